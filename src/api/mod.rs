@@ -1,0 +1,1 @@
+//! api (in progress)

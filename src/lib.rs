@@ -1,0 +1,15 @@
+//! cantonscope: a terminal UI explorer for the Canton Network.
+//!
+//! The library holds everything; `main.rs` only dispatches the command line. Tests build the app
+//! headless through this crate.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
+pub mod api;
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod model;
+pub mod panes;
+pub mod runtime;
+pub mod ui;

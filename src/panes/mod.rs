@@ -1,0 +1,1 @@
+//! panes (in progress)
