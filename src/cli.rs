@@ -1,1 +1,453 @@
-//! Command-line definitions (clap).
+//! Command-line definitions (clap derive): the explorer (root command and `demo`), `serve-demo`,
+//! and the headless `scan` / `validator` / `ledger` commands, plus the conversion of the flags into
+//! the config layer's [`Overrides`]. Parsing only: running the commands is `crate::headless`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::{BaseUrl, HistoryStart, Overrides, parse_duration};
+
+/// Default listen address of `serve-demo`.
+pub const DEFAULT_SERVE_DEMO_LISTEN: &str = "127.0.0.1:7575";
+
+/// cantonscope: a terminal explorer for the Canton Network (Scan API, validator scan-proxy, JSON
+/// Ledger API v2).
+///
+/// Without a command it opens the explorer on the default profile. `cantonscope demo` opens it on
+/// a built-in demo network. The `scan`, `validator` and `ledger` commands call one endpoint and print
+/// the response as JSON.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "cantonscope", version, propagate_version = true)]
+pub struct Cli {
+    /// Flags valid for every command.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Explorer flags (when no command is given).
+    #[command(flatten)]
+    pub tui: TuiArgs,
+    /// What to do; without a command the explorer opens.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Flags valid before or after any command.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GlobalArgs {
+    /// Use this profile of the config file.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Read this config file (default: $CANTONSCOPE_CONFIG, then
+    /// $XDG_CONFIG_HOME/cantonscope/config.toml, then the platform config dir).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Scan base URL, e.g. https://scan.sv.example.com (overrides $CANTONSCOPE_SCAN_URL).
+    #[arg(long, global = true, value_name = "URL")]
+    pub scan_url: Option<BaseUrl>,
+    /// Validator base URL (overrides $CANTONSCOPE_VALIDATOR_URL).
+    #[arg(long, global = true, value_name = "URL")]
+    pub validator_url: Option<BaseUrl>,
+    /// Participant JSON Ledger API base URL (overrides $CANTONSCOPE_LEDGER_URL).
+    #[arg(long, global = true, value_name = "URL")]
+    pub ledger_url: Option<BaseUrl>,
+    /// Read the ledger JWT from this file (overrides $CANTONSCOPE_TOKEN).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Write logs to this file (logs never go to the terminal).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
+}
+
+/// Flags of the explorer (root command and `demo`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct TuiArgs {
+    /// Where the history starts: begin, now, or an RFC 3339 time [default: 10 minutes before the
+    /// newest update].
+    #[arg(long, value_name = "begin|now|TIME")]
+    pub from: Option<HistoryStart>,
+    /// Polling interval, e.g. 2s, 500ms, 1m.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub refresh: Option<Duration>,
+    /// Colour theme: dark, light, high-contrast, mono.
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
+    /// Disable the actions that change the ledger (delete user, execute).
+    #[arg(long)]
+    pub read_only: bool,
+}
+
+/// The commands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Open the explorer on a demo network started in this process.
+    Demo(DemoArgs),
+    /// Serve the demo network over HTTP until interrupted; prints its URLs and token as one JSON
+    /// line.
+    ServeDemo(ServeDemoArgs),
+    /// Call a scan endpoint and print the response as JSON.
+    #[command(subcommand)]
+    Scan(ScanCommand),
+    /// Call a validator scan-proxy endpoint and print the response as JSON.
+    #[command(subcommand)]
+    Validator(ValidatorCommand),
+    /// Call a participant JSON Ledger API endpoint and print the response as JSON.
+    #[command(subcommand)]
+    Ledger(LedgerCommand),
+}
+
+/// `cantonscope demo`
+#[derive(Debug, Clone, Args)]
+pub struct DemoArgs {
+    /// Seed of the generated ledger (the same seed gives the same network).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// New updates per second.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_rate)]
+    pub rate: f64,
+    /// Explorer flags.
+    #[command(flatten)]
+    pub tui: TuiArgs,
+}
+
+/// `cantonscope serve-demo`
+#[derive(Debug, Clone, Args)]
+pub struct ServeDemoArgs {
+    /// Address to listen on; port 0 picks a free port.
+    #[arg(long, default_value = DEFAULT_SERVE_DEMO_LISTEN, value_name = "ADDR")]
+    pub listen: SocketAddr,
+    /// Seed of the generated ledger (the same seed gives the same network).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// New updates per second (0 for a still network).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_rate)]
+    pub rate: f64,
+    /// Number of scan instances (one per SV).
+    #[arg(long, default_value_t = 1, value_parser = parse_scans)]
+    pub scans: usize,
+}
+
+/// Value of `--encoding`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EncodingArg {
+    /// Compact human-readable JSON.
+    #[value(name = "compact_json")]
+    CompactJson,
+    /// Verbose JSON with type information.
+    #[value(name = "protobuf_json")]
+    ProtobufJson,
+}
+
+/// Value of `--match`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MatchArg {
+    /// The record time must be a snapshot time.
+    #[value(name = "exact")]
+    Exact,
+    /// The latest snapshot at or before the record time.
+    #[value(name = "at_or_before")]
+    AtOrBefore,
+}
+
+/// `cantonscope scan …`
+#[derive(Debug, Clone, Subcommand)]
+pub enum ScanCommand {
+    /// POST /v2/updates: a page of the update history.
+    Updates {
+        /// Maximum number of updates (servers accept 1..=1000).
+        #[arg(long, default_value_t = 10, value_name = "N")]
+        page_size: i32,
+        /// Start after this migration id (with --after-record-time).
+        #[arg(long, value_name = "N", requires = "after_record_time")]
+        after_migration_id: Option<i64>,
+        /// Start after this record time (with --after-migration-id).
+        #[arg(long, value_name = "TS", requires = "after_migration_id", value_parser = parse_timestamp)]
+        after_record_time: Option<String>,
+        /// Encoding of contract values.
+        #[arg(long, value_enum, default_value = "compact_json")]
+        encoding: EncodingArg,
+    },
+    /// GET /v0/events/{update_id}: the update, verdict, traffic summary and app activity.
+    Event {
+        /// The update id.
+        update_id: String,
+    },
+    /// GET /v2/updates/hash/{hash}: the update of a prepared transaction's hash.
+    UpdateByHash {
+        /// The hash of the prepared transaction.
+        hash: String,
+    },
+    /// GET /status: the node's health.
+    Status,
+    /// GET /v0/sv-bft-sequencers: this SV's BFT sequencers.
+    BftSequencers,
+    /// POST /v1/holdings/summary: holdings of owner parties at a snapshot.
+    Holdings {
+        /// Migration id.
+        #[arg(long, value_name = "N")]
+        migration_id: i64,
+        /// Record time of the snapshot.
+        #[arg(long, value_name = "TS", value_parser = parse_timestamp)]
+        record_time: String,
+        /// How the record time is matched.
+        #[arg(long = "match", value_enum, default_value = "exact")]
+        record_time_match: MatchArg,
+        /// Owner party ids (at least one).
+        #[arg(long = "party", value_name = "P", required = true, num_args = 1..)]
+        parties: Vec<String>,
+    },
+    /// GET /v0/validators/validator-faucets: liveness statistics of validators.
+    ValidatorFaucets {
+        /// Validator party ids (at least one).
+        #[arg(long = "validator", value_name = "V", required = true, num_args = 1..)]
+        validators: Vec<String>,
+    },
+    /// POST /v0/admin/sv/previous-sv-reward-weight: an SV's previous reward weight.
+    RewardWeight {
+        /// The SV party.
+        #[arg(long, value_name = "P")]
+        sv: String,
+        /// Only weight changes that took effect strictly before this time.
+        #[arg(long, value_name = "TS", value_parser = parse_timestamp)]
+        effective_before: Option<String>,
+    },
+    /// GET /v0/synchronizer-bootstrapping-transactions/{prefix}.
+    Bootstrapping {
+        /// A prefix of the synchronizer (domain) id.
+        domain_id_prefix: String,
+    },
+    /// GET /v1/domains/{domain}/parties/{party}/participant-id: participants hosting a party.
+    ParticipantId {
+        /// The synchronizer (domain) id.
+        #[arg(long, value_name = "D")]
+        domain: String,
+        /// The party id.
+        #[arg(long, value_name = "P")]
+        party: String,
+    },
+}
+
+/// `cantonscope validator …`
+#[derive(Debug, Clone, Subcommand)]
+pub enum ValidatorCommand {
+    /// Unclaimed development fund coupons.
+    DevFundCoupons,
+    /// The amulet rules contract.
+    AmuletRules,
+    /// Status of the transfer commands of a sender for a nonce.
+    TransferStatus {
+        /// The sender party.
+        #[arg(long, value_name = "S")]
+        sender: String,
+        /// The nonce.
+        #[arg(long, value_name = "N")]
+        nonce: i64,
+    },
+}
+
+/// `cantonscope ledger …` (needs a JWT: --token-file, $CANTONSCOPE_TOKEN or the config)
+#[derive(Debug, Clone, Subcommand)]
+pub enum LedgerCommand {
+    /// GET /v2/parties/{party}: details of parties.
+    Parties {
+        /// The party id.
+        party: String,
+        /// Further parties.
+        #[arg(long = "party", value_name = "P", num_args = 1..)]
+        parties: Vec<String>,
+        /// Identity provider id.
+        #[arg(long, value_name = "ID")]
+        identity_provider_id: Option<String>,
+    },
+    /// DELETE /v2/users/{user-id}: delete a user and all its rights (needs --yes).
+    DeleteUser {
+        /// The user id.
+        user_id: String,
+        /// Confirm the deletion.
+        #[arg(long, required = true)]
+        yes: bool,
+    },
+    /// GET /v2/packages/{package-id}: download a package to a file.
+    Package {
+        /// The package id.
+        package_id: String,
+        /// Where to write the package bytes.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// GET /v2/state/ledger-end: the current ledger end offset.
+    End,
+    /// POST /v2/updates/trees (deprecated): transaction trees over an offset range.
+    Trees {
+        /// Exclusive lower bound offset (0 = ledger begin).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(0..))]
+        begin_exclusive: i64,
+        /// Inclusive upper bound offset.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(0..))]
+        end_inclusive: Option<i64>,
+        /// Only trees visible to these parties (default: any party).
+        #[arg(long = "party", value_name = "P", num_args = 1..)]
+        parties: Vec<String>,
+        /// Maximum number of elements.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..))]
+        limit: Option<i64>,
+        /// Newest first (needs --end-inclusive).
+        #[arg(long, requires = "end_inclusive")]
+        descending: bool,
+    },
+    /// POST /v2/interactive-submission/executeAndWaitForTransaction: execute a signed prepared
+    /// transaction.
+    Execute {
+        /// JSON file holding the request body.
+        #[arg(long, value_name = "FILE")]
+        body: PathBuf,
+    },
+}
+
+fn parse_rate(text: &str) -> Result<f64, String> {
+    let rate: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if rate.is_finite() && rate >= 0.0 {
+        Ok(rate)
+    } else {
+        Err(format!("{text:?} must be a non-negative number"))
+    }
+}
+
+fn parse_scans(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(scans) if scans >= 1 => Ok(scans),
+        _ => Err(format!("{text:?} must be a whole number of at least 1")),
+    }
+}
+
+/// Check that a time is RFC 3339 (as the APIs expect) and keep the text as given.
+pub fn parse_timestamp(text: &str) -> Result<String, String> {
+    let trimmed = text.trim();
+    chrono::DateTime::parse_from_rfc3339(trimmed)
+        .map(|_| trimmed.to_owned())
+        .map_err(|err| {
+            format!("{trimmed:?} is not an RFC 3339 time such as 2026-01-31T12:00:00Z ({err})")
+        })
+}
+
+impl Cli {
+    /// The config-layer overrides of this command line. For `demo`, its explorer flags win over
+    /// the ones given before the command.
+    pub fn overrides(&self) -> Overrides {
+        let tui = match &self.command {
+            Some(Command::Demo(demo)) => merge_tui(&demo.tui, &self.tui),
+            _ => self.tui.clone(),
+        };
+        Overrides {
+            config: self.global.config.clone(),
+            profile: self.global.profile.clone(),
+            scan_url: self.global.scan_url.clone(),
+            validator_url: self.global.validator_url.clone(),
+            ledger_url: self.global.ledger_url.clone(),
+            token_file: self.global.token_file.clone(),
+            log_file: self.global.log_file.clone(),
+            from: tui.from,
+            refresh: tui.refresh,
+            theme: tui.theme,
+            read_only: tui.read_only,
+        }
+    }
+}
+
+fn merge_tui(first: &TuiArgs, second: &TuiArgs) -> TuiArgs {
+    TuiArgs {
+        from: first.from.or(second.from),
+        refresh: first.refresh.or(second.refresh),
+        theme: first.theme.clone().or_else(|| second.theme.clone()),
+        read_only: first.read_only || second.read_only,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn definitions_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn global_flags_after_the_command() {
+        let cli = Cli::try_parse_from([
+            "cantonscope",
+            "scan",
+            "status",
+            "--scan-url",
+            "http://127.0.0.1:1/",
+            "--profile",
+            "x",
+        ])
+        .expect("parses");
+        let overrides = cli.overrides();
+        assert_eq!(
+            overrides.scan_url.as_ref().map(BaseUrl::as_str),
+            Some("http://127.0.0.1:1")
+        );
+        assert_eq!(overrides.profile.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn delete_user_needs_yes() {
+        let err = Cli::try_parse_from(["cantonscope", "ledger", "delete-user", "alice"])
+            .expect_err("usage error");
+        assert_eq!(err.exit_code(), 2);
+        assert!(
+            Cli::try_parse_from(["cantonscope", "ledger", "delete-user", "alice", "--yes"]).is_ok()
+        );
+    }
+
+    #[test]
+    fn after_flags_come_in_pairs() {
+        assert!(
+            Cli::try_parse_from([
+                "cantonscope",
+                "scan",
+                "updates",
+                "--after-migration-id",
+                "1"
+            ])
+            .is_err()
+        );
+        assert!(
+            Cli::try_parse_from([
+                "cantonscope",
+                "scan",
+                "updates",
+                "--after-migration-id",
+                "1",
+                "--after-record-time",
+                "2026-01-01T00:00:00Z"
+            ])
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn demo_tui_flags_win() {
+        let cli = Cli::try_parse_from([
+            "cantonscope",
+            "--theme",
+            "light",
+            "--refresh",
+            "5s",
+            "demo",
+            "--theme",
+            "mono",
+        ])
+        .expect("parses");
+        let overrides = cli.overrides();
+        assert_eq!(overrides.theme.as_deref(), Some("mono"));
+        assert_eq!(overrides.refresh, Some(Duration::from_secs(5)));
+    }
+}

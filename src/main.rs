@@ -1,1 +1,2 @@
+//! The `cantonscope` binary (dispatch being wired).
 fn main() {}

@@ -1,1 +1,27 @@
-//! api (in progress)
+//! The API client: the only client-side module that knows HTTP.
+//!
+//! - [`ApiClient`] (built from [`ApiConfig`]) executes [`Call`]s: `client.send(&call)` gives the
+//!   typed answer, `client.send_raw(&call)` also the exact status, headers and body.
+//! - Calls are built per endpoint by [`scan`], [`validator`] and [`ledger`] (e.g.
+//!   `scan::updates(&req)`), which also hold the typed models with the API's own field names.
+//! - Every failure is an [`ApiError`]; the ledger token comes from a [`TokenSource`] and is a
+//!   [`Secret`] that never prints.
+//!
+//! ```text
+//! scan::updates(&req) ──► Call<UpdatesPage> ──► client.send(&call) ──► Result<UpdatesPage, ApiError>
+//! ```
+
+pub mod auth;
+pub mod call;
+pub mod client;
+pub mod error;
+pub mod json;
+pub mod ledger;
+pub mod scan;
+pub mod validator;
+
+pub use auth::{Secret, TokenSource};
+pub use call::{Call, Group, Method, RawResponse};
+pub use client::{ApiClient, ApiConfig};
+pub use error::ApiError;
+pub use json::{RawJson, sanitize_line};

@@ -1,1 +1,3 @@
-//! app (in progress)
+//! App state, actions and effects (in progress).
+pub mod action;
+pub mod effect;

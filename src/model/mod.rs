@@ -1,1 +1,9 @@
-//! model (in progress)
+//! What the panes show, derived from api types: compact update summaries and the loaded history
+//! with its filter, the bounded cache of full bodies, and event trees (scan trees from
+//! `child_event_ids`, ledger trees from node-id ranges).
+
+pub mod cache;
+pub mod event_tree;
+pub mod history;
+pub mod intern;
+pub mod summary;

@@ -1,1 +1,280 @@
-//! panes (in progress)
+//! The panes of the explorer. Each pane owns its UI state, its key handling and its drawing;
+//! data shared between panes (the loaded history, cached update bodies, the clock) lives in
+//! [`Shared`]. Panes never do I/O: they push [`Effect`]s and [`AppEvent`]s into an [`Out`].
+
+use chrono::{DateTime, Local, SecondsFormat, Utc};
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use crate::api::ApiError;
+use crate::api::scan::EventHistoryItem;
+use crate::app::effect::{Effect, Request, RequestId, Response};
+use crate::config::keymap::{Command, KeyContext};
+use crate::model::cache::BodyCache;
+use crate::model::history::History;
+use crate::ui::theme::Theme;
+
+pub mod history;
+pub mod status;
+pub mod update;
+pub mod verdict;
+
+/// Which pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PaneId {
+    History,
+    Update,
+    Verdict,
+    Status,
+}
+
+impl PaneId {
+    /// Every pane, in tab order (number keys follow it).
+    pub const ALL: [PaneId; 4] = [
+        PaneId::History,
+        PaneId::Update,
+        PaneId::Verdict,
+        PaneId::Status,
+    ];
+
+    /// The tab title.
+    pub fn title(self) -> &'static str {
+        match self {
+            PaneId::History => "History",
+            PaneId::Update => "Update",
+            PaneId::Verdict => "Verdict",
+            PaneId::Status => "Status",
+        }
+    }
+
+    /// Position in tab order.
+    pub fn index(self) -> usize {
+        PaneId::ALL.iter().position(|p| *p == self).unwrap_or(0)
+    }
+}
+
+/// Where the history starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartFrom {
+    /// Ledger begin.
+    Begin,
+    /// Only updates from now on.
+    Now,
+    /// A window before the newest update (the default: 10 minutes).
+    Recent { window_secs: i64 },
+    /// A given time (microseconds since the epoch).
+    Time(i64),
+}
+
+/// Fixed facts about the session (from the settings).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppContext {
+    /// Profile name shown in the header.
+    pub profile: String,
+    /// Every configured scan URL (the first is the one the history is read from).
+    pub scan_urls: Vec<String>,
+    pub validator_url: Option<String>,
+    pub ledger_url: Option<String>,
+    /// Whether a ledger token source is configured.
+    pub has_token: bool,
+    pub read_only: bool,
+    /// Polling interval in milliseconds.
+    pub refresh_ms: u64,
+    pub start: StartFrom,
+}
+
+impl Default for AppContext {
+    fn default() -> Self {
+        AppContext {
+            profile: "default".into(),
+            scan_urls: Vec::new(),
+            validator_url: None,
+            ledger_url: None,
+            has_token: false,
+            read_only: false,
+            refresh_ms: 2000,
+            start: StartFrom::Recent { window_secs: 600 },
+        }
+    }
+}
+
+/// Data shared by the panes.
+#[derive(Debug)]
+pub struct Shared {
+    pub ctx: AppContext,
+    /// The current time (microseconds since the epoch), from the last tick.
+    pub now: i64,
+    /// Show times in local time instead of UTC.
+    pub local_time: bool,
+    /// The loaded update history (compact summaries).
+    pub history: History,
+    /// Full update bodies (`/v0/events/{id}`), bounded.
+    pub bodies: BodyCache<EventHistoryItem>,
+    /// The update open in the Update pane (the Verdict pane shows its verdict).
+    pub current_update: Option<String>,
+    next_id: u64,
+}
+
+impl Shared {
+    /// Fresh shared state.
+    pub fn new(ctx: AppContext, now: i64) -> Self {
+        Shared {
+            ctx,
+            now,
+            local_time: false,
+            history: History::default(),
+            bodies: BodyCache::new(256),
+            current_update: None,
+            next_id: 0,
+        }
+    }
+
+    /// A new request id.
+    pub fn next_request_id(&mut self) -> RequestId {
+        self.next_id += 1;
+        RequestId(self.next_id)
+    }
+
+    /// A time for display (`2026-11-22 10:41:07.123456` in UTC or local time).
+    pub fn format_time(&self, micros: i64) -> String {
+        let Some(t) = DateTime::<Utc>::from_timestamp_micros(micros) else {
+            return "-".into();
+        };
+        if self.local_time {
+            t.with_timezone(&Local)
+                .format("%Y-%m-%d %H:%M:%S%.3f")
+                .to_string()
+        } else {
+            t.format("%Y-%m-%d %H:%M:%S%.3f").to_string()
+        }
+    }
+
+    /// The suffix naming the time zone in use (`UTC` or `local`).
+    pub fn zone_label(&self) -> &'static str {
+        if self.local_time { "local" } else { "UTC" }
+    }
+
+    /// An RFC 3339 time (for copying and files).
+    pub fn rfc3339(micros: i64) -> String {
+        DateTime::<Utc>::from_timestamp_micros(micros)
+            .map(|t| t.to_rfc3339_opts(SecondsFormat::Micros, true))
+            .unwrap_or_default()
+    }
+}
+
+/// How loud a status-line message is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Warn,
+    Error,
+}
+
+/// Something a pane wants the app to do beyond its own state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AppEvent {
+    /// Open an update in the Update pane (fetching it if needed), optionally selecting an event,
+    /// and focus that pane.
+    OpenUpdate {
+        update_id: String,
+        event_id: Option<String>,
+    },
+    /// Focus a pane.
+    Focus(PaneId),
+    /// A status-line message.
+    Message(Level, String),
+    /// An error: shown in the status line and kept in the error log (`!`).
+    Error(String),
+}
+
+/// What a pane produced while handling something.
+#[derive(Debug, Default)]
+pub struct Out {
+    pub effects: Vec<Effect>,
+    pub events: Vec<AppEvent>,
+}
+
+impl Out {
+    /// Queues a fetch and returns its id.
+    pub fn fetch(&mut self, sh: &mut Shared, request: Request) -> RequestId {
+        let id = sh.next_request_id();
+        self.effects.push(Effect::Fetch { id, request });
+        id
+    }
+
+    /// An informational status-line message.
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.events.push(AppEvent::Message(Level::Info, text.into()));
+    }
+
+    /// A warning in the status line.
+    pub fn warn(&mut self, text: impl Into<String>) {
+        self.events.push(AppEvent::Message(Level::Warn, text.into()));
+    }
+
+    /// An error (status line + error log).
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.events.push(AppEvent::Error(text.into()));
+    }
+
+    /// Copies text through OSC 52 and says so.
+    pub fn copy(&mut self, what: &str, text: String) {
+        self.effects.push(Effect::Copy(text));
+        self.info(format!("copied {what}"));
+    }
+}
+
+/// The interface every pane implements. All methods are pure state changes; I/O is requested
+/// through `out`.
+pub trait Pane {
+    /// Which pane this is.
+    fn id(&self) -> PaneId;
+
+    /// The key context for keymap lookups (list, tree, or text input while an input is open).
+    fn key_context(&self) -> KeyContext;
+
+    /// Whether raw keys go to [`Pane::on_key`] (a text input is open) instead of the keymap.
+    fn wants_raw_keys(&self) -> bool {
+        false
+    }
+
+    /// A raw key while [`Pane::wants_raw_keys`] is true.
+    fn on_key(&mut self, _key: &KeyEvent, _sh: &mut Shared, _out: &mut Out) {}
+
+    /// Pasted text (only delivered while [`Pane::wants_raw_keys`] is true).
+    fn on_paste(&mut self, _text: &str, _sh: &mut Shared, _out: &mut Out) {}
+
+    /// A command from the keymap. Returns whether the pane used it.
+    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool;
+
+    /// Called on every tick (after `sh.now` moved). Returns whether what it draws changed.
+    fn on_tick(&mut self, _sh: &mut Shared, _out: &mut Out) -> bool {
+        false
+    }
+
+    /// A fetch result. Panes ignore requests they did not make.
+    fn on_fetched(
+        &mut self,
+        _id: RequestId,
+        _request: &Request,
+        _result: &Result<Response, ApiError>,
+        _sh: &mut Shared,
+        _out: &mut Out,
+    ) {
+    }
+
+    /// The pane's drawing area changed (for page sizes).
+    fn set_area(&mut self, _area: Rect) {}
+
+    /// Draws the pane. Only reads.
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool);
+
+    /// Commands worth a footer hint while this pane has focus, most useful first.
+    fn hints(&self) -> Vec<Command>;
+
+    /// A short status shown after the tab title (e.g. `1,234` or `paused +12`).
+    fn badge(&self, _sh: &Shared) -> Option<String> {
+        None
+    }
+}

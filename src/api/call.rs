@@ -1,0 +1,289 @@
+//! The request description [`Call<T>`]: one value per endpoint invocation (group, method, path,
+//! query, body and the typed decoder), built by the constructors in `api::scan`,
+//! `api::validator` and `api::ledger` and executed by `ApiClient::send` / `send_raw`.
+//! Also [`RawResponse`], the exact server answer next to its typed decode.
+
+use super::error::ApiError;
+use super::json::decode_with_path;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::time::Duration;
+
+/// Which API group (and so which base URL and prefix) a call goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Group {
+    /// `{scan_url}/api/scan…`
+    Scan,
+    /// `{validator_url}/api/validator…`
+    Validator,
+    /// `{ledger_url}/v2…`, with the bearer token.
+    Ledger,
+}
+
+impl Group {
+    /// The path prefix under the base URL.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Group::Scan => "/api/scan",
+            Group::Validator => "/api/validator",
+            Group::Ledger => "",
+        }
+    }
+}
+
+/// HTTP method of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    Get,
+    Post,
+    Delete,
+}
+
+impl Method {
+    /// The method name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+/// What a decoder gets: the response status, headers (lower-case names) and body.
+pub struct ResponseParts<'a> {
+    pub endpoint: &'static str,
+    pub status: u16,
+    pub headers: &'a [(String, String)],
+    pub body: &'a [u8],
+}
+
+impl ResponseParts<'_> {
+    /// The first header named `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        find_header(self.headers, name)
+    }
+}
+
+pub(crate) fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// A typed decoder of a successful response.
+pub type Decoder<T> = fn(&ResponseParts<'_>) -> Result<T, ApiError>;
+
+/// One endpoint invocation, ready to send. Cheap to clone; `Send + 'static`.
+pub struct Call<T> {
+    pub(crate) endpoint: &'static str,
+    pub(crate) group: Group,
+    pub(crate) method: Method,
+    pub(crate) path: String,
+    pub(crate) query: Vec<(&'static str, String)>,
+    pub(crate) body: Option<Vec<u8>>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) decode: Decoder<T>,
+}
+
+impl<T> Clone for Call<T> {
+    fn clone(&self) -> Self {
+        Call {
+            endpoint: self.endpoint,
+            group: self.group,
+            method: self.method,
+            path: self.path.clone(),
+            query: self.query.clone(),
+            body: self.body.clone(),
+            timeout: self.timeout,
+            decode: self.decode,
+        }
+    }
+}
+
+impl<T> fmt::Debug for Call<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Call")
+            .field("endpoint", &self.endpoint)
+            .field("method", &self.method)
+            .field("path", &self.path)
+            .field("query", &self.query)
+            .field("body_len", &self.body.as_ref().map(Vec::len))
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> Call<T> {
+    /// A call with a JSON decoder-free constructor; use the group modules' functions instead.
+    pub(crate) fn new(
+        endpoint: &'static str,
+        group: Group,
+        method: Method,
+        path: String,
+        decode: Decoder<T>,
+    ) -> Self {
+        Call {
+            endpoint,
+            group,
+            method,
+            path,
+            query: Vec::new(),
+            body: None,
+            timeout: None,
+            decode,
+        }
+    }
+
+    pub(crate) fn query(mut self, key: &'static str, value: impl Into<String>) -> Self {
+        self.query.push((key, value.into()));
+        self
+    }
+
+    pub(crate) fn json_body<B: Serialize + ?Sized>(mut self, body: &B) -> Self {
+        // Serialising our request structs (string keys, no non-finite floats) cannot fail.
+        let bytes = serde_json::to_vec(body).expect("request bodies always serialise to JSON");
+        self.body = Some(bytes);
+        self
+    }
+
+    /// Overrides the client's request timeout for this call (e.g. long ledger queries).
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Stable endpoint name, e.g. `"scan POST /v2/updates"`.
+    pub fn endpoint(&self) -> &'static str {
+        self.endpoint
+    }
+
+    /// The API group.
+    pub fn group(&self) -> Group {
+        self.group
+    }
+
+    /// The HTTP method.
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// The path below the group prefix, percent-encoded (e.g. `/v0/events/1220ab`).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The query parameters (repeated keys for lists).
+    pub fn query_params(&self) -> &[(&'static str, String)] {
+        &self.query
+    }
+
+    /// The JSON request body, if any.
+    pub fn body(&self) -> Option<&[u8]> {
+        self.body.as_deref()
+    }
+
+    /// Runs this call's typed decoder over a response body (what `send` does after a 2xx);
+    /// useful to decode recorded responses.
+    pub fn decode_response(
+        &self,
+        status: u16,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> Result<T, ApiError> {
+        (self.decode)(&ResponseParts {
+            endpoint: self.endpoint,
+            status,
+            headers,
+            body,
+        })
+    }
+
+    /// True for methods that are retried on transient failures (GET).
+    pub fn is_idempotent(&self) -> bool {
+        self.method == Method::Get
+    }
+}
+
+/// A successful response: status, headers, the exact body bytes and the typed decode.
+#[derive(Debug, Clone)]
+pub struct RawResponse<T> {
+    pub status: u16,
+    /// Header names lower-case, values lossily converted to text.
+    pub headers: Vec<(String, String)>,
+    /// The body exactly as the server sent it (after gzip decoding).
+    pub body: Vec<u8>,
+    /// The typed decode of `body`.
+    pub typed: T,
+}
+
+impl<T> RawResponse<T> {
+    /// The first header named `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        find_header(&self.headers, name)
+    }
+
+    /// The body as pretty-printed JSON with every field the server sent, in the server's key
+    /// order; `None` when the body is not JSON.
+    pub fn pretty_json(&self) -> Option<String> {
+        let value: serde_json::Value = serde_json::from_slice(&self.body).ok()?;
+        serde_json::to_string_pretty(&value).ok()
+    }
+}
+
+/// The standard JSON decoder, reporting the endpoint, JSON path and expectation on failure.
+pub(crate) fn decode_json<T: DeserializeOwned>(parts: &ResponseParts<'_>) -> Result<T, ApiError> {
+    decode_with_path::<T>(parts.body).map_err(|(path, detail)| ApiError::Decode {
+        endpoint: parts.endpoint,
+        path,
+        detail,
+    })
+}
+
+/// Percent-encodes one path segment (keeps RFC 3986 unreserved and sub-delims, `:` and `@`).
+pub(crate) fn encode_segment(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for b in segment.bytes() {
+        let keep = b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b':'
+                    | b'@'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+            );
+        if keep && !(segment == "." || segment == "..") {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_are_encoded() {
+        assert_eq!(encode_segment("party::1220ab"), "party::1220ab");
+        assert_eq!(encode_segment("a/b c#?"), "a%2Fb%20c%23%3F");
+        assert_eq!(encode_segment(".."), "%2E%2E");
+        assert_eq!(encode_segment("é"), "%C3%A9");
+    }
+}

@@ -1,0 +1,498 @@
+//! [`ApiClient`]: one shared `reqwest` client (rustls, gzip, timeouts, user agent) that executes
+//! [`Call`]s against the configured scan, validator and ledger nodes, adds the ledger bearer
+//! token, retries idempotent GETs with backoff, and turns every failure into an [`ApiError`].
+
+use super::auth::{TokenProvider, TokenSource};
+use super::call::{Call, Group, Method, RawResponse, ResponseParts, find_header};
+use super::error::ApiError;
+use super::ledger::JsCantonError;
+use serde::Deserialize;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Bodies larger than this are decoded on a blocking thread.
+const BLOCKING_DECODE_BYTES: usize = 256 * 1024;
+/// First retry delay; doubles per attempt, capped at [`MAX_BACKOFF`].
+const BASE_BACKOFF: Duration = Duration::from_millis(200);
+const MAX_BACKOFF: Duration = Duration::from_secs(3);
+/// Longest server text kept in an error value.
+const MAX_ERROR_TEXT: usize = 2_000;
+
+/// Client configuration. URLs are bases without the group prefix (`http://host:port`).
+#[derive(Debug, Clone)]
+pub struct ApiConfig {
+    pub scan_url: Option<String>,
+    pub validator_url: Option<String>,
+    pub ledger_url: Option<String>,
+    pub token: Option<TokenSource>,
+    pub connect_timeout: Duration,
+    pub request_timeout: Duration,
+    /// Extra attempts for GETs after a transport error or a 5xx answer.
+    pub retries: u32,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        ApiConfig {
+            scan_url: None,
+            validator_url: None,
+            ledger_url: None,
+            token: None,
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            retries: 2,
+        }
+    }
+}
+
+struct Shared {
+    http: reqwest::Client,
+    token: Option<TokenProvider>,
+    retries: u32,
+}
+
+/// The API client. Cheap to clone (shared connection pool and token cache).
+#[derive(Clone)]
+pub struct ApiClient {
+    shared: Arc<Shared>,
+    scan_url: Option<Arc<str>>,
+    validator_url: Option<Arc<str>>,
+    ledger_url: Option<Arc<str>>,
+}
+
+impl std::fmt::Debug for ApiClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiClient")
+            .field("scan_url", &self.scan_url)
+            .field("validator_url", &self.validator_url)
+            .field("ledger_url", &self.ledger_url)
+            .field("token", &self.shared.token.as_ref().map(|_| "***"))
+            .finish()
+    }
+}
+
+fn check_url(what: &str, url: Option<String>) -> Result<Option<Arc<str>>, ApiError> {
+    let Some(url) = url else { return Ok(None) };
+    let trimmed = url.trim().trim_end_matches('/');
+    match reqwest::Url::parse(trimmed) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {
+            Ok(Some(Arc::from(trimmed)))
+        }
+        Ok(_) => Err(ApiError::NotConfigured {
+            what: format!("{what} must be an http:// or https:// URL, got {trimmed}"),
+        }),
+        Err(e) => Err(ApiError::NotConfigured {
+            what: format!("{what} is not a valid URL ({e}): {trimmed}"),
+        }),
+    }
+}
+
+/// Text of an error and its sources, joined by `: ` (without repeating identical parts).
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    push_sources(&mut parts, Some(e));
+    parts.join(": ")
+}
+
+fn push_sources(parts: &mut Vec<String>, mut cur: Option<&(dyn std::error::Error + 'static)>) {
+    while let Some(err) = cur {
+        let s = err.to_string();
+        if !parts.iter().any(|p| p.contains(&s)) {
+            parts.push(s);
+        }
+        cur = err.source();
+    }
+}
+
+/// A transport failure: timeout, or connection / TLS / broken body. The detail names the cause
+/// chain but not the URL (reqwest's own message repeats it).
+fn transport_error(endpoint: &'static str, e: &reqwest::Error) -> ApiError {
+    if e.is_timeout() {
+        return ApiError::Timeout { endpoint };
+    }
+    let head = if e.is_connect() {
+        "cannot connect"
+    } else if e.is_body() || e.is_decode() {
+        "response body broken"
+    } else {
+        "request failed"
+    };
+    let mut parts = vec![head.to_owned()];
+    push_sources(&mut parts, std::error::Error::source(e));
+    ApiError::Connect {
+        endpoint,
+        detail: parts.join(": "),
+    }
+}
+
+fn truncate_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_ERROR_TEXT * 4)]);
+    text.chars().take(MAX_ERROR_TEXT).collect()
+}
+
+#[derive(Deserialize)]
+struct ScanErrorBody {
+    error: String,
+}
+
+#[derive(Deserialize)]
+struct VersionBody {
+    #[serde(default)]
+    version: Option<String>,
+}
+
+impl ApiClient {
+    /// Builds the client: validates URLs and sets up the shared HTTP client.
+    pub fn new(cfg: ApiConfig) -> Result<ApiClient, ApiError> {
+        let scan_url = check_url("scan URL", cfg.scan_url)?;
+        let validator_url = check_url("validator URL", cfg.validator_url)?;
+        let ledger_url = check_url("ledger URL", cfg.ledger_url)?;
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("cantonscope/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(cfg.connect_timeout)
+            .timeout(cfg.request_timeout)
+            .gzip(true)
+            .use_rustls_tls()
+            .build()
+            .map_err(|e| ApiError::Connect {
+                endpoint: "client setup",
+                detail: error_chain(&e),
+            })?;
+        let token = cfg
+            .token
+            .map(|src| TokenProvider::new(src, cfg.request_timeout.max(Duration::from_secs(10))));
+        Ok(ApiClient {
+            shared: Arc::new(Shared {
+                http,
+                token,
+                retries: cfg.retries,
+            }),
+            scan_url,
+            validator_url,
+            ledger_url,
+        })
+    }
+
+    /// The same client (connection pool, token) pointed at another scan instance.
+    pub fn with_scan_url(&self, url: &str) -> ApiClient {
+        let trimmed = url.trim().trim_end_matches('/');
+        ApiClient {
+            shared: Arc::clone(&self.shared),
+            scan_url: Some(Arc::from(trimmed)),
+            validator_url: self.validator_url.clone(),
+            ledger_url: self.ledger_url.clone(),
+        }
+    }
+
+    /// The scan base URL, if configured.
+    pub fn scan_url(&self) -> Option<&str> {
+        self.scan_url.as_deref()
+    }
+
+    /// The validator base URL, if configured.
+    pub fn validator_url(&self) -> Option<&str> {
+        self.validator_url.as_deref()
+    }
+
+    /// The ledger base URL, if configured.
+    pub fn ledger_url(&self) -> Option<&str> {
+        self.ledger_url.as_deref()
+    }
+
+    /// True when a ledger token source is configured.
+    pub fn has_token(&self) -> bool {
+        self.shared.token.is_some()
+    }
+
+    fn base(&self, group: Group) -> Result<&str, ApiError> {
+        let (url, what) = match group {
+            Group::Scan => (
+                &self.scan_url,
+                "scan URL (--scan-url, CANTONSCOPE_SCAN_URL)",
+            ),
+            Group::Validator => (
+                &self.validator_url,
+                "validator URL (--validator-url, CANTONSCOPE_VALIDATOR_URL)",
+            ),
+            Group::Ledger => (
+                &self.ledger_url,
+                "ledger URL (--ledger-url, CANTONSCOPE_LEDGER_URL)",
+            ),
+        };
+        url.as_deref().ok_or_else(|| ApiError::NotConfigured {
+            what: format!("no {what}"),
+        })
+    }
+
+    /// The full URL a call goes to (without the query string).
+    pub fn url_of<T>(&self, call: &Call<T>) -> Result<String, ApiError> {
+        Ok(format!(
+            "{}{}{}",
+            self.base(call.group)?,
+            call.group.prefix(),
+            call.path
+        ))
+    }
+
+    /// Sends the call and returns the typed decode of the answer.
+    pub async fn send<T: Send + 'static>(&self, call: &Call<T>) -> Result<T, ApiError> {
+        self.send_raw(call).await.map(|r| r.typed)
+    }
+
+    /// Sends the call and returns the exact answer plus its typed decode. A decode failure is an
+    /// error ([`ApiError::Decode`]), so a printed body always also decoded.
+    pub async fn send_raw<T: Send + 'static>(
+        &self,
+        call: &Call<T>,
+    ) -> Result<RawResponse<T>, ApiError> {
+        let (status, headers, body) = self.execute(call).await?;
+        let endpoint = call.endpoint;
+        let decode = call.decode;
+        let decoded = if body.len() > BLOCKING_DECODE_BYTES {
+            tokio::task::spawn_blocking(move || {
+                let parts = ResponseParts {
+                    endpoint,
+                    status,
+                    headers: &headers,
+                    body: &body,
+                };
+                let typed = decode(&parts);
+                (typed, headers, body)
+            })
+            .await
+            .map_err(|e| ApiError::Decode {
+                endpoint,
+                path: ".".into(),
+                detail: format!("decoder task failed: {e}"),
+            })
+            .map(|(typed, headers, body)| typed.map(|t| (t, headers, body)))?
+        } else {
+            let parts = ResponseParts {
+                endpoint,
+                status,
+                headers: &headers,
+                body: &body,
+            };
+            decode(&parts).map(|t| (t, headers, body))
+        };
+        let (typed, headers, body) = decoded?;
+        Ok(RawResponse {
+            status,
+            headers,
+            body,
+            typed,
+        })
+    }
+
+    /// Runs the HTTP exchange with retries; returns status, headers and body of a 2xx answer.
+    async fn execute<T>(
+        &self,
+        call: &Call<T>,
+    ) -> Result<(u16, Vec<(String, String)>, Vec<u8>), ApiError> {
+        let url = self.url_of(call)?;
+        let token = match call.group {
+            Group::Ledger => match &self.shared.token {
+                Some(p) => Some(p.token().await?),
+                None => {
+                    return Err(ApiError::NotConfigured {
+                        what: "no ledger token (--token-file, CANTONSCOPE_TOKEN or token_command)"
+                            .into(),
+                    });
+                }
+            },
+            Group::Scan | Group::Validator => None,
+        };
+        let retries = if call.is_idempotent() {
+            self.shared.retries
+        } else {
+            0
+        };
+        let mut attempt = 0u32;
+        loop {
+            let mut req = match call.method {
+                Method::Get => self.shared.http.get(&url),
+                Method::Post => self.shared.http.post(&url),
+                Method::Delete => self.shared.http.delete(&url),
+            };
+            if !call.query.is_empty() {
+                req = req.query(&call.query);
+            }
+            if let Some(t) = call.timeout {
+                req = req.timeout(t);
+            }
+            if let Some(body) = &call.body {
+                req = req
+                    .header(reqwest::header::CONTENT_TYPE, "application/json")
+                    .body(body.clone());
+            }
+            req = req.header(reqwest::header::ACCEPT, "application/json, */*;q=0.5");
+            if let Some(token) = &token {
+                let mut value =
+                    reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose()))
+                        .map_err(|_| ApiError::Token {
+                        detail: "the token contains characters not allowed in a header".into(),
+                    })?;
+                value.set_sensitive(true);
+                req = req.header(reqwest::header::AUTHORIZATION, value);
+            }
+            let outcome = match req.send().await {
+                Ok(resp) => {
+                    let status = resp.status().as_u16();
+                    let headers: Vec<(String, String)> = resp
+                        .headers()
+                        .iter()
+                        .map(|(k, v)| {
+                            (
+                                k.as_str().to_ascii_lowercase(),
+                                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                            )
+                        })
+                        .collect();
+                    match resp.bytes().await {
+                        Ok(bytes) => Ok((status, headers, Vec::from(bytes))),
+                        Err(e) => Err(transport_error(call.endpoint, &e)),
+                    }
+                }
+                Err(e) => Err(transport_error(call.endpoint, &e)),
+            };
+            let retry = match &outcome {
+                Ok((status, _, _)) => (500..=599).contains(status) && *status != 501,
+                Err(_) => true,
+            };
+            if retry && attempt < retries {
+                let delay = BASE_BACKOFF
+                    .saturating_mul(2u32.saturating_pow(attempt))
+                    .min(MAX_BACKOFF);
+                tracing::debug!(
+                    endpoint = call.endpoint,
+                    attempt,
+                    "retrying after {delay:?}"
+                );
+                tokio::time::sleep(delay).await;
+                attempt += 1;
+                continue;
+            }
+            let (status, headers, body) = outcome?;
+            if (200..=299).contains(&status) {
+                return Ok((status, headers, body));
+            }
+            return Err(self.classify(call, status, &headers, &body).await);
+        }
+    }
+
+    /// Turns a non-2xx answer into the matching error.
+    async fn classify<T>(
+        &self,
+        call: &Call<T>,
+        status: u16,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> ApiError {
+        let endpoint = call.endpoint;
+        let canton = || serde_json::from_slice::<JsCantonError>(body).ok();
+        let scan_err = || serde_json::from_slice::<ScanErrorBody>(body).ok();
+        let api_message = || match call.group {
+            Group::Ledger => canton().map(|e| format!("{}: {}", e.code, e.cause)),
+            Group::Scan | Group::Validator => scan_err().map(|e| e.error),
+        };
+        match status {
+            401 | 403 => {
+                let message = api_message().or_else(|| {
+                    let t = truncate_text(body);
+                    (!t.trim().is_empty()).then_some(t)
+                });
+                return ApiError::Unauthorized {
+                    endpoint,
+                    status,
+                    message,
+                };
+            }
+            413 => return ApiError::TooLarge { endpoint },
+            _ => {}
+        }
+        match call.group {
+            Group::Scan | Group::Validator => match (status, scan_err()) {
+                (404, Some(e)) => ApiError::NotFound {
+                    endpoint,
+                    message: truncate_text(e.error.as_bytes()),
+                },
+                (404, None) => ApiError::EndpointNotServed {
+                    endpoint,
+                    version: self.node_version(call.group).await,
+                },
+                (_, Some(e)) => ApiError::Scan {
+                    endpoint,
+                    status,
+                    message: truncate_text(e.error.as_bytes()),
+                },
+                (_, None) => ApiError::Http {
+                    endpoint,
+                    status,
+                    body_snippet: truncate_text(body),
+                },
+            },
+            Group::Ledger => match canton() {
+                Some(error) => ApiError::Ledger {
+                    endpoint,
+                    status,
+                    error: Box::new(error),
+                },
+                None if status == 404 => ApiError::EndpointNotServed {
+                    endpoint,
+                    version: self.node_version(call.group).await,
+                },
+                None if status == 400 => {
+                    let is_json =
+                        find_header(headers, "content-type").is_some_and(|ct| ct.contains("json"));
+                    if is_json {
+                        ApiError::Http {
+                            endpoint,
+                            status,
+                            body_snippet: truncate_text(body),
+                        }
+                    } else {
+                        ApiError::LedgerBadRequest {
+                            endpoint,
+                            message: truncate_text(body),
+                        }
+                    }
+                }
+                None => ApiError::Http {
+                    endpoint,
+                    status,
+                    body_snippet: truncate_text(body),
+                },
+            },
+        }
+    }
+
+    /// Best effort: the version the node reports (`/version` of scan / validator, `/v2/version`
+    /// of the ledger), to explain a missing endpoint.
+    async fn node_version(&self, group: Group) -> Option<String> {
+        let base = self.base(group).ok()?;
+        let url = match group {
+            Group::Scan | Group::Validator => format!("{base}{}/version", group.prefix()),
+            Group::Ledger => format!("{base}/v2/version"),
+        };
+        let mut req = self.shared.http.get(url).timeout(Duration::from_secs(5));
+        if group == Group::Ledger
+            && let Some(p) = &self.shared.token
+            && let Ok(token) = p.token().await
+        {
+            let mut value =
+                reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose()))
+                    .ok()?;
+            value.set_sensitive(true);
+            req = req.header(reqwest::header::AUTHORIZATION, value);
+        }
+        let resp = req.send().await.ok()?;
+        if !resp.status().is_success() {
+            return None;
+        }
+        let bytes = resp.bytes().await.ok()?;
+        let v: VersionBody = serde_json::from_slice(&bytes).ok()?;
+        v.version
+            .map(|s| s.chars().take(60).collect::<String>())
+            .filter(|s| !s.trim().is_empty())
+    }
+}

@@ -1,0 +1,165 @@
+//! The one error type of the API client, [`ApiError`]: what the UI matches on, what the CLI maps
+//! to exit codes. Every variant displays as one sanitised line fit for a status line.
+
+use super::json::sanitize_line;
+use super::ledger::JsCantonError;
+
+/// Longest server text shown in a `Display` line.
+const MAX_TEXT: usize = 200;
+
+/// Any failure of an API call.
+///
+/// `endpoint` is a stable name such as `"scan POST /v2/updates"`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ApiError {
+    /// A scan or validator-proxy server answered with its `{"error": …}` body.
+    #[error("{endpoint}: HTTP {status}: {}", sanitize_line(message, MAX_TEXT))]
+    Scan {
+        endpoint: &'static str,
+        status: u16,
+        message: String,
+    },
+    /// The ledger answered with a `JsCantonError`.
+    #[error("{endpoint}: HTTP {status}: {}: {}", sanitize_line(&error.code, 80), sanitize_line(&error.cause, MAX_TEXT))]
+    Ledger {
+        endpoint: &'static str,
+        status: u16,
+        error: Box<JsCantonError>,
+    },
+    /// The ledger rejected a value (HTTP 400, `text/plain`).
+    #[error(
+        "{endpoint}: HTTP 400 bad request: {}",
+        sanitize_line(message, MAX_TEXT)
+    )]
+    LedgerBadRequest {
+        endpoint: &'static str,
+        message: String,
+    },
+    /// HTTP 401 or 403: missing, invalid or insufficient credentials.
+    #[error("{endpoint}: HTTP {status}: {}{}",
+        if *status == 403 { "forbidden (token lacks the rights)" } else { "unauthorized (token missing, invalid or expired)" },
+        message.as_deref().map(|m| format!(": {}", sanitize_line(m, MAX_TEXT))).unwrap_or_default())]
+    Unauthorized {
+        endpoint: &'static str,
+        status: u16,
+        /// The server's explanation, when it gave one.
+        message: Option<String>,
+    },
+    /// HTTP 404 with the API's error body: the requested thing does not exist (on this node).
+    #[error("{endpoint}: not found: {}", sanitize_line(message, MAX_TEXT))]
+    NotFound {
+        endpoint: &'static str,
+        message: String,
+    },
+    /// HTTP 404 for the whole route: this node does not serve the endpoint (older or newer version).
+    #[error("{endpoint}: this node does not serve this endpoint{}",
+        version.as_deref().map(|v| format!(" (version {})", sanitize_line(v, 60))).unwrap_or_default())]
+    EndpointNotServed {
+        endpoint: &'static str,
+        version: Option<String>,
+    },
+    /// HTTP 413: the result exceeds the node's list limit (narrow the range).
+    #[error("{endpoint}: HTTP 413: result exceeds the node's list limit; narrow the range")]
+    TooLarge { endpoint: &'static str },
+    /// The request timed out.
+    #[error("{endpoint}: request timed out")]
+    Timeout { endpoint: &'static str },
+    /// Connection, DNS or TLS failure, or the connection broke mid-response.
+    #[error("{endpoint}: connection failed: {}", sanitize_line(detail, MAX_TEXT))]
+    Connect {
+        endpoint: &'static str,
+        detail: String,
+    },
+    /// The response could not be decoded: `path` is the JSON path, `detail` what was expected.
+    #[error(
+        "{endpoint}: cannot decode response at {}: {}",
+        sanitize_line(path, 120),
+        sanitize_line(detail, MAX_TEXT)
+    )]
+    Decode {
+        endpoint: &'static str,
+        path: String,
+        detail: String,
+    },
+    /// Any other HTTP failure.
+    #[error("{endpoint}: HTTP {status}{}",
+        if body_snippet.trim().is_empty() { String::new() } else { format!(": {}", sanitize_line(body_snippet, MAX_TEXT)) })]
+    Http {
+        endpoint: &'static str,
+        status: u16,
+        body_snippet: String,
+    },
+    /// Something the call needs is not configured (a URL, a token).
+    #[error("not configured: {}", sanitize_line(what, MAX_TEXT))]
+    NotConfigured { what: String },
+    /// The ledger token could not be obtained (file unreadable, command failed).
+    #[error("ledger token: {}", sanitize_line(detail, MAX_TEXT))]
+    Token { detail: String },
+}
+
+impl ApiError {
+    /// The endpoint the error belongs to, if any.
+    pub fn endpoint(&self) -> Option<&'static str> {
+        match self {
+            ApiError::Scan { endpoint, .. }
+            | ApiError::Ledger { endpoint, .. }
+            | ApiError::LedgerBadRequest { endpoint, .. }
+            | ApiError::Unauthorized { endpoint, .. }
+            | ApiError::NotFound { endpoint, .. }
+            | ApiError::EndpointNotServed { endpoint, .. }
+            | ApiError::TooLarge { endpoint }
+            | ApiError::Timeout { endpoint }
+            | ApiError::Connect { endpoint, .. }
+            | ApiError::Decode { endpoint, .. }
+            | ApiError::Http { endpoint, .. } => Some(endpoint),
+            ApiError::NotConfigured { .. } | ApiError::Token { .. } => None,
+        }
+    }
+
+    /// The HTTP status the server answered with, if it answered.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ApiError::Scan { status, .. }
+            | ApiError::Ledger { status, .. }
+            | ApiError::Unauthorized { status, .. }
+            | ApiError::Http { status, .. } => Some(*status),
+            ApiError::LedgerBadRequest { .. } => Some(400),
+            ApiError::NotFound { .. } | ApiError::EndpointNotServed { .. } => Some(404),
+            ApiError::TooLarge { .. } => Some(413),
+            ApiError::Timeout { .. }
+            | ApiError::Connect { .. }
+            | ApiError::Decode { .. }
+            | ApiError::NotConfigured { .. }
+            | ApiError::Token { .. } => None,
+        }
+    }
+
+    /// True when trying again later may succeed (timeouts, connection failures, 5xx, 429).
+    pub fn is_transient(&self) -> bool {
+        match self {
+            ApiError::Timeout { .. } | ApiError::Connect { .. } => true,
+            ApiError::Scan { status, .. }
+            | ApiError::Ledger { status, .. }
+            | ApiError::Http { status, .. } => *status >= 500 || *status == 429,
+            _ => false,
+        }
+    }
+
+    /// The CLI exit code: 1 the server answered an error, 2 configuration, 3 connection / TLS /
+    /// timeout, 4 the response could not be decoded.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ApiError::Scan { .. }
+            | ApiError::Ledger { .. }
+            | ApiError::LedgerBadRequest { .. }
+            | ApiError::Unauthorized { .. }
+            | ApiError::NotFound { .. }
+            | ApiError::EndpointNotServed { .. }
+            | ApiError::TooLarge { .. }
+            | ApiError::Http { .. } => 1,
+            ApiError::NotConfigured { .. } | ApiError::Token { .. } => 2,
+            ApiError::Timeout { .. } | ApiError::Connect { .. } => 3,
+            ApiError::Decode { .. } => 4,
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! Everything that can happen to the app: terminal input, timer ticks, user commands (from the
+//! keymap or the palette) and the results of effects. Results travel inside the message.
+
+use crossterm::event::{KeyEvent, MouseEvent};
+
+use crate::api::ApiError;
+use crate::config::keymap::Command;
+
+use super::effect::{Request, RequestId, Response};
+
+/// One thing that happened. `App::update` turns it into state changes and effects.
+#[derive(Debug)]
+pub enum Action {
+    /// A key press (resolved through the keymap, or typed into a text input).
+    Key(KeyEvent),
+    /// Mouse input (wheel scrolls, click on a tab focuses it).
+    Mouse(MouseEvent),
+    /// Pasted text (bracketed paste).
+    Paste(String),
+    /// The terminal was resized.
+    Resize(u16, u16),
+    /// Time passed; `now` is microseconds since the Unix epoch (UTC). Drives polling and ages.
+    Tick(i64),
+    /// A named user intent (from the keymap or a test).
+    Command(Command),
+    /// A palette command line (`event <id>`, `time <ts>`, `theme <name>`, `hash <h>`, `quit`).
+    Palette(String),
+    /// A fetch finished.
+    Fetched {
+        id: RequestId,
+        request: Request,
+        result: Result<Response, ApiError>,
+        /// How long the request took, in milliseconds.
+        elapsed_ms: u32,
+    },
+    /// A file write finished.
+    Written {
+        id: RequestId,
+        path: String,
+        result: Result<usize, String>,
+    },
+    /// A theme was loaded by the runtime (`:theme`).
+    ThemeLoaded(Result<Box<crate::ui::theme::Theme>, String>),
+}

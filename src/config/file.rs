@@ -1,0 +1,184 @@
+//! The `config.toml` format: named profiles, the `[keys]` table, logging keys. Parsing is strict
+//! (`deny_unknown_fields`); every error names the file, the line and the column.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::ConfigError;
+use super::values::{BaseUrl, HistoryStart, TimeZone, deserialize_duration};
+
+/// The whole config file, as written.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// The profile used when `--profile` is not given.
+    #[serde(default)]
+    pub default_profile: Option<String>,
+    /// Named profiles, one per network or node.
+    #[serde(default)]
+    pub profiles: BTreeMap<String, ProfileFile>,
+    /// Key binding overrides: action name → one key spec or a list of key specs. Interpreted by
+    /// [`crate::config::keymap`].
+    #[serde(default)]
+    pub keys: BTreeMap<String, KeySpecs>,
+    /// Where logs go (never the terminal).
+    #[serde(default)]
+    pub log_file: Option<PathBuf>,
+    /// A level (`info`, `debug`, …) or a `tracing` filter directive list.
+    #[serde(default)]
+    pub log_level: Option<String>,
+}
+
+/// One `[profiles.<name>]` table. Every key is optional.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileFile {
+    /// Base URL of the scan (the client appends `/api/scan/...`).
+    #[serde(default)]
+    pub scan_url: Option<BaseUrl>,
+    /// Further scans of the same network, for cross-checking.
+    #[serde(default)]
+    pub scan_urls: Option<Vec<BaseUrl>>,
+    /// Base URL of the validator (the client appends `/api/validator/...`).
+    #[serde(default)]
+    pub validator_url: Option<BaseUrl>,
+    /// Base URL of the participant's JSON Ledger API (the client appends `/v2/...`).
+    #[serde(default)]
+    pub ledger_url: Option<BaseUrl>,
+    /// A file holding the ledger JWT.
+    #[serde(default)]
+    pub token_file: Option<PathBuf>,
+    /// A shell command that prints the ledger JWT (run once, cached until the token expires).
+    #[serde(default)]
+    pub token_command: Option<String>,
+    /// Polling interval, e.g. `"2s"`.
+    #[serde(default, deserialize_with = "deserialize_duration")]
+    pub refresh: Option<Duration>,
+    /// Theme name (`dark`, `light`, `high-contrast`, `mono`, or a theme file of the config dir).
+    #[serde(default)]
+    pub theme: Option<String>,
+    /// Disable the ledger actions that change state (delete user, execute).
+    #[serde(default)]
+    pub read_only: Option<bool>,
+    /// `"utc"` or `"local"`.
+    #[serde(default)]
+    pub time_zone: Option<TimeZone>,
+    /// Where the history starts: `begin`, `now`, `recent` or an RFC 3339 time.
+    #[serde(default)]
+    pub from: Option<HistoryStart>,
+}
+
+/// The value of one `[keys]` entry: a single key spec (`"ctrl-r"`) or a list (`["j", "down"]`).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum KeySpecs {
+    /// One key spec.
+    One(String),
+    /// Several key specs bound to the same action.
+    Many(Vec<String>),
+}
+
+impl KeySpecs {
+    /// The key specs as a slice, whatever the written form.
+    pub fn as_slice(&self) -> &[String] {
+        match self {
+            KeySpecs::One(spec) => std::slice::from_ref(spec),
+            KeySpecs::Many(specs) => specs,
+        }
+    }
+}
+
+/// Parse the text of a config file. `path` is only used in error messages.
+pub fn parse_config(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> {
+    toml::from_str(text).map_err(|err| {
+        let (line, column) = err
+            .span()
+            .map_or((1, 1), |span| line_and_column(text, span.start));
+        ConfigError::Parse {
+            path: path.to_owned(),
+            line,
+            column,
+            message: err.message().trim().to_owned(),
+        }
+    })
+}
+
+type SpannedTable = toml::Spanned<BTreeMap<toml::Spanned<String>, serde::de::IgnoredAny>>;
+
+/// Key spans of the `[keys]` table, read leniently (every other key ignored).
+#[derive(Deserialize)]
+struct KeysSpans {
+    #[serde(default)]
+    keys: Option<SpannedTable>,
+}
+
+fn table_spans(text: &str, table: &str) -> Option<SpannedTable> {
+    match table {
+        "keys" => toml::from_str::<KeysSpans>(text).ok()?.keys,
+        _ => None,
+    }
+}
+
+/// Line and column of `key` inside the top-level `table` of a config file's text.
+pub(crate) fn key_position(text: &str, table: &str, key: &str) -> Option<(usize, usize)> {
+    let spans = table_spans(text, table)?;
+    let (spanned_key, _) = spans.get_ref().iter().find(|(k, _)| k.get_ref() == key)?;
+    Some(line_and_column(text, spanned_key.span().start))
+}
+
+/// Line and column of the top-level `table` of a config file's text.
+pub(crate) fn table_position(text: &str, table: &str) -> Option<(usize, usize)> {
+    let spans = table_spans(text, table)?;
+    Some(line_and_column(text, spans.span().start))
+}
+
+/// 1-based line and column (in characters) of a byte offset into `text`.
+pub(crate) fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |index| index + 1);
+    let column = before[line_start..].chars().count() + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_counts_from_one() {
+        let text = "a = 1\nbé = 2\n";
+        assert_eq!(line_and_column(text, 0), (1, 1));
+        assert_eq!(line_and_column(text, 6), (2, 1));
+        assert_eq!(line_and_column(text, 9), (2, 3));
+        assert_eq!(line_and_column(text, 1000), (3, 1));
+    }
+
+    #[test]
+    fn key_and_table_positions() {
+        let text =
+            "log_level = \"info\"\n[profiles.a]\n\n[keys]\nquit = \"q\"\n\"list.down\" = [\"j\"]\n";
+        assert_eq!(key_position(text, "keys", "quit"), Some((5, 1)));
+        assert_eq!(key_position(text, "keys", "list.down"), Some((6, 1)));
+        assert_eq!(key_position(text, "keys", "nope"), None);
+        assert_eq!(table_position(text, "keys").map(|(line, _)| line), Some(4));
+    }
+
+    #[test]
+    fn key_specs_both_forms() {
+        let file = parse_config(
+            Path::new("c.toml"),
+            "[keys]\nquit = \"q\"\ndown = [\"j\", \"down\"]\n",
+        )
+        .expect("valid");
+        assert_eq!(file.keys["quit"].as_slice(), ["q".to_owned()]);
+        assert_eq!(file.keys["down"].as_slice().len(), 2);
+    }
+}

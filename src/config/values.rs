@@ -1,0 +1,299 @@
+//! Typed config values shared by the config file, the environment and the command line: durations
+//! (`"2s"`, `"500ms"`, `"1m30s"`), base URLs, the display time zone and the history start point.
+//! Each parses from a string with a message fit for a usage or config error.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer};
+
+/// Parse a humantime-like duration: one or more `<number><unit>` parts, units `ms`, `s`, `m`, `h`
+/// (also `d`), optionally separated by spaces: `"2s"`, `"500ms"`, `"1m"`, `"1m30s"`, `"1.5s"`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err("empty duration (expected e.g. \"2s\", \"500ms\", \"1m\")".to_owned());
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = trimmed;
+    while !rest.is_empty() {
+        let number_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let number = &rest[..number_len];
+        if number.is_empty() {
+            return Err(format!(
+                "invalid duration {trimmed:?}: expected a number before {:?}",
+                rest.chars().next().unwrap_or(' ')
+            ));
+        }
+        rest = &rest[number_len..];
+        let unit_len = rest
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(rest.len());
+        let unit = &rest[..unit_len];
+        rest = rest[unit_len..].trim_start();
+        let unit_secs = match unit {
+            "ms" | "msec" | "millis" => 0.001,
+            "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
+            "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
+            "h" | "hr" | "hour" | "hours" => 3600.0,
+            "d" | "day" | "days" => 86_400.0,
+            "" => {
+                return Err(format!(
+                    "invalid duration {trimmed:?}: {number} has no unit (use ms, s, m or h)"
+                ));
+            }
+            other => {
+                return Err(format!(
+                    "invalid duration {trimmed:?}: unknown unit {other:?} (use ms, s, m or h)"
+                ));
+            }
+        };
+        let value: f64 = number
+            .parse()
+            .map_err(|_| format!("invalid duration {trimmed:?}: {number:?} is not a number"))?;
+        let part = Duration::try_from_secs_f64(value * unit_secs)
+            .map_err(|_| format!("invalid duration {trimmed:?}: out of range"))?;
+        total = total
+            .checked_add(part)
+            .ok_or_else(|| format!("invalid duration {trimmed:?}: out of range"))?;
+    }
+    Ok(total)
+}
+
+/// Format a duration the way [`parse_duration`] reads it (`"2s"`, `"500ms"`, `"1m30s"`).
+pub fn format_duration(duration: Duration) -> String {
+    let mut millis = duration.as_millis();
+    if millis == 0 {
+        return "0s".to_owned();
+    }
+    let mut out = String::new();
+    for (unit, size) in [("h", 3_600_000u128), ("m", 60_000), ("s", 1_000), ("ms", 1)] {
+        if millis >= size {
+            out.push_str(&format!("{}{unit}", millis / size));
+            millis %= size;
+        }
+    }
+    out
+}
+
+/// Deserialize a duration string (used for `refresh`).
+pub(crate) fn deserialize_duration<'de, D>(deserializer: D) -> Result<Option<Duration>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let text = String::deserialize(deserializer)?;
+    parse_duration(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
+}
+
+/// A base URL of one API group: `http://` or `https://`, a host, an optional path prefix; stored
+/// without a trailing slash (the client appends `/api/scan/...`, `/api/validator/...`, `/v2/...`).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct BaseUrl(String);
+
+impl BaseUrl {
+    /// The URL as text, without a trailing slash.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The URL as an owned string.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl FromStr for BaseUrl {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let trimmed = text.trim();
+        let rest = trimmed
+            .strip_prefix("http://")
+            .or_else(|| trimmed.strip_prefix("https://"))
+            .ok_or_else(|| {
+                format!("invalid URL {trimmed:?}: must start with http:// or https://")
+            })?;
+        let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+        if host.is_empty() {
+            return Err(format!("invalid URL {trimmed:?}: no host"));
+        }
+        if trimmed.contains(['?', '#']) {
+            return Err(format!(
+                "invalid URL {trimmed:?}: a base URL takes no query or fragment"
+            ));
+        }
+        if trimmed.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(format!("invalid URL {trimmed:?}: contains whitespace"));
+        }
+        Ok(BaseUrl(trimmed.trim_end_matches('/').to_owned()))
+    }
+}
+
+impl fmt::Display for BaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for BaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl<'de> Deserialize<'de> for BaseUrl {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// How record times are shown: in UTC (the default) or in the local time zone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeZone {
+    /// Show times in UTC.
+    #[default]
+    Utc,
+    /// Show times in the machine's local time zone.
+    Local,
+}
+
+impl FromStr for TimeZone {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "utc" => Ok(TimeZone::Utc),
+            "local" => Ok(TimeZone::Local),
+            other => Err(format!(
+                "invalid time zone {other:?}: expected \"utc\" or \"local\""
+            )),
+        }
+    }
+}
+
+/// Where the update history starts when the explorer opens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum HistoryStart {
+    /// Ten minutes before the newest update (the default): recent activity at once.
+    #[default]
+    Recent,
+    /// The beginning of the ledger history.
+    Begin,
+    /// The current head: only updates that arrive from now on.
+    Now,
+    /// A given record time.
+    At(DateTime<Utc>),
+}
+
+impl FromStr for HistoryStart {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let trimmed = text.trim();
+        match trimmed.to_ascii_lowercase().as_str() {
+            "begin" => Ok(HistoryStart::Begin),
+            "now" => Ok(HistoryStart::Now),
+            "recent" => Ok(HistoryStart::Recent),
+            _ => DateTime::parse_from_rfc3339(trimmed)
+                .map(|time| HistoryStart::At(time.with_timezone(&Utc)))
+                .map_err(|_| {
+                    format!(
+                        "invalid start {trimmed:?}: expected begin, now, recent or an RFC 3339 time \
+                         such as 2026-01-31T12:00:00Z"
+                    )
+                }),
+        }
+    }
+}
+
+impl fmt::Display for HistoryStart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HistoryStart::Recent => f.write_str("recent"),
+            HistoryStart::Begin => f.write_str("begin"),
+            HistoryStart::Now => f.write_str("now"),
+            HistoryStart::At(time) => f.write_str(&time.to_rfc3339()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for HistoryStart {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Check a `log_level` value: a level (`off`, `error`, `warn`, `info`, `debug`, `trace`) or a
+/// `tracing` filter directive list such as `"info,cantonscope::api=debug"`.
+pub fn validate_log_level(text: &str) -> Result<String, String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err("empty log level".to_owned());
+    }
+    // A bare word is a target name to EnvFilter ("loud" would mean "everything from target
+    // loud"); a typo in a level must not pass, so bare words must be levels.
+    const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
+    for directive in trimmed.split(',').map(str::trim) {
+        let bare = !directive.contains(['=', '[']);
+        if bare && !LEVELS.contains(&directive.to_ascii_lowercase().as_str()) {
+            return Err(format!(
+                "invalid log level {directive:?}: expected off, error, warn, info, debug, trace \
+                 or target=level"
+            ));
+        }
+    }
+    tracing_subscriber::EnvFilter::builder()
+        .parse(trimmed)
+        .map(|_| trimmed.to_owned())
+        .map_err(|err| format!("invalid log level {trimmed:?}: {err}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration(" 1m 30s "), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("2").is_err());
+        assert!(parse_duration("s").is_err());
+        assert!(parse_duration("2 fortnights").is_err());
+        assert!(parse_duration("").is_err());
+        assert_eq!(format_duration(Duration::from_secs(90)), "1m30s");
+        assert_eq!(format_duration(Duration::from_millis(500)), "500ms");
+    }
+
+    #[test]
+    fn urls() {
+        let url: BaseUrl = "http://127.0.0.1:5000/".parse().expect("valid");
+        assert_eq!(url.as_str(), "http://127.0.0.1:5000");
+        let url: BaseUrl = "https://scan.example.com/sv2".parse().expect("valid");
+        assert_eq!(url.as_str(), "https://scan.example.com/sv2");
+        assert!("scan.example.com".parse::<BaseUrl>().is_err());
+        assert!("http://".parse::<BaseUrl>().is_err());
+        assert!("http://a b".parse::<BaseUrl>().is_err());
+        assert!("http://a/?x=1".parse::<BaseUrl>().is_err());
+    }
+
+    #[test]
+    fn starts() {
+        assert_eq!("begin".parse(), Ok(HistoryStart::Begin));
+        assert_eq!("NOW".parse(), Ok(HistoryStart::Now));
+        let at: HistoryStart = "2026-01-31T12:00:00+01:00".parse().expect("valid");
+        assert_eq!(at.to_string(), "2026-01-31T11:00:00+00:00");
+        assert!("yesterday".parse::<HistoryStart>().is_err());
+    }
+}

@@ -1,0 +1,128 @@
+//! The demo HTTP server: shared state (one ledger behind a lock), the router that mounts the scan
+//! group (once per scan instance), the validator proxy group and the ledger group, common response
+//! helpers, and the live task that appends updates.
+
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use super::generate::Generator;
+use super::ledger::Ledger;
+use super::network::Network;
+use super::util::now_micros;
+
+/// The ledger plus the generator that extends it.
+#[derive(Clone, Debug)]
+pub(crate) struct World {
+    pub ledger: Ledger,
+    pub gen: Generator,
+}
+
+pub(crate) struct AppState {
+    world: RwLock<World>,
+    pub net: Arc<Network>,
+    pub scans: usize,
+    pub started: i64,
+}
+
+/// Where each scan instance started indexing external transaction hashes, as a fraction of the
+/// history present at start (scan 0 = the first scan).
+const HASH_INDEX_START: [f64; 4] = [0.5, 0.2, 0.7, 0.35];
+
+impl AppState {
+    pub fn new(world: World, scans: usize) -> AppState {
+        let net = Arc::clone(&world.ledger.net);
+        AppState {
+            world: RwLock::new(world),
+            net,
+            scans,
+            started: now_micros(),
+        }
+    }
+
+    pub fn read(&self) -> RwLockReadGuard<'_, World> {
+        self.world.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn write(&self) -> RwLockWriteGuard<'_, World> {
+        self.world.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Number of updates scan instance `scan` has ingested: each extra scan lags the head by one
+    /// more update.
+    pub fn visible_len(&self, ledger: &Ledger, scan: usize) -> usize {
+        ledger.len().saturating_sub(scan)
+    }
+
+    /// The first update index whose external hash scan instance `scan` has indexed.
+    pub fn hash_index_start(&self, ledger: &Ledger, scan: usize) -> usize {
+        let frac = HASH_INDEX_START[scan % HASH_INDEX_START.len()];
+        (ledger.initial_len as f64 * frac) as usize
+    }
+}
+
+pub(crate) type Shared = Arc<AppState>;
+
+/// A JSON response.
+pub(crate) fn json_ok(v: Value) -> Response {
+    json_status(StatusCode::OK, &v)
+}
+
+pub(crate) fn json_status(status: StatusCode, v: &Value) -> Response {
+    let body = serde_json::to_vec(v).unwrap_or_default();
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
+}
+
+/// The scan / scan-proxy error body `{"error": "..."}`.
+pub(crate) fn scan_error(status: StatusCode, msg: impl Into<String>) -> Response {
+    json_status(status, &serde_json::json!({ "error": msg.into() }))
+}
+
+async fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        [(header::CONTENT_TYPE, "text/plain; charset=UTF-8")],
+        "The requested resource could not be found.",
+    )
+        .into_response()
+}
+
+pub(crate) fn router(state: Shared) -> Router {
+    let mut r = Router::new()
+        .nest("/api/scan", super::scan_api::routes(Arc::clone(&state), 0))
+        .nest("/api/validator", super::validator_api::routes(Arc::clone(&state)))
+        .merge(super::ledger_api::routes(Arc::clone(&state)));
+    for k in 1..state.scans {
+        let prefix = format!("/sv{}/api/scan", k + 1);
+        r = r.nest(&prefix, super::scan_api::routes(Arc::clone(&state), k));
+    }
+    r.fallback(not_found)
+}
+
+/// Appends `rate` updates per second until aborted.
+pub(crate) async fn live_loop(state: Shared, rate: f64) {
+    let tick = (1.0 / rate).max(0.02);
+    let mut interval = tokio::time::interval(Duration::from_secs_f64(tick));
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    interval.tick().await;
+    let mut budget = 0.0;
+    loop {
+        interval.tick().await;
+        budget += rate * tick;
+        let mut w = state.write();
+        let World { ledger, gen } = &mut *w;
+        while budget >= 1.0 {
+            gen.live_step(ledger, now_micros());
+            budget -= 1.0;
+        }
+    }
+}

@@ -1,0 +1,502 @@
+//! The headless commands (`cantonscope scan …`, `validator …`, `ledger …`): build the call from
+//! the parsed command line, send it with the API client, print the server's body to stdout as
+//! pretty JSON (lossless: the server's own text re-indented, every field and number kept), and
+//! report failures on stderr as one line with the exit code of [`ApiError::exit_code`]:
+//! 0 success, 1 the server answered an error, 2 usage or configuration, 3 connection / TLS /
+//! timeout, 4 the response could not be decoded.
+//!
+//! Nothing here writes to the terminal except through the `out` / `err` writers it is given.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::api::Call;
+use crate::api::{ApiClient, ApiConfig, ApiError, ledger, scan, validator};
+use crate::cli::{EncodingArg, LedgerCommand, MatchArg, ScanCommand, ValidatorCommand};
+use crate::config::Settings;
+
+/// Exit code: success.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: the server answered with an error.
+pub const EXIT_SERVER: i32 = 1;
+/// Exit code: usage or configuration error.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit code: connection, TLS or timeout.
+pub const EXIT_CONNECT: i32 = 3;
+/// Exit code: the response could not be decoded.
+pub const EXIT_DECODE: i32 = 4;
+
+/// One headless command.
+#[derive(Debug, Clone, Copy)]
+pub enum ApiCommand<'a> {
+    /// `cantonscope scan …`
+    Scan(&'a ScanCommand),
+    /// `cantonscope validator …`
+    Validator(&'a ValidatorCommand),
+    /// `cantonscope ledger …`
+    Ledger(&'a LedgerCommand),
+}
+
+/// The API client configuration for these settings.
+pub fn api_config(settings: &Settings) -> ApiConfig {
+    ApiConfig {
+        scan_url: settings
+            .scan_url
+            .as_ref()
+            .map(|url| url.as_str().to_owned()),
+        validator_url: settings
+            .validator_url
+            .as_ref()
+            .map(|url| url.as_str().to_owned()),
+        ledger_url: settings
+            .ledger_url
+            .as_ref()
+            .map(|url| url.as_str().to_owned()),
+        token: settings.token.clone(),
+        ..ApiConfig::default()
+    }
+}
+
+/// Run one headless command: the response goes to `out`, diagnostics to `err`. Returns the
+/// process exit code.
+pub async fn run(
+    command: ApiCommand<'_>,
+    settings: &Settings,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let client = match ApiClient::new(api_config(settings)) {
+        Ok(client) => client,
+        Err(error) => return report(&error, err),
+    };
+    let result = match command {
+        ApiCommand::Scan(command) => run_scan(&client, command, out, err).await,
+        ApiCommand::Validator(command) => run_validator(&client, command, out).await,
+        ApiCommand::Ledger(command) => run_ledger(&client, command, out).await,
+    };
+    match result {
+        Ok(()) => EXIT_OK,
+        Err(Failure::Api(error)) => report(&error, err),
+        Err(Failure::Usage(message)) => {
+            write_line(err, &format!("cantonscope: {message}"));
+            EXIT_USAGE
+        }
+        Err(Failure::Output(message)) => {
+            write_line(err, &format!("cantonscope: {message}"));
+            EXIT_USAGE
+        }
+    }
+}
+
+/// Why a headless command failed.
+enum Failure {
+    /// The call failed.
+    Api(ApiError),
+    /// A local input (a file argument) is unusable.
+    Usage(String),
+    /// Writing the output failed.
+    Output(String),
+}
+
+impl From<ApiError> for Failure {
+    fn from(error: ApiError) -> Self {
+        Failure::Api(error)
+    }
+}
+
+/// The one stderr line for an API error, with the HTTP status when the message lacks it.
+pub fn error_line(error: &ApiError) -> String {
+    let mut line = format!("cantonscope: {error}");
+    if let Some(status) = error.status()
+        && !line.contains(&format!("HTTP {status}"))
+    {
+        line.push_str(&format!(" (HTTP {status})"));
+    }
+    line
+}
+
+fn report(error: &ApiError, err: &mut dyn Write) -> i32 {
+    write_line(err, &error_line(error));
+    error.exit_code()
+}
+
+fn write_line(err: &mut dyn Write, line: &str) {
+    // Nothing sensible is left to do when stderr itself is gone.
+    let _ = writeln!(err, "{line}");
+    let _ = err.flush();
+}
+
+fn encoding(arg: EncodingArg) -> scan::ValueEncoding {
+    match arg {
+        EncodingArg::CompactJson => scan::ValueEncoding::CompactJson,
+        EncodingArg::ProtobufJson => scan::ValueEncoding::ProtobufJson,
+    }
+}
+
+/// Send a call and print its body as pretty JSON.
+async fn print_call<T: Send + 'static>(
+    client: &ApiClient,
+    call: &Call<T>,
+    out: &mut dyn Write,
+) -> Result<T, Failure> {
+    let response = client.send_raw(call).await?;
+    let pretty = pretty_json(&response.body).map_err(|detail| {
+        Failure::Api(ApiError::Decode {
+            endpoint: call.endpoint(),
+            path: ".".to_owned(),
+            detail,
+        })
+    })?;
+    write_out(out, &pretty)?;
+    Ok(response.typed)
+}
+
+fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Failure> {
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+        .map_err(|error| Failure::Output(format!("cannot write the output: {error}")))
+}
+
+async fn run_scan(
+    client: &ApiClient,
+    command: &ScanCommand,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), Failure> {
+    match command {
+        ScanCommand::Updates {
+            page_size,
+            after_migration_id,
+            after_record_time,
+            encoding: encoding_arg,
+        } => {
+            let mut request = match (after_migration_id, after_record_time) {
+                (Some(migration_id), Some(record_time)) => {
+                    scan::UpdatesRequest::after(*page_size, *migration_id, record_time.clone())
+                }
+                _ => scan::UpdatesRequest::from_begin(*page_size),
+            };
+            request.encoding = encoding(*encoding_arg);
+            let page = print_call(client, &scan::updates(&request), out).await?;
+            let malformed = page.malformed_count();
+            if malformed > 0 {
+                write_line(
+                    err,
+                    &format!(
+                        "cantonscope: warning: {malformed} of {} updates in this page do not \
+                         match the expected shape (printed as sent)",
+                        page.transactions.len()
+                    ),
+                );
+            }
+        }
+        ScanCommand::Event { update_id } => {
+            let call = scan::event(update_id, &scan::ValueEncoding::CompactJson);
+            print_call(client, &call, out).await?;
+        }
+        ScanCommand::UpdateByHash { hash } => {
+            let call = scan::update_by_hash(hash, &scan::ValueEncoding::CompactJson);
+            print_call(client, &call, out).await?;
+        }
+        ScanCommand::Status => {
+            print_call(client, &scan::status(), out).await?;
+        }
+        ScanCommand::BftSequencers => {
+            print_call(client, &scan::bft_sequencers(), out).await?;
+        }
+        ScanCommand::Holdings {
+            migration_id,
+            record_time,
+            record_time_match,
+            parties,
+        } => {
+            let request = scan::HoldingsSummaryRequest {
+                migration_id: *migration_id,
+                record_time: record_time.clone(),
+                record_time_match: Some(match record_time_match {
+                    MatchArg::Exact => scan::RecordTimeMatch::Exact,
+                    MatchArg::AtOrBefore => scan::RecordTimeMatch::AtOrBefore,
+                }),
+                owner_party_ids: parties.clone(),
+            };
+            print_call(client, &scan::holdings_summary(&request), out).await?;
+        }
+        ScanCommand::ValidatorFaucets { validators } => {
+            print_call(client, &scan::validator_faucets(validators), out).await?;
+        }
+        ScanCommand::RewardWeight {
+            sv,
+            effective_before,
+        } => {
+            let request = scan::RewardWeightRequest {
+                sv_party: sv.clone(),
+                effective_before: effective_before.clone(),
+            };
+            print_call(client, &scan::previous_sv_reward_weight(&request), out).await?;
+        }
+        ScanCommand::Bootstrapping { domain_id_prefix } => {
+            let call = scan::bootstrapping_transactions(domain_id_prefix);
+            print_call(client, &call, out).await?;
+        }
+        ScanCommand::ParticipantId { domain, party } => {
+            print_call(client, &scan::participant_ids(domain, party), out).await?;
+        }
+    }
+    Ok(())
+}
+
+async fn run_validator(
+    client: &ApiClient,
+    command: &ValidatorCommand,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    match command {
+        ValidatorCommand::DevFundCoupons => {
+            print_call(client, &validator::dev_fund_coupons(), out).await?;
+        }
+        ValidatorCommand::AmuletRules => {
+            print_call(client, &validator::amulet_rules(), out).await?;
+        }
+        ValidatorCommand::TransferStatus { sender, nonce } => {
+            let call = validator::transfer_command_status(sender, *nonce);
+            print_call(client, &call, out).await?;
+        }
+    }
+    Ok(())
+}
+
+async fn run_ledger(
+    client: &ApiClient,
+    command: &LedgerCommand,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    match command {
+        LedgerCommand::Parties {
+            party,
+            parties,
+            identity_provider_id,
+        } => {
+            let call = ledger::parties(party, parties, identity_provider_id.as_deref());
+            print_call(client, &call, out).await?;
+        }
+        LedgerCommand::DeleteUser { user_id, yes } => {
+            if !yes {
+                return Err(Failure::Usage(
+                    "ledger delete-user deletes the user and all its rights: confirm with --yes"
+                        .to_owned(),
+                ));
+            }
+            print_call(client, &ledger::delete_user(user_id), out).await?;
+        }
+        LedgerCommand::Package {
+            package_id,
+            out: out_path,
+        } => {
+            let call = ledger::package(package_id);
+            let package = client.send(&call).await?;
+            write_file(out_path, &package.bytes)?;
+            let summary = package_summary(
+                package_id,
+                package.bytes.len(),
+                package.package_hash.as_deref(),
+                out_path,
+            );
+            write_out(out, &summary)?;
+        }
+        LedgerCommand::End => {
+            print_call(client, &ledger::ledger_end(), out).await?;
+        }
+        LedgerCommand::Trees {
+            begin_exclusive,
+            end_inclusive,
+            parties,
+            limit,
+            descending,
+        } => {
+            let mut request =
+                ledger::GetUpdatesRequest::for_parties(*begin_exclusive, *end_inclusive, parties);
+            if *descending {
+                request.descending_order = Some(true);
+            }
+            print_call(client, &ledger::update_trees(&request, *limit, None), out).await?;
+        }
+        LedgerCommand::Execute { body } => {
+            let request = read_execute_request(body)?;
+            print_call(client, &ledger::execute_and_wait(&request), out).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Read and check the request body of `ledger execute`: valid JSON with the required fields.
+fn read_execute_request(path: &Path) -> Result<ledger::ExecuteRequest, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| Failure::Usage(format!("cannot read {}: {error}", path.display())))?;
+    let mut deserializer = serde_json::Deserializer::from_str(&text);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let at = error.path().to_string();
+        let inner = error.into_inner();
+        Failure::Usage(format!(
+            "{} is not a valid executeAndWaitForTransaction request (at {at}, line {}): {}",
+            path.display(),
+            inner.line(),
+            crate::api::sanitize_line(&inner.to_string(), 200)
+        ))
+    })
+}
+
+/// Write `bytes` to `path` (creating or truncating it).
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    std::fs::write(path, bytes)
+        .map_err(|error| Failure::Usage(format!("cannot write {}: {error}", path.display())))
+}
+
+/// Summary printed by `ledger package`.
+fn package_summary(package_id: &str, bytes: usize, hash: Option<&str>, out_path: &Path) -> String {
+    let summary = json!({
+        "package_id": package_id,
+        "bytes": bytes,
+        "canton_package_hash": hash,
+        "out": out_path.display().to_string(),
+    });
+    serde_json::to_string_pretty(&summary).unwrap_or_default()
+}
+
+/// Re-indent a JSON document without changing any token: keys, strings and numbers keep their
+/// exact text (so nothing is lost, not even the digits of a large number or a duplicate key).
+/// Characters that are unsafe on a terminal (DEL, C1 controls, bidi overrides) are written as
+/// `\uXXXX` escapes inside strings, which is the same JSON value. Fails when `bytes` is not JSON.
+pub fn pretty_json(bytes: &[u8]) -> Result<String, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "the body is not UTF-8".to_owned())?;
+    serde_json::from_str::<serde::de::IgnoredAny>(text)
+        .map_err(|error| format!("the body is not JSON: {error}"))?;
+    let mut out = String::with_capacity(text.len() + text.len() / 2);
+    let mut indent = 0usize;
+    let mut chars = text.chars().peekable();
+    let newline = |out: &mut String, indent: usize| {
+        out.push('\n');
+        for _ in 0..indent {
+            out.push_str("  ");
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                out.push('"');
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            out.push('\\');
+                            if let Some(escaped) = chars.next() {
+                                out.push(escaped);
+                            }
+                        }
+                        '"' => {
+                            out.push('"');
+                            break;
+                        }
+                        c if is_terminal_unsafe(c) => {
+                            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+                        }
+                        c => out.push(c),
+                    }
+                }
+            }
+            '{' | '[' => {
+                let close = if c == '{' { '}' } else { ']' };
+                while chars.peek().is_some_and(|c| c.is_ascii_whitespace()) {
+                    chars.next();
+                }
+                if chars.peek() == Some(&close) {
+                    chars.next();
+                    out.push(c);
+                    out.push(close);
+                } else {
+                    out.push(c);
+                    indent += 1;
+                    newline(&mut out, indent);
+                }
+            }
+            '}' | ']' => {
+                indent = indent.saturating_sub(1);
+                newline(&mut out, indent);
+                out.push(c);
+            }
+            ',' => {
+                out.push(',');
+                newline(&mut out, indent);
+            }
+            ':' => out.push_str(": "),
+            c if c.is_ascii_whitespace() => {}
+            c => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+/// DEL, C1 controls and the bidi embedding / override / isolate controls (C0 controls are always
+/// escaped in valid JSON strings).
+fn is_terminal_unsafe(c: char) -> bool {
+    matches!(c, '\u{7f}'..='\u{9f}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pretty_json_keeps_every_token() {
+        let body = br#"{"a":1,"big":123456789012345678901234567890,"f":1.10,"e":{},"l":[ ],"s":"x\"y,{","n":[1,{"b":null}]}"#;
+        let pretty = pretty_json(body).expect("json");
+        assert_eq!(
+            pretty,
+            "{\n  \"a\": 1,\n  \"big\": 123456789012345678901234567890,\n  \"f\": 1.10,\n  \
+             \"e\": {},\n  \"l\": [],\n  \"s\": \"x\\\"y,{\",\n  \"n\": [\n    1,\n    {\n      \
+             \"b\": null\n    }\n  ]\n}"
+        );
+        let original: serde_json::Value = serde_json::from_slice(body).expect("json");
+        let again: serde_json::Value = serde_json::from_str(&pretty).expect("json");
+        assert_eq!(original, again);
+    }
+
+    #[test]
+    fn pretty_json_escapes_terminal_controls() {
+        let body = "{\"x\":\"a\u{9b}31mb\u{202e}c\u{7f}\"}";
+        let pretty = pretty_json(body.as_bytes()).expect("json");
+        assert!(!pretty.contains('\u{9b}') && !pretty.contains('\u{202e}'));
+        assert!(!pretty.contains('\u{7f}'));
+        let value: serde_json::Value = serde_json::from_str(&pretty).expect("json");
+        assert_eq!(value["x"], "a\u{9b}31mb\u{202e}c\u{7f}");
+    }
+
+    #[test]
+    fn pretty_json_rejects_non_json() {
+        assert!(pretty_json(b"<html>").is_err());
+        assert!(pretty_json(b"{\"a\":").is_err());
+    }
+
+    #[test]
+    fn error_line_adds_the_status() {
+        let error = ApiError::NotFound {
+            endpoint: "scan GET /v0/events/{update_id}",
+            message: "no such update".to_owned(),
+        };
+        let line = error_line(&error);
+        assert!(
+            line.contains("no such update") && line.contains("HTTP 404"),
+            "{line}"
+        );
+        assert_eq!(error.exit_code(), EXIT_SERVER);
+    }
+
+    #[test]
+    fn package_summary_shape() {
+        let summary = package_summary("abc", 10, Some("h"), Path::new("/tmp/p.dar"));
+        let value: serde_json::Value = serde_json::from_str(&summary).expect("json");
+        assert_eq!(value["bytes"], 10);
+        assert_eq!(value["canton_package_hash"], "h");
+    }
+}

@@ -1,0 +1,155 @@
+//! The event tree of a scan transaction as a [`TreeSource`]: nodes in the order given by
+//! `root_event_ids` and each exercised event's `child_event_ids` (never the key order of
+//! `events_by_id`). Unresolvable ids become "missing" nodes instead of disappearing.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ratatui::text::{Line, Span};
+
+use crate::api::scan::{Transaction, TreeEvent};
+use crate::ui::theme::Theme;
+use crate::ui::tree::{NodeId, TreeSource};
+
+use super::summary::{short_id, short_template};
+
+/// The event tree of one transaction.
+#[derive(Debug, Clone)]
+pub struct ScanTree {
+    tx: Arc<Transaction>,
+    /// Event id of each node, in pre-order.
+    ids: Vec<Box<str>>,
+    roots: Vec<NodeId>,
+    children: Vec<Vec<NodeId>>,
+    parents: Vec<Option<NodeId>>,
+}
+
+impl ScanTree {
+    /// Builds the tree of `tx` (cycles and repeated ids in untrusted data are cut).
+    pub fn new(tx: Arc<Transaction>) -> Self {
+        let mut ids: Vec<Box<str>> = Vec::new();
+        let mut children: Vec<Vec<NodeId>> = Vec::new();
+        let mut parents: Vec<Option<NodeId>> = Vec::new();
+        let mut roots = Vec::new();
+        // Stack of (parent node at each depth).
+        let mut path: Vec<NodeId> = Vec::new();
+        for item in tx.walk() {
+            let id = ids.len();
+            ids.push(item.id.into());
+            children.push(Vec::new());
+            path.truncate(item.depth);
+            let parent = path.last().copied();
+            parents.push(parent);
+            match parent {
+                Some(p) => children[p].push(id),
+                None => roots.push(id),
+            }
+            path.push(id);
+        }
+        ScanTree {
+            tx,
+            ids,
+            roots,
+            children,
+            parents,
+        }
+    }
+
+    /// The transaction.
+    pub fn transaction(&self) -> &Arc<Transaction> {
+        &self.tx
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether the tree has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The event id of a node.
+    pub fn event_id(&self, id: NodeId) -> Option<&str> {
+        self.ids.get(id).map(|s| &**s)
+    }
+
+    /// The event of a node (None for ids that do not resolve).
+    pub fn event(&self, id: NodeId) -> Option<&TreeEvent> {
+        self.event_id(id).and_then(|e| self.tx.event(e))
+    }
+
+    /// The node showing `event_id`.
+    pub fn node_of(&self, event_id: &str) -> Option<NodeId> {
+        let bare = crate::api::scan::strip_hash(event_id);
+        self.ids
+            .iter()
+            .position(|i| crate::api::scan::strip_hash(i) == bare)
+    }
+
+    /// Nodes whose event is on `contract_id`, in tree order.
+    pub fn nodes_on_contract(&self, contract_id: &str) -> Vec<NodeId> {
+        (0..self.ids.len())
+            .filter(|&n| self.event(n).is_some_and(|e| e.contract_id() == contract_id))
+            .collect()
+    }
+
+    /// Index from event id to node (for callers doing many lookups).
+    pub fn index(&self) -> HashMap<&str, NodeId> {
+        self.ids
+            .iter()
+            .enumerate()
+            .map(|(n, id)| (&**id, n))
+            .collect()
+    }
+}
+
+impl TreeSource for ScanTree {
+    fn roots(&self) -> &[NodeId] {
+        &self.roots
+    }
+
+    fn children(&self, id: NodeId) -> &[NodeId] {
+        self.children.get(id).map_or(&[], |c| c.as_slice())
+    }
+
+    fn parent(&self, id: NodeId) -> Option<NodeId> {
+        self.parents.get(id).copied().flatten()
+    }
+
+    fn label(&self, id: NodeId, theme: &Theme) -> Line<'_> {
+        let Some(event_id) = self.event_id(id) else {
+            return Line::default();
+        };
+        match self.tx.event(event_id) {
+            Some(TreeEvent::Exercised(e)) => Line::from(vec![
+                Span::styled("exercised ", theme.exercised),
+                Span::styled(e.choice.as_str(), theme.accent),
+                Span::raw("  "),
+                Span::styled(short_template(&e.template_id), theme.muted),
+                Span::styled(
+                    if e.consuming { "  consuming" } else { "" },
+                    theme.archived,
+                ),
+                Span::raw("  "),
+                Span::styled(short_id(&e.contract_id, 12), theme.id),
+            ]),
+            Some(TreeEvent::Created(c)) => Line::from(vec![
+                Span::styled("created ", theme.created),
+                Span::styled(short_template(&c.template_id), theme.accent),
+                Span::raw("  "),
+                Span::styled(short_id(&c.contract_id, 12), theme.id),
+            ]),
+            Some(TreeEvent::Unknown { event_type, .. }) => Line::from(vec![
+                Span::styled(event_type.as_str(), theme.status_warn),
+                Span::raw("  "),
+                Span::styled(event_id, theme.id),
+            ]),
+            None => Line::from(vec![
+                Span::styled("missing ", theme.status_err),
+                Span::styled(event_id, theme.id),
+            ]),
+        }
+    }
+}

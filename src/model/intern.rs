@@ -1,0 +1,98 @@
+//! String interning for the history store: parties, templates, choices and synchronizers repeat
+//! across thousands of updates, so each summary holds 4-byte symbols instead of strings.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// An interned string. `Sym::NONE` (0) is the empty string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Sym(pub u32);
+
+impl Sym {
+    /// The empty string / no value.
+    pub const NONE: Sym = Sym(0);
+
+    /// Whether this is [`Sym::NONE`].
+    pub fn is_none(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// Interns strings; each distinct string is stored once (shared by the map and the table).
+#[derive(Debug, Clone)]
+pub struct Interner {
+    map: HashMap<Arc<str>, Sym>,
+    strings: Vec<Arc<str>>,
+}
+
+impl Default for Interner {
+    fn default() -> Self {
+        let empty: Arc<str> = Arc::from("");
+        let mut map = HashMap::new();
+        map.insert(empty.clone(), Sym::NONE);
+        Interner {
+            map,
+            strings: vec![empty],
+        }
+    }
+}
+
+impl Interner {
+    /// The symbol for `s`, adding it if new.
+    pub fn intern(&mut self, s: &str) -> Sym {
+        if let Some(&sym) = self.map.get(s) {
+            return sym;
+        }
+        let sym = Sym(u32::try_from(self.strings.len()).unwrap_or(u32::MAX));
+        let arc: Arc<str> = Arc::from(s);
+        self.strings.push(arc.clone());
+        self.map.insert(arc, sym);
+        sym
+    }
+
+    /// The symbol for `s` if it was interned.
+    pub fn get(&self, s: &str) -> Option<Sym> {
+        self.map.get(s).copied()
+    }
+
+    /// The string of a symbol ("" for unknown symbols).
+    pub fn resolve(&self, sym: Sym) -> &str {
+        self.strings.get(sym.0 as usize).map_or("", |s| s)
+    }
+
+    /// Number of distinct strings (including the empty one).
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    /// Whether only the empty string is interned.
+    pub fn is_empty(&self) -> bool {
+        self.strings.len() <= 1
+    }
+
+    /// Every symbol with its string.
+    pub fn iter(&self) -> impl Iterator<Item = (Sym, &str)> {
+        self.strings
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (Sym(i as u32), &**s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interns_once_and_resolves() {
+        let mut i = Interner::default();
+        let a = i.intern("alice::1220");
+        let b = i.intern("bob::1220");
+        assert_ne!(a, b);
+        assert_eq!(i.intern("alice::1220"), a);
+        assert_eq!(i.resolve(a), "alice::1220");
+        assert_eq!(i.intern(""), Sym::NONE);
+        assert_eq!(i.len(), 3);
+        assert_eq!(i.resolve(Sym(99)), "");
+    }
+}

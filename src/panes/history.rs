@@ -1,0 +1,1 @@
+//! history pane (in progress)

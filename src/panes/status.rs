@@ -1,0 +1,1 @@
+//! status pane (in progress)

@@ -1,0 +1,1 @@
+//! verdict pane (in progress)

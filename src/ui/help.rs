@@ -1,0 +1,396 @@
+//! The help overlay and the footer key hints, both generated from the [`KeyMap`] (never written
+//! by hand), so config overrides show up in both.
+//!
+//! The overlay lists every context's bindings (one row per command: `↑/k  move up`) under a
+//! heading per context, and is searchable: `/` starts typing a filter (every word must match
+//! the keys, the command name, the description or the context), Enter keeps it, Esc clears it.
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Widget};
+use unicode_width::UnicodeWidthStr;
+
+use crate::config::keymap::{Command, KeyContext, KeyMap};
+use crate::ui::OverlayOutcome;
+use crate::ui::safe::truncate_width;
+use crate::ui::scroll::ScrollState;
+use crate::ui::text_input::{InputOutcome, TextInput};
+use crate::ui::theme::Theme;
+
+/// One help row: a command's keys in one context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpRow {
+    /// The context.
+    pub context: KeyContext,
+    /// The command.
+    pub command: Command,
+    /// Its keys joined with `/` (`↑/k`).
+    pub keys: String,
+    /// Its description.
+    pub description: String,
+}
+
+impl HelpRow {
+    fn matches(&self, terms: &[String]) -> bool {
+        terms.iter().all(|t| {
+            self.keys.to_lowercase().contains(t)
+                || self.description.to_lowercase().contains(t)
+                || self.command.name().contains(t)
+                || self.context.name().contains(t)
+                || self.context.title().to_lowercase().contains(t)
+        })
+    }
+}
+
+/// Every binding of every context, one row per (context, command), in keymap order.
+pub fn help_rows(keymap: &KeyMap) -> Vec<HelpRow> {
+    let mut rows = Vec::new();
+    for ctx in KeyContext::ALL {
+        for g in keymap.groups(ctx) {
+            rows.push(HelpRow {
+                context: ctx,
+                command: g.command,
+                keys: g.keys_label(),
+                description: g.description.to_string(),
+            });
+        }
+    }
+    rows
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    Heading(KeyContext),
+    Row(usize),
+}
+
+/// State of the help overlay: the rows (taken from the keymap when opened), the filter and the
+/// scroll position.
+#[derive(Debug, Clone)]
+pub struct HelpOverlay {
+    rows: Vec<HelpRow>,
+    entries: Vec<Entry>,
+    filter: TextInput,
+    searching: bool,
+    scroll: ScrollState,
+}
+
+impl HelpOverlay {
+    /// A help overlay for `keymap`, unfiltered.
+    pub fn new(keymap: &KeyMap) -> Self {
+        let mut h = HelpOverlay {
+            rows: help_rows(keymap),
+            entries: Vec::new(),
+            filter: TextInput::single_line().with_placeholder("type to filter"),
+            searching: false,
+            scroll: ScrollState::default(),
+        };
+        h.refilter();
+        h
+    }
+
+    /// Sets the filter text.
+    pub fn set_filter(&mut self, text: &str) {
+        self.filter.set_text(text);
+        self.refilter();
+    }
+
+    /// The filter text.
+    pub fn filter(&self) -> String {
+        self.filter.text()
+    }
+
+    /// Whether keys currently go to the filter.
+    pub fn is_searching(&self) -> bool {
+        self.searching
+    }
+
+    /// The rows passing the filter.
+    pub fn visible_rows(&self) -> impl Iterator<Item = &HelpRow> {
+        self.entries.iter().filter_map(|e| match e {
+            Entry::Row(i) => self.rows.get(*i),
+            Entry::Heading(_) => None,
+        })
+    }
+
+    /// Sets the viewport height used for paging.
+    pub fn set_viewport(&mut self, rows: usize) {
+        self.scroll.set_viewport(rows);
+    }
+
+    /// Mouse wheel.
+    pub fn scroll_by(&mut self, delta: isize) {
+        self.scroll.scroll_by(delta);
+    }
+
+    fn refilter(&mut self) {
+        let terms: Vec<String> = self
+            .filter
+            .text()
+            .split_whitespace()
+            .map(str::to_lowercase)
+            .collect();
+        self.entries.clear();
+        let mut last_ctx = None;
+        for (i, row) in self.rows.iter().enumerate() {
+            if !row.matches(&terms) {
+                continue;
+            }
+            if last_ctx != Some(row.context) {
+                self.entries.push(Entry::Heading(row.context));
+                last_ctx = Some(row.context);
+            }
+            self.entries.push(Entry::Row(i));
+        }
+        self.scroll.set_len(self.entries.len());
+        self.scroll.top();
+    }
+
+    /// Handles a key. While searching, keys edit the filter (`text_input` context: confirm keeps
+    /// it, cancel clears it). Otherwise (`overlay` context): moves, `filter` starts searching,
+    /// cancel/back clear an active filter or close, `help` closes; other commands pass through.
+    pub fn handle_key(&mut self, keymap: &KeyMap, key: &KeyEvent) -> OverlayOutcome {
+        if self.searching {
+            match keymap.lookup(KeyContext::TextInput, key) {
+                Some(Command::Confirm) => self.searching = false,
+                Some(Command::Cancel) => {
+                    self.searching = false;
+                    self.set_filter("");
+                }
+                Some(Command::HistoryPrev) => self.scroll.up(1),
+                Some(Command::HistoryNext) => self.scroll.down(1),
+                Some(Command::Complete) => {}
+                Some(other) => return OverlayOutcome::Passthrough(other),
+                None => match self.filter.handle_key(key) {
+                    InputOutcome::Changed => self.refilter(),
+                    InputOutcome::Consumed => {}
+                    InputOutcome::Submitted(_) => self.searching = false,
+                    InputOutcome::Cancelled => {
+                        self.searching = false;
+                        self.set_filter("");
+                    }
+                    InputOutcome::Ignored => return OverlayOutcome::Ignored,
+                },
+            }
+            return OverlayOutcome::Consumed;
+        }
+        match keymap.lookup(KeyContext::Overlay, key) {
+            Some(Command::Up) => self.scroll.up(1),
+            Some(Command::Down) => self.scroll.down(1),
+            Some(Command::PageUp) => self.scroll.page_up(),
+            Some(Command::PageDown) => self.scroll.page_down(),
+            Some(Command::Top) => self.scroll.top(),
+            Some(Command::Bottom) => self.scroll.bottom(),
+            Some(Command::Filter) => self.searching = true,
+            Some(Command::Cancel | Command::Back) if !self.filter.is_empty() => {
+                self.set_filter("");
+            }
+            Some(Command::Cancel | Command::Back | Command::Help) => return OverlayOutcome::Close,
+            Some(other) => return OverlayOutcome::Passthrough(other),
+            None => return OverlayOutcome::Ignored,
+        }
+        OverlayOutcome::Consumed
+    }
+
+    /// The rectangle the overlay takes within `screen`.
+    pub fn area(screen: Rect) -> Rect {
+        crate::ui::layout::centered_pct(screen, 80, 85, 60, 12)
+    }
+
+    /// Draws the overlay in `area` (use [`HelpOverlay::area`] for the usual placement).
+    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        Clear.render(area, buf);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border_focused)
+            .title(Span::styled(" Keys ", theme.title))
+            .title_bottom(Line::from(vec![
+                Span::styled(" / ", theme.key_hint),
+                Span::styled("search  ", theme.key_desc),
+                Span::styled("Esc ", theme.key_hint),
+                Span::styled("close ", theme.key_desc),
+            ]))
+            .style(theme.overlay);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        let mut list = inner;
+        if self.searching || !self.filter.is_empty() {
+            buf.set_line(inner.x, inner.y, &Line::styled("/", theme.key_hint), inner.width);
+            if inner.width > 2 {
+                self.filter.render(
+                    Rect::new(inner.x + 2, inner.y, inner.width - 2, 1),
+                    buf,
+                    theme,
+                    self.searching,
+                );
+            }
+            list.y += 1;
+            list.height -= 1;
+        }
+        if list.height == 0 {
+            return;
+        }
+        if self.entries.is_empty() {
+            buf.set_line(list.x, list.y, &Line::styled("no matching keys", theme.muted), list.width);
+            return;
+        }
+        let keys_w = self
+            .rows
+            .iter()
+            .map(|r| r.keys.width())
+            .max()
+            .unwrap_or(0)
+            .min(usize::from(list.width) / 2)
+            .min(24);
+        let width = usize::from(list.width);
+        let range = self.scroll.visible_range(usize::from(list.height));
+        for (offset, entry) in self.entries[range].iter().enumerate() {
+            let y = list.y + offset as u16;
+            let line = match entry {
+                Entry::Heading(ctx) => Line::styled(ctx.title(), theme.table_header),
+                Entry::Row(i) => {
+                    let row = &self.rows[*i];
+                    let keys = truncate_width(&row.keys, keys_w);
+                    let pad = keys_w.saturating_sub(keys.width()) + 2;
+                    let desc_w = width.saturating_sub(2 + keys_w + 2);
+                    Line::from(vec![
+                        Span::raw("  "),
+                        Span::styled(keys.into_owned(), theme.key_hint),
+                        Span::raw(" ".repeat(pad)),
+                        Span::styled(
+                            truncate_width(&row.description, desc_w).into_owned(),
+                            theme.key_desc,
+                        ),
+                    ])
+                }
+            };
+            buf.set_line(list.x, y, &line, list.width);
+        }
+    }
+}
+
+/// Footer hints for `commands` in `context`: `key label` pairs (first key of each command, short
+/// label), as many as fit in `width` columns. Unbound commands are skipped.
+pub fn footer_hints(
+    keymap: &KeyMap,
+    context: KeyContext,
+    commands: &[Command],
+    theme: &Theme,
+    width: u16,
+) -> Line<'static> {
+    let mut spans = Vec::new();
+    let mut used = 0usize;
+    let width = usize::from(width);
+    for &cmd in commands {
+        let Some(chord) = keymap.keys_for(context, cmd).first().map(|c| c.to_string()) else {
+            continue;
+        };
+        let label = cmd.short();
+        let sep = if spans.is_empty() { 0 } else { 2 };
+        let need = sep + chord.width() + 1 + label.width();
+        if used + need > width {
+            break;
+        }
+        if sep > 0 {
+            spans.push(Span::styled("  ", theme.footer));
+        }
+        spans.push(Span::styled(chord, theme.key_hint));
+        spans.push(Span::styled(format!(" {label}"), theme.key_desc));
+        used += need;
+    }
+    Line::from(spans).style(theme.footer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::{KeyCode, KeyModifiers};
+
+    fn press(h: &mut HelpOverlay, km: &KeyMap, code: KeyCode) -> OverlayOutcome {
+        h.handle_key(km, &KeyEvent::new(code, KeyModifiers::NONE))
+    }
+
+    #[test]
+    fn rows_cover_every_binding() {
+        let km = KeyMap::defaults();
+        let rows = help_rows(&km);
+        let bound: usize = KeyContext::ALL.iter().map(|c| km.groups(*c).len()).sum();
+        assert_eq!(rows.len(), bound);
+        let quit = rows
+            .iter()
+            .find(|r| r.context == KeyContext::Global && r.command == Command::Quit)
+            .expect("quit row");
+        assert_eq!(quit.keys, "q/Ctrl-c");
+    }
+
+    #[test]
+    fn search_narrows_and_esc_clears() {
+        let km = KeyMap::defaults();
+        let mut h = HelpOverlay::new(&km);
+        let all = h.visible_rows().count();
+        assert_eq!(press(&mut h, &km, KeyCode::Char('/')), OverlayOutcome::Consumed);
+        assert!(h.is_searching());
+        for c in "tail".chars() {
+            press(&mut h, &km, KeyCode::Char(c));
+        }
+        let found: Vec<Command> = h.visible_rows().map(|r| r.command).collect();
+        assert_eq!(found, [Command::FollowTail]);
+        // Enter keeps the filter; then j scrolls instead of typing
+        press(&mut h, &km, KeyCode::Enter);
+        assert!(!h.is_searching());
+        assert_eq!(press(&mut h, &km, KeyCode::Char('j')), OverlayOutcome::Consumed);
+        assert_eq!(h.filter(), "tail");
+        // Esc clears the filter first, then closes
+        assert_eq!(press(&mut h, &km, KeyCode::Esc), OverlayOutcome::Consumed);
+        assert_eq!(h.visible_rows().count(), all);
+        assert_eq!(press(&mut h, &km, KeyCode::Esc), OverlayOutcome::Close);
+        assert_eq!(press(&mut h, &km, KeyCode::Char('?')), OverlayOutcome::Close);
+    }
+
+    #[test]
+    fn multi_word_filter_matches_all_words() {
+        let km = KeyMap::defaults();
+        let mut h = HelpOverlay::new(&km);
+        h.set_filter("tree parent");
+        let found: Vec<(KeyContext, Command)> =
+            h.visible_rows().map(|r| (r.context, r.command)).collect();
+        assert_eq!(
+            found,
+            [
+                (KeyContext::Tree, Command::Collapse),
+                (KeyContext::Tree, Command::Parent)
+            ]
+        );
+        h.set_filter("ctrl-d");
+        assert!(h.visible_rows().all(|r| r.command == Command::PageDown));
+        assert!(h.visible_rows().count() >= 2);
+    }
+
+    #[test]
+    fn footer_is_generated_from_overrides() {
+        let km = KeyMap::defaults();
+        let theme = Theme::default();
+        let text = |l: &Line| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>();
+        let cmds = [Command::Help, Command::Filter, Command::FollowTail, Command::Quit];
+        assert_eq!(
+            text(&footer_hints(&km, KeyContext::List, &cmds, &theme, 80)),
+            "? help  / filter  f follow  q quit"
+        );
+        assert_eq!(text(&footer_hints(&km, KeyContext::List, &cmds, &theme, 17)), "? help  / filter");
+        let mut raw = std::collections::BTreeMap::new();
+        raw.insert("help".to_string(), crate::config::KeySpecs::One("f1".into()));
+        let km = KeyMap::from_config(&raw).expect("valid");
+        assert_eq!(
+            text(&footer_hints(&km, KeyContext::List, &cmds[..1], &theme, 80)),
+            "F1 help"
+        );
+    }
+}

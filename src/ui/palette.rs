@@ -1,0 +1,656 @@
+//! The command palette (`:`): an input line, completion over a command list the caller supplies
+//! (names, argument hints, known argument values), history on ↑/↓, and parsing into a
+//! [`PaletteCommand`] on Enter. Generic: it knows no command's meaning.
+//!
+//! ```text
+//! ┌ : ─────────────────────────────────────────────┐
+//! │ : th█                                          │
+//! │ theme <name>        switch the colour theme    │
+//! │ time <ts>           jump to a record time      │
+//! └────────────────────────────────────────────────┘
+//! ```
+//!
+//! Keys go through the keymap's `text_input` context: confirm (Enter) runs, cancel (Esc) closes,
+//! complete (Tab) completes the word under the cursor and cycles through candidates (Shift-Tab
+//! backwards), history_prev/next (↑/↓) walk the history. A command name may be abbreviated to
+//! any unique prefix (`:q`).
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Widget};
+use unicode_width::UnicodeWidthStr;
+
+use crate::config::keymap::{Command, KeyContext, KeyMap};
+use crate::ui::safe::{safe_line, truncate_width};
+use crate::ui::text_input::{InputOutcome, TextInput};
+use crate::ui::theme::Theme;
+
+/// History entries kept.
+pub const HISTORY_LIMIT: usize = 100;
+/// Completion candidates drawn at most.
+pub const MAX_SHOWN_COMPLETIONS: usize = 8;
+
+/// One argument of a palette command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgSpec {
+    /// Its name, shown as `<name>` (`[name]` when optional).
+    pub name: String,
+    /// May be left out.
+    pub optional: bool,
+    /// Known values, offered as completions (not enforced).
+    pub values: Vec<String>,
+}
+
+/// One command the palette offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaletteEntry {
+    /// The name typed (`event`).
+    pub name: String,
+    /// Its arguments, in order.
+    pub args: Vec<ArgSpec>,
+    /// What it does.
+    pub description: String,
+}
+
+impl PaletteEntry {
+    /// A command without arguments.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        PaletteEntry {
+            name: name.into(),
+            args: Vec::new(),
+            description: description.into(),
+        }
+    }
+
+    /// Adds a required argument.
+    pub fn arg(mut self, name: impl Into<String>) -> Self {
+        self.args.push(ArgSpec {
+            name: name.into(),
+            optional: false,
+            values: Vec::new(),
+        });
+        self
+    }
+
+    /// Adds an optional argument (only after the required ones).
+    pub fn optional_arg(mut self, name: impl Into<String>) -> Self {
+        self.args.push(ArgSpec {
+            name: name.into(),
+            optional: true,
+            values: Vec::new(),
+        });
+        self
+    }
+
+    /// Adds a required argument with known values to complete from.
+    pub fn arg_with_values(mut self, name: impl Into<String>, values: Vec<String>) -> Self {
+        self.args.push(ArgSpec {
+            name: name.into(),
+            optional: false,
+            values,
+        });
+        self
+    }
+
+    /// `event <update_id>`, `theme <name>`, `time [ts]`.
+    pub fn usage(&self) -> String {
+        let mut out = self.name.clone();
+        for a in &self.args {
+            if a.optional {
+                out.push_str(&format!(" [{}]", a.name));
+            } else {
+                out.push_str(&format!(" <{}>", a.name));
+            }
+        }
+        out
+    }
+
+    fn required(&self) -> usize {
+        self.args.iter().filter(|a| !a.optional).count()
+    }
+}
+
+/// What the user ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaletteCommand {
+    /// The full command name (abbreviations resolved).
+    pub name: String,
+    /// The arguments as typed.
+    pub args: Vec<String>,
+}
+
+/// What a key did in the palette.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaletteOutcome {
+    /// Run this command (the palette should close).
+    Submitted(PaletteCommand),
+    /// Close the palette.
+    Cancelled,
+    /// The palette changed (redraw).
+    Changed,
+    /// A command that is not the palette's (e.g. quit from Ctrl-c).
+    Passthrough(Command),
+    /// Nothing happened.
+    Ignored,
+}
+
+/// One completion candidate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// The word that replaces the one under the cursor.
+    pub text: String,
+    /// For command names: usage; for values: the argument name.
+    pub hint: String,
+    /// For command names: the description.
+    pub description: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Cycle {
+    /// Input text before the word being completed.
+    head: String,
+    candidates: Vec<Completion>,
+    index: usize,
+}
+
+/// Palette state.
+#[derive(Debug, Clone)]
+pub struct Palette {
+    entries: Vec<PaletteEntry>,
+    input: TextInput,
+    history: Vec<String>,
+    history_pos: Option<usize>,
+    draft: String,
+    cycle: Option<Cycle>,
+}
+
+impl Palette {
+    /// A palette offering `entries`.
+    pub fn new(entries: Vec<PaletteEntry>) -> Self {
+        Palette {
+            entries,
+            input: TextInput::single_line().with_placeholder("command (Tab completes)"),
+            history: Vec::new(),
+            history_pos: None,
+            draft: String::new(),
+            cycle: None,
+        }
+    }
+
+    /// Replaces the command list (e.g. when theme names or known ids change).
+    pub fn set_entries(&mut self, entries: Vec<PaletteEntry>) {
+        self.entries = entries;
+        self.cycle = None;
+    }
+
+    /// The command list.
+    pub fn entries(&self) -> &[PaletteEntry] {
+        &self.entries
+    }
+
+    /// Clears the input for a fresh start (call when opening).
+    pub fn open(&mut self) {
+        self.input.clear();
+        self.input.set_validation(None);
+        self.history_pos = None;
+        self.draft.clear();
+        self.cycle = None;
+    }
+
+    /// The input line.
+    pub fn input_text(&self) -> String {
+        self.input.text()
+    }
+
+    /// Replaces the input line.
+    pub fn set_input(&mut self, text: &str) {
+        self.input.set_text(text);
+        self.cycle = None;
+    }
+
+    /// The validation message of the last failed Enter.
+    pub fn error(&self) -> Option<&str> {
+        self.input.validation()
+    }
+
+    /// The history, oldest first.
+    pub fn history(&self) -> &[String] {
+        &self.history
+    }
+
+    /// Sets the history (e.g. restored from disk), oldest first.
+    pub fn set_history(&mut self, history: Vec<String>) {
+        let skip = history.len().saturating_sub(HISTORY_LIMIT);
+        self.history = history.into_iter().skip(skip).collect();
+        self.history_pos = None;
+    }
+
+    fn entry(&self, name: &str) -> Result<&PaletteEntry, String> {
+        if let Some(e) = self.entries.iter().find(|e| e.name == name) {
+            return Ok(e);
+        }
+        let matches: Vec<&PaletteEntry> = self
+            .entries
+            .iter()
+            .filter(|e| e.name.starts_with(name))
+            .collect();
+        match matches.as_slice() {
+            [one] => Ok(one),
+            [] => Err(format!(
+                "unknown command {:?} (Tab lists commands)",
+                safe_line(name, 40)
+            )),
+            many => Err(format!(
+                "ambiguous {:?}: {}",
+                safe_line(name, 40),
+                many.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+
+    /// Parses a command line: the name (or a unique prefix) and its arguments, checked against
+    /// the entry's argument count.
+    pub fn parse(&self, line: &str) -> Result<PaletteCommand, String> {
+        let mut words = line.split_whitespace();
+        let name = words
+            .next()
+            .ok_or_else(|| "empty command".to_string())?
+            .trim_start_matches(':');
+        let entry = self.entry(name)?;
+        let args: Vec<String> = words.map(str::to_string).collect();
+        if args.len() < entry.required() || args.len() > entry.args.len() {
+            return Err(format!("usage: {}", entry.usage()));
+        }
+        Ok(PaletteCommand {
+            name: entry.name.clone(),
+            args,
+        })
+    }
+
+    /// Completion candidates for the word at the end of the input: command names for the first
+    /// word, known values of the argument for later words.
+    pub fn completions(&self) -> Vec<Completion> {
+        let text = self.input.text();
+        let (_, word, index) = split_last_word(&text);
+        if index == 0 {
+            let w = word.trim_start_matches(':');
+            let mut out: Vec<Completion> = self
+                .entries
+                .iter()
+                .filter(|e| e.name.starts_with(w))
+                .map(|e| Completion {
+                    text: e.name.clone(),
+                    hint: e.usage(),
+                    description: e.description.clone(),
+                })
+                .collect();
+            // Then names merely containing the word.
+            if !w.is_empty() {
+                out.extend(
+                    self.entries
+                        .iter()
+                        .filter(|e| !e.name.starts_with(w) && e.name.contains(w))
+                        .map(|e| Completion {
+                            text: e.name.clone(),
+                            hint: e.usage(),
+                            description: e.description.clone(),
+                        }),
+                );
+            }
+            return out;
+        }
+        let first = text.split_whitespace().next().unwrap_or("");
+        let Ok(entry) = self.entry(first.trim_start_matches(':')) else {
+            return Vec::new();
+        };
+        let Some(arg) = entry.args.get(index - 1) else {
+            return Vec::new();
+        };
+        let lower = word.to_lowercase();
+        arg.values
+            .iter()
+            .filter(|v| v.to_lowercase().starts_with(&lower))
+            .map(|v| Completion {
+                text: v.clone(),
+                hint: format!("<{}>", arg.name),
+                description: String::new(),
+            })
+            .collect()
+    }
+
+    fn complete(&mut self, backwards: bool) -> PaletteOutcome {
+        if let Some(cycle) = &mut self.cycle {
+            let n = cycle.candidates.len();
+            cycle.index = if backwards {
+                (cycle.index + n - 1) % n
+            } else {
+                (cycle.index + 1) % n
+            };
+            let text = format!("{}{}", cycle.head, cycle.candidates[cycle.index].text);
+            self.input.set_text(&text);
+            return PaletteOutcome::Changed;
+        }
+        let candidates = self.completions();
+        let text = self.input.text();
+        let (head, _, index) = split_last_word(&text);
+        let head = head.to_string();
+        match candidates.len() {
+            0 => PaletteOutcome::Ignored,
+            1 => {
+                let c = &candidates[0];
+                let needs_space = index == 0
+                    && self
+                        .entries
+                        .iter()
+                        .any(|e| e.name == c.text && !e.args.is_empty());
+                let text = format!("{head}{}{}", c.text, if needs_space { " " } else { "" });
+                self.input.set_text(&text);
+                PaletteOutcome::Changed
+            }
+            _ => {
+                let text = format!("{head}{}", candidates[0].text);
+                self.input.set_text(&text);
+                self.cycle = Some(Cycle {
+                    head,
+                    candidates,
+                    index: 0,
+                });
+                PaletteOutcome::Changed
+            }
+        }
+    }
+
+    fn history_step(&mut self, older: bool) -> PaletteOutcome {
+        if self.history.is_empty() {
+            return PaletteOutcome::Ignored;
+        }
+        let pos = match (self.history_pos, older) {
+            (None, true) => {
+                self.draft = self.input.text();
+                Some(self.history.len() - 1)
+            }
+            (None, false) => return PaletteOutcome::Ignored,
+            (Some(p), true) => Some(p.saturating_sub(1)),
+            (Some(p), false) if p + 1 < self.history.len() => Some(p + 1),
+            (Some(_), false) => None,
+        };
+        self.history_pos = pos;
+        let text = match pos {
+            Some(p) => self.history[p].clone(),
+            None => std::mem::take(&mut self.draft),
+        };
+        self.input.set_text(&text);
+        self.cycle = None;
+        PaletteOutcome::Changed
+    }
+
+    fn submit(&mut self) -> PaletteOutcome {
+        let line = self.input.text();
+        if line.trim().is_empty() {
+            return PaletteOutcome::Cancelled;
+        }
+        match self.parse(&line) {
+            Ok(cmd) => {
+                let line = line.trim().to_string();
+                if self.history.last() != Some(&line) {
+                    self.history.push(line);
+                    if self.history.len() > HISTORY_LIMIT {
+                        self.history.remove(0);
+                    }
+                }
+                self.history_pos = None;
+                self.cycle = None;
+                PaletteOutcome::Submitted(cmd)
+            }
+            Err(message) => {
+                self.input.set_validation(Some(message));
+                PaletteOutcome::Changed
+            }
+        }
+    }
+
+    /// Handles a key (see the module docs).
+    pub fn handle_key(&mut self, keymap: &KeyMap, key: &KeyEvent) -> PaletteOutcome {
+        if key.code == KeyCode::BackTab && self.cycle.is_some() {
+            return self.complete(true);
+        }
+        let outcome = match keymap.lookup(KeyContext::TextInput, key) {
+            Some(Command::Confirm) => return self.submit(),
+            Some(Command::Cancel) => return PaletteOutcome::Cancelled,
+            Some(Command::Complete) => return self.complete(false),
+            Some(Command::HistoryPrev) => return self.history_step(true),
+            Some(Command::HistoryNext) => return self.history_step(false),
+            Some(other) => return PaletteOutcome::Passthrough(other),
+            None => self.input.handle_key(key),
+        };
+        match outcome {
+            InputOutcome::Changed => {
+                self.cycle = None;
+                self.history_pos = None;
+                PaletteOutcome::Changed
+            }
+            InputOutcome::Consumed => PaletteOutcome::Changed,
+            InputOutcome::Submitted(_) => self.submit(),
+            InputOutcome::Cancelled => PaletteOutcome::Cancelled,
+            InputOutcome::Ignored => PaletteOutcome::Ignored,
+        }
+    }
+
+    /// Rows the palette wants (borders, input, error, completions), for sizing its box.
+    pub fn desired_height(&self) -> u16 {
+        let shown = self.completions().len().min(MAX_SHOWN_COMPLETIONS) as u16;
+        2 + 1 + u16::from(self.error().is_some()) + shown
+    }
+
+    /// The usual box: top of `screen`, centred, up to 80 columns wide.
+    pub fn area(&self, screen: Rect) -> Rect {
+        let w = screen.width.min(80);
+        let h = self.desired_height().min(screen.height);
+        Rect::new(screen.x + (screen.width - w) / 2, screen.y + screen.height.min(2).min(screen.height - h), w, h)
+    }
+
+    /// Draws the palette in `area` (see [`Palette::area`]).
+    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        Clear.render(area, buf);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border_focused)
+            .title(Span::styled(" Command ", theme.title))
+            .style(theme.overlay);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        buf.set_line(inner.x, inner.y, &Line::styled(": ", theme.key_hint), inner.width);
+        if inner.width > 2 {
+            // One row: the validation message is drawn below by us, not by the input.
+            self.input.render(
+                Rect::new(inner.x + 2, inner.y, inner.width - 2, 1),
+                buf,
+                theme,
+                true,
+            );
+        }
+        let mut y = inner.y + 1;
+        let bottom = inner.y + inner.height;
+        let width = usize::from(inner.width);
+        if let Some(err) = self.error()
+            && y < bottom
+        {
+            buf.set_line(
+                inner.x,
+                y,
+                &Line::styled(safe_line(err, width), theme.status_err),
+                inner.width,
+            );
+            y += 1;
+        }
+        let completions = match &self.cycle {
+            Some(c) => c.candidates.clone(),
+            None => self.completions(),
+        };
+        let selected = self.cycle.as_ref().map(|c| c.index);
+        let hint_w = completions
+            .iter()
+            .map(|c| c.hint.width())
+            .max()
+            .unwrap_or(0)
+            .min(width / 2);
+        let first = selected
+            .map(|s| s.saturating_sub(MAX_SHOWN_COMPLETIONS - 1))
+            .unwrap_or(0);
+        for (i, c) in completions
+            .iter()
+            .enumerate()
+            .skip(first)
+            .take(MAX_SHOWN_COMPLETIONS)
+        {
+            if y >= bottom {
+                break;
+            }
+            let hint = safe_line(&c.hint, hint_w);
+            let pad = hint_w.saturating_sub(hint.width()) + 2;
+            let line = Line::from(vec![
+                Span::styled(hint.into_owned(), theme.accent),
+                Span::raw(" ".repeat(pad)),
+                Span::styled(
+                    truncate_width(&c.description, width.saturating_sub(hint_w + 2)).into_owned(),
+                    theme.muted,
+                ),
+            ]);
+            buf.set_line(inner.x, y, &line, inner.width);
+            if Some(i) == selected {
+                buf.set_style(Rect::new(inner.x, y, inner.width, 1), theme.selection);
+            }
+            y += 1;
+        }
+    }
+}
+
+/// Splits `text` into (everything before the last word, the last word, the word's index). A
+/// trailing space starts a new empty word.
+fn split_last_word(text: &str) -> (&str, &str, usize) {
+    let start = text.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+    let index = text[..start].split_whitespace().count();
+    (&text[..start], &text[start..], index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::KeyModifiers;
+
+    fn palette() -> Palette {
+        Palette::new(vec![
+            PaletteEntry::new("event", "open an update by id").arg("update_id"),
+            PaletteEntry::new("time", "jump to a record time").arg("ts"),
+            PaletteEntry::new("theme", "switch the colour theme").arg_with_values(
+                "name",
+                vec!["dark".into(), "light".into(), "high-contrast".into(), "mono".into()],
+            ),
+            PaletteEntry::new("hash", "open an update by hash").arg("hash"),
+            PaletteEntry::new("quit", "quit cantonscope"),
+        ])
+    }
+
+    fn key(p: &mut Palette, km: &KeyMap, code: KeyCode) -> PaletteOutcome {
+        p.handle_key(km, &KeyEvent::new(code, KeyModifiers::NONE))
+    }
+
+    fn typed(p: &mut Palette, km: &KeyMap, s: &str) {
+        for c in s.chars() {
+            key(p, km, KeyCode::Char(c));
+        }
+    }
+
+    #[test]
+    fn parse_table() {
+        let p = palette();
+        let ok = |name: &str, args: &[&str]| {
+            Ok(PaletteCommand {
+                name: name.into(),
+                args: args.iter().map(|s| s.to_string()).collect(),
+            })
+        };
+        assert_eq!(p.parse("event 1220ab"), ok("event", &["1220ab"]));
+        assert_eq!(p.parse(":q"), ok("quit", &[]));
+        assert_eq!(p.parse("  ev   x  "), ok("event", &["x"]));
+        assert_eq!(p.parse("th light"), ok("theme", &["light"]));
+        assert_eq!(p.parse("t x"), Err("ambiguous \"t\": time, theme".into()));
+        assert_eq!(p.parse("event"), Err("usage: event <update_id>".into()));
+        assert_eq!(p.parse("quit now"), Err("usage: quit".into()));
+        assert!(p.parse("jump 3").expect_err("unknown").starts_with("unknown command \"jump\""));
+    }
+
+    #[test]
+    fn tab_completes_names_then_values() {
+        let km = KeyMap::defaults();
+        let mut p = palette();
+        typed(&mut p, &km, "ev");
+        assert_eq!(key(&mut p, &km, KeyCode::Tab), PaletteOutcome::Changed);
+        assert_eq!(p.input_text(), "event ");
+        p.set_input("theme ");
+        let c: Vec<String> = p.completions().into_iter().map(|c| c.text).collect();
+        assert_eq!(c, ["dark", "light", "high-contrast", "mono"]);
+        typed(&mut p, &km, "l");
+        key(&mut p, &km, KeyCode::Tab);
+        assert_eq!(p.input_text(), "theme light");
+        // several candidates: Tab cycles, Shift-Tab goes back
+        p.set_input("t");
+        key(&mut p, &km, KeyCode::Tab);
+        assert_eq!(p.input_text(), "time");
+        key(&mut p, &km, KeyCode::Tab);
+        assert_eq!(p.input_text(), "theme");
+        p.handle_key(&km, &KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT));
+        assert_eq!(p.input_text(), "time");
+        // nothing to complete
+        p.set_input("event x");
+        assert_eq!(key(&mut p, &km, KeyCode::Tab), PaletteOutcome::Ignored);
+    }
+
+    #[test]
+    fn enter_submits_or_explains_and_history_walks() {
+        let km = KeyMap::defaults();
+        let mut p = palette();
+        typed(&mut p, &km, "event");
+        assert_eq!(key(&mut p, &km, KeyCode::Enter), PaletteOutcome::Changed);
+        assert_eq!(p.error(), Some("usage: event <update_id>"));
+        typed(&mut p, &km, " abc");
+        assert_eq!(p.error(), None, "editing clears the message");
+        assert_eq!(
+            key(&mut p, &km, KeyCode::Enter),
+            PaletteOutcome::Submitted(PaletteCommand {
+                name: "event".into(),
+                args: vec!["abc".into()]
+            })
+        );
+        p.open();
+        typed(&mut p, &km, "quit");
+        key(&mut p, &km, KeyCode::Enter);
+        p.open();
+        typed(&mut p, &km, "dra");
+        key(&mut p, &km, KeyCode::Up);
+        assert_eq!(p.input_text(), "quit");
+        key(&mut p, &km, KeyCode::Up);
+        assert_eq!(p.input_text(), "event abc");
+        key(&mut p, &km, KeyCode::Up);
+        assert_eq!(p.input_text(), "event abc");
+        key(&mut p, &km, KeyCode::Down);
+        key(&mut p, &km, KeyCode::Down);
+        assert_eq!(p.input_text(), "dra", "the draft comes back");
+        assert_eq!(p.history(), ["event abc", "quit"]);
+        p.open();
+        assert_eq!(key(&mut p, &km, KeyCode::Enter), PaletteOutcome::Cancelled);
+        assert_eq!(key(&mut p, &km, KeyCode::Esc), PaletteOutcome::Cancelled);
+        assert_eq!(
+            p.handle_key(&km, &KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            PaletteOutcome::Passthrough(Command::Quit)
+        );
+    }
+}

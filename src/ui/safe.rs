@@ -1,0 +1,423 @@
+//! Untrusted text made safe to draw.
+//!
+//! Every string that comes from a server (ids, party names, template names, JSON payloads, error
+//! bodies) passes through this module before it reaches a [`ratatui::buffer::Buffer`]. The
+//! sanitizer replaces everything a terminal could interpret, or that could hide or reorder what
+//! the user sees, with a visible one-column placeholder:
+//!
+//! | input                                                             | shown as                |
+//! |-------------------------------------------------------------------|-------------------------|
+//! | C0 control U+0000–U+001F (tab, CR and, single-line, LF included)  | its control picture U+2400 + code: `␀` … `␟` (`␉`, `␍`, `␊`, `␛`) |
+//! | DEL U+007F                                                        | `␡`                     |
+//! | an escape sequence: ESC or an 8-bit C1 introducer (CSI U+009B, OSC U+009D, DCS U+0090, SOS U+0098, PM U+009E, APC U+009F) and the whole sequence it starts (CSI parameters and final byte, OSC/DCS/… string up to BEL or ST) | one `␛` |
+//! | any other C1 control U+0080–U+009F                                | `�` (U+FFFD)            |
+//! | bidi controls (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069) and invisible format characters (U+00AD, U+180E, U+200B–U+200D, U+2028/9, U+2060–U+206F, U+FEFF, U+FFF9–U+FFFB, tags U+E0000–U+E007F) | `�` (U+FFFD) |
+//!
+//! An unterminated string sequence (`ESC ]` with no BEL/ST after it) only loses its introducer:
+//! the rest stays visible (sanitized), so a malformed payload can never hide the text after it.
+//!
+//! [`sanitize`] is the single-line form (LF becomes `␊`); [`sanitize_multiline`] keeps LF (and
+//! drops the CR of a CRLF pair) for multi-line displays such as error bodies. [`truncate_width`]
+//! cuts by display width (unicode-width) and marks the cut with `…`. [`safe_line`] does both in a
+//! single pass that stops reading once the width budget is spent, so a 1 MB string costs as much
+//! as the visible part. All functions return [`Cow::Borrowed`] when nothing had to change: no
+//! allocation on the per-cell, per-frame hot path for clean text.
+
+use std::borrow::Cow;
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// The marker appended where [`truncate_width`] / [`safe_line`] cut a string.
+pub const ELLIPSIS: char = '…';
+/// Placeholder for a whole escape sequence.
+pub const ESCAPE_MARK: char = '␛';
+/// Placeholder for C1 controls, bidi controls and invisible format characters.
+pub const INVISIBLE_MARK: char = '\u{FFFD}';
+/// Placeholder for DEL.
+pub const DEL_MARK: char = '␡';
+
+const ESC: u8 = 0x1b;
+const BEL: u8 = 0x07;
+
+/// Replaces control characters, escape sequences and bidi/invisible characters with visible
+/// placeholders (see the module docs). Newlines are replaced too: use this for anything drawn on
+/// one line. Borrowed when `s` is already clean.
+pub fn sanitize(s: &str) -> Cow<'_, str> {
+    sanitize_impl(s, false)
+}
+
+/// Like [`sanitize`] but keeps `\n` (a CR directly before an LF is dropped) so multi-line text
+/// (JSON bodies, error details) keeps its shape. Borrowed when `s` is already clean.
+pub fn sanitize_multiline(s: &str) -> Cow<'_, str> {
+    sanitize_impl(s, true)
+}
+
+/// Whether `s` would be returned unchanged by [`sanitize`].
+pub fn is_clean(s: &str) -> bool {
+    first_unsafe(s, false).is_none()
+}
+
+/// Cuts `s` to at most `max_cols` display columns, ending with `…` when something was cut.
+/// Borrowed when `s` already fits. Does not sanitize: see [`safe_line`].
+pub fn truncate_width(s: &str, max_cols: usize) -> Cow<'_, str> {
+    // A UTF-8 string is never wider than its byte length (wide characters take 3+ bytes).
+    if s.len() <= max_cols || s.width() <= max_cols {
+        return Cow::Borrowed(s);
+    }
+    if max_cols == 0 {
+        return Cow::Borrowed("");
+    }
+    let budget = max_cols - 1; // room for the marker
+    let mut used = 0;
+    let mut end = 0;
+    for (i, c) in s.char_indices() {
+        let w = c.width().unwrap_or(0);
+        if used + w > budget {
+            break;
+        }
+        used += w;
+        end = i + c.len_utf8();
+    }
+    let mut out = String::with_capacity(end + ELLIPSIS.len_utf8());
+    out.push_str(&s[..end]);
+    out.push(ELLIPSIS);
+    Cow::Owned(out)
+}
+
+/// [`sanitize`] then [`truncate_width`], in one pass that reads only as much of `s` as fits in
+/// `max_cols` columns. This is the function to call for untrusted text in a table cell, a tree
+/// label or a header field.
+pub fn safe_line(s: &str, max_cols: usize) -> Cow<'_, str> {
+    // Fast path: a clean prefix that already covers the whole string and fits.
+    let clean_end = first_unsafe(s, false).unwrap_or(s.len());
+    if clean_end == s.len() {
+        return truncate_width(s, max_cols);
+    }
+    if max_cols == 0 {
+        return Cow::Borrowed("");
+    }
+    let mut out = String::new();
+    let mut used = 0usize;
+    let mut cut = false;
+    'pieces: for piece in Pieces::new(s, false) {
+        let mark = match piece {
+            Piece::Text(t) => {
+                for c in t.chars() {
+                    let w = c.width().unwrap_or(0);
+                    if used + w > max_cols {
+                        cut = true;
+                        break 'pieces;
+                    }
+                    used += w;
+                    out.push(c);
+                }
+                continue;
+            }
+            Piece::Mark(m) => m,
+            // Single-line pieces never yield a kept newline; draw it as its picture anyway.
+            Piece::Newline => '␊',
+        };
+        if used + 1 > max_cols {
+            cut = true;
+            break;
+        }
+        used += 1;
+        out.push(mark);
+    }
+    if cut {
+        // Make room for the marker: drop trailing characters until one column is free.
+        while used + 1 > max_cols {
+            match out.pop() {
+                Some(c) => used -= c.width().unwrap_or(0),
+                None => break,
+            }
+        }
+        out.push(ELLIPSIS);
+    }
+    Cow::Owned(out)
+}
+
+fn sanitize_impl(s: &str, keep_newlines: bool) -> Cow<'_, str> {
+    let Some(first) = first_unsafe(s, keep_newlines) else {
+        return Cow::Borrowed(s);
+    };
+    let mut out = String::with_capacity(s.len() + 8);
+    out.push_str(&s[..first]);
+    for piece in Pieces::at(s, first, keep_newlines) {
+        match piece {
+            Piece::Text(t) => out.push_str(t),
+            Piece::Mark(m) => out.push(m),
+            Piece::Newline => out.push('\n'),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether `c` must never be drawn as is: C0/C1 controls, DEL, bidi controls and invisible
+/// format characters. Text inputs use it to refuse such characters.
+#[inline]
+pub fn needs_replacing(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0}'..='\u{1f}'
+            | '\u{7f}'..='\u{9f}'
+            | '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e007f}'
+    )
+}
+
+/// Byte offset of the first character that needs replacing, if any.
+#[inline]
+fn first_unsafe(s: &str, keep_newlines: bool) -> Option<usize> {
+    let bytes = s.as_bytes();
+    // ASCII fast path: printable ASCII is always clean.
+    let ascii_clean = bytes
+        .iter()
+        .position(|&b| !(0x20..0x7f).contains(&b))
+        .unwrap_or(bytes.len());
+    if ascii_clean == bytes.len() {
+        return None;
+    }
+    s[ascii_clean..]
+        .char_indices()
+        .find(|&(_, c)| needs_replacing(c) && !(keep_newlines && c == '\n'))
+        .map(|(i, _)| ascii_clean + i)
+}
+
+/// A run of clean text or one placeholder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Piece<'a> {
+    Text(&'a str),
+    Mark(char),
+    Newline,
+}
+
+/// Splits a string into clean runs and placeholders.
+struct Pieces<'a> {
+    s: &'a str,
+    pos: usize,
+    keep_newlines: bool,
+}
+
+impl<'a> Pieces<'a> {
+    fn new(s: &'a str, keep_newlines: bool) -> Self {
+        Self::at(s, 0, keep_newlines)
+    }
+
+    fn at(s: &'a str, pos: usize, keep_newlines: bool) -> Self {
+        Self {
+            s,
+            pos,
+            keep_newlines,
+        }
+    }
+}
+
+impl<'a> Iterator for Pieces<'a> {
+    type Item = Piece<'a>;
+
+    fn next(&mut self) -> Option<Piece<'a>> {
+        let rest = self.s.get(self.pos..)?;
+        let mut chars = rest.char_indices();
+        let (_, c) = chars.next()?;
+        if !needs_replacing(c) {
+            let end = first_unsafe(rest, self.keep_newlines).unwrap_or(rest.len());
+            let end = if end == 0 { c.len_utf8() } else { end };
+            self.pos += end;
+            return Some(Piece::Text(&rest[..end]));
+        }
+        let bytes = rest.as_bytes();
+        let (consumed, piece) = match c {
+            '\n' if self.keep_newlines => (1, Piece::Newline),
+            '\r' if self.keep_newlines && bytes.get(1) == Some(&b'\n') => (2, Piece::Newline),
+            '\u{1b}' => (escape_len(bytes), Piece::Mark(ESCAPE_MARK)),
+            '\u{9b}' => (csi_len(bytes, 2), Piece::Mark(ESCAPE_MARK)),
+            '\u{90}' | '\u{98}' | '\u{9d}' | '\u{9e}' | '\u{9f}' => {
+                (string_len(bytes, 2), Piece::Mark(ESCAPE_MARK))
+            }
+            '\u{7f}' => (1, Piece::Mark(DEL_MARK)),
+            c if (c as u32) < 0x20 => (
+                1,
+                Piece::Mark(char::from_u32(0x2400 + c as u32).unwrap_or(INVISIBLE_MARK)),
+            ),
+            c => (c.len_utf8(), Piece::Mark(INVISIBLE_MARK)),
+        };
+        self.pos += consumed;
+        Some(piece)
+    }
+}
+
+/// Length in bytes of the escape sequence starting with ESC at `b[0]`.
+fn escape_len(b: &[u8]) -> usize {
+    match b.get(1) {
+        Some(b'[') => csi_len(b, 2),
+        Some(b']' | b'P' | b'X' | b'^' | b'_') => string_len(b, 2),
+        // nF sequences: intermediates then one final byte (e.g. `ESC ( B`).
+        Some(0x20..=0x2f) => {
+            let mut i = 2;
+            while matches!(b.get(i), Some(0x20..=0x2f)) {
+                i += 1;
+            }
+            if matches!(b.get(i), Some(0x30..=0x7e)) {
+                i + 1
+            } else {
+                i
+            }
+        }
+        // Fp / Fe / Fs: two-byte sequences (`ESC 7`, `ESC M`, `ESC c`, …).
+        Some(0x30..=0x7e) => 2,
+        _ => 1,
+    }
+}
+
+/// CSI: parameter and intermediate bytes then one final byte. Stops (without consuming) at any
+/// byte that cannot belong to the sequence.
+fn csi_len(b: &[u8], start: usize) -> usize {
+    let mut i = start;
+    while let Some(&x) = b.get(i) {
+        match x {
+            0x20..=0x3f => i += 1,
+            0x40..=0x7e => return i + 1,
+            _ => return i,
+        }
+    }
+    i
+}
+
+/// OSC / DCS / SOS / PM / APC: a string up to BEL, ST (`ESC \` or U+009C), or the next ESC.
+/// Unterminated: only the introducer is consumed, the rest stays visible.
+fn string_len(b: &[u8], start: usize) -> usize {
+    let mut i = start;
+    while let Some(&x) = b.get(i) {
+        match x {
+            BEL => return i + 1,
+            ESC if b.get(i + 1) == Some(&b'\\') => return i + 2,
+            ESC => return i,
+            0xc2 if b.get(i + 1) == Some(&0x9c) => return i + 2,
+            _ => i += 1,
+        }
+    }
+    start
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clean_text_is_borrowed() {
+        for s in [
+            "",
+            "hello",
+            "AmuletRules_Transfer",
+            "パーティー::1220abcd",
+            "Grüße",
+        ] {
+            assert!(matches!(sanitize(s), Cow::Borrowed(_)), "{s}");
+            assert!(matches!(safe_line(s, 100), Cow::Borrowed(_)), "{s}");
+        }
+        assert!(matches!(sanitize_multiline("a\nb"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn c0_controls_become_control_pictures() {
+        assert_eq!(sanitize("a\tb\nc\rd\0e"), "a␉b␊c␍d␀e");
+        assert_eq!(sanitize("\u{7}"), "␇");
+        assert_eq!(sanitize("x\u{7f}y"), "x␡y");
+    }
+
+    #[test]
+    fn csi_sequences_are_consumed_whole() {
+        assert_eq!(sanitize("\u{1b}[2Jhi"), "␛hi");
+        assert_eq!(sanitize("\u{1b}[38;5;196mred\u{1b}[0m"), "␛red␛");
+        assert_eq!(sanitize("\u{9b}31mred"), "␛red");
+        // A CSI interrupted by a non-sequence byte stops there.
+        assert_eq!(sanitize("\u{1b}[12é"), "␛é");
+    }
+
+    #[test]
+    fn osc_sequences_are_consumed_up_to_their_terminator() {
+        assert_eq!(sanitize("\u{1b}]52;c;aGVsbG8=\u{7}after"), "␛after");
+        assert_eq!(
+            sanitize("\u{1b}]8;;http://evil.example\u{1b}\\click\u{1b}]8;;\u{1b}\\"),
+            "␛click␛"
+        );
+        assert_eq!(sanitize("\u{9d}0;title\u{9c}x"), "␛x");
+        assert_eq!(sanitize("\u{1b}P1$r\u{1b}\\z"), "␛z");
+    }
+
+    #[test]
+    fn unterminated_string_sequence_keeps_the_rest_visible() {
+        assert_eq!(
+            sanitize("\u{1b}]0;title without end"),
+            "␛0;title without end"
+        );
+    }
+
+    #[test]
+    fn short_escapes() {
+        assert_eq!(sanitize("\u{1b}(Bx"), "␛x");
+        assert_eq!(sanitize("\u{1b}cx"), "␛x");
+        assert_eq!(sanitize("x\u{1b}"), "x␛");
+        assert_eq!(sanitize("\u{1b}\u{1b}"), "␛␛");
+    }
+
+    #[test]
+    fn bidi_and_invisibles_become_replacement_marks() {
+        assert_eq!(sanitize("abc\u{202e}fed"), "abc�fed");
+        assert_eq!(sanitize("a\u{2066}b\u{2069}"), "a�b�");
+        assert_eq!(sanitize("al\u{200b}ice"), "al�ice");
+        assert_eq!(sanitize("\u{85}\u{9c}"), "��");
+        assert_eq!(sanitize("\u{e0041}"), "�");
+    }
+
+    #[test]
+    fn multiline_keeps_newlines_and_drops_cr_of_crlf() {
+        assert_eq!(sanitize_multiline("a\r\nb\nc\rd"), "a\nb\nc␍d");
+        assert_eq!(sanitize_multiline("\u{1b}[1ma\nb"), "␛a\nb");
+    }
+
+    #[test]
+    fn truncate_by_display_width() {
+        assert_eq!(truncate_width("hello", 5), "hello");
+        assert_eq!(truncate_width("hello!", 5), "hell…");
+        assert_eq!(truncate_width("hello", 0), "");
+        assert_eq!(truncate_width("hello", 1), "…");
+        // wide characters count two columns each
+        assert_eq!(truncate_width("日本語です", 5), "日本…");
+        assert_eq!(truncate_width("日本語です", 4), "日…");
+        assert!(truncate_width("日本語です", 4).width() <= 4);
+    }
+
+    #[test]
+    fn safe_line_combines_and_respects_width() {
+        assert_eq!(safe_line("\u{1b}[2Jabcdef", 4), "␛ab…");
+        assert_eq!(safe_line("ab\ncd", 10), "ab␊cd");
+        assert_eq!(safe_line("ab\u{202e}", 3), "ab�");
+        assert_eq!(safe_line("ab\u{202e}c", 3), "ab…");
+        assert_eq!(safe_line("日本\u{1b}[0m語", 5), "日本…");
+        assert_eq!(safe_line("日本\u{1b}[0m", 5), "日本␛");
+        assert_eq!(safe_line("日本\u{1b}[0m語", 4), "日…");
+        assert_eq!(safe_line("\u{1b}", 0), "");
+        let long = "\u{7}".repeat(1_000_000);
+        assert_eq!(safe_line(&long, 3), "␇␇…");
+    }
+
+    #[test]
+    fn is_clean_matches_sanitize() {
+        for s in ["ok", "a\u{1b}", "\u{200f}", "ü", "\n"] {
+            assert_eq!(
+                is_clean(s),
+                matches!(sanitize(s), Cow::Borrowed(_)),
+                "{s:?}"
+            );
+        }
+    }
+}
