@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::{BaseUrl, HistoryStart, Overrides, parse_duration};
+use crate::config::{BaseUrl, HistoryStart, Overrides, parse_refresh};
 
 /// Default listen address of `serve-demo`.
 pub const DEFAULT_SERVE_DEMO_LISTEN: &str = "127.0.0.1:7575";
@@ -35,6 +35,7 @@ pub struct Cli {
 
 /// Flags valid before or after any command.
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Use this profile of the config file.
     #[arg(long, global = true, value_name = "NAME")]
@@ -62,13 +63,14 @@ pub struct GlobalArgs {
 
 /// Flags of the explorer (root command and `demo`).
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Explorer options")]
 pub struct TuiArgs {
     /// Where the history starts: begin, now, or an RFC 3339 time [default: 10 minutes before the
     /// newest update].
     #[arg(long, value_name = "begin|now|TIME")]
     pub from: Option<HistoryStart>,
     /// Polling interval, e.g. 2s, 500ms, 1m.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_refresh)]
     pub refresh: Option<Duration>,
     /// Colour theme: dark, light, high-contrast, mono.
     #[arg(long, value_name = "NAME")]
@@ -123,7 +125,7 @@ pub struct ServeDemoArgs {
     /// New updates per second (0 for a still network).
     #[arg(long, default_value_t = 1.0, value_parser = parse_rate)]
     pub rate: f64,
-    /// Number of scan instances (one per SV).
+    /// Number of scan instances, at most one per SV; the extra ones are served under /sv2, /sv3, ….
     #[arg(long, default_value_t = 1, value_parser = parse_scans)]
     pub scans: usize,
 }
@@ -318,9 +320,12 @@ fn parse_rate(text: &str) -> Result<f64, String> {
 }
 
 fn parse_scans(text: &str) -> Result<usize, String> {
+    let max = crate::demo::NUM_SVS;
     match text.trim().parse::<usize>() {
-        Ok(scans) if scans >= 1 => Ok(scans),
-        _ => Err(format!("{text:?} must be a whole number of at least 1")),
+        Ok(scans) if (1..=max).contains(&scans) => Ok(scans),
+        _ => Err(format!(
+            "{text:?} must be a whole number from 1 to {max} (one scan per SV)"
+        )),
     }
 }
 

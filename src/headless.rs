@@ -79,11 +79,8 @@ pub async fn run(
     match result {
         Ok(()) => EXIT_OK,
         Err(Failure::Api(error)) => report(&error, err),
-        Err(Failure::Usage(message)) => {
-            write_line(err, &format!("cantonscope: {message}"));
-            EXIT_USAGE
-        }
-        Err(Failure::Output(message)) => {
+        // Local problems (an unreadable input file, an unwritable output) count as usage.
+        Err(Failure::Usage(message) | Failure::Output(message)) => {
             write_line(err, &format!("cantonscope: {message}"));
             EXIT_USAGE
         }
@@ -154,10 +151,16 @@ async fn print_call<T: Send + 'static>(
 }
 
 fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Failure> {
-    out.write_all(text.as_bytes())
+    match out
+        .write_all(text.as_bytes())
         .and_then(|()| out.write_all(b"\n"))
         .and_then(|()| out.flush())
-        .map_err(|error| Failure::Output(format!("cannot write the output: {error}")))
+    {
+        Ok(()) => Ok(()),
+        // The reader stopped reading (`| head`): not an error of ours.
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(error) => Err(Failure::Output(format!("cannot write the output: {error}"))),
+    }
 }
 
 async fn run_scan(
@@ -339,10 +342,14 @@ fn read_execute_request(path: &Path) -> Result<ledger::ExecuteRequest, Failure> 
     serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
         let at = error.path().to_string();
         let inner = error.into_inner();
+        let place = if at == "." {
+            String::new()
+        } else {
+            format!(" at {at}")
+        };
         Failure::Usage(format!(
-            "{} is not a valid executeAndWaitForTransaction request (at {at}, line {}): {}",
+            "{} is not a valid executeAndWaitForTransaction request{place}: {}",
             path.display(),
-            inner.line(),
             crate::api::sanitize_line(&inner.to_string(), 200)
         ))
     })

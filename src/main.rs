@@ -1,2 +1,160 @@
-//! The `cantonscope` binary (dispatch being wired).
-fn main() {}
+//! The `cantonscope` binary: parse the command line, load the settings, set up file logging, and
+//! dispatch to the library (explorer, demo network, headless API commands). No logic lives here.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cantonscope::cli::{Cli, Command};
+use cantonscope::config::{self, Settings};
+use cantonscope::demo::{DemoConfig, DemoHandle};
+use cantonscope::headless::{self, ApiCommand, EXIT_USAGE};
+
+fn main() -> ExitCode {
+    // Usage errors exit with 2 (clap's default); --help and --version exit with 0.
+    let cli = Cli::parse();
+    let mut settings = match config::load(&cli.overrides()) {
+        Ok(settings) => settings,
+        Err(error) => return fail(&format!("cantonscope: {error}"), EXIT_USAGE),
+    };
+    if let Err(error) = config::init_logging(&settings) {
+        return fail(&format!("cantonscope: {error}"), EXIT_USAGE);
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("cantonscope")
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => return fail(&format!("cantonscope: cannot start: {error}"), 1),
+    };
+    tracing::info!(version = env!("CARGO_PKG_VERSION"), "start");
+
+    match &cli.command {
+        None => run_tui(&runtime, settings, None),
+        Some(Command::Demo(args)) => {
+            let demo = DemoConfig {
+                seed: args.seed,
+                rate: args.rate,
+                ..DemoConfig::default()
+            };
+            let handle = match runtime.block_on(cantonscope::demo::start(demo)) {
+                Ok(handle) => handle,
+                Err(error) => {
+                    return fail(&format!("cantonscope: cannot start the demo: {error}"), 1);
+                }
+            };
+            if let Err(error) = settings.use_demo(
+                &handle.scan_urls,
+                &handle.validator_url,
+                &handle.ledger_url,
+                &handle.token,
+            ) {
+                return fail(&format!("cantonscope: {error}"), 1);
+            }
+            run_tui(&runtime, settings, Some(handle))
+        }
+        Some(Command::ServeDemo(args)) => {
+            let demo = DemoConfig {
+                listen: args.listen,
+                seed: args.seed,
+                rate: args.rate,
+                scans: args.scans,
+            };
+            match runtime.block_on(cantonscope::demo::serve_forever(demo)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => fail(&format!("cantonscope: serve-demo: {error}"), 1),
+            }
+        }
+        Some(Command::Scan(command)) => headless(&runtime, ApiCommand::Scan(command), &settings),
+        Some(Command::Validator(command)) => {
+            headless(&runtime, ApiCommand::Validator(command), &settings)
+        }
+        Some(Command::Ledger(command)) => {
+            headless(&runtime, ApiCommand::Ledger(command), &settings)
+        }
+    }
+}
+
+/// The explorer, on the configured nodes or (with `demo`) on the in-process demo network, whose
+/// handle must stay alive while the explorer runs.
+fn run_tui(
+    runtime: &tokio::runtime::Runtime,
+    settings: Settings,
+    demo: Option<DemoHandle>,
+) -> ExitCode {
+    if demo.is_none() && settings.has_no_nodes() {
+        return no_nodes(runtime, settings);
+    }
+    let result = runtime.block_on(cantonscope::runtime::run_settings(&settings));
+    if let Some(handle) = demo {
+        runtime.block_on(handle.shutdown());
+    }
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => fail(&format!("cantonscope: {error}"), 1),
+    }
+}
+
+/// No node configured: say how to configure one, and offer the demo network.
+fn no_nodes(runtime: &tokio::runtime::Runtime, mut settings: Settings) -> ExitCode {
+    use std::io::IsTerminal;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "cantonscope: no node configured.\n\
+         Configure one with a profile in config.toml (see assets/config.example.toml), with\n\
+         --scan-url/--validator-url/--ledger-url, or CANTONSCOPE_SCAN_URL and friends.\n\
+         To try the built-in demo network: cantonscope demo"
+    );
+    if !std::io::stdin().is_terminal() {
+        return exit_code(EXIT_USAGE);
+    }
+    let _ = write!(err, "Start the demo network now? [Y/n] ");
+    let _ = err.flush();
+    drop(err);
+    let mut answer = String::new();
+    if std::io::stdin().read_line(&mut answer).is_err()
+        || !matches!(answer.trim(), "" | "y" | "Y" | "yes")
+    {
+        return exit_code(EXIT_USAGE);
+    }
+    let handle = match runtime.block_on(cantonscope::demo::start(DemoConfig {
+        rate: 1.0,
+        ..DemoConfig::default()
+    })) {
+        Ok(handle) => handle,
+        Err(error) => return fail(&format!("cantonscope: cannot start the demo: {error}"), 1),
+    };
+    if let Err(error) = settings.use_demo(
+        &handle.scan_urls,
+        &handle.validator_url,
+        &handle.ledger_url,
+        &handle.token,
+    ) {
+        return fail(&format!("cantonscope: {error}"), 1);
+    }
+    run_tui(runtime, settings, Some(handle))
+}
+
+fn headless(
+    runtime: &tokio::runtime::Runtime,
+    command: ApiCommand<'_>,
+    settings: &Settings,
+) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr().lock();
+    let code = runtime.block_on(headless::run(command, settings, &mut out, &mut err));
+    exit_code(code)
+}
+
+fn fail(message: &str, code: i32) -> ExitCode {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{message}");
+    exit_code(code)
+}
+
+fn exit_code(code: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}

@@ -323,6 +323,10 @@ fn token_source_precedence() {
             .contains("only one of token_file and token_command"),
         "{err}"
     );
+    assert!(
+        err.to_string().starts_with("/etc/cs/config.toml:3:"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -407,6 +411,17 @@ fn invalid_env_and_flag_values() {
     )
     .expect_err("bad level");
     assert!(err.to_string().contains("log_level"), "{err}");
+    let err = resolve(
+        Some(&file("[profiles.a]\n\nrefresh = \"10ms\"\n")),
+        &Env::new(),
+        &Overrides::default(),
+    )
+    .expect_err("too fast in the file");
+    assert!(
+        err.to_string().starts_with("/etc/cs/config.toml:3:"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("too short"), "{err}");
 }
 
 #[test]
@@ -545,6 +560,9 @@ fn example_file_parses_and_resolves() {
     assert_eq!(settings.extra_scan_urls.len(), 2);
     assert!(settings.read_only);
     assert!(matches!(settings.token, Some(TokenSource::Command(_))));
+    // the example's [keys] table is valid for the keymap
+    assert_eq!(settings.keys.len(), 2);
+    cantonscope::config::keymap::KeyMap::from_config(&settings.keys).expect("valid keys");
 }
 
 #[test]
@@ -570,4 +588,21 @@ fn bad_key_bindings_are_load_errors_with_the_line() {
     let ok = "[keys]\nquit = \"ctrl-q\"\ndown = [\"j\", \"down\"]\n";
     let settings = resolve(Some(&file(ok)), &Env::new(), &Overrides::default()).expect("valid");
     assert_eq!(settings.keys.len(), 2);
+}
+
+#[test]
+fn config_dir_follows_the_file_then_xdg() {
+    let settings = resolve(Some(&file(FILE)), &Env::new(), &Overrides::default()).expect("ok");
+    assert_eq!(settings.config_dir(), Some(PathBuf::from("/etc/cs")));
+    let xdg = env(&[("XDG_CONFIG_HOME", "/home/u/.cfg")]);
+    assert_eq!(
+        config::paths::config_dir_with_env(&xdg),
+        Some(PathBuf::from("/home/u/.cfg/cantonscope"))
+    );
+    // a relative XDG_CONFIG_HOME is ignored, as the XDG spec says
+    let relative = env(&[("XDG_CONFIG_HOME", "cfg")]);
+    assert_ne!(
+        config::paths::config_dir_with_env(&relative),
+        Some(PathBuf::from("cfg/cantonscope"))
+    );
 }

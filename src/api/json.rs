@@ -307,8 +307,12 @@ pub(crate) fn split_message(outer: &str, msg: &str) -> (String, String) {
 }
 
 /// Decodes `text` as `T`, reporting errors as a message that carries the JSON path for
-/// [`split_error`] to merge into the enclosing path.
+/// [`split_error`] to merge into the enclosing path. Decodes without path tracking first (fast);
+/// only a failure is decoded again with tracking, to name the path.
 pub(crate) fn parse_nested<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    if let Ok(v) = serde_json::from_str::<T>(text) {
+        return Ok(v);
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     match serde_path_to_error::deserialize::<_, T>(&mut de) {
         Ok(v) => Ok(v),
@@ -319,14 +323,25 @@ pub(crate) fn parse_nested<T: DeserializeOwned>(text: &str) -> Result<T, String>
     }
 }
 
-/// Decodes `text` as `T` with path tracking: `Err((path, detail))`.
+/// Decodes `text` as `T`: `Err((path, detail))` on failure. Like [`parse_nested`], the path is
+/// only tracked when the fast decode fails.
 pub(crate) fn decode_with_path<T: DeserializeOwned>(text: &[u8]) -> Result<T, (String, String)> {
-    let mut de = serde_json::Deserializer::from_slice(text);
-    let value = serde_path_to_error::deserialize::<_, T>(&mut de).map_err(|e| split_error(&e))?;
-    // Trailing garbage after the value is an error too.
-    de.end()
-        .map_err(|e| (".".to_owned(), strip_position(&e.to_string()).to_owned()))?;
-    Ok(value)
+    match serde_json::from_slice::<T>(text) {
+        Ok(v) => Ok(v),
+        Err(plain) => {
+            let mut de = serde_json::Deserializer::from_slice(text);
+            let value =
+                serde_path_to_error::deserialize::<_, T>(&mut de).map_err(|e| split_error(&e))?;
+            // Tracking decoded it after all: the plain error was trailing data after the value.
+            de.end()
+                .map_err(|e| (".".to_owned(), strip_position(&e.to_string()).to_owned()))?;
+            drop(value);
+            Err((
+                ".".to_owned(),
+                strip_position(&plain.to_string()).to_owned(),
+            ))
+        }
+    }
 }
 
 /// A `{"value": T}` wrapper as the JSON Ledger API uses inside one-key variant objects.

@@ -597,7 +597,7 @@ impl fmt::Display for ItemError {
 }
 
 /// Kind of an update item.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum UpdateKind {
     Transaction,
     Assign,
@@ -682,6 +682,10 @@ impl UpdateItem {
     /// Decodes one item from its raw JSON; never fails (odd items become `Malformed`).
     /// `prefix` is the JSON path of the item (e.g. `transactions[3]`), used in the error.
     pub fn from_raw(raw: RawJson, prefix: &str) -> UpdateItem {
+        // Fast path without path tracking; a failure is decoded again to name the path.
+        if let Ok(repr) = serde_json::from_str::<ItemRepr>(raw.get()) {
+            return repr.into_item(raw, prefix);
+        }
         let mut de = serde_json::Deserializer::from_str(raw.get());
         let repr = match serde_path_to_error::deserialize::<_, ItemRepr>(&mut de) {
             Ok(r) => r,

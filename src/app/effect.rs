@@ -50,7 +50,7 @@ pub enum Response {
     Updates(UpdatesPage),
     Event(Arc<EventHistoryItem>),
     ByHash(Box<UpdateItem>),
-    Status(NodeStatus),
+    Status(Box<NodeStatus>),
     /// Ledger end offset (`None`: the server sent no offset, an empty ledger).
     LedgerEnd(Option<i64>),
     /// The validator proxy answered.

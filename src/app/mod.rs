@@ -1,3 +1,454 @@
-//! App state, actions and effects (in progress).
+//! App state and the pure `update`: every [`Action`] (keys, ticks, fetch results) goes through
+//! [`App::update`], which changes state and returns the [`Effect`]s for the runtime to run. No
+//! I/O happens here, so the whole explorer can be driven headless in tests.
+//!
+//! Key routing: an open overlay gets keys first; then a pane with an open text input gets raw
+//! keys; otherwise the keymap turns the key into a [`Command`] (in the focused pane's context),
+//! app-wide commands are handled here and the rest go to the focused pane.
+
 pub mod action;
 pub mod effect;
+pub mod palette_cmd;
+pub mod view;
+
+use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::Rect;
+
+use crate::config::keymap::{Command, KeyContext, KeyMap};
+use crate::panes::history::HistoryPane;
+use crate::panes::status::StatusPane;
+use crate::panes::update::UpdatePane;
+use crate::panes::verdict::VerdictPane;
+use crate::panes::{AppContext, AppEvent, Level, Out, Pane, PaneId, Shared};
+use crate::ui::OverlayOutcome;
+use crate::ui::error_log::ErrorLog;
+use crate::ui::help::HelpOverlay;
+use crate::ui::palette::{Palette, PaletteOutcome};
+use crate::ui::theme::Theme;
+
+pub use action::Action;
+pub use effect::{Effect, Request, RequestId, Response};
+
+/// How long a status-line message stays, in microseconds.
+const TOAST_INFO_US: i64 = 4_000_000;
+const TOAST_ERROR_US: i64 = 8_000_000;
+
+/// A status-line message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Toast {
+    pub level: Level,
+    pub text: String,
+    /// When it disappears (µs since the epoch).
+    pub until: i64,
+}
+
+/// An overlay drawn over the panes.
+#[derive(Debug)]
+pub enum Overlay {
+    Help(HelpOverlay),
+    Palette(Palette),
+    ErrorLog,
+}
+
+/// The whole explorer state.
+pub struct App {
+    pub sh: Shared,
+    pub theme: Theme,
+    pub keymap: KeyMap,
+    pub focus: PaneId,
+    pub history: HistoryPane,
+    pub update_pane: UpdatePane,
+    pub verdict: VerdictPane,
+    pub status: StatusPane,
+    pub overlay: Option<Overlay>,
+    pub toast: Option<Toast>,
+    pub errors: ErrorLog,
+    /// Palette history, kept across openings.
+    pub palette_history: Vec<String>,
+    /// Terminal size.
+    pub size: Rect,
+    dirty: bool,
+    quit: bool,
+    /// Second of the last drawn clock (the header shows ages in seconds).
+    clock_second: i64,
+}
+
+impl App {
+    /// A new app; call [`App::start`] for the first effects.
+    pub fn new(ctx: AppContext, theme: Theme, keymap: KeyMap, now: i64) -> Self {
+        let sh = Shared::new(ctx, now);
+        App {
+            history: HistoryPane::new(&sh),
+            update_pane: UpdatePane::new(),
+            verdict: VerdictPane::new(),
+            status: StatusPane::new(&sh),
+            sh,
+            theme,
+            keymap,
+            focus: PaneId::History,
+            overlay: None,
+            toast: None,
+            errors: ErrorLog::new(crate::ui::error_log::DEFAULT_CAPACITY),
+            palette_history: Vec::new(),
+            size: Rect::new(0, 0, 80, 24),
+            dirty: true,
+            quit: false,
+            clock_second: now / 1_000_000,
+        }
+    }
+
+    /// The first effects: history discovery and the first status round.
+    pub fn start(&mut self) -> Vec<Effect> {
+        let mut out = Out::default();
+        self.history.start(&mut self.sh, &mut out);
+        self.status.start(&mut self.sh, &mut out);
+        self.finish(out)
+    }
+
+    /// Whether the screen must be redrawn; clears the flag.
+    pub fn take_dirty(&mut self) -> bool {
+        std::mem::take(&mut self.dirty)
+    }
+
+    /// Marks the screen for redrawing.
+    pub fn mark_dirty(&mut self) {
+        self.dirty = true;
+    }
+
+    /// Whether the user asked to quit.
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    fn pane_mut(&mut self, id: PaneId) -> &mut dyn Pane {
+        match id {
+            PaneId::History => &mut self.history,
+            PaneId::Update => &mut self.update_pane,
+            PaneId::Verdict => &mut self.verdict,
+            PaneId::Status => &mut self.status,
+        }
+    }
+
+    /// The pane with this id.
+    pub fn pane(&self, id: PaneId) -> &dyn Pane {
+        match id {
+            PaneId::History => &self.history,
+            PaneId::Update => &self.update_pane,
+            PaneId::Verdict => &self.verdict,
+            PaneId::Status => &self.status,
+        }
+    }
+
+    /// The key context in use now.
+    pub fn key_context(&self) -> KeyContext {
+        match &self.overlay {
+            Some(Overlay::Palette(_)) => KeyContext::TextInput,
+            Some(_) => KeyContext::Overlay,
+            None => self.pane(self.focus).key_context(),
+        }
+    }
+
+    /// Handles one action. Pure: state changes plus the effects to run.
+    pub fn update(&mut self, action: Action) -> Vec<Effect> {
+        let mut out = Out::default();
+        match action {
+            Action::Key(key) => {
+                if key.kind != KeyEventKind::Release {
+                    self.on_key(&key, &mut out);
+                    self.dirty = true;
+                }
+            }
+            Action::Mouse(m) => self.on_mouse(m, &mut out),
+            Action::Paste(text) => {
+                if let Some(Overlay::Palette(p)) = &mut self.overlay {
+                    let mut line = p.input_text();
+                    line.push_str(&text.replace(['\n', '\r'], " "));
+                    p.set_input(&line);
+                } else if self.pane(self.focus).wants_raw_keys() {
+                    let focus = self.focus;
+                    let (pane, sh) = self.split(focus);
+                    pane.on_paste(&text, sh, &mut out);
+                }
+                self.dirty = true;
+            }
+            Action::Resize(w, h) => {
+                self.size = Rect::new(0, 0, w, h);
+                let body = crate::ui::layout::screen_areas(self.size).body;
+                for id in PaneId::ALL {
+                    self.pane_mut(id).set_area(body);
+                }
+                self.dirty = true;
+            }
+            Action::Tick(now) => self.on_tick(now, &mut out),
+            Action::Command(cmd) => {
+                self.on_command(cmd, &mut out);
+                self.dirty = true;
+            }
+            Action::Palette(line) => {
+                self.run_palette(&line, &mut out);
+                self.dirty = true;
+            }
+            Action::Fetched {
+                id,
+                request,
+                result,
+                elapsed_ms,
+            } => {
+                if let (Request::Event { update_id }, Ok(Response::Event(body))) =
+                    (&request, &result)
+                {
+                    self.sh.bodies.insert(update_id.clone(), body.clone());
+                }
+                self.sh.last_elapsed_ms = elapsed_ms;
+                for pid in PaneId::ALL {
+                    let (pane, sh) = self.split(pid);
+                    pane.on_fetched(id, &request, &result, sh, &mut out);
+                }
+                self.dirty = true;
+            }
+            Action::Written { path, result, .. } => {
+                match result {
+                    Ok(n) => out.info(format!("saved {n} bytes to {path}")),
+                    Err(e) => out.error(format!("could not save {path}: {e}")),
+                }
+                self.dirty = true;
+            }
+            Action::ThemeLoaded(result) => {
+                match result {
+                    Ok(theme) => {
+                        out.info(format!("theme {}", theme.name));
+                        self.theme = *theme;
+                    }
+                    Err(e) => out.error(e),
+                }
+                self.dirty = true;
+            }
+        }
+        self.finish(out)
+    }
+
+    /// Splits the borrow: one pane and the shared state.
+    fn split(&mut self, id: PaneId) -> (&mut dyn Pane, &mut Shared) {
+        let pane: &mut dyn Pane = match id {
+            PaneId::History => &mut self.history,
+            PaneId::Update => &mut self.update_pane,
+            PaneId::Verdict => &mut self.verdict,
+            PaneId::Status => &mut self.status,
+        };
+        (pane, &mut self.sh)
+    }
+
+    /// Applies the app events the panes produced and returns the effects.
+    fn finish(&mut self, mut out: Out) -> Vec<Effect> {
+        // Events can produce more events (opening an update may fetch and message).
+        let mut guard = 0;
+        while !out.events.is_empty() && guard < 16 {
+            guard += 1;
+            let events = std::mem::take(&mut out.events);
+            for ev in events {
+                self.apply_event(ev, &mut out);
+            }
+        }
+        self.verdict.sync(&self.sh);
+        if out.effects.contains(&Effect::Quit) {
+            self.quit = true;
+        }
+        out.effects
+    }
+
+    fn apply_event(&mut self, ev: AppEvent, out: &mut Out) {
+        match ev {
+            AppEvent::OpenUpdate {
+                update_id,
+                event_id,
+            } => {
+                self.update_pane
+                    .open(&update_id, event_id.as_deref(), &mut self.sh, out);
+                self.focus = PaneId::Update;
+            }
+            AppEvent::Focus(p) => self.focus = p,
+            AppEvent::Message(level, text) => self.show_toast(level, text),
+            AppEvent::Error(text) => {
+                let at = chrono::DateTime::from_timestamp_micros(self.sh.now).unwrap_or_default();
+                self.errors.push(at, self.focus.title(), text.clone());
+                self.show_toast(Level::Error, text);
+            }
+        }
+        self.dirty = true;
+    }
+
+    fn show_toast(&mut self, level: Level, text: String) {
+        let life = if level == Level::Info {
+            TOAST_INFO_US
+        } else {
+            TOAST_ERROR_US
+        };
+        self.toast = Some(Toast {
+            level,
+            text,
+            until: self.sh.now + life,
+        });
+    }
+
+    fn on_tick(&mut self, now: i64, out: &mut Out) {
+        self.sh.now = now;
+        let mut changed = false;
+        for id in PaneId::ALL {
+            let (pane, sh) = self.split(id);
+            changed |= pane.on_tick(sh, out);
+        }
+        if self.toast.as_ref().is_some_and(|t| t.until <= now) {
+            self.toast = None;
+            changed = true;
+        }
+        // The header shows the lag behind now in seconds.
+        let second = now / 1_000_000;
+        if second != self.clock_second {
+            self.clock_second = second;
+            changed = true;
+        }
+        if changed {
+            self.dirty = true;
+        }
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, out: &mut Out) {
+        // Overlays first.
+        if let Some(overlay) = &mut self.overlay {
+            let outcome = match overlay {
+                Overlay::Help(h) => h.handle_key(&self.keymap, key),
+                Overlay::ErrorLog => self.errors.handle_key(&self.keymap, key),
+                Overlay::Palette(p) => match p.handle_key(&self.keymap, key) {
+                    PaletteOutcome::Submitted(cmd) => {
+                        let line = std::iter::once(cmd.name.clone())
+                            .chain(cmd.args.iter().cloned())
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        self.overlay = None;
+                        self.palette_history.retain(|l| *l != line);
+                        self.palette_history.push(line);
+                        palette_cmd::run(self, cmd, out);
+                        return;
+                    }
+                    PaletteOutcome::Cancelled => OverlayOutcome::Close,
+                    PaletteOutcome::Changed => OverlayOutcome::Consumed,
+                    PaletteOutcome::Passthrough(c) => OverlayOutcome::Passthrough(c),
+                    PaletteOutcome::Ignored => OverlayOutcome::Ignored,
+                },
+            };
+            match outcome {
+                OverlayOutcome::Close => self.overlay = None,
+                OverlayOutcome::Passthrough(Command::Quit) => self.request_quit(out),
+                OverlayOutcome::Passthrough(cmd) => {
+                    self.overlay = None;
+                    self.on_command(cmd, out);
+                }
+                OverlayOutcome::Consumed | OverlayOutcome::Ignored => {}
+            }
+            return;
+        }
+        let focus = self.focus;
+        if self.pane(focus).wants_raw_keys() {
+            // Ctrl-c still quits from a text input.
+            if let Some(Command::Quit) = self.keymap.lookup(KeyContext::TextInput, key)
+                && key
+                    .modifiers
+                    .contains(crossterm::event::KeyModifiers::CONTROL)
+            {
+                self.request_quit(out);
+                return;
+            }
+            let (pane, sh) = self.split(focus);
+            pane.on_key(key, sh, out);
+            return;
+        }
+        let ctx = self.pane(focus).key_context();
+        if let Some(cmd) = self.keymap.lookup(ctx, key) {
+            self.on_command(cmd, out);
+        }
+    }
+
+    fn request_quit(&mut self, out: &mut Out) {
+        self.quit = true;
+        out.effects.push(Effect::Quit);
+    }
+
+    /// Runs a command: app-wide ones here, the rest in the focused pane.
+    pub fn on_command(&mut self, cmd: Command, out: &mut Out) {
+        if let Some(n) = cmd.pane_number() {
+            if let Some(p) = PaneId::ALL.get(n - 1) {
+                self.focus = *p;
+            }
+            return;
+        }
+        match cmd {
+            Command::Quit => self.request_quit(out),
+            Command::Help => {
+                self.overlay = Some(Overlay::Help(HelpOverlay::new(&self.keymap)));
+            }
+            Command::Palette => {
+                let mut palette = Palette::new(palette_cmd::entries());
+                palette.set_history(self.palette_history.clone());
+                palette.open();
+                self.overlay = Some(Overlay::Palette(palette));
+            }
+            Command::ErrorLog => {
+                self.errors.reset_view();
+                self.overlay = Some(Overlay::ErrorLog);
+            }
+            Command::NextPane => {
+                let i = (self.focus.index() + 1) % PaneId::ALL.len();
+                self.focus = PaneId::ALL[i];
+            }
+            Command::PrevPane => {
+                let i = (self.focus.index() + PaneId::ALL.len() - 1) % PaneId::ALL.len();
+                self.focus = PaneId::ALL[i];
+            }
+            Command::ToggleTimeZone => {
+                self.sh.local_time = !self.sh.local_time;
+                out.info(format!("times in {}", self.sh.zone_label()));
+            }
+            _ => {
+                let focus = self.focus;
+                let (pane, sh) = self.split(focus);
+                pane.on_command(cmd, sh, out);
+            }
+        }
+    }
+
+    fn on_mouse(&mut self, m: MouseEvent, out: &mut Out) {
+        let areas = crate::ui::layout::screen_areas(self.size);
+        match m.kind {
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                let cmd = if m.kind == MouseEventKind::ScrollDown {
+                    Command::Down
+                } else {
+                    Command::Up
+                };
+                if self.overlay.is_some() {
+                    return;
+                }
+                for _ in 0..3 {
+                    let focus = self.focus;
+                    let (pane, sh) = self.split(focus);
+                    pane.on_command(cmd, sh, out);
+                }
+                self.dirty = true;
+            }
+            MouseEventKind::Down(MouseButton::Left) if m.row == areas.tabs.y => {
+                if let Some(p) = view::tab_at(self, m.column) {
+                    self.focus = p;
+                    self.dirty = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn run_palette(&mut self, line: &str, out: &mut Out) {
+        match palette_cmd::parse(line) {
+            Ok(cmd) => palette_cmd::run(self, cmd, out),
+            Err(e) => out.error(e),
+        }
+    }
+}

@@ -106,33 +106,24 @@ pub fn parse_config(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> 
     })
 }
 
-type SpannedTable = toml::Spanned<BTreeMap<toml::Spanned<String>, serde::de::IgnoredAny>>;
-
-/// Key spans of the `[keys]` table, read leniently (every other key ignored).
-#[derive(Deserialize)]
-struct KeysSpans {
-    #[serde(default)]
-    keys: Option<SpannedTable>,
-}
-
-fn table_spans(text: &str, table: &str) -> Option<SpannedTable> {
-    match table {
-        "keys" => toml::from_str::<KeysSpans>(text).ok()?.keys,
-        _ => None,
+/// Line and column of the key at `path` (e.g. `["profiles", "main", "refresh"]` or
+/// `["keys", "quit"]`) in a config file's text; `None` when the text does not parse or has no
+/// such key.
+pub(crate) fn key_path_position(text: &str, path: &[&str]) -> Option<(usize, usize)> {
+    let root = toml::de::DeTable::parse(text).ok()?;
+    let mut table = root.get_ref();
+    let mut position = None;
+    for (index, segment) in path.iter().enumerate() {
+        let (key, value) = table.iter().find(|(key, _)| key.get_ref() == segment)?;
+        position = Some(key.span().start);
+        if index + 1 < path.len() {
+            match value.get_ref() {
+                toml::de::DeValue::Table(inner) => table = inner,
+                _ => return None,
+            }
+        }
     }
-}
-
-/// Line and column of `key` inside the top-level `table` of a config file's text.
-pub(crate) fn key_position(text: &str, table: &str, key: &str) -> Option<(usize, usize)> {
-    let spans = table_spans(text, table)?;
-    let (spanned_key, _) = spans.get_ref().iter().find(|(k, _)| k.get_ref() == key)?;
-    Some(line_and_column(text, spanned_key.span().start))
-}
-
-/// Line and column of the top-level `table` of a config file's text.
-pub(crate) fn table_position(text: &str, table: &str) -> Option<(usize, usize)> {
-    let spans = table_spans(text, table)?;
-    Some(line_and_column(text, spans.span().start))
+    position.map(|offset| line_and_column(text, offset))
 }
 
 /// 1-based line and column (in characters) of a byte offset into `text`.
@@ -165,10 +156,15 @@ mod tests {
     fn key_and_table_positions() {
         let text =
             "log_level = \"info\"\n[profiles.a]\n\n[keys]\nquit = \"q\"\n\"list.down\" = [\"j\"]\n";
-        assert_eq!(key_position(text, "keys", "quit"), Some((5, 1)));
-        assert_eq!(key_position(text, "keys", "list.down"), Some((6, 1)));
-        assert_eq!(key_position(text, "keys", "nope"), None);
-        assert_eq!(table_position(text, "keys").map(|(line, _)| line), Some(4));
+        assert_eq!(key_path_position(text, &["keys", "quit"]), Some((5, 1)));
+        assert_eq!(
+            key_path_position(text, &["keys", "list.down"]),
+            Some((6, 1))
+        );
+        assert_eq!(key_path_position(text, &["keys", "nope"]), None);
+        assert_eq!(key_path_position(text, &["keys"]), Some((4, 2)));
+        assert_eq!(key_path_position(text, &["profiles", "a"]), Some((2, 11)));
+        assert_eq!(key_path_position(text, &["log_level", "x"]), None);
     }
 
     #[test]

@@ -559,7 +559,10 @@ pub struct KeyMap {
     contexts: [ContextBindings; 5],
 }
 
-const NAV: &[(Command, &[&str])] = &[
+/// Default bindings of one group: each command with its key specs.
+type DefaultTable = &'static [(Command, &'static [&'static str])];
+
+const NAV: DefaultTable = &[
     (Command::Up, &["up", "k"]),
     (Command::Down, &["down", "j"]),
     (Command::PageUp, &["pgup", "ctrl-u"]),
@@ -568,7 +571,7 @@ const NAV: &[(Command, &[&str])] = &[
     (Command::Bottom, &["end", "G"]),
 ];
 
-const GLOBAL: &[(Command, &[&str])] = &[
+const GLOBAL: DefaultTable = &[
     (Command::Help, &["?"]),
     (Command::Palette, &[":"]),
     (Command::Filter, &["/"]),
@@ -595,7 +598,7 @@ const GLOBAL: &[(Command, &[&str])] = &[
     (Command::Quit, &["q", "ctrl-c"]),
 ];
 
-const LIST: &[(Command, &[&str])] = &[
+const LIST: DefaultTable = &[
     (Command::Select, &["enter"]),
     (Command::Left, &["left", "h"]),
     (Command::Right, &["right", "l"]),
@@ -603,7 +606,7 @@ const LIST: &[(Command, &[&str])] = &[
     (Command::SortReverse, &["O"]),
 ];
 
-const TREE: &[(Command, &[&str])] = &[
+const TREE: DefaultTable = &[
     (Command::Toggle, &["enter", "space"]),
     (Command::Expand, &["right", "l"]),
     (Command::Collapse, &["left", "h"]),
@@ -612,7 +615,7 @@ const TREE: &[(Command, &[&str])] = &[
     (Command::Parent, &["p", "backspace"]),
 ];
 
-const TEXT_INPUT: &[(Command, &[&str])] = &[
+const TEXT_INPUT: DefaultTable = &[
     (Command::Confirm, &["enter"]),
     (Command::Cancel, &["esc"]),
     (Command::Complete, &["tab"]),
@@ -620,7 +623,7 @@ const TEXT_INPUT: &[(Command, &[&str])] = &[
     (Command::HistoryNext, &["down"]),
 ];
 
-const OVERLAY: &[(Command, &[&str])] = &[
+const OVERLAY: DefaultTable = &[
     (Command::Confirm, &["enter"]),
     (Command::Cancel, &["esc", "q"]),
 ];
@@ -643,7 +646,7 @@ impl KeyMap {
     /// Tab/Shift-Tab, 1–9, `?` `:` `/` `f` `y` `s` `c` `!` `t` `e` `q`, Ctrl-c, Esc.
     pub fn defaults() -> Self {
         let mut map = Self::empty();
-        let tables: [(KeyContext, &[&[(Command, &[&str])]]); 5] = [
+        let tables: [(KeyContext, &[DefaultTable]); 5] = [
             (KeyContext::Global, &[GLOBAL]),
             (KeyContext::List, &[NAV, LIST]),
             (KeyContext::Tree, &[NAV, TREE]),
@@ -1138,7 +1141,8 @@ mod tests {
 
     #[test]
     fn override_table_errors_and_conflicts() {
-        let cases: &[(&[(&str, &[&str])], &str)] = &[
+        type Case<'a> = (&'a [(&'a str, &'a [&'a str])], &'a str);
+        let cases: &[Case] = &[
             (&[("jump", &["x"])], "unknown command \"jump\""),
             (&[("panel.up", &["x"])], "unknown key context \"panel\""),
             (&[("up", &["ctrl-"])], "invalid key \"ctrl-\""),

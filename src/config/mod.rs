@@ -24,7 +24,7 @@ pub use file::{ConfigFile, KeySpecs, ProfileFile, parse_config};
 pub use logging::init_logging;
 pub use paths::{ConfigLocation, default_log_file, locate_config};
 
-pub use values::{BaseUrl, HistoryStart, TimeZone, format_duration, parse_duration};
+pub use values::{BaseUrl, HistoryStart, TimeZone, format_duration, parse_duration, parse_refresh};
 
 /// Environment variable: scan base URL.
 pub const SCAN_URL_ENV: &str = "CANTONSCOPE_SCAN_URL";
@@ -176,6 +176,17 @@ impl Settings {
             }
         }
         urls
+    }
+
+    /// The directory of user files such as theme overrides: the directory of the config file in
+    /// use, else the default config directory ([`paths::config_dir`]).
+    pub fn config_dir(&self) -> Option<PathBuf> {
+        self.config_path
+            .as_deref()
+            .and_then(Path::parent)
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .map(Path::to_owned)
+            .or_else(paths::config_dir)
     }
 
     /// The log file in use: the configured one, else the platform default.
@@ -411,11 +422,23 @@ pub fn resolve(
         Some((name, profile)) => (Some(name.clone()), *profile),
         None => (None, &empty),
     };
-    let profile_origin = |key: &str| match (&profile_name, file) {
+    // An invalid value of the selected profile: named with the file, line and column.
+    let profile_error = |key: &str, message: String| match (&profile_name, file) {
         (Some(name), Some(loaded)) => {
-            format!("{key} of profile {name:?} in {}", loaded.path.display())
+            let (line, column) =
+                file::key_path_position(&loaded.text, &["profiles", name.as_str(), key])
+                    .unwrap_or((1, 1));
+            ConfigError::Parse {
+                path: loaded.path.clone(),
+                line,
+                column,
+                message: format!("{key} of profile {name:?}: {message}"),
+            }
         }
-        _ => key.to_owned(),
+        _ => ConfigError::Invalid {
+            origin: key.to_owned(),
+            message,
+        },
     };
 
     let mut settings = Settings {
@@ -463,20 +486,17 @@ pub fn resolve(
     } else {
         match (&profile.token_file, &profile.token_command) {
             (Some(_), Some(_)) => {
-                return Err(ConfigError::Invalid {
-                    origin: profile_origin("token_file and token_command"),
-                    message: "set only one of token_file and token_command".to_owned(),
-                });
+                return Err(profile_error(
+                    "token_command",
+                    "set only one of token_file and token_command".to_owned(),
+                ));
             }
             (Some(path), None) => (
                 Some(TokenSource::File(resolve_relative(path, file))),
                 Origin::File,
             ),
             (None, Some(command)) if command.trim().is_empty() => {
-                return Err(ConfigError::Invalid {
-                    origin: profile_origin("token_command"),
-                    message: "empty command".to_owned(),
-                });
+                return Err(profile_error("token_command", "empty command".to_owned()));
             }
             (None, Some(command)) => (Some(TokenSource::Command(command.clone())), Origin::File),
             (None, None) => (None, Origin::Default),
@@ -486,22 +506,26 @@ pub fn resolve(
     settings.token_origin = token_origin;
 
     // Refresh interval.
-    let (refresh, refresh_origin) = match (flags.refresh, profile.refresh) {
-        (Some(refresh), _) => (refresh, "--refresh".to_owned()),
-        (None, Some(refresh)) => (refresh, profile_origin("refresh")),
-        (None, None) => (DEFAULT_REFRESH, String::new()),
+    let too_short = |refresh: Duration| {
+        format!(
+            "refresh interval {} is too short (at least {})",
+            format_duration(refresh),
+            format_duration(MIN_REFRESH)
+        )
     };
-    if refresh < MIN_REFRESH {
-        return Err(ConfigError::Invalid {
-            origin: refresh_origin,
-            message: format!(
-                "refresh interval {} is too short (at least {})",
-                format_duration(refresh),
-                format_duration(MIN_REFRESH)
-            ),
-        });
-    }
-    settings.refresh = refresh;
+    settings.refresh = match (flags.refresh, profile.refresh) {
+        (Some(refresh), _) if refresh < MIN_REFRESH => {
+            return Err(ConfigError::Invalid {
+                origin: "--refresh".to_owned(),
+                message: too_short(refresh),
+            });
+        }
+        (None, Some(refresh)) if refresh < MIN_REFRESH => {
+            return Err(profile_error("refresh", too_short(refresh)));
+        }
+        (Some(refresh), _) | (None, Some(refresh)) => refresh,
+        (None, None) => DEFAULT_REFRESH,
+    };
 
     // Theme: default ← NO_COLOR ← file ← flag.
     settings.theme = flags
@@ -511,13 +535,14 @@ pub fn resolve(
         .or_else(|| env_value(env, "NO_COLOR").map(|_| NO_COLOR_THEME.to_owned()))
         .unwrap_or_else(|| DEFAULT_THEME.to_owned());
     if settings.theme.trim().is_empty() {
-        return Err(ConfigError::Invalid {
-            origin: if flags.theme.is_some() {
-                "--theme".to_owned()
-            } else {
-                profile_origin("theme")
-            },
-            message: "empty theme name".to_owned(),
+        let message = "empty theme name".to_owned();
+        return Err(if flags.theme.is_some() {
+            ConfigError::Invalid {
+                origin: "--theme".to_owned(),
+                message,
+            }
+        } else {
+            profile_error("theme", message)
         });
     }
 
@@ -529,12 +554,17 @@ pub fn resolve(
         check_keys(path, file, &config.keys)?;
         settings.keys = config.keys.clone();
         settings.log_level = match &config.log_level {
-            Some(level) => {
-                values::validate_log_level(level).map_err(|message| ConfigError::Invalid {
-                    origin: format!("log_level in {}", config_path_display(file)),
-                    message,
-                })?
-            }
+            Some(level) => values::validate_log_level(level).map_err(|message| {
+                let text = file.map_or("", |loaded| loaded.text.as_str());
+                let (line, column) =
+                    file::key_path_position(text, &["log_level"]).unwrap_or((1, 1));
+                ConfigError::Parse {
+                    path: path.to_owned(),
+                    line,
+                    column,
+                    message: format!("log_level: {message}"),
+                }
+            })?,
             None => DEFAULT_LOG_LEVEL.to_owned(),
         };
         settings.log_file = config
@@ -562,7 +592,7 @@ fn check_keys(
     for (name, specs) in keys {
         let single = BTreeMap::from([(name.clone(), specs.clone())]);
         if let Err(err) = keymap::parse_key_overrides(&single) {
-            let (line, column) = file::key_position(text, "keys", name).unwrap_or((1, 1));
+            let (line, column) = file::key_path_position(text, &["keys", name]).unwrap_or((1, 1));
             return Err(ConfigError::Parse {
                 path: path.to_owned(),
                 line,
@@ -572,7 +602,7 @@ fn check_keys(
         }
     }
     if let Err(err) = keymap::KeyMap::from_config(keys) {
-        let (line, column) = file::table_position(text, "keys").unwrap_or((1, 1));
+        let (line, column) = file::key_path_position(text, &["keys"]).unwrap_or((1, 1));
         return Err(ConfigError::Parse {
             path: path.to_owned(),
             line,
@@ -581,10 +611,6 @@ fn check_keys(
         });
     }
     Ok(())
-}
-
-fn config_path_display(file: Option<&LoadedFile>) -> String {
-    file.map_or_else(String::new, |loaded| loaded.path.display().to_string())
 }
 
 /// Paths in the config file are relative to the file's directory; `~/` means the home directory.

@@ -64,10 +64,18 @@ pub fn locate_config(flag: Option<&Path>, env: &Env) -> Option<ConfigLocation> {
     })
 }
 
-/// The directory holding user files next to the config (theme overrides), if any.
-pub fn config_dir(location: Option<&ConfigLocation>) -> Option<PathBuf> {
-    location
-        .and_then(|location| location.path.parent().map(Path::to_owned))
+/// The user's cantonscope config directory (where theme overrides live):
+/// `$XDG_CONFIG_HOME/cantonscope`, else the platform config dir. Reads the process environment.
+pub fn config_dir() -> Option<PathBuf> {
+    config_dir_with_env(&super::process_env())
+}
+
+/// [`config_dir`] with an explicit environment.
+pub fn config_dir_with_env(env: &Env) -> Option<PathBuf> {
+    env.get("XDG_CONFIG_HOME")
+        .map(Path::new)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join("cantonscope"))
         .or_else(|| project_dirs().map(|dirs| dirs.config_dir().to_owned()))
 }
 

@@ -64,6 +64,19 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(total)
 }
 
+/// Parse a polling interval: a [`parse_duration`] of at least [`super::MIN_REFRESH`].
+pub fn parse_refresh(text: &str) -> Result<Duration, String> {
+    let refresh = parse_duration(text)?;
+    if refresh < super::MIN_REFRESH {
+        return Err(format!(
+            "refresh interval {} is too short (at least {})",
+            format_duration(refresh),
+            format_duration(super::MIN_REFRESH)
+        ));
+    }
+    Ok(refresh)
+}
+
 /// Format a duration the way [`parse_duration`] reads it (`"2s"`, `"500ms"`, `"1m30s"`).
 pub fn format_duration(duration: Duration) -> String {
     let mut millis = duration.as_millis();

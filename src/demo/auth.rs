@@ -62,7 +62,8 @@ pub fn verify_bearer(header: Option<&str>, now_unix: i64) -> Result<String, Toke
         .ok_or(TokenError::Missing)?
         .trim();
     let mut parts = token.split('.');
-    let (Some(h), Some(p), Some(s), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+    let (Some(h), Some(p), Some(s), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
     else {
         return Err(TokenError::Malformed);
     };
@@ -105,7 +106,10 @@ mod tests {
     #[test]
     fn tokens_verify_and_expire() {
         let t = make_token("alice", 2_000);
-        assert_eq!(verify_bearer(Some(&format!("Bearer {t}")), 1_000), Ok("alice".into()));
+        assert_eq!(
+            verify_bearer(Some(&format!("Bearer {t}")), 1_000),
+            Ok("alice".into())
+        );
         assert_eq!(
             verify_bearer(Some(&format!("Bearer {t}")), 3_000),
             Err(TokenError::Expired)
@@ -116,9 +120,11 @@ mod tests {
             verify_bearer(Some("Bearer a.b"), 0),
             Err(TokenError::Malformed)
         );
-        let mut forged = t.clone();
-        forged.pop();
-        forged.push(if t.ends_with('A') { 'B' } else { 'A' });
+        // Flip one character in the middle of the signature.
+        let mut forged: Vec<char> = t.chars().collect();
+        let i = forged.len() - 10;
+        forged[i] = if forged[i] == 'A' { 'B' } else { 'A' };
+        let forged: String = forged.into_iter().collect();
         assert_eq!(
             verify_bearer(Some(&format!("Bearer {forged}")), 1_000),
             Err(TokenError::BadSignature)

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::ledger::{Body, CreateNode, ExerciseNode, Ledger, Node, Reassign, ReassignKind, Tx, Update};
+use super::ledger::{
+    Body, CreateNode, ExerciseNode, Ledger, Node, Reassign, ReassignKind, Tx, Update,
+};
 use super::network::{APP, GLOBAL, Network, PartyIdx, PartyKind, SyncIdx, Tpl};
 use super::util::{HOUR, MINUTE, Rng, SECOND, UNIT, fmt_amount, fmt_time6};
 
@@ -140,6 +142,12 @@ enum Intent {
     OnboardValidator(usize),
     InstallWallet(usize),
 }
+
+/// A transfer output: receiver, amount, and an optional lock (holder, expiry).
+type Output = (PartyIdx, i64, Option<(PartyIdx, i64)>);
+
+/// One step of the bootstrap phase.
+type BootStep = Box<dyn FnMut(&mut Generator, &mut Ledger)>;
 
 /// Builds one transaction tree in pre-order (a node's subtree is added right after it).
 struct TreeB {
@@ -288,7 +296,11 @@ impl Generator {
             .enumerate()
             .map(|(i, p)| {
                 let late = [ROUNDS / 4, ROUNDS / 2, ROUNDS * 2 / 3, ROUNDS - 30];
-                let onboard_round = if i + 4 >= n_val { late[i + 4 - n_val] } else { -1 };
+                let onboard_round = if i + 4 >= n_val {
+                    late[i + 4 - n_val]
+                } else {
+                    -1
+                };
                 let reliability = match i {
                     0 => 0.995,
                     7 => 0.6,
@@ -518,7 +530,13 @@ impl Generator {
         })
     }
 
-    fn create_amulet(&mut self, b: &mut TreeB, parent: Option<u32>, owner: PartyIdx, amount: i64) -> Con {
+    fn create_amulet(
+        &mut self,
+        b: &mut TreeB,
+        parent: Option<u32>,
+        owner: PartyIdx,
+        amount: i64,
+    ) -> Con {
         let args = self.amulet_args(owner, amount);
         let st = self.stake(Tpl::Amulet, owner, None);
         let con = self.create(b, parent, Tpl::Amulet, args, st);
@@ -563,7 +581,7 @@ impl Generator {
         sender: PartyIdx,
         inputs: Vec<Holding>,
         extra_inputs: Vec<Coupon>,
-        outputs: &[(PartyIdx, i64, Option<(PartyIdx, i64)>)],
+        outputs: &[Output],
         with_coupons: bool,
     ) -> (Vec<Con>, Option<Con>) {
         let Some(rules) = self.amulet_rules.clone() else {
@@ -617,7 +635,15 @@ impl Generator {
             },
             "expectedDso": self.pid(dso)
         });
-        let t = self.exercise(b, parent, &rules, "AmuletRules_Transfer", arg, false, vec![sender]);
+        let t = self.exercise(
+            b,
+            parent,
+            &rules,
+            "AmuletRules_Transfer",
+            arg,
+            false,
+            vec![sender],
+        );
         if let Some(open) = &open {
             self.fetch(b, Some(t), open);
         }
@@ -710,7 +736,7 @@ impl Generator {
     fn bootstrap(&mut self, l: &mut Ledger, from: i64, to: i64) {
         let n_val = self.net.validators.len();
         let n_users = self.net.users.len();
-        let mut intents: Vec<Box<dyn FnMut(&mut Generator, &mut Ledger)>> = Vec::new();
+        let mut intents: Vec<BootStep> = Vec::new();
         intents.push(Box::new(|g, l| g.dso_bootstrap(l)));
         for v in 0..n_val {
             if self.validators[v].onboard_round < 0 {
@@ -733,7 +759,8 @@ impl Generator {
         }
         let step = (to - from) / intents.len() as i64;
         for (i, mut f) in intents.into_iter().enumerate() {
-            self.set_time(from + i as i64 * step + self.rng.range(0, step / 2));
+            let jitter = self.rng.range(0, step / 2);
+            self.set_time(from + i as i64 * step + jitter);
             f(self, l);
         }
     }
@@ -817,14 +844,34 @@ impl Generator {
             "amuletConfig": {"transferConfig": transfer_config(), "issuanceCurve": {"initialValue": issuance_config(), "futureValues": []}},
             "isDevNet": true
         });
-        let boot = self.create(&mut b, None, Tpl::DsoBootstrap, boot_args, (vec![dso], vec![]));
-        let x = self.exercise(&mut b, None, &boot, "DsoBootstrap_Bootstrap", json!({}), true, vec![dso]);
+        let boot = self.create(
+            &mut b,
+            None,
+            Tpl::DsoBootstrap,
+            boot_args,
+            (vec![dso], vec![]),
+        );
+        let x = self.exercise(
+            &mut b,
+            None,
+            &boot,
+            "DsoBootstrap_Bootstrap",
+            json!({}),
+            true,
+            vec![dso],
+        );
         let rules_args = json!({
             "dso": self.pid(dso),
             "configSchedule": {"initialValue": {"transferConfig": transfer_config(), "issuanceCurve": {"initialValue": issuance_config(), "futureValues": []}, "decentralizedSynchronizer": {"requiredSynchronizers": {"map": [[self.net.sync_id(GLOBAL), {}]]}, "activeSynchronizer": self.net.sync_id(GLOBAL), "fees": {"baseRateTrafficLimits": {"burstAmount": "400000", "burstWindow": micros_obj(1_200_000_000)}, "extraTrafficPrice": "16.6700000000", "readVsWriteScalingFactor": "4", "minTopupAmount": "200000"}}, "tickDuration": micros_obj(ROUND_LEN), "packageConfig": {"amulet": "0.1.14", "amuletNameService": "0.1.15", "dsoGovernance": "0.1.19", "validatorLifecycle": "0.1.5", "wallet": "0.1.14", "walletPayments": "0.1.14"}, "transferPreapprovalFee": null, "featuredAppActivityMarkerAmount": "1.0000000000"}, "futureValues": []},
             "isDevNet": true
         });
-        let rules = self.create(&mut b, Some(x), Tpl::AmuletRules, rules_args, (vec![dso], vec![]));
+        let rules = self.create(
+            &mut b,
+            Some(x),
+            Tpl::AmuletRules,
+            rules_args,
+            (vec![dso], vec![]),
+        );
         self.amulet_rules = Some(rules.clone());
         let ext = self.create(
             &mut b,
@@ -845,13 +892,28 @@ impl Generator {
         );
         for r in 0..3 {
             let args = self.open_round_args(r);
-            let c = self.create(&mut b, Some(br), Tpl::OpenMiningRound, args, (vec![dso], vec![]));
+            let c = self.create(
+                &mut b,
+                Some(br),
+                Tpl::OpenMiningRound,
+                args,
+                (vec![dso], vec![]),
+            );
             self.open.push_back((r, c));
         }
         let first_open = self.open.front().map(|(_, c)| c.cid.clone());
-        b.set_result(br, json!({"openMiningRoundCid": first_open, "initialRound": null}));
+        b.set_result(
+            br,
+            json!({"openMiningRoundCid": first_open, "initialRound": null}),
+        );
         let dso_args = self.dso_rules_args();
-        let rules_con = self.create(&mut b, Some(x), Tpl::DsoRules, dso_args, (vec![dso], vec![]));
+        let rules_con = self.create(
+            &mut b,
+            Some(x),
+            Tpl::DsoRules,
+            dso_args,
+            (vec![dso], vec![]),
+        );
         self.dso_rules = Some(rules_con);
         for i in 0..self.net.svs.len() {
             let args = json!({
@@ -859,7 +921,13 @@ impl Generator {
                 "svName": self.net.svs[i].name,
                 "state": {"numRoundsMissed": "0", "numRoundsCollected": "0", "lastRoundCollected": {"number": "-1"}, "numCouponsIssued": "0"}
             });
-            let c = self.create(&mut b, Some(x), Tpl::SvRewardState, args, (vec![dso], vec![]));
+            let c = self.create(
+                &mut b,
+                Some(x),
+                Tpl::SvRewardState,
+                args,
+                (vec![dso], vec![]),
+            );
             self.sv_reward_state[i] = Some((c, 0));
         }
         // As on MainNet, some results arrive as a plain string.
@@ -876,7 +944,9 @@ impl Generator {
     }
 
     fn onboard_validator(&mut self, l: &mut Ledger, v: usize) {
-        let Some(rules) = self.dso_rules.clone() else { return };
+        let Some(rules) = self.dso_rules.clone() else {
+            return;
+        };
         let dso = self.dso();
         let val = self.validators[v].party;
         let sponsor = self.net.svs[v % self.net.svs.len()].party;
@@ -941,7 +1011,8 @@ impl Generator {
         let val = self.validator_of(user);
         let dso = self.dso();
         let mut b = TreeB::new();
-        let right = json!({"dso": self.pid(dso), "user": self.pid(user), "validator": self.pid(val)});
+        let right =
+            json!({"dso": self.pid(dso), "user": self.pid(user), "validator": self.pid(val)});
         let st = self.stake(Tpl::ValidatorRight, user, Some(val));
         self.create(&mut b, None, Tpl::ValidatorRight, right, st);
         let args = json!({
@@ -953,7 +1024,7 @@ impl Generator {
         let st = self.stake(Tpl::WalletAppInstall, user, Some(val));
         let w = self.create(&mut b, None, Tpl::WalletAppInstall, args, st);
         self.wallets.insert(user, w);
-        if u % 3 == 0 {
+        if u.is_multiple_of(3) {
             let args = json!({
                 "dso": self.pid(dso),
                 "receiver": self.pid(user),
@@ -978,7 +1049,9 @@ impl Generator {
     }
 
     fn grant_featured(&mut self, l: &mut Ledger, user: usize, _i: usize) {
-        let Some(rules) = self.dso_rules.clone() else { return };
+        let Some(rules) = self.dso_rules.clone() else {
+            return;
+        };
         let provider = self.net.users[user % self.net.users.len()];
         let dso = self.dso();
         let mut b = TreeB::new();
@@ -1023,7 +1096,9 @@ impl Generator {
     }
 
     fn tap(&mut self, l: &mut Ledger, user: PartyIdx, amount: i64) {
-        let Some(rules) = self.amulet_rules.clone() else { return };
+        let Some(rules) = self.amulet_rules.clone() else {
+            return;
+        };
         let mut b = TreeB::new();
         let open = self.open_round();
         let x = self.exercise(
@@ -1061,7 +1136,7 @@ impl Generator {
     fn plan_round(&mut self, r: i64) -> Vec<(i64, Intent)> {
         let mut plan: Vec<(i64, Intent)> = Vec::new();
         let rng = &mut self.rng;
-        let mut at = |rng: &mut Rng, lo: i64, hi: i64| rng.range(lo * 1000, hi * 1000) * 1000;
+        let at = |rng: &mut Rng, lo: i64, hi: i64| rng.range(lo * 1000, hi * 1000) * 1000;
         if r >= 1 {
             plan.push((at(rng, 0, 1), Intent::Advance));
             plan.push((at(rng, 2, 4), Intent::StartIssuing));
@@ -1188,7 +1263,9 @@ impl Generator {
         else {
             return;
         };
-        let Some((old_r, old)) = self.open.pop_front() else { return };
+        let Some((old_r, old)) = self.open.pop_front() else {
+            return;
+        };
         let dso = self.dso();
         let mut b = TreeB::new();
         let x = self.exercise(
@@ -1217,10 +1294,22 @@ impl Generator {
             "issuanceConfig": issuance_config(),
             "tickDuration": micros_obj(ROUND_LEN)
         });
-        let sum = self.create(&mut b, Some(y), Tpl::SummarizingMiningRound, args, (vec![dso], vec![]));
+        let sum = self.create(
+            &mut b,
+            Some(y),
+            Tpl::SummarizingMiningRound,
+            args,
+            (vec![dso], vec![]),
+        );
         let new_r = self.open.back().map_or(old_r + 3, |(r, _)| r + 1);
         let args = self.open_round_args(new_r);
-        let open = self.create(&mut b, Some(y), Tpl::OpenMiningRound, args, (vec![dso], vec![]));
+        let open = self.create(
+            &mut b,
+            Some(y),
+            Tpl::OpenMiningRound,
+            args,
+            (vec![dso], vec![]),
+        );
         let res = json!({"summarizingRound": sum.cid, "openRound": open.cid});
         b.set_result(y, res.clone());
         b.set_result(x, res);
@@ -1242,7 +1331,9 @@ impl Generator {
         else {
             return;
         };
-        let Some((r, sum)) = self.summarizing.pop_front() else { return };
+        let Some((r, sum)) = self.summarizing.pop_front() else {
+            return;
+        };
         let dso = self.dso();
         let mut b = TreeB::new();
         let x = self.exercise(
@@ -1275,7 +1366,13 @@ impl Generator {
             "targetClosesAt": fmt_time6(self.now + 2 * ROUND_LEN),
             "optIssuancePerValidatorFaucetCoupon": "2.8500000000"
         });
-        let iss = self.create(&mut b, Some(y), Tpl::IssuingMiningRound, args, (vec![dso], vec![]));
+        let iss = self.create(
+            &mut b,
+            Some(y),
+            Tpl::IssuingMiningRound,
+            args,
+            (vec![dso], vec![]),
+        );
         b.set_result(y, json!({"issuingRoundCid": iss.cid}));
         b.set_result(x, json!({"issuingRoundCid": iss.cid}));
         self.issuing.push_back((r, iss));
@@ -1295,7 +1392,9 @@ impl Generator {
         else {
             return;
         };
-        let Some((r, iss)) = self.issuing.pop_front() else { return };
+        let Some((r, iss)) = self.issuing.pop_front() else {
+            return;
+        };
         let dso = self.dso();
         let mut b = TreeB::new();
         let x = self.exercise(
@@ -1326,7 +1425,13 @@ impl Generator {
             "issuancePerSvRewardCoupon": "1.2340000000",
             "optIssuancePerValidatorFaucetCoupon": "2.8500000000"
         });
-        let closed = self.create(&mut b, Some(y), Tpl::ClosedMiningRound, args, (vec![dso], vec![]));
+        let closed = self.create(
+            &mut b,
+            Some(y),
+            Tpl::ClosedMiningRound,
+            args,
+            (vec![dso], vec![]),
+        );
         b.set_result(y, json!({"closedRoundCid": closed.cid}));
         let mut res = json!({"closedRoundCid": closed.cid, "unclaimedDevelopmentFundCoupon": null});
         if self.rng.chance(0.5) {
@@ -1355,8 +1460,12 @@ impl Generator {
     }
 
     fn sv_reward(&mut self, l: &mut Ledger, s: usize) {
-        let Some(rules) = self.dso_rules.clone() else { return };
-        let Some((state, collected)) = self.sv_reward_state[s].clone() else { return };
+        let Some(rules) = self.dso_rules.clone() else {
+            return;
+        };
+        let Some((state, collected)) = self.sv_reward_state[s].clone() else {
+            return;
+        };
         let dso = self.dso();
         let sv = self.net.svs[s].party;
         let round = self.round.max(0);
@@ -1380,7 +1489,13 @@ impl Generator {
             "svName": self.net.svs[s].name,
             "state": {"numRoundsMissed": "0", "numRoundsCollected": (collected + 1).to_string(), "lastRoundCollected": round_obj(round), "numCouponsIssued": (collected + 1).to_string()}
         });
-        let new_state = self.create(&mut b, Some(x), Tpl::SvRewardState, args, (vec![dso], vec![]));
+        let new_state = self.create(
+            &mut b,
+            Some(x),
+            Tpl::SvRewardState,
+            args,
+            (vec![dso], vec![]),
+        );
         let args = json!({
             "dso": self.pid(dso),
             "sv": self.pid(sv),
@@ -1390,7 +1505,10 @@ impl Generator {
         });
         let st = self.stake(Tpl::SvRewardCoupon, sv, None);
         let coupon = self.create(&mut b, Some(x), Tpl::SvRewardCoupon, args, st);
-        b.set_result(x, json!({"svRewardState": new_state.cid, "svRewardCoupon": coupon.cid}));
+        b.set_result(
+            x,
+            json!({"svRewardState": new_state.cid, "svRewardCoupon": coupon.cid}),
+        );
         self.sv_reward_state[s] = Some((new_state, collected + 1));
         self.finish(
             l,
@@ -1404,7 +1522,9 @@ impl Generator {
     }
 
     fn status_report(&mut self, l: &mut Ledger, s: usize) {
-        let Some(rules) = self.dso_rules.clone() else { return };
+        let Some(rules) = self.dso_rules.clone() else {
+            return;
+        };
         let dso = self.dso();
         let sv = self.net.svs[s].party;
         let prev = self.sv_status[s].clone();
@@ -1446,7 +1566,9 @@ impl Generator {
     }
 
     fn liveness(&mut self, l: &mut Ledger, v: usize) {
-        let Some(lic) = self.validators[v].license.clone() else { return };
+        let Some(lic) = self.validators[v].license.clone() else {
+            return;
+        };
         let dso = self.dso();
         let val = self.validators[v].party;
         let round = self.round.max(0);
@@ -1465,7 +1587,11 @@ impl Generator {
                 "livenessActivityRecordCid",
             )
         } else {
-            ("ValidatorLicense_ReceiveFaucetCoupon", Tpl::ValidatorFaucetCoupon, "couponCid")
+            (
+                "ValidatorLicense_ReceiveFaucetCoupon",
+                Tpl::ValidatorFaucetCoupon,
+                "couponCid",
+            )
         };
         let mut b = TreeB::new();
         let open = self.open_round();
@@ -1492,7 +1618,8 @@ impl Generator {
         });
         let lst = self.stake(Tpl::ValidatorLicense, val, None);
         let new_lic = self.create(&mut b, Some(x), Tpl::ValidatorLicense, args, lst);
-        let args = json!({"dso": self.pid(dso), "validator": self.pid(val), "round": round_obj(round)});
+        let args =
+            json!({"dso": self.pid(dso), "validator": self.pid(val), "round": round_obj(round)});
         let cst = self.stake(tpl, val, None);
         let coupon = self.create(&mut b, Some(x), tpl, args, cst);
         let mut res = serde_json::Map::new();
@@ -1539,7 +1666,9 @@ impl Generator {
     fn wallet_transfer(&mut self, l: &mut Ledger, locked: bool) {
         let sender = self.pick_user();
         let receiver = self.pick_other(sender);
-        let Some(wallet) = self.wallets.get(&sender).cloned() else { return };
+        let Some(wallet) = self.wallets.get(&sender).cloned() else {
+            return;
+        };
         let balance = self.balance(sender);
         let mut amount = self.rng.range(5, 800) * UNIT + self.rng.range(0, 9999) * UNIT / 10_000;
         if balance < amount + UNIT {
@@ -1568,8 +1697,15 @@ impl Generator {
             false,
             vec![sender],
         );
-        let (created, _) =
-            self.transfer_subtree(&mut b, Some(x), sender, inputs, Vec::new(), &[(receiver, amount, lock)], true);
+        let (created, _) = self.transfer_subtree(
+            &mut b,
+            Some(x),
+            sender,
+            inputs,
+            Vec::new(),
+            &[(receiver, amount, lock)],
+            true,
+        );
         b.set_result(
             x,
             json!({"outcomes": [{"tag": "COO_Transfer", "value": created.first().map(|c| c.cid.clone())}]}),
@@ -1579,7 +1715,11 @@ impl Generator {
             b,
             TxMeta {
                 submitters: vec![sender],
-                command: if locked { "locked-transfer" } else { "transfer" },
+                command: if locked {
+                    "locked-transfer"
+                } else {
+                    "transfer"
+                },
                 app_provider: Some(self.validator_of(sender)),
                 ..TxMeta::default()
             },
@@ -1597,7 +1737,9 @@ impl Generator {
         else {
             return;
         };
-        let Some(wallet) = self.wallets.get(&sender).cloned() else { return };
+        let Some(wallet) = self.wallets.get(&sender).cloned() else {
+            return;
+        };
         let n = self.rng.range(8, 12) as usize;
         let balance = self.balance(sender);
         let per = (balance / (n as i64 * 4)).min(2_000 * UNIT);
@@ -1628,9 +1770,18 @@ impl Generator {
         let mut inputs = self.take_inputs(sender, i64::MAX, 20);
         let mut outcomes = Vec::new();
         for r in receivers {
-            let (created, change) =
-                self.transfer_subtree(&mut b, Some(x), sender, inputs, Vec::new(), &[(r, per, None)], true);
-            outcomes.push(json!({"tag": "COO_Transfer", "value": created.first().map(|c| c.cid.clone())}));
+            let (created, change) = self.transfer_subtree(
+                &mut b,
+                Some(x),
+                sender,
+                inputs,
+                Vec::new(),
+                &[(r, per, None)],
+                true,
+            );
+            outcomes.push(
+                json!({"tag": "COO_Transfer", "value": created.first().map(|c| c.cid.clone())}),
+            );
             // The change of one transfer is the input of the next.
             inputs = match change {
                 Some(c) => {
@@ -1680,7 +1831,10 @@ impl Generator {
         };
         let x = self.exercise(&mut b, None, &lk.con, choice, arg, true, actors.clone());
         let a = self.create_amulet(&mut b, Some(x), lk.owner, lk.amount);
-        b.set_result(x, json!({"amuletSum": {"amulet": a.cid, "round": round_obj(self.round.max(0))}}));
+        b.set_result(
+            x,
+            json!({"amuletSum": {"amulet": a.cid, "round": round_obj(self.round.max(0))}}),
+        );
         self.finish(
             l,
             b,
@@ -1715,7 +1869,9 @@ impl Generator {
             return;
         }
         let receiver = receivers[self.rng.index(receivers.len())];
-        let Some(pre) = self.preapprovals.get(&receiver).cloned() else { return };
+        let Some(pre) = self.preapprovals.get(&receiver).cloned() else {
+            return;
+        };
         let amount = (self.rng.range(1, 200) * UNIT).min(self.balance(sender) / 2);
         let inputs = self.take_inputs(sender, amount + UNIT, 6);
         let mut b = TreeB::new();
@@ -1734,8 +1890,15 @@ impl Generator {
             false,
             vec![sender],
         );
-        let (created, change) =
-            self.transfer_subtree(&mut b, Some(x), sender, inputs, Vec::new(), &[(receiver, amount, None)], true);
+        let (created, change) = self.transfer_subtree(
+            &mut b,
+            Some(x),
+            sender,
+            inputs,
+            Vec::new(),
+            &[(receiver, amount, None)],
+            true,
+        );
         b.set_result(
             x,
             json!({"result": {"createdAmulets": created.iter().map(|c| json!({"tag": "TransferResultAmulet", "value": c.cid})).collect::<Vec<_>>(), "senderChangeAmulet": change.map(|c| c.cid)}, "meta": {"values": {"splice.lfdecentralizedtrust.org/tx-kind": "transfer"}}}),
@@ -1755,7 +1918,9 @@ impl Generator {
 
     fn collect(&mut self, l: &mut Ledger, v: usize) {
         let val = self.validators[v].party;
-        let Some(wallet) = self.validators[v].wallet.clone() else { return };
+        let Some(wallet) = self.validators[v].wallet.clone() else {
+            return;
+        };
         let coupons: Vec<Coupon> = {
             let pool = self.coupons.entry(val).or_default();
             let n = pool.len().min(60);
@@ -1779,8 +1944,15 @@ impl Generator {
         );
         // A self-transfer merging the rewards into one amulet (no further coupons).
         let keep = total - total / 50;
-        let (created, _) =
-            self.transfer_subtree(&mut b, Some(x), val, inputs, coupons, &[(val, keep, None)], false);
+        let (created, _) = self.transfer_subtree(
+            &mut b,
+            Some(x),
+            val,
+            inputs,
+            coupons,
+            &[(val, keep, None)],
+            false,
+        );
         b.set_result(
             x,
             json!({"outcomes": [{"tag": "COO_MergeTransferInputs", "value": created.first().map(|c| c.cid.clone())}]}),
@@ -1801,7 +1973,9 @@ impl Generator {
     // Governance
 
     fn request_vote(&mut self, l: &mut Ledger) {
-        let Some(rules) = self.dso_rules.clone() else { return };
+        let Some(rules) = self.dso_rules.clone() else {
+            return;
+        };
         let n = self.net.svs.len();
         let requester = (self.round / 36) as usize % n;
         let target = (requester + 1 + self.rng.index(n - 1)) % n;
@@ -1898,14 +2072,13 @@ impl Generator {
     }
 
     fn cast_vote(&mut self, l: &mut Ledger, id: u32, s: usize) {
-        let Some(rules) = self.dso_rules.clone() else { return };
-        let Some(vi) = self.votes.iter().position(|v| v.id == id) else { return };
-        let Some(accept) = self.votes[vi]
-            .casts
-            .iter()
-            .find(|c| c.0 == s)
-            .map(|c| c.1)
-        else {
+        let Some(rules) = self.dso_rules.clone() else {
+            return;
+        };
+        let Some(vi) = self.votes.iter().position(|v| v.id == id) else {
+            return;
+        };
+        let Some(accept) = self.votes[vi].casts.iter().find(|c| c.0 == s).map(|c| c.1) else {
             return;
         };
         let dso = self.dso();
@@ -1950,8 +2123,12 @@ impl Generator {
     }
 
     fn close_vote(&mut self, l: &mut Ledger, id: u32) {
-        let Some(rules) = self.dso_rules.clone() else { return };
-        let Some(vi) = self.votes.iter().position(|v| v.id == id) else { return };
+        let Some(rules) = self.dso_rules.clone() else {
+            return;
+        };
+        let Some(vi) = self.votes.iter().position(|v| v.id == id) else {
+            return;
+        };
         let vote = self.votes.remove(vi);
         let dso = self.dso();
         let accepts = vote.votes.iter().filter(|v| v.1).count();
@@ -2011,7 +2188,9 @@ impl Generator {
     }
 
     fn allocate_dev_fund(&mut self, l: &mut Ledger) {
-        let Some(rules) = self.dso_rules.clone() else { return };
+        let Some(rules) = self.dso_rules.clone() else {
+            return;
+        };
         let k = self.rng.range(1, 3) as usize;
         if self.dev_unclaimed.len() < k + 1 {
             return;
@@ -2070,7 +2249,9 @@ impl Generator {
     // Reassignments and the app synchronizer
 
     fn unassign(&mut self, l: &mut Ledger, f: usize) {
-        let Some(fr) = self.featured.get(f).cloned() else { return };
+        let Some(fr) = self.featured.get(f).cloned() else {
+            return;
+        };
         if fr.in_flight.is_some() {
             return;
         }
@@ -2099,8 +2280,12 @@ impl Generator {
     }
 
     fn assign(&mut self, l: &mut Ledger, f: usize) {
-        let Some(fr) = self.featured.get(f).cloned() else { return };
-        let Some(unassign_id) = fr.in_flight.clone() else { return };
+        let Some(fr) = self.featured.get(f).cloned() else {
+            return;
+        };
+        let Some(unassign_id) = fr.in_flight.clone() else {
+            return;
+        };
         let target = if fr.sync == GLOBAL { APP } else { GLOBAL };
         let update_id = self.rng.fingerprint();
         l.commit(Update {
@@ -2124,7 +2309,9 @@ impl Generator {
     }
 
     fn activity_marker(&mut self, l: &mut Ledger, f: usize) {
-        let Some(fr) = self.featured.get(f).cloned() else { return };
+        let Some(fr) = self.featured.get(f).cloned() else {
+            return;
+        };
         if fr.in_flight.is_some() || fr.sync != APP {
             return;
         }
@@ -2263,7 +2450,9 @@ impl Generator {
     }
 
     fn resolve_tc(&mut self, l: &mut Ledger, cid: &str) {
-        let Some(i) = self.tcs.iter().position(|t| t.con.cid == cid) else { return };
+        let Some(i) = self.tcs.iter().position(|t| t.con.cid == cid) else {
+            return;
+        };
         let tc = self.tcs.remove(i);
         let dso = self.dso();
         let delegate = self.validator_of(tc.sender);
@@ -2273,7 +2462,10 @@ impl Generator {
         let mut fail_reason = String::from("ITR_Other: the transfer was rejected by the delegate");
         if outcome == TcOutcome::Send && expected != tc.nonce {
             outcome = TcOutcome::Fail;
-            fail_reason = format!("Expected nonce {expected} but the command has nonce {}", tc.nonce);
+            fail_reason = format!(
+                "Expected nonce {expected} but the command has nonce {}",
+                tc.nonce
+            );
         }
         if outcome == TcOutcome::Send && self.balance(tc.sender) < tc.amount + UNIT {
             outcome = TcOutcome::Fail;
@@ -2282,8 +2474,7 @@ impl Generator {
                 fmt_amount(tc.amount + UNIT - self.balance(tc.sender))
             );
         }
-        let submitters;
-        match outcome {
+        let submitters = match outcome {
             TcOutcome::Send => {
                 let x = self.exercise(
                     &mut b,
@@ -2308,7 +2499,7 @@ impl Generator {
                     x,
                     json!({"result": {"tag": "TransferCommandResultSuccess", "value": {"createdAmulets": created.iter().map(|c| json!({"tag": "TransferResultAmulet", "value": c.cid})).collect::<Vec<_>>(), "senderChangeAmulet": change.map(|c| c.cid)}}, "sender": self.pid(tc.sender), "nonce": tc.nonce.to_string()}),
                 );
-                submitters = vec![delegate];
+                vec![delegate]
             }
             TcOutcome::Fail => {
                 let x = self.exercise(
@@ -2324,19 +2515,35 @@ impl Generator {
                     x,
                     json!({"result": {"tag": "TransferCommandResultFailure", "value": {"reason": fail_reason}}, "sender": self.pid(tc.sender), "nonce": tc.nonce.to_string()}),
                 );
-                submitters = vec![delegate];
+                vec![delegate]
             }
             TcOutcome::Expire => {
-                let x = self.exercise(&mut b, None, &tc.con, "TransferCommand_Expire", json!({"p": self.pid(dso)}), true, vec![dso]);
+                let x = self.exercise(
+                    &mut b,
+                    None,
+                    &tc.con,
+                    "TransferCommand_Expire",
+                    json!({"p": self.pid(dso)}),
+                    true,
+                    vec![dso],
+                );
                 b.set_result(x, json!("TransferCommand_ExpireResult"));
-                submitters = vec![dso];
+                vec![dso]
             }
             TcOutcome::Withdraw => {
-                let x = self.exercise(&mut b, None, &tc.con, "TransferCommand_Withdraw", json!({}), true, vec![tc.sender]);
+                let x = self.exercise(
+                    &mut b,
+                    None,
+                    &tc.con,
+                    "TransferCommand_Withdraw",
+                    json!({}),
+                    true,
+                    vec![tc.sender],
+                );
                 b.set_result(x, json!("TransferCommand_WithdrawResult"));
-                submitters = vec![tc.sender];
+                vec![tc.sender]
             }
-        }
+        };
         self.finish(
             l,
             b,
@@ -2364,7 +2571,14 @@ impl Generator {
         let amount = self.rng.range(1, 100) * UNIT;
         let nonce = l.next_nonce(sender);
         let mut b = TreeB::new();
-        let con = self.tc_tree(&mut b, sender, receiver, amount, nonce, self.now + 24 * HOUR)?;
+        let con = self.tc_tree(
+            &mut b,
+            sender,
+            receiver,
+            amount,
+            nonce,
+            self.now + 24 * HOUR,
+        )?;
         self.tcs.push(PendingTc {
             con,
             sender,
@@ -2425,7 +2639,7 @@ impl Generator {
 pub fn generate_history(seed: u64, generated_at: i64) -> (Ledger, Generator) {
     let net = Arc::new(Network::new(seed));
     let mut g = Generator::new(Arc::clone(&net), seed);
-    let mut l = Ledger::new(net, generated_at);
+    let mut l = Ledger::new(net);
     let end = generated_at - 1_500_000;
     let start = end - ROUNDS * ROUND_LEN;
     g.round = 0;
@@ -2462,9 +2676,7 @@ mod tests {
         assert!(l.len() >= 10_000, "only {} updates", l.len());
         let ups = l.updates();
         for w in ups.windows(2) {
-            assert!(
-                (w[0].migration_id, w[0].record_time) < (w[1].migration_id, w[1].record_time)
-            );
+            assert!((w[0].migration_id, w[0].record_time) < (w[1].migration_id, w[1].record_time));
             assert!(w[0].record_time < w[1].record_time);
         }
         let last = ups.last().unwrap();

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::network::{Network, PartyIdx, SyncIdx, Tpl};
-use super::util::{MINUTE, parse_amount, parse_time};
+use super::util::{MINUTE, parse_amount};
 
 /// Period of the ACS snapshots: snapshot record times are the multiples of this period (UTC)
 /// that fall inside a migration's record-time range.
@@ -26,7 +26,10 @@ pub struct CreateNode {
 
 impl CreateNode {
     pub fn stakeholders(&self) -> impl Iterator<Item = PartyIdx> + '_ {
-        self.signatories.iter().chain(self.observers.iter()).copied()
+        self.signatories
+            .iter()
+            .chain(self.observers.iter())
+            .copied()
     }
 }
 
@@ -51,7 +54,10 @@ pub enum Node {
     Create(CreateNode),
     Exercise(ExerciseNode),
     /// A fetch: occupies a node id but is never shown (this is what makes node ids have gaps).
-    Fetch { contract_id: String, tpl: Tpl },
+    Fetch {
+        contract_id: String,
+        tpl: Tpl,
+    },
 }
 
 impl Node {
@@ -156,6 +162,11 @@ pub struct Update {
 }
 
 impl Update {
+    /// The record time as the APIs render it.
+    pub fn record_time_string(&self) -> String {
+        super::util::fmt_time(self.record_time)
+    }
+
     pub fn tx(&self) -> Option<&Tx> {
         match &self.body {
             Body::Tx(t) => Some(t),
@@ -265,8 +276,6 @@ pub struct Ledger {
     offset_of: Vec<u32>,
     users: BTreeSet<String>,
     executed: HashSet<String>,
-    /// When the history was generated (microseconds since the epoch).
-    pub(crate) generated_at: i64,
 }
 
 fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
@@ -278,7 +287,7 @@ fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
 }
 
 impl Ledger {
-    pub(crate) fn new(net: Arc<Network>, generated_at: i64) -> Ledger {
+    pub(crate) fn new(net: Arc<Network>) -> Ledger {
         let users = net.ledger_users.iter().cloned().collect();
         Ledger {
             net,
@@ -302,7 +311,6 @@ impl Ledger {
             offset_of: Vec::new(),
             users,
             executed: HashSet::new(),
-            generated_at,
         }
     }
 
@@ -332,9 +340,14 @@ impl Ledger {
                         visible = node.informees().iter().any(|p| self.net.party(*p).local);
                     }
                     match node {
-                        Node::Create(c) => {
-                            self.on_create(idx, n as u32, c, tx.effective_at, tx.sync, u.record_time)
-                        }
+                        Node::Create(c) => self.on_create(
+                            idx,
+                            n as u32,
+                            c,
+                            tx.effective_at,
+                            tx.sync,
+                            u.record_time,
+                        ),
                         Node::Exercise(e) => self.on_exercise(idx, e, u.record_time),
                         Node::Fetch { .. } => {}
                     }
@@ -401,7 +414,10 @@ impl Ledger {
         match c.tpl {
             Tpl::Amulet | Tpl::LockedAmulet => {
                 let (owner, amount) = if c.tpl == Tpl::Amulet {
-                    (party(&["owner"]), str_at(&c.args, &["amount", "initialAmount"]))
+                    (
+                        party(&["owner"]),
+                        str_at(&c.args, &["amount", "initialAmount"]),
+                    )
                 } else {
                     (
                         party(&["amulet", "owner"]),
@@ -474,21 +490,18 @@ impl Ledger {
         }
         if let Some(t) = self.tc_by_cid.get(&e.contract_id).copied() {
             let status = match e.choice {
-                "TransferCommand_Send" => {
-                    match str_at(&e.result, &["result", "tag"]) {
-                        Some("TransferCommandResultSuccess") => TcStatus::Sent,
-                        _ => TcStatus::Failed {
-                            kind: "failed",
-                            reason: str_at(&e.result, &["result", "value", "reason"])
-                                .unwrap_or("transfer failed")
-                                .to_string(),
-                        },
-                    }
-                }
+                "TransferCommand_Send" => match str_at(&e.result, &["result", "tag"]) {
+                    Some("TransferCommandResultSuccess") => TcStatus::Sent,
+                    _ => TcStatus::Failed {
+                        kind: "failed",
+                        reason: str_at(&e.result, &["result", "value", "reason"])
+                            .unwrap_or("transfer failed")
+                            .to_string(),
+                    },
+                },
                 "TransferCommand_Expire" => TcStatus::Failed {
                     kind: "expired",
-                    reason: "the transfer command expired before it could be completed"
-                        .to_string(),
+                    reason: "the transfer command expired before it could be completed".to_string(),
                 },
                 "TransferCommand_Withdraw" => TcStatus::Failed {
                     kind: "withdrawn",
@@ -681,7 +694,9 @@ impl Ledger {
     }
 
     pub fn is_active(&self, cid: &str) -> bool {
-        self.contracts.get(cid).is_some_and(|c| c.archived.is_none())
+        self.contracts
+            .get(cid)
+            .is_some_and(|c| c.archived.is_none())
     }
 
     /// The create event of a contract, its creation time and its current synchronizer.
@@ -743,6 +758,11 @@ impl Ledger {
     // -----------------------------------------------------------------------------------------
     // Convenience accessors for tests and for the other parts of the program
 
+    /// The id of a party by its index (as stored in the ledger's records).
+    pub fn party_id(&self, p: PartyIdx) -> &str {
+        self.net.party_id(p)
+    }
+
     pub fn dso_party(&self) -> &str {
         self.net.dso_id()
     }
@@ -764,7 +784,11 @@ impl Ledger {
     }
 
     pub fn user_parties(&self) -> Vec<&str> {
-        self.net.users.iter().map(|p| self.net.party_id(*p)).collect()
+        self.net
+            .users
+            .iter()
+            .map(|p| self.net.party_id(*p))
+            .collect()
     }
 
     /// Parties hosted on the participant behind the demo ledger API.
@@ -815,9 +839,4 @@ impl Ledger {
 
 fn floor_period(t: i64) -> i64 {
     t.div_euclid(SNAPSHOT_PERIOD) * SNAPSHOT_PERIOD
-}
-
-/// Parses a record time given by a client (RFC 3339).
-pub fn parse_client_time(s: &str) -> Option<i64> {
-    parse_time(s)
 }

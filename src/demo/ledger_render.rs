@@ -121,7 +121,11 @@ fn acs_delta_create(c: &CreateNode, req: &[PartyIdx]) -> bool {
 }
 
 fn acs_delta_exercise(e: &ExerciseNode, req: &[PartyIdx]) -> bool {
-    e.consuming && e.signatories.iter().chain(&e.observers).any(|p| contains(req, *p))
+    e.consuming
+        && e.signatories
+            .iter()
+            .chain(&e.observers)
+            .any(|p| contains(req, *p))
 }
 
 /// Whether any requested party sees the update.
@@ -135,7 +139,7 @@ pub fn visible(u: &Update, req: &[PartyIdx]) -> bool {
     }
 }
 
-fn command_id(tx: &Tx, req: &[PartyIdx]) -> Option<&str> {
+fn command_id<'a>(tx: &'a Tx, req: &[PartyIdx]) -> Option<&'a str> {
     tx.submitters
         .iter()
         .any(|p| contains(req, *p))
@@ -143,7 +147,13 @@ fn command_id(tx: &Tx, req: &[PartyIdx]) -> Option<&str> {
 }
 
 /// The `JsTransactionTree` of a transaction projected to `req` (sorted party indexes).
-pub fn transaction_tree(net: &Network, u: &Update, tx: &Tx, offset: i64, req: &[PartyIdx]) -> Value {
+pub fn transaction_tree(
+    net: &Network,
+    u: &Update,
+    tx: &Tx,
+    offset: i64,
+    req: &[PartyIdx],
+) -> Value {
     let w = witnesses(tx, req);
     let mut events = Map::new();
     for (i, node) in tx.nodes.iter().enumerate() {
@@ -176,7 +186,9 @@ pub fn transaction_tree(net: &Network, u: &Update, tx: &Tx, offset: i64, req: &[
 
 /// A `JsReassignment` projected to `req`.
 pub fn reassignment(net: &Network, u: &Update, offset: i64, req: &[PartyIdx]) -> Option<Value> {
-    let Body::Reassign(r) = &u.body else { return None };
+    let Body::Reassign(r) = &u.body else {
+        return None;
+    };
     let witnesses = intersect(req, r.create.stakeholders());
     let event = match r.kind {
         ReassignKind::Unassign => json!({"JsUnassignedEvent": {"value": {
@@ -221,10 +233,11 @@ pub fn tree_item(net: &Network, u: &Update, offset: i64, req: &[PartyIdx]) -> Op
         return None;
     }
     match &u.body {
-        Body::Tx(tx) => Some(json!({"update": {"TransactionTree": {"value": transaction_tree(net, u, tx, offset, req)}}})),
-        Body::Reassign(_) => {
-            reassignment(net, u, offset, req).map(|r| json!({"update": {"Reassignment": {"value": r}}}))
-        }
+        Body::Tx(tx) => Some(
+            json!({"update": {"TransactionTree": {"value": transaction_tree(net, u, tx, offset, req)}}}),
+        ),
+        Body::Reassign(_) => reassignment(net, u, offset, req)
+            .map(|r| json!({"update": {"Reassignment": {"value": r}}})),
     }
 }
 

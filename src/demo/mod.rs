@@ -1,1 +1,273 @@
-//! demo (in progress)
+//! The demo network: one generated, internally consistent Canton/Splice ledger (deterministic
+//! from a seed) served over real HTTP as all three API groups: scan (`/api/scan`, plus
+//! `/svN/api/scan` for extra scan instances), validator scan-proxy (`/api/validator`) and the
+//! JSON Ledger API (`/v2`, HS256 bearer tokens signed with [`demo_secret`]).
+//!
+//! ```text
+//! generate (seed) ─► Ledger (updates + derived indexes) ◄─ live task (rate/s), execute…
+//!                          │
+//!           axum router ───┼── scan (×N, each lagging k updates, own hash-index start)
+//!                          ├── validator scan-proxy
+//!                          └── ledger /v2 (participant view, offsets, node ids)
+//! ```
+//!
+//! Choices where the specs are silent:
+//! - Event ids are `<update_id>:<node_id>` in `/v2/updates` *and* `/v0/events` (the recorded MainNet
+//!   `/v0/events/{id}` response uses the un-prefixed form; `#…` only appears in ACS data).
+//! - `protobuf_json` renders Daml values in the Ledger API's verbose protobuf-JSON form, with types
+//!   inferred from the value shapes (see `render`).
+//! - ACS snapshots exist at every 10-minute multiple (UTC) inside a migration's record-time range.
+//! - Holdings summaries leave out owners without active amulets.
+//! - Transactions of migration 0 have verdicts with empty `view_hash` and `null` traffic summary
+//!   and app activity records (data ingested before those existed).
+//! - A small share of status-report and activity-marker transactions carry a rejected verdict.
+//! - Transfer-command status only reports commands created in the last 24 hours (404 otherwise).
+//! - `executeAndWaitForTransaction` commits, for the first signing party (which must be hosted by
+//!   the demo participant), the creation of a TransferCommand to another user; its external
+//!   transaction hash is the SHA-256 of the decoded `preparedTransaction`. Executing the same
+//!   prepared transaction twice answers 409 `DUPLICATE_COMMAND`.
+//! - `/v2/updates/trees` without a filter (or with `filtersForAnyParty`) shows what all parties
+//!   hosted by the participant see.
+
+mod auth;
+mod generate;
+mod ledger;
+mod ledger_api;
+mod ledger_render;
+mod network;
+mod render;
+mod scan_api;
+mod server;
+mod util;
+mod validator_api;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+pub use auth::{demo_secret, make_token};
+pub use ledger::{
+    Body, CreateNode, ExerciseNode, FaucetStats, Holding, Ledger, Node, Reassign, ReassignKind,
+    SNAPSHOT_PERIOD, TcRec, TcStatus, Tx, Update, WeightChange,
+};
+pub use network::{NUM_SVS, PartyIdx, Tpl};
+
+use server::{AppState, World};
+
+/// How to run the demo network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DemoConfig {
+    /// Address to listen on; port 0 picks a free port.
+    pub listen: SocketAddr,
+    /// Seed of the generated ledger (same seed, same history).
+    pub seed: u64,
+    /// New updates appended per second (0 = a static ledger).
+    pub rate: f64,
+    /// Number of scan instances, one per SV (1..=4).
+    pub scans: usize,
+}
+
+impl Default for DemoConfig {
+    fn default() -> Self {
+        DemoConfig {
+            listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            seed: 42,
+            rate: 0.0,
+            scans: 1,
+        }
+    }
+}
+
+/// A running demo network. Dropping the handle stops the server in the background;
+/// [`DemoHandle::shutdown`] stops it and waits for it.
+pub struct DemoHandle {
+    /// Scan base URL (`{scan_url}/api/scan/...`).
+    pub scan_url: String,
+    /// Validator base URL (`{validator_url}/api/validator/...`).
+    pub validator_url: String,
+    /// Ledger base URL (`{ledger_url}/v2/...`).
+    pub ledger_url: String,
+    /// A ledger API token (HS256, valid for a day) for user `participant_admin`.
+    pub token: String,
+    /// Every scan instance, the first being `scan_url`.
+    pub scan_urls: Vec<String>,
+    shutdown: Option<oneshot::Sender<()>>,
+    join: Option<JoinHandle<()>>,
+    live: Option<JoinHandle<()>>,
+}
+
+impl fmt::Debug for DemoHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DemoHandle")
+            .field("scan_url", &self.scan_url)
+            .field("validator_url", &self.validator_url)
+            .field("ledger_url", &self.ledger_url)
+            .field("token", &"<redacted>")
+            .field("scan_urls", &self.scan_urls)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DemoHandle {
+    /// Stops the server gracefully and waits (at most a few seconds) for it to finish.
+    pub async fn shutdown(mut self) {
+        if let Some(live) = self.live.take() {
+            live.abort();
+        }
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(join) = self.join.take() {
+            let abort = join.abort_handle();
+            if tokio::time::timeout(Duration::from_secs(5), join)
+                .await
+                .is_err()
+            {
+                abort.abort();
+            }
+        }
+    }
+}
+
+impl Drop for DemoHandle {
+    fn drop(&mut self) {
+        if let Some(live) = self.live.take() {
+            live.abort();
+        }
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+type Cache = Mutex<HashMap<u64, Arc<World>>>;
+
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// The generated world of `seed`: generated once per process and seed, then cloned (cheaply:
+/// updates are shared). Its history ends just before the first generation in this process.
+fn world_for(seed: u64) -> World {
+    let mut c = cache().lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(w) = c.get(&seed) {
+        return (**w).clone();
+    }
+    let (ledger, generator) = generate::generate_history(seed, util::now_micros());
+    let world = World { ledger, generator };
+    c.insert(seed, Arc::new(world.clone()));
+    world
+}
+
+/// The generated ledger of `seed` without a server (for checks and tests).
+pub fn generate(seed: u64) -> Ledger {
+    world_for(seed).ledger
+}
+
+/// Binds, spawns the server (and the live task when `rate > 0`) and returns at once.
+pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
+    if cfg.scans == 0 || cfg.scans > network::NUM_SVS {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "--scans must be between 1 and {} (one scan per SV), got {}",
+                network::NUM_SVS,
+                cfg.scans
+            ),
+        ));
+    }
+    if !cfg.rate.is_finite() || cfg.rate < 0.0 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("--rate must be a non-negative number, got {}", cfg.rate),
+        ));
+    }
+    let seed = cfg.seed;
+    let world = tokio::task::spawn_blocking(move || world_for(seed))
+        .await
+        .map_err(io::Error::other)?;
+    let listener = tokio::net::TcpListener::bind(cfg.listen).await?;
+    let addr = listener.local_addr()?;
+    let state = Arc::new(AppState::new(world, cfg.scans));
+    let app = server::router(Arc::clone(&state));
+    let (tx, rx) = oneshot::channel::<()>();
+    let join = tokio::spawn(async move {
+        let shutdown = async move {
+            let _ = rx.await;
+        };
+        if let Err(e) = axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await
+        {
+            tracing::warn!("demo server stopped: {e}");
+        }
+    });
+    let live =
+        (cfg.rate > 0.0).then(|| tokio::spawn(server::live_loop(Arc::clone(&state), cfg.rate)));
+    let base = format!("http://{addr}");
+    let scan_urls = (0..cfg.scans)
+        .map(|k| {
+            if k == 0 {
+                base.clone()
+            } else {
+                format!("{base}/sv{}", k + 1)
+            }
+        })
+        .collect();
+    let exp = util::now_micros() / 1_000_000 + 24 * 3600;
+    Ok(DemoHandle {
+        scan_url: base.clone(),
+        validator_url: base.clone(),
+        ledger_url: base,
+        token: make_token("participant_admin", exp),
+        scan_urls,
+        shutdown: Some(tx),
+        join: Some(join),
+        live,
+    })
+}
+
+/// Starts the demo network, prints one JSON line
+/// `{"scan_url","validator_url","ledger_url","token","scan_urls"}` to stdout and serves until
+/// SIGINT or SIGTERM, then shuts down gracefully.
+pub async fn serve_forever(cfg: DemoConfig) -> io::Result<()> {
+    use std::io::Write as _;
+    let handle = start(cfg).await?;
+    let line = serde_json::json!({
+        "scan_url": handle.scan_url,
+        "validator_url": handle.validator_url,
+        "ledger_url": handle.ledger_url,
+        "token": handle.token,
+        "scan_urls": handle.scan_urls,
+    });
+    {
+        let mut out = io::stdout().lock();
+        writeln!(out, "{line}")?;
+        out.flush()?;
+    }
+    wait_for_signal().await?;
+    handle.shutdown().await;
+    Ok(())
+}
+
+#[cfg(unix)]
+async fn wait_for_signal() -> io::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r,
+        _ = term.recv() => Ok(()),
+    }
+}
+
+#[cfg(not(unix))]
+async fn wait_for_signal() -> io::Result<()> {
+    tokio::signal::ctrl_c().await
+}

@@ -70,7 +70,11 @@ pub const PACKAGES: [(Pkg, &str, &str); 6] = [
     (Pkg::DsoGovernance, "splice-dso-governance", "0.1.19"),
     (Pkg::Wallet, "splice-wallet", "0.1.14"),
     (Pkg::WalletPayments, "splice-wallet-payments", "0.1.14"),
-    (Pkg::AmuletNameService, "splice-amulet-name-service", "0.1.15"),
+    (
+        Pkg::AmuletNameService,
+        "splice-amulet-name-service",
+        "0.1.15",
+    ),
     (Pkg::Util, "splice-util", "0.1.4"),
 ];
 
@@ -175,9 +179,30 @@ const SV_NAMES: [&str; NUM_SVS] = [
 ];
 
 const VALIDATOR_WORDS: [&str; NUM_VALIDATORS] = [
-    "acme", "bluefin", "copper", "driftwood", "ember", "fjord", "granite", "harbor", "ironwood",
-    "juniper", "kestrel", "lumen", "meridian", "nimbus", "onyx", "pinnacle", "quartz", "redwood",
-    "sierra", "tundra", "umber", "vertex", "willow", "zephyr",
+    "acme",
+    "bluefin",
+    "copper",
+    "driftwood",
+    "ember",
+    "fjord",
+    "granite",
+    "harbor",
+    "ironwood",
+    "juniper",
+    "kestrel",
+    "lumen",
+    "meridian",
+    "nimbus",
+    "onyx",
+    "pinnacle",
+    "quartz",
+    "redwood",
+    "sierra",
+    "tundra",
+    "umber",
+    "vertex",
+    "willow",
+    "zephyr",
 ];
 
 const USER_NAMES: [&str; 30] = [
@@ -202,7 +227,7 @@ impl Network {
         let mut rng = Rng::new(seed ^ 0x00c0_ffee);
         let mut parties: Vec<Party> = Vec::new();
         let mut participants: Vec<Participant> = Vec::new();
-        let mut party = |parties: &mut Vec<Party>, name: &str, kind, fp: String| {
+        let party = |parties: &mut Vec<Party>, name: &str, kind, fp: String| {
             parties.push(Party {
                 id: format!("{name}::{fp}"),
                 name: name.to_string(),
@@ -245,7 +270,9 @@ impl Network {
             participants.push(Participant {
                 id: format!("PAR::{name}::{fp}"),
             });
-            parties[p as usize].participants.push(participants.len() - 1);
+            parties[p as usize]
+                .participants
+                .push(participants.len() - 1);
             validators.push(p);
         }
         let ledger_participant = parties[validators[0] as usize].participants[0];
@@ -316,8 +343,16 @@ impl Network {
 
         let mut boot = |tag: &str, sync: &str| {
             let p = b64.encode(pseudo_bytes(&mut rng, &format!("{tag}-params:{sync}"), 96));
-            let s = b64.encode(pseudo_bytes(&mut rng, &format!("{tag}-sequencers:{sync}"), 640));
-            let m = b64.encode(pseudo_bytes(&mut rng, &format!("{tag}-mediators:{sync}"), 480));
+            let s = b64.encode(pseudo_bytes(
+                &mut rng,
+                &format!("{tag}-sequencers:{sync}"),
+                640,
+            ));
+            let m = b64.encode(pseudo_bytes(
+                &mut rng,
+                &format!("{tag}-mediators:{sync}"),
+                480,
+            ));
             (p, s, m)
         };
         let bootstrapping = [
@@ -418,8 +453,14 @@ mod tests {
         }
         assert!(n.parties.iter().filter(|p| p.local).count() > 5);
         assert!(n.parties.iter().any(|p| p.participants.len() > 1));
-        assert!(n.template_id(Tpl::Amulet).ends_with(":Splice.Amulet:Amulet"));
-        assert_eq!(n.template_id(Tpl::Amulet).split(':').next().unwrap().len(), 64);
+        assert!(
+            n.template_id(Tpl::Amulet)
+                .ends_with(":Splice.Amulet:Amulet")
+        );
+        assert_eq!(
+            n.template_id(Tpl::Amulet).split(':').next().unwrap().len(),
+            64
+        );
         let same = Network::new(42);
         assert_eq!(same.parties[5].id, n.parties[5].id);
     }

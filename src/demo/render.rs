@@ -7,9 +7,12 @@
 //! {"elements": …}}`, `{"variant": {"constructor", "value"}}`, `{"optional": {…}}`…), with each
 //! value's type inferred from its shape (party ids, contract ids, decimals, timestamps, integers).
 
+use std::fmt;
+
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value, json};
 
-use super::ledger::{Body, CreateNode, Node, ReassignKind, Tx, Update};
+use super::ledger::{Body, CreateNode, ExerciseNode, Node, Reassign, ReassignKind, Tx, Update};
 use super::network::{Network, PartyIdx};
 use super::util::{fmt_time, fmt_time6, sha256_hex};
 
@@ -37,63 +40,298 @@ fn parties(net: &Network, ps: &[PartyIdx]) -> Value {
     )
 }
 
-fn event_id(update_id: &str, node: u32) -> String {
-    format!("{update_id}:{node}")
+// The update rendering is done by serializers that borrow from the ledger (no payload copies):
+// pages of a thousand updates are rendered straight into the response body.
+
+struct PartiesJson<'a>(&'a Network, &'a [PartyIdx]);
+
+impl Serialize for PartiesJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.1.len()))?;
+        for p in self.1 {
+            seq.serialize_element(self.0.party_id(*p))?;
+        }
+        seq.end()
+    }
 }
 
-/// A scan `CreatedEvent`.
-pub fn created_event(
-    net: &Network,
-    c: &CreateNode,
-    event_id: String,
+/// `<update_id>:<node>`
+struct EventIdJson<'a>(&'a str, u32);
+
+impl fmt::Display for EventIdJson<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.0, self.1)
+    }
+}
+
+impl Serialize for EventIdJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// A Daml value in the requested encoding (a record at the top of create arguments).
+struct PayloadJson<'a> {
+    value: &'a Value,
+    enc: Encoding,
+    record: bool,
+}
+
+impl Serialize for PayloadJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match (self.enc, self.record) {
+            (Encoding::CompactJson, _) => self.value.serialize(s),
+            (Encoding::ProtobufJson, true) => encode_record(self.value, self.enc).serialize(s),
+            (Encoding::ProtobufJson, false) => proto_value(self.value).serialize(s),
+        }
+    }
+}
+
+struct CreatedJson<'a> {
+    net: &'a Network,
+    c: &'a CreateNode,
+    id: EventIdJson<'a>,
     created_at: i64,
     enc: Encoding,
-) -> Value {
-    let mut m = Map::new();
-    m.insert("event_type".into(), json!("created_event"));
-    m.insert("event_id".into(), Value::String(event_id));
-    m.insert("contract_id".into(), Value::String(c.contract_id.clone()));
-    m.insert("template_id".into(), json!(net.template_id(c.tpl)));
-    m.insert("package_name".into(), json!(net.package_name(c.tpl)));
-    m.insert("create_arguments".into(), encode_record(&c.args, enc));
-    m.insert("created_at".into(), Value::String(fmt_time(created_at)));
-    m.insert("signatories".into(), parties(net, &c.signatories));
-    m.insert("observers".into(), parties(net, &c.observers));
-    Value::Object(m)
 }
 
-fn tree_event(net: &Network, update_id: &str, tx: &Tx, n: u32, enc: Encoding) -> Option<Value> {
-    match tx.nodes.get(n as usize)? {
-        Node::Create(c) => Some(created_event(
-            net,
-            c,
-            event_id(update_id, n),
-            tx.effective_at,
-            enc,
-        )),
-        Node::Exercise(e) => {
-            let children: Vec<Value> = e
-                .children
-                .iter()
-                .filter(|c| tx.nodes.get(**c as usize).is_some_and(|n| !n.is_fetch()))
-                .map(|c| Value::String(event_id(update_id, *c)))
-                .collect();
-            let mut m = Map::new();
-            m.insert("event_type".into(), json!("exercised_event"));
-            m.insert("event_id".into(), Value::String(event_id(update_id, n)));
-            m.insert("contract_id".into(), Value::String(e.contract_id.clone()));
-            m.insert("template_id".into(), json!(net.template_id(e.tpl)));
-            m.insert("package_name".into(), json!(net.package_name(e.tpl)));
-            m.insert("choice".into(), json!(e.choice));
-            m.insert("choice_argument".into(), encode_value(&e.argument, enc));
-            m.insert("child_event_ids".into(), Value::Array(children));
-            m.insert("exercise_result".into(), encode_value(&e.result, enc));
-            m.insert("consuming".into(), json!(e.consuming));
-            m.insert("acting_parties".into(), parties(net, &e.actors));
-            m.insert("interface_id".into(), Value::Null);
-            Some(Value::Object(m))
+impl Serialize for CreatedJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (net, c) = (self.net, self.c);
+        let mut m = s.serialize_map(Some(9))?;
+        m.serialize_entry("event_type", "created_event")?;
+        m.serialize_entry("event_id", &self.id)?;
+        m.serialize_entry("contract_id", &c.contract_id)?;
+        m.serialize_entry("template_id", net.template_id(c.tpl))?;
+        m.serialize_entry("package_name", net.package_name(c.tpl))?;
+        m.serialize_entry(
+            "create_arguments",
+            &PayloadJson {
+                value: &c.args,
+                enc: self.enc,
+                record: true,
+            },
+        )?;
+        m.serialize_entry("created_at", &fmt_time(self.created_at))?;
+        m.serialize_entry("signatories", &PartiesJson(net, &c.signatories))?;
+        m.serialize_entry("observers", &PartiesJson(net, &c.observers))?;
+        m.end()
+    }
+}
+
+struct ChildrenJson<'a> {
+    update_id: &'a str,
+    tx: &'a Tx,
+    children: &'a [u32],
+}
+
+impl Serialize for ChildrenJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        for c in self.children {
+            if self
+                .tx
+                .nodes
+                .get(*c as usize)
+                .is_some_and(|n| !n.is_fetch())
+            {
+                seq.serialize_element(&EventIdJson(self.update_id, *c))?;
+            }
         }
-        Node::Fetch { .. } => None,
+        seq.end()
+    }
+}
+
+struct ExercisedJson<'a> {
+    net: &'a Network,
+    update_id: &'a str,
+    tx: &'a Tx,
+    e: &'a ExerciseNode,
+    n: u32,
+    enc: Encoding,
+}
+
+impl Serialize for ExercisedJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (net, e) = (self.net, self.e);
+        let mut m = s.serialize_map(Some(12))?;
+        m.serialize_entry("event_type", "exercised_event")?;
+        m.serialize_entry("event_id", &EventIdJson(self.update_id, self.n))?;
+        m.serialize_entry("contract_id", &e.contract_id)?;
+        m.serialize_entry("template_id", net.template_id(e.tpl))?;
+        m.serialize_entry("package_name", net.package_name(e.tpl))?;
+        m.serialize_entry("choice", e.choice)?;
+        let payload = |value| PayloadJson {
+            value,
+            enc: self.enc,
+            record: false,
+        };
+        m.serialize_entry("choice_argument", &payload(&e.argument))?;
+        m.serialize_entry(
+            "child_event_ids",
+            &ChildrenJson {
+                update_id: self.update_id,
+                tx: self.tx,
+                children: &e.children,
+            },
+        )?;
+        m.serialize_entry("exercise_result", &payload(&e.result))?;
+        m.serialize_entry("consuming", &e.consuming)?;
+        m.serialize_entry("acting_parties", &PartiesJson(net, &e.actors))?;
+        m.serialize_entry("interface_id", &Value::Null)?;
+        m.end()
+    }
+}
+
+struct EventsByIdJson<'a> {
+    net: &'a Network,
+    update_id: &'a str,
+    tx: &'a Tx,
+    enc: Encoding,
+}
+
+impl Serialize for EventsByIdJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let tx = self.tx;
+        let mut ids: Vec<u32> = (0..tx.nodes.len() as u32)
+            .filter(|n| !tx.nodes[*n as usize].is_fetch())
+            .collect();
+        // `events_by_id` is sorted as text, so `…:10` comes before `…:2`.
+        ids.sort_by_cached_key(|n| n.to_string());
+        let mut m = s.serialize_map(Some(ids.len()))?;
+        for n in ids {
+            let key = EventIdJson(self.update_id, n);
+            match &tx.nodes[n as usize] {
+                Node::Create(c) => m.serialize_entry(
+                    &key,
+                    &CreatedJson {
+                        net: self.net,
+                        c,
+                        id: EventIdJson(self.update_id, n),
+                        created_at: tx.effective_at,
+                        enc: self.enc,
+                    },
+                )?,
+                Node::Exercise(e) => m.serialize_entry(
+                    &key,
+                    &ExercisedJson {
+                        net: self.net,
+                        update_id: self.update_id,
+                        tx,
+                        e,
+                        n,
+                        enc: self.enc,
+                    },
+                )?,
+                Node::Fetch { .. } => {}
+            }
+        }
+        m.end()
+    }
+}
+
+/// One `/v2/updates` item (`UpdateHistoryTransactionV2` or `UpdateHistoryReassignment`),
+/// serialized without copying the ledger's data.
+pub struct ScanUpdateJson<'a> {
+    pub net: &'a Network,
+    pub u: &'a Update,
+    pub idx: usize,
+    pub scan: usize,
+    pub enc: Encoding,
+}
+
+impl Serialize for ScanUpdateJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (net, u) = (self.net, self.u);
+        match &u.body {
+            Body::Tx(tx) => {
+                let mut m = s.serialize_map(None)?;
+                m.serialize_entry("update_id", &u.update_id)?;
+                m.serialize_entry("migration_id", &u.migration_id)?;
+                m.serialize_entry("workflow_id", &tx.workflow_id)?;
+                m.serialize_entry("record_time", &fmt_time(u.record_time))?;
+                m.serialize_entry("synchronizer_id", net.sync_id(tx.sync))?;
+                m.serialize_entry("effective_at", &fmt_time(tx.effective_at))?;
+                let roots: Vec<EventIdJson<'_>> = tx
+                    .roots
+                    .iter()
+                    .filter(|r| !tx.nodes[**r as usize].is_fetch())
+                    .map(|r| EventIdJson(&u.update_id, *r))
+                    .collect();
+                m.serialize_entry("root_event_ids", &roots)?;
+                m.serialize_entry(
+                    "events_by_id",
+                    &EventsByIdJson {
+                        net,
+                        update_id: &u.update_id,
+                        tx,
+                        enc: self.enc,
+                    },
+                )?;
+                if let Some(h) = &tx.external_hash {
+                    m.serialize_entry("external_transaction_hash", h)?;
+                }
+                m.end()
+            }
+            Body::Reassign(r) => {
+                let mut m = s.serialize_map(Some(4))?;
+                m.serialize_entry("update_id", &u.update_id)?;
+                m.serialize_entry("offset", &scan_offset(self.idx, self.scan))?;
+                m.serialize_entry("record_time", &fmt_time(u.record_time))?;
+                m.serialize_entry(
+                    "event",
+                    &ReassignEventJson {
+                        net,
+                        u,
+                        r,
+                        enc: self.enc,
+                    },
+                )?;
+                m.end()
+            }
+        }
+    }
+}
+
+struct ReassignEventJson<'a> {
+    net: &'a Network,
+    u: &'a Update,
+    r: &'a Reassign,
+    enc: Encoding,
+}
+
+impl Serialize for ReassignEventJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (net, u, r) = (self.net, self.u, self.r);
+        let mut m = s.serialize_map(Some(7))?;
+        m.serialize_entry("submitter", net.party_id(r.submitter))?;
+        m.serialize_entry("source_synchronizer", net.sync_id(r.source))?;
+        match r.kind {
+            ReassignKind::Unassign => {
+                m.serialize_entry("migration_id", &u.migration_id)?;
+                m.serialize_entry("target_synchronizer", net.sync_id(r.target))?;
+                m.serialize_entry("unassign_id", &r.unassign_id)?;
+                m.serialize_entry("reassignment_counter", &r.counter)?;
+                m.serialize_entry("contract_id", &r.create.contract_id)?;
+            }
+            ReassignKind::Assign => {
+                m.serialize_entry("target_synchronizer", net.sync_id(r.target))?;
+                m.serialize_entry("migration_id", &u.migration_id)?;
+                m.serialize_entry("unassign_id", &r.unassign_id)?;
+                m.serialize_entry(
+                    "created_event",
+                    &CreatedJson {
+                        net,
+                        c: &r.create,
+                        id: EventIdJson(&u.update_id, 0),
+                        created_at: r.created_at,
+                        enc: self.enc,
+                    },
+                )?;
+                m.serialize_entry("reassignment_counter", &r.counter)?;
+            }
+        }
+        m.end()
     }
 }
 
@@ -102,70 +340,16 @@ pub fn scan_offset(idx: usize, scan: usize) -> String {
     format!("{:016x}", 0x0100_0000 * (scan as u64 + 1) + idx as u64 + 1)
 }
 
-/// One `/v2/updates` item.
+/// One `/v2/updates` item as a JSON value.
 pub fn scan_update(net: &Network, u: &Update, idx: usize, scan: usize, enc: Encoding) -> Value {
-    match &u.body {
-        Body::Tx(tx) => {
-            let mut ids: Vec<u32> = (0..tx.nodes.len() as u32)
-                .filter(|n| !tx.nodes[*n as usize].is_fetch())
-                .collect();
-            // `events_by_id` is sorted as text, so `…:10` comes before `…:2`.
-            ids.sort_by_cached_key(|n| n.to_string());
-            let mut events = Map::new();
-            for n in ids {
-                if let Some(ev) = tree_event(net, &u.update_id, tx, n, enc) {
-                    events.insert(event_id(&u.update_id, n), ev);
-                }
-            }
-            let roots: Vec<Value> = tx
-                .roots
-                .iter()
-                .filter(|r| !tx.nodes[**r as usize].is_fetch())
-                .map(|r| Value::String(event_id(&u.update_id, *r)))
-                .collect();
-            let mut m = Map::new();
-            m.insert("update_id".into(), Value::String(u.update_id.clone()));
-            m.insert("migration_id".into(), json!(u.migration_id));
-            m.insert("workflow_id".into(), Value::String(tx.workflow_id.clone()));
-            m.insert("record_time".into(), Value::String(fmt_time(u.record_time)));
-            m.insert("synchronizer_id".into(), json!(net.sync_id(tx.sync)));
-            m.insert("effective_at".into(), Value::String(fmt_time(tx.effective_at)));
-            m.insert("root_event_ids".into(), Value::Array(roots));
-            m.insert("events_by_id".into(), Value::Object(events));
-            if let Some(h) = &tx.external_hash {
-                m.insert("external_transaction_hash".into(), Value::String(h.clone()));
-            }
-            Value::Object(m)
-        }
-        Body::Reassign(r) => {
-            let event = match r.kind {
-                ReassignKind::Unassign => json!({
-                    "submitter": net.party_id(r.submitter),
-                    "source_synchronizer": net.sync_id(r.source),
-                    "migration_id": u.migration_id,
-                    "target_synchronizer": net.sync_id(r.target),
-                    "unassign_id": r.unassign_id,
-                    "reassignment_counter": r.counter,
-                    "contract_id": r.create.contract_id,
-                }),
-                ReassignKind::Assign => json!({
-                    "submitter": net.party_id(r.submitter),
-                    "source_synchronizer": net.sync_id(r.source),
-                    "target_synchronizer": net.sync_id(r.target),
-                    "migration_id": u.migration_id,
-                    "unassign_id": r.unassign_id,
-                    "created_event": created_event(net, &r.create, event_id(&u.update_id, 0), r.created_at, enc),
-                    "reassignment_counter": r.counter,
-                }),
-            };
-            json!({
-                "update_id": u.update_id,
-                "offset": scan_offset(idx, scan),
-                "record_time": fmt_time(u.record_time),
-                "event": event,
-            })
-        }
-    }
+    serde_json::to_value(ScanUpdateJson {
+        net,
+        u,
+        idx,
+        scan,
+        enc,
+    })
+    .unwrap_or(Value::Null)
 }
 
 struct View {
@@ -310,7 +494,10 @@ pub fn verdict(net: &Network, u: &Update, tx: &Tx) -> Value {
 /// Traffic cost of each envelope (one per root view, carrying it and its sub-views).
 fn envelopes(u: &Update, tx: &Tx) -> Vec<(i64, Vec<i64>)> {
     let (vs, roots) = views(tx);
-    let jitter = u.update_id.bytes().fold(0i64, |a, b| (a * 31 + i64::from(b)) % 997);
+    let jitter = u
+        .update_id
+        .bytes()
+        .fold(0i64, |a, b| (a * 31 + i64::from(b)) % 997);
     roots
         .iter()
         .map(|r| {
@@ -380,7 +567,12 @@ pub fn created_event_blob(net: &Network, c: &CreateNode) -> String {
 }
 
 /// `ContractWithState` of the scan proxy.
-pub fn contract_with_state(net: &Network, c: &CreateNode, created_at: i64, sync: Option<&str>) -> Value {
+pub fn contract_with_state(
+    net: &Network,
+    c: &CreateNode,
+    created_at: i64,
+    sync: Option<&str>,
+) -> Value {
     let mut m = Map::new();
     m.insert(
         "contract".into(),
@@ -406,13 +598,6 @@ fn encode_record(v: &Value, enc: Encoding) -> Value {
         (Encoding::CompactJson, _) => v.clone(),
         (Encoding::ProtobufJson, Value::Object(m)) => proto_fields(m),
         (Encoding::ProtobufJson, other) => proto_value(other),
-    }
-}
-
-fn encode_value(v: &Value, enc: Encoding) -> Value {
-    match enc {
-        Encoding::CompactJson => v.clone(),
-        Encoding::ProtobufJson => proto_value(v),
     }
 }
 
@@ -471,9 +656,13 @@ fn proto_value(v: &Value) -> Value {
                 json!({"text": s})
             }
         }
-        Value::Array(a) => json!({"list": {"elements": a.iter().map(proto_value).collect::<Vec<_>>()}}),
+        Value::Array(a) => {
+            json!({"list": {"elements": a.iter().map(proto_value).collect::<Vec<_>>()}})
+        }
         Value::Object(m) => {
-            if let (Some(Value::String(tag)), Some(val), 2) = (m.get("tag"), m.get("value"), m.len()) {
+            if let (Some(Value::String(tag)), Some(val), 2) =
+                (m.get("tag"), m.get("value"), m.len())
+            {
                 json!({"variant": {"constructor": tag, "value": proto_value(val)}})
             } else {
                 json!({"record": proto_fields(m)})

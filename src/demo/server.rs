@@ -19,7 +19,7 @@ use super::util::now_micros;
 #[derive(Clone, Debug)]
 pub(crate) struct World {
     pub ledger: Ledger,
-    pub gen: Generator,
+    pub generator: Generator,
 }
 
 pub(crate) struct AppState {
@@ -67,6 +67,31 @@ impl AppState {
 
 pub(crate) type Shared = Arc<AppState>;
 
+/// An error response, boxed (responses are large) so `Result<_, Fail>` stays small.
+pub(crate) struct Fail(Box<Response>);
+
+impl From<Response> for Fail {
+    fn from(r: Response) -> Fail {
+        Fail(Box::new(r))
+    }
+}
+
+impl IntoResponse for Fail {
+    fn into_response(self) -> Response {
+        *self.0
+    }
+}
+
+/// A handler result: the response, or the error response.
+pub(crate) type Reply = Result<Response, Fail>;
+
+pub(crate) fn done(r: Reply) -> Response {
+    match r {
+        Ok(x) => x,
+        Err(f) => f.into_response(),
+    }
+}
+
 /// A JSON response.
 pub(crate) fn json_ok(v: Value) -> Response {
     json_status(StatusCode::OK, &v)
@@ -74,12 +99,7 @@ pub(crate) fn json_ok(v: Value) -> Response {
 
 pub(crate) fn json_status(status: StatusCode, v: &Value) -> Response {
     let body = serde_json::to_vec(v).unwrap_or_default();
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body,
-    )
-        .into_response()
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 /// The scan / scan-proxy error body `{"error": "..."}`.
@@ -99,7 +119,10 @@ async fn not_found() -> Response {
 pub(crate) fn router(state: Shared) -> Router {
     let mut r = Router::new()
         .nest("/api/scan", super::scan_api::routes(Arc::clone(&state), 0))
-        .nest("/api/validator", super::validator_api::routes(Arc::clone(&state)))
+        .nest(
+            "/api/validator",
+            super::validator_api::routes(Arc::clone(&state)),
+        )
         .merge(super::ledger_api::routes(Arc::clone(&state)));
     for k in 1..state.scans {
         let prefix = format!("/sv{}/api/scan", k + 1);
@@ -119,9 +142,9 @@ pub(crate) async fn live_loop(state: Shared, rate: f64) {
         interval.tick().await;
         budget += rate * tick;
         let mut w = state.write();
-        let World { ledger, gen } = &mut *w;
+        let World { ledger, generator } = &mut *w;
         while budget >= 1.0 {
-            gen.live_step(ledger, now_micros());
+            generator.live_step(ledger, now_micros());
             budget -= 1.0;
         }
     }

@@ -22,11 +22,6 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    /// A new independent stream derived from this one.
-    pub fn fork(&mut self) -> Rng {
-        Rng(self.next_u64())
-    }
-
     /// Uniform in `0..n` (`n > 0`; returns 0 for `n == 0`).
     pub fn below(&mut self, n: u64) -> u64 {
         if n == 0 {
@@ -251,15 +246,13 @@ pub fn percent_decode(s: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                match (hex_val(bytes[i + 1]), hex_val(bytes[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push(h * 16 + l);
-                        i += 2;
-                    }
-                    _ => out.push(b'%'),
+            b'%' if i + 2 < bytes.len() => match (hex_val(bytes[i + 1]), hex_val(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 2;
                 }
-            }
+                _ => out.push(b'%'),
+            },
             b => out.push(b),
         }
         i += 1;

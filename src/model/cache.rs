@@ -45,15 +45,15 @@ impl<T> BodyCache<T> {
     /// Stores a body, evicting the least recently used one when full.
     pub fn insert(&mut self, id: String, body: Arc<T>) {
         self.tick += 1;
-        if !self.map.contains_key(&id) && self.map.len() >= self.capacity {
-            if let Some(oldest) = self
+        if !self.map.contains_key(&id)
+            && self.map.len() >= self.capacity
+            && let Some(oldest) = self
                 .map
                 .iter()
                 .min_by_key(|(_, (_, t))| *t)
                 .map(|(k, _)| k.clone())
-            {
-                self.map.remove(&oldest);
-            }
+        {
+            self.map.remove(&oldest);
         }
         self.map.insert(id, (body, self.tick));
     }

@@ -2,21 +2,57 @@
 //! `root_event_ids` and each exercised event's `child_event_ids` (never the key order of
 //! `events_by_id`). Unresolvable ids become "missing" nodes instead of disappearing.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, LazyLock};
 
 use ratatui::text::{Line, Span};
 
-use crate::api::scan::{Transaction, TreeEvent};
+use crate::api::json::RawJson;
+use crate::api::scan::{EventHistoryItem, Transaction, TreeEvent, UpdateItem};
 use crate::ui::theme::Theme;
 use crate::ui::tree::{NodeId, TreeSource};
 
 use super::summary::{short_id, short_template};
 
+/// What a tree borrows its transaction from: the transaction itself, or a whole
+/// `/v0/events/{id}` body (so the Update pane shares the cached body instead of cloning it).
+#[derive(Debug, Clone)]
+enum Owner {
+    Tx(Arc<Transaction>),
+    Body(Arc<EventHistoryItem>),
+}
+
+/// Stands in for a body whose update is not a transaction (never built: see
+/// [`ScanTree::from_body`]); keeps [`ScanTree::transaction`] infallible.
+static EMPTY_TX: LazyLock<Transaction> = LazyLock::new(|| Transaction {
+    update_id: String::new(),
+    migration_id: 0,
+    workflow_id: String::new(),
+    record_time: String::new(),
+    synchronizer_id: String::new(),
+    effective_at: String::new(),
+    root_event_ids: Vec::new(),
+    events_by_id: BTreeMap::new(),
+    external_transaction_hash: None,
+    raw: RawJson::null(),
+});
+
+impl Owner {
+    fn tx(&self) -> &Transaction {
+        match self {
+            Owner::Tx(t) => t,
+            Owner::Body(b) => match &b.update {
+                Some(UpdateItem::Transaction(t)) => t,
+                _ => &EMPTY_TX,
+            },
+        }
+    }
+}
+
 /// The event tree of one transaction.
 #[derive(Debug, Clone)]
 pub struct ScanTree {
-    tx: Arc<Transaction>,
+    tx: Owner,
     /// Event id of each node, in pre-order.
     ids: Vec<Box<str>>,
     roots: Vec<NodeId>,
@@ -27,13 +63,26 @@ pub struct ScanTree {
 impl ScanTree {
     /// Builds the tree of `tx` (cycles and repeated ids in untrusted data are cut).
     pub fn new(tx: Arc<Transaction>) -> Self {
+        Self::build(Owner::Tx(tx))
+    }
+
+    /// Builds the tree of a `/v0/events/{id}` body whose update is a transaction (None for
+    /// reassignments and bodies without an update). Shares the body: nothing is cloned.
+    pub fn from_body(body: Arc<EventHistoryItem>) -> Option<Self> {
+        match &body.update {
+            Some(UpdateItem::Transaction(_)) => Some(Self::build(Owner::Body(body))),
+            _ => None,
+        }
+    }
+
+    fn build(tx: Owner) -> Self {
         let mut ids: Vec<Box<str>> = Vec::new();
         let mut children: Vec<Vec<NodeId>> = Vec::new();
         let mut parents: Vec<Option<NodeId>> = Vec::new();
         let mut roots = Vec::new();
         // Stack of (parent node at each depth).
         let mut path: Vec<NodeId> = Vec::new();
-        for item in tx.walk() {
+        for item in tx.tx().walk() {
             let id = ids.len();
             ids.push(item.id.into());
             children.push(Vec::new());
@@ -56,8 +105,8 @@ impl ScanTree {
     }
 
     /// The transaction.
-    pub fn transaction(&self) -> &Arc<Transaction> {
-        &self.tx
+    pub fn transaction(&self) -> &Transaction {
+        self.tx.tx()
     }
 
     /// Number of nodes.
@@ -77,7 +126,7 @@ impl ScanTree {
 
     /// The event of a node (None for ids that do not resolve).
     pub fn event(&self, id: NodeId) -> Option<&TreeEvent> {
-        self.event_id(id).and_then(|e| self.tx.event(e))
+        self.event_id(id).and_then(|e| self.tx.tx().event(e))
     }
 
     /// The node showing `event_id`.
@@ -91,7 +140,10 @@ impl ScanTree {
     /// Nodes whose event is on `contract_id`, in tree order.
     pub fn nodes_on_contract(&self, contract_id: &str) -> Vec<NodeId> {
         (0..self.ids.len())
-            .filter(|&n| self.event(n).is_some_and(|e| e.contract_id() == contract_id))
+            .filter(|&n| {
+                self.event(n)
+                    .is_some_and(|e| e.contract_id() == contract_id)
+            })
             .collect()
     }
 
@@ -122,18 +174,17 @@ impl TreeSource for ScanTree {
         let Some(event_id) = self.event_id(id) else {
             return Line::default();
         };
-        match self.tx.event(event_id) {
+        match self.tx.tx().event(event_id) {
+            // Choice, consuming and contract first: in a narrow column the template (the
+            // longest part) is what gets cut.
             Some(TreeEvent::Exercised(e)) => Line::from(vec![
                 Span::styled("exercised ", theme.exercised),
                 Span::styled(e.choice.as_str(), theme.accent),
-                Span::raw("  "),
-                Span::styled(short_template(&e.template_id), theme.muted),
-                Span::styled(
-                    if e.consuming { "  consuming" } else { "" },
-                    theme.archived,
-                ),
+                Span::styled(if e.consuming { "  consuming" } else { "" }, theme.archived),
                 Span::raw("  "),
                 Span::styled(short_id(&e.contract_id, 12), theme.id),
+                Span::raw("  "),
+                Span::styled(short_template(&e.template_id), theme.muted),
             ]),
             Some(TreeEvent::Created(c)) => Line::from(vec![
                 Span::styled("created ", theme.created),

@@ -169,7 +169,10 @@ impl FilterField {
 #[derive(Debug, Clone)]
 enum Matcher {
     /// Lower-cased needle, case-insensitive unless `case_sensitive`.
-    Substring { needle: String, case_sensitive: bool },
+    Substring {
+        needle: String,
+        case_sensitive: bool,
+    },
     Regex(Regex),
 }
 
@@ -184,8 +187,7 @@ impl Matcher {
                 // ASCII-folding without allocating for the common all-ASCII case.
                 if hay.is_ascii() && needle.is_ascii() {
                     let (h, n) = (hay.as_bytes(), needle.as_bytes());
-                    n.is_empty()
-                        || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+                    n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
                 } else {
                     hay.to_lowercase().contains(needle.as_str())
                 }
@@ -294,8 +296,7 @@ impl Filter {
             let hex = hex16(c & !0b11);
             if n.len() >= 16 {
                 // The low two bits of the 16th digit carry flags: compare the first 15 exactly.
-                hex[..15].eq_ignore_ascii_case(&n[..15])
-                    && contract_key(needle) == (c & !0b11)
+                hex[..15].eq_ignore_ascii_case(&n[..15]) && contract_key(needle) == (c & !0b11)
             } else {
                 hex[..15]
                     .windows(n.len().min(15))

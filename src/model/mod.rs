@@ -6,4 +6,5 @@ pub mod cache;
 pub mod event_tree;
 pub mod history;
 pub mod intern;
+pub mod ledger_tree;
 pub mod summary;

@@ -47,6 +47,8 @@ pub enum RootAction {
         source: Sym,
         target: Sym,
         counter: i64,
+        /// The interned `unassign_id` linking an unassign and its assign.
+        link: Sym,
     },
     /// No resolvable root.
     None,
@@ -200,8 +202,8 @@ impl Summarizer {
                         TreeEvent::Unknown { .. } => {}
                     }
                 }
-                let more_roots = u16::try_from(tx.root_event_ids.len().saturating_sub(1))
-                    .unwrap_or(u16::MAX);
+                let more_roots =
+                    u16::try_from(tx.root_event_ids.len().saturating_sub(1)).unwrap_or(u16::MAX);
                 let root = match tx.root_events().next() {
                     Some(TreeEvent::Exercised(e)) => RootAction::Exercise {
                         template: self.sym(&e.template_id, cat::TEMPLATE),
@@ -261,6 +263,7 @@ impl Summarizer {
                     source: self.sym(source, cat::SYNCHRONIZER),
                     target: self.sym(target, cat::SYNCHRONIZER),
                     counter,
+                    link: self.sym(r.event.unassign_id(), 0),
                 };
                 UpdateSummary {
                     record_time: parse_time_micros(&r.record_time).unwrap_or(i64::MIN),
@@ -368,6 +371,7 @@ impl UpdateSummary {
                 source,
                 target,
                 counter,
+                ..
             } => format!(
                 "{} {}→{} #{counter}",
                 self.kind.label(),
@@ -386,12 +390,14 @@ impl UpdateSummary {
         format_time_micros(self.record_time)
     }
 
-    /// The contract keys this update touches, without flags, with their flags.
+    /// The flags with which this update touches the contract of `key` (None: it does not).
+    /// An update may hold a key several times with different flags (created by one event,
+    /// exercised by another): the flags are combined.
     pub fn contract_flags(&self, key: u64) -> Option<u64> {
         self.contracts
             .iter()
-            .find(|c| (**c & !CONTRACT_FLAGS) == key)
-            .map(|c| c & CONTRACT_FLAGS)
+            .filter(|c| (**c & !CONTRACT_FLAGS) == key)
+            .fold(None, |acc, c| Some(acc.unwrap_or(0) | (c & CONTRACT_FLAGS)))
     }
 
     /// Bytes this summary uses on the heap (not counting interned strings, which are shared).
@@ -411,7 +417,10 @@ mod tests {
         let a = contract_key("00ab12cd34ef5678aabbccdd");
         assert_eq!(a & CONTRACT_FLAGS, 0);
         assert_eq!(a, contract_key("00AB12CD34EF5678ffff"));
-        assert_ne!(contract_key("not-hex-contract-id-1"), contract_key("not-hex-contract-id-2"));
+        assert_ne!(
+            contract_key("not-hex-contract-id-1"),
+            contract_key("not-hex-contract-id-2")
+        );
     }
 
     #[test]
@@ -427,7 +436,10 @@ mod tests {
 
     #[test]
     fn short_forms() {
-        assert_eq!(short_template("abc:Splice.Amulet:Amulet"), "Splice.Amulet:Amulet");
+        assert_eq!(
+            short_template("abc:Splice.Amulet:Amulet"),
+            "Splice.Amulet:Amulet"
+        );
         assert_eq!(template_entity("abc:Splice.Amulet:Amulet"), "Amulet");
         assert_eq!(short_party("global-domain::1220ab"), "global-domain");
         assert_eq!(short_id("1220abcdef", 6), "1220ab…");

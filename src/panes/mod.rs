@@ -113,6 +113,9 @@ pub struct Shared {
     pub bodies: BodyCache<EventHistoryItem>,
     /// The update open in the Update pane (the Verdict pane shows its verdict).
     pub current_update: Option<String>,
+    /// How long the fetch being dispatched took (ms): the App sets it from
+    /// `Action::Fetched.elapsed_ms` before calling [`Pane::on_fetched`].
+    pub last_elapsed_ms: u32,
     next_id: u64,
 }
 
@@ -126,6 +129,7 @@ impl Shared {
             history: History::default(),
             bodies: BodyCache::new(256),
             current_update: None,
+            last_elapsed_ms: 0,
             next_id: 0,
         }
     }
@@ -205,12 +209,14 @@ impl Out {
 
     /// An informational status-line message.
     pub fn info(&mut self, text: impl Into<String>) {
-        self.events.push(AppEvent::Message(Level::Info, text.into()));
+        self.events
+            .push(AppEvent::Message(Level::Info, text.into()));
     }
 
     /// A warning in the status line.
     pub fn warn(&mut self, text: impl Into<String>) {
-        self.events.push(AppEvent::Message(Level::Warn, text.into()));
+        self.events
+            .push(AppEvent::Message(Level::Warn, text.into()));
     }
 
     /// An error (status line + error log).

@@ -1,1 +1,1035 @@
-//! verdict pane (in progress)
+//! The Verdict pane: the mediator verdict of the update open in the Update pane, read from its
+//! cached `/v0/events/{update_id}` body. It owns the view tree ([`ViewTree`], transaction views
+//! nested by `root_views` → `sub_views`), the details of the selected view (informees,
+//! confirming-party quorums, view hash, the traffic envelopes that carry it), the traffic
+//! summary and the app activity records.
+//!
+//! ```text
+//! ACCEPTED  update 1220c7d293ea2327…  migration 3  mediator group 0  domain global-domain::1220…
+//! record 2026-01-01 10:00:00.123 UTC  finalized 10:00:00.535  gap 412 ms
+//! submitted by alice::1220aaaa…  participant PAR::alice-node::1220eeee…
+//! traffic total 12,345 in 2 envelopes: #0 9,000 · #1 3,345
+//! ┌ views (4) ───────────────────────┐┌ view 0 ──────────────────────────────────┐
+//! │▾ view 0  3 informees  2 quorums  ││hash 0000aaaa                             │
+//! │├─  view 2  1 informee  0 quorums ││informees (3)                             │
+//! │└─  view 1  1 informee  1 quorum  ││  alice::1220aaaa111122223333444455556666…│
+//! │  view 3  1 informee  1 quorum    ││confirming parties (2 quorums)            │
+//! └──────────────────────────────────┘│  1 of 2: alice::1220aaaa…, bob::1220bbbb…│
+//! ┌ app activity · round 42 ─────────┐│traffic                                   │
+//! │party                       weight││  envelope #0 9,000  carries views 0, 1, 2│
+//! │alice::1220aaaa11112…       12,345││                                          │
+//! └──────────────────────────────────┘└──────────────────────────────────────────┘
+//! ```
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Widget};
+
+use crate::api::scan::{EventHistoryItem, TransactionView, UpdateItem, Verdict, VerdictResult};
+use crate::config::keymap::{Command, KeyContext};
+use crate::model::summary::{parse_time_micros, short_id};
+use crate::ui::layout::wrap_text;
+use crate::ui::safe::{safe_line, sanitize};
+use crate::ui::theme::Theme;
+use crate::ui::tree::{NodeId, TreeSource, TreeState};
+
+use super::{Out, Pane, PaneId, Shared};
+
+/// Lines of the summary above the view tree.
+const HEADER_LINES: u16 = 4;
+/// From this width on the view tree and the view details sit side by side.
+const SIDE_BY_SIDE_MIN_WIDTH: u16 = 60;
+
+/// One node of the view tree.
+#[derive(Debug, Clone)]
+struct ViewNode {
+    /// Index into `transaction_views.views` (None: the id does not resolve).
+    view: Option<usize>,
+    view_id: i32,
+    /// A view no root view reaches (shown as an extra root so nothing disappears).
+    orphan: bool,
+    children: Vec<NodeId>,
+    parent: Option<NodeId>,
+}
+
+/// The transaction views of a verdict as a tree: roots in `root_views` order, children in each
+/// view's `sub_views` order. Views no root reaches become extra roots; ids that do not resolve
+/// become "missing" nodes; a view referenced twice (or in a cycle) is shown once.
+#[derive(Debug, Clone)]
+pub struct ViewTree {
+    body: Arc<EventHistoryItem>,
+    nodes: Vec<ViewNode>,
+    roots: Vec<NodeId>,
+    /// Per view index: indices of the traffic envelopes whose `view_ids` include it.
+    envelopes_of_view: Vec<Vec<usize>>,
+}
+
+impl ViewTree {
+    /// The tree of `body`'s verdict (None when the body has no verdict).
+    pub fn new(body: Arc<EventHistoryItem>) -> Option<Self> {
+        let verdict = body.verdict.as_ref()?;
+        let views = &verdict.transaction_views.views;
+        let mut by_id: HashMap<i32, usize> = HashMap::with_capacity(views.len());
+        for (i, v) in views.iter().enumerate() {
+            by_id.entry(v.view_id).or_insert(i);
+        }
+        let mut visited = vec![false; views.len()];
+        let mut nodes: Vec<ViewNode> = Vec::with_capacity(views.len());
+        let mut roots = Vec::new();
+        // Stack of (resolved view index, referenced id, parent node, orphan root).
+        let mut stack: Vec<(Option<usize>, i32, Option<NodeId>, bool)> = Vec::new();
+        let walk = |stack: &mut Vec<(Option<usize>, i32, Option<NodeId>, bool)>,
+                    nodes: &mut Vec<ViewNode>,
+                    roots: &mut Vec<NodeId>,
+                    visited: &mut Vec<bool>| {
+            while let Some((view, view_id, parent, orphan)) = stack.pop() {
+                if let Some(i) = view {
+                    if visited[i] {
+                        continue; // shown already (repeated reference or a cycle)
+                    }
+                    visited[i] = true;
+                }
+                let id = nodes.len();
+                nodes.push(ViewNode {
+                    view,
+                    view_id,
+                    orphan,
+                    children: Vec::new(),
+                    parent,
+                });
+                match parent {
+                    Some(p) => nodes[p].children.push(id),
+                    None => roots.push(id),
+                }
+                if let Some(i) = view {
+                    for &sub in views[i].sub_views.iter().rev() {
+                        stack.push((by_id.get(&sub).copied(), sub, Some(id), false));
+                    }
+                }
+            }
+        };
+        for &root in verdict.transaction_views.root_views.iter().rev() {
+            stack.push((by_id.get(&root).copied(), root, None, false));
+        }
+        walk(&mut stack, &mut nodes, &mut roots, &mut visited);
+        for i in 0..views.len() {
+            if !visited[i] {
+                stack.push((Some(i), views[i].view_id, None, true));
+                walk(&mut stack, &mut nodes, &mut roots, &mut visited);
+            }
+        }
+        let mut envelopes_of_view = vec![Vec::new(); views.len()];
+        if let Some(traffic) = &body.traffic_summary {
+            for (e, env) in traffic.envelope_traffic_summaries.iter().enumerate() {
+                for vid in &env.view_ids {
+                    if let Some(&i) = by_id.get(vid)
+                        && envelopes_of_view[i].last() != Some(&e)
+                    {
+                        envelopes_of_view[i].push(e);
+                    }
+                }
+            }
+        }
+        Some(ViewTree {
+            body,
+            nodes,
+            roots,
+            envelopes_of_view,
+        })
+    }
+
+    fn verdict(&self) -> Option<&Verdict> {
+        self.body.verdict.as_ref()
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the verdict has no views.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The view id a node shows.
+    pub fn view_id(&self, node: NodeId) -> Option<i32> {
+        self.nodes.get(node).map(|n| n.view_id)
+    }
+
+    /// The view of a node (None for missing views).
+    pub fn view(&self, node: NodeId) -> Option<&TransactionView> {
+        let i = self.nodes.get(node)?.view?;
+        self.verdict()?.transaction_views.views.get(i)
+    }
+
+    /// Indices of the traffic envelopes that include the view of `node`.
+    pub fn envelopes(&self, node: NodeId) -> &[usize] {
+        self.nodes
+            .get(node)
+            .and_then(|n| n.view)
+            .and_then(|i| self.envelopes_of_view.get(i))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// View ids of every node in pre-order (tree order).
+    pub fn preorder_view_ids(&self) -> Vec<i32> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut stack: Vec<NodeId> = self.roots.iter().rev().copied().collect();
+        while let Some(n) = stack.pop() {
+            out.push(self.nodes[n].view_id);
+            stack.extend(self.nodes[n].children.iter().rev());
+        }
+        out
+    }
+}
+
+impl TreeSource for ViewTree {
+    fn roots(&self) -> &[NodeId] {
+        &self.roots
+    }
+
+    fn children(&self, id: NodeId) -> &[NodeId] {
+        self.nodes.get(id).map_or(&[], |n| n.children.as_slice())
+    }
+
+    fn parent(&self, id: NodeId) -> Option<NodeId> {
+        self.nodes.get(id).and_then(|n| n.parent)
+    }
+
+    fn label(&self, id: NodeId, theme: &Theme) -> Line<'_> {
+        let Some(node) = self.nodes.get(id) else {
+            return Line::default();
+        };
+        let Some(view) = self.view(id) else {
+            return Line::from(vec![
+                Span::styled(format!("view {}", node.view_id), theme.accent),
+                Span::styled("  missing", theme.status_err),
+            ]);
+        };
+        let mut spans = vec![
+            Span::styled(format!("view {}", node.view_id), theme.accent),
+            Span::styled(
+                format!(
+                    "  {} informee{}  {} quorum{}",
+                    view.informees.len(),
+                    plural(view.informees.len()),
+                    view.confirming_parties.len(),
+                    plural(view.confirming_parties.len())
+                ),
+                theme.muted,
+            ),
+        ];
+        if node.orphan {
+            spans.push(Span::styled("  (no parent)", theme.status_warn));
+        }
+        Line::from(spans)
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// `12345` → `12,345`.
+pub fn group_thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if n < 0 {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A time difference in human form: `850 µs`, `412 ms`, `3.2 s`, `2m 5s`, `1h 2m` (negative
+/// gaps keep their sign).
+pub fn format_gap(micros: i64) -> String {
+    let sign = if micros < 0 { "-" } else { "" };
+    let us = micros.unsigned_abs();
+    if us < 1_000 {
+        format!("{sign}{us} µs")
+    } else if us < 1_000_000 {
+        format!("{sign}{} ms", us / 1_000)
+    } else if us < 60_000_000 {
+        format!("{sign}{:.1} s", us as f64 / 1e6)
+    } else {
+        let s = us / 1_000_000;
+        if s < 3_600 {
+            format!("{sign}{}m {}s", s / 60, s % 60)
+        } else {
+            format!("{sign}{}h {}m", s / 3_600, (s / 60) % 60)
+        }
+    }
+}
+
+/// `alice::1220abcdef…` → `alice::1220abcd…`, `PAR::node::1220ef…` → `PAR::node::1220ef…`
+/// (everything before the fingerprint and its first 8 characters).
+fn compact_party(id: &str) -> String {
+    match id.rsplit_once("::") {
+        Some((name, fp)) => format!("{name}::{}", short_id(fp, 8)),
+        None => short_id(id, 24),
+    }
+}
+
+/// Where the parts of the pane go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Areas {
+    header: Rect,
+    tree: Rect,
+    details: Rect,
+    activity: Option<Rect>,
+}
+
+/// The Verdict pane.
+#[derive(Debug, Default)]
+pub struct VerdictPane {
+    /// The update this state was built for.
+    update_id: Option<String>,
+    /// Its body, once it arrived (kept even if the cache evicts it).
+    body: Option<Arc<EventHistoryItem>>,
+    tree: Option<ViewTree>,
+    tree_state: TreeState,
+    area: Rect,
+}
+
+impl VerdictPane {
+    /// An empty pane (no update open).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Follows `sh.current_update`: rebuilds the state when the open update changed or its body
+    /// arrived; a cheap comparison otherwise. Call after every update step.
+    pub fn sync(&mut self, sh: &Shared) {
+        let wanted = sh.current_update.as_deref();
+        let cached = wanted.and_then(|id| sh.bodies.peek(id));
+        if wanted == self.update_id.as_deref() {
+            match (cached, &self.body) {
+                (Some(new), Some(mine)) if Arc::ptr_eq(new, mine) => return,
+                // Evicted from the cache: keep what we show.
+                (None, _) => return,
+                _ => {}
+            }
+        }
+        let same_update = wanted == self.update_id.as_deref();
+        let keep_view = if same_update {
+            self.selected_view_id()
+        } else {
+            None
+        };
+        self.update_id = wanted.map(str::to_owned);
+        self.body = cached.cloned();
+        self.tree = self.body.clone().and_then(ViewTree::new);
+        self.tree_state = match &self.tree {
+            Some(tree) => {
+                let mut state = TreeState::new(tree);
+                state.expand_all(tree);
+                if let Some(vid) = keep_view
+                    && let Some(node) = (0..tree.len()).find(|&n| tree.view_id(n) == Some(vid))
+                {
+                    state.select_node(tree, node);
+                }
+                state
+            }
+            None => TreeState::default(),
+        };
+        self.apply_viewport();
+    }
+
+    /// The update whose verdict is shown (or loading).
+    pub fn update_id(&self) -> Option<&str> {
+        self.update_id.as_deref()
+    }
+
+    /// Whether the body of the open update has not arrived yet.
+    pub fn is_loading(&self) -> bool {
+        self.update_id.is_some() && self.body.is_none()
+    }
+
+    /// The verdict shown, if any.
+    pub fn verdict(&self) -> Option<&Verdict> {
+        self.body.as_ref().and_then(|b| b.verdict.as_ref())
+    }
+
+    /// The view tree (None without a verdict).
+    pub fn view_tree(&self) -> Option<&ViewTree> {
+        self.tree.as_ref()
+    }
+
+    /// Expansion and cursor of the view tree.
+    pub fn tree_state(&self) -> &TreeState {
+        &self.tree_state
+    }
+
+    /// The view id under the cursor.
+    pub fn selected_view_id(&self) -> Option<i32> {
+        let tree = self.tree.as_ref()?;
+        tree.view_id(self.tree_state.selected()?)
+    }
+
+    /// View ids of the visible rows, top to bottom.
+    pub fn visible_view_ids(&self) -> Vec<i32> {
+        match &self.tree {
+            Some(tree) => self
+                .tree_state
+                .visible_ids()
+                .filter_map(|n| tree.view_id(n))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    fn apply_viewport(&mut self) {
+        let areas = self.areas(self.area);
+        self.tree_state
+            .set_viewport(usize::from(areas.tree.height.saturating_sub(2)).max(1));
+    }
+
+    fn areas(&self, area: Rect) -> Areas {
+        let header_h = HEADER_LINES.min(area.height);
+        let header = Rect::new(area.x, area.y, area.width, header_h);
+        let rest = Rect::new(
+            area.x,
+            area.y + header_h,
+            area.width,
+            area.height - header_h,
+        );
+        let activity_rows = self
+            .body
+            .as_ref()
+            .and_then(|b| b.app_activity_records.as_ref())
+            .map(|a| a.records.len().clamp(1, 200) as u16 + 3);
+        if area.width >= SIDE_BY_SIDE_MIN_WIDTH {
+            let left_w = (rest.width * 2 / 5)
+                .max(36)
+                .min(rest.width / 2)
+                .max(26)
+                .min(rest.width);
+            let left = Rect::new(rest.x, rest.y, left_w, rest.height);
+            let details = Rect::new(rest.x + left_w, rest.y, rest.width - left_w, rest.height);
+            let (tree, activity) = split_activity(left, activity_rows);
+            Areas {
+                header,
+                tree,
+                details,
+                activity,
+            }
+        } else {
+            let (top, activity) = split_activity(rest, activity_rows);
+            let tree_h = (top.height / 2).max(3).min(top.height);
+            let tree = Rect::new(top.x, top.y, top.width, tree_h);
+            let details = Rect::new(top.x, top.y + tree_h, top.width, top.height - tree_h);
+            Areas {
+                header,
+                tree,
+                details,
+                activity,
+            }
+        }
+    }
+
+    fn render_message(area: Rect, buf: &mut Buffer, lines: &[(&str, Style)]) {
+        for (i, (text, style)) in lines.iter().enumerate() {
+            if i as u16 >= area.height {
+                break;
+            }
+            let text = safe_line(text, usize::from(area.width));
+            buf.set_line(
+                area.x,
+                area.y + i as u16,
+                &Line::styled(text, *style),
+                area.width,
+            );
+        }
+    }
+
+    fn render_header(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
+        let Some(body) = &self.body else { return };
+        let id = self.update_id.as_deref().unwrap_or_default();
+        let mut lines: Vec<Line> = Vec::with_capacity(4);
+        match &body.verdict {
+            Some(v) => {
+                let (word, style) = result_word(&v.verdict_result, theme);
+                let mut l1 = vec![
+                    Span::styled(word, style),
+                    Span::styled("  update ", theme.muted),
+                    Span::styled(short_id(id, 16), theme.id),
+                    Span::styled("  migration ", theme.muted),
+                    Span::raw(v.migration_id.to_string()),
+                    Span::styled("  mediator group ", theme.muted),
+                    Span::raw(v.mediator_group.to_string()),
+                ];
+                if !v.domain_id.is_empty() {
+                    l1.push(Span::styled("  domain ", theme.muted));
+                    l1.push(Span::styled(compact_party(&v.domain_id), theme.id));
+                }
+                lines.push(Line::from(l1));
+                let record = parse_time_micros(&v.record_time).or_else(|| {
+                    body.update
+                        .as_ref()
+                        .and_then(UpdateItem::record_time)
+                        .and_then(parse_time_micros)
+                });
+                let fin = parse_time_micros(&v.finalization_time);
+                let fmt = |t: Option<i64>, raw: &str| match t {
+                    Some(t) => sh.format_time(t),
+                    None if raw.is_empty() => "-".to_string(),
+                    None => raw.to_string(),
+                };
+                let record_text = fmt(record, &v.record_time);
+                let mut fin_text = fmt(fin, &v.finalization_time);
+                // Same day: the finalization time without its date.
+                if record.is_some()
+                    && fin.is_some()
+                    && record_text.get(..11).is_some()
+                    && record_text.get(..11) == fin_text.get(..11)
+                {
+                    fin_text = fin_text[11..].to_string();
+                }
+                let mut l2 = vec![
+                    Span::styled("record ", theme.muted),
+                    Span::styled(format!("{record_text} {}", sh.zone_label()), theme.time),
+                    Span::styled("  finalized ", theme.muted),
+                    Span::styled(fin_text, theme.time),
+                ];
+                if let (Some(r), Some(f)) = (record, fin) {
+                    l2.push(Span::styled("  gap ", theme.muted));
+                    l2.push(Span::styled(format_gap(f - r), theme.accent));
+                }
+                lines.push(Line::from(l2));
+                let mut parties: Vec<String> = v
+                    .submitting_parties
+                    .iter()
+                    .take(16)
+                    .map(|p| compact_party(p))
+                    .collect();
+                if v.submitting_parties.len() > parties.len() {
+                    parties.push(format!("+{}", v.submitting_parties.len() - parties.len()));
+                }
+                let mut l3 = vec![Span::styled("submitted by ", theme.muted)];
+                if parties.is_empty() {
+                    l3.push(Span::styled("-", theme.muted));
+                } else {
+                    l3.push(Span::styled(parties.join(", "), theme.party));
+                }
+                l3.push(Span::styled("  participant ", theme.muted));
+                l3.push(Span::styled(
+                    if v.submitting_participant_uid.is_empty() {
+                        "-".to_string()
+                    } else {
+                        compact_party(&v.submitting_participant_uid)
+                    },
+                    theme.id,
+                ));
+                lines.push(Line::from(l3));
+            }
+            None => {
+                lines.push(Line::from(vec![
+                    Span::styled("NO VERDICT", theme.status_warn),
+                    Span::styled("  update ", theme.muted),
+                    Span::styled(short_id(id, 16), theme.id),
+                ]));
+                let why = match &body.update {
+                    Some(UpdateItem::Reassignment(_)) => {
+                        "This is a reassignment: reassignments are not confirmed by a mediator, \
+                         so there is no verdict."
+                    }
+                    _ => {
+                        "The scan returned no verdict for this update (older scans do not \
+                         record verdicts)."
+                    }
+                };
+                let mut wrapped = wrap_text(why, usize::from(area.width).max(1));
+                wrapped.resize(2, String::new());
+                for w in wrapped.into_iter().take(2) {
+                    lines.push(Line::styled(w, theme.muted));
+                }
+            }
+        }
+        lines.push(traffic_line(body, theme));
+        draw_lines(area, buf, lines);
+    }
+
+    fn render_details(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        theme: &Theme,
+        tree: &ViewTree,
+        node: Option<NodeId>,
+    ) {
+        let title = match node.and_then(|n| tree.view_id(n)) {
+            Some(vid) => format!(" view {vid} "),
+            None => " view ".to_string(),
+        };
+        let block = Block::bordered()
+            .border_style(theme.border)
+            .title(Span::styled(title, theme.title));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        let height = usize::from(inner.height);
+        let mut lines: Vec<Line> = Vec::with_capacity(height);
+        let Some(node) = node else {
+            lines.push(Line::styled("this verdict lists no views", theme.muted));
+            draw_lines(inner, buf, lines);
+            return;
+        };
+        let Some(view) = tree.view(node) else {
+            lines.push(Line::styled(
+                "this view id is referenced but not listed in the verdict's views",
+                theme.status_err,
+            ));
+            draw_lines(inner, buf, lines);
+            return;
+        };
+        lines.push(Line::from(vec![
+            Span::styled("hash ", theme.muted),
+            if view.view_hash.is_empty() {
+                Span::styled("- (older data)", theme.muted)
+            } else {
+                Span::styled(view.view_hash.as_str(), theme.id)
+            },
+        ]));
+        // Budget the rest: quorums and envelopes first get what they need (up to a share),
+        // informees fill the remainder.
+        let quorum_lines = view.confirming_parties.len().max(1);
+        let env_lines = tree.envelopes(node).len().max(1);
+        let fixed = 1 + 1 + 1 + 1; // hash, informees title, quorums title, traffic title
+        let avail = height.saturating_sub(fixed);
+        let q_budget = quorum_lines.min(avail / 3).max(1);
+        let e_budget = env_lines.min(avail / 4).max(1);
+        let i_budget = avail.saturating_sub(q_budget + e_budget).max(1);
+
+        lines.push(Line::styled(
+            format!("informees ({})", view.informees.len()),
+            theme.table_header,
+        ));
+        push_limited(
+            &mut lines,
+            view.informees
+                .iter()
+                .map(|p| Line::from(vec![Span::raw("  "), Span::styled(p.as_str(), theme.party)])),
+            view.informees.len(),
+            i_budget,
+            theme,
+        );
+        lines.push(Line::styled(
+            format!(
+                "confirming parties ({} quorum{})",
+                view.confirming_parties.len(),
+                plural(view.confirming_parties.len())
+            ),
+            theme.table_header,
+        ));
+        if view.confirming_parties.is_empty() {
+            lines.push(Line::styled("  none", theme.muted));
+        } else {
+            push_limited(
+                &mut lines,
+                view.confirming_parties.iter().map(|q| {
+                    // Enough parties to fill a line; the count says how many there are.
+                    let parties: Vec<String> = q
+                        .parties
+                        .iter()
+                        .take(16)
+                        .map(|p| compact_party(p))
+                        .collect();
+                    let more = q.parties.len().saturating_sub(parties.len());
+                    let mut text = parties.join(", ");
+                    if more > 0 {
+                        text.push_str(&format!(" +{more}"));
+                    }
+                    Line::from(vec![
+                        Span::styled(
+                            format!("  {} of {}: ", q.threshold, q.parties.len()),
+                            theme.accent,
+                        ),
+                        Span::styled(text, theme.party),
+                    ])
+                }),
+                view.confirming_parties.len(),
+                q_budget,
+                theme,
+            );
+        }
+        lines.push(Line::styled("traffic", theme.table_header));
+        match &tree.body.traffic_summary {
+            None => lines.push(Line::styled("  no traffic summary", theme.muted)),
+            Some(traffic) => {
+                let envs = tree.envelopes(node);
+                if envs.is_empty() {
+                    lines.push(Line::styled("  in no envelope", theme.muted));
+                } else {
+                    push_limited(
+                        &mut lines,
+                        envs.iter().filter_map(|&e| {
+                            let env = traffic.envelope_traffic_summaries.get(e)?;
+                            let views: Vec<String> =
+                                env.view_ids.iter().map(i32::to_string).collect();
+                            Some(Line::from(vec![
+                                Span::styled(format!("  envelope #{e} "), theme.muted),
+                                Span::styled(group_thousands(env.traffic_cost), theme.accent),
+                                Span::styled(
+                                    format!("  carries views {}", views.join(", ")),
+                                    theme.muted,
+                                ),
+                            ]))
+                        }),
+                        envs.len(),
+                        e_budget,
+                        theme,
+                    );
+                }
+            }
+        }
+        lines.truncate(height);
+        draw_lines(inner, buf, lines);
+    }
+
+    fn render_activity(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let Some(records) = self
+            .body
+            .as_ref()
+            .and_then(|b| b.app_activity_records.as_ref())
+        else {
+            return;
+        };
+        let block = Block::bordered()
+            .border_style(theme.border)
+            .title(Span::styled(
+                format!(" app activity · round {} ", records.round_number),
+                theme.title,
+            ));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        let w = usize::from(inner.width);
+        let weight_w = 12.min(w / 2);
+        let party_w = w.saturating_sub(weight_w + 1);
+        let mut lines = Vec::with_capacity(usize::from(inner.height));
+        if records.records.is_empty() {
+            lines.push(Line::styled("no activity records", theme.muted));
+        } else {
+            lines.push(Line::styled(
+                format!("{:<party_w$} {:>weight_w$}", "party", "weight"),
+                theme.table_header,
+            ));
+            let rows = usize::from(inner.height) - 1;
+            let shown = if records.records.len() > rows {
+                rows.saturating_sub(1)
+            } else {
+                rows
+            };
+            for r in records.records.iter().take(shown) {
+                let party = safe_line(&r.party, party_w);
+                let pad =
+                    party_w.saturating_sub(unicode_width::UnicodeWidthStr::width(party.as_ref()));
+                lines.push(Line::from(vec![
+                    Span::styled(party.into_owned(), theme.party),
+                    Span::raw(" ".repeat(pad + 1)),
+                    Span::styled(
+                        format!("{:>weight_w$}", group_thousands(r.weight)),
+                        theme.accent,
+                    ),
+                ]));
+            }
+            if records.records.len() > shown {
+                lines.push(Line::styled(
+                    format!("… {} more", records.records.len() - shown),
+                    theme.muted,
+                ));
+            }
+        }
+        draw_lines(inner, buf, lines);
+    }
+}
+
+/// Splits `area` into the part above and an app-activity box of `rows` rows at the bottom (at
+/// most half of the area).
+fn split_activity(area: Rect, rows: Option<u16>) -> (Rect, Option<Rect>) {
+    match rows {
+        Some(rows) if area.height >= 6 => {
+            let h = rows.min(area.height / 2).max(3);
+            let top = Rect::new(area.x, area.y, area.width, area.height - h);
+            let bottom = Rect::new(area.x, area.y + area.height - h, area.width, h);
+            (top, Some(bottom))
+        }
+        _ => (area, None),
+    }
+}
+
+/// Pushes at most `budget` lines of `items` (`total` of them), ending with `… N more` when cut.
+fn push_limited<'a>(
+    lines: &mut Vec<Line<'a>>,
+    items: impl Iterator<Item = Line<'a>>,
+    total: usize,
+    budget: usize,
+    theme: &Theme,
+) {
+    let shown = if total > budget {
+        budget.saturating_sub(1)
+    } else {
+        total
+    };
+    lines.extend(items.take(shown));
+    if total > shown {
+        lines.push(Line::styled(
+            format!("  … {} more", total - shown),
+            theme.muted,
+        ));
+    }
+}
+
+/// Sanitizes every span of `line` (server strings) and cuts it to `width` columns, marking a
+/// cut with `…`.
+pub(crate) fn fit_line(line: Line<'_>, width: usize) -> Line<'static> {
+    let style = line.style;
+    let mut left = width;
+    let mut spans = Vec::with_capacity(line.spans.len());
+    for s in line.spans {
+        if left == 0 {
+            break;
+        }
+        let text = safe_line(&s.content, left).into_owned();
+        left = left.saturating_sub(unicode_width::UnicodeWidthStr::width(text.as_str()));
+        spans.push(Span::styled(text, style.patch(s.style)));
+    }
+    Line::from(spans)
+}
+
+/// Draws lines into `area`, sanitizing every span and cutting to the width.
+fn draw_lines(area: Rect, buf: &mut Buffer, lines: Vec<Line<'_>>) {
+    for (i, line) in lines.into_iter().enumerate() {
+        if i as u16 >= area.height {
+            break;
+        }
+        let line = fit_line(line, usize::from(area.width));
+        buf.set_line(area.x, area.y + i as u16, &line, area.width);
+    }
+}
+
+fn result_word(result: &VerdictResult, theme: &Theme) -> (String, Style) {
+    match result {
+        VerdictResult::Accepted => ("ACCEPTED".into(), theme.accepted),
+        VerdictResult::Rejected => ("REJECTED".into(), theme.rejected),
+        VerdictResult::Unspecified => ("UNSPECIFIED".into(), theme.status_warn),
+        VerdictResult::Other(s) => (safe_line(s, 40).into_owned(), theme.status_warn),
+    }
+}
+
+fn traffic_line<'a>(body: &'a EventHistoryItem, theme: &Theme) -> Line<'a> {
+    match &body.traffic_summary {
+        None => Line::from(vec![
+            Span::styled("traffic ", theme.muted),
+            Span::styled("no traffic summary (older data)", theme.muted),
+        ]),
+        Some(t) => {
+            let n = t.envelope_traffic_summaries.len();
+            let mut spans = vec![
+                Span::styled("traffic total ", theme.muted),
+                Span::styled(group_thousands(t.total_traffic_cost), theme.accent),
+                Span::styled(format!(" in {n} envelope{}", plural(n)), theme.muted),
+            ];
+            for (i, e) in t.envelope_traffic_summaries.iter().enumerate().take(16) {
+                spans.push(Span::styled(
+                    if i == 0 {
+                        ": ".to_string()
+                    } else {
+                        " · ".to_string()
+                    },
+                    theme.muted,
+                ));
+                spans.push(Span::styled(format!("#{i} "), theme.muted));
+                spans.push(Span::raw(group_thousands(e.traffic_cost)));
+            }
+            Line::from(spans)
+        }
+    }
+}
+
+impl Pane for VerdictPane {
+    fn id(&self) -> PaneId {
+        PaneId::Verdict
+    }
+
+    fn key_context(&self) -> KeyContext {
+        KeyContext::Tree
+    }
+
+    fn on_command(&mut self, cmd: Command, _sh: &mut Shared, out: &mut Out) -> bool {
+        if cmd == Command::Copy {
+            if let (Some(tree), Some(node)) = (&self.tree, self.tree_state.selected())
+                && let Some(view) = tree.view(node)
+                && !view.informees.is_empty()
+            {
+                let text: Vec<String> = view
+                    .informees
+                    .iter()
+                    .map(|p| sanitize(p).into_owned())
+                    .collect();
+                out.copy(
+                    &format!("informees of view {}", view.view_id),
+                    text.join("\n"),
+                );
+                return true;
+            }
+            if let Some(id) = &self.update_id {
+                out.copy("update id", sanitize(id).into_owned());
+                return true;
+            }
+            return false;
+        }
+        let Some(tree) = &self.tree else {
+            return false;
+        };
+        let st = &mut self.tree_state;
+        match cmd {
+            Command::Up => st.up(1),
+            Command::Down => st.down(1),
+            Command::PageUp => st.page_up(),
+            Command::PageDown => st.page_down(),
+            Command::Top => st.top(),
+            Command::Bottom => st.bottom(),
+            Command::Expand | Command::Right => st.expand(tree),
+            Command::Collapse | Command::Left => st.collapse(),
+            Command::Toggle | Command::Select => st.toggle(tree),
+            Command::ExpandAll => st.expand_all(tree),
+            Command::CollapseAll => st.collapse_all(tree),
+            Command::Parent => st.parent(),
+            _ => return false,
+        }
+        true
+    }
+
+    fn set_area(&mut self, area: Rect) {
+        self.area = area;
+        self.apply_viewport();
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        let Some(id) = self.update_id.as_deref() else {
+            Self::render_message(
+                area,
+                buf,
+                &[
+                    ("No update open.", theme.accent),
+                    ("", theme.muted),
+                    (
+                        "Open one in the History pane (select it, press Enter) or with",
+                        theme.muted,
+                    ),
+                    (
+                        ":event <update_id>; its mediator verdict shows here.",
+                        theme.muted,
+                    ),
+                ],
+            );
+            return;
+        };
+        if self.body.is_none() {
+            let text = format!("Loading update {} …", short_id(id, 24));
+            Self::render_message(
+                area,
+                buf,
+                &[
+                    (text.as_str(), theme.accent),
+                    ("fetching /v0/events/{update_id}", theme.muted),
+                ],
+            );
+            return;
+        }
+        let areas = self.areas(area);
+        self.render_header(areas.header, buf, sh, theme);
+        if let Some(tree) = &self.tree {
+            let block = Block::bordered()
+                .border_style(theme.border_style(focused))
+                .title(Span::styled(
+                    format!(" views ({}) ", tree.len()),
+                    theme.title,
+                ));
+            let inner = block.inner(areas.tree);
+            block.render(areas.tree, buf);
+            if tree.is_empty() {
+                Self::render_message(inner, buf, &[("no views", theme.muted)]);
+            } else {
+                self.tree_state.render(tree, inner, buf, theme, focused);
+            }
+            self.render_details(areas.details, buf, theme, tree, self.tree_state.selected());
+        }
+        if let Some(a) = areas.activity {
+            self.render_activity(a, buf, theme);
+        }
+    }
+
+    fn hints(&self) -> Vec<Command> {
+        vec![
+            Command::Up,
+            Command::Down,
+            Command::Toggle,
+            Command::ExpandAll,
+            Command::CollapseAll,
+            Command::Copy,
+        ]
+    }
+
+    fn badge(&self, _sh: &Shared) -> Option<String> {
+        match &self.verdict()?.verdict_result {
+            VerdictResult::Accepted => Some("accepted".into()),
+            VerdictResult::Rejected => Some("rejected".into()),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gaps_in_human_form() {
+        assert_eq!(format_gap(850), "850 µs");
+        assert_eq!(format_gap(412_345), "412 ms");
+        assert_eq!(format_gap(3_200_000), "3.2 s");
+        assert_eq!(format_gap(125_000_000), "2m 5s");
+        assert_eq!(format_gap(3_720_000_000), "1h 2m");
+        assert_eq!(format_gap(-412_000), "-412 ms");
+    }
+
+    #[test]
+    fn thousands() {
+        assert_eq!(group_thousands(0), "0");
+        assert_eq!(group_thousands(999), "999");
+        assert_eq!(group_thousands(1000), "1,000");
+        assert_eq!(group_thousands(1234567), "1,234,567");
+        assert_eq!(group_thousands(-12345), "-12,345");
+    }
+
+    #[test]
+    fn compact_parties() {
+        assert_eq!(compact_party("alice::1220abcdef0123"), "alice::1220abcd…");
+        assert_eq!(compact_party("bob::12"), "bob::12");
+        assert_eq!(
+            compact_party("PAR::node-1::1220eeee1111"),
+            "PAR::node-1::1220eeee…"
+        );
+    }
+}

@@ -1,1 +1,275 @@
-//! runtime (in progress)
+//! The runtime: the only place that touches the terminal and spawns tasks. Terminal events,
+//! ticks and fetch results become [`Action`]s on one channel; the loop drains the channel, runs
+//! `App::update` for each action, runs the returned effects, and draws once — only when the
+//! state changed. Idle means no bytes written to the terminal.
+
+pub mod fetch;
+pub mod terminal;
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, EventStream};
+use futures_util::StreamExt;
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::task::AbortHandle;
+
+use crate::app::{Action, App, Effect, RequestId};
+use crate::ui::osc52::{Multiplexer, osc52_sequence};
+
+pub use fetch::Clients;
+
+/// How often the clock ticks (polling and ages are driven by ticks).
+const TICK: Duration = Duration::from_millis(250);
+
+fn now_micros() -> i64 {
+    chrono::Utc::now().timestamp_micros()
+}
+
+/// Runs the explorer until the user quits. The terminal is restored on every exit path.
+pub async fn run(
+    mut app: App,
+    clients: Clients,
+    config_dir: Option<std::path::PathBuf>,
+) -> io::Result<()> {
+    let mut terminal = terminal::enter()?;
+    let _guard = terminal::RestoreGuard;
+    let (tx, mut rx) = unbounded_channel::<Action>();
+
+    let input_tx = tx.clone();
+    let input = tokio::spawn(async move {
+        let mut events = EventStream::new();
+        while let Some(ev) = events.next().await {
+            let action = match ev {
+                Ok(Event::Key(k)) => Action::Key(k),
+                Ok(Event::Mouse(m)) => Action::Mouse(m),
+                Ok(Event::Resize(w, h)) => Action::Resize(w, h),
+                Ok(Event::Paste(s)) => Action::Paste(s),
+                Ok(_) => continue,
+                Err(e) => {
+                    tracing::warn!("terminal input error: {e}");
+                    break;
+                }
+            };
+            if input_tx.send(action).is_err() {
+                break;
+            }
+        }
+    });
+    let tick_tx = tx.clone();
+    let ticker = tokio::spawn(async move {
+        let mut interval = tokio::time::interval(TICK);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            interval.tick().await;
+            if tick_tx.send(Action::Tick(now_micros())).is_err() {
+                break;
+            }
+        }
+    });
+
+    let mut runner = Runner {
+        clients,
+        tx: tx.clone(),
+        running: HashMap::new(),
+        mux: Multiplexer::detect(),
+        config_dir,
+    };
+    let size = terminal.size()?;
+    let mut effects = app.update(Action::Resize(size.width, size.height));
+    effects.extend(app.update(Action::Tick(now_micros())));
+    effects.extend(app.start());
+    let mut quit = runner.run_all(effects);
+    terminal.draw(|f| crate::app::view::draw(&app, f))?;
+    app.take_dirty();
+
+    while !quit {
+        let Some(action) = rx.recv().await else {
+            break;
+        };
+        let mut effects = runner.note(&action);
+        effects.extend(app.update(action));
+        // Coalesce: take everything already queued, then draw once.
+        while let Ok(more) = rx.try_recv() {
+            runner.note(&more);
+            effects.extend(app.update(more));
+        }
+        quit = runner.run_all(effects) || app.should_quit();
+        if !quit && app.take_dirty() {
+            terminal.draw(|f| crate::app::view::draw(&app, f))?;
+        }
+    }
+    input.abort();
+    ticker.abort();
+    for (_, h) in runner.running.drain() {
+        h.abort();
+    }
+    Ok(())
+}
+
+struct Runner {
+    clients: Clients,
+    tx: UnboundedSender<Action>,
+    running: HashMap<RequestId, AbortHandle>,
+    mux: Multiplexer,
+    config_dir: Option<std::path::PathBuf>,
+}
+
+impl Runner {
+    /// Bookkeeping for an incoming action (finished requests leave the running set).
+    fn note(&mut self, action: &Action) -> Vec<Effect> {
+        if let Action::Fetched { id, .. } = action {
+            self.running.remove(id);
+        }
+        Vec::new()
+    }
+
+    /// Runs effects; returns whether to quit.
+    fn run_all(&mut self, effects: Vec<Effect>) -> bool {
+        let mut quit = false;
+        for e in effects {
+            quit |= self.run(e);
+        }
+        quit
+    }
+
+    fn run(&mut self, effect: Effect) -> bool {
+        match effect {
+            Effect::Fetch { id, request } => {
+                let clients = self.clients.clone();
+                let tx = self.tx.clone();
+                let handle = tokio::spawn(async move {
+                    let started = Instant::now();
+                    let result = fetch::execute(&clients, &request).await;
+                    let elapsed_ms =
+                        u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
+                    if let Err(e) = &result {
+                        tracing::info!(request = ?fetch::describe(&request), "request failed: {e}");
+                    }
+                    let _ = tx.send(Action::Fetched {
+                        id,
+                        request,
+                        result,
+                        elapsed_ms,
+                    });
+                });
+                self.running.insert(id, handle.abort_handle());
+            }
+            Effect::Cancel(id) => {
+                if let Some(h) = self.running.remove(&id) {
+                    h.abort();
+                }
+            }
+            Effect::Copy(text) => match osc52_sequence(&text, self.mux) {
+                Ok(seq) => {
+                    let mut out = io::stdout();
+                    let _ = out.write_all(seq.as_bytes());
+                    let _ = out.flush();
+                }
+                Err(e) => tracing::warn!("copy failed: {e}"),
+            },
+            Effect::WriteFile { id, path, contents } => {
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let n = contents.len();
+                    let result = tokio::fs::write(&path, contents)
+                        .await
+                        .map(|()| n)
+                        .map_err(|e| e.to_string());
+                    let _ = tx.send(Action::Written {
+                        id,
+                        path: path.display().to_string(),
+                        result,
+                    });
+                });
+            }
+            Effect::LoadTheme(name) => {
+                let tx = self.tx.clone();
+                let dir = self.config_dir.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = crate::ui::theme::Theme::load(&name, dir.as_deref())
+                        .map(Box::new)
+                        .map_err(|e| e.to_string());
+                    let _ = tx.send(Action::ThemeLoaded(result));
+                });
+            }
+            Effect::Quit => return true,
+        }
+        false
+    }
+}
+
+/// Builds the app and its clients from resolved settings (no terminal involved), so tests and
+/// the binary start the explorer the same way.
+pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clients), String> {
+    use crate::config::values::{HistoryStart, TimeZone};
+    use crate::panes::{AppContext, StartFrom};
+
+    let keymap = crate::config::keymap::KeyMap::from_config(&settings.keys)
+        .map_err(|e| format!("[keys]: {e}"))?;
+    let no_color = crate::ui::theme::no_color_env();
+    // NO_COLOR selects `mono` unless a theme other than the default was asked for.
+    let requested = if no_color && settings.theme == "dark" {
+        None
+    } else {
+        Some(settings.theme.as_str())
+    };
+    let theme_name = crate::ui::theme::resolve_theme_name(requested, no_color).to_string();
+    let theme = crate::ui::theme::Theme::load(&theme_name, settings.config_dir().as_deref())
+        .map_err(|e| e.to_string())?;
+    let mut scan_urls: Vec<String> = Vec::new();
+    if let Some(u) = &settings.scan_url {
+        scan_urls.push(u.as_str().to_string());
+    }
+    scan_urls.extend(
+        settings
+            .extra_scan_urls
+            .iter()
+            .map(|u| u.as_str().to_string()),
+    );
+    let start = match settings.from {
+        HistoryStart::Recent => StartFrom::Recent { window_secs: 600 },
+        HistoryStart::Begin => StartFrom::Begin,
+        HistoryStart::Now => StartFrom::Now,
+        HistoryStart::At(t) => StartFrom::Time(t.timestamp_micros()),
+    };
+    let ctx = AppContext {
+        profile: settings
+            .profile
+            .clone()
+            .unwrap_or_else(|| "(no profile)".into()),
+        scan_urls: scan_urls.clone(),
+        validator_url: settings
+            .validator_url
+            .as_ref()
+            .map(|u| u.as_str().to_string()),
+        ledger_url: settings.ledger_url.as_ref().map(|u| u.as_str().to_string()),
+        has_token: settings.token.is_some(),
+        read_only: settings.read_only,
+        refresh_ms: u64::try_from(settings.refresh.as_millis())
+            .unwrap_or(2000)
+            .max(100),
+        start,
+    };
+    let api = crate::api::ApiClient::new(crate::api::ApiConfig {
+        scan_url: ctx.scan_urls.first().cloned(),
+        validator_url: ctx.validator_url.clone(),
+        ledger_url: ctx.ledger_url.clone(),
+        token: settings.token.clone(),
+        ..crate::api::ApiConfig::default()
+    })
+    .map_err(|e| e.to_string())?;
+    let clients = Clients::new(api, &scan_urls);
+    let mut app = App::new(ctx, theme, keymap, now);
+    app.sh.local_time = settings.time_zone == TimeZone::Local;
+    Ok((app, clients))
+}
+
+/// Starts the explorer for `settings` on the current tokio runtime and runs it to the end.
+pub async fn run_settings(settings: &crate::config::Settings) -> Result<(), String> {
+    let (app, clients) = build(settings, now_micros())?;
+    run(app, clients, settings.config_dir())
+        .await
+        .map_err(|e| format!("terminal error: {e}"))
+}

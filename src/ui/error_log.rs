@@ -60,7 +60,12 @@ impl ErrorLog {
 
     /// Adds an entry (the oldest is dropped when full). The cursor stays on the entry it was
     /// on, so reading is not disturbed by new errors.
-    pub fn push(&mut self, at: DateTime<Utc>, source: impl Into<String>, message: impl Into<String>) {
+    pub fn push(
+        &mut self,
+        at: DateTime<Utc>,
+        source: impl Into<String>,
+        message: impl Into<String>,
+    ) {
         let mut message = message.into();
         if message.len() > MAX_MESSAGE_BYTES {
             let mut cut = MAX_MESSAGE_BYTES;
@@ -163,7 +168,10 @@ impl ErrorLog {
             buf.set_line(
                 inner.x,
                 inner.y,
-                &Line::styled(safe_line("no errors", usize::from(inner.width)), theme.muted),
+                &Line::styled(
+                    safe_line("no errors", usize::from(inner.width)),
+                    theme.muted,
+                ),
                 inner.width,
             );
             return;
@@ -182,7 +190,11 @@ impl ErrorLog {
                 break;
             }
             let time = if local_time {
-                entry.at.with_timezone(&Local).format("%Y-%m-%d %H:%M:%S").to_string()
+                entry
+                    .at
+                    .with_timezone(&Local)
+                    .format("%Y-%m-%d %H:%M:%S")
+                    .to_string()
             } else {
                 entry.at.format("%Y-%m-%d %H:%M:%SZ").to_string()
             };
@@ -216,7 +228,9 @@ mod tests {
     use crossterm::event::{KeyCode, KeyModifiers};
 
     fn at(s: i64) -> DateTime<Utc> {
-        Utc.timestamp_opt(1_700_000_000 + s, 0).single().expect("valid")
+        Utc.timestamp_opt(1_700_000_000 + s, 0)
+            .single()
+            .expect("valid")
     }
 
     #[test]
@@ -250,6 +264,9 @@ mod tests {
         let bang = KeyEvent::new(KeyCode::Char('!'), KeyModifiers::NONE);
         assert_eq!(log.handle_key(&km, &bang), OverlayOutcome::Close);
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(log.handle_key(&km, &ctrl_c), OverlayOutcome::Passthrough(Command::Quit));
+        assert_eq!(
+            log.handle_key(&km, &ctrl_c),
+            OverlayOutcome::Passthrough(Command::Quit)
+        );
     }
 }

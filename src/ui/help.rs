@@ -223,7 +223,12 @@ impl HelpOverlay {
         }
         let mut list = inner;
         if self.searching || !self.filter.is_empty() {
-            buf.set_line(inner.x, inner.y, &Line::styled("/", theme.key_hint), inner.width);
+            buf.set_line(
+                inner.x,
+                inner.y,
+                &Line::styled("/", theme.key_hint),
+                inner.width,
+            );
             if inner.width > 2 {
                 self.filter.render(
                     Rect::new(inner.x + 2, inner.y, inner.width - 2, 1),
@@ -239,7 +244,12 @@ impl HelpOverlay {
             return;
         }
         if self.entries.is_empty() {
-            buf.set_line(list.x, list.y, &Line::styled("no matching keys", theme.muted), list.width);
+            buf.set_line(
+                list.x,
+                list.y,
+                &Line::styled("no matching keys", theme.muted),
+                list.width,
+            );
             return;
         }
         let keys_w = self
@@ -309,6 +319,23 @@ pub fn footer_hints(
     Line::from(spans).style(theme.footer)
 }
 
+/// Draws [`footer_hints`] on the first row of `area` (nothing when the area is empty).
+pub fn render_footer_hints(
+    keymap: &KeyMap,
+    context: KeyContext,
+    commands: &[Command],
+    area: Rect,
+    buf: &mut Buffer,
+    theme: &Theme,
+) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    buf.set_style(Rect::new(area.x, area.y, area.width, 1), theme.footer);
+    let line = footer_hints(keymap, context, commands, theme, area.width);
+    buf.set_line(area.x, area.y, &line, area.width);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,7 +363,10 @@ mod tests {
         let km = KeyMap::defaults();
         let mut h = HelpOverlay::new(&km);
         let all = h.visible_rows().count();
-        assert_eq!(press(&mut h, &km, KeyCode::Char('/')), OverlayOutcome::Consumed);
+        assert_eq!(
+            press(&mut h, &km, KeyCode::Char('/')),
+            OverlayOutcome::Consumed
+        );
         assert!(h.is_searching());
         for c in "tail".chars() {
             press(&mut h, &km, KeyCode::Char(c));
@@ -346,13 +376,19 @@ mod tests {
         // Enter keeps the filter; then j scrolls instead of typing
         press(&mut h, &km, KeyCode::Enter);
         assert!(!h.is_searching());
-        assert_eq!(press(&mut h, &km, KeyCode::Char('j')), OverlayOutcome::Consumed);
+        assert_eq!(
+            press(&mut h, &km, KeyCode::Char('j')),
+            OverlayOutcome::Consumed
+        );
         assert_eq!(h.filter(), "tail");
         // Esc clears the filter first, then closes
         assert_eq!(press(&mut h, &km, KeyCode::Esc), OverlayOutcome::Consumed);
         assert_eq!(h.visible_rows().count(), all);
         assert_eq!(press(&mut h, &km, KeyCode::Esc), OverlayOutcome::Close);
-        assert_eq!(press(&mut h, &km, KeyCode::Char('?')), OverlayOutcome::Close);
+        assert_eq!(
+            press(&mut h, &km, KeyCode::Char('?')),
+            OverlayOutcome::Close
+        );
     }
 
     #[test]
@@ -378,15 +414,31 @@ mod tests {
     fn footer_is_generated_from_overrides() {
         let km = KeyMap::defaults();
         let theme = Theme::default();
-        let text = |l: &Line| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>();
-        let cmds = [Command::Help, Command::Filter, Command::FollowTail, Command::Quit];
+        let text = |l: &Line| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+        };
+        let cmds = [
+            Command::Help,
+            Command::Filter,
+            Command::FollowTail,
+            Command::Quit,
+        ];
         assert_eq!(
             text(&footer_hints(&km, KeyContext::List, &cmds, &theme, 80)),
             "? help  / filter  f follow  q quit"
         );
-        assert_eq!(text(&footer_hints(&km, KeyContext::List, &cmds, &theme, 17)), "? help  / filter");
+        assert_eq!(
+            text(&footer_hints(&km, KeyContext::List, &cmds, &theme, 17)),
+            "? help  / filter"
+        );
         let mut raw = std::collections::BTreeMap::new();
-        raw.insert("help".to_string(), crate::config::KeySpecs::One("f1".into()));
+        raw.insert(
+            "help".to_string(),
+            crate::config::KeySpecs::One("f1".into()),
+        );
         let km = KeyMap::from_config(&raw).expect("valid");
         assert_eq!(
             text(&footer_hints(&km, KeyContext::List, &cmds[..1], &theme, 80)),

@@ -464,7 +464,11 @@ impl JsonView {
             }
             let n = &self.nodes[j];
             if j != root {
-                out.push_str(if n.parent as usize + 1 == j { "\n" } else { ",\n" });
+                out.push_str(if n.parent as usize + 1 == j {
+                    "\n"
+                } else {
+                    ",\n"
+                });
                 indent(&mut out, n.depth);
                 if let Key::Name(k) = &n.key {
                     out.push_str(&serde_json::to_string(&**k).unwrap_or_default());
@@ -612,7 +616,7 @@ fn group_digits(n: u32) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

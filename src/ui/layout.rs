@@ -81,7 +81,11 @@ pub fn render_too_small(area: Rect, buf: &mut Buffer, theme: &Theme) {
         let text = truncate_width(text, usize::from(area.width));
         let w = unicode_width::UnicodeWidthStr::width(text.as_ref()) as u16;
         let x = area.x + (area.width - w.min(area.width)) / 2;
-        let style = if i == 0 { theme.status_err } else { theme.muted };
+        let style = if i == 0 {
+            theme.status_err
+        } else {
+            theme.muted
+        };
         buf.set_line(x, top + i as u16, &Line::styled(text, style), area.width);
     }
 }
@@ -190,8 +194,14 @@ mod tests {
 
     #[test]
     fn centered_clamps() {
-        assert_eq!(centered(Rect::new(0, 0, 80, 24), 40, 10), Rect::new(20, 7, 40, 10));
-        assert_eq!(centered(Rect::new(5, 5, 10, 4), 40, 10), Rect::new(5, 5, 10, 4));
+        assert_eq!(
+            centered(Rect::new(0, 0, 80, 24), 40, 10),
+            Rect::new(20, 7, 40, 10)
+        );
+        assert_eq!(
+            centered(Rect::new(5, 5, 10, 4), 40, 10),
+            Rect::new(5, 5, 10, 4)
+        );
         assert_eq!(
             centered_pct(Rect::new(0, 0, 100, 50), 50, 50, 60, 10),
             Rect::new(20, 12, 60, 25)

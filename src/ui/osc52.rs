@@ -67,7 +67,10 @@ mod tests {
             osc52_sequence("hello", Multiplexer::Tmux).as_deref(),
             Ok("\x1bPtmux;\x1b\x1b]52;c;aGVsbG8=\x07\x1b\\")
         );
-        assert_eq!(osc52_sequence("", Multiplexer::None).as_deref(), Ok("\x1b]52;c;\x07"));
+        assert_eq!(
+            osc52_sequence("", Multiplexer::None).as_deref(),
+            Ok("\x1b]52;c;\x07")
+        );
     }
 
     #[test]
@@ -75,12 +78,18 @@ mod tests {
         // Whatever the text holds, the body is base64: no ESC or BEL inside.
         let seq = osc52_sequence("\x1b]0;pwned\x07\u{9c}", Multiplexer::None).expect("small");
         let body = &seq["\x1b]52;c;".len()..seq.len() - 1];
-        assert!(body.bytes().all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b)));
+        assert!(
+            body.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
+        );
     }
 
     #[test]
     fn detection_and_limit() {
-        assert_eq!(Multiplexer::from_tmux_var(Some("/tmp/tmux-0/default,1,0")), Multiplexer::Tmux);
+        assert_eq!(
+            Multiplexer::from_tmux_var(Some("/tmp/tmux-0/default,1,0")),
+            Multiplexer::Tmux
+        );
         assert_eq!(Multiplexer::from_tmux_var(Some("")), Multiplexer::None);
         assert_eq!(Multiplexer::from_tmux_var(None), Multiplexer::None);
         let big = "x".repeat(MAX_COPY_BYTES + 1);

@@ -141,9 +141,9 @@ pub enum PaletteOutcome {
 pub struct Completion {
     /// The word that replaces the one under the cursor.
     pub text: String,
-    /// For command names: usage; for values: the argument name.
+    /// What the list shows first: the usage for command names, the value for values.
     pub hint: String,
-    /// For command names: the description.
+    /// What the list shows next: the command's description, or `<argument>` for values.
     pub description: String,
 }
 
@@ -245,7 +245,10 @@ impl Palette {
             many => Err(format!(
                 "ambiguous {:?}: {}",
                 safe_line(name, 40),
-                many.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", ")
+                many.iter()
+                    .map(|e| e.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
         }
     }
@@ -314,8 +317,8 @@ impl Palette {
             .filter(|v| v.to_lowercase().starts_with(&lower))
             .map(|v| Completion {
                 text: v.clone(),
-                hint: format!("<{}>", arg.name),
-                description: String::new(),
+                hint: v.clone(),
+                description: format!("<{}>", arg.name),
             })
             .collect()
     }
@@ -448,7 +451,12 @@ impl Palette {
     pub fn area(&self, screen: Rect) -> Rect {
         let w = screen.width.min(80);
         let h = self.desired_height().min(screen.height);
-        Rect::new(screen.x + (screen.width - w) / 2, screen.y + screen.height.min(2).min(screen.height - h), w, h)
+        Rect::new(
+            screen.x + (screen.width - w) / 2,
+            screen.y + screen.height.min(2).min(screen.height - h),
+            w,
+            h,
+        )
     }
 
     /// Draws the palette in `area` (see [`Palette::area`]).
@@ -467,7 +475,12 @@ impl Palette {
         if inner.width == 0 || inner.height == 0 {
             return;
         }
-        buf.set_line(inner.x, inner.y, &Line::styled(": ", theme.key_hint), inner.width);
+        buf.set_line(
+            inner.x,
+            inner.y,
+            &Line::styled(": ", theme.key_hint),
+            inner.width,
+        );
         if inner.width > 2 {
             // One row: the validation message is drawn below by us, not by the input.
             self.input.render(
@@ -552,7 +565,12 @@ mod tests {
             PaletteEntry::new("time", "jump to a record time").arg("ts"),
             PaletteEntry::new("theme", "switch the colour theme").arg_with_values(
                 "name",
-                vec!["dark".into(), "light".into(), "high-contrast".into(), "mono".into()],
+                vec![
+                    "dark".into(),
+                    "light".into(),
+                    "high-contrast".into(),
+                    "mono".into(),
+                ],
             ),
             PaletteEntry::new("hash", "open an update by hash").arg("hash"),
             PaletteEntry::new("quit", "quit cantonscope"),
@@ -585,7 +603,11 @@ mod tests {
         assert_eq!(p.parse("t x"), Err("ambiguous \"t\": time, theme".into()));
         assert_eq!(p.parse("event"), Err("usage: event <update_id>".into()));
         assert_eq!(p.parse("quit now"), Err("usage: quit".into()));
-        assert!(p.parse("jump 3").expect_err("unknown").starts_with("unknown command \"jump\""));
+        assert!(
+            p.parse("jump 3")
+                .expect_err("unknown")
+                .starts_with("unknown command \"jump\"")
+        );
     }
 
     #[test]
@@ -649,7 +671,10 @@ mod tests {
         assert_eq!(key(&mut p, &km, KeyCode::Enter), PaletteOutcome::Cancelled);
         assert_eq!(key(&mut p, &km, KeyCode::Esc), PaletteOutcome::Cancelled);
         assert_eq!(
-            p.handle_key(&km, &KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            p.handle_key(
+                &km,
+                &KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)
+            ),
             PaletteOutcome::Passthrough(Command::Quit)
         );
     }

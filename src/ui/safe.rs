@@ -58,39 +58,73 @@ pub fn is_clean(s: &str) -> bool {
 }
 
 /// Cuts `s` to at most `max_cols` display columns, ending with `…` when something was cut.
-/// Borrowed when `s` already fits. Does not sanitize: see [`safe_line`].
+/// Borrowed when `s` already fits. Reads only as much of `s` as fits (plus one character).
+/// Does not sanitize: see [`safe_line`].
 pub fn truncate_width(s: &str, max_cols: usize) -> Cow<'_, str> {
-    // A UTF-8 string is never wider than its byte length (wide characters take 3+ bytes).
-    if s.len() <= max_cols || s.width() <= max_cols {
-        return Cow::Borrowed(s);
-    }
-    if max_cols == 0 {
-        return Cow::Borrowed("");
-    }
-    let budget = max_cols - 1; // room for the marker
-    let mut used = 0;
-    let mut end = 0;
+    let mut used = 0usize;
+    let mut end = 0usize; // end of the prefix that fits with room for the marker
+    let mut fitting = true;
     for (i, c) in s.char_indices() {
         let w = c.width().unwrap_or(0);
-        if used + w > budget {
-            break;
+        if fitting && used + w < max_cols {
+            end = i + c.len_utf8();
+        } else {
+            fitting = false;
         }
         used += w;
-        end = i + c.len_utf8();
+        if used > max_cols {
+            if max_cols == 0 {
+                return Cow::Borrowed("");
+            }
+            let mut out = String::with_capacity(end + ELLIPSIS.len_utf8());
+            out.push_str(&s[..end]);
+            fit(&mut out, max_cols, true);
+            return Cow::Owned(out);
+        }
     }
-    let mut out = String::with_capacity(end + ELLIPSIS.len_utf8());
-    out.push_str(&s[..end]);
-    out.push(ELLIPSIS);
-    Cow::Owned(out)
+    // Fits by character widths; the string width decides (emoji sequences can be wider).
+    if s.width() <= max_cols {
+        Cow::Borrowed(s)
+    } else {
+        let mut out = s.to_string();
+        fit(&mut out, max_cols, false);
+        Cow::Owned(out)
+    }
+}
+
+/// Makes `out` (plus the `…` marker when `cut`) at most `max_cols` wide as the terminal will
+/// measure it: string width can exceed the sum of character widths (`2` + U+FE0F is an emoji,
+/// two columns wide), so characters are dropped from the end until it fits.
+fn fit(out: &mut String, max_cols: usize, mut cut: bool) {
+    while out.width() + usize::from(cut) > max_cols {
+        if out.pop().is_none() {
+            break;
+        }
+        cut = true;
+    }
+    if cut && max_cols > 0 {
+        out.push(ELLIPSIS);
+    }
 }
 
 /// [`sanitize`] then [`truncate_width`], in one pass that reads only as much of `s` as fits in
 /// `max_cols` columns. This is the function to call for untrusted text in a table cell, a tree
-/// label or a header field.
+/// label or a header field. Borrowed when `s` is clean and fits.
 pub fn safe_line(s: &str, max_cols: usize) -> Cow<'_, str> {
-    // Fast path: a clean prefix that already covers the whole string and fits.
-    let clean_end = first_unsafe(s, false).unwrap_or(s.len());
-    if clean_end == s.len() {
+    // Fast path: clean and within the width, found without reading past the budget.
+    let mut used = 0usize;
+    let mut clean = true;
+    for c in s.chars() {
+        if needs_replacing(c) {
+            clean = false;
+            break;
+        }
+        used += c.width().unwrap_or(0);
+        if used > max_cols {
+            break;
+        }
+    }
+    if clean && used <= max_cols {
         return truncate_width(s, max_cols);
     }
     if max_cols == 0 {
@@ -99,41 +133,33 @@ pub fn safe_line(s: &str, max_cols: usize) -> Cow<'_, str> {
     let mut out = String::new();
     let mut used = 0usize;
     let mut cut = false;
-    'pieces: for piece in Pieces::new(s, false) {
-        let mark = match piece {
-            Piece::Text(t) => {
-                for c in t.chars() {
-                    let w = c.width().unwrap_or(0);
-                    if used + w > max_cols {
-                        cut = true;
-                        break 'pieces;
-                    }
-                    used += w;
-                    out.push(c);
-                }
-                continue;
-            }
-            Piece::Mark(m) => m,
-            // Single-line pieces never yield a kept newline; draw it as its picture anyway.
-            Piece::Newline => '␊',
+    let mut pos = 0usize;
+    while let Some(c) = s[pos..].chars().next() {
+        let (consumed, mark) = if needs_replacing(c) {
+            let (n, piece) = special_at(&s[pos..], false);
+            let mark = match piece {
+                Piece::Mark(m) => m,
+                // Single-line: never a kept newline; draw it as its picture anyway.
+                Piece::Newline | Piece::Text(_) => '␊',
+            };
+            (n, mark)
+        } else {
+            (c.len_utf8(), c)
         };
-        if used + 1 > max_cols {
+        let w = if needs_replacing(c) {
+            1
+        } else {
+            c.width().unwrap_or(0)
+        };
+        if used + w > max_cols {
             cut = true;
             break;
         }
-        used += 1;
+        used += w;
         out.push(mark);
+        pos += consumed;
     }
-    if cut {
-        // Make room for the marker: drop trailing characters until one column is free.
-        while used + 1 > max_cols {
-            match out.pop() {
-                Some(c) => used -= c.width().unwrap_or(0),
-                None => break,
-            }
-        }
-        out.push(ELLIPSIS);
-    }
+    fit(&mut out, max_cols, cut);
     Cow::Owned(out)
 }
 
@@ -207,10 +233,6 @@ struct Pieces<'a> {
 }
 
 impl<'a> Pieces<'a> {
-    fn new(s: &'a str, keep_newlines: bool) -> Self {
-        Self::at(s, 0, keep_newlines)
-    }
-
     fn at(s: &'a str, pos: usize, keep_newlines: bool) -> Self {
         Self {
             s,
@@ -233,24 +255,33 @@ impl<'a> Iterator for Pieces<'a> {
             self.pos += end;
             return Some(Piece::Text(&rest[..end]));
         }
-        let bytes = rest.as_bytes();
-        let (consumed, piece) = match c {
-            '\n' if self.keep_newlines => (1, Piece::Newline),
-            '\r' if self.keep_newlines && bytes.get(1) == Some(&b'\n') => (2, Piece::Newline),
-            '\u{1b}' => (escape_len(bytes), Piece::Mark(ESCAPE_MARK)),
-            '\u{9b}' => (csi_len(bytes, 2), Piece::Mark(ESCAPE_MARK)),
-            '\u{90}' | '\u{98}' | '\u{9d}' | '\u{9e}' | '\u{9f}' => {
-                (string_len(bytes, 2), Piece::Mark(ESCAPE_MARK))
-            }
-            '\u{7f}' => (1, Piece::Mark(DEL_MARK)),
-            c if (c as u32) < 0x20 => (
-                1,
-                Piece::Mark(char::from_u32(0x2400 + c as u32).unwrap_or(INVISIBLE_MARK)),
-            ),
-            c => (c.len_utf8(), Piece::Mark(INVISIBLE_MARK)),
-        };
+        let (consumed, piece) = special_at(rest, self.keep_newlines);
         self.pos += consumed;
         Some(piece)
+    }
+}
+
+/// The replacement for the character at the start of `rest`, which needs replacing, and how
+/// many bytes it covers (a whole escape sequence, or CRLF when keeping newlines).
+fn special_at(rest: &str, keep_newlines: bool) -> (usize, Piece<'static>) {
+    let bytes = rest.as_bytes();
+    let Some(c) = rest.chars().next() else {
+        return (0, Piece::Mark(INVISIBLE_MARK));
+    };
+    match c {
+        '\n' if keep_newlines => (1, Piece::Newline),
+        '\r' if keep_newlines && bytes.get(1) == Some(&b'\n') => (2, Piece::Newline),
+        '\u{1b}' => (escape_len(bytes), Piece::Mark(ESCAPE_MARK)),
+        '\u{9b}' => (csi_len(bytes, 2), Piece::Mark(ESCAPE_MARK)),
+        '\u{90}' | '\u{98}' | '\u{9d}' | '\u{9e}' | '\u{9f}' => {
+            (string_len(bytes, 2), Piece::Mark(ESCAPE_MARK))
+        }
+        '\u{7f}' => (1, Piece::Mark(DEL_MARK)),
+        c if (c as u32) < 0x20 => (
+            1,
+            Piece::Mark(char::from_u32(0x2400 + c as u32).unwrap_or(INVISIBLE_MARK)),
+        ),
+        c => (c.len_utf8(), Piece::Mark(INVISIBLE_MARK)),
     }
 }
 
@@ -394,6 +425,10 @@ mod tests {
         assert_eq!(truncate_width("日本語です", 5), "日本…");
         assert_eq!(truncate_width("日本語です", 4), "日…");
         assert!(truncate_width("日本語です", 4).width() <= 4);
+        // keycap emoji: `2` + VS16 is two columns wide as a string
+        assert_eq!(truncate_width("a2\u{fe0f}b", 3), "a2…");
+        assert_eq!(safe_line("\u{7}2\u{fe0f}b", 3), "␇2…");
+        assert_eq!(safe_line("\u{7}2\u{fe0f}", 3), "␇2\u{fe0f}");
     }
 
     #[test]

@@ -160,7 +160,11 @@ mod tests {
     #[test]
     fn render_cuts_toast_before_right_text() {
         let mut s = StatusLine::default();
-        s.show(ToastLevel::Error, "scan down: \u{1b}[31mconnection refused", Instant::now());
+        s.show(
+            ToastLevel::Error,
+            "scan down: \u{1b}[31mconnection refused",
+            Instant::now(),
+        );
         let mut buf = Buffer::empty(Rect::new(0, 0, 30, 1));
         s.render(buf.area, &mut buf, &Theme::default(), "2 errors");
         let row: String = (0..30).map(|x| buf[(x, 0)].symbol().to_string()).collect();

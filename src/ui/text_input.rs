@@ -310,7 +310,10 @@ mod tests {
         );
         assert_eq!(press(&mut t, KeyCode::Up), InputOutcome::Ignored);
         assert_eq!(press(&mut t, KeyCode::Tab), InputOutcome::Ignored);
-        assert_eq!(press(&mut t, KeyCode::Enter), InputOutcome::Submitted("event 1".into()));
+        assert_eq!(
+            press(&mut t, KeyCode::Enter),
+            InputOutcome::Submitted("event 1".into())
+        );
         assert_eq!(press(&mut t, KeyCode::Esc), InputOutcome::Cancelled);
         t.insert_str("\nx\ty\u{1b}z\u{202e}");
         assert_eq!(t.text(), "event  x yz1");
@@ -338,8 +341,14 @@ mod tests {
     #[test]
     fn control_characters_are_refused_and_validation_clears_on_edit() {
         let mut t = TextInput::single_line().with_text("ab");
-        assert_eq!(press(&mut t, KeyCode::Char('\u{1b}')), InputOutcome::Ignored);
-        assert_eq!(press(&mut t, KeyCode::Char('\u{200f}')), InputOutcome::Ignored);
+        assert_eq!(
+            press(&mut t, KeyCode::Char('\u{1b}')),
+            InputOutcome::Ignored
+        );
+        assert_eq!(
+            press(&mut t, KeyCode::Char('\u{200f}')),
+            InputOutcome::Ignored
+        );
         t.set_validation(Some("bad".into()));
         assert_eq!(t.desired_height(), 2);
         type_str(&mut t, "c");

@@ -1,0 +1,83 @@
+//! The `:` command palette's commands: their completion entries, and what each one does.
+
+use crate::config::keymap::Command;
+use crate::panes::{Out, PaneId};
+use crate::ui::palette::{Palette, PaletteCommand, PaletteEntry};
+use crate::ui::theme::Theme;
+
+use super::App;
+
+/// The commands the palette offers.
+pub fn entries() -> Vec<PaletteEntry> {
+    let panes = PaneId::ALL
+        .iter()
+        .map(|p| p.title().to_lowercase())
+        .collect();
+    vec![
+        PaletteEntry::new("event", "open an update by its id").arg("update_id"),
+        PaletteEntry::new("time", "go to a record time in the history (RFC 3339)").arg("ts"),
+        PaletteEntry::new("theme", "switch the colour theme").arg_with_values(
+            "name",
+            Theme::names().iter().map(|s| s.to_string()).collect(),
+        ),
+        PaletteEntry::new("filter", "filter the history (empty clears)").optional_arg("text"),
+        PaletteEntry::new("pane", "go to a pane").arg_with_values("name", panes),
+        PaletteEntry::new("follow", "follow the live tail"),
+        PaletteEntry::new("errors", "show the error log"),
+        PaletteEntry::new("help", "show the keys"),
+        PaletteEntry::new("quit", "quit cantonscope"),
+    ]
+}
+
+/// Parses a palette line (as typed after `:`).
+pub fn parse(line: &str) -> Result<PaletteCommand, String> {
+    Palette::new(entries()).parse(line.trim_start_matches(':'))
+}
+
+/// Runs a parsed palette command.
+pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
+    let arg = cmd.args.join(" ");
+    match cmd.name.as_str() {
+        "event" => out.events.push(crate::panes::AppEvent::OpenUpdate {
+            update_id: arg.trim().to_string(),
+            event_id: None,
+        }),
+        "time" => match crate::model::summary::parse_time_micros(arg.trim()) {
+            Some(t) => {
+                app.focus = PaneId::History;
+                app.history.goto_time(t, &mut app.sh, out);
+            }
+            None => out.error(format!(
+                "not a time: {:?} (use RFC 3339, e.g. 2026-11-22T10:00:00Z)",
+                crate::ui::safe::safe_line(arg.trim(), 60)
+            )),
+        },
+        "theme" => out
+            .effects
+            .push(super::Effect::LoadTheme(arg.trim().to_string())),
+        "filter" => {
+            app.focus = PaneId::History;
+            app.history.set_filter(&arg, &mut app.sh, out);
+        }
+        "pane" => {
+            match PaneId::ALL
+                .iter()
+                .find(|p| p.title().eq_ignore_ascii_case(arg.trim()))
+            {
+                Some(p) => app.focus = *p,
+                None => out.error(format!(
+                    "no pane named {:?}",
+                    crate::ui::safe::safe_line(&arg, 40)
+                )),
+            }
+        }
+        "follow" => {
+            app.focus = PaneId::History;
+            app.on_command(Command::FollowTail, out);
+        }
+        "errors" => app.on_command(Command::ErrorLog, out),
+        "help" => app.on_command(Command::Help, out),
+        "quit" => app.on_command(Command::Quit, out),
+        other => out.error(format!("unknown command {other:?}")),
+    }
+}

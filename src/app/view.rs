@@ -1,0 +1,226 @@
+//! Drawing the whole screen from the app state. Only reads.
+//!
+//! ```text
+//! ┌────────────────────────────────────────────────────────────────────────────┐
+//! │ cantonscope · profile · ● scan ok · migration 1 · newest 10:41:07 (2s) · LIVE│ header
+//! │ 1 History 1,234   2 Update   3 Verdict   4 Status                            │ tabs
+//! │ <the focused pane>                                                           │ body
+//! │ ↵ open  / filter  f follow  y copy  ? help  : commands  q quit               │ footer
+//! │ <messages and errors>                                               ! 2 errors│ status
+//! └────────────────────────────────────────────────────────────────────────────┘
+//! ```
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Widget};
+
+use crate::config::keymap::Command;
+use crate::panes::{Level, PaneId};
+use crate::ui::help::footer_hints;
+use crate::ui::layout::{is_too_small, render_too_small, screen_areas};
+use crate::ui::safe::safe_line;
+
+use super::{App, Overlay};
+
+/// Draws the app into a frame.
+pub fn draw(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    render(app, area, frame.buffer_mut());
+}
+
+/// Draws the app into a buffer (used by tests and benchmarks too).
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = &app.theme;
+    buf.set_style(area, theme.base);
+    if is_too_small(area) {
+        render_too_small(area, buf, theme);
+        return;
+    }
+    let areas = screen_areas(area);
+    render_header(app, areas.header, buf);
+    render_tabs(app, areas.tabs, buf);
+    let focused = app.overlay.is_none();
+    app.pane(app.focus)
+        .render(areas.body, buf, &app.sh, theme, focused);
+    render_footer(app, areas.footer, buf);
+    render_status(app, areas.status, buf);
+    match &app.overlay {
+        Some(Overlay::Help(h)) => {
+            let a = crate::ui::help::HelpOverlay::area(areas.body);
+            Clear.render(a, buf);
+            h.render(a, buf, theme);
+        }
+        Some(Overlay::Palette(p)) => {
+            let a = p.area(area);
+            p.render(a, buf, theme);
+        }
+        Some(Overlay::ErrorLog) => {
+            let a = crate::ui::layout::centered_pct(areas.body, 90, 80, 40, 8);
+            Clear.render(a, buf);
+            app.errors.render(a, buf, theme, app.sh.local_time);
+        }
+        None => {}
+    }
+}
+
+fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = &app.theme;
+    buf.set_style(area, theme.header);
+    let sep = Span::styled(" · ", theme.muted);
+    let mut spans = vec![
+        Span::styled(" cantonscope", theme.accent),
+        sep.clone(),
+        Span::styled(
+            safe_line(&app.sh.ctx.profile, 24).into_owned(),
+            theme.header,
+        ),
+    ];
+    let health = app.status.health();
+    spans.push(sep.clone());
+    spans.push(Span::styled(
+        format!("● scan {}", health.label()),
+        health.style(theme),
+    ));
+    if let Some(last) = app.sh.history.last() {
+        spans.push(sep.clone());
+        spans.push(Span::styled(
+            format!("migration {}", last.migration_id),
+            theme.header,
+        ));
+        let lag = (app.sh.now - last.record_time).max(0) / 1_000_000;
+        spans.push(sep.clone());
+        spans.push(Span::styled(
+            format!(
+                "newest {} {} ({} ago)",
+                app.sh.format_time(last.record_time),
+                app.sh.zone_label(),
+                human_secs(lag)
+            ),
+            if lag > 300 {
+                theme.status_warn
+            } else {
+                theme.time
+            },
+        ));
+    }
+    spans.push(sep);
+    if app.history.is_following() {
+        spans.push(Span::styled("LIVE", theme.status_ok));
+    } else {
+        spans.push(Span::styled("PAUSED", theme.status_warn));
+    }
+    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
+}
+
+/// `42s`, `5m 3s`, `2h 4m`, `3d 1h`.
+pub fn human_secs(s: i64) -> String {
+    match s {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m {}s", s / 60, s % 60),
+        s if s < 86_400 => format!("{}h {}m", s / 3600, (s % 3600) / 60),
+        s => format!("{}d {}h", s / 86_400, (s % 86_400) / 3600),
+    }
+}
+
+/// The tab labels with their x range, in order.
+fn tabs(app: &App) -> Vec<(PaneId, String)> {
+    PaneId::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let badge = app
+                .pane(*p)
+                .badge(&app.sh)
+                .map(|b| format!(" {}", safe_line(&b, 24)))
+                .unwrap_or_default();
+            (*p, format!(" {} {}{} ", i + 1, p.title(), badge))
+        })
+        .collect()
+}
+
+/// The pane whose tab is at column `x` of the tab row.
+pub fn tab_at(app: &App, x: u16) -> Option<PaneId> {
+    let mut pos = 0u16;
+    for (p, label) in tabs(app) {
+        let w = unicode_width::UnicodeWidthStr::width(label.as_str()) as u16 + 1;
+        if x >= pos && x < pos + w {
+            return Some(p);
+        }
+        pos += w;
+    }
+    None
+}
+
+fn render_tabs(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = &app.theme;
+    let mut spans = Vec::new();
+    for (p, label) in tabs(app) {
+        let style = if p == app.focus {
+            theme.tab_active
+        } else {
+            theme.tab_inactive
+        };
+        spans.push(Span::styled(label, style));
+        spans.push(Span::raw(" "));
+    }
+    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
+}
+
+fn render_footer(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = &app.theme;
+    buf.set_style(area, theme.footer);
+    let ctx = app.key_context();
+    let mut cmds = if app.overlay.is_some() {
+        vec![Command::Back]
+    } else {
+        app.pane(app.focus).hints()
+    };
+    cmds.extend([
+        Command::NextPane,
+        Command::Help,
+        Command::Palette,
+        Command::Quit,
+    ]);
+    let line = footer_hints(&app.keymap, ctx, &cmds, theme, area.width);
+    buf.set_line(area.x, area.y, &line, area.width);
+}
+
+fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = &app.theme;
+    buf.set_style(area, theme.status_line);
+    let right = if app.errors.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "! {} error{} ",
+            app.errors.len(),
+            if app.errors.len() == 1 { "" } else { "s" }
+        )
+    };
+    let right_w = right.chars().count() as u16;
+    if let Some(t) = &app.toast {
+        let style: Style = match t.level {
+            Level::Info => theme.status_line,
+            Level::Warn => theme.status_warn,
+            Level::Error => theme.status_err,
+        };
+        let max = usize::from(area.width.saturating_sub(right_w + 1));
+        buf.set_line(
+            area.x,
+            area.y,
+            &Line::from(Span::styled(format!(" {}", safe_line(&t.text, max)), style)),
+            area.width.saturating_sub(right_w),
+        );
+    }
+    if right_w > 0 && area.width > right_w {
+        buf.set_string(
+            area.x + area.width - right_w,
+            area.y,
+            right,
+            theme.status_err,
+        );
+    }
+}

@@ -1,0 +1,503 @@
+//! The scan group (`/api/scan`, and `/svN/api/scan` for extra scan instances): update history,
+//! events, update by hash, ACS snapshot times and holdings, validator faucets, BFT sequencers,
+//! reward weights, bootstrapping transactions, party hosting, status and version.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse as _, Response};
+use axum::routing::{get, post};
+use serde_json::{Map, Value, json};
+
+use super::ledger::Update;
+use super::network::PartyIdx;
+use super::render::{Encoding, ScanUpdateJson, event_item, scan_update};
+use super::server::{Fail, Reply, Shared, done, json_ok, scan_error};
+use super::util::{
+    fmt_amount, fmt_duration, fmt_time, now_micros, parse_query, parse_time, query_all, query_one,
+};
+
+#[derive(Clone)]
+struct ScanCtx {
+    app: Shared,
+    scan: usize,
+}
+
+pub(crate) fn routes(app: Shared, scan: usize) -> Router {
+    Router::new()
+        .route("/v2/updates", post(updates))
+        .route("/v2/updates/{update_id}", get(update_by_id))
+        .route("/v2/updates/hash/{hash}", get(update_by_hash))
+        .route("/v0/events/{update_id}", get(event_by_id))
+        .route("/v1/holdings/summary", post(holdings_summary))
+        .route("/v0/state/acs/snapshot-timestamp", get(snapshot_timestamp))
+        .route("/v0/validators/validator-faucets", get(validator_faucets))
+        .route("/v0/sv-bft-sequencers", get(bft_sequencers))
+        .route(
+            "/v0/admin/sv/previous-sv-reward-weight",
+            post(previous_reward_weight),
+        )
+        .route(
+            "/v0/synchronizer-bootstrapping-transactions/{prefix}",
+            get(bootstrapping),
+        )
+        .route(
+            "/v1/domains/{domain_id}/parties/{party_id}/participant-id",
+            get(participant_ids),
+        )
+        .route("/v0/dso-party-id", get(dso_party_id))
+        .route("/status", get(status))
+        .route("/version", get(version))
+        .with_state(ScanCtx { app, scan })
+}
+
+fn bad(msg: impl Into<String>) -> Fail {
+    scan_error(StatusCode::BAD_REQUEST, msg).into()
+}
+
+fn not_found(msg: impl Into<String>) -> Fail {
+    scan_error(StatusCode::NOT_FOUND, msg).into()
+}
+
+fn parse_body(body: &Bytes) -> Result<Map<String, Value>, Fail> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(bad("The request body must be a JSON object")),
+        Err(e) => Err(bad(format!("The request content was malformed: {e}"))),
+    }
+}
+
+/// The encoding selector under either of its names.
+fn encoding_of<'a>(get: impl Fn(&str) -> Option<&'a Value>) -> Result<Encoding, Fail> {
+    for key in ["daml_value_encoding", "contract_value_encoding"] {
+        match get(key) {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) => {
+                return Encoding::parse(s).ok_or_else(|| {
+                    bad(format!(
+                        "Invalid value for {key}: '{s}' (expected compact_json or protobuf_json)"
+                    ))
+                });
+            }
+            Some(_) => return Err(bad(format!("{key} must be a string"))),
+        }
+    }
+    Ok(Encoding::CompactJson)
+}
+
+fn query_encoding(raw: Option<&str>) -> Result<Encoding, Fail> {
+    let q = parse_query(raw);
+    let vals: Vec<(String, Value)> = q
+        .into_iter()
+        .filter(|(k, _)| k == "daml_value_encoding" || k == "contract_value_encoding")
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
+    encoding_of(|key| vals.iter().find(|(k, _)| k == key).map(|(_, v)| v))
+}
+
+// ---------------------------------------------------------------------------------------------
+// History
+
+async fn updates(State(c): State<ScanCtx>, body: Bytes) -> Response {
+    done(updates_inner(&c, &body))
+}
+
+fn updates_inner(c: &ScanCtx, body: &Bytes) -> Reply {
+    let req = parse_body(body)?;
+    let page_size = match req.get("page_size") {
+        None | Some(Value::Null) => return Err(bad("page_size is required")),
+        Some(v) => v
+            .as_i64()
+            .ok_or_else(|| bad("page_size must be an integer"))?,
+    };
+    if !(1..=1000).contains(&page_size) {
+        return Err(bad(format!(
+            "page_size must be between 1 and 1000, but was {page_size}"
+        )));
+    }
+    let enc = encoding_of(|k| req.get(k))?;
+    let after = match req.get("after") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(a)) => {
+            let m = a
+                .get("after_migration_id")
+                .and_then(Value::as_i64)
+                .ok_or_else(|| bad("after.after_migration_id must be an integer"))?;
+            let t = a
+                .get("after_record_time")
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad("after.after_record_time must be a string"))?;
+            let t = parse_time(t).ok_or_else(|| {
+                bad(format!(
+                    "after.after_record_time is not a valid timestamp: {t}"
+                ))
+            })?;
+            Some((m, t))
+        }
+        Some(_) => return Err(bad("after must be an object")),
+    };
+    let (net, items) = {
+        let w = c.app.read();
+        let l = &w.ledger;
+        let start: usize = after.map_or(0, |(m, t)| l.cursor_start(m, t));
+        let end = c.app.visible_len(l, c.scan);
+        let stop = end.min(start.saturating_add(page_size as usize));
+        let items: Vec<(usize, Arc<Update>)> = (start..stop)
+            .filter_map(|i| l.update(i).map(|u| (i, Arc::clone(u))))
+            .collect();
+        (Arc::clone(&c.app.net), items)
+    };
+    let page = Page {
+        transactions: items
+            .iter()
+            .map(|(i, u)| ScanUpdateJson {
+                net: &net,
+                u,
+                idx: *i,
+                scan: c.scan,
+                enc,
+            })
+            .collect(),
+    };
+    match serde_json::to_vec(&page) {
+        Ok(body) => Ok(json_bytes(body)),
+        Err(e) => Err(scan_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("failed to render the page: {e}"),
+        )
+        .into()),
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Page<'a> {
+    transactions: Vec<ScanUpdateJson<'a>>,
+}
+
+fn json_bytes(body: Vec<u8>) -> Response {
+    (
+        StatusCode::OK,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
+}
+
+fn find_update(c: &ScanCtx, update_id: &str) -> Option<(usize, Arc<Update>)> {
+    let w = c.app.read();
+    let l = &w.ledger;
+    let idx = l.index_of(update_id)?;
+    if idx >= c.app.visible_len(l, c.scan) {
+        return None;
+    }
+    l.update(idx).map(|u| (idx, Arc::clone(u)))
+}
+
+async fn update_by_id(
+    State(c): State<ScanCtx>,
+    Path(update_id): Path<String>,
+    RawQuery(q): RawQuery,
+) -> Response {
+    done((|| {
+        let enc = query_encoding(q.as_deref())?;
+        let (idx, u) = find_update(&c, &update_id)
+            .ok_or_else(|| not_found(format!("Transaction with id {update_id} not found")))?;
+        Ok(json_ok(scan_update(&c.app.net, &u, idx, c.scan, enc)))
+    })())
+}
+
+async fn event_by_id(
+    State(c): State<ScanCtx>,
+    Path(update_id): Path<String>,
+    RawQuery(q): RawQuery,
+) -> Response {
+    done((|| {
+        let enc = query_encoding(q.as_deref())?;
+        let (idx, u) = find_update(&c, &update_id)
+            .ok_or_else(|| not_found(format!("Event with update id {update_id} not found")))?;
+        Ok(json_ok(event_item(&c.app.net, &u, idx, c.scan, enc)))
+    })())
+}
+
+async fn update_by_hash(
+    State(c): State<ScanCtx>,
+    Path(hash): Path<String>,
+    RawQuery(q): RawQuery,
+) -> Response {
+    done((|| {
+        let enc = query_encoding(q.as_deref())?;
+        if !super::util::is_hex(&hash) {
+            return Err(bad(format!("Invalid hash: {hash} (expected a hex string)")));
+        }
+        let hash = hash.to_ascii_lowercase();
+        let missing = || not_found(format!("No update found for hash {hash}"));
+        let (idx, u) = {
+            let w = c.app.read();
+            let l = &w.ledger;
+            let idx = l.index_of_hash(&hash).ok_or_else(missing)?;
+            // This scan only indexed hashes from its own starting point on.
+            if idx < c.app.hash_index_start(l, c.scan) || idx >= c.app.visible_len(l, c.scan) {
+                return Err(missing());
+            }
+            (idx, Arc::clone(l.update(idx).ok_or_else(missing)?))
+        };
+        Ok(json_ok(scan_update(&c.app.net, &u, idx, c.scan, enc)))
+    })())
+}
+
+// ---------------------------------------------------------------------------------------------
+// ACS snapshots and holdings
+
+async fn snapshot_timestamp(State(c): State<ScanCtx>, RawQuery(q): RawQuery) -> Response {
+    done((|| {
+        let q = parse_query(q.as_deref());
+        let before =
+            query_one(&q, "before").ok_or_else(|| bad("Missing query parameter: before"))?;
+        let before_t = parse_time(before).ok_or_else(|| {
+            bad(format!(
+                "Invalid value for query parameter before: {before}"
+            ))
+        })?;
+        let mig = query_one(&q, "migration_id")
+            .ok_or_else(|| bad("Missing query parameter: migration_id"))?;
+        let mig: i64 = mig.parse().map_err(|_| {
+            bad(format!(
+                "Invalid value for query parameter migration_id: {mig}"
+            ))
+        })?;
+        let w = c.app.read();
+        let t = w.ledger.snapshot_before(mig, before_t).ok_or_else(|| {
+            not_found(format!(
+                "No ACS snapshot found for migration id {mig} before {before}"
+            ))
+        })?;
+        Ok(json_ok(json!({ "record_time": fmt_time(t) })))
+    })())
+}
+
+async fn holdings_summary(State(c): State<ScanCtx>, body: Bytes) -> Response {
+    done(holdings_inner(&c, &body))
+}
+
+fn holdings_inner(c: &ScanCtx, body: &Bytes) -> Reply {
+    let req = parse_body(body)?;
+    let migration = req
+        .get("migration_id")
+        .and_then(Value::as_i64)
+        .ok_or_else(|| bad("migration_id is required and must be an integer"))?;
+    let rt_str = req
+        .get("record_time")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("record_time is required and must be a date-time string"))?;
+    let rt = parse_time(rt_str)
+        .ok_or_else(|| bad(format!("record_time is not a valid date-time: {rt_str}")))?;
+    let exact = match req.get("record_time_match") {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) if s == "exact" => true,
+        Some(Value::String(s)) if s == "at_or_before" => false,
+        Some(other) => {
+            return Err(bad(format!(
+                "Invalid record_time_match: {other} (expected \"exact\" or \"at_or_before\")"
+            )));
+        }
+    };
+    let owners = match req.get("owner_party_ids") {
+        Some(Value::Array(a)) => a,
+        _ => {
+            return Err(bad(
+                "owner_party_ids is required and must be an array of party ids",
+            ));
+        }
+    };
+    if owners.is_empty() {
+        return Err(bad("owner_party_ids must contain at least one party id"));
+    }
+    let mut owner_ids: Vec<PartyIdx> = Vec::new();
+    for o in owners {
+        let s = o
+            .as_str()
+            .ok_or_else(|| bad("owner_party_ids must contain strings"))?;
+        if let Some(p) = c.app.net.lookup_party(s)
+            && !owner_ids.contains(&p)
+        {
+            owner_ids.push(p);
+        }
+    }
+    let w = c.app.read();
+    let l = &w.ledger;
+    let snapshot = if exact {
+        l.is_snapshot(migration, rt).then_some(rt)
+    } else {
+        l.snapshot_at_or_before(migration, rt)
+    };
+    let snapshot = snapshot.ok_or_else(|| {
+        let how = if exact { "at" } else { "at or before" };
+        not_found(format!(
+            "No ACS snapshot found for migration id {migration} {how} record time {rt_str}"
+        ))
+    })?;
+    let net = &c.app.net;
+    let summaries: Vec<Value> = l
+        .holdings_at(snapshot, &owner_ids)
+        .iter()
+        .map(|h| {
+            json!({
+                "party_id": net.party_id(h.party),
+                "total_unlocked_coin": fmt_amount(h.unlocked),
+                "total_locked_coin": fmt_amount(h.locked),
+                "total_coin_holdings": fmt_amount(h.unlocked + h.locked),
+            })
+        })
+        .collect();
+    Ok(json_ok(json!({
+        "record_time": rt_str,
+        "migration_id": migration,
+        "summaries": summaries,
+    })))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validators, SVs, synchronizers
+
+async fn validator_faucets(State(c): State<ScanCtx>, RawQuery(q): RawQuery) -> Response {
+    let q = parse_query(q.as_deref());
+    let ids: Vec<&str> = query_all(&q, "validator_ids")
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect();
+    if ids.is_empty() {
+        return bad("Missing query parameter: validator_ids").into_response();
+    }
+    let w = c.app.read();
+    let mut seen = Vec::new();
+    let mut out = Vec::new();
+    for id in ids {
+        let Some(p) = c.app.net.lookup_party(id) else {
+            continue;
+        };
+        if seen.contains(&p) {
+            continue;
+        }
+        seen.push(p);
+        if let Some(s) = w.ledger.faucet_stats(p) {
+            out.push(json!({
+                "validator": c.app.net.party_id(p),
+                "numRoundsCollected": s.collected,
+                "numRoundsMissed": s.missed,
+                "firstCollectedInRound": s.first,
+                "lastCollectedInRound": s.last,
+            }));
+        }
+    }
+    json_ok(json!({ "validatorsReceivedFaucets": out }))
+}
+
+async fn bft_sequencers(State(c): State<ScanCtx>) -> Response {
+    let sv = &c.app.net.svs[c.scan % c.app.net.svs.len()];
+    let seqs: Vec<Value> = (0..2)
+        .map(|serial| {
+            json!({
+                "serialId": serial,
+                "id": sv.sequencer_id,
+                "p2pUrl": sv.p2p_url.replace("sequencer-p2p.", &format!("sequencer-p2p-{serial}.")),
+            })
+        })
+        .collect();
+    json_ok(json!({ "bftSequencers": seqs }))
+}
+
+async fn previous_reward_weight(State(c): State<ScanCtx>, body: Bytes) -> Response {
+    done((|| {
+        let req = parse_body(&body)?;
+        let sv = req
+            .get("svParty")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("svParty is required and must be a string"))?;
+        let before = match req.get("effectiveBefore") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(
+                parse_time(s)
+                    .ok_or_else(|| bad(format!("effectiveBefore is not a valid date-time: {s}")))?,
+            ),
+            Some(_) => return Err(bad("effectiveBefore must be a date-time string")),
+        };
+        let w = c.app.read();
+        let weight = c
+            .app
+            .net
+            .lookup_party(sv)
+            .and_then(|p| w.ledger.previous_reward_weight(p, before));
+        Ok(json_ok(match weight {
+            Some(wt) => json!({ "rewardWeight": wt }),
+            None => json!({}),
+        }))
+    })())
+}
+
+async fn bootstrapping(State(c): State<ScanCtx>, Path(prefix): Path<String>) -> Response {
+    let net = &c.app.net;
+    let found = (!prefix.is_empty())
+        .then(|| {
+            net.synchronizers
+                .iter()
+                .position(|s| s.starts_with(&prefix))
+        })
+        .flatten();
+    match found {
+        Some(i) => {
+            let (p, s, m) = &net.bootstrapping[i];
+            json_ok(json!({
+                "domain_parameters": p,
+                "sequencer_domain_state": s,
+                "mediator_domain_state": m,
+            }))
+        }
+        None => not_found(format!("No synchronizer found with id prefix {prefix}")).into_response(),
+    }
+}
+
+async fn participant_ids(
+    State(c): State<ScanCtx>,
+    Path((domain_id, party_id)): Path<(String, String)>,
+) -> Response {
+    let net = &c.app.net;
+    if !net.synchronizers.contains(&domain_id) {
+        return not_found(format!("Synchronizer {domain_id} not found")).into_response();
+    }
+    let Some(p) = net.lookup_party(&party_id) else {
+        return not_found(format!(
+            "No party to participant mapping found for party {party_id} on synchronizer {domain_id}"
+        ))
+        .into_response();
+    };
+    let ids: Vec<&str> = net
+        .party(p)
+        .participants
+        .iter()
+        .map(|i| net.participants[*i].id.as_str())
+        .collect();
+    json_ok(json!({ "participant_ids": ids }))
+}
+
+async fn dso_party_id(State(c): State<ScanCtx>) -> Response {
+    json_ok(json!({ "dso_party_id": c.app.net.dso_id() }))
+}
+
+async fn status(State(c): State<ScanCtx>) -> Response {
+    json_ok(json!({
+        "success": {
+            "id": "scan-app",
+            "uptime": fmt_duration(now_micros() - c.app.started),
+            "ports": { "admin": 5012 + c.scan as i64 },
+            "extra": null,
+            "active": true,
+        }
+    }))
+}
+
+async fn version() -> Response {
+    json_ok(json!({ "version": "0.6.10", "commit_ts": "2026-03-02T14:21:07Z" }))
+}

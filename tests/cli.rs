@@ -1,0 +1,767 @@
+//! The headless CLI, run as the real binary against an in-process demo network (and a tiny
+//! misbehaving server for decode errors): JSON on stdout with the fields each endpoint returns,
+//! exit codes 0 / 1 / 2 / 3 / 4, one-line errors on stderr, no token in any output, and
+//! `serve-demo` printing its URLs and stopping cleanly on SIGTERM.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use cantonscope::demo::{DemoConfig, DemoHandle};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cantonscope");
+
+/// One demo network for the whole test binary, on a runtime that lives as long as the process.
+struct Demo {
+    _runtime: tokio::runtime::Runtime,
+    handle: DemoHandle,
+    dir: tempfile::TempDir,
+}
+
+fn demo() -> &'static Demo {
+    static DEMO: OnceLock<Demo> = OnceLock::new();
+    DEMO.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let handle = runtime
+            .block_on(cantonscope::demo::start(DemoConfig::default()))
+            .expect("demo network starts");
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("token.jwt"), &handle.token).expect("token file");
+        Demo {
+            _runtime: runtime,
+            handle,
+            dir,
+        }
+    })
+}
+
+/// The binary with a clean environment: no user config, no CANTONSCOPE_* variables, logs into
+/// the test's temp dir.
+fn bin(log_dir: &Path) -> Command {
+    let mut command = Command::new(BIN);
+    command.env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        command.env("PATH", path);
+    }
+    command
+        .env("XDG_CONFIG_HOME", log_dir.join("no-config"))
+        .env("HOME", log_dir)
+        .arg("--log-file")
+        .arg(log_dir.join("cantonscope.log"))
+        .stdin(Stdio::null());
+    command
+}
+
+/// Run a command against the demo network (all three URLs and the token file set by flags).
+fn run(args: &[&str]) -> Output {
+    let demo = demo();
+    bin(demo.dir.path())
+        .arg("--scan-url")
+        .arg(&demo.handle.scan_url)
+        .arg("--validator-url")
+        .arg(&demo.handle.validator_url)
+        .arg("--ledger-url")
+        .arg(&demo.handle.ledger_url)
+        .arg("--token-file")
+        .arg(demo.dir.path().join("token.jwt"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Assert success and parse stdout as JSON.
+fn json_ok(args: &[&str]) -> Value {
+    let output = run(args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{args:?} failed: stderr {}",
+        stderr(&output)
+    );
+    assert!(
+        output.stderr.is_empty(),
+        "{args:?}: stderr {}",
+        stderr(&output)
+    );
+    check_no_token(&output);
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|err| panic!("{args:?}: stdout is not JSON ({err}): {}", stdout(&output)))
+}
+
+/// Assert a failure with `code`, one line on stderr, nothing on stdout.
+fn fails_with(args: &[&str], code: i32) -> String {
+    let output = run(args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(code), "{args:?}: stderr {err}");
+    assert!(
+        output.stdout.is_empty(),
+        "{args:?}: stdout {}",
+        stdout(&output)
+    );
+    check_no_token(&output);
+    err
+}
+
+fn check_no_token(output: &Output) {
+    let token = &demo().handle.token;
+    assert!(!stdout(output).contains(token.as_str()), "token on stdout");
+    assert!(!stderr(output).contains(token.as_str()), "token on stderr");
+}
+
+/// Facts about the demo network read through the CLI itself.
+struct Facts {
+    update_id: String,
+    migration_id: i64,
+    synchronizer_id: String,
+    /// A signatory of a created event.
+    party: String,
+    /// Owners of amulets created early in the history.
+    amulet_owners: Vec<String>,
+    /// A validator with a license, and the SV that sponsored it.
+    validator: String,
+    sv: String,
+    package_id: String,
+}
+
+fn created_events(page: &Value) -> impl Iterator<Item = &Value> {
+    page["transactions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|tx| tx["events_by_id"].as_object())
+        .flat_map(|events| events.values())
+        .filter(|event| event["event_type"] == "created_event")
+}
+
+fn facts() -> &'static Facts {
+    static FACTS: OnceLock<Facts> = OnceLock::new();
+    FACTS.get_or_init(|| {
+        let page = json_ok(&["scan", "updates", "--page-size", "300"]);
+        let tx = page["transactions"]
+            .as_array()
+            .and_then(|items| items.iter().find(|tx| tx.get("events_by_id").is_some()))
+            .expect("a transaction in the first page");
+        let event = created_events(&page)
+            .find(|e| e["signatories"].as_array().is_some_and(|s| !s.is_empty()))
+            .expect("a created event with signatories");
+        let mut amulet_owners: Vec<String> = created_events(&page)
+            .filter(|e| {
+                e["template_id"]
+                    .as_str()
+                    .is_some_and(|t| t.ends_with(":Splice.Amulet:Amulet"))
+            })
+            .filter_map(|e| e["create_arguments"]["owner"].as_str().map(str::to_owned))
+            .collect();
+        amulet_owners.sort();
+        amulet_owners.dedup();
+        let license = created_events(&page)
+            .find(|e| {
+                e["template_id"]
+                    .as_str()
+                    .is_some_and(|t| t.ends_with(":Splice.ValidatorLicense:ValidatorLicense"))
+            })
+            .expect("a validator license");
+        let template_id = event["template_id"].as_str().expect("template id");
+        Facts {
+            update_id: tx["update_id"].as_str().expect("update id").to_owned(),
+            migration_id: tx["migration_id"].as_i64().expect("migration id"),
+            synchronizer_id: tx["synchronizer_id"].as_str().expect("sync id").to_owned(),
+            party: event["signatories"][0].as_str().expect("party").to_owned(),
+            amulet_owners,
+            validator: license["create_arguments"]["validator"]
+                .as_str()
+                .expect("validator")
+                .to_owned(),
+            sv: license["create_arguments"]["sponsor"]
+                .as_str()
+                .expect("sponsor")
+                .to_owned(),
+            package_id: template_id
+                .split(':')
+                .next()
+                .expect("package id")
+                .to_owned(),
+        }
+    })
+}
+
+#[test]
+fn scan_updates_pages_and_cursor() {
+    let page = json_ok(&["scan", "updates", "--page-size", "3"]);
+    let items = page["transactions"].as_array().expect("transactions array");
+    assert_eq!(items.len(), 3);
+    for item in items {
+        assert!(item["update_id"].is_string(), "{item}");
+        assert!(item["record_time"].is_string(), "{item}");
+    }
+    let last = &items[2];
+    let migration = last["migration_id"]
+        .as_i64()
+        .expect("migration")
+        .to_string();
+    let record_time = last["record_time"].as_str().expect("time");
+    let next = json_ok(&[
+        "scan",
+        "updates",
+        "--page-size",
+        "2",
+        "--after-migration-id",
+        &migration,
+        "--after-record-time",
+        record_time,
+        "--encoding",
+        "protobuf_json",
+    ]);
+    let next_items = next["transactions"].as_array().expect("transactions");
+    assert_eq!(next_items.len(), 2);
+    assert!(
+        next_items[0]["record_time"].as_str() > Some(record_time)
+            || next_items[0]["migration_id"].as_i64() > last["migration_id"].as_i64()
+    );
+}
+
+/// stdout is the server's body: the same JSON value as a direct request returns, every field.
+#[test]
+fn output_equals_the_server_body() {
+    let demo = demo();
+    let facts = facts();
+    let url = format!(
+        "{}/api/scan/v0/events/{}",
+        demo.handle.scan_url, facts.update_id
+    );
+    let direct: Value = demo
+        ._runtime
+        .block_on(async { reqwest::get(&url).await?.json::<Value>().await })
+        .expect("direct request");
+    let via_cli = json_ok(&["scan", "event", &facts.update_id]);
+    assert_eq!(via_cli, direct);
+
+    // The run was logged to the log file, not the terminal, and the log holds no token.
+    let log = std::fs::read_to_string(demo.dir.path().join("cantonscope.log")).expect("log");
+    assert!(!log.is_empty());
+    assert!(!log.contains(demo.handle.token.as_str()));
+}
+
+#[test]
+fn scan_event_and_status_and_sequencers() {
+    let facts = facts();
+    let event = json_ok(&["scan", "event", &facts.update_id]);
+    assert_eq!(event["update"]["update_id"], facts.update_id.as_str());
+    assert!(event.get("verdict").is_some(), "{event}");
+
+    let status = json_ok(&["scan", "status"]);
+    assert!(status.is_object(), "{status}");
+    assert!(
+        ["success", "not_initialized", "failed"]
+            .iter()
+            .any(|key| status.get(*key).is_some()),
+        "{status}"
+    );
+
+    let sequencers = json_ok(&["scan", "bft-sequencers"]);
+    assert!(sequencers["bftSequencers"].is_array(), "{sequencers}");
+}
+
+#[test]
+fn scan_holdings_faucets_weight_bootstrapping_participants() {
+    let facts = facts();
+    assert!(!facts.amulet_owners.is_empty());
+    let migration = facts.migration_id.to_string();
+    // at_or_before a time after the whole history: the newest snapshot of the migration.
+    let mut args = vec![
+        "scan",
+        "holdings",
+        "--migration-id",
+        &migration,
+        "--record-time",
+        "2100-01-01T00:00:00Z",
+        "--match",
+        "at_or_before",
+        "--party",
+    ];
+    args.extend(facts.amulet_owners.iter().map(String::as_str));
+    let holdings = json_ok(&args);
+    assert_eq!(holdings["migration_id"], facts.migration_id);
+    assert_eq!(holdings["record_time"], "2100-01-01T00:00:00Z");
+    let summaries = holdings["summaries"].as_array().expect("summaries");
+    assert!(!summaries.is_empty(), "{holdings}");
+    for summary in summaries {
+        let owner = summary["party_id"].as_str().expect("party_id");
+        assert!(facts.amulet_owners.iter().any(|o| o == owner), "{summary}");
+        for key in [
+            "total_unlocked_coin",
+            "total_locked_coin",
+            "total_coin_holdings",
+        ] {
+            assert!(summary[key].is_string(), "{key}: {summary}");
+        }
+    }
+
+    let faucets = json_ok(&["scan", "validator-faucets", "--validator", &facts.validator]);
+    let entries = faucets["validatorsReceivedFaucets"]
+        .as_array()
+        .expect("array");
+    assert_eq!(entries.len(), 1, "{faucets}");
+    assert_eq!(entries[0]["validator"], facts.validator.as_str());
+    assert!(entries[0]["numRoundsCollected"].is_i64(), "{faucets}");
+
+    let weight = json_ok(&[
+        "scan",
+        "reward-weight",
+        "--sv",
+        &facts.sv,
+        "--effective-before",
+        "2100-01-01T00:00:00Z",
+    ]);
+    assert!(weight.is_object(), "{weight}");
+    if let Some(value) = weight.get("rewardWeight") {
+        assert!(value.is_string(), "{weight}");
+    }
+
+    let prefix: String = facts.synchronizer_id.chars().take(12).collect();
+    let boot = json_ok(&["scan", "bootstrapping", &prefix]);
+    for key in [
+        "domain_parameters",
+        "sequencer_domain_state",
+        "mediator_domain_state",
+    ] {
+        assert!(boot[key].is_string(), "{key}: {boot}");
+    }
+
+    let hosts = json_ok(&[
+        "scan",
+        "participant-id",
+        "--domain",
+        &facts.synchronizer_id,
+        "--party",
+        &facts.party,
+    ]);
+    let ids = hosts["participant_ids"]
+        .as_array()
+        .expect("participant ids");
+    assert!(!ids.is_empty(), "{hosts}");
+}
+
+#[test]
+fn validator_commands() {
+    let coupons = json_ok(&["validator", "dev-fund-coupons"]);
+    assert!(
+        coupons["unclaimed-development-fund-coupons"].is_array(),
+        "{coupons}"
+    );
+    let err = fails_with(
+        &[
+            "validator",
+            "transfer-status",
+            "--sender",
+            "nobody::1220",
+            "--nonce",
+            "0",
+        ],
+        1,
+    );
+    assert!(err.contains("404"), "{err}");
+    let rules = json_ok(&["validator", "amulet-rules"]);
+    assert!(
+        rules["amulet_rules"]["contract"]["contract_id"].is_string(),
+        "{rules}"
+    );
+}
+
+#[test]
+fn ledger_end_parties_trees_package() {
+    let facts = facts();
+    let end = json_ok(&["ledger", "end"]);
+    let offset = end["offset"].as_i64().expect("offset");
+    assert!(offset > 0, "{end}");
+
+    let parties = json_ok(&["ledger", "parties", &facts.party]);
+    let details = parties["partyDetails"].as_array().expect("partyDetails");
+    assert!(
+        details.iter().any(|d| d["party"] == facts.party.as_str()),
+        "{parties}"
+    );
+
+    let trees = json_ok(&[
+        "ledger",
+        "trees",
+        "--begin-exclusive",
+        "0",
+        "--end-inclusive",
+        "5",
+        "--limit",
+        "5",
+    ]);
+    let items = trees.as_array().expect("array of updates");
+    assert!(!items.is_empty(), "{trees}");
+    assert!(
+        items.iter().all(|item| item.get("update").is_some()),
+        "{trees}"
+    );
+
+    let out = demo().dir.path().join("package.bin");
+    let summary = json_ok(&[
+        "ledger",
+        "package",
+        &facts.package_id,
+        "--out",
+        path_str(&out),
+    ]);
+    let written = std::fs::read(&out).expect("package file written");
+    assert!(!written.is_empty());
+    assert_eq!(summary["bytes"], written.len());
+    assert_eq!(summary["package_id"], facts.package_id.as_str());
+    assert!(summary["canton_package_hash"].is_string(), "{summary}");
+    assert_eq!(summary["out"], path_str(&out));
+}
+
+/// Execute a prepared transaction, then find it by its hash on the scan and its transfer command
+/// through the validator proxy; executing it again is a server error.
+#[test]
+fn ledger_execute_then_hash_and_transfer_status() {
+    // A party hosted by the participant: a witness of the first trees.
+    let trees = json_ok(&[
+        "ledger",
+        "trees",
+        "--begin-exclusive",
+        "0",
+        "--end-inclusive",
+        "20",
+    ]);
+    let signer = find_key(&trees, "witnessParties")
+        .and_then(|parties| parties[0].as_str())
+        .expect("a witness party");
+
+    let body = serde_json::json!({
+        "preparedTransaction": "Y2xpLXRlc3QtcHJlcGFyZWQ=",
+        "partySignatures": {"signatures": [{
+            "party": signer,
+            "signatures": [{
+                "format": "SIGNATURE_FORMAT_RAW",
+                "signature": "AQID",
+                "signedBy": "1220aa",
+                "signingAlgorithmSpec": "SIGNING_ALGORITHM_SPEC_ED25519"
+            }]
+        }]},
+        "submissionId": "cli-test",
+        "hashingSchemeVersion": "HASHING_SCHEME_VERSION_V2",
+        "deduplicationPeriod": {"Empty": {}}
+    });
+    let path = demo().dir.path().join("execute.json");
+    std::fs::write(&path, body.to_string()).expect("write body");
+    let result = json_ok(&["ledger", "execute", "--body", path_str(&path)]);
+    let tx = &result["transaction"];
+    let update_id = tx["updateId"].as_str().expect("updateId");
+    assert!(tx["offset"].is_i64(), "{result}");
+    let hash = tx["externalTransactionHash"].as_str().expect("hash");
+
+    let update = json_ok(&["scan", "update-by-hash", hash]);
+    assert_eq!(update["update_id"], update_id, "{update}");
+    assert_eq!(update["external_transaction_hash"], hash, "{update}");
+
+    let created = tx["events"]
+        .as_array()
+        .and_then(|events| events.iter().find_map(|e| e.get("CreatedEvent")))
+        .expect("a created event");
+    let sender = created["createArgument"]["sender"]
+        .as_str()
+        .expect("sender");
+    let nonce = created["createArgument"]["nonce"].as_str().expect("nonce");
+    let status = json_ok(&[
+        "validator",
+        "transfer-status",
+        "--sender",
+        sender,
+        "--nonce",
+        nonce,
+    ]);
+    let commands = status["transfer_commands_by_contract_id"]
+        .as_object()
+        .expect("map");
+    let contract_id = created["contractId"].as_str().expect("contract id");
+    let command = commands.get(contract_id).expect("the new command");
+    assert!(command["status"]["status"].is_string(), "{status}");
+
+    // The same prepared transaction again: 409 from the server.
+    let err = fails_with(&["ledger", "execute", "--body", path_str(&path)], 1);
+    assert!(err.contains("409"), "{err}");
+    // A body without the required fields never reaches the server.
+    std::fs::write(&path, "{\"submissionId\": \"x\"}").expect("write body");
+    let err = fails_with(&["ledger", "execute", "--body", path_str(&path)], 2);
+    assert!(err.contains("preparedTransaction"), "{err}");
+}
+
+#[test]
+fn ledger_delete_user() {
+    let deleted = json_ok(&["ledger", "delete-user", "auditor", "--yes"]);
+    assert_eq!(deleted, serde_json::json!({}));
+    let err = fails_with(&["ledger", "delete-user", "auditor", "--yes"], 1);
+    assert!(err.contains("404") && err.contains("auditor"), "{err}");
+}
+
+/// The first value under `key` anywhere in `value` (depth first).
+fn find_key<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
+    match value {
+        Value::Object(map) => map
+            .get(key)
+            .or_else(|| map.values().find_map(|v| find_key(v, key))),
+        Value::Array(items) => items.iter().find_map(|v| find_key(v, key)),
+        _ => None,
+    }
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("utf-8 temp path")
+}
+
+#[test]
+fn server_errors_exit_1_with_one_line() {
+    let err = fails_with(&["scan", "event", "1220doesnotexist"], 1);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("404"), "{err}");
+
+    let err = fails_with(&["scan", "updates", "--page-size", "5000"], 1);
+    assert!(err.contains("400"), "{err}");
+
+    let err = fails_with(&["scan", "update-by-hash", "00ff"], 1);
+    assert!(err.contains("404"), "{err}");
+}
+
+#[test]
+fn ledger_without_a_token_is_refused() {
+    let demo = demo();
+    let output = bin(demo.dir.path())
+        .args(["--ledger-url", &demo.handle.ledger_url, "ledger", "end"])
+        .output()
+        .expect("runs");
+    let err = stderr(&output);
+    assert_ne!(output.status.code(), Some(0), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    // delete-user without --yes
+    let err = fails_with(&["ledger", "delete-user", "alice"], 2);
+    assert!(err.contains("--yes"), "{err}");
+    // an unknown flag
+    fails_with(&["scan", "status", "--no-such-flag"], 2);
+    // a bad value
+    fails_with(
+        &[
+            "scan",
+            "holdings",
+            "--migration-id",
+            "x",
+            "--record-time",
+            "t",
+            "--party",
+            "p",
+        ],
+        2,
+    );
+    // --after-migration-id without --after-record-time
+    fails_with(&["scan", "updates", "--after-migration-id", "1"], 2);
+    // no scan URL configured at all
+    let demo = demo();
+    let output = bin(demo.dir.path())
+        .args(["scan", "status"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("scan URL"), "{}", stderr(&output));
+    // an unknown profile
+    let output = bin(demo.dir.path())
+        .args(["--profile", "nope", "scan", "status"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("nope"), "{}", stderr(&output));
+}
+
+#[test]
+fn config_file_errors_exit_2_naming_file_and_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.toml");
+    std::fs::write(
+        &path,
+        "[profiles.a]\nscan_url = \"http://127.0.0.1:1\"\nscan_ulr = \"x\"\n",
+    )
+    .expect("write");
+    let output = bin(dir.path())
+        .arg("--config")
+        .arg(&path)
+        .args(["scan", "status"])
+        .output()
+        .expect("runs");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("{}:3:", path.display())), "{err}");
+    assert!(err.contains("scan_ulr"), "{err}");
+}
+
+#[test]
+fn profile_from_config_file_is_used() {
+    let demo = demo();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "default_profile = \"d\"\n[profiles.d]\nscan_url = \"{}\"\n",
+            demo.handle.scan_url
+        ),
+    )
+    .expect("write");
+    let output = bin(dir.path())
+        .env("CANTONSCOPE_CONFIG", &path)
+        .args(["scan", "bft-sequencers"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let value: Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert!(value["bftSequencers"].is_array());
+}
+
+#[test]
+fn closed_port_exits_3() {
+    // Bind then drop a listener: nothing listens on that port any more.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("free port")
+        .port();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = bin(dir.path())
+        .args([
+            "--scan-url",
+            &format!("http://127.0.0.1:{port}"),
+            "scan",
+            "status",
+        ])
+        .output()
+        .expect("runs");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn wrong_shape_exits_4_naming_endpoint_and_path() {
+    use axum::{Json, Router, routing::get};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let app = Router::new().route(
+        "/api/scan/v0/sv-bft-sequencers",
+        get(|| async {
+            Json(serde_json::json!({"bftSequencers": [{"serialId": "not a number"}]}))
+        }),
+    );
+    let server = std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = bin(dir.path())
+        .args([
+            "--scan-url",
+            &format!("http://{addr}"),
+            "scan",
+            "bft-sequencers",
+        ])
+        .output()
+        .expect("runs");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(4), "{err}");
+    assert!(err.contains("/v0/sv-bft-sequencers"), "{err}");
+    assert!(err.contains("bftSequencers"), "{err}");
+    assert!(output.stdout.is_empty());
+    drop(server);
+}
+
+#[test]
+fn serve_demo_prints_urls_and_stops_on_sigterm() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut child = bin(dir.path())
+        .args([
+            "serve-demo",
+            "--listen",
+            "127.0.0.1:0",
+            "--seed",
+            "7",
+            "--scans",
+            "2",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("one line");
+    let info: Value = serde_json::from_str(&line).expect("a JSON line");
+    for key in [
+        "scan_url",
+        "validator_url",
+        "ledger_url",
+        "token",
+        "scan_urls",
+    ] {
+        assert!(info.get(key).is_some(), "{key} missing: {line}");
+    }
+    assert_eq!(
+        info["scan_urls"].as_array().map(Vec::len),
+        Some(2),
+        "{line}"
+    );
+
+    // The served network answers the CLI.
+    let scan_url = info["scan_url"].as_str().expect("scan url");
+    let output = bin(dir.path())
+        .args(["--scan-url", scan_url, "scan", "status"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let exit = child.wait().expect("exits");
+    assert!(exit.success(), "serve-demo exit: {exit:?}");
+}
+
+#[test]
+fn help_and_version_exit_0() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = bin(dir.path()).arg("--help").output().expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    assert!(stdout(&output).contains("serve-demo"));
+    let output = bin(dir.path()).arg("--version").output().expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    assert!(stdout(&output).contains(env!("CARGO_PKG_VERSION")));
+}

@@ -1,0 +1,957 @@
+//! The History pane: snapshots at 80x24 and 120x40, and headless flows driven through the pane's
+//! methods with canned `/v2/updates` pages (discovery → seek → forward → head, the live tail,
+//! pausing and resuming, loading earlier updates, the filter, opening and copying, errors and
+//! retries, lazy loading from ledger begin, `:time`).
+
+use cantonscope::api::ApiError;
+use cantonscope::api::scan::{UpdatesPage, UpdatesRequest};
+use cantonscope::app::effect::{Effect, Request, RequestId, Response, UpdatesPurpose};
+use cantonscope::config::keymap::{Command, KeyContext};
+use cantonscope::model::summary::{format_time_micros, parse_time_micros};
+use cantonscope::panes::history::{DISCOVER_TIME, EARLIER_FIRST_STEP, HistoryPane, PAGE_SIZE};
+use cantonscope::panes::{AppContext, AppEvent, Out, Pane, Shared, StartFrom};
+use cantonscope::ui::theme::Theme;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use serde_json::{Map, Value, json};
+
+// ---------------------------------------------------------------------------------------------
+// Canned data
+// ---------------------------------------------------------------------------------------------
+
+/// 2026-11-22T10:00:00Z
+fn t0() -> i64 {
+    parse_time_micros("2026-11-22T10:00:00Z").expect("time")
+}
+
+const SEC: i64 = 1_000_000;
+
+/// A 68-character update id, distinct in its first 8 characters.
+fn uid(n: u64) -> String {
+    let h = n.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    format!("1220{h:016x}{h:016x}{h:016x}{h:016x}")
+}
+
+fn tx_with(n: u64, migration: i64, t: i64, template: &str, choice: &str, party: &str) -> Value {
+    let id = uid(n);
+    let mut events = Map::new();
+    events.insert(
+        format!("{id}:0"),
+        json!({
+            "event_type": "exercised_event",
+            "event_id": format!("{id}:0"),
+            "contract_id": format!("00{:016x}ca10", n + 7),
+            "template_id": format!("a1b2:{template}"),
+            "package_name": "splice-amulet",
+            "choice": choice,
+            "choice_argument": {"amount": "10.0"},
+            "child_event_ids": [format!("{id}:1")],
+            "exercise_result": {},
+            "consuming": true,
+            "acting_parties": [party],
+            "interface_id": null
+        }),
+    );
+    events.insert(
+        format!("{id}:1"),
+        json!({
+            "event_type": "created_event",
+            "event_id": format!("{id}:1"),
+            "contract_id": format!("00{:016x}cb20", n + 11),
+            "template_id": "a1b2:Splice.Amulet:Amulet",
+            "package_name": "splice-amulet",
+            "create_arguments": {"owner": party},
+            "created_at": format_time_micros(t),
+            "signatories": ["DSO::1220dso"],
+            "observers": [party]
+        }),
+    );
+    json!({
+        "update_id": id,
+        "migration_id": migration,
+        "workflow_id": "",
+        "record_time": format_time_micros(t),
+        "synchronizer_id": "global-domain::1220b1431ef2",
+        "effective_at": format_time_micros(t),
+        "root_event_ids": [format!("{id}:0")],
+        "events_by_id": Value::Object(events)
+    })
+}
+
+fn tx(n: u64, migration: i64, t: i64) -> Value {
+    tx_with(
+        n,
+        migration,
+        t,
+        "Splice.AmuletRules:AmuletRules",
+        "AmuletRules_Transfer",
+        "alice::1220aa",
+    )
+}
+
+fn assign(n: u64, migration: i64, t: i64) -> Value {
+    json!({
+        "update_id": uid(n),
+        "offset": "000000000000000042",
+        "record_time": format_time_micros(t),
+        "event": {
+            "submitter": "bob::1220bb",
+            "source_synchronizer": "global-domain::1220b1431ef2",
+            "target_synchronizer": "other-domain::1220cc",
+            "migration_id": migration,
+            "unassign_id": "unassign-1",
+            "created_event": {
+                "event_type": "created_event",
+                "event_id": format!("{}:0", uid(n)),
+                "contract_id": "00ffeeddccbbaa998877",
+                "template_id": "a1b2:Splice.Amulet:Amulet",
+                "package_name": "splice-amulet",
+                "create_arguments": {},
+                "created_at": format_time_micros(t),
+                "signatories": ["bob::1220bb"],
+                "observers": []
+            },
+            "reassignment_counter": 3
+        }
+    })
+}
+
+fn unassign(n: u64, migration: i64, t: i64) -> Value {
+    json!({
+        "update_id": uid(n),
+        "offset": "000000000000000043",
+        "record_time": format_time_micros(t),
+        "event": {
+            "submitter": "bob::1220bb",
+            "source_synchronizer": "global-domain::1220b1431ef2",
+            "target_synchronizer": "other-domain::1220cc",
+            "migration_id": migration,
+            "unassign_id": "unassign-2",
+            "reassignment_counter": 4,
+            "contract_id": "00aabbccddeeff001122"
+        }
+    })
+}
+
+/// An item whose `events_by_id` is not an object: decodes as malformed.
+fn malformed(n: u64, migration: i64, t: i64) -> Value {
+    json!({
+        "update_id": uid(n),
+        "migration_id": migration,
+        "record_time": format_time_micros(t),
+        "root_event_ids": [],
+        "events_by_id": "oops"
+    })
+}
+
+fn page(items: Vec<Value>) -> Response {
+    let page: UpdatesPage =
+        serde_json::from_value(json!({ "transactions": items })).expect("page decodes");
+    Response::Updates(page)
+}
+
+/// `count` transactions in migration `m`, one second apart from `start`, numbered from `first`.
+fn txs(first: u64, count: u64, m: i64, start: i64) -> Vec<Value> {
+    (0..count)
+        .map(|i| tx(first + i, m, start + i as i64 * SEC))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Driving the pane
+// ---------------------------------------------------------------------------------------------
+
+struct Harness {
+    sh: Shared,
+    pane: HistoryPane,
+    /// Fetches not answered yet.
+    pending: Vec<(RequestId, Request)>,
+    /// Everything the pane emitted since the last `take_out`.
+    out: Out,
+}
+
+impl Harness {
+    fn new(start: StartFrom, now: i64) -> Self {
+        let ctx = AppContext {
+            start,
+            refresh_ms: 2000,
+            scan_urls: vec!["http://scan.example".into()],
+            ..AppContext::default()
+        };
+        let sh = Shared::new(ctx, now);
+        let mut pane = HistoryPane::new(&sh);
+        pane.set_area(Rect::new(0, 0, 120, 40));
+        Harness {
+            sh,
+            pane,
+            pending: Vec::new(),
+            out: Out::default(),
+        }
+    }
+
+    fn collect(&mut self, mut out: Out) {
+        for e in &out.effects {
+            if let Effect::Fetch { id, request } = e {
+                self.pending.push((*id, request.clone()));
+            }
+        }
+        self.out.effects.append(&mut out.effects);
+        self.out.events.append(&mut out.events);
+    }
+
+    fn start(&mut self) {
+        let mut out = Out::default();
+        self.pane.start(&mut self.sh, &mut out);
+        self.collect(out);
+    }
+
+    fn cmd(&mut self, cmd: Command) -> bool {
+        let mut out = Out::default();
+        let used = self.pane.on_command(cmd, &mut self.sh, &mut out);
+        self.collect(out);
+        used
+    }
+
+    fn key(&mut self, code: KeyCode) {
+        let mut out = Out::default();
+        self.pane.on_key(
+            &KeyEvent::new(code, KeyModifiers::NONE),
+            &mut self.sh,
+            &mut out,
+        );
+        self.collect(out);
+    }
+
+    fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.key(KeyCode::Char(c));
+        }
+    }
+
+    fn tick_at(&mut self, now: i64) {
+        self.sh.now = now;
+        let mut out = Out::default();
+        self.pane.on_tick(&mut self.sh, &mut out);
+        self.collect(out);
+    }
+
+    /// The only pending request (asserts there is exactly one).
+    fn one_pending(&self) -> (RequestId, Request) {
+        assert_eq!(
+            self.pending.len(),
+            1,
+            "expected one request in flight: {:?}",
+            self.pending
+        );
+        self.pending[0].clone()
+    }
+
+    /// Answers the oldest pending request.
+    fn answer(&mut self, result: Result<Response, ApiError>) -> Request {
+        assert!(!self.pending.is_empty(), "no request to answer");
+        let (id, request) = self.pending.remove(0);
+        let mut out = Out::default();
+        self.pane
+            .on_fetched(id, &request, &result, &mut self.sh, &mut out);
+        self.collect(out);
+        request
+    }
+
+    fn take_out(&mut self) -> Out {
+        std::mem::take(&mut self.out)
+    }
+
+    fn selected_id(&self) -> Option<String> {
+        self.pane.selected_update_id(&self.sh)
+    }
+
+    fn render(&self, w: u16, h: u16) -> Buffer {
+        let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
+        self.pane
+            .render(buf.area, &mut buf, &self.sh, &Theme::default(), true);
+        buf
+    }
+
+    fn screen_text(&self, w: u16, h: u16) -> String {
+        let buf = self.render(w, h);
+        let mut s = String::new();
+        for y in 0..h {
+            for x in 0..w {
+                s.push_str(buf[(x, y)].symbol());
+            }
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Runs a Recent start to the head with `items` in the 10-minute window of migration `m`
+    /// (discovery answers: one probe for 0..m, then empty for m).
+    fn run_to_head(&mut self, m: i64, items: Vec<Value>) {
+        self.start();
+        for k in 0..m {
+            let req = self.answer(Ok(page(vec![tx(9000 + k as u64, k + 1, t0())])));
+            assert_discover(&req, k);
+        }
+        let req = self.answer(Ok(page(vec![])));
+        assert_discover(&req, m);
+        let req = self.answer(Ok(page(items)));
+        assert!(matches!(
+            req,
+            Request::Updates {
+                purpose: UpdatesPurpose::Seek { window: 0 },
+                ..
+            }
+        ));
+        assert!(self.pane.is_at_head());
+        assert!(self.pending.is_empty());
+    }
+}
+
+fn updates_req(request: &Request) -> (&UpdatesRequest, UpdatesPurpose) {
+    match request {
+        Request::Updates { req, purpose } => (req, *purpose),
+        other => panic!("not an updates request: {other:?}"),
+    }
+}
+
+fn after_of(request: &Request) -> (i64, i64) {
+    let (req, _) = updates_req(request);
+    let after = req.after.as_ref().expect("an after cursor");
+    (
+        after.after_migration_id,
+        parse_time_micros(&after.after_record_time).expect("cursor time"),
+    )
+}
+
+fn assert_discover(request: &Request, k: i64) {
+    let (req, purpose) = updates_req(request);
+    assert_eq!(purpose, UpdatesPurpose::Discover { migration: k });
+    assert_eq!(req.page_size, 1);
+    let after = req.after.as_ref().expect("after");
+    assert_eq!(after.after_migration_id, k);
+    assert_eq!(after.after_record_time, DISCOVER_TIME);
+}
+
+fn errors(out: &Out) -> Vec<String> {
+    out.events
+        .iter()
+        .filter_map(|e| match e {
+            AppEvent::Error(m) => Some(m.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn messages(out: &Out) -> Vec<String> {
+    out.events
+        .iter()
+        .filter_map(|e| match e {
+            AppEvent::Message(_, m) => Some(m.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn connect_error() -> ApiError {
+    ApiError::Connect {
+        endpoint: "scan POST /v2/updates",
+        detail: "connection refused".into(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flows
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn recent_start_discovers_the_migration_seeks_back_and_reaches_the_head() {
+    let now = t0() + 3 * 3600 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.start();
+
+    // Migration 0 is not the newest: the probe returns an item of migration 2, so 2 is probed next.
+    let (_, r) = h.one_pending();
+    assert_discover(&r, 0);
+    h.answer(Ok(page(vec![tx(1, 2, t0())])));
+    let (_, r) = h.one_pending();
+    assert_discover(&r, 2);
+    h.answer(Ok(page(vec![])));
+    assert_eq!(h.pane.current_migration(), Some(2));
+
+    // Seek: 10 minutes, then 1 hour back are empty; 6 hours back finds activity.
+    for (window, secs) in [(0usize, 600i64), (1, 3600), (2, 6 * 3600)] {
+        let (_, r) = h.one_pending();
+        let (req, purpose) = updates_req(&r);
+        assert_eq!(purpose, UpdatesPurpose::Seek { window });
+        assert_eq!(req.page_size, PAGE_SIZE);
+        assert_eq!(after_of(&r), (2, now - secs * SEC));
+        if window < 2 {
+            h.answer(Ok(page(vec![])));
+            assert!(h.pane.status_text(&h.sh).contains("looking back"));
+        }
+    }
+    h.answer(Ok(page(txs(10, 3, 2, t0() + SEC))));
+    assert!(h.pane.is_at_head(), "a short page is the head");
+    assert!(h.pane.is_following());
+    assert_eq!(h.pane.row_count(&h.sh), 3);
+    assert_eq!(h.selected_id(), Some(uid(12)), "following: the newest row");
+    assert!(h.pending.is_empty());
+
+    // Polling: nothing before the refresh interval, then one request after the newest update.
+    h.tick_at(now + SEC);
+    assert!(h.pending.is_empty());
+    h.tick_at(now + 2 * SEC);
+    let (_, r) = h.one_pending();
+    assert_eq!(updates_req(&r).1, UpdatesPurpose::Forward);
+    assert_eq!(after_of(&r), (2, t0() + 3 * SEC));
+    // One request in flight at most.
+    h.tick_at(now + 10 * SEC);
+    assert_eq!(h.pending.len(), 1);
+    assert!(h.pane.status_text(&h.sh).contains("live"));
+}
+
+#[test]
+fn tail_polling_appends_follows_and_fetches_again_after_a_full_page() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.run_to_head(1, txs(0, 3, 1, t0()));
+    assert_eq!(h.pane.badge(&h.sh).as_deref(), Some("3"));
+
+    h.tick_at(now + 2 * SEC);
+    h.answer(Ok(page(txs(3, 2, 1, t0() + 3 * SEC))));
+    assert_eq!(h.pane.row_count(&h.sh), 5);
+    assert_eq!(h.selected_id(), Some(uid(4)));
+    assert!(h.pane.is_following());
+    assert!(
+        h.pending.is_empty(),
+        "a short page waits for the next interval"
+    );
+
+    // A full page means more is waiting: fetch again at once.
+    h.tick_at(now + 4 * SEC);
+    h.answer(Ok(page(txs(5, 1000, 1, t0() + 10 * SEC))));
+    let (_, r) = h.one_pending();
+    assert_eq!(after_of(&r), (1, t0() + 1009 * SEC));
+    assert_eq!(h.selected_id(), Some(uid(1004)));
+}
+
+#[test]
+fn moving_pauses_counts_new_rows_and_follow_resumes() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.run_to_head(0, txs(0, 5, 0, t0()));
+    assert!(h.cmd(Command::Up));
+    assert!(!h.pane.is_following());
+    assert_eq!(h.selected_id(), Some(uid(3)));
+
+    h.tick_at(now + 2 * SEC);
+    h.answer(Ok(page(txs(5, 3, 0, t0() + 5 * SEC))));
+    assert_eq!(h.pane.row_count(&h.sh), 8);
+    assert_eq!(h.selected_id(), Some(uid(3)), "the selection never jumps");
+    assert_eq!(h.pane.new_count(), 3);
+    assert_eq!(h.pane.badge(&h.sh).as_deref(), Some("paused +3"));
+    assert!(h.pane.status_text(&h.sh).contains("paused · 3 new"));
+    assert!(h.screen_text(120, 40).contains("paused · 3 new"));
+
+    assert!(h.cmd(Command::FollowTail));
+    assert!(h.pane.is_following());
+    assert_eq!(h.selected_id(), Some(uid(7)), "f jumps to the newest");
+    assert_eq!(h.pane.new_count(), 0);
+    assert_eq!(h.pane.badge(&h.sh).as_deref(), Some("8"));
+
+    // Any movement pauses, including Down and Bottom.
+    h.cmd(Command::Bottom);
+    assert!(!h.pane.is_following());
+}
+
+#[test]
+fn earlier_updates_are_prepended_keeping_the_cursor_and_walk_back_to_ledger_begin() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.run_to_head(1, txs(100, 5, 1, t0()));
+    h.cmd(Command::Top);
+    assert_eq!(h.pane.cursor_row(), 0);
+    assert!(h.pending.is_empty(), "Top from below only moves");
+    let selected = h.selected_id();
+
+    // Top at row 0: load earlier, one hour back from the oldest loaded update.
+    h.cmd(Command::Top);
+    assert!(h.pane.is_loading_earlier());
+    assert!(h.screen_text(120, 40).contains("loading earlier"));
+    let (_, r) = h.one_pending();
+    assert_eq!(updates_req(&r).1, UpdatesPurpose::Earlier);
+    assert_eq!(updates_req(&r).0.page_size, PAGE_SIZE);
+    assert_eq!(after_of(&r), (1, t0() - EARLIER_FIRST_STEP));
+
+    // A full page that does not reach the oldest loaded update: a gap, so half the step.
+    h.answer(Ok(page(txs(1000, 1000, 1, t0() - 3500 * SEC))));
+    assert_eq!(h.pane.row_count(&h.sh), 5, "nothing prepended across a gap");
+    let (_, r) = h.one_pending();
+    assert_eq!(after_of(&r), (1, t0() - EARLIER_FIRST_STEP / 2));
+
+    // 40 earlier updates, then the oldest loaded one: prepended, the cursor stays put.
+    let mut items = txs(200, 40, 1, t0() - 1000 * SEC);
+    items.extend(txs(100, 5, 1, t0()));
+    h.answer(Ok(page(items)));
+    assert_eq!(h.pane.row_count(&h.sh), 45);
+    assert_eq!(
+        h.selected_id(),
+        selected,
+        "the cursor stays on the same update"
+    );
+    assert_eq!(h.pane.cursor_row(), 40);
+
+    // Fewer than 100 so far: keep going with a doubled step from the new oldest update.
+    let first = t0() - 1000 * SEC;
+    let (_, r) = h.one_pending();
+    assert_eq!(after_of(&r), (1, first - EARLIER_FIRST_STEP));
+    // Nothing more in migration 1: the step doubles until the whole migration was asked for.
+    let mut steps = 0;
+    loop {
+        let (_, r) = h.one_pending();
+        let (m, after) = after_of(&r);
+        if m == 0 {
+            assert_eq!(after, first - EARLIER_FIRST_STEP, "previous migration");
+            break;
+        }
+        h.answer(Ok(page(vec![tx(7, 1, first)])));
+        steps += 1;
+        assert!(steps < 30, "the search must end");
+    }
+    assert!(
+        steps >= 10,
+        "steps double up to a year, then the whole migration"
+    );
+
+    // Migration 0 has 60 more: with 100 gathered the job stops.
+    let mut items = txs(300, 60, 0, first - 1800 * SEC);
+    items.push(tx(7, 1, first));
+    h.answer(Ok(page(items)));
+    assert_eq!(h.pane.row_count(&h.sh), 105);
+    assert!(!h.pane.is_loading_earlier());
+    assert!(h.pending.is_empty());
+    assert_eq!(h.selected_id(), selected);
+    assert_eq!(h.pane.cursor_row(), 100);
+
+    // Again from the top: migration 0 runs out and the ledger begin is reached.
+    h.cmd(Command::Top);
+    h.cmd(Command::Top);
+    let mut guard = 0;
+    while let Some((_, r)) = h.pending.first().cloned() {
+        assert_eq!(after_of(&r).0, 0, "never below migration 0");
+        h.answer(Ok(page(vec![])));
+        guard += 1;
+        assert!(guard < 30);
+    }
+    assert!(h.pane.reached_begin());
+    assert!(
+        messages(&h.take_out())
+            .iter()
+            .any(|m| m.contains("reached ledger begin"))
+    );
+    h.cmd(Command::Up);
+    assert!(
+        h.pending.is_empty(),
+        "nothing is asked for before ledger begin"
+    );
+}
+
+#[test]
+fn filter_narrows_rows_reports_errors_and_stays_in_step_with_new_pages() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    let mut items = txs(0, 4, 0, t0());
+    items.push(tx_with(
+        50,
+        0,
+        t0() + 10 * SEC,
+        "Splice.ValidatorLicense:ValidatorLicense",
+        "ValidatorLicense_RecordValidatorLivenessActivity",
+        "carol::1220cc",
+    ));
+    h.run_to_head(0, items);
+    assert_eq!(h.pane.row_count(&h.sh), 5);
+
+    assert!(h.cmd(Command::Filter));
+    assert!(h.pane.wants_raw_keys());
+    assert_eq!(h.pane.key_context(), KeyContext::TextInput);
+    assert!(
+        h.screen_text(120, 40).contains("party:"),
+        "the syntax is the placeholder"
+    );
+    h.type_text("party:carol");
+    assert_eq!(h.pane.row_count(&h.sh), 1);
+    assert_eq!(h.selected_id(), Some(uid(50)));
+    assert!(h.screen_text(120, 40).contains("1 of 5 match"));
+
+    // New pages keep the view in step.
+    h.tick_at(now + 2 * SEC);
+    h.answer(Ok(page(vec![
+        tx(60, 0, t0() + 20 * SEC),
+        tx_with(61, 0, t0() + 21 * SEC, "X:Y", "Z", "carol::1220cc"),
+    ])));
+    assert_eq!(h.pane.row_count(&h.sh), 2);
+
+    // A bad regular expression: shown inline, the last good filter stays.
+    for _ in 0.."party:carol".len() {
+        h.key(KeyCode::Backspace);
+    }
+    h.type_text("choice:re:(");
+    assert!(
+        h.pane
+            .filter_error()
+            .is_some_and(|e| e.contains("regular expression"))
+    );
+    assert_eq!(h.pane.filter_text(), Some("choice:re:"));
+    h.key(KeyCode::Backspace);
+    assert_eq!(h.pane.filter_error(), None);
+    h.type_text("Liveness");
+    assert_eq!(h.pane.row_count(&h.sh), 1);
+
+    // Enter keeps the filter and returns to the list.
+    h.key(KeyCode::Enter);
+    assert!(!h.pane.wants_raw_keys());
+    assert_eq!(h.pane.key_context(), KeyContext::List);
+    assert_eq!(h.pane.filter_text(), Some("choice:re:Liveness"));
+    assert!(h.screen_text(120, 40).contains("choice:re:Liveness"));
+
+    // Esc in the input clears it.
+    h.cmd(Command::Filter);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.pane.filter_text(), None);
+    assert_eq!(h.pane.row_count(&h.sh), 7);
+
+    // The palette's entry point.
+    let mut out = Out::default();
+    h.pane
+        .set_filter("template:ValidatorLicense", &mut h.sh, &mut out);
+    assert_eq!(h.pane.row_count(&h.sh), 1);
+    h.pane.set_filter("re:[", &mut h.sh, &mut out);
+    assert_eq!(errors(&out).len(), 1);
+    assert_eq!(h.pane.filter_text(), Some("template:ValidatorLicense"));
+    assert!(h.cmd(Command::Back), "Esc clears an active filter");
+    assert_eq!(h.pane.row_count(&h.sh), 7);
+}
+
+#[test]
+fn enter_opens_the_update_and_y_copies_its_id() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.run_to_head(0, txs(0, 3, 0, t0()));
+    h.take_out();
+    h.cmd(Command::Up);
+    assert!(h.cmd(Command::Select));
+    let out = h.take_out();
+    assert!(out.events.contains(&AppEvent::OpenUpdate {
+        update_id: uid(1),
+        event_id: None
+    }));
+    assert!(h.cmd(Command::Copy));
+    let out = h.take_out();
+    assert!(out.effects.contains(&Effect::Copy(uid(1))));
+}
+
+#[test]
+fn malformed_rows_say_so_and_enter_names_the_decode_problem() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.run_to_head(0, vec![tx(0, 0, t0()), malformed(1, 0, t0() + SEC)]);
+    assert_eq!(h.pane.row_count(&h.sh), 2);
+    assert!(h.screen_text(120, 40).contains("malformed"));
+    h.take_out();
+    h.cmd(Command::Select);
+    let out = h.take_out();
+    let errs = errors(&out);
+    assert_eq!(errs.len(), 1, "{:?}", out.events);
+    assert!(errs[0].contains("could not be decoded"), "{}", errs[0]);
+    assert!(errs[0].contains("events_by_id"), "{}", errs[0]);
+    assert!(
+        !out.events
+            .iter()
+            .any(|e| matches!(e, AppEvent::OpenUpdate { .. }))
+    );
+}
+
+#[test]
+fn errors_are_reported_and_retried_with_backoff() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.run_to_head(0, txs(0, 2, 0, t0()));
+    h.take_out();
+
+    h.tick_at(now + 2 * SEC);
+    h.answer(Err(connect_error()));
+    let out = h.take_out();
+    assert!(errors(&out)[0].contains("connection refused"));
+    assert_eq!(h.pane.failures(), 1);
+    assert_eq!(h.pane.badge(&h.sh).as_deref(), Some("retrying"));
+    assert!(h.pane.status_text(&h.sh).contains("retrying"));
+    assert_eq!(h.pane.row_count(&h.sh), 2, "state is kept");
+
+    // Retry after the refresh interval (2 s), then after 4 s, 8 s, …
+    h.tick_at(now + 3 * SEC);
+    assert!(h.pending.is_empty());
+    h.tick_at(now + 4 * SEC);
+    assert_eq!(h.pending.len(), 1);
+    // A scan that is still backfilling is just another error.
+    h.answer(Err(ApiError::Scan {
+        endpoint: "scan POST /v2/updates",
+        status: 503,
+        message: "backfilling: unavailable, try later".into(),
+    }));
+    assert_eq!(h.pane.failures(), 2);
+    h.tick_at(now + 7 * SEC);
+    assert!(h.pending.is_empty(), "back-off doubled to 4 s");
+    h.tick_at(now + 8 * SEC);
+    let (_, r) = h.one_pending();
+    assert_eq!(after_of(&r), (0, t0() + SEC), "the same cursor is retried");
+    h.answer(Ok(page(txs(2, 1, 0, t0() + 2 * SEC))));
+    assert_eq!(h.pane.failures(), 0);
+    assert_eq!(h.pane.row_count(&h.sh), 3);
+    assert_eq!(h.pane.badge(&h.sh).as_deref(), Some("3"));
+    h.tick_at(now + 9 * SEC);
+    assert!(h.pending.is_empty(), "back to the normal interval");
+    h.tick_at(now + 10 * SEC);
+    assert_eq!(h.pending.len(), 1);
+
+    // Errors while loading earlier updates are retried too.
+    h.answer(Ok(page(vec![])));
+    h.cmd(Command::Top);
+    h.cmd(Command::Top);
+    assert!(h.pane.is_loading_earlier());
+    h.answer(Err(connect_error()));
+    assert!(h.pane.is_loading_earlier());
+    assert!(h.pending.is_empty());
+    h.tick_at(now + 13 * SEC);
+    assert_eq!(
+        h.pending.len(),
+        2,
+        "the earlier load and the poll are both due"
+    );
+}
+
+#[test]
+fn begin_mode_pages_lazily_from_ledger_begin() {
+    let now = t0() + 3600 * SEC;
+    let mut h = Harness::new(StartFrom::Begin, now);
+    h.start();
+    let (_, r) = h.one_pending();
+    let (req, purpose) = updates_req(&r);
+    assert_eq!(purpose, UpdatesPurpose::Forward);
+    assert_eq!(*req, UpdatesRequest::from_begin(PAGE_SIZE));
+
+    h.answer(Ok(page(txs(0, 1000, 0, t0()))));
+    assert!(!h.pane.is_following(), "starts at the first update");
+    assert_eq!(h.pane.cursor_row(), 0);
+    // Within one page of the end: the next page is loaded.
+    let (_, r) = h.one_pending();
+    assert_eq!(after_of(&r), (0, t0() + 999 * SEC));
+    h.answer(Ok(page(txs(1000, 1000, 0, t0() + 1000 * SEC))));
+    assert!(h.pending.is_empty(), "far from the end: wait");
+    h.tick_at(now + 60 * SEC);
+    assert!(h.pending.is_empty());
+
+    h.cmd(Command::Bottom);
+    assert_eq!(h.pending.len(), 1, "the end of the list loads more");
+    h.answer(Ok(page(txs(2000, 10, 0, t0() + 2000 * SEC))));
+    assert!(h.pane.is_at_head());
+    assert_eq!(h.pane.row_count(&h.sh), 2010);
+    assert!(h.pane.reached_begin());
+    h.cmd(Command::Top);
+    h.cmd(Command::Top);
+    assert!(h.pending.is_empty(), "nothing before ledger begin");
+}
+
+#[test]
+fn goto_time_selects_within_the_loaded_range_and_restarts_outside_it() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.run_to_head(3, txs(0, 5, 3, t0()));
+    let mut out = Out::default();
+    h.pane
+        .goto_time(t0() + 2 * SEC + SEC / 2, &mut h.sh, &mut out);
+    h.collect(out);
+    assert_eq!(
+        h.selected_id(),
+        Some(uid(3)),
+        "first update at or after the time"
+    );
+    assert!(!h.pane.is_following());
+
+    h.tick_at(now + 2 * SEC);
+    assert_eq!(h.pending.len(), 1);
+    let target = t0() - 86_400 * SEC;
+    let mut out = Out::default();
+    h.pane.goto_time(target, &mut h.sh, &mut out);
+    let cancelled = out.effects.iter().any(|e| matches!(e, Effect::Cancel(_)));
+    assert!(cancelled, "the poll in flight is cancelled");
+    h.pending.clear();
+    h.collect(out);
+    assert_eq!(h.sh.history.len(), 0, "the history restarts");
+    let (_, r) = h.one_pending();
+    assert_eq!(updates_req(&r).1, UpdatesPurpose::Forward);
+    assert_eq!(after_of(&r), (3, target), "the known migration is reused");
+    h.answer(Ok(page(txs(500, 4, 3, target + SEC))));
+    assert_eq!(h.pane.cursor_row(), 0);
+    assert_eq!(h.selected_id(), Some(uid(500)));
+}
+
+#[test]
+fn now_mode_shows_only_new_updates() {
+    let now = t0();
+    let mut h = Harness::new(StartFrom::Now, now);
+    h.start();
+    h.answer(Ok(page(vec![])));
+    let (_, r) = h.one_pending();
+    assert_eq!(updates_req(&r).1, UpdatesPurpose::Forward);
+    assert_eq!(after_of(&r), (0, now));
+    h.answer(Ok(page(vec![])));
+    assert!(h.pane.is_at_head());
+    assert!(h.screen_text(80, 24).contains("waiting for new ones"));
+    h.tick_at(now + 2 * SEC);
+    h.answer(Ok(page(txs(0, 2, 0, now + SEC))));
+    assert_eq!(h.selected_id(), Some(uid(1)));
+}
+
+#[test]
+fn replies_to_other_requests_are_ignored() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.run_to_head(0, txs(0, 2, 0, t0()));
+    let mut out = Out::default();
+    let req = Request::Updates {
+        req: UpdatesRequest::from_begin(PAGE_SIZE),
+        purpose: UpdatesPurpose::Forward,
+    };
+    h.pane.on_fetched(
+        RequestId(9999),
+        &req,
+        &Ok(page(txs(100, 5, 0, t0() + 100 * SEC))),
+        &mut h.sh,
+        &mut out,
+    );
+    assert_eq!(h.pane.row_count(&h.sh), 2);
+    assert!(out.effects.is_empty());
+}
+
+#[test]
+fn server_strings_cannot_reach_the_terminal_raw() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    let mut evil = tx_with(
+        0,
+        0,
+        t0(),
+        "Evil:\u{1b}]52;c;aGk=\u{7}T",
+        "\u{1b}[2J\u{202e}Choice\u{9b}31m",
+        "x::1",
+    );
+    evil["update_id"] = json!("\u{1b}[31mRED\u{1b}[0m");
+    evil["synchronizer_id"] = json!("\u{1b}]0;title\u{7}dom::1");
+    h.run_to_head(0, vec![evil]);
+    for (w, hgt) in [(80, 24), (120, 40)] {
+        let buf = h.render(w, hgt);
+        for cell in buf.content() {
+            assert!(
+                !cell
+                    .symbol()
+                    .chars()
+                    .any(|c| c.is_control() || c == '\u{202e}'),
+                "raw control in {:?}",
+                cell.symbol()
+            );
+        }
+    }
+    assert!(h.screen_text(120, 40).contains("␛"));
+}
+
+#[test]
+fn tiny_sizes_never_panic() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.run_to_head(0, txs(0, 20, 0, t0()));
+    h.cmd(Command::Top);
+    h.cmd(Command::Top);
+    h.cmd(Command::Filter);
+    h.type_text("re:(");
+    for (w, hgt) in [(1, 1), (0, 5), (5, 0), (3, 3), (20, 4), (40, 10), (2, 30)] {
+        let mut buf = Buffer::empty(Rect::new(0, 0, w, hgt));
+        h.pane
+            .render(buf.area, &mut buf, &h.sh, &Theme::default(), false);
+        h.pane.set_area(Rect::new(0, 0, w, hgt));
+        h.cmd(Command::PageDown);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots
+// ---------------------------------------------------------------------------------------------
+
+fn snapshot_harness() -> Harness {
+    let now = t0() + 3600 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    let base = now - 300 * SEC;
+    let mut items = Vec::new();
+    for i in 0..40u64 {
+        let t = base + i as i64 * 7 * SEC + (i as i64 * 123_457) % SEC;
+        items.push(match i % 10 {
+            3 => assign(i, 1, t),
+            6 => unassign(i, 1, t),
+            8 => tx_with(
+                i,
+                1,
+                t,
+                "Splice.ValidatorLicense:ValidatorLicense",
+                "ValidatorLicense_RecordValidatorLivenessActivity",
+                "validator-1::1220aa",
+            ),
+            9 if i == 19 => malformed(i, 1, t),
+            _ => tx(i, 1, t),
+        });
+    }
+    h.run_to_head(1, items);
+    // Read a little above the head; two new updates arrive meanwhile.
+    for _ in 0..6 {
+        h.cmd(Command::Up);
+    }
+    h.tick_at(now + 2 * SEC);
+    h.answer(Ok(page(txs(100, 2, 1, base + 300 * SEC))));
+    h
+}
+
+fn snapshot(h: &Harness, w: u16, hgt: u16) -> TestBackend {
+    let mut terminal = Terminal::new(TestBackend::new(w, hgt)).expect("terminal");
+    terminal
+        .draw(|f| {
+            h.pane
+                .render(f.area(), f.buffer_mut(), &h.sh, &Theme::default(), true)
+        })
+        .expect("draw");
+    terminal.backend().clone()
+}
+
+#[test]
+fn snapshot_80x24() {
+    let mut h = snapshot_harness();
+    h.pane.set_area(Rect::new(0, 0, 80, 24));
+    insta::assert_snapshot!(snapshot(&h, 80, 24));
+}
+
+#[test]
+fn snapshot_120x40() {
+    let mut h = snapshot_harness();
+    h.pane.set_area(Rect::new(0, 0, 120, 40));
+    insta::assert_snapshot!(snapshot(&h, 120, 40));
+}
+
+#[test]
+fn snapshot_80x24_filtering() {
+    let mut h = snapshot_harness();
+    h.pane.set_area(Rect::new(0, 0, 80, 24));
+    h.cmd(Command::Filter);
+    h.type_text("choice:Liveness");
+    insta::assert_snapshot!(snapshot(&h, 80, 24));
+}

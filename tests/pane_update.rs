@@ -1,0 +1,851 @@
+//! The Update pane: snapshots at 80x24 and 120x40 (transfer tree with details, reassignment,
+//! loading, error, contract lifecycle) and headless flows (open → fetch → reply, tree order,
+//! expand/collapse, parent, follow a contract, reassignment links, save, stale replies, hostile
+//! payloads).
+
+use std::sync::Arc;
+
+use cantonscope::api::ApiError;
+use cantonscope::api::json::RawJson;
+use cantonscope::api::scan::{EventHistoryItem, UpdateItem};
+use cantonscope::app::effect::{Effect, Request, RequestId, Response};
+use cantonscope::config::keymap::{Command, KeyContext};
+use cantonscope::model::history::Placement;
+use cantonscope::model::summary::parse_time_micros;
+use cantonscope::panes::update::{Focus, UpdatePane};
+use cantonscope::panes::{AppContext, AppEvent, Out, Pane, Shared};
+use cantonscope::ui::theme::Theme;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use serde_json::{Value, json};
+
+const SYNC: &str =
+    "global-domain::1220b1431ef217342db44d516bb9befde802be7d8899637d290895fa58880f19";
+const DSO: &str = "DSO::1220b1431ef217342db44d516bb9befde802be7d8899637d290895fa58880f19";
+const ALICE: &str = "alice::12209b21d512c6a7e2f5d215266fe6568cb732caaef7ff04e308f990a652340d";
+const BOB: &str = "bob::1220ad98f22db71c629deb36391bbb555618b6c0a2bc43bb6e33c8e27d5f75c5c2";
+const AMULET: &str =
+    "3ca1343ab26b453d38c8adb70dca5f1ead8440c42b59b68f070786955cbf9ec1:Splice.Amulet:Amulet";
+const RULES: &str = "3ca1343ab26b453d38c8adb70dca5f1ead8440c42b59b68f070786955cbf9ec1:Splice.AmuletRules:AmuletRules";
+
+/// The transfer under test.
+const T: &str = "1220c7d293ea23275dcc7bfef9d47fa10e76477d26c93db4074ee5dff5e2cd8a5680";
+/// An earlier update creating the input amulet.
+const A: &str = "1220a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0";
+/// A later update exercising the transfer's output.
+const B: &str = "1220b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0";
+/// An unassign and its assign.
+const R1: &str = "1220d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1";
+const R2: &str = "1220d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2";
+
+const C_RULES: &str = "00f1f1f1f1f1f1f1f1ca101220aa";
+const C_IN: &str = "00a1a1a1a1a1a1a1a1ca101220bb";
+const C_OUT: &str = "00b2b2b2b2b2b2b2b2ca101220cc";
+const C_CHANGE: &str = "00c3c3c3c3c3c3c3c3ca101220dd";
+const C_MOVED: &str = "00d4d4d4d4d4d4d4d4ca101220ee";
+
+/// 2026-11-22 10:00:00 UTC.
+const NOW: i64 = 1_795_341_600_000_000;
+
+fn created(u: &str, n: u32, cid: &str, template: &str, args: Value) -> (String, Value) {
+    let id = format!("{u}:{n}");
+    (
+        id.clone(),
+        json!({
+            "event_type": "created_event",
+            "event_id": id,
+            "contract_id": cid,
+            "template_id": template,
+            "package_name": "splice-amulet",
+            "create_arguments": args,
+            "created_at": "2026-11-22T09:58:00.000000Z",
+            "signatories": [DSO, ALICE],
+            "observers": [],
+        }),
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn exercised(
+    u: &str,
+    n: u32,
+    cid: &str,
+    template: &str,
+    choice: &str,
+    consuming: bool,
+    children: &[u32],
+    arg: Value,
+    result: Value,
+) -> (String, Value) {
+    let id = format!("{u}:{n}");
+    (
+        id.clone(),
+        json!({
+            "event_type": "exercised_event",
+            "event_id": id,
+            "contract_id": cid,
+            "template_id": template,
+            "package_name": "splice-amulet",
+            "choice": choice,
+            "choice_argument": arg,
+            "child_event_ids": children.iter().map(|c| format!("{u}:{c}")).collect::<Vec<_>>(),
+            "exercise_result": result,
+            "consuming": consuming,
+            "acting_parties": [ALICE],
+            "interface_id": null,
+        }),
+    )
+}
+
+fn tx(u: &str, record_time: &str, roots: &[u32], events: Vec<(String, Value)>) -> Value {
+    let by_id: serde_json::Map<String, Value> = events.into_iter().collect();
+    json!({
+        "update_id": u,
+        "migration_id": 4,
+        "workflow_id": "",
+        "record_time": record_time,
+        "synchronizer_id": SYNC,
+        "effective_at": record_time,
+        "root_event_ids": roots.iter().map(|r| format!("{u}:{r}")).collect::<Vec<_>>(),
+        "events_by_id": by_id,
+    })
+}
+
+fn amulet_args(owner: &str, amount: &str) -> Value {
+    json!({"dso": DSO, "owner": owner, "amount": {"initialAmount": amount, "createdAt": {"number": "1042"}, "ratePerRound": {"rate": "0.0000190259"}}})
+}
+
+/// The transfer: roots `:0` (with children `:1`, `:2`, `:10`) and `:3`. `events_by_id` key
+/// order is `:0 :1 :10 :2 :3`; tree order is `:0 :1 :2 :10 :3`.
+fn transfer() -> Value {
+    tx(
+        T,
+        "2026-11-22T09:59:30.123456Z",
+        &[0, 3],
+        vec![
+            exercised(
+                T,
+                0,
+                C_RULES,
+                RULES,
+                "AmuletRules_Transfer",
+                false,
+                &[1, 2, 10],
+                json!({"transfer": {"sender": ALICE, "provider": ALICE, "inputs": [{"tag": "InputAmulet", "value": C_IN}], "outputs": [{"receiver": BOB, "amount": "25.0"}]}, "context": {"openMiningRound": "00aa"}}),
+                json!({"round": {"number": "1042"}, "summary": {"inputAmuletAmount": "100.0", "balanceChanges": [[ALICE, {"changeToInitialAmountAsOfRoundZero": "-25.5"}]]}, "createdAmulets": [{"tag": "TransferResultAmulet", "value": C_OUT}], "senderChangeAmulet": C_CHANGE}),
+            ),
+            exercised(
+                T,
+                1,
+                C_IN,
+                AMULET,
+                "Archive",
+                true,
+                &[],
+                json!({}),
+                json!({}),
+            ),
+            created(T, 2, C_OUT, AMULET, amulet_args(BOB, "25.0")),
+            created(T, 10, C_CHANGE, AMULET, amulet_args(ALICE, "74.5")),
+            exercised(
+                T,
+                3,
+                C_OUT,
+                AMULET,
+                "Amulet_Fetch",
+                false,
+                &[],
+                json!({"p": ALICE}),
+                json!("ok"),
+            ),
+        ],
+    )
+}
+
+fn earlier() -> Value {
+    tx(
+        A,
+        "2026-11-22T09:50:00.000000Z",
+        &[0],
+        vec![created(A, 0, C_IN, AMULET, amulet_args(ALICE, "100.0"))],
+    )
+}
+
+fn later() -> Value {
+    tx(
+        B,
+        "2026-11-22T09:59:50.000000Z",
+        &[0],
+        vec![exercised(
+            B,
+            0,
+            C_OUT,
+            AMULET,
+            "Amulet_Lock",
+            false,
+            &[],
+            json!({}),
+            json!({}),
+        )],
+    )
+}
+
+fn unassign() -> Value {
+    json!({
+        "update_id": R1, "offset": "000000000000000123", "record_time": "2026-11-22T09:59:40.000000Z",
+        "event": {
+            "submitter": ALICE, "source_synchronizer": SYNC,
+            "target_synchronizer": "other-domain::1220ffff", "migration_id": 4,
+            "unassign_id": "unassign-0042", "reassignment_counter": 3, "contract_id": C_MOVED,
+        }
+    })
+}
+
+fn assign() -> Value {
+    let (_, created) = created(R2, 0, C_MOVED, AMULET, amulet_args(ALICE, "5.0"));
+    json!({
+        "update_id": R2, "offset": "000000000000000124", "record_time": "2026-11-22T09:59:45.000000Z",
+        "event": {
+            "submitter": ALICE, "source_synchronizer": SYNC,
+            "target_synchronizer": "other-domain::1220ffff", "migration_id": 4,
+            "unassign_id": "unassign-0042", "reassignment_counter": 3, "created_event": created,
+        }
+    })
+}
+
+fn body(update: &Value) -> Arc<EventHistoryItem> {
+    let text = json!({"update": update, "verdict": null}).to_string();
+    Arc::new(serde_json::from_str(&text).expect("body decodes"))
+}
+
+fn item(update: &Value) -> UpdateItem {
+    let raw = RawJson::from_string(update.to_string()).expect("valid JSON");
+    let item = UpdateItem::from_raw(raw, "");
+    assert!(!matches!(item, UpdateItem::Malformed { .. }), "{item:?}");
+    item
+}
+
+fn shared() -> Shared {
+    Shared::new(AppContext::default(), NOW)
+}
+
+/// Shared state with updates loaded into the history (oldest first).
+fn shared_with(updates: &[Value]) -> Shared {
+    let mut sh = shared();
+    let items: Vec<UpdateItem> = updates.iter().map(item).collect();
+    assert_eq!(sh.history.add_page(&items, Placement::Append), items.len());
+    sh
+}
+
+/// The fetches in `out`.
+fn fetches(out: &Out) -> Vec<(RequestId, Request)> {
+    out.effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Fetch { id, request } => Some((*id, request.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Answers a fetch as the App does: the body goes into the cache, then the pane hears of it.
+fn reply(pane: &mut UpdatePane, sh: &mut Shared, id: RequestId, update: &Value) -> Out {
+    let b = body(update);
+    let uid = update["update_id"].as_str().expect("update id").to_string();
+    sh.bodies.insert(uid.clone(), b.clone());
+    let mut out = Out::default();
+    pane.on_fetched(
+        id,
+        &Request::Event { update_id: uid },
+        &Ok(Response::Event(b)),
+        sh,
+        &mut out,
+    );
+    out
+}
+
+/// Opens `update` through a fetch and its reply.
+fn open_fetched(pane: &mut UpdatePane, sh: &mut Shared, update: &Value, event: Option<&str>) {
+    let uid = update["update_id"].as_str().expect("update id");
+    let mut out = Out::default();
+    pane.open(uid, event, sh, &mut out);
+    let f = fetches(&out);
+    assert_eq!(f.len(), 1, "one fetch: {:?}", out.effects);
+    reply(pane, sh, f[0].0, update);
+}
+
+fn cmd(pane: &mut UpdatePane, sh: &mut Shared, c: Command) -> Out {
+    let mut out = Out::default();
+    pane.on_command(c, sh, &mut out);
+    out
+}
+
+fn draw(
+    pane: &mut UpdatePane,
+    sh: &Shared,
+    w: u16,
+    h: u16,
+    focused: bool,
+) -> Terminal<TestBackend> {
+    pane.set_area(Rect::new(0, 0, w, h));
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    terminal
+        .draw(|f| pane.render(f.area(), f.buffer_mut(), sh, &Theme::default(), focused))
+        .expect("draw");
+    terminal
+}
+
+fn text(buf: &Buffer) -> String {
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            s.push_str(buf[(x, y)].symbol());
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn ev(n: u32) -> String {
+    format!("{T}:{n}")
+}
+
+/// A pane showing the transfer, with A and B loaded in the history.
+fn transfer_pane() -> (UpdatePane, Shared) {
+    let mut sh = shared_with(&[earlier(), transfer(), later()]);
+    let mut pane = UpdatePane::new();
+    open_fetched(&mut pane, &mut sh, &transfer(), None);
+    (pane, sh)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn snapshot_transfer_tree_with_details() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let (mut pane, mut sh) = transfer_pane();
+        // Select the root exercise and look at its details.
+        cmd(&mut pane, &mut sh, Command::Top);
+        let t = draw(&mut pane, &sh, w, h, true);
+        insta::assert_snapshot!(format!("transfer_tree_{w}x{h}"), t.backend());
+        // Move into the details panel (→ on an open node) and down into the JSON.
+        cmd(&mut pane, &mut sh, Command::Expand);
+        assert_eq!(pane.focus(), Focus::Details);
+        for _ in 0..12 {
+            cmd(&mut pane, &mut sh, Command::Down);
+        }
+        let t = draw(&mut pane, &sh, w, h, true);
+        insta::assert_snapshot!(format!("transfer_details_focused_{w}x{h}"), t.backend());
+    }
+}
+
+#[test]
+fn snapshot_reassignment_with_link() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut sh = shared_with(&[unassign(), assign()]);
+        let mut pane = UpdatePane::new();
+        open_fetched(&mut pane, &mut sh, &unassign(), None);
+        assert_eq!(pane.reassignment_link(), Some(R2));
+        let t = draw(&mut pane, &sh, w, h, true);
+        insta::assert_snapshot!(format!("unassign_{w}x{h}"), t.backend());
+        open_fetched(&mut pane, &mut sh, &assign(), None);
+        assert_eq!(pane.reassignment_link(), Some(R1));
+        let t = draw(&mut pane, &sh, w, h, true);
+        insta::assert_snapshot!(format!("assign_{w}x{h}"), t.backend());
+    }
+}
+
+#[test]
+fn snapshot_empty_loading_and_error() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut sh = shared();
+        let mut pane = UpdatePane::new();
+        let t = draw(&mut pane, &sh, w, h, true);
+        let s = text(t.backend().buffer());
+        assert!(s.contains("No update open."), "{s}");
+        assert!(s.contains(":event <update id>"), "{s}");
+        insta::assert_snapshot!(format!("no_update_{w}x{h}"), t.backend());
+
+        let mut out = Out::default();
+        pane.open(T, None, &mut sh, &mut out);
+        let t = draw(&mut pane, &sh, w, h, true);
+        assert!(text(t.backend().buffer()).contains("loading 1220c7d293ea2327…"));
+        insta::assert_snapshot!(format!("loading_{w}x{h}"), t.backend());
+
+        let id = fetches(&out)[0].0;
+        let mut out = Out::default();
+        pane.on_fetched(
+            id,
+            &Request::Event {
+                update_id: T.into(),
+            },
+            &Err(ApiError::Connect {
+                endpoint: "scan GET /v0/events/{update_id}",
+                detail: "connection refused (os error 111)".into(),
+            }),
+            &mut sh,
+            &mut out,
+        );
+        let t = draw(&mut pane, &sh, w, h, true);
+        let s = text(t.backend().buffer());
+        assert!(s.contains("could not load update"), "{s}");
+        assert!(s.contains("press r to retry"), "{s}");
+        insta::assert_snapshot!(format!("error_{w}x{h}"), t.backend());
+    }
+}
+
+#[test]
+fn snapshot_lifecycle_list() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let (mut pane, mut sh) = transfer_pane();
+        // :1 archives the input amulet created in A.
+        cmd(&mut pane, &mut sh, Command::Top);
+        cmd(&mut pane, &mut sh, Command::Down);
+        assert_eq!(pane.selected_event_id(), Some(ev(1).as_str()));
+        cmd(&mut pane, &mut sh, Command::FollowContract);
+        assert!(pane.lifecycle_open());
+        let t = draw(&mut pane, &sh, w, h, true);
+        let s = text(t.backend().buffer());
+        assert!(s.contains("jump to creation"), "{s}");
+        insta::assert_snapshot!(format!("lifecycle_{w}x{h}"), t.backend());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flows
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn open_fetches_then_shows_tree_in_child_order() {
+    let mut sh = shared();
+    let mut pane = UpdatePane::new();
+    let mut out = Out::default();
+    pane.open(T, None, &mut sh, &mut out);
+    assert_eq!(sh.current_update.as_deref(), Some(T));
+    let f = fetches(&out);
+    assert_eq!(
+        f,
+        vec![(
+            f[0].0,
+            Request::Event {
+                update_id: T.into()
+            }
+        )]
+    );
+    assert!(pane.is_loading());
+    assert!(pane.visible_event_ids().is_empty());
+
+    reply(&mut pane, &mut sh, f[0].0, &transfer());
+    assert!(!pane.is_loading());
+    // Key order would be :0 :1 :10 :2 :3.
+    assert_eq!(
+        pane.visible_event_ids(),
+        vec![ev(0), ev(1), ev(2), ev(10), ev(3)]
+    );
+    assert_eq!(pane.key_context(), KeyContext::Tree);
+
+    // Opening it again uses the cache: no fetch, and the event is selected.
+    let mut other = UpdatePane::new();
+    let mut out = Out::default();
+    other.open(T, Some(&ev(10)), &mut sh, &mut out);
+    assert!(fetches(&out).is_empty());
+    assert_eq!(other.selected_event_id(), Some(ev(10).as_str()));
+}
+
+#[test]
+fn expand_collapse_all_and_parent() {
+    let (mut pane, mut sh) = transfer_pane();
+    cmd(&mut pane, &mut sh, Command::Top);
+    cmd(&mut pane, &mut sh, Command::Collapse);
+    assert_eq!(pane.visible_event_ids(), vec![ev(0), ev(3)]);
+    cmd(&mut pane, &mut sh, Command::Toggle);
+    assert_eq!(pane.visible_event_ids().len(), 5);
+    cmd(&mut pane, &mut sh, Command::CollapseAll);
+    assert_eq!(pane.visible_event_ids(), vec![ev(0), ev(3)]);
+    cmd(&mut pane, &mut sh, Command::Expand);
+    assert_eq!(pane.visible_event_ids().len(), 5);
+    assert_eq!(pane.focus(), Focus::Tree, "expanding keeps the focus");
+    cmd(&mut pane, &mut sh, Command::CollapseAll);
+    cmd(&mut pane, &mut sh, Command::ExpandAll);
+    assert_eq!(pane.visible_event_ids().len(), 5);
+    // Parent of :10 is :0.
+    cmd(&mut pane, &mut sh, Command::Top);
+    for _ in 0..3 {
+        cmd(&mut pane, &mut sh, Command::Down);
+    }
+    assert_eq!(pane.selected_event_id(), Some(ev(10).as_str()));
+    cmd(&mut pane, &mut sh, Command::Parent);
+    assert_eq!(pane.selected_event_id(), Some(ev(0).as_str()));
+    // Collapse on a leaf goes to its parent.
+    cmd(&mut pane, &mut sh, Command::Down);
+    cmd(&mut pane, &mut sh, Command::Collapse);
+    assert_eq!(pane.selected_event_id(), Some(ev(0).as_str()));
+}
+
+#[test]
+fn focus_moves_between_tree_and_details() {
+    let (mut pane, mut sh) = transfer_pane();
+    cmd(&mut pane, &mut sh, Command::Top);
+    cmd(&mut pane, &mut sh, Command::Down); // :1, a leaf
+    cmd(&mut pane, &mut sh, Command::Expand);
+    assert_eq!(pane.focus(), Focus::Details);
+    // Up/Down now move in the details, not in the tree.
+    cmd(&mut pane, &mut sh, Command::Down);
+    assert_eq!(pane.selected_event_id(), Some(ev(1).as_str()));
+    // y on the contract line copies the contract id.
+    let out = cmd(&mut pane, &mut sh, Command::Copy);
+    assert_eq!(out.effects, vec![Effect::Copy(C_IN.into())]);
+    cmd(&mut pane, &mut sh, Command::Collapse);
+    assert_eq!(pane.focus(), Focus::Tree);
+    let out = cmd(&mut pane, &mut sh, Command::Copy);
+    assert_eq!(out.effects, vec![Effect::Copy(ev(1))]);
+    // Enter on a leaf also opens the details; Esc returns.
+    cmd(&mut pane, &mut sh, Command::Toggle);
+    assert_eq!(pane.focus(), Focus::Details);
+    assert!(cmd(&mut pane, &mut sh, Command::Back).events.is_empty());
+    assert_eq!(pane.focus(), Focus::Tree);
+}
+
+#[test]
+fn copy_json_under_the_cursor() {
+    let (mut pane, mut sh) = transfer_pane();
+    cmd(&mut pane, &mut sh, Command::Bottom); // :3 Amulet_Fetch, result "ok"
+    cmd(&mut pane, &mut sh, Command::Expand);
+    assert_eq!(pane.focus(), Focus::Details);
+    cmd(&mut pane, &mut sh, Command::Bottom); // the last JSON line: exercise_result "ok"
+    let out = cmd(&mut pane, &mut sh, Command::Copy);
+    assert_eq!(out.effects, vec![Effect::Copy("\"ok\"".into())]);
+}
+
+#[test]
+fn follow_contract_within_the_update_then_lifecycle() {
+    let (mut pane, mut sh) = transfer_pane();
+    cmd(&mut pane, &mut sh, Command::Bottom);
+    assert_eq!(pane.selected_event_id(), Some(ev(3).as_str()));
+    // :3 exercises C_OUT, created by :2 in this update.
+    cmd(&mut pane, &mut sh, Command::FollowContract);
+    assert_eq!(pane.selected_event_id(), Some(ev(2).as_str()));
+    assert!(!pane.lifecycle_open());
+    // Again: the lifecycle among loaded updates (T created it, B exercised it).
+    cmd(&mut pane, &mut sh, Command::FollowContract);
+    assert!(pane.lifecycle_open());
+    assert_eq!(pane.key_context(), KeyContext::Overlay);
+    assert_eq!(pane.lifecycle_update_ids(), vec![T, T, B]);
+    // Esc closes it.
+    cmd(&mut pane, &mut sh, Command::Back);
+    assert!(!pane.lifecycle_open());
+}
+
+#[test]
+fn follow_contract_to_an_earlier_creation_and_back() {
+    let (mut pane, mut sh) = transfer_pane();
+    cmd(&mut pane, &mut sh, Command::Top);
+    cmd(&mut pane, &mut sh, Command::Down); // :1 archives C_IN, created in A
+    cmd(&mut pane, &mut sh, Command::FollowContract);
+    assert_eq!(pane.lifecycle_update_ids(), vec![A, A, T]);
+    // The first row is "jump to creation".
+    cmd(&mut pane, &mut sh, Command::Top);
+    let out = cmd(&mut pane, &mut sh, Command::Confirm);
+    let f = fetches(&out);
+    assert_eq!(
+        f.iter().map(|x| x.1.clone()).collect::<Vec<_>>(),
+        vec![Request::Event {
+            update_id: A.into()
+        }]
+    );
+    assert_eq!(sh.current_update.as_deref(), Some(A));
+    reply(&mut pane, &mut sh, f[0].0, &earlier());
+    assert_eq!(pane.update_id(), Some(A));
+    assert_eq!(pane.selected_event_id(), Some(format!("{A}:0").as_str()));
+    // Esc: back to the transfer, same event selected, from the cache.
+    let out = cmd(&mut pane, &mut sh, Command::Back);
+    assert!(fetches(&out).is_empty());
+    assert_eq!(pane.update_id(), Some(T));
+    assert_eq!(pane.selected_event_id(), Some(ev(1).as_str()));
+}
+
+#[test]
+fn contract_created_before_the_loaded_history() {
+    let (mut pane, mut sh) = transfer_pane();
+    cmd(&mut pane, &mut sh, Command::Top); // :0 on the AmuletRules contract
+    cmd(&mut pane, &mut sh, Command::FollowContract);
+    assert!(pane.lifecycle_open());
+    assert_eq!(pane.lifecycle_update_ids(), vec![T]);
+    let t = draw(&mut pane, &sh, 120, 40, true);
+    let s = text(t.backend().buffer());
+    assert!(s.contains("created before the loaded history"), "{s}");
+    assert!(!s.contains("jump to creation"), "{s}");
+}
+
+#[test]
+fn reassignment_link_opens_the_other_half_and_appears_when_loaded() {
+    // Only the unassign is loaded: no link yet.
+    let mut sh = shared_with(&[unassign()]);
+    let mut pane = UpdatePane::new();
+    open_fetched(&mut pane, &mut sh, &unassign(), None);
+    assert_eq!(pane.reassignment_link(), None);
+    let t = draw(&mut pane, &sh, 80, 24, true);
+    assert!(text(t.backend().buffer()).contains("the matching assign is not in the loaded"));
+    let mut out = Out::default();
+    assert!(!pane.on_tick(&mut sh, &mut out), "nothing new");
+    // The assign arrives in the history.
+    sh.history.add_page(&[item(&assign())], Placement::Append);
+    assert!(pane.on_tick(&mut sh, &mut out));
+    assert_eq!(pane.reassignment_link(), Some(R2));
+    // Enter on the link row (the 7th) opens the assign.
+    for _ in 0..6 {
+        cmd(&mut pane, &mut sh, Command::Down);
+    }
+    let out = cmd(&mut pane, &mut sh, Command::Toggle);
+    assert_eq!(
+        fetches(&out).into_iter().map(|f| f.1).collect::<Vec<_>>(),
+        vec![Request::Event {
+            update_id: R2.into()
+        }]
+    );
+    assert_eq!(pane.update_id(), Some(R2));
+}
+
+#[test]
+fn save_prompts_then_writes_the_pretty_body() {
+    let (mut pane, mut sh) = transfer_pane();
+    cmd(&mut pane, &mut sh, Command::Save);
+    assert!(pane.save_prompt_open());
+    assert!(pane.wants_raw_keys());
+    assert_eq!(pane.key_context(), KeyContext::TextInput);
+    let t = draw(&mut pane, &sh, 120, 40, true);
+    assert!(text(t.backend().buffer()).contains(&format!("save to: ./{T}.json")));
+    let mut out = Out::default();
+    pane.on_key(
+        &KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
+        &mut sh,
+        &mut out,
+    );
+    assert!(!pane.save_prompt_open());
+    let [Effect::WriteFile { path, contents, .. }] = out.effects.as_slice() else {
+        panic!("one WriteFile: {:?}", out.effects);
+    };
+    assert_eq!(path.to_str(), Some(format!("./{T}.json").as_str()));
+    let text = String::from_utf8(contents.clone()).expect("utf-8");
+    assert!(
+        text.contains("\n  \"update\": {\n"),
+        "pretty: {}",
+        &text[..200]
+    );
+    let saved: Value = serde_json::from_str(&text).expect("valid JSON");
+    assert_eq!(saved["update"], transfer());
+
+    // Esc cancels without writing.
+    cmd(&mut pane, &mut sh, Command::Save);
+    let mut out = Out::default();
+    pane.on_key(
+        &KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE),
+        &mut sh,
+        &mut out,
+    );
+    assert!(!pane.save_prompt_open());
+    assert!(out.effects.is_empty());
+}
+
+#[test]
+fn stale_replies_are_ignored() {
+    let mut sh = shared();
+    let mut pane = UpdatePane::new();
+    let mut out_a = Out::default();
+    pane.open(A, None, &mut sh, &mut out_a);
+    let id_a = fetches(&out_a)[0].0;
+    let mut out_t = Out::default();
+    pane.open(T, None, &mut sh, &mut out_t);
+    assert!(out_t.effects.contains(&Effect::Cancel(id_a)));
+    let id_t = fetches(&out_t)[0].0;
+    assert_ne!(id_a, id_t);
+    // Asking again for the update on its way does not refetch; the new selection is kept.
+    let mut again = Out::default();
+    pane.open(T, Some(&ev(10)), &mut sh, &mut again);
+    assert!(again.effects.is_empty(), "{:?}", again.effects);
+    // The old reply lands (the App caches it) but the pane keeps waiting for T.
+    reply(&mut pane, &mut sh, id_a, &earlier());
+    assert!(pane.is_loading());
+    assert_eq!(pane.update_id(), Some(T));
+    assert!(pane.visible_event_ids().is_empty());
+    // An old error is ignored too.
+    let mut out = Out::default();
+    pane.on_fetched(
+        id_a,
+        &Request::Event {
+            update_id: A.into(),
+        },
+        &Err(ApiError::Timeout {
+            endpoint: "scan GET /v0/events/{update_id}",
+        }),
+        &mut sh,
+        &mut out,
+    );
+    assert_eq!(pane.error(), None);
+    reply(&mut pane, &mut sh, id_t, &transfer());
+    assert_eq!(pane.visible_event_ids().len(), 5);
+    assert_eq!(pane.selected_event_id(), Some(ev(10).as_str()));
+}
+
+#[test]
+fn errors_are_shown_and_refresh_refetches() {
+    let mut sh = shared();
+    let mut pane = UpdatePane::new();
+    let mut out = Out::default();
+    pane.open(T, None, &mut sh, &mut out);
+    let id = fetches(&out)[0].0;
+    let mut out = Out::default();
+    pane.on_fetched(
+        id,
+        &Request::Event {
+            update_id: T.into(),
+        },
+        &Err(ApiError::NotFound {
+            endpoint: "scan GET /v0/events/{update_id}",
+            message: "update not found".into(),
+        }),
+        &mut sh,
+        &mut out,
+    );
+    assert!(pane.error().is_some_and(|e| e.contains("update not found")));
+    assert!(matches!(out.events.as_slice(), [AppEvent::Error(_)]));
+    assert_eq!(pane.hints(), vec![Command::Refresh]);
+    let out = cmd(&mut pane, &mut sh, Command::Refresh);
+    let f = fetches(&out);
+    assert_eq!(f.len(), 1);
+    assert!(pane.is_loading());
+    reply(&mut pane, &mut sh, f[0].0, &transfer());
+    assert_eq!(pane.error(), None);
+    assert_eq!(pane.visible_event_ids().len(), 5);
+}
+
+#[test]
+fn hostile_strings_leave_no_control_characters_on_screen() {
+    let evil = "\u{1b}[2J\u{1b}]52;c;cm0gLXJmIH4=\u{7}x\u{9b}31m\u{202e}\r\n\u{7f}";
+    let u = format!("1220ee{evil}");
+    let update = json!({
+        "update_id": u, "migration_id": 1, "workflow_id": evil,
+        "record_time": evil, "synchronizer_id": evil, "effective_at": evil,
+        "external_transaction_hash": evil,
+        "root_event_ids": [format!("{u}:0"), format!("{u}:9{evil}")],
+        "events_by_id": {
+            format!("{u}:0"): {
+                "event_type": "exercised_event", "event_id": format!("{u}:0"),
+                "contract_id": format!("00{evil}"), "template_id": format!("p:M{evil}:T{evil}"),
+                "package_name": evil, "choice": evil, "choice_argument": {evil: evil},
+                "child_event_ids": [format!("{u}:1")], "exercise_result": evil,
+                "consuming": true, "acting_parties": [evil], "interface_id": evil
+            },
+            format!("{u}:1"): {
+                "event_type": evil, "event_id": format!("{u}:1"), "contract_id": evil
+            }
+        }
+    });
+    let mut sh = shared();
+    let mut pane = UpdatePane::new();
+    open_fetched(&mut pane, &mut sh, &update, None);
+    let check = |pane: &mut UpdatePane, sh: &Shared, what: &str| {
+        for (w, h) in [(80, 24), (120, 40), (30, 8)] {
+            let t = draw(pane, sh, w, h, true);
+            for cell in t.backend().buffer().content() {
+                for c in cell.symbol().chars() {
+                    assert!(
+                        !(c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c)),
+                        "{what} {w}x{h}: control char {c:?} drawn"
+                    );
+                }
+            }
+        }
+    };
+    check(&mut pane, &sh, "tree");
+    for _ in 0..3 {
+        cmd(&mut pane, &mut sh, Command::Down);
+        check(&mut pane, &sh, "next node");
+    }
+    cmd(&mut pane, &mut sh, Command::Top);
+    cmd(&mut pane, &mut sh, Command::Expand);
+    cmd(&mut pane, &mut sh, Command::ExpandAll);
+    check(&mut pane, &sh, "details");
+    cmd(&mut pane, &mut sh, Command::FollowContract);
+    check(&mut pane, &sh, "lifecycle");
+    cmd(&mut pane, &mut sh, Command::Back);
+    cmd(&mut pane, &mut sh, Command::Save);
+    check(&mut pane, &sh, "save prompt");
+    // The file name offered keeps only safe characters.
+    let mut out = Out::default();
+    pane.on_key(
+        &KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
+        &mut sh,
+        &mut out,
+    );
+    let [Effect::WriteFile { path, .. }] = out.effects.as_slice() else {
+        panic!("one WriteFile: {:?}", out.effects);
+    };
+    let name = path.to_str().expect("utf-8 path");
+    assert!(
+        name.strip_prefix("./").is_some_and(|n| n
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))),
+        "{name}"
+    );
+    // A hostile error message is drawn clean too.
+    let mut pane = UpdatePane::new();
+    let mut out = Out::default();
+    let uncached = format!("{u}-2");
+    pane.open(&uncached, None, &mut sh, &mut out);
+    let id = fetches(&out)[0].0;
+    pane.on_fetched(
+        id,
+        &Request::Event {
+            update_id: uncached,
+        },
+        &Err(ApiError::Scan {
+            endpoint: "scan GET /v0/events/{update_id}",
+            status: 500,
+            message: evil.into(),
+        }),
+        &mut sh,
+        &mut out,
+    );
+    check(&mut pane, &sh, "error");
+}
+
+#[test]
+fn tiny_sizes_never_panic() {
+    let (mut pane, mut sh) = transfer_pane();
+    for (w, h) in [
+        (1, 1),
+        (0, 5),
+        (5, 0),
+        (2, 3),
+        (10, 4),
+        (40, 10),
+        (99, 7),
+        (100, 7),
+    ] {
+        pane.set_area(Rect::new(0, 0, w, h));
+        let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
+        pane.render(buf.area, &mut buf, &sh, &Theme::default(), true);
+        cmd(&mut pane, &mut sh, Command::Down);
+        cmd(&mut pane, &mut sh, Command::Expand);
+        cmd(&mut pane, &mut sh, Command::FollowContract);
+        pane.render(buf.area, &mut buf, &sh, &Theme::default(), true);
+        cmd(&mut pane, &mut sh, Command::Back);
+    }
+}
+
+#[test]
+fn record_time_is_formatted_in_the_header() {
+    let (mut pane, sh) = transfer_pane();
+    let t = draw(&mut pane, &sh, 120, 40, true);
+    let s = text(t.backend().buffer());
+    let us = parse_time_micros("2026-11-22T09:59:30.123456Z").expect("time");
+    assert!(s.contains(&sh.format_time(us)), "{s}");
+    assert!(s.contains("migration 4"), "{s}");
+    assert!(s.contains("events 5"), "{s}");
+}
