@@ -3,7 +3,9 @@
 //!    [≤ 1 ms per frame], following the head and with a filter active;
 //! 2. ingest: `History::add_page` throughput from decoded pages [≥ 100,000 updates/s];
 //! 3. memory per summary for 1,000,000 summaries, measured with a counting global allocator
-//!    [≤ 512 bytes], printed before the timings.
+//!    [≤ 512 bytes], printed before the timings;
+//! 4. export: encoding one tick's chunk (`CHUNK_ROWS` rows) to JSON Lines and CSV [≤ 50 ms per
+//!    chunk, so a 250 ms tick keeps the UI responsive], with the bytes per row printed.
 //!
 //! Pages are built from JSON shaped like real scan `/v2/updates` items (transfers with archives
 //! and creates, liveness activity records, featured-app markers, assignments), decoded with the
@@ -19,7 +21,8 @@ use std::time::Duration;
 
 use cantonscope::api::scan::{UpdateItem, UpdatesPage};
 use cantonscope::config::keymap::Command;
-use cantonscope::model::history::{History, Placement};
+use cantonscope::model::export::{CHUNK_ROWS, ExportFormat, ExportJob, ExportSnapshot};
+use cantonscope::model::history::{FilteredView, History, Placement};
 use cantonscope::model::summary::{UpdateSummary, format_time_micros, parse_time_micros};
 use cantonscope::panes::history::HistoryPane;
 use cantonscope::panes::{AppContext, Out, Pane, Shared};
@@ -364,6 +367,46 @@ fn bench_ingest(c: &mut Criterion, bytes: &[u8], page: &mut UpdatesPage) {
     group.finish();
 }
 
+// ---------------------------------------------------------------------------------------------
+// 4. Export
+// ---------------------------------------------------------------------------------------------
+
+fn bench_export(c: &mut Criterion, history: &History) {
+    let rows = history.len().min(CHUNK_ROWS);
+    let view = FilteredView::default();
+    let job = |format| {
+        ExportJob::new(
+            ExportSnapshot::new(history, &view),
+            std::path::PathBuf::from("bench-export"),
+            format,
+        )
+    };
+    let mut group = c.benchmark_group(format!("history_export_chunk_{rows}"));
+    group.throughput(Throughput::Elements(rows as u64));
+    for format in [ExportFormat::JsonLines, ExportFormat::Csv] {
+        let mut probe = job(format);
+        let _ = probe.step(history, rows);
+        eprintln!(
+            "export {}: {:.0} bytes/row, {:.0} MB for all {} loaded rows",
+            format.label(),
+            probe.bytes() as f64 / rows as f64,
+            probe.bytes() as f64 / rows as f64 * history.len() as f64 / 1e6,
+            history.len()
+        );
+        group.bench_function(format.label(), |b| {
+            b.iter_batched(
+                || job(format),
+                |mut j| {
+                    let _ = black_box(j.step(black_box(history), rows));
+                    j
+                },
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    group.finish();
+}
+
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let n = if full { 1_000_000 } else { 20_000 };
@@ -378,6 +421,7 @@ fn main() {
     let (history, per_summary) = build_history(&mut page, n);
     memory_report(&history, per_summary);
     bench_ingest(&mut c, &bytes, &mut page);
+    bench_export(&mut c, &history);
     bench_render(&mut c, history);
     c.final_summary();
 }

@@ -87,6 +87,16 @@ fn run_tui(
     if demo.is_none() && settings.has_no_nodes() {
         return no_nodes(runtime, settings);
     }
+    {
+        use std::io::IsTerminal;
+        if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+            return fail(
+                "cantonscope: the explorer needs a terminal (stdin and stdout must be a TTY); \
+                 in scripts use the headless commands (cantonscope scan|validator|ledger ...)",
+                EXIT_USAGE,
+            );
+        }
+    }
     let result = runtime.block_on(cantonscope::runtime::run_settings(&settings));
     if let Some(handle) = demo {
         runtime.block_on(handle.shutdown());

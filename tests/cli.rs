@@ -765,3 +765,29 @@ fn help_and_version_exit_0() {
     assert_eq!(output.status.code(), Some(0));
     assert!(stdout(&output).contains(env!("CARGO_PKG_VERSION")));
 }
+
+#[test]
+fn explorer_without_nodes_says_how_to_configure_and_offers_the_demo() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = bin(dir.path()).output().expect("binary runs");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("no node configured"), "{err}");
+    assert!(err.contains("--scan-url"), "{err}");
+    assert!(err.contains("cantonscope demo"), "{err}");
+}
+
+#[test]
+fn explorer_outside_a_terminal_points_to_the_headless_commands() {
+    let demo = demo();
+    let output = bin(demo.dir.path())
+        .arg("--scan-url")
+        .arg(&demo.handle.scan_url)
+        .output()
+        .expect("binary runs");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("needs a terminal"), "{err}");
+    assert!(err.contains("cantonscope scan"), "{err}");
+    assert!(output.stdout.is_empty(), "nothing drawn on a non-terminal");
+}

@@ -39,6 +39,12 @@ pub enum Action {
         path: String,
         result: Result<usize, String>,
     },
+    /// A file read (`Effect::ReadFile`) finished: the bytes, or why it failed.
+    FileRead {
+        id: RequestId,
+        path: String,
+        result: Result<Vec<u8>, String>,
+    },
     /// A theme was loaded by the runtime (`:theme`).
     ThemeLoaded(Result<Box<crate::ui::theme::Theme>, String>),
 }

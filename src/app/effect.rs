@@ -4,7 +4,16 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::api::scan::{EventHistoryItem, NodeStatus, UpdateItem, UpdatesPage, UpdatesRequest};
+use crate::api::ledger::{
+    EmptyResponse, ExecuteRequest, ExecuteResponse, GetUpdatesRequest, JsGetUpdateTreesResponse,
+    Package, PartiesResponse,
+};
+use crate::api::scan::{
+    BftSequencers, BootstrappingTransactions, EventHistoryItem, HoldingsSummaryRequest,
+    HoldingsSummaryResponse, NodeStatus, ParticipantIds, RewardWeightRequest, RewardWeightResponse,
+    UpdateItem, UpdatesPage, UpdatesRequest, ValidatorFaucets,
+};
+use crate::api::validator::{AmuletRules, DevFundCoupons, TransferCommandStatusResponse};
 
 /// Identifies one request; a pane keeps the id of its current request and drops replies to
 /// older ones (latest request wins).
@@ -42,6 +51,41 @@ pub enum Request {
     LedgerEnd,
     /// `GET /v0/scan-proxy/amulet-rules`, as a reachability probe of the validator proxy.
     ValidatorProbe,
+    /// `POST /v1/holdings/summary` on scan 0.
+    Holdings(HoldingsSummaryRequest),
+    /// `GET /v0/validators/validator-faucets` on scan 0.
+    ValidatorFaucets { validator_ids: Vec<String> },
+    /// `GET /v0/sv-bft-sequencers` on scan 0.
+    BftSequencers,
+    /// `GET /v0/synchronizer-bootstrapping-transactions/{domain_id_prefix}` on scan 0.
+    Bootstrapping { domain_id_prefix: String },
+    /// `GET /v1/domains/{domain_id}/parties/{party_id}/participant-id` on scan 0.
+    ParticipantIds { domain_id: String, party_id: String },
+    /// `POST /v0/admin/sv/previous-sv-reward-weight` on scan 0.
+    RewardWeight(RewardWeightRequest),
+    /// Validator proxy `GET .../amulet-rules` (the contract itself).
+    AmuletRules,
+    /// Validator proxy `GET .../unclaimed-development-fund-coupons`.
+    DevFundCoupons,
+    /// Validator proxy `GET .../transfer-command/status`.
+    TransferStatus { sender: String, nonce: i64 },
+    /// Ledger `GET /v2/parties/{party}`.
+    Parties {
+        party: String,
+        more_parties: Vec<String>,
+        identity_provider_id: Option<String>,
+    },
+    /// Ledger `DELETE /v2/users/{user-id}`.
+    DeleteUser { user_id: String },
+    /// Ledger `GET /v2/packages/{package-id}`.
+    Package { package_id: String },
+    /// Ledger `POST /v2/updates/trees`.
+    Trees {
+        req: Box<GetUpdatesRequest>,
+        limit: Option<i64>,
+    },
+    /// Ledger `POST /v2/interactive-submission/executeAndWaitForTransaction`.
+    Execute(Box<ExecuteRequest>),
 }
 
 /// A fetch result.
@@ -55,6 +99,20 @@ pub enum Response {
     LedgerEnd(Option<i64>),
     /// The validator proxy answered.
     ValidatorOk,
+    Holdings(Box<HoldingsSummaryResponse>),
+    ValidatorFaucets(Box<ValidatorFaucets>),
+    BftSequencers(Box<BftSequencers>),
+    Bootstrapping(Box<BootstrappingTransactions>),
+    ParticipantIds(Box<ParticipantIds>),
+    RewardWeight(Box<RewardWeightResponse>),
+    AmuletRules(Box<AmuletRules>),
+    DevFundCoupons(Box<DevFundCoupons>),
+    TransferStatus(Box<TransferCommandStatusResponse>),
+    Parties(Box<PartiesResponse>),
+    UserDeleted(Box<EmptyResponse>),
+    Package(Arc<Package>),
+    Trees(Arc<Vec<JsGetUpdateTreesResponse>>),
+    Executed(Box<ExecuteResponse>),
 }
 
 /// A side effect for the runtime.
@@ -72,6 +130,8 @@ pub enum Effect {
         path: PathBuf,
         contents: Vec<u8>,
     },
+    /// Read a file (e.g. a request body the user named); answer with `Action::FileRead`.
+    ReadFile { id: RequestId, path: PathBuf },
     /// Load a theme by name; answer with `Action::ThemeLoaded`.
     LoadTheme(String),
     /// Leave the app.

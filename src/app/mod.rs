@@ -16,8 +16,13 @@ use ratatui::layout::Rect;
 
 use crate::config::keymap::{Command, KeyContext, KeyMap};
 use crate::panes::history::HistoryPane;
+use crate::panes::holdings::HoldingsPane;
+use crate::panes::ledger::LedgerPane;
+use crate::panes::network::NetworkPane;
+use crate::panes::proxy::ProxyPane;
 use crate::panes::status::StatusPane;
 use crate::panes::update::UpdatePane;
+use crate::panes::validators::ValidatorsPane;
 use crate::panes::verdict::VerdictPane;
 use crate::panes::{AppContext, AppEvent, Level, Out, Pane, PaneId, Shared};
 use crate::ui::OverlayOutcome;
@@ -56,10 +61,17 @@ pub struct App {
     pub theme: Theme,
     pub keymap: KeyMap,
     pub focus: PaneId,
+    /// The pane last told it has focus ([`Pane::on_focus`]).
+    focus_seen: PaneId,
     pub history: HistoryPane,
     pub update_pane: UpdatePane,
     pub verdict: VerdictPane,
     pub status: StatusPane,
+    pub holdings: HoldingsPane,
+    pub validators: ValidatorsPane,
+    pub network: NetworkPane,
+    pub proxy: ProxyPane,
+    pub ledger: LedgerPane,
     pub overlay: Option<Overlay>,
     pub toast: Option<Toast>,
     pub errors: ErrorLog,
@@ -73,19 +85,38 @@ pub struct App {
     clock_second: i64,
 }
 
+/// The keymap with the number keys described by the pane they go to ("go to History").
+pub fn with_pane_names(mut keymap: KeyMap) -> KeyMap {
+    for (i, p) in PaneId::ALL.iter().enumerate() {
+        if let Some(cmd) = Command::pane(i + 1) {
+            for ctx in KeyContext::ALL {
+                keymap.set_description(ctx, cmd, format!("go to {}", p.title()));
+            }
+        }
+    }
+    keymap
+}
+
 impl App {
     /// A new app; call [`App::start`] for the first effects.
     pub fn new(ctx: AppContext, theme: Theme, keymap: KeyMap, now: i64) -> Self {
         let sh = Shared::new(ctx, now);
+        let keymap = with_pane_names(keymap);
         App {
             history: HistoryPane::new(&sh),
             update_pane: UpdatePane::new(),
             verdict: VerdictPane::new(),
             status: StatusPane::new(&sh),
+            holdings: HoldingsPane::new(&sh),
+            validators: ValidatorsPane::new(&sh),
+            network: NetworkPane::new(&sh),
+            proxy: ProxyPane::new(&sh),
+            ledger: LedgerPane::new(&sh),
             sh,
             theme,
             keymap,
             focus: PaneId::History,
+            focus_seen: PaneId::History,
             overlay: None,
             toast: None,
             errors: ErrorLog::new(crate::ui::error_log::DEFAULT_CAPACITY),
@@ -126,6 +157,11 @@ impl App {
             PaneId::Update => &mut self.update_pane,
             PaneId::Verdict => &mut self.verdict,
             PaneId::Status => &mut self.status,
+            PaneId::Holdings => &mut self.holdings,
+            PaneId::Validators => &mut self.validators,
+            PaneId::Network => &mut self.network,
+            PaneId::Proxy => &mut self.proxy,
+            PaneId::Ledger => &mut self.ledger,
         }
     }
 
@@ -136,6 +172,11 @@ impl App {
             PaneId::Update => &self.update_pane,
             PaneId::Verdict => &self.verdict,
             PaneId::Status => &self.status,
+            PaneId::Holdings => &self.holdings,
+            PaneId::Validators => &self.validators,
+            PaneId::Network => &self.network,
+            PaneId::Proxy => &self.proxy,
+            PaneId::Ledger => &self.ledger,
         }
     }
 
@@ -213,6 +254,15 @@ impl App {
                 }
                 self.dirty = true;
             }
+            Action::FileRead { id, path, result } => {
+                // Every pane sees it (focus may have moved meanwhile); each ignores ids it did
+                // not send.
+                for pid in PaneId::ALL {
+                    let (pane, sh) = self.split(pid);
+                    pane.on_file_read(id, &path, &result, sh, &mut out);
+                }
+                self.dirty = true;
+            }
             Action::ThemeLoaded(result) => {
                 match result {
                     Ok(theme) => {
@@ -234,6 +284,11 @@ impl App {
             PaneId::Update => &mut self.update_pane,
             PaneId::Verdict => &mut self.verdict,
             PaneId::Status => &mut self.status,
+            PaneId::Holdings => &mut self.holdings,
+            PaneId::Validators => &mut self.validators,
+            PaneId::Network => &mut self.network,
+            PaneId::Proxy => &mut self.proxy,
+            PaneId::Ledger => &mut self.ledger,
         };
         (pane, &mut self.sh)
     }
@@ -242,7 +297,17 @@ impl App {
     fn finish(&mut self, mut out: Out) -> Vec<Effect> {
         // Events can produce more events (opening an update may fetch and message).
         let mut guard = 0;
-        while !out.events.is_empty() && guard < 16 {
+        loop {
+            if self.focus != self.focus_seen {
+                // Tell a newly focused pane (it may load what it shows on first show).
+                self.focus_seen = self.focus;
+                let focus = self.focus;
+                let (pane, sh) = self.split(focus);
+                pane.on_focus(sh, &mut out);
+            }
+            if out.events.is_empty() || guard >= 16 {
+                break;
+            }
             guard += 1;
             let events = std::mem::take(&mut out.events);
             for ev in events {

@@ -15,6 +15,11 @@ pub fn entries() -> Vec<PaletteEntry> {
         .collect();
     vec![
         PaletteEntry::new("event", "open an update by its id").arg("update_id"),
+        PaletteEntry::new(
+            "hash",
+            "open the update of a prepared transaction's hash (tries every scan)",
+        )
+        .arg("hash"),
         PaletteEntry::new("time", "go to a record time in the history (RFC 3339)").arg("ts"),
         PaletteEntry::new("theme", "switch the colour theme").arg_with_values(
             "name",
@@ -42,6 +47,7 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
             update_id: arg.trim().to_string(),
             event_id: None,
         }),
+        "hash" => app.network.lookup_hash(arg.trim(), &mut app.sh, out),
         "time" => match crate::model::summary::parse_time_micros(arg.trim()) {
             Some(t) => {
                 app.focus = PaneId::History;

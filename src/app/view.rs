@@ -69,17 +69,32 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
 fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
     buf.set_style(area, theme.header);
+    // The widest variant that fits: full, compact (short time, no zone), minimal.
+    for level in 0..3u8 {
+        let line = header_line(app, level);
+        if level == 2 || line.width() <= usize::from(area.width) {
+            buf.set_line(area.x, area.y, &line, area.width);
+            return;
+        }
+    }
+}
+
+fn header_line(app: &App, level: u8) -> Line<'static> {
+    let theme = &app.theme;
     let sep = Span::styled(" · ", theme.muted);
-    let mut spans = vec![
-        Span::styled(" cantonscope", theme.accent),
-        sep.clone(),
-        Span::styled(
+    let mut spans = Vec::new();
+    if level < 2 {
+        spans.push(Span::styled(" cantonscope", theme.accent));
+        spans.push(sep.clone());
+        spans.push(Span::styled(
             safe_line(&app.sh.ctx.profile, 24).into_owned(),
             theme.header,
-        ),
-    ];
+        ));
+        spans.push(sep.clone());
+    } else {
+        spans.push(Span::raw(" "));
+    }
     let health = app.status.health();
-    spans.push(sep.clone());
     spans.push(Span::styled(
         format!("● scan {}", health.label()),
         health.style(theme),
@@ -87,18 +102,29 @@ fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
     if let Some(last) = app.sh.history.last() {
         spans.push(sep.clone());
         spans.push(Span::styled(
-            format!("migration {}", last.migration_id),
+            if level == 0 {
+                format!("migration {}", last.migration_id)
+            } else {
+                format!("mig {}", last.migration_id)
+            },
             theme.header,
         ));
         let lag = (app.sh.now - last.record_time).max(0) / 1_000_000;
-        spans.push(sep.clone());
-        spans.push(Span::styled(
+        let time = app.sh.format_time(last.record_time);
+        let text = if level == 0 {
             format!(
-                "newest {} {} ({} ago)",
-                app.sh.format_time(last.record_time),
+                "newest {time} {} ({} ago)",
                 app.sh.zone_label(),
                 human_secs(lag)
-            ),
+            )
+        } else {
+            // `HH:MM:SS` of the newest update.
+            let hms = time.get(11..19).unwrap_or(&time);
+            format!("newest {hms} ({} ago)", human_secs(lag))
+        };
+        spans.push(sep.clone());
+        spans.push(Span::styled(
+            text,
             if lag > 300 {
                 theme.status_warn
             } else {
@@ -112,7 +138,7 @@ fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
     } else {
         spans.push(Span::styled("PAUSED", theme.status_warn));
     }
-    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
+    Line::from(spans)
 }
 
 /// `42s`, `5m 3s`, `2h 4m`, `3d 1h`.
@@ -125,26 +151,53 @@ pub fn human_secs(s: i64) -> String {
     }
 }
 
-/// The tab labels with their x range, in order.
-fn tabs(app: &App) -> Vec<(PaneId, String)> {
-    PaneId::ALL
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let badge = app
-                .pane(*p)
+/// The tab labels, as wide as fits in `width`: first with every badge, then with the focused
+/// tab's badge only, then with short titles, then with numbers only for the unfocused tabs.
+fn tabs(app: &App, width: u16) -> Vec<(PaneId, String)> {
+    let label = |i: usize, p: PaneId, level: u8| {
+        let focused = p == app.focus;
+        let badge = if level == 0 || focused {
+            app.pane(p)
                 .badge(&app.sh)
                 .map(|b| format!(" {}", safe_line(&b, 24)))
-                .unwrap_or_default();
-            (*p, format!(" {} {}{} ", i + 1, p.title(), badge))
-        })
-        .collect()
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
+        let title: String = match level {
+            _ if focused => p.title().to_string(),
+            0 | 1 => p.title().to_string(),
+            2 => p.title().chars().take(4).collect(),
+            _ => String::new(),
+        };
+        if title.is_empty() {
+            format!(" {} ", i + 1)
+        } else {
+            format!(" {} {}{} ", i + 1, title, badge)
+        }
+    };
+    let mut best = Vec::new();
+    for level in 0..4u8 {
+        best = PaneId::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (*p, label(i, *p, level)))
+            .collect::<Vec<_>>();
+        let total: usize = best
+            .iter()
+            .map(|(_, l)| unicode_width::UnicodeWidthStr::width(l.as_str()) + 1)
+            .sum();
+        if total <= usize::from(width) {
+            break;
+        }
+    }
+    best
 }
 
 /// The pane whose tab is at column `x` of the tab row.
 pub fn tab_at(app: &App, x: u16) -> Option<PaneId> {
     let mut pos = 0u16;
-    for (p, label) in tabs(app) {
+    for (p, label) in tabs(app, app.size.width) {
         let w = unicode_width::UnicodeWidthStr::width(label.as_str()) as u16 + 1;
         if x >= pos && x < pos + w {
             return Some(p);
@@ -157,7 +210,7 @@ pub fn tab_at(app: &App, x: u16) -> Option<PaneId> {
 fn render_tabs(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
     let mut spans = Vec::new();
-    for (p, label) in tabs(app) {
+    for (p, label) in tabs(app, area.width) {
         let style = if p == app.focus {
             theme.tab_active
         } else {
@@ -173,17 +226,28 @@ fn render_footer(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
     buf.set_style(area, theme.footer);
     let ctx = app.key_context();
-    let mut cmds = if app.overlay.is_some() {
-        vec![Command::Back]
-    } else {
-        app.pane(app.focus).hints()
+    let cmds = match &app.overlay {
+        Some(super::Overlay::Palette(_)) => vec![
+            Command::Confirm,
+            Command::Complete,
+            Command::HistoryPrev,
+            Command::Cancel,
+        ],
+        Some(super::Overlay::Help(_)) => {
+            vec![Command::Filter, Command::Down, Command::Up, Command::Cancel]
+        }
+        Some(super::Overlay::ErrorLog) => vec![Command::Down, Command::Up, Command::Cancel],
+        None => {
+            let mut cmds = app.pane(app.focus).hints();
+            cmds.extend([
+                Command::NextPane,
+                Command::Help,
+                Command::Palette,
+                Command::Quit,
+            ]);
+            cmds
+        }
     };
-    cmds.extend([
-        Command::NextPane,
-        Command::Help,
-        Command::Palette,
-        Command::Quit,
-    ]);
     let line = footer_hints(&app.keymap, ctx, &cmds, theme, area.width);
     buf.set_line(area.x, area.y, &line, area.width);
 }

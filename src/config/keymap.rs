@@ -101,6 +101,11 @@ commands! {
     Refresh => "refresh", "refresh", "refresh now";
     Export => "export", "export", "export the loaded updates";
     Sort => "sort", "sort", "sort by the next column";
+    Edit => "edit", "edit", "edit the query or form of this pane";
+    NextSection => "next_section", "next section", "next section of this pane";
+    PrevSection => "prev_section", "prev section", "previous section of this pane";
+    Delete => "delete", "delete", "delete (asks to confirm)";
+    Execute => "execute", "execute", "execute a prepared transaction (asks to confirm)";
     SortReverse => "sort_reverse", "reverse", "reverse the sort order";
     Back => "back", "back", "back / close";
     Cancel => "cancel", "cancel", "cancel";
@@ -594,6 +599,11 @@ const GLOBAL: DefaultTable = &[
     (Command::ErrorLog, &["!"]),
     (Command::Refresh, &["r", "f5"]),
     (Command::Export, &["e"]),
+    (Command::Edit, &["i"]),
+    (Command::NextSection, &["]"]),
+    (Command::PrevSection, &["["]),
+    (Command::Delete, &["D"]),
+    (Command::Execute, &["x"]),
     (Command::Back, &["esc"]),
     (Command::Quit, &["q", "ctrl-c"]),
 ];
@@ -1059,7 +1069,12 @@ mod tests {
                 key(KeyCode::Char('/'), n),
                 Some(Command::Filter),
             ),
-            (KeyContext::List, key(KeyCode::Char('x'), n), None),
+            (KeyContext::List, key(KeyCode::Char('z'), n), None),
+            (
+                KeyContext::List,
+                key(KeyCode::Char('x'), n),
+                Some(Command::Execute),
+            ),
         ];
         for (ctx, ev, want) in table {
             assert_eq!(km.lookup(*ctx, ev), *want, "{ctx} {ev:?}");

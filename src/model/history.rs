@@ -131,6 +131,12 @@ impl History {
         self.symbols_of(cat::PARTY)
     }
 
+    /// Distinct validator parties seen in the loaded history (observers of created
+    /// `ValidatorLicense` contracts), for completion.
+    pub fn validators(&self) -> Vec<&str> {
+        self.symbols_of(cat::VALIDATOR)
+    }
+
     /// Distinct strings of a symbol category.
     pub fn symbols_of(&self, category: u8) -> Vec<&str> {
         self.summarizer

@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod event_tree;
+pub mod export;
 pub mod history;
 pub mod intern;
 pub mod ledger_tree;

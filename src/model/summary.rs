@@ -97,6 +97,13 @@ pub mod cat {
     pub const TEMPLATE: u8 = 2;
     pub const CHOICE: u8 = 4;
     pub const SYNCHRONIZER: u8 = 8;
+    /// A validator: an observer (not a signatory) of a created `ValidatorLicense` contract.
+    pub const VALIDATOR: u8 = 16;
+}
+
+/// Whether a template id names the Splice `ValidatorLicense` template (any package).
+pub fn is_validator_license(template_id: &str) -> bool {
+    short_template(template_id) == "Splice.ValidatorLicense:ValidatorLicense"
 }
 
 /// One loaded update, compactly.
@@ -187,6 +194,13 @@ impl Summarizer {
                             self.push_sym(&c.template_id, cat::TEMPLATE);
                             for p in c.signatories.iter().chain(&c.observers) {
                                 self.push_sym(p, cat::PARTY);
+                            }
+                            if is_validator_license(&c.template_id) {
+                                for p in &c.observers {
+                                    if !c.signatories.contains(p) {
+                                        self.sym(p, cat::VALIDATOR);
+                                    }
+                                }
                             }
                             self.push_contract(&c.contract_id, CONTRACT_CREATED);
                         }

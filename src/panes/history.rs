@@ -2,7 +2,8 @@
 //! with the loader that fills [`Shared::history`]: migration discovery, the look-back seek for
 //! recent activity, forward paging to the head, the live tail (polling, follow / pause with a
 //! new-item count), loading earlier updates above the first loaded one, the `/` filter, and
-//! opening / copying the selected update.
+//! opening / copying the selected update, and the export of the shown rows (`e`, see
+//! [`super::export`]).
 //!
 //! ```text
 //! ┌History · 1,234 updates · live───────────────────────────────────migration 3┐
@@ -31,6 +32,7 @@ use crate::api::ApiError;
 use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest};
 use crate::app::effect::{Effect, Request, RequestId, Response, UpdatesPurpose};
 use crate::config::keymap::{Command, KeyContext};
+use crate::model::export::{CHUNK_ROWS, ExportJob, ExportSnapshot};
 use crate::model::history::{FILTER_SYNTAX, Filter, FilteredView, History, Placement};
 use crate::model::summary::{
     SummaryKind, UpdateSummary, format_time_micros, parse_time_micros, short_id, short_party,
@@ -40,6 +42,7 @@ use crate::ui::scroll::ScrollState;
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
 
+use super::export::{DialogOutcome, ExportDialog, render_progress};
 use super::{AppEvent, Out, Pane, PaneId, Shared, StartFrom};
 
 /// Items per `/v2/updates` request (the largest page real servers accept).
@@ -140,6 +143,10 @@ pub struct HistoryPane {
     filter_input: Option<TextInput>,
     /// Decode errors of the most recent malformed items, by position.
     malformed: VecDeque<(Pos, String)>,
+    /// The export dialog, while open.
+    export_dialog: Option<ExportDialog>,
+    /// The running export (encoded a chunk per tick).
+    export: Option<ExportJob>,
     area: Rect,
 }
 
@@ -172,6 +179,8 @@ impl HistoryPane {
             known_len: sh.history.len(),
             filter_input: None,
             malformed: VecDeque::new(),
+            export_dialog: None,
+            export: None,
             area: Rect::default(),
         }
     }
@@ -255,6 +264,21 @@ impl HistoryPane {
         self.filter_input.is_some()
     }
 
+    /// Whether the export dialog is open.
+    pub fn is_export_dialog_open(&self) -> bool {
+        self.export_dialog.is_some()
+    }
+
+    /// The export dialog, while open.
+    pub fn export_dialog(&self) -> Option<&ExportDialog> {
+        self.export_dialog.as_ref()
+    }
+
+    /// Progress of the running export: (rows done, rows in total).
+    pub fn export_progress(&self) -> Option<(usize, usize)> {
+        self.export.as_ref().map(|j| (j.done(), j.total()))
+    }
+
     /// The filter input's parse error, if the text typed so far does not parse.
     pub fn filter_error(&self) -> Option<&str> {
         self.filter_input.as_ref().and_then(TextInput::validation)
@@ -320,6 +344,10 @@ impl HistoryPane {
         {
             out.effects.push(Effect::Cancel(id));
         }
+        if self.export.take().is_some() {
+            out.warn("export cancelled: the history is being reloaded");
+        }
+        self.export_dialog = None;
         sh.history = History::default();
         let filter = self.view.filter.take();
         self.view.set(filter, &sh.history);
@@ -964,6 +992,95 @@ impl HistoryPane {
     }
 
     // ---------------------------------------------------------------------------------------
+    // Export
+    // ---------------------------------------------------------------------------------------
+
+    /// `e`: opens the export dialog over the rows shown now (frozen until the export ends).
+    fn open_export(&mut self, sh: &Shared, out: &mut Out) {
+        if let Some(job) = &self.export {
+            out.warn(format!(
+                "an export is running ({}%): Esc cancels it",
+                job.percent()
+            ));
+            return;
+        }
+        self.resync(sh);
+        let snapshot = ExportSnapshot::new(&sh.history, &self.view);
+        if snapshot.is_empty() {
+            out.warn(if sh.history.is_empty() {
+                "nothing to export: no updates loaded yet"
+            } else {
+                "nothing to export: no loaded update matches the filter"
+            });
+            return;
+        }
+        self.export_dialog = Some(ExportDialog::new(snapshot, sh.now));
+    }
+
+    fn on_export_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        let Some(dialog) = &mut self.export_dialog else {
+            return;
+        };
+        match dialog.handle_key(key) {
+            DialogOutcome::Submit => {
+                if let Some(dialog) = self.export_dialog.take() {
+                    match dialog.into_job() {
+                        Ok(job) => {
+                            self.export = Some(job);
+                            self.step_export(sh, out);
+                        }
+                        Err(dialog) => self.export_dialog = Some(*dialog),
+                    }
+                }
+            }
+            DialogOutcome::Cancel => self.export_dialog = None,
+            DialogOutcome::Changed | DialogOutcome::Nothing => {}
+        }
+        self.scroll.set_viewport(self.list_viewport());
+    }
+
+    /// Encodes the next chunk of the running export; hands the file to the runtime when done.
+    fn step_export(&mut self, sh: &mut Shared, out: &mut Out) {
+        let Some(job) = &mut self.export else {
+            return;
+        };
+        match job.step(&sh.history, CHUNK_ROWS) {
+            Ok(false) => {}
+            Ok(true) => {
+                if let Some(job) = self.export.take() {
+                    let (rows, format) = (job.total(), job.format);
+                    let (path, contents) = job.into_contents();
+                    out.info(format!(
+                        "exported {} row{} as {}; writing {}…",
+                        group_digits(rows),
+                        if rows == 1 { "" } else { "s" },
+                        format.label(),
+                        path.display()
+                    ));
+                    let id = sh.next_request_id();
+                    out.effects.push(Effect::WriteFile { id, path, contents });
+                }
+            }
+            Err(e) => {
+                self.export = None;
+                out.error(format!("export cancelled: {e}; nothing was written"));
+            }
+        }
+        self.scroll.set_viewport(self.list_viewport());
+    }
+
+    fn cancel_export(&mut self, out: &mut Out) {
+        if let Some(job) = self.export.take() {
+            out.info(format!(
+                "export cancelled at {} of {} rows; nothing was written",
+                group_digits(job.done()),
+                group_digits(job.total())
+            ));
+        }
+        self.scroll.set_viewport(self.list_viewport());
+    }
+
+    // ---------------------------------------------------------------------------------------
     // Drawing
     // ---------------------------------------------------------------------------------------
 
@@ -978,7 +1095,10 @@ impl HistoryPane {
     /// List rows available in the last known area.
     fn list_viewport(&self) -> usize {
         let inner = self.area.height.saturating_sub(2);
-        let used = 1 + self.filter_bar_height() + u16::from(self.earlier.is_some());
+        let used = 1
+            + self.filter_bar_height()
+            + u16::from(self.earlier.is_some())
+            + u16::from(self.export.is_some());
         usize::from(inner.saturating_sub(used).max(1))
     }
 
@@ -1028,6 +1148,9 @@ impl HistoryPane {
                 format!("error, retrying ({}×)", self.failures),
                 StatusTone::Err,
             ));
+        }
+        if let Some(job) = &self.export {
+            parts.push((format!("export {}%", job.percent()), StatusTone::Ok));
         }
         parts
     }
@@ -1360,7 +1483,7 @@ impl Pane for HistoryPane {
     }
 
     fn key_context(&self) -> KeyContext {
-        if self.filter_input.is_some() {
+        if self.filter_input.is_some() || self.export_dialog.is_some() {
             KeyContext::TextInput
         } else {
             KeyContext::List
@@ -1368,10 +1491,14 @@ impl Pane for HistoryPane {
     }
 
     fn wants_raw_keys(&self) -> bool {
-        self.filter_input.is_some()
+        self.filter_input.is_some() || self.export_dialog.is_some()
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        if self.export_dialog.is_some() {
+            self.on_export_key(key, sh, out);
+            return;
+        }
         let Some(input) = &mut self.filter_input else {
             return;
         };
@@ -1394,6 +1521,10 @@ impl Pane for HistoryPane {
     }
 
     fn on_paste(&mut self, text: &str, sh: &mut Shared, out: &mut Out) {
+        if let Some(dialog) = &mut self.export_dialog {
+            dialog.paste(text);
+            return;
+        }
         if let Some(input) = &mut self.filter_input
             && input.insert_str(text)
         {
@@ -1418,6 +1549,14 @@ impl Pane for HistoryPane {
             }
             Command::Filter => {
                 self.open_filter();
+                true
+            }
+            Command::Export => {
+                self.open_export(sh, out);
+                true
+            }
+            Command::Back | Command::Cancel if self.export.is_some() => {
+                self.cancel_export(out);
                 true
             }
             Command::Back | Command::Cancel if self.view.filter.is_some() => {
@@ -1455,8 +1594,12 @@ impl Pane for HistoryPane {
         let was_idle = self.in_flight.is_none();
         self.pump(sh, out);
         self.pump_earlier(sh, out);
+        let exporting = self.export.is_some();
+        if exporting {
+            self.step_export(sh, out);
+        }
         // "loading…" replaces "more below" when a lazy page is sent.
-        changed || (was_idle && self.in_flight.is_some() && !self.at_head)
+        changed || exporting || (was_idle && self.in_flight.is_some() && !self.at_head)
     }
 
     fn on_fetched(
@@ -1529,6 +1672,17 @@ impl Pane for HistoryPane {
             list.height -= bar_h;
             self.render_filter_bar(bar, buf, sh, theme);
         }
+        if let Some(job) = &self.export
+            && list.height >= 2
+        {
+            list.height -= 1;
+            render_progress(
+                job,
+                Rect::new(list.x, list.bottom(), list.width, 1),
+                buf,
+                theme,
+            );
+        }
         if list.height >= 2 {
             self.render_header(Rect::new(list.x, list.y, list.width, 1), buf, sh, theme);
             list.y += 1;
@@ -1546,10 +1700,13 @@ impl Pane for HistoryPane {
             list.height -= 1;
         }
         self.render_rows(list, buf, sh, theme, focused);
+        if let Some(dialog) = &self.export_dialog {
+            dialog.render(area, buf, theme);
+        }
     }
 
     fn hints(&self) -> Vec<Command> {
-        if self.filter_input.is_some() {
+        if self.filter_input.is_some() || self.export_dialog.is_some() {
             return vec![Command::Confirm, Command::Cancel];
         }
         vec![
@@ -1557,12 +1714,16 @@ impl Pane for HistoryPane {
             Command::Filter,
             Command::FollowTail,
             Command::Copy,
+            Command::Export,
             Command::ToggleTimeZone,
             Command::Refresh,
         ]
     }
 
     fn badge(&self, sh: &Shared) -> Option<String> {
+        if let Some(job) = &self.export {
+            return Some(format!("export {}%", job.percent()));
+        }
         if self.failures > 0 {
             return Some("retrying".into());
         }

@@ -15,9 +15,16 @@ use crate::model::cache::BodyCache;
 use crate::model::history::History;
 use crate::ui::theme::Theme;
 
+pub mod export;
+pub mod form;
 pub mod history;
+pub mod holdings;
+pub mod ledger;
+pub mod network;
+pub mod proxy;
 pub mod status;
 pub mod update;
+pub mod validators;
 pub mod verdict;
 
 /// Which pane.
@@ -27,15 +34,25 @@ pub enum PaneId {
     Update,
     Verdict,
     Status,
+    Holdings,
+    Validators,
+    Network,
+    Proxy,
+    Ledger,
 }
 
 impl PaneId {
     /// Every pane, in tab order (number keys follow it).
-    pub const ALL: [PaneId; 4] = [
+    pub const ALL: [PaneId; 9] = [
         PaneId::History,
         PaneId::Update,
         PaneId::Verdict,
         PaneId::Status,
+        PaneId::Holdings,
+        PaneId::Validators,
+        PaneId::Network,
+        PaneId::Proxy,
+        PaneId::Ledger,
     ];
 
     /// The tab title.
@@ -45,6 +62,11 @@ impl PaneId {
             PaneId::Update => "Update",
             PaneId::Verdict => "Verdict",
             PaneId::Status => "Status",
+            PaneId::Holdings => "Holdings",
+            PaneId::Validators => "Validators",
+            PaneId::Network => "Network",
+            PaneId::Proxy => "Proxy",
+            PaneId::Ledger => "Ledger",
         }
     }
 
@@ -254,6 +276,9 @@ pub trait Pane {
     /// A command from the keymap. Returns whether the pane used it.
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool;
 
+    /// Called when the pane becomes the focused one (for loading on first show).
+    fn on_focus(&mut self, _sh: &mut Shared, _out: &mut Out) {}
+
     /// Called on every tick (after `sh.now` moved). Returns whether what it draws changed.
     fn on_tick(&mut self, _sh: &mut Shared, _out: &mut Out) -> bool {
         false
@@ -265,6 +290,17 @@ pub trait Pane {
         _id: RequestId,
         _request: &Request,
         _result: &Result<Response, ApiError>,
+        _sh: &mut Shared,
+        _out: &mut Out,
+    ) {
+    }
+
+    /// A file read (`Effect::ReadFile`) finished. Panes ignore ids they did not send.
+    fn on_file_read(
+        &mut self,
+        _id: RequestId,
+        _path: &str,
+        _result: &Result<Vec<u8>, String>,
         _sh: &mut Shared,
         _out: &mut Out,
     ) {

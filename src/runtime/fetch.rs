@@ -36,12 +36,29 @@ pub fn describe(request: &Request) -> String {
         Request::Status { scan } => format!("status of scan {scan}"),
         Request::LedgerEnd => "ledger end".into(),
         Request::ValidatorProbe => "validator amulet-rules".into(),
+        Request::Holdings(_) => "holdings summary".into(),
+        Request::ValidatorFaucets { validator_ids } => {
+            format!("validator faucets ({} ids)", validator_ids.len())
+        }
+        Request::BftSequencers => "bft sequencers".into(),
+        Request::Bootstrapping { .. } => "bootstrapping transactions".into(),
+        Request::ParticipantIds { .. } => "participant ids".into(),
+        Request::RewardWeight(_) => "previous sv reward weight".into(),
+        Request::AmuletRules => "amulet rules".into(),
+        Request::DevFundCoupons => "dev fund coupons".into(),
+        Request::TransferStatus { .. } => "transfer command status".into(),
+        Request::Parties { .. } => "ledger parties".into(),
+        Request::DeleteUser { .. } => "ledger delete user".into(),
+        Request::Package { .. } => "ledger package".into(),
+        Request::Trees { .. } => "ledger update trees".into(),
+        Request::Execute(_) => "ledger execute".into(),
     }
 }
 
 /// Runs one request.
 pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, ApiError> {
     let enc = ValueEncoding::default();
+    let main = &clients.main;
     match request {
         Request::Updates { req, .. } => clients
             .main
@@ -73,5 +90,72 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
             .send(&validator::amulet_rules())
             .await
             .map(|_| Response::ValidatorOk),
+        Request::Holdings(req) => main
+            .send(&scan::holdings_summary(req))
+            .await
+            .map(|r| Response::Holdings(Box::new(r))),
+        Request::ValidatorFaucets { validator_ids } => main
+            .send(&scan::validator_faucets(validator_ids))
+            .await
+            .map(|r| Response::ValidatorFaucets(Box::new(r))),
+        Request::BftSequencers => main
+            .send(&scan::bft_sequencers())
+            .await
+            .map(|r| Response::BftSequencers(Box::new(r))),
+        Request::Bootstrapping { domain_id_prefix } => main
+            .send(&scan::bootstrapping_transactions(domain_id_prefix))
+            .await
+            .map(|r| Response::Bootstrapping(Box::new(r))),
+        Request::ParticipantIds {
+            domain_id,
+            party_id,
+        } => main
+            .send(&scan::participant_ids(domain_id, party_id))
+            .await
+            .map(|r| Response::ParticipantIds(Box::new(r))),
+        Request::RewardWeight(req) => main
+            .send(&scan::previous_sv_reward_weight(req))
+            .await
+            .map(|r| Response::RewardWeight(Box::new(r))),
+        Request::AmuletRules => main
+            .send(&validator::amulet_rules())
+            .await
+            .map(|r| Response::AmuletRules(Box::new(r))),
+        Request::DevFundCoupons => main
+            .send(&validator::dev_fund_coupons())
+            .await
+            .map(|r| Response::DevFundCoupons(Box::new(r))),
+        Request::TransferStatus { sender, nonce } => main
+            .send(&validator::transfer_command_status(sender, *nonce))
+            .await
+            .map(|r| Response::TransferStatus(Box::new(r))),
+        Request::Parties {
+            party,
+            more_parties,
+            identity_provider_id,
+        } => main
+            .send(&ledger::parties(
+                party,
+                more_parties,
+                identity_provider_id.as_deref(),
+            ))
+            .await
+            .map(|r| Response::Parties(Box::new(r))),
+        Request::DeleteUser { user_id } => main
+            .send(&ledger::delete_user(user_id))
+            .await
+            .map(|r| Response::UserDeleted(Box::new(r))),
+        Request::Package { package_id } => main
+            .send(&ledger::package(package_id))
+            .await
+            .map(|r| Response::Package(Arc::new(r))),
+        Request::Trees { req, limit } => main
+            .send(&ledger::update_trees(req, *limit, None))
+            .await
+            .map(|r| Response::Trees(Arc::new(r))),
+        Request::Execute(req) => main
+            .send(&ledger::execute_and_wait(req))
+            .await
+            .map(|r| Response::Executed(Box::new(r))),
     }
 }

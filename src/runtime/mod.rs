@@ -96,8 +96,8 @@ pub async fn run(
             effects.extend(app.update(more));
         }
         quit = runner.run_all(effects) || app.should_quit();
-        if !quit && app.take_dirty() {
-            terminal.draw(|f| crate::app::view::draw(&app, f))?;
+        if !quit {
+            redraw_if_dirty(&mut app, &mut terminal)?;
         }
     }
     input.abort();
@@ -106,6 +106,19 @@ pub async fn run(
         h.abort();
     }
     Ok(())
+}
+
+/// Draws the app if its state changed since the last draw; returns whether it drew. The only
+/// place the event loop draws, so an idle explorer writes nothing to the terminal.
+pub fn redraw_if_dirty<B: ratatui::backend::Backend>(
+    app: &mut App,
+    terminal: &mut ratatui::Terminal<B>,
+) -> Result<bool, B::Error> {
+    if !app.take_dirty() {
+        return Ok(false);
+    }
+    terminal.draw(|f| crate::app::view::draw(app, f))?;
+    Ok(true)
 }
 
 struct Runner {
@@ -184,6 +197,17 @@ impl Runner {
                     });
                 });
             }
+            Effect::ReadFile { id, path } => {
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = read_file_limited(&path).await;
+                    let _ = tx.send(Action::FileRead {
+                        id,
+                        path: path.display().to_string(),
+                        result,
+                    });
+                });
+            }
             Effect::LoadTheme(name) => {
                 let tx = self.tx.clone();
                 let dir = self.config_dir.clone();
@@ -198,6 +222,21 @@ impl Runner {
         }
         false
     }
+}
+
+/// Largest file `Effect::ReadFile` reads (request bodies, not archives).
+pub const MAX_READ_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads a file for `Effect::ReadFile`, refusing files over [`MAX_READ_FILE_BYTES`].
+async fn read_file_limited(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    let meta = tokio::fs::metadata(path).await.map_err(|e| e.to_string())?;
+    if meta.len() > MAX_READ_FILE_BYTES {
+        return Err(format!(
+            "file too large ({} bytes, at most {MAX_READ_FILE_BYTES})",
+            meta.len()
+        ));
+    }
+    tokio::fs::read(path).await.map_err(|e| e.to_string())
 }
 
 /// Builds the app and its clients from resolved settings (no terminal involved), so tests and

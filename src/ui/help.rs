@@ -60,6 +60,33 @@ pub fn help_rows(keymap: &KeyMap) -> Vec<HelpRow> {
     rows
 }
 
+/// The keymap as Markdown tables, one per context (the README's keys section is generated with
+/// this and checked by a test).
+pub fn markdown_tables(keymap: &KeyMap) -> String {
+    let mut out = String::new();
+    for ctx in KeyContext::ALL {
+        let groups = keymap.groups(ctx);
+        if groups.is_empty() {
+            continue;
+        }
+        out.push_str(&format!(
+            "**{}**\n\n| Keys | Action | Config name |\n|---|---|---|\n",
+            ctx.title()
+        ));
+        for g in groups {
+            let keys = g.keys_label().replace('|', "\\|");
+            out.push_str(&format!(
+                "| `{}` | {} | `{}` |\n",
+                keys,
+                g.description,
+                g.command.name()
+            ));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Entry {
     Heading(KeyContext),

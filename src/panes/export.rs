@@ -1,0 +1,276 @@
+//! The History pane's export dialog (file path + format) and its progress line. The encoding
+//! itself lives in [`crate::model::export`]; the History pane owns the dialog and the running
+//! job and drives it on ticks.
+//!
+//! ```text
+//! ┌Export 1,234 updates──────────────────────────────────────────┐
+//! │File    cantonscope-export-20261122T104107Z.jsonl             │
+//! │Format  ● JSON Lines  ○ CSV                                   │
+//! │Rows    12 matching choice:Transfer, oldest first             │
+//! │                                                              │
+//! │Enter export · Tab format · Esc cancel                        │
+//! └──────────────────────────────────────────────────────────────┘
+//! exporting 15% ▕███░░░░░░░░░░░░░▏ 150,000 / 1,000,000 rows · Esc cancel · → out.csv
+//! ```
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Widget};
+
+use crate::model::export::{
+    ExportFormat, ExportJob, ExportSnapshot, check_path, default_file_name,
+};
+use crate::ui::safe::safe_line;
+use crate::ui::text_input::{InputOutcome, TextInput};
+use crate::ui::theme::Theme;
+
+use super::history::group_digits;
+
+/// What a key did to the dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DialogOutcome {
+    /// Enter: start the export (see [`ExportDialog::into_job`]).
+    Submit,
+    /// Esc: close the dialog.
+    Cancel,
+    /// Something visible changed.
+    Changed,
+    /// Nothing happened.
+    Nothing,
+}
+
+/// The export dialog: the rows are frozen when it opens.
+#[derive(Debug, Clone)]
+pub struct ExportDialog {
+    input: TextInput,
+    format: ExportFormat,
+    snapshot: ExportSnapshot,
+}
+
+const LABEL_W: u16 = 8;
+
+impl ExportDialog {
+    /// A dialog for `snapshot`, with the default file name for the time `now` (µs).
+    pub fn new(snapshot: ExportSnapshot, now: i64) -> ExportDialog {
+        let format = ExportFormat::JsonLines;
+        let mut input = TextInput::single_line()
+            .with_placeholder("file path (.jsonl or .csv)")
+            .with_text(&default_file_name(now, format));
+        input.move_to_end();
+        ExportDialog {
+            input,
+            format,
+            snapshot,
+        }
+    }
+
+    /// The path typed so far.
+    pub fn path(&self) -> String {
+        self.input.text()
+    }
+
+    /// The chosen format.
+    pub fn format(&self) -> ExportFormat {
+        self.format
+    }
+
+    /// Rows the export will write.
+    pub fn rows(&self) -> usize {
+        self.snapshot.len()
+    }
+
+    /// The validation message under the path, if any.
+    pub fn validation(&self) -> Option<&str> {
+        self.input.validation()
+    }
+
+    /// Handles a key: the path input gets it first; Tab / Shift-Tab / ↑ / ↓ switch the format.
+    pub fn handle_key(&mut self, key: &KeyEvent) -> DialogOutcome {
+        match self.input.handle_key(key) {
+            InputOutcome::Submitted(_) => DialogOutcome::Submit,
+            InputOutcome::Cancelled => DialogOutcome::Cancel,
+            InputOutcome::Changed => {
+                self.follow_extension();
+                DialogOutcome::Changed
+            }
+            InputOutcome::Consumed => DialogOutcome::Changed,
+            InputOutcome::Ignored => match key.code {
+                KeyCode::Tab | KeyCode::BackTab | KeyCode::Up | KeyCode::Down => {
+                    self.toggle_format();
+                    DialogOutcome::Changed
+                }
+                _ => DialogOutcome::Nothing,
+            },
+        }
+    }
+
+    /// Pasted text goes into the path.
+    pub fn paste(&mut self, text: &str) -> bool {
+        let changed = self.input.insert_str(text);
+        if changed {
+            self.follow_extension();
+        }
+        changed
+    }
+
+    /// Switches the format; a known extension of the path follows.
+    pub fn toggle_format(&mut self) {
+        self.format = self.format.toggled();
+        let path = self.input.text();
+        let new = self.format.apply_to_path(&path);
+        if new != path {
+            self.input.set_text(&new);
+        }
+    }
+
+    fn follow_extension(&mut self) {
+        if let Some(f) = ExportFormat::from_path(&self.input.text()) {
+            self.format = f;
+        }
+    }
+
+    /// The job to run, or the dialog back with a validation message when the path cannot be
+    /// used.
+    pub fn into_job(mut self) -> Result<ExportJob, Box<ExportDialog>> {
+        let path = self.input.text().trim().to_string();
+        if let Err(e) = check_path(&path) {
+            self.input.set_validation(Some(e));
+            return Err(Box::new(self));
+        }
+        Ok(ExportJob::new(
+            self.snapshot,
+            PathBuf::from(path),
+            self.format,
+        ))
+    }
+
+    /// Rows the dialog needs inside `area` (borders included).
+    fn height(&self) -> u16 {
+        2 + self.input.desired_height().clamp(1, 2) + 4
+    }
+
+    /// Draws the dialog centred in `area` (the pane).
+    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        if area.width < 4 || area.height < 3 {
+            return;
+        }
+        let w = area.width.saturating_sub(4).clamp(area.width.min(20), 76);
+        let rect = crate::ui::layout::centered(area, w, self.height());
+        Clear.render(rect, buf);
+        let title = format!(" Export {} updates ", group_digits(self.rows()));
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border_style(true))
+            .title(Line::styled(
+                safe_line(&title, usize::from(rect.width.saturating_sub(2))).into_owned(),
+                theme.title,
+            ))
+            .style(theme.overlay);
+        let inner = block.inner(rect);
+        block.render(rect, buf);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        let bottom = inner.bottom();
+        let mut y = inner.y;
+        let label_w = LABEL_W.min(inner.width);
+        let field_x = inner.x + label_w;
+        let field_w = inner.width - label_w;
+
+        // File
+        buf.set_stringn(inner.x, y, "File", usize::from(label_w), theme.muted);
+        let input_h = self.input.desired_height().clamp(1, 2).min(bottom - y);
+        self.input
+            .render(Rect::new(field_x, y, field_w, input_h), buf, theme, true);
+        y += input_h;
+        if y >= bottom {
+            return;
+        }
+
+        // Format
+        buf.set_stringn(inner.x, y, "Format", usize::from(label_w), theme.muted);
+        let mut spans = Vec::new();
+        for f in [ExportFormat::JsonLines, ExportFormat::Csv] {
+            let (mark, style) = if f == self.format {
+                ("● ", theme.accent)
+            } else {
+                ("○ ", theme.muted)
+            };
+            spans.push(Span::styled(format!("{mark}{}", f.label()), style));
+            spans.push(Span::raw("  "));
+        }
+        spans.push(Span::styled("(Tab switches)", theme.muted));
+        buf.set_line(field_x, y, &Line::from(spans), field_w);
+        y += 1;
+        if y >= bottom {
+            return;
+        }
+
+        // Rows
+        buf.set_stringn(inner.x, y, "Rows", usize::from(label_w), theme.muted);
+        let rows = group_digits(self.rows());
+        let line = match &self.snapshot.filter {
+            Some(f) => Line::from(vec![
+                Span::raw(format!("{rows} matching ")),
+                Span::styled(
+                    safe_line(f, usize::from(field_w) / 2).into_owned(),
+                    theme.accent,
+                ),
+                Span::styled(", oldest first", theme.muted),
+            ]),
+            None => Line::from(vec![
+                Span::raw(format!("{rows} loaded")),
+                Span::styled(", oldest first", theme.muted),
+            ]),
+        };
+        buf.set_line(field_x, y, &line, field_w);
+
+        // Hints on the last row.
+        if bottom - y >= 2 {
+            let hints = Line::from(vec![
+                Span::styled("Enter", theme.key_hint),
+                Span::styled(" export · ", theme.key_desc),
+                Span::styled("Tab", theme.key_hint),
+                Span::styled(" format · ", theme.key_desc),
+                Span::styled("Esc", theme.key_hint),
+                Span::styled(" cancel", theme.key_desc),
+            ]);
+            buf.set_line(inner.x, bottom - 1, &hints, inner.width);
+        }
+    }
+}
+
+/// Draws the one-line progress of a running export.
+pub fn render_progress(job: &ExportJob, area: Rect, buf: &mut Buffer, theme: &Theme) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    let pct = job.percent();
+    let bar_w: usize = if area.width >= 70 { 16 } else { 8 };
+    let filled = usize::from(pct) * bar_w / 100;
+    let bar = format!(
+        "▕{}{}▏",
+        "█".repeat(filled),
+        "░".repeat(bar_w.saturating_sub(filled))
+    );
+    let path = job.path.display().to_string();
+    let line = Line::from(vec![
+        Span::styled(format!("exporting {pct}% "), theme.accent),
+        Span::styled(bar, theme.gauge),
+        Span::raw(format!(
+            " {} / {} rows",
+            group_digits(job.done()),
+            group_digits(job.total())
+        )),
+        Span::styled(" · Esc cancel · → ", theme.muted),
+        Span::styled(
+            safe_line(&path, usize::from(area.width)).into_owned(),
+            theme.muted,
+        ),
+    ]);
+    buf.set_line(area.x, area.y, &line, area.width);
+}

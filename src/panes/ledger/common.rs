@@ -1,0 +1,313 @@
+//! Helpers shared by the sections of the Ledger pane: how an [`ApiError`] of the JSON Ledger API
+//! reads to a user (JWT hints, `JsCantonError` fields, 413 / 404 advice), a block of wrapped
+//! notes, key-value rows, a dialog frame and number formatting. Every server string goes through
+//! `sanitize` / `safe_line` before it reaches the buffer.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Widget};
+use unicode_width::UnicodeWidthStr;
+
+use crate::api::ApiError;
+use crate::ui::layout::wrap_text;
+use crate::ui::safe::{safe_line, sanitize};
+use crate::ui::theme::Theme;
+
+/// What to configure for the ledger JWT.
+pub const TOKEN_HELP: &str = "The JSON Ledger API needs a JWT: configure --token-file FILE, the \
+     CANTONSCOPE_TOKEN environment variable, or token_command = \"…\" in the profile.";
+
+/// What read-only mode means here.
+pub const READ_ONLY_TEXT: &str = "read-only: delete and execute are disabled";
+
+/// How a note is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Plain,
+    Ok,
+    Warn,
+    Err,
+    Muted,
+    Accent,
+}
+
+impl Tone {
+    pub fn style(self, theme: &Theme) -> Style {
+        match self {
+            Tone::Plain => Style::default(),
+            Tone::Ok => theme.status_ok,
+            Tone::Warn => theme.status_warn,
+            Tone::Err => theme.status_err,
+            Tone::Muted => theme.muted,
+            Tone::Accent => theme.accent,
+        }
+    }
+}
+
+/// One line (wrapped when drawn) of a message block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub text: String,
+    pub tone: Tone,
+}
+
+impl Note {
+    pub fn new(tone: Tone, text: impl Into<String>) -> Self {
+        Note {
+            text: text.into(),
+            tone,
+        }
+    }
+}
+
+/// Whether the error means the token is missing or refused.
+pub fn is_auth_error(e: &ApiError) -> bool {
+    match e {
+        ApiError::Unauthorized { .. } | ApiError::Token { .. } => true,
+        ApiError::NotConfigured { what } => what.contains("token"),
+        _ => false,
+    }
+}
+
+/// The notes explaining an error of a ledger call. `what` names the action ("deleting user
+/// alice"); the 404 of a removed endpoint is explained by `removed_hint` when given.
+pub fn explain(e: &ApiError, removed_hint: Option<&str>) -> Vec<Note> {
+    let mut notes = Vec::new();
+    match e {
+        ApiError::NotConfigured { what } => {
+            notes.push(Note::new(Tone::Err, format!("not configured: {what}")));
+            if what.contains("token") {
+                notes.push(Note::new(Tone::Warn, TOKEN_HELP));
+            }
+        }
+        ApiError::Token { detail } => {
+            notes.push(Note::new(
+                Tone::Err,
+                format!("could not obtain the ledger token: {detail}"),
+            ));
+            notes.push(Note::new(Tone::Warn, TOKEN_HELP));
+        }
+        ApiError::Unauthorized {
+            status, message, ..
+        } => {
+            if *status == 403 {
+                notes.push(Note::new(
+                    Tone::Err,
+                    "HTTP 403 permission denied: the token lacks the rights for this call",
+                ));
+            } else {
+                notes.push(Note::new(
+                    Tone::Err,
+                    format!(
+                        "HTTP {status} unauthorized: the ledger refused the token (missing, \
+                         invalid or expired)"
+                    ),
+                ));
+            }
+            if let Some(m) = message {
+                notes.push(Note::new(Tone::Muted, format!("server: {m}")));
+            }
+            notes.push(Note::new(Tone::Warn, TOKEN_HELP));
+        }
+        ApiError::Ledger { status, error, .. } => {
+            notes.push(Note::new(
+                Tone::Err,
+                format!("HTTP {status} {}: {}", error.code, error.cause),
+            ));
+            let mut facts = vec![format!("category {}", error.error_category)];
+            if let Some(g) = error.grpc_code_value {
+                facts.push(format!("gRPC code {g}"));
+            }
+            if let Some(d) = error.definite_answer {
+                facts.push(format!("definite answer {d}"));
+            }
+            notes.push(Note::new(Tone::Muted, facts.join(" · ")));
+            notes.push(Note::new(
+                Tone::Muted,
+                format!(
+                    "correlation id {}",
+                    error.correlation_id.as_deref().unwrap_or("-")
+                ),
+            ));
+            if let Some(t) = &error.trace_id {
+                notes.push(Note::new(Tone::Muted, format!("trace id {t}")));
+            }
+            if let Some(r) = &error.retry_info {
+                notes.push(Note::new(Tone::Muted, format!("retry {r}")));
+            }
+            for (k, v) in &error.resources {
+                notes.push(Note::new(Tone::Muted, format!("resource {k}: {v}")));
+            }
+        }
+        ApiError::LedgerBadRequest { message, .. } => {
+            notes.push(Note::new(
+                Tone::Err,
+                format!("HTTP 400 invalid value: {message}"),
+            ));
+        }
+        ApiError::TooLarge { .. } => {
+            notes.push(Note::new(
+                Tone::Err,
+                "HTTP 413: more results than the node's list limit (http-list-max-elements-limit)",
+            ));
+            notes.push(Note::new(
+                Tone::Warn,
+                "Narrow the range (raise begin, lower end) or set a limit, then try again.",
+            ));
+        }
+        ApiError::EndpointNotServed { version, .. } => {
+            let v = version
+                .as_deref()
+                .map(|v| format!(" (version {v})"))
+                .unwrap_or_default();
+            notes.push(Note::new(
+                Tone::Err,
+                format!("HTTP 404: this node does not serve the endpoint{v}"),
+            ));
+            if let Some(h) = removed_hint {
+                notes.push(Note::new(Tone::Warn, h));
+            }
+        }
+        other => notes.push(Note::new(Tone::Err, other.to_string())),
+    }
+    notes
+}
+
+/// Draws notes wrapped to the width of `area`, from its top; returns the rows used.
+pub fn render_notes(notes: &[Note], area: Rect, buf: &mut Buffer, theme: &Theme) -> u16 {
+    let mut y = 0u16;
+    if area.width == 0 {
+        return 0;
+    }
+    for n in notes {
+        let text = sanitize(&n.text);
+        for line in wrap_text(&text, usize::from(area.width)) {
+            if y >= area.height {
+                return y;
+            }
+            let shown = safe_line(&line, usize::from(area.width));
+            buf.set_line(
+                area.x,
+                area.y + y,
+                &Line::styled(shown.into_owned(), n.tone.style(theme)),
+                area.width,
+            );
+            y += 1;
+        }
+    }
+    y
+}
+
+/// Rows [`render_notes`] needs at `width`.
+pub fn notes_height(notes: &[Note], width: u16) -> u16 {
+    if width == 0 {
+        return 0;
+    }
+    let n: usize = notes
+        .iter()
+        .map(|n| wrap_text(&sanitize(&n.text), usize::from(width)).len())
+        .sum();
+    u16::try_from(n).unwrap_or(u16::MAX)
+}
+
+/// A `label value` row: the label muted in a column of `label_w`, the value sanitized and cut.
+pub fn kv_line(
+    label: &str,
+    value: &str,
+    style: Style,
+    label_w: usize,
+    width: u16,
+    theme: &Theme,
+) -> Line<'static> {
+    let width = usize::from(width);
+    let label = format!("{label:<label_w$} ");
+    let label = safe_line(&label, width).into_owned();
+    let left = width.saturating_sub(label.width());
+    let value = safe_line(value, left).into_owned();
+    Line::from(vec![
+        Span::styled(label, theme.muted),
+        Span::styled(value, style),
+    ])
+}
+
+/// Draws a one-line `line` at row `y` of `area` when it is inside.
+pub fn put(area: Rect, y: u16, buf: &mut Buffer, line: &Line<'_>) {
+    if y < area.height && area.width > 0 {
+        buf.set_line(area.x, area.y + y, line, area.width);
+    }
+}
+
+/// Clears a centred box of `w`×`h` inside `area` with a bordered title and returns its inner area.
+pub fn dialog(area: Rect, w: u16, h: u16, title: &str, buf: &mut Buffer, theme: &Theme) -> Rect {
+    let rect = crate::ui::layout::centered(area, w, h);
+    if rect.width < 2 || rect.height < 2 {
+        return Rect::new(rect.x, rect.y, 0, 0);
+    }
+    Clear.render(rect, buf);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border_focused)
+        .style(theme.overlay)
+        .title(Span::styled(
+            safe_line(
+                &format!(" {title} "),
+                usize::from(rect.width.saturating_sub(2)),
+            )
+            .into_owned(),
+            theme.title,
+        ));
+    let inner = block.inner(rect);
+    block.render(rect, buf);
+    inner
+}
+
+/// `1234567` → `1,234,567` (negative numbers keep their sign).
+pub fn group(n: i64) -> String {
+    let s = n.unsigned_abs().to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3 + 1);
+    if n < 0 {
+        out.push('-');
+    }
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Splits a list typed by the user (commas and/or spaces) into its non-empty items.
+pub fn split_list(s: &str) -> Vec<String> {
+    s.split([',', ' ', '\t'])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The package id of a template id (`pkg:Module:Entity` → `pkg`).
+pub fn package_of(template_id: &str) -> Option<&str> {
+    match template_id.split_once(':') {
+        Some((pkg, rest)) if rest.contains(':') && !pkg.is_empty() => Some(pkg),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouping_and_lists() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(1234567), "1,234,567");
+        assert_eq!(group(-1000), "-1,000");
+        assert_eq!(split_list(" a, b  c,,"), vec!["a", "b", "c"]);
+        assert_eq!(package_of("abc:Mod.X:T"), Some("abc"));
+        assert_eq!(package_of("#name:Mod:T"), Some("#name"));
+        assert_eq!(package_of("Mod:T"), None);
+    }
+}

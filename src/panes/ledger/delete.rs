@@ -1,0 +1,375 @@
+//! Delete-user section: `DELETE /v2/users/{user-id}`. `i` names the user, `D` opens a dialog in
+//! which the user id must be typed again exactly; the outcome (deleted, not found, not allowed,
+//! invalid) is listed plainly, newest first. Disabled in read-only mode.
+//!
+//! ```text
+//! ┌ Delete user ──────────────────────────────┐
+//! │Delete user "alice" and all its rights?    │
+//! │This cannot be undone.                     │
+//! │Type the user id to confirm:               │
+//! │alice▏                                     │
+//! │Enter delete · Esc cancel                  │
+//! └───────────────────────────────────────────┘
+//! ```
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+
+use crate::api::ApiError;
+use crate::app::effect::{Request, RequestId, Response};
+use crate::config::keymap::{Command, KeyContext};
+use crate::panes::{Out, Shared};
+use crate::ui::safe::safe_line;
+use crate::ui::text_input::{InputOutcome, TextInput};
+use crate::ui::theme::Theme;
+
+use super::SectionView;
+use super::common::{
+    Note, READ_ONLY_TEXT, Tone, dialog, explain, is_auth_error, kv_line, put, render_notes,
+};
+
+/// Outcomes kept in the list.
+const MAX_OUTCOMES: usize = 20;
+
+/// One finished delete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub user_id: String,
+    /// Short verdict: `deleted`, `not found`, `not allowed`, `invalid`, `failed`.
+    pub verdict: &'static str,
+    pub notes: Vec<Note>,
+}
+
+/// The Delete-user section.
+#[derive(Debug, Default)]
+pub struct DeleteUser {
+    /// The user-id input (`i`).
+    input: Option<TextInput>,
+    /// The user to delete.
+    target: String,
+    /// The confirmation dialog: what was typed so far.
+    confirm: Option<TextInput>,
+    pending: Option<(RequestId, String)>,
+    outcomes: Vec<Outcome>,
+}
+
+fn verdict_of(e: &ApiError) -> &'static str {
+    match e {
+        ApiError::Ledger { status: 404, .. } | ApiError::NotFound { .. } => "not found",
+        ApiError::Ledger { status: 403, .. } => "not allowed",
+        e if is_auth_error(e) => "not allowed",
+        ApiError::LedgerBadRequest { .. } => "invalid",
+        _ => "failed",
+    }
+}
+
+impl DeleteUser {
+    /// Whether the confirmation dialog is open.
+    pub fn dialog_open(&self) -> bool {
+        self.confirm.is_some()
+    }
+
+    /// The finished deletes, newest first.
+    pub fn outcomes(&self) -> &[Outcome] {
+        &self.outcomes
+    }
+
+    fn open_input(&mut self) {
+        self.input = Some(
+            TextInput::single_line()
+                .with_placeholder("user id, e.g. alice")
+                .with_text(&self.target),
+        );
+    }
+
+    fn open_dialog(&mut self) {
+        self.confirm = Some(TextInput::single_line().with_placeholder("type the user id"));
+    }
+
+    fn read_only(sh: &Shared, out: &mut Out) -> bool {
+        if sh.ctx.read_only {
+            out.warn(format!(
+                "{READ_ONLY_TEXT} (--read-only / read_only in the profile)"
+            ));
+        }
+        sh.ctx.read_only
+    }
+
+    fn push(&mut self, o: Outcome) {
+        self.outcomes.insert(0, o);
+        self.outcomes.truncate(MAX_OUTCOMES);
+    }
+}
+
+impl SectionView for DeleteUser {
+    fn wants_raw_keys(&self) -> bool {
+        self.input.is_some() || self.confirm.is_some()
+    }
+
+    fn key_context(&self) -> KeyContext {
+        if self.wants_raw_keys() {
+            KeyContext::TextInput
+        } else {
+            KeyContext::List
+        }
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        if let Some(c) = &mut self.confirm {
+            match c.handle_key(key) {
+                InputOutcome::Submitted(typed) => {
+                    if typed != self.target {
+                        c.set_validation(Some(format!(
+                            "does not match: type {} exactly",
+                            self.target
+                        )));
+                        return;
+                    }
+                    self.confirm = None;
+                    if sh.ctx.read_only {
+                        out.warn(READ_ONLY_TEXT);
+                        return;
+                    }
+                    let id = out.fetch(
+                        sh,
+                        Request::DeleteUser {
+                            user_id: self.target.clone(),
+                        },
+                    );
+                    self.pending = Some((id, self.target.clone()));
+                }
+                InputOutcome::Cancelled => {
+                    self.confirm = None;
+                    out.info("delete cancelled");
+                }
+                _ => {}
+            }
+            return;
+        }
+        if let Some(input) = &mut self.input {
+            match input.handle_key(key) {
+                InputOutcome::Submitted(text) => {
+                    let text = text.trim().to_string();
+                    if text.is_empty() {
+                        input.set_validation(Some("a user id is required".into()));
+                        return;
+                    }
+                    self.target = text;
+                    self.input = None;
+                    self.open_dialog();
+                }
+                InputOutcome::Cancelled => self.input = None,
+                _ => {}
+            }
+        }
+    }
+
+    fn on_paste(&mut self, text: &str) {
+        if let Some(c) = &mut self.confirm {
+            c.insert_str(text);
+        } else if let Some(i) = &mut self.input {
+            i.insert_str(text);
+        }
+    }
+
+    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
+        match cmd {
+            Command::Edit => {
+                if !Self::read_only(sh, out) {
+                    self.open_input();
+                }
+                true
+            }
+            Command::Delete => {
+                if Self::read_only(sh, out) {
+                    return true;
+                }
+                if self.target.is_empty() {
+                    self.open_input();
+                } else {
+                    self.open_dialog();
+                }
+                true
+            }
+            Command::Copy => {
+                if !self.target.is_empty() {
+                    out.copy("user id", self.target.clone());
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn on_fetched(
+        &mut self,
+        id: RequestId,
+        result: &Result<Response, ApiError>,
+        _sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        let Some((pid, user)) = &self.pending else {
+            return;
+        };
+        if *pid != id {
+            return;
+        }
+        let user = user.clone();
+        self.pending = None;
+        let outcome = match result {
+            Ok(_) => {
+                out.info(format!("deleted user {user}"));
+                Outcome {
+                    user_id: user.clone(),
+                    verdict: "deleted",
+                    notes: vec![Note::new(
+                        Tone::Ok,
+                        format!("deleted user {user} and all its rights"),
+                    )],
+                }
+            }
+            Err(e) => {
+                let verdict = verdict_of(e);
+                out.error(format!("delete user {user}: {e}"));
+                let mut notes = vec![Note::new(Tone::Err, format!("user {user}: {verdict}"))];
+                notes.extend(explain(e, None));
+                Outcome {
+                    user_id: user.clone(),
+                    verdict,
+                    notes,
+                }
+            }
+        };
+        self.push(outcome);
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, _focused: bool) {
+        let mut y = 0u16;
+        if sh.ctx.read_only {
+            let notes = [
+                Note::new(Tone::Warn, READ_ONLY_TEXT),
+                Note::new(
+                    Tone::Muted,
+                    "Read-only mode is on (--read-only, or read_only = true in the profile): \
+                     users cannot be deleted from here.",
+                ),
+            ];
+            y += render_notes(&notes, area, buf, theme) + 1;
+        } else {
+            let intro = [Note::new(
+                Tone::Muted,
+                "DELETE /v2/users/{user-id}: deletes a user and all its rights. i names the \
+                 user, D deletes (you type the user id again to confirm).",
+            )];
+            y += render_notes(&intro, area, buf, theme) + 1;
+        }
+        let target = if self.target.is_empty() {
+            "-"
+        } else {
+            &self.target
+        };
+        put(
+            area,
+            y,
+            buf,
+            &kv_line("user", target, theme.id, 5, area.width, theme),
+        );
+        y += 1;
+        if let Some(input) = &self.input {
+            let label = Line::styled("› user id ", theme.title);
+            put(area, y, buf, &label);
+            if y < area.height && area.width > 11 {
+                let h = input.desired_height().min(area.height - y);
+                input.render(
+                    Rect::new(area.x + 11, area.y + y, area.width - 11, h),
+                    buf,
+                    theme,
+                    true,
+                );
+                y += h;
+            }
+            put(
+                area,
+                y,
+                buf,
+                &Line::styled(
+                    safe_line("Enter next: confirm · Esc cancel", usize::from(area.width))
+                        .into_owned(),
+                    theme.muted,
+                ),
+            );
+            y += 1;
+        }
+        y += 1;
+        if let Some((_, user)) = &self.pending {
+            put(
+                area,
+                y,
+                buf,
+                &Line::styled(
+                    safe_line(&format!("deleting user {user}…"), usize::from(area.width))
+                        .into_owned(),
+                    theme.muted,
+                ),
+            );
+            y += 1;
+        }
+        for o in &self.outcomes {
+            if y >= area.height {
+                break;
+            }
+            let rest = Rect::new(area.x, area.y + y, area.width, area.height - y);
+            y += render_notes(&o.notes, rest, buf, theme) + 1;
+        }
+        if let Some(c) = &self.confirm {
+            let w = area.width.min(64);
+            let inner = dialog(area, w, 8, "Delete user", buf, theme);
+            if inner.height == 0 {
+                return;
+            }
+            let lines = [
+                Line::styled(
+                    safe_line(
+                        &format!("Delete user \"{}\" and all its rights?", self.target),
+                        usize::from(inner.width),
+                    )
+                    .into_owned(),
+                    theme.status_warn,
+                ),
+                Line::styled("This cannot be undone.", theme.muted),
+                Line::styled("Type the user id to confirm:", theme.base),
+            ];
+            for (i, l) in lines.iter().enumerate() {
+                put(inner, i as u16, buf, l);
+            }
+            if inner.height > 3 {
+                let h = c.desired_height().min(inner.height - 3);
+                c.render(
+                    Rect::new(inner.x, inner.y + 3, inner.width, h),
+                    buf,
+                    theme,
+                    true,
+                );
+            }
+            let last = inner.height.saturating_sub(1);
+            if last >= 5 {
+                put(
+                    inner,
+                    last,
+                    buf,
+                    &Line::styled("Enter delete · Esc cancel", theme.muted),
+                );
+            }
+        }
+    }
+
+    fn hints(&self) -> Vec<Command> {
+        if self.wants_raw_keys() {
+            vec![Command::Confirm, Command::Cancel]
+        } else {
+            vec![Command::Delete, Command::Edit, Command::NextSection]
+        }
+    }
+}

@@ -1,0 +1,802 @@
+//! Execute section: `POST /v2/interactive-submission/executeAndWaitForTransaction`. The request
+//! body is loaded from a file (`Effect::ReadFile`) or typed / pasted into a multi-line editor,
+//! checked locally (valid JSON that decodes as [`ExecuteRequest`], with the serde error path on
+//! failure), reviewed in a confirmation dialog, then sent. The answer shows the transaction
+//! (update id, offset, external transaction hash, paid traffic cost, events) or the
+//! `JsCantonError` (code, cause, category, correlation id). Disabled in read-only mode.
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+
+use crate::api::ApiError;
+use crate::api::json::decode_with_path;
+use crate::api::ledger::{Event, ExecuteRequest, JsTransaction};
+use crate::app::effect::{Effect, Request, RequestId, Response};
+use crate::config::keymap::{Command, KeyContext};
+use crate::model::summary::{short_id, short_template};
+use crate::panes::{Out, Shared};
+use crate::ui::safe::safe_line;
+use crate::ui::scroll::ScrollState;
+use crate::ui::text_input::{InputOutcome, TextInput};
+use crate::ui::theme::Theme;
+
+use super::SectionView;
+use super::common::{
+    Note, READ_ONLY_TEXT, Tone, dialog, explain, group, kv_line, put, render_notes,
+};
+
+/// Which input of the editor has the keyboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditorFocus {
+    Path,
+    Body,
+}
+
+#[derive(Debug)]
+struct Editor {
+    focus: EditorFocus,
+    path: TextInput,
+    body: TextInput,
+}
+
+/// The Execute section.
+#[derive(Debug, Default)]
+pub struct Execute {
+    editor: Option<Editor>,
+    /// The body text last loaded or edited.
+    body_text: String,
+    path: String,
+    /// Where the body came from (`file x.json`, `editor`).
+    source: String,
+    read_pending: Option<(RequestId, String)>,
+    /// The checked request, ready to send.
+    request: Option<ExecuteRequest>,
+    /// Why the body is not acceptable.
+    problem: Option<Vec<Note>>,
+    confirm: bool,
+    pending: Option<RequestId>,
+    result: Option<JsTransaction>,
+    error: Option<Vec<Note>>,
+    scroll: ScrollState,
+}
+
+/// Checks a request body: JSON syntax first (with line and column), then the shape of an
+/// `ExecuteRequest` (with the JSON path of the first problem), then the fields that must not be
+/// empty.
+pub fn check_body(text: &str) -> Result<ExecuteRequest, Vec<Note>> {
+    if text.trim().is_empty() {
+        return Err(vec![Note::new(Tone::Err, "the request body is empty")]);
+    }
+    match serde_json::from_str::<Value>(text) {
+        Err(e) => return Err(vec![Note::new(Tone::Err, format!("not valid JSON: {e}"))]),
+        Ok(Value::Object(_)) => {}
+        Ok(_) => {
+            return Err(vec![Note::new(
+                Tone::Err,
+                "the request body must be a JSON object",
+            )]);
+        }
+    }
+    let req = decode_with_path::<ExecuteRequest>(text.as_bytes()).map_err(|(path, detail)| {
+        vec![
+            Note::new(
+                Tone::Err,
+                format!("invalid request body at {path}: {detail}"),
+            ),
+            Note::new(
+                Tone::Muted,
+                "An executeAndWaitForTransaction request needs: preparedTransaction, partySignatures.signatures[].{party, signatures[].{format, signature, signedBy, signingAlgorithmSpec}}, submissionId, hashingSchemeVersion",
+            ),
+        ]
+    })?;
+    let mut problems = Vec::new();
+    if req.prepared_transaction.trim().is_empty() {
+        problems.push(Note::new(
+            Tone::Err,
+            "preparedTransaction must not be empty",
+        ));
+    }
+    if req.party_signatures.signatures.is_empty() {
+        problems.push(Note::new(
+            Tone::Err,
+            "partySignatures.signatures: at least one party must sign",
+        ));
+    }
+    if req.submission_id.trim().is_empty() {
+        problems.push(Note::new(Tone::Err, "submissionId must not be empty"));
+    }
+    if problems.is_empty() {
+        Ok(req)
+    } else {
+        Err(problems)
+    }
+}
+
+fn event_line(e: &Event) -> (String, Style, String) {
+    match e {
+        Event::CreatedEvent(c) => (
+            format!("#{} created", c.node_id),
+            Style::default(),
+            format!(
+                "{}  {}",
+                short_template(&c.template_id),
+                short_id(&c.contract_id, 16)
+            ),
+        ),
+        Event::ArchivedEvent(a) => (
+            format!("#{} archived", a.node_id),
+            Style::default(),
+            format!(
+                "{}  {}",
+                short_template(&a.template_id),
+                short_id(&a.contract_id, 16)
+            ),
+        ),
+        Event::ExercisedEvent(x) => (
+            format!("#{} exercised", x.node_id),
+            Style::default(),
+            format!(
+                "{} {}{}  {}",
+                x.choice,
+                short_template(&x.template_id),
+                if x.consuming { " consuming" } else { "" },
+                short_id(&x.contract_id, 16)
+            ),
+        ),
+        Event::Unknown { kind, .. } => (kind.clone(), Style::default(), String::new()),
+    }
+}
+
+impl Execute {
+    /// The executed transaction.
+    pub fn result(&self) -> Option<&JsTransaction> {
+        self.result.as_ref()
+    }
+
+    /// Whether the confirmation dialog is open.
+    pub fn confirm_open(&self) -> bool {
+        self.confirm
+    }
+
+    /// Whether a checked request is ready to send.
+    pub fn ready(&self) -> bool {
+        self.request.is_some()
+    }
+
+    /// The notes of the last problem (body check or server error).
+    pub fn problem_text(&self) -> String {
+        self.problem
+            .iter()
+            .chain(self.error.iter())
+            .flatten()
+            .map(|n| n.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn read_only(sh: &Shared, out: &mut Out) -> bool {
+        if sh.ctx.read_only {
+            out.warn(format!(
+                "{READ_ONLY_TEXT} (--read-only / read_only in the profile)"
+            ));
+        }
+        sh.ctx.read_only
+    }
+
+    fn open_editor(&mut self, focus: EditorFocus) {
+        self.editor = Some(Editor {
+            focus,
+            path: TextInput::single_line()
+                .with_placeholder("path of a JSON request body, e.g. execute.json")
+                .with_text(&self.path),
+            body: TextInput::multi_line()
+                .with_placeholder("paste or type the JSON request body here")
+                .with_text(&self.body_text),
+        });
+    }
+
+    /// Takes a body (from a file or the editor): checks it and opens the confirmation, or shows
+    /// the problem in the editor.
+    fn take_body(&mut self, text: String, source: String) {
+        self.body_text = text;
+        self.source = source;
+        match check_body(&self.body_text) {
+            Ok(req) => {
+                self.request = Some(req);
+                self.problem = None;
+                self.editor = None;
+                self.confirm = true;
+            }
+            Err(notes) => {
+                self.request = None;
+                self.problem = Some(notes);
+                if self.editor.is_none() {
+                    self.open_editor(EditorFocus::Body);
+                }
+                if let Some(ed) = &mut self.editor {
+                    ed.body.set_text(&self.body_text);
+                    ed.focus = EditorFocus::Body;
+                }
+            }
+        }
+    }
+
+    fn send(&mut self, sh: &mut Shared, out: &mut Out) {
+        self.confirm = false;
+        if sh.ctx.read_only {
+            out.warn(READ_ONLY_TEXT);
+            return;
+        }
+        let Some(req) = self.request.take() else {
+            return;
+        };
+        self.error = None;
+        self.result = None;
+        self.pending = Some(out.fetch(sh, Request::Execute(Box::new(req))));
+    }
+}
+
+impl SectionView for Execute {
+    fn wants_raw_keys(&self) -> bool {
+        self.editor.is_some()
+    }
+
+    fn key_context(&self) -> KeyContext {
+        if self.editor.is_some() {
+            KeyContext::TextInput
+        } else if self.confirm {
+            KeyContext::Overlay
+        } else {
+            KeyContext::List
+        }
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        let Some(ed) = &mut self.editor else { return };
+        let focus = ed.focus;
+        let input = match focus {
+            EditorFocus::Path => &mut ed.path,
+            EditorFocus::Body => &mut ed.body,
+        };
+        match input.handle_key(key) {
+            InputOutcome::Submitted(text) => match focus {
+                EditorFocus::Path => {
+                    let path = text.trim().to_string();
+                    if path.is_empty() {
+                        ed.path.set_validation(Some(
+                            "name a file, or Tab to the body and paste it".into(),
+                        ));
+                        return;
+                    }
+                    self.path = path.clone();
+                    let id = sh.next_request_id();
+                    out.effects.push(Effect::ReadFile {
+                        id,
+                        path: PathBuf::from(&path),
+                    });
+                    self.read_pending = Some((id, path));
+                }
+                EditorFocus::Body => self.take_body(text, "editor".into()),
+            },
+            InputOutcome::Cancelled => {
+                self.body_text = ed.body.text();
+                self.path = ed.path.text();
+                self.editor = None;
+            }
+            InputOutcome::Ignored => {
+                if matches!(key.code, KeyCode::Tab | KeyCode::BackTab)
+                    || (focus == EditorFocus::Path && key.code == KeyCode::Down)
+                    || (focus == EditorFocus::Body && key.code == KeyCode::Up)
+                {
+                    ed.focus = match focus {
+                        EditorFocus::Path => EditorFocus::Body,
+                        EditorFocus::Body => EditorFocus::Path,
+                    };
+                }
+            }
+            InputOutcome::Changed => {
+                // The shown problem was about the old text.
+                if focus == EditorFocus::Body {
+                    self.problem = None;
+                }
+            }
+            InputOutcome::Consumed => {}
+        }
+    }
+
+    fn on_paste(&mut self, text: &str) {
+        if let Some(ed) = &mut self.editor {
+            match ed.focus {
+                EditorFocus::Path => ed.path.insert_str(text),
+                EditorFocus::Body => ed.body.insert_str(text),
+            };
+        }
+    }
+
+    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
+        if self.confirm {
+            match cmd {
+                Command::Confirm | Command::Select => self.send(sh, out),
+                Command::Cancel | Command::Back => {
+                    self.confirm = false;
+                    out.info("execute cancelled");
+                }
+                _ => {}
+            }
+            return true;
+        }
+        match cmd {
+            Command::Execute => {
+                if Self::read_only(sh, out) {
+                    return true;
+                }
+                if self.request.is_some() {
+                    self.confirm = true;
+                } else {
+                    self.open_editor(EditorFocus::Path);
+                }
+                true
+            }
+            Command::Edit => {
+                if !Self::read_only(sh, out) {
+                    self.open_editor(EditorFocus::Body);
+                }
+                true
+            }
+            Command::Up => {
+                self.scroll.up(1);
+                true
+            }
+            Command::Down => {
+                self.scroll.down(1);
+                true
+            }
+            Command::Copy => {
+                if let Some(t) = &self.result {
+                    out.copy("update id", t.update_id.clone());
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn on_fetched(
+        &mut self,
+        id: RequestId,
+        result: &Result<Response, ApiError>,
+        _sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        if self.pending != Some(id) {
+            return;
+        }
+        self.pending = None;
+        match result {
+            Ok(Response::Executed(r)) => {
+                let t = r.transaction.clone();
+                out.info(format!(
+                    "executed: update {} at offset {}",
+                    t.update_id, t.offset
+                ));
+                self.scroll = ScrollState::new(t.events.len());
+                self.result = Some(t);
+                self.error = None;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let mut notes = vec![Note::new(Tone::Err, "execute failed:")];
+                notes.extend(explain(e, None));
+                self.error = Some(notes);
+                out.error(format!("execute: {e}"));
+            }
+        }
+    }
+
+    fn on_file_read(
+        &mut self,
+        id: RequestId,
+        path: &str,
+        result: &Result<Vec<u8>, String>,
+        _sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        if self.read_pending.as_ref().map(|(i, _)| *i) != Some(id) {
+            return;
+        }
+        self.read_pending = None;
+        match result {
+            Ok(bytes) => match String::from_utf8(bytes.clone()) {
+                Ok(text) => {
+                    out.info(format!("read {} bytes from {path}", bytes.len()));
+                    self.take_body(text, format!("file {path}"));
+                }
+                Err(_) => {
+                    let msg = format!("{path} is not UTF-8 text");
+                    if let Some(ed) = &mut self.editor {
+                        ed.path.set_validation(Some(msg.clone()));
+                    }
+                    out.error(msg);
+                }
+            },
+            Err(e) => {
+                let msg = format!("cannot read {path}: {e}");
+                if let Some(ed) = &mut self.editor {
+                    ed.path.set_validation(Some(msg.clone()));
+                    ed.focus = EditorFocus::Path;
+                }
+                out.error(msg);
+            }
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        let w = area.width;
+        if sh.ctx.read_only {
+            let notes = [
+                Note::new(Tone::Warn, READ_ONLY_TEXT),
+                Note::new(
+                    Tone::Muted,
+                    "Read-only mode is on (--read-only, or read_only = true in the profile): \
+                     prepared transactions cannot be executed from here.",
+                ),
+            ];
+            render_notes(&notes, area, buf, theme);
+            return;
+        }
+        if let Some(ed) = &self.editor {
+            render_editor(self, ed, area, buf, theme);
+            return;
+        }
+        let intro = [Note::new(
+            Tone::Muted,
+            "POST /v2/interactive-submission/executeAndWaitForTransaction: x loads a request body \
+             from a file, i edits or pastes it; it is checked, then you confirm before it is sent.",
+        )];
+        let mut y = render_notes(&intro, area, buf, theme) + 1;
+        let rest = |y: u16| {
+            Rect::new(
+                area.x,
+                area.y + y.min(area.height),
+                w,
+                area.height - y.min(area.height),
+            )
+        };
+        if let Some((_, p)) = &self.read_pending {
+            put(
+                area,
+                y,
+                buf,
+                &Line::styled(
+                    safe_line(&format!("reading {p}…"), usize::from(w)).into_owned(),
+                    theme.muted,
+                ),
+            );
+            y += 1;
+        }
+        if let Some(p) = &self.problem {
+            y += render_notes(p, rest(y), buf, theme) + 1;
+        } else if let Some(r) = &self.request {
+            let line = format!(
+                "ready: submission {} from {} ({} bytes) · x reviews and executes",
+                r.submission_id,
+                self.source,
+                group(self.body_text.len() as i64)
+            );
+            put(
+                area,
+                y,
+                buf,
+                &Line::styled(
+                    safe_line(&line, usize::from(w)).into_owned(),
+                    theme.status_ok,
+                ),
+            );
+            y += 2;
+        }
+        if self.pending.is_some() {
+            put(
+                area,
+                y,
+                buf,
+                &Line::styled("executing and waiting for the transaction…", theme.muted),
+            );
+            y += 1;
+        }
+        if let Some(err) = &self.error {
+            render_notes(err, rest(y), buf, theme);
+        } else if let Some(t) = &self.result {
+            render_result(self, t, rest(y), buf, theme, focused);
+        }
+        if self.confirm
+            && let Some(r) = &self.request
+        {
+            render_confirm(r, sh, area, buf, theme);
+        }
+    }
+
+    fn hints(&self) -> Vec<Command> {
+        if self.editor.is_some() {
+            // Enter loads the file or adds a line: the editor's own hint row says which.
+            vec![Command::Cancel]
+        } else if self.confirm {
+            vec![Command::Confirm, Command::Cancel]
+        } else {
+            vec![
+                Command::Execute,
+                Command::Edit,
+                Command::Copy,
+                Command::NextSection,
+            ]
+        }
+    }
+}
+
+fn render_editor(x: &Execute, ed: &Editor, area: Rect, buf: &mut Buffer, theme: &Theme) {
+    let w = area.width;
+    let path_focus = ed.focus == EditorFocus::Path;
+    put(
+        area,
+        0,
+        buf,
+        &Line::from(vec![
+            Span::styled(if path_focus { "›" } else { " " }, theme.accent),
+            Span::styled("file ", if path_focus { theme.title } else { theme.muted }),
+        ]),
+    );
+    if w > 7 {
+        let h = ed.path.desired_height().min(area.height);
+        ed.path.render(
+            Rect::new(area.x + 7, area.y, w - 7, h),
+            buf,
+            theme,
+            path_focus,
+        );
+    }
+    let mut y = ed.path.desired_height();
+    let hint = if path_focus {
+        "Enter load the file · Tab body · Esc cancel"
+    } else {
+        "Ctrl-s check & review · Tab file · Esc cancel"
+    };
+    put(
+        area,
+        y,
+        buf,
+        &Line::from(vec![
+            Span::styled(if path_focus { " " } else { "›" }, theme.accent),
+            Span::styled("body ", if path_focus { theme.muted } else { theme.title }),
+            Span::styled(
+                safe_line(hint, usize::from(w.saturating_sub(7))).into_owned(),
+                theme.muted,
+            ),
+        ]),
+    );
+    y += 1;
+    if let Some((_, p)) = &x.read_pending {
+        put(
+            area,
+            y,
+            buf,
+            &Line::styled(
+                safe_line(&format!("reading {p}…"), usize::from(w)).into_owned(),
+                theme.muted,
+            ),
+        );
+        y += 1;
+    }
+    // Why the body was not accepted goes under the editor.
+    let extra: Vec<Note> = x.problem.iter().flatten().cloned().collect();
+    let extra_h = super::common::notes_height(&extra, w).min(area.height.saturating_sub(y) / 2);
+    if y < area.height {
+        let h = area.height - y - extra_h;
+        ed.body.render(
+            Rect::new(area.x + 1, area.y + y, w.saturating_sub(1), h),
+            buf,
+            theme,
+            !path_focus,
+        );
+        y += h;
+    }
+    if extra_h > 0 {
+        render_notes(
+            &extra,
+            Rect::new(area.x, area.y + y, w, extra_h),
+            buf,
+            theme,
+        );
+    }
+}
+
+fn render_confirm(r: &ExecuteRequest, sh: &Shared, area: Rect, buf: &mut Buffer, theme: &Theme) {
+    // Narrow panes: the whole width, so no text of the section peeks out beside the dialog.
+    let w = if area.width < 96 { area.width } else { 76 };
+    let inner = dialog(area, w, 12, "Execute prepared transaction", buf, theme);
+    if inner.height == 0 {
+        return;
+    }
+    let signers: Vec<&str> = r
+        .party_signatures
+        .signatures
+        .iter()
+        .map(|s| s.party.as_str())
+        .collect();
+    let lw = 12;
+    let iw = inner.width;
+    let lines = [
+        Line::styled(
+            "Execute this prepared transaction and wait for it?",
+            theme.status_warn,
+        ),
+        kv_line(
+            "ledger",
+            sh.ctx.ledger_url.as_deref().unwrap_or("-"),
+            theme.accent,
+            lw,
+            iw,
+            theme,
+        ),
+        kv_line("submission", &r.submission_id, theme.id, lw, iw, theme),
+        kv_line(
+            "user",
+            r.user_id.as_deref().unwrap_or("(the token's user)"),
+            Style::default(),
+            lw,
+            iw,
+            theme,
+        ),
+        kv_line("signed by", &signers.join(", "), theme.party, lw, iw, theme),
+        kv_line(
+            "hashing",
+            &r.hashing_scheme_version,
+            Style::default(),
+            lw,
+            iw,
+            theme,
+        ),
+        kv_line(
+            "prepared",
+            &format!(
+                "{} characters of base64",
+                group(r.prepared_transaction.len() as i64)
+            ),
+            theme.muted,
+            lw,
+            iw,
+            theme,
+        ),
+        Line::styled(
+            "It is committed to the ledger: this cannot be undone.",
+            theme.muted,
+        ),
+    ];
+    for (i, l) in lines.iter().enumerate() {
+        put(inner, i as u16, buf, l);
+    }
+    if inner.height > lines.len() as u16 {
+        put(
+            inner,
+            inner.height - 1,
+            buf,
+            &Line::styled("Enter execute · Esc cancel", theme.title),
+        );
+    }
+}
+
+fn render_result(
+    x: &Execute,
+    t: &JsTransaction,
+    area: Rect,
+    buf: &mut Buffer,
+    theme: &Theme,
+    focused: bool,
+) {
+    let w = area.width;
+    let lw = 14;
+    let cost = t.paid_traffic_cost.map_or_else(|| "-".to_string(), group);
+    let rows = [
+        Line::styled("executed: the transaction is committed", theme.status_ok),
+        kv_line("update id", &t.update_id, theme.id, lw, w, theme),
+        kv_line("offset", &t.offset.to_string(), theme.accent, lw, w, theme),
+        kv_line(
+            "external hash",
+            t.external_transaction_hash.as_deref().unwrap_or("-"),
+            theme.id,
+            lw,
+            w,
+            theme,
+        ),
+        kv_line("traffic cost", &cost, theme.accent, lw, w, theme),
+        kv_line(
+            "command id",
+            t.command_id.as_deref().unwrap_or("-"),
+            Style::default(),
+            lw,
+            w,
+            theme,
+        ),
+        kv_line(
+            "synchronizer",
+            &t.synchronizer_id,
+            Style::default(),
+            lw,
+            w,
+            theme,
+        ),
+        kv_line(
+            "events",
+            &t.events.len().to_string(),
+            Style::default(),
+            lw,
+            w,
+            theme,
+        ),
+    ];
+    let mut y = 0u16;
+    for l in &rows {
+        put(area, y, buf, l);
+        y += 1;
+    }
+    let list_h = usize::from(area.height.saturating_sub(y));
+    for (row, i) in x.scroll.visible_range(list_h).enumerate() {
+        let Some(e) = t.events.get(i) else { break };
+        let (kind, _, what) = event_line(e);
+        let style = match e {
+            Event::CreatedEvent(_) => theme.created,
+            Event::ArchivedEvent(_) => theme.archived,
+            Event::ExercisedEvent(_) => theme.exercised,
+            Event::Unknown { .. } => theme.status_warn,
+        };
+        let kind = format!("  {kind:<14} ");
+        let room = usize::from(w).saturating_sub(kind.chars().count());
+        let line = Line::from(vec![
+            Span::styled(safe_line(&kind, usize::from(w)).into_owned(), style),
+            Span::styled(safe_line(&what, room).into_owned(), theme.muted),
+        ]);
+        let yy = y + row as u16;
+        put(area, yy, buf, &line);
+        if i == x.scroll.cursor() && focused && yy < area.height {
+            buf.set_style(
+                Rect::new(area.x, area.y + yy, w, 1),
+                theme.selection_style(focused),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_are_checked_with_paths() {
+        let e = check_body("{").expect_err("syntax");
+        assert!(e[0].text.contains("not valid JSON"), "{e:?}");
+        let e = check_body("[]").expect_err("shape");
+        assert!(e[0].text.contains("JSON object"));
+        let e = check_body(
+            r#"{"preparedTransaction": "AA==", "partySignatures": {"signatures": [{"party": 1}]}}"#,
+        )
+        .expect_err("path");
+        assert!(
+            e[0].text.contains("partySignatures.signatures[0].party"),
+            "{e:?}"
+        );
+        let ok = r#"{"preparedTransaction": "AA==", "partySignatures": {"signatures": [{"party": "a::1",
+            "signatures": [{"format": "SIGNATURE_FORMAT_RAW", "signature": "AQ==", "signedBy": "x",
+            "signingAlgorithmSpec": "SIGNING_ALGORITHM_SPEC_ED25519"}]}]}, "submissionId": "s",
+            "hashingSchemeVersion": "HASHING_SCHEME_VERSION_V2"}"#;
+        assert!(check_body(ok).is_ok());
+        let e = check_body(&ok.replace("\"s\"", "\"\"")).expect_err("empty id");
+        assert!(e[0].text.contains("submissionId"));
+    }
+}

@@ -1,0 +1,482 @@
+//! The Ledger pane (9): the participant's JSON Ledger API v2, which needs a JWT. The ledger end
+//! sits at the top; `]` / `[` switch between the sections of the tab row: Parties, Delete user,
+//! Package, Trees and Execute. Without a token (or when the node refuses it) the pane says what
+//! to configure; in read-only mode delete and execute are disabled and the pane says so.
+//!
+//! ```text
+//! ledger end 1,234 · http://participant:7575 · JWT configured · read-only: delete and execute are disabled
+//!  Parties │ Delete user │ Package │ Trees │ Execute
+//! ─────────────────────────────────────────────────────────────────────────────
+//! <the section>
+//! ```
+//!
+//! Each section owns its state (forms, pending request, answer) and drawing; the pane routes
+//! commands, raw keys, fetch results and file reads to them. Requests are tagged: a section
+//! drops replies to requests that are not its current one.
+
+mod common;
+mod delete;
+mod execute;
+mod form;
+mod package;
+mod parties;
+mod trees;
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
+
+use crate::api::ApiError;
+use crate::api::ledger::{Event, TreeEvent, Update};
+use crate::app::effect::{Request, RequestId, Response};
+use crate::config::keymap::{Command, KeyContext};
+use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::ui::safe::safe_line;
+use crate::ui::theme::Theme;
+
+pub use common::{READ_ONLY_TEXT, TOKEN_HELP};
+pub use delete::{DeleteUser, Outcome};
+pub use execute::{Execute, check_body};
+pub use package::{Downloaded, PackageSection};
+pub use parties::Parties;
+pub use trees::{DrillFocus, REMOVED_HINT, Trees};
+
+use common::{Note, Tone, explain, group, put, render_notes};
+
+/// The sections, in tab order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Section {
+    Parties,
+    DeleteUser,
+    Package,
+    Trees,
+    Execute,
+}
+
+impl Section {
+    pub const ALL: [Section; 5] = [
+        Section::Parties,
+        Section::DeleteUser,
+        Section::Package,
+        Section::Trees,
+        Section::Execute,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Section::Parties => "Parties",
+            Section::DeleteUser => "Delete user",
+            Section::Package => "Package",
+            Section::Trees => "Trees",
+            Section::Execute => "Execute",
+        }
+    }
+
+    fn index(self) -> usize {
+        Section::ALL.iter().position(|s| *s == self).unwrap_or(0)
+    }
+}
+
+/// What every section implements (the pane does the routing).
+trait SectionView {
+    fn wants_raw_keys(&self) -> bool;
+    fn key_context(&self) -> KeyContext;
+    fn on_key(&mut self, _key: &KeyEvent, _sh: &mut Shared, _out: &mut Out) {}
+    fn on_paste(&mut self, _text: &str) {}
+    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool;
+    fn on_fetched(
+        &mut self,
+        id: RequestId,
+        result: &Result<Response, ApiError>,
+        sh: &mut Shared,
+        out: &mut Out,
+    );
+    fn on_file_read(
+        &mut self,
+        _id: RequestId,
+        _path: &str,
+        _result: &Result<Vec<u8>, String>,
+        _sh: &mut Shared,
+        _out: &mut Out,
+    ) {
+    }
+    fn set_rows(&mut self, _rows: usize) {}
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool);
+    fn hints(&self) -> Vec<Command>;
+}
+
+/// The Ledger pane.
+#[derive(Debug)]
+pub struct LedgerPane {
+    section: Section,
+    /// The ledger end: `None` unknown, `Some(None)` the server sent no offset (empty ledger).
+    ledger_end: Option<Option<i64>>,
+    end_pending: Option<RequestId>,
+    end_error: Option<ApiError>,
+    /// Whether the pane fetched the ledger end itself once.
+    end_tried: bool,
+    pub parties: Parties,
+    pub delete: DeleteUser,
+    pub package: PackageSection,
+    pub trees: Trees,
+    pub execute: Execute,
+}
+
+impl Default for LedgerPane {
+    fn default() -> Self {
+        LedgerPane {
+            section: Section::Parties,
+            ledger_end: None,
+            end_pending: None,
+            end_error: None,
+            end_tried: false,
+            parties: Parties::default(),
+            delete: DeleteUser::default(),
+            package: PackageSection::default(),
+            trees: Trees::default(),
+            execute: Execute::default(),
+        }
+    }
+}
+
+/// Why the pane cannot call the ledger, if it cannot.
+fn not_ready(sh: &Shared) -> Option<Vec<Note>> {
+    if sh.ctx.ledger_url.is_none() {
+        return Some(vec![
+            Note::new(Tone::Err, "No participant ledger is configured."),
+            Note::new(
+                Tone::Warn,
+                "Set --ledger-url URL, CANTONSCOPE_LEDGER_URL, or ledger_url in the profile, and a JWT.",
+            ),
+        ]);
+    }
+    if !sh.ctx.has_token {
+        return Some(vec![
+            Note::new(Tone::Err, "JWT required: no ledger token is configured."),
+            Note::new(Tone::Warn, TOKEN_HELP),
+        ]);
+    }
+    None
+}
+
+impl LedgerPane {
+    /// A new pane.
+    pub fn new(_sh: &Shared) -> Self {
+        LedgerPane::default()
+    }
+
+    /// The section shown.
+    pub fn section(&self) -> Section {
+        self.section
+    }
+
+    /// Shows a section.
+    pub fn set_section(&mut self, s: Section) {
+        self.section = s;
+    }
+
+    /// The ledger end known to the pane (`Some(None)`: empty ledger).
+    pub fn ledger_end(&self) -> Option<Option<i64>> {
+        self.ledger_end
+    }
+
+    fn current(&self) -> &dyn SectionView {
+        match self.section {
+            Section::Parties => &self.parties,
+            Section::DeleteUser => &self.delete,
+            Section::Package => &self.package,
+            Section::Trees => &self.trees,
+            Section::Execute => &self.execute,
+        }
+    }
+
+    fn current_mut(&mut self) -> &mut dyn SectionView {
+        match self.section {
+            Section::Parties => &mut self.parties,
+            Section::DeleteUser => &mut self.delete,
+            Section::Package => &mut self.package,
+            Section::Trees => &mut self.trees,
+            Section::Execute => &mut self.execute,
+        }
+    }
+
+    fn fetch_end(&mut self, sh: &mut Shared, out: &mut Out) {
+        if not_ready(sh).is_some() || self.end_pending.is_some() {
+            return;
+        }
+        self.end_tried = true;
+        self.end_pending = Some(out.fetch(sh, Request::LedgerEnd));
+    }
+
+    fn switch(&mut self, delta: isize) {
+        let n = Section::ALL.len() as isize;
+        let i = (self.section.index() as isize + delta).rem_euclid(n) as usize;
+        self.section = Section::ALL[i];
+    }
+
+    fn render_header(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
+        let mut spans = vec![Span::styled("ledger end ", theme.muted)];
+        match (self.ledger_end, &self.end_error) {
+            (Some(Some(e)), _) => spans.push(Span::styled(group(e), theme.accent)),
+            (Some(None), _) => spans.push(Span::styled("0 (empty ledger)", theme.accent)),
+            (None, Some(_)) => spans.push(Span::styled("unavailable", theme.status_err)),
+            (None, None) if self.end_pending.is_some() => {
+                spans.push(Span::styled("…", theme.muted));
+            }
+            (None, None) => spans.push(Span::styled("-", theme.muted)),
+        }
+        spans.push(Span::styled(" · ", theme.muted));
+        match &sh.ctx.ledger_url {
+            Some(u) => spans.push(Span::styled(u.clone(), theme.base)),
+            None => spans.push(Span::styled("no ledger URL", theme.status_err)),
+        }
+        spans.push(Span::styled(" · ", theme.muted));
+        if sh.ctx.has_token {
+            spans.push(Span::styled("JWT configured", theme.status_ok));
+        } else {
+            spans.push(Span::styled("no JWT", theme.status_err));
+        }
+        if sh.ctx.read_only {
+            spans.push(Span::styled(" · ", theme.muted));
+            spans.push(Span::styled(READ_ONLY_TEXT, theme.status_warn));
+        }
+        // Sanitize and cut each span to what is left of the row.
+        let mut left = usize::from(area.width);
+        let mut out = Vec::new();
+        for s in spans {
+            if left == 0 {
+                break;
+            }
+            let t = safe_line(&s.content, left).into_owned();
+            left = left.saturating_sub(t.width());
+            out.push(Span::styled(t, s.style));
+        }
+        put(area, 0, buf, &Line::from(out));
+    }
+
+    fn render_tabs(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let mut spans = Vec::new();
+        for (i, s) in Section::ALL.iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::styled("│", theme.border));
+            }
+            let style = if *s == self.section {
+                theme.tab_active
+            } else {
+                theme.tab_inactive
+            };
+            spans.push(Span::styled(format!(" {} ", s.title()), style));
+        }
+        spans.push(Span::styled("  [ ] section", theme.muted));
+        put(area, 1, buf, &Line::from(spans));
+        if area.height > 2 {
+            put(
+                area,
+                2,
+                buf,
+                &Line::styled("─".repeat(usize::from(area.width)), theme.border),
+            );
+        }
+    }
+}
+
+impl Pane for LedgerPane {
+    fn id(&self) -> PaneId {
+        PaneId::Ledger
+    }
+
+    fn key_context(&self) -> KeyContext {
+        self.current().key_context()
+    }
+
+    fn wants_raw_keys(&self) -> bool {
+        self.current().wants_raw_keys()
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        self.current_mut().on_key(key, sh, out);
+    }
+
+    fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
+        self.current_mut().on_paste(text);
+    }
+
+    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
+        // An open dialog takes every command first.
+        let dialog = self.section == Section::Execute && self.execute.confirm_open();
+        if !dialog {
+            match cmd {
+                Command::NextSection => {
+                    self.switch(1);
+                    return true;
+                }
+                Command::PrevSection => {
+                    self.switch(-1);
+                    return true;
+                }
+                Command::Edit | Command::Delete | Command::Execute | Command::Refresh => {
+                    if let Some(notes) = not_ready(sh) {
+                        let text = notes
+                            .iter()
+                            .map(|n| n.text.as_str())
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        out.warn(text);
+                        return true;
+                    }
+                    if cmd == Command::Refresh {
+                        self.fetch_end(sh, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if self.section == Section::Trees {
+            self.trees.ledger_end = self.ledger_end.flatten();
+        }
+        let used = self.current_mut().on_command(cmd, sh, out);
+        used || cmd == Command::Refresh
+    }
+
+    fn on_tick(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
+        // Fetch the ledger end once by ourselves when nobody else (the Status pane) did.
+        if self.ledger_end.is_none() && !self.end_tried && self.end_pending.is_none() {
+            self.fetch_end(sh, out);
+        }
+        false
+    }
+
+    fn on_fetched(
+        &mut self,
+        id: RequestId,
+        request: &Request,
+        result: &Result<Response, ApiError>,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        // Any ledger-end answer is news (the Status pane polls it too); errors only count for
+        // our own request.
+        if let (Request::LedgerEnd, Ok(Response::LedgerEnd(end))) = (request, result) {
+            self.ledger_end = Some(*end);
+            self.end_error = None;
+            self.trees.ledger_end = *end;
+        }
+        if self.end_pending == Some(id) {
+            self.end_pending = None;
+            if let Err(e) = result {
+                self.end_error = Some(e.clone());
+            }
+        }
+        // Remember package ids from ledger answers.
+        match result {
+            Ok(Response::Trees(items)) => {
+                let mut ids: Vec<&str> = Vec::new();
+                for it in items.iter() {
+                    if let Update::TransactionTree(t) = &it.update {
+                        for ev in t.events_by_id.values() {
+                            match ev {
+                                TreeEvent::CreatedTreeEvent(c) => ids.push(&c.template_id),
+                                TreeEvent::ExercisedTreeEvent(e) => ids.push(&e.template_id),
+                                TreeEvent::Unknown { .. } => {}
+                            }
+                        }
+                    }
+                }
+                self.package.note_template_ids(ids);
+            }
+            Ok(Response::Executed(r)) => {
+                // The ledger moved on: show the new end.
+                self.fetch_end(sh, out);
+                let ids = r.transaction.events.iter().filter_map(|e| match e {
+                    Event::CreatedEvent(c) => Some(c.template_id.as_str()),
+                    Event::ArchivedEvent(a) => Some(a.template_id.as_str()),
+                    Event::ExercisedEvent(x) => Some(x.template_id.as_str()),
+                    Event::Unknown { .. } => None,
+                });
+                self.package.note_template_ids(ids);
+            }
+            _ => {}
+        }
+        self.parties.on_fetched(id, result, sh, out);
+        self.delete.on_fetched(id, result, sh, out);
+        self.package.on_fetched(id, result, sh, out);
+        self.trees.on_fetched(id, result, sh, out);
+        self.execute.on_fetched(id, result, sh, out);
+    }
+
+    fn on_file_read(
+        &mut self,
+        id: RequestId,
+        path: &str,
+        result: &Result<Vec<u8>, String>,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        self.execute.on_file_read(id, path, result, sh, out);
+    }
+
+    fn set_area(&mut self, area: Rect) {
+        let rows = usize::from(area.height.saturating_sub(3));
+        self.parties.set_rows(rows);
+        self.delete.set_rows(rows);
+        self.package.set_rows(rows);
+        self.trees.set_rows(rows);
+        self.execute.set_rows(rows);
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        self.render_header(area, buf, sh, theme);
+        if area.height < 2 {
+            return;
+        }
+        self.render_tabs(area, buf, theme);
+        if area.height <= 3 {
+            return;
+        }
+        let body = Rect::new(area.x, area.y + 3, area.width, area.height - 3);
+        if let Some(notes) = not_ready(sh) {
+            render_notes(&notes, body, buf, theme);
+            return;
+        }
+        // The ledger refused us: say what to configure above the section.
+        let mut body = body;
+        if let Some(e) = &self.end_error
+            && common::is_auth_error(e)
+        {
+            let notes = explain(e, None);
+            let h = render_notes(&notes, body, buf, theme)
+                .saturating_add(1)
+                .min(body.height);
+            body = Rect::new(body.x, body.y + h, body.width, body.height - h);
+        }
+        self.current().render(body, buf, sh, theme, focused);
+    }
+
+    fn hints(&self) -> Vec<Command> {
+        self.current().hints()
+    }
+
+    fn badge(&self, sh: &Shared) -> Option<String> {
+        if sh.ctx.ledger_url.is_none() {
+            return Some("no ledger".into());
+        }
+        if !sh.ctx.has_token {
+            return Some("no JWT".into());
+        }
+        let end = match self.ledger_end {
+            Some(Some(e)) => group(e),
+            Some(None) => "0".into(),
+            None => return sh.ctx.read_only.then(|| "read-only".into()),
+        };
+        Some(if sh.ctx.read_only {
+            format!("{end} ro")
+        } else {
+            end
+        })
+    }
+}

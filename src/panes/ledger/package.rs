@@ -1,0 +1,385 @@
+//! Package section: `GET /v2/packages/{package-id}` saved to a file the user names
+//! (`Effect::WriteFile`), with its size and `Canton-Package-Hash`. Package ids seen in the
+//! loaded history (the package part of template ids) and in ledger answers are offered as a
+//! list and for Tab completion.
+
+use std::path::PathBuf;
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::Line;
+
+use crate::api::ApiError;
+use crate::app::effect::{Effect, Request, RequestId, Response};
+use crate::config::keymap::{Command, KeyContext};
+use crate::model::summary::cat;
+use crate::panes::{Out, Shared};
+use crate::ui::safe::safe_line;
+use crate::ui::scroll::ScrollState;
+use crate::ui::theme::Theme;
+
+use super::SectionView;
+use super::common::{Note, Tone, explain, group, kv_line, package_of, put, render_notes};
+use super::form::{Complete, Form, FormOutcome, matching};
+
+/// A downloaded package.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Downloaded {
+    pub package_id: String,
+    pub size: usize,
+    pub hash: Option<String>,
+    pub content_type: Option<String>,
+    pub path: String,
+}
+
+/// The Package section.
+#[derive(Debug, Default)]
+pub struct PackageSection {
+    form: Option<Form>,
+    last_id: String,
+    last_path: String,
+    pending: Option<(RequestId, String, String)>,
+    result: Option<Downloaded>,
+    error: Option<Vec<Note>>,
+    /// Package ids seen in ledger answers (trees, executed transactions).
+    seen: Vec<String>,
+    scroll: ScrollState,
+}
+
+/// Whether `s` looks like a package id (a hex hash), not a package-name reference.
+fn is_package_id(s: &str) -> bool {
+    s.len() >= 16 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+impl PackageSection {
+    /// The last download.
+    pub fn result(&self) -> Option<&Downloaded> {
+        self.result.as_ref()
+    }
+
+    /// Remembers package ids of template ids from ledger answers.
+    pub fn note_template_ids<'a>(&mut self, ids: impl IntoIterator<Item = &'a str>) {
+        for t in ids {
+            if let Some(p) = package_of(t)
+                && is_package_id(p)
+                && !self.seen.iter().any(|s| s == p)
+            {
+                self.seen.push(p.to_string());
+            }
+        }
+        self.seen.sort();
+    }
+
+    /// Package ids known from the history and from ledger answers, sorted.
+    pub fn known_ids(&self, sh: &Shared) -> Vec<String> {
+        let mut v: Vec<String> = sh
+            .history
+            .symbols_of(cat::TEMPLATE)
+            .into_iter()
+            .filter_map(package_of)
+            .filter(|p| is_package_id(p))
+            .map(str::to_owned)
+            .chain(self.seen.iter().cloned())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    fn open_form(&mut self, id: Option<String>) {
+        let id = id.unwrap_or_else(|| self.last_id.clone());
+        let path = if self.last_path.is_empty() || id != self.last_id {
+            if id.is_empty() {
+                String::new()
+            } else {
+                format!("{}.dalf", id.chars().take(16).collect::<String>())
+            }
+        } else {
+            self.last_path.clone()
+        };
+        self.form = Some(Form::new(
+            "download",
+            vec![
+                (
+                    "package id",
+                    &id,
+                    "package id (Tab completes)",
+                    Complete::Package,
+                ),
+                (
+                    "save to",
+                    &path,
+                    "file path, e.g. splice-amulet.dalf",
+                    Complete::None,
+                ),
+            ],
+        ));
+    }
+
+    fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
+        let Some(form) = &mut self.form else { return };
+        let id = form.value(0);
+        let path = form.value(1);
+        if id.is_empty() {
+            form.fail(0, "a package id is required");
+            return;
+        }
+        if path.is_empty() {
+            form.fail(1, "name the file to save the package to");
+            return;
+        }
+        self.form = None;
+        self.last_id = id.clone();
+        self.last_path = path.clone();
+        let rid = out.fetch(
+            sh,
+            Request::Package {
+                package_id: id.clone(),
+            },
+        );
+        self.pending = Some((rid, id, path));
+    }
+}
+
+impl SectionView for PackageSection {
+    fn wants_raw_keys(&self) -> bool {
+        self.form.is_some()
+    }
+
+    fn key_context(&self) -> KeyContext {
+        if self.form.is_some() {
+            KeyContext::TextInput
+        } else {
+            KeyContext::List
+        }
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        let known = self.known_ids(sh);
+        let Some(form) = &mut self.form else { return };
+        match form.handle_key(key, &known) {
+            FormOutcome::Submitted => self.submit(sh, out),
+            FormOutcome::Cancelled => self.form = None,
+            FormOutcome::Changed => {}
+        }
+    }
+
+    fn on_paste(&mut self, text: &str) {
+        if let Some(f) = &mut self.form {
+            f.paste(text);
+        }
+    }
+
+    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
+        let n = self.known_ids(sh).len();
+        self.scroll.set_len(n);
+        match cmd {
+            Command::Edit => {
+                self.open_form(None);
+                true
+            }
+            Command::Select => {
+                let id = self.known_ids(sh).get(self.scroll.cursor()).cloned();
+                self.open_form(id);
+                true
+            }
+            Command::Up => {
+                self.scroll.up(1);
+                true
+            }
+            Command::Down => {
+                self.scroll.down(1);
+                true
+            }
+            Command::Top => {
+                self.scroll.top();
+                true
+            }
+            Command::Bottom => {
+                self.scroll.bottom();
+                true
+            }
+            Command::Copy => {
+                if let Some(r) = &self.result {
+                    out.copy("package id", r.package_id.clone());
+                } else if let Some(id) = self.known_ids(sh).get(self.scroll.cursor()) {
+                    out.copy("package id", id.clone());
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn on_fetched(
+        &mut self,
+        id: RequestId,
+        result: &Result<Response, ApiError>,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        let Some((pid, package_id, path)) = self.pending.clone() else {
+            return;
+        };
+        if pid != id {
+            return;
+        }
+        self.pending = None;
+        match result {
+            Ok(Response::Package(p)) => {
+                self.error = None;
+                self.result = Some(Downloaded {
+                    package_id,
+                    size: p.bytes.len(),
+                    hash: p.package_hash.clone(),
+                    content_type: p.content_type.clone(),
+                    path: path.clone(),
+                });
+                let wid = sh.next_request_id();
+                out.effects.push(Effect::WriteFile {
+                    id: wid,
+                    path: PathBuf::from(path),
+                    contents: p.bytes.clone(),
+                });
+            }
+            Ok(_) => {}
+            Err(e) => {
+                self.result = None;
+                let mut notes = vec![Note::new(Tone::Err, format!("package {package_id}:"))];
+                notes.extend(explain(e, None));
+                self.error = Some(notes);
+                out.error(format!("package {package_id}: {e}"));
+            }
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+        let mut y = 0u16;
+        let known = self.known_ids(sh);
+        if let Some(form) = &self.form {
+            let sugg = match form.completing() {
+                Some((_, w)) if !w.is_empty() => matching(&known, &w),
+                _ => Vec::new(),
+            };
+            let h = form.height(sugg.len()).min(area.height);
+            y += form.render(Rect::new(area.x, area.y, area.width, h), buf, theme, &sugg) + 1;
+        } else {
+            let intro = [Note::new(
+                Tone::Muted,
+                "GET /v2/packages/{package-id}: i enters a package id and a file to save it to; \
+                 Enter on a known id below starts with it.",
+            )];
+            y += render_notes(&intro, area, buf, theme) + 1;
+        }
+        let w = area.width;
+        if let Some((_, id, _)) = &self.pending {
+            put(
+                area,
+                y,
+                buf,
+                &Line::styled(
+                    safe_line(&format!("downloading package {id}…"), usize::from(w)).into_owned(),
+                    theme.muted,
+                ),
+            );
+            y += 2;
+        } else if let Some(r) = &self.result {
+            let hash = r
+                .hash
+                .as_deref()
+                .unwrap_or("(no Canton-Package-Hash header)");
+            let (verdict, vstyle) = match &r.hash {
+                Some(h) if *h == r.package_id => ("matches the package id", theme.status_ok),
+                Some(_) => ("differs from the package id", theme.status_warn),
+                None => ("-", theme.muted),
+            };
+            let rows = [
+                kv_line("package", &r.package_id, theme.id, 9, w, theme),
+                kv_line(
+                    "size",
+                    &format!("{} bytes", group(r.size as i64)),
+                    theme.accent,
+                    9,
+                    w,
+                    theme,
+                ),
+                kv_line("hash", hash, theme.id, 9, w, theme),
+                kv_line("check", verdict, vstyle, 9, w, theme),
+                kv_line(
+                    "type",
+                    r.content_type.as_deref().unwrap_or("-"),
+                    Style::default(),
+                    9,
+                    w,
+                    theme,
+                ),
+                kv_line("saved to", &r.path, theme.accent, 9, w, theme),
+            ];
+            for l in &rows {
+                put(area, y, buf, l);
+                y += 1;
+            }
+            y += 1;
+        } else if let Some(err) = &self.error {
+            let rest = Rect::new(
+                area.x,
+                area.y + y.min(area.height),
+                w,
+                area.height - y.min(area.height),
+            );
+            y += render_notes(err, rest, buf, theme) + 1;
+        }
+        if self.form.is_some() || y >= area.height {
+            return;
+        }
+        let title = if known.is_empty() {
+            "No package ids seen yet (they come from template ids in the history and in ledger answers)."
+                .to_string()
+        } else {
+            format!("Package ids seen ({}):", known.len())
+        };
+        put(
+            area,
+            y,
+            buf,
+            &Line::styled(
+                safe_line(&title, usize::from(w)).into_owned(),
+                theme.table_header,
+            ),
+        );
+        y += 1;
+        let rows = usize::from(area.height.saturating_sub(y));
+        let mut scroll = self.scroll;
+        scroll.set_len(known.len());
+        for (row, i) in scroll.visible_range(rows).enumerate() {
+            let yy = y + row as u16;
+            put(
+                area,
+                yy,
+                buf,
+                &Line::styled(safe_line(&known[i], usize::from(w)).into_owned(), theme.id),
+            );
+            if i == scroll.cursor() && yy < area.height {
+                buf.set_style(
+                    Rect::new(area.x, area.y + yy, w, 1),
+                    theme.selection_style(focused),
+                );
+            }
+        }
+    }
+
+    fn hints(&self) -> Vec<Command> {
+        if self.form.is_some() {
+            vec![Command::Confirm, Command::Complete, Command::Cancel]
+        } else {
+            vec![
+                Command::Edit,
+                Command::Select,
+                Command::Copy,
+                Command::NextSection,
+            ]
+        }
+    }
+}

@@ -1,0 +1,494 @@
+//! Parties section: `GET /v2/parties/{party}` with extra `parties` and an
+//! `identity-provider-id`; a table of the party details (is-local, identity provider, resource
+//! version, annotations of the local metadata) and the full record of the selected row.
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
+
+use crate::api::ApiError;
+use crate::api::ledger::{PartiesResponse, PartyDetails};
+use crate::app::effect::{Request, RequestId, Response};
+use crate::config::keymap::{Command, KeyContext};
+use crate::panes::{Out, Shared};
+use crate::ui::safe::safe_line;
+use crate::ui::scroll::ScrollState;
+use crate::ui::theme::Theme;
+
+use super::SectionView;
+use super::common::{Note, Tone, explain, kv_line, put, render_notes, split_list};
+use super::form::{Complete, Form, FormOutcome, matching};
+
+/// The Parties section.
+#[derive(Debug, Default)]
+pub struct Parties {
+    form: Option<Form>,
+    /// The last query (party, more parties, identity provider id), to refill the form.
+    query: (String, String, String),
+    pending: Option<RequestId>,
+    /// The parties asked for in the current answer.
+    requested: Vec<String>,
+    details: Vec<PartyDetails>,
+    error: Option<Vec<Note>>,
+    answered: bool,
+    scroll: ScrollState,
+}
+
+fn annotations(d: &PartyDetails) -> String {
+    d.local_metadata
+        .as_ref()
+        .map(|m| {
+            m.annotations
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default()
+}
+
+fn or_dash(s: Option<&str>) -> &str {
+    match s {
+        Some(v) if !v.is_empty() => v,
+        _ => "-",
+    }
+}
+
+impl Parties {
+    /// Whether the form is open.
+    pub fn form_open(&self) -> bool {
+        self.form.is_some()
+    }
+
+    /// The party ids of the answer, in order.
+    pub fn party_ids(&self) -> Vec<&str> {
+        self.details.iter().map(|d| d.party.as_str()).collect()
+    }
+
+    /// Parties asked for that the answer does not list (unknown to the participant).
+    pub fn unknown(&self) -> Vec<&str> {
+        self.requested
+            .iter()
+            .filter(|r| !self.details.iter().any(|d| &d.party == *r))
+            .map(String::as_str)
+            .collect()
+    }
+
+    fn open_form(&mut self) {
+        let (p, m, i) = &self.query;
+        self.form = Some(Form::new(
+            "look up",
+            vec![
+                (
+                    "party",
+                    p,
+                    "party id (Tab completes from the history)",
+                    Complete::Party,
+                ),
+                (
+                    "more parties",
+                    m,
+                    "optional, comma separated",
+                    Complete::Party,
+                ),
+                (
+                    "identity provider",
+                    i,
+                    "optional identity-provider-id",
+                    Complete::None,
+                ),
+            ],
+        ));
+    }
+
+    fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
+        let Some(form) = &mut self.form else { return };
+        let party = form.value(0);
+        if party.is_empty() {
+            form.fail(0, "a party id is required");
+            return;
+        }
+        let more = split_list(&form.value(1));
+        let idp = form.value(2);
+        self.query = (party.clone(), form.value(1), idp.clone());
+        self.form = None;
+        self.send(party, more, idp, sh, out);
+    }
+
+    fn send(
+        &mut self,
+        party: String,
+        more: Vec<String>,
+        idp: String,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        let mut requested = vec![party.clone()];
+        requested.extend(more.iter().cloned());
+        self.requested = requested;
+        self.pending = Some(out.fetch(
+            sh,
+            Request::Parties {
+                party,
+                more_parties: more,
+                identity_provider_id: (!idp.is_empty()).then_some(idp),
+            },
+        ));
+    }
+
+    fn selected(&self) -> Option<&PartyDetails> {
+        self.details.get(self.scroll.cursor())
+    }
+}
+
+/// Completion candidates for a field kind.
+pub fn candidates(kind: Complete, sh: &Shared, extra: &[String]) -> Vec<String> {
+    match kind {
+        Complete::Party => {
+            let mut v: Vec<String> = sh
+                .history
+                .parties()
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            v.extend(extra.iter().cloned());
+            v.sort();
+            v.dedup();
+            v
+        }
+        Complete::Package => extra.to_vec(),
+        Complete::None => Vec::new(),
+    }
+}
+
+/// The candidates matching the focused field of `form`, for drawing under it.
+pub fn suggestions(form: &Form, sh: &Shared, extra: &[String]) -> Vec<String> {
+    match form.completing() {
+        Some((kind, word)) if !word.trim().is_empty() => {
+            matching(&candidates(kind, sh, extra), &word)
+        }
+        _ => Vec::new(),
+    }
+}
+
+impl SectionView for Parties {
+    fn wants_raw_keys(&self) -> bool {
+        self.form.is_some()
+    }
+
+    fn key_context(&self) -> KeyContext {
+        if self.form.is_some() {
+            KeyContext::TextInput
+        } else {
+            KeyContext::List
+        }
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        let Some(form) = &mut self.form else { return };
+        let cands = form
+            .completing()
+            .map(|(k, _)| candidates(k, sh, &[]))
+            .unwrap_or_default();
+        match form.handle_key(key, &cands) {
+            FormOutcome::Submitted => self.submit(sh, out),
+            FormOutcome::Cancelled => self.form = None,
+            FormOutcome::Changed => {}
+        }
+    }
+
+    fn on_paste(&mut self, text: &str) {
+        if let Some(f) = &mut self.form {
+            f.paste(text);
+        }
+    }
+
+    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
+        match cmd {
+            Command::Edit => {
+                self.open_form();
+                true
+            }
+            Command::Refresh => {
+                // Nothing asked yet: only the ledger end is refreshed (by the pane).
+                if !self.requested.is_empty() {
+                    let (p, m, i) = self.query.clone();
+                    self.send(p, split_list(&m), i, sh, out);
+                }
+                true
+            }
+            Command::Up => {
+                self.scroll.up(1);
+                true
+            }
+            Command::Down => {
+                self.scroll.down(1);
+                true
+            }
+            Command::PageUp => {
+                self.scroll.page_up();
+                true
+            }
+            Command::PageDown => {
+                self.scroll.page_down();
+                true
+            }
+            Command::Top => {
+                self.scroll.top();
+                true
+            }
+            Command::Bottom => {
+                self.scroll.bottom();
+                true
+            }
+            Command::Copy => {
+                if let Some(d) = self.selected() {
+                    out.copy("party id", d.party.clone());
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn on_fetched(
+        &mut self,
+        id: RequestId,
+        result: &Result<Response, ApiError>,
+        _sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        if self.pending != Some(id) {
+            return;
+        }
+        self.pending = None;
+        self.answered = true;
+        match result {
+            Ok(Response::Parties(r)) => {
+                let PartiesResponse { party_details, .. } = &**r;
+                self.details = party_details.clone();
+                self.error = None;
+                self.scroll = ScrollState::new(self.details.len());
+            }
+            Ok(_) => {}
+            Err(e) => {
+                self.details.clear();
+                self.scroll = ScrollState::new(0);
+                self.error = Some(explain(e, None));
+                out.error(format!("parties: {e}"));
+            }
+        }
+    }
+
+    fn set_rows(&mut self, rows: usize) {
+        self.scroll.set_viewport(rows.saturating_sub(6).max(1));
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+        let mut y = 0u16;
+        if let Some(form) = &self.form {
+            let sugg = suggestions(form, sh, &[]);
+            let h = form.height(sugg.len()).min(area.height);
+            y += form.render(Rect::new(area.x, area.y, area.width, h), buf, theme, &sugg);
+            y += 1;
+        }
+        let rest = Rect::new(
+            area.x,
+            area.y + y.min(area.height),
+            area.width,
+            area.height - y.min(area.height),
+        );
+        if self.pending.is_some() {
+            put(
+                rest,
+                0,
+                buf,
+                &Line::styled("looking up parties…", theme.muted),
+            );
+            return;
+        }
+        if let Some(err) = &self.error {
+            render_notes(err, rest, buf, theme);
+            return;
+        }
+        if !self.answered {
+            if self.form.is_none() {
+                let notes = [
+                    Note::new(
+                        Tone::Plain,
+                        "GET /v2/parties/{party}: details of parties known to the participant.",
+                    ),
+                    Note::new(
+                        Tone::Muted,
+                        "Press i to enter a party (Tab completes party ids seen in the history), more parties and an identity provider id.",
+                    ),
+                ];
+                render_notes(&notes, rest, buf, theme);
+            }
+            return;
+        }
+        render_table(self, rest, buf, theme, focused);
+    }
+
+    fn hints(&self) -> Vec<Command> {
+        if self.form.is_some() {
+            vec![Command::Confirm, Command::Complete, Command::Cancel]
+        } else {
+            vec![
+                Command::Edit,
+                Command::Down,
+                Command::Copy,
+                Command::Refresh,
+                Command::NextSection,
+            ]
+        }
+    }
+}
+
+fn render_table(p: &Parties, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    let width = usize::from(area.width);
+    let unknown = p.unknown();
+    let mut summary = format!(
+        "{} of {} requested parties known",
+        p.details.len(),
+        p.requested.len()
+    );
+    if !unknown.is_empty() {
+        summary.push_str(&format!(" · not known: {}", unknown.join(", ")));
+    }
+    put(
+        area,
+        0,
+        buf,
+        &Line::styled(safe_line(&summary, width).into_owned(), theme.accent),
+    );
+    if p.details.is_empty() {
+        return;
+    }
+    // Columns: party | local | identity provider | version | annotations.
+    let local_w = 5usize;
+    let ver_w = 7usize;
+    let idp_w = if width >= 100 { 18 } else { 10 };
+    let flex = width.saturating_sub(local_w + ver_w + idp_w + 4);
+    let party_w = (flex * 3 / 5).max(8);
+    let ann_w = flex.saturating_sub(party_w);
+    let cell = |s: &str, w: usize| {
+        let t = safe_line(s, w).into_owned();
+        let pad = w.saturating_sub(t.width());
+        format!("{t}{}", " ".repeat(pad))
+    };
+    let header = format!(
+        "{} {} {} {} {}",
+        cell("party", party_w),
+        cell("local", local_w),
+        cell("identity provider", idp_w),
+        cell("version", ver_w),
+        cell("annotations", ann_w)
+    );
+    put(
+        area,
+        1,
+        buf,
+        &Line::styled(safe_line(&header, width).into_owned(), theme.table_header),
+    );
+    // Detail rows of the selected party at the bottom.
+    let detail_rows: u16 = 4;
+    let table_rows = area.height.saturating_sub(2 + detail_rows + 1).max(1);
+    let range = p.scroll.visible_range(usize::from(table_rows));
+    for (row, i) in range.clone().enumerate() {
+        let Some(d) = p.details.get(i) else { break };
+        let y = 2 + row as u16;
+        if y >= area.height {
+            break;
+        }
+        let local_style = if d.is_local {
+            theme.status_ok
+        } else {
+            theme.muted
+        };
+        let line = Line::from(vec![
+            Span::styled(cell(&d.party, party_w), theme.party),
+            Span::raw(" "),
+            Span::styled(
+                cell(if d.is_local { "yes" } else { "no" }, local_w),
+                local_style,
+            ),
+            Span::raw(" "),
+            Span::styled(
+                cell(or_dash(d.identity_provider_id.as_deref()), idp_w),
+                Style::default(),
+            ),
+            Span::raw(" "),
+            Span::styled(
+                cell(
+                    or_dash(
+                        d.local_metadata
+                            .as_ref()
+                            .and_then(|m| m.resource_version.as_deref()),
+                    ),
+                    ver_w,
+                ),
+                theme.muted,
+            ),
+            Span::raw(" "),
+            Span::styled(cell(&annotations(d), ann_w), theme.accent),
+        ]);
+        put(area, y, buf, &line);
+        if i == p.scroll.cursor() {
+            buf.set_style(
+                Rect::new(area.x, area.y + y, area.width, 1),
+                theme.selection_style(focused),
+            );
+        }
+    }
+    let y0 = 2 + table_rows + 1;
+    if let Some(d) = p.selected()
+        && y0 < area.height
+    {
+        let lw = 11;
+        let ann = annotations(d);
+        let rows = [
+            kv_line("party", &d.party, theme.party, lw, area.width, theme),
+            kv_line(
+                "local",
+                if d.is_local {
+                    "yes: hosted here, same identity provider as the user"
+                } else {
+                    "no"
+                },
+                Style::default(),
+                lw,
+                area.width,
+                theme,
+            ),
+            kv_line(
+                "idp",
+                match d.identity_provider_id.as_deref() {
+                    Some(v) if !v.is_empty() => v,
+                    _ => "(default identity provider)",
+                },
+                Style::default(),
+                lw,
+                area.width,
+                theme,
+            ),
+            kv_line(
+                "annotations",
+                if ann.is_empty() { "-" } else { &ann },
+                theme.accent,
+                lw,
+                area.width,
+                theme,
+            ),
+        ];
+        for (k, l) in rows.iter().enumerate() {
+            put(area, y0 + k as u16, buf, l);
+        }
+    }
+}

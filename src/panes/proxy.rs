@@ -1,0 +1,1041 @@
+//! The Proxy pane (8): the validator's scan proxy (`{validator_url}/api/validator`), in three
+//! sections switched with `]` / `[`: the amulet rules contract (header and folded payload JSON),
+//! the unclaimed development fund coupons (table plus the selected coupon's details), and the
+//! status of transfer commands by sender and nonce.
+//!
+//! ```text
+//! ┌Proxy · Transfer commands · alice::1220… nonce 3──────────────────────────────┐
+//! │1 Amulet rules │ 2 Dev fund coupons │ 3 Transfer commands                    │
+//! │Status   Failure  Contract       Receiver     Amount    Reason               │
+//! │sent              00a1b2c3…      bob          12.5                           │
+//! │failed   expired  00ffee01…      carol        3.0       expired before …     │
+//! └──────────────────────────────────────────────────────────────────────────────┘
+//! ```
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Widget};
+use serde_json::Value;
+
+use crate::api::ApiError;
+use crate::api::validator::{
+    ContractWithState, TransferCommandState, TransferCommandWithStatus, TransferFailureKind,
+};
+use crate::app::effect::{Effect, Request, RequestId, Response};
+use crate::config::keymap::{Command, KeyContext};
+use crate::model::summary::{short_id, short_party, short_template};
+use crate::panes::form::{Form, FormOutcome, Load, cell, explain, paragraph, render_section_tabs};
+use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::ui::json::JsonView;
+use crate::ui::scroll::ScrollState;
+use crate::ui::theme::Theme;
+
+/// Table width from which the coupon details show beside the table.
+const SIDE_PANEL_MIN_WIDTH: u16 = 100;
+
+/// The sections of the pane, in tab order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProxySection {
+    AmuletRules,
+    Coupons,
+    Transfers,
+}
+
+impl ProxySection {
+    pub const ALL: [ProxySection; 3] = [
+        ProxySection::AmuletRules,
+        ProxySection::Coupons,
+        ProxySection::Transfers,
+    ];
+
+    /// The tab label.
+    pub fn title(self) -> &'static str {
+        match self {
+            ProxySection::AmuletRules => "Amulet rules",
+            ProxySection::Coupons => "Dev fund coupons",
+            ProxySection::Transfers => "Transfer commands",
+        }
+    }
+
+    fn index(self) -> usize {
+        ProxySection::ALL
+            .iter()
+            .position(|s| *s == self)
+            .unwrap_or(0)
+    }
+}
+
+/// A contract as shown: its header fields and its payload in a JSON view.
+#[derive(Debug, Clone)]
+struct ContractView {
+    template_id: String,
+    contract_id: String,
+    created_at: String,
+    domain_id: Option<String>,
+    payload: JsonView,
+}
+
+impl ContractView {
+    fn new(c: &ContractWithState) -> Self {
+        let payload = c.contract.payload.to_value().unwrap_or(Value::Null);
+        ContractView {
+            template_id: c.contract.template_id.clone(),
+            contract_id: c.contract.contract_id.clone(),
+            created_at: c.contract.created_at.clone(),
+            domain_id: c.domain_id.clone(),
+            payload: JsonView::new(&payload),
+        }
+    }
+
+    /// Draws the header lines and the payload below them.
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
+        let domain = self
+            .domain_id
+            .clone()
+            .unwrap_or_else(|| "(none: in flight between synchronizers)".into());
+        // `Module:Entity (package…)`: the name first, so it survives narrow widths.
+        let template = match self.template_id.split_once(':') {
+            Some((pkg, _)) if short_template(&self.template_id) != self.template_id => format!(
+                "{} (package {})",
+                short_template(&self.template_id),
+                short_id(pkg, 12)
+            ),
+            _ => self.template_id.clone(),
+        };
+        let mut y = area.y;
+        for (label, value, style) in [
+            ("Template   ", &template, theme.accent),
+            ("Contract   ", &self.contract_id, theme.id),
+            ("Created at ", &self.created_at, theme.time),
+            ("Domain     ", &domain, theme.id),
+        ] {
+            if y >= area.bottom() {
+                return;
+            }
+            label_value(buf, area.x, y, area.width, label, value, style, theme);
+            y += 1;
+        }
+        if y >= area.bottom() {
+            return;
+        }
+        cell(buf, area.x, y, "Payload", area.width, theme.table_header);
+        y += 1;
+        let rest = Rect::new(area.x, y, area.width, area.bottom().saturating_sub(y));
+        self.payload.render(rest, buf, theme, focused);
+    }
+}
+
+/// One transfer command row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransferRow {
+    pub contract_id: String,
+    pub status: TransferCommandState,
+    pub failure_kind: Option<TransferFailureKind>,
+    pub reason: Option<String>,
+    pub receiver: String,
+    pub amount: String,
+    pub expires_at: String,
+}
+
+impl TransferRow {
+    fn new(contract_id: &str, t: &TransferCommandWithStatus) -> Self {
+        let payload = t.contract.payload.to_value().unwrap_or(Value::Null);
+        let text = |k: &str| match payload.get(k) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None => String::new(),
+            Some(other) => other.to_string(),
+        };
+        TransferRow {
+            contract_id: contract_id.to_string(),
+            status: t.status.status.clone(),
+            failure_kind: t.status.failure_kind.clone(),
+            reason: t.status.reason.clone(),
+            receiver: text("receiver"),
+            amount: text("amount"),
+            expires_at: text("expiresAt"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct TransferQuery {
+    sender: String,
+    nonce: i64,
+}
+
+/// The Proxy pane.
+#[derive(Debug)]
+pub struct ProxyPane {
+    section: ProxySection,
+    rules: Load<Box<ContractView>>,
+    coupons: Load<Vec<ContractWithState>>,
+    coupon_scroll: ScrollState,
+    /// The selected coupon's details (rebuilt when the selection moves).
+    coupon_view: Option<Box<ContractView>>,
+    /// Keys go to the coupon details (Enter on the table; Esc back).
+    coupon_details: bool,
+    transfers: Load<Vec<TransferRow>>,
+    transfer_query: Option<TransferQuery>,
+    transfer_scroll: ScrollState,
+    form: Option<Form>,
+    area: Rect,
+}
+
+impl ProxyPane {
+    /// A new pane; nothing is fetched until it is first shown.
+    pub fn new(_sh: &Shared) -> Self {
+        ProxyPane {
+            section: ProxySection::AmuletRules,
+            rules: Load::Idle,
+            coupons: Load::Idle,
+            coupon_scroll: ScrollState::new(0),
+            coupon_view: None,
+            coupon_details: false,
+            transfers: Load::Idle,
+            transfer_query: None,
+            transfer_scroll: ScrollState::new(0),
+            form: None,
+            area: Rect::default(),
+        }
+    }
+
+    /// The section shown.
+    pub fn section(&self) -> ProxySection {
+        self.section
+    }
+
+    /// Whether the transfer form is open.
+    pub fn is_editing(&self) -> bool {
+        self.form.is_some()
+    }
+
+    /// The amulet rules contract id, once loaded.
+    pub fn amulet_rules_id(&self) -> Option<&str> {
+        self.rules.done().map(|c| c.contract_id.as_str())
+    }
+
+    /// The coupons loaded.
+    pub fn coupons(&self) -> Option<&[ContractWithState]> {
+        self.coupons.done().map(Vec::as_slice)
+    }
+
+    /// The transfer commands found by the last query.
+    pub fn transfers(&self) -> Option<&[TransferRow]> {
+        self.transfers.done().map(Vec::as_slice)
+    }
+
+    /// Whether the coupon details have the keys.
+    pub fn is_in_coupon_details(&self) -> bool {
+        self.coupon_details
+    }
+
+    /// The failure of the shown section, if it failed.
+    pub fn error_text(&self) -> Option<&str> {
+        match self.section {
+            ProxySection::AmuletRules => self.rules.failure(),
+            ProxySection::Coupons => self.coupons.failure(),
+            ProxySection::Transfers => self.transfers.failure(),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Loading
+    // -----------------------------------------------------------------------------------------
+
+    fn load_rules(&mut self, sh: &mut Shared, out: &mut Out) {
+        if let Load::Loading(old) = self.rules {
+            out.effects.push(Effect::Cancel(old));
+        }
+        self.rules = Load::Loading(out.fetch(sh, Request::AmuletRules));
+    }
+
+    fn load_coupons(&mut self, sh: &mut Shared, out: &mut Out) {
+        if let Load::Loading(old) = self.coupons {
+            out.effects.push(Effect::Cancel(old));
+        }
+        self.coupons = Load::Loading(out.fetch(sh, Request::DevFundCoupons));
+    }
+
+    fn query_transfers(&mut self, q: TransferQuery, sh: &mut Shared, out: &mut Out) {
+        if let Load::Loading(old) = self.transfers {
+            out.effects.push(Effect::Cancel(old));
+        }
+        let id = out.fetch(
+            sh,
+            Request::TransferStatus {
+                sender: q.sender.clone(),
+                nonce: q.nonce,
+            },
+        );
+        self.transfer_query = Some(q);
+        self.transfers = Load::Loading(id);
+    }
+
+    fn refresh(&mut self, sh: &mut Shared, out: &mut Out) {
+        match self.section {
+            ProxySection::AmuletRules => self.load_rules(sh, out),
+            ProxySection::Coupons => self.load_coupons(sh, out),
+            ProxySection::Transfers => match self.transfer_query.clone() {
+                Some(q) => self.query_transfers(q, sh, out),
+                None => self.open_form(sh),
+            },
+        }
+    }
+
+    fn open_form(&mut self, sh: &Shared) {
+        let (sender, nonce) = match &self.transfer_query {
+            Some(q) => (q.sender.clone(), q.nonce.to_string()),
+            None => (String::new(), String::new()),
+        };
+        let mut form = Form::new(vec![
+            Form::with_candidates(
+                Form::field("Sender", &sender, "sender party id (Tab completes)"),
+                sh.history.parties(),
+            ),
+            Form::field("Nonce", &nonce, "nonce (integer, ≥ 0)"),
+        ]);
+        let first_empty = (0..form.len())
+            .find(|&i| form.value(i).is_empty())
+            .unwrap_or(0);
+        form.set_active(first_empty);
+        self.form = Some(form);
+    }
+
+    fn submit_form(&mut self, sh: &mut Shared, out: &mut Out) {
+        let Some(form) = &mut self.form else {
+            return;
+        };
+        let sender = form.value(0);
+        if sender.is_empty() {
+            form.set_error(0, "enter the sender party id");
+            return;
+        }
+        let nonce = form.value(1);
+        let nonce = match nonce.parse::<i64>() {
+            Ok(n) if n >= 0 => n,
+            _ => {
+                form.set_error(1, "the nonce is a whole number ≥ 0");
+                return;
+            }
+        };
+        self.form = None;
+        self.query_transfers(TransferQuery { sender, nonce }, sh, out);
+    }
+
+    fn sync_coupon_view(&mut self) {
+        self.coupon_view = self
+            .coupons
+            .done()
+            .and_then(|c| c.get(self.coupon_scroll.cursor()))
+            .map(|c| Box::new(ContractView::new(c)));
+    }
+
+    fn copy(&self, out: &mut Out) {
+        match self.section {
+            ProxySection::AmuletRules => match self.rules.done() {
+                Some(c) if c.payload.scroll().cursor() > 0 => {
+                    if let Some(json) = c.payload.selected_json() {
+                        out.copy(&format!("JSON at {}", c.payload.selected_path()), json);
+                    }
+                }
+                Some(c) => out.copy("amulet rules contract id", c.contract_id.clone()),
+                None => {}
+            },
+            ProxySection::Coupons => {
+                if let Some(c) = self
+                    .coupons
+                    .done()
+                    .and_then(|c| c.get(self.coupon_scroll.cursor()))
+                {
+                    out.copy("coupon contract id", c.contract.contract_id.clone());
+                }
+            }
+            ProxySection::Transfers => {
+                if let Some(t) = self
+                    .transfers
+                    .done()
+                    .and_then(|t| t.get(self.transfer_scroll.cursor()))
+                {
+                    out.copy("transfer command contract id", t.contract_id.clone());
+                }
+            }
+        }
+    }
+
+    /// The JSON view that has the keys, if one does.
+    fn json_mut(&mut self) -> Option<&mut JsonView> {
+        match self.section {
+            ProxySection::AmuletRules => match &mut self.rules {
+                Load::Done(c) => Some(&mut c.payload),
+                _ => None,
+            },
+            ProxySection::Coupons if self.coupon_details => {
+                self.coupon_view.as_mut().map(|c| &mut c.payload)
+            }
+            _ => None,
+        }
+    }
+
+    fn list_scroll_mut(&mut self) -> Option<&mut ScrollState> {
+        match self.section {
+            ProxySection::Coupons if !self.coupon_details => Some(&mut self.coupon_scroll),
+            ProxySection::Transfers => Some(&mut self.transfer_scroll),
+            _ => None,
+        }
+    }
+
+    fn viewport(&self) -> usize {
+        usize::from(self.area.height.saturating_sub(5)).max(1)
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Drawing
+    // -----------------------------------------------------------------------------------------
+
+    fn title_line(&self, theme: &Theme) -> Line<'static> {
+        let mut spans = vec![
+            Span::styled("Proxy", theme.title),
+            Span::styled(format!(" · {}", self.section.title()), theme.muted),
+        ];
+        if self.section == ProxySection::Transfers
+            && let Some(q) = &self.transfer_query
+        {
+            spans.push(Span::styled(
+                format!(
+                    " · {} nonce {}",
+                    crate::ui::safe::safe_line(short_party(&q.sender), 24),
+                    q.nonce
+                ),
+                theme.muted,
+            ));
+        }
+        Line::from(spans)
+    }
+
+    fn render_rules(&self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
+        match &self.rules {
+            Load::Idle => {
+                paragraph(area, buf, "Press r to load the amulet rules.", theme.muted);
+            }
+            Load::Loading(_) => {
+                paragraph(area, buf, "loading the amulet rules…", theme.muted);
+            }
+            Load::Failed(e) => {
+                paragraph(area, buf, e, theme.status_err);
+            }
+            Load::Done(c) => c.render(area, buf, theme, focused),
+        }
+    }
+
+    fn render_coupons(&self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
+        let coupons = match &self.coupons {
+            Load::Idle => {
+                paragraph(area, buf, "Press r to load the coupons.", theme.muted);
+                return;
+            }
+            Load::Loading(_) => {
+                paragraph(
+                    area,
+                    buf,
+                    "loading unclaimed development fund coupons…",
+                    theme.muted,
+                );
+                return;
+            }
+            Load::Failed(e) => {
+                paragraph(area, buf, e, theme.status_err);
+                return;
+            }
+            Load::Done(c) => c,
+        };
+        if coupons.is_empty() {
+            paragraph(
+                area,
+                buf,
+                "No unclaimed development fund coupons: every coupon has been allocated.",
+                theme.muted,
+            );
+            return;
+        }
+        if self.coupon_details && area.width < SIDE_PANEL_MIN_WIDTH {
+            if let Some(v) = &self.coupon_view {
+                v.render(area, buf, theme, focused);
+            }
+            return;
+        }
+        let (table, side) = if area.width >= SIDE_PANEL_MIN_WIDTH {
+            let left = area.width * 11 / 20;
+            (
+                Rect::new(area.x, area.y, left, area.height),
+                Some(Rect::new(
+                    area.x + left + 1,
+                    area.y,
+                    area.width - left - 1,
+                    area.height,
+                )),
+            )
+        } else {
+            (area, None)
+        };
+        let total = coupons.len();
+        let sum: f64 = coupons
+            .iter()
+            .filter_map(|c| payload_str(c, "amount")?.parse::<f64>().ok())
+            .sum();
+        cell(
+            buf,
+            table.x,
+            table.y,
+            &format!(
+                "{total} unclaimed coupons · ≈{} total",
+                trim_decimal(&format!("{sum:.4}"))
+            ),
+            table.width,
+            theme.muted,
+        );
+        let t = Rect::new(
+            table.x,
+            table.y + 1,
+            table.width,
+            table.height.saturating_sub(1),
+        );
+        if t.height == 0 {
+            return;
+        }
+        let amount_w = 14u16;
+        let cid_w = 14u16;
+        let created_w = t.width.saturating_sub(amount_w + cid_w + 2);
+        let cols = [
+            ("Amount", 0, amount_w),
+            ("Contract", amount_w + 1, cid_w),
+            ("Created at", amount_w + cid_w + 2, created_w),
+        ];
+        for (title, x, w) in cols {
+            if x < t.width {
+                cell(
+                    buf,
+                    t.x + x,
+                    t.y,
+                    title,
+                    w.min(t.width - x),
+                    theme.table_header,
+                );
+            }
+        }
+        let body = Rect::new(t.x, t.y + 1, t.width, t.height - 1);
+        let range = self.coupon_scroll.visible_range(usize::from(body.height));
+        for (offset, i) in range.enumerate() {
+            let Some(c) = coupons.get(i) else {
+                break;
+            };
+            let y = body.y + offset as u16;
+            let values = [
+                (
+                    trim_decimal(&payload_str(c, "amount").unwrap_or_default()),
+                    theme.json_number,
+                ),
+                (short_id(&c.contract.contract_id, 12), theme.id),
+                (c.contract.created_at.clone(), theme.time),
+            ];
+            for ((_, x, w), (v, style)) in cols.iter().zip(values) {
+                if *x < body.width {
+                    cell(buf, body.x + x, y, &v, (*w).min(body.width - x), style);
+                }
+            }
+            if i == self.coupon_scroll.cursor() {
+                buf.set_style(
+                    Rect::new(body.x, y, body.width, 1),
+                    theme.selection_style(focused && !self.coupon_details),
+                );
+            }
+        }
+        if let (Some(side), Some(v)) = (side, &self.coupon_view) {
+            for y in side.y..side.bottom() {
+                buf.set_stringn(side.x - 1, y, "│", 1, theme.border);
+            }
+            v.render(side, buf, theme, focused && self.coupon_details);
+        }
+    }
+
+    fn render_transfers(&self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
+        let rows = match &self.transfers {
+            Load::Idle => {
+                paragraph(
+                    area,
+                    buf,
+                    "Press i to look up the transfer commands of a sender for a nonce (Tab completes parties seen in the history). The proxy reports commands created in the last 24 hours.",
+                    theme.muted,
+                );
+                return;
+            }
+            Load::Loading(_) => {
+                paragraph(area, buf, "looking up transfer commands…", theme.muted);
+                return;
+            }
+            Load::Failed(e) => {
+                paragraph(area, buf, e, theme.status_err);
+                return;
+            }
+            Load::Done(r) => r,
+        };
+        let mut y = area.y;
+        if let Some(q) = &self.transfer_query {
+            label_value(
+                buf,
+                area.x,
+                y,
+                area.width,
+                "Sender ",
+                &format!("{}  nonce {}", q.sender, q.nonce),
+                theme.party,
+                theme,
+            );
+            y += 1;
+        }
+        if y >= area.bottom() {
+            return;
+        }
+        // Details of the selected command at the bottom: its full reason, wrapped.
+        let selected = rows.get(self.transfer_scroll.cursor());
+        let detail = selected.map(|r| {
+            let mut s = format!("{}  {}", r.contract_id, status_text(r));
+            if !r.expires_at.is_empty() {
+                s.push_str(&format!("  expires {}", r.expires_at));
+            }
+            if let Some(reason) = &r.reason {
+                s.push_str(&format!("\nreason: {reason}"));
+            }
+            s
+        });
+        let detail_h = if detail.is_some() {
+            4u16.min(area.bottom().saturating_sub(y) / 2)
+        } else {
+            0
+        };
+        let table = Rect::new(
+            area.x,
+            y,
+            area.width,
+            area.bottom().saturating_sub(y) - detail_h,
+        );
+        let w = table.width;
+        let fixed = [8u16, 10, 14, 14, 12];
+        let mut x = 0u16;
+        let mut cols = Vec::new();
+        for (title, width) in ["Status", "Failure", "Contract", "Receiver", "Amount"]
+            .into_iter()
+            .zip(fixed)
+        {
+            cols.push((title, x, width));
+            x += width + 1;
+        }
+        cols.push(("Reason", x, w.saturating_sub(x)));
+        if table.height > 0 {
+            for (title, cx, cw) in &cols {
+                if *cx < w {
+                    cell(
+                        buf,
+                        table.x + cx,
+                        table.y,
+                        title,
+                        (*cw).min(w - cx),
+                        theme.table_header,
+                    );
+                }
+            }
+            let body = Rect::new(
+                table.x,
+                table.y + 1,
+                table.width,
+                table.height.saturating_sub(1),
+            );
+            let range = self.transfer_scroll.visible_range(usize::from(body.height));
+            for (offset, i) in range.enumerate() {
+                let Some(r) = rows.get(i) else {
+                    break;
+                };
+                let y = body.y + offset as u16;
+                let values = [
+                    (r.status.to_string(), status_style(&r.status, theme)),
+                    (
+                        r.failure_kind
+                            .as_ref()
+                            .map(ToString::to_string)
+                            .unwrap_or_default(),
+                        theme.status_err,
+                    ),
+                    (short_id(&r.contract_id, 12), theme.id),
+                    (short_party(&r.receiver).to_string(), theme.party),
+                    (trim_decimal(&r.amount), theme.json_number),
+                    (r.reason.clone().unwrap_or_default(), theme.muted),
+                ];
+                for ((_, cx, cw), (v, style)) in cols.iter().zip(values) {
+                    if *cx < body.width && *cw > 0 {
+                        cell(buf, body.x + cx, y, &v, (*cw).min(body.width - cx), style);
+                    }
+                }
+                if i == self.transfer_scroll.cursor() {
+                    buf.set_style(
+                        Rect::new(body.x, y, body.width, 1),
+                        theme.selection_style(focused),
+                    );
+                }
+            }
+        }
+        if let Some(d) = detail
+            && detail_h > 0
+        {
+            let rect = Rect::new(area.x, area.bottom() - detail_h, area.width, detail_h);
+            paragraph(rect, buf, &d, theme.muted);
+        }
+    }
+}
+
+/// `label` in the muted style then `value`, cut to the width.
+#[allow(clippy::too_many_arguments)]
+fn label_value(
+    buf: &mut Buffer,
+    x: u16,
+    y: u16,
+    width: u16,
+    label: &str,
+    value: &str,
+    style: Style,
+    theme: &Theme,
+) {
+    buf.set_stringn(x, y, label, usize::from(width), theme.muted);
+    let lw = (label.len() as u16).min(width);
+    cell(buf, x + lw, y, value, width - lw, style);
+}
+
+/// A string field of a contract's payload.
+fn payload_str(c: &ContractWithState, key: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(c.contract.payload.get()).ok()?;
+    match v.get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// A Daml decimal without its trailing zeros (`4195.0000000000` → `4195.0`); other text as is.
+pub fn trim_decimal(s: &str) -> String {
+    match s.split_once('.') {
+        Some((int, frac))
+            if !int.is_empty()
+                && int
+                    .trim_start_matches('-')
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+                && frac.chars().all(|c| c.is_ascii_digit()) =>
+        {
+            let frac = frac.trim_end_matches('0');
+            format!("{int}.{}", if frac.is_empty() { "0" } else { frac })
+        }
+        _ => s.to_string(),
+    }
+}
+
+/// `sent`, `failed (expired)`.
+fn status_text(r: &TransferRow) -> String {
+    match &r.failure_kind {
+        Some(k) => format!("{} ({k})", r.status),
+        None => r.status.to_string(),
+    }
+}
+
+/// Created: pending (warn), sent: ok, failed: error.
+fn status_style(s: &TransferCommandState, theme: &Theme) -> Style {
+    match s {
+        TransferCommandState::Sent => theme.status_ok,
+        TransferCommandState::Failed => theme.status_err,
+        TransferCommandState::Created => theme.status_warn,
+        _ => theme.muted,
+    }
+}
+
+impl Pane for ProxyPane {
+    fn id(&self) -> PaneId {
+        PaneId::Proxy
+    }
+
+    fn key_context(&self) -> KeyContext {
+        if self.form.is_some() {
+            KeyContext::TextInput
+        } else if self.section == ProxySection::AmuletRules
+            || (self.section == ProxySection::Coupons && self.coupon_details)
+        {
+            KeyContext::Tree
+        } else {
+            KeyContext::List
+        }
+    }
+
+    fn wants_raw_keys(&self) -> bool {
+        self.form.is_some()
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        let Some(form) = &mut self.form else {
+            return;
+        };
+        match form.handle_key(key) {
+            FormOutcome::Submitted => self.submit_form(sh, out),
+            FormOutcome::Cancelled => self.form = None,
+            FormOutcome::Consumed => {}
+        }
+    }
+
+    fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
+        if let Some(form) = &mut self.form {
+            form.paste(text);
+        }
+    }
+
+    fn on_focus(&mut self, sh: &mut Shared, out: &mut Out) {
+        if self.rules.is_idle() {
+            self.load_rules(sh, out);
+        }
+        if self.coupons.is_idle() {
+            self.load_coupons(sh, out);
+        }
+    }
+
+    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
+        let viewport = self.viewport();
+        match cmd {
+            Command::NextSection | Command::PrevSection => {
+                let n = ProxySection::ALL.len();
+                let i = self.section.index();
+                let next = if cmd == Command::NextSection {
+                    i + 1
+                } else {
+                    i + n - 1
+                } % n;
+                self.section = ProxySection::ALL[next];
+                self.coupon_details = false;
+                return true;
+            }
+            Command::Edit => {
+                if self.section != ProxySection::Transfers {
+                    return false;
+                }
+                self.open_form(sh);
+                return true;
+            }
+            Command::Refresh => {
+                self.refresh(sh, out);
+                return true;
+            }
+            Command::Copy => {
+                self.copy(out);
+                return true;
+            }
+            Command::Select if self.section == ProxySection::Coupons && !self.coupon_details => {
+                if self.coupon_view.is_some() {
+                    self.coupon_details = true;
+                }
+                return true;
+            }
+            Command::Back | Command::Cancel if self.coupon_details => {
+                self.coupon_details = false;
+                return true;
+            }
+            _ => {}
+        }
+        if let Some(scroll) = self.list_scroll_mut() {
+            scroll.set_viewport(viewport);
+            match cmd {
+                Command::Up => scroll.up(1),
+                Command::Down => scroll.down(1),
+                Command::PageUp => scroll.page_up(),
+                Command::PageDown => scroll.page_down(),
+                Command::Top => scroll.top(),
+                Command::Bottom => scroll.bottom(),
+                _ => return false,
+            }
+            if self.section == ProxySection::Coupons {
+                self.sync_coupon_view();
+            }
+            return true;
+        }
+        let Some(json) = self.json_mut() else {
+            return false;
+        };
+        json.set_viewport(viewport.saturating_sub(5).max(1));
+        match cmd {
+            Command::Up => json.up(1),
+            Command::Down => json.down(1),
+            Command::PageUp => json.page_up(),
+            Command::PageDown => json.page_down(),
+            Command::Top => json.top(),
+            Command::Bottom => json.bottom(),
+            Command::Toggle | Command::Select => json.toggle(),
+            Command::Expand | Command::Right => json.expand(),
+            Command::Collapse | Command::Left => json.collapse(),
+            Command::Parent => json.parent(),
+            Command::ExpandAll => json.expand_all(),
+            Command::CollapseAll => json.collapse_all(),
+            _ => return false,
+        }
+        true
+    }
+
+    fn on_fetched(
+        &mut self,
+        id: RequestId,
+        _request: &Request,
+        result: &Result<Response, ApiError>,
+        _sh: &mut Shared,
+        _out: &mut Out,
+    ) {
+        if self.rules.waits_for(id) {
+            self.rules = match result {
+                Ok(Response::AmuletRules(r)) => {
+                    Load::Done(Box::new(ContractView::new(&r.amulet_rules)))
+                }
+                Ok(_) => Load::Failed("unexpected response to amulet-rules".into()),
+                Err(e) => Load::Failed(explain(
+                    e,
+                    "the proxy found no AmuletRules contract (the DSO has not created it yet, or the validator is not connected)",
+                )),
+            };
+        } else if self.coupons.waits_for(id) {
+            self.coupons = match result {
+                Ok(Response::DevFundCoupons(r)) => {
+                    let list = r.unclaimed_development_fund_coupons.clone();
+                    self.coupon_scroll = ScrollState::new(list.len());
+                    Load::Done(list)
+                }
+                Ok(_) => Load::Failed("unexpected response to the coupons request".into()),
+                Err(e) => Load::Failed(explain(e, "the proxy does not list coupons")),
+            };
+            self.coupon_details = false;
+            self.sync_coupon_view();
+        } else if self.transfers.waits_for(id) {
+            self.transfers = match result {
+                Ok(Response::TransferStatus(r)) => {
+                    let rows: Vec<TransferRow> = r
+                        .transfer_commands_by_contract_id
+                        .iter()
+                        .map(|(cid, t)| TransferRow::new(cid, t))
+                        .collect();
+                    self.transfer_scroll = ScrollState::new(rows.len());
+                    Load::Done(rows)
+                }
+                Ok(_) => Load::Failed("unexpected response to transfer-command/status".into()),
+                Err(e) => Load::Failed(explain(
+                    e,
+                    "no transfer command for this sender and nonce (the proxy only knows commands created in the last 24 hours; check the sender and nonce, then press i)",
+                )),
+            };
+        }
+    }
+
+    fn set_area(&mut self, area: Rect) {
+        self.area = area;
+        let v = self.viewport();
+        self.coupon_scroll.set_viewport(v);
+        self.transfer_scroll.set_viewport(v);
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, _sh: &Shared, theme: &Theme, focused: bool) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        let block = Block::bordered()
+            .border_style(theme.border_style(focused))
+            .title(self.title_line(theme));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        let titles: Vec<&str> = ProxySection::ALL.iter().map(|s| s.title()).collect();
+        render_section_tabs(
+            Rect::new(inner.x, inner.y, inner.width, 1),
+            buf,
+            &titles,
+            self.section.index(),
+            theme,
+        );
+        let mut body = Rect::new(inner.x, inner.y + 1, inner.width, inner.height - 1);
+        if let Some(form) = &self.form {
+            let h = form.height().min(body.height);
+            form.render(Rect::new(body.x, body.y, body.width, h), buf, theme);
+            let used = (h + 1).min(body.height);
+            body.y += used;
+            body.height -= used;
+        }
+        if body.height == 0 {
+            return;
+        }
+        if self.form.is_some() && self.transfers.is_idle() {
+            return;
+        }
+        let focused = focused && self.form.is_none();
+        match self.section {
+            ProxySection::AmuletRules => self.render_rules(body, buf, theme, focused),
+            ProxySection::Coupons => self.render_coupons(body, buf, theme, focused),
+            ProxySection::Transfers => self.render_transfers(body, buf, theme, focused),
+        }
+    }
+
+    fn hints(&self) -> Vec<Command> {
+        if self.form.is_some() {
+            return vec![Command::Confirm, Command::Complete, Command::Cancel];
+        }
+        match self.section {
+            ProxySection::AmuletRules => vec![
+                Command::Toggle,
+                Command::NextSection,
+                Command::Copy,
+                Command::Refresh,
+                Command::ExpandAll,
+            ],
+            ProxySection::Coupons if self.coupon_details => {
+                vec![Command::Back, Command::Toggle, Command::Copy]
+            }
+            ProxySection::Coupons => vec![
+                Command::Select,
+                Command::NextSection,
+                Command::Copy,
+                Command::Refresh,
+            ],
+            ProxySection::Transfers => vec![
+                Command::Edit,
+                Command::Copy,
+                Command::NextSection,
+                Command::Refresh,
+            ],
+        }
+    }
+
+    fn badge(&self, _sh: &Shared) -> Option<String> {
+        if self.rules.is_loading() || self.coupons.is_loading() || self.transfers.is_loading() {
+            return Some("loading".into());
+        }
+        if self.rules.failure().is_some() || self.coupons.failure().is_some() {
+            return Some("error".into());
+        }
+        self.coupons.done().map(|c| format!("{} coupons", c.len()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_lose_trailing_zeros_only() {
+        assert_eq!(trim_decimal("4195.0000000000"), "4195.0");
+        assert_eq!(trim_decimal("111.3900000000"), "111.39");
+        assert_eq!(trim_decimal("-0.5"), "-0.5");
+        assert_eq!(trim_decimal("12"), "12");
+        assert_eq!(trim_decimal("1.2e3"), "1.2e3");
+        assert_eq!(trim_decimal(".50"), ".50");
+    }
+}

@@ -1,0 +1,873 @@
+//! The Validators pane (6): faucet liveness of validators from
+//! `GET /v0/validators/validator-faucets`.
+//!
+//! ```text
+//! ┌Validators · 12 validators · 1 not onboarded──────────────────────────────┐
+//! │liveness = collected / (last − first + 1) · from on-ledger state at request│
+//! │Validator              Collected Missed  First   Last Liveness ▲           │
+//! │val-3::1220…                  40      8     10     57 ████████░░  83.3%    │  missed rounds
+//! │val-1::1220…                  48      0     10     57 ██████████ 100.0%    │  in warn / err
+//! │bogus::1220…           not an onboarded validator (the scan ignored it)    │
+//! └───────────────────────────────────────────────────────────────────────────┘
+//! ```
+//!
+//! `i` opens the id form; opened with an empty list it is pre-filled with every validator seen
+//! in the loaded history (observers of `ValidatorLicense` contracts), so one Enter shows them
+//! all. Tab completes from the same list.
+
+use std::cmp::Ordering;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Widget};
+
+use crate::api::ApiError;
+use crate::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
+use crate::app::effect::{Effect, Request, RequestId, Response};
+use crate::config::keymap::{Command, KeyContext};
+use crate::panes::holdings::{
+    Completer, looks_like_party, put_right, render_candidates, sort_mark, split_ids,
+};
+use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::ui::layout::{centered, wrap_text};
+use crate::ui::safe::{safe_line, sanitize};
+use crate::ui::scroll::ScrollState;
+use crate::ui::text_input::{InputOutcome, TextInput};
+use crate::ui::theme::Theme;
+
+/// The endpoint, as named in messages.
+pub const FAUCETS_ENDPOINT: &str = "/v0/validators/validator-faucets";
+
+/// What an id the scan ignored is labelled.
+pub const NOT_ONBOARDED: &str = "not an onboarded validator (ignored by the scan)";
+
+/// The empty state.
+pub const EMPTY_TEXT: &str = "No validators queried yet. Press i (edit) to enter validator party \
+     ids: opened empty, the form lists every validator seen in the loaded history (from \
+     ValidatorLicense contracts), so Enter shows them all. Tab completes.";
+
+/// Liveness at or above this share (with some missed rounds) is a warning, below it an error.
+pub const LIVENESS_WARN: f64 = 0.9;
+
+/// One row: statistics, or an id the scan ignored.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValidatorRow {
+    Stats(ValidatorReceivedFaucets),
+    NotOnboarded(String),
+}
+
+impl ValidatorRow {
+    /// The validator party id.
+    pub fn id(&self) -> &str {
+        match self {
+            ValidatorRow::Stats(s) => &s.validator,
+            ValidatorRow::NotOnboarded(id) => id,
+        }
+    }
+}
+
+/// `collected / (last − first + 1)`, in 0..=1; `None` when the round range is empty.
+pub fn liveness(s: &ValidatorReceivedFaucets) -> Option<f64> {
+    let span = s
+        .last_collected_in_round
+        .checked_sub(s.first_collected_in_round)?
+        .checked_add(1)?;
+    if span <= 0 {
+        return None;
+    }
+    Some((s.num_rounds_collected as f64 / span as f64).clamp(0.0, 1.0))
+}
+
+/// A bar of `width` cells for a share in 0..=1 (`█` filled, `░` empty).
+pub fn liveness_bar(share: f64, width: usize) -> String {
+    let filled = ((share.clamp(0.0, 1.0) * width as f64).round() as usize).min(width);
+    format!("{}{}", "█".repeat(filled), "░".repeat(width - filled))
+}
+
+/// A table column (also the sort key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ValCol {
+    Validator,
+    Collected,
+    Missed,
+    First,
+    Last,
+    #[default]
+    Liveness,
+}
+
+impl ValCol {
+    const ALL: [ValCol; 6] = [
+        ValCol::Validator,
+        ValCol::Collected,
+        ValCol::Missed,
+        ValCol::First,
+        ValCol::Last,
+        ValCol::Liveness,
+    ];
+
+    /// The header title.
+    pub fn title(self) -> &'static str {
+        match self {
+            ValCol::Validator => "Validator",
+            ValCol::Collected => "Collected",
+            ValCol::Missed => "Missed",
+            ValCol::First => "First",
+            ValCol::Last => "Last",
+            ValCol::Liveness => "Liveness",
+        }
+    }
+
+    fn next(self) -> ValCol {
+        let i = ValCol::ALL.iter().position(|c| *c == self).unwrap_or(0);
+        ValCol::ALL[(i + 1) % ValCol::ALL.len()]
+    }
+
+    /// The natural first direction: worst first (fewest collected, most missed, lowest
+    /// liveness), names ascending.
+    fn default_desc(self) -> bool {
+        matches!(self, ValCol::Missed | ValCol::Last)
+    }
+}
+
+/// Explains a failed faucet query in one line (server text sanitised).
+pub fn explain_error(e: &ApiError) -> String {
+    match e {
+        ApiError::EndpointNotServed { version, .. } => {
+            let base = format!("this scan does not serve {FAUCETS_ENDPOINT}");
+            match version {
+                Some(v) => format!("{base} (it runs {})", safe_line(v, 40)),
+                None => base,
+            }
+        }
+        ApiError::Scan {
+            status: 400,
+            message,
+            ..
+        } => format!(
+            "the scan rejected the query (HTTP 400): {}",
+            safe_line(message, 200)
+        ),
+        ApiError::NotFound { message, .. } => {
+            format!("not found (HTTP 404): {}", safe_line(message, 200))
+        }
+        other => sanitize(&other.to_string()).into_owned(),
+    }
+}
+
+/// The Validators pane.
+#[derive(Debug, Default)]
+pub struct ValidatorsPane {
+    pub input: TextInput,
+    pub completer: Completer,
+    /// Completion feedback.
+    pub note: Option<String>,
+    pub form_open: bool,
+    pending: Option<RequestId>,
+    /// The ids of the last query (Refresh sends them again).
+    pub query: Option<Vec<String>>,
+    pub rows: Vec<ValidatorRow>,
+    /// Whether an answer arrived (the table, possibly empty, is shown).
+    pub loaded: bool,
+    pub error: Option<String>,
+    order: Vec<usize>,
+    pub sort_col: ValCol,
+    pub sort_desc: bool,
+    scroll: ScrollState,
+}
+
+impl ValidatorsPane {
+    /// A new pane.
+    pub fn new(_sh: &Shared) -> Self {
+        ValidatorsPane {
+            input: TextInput::single_line()
+                .with_placeholder("validator party ids, separated by spaces (Tab completes)"),
+            ..ValidatorsPane::default()
+        }
+    }
+
+    /// Whether a query is in flight.
+    pub fn is_loading(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// The validator ids in display order.
+    pub fn ordered_ids(&self) -> Vec<&str> {
+        self.order
+            .iter()
+            .filter_map(|i| self.rows.get(*i))
+            .map(ValidatorRow::id)
+            .collect()
+    }
+
+    /// The selected row's validator id.
+    pub fn selected_id(&self) -> Option<&str> {
+        let i = *self.order.get(self.scroll.cursor())?;
+        self.rows.get(i).map(ValidatorRow::id)
+    }
+
+    /// Onboarded validators in the answer.
+    pub fn onboarded(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| matches!(r, ValidatorRow::Stats(_)))
+            .count()
+    }
+
+    /// Opens the form; an empty list is pre-filled with the validators of the loaded history.
+    pub fn open_form(&mut self, sh: &Shared) {
+        if split_ids(&self.input.text()).is_empty() {
+            let mut known: Vec<&str> = sh.history.validators();
+            known.sort_unstable();
+            if known.is_empty() {
+                self.input.clear();
+                self.note = Some(
+                    "no ValidatorLicense seen in the loaded history: enter validator party ids"
+                        .into(),
+                );
+            } else {
+                self.input.set_text(&known.join(" "));
+                self.note = Some(format!(
+                    "pre-filled with the {} validators seen in the loaded history",
+                    known.len()
+                ));
+            }
+        } else {
+            self.note = None;
+        }
+        self.input.set_validation(None);
+        self.completer.reset();
+        self.form_open = true;
+    }
+
+    /// Queries these ids (replacing any query in flight).
+    pub fn run(&mut self, ids: Vec<String>, sh: &mut Shared, out: &mut Out) {
+        if let Some(old) = self.pending.take() {
+            out.effects.push(Effect::Cancel(old));
+        }
+        self.pending = Some(out.fetch(
+            sh,
+            Request::ValidatorFaucets {
+                validator_ids: ids.clone(),
+            },
+        ));
+        self.query = Some(ids);
+        self.error = None;
+    }
+
+    fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
+        let ids = split_ids(&self.input.text());
+        let err = if ids.is_empty() {
+            Some("enter at least one validator party id (the scan needs at least one)".to_string())
+        } else {
+            ids.iter().find(|i| !looks_like_party(i)).map(|bad| {
+                format!(
+                    "not a party id: {} (expected hint::fingerprint)",
+                    safe_line(bad, 40)
+                )
+            })
+        };
+        match err {
+            Some(e) => {
+                self.input.set_validation(Some(e));
+                out.warn("the query is not complete: see the form");
+            }
+            None => {
+                self.form_open = false;
+                self.run(ids, sh, out);
+            }
+        }
+    }
+
+    fn apply(&mut self, asked: &[String], answer: &ValidatorFaucets) {
+        let mut rows: Vec<ValidatorRow> = answer
+            .validators_received_faucets
+            .iter()
+            .cloned()
+            .map(ValidatorRow::Stats)
+            .collect();
+        for id in asked {
+            if !rows.iter().any(|r| r.id() == id) {
+                rows.push(ValidatorRow::NotOnboarded(id.clone()));
+            }
+        }
+        self.rows = rows;
+        self.loaded = true;
+        self.resort();
+    }
+
+    fn resort(&mut self) {
+        let selected = self.selected_id().map(str::to_string);
+        let mut order: Vec<usize> = (0..self.rows.len()).collect();
+        let (col, desc) = (self.sort_col, self.sort_desc);
+        let rows = &self.rows;
+        order.sort_by(|&a, &b| {
+            let (ra, rb) = (&rows[a], &rows[b]);
+            let ord = match (ra, rb) {
+                (ValidatorRow::Stats(x), ValidatorRow::Stats(y)) => {
+                    let o = match col {
+                        ValCol::Validator => x.validator.cmp(&y.validator),
+                        ValCol::Collected => x.num_rounds_collected.cmp(&y.num_rounds_collected),
+                        ValCol::Missed => x.num_rounds_missed.cmp(&y.num_rounds_missed),
+                        ValCol::First => {
+                            x.first_collected_in_round.cmp(&y.first_collected_in_round)
+                        }
+                        ValCol::Last => x.last_collected_in_round.cmp(&y.last_collected_in_round),
+                        ValCol::Liveness => liveness(x)
+                            .unwrap_or(0.0)
+                            .total_cmp(&liveness(y).unwrap_or(0.0)),
+                    };
+                    if desc { o.reverse() } else { o }
+                }
+                // Ids the scan ignored always come last.
+                (ValidatorRow::Stats(_), ValidatorRow::NotOnboarded(_)) => Ordering::Less,
+                (ValidatorRow::NotOnboarded(_), ValidatorRow::Stats(_)) => Ordering::Greater,
+                (ValidatorRow::NotOnboarded(_), ValidatorRow::NotOnboarded(_)) => Ordering::Equal,
+            };
+            ord.then_with(|| ra.id().cmp(rb.id()))
+        });
+        self.order = order;
+        self.scroll.set_len(self.order.len());
+        if let Some(s) = selected
+            && let Some(pos) = self.ordered_ids().iter().position(|x| *x == s)
+        {
+            self.scroll.select(pos);
+        }
+    }
+
+    fn form_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        if key.code != KeyCode::Tab && key.code != KeyCode::BackTab {
+            self.completer.reset();
+        }
+        match key.code {
+            KeyCode::Esc => self.form_open = false,
+            KeyCode::Enter => self.submit(sh, out),
+            KeyCode::Tab | KeyCode::BackTab => {
+                let known = sh.history.validators();
+                self.note = self
+                    .completer
+                    .complete(&mut self.input, &known, key.code == KeyCode::Tab)
+                    .err();
+            }
+            _ => match self.input.handle_key(key) {
+                InputOutcome::Submitted(_) => self.submit(sh, out),
+                InputOutcome::Cancelled => self.form_open = false,
+                InputOutcome::Changed => self.note = None,
+                InputOutcome::Consumed | InputOutcome::Ignored => {}
+            },
+        }
+    }
+
+    // --- drawing ---------------------------------------------------------------------------
+
+    fn title_line(&self, theme: &Theme) -> Line<'static> {
+        let mut spans = vec![Span::styled("Validators", theme.title)];
+        if self.loaded {
+            let n = self.onboarded();
+            spans.push(Span::styled(
+                format!(" · {n} {}", if n == 1 { "validator" } else { "validators" }),
+                theme.muted,
+            ));
+            let ignored = self.rows.len() - n;
+            if ignored > 0 {
+                spans.push(Span::styled(
+                    format!(" · {ignored} not onboarded"),
+                    theme.status_warn,
+                ));
+            }
+        }
+        if self.pending.is_some() {
+            spans.push(Span::styled(" · querying…", theme.status_warn));
+        } else if self.error.is_some() {
+            spans.push(Span::styled(" · error", theme.status_err));
+        }
+        Line::from(spans)
+    }
+
+    /// Visible columns and widths: the bar and the first round go first when space is short.
+    fn columns(width: u16) -> Vec<(ValCol, u16)> {
+        const MIN_ID: u16 = 16;
+        // Wide enough for each title with its sort mark.
+        let full = [
+            (ValCol::Collected, 11),
+            (ValCol::Missed, 8),
+            (ValCol::First, 7),
+            (ValCol::Last, 7),
+            (ValCol::Liveness, 17),
+        ];
+        let narrow = [
+            (ValCol::Collected, 11),
+            (ValCol::Missed, 8),
+            (ValCol::Last, 7),
+            (ValCol::Liveness, 10),
+        ];
+        let tiny = [(ValCol::Missed, 8), (ValCol::Liveness, 10)];
+        for set in [&full[..], &narrow[..], &tiny[..]] {
+            let used: u16 = set.iter().map(|(_, w)| w + 1).sum();
+            if let Some(id_w) = width.checked_sub(used).filter(|w| *w >= MIN_ID) {
+                let mut v = vec![(ValCol::Validator, id_w)];
+                v.extend_from_slice(set);
+                return v;
+            }
+        }
+        vec![(ValCol::Validator, width)]
+    }
+
+    fn render_body(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+        let width = usize::from(area.width);
+        let bottom = area.bottom();
+        let mut y = area.y;
+        if let Some(err) = &self.error {
+            for line in wrap_text(&sanitize(err), width).into_iter().take(3) {
+                if y >= bottom {
+                    return;
+                }
+                buf.set_stringn(area.x, y, &line, width, theme.status_err);
+                y += 1;
+            }
+        }
+        if !self.loaded {
+            let text = if self.pending.is_some() {
+                format!("querying {FAUCETS_ENDPOINT} on the scan…")
+            } else if self.error.is_some() {
+                "Press i (edit) to change the ids, r (refresh) to run the query again.".into()
+            } else {
+                EMPTY_TEXT.to_string()
+            };
+            for line in wrap_text(&text, width) {
+                if y >= bottom {
+                    return;
+                }
+                buf.set_stringn(area.x, y, &line, width, theme.muted);
+                y += 1;
+            }
+            if y + 1 < bottom && self.pending.is_none() {
+                let n = sh.history.validators().len();
+                let note = format!("{n} validators seen in the loaded history");
+                buf.set_stringn(area.x, y + 1, &note, width, theme.muted);
+            }
+            return;
+        }
+        if y < bottom {
+            buf.set_stringn(
+                area.x,
+                y,
+                "liveness = collected / (last − first + 1) · on-ledger state at request time",
+                width,
+                theme.muted,
+            );
+            y += 1;
+        }
+        if y >= bottom {
+            return;
+        }
+        let cols = Self::columns(area.width);
+        let mut x = area.x;
+        for (col, w) in &cols {
+            let mut title = col.title().to_string();
+            if *col == self.sort_col {
+                title.push_str(sort_mark(self.sort_desc));
+            }
+            if matches!(col, ValCol::Validator | ValCol::Liveness) {
+                buf.set_stringn(x, y, &title, usize::from(*w), theme.table_header);
+            } else {
+                put_right(buf, x, y, &title, *w, theme.table_header);
+            }
+            x = x.saturating_add(w + 1);
+        }
+        y += 1;
+        if self.rows.is_empty() {
+            if y < bottom {
+                buf.set_stringn(area.x, y, "no validators in the answer", width, theme.muted);
+            }
+            return;
+        }
+        let rows_h = bottom.saturating_sub(y);
+        let selection = theme.selection_style(focused);
+        for (line, pos) in self.scroll.visible_range(usize::from(rows_h)).enumerate() {
+            let Some(row) = self.order.get(pos).and_then(|i| self.rows.get(*i)) else {
+                continue;
+            };
+            let ry = y + line as u16;
+            let mut x = area.x;
+            for (col, w) in &cols {
+                let wu = usize::from(*w);
+                match (row, col) {
+                    (_, ValCol::Validator) => {
+                        let style = if matches!(row, ValidatorRow::Stats(_)) {
+                            theme.party
+                        } else {
+                            theme.muted
+                        };
+                        buf.set_stringn(x, ry, safe_line(row.id(), wu), wu, style);
+                    }
+                    (ValidatorRow::NotOnboarded(_), _) => {
+                        let rest = area.right().saturating_sub(x);
+                        buf.set_stringn(
+                            x,
+                            ry,
+                            safe_line(NOT_ONBOARDED, usize::from(rest)),
+                            usize::from(rest),
+                            theme.status_warn,
+                        );
+                        break;
+                    }
+                    (ValidatorRow::Stats(s), _) => {
+                        let share = liveness(s);
+                        let bad = match share {
+                            _ if s.num_rounds_missed <= 0 => Style::default(),
+                            Some(v) if v >= LIVENESS_WARN => theme.status_warn,
+                            _ => theme.status_err,
+                        };
+                        match col {
+                            ValCol::Collected => {
+                                put_right(
+                                    buf,
+                                    x,
+                                    ry,
+                                    &s.num_rounds_collected.to_string(),
+                                    *w,
+                                    Style::default(),
+                                );
+                            }
+                            ValCol::Missed => {
+                                put_right(buf, x, ry, &s.num_rounds_missed.to_string(), *w, bad);
+                            }
+                            ValCol::First => {
+                                put_right(
+                                    buf,
+                                    x,
+                                    ry,
+                                    &s.first_collected_in_round.to_string(),
+                                    *w,
+                                    theme.muted,
+                                );
+                            }
+                            ValCol::Last => {
+                                put_right(
+                                    buf,
+                                    x,
+                                    ry,
+                                    &s.last_collected_in_round.to_string(),
+                                    *w,
+                                    theme.muted,
+                                );
+                            }
+                            ValCol::Liveness => {
+                                let pct = share.map_or_else(
+                                    || "-".to_string(),
+                                    |v| format!("{:.1}%", v * 100.0),
+                                );
+                                let bar_w = wu.saturating_sub(7);
+                                let mut bx = x;
+                                if bar_w >= 4 {
+                                    let bar = liveness_bar(share.unwrap_or(0.0), bar_w);
+                                    let style = if bad == Style::default() {
+                                        theme.gauge
+                                    } else {
+                                        bad
+                                    };
+                                    buf.set_stringn(x, ry, &bar, bar_w, style);
+                                    bx = x + bar_w as u16;
+                                }
+                                let pw = w.saturating_sub(bx - x);
+                                let pct_style = if bad == Style::default() {
+                                    theme.muted
+                                } else {
+                                    bad
+                                };
+                                put_right(buf, bx, ry, &pct, pw, pct_style);
+                            }
+                            ValCol::Validator => {}
+                        }
+                    }
+                }
+                x = x.saturating_add(w + 1);
+            }
+            if pos == self.scroll.cursor() {
+                buf.set_style(Rect::new(area.x, ry, area.width, 1), selection);
+            }
+        }
+    }
+
+    fn render_form(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
+        let completing = self.completer.candidates().is_some();
+        let height = 2 + 1 + 1 + u16::from(completing) + 1;
+        let rect = centered(area, area.width.min(100), height);
+        if rect.width < 3 || rect.height < 3 {
+            return;
+        }
+        Clear.render(rect, buf);
+        let block = Block::bordered()
+            .border_style(theme.border_focused)
+            .style(theme.overlay)
+            .title(Span::styled(" Validator faucets ", theme.title));
+        let inner = block.inner(rect);
+        block.render(rect, buf);
+        let bottom = inner.bottom();
+        let mut y = inner.y;
+        if y >= bottom {
+            return;
+        }
+        let label_w: u16 = 4.min(inner.width);
+        buf.set_stringn(inner.x, y, "Ids", usize::from(label_w), theme.accent);
+        self.input.render(
+            Rect::new(inner.x + label_w, y, inner.width - label_w, 1),
+            buf,
+            theme,
+            true,
+        );
+        y += 1;
+        if y < bottom {
+            let (text, style) = if let Some(v) = self.input.validation() {
+                (v.to_string(), theme.status_err)
+            } else if let Some(n) = &self.note {
+                (n.clone(), theme.muted)
+            } else {
+                (
+                    format!(
+                        "Tab completes from the {} validators of the loaded history",
+                        sh.history.validators().len()
+                    ),
+                    theme.muted,
+                )
+            };
+            buf.set_stringn(
+                inner.x,
+                y,
+                safe_line(&text, usize::from(inner.width)),
+                usize::from(inner.width),
+                style,
+            );
+            y += 1;
+        }
+        if completing && y < bottom {
+            render_candidates(
+                &self.completer,
+                Rect::new(inner.x, y, inner.width, 1),
+                buf,
+                theme,
+            );
+            y += 1;
+        }
+        if y < bottom {
+            buf.set_stringn(
+                inner.x,
+                y,
+                "Enter run · Esc close · Tab complete",
+                usize::from(inner.width),
+                theme.muted,
+            );
+        }
+    }
+}
+
+impl Pane for ValidatorsPane {
+    fn id(&self) -> PaneId {
+        PaneId::Validators
+    }
+
+    fn key_context(&self) -> KeyContext {
+        if self.form_open {
+            KeyContext::TextInput
+        } else {
+            KeyContext::List
+        }
+    }
+
+    fn wants_raw_keys(&self) -> bool {
+        self.form_open
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        if key.kind == KeyEventKind::Release || !self.form_open {
+            return;
+        }
+        self.form_key(key, sh, out);
+    }
+
+    fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
+        if self.form_open && self.input.insert_str(text) {
+            self.completer.reset();
+            self.note = None;
+        }
+    }
+
+    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
+        match cmd {
+            Command::Edit => {
+                self.open_form(sh);
+                true
+            }
+            Command::Refresh => {
+                match self.query.clone() {
+                    Some(ids) => self.run(ids, sh, out),
+                    None => out.info("no validator query yet: press i to enter one"),
+                }
+                true
+            }
+            Command::Sort => {
+                self.sort_col = self.sort_col.next();
+                self.sort_desc = self.sort_col.default_desc();
+                self.resort();
+                true
+            }
+            Command::SortReverse => {
+                self.sort_desc = !self.sort_desc;
+                self.resort();
+                true
+            }
+            Command::Copy => {
+                match self.selected_id().map(|p| sanitize(p).into_owned()) {
+                    Some(p) => out.copy("validator party id", p),
+                    None => out.info("nothing to copy: no validator selected"),
+                }
+                true
+            }
+            Command::Up => {
+                self.scroll.up(1);
+                true
+            }
+            Command::Down => {
+                self.scroll.down(1);
+                true
+            }
+            Command::PageUp => {
+                self.scroll.page_up();
+                true
+            }
+            Command::PageDown => {
+                self.scroll.page_down();
+                true
+            }
+            Command::Top => {
+                self.scroll.top();
+                true
+            }
+            Command::Bottom => {
+                self.scroll.bottom();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn on_fetched(
+        &mut self,
+        id: RequestId,
+        _request: &Request,
+        result: &Result<Response, ApiError>,
+        _sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        if self.pending != Some(id) {
+            return;
+        }
+        self.pending = None;
+        match result {
+            Ok(Response::ValidatorFaucets(r)) => {
+                let asked = self.query.clone().unwrap_or_default();
+                self.apply(&asked, r);
+                self.error = None;
+            }
+            Ok(_) => self.error = Some("unexpected answer to the faucet query".into()),
+            Err(e) => {
+                let msg = explain_error(e);
+                out.error(format!("validators: {msg}"));
+                self.error = Some(msg);
+            }
+        }
+    }
+
+    fn set_area(&mut self, area: Rect) {
+        // Borders, the explanation line and the header.
+        self.scroll
+            .set_viewport(usize::from(area.height.saturating_sub(4)).max(1));
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        let block = Block::bordered()
+            .border_style(theme.border_style(focused))
+            .title(self.title_line(theme));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.width > 0 && inner.height > 0 {
+            self.render_body(inner, buf, sh, theme, focused);
+        }
+        if self.form_open {
+            self.render_form(area, buf, sh, theme);
+        }
+    }
+
+    fn hints(&self) -> Vec<Command> {
+        if self.form_open {
+            return vec![Command::Confirm, Command::Cancel, Command::Complete];
+        }
+        let mut v = vec![Command::Edit];
+        if self.loaded {
+            v.extend([Command::Sort, Command::SortReverse, Command::Copy]);
+        }
+        if self.query.is_some() {
+            v.push(Command::Refresh);
+        }
+        v
+    }
+
+    fn badge(&self, _sh: &Shared) -> Option<String> {
+        if self.pending.is_some() {
+            Some("…".into())
+        } else if self.error.is_some() {
+            Some("!".into())
+        } else if self.loaded {
+            let low = self
+                .rows
+                .iter()
+                .filter(|r| {
+                    matches!(r, ValidatorRow::Stats(s)
+                        if liveness(s).is_none_or(|v| v < LIVENESS_WARN))
+                })
+                .count();
+            let n = self.onboarded();
+            Some(if low > 0 {
+                format!("{n} · {low} low")
+            } else {
+                n.to_string()
+            })
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(first: i64, last: i64, collected: i64, missed: i64) -> ValidatorReceivedFaucets {
+        ValidatorReceivedFaucets {
+            validator: "v::1".into(),
+            num_rounds_collected: collected,
+            num_rounds_missed: missed,
+            first_collected_in_round: first,
+            last_collected_in_round: last,
+            ..ValidatorReceivedFaucets::default()
+        }
+    }
+
+    #[test]
+    fn liveness_is_collected_over_the_round_range() {
+        assert_eq!(liveness(&stats(10, 19, 10, 0)), Some(1.0));
+        assert_eq!(liveness(&stats(10, 19, 5, 5)), Some(0.5));
+        assert_eq!(liveness(&stats(7, 7, 1, 0)), Some(1.0));
+        assert_eq!(liveness(&stats(9, 7, 1, 0)), None);
+        assert_eq!(liveness(&stats(i64::MIN, i64::MAX, 1, 0)), None);
+        assert_eq!(liveness_bar(0.5, 10), "█████░░░░░");
+        assert_eq!(liveness_bar(2.0, 4), "████");
+    }
+}

@@ -1,0 +1,362 @@
+//! Headless flows through the whole explorer — the real `App`, its keymap and its effects run
+//! over real HTTP against the in-process demo network: open an update, expand, follow a contract,
+//! open the verdict, filter, pause and resume the live tail, a node going down and coming back,
+//! idle drawing, tiny sizes, keys from the config, themes.
+
+mod common;
+
+use cantonscope::config::keymap::Command;
+use cantonscope::panes::PaneId;
+use common::{Harness, Options};
+use crossterm::event::{KeyCode, KeyModifiers};
+
+#[test]
+fn starts_on_recent_history_and_opens_an_update_with_enter() {
+    let mut h = Harness::start();
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("● scan OK"), "{screen}");
+    assert!(screen.contains("LIVE"), "{screen}");
+    let rows = h.app.history.row_count(&h.app.sh);
+    assert!(rows > 10, "recent activity is loaded at once: {rows}");
+    assert!(h.app.history.is_following());
+
+    // k moves the selection up: following pauses, the selection stays put.
+    h.key(KeyCode::Char('k'));
+    assert!(!h.app.history.is_following());
+    let selected = h
+        .app
+        .history
+        .selected_update_id(&h.app.sh)
+        .expect("selection");
+    assert!(h.screen(120, 40).contains("PAUSED"));
+
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Update);
+    assert_eq!(h.app.update_pane.update_id(), Some(selected.as_str()));
+    assert!(!h.app.update_pane.is_loading());
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("Event tree"), "{screen}");
+    assert!(screen.contains(&selected[..8]), "{screen}");
+    assert!(
+        h.requests.iter().any(|r| r == &format!("event {selected}")),
+        "the body comes from /v0/events: {:?}",
+        h.requests
+    );
+}
+
+/// Finds a loaded transaction with at least `min` events by walking the history with `k`.
+fn open_big_transaction(h: &mut Harness, min: usize) {
+    let text = h.screen(120, 40);
+    assert!(!text.is_empty());
+    for _ in 0..60 {
+        let big = h
+            .app
+            .history
+            .selected(&h.app.sh)
+            .is_some_and(|s| s.event_count as usize >= min);
+        if big {
+            h.key(KeyCode::Enter);
+            return;
+        }
+        h.key(KeyCode::Char('k'));
+    }
+    panic!("no transaction with {min} events in the loaded history");
+}
+
+#[test]
+fn expand_collapse_and_follow_a_contract() {
+    let mut h = Harness::start();
+    open_big_transaction(&mut h, 5);
+    assert_eq!(h.app.focus, PaneId::Update);
+    let expanded = h.app.update_pane.visible_event_ids().len();
+    assert!(expanded >= 2, "the tree opens expanded");
+
+    h.cmd(Command::CollapseAll);
+    let collapsed = h.app.update_pane.visible_event_ids().len();
+    assert!(collapsed < expanded, "{collapsed} < {expanded}");
+    h.cmd(Command::ExpandAll);
+    assert_eq!(h.app.update_pane.visible_event_ids().len(), expanded);
+
+    // Down to a created event, then follow its contract.
+    h.key(KeyCode::Char('j'));
+    let event = h
+        .app
+        .update_pane
+        .selected_event_id()
+        .expect("an event")
+        .to_string();
+    h.key(KeyCode::Char('c'));
+    assert!(
+        h.app.update_pane.lifecycle_open(),
+        "the lifecycle list opens"
+    );
+    let lifecycle = h.app.update_pane.lifecycle_update_ids();
+    assert!(
+        !lifecycle.is_empty(),
+        "at least this update is on the contract"
+    );
+    let screen = h.screen(120, 40);
+    assert!(screen.to_lowercase().contains("lifecycle"), "{screen}");
+    assert!(!event.is_empty());
+}
+
+#[test]
+fn verdict_of_the_open_update() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Update);
+    h.key(KeyCode::Char('3'));
+    assert_eq!(h.app.focus, PaneId::Verdict);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("ACCEPTED"), "{screen}");
+    assert!(screen.contains("mediator group"), "{screen}");
+    assert!(screen.contains("views"), "{screen}");
+    // The tab shows the verdict too.
+    assert!(screen.contains("3 Verdict accepted"), "{screen}");
+}
+
+#[test]
+fn filter_narrows_the_history_and_esc_clears_it() {
+    let mut h = Harness::start();
+    let all = h.app.history.row_count(&h.app.sh);
+    h.key(KeyCode::Char('/'));
+    assert!(h.app.history.is_editing_filter());
+    h.type_text("TransferCommand");
+    h.key(KeyCode::Enter);
+    let some = h.app.history.row_count(&h.app.sh);
+    assert!(some > 0 && some < all, "{some} of {all}");
+    // An update id narrows it to exactly that update.
+    h.key(KeyCode::Home);
+    let id = h.app.history.selected_update_id(&h.app.sh).expect("row");
+    h.palette(&format!("filter {}", &id[..20]));
+    assert_eq!(
+        h.app.history.row_count(&h.app.sh),
+        1,
+        "{id} {}",
+        h.screen(120, 40)
+    );
+    let screen = h.screen(120, 40);
+    let body: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains("transaction 1220"))
+        .collect();
+    assert_eq!(body.len(), 1, "{screen}");
+    assert!(body[0].contains(&id[..8]), "{screen}");
+
+    // A bad regex is a clear message, not a crash.
+    h.palette("filter re:([");
+    assert!(
+        h.app
+            .toast
+            .as_ref()
+            .is_some_and(|t| t.text.contains("regex") || t.text.contains("filter"))
+    );
+
+    h.palette("filter");
+    assert_eq!(h.app.history.row_count(&h.app.sh), all);
+}
+
+#[test]
+fn live_tail_pauses_counts_new_updates_and_resumes() {
+    let mut h = Harness::start_with(Options {
+        rate: 20.0,
+        ..Options::default()
+    });
+    h.tick(1.0);
+    let before = h.app.sh.history.len();
+    h.key(KeyCode::Char('k'));
+    assert!(!h.app.history.is_following());
+    let selected = h.app.history.selected_update_id(&h.app.sh);
+
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    h.tick(3.0);
+    assert!(
+        h.app.sh.history.len() > before,
+        "polling loaded new updates"
+    );
+    assert_eq!(
+        h.app.history.selected_update_id(&h.app.sh),
+        selected,
+        "the selection never jumps while paused"
+    );
+    assert!(h.app.history.new_count() > 0);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("paused +"), "{screen}");
+
+    h.key(KeyCode::Char('f'));
+    assert!(h.app.history.is_following());
+    assert!(h.app.history.is_at_head());
+    assert!(h.screen(120, 40).contains("LIVE"));
+}
+
+#[test]
+fn a_node_going_down_and_coming_back() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('4'));
+    assert!(h.screen(120, 40).contains("OK  success"));
+
+    let addr = h.stop_demo();
+    for _ in 0..3 {
+        h.tick(5.0);
+    }
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("DOWN"), "{screen}");
+    assert!(
+        screen.contains("connect") || screen.contains("refused"),
+        "says why: {screen}"
+    );
+    assert!(!h.app.errors.is_empty(), "errors go to the error log");
+
+    h.restart_demo(addr);
+    for _ in 0..4 {
+        h.tick(30.0);
+    }
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("OK  success"),
+        "recovers by itself: {screen}"
+    );
+    assert!(screen.contains("● scan OK"), "{screen}");
+}
+
+/// A writer that counts the bytes the terminal backend writes.
+#[derive(Default, Clone)]
+struct Counting(std::rc::Rc<std::cell::Cell<usize>>);
+
+impl std::io::Write for Counting {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.set(self.0.get() + buf.len());
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn idle_writes_nothing_to_the_terminal() {
+    use ratatui::backend::CrosstermBackend;
+    use ratatui::{Terminal, TerminalOptions, Viewport};
+
+    let mut h = Harness::start();
+    h.tick(0.0);
+    let counter = Counting::default();
+    let backend = CrosstermBackend::new(counter.clone());
+    let mut terminal = Terminal::with_options(
+        backend,
+        TerminalOptions {
+            viewport: Viewport::Fixed(ratatui::layout::Rect::new(0, 0, 120, 40)),
+        },
+    )
+    .expect("terminal");
+    h.app.mark_dirty();
+    assert!(cantonscope::runtime::redraw_if_dirty(&mut h.app, &mut terminal).expect("draw"));
+    let first = counter.0.get();
+    assert!(first > 1000, "the first frame is drawn: {first} bytes");
+
+    // Ticks inside the same second with nothing new: nothing is drawn, nothing written.
+    let second_start = (h.now / 1_000_000) * 1_000_000;
+    for i in 1..4 {
+        h.now = second_start + i * 200_000;
+        h.act(cantonscope::app::Action::Tick(h.now));
+        cantonscope::runtime::redraw_if_dirty(&mut h.app, &mut terminal).expect("draw");
+    }
+    assert_eq!(counter.0.get(), first, "idle ticks wrote to the terminal");
+
+    // A key that changes something is drawn.
+    h.key(KeyCode::Char('k'));
+    assert!(cantonscope::runtime::redraw_if_dirty(&mut h.app, &mut terminal).expect("draw"));
+    assert!(counter.0.get() > first);
+}
+
+#[test]
+fn tiny_sizes_never_panic_and_say_too_small() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Enter);
+    for (w, hgt) in [
+        (1, 1),
+        (0, 0),
+        (2, 1),
+        (10, 3),
+        (30, 8),
+        (79, 23),
+        (80, 24),
+        (1, 1),
+        (200, 60),
+    ] {
+        for pane in ['1', '2', '3', '4', '5', '6', '7', '8', '9'] {
+            h.key(KeyCode::Char(pane));
+            let _ = h.draw(w, hgt);
+        }
+        h.key(KeyCode::Char('?'));
+        let _ = h.draw(w, hgt);
+        h.key(KeyCode::Esc);
+    }
+    let screen = h.screen(30, 8);
+    assert!(screen.contains("too small"), "{screen}");
+    let screen = h.screen(80, 24);
+    assert!(!screen.contains("too small"), "{screen}");
+}
+
+#[test]
+fn keys_come_from_the_config() {
+    let mut h = Harness::start_with(Options {
+        tweak: Box::new(|s| {
+            s.keys.insert(
+                "help".into(),
+                cantonscope::config::KeySpecs::One("f1".into()),
+            );
+            s.keys.insert(
+                "down".into(),
+                cantonscope::config::KeySpecs::Many(vec!["n".into(), "down".into()]),
+            );
+        }),
+        ..Options::default()
+    });
+    h.key(KeyCode::Char('?'));
+    assert!(h.app.overlay.is_none(), "? no longer opens help");
+    h.key(KeyCode::F(1));
+    assert!(h.app.overlay.is_some(), "F1 opens help");
+    let help = h.screen(120, 40);
+    assert!(
+        help.contains("F1"),
+        "help is generated from the keymap: {help}"
+    );
+    h.key(KeyCode::Esc);
+    assert!(h.app.overlay.is_none());
+
+    h.key(KeyCode::Home);
+    let top = h.app.history.cursor_row();
+    h.key(KeyCode::Char('n'));
+    assert_eq!(h.app.history.cursor_row(), top + 1, "n moves down");
+    let footer = h.screen(120, 40);
+    assert!(
+        footer.contains("F1 help"),
+        "footer hints follow the keymap: {footer}"
+    );
+}
+
+#[test]
+fn palette_theme_time_and_errors() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char(':'));
+    h.type_text("theme light");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.theme.name, "light");
+    h.palette("theme nonesuch");
+    assert_eq!(h.app.theme.name, "light");
+    assert!(!h.app.errors.is_empty(), "an unknown theme is an error");
+
+    h.palette("event 1220deadbeef");
+    let screen = h.screen(120, 40);
+    assert_eq!(h.app.focus, PaneId::Update);
+    assert!(h.app.update_pane.error().is_some(), "{screen}");
+
+    h.key(KeyCode::Char('!'));
+    let log = h.screen(120, 40);
+    assert!(log.contains("nonesuch"), "{log}");
+    h.key(KeyCode::Esc);
+
+    h.key_mod(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert!(h.quit);
+}

@@ -1,0 +1,646 @@
+//! The Validators pane (6) against the demo network: the empty state, the form pre-filled with
+//! the validators of the loaded history (snapshots), the query of all of them (snapshots at 80x24
+//! and 120x40), ids the scan ignores, Tab completion, sorting, copying, refreshing, client-side
+//! validation, the 400 and "not served" error shapes, stale replies, sanitised server strings,
+//! warn/err styles of missed rounds and tiny sizes.
+
+mod common;
+
+use cantonscope::api::ApiError;
+use cantonscope::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
+use cantonscope::app::Action;
+use cantonscope::app::effect::{Effect, Request, RequestId, Response};
+use cantonscope::config::keymap::Command;
+use cantonscope::model::summary::parse_time_micros;
+use cantonscope::panes::validators::{
+    NOT_ONBOARDED, ValCol, ValidatorRow, ValidatorsPane, liveness,
+};
+use cantonscope::panes::{AppContext, Out, Pane, Shared};
+use cantonscope::runtime::fetch::execute;
+use cantonscope::ui::theme::Theme;
+use common::{Harness, Options, buffer_text};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+/// [`common::stable`] plus the header's short clock.
+fn stable(screen: &str) -> String {
+    let s = common::stable(screen);
+    regex::Regex::new(r"\b\d{2}:\d{2}:\d{2}\b")
+        .expect("regex")
+        .replace_all(&s, "<hh:mm:ss>")
+        .into_owned()
+}
+
+fn faucet_requests(h: &Harness) -> usize {
+    h.requests.iter().filter(|r| r.contains("faucet")).count()
+}
+
+/// Empties the form's input (Ctrl-a, Ctrl-k).
+fn clear_input(h: &mut Harness) {
+    h.key_mod(KeyCode::Char('a'), KeyModifiers::CONTROL);
+    h.key_mod(KeyCode::Char('k'), KeyModifiers::CONTROL);
+}
+
+fn stats_of<'a>(p: &'a ValidatorsPane, id: &str) -> &'a ValidatorReceivedFaucets {
+    p.rows
+        .iter()
+        .find_map(|r| match r {
+            ValidatorRow::Stats(s) if s.validator == id => Some(s),
+            _ => None,
+        })
+        .expect("stats row")
+}
+
+/// Opens the form (pre-filled) and runs it.
+fn query_all(h: &mut Harness) {
+    h.cmd(Command::Pane6);
+    h.cmd(Command::Edit);
+    h.key(KeyCode::Enter);
+    assert!(!h.app.validators.form_open);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flows against the demo
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn history_knows_the_validators_from_validator_licenses() {
+    let h = Harness::start();
+    let validators = h.app.sh.history.validators();
+    assert!(validators.len() >= 5, "{validators:?}");
+    // Only the licensed validators: not the DSO (signatory) nor SVs or users.
+    assert!(
+        validators.iter().all(|v| v
+            .split("::")
+            .next()
+            .is_some_and(|n| n.contains("-validator-"))),
+        "{validators:?}"
+    );
+    let parties = h.app.sh.history.parties();
+    assert!(validators.iter().all(|v| parties.contains(v)));
+}
+
+#[test]
+fn empty_state_then_the_form_prefilled_with_history_validators() {
+    let mut h = Harness::start();
+    h.cmd(Command::Pane6);
+    let screen = h.screen(80, 24);
+    assert!(
+        screen.contains("No validators queried yet. Press i (edit)"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("validators_empty_80x24", stable(&screen));
+    assert_eq!(h.app.validators.badge(&h.app.sh), None);
+    assert_eq!(h.app.validators.hints(), vec![Command::Edit]);
+
+    h.key(KeyCode::Char('i'));
+    let p = &h.app.validators;
+    assert!(p.form_open && p.wants_raw_keys());
+    let mut known: Vec<String> = h
+        .app
+        .sh
+        .history
+        .validators()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    known.sort_unstable();
+    assert_eq!(p.input.text(), known.join(" "), "pre-filled, sorted");
+    assert_eq!(
+        p.hints(),
+        vec![Command::Confirm, Command::Cancel, Command::Complete]
+    );
+    let screen = h.screen(80, 24);
+    assert!(
+        screen.contains(&format!(
+            "pre-filled with the {} validators seen in the loaded history",
+            known.len()
+        )),
+        "{screen}"
+    );
+    insta::assert_snapshot!("validators_form_80x24", stable(&screen));
+    // Esc keeps the list; opening again does not pre-fill over what is there.
+    h.key(KeyCode::Esc);
+    assert!(!h.app.validators.form_open);
+    h.cmd(Command::Edit);
+    clear_input(&mut h);
+    h.type_text("x::1");
+    h.key(KeyCode::Esc);
+    h.cmd(Command::Edit);
+    assert_eq!(h.app.validators.input.text(), "x::1");
+    assert_eq!(faucet_requests(&h), 0);
+}
+
+#[test]
+fn one_enter_shows_every_validator_with_liveness() {
+    let mut h = Harness::start();
+    let n = h.app.sh.history.validators().len();
+    query_all(&mut h);
+    assert_eq!(
+        h.requests
+            .last()
+            .map(String::as_str)
+            .map(|r| r.contains("faucet")),
+        Some(true)
+    );
+    let p = &h.app.validators;
+    assert!(p.error.is_none(), "{:?}", p.error);
+    assert_eq!(
+        p.onboarded(),
+        n,
+        "every licensed validator collected faucets"
+    );
+    for r in &p.rows {
+        let ValidatorRow::Stats(s) = r else {
+            panic!("{r:?} ignored");
+        };
+        // The API's invariant: collected + missed = last - first + 1.
+        assert_eq!(
+            s.num_rounds_collected + s.num_rounds_missed,
+            s.last_collected_in_round - s.first_collected_in_round + 1,
+            "{s:?}"
+        );
+    }
+    // Default order: liveness ascending (worst first).
+    assert_eq!(p.sort_col, ValCol::Liveness);
+    let ids = p.ordered_ids();
+    let live: Vec<f64> = ids
+        .iter()
+        .map(|id| liveness(stats_of(p, id)).expect("liveness"))
+        .collect();
+    assert!(live.windows(2).all(|w| w[0] <= w[1]), "{live:?}");
+    let badge = p.badge(&h.app.sh).expect("badge");
+    assert!(badge.starts_with(&n.to_string()), "{badge}");
+    assert_eq!(
+        p.hints(),
+        vec![
+            Command::Edit,
+            Command::Sort,
+            Command::SortReverse,
+            Command::Copy,
+            Command::Refresh
+        ]
+    );
+    // The worst validator's liveness, as shown.
+    let worst = stats_of(p, ids[0]).clone();
+    let pct = format!("{:.1}%", liveness(&worst).expect("l") * 100.0);
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains(&format!("6 Validators {badge}")),
+        "badge on the tab: {screen}"
+    );
+    let row = screen
+        .lines()
+        .find(|l| l.contains(worst.validator.split("::").next().expect("name")))
+        .expect("worst row");
+    assert!(row.contains(&pct) && row.contains('█'), "{row}");
+    insta::assert_snapshot!("validators_all_120x40", stable(&screen));
+    let screen = h.screen(80, 24);
+    assert!(screen.contains("Liveness ▲"), "{screen}");
+    insta::assert_snapshot!("validators_all_80x24", stable(&screen));
+}
+
+#[test]
+fn ids_the_scan_ignores_are_listed_as_not_onboarded() {
+    let mut h = Harness::start();
+    let alice = h
+        .app
+        .sh
+        .history
+        .parties()
+        .into_iter()
+        .find(|p| p.starts_with("alice::"))
+        .expect("alice")
+        .to_string();
+    h.cmd(Command::Pane6);
+    h.cmd(Command::Edit);
+    h.type_text(&format!(" bogus::1220dead {alice}"));
+    h.key(KeyCode::Enter);
+    let p = &h.app.validators;
+    let ignored: Vec<&str> = p
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            ValidatorRow::NotOnboarded(id) => Some(id.as_str()),
+            ValidatorRow::Stats(_) => None,
+        })
+        .collect();
+    assert_eq!(ignored, vec!["bogus::1220dead", alice.as_str()]);
+    let ids = p.ordered_ids();
+    assert_eq!(
+        &ids[ids.len() - 2..],
+        &[alice.as_str(), "bogus::1220dead"],
+        "last, by id"
+    );
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("2 not onboarded"), "{screen}");
+    let row = screen
+        .lines()
+        .find(|l| l.contains("bogus::1220dead"))
+        .expect("row");
+    assert!(row.contains("not an onboarded validator"), "{row}");
+    // Sorting keeps them last.
+    h.key(KeyCode::Char('O'));
+    let ids = h.app.validators.ordered_ids();
+    assert_eq!(&ids[ids.len() - 2..], &[alice.as_str(), "bogus::1220dead"]);
+}
+
+#[test]
+fn tab_completes_validators_and_a_single_one_can_be_queried() {
+    let mut h = Harness::start();
+    let zephyr = h
+        .app
+        .sh
+        .history
+        .validators()
+        .into_iter()
+        .find(|v| v.starts_with("zephyr-"))
+        .expect("zephyr")
+        .to_string();
+    h.cmd(Command::Pane6);
+    h.cmd(Command::Edit);
+    clear_input(&mut h);
+    h.type_text("zeph");
+    h.key(KeyCode::Tab);
+    assert_eq!(h.app.validators.input.text(), zephyr);
+    // Users are not offered: only validators.
+    h.type_text(" alic");
+    h.key(KeyCode::Tab);
+    assert!(h.screen(80, 24).contains("no known id matches"));
+    for _ in 0..4 {
+        h.key(KeyCode::Backspace);
+    }
+    // A word matching several (no validator starts with "er": the ones containing it): Tab
+    // cycles through them.
+    h.type_text("er");
+    h.key(KeyCode::Tab);
+    let a = h.app.validators.input.text();
+    h.key(KeyCode::Tab);
+    let b = h.app.validators.input.text();
+    assert_ne!(a, b);
+    assert!(h.screen(120, 40).contains("2/"), "candidates listed");
+    h.key(KeyCode::BackTab);
+    assert_eq!(h.app.validators.input.text(), a);
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.validators.rows.len(), 2);
+    assert!(h.app.validators.ordered_ids().contains(&zephyr.as_str()));
+}
+
+#[test]
+fn sort_cycles_reverse_flips_copy_and_refresh() {
+    let mut h = Harness::start();
+    query_all(&mut h);
+    let col_values = |h: &Harness, f: fn(&ValidatorReceivedFaucets) -> i64| -> Vec<i64> {
+        let p = &h.app.validators;
+        p.ordered_ids()
+            .iter()
+            .map(|id| f(stats_of(p, id)))
+            .collect()
+    };
+    h.key(KeyCode::Char('o'));
+    assert_eq!(h.app.validators.sort_col, ValCol::Validator);
+    let ids: Vec<String> = h
+        .app
+        .validators
+        .ordered_ids()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(ids, sorted);
+    h.key(KeyCode::Char('o'));
+    assert_eq!(h.app.validators.sort_col, ValCol::Collected);
+    let v = col_values(&h, |s| s.num_rounds_collected);
+    assert!(
+        v.windows(2).all(|w| w[0] <= w[1]),
+        "collected ascending {v:?}"
+    );
+    h.key(KeyCode::Char('O'));
+    let v = col_values(&h, |s| s.num_rounds_collected);
+    assert!(v.windows(2).all(|w| w[0] >= w[1]), "reversed {v:?}");
+    h.key(KeyCode::Char('o'));
+    assert_eq!(h.app.validators.sort_col, ValCol::Missed);
+    let v = col_values(&h, |s| s.num_rounds_missed);
+    assert!(
+        v.windows(2).all(|w| w[0] >= w[1]),
+        "most missed first {v:?}"
+    );
+    assert!(h.screen(120, 40).contains("Missed ▼"));
+    h.key(KeyCode::Char('o'));
+    h.key(KeyCode::Char('o'));
+    assert_eq!(h.app.validators.sort_col, ValCol::Last);
+    h.key(KeyCode::Char('o'));
+    assert_eq!(h.app.validators.sort_col, ValCol::Liveness);
+
+    // Copy the selected id (top row, then the next).
+    h.key(KeyCode::Char('g'));
+    h.key(KeyCode::Char('y'));
+    let first = h.app.validators.ordered_ids()[0].to_string();
+    assert_eq!(h.copied.last(), Some(&first));
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Char('y'));
+    let second = h.app.validators.ordered_ids()[1].to_string();
+    assert_eq!(h.copied.last(), Some(&second));
+
+    // Refresh sends the same ids again.
+    let before = faucet_requests(&h);
+    let asked = h.app.validators.query.clone();
+    h.key(KeyCode::Char('r'));
+    assert_eq!(faucet_requests(&h), before + 1);
+    assert_eq!(h.app.validators.query, asked);
+    assert_eq!(h.app.validators.selected_id(), Some(second.as_str()));
+}
+
+#[test]
+fn an_empty_list_is_refused_before_sending_and_the_scan_400_is_shown_plainly() {
+    let mut h = Harness::start();
+    h.cmd(Command::Pane6);
+    h.key(KeyCode::Char('r'));
+    assert_eq!(faucet_requests(&h), 0, "nothing to refresh yet");
+    h.cmd(Command::Edit);
+    clear_input(&mut h);
+    h.key(KeyCode::Enter);
+    assert!(h.app.validators.form_open);
+    assert_eq!(faucet_requests(&h), 0);
+    let screen = h.screen(80, 24);
+    assert!(
+        screen.contains("enter at least one validator party id"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("validators_form_invalid_80x24", stable(&screen));
+
+    // What the demo answers to an empty list (a request that bypasses the form).
+    h.type_text("zeph");
+    h.key(KeyCode::Tab);
+    let effects = h.app.update(Action::Key(KeyEvent::new(
+        KeyCode::Enter,
+        KeyModifiers::NONE,
+    )));
+    let id = effects
+        .into_iter()
+        .find_map(|e| match e {
+            Effect::Fetch { id, .. } => Some(id),
+            _ => None,
+        })
+        .expect("sent");
+    let request = Request::ValidatorFaucets {
+        validator_ids: Vec::new(),
+    };
+    let result = h.rt.block_on(execute(&h.clients, &request));
+    assert!(
+        matches!(&result, Err(ApiError::Scan { status: 400, .. })),
+        "{result:?}"
+    );
+    h.act(Action::Fetched {
+        id,
+        request,
+        result,
+        elapsed_ms: 1,
+    });
+    assert_eq!(
+        h.app.validators.error.as_deref(),
+        Some("the scan rejected the query (HTTP 400): Missing query parameter: validator_ids")
+    );
+    assert_eq!(h.app.validators.badge(&h.app.sh), Some("!".into()));
+    let screen = h.screen(80, 24);
+    assert!(
+        screen.contains("the scan rejected the query (HTTP 400)"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_scan_without_the_endpoint_says_so() {
+    let mut h = Harness::start_with(Options {
+        tweak: Box::new(|s| {
+            let old = format!("{}/old", s.scan_url.as_ref().expect("scan").as_str());
+            s.scan_url = Some(old.parse().expect("url"));
+        }),
+        ..Options::default()
+    });
+    h.cmd(Command::Pane6);
+    h.cmd(Command::Edit);
+    let screen = h.screen(80, 24);
+    assert!(
+        screen.contains("no ValidatorLicense seen in the loaded history"),
+        "{screen}"
+    );
+    h.type_text("v::1220aa");
+    h.key(KeyCode::Enter);
+    assert_eq!(
+        h.app.validators.error.as_deref(),
+        Some("this scan does not serve /v0/validators/validator-faucets")
+    );
+    assert!(h.screen(120, 40).contains("this scan does not serve"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pane alone, with canned answers
+// ---------------------------------------------------------------------------------------------
+
+fn shared() -> Shared {
+    Shared::new(
+        AppContext {
+            scan_urls: vec!["http://scan.example".into()],
+            ..AppContext::default()
+        },
+        parse_time_micros("2026-01-05T10:00:00Z").expect("t"),
+    )
+}
+
+fn sent(out: &Out) -> RequestId {
+    out.effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Fetch { id, .. } => Some(*id),
+            _ => None,
+        })
+        .expect("a fetch")
+}
+
+fn faucets(rows: &[(&str, i64, i64, i64, i64)]) -> Result<Response, ApiError> {
+    Ok(Response::ValidatorFaucets(Box::new(ValidatorFaucets {
+        validators_received_faucets: rows
+            .iter()
+            .map(|(v, c, m, f, l)| ValidatorReceivedFaucets {
+                validator: (*v).into(),
+                num_rounds_collected: *c,
+                num_rounds_missed: *m,
+                first_collected_in_round: *f,
+                last_collected_in_round: *l,
+                ..ValidatorReceivedFaucets::default()
+            })
+            .collect(),
+        ..ValidatorFaucets::default()
+    })))
+}
+
+fn draw(p: &ValidatorsPane, sh: &Shared, w: u16, hgt: u16) -> Buffer {
+    let mut buf = Buffer::empty(Rect::new(0, 0, w, hgt));
+    p.render(buf.area, &mut buf, sh, &Theme::default(), true);
+    buf
+}
+
+#[test]
+fn canned_answer_layout_and_sanitised_server_strings() {
+    let mut sh = shared();
+    let mut p = ValidatorsPane::new(&sh);
+    let evil = "evil\u{1b}[2J\u{1b}]52;c;aGk=\u{7}::1220ab";
+    let mut out = Out::default();
+    p.run(
+        vec![
+            "good::1".into(),
+            "flaky::2".into(),
+            evil.into(),
+            "gone::3".into(),
+        ],
+        &mut sh,
+        &mut out,
+    );
+    let id = sent(&out);
+    p.on_fetched(
+        id,
+        &Request::LedgerEnd,
+        &faucets(&[
+            ("good::1", 100, 0, 1, 100),
+            ("flaky::2", 50, 50, 1, 100),
+            (evil, 95, 5, 1, 100),
+        ]),
+        &mut sh,
+        &mut Out::default(),
+    );
+    assert_eq!(p.onboarded(), 3);
+    assert_eq!(
+        p.ordered_ids(),
+        vec!["flaky::2", evil, "good::1", "gone::3"]
+    );
+    // The selection is drawn over a row's styles: select the last row.
+    p.on_command(Command::Bottom, &mut sh, &mut Out::default());
+    let buf = draw(&p, &sh, 100, 10);
+    for cell in buf.content() {
+        assert!(
+            !cell.symbol().chars().any(|c| c.is_control()),
+            "{:?}",
+            cell.symbol()
+        );
+    }
+    let text = buffer_text(&buf);
+    assert!(text.contains("gone::3"), "{text}");
+    assert!(text.contains(NOT_ONBOARDED), "{text}");
+    insta::assert_snapshot!("validators_canned_100x10", text);
+    // Missed rounds: 95% liveness is a warning, 50% an error, none is plain.
+    let theme = Theme::default();
+    let find = |needle: &str| -> (u16, u16) {
+        for y in 0..buf.area.height {
+            let line: String = (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect();
+            if let Some(b) = line.find(needle) {
+                return (line[..b].chars().count() as u16, y);
+            }
+        }
+        panic!("{needle} not on screen");
+    };
+    let (_, y_flaky) = find("flaky::2");
+    let (x_pct, _) = find("50.0%");
+    assert_eq!(
+        buf[(x_pct, y_flaky)].fg,
+        theme.status_err.fg.unwrap_or_default()
+    );
+    let (x95, y95) = find("95.0%");
+    assert_eq!(buf[(x95, y95)].fg, theme.status_warn.fg.unwrap_or_default());
+    let (xg, yg) = find("100.0%");
+    assert_eq!(buf[(xg, yg)].fg, theme.muted.fg.unwrap_or_default());
+    // Copy gives sanitised text.
+    let mut out = Out::default();
+    p.on_command(Command::Top, &mut sh, &mut out);
+    p.on_command(Command::Down, &mut sh, &mut out);
+    p.on_command(Command::Copy, &mut sh, &mut out);
+    assert!(
+        out.effects.iter().any(
+            |e| matches!(e, Effect::Copy(t) if t.starts_with("evil") && !t.contains('\u{1b}'))
+        )
+    );
+    // An error with escapes.
+    let mut out = Out::default();
+    p.run(vec!["a::1".into()], &mut sh, &mut out);
+    p.on_fetched(
+        sent(&out),
+        &Request::LedgerEnd,
+        &Err(ApiError::Scan {
+            endpoint: "scan GET /v0/validators/validator-faucets",
+            status: 400,
+            message: "bad\u{1b}[31m id\u{7}".into(),
+        }),
+        &mut sh,
+        &mut Out::default(),
+    );
+    assert!(p.error.as_ref().is_some_and(|e| !e.contains('\u{1b}')));
+    let buf = draw(&p, &sh, 80, 24);
+    assert!(
+        buf.content()
+            .iter()
+            .all(|c| !c.symbol().chars().any(|ch| ch.is_control()))
+    );
+}
+
+#[test]
+fn stale_replies_are_ignored_and_tiny_sizes_never_panic() {
+    let mut sh = shared();
+    let mut p = ValidatorsPane::new(&sh);
+    let mut out = Out::default();
+    p.run(vec!["a::1".into()], &mut sh, &mut out);
+    let old = sent(&out);
+    let mut out = Out::default();
+    p.run(vec!["b::2".into()], &mut sh, &mut out);
+    let new = sent(&out);
+    assert!(out.effects.contains(&Effect::Cancel(old)));
+    p.on_fetched(
+        old,
+        &Request::LedgerEnd,
+        &faucets(&[("a::1", 1, 0, 1, 1)]),
+        &mut sh,
+        &mut Out::default(),
+    );
+    assert!(p.rows.is_empty() && p.is_loading());
+    assert_eq!(p.badge(&sh), Some("…".into()));
+    p.on_fetched(
+        new,
+        &Request::LedgerEnd,
+        &faucets(&[("b::2", 3, 1, 1, 4)]),
+        &mut sh,
+        &mut Out::default(),
+    );
+    assert_eq!(p.ordered_ids(), vec!["b::2"]);
+    assert_eq!(p.badge(&sh), Some("1 · 1 low".into()));
+    for form in [false, true] {
+        if form {
+            p.open_form(&sh);
+        }
+        for (w, hgt) in [
+            (1, 1),
+            (0, 5),
+            (5, 0),
+            (3, 3),
+            (10, 4),
+            (20, 6),
+            (40, 8),
+            (80, 3),
+        ] {
+            let mut buf = Buffer::empty(Rect::new(0, 0, w.max(1), hgt.max(1)));
+            p.render(
+                Rect::new(0, 0, w, hgt),
+                &mut buf,
+                &sh,
+                &Theme::default(),
+                true,
+            );
+        }
+    }
+}
