@@ -62,7 +62,7 @@ fn write_readme_screens() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/screens");
     std::fs::create_dir_all(dir).expect("assets/screens");
     let mut h = Harness::start();
-    let mut save = |h: &mut Harness, name: &str| {
+    let save = |h: &mut Harness, name: &str| {
         let text = h.screen(120, 40);
         std::fs::write(format!("{dir}/{name}.txt"), text).expect("write capture");
     };
