@@ -28,6 +28,7 @@ use crate::app::effect::{Effect, Request, RequestId, Response};
 use crate::config::keymap::{Command, KeyContext};
 use crate::model::summary::{short_id, short_party, short_template};
 use crate::panes::form::{Form, FormOutcome, Load, cell, explain, paragraph, render_section_tabs};
+use crate::panes::holdings::Amount;
 use crate::panes::{Out, Pane, PaneId, Shared};
 use crate::ui::json::JsonView;
 use crate::ui::scroll::ScrollState;
@@ -481,18 +482,26 @@ impl ProxyPane {
             (area, None)
         };
         let total = coupons.len();
-        let sum: f64 = coupons
-            .iter()
-            .filter_map(|c| payload_str(c, "amount")?.parse::<f64>().ok())
-            .sum();
+        // Exact decimal sum (Daml numerics as text); "?" when an amount is unreadable.
+        let sum = coupons.iter().try_fold(Amount::ZERO, |acc, c| {
+            acc.checked_add(Amount::parse(&payload_str(c, "amount")?)?)
+        });
+        let sum = sum.map_or_else(
+            || "?".to_string(),
+            |a| {
+                let (int, frac) = a.parts();
+                if frac.is_empty() {
+                    int
+                } else {
+                    format!("{int}.{frac}")
+                }
+            },
+        );
         cell(
             buf,
             table.x,
             table.y,
-            &format!(
-                "{total} unclaimed coupons · ≈{} total",
-                trim_decimal(&format!("{sum:.4}"))
-            ),
+            &format!("{total} unclaimed coupons · {sum} total"),
             table.width,
             theme.muted,
         );
