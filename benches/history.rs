@@ -4,7 +4,7 @@
 //! 2. ingest: `History::add_page` throughput from decoded pages [≥ 100,000 updates/s];
 //! 3. memory per summary for 1,000,000 summaries, measured with a counting global allocator
 //!    [≤ 512 bytes], printed before the timings;
-//! 4. export: encoding one tick's chunk (`CHUNK_ROWS` rows) to JSON Lines and CSV [≤ 50 ms per
+//! 4. export: encoding one tick's chunk (`CHUNK_ROWS` rows) to JSON Lines and CSV [≤ 25 ms per
 //!    chunk, so a 250 ms tick keeps the UI responsive], with the bytes per row printed.
 //!
 //! Pages are built from JSON shaped like real scan `/v2/updates` items (transfers with archives

@@ -575,10 +575,10 @@ fn a_big_export_runs_in_chunks_with_progress_from_a_frozen_snapshot() {
     assert_eq!(p.pane.export_progress(), Some((CHUNK_ROWS, total)));
     assert!(p.written().is_empty(), "nothing written before the end");
     let screen = buffer_text(&p.render(80, 24));
-    assert!(screen.contains("exporting 41%"), "{screen}");
-    assert!(screen.contains("50,000 / 120,000 rows"), "{screen}");
-    assert!(screen.contains("export 41%"), "title: {screen}");
-    assert_eq!(p.pane.badge(&p.sh).as_deref(), Some("export 41%"));
+    assert!(screen.contains("exporting 33%"), "{screen}");
+    assert!(screen.contains("20,000 / 60,000 rows"), "{screen}");
+    assert!(screen.contains("export 33%"), "title: {screen}");
+    assert_eq!(p.pane.badge(&p.sh).as_deref(), Some("export 33%"));
     insta::assert_snapshot!("progress_80x24", screen);
 
     // New updates arrive at both ends meanwhile: the export keeps what was shown.
@@ -629,7 +629,7 @@ fn a_big_export_runs_in_chunks_with_progress_from_a_frozen_snapshot() {
     assert!(
         p.messages()
             .iter()
-            .any(|m| m == "exported 120,000 rows as JSON Lines; writing big.jsonl…"),
+            .any(|m| m == "exported 60,000 rows as JSON Lines; writing big.jsonl…"),
     );
     // Nothing more happens on later ticks.
     p.tick();
@@ -650,7 +650,7 @@ fn esc_cancels_a_running_export_and_nothing_is_written() {
     assert_eq!(p.pane.export_progress(), None);
     assert_eq!(
         p.messages(),
-        ["export cancelled at 50,000 of 50,010 rows; nothing was written"]
+        ["export cancelled at 20,000 of 20,010 rows; nothing was written"]
     );
     p.tick();
     p.tick();

@@ -26,7 +26,7 @@ use super::history::{FilteredView, History};
 use super::summary::{Summarizer, UpdateSummary, cat, format_time_micros};
 
 /// Rows encoded per [`ExportJob::step`] call (one call per tick).
-pub const CHUNK_ROWS: usize = 50_000;
+pub const CHUNK_ROWS: usize = 20_000;
 
 /// The CSV header row (without the line end).
 pub const CSV_HEADER: &str = "record_time,update_id,migration_id,kind,root_action,parties";
