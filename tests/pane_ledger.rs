@@ -460,8 +460,20 @@ fn package_download_writes_the_file_with_size_and_hash() {
         screen.contains(&format!("saved {} bytes", bytes.len())),
         "{screen}"
     );
+    assert!(screen.contains("saved to"), "{screen}");
     let masked = snap(&mut h, 80, 24).replace(dir.path().to_str().expect("utf-8"), "<dir>");
     insta::assert_snapshot!("package_80x24", masked);
+
+    // A file that cannot be written: the pane says so instead of "saved to".
+    h.cmd(Command::Select);
+    let bad = dir.path().join("missing-dir").join("pkg.dalf");
+    h.key(KeyCode::Down);
+    h.key_mod(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    h.type_text(bad.to_str().expect("utf-8"));
+    h.key(KeyCode::Enter);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("not saved"), "{screen}");
+    assert!(!screen.contains("saved to"), "{screen}");
 }
 
 #[test]
@@ -649,7 +661,11 @@ fn execute_from_a_file_confirm_then_duplicate_is_409() {
     assert_eq!(count(&h, "ledger execute"), 0);
     h.cmd(Command::Execute);
     assert!(h.app.ledger.execute.confirm_open());
+    // Enter does not confirm an irreversible action (a held Enter must not send it); x does.
     h.key(KeyCode::Enter);
+    assert_eq!(count(&h, "ledger execute"), 0);
+    assert!(h.app.ledger.execute.confirm_open());
+    h.key(KeyCode::Char('x'));
     assert_eq!(count(&h, "ledger execute"), 1);
     let tx = h.app.ledger.execute.result().expect("executed").clone();
     // The pane fetched the new ledger end.
@@ -674,7 +690,7 @@ fn execute_from_a_file_confirm_then_duplicate_is_409() {
     assert_eq!(h.copied.last(), Some(&tx.update_id));
     // The same prepared transaction again: 409 DUPLICATE_COMMAND, shown with its fields.
     load_body(&mut h, &path);
-    h.key(KeyCode::Enter);
+    h.key(KeyCode::Char('x'));
     assert_eq!(count(&h, "ledger execute"), 2);
     let screen = h.screen(120, 40);
     assert!(screen.contains("HTTP 409 DUPLICATE_COMMAND"), "{screen}");
@@ -726,7 +742,7 @@ fn execute_checks_the_body_locally_and_shows_server_rejections() {
     )
     .expect("write");
     load_body(&mut h, &path);
-    h.key(KeyCode::Enter);
+    h.key(KeyCode::Char('x'));
     let screen = h.screen(120, 40);
     assert!(screen.contains("HTTP 400 invalid value"), "{screen}");
     assert!(
@@ -745,7 +761,7 @@ fn execute_checks_the_body_locally_and_shows_server_rejections() {
     )
     .expect("write");
     load_body(&mut h, &path);
-    h.key(KeyCode::Enter);
+    h.key(KeyCode::Char('x'));
     assert!(
         h.screen(120, 40)
             .contains("HTTP 404 PARTY_NOT_KNOWN_ON_LEDGER")
@@ -772,7 +788,7 @@ fn execute_from_a_pasted_body() {
         "{}",
         h.app.ledger.execute.problem_text()
     );
-    h.key(KeyCode::Enter);
+    h.key(KeyCode::Char('x'));
     let tx = h.app.ledger.execute.result().expect("executed");
     assert_eq!(
         tx.external_transaction_hash.as_deref(),

@@ -247,7 +247,10 @@ impl App {
                 }
                 self.dirty = true;
             }
-            Action::Written { path, result, .. } => {
+            Action::Written { id, path, result } => {
+                for pid in PaneId::ALL {
+                    self.pane_mut(pid).on_written(id, &result);
+                }
                 match result {
                     Ok(n) => out.info(format!("saved {n} bytes to {path}")),
                     Err(e) => out.error(format!("could not save {path}: {e}")),

@@ -14,7 +14,7 @@
 //! `-` `@`, a tab, CR or LF gets a leading `'` (the OWASP recommendation), and other control
 //! characters are replaced with U+FFFD so a `cat` of the file cannot drive the terminal. The
 //! numeric `migration_id` and the record time are written by us and are never prefixed. JSON
-//! Lines is written with `serde_json`, which escapes everything that needs it.
+//! Lines is written with `serde_json`, with DEL and C1 controls escaped as `\u00XX` too.
 
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -167,10 +167,13 @@ impl<'a> ExportRow<'a> {
             ExportFormat::JsonLines => {
                 // Writing plain strings and numbers into a Vec cannot fail; should it ever,
                 // the row is written as an object holding the error instead of silently lost.
+                let start = out.len();
                 if let Err(e) = serde_json::to_writer(&mut *out, self) {
+                    out.truncate(start);
                     let note = serde_json::json!({ "error": e.to_string() });
                     out.extend_from_slice(note.to_string().as_bytes());
                 }
+                escape_c1_in_json(out, start);
                 out.push(b'\n');
             }
             ExportFormat::Csv => {
@@ -187,6 +190,35 @@ impl<'a> ExportRow<'a> {
                 push_csv(out, &self.parties.join(";"), true);
                 out.extend_from_slice(b"\r\n");
             }
+        }
+    }
+}
+
+/// serde_json escapes only U+0000–U+001F; DEL and the C1 controls (U+007F–U+009F, e.g. the
+/// 8-bit CSI U+009B) would reach the file raw. They can only occur inside JSON strings, so they
+/// are rewritten as `\u00XX` escapes: the same JSON value, but a `cat` of the file stays inert.
+fn escape_c1_in_json(out: &mut Vec<u8>, start: usize) {
+    let tail = &out[start..];
+    let needs = tail
+        .windows(2)
+        .any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]))
+        || tail.contains(&0x7F);
+    if !needs {
+        return;
+    }
+    let tail = out.split_off(start);
+    let mut i = 0;
+    while i < tail.len() {
+        let b = tail[i];
+        if b == 0x7F {
+            out.extend_from_slice(b"\\u007f");
+            i += 1;
+        } else if b == 0xC2 && tail.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)) {
+            out.extend_from_slice(format!("\\u{:04x}", tail[i + 1]).as_bytes());
+            i += 2;
+        } else {
+            out.push(b);
+            i += 1;
         }
     }
 }
@@ -421,6 +453,19 @@ impl ExportJob {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_lines_escape_del_and_c1_controls() {
+        let mut out = b"{}".to_vec();
+        let start = out.len();
+        serde_json::to_writer(&mut out, &"a\u{9b}31mb\u{7f}c\u{1b}é").expect("json");
+        escape_c1_in_json(&mut out, start);
+        let text = String::from_utf8(out).expect("utf-8");
+        assert_eq!(text, r#"{}"a\u009b31mb\u007fc\u001bé""#);
+        assert!(!text.chars().any(|c| c.is_control()));
+        let back: String = serde_json::from_str(&text[2..]).expect("still JSON");
+        assert_eq!(back, "a\u{9b}31mb\u{7f}c\u{1b}é");
+    }
 
     #[test]
     fn formats_follow_the_extension() {

@@ -58,6 +58,9 @@ pub const EMPTY_TEXT: &str = "No holdings query yet. Press i (edit) to enter one
 // Exact decimals
 // ---------------------------------------------------------------------------------------------
 
+/// Widest an amount column gets (Daml numerics have at most 28 integer + 10 fraction digits).
+const MAX_AMOUNT_COL: usize = 48;
+
 /// Most fraction digits kept (Daml `Numeric 10` uses 10; some headroom for other servers).
 const MAX_SCALE: u32 = 18;
 
@@ -1213,7 +1216,9 @@ impl HoldingsPane {
                 .map(|s| unicode_width::UnicodeWidthStr::width(s.as_str()))
                 .max()
                 .unwrap_or(0)
-                .max(col.title().len() + 2);
+                .max(col.title().len() + 2)
+                // An amount column never needs more (longer text is cut with a marker).
+                .min(MAX_AMOUNT_COL);
             u16::try_from(w).unwrap_or(u16::MAX)
         };
         let (wu, wl, wt) = (
@@ -1223,7 +1228,9 @@ impl HoldingsPane {
         );
         const MIN_PARTY: u16 = 16;
         let fits = |cols: &[u16]| -> Option<u16> {
-            let used: u16 = cols.iter().map(|w| w + 1).sum();
+            let used = cols
+                .iter()
+                .fold(0u16, |acc, w| acc.saturating_add(w.saturating_add(1)));
             width.checked_sub(used).filter(|p| *p >= MIN_PARTY)
         };
         if let Some(p) = fits(&[wu, wl, wt]) {

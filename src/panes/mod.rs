@@ -306,6 +306,9 @@ pub trait Pane {
     ) {
     }
 
+    /// A file write (`Effect::WriteFile`) finished. Panes ignore ids they did not send.
+    fn on_written(&mut self, _id: RequestId, _result: &Result<usize, String>) {}
+
     /// The pane's drawing area changed (for page sizes).
     fn set_area(&mut self, _area: Rect) {}
 

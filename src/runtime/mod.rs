@@ -56,6 +56,10 @@ pub async fn run(
                 break;
             }
         }
+        // The terminal is gone (EOF or an I/O error): no key can reach the app any more, so
+        // leave instead of polling forever.
+        tracing::warn!("terminal input ended; quitting");
+        let _ = input_tx.send(Action::Command(crate::config::keymap::Command::Quit));
     });
     let tick_tx = tx.clone();
     let ticker = tokio::spawn(async move {
@@ -73,6 +77,7 @@ pub async fn run(
         clients,
         tx: tx.clone(),
         running: HashMap::new(),
+        writes: Vec::new(),
         mux: Multiplexer::detect(),
         config_dir,
     };
@@ -105,6 +110,13 @@ pub async fn run(
     for (_, h) in runner.running.drain() {
         h.abort();
     }
+    let writes = futures_util::future::join_all(runner.writes.drain(..));
+    if tokio::time::timeout(Duration::from_secs(5), writes)
+        .await
+        .is_err()
+    {
+        tracing::warn!("file writes still running at exit were abandoned");
+    }
     Ok(())
 }
 
@@ -125,6 +137,8 @@ struct Runner {
     clients: Clients,
     tx: UnboundedSender<Action>,
     running: HashMap<RequestId, AbortHandle>,
+    /// File writes still running: awaited (briefly) on quit so a save right before `q` lands.
+    writes: Vec<tokio::task::JoinHandle<()>>,
     mux: Multiplexer,
     config_dir: Option<std::path::PathBuf>,
 }
@@ -184,7 +198,8 @@ impl Runner {
             },
             Effect::WriteFile { id, path, contents } => {
                 let tx = self.tx.clone();
-                tokio::spawn(async move {
+                self.writes.retain(|h| !h.is_finished());
+                self.writes.push(tokio::spawn(async move {
                     let n = contents.len();
                     let result = tokio::fs::write(&path, contents)
                         .await
@@ -195,7 +210,7 @@ impl Runner {
                         path: path.display().to_string(),
                         result,
                     });
-                });
+                }));
             }
             Effect::ReadFile { id, path } => {
                 let tx = self.tx.clone();
@@ -241,6 +256,19 @@ async fn read_file_limited(path: &std::path::Path) -> Result<Vec<u8>, String> {
 
 /// Builds the app and its clients from resolved settings (no terminal involved), so tests and
 /// the binary start the explorer the same way.
+/// `https://user:secret@host/x` → `https://***@host/x`; other URLs unchanged.
+pub fn redact_userinfo(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_string();
+    };
+    let rest = &url[scheme_end..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{}***{}", &url[..scheme_end], &rest[at..]),
+        None => url.to_string(),
+    }
+}
+
 pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clients), String> {
     use crate::config::values::{HistoryStart, TimeZone};
     use crate::panes::{AppContext, StartFrom};
@@ -278,12 +306,17 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
             .profile
             .clone()
             .unwrap_or_else(|| "(no profile)".into()),
-        scan_urls: scan_urls.clone(),
+        // The context's URLs are for display only (the clients hold the real ones): any
+        // `user:password@` in them never reaches the screen.
+        scan_urls: scan_urls.iter().map(|u| redact_userinfo(u)).collect(),
         validator_url: settings
             .validator_url
             .as_ref()
-            .map(|u| u.as_str().to_string()),
-        ledger_url: settings.ledger_url.as_ref().map(|u| u.as_str().to_string()),
+            .map(|u| redact_userinfo(u.as_str())),
+        ledger_url: settings
+            .ledger_url
+            .as_ref()
+            .map(|u| redact_userinfo(u.as_str())),
         has_token: settings.token.is_some(),
         read_only: settings.read_only,
         refresh_ms: u64::try_from(settings.refresh.as_millis())
@@ -311,4 +344,26 @@ pub async fn run_settings(settings: &crate::config::Settings) -> Result<(), Stri
     run(app, clients, settings.config_dir())
         .await
         .map_err(|e| format!("terminal error: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact_userinfo;
+
+    #[test]
+    fn credentials_in_urls_are_redacted_for_display() {
+        assert_eq!(
+            redact_userinfo("https://ops:s3cret@scan.example.com/api?x=1"),
+            "https://***@scan.example.com/api?x=1"
+        );
+        assert_eq!(
+            redact_userinfo("http://127.0.0.1:5012/sv2"),
+            "http://127.0.0.1:5012/sv2"
+        );
+        assert_eq!(
+            redact_userinfo("https://host/path@not-userinfo"),
+            "https://host/path@not-userinfo"
+        );
+        assert_eq!(redact_userinfo("no scheme"), "no scheme");
+    }
 }

@@ -175,6 +175,10 @@ impl SectionView for DeleteUser {
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
+        if matches!(cmd, Command::Edit | Command::Delete) && self.pending.is_some() {
+            out.warn("a delete is in flight: wait for its result");
+            return true;
+        }
         match cmd {
             Command::Edit => {
                 if !Self::read_only(sh, out) {

@@ -322,13 +322,22 @@ impl SectionView for Execute {
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
         if self.confirm {
             match cmd {
-                Command::Confirm | Command::Select => self.send(sh, out),
+                // An irreversible action: confirmed with the execute key, never with the Enter
+                // that loaded the file (a held or repeated Enter must not send it).
+                Command::Execute => self.send(sh, out),
+                Command::Confirm | Command::Select => {
+                    out.info("press x (execute) to send it, Esc to cancel");
+                }
                 Command::Cancel | Command::Back => {
                     self.confirm = false;
                     out.info("execute cancelled");
                 }
                 _ => {}
             }
+            return true;
+        }
+        if matches!(cmd, Command::Execute | Command::Edit) && self.pending.is_some() {
+            out.warn("an execute is in flight: wait for its result");
             return true;
         }
         match cmd {
@@ -687,7 +696,7 @@ fn render_confirm(r: &ExecuteRequest, sh: &Shared, area: Rect, buf: &mut Buffer,
             inner,
             inner.height - 1,
             buf,
-            &Line::styled("Enter execute · Esc cancel", theme.title),
+            &Line::styled("x execute · Esc cancel", theme.title),
         );
     }
 }

@@ -103,6 +103,7 @@ trait SectionView {
     ) {
     }
     fn set_rows(&mut self, _rows: usize) {}
+    fn on_written(&mut self, _id: RequestId, _result: &Result<usize, String>) {}
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool);
     fn hints(&self) -> Vec<Command>;
 }
@@ -114,6 +115,8 @@ pub struct LedgerPane {
     /// The ledger end: `None` unknown, `Some(None)` the server sent no offset (empty ledger).
     ledger_end: Option<Option<i64>>,
     end_pending: Option<RequestId>,
+    /// The request whose ledger end is shown (older replies are stale).
+    end_shown_id: RequestId,
     end_error: Option<ApiError>,
     /// Whether the pane fetched the ledger end itself once.
     end_tried: bool,
@@ -130,6 +133,7 @@ impl Default for LedgerPane {
             section: Section::Parties,
             ledger_end: None,
             end_pending: None,
+            end_shown_id: RequestId::default(),
             end_error: None,
             end_tried: false,
             parties: Parties::default(),
@@ -358,7 +362,11 @@ impl Pane for LedgerPane {
     ) {
         // Any ledger-end answer is news (the Status pane polls it too); errors only count for
         // our own request.
-        if let (Request::LedgerEnd, Ok(Response::LedgerEnd(end))) = (request, result) {
+        // Request ids grow: a reply older than the one shown (a slow poll) is stale.
+        if let (Request::LedgerEnd, Ok(Response::LedgerEnd(end))) = (request, result)
+            && id > self.end_shown_id
+        {
+            self.end_shown_id = id;
             self.ledger_end = Some(*end);
             self.end_error = None;
             self.trees.ledger_end = *end;
@@ -415,6 +423,10 @@ impl Pane for LedgerPane {
         out: &mut Out,
     ) {
         self.execute.on_file_read(id, path, result, sh, out);
+    }
+
+    fn on_written(&mut self, id: RequestId, result: &Result<usize, String>) {
+        self.package.on_written(id, result);
     }
 
     fn set_area(&mut self, area: Rect) {

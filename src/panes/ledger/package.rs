@@ -32,6 +32,9 @@ pub struct Downloaded {
     pub hash: Option<String>,
     pub content_type: Option<String>,
     pub path: String,
+    /// The write of the file: its id, then its outcome (`None` while writing).
+    pub write_id: RequestId,
+    pub written: Option<Result<usize, String>>,
 }
 
 /// The Package section.
@@ -144,6 +147,14 @@ impl PackageSection {
 }
 
 impl SectionView for PackageSection {
+    fn on_written(&mut self, id: RequestId, result: &Result<usize, String>) {
+        if let Some(d) = &mut self.result
+            && d.write_id == id
+        {
+            d.written = Some(result.clone());
+        }
+    }
+
     fn wants_raw_keys(&self) -> bool {
         self.form.is_some()
     }
@@ -236,8 +247,13 @@ impl SectionView for PackageSection {
                     hash: p.package_hash.clone(),
                     content_type: p.content_type.clone(),
                     path: path.clone(),
+                    write_id: RequestId::default(),
+                    written: None,
                 });
                 let wid = sh.next_request_id();
+                if let Some(d) = &mut self.result {
+                    d.write_id = wid;
+                }
                 out.effects.push(Effect::WriteFile {
                     id: wid,
                     path: PathBuf::from(path),
@@ -315,7 +331,25 @@ impl SectionView for PackageSection {
                     w,
                     theme,
                 ),
-                kv_line("saved to", &r.path, theme.accent, 9, w, theme),
+                match &r.written {
+                    None => kv_line(
+                        "file",
+                        &format!("writing {}…", r.path),
+                        theme.muted,
+                        9,
+                        w,
+                        theme,
+                    ),
+                    Some(Ok(_)) => kv_line("saved to", &r.path, theme.accent, 9, w, theme),
+                    Some(Err(e)) => kv_line(
+                        "not saved",
+                        &format!("{}: {e}", r.path),
+                        theme.status_err,
+                        9,
+                        w,
+                        theme,
+                    ),
+                },
             ];
             for l in &rows {
                 put(area, y, buf, l);

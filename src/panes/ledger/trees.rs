@@ -273,7 +273,7 @@ impl Trees {
         // By default the last 50 offsets: recent trees, well under the nodes' list limits.
         let begin = if q.begin.is_empty() {
             self.ledger_end
-                .map(|e| (e - DEFAULT_RANGE).max(0).to_string())
+                .map(|e| e.saturating_sub(DEFAULT_RANGE).max(0).to_string())
                 .unwrap_or_else(|| "0".to_string())
         } else {
             q.begin.clone()
