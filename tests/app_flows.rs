@@ -360,3 +360,74 @@ fn palette_theme_time_and_errors() {
     h.key_mod(KeyCode::Char('c'), KeyModifiers::CONTROL);
     assert!(h.quit);
 }
+
+#[test]
+fn an_invalid_filter_is_not_applied_silently() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('/'));
+    h.type_text("re:x[");
+    h.key(KeyCode::Enter);
+    assert!(h.app.history.is_editing_filter(), "the input stays open");
+    assert!(h.app.history.filter_error().is_some());
+    assert!(
+        h.app
+            .toast
+            .as_ref()
+            .is_some_and(|t| t.text.starts_with("filter not applied")),
+        "{:?}",
+        h.app.toast
+    );
+    // Ctrl-u clears to the line start (readline), then a valid filter applies.
+    h.key_mod(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    h.type_text("Transfer");
+    h.key(KeyCode::Enter);
+    assert!(!h.app.history.is_editing_filter());
+    assert_eq!(h.app.history.filter_text(), Some("Transfer"));
+}
+
+#[test]
+fn status_cards_come_back_after_a_resize() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('4'));
+    let _ = h.screen(120, 40);
+    for _ in 0..3 {
+        h.key(KeyCode::Char('j'));
+    }
+    let small = h.screen(80, 24);
+    assert!(small.contains("more"), "a scroll hint at 80x24: {small}");
+    let big = h.screen(120, 40);
+    for card in ["scan 1 ·", "history ·", "ledger ·", "validator proxy ·"] {
+        assert!(big.contains(card), "{card} shown again at 120x40: {big}");
+    }
+    assert!(!big.contains("more (↑/↓)"), "{big}");
+}
+
+#[test]
+fn ledger_footer_offers_only_what_works() {
+    let footer = |h: &mut Harness| {
+        let screen = h.screen(120, 40);
+        screen.lines().rev().nth(1).unwrap_or_default().to_string()
+    };
+    let mut h = Harness::start_with(Options {
+        read_only: true,
+        ..Options::default()
+    });
+    h.key(KeyCode::Char('9'));
+    h.key(KeyCode::Char(']'));
+    let f = footer(&mut h);
+    assert!(!f.contains("D delete") && !f.contains("i edit"), "{f}");
+    for _ in 0..3 {
+        h.key(KeyCode::Char(']'));
+    }
+    let f = footer(&mut h);
+    assert!(!f.contains("x execute"), "{f}");
+
+    let mut h = Harness::start_with(Options {
+        token: false,
+        ..Options::default()
+    });
+    h.key(KeyCode::Char('9'));
+    let f = footer(&mut h);
+    assert!(f.contains("] next section"), "{f}");
+    assert!(!f.contains("i edit") && !f.contains("r refresh"), "{f}");
+}

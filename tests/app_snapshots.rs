@@ -25,6 +25,7 @@ fn update_and_verdict_panes() {
     let mut h = Harness::start();
     h.key(KeyCode::Enter);
     shots(&mut h, "app_update");
+    // → on the open root moves into its details.
     h.key(KeyCode::Char('l'));
     shots(&mut h, "app_update_details");
     h.key(KeyCode::Char('3'));

@@ -251,7 +251,7 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
     assert!(
         ev.events
             .iter()
-            .any(|e| matches!(e, AppEvent::Error(m) if m.contains("scan 1 is down"))),
+            .any(|e| matches!(e, AppEvent::Error(m) if m.contains("scan 2 is down"))),
         "going down is reported once: {:?}",
         ev.events
     );
@@ -312,7 +312,7 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
     );
     assert!(
         ev.events.iter().any(
-            |e| matches!(e, AppEvent::Message(_, m) if m.contains("scan 1 is reachable again"))
+            |e| matches!(e, AppEvent::Message(_, m) if m.contains("scan 2 is reachable again"))
         )
     );
     answer_all_ok(&mut pane, &mut sh, &out, 2, 10);

@@ -87,7 +87,7 @@ commands! {
     Bottom => "bottom", "bottom", "go to the bottom";
     Select => "select", "open", "open the selected item";
     Toggle => "toggle", "fold", "expand / collapse the selected node";
-    Expand => "expand", "expand", "expand (or go to the first child)";
+    Expand => "expand", "expand", "expand (when open: move right)";
     Collapse => "collapse", "collapse", "collapse (or go to the parent)";
     ExpandAll => "expand_all", "expand all", "expand everything";
     CollapseAll => "collapse_all", "collapse all", "collapse everything";

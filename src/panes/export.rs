@@ -161,7 +161,9 @@ impl ExportDialog {
         let w = area.width.saturating_sub(4).clamp(area.width.min(20), 76);
         let rect = crate::ui::layout::centered(area, w, self.height());
         Clear.render(rect, buf);
-        let title = format!(" Export {} updates ", group_digits(self.rows()));
+        let rows = self.rows();
+        let noun = if rows == 1 { "update" } else { "updates" };
+        let title = format!(" Export {} {noun} ", group_digits(rows));
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.border_style(true))

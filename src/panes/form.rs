@@ -163,12 +163,17 @@ impl Form {
                 self.complete();
                 return FormOutcome::Consumed;
             }
-            KeyCode::BackTab | KeyCode::Up => {
-                self.move_to(self.active + self.fields.len() - 1);
+            KeyCode::BackTab => {
+                self.move_to(self.active + self.fields.len().saturating_sub(1));
+                return FormOutcome::Consumed;
+            }
+            // ↑/↓ stop at the first and last field (no surprising wrap-around).
+            KeyCode::Up => {
+                self.move_to(self.active.saturating_sub(1));
                 return FormOutcome::Consumed;
             }
             KeyCode::Down => {
-                self.move_to(self.active + 1);
+                self.move_to((self.active + 1).min(self.fields.len().saturating_sub(1)));
                 return FormOutcome::Consumed;
             }
             _ => {}

@@ -1503,7 +1503,11 @@ impl Pane for HistoryPane {
             return;
         };
         match input.handle_key(key) {
-            InputOutcome::Submitted(_) => self.close_filter(),
+            // An invalid filter is not applied silently: the input stays open with its message.
+            InputOutcome::Submitted(_) => match self.filter_error() {
+                Some(e) => out.warn(format!("filter not applied: {e}")),
+                None => self.close_filter(),
+            },
             InputOutcome::Cancelled => {
                 self.close_filter();
                 self.apply_filter(None, sh);

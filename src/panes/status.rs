@@ -111,7 +111,7 @@ impl NodeKind {
 
     fn name(self) -> String {
         match self {
-            NodeKind::Scan(n) => format!("scan {n}"),
+            NodeKind::Scan(n) => format!("scan {}", n + 1),
             NodeKind::Ledger => "ledger".into(),
             NodeKind::Validator => "validator proxy".into(),
         }
@@ -683,6 +683,17 @@ impl StatusPane {
                 break;
             }
             first += 1;
+        }
+        // Show as many rows above as fit (after a resize to a taller area, all of them).
+        while first > 0 {
+            let used: u32 = grid.heights[first - 1..=sel_row]
+                .iter()
+                .map(|&h| u32::from(h))
+                .sum();
+            if used > u32::from(height) {
+                break;
+            }
+            first -= 1;
         }
         first
     }

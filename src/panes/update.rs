@@ -719,6 +719,8 @@ impl UpdatePane {
                     self.focus = Focus::Details;
                 }
             }
+            // Expand a closed node; on an open node or a leaf, move right into the details
+            // (↓ walks the children).
             Command::Expand | Command::Right => {
                 let open = selected.is_some_and(|n| state.is_expanded(n));
                 if has_children && !open {

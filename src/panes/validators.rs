@@ -45,9 +45,9 @@ pub const FAUCETS_ENDPOINT: &str = "/v0/validators/validator-faucets";
 pub const NOT_ONBOARDED: &str = "not an onboarded validator (ignored by the scan)";
 
 /// The empty state.
-pub const EMPTY_TEXT: &str = "No validators queried yet. Press i (edit) to enter validator party \
-     ids: opened empty, the form lists every validator seen in the loaded history (from \
-     ValidatorLicense contracts), so Enter shows them all. Tab completes.";
+pub const EMPTY_TEXT: &str = "No validators queried yet. Press i (edit): the form comes filled \
+     with every validator seen in the loaded history (from ValidatorLicense contracts), so Enter \
+     shows them all; edit the list to pick some. Tab completes.";
 
 /// Liveness at or above this share (with some missed rounds) is a warning, below it an error.
 pub const LIVENESS_WARN: f64 = 0.9;

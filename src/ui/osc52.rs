@@ -1,5 +1,6 @@
-//! The OSC 52 "set clipboard" escape sequence (works over SSH), with the tmux passthrough
-//! wrapper when running inside tmux. Pure: the runtime writes the returned string to the
+//! The OSC 52 "set clipboard" escape sequence (works over SSH). Inside tmux it is sent twice:
+//! raw (tmux takes it with `set -g set-clipboard on`, sets its buffer and forwards it) and in a
+//! DCS passthrough (for `set -g allow-passthrough on`); either configuration works. Pure: the runtime writes the returned string to the
 //! terminal.
 
 use base64::Engine;
@@ -12,8 +13,8 @@ pub const MAX_COPY_BYTES: usize = 1 << 20;
 pub enum Multiplexer {
     /// Talking to the terminal directly.
     None,
-    /// Inside tmux: the sequence must be wrapped in a DCS passthrough (needs
-    /// `set -g allow-passthrough on` on tmux ≥ 3.3, or tmux's own `set-clipboard`).
+    /// Inside tmux: the raw sequence (for `set-clipboard on`) plus a DCS-passthrough copy (for
+    /// `allow-passthrough on`).
     Tmux,
 }
 
@@ -40,8 +41,8 @@ pub enum Osc52Error {
     TooLarge(usize),
 }
 
-/// `ESC ] 52 ; c ; <base64> BEL`, wrapped as `ESC P tmux; ESC <sequence> ESC \` inside tmux
-/// (every ESC of the inner sequence doubled).
+/// `ESC ] 52 ; c ; <base64> BEL`; inside tmux followed by the same wrapped as
+/// `ESC P tmux; ESC <sequence> ESC \` (every ESC of the inner sequence doubled).
 pub fn osc52_sequence(text: &str, mux: Multiplexer) -> Result<String, Osc52Error> {
     if text.len() > MAX_COPY_BYTES {
         return Err(Osc52Error::TooLarge(text.len()));
@@ -49,7 +50,9 @@ pub fn osc52_sequence(text: &str, mux: Multiplexer) -> Result<String, Osc52Error
     let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
     Ok(match mux {
         Multiplexer::None => format!("\x1b]52;c;{b64}\x07"),
-        Multiplexer::Tmux => format!("\x1bPtmux;\x1b\x1b]52;c;{b64}\x07\x1b\\"),
+        Multiplexer::Tmux => {
+            format!("\x1b]52;c;{b64}\x07\x1bPtmux;\x1b\x1b]52;c;{b64}\x07\x1b\\")
+        }
     })
 }
 
@@ -65,7 +68,7 @@ mod tests {
         );
         assert_eq!(
             osc52_sequence("hello", Multiplexer::Tmux).as_deref(),
-            Ok("\x1bPtmux;\x1b\x1b]52;c;aGVsbG8=\x07\x1b\\")
+            Ok("\x1b]52;c;aGVsbG8=\x07\x1bPtmux;\x1b\x1b]52;c;aGVsbG8=\x07\x1b\\")
         );
         assert_eq!(
             osc52_sequence("", Multiplexer::None).as_deref(),

@@ -198,6 +198,22 @@ impl TextInput {
             KeyCode::Char('n' | 'p') if ctrl && single => return InputOutcome::Ignored,
             _ => {}
         }
+        // Emacs/readline meanings where the text area's defaults differ (its Ctrl-u is undo).
+        if ctrl && !alt {
+            let changed = match key.code {
+                KeyCode::Char('u') => Some(self.inner.delete_line_by_head()),
+                KeyCode::Char('z') => Some(self.inner.undo()),
+                _ => None,
+            };
+            if let Some(changed) = changed {
+                return if changed {
+                    self.validation = None;
+                    InputOutcome::Changed
+                } else {
+                    InputOutcome::Consumed
+                };
+            }
+        }
         let input = Input::from(*key);
         if input.key == Key::Null {
             return InputOutcome::Ignored;
@@ -317,6 +333,22 @@ mod tests {
         assert_eq!(press(&mut t, KeyCode::Esc), InputOutcome::Cancelled);
         t.insert_str("\nx\ty\u{1b}z\u{202e}");
         assert_eq!(t.text(), "event  x yz1");
+    }
+
+    #[test]
+    fn ctrl_u_deletes_to_the_line_start_and_ctrl_z_undoes() {
+        let mut t = TextInput::single_line();
+        for c in "abc def".chars() {
+            t.handle_key(&KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        }
+        t.handle_key(&KeyEvent::new(KeyCode::Left, KeyModifiers::NONE));
+        assert_eq!(
+            t.handle_key(&KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)),
+            InputOutcome::Changed
+        );
+        assert_eq!(t.text(), "f");
+        t.handle_key(&KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL));
+        assert_eq!(t.text(), "abc def");
     }
 
     #[test]

@@ -538,7 +538,7 @@ impl SectionView for Execute {
             // Enter loads the file or adds a line: the editor's own hint row says which.
             vec![Command::Cancel]
         } else if self.confirm {
-            vec![Command::Confirm, Command::Cancel]
+            vec![Command::Execute, Command::Cancel]
         } else {
             vec![
                 Command::Execute,

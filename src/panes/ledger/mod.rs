@@ -125,6 +125,10 @@ pub struct LedgerPane {
     pub package: PackageSection,
     pub trees: Trees,
     pub execute: Execute,
+    /// Fixed for the session (from the settings): whether the ledger can be called at all, and
+    /// whether state-changing actions are disabled. Used for the footer hints.
+    usable: bool,
+    read_only: bool,
 }
 
 impl Default for LedgerPane {
@@ -141,6 +145,8 @@ impl Default for LedgerPane {
             package: PackageSection::default(),
             trees: Trees::default(),
             execute: Execute::default(),
+            usable: true,
+            read_only: false,
         }
     }
 }
@@ -167,8 +173,12 @@ fn not_ready(sh: &Shared) -> Option<Vec<Note>> {
 
 impl LedgerPane {
     /// A new pane.
-    pub fn new(_sh: &Shared) -> Self {
-        LedgerPane::default()
+    pub fn new(sh: &Shared) -> Self {
+        LedgerPane {
+            usable: sh.ctx.ledger_url.is_some() && sh.ctx.has_token,
+            read_only: sh.ctx.read_only,
+            ..LedgerPane::default()
+        }
     }
 
     /// The section shown.
@@ -470,7 +480,20 @@ impl Pane for LedgerPane {
     }
 
     fn hints(&self) -> Vec<Command> {
-        self.current().hints()
+        // Only what can work: nothing but the sections without a ledger or a token, no
+        // delete/execute (nor their editors) when read-only.
+        if !self.usable {
+            return vec![Command::NextSection, Command::PrevSection];
+        }
+        let mut hints = self.current().hints();
+        if self.read_only {
+            let state_changing = matches!(self.section, Section::DeleteUser | Section::Execute);
+            hints.retain(|c| {
+                !matches!(c, Command::Delete | Command::Execute)
+                    && !(state_changing && *c == Command::Edit)
+            });
+        }
+        hints
     }
 
     fn badge(&self, sh: &Shared) -> Option<String> {
