@@ -488,9 +488,10 @@ impl Pane for LedgerPane {
         let mut hints = self.current().hints();
         if self.read_only {
             let state_changing = matches!(self.section, Section::DeleteUser | Section::Execute);
-            hints.retain(|c| {
-                !matches!(c, Command::Delete | Command::Execute)
-                    && !(state_changing && *c == Command::Edit)
+            hints.retain(|c| match c {
+                Command::Delete | Command::Execute => false,
+                Command::Edit => !state_changing,
+                _ => true,
             });
         }
         hints
