@@ -431,7 +431,14 @@ impl ProxyPane {
         }
     }
 
-    fn render_coupons(&self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
+    fn render_coupons(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        sh: &Shared,
+        theme: &Theme,
+        focused: bool,
+    ) {
         let coupons = match &self.coupons {
             Load::Idle => {
                 paragraph(area, buf, "Press r to load the coupons.", theme.muted);
@@ -543,11 +550,11 @@ impl ProxyPane {
             let y = body.y + offset as u16;
             let values = [
                 (
-                    trim_decimal(&payload_str(c, "amount").unwrap_or_default()),
+                    grouped_amount(&payload_str(c, "amount").unwrap_or_default()),
                     theme.json_number,
                 ),
                 (short_id(&c.contract.contract_id, 12), theme.id),
-                (c.contract.created_at.clone(), theme.time),
+                (display_time(&c.contract.created_at, sh), theme.time),
             ];
             for ((_, x, w), (v, style)) in cols.iter().zip(values) {
                 if *x < body.width {
@@ -731,6 +738,26 @@ fn payload_str(c: &ContractWithState, key: &str) -> Option<String> {
 }
 
 /// A Daml decimal without its trailing zeros (`4195.0000000000` → `4195.0`); other text as is.
+/// An amount with thousands separators (`4,195.0`); text that is not a decimal as is.
+fn grouped_amount(s: &str) -> String {
+    match Amount::parse(s) {
+        Some(a) => {
+            let (int, frac) = a.parts();
+            format!("{int}.{}", if frac.is_empty() { "0" } else { &frac })
+        }
+        None => trim_decimal(s),
+    }
+}
+
+/// An RFC 3339 time from the server in the session's zone and format (UTC or local, `t`);
+/// text that does not parse as is.
+fn display_time(s: &str, sh: &Shared) -> String {
+    match crate::model::summary::parse_time_micros(s) {
+        Some(t) => sh.format_time(t),
+        None => s.to_string(),
+    }
+}
+
 pub fn trim_decimal(s: &str) -> String {
     match s.split_once('.') {
         Some((int, frac))
@@ -951,7 +978,7 @@ impl Pane for ProxyPane {
         self.transfer_scroll.set_viewport(v);
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, _sh: &Shared, theme: &Theme, focused: bool) {
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
         if area.width == 0 || area.height == 0 {
             return;
         }
@@ -988,7 +1015,7 @@ impl Pane for ProxyPane {
         let focused = focused && self.form.is_none();
         match self.section {
             ProxySection::AmuletRules => self.render_rules(body, buf, theme, focused),
-            ProxySection::Coupons => self.render_coupons(body, buf, theme, focused),
+            ProxySection::Coupons => self.render_coupons(body, buf, sh, theme, focused),
             ProxySection::Transfers => self.render_transfers(body, buf, theme, focused),
         }
     }

@@ -42,6 +42,8 @@ const MIN_REFRESH_MS: u64 = 250;
 pub const LATENCY_SAMPLES: usize = 60;
 /// Ledger rate samples kept.
 const RATE_SAMPLES: usize = 60;
+/// The ledger rate is averaged over this window (µs).
+const RATE_WINDOW_US: i64 = 60_000_000;
 /// Minutes of history in the updates-per-minute sparkline.
 pub const RATE_WINDOW_MINUTES: i64 = 30;
 /// A request without an answer after this long is given up (µs).
@@ -141,10 +143,11 @@ pub struct NodeState {
     pub status: Option<NodeStatus>,
     /// The last ledger end (ledger; inner None: empty ledger).
     pub ledger_end: Option<Option<i64>>,
-    /// Ledger offsets per second between the last two samples.
+    /// Ledger offsets per second over the last minute (or the time sampled so far).
     pub rate: Option<f64>,
     rates: VecDeque<u64>,
-    last_sample: Option<(i64, i64)>,
+    /// (time µs, ledger end) samples of the last [`RATE_WINDOW_US`] (plus one older as base).
+    offset_samples: VecDeque<(i64, i64)>,
 }
 
 impl NodeState {
@@ -164,7 +167,40 @@ impl NodeState {
             ledger_end: None,
             rate: None,
             rates: VecDeque::new(),
-            last_sample: None,
+            offset_samples: VecDeque::new(),
+        }
+    }
+
+    /// Records a ledger end seen at `now` and updates the rate over the last minute (a rate
+    /// between two polls a few seconds apart would mostly read 0 on a ledger that moves a few
+    /// offsets per minute).
+    fn add_offset_sample(&mut self, now: i64, off: i64) {
+        if self
+            .offset_samples
+            .back()
+            .is_some_and(|&(t, o)| now <= t || off < o)
+        {
+            // Clock went back or the ledger was reset: start over.
+            if self.offset_samples.back().is_some_and(|&(_, o)| off < o) {
+                self.offset_samples.clear();
+            } else {
+                return;
+            }
+        }
+        self.offset_samples.push_back((now, off));
+        // Keep one sample at or before the window start as the base.
+        while self.offset_samples.len() > 2 && self.offset_samples[1].0 <= now - RATE_WINDOW_US {
+            self.offset_samples.pop_front();
+        }
+        if let (Some(&(t0, o0)), true) =
+            (self.offset_samples.front(), self.offset_samples.len() > 1)
+        {
+            let rate = (off - o0) as f64 / ((now - t0) as f64 / 1e6);
+            self.rate = Some(rate);
+            if self.rates.len() == RATE_SAMPLES {
+                self.rates.pop_front();
+            }
+            self.rates.push_back((rate * 1000.0).round() as u64);
         }
     }
 
@@ -596,20 +632,7 @@ impl StatusPane {
                     Response::LedgerEnd(end) => {
                         node.ledger_end = Some(*end);
                         if let Some(off) = *end {
-                            if let Some((t0, o0)) = node.last_sample
-                                && now > t0
-                                && off >= o0
-                            {
-                                let rate = (off - o0) as f64 / ((now - t0) as f64 / 1e6);
-                                node.rate = Some(rate);
-                                if node.rates.len() == RATE_SAMPLES {
-                                    node.rates.pop_front();
-                                }
-                                node.rates.push_back((rate * 1000.0).round() as u64);
-                            }
-                            if node.last_sample.is_none_or(|(t0, _)| now > t0) {
-                                node.last_sample = Some((now, off));
-                            }
+                            node.add_offset_sample(now, off);
                         }
                     }
                     _ => {}
@@ -882,7 +905,8 @@ impl StatusPane {
             NodeKind::Ledger => {
                 let rates: Vec<Option<u64>> = n.rates.iter().map(|&r| Some(r)).collect();
                 let label = match n.rate {
-                    Some(r) => format!("rate {r:.1} offsets/s "),
+                    Some(r) if r >= 1.0 => format!("rate {r:.1} offsets/s "),
+                    Some(r) => format!("rate {:.1} offsets/min ", r * 60.0),
                     None => "rate - ".into(),
                 };
                 rows.sparkline(&label, &rates, theme);
@@ -1243,6 +1267,23 @@ impl Pane for StatusPane {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn ledger_rate_is_averaged_over_the_last_minute() {
+        let mut n = NodeState::new(NodeKind::Ledger, "http://l".into(), true);
+        let s = 1_000_000;
+        // One offset every 10 s, polled every 2 s: most polls see no change.
+        for k in 0..60 {
+            n.add_offset_sample(k * 2 * s, 1000 + k * 2 / 10);
+        }
+        let r = n.rate.expect("a rate");
+        assert!((r - 0.1).abs() < 0.02, "{r}");
+        // A ledger reset (smaller end) starts over instead of a negative rate.
+        n.add_offset_sample(200 * s, 5);
+        n.add_offset_sample(202 * s, 6);
+        let r = n.rate.expect("a rate");
+        assert!((r - 0.5).abs() < 1e-9, "{r}");
+    }
     use super::*;
 
     #[test]
