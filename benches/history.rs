@@ -387,7 +387,7 @@ fn bench_export(c: &mut Criterion, history: &History) {
         let mut probe = job(format);
         let _ = probe.step(history, rows);
         eprintln!(
-            "export {}: {:.0} bytes/row, {:.0} MB for all {} loaded rows",
+            "export {}: {:.0} bytes/row, {:.0} MB of file for all {} loaded rows (streamed chunk by chunk)",
             format.label(),
             probe.bytes() as f64 / rows as f64,
             probe.bytes() as f64 / rows as f64 * history.len() as f64 / 1e6,

@@ -167,7 +167,12 @@ fn e_exports_every_shown_row_to_json_lines_in_history_order() {
     let bytes = std::fs::read(&path).expect("the file was written");
     assert_eq!(
         toast(&h),
-        format!("saved {} bytes to {}", bytes.len(), path.display())
+        format!(
+            "exported {} rows as JSON Lines to {} ({} bytes)",
+            ids.len(),
+            path.display(),
+            cantonscope::panes::history::group_digits(bytes.len())
+        )
     );
     let text = String::from_utf8(bytes).expect("utf-8");
     let rows: Vec<Value> = text
@@ -358,7 +363,8 @@ fn bad_paths_are_explained() {
     assert_eq!(level, Some(Level::Error));
     let text = toast(&h);
     assert!(
-        text.starts_with(&format!("could not save {path}:")) && text.contains("No such file"),
+        text.starts_with(&format!("export failed: could not write {path}:"))
+            && text.contains("No such file"),
         "{text}"
     );
     let logged = h.app.errors.latest().expect("in the error log");
@@ -460,6 +466,8 @@ struct Pure {
     sh: Shared,
     pane: HistoryPane,
     out: Out,
+    /// The files the pane wrote (path → contents), as the runtime's ordered writer would.
+    fs: std::collections::BTreeMap<String, Vec<u8>>,
 }
 
 impl Pure {
@@ -488,6 +496,7 @@ impl Pure {
             sh,
             pane,
             out: Out::default(),
+            fs: Default::default(),
         }
     }
 
@@ -536,16 +545,53 @@ impl Pure {
         self.key(KeyCode::Enter);
     }
 
+    /// Runs the pending file effects in order (answering each write to the pane, as the
+    /// runtime does) and returns the files they touched that exist afterwards.
     fn written(&mut self) -> Vec<(String, Vec<u8>)> {
-        let mut files = Vec::new();
-        self.out.effects.retain(|e| match e {
-            Effect::WriteFile { path, contents, .. } => {
-                files.push((path.display().to_string(), contents.clone()));
-                false
-            }
-            _ => true,
-        });
-        files
+        let mut touched: Vec<String> = Vec::new();
+        let effects = std::mem::take(&mut self.out.effects);
+        for e in effects {
+            let (id, n) = match e {
+                Effect::WriteFile { id, path, contents } => {
+                    let p = path.display().to_string();
+                    let n = contents.len();
+                    self.fs.insert(p.clone(), contents);
+                    touched.push(p);
+                    (id, n)
+                }
+                Effect::AppendFile { id, path, contents } => {
+                    let p = path.display().to_string();
+                    let n = contents.len();
+                    self.fs
+                        .get_mut(&p)
+                        .expect("appends follow a write")
+                        .extend_from_slice(&contents);
+                    touched.push(p);
+                    (id, n)
+                }
+                Effect::RemoveFile(path) => {
+                    let p = path.display().to_string();
+                    self.fs.remove(&p);
+                    touched.push(p);
+                    continue;
+                }
+                other => {
+                    self.out.effects.push(other);
+                    continue;
+                }
+            };
+            let mut out = Out::default();
+            assert!(
+                self.pane.on_written(id, &Ok(n), &mut out),
+                "the export claims its writes"
+            );
+            self.absorb(out);
+        }
+        touched.dedup();
+        touched
+            .into_iter()
+            .filter_map(|p| self.fs.get(&p).map(|c| (p, c.clone())))
+            .collect()
     }
 
     fn messages(&mut self) -> Vec<String> {
@@ -573,7 +619,16 @@ fn a_big_export_runs_in_chunks_with_progress_from_a_frozen_snapshot() {
     p.start_export("big.jsonl");
     // Enter encodes the first chunk; the rest follows on ticks.
     assert_eq!(p.pane.export_progress(), Some((CHUNK_ROWS, total)));
-    assert!(p.written().is_empty(), "nothing written before the end");
+    // It streams: the first chunk is already on its way to the file (memory stays at a chunk).
+    let files = p.written();
+    assert_eq!(files.len(), 1);
+    assert_eq!(
+        std::str::from_utf8(&files[0].1)
+            .expect("utf-8")
+            .lines()
+            .count(),
+        CHUNK_ROWS
+    );
     let screen = buffer_text(&p.render(80, 24));
     assert!(screen.contains("exporting 33%"), "{screen}");
     assert!(screen.contains("20,000 / 60,000 rows"), "{screen}");
@@ -626,11 +681,12 @@ fn a_big_export_runs_in_chunks_with_progress_from_a_frozen_snapshot() {
     assert_eq!(first["parties"], json!(["alice::1220aa", "bob::1220bb"]));
     assert_eq!(first["root_action"], "AmuletRules_Transfer");
     assert!(!text.contains("carol"), "later arrivals are not exported");
-    assert!(
-        p.messages()
-            .iter()
-            .any(|m| m == "exported 60,000 rows as JSON Lines; writing big.jsonl…"),
+    let bytes = contents.len();
+    let done = format!(
+        "exported 60,000 rows as JSON Lines to big.jsonl ({} bytes)",
+        cantonscope::panes::history::group_digits(bytes)
     );
+    assert!(p.messages().contains(&done), "{done}");
     // Nothing more happens on later ticks.
     p.tick();
     assert!(p.written().is_empty());
@@ -650,11 +706,16 @@ fn esc_cancels_a_running_export_and_nothing_is_written() {
     assert_eq!(p.pane.export_progress(), None);
     assert_eq!(
         p.messages(),
-        ["export cancelled at 20,000 of 20,010 rows; nothing was written"]
+        ["export cancelled at 20,000 of 20,010 rows; the partial file was removed"]
     );
     p.tick();
     p.tick();
     assert!(p.written().is_empty());
+    assert!(
+        p.fs.is_empty(),
+        "the partial file is gone: {:?}",
+        p.fs.keys()
+    );
     assert!(!buffer_text(&p.render(80, 24)).contains("exporting"));
 }
 
@@ -676,6 +737,11 @@ fn reloading_the_history_cancels_the_export() {
     );
     p.tick();
     assert!(p.written().is_empty());
+    assert!(
+        p.fs.is_empty(),
+        "the partial file is gone: {:?}",
+        p.fs.keys()
+    );
 }
 
 #[test]
@@ -712,6 +778,7 @@ fn server_strings_are_neutralised_in_csv_and_escaped_in_json_lines() {
         sh,
         pane,
         out: Out::default(),
+        fs: Default::default(),
     };
     p.start_export("hostile.csv");
     let files = p.written();

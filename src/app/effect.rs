@@ -124,12 +124,22 @@ pub enum Effect {
     Cancel(RequestId),
     /// Copy text to the clipboard through OSC 52.
     Copy(String),
-    /// Write a file; answer with `Action::Written`.
+    /// Write (create or truncate) a file; answer with `Action::Written`. File effects run in
+    /// the order they were issued.
     WriteFile {
         id: RequestId,
         path: PathBuf,
         contents: Vec<u8>,
     },
+    /// Append to a file written before (a streamed export's next chunk); answer with
+    /// `Action::Written` (the bytes appended).
+    AppendFile {
+        id: RequestId,
+        path: PathBuf,
+        contents: Vec<u8>,
+    },
+    /// Remove a file (a cancelled export's partial output); no answer.
+    RemoveFile(PathBuf),
     /// Read a file (e.g. a request body the user named); answer with `Action::FileRead`.
     ReadFile { id: RequestId, path: PathBuf },
     /// Load a theme by name; answer with `Action::ThemeLoaded`.

@@ -248,8 +248,13 @@ impl App {
                 self.dirty = true;
             }
             Action::Written { id, path, result } => {
+                let mut claimed = false;
                 for pid in PaneId::ALL {
-                    self.pane_mut(pid).on_written(id, &result);
+                    claimed |= self.pane_mut(pid).on_written(id, &result, &mut out);
+                }
+                if claimed {
+                    self.dirty = true;
+                    return self.finish(out);
                 }
                 match result {
                     Ok(n) => out.info(format!("saved {n} bytes to {path}")),

@@ -370,6 +370,8 @@ pub struct ExportJob {
     snapshot: ExportSnapshot,
     done: usize,
     out: Vec<u8>,
+    /// Bytes already taken by [`ExportJob::take_chunk`].
+    handed_out: usize,
 }
 
 impl ExportJob {
@@ -383,6 +385,7 @@ impl ExportJob {
             snapshot,
             done: 0,
             out,
+            handed_out: 0,
         }
     }
 
@@ -410,12 +413,13 @@ impl ExportJob {
         u8::try_from(self.done.min(total) * 100 / total).unwrap_or(100)
     }
 
-    /// Bytes encoded so far.
+    /// Bytes encoded so far (handed out or not).
     pub fn bytes(&self) -> usize {
-        self.out.len()
+        self.handed_out + self.out.len()
     }
 
-    /// Encodes up to `max_rows` more rows. Returns whether the job is finished.
+    /// Encodes up to `max_rows` more rows. Returns whether the job is finished. The encoded
+    /// bytes wait in the job until [`ExportJob::take_chunk`].
     pub fn step(&mut self, history: &History, max_rows: usize) -> Result<bool, ExportError> {
         if self.is_finished() {
             return Ok(true);
@@ -425,7 +429,6 @@ impl ExportJob {
             .shift(history)
             .ok_or(ExportError::HistoryChanged)?;
         let end = self.done.saturating_add(max_rows.max(1)).min(self.total());
-        let first_chunk = self.done == 0;
         for row in self.done..end {
             let summary = self
                 .snapshot
@@ -434,19 +437,16 @@ impl ExportJob {
                 .ok_or(ExportError::HistoryChanged)?;
             ExportRow::of(summary, &history.summarizer).write(self.format, &mut self.out);
         }
-        if first_chunk && end < self.total() && end > 0 {
-            // Reserve the estimated size once instead of doubling (and copying) repeatedly.
-            let per_row = self.out.len() / end + 1;
-            let rest = (self.total() - end).saturating_mul(per_row);
-            self.out.reserve(rest + rest / 16);
-        }
         self.done = end;
         Ok(self.is_finished())
     }
 
-    /// The file's contents (call when finished).
-    pub fn into_contents(self) -> (PathBuf, Vec<u8>) {
-        (self.path, self.out)
+    /// The bytes encoded since the last call (the header comes with the first chunk): the
+    /// export streams to its file chunk by chunk, so memory stays at one chunk.
+    pub fn take_chunk(&mut self) -> Vec<u8> {
+        let chunk = std::mem::take(&mut self.out);
+        self.handed_out += chunk.len();
+        chunk
     }
 }
 

@@ -87,6 +87,22 @@ enum Stage {
     Forward,
 }
 
+/// The file side of an export: its writes in flight and what to say at the end.
+#[derive(Debug)]
+struct ExportWrites {
+    path: std::path::PathBuf,
+    rows: usize,
+    format: crate::model::export::ExportFormat,
+    /// Every write issued (answers to them are the export's, even after it stopped).
+    ids: Vec<RequestId>,
+    pending: usize,
+    bytes: usize,
+    /// Every row is encoded and handed to the writer.
+    encoded: bool,
+    /// Finished, failed or cancelled: later answers are only absorbed.
+    over: bool,
+}
+
 /// A running "load earlier updates" job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct EarlierJob {
@@ -147,6 +163,8 @@ pub struct HistoryPane {
     export_dialog: Option<ExportDialog>,
     /// The running export (encoded a chunk per tick).
     export: Option<ExportJob>,
+    /// The writes of the current (or last) export.
+    export_writes: Option<ExportWrites>,
     area: Rect,
 }
 
@@ -181,6 +199,7 @@ impl HistoryPane {
             malformed: VecDeque::new(),
             export_dialog: None,
             export: None,
+            export_writes: None,
             area: Rect::default(),
         }
     }
@@ -344,7 +363,7 @@ impl HistoryPane {
         {
             out.effects.push(Effect::Cancel(id));
         }
-        if self.export.take().is_some() {
+        if self.abort_export(out).is_some() {
             out.warn("export cancelled: the history is being reloaded");
         }
         self.export_dialog = None;
@@ -1027,6 +1046,7 @@ impl HistoryPane {
                     match dialog.into_job() {
                         Ok(job) => {
                             self.export = Some(job);
+                            self.export_writes = None;
                             self.step_export(sh, out);
                         }
                         Err(dialog) => self.export_dialog = Some(*dialog),
@@ -1039,42 +1059,130 @@ impl HistoryPane {
         self.scroll.set_viewport(self.list_viewport());
     }
 
-    /// Encodes the next chunk of the running export; hands the file to the runtime when done.
+    /// Encodes the next chunk of the running export and streams it to the file (the first
+    /// chunk creates it, the next ones append; the runtime runs file effects in order).
     fn step_export(&mut self, sh: &mut Shared, out: &mut Out) {
         let Some(job) = &mut self.export else {
             return;
         };
-        match job.step(&sh.history, CHUNK_ROWS) {
-            Ok(false) => {}
-            Ok(true) => {
-                if let Some(job) = self.export.take() {
-                    let (rows, format) = (job.total(), job.format);
-                    let (path, contents) = job.into_contents();
-                    out.info(format!(
-                        "exported {} row{} as {}; writing {}…",
-                        group_digits(rows),
-                        if rows == 1 { "" } else { "s" },
-                        format.label(),
-                        path.display()
-                    ));
+        let step = job.step(&sh.history, CHUNK_ROWS);
+        let chunk = job.take_chunk();
+        let (path, rows, format) = (job.path.clone(), job.total(), job.format);
+        let writes = self.export_writes.get_or_insert_with(|| ExportWrites {
+            path: path.clone(),
+            rows,
+            format,
+            ids: Vec::new(),
+            pending: 0,
+            bytes: 0,
+            encoded: false,
+            over: false,
+        });
+        match step {
+            Ok(finished) => {
+                if !chunk.is_empty() || writes.ids.is_empty() {
                     let id = sh.next_request_id();
-                    out.effects.push(Effect::WriteFile { id, path, contents });
+                    out.effects.push(if writes.ids.is_empty() {
+                        Effect::WriteFile {
+                            id,
+                            path,
+                            contents: chunk,
+                        }
+                    } else {
+                        Effect::AppendFile {
+                            id,
+                            path,
+                            contents: chunk,
+                        }
+                    });
+                    writes.ids.push(id);
+                    writes.pending += 1;
+                }
+                if finished {
+                    writes.encoded = true;
+                    self.export = None;
                 }
             }
             Err(e) => {
                 self.export = None;
-                out.error(format!("export cancelled: {e}; nothing was written"));
+                writes.over = true;
+                if !writes.ids.is_empty() {
+                    out.effects.push(Effect::RemoveFile(writes.path.clone()));
+                }
+                out.error(format!(
+                    "export cancelled: {e}; the partial file was removed"
+                ));
             }
         }
         self.scroll.set_viewport(self.list_viewport());
     }
 
+    /// A write of the export finished: the next message, or the failure (which stops it).
+    fn on_export_written(
+        &mut self,
+        id: RequestId,
+        result: &Result<usize, String>,
+        out: &mut Out,
+    ) -> bool {
+        let Some(w) = &mut self.export_writes else {
+            return false;
+        };
+        if !w.ids.contains(&id) {
+            return false;
+        }
+        w.pending = w.pending.saturating_sub(1);
+        if w.over {
+            return true;
+        }
+        match result {
+            Ok(n) => {
+                w.bytes += n;
+                if w.encoded && w.pending == 0 {
+                    w.over = true;
+                    out.info(format!(
+                        "exported {} row{} as {} to {} ({} bytes)",
+                        group_digits(w.rows),
+                        if w.rows == 1 { "" } else { "s" },
+                        w.format.label(),
+                        w.path.display(),
+                        group_digits(w.bytes)
+                    ));
+                }
+            }
+            Err(e) => {
+                w.over = true;
+                out.effects.push(Effect::RemoveFile(w.path.clone()));
+                out.error(format!(
+                    "export failed: could not write {}: {e}",
+                    w.path.display()
+                ));
+                self.export = None;
+                self.scroll.set_viewport(self.list_viewport());
+            }
+        }
+        true
+    }
+
+    /// Stops a running export and removes what it wrote so far. Returns the message.
+    fn abort_export(&mut self, out: &mut Out) -> Option<(usize, usize)> {
+        let job = self.export.take()?;
+        if let Some(w) = &mut self.export_writes
+            && !w.over
+        {
+            w.over = true;
+            if !w.ids.is_empty() {
+                out.effects.push(Effect::RemoveFile(w.path.clone()));
+            }
+        }
+        Some((job.done(), job.total()))
+    }
+
     fn cancel_export(&mut self, out: &mut Out) {
-        if let Some(job) = self.export.take() {
+        if let Some((done, total)) = self.abort_export(out) {
             out.info(format!(
-                "export cancelled at {} of {} rows; nothing was written",
-                group_digits(job.done()),
-                group_digits(job.total())
+                "export cancelled at {} of {} rows; the partial file was removed",
+                group_digits(done),
+                group_digits(total)
             ));
         }
         self.scroll.set_viewport(self.list_viewport());
@@ -1604,6 +1712,10 @@ impl Pane for HistoryPane {
         }
         // "loading…" replaces "more below" when a lazy page is sent.
         changed || exporting || (was_idle && self.in_flight.is_some() && !self.at_head)
+    }
+
+    fn on_written(&mut self, id: RequestId, result: &Result<usize, String>, out: &mut Out) -> bool {
+        self.on_export_written(id, result, out)
     }
 
     fn on_fetched(

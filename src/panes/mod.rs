@@ -306,8 +306,17 @@ pub trait Pane {
     ) {
     }
 
-    /// A file write (`Effect::WriteFile`) finished. Panes ignore ids they did not send.
-    fn on_written(&mut self, _id: RequestId, _result: &Result<usize, String>) {}
+    /// A file write (`Effect::WriteFile` / `AppendFile`) finished. Panes ignore ids they did not
+    /// send. Returns whether the pane reports the outcome itself (otherwise the App says
+    /// "saved N bytes to path" or the error).
+    fn on_written(
+        &mut self,
+        _id: RequestId,
+        _result: &Result<usize, String>,
+        _out: &mut Out,
+    ) -> bool {
+        false
+    }
 
     /// The pane's drawing area changed (for page sizes).
     fn set_area(&mut self, _area: Rect) {}

@@ -73,11 +73,13 @@ pub async fn run(
         }
     });
 
+    let (files_tx, files_rx) = unbounded_channel::<FileOp>();
+    let file_task = tokio::spawn(run_file_ops(files_rx, tx.clone()));
     let mut runner = Runner {
         clients,
         tx: tx.clone(),
         running: HashMap::new(),
-        writes: Vec::new(),
+        files: files_tx,
         mux: Multiplexer::detect(),
         config_dir,
     };
@@ -110,14 +112,66 @@ pub async fn run(
     for (_, h) in runner.running.drain() {
         h.abort();
     }
-    let writes = futures_util::future::join_all(runner.writes.drain(..));
-    if tokio::time::timeout(Duration::from_secs(5), writes)
+    drop(runner);
+    if tokio::time::timeout(Duration::from_secs(5), file_task)
         .await
         .is_err()
     {
         tracing::warn!("file writes still running at exit were abandoned");
     }
     Ok(())
+}
+
+/// A file operation for the writer task.
+enum FileOp {
+    Write {
+        id: RequestId,
+        path: std::path::PathBuf,
+        contents: Vec<u8>,
+        append: bool,
+    },
+    Remove(std::path::PathBuf),
+}
+
+/// Runs file operations in order, answering writes with `Action::Written`.
+async fn run_file_ops(
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<FileOp>,
+    tx: UnboundedSender<Action>,
+) {
+    use tokio::io::AsyncWriteExt;
+    while let Some(op) = rx.recv().await {
+        match op {
+            FileOp::Write {
+                id,
+                path,
+                contents,
+                append,
+            } => {
+                let n = contents.len();
+                let result = if append {
+                    match tokio::fs::OpenOptions::new().append(true).open(&path).await {
+                        Ok(mut f) => match f.write_all(&contents).await {
+                            Ok(()) => f.flush().await,
+                            Err(e) => Err(e),
+                        },
+                        Err(e) => Err(e),
+                    }
+                } else {
+                    tokio::fs::write(&path, contents).await
+                };
+                let _ = tx.send(Action::Written {
+                    id,
+                    path: path.display().to_string(),
+                    result: result.map(|()| n).map_err(|e| e.to_string()),
+                });
+            }
+            FileOp::Remove(path) => {
+                if let Err(e) = tokio::fs::remove_file(&path).await {
+                    tracing::info!("could not remove {}: {e}", path.display());
+                }
+            }
+        }
+    }
 }
 
 /// Draws the app if its state changed since the last draw; returns whether it drew. The only
@@ -137,8 +191,9 @@ struct Runner {
     clients: Clients,
     tx: UnboundedSender<Action>,
     running: HashMap<RequestId, AbortHandle>,
-    /// File writes still running: awaited (briefly) on quit so a save right before `q` lands.
-    writes: Vec<tokio::task::JoinHandle<()>>,
+    /// File operations, run one after another by one task (a streamed export's appends must
+    /// land in order); awaited briefly on quit so a save right before `q` lands.
+    files: UnboundedSender<FileOp>,
     mux: Multiplexer,
     config_dir: Option<std::path::PathBuf>,
 }
@@ -197,20 +252,23 @@ impl Runner {
                 Err(e) => tracing::warn!("copy failed: {e}"),
             },
             Effect::WriteFile { id, path, contents } => {
-                let tx = self.tx.clone();
-                self.writes.retain(|h| !h.is_finished());
-                self.writes.push(tokio::spawn(async move {
-                    let n = contents.len();
-                    let result = tokio::fs::write(&path, contents)
-                        .await
-                        .map(|()| n)
-                        .map_err(|e| e.to_string());
-                    let _ = tx.send(Action::Written {
-                        id,
-                        path: path.display().to_string(),
-                        result,
-                    });
-                }));
+                let _ = self.files.send(FileOp::Write {
+                    id,
+                    path,
+                    contents,
+                    append: false,
+                });
+            }
+            Effect::AppendFile { id, path, contents } => {
+                let _ = self.files.send(FileOp::Write {
+                    id,
+                    path,
+                    contents,
+                    append: true,
+                });
+            }
+            Effect::RemoveFile(path) => {
+                let _ = self.files.send(FileOp::Remove(path));
             }
             Effect::ReadFile { id, path } => {
                 let tx = self.tx.clone();
@@ -348,7 +406,48 @@ pub async fn run_settings(settings: &crate::config::Settings) -> Result<(), Stri
 
 #[cfg(test)]
 mod tests {
-    use super::redact_userinfo;
+    use super::{Action, FileOp, RequestId, redact_userinfo, run_file_ops};
+    use tokio::sync::mpsc::unbounded_channel;
+
+    #[tokio::test]
+    async fn file_operations_run_in_order_and_answer_writes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("export.jsonl");
+        let (files, rx) = unbounded_channel();
+        let (tx, mut actions) = unbounded_channel();
+        let task = tokio::spawn(run_file_ops(rx, tx));
+        for (i, chunk) in ["a\n", "b\n", "c\n"].iter().enumerate() {
+            let _ = files.send(FileOp::Write {
+                id: RequestId(i as u64 + 1),
+                path: path.clone(),
+                contents: chunk.as_bytes().to_vec(),
+                append: i > 0,
+            });
+        }
+        let missing = dir.path().join("no-such-dir").join("x");
+        let _ = files.send(FileOp::Write {
+            id: RequestId(9),
+            path: missing,
+            contents: b"x".to_vec(),
+            append: true,
+        });
+        drop(files);
+        task.await.expect("writer ends when its sender is gone");
+        assert_eq!(std::fs::read_to_string(&path).expect("file"), "a\nb\nc\n");
+        let mut answers = Vec::new();
+        while let Ok(Action::Written { id, result, .. }) = actions.try_recv() {
+            answers.push((id.0, result.is_ok()));
+        }
+        assert_eq!(answers, [(1, true), (2, true), (3, true), (9, false)]);
+
+        let (files, rx) = unbounded_channel();
+        let (tx, _actions) = unbounded_channel();
+        let task = tokio::spawn(run_file_ops(rx, tx));
+        let _ = files.send(FileOp::Remove(path.clone()));
+        drop(files);
+        task.await.expect("writer ends");
+        assert!(!path.exists(), "removed");
+    }
 
     #[test]
     fn credentials_in_urls_are_redacted_for_display() {

@@ -173,6 +173,25 @@ impl Harness {
                         result,
                     })
                 }
+                Effect::AppendFile { id, path, contents } => {
+                    use std::io::Write as _;
+                    let n = contents.len();
+                    let result = std::fs::OpenOptions::new()
+                        .append(true)
+                        .open(&path)
+                        .and_then(|mut f| f.write_all(&contents))
+                        .map(|()| n)
+                        .map_err(|e| e.to_string());
+                    self.app.update(Action::Written {
+                        id,
+                        path: path.display().to_string(),
+                        result,
+                    })
+                }
+                Effect::RemoveFile(path) => {
+                    let _ = std::fs::remove_file(path);
+                    Vec::new()
+                }
                 Effect::ReadFile { id, path } => {
                     let result = std::fs::read(&path).map_err(|e| e.to_string());
                     self.app.update(Action::FileRead {
