@@ -273,8 +273,13 @@ fn mono_has_no_colour_and_marks_selection_with_modifiers() {
         assert_eq!(style.bg, None, "mono {field} has a background colour");
     }
     assert!(mono.selection.add_modifier.contains(Modifier::REVERSED));
+    // The unfocused selection is marked too, but differently: two panels side by side (tree
+    // and details) must show which one has the keyboard.
+    assert!(!mono.selection_unfocused.add_modifier.is_empty());
+    assert_ne!(mono.selection, mono.selection_unfocused);
     assert!(
-        mono.selection_unfocused
+        !mono
+            .selection_unfocused
             .add_modifier
             .contains(Modifier::REVERSED)
     );
