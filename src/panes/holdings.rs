@@ -1443,30 +1443,12 @@ impl Pane for HoldingsPane {
                 }
                 true
             }
-            Command::Up => {
-                self.scroll.up(1);
-                true
-            }
-            Command::Down => {
-                self.scroll.down(1);
-                true
-            }
-            Command::PageUp => {
-                self.scroll.page_up();
-                true
-            }
-            Command::PageDown => {
-                self.scroll.page_down();
-                true
-            }
-            Command::Top => {
-                self.scroll.top();
-                true
-            }
-            Command::Bottom => {
-                self.scroll.bottom();
-                true
-            }
+            Command::Up
+            | Command::Down
+            | Command::PageUp
+            | Command::PageDown
+            | Command::Top
+            | Command::Bottom => self.scroll.navigate(cmd),
             _ => false,
         }
     }

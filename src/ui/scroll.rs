@@ -104,6 +104,21 @@ impl ScrollState {
         self.select(self.len.saturating_sub(1));
     }
 
+    /// Applies a movement command (↑ ↓ PgUp PgDn g G); returns whether `cmd` was one.
+    pub fn navigate(&mut self, cmd: crate::config::keymap::Command) -> bool {
+        use crate::config::keymap::Command;
+        match cmd {
+            Command::Up => self.up(1),
+            Command::Down => self.down(1),
+            Command::PageUp => self.page_up(),
+            Command::PageDown => self.page_down(),
+            Command::Top => self.top(),
+            Command::Bottom => self.bottom(),
+            _ => return false,
+        }
+        true
+    }
+
     /// Scrolls the view by `delta` rows (mouse wheel), dragging the cursor along when it would
     /// leave the screen.
     pub fn scroll_by(&mut self, delta: isize) {

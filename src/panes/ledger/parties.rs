@@ -220,30 +220,12 @@ impl SectionView for Parties {
                 }
                 true
             }
-            Command::Up => {
-                self.scroll.up(1);
-                true
-            }
-            Command::Down => {
-                self.scroll.down(1);
-                true
-            }
-            Command::PageUp => {
-                self.scroll.page_up();
-                true
-            }
-            Command::PageDown => {
-                self.scroll.page_down();
-                true
-            }
-            Command::Top => {
-                self.scroll.top();
-                true
-            }
-            Command::Bottom => {
-                self.scroll.bottom();
-                true
-            }
+            Command::Up
+            | Command::Down
+            | Command::PageUp
+            | Command::PageDown
+            | Command::Top
+            | Command::Bottom => self.scroll.navigate(cmd),
             Command::Copy => {
                 if let Some(d) = self.selected() {
                     out.copy("party id", d.party.clone());
