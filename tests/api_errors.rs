@@ -449,12 +449,22 @@ async fn timeout_connect_and_tls_failures() {
     assert_eq!(err.exit_code(), 3);
     assert!(err.is_transient());
 
-    // A closed port.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    drop(listener);
-    let c = client_for(&format!("http://127.0.0.1:{port}"), 0);
-    let err = c.send(&scan::status()).await.expect_err("refused");
+    // A closed port. Other tests bind ports concurrently, so a freed port can be taken again
+    // before we connect: try a few.
+    let mut err = None;
+    for _ in 0..5 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        drop(listener);
+        let c = client_for(&format!("http://127.0.0.1:{port}"), 0);
+        if let Err(e) = c.send(&scan::status()).await
+            && matches!(&e, ApiError::Connect { .. })
+        {
+            err = Some(e);
+            break;
+        }
+    }
+    let err = err.expect("a closed port refuses the connection");
     assert!(
         matches!(&err, ApiError::Connect { detail, .. } if detail.starts_with("cannot connect")),
         "{err:?}"

@@ -431,3 +431,41 @@ fn ledger_footer_offers_only_what_works() {
     assert!(f.contains("] next section"), "{f}");
     assert!(!f.contains("i edit") && !f.contains("r refresh"), "{f}");
 }
+
+#[test]
+fn browsing_the_past_claims_no_lag_and_f_returns_to_the_head() {
+    let mut h = Harness::start();
+    assert!(h.app.sh.history_at_head);
+    let oldest = h.app.sh.history.first().expect("loaded").record_time;
+    let past = cantonscope::model::summary::format_time_micros(oldest - 86_400_000_000);
+    h.palette(&format!("time {past}"));
+    assert!(!h.app.sh.history_at_head);
+    let screen = h.screen(120, 40);
+    let header = screen.lines().next().unwrap_or_default();
+    assert!(header.contains("browsing"), "{header}");
+    assert!(!header.contains(" ago)"), "no lag claimed: {header}");
+    h.key(KeyCode::Char('4'));
+    h.tick(0.3);
+    let status = h.screen(120, 40);
+    assert!(status.contains("not at the head"), "{status}");
+    // f: back to the live head, where the lag is real again.
+    h.key(KeyCode::Char('1'));
+    h.key(KeyCode::Char('f'));
+    for _ in 0..20 {
+        if h.app.sh.history_at_head {
+            break;
+        }
+        h.tick(3.0);
+    }
+    assert!(h.app.sh.history_at_head, "following reaches the head");
+    let header = h
+        .screen(120, 40)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        header.contains("newest") && header.contains(" ago)"),
+        "{header}"
+    );
+}

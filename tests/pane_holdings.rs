@@ -531,7 +531,9 @@ fn exact_time_without_a_snapshot_is_a_404_explained() {
     h.type_text("alic");
     h.key(KeyCode::Tab);
     // Match: exact, time: now (not a snapshot time).
-    h.key(KeyCode::Up);
+    for _ in 0..3 {
+        h.key(KeyCode::Down);
+    }
     h.key(KeyCode::Char('e'));
     assert!(h.app.holdings.form.exact);
     h.key(KeyCode::Enter);

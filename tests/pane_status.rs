@@ -169,6 +169,8 @@ fn healthy() -> (StatusPane, Shared) {
         &updates("b", t0() - 6 * MIN, t0() - 3 * SEC, 240),
         Placement::Append,
     );
+    // The History pane follows the head (it says so through `Shared`).
+    sh.history_at_head = true;
     let mut pane = StatusPane::new(&sh);
     let mut out = Out::default();
     pane.start(&mut sh, &mut out);
@@ -207,6 +209,18 @@ fn start_polls_every_configured_node_once() {
         assert!(fetches(&out).is_empty(), "one request in flight per node");
     }
     assert_eq!(pane.health(), NodeHealth::Unknown);
+}
+
+#[test]
+fn browsing_the_past_claims_no_lag() {
+    let (mut pane, mut sh) = healthy();
+    sh.history_at_head = false;
+    let text = screen_text(&draw(&mut pane, &sh, 120, 40));
+    assert!(text.contains("not at the head"), "{text}");
+    assert!(!text.contains("lag "), "{text}");
+    sh.history_at_head = true;
+    let text = screen_text(&draw(&mut pane, &sh, 120, 40));
+    assert!(text.contains("lag "), "{text}");
 }
 
 #[test]

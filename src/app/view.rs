@@ -111,6 +111,27 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
         ));
         let lag = (app.sh.now - last.record_time).max(0) / 1_000_000;
         let time = app.sh.format_time(last.record_time);
+        if !app.sh.history_at_head {
+            // Browsing the past (or still catching up): the newest loaded update is not the
+            // network's, so no lag is claimed.
+            let shown = if level == 0 {
+                format!(
+                    "browsing: loaded up to {time} {} (not at the head)",
+                    app.sh.zone_label()
+                )
+            } else {
+                format!("browsing {}", time.get(5..16).unwrap_or(&time))
+            };
+            spans.push(sep.clone());
+            spans.push(Span::styled(shown, theme.muted));
+            spans.push(sep);
+            if app.history.is_following() {
+                spans.push(Span::styled("LIVE", theme.status_ok));
+            } else {
+                spans.push(Span::styled("PAUSED", theme.status_warn));
+            }
+            return Line::from(spans);
+        }
         let text = if level == 0 {
             format!(
                 "newest {time} {} ({} ago)",

@@ -377,6 +377,7 @@ impl HistoryPane {
         self.cursor = None;
         self.due = i64::MIN;
         self.at_head = false;
+        sh.history_at_head = false;
         self.more_requested = false;
         self.new_rows = 0;
         self.earlier = None;
@@ -1739,6 +1740,7 @@ impl Pane for HistoryPane {
                 Err(e) => self.due = self.on_failure(e.to_string(), sh, out),
             }
             self.pump(sh, out);
+            sh.history_at_head = self.at_head;
         } else if self.earlier.is_some_and(|j| j.id == Some(id)) {
             match result {
                 Ok(Response::Updates(page)) => self.on_earlier_page(page, sh, out),

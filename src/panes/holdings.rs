@@ -492,6 +492,17 @@ impl Field {
             (i + n - 1) % n
         }]
     }
+
+    /// The field above or below, stopping at the first and last (↑/↓ do not wrap).
+    fn step_clamped(self, forward: bool) -> Field {
+        let i = Field::ALL.iter().position(|f| *f == self).unwrap_or(0);
+        let j = if forward {
+            (i + 1).min(Field::ALL.len() - 1)
+        } else {
+            i.saturating_sub(1)
+        };
+        Field::ALL[j]
+    }
 }
 
 /// The query form (kept between openings).
@@ -895,12 +906,12 @@ impl HoldingsPane {
                 return;
             }
             KeyCode::Up => {
-                f.field = f.field.step(false);
+                f.field = f.field.step_clamped(false);
                 f.note = None;
                 return;
             }
             KeyCode::Down => {
-                f.field = f.field.step(true);
+                f.field = f.field.step_clamped(true);
                 f.note = None;
                 return;
             }

@@ -135,6 +135,10 @@ pub struct Shared {
     pub bodies: BodyCache<EventHistoryItem>,
     /// The update open in the Update pane (the Verdict pane shows its verdict).
     pub current_update: Option<String>,
+    /// Whether the loaded history reaches the network's head (set by the History pane); when
+    /// it does not (browsing the past with `:time` or `--from`), its newest update says nothing
+    /// about the network's lag.
+    pub history_at_head: bool,
     /// How long the fetch being dispatched took (ms): the App sets it from
     /// `Action::Fetched.elapsed_ms` before calling [`Pane::on_fetched`].
     pub last_elapsed_ms: u32,
@@ -151,6 +155,7 @@ impl Shared {
             history: History::default(),
             bodies: BodyCache::new(256),
             current_update: None,
+            history_at_head: false,
             last_elapsed_ms: 0,
             next_id: 0,
         }

@@ -786,6 +786,25 @@ impl StatusPane {
             rows.line(Line::styled("no updates loaded yet", theme.muted));
             return;
         };
+        if !sh.history_at_head {
+            rows.line(Line::from(vec![
+                Span::styled("loaded up to ", theme.muted),
+                Span::styled(
+                    format!("{} {}", sh.format_time(newest), sh.zone_label()),
+                    theme.time,
+                ),
+                Span::styled(
+                    "  not at the head (browsing the past; f follows)",
+                    theme.muted,
+                ),
+            ]));
+        } else {
+            self.render_lag_line(rows, newest, sh, theme);
+        }
+        self.render_history_rest(rows, theme);
+    }
+
+    fn render_lag_line(&self, rows: &mut CardRows<'_>, newest: i64, sh: &Shared, theme: &Theme) {
         let lag = sh.now - newest;
         let lag_style = if lag > 5 * MINUTE_US {
             theme.status_warn
@@ -808,6 +827,10 @@ impl StatusPane {
                 lag_style,
             ),
         ]));
+    }
+
+    fn render_history_rest(&self, rows: &mut CardRows<'_>, theme: &Theme) {
+        let st = &self.history;
         rows.line(Line::from(vec![
             Span::styled("migration ", theme.muted),
             Span::raw(st.migration_id.map_or("-".into(), |m| m.to_string())),

@@ -329,6 +329,11 @@ pub fn stable(screen: &str) -> String {
             "<time>",
         ),
         (r"\b\d{2}:\d{2}:\d{2}\.\d{3}\b", "<hh:mm:ss>"),
+        (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}\b", "<yyyy-mm-dd hh:mm>"),
+        (
+            r"browsing \d{2}-\d{2} \d{2}:\d{2}\b",
+            "browsing <mm-dd hh:mm>",
+        ),
         (r"\(\d+[smhd] ago\)", "(<age>)"),
         (r"\b\d+(ms| ms)\b", "<ms>"),
         (r"\bup \d+[smhd]( \d+[smhd])?", "up <uptime>"),

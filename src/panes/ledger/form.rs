@@ -214,8 +214,11 @@ impl Form {
             InputOutcome::Consumed => FormOutcome::Changed,
             InputOutcome::Ignored => {
                 match key.code {
-                    KeyCode::Up | KeyCode::BackTab => self.move_focus(-1),
-                    KeyCode::Down => self.move_focus(1),
+                    KeyCode::BackTab => self.move_focus(-1),
+                    // ↑/↓ stop at the first and last field (Tab/Shift-Tab wrap).
+                    KeyCode::Up if self.focus > 0 => self.move_focus(-1),
+                    KeyCode::Down if self.focus + 1 < self.fields.len() => self.move_focus(1),
+                    KeyCode::Up | KeyCode::Down => {}
                     KeyCode::Tab => self.complete(candidates),
                     _ => {}
                 }
@@ -362,7 +365,10 @@ mod tests {
         f.handle_key(&key(KeyCode::Tab), &cands);
         assert_eq!(f.focus, 0);
         f.handle_key(&key(KeyCode::Up), &cands);
-        assert_eq!(f.focus, 1);
+        assert_eq!(f.focus, 0, "↑ stops at the first field");
+        f.handle_key(&key(KeyCode::Down), &cands);
+        f.handle_key(&key(KeyCode::Down), &cands);
+        assert_eq!(f.focus, 1, "↓ stops at the last field");
         assert_eq!(
             f.handle_key(&key(KeyCode::Enter), &cands),
             FormOutcome::Submitted
