@@ -981,6 +981,10 @@ impl Pane for VerdictPane {
     }
 
     fn hints(&self) -> Vec<Command> {
+        // Nothing to move in before a verdict is shown.
+        if self.verdict().is_none() {
+            return Vec::new();
+        }
         vec![
             Command::Up,
             Command::Down,

@@ -694,6 +694,8 @@ impl SectionView for Trees {
                 Command::Copy,
                 Command::Back,
             ]
+        } else if self.items.is_empty() {
+            vec![Command::Edit, Command::NextSection]
         } else {
             vec![
                 Command::Edit,
