@@ -245,6 +245,15 @@ impl Form {
             + 1
     }
 
+    /// Draws the form at the top of `area` and returns what is left below it (after one blank
+    /// row between the form and what it queried).
+    pub fn render_above(&self, area: Rect, buf: &mut Buffer, theme: &Theme) -> Rect {
+        let h = self.height().min(area.height);
+        self.render(Rect::new(area.x, area.y, area.width, h), buf, theme);
+        let used = (h + 1).min(area.height);
+        Rect::new(area.x, area.y + used, area.width, area.height - used)
+    }
+
     /// Draws the fields and a hint line.
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
         if area.width == 0 || area.height == 0 {

@@ -21,7 +21,6 @@ use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Widget};
 
 use crate::api::ApiError;
 use crate::api::scan::{BootstrappingTransactions, RewardWeightRequest, SynchronizerBftSequencer};
@@ -32,6 +31,7 @@ use crate::panes::form::{
     Form, FormOutcome, Load, cell, explain, file_part, paragraph, render_section_tabs,
 };
 use crate::panes::{AppEvent, Out, Pane, PaneId, Shared};
+use crate::ui::layout::framed;
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
 use crate::ui::text_input::{InputOutcome, TextInput};
@@ -843,10 +843,11 @@ impl NetworkPane {
                             Err(_) => "invalid".to_string(),
                         };
                         let b64 = match &t.bytes {
+                            // Valid base64 is ASCII; only a screenful of it is ever shown.
                             Ok(_) => format!(
                                 "{} chars  {}",
                                 crate::panes::history::group_digits(t.base64.len()),
-                                t.base64
+                                t.base64.get(..t.base64.len().min(512)).unwrap_or("")
                             ),
                             Err(e) => e.clone(),
                         };
@@ -1303,17 +1304,10 @@ impl Pane for NetworkPane {
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
-        if area.width == 0 || area.height == 0 {
+        let title = self.title_line(theme);
+        let Some(inner) = framed(area, buf, title, theme.border_style(focused)) else {
             return;
-        }
-        let block = Block::bordered()
-            .border_style(theme.border_style(focused))
-            .title(self.title_line(theme));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
-            return;
-        }
+        };
         let titles: Vec<&str> = NetSection::ALL.iter().map(|s| s.title()).collect();
         render_section_tabs(
             Rect::new(inner.x, inner.y, inner.width, 1),
@@ -1324,12 +1318,7 @@ impl Pane for NetworkPane {
         );
         let mut body = Rect::new(inner.x, inner.y + 1, inner.width, inner.height - 1);
         if let Some((_, form)) = &self.form {
-            let h = form.height().min(body.height);
-            form.render(Rect::new(body.x, body.y, body.width, h), buf, theme);
-            // One blank row between the form and what it queried.
-            let used = (h + 1).min(body.height);
-            body.y += used;
-            body.height -= used;
+            body = form.render_above(body, buf, theme);
         }
         // While a form for a first query is open, the form says it all.
         let idle = match self.section {

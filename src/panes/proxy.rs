@@ -17,7 +17,6 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Widget};
 use serde_json::Value;
 
 use crate::api::ApiError;
@@ -31,6 +30,7 @@ use crate::panes::form::{Form, FormOutcome, Load, cell, explain, paragraph, rend
 use crate::panes::holdings::Amount;
 use crate::panes::{Out, Pane, PaneId, Shared};
 use crate::ui::json::JsonView;
+use crate::ui::layout::framed;
 use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
 
@@ -173,6 +173,8 @@ pub struct ProxyPane {
     section: ProxySection,
     rules: Load<Box<ContractView>>,
     coupons: Load<Vec<ContractWithState>>,
+    /// Exact sum of the coupons' amounts ("?" when one is unreadable), computed on arrival.
+    coupon_total: String,
     coupon_scroll: ScrollState,
     /// The selected coupon's details (rebuilt when the selection moves).
     coupon_view: Option<Box<ContractView>>,
@@ -192,6 +194,7 @@ impl ProxyPane {
             section: ProxySection::AmuletRules,
             rules: Load::Idle,
             coupons: Load::Idle,
+            coupon_total: String::new(),
             coupon_scroll: ScrollState::new(0),
             coupon_view: None,
             coupon_details: false,
@@ -489,21 +492,7 @@ impl ProxyPane {
             (area, None)
         };
         let total = coupons.len();
-        // Exact decimal sum (Daml numerics as text); "?" when an amount is unreadable.
-        let sum = coupons.iter().try_fold(Amount::ZERO, |acc, c| {
-            acc.checked_add(Amount::parse(&payload_str(c, "amount")?)?)
-        });
-        let sum = sum.map_or_else(
-            || "?".to_string(),
-            |a| {
-                let (int, frac) = a.parts();
-                if frac.is_empty() {
-                    int
-                } else {
-                    format!("{int}.{frac}")
-                }
-            },
-        );
+        let sum = &self.coupon_total;
         cell(
             buf,
             table.x,
@@ -738,6 +727,25 @@ fn payload_str(c: &ContractWithState, key: &str) -> Option<String> {
 }
 
 /// A Daml decimal without its trailing zeros (`4195.0000000000` → `4195.0`); other text as is.
+/// The exact decimal sum of the coupons' amounts (Daml numerics as text), grouped; "?" when
+/// an amount is unreadable.
+fn coupon_total(coupons: &[ContractWithState]) -> String {
+    let sum = coupons.iter().try_fold(Amount::ZERO, |acc, c| {
+        acc.checked_add(Amount::parse(&payload_str(c, "amount")?)?)
+    });
+    sum.map_or_else(
+        || "?".to_string(),
+        |a| {
+            let (int, frac) = a.parts();
+            if frac.is_empty() {
+                int
+            } else {
+                format!("{int}.{frac}")
+            }
+        },
+    )
+}
+
 /// An amount with thousands separators (`4,195.0`); text that is not a decimal as is.
 fn grouped_amount(s: &str) -> String {
     match Amount::parse(s) {
@@ -944,6 +952,7 @@ impl Pane for ProxyPane {
                 Ok(Response::DevFundCoupons(r)) => {
                     let list = r.unclaimed_development_fund_coupons.clone();
                     self.coupon_scroll = ScrollState::new(list.len());
+                    self.coupon_total = coupon_total(&list);
                     Load::Done(list)
                 }
                 Ok(_) => Load::Failed("unexpected response to the coupons request".into()),
@@ -979,17 +988,10 @@ impl Pane for ProxyPane {
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
-        if area.width == 0 || area.height == 0 {
+        let title = self.title_line(theme);
+        let Some(inner) = framed(area, buf, title, theme.border_style(focused)) else {
             return;
-        }
-        let block = Block::bordered()
-            .border_style(theme.border_style(focused))
-            .title(self.title_line(theme));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
-            return;
-        }
+        };
         let titles: Vec<&str> = ProxySection::ALL.iter().map(|s| s.title()).collect();
         render_section_tabs(
             Rect::new(inner.x, inner.y, inner.width, 1),
@@ -1000,11 +1002,7 @@ impl Pane for ProxyPane {
         );
         let mut body = Rect::new(inner.x, inner.y + 1, inner.width, inner.height - 1);
         if let Some(form) = &self.form {
-            let h = form.height().min(body.height);
-            form.render(Rect::new(body.x, body.y, body.width, h), buf, theme);
-            let used = (h + 1).min(body.height);
-            body.y += used;
-            body.height -= used;
+            body = form.render_above(body, buf, theme);
         }
         if body.height == 0 {
             return;

@@ -32,7 +32,7 @@ use crate::panes::holdings::{
     Completer, looks_like_party, put_right, render_candidates, sort_mark, split_ids,
 };
 use crate::panes::{Out, Pane, PaneId, Shared};
-use crate::ui::layout::{centered, wrap_text};
+use crate::ui::layout::{centered, framed, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::scroll::ScrollState;
 use crate::ui::text_input::{InputOutcome, TextInput};
@@ -771,18 +771,11 @@ impl Pane for ValidatorsPane {
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
-        if area.width == 0 || area.height == 0 {
-            return;
-        }
-        let block = Block::bordered()
-            .border_style(theme.border_style(focused))
-            .title(self.title_line(theme));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width > 0 && inner.height > 0 {
+        let title = self.title_line(theme);
+        if let Some(inner) = framed(area, buf, title, theme.border_style(focused)) {
             self.render_body(inner, buf, sh, theme, focused);
         }
-        if self.form_open {
+        if self.form_open && area.width > 0 && area.height > 0 {
             self.render_form(area, buf, sh, theme);
         }
     }

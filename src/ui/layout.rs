@@ -10,6 +10,24 @@ use unicode_width::UnicodeWidthChar;
 use crate::ui::safe::truncate_width;
 use crate::ui::theme::Theme;
 
+/// Draws a bordered block (pane frame) with `title` and returns its inner area, or `None`
+/// when nothing fits inside.
+pub fn framed(
+    area: Rect,
+    buf: &mut Buffer,
+    title: Line<'_>,
+    border: ratatui::style::Style,
+) -> Option<Rect> {
+    use ratatui::widgets::{Block, Widget};
+    if area.width == 0 || area.height == 0 {
+        return None;
+    }
+    let block = Block::bordered().border_style(border).title(title);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    (inner.width > 0 && inner.height > 0).then_some(inner)
+}
+
 /// Narrowest terminal the app draws in (below: only the "too small" message).
 pub const MIN_WIDTH: u16 = 40;
 /// Lowest terminal the app draws in.
