@@ -128,6 +128,10 @@ pub struct ServeDemoArgs {
     /// Number of scan instances, at most one per SV; the extra ones are served under /sv2, /sv3, ….
     #[arg(long, default_value_t = 1, value_parser = parse_scans)]
     pub scans: usize,
+    /// Require HTTP basic auth `USER:PASSWORD` on the scan and validator groups (as a scan behind
+    /// an authenticating proxy does); clients pass it in the URL: `http://USER:PASSWORD@host`.
+    #[arg(long, value_name = "USER:PASSWORD")]
+    pub basic_auth: Option<String>,
 }
 
 /// Value of `--encoding`.

@@ -11,6 +11,7 @@ pub mod config;
 pub mod demo;
 pub mod headless;
 pub mod model;
+pub mod msg;
 pub mod panes;
 pub mod runtime;
 pub mod ui;

@@ -61,6 +61,7 @@ fn main() -> ExitCode {
                 seed: args.seed,
                 rate: args.rate,
                 scans: args.scans,
+                basic_auth: args.basic_auth.clone(),
             };
             match runtime.block_on(cantonscope::demo::serve_forever(demo)) {
                 Ok(()) => ExitCode::SUCCESS,

@@ -6,15 +6,14 @@
 //! keys; otherwise the keymap turns the key into a [`Command`] (in the focused pane's context),
 //! app-wide commands are handled here and the rest go to the focused pane.
 
-pub mod action;
-pub mod effect;
 pub mod palette_cmd;
 pub mod view;
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
 
-use crate::config::keymap::{Command, KeyContext, KeyMap};
+use crate::config::keymap::{KeyContext, KeyMap};
+use crate::msg::Command;
 use crate::panes::history::HistoryPane;
 use crate::panes::holdings::HoldingsPane;
 use crate::panes::ledger::LedgerPane;
@@ -31,8 +30,9 @@ use crate::ui::help::HelpOverlay;
 use crate::ui::palette::{Palette, PaletteOutcome};
 use crate::ui::theme::Theme;
 
-pub use action::Action;
-pub use effect::{Effect, Request, RequestId, Response};
+pub use crate::msg::{Action, Effect, Request, RequestId, Response};
+// Old paths, kept while the tests move to `crate::msg`.
+pub use crate::msg::{action, effect};
 
 /// How long a status-line message stays, in microseconds.
 const TOAST_INFO_US: i64 = 4_000_000;
@@ -272,10 +272,10 @@ impl App {
                 self.dirty = true;
             }
             Action::ThemeLoaded(result) => {
-                match result {
+                match result.and_then(|src| Theme::from_source(&src).map_err(|e| e.to_string())) {
                     Ok(theme) => {
                         out.info(format!("theme {}", theme.name));
-                        self.theme = *theme;
+                        self.theme = theme;
                     }
                     Err(e) => out.error(e),
                 }

@@ -17,7 +17,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
-use crate::config::keymap::Command;
+use crate::msg::Command;
 use crate::panes::{Level, PaneId};
 use crate::ui::help::footer_hints;
 use crate::ui::layout::{is_too_small, render_too_small, screen_areas};

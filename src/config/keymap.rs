@@ -26,149 +26,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use serde::{Deserialize, Deserializer};
 
 use crate::config::KeySpecs;
-
-macro_rules! commands {
-    ($( $variant:ident => $name:literal, $short:literal, $desc:literal; )*) => {
-        /// A named user intent a key can trigger. The lead's `Action` enum wraps it. Names in the
-        /// config file and the palette are the snake_case [`Command::name`]s.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Command {
-            $( #[doc = $desc] $variant, )*
-        }
-
-        impl Command {
-            /// Every command, in help order.
-            pub const ALL: &'static [Command] = &[$(Command::$variant),*];
-
-            /// The snake_case name used in the config file (`follow_tail`).
-            pub fn name(self) -> &'static str {
-                match self { $(Command::$variant => $name,)* }
-            }
-
-            /// A short label for footer hints (`follow`).
-            pub fn short(self) -> &'static str {
-                match self { $(Command::$variant => $short,)* }
-            }
-
-            /// The default description shown in help.
-            pub fn description(self) -> &'static str {
-                match self { $(Command::$variant => $desc,)* }
-            }
-        }
-    };
-}
-
-commands! {
-    Quit => "quit", "quit", "quit cantonscope";
-    Help => "help", "help", "show the keys (this help)";
-    Palette => "palette", "commands", "open the command palette";
-    Filter => "filter", "filter", "filter / search";
-    NextPane => "next_pane", "next pane", "next pane";
-    PrevPane => "prev_pane", "prev pane", "previous pane";
-    Pane1 => "pane_1", "pane 1", "go to pane 1";
-    Pane2 => "pane_2", "pane 2", "go to pane 2";
-    Pane3 => "pane_3", "pane 3", "go to pane 3";
-    Pane4 => "pane_4", "pane 4", "go to pane 4";
-    Pane5 => "pane_5", "pane 5", "go to pane 5";
-    Pane6 => "pane_6", "pane 6", "go to pane 6";
-    Pane7 => "pane_7", "pane 7", "go to pane 7";
-    Pane8 => "pane_8", "pane 8", "go to pane 8";
-    Pane9 => "pane_9", "pane 9", "go to pane 9";
-    Up => "up", "up", "move up";
-    Down => "down", "down", "move down";
-    Left => "left", "left", "move / scroll left";
-    Right => "right", "right", "move / scroll right";
-    PageUp => "page_up", "page up", "one page up";
-    PageDown => "page_down", "page down", "one page down";
-    Top => "top", "top", "go to the top";
-    Bottom => "bottom", "bottom", "go to the bottom";
-    Select => "select", "open", "open the selected item";
-    Toggle => "toggle", "fold", "expand / collapse the selected node";
-    Expand => "expand", "expand", "expand (when open: move right)";
-    Collapse => "collapse", "collapse", "collapse (or go to the parent)";
-    ExpandAll => "expand_all", "expand all", "expand everything";
-    CollapseAll => "collapse_all", "collapse all", "collapse everything";
-    Parent => "parent", "parent", "jump to the parent";
-    FollowTail => "follow_tail", "follow", "follow the live tail";
-    ToggleTimeZone => "toggle_time_zone", "UTC/local", "toggle UTC / local time";
-    Copy => "copy", "copy", "copy the selected id or JSON (OSC 52)";
-    Save => "save", "save", "save the JSON to a file";
-    FollowContract => "follow_contract", "contract", "follow the contract (creation and lifecycle)";
-    ErrorLog => "error_log", "errors", "show the error log";
-    Refresh => "refresh", "refresh", "refresh now";
-    Export => "export", "export", "export the loaded updates";
-    Sort => "sort", "sort", "sort by the next column";
-    Edit => "edit", "edit", "edit the query or form of this pane";
-    NextSection => "next_section", "next section", "next section of this pane";
-    PrevSection => "prev_section", "prev section", "previous section of this pane";
-    Delete => "delete", "delete", "delete (asks to confirm)";
-    Execute => "execute", "execute", "execute a prepared transaction (asks to confirm)";
-    SortReverse => "sort_reverse", "reverse", "reverse the sort order";
-    Back => "back", "back", "back / close";
-    Cancel => "cancel", "cancel", "cancel";
-    Confirm => "confirm", "confirm", "confirm";
-    Complete => "complete", "complete", "complete the word";
-    HistoryPrev => "history_prev", "history", "previous entry in the history";
-    HistoryNext => "history_next", "history", "next entry in the history";
-}
-
-impl Command {
-    /// `pane_N` for N in 1..=9.
-    pub fn pane(n: usize) -> Option<Command> {
-        const PANES: [Command; 9] = [
-            Command::Pane1,
-            Command::Pane2,
-            Command::Pane3,
-            Command::Pane4,
-            Command::Pane5,
-            Command::Pane6,
-            Command::Pane7,
-            Command::Pane8,
-            Command::Pane9,
-        ];
-        n.checked_sub(1).and_then(|i| PANES.get(i).copied())
-    }
-
-    /// For `pane_N`: N (1-based).
-    pub fn pane_number(self) -> Option<usize> {
-        (1..=9).find(|&n| Command::pane(n) == Some(self))
-    }
-}
-
-impl fmt::Display for Command {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Command {
-    type Err = KeymapError;
-
-    fn from_str(s: &str) -> Result<Self, KeymapError> {
-        let wanted = s.trim();
-        Command::ALL
-            .iter()
-            .copied()
-            .find(|c| c.name() == wanted)
-            .ok_or_else(|| KeymapError::UnknownCommand(s.to_string()))
-    }
-}
-
-impl<'de> Deserialize<'de> for Command {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(deserializer)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-impl serde::Serialize for Command {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name())
-    }
-}
+pub use crate::msg::Command; // old path, kept while the tests move to `crate::msg`
 
 /// Where a key is pressed: decides which bindings apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -250,6 +110,12 @@ impl FromStr for KeyContext {
             .into_iter()
             .find(|c| c.name() == s.trim())
             .ok_or_else(|| KeymapError::UnknownContext(s.to_string()))
+    }
+}
+
+impl From<crate::msg::UnknownCommand> for KeymapError {
+    fn from(e: crate::msg::UnknownCommand) -> Self {
+        KeymapError::UnknownCommand(e.0)
     }
 }
 

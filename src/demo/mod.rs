@@ -71,6 +71,9 @@ pub struct DemoConfig {
     pub rate: f64,
     /// Number of scan instances, one per SV (1..=4).
     pub scans: usize,
+    /// `user:password` the scan and validator groups require as HTTP basic auth (as servers
+    /// behind an authenticating proxy do); `None`: open.
+    pub basic_auth: Option<String>,
 }
 
 impl Default for DemoConfig {
@@ -80,6 +83,7 @@ impl Default for DemoConfig {
             seed: 42,
             rate: 0.0,
             scans: 1,
+            basic_auth: None,
         }
     }
 }
@@ -196,7 +200,7 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
     let listener = tokio::net::TcpListener::bind(cfg.listen).await?;
     let addr = listener.local_addr()?;
     let state = Arc::new(AppState::new(world, cfg.scans));
-    let app = server::router(Arc::clone(&state));
+    let app = server::router(Arc::clone(&state), cfg.basic_auth.clone());
     let (tx, rx) = oneshot::channel::<()>();
     let join = tokio::spawn(async move {
         let shutdown = async move {

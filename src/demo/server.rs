@@ -2,6 +2,7 @@
 //! group (once per scan instance), the validator proxy group and the ledger group, common response
 //! helpers, and the live task that appends updates.
 
+use base64::Engine as _;
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
@@ -116,19 +117,41 @@ async fn not_found() -> Response {
         .into_response()
 }
 
-pub(crate) fn router(state: Shared) -> Router {
-    let mut r = Router::new()
+/// The whole demo network. With `basic_auth` (`user:password`), the scan and validator groups
+/// answer 401 unless the request carries those credentials as HTTP basic auth.
+pub(crate) fn router(state: Shared, basic_auth: Option<String>) -> Router {
+    let mut open = Router::new()
         .nest("/api/scan", super::scan_api::routes(Arc::clone(&state), 0))
         .nest(
             "/api/validator",
             super::validator_api::routes(Arc::clone(&state)),
-        )
-        .merge(super::ledger_api::routes(Arc::clone(&state)));
+        );
     for k in 1..state.scans {
         let prefix = format!("/sv{}/api/scan", k + 1);
-        r = r.nest(&prefix, super::scan_api::routes(Arc::clone(&state), k));
+        open = open.nest(&prefix, super::scan_api::routes(Arc::clone(&state), k));
     }
-    r.fallback(not_found)
+    if let Some(credentials) = basic_auth {
+        let expected: Arc<str> = format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(credentials)
+        )
+        .into();
+        open = open.layer(axum::middleware::from_fn(
+            move |req: axum::extract::Request, next: axum::middleware::Next| {
+                let expected = Arc::clone(&expected);
+                async move {
+                    let given = req.headers().get(header::AUTHORIZATION);
+                    if given.is_some_and(|v| v.as_bytes() == expected.as_bytes()) {
+                        next.run(req).await
+                    } else {
+                        scan_error(StatusCode::UNAUTHORIZED, "missing or wrong credentials")
+                    }
+                }
+            },
+        ));
+    }
+    open.merge(super::ledger_api::routes(Arc::clone(&state)))
+        .fallback(not_found)
 }
 
 /// Appends `rate` updates per second until aborted.

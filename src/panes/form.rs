@@ -22,7 +22,7 @@ use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
-use crate::app::effect::RequestId;
+use crate::msg::RequestId;
 use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize_multiline};
 use crate::ui::text_input::{InputOutcome, TextInput};

@@ -30,13 +30,14 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
 use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest};
-use crate::app::effect::{Effect, Request, RequestId, Response, UpdatesPurpose};
-use crate::config::keymap::{Command, KeyContext};
+use crate::config::keymap::KeyContext;
 use crate::model::export::{CHUNK_ROWS, ExportJob, ExportSnapshot};
 use crate::model::history::{FILTER_SYNTAX, Filter, FilteredView, History, Placement};
 use crate::model::summary::{
     SummaryKind, UpdateSummary, format_time_micros, parse_time_micros, short_id, short_party,
 };
+use crate::msg::Command;
+use crate::msg::{Effect, Request, RequestId, Response, UpdatesPurpose};
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
 use crate::ui::text_input::{InputOutcome, TextInput};

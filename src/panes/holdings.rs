@@ -32,9 +32,10 @@ use ratatui::widgets::{Block, Clear, Widget};
 
 use crate::api::ApiError;
 use crate::api::scan::{HoldingsSummaryRequest, HoldingsSummaryResponse, RecordTimeMatch};
-use crate::app::effect::{Effect, Request, RequestId, Response};
-use crate::config::keymap::{Command, KeyContext};
+use crate::config::keymap::KeyContext;
 use crate::model::summary::{format_time_micros, parse_time_micros};
+use crate::msg::Command;
+use crate::msg::{Effect, Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, Shared};
 use crate::ui::layout::{centered, framed, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};

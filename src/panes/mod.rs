@@ -9,10 +9,11 @@ use ratatui::layout::Rect;
 
 use crate::api::ApiError;
 use crate::api::scan::EventHistoryItem;
-use crate::app::effect::{Effect, Request, RequestId, Response};
-use crate::config::keymap::{Command, KeyContext};
+use crate::config::keymap::KeyContext;
 use crate::model::cache::BodyCache;
 use crate::model::history::History;
+use crate::msg::Command;
+use crate::msg::{Effect, Request, RequestId, Response};
 use crate::ui::theme::Theme;
 
 pub mod export;

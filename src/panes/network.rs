@@ -24,9 +24,10 @@ use ratatui::text::{Line, Span};
 
 use crate::api::ApiError;
 use crate::api::scan::{BootstrappingTransactions, RewardWeightRequest, SynchronizerBftSequencer};
-use crate::app::effect::{Effect, Request, RequestId, Response};
-use crate::config::keymap::{Command, KeyContext};
+use crate::config::keymap::KeyContext;
 use crate::model::summary::{cat, format_time_micros, parse_time_micros, short_party};
+use crate::msg::Command;
+use crate::msg::{Effect, Request, RequestId, Response};
 use crate::panes::form::{
     Form, FormOutcome, Load, cell, explain, file_part, paragraph, render_section_tabs,
 };

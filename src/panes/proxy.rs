@@ -23,9 +23,10 @@ use crate::api::ApiError;
 use crate::api::validator::{
     ContractWithState, TransferCommandState, TransferCommandWithStatus, TransferFailureKind,
 };
-use crate::app::effect::{Effect, Request, RequestId, Response};
-use crate::config::keymap::{Command, KeyContext};
+use crate::config::keymap::KeyContext;
 use crate::model::summary::{short_id, short_party, short_template};
+use crate::msg::Command;
+use crate::msg::{Effect, Request, RequestId, Response};
 use crate::panes::form::{Form, FormOutcome, Load, cell, explain, paragraph, render_section_tabs};
 use crate::panes::holdings::Amount;
 use crate::panes::{Out, Pane, PaneId, Shared};

@@ -24,9 +24,10 @@ use ratatui::widgets::{Block, Sparkline, SparklineBar, Widget};
 
 use crate::api::ApiError;
 use crate::api::scan::NodeStatus;
-use crate::app::effect::{Effect, Request, RequestId, Response};
-use crate::config::keymap::{Command, KeyContext};
+use crate::config::keymap::KeyContext;
 use crate::model::history::History;
+use crate::msg::Command;
+use crate::msg::{Effect, Request, RequestId, Response};
 use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;

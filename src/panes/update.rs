@@ -42,13 +42,14 @@ use crate::api::scan::{
     CreatedEvent, EventHistoryItem, ExercisedEvent, Reassignment, ReassignmentEvent, TreeEvent,
     UpdateItem,
 };
-use crate::app::effect::{Effect, Request, RequestId, Response};
-use crate::config::keymap::{Command, KeyContext};
+use crate::config::keymap::KeyContext;
 use crate::model::event_tree::ScanTree;
 use crate::model::summary::{
     CONTRACT_ARCHIVED, CONTRACT_CREATED, RootAction, SummaryKind, contract_key, parse_time_micros,
     short_id, short_party, short_template,
 };
+use crate::msg::Command;
+use crate::msg::{Effect, Request, RequestId, Response};
 use crate::ui::json::JsonView;
 use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize};

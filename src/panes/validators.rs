@@ -26,8 +26,9 @@ use ratatui::widgets::{Block, Clear, Widget};
 
 use crate::api::ApiError;
 use crate::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
-use crate::app::effect::{Effect, Request, RequestId, Response};
-use crate::config::keymap::{Command, KeyContext};
+use crate::config::keymap::KeyContext;
+use crate::msg::Command;
+use crate::msg::{Effect, Request, RequestId, Response};
 use crate::panes::holdings::{
     Completer, looks_like_party, put_right, render_candidates, sort_mark, split_ids,
 };

@@ -31,8 +31,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Widget};
 
 use crate::api::scan::{EventHistoryItem, TransactionView, UpdateItem, Verdict, VerdictResult};
-use crate::config::keymap::{Command, KeyContext};
+use crate::config::keymap::KeyContext;
 use crate::model::summary::{parse_time_micros, short_id};
+use crate::msg::Command;
 use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::api::scan::{self, ValueEncoding};
 use crate::api::{ApiClient, ApiError, ledger, validator};
-use crate::app::effect::{Request, Response};
+use crate::msg::{Request, Response};
 
 /// The API clients of a session: one per configured scan (the first is the main one, which also
 /// carries the validator and ledger URLs).

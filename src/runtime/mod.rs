@@ -59,7 +59,7 @@ pub async fn run(
         // The terminal is gone (EOF or an I/O error): no key can reach the app any more, so
         // leave instead of polling forever.
         tracing::warn!("terminal input ended; quitting");
-        let _ = input_tx.send(Action::Command(crate::config::keymap::Command::Quit));
+        let _ = input_tx.send(Action::Command(crate::msg::Command::Quit));
     });
     let tick_tx = tx.clone();
     let ticker = tokio::spawn(async move {
@@ -285,7 +285,7 @@ impl Runner {
                 let tx = self.tx.clone();
                 let dir = self.config_dir.clone();
                 tokio::task::spawn_blocking(move || {
-                    let result = crate::ui::theme::Theme::load(&name, dir.as_deref())
+                    let result = crate::ui::theme::Theme::read_source(&name, dir.as_deref())
                         .map(Box::new)
                         .map_err(|e| e.to_string());
                     let _ = tx.send(Action::ThemeLoaded(result));
@@ -382,10 +382,14 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
             .max(100),
         start,
     };
+    // The clients get the real URLs, credentials included; only the context is redacted.
     let api = crate::api::ApiClient::new(crate::api::ApiConfig {
-        scan_url: ctx.scan_urls.first().cloned(),
-        validator_url: ctx.validator_url.clone(),
-        ledger_url: ctx.ledger_url.clone(),
+        scan_url: scan_urls.first().cloned(),
+        validator_url: settings
+            .validator_url
+            .as_ref()
+            .map(|u| u.as_str().to_string()),
+        ledger_url: settings.ledger_url.as_ref().map(|u| u.as_str().to_string()),
         token: settings.token.clone(),
         ..crate::api::ApiConfig::default()
     })
@@ -464,5 +468,67 @@ mod tests {
             "https://host/path@not-userinfo"
         );
         assert_eq!(redact_userinfo("no scheme"), "no scheme");
+    }
+}
+
+#[cfg(test)]
+mod credential_tests {
+    use super::{build, fetch::execute};
+    use crate::config::Settings;
+    use crate::demo::{DemoConfig, start};
+    use crate::msg::{Request, Response};
+
+    /// With the scan and validator behind basic auth, the explorer's clients send the real
+    /// `user:password` of the URLs, while everything the app displays is redacted.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn credentials_in_urls_reach_the_server_and_never_the_screen() {
+        let demo = start(DemoConfig {
+            basic_auth: Some("ops:s3cret".into()),
+            ..DemoConfig::default()
+        })
+        .await
+        .expect("demo");
+        let with_userinfo = |url: &str| url.replacen("http://", "http://ops:s3cret@", 1);
+        let mut settings = Settings::default();
+        settings
+            .use_demo(
+                &[with_userinfo(&demo.scan_url)],
+                &with_userinfo(&demo.validator_url),
+                &demo.ledger_url,
+                &demo.token,
+            )
+            .expect("settings");
+        let (app, clients) = build(&settings, 0).expect("app builds");
+
+        let shown = format!("{:?}", app.sh.ctx);
+        assert!(!shown.contains("s3cret"), "credentials displayed: {shown}");
+        assert!(app.sh.ctx.scan_urls[0].contains("***@"), "{shown}");
+
+        let updates = Request::Updates {
+            req: crate::api::scan::UpdatesRequest::from_begin(1),
+            purpose: crate::msg::UpdatesPurpose::Forward,
+        };
+        let answer = execute(&clients, &updates).await;
+        assert!(
+            matches!(answer, Ok(Response::Updates(ref p)) if p.transactions.len() == 1),
+            "updates through the main client: {answer:?}"
+        );
+        let probe = execute(&clients, &Request::ValidatorProbe).await;
+        assert!(matches!(probe, Ok(Response::ValidatorOk)), "{probe:?}");
+        let status = execute(&clients, &Request::Status { scan: 0 }).await;
+        assert!(matches!(status, Ok(Response::Status(_))), "{status:?}");
+
+        // Without the credentials the same server refuses: the check above is not vacuous.
+        let mut open = Settings::default();
+        open.use_demo(
+            std::slice::from_ref(&demo.scan_url),
+            &demo.validator_url,
+            &demo.ledger_url,
+            &demo.token,
+        )
+        .expect("settings");
+        let (_, anonymous) = build(&open, 0).expect("app builds");
+        let refused = execute(&anonymous, &updates).await;
+        assert!(refused.is_err(), "{refused:?}");
     }
 }

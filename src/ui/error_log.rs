@@ -11,7 +11,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 
-use crate::config::keymap::{Command, KeyContext, KeyMap};
+use crate::config::keymap::{KeyContext, KeyMap};
+use crate::msg::Command;
 use crate::ui::OverlayOutcome;
 use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize_multiline};

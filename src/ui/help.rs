@@ -12,7 +12,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use crate::config::keymap::{Command, KeyContext, KeyMap};
+use crate::config::keymap::{KeyContext, KeyMap};
+use crate::msg::Command;
 use crate::ui::OverlayOutcome;
 use crate::ui::safe::truncate_width;
 use crate::ui::scroll::ScrollState;

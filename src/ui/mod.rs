@@ -45,7 +45,7 @@ pub mod tree;
 
 pub use theme::Theme;
 
-use crate::config::keymap::Command;
+use crate::msg::Command;
 
 /// What an overlay did with a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

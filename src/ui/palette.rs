@@ -22,7 +22,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use crate::config::keymap::{Command, KeyContext, KeyMap};
+use crate::config::keymap::{KeyContext, KeyMap};
+use crate::msg::Command;
 use crate::ui::safe::{safe_line, truncate_width};
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;

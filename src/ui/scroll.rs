@@ -105,8 +105,8 @@ impl ScrollState {
     }
 
     /// Applies a movement command (↑ ↓ PgUp PgDn g G); returns whether `cmd` was one.
-    pub fn navigate(&mut self, cmd: crate::config::keymap::Command) -> bool {
-        use crate::config::keymap::Command;
+    pub fn navigate(&mut self, cmd: crate::msg::Command) -> bool {
+        use crate::msg::Command;
         match cmd {
             Command::Up => self.up(1),
             Command::Down => self.down(1),

@@ -9,6 +9,7 @@
 //! [`Theme::load`]. `NO_COLOR` (present and non-empty) selects `mono` unless a theme was asked
 //! for explicitly: see [`resolve_theme_name`].
 
+use crate::msg::ThemeSource;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -455,18 +456,38 @@ impl Theme {
     /// Loads theme `name`: the built-in theme patched by `<config_dir>/themes/<name>.toml` when
     /// that file exists, or a user-only theme patching its `extends` (default `dark`).
     pub fn load(name: &str, config_dir: Option<&Path>) -> Result<Theme, ThemeError> {
+        Self::from_source(&Self::read_source(name, config_dir)?)
+    }
+
+    /// Reads what theme `name` is made of (the I/O half of [`Theme::load`]): the user's theme
+    /// file, if any, and the names available.
+    pub fn read_source(name: &str, config_dir: Option<&Path>) -> Result<ThemeSource, ThemeError> {
         if !valid_name(name) {
             return Err(ThemeError::InvalidName(name.to_string()));
         }
-        let user = match config_dir {
+        let user_file = match config_dir {
             Some(dir) => {
                 let path = dir.join("themes").join(format!("{name}.toml"));
                 match std::fs::read_to_string(&path) {
-                    Ok(text) => Some(parse_file(&text, &path.display().to_string())?),
+                    Ok(text) => Some((path.display().to_string(), text)),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
                     Err(source) => return Err(ThemeError::Io { path, source }),
                 }
             }
+            None => None,
+        };
+        Ok(ThemeSource {
+            name: name.to_string(),
+            user_file,
+            available: Self::available(config_dir),
+        })
+    }
+
+    /// Builds a theme from what [`Theme::read_source`] read (the pure half of [`Theme::load`]).
+    pub fn from_source(src: &ThemeSource) -> Result<Theme, ThemeError> {
+        let name = src.name.as_str();
+        let user = match &src.user_file {
+            Some((path, text)) => Some(parse_file(text, path)?),
             None => None,
         };
         let base_name = match (&user, builtin_source(name)) {
@@ -476,7 +497,7 @@ impl Theme {
             (None, None) => {
                 return Err(ThemeError::Unknown {
                     name: name.to_string(),
-                    available: Self::available(config_dir).join(", "),
+                    available: src.available.join(", "),
                 });
             }
         };

@@ -201,7 +201,7 @@ impl Harness {
                     })
                 }
                 Effect::LoadTheme(name) => {
-                    let result = cantonscope::ui::theme::Theme::load(&name, None)
+                    let result = cantonscope::ui::theme::Theme::read_source(&name, None)
                         .map(Box::new)
                         .map_err(|e| e.to_string());
                     self.app.update(Action::ThemeLoaded(result))

@@ -18,8 +18,9 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 
 use crate::api::ApiError;
-use crate::app::effect::{Request, RequestId, Response};
-use crate::config::keymap::{Command, KeyContext};
+use crate::config::keymap::KeyContext;
+use crate::msg::Command;
+use crate::msg::{Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::safe::safe_line;
 use crate::ui::text_input::{InputOutcome, TextInput};

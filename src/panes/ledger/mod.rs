@@ -30,8 +30,9 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
 use crate::api::ledger::{Event, TreeEvent, Update};
-use crate::app::effect::{Request, RequestId, Response};
-use crate::config::keymap::{Command, KeyContext};
+use crate::config::keymap::KeyContext;
+use crate::msg::Command;
+use crate::msg::{Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, Shared};
 use crate::ui::safe::safe_line;
 use crate::ui::theme::Theme;

@@ -12,9 +12,10 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 
 use crate::api::ApiError;
-use crate::app::effect::{Effect, Request, RequestId, Response};
-use crate::config::keymap::{Command, KeyContext};
+use crate::config::keymap::KeyContext;
 use crate::model::summary::cat;
+use crate::msg::Command;
+use crate::msg::{Effect, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;

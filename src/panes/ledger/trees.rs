@@ -27,10 +27,11 @@ use crate::api::ledger::{
     GetUpdatesRequest, JsGetUpdateTreesResponse, JsReassignmentEvent, JsTransactionTree, TreeEvent,
     Update,
 };
-use crate::app::effect::{Request, RequestId, Response};
-use crate::config::keymap::{Command, KeyContext};
+use crate::config::keymap::KeyContext;
 use crate::model::ledger_tree::LedgerTree;
 use crate::model::summary::{parse_time_micros, short_id, short_template};
+use crate::msg::Command;
+use crate::msg::{Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::json::JsonView;
 use crate::ui::safe::safe_line;

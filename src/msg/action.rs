@@ -3,8 +3,8 @@
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
+use super::command::Command;
 use crate::api::ApiError;
-use crate::config::keymap::Command;
 
 use super::effect::{Request, RequestId, Response};
 
@@ -46,5 +46,16 @@ pub enum Action {
         result: Result<Vec<u8>, String>,
     },
     /// A theme was loaded by the runtime (`:theme`).
-    ThemeLoaded(Result<Box<crate::ui::theme::Theme>, String>),
+    ThemeLoaded(Result<Box<ThemeSource>, String>),
+}
+
+/// What the runtime read for `:theme NAME`: the user's theme file, if there is one, and the names
+/// of every available theme (for the error when none matches). The app builds the theme from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThemeSource {
+    pub name: String,
+    /// `(path, contents)` of `<config_dir>/themes/<name>.toml`, when that file exists.
+    pub user_file: Option<(String, String)>,
+    /// Built-in and user theme names.
+    pub available: Vec<String>,
 }

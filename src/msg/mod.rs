@@ -1,0 +1,13 @@
+//! The vocabulary every layer shares: [`Action`] (what happened), [`Effect`] (what to do),
+//! [`Request`] / [`Response`] (fetches and their results) and [`Command`] (named user intents).
+//!
+//! A leaf module: it knows the API's data types and nothing of the app, the panes, the UI or the
+//! config, so each of those imports it and none of them import each other through it.
+
+pub mod action;
+pub mod command;
+pub mod effect;
+
+pub use action::{Action, ThemeSource};
+pub use command::{Command, UnknownCommand};
+pub use effect::{Effect, Request, RequestId, Response, UpdatesPurpose};
