@@ -13,10 +13,9 @@
 //! time of each decoded item. Run outside `cargo bench` (no `--bench` argument, e.g. under
 //! `cargo test --benches`) the sizes shrink to 20,000 so the check stays quick.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::System;
 use std::fmt::Write as _;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use cantonscope::api::scan::{UpdateItem, UpdatesPage};
@@ -36,52 +35,13 @@ use serde_json::{Value, json};
 // Counting allocator
 // ---------------------------------------------------------------------------------------------
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards every call to the system allocator unchanged; only counts bytes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: same contract as the caller's.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: same contract as the caller's.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: same contract as the caller's.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            LIVE.fetch_add(new_size, Ordering::Relaxed);
-        }
-        p
-    }
-}
-
+// The `cap` crate's allocator wraps the system allocator and counts live bytes, so the bench
+// needs no unsafe code of its own (the crate forbids it).
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: cap::Cap<System> = cap::Cap::new(System, usize::MAX);
 
 fn live_bytes() -> usize {
-    LIVE.load(Ordering::Relaxed)
+    GLOBAL.allocated()
 }
 
 // ---------------------------------------------------------------------------------------------

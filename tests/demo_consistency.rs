@@ -1,6 +1,8 @@
 //! The demo network is one consistent ledger: what the endpoints report can be recomputed from the
 //! update history the way a client would, and the ledger API view matches the scan view.
 
+#![allow(clippy::unwrap_used)]
+
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use cantonscope::demo::{DemoConfig, DemoHandle, start};

@@ -1,6 +1,8 @@
 //! The demo network over real HTTP: every endpoint answers in the real wire shapes, and every
 //! validation rule gives the status code and error body the real servers give.
 
+#![allow(clippy::unwrap_used)]
+
 use cantonscope::demo::{DemoConfig, DemoHandle, generate, make_token, start};
 use reqwest::StatusCode;
 use serde_json::{Value, json};

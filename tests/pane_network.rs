@@ -2,6 +2,8 @@
 //! transactions (query, sizes, save to a file, copy), party hosting, previous reward weight, the
 //! `:hash` lookup across several scans, error shapes, hostile server text and tiny sizes.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use base64::Engine;

@@ -2,6 +2,8 @@
 //! first show, the JSON payload, coupon details, transfer command status by sender and nonce,
 //! error shapes (404, no validator URL, unreachable proxy), hostile server text, tiny sizes.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use cantonscope::api::validator::TransferCommandStatusResponse;

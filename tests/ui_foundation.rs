@@ -118,7 +118,7 @@ fn all_payloads() -> Vec<String> {
 fn sanitized_text_holds_no_forbidden_character() {
     for p in all_payloads() {
         let s = sanitize(&p);
-        assert!(!s.chars().any(forbidden), "{:?} -> {:?}", p, s);
+        assert!(!s.chars().any(forbidden), "{p:?} -> {s:?}");
         let m = sanitize_multiline(&p);
         assert!(
             !m.chars().any(|c| c != '\n' && forbidden(c)),

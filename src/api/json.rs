@@ -143,7 +143,7 @@ impl LenientInt for i32 {
 
 struct IntVisitor<T>(std::marker::PhantomData<T>);
 
-impl<'de, T: LenientInt> Visitor<'de> for IntVisitor<T> {
+impl<T: LenientInt> Visitor<'_> for IntVisitor<T> {
     type Value = Option<T>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -280,8 +280,8 @@ pub(crate) fn strip_position(msg: &str) -> &str {
 /// Joins two serde_path_to_error paths (`.` is the root).
 pub(crate) fn join_path(outer: &str, inner: &str) -> String {
     match (outer, inner) {
-        (".", i) | ("", i) => i.to_owned(),
-        (o, ".") | (o, "") => o.to_owned(),
+        ("." | "", i) => i.to_owned(),
+        (o, "." | "") => o.to_owned(),
         (o, i) if i.starts_with('[') => format!("{o}{i}"),
         (o, i) => format!("{o}.{i}"),
     }

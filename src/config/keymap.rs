@@ -612,7 +612,7 @@ impl KeyMap {
         // Conflicts among the overrides themselves.
         let mut seen: Vec<(KeyContext, KeyChord, Command)> = Vec::new();
         for (&(ctx, command), chords) in &targets {
-            for chord in chords.iter() {
+            for chord in *chords {
                 if let Some(&(_, _, first)) = seen
                     .iter()
                     .find(|(c, k, cmd)| *c == ctx && k == chord && *cmd != command)

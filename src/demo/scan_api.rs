@@ -304,13 +304,10 @@ fn holdings_inner(c: &ScanCtx, body: &Bytes) -> Reply {
             )));
         }
     };
-    let owners = match req.get("owner_party_ids") {
-        Some(Value::Array(a)) => a,
-        _ => {
-            return Err(bad(
-                "owner_party_ids is required and must be an array of party ids",
-            ));
-        }
+    let Some(Value::Array(owners)) = req.get("owner_party_ids") else {
+        return Err(bad(
+            "owner_party_ids is required and must be an array of party ids",
+        ));
     };
     if owners.is_empty() {
         return Err(bad("owner_party_ids must contain at least one party id"));

@@ -1,18 +1,13 @@
-//! The event tree of a scan transaction as a [`TreeSource`]: nodes in the order given by
+//! The event tree of a scan transaction (its shape; `ui::tree_labels` draws its labels): nodes in the order given by
 //! `root_event_ids` and each exercised event's `child_event_ids` (never the key order of
 //! `events_by_id`). Unresolvable ids become "missing" nodes instead of disappearing.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, LazyLock};
 
-use ratatui::text::{Line, Span};
-
+use super::NodeId;
 use crate::api::json::RawJson;
 use crate::api::scan::{EventHistoryItem, Transaction, TreeEvent, UpdateItem};
-use crate::ui::theme::Theme;
-use crate::ui::tree::{NodeId, TreeSource};
-
-use super::summary::{short_id, short_template};
 
 /// What a tree borrows its transaction from: the transaction itself, or a whole
 /// `/v0/events/{id}` body (so the Update pane shares the cached body instead of cloning it).
@@ -157,50 +152,19 @@ impl ScanTree {
     }
 }
 
-impl TreeSource for ScanTree {
-    fn roots(&self) -> &[NodeId] {
+impl ScanTree {
+    /// The top-level nodes, in order.
+    pub fn roots(&self) -> &[NodeId] {
         &self.roots
     }
 
-    fn children(&self, id: NodeId) -> &[NodeId] {
+    /// The children of `id`, in order (empty for leaves and unknown ids).
+    pub fn children(&self, id: NodeId) -> &[NodeId] {
         self.children.get(id).map_or(&[], |c| c.as_slice())
     }
 
-    fn parent(&self, id: NodeId) -> Option<NodeId> {
+    /// The parent of `id` (`None` for roots).
+    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
         self.parents.get(id).copied().flatten()
-    }
-
-    fn label(&self, id: NodeId, theme: &Theme) -> Line<'_> {
-        let Some(event_id) = self.event_id(id) else {
-            return Line::default();
-        };
-        match self.tx.tx().event(event_id) {
-            // Choice, consuming and contract first: in a narrow column the template (the
-            // longest part) is what gets cut.
-            Some(TreeEvent::Exercised(e)) => Line::from(vec![
-                Span::styled("exercised ", theme.exercised),
-                Span::styled(e.choice.as_str(), theme.accent),
-                Span::styled(if e.consuming { "  consuming" } else { "" }, theme.archived),
-                Span::raw("  "),
-                Span::styled(short_id(&e.contract_id, 12), theme.id),
-                Span::raw("  "),
-                Span::styled(short_template(&e.template_id), theme.muted),
-            ]),
-            Some(TreeEvent::Created(c)) => Line::from(vec![
-                Span::styled("created ", theme.created),
-                Span::styled(short_template(&c.template_id), theme.accent),
-                Span::raw("  "),
-                Span::styled(short_id(&c.contract_id, 12), theme.id),
-            ]),
-            Some(TreeEvent::Unknown { event_type, .. }) => Line::from(vec![
-                Span::styled(event_type.as_str(), theme.status_warn),
-                Span::raw("  "),
-                Span::styled(event_id, theme.id),
-            ]),
-            None => Line::from(vec![
-                Span::styled("missing ", theme.status_err),
-                Span::styled(event_id, theme.id),
-            ]),
-        }
     }
 }

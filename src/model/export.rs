@@ -102,9 +102,10 @@ fn known_extension(path: &str) -> Option<&str> {
 
 /// `cantonscope-export-20261122T104107Z.jsonl` for the time `now` (µs since the epoch, UTC).
 pub fn default_file_name(now: i64, format: ExportFormat) -> String {
-    let stamp = DateTime::from_timestamp_micros(now)
-        .map(|t| t.format("%Y%m%dT%H%M%SZ").to_string())
-        .unwrap_or_else(|| "now".to_string());
+    let stamp = DateTime::from_timestamp_micros(now).map_or_else(
+        || "now".to_string(),
+        |t| t.format("%Y%m%dT%H%M%SZ").to_string(),
+    );
     format!("cantonscope-export-{stamp}.{}", format.extension())
 }
 

@@ -1,4 +1,4 @@
-//! The event tree of a JSON Ledger API `JsTransactionTree` as a [`TreeSource`].
+//! The event tree of a JSON Ledger API `JsTransactionTree` (its shape; `ui::tree_labels` draws its labels).
 //!
 //! The ledger sends no child lists: `eventsById` is keyed by node id (an integer as text) and an
 //! exercised node covers the node ids `nodeId + 1 ..= lastDescendantNodeId`. Nesting is rebuilt
@@ -16,13 +16,8 @@
 
 use std::sync::Arc;
 
-use ratatui::text::{Line, Span};
-
+use super::NodeId;
 use crate::api::ledger::{JsTransactionTree, TreeEvent};
-use crate::ui::theme::Theme;
-use crate::ui::tree::{NodeId, TreeSource};
-
-use super::summary::{short_id, short_template};
 
 /// The event tree of one ledger transaction tree.
 #[derive(Debug, Clone)]
@@ -150,6 +145,11 @@ impl LedgerTree {
             .and_then(|k| self.tree.events_by_id.get(&**k))
     }
 
+    /// The `eventsById` key of a node.
+    pub fn key(&self, node: NodeId) -> Option<&str> {
+        self.keys.get(node).map(|k| &**k)
+    }
+
     /// The ledger node id of a node.
     pub fn node_id(&self, node: NodeId) -> Option<i64> {
         self.node_ids.get(node).copied().flatten()
@@ -177,65 +177,28 @@ impl LedgerTree {
     }
 }
 
-impl TreeSource for LedgerTree {
-    fn roots(&self) -> &[NodeId] {
+impl LedgerTree {
+    /// The top-level nodes, in order.
+    pub fn roots(&self) -> &[NodeId] {
         &self.roots
     }
 
-    fn children(&self, id: NodeId) -> &[NodeId] {
+    /// The children of `id`, in order (empty for leaves and unknown ids).
+    pub fn children(&self, id: NodeId) -> &[NodeId] {
         self.children.get(id).map_or(&[], |c| c.as_slice())
     }
 
-    fn parent(&self, id: NodeId) -> Option<NodeId> {
+    /// The parent of `id` (`None` for roots).
+    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
         self.parents.get(id).copied().flatten()
-    }
-
-    fn label(&self, id: NodeId, theme: &Theme) -> Line<'_> {
-        let Some(key) = self.keys.get(id) else {
-            return Line::default();
-        };
-        let mut spans = vec![Span::styled(
-            match self.node_id(id) {
-                Some(n) => format!("#{n} "),
-                None => format!("#{key} "),
-            },
-            theme.muted,
-        )];
-        match self.event(id) {
-            Some(TreeEvent::ExercisedTreeEvent(e)) => {
-                spans.push(Span::styled("exercised ", theme.exercised));
-                spans.push(Span::styled(e.choice.as_str(), theme.accent));
-                if e.consuming {
-                    spans.push(Span::styled("  consuming", theme.archived));
-                }
-                spans.push(Span::raw("  "));
-                spans.push(Span::styled(short_id(&e.contract_id, 12), theme.id));
-                spans.push(Span::raw("  "));
-                spans.push(Span::styled(short_template(&e.template_id), theme.muted));
-            }
-            Some(TreeEvent::CreatedTreeEvent(c)) => {
-                spans.push(Span::styled("created ", theme.created));
-                spans.push(Span::styled(short_template(&c.template_id), theme.accent));
-                spans.push(Span::raw("  "));
-                spans.push(Span::styled(short_id(&c.contract_id, 12), theme.id));
-            }
-            Some(TreeEvent::Unknown { kind, .. }) => {
-                spans.push(Span::styled(kind.as_str(), theme.status_warn));
-            }
-            None => spans.push(Span::styled("missing", theme.status_err)),
-        }
-        let hidden = self.hidden_descendants(id);
-        if hidden > 0 {
-            spans.push(Span::styled(format!("  (+{hidden} hidden)"), theme.muted));
-        }
-        Line::from(spans)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::tree::TreeState;
+    use crate::ui::theme::Theme;
+    use crate::ui::tree::{TreeSource, TreeState};
     use serde_json::{Value, json};
 
     fn exercised(node: i64, last: i64, choice: &str) -> Value {

@@ -9,3 +9,6 @@ pub mod history;
 pub mod intern;
 pub mod ledger_tree;
 pub mod summary;
+
+/// A node of an event tree: its index in the tree's node tables.
+pub type NodeId = usize;

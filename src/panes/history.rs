@@ -1344,15 +1344,15 @@ impl HistoryPane {
         let rows = self.view.len(&sh.history);
         let width = usize::from(area.width);
         if rows == 0 {
-            let text = if !sh.history.is_empty() {
-                "no loaded update matches the filter"
-            } else {
+            let text = if sh.history.is_empty() {
                 match self.stage {
                     Stage::Idle => "not started",
                     Stage::Discover { .. } | Stage::Seek { .. } => "loading…",
                     Stage::Forward if self.at_head => "no updates yet: waiting for new ones",
                     Stage::Forward => "loading…",
                 }
+            } else {
+                "no loaded update matches the filter"
             };
             buf.set_stringn(area.x, area.y, text, width, theme.muted);
             return;

@@ -798,7 +798,7 @@ fn status_style(s: &TransferCommandState, theme: &Theme) -> Style {
         TransferCommandState::Sent => theme.status_ok,
         TransferCommandState::Failed => theme.status_err,
         TransferCommandState::Created => theme.status_warn,
-        _ => theme.muted,
+        TransferCommandState::Other(_) => theme.muted,
     }
 }
 

@@ -787,7 +787,9 @@ impl StatusPane {
             rows.line(Line::styled("no updates loaded yet", theme.muted));
             return;
         };
-        if !sh.history_at_head {
+        if sh.history_at_head {
+            self.render_lag_line(rows, newest, sh, theme);
+        } else {
             rows.line(Line::from(vec![
                 Span::styled("loaded up to ", theme.muted),
                 Span::styled(
@@ -799,8 +801,6 @@ impl StatusPane {
                     theme.muted,
                 ),
             ]));
-        } else {
-            self.render_lag_line(rows, newest, sh, theme);
         }
         self.render_history_rest(rows, theme);
     }

@@ -56,7 +56,7 @@ use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::scroll::ScrollState;
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
-use crate::ui::tree::{NodeId, TreeSource, TreeState};
+use crate::ui::tree::{NodeId, TreeState};
 
 use super::{Out, Pane, PaneId, Shared};
 

@@ -573,8 +573,8 @@ impl JsonView {
                 match &n.val {
                     Val::Null => b.push("null".into(), theme.json_null),
                     Val::Bool(v) => b.push(v.to_string().into(), theme.json_bool),
-                    Val::Number(s) => b.push_safe(s, theme.json_number, if comma { 1 } else { 0 }),
-                    Val::Str(s) => b.push_quoted(s, theme.json_string, if comma { 1 } else { 0 }),
+                    Val::Number(s) => b.push_safe(s, theme.json_number, usize::from(comma)),
+                    Val::Str(s) => b.push_quoted(s, theme.json_string, usize::from(comma)),
                     Val::Object(_) => b.push("{}".into(), theme.json_punct),
                     Val::Array(_) => b.push("[]".into(), theme.json_punct),
                 }

@@ -42,6 +42,7 @@ pub mod status;
 pub mod text_input;
 pub mod theme;
 pub mod tree;
+pub mod tree_labels;
 
 pub use theme::Theme;
 

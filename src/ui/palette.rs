@@ -516,9 +516,7 @@ impl Palette {
             .max()
             .unwrap_or(0)
             .min(width / 2);
-        let first = selected
-            .map(|s| s.saturating_sub(MAX_SHOWN_COMPLETIONS - 1))
-            .unwrap_or(0);
+        let first = selected.map_or(0, |s| s.saturating_sub(MAX_SHOWN_COMPLETIONS - 1));
         for (i, c) in completions
             .iter()
             .enumerate()

@@ -28,7 +28,7 @@ use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
 
 /// A node's id within its source (an index into the source's own arena).
-pub type NodeId = usize;
+pub use crate::model::NodeId;
 
 /// Deepest nesting shown; deeper nodes are not expanded.
 pub const MAX_DEPTH: usize = 256;

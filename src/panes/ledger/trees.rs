@@ -37,7 +37,7 @@ use crate::ui::json::JsonView;
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
-use crate::ui::tree::{TreeSource, TreeState};
+use crate::ui::tree::TreeState;
 
 use super::SectionView;
 use super::common::{Note, Tone, explain, group, kv_line, put, render_notes, split_list};
@@ -273,9 +273,10 @@ impl Trees {
         };
         // By default the last 50 offsets: recent trees, well under the nodes' list limits.
         let begin = if q.begin.is_empty() {
-            self.ledger_end
-                .map(|e| e.saturating_sub(DEFAULT_RANGE).max(0).to_string())
-                .unwrap_or_else(|| "0".to_string())
+            self.ledger_end.map_or_else(
+                || "0".to_string(),
+                |e| e.saturating_sub(DEFAULT_RANGE).max(0).to_string(),
+            )
         } else {
             q.begin.clone()
         };
