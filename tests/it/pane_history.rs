@@ -3,6 +3,7 @@
 //! pausing and resuming, loading earlier updates, the filter, opening and copying, errors and
 //! retries, lazy loading from ledger begin, `:time`).
 
+use crate::common::assert_snapshot;
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{UpdatesPage, UpdatesRequest};
 use cantonscope::app::effect::{Effect, Request, RequestId, Response, UpdatesPurpose};
@@ -937,14 +938,14 @@ fn snapshot(h: &Harness, w: u16, hgt: u16) -> TestBackend {
 fn snapshot_80x24() {
     let mut h = snapshot_harness();
     h.pane.set_area(Rect::new(0, 0, 80, 24));
-    insta::assert_snapshot!(snapshot(&h, 80, 24));
+    assert_snapshot!("snapshot_80x24", snapshot(&h, 80, 24));
 }
 
 #[test]
 fn snapshot_120x40() {
     let mut h = snapshot_harness();
     h.pane.set_area(Rect::new(0, 0, 120, 40));
-    insta::assert_snapshot!(snapshot(&h, 120, 40));
+    assert_snapshot!("snapshot_120x40", snapshot(&h, 120, 40));
 }
 
 #[test]
@@ -953,5 +954,5 @@ fn snapshot_80x24_filtering() {
     h.pane.set_area(Rect::new(0, 0, 80, 24));
     h.cmd(Command::Filter);
     h.type_text("choice:Liveness");
-    insta::assert_snapshot!(snapshot(&h, 80, 24));
+    assert_snapshot!("snapshot_80x24_filtering", snapshot(&h, 80, 24));
 }

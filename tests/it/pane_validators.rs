@@ -4,8 +4,8 @@
 //! validation, the 400 and "not served" error shapes, stale replies, sanitised server strings,
 //! warn/err styles of missed rounds and tiny sizes.
 
-mod common;
-
+use crate::common::assert_snapshot;
+use crate::common::{Harness, Options, buffer_text};
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
 use cantonscope::app::Action;
@@ -18,7 +18,6 @@ use cantonscope::panes::validators::{
 use cantonscope::panes::{AppContext, Out, Pane, Shared};
 use cantonscope::runtime::fetch::execute;
 use cantonscope::ui::theme::Theme;
-use common::{Harness, Options, buffer_text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -29,7 +28,7 @@ use ratatui::layout::Rect;
 
 /// [`common::stable`] plus the header's short clock.
 fn stable(screen: &str) -> String {
-    let s = common::stable(screen);
+    let s = crate::common::stable(screen);
     regex::Regex::new(r"\b\d{2}:\d{2}:\d{2}\b")
         .expect("regex")
         .replace_all(&s, "<hh:mm:ss>")
@@ -94,7 +93,7 @@ fn empty_state_then_the_form_prefilled_with_history_validators() {
         screen.contains("No validators queried yet. Press i (edit)"),
         "{screen}"
     );
-    insta::assert_snapshot!("validators_empty_80x24", stable(&screen));
+    assert_snapshot!("validators_empty_80x24", stable(&screen));
     assert_eq!(h.app.validators.badge(&h.app.sh), None);
     assert_eq!(h.app.validators.hints(), vec![Command::Edit]);
 
@@ -123,7 +122,7 @@ fn empty_state_then_the_form_prefilled_with_history_validators() {
         )),
         "{screen}"
     );
-    insta::assert_snapshot!("validators_form_80x24", stable(&screen));
+    assert_snapshot!("validators_form_80x24", stable(&screen));
     // Esc keeps the list; opening again does not pre-fill over what is there.
     h.key(KeyCode::Esc);
     assert!(!h.app.validators.form_open);
@@ -199,10 +198,10 @@ fn one_enter_shows_every_validator_with_liveness() {
         .find(|l| l.contains(worst.validator.split("::").next().expect("name")))
         .expect("worst row");
     assert!(row.contains(&pct) && row.contains('█'), "{row}");
-    insta::assert_snapshot!("validators_all_120x40", stable(&screen));
+    assert_snapshot!("validators_all_120x40", stable(&screen));
     let screen = h.screen(80, 24);
     assert!(screen.contains("Liveness ▲"), "{screen}");
-    insta::assert_snapshot!("validators_all_80x24", stable(&screen));
+    assert_snapshot!("validators_all_80x24", stable(&screen));
 }
 
 #[test]
@@ -373,7 +372,7 @@ fn an_empty_list_is_refused_before_sending_and_the_scan_400_is_shown_plainly() {
         screen.contains("enter at least one validator party id"),
         "{screen}"
     );
-    insta::assert_snapshot!("validators_form_invalid_80x24", stable(&screen));
+    assert_snapshot!("validators_form_invalid_80x24", stable(&screen));
 
     // What the demo answers to an empty list (a request that bypasses the form).
     h.type_text("zeph");
@@ -533,7 +532,7 @@ fn canned_answer_layout_and_sanitised_server_strings() {
     let text = buffer_text(&buf);
     assert!(text.contains("gone::3"), "{text}");
     assert!(text.contains(NOT_ONBOARDED), "{text}");
-    insta::assert_snapshot!("validators_canned_100x10", text);
+    assert_snapshot!("validators_canned_100x10", text);
     // Missed rounds: 95% liveness is a warning, 50% an error, none is plain.
     let theme = Theme::default();
     let find = |needle: &str| -> (u16, u16) {

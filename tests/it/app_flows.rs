@@ -3,11 +3,9 @@
 //! open the verdict, filter, pause and resume the live tail, a node going down and coming back,
 //! idle drawing, tiny sizes, keys from the config, themes.
 
-mod common;
-
+use crate::common::{Harness, Options};
 use cantonscope::config::keymap::Command;
 use cantonscope::panes::PaneId;
-use common::{Harness, Options};
 use crossterm::event::{KeyCode, KeyModifiers};
 
 #[test]

@@ -2,6 +2,7 @@
 //! and 120x40, the view tree order, following the open update, copying, hostile text and tiny
 //! sizes.
 
+use crate::common::assert_snapshot;
 use std::sync::Arc;
 
 use cantonscope::api::scan::EventHistoryItem;
@@ -171,9 +172,9 @@ fn accepted_verdict_snapshots() {
     assert!(text.contains("ACCEPTED"));
     assert!(text.contains("gap 412 ms"), "{text}");
     assert!(text.contains("12,345"));
-    insta::assert_snapshot!("verdict_accepted_80x24", t.backend());
+    assert_snapshot!("verdict_accepted_80x24", t.backend());
     let t = draw(&mut pane, &sh, 120, 40);
-    insta::assert_snapshot!("verdict_accepted_120x40", t.backend());
+    assert_snapshot!("verdict_accepted_120x40", t.backend());
 }
 
 #[test]
@@ -190,9 +191,9 @@ fn rejected_verdict_snapshots() {
         "quorum shown as threshold of N: {text}"
     );
     assert!(text.contains("no traffic summary"));
-    insta::assert_snapshot!("verdict_rejected_80x24", t.backend());
+    assert_snapshot!("verdict_rejected_80x24", t.backend());
     let t = draw(&mut pane, &sh, 120, 40);
-    insta::assert_snapshot!("verdict_rejected_120x40", t.backend());
+    assert_snapshot!("verdict_rejected_120x40", t.backend());
     assert_eq!(pane.badge(&sh).as_deref(), Some("rejected"));
 }
 
@@ -203,7 +204,7 @@ fn no_verdict_nothing_open_and_loading() {
     pane.sync(&sh);
     let t = draw(&mut pane, &sh, 80, 24);
     assert!(screen_text(&t).contains("No update open."));
-    insta::assert_snapshot!("verdict_nothing_open_80x24", t.backend());
+    assert_snapshot!("verdict_nothing_open_80x24", t.backend());
 
     open(&mut pane, &mut sh, UPDATE, None);
     assert!(pane.is_loading());
@@ -219,9 +220,9 @@ fn no_verdict_nothing_open_and_loading() {
     let text = screen_text(&t);
     assert!(text.contains("NO VERDICT"));
     assert!(text.contains("returned no verdict"));
-    insta::assert_snapshot!("verdict_none_80x24", t.backend());
+    assert_snapshot!("verdict_none_80x24", t.backend());
     let t = draw(&mut pane, &sh, 120, 40);
-    insta::assert_snapshot!("verdict_none_120x40", t.backend());
+    assert_snapshot!("verdict_none_120x40", t.backend());
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! transactions (query, sizes, save to a file, copy), party hosting, previous reward weight, the
 //! `:hash` lookup across several scans, error shapes, hostile server text and tiny sizes.
 
-mod common;
-
+use crate::common::assert_snapshot;
+use crate::common::{Harness, Options, stable};
 use base64::Engine;
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::BftSequencers;
@@ -13,7 +13,6 @@ use cantonscope::panes::network::{NetSection, NetworkPane};
 use cantonscope::panes::{AppContext, Level, Out, Pane, PaneId, Shared};
 use cantonscope::runtime::fetch::execute;
 use cantonscope::ui::theme::Theme;
-use common::{Harness, Options, stable};
 use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -116,13 +115,13 @@ fn sections_switch_both_ways_and_the_tab_row_names_them() {
 #[test]
 fn snapshot_sequencers_80x24() {
     let mut h = network();
-    insta::assert_snapshot!(stable(&h.screen(80, 24)));
+    assert_snapshot!("snapshot_sequencers_80x24", stable(&h.screen(80, 24)));
 }
 
 #[test]
 fn snapshot_sequencers_120x40() {
     let mut h = network();
-    insta::assert_snapshot!(stable(&h.screen(120, 40)));
+    assert_snapshot!("snapshot_sequencers_120x40", stable(&h.screen(120, 40)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -277,14 +276,17 @@ fn bootstrapping_unknown_prefix_is_explained() {
 #[test]
 fn snapshot_bootstrapping_80x24() {
     let mut h = bootstrapping_loaded();
-    insta::assert_snapshot!(stable(&h.screen(80, 24)));
+    assert_snapshot!("snapshot_bootstrapping_80x24", stable(&h.screen(80, 24)));
 }
 
 #[test]
 fn snapshot_bootstrapping_save_dialog_120x40() {
     let mut h = bootstrapping_loaded();
     h.cmd(Command::Save);
-    insta::assert_snapshot!(stable(&h.screen(120, 40)));
+    assert_snapshot!(
+        "snapshot_bootstrapping_save_dialog_120x40",
+        stable(&h.screen(120, 40))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -359,7 +361,10 @@ fn snapshot_party_hosting_form_80x24() {
     section(&mut h, NetSection::Participants);
     h.cmd(Command::Edit);
     h.type_text("DSO");
-    insta::assert_snapshot!(stable(&h.screen(80, 24)));
+    assert_snapshot!(
+        "snapshot_party_hosting_form_80x24",
+        stable(&h.screen(80, 24))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -416,7 +421,10 @@ fn snapshot_reward_weight_absent_80x24() {
     h.cmd(Command::Edit);
     h.type_text("nobody::1220ab");
     h.key(KeyCode::Enter);
-    insta::assert_snapshot!(stable(&h.screen(80, 24)));
+    assert_snapshot!(
+        "snapshot_reward_weight_absent_80x24",
+        stable(&h.screen(80, 24))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,8 +5,8 @@
 //! snapshot, 404 route not served by an old scan), stale replies, sanitised server strings and
 //! tiny sizes.
 
-mod common;
-
+use crate::common::assert_snapshot;
+use crate::common::{Harness, Options, buffer_text};
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{HoldingsSummary, HoldingsSummaryResponse};
 use cantonscope::app::effect::{Effect, Request, RequestId, Response};
@@ -19,7 +19,6 @@ use cantonscope::panes::holdings::{
 use cantonscope::panes::{AppContext, Out, Pane, Shared};
 use cantonscope::runtime::fetch::execute;
 use cantonscope::ui::theme::Theme;
-use common::{Harness, Options, buffer_text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -30,7 +29,7 @@ use ratatui::layout::Rect;
 
 /// [`common::stable`] plus the header's short clock.
 fn stable(screen: &str) -> String {
-    let s = common::stable(screen);
+    let s = crate::common::stable(screen);
     regex::Regex::new(r"\b\d{2}:\d{2}:\d{2}\b")
         .expect("regex")
         .replace_all(&s, "<hh:mm:ss>")
@@ -132,7 +131,7 @@ fn empty_state_explains_how_to_start_and_the_form_has_defaults() {
         screen.contains("No holdings query yet. Press i (edit)"),
         "{screen}"
     );
-    insta::assert_snapshot!("holdings_empty_80x24", stable(&screen));
+    assert_snapshot!("holdings_empty_80x24", stable(&screen));
     assert_eq!(
         h.app.holdings.hints(),
         vec![Command::Edit],
@@ -165,7 +164,7 @@ fn empty_state_explains_how_to_start_and_the_form_has_defaults() {
     let screen = h.screen(80, 24);
     assert!(screen.contains("Holdings query"), "{screen}");
     assert!(screen.contains("Tab completes from the"), "{screen}");
-    insta::assert_snapshot!("holdings_form_80x24", stable(&screen));
+    assert_snapshot!("holdings_form_80x24", stable(&screen));
 
     // Esc closes the form, keeping what was typed.
     h.type_text("ali");
@@ -305,10 +304,10 @@ fn query_shows_exact_totals_badge_and_snapshots() {
     h.key(KeyCode::Char('o'));
     let screen = h.screen(120, 40);
     assert!(screen.contains("Party ▲"), "{screen}");
-    insta::assert_snapshot!("holdings_result_120x40", masked(&screen));
+    assert_snapshot!("holdings_result_120x40", masked(&screen));
     let screen = h.screen(80, 24);
     assert!(screen.contains("Total ("), "{screen}");
-    insta::assert_snapshot!("holdings_result_80x24", masked(&screen));
+    assert_snapshot!("holdings_result_80x24", masked(&screen));
 }
 
 #[test]
@@ -454,7 +453,7 @@ fn the_form_validates_before_sending() {
         screen.contains("not an RFC 3339 time: yesterday"),
         "{screen}"
     );
-    insta::assert_snapshot!("holdings_form_invalid_80x24", stable(&screen));
+    assert_snapshot!("holdings_form_invalid_80x24", stable(&screen));
     assert_eq!(holdings_requests(&h), 0);
     // A valid explicit time is normalised to UTC.
     clear_field(&mut h);
@@ -552,7 +551,7 @@ fn exact_time_without_a_snapshot_is_a_404_explained() {
         screen.contains("no holdings snapshot (HTTP 404)"),
         "{screen}"
     );
-    insta::assert_snapshot!("holdings_404_80x24", stable(&screen));
+    assert_snapshot!("holdings_404_80x24", stable(&screen));
 
     // A migration that does not exist: also 404, with the other hint.
     h.cmd(Command::Edit);
@@ -755,7 +754,7 @@ fn sums_are_exact_and_decimal_points_line_up() {
     assert_eq!(r.totals[2].expect("t").plain(), "1234567.3000000001");
     assert_eq!(r.missing, vec!["c::3".to_string()]);
     let text = buffer_text(&draw(&p, &sh, 100, 12));
-    insta::assert_snapshot!("holdings_canned_100x12", text);
+    assert_snapshot!("holdings_canned_100x12", text);
     let line = |needle: &str| -> String {
         text.lines()
             .find(|l| l.contains(needle))

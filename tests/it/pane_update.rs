@@ -3,6 +3,7 @@
 //! expand/collapse, parent, follow a contract, reassignment links, save, stale replies, hostile
 //! payloads).
 
+use crate::common::assert_snapshot;
 use std::sync::Arc;
 
 use cantonscope::api::ApiError;
@@ -332,7 +333,7 @@ fn snapshot_transfer_tree_with_details() {
         // Select the root exercise and look at its details.
         cmd(&mut pane, &mut sh, Command::Top);
         let t = draw(&mut pane, &sh, w, h, true);
-        insta::assert_snapshot!(format!("transfer_tree_{w}x{h}"), t.backend());
+        assert_snapshot!(format!("transfer_tree_{w}x{h}"), t.backend());
         // Move into the details panel (→ on an open node) and down into the JSON.
         cmd(&mut pane, &mut sh, Command::Expand);
         assert_eq!(pane.focus(), Focus::Details);
@@ -340,7 +341,7 @@ fn snapshot_transfer_tree_with_details() {
             cmd(&mut pane, &mut sh, Command::Down);
         }
         let t = draw(&mut pane, &sh, w, h, true);
-        insta::assert_snapshot!(format!("transfer_details_focused_{w}x{h}"), t.backend());
+        assert_snapshot!(format!("transfer_details_focused_{w}x{h}"), t.backend());
     }
 }
 
@@ -352,11 +353,11 @@ fn snapshot_reassignment_with_link() {
         open_fetched(&mut pane, &mut sh, &unassign(), None);
         assert_eq!(pane.reassignment_link(), Some(R2));
         let t = draw(&mut pane, &sh, w, h, true);
-        insta::assert_snapshot!(format!("unassign_{w}x{h}"), t.backend());
+        assert_snapshot!(format!("unassign_{w}x{h}"), t.backend());
         open_fetched(&mut pane, &mut sh, &assign(), None);
         assert_eq!(pane.reassignment_link(), Some(R1));
         let t = draw(&mut pane, &sh, w, h, true);
-        insta::assert_snapshot!(format!("assign_{w}x{h}"), t.backend());
+        assert_snapshot!(format!("assign_{w}x{h}"), t.backend());
     }
 }
 
@@ -369,13 +370,13 @@ fn snapshot_empty_loading_and_error() {
         let s = text(t.backend().buffer());
         assert!(s.contains("No update open."), "{s}");
         assert!(s.contains(":event <update id>"), "{s}");
-        insta::assert_snapshot!(format!("no_update_{w}x{h}"), t.backend());
+        assert_snapshot!(format!("no_update_{w}x{h}"), t.backend());
 
         let mut out = Out::default();
         pane.open(T, None, &mut sh, &mut out);
         let t = draw(&mut pane, &sh, w, h, true);
         assert!(text(t.backend().buffer()).contains("loading 1220c7d293ea2327…"));
-        insta::assert_snapshot!(format!("loading_{w}x{h}"), t.backend());
+        assert_snapshot!(format!("loading_{w}x{h}"), t.backend());
 
         let id = fetches(&out)[0].0;
         let mut out = Out::default();
@@ -395,7 +396,7 @@ fn snapshot_empty_loading_and_error() {
         let s = text(t.backend().buffer());
         assert!(s.contains("could not load update"), "{s}");
         assert!(s.contains("press r to retry"), "{s}");
-        insta::assert_snapshot!(format!("error_{w}x{h}"), t.backend());
+        assert_snapshot!(format!("error_{w}x{h}"), t.backend());
     }
 }
 
@@ -412,7 +413,7 @@ fn snapshot_lifecycle_list() {
         let t = draw(&mut pane, &sh, w, h, true);
         let s = text(t.backend().buffer());
         assert!(s.contains("jump to creation"), "{s}");
-        insta::assert_snapshot!(format!("lifecycle_{w}x{h}"), t.backend());
+        assert_snapshot!(format!("lifecycle_{w}x{h}"), t.backend());
     }
 }
 

@@ -304,6 +304,22 @@ impl Drop for Harness {
     }
 }
 
+/// `insta::assert_snapshot!(name, value)` with the snapshot file where it has always been:
+/// `tests/snapshots/<module>__<name>.snap`, `<module>` being the test module (`pane_history`), as
+/// when every module was its own test binary. insta would otherwise name it after the whole module
+/// path (`it__pane_history__…`) next to the module's file.
+macro_rules! assert_snapshot {
+    ($name:expr, $value:expr $(,)?) => {{
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path("../snapshots");
+        settings.set_prepend_module_to_snapshot(false);
+        let _bound = settings.bind_to_scope();
+        let module = module_path!().rsplit("::").next().unwrap_or_default();
+        insta::assert_snapshot!(format!("{module}__{}", $name), $value);
+    }};
+}
+pub(crate) use assert_snapshot;
+
 /// A buffer as text, trailing spaces trimmed.
 pub fn buffer_text(buf: &Buffer) -> String {
     let area = buf.area;

@@ -4,10 +4,10 @@
 //! neutralising, JSON Lines escaping, chunked progress with a frozen snapshot, cancelling, path
 //! errors, and snapshots of the dialog at 80x24 and 120x40.
 
-mod common;
-
+use crate::common::assert_snapshot;
 use std::path::Path;
 
+use crate::common::{Harness, Options, buffer_text, stable};
 use cantonscope::api::scan::UpdatesPage;
 use cantonscope::app::effect::Effect;
 use cantonscope::config::HistoryStart;
@@ -18,7 +18,6 @@ use cantonscope::model::summary::{format_time_micros, parse_time_micros};
 use cantonscope::panes::history::HistoryPane;
 use cantonscope::panes::{AppContext, AppEvent, Level, Out, Pane, Shared};
 use cantonscope::ui::theme::Theme;
-use common::{Harness, Options, buffer_text, stable};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -398,7 +397,10 @@ fn dialog_snapshot_80x24() {
     let mut h = begin_harness();
     h.palette("filter choice:transfer");
     h.key(KeyCode::Char('e'));
-    insta::assert_snapshot!(mask_stamp(&stable(&h.screen(80, 24))));
+    assert_snapshot!(
+        "dialog_snapshot_80x24",
+        mask_stamp(&stable(&h.screen(80, 24)))
+    );
 }
 
 #[test]
@@ -406,7 +408,10 @@ fn dialog_snapshot_120x40() {
     let mut h = begin_harness();
     h.key(KeyCode::Char('e'));
     h.key(KeyCode::Tab);
-    insta::assert_snapshot!(mask_stamp(&stable(&h.screen(120, 40))));
+    assert_snapshot!(
+        "dialog_snapshot_120x40",
+        mask_stamp(&stable(&h.screen(120, 40)))
+    );
 }
 
 #[test]
@@ -415,7 +420,10 @@ fn dialog_with_a_validation_message_at_80x24() {
     h.key(KeyCode::Char('e'));
     clear_path(&mut h);
     h.key(KeyCode::Enter);
-    insta::assert_snapshot!(mask_stamp(&stable(&h.screen(80, 24))));
+    assert_snapshot!(
+        "dialog_with_a_validation_message_at_80x24",
+        mask_stamp(&stable(&h.screen(80, 24)))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -634,7 +642,7 @@ fn a_big_export_runs_in_chunks_with_progress_from_a_frozen_snapshot() {
     assert!(screen.contains("20,000 / 60,000 rows"), "{screen}");
     assert!(screen.contains("export 33%"), "title: {screen}");
     assert_eq!(p.pane.badge(&p.sh).as_deref(), Some("export 33%"));
-    insta::assert_snapshot!("progress_80x24", screen);
+    assert_snapshot!("progress_80x24", screen);
 
     // New updates arrive at both ends meanwhile: the export keeps what was shown.
     let older = page(vec![tx_item(

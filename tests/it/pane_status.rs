@@ -4,6 +4,7 @@
 //! latency and ledger-rate sparklines, the incremental update-rate statistics and the uptime
 //! parser.
 
+use crate::common::assert_snapshot;
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{NodeStatus, UpdateItem};
 use cantonscope::app::effect::{Effect, Request, RequestId, Response};
@@ -234,15 +235,15 @@ fn healthy_dashboard_snapshots() {
     assert!(text.contains("OK  success · active"), "{text}");
     assert!(text.contains("up 3d 13h 26m"), "{text}");
     assert!(text.contains("latency 13 ms"), "{text}");
-    insta::assert_snapshot!("status_healthy_80x24", t.backend());
+    assert_snapshot!("status_healthy_80x24", t.backend());
     let t = draw(&mut pane, &sh, 120, 40);
     let text = screen_text(&t);
     assert!(text.contains("ledger end 100,333"), "{text}");
     assert!(text.contains("rate 18.5 offsets/s"), "{text}");
     assert!(text.contains("reachable"), "{text}");
-    insta::assert_snapshot!("status_healthy_120x40", t.backend());
+    assert_snapshot!("status_healthy_120x40", t.backend());
     let t = draw(&mut pane, &sh, 200, 60);
-    insta::assert_snapshot!("status_healthy_200x60", t.backend());
+    assert_snapshot!("status_healthy_200x60", t.backend());
 }
 
 #[test]
@@ -308,9 +309,9 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
     );
     assert_eq!(MAX_BACKOFF_MS, 30_000);
     let t = draw(&mut pane, &sh, 80, 24);
-    insta::assert_snapshot!("status_failing_80x24", t.backend());
+    assert_snapshot!("status_failing_80x24", t.backend());
     let failing = draw(&mut pane, &sh, 120, 40);
-    insta::assert_snapshot!("status_failing_120x40", failing.backend());
+    assert_snapshot!("status_failing_120x40", failing.backend());
 
     // It comes back: the card recovers, the back-off resets.
     now = pane.node(NodeKind::Scan(1)).expect("node").next_due();
@@ -343,9 +344,9 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
     let t = draw(&mut pane, &sh, 120, 40);
     let text = screen_text(&t);
     assert!(text.contains("recovered · last error 35s ago"), "{text}");
-    insta::assert_snapshot!("status_recovering_120x40", t.backend());
+    assert_snapshot!("status_recovering_120x40", t.backend());
     let t = draw(&mut pane, &sh, 80, 24);
-    insta::assert_snapshot!("status_recovering_80x24", t.backend());
+    assert_snapshot!("status_recovering_80x24", t.backend());
 }
 
 #[test]
