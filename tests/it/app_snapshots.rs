@@ -2,8 +2,7 @@
 //! explorer at 80x24 and 120x40, on the demo network (seed 42). Volatile parts (clock, ports,
 //! latencies, ages) are masked by `common::stable`.
 
-use crate::common::assert_snapshot;
-use crate::common::{Harness, stable};
+use crate::common::{Harness, assert_snapshot, stable};
 use crossterm::event::KeyCode;
 
 fn shots(h: &mut Harness, name: &str) {

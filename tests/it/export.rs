@@ -4,10 +4,9 @@
 //! neutralising, JSON Lines escaping, chunked progress with a frozen snapshot, cancelling, path
 //! errors, and snapshots of the dialog at 80x24 and 120x40.
 
-use crate::common::assert_snapshot;
+use crate::common::{Harness, Options, assert_snapshot, buffer_text, pane, stable, toast};
 use std::path::Path;
 
-use crate::common::{Harness, Options, buffer_text, stable};
 use cantonscope::api::scan::UpdatesPage;
 use cantonscope::app::effect::Effect;
 use cantonscope::config::HistoryStart;
@@ -114,14 +113,6 @@ fn shown_ids(h: &Harness) -> Vec<String> {
         .filter_map(|i| sh.history.get(i))
         .map(|s| s.update_id.to_string())
         .collect()
-}
-
-fn toast(h: &Harness) -> String {
-    h.app
-        .toast
-        .as_ref()
-        .map(|t| t.text.clone())
-        .unwrap_or_default()
 }
 
 /// Masks the default file name's time stamp and the header's age of the newest update (days
@@ -613,10 +604,7 @@ impl Pure {
     }
 
     fn render(&self, w: u16, h: u16) -> Buffer {
-        let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
-        self.pane
-            .render(buf.area, &mut buf, &self.sh, &Theme::default(), true);
-        buf
+        pane::render(&self.pane, &self.sh, w, h)
     }
 }
 

@@ -3,7 +3,7 @@
 //! pausing and resuming, loading earlier updates, the filter, opening and copying, errors and
 //! retries, lazy loading from ledger begin, `:time`).
 
-use crate::common::assert_snapshot;
+use crate::common::{assert_snapshot, pane, untrimmed_text};
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{UpdatesPage, UpdatesRequest};
 use cantonscope::app::effect::{Effect, Request, RequestId, Response, UpdatesPurpose};
@@ -270,22 +270,11 @@ impl Harness {
     }
 
     fn render(&self, w: u16, h: u16) -> Buffer {
-        let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
-        self.pane
-            .render(buf.area, &mut buf, &self.sh, &Theme::default(), true);
-        buf
+        pane::render(&self.pane, &self.sh, w, h)
     }
 
     fn screen_text(&self, w: u16, h: u16) -> String {
-        let buf = self.render(w, h);
-        let mut s = String::new();
-        for y in 0..h {
-            for x in 0..w {
-                s.push_str(buf[(x, y)].symbol());
-            }
-            s.push('\n');
-        }
-        s
+        untrimmed_text(&self.render(w, h))
     }
 
     /// Runs a Recent start to the head with `items` in the 10-minute window of migration `m`

@@ -6,11 +6,11 @@
 //! `/v2/updates/trees`, the `--read-only` flag and config key, sanitization of server strings
 //! and drawing at tiny sizes.
 
-use crate::common::assert_snapshot;
+use crate::common::pane::render;
+use crate::common::{Harness, Options, assert_snapshot, buffer_text};
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::common::{Harness, Options, buffer_text};
 use cantonscope::api::ledger::{JsCantonError, PartiesResponse, TreeEvent};
 use cantonscope::api::{ApiError, Secret, TokenSource};
 use cantonscope::app::effect::{Effect, Request, RequestId, Response};
@@ -18,10 +18,8 @@ use cantonscope::config::keymap::Command;
 use cantonscope::demo::Ledger;
 use cantonscope::panes::ledger::{LedgerPane, READ_ONLY_TEXT, REMOVED_HINT, Section, TOKEN_HELP};
 use cantonscope::panes::{AppContext, Out, Pane, Shared};
-use cantonscope::ui::theme::Theme;
 use crossterm::event::{KeyCode, KeyModifiers};
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
 use serde_json::json;
 
 fn demo_ledger() -> &'static Ledger {
@@ -818,13 +816,6 @@ fn fetch_of(out: &Out) -> (RequestId, Request) {
         .expect("a fetch")
 }
 
-fn draw(pane: &LedgerPane, sh: &Shared, w: u16, h: u16) -> Buffer {
-    let area = Rect::new(0, 0, w, h);
-    let mut buf = Buffer::empty(area);
-    pane.render(area, &mut buf, sh, &Theme::default(), true);
-    buf
-}
-
 fn press(pane: &mut LedgerPane, sh: &mut Shared, code: KeyCode) -> Out {
     let mut out = Out::default();
     pane.on_key(
@@ -849,7 +840,7 @@ fn a_404_on_trees_says_the_node_removed_the_endpoint() {
         version: Some("3.5.0".into()),
     });
     pane.on_fetched(id, &request, &err, &mut sh, &mut Out::default());
-    let text = buffer_text(&draw(&pane, &sh, 120, 20));
+    let text = buffer_text(&render(&pane, &sh, 120, 20));
     assert!(
         text.contains("this node does not serve the endpoint (version 3.5.0)"),
         "{text}"
@@ -864,7 +855,7 @@ fn a_404_on_trees_says_the_node_removed_the_endpoint() {
         &mut sh,
         &mut Out::default(),
     );
-    assert!(buffer_text(&draw(&pane, &sh, 120, 20)).contains("removed"));
+    assert!(buffer_text(&render(&pane, &sh, 120, 20)).contains("removed"));
 }
 
 #[test]
@@ -901,7 +892,7 @@ fn server_strings_never_reach_the_buffer_raw() {
             }
         }
     };
-    let buf = draw(&pane, &sh, 120, 30);
+    let buf = render(&pane, &sh, 120, 30);
     assert!(buffer_text(&buf).contains("evil"));
     check(&buf);
     // A JsCantonError with escapes in its fields.
@@ -931,7 +922,7 @@ fn server_strings_never_reach_the_buffer_raw() {
             pane.on_fetched(id, &request, &err, &mut sh, &mut Out::default());
         }
     }
-    let buf = draw(&pane, &sh, 120, 30);
+    let buf = render(&pane, &sh, 120, 30);
     assert!(
         buffer_text(&buf).contains("USER_NOT_FOUND"),
         "{}",
@@ -947,19 +938,19 @@ fn tiny_areas_never_panic() {
     for section in Section::ALL {
         pane.set_section(section);
         for (w, h) in [(0, 0), (1, 1), (5, 2), (10, 3), (20, 4), (80, 0), (30, 8)] {
-            draw(&pane, &sh, w, h);
+            render(&pane, &sh, w, h);
         }
         // With a form or dialog open.
         for cmd in [Command::Edit, Command::Delete, Command::Execute] {
             pane.on_command(cmd, &mut sh, &mut out);
             for (w, h) in [(1, 1), (5, 2), (10, 3), (20, 4), (30, 8)] {
-                draw(&pane, &sh, w, h);
+                render(&pane, &sh, w, h);
             }
             press(&mut pane, &mut sh, KeyCode::Esc);
         }
     }
     sh.ctx.has_token = false;
     for (w, h) in [(1, 1), (3, 3), (200, 2)] {
-        draw(&pane, &sh, w, h);
+        render(&pane, &sh, w, h);
     }
 }

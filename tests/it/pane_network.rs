@@ -2,8 +2,7 @@
 //! transactions (query, sizes, save to a file, copy), party hosting, previous reward weight, the
 //! `:hash` lookup across several scans, error shapes, hostile server text and tiny sizes.
 
-use crate::common::assert_snapshot;
-use crate::common::{Harness, Options, stable};
+use crate::common::{Harness, Options, assert_snapshot, clear_input, count, stable, toast};
 use base64::Engine;
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::BftSequencers;
@@ -23,27 +22,8 @@ fn network() -> Harness {
     h
 }
 
-fn toast(h: &Harness) -> String {
-    h.app
-        .toast
-        .as_ref()
-        .map(|t| t.text.clone())
-        .unwrap_or_default()
-}
-
 fn toast_level(h: &Harness) -> Option<Level> {
     h.app.toast.as_ref().map(|t| t.level)
-}
-
-fn count(h: &Harness, what: &str) -> usize {
-    h.requests.iter().filter(|r| r.contains(what)).count()
-}
-
-/// Deletes the whole text of an open input (one Backspace per character is what a user does).
-fn clear_input(h: &mut Harness) {
-    for _ in 0..200 {
-        h.key(KeyCode::Backspace);
-    }
 }
 
 fn section(h: &mut Harness, s: NetSection) {

@@ -2,8 +2,7 @@
 //! first show, the JSON payload, coupon details, transfer command status by sender and nonce,
 //! error shapes (404, no validator URL, unreachable proxy), hostile server text, tiny sizes.
 
-use crate::common::assert_snapshot;
-use crate::common::{Harness, Options, stable};
+use crate::common::{Harness, Options, assert_snapshot, clear_input, count, stable, toast};
 use cantonscope::api::validator::TransferCommandStatusResponse;
 use cantonscope::app::effect::{Effect, Request, Response};
 use cantonscope::config::keymap::{Command, KeyContext};
@@ -21,27 +20,9 @@ fn proxy() -> Harness {
     h
 }
 
-fn count(h: &Harness, what: &str) -> usize {
-    h.requests.iter().filter(|r| r.contains(what)).count()
-}
-
-fn toast(h: &Harness) -> String {
-    h.app
-        .toast
-        .as_ref()
-        .map(|t| t.text.clone())
-        .unwrap_or_default()
-}
-
 fn section(h: &mut Harness, s: ProxySection) {
     while h.app.proxy.section() != s {
         h.cmd(Command::NextSection);
-    }
-}
-
-fn clear_input(h: &mut Harness) {
-    for _ in 0..200 {
-        h.key(KeyCode::Backspace);
     }
 }
 

@@ -4,7 +4,8 @@
 //! latency and ledger-rate sparklines, the incremental update-rate statistics and the uptime
 //! parser.
 
-use crate::common::assert_snapshot;
+use crate::common::pane::{draw, fetches};
+use crate::common::{assert_snapshot, screen_text};
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{NodeStatus, UpdateItem};
 use cantonscope::app::effect::{Effect, Request, RequestId, Response};
@@ -58,17 +59,6 @@ fn connect_error() -> ApiError {
         endpoint: "scan GET /status",
         detail: "connection refused (os error 111)".into(),
     }
-}
-
-/// The fetches in `out`, as (id, request).
-fn fetches(out: &Out) -> Vec<(RequestId, Request)> {
-    out.effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Fetch { id, request } => Some((*id, request.clone())),
-            _ => None,
-        })
-        .collect()
 }
 
 fn fetch_for(out: &Out, req: &Request) -> Option<RequestId> {
@@ -134,28 +124,6 @@ fn updates(prefix: &str, from: i64, to: i64, n: usize) -> Vec<UpdateItem> {
             tx(&format!("{prefix}{i:05}"), 3, t)
         })
         .collect()
-}
-
-fn draw(pane: &mut StatusPane, sh: &Shared, w: u16, h: u16) -> Terminal<TestBackend> {
-    pane.set_area(Rect::new(0, 0, w, h));
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    let theme = Theme::default();
-    terminal
-        .draw(|f| pane.render(f.area(), f.buffer_mut(), sh, &theme, true))
-        .expect("draw");
-    terminal
-}
-
-fn screen_text(t: &Terminal<TestBackend>) -> String {
-    let buf = t.backend().buffer();
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
 }
 
 /// A dashboard with history loaded and every node answered a few times (latencies vary).

@@ -3,7 +3,8 @@
 //! expand/collapse, parent, follow a contract, reassignment links, save, stale replies, hostile
 //! payloads).
 
-use crate::common::assert_snapshot;
+use crate::common::pane::{draw, fetches};
+use crate::common::{assert_snapshot, screen_text};
 use std::sync::Arc;
 
 use cantonscope::api::ApiError;
@@ -17,8 +18,6 @@ use cantonscope::panes::update::{Focus, UpdatePane};
 use cantonscope::panes::{AppContext, AppEvent, Out, Pane, Shared};
 use cantonscope::ui::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use serde_json::{Value, json};
@@ -241,17 +240,6 @@ fn shared_with(updates: &[Value]) -> Shared {
     sh
 }
 
-/// The fetches in `out`.
-fn fetches(out: &Out) -> Vec<(RequestId, Request)> {
-    out.effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Fetch { id, request } => Some((*id, request.clone())),
-            _ => None,
-        })
-        .collect()
-}
-
 /// Answers a fetch as the App does: the body goes into the cache, then the pane hears of it.
 fn reply(pane: &mut UpdatePane, sh: &mut Shared, id: RequestId, update: &Value) -> Out {
     let b = body(update);
@@ -284,32 +272,6 @@ fn cmd(pane: &mut UpdatePane, sh: &mut Shared, c: Command) -> Out {
     out
 }
 
-fn draw(
-    pane: &mut UpdatePane,
-    sh: &Shared,
-    w: u16,
-    h: u16,
-    focused: bool,
-) -> Terminal<TestBackend> {
-    pane.set_area(Rect::new(0, 0, w, h));
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    terminal
-        .draw(|f| pane.render(f.area(), f.buffer_mut(), sh, &Theme::default(), focused))
-        .expect("draw");
-    terminal
-}
-
-fn text(buf: &Buffer) -> String {
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
-}
-
 fn ev(n: u32) -> String {
     format!("{T}:{n}")
 }
@@ -332,7 +294,7 @@ fn snapshot_transfer_tree_with_details() {
         let (mut pane, mut sh) = transfer_pane();
         // Select the root exercise and look at its details.
         cmd(&mut pane, &mut sh, Command::Top);
-        let t = draw(&mut pane, &sh, w, h, true);
+        let t = draw(&mut pane, &sh, w, h);
         assert_snapshot!(format!("transfer_tree_{w}x{h}"), t.backend());
         // Move into the details panel (→ on an open node) and down into the JSON.
         cmd(&mut pane, &mut sh, Command::Expand);
@@ -340,7 +302,7 @@ fn snapshot_transfer_tree_with_details() {
         for _ in 0..12 {
             cmd(&mut pane, &mut sh, Command::Down);
         }
-        let t = draw(&mut pane, &sh, w, h, true);
+        let t = draw(&mut pane, &sh, w, h);
         assert_snapshot!(format!("transfer_details_focused_{w}x{h}"), t.backend());
     }
 }
@@ -352,11 +314,11 @@ fn snapshot_reassignment_with_link() {
         let mut pane = UpdatePane::new();
         open_fetched(&mut pane, &mut sh, &unassign(), None);
         assert_eq!(pane.reassignment_link(), Some(R2));
-        let t = draw(&mut pane, &sh, w, h, true);
+        let t = draw(&mut pane, &sh, w, h);
         assert_snapshot!(format!("unassign_{w}x{h}"), t.backend());
         open_fetched(&mut pane, &mut sh, &assign(), None);
         assert_eq!(pane.reassignment_link(), Some(R1));
-        let t = draw(&mut pane, &sh, w, h, true);
+        let t = draw(&mut pane, &sh, w, h);
         assert_snapshot!(format!("assign_{w}x{h}"), t.backend());
     }
 }
@@ -366,16 +328,16 @@ fn snapshot_empty_loading_and_error() {
     for (w, h) in [(80, 24), (120, 40)] {
         let mut sh = shared();
         let mut pane = UpdatePane::new();
-        let t = draw(&mut pane, &sh, w, h, true);
-        let s = text(t.backend().buffer());
+        let t = draw(&mut pane, &sh, w, h);
+        let s = screen_text(&t);
         assert!(s.contains("No update open."), "{s}");
         assert!(s.contains(":event <update id>"), "{s}");
         assert_snapshot!(format!("no_update_{w}x{h}"), t.backend());
 
         let mut out = Out::default();
         pane.open(T, None, &mut sh, &mut out);
-        let t = draw(&mut pane, &sh, w, h, true);
-        assert!(text(t.backend().buffer()).contains("loading 1220c7d293ea2327…"));
+        let t = draw(&mut pane, &sh, w, h);
+        assert!(screen_text(&t).contains("loading 1220c7d293ea2327…"));
         assert_snapshot!(format!("loading_{w}x{h}"), t.backend());
 
         let id = fetches(&out)[0].0;
@@ -392,8 +354,8 @@ fn snapshot_empty_loading_and_error() {
             &mut sh,
             &mut out,
         );
-        let t = draw(&mut pane, &sh, w, h, true);
-        let s = text(t.backend().buffer());
+        let t = draw(&mut pane, &sh, w, h);
+        let s = screen_text(&t);
         assert!(s.contains("could not load update"), "{s}");
         assert!(s.contains("press r to retry"), "{s}");
         assert_snapshot!(format!("error_{w}x{h}"), t.backend());
@@ -410,8 +372,8 @@ fn snapshot_lifecycle_list() {
         assert_eq!(pane.selected_event_id(), Some(ev(1).as_str()));
         cmd(&mut pane, &mut sh, Command::FollowContract);
         assert!(pane.lifecycle_open());
-        let t = draw(&mut pane, &sh, w, h, true);
-        let s = text(t.backend().buffer());
+        let t = draw(&mut pane, &sh, w, h);
+        let s = screen_text(&t);
         assert!(s.contains("jump to creation"), "{s}");
         assert_snapshot!(format!("lifecycle_{w}x{h}"), t.backend());
     }
@@ -577,8 +539,8 @@ fn contract_created_before_the_loaded_history() {
     cmd(&mut pane, &mut sh, Command::FollowContract);
     assert!(pane.lifecycle_open());
     assert_eq!(pane.lifecycle_update_ids(), vec![T]);
-    let t = draw(&mut pane, &sh, 120, 40, true);
-    let s = text(t.backend().buffer());
+    let t = draw(&mut pane, &sh, 120, 40);
+    let s = screen_text(&t);
     assert!(s.contains("created before the loaded history"), "{s}");
     assert!(!s.contains("jump to creation"), "{s}");
 }
@@ -590,8 +552,8 @@ fn reassignment_link_opens_the_other_half_and_appears_when_loaded() {
     let mut pane = UpdatePane::new();
     open_fetched(&mut pane, &mut sh, &unassign(), None);
     assert_eq!(pane.reassignment_link(), None);
-    let t = draw(&mut pane, &sh, 80, 24, true);
-    assert!(text(t.backend().buffer()).contains("the matching assign is not in the loaded"));
+    let t = draw(&mut pane, &sh, 80, 24);
+    assert!(screen_text(&t).contains("the matching assign is not in the loaded"));
     let mut out = Out::default();
     assert!(!pane.on_tick(&mut sh, &mut out), "nothing new");
     // The assign arrives in the history.
@@ -619,8 +581,8 @@ fn save_prompts_then_writes_the_pretty_body() {
     assert!(pane.save_prompt_open());
     assert!(pane.wants_raw_keys());
     assert_eq!(pane.key_context(), KeyContext::TextInput);
-    let t = draw(&mut pane, &sh, 120, 40, true);
-    assert!(text(t.backend().buffer()).contains(&format!("save to: ./{T}.json")));
+    let t = draw(&mut pane, &sh, 120, 40);
+    assert!(screen_text(&t).contains(&format!("save to: ./{T}.json")));
     let mut out = Out::default();
     pane.on_key(
         &KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
@@ -752,7 +714,7 @@ fn hostile_strings_leave_no_control_characters_on_screen() {
     open_fetched(&mut pane, &mut sh, &update, None);
     let check = |pane: &mut UpdatePane, sh: &Shared, what: &str| {
         for (w, h) in [(80, 24), (120, 40), (30, 8)] {
-            let t = draw(pane, sh, w, h, true);
+            let t = draw(pane, sh, w, h);
             for cell in t.backend().buffer().content() {
                 for c in cell.symbol().chars() {
                     assert!(
@@ -843,8 +805,8 @@ fn tiny_sizes_never_panic() {
 #[test]
 fn record_time_is_formatted_in_the_header() {
     let (mut pane, sh) = transfer_pane();
-    let t = draw(&mut pane, &sh, 120, 40, true);
-    let s = text(t.backend().buffer());
+    let t = draw(&mut pane, &sh, 120, 40);
+    let s = screen_text(&t);
     let us = parse_time_micros("2026-11-22T09:59:30.123456Z").expect("time");
     assert!(s.contains(&sh.format_time(us)), "{s}");
     assert!(s.contains("migration 4"), "{s}");

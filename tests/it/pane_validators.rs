@@ -4,12 +4,12 @@
 //! validation, the 400 and "not served" error shapes, stale replies, sanitised server strings,
 //! warn/err styles of missed rounds and tiny sizes.
 
-use crate::common::assert_snapshot;
-use crate::common::{Harness, Options, buffer_text};
+use crate::common::pane::{render, sent};
+use crate::common::{Harness, Options, assert_snapshot, buffer_text, stable_hms};
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
 use cantonscope::app::Action;
-use cantonscope::app::effect::{Effect, Request, RequestId, Response};
+use cantonscope::app::effect::{Effect, Request, Response};
 use cantonscope::config::keymap::Command;
 use cantonscope::model::summary::parse_time_micros;
 use cantonscope::panes::validators::{
@@ -25,15 +25,6 @@ use ratatui::layout::Rect;
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
-
-/// [`common::stable`] plus the header's short clock.
-fn stable(screen: &str) -> String {
-    let s = crate::common::stable(screen);
-    regex::Regex::new(r"\b\d{2}:\d{2}:\d{2}\b")
-        .expect("regex")
-        .replace_all(&s, "<hh:mm:ss>")
-        .into_owned()
-}
 
 fn faucet_requests(h: &Harness) -> usize {
     h.requests.iter().filter(|r| r.contains("faucet")).count()
@@ -93,7 +84,7 @@ fn empty_state_then_the_form_prefilled_with_history_validators() {
         screen.contains("No validators queried yet. Press i (edit)"),
         "{screen}"
     );
-    assert_snapshot!("validators_empty_80x24", stable(&screen));
+    assert_snapshot!("validators_empty_80x24", stable_hms(&screen));
     assert_eq!(h.app.validators.badge(&h.app.sh), None);
     assert_eq!(h.app.validators.hints(), vec![Command::Edit]);
 
@@ -122,7 +113,7 @@ fn empty_state_then_the_form_prefilled_with_history_validators() {
         )),
         "{screen}"
     );
-    assert_snapshot!("validators_form_80x24", stable(&screen));
+    assert_snapshot!("validators_form_80x24", stable_hms(&screen));
     // Esc keeps the list; opening again does not pre-fill over what is there.
     h.key(KeyCode::Esc);
     assert!(!h.app.validators.form_open);
@@ -198,10 +189,10 @@ fn one_enter_shows_every_validator_with_liveness() {
         .find(|l| l.contains(worst.validator.split("::").next().expect("name")))
         .expect("worst row");
     assert!(row.contains(&pct) && row.contains('█'), "{row}");
-    assert_snapshot!("validators_all_120x40", stable(&screen));
+    assert_snapshot!("validators_all_120x40", stable_hms(&screen));
     let screen = h.screen(80, 24);
     assert!(screen.contains("Liveness ▲"), "{screen}");
-    assert_snapshot!("validators_all_80x24", stable(&screen));
+    assert_snapshot!("validators_all_80x24", stable_hms(&screen));
 }
 
 #[test]
@@ -372,7 +363,7 @@ fn an_empty_list_is_refused_before_sending_and_the_scan_400_is_shown_plainly() {
         screen.contains("enter at least one validator party id"),
         "{screen}"
     );
-    assert_snapshot!("validators_form_invalid_80x24", stable(&screen));
+    assert_snapshot!("validators_form_invalid_80x24", stable_hms(&screen));
 
     // What the demo answers to an empty list (a request that bypasses the form).
     h.type_text("zeph");
@@ -453,16 +444,6 @@ fn shared() -> Shared {
     )
 }
 
-fn sent(out: &Out) -> RequestId {
-    out.effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Fetch { id, .. } => Some(*id),
-            _ => None,
-        })
-        .expect("a fetch")
-}
-
 fn faucets(rows: &[(&str, i64, i64, i64, i64)]) -> Result<Response, ApiError> {
     Ok(Response::ValidatorFaucets(Box::new(ValidatorFaucets {
         validators_received_faucets: rows
@@ -478,12 +459,6 @@ fn faucets(rows: &[(&str, i64, i64, i64, i64)]) -> Result<Response, ApiError> {
             .collect(),
         ..ValidatorFaucets::default()
     })))
-}
-
-fn draw(p: &ValidatorsPane, sh: &Shared, w: u16, hgt: u16) -> Buffer {
-    let mut buf = Buffer::empty(Rect::new(0, 0, w, hgt));
-    p.render(buf.area, &mut buf, sh, &Theme::default(), true);
-    buf
 }
 
 #[test]
@@ -521,7 +496,7 @@ fn canned_answer_layout_and_sanitised_server_strings() {
     );
     // The selection is drawn over a row's styles: select the last row.
     p.on_command(Command::Bottom, &mut sh, &mut Out::default());
-    let buf = draw(&p, &sh, 100, 10);
+    let buf = render(&p, &sh, 100, 10);
     for cell in buf.content() {
         assert!(
             !cell.symbol().chars().any(|c| c.is_control()),
@@ -581,7 +556,7 @@ fn canned_answer_layout_and_sanitised_server_strings() {
         &mut Out::default(),
     );
     assert!(p.error.as_ref().is_some_and(|e| !e.contains('\u{1b}')));
-    let buf = draw(&p, &sh, 80, 24);
+    let buf = render(&p, &sh, 80, 24);
     assert!(
         buf.content()
             .iter()

@@ -2,7 +2,8 @@
 //! and 120x40, the view tree order, following the open update, copying, hostile text and tiny
 //! sizes.
 
-use crate::common::assert_snapshot;
+use crate::common::pane::draw;
+use crate::common::{assert_snapshot, screen_text};
 use std::sync::Arc;
 
 use cantonscope::api::scan::EventHistoryItem;
@@ -138,28 +139,6 @@ fn open(pane: &mut VerdictPane, sh: &mut Shared, id: &str, body: Option<serde_js
     }
     sh.current_update = Some(id.to_string());
     pane.sync(sh);
-}
-
-fn draw(pane: &mut VerdictPane, sh: &Shared, w: u16, h: u16) -> Terminal<TestBackend> {
-    pane.set_area(Rect::new(0, 0, w, h));
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    let theme = Theme::default();
-    terminal
-        .draw(|f| pane.render(f.area(), f.buffer_mut(), sh, &theme, true))
-        .expect("draw");
-    terminal
-}
-
-fn screen_text(t: &Terminal<TestBackend>) -> String {
-    let buf = t.backend().buffer();
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
 }
 
 #[test]
