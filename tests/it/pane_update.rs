@@ -4,7 +4,7 @@
 //! payloads).
 
 use crate::common::pane::{draw, fetches};
-use crate::common::{assert_snapshot, screen_text};
+use crate::common::{assert_snapshot, fixture, screen_text};
 use std::sync::Arc;
 
 use cantonscope::api::ApiError;
@@ -22,15 +22,6 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use serde_json::{Value, json};
 
-const SYNC: &str =
-    "global-domain::1220b1431ef217342db44d516bb9befde802be7d8899637d290895fa58880f19";
-const DSO: &str = "DSO::1220b1431ef217342db44d516bb9befde802be7d8899637d290895fa58880f19";
-const ALICE: &str = "alice::12209b21d512c6a7e2f5d215266fe6568cb732caaef7ff04e308f990a652340d";
-const BOB: &str = "bob::1220ad98f22db71c629deb36391bbb555618b6c0a2bc43bb6e33c8e27d5f75c5c2";
-const AMULET: &str =
-    "3ca1343ab26b453d38c8adb70dca5f1ead8440c42b59b68f070786955cbf9ec1:Splice.Amulet:Amulet";
-const RULES: &str = "3ca1343ab26b453d38c8adb70dca5f1ead8440c42b59b68f070786955cbf9ec1:Splice.AmuletRules:AmuletRules";
-
 /// The transfer under test.
 const T: &str = "1220c7d293ea23275dcc7bfef9d47fa10e76477d26c93db4074ee5dff5e2cd8a5680";
 /// An earlier update creating the input amulet.
@@ -41,179 +32,31 @@ const B: &str = "1220b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b
 const R1: &str = "1220d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1";
 const R2: &str = "1220d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2";
 
-const C_RULES: &str = "00f1f1f1f1f1f1f1f1ca101220aa";
 const C_IN: &str = "00a1a1a1a1a1a1a1a1ca101220bb";
-const C_OUT: &str = "00b2b2b2b2b2b2b2b2ca101220cc";
-const C_CHANGE: &str = "00c3c3c3c3c3c3c3c3ca101220dd";
-const C_MOVED: &str = "00d4d4d4d4d4d4d4d4ca101220ee";
 
 /// 2026-11-22 10:00:00 UTC.
 const NOW: i64 = 1_795_341_600_000_000;
 
-fn created(u: &str, n: u32, cid: &str, template: &str, args: Value) -> (String, Value) {
-    let id = format!("{u}:{n}");
-    (
-        id.clone(),
-        json!({
-            "event_type": "created_event",
-            "event_id": id,
-            "contract_id": cid,
-            "template_id": template,
-            "package_name": "splice-amulet",
-            "create_arguments": args,
-            "created_at": "2026-11-22T09:58:00.000000Z",
-            "signatories": [DSO, ALICE],
-            "observers": [],
-        }),
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn exercised(
-    u: &str,
-    n: u32,
-    cid: &str,
-    template: &str,
-    choice: &str,
-    consuming: bool,
-    children: &[u32],
-    arg: Value,
-    result: Value,
-) -> (String, Value) {
-    let id = format!("{u}:{n}");
-    (
-        id.clone(),
-        json!({
-            "event_type": "exercised_event",
-            "event_id": id,
-            "contract_id": cid,
-            "template_id": template,
-            "package_name": "splice-amulet",
-            "choice": choice,
-            "choice_argument": arg,
-            "child_event_ids": children.iter().map(|c| format!("{u}:{c}")).collect::<Vec<_>>(),
-            "exercise_result": result,
-            "consuming": consuming,
-            "acting_parties": [ALICE],
-            "interface_id": null,
-        }),
-    )
-}
-
-fn tx(u: &str, record_time: &str, roots: &[u32], events: Vec<(String, Value)>) -> Value {
-    let by_id: serde_json::Map<String, Value> = events.into_iter().collect();
-    json!({
-        "update_id": u,
-        "migration_id": 4,
-        "workflow_id": "",
-        "record_time": record_time,
-        "synchronizer_id": SYNC,
-        "effective_at": record_time,
-        "root_event_ids": roots.iter().map(|r| format!("{u}:{r}")).collect::<Vec<_>>(),
-        "events_by_id": by_id,
-    })
-}
-
-fn amulet_args(owner: &str, amount: &str) -> Value {
-    json!({"dso": DSO, "owner": owner, "amount": {"initialAmount": amount, "createdAt": {"number": "1042"}, "ratePerRound": {"rate": "0.0000190259"}}})
-}
-
 /// The transfer: roots `:0` (with children `:1`, `:2`, `:10`) and `:3`. `events_by_id` key
 /// order is `:0 :1 :10 :2 :3`; tree order is `:0 :1 :2 :10 :3`.
 fn transfer() -> Value {
-    tx(
-        T,
-        "2026-11-22T09:59:30.123456Z",
-        &[0, 3],
-        vec![
-            exercised(
-                T,
-                0,
-                C_RULES,
-                RULES,
-                "AmuletRules_Transfer",
-                false,
-                &[1, 2, 10],
-                json!({"transfer": {"sender": ALICE, "provider": ALICE, "inputs": [{"tag": "InputAmulet", "value": C_IN}], "outputs": [{"receiver": BOB, "amount": "25.0"}]}, "context": {"openMiningRound": "00aa"}}),
-                json!({"round": {"number": "1042"}, "summary": {"inputAmuletAmount": "100.0", "balanceChanges": [[ALICE, {"changeToInitialAmountAsOfRoundZero": "-25.5"}]]}, "createdAmulets": [{"tag": "TransferResultAmulet", "value": C_OUT}], "senderChangeAmulet": C_CHANGE}),
-            ),
-            exercised(
-                T,
-                1,
-                C_IN,
-                AMULET,
-                "Archive",
-                true,
-                &[],
-                json!({}),
-                json!({}),
-            ),
-            created(T, 2, C_OUT, AMULET, amulet_args(BOB, "25.0")),
-            created(T, 10, C_CHANGE, AMULET, amulet_args(ALICE, "74.5")),
-            exercised(
-                T,
-                3,
-                C_OUT,
-                AMULET,
-                "Amulet_Fetch",
-                false,
-                &[],
-                json!({"p": ALICE}),
-                json!("ok"),
-            ),
-        ],
-    )
+    fixture("scan_update_transfer.json")
 }
 
 fn earlier() -> Value {
-    tx(
-        A,
-        "2026-11-22T09:50:00.000000Z",
-        &[0],
-        vec![created(A, 0, C_IN, AMULET, amulet_args(ALICE, "100.0"))],
-    )
+    fixture("scan_update_transfer_input.json")
 }
 
 fn later() -> Value {
-    tx(
-        B,
-        "2026-11-22T09:59:50.000000Z",
-        &[0],
-        vec![exercised(
-            B,
-            0,
-            C_OUT,
-            AMULET,
-            "Amulet_Lock",
-            false,
-            &[],
-            json!({}),
-            json!({}),
-        )],
-    )
+    fixture("scan_update_transfer_output_locked.json")
 }
 
 fn unassign() -> Value {
-    json!({
-        "update_id": R1, "offset": "000000000000000123", "record_time": "2026-11-22T09:59:40.000000Z",
-        "event": {
-            "submitter": ALICE, "source_synchronizer": SYNC,
-            "target_synchronizer": "other-domain::1220ffff", "migration_id": 4,
-            "unassign_id": "unassign-0042", "reassignment_counter": 3, "contract_id": C_MOVED,
-        }
-    })
+    fixture("scan_update_unassign.json")
 }
 
 fn assign() -> Value {
-    let (_, created) = created(R2, 0, C_MOVED, AMULET, amulet_args(ALICE, "5.0"));
-    json!({
-        "update_id": R2, "offset": "000000000000000124", "record_time": "2026-11-22T09:59:45.000000Z",
-        "event": {
-            "submitter": ALICE, "source_synchronizer": SYNC,
-            "target_synchronizer": "other-domain::1220ffff", "migration_id": 4,
-            "unassign_id": "unassign-0042", "reassignment_counter": 3, "created_event": created,
-        }
-    })
+    fixture("scan_update_assign.json")
 }
 
 fn body(update: &Value) -> Arc<EventHistoryItem> {

@@ -5,13 +5,16 @@
 //!
 //! - [`screen`]: screens as text, masks for volatile parts, [`assert_snapshot!`];
 //! - [`pane`]: one pane driven and drawn on its own, without the app;
-//! - [`http`]: plain HTTP against a fresh demo network.
+//! - [`http`]: plain HTTP against a fresh demo network;
+//! - [`fixtures`]: API payloads several tests share, from `tests/fixtures/`.
 #![allow(dead_code)]
 
+pub mod fixtures;
 pub mod http;
 pub mod pane;
 pub mod screen;
 
+pub use fixtures::{fixture, fixture_text};
 pub(crate) use screen::assert_snapshot;
 pub use screen::{buffer_text, screen_text, stable, stable_hms, untrimmed_text};
 
