@@ -2,8 +2,9 @@
 //! explorer at 80x24 and 120x40, on the demo network (seed 42). Volatile parts (clock, ports,
 //! latencies, ages) are masked by `common::stable`.
 
-use crate::common::{Harness, assert_snapshot, stable};
 use crossterm::event::KeyCode;
+
+use crate::common::{Harness, assert_snapshot, stable};
 
 fn shots(h: &mut Harness, name: &str) {
     for (w, hgt) in [(80, 24), (120, 40)] {

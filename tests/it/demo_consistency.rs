@@ -1,12 +1,13 @@
 //! The demo network is one consistent ledger: what the endpoints report can be recomputed from the
 //! update history the way a client would, and the ledger API view matches the scan view.
 
-use crate::common::http::{dec, demo, get, post, urlencode};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use cantonscope::demo::DemoHandle;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+
+use crate::common::http::{dec, demo, get, post, urlencode};
 
 fn time(s: &str) -> chrono::DateTime<chrono::FixedOffset> {
     chrono::DateTime::parse_from_rfc3339(s).expect("a valid timestamp")

@@ -1,10 +1,11 @@
 //! The demo network over real HTTP: every endpoint answers in the real wire shapes, and every
 //! validation rule gives the status code and error body the real servers give.
 
-use crate::common::http::{dec, demo, get, post, urlencode};
 use cantonscope::demo::{DemoConfig, DemoHandle, generate, make_token, start};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+
+use crate::common::http::{dec, demo, get, post, urlencode};
 
 async fn demo_with(scans: usize) -> DemoHandle {
     start(DemoConfig {

@@ -4,7 +4,6 @@
 //! neutralising, JSON Lines escaping, chunked progress with a frozen snapshot, cancelling, path
 //! errors, and snapshots of the dialog at 80x24 and 120x40.
 
-use crate::common::{Harness, Options, assert_snapshot, buffer_text, pane, stable, toast};
 use std::path::Path;
 
 use cantonscope::api::scan::UpdatesPage;
@@ -23,6 +22,8 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use serde_json::{Map, Value, json};
+
+use crate::common::{Harness, Options, assert_snapshot, buffer_text, pane, stable, toast};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

@@ -3,7 +3,6 @@
 //! pausing and resuming, loading earlier updates, the filter, opening and copying, errors and
 //! retries, lazy loading from ledger begin, `:time`).
 
-use crate::common::{assert_snapshot, pane, untrimmed_text};
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{UpdatesPage, UpdatesRequest};
 use cantonscope::app::effect::{Effect, Request, RequestId, Response, UpdatesPurpose};
@@ -18,6 +17,8 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use serde_json::{Map, Value, json};
+
+use crate::common::{assert_snapshot, pane, untrimmed_text};
 
 // ---------------------------------------------------------------------------------------------
 // Canned data

@@ -5,8 +5,6 @@
 //! snapshot, 404 route not served by an old scan), stale replies, sanitised server strings and
 //! tiny sizes.
 
-use crate::common::pane::{render, sent};
-use crate::common::{Harness, Options, assert_snapshot, buffer_text, stable_hms};
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{HoldingsSummary, HoldingsSummaryResponse};
 use cantonscope::app::effect::{Effect, Request, Response};
@@ -22,6 +20,9 @@ use cantonscope::ui::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+
+use crate::common::pane::{render, sent};
+use crate::common::{Harness, Options, assert_snapshot, buffer_text, stable_hms};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

@@ -6,8 +6,6 @@
 //! `/v2/updates/trees`, the `--read-only` flag and config key, sanitization of server strings
 //! and drawing at tiny sizes.
 
-use crate::common::pane::render;
-use crate::common::{Harness, Options, assert_snapshot, buffer_text};
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -21,6 +19,9 @@ use cantonscope::panes::{AppContext, Out, Pane, Shared};
 use crossterm::event::{KeyCode, KeyModifiers};
 use ratatui::buffer::Buffer;
 use serde_json::json;
+
+use crate::common::pane::render;
+use crate::common::{Harness, Options, assert_snapshot, buffer_text};
 
 fn demo_ledger() -> &'static Ledger {
     static L: OnceLock<Ledger> = OnceLock::new();

@@ -2,7 +2,6 @@
 //! transactions (query, sizes, save to a file, copy), party hosting, previous reward weight, the
 //! `:hash` lookup across several scans, error shapes, hostile server text and tiny sizes.
 
-use crate::common::{Harness, Options, assert_snapshot, clear_input, count, stable, toast};
 use base64::Engine;
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::BftSequencers;
@@ -15,6 +14,8 @@ use cantonscope::ui::theme::Theme;
 use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+
+use crate::common::{Harness, Options, assert_snapshot, clear_input, count, stable, toast};
 
 fn network() -> Harness {
     let mut h = Harness::start();

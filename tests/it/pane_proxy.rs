@@ -2,7 +2,6 @@
 //! first show, the JSON payload, coupon details, transfer command status by sender and nonce,
 //! error shapes (404, no validator URL, unreachable proxy), hostile server text, tiny sizes.
 
-use crate::common::{Harness, Options, assert_snapshot, clear_input, count, stable, toast};
 use cantonscope::api::validator::TransferCommandStatusResponse;
 use cantonscope::app::effect::{Effect, Request, Response};
 use cantonscope::config::keymap::{Command, KeyContext};
@@ -13,6 +12,8 @@ use cantonscope::ui::theme::Theme;
 use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+
+use crate::common::{Harness, Options, assert_snapshot, clear_input, count, stable, toast};
 
 fn proxy() -> Harness {
     let mut h = Harness::start();

@@ -4,8 +4,6 @@
 //! latency and ledger-rate sparklines, the incremental update-rate statistics and the uptime
 //! parser.
 
-use crate::common::pane::{draw, fetches};
-use crate::common::{assert_snapshot, screen_text};
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{NodeStatus, UpdateItem};
 use cantonscope::app::effect::{Effect, Request, RequestId, Response};
@@ -22,6 +20,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use serde_json::json;
+
+use crate::common::pane::{draw, fetches};
+use crate::common::{assert_snapshot, screen_text};
 
 const SEC: i64 = 1_000_000;
 const MIN: i64 = 60 * SEC;

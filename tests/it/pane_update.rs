@@ -3,8 +3,6 @@
 //! expand/collapse, parent, follow a contract, reassignment links, save, stale replies, hostile
 //! payloads).
 
-use crate::common::pane::{draw, fetches};
-use crate::common::{assert_snapshot, fixture, screen_text};
 use std::sync::Arc;
 
 use cantonscope::api::ApiError;
@@ -21,6 +19,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use serde_json::{Value, json};
+
+use crate::common::pane::{draw, fetches};
+use crate::common::{assert_snapshot, fixture, screen_text};
 
 /// The transfer under test.
 const T: &str = "1220c7d293ea23275dcc7bfef9d47fa10e76477d26c93db4074ee5dff5e2cd8a5680";

@@ -4,8 +4,6 @@
 //! validation, the 400 and "not served" error shapes, stale replies, sanitised server strings,
 //! warn/err styles of missed rounds and tiny sizes.
 
-use crate::common::pane::{render, sent};
-use crate::common::{Harness, Options, assert_snapshot, buffer_text, stable_hms};
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
 use cantonscope::app::Action;
@@ -21,6 +19,9 @@ use cantonscope::ui::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+
+use crate::common::pane::{render, sent};
+use crate::common::{Harness, Options, assert_snapshot, buffer_text, stable_hms};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

@@ -2,8 +2,6 @@
 //! and 120x40, the view tree order, following the open update, copying, hostile text and tiny
 //! sizes.
 
-use crate::common::pane::draw;
-use crate::common::{assert_snapshot, fixture_text, screen_text};
 use std::sync::Arc;
 
 use cantonscope::api::scan::EventHistoryItem;
@@ -18,6 +16,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use serde_json::json;
+
+use crate::common::pane::draw;
+use crate::common::{assert_snapshot, fixture_text, screen_text};
 
 const UPDATE: &str = "1220c7d293ea23275dcc7bfef9d47fa10e76477d26c93db4074ee5dff5e2cd8a5680";
 const ALICE: &str = "alice::1220aaaa1111222233334444555566667777888899990000aaaabbbbccccdddd";

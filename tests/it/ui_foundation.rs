@@ -3,7 +3,6 @@
 //! file; widgets draw as the snapshots show, only their visible rows, and never panic at tiny
 //! sizes.
 
-use crate::common::assert_snapshot;
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::path::Path;
@@ -30,6 +29,8 @@ use cantonscope::ui::status::{StatusLine, ToastLevel};
 use cantonscope::ui::text_input::TextInput;
 use cantonscope::ui::theme::{Theme, ThemeError, resolve_theme_name};
 use cantonscope::ui::tree::{NodeId, TreeSource, TreeState};
+
+use crate::common::assert_snapshot;
 
 // ---------------------------------------------------------------------------------------------
 // Sanitizer
