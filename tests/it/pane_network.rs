@@ -2,10 +2,6 @@
 //! transactions (query, sizes, save to a file, copy), party hosting, previous reward weight, the
 //! `:hash` lookup across several scans, error shapes, hostile server text and tiny sizes.
 
-#![allow(clippy::unwrap_used)]
-
-mod common;
-
 use base64::Engine;
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::BftSequencers;
@@ -15,10 +11,11 @@ use cantonscope::panes::network::{NetSection, NetworkPane};
 use cantonscope::panes::{AppContext, Level, Out, Pane, PaneId, Shared};
 use cantonscope::runtime::fetch::execute;
 use cantonscope::ui::theme::Theme;
-use common::{Harness, Options, stable};
 use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+
+use crate::common::{Harness, Options, assert_snapshot, clear_input, count, stable, toast};
 
 fn network() -> Harness {
     let mut h = Harness::start();
@@ -26,27 +23,8 @@ fn network() -> Harness {
     h
 }
 
-fn toast(h: &Harness) -> String {
-    h.app
-        .toast
-        .as_ref()
-        .map(|t| t.text.clone())
-        .unwrap_or_default()
-}
-
 fn toast_level(h: &Harness) -> Option<Level> {
     h.app.toast.as_ref().map(|t| t.level)
-}
-
-fn count(h: &Harness, what: &str) -> usize {
-    h.requests.iter().filter(|r| r.contains(what)).count()
-}
-
-/// Deletes the whole text of an open input (one Backspace per character is what a user does).
-fn clear_input(h: &mut Harness) {
-    for _ in 0..200 {
-        h.key(KeyCode::Backspace);
-    }
 }
 
 fn section(h: &mut Harness, s: NetSection) {
@@ -118,13 +96,13 @@ fn sections_switch_both_ways_and_the_tab_row_names_them() {
 #[test]
 fn snapshot_sequencers_80x24() {
     let mut h = network();
-    insta::assert_snapshot!(stable(&h.screen(80, 24)));
+    assert_snapshot!("snapshot_sequencers_80x24", stable(&h.screen(80, 24)));
 }
 
 #[test]
 fn snapshot_sequencers_120x40() {
     let mut h = network();
-    insta::assert_snapshot!(stable(&h.screen(120, 40)));
+    assert_snapshot!("snapshot_sequencers_120x40", stable(&h.screen(120, 40)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -279,14 +257,17 @@ fn bootstrapping_unknown_prefix_is_explained() {
 #[test]
 fn snapshot_bootstrapping_80x24() {
     let mut h = bootstrapping_loaded();
-    insta::assert_snapshot!(stable(&h.screen(80, 24)));
+    assert_snapshot!("snapshot_bootstrapping_80x24", stable(&h.screen(80, 24)));
 }
 
 #[test]
 fn snapshot_bootstrapping_save_dialog_120x40() {
     let mut h = bootstrapping_loaded();
     h.cmd(Command::Save);
-    insta::assert_snapshot!(stable(&h.screen(120, 40)));
+    assert_snapshot!(
+        "snapshot_bootstrapping_save_dialog_120x40",
+        stable(&h.screen(120, 40))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -361,7 +342,10 @@ fn snapshot_party_hosting_form_80x24() {
     section(&mut h, NetSection::Participants);
     h.cmd(Command::Edit);
     h.type_text("DSO");
-    insta::assert_snapshot!(stable(&h.screen(80, 24)));
+    assert_snapshot!(
+        "snapshot_party_hosting_form_80x24",
+        stable(&h.screen(80, 24))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -418,7 +402,10 @@ fn snapshot_reward_weight_absent_80x24() {
     h.cmd(Command::Edit);
     h.type_text("nobody::1220ab");
     h.key(KeyCode::Enter);
-    insta::assert_snapshot!(stable(&h.screen(80, 24)));
+    assert_snapshot!(
+        "snapshot_reward_weight_absent_80x24",
+        stable(&h.screen(80, 24))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,15 +2,14 @@
 //! explorer at 80x24 and 120x40, on the demo network (seed 42). Volatile parts (clock, ports,
 //! latencies, ages) are masked by `common::stable`.
 
-mod common;
-
-use common::{Harness, stable};
 use crossterm::event::KeyCode;
+
+use crate::common::{Harness, assert_snapshot, stable};
 
 fn shots(h: &mut Harness, name: &str) {
     for (w, hgt) in [(80, 24), (120, 40)] {
         let screen = stable(&h.screen(w, hgt));
-        insta::assert_snapshot!(format!("{name}_{w}x{hgt}"), screen);
+        assert_snapshot!(format!("{name}_{w}x{hgt}"), screen);
     }
 }
 
@@ -56,7 +55,8 @@ fn overlays() {
 }
 
 /// Writes the README's text captures (`assets/screens/*.txt`, 120x40, real times) from the real
-/// explorer on the demo network. Run: `cargo test --test app_snapshots -- --ignored`.
+/// explorer on the demo network. Run:
+/// `cargo test --test it app_snapshots::write_readme_screens -- --ignored`.
 #[test]
 #[ignore = "writes assets/screens; run with --ignored to refresh the README captures"]
 fn write_readme_screens() {

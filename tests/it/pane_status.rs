@@ -21,6 +21,9 @@ use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use serde_json::json;
 
+use crate::common::pane::{draw, fetches};
+use crate::common::{assert_snapshot, screen_text};
+
 const SEC: i64 = 1_000_000;
 const MIN: i64 = 60 * SEC;
 
@@ -57,17 +60,6 @@ fn connect_error() -> ApiError {
         endpoint: "scan GET /status",
         detail: "connection refused (os error 111)".into(),
     }
-}
-
-/// The fetches in `out`, as (id, request).
-fn fetches(out: &Out) -> Vec<(RequestId, Request)> {
-    out.effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Fetch { id, request } => Some((*id, request.clone())),
-            _ => None,
-        })
-        .collect()
 }
 
 fn fetch_for(out: &Out, req: &Request) -> Option<RequestId> {
@@ -133,28 +125,6 @@ fn updates(prefix: &str, from: i64, to: i64, n: usize) -> Vec<UpdateItem> {
             tx(&format!("{prefix}{i:05}"), 3, t)
         })
         .collect()
-}
-
-fn draw(pane: &mut StatusPane, sh: &Shared, w: u16, h: u16) -> Terminal<TestBackend> {
-    pane.set_area(Rect::new(0, 0, w, h));
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    let theme = Theme::default();
-    terminal
-        .draw(|f| pane.render(f.area(), f.buffer_mut(), sh, &theme, true))
-        .expect("draw");
-    terminal
-}
-
-fn screen_text(t: &Terminal<TestBackend>) -> String {
-    let buf = t.backend().buffer();
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
 }
 
 /// A dashboard with history loaded and every node answered a few times (latencies vary).
@@ -234,15 +204,15 @@ fn healthy_dashboard_snapshots() {
     assert!(text.contains("OK  success · active"), "{text}");
     assert!(text.contains("up 3d 13h 26m"), "{text}");
     assert!(text.contains("latency 13 ms"), "{text}");
-    insta::assert_snapshot!("status_healthy_80x24", t.backend());
+    assert_snapshot!("status_healthy_80x24", t.backend());
     let t = draw(&mut pane, &sh, 120, 40);
     let text = screen_text(&t);
     assert!(text.contains("ledger end 100,333"), "{text}");
     assert!(text.contains("rate 18.5 offsets/s"), "{text}");
     assert!(text.contains("reachable"), "{text}");
-    insta::assert_snapshot!("status_healthy_120x40", t.backend());
+    assert_snapshot!("status_healthy_120x40", t.backend());
     let t = draw(&mut pane, &sh, 200, 60);
-    insta::assert_snapshot!("status_healthy_200x60", t.backend());
+    assert_snapshot!("status_healthy_200x60", t.backend());
 }
 
 #[test]
@@ -308,9 +278,9 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
     );
     assert_eq!(MAX_BACKOFF_MS, 30_000);
     let t = draw(&mut pane, &sh, 80, 24);
-    insta::assert_snapshot!("status_failing_80x24", t.backend());
+    assert_snapshot!("status_failing_80x24", t.backend());
     let failing = draw(&mut pane, &sh, 120, 40);
-    insta::assert_snapshot!("status_failing_120x40", failing.backend());
+    assert_snapshot!("status_failing_120x40", failing.backend());
 
     // It comes back: the card recovers, the back-off resets.
     now = pane.node(NodeKind::Scan(1)).expect("node").next_due();
@@ -343,9 +313,9 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
     let t = draw(&mut pane, &sh, 120, 40);
     let text = screen_text(&t);
     assert!(text.contains("recovered · last error 35s ago"), "{text}");
-    insta::assert_snapshot!("status_recovering_120x40", t.backend());
+    assert_snapshot!("status_recovering_120x40", t.backend());
     let t = draw(&mut pane, &sh, 80, 24);
-    insta::assert_snapshot!("status_recovering_80x24", t.backend());
+    assert_snapshot!("status_recovering_80x24", t.backend());
 }
 
 #[test]

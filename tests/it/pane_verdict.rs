@@ -17,109 +17,35 @@ use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use serde_json::json;
 
+use crate::common::pane::draw;
+use crate::common::{assert_snapshot, fixture_text, screen_text};
+
 const UPDATE: &str = "1220c7d293ea23275dcc7bfef9d47fa10e76477d26c93db4074ee5dff5e2cd8a5680";
 const ALICE: &str = "alice::1220aaaa1111222233334444555566667777888899990000aaaabbbbccccdddd";
 const BOB: &str = "bob::1220bbbb1111222233334444555566667777888899990000aaaabbbbccccdddd";
 const DSO: &str = "DSO::1220d5d5111122223333444455556666777788889999000011112222333344445";
-const PARTICIPANT: &str =
-    "PAR::alice-node::1220eeee1111222233334444555566667777888899990000aaaabbbbcccc";
-const DOMAIN: &str = "global-domain::1220b1431ef217342db44d516bb9befde802be7d8899637d29";
 
 fn now() -> i64 {
     parse_time_micros("2026-01-01T10:05:00Z").expect("time")
 }
 
-fn update_json(id: &str) -> serde_json::Value {
-    json!({
-        "update_id": id,
-        "migration_id": 3,
-        "workflow_id": "",
-        "record_time": "2026-01-01T10:00:00.123456Z",
-        "synchronizer_id": DOMAIN,
-        "effective_at": "2026-01-01T10:00:00.100000Z",
-        "root_event_ids": [format!("{id}:0")],
-        "events_by_id": {
-            format!("{id}:0"): {
-                "event_type": "created_event",
-                "event_id": format!("{id}:0"),
-                "contract_id": "00aa",
-                "template_id": "pkg:Splice.Amulet:Amulet",
-                "package_name": "splice-amulet",
-                "create_arguments": {},
-                "created_at": "2026-01-01T10:00:00.100000Z",
-                "signatories": [ALICE],
-                "observers": []
-            }
-        }
-    })
+/// An event history item from `tests/fixtures/<name>`, its update ([`UPDATE`] there) under `id`.
+fn event_body(name: &str, id: &str) -> serde_json::Value {
+    serde_json::from_str(&fixture_text(name).replace(UPDATE, id)).expect("fixture parses")
 }
 
 /// Views listed out of tree order: the tree must follow root_views [0, 3] and view 0's
 /// sub_views [2, 1], giving 0, 2, 1, 3.
 fn accepted_body(id: &str) -> serde_json::Value {
-    json!({
-        "update": update_json(id),
-        "verdict": {
-            "update_id": id,
-            "migration_id": 3,
-            "domain_id": DOMAIN,
-            "record_time": "2026-01-01T10:00:00.123456Z",
-            "finalization_time": "2026-01-01T10:00:00.535456Z",
-            "submitting_parties": [ALICE],
-            "submitting_participant_uid": PARTICIPANT,
-            "verdict_result": "VERDICT_RESULT_ACCEPTED",
-            "mediator_group": 0,
-            "transaction_views": {
-                "views": [
-                    {"view_id": 3, "informees": [DSO], "confirming_parties": [{"parties": [DSO], "threshold": 1}], "sub_views": [], "view_hash": "3333aaaa"},
-                    {"view_id": 1, "informees": [ALICE], "confirming_parties": [{"parties": [ALICE], "threshold": 1}], "sub_views": [], "view_hash": "1111aaaa"},
-                    {"view_id": 0, "informees": [ALICE, BOB, DSO], "confirming_parties": [{"parties": [ALICE, BOB], "threshold": 1}, {"parties": [DSO], "threshold": 1}], "sub_views": [2, 1], "view_hash": "0000aaaa"},
-                    {"view_id": 2, "informees": [BOB], "confirming_parties": [], "sub_views": [], "view_hash": ""}
-                ],
-                "root_views": [0, 3]
-            }
-        },
-        "traffic_summary": {
-            "total_traffic_cost": 12345,
-            "envelope_traffic_summaries": [
-                {"traffic_cost": 9000, "view_ids": [0, 1, 2]},
-                {"traffic_cost": 3345, "view_ids": [3]}
-            ]
-        },
-        "app_activity_records": {
-            "round_number": 42,
-            "records": [{"party": ALICE, "weight": 12345}, {"party": BOB, "weight": "678"}]
-        }
-    })
+    event_body("scan_event_accepted.json", id)
 }
 
 fn rejected_body(id: &str) -> serde_json::Value {
-    json!({
-        "update": update_json(id),
-        "verdict": {
-            "update_id": id,
-            "migration_id": 3,
-            "domain_id": DOMAIN,
-            "record_time": "2026-01-01T10:00:00.123456Z",
-            "finalization_time": "2026-01-01T10:00:03.323456Z",
-            "submitting_parties": [BOB],
-            "submitting_participant_uid": PARTICIPANT,
-            "verdict_result": "VERDICT_RESULT_REJECTED",
-            "mediator_group": 1,
-            "transaction_views": {
-                "views": [
-                    {"view_id": 0, "informees": [BOB, DSO], "confirming_parties": [{"parties": [BOB, DSO], "threshold": 2}], "sub_views": [], "view_hash": "0000bbbb"}
-                ],
-                "root_views": [0]
-            }
-        },
-        "traffic_summary": null,
-        "app_activity_records": null
-    })
+    event_body("scan_event_rejected.json", id)
 }
 
 fn no_verdict_body(id: &str) -> serde_json::Value {
-    json!({"update": update_json(id), "verdict": null})
+    event_body("scan_event_no_verdict.json", id)
 }
 
 fn decode(v: serde_json::Value) -> Arc<EventHistoryItem> {
@@ -139,28 +65,6 @@ fn open(pane: &mut VerdictPane, sh: &mut Shared, id: &str, body: Option<serde_js
     pane.sync(sh);
 }
 
-fn draw(pane: &mut VerdictPane, sh: &Shared, w: u16, h: u16) -> Terminal<TestBackend> {
-    pane.set_area(Rect::new(0, 0, w, h));
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    let theme = Theme::default();
-    terminal
-        .draw(|f| pane.render(f.area(), f.buffer_mut(), sh, &theme, true))
-        .expect("draw");
-    terminal
-}
-
-fn screen_text(t: &Terminal<TestBackend>) -> String {
-    let buf = t.backend().buffer();
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
-}
-
 #[test]
 fn accepted_verdict_snapshots() {
     let mut sh = shared();
@@ -171,9 +75,9 @@ fn accepted_verdict_snapshots() {
     assert!(text.contains("ACCEPTED"));
     assert!(text.contains("gap 412 ms"), "{text}");
     assert!(text.contains("12,345"));
-    insta::assert_snapshot!("verdict_accepted_80x24", t.backend());
+    assert_snapshot!("verdict_accepted_80x24", t.backend());
     let t = draw(&mut pane, &sh, 120, 40);
-    insta::assert_snapshot!("verdict_accepted_120x40", t.backend());
+    assert_snapshot!("verdict_accepted_120x40", t.backend());
 }
 
 #[test]
@@ -190,9 +94,9 @@ fn rejected_verdict_snapshots() {
         "quorum shown as threshold of N: {text}"
     );
     assert!(text.contains("no traffic summary"));
-    insta::assert_snapshot!("verdict_rejected_80x24", t.backend());
+    assert_snapshot!("verdict_rejected_80x24", t.backend());
     let t = draw(&mut pane, &sh, 120, 40);
-    insta::assert_snapshot!("verdict_rejected_120x40", t.backend());
+    assert_snapshot!("verdict_rejected_120x40", t.backend());
     assert_eq!(pane.badge(&sh).as_deref(), Some("rejected"));
 }
 
@@ -203,7 +107,7 @@ fn no_verdict_nothing_open_and_loading() {
     pane.sync(&sh);
     let t = draw(&mut pane, &sh, 80, 24);
     assert!(screen_text(&t).contains("No update open."));
-    insta::assert_snapshot!("verdict_nothing_open_80x24", t.backend());
+    assert_snapshot!("verdict_nothing_open_80x24", t.backend());
 
     open(&mut pane, &mut sh, UPDATE, None);
     assert!(pane.is_loading());
@@ -219,9 +123,9 @@ fn no_verdict_nothing_open_and_loading() {
     let text = screen_text(&t);
     assert!(text.contains("NO VERDICT"));
     assert!(text.contains("returned no verdict"));
-    insta::assert_snapshot!("verdict_none_80x24", t.backend());
+    assert_snapshot!("verdict_none_80x24", t.backend());
     let t = draw(&mut pane, &sh, 120, 40);
-    insta::assert_snapshot!("verdict_none_120x40", t.backend());
+    assert_snapshot!("verdict_none_120x40", t.backend());
 }
 
 #[test]

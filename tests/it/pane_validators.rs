@@ -4,12 +4,10 @@
 //! validation, the 400 and "not served" error shapes, stale replies, sanitised server strings,
 //! warn/err styles of missed rounds and tiny sizes.
 
-mod common;
-
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
 use cantonscope::app::Action;
-use cantonscope::app::effect::{Effect, Request, RequestId, Response};
+use cantonscope::app::effect::{Effect, Request, Response};
 use cantonscope::config::keymap::Command;
 use cantonscope::model::summary::parse_time_micros;
 use cantonscope::panes::validators::{
@@ -18,23 +16,16 @@ use cantonscope::panes::validators::{
 use cantonscope::panes::{AppContext, Out, Pane, Shared};
 use cantonscope::runtime::fetch::execute;
 use cantonscope::ui::theme::Theme;
-use common::{Harness, Options, buffer_text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
+use crate::common::pane::{render, sent};
+use crate::common::{Harness, Options, assert_snapshot, buffer_text, stable_hms};
+
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
-
-/// [`common::stable`] plus the header's short clock.
-fn stable(screen: &str) -> String {
-    let s = common::stable(screen);
-    regex::Regex::new(r"\b\d{2}:\d{2}:\d{2}\b")
-        .expect("regex")
-        .replace_all(&s, "<hh:mm:ss>")
-        .into_owned()
-}
 
 fn faucet_requests(h: &Harness) -> usize {
     h.requests.iter().filter(|r| r.contains("faucet")).count()
@@ -94,7 +85,7 @@ fn empty_state_then_the_form_prefilled_with_history_validators() {
         screen.contains("No validators queried yet. Press i (edit)"),
         "{screen}"
     );
-    insta::assert_snapshot!("validators_empty_80x24", stable(&screen));
+    assert_snapshot!("validators_empty_80x24", stable_hms(&screen));
     assert_eq!(h.app.validators.badge(&h.app.sh), None);
     assert_eq!(h.app.validators.hints(), vec![Command::Edit]);
 
@@ -123,7 +114,7 @@ fn empty_state_then_the_form_prefilled_with_history_validators() {
         )),
         "{screen}"
     );
-    insta::assert_snapshot!("validators_form_80x24", stable(&screen));
+    assert_snapshot!("validators_form_80x24", stable_hms(&screen));
     // Esc keeps the list; opening again does not pre-fill over what is there.
     h.key(KeyCode::Esc);
     assert!(!h.app.validators.form_open);
@@ -199,10 +190,10 @@ fn one_enter_shows_every_validator_with_liveness() {
         .find(|l| l.contains(worst.validator.split("::").next().expect("name")))
         .expect("worst row");
     assert!(row.contains(&pct) && row.contains('█'), "{row}");
-    insta::assert_snapshot!("validators_all_120x40", stable(&screen));
+    assert_snapshot!("validators_all_120x40", stable_hms(&screen));
     let screen = h.screen(80, 24);
     assert!(screen.contains("Liveness ▲"), "{screen}");
-    insta::assert_snapshot!("validators_all_80x24", stable(&screen));
+    assert_snapshot!("validators_all_80x24", stable_hms(&screen));
 }
 
 #[test]
@@ -373,7 +364,7 @@ fn an_empty_list_is_refused_before_sending_and_the_scan_400_is_shown_plainly() {
         screen.contains("enter at least one validator party id"),
         "{screen}"
     );
-    insta::assert_snapshot!("validators_form_invalid_80x24", stable(&screen));
+    assert_snapshot!("validators_form_invalid_80x24", stable_hms(&screen));
 
     // What the demo answers to an empty list (a request that bypasses the form).
     h.type_text("zeph");
@@ -454,16 +445,6 @@ fn shared() -> Shared {
     )
 }
 
-fn sent(out: &Out) -> RequestId {
-    out.effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Fetch { id, .. } => Some(*id),
-            _ => None,
-        })
-        .expect("a fetch")
-}
-
 fn faucets(rows: &[(&str, i64, i64, i64, i64)]) -> Result<Response, ApiError> {
     Ok(Response::ValidatorFaucets(Box::new(ValidatorFaucets {
         validators_received_faucets: rows
@@ -479,12 +460,6 @@ fn faucets(rows: &[(&str, i64, i64, i64, i64)]) -> Result<Response, ApiError> {
             .collect(),
         ..ValidatorFaucets::default()
     })))
-}
-
-fn draw(p: &ValidatorsPane, sh: &Shared, w: u16, hgt: u16) -> Buffer {
-    let mut buf = Buffer::empty(Rect::new(0, 0, w, hgt));
-    p.render(buf.area, &mut buf, sh, &Theme::default(), true);
-    buf
 }
 
 #[test]
@@ -522,7 +497,7 @@ fn canned_answer_layout_and_sanitised_server_strings() {
     );
     // The selection is drawn over a row's styles: select the last row.
     p.on_command(Command::Bottom, &mut sh, &mut Out::default());
-    let buf = draw(&p, &sh, 100, 10);
+    let buf = render(&p, &sh, 100, 10);
     for cell in buf.content() {
         assert!(
             !cell.symbol().chars().any(|c| c.is_control()),
@@ -533,7 +508,7 @@ fn canned_answer_layout_and_sanitised_server_strings() {
     let text = buffer_text(&buf);
     assert!(text.contains("gone::3"), "{text}");
     assert!(text.contains(NOT_ONBOARDED), "{text}");
-    insta::assert_snapshot!("validators_canned_100x10", text);
+    assert_snapshot!("validators_canned_100x10", text);
     // Missed rounds: 95% liveness is a warning, 50% an error, none is plain.
     let theme = Theme::default();
     let find = |needle: &str| -> (u16, u16) {
@@ -582,7 +557,7 @@ fn canned_answer_layout_and_sanitised_server_strings() {
         &mut Out::default(),
     );
     assert!(p.error.as_ref().is_some_and(|e| !e.contains('\u{1b}')));
-    let buf = draw(&p, &sh, 80, 24);
+    let buf = render(&p, &sh, 80, 24);
     assert!(
         buf.content()
             .iter()

@@ -1,15 +1,11 @@
 //! The demo network over real HTTP: every endpoint answers in the real wire shapes, and every
 //! validation rule gives the status code and error body the real servers give.
 
-#![allow(clippy::unwrap_used)]
-
 use cantonscope::demo::{DemoConfig, DemoHandle, generate, make_token, start};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-async fn demo() -> DemoHandle {
-    start(DemoConfig::default()).await.expect("demo starts")
-}
+use crate::common::http::{dec, demo, get, post, urlencode};
 
 async fn demo_with(scans: usize) -> DemoHandle {
     start(DemoConfig {
@@ -22,18 +18,6 @@ async fn demo_with(scans: usize) -> DemoHandle {
 
 fn client() -> reqwest::Client {
     reqwest::Client::new()
-}
-
-async fn get(url: &str) -> (StatusCode, Value) {
-    let r = client().get(url).send().await.expect("request");
-    let s = r.status();
-    (s, r.json().await.unwrap_or(Value::Null))
-}
-
-async fn post(url: &str, body: &Value) -> (StatusCode, Value) {
-    let r = client().post(url).json(body).send().await.expect("request");
-    let s = r.status();
-    (s, r.json().await.unwrap_or(Value::Null))
 }
 
 fn scan(h: &DemoHandle, path: &str) -> String {
@@ -437,23 +421,6 @@ async fn holdings_summary_validates_like_the_real_scan() {
     assert_eq!(b["record_time"], off.as_str());
     assert_eq!(b["summaries"], exact["summaries"]);
     h.shutdown().await;
-}
-
-fn dec(s: &str) -> i128 {
-    let (i, f) = s.split_once('.').unwrap_or((s, ""));
-    let f = format!("{f:0<10}");
-    i.parse::<i128>().unwrap() * 10_000_000_000 + f.parse::<i128>().unwrap()
-}
-
-fn urlencode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 #[tokio::test]

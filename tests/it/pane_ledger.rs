@@ -6,8 +6,6 @@
 //! `/v2/updates/trees`, the `--read-only` flag and config key, sanitization of server strings
 //! and drawing at tiny sizes.
 
-mod common;
-
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -18,12 +16,12 @@ use cantonscope::config::keymap::Command;
 use cantonscope::demo::Ledger;
 use cantonscope::panes::ledger::{LedgerPane, READ_ONLY_TEXT, REMOVED_HINT, Section, TOKEN_HELP};
 use cantonscope::panes::{AppContext, Out, Pane, Shared};
-use cantonscope::ui::theme::Theme;
-use common::{Harness, Options, buffer_text};
 use crossterm::event::{KeyCode, KeyModifiers};
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
 use serde_json::json;
+
+use crate::common::pane::render;
+use crate::common::{Harness, Options, assert_snapshot, buffer_text};
 
 fn demo_ledger() -> &'static Ledger {
     static L: OnceLock<Ledger> = OnceLock::new();
@@ -58,7 +56,7 @@ fn at(opts: Options, section: Section) -> Harness {
 }
 
 fn snap(h: &mut Harness, w: u16, ht: u16) -> String {
-    let s = common::stable(&h.screen(w, ht));
+    let s = crate::common::stable(&h.screen(w, ht));
     // Trace ids of error bodies, and the History badge (how many updates the recent window
     // holds depends on the clock).
     let s = regex::Regex::new(r"\b[0-9a-f]{32}\b")
@@ -175,8 +173,8 @@ fn without_a_token_the_pane_says_what_to_configure_and_sends_nothing() {
     ] {
         assert!(screen.contains(needle), "{needle}\n{screen}");
     }
-    insta::assert_snapshot!("no_token_80x24", snap(&mut h, 80, 24));
-    insta::assert_snapshot!("no_token_120x40", snap(&mut h, 120, 40));
+    assert_snapshot!("no_token_80x24", snap(&mut h, 80, 24));
+    assert_snapshot!("no_token_120x40", snap(&mut h, 120, 40));
 }
 
 #[test]
@@ -196,7 +194,7 @@ fn a_refused_token_reads_as_401_with_the_token_hint() {
     assert!(screen.contains("HTTP 401 unauthorized"), "{screen}");
     assert!(screen.contains("UNAUTHENTICATED"), "{screen}");
     assert!(screen.contains("--token-file"), "{screen}");
-    insta::assert_snapshot!("unauthorized_80x24", snap(&mut h, 80, 24));
+    assert_snapshot!("unauthorized_80x24", snap(&mut h, 80, 24));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -213,7 +211,7 @@ fn parties_lookup_with_completion_extra_parties_and_unknown_ones() {
     let prefix: String = first.chars().take(5).collect();
     h.type_text(&prefix);
     h.key(KeyCode::Tab);
-    insta::assert_snapshot!("parties_form_80x24", snap(&mut h, 80, 24));
+    assert_snapshot!("parties_form_80x24", snap(&mut h, 80, 24));
     h.key_mod(KeyCode::Char('u'), KeyModifiers::CONTROL);
     h.type_text(first);
     h.key(KeyCode::Down);
@@ -234,8 +232,8 @@ fn parties_lookup_with_completion_extra_parties_and_unknown_ones() {
         screen.contains("cantonscope.demo/display-name="),
         "{screen}"
     );
-    insta::assert_snapshot!("parties_80x24", snap(&mut h, 80, 24));
-    insta::assert_snapshot!("parties_120x40", snap(&mut h, 120, 40));
+    assert_snapshot!("parties_80x24", snap(&mut h, 80, 24));
+    assert_snapshot!("parties_120x40", snap(&mut h, 120, 40));
     // Copy the selected party; refresh repeats the query.
     h.cmd(Command::Copy);
     assert_eq!(
@@ -282,8 +280,8 @@ fn delete_user_needs_the_exact_user_id_and_reports_each_outcome() {
     h.type_text("alice");
     h.key(KeyCode::Enter);
     assert!(h.app.ledger.delete.dialog_open());
-    insta::assert_snapshot!("delete_dialog_80x24", snap(&mut h, 80, 24));
-    insta::assert_snapshot!("delete_dialog_120x40", snap(&mut h, 120, 40));
+    assert_snapshot!("delete_dialog_80x24", snap(&mut h, 80, 24));
+    assert_snapshot!("delete_dialog_120x40", snap(&mut h, 120, 40));
     // A mismatch keeps the dialog and sends nothing.
     h.type_text("Alice");
     h.key(KeyCode::Enter);
@@ -315,7 +313,7 @@ fn delete_user_needs_the_exact_user_id_and_reports_each_outcome() {
         screen.contains("deleted user alice and all its rights"),
         "{screen}"
     );
-    insta::assert_snapshot!("delete_outcomes_80x24", snap(&mut h, 80, 24));
+    assert_snapshot!("delete_outcomes_80x24", snap(&mut h, 80, 24));
     // An invalid user id is a 400.
     h.cmd(Command::Edit);
     h.key_mod(KeyCode::Char('u'), KeyModifiers::CONTROL);
@@ -366,7 +364,7 @@ fn read_only_disables_delete_and_execute_and_says_so() {
     assert!(!h.app.ledger.wants_raw_keys());
     let screen = h.screen(120, 40);
     assert!(screen.contains(READ_ONLY_TEXT), "{screen}");
-    insta::assert_snapshot!("read_only_delete_80x24", snap(&mut h, 80, 24));
+    assert_snapshot!("read_only_delete_80x24", snap(&mut h, 80, 24));
     h.app.ledger.set_section(Section::Execute);
     h.cmd(Command::Execute);
     h.cmd(Command::Edit);
@@ -462,7 +460,7 @@ fn package_download_writes_the_file_with_size_and_hash() {
     );
     assert!(screen.contains("saved to"), "{screen}");
     let masked = snap(&mut h, 80, 24).replace(dir.path().to_str().expect("utf-8"), "<dir>");
-    insta::assert_snapshot!("package_80x24", masked);
+    assert_snapshot!("package_80x24", masked);
 
     // A file that cannot be written: the pane says so instead of "saved to".
     h.cmd(Command::Select);
@@ -522,8 +520,8 @@ fn trees_list_and_drill_down_into_the_tree_widget() {
     assert_eq!(count(&h, "ledger update trees"), 1);
     let n = h.app.ledger.trees.items().len();
     assert!(n > 5 && n <= 41, "{n}");
-    insta::assert_snapshot!("trees_80x24", snap(&mut h, 80, 24));
-    insta::assert_snapshot!("trees_120x40", snap(&mut h, 120, 40));
+    assert_snapshot!("trees_80x24", snap(&mut h, 80, 24));
+    assert_snapshot!("trees_120x40", snap(&mut h, 120, 40));
     // Open the first tree with more than one node.
     let idx = h
         .app
@@ -548,8 +546,8 @@ fn trees_list_and_drill_down_into_the_tree_widget() {
     );
     let ids = h.app.ledger.trees.visible_node_ids();
     assert!(ids.len() >= 2, "{ids:?}");
-    insta::assert_snapshot!("trees_drill_80x24", snap(&mut h, 80, 24));
-    insta::assert_snapshot!("trees_drill_120x40", snap(&mut h, 120, 40));
+    assert_snapshot!("trees_drill_80x24", snap(&mut h, 80, 24));
+    assert_snapshot!("trees_drill_120x40", snap(&mut h, 120, 40));
     // Moving changes the details; the JSON shows the arguments.
     h.cmd(Command::Down);
     let screen = h.screen(120, 40);
@@ -620,7 +618,7 @@ fn trees_errors_413_400_and_form_checks() {
     let screen = h.screen(120, 40);
     assert!(screen.contains("HTTP 413"), "{screen}");
     assert!(screen.contains("Narrow the range"), "{screen}");
-    insta::assert_snapshot!("trees_413_80x24", snap(&mut h, 80, 24));
+    assert_snapshot!("trees_413_80x24", snap(&mut h, 80, 24));
     // An end after the ledger end: the ledger's 400.
     let end = demo_ledger().ledger_end() + 1000;
     trees_query(&mut h, "0", &end.to_string(), "", "", "no");
@@ -653,8 +651,8 @@ fn execute_from_a_file_confirm_then_duplicate_is_409() {
         h.app.ledger.execute.problem_text()
     );
     let masked = |s: String| s.replace(dir.path().to_str().expect("utf-8"), "<dir>");
-    insta::assert_snapshot!("execute_confirm_80x24", masked(snap(&mut h, 80, 24)));
-    insta::assert_snapshot!("execute_confirm_120x40", masked(snap(&mut h, 120, 40)));
+    assert_snapshot!("execute_confirm_80x24", masked(snap(&mut h, 80, 24)));
+    assert_snapshot!("execute_confirm_120x40", masked(snap(&mut h, 120, 40)));
     // Esc cancels: nothing sent; x reopens the confirmation.
     h.key(KeyCode::Esc);
     assert!(!h.app.ledger.execute.confirm_open());
@@ -685,7 +683,7 @@ fn execute_from_a_file_confirm_then_duplicate_is_409() {
     ] {
         assert!(screen.contains(needle), "{needle}\n{screen}");
     }
-    insta::assert_snapshot!("execute_result_80x24", masked(snap(&mut h, 80, 24)));
+    assert_snapshot!("execute_result_80x24", masked(snap(&mut h, 80, 24)));
     h.cmd(Command::Copy);
     assert_eq!(h.copied.last(), Some(&tx.update_id));
     // The same prepared transaction again: 409 DUPLICATE_COMMAND, shown with its fields.
@@ -696,7 +694,7 @@ fn execute_from_a_file_confirm_then_duplicate_is_409() {
     assert!(screen.contains("HTTP 409 DUPLICATE_COMMAND"), "{screen}");
     assert!(screen.contains("category 10 · gRPC code 6"), "{screen}");
     assert!(screen.contains("correlation id"), "{screen}");
-    insta::assert_snapshot!("execute_duplicate_80x24", masked(snap(&mut h, 80, 24)));
+    assert_snapshot!("execute_duplicate_80x24", masked(snap(&mut h, 80, 24)));
 }
 
 #[test]
@@ -726,7 +724,7 @@ fn execute_checks_the_body_locally_and_shows_server_rejections() {
             .contains("partySignatures.signatures[0].party")
     );
     let masked = snap(&mut h, 80, 24).replace(dir.path().to_str().expect("utf-8"), "<dir>");
-    insta::assert_snapshot!("execute_editor_invalid_80x24", masked);
+    assert_snapshot!("execute_editor_invalid_80x24", masked);
     h.key(KeyCode::Esc);
     assert_eq!(count(&h, "ledger execute"), 0);
     // Passes the local check, rejected by the ledger: 400 text/plain.
@@ -819,13 +817,6 @@ fn fetch_of(out: &Out) -> (RequestId, Request) {
         .expect("a fetch")
 }
 
-fn draw(pane: &LedgerPane, sh: &Shared, w: u16, h: u16) -> Buffer {
-    let area = Rect::new(0, 0, w, h);
-    let mut buf = Buffer::empty(area);
-    pane.render(area, &mut buf, sh, &Theme::default(), true);
-    buf
-}
-
 fn press(pane: &mut LedgerPane, sh: &mut Shared, code: KeyCode) -> Out {
     let mut out = Out::default();
     pane.on_key(
@@ -850,7 +841,7 @@ fn a_404_on_trees_says_the_node_removed_the_endpoint() {
         version: Some("3.5.0".into()),
     });
     pane.on_fetched(id, &request, &err, &mut sh, &mut Out::default());
-    let text = buffer_text(&draw(&pane, &sh, 120, 20));
+    let text = buffer_text(&render(&pane, &sh, 120, 20));
     assert!(
         text.contains("this node does not serve the endpoint (version 3.5.0)"),
         "{text}"
@@ -865,7 +856,7 @@ fn a_404_on_trees_says_the_node_removed_the_endpoint() {
         &mut sh,
         &mut Out::default(),
     );
-    assert!(buffer_text(&draw(&pane, &sh, 120, 20)).contains("removed"));
+    assert!(buffer_text(&render(&pane, &sh, 120, 20)).contains("removed"));
 }
 
 #[test]
@@ -902,7 +893,7 @@ fn server_strings_never_reach_the_buffer_raw() {
             }
         }
     };
-    let buf = draw(&pane, &sh, 120, 30);
+    let buf = render(&pane, &sh, 120, 30);
     assert!(buffer_text(&buf).contains("evil"));
     check(&buf);
     // A JsCantonError with escapes in its fields.
@@ -932,7 +923,7 @@ fn server_strings_never_reach_the_buffer_raw() {
             pane.on_fetched(id, &request, &err, &mut sh, &mut Out::default());
         }
     }
-    let buf = draw(&pane, &sh, 120, 30);
+    let buf = render(&pane, &sh, 120, 30);
     assert!(
         buffer_text(&buf).contains("USER_NOT_FOUND"),
         "{}",
@@ -948,19 +939,19 @@ fn tiny_areas_never_panic() {
     for section in Section::ALL {
         pane.set_section(section);
         for (w, h) in [(0, 0), (1, 1), (5, 2), (10, 3), (20, 4), (80, 0), (30, 8)] {
-            draw(&pane, &sh, w, h);
+            render(&pane, &sh, w, h);
         }
         // With a form or dialog open.
         for cmd in [Command::Edit, Command::Delete, Command::Execute] {
             pane.on_command(cmd, &mut sh, &mut out);
             for (w, h) in [(1, 1), (5, 2), (10, 3), (20, 4), (30, 8)] {
-                draw(&pane, &sh, w, h);
+                render(&pane, &sh, w, h);
             }
             press(&mut pane, &mut sh, KeyCode::Esc);
         }
     }
     sh.ctx.has_token = false;
     for (w, h) in [(1, 1), (3, 3), (200, 2)] {
-        draw(&pane, &sh, w, h);
+        render(&pane, &sh, w, h);
     }
 }

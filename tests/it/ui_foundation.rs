@@ -30,6 +30,8 @@ use cantonscope::ui::text_input::TextInput;
 use cantonscope::ui::theme::{Theme, ThemeError, resolve_theme_name};
 use cantonscope::ui::tree::{NodeId, TreeSource, TreeState};
 
+use crate::common::assert_snapshot;
+
 // ---------------------------------------------------------------------------------------------
 // Sanitizer
 
@@ -579,12 +581,12 @@ fn snapshot_tree_widget() {
     let t = draw(44, 9, |area, buf| {
         state.render(&src, area, buf, &theme, true)
     });
-    insta::assert_snapshot!("tree_expanded", t.backend());
+    assert_snapshot!("tree_expanded", t.backend());
     state.collapse_all(&src);
     let t = draw(44, 4, |area, buf| {
         state.render(&src, area, buf, &theme, true)
     });
-    insta::assert_snapshot!("tree_collapsed", t.backend());
+    assert_snapshot!("tree_collapsed", t.backend());
 }
 
 fn sample_arguments() -> serde_json::Value {
@@ -603,14 +605,14 @@ fn snapshot_json_viewer() {
     let theme = Theme::default();
     let mut view = JsonView::new(&sample_arguments());
     let t = draw(60, 16, |area, buf| view.render(area, buf, &theme, true));
-    insta::assert_snapshot!("json_initial", t.backend());
+    assert_snapshot!("json_initial", t.backend());
     view.down(2); // "amount"
     view.toggle();
     let t = draw(60, 16, |area, buf| view.render(area, buf, &theme, true));
-    insta::assert_snapshot!("json_amount_open", t.backend());
+    assert_snapshot!("json_amount_open", t.backend());
     view.collapse_all();
     let t = draw(60, 10, |area, buf| view.render(area, buf, &theme, true));
-    insta::assert_snapshot!("json_collapsed", t.backend());
+    assert_snapshot!("json_collapsed", t.backend());
 }
 
 #[test]
@@ -621,14 +623,14 @@ fn snapshot_help_overlay() {
     let t = draw(80, 24, |area, buf| {
         help.render(HelpOverlay::area(area), buf, &theme)
     });
-    insta::assert_snapshot!("help_80x24", t.backend());
+    assert_snapshot!("help_80x24", t.backend());
     let mut help = HelpOverlay::new(&km);
     help.handle_key(&km, &KeyEvent::new(KeyCode::Char('/'), KeyModifiers::NONE));
     for c in "tree".chars() {
         help.handle_key(&km, &KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
     }
     let t = draw(60, 16, |area, buf| help.render(area, buf, &theme));
-    insta::assert_snapshot!("help_filtered", t.backend());
+    assert_snapshot!("help_filtered", t.backend());
 }
 
 fn palette() -> Palette {
@@ -651,18 +653,18 @@ fn snapshot_palette() {
     let mut p = palette();
     p.open();
     let t = draw(60, 12, |area, buf| p.render(p.area(area), buf, &theme));
-    insta::assert_snapshot!("palette_empty", t.backend());
+    assert_snapshot!("palette_empty", t.backend());
     for c in "th".chars() {
         p.handle_key(&km, &KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
     }
     p.handle_key(&km, &KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
     p.handle_key(&km, &KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE));
     let t = draw(60, 12, |area, buf| p.render(p.area(area), buf, &theme));
-    insta::assert_snapshot!("palette_theme_values", t.backend());
+    assert_snapshot!("palette_theme_values", t.backend());
     p.set_input("event");
     p.handle_key(&km, &KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
     let t = draw(60, 8, |area, buf| p.render(p.area(area), buf, &theme));
-    insta::assert_snapshot!("palette_usage_error", t.backend());
+    assert_snapshot!("palette_usage_error", t.backend());
 }
 
 #[test]
@@ -681,7 +683,7 @@ fn snapshot_error_log_status_and_too_small() {
     );
     log.reset_view();
     let t = draw(50, 10, |area, buf| log.render(area, buf, &theme, false));
-    insta::assert_snapshot!("error_log", t.backend());
+    assert_snapshot!("error_log", t.backend());
 
     let mut status = StatusLine::default();
     status.show(
@@ -712,13 +714,13 @@ fn snapshot_error_log_status_and_too_small() {
             "2 errors",
         );
     });
-    insta::assert_snapshot!("footer_and_status", t.backend());
+    assert_snapshot!("footer_and_status", t.backend());
 
     let t = draw(30, 8, |area, buf| {
         assert!(layout::is_too_small(area));
         render_too_small(area, buf, &theme);
     });
-    insta::assert_snapshot!("too_small", t.backend());
+    assert_snapshot!("too_small", t.backend());
 }
 
 #[test]
@@ -726,11 +728,11 @@ fn snapshot_text_input_with_validation() {
     let theme = Theme::default();
     let mut input = TextInput::single_line().with_placeholder("update id");
     let t = draw(30, 2, |area, buf| input.render(area, buf, &theme, true));
-    insta::assert_snapshot!("text_input_placeholder", t.backend());
+    assert_snapshot!("text_input_placeholder", t.backend());
     input.set_text("12zz");
     input.set_validation(Some("not a hex update id".into()));
     let t = draw(30, 2, |area, buf| input.render(area, buf, &theme, true));
-    insta::assert_snapshot!("text_input_validation", t.backend());
+    assert_snapshot!("text_input_validation", t.backend());
 }
 
 // ---------------------------------------------------------------------------------------------

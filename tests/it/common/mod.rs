@@ -1,8 +1,22 @@
-//! A headless driver for the whole explorer: the in-process demo network, a real [`App`] and its
-//! real API clients. Every `Fetch` effect goes over HTTP to the demo server and comes back as an
-//! `Action::Fetched`; file writes really happen; copies and quits are recorded. Drawing goes
-//! through ratatui's `TestBackend`.
+//! What the test modules share. Here: a headless driver for the whole explorer ([`Harness`]):
+//! the in-process demo network, a real [`App`] and its real API clients. Every `Fetch` effect
+//! goes over HTTP to the demo server and comes back as an `Action::Fetched`; file writes really
+//! happen; copies and quits are recorded. Drawing goes through ratatui's `TestBackend`.
+//!
+//! - [`screen`]: screens as text, masks for volatile parts, [`assert_snapshot!`];
+//! - [`pane`]: one pane driven and drawn on its own, without the app;
+//! - [`http`]: plain HTTP against a fresh demo network;
+//! - [`fixtures`]: API payloads several tests share, from `tests/fixtures/`.
 #![allow(dead_code)]
+
+pub mod fixtures;
+pub mod http;
+pub mod pane;
+pub mod screen;
+
+pub use fixtures::{fixture, fixture_text};
+pub(crate) use screen::assert_snapshot;
+pub use screen::{buffer_text, screen_text, stable, stable_hms, untrimmed_text};
 
 use std::time::Instant;
 
@@ -304,55 +318,23 @@ impl Drop for Harness {
     }
 }
 
-/// A buffer as text, trailing spaces trimmed.
-pub fn buffer_text(buf: &Buffer) -> String {
-    let area = buf.area;
-    let mut out = String::new();
-    for y in 0..area.height {
-        let mut line = String::new();
-        for x in 0..area.width {
-            line.push_str(buf[(x, y)].symbol());
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+/// The toast's text (empty without one).
+pub fn toast(h: &Harness) -> String {
+    h.app
+        .toast
+        .as_ref()
+        .map(|t| t.text.clone())
+        .unwrap_or_default()
 }
 
-/// Replaces volatile parts of a screen (clock, ages, latencies, URLs with ports) so snapshots are
-/// stable across runs.
-pub fn stable(screen: &str) -> String {
-    let re = [
-        (r"127\.0\.0\.1:\d+", "127.0.0.1:PORT"),
-        (
-            r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?( UTC|Z)?",
-            "<time>",
-        ),
-        (r"\b\d{2}:\d{2}:\d{2}\.\d{3}\b", "<hh:mm:ss>"),
-        (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}\b", "<yyyy-mm-dd hh:mm>"),
-        (
-            r"browsing \d{2}-\d{2} \d{2}:\d{2}\b",
-            "browsing <mm-dd hh:mm>",
-        ),
-        (r"\(\d+[smhd] ago\)", "(<age>)"),
-        (r"\b\d+(ms| ms)\b", "<ms>"),
-        (r"\bup \d+[smhd]( \d+[smhd])?", "up <uptime>"),
-        (r"\b\d+[smhd] ago\b", "<age> ago"),
-        (r"latency [^│]*", "latency <latency> "),
-        (r"[ ▁▂▃▄▅▆▇█]*[▁▂▃▄▅▆▇█][ ▁▂▃▄▅▆▇█]*", " <spark> "),
-        (
-            r"updates/min \d+ last minute · avg [\d.]+ over \d+ min",
-            "updates/min <n> last minute · avg <n> over <n> min",
-        ),
-        (r"\blag \d+[smhd]( \d+[smhd])?", "lag <lag>"),
-        (r"newest \d{2}:\d{2}:\d{2}", "newest <hh:mm:ss>"),
-    ];
-    let mut s = screen.to_string();
-    for (pat, rep) in re {
-        s = regex::Regex::new(pat)
-            .expect("regex")
-            .replace_all(&s, rep)
-            .into_owned();
+/// How many requests went out whose description contains `what`.
+pub fn count(h: &Harness, what: &str) -> usize {
+    h.requests.iter().filter(|r| r.contains(what)).count()
+}
+
+/// Empties the focused text input: 200 Backspaces.
+pub fn clear_input(h: &mut Harness) {
+    for _ in 0..200 {
+        h.key(KeyCode::Backspace);
     }
-    s
 }

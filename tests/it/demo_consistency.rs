@@ -1,59 +1,16 @@
 //! The demo network is one consistent ledger: what the endpoints report can be recomputed from the
 //! update history the way a client would, and the ledger API view matches the scan view.
 
-#![allow(clippy::unwrap_used)]
-
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use cantonscope::demo::{DemoConfig, DemoHandle, start};
+use cantonscope::demo::DemoHandle;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-async fn demo() -> DemoHandle {
-    start(DemoConfig::default()).await.expect("demo starts")
-}
-
-async fn post(url: &str, body: &Value) -> (StatusCode, Value) {
-    let r = reqwest::Client::new()
-        .post(url)
-        .json(body)
-        .send()
-        .await
-        .expect("request");
-    let s = r.status();
-    (s, r.json().await.unwrap_or(Value::Null))
-}
-
-async fn get(url: &str) -> (StatusCode, Value) {
-    let r = reqwest::Client::new()
-        .get(url)
-        .send()
-        .await
-        .expect("request");
-    let s = r.status();
-    (s, r.json().await.unwrap_or(Value::Null))
-}
-
-fn urlencode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
+use crate::common::http::{dec, demo, get, post, urlencode};
 
 fn time(s: &str) -> chrono::DateTime<chrono::FixedOffset> {
     chrono::DateTime::parse_from_rfc3339(s).expect("a valid timestamp")
-}
-
-/// Daml decimal to units of 1e-10.
-fn dec(s: &str) -> i128 {
-    let (i, f) = s.split_once('.').unwrap_or((s, ""));
-    let f = format!("{f:0<10}");
-    i.parse::<i128>().unwrap() * 10_000_000_000 + f.parse::<i128>().unwrap()
 }
 
 fn migration_of(item: &Value) -> i64 {

@@ -18,6 +18,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use serde_json::{Map, Value, json};
 
+use crate::common::{assert_snapshot, pane, untrimmed_text};
+
 // ---------------------------------------------------------------------------------------------
 // Canned data
 // ---------------------------------------------------------------------------------------------
@@ -269,22 +271,11 @@ impl Harness {
     }
 
     fn render(&self, w: u16, h: u16) -> Buffer {
-        let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
-        self.pane
-            .render(buf.area, &mut buf, &self.sh, &Theme::default(), true);
-        buf
+        pane::render(&self.pane, &self.sh, w, h)
     }
 
     fn screen_text(&self, w: u16, h: u16) -> String {
-        let buf = self.render(w, h);
-        let mut s = String::new();
-        for y in 0..h {
-            for x in 0..w {
-                s.push_str(buf[(x, y)].symbol());
-            }
-            s.push('\n');
-        }
-        s
+        untrimmed_text(&self.render(w, h))
     }
 
     /// Runs a Recent start to the head with `items` in the 10-minute window of migration `m`
@@ -937,14 +928,14 @@ fn snapshot(h: &Harness, w: u16, hgt: u16) -> TestBackend {
 fn snapshot_80x24() {
     let mut h = snapshot_harness();
     h.pane.set_area(Rect::new(0, 0, 80, 24));
-    insta::assert_snapshot!(snapshot(&h, 80, 24));
+    assert_snapshot!("snapshot_80x24", snapshot(&h, 80, 24));
 }
 
 #[test]
 fn snapshot_120x40() {
     let mut h = snapshot_harness();
     h.pane.set_area(Rect::new(0, 0, 120, 40));
-    insta::assert_snapshot!(snapshot(&h, 120, 40));
+    assert_snapshot!("snapshot_120x40", snapshot(&h, 120, 40));
 }
 
 #[test]
@@ -953,5 +944,5 @@ fn snapshot_80x24_filtering() {
     h.pane.set_area(Rect::new(0, 0, 80, 24));
     h.cmd(Command::Filter);
     h.type_text("choice:Liveness");
-    insta::assert_snapshot!(snapshot(&h, 80, 24));
+    assert_snapshot!("snapshot_80x24_filtering", snapshot(&h, 80, 24));
 }

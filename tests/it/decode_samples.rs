@@ -359,37 +359,8 @@ fn ledger_samples_decode() {
 // Tolerance, hand-written JSON
 // ---------------------------------------------------------------------------------------------
 
-const TX: &str = r#"{
-  "update_id": "1220aa",
-  "migration_id": 3,
-  "workflow_id": null,
-  "record_time": "2026-01-01T00:00:00.000001Z",
-  "synchronizer_id": "global-domain::1220bb",
-  "effective_at": "2026-01-01T00:00:00Z",
-  "root_event_ids": ["1220aa:0"],
-  "external_transaction_hash": null,
-  "brand_new_field": {"nested": [1, 2, 3]},
-  "events_by_id": {
-    "1220aa:0": {
-      "event_type": "exercised_event", "event_id": "1220aa:0", "contract_id": "00c1",
-      "template_id": "pkg:Splice.AmuletRules:AmuletRules", "package_name": "splice-amulet",
-      "choice": "AmuletRules_Transfer", "choice_argument": {"amount": "12.5000000000"},
-      "child_event_ids": ["1220aa:10", "1220aa:2"], "exercise_result": "SomeEnumResult",
-      "consuming": false, "acting_parties": ["alice::1220"], "interface_id": null,
-      "future_event_field": true
-    },
-    "1220aa:10": {
-      "event_type": "created_event", "event_id": "1220aa:10", "contract_id": "00c2",
-      "template_id": "pkg:Splice.Amulet:Amulet", "package_name": "splice-amulet",
-      "create_arguments": {"amount": {"initialAmount": "1.0"}}, "created_at": "2026-01-01T00:00:00Z",
-      "signatories": ["dso::1220"], "observers": null
-    },
-    "1220aa:2": {
-      "event_type": "archived_event_v9", "event_id": "1220aa:2", "contract_id": "00c3",
-      "mystery": 42
-    }
-  }
-}"#;
+/// A transaction with explicit nulls, unknown fields and a string `exercise_result`.
+const TX: &str = include_str!("../fixtures/scan_update_odd.json");
 
 #[test]
 fn explicit_nulls_unknown_fields_and_string_results() {

@@ -4,8 +4,6 @@
 //! neutralising, JSON Lines escaping, chunked progress with a frozen snapshot, cancelling, path
 //! errors, and snapshots of the dialog at 80x24 and 120x40.
 
-mod common;
-
 use std::path::Path;
 
 use cantonscope::api::scan::UpdatesPage;
@@ -18,13 +16,14 @@ use cantonscope::model::summary::{format_time_micros, parse_time_micros};
 use cantonscope::panes::history::HistoryPane;
 use cantonscope::panes::{AppContext, AppEvent, Level, Out, Pane, Shared};
 use cantonscope::ui::theme::Theme;
-use common::{Harness, Options, buffer_text, stable};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use serde_json::{Map, Value, json};
+
+use crate::common::{Harness, Options, assert_snapshot, buffer_text, pane, stable, toast};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -115,14 +114,6 @@ fn shown_ids(h: &Harness) -> Vec<String> {
         .filter_map(|i| sh.history.get(i))
         .map(|s| s.update_id.to_string())
         .collect()
-}
-
-fn toast(h: &Harness) -> String {
-    h.app
-        .toast
-        .as_ref()
-        .map(|t| t.text.clone())
-        .unwrap_or_default()
 }
 
 /// Masks the default file name's time stamp and the header's age of the newest update (days
@@ -398,7 +389,10 @@ fn dialog_snapshot_80x24() {
     let mut h = begin_harness();
     h.palette("filter choice:transfer");
     h.key(KeyCode::Char('e'));
-    insta::assert_snapshot!(mask_stamp(&stable(&h.screen(80, 24))));
+    assert_snapshot!(
+        "dialog_snapshot_80x24",
+        mask_stamp(&stable(&h.screen(80, 24)))
+    );
 }
 
 #[test]
@@ -406,7 +400,10 @@ fn dialog_snapshot_120x40() {
     let mut h = begin_harness();
     h.key(KeyCode::Char('e'));
     h.key(KeyCode::Tab);
-    insta::assert_snapshot!(mask_stamp(&stable(&h.screen(120, 40))));
+    assert_snapshot!(
+        "dialog_snapshot_120x40",
+        mask_stamp(&stable(&h.screen(120, 40)))
+    );
 }
 
 #[test]
@@ -415,7 +412,10 @@ fn dialog_with_a_validation_message_at_80x24() {
     h.key(KeyCode::Char('e'));
     clear_path(&mut h);
     h.key(KeyCode::Enter);
-    insta::assert_snapshot!(mask_stamp(&stable(&h.screen(80, 24))));
+    assert_snapshot!(
+        "dialog_with_a_validation_message_at_80x24",
+        mask_stamp(&stable(&h.screen(80, 24)))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -605,10 +605,7 @@ impl Pure {
     }
 
     fn render(&self, w: u16, h: u16) -> Buffer {
-        let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
-        self.pane
-            .render(buf.area, &mut buf, &self.sh, &Theme::default(), true);
-        buf
+        pane::render(&self.pane, &self.sh, w, h)
     }
 }
 
@@ -634,7 +631,7 @@ fn a_big_export_runs_in_chunks_with_progress_from_a_frozen_snapshot() {
     assert!(screen.contains("20,000 / 60,000 rows"), "{screen}");
     assert!(screen.contains("export 33%"), "title: {screen}");
     assert_eq!(p.pane.badge(&p.sh).as_deref(), Some("export 33%"));
-    insta::assert_snapshot!("progress_80x24", screen);
+    assert_snapshot!("progress_80x24", screen);
 
     // New updates arrive at both ends meanwhile: the export keeps what was shown.
     let older = page(vec![tx_item(

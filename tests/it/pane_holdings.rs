@@ -5,11 +5,9 @@
 //! snapshot, 404 route not served by an old scan), stale replies, sanitised server strings and
 //! tiny sizes.
 
-mod common;
-
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{HoldingsSummary, HoldingsSummaryResponse};
-use cantonscope::app::effect::{Effect, Request, RequestId, Response};
+use cantonscope::app::effect::{Effect, Request, Response};
 use cantonscope::app::{Action, App};
 use cantonscope::config::keymap::Command;
 use cantonscope::model::summary::parse_time_micros;
@@ -19,30 +17,23 @@ use cantonscope::panes::holdings::{
 use cantonscope::panes::{AppContext, Out, Pane, Shared};
 use cantonscope::runtime::fetch::execute;
 use cantonscope::ui::theme::Theme;
-use common::{Harness, Options, buffer_text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
+use crate::common::pane::{render, sent};
+use crate::common::{Harness, Options, assert_snapshot, buffer_text, stable_hms};
+
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
-
-/// [`common::stable`] plus the header's short clock.
-fn stable(screen: &str) -> String {
-    let s = common::stable(screen);
-    regex::Regex::new(r"\b\d{2}:\d{2}:\d{2}\b")
-        .expect("regex")
-        .replace_all(&s, "<hh:mm:ss>")
-        .into_owned()
-}
 
 /// For screens with amounts: the demo's ACS snapshots sit on a wall-clock 10-minute grid while
 /// its history is generated relative to now, so amounts (and with them the column widths and
 /// where party ids are cut) differ between runs. Masks fingerprints and numbers and collapses
 /// spaces; the structure (rows, columns, totals, notes) stays.
 fn masked(screen: &str) -> String {
-    let s = stable(screen);
+    let s = stable_hms(screen);
     let s = regex::Regex::new(r"::[0-9a-f]*…?")
         .expect("regex")
         .replace_all(&s, "::<fp>");
@@ -132,7 +123,7 @@ fn empty_state_explains_how_to_start_and_the_form_has_defaults() {
         screen.contains("No holdings query yet. Press i (edit)"),
         "{screen}"
     );
-    insta::assert_snapshot!("holdings_empty_80x24", stable(&screen));
+    assert_snapshot!("holdings_empty_80x24", stable_hms(&screen));
     assert_eq!(
         h.app.holdings.hints(),
         vec![Command::Edit],
@@ -165,7 +156,7 @@ fn empty_state_explains_how_to_start_and_the_form_has_defaults() {
     let screen = h.screen(80, 24);
     assert!(screen.contains("Holdings query"), "{screen}");
     assert!(screen.contains("Tab completes from the"), "{screen}");
-    insta::assert_snapshot!("holdings_form_80x24", stable(&screen));
+    assert_snapshot!("holdings_form_80x24", stable_hms(&screen));
 
     // Esc closes the form, keeping what was typed.
     h.type_text("ali");
@@ -305,10 +296,10 @@ fn query_shows_exact_totals_badge_and_snapshots() {
     h.key(KeyCode::Char('o'));
     let screen = h.screen(120, 40);
     assert!(screen.contains("Party ▲"), "{screen}");
-    insta::assert_snapshot!("holdings_result_120x40", masked(&screen));
+    assert_snapshot!("holdings_result_120x40", masked(&screen));
     let screen = h.screen(80, 24);
     assert!(screen.contains("Total ("), "{screen}");
-    insta::assert_snapshot!("holdings_result_80x24", masked(&screen));
+    assert_snapshot!("holdings_result_80x24", masked(&screen));
 }
 
 #[test]
@@ -454,7 +445,7 @@ fn the_form_validates_before_sending() {
         screen.contains("not an RFC 3339 time: yesterday"),
         "{screen}"
     );
-    insta::assert_snapshot!("holdings_form_invalid_80x24", stable(&screen));
+    assert_snapshot!("holdings_form_invalid_80x24", stable_hms(&screen));
     assert_eq!(holdings_requests(&h), 0);
     // A valid explicit time is normalised to UTC.
     clear_field(&mut h);
@@ -552,7 +543,7 @@ fn exact_time_without_a_snapshot_is_a_404_explained() {
         screen.contains("no holdings snapshot (HTTP 404)"),
         "{screen}"
     );
-    insta::assert_snapshot!("holdings_404_80x24", stable(&screen));
+    assert_snapshot!("holdings_404_80x24", stable_hms(&screen));
 
     // A migration that does not exist: also 404, with the other hint.
     h.cmd(Command::Edit);
@@ -622,16 +613,6 @@ fn shared() -> Shared {
     )
 }
 
-fn sent(out: &Out) -> RequestId {
-    out.effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Fetch { id, .. } => Some(*id),
-            _ => None,
-        })
-        .expect("a fetch")
-}
-
 fn answer(summaries: &[(&str, &str, &str, &str)]) -> Result<Response, ApiError> {
     Ok(Response::Holdings(Box::new(HoldingsSummaryResponse {
         record_time: T0.into(),
@@ -657,12 +638,6 @@ fn q(owners: &[&str]) -> HoldingsQuery {
         time: TimeSpec::At(T0.into()),
         exact: false,
     }
-}
-
-fn draw(p: &HoldingsPane, sh: &Shared, w: u16, hgt: u16) -> Buffer {
-    let mut buf = Buffer::empty(Rect::new(0, 0, w, hgt));
-    p.render(buf.area, &mut buf, sh, &Theme::default(), true);
-    buf
 }
 
 fn no_control_chars(buf: &Buffer) {
@@ -696,7 +671,7 @@ fn server_strings_never_reach_the_buffer_raw() {
         "an amount that is not a decimal is not summed"
     );
     for (w, hgt) in [(80, 24), (120, 40), (30, 8)] {
-        let buf = draw(&p, &sh, w, hgt);
+        let buf = render(&p, &sh, w, hgt);
         no_control_chars(&buf);
         let text = buffer_text(&buf);
         assert!(text.contains("evil"), "{text}");
@@ -724,7 +699,7 @@ fn server_strings_never_reach_the_buffer_raw() {
         &mut Out::default(),
     );
     assert!(p.error.as_ref().is_some_and(|e| !e.contains('\u{1b}')));
-    no_control_chars(&draw(&p, &sh, 80, 24));
+    no_control_chars(&render(&p, &sh, 80, 24));
 }
 
 #[test]
@@ -754,8 +729,8 @@ fn sums_are_exact_and_decimal_points_line_up() {
     assert_eq!(r.totals[1].expect("l").plain(), "1234567.0000000001");
     assert_eq!(r.totals[2].expect("t").plain(), "1234567.3000000001");
     assert_eq!(r.missing, vec!["c::3".to_string()]);
-    let text = buffer_text(&draw(&p, &sh, 100, 12));
-    insta::assert_snapshot!("holdings_canned_100x12", text);
+    let text = buffer_text(&render(&p, &sh, 100, 12));
+    assert_snapshot!("holdings_canned_100x12", text);
     let line = |needle: &str| -> String {
         text.lines()
             .find(|l| l.contains(needle))

@@ -5,7 +5,7 @@ use cantonscope::app::with_pane_names;
 use cantonscope::config::keymap::KeyMap;
 use cantonscope::ui::help::markdown_tables;
 
-const START: &str = "<!-- keys:start (generated from the keymap; tests/readme.rs) -->\n";
+const START: &str = "<!-- keys:start (generated from the keymap; tests/it/readme.rs) -->\n";
 const END: &str = "<!-- keys:end -->";
 
 #[test]
@@ -23,7 +23,7 @@ fn readme_keys_table_is_the_default_keymap() {
             std::fs::write(path, updated).expect("write README.md");
         } else {
             panic!(
-                "README keys table is stale; run UPDATE_README=1 cargo test --test readme\n{table}"
+                "README keys table is stale; run UPDATE_README=1 cargo test --test it readme::\n{table}"
             );
         }
     }

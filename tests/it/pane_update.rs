@@ -16,20 +16,12 @@ use cantonscope::panes::update::{Focus, UpdatePane};
 use cantonscope::panes::{AppContext, AppEvent, Out, Pane, Shared};
 use cantonscope::ui::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use serde_json::{Value, json};
 
-const SYNC: &str =
-    "global-domain::1220b1431ef217342db44d516bb9befde802be7d8899637d290895fa58880f19";
-const DSO: &str = "DSO::1220b1431ef217342db44d516bb9befde802be7d8899637d290895fa58880f19";
-const ALICE: &str = "alice::12209b21d512c6a7e2f5d215266fe6568cb732caaef7ff04e308f990a652340d";
-const BOB: &str = "bob::1220ad98f22db71c629deb36391bbb555618b6c0a2bc43bb6e33c8e27d5f75c5c2";
-const AMULET: &str =
-    "3ca1343ab26b453d38c8adb70dca5f1ead8440c42b59b68f070786955cbf9ec1:Splice.Amulet:Amulet";
-const RULES: &str = "3ca1343ab26b453d38c8adb70dca5f1ead8440c42b59b68f070786955cbf9ec1:Splice.AmuletRules:AmuletRules";
+use crate::common::pane::{draw, fetches};
+use crate::common::{assert_snapshot, fixture, screen_text};
 
 /// The transfer under test.
 const T: &str = "1220c7d293ea23275dcc7bfef9d47fa10e76477d26c93db4074ee5dff5e2cd8a5680";
@@ -41,179 +33,31 @@ const B: &str = "1220b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b
 const R1: &str = "1220d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1";
 const R2: &str = "1220d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2d2";
 
-const C_RULES: &str = "00f1f1f1f1f1f1f1f1ca101220aa";
 const C_IN: &str = "00a1a1a1a1a1a1a1a1ca101220bb";
-const C_OUT: &str = "00b2b2b2b2b2b2b2b2ca101220cc";
-const C_CHANGE: &str = "00c3c3c3c3c3c3c3c3ca101220dd";
-const C_MOVED: &str = "00d4d4d4d4d4d4d4d4ca101220ee";
 
 /// 2026-11-22 10:00:00 UTC.
 const NOW: i64 = 1_795_341_600_000_000;
 
-fn created(u: &str, n: u32, cid: &str, template: &str, args: Value) -> (String, Value) {
-    let id = format!("{u}:{n}");
-    (
-        id.clone(),
-        json!({
-            "event_type": "created_event",
-            "event_id": id,
-            "contract_id": cid,
-            "template_id": template,
-            "package_name": "splice-amulet",
-            "create_arguments": args,
-            "created_at": "2026-11-22T09:58:00.000000Z",
-            "signatories": [DSO, ALICE],
-            "observers": [],
-        }),
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn exercised(
-    u: &str,
-    n: u32,
-    cid: &str,
-    template: &str,
-    choice: &str,
-    consuming: bool,
-    children: &[u32],
-    arg: Value,
-    result: Value,
-) -> (String, Value) {
-    let id = format!("{u}:{n}");
-    (
-        id.clone(),
-        json!({
-            "event_type": "exercised_event",
-            "event_id": id,
-            "contract_id": cid,
-            "template_id": template,
-            "package_name": "splice-amulet",
-            "choice": choice,
-            "choice_argument": arg,
-            "child_event_ids": children.iter().map(|c| format!("{u}:{c}")).collect::<Vec<_>>(),
-            "exercise_result": result,
-            "consuming": consuming,
-            "acting_parties": [ALICE],
-            "interface_id": null,
-        }),
-    )
-}
-
-fn tx(u: &str, record_time: &str, roots: &[u32], events: Vec<(String, Value)>) -> Value {
-    let by_id: serde_json::Map<String, Value> = events.into_iter().collect();
-    json!({
-        "update_id": u,
-        "migration_id": 4,
-        "workflow_id": "",
-        "record_time": record_time,
-        "synchronizer_id": SYNC,
-        "effective_at": record_time,
-        "root_event_ids": roots.iter().map(|r| format!("{u}:{r}")).collect::<Vec<_>>(),
-        "events_by_id": by_id,
-    })
-}
-
-fn amulet_args(owner: &str, amount: &str) -> Value {
-    json!({"dso": DSO, "owner": owner, "amount": {"initialAmount": amount, "createdAt": {"number": "1042"}, "ratePerRound": {"rate": "0.0000190259"}}})
-}
-
 /// The transfer: roots `:0` (with children `:1`, `:2`, `:10`) and `:3`. `events_by_id` key
 /// order is `:0 :1 :10 :2 :3`; tree order is `:0 :1 :2 :10 :3`.
 fn transfer() -> Value {
-    tx(
-        T,
-        "2026-11-22T09:59:30.123456Z",
-        &[0, 3],
-        vec![
-            exercised(
-                T,
-                0,
-                C_RULES,
-                RULES,
-                "AmuletRules_Transfer",
-                false,
-                &[1, 2, 10],
-                json!({"transfer": {"sender": ALICE, "provider": ALICE, "inputs": [{"tag": "InputAmulet", "value": C_IN}], "outputs": [{"receiver": BOB, "amount": "25.0"}]}, "context": {"openMiningRound": "00aa"}}),
-                json!({"round": {"number": "1042"}, "summary": {"inputAmuletAmount": "100.0", "balanceChanges": [[ALICE, {"changeToInitialAmountAsOfRoundZero": "-25.5"}]]}, "createdAmulets": [{"tag": "TransferResultAmulet", "value": C_OUT}], "senderChangeAmulet": C_CHANGE}),
-            ),
-            exercised(
-                T,
-                1,
-                C_IN,
-                AMULET,
-                "Archive",
-                true,
-                &[],
-                json!({}),
-                json!({}),
-            ),
-            created(T, 2, C_OUT, AMULET, amulet_args(BOB, "25.0")),
-            created(T, 10, C_CHANGE, AMULET, amulet_args(ALICE, "74.5")),
-            exercised(
-                T,
-                3,
-                C_OUT,
-                AMULET,
-                "Amulet_Fetch",
-                false,
-                &[],
-                json!({"p": ALICE}),
-                json!("ok"),
-            ),
-        ],
-    )
+    fixture("scan_update_transfer.json")
 }
 
 fn earlier() -> Value {
-    tx(
-        A,
-        "2026-11-22T09:50:00.000000Z",
-        &[0],
-        vec![created(A, 0, C_IN, AMULET, amulet_args(ALICE, "100.0"))],
-    )
+    fixture("scan_update_transfer_input.json")
 }
 
 fn later() -> Value {
-    tx(
-        B,
-        "2026-11-22T09:59:50.000000Z",
-        &[0],
-        vec![exercised(
-            B,
-            0,
-            C_OUT,
-            AMULET,
-            "Amulet_Lock",
-            false,
-            &[],
-            json!({}),
-            json!({}),
-        )],
-    )
+    fixture("scan_update_transfer_output_locked.json")
 }
 
 fn unassign() -> Value {
-    json!({
-        "update_id": R1, "offset": "000000000000000123", "record_time": "2026-11-22T09:59:40.000000Z",
-        "event": {
-            "submitter": ALICE, "source_synchronizer": SYNC,
-            "target_synchronizer": "other-domain::1220ffff", "migration_id": 4,
-            "unassign_id": "unassign-0042", "reassignment_counter": 3, "contract_id": C_MOVED,
-        }
-    })
+    fixture("scan_update_unassign.json")
 }
 
 fn assign() -> Value {
-    let (_, created) = created(R2, 0, C_MOVED, AMULET, amulet_args(ALICE, "5.0"));
-    json!({
-        "update_id": R2, "offset": "000000000000000124", "record_time": "2026-11-22T09:59:45.000000Z",
-        "event": {
-            "submitter": ALICE, "source_synchronizer": SYNC,
-            "target_synchronizer": "other-domain::1220ffff", "migration_id": 4,
-            "unassign_id": "unassign-0042", "reassignment_counter": 3, "created_event": created,
-        }
-    })
+    fixture("scan_update_assign.json")
 }
 
 fn body(update: &Value) -> Arc<EventHistoryItem> {
@@ -238,17 +82,6 @@ fn shared_with(updates: &[Value]) -> Shared {
     let items: Vec<UpdateItem> = updates.iter().map(item).collect();
     assert_eq!(sh.history.add_page(&items, Placement::Append), items.len());
     sh
-}
-
-/// The fetches in `out`.
-fn fetches(out: &Out) -> Vec<(RequestId, Request)> {
-    out.effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Fetch { id, request } => Some((*id, request.clone())),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Answers a fetch as the App does: the body goes into the cache, then the pane hears of it.
@@ -283,32 +116,6 @@ fn cmd(pane: &mut UpdatePane, sh: &mut Shared, c: Command) -> Out {
     out
 }
 
-fn draw(
-    pane: &mut UpdatePane,
-    sh: &Shared,
-    w: u16,
-    h: u16,
-    focused: bool,
-) -> Terminal<TestBackend> {
-    pane.set_area(Rect::new(0, 0, w, h));
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    terminal
-        .draw(|f| pane.render(f.area(), f.buffer_mut(), sh, &Theme::default(), focused))
-        .expect("draw");
-    terminal
-}
-
-fn text(buf: &Buffer) -> String {
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
-}
-
 fn ev(n: u32) -> String {
     format!("{T}:{n}")
 }
@@ -331,16 +138,16 @@ fn snapshot_transfer_tree_with_details() {
         let (mut pane, mut sh) = transfer_pane();
         // Select the root exercise and look at its details.
         cmd(&mut pane, &mut sh, Command::Top);
-        let t = draw(&mut pane, &sh, w, h, true);
-        insta::assert_snapshot!(format!("transfer_tree_{w}x{h}"), t.backend());
+        let t = draw(&mut pane, &sh, w, h);
+        assert_snapshot!(format!("transfer_tree_{w}x{h}"), t.backend());
         // Move into the details panel (→ on an open node) and down into the JSON.
         cmd(&mut pane, &mut sh, Command::Expand);
         assert_eq!(pane.focus(), Focus::Details);
         for _ in 0..12 {
             cmd(&mut pane, &mut sh, Command::Down);
         }
-        let t = draw(&mut pane, &sh, w, h, true);
-        insta::assert_snapshot!(format!("transfer_details_focused_{w}x{h}"), t.backend());
+        let t = draw(&mut pane, &sh, w, h);
+        assert_snapshot!(format!("transfer_details_focused_{w}x{h}"), t.backend());
     }
 }
 
@@ -351,12 +158,12 @@ fn snapshot_reassignment_with_link() {
         let mut pane = UpdatePane::new();
         open_fetched(&mut pane, &mut sh, &unassign(), None);
         assert_eq!(pane.reassignment_link(), Some(R2));
-        let t = draw(&mut pane, &sh, w, h, true);
-        insta::assert_snapshot!(format!("unassign_{w}x{h}"), t.backend());
+        let t = draw(&mut pane, &sh, w, h);
+        assert_snapshot!(format!("unassign_{w}x{h}"), t.backend());
         open_fetched(&mut pane, &mut sh, &assign(), None);
         assert_eq!(pane.reassignment_link(), Some(R1));
-        let t = draw(&mut pane, &sh, w, h, true);
-        insta::assert_snapshot!(format!("assign_{w}x{h}"), t.backend());
+        let t = draw(&mut pane, &sh, w, h);
+        assert_snapshot!(format!("assign_{w}x{h}"), t.backend());
     }
 }
 
@@ -365,17 +172,17 @@ fn snapshot_empty_loading_and_error() {
     for (w, h) in [(80, 24), (120, 40)] {
         let mut sh = shared();
         let mut pane = UpdatePane::new();
-        let t = draw(&mut pane, &sh, w, h, true);
-        let s = text(t.backend().buffer());
+        let t = draw(&mut pane, &sh, w, h);
+        let s = screen_text(&t);
         assert!(s.contains("No update open."), "{s}");
         assert!(s.contains(":event <update id>"), "{s}");
-        insta::assert_snapshot!(format!("no_update_{w}x{h}"), t.backend());
+        assert_snapshot!(format!("no_update_{w}x{h}"), t.backend());
 
         let mut out = Out::default();
         pane.open(T, None, &mut sh, &mut out);
-        let t = draw(&mut pane, &sh, w, h, true);
-        assert!(text(t.backend().buffer()).contains("loading 1220c7d293ea2327…"));
-        insta::assert_snapshot!(format!("loading_{w}x{h}"), t.backend());
+        let t = draw(&mut pane, &sh, w, h);
+        assert!(screen_text(&t).contains("loading 1220c7d293ea2327…"));
+        assert_snapshot!(format!("loading_{w}x{h}"), t.backend());
 
         let id = fetches(&out)[0].0;
         let mut out = Out::default();
@@ -391,11 +198,11 @@ fn snapshot_empty_loading_and_error() {
             &mut sh,
             &mut out,
         );
-        let t = draw(&mut pane, &sh, w, h, true);
-        let s = text(t.backend().buffer());
+        let t = draw(&mut pane, &sh, w, h);
+        let s = screen_text(&t);
         assert!(s.contains("could not load update"), "{s}");
         assert!(s.contains("press r to retry"), "{s}");
-        insta::assert_snapshot!(format!("error_{w}x{h}"), t.backend());
+        assert_snapshot!(format!("error_{w}x{h}"), t.backend());
     }
 }
 
@@ -409,10 +216,10 @@ fn snapshot_lifecycle_list() {
         assert_eq!(pane.selected_event_id(), Some(ev(1).as_str()));
         cmd(&mut pane, &mut sh, Command::FollowContract);
         assert!(pane.lifecycle_open());
-        let t = draw(&mut pane, &sh, w, h, true);
-        let s = text(t.backend().buffer());
+        let t = draw(&mut pane, &sh, w, h);
+        let s = screen_text(&t);
         assert!(s.contains("jump to creation"), "{s}");
-        insta::assert_snapshot!(format!("lifecycle_{w}x{h}"), t.backend());
+        assert_snapshot!(format!("lifecycle_{w}x{h}"), t.backend());
     }
 }
 
@@ -576,8 +383,8 @@ fn contract_created_before_the_loaded_history() {
     cmd(&mut pane, &mut sh, Command::FollowContract);
     assert!(pane.lifecycle_open());
     assert_eq!(pane.lifecycle_update_ids(), vec![T]);
-    let t = draw(&mut pane, &sh, 120, 40, true);
-    let s = text(t.backend().buffer());
+    let t = draw(&mut pane, &sh, 120, 40);
+    let s = screen_text(&t);
     assert!(s.contains("created before the loaded history"), "{s}");
     assert!(!s.contains("jump to creation"), "{s}");
 }
@@ -589,8 +396,8 @@ fn reassignment_link_opens_the_other_half_and_appears_when_loaded() {
     let mut pane = UpdatePane::new();
     open_fetched(&mut pane, &mut sh, &unassign(), None);
     assert_eq!(pane.reassignment_link(), None);
-    let t = draw(&mut pane, &sh, 80, 24, true);
-    assert!(text(t.backend().buffer()).contains("the matching assign is not in the loaded"));
+    let t = draw(&mut pane, &sh, 80, 24);
+    assert!(screen_text(&t).contains("the matching assign is not in the loaded"));
     let mut out = Out::default();
     assert!(!pane.on_tick(&mut sh, &mut out), "nothing new");
     // The assign arrives in the history.
@@ -618,8 +425,8 @@ fn save_prompts_then_writes_the_pretty_body() {
     assert!(pane.save_prompt_open());
     assert!(pane.wants_raw_keys());
     assert_eq!(pane.key_context(), KeyContext::TextInput);
-    let t = draw(&mut pane, &sh, 120, 40, true);
-    assert!(text(t.backend().buffer()).contains(&format!("save to: ./{T}.json")));
+    let t = draw(&mut pane, &sh, 120, 40);
+    assert!(screen_text(&t).contains(&format!("save to: ./{T}.json")));
     let mut out = Out::default();
     pane.on_key(
         &KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
@@ -751,7 +558,7 @@ fn hostile_strings_leave_no_control_characters_on_screen() {
     open_fetched(&mut pane, &mut sh, &update, None);
     let check = |pane: &mut UpdatePane, sh: &Shared, what: &str| {
         for (w, h) in [(80, 24), (120, 40), (30, 8)] {
-            let t = draw(pane, sh, w, h, true);
+            let t = draw(pane, sh, w, h);
             for cell in t.backend().buffer().content() {
                 for c in cell.symbol().chars() {
                     assert!(
@@ -842,8 +649,8 @@ fn tiny_sizes_never_panic() {
 #[test]
 fn record_time_is_formatted_in_the_header() {
     let (mut pane, sh) = transfer_pane();
-    let t = draw(&mut pane, &sh, 120, 40, true);
-    let s = text(t.backend().buffer());
+    let t = draw(&mut pane, &sh, 120, 40);
+    let s = screen_text(&t);
     let us = parse_time_micros("2026-11-22T09:59:30.123456Z").expect("time");
     assert!(s.contains(&sh.format_time(us)), "{s}");
     assert!(s.contains("migration 4"), "{s}");

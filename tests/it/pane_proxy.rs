@@ -2,10 +2,6 @@
 //! first show, the JSON payload, coupon details, transfer command status by sender and nonce,
 //! error shapes (404, no validator URL, unreachable proxy), hostile server text, tiny sizes.
 
-#![allow(clippy::unwrap_used)]
-
-mod common;
-
 use cantonscope::api::validator::TransferCommandStatusResponse;
 use cantonscope::app::effect::{Effect, Request, Response};
 use cantonscope::config::keymap::{Command, KeyContext};
@@ -13,10 +9,11 @@ use cantonscope::demo::{TcRec, TcStatus};
 use cantonscope::panes::proxy::{ProxyPane, ProxySection};
 use cantonscope::panes::{AppContext, Out, Pane, PaneId, Shared};
 use cantonscope::ui::theme::Theme;
-use common::{Harness, Options, stable};
 use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+
+use crate::common::{Harness, Options, assert_snapshot, clear_input, count, stable, toast};
 
 fn proxy() -> Harness {
     let mut h = Harness::start();
@@ -24,27 +21,9 @@ fn proxy() -> Harness {
     h
 }
 
-fn count(h: &Harness, what: &str) -> usize {
-    h.requests.iter().filter(|r| r.contains(what)).count()
-}
-
-fn toast(h: &Harness) -> String {
-    h.app
-        .toast
-        .as_ref()
-        .map(|t| t.text.clone())
-        .unwrap_or_default()
-}
-
 fn section(h: &mut Harness, s: ProxySection) {
     while h.app.proxy.section() != s {
         h.cmd(Command::NextSection);
-    }
-}
-
-fn clear_input(h: &mut Harness) {
-    for _ in 0..200 {
-        h.key(KeyCode::Backspace);
     }
 }
 
@@ -115,13 +94,13 @@ fn rules_payload_folds_and_copies() {
 #[test]
 fn snapshot_rules_80x24() {
     let mut h = proxy();
-    insta::assert_snapshot!(stable(&h.screen(80, 24)));
+    assert_snapshot!("snapshot_rules_80x24", stable(&h.screen(80, 24)));
 }
 
 #[test]
 fn snapshot_rules_120x40() {
     let mut h = proxy();
-    insta::assert_snapshot!(stable(&h.screen(120, 40)));
+    assert_snapshot!("snapshot_rules_120x40", stable(&h.screen(120, 40)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -171,7 +150,7 @@ fn coupons_table_details_and_copy() {
 fn snapshot_coupons_120x40() {
     let mut h = proxy();
     section(&mut h, ProxySection::Coupons);
-    insta::assert_snapshot!(stable(&h.screen(120, 40)));
+    assert_snapshot!("snapshot_coupons_120x40", stable(&h.screen(120, 40)));
 }
 
 #[test]
@@ -179,7 +158,7 @@ fn snapshot_coupon_details_80x24() {
     let mut h = proxy();
     section(&mut h, ProxySection::Coupons);
     h.cmd(Command::Select);
-    insta::assert_snapshot!(stable(&h.screen(80, 24)));
+    assert_snapshot!("snapshot_coupon_details_80x24", stable(&h.screen(80, 24)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -302,7 +281,7 @@ fn transfer_status_not_found_and_bad_nonce_are_explained() {
 fn snapshot_transfers_120x40() {
     let (sender, tc) = recent_command();
     let mut h = transfers_for(&sender, tc.nonce);
-    insta::assert_snapshot!(stable(&h.screen(120, 40)));
+    assert_snapshot!("snapshot_transfers_120x40", stable(&h.screen(120, 40)));
 }
 
 #[test]
@@ -311,14 +290,17 @@ fn snapshot_transfers_form_80x24() {
     section(&mut h, ProxySection::Transfers);
     h.cmd(Command::Edit);
     h.type_text("DSO");
-    insta::assert_snapshot!(stable(&h.screen(80, 24)));
+    assert_snapshot!("snapshot_transfers_form_80x24", stable(&h.screen(80, 24)));
 }
 
 #[test]
 fn snapshot_transfers_not_found_80x24() {
     let (sender, _) = recent_command();
     let mut h = transfers_for(&sender, 999_999);
-    insta::assert_snapshot!(stable(&h.screen(80, 24)));
+    assert_snapshot!(
+        "snapshot_transfers_not_found_80x24",
+        stable(&h.screen(80, 24))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

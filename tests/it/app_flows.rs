@@ -3,12 +3,11 @@
 //! open the verdict, filter, pause and resume the live tail, a node going down and coming back,
 //! idle drawing, tiny sizes, keys from the config, themes.
 
-mod common;
-
 use cantonscope::config::keymap::Command;
 use cantonscope::panes::PaneId;
-use common::{Harness, Options};
 use crossterm::event::{KeyCode, KeyModifiers};
+
+use crate::common::{Harness, Options};
 
 #[test]
 fn starts_on_recent_history_and_opens_an_update_with_enter() {

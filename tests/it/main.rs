@@ -1,0 +1,33 @@
+//! The integration tests, one binary (linking the library once instead of once per file): one
+//! module per area, sharing the headless harness and helpers of [`common`]. Snapshots stay in
+//! `tests/snapshots/<module>__<name>.snap` (see [`common::assert_snapshot`]).
+//!
+//! One area: `cargo test --test it pane_history::`; one test: `cargo test --test it
+//! pane_history::snapshot_80x24 -- --exact`.
+
+// Tests may unwrap: a panic is a failed test with its location.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+mod api_demo;
+mod api_errors;
+mod app_flows;
+mod app_snapshots;
+mod cli;
+mod config;
+mod decode_samples;
+mod demo_consistency;
+mod demo_server;
+mod export;
+mod pane_history;
+mod pane_holdings;
+mod pane_ledger;
+mod pane_network;
+mod pane_proxy;
+mod pane_status;
+mod pane_update;
+mod pane_validators;
+mod pane_verdict;
+mod readme;
+mod ui_foundation;
