@@ -19,10 +19,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use cantonscope::api::scan::{UpdateItem, UpdatesPage};
-use cantonscope::config::keymap::Command;
 use cantonscope::model::export::{CHUNK_ROWS, ExportFormat, ExportJob, ExportSnapshot};
 use cantonscope::model::history::{FilteredView, History, Placement};
 use cantonscope::model::summary::{UpdateSummary, format_time_micros, parse_time_micros};
+use cantonscope::msg::Command;
 use cantonscope::panes::history::HistoryPane;
 use cantonscope::panes::{AppContext, Out, Pane, Shared};
 use cantonscope::ui::theme::Theme;

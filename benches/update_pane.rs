@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use cantonscope::api::scan::EventHistoryItem;
-use cantonscope::config::keymap::Command;
+use cantonscope::msg::Command;
 use cantonscope::panes::update::UpdatePane;
 use cantonscope::panes::{AppContext, Out, Pane, Shared};
 use cantonscope::ui::theme::Theme;

@@ -30,9 +30,7 @@ use crate::ui::help::HelpOverlay;
 use crate::ui::palette::{Palette, PaletteOutcome};
 use crate::ui::theme::Theme;
 
-pub use crate::msg::{Action, Effect, Request, RequestId, Response};
-// Old paths, kept while the tests move to `crate::msg`.
-pub use crate::msg::{action, effect};
+use crate::msg::{Action, Effect, Request, Response};
 
 /// How long a status-line message stays, in microseconds.
 const TOAST_INFO_US: i64 = 4_000_000;
@@ -130,8 +128,9 @@ impl App {
 
     /// The first effects: history discovery and the first status round.
     pub fn start(&mut self) -> Vec<Effect> {
-        let mut out = Out::default();
+        let mut out = Out::for_pane(PaneId::History);
         self.history.start(&mut self.sh, &mut out);
+        out.owner = PaneId::Status;
         self.status.start(&mut self.sh, &mut out);
         self.finish(out)
     }
@@ -207,7 +206,7 @@ impl App {
                     p.set_input(&line);
                 } else if self.pane(self.focus).wants_raw_keys() {
                     let focus = self.focus;
-                    let (pane, sh) = self.split(focus);
+                    let (pane, sh) = self.split(focus, &mut out);
                     pane.on_paste(&text, sh, &mut out);
                 }
                 self.dirty = true;
@@ -229,29 +228,24 @@ impl App {
                 self.run_palette(&line, &mut out);
                 self.dirty = true;
             }
-            Action::Fetched {
-                id,
-                request,
-                result,
-                elapsed_ms,
-            } => {
-                if let (Request::Event { update_id }, Ok(Response::Event(body))) =
-                    (&request, &result)
-                {
-                    self.sh.bodies.insert(update_id.clone(), body.clone());
+            Action::Fetched(reply) => {
+                // What every pane may read: full update bodies and the ledger end.
+                match (&reply.request, &reply.result) {
+                    (Request::Event { update_id }, Ok(Response::Event(body))) => {
+                        self.sh.bodies.insert(update_id.clone(), body.clone());
+                    }
+                    (Request::LedgerEnd, Ok(Response::LedgerEnd(end))) => {
+                        self.sh.note_ledger_end(reply.id, *end);
+                    }
+                    _ => {}
                 }
-                self.sh.last_elapsed_ms = elapsed_ms;
-                for pid in PaneId::ALL {
-                    let (pane, sh) = self.split(pid);
-                    pane.on_fetched(id, &request, &result, sh, &mut out);
-                }
+                let (pane, sh) = self.split(reply.id.owner, &mut out);
+                pane.on_fetched(&reply, sh, &mut out);
                 self.dirty = true;
             }
             Action::Written { id, path, result } => {
-                let mut claimed = false;
-                for pid in PaneId::ALL {
-                    claimed |= self.pane_mut(pid).on_written(id, &result, &mut out);
-                }
+                out.owner = id.owner;
+                let claimed = self.pane_mut(id.owner).on_written(id, &result, &mut out);
                 if claimed {
                     self.dirty = true;
                     return self.finish(out);
@@ -263,12 +257,9 @@ impl App {
                 self.dirty = true;
             }
             Action::FileRead { id, path, result } => {
-                // Every pane sees it (focus may have moved meanwhile); each ignores ids it did
-                // not send.
-                for pid in PaneId::ALL {
-                    let (pane, sh) = self.split(pid);
-                    pane.on_file_read(id, &path, &result, sh, &mut out);
-                }
+                // To the pane that asked, wherever the focus went meanwhile.
+                let (pane, sh) = self.split(id.owner, &mut out);
+                pane.on_file_read(id, &path, &result, sh, &mut out);
                 self.dirty = true;
             }
             Action::ThemeLoaded(result) => {
@@ -285,8 +276,10 @@ impl App {
         self.finish(out)
     }
 
-    /// Splits the borrow: one pane and the shared state.
-    fn split(&mut self, id: PaneId) -> (&mut dyn Pane, &mut Shared) {
+    /// Splits the borrow: one pane and the shared state; what the pane sends through `out` is
+    /// owned by it.
+    fn split(&mut self, id: PaneId, out: &mut Out) -> (&mut dyn Pane, &mut Shared) {
+        out.owner = id;
         let pane: &mut dyn Pane = match id {
             PaneId::History => &mut self.history,
             PaneId::Update => &mut self.update_pane,
@@ -310,7 +303,7 @@ impl App {
                 // Tell a newly focused pane (it may load what it shows on first show).
                 self.focus_seen = self.focus;
                 let focus = self.focus;
-                let (pane, sh) = self.split(focus);
+                let (pane, sh) = self.split(focus, &mut out);
                 pane.on_focus(sh, &mut out);
             }
             if out.events.is_empty() || guard >= 16 {
@@ -335,6 +328,7 @@ impl App {
                 update_id,
                 event_id,
             } => {
+                out.owner = PaneId::Update;
                 self.update_pane
                     .open(&update_id, event_id.as_deref(), &mut self.sh, out);
                 self.focus = PaneId::Update;
@@ -367,7 +361,7 @@ impl App {
         self.sh.now = now;
         let mut changed = false;
         for id in PaneId::ALL {
-            let (pane, sh) = self.split(id);
+            let (pane, sh) = self.split(id, out);
             changed |= pane.on_tick(sh, out);
         }
         if self.toast.as_ref().is_some_and(|t| t.until <= now) {
@@ -431,7 +425,7 @@ impl App {
                 self.request_quit(out);
                 return;
             }
-            let (pane, sh) = self.split(focus);
+            let (pane, sh) = self.split(focus, out);
             pane.on_key(key, sh, out);
             return;
         }
@@ -483,7 +477,7 @@ impl App {
             }
             _ => {
                 let focus = self.focus;
-                let (pane, sh) = self.split(focus);
+                let (pane, sh) = self.split(focus, out);
                 pane.on_command(cmd, sh, out);
             }
         }
@@ -503,7 +497,7 @@ impl App {
                 }
                 for _ in 0..3 {
                     let focus = self.focus;
-                    let (pane, sh) = self.split(focus);
+                    let (pane, sh) = self.split(focus, out);
                     pane.on_command(cmd, sh, out);
                 }
                 self.dirty = true;

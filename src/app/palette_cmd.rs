@@ -47,10 +47,14 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
             update_id: arg.trim().to_string(),
             event_id: None,
         }),
-        "hash" => app.network.lookup_hash(arg.trim(), &mut app.sh, out),
+        "hash" => {
+            out.owner = PaneId::Network;
+            app.network.lookup_hash(arg.trim(), &mut app.sh, out);
+        }
         "time" => match crate::model::summary::parse_time_micros(arg.trim()) {
             Some(t) => {
                 app.focus = PaneId::History;
+                out.owner = PaneId::History;
                 app.history.goto_time(t, &mut app.sh, out);
             }
             None => out.error(format!(
@@ -63,6 +67,7 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
             .push(super::Effect::LoadTheme(arg.trim().to_string())),
         "filter" => {
             app.focus = PaneId::History;
+            out.owner = PaneId::History;
             app.history.set_filter(&arg, &mut app.sh, out);
         }
         "pane" => {

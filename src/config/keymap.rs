@@ -28,7 +28,7 @@ use std::str::FromStr;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::config::KeySpecs;
-pub use crate::msg::Command; // old path, kept while the tests move to `crate::msg`
+use crate::msg::Command;
 
 /// Where a key is pressed: decides which bindings apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

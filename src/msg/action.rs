@@ -4,9 +4,8 @@
 use crossterm::event::{KeyEvent, MouseEvent};
 
 use super::command::Command;
-use crate::api::ApiError;
 
-use super::effect::{Request, RequestId, Response};
+use super::effect::{Fetched, RequestId};
 
 /// One thing that happened. `App::update` turns it into state changes and effects.
 #[derive(Debug)]
@@ -26,13 +25,7 @@ pub enum Action {
     /// A palette command line (`event <id>`, `time <ts>`, `theme <name>`, `hash <h>`, `quit`).
     Palette(String),
     /// A fetch finished.
-    Fetched {
-        id: RequestId,
-        request: Request,
-        result: Result<Response, ApiError>,
-        /// How long the request took, in milliseconds.
-        elapsed_ms: u32,
-    },
+    Fetched(Box<Fetched>),
     /// A file write finished.
     Written {
         id: RequestId,

@@ -4,6 +4,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::PaneId;
+use crate::api::ApiError;
+
 use crate::api::ledger::{
     EmptyResponse, ExecuteRequest, ExecuteResponse, GetUpdatesRequest, JsGetUpdateTreesResponse,
     Package, PartiesResponse,
@@ -15,10 +18,30 @@ use crate::api::scan::{
 };
 use crate::api::validator::{AmuletRules, DevFundCoupons, TransferCommandStatusResponse};
 
-/// Identifies one request; a pane keeps the id of its current request and drops replies to
-/// older ones (latest request wins).
+/// Identifies one request (a fetch or a file operation) and the pane that sent it: the app
+/// delivers the reply to that pane only. A pane keeps the id of its current request and drops
+/// replies to older ones (latest request wins). Ids grow: a larger `seq` was sent later.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct RequestId(pub u64);
+pub struct RequestId {
+    pub seq: u64,
+    pub owner: PaneId,
+}
+
+impl RequestId {
+    pub fn new(owner: PaneId, seq: u64) -> Self {
+        RequestId { seq, owner }
+    }
+}
+
+/// A finished fetch, as the app hands it to the pane that asked.
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    pub id: RequestId,
+    pub request: Request,
+    pub result: Result<Response, ApiError>,
+    /// How long the request took, in milliseconds.
+    pub elapsed_ms: u32,
+}
 
 /// Why the history asked for a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

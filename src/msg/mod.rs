@@ -7,7 +7,9 @@
 pub mod action;
 pub mod command;
 pub mod effect;
+pub mod pane;
 
 pub use action::{Action, ThemeSource};
 pub use command::{Command, UnknownCommand};
-pub use effect::{Effect, Request, RequestId, Response, UpdatesPurpose};
+pub use effect::{Effect, Fetched, Request, RequestId, Response, UpdatesPurpose};
+pub use pane::PaneId;

@@ -28,7 +28,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use crate::api::ApiError;
 use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest};
 use crate::config::keymap::KeyContext;
 use crate::model::export::{CHUNK_ROWS, ExportJob, ExportSnapshot};
@@ -37,7 +36,7 @@ use crate::model::summary::{
     SummaryKind, UpdateSummary, format_time_micros, parse_time_micros, short_id, short_party,
 };
 use crate::msg::Command;
-use crate::msg::{Effect, Request, RequestId, Response, UpdatesPurpose};
+use crate::msg::{Effect, Fetched, Request, RequestId, Response, UpdatesPurpose};
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
 use crate::ui::text_input::{InputOutcome, TextInput};
@@ -1083,7 +1082,7 @@ impl HistoryPane {
         match step {
             Ok(finished) => {
                 if !chunk.is_empty() || writes.ids.is_empty() {
-                    let id = sh.next_request_id();
+                    let id = out.next_id(sh);
                     out.effects.push(if writes.ids.is_empty() {
                         Effect::WriteFile {
                             id,
@@ -1720,14 +1719,8 @@ impl Pane for HistoryPane {
         self.on_export_written(id, result, out)
     }
 
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        request: &Request,
-        result: &Result<Response, ApiError>,
-        sh: &mut Shared,
-        out: &mut Out,
-    ) {
+    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        let (id, request, result) = (reply.id, &reply.request, &reply.result);
         let Request::Updates { .. } = request else {
             return;
         };

@@ -35,7 +35,7 @@ use crate::api::scan::{HoldingsSummaryRequest, HoldingsSummaryResponse, RecordTi
 use crate::config::keymap::KeyContext;
 use crate::model::summary::{format_time_micros, parse_time_micros};
 use crate::msg::Command;
-use crate::msg::{Effect, Request, RequestId, Response};
+use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, Shared};
 use crate::ui::layout::{centered, framed, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};
@@ -1465,14 +1465,8 @@ impl Pane for HoldingsPane {
         }
     }
 
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        _request: &Request,
-        result: &Result<Response, ApiError>,
-        _sh: &mut Shared,
-        out: &mut Out,
-    ) {
+    fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
+        let (id, result) = (reply.id, &reply.result);
         if self.pending != Some(id) {
             return;
         }

@@ -7,13 +7,13 @@ use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use crate::api::ApiError;
 use crate::api::scan::EventHistoryItem;
 use crate::config::keymap::KeyContext;
 use crate::model::cache::BodyCache;
 use crate::model::history::History;
 use crate::msg::Command;
-use crate::msg::{Effect, Request, RequestId, Response};
+pub use crate::msg::PaneId;
+use crate::msg::{Effect, Fetched, Request, RequestId};
 use crate::ui::theme::Theme;
 
 pub mod export;
@@ -27,55 +27,6 @@ pub mod status;
 pub mod update;
 pub mod validators;
 pub mod verdict;
-
-/// Which pane.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PaneId {
-    History,
-    Update,
-    Verdict,
-    Status,
-    Holdings,
-    Validators,
-    Network,
-    Proxy,
-    Ledger,
-}
-
-impl PaneId {
-    /// Every pane, in tab order (number keys follow it).
-    pub const ALL: [PaneId; 9] = [
-        PaneId::History,
-        PaneId::Update,
-        PaneId::Verdict,
-        PaneId::Status,
-        PaneId::Holdings,
-        PaneId::Validators,
-        PaneId::Network,
-        PaneId::Proxy,
-        PaneId::Ledger,
-    ];
-
-    /// The tab title.
-    pub fn title(self) -> &'static str {
-        match self {
-            PaneId::History => "History",
-            PaneId::Update => "Update",
-            PaneId::Verdict => "Verdict",
-            PaneId::Status => "Status",
-            PaneId::Holdings => "Holdings",
-            PaneId::Validators => "Validators",
-            PaneId::Network => "Network",
-            PaneId::Proxy => "Proxy",
-            PaneId::Ledger => "Ledger",
-        }
-    }
-
-    /// Position in tab order.
-    pub fn index(self) -> usize {
-        PaneId::ALL.iter().position(|p| *p == self).unwrap_or(0)
-    }
-}
 
 /// Where the history starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,9 +91,9 @@ pub struct Shared {
     /// it does not (browsing the past with `:time` or `--from`), its newest update says nothing
     /// about the network's lag.
     pub history_at_head: bool,
-    /// How long the fetch being dispatched took (ms): the App sets it from
-    /// `Action::Fetched.elapsed_ms` before calling [`Pane::on_fetched`].
-    pub last_elapsed_ms: u32,
+    /// The newest ledger end answered (`Some(None)`: an empty ledger), whichever pane asked.
+    pub ledger_end: Option<Option<i64>>,
+    ledger_end_seq: u64,
     next_id: u64,
 }
 
@@ -157,15 +108,25 @@ impl Shared {
             bodies: BodyCache::new(256),
             current_update: None,
             history_at_head: false,
-            last_elapsed_ms: 0,
+            ledger_end: None,
+            ledger_end_seq: 0,
             next_id: 0,
         }
     }
 
-    /// A new request id.
-    pub fn next_request_id(&mut self) -> RequestId {
+    /// Records a ledger end answered to request `id`, unless a later request already answered
+    /// (a slow poll is stale).
+    pub fn note_ledger_end(&mut self, id: RequestId, end: Option<i64>) {
+        if id.seq > self.ledger_end_seq {
+            self.ledger_end_seq = id.seq;
+            self.ledger_end = Some(end);
+        }
+    }
+
+    /// A new id for a request of pane `owner`.
+    pub fn next_request_id(&mut self, owner: PaneId) -> RequestId {
         self.next_id += 1;
-        RequestId(self.next_id)
+        RequestId::new(owner, self.next_id)
     }
 
     /// A time for display (`2026-11-22 10:41:07.123456` in UTC or local time).
@@ -220,17 +181,32 @@ pub enum AppEvent {
     Error(String),
 }
 
-/// What a pane produced while handling something.
+/// What a pane produced while handling something. `owner` is the pane being called (the app
+/// sets it): the requests it sends carry it, so their replies come back to it.
 #[derive(Debug, Default)]
 pub struct Out {
     pub effects: Vec<Effect>,
     pub events: Vec<AppEvent>,
+    pub owner: PaneId,
 }
 
 impl Out {
+    /// An empty `Out` for calls into pane `owner`.
+    pub fn for_pane(owner: PaneId) -> Self {
+        Out {
+            owner,
+            ..Out::default()
+        }
+    }
+
+    /// A new request id owned by the pane being called (for fetches and file operations).
+    pub fn next_id(&self, sh: &mut Shared) -> RequestId {
+        sh.next_request_id(self.owner)
+    }
+
     /// Queues a fetch and returns its id.
     pub fn fetch(&mut self, sh: &mut Shared, request: Request) -> RequestId {
-        let id = sh.next_request_id();
+        let id = self.next_id(sh);
         self.effects.push(Effect::Fetch { id, request });
         id
     }
@@ -290,18 +266,11 @@ pub trait Pane {
         false
     }
 
-    /// A fetch result. Panes ignore requests they did not make.
-    fn on_fetched(
-        &mut self,
-        _id: RequestId,
-        _request: &Request,
-        _result: &Result<Response, ApiError>,
-        _sh: &mut Shared,
-        _out: &mut Out,
-    ) {
-    }
+    /// The reply to a fetch this pane sent (the app delivers replies to their owner only).
+    /// Replies to requests that are no longer the pane's current one are dropped here.
+    fn on_fetched(&mut self, _reply: &Fetched, _sh: &mut Shared, _out: &mut Out) {}
 
-    /// A file read (`Effect::ReadFile`) finished. Panes ignore ids they did not send.
+    /// A file read (`Effect::ReadFile`) of this pane finished.
     fn on_file_read(
         &mut self,
         _id: RequestId,
@@ -312,9 +281,9 @@ pub trait Pane {
     ) {
     }
 
-    /// A file write (`Effect::WriteFile` / `AppendFile`) finished. Panes ignore ids they did not
-    /// send. Returns whether the pane reports the outcome itself (otherwise the App says
-    /// "saved N bytes to path" or the error).
+    /// A file write (`Effect::WriteFile` / `AppendFile`) of this pane finished. Returns whether
+    /// the pane reports the outcome itself (otherwise the App says "saved N bytes to path" or
+    /// the error).
     fn on_written(
         &mut self,
         _id: RequestId,

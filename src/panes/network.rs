@@ -27,7 +27,7 @@ use crate::api::scan::{BootstrappingTransactions, RewardWeightRequest, Synchroni
 use crate::config::keymap::KeyContext;
 use crate::model::summary::{cat, format_time_micros, parse_time_micros, short_party};
 use crate::msg::Command;
-use crate::msg::{Effect, Request, RequestId, Response};
+use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::form::{
     Form, FormOutcome, Load, cell, explain, file_part, paragraph, render_section_tabs,
 };
@@ -612,7 +612,7 @@ impl NetworkPane {
             Ok(bytes) => {
                 let contents = bytes.clone();
                 self.save_input = None;
-                let id = sh.next_request_id();
+                let id = out.next_id(sh);
                 out.effects.push(Effect::WriteFile {
                     id,
                     path: PathBuf::from(path),
@@ -1222,14 +1222,8 @@ impl Pane for NetworkPane {
         }
     }
 
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        request: &Request,
-        result: &Result<Response, ApiError>,
-        sh: &mut Shared,
-        out: &mut Out,
-    ) {
+    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        let (id, request, result) = (reply.id, &reply.request, &reply.result);
         if let Request::ByHash { .. } = request {
             if self.hash.as_ref().is_some_and(|h| h.id == id) {
                 self.on_hash_reply(result, sh, out);

@@ -19,14 +19,13 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use crate::api::ApiError;
 use crate::api::validator::{
     ContractWithState, TransferCommandState, TransferCommandWithStatus, TransferFailureKind,
 };
 use crate::config::keymap::KeyContext;
 use crate::model::summary::{short_id, short_party, short_template};
 use crate::msg::Command;
-use crate::msg::{Effect, Request, RequestId, Response};
+use crate::msg::{Effect, Fetched, Request, Response};
 use crate::panes::form::{Form, FormOutcome, Load, cell, explain, paragraph, render_section_tabs};
 use crate::panes::holdings::Amount;
 use crate::panes::{Out, Pane, PaneId, Shared};
@@ -929,14 +928,8 @@ impl Pane for ProxyPane {
         true
     }
 
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        _request: &Request,
-        result: &Result<Response, ApiError>,
-        _sh: &mut Shared,
-        _out: &mut Out,
-    ) {
+    fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, _out: &mut Out) {
+        let (id, result) = (reply.id, &reply.result);
         if self.rules.waits_for(id) {
             self.rules = match result {
                 Ok(Response::AmuletRules(r)) => {

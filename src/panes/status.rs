@@ -22,12 +22,11 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Sparkline, SparklineBar, Widget};
 
-use crate::api::ApiError;
 use crate::api::scan::NodeStatus;
 use crate::config::keymap::KeyContext;
 use crate::model::history::History;
 use crate::msg::Command;
-use crate::msg::{Effect, Request, RequestId, Response};
+use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
@@ -613,12 +612,13 @@ impl StatusPane {
         &mut self,
         i: usize,
         result: Result<&Response, String>,
+        elapsed_ms: u32,
         sh: &Shared,
         out: &mut Out,
     ) {
         let refresh = self.refresh_ms;
         let now = sh.now;
-        let elapsed = u64::from(sh.last_elapsed_ms);
+        let elapsed = u64::from(elapsed_ms);
         let node = &mut self.nodes[i];
         node.in_flight = None;
         let was = node.last_ok;
@@ -1154,7 +1154,7 @@ impl Pane for StatusPane {
                         node.kind.name(),
                         human_duration(now - started)
                     );
-                    self.on_result(i, Err(text), sh, out);
+                    self.on_result(i, Err(text), 0, sh, out);
                     changed = true;
                 }
                 Some(_) => {}
@@ -1173,14 +1173,8 @@ impl Pane for StatusPane {
         changed
     }
 
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        request: &Request,
-        result: &Result<Response, ApiError>,
-        sh: &mut Shared,
-        out: &mut Out,
-    ) {
+    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        let (id, request, result) = (reply.id, &reply.request, &reply.result);
         let Some(i) = self
             .nodes
             .iter()
@@ -1195,7 +1189,7 @@ impl Pane for StatusPane {
             Ok(resp) => Ok(resp),
             Err(e) => Err(e.to_string()),
         };
-        self.on_result(i, result, sh, out);
+        self.on_result(i, result, reply.elapsed_ms, sh, out);
         self.history.sync(&sh.history);
     }
 

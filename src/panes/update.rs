@@ -36,7 +36,6 @@ use ratatui::widgets::{Block, Borders, Clear, Widget};
 use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
 
-use crate::api::ApiError;
 use crate::api::json::RawJson;
 use crate::api::scan::{
     CreatedEvent, EventHistoryItem, ExercisedEvent, Reassignment, ReassignmentEvent, TreeEvent,
@@ -49,7 +48,7 @@ use crate::model::summary::{
     short_id, short_party, short_template,
 };
 use crate::msg::Command;
-use crate::msg::{Effect, Request, RequestId, Response};
+use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::ui::json::JsonView;
 use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize};
@@ -955,7 +954,7 @@ impl UpdatePane {
         };
         let mut contents = pretty_json(body.raw.get());
         contents.push('\n');
-        let id = sh.next_request_id();
+        let id = out.next_id(sh);
         out.effects.push(Effect::WriteFile {
             id,
             path: PathBuf::from(path),
@@ -1903,14 +1902,8 @@ impl Pane for UpdatePane {
         }
     }
 
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        request: &Request,
-        result: &Result<Response, ApiError>,
-        sh: &mut Shared,
-        out: &mut Out,
-    ) {
+    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        let (id, request, result) = (reply.id, &reply.request, &reply.result);
         if self.pending != Some(id) {
             return;
         }

@@ -28,7 +28,7 @@ use crate::api::ApiError;
 use crate::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
-use crate::msg::{Effect, Request, RequestId, Response};
+use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::holdings::{
     Completer, looks_like_party, put_right, render_candidates, sort_mark, split_ids,
 };
@@ -738,14 +738,8 @@ impl Pane for ValidatorsPane {
         }
     }
 
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        _request: &Request,
-        result: &Result<Response, ApiError>,
-        _sh: &mut Shared,
-        out: &mut Out,
-    ) {
+    fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
+        let (id, result) = (reply.id, &reply.result);
         if self.pending != Some(id) {
             return;
         }

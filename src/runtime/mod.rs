@@ -15,7 +15,8 @@ use futures_util::StreamExt;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::AbortHandle;
 
-use crate::app::{Action, App, Effect, RequestId};
+use crate::app::App;
+use crate::msg::{Action, Effect, Fetched, RequestId};
 use crate::ui::osc52::{Multiplexer, osc52_sequence};
 
 pub use fetch::Clients;
@@ -201,8 +202,8 @@ struct Runner {
 impl Runner {
     /// Bookkeeping for an incoming action (finished requests leave the running set).
     fn note(&mut self, action: &Action) -> Vec<Effect> {
-        if let Action::Fetched { id, .. } = action {
-            self.running.remove(id);
+        if let Action::Fetched(reply) = action {
+            self.running.remove(&reply.id);
         }
         Vec::new()
     }
@@ -227,14 +228,14 @@ impl Runner {
                     let elapsed_ms =
                         u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
                     if let Err(e) = &result {
-                        tracing::info!(request = ?fetch::describe(&request), "request failed: {e}");
+                        tracing::warn!(request = ?fetch::describe(&request), "request failed: {e}");
                     }
-                    let _ = tx.send(Action::Fetched {
+                    let _ = tx.send(Action::Fetched(Box::new(Fetched {
                         id,
                         request,
                         result,
                         elapsed_ms,
-                    });
+                    })));
                 });
                 self.running.insert(id, handle.abort_handle());
             }
@@ -422,7 +423,7 @@ mod tests {
         let task = tokio::spawn(run_file_ops(rx, tx));
         for (i, chunk) in ["a\n", "b\n", "c\n"].iter().enumerate() {
             let _ = files.send(FileOp::Write {
-                id: RequestId(i as u64 + 1),
+                id: RequestId::new(crate::msg::PaneId::History, i as u64 + 1),
                 path: path.clone(),
                 contents: chunk.as_bytes().to_vec(),
                 append: i > 0,
@@ -430,7 +431,7 @@ mod tests {
         }
         let missing = dir.path().join("no-such-dir").join("x");
         let _ = files.send(FileOp::Write {
-            id: RequestId(9),
+            id: RequestId::new(crate::msg::PaneId::History, 9),
             path: missing,
             contents: b"x".to_vec(),
             append: true,
@@ -440,7 +441,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).expect("file"), "a\nb\nc\n");
         let mut answers = Vec::new();
         while let Ok(Action::Written { id, result, .. }) = actions.try_recv() {
-            answers.push((id.0, result.is_ok()));
+            answers.push((id.seq, result.is_ok()));
         }
         assert_eq!(answers, [(1, true), (2, true), (3, true), (9, false)]);
 

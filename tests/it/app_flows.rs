@@ -3,7 +3,7 @@
 //! open the verdict, filter, pause and resume the live tail, a node going down and coming back,
 //! idle drawing, tiny sizes, keys from the config, themes.
 
-use cantonscope::config::keymap::Command;
+use cantonscope::msg::Command;
 use cantonscope::panes::PaneId;
 use crossterm::event::{KeyCode, KeyModifiers};
 
@@ -257,7 +257,7 @@ fn idle_writes_nothing_to_the_terminal() {
     let second_start = (h.now / 1_000_000) * 1_000_000;
     for i in 1..4 {
         h.now = second_start + i * 200_000;
-        h.act(cantonscope::app::Action::Tick(h.now));
+        h.act(cantonscope::msg::Action::Tick(h.now));
         cantonscope::runtime::redraw_if_dirty(&mut h.app, &mut terminal).expect("draw");
     }
     assert_eq!(counter.0.get(), first, "idle ticks wrote to the terminal");

@@ -7,12 +7,13 @@
 use std::path::Path;
 
 use cantonscope::api::scan::UpdatesPage;
-use cantonscope::app::effect::Effect;
 use cantonscope::config::HistoryStart;
-use cantonscope::config::keymap::{Command, KeyContext};
+use cantonscope::config::keymap::KeyContext;
 use cantonscope::model::export::{CHUNK_ROWS, CSV_HEADER, ExportFormat, csv_field};
 use cantonscope::model::history::Placement;
 use cantonscope::model::summary::{format_time_micros, parse_time_micros};
+use cantonscope::msg::Command;
+use cantonscope::msg::Effect;
 use cantonscope::panes::history::HistoryPane;
 use cantonscope::panes::{AppContext, AppEvent, Level, Out, Pane, Shared};
 use cantonscope::ui::theme::Theme;

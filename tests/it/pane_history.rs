@@ -5,9 +5,11 @@
 
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{UpdatesPage, UpdatesRequest};
-use cantonscope::app::effect::{Effect, Request, RequestId, Response, UpdatesPurpose};
-use cantonscope::config::keymap::{Command, KeyContext};
+use cantonscope::config::keymap::KeyContext;
 use cantonscope::model::summary::{format_time_micros, parse_time_micros};
+use cantonscope::msg::Command;
+use cantonscope::msg::PaneId;
+use cantonscope::msg::{Effect, Request, RequestId, Response, UpdatesPurpose};
 use cantonscope::panes::history::{DISCOVER_TIME, EARLIER_FIRST_STEP, HistoryPane, PAGE_SIZE};
 use cantonscope::panes::{AppContext, AppEvent, Out, Pane, Shared, StartFrom};
 use cantonscope::ui::theme::Theme;
@@ -18,6 +20,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use serde_json::{Map, Value, json};
 
+use crate::common::pane::fetched;
 use crate::common::{assert_snapshot, pane, untrimmed_text};
 
 // ---------------------------------------------------------------------------------------------
@@ -257,7 +260,7 @@ impl Harness {
         let (id, request) = self.pending.remove(0);
         let mut out = Out::default();
         self.pane
-            .on_fetched(id, &request, &result, &mut self.sh, &mut out);
+            .on_fetched(&fetched(id, &request, &result), &mut self.sh, &mut out);
         self.collect(out);
         request
     }
@@ -818,9 +821,11 @@ fn replies_to_other_requests_are_ignored() {
         purpose: UpdatesPurpose::Forward,
     };
     h.pane.on_fetched(
-        RequestId(9999),
-        &req,
-        &Ok(page(txs(100, 5, 0, t0() + 100 * SEC))),
+        &fetched(
+            RequestId::new(PaneId::History, 9999),
+            &req,
+            &Ok(page(txs(100, 5, 0, t0() + 100 * SEC))),
+        ),
         &mut h.sh,
         &mut out,
     );

@@ -7,10 +7,11 @@
 
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{HoldingsSummary, HoldingsSummaryResponse};
-use cantonscope::app::effect::{Effect, Request, Response};
-use cantonscope::app::{Action, App};
-use cantonscope::config::keymap::Command;
+use cantonscope::app::App;
 use cantonscope::model::summary::parse_time_micros;
+use cantonscope::msg::Action;
+use cantonscope::msg::Command;
+use cantonscope::msg::{Effect, Fetched, Request, Response};
 use cantonscope::panes::holdings::{
     Field, HoldCol, HoldingsPane, HoldingsQuery, NOT_SERVED_TEXT, TimeSpec,
 };
@@ -21,7 +22,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use crate::common::pane::{render, sent};
+use crate::common::pane::{fetched, render, sent};
 use crate::common::{Harness, Options, assert_snapshot, buffer_text, stable_hms};
 
 // ---------------------------------------------------------------------------------------------
@@ -488,12 +489,12 @@ fn a_400_from_the_scan_is_shown_plainly() {
         matches!(&result, Err(ApiError::Scan { status: 400, .. })),
         "{result:?}"
     );
-    h.act(Action::Fetched {
+    h.act(Action::Fetched(Box::new(Fetched {
         id,
         request,
         result,
         elapsed_ms: 1,
-    });
+    })));
     let err = h.app.holdings.error.clone().expect("error shown");
     assert_eq!(
         err,
@@ -659,9 +660,11 @@ fn server_strings_never_reach_the_buffer_raw() {
     p.run(q(&[evil, "gone\u{1b}[31m::1"]), &mut sh, &mut out);
     let id = sent(&out);
     p.on_fetched(
-        id,
-        &Request::LedgerEnd,
-        &answer(&[(evil, "1\u{1b}[31m.5", "2", "3.5")]),
+        &fetched(
+            id,
+            &Request::LedgerEnd,
+            &answer(&[(evil, "1\u{1b}[31m.5", "2", "3.5")]),
+        ),
         &mut sh,
         &mut Out::default(),
     );
@@ -689,12 +692,14 @@ fn server_strings_never_reach_the_buffer_raw() {
     p.run(q(&["a::1"]), &mut sh, &mut out);
     let id = sent(&out);
     p.on_fetched(
-        id,
-        &Request::LedgerEnd,
-        &Err(ApiError::NotFound {
-            endpoint: "scan POST /v1/holdings/summary",
-            message: "No snapshot\u{1b}[2J\u{7}".into(),
-        }),
+        &fetched(
+            id,
+            &Request::LedgerEnd,
+            &Err(ApiError::NotFound {
+                endpoint: "scan POST /v1/holdings/summary",
+                message: "No snapshot\u{1b}[2J\u{7}".into(),
+            }),
+        ),
         &mut sh,
         &mut Out::default(),
     );
@@ -710,17 +715,19 @@ fn sums_are_exact_and_decimal_points_line_up() {
     p.run(q(&["a::1", "b::2", "c::3"]), &mut sh, &mut out);
     let id = sent(&out);
     p.on_fetched(
-        id,
-        &Request::LedgerEnd,
-        &answer(&[
-            ("a::1", "0.1000000000", "0", "0.1000000000"),
-            (
-                "b::2",
-                "0.2000000000",
-                "1234567.0000000001",
-                "1234567.2000000001",
-            ),
-        ]),
+        &fetched(
+            id,
+            &Request::LedgerEnd,
+            &answer(&[
+                ("a::1", "0.1000000000", "0", "0.1000000000"),
+                (
+                    "b::2",
+                    "0.2000000000",
+                    "1234567.0000000001",
+                    "1234567.2000000001",
+                ),
+            ]),
+        ),
         &mut sh,
         &mut Out::default(),
     );
@@ -760,18 +767,22 @@ fn stale_replies_are_ignored() {
         "the old request is cancelled"
     );
     p.on_fetched(
-        old,
-        &Request::LedgerEnd,
-        &answer(&[("a::1", "1", "0", "1")]),
+        &fetched(
+            old,
+            &Request::LedgerEnd,
+            &answer(&[("a::1", "1", "0", "1")]),
+        ),
         &mut sh,
         &mut Out::default(),
     );
     assert!(p.result.is_none() && p.is_loading());
     assert_eq!(p.badge(&sh), Some("…".into()));
     p.on_fetched(
-        new,
-        &Request::LedgerEnd,
-        &answer(&[("b::2", "2", "0", "2")]),
+        &fetched(
+            new,
+            &Request::LedgerEnd,
+            &answer(&[("b::2", "2", "0", "2")]),
+        ),
         &mut sh,
         &mut Out::default(),
     );
@@ -787,9 +798,11 @@ fn tiny_sizes_never_panic() {
     p.run(q(&["a::1", "b::2"]), &mut sh, &mut out);
     let id = sent(&out);
     p.on_fetched(
-        id,
-        &Request::LedgerEnd,
-        &answer(&[("a::1", "1.5", "2", "3.5")]),
+        &fetched(
+            id,
+            &Request::LedgerEnd,
+            &answer(&[("a::1", "1.5", "2", "3.5")]),
+        ),
         &mut sh,
         &mut Out::default(),
     );

@@ -11,16 +11,16 @@ use std::sync::OnceLock;
 
 use cantonscope::api::ledger::{JsCantonError, PartiesResponse, TreeEvent};
 use cantonscope::api::{ApiError, Secret, TokenSource};
-use cantonscope::app::effect::{Effect, Request, RequestId, Response};
-use cantonscope::config::keymap::Command;
 use cantonscope::demo::Ledger;
+use cantonscope::msg::Command;
+use cantonscope::msg::{Effect, Request, RequestId, Response};
 use cantonscope::panes::ledger::{LedgerPane, READ_ONLY_TEXT, REMOVED_HINT, Section, TOKEN_HELP};
 use cantonscope::panes::{AppContext, Out, Pane, Shared};
 use crossterm::event::{KeyCode, KeyModifiers};
 use ratatui::buffer::Buffer;
 use serde_json::json;
 
-use crate::common::pane::render;
+use crate::common::pane::{fetched, render};
 use crate::common::{Harness, Options, assert_snapshot, buffer_text};
 
 fn demo_ledger() -> &'static Ledger {
@@ -393,7 +393,7 @@ fn read_only_flag_and_config_key_reach_the_pane() {
     let check = |settings: cantonscope::config::Settings| {
         let (mut app, _) = cantonscope::runtime::build(&settings, 0).expect("builds");
         assert!(app.sh.ctx.read_only);
-        app.update(cantonscope::app::Action::Command(Command::Pane9));
+        app.update(cantonscope::msg::Action::Command(Command::Pane9));
         app.ledger.set_section(Section::Execute);
         let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).expect("t");
         t.draw(|f| cantonscope::app::view::draw(&app, f))
@@ -667,7 +667,7 @@ fn execute_from_a_file_confirm_then_duplicate_is_409() {
     assert_eq!(count(&h, "ledger execute"), 1);
     let tx = h.app.ledger.execute.result().expect("executed").clone();
     // The pane fetched the new ledger end.
-    assert_eq!(h.app.ledger.ledger_end(), Some(Some(tx.offset)));
+    assert_eq!(h.app.sh.ledger_end, Some(Some(tx.offset)));
     assert_eq!(
         tx.external_transaction_hash.as_deref(),
         Some(sha256_hex(prepared.as_bytes()).as_str())
@@ -779,7 +779,7 @@ fn execute_from_a_pasted_body() {
         "HASHING_SCHEME_VERSION_V3",
     ))
     .expect("json");
-    h.act(cantonscope::app::Action::Paste(body));
+    h.act(cantonscope::msg::Action::Paste(body));
     h.key_mod(KeyCode::Char('s'), KeyModifiers::CONTROL);
     assert!(
         h.app.ledger.execute.confirm_open(),
@@ -840,7 +840,7 @@ fn a_404_on_trees_says_the_node_removed_the_endpoint() {
         endpoint: "ledger POST /v2/updates/trees",
         version: Some("3.5.0".into()),
     });
-    pane.on_fetched(id, &request, &err, &mut sh, &mut Out::default());
+    pane.on_fetched(&fetched(id, &request, &err), &mut sh, &mut Out::default());
     let text = buffer_text(&render(&pane, &sh, 120, 20));
     assert!(
         text.contains("this node does not serve the endpoint (version 3.5.0)"),
@@ -850,9 +850,7 @@ fn a_404_on_trees_says_the_node_removed_the_endpoint() {
     // A stale reply is ignored.
     let ok = Ok(Response::Trees(std::sync::Arc::new(Vec::new())));
     pane.on_fetched(
-        RequestId(id.0 + 100),
-        &request,
-        &ok,
+        &fetched(RequestId::new(id.owner, id.seq + 100), &request, &ok),
         &mut sh,
         &mut Out::default(),
     );
@@ -877,9 +875,7 @@ fn server_strings_never_reach_the_buffer_raw() {
     }]}))
     .expect("decodes");
     pane.on_fetched(
-        id,
-        &request,
-        &Ok(Response::Parties(Box::new(resp))),
+        &fetched(id, &request, &Ok(Response::Parties(Box::new(resp)))),
         &mut sh,
         &mut Out::default(),
     );
@@ -920,7 +916,7 @@ fn server_strings_never_reach_the_buffer_raw() {
                     ..JsCantonError::default()
                 }),
             });
-            pane.on_fetched(id, &request, &err, &mut sh, &mut Out::default());
+            pane.on_fetched(&fetched(id, &request, &err), &mut sh, &mut Out::default());
         }
     }
     let buf = render(&pane, &sh, 120, 30);

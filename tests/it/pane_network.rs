@@ -5,8 +5,9 @@
 use base64::Engine;
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::BftSequencers;
-use cantonscope::app::effect::{Effect, Request, Response};
-use cantonscope::config::keymap::{Command, KeyContext};
+use cantonscope::config::keymap::KeyContext;
+use cantonscope::msg::Command;
+use cantonscope::msg::{Effect, Request, Response};
 use cantonscope::panes::network::{NetSection, NetworkPane};
 use cantonscope::panes::{AppContext, Level, Out, Pane, PaneId, Shared};
 use cantonscope::runtime::fetch::execute;
@@ -15,6 +16,7 @@ use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
+use crate::common::pane::fetched;
 use crate::common::{Harness, Options, assert_snapshot, clear_input, count, stable, toast};
 
 fn network() -> Harness {
@@ -568,9 +570,7 @@ fn server_strings_with_escapes_never_reach_the_buffer() {
     }))
     .unwrap();
     pane.on_fetched(
-        id,
-        &request,
-        &Ok(Response::BftSequencers(Box::new(seqs))),
+        &fetched(id, &request, &Ok(Response::BftSequencers(Box::new(seqs)))),
         &mut sh,
         &mut out,
     );
@@ -587,12 +587,14 @@ fn server_strings_with_escapes_never_reach_the_buffer() {
         panic!()
     };
     pane.on_fetched(
-        id,
-        &request,
-        &Err(ApiError::NotFound {
-            endpoint: "scan GET /v0/sv-bft-sequencers",
-            message: "gone\u{1b}[31m\nred".into(),
-        }),
+        &fetched(
+            id,
+            &request,
+            &Err(ApiError::NotFound {
+                endpoint: "scan GET /v0/sv-bft-sequencers",
+                message: "gone\u{1b}[31m\nred".into(),
+            }),
+        ),
         &mut sh,
         &mut out,
     );
@@ -620,17 +622,21 @@ fn stale_replies_are_ignored() {
     let seqs: BftSequencers =
         serde_json::from_value(serde_json::json!({"bftSequencers": []})).unwrap();
     pane.on_fetched(
-        ids[0],
-        &Request::BftSequencers,
-        &Ok(Response::BftSequencers(Box::new(seqs.clone()))),
+        &fetched(
+            ids[0],
+            &Request::BftSequencers,
+            &Ok(Response::BftSequencers(Box::new(seqs.clone()))),
+        ),
         &mut sh,
         &mut out,
     );
     assert!(pane.sequencers().is_none(), "the old reply is dropped");
     pane.on_fetched(
-        ids[1],
-        &Request::BftSequencers,
-        &Ok(Response::BftSequencers(Box::new(seqs))),
+        &fetched(
+            ids[1],
+            &Request::BftSequencers,
+            &Ok(Response::BftSequencers(Box::new(seqs))),
+        ),
         &mut sh,
         &mut out,
     );

@@ -3,9 +3,10 @@
 //! error shapes (404, no validator URL, unreachable proxy), hostile server text, tiny sizes.
 
 use cantonscope::api::validator::TransferCommandStatusResponse;
-use cantonscope::app::effect::{Effect, Request, Response};
-use cantonscope::config::keymap::{Command, KeyContext};
+use cantonscope::config::keymap::KeyContext;
 use cantonscope::demo::{TcRec, TcStatus};
+use cantonscope::msg::Command;
+use cantonscope::msg::{Effect, Request, Response};
 use cantonscope::panes::proxy::{ProxyPane, ProxySection};
 use cantonscope::panes::{AppContext, Out, Pane, PaneId, Shared};
 use cantonscope::ui::theme::Theme;
@@ -13,6 +14,7 @@ use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
+use crate::common::pane::fetched;
 use crate::common::{Harness, Options, assert_snapshot, clear_input, count, stable, toast};
 
 fn proxy() -> Harness {
@@ -389,9 +391,7 @@ fn server_strings_with_escapes_never_reach_the_buffer() {
     });
     let r: TransferCommandStatusResponse = serde_json::from_value(body).unwrap();
     pane.on_fetched(
-        id,
-        &request,
-        &Ok(Response::TransferStatus(Box::new(r))),
+        &fetched(id, &request, &Ok(Response::TransferStatus(Box::new(r)))),
         &mut sh,
         &mut out,
     );
@@ -429,17 +429,21 @@ fn stale_replies_are_ignored() {
     assert_eq!(ids.len(), 2);
     assert!(out.effects.contains(&Effect::Cancel(ids[0])));
     pane.on_fetched(
-        ids[0],
-        &Request::AmuletRules,
-        &Err(cantonscope::api::ApiError::Timeout { endpoint: "x" }),
+        &fetched(
+            ids[0],
+            &Request::AmuletRules,
+            &Err(cantonscope::api::ApiError::Timeout { endpoint: "x" }),
+        ),
         &mut sh,
         &mut out,
     );
     assert!(pane.error_text().is_none(), "the old reply is dropped");
     pane.on_fetched(
-        ids[1],
-        &Request::AmuletRules,
-        &Err(cantonscope::api::ApiError::Timeout { endpoint: "x" }),
+        &fetched(
+            ids[1],
+            &Request::AmuletRules,
+            &Err(cantonscope::api::ApiError::Timeout { endpoint: "x" }),
+        ),
         &mut sh,
         &mut out,
     );

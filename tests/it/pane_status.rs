@@ -6,10 +6,11 @@
 
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{NodeStatus, UpdateItem};
-use cantonscope::app::effect::{Effect, Request, RequestId, Response};
-use cantonscope::config::keymap::Command;
 use cantonscope::model::history::Placement;
 use cantonscope::model::summary::{format_time_micros, parse_time_micros};
+use cantonscope::msg::Command;
+use cantonscope::msg::PaneId;
+use cantonscope::msg::{Effect, Fetched, Request, RequestId, Response};
 use cantonscope::panes::status::{
     MAX_BACKOFF_MS, NO_TOKEN_TEXT, NodeHealth, NodeKind, StatusPane, human_duration, human_uptime,
     parse_iso8601_duration, retry_delay_ms,
@@ -21,7 +22,7 @@ use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use serde_json::json;
 
-use crate::common::pane::{draw, fetches};
+use crate::common::pane::{draw, fetched, fetches};
 use crate::common::{assert_snapshot, screen_text};
 
 const SEC: i64 = 1_000_000;
@@ -77,9 +78,12 @@ fn answer(
     result: Result<Response, ApiError>,
     elapsed_ms: u32,
 ) -> Out {
-    sh.last_elapsed_ms = elapsed_ms;
     let mut out = Out::default();
-    pane.on_fetched(id, &req, &result, sh, &mut out);
+    let reply = Fetched {
+        elapsed_ms,
+        ..fetched(id, &req, &result)
+    };
+    pane.on_fetched(&reply, sh, &mut out);
     out
 }
 
@@ -373,7 +377,7 @@ fn replies_to_unknown_requests_are_ignored() {
     let ev = answer(
         &mut pane,
         &mut sh,
-        RequestId(9_999),
+        RequestId::new(PaneId::Status, 9_999),
         Request::Status { scan: 0 },
         Err(connect_error()),
         5,

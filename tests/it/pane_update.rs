@@ -8,10 +8,11 @@ use std::sync::Arc;
 use cantonscope::api::ApiError;
 use cantonscope::api::json::RawJson;
 use cantonscope::api::scan::{EventHistoryItem, UpdateItem};
-use cantonscope::app::effect::{Effect, Request, RequestId, Response};
-use cantonscope::config::keymap::{Command, KeyContext};
+use cantonscope::config::keymap::KeyContext;
 use cantonscope::model::history::Placement;
 use cantonscope::model::summary::parse_time_micros;
+use cantonscope::msg::Command;
+use cantonscope::msg::{Effect, Request, RequestId, Response};
 use cantonscope::panes::update::{Focus, UpdatePane};
 use cantonscope::panes::{AppContext, AppEvent, Out, Pane, Shared};
 use cantonscope::ui::theme::Theme;
@@ -20,7 +21,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use serde_json::{Value, json};
 
-use crate::common::pane::{draw, fetches};
+use crate::common::pane::{draw, fetched, fetches};
 use crate::common::{assert_snapshot, fixture, screen_text};
 
 /// The transfer under test.
@@ -91,9 +92,11 @@ fn reply(pane: &mut UpdatePane, sh: &mut Shared, id: RequestId, update: &Value) 
     sh.bodies.insert(uid.clone(), b.clone());
     let mut out = Out::default();
     pane.on_fetched(
-        id,
-        &Request::Event { update_id: uid },
-        &Ok(Response::Event(b)),
+        &fetched(
+            id,
+            &Request::Event { update_id: uid },
+            &Ok(Response::Event(b)),
+        ),
         sh,
         &mut out,
     );
@@ -187,14 +190,16 @@ fn snapshot_empty_loading_and_error() {
         let id = fetches(&out)[0].0;
         let mut out = Out::default();
         pane.on_fetched(
-            id,
-            &Request::Event {
-                update_id: T.into(),
-            },
-            &Err(ApiError::Connect {
-                endpoint: "scan GET /v0/events/{update_id}",
-                detail: "connection refused (os error 111)".into(),
-            }),
+            &fetched(
+                id,
+                &Request::Event {
+                    update_id: T.into(),
+                },
+                &Err(ApiError::Connect {
+                    endpoint: "scan GET /v0/events/{update_id}",
+                    detail: "connection refused (os error 111)".into(),
+                }),
+            ),
             &mut sh,
             &mut out,
         );
@@ -483,13 +488,15 @@ fn stale_replies_are_ignored() {
     // An old error is ignored too.
     let mut out = Out::default();
     pane.on_fetched(
-        id_a,
-        &Request::Event {
-            update_id: A.into(),
-        },
-        &Err(ApiError::Timeout {
-            endpoint: "scan GET /v0/events/{update_id}",
-        }),
+        &fetched(
+            id_a,
+            &Request::Event {
+                update_id: A.into(),
+            },
+            &Err(ApiError::Timeout {
+                endpoint: "scan GET /v0/events/{update_id}",
+            }),
+        ),
         &mut sh,
         &mut out,
     );
@@ -508,14 +515,16 @@ fn errors_are_shown_and_refresh_refetches() {
     let id = fetches(&out)[0].0;
     let mut out = Out::default();
     pane.on_fetched(
-        id,
-        &Request::Event {
-            update_id: T.into(),
-        },
-        &Err(ApiError::NotFound {
-            endpoint: "scan GET /v0/events/{update_id}",
-            message: "update not found".into(),
-        }),
+        &fetched(
+            id,
+            &Request::Event {
+                update_id: T.into(),
+            },
+            &Err(ApiError::NotFound {
+                endpoint: "scan GET /v0/events/{update_id}",
+                message: "update not found".into(),
+            }),
+        ),
         &mut sh,
         &mut out,
     );
@@ -607,15 +616,17 @@ fn hostile_strings_leave_no_control_characters_on_screen() {
     pane.open(&uncached, None, &mut sh, &mut out);
     let id = fetches(&out)[0].0;
     pane.on_fetched(
-        id,
-        &Request::Event {
-            update_id: uncached,
-        },
-        &Err(ApiError::Scan {
-            endpoint: "scan GET /v0/events/{update_id}",
-            status: 500,
-            message: evil.into(),
-        }),
+        &fetched(
+            id,
+            &Request::Event {
+                update_id: uncached,
+            },
+            &Err(ApiError::Scan {
+                endpoint: "scan GET /v0/events/{update_id}",
+                status: 500,
+                message: evil.into(),
+            }),
+        ),
         &mut sh,
         &mut out,
     );

@@ -6,10 +6,10 @@
 
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
-use cantonscope::app::Action;
-use cantonscope::app::effect::{Effect, Request, Response};
-use cantonscope::config::keymap::Command;
 use cantonscope::model::summary::parse_time_micros;
+use cantonscope::msg::Action;
+use cantonscope::msg::Command;
+use cantonscope::msg::{Effect, Fetched, Request, Response};
 use cantonscope::panes::validators::{
     NOT_ONBOARDED, ValCol, ValidatorRow, ValidatorsPane, liveness,
 };
@@ -20,7 +20,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use crate::common::pane::{render, sent};
+use crate::common::pane::{fetched, render, sent};
 use crate::common::{Harness, Options, assert_snapshot, buffer_text, stable_hms};
 
 // ---------------------------------------------------------------------------------------------
@@ -388,12 +388,12 @@ fn an_empty_list_is_refused_before_sending_and_the_scan_400_is_shown_plainly() {
         matches!(&result, Err(ApiError::Scan { status: 400, .. })),
         "{result:?}"
     );
-    h.act(Action::Fetched {
+    h.act(Action::Fetched(Box::new(Fetched {
         id,
         request,
         result,
         elapsed_ms: 1,
-    });
+    })));
     assert_eq!(
         h.app.validators.error.as_deref(),
         Some("the scan rejected the query (HTTP 400): Missing query parameter: validator_ids")
@@ -480,13 +480,15 @@ fn canned_answer_layout_and_sanitised_server_strings() {
     );
     let id = sent(&out);
     p.on_fetched(
-        id,
-        &Request::LedgerEnd,
-        &faucets(&[
-            ("good::1", 100, 0, 1, 100),
-            ("flaky::2", 50, 50, 1, 100),
-            (evil, 95, 5, 1, 100),
-        ]),
+        &fetched(
+            id,
+            &Request::LedgerEnd,
+            &faucets(&[
+                ("good::1", 100, 0, 1, 100),
+                ("flaky::2", 50, 50, 1, 100),
+                (evil, 95, 5, 1, 100),
+            ]),
+        ),
         &mut sh,
         &mut Out::default(),
     );
@@ -546,13 +548,15 @@ fn canned_answer_layout_and_sanitised_server_strings() {
     let mut out = Out::default();
     p.run(vec!["a::1".into()], &mut sh, &mut out);
     p.on_fetched(
-        sent(&out),
-        &Request::LedgerEnd,
-        &Err(ApiError::Scan {
-            endpoint: "scan GET /v0/validators/validator-faucets",
-            status: 400,
-            message: "bad\u{1b}[31m id\u{7}".into(),
-        }),
+        &fetched(
+            sent(&out),
+            &Request::LedgerEnd,
+            &Err(ApiError::Scan {
+                endpoint: "scan GET /v0/validators/validator-faucets",
+                status: 400,
+                message: "bad\u{1b}[31m id\u{7}".into(),
+            }),
+        ),
         &mut sh,
         &mut Out::default(),
     );
@@ -577,18 +581,14 @@ fn stale_replies_are_ignored_and_tiny_sizes_never_panic() {
     let new = sent(&out);
     assert!(out.effects.contains(&Effect::Cancel(old)));
     p.on_fetched(
-        old,
-        &Request::LedgerEnd,
-        &faucets(&[("a::1", 1, 0, 1, 1)]),
+        &fetched(old, &Request::LedgerEnd, &faucets(&[("a::1", 1, 0, 1, 1)])),
         &mut sh,
         &mut Out::default(),
     );
     assert!(p.rows.is_empty() && p.is_loading());
     assert_eq!(p.badge(&sh), Some("…".into()));
     p.on_fetched(
-        new,
-        &Request::LedgerEnd,
-        &faucets(&[("b::2", 3, 1, 1, 4)]),
+        &fetched(new, &Request::LedgerEnd, &faucets(&[("b::2", 3, 1, 1, 4)])),
         &mut sh,
         &mut Out::default(),
     );

@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use cantonscope::api::scan::EventHistoryItem;
-use cantonscope::app::effect::Effect;
-use cantonscope::config::keymap::Command;
 use cantonscope::model::cache::BodyCache;
 use cantonscope::model::summary::parse_time_micros;
+use cantonscope::msg::Command;
+use cantonscope::msg::Effect;
 use cantonscope::panes::verdict::{VerdictPane, format_gap};
 use cantonscope::panes::{AppContext, AppEvent, Out, Pane, Shared};
 use cantonscope::ui::theme::Theme;

@@ -18,7 +18,8 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::json;
 
-use cantonscope::config::keymap::{Command, KeyContext, KeyMap};
+use cantonscope::config::keymap::{KeyContext, KeyMap};
+use cantonscope::msg::Command;
 use cantonscope::ui::error_log::ErrorLog;
 use cantonscope::ui::help::{HelpOverlay, footer_hints, render_footer_hints};
 use cantonscope::ui::json::JsonView;

@@ -276,7 +276,7 @@ impl SectionView for Execute {
                         return;
                     }
                     self.path = path.clone();
-                    let id = sh.next_request_id();
+                    let id = out.next_id(sh);
                     out.effects.push(Effect::ReadFile {
                         id,
                         path: PathBuf::from(&path),

@@ -32,7 +32,7 @@ use crate::api::ApiError;
 use crate::api::ledger::{Event, TreeEvent, Update};
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
-use crate::msg::{Request, RequestId, Response};
+use crate::msg::{Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, Shared};
 use crate::ui::safe::safe_line;
 use crate::ui::theme::Theme;
@@ -114,10 +114,7 @@ trait SectionView {
 pub struct LedgerPane {
     section: Section,
     /// The ledger end: `None` unknown, `Some(None)` the server sent no offset (empty ledger).
-    ledger_end: Option<Option<i64>>,
     end_pending: Option<RequestId>,
-    /// The request whose ledger end is shown (older replies are stale).
-    end_shown_id: RequestId,
     end_error: Option<ApiError>,
     /// Whether the pane fetched the ledger end itself once.
     end_tried: bool,
@@ -136,9 +133,7 @@ impl Default for LedgerPane {
     fn default() -> Self {
         LedgerPane {
             section: Section::Parties,
-            ledger_end: None,
             end_pending: None,
-            end_shown_id: RequestId::default(),
             end_error: None,
             end_tried: false,
             parties: Parties::default(),
@@ -192,11 +187,6 @@ impl LedgerPane {
         self.section = s;
     }
 
-    /// The ledger end known to the pane (`Some(None)`: empty ledger).
-    pub fn ledger_end(&self) -> Option<Option<i64>> {
-        self.ledger_end
-    }
-
     fn current(&self) -> &dyn SectionView {
         match self.section {
             Section::Parties => &self.parties,
@@ -233,7 +223,7 @@ impl LedgerPane {
 
     fn render_header(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
         let mut spans = vec![Span::styled("ledger end ", theme.muted)];
-        match (self.ledger_end, &self.end_error) {
+        match (sh.ledger_end, &self.end_error) {
             (Some(Some(e)), _) => spans.push(Span::styled(group(e), theme.accent)),
             (Some(None), _) => spans.push(Span::styled("0 (empty ledger)", theme.accent)),
             (None, Some(_)) => spans.push(Span::styled("unavailable", theme.status_err)),
@@ -349,7 +339,7 @@ impl Pane for LedgerPane {
             }
         }
         if self.section == Section::Trees {
-            self.trees.ledger_end = self.ledger_end.flatten();
+            self.trees.ledger_end = sh.ledger_end.flatten();
         }
         let used = self.current_mut().on_command(cmd, sh, out);
         used || cmd == Command::Refresh
@@ -357,31 +347,16 @@ impl Pane for LedgerPane {
 
     fn on_tick(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
         // Fetch the ledger end once by ourselves when nobody else (the Status pane) did.
-        if self.ledger_end.is_none() && !self.end_tried && self.end_pending.is_none() {
+        if sh.ledger_end.is_none() && !self.end_tried && self.end_pending.is_none() {
             self.fetch_end(sh, out);
         }
         false
     }
 
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        request: &Request,
-        result: &Result<Response, ApiError>,
-        sh: &mut Shared,
-        out: &mut Out,
-    ) {
-        // Any ledger-end answer is news (the Status pane polls it too); errors only count for
-        // our own request.
-        // Request ids grow: a reply older than the one shown (a slow poll) is stale.
-        if let (Request::LedgerEnd, Ok(Response::LedgerEnd(end))) = (request, result)
-            && id > self.end_shown_id
-        {
-            self.end_shown_id = id;
-            self.ledger_end = Some(*end);
-            self.end_error = None;
-            self.trees.ledger_end = *end;
-        }
+    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        let (id, result) = (reply.id, &reply.result);
+        // The ledger end itself is shared (`Shared::ledger_end`, from any pane's request: the
+        // Status pane polls it too); the error of our own request is ours.
         if self.end_pending == Some(id) {
             self.end_pending = None;
             if let Err(e) = result {
@@ -512,7 +487,7 @@ impl Pane for LedgerPane {
         if !sh.ctx.has_token {
             return Some("no JWT".into());
         }
-        let end = match self.ledger_end {
+        let end = match sh.ledger_end {
             Some(Some(e)) => group(e),
             Some(None) => "0".into(),
             None => return sh.ctx.read_only.then(|| "read-only".into()),

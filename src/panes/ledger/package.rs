@@ -251,7 +251,7 @@ impl SectionView for PackageSection {
                     write_id: RequestId::default(),
                     written: None,
                 });
-                let wid = sh.next_request_id();
+                let wid = out.next_id(sh);
                 if let Some(d) = &mut self.result {
                     d.write_id = wid;
                 }

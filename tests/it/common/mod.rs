@@ -20,10 +20,11 @@ pub use screen::{buffer_text, screen_text, stable, stable_hms, untrimmed_text};
 
 use std::time::Instant;
 
-use cantonscope::app::{Action, App, Effect};
+use cantonscope::app::App;
 use cantonscope::config::Settings;
-use cantonscope::config::keymap::Command;
 use cantonscope::demo::{DemoConfig, DemoHandle};
+use cantonscope::msg::Command;
+use cantonscope::msg::{Action, Effect, Fetched};
 use cantonscope::runtime::Clients;
 use cantonscope::runtime::fetch::execute;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
@@ -164,12 +165,12 @@ impl Harness {
                     let started = Instant::now();
                     let result = self.rt.block_on(execute(&self.clients, &request));
                     let elapsed_ms = started.elapsed().as_millis() as u32;
-                    self.app.update(Action::Fetched {
+                    self.app.update(Action::Fetched(Box::new(Fetched {
                         id,
                         request,
                         result,
                         elapsed_ms,
-                    })
+                    })))
                 }
                 Effect::Cancel(_) => Vec::new(),
                 Effect::Copy(text) => {

@@ -1,13 +1,24 @@
 //! One pane driven and drawn on its own, without the app: its effects read back, its screen
 //! rendered with the default theme.
 
-use cantonscope::app::effect::{Effect, Request, RequestId};
+use cantonscope::api::ApiError;
+use cantonscope::msg::{Effect, Fetched, Request, RequestId, Response};
 use cantonscope::panes::{Out, Pane, Shared};
 use cantonscope::ui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+
+/// A finished fetch as the app hands it to the pane that sent it (taking no time).
+pub fn fetched(id: RequestId, request: &Request, result: &Result<Response, ApiError>) -> Fetched {
+    Fetched {
+        id,
+        request: request.clone(),
+        result: result.clone(),
+        elapsed_ms: 0,
+    }
+}
 
 /// The fetches in `out`.
 pub fn fetches(out: &Out) -> Vec<(RequestId, Request)> {
