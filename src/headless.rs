@@ -371,7 +371,8 @@ fn package_summary(package_id: &str, bytes: usize, hash: Option<&str>, out_path:
         "canton_package_hash": hash,
         "out": out_path.display().to_string(),
     });
-    serde_json::to_string_pretty(&summary).unwrap_or_default()
+    let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
+    json_text::escape_unsafe(&text).into_owned()
 }
 
 #[cfg(test)]

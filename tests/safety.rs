@@ -4,7 +4,8 @@
 //!
 //! - deeply nested JSON: re-indenting is linear in the input, nesting beyond the limit is refused
 //!   with a message, and a `Value` decode of a deep body is an error, not a crash;
-//! - bidi and zero-width characters: written as `\uXXXX` escapes in headless JSON (lossless).
+//! - bidi and zero-width characters: written as `\uXXXX` escapes in headless JSON and JSON Lines
+//!   exports (lossless), neutralised in CSV exports and error lines.
 
 use std::io::Read;
 use std::path::Path;
@@ -13,8 +14,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cantonscope::api::{ApiClient, ApiConfig, ApiError, scan};
+use cantonscope::model::export::{ExportFormat, ExportRow, csv_field};
 use cantonscope::model::json_text::{self, INDENT_LEVELS, JsonTextError, MAX_DEPTH};
-use cantonscope::ui::safe::needs_replacing;
+use cantonscope::ui::safe::{needs_replacing, sanitize};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -382,4 +384,63 @@ fn headless_json_escapes_bidi_and_invisible_characters_losslessly() {
         printed, page,
         "the escapes decode to the server's exact strings"
     );
+}
+
+#[test]
+fn headless_error_lines_carry_no_bidi_or_invisible_characters() {
+    let body = json!({ "error": format!("no such update {EVIL}") }).to_string();
+    let rt = server_runtime();
+    let server = rt.block_on(hostile(json_reply(404, body)));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = run_cli(
+        dir.path(),
+        &[],
+        &["scan", "event", "some-update", "--scan-url", &server.url],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("no such update"), "{}", run.stderr);
+    assert_eq!(raw_unsafe(&run.stderr), None, "{:?}", run.stderr);
+}
+
+fn evil_row() -> ExportRow<'static> {
+    ExportRow {
+        record_time: "2026-01-01T00:00:00.000000Z".to_owned(),
+        update_id: EVIL,
+        migration_id: 3,
+        kind: "transaction",
+        root_action: format!("Splice.Amulet:Transfer {EVIL}"),
+        parties: vec![EVIL, "bob::1220"],
+    }
+}
+
+#[test]
+fn json_lines_exports_escape_bidi_and_invisible_characters_losslessly() {
+    let row = evil_row();
+    let mut out = Vec::new();
+    row.write(ExportFormat::JsonLines, &mut out);
+    let text = String::from_utf8(out).expect("utf-8");
+    assert!(text.ends_with('\n') && text.lines().count() == 1);
+    assert_eq!(raw_unsafe(&text), None, "{text}");
+    let back: Value = serde_json::from_str(text.trim_end()).expect("a JSON line");
+    assert_eq!(back["update_id"], EVIL);
+    assert_eq!(back["root_action"], row.root_action.as_str());
+    assert_eq!(back["parties"], json!([EVIL, "bob::1220"]));
+}
+
+#[test]
+fn csv_exports_neutralise_bidi_and_invisible_characters_as_the_tui_does() {
+    let mut out = Vec::new();
+    evil_row().write(ExportFormat::Csv, &mut out);
+    let text = String::from_utf8(out).expect("utf-8");
+    assert!(text.ends_with("\r\n"));
+    assert_eq!(raw_unsafe(text.trim_end_matches("\r\n")), None, "{text}");
+    // Bidi and invisible characters become the TUI's visible mark, one per character.
+    let bidi = "al\u{202e}ice\u{2066}x\u{2069}\u{61c}y\u{200b}z\u{feff}";
+    assert_eq!(csv_field(bidi), sanitize(bidi));
+    assert_eq!(
+        csv_field(bidi),
+        "al\u{fffd}ice\u{fffd}x\u{fffd}\u{fffd}y\u{fffd}z\u{fffd}"
+    );
+    // Quoting and formula neutralising still apply.
+    assert_eq!(csv_field("=\u{202e}1,2"), "\"'=\u{fffd}1,2\"");
 }
