@@ -70,7 +70,7 @@ pub async fn run(
     err: &mut dyn Write,
 ) -> i32 {
     let client = match ApiClient::new(api_config(settings)) {
-        Ok(client) => client,
+        Ok(client) => client.with_max_response_mib(settings.max_response_mib),
         Err(error) => return report(&error, err),
     };
     let result = match command {

@@ -1,7 +1,9 @@
 //! A server can never hurt the operator's machine. Each test puts cantonscope (the API client in
-//! process, or the real binary) in front of a small hostile HTTP server on 127.0.0.1:0, or
-//! feeds hostile text to what writes the program's output:
+//! process, or the real binary) in front of a small hostile HTTP server on 127.0.0.1:0:
 //!
+//! - response size cap: a gzip bomb (about 1 MiB on the wire, 1 GiB inflated), an endless
+//!   chunked body, bodies just under and just over the cap; one error line, no retry, bounded
+//!   time and (for the binary) bounded peak memory;
 //! - deeply nested JSON: re-indenting is linear in the input, nesting beyond the limit is refused
 //!   with a message, and a `Value` decode of a deep body is an error, not a crash;
 //! - bidi and zero-width characters: written as `\uXXXX` escapes in headless JSON and JSON Lines
@@ -11,6 +13,7 @@ use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use cantonscope::api::{ApiClient, ApiConfig, ApiError, scan};
@@ -21,27 +24,185 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cantonscope");
+const MIB: usize = 1024 * 1024;
+/// The default cap, as the error message names it.
+const DEFAULT_CAP_MIB: usize = 64;
+
+// ---------------------------------------------------------------------------------------------
+// gzip bodies, built by hand (a debug-build compressor would take minutes for 1 GiB)
+// ---------------------------------------------------------------------------------------------
+
+/// A deflate bit writer (fields LSB first, Huffman codes MSB first).
+#[derive(Default)]
+struct Bits {
+    out: Vec<u8>,
+    acc: u64,
+    n: u32,
+}
+
+impl Bits {
+    fn put(&mut self, value: u64, count: u32) {
+        self.acc |= value << self.n;
+        self.n += count;
+        while self.n >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
+        }
+    }
+
+    fn code(&mut self, code: u64, len: u32) {
+        for i in (0..len).rev() {
+            self.put((code >> i) & 1, 1);
+        }
+    }
+
+    fn align(&mut self) {
+        if self.n > 0 {
+            self.put(0, 8 - self.n);
+        }
+    }
+
+    fn zeros(&mut self, mut count: u64) {
+        while count > 0 && self.n != 0 {
+            self.put(0, 1);
+            count -= 1;
+        }
+        let bytes = usize::try_from(count / 8).expect("fits");
+        self.out.resize(self.out.len() + bytes, 0);
+        self.put(0, (count % 8) as u32);
+    }
+}
+
+fn crc32(data: impl Iterator<Item = u8>) -> u32 {
+    let mut table = [0u32; 256];
+    for (i, entry) in table.iter_mut().enumerate() {
+        let mut c = i as u32;
+        for _ in 0..8 {
+            c = if c & 1 == 1 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+        *entry = c;
+    }
+    !data.fold(!0u32, |c, b| {
+        table[((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8)
+    })
+}
+
+/// A gzip member that inflates to `prefix` followed by spaces, `total` bytes in all (valid JSON
+/// when `prefix` is): the prefix in a stored block, then one dynamic-Huffman block where a
+/// length-258, distance-1 match costs two bits, about 1:1000. `with_crc: false` leaves the
+/// trailer's CRC at zero (computing it over 1 GiB takes seconds in a debug build; a client that
+/// respects its cap never gets that far).
+fn gzip_json(prefix: &str, total: usize, with_crc: bool) -> Vec<u8> {
+    assert!(total > prefix.len() && prefix.len() < 65_536);
+    let mut bits = Bits::default();
+    bits.out
+        .extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+    // Stored block with the prefix.
+    bits.put(0, 1);
+    bits.put(0, 2);
+    bits.align();
+    let len = prefix.len() as u16;
+    bits.out.extend_from_slice(&len.to_le_bytes());
+    bits.out.extend_from_slice(&(!len).to_le_bytes());
+    bits.out.extend_from_slice(prefix.as_bytes());
+    // Final dynamic block: literal/length codes ' ' (32) → 10, end (256) → 11, length 258
+    // (285) → 0; distance codes 0 → 0, 1 → 1. HLIT 286, HDIST 2, HCLEN 18.
+    bits.put(1, 1);
+    bits.put(2, 2);
+    bits.put(29, 5);
+    bits.put(1, 5);
+    bits.put(14, 4);
+    // Code length code lengths, in the format's order: 18 → 1 bit (0), 1 → 10, 2 → 11.
+    for sym in [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1] {
+        let len = match sym {
+            18 => 1,
+            1 | 2 => 2,
+            _ => 0,
+        };
+        bits.put(len, 3);
+    }
+    let zeros = |bits: &mut Bits, n: u64| {
+        bits.code(0, 1);
+        bits.put(n - 11, 7);
+    };
+    zeros(&mut bits, 32); // 0..=31
+    bits.code(3, 2); // 32: length 2
+    zeros(&mut bits, 138); // 33..=170
+    zeros(&mut bits, 85); // 171..=255
+    bits.code(3, 2); // 256: length 2
+    zeros(&mut bits, 28); // 257..=284
+    bits.code(2, 2); // 285: length 1
+    bits.code(2, 2); // distance 0: length 1
+    bits.code(2, 2); // distance 1: length 1
+    let rest = total - prefix.len();
+    let matches = (rest - 1) / 258;
+    for _ in 0..1 + (rest - 1) % 258 {
+        bits.code(2, 2); // ' '
+    }
+    bits.zeros(2 * matches as u64); // each match: code 0, distance 0
+    bits.code(3, 2); // end of block
+    bits.align();
+    let crc = if with_crc {
+        crc32(
+            prefix
+                .bytes()
+                .chain(std::iter::repeat_n(b' ', total - prefix.len())),
+        )
+    } else {
+        0
+    };
+    let mut out = bits.out;
+    out.extend_from_slice(&crc.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out
+}
 
 // ---------------------------------------------------------------------------------------------
 // The hostile server
 // ---------------------------------------------------------------------------------------------
 
-/// A whole body with a Content-Length.
 #[derive(Clone)]
-struct Reply {
-    status: u16,
-    body: Arc<Vec<u8>>,
+enum Reply {
+    /// A whole body with a Content-Length.
+    Body {
+        status: u16,
+        gzip: bool,
+        body: Arc<Vec<u8>>,
+    },
+    /// A chunked body that never ends (until the client hangs up).
+    Endless { status: u16 },
 }
 
 fn json_reply(status: u16, body: impl Into<Vec<u8>>) -> Reply {
-    Reply {
+    Reply::Body {
         status,
+        gzip: false,
         body: Arc::new(body.into()),
+    }
+}
+
+fn gzip_reply(body: Vec<u8>) -> Reply {
+    Reply::Body {
+        status: 200,
+        gzip: true,
+        body: Arc::new(body),
     }
 }
 
 struct Hostile {
     url: String,
+    requests: Arc<AtomicUsize>,
+}
+
+impl Hostile {
+    fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
 }
 
 /// Serves `reply` to every request (on the current tokio runtime) until the runtime ends.
@@ -50,18 +211,25 @@ async fn hostile(reply: Reply) -> Hostile {
         .await
         .expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let requests = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&requests);
     tokio::spawn(async move {
         while let Ok((socket, _)) = listener.accept().await {
             let reply = reply.clone();
+            let counter = Arc::clone(&counter);
             tokio::spawn(async move {
-                let _ = answer(socket, reply).await;
+                let _ = answer(socket, reply, &counter).await;
             });
         }
     });
-    Hostile { url }
+    Hostile { url, requests }
 }
 
-async fn answer(mut socket: tokio::net::TcpStream, reply: Reply) -> std::io::Result<()> {
+async fn answer(
+    mut socket: tokio::net::TcpStream,
+    reply: Reply,
+    counter: &AtomicUsize,
+) -> std::io::Result<()> {
     let mut request = Vec::new();
     let mut buf = [0u8; 8192];
     let head_end = loop {
@@ -87,15 +255,35 @@ async fn answer(mut socket: tokio::net::TcpStream, reply: Reply) -> std::io::Res
         }
         request.extend_from_slice(&buf[..n]);
     }
-    let Reply { status, body } = reply;
-    let head = format!(
-        "HTTP/1.1 {status} Hostile\r\ncontent-type: application/json\r\n\
-         content-length: {}\r\nconnection: close\r\n\r\n",
-        body.len()
-    );
-    socket.write_all(head.as_bytes()).await?;
-    socket.write_all(&body).await?;
-    socket.shutdown().await
+    counter.fetch_add(1, Ordering::SeqCst);
+    match reply {
+        Reply::Body { status, gzip, body } => {
+            let head = format!(
+                "HTTP/1.1 {status} Hostile\r\ncontent-type: application/json\r\n\
+                 content-length: {}\r\n{}connection: close\r\n\r\n",
+                body.len(),
+                if gzip {
+                    "content-encoding: gzip\r\n"
+                } else {
+                    ""
+                }
+            );
+            socket.write_all(head.as_bytes()).await?;
+            socket.write_all(&body).await?;
+            socket.shutdown().await
+        }
+        Reply::Endless { status } => {
+            let head = format!(
+                "HTTP/1.1 {status} Hostile\r\ncontent-type: application/json\r\n\
+                 transfer-encoding: chunked\r\n\r\n"
+            );
+            socket.write_all(head.as_bytes()).await?;
+            let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, " ".repeat(64 * 1024));
+            loop {
+                socket.write_all(chunk.as_bytes()).await?;
+            }
+        }
+    }
 }
 
 fn client(url: &str) -> ApiClient {
@@ -201,7 +389,221 @@ fn raw_unsafe(text: &str) -> Option<char> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 1. Deeply nested JSON
+// 1. Response size cap
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gzip_bomb_fails_fast_with_one_error_and_no_retry() {
+    let bomb = gzip_json("{}", 1 << 30, false);
+    assert!(bomb.len() < 1_100_000, "{} bytes on the wire", bomb.len());
+    let server = hostile(gzip_reply(bomb)).await;
+    let start = Instant::now();
+    let err = client(&server.url)
+        .send(&scan::version())
+        .await
+        .expect_err("a 1 GiB body is refused");
+    let elapsed = start.elapsed();
+    assert_eq!(
+        err.to_string(),
+        format!("response larger than {DEFAULT_CAP_MIB} MiB from scan GET /version")
+    );
+    assert_eq!(err.exit_code(), 1, "a server error");
+    assert!(!err.is_transient());
+    assert_eq!(
+        server.requests(),
+        1,
+        "never retried (a GET retries transient errors)"
+    );
+    assert!(elapsed < Duration::from_secs(20), "took {elapsed:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_body_fails_fast_with_one_error_and_no_retry() {
+    let server = hostile(Reply::Endless { status: 200 }).await;
+    let start = Instant::now();
+    let err = client(&server.url)
+        .send(&scan::version())
+        .await
+        .expect_err("an endless body is refused");
+    let elapsed = start.elapsed();
+    assert_eq!(
+        err.to_string(),
+        format!("response larger than {DEFAULT_CAP_MIB} MiB from scan GET /version")
+    );
+    assert_eq!(server.requests(), 1, "never retried");
+    // The request timeout (30 s) is not what stops it.
+    assert!(elapsed < Duration::from_secs(20), "took {elapsed:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_of_exactly_the_cap_is_read_and_one_byte_more_is_not() {
+    let prefix = r#"{"version":"0.5.5"}"#;
+    let pad = |total: usize| {
+        let mut body = prefix.as_bytes().to_vec();
+        body.resize(total, b' ');
+        body
+    };
+    let at_cap = hostile(json_reply(200, pad(DEFAULT_CAP_MIB * MIB))).await;
+    let resp = client(&at_cap.url)
+        .send_raw(&scan::version())
+        .await
+        .expect("64 MiB is within the default cap");
+    assert_eq!(resp.body.len(), DEFAULT_CAP_MIB * MIB);
+    assert_eq!(resp.typed.version, "0.5.5");
+
+    let over = hostile(json_reply(200, pad(DEFAULT_CAP_MIB * MIB + 1))).await;
+    let err = client(&over.url)
+        .send(&scan::version())
+        .await
+        .expect_err("one byte over");
+    assert!(
+        matches!(err, ApiError::ResponseTooLarge { limit_mib: 64, .. }),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cap_counts_decoded_bytes_not_bytes_on_the_wire() {
+    let prefix = r#"{"version":"0.5.5"}"#;
+    let at_cap = hostile(gzip_reply(gzip_json(prefix, MIB, true))).await;
+    let resp = client(&at_cap.url)
+        .with_max_response_mib(1)
+        .send_raw(&scan::version())
+        .await
+        .expect("1 MiB inflated is within a 1 MiB cap");
+    assert_eq!(resp.body.len(), MIB);
+    assert!(resp.body.starts_with(prefix.as_bytes()));
+
+    let over = hostile(gzip_reply(gzip_json(prefix, MIB + 1, true))).await;
+    let err = client(&over.url)
+        .with_max_response_mib(1)
+        .send(&scan::version())
+        .await
+        .expect_err("1 KiB on the wire, 1 MiB + 1 inflated");
+    assert_eq!(
+        err.to_string(),
+        "response larger than 1 MiB from scan GET /version"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_error_body_still_reads_as_its_status() {
+    let server = hostile(Reply::Endless { status: 503 }).await;
+    let start = Instant::now();
+    let err = client(&server.url)
+        .send(&scan::version())
+        .await
+        .expect_err("503");
+    assert_eq!(err.status(), Some(503), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(20));
+}
+
+/// The binary against a server whose every answer is `reply`: exit 1, one line on stderr naming
+/// the cap and the endpoint, nothing on stdout, one request, bounded time and memory.
+fn cli_refuses(reply: Reply, what: &str) {
+    let rt = server_runtime();
+    let server = rt.block_on(hostile(reply));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = run_cli(
+        dir.path(),
+        &[],
+        &["scan", "bft-sequencers", "--scan-url", &server.url],
+    );
+    eprintln!(
+        "{what}: exit {:?} in {:?}, peak RSS {:?} MiB",
+        run.code, run.elapsed, run.peak_rss_mib
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "cantonscope: response larger than {DEFAULT_CAP_MIB} MiB from scan GET \
+             /v0/sv-bft-sequencers\n"
+        )
+    );
+    assert!(run.stdout.is_empty());
+    assert_eq!(server.requests(), 1, "never retried");
+    assert!(
+        run.elapsed < Duration::from_secs(20),
+        "took {:?}",
+        run.elapsed
+    );
+    if let Some(peak) = run.peak_rss_mib {
+        // The cap (64 MiB) plus the program itself; a body read whole would be 1 GiB and more.
+        assert!(peak < 256, "{what}: peak RSS {peak} MiB");
+    }
+}
+
+#[test]
+fn the_binary_refuses_a_gzip_bomb_in_bounded_memory() {
+    cli_refuses(
+        gzip_reply(gzip_json("{}", 1 << 30, false)),
+        "gzip bomb (1 GiB)",
+    );
+}
+
+#[test]
+fn the_binary_refuses_an_endless_body_in_bounded_memory() {
+    cli_refuses(Reply::Endless { status: 200 }, "endless body");
+}
+
+#[test]
+fn the_binary_takes_the_cap_from_the_config_file_env_and_flag() {
+    let rt = server_runtime();
+    let prefix = r#"{"transactions":[]}"#;
+    let at_1mib = rt.block_on(hostile(gzip_reply(gzip_json(prefix, MIB, true))));
+    let over_1mib = rt.block_on(hostile(gzip_reply(gzip_json(prefix, MIB + 1, true))));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("config.toml");
+    let write = |url: &str, cap: &str| {
+        std::fs::write(
+            &config,
+            format!("[profiles.p]\nscan_url = \"{url}\"\nmax_response_mib = {cap}\n"),
+        )
+        .expect("config");
+    };
+    let config_arg = config.to_str().expect("utf-8 path");
+    let scan = |env: &[(&str, &str)], extra: &[&str]| {
+        let mut args = vec!["--config", config_arg, "scan", "updates"];
+        args.extend_from_slice(extra);
+        run_cli(dir.path(), env, &args)
+    };
+
+    write(&at_1mib.url, "1");
+    let run = scan(&[], &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout(), "{\n  \"transactions\": []\n}\n");
+
+    write(&over_1mib.url, "1");
+    let run = scan(&[], &[]);
+    assert_eq!(run.code, Some(1));
+    assert_eq!(
+        run.stderr,
+        "cantonscope: response larger than 1 MiB from scan POST /v2/updates\n"
+    );
+    // The environment overrides the file, the flag overrides the environment.
+    let run = scan(&[("CANTONSCOPE_MAX_RESPONSE_MIB", "2")], &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let run = scan(
+        &[("CANTONSCOPE_MAX_RESPONSE_MIB", "2")],
+        &["--max-response-mib", "1"],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("larger than 1 MiB"), "{}", run.stderr);
+
+    // Nonsense is a configuration error naming the file and line.
+    write(&at_1mib.url, "0");
+    let run = scan(&[], &[]);
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.stderr.contains("config.toml:3:") && run.stderr.contains("max_response_mib"),
+        "{}",
+        run.stderr
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Deeply nested JSON
 // ---------------------------------------------------------------------------------------------
 
 /// An updates page nested `depth` levels deep in all (the page object, then arrays).
@@ -336,7 +738,7 @@ async fn a_deep_body_decoded_into_values_is_an_error_not_a_crash() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 2. Bidi and zero-width characters
+// 3. Bidi and zero-width characters
 // ---------------------------------------------------------------------------------------------
 
 /// Every bidi control and invisible character the issue names, plus C1 and a tag character.

@@ -389,7 +389,8 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
         token: settings.token.clone(),
         ..crate::api::ApiConfig::default()
     })
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| e.to_string())?
+    .with_max_response_mib(settings.max_response_mib);
     let clients = Clients::new(api, &scan_urls);
     let mut app = App::new(ctx, theme, keymap, now);
     app.sh.local_time = settings.time_zone == TimeZone::Local;
