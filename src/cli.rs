@@ -59,6 +59,10 @@ pub struct GlobalArgs {
     /// Write logs to this file (logs never go to the terminal).
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
+    /// Largest response accepted from a node, in MiB after gzip decoding [default: 64]
+    /// (overrides $CANTONSCOPE_MAX_RESPONSE_MIB).
+    #[arg(long, global = true, value_name = "MIB", value_parser = parse_max_response_mib)]
+    pub max_response_mib: Option<u32>,
 }
 
 /// Flags of the explorer (root command and `demo`).
@@ -359,12 +363,29 @@ impl Cli {
             ledger_url: self.global.ledger_url.clone(),
             token_file: self.global.token_file.clone(),
             log_file: self.global.log_file.clone(),
+            max_response_mib: self.global.max_response_mib,
             from: tui.from,
             refresh: tui.refresh,
             theme: tui.theme,
             read_only: tui.read_only,
         }
     }
+}
+
+/// A `--max-response-mib` value: an integer in [`crate::config::MAX_RESPONSE_MIB_RANGE`].
+fn parse_max_response_mib(text: &str) -> Result<u32, String> {
+    let range = crate::config::MAX_RESPONSE_MIB_RANGE;
+    text.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|mib| range.contains(mib))
+        .ok_or_else(|| {
+            format!(
+                "{text:?} is not a size in MiB between {} and {}",
+                range.start(),
+                range.end()
+            )
+        })
 }
 
 fn merge_tui(first: &TuiArgs, second: &TuiArgs) -> TuiArgs {

@@ -1,6 +1,7 @@
 //! The headless commands (`cantonscope scan …`, `validator …`, `ledger …`): build the call from
 //! the parsed command line, send it with the API client, print the server's body to stdout as
-//! pretty JSON (lossless: the server's own text re-indented, every field and number kept), and
+//! pretty JSON (lossless: the server's own text re-indented, every field and number kept, with
+//! bidi, zero-width and C1 characters written as `\uXXXX` escapes; see [`json_text::pretty`]), and
 //! report failures on stderr as one line with the exit code of [`ApiError::exit_code`]:
 //! 0 success, 1 the server answered an error, 2 usage or configuration, 3 connection / TLS /
 //! timeout, 4 the response could not be decoded.
@@ -16,6 +17,7 @@ use crate::api::Call;
 use crate::api::{ApiClient, ApiConfig, ApiError, ledger, scan, validator};
 use crate::cli::{EncodingArg, LedgerCommand, MatchArg, ScanCommand, ValidatorCommand};
 use crate::config::Settings;
+use crate::model::json_text;
 
 /// Exit code: success.
 pub const EXIT_OK: i32 = 0;
@@ -68,7 +70,7 @@ pub async fn run(
     err: &mut dyn Write,
 ) -> i32 {
     let client = match ApiClient::new(api_config(settings)) {
-        Ok(client) => client,
+        Ok(client) => client.with_max_response_mib(settings.max_response_mib),
         Err(error) => return report(&error, err),
     };
     let result = match command {
@@ -139,11 +141,11 @@ async fn print_call<T: Send + 'static>(
     out: &mut dyn Write,
 ) -> Result<T, Failure> {
     let response = client.send_raw(call).await?;
-    let pretty = pretty_json(&response.body).map_err(|detail| {
+    let pretty = json_text::pretty_bytes(&response.body).map_err(|error| {
         Failure::Api(ApiError::Decode {
             endpoint: call.endpoint(),
             path: ".".to_owned(),
-            detail,
+            detail: error.to_string(),
         })
     })?;
     write_out(out, &pretty)?;
@@ -369,121 +371,13 @@ fn package_summary(package_id: &str, bytes: usize, hash: Option<&str>, out_path:
         "canton_package_hash": hash,
         "out": out_path.display().to_string(),
     });
-    serde_json::to_string_pretty(&summary).unwrap_or_default()
-}
-
-/// Re-indent a JSON document without changing any token: keys, strings and numbers keep their
-/// exact text (so nothing is lost, not even the digits of a large number or a duplicate key).
-/// Characters that are unsafe on a terminal (DEL, C1 controls, bidi overrides) are written as
-/// `\uXXXX` escapes inside strings, which is the same JSON value. Fails when `bytes` is not JSON.
-pub fn pretty_json(bytes: &[u8]) -> Result<String, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "the body is not UTF-8".to_owned())?;
-    serde_json::from_str::<serde::de::IgnoredAny>(text)
-        .map_err(|error| format!("the body is not JSON: {error}"))?;
-    let mut out = String::with_capacity(text.len() + text.len() / 2);
-    let mut indent = 0usize;
-    let mut chars = text.chars().peekable();
-    let newline = |out: &mut String, indent: usize| {
-        out.push('\n');
-        for _ in 0..indent {
-            out.push_str("  ");
-        }
-    };
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => {
-                out.push('"');
-                while let Some(c) = chars.next() {
-                    match c {
-                        '\\' => {
-                            out.push('\\');
-                            if let Some(escaped) = chars.next() {
-                                out.push(escaped);
-                            }
-                        }
-                        '"' => {
-                            out.push('"');
-                            break;
-                        }
-                        c if is_terminal_unsafe(c) => {
-                            out.push_str(&format!("\\u{:04x}", u32::from(c)));
-                        }
-                        c => out.push(c),
-                    }
-                }
-            }
-            '{' | '[' => {
-                let close = if c == '{' { '}' } else { ']' };
-                while chars.peek().is_some_and(|c| c.is_ascii_whitespace()) {
-                    chars.next();
-                }
-                if chars.peek() == Some(&close) {
-                    chars.next();
-                    out.push(c);
-                    out.push(close);
-                } else {
-                    out.push(c);
-                    indent += 1;
-                    newline(&mut out, indent);
-                }
-            }
-            '}' | ']' => {
-                indent = indent.saturating_sub(1);
-                newline(&mut out, indent);
-                out.push(c);
-            }
-            ',' => {
-                out.push(',');
-                newline(&mut out, indent);
-            }
-            ':' => out.push_str(": "),
-            c if c.is_ascii_whitespace() => {}
-            c => out.push(c),
-        }
-    }
-    Ok(out)
-}
-
-/// DEL, C1 controls and the bidi embedding / override / isolate controls (C0 controls are always
-/// escaped in valid JSON strings).
-fn is_terminal_unsafe(c: char) -> bool {
-    matches!(c, '\u{7f}'..='\u{9f}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
+    json_text::escape_unsafe(&text).into_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pretty_json_keeps_every_token() {
-        let body = br#"{"a":1,"big":123456789012345678901234567890,"f":1.10,"e":{},"l":[ ],"s":"x\"y,{","n":[1,{"b":null}]}"#;
-        let pretty = pretty_json(body).expect("json");
-        assert_eq!(
-            pretty,
-            "{\n  \"a\": 1,\n  \"big\": 123456789012345678901234567890,\n  \"f\": 1.10,\n  \
-             \"e\": {},\n  \"l\": [],\n  \"s\": \"x\\\"y,{\",\n  \"n\": [\n    1,\n    {\n      \
-             \"b\": null\n    }\n  ]\n}"
-        );
-        let original: serde_json::Value = serde_json::from_slice(body).expect("json");
-        let again: serde_json::Value = serde_json::from_str(&pretty).expect("json");
-        assert_eq!(original, again);
-    }
-
-    #[test]
-    fn pretty_json_escapes_terminal_controls() {
-        let body = "{\"x\":\"a\u{9b}31mb\u{202e}c\u{7f}\"}";
-        let pretty = pretty_json(body.as_bytes()).expect("json");
-        assert!(!pretty.contains('\u{9b}') && !pretty.contains('\u{202e}'));
-        assert!(!pretty.contains('\u{7f}'));
-        let value: serde_json::Value = serde_json::from_str(&pretty).expect("json");
-        assert_eq!(value["x"], "a\u{9b}31mb\u{202e}c\u{7f}");
-    }
-
-    #[test]
-    fn pretty_json_rejects_non_json() {
-        assert!(pretty_json(b"<html>").is_err());
-        assert!(pretty_json(b"{\"a\":").is_err());
-    }
 
     #[test]
     fn error_line_adds_the_status() {

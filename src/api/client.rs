@@ -1,6 +1,11 @@
 //! [`ApiClient`]: one shared `reqwest` client (rustls, gzip, timeouts, user agent) that executes
 //! [`Call`]s against the configured scan, validator and ledger nodes, adds the ledger bearer
 //! token, retries idempotent GETs with backoff, and turns every failure into an [`ApiError`].
+//!
+//! Bodies are read chunk by chunk as reqwest hands them over (after gzip decoding) and never
+//! beyond the client's cap ([`ApiClient::with_max_response_mib`], 64 MiB by default): a larger
+//! answer is aborted mid-read and reported once as [`ApiError::ResponseTooLarge`] (never
+//! retried), so neither a gzip bomb nor an endless body can take the process's memory.
 
 use super::auth::{TokenProvider, TokenSource};
 use super::call::{Call, Group, Method, RawResponse, ResponseParts, find_header};
@@ -17,6 +22,10 @@ const BASE_BACKOFF: Duration = Duration::from_millis(200);
 const MAX_BACKOFF: Duration = Duration::from_secs(3);
 /// Longest server text kept in an error value.
 const MAX_ERROR_TEXT: usize = 2_000;
+/// Default cap of a response body after decoding, in MiB ([`ApiClient::with_max_response_mib`]).
+pub const DEFAULT_MAX_RESPONSE_MIB: u32 = 64;
+/// Most bytes of an error (non-2xx) body read; the rest is dropped unread.
+const MAX_ERROR_BODY: usize = 64 * 1024;
 
 /// Client configuration. URLs are bases without the group prefix (`http://host:port`).
 #[derive(Debug, Clone)]
@@ -58,16 +67,38 @@ pub struct ApiClient {
     scan_url: Option<Arc<str>>,
     validator_url: Option<Arc<str>>,
     ledger_url: Option<Arc<str>>,
+    /// Largest response body accepted, in MiB after gzip decoding.
+    max_response_mib: u32,
 }
 
 impl std::fmt::Debug for ApiClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ApiClient")
-            .field("scan_url", &self.scan_url)
-            .field("validator_url", &self.validator_url)
-            .field("ledger_url", &self.ledger_url)
+            .field("scan_url", &self.scan_url.as_deref().map(redact_userinfo))
+            .field(
+                "validator_url",
+                &self.validator_url.as_deref().map(redact_userinfo),
+            )
+            .field(
+                "ledger_url",
+                &self.ledger_url.as_deref().map(redact_userinfo),
+            )
             .field("token", &self.shared.token.as_ref().map(|_| "***"))
+            .field("max_response_mib", &self.max_response_mib)
             .finish()
+    }
+}
+
+/// `https://user:secret@host/x` → `https://***@host/x`; other URLs unchanged.
+pub fn redact_userinfo(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_string();
+    };
+    let rest = &url[scheme_end..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{}***{}", &url[..scheme_end], &rest[at..]),
+        None => url.to_string(),
     }
 }
 
@@ -167,6 +198,7 @@ impl ApiClient {
                 token,
                 retries: cfg.retries,
             }),
+            max_response_mib: DEFAULT_MAX_RESPONSE_MIB,
             scan_url,
             validator_url,
             ledger_url,
@@ -181,7 +213,16 @@ impl ApiClient {
             scan_url: Some(Arc::from(trimmed)),
             validator_url: self.validator_url.clone(),
             ledger_url: self.ledger_url.clone(),
+            max_response_mib: self.max_response_mib,
         }
+    }
+
+    /// The same client with another cap on response bodies: `mib` MiB (at least 1), counted
+    /// after gzip decoding ([`DEFAULT_MAX_RESPONSE_MIB`] unless set).
+    #[must_use]
+    pub fn with_max_response_mib(mut self, mib: u32) -> ApiClient {
+        self.max_response_mib = mib.max(1);
+        self
     }
 
     /// The scan base URL, if configured.
@@ -348,16 +389,16 @@ impl ApiClient {
                             )
                         })
                         .collect();
-                    match resp.bytes().await {
-                        Ok(bytes) => Ok((status, headers, Vec::from(bytes))),
-                        Err(e) => Err(transport_error(call.endpoint, &e)),
-                    }
+                    self.read_body(resp, call.endpoint, status)
+                        .await
+                        .map(|body| (status, headers, body))
                 }
                 Err(e) => Err(transport_error(call.endpoint, &e)),
             };
             let retry = match &outcome {
                 Ok((status, _, _)) => (500..=599).contains(status) && *status != 501,
-                Err(_) => true,
+                // Transport failures only: a body over the cap would be just as large again.
+                Err(e) => e.is_transient(),
             };
             if retry && attempt < retries {
                 let delay = BASE_BACKOFF
@@ -378,6 +419,32 @@ impl ApiClient {
             }
             return Err(self.classify(call, status, &headers, &body).await);
         }
+    }
+
+    /// Reads the body of an answer with `status`, chunk by chunk as reqwest decodes it, holding
+    /// at most the cap: a 2xx body beyond [`ApiClient::with_max_response_mib`] is aborted as
+    /// [`ApiError::ResponseTooLarge`]; an error body is cut at [`MAX_ERROR_BODY`] (only its start
+    /// is ever shown).
+    async fn read_body(
+        &self,
+        resp: reqwest::Response,
+        endpoint: &'static str,
+        status: u16,
+    ) -> Result<Vec<u8>, ApiError> {
+        let limit_mib = self.max_response_mib;
+        let cap = usize::try_from(u64::from(limit_mib) * 1024 * 1024).unwrap_or(usize::MAX);
+        let (max, cut) = if (200..=299).contains(&status) {
+            (cap, false)
+        } else {
+            (cap.min(MAX_ERROR_BODY), true)
+        };
+        read_capped(resp, max, cut).await.map_err(|e| match e {
+            ReadError::Transport(e) => transport_error(endpoint, &e),
+            ReadError::TooLarge => ApiError::ResponseTooLarge {
+                endpoint,
+                limit_mib,
+            },
+        })
     }
 
     /// Turns a non-2xx answer into the matching error.
@@ -489,10 +556,46 @@ impl ApiClient {
         if !resp.status().is_success() {
             return None;
         }
-        let bytes = resp.bytes().await.ok()?;
+        let bytes = read_capped(resp, MAX_ERROR_BODY, true).await.ok()?;
         let v: VersionBody = serde_json::from_slice(&bytes).ok()?;
         v.version
             .map(|s| s.chars().take(60).collect::<String>())
             .filter(|s| !s.trim().is_empty())
     }
+}
+
+/// Why [`read_capped`] stopped.
+enum ReadError {
+    /// The connection failed or timed out mid-body.
+    Transport(reqwest::Error),
+    /// The body grew beyond the cap (and the answer was not to be cut).
+    TooLarge,
+}
+
+/// Reads a body chunk by chunk (after decoding), never holding more than `cap` bytes: beyond
+/// it the read stops, with the first `cap` bytes when `cut`, else with [`ReadError::TooLarge`].
+/// Dropping the response mid-body closes the connection.
+async fn read_capped(
+    mut resp: reqwest::Response,
+    cap: usize,
+    cut: bool,
+) -> Result<Vec<u8>, ReadError> {
+    // A declared length is exact for an unencoded body (reqwest drops it when it decodes gzip).
+    let declared = resp.content_length().and_then(|n| usize::try_from(n).ok());
+    if !cut && declared.is_some_and(|n| n > cap) {
+        return Err(ReadError::TooLarge);
+    }
+    let mut body = Vec::with_capacity(declared.unwrap_or(0).min(cap));
+    while let Some(chunk) = resp.chunk().await.map_err(ReadError::Transport)? {
+        let room = cap - body.len();
+        if chunk.len() > room {
+            if cut {
+                body.extend_from_slice(&chunk[..room]);
+                break;
+            }
+            return Err(ReadError::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }

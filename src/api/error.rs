@@ -61,6 +61,13 @@ pub enum ApiError {
     /// HTTP 413: the result exceeds the node's list limit (narrow the range).
     #[error("{endpoint}: HTTP 413: result exceeds the node's list limit; narrow the range")]
     TooLarge { endpoint: &'static str },
+    /// The response body grew beyond the configured cap (`max_response_mib`, counted after gzip
+    /// decoding); the read was aborted and the partial body dropped.
+    #[error("response larger than {limit_mib} MiB from {endpoint}")]
+    ResponseTooLarge {
+        endpoint: &'static str,
+        limit_mib: u32,
+    },
     /// The request timed out.
     #[error("{endpoint}: request timed out")]
     Timeout { endpoint: &'static str },
@@ -108,6 +115,7 @@ impl ApiError {
             | ApiError::NotFound { endpoint, .. }
             | ApiError::EndpointNotServed { endpoint, .. }
             | ApiError::TooLarge { endpoint }
+            | ApiError::ResponseTooLarge { endpoint, .. }
             | ApiError::Timeout { endpoint }
             | ApiError::Connect { endpoint, .. }
             | ApiError::Decode { endpoint, .. }
@@ -126,7 +134,8 @@ impl ApiError {
             ApiError::LedgerBadRequest { .. } => Some(400),
             ApiError::NotFound { .. } | ApiError::EndpointNotServed { .. } => Some(404),
             ApiError::TooLarge { .. } => Some(413),
-            ApiError::Timeout { .. }
+            ApiError::ResponseTooLarge { .. }
+            | ApiError::Timeout { .. }
             | ApiError::Connect { .. }
             | ApiError::Decode { .. }
             | ApiError::NotConfigured { .. }
@@ -145,8 +154,9 @@ impl ApiError {
         }
     }
 
-    /// The CLI exit code: 1 the server answered an error, 2 configuration, 3 connection / TLS /
-    /// timeout, 4 the response could not be decoded.
+    /// The CLI exit code: 1 the server answered an error (a response over the size cap
+    /// included), 2 configuration, 3 connection / TLS / timeout, 4 the response could not be
+    /// decoded.
     pub fn exit_code(&self) -> i32 {
         match self {
             ApiError::Scan { .. }
@@ -156,6 +166,7 @@ impl ApiError {
             | ApiError::NotFound { .. }
             | ApiError::EndpointNotServed { .. }
             | ApiError::TooLarge { .. }
+            | ApiError::ResponseTooLarge { .. }
             | ApiError::Http { .. } => 1,
             ApiError::NotConfigured { .. } | ApiError::Token { .. } => 2,
             ApiError::Timeout { .. } | ApiError::Connect { .. } => 3,

@@ -510,16 +510,15 @@ macro_rules! string_enum {
 }
 pub(crate) use string_enum;
 
-/// Makes server text safe for a one-line message: control characters (C0, C1, DEL) and bidi
-/// controls become spaces, runs of whitespace collapse, and the result is cut to `max` chars
-/// with a `…` marker.
+/// Makes server text safe for a one-line message: control characters (C0, C1, DEL), bidi
+/// controls and invisible characters (whatever [`crate::ui::safe::needs_replacing`] names) become
+/// spaces, runs of whitespace collapse, and the result is cut to `max` chars with a `…` marker.
 pub fn sanitize_line(s: &str, max: usize) -> String {
     let mut out = String::with_capacity(s.len().min(max + 4));
     let mut count = 0usize;
     let mut last_space = false;
     for c in s.chars() {
-        let bad = c.is_control()
-            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        let bad = c.is_control() || crate::ui::safe::needs_replacing(c);
         let c = if bad || c.is_whitespace() { ' ' } else { c };
         if c == ' ' {
             if last_space || count == 0 {

@@ -22,6 +22,6 @@ pub mod validator;
 
 pub use auth::{Secret, TokenSource};
 pub use call::{Call, Group, Method, RawResponse};
-pub use client::{ApiClient, ApiConfig};
+pub use client::{ApiClient, ApiConfig, redact_userinfo};
 pub use error::ApiError;
 pub use json::{RawJson, sanitize_line};

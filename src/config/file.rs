@@ -69,6 +69,9 @@ pub struct ProfileFile {
     /// Where the history starts: `begin`, `now`, `recent` or an RFC 3339 time.
     #[serde(default)]
     pub from: Option<HistoryStart>,
+    /// Largest response body accepted from a node, in MiB after gzip decoding.
+    #[serde(default)]
+    pub max_response_mib: Option<i64>,
 }
 
 /// The value of one `[keys]` entry: a single key spec (`"ctrl-r"`) or a list (`["j", "down"]`).

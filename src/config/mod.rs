@@ -34,6 +34,8 @@ pub const VALIDATOR_URL_ENV: &str = "CANTONSCOPE_VALIDATOR_URL";
 pub const LEDGER_URL_ENV: &str = "CANTONSCOPE_LEDGER_URL";
 /// Environment variable: the ledger JWT itself.
 pub const TOKEN_ENV: &str = "CANTONSCOPE_TOKEN";
+/// Environment variable: the response size cap in MiB.
+pub const MAX_RESPONSE_MIB_ENV: &str = "CANTONSCOPE_MAX_RESPONSE_MIB";
 
 /// Default polling interval.
 pub const DEFAULT_REFRESH: Duration = Duration::from_secs(2);
@@ -45,6 +47,10 @@ pub const DEFAULT_THEME: &str = "dark";
 pub const NO_COLOR_THEME: &str = "mono";
 /// Default log level.
 pub const DEFAULT_LOG_LEVEL: &str = "info";
+/// Default cap of a response body, in MiB after gzip decoding.
+pub const DEFAULT_MAX_RESPONSE_MIB: u32 = crate::api::client::DEFAULT_MAX_RESPONSE_MIB;
+/// Accepted values of `max_response_mib` (1 MiB to 4 GiB).
+pub const MAX_RESPONSE_MIB_RANGE: std::ops::RangeInclusive<u32> = 1..=4096;
 
 /// The environment as the layering sees it: variable name → value. Empty values count as unset.
 pub type Env = BTreeMap<String, String>;
@@ -86,6 +92,8 @@ pub struct Overrides {
     pub theme: Option<String>,
     /// `--read-only` (a flag can only turn it on)
     pub read_only: bool,
+    /// `--max-response-mib`
+    pub max_response_mib: Option<u32>,
 }
 
 /// Where a resolved value came from (for "config show"-style diagnostics and error messages).
@@ -140,6 +148,9 @@ pub struct Settings {
     pub log_file: Option<PathBuf>,
     /// The log filter (`info`, `debug`, or directives).
     pub log_level: String,
+    /// Largest response body accepted from a node, in MiB after gzip decoding; a larger answer
+    /// is aborted mid-read and reported as an error.
+    pub max_response_mib: u32,
 }
 
 impl Default for Settings {
@@ -162,6 +173,7 @@ impl Default for Settings {
             keys: BTreeMap::new(),
             log_file: None,
             log_level: DEFAULT_LOG_LEVEL.to_owned(),
+            max_response_mib: DEFAULT_MAX_RESPONSE_MIB,
         }
     }
 }
@@ -545,6 +557,42 @@ pub fn resolve(
             profile_error("theme", message)
         });
     }
+
+    // Response size cap: default ← file ← env ← flag.
+    let out_of_range = |value: &dyn std::fmt::Display| {
+        format!(
+            "{value} is not a size in MiB between {} and {}",
+            MAX_RESPONSE_MIB_RANGE.start(),
+            MAX_RESPONSE_MIB_RANGE.end()
+        )
+    };
+    let in_range = |value: i64| {
+        u32::try_from(value)
+            .ok()
+            .filter(|mib| MAX_RESPONSE_MIB_RANGE.contains(mib))
+    };
+    settings.max_response_mib = if let Some(mib) = flags.max_response_mib {
+        if !MAX_RESPONSE_MIB_RANGE.contains(&mib) {
+            return Err(ConfigError::Invalid {
+                origin: "--max-response-mib".to_owned(),
+                message: out_of_range(&mib),
+            });
+        }
+        mib
+    } else if let Some(text) = env_value(env, MAX_RESPONSE_MIB_ENV) {
+        text.trim()
+            .parse::<i64>()
+            .ok()
+            .and_then(in_range)
+            .ok_or_else(|| ConfigError::Invalid {
+                origin: format!("${MAX_RESPONSE_MIB_ENV}"),
+                message: out_of_range(&text),
+            })?
+    } else if let Some(value) = profile.max_response_mib {
+        in_range(value).ok_or_else(|| profile_error("max_response_mib", out_of_range(&value)))?
+    } else {
+        DEFAULT_MAX_RESPONSE_MIB
+    };
 
     settings.read_only = flags.read_only || profile.read_only.unwrap_or(false);
     settings.time_zone = profile.time_zone.unwrap_or_default();

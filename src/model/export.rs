@@ -11,10 +11,13 @@
 //! CSV follows RFC 4180: CRLF line ends, a header row, and fields that contain `,` `"` CR or LF
 //! are wrapped in `"` with inner `"` doubled. Text fields are also neutralised against formula
 //! injection when the file is opened in a spreadsheet: a text field that starts with `=` `+`
-//! `-` `@`, a tab, CR or LF gets a leading `'` (the OWASP recommendation), and other control
-//! characters are replaced with U+FFFD so a `cat` of the file cannot drive the terminal. The
-//! numeric `migration_id` and the record time are written by us and are never prefixed. JSON
-//! Lines is written with `serde_json`, with DEL and C1 controls escaped as `\u00XX` too.
+//! `-` `@`, a tab, CR or LF gets a leading `'` (the OWASP recommendation), and every character
+//! the TUI neutralises ([`crate::ui::safe::needs_replacing`]: controls, bidi controls, zero-width
+//! and other invisible characters; tab, CR and LF excepted, as CSV quoting carries them) is
+//! replaced with the TUI's visible mark U+FFFD, so a `cat` of the file cannot drive the terminal
+//! and a spreadsheet cannot reorder or hide text. The numeric `migration_id` and the record
+//! time are written by us and are never prefixed. JSON Lines is written with `serde_json`, with
+//! the same characters written as `\uXXXX` escapes (lossless; see [`super::json_text`]).
 
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -22,7 +25,10 @@ use std::path::PathBuf;
 use chrono::DateTime;
 use serde::Serialize;
 
+use crate::ui::safe::{INVISIBLE_MARK, needs_replacing};
+
 use super::history::{FilteredView, History};
+use super::json_text::escape_unsafe_from;
 use super::summary::{Summarizer, UpdateSummary, cat, format_time_micros};
 
 /// Rows encoded per [`ExportJob::step`] call (one call per tick).
@@ -174,7 +180,7 @@ impl<'a> ExportRow<'a> {
                     let note = serde_json::json!({ "error": e.to_string() });
                     out.extend_from_slice(note.to_string().as_bytes());
                 }
-                escape_c1_in_json(out, start);
+                escape_unsafe_from(out, start);
                 out.push(b'\n');
             }
             ExportFormat::Csv => {
@@ -195,35 +201,6 @@ impl<'a> ExportRow<'a> {
     }
 }
 
-/// serde_json escapes only U+0000–U+001F; DEL and the C1 controls (U+007F–U+009F, e.g. the
-/// 8-bit CSI U+009B) would reach the file raw. They can only occur inside JSON strings, so they
-/// are rewritten as `\u00XX` escapes: the same JSON value, but a `cat` of the file stays inert.
-fn escape_c1_in_json(out: &mut Vec<u8>, start: usize) {
-    let tail = &out[start..];
-    let needs = tail
-        .windows(2)
-        .any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]))
-        || tail.contains(&0x7F);
-    if !needs {
-        return;
-    }
-    let tail = out.split_off(start);
-    let mut i = 0;
-    while i < tail.len() {
-        let b = tail[i];
-        if b == 0x7F {
-            out.extend_from_slice(b"\\u007f");
-            i += 1;
-        } else if b == 0xC2 && tail.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)) {
-            out.extend_from_slice(format!("\\u{:04x}", tail[i + 1]).as_bytes());
-            i += 2;
-        } else {
-            out.push(b);
-            i += 1;
-        }
-    }
-}
-
 /// Appends what comes before the first row (the CSV header; nothing for JSON Lines).
 pub fn write_header(format: ExportFormat, out: &mut Vec<u8>) {
     if format == ExportFormat::Csv {
@@ -239,9 +216,7 @@ pub fn csv_field(s: &str) -> Cow<'_, str> {
 
 fn csv_field_impl(s: &str, text: bool) -> Cow<'_, str> {
     let formula = text && s.starts_with(['=', '+', '-', '@', '\t', '\r', '\n']);
-    let controls = s
-        .chars()
-        .any(|c| c.is_control() && !matches!(c, '\t' | '\r' | '\n'));
+    let controls = s.chars().any(neutralised);
     let quote = s.contains([',', '"', '\r', '\n']);
     if !formula && !controls && !quote {
         return Cow::Borrowed(s);
@@ -257,7 +232,7 @@ fn csv_field_impl(s: &str, text: bool) -> Cow<'_, str> {
         match c {
             '"' => out.push_str("\"\""),
             '\t' | '\r' | '\n' => out.push(c),
-            c if c.is_control() => out.push('\u{FFFD}'),
+            c if neutralised(c) => out.push(INVISIBLE_MARK),
             c => out.push(c),
         }
     }
@@ -265,6 +240,12 @@ fn csv_field_impl(s: &str, text: bool) -> Cow<'_, str> {
         out.push('"');
     }
     Cow::Owned(out)
+}
+
+/// Whether a CSV field shows `c` as the TUI's mark: everything the TUI replaces except the tab,
+/// CR and LF that a quoted CSV field carries.
+fn neutralised(c: char) -> bool {
+    needs_replacing(c) && !matches!(c, '\t' | '\r' | '\n')
 }
 
 fn push_csv(out: &mut Vec<u8>, s: &str, text: bool) {
@@ -454,19 +435,6 @@ impl ExportJob {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_lines_escape_del_and_c1_controls() {
-        let mut out = b"{}".to_vec();
-        let start = out.len();
-        serde_json::to_writer(&mut out, &"a\u{9b}31mb\u{7f}c\u{1b}é").expect("json");
-        escape_c1_in_json(&mut out, start);
-        let text = String::from_utf8(out).expect("utf-8");
-        assert_eq!(text, r#"{}"a\u009b31mb\u007fc\u001bé""#);
-        assert!(!text.chars().any(|c| c.is_control()));
-        let back: String = serde_json::from_str(&text[2..]).expect("still JSON");
-        assert_eq!(back, "a\u{9b}31mb\u{7f}c\u{1b}é");
-    }
 
     #[test]
     fn formats_follow_the_extension() {

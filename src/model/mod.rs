@@ -1,12 +1,14 @@
 //! What the panes show, derived from api types: compact update summaries and the loaded history
 //! with its filter, the bounded cache of full bodies, and event trees (scan trees from
-//! `child_event_ids`, ledger trees from node-id ranges).
+//! `child_event_ids`, ledger trees from node-id ranges), and the JSON text the program writes
+//! (`json_text`: linear re-indenting and `\uXXXX` escapes of unsafe characters).
 
 pub mod cache;
 pub mod event_tree;
 pub mod export;
 pub mod history;
 pub mod intern;
+pub mod json_text;
 pub mod ledger_tree;
 pub mod summary;
 

@@ -952,7 +952,15 @@ impl UpdatePane {
             self.save = None;
             return;
         };
-        let mut contents = pretty_json(body.raw.get());
+        let mut contents = match crate::model::json_text::pretty(body.raw.get()) {
+            Ok(contents) => contents,
+            Err(e) => {
+                out.error(format!("cannot save this update: {e}"));
+                self.save = None;
+                self.apply_viewports();
+                return;
+            }
+        };
         contents.push('\n');
         let id = out.next_id(sh);
         out.effects.push(Effect::WriteFile {
@@ -1766,68 +1774,6 @@ fn build_lifecycle(contract_id: &str, current: Option<&str>, sh: &Shared) -> Lif
     }
 }
 
-/// Re-indents JSON text (2 spaces, `"key": value`, as `serde_json::to_string_pretty`) without
-/// parsing it into values, so numbers and key order stay exactly as the server sent them.
-pub fn pretty_json(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len() + raw.len() / 2);
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    let newline = |out: &mut String, depth: usize| {
-        out.push('\n');
-        for _ in 0..depth {
-            out.push_str("  ");
-        }
-    };
-    let mut chars = raw.chars().peekable();
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match c {
-            '"' => {
-                in_string = true;
-                out.push(c);
-            }
-            '{' | '[' => {
-                while chars.peek().is_some_and(|c| c.is_ascii_whitespace()) {
-                    chars.next();
-                }
-                let close = if c == '{' { '}' } else { ']' };
-                out.push(c);
-                if chars.peek() == Some(&close) {
-                    chars.next();
-                    out.push(close);
-                } else {
-                    depth += 1;
-                    newline(&mut out, depth);
-                }
-            }
-            '}' | ']' => {
-                depth = depth.saturating_sub(1);
-                newline(&mut out, depth);
-                out.push(c);
-            }
-            ',' => {
-                out.push(',');
-                newline(&mut out, depth);
-            }
-            ':' => out.push_str(": "),
-            c if c.is_ascii_whitespace() => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 impl Pane for UpdatePane {
     fn id(&self) -> PaneId {
         PaneId::Update
@@ -2042,24 +1988,6 @@ impl Pane for UpdatePane {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn pretty_json_matches_serde_and_keeps_numbers() {
-        let raw = r#"{"a":[1, 2.50,{"b" :null,"c":[[],{ }]}],"q\"uote":"x,{y}:\n","t":true,
-            "big":123456789012345678901234567890}"#;
-        let pretty = pretty_json(raw);
-        assert!(pretty.contains("\"big\": 123456789012345678901234567890"));
-        assert!(pretty.contains("2.50"), "numbers are kept verbatim");
-        let reparsed: Value = serde_json::from_str(&pretty).expect("valid JSON");
-        let original: Value = serde_json::from_str(raw).expect("valid JSON");
-        assert_eq!(reparsed, original);
-        let plain = json!({"a": [1, {"b": null, "c": [[], {}]}], "s": "x,{y}:"});
-        assert_eq!(
-            pretty_json(&plain.to_string()),
-            serde_json::to_string_pretty(&plain).expect("serialises")
-        );
-    }
 
     #[test]
     fn split_never_exceeds_the_area() {

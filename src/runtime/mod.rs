@@ -15,6 +15,7 @@ use futures_util::StreamExt;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::AbortHandle;
 
+pub use crate::api::redact_userinfo;
 use crate::app::App;
 use crate::msg::{Action, Effect, Fetched, RequestId};
 use crate::ui::osc52::{Multiplexer, osc52_sequence};
@@ -315,19 +316,6 @@ async fn read_file_limited(path: &std::path::Path) -> Result<Vec<u8>, String> {
 
 /// Builds the app and its clients from resolved settings (no terminal involved), so tests and
 /// the binary start the explorer the same way.
-/// `https://user:secret@host/x` → `https://***@host/x`; other URLs unchanged.
-pub fn redact_userinfo(url: &str) -> String {
-    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
-        return url.to_string();
-    };
-    let rest = &url[scheme_end..];
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{}***{}", &url[..scheme_end], &rest[at..]),
-        None => url.to_string(),
-    }
-}
-
 pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clients), String> {
     use crate::config::values::{HistoryStart, TimeZone};
     use crate::panes::{AppContext, StartFrom};
@@ -394,7 +382,8 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
         token: settings.token.clone(),
         ..crate::api::ApiConfig::default()
     })
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| e.to_string())?
+    .with_max_response_mib(settings.max_response_mib);
     let clients = Clients::new(api, &scan_urls);
     let mut app = App::new(ctx, theme, keymap, now);
     app.sh.local_time = settings.time_zone == TimeZone::Local;
@@ -501,7 +490,7 @@ mod credential_tests {
             .expect("settings");
         let (app, clients) = build(&settings, 0).expect("app builds");
 
-        let shown = format!("{:?}", app.sh.ctx);
+        let shown = format!("{:?} {:?} {:?}", app.sh.ctx, clients.main, clients.scans);
         assert!(!shown.contains("s3cret"), "credentials displayed: {shown}");
         assert!(app.sh.ctx.scan_urls[0].contains("***@"), "{shown}");
 

@@ -30,4 +30,5 @@ mod pane_update;
 mod pane_validators;
 mod pane_verdict;
 mod readme;
+mod safety;
 mod ui_foundation;

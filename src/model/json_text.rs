@@ -1,0 +1,271 @@
+//! The JSON text cantonscope writes (headless output, saved update bodies, JSON Lines exports):
+//! [`pretty`] re-indents a server's JSON without changing a token, in time and space linear in
+//! the input, and [`escape_unsafe`] / [`escape_unsafe_from`] write the characters a terminal or
+//! an editor could act on or hide as `\uXXXX` escapes.
+//!
+//! Which characters are escaped is decided by [`crate::ui::safe::needs_replacing`], the same
+//! test the TUI uses to neutralise server text: DEL, the C1 controls, the bidi controls (U+061C,
+//! U+200E/F, U+202A–U+202E, U+2066–U+2069), zero-width and other invisible format characters
+//! (U+200B–U+200D, U+2060–U+206F, U+FEFF, …), U+2028/U+2029 and the tag characters. C0 controls
+//! are escaped by every JSON encoder already. An escape is the same JSON value, so the output
+//! stays lossless: a JSON reader gets back the exact string the server sent.
+//!
+//! Limits against hostile input: containers nested deeper than [`INDENT_LEVELS`] are written
+//! compactly on one line (so no line is indented by more than `2 × INDENT_LEVELS` spaces), and a
+//! document nested deeper than [`MAX_DEPTH`] levels is refused with [`JsonTextError::TooDeep`].
+
+use std::borrow::Cow;
+
+use serde::de::IgnoredAny;
+
+use crate::ui::safe::needs_replacing;
+
+/// Deepest nesting [`pretty`] accepts (the same limit as `jq`'s parser).
+pub const MAX_DEPTH: usize = 10_000;
+/// Nesting levels that get their own indentation; deeper containers are written compactly.
+pub const INDENT_LEVELS: usize = 32;
+
+/// Why a body cannot be re-indented.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JsonTextError {
+    /// The bytes are not UTF-8.
+    #[error("the body is not UTF-8")]
+    NotUtf8,
+    /// The text is not one JSON value.
+    #[error("the body is not JSON: {0}")]
+    NotJson(String),
+    /// The value nests deeper than [`MAX_DEPTH`].
+    #[error("the JSON nests deeper than {MAX_DEPTH} levels; not shown")]
+    TooDeep,
+}
+
+/// Whether `c` is written as a `\uXXXX` escape in JSON output (see the module docs).
+#[inline]
+pub fn must_escape(c: char) -> bool {
+    // C0 controls never occur raw inside valid JSON strings, and outside strings only as
+    // whitespace (tab, CR, LF), which stays as it is.
+    u32::from(c) >= 0x7f && needs_replacing(c)
+}
+
+/// Appends `c` as one `\uXXXX` escape (two, a surrogate pair, above U+FFFF).
+fn push_escape(out: &mut String, c: char) {
+    let mut units = [0u16; 2];
+    for unit in c.encode_utf16(&mut units) {
+        out.push_str(&format!("\\u{unit:04x}"));
+    }
+}
+
+/// JSON text with every [`must_escape`] character written as a `\uXXXX` escape. `json` must be
+/// JSON text (as any serializer writes it): such characters can only occur inside its strings,
+/// where an escape is the same value. Borrowed when nothing had to change.
+pub fn escape_unsafe(json: &str) -> Cow<'_, str> {
+    let Some(first) = json.char_indices().find(|&(_, c)| must_escape(c)) else {
+        return Cow::Borrowed(json);
+    };
+    let mut out = String::with_capacity(json.len() + 16);
+    out.push_str(&json[..first.0]);
+    for c in json[first.0..].chars() {
+        if must_escape(c) {
+            push_escape(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// [`escape_unsafe`] applied in place to the JSON text `out[start..]` (e.g. one JSON Lines row
+/// just serialised into a buffer). Text that is not UTF-8 is left alone.
+pub fn escape_unsafe_from(out: &mut Vec<u8>, start: usize) {
+    let Some(tail) = out.get(start..) else { return };
+    // Every character to escape is DEL or beyond ASCII.
+    if tail.iter().all(|&b| b < 0x7f) {
+        return;
+    }
+    let Ok(text) = std::str::from_utf8(tail) else {
+        return;
+    };
+    if let Cow::Owned(escaped) = escape_unsafe(text) {
+        out.truncate(start);
+        out.extend_from_slice(escaped.as_bytes());
+    }
+}
+
+/// [`pretty`] over bytes that should be UTF-8 JSON (a response body).
+pub fn pretty_bytes(bytes: &[u8]) -> Result<String, JsonTextError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| JsonTextError::NotUtf8)?;
+    pretty(text)
+}
+
+/// Re-indents a JSON document as `serde_json::to_string_pretty` lays it out (2 spaces,
+/// `"key": value`, empty containers as `{}` / `[]`) without changing any token: keys, strings
+/// and numbers keep their exact text, so nothing is lost (not the digits of a large number, not
+/// a duplicate key). [`must_escape`] characters inside strings are written as `\uXXXX` escapes.
+///
+/// Linear in the input: containers deeper than [`INDENT_LEVELS`] are written compactly, and a
+/// document deeper than [`MAX_DEPTH`] is refused. The input is checked to be JSON first (with
+/// serde_json's iterative validator, which has no recursion to overflow).
+pub fn pretty(text: &str) -> Result<String, JsonTextError> {
+    serde_json::from_str::<IgnoredAny>(text).map_err(|e| JsonTextError::NotJson(e.to_string()))?;
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + text.len() / 2);
+    let mut depth = 0usize;
+    let mut i = 0usize;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'"' => i = copy_string(text, i, &mut out),
+            b'{' | b'[' => {
+                let close = if b == b'{' { b'}' } else { b']' };
+                let mut next = i + 1;
+                while next < bytes.len() && bytes[next].is_ascii_whitespace() {
+                    next += 1;
+                }
+                if depth == MAX_DEPTH {
+                    return Err(JsonTextError::TooDeep);
+                }
+                out.push(char::from(b));
+                if bytes.get(next) == Some(&close) {
+                    out.push(char::from(close));
+                    i = next + 1;
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                    i += 1;
+                }
+            }
+            b'}' | b']' => {
+                let inner = depth;
+                depth = depth.saturating_sub(1);
+                if inner <= INDENT_LEVELS {
+                    newline(&mut out, depth);
+                }
+                out.push(char::from(b));
+                i += 1;
+            }
+            b',' => {
+                out.push(',');
+                newline(&mut out, depth);
+                i += 1;
+            }
+            b':' => {
+                out.push_str(if depth <= INDENT_LEVELS { ": " } else { ":" });
+                i += 1;
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            _ => {
+                // A number or a literal: ASCII up to the next delimiter.
+                let end = bytes[i..]
+                    .iter()
+                    .position(|b| matches!(b, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r'))
+                    .map_or(bytes.len(), |n| i + n);
+                out.push_str(&text[i..end]);
+                i = end;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A line break and the indentation of `depth`; nothing inside compactly written containers.
+fn newline(out: &mut String, depth: usize) {
+    if depth <= INDENT_LEVELS {
+        out.push('\n');
+        for _ in 0..depth {
+            out.push_str("  ");
+        }
+    }
+}
+
+/// Copies the JSON string starting with the `"` at `start` (escapes kept as written, unsafe
+/// characters escaped); returns the index after its closing quote.
+fn copy_string(text: &str, start: usize, out: &mut String) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = start + 1;
+    let mut run = start;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => {
+                out.push_str(&text[run..=i]);
+                return i + 1;
+            }
+            b if b < 0x7f => i += 1,
+            _ => {
+                let c = text[i..].chars().next().unwrap_or('\u{fffd}');
+                if must_escape(c) {
+                    out.push_str(&text[run..i]);
+                    push_escape(out, c);
+                    run = i + c.len_utf8();
+                }
+                i += c.len_utf8();
+            }
+        }
+    }
+    // Unterminated (cannot happen after validation): keep what there is.
+    out.push_str(&text[run.min(bytes.len())..]);
+    bytes.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn keeps_every_token_and_matches_serde_layout() {
+        let body = r#"{"a":1,"big":123456789012345678901234567890,"f":1.10,"e":{},"l":[ ],"s":"x\"y,{","n":[1,{"b":null}]}"#;
+        let out = pretty(body).expect("json");
+        assert_eq!(
+            out,
+            "{\n  \"a\": 1,\n  \"big\": 123456789012345678901234567890,\n  \"f\": 1.10,\n  \
+             \"e\": {},\n  \"l\": [],\n  \"s\": \"x\\\"y,{\",\n  \"n\": [\n    1,\n    {\n      \
+             \"b\": null\n    }\n  ]\n}"
+        );
+        let plain = json!({"a": [1, {"b": null, "c": [[], {}]}], "s": "x,{y}:", "t": true});
+        assert_eq!(
+            pretty(&plain.to_string()).expect("json"),
+            serde_json::to_string_pretty(&plain).expect("serialises")
+        );
+    }
+
+    #[test]
+    fn escapes_terminal_and_bidi_characters_losslessly() {
+        let s = "a\u{9b}31mb\u{202e}c\u{7f}d\u{61c}e\u{200b}f\u{feff}g\u{2066}h\u{e0041}i é ü 日本";
+        let body = serde_json::to_string(&json!({ "x": s })).expect("json");
+        let out = pretty(&body).expect("json");
+        assert!(!out.chars().any(must_escape), "{out}");
+        assert!(
+            out.contains("\\u202e") && out.contains("\\udb40\\udc41"),
+            "{out}"
+        );
+        assert!(out.contains("é ü 日本"), "ordinary text is kept");
+        let back: Value = serde_json::from_str(&out).expect("json");
+        assert_eq!(back["x"], s);
+        let escaped = escape_unsafe(&body);
+        assert!(!escaped.chars().any(must_escape), "{escaped}");
+        let back: Value = serde_json::from_str(&escaped).expect("json");
+        assert_eq!(back["x"], s);
+        assert!(matches!(escape_unsafe("{\"a\":\"é\"}"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn rejects_non_json() {
+        assert!(matches!(pretty("<html>"), Err(JsonTextError::NotJson(_))));
+        assert!(matches!(pretty("{\"a\":"), Err(JsonTextError::NotJson(_))));
+        assert_eq!(pretty_bytes(b"\xff"), Err(JsonTextError::NotUtf8));
+    }
+
+    #[test]
+    fn escape_in_place_only_touches_the_tail() {
+        let mut out = b"\xc2\x9b".to_vec();
+        let start = out.len();
+        serde_json::to_writer(&mut out, &"a\u{9b}31mb\u{7f}c\u{1b}é\u{202e}").expect("json");
+        escape_unsafe_from(&mut out, start);
+        assert_eq!(&out[..start], b"\xc2\x9b");
+        let tail = std::str::from_utf8(&out[start..]).expect("utf-8");
+        assert_eq!(tail, r#""a\u009b31mb\u007fc\u001bé\u202e""#);
+        let back: String = serde_json::from_str(tail).expect("still JSON");
+        assert_eq!(back, "a\u{9b}31mb\u{7f}c\u{1b}é\u{202e}");
+    }
+}
