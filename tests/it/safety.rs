@@ -141,7 +141,7 @@ fn gzip_json(prefix: &str, total: usize, with_crc: bool) -> Vec<u8> {
     bits.code(2, 2); // distance 1: length 1
     let rest = total - prefix.len();
     let matches = (rest - 1) / 258;
-    for _ in 0..1 + (rest - 1) % 258 {
+    for _ in 0..=(rest - 1) % 258 {
         bits.code(2, 2); // ' '
     }
     bits.zeros(2 * matches as u64); // each match: code 0, distance 0
