@@ -11,10 +11,10 @@ use cantonscope::config::keymap::Command;
 use cantonscope::model::history::Placement;
 use cantonscope::model::summary::{format_time_micros, parse_time_micros};
 use cantonscope::panes::status::{
-    MAX_BACKOFF_MS, NO_TOKEN_TEXT, NodeHealth, NodeKind, StatusPane, human_duration, human_uptime,
-    parse_iso8601_duration, retry_delay_ms,
+    MAX_BACKOFF_MS, NO_TOKEN_TEXT, NodeHealth, NodeKind, StatusPane, retry_delay_ms,
 };
 use cantonscope::panes::{AppContext, AppEvent, Out, Pane, Shared};
+use cantonscope::ui::format::{human_duration, human_uptime, parse_iso8601_duration};
 use cantonscope::ui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

@@ -45,11 +45,12 @@ use crate::api::scan::{
 use crate::config::keymap::KeyContext;
 use crate::model::event_tree::ScanTree;
 use crate::model::summary::{
-    CONTRACT_ARCHIVED, CONTRACT_CREATED, RootAction, SummaryKind, contract_key, parse_time_micros,
-    short_id, short_party, short_template,
+    CONTRACT_ARCHIVED, CONTRACT_CREATED, RootAction, SummaryKind, contract_key, short_id,
+    short_party, short_template,
 };
 use crate::msg::Command;
 use crate::msg::{Effect, Request, RequestId, Response};
+use crate::ui::format::{server_time, short_event_id};
 use crate::ui::json::JsonView;
 use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize};
@@ -1312,13 +1313,11 @@ impl UpdatePane {
     }
 }
 
-/// A server time formatted in the pane's zone (raw text when unparseable).
+/// A server time in the pane's zone, with the zone named (`-` when empty).
 fn fmt_time(s: &str, sh: &Shared) -> String {
-    match parse_time_micros(s) {
-        Some(us) => format!("{} {}", sh.format_time(us), sh.zone_label()),
-        None if s.is_empty() => "-".into(),
-        None => s.to_string(),
-    }
+    server_time(s, "-", |us| {
+        format!("{} {}", sh.format_time(us), sh.zone_label())
+    })
 }
 
 /// Draws `label value` pieces flowing over the rows of `area`, each piece cut to fit.
@@ -1446,16 +1445,6 @@ fn field_line<'a>(f: &'a Field, width: usize, sh: &Shared, theme: &Theme) -> Lin
         spans.push(Span::styled(suffix, theme.muted));
     }
     Line::from(spans)
-}
-
-/// `1220c7d293ea…:3` for `<68-character update id>:3` (ids without a node number unchanged).
-fn short_event_id(id: &str) -> String {
-    match id.rsplit_once(':') {
-        Some((update, n)) if update.chars().count() > 16 && n.len() <= 12 => {
-            format!("{}:{n}", short_id(update, 16))
-        }
-        _ => id.to_string(),
-    }
 }
 
 fn field(name: &'static str, value: impl Into<String>, style: FieldStyle) -> Field {

@@ -34,7 +34,8 @@ use crate::api::scan::{EventHistoryItem, TransactionView, UpdateItem, Verdict, V
 use crate::config::keymap::KeyContext;
 use crate::model::summary::{parse_time_micros, short_id};
 use crate::msg::Command;
-use crate::ui::layout::wrap_text;
+use crate::ui::format::{format_gap, group_thousands};
+use crate::ui::layout::{fit_line, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
 use crate::ui::tree::{NodeId, TreeSource, TreeState};
@@ -235,43 +236,6 @@ impl TreeSource for ViewTree {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-/// `12345` → `12,345`.
-pub fn group_thousands(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
-    if n < 0 {
-        out.push('-');
-    }
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A time difference in human form: `850 µs`, `412 ms`, `3.2 s`, `2m 5s`, `1h 2m` (negative
-/// gaps keep their sign).
-pub fn format_gap(micros: i64) -> String {
-    let sign = if micros < 0 { "-" } else { "" };
-    let us = micros.unsigned_abs();
-    if us < 1_000 {
-        format!("{sign}{us} µs")
-    } else if us < 1_000_000 {
-        format!("{sign}{} ms", us / 1_000)
-    } else if us < 60_000_000 {
-        format!("{sign}{:.1} s", us as f64 / 1e6)
-    } else {
-        let s = us / 1_000_000;
-        if s < 3_600 {
-            format!("{sign}{}m {}s", s / 60, s % 60)
-        } else {
-            format!("{sign}{}h {}m", s / 3_600, (s / 60) % 60)
-        }
-    }
 }
 
 /// `alice::1220abcdef…` → `alice::1220abcd…`, `PAR::node::1220ef…` → `PAR::node::1220ef…`
@@ -797,23 +761,6 @@ fn push_limited<'a>(
     }
 }
 
-/// Sanitizes every span of `line` (server strings) and cuts it to `width` columns, marking a
-/// cut with `…`.
-pub(crate) fn fit_line(line: Line<'_>, width: usize) -> Line<'static> {
-    let style = line.style;
-    let mut left = width;
-    let mut spans = Vec::with_capacity(line.spans.len());
-    for s in line.spans {
-        if left == 0 {
-            break;
-        }
-        let text = safe_line(&s.content, left).into_owned();
-        left = left.saturating_sub(unicode_width::UnicodeWidthStr::width(text.as_str()));
-        spans.push(Span::styled(text, style.patch(s.style)));
-    }
-    Line::from(spans)
-}
-
 /// Draws lines into `area`, sanitizing every span and cutting to the width.
 fn draw_lines(area: Rect, buf: &mut Buffer, lines: Vec<Line<'_>>) {
     for (i, line) in lines.into_iter().enumerate() {
@@ -1008,25 +955,6 @@ impl Pane for VerdictPane {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn gaps_in_human_form() {
-        assert_eq!(format_gap(850), "850 µs");
-        assert_eq!(format_gap(412_345), "412 ms");
-        assert_eq!(format_gap(3_200_000), "3.2 s");
-        assert_eq!(format_gap(125_000_000), "2m 5s");
-        assert_eq!(format_gap(3_720_000_000), "1h 2m");
-        assert_eq!(format_gap(-412_000), "-412 ms");
-    }
-
-    #[test]
-    fn thousands() {
-        assert_eq!(group_thousands(0), "0");
-        assert_eq!(group_thousands(999), "999");
-        assert_eq!(group_thousands(1000), "1,000");
-        assert_eq!(group_thousands(1234567), "1,234,567");
-        assert_eq!(group_thousands(-12345), "-12,345");
-    }
 
     #[test]
     fn compact_parties() {
