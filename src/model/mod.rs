@@ -1,6 +1,7 @@
 //! What the panes show, derived from api types: compact update summaries and the loaded history
 //! with its filter, the bounded cache of full bodies, and event trees (scan trees from
-//! `child_event_ids`, ledger trees from node-id ranges).
+//! `child_event_ids`, ledger trees from node-id ranges); what the loaded history says about one
+//! contract (its lifecycle) or one reassignment (its other half); a verdict's view tree.
 
 pub mod cache;
 pub mod event_tree;
@@ -8,4 +9,13 @@ pub mod export;
 pub mod history;
 pub mod intern;
 pub mod ledger_tree;
+pub mod lifecycle;
+pub mod reassign;
 pub mod summary;
+pub mod verdict;
+
+#[cfg(test)]
+mod fixtures;
+
+/// A node of an event tree: its index in the tree's node tables.
+pub type NodeId = usize;
