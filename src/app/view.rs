@@ -19,6 +19,7 @@ use ratatui::widgets::{Clear, Widget};
 
 use crate::msg::Command;
 use crate::panes::{Level, PaneId};
+use crate::ui::format::human_secs;
 use crate::ui::help::footer_hints;
 use crate::ui::layout::{is_too_small, render_too_small, screen_areas};
 use crate::ui::safe::safe_line;
@@ -160,16 +161,6 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
         spans.push(Span::styled("PAUSED", theme.status_warn));
     }
     Line::from(spans)
-}
-
-/// `42s`, `5m 3s`, `2h 4m`, `3d 1h`.
-pub fn human_secs(s: i64) -> String {
-    match s {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3600 => format!("{}m {}s", s / 60, s % 60),
-        s if s < 86_400 => format!("{}h {}m", s / 3600, (s % 3600) / 60),
-        s => format!("{}d {}h", s / 86_400, (s % 86_400) / 3600),
-    }
 }
 
 /// The tab labels, as wide as fits in `width`: first with every badge, then with the focused

@@ -1,7 +1,8 @@
 //! What the panes show, derived from api types: compact update summaries and the loaded history
 //! with its filter, the bounded cache of full bodies, and event trees (scan trees from
-//! `child_event_ids`, ledger trees from node-id ranges), and the JSON text the program writes
-//! (`json_text`: linear re-indenting and `\uXXXX` escapes of unsafe characters).
+//! `child_event_ids`, ledger trees from node-id ranges); what the loaded history says about one
+//! contract (its lifecycle) or one reassignment (its other half); a verdict's view tree; and the
+//! JSON text the program writes (`json_text`: linear re-indenting and `\uXXXX` escapes).
 
 pub mod cache;
 pub mod event_tree;
@@ -10,7 +11,13 @@ pub mod history;
 pub mod intern;
 pub mod json_text;
 pub mod ledger_tree;
+pub mod lifecycle;
+pub mod reassign;
 pub mod summary;
+pub mod verdict;
+
+#[cfg(test)]
+mod fixtures;
 
 /// A node of an event tree: its index in the tree's node tables.
 pub type NodeId = usize;

@@ -24,11 +24,10 @@ use ratatui::widgets::{Block, Borders, Clear, Widget};
 use crate::model::export::{
     ExportFormat, ExportJob, ExportSnapshot, check_path, default_file_name,
 };
+use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
-
-use super::history::group_digits;
 
 /// What a key did to the dialog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,7 +162,7 @@ impl ExportDialog {
         Clear.render(rect, buf);
         let rows = self.rows();
         let noun = if rows == 1 { "update" } else { "updates" };
-        let title = format!(" Export {} {noun} ", group_digits(rows));
+        let title = format!(" Export {} {noun} ", group_thousands(rows));
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.border_style(true))
@@ -214,7 +213,7 @@ impl ExportDialog {
 
         // Rows
         buf.set_stringn(inner.x, y, "Rows", usize::from(label_w), theme.muted);
-        let rows = group_digits(self.rows());
+        let rows = group_thousands(self.rows());
         let line = match &self.snapshot.filter {
             Some(f) => Line::from(vec![
                 Span::raw(format!("{rows} matching ")),
@@ -265,8 +264,8 @@ pub fn render_progress(job: &ExportJob, area: Rect, buf: &mut Buffer, theme: &Th
         Span::styled(bar, theme.gauge),
         Span::raw(format!(
             " {} / {} rows",
-            group_digits(job.done()),
-            group_digits(job.total())
+            group_thousands(job.done()),
+            group_thousands(job.total())
         )),
         Span::styled(" · Esc cancel · → ", theme.muted),
         Span::styled(

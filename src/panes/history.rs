@@ -37,6 +37,9 @@ use crate::model::summary::{
 };
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response, UpdatesPurpose};
+use crate::ui::format::human_span;
+// Also read under this name by network.rs.
+pub(crate) use crate::ui::format::group_thousands as group_digits;
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
 use crate::ui::text_input::{InputOutcome, TextInput};
@@ -1527,32 +1530,6 @@ fn right(buf: &mut Buffer, x: u16, y: u16, text: &str, width: usize, style: Styl
     let w = text.width().min(width);
     let pad = u16::try_from(width - w).unwrap_or(0);
     buf.set_stringn(x.saturating_add(pad), y, text, w, style);
-}
-
-/// `1234567` → `1,234,567`.
-pub fn group_digits(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// `3600` → `1 h`, `600` → `10 min`, `86400` → `1 d`.
-fn human_span(secs: i64) -> String {
-    if secs >= 86_400 && secs % 86_400 == 0 {
-        format!("{} d", secs / 86_400)
-    } else if secs >= 3_600 && secs % 3_600 == 0 {
-        format!("{} h", secs / 3_600)
-    } else if secs >= 60 && secs % 60 == 0 {
-        format!("{} min", secs / 60)
-    } else {
-        format!("{secs} s")
-    }
 }
 
 /// `after` at `(migration, micros)`.

@@ -27,11 +27,11 @@ use crate::config::keymap::KeyContext;
 use crate::model::history::History;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
-use crate::ui::layout::wrap_text;
+use crate::ui::format::{group_thousands, human_duration, human_uptime};
+use crate::ui::layout::{fit_line, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
 
-use super::verdict::{fit_line, group_thousands};
 use super::{Out, Pane, PaneId, Shared};
 
 /// Longest wait between attempts for a failing node (ms), unless the refresh interval is longer.
@@ -255,70 +255,6 @@ pub fn retry_delay_ms(refresh_ms: u64, failures: u32) -> u64 {
     }
     let cap = MAX_BACKOFF_MS.max(refresh);
     refresh.saturating_mul(1u64 << failures.min(20)).min(cap)
-}
-
-/// Parses an ISO 8601 duration (`PT85H26M0.595279S`, `P1DT2H`, `PT0.5S`) to microseconds.
-/// Years count 365 days and months 30 days. None for anything else (negative durations too).
-pub fn parse_iso8601_duration(s: &str) -> Option<i64> {
-    let rest = s.trim().strip_prefix('P')?;
-    if rest.is_empty() {
-        return None;
-    }
-    let mut total: f64 = 0.0;
-    let mut in_time = false;
-    let mut number = String::new();
-    let mut any = false;
-    for c in rest.chars() {
-        match c {
-            'T' if !in_time && number.is_empty() => in_time = true,
-            '0'..='9' | '.' | ',' => number.push(if c == ',' { '.' } else { c }),
-            _ => {
-                let n: f64 = number.parse().ok()?;
-                number.clear();
-                let secs = match (in_time, c) {
-                    (false, 'Y') => 365.0 * 86_400.0,
-                    (false, 'M') => 30.0 * 86_400.0,
-                    (false, 'W') => 7.0 * 86_400.0,
-                    (false, 'D') => 86_400.0,
-                    (true, 'H') => 3_600.0,
-                    (true, 'M') => 60.0,
-                    (true, 'S') => 1.0,
-                    _ => return None,
-                };
-                total += n * secs;
-                any = true;
-            }
-        }
-    }
-    if !number.is_empty() || !any || !total.is_finite() || total > 1e12 {
-        return None;
-    }
-    Some((total * 1e6).round() as i64)
-}
-
-/// A duration in human form, two units at most: `3d 13h 26m` for days (the uptime form),
-/// `13h 26m`, `26m 5s`, `45s`.
-pub fn human_duration(micros: i64) -> String {
-    let s = micros.max(0) / 1_000_000;
-    let (d, h, m, sec) = (s / 86_400, (s / 3_600) % 24, (s / 60) % 60, s % 60);
-    if d > 0 {
-        format!("{d}d {h}h {m}m")
-    } else if h > 0 {
-        format!("{h}h {m}m")
-    } else if m > 0 {
-        format!("{m}m {sec}s")
-    } else {
-        format!("{sec}s")
-    }
-}
-
-/// `PT85H26M0.595279S` → `3d 13h 26m`; unparsable input is returned as is (the caller
-/// sanitizes it).
-pub fn human_uptime(iso: &str) -> String {
-    match parse_iso8601_duration(iso) {
-        Some(us) => human_duration(us),
-        None => iso.to_string(),
-    }
 }
 
 /// Identity of a history item, to detect prepends and appends.
@@ -1303,24 +1239,6 @@ mod tests {
         assert!((r - 0.5).abs() < 1e-9, "{r}");
     }
     use super::*;
-
-    #[test]
-    fn uptime_parses_and_reads_well() {
-        assert_eq!(
-            parse_iso8601_duration("PT85H26M0.595279S"),
-            Some(307_560_595_279)
-        );
-        assert_eq!(human_uptime("PT85H26M0.595279S"), "3d 13h 26m");
-        assert_eq!(human_uptime("PT45S"), "45s");
-        assert_eq!(human_uptime("PT5M3S"), "5m 3s");
-        assert_eq!(human_uptime("P1DT2H"), "1d 2h 0m");
-        assert_eq!(parse_iso8601_duration("PT0.5S"), Some(500_000));
-        assert_eq!(parse_iso8601_duration("P2W"), Some(14 * 86_400_000_000));
-        for bad in ["", "P", "PT", "85H", "PT5", "PTxS", "-PT5S", "P5H", "PT1D"] {
-            assert_eq!(parse_iso8601_duration(bad), None, "{bad:?}");
-        }
-        assert_eq!(human_uptime("soon"), "soon");
-    }
 
     #[test]
     fn backoff_doubles_and_caps() {

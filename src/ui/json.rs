@@ -29,6 +29,7 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
 
+use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
@@ -552,7 +553,10 @@ impl JsonView {
                     (_, 1) => "item",
                     _ => "items",
                 };
-                b.push(format!(" {} {what}", group_digits(len)).into(), theme.muted);
+                b.push(
+                    format!(" {} {what}", group_thousands(len)).into(),
+                    theme.muted,
+                );
             }
             Row::Close(_) => {
                 b.push(close.into(), theme.json_punct);
@@ -565,7 +569,7 @@ impl JsonView {
                 let hidden = len.saturating_sub(n.shown);
                 let next = hidden.min(CHILDREN_PAGE as u32);
                 b.push(
-                    format!("… {} more (Enter: show {next})", group_digits(hidden)).into(),
+                    format!("… {} more (Enter: show {next})", group_thousands(hidden)).into(),
                     theme.muted,
                 );
             }
@@ -609,19 +613,6 @@ impl JsonView {
             }
         }
     }
-}
-
-/// `12345` → `12,345`.
-fn group_digits(n: u32) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Builds a line within a width budget, sanitizing server text.

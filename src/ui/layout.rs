@@ -1,13 +1,13 @@
 //! Layout helpers: the screen split, centred overlay rectangles, the minimum-size check and
-//! its "terminal too small" message, text wrapping by display width, and a one-line text
-//! sparkline for cards.
+//! its "terminal too small" message, text wrapping by display width, lines of server text cut to
+//! a width, and a one-line text sparkline for cards.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::Line;
-use unicode_width::UnicodeWidthChar;
+use ratatui::text::{Line, Span};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::ui::safe::truncate_width;
+use crate::ui::safe::{safe_line, truncate_width};
 use crate::ui::theme::Theme;
 
 /// Draws a bordered block (pane frame) with `title` and returns its inner area, or `None`
@@ -171,6 +171,23 @@ pub fn wrap_text(text: &str, width: usize) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+/// Sanitizes every span of `line` (server strings) and cuts it to `width` columns, marking a
+/// cut with `…`.
+pub fn fit_line(line: Line<'_>, width: usize) -> Line<'static> {
+    let style = line.style;
+    let mut left = width;
+    let mut spans = Vec::with_capacity(line.spans.len());
+    for s in line.spans {
+        if left == 0 {
+            break;
+        }
+        let text = safe_line(&s.content, left).into_owned();
+        left = left.saturating_sub(text.width());
+        spans.push(Span::styled(text, style.patch(s.style)));
+    }
+    Line::from(spans)
 }
 
 /// A one-line sparkline of the last `width` values (`▁▂▃▄▅▆▇█`), scaled to their maximum; a

@@ -24,13 +24,15 @@
 //! Below [`layout::MIN_WIDTH`]×[`layout::MIN_HEIGHT`] only a "terminal too small" message is
 //! drawn ([`layout::render_too_small`]).
 //!
-//! Modules: [`safe`] (sanitizer for untrusted text), [`theme`], [`scroll`] (cursor/offset shared
-//! by the widgets), [`layout`], [`tree`] (generic tree view), [`json`] (JSON viewer),
+//! Modules: [`safe`] (sanitizer for untrusted text), [`format`] (numbers, durations, times and
+//! ids for display), [`theme`], [`scroll`] (cursor/offset shared by the widgets), [`layout`],
+//! [`tree`] (generic tree view), [`json`] (JSON viewer),
 //! [`text_input`] (the text-area wrapper), [`help`] (help overlay, footer hints), [`palette`]
 //! (command palette), [`status`] (toasts / status line), [`error_log`] (error log overlay),
 //! [`osc52`] (clipboard escape sequence).
 
 pub mod error_log;
+pub mod format;
 pub mod help;
 pub mod json;
 pub mod layout;

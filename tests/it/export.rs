@@ -163,7 +163,7 @@ fn e_exports_every_shown_row_to_json_lines_in_history_order() {
             "exported {} rows as JSON Lines to {} ({} bytes)",
             ids.len(),
             path.display(),
-            cantonscope::panes::history::group_digits(bytes.len())
+            cantonscope::ui::format::group_thousands(bytes.len())
         )
     );
     let text = String::from_utf8(bytes).expect("utf-8");
@@ -682,7 +682,7 @@ fn a_big_export_runs_in_chunks_with_progress_from_a_frozen_snapshot() {
     let bytes = contents.len();
     let done = format!(
         "exported 60,000 rows as JSON Lines to big.jsonl ({} bytes)",
-        cantonscope::panes::history::group_digits(bytes)
+        cantonscope::ui::format::group_thousands(bytes)
     );
     assert!(p.messages().contains(&done), "{done}");
     // Nothing more happens on later ticks.

@@ -12,10 +12,10 @@ use cantonscope::msg::Command;
 use cantonscope::msg::PaneId;
 use cantonscope::msg::{Effect, Fetched, Request, RequestId, Response};
 use cantonscope::panes::status::{
-    MAX_BACKOFF_MS, NO_TOKEN_TEXT, NodeHealth, NodeKind, StatusPane, human_duration, human_uptime,
-    parse_iso8601_duration, retry_delay_ms,
+    MAX_BACKOFF_MS, NO_TOKEN_TEXT, NodeHealth, NodeKind, StatusPane, retry_delay_ms,
 };
 use cantonscope::panes::{AppContext, AppEvent, Out, Pane, Shared};
+use cantonscope::ui::format::{human_duration, human_uptime, parse_iso8601_duration};
 use cantonscope::ui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

@@ -263,22 +263,6 @@ pub fn dialog(area: Rect, w: u16, h: u16, title: &str, buf: &mut Buffer, theme: 
     inner
 }
 
-/// `1234567` → `1,234,567` (negative numbers keep their sign).
-pub fn group(n: i64) -> String {
-    let s = n.unsigned_abs().to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3 + 1);
-    if n < 0 {
-        out.push('-');
-    }
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// Splits a list typed by the user (commas and/or spaces) into its non-empty items.
 pub fn split_list(s: &str) -> Vec<String> {
     s.split([',', ' ', '\t'])
@@ -301,10 +285,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn grouping_and_lists() {
-        assert_eq!(group(0), "0");
-        assert_eq!(group(1234567), "1,234,567");
-        assert_eq!(group(-1000), "-1,000");
+    fn lists_and_packages() {
         assert_eq!(split_list(" a, b  c,,"), vec!["a", "b", "c"]);
         assert_eq!(package_of("abc:Mod.X:T"), Some("abc"));
         assert_eq!(package_of("#name:Mod:T"), Some("#name"));

@@ -22,15 +22,14 @@ use crate::model::summary::{short_id, short_template};
 use crate::msg::Command;
 use crate::msg::{Effect, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
+use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
 
 use super::SectionView;
-use super::common::{
-    Note, READ_ONLY_TEXT, Tone, dialog, explain, group, kv_line, put, render_notes,
-};
+use super::common::{Note, READ_ONLY_TEXT, Tone, dialog, explain, kv_line, put, render_notes};
 
 /// Which input of the editor has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -500,7 +499,7 @@ impl SectionView for Execute {
                 "ready: submission {} from {} ({} bytes) · x reviews and executes",
                 r.submission_id,
                 self.source,
-                group(self.body_text.len() as i64)
+                group_thousands(self.body_text.len())
             );
             put(
                 area,
@@ -677,7 +676,7 @@ fn render_confirm(r: &ExecuteRequest, sh: &Shared, area: Rect, buf: &mut Buffer,
             "prepared",
             &format!(
                 "{} characters of base64",
-                group(r.prepared_transaction.len() as i64)
+                group_thousands(r.prepared_transaction.len())
             ),
             theme.muted,
             lw,
@@ -712,7 +711,9 @@ fn render_result(
 ) {
     let w = area.width;
     let lw = 14;
-    let cost = t.paid_traffic_cost.map_or_else(|| "-".to_string(), group);
+    let cost = t
+        .paid_traffic_cost
+        .map_or_else(|| "-".to_string(), group_thousands);
     let rows = [
         Line::styled("executed: the transaction is committed", theme.status_ok),
         kv_line("update id", &t.update_id, theme.id, lw, w, theme),

@@ -34,6 +34,7 @@ use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
 use crate::ui::theme::Theme;
 
@@ -44,7 +45,7 @@ pub use package::{Downloaded, PackageSection};
 pub use parties::Parties;
 pub use trees::{DrillFocus, REMOVED_HINT, Trees};
 
-use common::{Note, Tone, explain, group, put, render_notes};
+use common::{Note, Tone, explain, put, render_notes};
 
 /// The sections, in tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -224,7 +225,7 @@ impl LedgerPane {
     fn render_header(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
         let mut spans = vec![Span::styled("ledger end ", theme.muted)];
         match (sh.ledger_end, &self.end_error) {
-            (Some(Some(e)), _) => spans.push(Span::styled(group(e), theme.accent)),
+            (Some(Some(e)), _) => spans.push(Span::styled(group_thousands(e), theme.accent)),
             (Some(None), _) => spans.push(Span::styled("0 (empty ledger)", theme.accent)),
             (None, Some(_)) => spans.push(Span::styled("unavailable", theme.status_err)),
             (None, None) if self.end_pending.is_some() => {
@@ -488,7 +489,7 @@ impl Pane for LedgerPane {
             return Some("no JWT".into());
         }
         let end = match sh.ledger_end {
-            Some(Some(e)) => group(e),
+            Some(Some(e)) => group_thousands(e),
             Some(None) => "0".into(),
             None => return sh.ctx.read_only.then(|| "read-only".into()),
         };

@@ -17,12 +17,13 @@ use crate::model::summary::cat;
 use crate::msg::Command;
 use crate::msg::{Effect, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
+use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
 
 use super::SectionView;
-use super::common::{Note, Tone, explain, group, kv_line, package_of, put, render_notes};
+use super::common::{Note, Tone, explain, kv_line, package_of, put, render_notes};
 use super::form::{Complete, Form, FormOutcome, matching};
 
 /// A downloaded package.
@@ -316,7 +317,7 @@ impl SectionView for PackageSection {
                 kv_line("package", &r.package_id, theme.id, 9, w, theme),
                 kv_line(
                     "size",
-                    &format!("{} bytes", group(r.size as i64)),
+                    &format!("{} bytes", group_thousands(r.size)),
                     theme.accent,
                     9,
                     w,

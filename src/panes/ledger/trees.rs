@@ -29,10 +29,11 @@ use crate::api::ledger::{
 };
 use crate::config::keymap::KeyContext;
 use crate::model::ledger_tree::LedgerTree;
-use crate::model::summary::{parse_time_micros, short_id, short_template};
+use crate::model::summary::{short_id, short_template};
 use crate::msg::Command;
 use crate::msg::{Request, RequestId, Response};
 use crate::panes::{Out, Shared};
+use crate::ui::format::{group_thousands, server_time};
 use crate::ui::json::JsonView;
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
@@ -40,7 +41,7 @@ use crate::ui::theme::Theme;
 use crate::ui::tree::TreeState;
 
 use super::SectionView;
-use super::common::{Note, Tone, explain, group, kv_line, put, render_notes, split_list};
+use super::common::{Note, Tone, explain, kv_line, put, render_notes, split_list};
 use super::form::{Complete, Form, FormOutcome};
 use super::parties::{candidates, suggestions};
 
@@ -227,14 +228,6 @@ fn describe(
             String::new(),
             kind.clone(),
         ),
-    }
-}
-
-fn fmt_time(s: &str, sh: &Shared) -> String {
-    match parse_time_micros(s) {
-        Some(us) => sh.format_time(us),
-        None if s.is_empty() => String::new(),
-        None => s.to_string(),
     }
 }
 
@@ -723,7 +716,7 @@ fn pad_left(s: &str, w: usize) -> String {
 
 fn render_list(t: &Trees, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
     let width = usize::from(area.width);
-    let summary = format!("{} items · {}", group(t.items.len() as i64), t.asked);
+    let summary = format!("{} items · {}", group_thousands(t.items.len()), t.asked);
     put(
         area,
         0,
@@ -795,7 +788,10 @@ fn render_list(t: &Trees, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &The
             Span::raw(" "),
         ];
         if wide {
-            spans.push(Span::styled(pad(&fmt_time(&time, sh), time_w), theme.time));
+            spans.push(Span::styled(
+                pad(&server_time(&time, "", |us| sh.format_time(us)), time_w),
+                theme.time,
+            ));
             spans.push(Span::raw(" "));
         }
         let used: usize = spans.iter().map(|s| s.content.width()).sum();
@@ -863,7 +859,11 @@ fn node_fields(
             f.push(("signatories", c.signatories.join(", "), theme.party));
             f.push(("observers", c.observers.join(", "), theme.party));
             f.push(("witnesses", c.witness_parties.join(", "), theme.party));
-            f.push(("created at", fmt_time(&c.created_at, sh), theme.time));
+            f.push((
+                "created at",
+                server_time(&c.created_at, "", |us| sh.format_time(us)),
+                theme.time,
+            ));
             f.push(("package", c.package_name.clone(), Style::default()));
         }
         Some(TreeEvent::Unknown { kind, .. }) => f.push(("kind", kind.clone(), theme.status_warn)),
@@ -926,7 +926,7 @@ fn render_drill(
                 t.items.len(),
                 tx.offset,
                 tree.len(),
-                fmt_time(&tx.record_time, sh),
+                server_time(&tx.record_time, "", |us| sh.format_time(us)),
                 tx.synchronizer_id.split("::").next().unwrap_or_default(),
                 tx.update_id,
             );

@@ -43,12 +43,12 @@ use crate::api::scan::{
 };
 use crate::config::keymap::KeyContext;
 use crate::model::event_tree::ScanTree;
-use crate::model::summary::{
-    CONTRACT_ARCHIVED, CONTRACT_CREATED, RootAction, SummaryKind, contract_key, parse_time_micros,
-    short_id, short_party, short_template,
-};
+use crate::model::lifecycle::{LifeEntry, Lifecycle, Step};
+use crate::model::reassign::{LinkTarget, resolve_link};
+use crate::model::summary::{short_id, short_party, short_template};
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
+use crate::ui::format::{server_time, short_event_id};
 use crate::ui::json::JsonView;
 use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize};
@@ -251,13 +251,6 @@ struct TxView {
     details: Details,
 }
 
-/// The update a reassignment links to (its matching assign / unassign).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct LinkTarget {
-    update_id: String,
-    record_time: i64,
-}
-
 /// A reassignment on screen.
 #[derive(Debug, Clone)]
 struct ReassignView {
@@ -278,23 +271,21 @@ enum Content {
 
 /// One selectable row of the lifecycle list.
 #[derive(Debug, Clone)]
-struct LifeEntry {
-    update_id: String,
-    record_time: i64,
-    label: String,
-    marker: &'static str,
+struct LifeRow {
+    entry: LifeEntry,
     /// The "jump to creation" row.
     jump: bool,
     /// The update open now.
     current: bool,
 }
 
-/// The lifecycle of a contract among the loaded updates.
+/// The lifecycle list of a contract: a [`Lifecycle`] from the loaded history as rows, the
+/// creation first again as a "jump to creation" row when it is loaded.
 #[derive(Debug, Clone)]
-struct Lifecycle {
+struct LifecycleList {
     contract_id: String,
-    entries: Vec<LifeEntry>,
-    /// Shown above the entries (e.g. "created before the loaded history").
+    rows: Vec<LifeRow>,
+    /// Shown above the rows (e.g. "created before the loaded history").
     note: Option<String>,
     scroll: ScrollState,
 }
@@ -312,7 +303,7 @@ pub struct UpdatePane {
     body: Option<Arc<EventHistoryItem>>,
     content: Option<Content>,
     focus: Focus,
-    lifecycle: Option<Lifecycle>,
+    lifecycle: Option<LifecycleList>,
     save: Option<TextInput>,
     /// Updates left by following links: (update id, selected event id).
     back: Vec<(String, Option<String>)>,
@@ -482,7 +473,7 @@ impl UpdatePane {
     pub fn lifecycle_update_ids(&self) -> Vec<String> {
         self.lifecycle
             .as_ref()
-            .map(|l| l.entries.iter().map(|e| e.update_id.clone()).collect())
+            .map(|l| l.rows.iter().map(|r| r.entry.update_id.clone()).collect())
             .unwrap_or_default()
     }
 
@@ -584,7 +575,7 @@ impl UpdatePane {
                 None => Content::NoUpdate,
             },
             Some(UpdateItem::Reassignment(r)) => {
-                let link = resolve_link(r, sh);
+                let link = resolve_link(&sh.history, r);
                 Content::Reassign(Box::new(ReassignView {
                     details: reassign_details(r, link.as_ref()),
                     link,
@@ -866,19 +857,19 @@ impl UpdatePane {
             Command::Bottom => l.scroll.bottom(),
             Command::Back | Command::Cancel | Command::FollowContract => self.lifecycle = None,
             Command::Select | Command::Confirm | Command::Toggle | Command::Expand => {
-                let Some(entry) = l.entries.get(l.scroll.cursor()).cloned() else {
+                let Some(row) = l.rows.get(l.scroll.cursor()).cloned() else {
                     return true;
                 };
                 let want = Want::Contract {
                     id: l.contract_id.clone(),
-                    prefer_create: entry.jump,
+                    prefer_create: row.jump,
                 };
                 self.lifecycle = None;
-                self.navigate(&entry.update_id, want, sh, out);
+                self.navigate(&row.entry.update_id, want, sh, out);
             }
             Command::Copy => {
-                if let Some(e) = l.entries.get(l.scroll.cursor()) {
-                    out.copy("update id", sanitize(&e.update_id).into_owned());
+                if let Some(r) = l.rows.get(l.scroll.cursor()) {
+                    out.copy("update id", sanitize(&r.entry.update_id).into_owned());
                 }
             }
             // Everything else is swallowed while the list is open (it is modal).
@@ -1209,7 +1200,7 @@ impl UpdatePane {
 
     fn render_lifecycle(
         &self,
-        l: &Lifecycle,
+        l: &LifecycleList,
         area: Rect,
         buf: &mut Buffer,
         sh: &Shared,
@@ -1218,7 +1209,7 @@ impl UpdatePane {
         if area.width < 4 || area.height < 3 {
             return;
         }
-        let rows = l.entries.len() + usize::from(l.note.is_some()) + 1;
+        let rows = l.rows.len() + usize::from(l.note.is_some()) + 1;
         let w = area
             .width
             .saturating_sub(2)
@@ -1261,21 +1252,22 @@ impl UpdatePane {
         let range = l.scroll.visible_range(usize::from(list_h));
         let cursor = l.scroll.cursor();
         for (k, i) in range.enumerate() {
-            let e = &l.entries[i];
+            let r = &l.rows[i];
+            let e = &r.entry;
             let ry = y + k as u16;
-            let marker_style = match e.marker {
-                "created" | "assigned" => theme.created,
-                "archived" | "unassigned" | "created+archived" => theme.archived,
-                _ => theme.exercised,
+            let marker_style = match e.step {
+                Step::Created | Step::Assigned => theme.created,
+                Step::Archived | Step::Unassigned | Step::CreatedArchived => theme.archived,
+                Step::Exercised => theme.exercised,
             };
-            let lead = if e.jump {
+            let lead = if r.jump {
                 "⤒ "
-            } else if e.current {
+            } else if r.current {
                 "● "
             } else {
                 "  "
             };
-            let label = if e.jump {
+            let label = if r.jump {
                 format!("jump to creation ({})", e.label)
             } else {
                 e.label.clone()
@@ -1286,7 +1278,7 @@ impl UpdatePane {
                 Span::raw("  "),
                 Span::styled(short_id(&sanitize(&e.update_id), 14), theme.id),
                 Span::raw("  "),
-                Span::styled(format!("{:<10}", e.marker), marker_style),
+                Span::styled(format!("{:<10}", e.step.as_str()), marker_style),
                 Span::raw(" "),
                 Span::raw(sanitize(&label).into_owned()),
             ];
@@ -1298,7 +1290,7 @@ impl UpdatePane {
                 );
             }
         }
-        if l.entries.is_empty() && list_h > 0 {
+        if l.rows.is_empty() && list_h > 0 {
             buf.set_line(
                 inner.x,
                 y,
@@ -1319,13 +1311,11 @@ impl UpdatePane {
     }
 }
 
-/// A server time formatted in the pane's zone (raw text when unparseable).
+/// A server time in the pane's zone, with the zone named (`-` when empty).
 fn fmt_time(s: &str, sh: &Shared) -> String {
-    match parse_time_micros(s) {
-        Some(us) => format!("{} {}", sh.format_time(us), sh.zone_label()),
-        None if s.is_empty() => "-".into(),
-        None => s.to_string(),
-    }
+    server_time(s, "-", |us| {
+        format!("{} {}", sh.format_time(us), sh.zone_label())
+    })
 }
 
 /// Draws `label value` pieces flowing over the rows of `area`, each piece cut to fit.
@@ -1453,16 +1443,6 @@ fn field_line<'a>(f: &'a Field, width: usize, sh: &Shared, theme: &Theme) -> Lin
         spans.push(Span::styled(suffix, theme.muted));
     }
     Line::from(spans)
-}
-
-/// `1220c7d293ea…:3` for `<68-character update id>:3` (ids without a node number unchanged).
-fn short_event_id(id: &str) -> String {
-    match id.rsplit_once(':') {
-        Some((update, n)) if update.chars().count() > 16 && n.len() <= 12 => {
-            format!("{}:{n}", short_id(update, 16))
-        }
-        _ => id.to_string(),
-    }
 }
 
 fn field(name: &'static str, value: impl Into<String>, style: FieldStyle) -> Field {
@@ -1689,70 +1669,11 @@ fn reassign_details(r: &Reassignment, link: Option<&LinkTarget>) -> Details {
     Details::new(title, fields, sections, None)
 }
 
-/// The loaded update holding the other half of a reassignment (same `unassign_id`).
-fn resolve_link(r: &Reassignment, sh: &Shared) -> Option<LinkTarget> {
-    let unassign_id = r.event.unassign_id();
-    if unassign_id.is_empty() {
-        return None;
-    }
-    // Not interned: no loaded summary carries it.
-    let sym = sh.history.summarizer.interner.get(unassign_id)?;
-    let wanted = match r.event {
-        ReassignmentEvent::Assign(_) => SummaryKind::Unassign,
-        ReassignmentEvent::Unassign(_) => SummaryKind::Assign,
-    };
-    sh.history
-        .iter()
-        .rev()
-        .find(|s| {
-            s.kind == wanted
-                && matches!(s.root, RootAction::Reassign { link, .. } if link == sym)
-                && *s.update_id != *r.update_id
-        })
-        .map(|s| LinkTarget {
-            update_id: s.update_id.to_string(),
-            record_time: s.record_time,
-        })
-}
-
-fn build_lifecycle(contract_id: &str, current: Option<&str>, sh: &Shared) -> Lifecycle {
-    let key = contract_key(contract_id);
-    let interner = &sh.history.summarizer.interner;
-    let mut entries: Vec<LifeEntry> = Vec::new();
-    for i in sh.history.contract_updates(contract_id) {
-        let Some(s) = sh.history.get(i) else { continue };
-        let flags = s.contract_flags(key).unwrap_or(0);
-        let marker = match (
-            s.kind,
-            flags & CONTRACT_CREATED != 0,
-            flags & CONTRACT_ARCHIVED != 0,
-        ) {
-            (SummaryKind::Assign, _, _) => "assigned",
-            (SummaryKind::Unassign, _, _) => "unassigned",
-            (_, true, true) => "created+archived",
-            (_, true, false) => "created",
-            (_, false, true) => "archived",
-            (_, false, false) => "exercised",
-        };
-        entries.push(LifeEntry {
-            update_id: s.update_id.to_string(),
-            record_time: s.record_time,
-            label: s.root_label(interner),
-            marker,
-            jump: false,
-            current: current == Some(&*s.update_id),
-        });
-    }
-    let creation = entries
-        .iter()
-        .find(|e| e.marker == "created" || e.marker == "created+archived")
-        .cloned();
-    let note = match creation {
-        Some(mut c) => {
-            c.jump = true;
-            entries.insert(0, c);
-            None
-        }
+/// The lifecycle list of `contract_id` (`current`: the update open now).
+fn build_lifecycle(contract_id: &str, current: Option<&str>, sh: &Shared) -> LifecycleList {
+    let life = Lifecycle::build(&sh.history, contract_id);
+    let note = match life.creation() {
+        Some(_) => None,
         None => Some(match sh.history.first() {
             Some(first) => format!(
                 "created before the loaded history (oldest loaded update: {} {})",
@@ -1762,13 +1683,20 @@ fn build_lifecycle(contract_id: &str, current: Option<&str>, sh: &Shared) -> Lif
             None => "created before the loaded history (no history loaded)".to_string(),
         }),
     };
-    let mut scroll = ScrollState::new(entries.len());
-    if let Some(i) = entries.iter().position(|e| e.current && !e.jump) {
+    let row = |entry: &LifeEntry, jump: bool| LifeRow {
+        current: current == Some(entry.update_id.as_str()),
+        entry: entry.clone(),
+        jump,
+    };
+    let mut rows: Vec<LifeRow> = life.creation().map(|c| row(c, true)).into_iter().collect();
+    rows.extend(life.entries.iter().map(|e| row(e, false)));
+    let mut scroll = ScrollState::new(rows.len());
+    if let Some(i) = rows.iter().position(|r| r.current && !r.jump) {
         scroll.select(i);
     }
-    Lifecycle {
-        contract_id: contract_id.to_string(),
-        entries,
+    LifecycleList {
+        contract_id: life.contract_id,
+        rows,
         note,
         scroll,
     }
@@ -1831,7 +1759,7 @@ impl Pane for UpdatePane {
         let Some(r) = self.reassignment() else {
             return false;
         };
-        let link = resolve_link(r, sh);
+        let link = resolve_link(&sh.history, r);
         let details = link.as_ref().map(|l| reassign_details(r, Some(l)));
         let Some(Content::Reassign(view)) = &mut self.content else {
             return false;

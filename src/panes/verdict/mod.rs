@@ -1,8 +1,8 @@
 //! The Verdict pane: the mediator verdict of the update open in the Update pane, read from its
-//! cached `/v0/events/{update_id}` body. It owns the view tree ([`ViewTree`], transaction views
-//! nested by `root_views` → `sub_views`), the details of the selected view (informees,
-//! confirming-party quorums, view hash, the traffic envelopes that carry it), the traffic
-//! summary and the app activity records.
+//! cached `/v0/events/{update_id}` body. It owns the view tree (a [`ViewTree`] from the model:
+//! transaction views nested by `root_views` → `sub_views`; its labels are drawn here), the
+//! details of the selected view (informees, confirming-party quorums, view hash, the traffic
+//! envelopes that carry it), the traffic summary and the app activity records.
 //!
 //! ```text
 //! ACCEPTED  update 1220c7d293ea2327…  migration 3  mediator group 0  domain global-domain::1220…
@@ -21,7 +21,6 @@
 //! └──────────────────────────────────┘└──────────────────────────────────────────┘
 //! ```
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use ratatui::buffer::Buffer;
@@ -30,11 +29,13 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Widget};
 
-use crate::api::scan::{EventHistoryItem, TransactionView, UpdateItem, Verdict, VerdictResult};
+use crate::api::scan::{EventHistoryItem, UpdateItem, Verdict, VerdictResult};
 use crate::config::keymap::KeyContext;
 use crate::model::summary::{parse_time_micros, short_id};
+use crate::model::verdict::ViewTree;
 use crate::msg::Command;
-use crate::ui::layout::wrap_text;
+use crate::ui::format::{format_gap, group_thousands};
+use crate::ui::layout::{fit_line, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
 use crate::ui::tree::{NodeId, TreeSource, TreeState};
@@ -46,175 +47,32 @@ const HEADER_LINES: u16 = 4;
 /// From this width on the view tree and the view details sit side by side.
 const SIDE_BY_SIDE_MIN_WIDTH: u16 = 60;
 
-/// One node of the view tree.
-#[derive(Debug, Clone)]
-struct ViewNode {
-    /// Index into `transaction_views.views` (None: the id does not resolve).
-    view: Option<usize>,
-    view_id: i32,
-    /// A view no root view reaches (shown as an extra root so nothing disappears).
-    orphan: bool,
-    children: Vec<NodeId>,
-    parent: Option<NodeId>,
-}
-
-/// The transaction views of a verdict as a tree: roots in `root_views` order, children in each
-/// view's `sub_views` order. Views no root reaches become extra roots; ids that do not resolve
-/// become "missing" nodes; a view referenced twice (or in a cycle) is shown once.
-#[derive(Debug, Clone)]
-pub struct ViewTree {
-    body: Arc<EventHistoryItem>,
-    nodes: Vec<ViewNode>,
-    roots: Vec<NodeId>,
-    /// Per view index: indices of the traffic envelopes whose `view_ids` include it.
-    envelopes_of_view: Vec<Vec<usize>>,
-}
-
-impl ViewTree {
-    /// The tree of `body`'s verdict (None when the body has no verdict).
-    pub fn new(body: Arc<EventHistoryItem>) -> Option<Self> {
-        let verdict = body.verdict.as_ref()?;
-        let views = &verdict.transaction_views.views;
-        let mut by_id: HashMap<i32, usize> = HashMap::with_capacity(views.len());
-        for (i, v) in views.iter().enumerate() {
-            by_id.entry(v.view_id).or_insert(i);
-        }
-        let mut visited = vec![false; views.len()];
-        let mut nodes: Vec<ViewNode> = Vec::with_capacity(views.len());
-        let mut roots = Vec::new();
-        // Stack of (resolved view index, referenced id, parent node, orphan root).
-        let mut stack: Vec<(Option<usize>, i32, Option<NodeId>, bool)> = Vec::new();
-        let walk = |stack: &mut Vec<(Option<usize>, i32, Option<NodeId>, bool)>,
-                    nodes: &mut Vec<ViewNode>,
-                    roots: &mut Vec<NodeId>,
-                    visited: &mut Vec<bool>| {
-            while let Some((view, view_id, parent, orphan)) = stack.pop() {
-                if let Some(i) = view {
-                    if visited[i] {
-                        continue; // shown already (repeated reference or a cycle)
-                    }
-                    visited[i] = true;
-                }
-                let id = nodes.len();
-                nodes.push(ViewNode {
-                    view,
-                    view_id,
-                    orphan,
-                    children: Vec::new(),
-                    parent,
-                });
-                match parent {
-                    Some(p) => nodes[p].children.push(id),
-                    None => roots.push(id),
-                }
-                if let Some(i) = view {
-                    for &sub in views[i].sub_views.iter().rev() {
-                        stack.push((by_id.get(&sub).copied(), sub, Some(id), false));
-                    }
-                }
-            }
-        };
-        for &root in verdict.transaction_views.root_views.iter().rev() {
-            stack.push((by_id.get(&root).copied(), root, None, false));
-        }
-        walk(&mut stack, &mut nodes, &mut roots, &mut visited);
-        for i in 0..views.len() {
-            if !visited[i] {
-                stack.push((Some(i), views[i].view_id, None, true));
-                walk(&mut stack, &mut nodes, &mut roots, &mut visited);
-            }
-        }
-        let mut envelopes_of_view = vec![Vec::new(); views.len()];
-        if let Some(traffic) = &body.traffic_summary {
-            for (e, env) in traffic.envelope_traffic_summaries.iter().enumerate() {
-                for vid in &env.view_ids {
-                    if let Some(&i) = by_id.get(vid)
-                        && envelopes_of_view[i].last() != Some(&e)
-                    {
-                        envelopes_of_view[i].push(e);
-                    }
-                }
-            }
-        }
-        Some(ViewTree {
-            body,
-            nodes,
-            roots,
-            envelopes_of_view,
-        })
-    }
-
-    fn verdict(&self) -> Option<&Verdict> {
-        self.body.verdict.as_ref()
-    }
-
-    /// Number of nodes.
-    pub fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
-    /// Whether the verdict has no views.
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
-
-    /// The view id a node shows.
-    pub fn view_id(&self, node: NodeId) -> Option<i32> {
-        self.nodes.get(node).map(|n| n.view_id)
-    }
-
-    /// The view of a node (None for missing views).
-    pub fn view(&self, node: NodeId) -> Option<&TransactionView> {
-        let i = self.nodes.get(node)?.view?;
-        self.verdict()?.transaction_views.views.get(i)
-    }
-
-    /// Indices of the traffic envelopes that include the view of `node`.
-    pub fn envelopes(&self, node: NodeId) -> &[usize] {
-        self.nodes
-            .get(node)
-            .and_then(|n| n.view)
-            .and_then(|i| self.envelopes_of_view.get(i))
-            .map_or(&[], Vec::as_slice)
-    }
-
-    /// View ids of every node in pre-order (tree order).
-    pub fn preorder_view_ids(&self) -> Vec<i32> {
-        let mut out = Vec::with_capacity(self.nodes.len());
-        let mut stack: Vec<NodeId> = self.roots.iter().rev().copied().collect();
-        while let Some(n) = stack.pop() {
-            out.push(self.nodes[n].view_id);
-            stack.extend(self.nodes[n].children.iter().rev());
-        }
-        out
-    }
-}
-
+/// The view tree's shape comes from the model; its labels are drawn here.
 impl TreeSource for ViewTree {
     fn roots(&self) -> &[NodeId] {
-        &self.roots
+        self.roots()
     }
 
     fn children(&self, id: NodeId) -> &[NodeId] {
-        self.nodes.get(id).map_or(&[], |n| n.children.as_slice())
+        self.children(id)
     }
 
     fn parent(&self, id: NodeId) -> Option<NodeId> {
-        self.nodes.get(id).and_then(|n| n.parent)
+        self.parent(id)
     }
 
     fn label(&self, id: NodeId, theme: &Theme) -> Line<'_> {
-        let Some(node) = self.nodes.get(id) else {
+        let Some(view_id) = self.view_id(id) else {
             return Line::default();
         };
         let Some(view) = self.view(id) else {
             return Line::from(vec![
-                Span::styled(format!("view {}", node.view_id), theme.accent),
+                Span::styled(format!("view {view_id}"), theme.accent),
                 Span::styled("  missing", theme.status_err),
             ]);
         };
         let mut spans = vec![
-            Span::styled(format!("view {}", node.view_id), theme.accent),
+            Span::styled(format!("view {view_id}"), theme.accent),
             Span::styled(
                 format!(
                     "  {} informee{}  {} quorum{}",
@@ -226,7 +84,7 @@ impl TreeSource for ViewTree {
                 theme.muted,
             ),
         ];
-        if node.orphan {
+        if self.is_orphan(id) {
             spans.push(Span::styled("  (no parent)", theme.status_warn));
         }
         Line::from(spans)
@@ -235,43 +93,6 @@ impl TreeSource for ViewTree {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-/// `12345` → `12,345`.
-pub fn group_thousands(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
-    if n < 0 {
-        out.push('-');
-    }
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A time difference in human form: `850 µs`, `412 ms`, `3.2 s`, `2m 5s`, `1h 2m` (negative
-/// gaps keep their sign).
-pub fn format_gap(micros: i64) -> String {
-    let sign = if micros < 0 { "-" } else { "" };
-    let us = micros.unsigned_abs();
-    if us < 1_000 {
-        format!("{sign}{us} µs")
-    } else if us < 1_000_000 {
-        format!("{sign}{} ms", us / 1_000)
-    } else if us < 60_000_000 {
-        format!("{sign}{:.1} s", us as f64 / 1e6)
-    } else {
-        let s = us / 1_000_000;
-        if s < 3_600 {
-            format!("{sign}{}m {}s", s / 60, s % 60)
-        } else {
-            format!("{sign}{}h {}m", s / 3_600, (s / 60) % 60)
-        }
-    }
 }
 
 /// `alice::1220abcdef…` → `alice::1220abcd…`, `PAR::node::1220ef…` → `PAR::node::1220ef…`
@@ -668,7 +489,7 @@ impl VerdictPane {
             );
         }
         lines.push(Line::styled("traffic", theme.table_header));
-        match &tree.body.traffic_summary {
+        match tree.traffic_summary() {
             None => lines.push(Line::styled("  no traffic summary", theme.muted)),
             Some(traffic) => {
                 let envs = tree.envelopes(node);
@@ -795,23 +616,6 @@ fn push_limited<'a>(
             theme.muted,
         ));
     }
-}
-
-/// Sanitizes every span of `line` (server strings) and cuts it to `width` columns, marking a
-/// cut with `…`.
-pub(crate) fn fit_line(line: Line<'_>, width: usize) -> Line<'static> {
-    let style = line.style;
-    let mut left = width;
-    let mut spans = Vec::with_capacity(line.spans.len());
-    for s in line.spans {
-        if left == 0 {
-            break;
-        }
-        let text = safe_line(&s.content, left).into_owned();
-        left = left.saturating_sub(unicode_width::UnicodeWidthStr::width(text.as_str()));
-        spans.push(Span::styled(text, style.patch(s.style)));
-    }
-    Line::from(spans)
 }
 
 /// Draws lines into `area`, sanitizing every span and cutting to the width.
@@ -1008,25 +812,6 @@ impl Pane for VerdictPane {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn gaps_in_human_form() {
-        assert_eq!(format_gap(850), "850 µs");
-        assert_eq!(format_gap(412_345), "412 ms");
-        assert_eq!(format_gap(3_200_000), "3.2 s");
-        assert_eq!(format_gap(125_000_000), "2m 5s");
-        assert_eq!(format_gap(3_720_000_000), "1h 2m");
-        assert_eq!(format_gap(-412_000), "-412 ms");
-    }
-
-    #[test]
-    fn thousands() {
-        assert_eq!(group_thousands(0), "0");
-        assert_eq!(group_thousands(999), "999");
-        assert_eq!(group_thousands(1000), "1,000");
-        assert_eq!(group_thousands(1234567), "1,234,567");
-        assert_eq!(group_thousands(-12345), "-12,345");
-    }
 
     #[test]
     fn compact_parties() {

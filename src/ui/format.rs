@@ -1,0 +1,287 @@
+//! How numbers, durations, times and ids read on screen, in one place: digits grouped by
+//! thousands, durations and time gaps in human form, server times and event ids for display.
+//! Plain string functions (no theme, no buffer): the panes style and sanitize what they return.
+
+use crate::model::summary::{parse_time_micros, short_id};
+
+/// An integer [`group_thousands`] can write: its sign and its magnitude.
+pub trait Integer: Copy {
+    /// Whether it is below zero, and its absolute value.
+    fn sign_and_magnitude(self) -> (bool, u64);
+}
+
+macro_rules! signed_integer {
+    ($($t:ty),*) => {$(
+        impl Integer for $t {
+            fn sign_and_magnitude(self) -> (bool, u64) {
+                (self < 0, self.unsigned_abs() as u64)
+            }
+        }
+    )*};
+}
+
+macro_rules! unsigned_integer {
+    ($($t:ty),*) => {$(
+        impl Integer for $t {
+            fn sign_and_magnitude(self) -> (bool, u64) {
+                (false, self as u64)
+            }
+        }
+    )*};
+}
+
+signed_integer!(i32, i64);
+unsigned_integer!(u16, u32, u64, usize);
+
+/// `1234567` → `1,234,567`; negative numbers keep their sign (`-12,345`). Counts (`usize`) and
+/// signed values (`i64`) alike.
+pub fn group_thousands(n: impl Integer) -> String {
+    let (negative, magnitude) = n.sign_and_magnitude();
+    let digits = magnitude.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if negative {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A time difference in human form: `850 µs`, `412 ms`, `3.2 s`, `2m 5s`, `1h 2m` (negative
+/// gaps keep their sign).
+pub fn format_gap(micros: i64) -> String {
+    let sign = if micros < 0 { "-" } else { "" };
+    let us = micros.unsigned_abs();
+    if us < 1_000 {
+        format!("{sign}{us} µs")
+    } else if us < 1_000_000 {
+        format!("{sign}{} ms", us / 1_000)
+    } else if us < 60_000_000 {
+        format!("{sign}{:.1} s", us as f64 / 1e6)
+    } else {
+        let s = us / 1_000_000;
+        if s < 3_600 {
+            format!("{sign}{}m {}s", s / 60, s % 60)
+        } else {
+            format!("{sign}{}h {}m", s / 3_600, (s / 60) % 60)
+        }
+    }
+}
+
+/// A duration in human form, two units at most: `3d 13h 26m` for days (the uptime form),
+/// `13h 26m`, `26m 5s`, `45s`.
+pub fn human_duration(micros: i64) -> String {
+    let s = micros.max(0) / 1_000_000;
+    let (d, h, m, sec) = (s / 86_400, (s / 3_600) % 24, (s / 60) % 60, s % 60);
+    if d > 0 {
+        format!("{d}d {h}h {m}m")
+    } else if h > 0 {
+        format!("{h}h {m}m")
+    } else if m > 0 {
+        format!("{m}m {sec}s")
+    } else {
+        format!("{sec}s")
+    }
+}
+
+/// Seconds in human form, always the two largest units: `42s`, `5m 3s`, `2h 4m`, `3d 1h`.
+pub fn human_secs(s: i64) -> String {
+    match s {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m {}s", s / 60, s % 60),
+        s if s < 86_400 => format!("{}h {}m", s / 3600, (s % 3600) / 60),
+        s => format!("{}d {}h", s / 86_400, (s % 86_400) / 3600),
+    }
+}
+
+/// A span of whole units, as typed in steps: `3600` → `1 h`, `600` → `10 min`, `86400` → `1 d`
+/// (seconds when it is no whole number of a larger unit).
+pub fn human_span(secs: i64) -> String {
+    if secs >= 86_400 && secs % 86_400 == 0 {
+        format!("{} d", secs / 86_400)
+    } else if secs >= 3_600 && secs % 3_600 == 0 {
+        format!("{} h", secs / 3_600)
+    } else if secs >= 60 && secs % 60 == 0 {
+        format!("{} min", secs / 60)
+    } else {
+        format!("{secs} s")
+    }
+}
+
+/// Parses an ISO 8601 duration (`PT85H26M0.595279S`, `P1DT2H`, `PT0.5S`) to microseconds.
+/// Years count 365 days and months 30 days. None for anything else (negative durations too).
+pub fn parse_iso8601_duration(s: &str) -> Option<i64> {
+    let rest = s.trim().strip_prefix('P')?;
+    if rest.is_empty() {
+        return None;
+    }
+    let mut total: f64 = 0.0;
+    let mut in_time = false;
+    let mut number = String::new();
+    let mut any = false;
+    for c in rest.chars() {
+        match c {
+            'T' if !in_time && number.is_empty() => in_time = true,
+            '0'..='9' | '.' | ',' => number.push(if c == ',' { '.' } else { c }),
+            _ => {
+                let n: f64 = number.parse().ok()?;
+                number.clear();
+                let secs = match (in_time, c) {
+                    (false, 'Y') => 365.0 * 86_400.0,
+                    (false, 'M') => 30.0 * 86_400.0,
+                    (false, 'W') => 7.0 * 86_400.0,
+                    (false, 'D') => 86_400.0,
+                    (true, 'H') => 3_600.0,
+                    (true, 'M') => 60.0,
+                    (true, 'S') => 1.0,
+                    _ => return None,
+                };
+                total += n * secs;
+                any = true;
+            }
+        }
+    }
+    if !number.is_empty() || !any || !total.is_finite() || total > 1e12 {
+        return None;
+    }
+    Some((total * 1e6).round() as i64)
+}
+
+/// `PT85H26M0.595279S` → `3d 13h 26m`; unparsable input is returned as is (the caller
+/// sanitizes it).
+pub fn human_uptime(iso: &str) -> String {
+    match parse_iso8601_duration(iso) {
+        Some(us) => human_duration(us),
+        None => iso.to_string(),
+    }
+}
+
+/// A server time (RFC 3339 text) for display: `show` formats it once parsed (in the zone the
+/// user chose); `blank` stands for an empty one; text that does not parse is returned as sent
+/// (the caller sanitizes it).
+pub fn server_time(raw: &str, blank: &str, show: impl FnOnce(i64) -> String) -> String {
+    match parse_time_micros(raw) {
+        Some(us) => show(us),
+        None if raw.is_empty() => blank.to_string(),
+        None => raw.to_string(),
+    }
+}
+
+/// `1220c7d293ea…:3` for `<68-character update id>:3` (ids without a node number unchanged).
+pub fn short_event_id(id: &str) -> String {
+    match id.rsplit_once(':') {
+        Some((update, n)) if update.chars().count() > 16 && n.len() <= 12 => {
+            format!("{}:{n}", short_id(update, 16))
+        }
+        _ => id.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_for_signed_and_unsigned_integers() {
+        assert_eq!(group_thousands(0i64), "0");
+        assert_eq!(group_thousands(999i64), "999");
+        assert_eq!(group_thousands(1000i64), "1,000");
+        assert_eq!(group_thousands(1_234_567i64), "1,234,567");
+        assert_eq!(group_thousands(-12_345i64), "-12,345");
+        assert_eq!(group_thousands(-1000i64), "-1,000");
+        assert_eq!(group_thousands(i64::MIN), "-9,223,372,036,854,775,808");
+        assert_eq!(group_thousands(0usize), "0");
+        assert_eq!(group_thousands(1_234_567usize), "1,234,567");
+        assert_eq!(group_thousands(12_345u32), "12,345");
+        assert_eq!(group_thousands(u64::MAX), "18,446,744,073,709,551,615");
+        assert_eq!(group_thousands(-7i32), "-7");
+    }
+
+    #[test]
+    fn gaps_in_human_form() {
+        assert_eq!(format_gap(0), "0 µs");
+        assert_eq!(format_gap(850), "850 µs");
+        assert_eq!(format_gap(412_345), "412 ms");
+        assert_eq!(format_gap(3_200_000), "3.2 s");
+        assert_eq!(format_gap(125_000_000), "2m 5s");
+        assert_eq!(format_gap(3_720_000_000), "1h 2m");
+        assert_eq!(format_gap(-412_000), "-412 ms");
+    }
+
+    #[test]
+    fn durations_in_human_form() {
+        let sec = 1_000_000;
+        assert_eq!(human_duration(45 * sec), "45s");
+        assert_eq!(human_duration(90 * sec), "1m 30s");
+        assert_eq!(human_duration((2 * 3600 + 4 * 60 + 5) * sec), "2h 4m");
+        assert_eq!(human_duration((86_400 + 3600) * sec), "1d 1h 0m");
+        assert_eq!(
+            human_duration(-5 * sec),
+            "0s",
+            "negative durations read as zero"
+        );
+        assert_eq!(human_secs(42), "42s");
+        assert_eq!(human_secs(303), "5m 3s");
+        assert_eq!(human_secs(2 * 3600 + 4 * 60 + 5), "2h 4m");
+        assert_eq!(human_secs(3 * 86_400 + 3600 + 60), "3d 1h");
+    }
+
+    #[test]
+    fn spans_in_whole_units() {
+        assert_eq!(human_span(600), "10 min");
+        assert_eq!(human_span(3600), "1 h");
+        assert_eq!(human_span(7 * 86_400), "7 d");
+        assert_eq!(human_span(5400), "90 min");
+        assert_eq!(human_span(45), "45 s");
+    }
+
+    #[test]
+    fn uptime_parses_and_reads_well() {
+        assert_eq!(
+            parse_iso8601_duration("PT85H26M0.595279S"),
+            Some(307_560_595_279)
+        );
+        assert_eq!(human_uptime("PT85H26M0.595279S"), "3d 13h 26m");
+        assert_eq!(human_uptime("PT45S"), "45s");
+        assert_eq!(human_uptime("PT5M3S"), "5m 3s");
+        assert_eq!(human_uptime("P1DT2H"), "1d 2h 0m");
+        assert_eq!(parse_iso8601_duration("PT0.5S"), Some(500_000));
+        assert_eq!(parse_iso8601_duration("P2W"), Some(14 * 86_400_000_000));
+        for bad in ["", "P", "PT", "85H", "PT5", "PTxS", "-PT5S", "P5H", "PT1D"] {
+            assert_eq!(parse_iso8601_duration(bad), None, "{bad:?}");
+        }
+        assert_eq!(human_uptime("soon"), "soon");
+    }
+
+    #[test]
+    fn server_times_parse_or_stay_as_sent() {
+        let show = |us: i64| format!("at {us}");
+        assert_eq!(
+            server_time("1970-01-01T00:00:01.000002Z", "-", show),
+            "at 1000002"
+        );
+        assert_eq!(server_time("", "-", show), "-");
+        assert_eq!(server_time("", "", show), "");
+        assert_eq!(server_time("yesterday", "-", show), "yesterday");
+    }
+
+    #[test]
+    fn event_ids_keep_their_node_number() {
+        let update = "1220c7d293ea2327aaaabbbbccccddddeeeeffff";
+        assert_eq!(
+            short_event_id(&format!("{update}:3")),
+            "1220c7d293ea2327…:3"
+        );
+        assert_eq!(short_event_id("short:3"), "short:3");
+        assert_eq!(short_event_id("no-node-number"), "no-node-number");
+        assert_eq!(
+            short_event_id(&format!("{update}:1234567890123")),
+            format!("{update}:1234567890123"),
+            "a suffix longer than a node number is no node number"
+        );
+    }
+}
