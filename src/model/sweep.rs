@@ -240,6 +240,8 @@ impl Sweep {
             }
             let first = at[0].1;
             if at.iter().any(|(_, h)| *h != first) {
+                // The items before it agreed.
+                self.updates += i as u64;
                 let groups = item_groups(answers, &at, i, &self.counted, self.quorum);
                 self.end = Some(SweepEnd::Diverged(Box::new(Divergence {
                     page: self.pages,
@@ -498,6 +500,7 @@ mod tests {
             panic!("{:?}", sweep.end());
         };
         assert_eq!((d.page, d.index), (0, 3));
+        assert_eq!(sweep.counts(), (0, 3), "the items before it agreed");
         assert_eq!(d.update_id(), Some("u3"));
         assert_eq!(d.groups.len(), 2);
         assert_eq!(d.groups[0].members, [0, 2, 3]);
