@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::{BaseUrl, HistoryStart, Overrides, parse_refresh};
+use crate::config::{BaseUrl, HistoryStart, Overrides, parse_duration, parse_refresh};
+use crate::demo::{DemoFaults, DemoTime, DownMode, MAX_SCANS};
 
 /// Default listen address of `serve-demo`.
 pub const DEFAULT_SERVE_DEMO_LISTEN: &str = "127.0.0.1:7575";
@@ -101,6 +102,9 @@ pub enum Command {
     /// Call a participant JSON Ledger API endpoint and print the response as JSON.
     #[command(subcommand)]
     Ledger(LedgerCommand),
+    /// The whole network: every SV's scan side by side (scan list, health, one update across
+    /// all scans, history sweep), as JSON.
+    Network(NetworkArgs),
 }
 
 /// `cantonscope demo`
@@ -112,6 +116,14 @@ pub struct DemoArgs {
     /// New updates per second.
     #[arg(long, default_value_t = 1.0, value_parser = parse_rate)]
     pub rate: f64,
+    /// Number of scan instances (one per SV, at most 13); the extra ones are served under
+    /// /sv2, /sv3, …. Unless --lagging-scan or --lag says otherwise, the last one lags by 42 s;
+    /// the others are at the head.
+    #[arg(long, default_value_t = 4, value_parser = parse_scans)]
+    pub scans: usize,
+    /// Faults of individual scans.
+    #[command(flatten)]
+    pub faults: DemoFaultArgs,
     /// Explorer flags.
     #[command(flatten)]
     pub tui: TuiArgs,
@@ -129,13 +141,204 @@ pub struct ServeDemoArgs {
     /// New updates per second (0 for a still network).
     #[arg(long, default_value_t = 1.0, value_parser = parse_rate)]
     pub rate: f64,
-    /// Number of scan instances, at most one per SV; the extra ones are served under /sv2, /sv3, ….
+    /// Number of scan instances (one per SV, at most 13); the extra ones are served under /sv2,
+    /// /sv3, …. Beyond the 4 SVs of the generated ledger, more SV names serve the same ledger.
     #[arg(long, default_value_t = 1, value_parser = parse_scans)]
     pub scans: usize,
     /// Require HTTP basic auth `USER:PASSWORD` on the scan and validator groups (as a scan behind
     /// an authenticating proxy does); clients pass it in the URL: `http://USER:PASSWORD@host`.
     #[arg(long, value_name = "USER:PASSWORD")]
     pub basic_auth: Option<String>,
+    /// Every scan without a fault at the head (by default scan K trails the head by K − 1
+    /// updates).
+    #[arg(long)]
+    pub no_stagger: bool,
+    /// Faults of individual scans.
+    #[command(flatten)]
+    pub faults: DemoFaultArgs,
+}
+
+/// Faults of demo scans (`demo`, `serve-demo`). Scans are numbered from 1 (scan 1 is served at
+/// the base URL, scan K under /svK).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Demo scan faults")]
+pub struct DemoFaultArgs {
+    /// Scan K's history lags the newest update by --lag (its newest open round too).
+    #[arg(long, value_name = "K", value_parser = parse_scan_number)]
+    pub lagging_scan: Option<usize>,
+    /// How far the lagging scan lags [default: 42s]; 0s: no lagging scan.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub lag: Option<Duration>,
+    /// Scan K is down (see --down-mode).
+    #[arg(long, value_name = "K", value_parser = parse_scan_number)]
+    pub down_scan: Option<usize>,
+    /// How the down scan is down: refused (its listed URL is a closed port) or 503.
+    #[arg(long, value_enum, default_value = "refused")]
+    pub down_mode: DownModeArg,
+    /// Scan K returns a different workflow_id for every transaction from --diverge-from on.
+    #[arg(long, value_name = "K", value_parser = parse_scan_number)]
+    pub diverging_scan: Option<usize>,
+    /// When the diverging scan starts to differ: an RFC 3339 time, or a duration before the
+    /// newest update at start [default: 1h].
+    #[arg(long, value_name = "TIME|DURATION", value_parser = parse_demo_time)]
+    pub diverge_from: Option<DemoTime>,
+    /// Scan K has not backfilled its history before --backfilled-from: 404 for those updates
+    /// ("don't know"), 503 for pages before it, /v0/backfilling/status incomplete.
+    #[arg(long, value_name = "K", value_parser = parse_scan_number)]
+    pub backfilling_scan: Option<usize>,
+    /// Where the backfilling scan's history starts: an RFC 3339 time, or a duration before the
+    /// newest update at start [default: 1d].
+    #[arg(long, value_name = "TIME|DURATION", value_parser = parse_demo_time)]
+    pub backfilled_from: Option<DemoTime>,
+    /// Scan K answers 429 (Retry-After: 1) above --rate-limit requests per second per client.
+    #[arg(long, value_name = "K", value_parser = parse_scan_number)]
+    pub limited_scan: Option<usize>,
+    /// The limited scan's limit, requests per second per client [default: 5].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub rate_limit: Option<u32>,
+}
+
+/// Value of `--down-mode`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum DownModeArg {
+    /// Connection refused.
+    #[default]
+    #[value(name = "refused")]
+    Refused,
+    /// HTTP 503 for every request.
+    #[value(name = "503")]
+    Unavailable,
+}
+
+/// Default lag of the lagging demo scan.
+pub const DEFAULT_DEMO_LAG: Duration = Duration::from_secs(42);
+
+impl DemoFaultArgs {
+    /// The faults of a demo of `scans` scans (scan numbers from 1 become indexes from 0).
+    /// Without --lagging-scan, the last scan lags when `lag_by_default` or --lag is given (and
+    /// there are at least two scans).
+    pub fn faults(&self, scans: usize, lag_by_default: bool) -> DemoFaults {
+        let lag = self.lag.unwrap_or(DEFAULT_DEMO_LAG);
+        let lagging_scan = self
+            .lagging_scan
+            .map(|k| k - 1)
+            .or_else(|| (scans >= 2 && (lag_by_default || self.lag.is_some())).then(|| scans - 1));
+        DemoFaults {
+            lagging: lagging_scan.filter(|_| !lag.is_zero()).map(|k| (k, lag)),
+            down: self.down_scan.map(|k| {
+                (
+                    k - 1,
+                    match self.down_mode {
+                        DownModeArg::Refused => DownMode::Refused,
+                        DownModeArg::Unavailable => DownMode::Unavailable,
+                    },
+                )
+            }),
+            diverging: self.diverging_scan.map(|k| {
+                (
+                    k - 1,
+                    self.diverge_from
+                        .unwrap_or(DemoTime::BeforeHead(Duration::from_secs(3_600))),
+                )
+            }),
+            backfilling: self.backfilling_scan.map(|k| {
+                (
+                    k - 1,
+                    self.backfilled_from
+                        .unwrap_or(DemoTime::BeforeHead(Duration::from_secs(86_400))),
+                )
+            }),
+            rate_limit: self
+                .limited_scan
+                .map(|k| (k - 1, self.rate_limit.unwrap_or(5))),
+        }
+    }
+}
+
+/// Exit codes of the `network` commands (shown in their help).
+pub const NETWORK_EXIT_CODES: &str = "\
+Exit codes:
+  0  health: every scan healthy (lagging ones included)
+     check-update: a consensus, this profile's scan agrees and no scan disagrees
+     sweep: no difference up to the head or the page limit
+  5  health: some scan unhealthy or down, but a quorum (f + 1) healthy
+     check-update: a consensus, but some scan disagrees or this profile's scan does not agree
+     sweep: the scans differ (the first differing update is reported)
+  6  health: fewer than a quorum healthy
+     check-update: no consensus (no group of f + 1 matching answers, or two)
+     sweep: fewer than a quorum of scans answered a page
+  1  the scan list could not be read (no scan answered /v0/scans and none was kept)
+  2  usage or configuration error
+  130 sweep interrupted (the result so far is printed)";
+
+/// `cantonscope network …`
+#[derive(Debug, Clone, Args)]
+#[command(after_help = NETWORK_EXIT_CODES)]
+pub struct NetworkArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: NetworkCommand,
+    /// Request budget per scan, requests per second [default: scan_request_rate of the
+    /// profile, else 10].
+    #[arg(long, global = true, value_name = "N", value_parser = parse_request_rate)]
+    pub request_rate: Option<f64>,
+    /// Timeout of each request.
+    #[arg(long, global = true, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub timeout: Duration,
+}
+
+/// `cantonscope network …` commands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum NetworkCommand {
+    /// The scans of the network: GET /v0/scans on the profile's scan (the global synchronizer's
+    /// list, kept on disk for when no scan answers), merged with the profile's scan_urls and
+    /// network_scans.
+    #[command(after_help = NETWORK_EXIT_CODES)]
+    Scans,
+    /// The health of every scan: /status, /version, latency, newest open mining round, newest
+    /// update, lag; and the verdict line.
+    #[command(after_help = NETWORK_EXIT_CODES)]
+    Health {
+        /// A newest open mining round older than this is unhealthy [default: max_round_age of
+        /// the profile, else 900s].
+        #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+        max_round_age: Option<Duration>,
+        /// A newest update older than this is unhealthy [default: max_update_age, else 300s].
+        #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+        max_update_age: Option<Duration>,
+        /// A healthy scan this far behind the newest head is lagging [default: max_lag, else
+        /// 30s].
+        #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+        max_lag: Option<Duration>,
+    },
+    /// One update from every scan (GET /v2/updates/{update_id}), answers grouped: which scans
+    /// agree, disagree (with the JSON paths that differ), don't know, fail.
+    #[command(after_help = NETWORK_EXIT_CODES)]
+    CheckUpdate {
+        /// The update id.
+        update_id: String,
+        /// Compare GET /v0/events/{update_id} instead (without verdict.finalization_time and
+        /// app_activity_records, which are local to each scan).
+        #[arg(long)]
+        events: bool,
+    },
+    /// Compare POST /v2/updates across every scan page by page until the scans differ, the
+    /// head, or --pages; progress as JSON lines on stderr, the result as JSON on stdout.
+    #[command(after_help = NETWORK_EXIT_CODES)]
+    Sweep {
+        /// Start at this record time (RFC 3339), or `begin` [default: begin].
+        #[arg(long, value_name = "TIME|begin")]
+        from: Option<HistoryStart>,
+        /// Stop after this many pages.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        pages: Option<u64>,
+        /// Updates per page (1..=1000).
+        #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u16).range(1..=1000))]
+        page_size: u16,
+        /// No progress lines on stderr.
+        #[arg(long)]
+        quiet: bool,
+    },
 }
 
 /// Value of `--encoding`.
@@ -328,11 +531,40 @@ fn parse_rate(text: &str) -> Result<f64, String> {
 }
 
 fn parse_scans(text: &str) -> Result<usize, String> {
-    let max = crate::demo::NUM_SVS;
+    let max = MAX_SCANS;
     match text.trim().parse::<usize>() {
         Ok(scans) if (1..=max).contains(&scans) => Ok(scans),
         _ => Err(format!(
             "{text:?} must be a whole number from 1 to {max} (one scan per SV)"
+        )),
+    }
+}
+
+fn parse_scan_number(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(k) if (1..=MAX_SCANS).contains(&k) => Ok(k),
+        _ => Err(format!(
+            "{text:?} must be a scan number from 1 to {MAX_SCANS}"
+        )),
+    }
+}
+
+fn parse_demo_time(text: &str) -> Result<DemoTime, String> {
+    let trimmed = text.trim();
+    if let Ok(time) = chrono::DateTime::parse_from_rfc3339(trimmed) {
+        return Ok(DemoTime::At(time.timestamp_micros()));
+    }
+    parse_duration(trimmed)
+        .map(DemoTime::BeforeHead)
+        .map_err(|_| format!("{trimmed:?} is neither an RFC 3339 time nor a duration such as 1h"))
+}
+
+fn parse_request_rate(text: &str) -> Result<f64, String> {
+    let max = crate::config::MAX_SCAN_REQUEST_RATE;
+    match text.trim().parse::<f64>() {
+        Ok(rate) if rate.is_finite() && rate > 0.0 && rate <= max => Ok(rate),
+        _ => Err(format!(
+            "{text:?} must be requests per second above 0 and at most {max}"
         )),
     }
 }

@@ -8,6 +8,8 @@
 //!
 //! Nothing here writes to the terminal except through the `out` / `err` writers it is given.
 
+pub mod network;
+
 use std::io::Write;
 use std::path::Path;
 

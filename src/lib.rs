@@ -12,6 +12,7 @@ pub mod demo;
 pub mod headless;
 pub mod model;
 pub mod msg;
+pub mod network;
 pub mod panes;
 pub mod runtime;
 pub mod ui;

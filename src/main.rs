@@ -37,8 +37,11 @@ fn main() -> ExitCode {
             let demo = DemoConfig {
                 seed: args.seed,
                 rate: args.rate,
+                faults: args.faults.faults(args.scans, true),
+                stagger: false,
                 ..DemoConfig::default()
-            };
+            }
+            .with_total_scans(args.scans);
             let handle = match runtime.block_on(cantonscope::demo::start(demo)) {
                 Ok(handle) => handle,
                 Err(error) => {
@@ -60,9 +63,12 @@ fn main() -> ExitCode {
                 listen: args.listen,
                 seed: args.seed,
                 rate: args.rate,
-                scans: args.scans,
                 basic_auth: args.basic_auth.clone(),
-            };
+                faults: args.faults.faults(args.scans, false),
+                stagger: !args.no_stagger,
+                ..DemoConfig::default()
+            }
+            .with_total_scans(args.scans);
             match runtime.block_on(cantonscope::demo::serve_forever(demo)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => fail(&format!("cantonscope: serve-demo: {error}"), 1),
@@ -74,6 +80,13 @@ fn main() -> ExitCode {
         }
         Some(Command::Ledger(command)) => {
             headless(&runtime, ApiCommand::Ledger(command), &settings)
+        }
+        Some(Command::Network(args)) => {
+            let mut out = std::io::stdout().lock();
+            let mut err = std::io::stderr().lock();
+            let code =
+                runtime.block_on(headless::network::run(args, &settings, &mut out, &mut err));
+            exit_code(code)
         }
     }
 }

@@ -233,6 +233,29 @@ impl<T> RawResponse<T> {
     }
 }
 
+/// Whatever the server answered to one request, 2xx or not, without retries or
+/// classification: what the network views compare (an error answer is an answer too).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exchange {
+    pub status: u16,
+    /// Header names lower-case, values lossily converted to text.
+    pub headers: Vec<(String, String)>,
+    /// The body exactly as the server sent it (after gzip decoding).
+    pub body: Vec<u8>,
+}
+
+impl Exchange {
+    /// The first header named `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        find_header(&self.headers, name)
+    }
+
+    /// True for a 2xx status.
+    pub fn is_success(&self) -> bool {
+        (200..=299).contains(&self.status)
+    }
+}
+
 /// The standard JSON decoder, reporting the endpoint, JSON path and expectation on failure.
 pub(crate) fn decode_json<T: DeserializeOwned>(parts: &ResponseParts<'_>) -> Result<T, ApiError> {
     decode_with_path::<T>(parts.body).map_err(|(path, detail)| ApiError::Decode {

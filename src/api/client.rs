@@ -8,7 +8,7 @@
 //! retried), so neither a gzip bomb nor an endless body can take the process's memory.
 
 use super::auth::{TokenProvider, TokenSource};
-use super::call::{Call, Group, Method, RawResponse, ResponseParts, find_header};
+use super::call::{Call, Exchange, Group, Method, RawResponse, ResponseParts, find_header};
 use super::error::ApiError;
 use super::ledger::JsCantonError;
 use serde::Deserialize;
@@ -322,6 +322,70 @@ impl ApiClient {
             headers,
             body,
             typed,
+        })
+    }
+
+    /// Sends the call once (no retries) and returns whatever the server answered, 2xx or not
+    /// ([`Exchange`]). Errors are only what prevents an answer: connection, TLS, timeout, a
+    /// missing URL or token.
+    pub async fn exchange<T>(&self, call: &Call<T>) -> Result<Exchange, ApiError> {
+        let url = self.url_of(call)?;
+        let mut req = match call.method {
+            Method::Get => self.shared.http.get(&url),
+            Method::Post => self.shared.http.post(&url),
+            Method::Delete => self.shared.http.delete(&url),
+        };
+        if !call.query.is_empty() {
+            req = req.query(&call.query);
+        }
+        if let Some(t) = call.timeout {
+            req = req.timeout(t);
+        }
+        if let Some(body) = &call.body {
+            req = req
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.clone());
+        }
+        req = req.header(reqwest::header::ACCEPT, "application/json, */*;q=0.5");
+        if call.group == Group::Ledger {
+            let Some(provider) = &self.shared.token else {
+                return Err(ApiError::NotConfigured {
+                    what: "no ledger token (--token-file, CANTONSCOPE_TOKEN or token_command)"
+                        .into(),
+                });
+            };
+            let token = provider.token().await?;
+            let mut value =
+                reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose()))
+                    .map_err(|_| ApiError::Token {
+                        detail: "the token contains characters not allowed in a header".into(),
+                    })?;
+            value.set_sensitive(true);
+            req = req.header(reqwest::header::AUTHORIZATION, value);
+        }
+        let resp = req
+            .send()
+            .await
+            .map_err(|e| transport_error(call.endpoint, &e))?;
+        let status = resp.status().as_u16();
+        let headers: Vec<(String, String)> = resp
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_ascii_lowercase(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        let body = resp
+            .bytes()
+            .await
+            .map_err(|e| transport_error(call.endpoint, &e))?;
+        Ok(Exchange {
+            status,
+            headers,
+            body: Vec::from(body),
         })
     }
 

@@ -510,15 +510,38 @@ macro_rules! string_enum {
 }
 pub(crate) use string_enum;
 
+/// What replaces an invisible or bidi character on screen and in CSV (U+FFFD).
+pub const INVISIBLE_MARK: char = '\u{FFFD}';
+
+/// Whether `c` must never be drawn as is: C0/C1 controls, DEL, bidi controls and invisible
+/// format characters. Text inputs use it to refuse such characters.
+#[inline]
+pub fn needs_replacing(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0}'..='\u{1f}'
+            | '\u{7f}'..='\u{9f}'
+            | '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e007f}'
+    )
+}
+
 /// Makes server text safe for a one-line message: control characters (C0, C1, DEL), bidi
-/// controls and invisible characters (whatever [`crate::ui::safe::needs_replacing`] names) become
+/// controls and invisible characters (whatever [`crate::api::json::needs_replacing`] names) become
 /// spaces, runs of whitespace collapse, and the result is cut to `max` chars with a `…` marker.
 pub fn sanitize_line(s: &str, max: usize) -> String {
     let mut out = String::with_capacity(s.len().min(max + 4));
     let mut count = 0usize;
     let mut last_space = false;
     for c in s.chars() {
-        let bad = c.is_control() || crate::ui::safe::needs_replacing(c);
+        let bad = c.is_control() || needs_replacing(c);
         let c = if bad || c.is_whitespace() { ' ' } else { c };
         if c == ' ' {
             if last_space || count == 0 {

@@ -21,7 +21,7 @@ pub mod scan;
 pub mod validator;
 
 pub use auth::{Secret, TokenSource};
-pub use call::{Call, Group, Method, RawResponse};
+pub use call::{Call, Exchange, Group, Method, RawResponse};
 pub use client::{ApiClient, ApiConfig, redact_userinfo};
 pub use error::ApiError;
 pub use json::{RawJson, sanitize_line};

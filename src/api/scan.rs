@@ -1191,6 +1191,135 @@ pub struct Version {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The network: every SV's scan, mining rounds, backfilling
+// ---------------------------------------------------------------------------------------------
+
+/// One SV's scan (`ScanInfo` of `GET /v0/scans`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ScanInfo {
+    /// The publicly reachable base URL of the scan (without `/api/scan`).
+    #[serde(rename = "publicUrl", default, deserialize_with = "nd")]
+    pub public_url: String,
+    /// The name of the SV operating the scan.
+    #[serde(rename = "svName", default, deserialize_with = "nd")]
+    pub sv_name: String,
+    #[serde(flatten)]
+    pub unknown: Map<String, Value>,
+}
+
+/// The scans of one synchronizer (`DomainScans`): at most one per SV.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct DomainScans {
+    #[serde(rename = "domainId", default, deserialize_with = "nd")]
+    pub domain_id: String,
+    #[serde(default, deserialize_with = "nd")]
+    pub scans: Vec<ScanInfo>,
+    #[serde(flatten)]
+    pub unknown: Map<String, Value>,
+}
+
+/// Response of `GET /v0/scans` (`ListDsoScansResponse`): every SV's scan, per synchronizer.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct DsoScans {
+    #[serde(default, deserialize_with = "nd")]
+    pub scans: Vec<DomainScans>,
+    #[serde(flatten)]
+    pub unknown: Map<String, Value>,
+}
+
+/// Body of `POST /v0/open-and-issuing-mining-rounds`: the contract ids the caller already has
+/// (their contracts come back without the `contract` field). Empty lists ask for everything.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct MiningRoundsRequest {
+    #[serde(default)]
+    pub cached_open_mining_round_contract_ids: Vec<String>,
+    #[serde(default)]
+    pub cached_issuing_round_contract_ids: Vec<String>,
+}
+
+raw_backed! {
+    /// A round contract the caller may already have cached (`MaybeCachedContractWithState`):
+    /// `contract` is absent when its id was in the request; `domain_id` is absent while the
+    /// contract is in flight between synchronizers.
+    pub struct MaybeCachedContract via MaybeCachedContractRepr {
+        #[serde(default)]
+        pub contract: Option<super::validator::Contract>,
+        #[serde(default)]
+        pub domain_id: Option<String>,
+    }
+}
+
+/// One mining round, read from its contract: the round number, when the contract was created
+/// and when the round opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MiningRound {
+    pub number: i64,
+    pub contract_id: String,
+    /// `created_at` of the contract, as sent.
+    pub created_at: String,
+    /// `payload.opensAt`, as sent (empty when absent).
+    pub opens_at: String,
+}
+
+impl MaybeCachedContract {
+    /// The round this contract is (`payload.round.number`, a number or a decimal string);
+    /// `None` when the contract is absent (cached) or has no round number.
+    pub fn round(&self) -> Option<MiningRound> {
+        let contract = self.contract.as_ref()?;
+        let payload = contract.payload.to_value().ok()?;
+        let number = match payload.get("round")?.get("number")? {
+            Value::Number(n) => n.as_i64()?,
+            Value::String(s) => s.trim().parse().ok()?,
+            _ => return None,
+        };
+        let opens_at = payload
+            .get("opensAt")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        Some(MiningRound {
+            number,
+            contract_id: contract.contract_id.clone(),
+            created_at: contract.created_at.clone(),
+            opens_at,
+        })
+    }
+}
+
+/// Response of `POST /v0/open-and-issuing-mining-rounds`: the open and the issuing rounds, each
+/// an object keyed by contract id, and a suggested cache time to live.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct OpenAndIssuingMiningRounds {
+    #[serde(default, deserialize_with = "opt_int")]
+    pub time_to_live_in_microseconds: Option<i64>,
+    #[serde(default, deserialize_with = "nd")]
+    pub open_mining_rounds: BTreeMap<String, MaybeCachedContract>,
+    #[serde(default, deserialize_with = "nd")]
+    pub issuing_mining_rounds: BTreeMap<String, MaybeCachedContract>,
+    #[serde(flatten)]
+    pub unknown: Map<String, Value>,
+}
+
+impl OpenAndIssuingMiningRounds {
+    /// The open round with the highest number (the newest), if any contract carries one.
+    pub fn newest_open_round(&self) -> Option<MiningRound> {
+        self.open_mining_rounds
+            .values()
+            .filter_map(MaybeCachedContract::round)
+            .max_by_key(|r| r.number)
+    }
+}
+
+/// Response of `GET /v0/backfilling/status`: whether the scan has ingested all of its history.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct BackfillingStatus {
+    #[serde(default, deserialize_with = "nd")]
+    pub complete: bool,
+    #[serde(flatten)]
+    pub unknown: Map<String, Value>,
+}
+
+// ---------------------------------------------------------------------------------------------
 // Calls
 // ---------------------------------------------------------------------------------------------
 
@@ -1367,5 +1496,56 @@ pub fn version() -> Call<Version> {
         Method::Get,
         "/version".into(),
         decode_json::<Version>,
+    )
+}
+
+/// `GET /v0/scans`: every SV's scan, grouped by synchronizer.
+pub fn scans() -> Call<DsoScans> {
+    Call::new(
+        "scan GET /v0/scans",
+        Group::Scan,
+        Method::Get,
+        "/v0/scans".into(),
+        decode_json::<DsoScans>,
+    )
+}
+
+/// `POST /v0/open-and-issuing-mining-rounds`.
+pub fn open_and_issuing_mining_rounds(
+    req: &MiningRoundsRequest,
+) -> Call<OpenAndIssuingMiningRounds> {
+    Call::new(
+        "scan POST /v0/open-and-issuing-mining-rounds",
+        Group::Scan,
+        Method::Post,
+        "/v0/open-and-issuing-mining-rounds".into(),
+        decode_json::<OpenAndIssuingMiningRounds>,
+    )
+    .json_body(req)
+}
+
+/// `GET /v2/updates/{update_id}`: one update of the history (BFT-safe: every scan that has it
+/// returns the same body).
+pub fn update_by_id(update_id: &str, encoding: &ValueEncoding) -> Call<UpdateItem> {
+    with_encoding(
+        Call::new(
+            "scan GET /v2/updates/{update_id}",
+            Group::Scan,
+            Method::Get,
+            format!("/v2/updates/{}", encode_segment(update_id)),
+            decode_single_update,
+        ),
+        encoding,
+    )
+}
+
+/// `GET /v0/backfilling/status` (internal endpoint; local to one SV).
+pub fn backfilling_status() -> Call<BackfillingStatus> {
+    Call::new(
+        "scan GET /v0/backfilling/status",
+        Group::Scan,
+        Method::Get,
+        "/v0/backfilling/status".into(),
+        decode_json::<BackfillingStatus>,
     )
 }

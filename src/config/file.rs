@@ -72,6 +72,59 @@ pub struct ProfileFile {
     /// Largest response body accepted from a node, in MiB after gzip decoding.
     #[serde(default)]
     pub max_response_mib: Option<i64>,
+    /// Which of the scans the network lists to use: `"all"` or a list of SV names.
+    #[serde(default)]
+    pub network_scans: Option<NetworkScans>,
+    /// Request budget per scan, in requests per second (default 10).
+    #[serde(default)]
+    pub scan_request_rate: Option<f64>,
+    /// A scan whose newest open mining round is older than this is unhealthy (default `900s`).
+    #[serde(default, deserialize_with = "deserialize_duration")]
+    pub max_round_age: Option<Duration>,
+    /// A scan whose newest update is older than this is unhealthy (default `300s`).
+    #[serde(default, deserialize_with = "deserialize_duration")]
+    pub max_update_age: Option<Duration>,
+    /// A healthy scan this far behind the newest head of all scans is lagging (default `30s`).
+    #[serde(default, deserialize_with = "deserialize_duration")]
+    pub max_lag: Option<Duration>,
+}
+
+/// The value of `network_scans`: `"all"` or a list of SV names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NetworkScans {
+    /// `"all"` (any other text is rejected when the settings are resolved).
+    Word(String),
+    /// The SV names.
+    Names(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for NetworkScans {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = NetworkScans;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("\"all\" or a list of SV names")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<NetworkScans, E> {
+                Ok(NetworkScans::Word(v.to_owned()))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<NetworkScans, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = seq.next_element::<String>()? {
+                    names.push(name);
+                }
+                Ok(NetworkScans::Names(names))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// The value of one `[keys]` entry: a single key spec (`"ctrl-r"`) or a list (`["j", "down"]`).

@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::api::{Secret, TokenSource};
-pub use file::{ConfigFile, KeySpecs, ProfileFile, parse_config};
+use crate::model::network::{HealthThresholds, ScanSelection};
+pub use file::{ConfigFile, KeySpecs, NetworkScans, ProfileFile, parse_config};
 pub use logging::init_logging;
 pub use paths::{ConfigLocation, default_log_file, locate_config};
 
@@ -51,6 +52,10 @@ pub const DEFAULT_LOG_LEVEL: &str = "info";
 pub const DEFAULT_MAX_RESPONSE_MIB: u32 = crate::api::client::DEFAULT_MAX_RESPONSE_MIB;
 /// Accepted values of `max_response_mib` (1 MiB to 4 GiB).
 pub const MAX_RESPONSE_MIB_RANGE: std::ops::RangeInclusive<u32> = 1..=4096;
+/// Default request budget per scan (requests per second).
+pub const DEFAULT_SCAN_REQUEST_RATE: f64 = 10.0;
+/// Highest accepted request budget per scan (requests per second).
+pub const MAX_SCAN_REQUEST_RATE: f64 = 1000.0;
 
 /// The environment as the layering sees it: variable name → value. Empty values count as unset.
 pub type Env = BTreeMap<String, String>;
@@ -151,6 +156,29 @@ pub struct Settings {
     /// Largest response body accepted from a node, in MiB after gzip decoding; a larger answer
     /// is aborted mid-read and reported as an error.
     pub max_response_mib: u32,
+    /// How the whole network is read: which scans, how fast, the health thresholds.
+    pub network: NetworkSettings,
+}
+
+/// The settings of the network views and commands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetworkSettings {
+    /// Which of the listed scans to use (`network_scans`).
+    pub scans: ScanSelection,
+    /// Request budget per scan, requests per second (`scan_request_rate`).
+    pub request_rate: f64,
+    /// The health rules (`max_round_age`, `max_update_age`, `max_lag`).
+    pub thresholds: HealthThresholds,
+}
+
+impl Default for NetworkSettings {
+    fn default() -> Self {
+        NetworkSettings {
+            scans: ScanSelection::All,
+            request_rate: DEFAULT_SCAN_REQUEST_RATE,
+            thresholds: HealthThresholds::default(),
+        }
+    }
 }
 
 impl Default for Settings {
@@ -174,6 +202,7 @@ impl Default for Settings {
             log_file: None,
             log_level: DEFAULT_LOG_LEVEL.to_owned(),
             max_response_mib: DEFAULT_MAX_RESPONSE_MIB,
+            network: NetworkSettings::default(),
         }
     }
 }
@@ -594,6 +623,7 @@ pub fn resolve(
         DEFAULT_MAX_RESPONSE_MIB
     };
 
+    settings.network = network_settings(profile, &profile_error)?;
     settings.read_only = flags.read_only || profile.read_only.unwrap_or(false);
     settings.time_zone = profile.time_zone.unwrap_or_default();
     settings.from = flags.from.or(profile.from).unwrap_or_default();
@@ -624,6 +654,70 @@ pub fn resolve(
         settings.log_file = Some(path.clone());
     }
     Ok(settings)
+}
+
+/// The network keys of a profile, checked (`profile_error` names the file, line and key).
+fn network_settings(
+    profile: &ProfileFile,
+    profile_error: &dyn Fn(&str, String) -> ConfigError,
+) -> Result<NetworkSettings, ConfigError> {
+    let mut network = NetworkSettings::default();
+    match &profile.network_scans {
+        None => {}
+        Some(NetworkScans::Word(word)) if word.trim().eq_ignore_ascii_case("all") => {}
+        Some(NetworkScans::Word(word)) => {
+            return Err(profile_error(
+                "network_scans",
+                format!("expected \"all\" or a list of SV names, got {word:?}"),
+            ));
+        }
+        Some(NetworkScans::Names(names)) => {
+            let names: Vec<String> = names
+                .iter()
+                .map(|n| n.trim().to_owned())
+                .filter(|n| !n.is_empty())
+                .collect();
+            if names.is_empty() {
+                return Err(profile_error(
+                    "network_scans",
+                    "the list of SV names is empty (use \"all\" for every scan)".to_owned(),
+                ));
+            }
+            network.scans = ScanSelection::Names(names);
+        }
+    }
+    if let Some(rate) = profile.scan_request_rate {
+        if !(rate.is_finite() && rate > 0.0 && rate <= MAX_SCAN_REQUEST_RATE) {
+            return Err(profile_error(
+                "scan_request_rate",
+                format!(
+                    "expected requests per second above 0 and at most {MAX_SCAN_REQUEST_RATE}, \
+                     got {rate}"
+                ),
+            ));
+        }
+        network.request_rate = rate;
+    }
+    let positive = |key: &str, value: Option<Duration>, default: Duration| match value {
+        Some(d) if d.is_zero() => Err(profile_error(key, "must be longer than 0s".to_owned())),
+        Some(d) => Ok(d),
+        None => Ok(default),
+    };
+    let defaults = HealthThresholds::default();
+    network.thresholds = HealthThresholds {
+        max_round_age: positive(
+            "max_round_age",
+            profile.max_round_age,
+            defaults.max_round_age,
+        )?,
+        max_update_age: positive(
+            "max_update_age",
+            profile.max_update_age,
+            defaults.max_update_age,
+        )?,
+        max_lag: positive("max_lag", profile.max_lag, defaults.max_lag)?,
+    };
+    Ok(network)
 }
 
 /// Check the `[keys]` table with the keymap's own parser so a bad key or command name is a load

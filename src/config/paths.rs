@@ -87,3 +87,9 @@ pub fn default_log_file() -> Option<PathBuf> {
             .join(LOG_FILE_NAME)
     })
 }
+
+/// Where cantonscope keeps data between runs (the last-known scan list of each profile): the
+/// platform data dir (`$XDG_DATA_HOME/cantonscope` on Linux), `None` without a home directory.
+pub fn data_dir() -> Option<PathBuf> {
+    project_dirs().map(|dirs| dirs.data_dir().to_owned())
+}

@@ -30,6 +30,7 @@
 //!   hosted by the participant see.
 
 mod auth;
+mod faults;
 mod generate;
 mod ledger;
 mod ledger_api;
@@ -52,6 +53,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use auth::{demo_secret, make_token};
+pub use faults::{DemoFaults, DemoTime, DownMode, MAX_SCANS, RequestStats};
 pub use ledger::{
     Body, CreateNode, ExerciseNode, FaucetStats, Holding, Ledger, Node, Reassign, ReassignKind,
     SNAPSHOT_PERIOD, TcRec, TcStatus, Tx, Update, WeightChange,
@@ -69,11 +71,36 @@ pub struct DemoConfig {
     pub seed: u64,
     /// New updates appended per second (0 = a static ledger).
     pub rate: f64,
-    /// Number of scan instances, one per SV (1..=4).
+    /// Number of scan instances, one per SV of the generated network (1..=4).
     pub scans: usize,
+    /// Further scan instances (0..=9, with `scans` = 4) serving the same ledger under the names
+    /// of more SVs, so the demo can list as many scans as MainNet (13). The generated network
+    /// keeps its 4 SVs: more would change every generated ledger.
+    pub extra_scans: usize,
     /// `user:password` the scan and validator groups require as HTTP basic auth (as servers
     /// behind an authenticating proxy do); `None`: open.
     pub basic_auth: Option<String>,
+    /// Each scan after the first lags the head by one more update than the one before it
+    /// (scan k by k − 1 updates), as scans of a real network trail each other; off: every scan
+    /// without a fault is at the head.
+    pub stagger: bool,
+    /// Faults of individual scans (none by default).
+    pub faults: DemoFaults,
+}
+
+impl DemoConfig {
+    /// Every scan instance: `scans + extra_scans`.
+    pub fn total_scans(&self) -> usize {
+        self.scans + self.extra_scans
+    }
+
+    /// Sets `scans` and `extra_scans` for `total` scans (1..=[`MAX_SCANS`]).
+    #[must_use]
+    pub fn with_total_scans(mut self, total: usize) -> DemoConfig {
+        self.scans = total.min(network::NUM_SVS);
+        self.extra_scans = total.saturating_sub(network::NUM_SVS);
+        self
+    }
 }
 
 impl Default for DemoConfig {
@@ -83,7 +110,10 @@ impl Default for DemoConfig {
             seed: 42,
             rate: 0.0,
             scans: 1,
+            extra_scans: 0,
             basic_auth: None,
+            stagger: true,
+            faults: DemoFaults::default(),
         }
     }
 }
@@ -99,8 +129,10 @@ pub struct DemoHandle {
     pub ledger_url: String,
     /// A ledger API token (HS256, valid for a day) for user `participant_admin`.
     pub token: String,
-    /// Every scan instance, the first being `scan_url`.
+    /// Every scan instance, the first being `scan_url` (as `/v0/scans` lists them; a scan that
+    /// is down with refused connections has a closed port here).
     pub scan_urls: Vec<String>,
+    counters: Arc<faults::RequestCounters>,
     shutdown: Option<oneshot::Sender<()>>,
     join: Option<JoinHandle<()>>,
     live: Option<JoinHandle<()>>,
@@ -119,6 +151,11 @@ impl fmt::Debug for DemoHandle {
 }
 
 impl DemoHandle {
+    /// The requests scan instance `scan` (0 = the first) received, per client IP address.
+    pub fn requests(&self, scan: usize) -> Vec<(std::net::IpAddr, RequestStats)> {
+        self.counters.stats(scan)
+    }
+
     /// Stops the server gracefully and waits (at most a few seconds) for it to finish.
     pub async fn shutdown(mut self) {
         if let Some(live) = self.live.take() {
@@ -177,6 +214,20 @@ pub fn generate(seed: u64) -> Ledger {
 
 /// Binds, spawns the server (and the live task when `rate > 0`) and returns at once.
 pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
+    if cfg.extra_scans > 0 && (cfg.scans != network::NUM_SVS || cfg.total_scans() > MAX_SCANS) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "extra scans need all {} SV scans and at most {MAX_SCANS} scans in all, got {} + {}",
+                network::NUM_SVS,
+                cfg.scans,
+                cfg.extra_scans
+            ),
+        ));
+    }
+    if let Err(message) = cfg.faults.validate(cfg.total_scans()) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, message));
+    }
     if cfg.scans == 0 || cfg.scans > network::NUM_SVS {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -199,8 +250,30 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
         .map_err(io::Error::other)?;
     let listener = tokio::net::TcpListener::bind(cfg.listen).await?;
     let addr = listener.local_addr()?;
-    let state = Arc::new(AppState::new(world, cfg.scans));
-    let app = server::router(Arc::clone(&state), cfg.basic_auth.clone());
+    let base = format!("http://{addr}");
+    let total = cfg.total_scans();
+    let mut scan_urls: Vec<String> = (0..total)
+        .map(|k| {
+            if k == 0 {
+                base.clone()
+            } else {
+                format!("{base}/sv{}", k + 1)
+            }
+        })
+        .collect();
+    if let Some((k, DownMode::Refused)) = cfg.faults.down {
+        // A port that was free a moment ago and is closed now.
+        let closed = std::net::TcpListener::bind((addr.ip(), 0))?.local_addr()?;
+        scan_urls[k] = format!("http://{closed}/sv{}", k + 1);
+    }
+    let state = Arc::new(AppState::new(world, total).with_network(
+        scan_urls.clone(),
+        cfg.stagger,
+        &cfg.faults,
+    ));
+    let counters = Arc::clone(&state.counters);
+    let app = server::router(Arc::clone(&state), cfg.basic_auth.clone())
+        .into_make_service_with_connect_info::<SocketAddr>();
     let (tx, rx) = oneshot::channel::<()>();
     let join = tokio::spawn(async move {
         let shutdown = async move {
@@ -215,16 +288,6 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
     });
     let live =
         (cfg.rate > 0.0).then(|| tokio::spawn(server::live_loop(Arc::clone(&state), cfg.rate)));
-    let base = format!("http://{addr}");
-    let scan_urls = (0..cfg.scans)
-        .map(|k| {
-            if k == 0 {
-                base.clone()
-            } else {
-                format!("{base}/sv{}", k + 1)
-            }
-        })
-        .collect();
     let exp = util::now_micros() / 1_000_000 + 24 * 3600;
     Ok(DemoHandle {
         scan_url: base.clone(),
@@ -232,6 +295,7 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
         ledger_url: base,
         token: make_token("participant_admin", exp),
         scan_urls,
+        counters,
         shutdown: Some(tx),
         join: Some(join),
         live,

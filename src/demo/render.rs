@@ -238,6 +238,8 @@ pub struct ScanUpdateJson<'a> {
     pub idx: usize,
     pub scan: usize,
     pub enc: Encoding,
+    /// Rendered by a diverging demo scan: a different `workflow_id`.
+    pub diverged: bool,
 }
 
 impl Serialize for ScanUpdateJson<'_> {
@@ -248,7 +250,14 @@ impl Serialize for ScanUpdateJson<'_> {
                 let mut m = s.serialize_map(None)?;
                 m.serialize_entry("update_id", &u.update_id)?;
                 m.serialize_entry("migration_id", &u.migration_id)?;
-                m.serialize_entry("workflow_id", &tx.workflow_id)?;
+                if self.diverged {
+                    m.serialize_entry(
+                        "workflow_id",
+                        &super::faults::diverged_workflow(&tx.workflow_id),
+                    )?;
+                } else {
+                    m.serialize_entry("workflow_id", &tx.workflow_id)?;
+                }
                 m.serialize_entry("record_time", &fmt_time(u.record_time))?;
                 m.serialize_entry("synchronizer_id", net.sync_id(tx.sync))?;
                 m.serialize_entry("effective_at", &fmt_time(tx.effective_at))?;
@@ -348,6 +357,7 @@ pub fn scan_update(net: &Network, u: &Update, idx: usize, scan: usize, enc: Enco
         idx,
         scan,
         enc,
+        diverged: false,
     })
     .unwrap_or(Value::Null)
 }

@@ -1,6 +1,8 @@
 //! The scan group (`/api/scan`, and `/svN/api/scan` for extra scan instances): update history,
 //! events, update by hash, ACS snapshot times and holdings, validator faucets, BFT sequencers,
-//! reward weights, bootstrapping transactions, party hosting, status and version.
+//! reward weights, bootstrapping transactions, party hosting, status and version, and the network
+//! endpoints (`/v0/scans`, open and issuing mining rounds, backfilling status). Scans with faults
+//! (`super::faults`) lag, diverge or lack their early history here.
 
 use std::sync::Arc;
 
@@ -51,6 +53,12 @@ pub(crate) fn routes(app: Shared, scan: usize) -> Router {
         .route("/v0/dso-party-id", get(dso_party_id))
         .route("/status", get(status))
         .route("/version", get(version))
+        .route("/v0/scans", get(list_scans))
+        .route(
+            "/v0/open-and-issuing-mining-rounds",
+            post(open_and_issuing_mining_rounds),
+        )
+        .route("/v0/backfilling/status", get(backfilling_status))
         .with_state(ScanCtx { app, scan })
 }
 
@@ -139,6 +147,19 @@ fn updates_inner(c: &ScanCtx, body: &Bytes) -> Reply {
         }
         Some(_) => return Err(bad("after must be an object")),
     };
+    if let Some(from) = c.app.faults.backfilled_from(c.scan)
+        && after.is_none_or(|(_, t)| t < from)
+    {
+        return Err(scan_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "This scan is still backfilling its update history: updates before {} are not \
+                 available yet; try again later",
+                fmt_time(from)
+            ),
+        )
+        .into());
+    }
     let (net, items) = {
         let w = c.app.read();
         let l = &w.ledger;
@@ -159,6 +180,7 @@ fn updates_inner(c: &ScanCtx, body: &Bytes) -> Reply {
                 idx: *i,
                 scan: c.scan,
                 enc,
+                diverged: c.app.faults.diverges(c.scan, u),
             })
             .collect(),
     };
@@ -193,7 +215,23 @@ fn find_update(c: &ScanCtx, update_id: &str) -> Option<(usize, Arc<Update>)> {
     if idx >= c.app.visible_len(l, c.scan) {
         return None;
     }
-    l.update(idx).map(|u| (idx, Arc::clone(u)))
+    let u = l.update(idx)?;
+    if c.app
+        .faults
+        .backfilled_from(c.scan)
+        .is_some_and(|from| u.record_time < from)
+    {
+        return None;
+    }
+    Some((idx, Arc::clone(u)))
+}
+
+/// One update (or event) as scan `c` renders it: a diverging scan changes a field.
+fn rendered(c: &ScanCtx, u: &Update, mut value: Value) -> Response {
+    if c.app.faults.diverges(c.scan, u) {
+        super::faults::mark_diverged(&mut value);
+    }
+    json_ok(value)
 }
 
 async fn update_by_id(
@@ -205,7 +243,11 @@ async fn update_by_id(
         let enc = query_encoding(q.as_deref())?;
         let (idx, u) = find_update(&c, &update_id)
             .ok_or_else(|| not_found(format!("Transaction with id {update_id} not found")))?;
-        Ok(json_ok(scan_update(&c.app.net, &u, idx, c.scan, enc)))
+        Ok(rendered(
+            &c,
+            &u,
+            scan_update(&c.app.net, &u, idx, c.scan, enc),
+        ))
     })())
 }
 
@@ -218,7 +260,11 @@ async fn event_by_id(
         let enc = query_encoding(q.as_deref())?;
         let (idx, u) = find_update(&c, &update_id)
             .ok_or_else(|| not_found(format!("Event with update id {update_id} not found")))?;
-        Ok(json_ok(event_item(&c.app.net, &u, idx, c.scan, enc)))
+        Ok(rendered(
+            &c,
+            &u,
+            event_item(&c.app.net, &u, idx, c.scan, enc),
+        ))
     })())
 }
 
@@ -242,9 +288,21 @@ async fn update_by_hash(
             if idx < c.app.hash_index_start(l, c.scan) || idx >= c.app.visible_len(l, c.scan) {
                 return Err(missing());
             }
-            (idx, Arc::clone(l.update(idx).ok_or_else(missing)?))
+            let u = l.update(idx).ok_or_else(missing)?;
+            if c.app
+                .faults
+                .backfilled_from(c.scan)
+                .is_some_and(|from| u.record_time < from)
+            {
+                return Err(missing());
+            }
+            (idx, Arc::clone(u))
         };
-        Ok(json_ok(scan_update(&c.app.net, &u, idx, c.scan, enc)))
+        Ok(rendered(
+            &c,
+            &u,
+            scan_update(&c.app.net, &u, idx, c.scan, enc),
+        ))
     })())
 }
 
@@ -497,4 +555,85 @@ async fn status(State(c): State<ScanCtx>) -> Response {
 
 async fn version() -> Response {
     json_ok(json!({ "version": "0.6.10", "commit_ts": "2026-03-02T14:21:07Z" }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The network: every SV's scan, mining rounds, backfilling
+
+async fn list_scans(State(c): State<ScanCtx>) -> Response {
+    let net = &c.app.net;
+    let scans: Vec<Value> = c
+        .app
+        .urls
+        .iter()
+        .enumerate()
+        .map(|(k, url)| json!({"publicUrl": url, "svName": super::faults::sv_name(net, k)}))
+        .collect();
+    json_ok(json!({
+        "scans": [{"domainId": net.sync_id(super::network::GLOBAL), "scans": scans}]
+    }))
+}
+
+async fn open_and_issuing_mining_rounds(State(c): State<ScanCtx>, body: Bytes) -> Response {
+    done((|| {
+        let req = if body.iter().all(u8::is_ascii_whitespace) {
+            Map::new()
+        } else {
+            parse_body(&body)?
+        };
+        let cached = |key: &str| -> Result<Vec<String>, Fail> {
+            match req.get(key) {
+                None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::Array(ids)) => ids
+                    .iter()
+                    .map(|id| {
+                        id.as_str()
+                            .map(str::to_owned)
+                            .ok_or_else(|| bad(format!("{key} must be an array of contract ids")))
+                    })
+                    .collect(),
+                Some(_) => Err(bad(format!("{key} must be an array of contract ids"))),
+            }
+        };
+        let cached_open = cached("cached_open_mining_round_contract_ids")?;
+        let cached_issuing = cached("cached_issuing_round_contract_ids")?;
+        let w = c.app.read();
+        let l = &w.ledger;
+        // A lagging scan has not seen the rounds created after its head.
+        let cutoff = c
+            .app
+            .faults
+            .lag_of(c.scan)
+            .map(|lag| c.app.lag_cutoff(l, lag));
+        let net = &c.app.net;
+        let rounds = |tpl: super::network::Tpl, cached: &[String]| -> Value {
+            let mut m = Map::new();
+            for cid in l.active_contracts(tpl) {
+                let Some((create, created_at, sync)) = l.contract(cid) else {
+                    continue;
+                };
+                if cutoff.is_some_and(|t| created_at > t) {
+                    continue;
+                }
+                let sync = net.sync_id(sync);
+                let entry = if cached.iter().any(|k| k == cid) {
+                    json!({ "domain_id": sync })
+                } else {
+                    super::render::contract_with_state(net, create, created_at, Some(sync))
+                };
+                m.insert(cid.to_owned(), entry);
+            }
+            Value::Object(m)
+        };
+        Ok(json_ok(json!({
+            "time_to_live_in_microseconds": 600_000_000,
+            "open_mining_rounds": rounds(super::network::Tpl::OpenMiningRound, &cached_open),
+            "issuing_mining_rounds": rounds(super::network::Tpl::IssuingMiningRound, &cached_issuing),
+        })))
+    })())
+}
+
+async fn backfilling_status(State(c): State<ScanCtx>) -> Response {
+    let complete = c.app.faults.backfilled_from(c.scan).is_none();
+    json_ok(json!({ "complete": complete }))
 }

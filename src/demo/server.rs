@@ -11,6 +11,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
+use super::faults::{DemoFaults, DownMode, Faults, Gate, RequestCounters, gate};
 use super::generate::Generator;
 use super::ledger::Ledger;
 use super::network::Network;
@@ -28,6 +29,12 @@ pub(crate) struct AppState {
     pub net: Arc<Network>,
     pub scans: usize,
     pub started: i64,
+    /// The public URL of each scan instance, as `/v0/scans` lists them.
+    pub urls: Vec<String>,
+    /// Scan k lags the head by k updates.
+    pub stagger: bool,
+    pub faults: Faults,
+    pub counters: Arc<RequestCounters>,
 }
 
 /// Where each scan instance started indexing external transaction hashes, as a fraction of the
@@ -42,7 +49,26 @@ impl AppState {
             net,
             scans,
             started: now_micros(),
+            urls: Vec::new(),
+            stagger: true,
+            faults: Faults::default(),
+            counters: Arc::default(),
         }
+    }
+
+    /// The same state with the scans' public URLs, whether they trail each other, and their
+    /// faults.
+    pub fn with_network(
+        mut self,
+        urls: Vec<String>,
+        stagger: bool,
+        faults: &DemoFaults,
+    ) -> AppState {
+        self.stagger = stagger;
+        let resolved = Faults::resolve(faults, &self.read().ledger);
+        self.faults = resolved;
+        self.urls = urls;
+        self
     }
 
     pub fn read(&self) -> RwLockReadGuard<'_, World> {
@@ -54,9 +80,30 @@ impl AppState {
     }
 
     /// Number of updates scan instance `scan` has ingested: each extra scan lags the head by one
-    /// more update.
+    /// more update (with `stagger`), a lagging scan by its lag.
     pub fn visible_len(&self, ledger: &Ledger, scan: usize) -> usize {
-        ledger.len().saturating_sub(scan)
+        let staggered = if self.stagger {
+            ledger.len().saturating_sub(scan)
+        } else {
+            ledger.len()
+        };
+        match self.faults.lag_of(scan) {
+            // A lagging scan: nothing newer than its lag behind the newest update.
+            Some(lag) => {
+                let cutoff = self.lag_cutoff(ledger, lag);
+                staggered.min(
+                    ledger
+                        .updates()
+                        .partition_point(|u| u.record_time <= cutoff),
+                )
+            }
+            None => staggered,
+        }
+    }
+
+    /// The newest record time a scan lagging by `lag` (µs) has.
+    pub fn lag_cutoff(&self, ledger: &Ledger, lag: i64) -> i64 {
+        ledger.updates().last().map_or(0, |u| u.record_time) - lag
     }
 
     /// The first update index whose external hash scan instance `scan` has indexed.
@@ -120,15 +167,35 @@ async fn not_found() -> Response {
 /// The whole demo network. With `basic_auth` (`user:password`), the scan and validator groups
 /// answer 401 unless the request carries those credentials as HTTP basic auth.
 pub(crate) fn router(state: Shared, basic_auth: Option<String>) -> Router {
-    let mut open = Router::new()
-        .nest("/api/scan", super::scan_api::routes(Arc::clone(&state), 0))
-        .nest(
-            "/api/validator",
-            super::validator_api::routes(Arc::clone(&state)),
+    let mut open = Router::new().nest(
+        "/api/validator",
+        super::validator_api::routes(Arc::clone(&state)),
+    );
+    for k in 0..state.scans {
+        let down = state.faults.down.filter(|(s, _)| *s == k).map(|(_, m)| m);
+        if down == Some(DownMode::Refused) {
+            // Listed with a closed port: nothing is served for it here.
+            continue;
+        }
+        let prefix = if k == 0 {
+            "/api/scan".to_owned()
+        } else {
+            format!("/sv{}/api/scan", k + 1)
+        };
+        let g = Gate {
+            scan: k,
+            counters: Arc::clone(&state.counters),
+            unavailable: down == Some(DownMode::Unavailable),
+            limit: state
+                .faults
+                .rate_limit
+                .filter(|(s, _)| *s == k)
+                .map(|(_, r)| r),
+        };
+        let routes = super::scan_api::routes(Arc::clone(&state), k).layer(
+            axum::middleware::from_fn(move |req, next| gate(g.clone(), req, next)),
         );
-    for k in 1..state.scans {
-        let prefix = format!("/sv{}/api/scan", k + 1);
-        open = open.nest(&prefix, super::scan_api::routes(Arc::clone(&state), k));
+        open = open.nest(&prefix, routes);
     }
     if let Some(credentials) = basic_auth {
         let expected: Arc<str> = format!(

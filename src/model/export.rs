@@ -12,7 +12,7 @@
 //! are wrapped in `"` with inner `"` doubled. Text fields are also neutralised against formula
 //! injection when the file is opened in a spreadsheet: a text field that starts with `=` `+`
 //! `-` `@`, a tab, CR or LF gets a leading `'` (the OWASP recommendation), and every character
-//! the TUI neutralises ([`crate::ui::safe::needs_replacing`]: controls, bidi controls, zero-width
+//! the TUI neutralises ([`crate::api::json::needs_replacing`]: controls, bidi controls, zero-width
 //! and other invisible characters; tab, CR and LF excepted, as CSV quoting carries them) is
 //! replaced with the TUI's visible mark U+FFFD, so a `cat` of the file cannot drive the terminal
 //! and a spreadsheet cannot reorder or hide text. The numeric `migration_id` and the record
@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use chrono::DateTime;
 use serde::Serialize;
 
-use crate::ui::safe::{INVISIBLE_MARK, needs_replacing};
+use crate::api::json::{INVISIBLE_MARK, needs_replacing};
 
 use super::history::{FilteredView, History};
 use super::json_text::escape_unsafe_from;

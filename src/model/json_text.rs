@@ -3,7 +3,7 @@
 //! the input, and [`escape_unsafe`] / [`escape_unsafe_from`] write the characters a terminal or
 //! an editor could act on or hide as `\uXXXX` escapes.
 //!
-//! Which characters are escaped is decided by [`crate::ui::safe::needs_replacing`], the same
+//! Which characters are escaped is decided by [`crate::api::json::needs_replacing`], the same
 //! test the TUI uses to neutralise server text: DEL, the C1 controls, the bidi controls (U+061C,
 //! U+200E/F, U+202A–U+202E, U+2066–U+2069), zero-width and other invisible format characters
 //! (U+200B–U+200D, U+2060–U+206F, U+FEFF, …), U+2028/U+2029 and the tag characters. C0 controls
@@ -18,7 +18,7 @@ use std::borrow::Cow;
 
 use serde::de::IgnoredAny;
 
-use crate::ui::safe::needs_replacing;
+use crate::api::json::needs_replacing;
 
 /// Deepest nesting [`pretty`] accepts (the same limit as `jq`'s parser).
 pub const MAX_DEPTH: usize = 10_000;

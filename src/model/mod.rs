@@ -1,10 +1,12 @@
 //! What the panes show, derived from api types: compact update summaries and the loaded history
 //! with its filter, the bounded cache of full bodies, and event trees (scan trees from
 //! `child_event_ids`, ledger trees from node-id ranges); what the loaded history says about one
-//! contract (its lifecycle) or one reassignment (its other half); a verdict's view tree; and the
-//! JSON text the program writes (`json_text`: linear re-indenting and `\uXXXX` escapes).
+//! contract (its lifecycle) or one reassignment (its other half); a verdict's view tree; the
+//! JSON text the program writes (`json_text`: linear re-indenting and `\uXXXX` escapes); and
+//! the whole network: consensus across scans, scan health, the history sweep.
 
 pub mod cache;
+pub mod consensus;
 pub mod event_tree;
 pub mod export;
 pub mod history;
@@ -12,8 +14,10 @@ pub mod intern;
 pub mod json_text;
 pub mod ledger_tree;
 pub mod lifecycle;
+pub mod network;
 pub mod reassign;
 pub mod summary;
+pub mod sweep;
 pub mod verdict;
 
 #[cfg(test)]

@@ -31,8 +31,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 pub const ELLIPSIS: char = '…';
 /// Placeholder for a whole escape sequence.
 pub const ESCAPE_MARK: char = '␛';
-/// Placeholder for C1 controls, bidi controls and invisible format characters.
-pub const INVISIBLE_MARK: char = '\u{FFFD}';
+pub use crate::api::json::{INVISIBLE_MARK, needs_replacing};
 /// Placeholder for DEL.
 pub const DEL_MARK: char = '␡';
 
@@ -177,26 +176,6 @@ fn sanitize_impl(s: &str, keep_newlines: bool) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
-}
-
-/// Whether `c` must never be drawn as is: C0/C1 controls, DEL, bidi controls and invisible
-/// format characters. Text inputs use it to refuse such characters.
-#[inline]
-pub fn needs_replacing(c: char) -> bool {
-    matches!(
-        c,
-        '\u{0}'..='\u{1f}'
-            | '\u{7f}'..='\u{9f}'
-            | '\u{ad}'
-            | '\u{61c}'
-            | '\u{180e}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{206f}'
-            | '\u{feff}'
-            | '\u{fff9}'..='\u{fffb}'
-            | '\u{e0000}'..='\u{e007f}'
-    )
 }
 
 /// Byte offset of the first character that needs replacing, if any.

@@ -1,0 +1,305 @@
+//! The demo network as a whole network of scans: up to [`MAX_SCANS`] scan instances (one per SV;
+//! beyond the SVs of the generated ledger, more SV names serve the same ledger), their listing
+//! in `/v0/scans`, and the faults a demo scan can be given: lagging, down (connection refused or
+//! 503), diverging, still backfilling, rate-limited (429). Also the per-client request counter
+//! tests read through [`super::DemoHandle::requests`].
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use axum::extract::{ConnectInfo, Request};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::ledger::{Body, Ledger, Update};
+use super::server::scan_error;
+use super::util::now_micros;
+
+/// Most scan instances a demo network serves (13, as MainNet lists).
+pub const MAX_SCANS: usize = 13;
+
+/// Names of the SVs beyond the generated network's own (they serve the same ledger).
+const EXTRA_SV_NAMES: [&str; MAX_SCANS - super::network::NUM_SVS] = [
+    "Eridani-Node-1",
+    "Fornax-Ops-1",
+    "Gemini-Labs-2",
+    "Hydra-Systems-1",
+    "Indus-Node-2",
+    "Lyra-Ops-1",
+    "Mensa-Labs-1",
+    "Norma-Systems-2",
+    "Orion-Node-3",
+];
+
+/// The SV name of scan instance `scan`.
+pub(crate) fn sv_name(net: &super::network::Network, scan: usize) -> String {
+    match net.svs.get(scan) {
+        Some(sv) => sv.name.clone(),
+        None => EXTRA_SV_NAMES
+            .get(scan - net.svs.len())
+            .map_or_else(|| format!("Extra-SV-{}", scan + 1), |n| (*n).to_owned()),
+    }
+}
+
+/// A point of the demo history: a record time, or a time before the newest update at start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DemoTime {
+    /// µs since the epoch.
+    At(i64),
+    /// This long before the newest update of the history when the demo starts.
+    BeforeHead(Duration),
+}
+
+impl DemoTime {
+    fn resolve(self, ledger: &Ledger) -> i64 {
+        match self {
+            DemoTime::At(t) => t,
+            DemoTime::BeforeHead(d) => {
+                let head = ledger.updates().last().map_or(0, |u| u.record_time);
+                head - i64::try_from(d.as_micros()).unwrap_or(i64::MAX / 2)
+            }
+        }
+    }
+}
+
+/// How a down scan is down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DownMode {
+    /// Its listed URL points to a closed port: connection refused.
+    Refused,
+    /// Every request answers 503 (a proxy in front of a stopped scan).
+    Unavailable,
+}
+
+/// Faults of the demo scans (scan indexes from 0 = the first scan, served at the base URL).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DemoFaults {
+    /// A scan whose history lags the newest update by this long (its head, and its open rounds,
+    /// are this far behind).
+    pub lagging: Option<(usize, Duration)>,
+    /// A scan that is down.
+    pub down: Option<(usize, DownMode)>,
+    /// A scan that returns a different `workflow_id` (suffix `diverged`) for every transaction
+    /// at or after this time.
+    pub diverging: Option<(usize, DemoTime)>,
+    /// A scan that has not backfilled its history before this time: 404 for those updates,
+    /// 503 for pages that start before it, and `/v0/backfilling/status` says incomplete.
+    pub backfilling: Option<(usize, DemoTime)>,
+    /// A scan that answers 429 (with `Retry-After`) above this many requests per second per
+    /// client.
+    pub rate_limit: Option<(usize, u32)>,
+}
+
+impl DemoFaults {
+    /// Checks the scan indexes against the number of scans.
+    pub fn validate(&self, scans: usize) -> Result<(), String> {
+        let check = |what: &str, scan: usize| {
+            if scan < scans {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the {what} scan must be one of the {scans} scans (1..={scans}), got {}",
+                    scan + 1
+                ))
+            }
+        };
+        if let Some((scan, _)) = self.lagging {
+            check("lagging", scan)?;
+        }
+        if let Some((scan, mode)) = self.down {
+            check("down", scan)?;
+            if scan == 0 && mode == DownMode::Refused {
+                return Err(
+                    "the first scan shares its port with the validator and the ledger: \
+                            it can be down with 503, not with refused connections"
+                        .to_owned(),
+                );
+            }
+        }
+        if let Some((scan, _)) = self.diverging {
+            check("diverging", scan)?;
+        }
+        if let Some((scan, _)) = self.backfilling {
+            check("backfilling", scan)?;
+        }
+        if let Some((scan, rate)) = self.rate_limit {
+            check("rate-limited", scan)?;
+            if rate == 0 {
+                return Err("the rate limit must be at least 1 request per second".to_owned());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The faults with their times resolved against the ledger at start.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Faults {
+    pub lagging: Option<(usize, i64)>,
+    pub down: Option<(usize, DownMode)>,
+    pub diverging: Option<(usize, i64)>,
+    pub backfilling: Option<(usize, i64)>,
+    pub rate_limit: Option<(usize, u32)>,
+}
+
+impl Faults {
+    pub fn resolve(faults: &DemoFaults, ledger: &Ledger) -> Faults {
+        let micros = |d: Duration| i64::try_from(d.as_micros()).unwrap_or(i64::MAX / 2);
+        Faults {
+            lagging: faults.lagging.map(|(s, d)| (s, micros(d))),
+            down: faults.down,
+            diverging: faults.diverging.map(|(s, t)| (s, t.resolve(ledger))),
+            backfilling: faults.backfilling.map(|(s, t)| (s, t.resolve(ledger))),
+            rate_limit: faults.rate_limit,
+        }
+    }
+
+    /// How far scan `scan`'s history lags the newest update (µs).
+    pub fn lag_of(&self, scan: usize) -> Option<i64> {
+        self.lagging.filter(|(s, _)| *s == scan).map(|(_, lag)| lag)
+    }
+
+    /// Whether scan `scan` renders `u` diverged.
+    pub fn diverges(&self, scan: usize, u: &Update) -> bool {
+        matches!(u.body, Body::Tx(_))
+            && self
+                .diverging
+                .is_some_and(|(s, from)| s == scan && u.record_time >= from)
+    }
+
+    /// Where scan `scan`'s backfilled history starts, if it is still backfilling.
+    pub fn backfilled_from(&self, scan: usize) -> Option<i64> {
+        self.backfilling.filter(|(s, _)| *s == scan).map(|(_, t)| t)
+    }
+}
+
+/// Marks an update (or an event's `update`) as the diverging scan renders it.
+pub(crate) fn mark_diverged(value: &mut serde_json::Value) {
+    let target = if value
+        .get("update")
+        .is_some_and(serde_json::Value::is_object)
+    {
+        value.get_mut("update")
+    } else {
+        Some(value)
+    };
+    if let Some(serde_json::Value::Object(item)) = target
+        && let Some(serde_json::Value::String(wf)) = item.get_mut("workflow_id")
+    {
+        *wf = diverged_workflow(wf);
+    }
+}
+
+/// The `workflow_id` a diverging scan renders.
+pub(crate) fn diverged_workflow(workflow_id: &str) -> String {
+    if workflow_id.is_empty() {
+        "diverged".to_owned()
+    } else {
+        format!("{workflow_id}-diverged")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request counting and the gate in front of each scan
+
+/// Requests one client made to one scan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RequestStats {
+    /// Every request, answered or refused with 429.
+    pub total: u64,
+    /// Requests answered 429.
+    pub rejected: u64,
+    /// Most requests in one wall-clock second (all requests, rejected ones included).
+    pub max_per_second: u64,
+}
+
+#[derive(Default)]
+struct Window {
+    second: i64,
+    count: u64,
+    accepted: u64,
+    stats: RequestStats,
+}
+
+/// Requests per scan and client IP, counted per wall-clock second.
+#[derive(Default)]
+pub(crate) struct RequestCounters {
+    windows: Mutex<HashMap<(usize, IpAddr), Window>>,
+}
+
+impl RequestCounters {
+    /// Counts a request; with a `limit`, says whether it is over the limit (429).
+    fn count(&self, scan: usize, client: IpAddr, limit: Option<u32>) -> bool {
+        let second = now_micros().div_euclid(1_000_000);
+        let mut windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        let w = windows.entry((scan, client)).or_default();
+        if w.second != second {
+            w.second = second;
+            w.count = 0;
+            w.accepted = 0;
+        }
+        w.count += 1;
+        w.stats.total += 1;
+        w.stats.max_per_second = w.stats.max_per_second.max(w.count);
+        let over = limit.is_some_and(|l| w.accepted >= u64::from(l));
+        if over {
+            w.stats.rejected += 1;
+        } else {
+            w.accepted += 1;
+        }
+        over
+    }
+
+    /// The requests to scan `scan`, per client.
+    pub fn stats(&self, scan: usize) -> Vec<(IpAddr, RequestStats)> {
+        let windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut out: Vec<(IpAddr, RequestStats)> = windows
+            .iter()
+            .filter(|((s, _), _)| *s == scan)
+            .map(|((_, ip), w)| (*ip, w.stats))
+            .collect();
+        out.sort_by_key(|(ip, _)| *ip);
+        out
+    }
+}
+
+/// What the gate in front of scan `scan` needs.
+#[derive(Clone)]
+pub(crate) struct Gate {
+    pub scan: usize,
+    pub counters: Arc<RequestCounters>,
+    pub unavailable: bool,
+    pub limit: Option<u32>,
+}
+
+/// Counts the request, then answers 503 for a scan that is down, 429 above the rate limit, or
+/// passes the request on.
+pub(crate) async fn gate(gate: Gate, req: Request, next: Next) -> Response {
+    let client = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
+    let over = gate.counters.count(gate.scan, client, gate.limit);
+    if gate.unavailable {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::CONTENT_TYPE, "text/plain; charset=UTF-8")],
+            "no healthy upstream",
+        )
+            .into_response();
+    }
+    if over {
+        let mut resp = scan_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too many requests: the rate limit of this scan was exceeded",
+        );
+        // The window is one wall-clock second: the next one starts within a second.
+        resp.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return resp;
+    }
+    next.run(req).await
+}

@@ -1,0 +1,615 @@
+//! `cantonscope network …`: the whole network as JSON on stdout (diagnostics and sweep progress
+//! on stderr), with the exit codes of [`crate::cli::NETWORK_EXIT_CODES`]:
+//!
+//! - `scans`: the discovered scan list.
+//! - `health`: every scan's health and the verdict line; 0 all healthy, 5 degraded, 6 no
+//!   healthy quorum.
+//! - `check-update ID`: the answers of every scan grouped; 0 consensus and this profile's scan
+//!   agrees, 5 consensus but some scan disagrees, 6 no consensus.
+//! - `sweep`: pages of `/v2/updates` compared until the scans differ; 0 no difference, 5
+//!   diverged, 6 no quorum, 130 interrupted.
+//!
+//! Every server-provided text goes through [`json_text::pretty_bytes`], which escapes characters that
+//! are unsafe on a terminal.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{EXIT_CONNECT, EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config};
+use crate::api::ApiClient;
+use crate::cli::{NetworkArgs, NetworkCommand};
+use crate::config::{HistoryStart, Settings};
+use crate::model::consensus::{Consensus, Difference, ScanClass, UnknownReason};
+use crate::model::json_text;
+use crate::model::network::{
+    HealthOutcome, HealthState, HealthThresholds, NodeState, ScanEntry, assess, quorum_of, url_host,
+};
+use crate::model::summary::format_time_micros;
+use crate::model::sweep::{Cursor, SweepEnd, SweepPlan, SweepProgress};
+use crate::network::check::{UpdateSource, check_update};
+use crate::network::discovery::{Discovered, ListSource, discover};
+use crate::network::{Cancel, Network, ScanBudget, health, sweep};
+
+/// Exit code: degraded (health), some scan disagrees (check-update), diverged (sweep).
+pub const EXIT_DEGRADED: i32 = 5;
+/// Exit code: no (healthy) quorum.
+pub const EXIT_NO_QUORUM: i32 = 6;
+/// Exit code: the sweep was interrupted.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+fn now_micros() -> i64 {
+    chrono::Utc::now().timestamp_micros()
+}
+
+fn seconds(us: i64) -> f64 {
+    (us as f64 / 1e3).round() / 1e3
+}
+
+fn millis(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+fn write_json(out: &mut dyn Write, value: &Value) -> Result<(), String> {
+    let compact = serde_json::to_vec(value).map_err(|e| e.to_string())?;
+    let pretty = json_text::pretty_bytes(&compact).map_err(|e| e.to_string())?;
+    match out
+        .write_all(pretty.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+    {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(error) => Err(format!("cannot write the output: {error}")),
+    }
+}
+
+/// One JSON line (terminal-safe, like the pretty output).
+fn write_json_line(err: &mut dyn Write, value: &Value) {
+    let Ok(compact) = serde_json::to_string(value) else {
+        return;
+    };
+    let _ = writeln!(err, "{}", json_text::escape_unsafe(&compact));
+    let _ = err.flush();
+}
+
+fn say(err: &mut dyn Write, line: &str) {
+    let _ = writeln!(err, "cantonscope: {line}");
+    let _ = err.flush();
+}
+
+/// Runs one `network` command; returns the exit code.
+pub async fn run(
+    args: &NetworkArgs,
+    settings: &Settings,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let cancel = Arc::new(Cancel::new());
+    let watcher = {
+        let cancel = Arc::clone(&cancel);
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        })
+    };
+    let code = run_with(args, settings, out, err, &cancel).await;
+    watcher.abort();
+    code
+}
+
+/// [`run`] with an explicit cancel signal (tests).
+pub async fn run_with(
+    args: &NetworkArgs,
+    settings: &Settings,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    cancel: &Cancel,
+) -> i32 {
+    if settings.scan_url.is_none() && settings.extra_scan_urls.is_empty() {
+        say(
+            err,
+            "no scan configured: give --scan-url (or $CANTONSCOPE_SCAN_URL, or scan_url in the \
+             profile); its /v0/scans lists the others",
+        );
+        return EXIT_USAGE;
+    }
+    let client = match ApiClient::new(api_config(settings)) {
+        Ok(client) => client,
+        Err(error) => {
+            say(err, &error.to_string());
+            return error.exit_code();
+        }
+    };
+    let data_dir = crate::config::paths::data_dir();
+    let discovered = discover(&client, settings, data_dir.as_deref(), now_micros()).await;
+    for warning in &discovered.warnings {
+        say(err, &format!("warning: {warning}"));
+    }
+    let list_missing = matches!(discovered.source, ListSource::Unavailable { .. });
+    if let ListSource::Unavailable { errors } = &discovered.source {
+        for error in errors {
+            say(err, &format!("cannot read the scan list: {error}"));
+        }
+    }
+    let budget = ScanBudget {
+        rate: args.request_rate.unwrap_or(settings.network.request_rate),
+        timeout: args.timeout,
+        ..ScanBudget::default()
+    };
+    let net = Network::new(&client, discovered.entries.clone(), budget);
+    let result = match &args.command {
+        NetworkCommand::Scans => {
+            let code = if list_missing { EXIT_SERVER } else { EXIT_OK };
+            write_json(out, &scans_json(&discovered)).map(|()| code)
+        }
+        _ if list_missing && net.is_empty() => {
+            say(err, "no scan to ask");
+            return EXIT_CONNECT;
+        }
+        NetworkCommand::Health {
+            max_round_age,
+            max_update_age,
+            max_lag,
+        } => {
+            let configured = settings.network.thresholds;
+            let thresholds = HealthThresholds {
+                max_round_age: max_round_age.unwrap_or(configured.max_round_age),
+                max_update_age: max_update_age.unwrap_or(configured.max_update_age),
+                max_lag: max_lag.unwrap_or(configured.max_lag),
+            };
+            run_health(&net, &discovered, &thresholds, out).await
+        }
+        NetworkCommand::CheckUpdate { update_id, events } => {
+            let source = if *events {
+                UpdateSource::Event
+            } else {
+                UpdateSource::Update
+            };
+            run_check(&net, update_id, source, out).await
+        }
+        NetworkCommand::Sweep {
+            from,
+            pages,
+            page_size,
+            quiet,
+        } => {
+            let plan = SweepRequest {
+                from: *from,
+                pages: *pages,
+                page_size: usize::from(*page_size),
+                quiet: *quiet,
+            };
+            run_sweep(&net, &plan, out, err, cancel).await
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            say(err, &message);
+            EXIT_USAGE
+        }
+    }
+}
+
+fn entry_json(entry: &ScanEntry) -> Value {
+    json!({
+        "sv_name": entry.sv_name,
+        "url": crate::runtime::redact_userinfo(&entry.url),
+        "host": url_host(&entry.url),
+        "listed": entry.listed,
+        "pinned": entry.pinned,
+        "own": entry.own,
+        "counted": entry.counted,
+    })
+}
+
+fn scans_json(d: &Discovered) -> Value {
+    let (n, f, quorum) = quorum_of(&d.entries);
+    let (source, from, fetched_at, errors) = match &d.source {
+        ListSource::Fetched { from } => ("fetched", Some(from.clone()), None, Vec::new()),
+        ListSource::Cached { fetched_at, errors } => (
+            "cached",
+            None,
+            Some(format_time_micros(*fetched_at)),
+            errors.clone(),
+        ),
+        ListSource::Unavailable { errors } => ("unavailable", None, None, errors.clone()),
+    };
+    json!({
+        "source": source,
+        "from": from.map(|u| crate::runtime::redact_userinfo(&u)),
+        "fetched_at": fetched_at,
+        "domain_id": d.list.as_ref().map(|l| l.domain_id.clone()),
+        "listed": d.list.as_ref().map_or(0, |l| l.scans.len()),
+        "n": n,
+        "f": f,
+        "quorum": quorum,
+        "scans": d.entries.iter().map(entry_json).collect::<Vec<_>>(),
+        "warnings": d.warnings,
+        "errors": errors,
+        "cache_file": d.cache_file.as_ref().map(|p| p.display().to_string()),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// health
+
+async fn run_health(
+    net: &Network,
+    discovered: &Discovered,
+    thresholds: &HealthThresholds,
+    out: &mut dyn Write,
+) -> Result<i32, String> {
+    let now = now_micros();
+    let observations = health::observe_all(net, now).await;
+    let health = assess(&observations, &net.counted(), now, thresholds);
+    let scans: Vec<Value> = net
+        .entries()
+        .zip(observations.iter().zip(&health.scans))
+        .map(|(entry, (o, h))| {
+            let mut v = entry_json(entry);
+            let head = match &o.head {
+                Some(Ok(Some(head))) => Some(head),
+                _ => None,
+            };
+            let round = match &o.newest_round {
+                Some(Ok(Some(round))) => Some(round),
+                _ => None,
+            };
+            let (status, status_detail) = match &o.status {
+                Some(NodeState::Active) => ("active", None),
+                Some(NodeState::Inactive) => ("inactive", None),
+                Some(NodeState::NotInitialized) => ("not_initialized", None),
+                Some(NodeState::Failed(e)) => ("failed", Some(e.clone())),
+                Some(NodeState::Unknown(e)) => ("unknown", Some(e.clone())),
+                None => ("unknown", None),
+            };
+            let extra = json!({
+                "state": match h.state {
+                    HealthState::Healthy => "healthy",
+                    HealthState::Unhealthy => "unhealthy",
+                    HealthState::Down => "down",
+                },
+                "lagging": h.lagging,
+                "reasons": h.reasons,
+                "reachable": o.reachable,
+                "status": if o.reachable { status } else { "unreachable" },
+                "status_detail": status_detail,
+                "version": o.version,
+                "latency_ms": o.latency.map(millis),
+                "migration_id": head.map(|h| h.migration_id),
+                "head_record_time": head.map(|h| format_time_micros(h.record_time)),
+                "head_update_id": head.map(|h| h.update_id.clone()),
+                "lag_behind_newest_s": h.lag_behind_newest.map(seconds),
+                "lag_behind_clock_s": h.update_age.map(seconds),
+                "newest_update_age_s": h.update_age.map(seconds),
+                "newest_open_round": round.map(|r| json!({
+                    "number": r.number,
+                    "created_at": format_time_micros(r.created_at),
+                    "age_s": seconds(now - r.created_at),
+                })),
+            });
+            if let (Value::Object(base), Value::Object(more)) = (&mut v, extra) {
+                base.extend(more);
+            }
+            v
+        })
+        .collect();
+    let outcome = match health.outcome {
+        HealthOutcome::AllHealthy => "all_healthy",
+        HealthOutcome::Degraded => "degraded",
+        HealthOutcome::NoHealthyQuorum => "no_healthy_quorum",
+    };
+    let value = json!({
+        "checked_at": format_time_micros(now),
+        "verdict": health.verdict,
+        "outcome": outcome,
+        "n": health.n,
+        "f": health.f,
+        "quorum": health.quorum,
+        "healthy": health.healthy,
+        "lagging": health.lagging,
+        "unhealthy": health.unhealthy,
+        "down": health.down,
+        "newest_head": health.newest_head.map(format_time_micros),
+        "thresholds": {
+            "max_round_age_s": thresholds.max_round_age.as_secs_f64(),
+            "max_update_age_s": thresholds.max_update_age.as_secs_f64(),
+            "max_lag_s": thresholds.max_lag.as_secs_f64(),
+        },
+        "scan_list": discovered.source.name(),
+        "scans": scans,
+    });
+    write_json(out, &value)?;
+    Ok(match health.outcome {
+        HealthOutcome::AllHealthy => EXIT_OK,
+        HealthOutcome::Degraded => EXIT_DEGRADED,
+        HealthOutcome::NoHealthyQuorum => EXIT_NO_QUORUM,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// check-update
+
+fn differences_json(differences: &[Difference]) -> Vec<Value> {
+    differences
+        .iter()
+        .map(|d| json!({"path": d.path, "quorum": d.quorum, "this": d.this}))
+        .collect()
+}
+
+fn sv_names(net: &Network, members: &[usize]) -> Vec<String> {
+    members
+        .iter()
+        .filter_map(|m| net.entry(*m).map(|e| e.sv_name.clone()))
+        .collect()
+}
+
+async fn run_check(
+    net: &Network,
+    update_id: &str,
+    source: UpdateSource,
+    out: &mut dyn Write,
+) -> Result<i32, String> {
+    let checked = check_update(net, update_id, source).await;
+    let check = &checked.check;
+    let scans: Vec<Value> = net
+        .entries()
+        .zip(checked.replies.iter().zip(&check.classes))
+        .map(|(entry, (reply, class))| {
+            let mut v = entry_json(entry);
+            let status = reply.result.as_ref().ok().map(|e| e.status);
+            let detail: Value = match class {
+                ScanClass::Agree | ScanClass::Unconfirmed => json!({}),
+                ScanClass::Disagree {
+                    status,
+                    differences,
+                    truncated,
+                } => json!({
+                    "detail": if *status == 200 {
+                        "a different body".to_owned()
+                    } else {
+                        format!("HTTP {status} although its history reaches the update")
+                    },
+                    "differences": differences_json(differences),
+                    "truncated": truncated,
+                }),
+                ScanClass::DontKnow(reason) => json!({
+                    "reason": match reason {
+                        UnknownReason::NotIndexed => "not indexed here".to_owned(),
+                        UnknownReason::Backfilling => "still backfilling its history".to_owned(),
+                        UnknownReason::Behind { head } => format!(
+                            "its history ends at {}, before the update",
+                            format_time_micros(head.record_time)
+                        ),
+                    },
+                }),
+                ScanClass::Error { message, .. } => {
+                    json!({"detail": crate::api::sanitize_line(message, 200)})
+                }
+                ScanClass::Unreachable { detail } => json!({"detail": detail}),
+                ScanClass::Timeout => json!({"detail": "timed out"}),
+            };
+            let extra = json!({
+                "class": class.name(),
+                "status": status,
+                "latency_ms": millis(reply.latency),
+                "throttled": reply.throttled,
+            });
+            if let (Value::Object(base), Value::Object(more), Value::Object(detail)) =
+                (&mut v, extra, detail)
+            {
+                base.extend(more);
+                base.extend(detail);
+            }
+            v
+        })
+        .collect();
+    let grouping = &check.grouping;
+    let (consensus, code) = match &grouping.consensus {
+        Consensus::Reached { .. } => {
+            let own_agrees = net
+                .entries()
+                .zip(&check.classes)
+                .filter(|(e, _)| e.own)
+                .all(|(_, c)| *c == ScanClass::Agree);
+            let code = if own_agrees && !check.any_disagree() {
+                EXIT_OK
+            } else {
+                EXIT_DEGRADED
+            };
+            ("reached", code)
+        }
+        Consensus::None => ("none", EXIT_NO_QUORUM),
+        Consensus::Conflicting { .. } => ("conflicting", EXIT_NO_QUORUM),
+    };
+    let own_class = net
+        .entries()
+        .zip(&check.classes)
+        .find(|(e, _)| e.own)
+        .map(|(_, c)| c.name());
+    let groups: Vec<Value> = grouping
+        .groups
+        .iter()
+        .map(|g| {
+            json!({
+                "status": g.status,
+                "size": g.members.len(),
+                "quorum": g.is_quorum,
+                "members": sv_names(net, &g.members),
+            })
+        })
+        .collect();
+    let value = json!({
+        "update_id": update_id,
+        "endpoint": source.endpoint(),
+        "n": grouping.n,
+        "f": grouping.f,
+        "quorum": grouping.quorum,
+        "consensus": consensus,
+        "migration_id": check.position.map(|p| p.migration_id),
+        "record_time": check.position.map(|p| format_time_micros(p.record_time)),
+        "own_scan": own_class,
+        "groups": groups,
+        "scans": scans,
+    });
+    write_json(out, &value)?;
+    Ok(code)
+}
+
+// ---------------------------------------------------------------------------------------------
+// sweep
+
+struct SweepRequest {
+    from: Option<HistoryStart>,
+    pages: Option<u64>,
+    page_size: usize,
+    quiet: bool,
+}
+
+fn cursor_json(cursor: Option<&Cursor>) -> Value {
+    cursor.map_or(
+        Value::Null,
+        |c| json!({"after_migration_id": c.migration_id, "after_record_time": c.record_time}),
+    )
+}
+
+fn progress_json(p: &SweepProgress) -> Value {
+    json!({
+        "pages": p.pages,
+        "updates": p.updates,
+        "elapsed_s": millis(p.elapsed) / 1e3,
+        "updates_per_s": (p.updates_per_s * 10.0).round() / 10.0,
+        "pages_per_s": (p.pages_per_s * 100.0).round() / 100.0,
+        "record_time": p.record_time,
+        "eta_s": p.eta.map(|d| d.as_secs_f64().round()),
+    })
+}
+
+async fn run_sweep(
+    net: &Network,
+    request: &SweepRequest,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    cancel: &Cancel,
+) -> Result<i32, String> {
+    let reference = net
+        .entries()
+        .position(|e| e.own)
+        .or_else(|| net.entries().position(|e| e.counted))
+        .unwrap_or(0);
+    let from = match request.from {
+        None | Some(HistoryStart::Begin) => None,
+        Some(HistoryStart::At(time)) => Some(
+            sweep::start_at(net, reference, time.timestamp_micros())
+                .await
+                .map_err(|e| {
+                    format!(
+                        "cannot find where {} is in the history: {e}",
+                        time.to_rfc3339()
+                    )
+                })?,
+        ),
+        Some(HistoryStart::Now | HistoryStart::Recent) => {
+            return Err("--from takes an RFC 3339 time or begin".to_owned());
+        }
+    };
+    let plan = SweepPlan {
+        from: from.clone(),
+        page_size: request.page_size,
+        max_pages: request.pages,
+    };
+    let mut state = crate::model::sweep::Sweep::new(plan, net.counted());
+    let quiet = request.quiet;
+    sweep::run(net, &mut state, cancel, now_micros, |progress| {
+        if !quiet {
+            write_json_line(err, &progress_json(progress));
+        }
+    })
+    .await;
+    let progress = state.progress(Duration::ZERO, now_micros());
+    let (n, f, quorum) = quorum_of(&net.entries().cloned().collect::<Vec<_>>());
+    let (pages, updates) = state.counts();
+    let failed: Vec<Value> = state
+        .failed_pages()
+        .iter()
+        .enumerate()
+        .filter(|(_, count)| **count > 0)
+        .map(|(scan, count)| {
+            json!({"sv_name": net.entry(scan).map(|e| e.sv_name.clone()), "pages": count})
+        })
+        .collect();
+    let mut value = json!({
+        "pages": pages,
+        "updates": updates,
+        "n": n,
+        "f": f,
+        "quorum": quorum,
+        "from": cursor_json(from.as_ref()),
+        "cursor": cursor_json(state.cursor()),
+        "record_time": progress.record_time,
+        "failed_pages": failed,
+    });
+    let (end, code, detail) = match state.end() {
+        Some(SweepEnd::ReachedHead) | None => ("reached_head", EXIT_OK, Value::Null),
+        Some(SweepEnd::PageLimit) => ("page_limit", EXIT_OK, Value::Null),
+        Some(SweepEnd::Cancelled) => ("cancelled", EXIT_INTERRUPTED, Value::Null),
+        Some(SweepEnd::Diverged(d)) => {
+            let groups: Vec<Value> = d
+                .groups
+                .iter()
+                .map(|g| {
+                    json!({
+                        "members": sv_names(net, &g.members),
+                        "quorum": g.is_quorum,
+                        "update_id": g.update_id,
+                        "record_time": g.record_time,
+                        "differences": differences_json(&g.differences),
+                        "truncated": g.truncated,
+                    })
+                })
+                .collect();
+            let detail = json!({
+                "page": d.page,
+                "index": d.index,
+                "after": cursor_json(d.after.as_ref()),
+                "update_id": d.update_id(),
+                "record_time": d.groups.first().and_then(|g| g.record_time.clone()),
+                "groups": groups,
+            });
+            ("diverged", EXIT_DEGRADED, detail)
+        }
+        Some(SweepEnd::NoQuorum {
+            page,
+            answered,
+            failures,
+        }) => {
+            let failures: Vec<Value> = failures
+                .iter()
+                .map(|(scan, error)| {
+                    json!({"sv_name": net.entry(*scan).map(|e| e.sv_name.clone()), "error": error})
+                })
+                .collect();
+            let detail = json!({"page": page, "answered": answered, "failures": failures});
+            ("no_quorum", EXIT_NO_QUORUM, detail)
+        }
+    };
+    if let Value::Object(map) = &mut value {
+        map.insert("end".to_owned(), json!(end));
+        match end {
+            "diverged" => {
+                map.insert("divergence".to_owned(), detail);
+            }
+            "no_quorum" => {
+                map.insert("no_quorum".to_owned(), detail);
+            }
+            _ => {}
+        }
+    }
+    write_json(out, &value)?;
+    Ok(code)
+}

@@ -1,0 +1,125 @@
+//! Measures every scan for the health view: `/status`, `/version`, the newest open mining round
+//! (`POST /v0/open-and-issuing-mining-rounds`) and the newest update of its history (the
+//! [`HeadSearch`] of `model::network`), all scans at once, each within its budget. The verdict
+//! is `model::network::assess`.
+
+use futures_util::future::join_all;
+
+use super::{Network, Reply};
+use crate::api::scan::{self, NodeStatus, UpdatesRequest};
+use crate::model::network::{HeadItem, HeadSearch, NodeState, RoundSeen, ScanObservation};
+use crate::model::summary::parse_time_micros;
+
+/// Measures every scan at `now` (µs since the epoch); observations in scan order.
+pub async fn observe_all(net: &Network, now: i64) -> Vec<ScanObservation> {
+    join_all((0..net.len()).map(|scan| observe(net, scan, now))).await
+}
+
+/// Measures one scan.
+pub async fn observe(net: &Network, scan: usize, now: i64) -> ScanObservation {
+    let rounds_call = scan::open_and_issuing_mining_rounds(&scan::MiningRoundsRequest::default());
+    let (status_call, version_call) = (scan::status(), scan::version());
+    let (status, version, rounds, head) = tokio::join!(
+        net.ask(scan, &status_call),
+        net.ask(scan, &version_call),
+        net.ask(scan, &rounds_call),
+        find_head(net, scan, now),
+    );
+    let replies = [&status, &version, &rounds];
+    let reachable = replies.iter().any(|r| !r.is_down()) || head.1;
+    let down_reason = (!reachable)
+        .then(|| replies.iter().find_map(|r| r.problem()))
+        .flatten();
+    let node_state = match decode(&status, &status_call) {
+        Ok(NodeStatus::Success(s)) if s.active => NodeState::Active,
+        Ok(NodeStatus::Success(_)) => NodeState::Inactive,
+        Ok(NodeStatus::NotInitialized(_)) => NodeState::NotInitialized,
+        Ok(NodeStatus::Failed(f)) => NodeState::Failed(crate::api::sanitize_line(&f.error, 200)),
+        Ok(NodeStatus::Unknown { kind, .. }) => NodeState::Unknown(format!(
+            "unknown status {}",
+            crate::api::sanitize_line(&kind, 40)
+        )),
+        Err(problem) => NodeState::Unknown(problem),
+    };
+    let version = decode(&version, &version_call)
+        .ok()
+        .map(|v| crate::api::sanitize_line(&v.version, 60))
+        .filter(|v| !v.is_empty());
+    let newest_round = decode(&rounds, &rounds_call).and_then(|r| match r.newest_open_round() {
+        None => Ok(None),
+        Some(round) => parse_time_micros(&round.created_at)
+            .map(|created_at| {
+                Some(RoundSeen {
+                    number: round.number,
+                    created_at,
+                })
+            })
+            .ok_or_else(|| format!("round {} has no creation time", round.number)),
+    });
+    ScanObservation {
+        reachable,
+        down_reason,
+        status: Some(node_state),
+        version,
+        latency: status.success().map(|_| status.latency),
+        head: Some(head.0),
+        newest_round: Some(newest_round),
+    }
+}
+
+/// The typed decode of a 2xx reply, or one line saying why there is none.
+fn decode<T>(reply: &Reply, call: &crate::api::Call<T>) -> Result<T, String> {
+    let exchange = match &reply.result {
+        Ok(e) if e.is_success() => e,
+        _ => return Err(reply.problem().unwrap_or_default()),
+    };
+    call.decode_response(exchange.status, &exchange.headers, &exchange.body)
+        .map_err(|e| crate::api::sanitize_line(&e.to_string(), 200))
+}
+
+/// Runs the head search on one scan: the result, and whether the scan answered at all.
+async fn find_head(
+    net: &Network,
+    scan: usize,
+    now: i64,
+) -> (
+    Result<Option<crate::model::network::HistoryHead>, String>,
+    bool,
+) {
+    let mut search = HeadSearch::new(now, None);
+    let mut answered = false;
+    while let Some(probe) = search.probe() {
+        let request = UpdatesRequest::after(
+            i32::try_from(probe.page_size).unwrap_or(1000),
+            probe.migration_id,
+            probe.record_time.clone(),
+        );
+        let call = scan::updates(&request);
+        let reply = net.ask(scan, &call).await;
+        answered |= !reply.is_down();
+        match decode(&reply, &call) {
+            Ok(page) => {
+                let items: Vec<HeadItem> = page
+                    .transactions
+                    .iter()
+                    .filter_map(|item| {
+                        let text = item.record_time()?;
+                        Some(HeadItem {
+                            migration_id: item.migration_id()?,
+                            record_time: parse_time_micros(text)?,
+                            record_time_text: text.to_owned(),
+                            update_id: item.update_id()?.to_owned(),
+                        })
+                    })
+                    .collect();
+                search.on_page(&items);
+            }
+            Err(problem) => search.on_error(problem),
+        }
+    }
+    let result = search
+        .result()
+        .cloned()
+        .unwrap_or_else(|| Err("the search for the newest update stopped".to_owned()));
+    (result, answered)
+}

@@ -1,0 +1,940 @@
+//! The whole network against the demo with faults, over real HTTP: the quorum arithmetic and
+//! grouping rules as tables; discovery (global synchronizer, pins, selection, the kept list while
+//! the seed is down); each scan's health (lagging, down refused / 503, unhealthy); one update
+//! across all scans (agree, disagree with the differing path, don't know when behind or
+//! backfilling, unreachable, 404 consensus); the sweep finding exactly the first diverging
+//! update, a lagging scan not counting as a difference, the request budget respected (the
+//! demo's per-client counter) and 429s waited out; cancel; the config keys; the CLI's JSON and
+//! exit codes. Each scenario uses its own seed, so time-based health is fresh when it runs.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use cantonscope::api::{ApiClient, ApiConfig};
+use cantonscope::config::{self, LoadedFile, Overrides, Settings};
+use cantonscope::demo::{DemoConfig, DemoFaults, DemoHandle, DemoTime, DownMode, generate};
+use cantonscope::model::consensus::{
+    self, Answer, LocalFields, ScanClass, UnknownReason, group_answers,
+};
+use cantonscope::model::network::{
+    HealthOutcome, HealthState, HealthThresholds, ScanSelection, assess,
+};
+use cantonscope::model::sweep::{Cursor, Sweep, SweepEnd, SweepPlan};
+use cantonscope::network::check::{UpdateSource, check_update};
+use cantonscope::network::discovery::{ListSource, discover};
+use cantonscope::network::{Cancel, Network, ScanBudget, health, sweep};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cantonscope");
+const MICROS: i64 = 1_000_000;
+
+fn now() -> i64 {
+    chrono::Utc::now().timestamp_micros()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+fn settings_for(handle: &DemoHandle) -> Settings {
+    Settings {
+        scan_url: Some(handle.scan_url.parse().expect("url")),
+        ..Settings::default()
+    }
+}
+
+fn client() -> ApiClient {
+    ApiClient::new(ApiConfig::default()).expect("client")
+}
+
+/// Discovers the demo's scans (without keeping the list) and builds the network.
+async fn network(handle: &DemoHandle, rate: f64) -> Network {
+    let found = discover(&client(), &settings_for(handle), None, now()).await;
+    assert!(
+        matches!(found.source, ListSource::Fetched { .. }),
+        "{:?}",
+        found.source
+    );
+    Network::new(
+        &client(),
+        found.entries,
+        ScanBudget {
+            rate,
+            timeout: Duration::from_secs(10),
+            ..ScanBudget::default()
+        },
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables
+
+#[test]
+fn quorum_arithmetic_table() {
+    let table: [(usize, usize, usize); 13] = [
+        (1, 0, 1),
+        (2, 0, 1),
+        (3, 0, 1),
+        (4, 1, 2),
+        (5, 1, 2),
+        (6, 1, 2),
+        (7, 2, 3),
+        (8, 2, 3),
+        (9, 2, 3),
+        (10, 3, 4),
+        (11, 3, 4),
+        (12, 3, 4),
+        (13, 4, 5),
+    ];
+    for (n, f, q) in table {
+        assert_eq!(
+            (consensus::fault_tolerance(n), consensus::quorum(n)),
+            (f, q),
+            "n = {n}"
+        );
+    }
+}
+
+#[test]
+fn grouping_rules_table() {
+    let ok = |s: &str| Answer::from_http(200, s.as_bytes(), LocalFields::NONE);
+    let err = |status: u16, s: &str| Answer::from_http(status, s.as_bytes(), LocalFields::NONE);
+    let refused = || Answer::Unreachable {
+        detail: "connection refused".into(),
+    };
+    // (rule, answers, group sizes largest first, size of the consensus group or 0)
+    let table: Vec<(&str, Vec<Answer>, Vec<usize>, usize)> = vec![
+        (
+            "object key order never matters",
+            vec![
+                ok(r#"{"a":1,"b":{"c":2,"d":3}}"#),
+                ok(r#"{"b":{"d":3,"c":2},"a":1}"#),
+            ],
+            vec![2],
+            2,
+        ),
+        (
+            "whitespace never matters",
+            vec![ok("{\"a\": [1, 2]}"), ok("{\n  \"a\":[1,2]\n}")],
+            vec![2],
+            2,
+        ),
+        (
+            "any value matters",
+            vec![
+                ok(r#"{"a":1}"#),
+                ok(r#"{"a":"1"}"#),
+                ok(r#"{"a":1.5}"#),
+                ok(r#"{"a":[1]}"#),
+            ],
+            vec![1, 1, 1, 1],
+            0,
+        ),
+        (
+            "null and an absent field are different values",
+            vec![ok(r#"{"a":null}"#), ok("{}")],
+            vec![1, 1],
+            0,
+        ),
+        (
+            "identical 404s are a consensus",
+            vec![
+                err(404, r#"{"error":"gone"}"#),
+                err(404, r#"{ "error": "gone" }"#),
+                ok("{}"),
+                refused(),
+            ],
+            vec![2, 1],
+            2,
+        ),
+        (
+            "errors group by status and body",
+            vec![
+                err(404, r#"{"error":"gone"}"#),
+                err(500, r#"{"error":"gone"}"#),
+                err(404, r#"{"error":"other"}"#),
+                err(404, "The requested resource could not be found."),
+            ],
+            vec![1, 1, 1, 1],
+            0,
+        ),
+        (
+            "transport failures and timeouts never group",
+            vec![refused(), refused(), Answer::Timeout, Answer::Timeout],
+            vec![],
+            0,
+        ),
+    ];
+    for (rule, answers, sizes, consensus) in table {
+        let g = group_answers(&answers);
+        let got: Vec<usize> = g.groups.iter().map(|g| g.members.len()).collect();
+        assert_eq!(got, sizes, "{rule}");
+        assert_eq!(
+            g.consensus_group().map_or(0, |c| c.members.len()),
+            consensus,
+            "{rule}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A 13-scan network with every fault (static: seed 103)
+
+const SEED: u64 = 103;
+
+/// Indexes (from 0) of the faulty scans of the 13-scan network.
+const LAGGING: usize = 3;
+const DOWN: usize = 5;
+const DIVERGING: usize = 6;
+const BACKFILLING: usize = 8;
+const LIMITED: usize = 10;
+
+struct Faulty {
+    /// First update (index) the diverging scan renders differently (a transaction).
+    diverge_index: usize,
+    /// First update (index) the backfilling scan has.
+    backfill_index: usize,
+}
+
+fn faulty() -> Faulty {
+    let ledger = generate(SEED);
+    let n = ledger.len();
+    let diverge_index = (n - 60..n)
+        .find(|i| ledger.updates()[*i].tx().is_some())
+        .expect("a transaction");
+    Faulty {
+        diverge_index,
+        backfill_index: n - 150,
+    }
+}
+
+fn faults_13(f: &Faulty) -> DemoFaults {
+    let ledger = generate(SEED);
+    DemoFaults {
+        lagging: Some((LAGGING, Duration::from_secs(42))),
+        down: Some((DOWN, DownMode::Refused)),
+        diverging: Some((
+            DIVERGING,
+            DemoTime::At(ledger.updates()[f.diverge_index].record_time),
+        )),
+        backfilling: Some((
+            BACKFILLING,
+            DemoTime::At(ledger.updates()[f.backfill_index].record_time),
+        )),
+        rate_limit: Some((LIMITED, 5)),
+    }
+}
+
+async fn start_13(seed: u64, rate: f64, faults: DemoFaults) -> DemoHandle {
+    cantonscope::demo::start(
+        DemoConfig {
+            seed,
+            rate,
+            stagger: false,
+            faults,
+            ..DemoConfig::default()
+        }
+        .with_total_scans(13),
+    )
+    .await
+    .expect("demo starts")
+}
+
+#[test]
+fn discovery_picks_the_listed_scans_and_keeps_the_list() {
+    let rt = runtime();
+    rt.block_on(async {
+        let handle = start_13(SEED, 0.0, faults_13(&faulty())).await;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut settings = settings_for(&handle);
+        settings.profile = Some("net".into());
+        settings.extra_scan_urls = vec!["http://127.0.0.1:9/pinned".parse().expect("url")];
+        settings.network.scans = ScanSelection::Names(vec![
+            "Aurora-Node-1".into(),
+            "boreal-ops-2".into(),
+            "Nobody-1".into(),
+        ]);
+        let found = discover(&client(), &settings, Some(dir.path()), now()).await;
+        assert!(matches!(found.source, ListSource::Fetched { .. }));
+        let list = found.list.as_ref().expect("a list");
+        assert_eq!(list.scans.len(), 13);
+        assert!(list.domain_id.starts_with("global-domain::"));
+        assert_eq!(list.scans[DOWN].sv_name, "Fornax-Ops-1");
+        let names: Vec<(&str, bool, bool, bool)> = found
+            .entries
+            .iter()
+            .map(|e| (e.sv_name.as_str(), e.pinned, e.own, e.counted))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("Aurora-Node-1", false, true, true),
+                ("Boreal-Ops-2", false, false, true),
+                ("127.0.0.1:9", true, false, true),
+            ]
+        );
+        assert!(found.warnings.iter().any(|w| w.contains("Nobody-1")));
+        let kept = found.cache_file.clone().expect("a cache file");
+        assert!(kept.exists(), "{}", kept.display());
+
+        // The seed goes down: the kept list is used.
+        handle.shutdown().await;
+        settings.network.scans = ScanSelection::All;
+        let again = discover(&client(), &settings, Some(dir.path()), now()).await;
+        assert!(
+            matches!(again.source, ListSource::Cached { .. }),
+            "{:?}",
+            again.source
+        );
+        assert_eq!(again.entries.len(), 14, "13 listed + 1 pinned");
+        // Without a kept list: only the profile's own and pinned scans, not counted as listed.
+        let none = discover(&client(), &settings, None, now()).await;
+        assert!(matches!(none.source, ListSource::Unavailable { .. }));
+        assert_eq!(none.entries.len(), 2);
+    });
+}
+
+#[test]
+fn check_update_classifies_every_scan() {
+    let rt = runtime();
+    rt.block_on(async {
+        let f = faulty();
+        let handle = start_13(SEED, 0.0, faults_13(&f)).await;
+        let net = network(&handle, 10.0).await;
+        assert_eq!(net.len(), 13);
+        let ledger = generate(SEED);
+        let n = ledger.len();
+        let names = |check: &cantonscope::network::check::CheckedUpdate| -> Vec<&'static str> {
+            check.check.classes.iter().map(ScanClass::name).collect()
+        };
+
+        // An old update: the backfilling scan does not know it, the down scan is unreachable.
+        let old = &ledger.updates()[f.backfill_index - 10].update_id;
+        let checked = check_update(&net, old, UpdateSource::Update).await;
+        let mut expected = vec!["agree"; 13];
+        expected[DOWN] = "unreachable";
+        expected[BACKFILLING] = "dont_know";
+        assert_eq!(names(&checked), expected);
+        assert_eq!(
+            checked.check.classes[BACKFILLING],
+            ScanClass::DontKnow(UnknownReason::Backfilling)
+        );
+        assert_eq!(
+            checked.check.grouping.consensus_group().map(|g| g.members.len()),
+            Some(11)
+        );
+        assert!(checked.replies[LIMITED].success().is_some());
+
+        // After the divergence point: the diverging scan disagrees, with the path.
+        let diverged = &ledger.updates()[f.diverge_index].update_id;
+        let checked = check_update(&net, diverged, UpdateSource::Update).await;
+        let ScanClass::Disagree {
+            status,
+            differences,
+            ..
+        } = &checked.check.classes[DIVERGING]
+        else {
+            panic!("{:?}", checked.check.classes[DIVERGING]);
+        };
+        assert_eq!(*status, 200);
+        assert_eq!(differences.len(), 1);
+        assert_eq!(differences[0].path, "$.workflow_id");
+        assert_eq!(differences[0].this, Some(Value::String(
+            match differences[0].quorum.as_ref().and_then(Value::as_str) {
+                Some("") | None => "diverged".to_owned(),
+                Some(w) => format!("{w}-diverged"),
+            }
+        )));
+        // The same through /v0/events (finalization times and activity records are local).
+        let events = check_update(&net, diverged, UpdateSource::Event).await;
+        assert_eq!(names(&events)[DIVERGING], "disagree");
+        assert_eq!(names(&events)[0], "agree");
+
+        // The newest update: the lagging scan's 404 is "don't know".
+        let newest = &ledger.updates()[n - 1];
+        let checked = check_update(&net, &newest.update_id, UpdateSource::Update).await;
+        assert!(
+            matches!(
+                checked.check.classes[LAGGING],
+                ScanClass::DontKnow(UnknownReason::Behind { head }) if head.record_time < newest.record_time
+            ),
+            "{:?}",
+            checked.check.classes[LAGGING]
+        );
+        assert_eq!(names(&checked)[0], "agree");
+
+        // An update nobody has: identical 404s are the consensus.
+        let checked = check_update(&net, "1220deadbeef", UpdateSource::Update).await;
+        let group = checked.check.grouping.consensus_group().expect("consensus");
+        assert_eq!((group.status, group.members.len()), (404, 12));
+        assert_eq!(names(&checked)[0], "agree");
+        handle.shutdown().await;
+    });
+}
+
+#[test]
+fn the_sweep_finds_exactly_the_first_diverging_update() {
+    let rt = runtime();
+    rt.block_on(async {
+        let f = faulty();
+        let handle = start_13(SEED, 0.0, faults_13(&f)).await;
+        let net = network(&handle, 20.0).await;
+        let ledger = generate(SEED);
+        let start = &ledger.updates()[f.backfill_index - 40];
+        let mut state = Sweep::new(
+            SweepPlan {
+                from: Some(Cursor {
+                    migration_id: start.migration_id,
+                    record_time: start.record_time_string(),
+                }),
+                page_size: 25,
+                max_pages: None,
+            },
+            net.counted(),
+        );
+        let mut progress_calls = 0;
+        sweep::run(&net, &mut state, &Cancel::new(), now, |_| {
+            progress_calls += 1
+        })
+        .await;
+        let Some(SweepEnd::Diverged(d)) = state.end() else {
+            panic!("{:?}", state.end());
+        };
+        let expected = &ledger.updates()[f.diverge_index];
+        assert_eq!(d.update_id(), Some(expected.update_id.as_str()));
+        assert_eq!(d.groups.len(), 2);
+        assert_eq!(d.groups[1].members, [DIVERGING]);
+        assert_eq!(d.groups[1].differences[0].path, "$.workflow_id");
+        assert_eq!(
+            d.groups[0].members.len(),
+            11,
+            "all but the down and the diverging"
+        );
+        // Every update before it was attested.
+        let (_, updates) = state.counts();
+        let before = (f.backfill_index - 39..f.diverge_index).count() as u64;
+        assert_eq!(updates, before);
+        assert!(progress_calls >= 1);
+        // The backfilling scan could not serve the first pages; the down scan none.
+        assert!(state.failed_pages()[BACKFILLING] >= 1);
+        assert!(state.failed_pages()[BACKFILLING] < state.failed_pages()[DOWN]);
+        // The rate-limited scan (5/s) took part in every page.
+        assert_eq!(state.failed_pages()[LIMITED], 0);
+
+        // Asked 15 times at once at 20/s, it answers 429s: they are waited out (Retry-After,
+        // then a slower rate) and every request ends with its answer.
+        let call = cantonscope::api::scan::version();
+        let replies =
+            futures_util::future::join_all((0..15).map(|_| net.ask(LIMITED, &call))).await;
+        let stats = handle.requests(LIMITED);
+        let rejected: u64 = stats.iter().map(|(_, s)| s.rejected).sum();
+        assert!(rejected > 0, "no 429 seen: {stats:?}");
+        assert!(replies.iter().all(|r| r.success().is_some()), "{replies:?}");
+        assert!(replies.iter().any(|r| r.throttled > 0));
+        handle.shutdown().await;
+    });
+}
+
+#[test]
+fn the_budget_is_respected_and_a_lagging_scan_is_no_difference() {
+    let rt = runtime();
+    rt.block_on(async {
+        // 4 scans: scan 2 allows 5 requests/s per client, scan 4 lags by 42 s.
+        let handle = cantonscope::demo::start(DemoConfig {
+            seed: SEED,
+            scans: 4,
+            stagger: false,
+            faults: DemoFaults {
+                lagging: Some((3, Duration::from_secs(42))),
+                rate_limit: Some((1, 5)),
+                ..DemoFaults::default()
+            },
+            ..DemoConfig::default()
+        })
+        .await
+        .expect("demo");
+        let net = network(&handle, 4.0).await;
+        let ledger = generate(SEED);
+        let n = ledger.len();
+        let start = &ledger.updates()[n - 61];
+        let mut state = Sweep::new(
+            SweepPlan {
+                from: Some(Cursor {
+                    migration_id: start.migration_id,
+                    record_time: start.record_time_string(),
+                }),
+                page_size: 10,
+                max_pages: None,
+            },
+            net.counted(),
+        );
+        sweep::run(&net, &mut state, &Cancel::new(), now, |_| {}).await;
+        assert_eq!(state.end(), Some(&SweepEnd::ReachedHead));
+        assert_eq!(state.counts().1, 60, "every update up to the head");
+        let stats = handle.requests(1);
+        assert_eq!(stats.len(), 1, "one client: {stats:?}");
+        let (_, s) = stats[0];
+        assert!(s.total >= 7, "{s:?}");
+        assert_eq!(s.rejected, 0, "{s:?}");
+        assert!(s.max_per_second <= 5, "budget 4/s: {s:?}");
+        handle.shutdown().await;
+    });
+}
+
+#[test]
+fn a_sweep_can_be_cancelled() {
+    let rt = runtime();
+    rt.block_on(async {
+        let handle = cantonscope::demo::start(DemoConfig {
+            seed: SEED,
+            scans: 2,
+            ..DemoConfig::default()
+        })
+        .await
+        .expect("demo");
+        let net = network(&handle, 1.0).await;
+        let mut state = Sweep::new(
+            SweepPlan {
+                from: None,
+                page_size: 5,
+                max_pages: None,
+            },
+            net.counted(),
+        );
+        let cancel = Cancel::new();
+        let stop = async {
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            cancel.cancel();
+        };
+        let run = sweep::run(&net, &mut state, &cancel, now, |_| {});
+        tokio::join!(run, stop);
+        assert_eq!(state.end(), Some(&SweepEnd::Cancelled));
+        assert!(state.counts().0 >= 1);
+        handle.shutdown().await;
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Health (its own seed: the ages of the newest update and round are fresh)
+
+#[test]
+fn health_classifies_every_scan() {
+    let rt = runtime();
+    rt.block_on(async {
+        let handle = start_13(
+            101,
+            0.0,
+            DemoFaults {
+                lagging: Some((LAGGING, Duration::from_secs(42))),
+                down: Some((DOWN, DownMode::Refused)),
+                ..DemoFaults::default()
+            },
+        )
+        .await;
+        let net = network(&handle, 10.0).await;
+        let t = now();
+        let observations = health::observe_all(&net, t).await;
+        let h = assess(
+            &observations,
+            &net.counted(),
+            t,
+            &HealthThresholds::default(),
+        );
+        assert_eq!(h.n, 13);
+        assert_eq!(h.quorum, 5);
+        for (i, scan) in h.scans.iter().enumerate() {
+            match i {
+                DOWN => {
+                    assert_eq!(scan.state, HealthState::Down);
+                    assert!(scan.reasons[0].contains("onnect"), "{:?}", scan.reasons);
+                }
+                LAGGING => {
+                    assert_eq!(scan.state, HealthState::Healthy, "{:?}", scan.reasons);
+                    assert!(scan.lagging);
+                    assert!(scan.lag_behind_newest.is_some_and(|l| l >= 42 * MICROS));
+                }
+                _ => {
+                    assert_eq!(
+                        scan.state,
+                        HealthState::Healthy,
+                        "scan {i}: {:?}",
+                        scan.reasons
+                    );
+                    assert!(!scan.lagging, "scan {i}");
+                    assert_eq!(scan.lag_behind_newest, Some(0));
+                }
+            }
+        }
+        for o in observations
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != DOWN)
+            .map(|(_, o)| o)
+        {
+            assert_eq!(o.version.as_deref(), Some("0.6.10"));
+            assert!(o.latency.is_some());
+            assert!(matches!(&o.head, Some(Ok(Some(head))) if head.migration_id == 1));
+        }
+        assert_eq!(h.outcome, HealthOutcome::Degraded);
+        assert!(
+            h.verdict.starts_with("13 scans · 11 healthy · 1 lagging ")
+                && h.verdict.ends_with(" s · 1 down · quorum 5 healthy ✓"),
+            "{}",
+            h.verdict
+        );
+        handle.shutdown().await;
+
+        // 503 is down too; a scan 400 s behind is unhealthy (its newest update is too old).
+        let handle = cantonscope::demo::start(DemoConfig {
+            seed: 101,
+            scans: 4,
+            stagger: false,
+            faults: DemoFaults {
+                lagging: Some((3, Duration::from_secs(400))),
+                down: Some((1, DownMode::Unavailable)),
+                ..DemoFaults::default()
+            },
+            ..DemoConfig::default()
+        })
+        .await
+        .expect("demo");
+        let net = network(&handle, 10.0).await;
+        let t = now();
+        let observations = health::observe_all(&net, t).await;
+        let h = assess(
+            &observations,
+            &net.counted(),
+            t,
+            &HealthThresholds::default(),
+        );
+        assert_eq!(h.scans[1].state, HealthState::Down);
+        assert!(
+            h.scans[1].reasons[0].contains("503"),
+            "{:?}",
+            h.scans[1].reasons
+        );
+        assert_eq!(h.scans[3].state, HealthState::Unhealthy);
+        assert!(
+            h.scans[3]
+                .reasons
+                .iter()
+                .any(|r| r.starts_with("newest update is")),
+            "{:?}",
+            h.scans[3].reasons
+        );
+        assert_eq!(
+            h.verdict,
+            "4 scans · 2 healthy · 1 unhealthy · 1 down · quorum 2 healthy ✓"
+        );
+        // Thresholds are configurable: a 1 s update age makes every scan unhealthy.
+        let strict = HealthThresholds {
+            max_update_age: Duration::from_secs(1),
+            ..HealthThresholds::default()
+        };
+        let h = assess(&observations, &net.counted(), t + 10 * MICROS, &strict);
+        assert_eq!(h.outcome, HealthOutcome::NoHealthyQuorum);
+        handle.shutdown().await;
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Config
+
+#[test]
+fn network_config_keys() {
+    let loaded = |text: &str| LoadedFile {
+        path: "/etc/cs/config.toml".into(),
+        text: text.to_owned(),
+    };
+    let resolve = |text: &str| {
+        config::resolve(
+            Some(&loaded(text)),
+            &config::Env::new(),
+            &Overrides::default(),
+        )
+    };
+    let s = resolve(
+        "[profiles.main]\nscan_url = \"https://a.example\"\nnetwork_scans = [\"SV-1\", \"SV-2\"]\nscan_request_rate = 4.5\nmax_round_age = \"20m\"\nmax_update_age = \"2m\"\nmax_lag = \"10s\"\n",
+    )
+    .expect("valid");
+    assert_eq!(
+        s.network.scans,
+        ScanSelection::Names(vec!["SV-1".into(), "SV-2".into()])
+    );
+    assert!((s.network.request_rate - 4.5).abs() < 1e-9);
+    assert_eq!(
+        s.network.thresholds.max_round_age,
+        Duration::from_secs(1200)
+    );
+    assert_eq!(
+        s.network.thresholds.max_update_age,
+        Duration::from_secs(120)
+    );
+    assert_eq!(s.network.thresholds.max_lag, Duration::from_secs(10));
+    let all = resolve("[profiles.main]\nnetwork_scans = \"all\"\n").expect("valid");
+    assert_eq!(all.network.scans, ScanSelection::All);
+    assert_eq!(all.network.request_rate, 10.0);
+    for (text, line, needle) in [
+        (
+            "[profiles.main]\nscan_url = \"https://a.example\"\nnetwork_scans = \"some\"\n",
+            3,
+            "network_scans",
+        ),
+        ("[profiles.main]\n\nnetwork_scans = []\n", 3, "empty"),
+        (
+            "[profiles.main]\nscan_request_rate = 0\n",
+            2,
+            "scan_request_rate",
+        ),
+        (
+            "[profiles.main]\nscan_request_rate = 5000.0\n",
+            2,
+            "scan_request_rate",
+        ),
+        ("[profiles.main]\nmax_lag = \"0s\"\n", 2, "max_lag"),
+        (
+            "[profiles.main]\nnetwork_scans = 5\n",
+            2,
+            "\"all\" or a list of SV names",
+        ),
+        (
+            "[profiles.main]\nnetwork_scan = \"all\"\n",
+            2,
+            "network_scan",
+        ),
+    ] {
+        let error = resolve(text).expect_err(text).to_string();
+        assert!(
+            error.starts_with(&format!("/etc/cs/config.toml:{line}:")),
+            "{text:?}: {error}"
+        );
+        assert!(error.contains(needle), "{text:?}: {error}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI
+
+/// A demo network of 4 scans for the CLI: scan 2 down, scan 3 diverging from `diverge_index`,
+/// scan 4 lagging 42 s. Its own seed (fresh ages for `network health`).
+struct CliDemo {
+    _runtime: tokio::runtime::Runtime,
+    handle: DemoHandle,
+    dir: tempfile::TempDir,
+    diverge_index: usize,
+}
+
+const CLI_SEED: u64 = 104;
+
+fn cli_demo() -> &'static CliDemo {
+    static DEMO: OnceLock<CliDemo> = OnceLock::new();
+    DEMO.get_or_init(|| {
+        let ledger = generate(CLI_SEED);
+        let n = ledger.len();
+        let diverge_index = (n - 40..n)
+            .find(|i| ledger.updates()[*i].tx().is_some())
+            .expect("a transaction");
+        let rt = runtime();
+        let handle = rt
+            .block_on(cantonscope::demo::start(DemoConfig {
+                seed: CLI_SEED,
+                scans: 4,
+                stagger: false,
+                faults: DemoFaults {
+                    lagging: Some((3, Duration::from_secs(42))),
+                    down: Some((1, DownMode::Refused)),
+                    diverging: Some((2, DemoTime::At(ledger.updates()[diverge_index].record_time))),
+                    ..DemoFaults::default()
+                },
+                ..DemoConfig::default()
+            }))
+            .expect("demo");
+        CliDemo {
+            _runtime: rt,
+            handle,
+            dir: tempfile::tempdir().expect("tempdir"),
+            diverge_index,
+        }
+    })
+}
+
+fn bin(dir: &Path) -> Command {
+    let mut command = Command::new(BIN);
+    command.env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        command.env("PATH", path);
+    }
+    command
+        .env("XDG_CONFIG_HOME", dir.join("no-config"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .env("HOME", dir)
+        .arg("--log-file")
+        .arg(dir.join("cantonscope.log"))
+        .stdin(Stdio::null());
+    command
+}
+
+fn network_cli(args: &[&str]) -> (Output, Value) {
+    let demo = cli_demo();
+    let output = bin(demo.dir.path())
+        .arg("--scan-url")
+        .arg(&demo.handle.scan_url)
+        .arg("network")
+        .args(args)
+        .output()
+        .expect("runs");
+    let json = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{args:?}: stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (output, json)
+}
+
+#[test]
+fn cli_help_documents_the_exit_codes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for args in [
+        &["network", "--help"][..],
+        &["network", "health", "--help"][..],
+    ] {
+        let output = bin(dir.path()).args(args).output().expect("runs");
+        assert_eq!(output.status.code(), Some(0));
+        let text = String::from_utf8_lossy(&output.stdout);
+        for needle in ["Exit codes:", "  5  health", "  6  health", "130"] {
+            assert!(text.contains(needle), "{args:?} lacks {needle:?}:\n{text}");
+        }
+    }
+    let output = bin(dir.path())
+        .args(["network", "scans"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2), "no scan configured");
+}
+
+#[test]
+fn cli_scans_and_health() {
+    let (output, scans) = network_cli(&["scans"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(scans["source"], "fetched");
+    assert_eq!(
+        (scans["n"].as_u64(), scans["quorum"].as_u64()),
+        (Some(4), Some(2))
+    );
+    assert_eq!(scans["scans"][0]["own"], true);
+    assert_eq!(scans["scans"][1]["sv_name"], "Boreal-Ops-2");
+    let cache = scans["cache_file"].as_str().expect("cache file");
+    assert!(Path::new(cache).exists(), "{cache}");
+
+    let (output, health) = network_cli(&["health"]);
+    assert_eq!(output.status.code(), Some(5), "degraded: {health}");
+    assert_eq!(health["outcome"], "degraded");
+    let states: Vec<&str> = health["scans"]
+        .as_array()
+        .expect("scans")
+        .iter()
+        .map(|s| s["state"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(states, ["healthy", "down", "healthy", "healthy"]);
+    assert_eq!(health["scans"][3]["lagging"], true);
+    assert_eq!(health["scans"][1]["status"], "unreachable");
+    assert_eq!(health["scans"][0]["version"], "0.6.10");
+    assert!(health["scans"][0]["newest_open_round"]["number"].is_u64());
+    assert!(health["scans"][0]["latency_ms"].is_f64());
+    assert!(
+        health["verdict"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("4 scans · 2 healthy · 1 lagging ")),
+        "{}",
+        health["verdict"]
+    );
+    // Stricter thresholds by flag: nothing is healthy.
+    let (output, strict) = network_cli(&["health", "--max-update-age", "1ms"]);
+    assert_eq!(output.status.code(), Some(6), "{strict}");
+    assert_eq!(strict["outcome"], "no_healthy_quorum");
+}
+
+#[test]
+fn cli_check_update_exit_codes() {
+    let demo = cli_demo();
+    let ledger = generate(CLI_SEED);
+    let n = ledger.len();
+    // Before the divergence: scans 1, 3, 4 agree, scan 2 is unreachable → 0.
+    let old = ledger.updates()[demo.diverge_index - 30].update_id.clone();
+    let (output, check) = network_cli(&["check-update", &old]);
+    assert_eq!(output.status.code(), Some(0), "{check}");
+    assert_eq!(check["consensus"], "reached");
+    assert_eq!(check["own_scan"], "agree");
+    let classes: Vec<&str> = check["scans"]
+        .as_array()
+        .expect("scans")
+        .iter()
+        .map(|s| s["class"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(classes, ["agree", "unreachable", "agree", "agree"]);
+
+    // The diverging update, old enough for the lagging scan: a consensus, scan 3 disagrees → 5.
+    let lag_cutoff = ledger.updates()[n - 1].record_time - 42 * MICROS;
+    let diverged = &ledger.updates()[demo.diverge_index];
+    if diverged.record_time <= lag_cutoff {
+        let (output, check) = network_cli(&["check-update", &diverged.update_id]);
+        assert_eq!(output.status.code(), Some(5), "{check}");
+        assert_eq!(check["scans"][2]["class"], "disagree");
+        assert_eq!(check["scans"][2]["differences"][0]["path"], "$.workflow_id");
+    }
+
+    // The newest update: scan 3 differs, scan 4 does not know, scan 2 is down: no consensus → 6.
+    let newest = &ledger.updates()[(demo.diverge_index..n)
+        .rev()
+        .find(|i| ledger.updates()[*i].tx().is_some())
+        .expect("a transaction")];
+    assert!(newest.record_time > lag_cutoff);
+    let (output, check) = network_cli(&["check-update", &newest.update_id]);
+    assert_eq!(output.status.code(), Some(6), "{check}");
+    assert_eq!(check["consensus"], "none");
+    assert_eq!(check["scans"][3]["class"], "dont_know");
+}
+
+#[test]
+fn cli_sweep_reports_the_first_diverging_update() {
+    let demo = cli_demo();
+    let ledger = generate(CLI_SEED);
+    let start = &ledger.updates()[demo.diverge_index - 25];
+    let from = chrono::DateTime::from_timestamp_micros(start.record_time - 1)
+        .expect("time")
+        .to_rfc3339();
+    let (output, sweep) = network_cli(&["sweep", "--from", &from, "--page-size", "10"]);
+    assert_eq!(output.status.code(), Some(5), "{sweep}");
+    assert_eq!(sweep["end"], "diverged");
+    assert_eq!(
+        sweep["divergence"]["update_id"],
+        ledger.updates()[demo.diverge_index].update_id.as_str()
+    );
+    // Progress: one JSON line per page on stderr.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<Value> = stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert!(!lines.is_empty());
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["pages"].is_u64() && l["updates_per_s"].is_number())
+    );
+
+    // A page limit, quietly: no difference in the first pages → 0.
+    let (output, limited) = network_cli(&["sweep", "--pages", "2", "--page-size", "5", "--quiet"]);
+    assert_eq!(output.status.code(), Some(0), "{limited}");
+    assert_eq!(limited["end"], "page_limit");
+    assert_eq!(limited["updates"], 10);
+    assert!(output.stderr.is_empty());
+}
