@@ -1,8 +1,10 @@
 //! The Verdict pane: the mediator verdict of the update open in the Update pane, read from its
 //! cached `/v0/events/{update_id}` body. It owns the view tree (a [`ViewTree`] from the model:
-//! transaction views nested by `root_views` → `sub_views`; its labels are drawn here), the
-//! details of the selected view (informees, confirming-party quorums, view hash, the traffic
-//! envelopes that carry it), the traffic summary and the app activity records.
+//! transaction views nested by `root_views` → `sub_views`), the details of the selected view
+//! (informees, confirming-party quorums, view hash, the traffic envelopes that carry it), the
+//! traffic summary and the app activity records. This module holds the state, keys and
+//! `render`; `header` draws the summary, `details` the selected view and the activity records,
+//! `labels` the rows of the view tree.
 //!
 //! ```text
 //! ACCEPTED  update 1220c7d293ea2327…  migration 3  mediator group 0  domain global-domain::1220…
@@ -29,68 +31,28 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Widget};
 
-use crate::api::scan::{EventHistoryItem, UpdateItem, Verdict, VerdictResult};
+use crate::api::scan::{EventHistoryItem, Verdict, VerdictResult};
 use crate::config::keymap::KeyContext;
-use crate::model::summary::{parse_time_micros, short_id};
+use crate::model::summary::short_id;
 use crate::model::verdict::ViewTree;
 use crate::msg::Command;
-use crate::ui::format::{format_gap, group_thousands};
-use crate::ui::layout::{fit_line, wrap_text};
+use crate::ui::layout::fit_line;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
-use crate::ui::tree::{NodeId, TreeSource, TreeState};
+use crate::ui::tree::TreeState;
 
 use super::{Out, Pane, PaneId, Shared};
+
+mod details;
+mod header;
+mod labels;
 
 /// Lines of the summary above the view tree.
 const HEADER_LINES: u16 = 4;
 /// From this width on the view tree and the view details sit side by side.
 const SIDE_BY_SIDE_MIN_WIDTH: u16 = 60;
 
-/// The view tree's shape comes from the model; its labels are drawn here.
-impl TreeSource for ViewTree {
-    fn roots(&self) -> &[NodeId] {
-        self.roots()
-    }
-
-    fn children(&self, id: NodeId) -> &[NodeId] {
-        self.children(id)
-    }
-
-    fn parent(&self, id: NodeId) -> Option<NodeId> {
-        self.parent(id)
-    }
-
-    fn label(&self, id: NodeId, theme: &Theme) -> Line<'_> {
-        let Some(view_id) = self.view_id(id) else {
-            return Line::default();
-        };
-        let Some(view) = self.view(id) else {
-            return Line::from(vec![
-                Span::styled(format!("view {view_id}"), theme.accent),
-                Span::styled("  missing", theme.status_err),
-            ]);
-        };
-        let mut spans = vec![
-            Span::styled(format!("view {view_id}"), theme.accent),
-            Span::styled(
-                format!(
-                    "  {} informee{}  {} quorum{}",
-                    view.informees.len(),
-                    plural(view.informees.len()),
-                    view.confirming_parties.len(),
-                    plural(view.confirming_parties.len())
-                ),
-                theme.muted,
-            ),
-        ];
-        if self.is_orphan(id) {
-            spans.push(Span::styled("  (no parent)", theme.status_warn));
-        }
-        Line::from(spans)
-    }
-}
-
+/// The plural ending for `n` things (`s` unless one).
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -275,311 +237,6 @@ impl VerdictPane {
             );
         }
     }
-
-    fn render_header(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
-        let Some(body) = &self.body else { return };
-        let id = self.update_id.as_deref().unwrap_or_default();
-        let mut lines: Vec<Line> = Vec::with_capacity(4);
-        match &body.verdict {
-            Some(v) => {
-                let (word, style) = result_word(&v.verdict_result, theme);
-                let mut l1 = vec![
-                    Span::styled(word, style),
-                    Span::styled("  update ", theme.muted),
-                    Span::styled(short_id(id, 16), theme.id),
-                    Span::styled("  migration ", theme.muted),
-                    Span::raw(v.migration_id.to_string()),
-                    Span::styled("  mediator group ", theme.muted),
-                    Span::raw(v.mediator_group.to_string()),
-                ];
-                if !v.domain_id.is_empty() {
-                    l1.push(Span::styled("  domain ", theme.muted));
-                    l1.push(Span::styled(compact_party(&v.domain_id), theme.id));
-                }
-                lines.push(Line::from(l1));
-                let record = parse_time_micros(&v.record_time).or_else(|| {
-                    body.update
-                        .as_ref()
-                        .and_then(UpdateItem::record_time)
-                        .and_then(parse_time_micros)
-                });
-                let fin = parse_time_micros(&v.finalization_time);
-                let fmt = |t: Option<i64>, raw: &str| match t {
-                    Some(t) => sh.format_time(t),
-                    None if raw.is_empty() => "-".to_string(),
-                    None => raw.to_string(),
-                };
-                let record_text = fmt(record, &v.record_time);
-                let mut fin_text = fmt(fin, &v.finalization_time);
-                // Same day: the finalization time without its date.
-                if record.is_some()
-                    && fin.is_some()
-                    && record_text.get(..11).is_some()
-                    && record_text.get(..11) == fin_text.get(..11)
-                {
-                    fin_text = fin_text[11..].to_string();
-                }
-                let mut l2 = vec![
-                    Span::styled("record ", theme.muted),
-                    Span::styled(format!("{record_text} {}", sh.zone_label()), theme.time),
-                    Span::styled("  finalized ", theme.muted),
-                    Span::styled(fin_text, theme.time),
-                ];
-                if let (Some(r), Some(f)) = (record, fin) {
-                    l2.push(Span::styled("  gap ", theme.muted));
-                    l2.push(Span::styled(format_gap(f - r), theme.accent));
-                }
-                lines.push(Line::from(l2));
-                let mut parties: Vec<String> = v
-                    .submitting_parties
-                    .iter()
-                    .take(16)
-                    .map(|p| compact_party(p))
-                    .collect();
-                if v.submitting_parties.len() > parties.len() {
-                    parties.push(format!("+{}", v.submitting_parties.len() - parties.len()));
-                }
-                let mut l3 = vec![Span::styled("submitted by ", theme.muted)];
-                if parties.is_empty() {
-                    l3.push(Span::styled("-", theme.muted));
-                } else {
-                    l3.push(Span::styled(parties.join(", "), theme.party));
-                }
-                l3.push(Span::styled("  participant ", theme.muted));
-                l3.push(Span::styled(
-                    if v.submitting_participant_uid.is_empty() {
-                        "-".to_string()
-                    } else {
-                        compact_party(&v.submitting_participant_uid)
-                    },
-                    theme.id,
-                ));
-                lines.push(Line::from(l3));
-            }
-            None => {
-                lines.push(Line::from(vec![
-                    Span::styled("NO VERDICT", theme.status_warn),
-                    Span::styled("  update ", theme.muted),
-                    Span::styled(short_id(id, 16), theme.id),
-                ]));
-                let why = match &body.update {
-                    Some(UpdateItem::Reassignment(_)) => {
-                        "This is a reassignment: reassignments are not confirmed by a mediator, \
-                         so there is no verdict."
-                    }
-                    _ => {
-                        "The scan returned no verdict for this update (older scans do not \
-                         record verdicts)."
-                    }
-                };
-                let mut wrapped = wrap_text(why, usize::from(area.width).max(1));
-                wrapped.resize(2, String::new());
-                for w in wrapped.into_iter().take(2) {
-                    lines.push(Line::styled(w, theme.muted));
-                }
-            }
-        }
-        lines.push(traffic_line(body, theme));
-        draw_lines(area, buf, lines);
-    }
-
-    fn render_details(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        theme: &Theme,
-        tree: &ViewTree,
-        node: Option<NodeId>,
-    ) {
-        let title = match node.and_then(|n| tree.view_id(n)) {
-            Some(vid) => format!(" view {vid} "),
-            None => " view ".to_string(),
-        };
-        let block = Block::bordered()
-            .border_style(theme.border)
-            .title(Span::styled(title, theme.title));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
-            return;
-        }
-        let height = usize::from(inner.height);
-        let mut lines: Vec<Line> = Vec::with_capacity(height);
-        let Some(node) = node else {
-            lines.push(Line::styled("this verdict lists no views", theme.muted));
-            draw_lines(inner, buf, lines);
-            return;
-        };
-        let Some(view) = tree.view(node) else {
-            lines.push(Line::styled(
-                "this view id is referenced but not listed in the verdict's views",
-                theme.status_err,
-            ));
-            draw_lines(inner, buf, lines);
-            return;
-        };
-        lines.push(Line::from(vec![
-            Span::styled("hash ", theme.muted),
-            if view.view_hash.is_empty() {
-                Span::styled("- (older data)", theme.muted)
-            } else {
-                Span::styled(view.view_hash.as_str(), theme.id)
-            },
-        ]));
-        // Budget the rest: quorums and envelopes first get what they need (up to a share),
-        // informees fill the remainder.
-        let quorum_lines = view.confirming_parties.len().max(1);
-        let env_lines = tree.envelopes(node).len().max(1);
-        let fixed = 1 + 1 + 1 + 1; // hash, informees title, quorums title, traffic title
-        let avail = height.saturating_sub(fixed);
-        let q_budget = quorum_lines.min(avail / 3).max(1);
-        let e_budget = env_lines.min(avail / 4).max(1);
-        let i_budget = avail.saturating_sub(q_budget + e_budget).max(1);
-
-        lines.push(Line::styled(
-            format!("informees ({})", view.informees.len()),
-            theme.table_header,
-        ));
-        push_limited(
-            &mut lines,
-            view.informees
-                .iter()
-                .map(|p| Line::from(vec![Span::raw("  "), Span::styled(p.as_str(), theme.party)])),
-            view.informees.len(),
-            i_budget,
-            theme,
-        );
-        lines.push(Line::styled(
-            format!(
-                "confirming parties ({} quorum{})",
-                view.confirming_parties.len(),
-                plural(view.confirming_parties.len())
-            ),
-            theme.table_header,
-        ));
-        if view.confirming_parties.is_empty() {
-            lines.push(Line::styled("  none", theme.muted));
-        } else {
-            push_limited(
-                &mut lines,
-                view.confirming_parties.iter().map(|q| {
-                    // Enough parties to fill a line; the count says how many there are.
-                    let parties: Vec<String> = q
-                        .parties
-                        .iter()
-                        .take(16)
-                        .map(|p| compact_party(p))
-                        .collect();
-                    let more = q.parties.len().saturating_sub(parties.len());
-                    let mut text = parties.join(", ");
-                    if more > 0 {
-                        text.push_str(&format!(" +{more}"));
-                    }
-                    Line::from(vec![
-                        Span::styled(
-                            format!("  {} of {}: ", q.threshold, q.parties.len()),
-                            theme.accent,
-                        ),
-                        Span::styled(text, theme.party),
-                    ])
-                }),
-                view.confirming_parties.len(),
-                q_budget,
-                theme,
-            );
-        }
-        lines.push(Line::styled("traffic", theme.table_header));
-        match tree.traffic_summary() {
-            None => lines.push(Line::styled("  no traffic summary", theme.muted)),
-            Some(traffic) => {
-                let envs = tree.envelopes(node);
-                if envs.is_empty() {
-                    lines.push(Line::styled("  in no envelope", theme.muted));
-                } else {
-                    push_limited(
-                        &mut lines,
-                        envs.iter().filter_map(|&e| {
-                            let env = traffic.envelope_traffic_summaries.get(e)?;
-                            let views: Vec<String> =
-                                env.view_ids.iter().map(i32::to_string).collect();
-                            Some(Line::from(vec![
-                                Span::styled(format!("  envelope #{e} "), theme.muted),
-                                Span::styled(group_thousands(env.traffic_cost), theme.accent),
-                                Span::styled(
-                                    format!("  carries views {}", views.join(", ")),
-                                    theme.muted,
-                                ),
-                            ]))
-                        }),
-                        envs.len(),
-                        e_budget,
-                        theme,
-                    );
-                }
-            }
-        }
-        lines.truncate(height);
-        draw_lines(inner, buf, lines);
-    }
-
-    fn render_activity(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        let Some(records) = self
-            .body
-            .as_ref()
-            .and_then(|b| b.app_activity_records.as_ref())
-        else {
-            return;
-        };
-        let block = Block::bordered()
-            .border_style(theme.border)
-            .title(Span::styled(
-                format!(" app activity · round {} ", records.round_number),
-                theme.title,
-            ));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
-            return;
-        }
-        let w = usize::from(inner.width);
-        let weight_w = 12.min(w / 2);
-        let party_w = w.saturating_sub(weight_w + 1);
-        let mut lines = Vec::with_capacity(usize::from(inner.height));
-        if records.records.is_empty() {
-            lines.push(Line::styled("no activity records", theme.muted));
-        } else {
-            lines.push(Line::styled(
-                format!("{:<party_w$} {:>weight_w$}", "party", "weight"),
-                theme.table_header,
-            ));
-            let rows = usize::from(inner.height) - 1;
-            let shown = if records.records.len() > rows {
-                rows.saturating_sub(1)
-            } else {
-                rows
-            };
-            for r in records.records.iter().take(shown) {
-                let party = safe_line(&r.party, party_w);
-                let pad =
-                    party_w.saturating_sub(unicode_width::UnicodeWidthStr::width(party.as_ref()));
-                lines.push(Line::from(vec![
-                    Span::styled(party.into_owned(), theme.party),
-                    Span::raw(" ".repeat(pad + 1)),
-                    Span::styled(
-                        format!("{:>weight_w$}", group_thousands(r.weight)),
-                        theme.accent,
-                    ),
-                ]));
-            }
-            if records.records.len() > shown {
-                lines.push(Line::styled(
-                    format!("… {} more", records.records.len() - shown),
-                    theme.muted,
-                ));
-            }
-        }
-        draw_lines(inner, buf, lines);
-    }
 }
 
 /// Splits `area` into the part above and an app-activity box of `rows` rows at the bottom (at
@@ -596,28 +253,6 @@ fn split_activity(area: Rect, rows: Option<u16>) -> (Rect, Option<Rect>) {
     }
 }
 
-/// Pushes at most `budget` lines of `items` (`total` of them), ending with `… N more` when cut.
-fn push_limited<'a>(
-    lines: &mut Vec<Line<'a>>,
-    items: impl Iterator<Item = Line<'a>>,
-    total: usize,
-    budget: usize,
-    theme: &Theme,
-) {
-    let shown = if total > budget {
-        budget.saturating_sub(1)
-    } else {
-        total
-    };
-    lines.extend(items.take(shown));
-    if total > shown {
-        lines.push(Line::styled(
-            format!("  … {} more", total - shown),
-            theme.muted,
-        ));
-    }
-}
-
 /// Draws lines into `area`, sanitizing every span and cutting to the width.
 fn draw_lines(area: Rect, buf: &mut Buffer, lines: Vec<Line<'_>>) {
     for (i, line) in lines.into_iter().enumerate() {
@@ -626,45 +261,6 @@ fn draw_lines(area: Rect, buf: &mut Buffer, lines: Vec<Line<'_>>) {
         }
         let line = fit_line(line, usize::from(area.width));
         buf.set_line(area.x, area.y + i as u16, &line, area.width);
-    }
-}
-
-fn result_word(result: &VerdictResult, theme: &Theme) -> (String, Style) {
-    match result {
-        VerdictResult::Accepted => ("ACCEPTED".into(), theme.accepted),
-        VerdictResult::Rejected => ("REJECTED".into(), theme.rejected),
-        VerdictResult::Unspecified => ("UNSPECIFIED".into(), theme.status_warn),
-        VerdictResult::Other(s) => (safe_line(s, 40).into_owned(), theme.status_warn),
-    }
-}
-
-fn traffic_line<'a>(body: &'a EventHistoryItem, theme: &Theme) -> Line<'a> {
-    match &body.traffic_summary {
-        None => Line::from(vec![
-            Span::styled("traffic ", theme.muted),
-            Span::styled("no traffic summary (older data)", theme.muted),
-        ]),
-        Some(t) => {
-            let n = t.envelope_traffic_summaries.len();
-            let mut spans = vec![
-                Span::styled("traffic total ", theme.muted),
-                Span::styled(group_thousands(t.total_traffic_cost), theme.accent),
-                Span::styled(format!(" in {n} envelope{}", plural(n)), theme.muted),
-            ];
-            for (i, e) in t.envelope_traffic_summaries.iter().enumerate().take(16) {
-                spans.push(Span::styled(
-                    if i == 0 {
-                        ": ".to_string()
-                    } else {
-                        " · ".to_string()
-                    },
-                    theme.muted,
-                ));
-                spans.push(Span::styled(format!("#{i} "), theme.muted));
-                spans.push(Span::raw(group_thousands(e.traffic_cost)));
-            }
-            Line::from(spans)
-        }
     }
 }
 
