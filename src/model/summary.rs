@@ -336,6 +336,19 @@ pub fn short_party(id: &str) -> &str {
     id.split_once("::").map_or(id, |(name, _)| name)
 }
 
+/// `1234567` → `1,234,567`.
+pub fn group_digits(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
 /// The first `n` characters of an id followed by `…` when cut (ids are ASCII in practice; cuts
 /// on a char boundary regardless).
 pub fn short_id(id: &str, n: usize) -> String {
@@ -425,6 +438,14 @@ impl UpdateSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digits_are_grouped() {
+        assert_eq!(group_digits(0), "0");
+        assert_eq!(group_digits(999), "999");
+        assert_eq!(group_digits(1000), "1,000");
+        assert_eq!(group_digits(1_234_567), "1,234,567");
+    }
 
     #[test]
     fn contract_keys_ignore_flags_and_accept_non_hex() {

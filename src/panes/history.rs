@@ -33,6 +33,7 @@ use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest};
 use crate::config::keymap::KeyContext;
 use crate::model::export::{CHUNK_ROWS, ExportJob, ExportSnapshot};
 use crate::model::history::{FILTER_SYNTAX, Filter, FilteredView, History, Placement};
+pub use crate::model::summary::group_digits;
 use crate::model::summary::{
     SummaryKind, UpdateSummary, format_time_micros, parse_time_micros, short_id, short_party,
 };
@@ -1530,19 +1531,6 @@ fn right(buf: &mut Buffer, x: u16, y: u16, text: &str, width: usize, style: Styl
     buf.set_stringn(x.saturating_add(pad), y, text, w, style);
 }
 
-/// `1234567` → `1,234,567`.
-pub fn group_digits(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
 /// `3600` → `1 h`, `600` → `10 min`, `86400` → `1 d`.
 fn human_span(secs: i64) -> String {
     if secs >= 86_400 && secs % 86_400 == 0 {
@@ -1864,14 +1852,6 @@ impl Pane for HistoryPane {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn digits_are_grouped() {
-        assert_eq!(group_digits(0), "0");
-        assert_eq!(group_digits(999), "999");
-        assert_eq!(group_digits(1000), "1,000");
-        assert_eq!(group_digits(1_234_567), "1,234,567");
-    }
 
     #[test]
     fn columns_fill_the_width_and_drop_low_value_ones() {
