@@ -172,8 +172,10 @@ impl FilterField {
     }
 }
 
+/// How filter text is matched: a substring (case-insensitive unless the text has capitals) or,
+/// after `re:`, a regular expression. Shared by the history filter and the pane kit's tables.
 #[derive(Debug, Clone)]
-enum Matcher {
+pub enum Matcher {
     /// Lower-cased needle, case-insensitive unless `case_sensitive`.
     Substring {
         needle: String,
@@ -183,7 +185,29 @@ enum Matcher {
 }
 
 impl Matcher {
-    fn is_match(&self, hay: &str) -> bool {
+    /// Parses `[re:]text`: a substring (case-insensitive unless `text` has capitals) or a
+    /// regular expression (size-limited).
+    pub fn parse(text: &str) -> Result<Matcher, String> {
+        if let Some(pattern) = text.strip_prefix("re:") {
+            let re = RegexBuilder::new(pattern)
+                .size_limit(1 << 20)
+                .build()
+                .map_err(|e| format!("bad regular expression: {}", first_line(&e.to_string())))?;
+            return Ok(Matcher::Regex(re));
+        }
+        let case_sensitive = text.chars().any(char::is_uppercase);
+        Ok(Matcher::Substring {
+            needle: if case_sensitive {
+                text.to_string()
+            } else {
+                text.to_lowercase()
+            },
+            case_sensitive,
+        })
+    }
+
+    /// Whether `hay` matches.
+    pub fn is_match(&self, hay: &str) -> bool {
         match self {
             Matcher::Substring {
                 needle,
@@ -234,23 +258,7 @@ impl Filter {
             Some(("contract", r)) => (FilterField::Contract, r),
             _ => (FilterField::Any, trimmed),
         };
-        let matcher = if let Some(pattern) = rest.strip_prefix("re:") {
-            let re = RegexBuilder::new(pattern)
-                .size_limit(1 << 20)
-                .build()
-                .map_err(|e| format!("bad regular expression: {}", first_line(&e.to_string())))?;
-            Matcher::Regex(re)
-        } else {
-            let case_sensitive = rest.chars().any(char::is_uppercase);
-            Matcher::Substring {
-                needle: if case_sensitive {
-                    rest.to_string()
-                } else {
-                    rest.to_lowercase()
-                },
-                case_sensitive,
-            }
-        };
+        let matcher = Matcher::parse(rest)?;
         Ok(Some(Filter {
             input: trimmed.to_string(),
             field,

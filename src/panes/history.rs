@@ -1836,14 +1836,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn digits_are_grouped() {
-        assert_eq!(group_digits(0), "0");
-        assert_eq!(group_digits(999), "999");
-        assert_eq!(group_digits(1000), "1,000");
-        assert_eq!(group_digits(1_234_567), "1,234,567");
-    }
-
-    #[test]
     fn columns_fill_the_width_and_drop_low_value_ones() {
         for w in [0u16, 10, 40, 51, 52, 78, 80, 100, 118, 200] {
             let cols = columns(w);

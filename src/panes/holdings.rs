@@ -21,6 +21,7 @@
 //! Also home of the small pieces the Validators pane shares: [`Amount`] (exact Daml decimals),
 //! [`Completer`] (Tab completion of the last id in a list) and [`split_ids`].
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
@@ -39,7 +40,9 @@ use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, Shared};
 use crate::ui::layout::{centered, framed, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};
-use crate::ui::scroll::ScrollState;
+use crate::ui::table::{
+    Align, Cell, Column, Columns, DataTable, Draw, KEEP, SortKey, TableRow, Width, cmp_decimal, put,
+};
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
 
@@ -146,6 +149,14 @@ impl Amount {
         (grouped, frac)
     }
 
+    /// The key a table sorts the value by.
+    pub fn sort_key(self) -> SortKey<'static> {
+        SortKey::Decimal {
+            units: self.units,
+            scale: self.scale,
+        }
+    }
+
     /// The exact value as plain text (`-1234.5`): no grouping, no trailing zeros.
     pub fn plain(self) -> String {
         let (int, frac) = self.parts();
@@ -166,16 +177,7 @@ impl PartialOrd for Amount {
 
 impl Ord for Amount {
     fn cmp(&self, other: &Self) -> Ordering {
-        let scale = self.scale.max(other.scale);
-        match (self.rescaled(scale), other.rescaled(scale)) {
-            (Some(a), Some(b)) => a.cmp(&b),
-            // Out of range when rescaled: the sign and the integer parts decide.
-            _ => {
-                let a = self.units / 10i128.pow(self.scale);
-                let b = other.units / 10i128.pow(other.scale);
-                a.cmp(&b)
-            }
-        }
+        cmp_decimal((self.units, self.scale), (other.units, other.scale))
     }
 }
 
@@ -385,24 +387,6 @@ pub fn render_candidates(completer: &Completer, area: Rect, buf: &mut Buffer, th
         spans.push(Span::raw("  "));
     }
     buf.set_line(area.x, area.y, &Line::from(spans), area.width);
-}
-
-/// Draws `text` right-aligned in `width` columns at (`x`, `y`), cut when too long.
-pub fn put_right(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, style: Style) {
-    let s = safe_line(text, usize::from(width));
-    let w = u16::try_from(unicode_width::UnicodeWidthStr::width(s.as_ref())).unwrap_or(width);
-    buf.set_stringn(
-        x + width.saturating_sub(w),
-        y,
-        s.as_ref(),
-        usize::from(width),
-        style,
-    );
-}
-
-/// A sort mark for a header.
-pub fn sort_mark(desc: bool) -> &'static str {
-    if desc { " ▼" } else { " ▲" }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -648,13 +632,50 @@ impl HoldingRow {
             _ => false,
         }
     }
+}
 
-    fn cell(&self, col: HoldCol) -> &AmountCell {
-        match col {
-            HoldCol::Unlocked => &self.unlocked,
-            HoldCol::Locked => &self.locked,
-            HoldCol::Party | HoldCol::Total => &self.total,
+/// A row as the table draws it: the amounts formatted once when the answer arrives (decimal
+/// points aligned over the column and its total).
+#[derive(Debug, Clone, PartialEq)]
+struct HoldingLine {
+    party: String,
+    /// Unlocked, locked, total: the text drawn and the exact value.
+    amounts: [(String, Option<Amount>); 3],
+    consistent: bool,
+    /// The party and the amounts as the server sent them.
+    filter: String,
+}
+
+impl TableRow for HoldingLine {
+    type Col = HoldCol;
+    type Ctx = ();
+
+    fn cell(&self, col: HoldCol, _width: u16, _: &(), theme: &Theme) -> Cell<'_> {
+        if col == HoldCol::Party {
+            return Cell::new(self.party.as_str(), theme.party);
         }
+        let (text, value) = &self.amounts[amount_index(col)];
+        let style = if value.is_none() || (col == HoldCol::Total && !self.consistent) {
+            theme.status_warn
+        } else if value.is_some_and(Amount::is_negative) {
+            theme.status_err
+        } else {
+            Style::default()
+        };
+        Cell::new(text.as_str(), style)
+    }
+
+    fn sort_key(&self, col: HoldCol) -> SortKey<'_> {
+        match col {
+            HoldCol::Party => SortKey::Text(Cow::Borrowed(&self.party)),
+            _ => self.amounts[amount_index(col)]
+                .1
+                .map_or(SortKey::Missing, Amount::sort_key),
+        }
+    }
+
+    fn filter_text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.filter)
     }
 }
 
@@ -721,13 +742,6 @@ pub enum HoldCol {
 }
 
 impl HoldCol {
-    const ALL: [HoldCol; 4] = [
-        HoldCol::Party,
-        HoldCol::Unlocked,
-        HoldCol::Locked,
-        HoldCol::Total,
-    ];
-
     /// The header title.
     pub fn title(self) -> &'static str {
         match self {
@@ -738,11 +752,27 @@ impl HoldCol {
         }
     }
 
-    fn next(self) -> HoldCol {
-        let i = HoldCol::ALL.iter().position(|c| *c == self).unwrap_or(0);
-        HoldCol::ALL[(i + 1) % HoldCol::ALL.len()]
+    /// The table's columns: Party and Total always, Unlocked and Locked when they fit (amount
+    /// widths follow the values: see [`HoldingsPane::resort`]). Amounts sort largest first.
+    fn columns() -> Columns<HoldCol> {
+        let amount = |id: HoldCol, priority| {
+            Column::new(id, id.title(), Width::Fixed(0))
+                .right()
+                .descending_first()
+                .priority(priority)
+        };
+        Columns::new(vec![
+            Column::new(HoldCol::Party, "Party", Width::fill(MIN_PARTY)),
+            amount(HoldCol::Unlocked, 5),
+            amount(HoldCol::Locked, 4),
+            amount(HoldCol::Total, KEEP),
+        ])
+        .sorted_by(HoldCol::Total, true)
     }
 }
+
+/// The party column gets at least this much before amount columns are dropped.
+const MIN_PARTY: u16 = 16;
 
 /// Explains a failed holdings query in one line (server text sanitised).
 pub fn explain_error(e: &ApiError, exact: bool) -> String {
@@ -779,7 +809,7 @@ pub fn explain_error(e: &ApiError, exact: bool) -> String {
 // ---------------------------------------------------------------------------------------------
 
 /// The Holdings pane.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct HoldingsPane {
     pub form: HoldingsForm,
     /// Whether the form dialog is open (raw keys go to it).
@@ -790,20 +820,28 @@ pub struct HoldingsPane {
     pub result: Option<HoldingsResult>,
     /// Why the last query failed.
     pub error: Option<String>,
-    /// Rows in display order (indices into `result.rows`).
-    order: Vec<usize>,
+    /// The column the table is sorted by.
     pub sort_col: HoldCol,
-    pub sort_desc: bool,
-    scroll: ScrollState,
+    /// The result's rows as drawn, and the totals line (unlocked, locked, total).
+    lines: Vec<HoldingLine>,
+    totals: [String; 3],
+    table: DataTable<HoldCol>,
 }
 
 impl HoldingsPane {
     /// A new pane.
     pub fn new(_sh: &Shared) -> Self {
         HoldingsPane {
+            form: HoldingsForm::default(),
+            form_open: false,
+            pending: None,
+            query: None,
+            result: None,
+            error: None,
             sort_col: HoldCol::Total,
-            sort_desc: true,
-            ..HoldingsPane::default()
+            lines: Vec::new(),
+            totals: Default::default(),
+            table: DataTable::new(HoldCol::columns()),
         }
     }
 
@@ -812,23 +850,29 @@ impl HoldingsPane {
         self.pending.is_some()
     }
 
-    /// The party ids in display order.
+    /// The party ids in display order (the ones the `/` filter lets through).
     pub fn ordered_parties(&self) -> Vec<&str> {
-        let Some(r) = &self.result else {
-            return Vec::new();
-        };
-        self.order
-            .iter()
-            .filter_map(|i| r.rows.get(*i))
-            .map(|row| row.party.as_str())
+        self.table
+            .ordered(&self.lines)
+            .map(|l| l.party.as_str())
             .collect()
     }
 
     /// The selected row's party id.
     pub fn selected_party(&self) -> Option<&str> {
-        let r = self.result.as_ref()?;
-        let i = *self.order.get(self.scroll.cursor())?;
-        r.rows.get(i).map(|row| row.party.as_str())
+        self.table
+            .selected_row(&self.lines)
+            .map(|l| l.party.as_str())
+    }
+
+    /// The applied `/` filter.
+    pub fn filter_text(&self) -> Option<&str> {
+        self.table.filter_text()
+    }
+
+    /// Whether the `/` filter input is open (it has every key).
+    pub fn is_filtering(&self) -> bool {
+        self.table.is_filtering()
     }
 
     /// Opens the query form with its defaults.
@@ -860,35 +904,58 @@ impl HoldingsPane {
         }
     }
 
+    /// Rebuilds the table from the result: formats the amounts once (decimal points aligned
+    /// over each column and its total), sizes the amount columns to them, and sorts, keeping
+    /// the selected party selected.
     fn resort(&mut self) {
-        let Some(r) = &self.result else {
-            self.order.clear();
-            self.scroll.set_len(0);
-            return;
-        };
         let selected = self.selected_party().map(str::to_string);
-        let mut order: Vec<usize> = (0..r.rows.len()).collect();
-        let col = self.sort_col;
-        order.sort_by(|&a, &b| {
-            let (ra, rb) = (&r.rows[a], &r.rows[b]);
-            let ord = match col {
-                HoldCol::Party => ra.party.cmp(&rb.party),
-                _ => match (ra.cell(col).value, rb.cell(col).value) {
-                    (Some(x), Some(y)) => x.cmp(&y),
-                    (Some(_), None) => Ordering::Greater,
-                    (None, Some(_)) => Ordering::Less,
-                    (None, None) => Ordering::Equal,
-                },
-            };
-            let ord = if self.sort_desc { ord.reverse() } else { ord };
-            ord.then_with(|| ra.party.cmp(&rb.party))
-        });
-        self.order = order;
-        self.scroll.set_len(self.order.len());
-        if let Some(p) = selected
-            && let Some(pos) = self.ordered_parties().iter().position(|x| *x == p)
-        {
-            self.scroll.select(pos);
+        let (lines, totals) = match &self.result {
+            Some(r) => {
+                let [u, l, t] = self.formatted(r);
+                let lines = r
+                    .rows
+                    .iter()
+                    .enumerate()
+                    .map(|(i, row)| HoldingLine {
+                        party: row.party.clone(),
+                        amounts: [
+                            (u[i].clone(), row.unlocked.value),
+                            (l[i].clone(), row.locked.value),
+                            (t[i].clone(), row.total.value),
+                        ],
+                        consistent: row.consistent(),
+                        filter: format!(
+                            "{} {} {} {}",
+                            row.party, row.unlocked.raw, row.locked.raw, row.total.raw
+                        ),
+                    })
+                    .collect();
+                let n = r.rows.len();
+                for (col, texts) in [
+                    (HoldCol::Unlocked, &u),
+                    (HoldCol::Locked, &l),
+                    (HoldCol::Total, &t),
+                ] {
+                    let w = texts
+                        .iter()
+                        .map(|s| unicode_width::UnicodeWidthStr::width(s.as_str()))
+                        .max()
+                        .unwrap_or(0)
+                        .max(col.title().len() + 2)
+                        // An amount column never needs more (longer text is cut with a marker).
+                        .min(MAX_AMOUNT_COL);
+                    let w = u16::try_from(w).unwrap_or(u16::MAX);
+                    self.table.columns_mut().set_width(col, Width::Fixed(w));
+                }
+                (lines, [u[n].clone(), l[n].clone(), t[n].clone()])
+            }
+            None => (Vec::new(), Default::default()),
+        };
+        self.lines = lines;
+        self.totals = totals;
+        self.table.set_rows(&self.lines);
+        if let Some(p) = selected {
+            self.table.select_where(&self.lines, |l| l.party == p);
         }
     }
 
@@ -1049,23 +1116,13 @@ impl HoldingsPane {
         if table_h < 2 {
             return;
         }
-        // Columns: amounts as wide as their values, the party takes the rest.
-        let cols = self.columns(r, area.width);
-        let mut x = area.x;
-        for (col, w) in &cols {
-            let mut title = col.title().to_string();
-            if *col == self.sort_col {
-                title.push_str(sort_mark(self.sort_desc));
-            }
-            if *col == HoldCol::Party {
-                buf.set_stringn(x, y, &title, usize::from(*w), theme.table_header);
-            } else {
-                put_right(buf, x, y, &title, *w, theme.table_header);
-            }
-            x = x.saturating_add(w + 1);
-        }
-        y += 1;
+        let draw = Draw::new(&(), theme, focused);
         if r.rows.is_empty() {
+            let header = Rect::new(area.x, y, area.width, 1);
+            self.table
+                .columns()
+                .render_header::<HoldingLine>(header, buf, &draw);
+            y += 1;
             if y < bottom {
                 buf.set_stringn(
                     area.x,
@@ -1084,83 +1141,40 @@ impl HoldingsPane {
             );
             return;
         }
-        let room = bottom.saturating_sub(y);
+        // Below the header: the rows, then the totals when there is room.
+        let room = bottom.saturating_sub(y + 1);
         let (rows_h, show_footer) = if room > footer_h + 1 {
             (room - footer_h, true)
         } else {
             (room, false)
         };
-        let amount_cols = self.formatted(r);
-        let selection = theme.selection_style(focused);
-        for (line, pos) in self.scroll.visible_range(usize::from(rows_h)).enumerate() {
-            let Some(&i) = self.order.get(pos) else {
-                continue;
-            };
-            let Some(row) = r.rows.get(i) else {
-                continue;
-            };
-            let ry = y + line as u16;
-            let mut x = area.x;
-            for (col, w) in &cols {
-                match col {
-                    HoldCol::Party => {
-                        buf.set_stringn(
-                            x,
-                            ry,
-                            safe_line(&row.party, usize::from(*w)),
-                            usize::from(*w),
-                            theme.party,
-                        );
-                    }
-                    _ => {
-                        let k = amount_index(*col);
-                        let text = &amount_cols[k][i];
-                        let cell = row.cell(*col);
-                        let style = if cell.value.is_none()
-                            || (*col == HoldCol::Total && !row.consistent())
-                        {
-                            theme.status_warn
-                        } else if cell.value.is_some_and(Amount::is_negative) {
-                            theme.status_err
-                        } else {
-                            Style::default()
-                        };
-                        put_right(buf, x, ry, text, *w, style);
-                    }
-                }
-                x = x.saturating_add(w + 1);
-            }
-            if pos == self.scroll.cursor() {
-                buf.set_style(Rect::new(area.x, ry, area.width, 1), selection);
-            }
-        }
+        let table = Rect::new(area.x, y, area.width, rows_h + 1);
+        self.table.render(table, buf, &self.lines, &draw);
         if !show_footer {
             return;
         }
-        let fy = y + rows_h;
+        let fy = y + 1 + rows_h;
         buf.set_stringn(area.x, fy, "─".repeat(width), width, theme.border);
         let ty = fy + 1;
-        let mut x = area.x;
         let bold = theme.accent.add_modifier(Modifier::BOLD);
-        for (col, w) in &cols {
-            match col {
+        for p in self.table.columns().layout(area.width) {
+            let x = area.x + p.x;
+            match p.id {
                 HoldCol::Party => {
                     let n = r.rows.len();
                     let label = format!("Total ({n} {})", if n == 1 { "party" } else { "parties" });
-                    buf.set_stringn(x, ty, &label, usize::from(*w), bold);
+                    put(buf, x, ty, &label, p.width, Align::Left, bold);
                 }
-                _ => {
-                    let k = amount_index(*col);
-                    let text = &amount_cols[k][r.rows.len()];
+                col => {
+                    let k = amount_index(col);
                     let style = if r.totals[k].is_some() {
                         bold
                     } else {
                         theme.status_warn
                     };
-                    put_right(buf, x, ty, text, *w, style);
+                    put(buf, x, ty, &self.totals[k], p.width, Align::Right, style);
                 }
             }
-            x = x.saturating_add(w + 1);
         }
         self.render_missing(
             r,
@@ -1217,54 +1231,6 @@ impl HoldingsPane {
             aligned_amounts(&values, &raws)
         };
         [col(0), col(1), col(2)]
-    }
-
-    /// Visible columns and widths: Total and Party always; Unlocked and Locked when they fit.
-    fn columns(&self, r: &HoldingsResult, width: u16) -> Vec<(HoldCol, u16)> {
-        let f = self.formatted(r);
-        let need = |k: usize, col: HoldCol| -> u16 {
-            let w = f[k]
-                .iter()
-                .map(|s| unicode_width::UnicodeWidthStr::width(s.as_str()))
-                .max()
-                .unwrap_or(0)
-                .max(col.title().len() + 2)
-                // An amount column never needs more (longer text is cut with a marker).
-                .min(MAX_AMOUNT_COL);
-            u16::try_from(w).unwrap_or(u16::MAX)
-        };
-        let (wu, wl, wt) = (
-            need(0, HoldCol::Unlocked),
-            need(1, HoldCol::Locked),
-            need(2, HoldCol::Total),
-        );
-        const MIN_PARTY: u16 = 16;
-        let fits = |cols: &[u16]| -> Option<u16> {
-            let used = cols
-                .iter()
-                .fold(0u16, |acc, w| acc.saturating_add(w.saturating_add(1)));
-            width.checked_sub(used).filter(|p| *p >= MIN_PARTY)
-        };
-        if let Some(p) = fits(&[wu, wl, wt]) {
-            vec![
-                (HoldCol::Party, p),
-                (HoldCol::Unlocked, wu),
-                (HoldCol::Locked, wl),
-                (HoldCol::Total, wt),
-            ]
-        } else if let Some(p) = fits(&[wu, wt]) {
-            vec![
-                (HoldCol::Party, p),
-                (HoldCol::Unlocked, wu),
-                (HoldCol::Total, wt),
-            ]
-        } else {
-            let wt = wt.min(width / 2);
-            vec![
-                (HoldCol::Party, width.saturating_sub(wt + 1)),
-                (HoldCol::Total, wt),
-            ]
-        }
     }
 
     fn render_form(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
@@ -1395,7 +1361,7 @@ impl Pane for HoldingsPane {
     }
 
     fn key_context(&self) -> KeyContext {
-        if self.form_open {
+        if self.wants_raw_keys() {
             KeyContext::TextInput
         } else {
             KeyContext::List
@@ -1403,17 +1369,25 @@ impl Pane for HoldingsPane {
     }
 
     fn wants_raw_keys(&self) -> bool {
-        self.form_open
+        self.form_open || self.table.is_filtering()
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        if key.kind == KeyEventKind::Release || !self.form_open {
+        if key.kind == KeyEventKind::Release {
             return;
         }
-        self.form_key(key, sh, out);
+        if self.form_open {
+            self.form_key(key, sh, out);
+        } else {
+            self.table.on_key(key, &self.lines);
+        }
     }
 
     fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
+        if !self.form_open {
+            self.table.on_paste(text, &self.lines);
+            return;
+        }
         let f = &mut self.form;
         let field = f.field;
         if let Some(input) = f.input_mut(field)
@@ -1437,17 +1411,6 @@ impl Pane for HoldingsPane {
                 }
                 true
             }
-            Command::Sort => {
-                self.sort_col = self.sort_col.next();
-                self.sort_desc = self.sort_col != HoldCol::Party;
-                self.resort();
-                true
-            }
-            Command::SortReverse => {
-                self.sort_desc = !self.sort_desc;
-                self.resort();
-                true
-            }
             Command::Copy => {
                 match self.selected_party().map(|p| sanitize(p).into_owned()) {
                     Some(p) => out.copy("party id", p),
@@ -1455,13 +1418,13 @@ impl Pane for HoldingsPane {
                 }
                 true
             }
-            Command::Up
-            | Command::Down
-            | Command::PageUp
-            | Command::PageDown
-            | Command::Top
-            | Command::Bottom => self.scroll.navigate(cmd),
-            _ => false,
+            _ => {
+                let used = self.table.on_command(cmd, &self.lines);
+                if let Some((col, _)) = self.table.sort() {
+                    self.sort_col = col;
+                }
+                used
+            }
         }
     }
 
@@ -1494,7 +1457,7 @@ impl Pane for HoldingsPane {
 
     fn set_area(&mut self, area: Rect) {
         // Borders, the query line, the header and the totals footer.
-        self.scroll
+        self.table
             .set_viewport(usize::from(area.height.saturating_sub(6)).max(1));
     }
 
@@ -1511,6 +1474,9 @@ impl Pane for HoldingsPane {
     fn hints(&self) -> Vec<Command> {
         if self.form_open {
             return vec![Command::Confirm, Command::Cancel, Command::Complete];
+        }
+        if self.table.is_filtering() {
+            return vec![Command::Confirm, Command::Cancel];
         }
         let mut v = vec![Command::Edit];
         if self.result.is_some() {

@@ -14,6 +14,7 @@
 //! └──────────────────────────────────────────────────────────────────────────────┘
 //! ```
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use base64::Engine;
@@ -34,7 +35,9 @@ use crate::panes::form::{
 use crate::panes::{AppEvent, Out, Pane, PaneId, Shared};
 use crate::ui::layout::framed;
 use crate::ui::safe::safe_line;
-use crate::ui::scroll::ScrollState;
+use crate::ui::table::{
+    Cell, Column, Columns, DataTable, Draw, ListCol, SortKey, TableInput, TableRow, Width,
+};
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
 
@@ -80,6 +83,119 @@ pub struct BootTx {
     pub bytes: Result<Vec<u8>, String>,
 }
 
+/// The columns of the BFT sequencers table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeqCol {
+    Serial,
+    Id,
+    Url,
+}
+
+impl TableRow for SynchronizerBftSequencer {
+    type Col = SeqCol;
+    type Ctx = ();
+
+    fn cell(&self, col: SeqCol, _width: u16, _: &(), theme: &Theme) -> Cell<'_> {
+        match col {
+            SeqCol::Serial => Cell::new(self.serial_id.to_string(), theme.muted),
+            SeqCol::Id => Cell::new(self.id.as_str(), theme.id),
+            SeqCol::Url => Cell::new(self.p2p_url.as_str(), theme.accent),
+        }
+    }
+
+    fn sort_key(&self, col: SeqCol) -> SortKey<'_> {
+        match col {
+            SeqCol::Serial => SortKey::Int(self.serial_id.into()),
+            SeqCol::Id => SortKey::Text(Cow::Borrowed(&self.id)),
+            SeqCol::Url => SortKey::Text(Cow::Borrowed(&self.p2p_url)),
+        }
+    }
+
+    fn filter_text(&self) -> Cow<'_, str> {
+        Cow::Owned(format!("{} {} {}", self.serial_id, self.id, self.p2p_url))
+    }
+}
+
+/// The columns of the bootstrapping transactions table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BootCol {
+    Name,
+    Size,
+    Base64,
+}
+
+impl TableRow for BootTx {
+    type Col = BootCol;
+    type Ctx = ();
+
+    fn cell(&self, col: BootCol, _width: u16, _: &(), theme: &Theme) -> Cell<'_> {
+        match col {
+            BootCol::Name => Cell::new(self.name.as_str(), theme.accent),
+            BootCol::Size => {
+                let size = match &self.bytes {
+                    Ok(v) => bytes_label(v.len()),
+                    Err(_) => "invalid".to_string(),
+                };
+                Cell::new(size, theme.json_number)
+            }
+            BootCol::Base64 => {
+                let b64 = match &self.bytes {
+                    // Valid base64 is ASCII; only a screenful of it is ever shown.
+                    Ok(_) => Cow::Owned(format!(
+                        "{} chars  {}",
+                        crate::panes::history::group_digits(self.base64.len()),
+                        self.base64.get(..self.base64.len().min(512)).unwrap_or("")
+                    )),
+                    Err(e) => Cow::Borrowed(e.as_str()),
+                };
+                Cell::Text(b64, theme.muted)
+            }
+        }
+    }
+
+    fn sort_key(&self, col: BootCol) -> SortKey<'_> {
+        match col {
+            BootCol::Name => SortKey::Text(Cow::Borrowed(&self.name)),
+            BootCol::Size => self
+                .bytes
+                .as_ref()
+                .map_or(SortKey::Missing, |b| SortKey::Int(b.len() as i128)),
+            BootCol::Base64 => SortKey::Int(self.base64.len() as i128),
+        }
+    }
+
+    fn filter_text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.name)
+    }
+}
+
+/// The three tables of the pane (sequencers, bootstrapping, hosting participants).
+fn seq_table() -> DataTable<SeqCol> {
+    DataTable::new(Columns::new(vec![
+        Column::new(SeqCol::Serial, "Serial", Width::Fixed(6)).priority(1),
+        Column::new(SeqCol::Id, "Id", Width::Fill { min: 1, weight: 2 }),
+        Column::new(SeqCol::Url, "P2P URL", Width::Fill { min: 1, weight: 3 }),
+    ]))
+}
+
+fn boot_table() -> DataTable<BootCol> {
+    DataTable::new(Columns::new(vec![
+        Column::new(BootCol::Name, "Transaction", Width::Fixed(26)),
+        Column::new(BootCol::Size, "Size", Width::Fixed(12)).descending_first(),
+        Column::new(BootCol::Base64, "Base64", Width::fill(0)).descending_first(),
+    ]))
+}
+
+fn hosting_table() -> DataTable<ListCol> {
+    DataTable::new(
+        Columns::new(vec![
+            Column::new(ListCol::Number, "", Width::Fixed(3)).row_number(),
+            Column::new(ListCol::Text, "Participant", Width::fill(0)),
+        ])
+        .without_header(),
+    )
+}
+
 #[derive(Debug, Clone, PartialEq)]
 struct BootResult {
     prefix: String,
@@ -123,15 +239,15 @@ enum FormKind {
 pub struct NetworkPane {
     section: NetSection,
     sequencers: Load<Vec<SynchronizerBftSequencer>>,
-    seq_scroll: ScrollState,
+    seq_table: DataTable<SeqCol>,
     boot: Load<BootResult>,
     boot_prefix: Option<String>,
-    boot_scroll: ScrollState,
+    boot_table: DataTable<BootCol>,
     /// The "save to" path input of the bootstrapping section.
     save_input: Option<TextInput>,
     hosting: Load<Hosting>,
     hosting_query: Option<(String, String)>,
-    hosting_scroll: ScrollState,
+    hosting_table: DataTable<ListCol>,
     weight: Load<Weight>,
     weight_query: Option<(String, Option<String>)>,
     form: Option<(FormKind, Form)>,
@@ -144,14 +260,14 @@ impl Default for NetworkPane {
         NetworkPane {
             section: NetSection::Sequencers,
             sequencers: Load::Idle,
-            seq_scroll: ScrollState::new(0),
+            seq_table: seq_table(),
             boot: Load::Idle,
             boot_prefix: None,
-            boot_scroll: ScrollState::new(0),
+            boot_table: boot_table(),
             save_input: None,
             hosting: Load::Idle,
             hosting_query: None,
-            hosting_scroll: ScrollState::new(0),
+            hosting_table: hosting_table(),
             weight: Load::Idle,
             weight_query: None,
             form: None,
@@ -572,7 +688,7 @@ impl NetworkPane {
 
     fn selected_boot(&self) -> Option<(usize, &BootTx)> {
         let b = self.boot.done()?;
-        let i = self.boot_scroll.cursor();
+        let i = self.boot_table.selected()?;
         b.txs.get(i).map(|t| (i, t))
     }
 
@@ -633,7 +749,7 @@ impl NetworkPane {
                 if let Some(s) = self
                     .sequencers
                     .done()
-                    .and_then(|v| v.get(self.seq_scroll.cursor()))
+                    .and_then(|v| self.seq_table.selected_row(v))
                 {
                     out.copy("sequencer p2p URL", s.p2p_url.clone());
                 }
@@ -647,7 +763,7 @@ impl NetworkPane {
                 if let Some(p) = self
                     .hosting
                     .done()
-                    .and_then(|h| h.participants.get(self.hosting_scroll.cursor()))
+                    .and_then(|h| self.hosting_table.selected_row(&h.participants))
                 {
                     out.copy("participant id", p.clone());
                 }
@@ -660,12 +776,36 @@ impl NetworkPane {
         }
     }
 
-    fn scroll_mut(&mut self) -> Option<&mut ScrollState> {
+    /// The table of the shown section: a command (movement, sort, `/` filter) or, while the
+    /// filter input is open, a raw key or pasted text. Returns whether the table used it.
+    fn table_input(&mut self, input: TableInput<'_>) -> bool {
         match self.section {
-            NetSection::Sequencers => Some(&mut self.seq_scroll),
-            NetSection::Bootstrapping => Some(&mut self.boot_scroll),
-            NetSection::Participants => Some(&mut self.hosting_scroll),
-            NetSection::RewardWeight => None,
+            NetSection::Sequencers => {
+                let rows = self.sequencers.done().map_or(&[][..], Vec::as_slice);
+                self.seq_table.input(input, rows)
+            }
+            NetSection::Bootstrapping => {
+                let rows = self.boot.done().map_or(&[][..], |b| b.txs.as_slice());
+                self.boot_table.input(input, rows)
+            }
+            NetSection::Participants => {
+                let rows = self
+                    .hosting
+                    .done()
+                    .map_or(&[][..], |h| h.participants.as_slice());
+                self.hosting_table.input(input, rows)
+            }
+            NetSection::RewardWeight => false,
+        }
+    }
+
+    /// Whether the `/` filter input of the shown section's table is open.
+    fn is_filtering(&self) -> bool {
+        match self.section {
+            NetSection::Sequencers => self.seq_table.is_filtering(),
+            NetSection::Bootstrapping => self.boot_table.is_filtering(),
+            NetSection::Participants => self.hosting_table.is_filtering(),
+            NetSection::RewardWeight => false,
         }
     }
 
@@ -737,28 +877,8 @@ impl NetworkPane {
                     area.width,
                     area.height.saturating_sub(1),
                 );
-                let w = table.width;
-                let serial_w = 6u16.min(w);
-                let id_w = (w.saturating_sub(serial_w + 2) * 2 / 5).max(1);
-                let url_x = serial_w + 1 + id_w + 1;
-                let rows: Vec<[String; 3]> = seqs
-                    .iter()
-                    .map(|s| [s.serial_id.to_string(), s.id.clone(), s.p2p_url.clone()])
-                    .collect();
-                render_table(
-                    table,
-                    buf,
-                    theme,
-                    focused,
-                    &self.seq_scroll,
-                    &[
-                        ("Serial", 0, serial_w),
-                        ("Id", serial_w + 1, id_w),
-                        ("P2P URL", url_x, w.saturating_sub(url_x)),
-                    ],
-                    &rows,
-                    &[theme.muted, theme.id, theme.accent],
-                );
+                let draw = Draw::new(&(), theme, focused);
+                self.seq_table.render(table, buf, seqs, &draw);
             }
         }
     }
@@ -831,44 +951,8 @@ impl NetworkPane {
                     area.width,
                     area.height.saturating_sub(1),
                 );
-                let w = table.width;
-                let name_w = 26u16.min(w);
-                let size_w = 12u16.min(w.saturating_sub(name_w + 1));
-                let b64_x = name_w + 1 + size_w + 1;
-                let rows: Vec<[String; 3]> = b
-                    .txs
-                    .iter()
-                    .map(|t| {
-                        let size = match &t.bytes {
-                            Ok(v) => bytes_label(v.len()),
-                            Err(_) => "invalid".to_string(),
-                        };
-                        let b64 = match &t.bytes {
-                            // Valid base64 is ASCII; only a screenful of it is ever shown.
-                            Ok(_) => format!(
-                                "{} chars  {}",
-                                crate::panes::history::group_digits(t.base64.len()),
-                                t.base64.get(..t.base64.len().min(512)).unwrap_or("")
-                            ),
-                            Err(e) => e.clone(),
-                        };
-                        [t.name.clone(), size, b64]
-                    })
-                    .collect();
-                render_table(
-                    table,
-                    buf,
-                    theme,
-                    focused,
-                    &self.boot_scroll,
-                    &[
-                        ("Transaction", 0, name_w),
-                        ("Size", name_w + 1, size_w),
-                        ("Base64", b64_x, w.saturating_sub(b64_x)),
-                    ],
-                    &rows,
-                    &[theme.accent, theme.json_number, theme.muted],
-                );
+                let draw = Draw::new(&(), theme, focused);
+                self.boot_table.render(table, buf, &b.txs, &draw);
             }
         }
     }
@@ -920,26 +1004,8 @@ impl NetworkPane {
                 cell(buf, area.x, y, &line, area.width, theme.accent);
                 y += 1;
                 let list = Rect::new(area.x, y, area.width, area.bottom().saturating_sub(y));
-                let rows: Vec<[String; 3]> = h
-                    .participants
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| [format!("{}", i + 1), p.clone(), String::new()])
-                    .collect();
-                render_rows(
-                    list,
-                    buf,
-                    theme,
-                    focused,
-                    &self.hosting_scroll,
-                    &[
-                        ("", 0, 3),
-                        ("", 4, list.width.saturating_sub(4)),
-                        ("", list.width, 0),
-                    ],
-                    &rows,
-                    &[theme.muted, theme.id, theme.muted],
-                );
+                let draw = Draw::new(&theme.id, theme, focused);
+                self.hosting_table.render(list, buf, &h.participants, &draw);
             }
         }
     }
@@ -1036,89 +1102,13 @@ fn hash_miss_message(sh: &Shared, short: &str, misses: &[(usize, String)]) -> St
     msg
 }
 
-/// A column: header, x offset in the table, width.
-type Col<'a> = (&'a str, u16, u16);
-
-/// A header row plus [`render_rows`].
-#[allow(clippy::too_many_arguments)]
-fn render_table(
-    area: Rect,
-    buf: &mut Buffer,
-    theme: &Theme,
-    focused: bool,
-    scroll: &ScrollState,
-    cols: &[Col<'_>],
-    rows: &[[String; 3]],
-    styles: &[ratatui::style::Style; 3],
-) {
-    if area.height == 0 || area.width == 0 {
-        return;
-    }
-    for (title, x, w) in cols {
-        if *x < area.width {
-            cell(
-                buf,
-                area.x + x,
-                area.y,
-                title,
-                (*w).min(area.width - x),
-                theme.table_header,
-            );
-        }
-    }
-    let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
-    render_rows(body, buf, theme, focused, scroll, cols, rows, styles);
-}
-
-/// Rows of three cells, the cursor row highlighted, scrolled to keep it visible.
-#[allow(clippy::too_many_arguments)]
-fn render_rows(
-    area: Rect,
-    buf: &mut Buffer,
-    theme: &Theme,
-    focused: bool,
-    scroll: &ScrollState,
-    cols: &[Col<'_>],
-    rows: &[[String; 3]],
-    styles: &[ratatui::style::Style; 3],
-) {
-    if area.height == 0 || area.width == 0 {
-        return;
-    }
-    let range = scroll.visible_range(usize::from(area.height));
-    for (offset, i) in range.enumerate() {
-        let Some(row) = rows.get(i) else {
-            break;
-        };
-        let y = area.y + offset as u16;
-        for (c, (_, x, w)) in cols.iter().enumerate() {
-            if *x < area.width && *w > 0 {
-                cell(
-                    buf,
-                    area.x + x,
-                    y,
-                    &row[c],
-                    (*w).min(area.width - x),
-                    styles[c],
-                );
-            }
-        }
-        if i == scroll.cursor() {
-            buf.set_style(
-                Rect::new(area.x, y, area.width, 1),
-                theme.selection_style(focused),
-            );
-        }
-    }
-}
-
 impl Pane for NetworkPane {
     fn id(&self) -> PaneId {
         PaneId::Network
     }
 
     fn key_context(&self) -> KeyContext {
-        if self.is_editing() {
+        if self.is_editing() || self.is_filtering() {
             KeyContext::TextInput
         } else {
             KeyContext::List
@@ -1126,7 +1116,7 @@ impl Pane for NetworkPane {
     }
 
     fn wants_raw_keys(&self) -> bool {
-        self.is_editing()
+        self.is_editing() || self.is_filtering()
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
@@ -1139,6 +1129,7 @@ impl Pane for NetworkPane {
             return;
         }
         let Some((_, form)) = &mut self.form else {
+            self.table_input(TableInput::Key(key));
             return;
         };
         match form.handle_key(key) {
@@ -1153,6 +1144,8 @@ impl Pane for NetworkPane {
             input.insert_str(text);
         } else if let Some((_, form)) = &mut self.form {
             form.paste(text);
+        } else {
+            self.table_input(TableInput::Paste(text));
         }
     }
 
@@ -1163,7 +1156,6 @@ impl Pane for NetworkPane {
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
-        let viewport = self.list_viewport();
         match cmd {
             Command::NextSection | Command::PrevSection => {
                 let n = NetSection::ALL.len();
@@ -1176,26 +1168,6 @@ impl Pane for NetworkPane {
                 self.section = NetSection::ALL[next];
                 if self.section == NetSection::Sequencers && self.sequencers.is_idle() {
                     self.load_sequencers(sh, out);
-                }
-                true
-            }
-            Command::Up
-            | Command::Down
-            | Command::PageUp
-            | Command::PageDown
-            | Command::Top
-            | Command::Bottom => {
-                let Some(scroll) = self.scroll_mut() else {
-                    return false;
-                };
-                scroll.set_viewport(viewport);
-                match cmd {
-                    Command::Up => scroll.up(1),
-                    Command::Down => scroll.down(1),
-                    Command::PageUp => scroll.page_up(),
-                    Command::PageDown => scroll.page_down(),
-                    Command::Top => scroll.top(),
-                    _ => scroll.bottom(),
                 }
                 true
             }
@@ -1218,7 +1190,7 @@ impl Pane for NetworkPane {
                 self.copy(out);
                 true
             }
-            _ => false,
+            _ => self.table_input(TableInput::Command(cmd)),
         }
     }
 
@@ -1233,7 +1205,7 @@ impl Pane for NetworkPane {
         if self.sequencers.waits_for(id) {
             self.sequencers = match result {
                 Ok(Response::BftSequencers(r)) => {
-                    self.seq_scroll.set_len(r.bft_sequencers.len());
+                    self.seq_table.set_rows(&r.bft_sequencers);
                     Load::Done(r.bft_sequencers.clone())
                 }
                 Ok(_) => Load::Failed("unexpected response to /v0/sv-bft-sequencers".into()),
@@ -1244,7 +1216,7 @@ impl Pane for NetworkPane {
             self.boot = match result {
                 Ok(Response::Bootstrapping(r)) => {
                     let txs = boot_txs(r);
-                    self.boot_scroll = ScrollState::new(txs.len());
+                    self.boot_table.reset_rows(&txs);
                     Load::Done(BootResult { prefix, txs })
                 }
                 Ok(_) => Load::Failed("unexpected response to the bootstrapping request".into()),
@@ -1259,7 +1231,7 @@ impl Pane for NetworkPane {
             let (domain, party) = self.hosting_query.clone().unwrap_or_default();
             self.hosting = match result {
                 Ok(Response::ParticipantIds(r)) => {
-                    self.hosting_scroll = ScrollState::new(r.participant_ids.len());
+                    self.hosting_table.reset_rows(&r.participant_ids);
                     Load::Done(Hosting {
                         domain,
                         party,
@@ -1289,13 +1261,9 @@ impl Pane for NetworkPane {
     fn set_area(&mut self, area: Rect) {
         self.area = area;
         let v = self.list_viewport();
-        for s in [
-            &mut self.seq_scroll,
-            &mut self.boot_scroll,
-            &mut self.hosting_scroll,
-        ] {
-            s.set_viewport(v);
-        }
+        self.seq_table.set_viewport(v);
+        self.boot_table.set_viewport(v);
+        self.hosting_table.set_viewport(v);
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
@@ -1330,6 +1298,9 @@ impl Pane for NetworkPane {
     fn hints(&self) -> Vec<Command> {
         if self.is_editing() {
             return vec![Command::Confirm, Command::Complete, Command::Cancel];
+        }
+        if self.is_filtering() {
+            return vec![Command::Confirm, Command::Cancel];
         }
         match self.section {
             NetSection::Sequencers => vec![

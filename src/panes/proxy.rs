@@ -12,6 +12,8 @@
 //! └──────────────────────────────────────────────────────────────────────────────┘
 //! ```
 
+use std::borrow::Cow;
+
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -31,7 +33,9 @@ use crate::panes::holdings::Amount;
 use crate::panes::{Out, Pane, PaneId, Shared};
 use crate::ui::json::JsonView;
 use crate::ui::layout::framed;
-use crate::ui::scroll::ScrollState;
+use crate::ui::table::{
+    Cell, Column, Columns, DataTable, Draw, SortKey, TableInput, TableRow, Width,
+};
 use crate::ui::theme::Theme;
 
 /// Table width from which the coupon details show beside the table.
@@ -116,7 +120,8 @@ impl ContractView {
             if y >= area.bottom() {
                 return;
             }
-            label_value(buf, area.x, y, area.width, label, value, style, theme);
+            let row = Rect::new(area.x, y, area.width, 1);
+            label_value(buf, row, label, (value, style), theme);
             y += 1;
         }
         if y >= area.bottom() {
@@ -161,6 +166,138 @@ impl TransferRow {
     }
 }
 
+/// The columns of the transfer commands table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransferCol {
+    Status,
+    Failure,
+    Contract,
+    Receiver,
+    Amount,
+    Reason,
+}
+
+impl TableRow for TransferRow {
+    type Col = TransferCol;
+    type Ctx = ();
+
+    fn cell(&self, col: TransferCol, _width: u16, _: &(), theme: &Theme) -> Cell<'_> {
+        match col {
+            TransferCol::Status => {
+                Cell::new(self.status.to_string(), status_style(&self.status, theme))
+            }
+            TransferCol::Failure => Cell::new(
+                self.failure_kind
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
+                theme.status_err,
+            ),
+            TransferCol::Contract => Cell::new(short_id(&self.contract_id, 12), theme.id),
+            TransferCol::Receiver => Cell::new(short_party(&self.receiver), theme.party),
+            TransferCol::Amount => Cell::new(trim_decimal(&self.amount), theme.json_number),
+            TransferCol::Reason => Cell::new(self.reason.as_deref().unwrap_or(""), theme.muted),
+        }
+    }
+
+    fn sort_key(&self, col: TransferCol) -> SortKey<'_> {
+        let text = |s: String| SortKey::Text(Cow::Owned(s));
+        match col {
+            TransferCol::Status => text(self.status.to_string()),
+            TransferCol::Failure => self
+                .failure_kind
+                .as_ref()
+                .map_or(SortKey::Missing, |k| text(k.to_string())),
+            TransferCol::Contract => SortKey::Text(Cow::Borrowed(&self.contract_id)),
+            TransferCol::Receiver => SortKey::Text(Cow::Borrowed(&self.receiver)),
+            TransferCol::Amount => {
+                Amount::parse(&self.amount).map_or(SortKey::Missing, Amount::sort_key)
+            }
+            TransferCol::Reason => self
+                .reason
+                .as_deref()
+                .map_or(SortKey::Missing, |r| SortKey::Text(Cow::Borrowed(r))),
+        }
+    }
+
+    fn filter_text(&self) -> Cow<'_, str> {
+        Cow::Owned(format!(
+            "{} {} {} {} {}",
+            status_text(self),
+            self.contract_id,
+            self.receiver,
+            self.amount,
+            self.reason.as_deref().unwrap_or("")
+        ))
+    }
+}
+
+/// The columns of the coupons table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CouponCol {
+    Amount,
+    Contract,
+    Created,
+}
+
+impl TableRow for ContractWithState {
+    type Col = CouponCol;
+    /// Times are shown in the session's zone.
+    type Ctx = Shared;
+
+    fn cell(&self, col: CouponCol, _width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
+        match col {
+            CouponCol::Amount => Cell::new(
+                grouped_amount(&payload_str(self, "amount").unwrap_or_default()),
+                theme.json_number,
+            ),
+            CouponCol::Contract => Cell::new(short_id(&self.contract.contract_id, 12), theme.id),
+            CouponCol::Created => {
+                Cell::new(display_time(&self.contract.created_at, sh), theme.time)
+            }
+        }
+    }
+
+    fn sort_key(&self, col: CouponCol) -> SortKey<'_> {
+        match col {
+            CouponCol::Amount => payload_str(self, "amount")
+                .and_then(|a| Amount::parse(&a))
+                .map_or(SortKey::Missing, Amount::sort_key),
+            CouponCol::Contract => SortKey::Text(Cow::Borrowed(&self.contract.contract_id)),
+            CouponCol::Created => SortKey::Text(Cow::Borrowed(&self.contract.created_at)),
+        }
+    }
+
+    fn filter_text(&self) -> Cow<'_, str> {
+        Cow::Owned(format!(
+            "{} {} {}",
+            payload_str(self, "amount").unwrap_or_default(),
+            self.contract.contract_id,
+            self.contract.created_at
+        ))
+    }
+}
+
+fn coupon_table() -> DataTable<CouponCol> {
+    DataTable::new(Columns::new(vec![
+        Column::new(CouponCol::Amount, "Amount", Width::Fixed(14)).descending_first(),
+        Column::new(CouponCol::Contract, "Contract", Width::Fixed(14)),
+        Column::new(CouponCol::Created, "Created at", Width::fill(0)),
+    ]))
+}
+
+fn transfer_table() -> DataTable<TransferCol> {
+    let col = |id, title, width| Column::new(id, title, Width::Fixed(width));
+    DataTable::new(Columns::new(vec![
+        col(TransferCol::Status, "Status", 8),
+        col(TransferCol::Failure, "Failure", 10),
+        col(TransferCol::Contract, "Contract", 14),
+        col(TransferCol::Receiver, "Receiver", 14),
+        col(TransferCol::Amount, "Amount", 12).descending_first(),
+        Column::new(TransferCol::Reason, "Reason", Width::fill(0)),
+    ]))
+}
+
 #[derive(Debug, Clone, PartialEq)]
 struct TransferQuery {
     sender: String,
@@ -175,14 +312,14 @@ pub struct ProxyPane {
     coupons: Load<Vec<ContractWithState>>,
     /// Exact sum of the coupons' amounts ("?" when one is unreadable), computed on arrival.
     coupon_total: String,
-    coupon_scroll: ScrollState,
+    coupon_table: DataTable<CouponCol>,
     /// The selected coupon's details (rebuilt when the selection moves).
     coupon_view: Option<Box<ContractView>>,
     /// Keys go to the coupon details (Enter on the table; Esc back).
     coupon_details: bool,
     transfers: Load<Vec<TransferRow>>,
     transfer_query: Option<TransferQuery>,
-    transfer_scroll: ScrollState,
+    transfer_table: DataTable<TransferCol>,
     form: Option<Form>,
     area: Rect,
 }
@@ -195,12 +332,12 @@ impl ProxyPane {
             rules: Load::Idle,
             coupons: Load::Idle,
             coupon_total: String::new(),
-            coupon_scroll: ScrollState::new(0),
+            coupon_table: coupon_table(),
             coupon_view: None,
             coupon_details: false,
             transfers: Load::Idle,
             transfer_query: None,
-            transfer_scroll: ScrollState::new(0),
+            transfer_table: transfer_table(),
             form: None,
             area: Rect::default(),
         }
@@ -333,7 +470,7 @@ impl ProxyPane {
         self.coupon_view = self
             .coupons
             .done()
-            .and_then(|c| c.get(self.coupon_scroll.cursor()))
+            .and_then(|c| self.coupon_table.selected_row(c))
             .map(|c| Box::new(ContractView::new(c)));
     }
 
@@ -352,7 +489,7 @@ impl ProxyPane {
                 if let Some(c) = self
                     .coupons
                     .done()
-                    .and_then(|c| c.get(self.coupon_scroll.cursor()))
+                    .and_then(|c| self.coupon_table.selected_row(c))
                 {
                     out.copy("coupon contract id", c.contract.contract_id.clone());
                 }
@@ -361,7 +498,7 @@ impl ProxyPane {
                 if let Some(t) = self
                     .transfers
                     .done()
-                    .and_then(|t| t.get(self.transfer_scroll.cursor()))
+                    .and_then(|t| self.transfer_table.selected_row(t))
                 {
                     out.copy("transfer command contract id", t.contract_id.clone());
                 }
@@ -383,11 +520,33 @@ impl ProxyPane {
         }
     }
 
-    fn list_scroll_mut(&mut self) -> Option<&mut ScrollState> {
+    /// The table that has the keys (coupons without their details, transfers): a command
+    /// (movement, sort, `/` filter) or, while the filter input is open, a raw key or pasted
+    /// text. `None` when no table has the keys, else whether it used the input.
+    fn table_input(&mut self, input: TableInput<'_>) -> Option<bool> {
         match self.section {
-            ProxySection::Coupons if !self.coupon_details => Some(&mut self.coupon_scroll),
-            ProxySection::Transfers => Some(&mut self.transfer_scroll),
+            ProxySection::Coupons if !self.coupon_details => {
+                let rows = self.coupons.done().map_or(&[][..], Vec::as_slice);
+                let used = self.coupon_table.input(input, rows);
+                if used {
+                    self.sync_coupon_view();
+                }
+                Some(used)
+            }
+            ProxySection::Transfers => {
+                let rows = self.transfers.done().map_or(&[][..], Vec::as_slice);
+                Some(self.transfer_table.input(input, rows))
+            }
             _ => None,
+        }
+    }
+
+    /// Whether the `/` filter input of the shown table is open.
+    fn is_filtering(&self) -> bool {
+        match self.section {
+            ProxySection::Coupons => self.coupon_table.is_filtering(),
+            ProxySection::Transfers => self.transfer_table.is_filtering(),
+            ProxySection::AmuletRules => false,
         }
     }
 
@@ -507,56 +666,8 @@ impl ProxyPane {
             table.width,
             table.height.saturating_sub(1),
         );
-        if t.height == 0 {
-            return;
-        }
-        let amount_w = 14u16;
-        let cid_w = 14u16;
-        let created_w = t.width.saturating_sub(amount_w + cid_w + 2);
-        let cols = [
-            ("Amount", 0, amount_w),
-            ("Contract", amount_w + 1, cid_w),
-            ("Created at", amount_w + cid_w + 2, created_w),
-        ];
-        for (title, x, w) in cols {
-            if x < t.width {
-                cell(
-                    buf,
-                    t.x + x,
-                    t.y,
-                    title,
-                    w.min(t.width - x),
-                    theme.table_header,
-                );
-            }
-        }
-        let body = Rect::new(t.x, t.y + 1, t.width, t.height - 1);
-        let range = self.coupon_scroll.visible_range(usize::from(body.height));
-        for (offset, i) in range.enumerate() {
-            let Some(c) = coupons.get(i) else {
-                break;
-            };
-            let y = body.y + offset as u16;
-            let values = [
-                (
-                    grouped_amount(&payload_str(c, "amount").unwrap_or_default()),
-                    theme.json_number,
-                ),
-                (short_id(&c.contract.contract_id, 12), theme.id),
-                (display_time(&c.contract.created_at, sh), theme.time),
-            ];
-            for ((_, x, w), (v, style)) in cols.iter().zip(values) {
-                if *x < body.width {
-                    cell(buf, body.x + x, y, &v, (*w).min(body.width - x), style);
-                }
-            }
-            if i == self.coupon_scroll.cursor() {
-                buf.set_style(
-                    Rect::new(body.x, y, body.width, 1),
-                    theme.selection_style(focused && !self.coupon_details),
-                );
-            }
-        }
+        let draw = Draw::new(sh, theme, focused && !self.coupon_details);
+        self.coupon_table.render(t, buf, coupons, &draw);
         if let (Some(side), Some(v)) = (side, &self.coupon_view) {
             for y in side.y..side.bottom() {
                 buf.set_stringn(side.x - 1, y, "│", 1, theme.border);
@@ -588,23 +699,16 @@ impl ProxyPane {
         };
         let mut y = area.y;
         if let Some(q) = &self.transfer_query {
-            label_value(
-                buf,
-                area.x,
-                y,
-                area.width,
-                "Sender ",
-                &format!("{}  nonce {}", q.sender, q.nonce),
-                theme.party,
-                theme,
-            );
+            let value = format!("{}  nonce {}", q.sender, q.nonce);
+            let row = Rect::new(area.x, y, area.width, 1);
+            label_value(buf, row, "Sender ", (&value, theme.party), theme);
             y += 1;
         }
         if y >= area.bottom() {
             return;
         }
         // Details of the selected command at the bottom: its full reason, wrapped.
-        let selected = rows.get(self.transfer_scroll.cursor());
+        let selected = self.transfer_table.selected_row(rows);
         let detail = selected.map(|r| {
             let mut s = format!("{}  {}", r.contract_id, status_text(r));
             if !r.expires_at.is_empty() {
@@ -626,70 +730,8 @@ impl ProxyPane {
             area.width,
             area.bottom().saturating_sub(y) - detail_h,
         );
-        let w = table.width;
-        let fixed = [8u16, 10, 14, 14, 12];
-        let mut x = 0u16;
-        let mut cols = Vec::new();
-        for (title, width) in ["Status", "Failure", "Contract", "Receiver", "Amount"]
-            .into_iter()
-            .zip(fixed)
-        {
-            cols.push((title, x, width));
-            x += width + 1;
-        }
-        cols.push(("Reason", x, w.saturating_sub(x)));
-        if table.height > 0 {
-            for (title, cx, cw) in &cols {
-                if *cx < w {
-                    cell(
-                        buf,
-                        table.x + cx,
-                        table.y,
-                        title,
-                        (*cw).min(w - cx),
-                        theme.table_header,
-                    );
-                }
-            }
-            let body = Rect::new(
-                table.x,
-                table.y + 1,
-                table.width,
-                table.height.saturating_sub(1),
-            );
-            let range = self.transfer_scroll.visible_range(usize::from(body.height));
-            for (offset, i) in range.enumerate() {
-                let Some(r) = rows.get(i) else {
-                    break;
-                };
-                let y = body.y + offset as u16;
-                let values = [
-                    (r.status.to_string(), status_style(&r.status, theme)),
-                    (
-                        r.failure_kind
-                            .as_ref()
-                            .map(ToString::to_string)
-                            .unwrap_or_default(),
-                        theme.status_err,
-                    ),
-                    (short_id(&r.contract_id, 12), theme.id),
-                    (short_party(&r.receiver).to_string(), theme.party),
-                    (trim_decimal(&r.amount), theme.json_number),
-                    (r.reason.clone().unwrap_or_default(), theme.muted),
-                ];
-                for ((_, cx, cw), (v, style)) in cols.iter().zip(values) {
-                    if *cx < body.width && *cw > 0 {
-                        cell(buf, body.x + cx, y, &v, (*cw).min(body.width - cx), style);
-                    }
-                }
-                if i == self.transfer_scroll.cursor() {
-                    buf.set_style(
-                        Rect::new(body.x, y, body.width, 1),
-                        theme.selection_style(focused),
-                    );
-                }
-            }
-        }
+        let draw = Draw::new(&(), theme, focused);
+        self.transfer_table.render(table, buf, rows, &draw);
         if let Some(d) = detail
             && detail_h > 0
         {
@@ -699,21 +741,11 @@ impl ProxyPane {
     }
 }
 
-/// `label` in the muted style then `value`, cut to the width.
-#[allow(clippy::too_many_arguments)]
-fn label_value(
-    buf: &mut Buffer,
-    x: u16,
-    y: u16,
-    width: u16,
-    label: &str,
-    value: &str,
-    style: Style,
-    theme: &Theme,
-) {
-    buf.set_stringn(x, y, label, usize::from(width), theme.muted);
-    let lw = (label.len() as u16).min(width);
-    cell(buf, x + lw, y, value, width - lw, style);
+/// `label` in the muted style then `value` in its style, cut to the width of `row`.
+fn label_value(buf: &mut Buffer, row: Rect, label: &str, value: (&str, Style), theme: &Theme) {
+    buf.set_stringn(row.x, row.y, label, usize::from(row.width), theme.muted);
+    let lw = (label.len() as u16).min(row.width);
+    cell(buf, row.x + lw, row.y, value.0, row.width - lw, value.1);
 }
 
 /// A string field of a contract's payload.
@@ -807,7 +839,7 @@ impl Pane for ProxyPane {
     }
 
     fn key_context(&self) -> KeyContext {
-        if self.form.is_some() {
+        if self.wants_raw_keys() {
             KeyContext::TextInput
         } else if self.section == ProxySection::AmuletRules
             || (self.section == ProxySection::Coupons && self.coupon_details)
@@ -819,11 +851,12 @@ impl Pane for ProxyPane {
     }
 
     fn wants_raw_keys(&self) -> bool {
-        self.form.is_some()
+        self.form.is_some() || self.is_filtering()
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
         let Some(form) = &mut self.form else {
+            self.table_input(TableInput::Key(key));
             return;
         };
         match form.handle_key(key) {
@@ -836,6 +869,8 @@ impl Pane for ProxyPane {
     fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
         if let Some(form) = &mut self.form {
             form.paste(text);
+        } else {
+            self.table_input(TableInput::Paste(text));
         }
     }
 
@@ -890,21 +925,8 @@ impl Pane for ProxyPane {
             }
             _ => {}
         }
-        if let Some(scroll) = self.list_scroll_mut() {
-            scroll.set_viewport(viewport);
-            match cmd {
-                Command::Up => scroll.up(1),
-                Command::Down => scroll.down(1),
-                Command::PageUp => scroll.page_up(),
-                Command::PageDown => scroll.page_down(),
-                Command::Top => scroll.top(),
-                Command::Bottom => scroll.bottom(),
-                _ => return false,
-            }
-            if self.section == ProxySection::Coupons {
-                self.sync_coupon_view();
-            }
-            return true;
+        if let Some(used) = self.table_input(TableInput::Command(cmd)) {
+            return used;
         }
         let Some(json) = self.json_mut() else {
             return false;
@@ -945,7 +967,7 @@ impl Pane for ProxyPane {
             self.coupons = match result {
                 Ok(Response::DevFundCoupons(r)) => {
                     let list = r.unclaimed_development_fund_coupons.clone();
-                    self.coupon_scroll = ScrollState::new(list.len());
+                    self.coupon_table.reset_rows(&list);
                     self.coupon_total = coupon_total(&list);
                     Load::Done(list)
                 }
@@ -962,7 +984,7 @@ impl Pane for ProxyPane {
                         .iter()
                         .map(|(cid, t)| TransferRow::new(cid, t))
                         .collect();
-                    self.transfer_scroll = ScrollState::new(rows.len());
+                    self.transfer_table.reset_rows(&rows);
                     Load::Done(rows)
                 }
                 Ok(_) => Load::Failed("unexpected response to transfer-command/status".into()),
@@ -977,8 +999,8 @@ impl Pane for ProxyPane {
     fn set_area(&mut self, area: Rect) {
         self.area = area;
         let v = self.viewport();
-        self.coupon_scroll.set_viewport(v);
-        self.transfer_scroll.set_viewport(v);
+        self.coupon_table.set_viewport(v);
+        self.transfer_table.set_viewport(v);
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
@@ -1015,6 +1037,9 @@ impl Pane for ProxyPane {
     fn hints(&self) -> Vec<Command> {
         if self.form.is_some() {
             return vec![Command::Confirm, Command::Complete, Command::Cancel];
+        }
+        if self.is_filtering() {
+            return vec![Command::Confirm, Command::Cancel];
         }
         match self.section {
             ProxySection::AmuletRules => vec![

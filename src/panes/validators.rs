@@ -15,7 +15,7 @@
 //! in the loaded history (observers of `ValidatorLicense` contracts), so one Enter shows them
 //! all. Tab completes from the same list.
 
-use std::cmp::Ordering;
+use std::borrow::Cow;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 use ratatui::buffer::Buffer;
@@ -23,19 +23,18 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Widget};
+use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
 use crate::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
-use crate::panes::holdings::{
-    Completer, looks_like_party, put_right, render_candidates, sort_mark, split_ids,
-};
+use crate::panes::holdings::{Completer, looks_like_party, render_candidates, split_ids};
 use crate::panes::{Out, Pane, PaneId, Shared};
 use crate::ui::layout::{centered, framed, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};
-use crate::ui::scroll::ScrollState;
+use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
 
@@ -101,15 +100,6 @@ pub enum ValCol {
 }
 
 impl ValCol {
-    const ALL: [ValCol; 6] = [
-        ValCol::Validator,
-        ValCol::Collected,
-        ValCol::Missed,
-        ValCol::First,
-        ValCol::Last,
-        ValCol::Liveness,
-    ];
-
     /// The header title.
     pub fn title(self) -> &'static str {
         match self {
@@ -122,15 +112,112 @@ impl ValCol {
         }
     }
 
-    fn next(self) -> ValCol {
-        let i = ValCol::ALL.iter().position(|c| *c == self).unwrap_or(0);
-        ValCol::ALL[(i + 1) % ValCol::ALL.len()]
+    /// The table's columns: the first round goes first when space is short, then the
+    /// collected and last rounds, while the bar narrows below 71 columns. Sorting starts worst
+    /// first (fewest collected, most missed, lowest liveness), names ascending.
+    fn columns() -> Columns<ValCol> {
+        let col = |id: ValCol, width| Column::new(id, id.title(), Width::Fixed(width)).right();
+        Columns::new(vec![
+            Column::new(ValCol::Validator, "Validator", Width::fill(16)),
+            col(ValCol::Collected, 11).priority(5),
+            col(ValCol::Missed, 8).priority(8).descending_first(),
+            col(ValCol::First, 7).priority(4),
+            col(ValCol::Last, 7).priority(6).descending_first(),
+            Column::new(
+                ValCol::Liveness,
+                "Liveness",
+                Width::Wide {
+                    narrow: 10,
+                    wide: 17,
+                    from: 71,
+                },
+            )
+            .priority(9),
+        ])
+        .sorted_by(ValCol::Liveness, false)
+    }
+}
+
+impl TableRow for ValidatorRow {
+    type Col = ValCol;
+    type Ctx = ();
+
+    fn cell(&self, col: ValCol, width: u16, _: &(), theme: &Theme) -> Cell<'_> {
+        let s = match (self, col) {
+            (_, ValCol::Validator) => {
+                let style = if matches!(self, ValidatorRow::Stats(_)) {
+                    theme.party
+                } else {
+                    theme.muted
+                };
+                return Cell::new(self.id(), style);
+            }
+            (ValidatorRow::NotOnboarded(_), _) => {
+                return Cell::Rest(NOT_ONBOARDED.into(), theme.status_warn);
+            }
+            (ValidatorRow::Stats(s), _) => s,
+        };
+        let share = liveness(s);
+        let bad = match share {
+            _ if s.num_rounds_missed <= 0 => Style::default(),
+            Some(v) if v >= LIVENESS_WARN => theme.status_warn,
+            _ => theme.status_err,
+        };
+        match col {
+            ValCol::Collected => Cell::new(s.num_rounds_collected.to_string(), Style::default()),
+            ValCol::Missed => Cell::new(s.num_rounds_missed.to_string(), bad),
+            ValCol::First => Cell::new(s.first_collected_in_round.to_string(), theme.muted),
+            ValCol::Last => Cell::new(s.last_collected_in_round.to_string(), theme.muted),
+            ValCol::Liveness | ValCol::Validator => {
+                // A bar, then the percentage right-aligned in what is left.
+                let pct = share.map_or_else(|| "-".to_string(), |v| format!("{:.1}%", v * 100.0));
+                let (pct_style, bar_style) = if bad == Style::default() {
+                    (theme.muted, theme.gauge)
+                } else {
+                    (bad, bad)
+                };
+                let w = usize::from(width);
+                let bar_w = w.saturating_sub(7);
+                let mut spans = Vec::with_capacity(3);
+                let mut rest = w;
+                if bar_w >= 4 {
+                    spans.push(Span::styled(
+                        liveness_bar(share.unwrap_or(0.0), bar_w),
+                        bar_style,
+                    ));
+                    rest -= bar_w;
+                }
+                spans.push(Span::raw(" ".repeat(rest.saturating_sub(pct.width()))));
+                spans.push(Span::styled(pct, pct_style));
+                Cell::Spans(spans)
+            }
+        }
     }
 
-    /// The natural first direction: worst first (fewest collected, most missed, lowest
-    /// liveness), names ascending.
-    fn default_desc(self) -> bool {
-        matches!(self, ValCol::Missed | ValCol::Last)
+    fn sort_key(&self, col: ValCol) -> SortKey<'_> {
+        let ValidatorRow::Stats(s) = self else {
+            return match col {
+                ValCol::Validator => SortKey::Text(Cow::Borrowed(self.id())),
+                _ => SortKey::Missing,
+            };
+        };
+        match col {
+            ValCol::Validator => SortKey::Text(Cow::Borrowed(&s.validator)),
+            ValCol::Collected => SortKey::Int(s.num_rounds_collected.into()),
+            ValCol::Missed => SortKey::Int(s.num_rounds_missed.into()),
+            ValCol::First => SortKey::Int(s.first_collected_in_round.into()),
+            ValCol::Last => SortKey::Int(s.last_collected_in_round.into()),
+            ValCol::Liveness => SortKey::Float(liveness(s).unwrap_or(0.0)),
+        }
+    }
+
+    /// Ids the scan ignored always come last.
+    fn sort_group(&self) -> u8 {
+        u8::from(matches!(self, ValidatorRow::NotOnboarded(_)))
+    }
+
+    fn filter_text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self.id())
     }
 }
 
@@ -160,7 +247,7 @@ pub fn explain_error(e: &ApiError) -> String {
 }
 
 /// The Validators pane.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ValidatorsPane {
     pub input: TextInput,
     pub completer: Completer,
@@ -174,10 +261,9 @@ pub struct ValidatorsPane {
     /// Whether an answer arrived (the table, possibly empty, is shown).
     pub loaded: bool,
     pub error: Option<String>,
-    order: Vec<usize>,
+    /// The column the table is sorted by.
     pub sort_col: ValCol,
-    pub sort_desc: bool,
-    scroll: ScrollState,
+    table: DataTable<ValCol>,
 }
 
 impl ValidatorsPane {
@@ -186,7 +272,16 @@ impl ValidatorsPane {
         ValidatorsPane {
             input: TextInput::single_line()
                 .with_placeholder("validator party ids, separated by spaces (Tab completes)"),
-            ..ValidatorsPane::default()
+            completer: Completer::default(),
+            note: None,
+            form_open: false,
+            pending: None,
+            query: None,
+            rows: Vec::new(),
+            loaded: false,
+            error: None,
+            sort_col: ValCol::default(),
+            table: DataTable::new(ValCol::columns()),
         }
     }
 
@@ -195,19 +290,27 @@ impl ValidatorsPane {
         self.pending.is_some()
     }
 
-    /// The validator ids in display order.
+    /// The validator ids in display order (the ones the `/` filter lets through).
     pub fn ordered_ids(&self) -> Vec<&str> {
-        self.order
-            .iter()
-            .filter_map(|i| self.rows.get(*i))
+        self.table
+            .ordered(&self.rows)
             .map(ValidatorRow::id)
             .collect()
     }
 
     /// The selected row's validator id.
     pub fn selected_id(&self) -> Option<&str> {
-        let i = *self.order.get(self.scroll.cursor())?;
-        self.rows.get(i).map(ValidatorRow::id)
+        self.table.selected_row(&self.rows).map(ValidatorRow::id)
+    }
+
+    /// The applied `/` filter.
+    pub fn filter_text(&self) -> Option<&str> {
+        self.table.filter_text()
+    }
+
+    /// Whether the `/` filter input is open (it has every key).
+    pub fn is_filtering(&self) -> bool {
+        self.table.is_filtering()
     }
 
     /// Onboarded validators in the answer.
@@ -295,47 +398,13 @@ impl ValidatorsPane {
                 rows.push(ValidatorRow::NotOnboarded(id.clone()));
             }
         }
+        // The selection stays on its validator.
+        let selected = self.selected_id().map(str::to_string);
         self.rows = rows;
         self.loaded = true;
-        self.resort();
-    }
-
-    fn resort(&mut self) {
-        let selected = self.selected_id().map(str::to_string);
-        let mut order: Vec<usize> = (0..self.rows.len()).collect();
-        let (col, desc) = (self.sort_col, self.sort_desc);
-        let rows = &self.rows;
-        order.sort_by(|&a, &b| {
-            let (ra, rb) = (&rows[a], &rows[b]);
-            let ord = match (ra, rb) {
-                (ValidatorRow::Stats(x), ValidatorRow::Stats(y)) => {
-                    let o = match col {
-                        ValCol::Validator => x.validator.cmp(&y.validator),
-                        ValCol::Collected => x.num_rounds_collected.cmp(&y.num_rounds_collected),
-                        ValCol::Missed => x.num_rounds_missed.cmp(&y.num_rounds_missed),
-                        ValCol::First => {
-                            x.first_collected_in_round.cmp(&y.first_collected_in_round)
-                        }
-                        ValCol::Last => x.last_collected_in_round.cmp(&y.last_collected_in_round),
-                        ValCol::Liveness => liveness(x)
-                            .unwrap_or(0.0)
-                            .total_cmp(&liveness(y).unwrap_or(0.0)),
-                    };
-                    if desc { o.reverse() } else { o }
-                }
-                // Ids the scan ignored always come last.
-                (ValidatorRow::Stats(_), ValidatorRow::NotOnboarded(_)) => Ordering::Less,
-                (ValidatorRow::NotOnboarded(_), ValidatorRow::Stats(_)) => Ordering::Greater,
-                (ValidatorRow::NotOnboarded(_), ValidatorRow::NotOnboarded(_)) => Ordering::Equal,
-            };
-            ord.then_with(|| ra.id().cmp(rb.id()))
-        });
-        self.order = order;
-        self.scroll.set_len(self.order.len());
-        if let Some(s) = selected
-            && let Some(pos) = self.ordered_ids().iter().position(|x| *x == s)
-        {
-            self.scroll.select(pos);
+        self.table.set_rows(&self.rows);
+        if let Some(s) = selected {
+            self.table.select_where(&self.rows, |r| r.id() == s);
         }
     }
 
@@ -388,35 +457,6 @@ impl ValidatorsPane {
         Line::from(spans)
     }
 
-    /// Visible columns and widths: the bar and the first round go first when space is short.
-    fn columns(width: u16) -> Vec<(ValCol, u16)> {
-        const MIN_ID: u16 = 16;
-        // Wide enough for each title with its sort mark.
-        let full = [
-            (ValCol::Collected, 11),
-            (ValCol::Missed, 8),
-            (ValCol::First, 7),
-            (ValCol::Last, 7),
-            (ValCol::Liveness, 17),
-        ];
-        let narrow = [
-            (ValCol::Collected, 11),
-            (ValCol::Missed, 8),
-            (ValCol::Last, 7),
-            (ValCol::Liveness, 10),
-        ];
-        let tiny = [(ValCol::Missed, 8), (ValCol::Liveness, 10)];
-        for set in [&full[..], &narrow[..], &tiny[..]] {
-            let used: u16 = set.iter().map(|(_, w)| w + 1).sum();
-            if let Some(id_w) = width.checked_sub(used).filter(|w| *w >= MIN_ID) {
-                let mut v = vec![(ValCol::Validator, id_w)];
-                v.extend_from_slice(set);
-                return v;
-            }
-        }
-        vec![(ValCol::Validator, width)]
-    }
-
     fn render_body(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
         let width = usize::from(area.width);
         let bottom = area.bottom();
@@ -465,132 +505,12 @@ impl ValidatorsPane {
         if y >= bottom {
             return;
         }
-        let cols = Self::columns(area.width);
-        let mut x = area.x;
-        for (col, w) in &cols {
-            let mut title = col.title().to_string();
-            if *col == self.sort_col {
-                title.push_str(sort_mark(self.sort_desc));
-            }
-            if matches!(col, ValCol::Validator | ValCol::Liveness) {
-                buf.set_stringn(x, y, &title, usize::from(*w), theme.table_header);
-            } else {
-                put_right(buf, x, y, &title, *w, theme.table_header);
-            }
-            x = x.saturating_add(w + 1);
-        }
-        y += 1;
-        if self.rows.is_empty() {
-            if y < bottom {
-                buf.set_stringn(area.x, y, "no validators in the answer", width, theme.muted);
-            }
-            return;
-        }
-        let rows_h = bottom.saturating_sub(y);
-        let selection = theme.selection_style(focused);
-        for (line, pos) in self.scroll.visible_range(usize::from(rows_h)).enumerate() {
-            let Some(row) = self.order.get(pos).and_then(|i| self.rows.get(*i)) else {
-                continue;
-            };
-            let ry = y + line as u16;
-            let mut x = area.x;
-            for (col, w) in &cols {
-                let wu = usize::from(*w);
-                match (row, col) {
-                    (_, ValCol::Validator) => {
-                        let style = if matches!(row, ValidatorRow::Stats(_)) {
-                            theme.party
-                        } else {
-                            theme.muted
-                        };
-                        buf.set_stringn(x, ry, safe_line(row.id(), wu), wu, style);
-                    }
-                    (ValidatorRow::NotOnboarded(_), _) => {
-                        let rest = area.right().saturating_sub(x);
-                        buf.set_stringn(
-                            x,
-                            ry,
-                            safe_line(NOT_ONBOARDED, usize::from(rest)),
-                            usize::from(rest),
-                            theme.status_warn,
-                        );
-                        break;
-                    }
-                    (ValidatorRow::Stats(s), _) => {
-                        let share = liveness(s);
-                        let bad = match share {
-                            _ if s.num_rounds_missed <= 0 => Style::default(),
-                            Some(v) if v >= LIVENESS_WARN => theme.status_warn,
-                            _ => theme.status_err,
-                        };
-                        match col {
-                            ValCol::Collected => {
-                                put_right(
-                                    buf,
-                                    x,
-                                    ry,
-                                    &s.num_rounds_collected.to_string(),
-                                    *w,
-                                    Style::default(),
-                                );
-                            }
-                            ValCol::Missed => {
-                                put_right(buf, x, ry, &s.num_rounds_missed.to_string(), *w, bad);
-                            }
-                            ValCol::First => {
-                                put_right(
-                                    buf,
-                                    x,
-                                    ry,
-                                    &s.first_collected_in_round.to_string(),
-                                    *w,
-                                    theme.muted,
-                                );
-                            }
-                            ValCol::Last => {
-                                put_right(
-                                    buf,
-                                    x,
-                                    ry,
-                                    &s.last_collected_in_round.to_string(),
-                                    *w,
-                                    theme.muted,
-                                );
-                            }
-                            ValCol::Liveness => {
-                                let pct = share.map_or_else(
-                                    || "-".to_string(),
-                                    |v| format!("{:.1}%", v * 100.0),
-                                );
-                                let bar_w = wu.saturating_sub(7);
-                                let mut bx = x;
-                                if bar_w >= 4 {
-                                    let bar = liveness_bar(share.unwrap_or(0.0), bar_w);
-                                    let style = if bad == Style::default() {
-                                        theme.gauge
-                                    } else {
-                                        bad
-                                    };
-                                    buf.set_stringn(x, ry, &bar, bar_w, style);
-                                    bx = x + bar_w as u16;
-                                }
-                                let pw = w.saturating_sub(bx - x);
-                                let pct_style = if bad == Style::default() {
-                                    theme.muted
-                                } else {
-                                    bad
-                                };
-                                put_right(buf, bx, ry, &pct, pw, pct_style);
-                            }
-                            ValCol::Validator => {}
-                        }
-                    }
-                }
-                x = x.saturating_add(w + 1);
-            }
-            if pos == self.scroll.cursor() {
-                buf.set_style(Rect::new(area.x, ry, area.width, 1), selection);
-            }
+        let table = Rect::new(area.x, y, area.width, bottom - y);
+        let draw = Draw::new(&(), theme, focused);
+        self.table.render(table, buf, &self.rows, &draw);
+        if self.rows.is_empty() && y + 1 < bottom {
+            let text = "no validators in the answer";
+            buf.set_stringn(area.x, y + 1, text, width, theme.muted);
         }
     }
 
@@ -672,7 +592,7 @@ impl Pane for ValidatorsPane {
     }
 
     fn key_context(&self) -> KeyContext {
-        if self.form_open {
+        if self.wants_raw_keys() {
             KeyContext::TextInput
         } else {
             KeyContext::List
@@ -680,20 +600,28 @@ impl Pane for ValidatorsPane {
     }
 
     fn wants_raw_keys(&self) -> bool {
-        self.form_open
+        self.form_open || self.table.is_filtering()
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        if key.kind == KeyEventKind::Release || !self.form_open {
+        if key.kind == KeyEventKind::Release {
             return;
         }
-        self.form_key(key, sh, out);
+        if self.form_open {
+            self.form_key(key, sh, out);
+        } else {
+            self.table.on_key(key, &self.rows);
+        }
     }
 
     fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
-        if self.form_open && self.input.insert_str(text) {
-            self.completer.reset();
-            self.note = None;
+        if self.form_open {
+            if self.input.insert_str(text) {
+                self.completer.reset();
+                self.note = None;
+            }
+        } else {
+            self.table.on_paste(text, &self.rows);
         }
     }
 
@@ -710,17 +638,6 @@ impl Pane for ValidatorsPane {
                 }
                 true
             }
-            Command::Sort => {
-                self.sort_col = self.sort_col.next();
-                self.sort_desc = self.sort_col.default_desc();
-                self.resort();
-                true
-            }
-            Command::SortReverse => {
-                self.sort_desc = !self.sort_desc;
-                self.resort();
-                true
-            }
             Command::Copy => {
                 match self.selected_id().map(|p| sanitize(p).into_owned()) {
                     Some(p) => out.copy("validator party id", p),
@@ -728,13 +645,13 @@ impl Pane for ValidatorsPane {
                 }
                 true
             }
-            Command::Up
-            | Command::Down
-            | Command::PageUp
-            | Command::PageDown
-            | Command::Top
-            | Command::Bottom => self.scroll.navigate(cmd),
-            _ => false,
+            _ => {
+                let used = self.table.on_command(cmd, &self.rows);
+                if let Some((col, _)) = self.table.sort() {
+                    self.sort_col = col;
+                }
+                used
+            }
         }
     }
 
@@ -761,7 +678,7 @@ impl Pane for ValidatorsPane {
 
     fn set_area(&mut self, area: Rect) {
         // Borders, the explanation line and the header.
-        self.scroll
+        self.table
             .set_viewport(usize::from(area.height.saturating_sub(4)).max(1));
     }
 
@@ -778,6 +695,9 @@ impl Pane for ValidatorsPane {
     fn hints(&self) -> Vec<Command> {
         if self.form_open {
             return vec![Command::Confirm, Command::Cancel, Command::Complete];
+        }
+        if self.table.is_filtering() {
+            return vec![Command::Confirm, Command::Cancel];
         }
         let mut v = vec![Command::Edit];
         if self.loaded {

@@ -284,4 +284,12 @@ mod tests {
             "a suffix longer than a node number is no node number"
         );
     }
+
+    #[test]
+    fn digits_are_grouped() {
+        assert_eq!(group_thousands(0_usize), "0");
+        assert_eq!(group_thousands(999_usize), "999");
+        assert_eq!(group_thousands(1000_usize), "1,000");
+        assert_eq!(group_thousands(1_234_567_usize), "1,234,567");
+    }
 }

@@ -41,6 +41,7 @@ pub mod palette;
 pub mod safe;
 pub mod scroll;
 pub mod status;
+pub mod table;
 pub mod text_input;
 pub mod theme;
 pub mod tree;

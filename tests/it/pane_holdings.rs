@@ -1,9 +1,9 @@
 //! The Holdings pane (5) against the demo network: the empty state and the query form
 //! (snapshots), defaults (current migration, now, at_or_before), Tab completion from the loaded
 //! history's parties, the query and its exact totals (snapshots at 80x24 and 120x40), sorting,
-//! copying, refreshing, client-side validation, every error shape the demo answers (400, 404 no
-//! snapshot, 404 route not served by an old scan), stale replies, sanitised server strings and
-//! tiny sizes.
+//! the `/` filter, copying, refreshing, client-side validation, every error shape the demo
+//! answers (400, 404 no snapshot, 404 route not served by an old scan), stale replies, sanitised
+//! server strings and tiny sizes.
 
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{HoldingsSummary, HoldingsSummaryResponse};
@@ -369,6 +369,67 @@ fn sort_cycles_columns_reverse_flips_and_copy_takes_the_selected_party() {
     // Sorting keeps the selected party selected.
     h.key(KeyCode::Char('O'));
     assert_eq!(h.app.holdings.selected_party(), Some(second.as_str()));
+}
+
+#[test]
+fn slash_filters_parties_and_amounts_and_sorting_applies_to_what_is_shown() {
+    let mut h = Harness::start();
+    query(&mut h, &["alice", "chen", "judy", "ivan", "olivia"]);
+    let all = h.app.holdings.ordered_parties().len();
+    let before = holdings_requests(&h);
+    h.key(KeyCode::Char('/'));
+    assert!(h.app.holdings.is_filtering());
+    // Every key goes to the input: `r` does not refresh, `:` does not open the palette.
+    h.type_text("re:^(alice|chen)::");
+    assert_eq!(holdings_requests(&h), before);
+    assert!(h.app.overlay.is_none());
+    let shown: Vec<String> = h
+        .app
+        .holdings
+        .ordered_parties()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    assert!(
+        shown
+            .iter()
+            .all(|p| p.starts_with("alice::") || p.starts_with("chen::"))
+    );
+    assert!(
+        h.screen(120, 40).contains(&format!("2 of {all} match")),
+        "the bar counts the matches"
+    );
+    h.key(KeyCode::Enter);
+    assert!(!h.app.holdings.is_filtering());
+    // Sorting applies to the filtered rows.
+    h.key(KeyCode::Char('o'));
+    assert_eq!(h.app.holdings.sort_col, HoldCol::Party);
+    assert!(h.app.holdings.ordered_parties()[0].starts_with("alice::"));
+    h.key(KeyCode::Char('O'));
+    assert!(h.app.holdings.ordered_parties()[0].starts_with("chen::"));
+    h.key(KeyCode::Char('g'));
+    h.key(KeyCode::Char('y'));
+    assert!(h.copied.last().is_some_and(|p| p.starts_with("chen::")));
+    // The amounts as the server sent them match too.
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.holdings.ordered_parties().len(), all);
+    let (alice, total) = {
+        let r = h.app.holdings.result.as_ref().expect("result");
+        let row = r
+            .rows
+            .iter()
+            .find(|row| row.party.starts_with("alice::"))
+            .expect("alice holds amulets");
+        (row.party.clone(), row.total.raw.clone())
+    };
+    h.key(KeyCode::Char('/'));
+    h.type_text(&total);
+    h.key(KeyCode::Enter);
+    assert!(h.app.holdings.ordered_parties().contains(&alice.as_str()));
+    assert_eq!(h.app.holdings.filter_text(), Some(total.as_str()));
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.holdings.filter_text(), None);
 }
 
 #[test]

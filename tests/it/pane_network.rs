@@ -1,6 +1,7 @@
 //! The Network pane against the demo network: BFT sequencers on first show, bootstrapping
-//! transactions (query, sizes, save to a file, copy), party hosting, previous reward weight, the
-//! `:hash` lookup across several scans, error shapes, hostile server text and tiny sizes.
+//! transactions (query, sizes, save to a file, copy, sort and `/` filter), party hosting,
+//! previous reward weight, the `:hash` lookup across several scans, error shapes, hostile server
+//! text and tiny sizes.
 
 use base64::Engine;
 use cantonscope::api::ApiError;
@@ -226,6 +227,50 @@ fn bootstrapping_copy_gives_base64_and_save_writes_the_decoded_bytes() {
     h.cmd(Command::Save);
     h.key(KeyCode::Esc);
     assert!(!h.app.network.is_editing());
+}
+
+#[test]
+fn bootstrapping_table_filters_and_sorts_and_the_selection_follows() {
+    let mut h = bootstrapping_loaded();
+    let txs = h.app.network.bootstrapping().unwrap().to_vec();
+    // `/` filters by transaction name; keys go to the input (`s` does not open the save
+    // dialog, `r` does not refresh).
+    let before = count(&h, "bootstrapping");
+    h.key(KeyCode::Char('/'));
+    h.type_text("mediators");
+    assert_eq!(count(&h, "bootstrapping"), before);
+    assert!(h.screen(120, 40).contains("0 of 3 match"));
+    h.key(KeyCode::Backspace);
+    h.key(KeyCode::Enter);
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("filter mediator · 1 of 3 match"),
+        "{screen}"
+    );
+    h.cmd(Command::Copy);
+    assert_eq!(h.copied.last(), Some(&txs[2].base64));
+    // The save dialog names the selected transaction by its place in the answer.
+    h.cmd(Command::Save);
+    assert!(
+        h.screen(80, 24).contains("./bootstrap-global-domain-3.bin"),
+        "{}",
+        h.screen(80, 24)
+    );
+    h.key(KeyCode::Esc);
+    h.cmd(Command::Back);
+    assert!(h.screen(120, 40).contains("domain_parameters"));
+    // `o` sorts by the next column: name (ascending), then size (largest first).
+    h.key(KeyCode::Char('o'));
+    assert!(h.screen(120, 40).contains("Transaction ▲"));
+    h.key(KeyCode::Char('o'));
+    let largest = txs
+        .iter()
+        .max_by_key(|t| t.bytes.as_ref().map_or(0, Vec::len))
+        .unwrap();
+    h.key(KeyCode::Char('g'));
+    h.cmd(Command::Copy);
+    assert_eq!(h.copied.last(), Some(&largest.base64));
+    assert!(h.screen(120, 40).contains("Size ▼"));
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The Proxy pane (validator scan proxy) against the demo network: amulet rules and coupons on
-//! first show, the JSON payload, coupon details, transfer command status by sender and nonce,
-//! error shapes (404, no validator URL, unreachable proxy), hostile server text, tiny sizes.
+//! first show, the JSON payload, coupon details (sorted and filtered with `o` and `/`), transfer
+//! command status by sender and nonce, error shapes (404, no validator URL, unreachable proxy),
+//! hostile server text, tiny sizes.
 
 use cantonscope::api::validator::TransferCommandStatusResponse;
 use cantonscope::config::keymap::KeyContext;
@@ -108,6 +109,53 @@ fn snapshot_rules_120x40() {
 // ---------------------------------------------------------------------------------------------
 // Development fund coupons
 // ---------------------------------------------------------------------------------------------
+
+#[test]
+fn coupons_sort_by_amount_and_filter_by_contract_id() {
+    let mut h = proxy();
+    section(&mut h, ProxySection::Coupons);
+    let coupons = h.app.proxy.coupons().expect("loaded").to_vec();
+    assert!(coupons.len() >= 2, "several coupons");
+    let amount = |c: &cantonscope::api::validator::ContractWithState| -> f64 {
+        let v: serde_json::Value = serde_json::from_str(c.contract.payload.get()).unwrap();
+        v["amount"].as_str().unwrap().parse().unwrap()
+    };
+    // `o` sorts by amount, largest first; the details follow the selection.
+    h.key(KeyCode::Char('o'));
+    h.cmd(Command::Top);
+    h.cmd(Command::Copy);
+    let largest = coupons
+        .iter()
+        .max_by(|a, b| amount(a).total_cmp(&amount(b)))
+        .unwrap();
+    assert_eq!(
+        h.copied.last(),
+        Some(&largest.contract.contract_id),
+        "the largest coupon first"
+    );
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("Amount ▼"), "{screen}");
+    assert!(
+        screen.contains(&largest.contract.contract_id[..20]),
+        "the side panel shows the selected coupon:\n{screen}"
+    );
+    // `/` filters by contract id (and amount, creation time).
+    let wanted = &coupons[coupons.len() - 1].contract.contract_id;
+    h.key(KeyCode::Char('/'));
+    h.type_text(&wanted[..16]);
+    h.key(KeyCode::Enter);
+    h.cmd(Command::Copy);
+    assert_eq!(h.copied.last(), Some(wanted));
+    assert!(
+        h.screen(120, 40)
+            .contains(&format!("1 of {} match", coupons.len()))
+    );
+    h.cmd(Command::Back);
+    assert!(
+        h.screen(120, 40)
+            .contains(&format!("{} unclaimed coupons", coupons.len()))
+    );
+}
 
 #[test]
 fn coupons_table_details_and_copy() {

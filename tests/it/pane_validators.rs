@@ -1,8 +1,9 @@
 //! The Validators pane (6) against the demo network: the empty state, the form pre-filled with
 //! the validators of the loaded history (snapshots), the query of all of them (snapshots at 80x24
-//! and 120x40), ids the scan ignores, Tab completion, sorting, copying, refreshing, client-side
-//! validation, the 400 and "not served" error shapes, stale replies, sanitised server strings,
-//! warn/err styles of missed rounds and tiny sizes.
+//! and 120x40), ids the scan ignores, Tab completion, sorting, the `/` filter (every key goes to
+//! its input), copying, refreshing, client-side validation, the 400 and "not served" error
+//! shapes, stale replies, sanitised server strings, warn/err styles of missed rounds and tiny
+//! sizes.
 
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
@@ -346,6 +347,78 @@ fn sort_cycles_reverse_flips_copy_and_refresh() {
     assert_eq!(faucet_requests(&h), before + 1);
     assert_eq!(h.app.validators.query, asked);
     assert_eq!(h.app.validators.selected_id(), Some(second.as_str()));
+}
+
+#[test]
+fn slash_filters_the_table_while_every_key_goes_to_the_input() {
+    let mut h = Harness::start();
+    query_all(&mut h);
+    let all = h.app.validators.ordered_ids().len();
+    let before = faucet_requests(&h);
+    h.key(KeyCode::Char('/'));
+    assert!(h.app.validators.is_filtering());
+    // `r` (refresh), `:` (palette), `e`, `c`, `h`: all text while the input is open.
+    for c in "re:^(acme|zeph)".chars() {
+        h.key(KeyCode::Char(c));
+    }
+    assert_eq!(faucet_requests(&h), before, "typing r did not refresh");
+    assert!(h.app.overlay.is_none(), "typing : did not open the palette");
+    assert!(h.app.validators.is_filtering());
+    let ids: Vec<String> = h
+        .app
+        .validators
+        .ordered_ids()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(ids.len(), 2, "acme and zephyr: {ids:?}");
+    assert!(
+        ids.iter()
+            .all(|id| id.starts_with("acme") || id.starts_with("zeph")),
+        "{ids:?}"
+    );
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("/ re:^(acme|zeph)"), "{screen}");
+    assert!(screen.contains(&format!("2 of {all} match")), "{screen}");
+    // Enter keeps the filter; the bar says how to change or clear it.
+    h.key(KeyCode::Enter);
+    assert!(!h.app.validators.is_filtering());
+    assert_eq!(h.app.validators.filter_text(), Some("re:^(acme|zeph)"));
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains(&format!(
+            "filter re:^(acme|zeph) · 2 of {all} match · / edit · Esc clear"
+        )),
+        "{screen}"
+    );
+    // Sorting sorts what the filter lets through.
+    h.key(KeyCode::Char('o'));
+    assert_eq!(h.app.validators.sort_col, ValCol::Validator);
+    let sorted = h.app.validators.ordered_ids();
+    assert!(
+        sorted[0].starts_with("acme") && sorted[1].starts_with("zephyr"),
+        "{sorted:?}"
+    );
+    h.key(KeyCode::Char('O'));
+    assert!(h.app.validators.ordered_ids()[0].starts_with("zephyr"));
+    h.key(KeyCode::Char('g'));
+    h.key(KeyCode::Char('y'));
+    assert!(h.copied.last().is_some_and(|c| c.starts_with("zephyr")));
+    // A refresh keeps the filter; Esc clears it.
+    h.key(KeyCode::Char('r'));
+    assert_eq!(faucet_requests(&h), before + 1);
+    assert_eq!(h.app.validators.ordered_ids().len(), 2);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.validators.filter_text(), None);
+    assert_eq!(h.app.validators.ordered_ids().len(), all);
+    // Esc while typing drops the filter too; a bad regular expression is shown, not applied.
+    h.key(KeyCode::Char('/'));
+    h.type_text("re:(");
+    assert_eq!(h.app.validators.ordered_ids().len(), all);
+    assert!(h.screen(120, 40).contains("bad regular expression"));
+    h.key(KeyCode::Esc);
+    assert!(!h.app.validators.is_filtering());
+    assert_eq!(h.app.validators.ordered_ids().len(), all);
 }
 
 #[test]
