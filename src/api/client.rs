@@ -378,14 +378,12 @@ impl ApiClient {
                 )
             })
             .collect();
-        let body = resp
-            .bytes()
-            .await
-            .map_err(|e| transport_error(call.endpoint, &e))?;
+        // The same size cap as every other read (a scan of another SV is untrusted).
+        let body = self.read_body(resp, call.endpoint, status).await?;
         Ok(Exchange {
             status,
             headers,
-            body: Vec::from(body),
+            body,
         })
     }
 
