@@ -18,15 +18,15 @@
 //! one main-line request (discover / seek / forward / poll) and one "earlier" request at most
 //! are in flight; failed requests are retried on a later tick with a doubling back-off.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Widget};
-use unicode_width::UnicodeWidthStr;
 
 use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest};
 use crate::config::keymap::KeyContext;
@@ -42,7 +42,7 @@ use crate::ui::format::human_span;
 pub(crate) use crate::ui::format::group_thousands as group_digits;
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
-use crate::ui::text_input::{InputOutcome, TextInput};
+use crate::ui::table::{Cell, Column, Columns, Draw, FilterEvent, FilterInput, TableRow, Width};
 use crate::ui::theme::Theme;
 
 use super::export::{DialogOutcome, ExportDialog, render_progress};
@@ -159,7 +159,9 @@ pub struct HistoryPane {
     view: FilteredView,
     /// History length the view was last synced with.
     known_len: usize,
-    filter_input: Option<TextInput>,
+    columns: Columns<HistoryCol>,
+    /// The `/` input (the filter itself is `view.filter`).
+    filter: FilterInput,
     /// Decode errors of the most recent malformed items, by position.
     malformed: VecDeque<(Pos, String)>,
     /// The export dialog, while open.
@@ -198,7 +200,8 @@ impl HistoryPane {
             scroll: ScrollState::new(sh.history.len()),
             view,
             known_len: sh.history.len(),
-            filter_input: None,
+            columns: columns(),
+            filter: FilterInput::default(),
             malformed: VecDeque::new(),
             export_dialog: None,
             export: None,
@@ -283,7 +286,7 @@ impl HistoryPane {
 
     /// Whether the filter input is open.
     pub fn is_editing_filter(&self) -> bool {
-        self.filter_input.is_some()
+        self.filter.is_open()
     }
 
     /// Whether the export dialog is open.
@@ -303,7 +306,7 @@ impl HistoryPane {
 
     /// The filter input's parse error, if the text typed so far does not parse.
     pub fn filter_error(&self) -> Option<&str> {
-        self.filter_input.as_ref().and_then(TextInput::validation)
+        self.filter.error()
     }
 
     /// The status shown after the title (`1,234 updates · live`, `paused · 12 new`, …).
@@ -453,10 +456,7 @@ impl HistoryPane {
         match Filter::parse(text) {
             Ok(f) => {
                 self.apply_filter(f, sh);
-                if let Some(input) = &mut self.filter_input {
-                    input.set_text(text);
-                    input.set_validation(None);
-                }
+                self.filter.set_text(text);
                 self.pump(sh, out);
             }
             Err(e) => out.error(format!("filter: {e}")),
@@ -479,30 +479,26 @@ impl HistoryPane {
 
     fn open_filter(&mut self) {
         let text = self.filter_text().unwrap_or("").to_string();
-        let mut input = TextInput::single_line()
-            .with_placeholder(FILTER_SYNTAX)
-            .with_text(&text);
-        input.move_to_end();
-        self.filter_input = Some(input);
+        self.filter.open(&text, FILTER_SYNTAX);
         self.scroll.set_viewport(self.list_viewport());
     }
 
     fn close_filter(&mut self) {
-        self.filter_input = None;
+        self.filter.close();
         self.scroll.set_viewport(self.list_viewport());
     }
 
     fn filter_text_changed(&mut self, sh: &mut Shared, out: &mut Out) {
-        let Some(input) = &mut self.filter_input else {
+        let Some(text) = self.filter.text() else {
             return;
         };
-        match Filter::parse(&input.text()) {
+        match Filter::parse(&text) {
             Ok(f) => {
-                input.set_validation(None);
+                self.filter.set_error(None);
                 self.apply_filter(f, sh);
                 self.pump(sh, out);
             }
-            Err(e) => input.set_validation(Some(e)),
+            Err(e) => self.filter.set_error(Some(e)),
         }
         self.scroll.set_viewport(self.list_viewport());
     }
@@ -950,13 +946,9 @@ impl HistoryPane {
             Command::Up | Command::PageUp | Command::Top if at_top => {
                 self.start_earlier(sh, out);
             }
-            Command::Up => self.scroll.up(1),
-            Command::PageUp => self.scroll.page_up(),
-            Command::Top => self.scroll.top(),
-            Command::Down => self.scroll.down(1),
-            Command::PageDown => self.scroll.page_down(),
-            Command::Bottom => self.scroll.bottom(),
-            _ => {}
+            _ => {
+                self.scroll.navigate(cmd);
+            }
         }
         if matches!(cmd, Command::Down | Command::PageDown | Command::Bottom)
             && self.lazy
@@ -1198,10 +1190,7 @@ impl HistoryPane {
 
     /// Rows of the filter bar at the bottom.
     fn filter_bar_height(&self) -> u16 {
-        match &self.filter_input {
-            Some(input) => input.desired_height().clamp(1, 2),
-            None => u16::from(self.view.filter.is_some()),
-        }
+        self.filter.height(self.view.filter.is_some())
     }
 
     /// List rows available in the last known area.
@@ -1293,55 +1282,6 @@ impl HistoryPane {
         Line::from(spans)
     }
 
-    fn render_filter_bar(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
-        let rows = self.view.len(&sh.history);
-        let count = if self.view.filter.is_some() {
-            format!(
-                "{} of {} match",
-                group_digits(rows),
-                group_digits(sh.history.len())
-            )
-        } else {
-            String::new()
-        };
-        let width = usize::from(area.width);
-        match &self.filter_input {
-            Some(input) => {
-                let count_w = if width >= count.width() + 20 {
-                    count.width()
-                } else {
-                    0
-                };
-                buf.set_stringn(area.x, area.y, "/ ", width, theme.accent);
-                let input_x = area.x + 2.min(area.width);
-                let reserve = if count_w > 0 { count_w + 1 } else { 0 };
-                let input_w = area
-                    .width
-                    .saturating_sub(2)
-                    .saturating_sub(u16::try_from(reserve).unwrap_or(u16::MAX));
-                input.render(
-                    Rect::new(input_x, area.y, input_w, area.height),
-                    buf,
-                    theme,
-                    true,
-                );
-                if count_w > 0 {
-                    let x = area.x + area.width - u16::try_from(count_w).unwrap_or(0);
-                    buf.set_stringn(x, area.y, &count, count_w, theme.muted);
-                }
-            }
-            None => {
-                let text = self.filter_text().unwrap_or("");
-                let line = Line::from(vec![
-                    Span::styled("filter ", theme.muted),
-                    Span::styled(safe_line(text, width / 2).into_owned(), theme.accent),
-                    Span::styled(format!(" · {count} · / edit · Esc clear"), theme.muted),
-                ]);
-                buf.set_line(area.x, area.y, &line, area.width);
-            }
-        }
-    }
-
     fn render_rows(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
         let rows = self.view.len(&sh.history);
         let width = usize::from(area.width);
@@ -1363,89 +1303,9 @@ impl HistoryPane {
         if scroll.len() != rows {
             scroll.set_len(rows);
         }
-        let cols = columns(area.width);
-        let interner = &sh.history.summarizer.interner;
-        let selection = theme.selection_style(focused);
-        for (line, row) in scroll.visible_range(usize::from(area.height)).enumerate() {
-            let Some(s) = self.view.index(row).and_then(|i| sh.history.get(i)) else {
-                continue;
-            };
-            let y = area.y + line as u16;
-            let mut x = area.x;
-            for col in &cols {
-                let w = usize::from(col.width);
-                match col.kind {
-                    Col::Time => {
-                        let t = sh.format_time(s.record_time);
-                        let t = if col.width < 23 {
-                            t.get(11..).unwrap_or(&t).to_string()
-                        } else {
-                            t
-                        };
-                        buf.set_stringn(x, y, &t, w, theme.time);
-                    }
-                    Col::Migration => {
-                        let m = s.migration_id.to_string();
-                        right(buf, x, y, &m, w, Style::default());
-                    }
-                    Col::Kind => {
-                        let style = match s.kind {
-                            SummaryKind::Transaction => theme.exercised,
-                            SummaryKind::Assign => theme.assign,
-                            SummaryKind::Unassign => theme.unassign,
-                            SummaryKind::Malformed => theme.status_err,
-                        };
-                        buf.set_stringn(x, y, s.kind.label(), w, style);
-                    }
-                    Col::Id => {
-                        let id = short_id(&s.update_id, 8);
-                        buf.set_stringn(x, y, safe_line(&id, w), w, theme.id);
-                    }
-                    Col::Summary => {
-                        let label = s.root_label(interner);
-                        let style = if s.kind == SummaryKind::Malformed {
-                            theme.status_err
-                        } else {
-                            Style::default()
-                        };
-                        buf.set_stringn(x, y, safe_line(&label, w), w, style);
-                    }
-                    Col::Events => {
-                        right(buf, x, y, &s.event_count.to_string(), w, theme.muted);
-                    }
-                    Col::Synchronizer => {
-                        let sync = short_party(interner.resolve(s.synchronizer));
-                        buf.set_stringn(x, y, safe_line(sync, w), w, theme.party);
-                    }
-                }
-                x = x.saturating_add(col.width + 1);
-            }
-            if row == scroll.cursor() {
-                buf.set_style(Rect::new(area.x, y, area.width, 1), selection);
-            }
-        }
-    }
-
-    fn render_header(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
-        let mut x = area.x;
-        for col in columns(area.width) {
-            let w = usize::from(col.width);
-            let title = match col.kind {
-                Col::Time => format!("Time ({})", sh.zone_label()),
-                Col::Migration => "Mig".to_string(),
-                Col::Kind => "Kind".to_string(),
-                Col::Id => "Update".to_string(),
-                Col::Summary => "Summary".to_string(),
-                Col::Events => "Events".to_string(),
-                Col::Synchronizer => "Synchronizer".to_string(),
-            };
-            if matches!(col.kind, Col::Migration | Col::Events) {
-                right(buf, x, area.y, &title, w, theme.table_header);
-            } else {
-                buf.set_stringn(x, area.y, &title, w, theme.table_header);
-            }
-            x = x.saturating_add(col.width + 1);
-        }
+        let draw = Draw::new(sh, theme, focused);
+        let at = |row: usize| self.view.index(row).and_then(|i| sh.history.get(i));
+        self.columns.render_rows(area, buf, &scroll, at, &draw);
     }
 }
 
@@ -1457,9 +1317,9 @@ enum StatusTone {
     Muted,
 }
 
-/// A table column.
+/// A column of the History table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Col {
+pub enum HistoryCol {
     Time,
     Migration,
     Kind,
@@ -1469,67 +1329,84 @@ enum Col {
     Synchronizer,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Column {
-    kind: Col,
-    width: u16,
+/// The table's columns: low-value ones go first as it narrows (the synchronizer, the migration,
+/// the event count…), the time keeps only the time of day below 72 columns. Ledger order: the
+/// table is not sorted.
+fn columns() -> Columns<HistoryCol> {
+    let col = |id, title, width| Column::new(id, title, Width::Fixed(width)).unsortable();
+    Columns::new(vec![
+        Column::new(
+            HistoryCol::Time,
+            "Time",
+            Width::Wide {
+                narrow: 12,
+                wide: 23,
+                from: 72,
+            },
+        )
+        .unsortable()
+        .priority(8),
+        col(HistoryCol::Migration, "Mig", 3).right().priority(2),
+        col(HistoryCol::Kind, "Kind", 11).priority(6),
+        col(HistoryCol::Id, "Update", 10).priority(5),
+        Column::new(HistoryCol::Summary, "Summary", Width::fill(24)).unsortable(),
+        col(HistoryCol::Events, "Events", 6).right().priority(3),
+        col(HistoryCol::Synchronizer, "Synchronizer", 16).priority(1),
+    ])
 }
 
-/// The columns for a table `width` columns wide: low-value columns go first as it narrows.
-fn columns(width: u16) -> Vec<Column> {
-    let c = |kind, width| Column { kind, width };
-    let mut cols = if width >= 112 {
-        vec![
-            c(Col::Time, 23),
-            c(Col::Migration, 3),
-            c(Col::Kind, 11),
-            c(Col::Id, 10),
-            c(Col::Summary, 0),
-            c(Col::Events, 6),
-            c(Col::Synchronizer, 16),
-        ]
-    } else if width >= 92 {
-        vec![
-            c(Col::Time, 23),
-            c(Col::Migration, 3),
-            c(Col::Kind, 11),
-            c(Col::Id, 10),
-            c(Col::Summary, 0),
-            c(Col::Events, 6),
-        ]
-    } else if width >= 72 {
-        vec![
-            c(Col::Time, 23),
-            c(Col::Kind, 11),
-            c(Col::Id, 10),
-            c(Col::Summary, 0),
-            c(Col::Events, 6),
-        ]
-    } else if width >= 52 {
-        vec![
-            c(Col::Time, 12),
-            c(Col::Kind, 11),
-            c(Col::Id, 10),
-            c(Col::Summary, 0),
-        ]
-    } else {
-        vec![c(Col::Time, 12), c(Col::Summary, 0)]
-    };
-    let fixed: u16 = cols.iter().map(|c| c.width).sum::<u16>() + cols.len() as u16 - 1;
-    let rest = width.saturating_sub(fixed);
-    for col in &mut cols {
-        if col.kind == Col::Summary {
-            col.width = rest;
+impl TableRow for UpdateSummary {
+    type Col = HistoryCol;
+    /// Times in the session's zone, labels from the history's interner.
+    type Ctx = Shared;
+
+    fn cell(&self, col: HistoryCol, width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
+        let interner = &sh.history.summarizer.interner;
+        match col {
+            HistoryCol::Time => {
+                let t = sh.format_time(self.record_time);
+                let t = if width < 23 {
+                    t.get(11..).map(str::to_string).unwrap_or(t)
+                } else {
+                    t
+                };
+                Cell::new(t, theme.time)
+            }
+            HistoryCol::Migration => Cell::new(self.migration_id.to_string(), Style::default()),
+            HistoryCol::Kind => {
+                let style = match self.kind {
+                    SummaryKind::Transaction => theme.exercised,
+                    SummaryKind::Assign => theme.assign,
+                    SummaryKind::Unassign => theme.unassign,
+                    SummaryKind::Malformed => theme.status_err,
+                };
+                Cell::new(self.kind.label(), style)
+            }
+            HistoryCol::Id => Cell::new(short_id(&self.update_id, 8), theme.id),
+            HistoryCol::Summary => {
+                let style = if self.kind == SummaryKind::Malformed {
+                    theme.status_err
+                } else {
+                    Style::default()
+                };
+                Cell::new(self.root_label(interner), style)
+            }
+            HistoryCol::Events => Cell::new(self.event_count.to_string(), theme.muted),
+            HistoryCol::Synchronizer => Cell::new(
+                short_party(interner.resolve(self.synchronizer)).to_owned(),
+                theme.party,
+            ),
         }
     }
-    cols
-}
 
-/// Writes `text` right-aligned in a cell `width` wide.
-fn right(buf: &mut Buffer, x: u16, y: u16, text: &str, width: usize, style: Style) {
-    let w = text.width().min(width);
-    let pad = u16::try_from(width - w).unwrap_or(0);
-    buf.set_stringn(x.saturating_add(pad), y, text, w, style);
+    /// Unused: the History filter matches summaries by field (`model::history::Filter`).
+    fn filter_text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.update_id)
+    }
+
+    fn title(col: HistoryCol, sh: &Shared) -> Option<Cow<'static, str>> {
+        (col == HistoryCol::Time).then(|| Cow::Owned(format!("Time ({})", sh.zone_label())))
+    }
 }
 
 /// `after` at `(migration, micros)`.
@@ -1569,7 +1446,7 @@ impl Pane for HistoryPane {
     }
 
     fn key_context(&self) -> KeyContext {
-        if self.filter_input.is_some() || self.export_dialog.is_some() {
+        if self.filter.is_open() || self.export_dialog.is_some() {
             KeyContext::TextInput
         } else {
             KeyContext::List
@@ -1577,7 +1454,7 @@ impl Pane for HistoryPane {
     }
 
     fn wants_raw_keys(&self) -> bool {
-        self.filter_input.is_some() || self.export_dialog.is_some()
+        self.filter.is_open() || self.export_dialog.is_some()
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
@@ -1585,28 +1462,19 @@ impl Pane for HistoryPane {
             self.on_export_key(key, sh, out);
             return;
         }
-        let Some(input) = &mut self.filter_input else {
-            return;
-        };
-        match input.handle_key(key) {
+        match self.filter.on_key(key) {
             // An invalid filter is not applied silently: the input stays open with its message.
-            InputOutcome::Submitted(_) => match self.filter_error() {
+            FilterEvent::Submitted => match self.filter_error() {
                 Some(e) => out.warn(format!("filter not applied: {e}")),
                 None => self.close_filter(),
             },
-            InputOutcome::Cancelled => {
+            FilterEvent::Cancelled => {
                 self.close_filter();
                 self.apply_filter(None, sh);
             }
-            InputOutcome::Changed => self.filter_text_changed(sh, out),
-            InputOutcome::Consumed => {}
-            InputOutcome::Ignored => match key.code {
-                KeyCode::Up => self.on_move(Command::Up, sh, out),
-                KeyCode::Down => self.on_move(Command::Down, sh, out),
-                KeyCode::PageUp => self.on_move(Command::PageUp, sh, out),
-                KeyCode::PageDown => self.on_move(Command::PageDown, sh, out),
-                _ => {}
-            },
+            FilterEvent::Changed(_) => self.filter_text_changed(sh, out),
+            FilterEvent::Move(cmd) => self.on_move(cmd, sh, out),
+            FilterEvent::Nothing => {}
         }
     }
 
@@ -1615,9 +1483,7 @@ impl Pane for HistoryPane {
             dialog.paste(text);
             return;
         }
-        if let Some(input) = &mut self.filter_input
-            && input.insert_str(text)
-        {
+        if let FilterEvent::Changed(_) = self.filter.on_paste(text) {
             self.filter_text_changed(sh, out);
         }
     }
@@ -1759,7 +1625,9 @@ impl Pane for HistoryPane {
         if bar_h > 0 {
             let bar = Rect::new(list.x, list.bottom() - bar_h, list.width, bar_h);
             list.height -= bar_h;
-            self.render_filter_bar(bar, buf, sh, theme);
+            let counts = (self.view.len(&sh.history), sh.history.len());
+            self.filter
+                .render(bar, buf, theme, self.filter_text(), counts);
         }
         if let Some(job) = &self.export
             && list.height >= 2
@@ -1773,7 +1641,10 @@ impl Pane for HistoryPane {
             );
         }
         if list.height >= 2 {
-            self.render_header(Rect::new(list.x, list.y, list.width, 1), buf, sh, theme);
+            let header = Rect::new(list.x, list.y, list.width, 1);
+            let draw = Draw::new(sh, theme, focused);
+            self.columns
+                .render_header::<UpdateSummary>(header, buf, &draw);
             list.y += 1;
             list.height -= 1;
         }
@@ -1795,7 +1666,7 @@ impl Pane for HistoryPane {
     }
 
     fn hints(&self) -> Vec<Command> {
-        if self.filter_input.is_some() || self.export_dialog.is_some() {
+        if self.filter.is_open() || self.export_dialog.is_some() {
             return vec![Command::Confirm, Command::Cancel];
         }
         vec![
@@ -1837,16 +1708,25 @@ mod tests {
 
     #[test]
     fn columns_fill_the_width_and_drop_low_value_ones() {
+        let cols = columns();
         for w in [0u16, 10, 40, 51, 52, 78, 80, 100, 118, 200] {
-            let cols = columns(w);
-            let total: u16 = cols.iter().map(|c| c.width).sum::<u16>() + cols.len() as u16 - 1;
-            if w >= 30 {
-                assert_eq!(total, w, "width {w}");
-            }
-            assert!(cols.iter().any(|c| c.kind == Col::Summary));
+            let layout = cols.layout(w);
+            let last = layout.last().expect("a column");
+            assert_eq!(last.x + last.width, w, "width {w}");
+            assert!(layout.iter().any(|c| c.id == HistoryCol::Summary));
         }
-        assert!(!columns(78).iter().any(|c| c.kind == Col::Synchronizer));
-        assert!(columns(118).iter().any(|c| c.kind == Col::Synchronizer));
+        let ids = |w| cols.layout(w).iter().map(|c| c.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(78),
+            vec![
+                HistoryCol::Time,
+                HistoryCol::Kind,
+                HistoryCol::Id,
+                HistoryCol::Summary,
+                HistoryCol::Events
+            ]
+        );
+        assert!(ids(118).contains(&HistoryCol::Synchronizer));
     }
 
     #[test]

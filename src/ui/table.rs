@@ -994,8 +994,8 @@ impl<C: Copy + PartialEq> DataTable<C> {
         self.sync_viewport();
     }
 
-    /// A command: movement, `o` / `O` sorting, `/` opening the filter, Esc clearing an applied
-    /// filter. Returns whether the table used it.
+    /// A command: movement, `o` / `O` sorting, `/` opening the filter (when there are rows),
+    /// Esc clearing an applied filter. Returns whether the table used it.
     pub fn on_command<R: TableRow<Col = C>>(&mut self, cmd: Command, rows: &[R]) -> bool {
         match cmd {
             Command::Sort | Command::SortReverse => {
@@ -1009,6 +1009,8 @@ impl<C: Copy + PartialEq> DataTable<C> {
                 }
                 used
             }
+            // Nothing to filter: the pane shows no table (not loaded yet) or an empty one.
+            Command::Filter if rows.is_empty() => false,
             Command::Filter => {
                 let text = self.filter_text().unwrap_or("").to_string();
                 self.filter.open(&text, FILTER_HINT);
@@ -1349,6 +1351,11 @@ mod tests {
         let rows = rows();
         let mut t = DataTable::new(columns());
         t.set_viewport(10);
+        assert!(
+            !t.on_command(Command::Filter, &rows[..0]),
+            "no rows: no input to type into unseen"
+        );
+        assert!(!t.is_filtering());
         t.set_rows(&rows);
         assert!(t.on_command(Command::Filter, &rows));
         assert!(t.is_filtering());

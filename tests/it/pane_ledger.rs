@@ -1,5 +1,6 @@
 //! The Ledger pane (9): snapshots at 80x24 and 120x40 (parties, the delete dialog, trees and
-//! their drill-down, the execute confirmation and result, read-only, no token), headless flows
+//! their drill-down, the execute confirmation and result, read-only, no token), the trees list
+//! sorted and filtered (`o`, `/`), headless flows
 //! against the demo network for every action with its confirmation paths and the error shapes
 //! the demo answers (no token, 401 with a refused token, 404 missing user / package / party,
 //! 400 invalid values, 409 duplicate, 413 over the list limit), the 404 of a node that removed
@@ -511,6 +512,54 @@ fn trees_query(h: &mut Harness, begin: &str, end: &str, parties: &str, limit: &s
         h.type_text(v);
     }
     h.key(KeyCode::Enter);
+}
+
+#[test]
+fn trees_list_sorts_filters_and_opens_the_selected_item() {
+    use cantonscope::api::ledger::Update;
+    let mut h = at(Options::default(), Section::Trees);
+    trees_query(&mut h, "0", "40", "", "", "no");
+    let trees: Vec<(i64, String)> = h
+        .app
+        .ledger
+        .trees
+        .items()
+        .iter()
+        .filter_map(|i| match &i.update {
+            Update::TransactionTree(t) => Some((t.offset, t.update_id.clone())),
+            _ => None,
+        })
+        .collect();
+    assert!(trees.len() >= 2, "{trees:?}");
+    // o: kind, then offset (ascending); O reverses: the newest first.
+    h.key(KeyCode::Char('o'));
+    h.key(KeyCode::Char('o'));
+    h.key(KeyCode::Char('O'));
+    assert!(h.screen(120, 40).contains("offset ▼"));
+    h.key(KeyCode::Char('g'));
+    h.key(KeyCode::Char('y'));
+    let newest = trees.iter().max_by_key(|(o, _)| *o).expect("a tree");
+    assert_eq!(h.copied.last(), Some(&newest.1));
+    // `/` filters by update id (and kind, offset, root); Enter then opens the row shown.
+    let (_, wanted) = &trees[0];
+    h.key(KeyCode::Char('/'));
+    h.type_text(&wanted[..16]);
+    h.key(KeyCode::Enter);
+    assert!(h.screen(120, 40).contains("filter "));
+    h.key(KeyCode::Char('y'));
+    assert_eq!(h.copied.last(), Some(wanted));
+    h.key(KeyCode::Enter);
+    assert_eq!(
+        h.app.ledger.trees.drill_focus(),
+        Some(cantonscope::panes::ledger::DrillFocus::Tree)
+    );
+    let screen = h.screen(120, 40);
+    assert!(screen.contains(&wanted[..16]), "{screen}");
+    // Esc: back to the list, then the filter goes.
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.ledger.trees.drill_focus(), None);
+    h.key(KeyCode::Esc);
+    assert!(!h.screen(120, 40).contains("filter "));
 }
 
 #[test]

@@ -2,12 +2,13 @@
 //! `identity-provider-id`; a table of the party details (is-local, identity provider, resource
 //! version, annotations of the local metadata) and the full record of the selected row.
 
+use std::borrow::Cow;
+
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
-use unicode_width::UnicodeWidthStr;
+use ratatui::text::Line;
 
 use crate::api::ApiError;
 use crate::api::ledger::{PartiesResponse, PartyDetails};
@@ -16,7 +17,7 @@ use crate::msg::Command;
 use crate::msg::{Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::safe::safe_line;
-use crate::ui::scroll::ScrollState;
+use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
 
 use super::SectionView;
@@ -24,7 +25,7 @@ use super::common::{Note, Tone, explain, kv_line, put, render_notes, split_list}
 use super::form::{Complete, Form, FormOutcome, matching};
 
 /// The Parties section.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Parties {
     form: Option<Form>,
     /// The last query (party, more parties, identity provider id), to refill the form.
@@ -35,7 +36,109 @@ pub struct Parties {
     details: Vec<PartyDetails>,
     error: Option<Vec<Note>>,
     answered: bool,
-    scroll: ScrollState,
+    table: DataTable<PartyCol>,
+}
+
+impl Default for Parties {
+    fn default() -> Self {
+        Parties {
+            form: None,
+            query: Default::default(),
+            pending: None,
+            requested: Vec::new(),
+            details: Vec::new(),
+            error: None,
+            answered: false,
+            table: DataTable::new(PartyCol::columns()),
+        }
+    }
+}
+
+/// The columns of the party details table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartyCol {
+    Party,
+    Local,
+    IdentityProvider,
+    Version,
+    Annotations,
+}
+
+impl PartyCol {
+    /// Party and annotations share what is left (3 : 2); the identity provider column widens
+    /// from 100 columns on.
+    fn columns() -> Columns<PartyCol> {
+        Columns::new(vec![
+            Column::new(PartyCol::Party, "party", Width::Fill { min: 8, weight: 3 }),
+            Column::new(PartyCol::Local, "local", Width::Fixed(5)).priority(3),
+            Column::new(
+                PartyCol::IdentityProvider,
+                "identity provider",
+                Width::Wide {
+                    narrow: 10,
+                    wide: 18,
+                    from: 100,
+                },
+            )
+            .priority(2),
+            Column::new(PartyCol::Version, "version", Width::Fixed(7)).priority(1),
+            Column::new(
+                PartyCol::Annotations,
+                "annotations",
+                Width::Fill { min: 0, weight: 2 },
+            )
+            .priority(4),
+        ])
+    }
+}
+
+/// Text, or missing (sorted first) when absent.
+fn text_key(s: Option<&str>) -> SortKey<'_> {
+    s.map_or(SortKey::Missing, |s| SortKey::Text(Cow::Borrowed(s)))
+}
+
+fn resource_version(d: &PartyDetails) -> Option<&str> {
+    d.local_metadata
+        .as_ref()
+        .and_then(|m| m.resource_version.as_deref())
+}
+
+impl TableRow for PartyDetails {
+    type Col = PartyCol;
+    type Ctx = ();
+
+    fn cell(&self, col: PartyCol, _width: u16, _: &(), theme: &Theme) -> Cell<'_> {
+        match col {
+            PartyCol::Party => Cell::new(self.party.as_str(), theme.party),
+            PartyCol::Local if self.is_local => Cell::new("yes", theme.status_ok),
+            PartyCol::Local => Cell::new("no", theme.muted),
+            PartyCol::IdentityProvider => Cell::new(
+                or_dash(self.identity_provider_id.as_deref()),
+                Style::default(),
+            ),
+            PartyCol::Version => Cell::new(or_dash(resource_version(self)), theme.muted),
+            PartyCol::Annotations => Cell::new(annotations(self), theme.accent),
+        }
+    }
+
+    fn sort_key(&self, col: PartyCol) -> SortKey<'_> {
+        match col {
+            PartyCol::Party => SortKey::Text(Cow::Borrowed(&self.party)),
+            PartyCol::Local => SortKey::Int(i128::from(self.is_local)),
+            PartyCol::IdentityProvider => text_key(self.identity_provider_id.as_deref()),
+            PartyCol::Version => text_key(resource_version(self)),
+            PartyCol::Annotations => SortKey::Text(Cow::Owned(annotations(self))),
+        }
+    }
+
+    fn filter_text(&self) -> Cow<'_, str> {
+        Cow::Owned(format!(
+            "{} {} {}",
+            self.party,
+            self.identity_provider_id.as_deref().unwrap_or(""),
+            annotations(self)
+        ))
+    }
 }
 
 fn annotations(d: &PartyDetails) -> String {
@@ -141,7 +244,7 @@ impl Parties {
     }
 
     fn selected(&self) -> Option<&PartyDetails> {
-        self.details.get(self.scroll.cursor())
+        self.table.selected_row(&self.details)
     }
 }
 
@@ -177,11 +280,11 @@ pub fn suggestions(form: &Form, sh: &Shared, extra: &[String]) -> Vec<String> {
 
 impl SectionView for Parties {
     fn wants_raw_keys(&self) -> bool {
-        self.form.is_some()
+        self.form.is_some() || self.table.is_filtering()
     }
 
     fn key_context(&self) -> KeyContext {
-        if self.form.is_some() {
+        if self.wants_raw_keys() {
             KeyContext::TextInput
         } else {
             KeyContext::List
@@ -189,7 +292,10 @@ impl SectionView for Parties {
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        let Some(form) = &mut self.form else { return };
+        let Some(form) = &mut self.form else {
+            self.table.on_key(key, &self.details);
+            return;
+        };
         let cands = form
             .completing()
             .map(|(k, _)| candidates(k, sh, &[]))
@@ -204,6 +310,8 @@ impl SectionView for Parties {
     fn on_paste(&mut self, text: &str) {
         if let Some(f) = &mut self.form {
             f.paste(text);
+        } else {
+            self.table.on_paste(text, &self.details);
         }
     }
 
@@ -221,19 +329,13 @@ impl SectionView for Parties {
                 }
                 true
             }
-            Command::Up
-            | Command::Down
-            | Command::PageUp
-            | Command::PageDown
-            | Command::Top
-            | Command::Bottom => self.scroll.navigate(cmd),
             Command::Copy => {
                 if let Some(d) = self.selected() {
                     out.copy("party id", d.party.clone());
                 }
                 true
             }
-            _ => false,
+            _ => self.table.on_command(cmd, &self.details),
         }
     }
 
@@ -254,12 +356,12 @@ impl SectionView for Parties {
                 let PartiesResponse { party_details, .. } = &**r;
                 self.details = party_details.clone();
                 self.error = None;
-                self.scroll = ScrollState::new(self.details.len());
+                self.table.reset_rows(&self.details);
             }
             Ok(_) => {}
             Err(e) => {
                 self.details.clear();
-                self.scroll = ScrollState::new(0);
+                self.table.reset_rows(&self.details);
                 self.error = Some(explain(e, None));
                 out.error(format!("parties: {e}"));
             }
@@ -267,7 +369,7 @@ impl SectionView for Parties {
     }
 
     fn set_rows(&mut self, rows: usize) {
-        self.scroll.set_viewport(rows.saturating_sub(6).max(1));
+        self.table.set_viewport(rows.saturating_sub(6).max(1));
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
@@ -319,6 +421,8 @@ impl SectionView for Parties {
     fn hints(&self) -> Vec<Command> {
         if self.form.is_some() {
             vec![Command::Confirm, Command::Complete, Command::Cancel]
+        } else if self.table.is_filtering() {
+            vec![Command::Confirm, Command::Cancel]
         } else {
             vec![
                 Command::Edit,
@@ -354,82 +458,17 @@ fn render_table(p: &Parties, area: Rect, buf: &mut Buffer, theme: &Theme, focuse
     if p.details.is_empty() {
         return;
     }
-    // Columns: party | local | identity provider | version | annotations.
-    let local_w = 5usize;
-    let ver_w = 7usize;
-    let idp_w = if width >= 100 { 18 } else { 10 };
-    let flex = width.saturating_sub(local_w + ver_w + idp_w + 4);
-    let party_w = (flex * 3 / 5).max(8);
-    let ann_w = flex.saturating_sub(party_w);
-    let cell = |s: &str, w: usize| {
-        let t = safe_line(s, w).into_owned();
-        let pad = w.saturating_sub(t.width());
-        format!("{t}{}", " ".repeat(pad))
-    };
-    let header = format!(
-        "{} {} {} {} {}",
-        cell("party", party_w),
-        cell("local", local_w),
-        cell("identity provider", idp_w),
-        cell("version", ver_w),
-        cell("annotations", ann_w)
-    );
-    put(
-        area,
-        1,
-        buf,
-        &Line::styled(safe_line(&header, width).into_owned(), theme.table_header),
-    );
     // Detail rows of the selected party at the bottom.
     let detail_rows: u16 = 4;
     let table_rows = area.height.saturating_sub(2 + detail_rows + 1).max(1);
-    let range = p.scroll.visible_range(usize::from(table_rows));
-    for (row, i) in range.clone().enumerate() {
-        let Some(d) = p.details.get(i) else { break };
-        let y = 2 + row as u16;
-        if y >= area.height {
-            break;
-        }
-        let local_style = if d.is_local {
-            theme.status_ok
-        } else {
-            theme.muted
-        };
-        let line = Line::from(vec![
-            Span::styled(cell(&d.party, party_w), theme.party),
-            Span::raw(" "),
-            Span::styled(
-                cell(if d.is_local { "yes" } else { "no" }, local_w),
-                local_style,
-            ),
-            Span::raw(" "),
-            Span::styled(
-                cell(or_dash(d.identity_provider_id.as_deref()), idp_w),
-                Style::default(),
-            ),
-            Span::raw(" "),
-            Span::styled(
-                cell(
-                    or_dash(
-                        d.local_metadata
-                            .as_ref()
-                            .and_then(|m| m.resource_version.as_deref()),
-                    ),
-                    ver_w,
-                ),
-                theme.muted,
-            ),
-            Span::raw(" "),
-            Span::styled(cell(&annotations(d), ann_w), theme.accent),
-        ]);
-        put(area, y, buf, &line);
-        if i == p.scroll.cursor() {
-            buf.set_style(
-                Rect::new(area.x, area.y + y, area.width, 1),
-                theme.selection_style(focused),
-            );
-        }
-    }
+    let table = Rect::new(
+        area.x,
+        area.y + 1,
+        area.width,
+        (1 + table_rows).min(area.height.saturating_sub(1)),
+    );
+    let draw = Draw::new(&(), theme, focused);
+    p.table.render(table, buf, &p.details, &draw);
     let y0 = 2 + table_rows + 1;
     if let Some(d) = p.selected()
         && y0 < area.height

@@ -12,6 +12,7 @@
 //! checkpoint      60                          2 synchronizers
 //! ```
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crossterm::event::KeyEvent;
@@ -36,7 +37,7 @@ use crate::panes::{Out, Shared};
 use crate::ui::format::{group_thousands, server_time};
 use crate::ui::json::JsonView;
 use crate::ui::safe::safe_line;
-use crate::ui::scroll::ScrollState;
+use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
 use crate::ui::tree::TreeState;
 
@@ -86,7 +87,7 @@ struct Query {
 }
 
 /// The Trees section.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Trees {
     form: Option<Form>,
     query: Query,
@@ -98,9 +99,127 @@ pub struct Trees {
     items: Arc<Vec<JsGetUpdateTreesResponse>>,
     error: Option<Vec<Note>>,
     answered: bool,
-    scroll: ScrollState,
+    table: DataTable<TreeCol>,
     drill: Option<Drill>,
     rows: usize,
+}
+
+impl Default for Trees {
+    fn default() -> Self {
+        Trees {
+            form: None,
+            query: Query::default(),
+            ledger_end: None,
+            pending: None,
+            asked: String::new(),
+            items: Arc::default(),
+            error: None,
+            answered: false,
+            table: DataTable::new(TreeCol::columns()),
+            drill: None,
+            rows: 0,
+        }
+    }
+}
+
+/// The columns of the list of the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeCol {
+    Kind,
+    Offset,
+    Update,
+    Events,
+    Time,
+    What,
+}
+
+impl TreeCol {
+    /// From 110 columns on: longer update ids and the record time.
+    fn columns() -> Columns<TreeCol> {
+        Columns::new(vec![
+            Column::new(TreeCol::Kind, "kind", Width::Fixed(12)),
+            Column::new(TreeCol::Offset, "offset", Width::Fixed(8)).right(),
+            Column::new(
+                TreeCol::Update,
+                "update",
+                Width::Wide {
+                    narrow: 12,
+                    wide: 20,
+                    from: 110,
+                },
+            )
+            .priority(3),
+            Column::new(TreeCol::Events, "events", Width::Fixed(6))
+                .right()
+                .descending_first()
+                .priority(2),
+            Column::new(
+                TreeCol::Time,
+                "record time",
+                Width::Wide {
+                    narrow: 0,
+                    wide: 23,
+                    from: 110,
+                },
+            )
+            .priority(1),
+            Column::new(TreeCol::What, "root / what", Width::fill(0)),
+        ])
+    }
+}
+
+impl TableRow for JsGetUpdateTreesResponse {
+    type Col = TreeCol;
+    /// Times in the session's zone.
+    type Ctx = Shared;
+
+    fn cell(&self, col: TreeCol, width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
+        let (kind, offset, update_id, events, time, what) = describe(self);
+        match col {
+            TreeCol::Kind => {
+                let style = match kind {
+                    "tree" | "transaction" => theme.exercised,
+                    "reassignment" => theme.assign,
+                    "checkpoint" => theme.muted,
+                    _ => theme.status_warn,
+                };
+                Cell::new(kind, style)
+            }
+            TreeCol::Offset => Cell::new(
+                offset.map(|o| o.to_string()).unwrap_or_default(),
+                theme.accent,
+            ),
+            TreeCol::Update => Cell::new(
+                short_id(&update_id, usize::from(width).saturating_sub(1)),
+                theme.id,
+            ),
+            TreeCol::Events => Cell::new(
+                events.map(|e| e.to_string()).unwrap_or_default(),
+                Style::default(),
+            ),
+            TreeCol::Time => Cell::new(server_time(&time, "", |us| sh.format_time(us)), theme.time),
+            TreeCol::What => Cell::new(what, theme.muted),
+        }
+    }
+
+    fn sort_key(&self, col: TreeCol) -> SortKey<'_> {
+        let (kind, offset, update_id, events, time, what) = describe(self);
+        let int = |v: Option<i128>| v.map_or(SortKey::Missing, SortKey::Int);
+        match col {
+            TreeCol::Kind => SortKey::Text(Cow::Borrowed(kind)),
+            TreeCol::Offset => int(offset.map(i128::from)),
+            TreeCol::Update => SortKey::Text(Cow::Owned(update_id)),
+            TreeCol::Events => int(events.map(|e| e as i128)),
+            TreeCol::Time => SortKey::Text(Cow::Owned(time)),
+            TreeCol::What => SortKey::Text(Cow::Owned(what)),
+        }
+    }
+
+    fn filter_text(&self) -> Cow<'_, str> {
+        let (kind, offset, update_id, _, _, what) = describe(self);
+        let offset = offset.map(|o| o.to_string()).unwrap_or_default();
+        Cow::Owned(format!("{kind} {offset} {update_id} {what}"))
+    }
 }
 
 fn parse_flag(s: &str) -> Option<bool> {
@@ -384,7 +503,9 @@ impl Trees {
     }
 
     fn open_selected(&mut self) {
-        let index = self.scroll.cursor();
+        let Some(index) = self.table.selected() else {
+            return;
+        };
         let Some(item) = self.items.get(index) else {
             return;
         };
@@ -530,11 +651,11 @@ fn apply_rows(d: &mut Drill, rows: usize) {
 
 impl SectionView for Trees {
     fn wants_raw_keys(&self) -> bool {
-        self.form.is_some()
+        self.form.is_some() || (self.drill.is_none() && self.table.is_filtering())
     }
 
     fn key_context(&self) -> KeyContext {
-        if self.form.is_some() {
+        if self.wants_raw_keys() {
             KeyContext::TextInput
         } else if self.drill.is_some() {
             KeyContext::Tree
@@ -544,7 +665,10 @@ impl SectionView for Trees {
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        let Some(form) = &mut self.form else { return };
+        let Some(form) = &mut self.form else {
+            self.table.on_key(key, &self.items);
+            return;
+        };
         let cands = form
             .completing()
             .map(|(k, _)| candidates(k, sh, &[]))
@@ -559,6 +683,8 @@ impl SectionView for Trees {
     fn on_paste(&mut self, text: &str) {
         if let Some(f) = &mut self.form {
             f.paste(text);
+        } else {
+            self.table.on_paste(text, &self.items);
         }
     }
 
@@ -572,14 +698,8 @@ impl SectionView for Trees {
                 self.open_form();
             }
             Command::Select => self.open_selected(),
-            Command::Up => self.scroll.up(1),
-            Command::Down => self.scroll.down(1),
-            Command::PageUp => self.scroll.page_up(),
-            Command::PageDown => self.scroll.page_down(),
-            Command::Top => self.scroll.top(),
-            Command::Bottom => self.scroll.bottom(),
             Command::Copy => {
-                if let Some(item) = self.items.get(self.scroll.cursor()) {
+                if let Some(item) = self.table.selected_row(&self.items) {
                     let (_, _, update_id, ..) = describe(item);
                     if update_id.is_empty() {
                         out.copy("item JSON", item.raw.get().to_string());
@@ -588,7 +708,7 @@ impl SectionView for Trees {
                     }
                 }
             }
-            _ => return false,
+            _ => return self.table.on_command(cmd, &self.items),
         }
         true
     }
@@ -609,13 +729,13 @@ impl SectionView for Trees {
             Ok(Response::Trees(items)) => {
                 self.items = Arc::clone(items);
                 self.error = None;
-                self.scroll = ScrollState::new(self.items.len());
-                self.scroll.set_viewport(self.rows.saturating_sub(2).max(1));
+                self.table.reset_rows(&self.items);
+                self.table.set_viewport(self.rows.saturating_sub(2).max(1));
             }
             Ok(_) => {}
             Err(e) => {
                 self.items = Arc::new(Vec::new());
-                self.scroll = ScrollState::new(0);
+                self.table.reset_rows(&self.items);
                 self.error = Some(explain(e, Some(REMOVED_HINT)));
                 out.error(format!("update trees: {e}"));
             }
@@ -624,7 +744,7 @@ impl SectionView for Trees {
 
     fn set_rows(&mut self, rows: usize) {
         self.rows = rows;
-        self.scroll.set_viewport(rows.saturating_sub(2).max(1));
+        self.table.set_viewport(rows.saturating_sub(2).max(1));
         if let Some(d) = &mut self.drill {
             apply_rows(d, rows);
         }
@@ -681,6 +801,8 @@ impl SectionView for Trees {
     fn hints(&self) -> Vec<Command> {
         if self.form.is_some() {
             vec![Command::Confirm, Command::Complete, Command::Cancel]
+        } else if self.wants_raw_keys() {
+            vec![Command::Confirm, Command::Cancel]
         } else if self.drill.is_some() {
             vec![
                 Command::Toggle,
@@ -702,18 +824,6 @@ impl SectionView for Trees {
     }
 }
 
-fn pad(s: &str, w: usize) -> String {
-    let t = safe_line(s, w).into_owned();
-    let n = w.saturating_sub(t.width());
-    format!("{t}{}", " ".repeat(n))
-}
-
-fn pad_left(s: &str, w: usize) -> String {
-    let t = safe_line(s, w).into_owned();
-    let n = w.saturating_sub(t.width());
-    format!("{}{t}", " ".repeat(n))
-}
-
 fn render_list(t: &Trees, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
     let width = usize::from(area.width);
     let summary = format!("{} items · {}", group_thousands(t.items.len()), t.asked);
@@ -732,82 +842,14 @@ fn render_list(t: &Trees, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &The
         );
         return;
     }
-    let wide = width >= 110;
-    let (kind_w, off_w, id_w, ev_w, time_w) = (
-        12,
-        8,
-        if wide { 20 } else { 12 },
-        6,
-        if wide { 23 } else { 0 },
+    let table = Rect::new(
+        area.x,
+        area.y + 1,
+        area.width,
+        area.height.saturating_sub(1),
     );
-    let mut header = format!(
-        "{} {} {} {} ",
-        pad("kind", kind_w),
-        pad_left("offset", off_w),
-        pad("update", id_w),
-        pad_left("events", ev_w)
-    );
-    if wide {
-        header.push_str(&pad("record time", time_w));
-        header.push(' ');
-    }
-    header.push_str("root / what");
-    put(
-        area,
-        1,
-        buf,
-        &Line::styled(safe_line(&header, width).into_owned(), theme.table_header),
-    );
-    let rows = usize::from(area.height.saturating_sub(2));
-    for (row, i) in t.scroll.visible_range(rows).enumerate() {
-        let Some(item) = t.items.get(i) else { break };
-        let (kind, offset, update_id, events, time, what) = describe(item);
-        let kind_style = match kind {
-            "tree" | "transaction" => theme.exercised,
-            "reassignment" => theme.assign,
-            "checkpoint" => theme.muted,
-            _ => theme.status_warn,
-        };
-        let mut spans = vec![
-            Span::styled(pad(kind, kind_w), kind_style),
-            Span::raw(" "),
-            Span::styled(
-                pad_left(&offset.map(|o| o.to_string()).unwrap_or_default(), off_w),
-                theme.accent,
-            ),
-            Span::raw(" "),
-            Span::styled(
-                pad(&short_id(&update_id, id_w.saturating_sub(1)), id_w),
-                theme.id,
-            ),
-            Span::raw(" "),
-            Span::styled(
-                pad_left(&events.map(|e| e.to_string()).unwrap_or_default(), ev_w),
-                Style::default(),
-            ),
-            Span::raw(" "),
-        ];
-        if wide {
-            spans.push(Span::styled(
-                pad(&server_time(&time, "", |us| sh.format_time(us)), time_w),
-                theme.time,
-            ));
-            spans.push(Span::raw(" "));
-        }
-        let used: usize = spans.iter().map(|s| s.content.width()).sum();
-        spans.push(Span::styled(
-            safe_line(&what, width.saturating_sub(used)).into_owned(),
-            theme.muted,
-        ));
-        let y = 2 + row as u16;
-        put(area, y, buf, &Line::from(spans));
-        if i == t.scroll.cursor() && y < area.height {
-            buf.set_style(
-                Rect::new(area.x, area.y + y, area.width, 1),
-                theme.selection_style(focused),
-            );
-        }
-    }
+    let draw = Draw::new(sh, theme, focused);
+    t.table.render(table, buf, &t.items, &draw);
 }
 
 fn node_fields(
