@@ -267,7 +267,8 @@ Exit codes:
   6  health: fewer than a quorum healthy
      check-update: no consensus (no group of f + 1 matching answers, or two)
      sweep: fewer than a quorum of scans answered a page
-  1  the scan list could not be read (no scan answered /v0/scans and none was kept)
+  1  scans: the scan list could not be read (no scan answered /v0/scans and none was
+     kept); the other commands then ask only the profile's own and pinned scans
   2  usage or configuration error
   130 sweep interrupted (the result so far is printed)";
 

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{EXIT_CONNECT, EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config};
+use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config};
 use crate::api::ApiClient;
 use crate::cli::{NetworkArgs, NetworkCommand};
 use crate::config::{HistoryStart, Settings};
@@ -134,6 +134,12 @@ pub async fn run_with(
         for error in errors {
             say(err, &format!("cannot read the scan list: {error}"));
         }
+        if !matches!(args.command, NetworkCommand::Scans) {
+            say(
+                err,
+                "warning: no scan list: only the profile's own and pinned scans are asked",
+            );
+        }
     }
     let budget = ScanBudget {
         rate: args.request_rate.unwrap_or(settings.network.request_rate),
@@ -146,9 +152,9 @@ pub async fn run_with(
             let code = if list_missing { EXIT_SERVER } else { EXIT_OK };
             write_json(out, &scans_json(&discovered)).map(|()| code)
         }
-        _ if list_missing && net.is_empty() => {
+        _ if net.is_empty() => {
             say(err, "no scan to ask");
-            return EXIT_CONNECT;
+            return EXIT_SERVER;
         }
         NetworkCommand::Health {
             max_round_age,
@@ -497,23 +503,26 @@ async fn run_sweep(
     err: &mut dyn Write,
     cancel: &Cancel,
 ) -> Result<i32, String> {
-    let reference = net
-        .entries()
-        .position(|e| e.own)
-        .or_else(|| net.entries().position(|e| e.counted))
-        .unwrap_or(0);
+    // Where the start time is in the history: from the profile's own scan, else the others.
+    let mut references: Vec<usize> = (0..net.len()).collect();
+    references.sort_by_key(|i| !net.entry(*i).is_some_and(|e| e.own));
     let from = match request.from {
         None | Some(HistoryStart::Begin) => None,
-        Some(HistoryStart::At(time)) => Some(
-            sweep::start_at(net, reference, time.timestamp_micros())
-                .await
-                .map_err(|e| {
-                    format!(
-                        "cannot find where {} is in the history: {e}",
-                        time.to_rfc3339()
-                    )
-                })?,
-        ),
+        Some(HistoryStart::At(time)) => {
+            let mut found = Err(String::from("no scan"));
+            for scan in references {
+                found = sweep::start_at(net, scan, time.timestamp_micros()).await;
+                if found.is_ok() {
+                    break;
+                }
+            }
+            Some(found.map_err(|e| {
+                format!(
+                    "cannot find where {} is in the history: {e}",
+                    time.to_rfc3339()
+                )
+            })?)
+        }
         Some(HistoryStart::Now | HistoryStart::Recent) => {
             return Err("--from takes an RFC 3339 time or begin".to_owned());
         }

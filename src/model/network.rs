@@ -180,8 +180,9 @@ pub struct ScanEntry {
 }
 
 /// The scans to ask: the listed ones chosen by `selection`, then the pinned URLs the list does
-/// not have, then the profile's own scan when it is neither (not counted). Also returns
-/// warnings (selected names the list does not have).
+/// not have, then the profile's own scan when it is neither (not counted, unless there is no
+/// list at all: then the own and pinned scans are the network). Also returns warnings
+/// (selected names the list does not have).
 pub fn select_scans(
     list: Option<&ScanList>,
     selection: &ScanSelection,
@@ -243,7 +244,7 @@ pub fn select_scans(
                 listed: false,
                 pinned: false,
                 own: true,
-                counted: false,
+                counted: list.is_none(),
             });
         }
     }

@@ -293,10 +293,11 @@ fn discovery_picks_the_listed_scans_and_keeps_the_list() {
             again.source
         );
         assert_eq!(again.entries.len(), 14, "13 listed + 1 pinned");
-        // Without a kept list: only the profile's own and pinned scans, not counted as listed.
+        // Without a kept list: the profile's own and pinned scans are the network.
         let none = discover(&client(), &settings, None, now()).await;
         assert!(matches!(none.source, ListSource::Unavailable { .. }));
         assert_eq!(none.entries.len(), 2);
+        assert!(none.entries.iter().all(|e| e.counted && !e.listed));
     });
 }
 
@@ -937,4 +938,75 @@ fn cli_sweep_reports_the_first_diverging_update() {
     assert_eq!(limited["end"], "page_limit");
     assert_eq!(limited["updates"], 10);
     assert!(output.stderr.is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recorded MainNet samples (`../shared/samples`, skipped when absent)
+
+fn sample(name: &str) -> Option<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
+    if !dir.is_dir() {
+        eprintln!("skipping: sample folder {} is absent", dir.display());
+        return None;
+    }
+    Some(std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+#[test]
+fn mainnet_samples_decode_and_compare() {
+    use cantonscope::api::scan as api;
+    use cantonscope::model::consensus::digest::Digester;
+    use cantonscope::model::network::ScanList;
+    let Some(scans) = sample("scan-mainnet-GET-v0-scans.json") else {
+        return;
+    };
+    let call = api::scans();
+    let listed = call
+        .decode_response(200, &[], &scans)
+        .expect("scans decode");
+    let list = ScanList::from_response(&listed).expect("a list");
+    assert!(list.domain_id.starts_with("global-domain::"));
+    assert_eq!(list.scans.len(), 13);
+    assert!(
+        list.scans
+            .iter()
+            .all(|s| s.url.starts_with("https://") && !s.sv_name.is_empty())
+    );
+
+    let version = sample("scan-mainnet-GET-version.json").expect("sample");
+    let version = api::version()
+        .decode_response(200, &[], &version)
+        .expect("version decodes");
+    assert_eq!(version.version, "0.5.5");
+
+    let rounds =
+        sample("scan-mainnet-POST-v0-open-and-issuing-mining-rounds.json").expect("sample");
+    let rounds = api::open_and_issuing_mining_rounds(&api::MiningRoundsRequest::default())
+        .decode_response(200, &[], &rounds)
+        .expect("rounds decode");
+    assert_eq!(rounds.open_mining_rounds.len(), 3);
+    assert_eq!(rounds.issuing_mining_rounds.len(), 2);
+    let newest = rounds.newest_open_round().expect("an open round");
+    assert_eq!(newest.number, 81_325);
+    assert_eq!(newest.created_at, "2026-01-30T08:39:18.316438Z");
+
+    // One update: the recorded text and its canonical form (keys sorted, no whitespace) are
+    // the same answer, by the digest and by grouping.
+    let update = sample("scan-mainnet-GET-v2-updates-by-update_id.json").expect("sample");
+    let value: Value = serde_json::from_slice(&update).expect("json");
+    let canonical = consensus::canonical_json(&value);
+    assert_ne!(canonical.as_bytes(), update.as_slice());
+    let d = Digester::new();
+    assert_eq!(
+        d.hash(&update, LocalFields::UPDATE).expect("hash"),
+        d.hash(canonical.as_bytes(), LocalFields::UPDATE)
+            .expect("hash")
+    );
+    let answers = [
+        Answer::from_http(200, &update, LocalFields::UPDATE),
+        Answer::from_http(200, canonical.as_bytes(), LocalFields::UPDATE),
+    ];
+    assert_eq!(group_answers(&answers).groups.len(), 1);
+    let position = consensus::update_position(&value).expect("a position");
+    assert_eq!(position.migration_id, 0);
 }
