@@ -1,0 +1,286 @@
+//! Drawing the History pane: its title and status, the empty states, and the table's columns
+//! and cells (through the kit's `Columns` and `TableRow`).
+
+use std::borrow::Cow;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use crate::model::summary::{SummaryKind, UpdateSummary, short_id, short_party};
+use crate::ui::format::{group_thousands, human_span};
+use crate::ui::table::{Cell, Column, Columns, Draw, TableRow, Width};
+use crate::ui::theme::Theme;
+
+use super::super::Shared;
+use super::{HistoryPane, Stage};
+
+impl HistoryPane {
+    // ---------------------------------------------------------------------------------------
+    // Drawing
+    // ---------------------------------------------------------------------------------------
+
+    /// Rows of the filter bar at the bottom.
+    pub(super) fn filter_bar_height(&self) -> u16 {
+        self.filter.height(self.view.filter.is_some())
+    }
+
+    /// List rows available in the last known area.
+    pub(super) fn list_viewport(&self) -> usize {
+        let inner = self.area.height.saturating_sub(2);
+        let used = 1
+            + self.filter_bar_height()
+            + u16::from(self.earlier.is_some())
+            + u16::from(self.export.is_some());
+        usize::from(inner.saturating_sub(used).max(1))
+    }
+
+    pub(super) fn status_parts(&self) -> Vec<(String, StatusTone)> {
+        let mut parts = Vec::new();
+        if self.following {
+            if self.at_head {
+                parts.push(("live".to_string(), StatusTone::Ok));
+            } else {
+                parts.push(("following".to_string(), StatusTone::Ok));
+            }
+        } else if self.stage != Stage::Idle {
+            if self.new_rows > 0 {
+                parts.push((
+                    format!("paused · {} new", group_thousands(self.new_rows)),
+                    StatusTone::Warn,
+                ));
+            } else {
+                parts.push(("paused".to_string(), StatusTone::Warn));
+            }
+        }
+        match self.stage {
+            Stage::Idle => parts.push(("not started".to_string(), StatusTone::Muted)),
+            Stage::Discover { .. } => parts.push((
+                "finding the current migration…".to_string(),
+                StatusTone::Muted,
+            )),
+            Stage::Seek { window } => {
+                let secs = self.windows.get(window).copied().unwrap_or(0);
+                parts.push((
+                    format!("looking back {}…", human_span(secs)),
+                    StatusTone::Muted,
+                ));
+            }
+            Stage::Forward if !self.at_head => {
+                let text = if self.in_flight.is_some() {
+                    "loading…"
+                } else {
+                    "more below"
+                };
+                parts.push((text.to_string(), StatusTone::Muted));
+            }
+            Stage::Forward => {}
+        }
+        if self.failures > 0 {
+            parts.push((
+                format!("error, retrying ({}×)", self.failures),
+                StatusTone::Err,
+            ));
+        }
+        if let Some(job) = &self.export {
+            parts.push((format!("export {}%", job.percent()), StatusTone::Ok));
+        }
+        parts
+    }
+
+    pub(super) fn title_line(&self, sh: &Shared, theme: &Theme) -> Line<'static> {
+        let mut spans = vec![Span::styled("History", theme.title)];
+        let rows = self.view.len(&sh.history);
+        let count = if self.view.filter.is_some() {
+            format!(
+                "{} of {} updates",
+                group_thousands(rows),
+                group_thousands(sh.history.len())
+            )
+        } else {
+            format!("{} updates", group_thousands(sh.history.len()))
+        };
+        spans.push(Span::styled(format!(" · {count}"), theme.muted));
+        for (text, tone) in self.status_parts() {
+            let style = match tone {
+                StatusTone::Ok => theme.status_ok,
+                StatusTone::Warn => theme.status_warn,
+                StatusTone::Err => theme.status_err,
+                StatusTone::Muted => theme.muted,
+            };
+            spans.push(Span::styled(" · ", theme.muted));
+            spans.push(Span::styled(text, style));
+        }
+        Line::from(spans)
+    }
+
+    pub(super) fn render_rows(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        sh: &Shared,
+        theme: &Theme,
+        focused: bool,
+    ) {
+        let rows = self.view.len(&sh.history);
+        let width = usize::from(area.width);
+        if rows == 0 {
+            let text = if sh.history.is_empty() {
+                match self.stage {
+                    Stage::Idle => "not started",
+                    Stage::Discover { .. } | Stage::Seek { .. } => "loading…",
+                    Stage::Forward if self.at_head => "no updates yet: waiting for new ones",
+                    Stage::Forward => "loading…",
+                }
+            } else {
+                "no loaded update matches the filter"
+            };
+            buf.set_stringn(area.x, area.y, text, width, theme.muted);
+            return;
+        }
+        let mut scroll = self.scroll;
+        if scroll.len() != rows {
+            scroll.set_len(rows);
+        }
+        let draw = Draw::new(sh, theme, focused);
+        let at = |row: usize| self.view.index(row).and_then(|i| sh.history.get(i));
+        self.columns.render_rows(area, buf, &scroll, at, &draw);
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StatusTone {
+    Ok,
+    Warn,
+    Err,
+    Muted,
+}
+
+/// A column of the History table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistoryCol {
+    Time,
+    Migration,
+    Kind,
+    Id,
+    Summary,
+    Events,
+    Synchronizer,
+}
+
+/// The table's columns: low-value ones go first as it narrows (the synchronizer, the migration,
+/// the event count…), the time keeps only the time of day below 72 columns. Ledger order: the
+/// table is not sorted.
+pub(super) fn columns() -> Columns<HistoryCol> {
+    let col = |id, title, width| Column::new(id, title, Width::Fixed(width)).unsortable();
+    Columns::new(vec![
+        Column::new(
+            HistoryCol::Time,
+            "Time",
+            Width::Wide {
+                narrow: 12,
+                wide: 23,
+                from: 72,
+            },
+        )
+        .unsortable()
+        .priority(8),
+        col(HistoryCol::Migration, "Mig", 3).right().priority(2),
+        col(HistoryCol::Kind, "Kind", 11).priority(6),
+        col(HistoryCol::Id, "Update", 10).priority(5),
+        Column::new(HistoryCol::Summary, "Summary", Width::fill(24)).unsortable(),
+        col(HistoryCol::Events, "Events", 6).right().priority(3),
+        col(HistoryCol::Synchronizer, "Synchronizer", 16).priority(1),
+    ])
+}
+
+impl TableRow for UpdateSummary {
+    type Col = HistoryCol;
+    /// Times in the session's zone, labels from the history's interner.
+    type Ctx = Shared;
+
+    fn cell(&self, col: HistoryCol, width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
+        let interner = &sh.history.summarizer.interner;
+        match col {
+            HistoryCol::Time => {
+                let t = sh.format_time(self.record_time);
+                let t = if width < 23 {
+                    t.get(11..).map(str::to_string).unwrap_or(t)
+                } else {
+                    t
+                };
+                Cell::new(t, theme.time)
+            }
+            HistoryCol::Migration => Cell::new(self.migration_id.to_string(), Style::default()),
+            HistoryCol::Kind => {
+                let style = match self.kind {
+                    SummaryKind::Transaction => theme.exercised,
+                    SummaryKind::Assign => theme.assign,
+                    SummaryKind::Unassign => theme.unassign,
+                    SummaryKind::Malformed => theme.status_err,
+                };
+                Cell::new(self.kind.label(), style)
+            }
+            HistoryCol::Id => Cell::new(short_id(&self.update_id, 8), theme.id),
+            HistoryCol::Summary => {
+                let style = if self.kind == SummaryKind::Malformed {
+                    theme.status_err
+                } else {
+                    Style::default()
+                };
+                Cell::new(self.root_label(interner), style)
+            }
+            HistoryCol::Events => Cell::new(self.event_count.to_string(), theme.muted),
+            HistoryCol::Synchronizer => Cell::new(
+                short_party(interner.resolve(self.synchronizer)).to_owned(),
+                theme.party,
+            ),
+        }
+    }
+
+    /// Unused: the History filter matches summaries by field (`model::history::Filter`).
+    fn filter_text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.update_id)
+    }
+
+    fn title(col: HistoryCol, sh: &Shared) -> Option<Cow<'static, str>> {
+        (col == HistoryCol::Time).then(|| Cow::Owned(format!("Time ({})", sh.zone_label())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_fill_the_width_and_drop_low_value_ones() {
+        let cols = columns();
+        for w in [0u16, 10, 40, 51, 52, 78, 80, 100, 118, 200] {
+            let layout = cols.layout(w);
+            let last = layout.last().expect("a column");
+            assert_eq!(last.x + last.width, w, "width {w}");
+            assert!(layout.iter().any(|c| c.id == HistoryCol::Summary));
+        }
+        let ids = |w| cols.layout(w).iter().map(|c| c.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(78),
+            vec![
+                HistoryCol::Time,
+                HistoryCol::Kind,
+                HistoryCol::Id,
+                HistoryCol::Summary,
+                HistoryCol::Events
+            ]
+        );
+        assert!(ids(118).contains(&HistoryCol::Synchronizer));
+    }
+
+    #[test]
+    fn spans_read_naturally() {
+        assert_eq!(human_span(600), "10 min");
+        assert_eq!(human_span(3600), "1 h");
+        assert_eq!(human_span(7 * 86_400), "7 d");
+        assert_eq!(human_span(45), "45 s");
+    }
+}
