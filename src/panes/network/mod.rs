@@ -1,0 +1,520 @@
+//! The Network pane (7): what the scan knows about the network, in four sections switched with
+//! `]` / `[`: the BFT sequencers of this SV, the bootstrapping transactions of a synchronizer,
+//! the participants hosting a party, and an SV's previous reward weight. It also runs the `:hash`
+//! lookup (`/v2/updates/hash/{hash}`), trying every configured scan in turn because each scan
+//! indexes hashes only from its own starting point.
+//!
+//! ```text
+//! ┌Network · Bootstrapping · global-domain──────────────────────────────────────┐
+//! │1 BFT sequencers │ 2 Bootstrapping │ 3 Party hosting │ 4 Reward weight       │
+//! │Prefix global-domain: 3 transactions                                          │
+//! │Transaction               Size      Base64                                    │
+//! │domain_parameters         96 B      128 chars                                 │
+//! │sequencer_domain_state    640 B     856 chars                                 │
+//! └──────────────────────────────────────────────────────────────────────────────┘
+//! ```
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use crate::api::scan::SynchronizerBftSequencer;
+use crate::config::keymap::KeyContext;
+use crate::msg::Command;
+use crate::msg::{Fetched, Request, Response};
+use crate::panes::form::{Form, FormOutcome, Load, explain, render_section_tabs};
+use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::ui::layout::framed;
+use crate::ui::table::{DataTable, ListCol, TableInput};
+use crate::ui::text_input::{InputOutcome, TextInput};
+use crate::ui::theme::Theme;
+
+mod bootstrapping;
+mod forms;
+mod hash;
+mod hosting;
+mod sequencers;
+
+use bootstrapping::BootResult;
+use bootstrapping::boot_table;
+pub use bootstrapping::{BootCol, BootTx, boot_txs};
+use forms::FormKind;
+use hash::HashLookup;
+use hosting::hosting_table;
+use hosting::{Hosting, Weight};
+pub use sequencers::SeqCol;
+use sequencers::seq_table;
+
+/// The sections of the pane, in tab order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetSection {
+    Sequencers,
+    Bootstrapping,
+    Participants,
+    RewardWeight,
+}
+
+impl NetSection {
+    pub const ALL: [NetSection; 4] = [
+        NetSection::Sequencers,
+        NetSection::Bootstrapping,
+        NetSection::Participants,
+        NetSection::RewardWeight,
+    ];
+
+    /// The tab label.
+    pub fn title(self) -> &'static str {
+        match self {
+            NetSection::Sequencers => "BFT sequencers",
+            NetSection::Bootstrapping => "Bootstrapping",
+            NetSection::Participants => "Party hosting",
+            NetSection::RewardWeight => "Reward weight",
+        }
+    }
+
+    fn index(self) -> usize {
+        NetSection::ALL.iter().position(|s| *s == self).unwrap_or(0)
+    }
+}
+
+/// The Network pane.
+#[derive(Debug)]
+pub struct NetworkPane {
+    section: NetSection,
+    sequencers: Load<Vec<SynchronizerBftSequencer>>,
+    seq_table: DataTable<SeqCol>,
+    boot: Load<BootResult>,
+    boot_prefix: Option<String>,
+    boot_table: DataTable<BootCol>,
+    /// The "save to" path input of the bootstrapping section.
+    save_input: Option<TextInput>,
+    hosting: Load<Hosting>,
+    hosting_query: Option<(String, String)>,
+    hosting_table: DataTable<ListCol>,
+    weight: Load<Weight>,
+    weight_query: Option<(String, Option<String>)>,
+    form: Option<(FormKind, Form)>,
+    hash: Option<HashLookup>,
+    area: Rect,
+}
+
+impl Default for NetworkPane {
+    fn default() -> Self {
+        NetworkPane {
+            section: NetSection::Sequencers,
+            sequencers: Load::Idle,
+            seq_table: seq_table(),
+            boot: Load::Idle,
+            boot_prefix: None,
+            boot_table: boot_table(),
+            save_input: None,
+            hosting: Load::Idle,
+            hosting_query: None,
+            hosting_table: hosting_table(),
+            weight: Load::Idle,
+            weight_query: None,
+            form: None,
+            hash: None,
+            area: Rect::default(),
+        }
+    }
+}
+
+impl NetworkPane {
+    /// A new pane; nothing is fetched until it is first shown.
+    pub fn new(_sh: &Shared) -> Self {
+        NetworkPane::default()
+    }
+
+    /// The section shown.
+    pub fn section(&self) -> NetSection {
+        self.section
+    }
+
+    /// Whether a form or the save-path input is open.
+    pub fn is_editing(&self) -> bool {
+        self.form.is_some() || self.save_input.is_some()
+    }
+
+    /// Whether a `:hash` lookup is running.
+    pub fn is_looking_up_hash(&self) -> bool {
+        self.hash.is_some()
+    }
+
+    /// The bootstrapping transactions loaded (for tests and the save flow).
+    pub fn bootstrapping(&self) -> Option<&[BootTx]> {
+        self.boot.done().map(|b| b.txs.as_slice())
+    }
+
+    /// The participants found for the last party lookup.
+    pub fn participants(&self) -> Option<&[String]> {
+        self.hosting.done().map(|h| h.participants.as_slice())
+    }
+
+    /// The BFT sequencers loaded.
+    pub fn sequencers(&self) -> Option<&[SynchronizerBftSequencer]> {
+        self.sequencers.done().map(Vec::as_slice)
+    }
+
+    /// The text of the current failure of the shown section, if it failed.
+    pub fn error_text(&self) -> Option<&str> {
+        match self.section {
+            NetSection::Sequencers => self.sequencers.failure(),
+            NetSection::Bootstrapping => self.boot.failure(),
+            NetSection::Participants => self.hosting.failure(),
+            NetSection::RewardWeight => self.weight.failure(),
+        }
+    }
+
+    fn refresh(&mut self, sh: &mut Shared, out: &mut Out) {
+        match self.section {
+            NetSection::Sequencers => self.load_sequencers(sh, out),
+            NetSection::Bootstrapping => match self.boot_prefix.clone() {
+                Some(p) => self.query_boot(p, sh, out),
+                None => self.open_form(sh),
+            },
+            NetSection::Participants => match self.hosting_query.clone() {
+                Some((d, p)) => self.query_hosting(d, p, sh, out),
+                None => self.open_form(sh),
+            },
+            NetSection::RewardWeight => match self.weight_query.clone() {
+                Some((sv, b)) => self.query_weight(sv, b, sh, out),
+                None => self.open_form(sh),
+            },
+        }
+    }
+
+    fn copy(&self, out: &mut Out) {
+        match self.section {
+            NetSection::Sequencers => {
+                if let Some(s) = self
+                    .sequencers
+                    .done()
+                    .and_then(|v| self.seq_table.selected_row(v))
+                {
+                    out.copy("sequencer p2p URL", s.p2p_url.clone());
+                }
+            }
+            NetSection::Bootstrapping => {
+                if let Some((_, tx)) = self.selected_boot() {
+                    out.copy(&format!("{} (base64)", tx.name), tx.base64.clone());
+                }
+            }
+            NetSection::Participants => {
+                if let Some(p) = self
+                    .hosting
+                    .done()
+                    .and_then(|h| self.hosting_table.selected_row(&h.participants))
+                {
+                    out.copy("participant id", p.clone());
+                }
+            }
+            NetSection::RewardWeight => {
+                if let Some(w) = self.weight.done().and_then(|w| w.weight.clone()) {
+                    out.copy("reward weight", w);
+                }
+            }
+        }
+    }
+
+    /// The table of the shown section: a command (movement, sort, `/` filter) or, while the
+    /// filter input is open, a raw key or pasted text. Returns whether the table used it.
+    fn table_input(&mut self, input: TableInput<'_>) -> bool {
+        match self.section {
+            NetSection::Sequencers => {
+                let rows = self.sequencers.done().map_or(&[][..], Vec::as_slice);
+                self.seq_table.input(input, rows)
+            }
+            NetSection::Bootstrapping => {
+                let rows = self.boot.done().map_or(&[][..], |b| b.txs.as_slice());
+                self.boot_table.input(input, rows)
+            }
+            NetSection::Participants => {
+                let rows = self
+                    .hosting
+                    .done()
+                    .map_or(&[][..], |h| h.participants.as_slice());
+                self.hosting_table.input(input, rows)
+            }
+            NetSection::RewardWeight => false,
+        }
+    }
+
+    /// Whether the `/` filter input of the shown section's table is open.
+    fn is_filtering(&self) -> bool {
+        match self.section {
+            NetSection::Sequencers => self.seq_table.is_filtering(),
+            NetSection::Bootstrapping => self.boot_table.is_filtering(),
+            NetSection::Participants => self.hosting_table.is_filtering(),
+            NetSection::RewardWeight => false,
+        }
+    }
+
+    fn list_viewport(&self) -> usize {
+        usize::from(self.area.height.saturating_sub(6)).max(1)
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Drawing
+    // -----------------------------------------------------------------------------------------
+
+    fn title_line(&self, theme: &Theme) -> Line<'static> {
+        let mut spans = vec![
+            Span::styled("Network", theme.title),
+            Span::styled(format!(" · {}", self.section.title()), theme.muted),
+        ];
+        if let Some(h) = &self.hash {
+            spans.push(Span::styled(
+                format!(" · hash lookup on scan {}…", h.scan + 1),
+                theme.status_warn,
+            ));
+        }
+        Line::from(spans)
+    }
+
+    fn render_body(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+        match self.section {
+            NetSection::Sequencers => self.render_sequencers(area, buf, theme, focused),
+            NetSection::Bootstrapping => self.render_boot(area, buf, sh, theme, focused),
+            NetSection::Participants => self.render_hosting(area, buf, theme, focused),
+            NetSection::RewardWeight => self.render_weight(area, buf, theme),
+        }
+    }
+}
+
+impl Pane for NetworkPane {
+    fn id(&self) -> PaneId {
+        PaneId::Network
+    }
+
+    fn key_context(&self) -> KeyContext {
+        if self.is_editing() || self.is_filtering() {
+            KeyContext::TextInput
+        } else {
+            KeyContext::List
+        }
+    }
+
+    fn wants_raw_keys(&self) -> bool {
+        self.is_editing() || self.is_filtering()
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        if let Some(input) = &mut self.save_input {
+            match input.handle_key(key) {
+                InputOutcome::Submitted(path) => self.save_to(&path, sh, out),
+                InputOutcome::Cancelled => self.save_input = None,
+                _ => {}
+            }
+            return;
+        }
+        let Some((_, form)) = &mut self.form else {
+            self.table_input(TableInput::Key(key));
+            return;
+        };
+        match form.handle_key(key) {
+            FormOutcome::Submitted => self.submit_form(sh, out),
+            FormOutcome::Cancelled => self.form = None,
+            FormOutcome::Consumed => {}
+        }
+    }
+
+    fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
+        if let Some(input) = &mut self.save_input {
+            input.insert_str(text);
+        } else if let Some((_, form)) = &mut self.form {
+            form.paste(text);
+        } else {
+            self.table_input(TableInput::Paste(text));
+        }
+    }
+
+    fn on_focus(&mut self, sh: &mut Shared, out: &mut Out) {
+        if self.sequencers.is_idle() {
+            self.load_sequencers(sh, out);
+        }
+    }
+
+    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
+        match cmd {
+            Command::NextSection | Command::PrevSection => {
+                let n = NetSection::ALL.len();
+                let i = self.section.index();
+                let next = if cmd == Command::NextSection {
+                    i + 1
+                } else {
+                    i + n - 1
+                } % n;
+                self.section = NetSection::ALL[next];
+                if self.section == NetSection::Sequencers && self.sequencers.is_idle() {
+                    self.load_sequencers(sh, out);
+                }
+                true
+            }
+            Command::Edit => {
+                if self.section == NetSection::Sequencers {
+                    return false;
+                }
+                self.open_form(sh);
+                true
+            }
+            Command::Refresh => {
+                self.refresh(sh, out);
+                true
+            }
+            Command::Save if self.section == NetSection::Bootstrapping => {
+                self.open_save(out);
+                true
+            }
+            Command::Copy => {
+                self.copy(out);
+                true
+            }
+            _ => self.table_input(TableInput::Command(cmd)),
+        }
+    }
+
+    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        let (id, request, result) = (reply.id, &reply.request, &reply.result);
+        if let Request::ByHash { .. } = request {
+            if self.hash.as_ref().is_some_and(|h| h.id == id) {
+                self.on_hash_reply(result, sh, out);
+            }
+            return;
+        }
+        if self.sequencers.waits_for(id) {
+            self.sequencers = match result {
+                Ok(Response::BftSequencers(r)) => {
+                    self.seq_table.set_rows(&r.bft_sequencers);
+                    Load::Done(r.bft_sequencers.clone())
+                }
+                Ok(_) => Load::Failed("unexpected response to /v0/sv-bft-sequencers".into()),
+                Err(e) => Load::Failed(explain(e, "this scan has no BFT sequencer configuration")),
+            };
+        } else if self.boot.waits_for(id) {
+            let prefix = self.boot_prefix.clone().unwrap_or_default();
+            self.boot = match result {
+                Ok(Response::Bootstrapping(r)) => {
+                    let txs = boot_txs(r);
+                    self.boot_table.reset_rows(&txs);
+                    Load::Done(BootResult { prefix, txs })
+                }
+                Ok(_) => Load::Failed("unexpected response to the bootstrapping request".into()),
+                Err(e) => Load::Failed(explain(
+                    e,
+                    &format!(
+                        "no synchronizer id starts with {prefix:?}; press i to change the prefix"
+                    ),
+                )),
+            };
+        } else if self.hosting.waits_for(id) {
+            let (domain, party) = self.hosting_query.clone().unwrap_or_default();
+            self.hosting = match result {
+                Ok(Response::ParticipantIds(r)) => {
+                    self.hosting_table.reset_rows(&r.participant_ids);
+                    Load::Done(Hosting {
+                        domain,
+                        party,
+                        participants: r.participant_ids.clone(),
+                    })
+                }
+                Ok(_) => Load::Failed("unexpected response to the participant-id request".into()),
+                Err(e) => Load::Failed(explain(
+                    e,
+                    "the scan knows no hosting of this party on this synchronizer (unknown party or synchronizer id)",
+                )),
+            };
+        } else if self.weight.waits_for(id) {
+            let (sv, before) = self.weight_query.clone().unwrap_or_default();
+            self.weight = match result {
+                Ok(Response::RewardWeight(r)) => Load::Done(Weight {
+                    sv,
+                    before,
+                    weight: r.reward_weight.clone(),
+                }),
+                Ok(_) => Load::Failed("unexpected response to the reward weight request".into()),
+                Err(e) => Load::Failed(explain(e, "the scan does not know this SV")),
+            };
+        }
+    }
+
+    fn set_area(&mut self, area: Rect) {
+        self.area = area;
+        let v = self.list_viewport();
+        self.seq_table.set_viewport(v);
+        self.boot_table.set_viewport(v);
+        self.hosting_table.set_viewport(v);
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+        let title = self.title_line(theme);
+        let Some(inner) = framed(area, buf, title, theme.border_style(focused)) else {
+            return;
+        };
+        let titles: Vec<&str> = NetSection::ALL.iter().map(|s| s.title()).collect();
+        render_section_tabs(
+            Rect::new(inner.x, inner.y, inner.width, 1),
+            buf,
+            &titles,
+            self.section.index(),
+            theme,
+        );
+        let mut body = Rect::new(inner.x, inner.y + 1, inner.width, inner.height - 1);
+        if let Some((_, form)) = &self.form {
+            body = form.render_above(body, buf, theme);
+        }
+        // While a form for a first query is open, the form says it all.
+        let idle = match self.section {
+            NetSection::Sequencers => self.sequencers.is_idle(),
+            NetSection::Bootstrapping => self.boot.is_idle(),
+            NetSection::Participants => self.hosting.is_idle(),
+            NetSection::RewardWeight => self.weight.is_idle(),
+        };
+        if body.height > 0 && !(idle && self.form.is_some()) {
+            self.render_body(body, buf, sh, theme, focused && !self.is_editing());
+        }
+    }
+
+    fn hints(&self) -> Vec<Command> {
+        if self.is_editing() {
+            return vec![Command::Confirm, Command::Complete, Command::Cancel];
+        }
+        if self.is_filtering() {
+            return vec![Command::Confirm, Command::Cancel];
+        }
+        match self.section {
+            NetSection::Sequencers => vec![
+                Command::NextSection,
+                Command::Refresh,
+                Command::Copy,
+                Command::PrevSection,
+            ],
+            NetSection::Bootstrapping => vec![
+                Command::Edit,
+                Command::Save,
+                Command::Copy,
+                Command::NextSection,
+                Command::Refresh,
+            ],
+            NetSection::Participants | NetSection::RewardWeight => vec![
+                Command::Edit,
+                Command::Copy,
+                Command::NextSection,
+                Command::Refresh,
+            ],
+        }
+    }
+
+    fn badge(&self, _sh: &Shared) -> Option<String> {
+        if let Some(h) = &self.hash {
+            return Some(format!("hash… scan {}", h.scan + 1));
+        }
+        match &self.sequencers {
+            Load::Loading(_) => Some("loading".into()),
+            Load::Failed(_) => Some("error".into()),
+            Load::Done(v) => Some(format!("{} seq", v.len())),
+            Load::Idle => None,
+        }
+    }
+}
