@@ -99,7 +99,7 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
     } else {
         spans.push(Span::raw(" "));
     }
-    let health = app.status.health();
+    let health = app.panes.status.health();
     spans.push(Span::styled(
         format!("● scan {}", health.label()),
         crate::panes::status::health_style(health, theme),
@@ -130,7 +130,7 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
             spans.push(sep.clone());
             spans.push(Span::styled(shown, theme.muted));
             spans.push(sep);
-            if app.history.is_following() {
+            if app.panes.history.is_following() {
                 spans.push(Span::styled("LIVE", theme.status_ok));
             } else {
                 spans.push(Span::styled("PAUSED", theme.status_warn));
@@ -159,7 +159,7 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
         ));
     }
     spans.push(sep);
-    if app.history.is_following() {
+    if app.panes.history.is_following() {
         spans.push(Span::styled("LIVE", theme.status_ok));
     } else {
         spans.push(Span::styled("PAUSED", theme.status_warn));
