@@ -7,6 +7,7 @@
 //! app-wide commands are handled here and the rest go to the focused pane.
 
 pub mod palette_cmd;
+pub mod panes;
 pub mod view;
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
@@ -14,21 +15,13 @@ use ratatui::layout::Rect;
 
 use crate::config::keymap::{KeyContext, KeyMap};
 use crate::msg::Command;
-use crate::panes::history::HistoryPane;
-use crate::panes::holdings::HoldingsPane;
-use crate::panes::ledger::LedgerPane;
-use crate::panes::network::NetworkPane;
-use crate::panes::proxy::ProxyPane;
-use crate::panes::status::StatusPane;
-use crate::panes::update::UpdatePane;
-use crate::panes::validators::ValidatorsPane;
-use crate::panes::verdict::VerdictPane;
 use crate::panes::{AppContext, AppEvent, Level, Out, Pane, PaneId, Shared};
 use crate::ui::OverlayOutcome;
 use crate::ui::error_log::ErrorLog;
 use crate::ui::help::HelpOverlay;
 use crate::ui::palette::{Palette, PaletteOutcome};
 use crate::ui::theme::Theme;
+pub use panes::Panes;
 
 use crate::msg::{Action, Effect, Request, Response};
 
@@ -61,15 +54,8 @@ pub struct App {
     pub focus: PaneId,
     /// The pane last told it has focus ([`Pane::on_focus`]).
     focus_seen: PaneId,
-    pub history: HistoryPane,
-    pub update_pane: UpdatePane,
-    pub verdict: VerdictPane,
-    pub status: StatusPane,
-    pub holdings: HoldingsPane,
-    pub validators: ValidatorsPane,
-    pub network: NetworkPane,
-    pub proxy: ProxyPane,
-    pub ledger: LedgerPane,
+    /// Every pane (`app.history` etc. read through [`Deref`](std::ops::Deref)).
+    pub panes: Panes,
     pub overlay: Option<Overlay>,
     pub toast: Option<Toast>,
     pub errors: ErrorLog,
@@ -101,15 +87,7 @@ impl App {
         let sh = Shared::new(ctx, now);
         let keymap = with_pane_names(keymap);
         App {
-            history: HistoryPane::new(&sh),
-            update_pane: UpdatePane::new(),
-            verdict: VerdictPane::new(),
-            status: StatusPane::new(&sh),
-            holdings: HoldingsPane::new(&sh),
-            validators: ValidatorsPane::new(&sh),
-            network: NetworkPane::new(&sh),
-            proxy: ProxyPane::new(&sh),
-            ledger: LedgerPane::new(&sh),
+            panes: Panes::new(&sh),
             sh,
             theme,
             keymap,
@@ -129,9 +107,9 @@ impl App {
     /// The first effects: history discovery and the first status round.
     pub fn start(&mut self) -> Vec<Effect> {
         let mut out = Out::for_pane(PaneId::History);
-        self.history.start(&mut self.sh, &mut out);
+        self.panes.history.start(&mut self.sh, &mut out);
         out.owner = PaneId::Status;
-        self.status.start(&mut self.sh, &mut out);
+        self.panes.status.start(&mut self.sh, &mut out);
         self.finish(out)
     }
 
@@ -151,32 +129,12 @@ impl App {
     }
 
     fn pane_mut(&mut self, id: PaneId) -> &mut dyn Pane {
-        match id {
-            PaneId::History => &mut self.history,
-            PaneId::Update => &mut self.update_pane,
-            PaneId::Verdict => &mut self.verdict,
-            PaneId::Status => &mut self.status,
-            PaneId::Holdings => &mut self.holdings,
-            PaneId::Validators => &mut self.validators,
-            PaneId::Network => &mut self.network,
-            PaneId::Proxy => &mut self.proxy,
-            PaneId::Ledger => &mut self.ledger,
-        }
+        self.panes.get_mut(id)
     }
 
     /// The pane with this id.
     pub fn pane(&self, id: PaneId) -> &dyn Pane {
-        match id {
-            PaneId::History => &self.history,
-            PaneId::Update => &self.update_pane,
-            PaneId::Verdict => &self.verdict,
-            PaneId::Status => &self.status,
-            PaneId::Holdings => &self.holdings,
-            PaneId::Validators => &self.validators,
-            PaneId::Network => &self.network,
-            PaneId::Proxy => &self.proxy,
-            PaneId::Ledger => &self.ledger,
-        }
+        self.panes.get(id)
     }
 
     /// The key context in use now.
@@ -280,18 +238,7 @@ impl App {
     /// owned by it.
     fn split(&mut self, id: PaneId, out: &mut Out) -> (&mut dyn Pane, &mut Shared) {
         out.owner = id;
-        let pane: &mut dyn Pane = match id {
-            PaneId::History => &mut self.history,
-            PaneId::Update => &mut self.update_pane,
-            PaneId::Verdict => &mut self.verdict,
-            PaneId::Status => &mut self.status,
-            PaneId::Holdings => &mut self.holdings,
-            PaneId::Validators => &mut self.validators,
-            PaneId::Network => &mut self.network,
-            PaneId::Proxy => &mut self.proxy,
-            PaneId::Ledger => &mut self.ledger,
-        };
-        (pane, &mut self.sh)
+        (self.panes.get_mut(id), &mut self.sh)
     }
 
     /// Applies the app events the panes produced and returns the effects.
@@ -315,7 +262,7 @@ impl App {
                 self.apply_event(ev, &mut out);
             }
         }
-        self.verdict.sync(&self.sh);
+        self.panes.verdict.sync(&self.sh);
         if out.effects.contains(&Effect::Quit) {
             self.quit = true;
         }
@@ -329,7 +276,8 @@ impl App {
                 event_id,
             } => {
                 out.owner = PaneId::Update;
-                self.update_pane
+                self.panes
+                    .update_pane
                     .open(&update_id, event_id.as_deref(), &mut self.sh, out);
                 self.focus = PaneId::Update;
             }
@@ -517,5 +465,21 @@ impl App {
             Ok(cmd) => palette_cmd::run(self, cmd, out),
             Err(e) => out.error(e),
         }
+    }
+}
+
+/// The app reads as its panes: `app.history`, `app.status`, … are `app.panes.history`, … (the
+/// app's own code names `panes` where it borrows a pane and the shared state together).
+impl std::ops::Deref for App {
+    type Target = Panes;
+
+    fn deref(&self) -> &Panes {
+        &self.panes
+    }
+}
+
+impl std::ops::DerefMut for App {
+    fn deref_mut(&mut self) -> &mut Panes {
+        &mut self.panes
     }
 }

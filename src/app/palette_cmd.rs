@@ -49,13 +49,13 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
         }),
         "hash" => {
             out.owner = PaneId::Network;
-            app.network.lookup_hash(arg.trim(), &mut app.sh, out);
+            app.panes.network.lookup_hash(arg.trim(), &mut app.sh, out);
         }
         "time" => match crate::model::summary::parse_time_micros(arg.trim()) {
             Some(t) => {
                 app.focus = PaneId::History;
                 out.owner = PaneId::History;
-                app.history.goto_time(t, &mut app.sh, out);
+                app.panes.history.goto_time(t, &mut app.sh, out);
             }
             None => out.error(format!(
                 "not a time: {:?} (use RFC 3339, e.g. 2026-11-22T10:00:00Z)",
@@ -68,7 +68,7 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
         "filter" => {
             app.focus = PaneId::History;
             out.owner = PaneId::History;
-            app.history.set_filter(&arg, &mut app.sh, out);
+            app.panes.history.set_filter(&arg, &mut app.sh, out);
         }
         "pane" => {
             match PaneId::ALL

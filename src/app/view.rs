@@ -1,13 +1,17 @@
-//! Drawing the whole screen from the app state. Only reads.
+//! Drawing the whole screen from the app state. Only reads. The screen, as
+//! `ui::layout::screen_areas` splits it (the same diagram heads `ui/mod.rs`):
 //!
 //! ```text
-//! ┌────────────────────────────────────────────────────────────────────────────┐
-//! │ cantonscope · profile · ● scan ok · migration 1 · newest 10:41:07 (2s) · LIVE│ header
-//! │ 1 History 1,234   2 Update   3 Verdict   4 Status                            │ tabs
-//! │ <the focused pane>                                                           │ body
-//! │ ↵ open  / filter  f follow  y copy  ? help  : commands  q quit               │ footer
-//! │ <messages and errors>                                               ! 2 errors│ status
-//! └────────────────────────────────────────────────────────────────────────────┘
+//! ┌──────────────────────────────────────────────────────────────────────────────┐
+//! │ cantonscope · profile · ● scan OK · migration 1 · newest 10:41:07 (2s) · LIVE│ header 1 row
+//! │ 1 History 1,234  2 Update  3 Verdict  4 Status  5 Holdings …                 │ tabs   1 row
+//! ├──────────────────────────────────────────────────────────────────────────────┤
+//! │ body: the focused pane (lists, trees, JSON, cards); overlays (help, palette, │
+//! │       error log) are drawn on top of it                                      │
+//! ├──────────────────────────────────────────────────────────────────────────────┤
+//! │ ↵ open  / filter  f follow  y copy  ? help  : commands  q quit               │ footer 1 row
+//! │ <messages and errors (toasts)>                                    ! 2 errors │ status 1 row
+//! └──────────────────────────────────────────────────────────────────────────────┘
 //! ```
 
 use ratatui::Frame;
@@ -95,10 +99,10 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
     } else {
         spans.push(Span::raw(" "));
     }
-    let health = app.status.health();
+    let health = app.panes.status.health();
     spans.push(Span::styled(
         format!("● scan {}", health.label()),
-        health.style(theme),
+        crate::panes::status::health_style(health, theme),
     ));
     if let Some(last) = app.sh.history.last() {
         spans.push(sep.clone());
@@ -126,7 +130,7 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
             spans.push(sep.clone());
             spans.push(Span::styled(shown, theme.muted));
             spans.push(sep);
-            if app.history.is_following() {
+            if app.panes.history.is_following() {
                 spans.push(Span::styled("LIVE", theme.status_ok));
             } else {
                 spans.push(Span::styled("PAUSED", theme.status_warn));
@@ -155,7 +159,7 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
         ));
     }
     spans.push(sep);
-    if app.history.is_following() {
+    if app.panes.history.is_following() {
         spans.push(Span::styled("LIVE", theme.status_ok));
     } else {
         spans.push(Span::styled("PAUSED", theme.status_warn));

@@ -2,7 +2,8 @@
 //! with its filter, the bounded cache of full bodies, and event trees (scan trees from
 //! `child_event_ids`, ledger trees from node-id ranges); what the loaded history says about one
 //! contract (its lifecycle) or one reassignment (its other half); a verdict's view tree; the
-//! JSON text the program writes (`json_text`: linear re-indenting and `\uXXXX` escapes); and
+//! JSON text the program writes (`json_text`: linear re-indenting and `\uXXXX` escapes); the
+//! Status dashboard's node poller (`node_poll`) and update-rate statistics (`history_stats`); and
 //! the whole network: consensus across scans, scan health, the history sweep.
 
 pub mod cache;
@@ -10,11 +11,13 @@ pub mod consensus;
 pub mod event_tree;
 pub mod export;
 pub mod history;
+pub mod history_stats;
 pub mod intern;
 pub mod json_text;
 pub mod ledger_tree;
 pub mod lifecycle;
 pub mod network;
+pub mod node_poll;
 pub mod reassign;
 pub mod summary;
 pub mod sweep;

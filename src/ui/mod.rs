@@ -3,21 +3,19 @@
 //! [`Buffer`](ratatui::buffer::Buffer) given by the caller, and their state changes only through
 //! methods called from `App::update`. Drawing only reads (`render(&self, area, buf, &Theme, …)`).
 //!
-//! The screen, as [`layout::screen_areas`] splits it:
+//! The screen, as [`layout::screen_areas`] splits it and `app::view` draws it (the same
+//! diagram heads `app/view.rs`):
 //!
 //! ```text
 //! ┌──────────────────────────────────────────────────────────────────────────────┐
-//! │ header: profile · node health · migration · newest record time (lag) · live  │ 1 row
-//! │ tabs:   1 History  2 Update  3 Verdict  4 Status …                           │ 1 row
+//! │ cantonscope · profile · ● scan OK · migration 1 · newest 10:41:07 (2s) · LIVE│ header 1 row
+//! │ 1 History 1,234  2 Update  3 Verdict  4 Status  5 Holdings …                 │ tabs   1 row
 //! ├──────────────────────────────────────────────────────────────────────────────┤
-//! │                                                                              │
-//! │ body: the active pane (lists, trees, JSON, cards)                            │
-//! │        overlays (help, palette, error log, dialogs) are drawn on top,        │
-//! │        centred with layout::centered                                         │
-//! │                                                                              │
+//! │ body: the focused pane (lists, trees, JSON, cards); overlays (help, palette, │
+//! │       error log) are drawn on top of it                                      │
 //! ├──────────────────────────────────────────────────────────────────────────────┤
-//! │ footer: key hints generated from the keymap (help::footer_hints)             │ 1 row
-//! │ status line: toasts and messages (status::StatusLine)                        │ 1 row
+//! │ ↵ open  / filter  f follow  y copy  ? help  : commands  q quit               │ footer 1 row
+//! │ <messages and errors (toasts)>                                    ! 2 errors │ status 1 row
 //! └──────────────────────────────────────────────────────────────────────────────┘
 //! ```
 //!
@@ -28,7 +26,7 @@
 //! ids for display), [`theme`], [`scroll`] (cursor/offset shared by the widgets), [`layout`],
 //! [`tree`] (generic tree view), [`json`] (JSON viewer),
 //! [`text_input`] (the text-area wrapper), [`help`] (help overlay, footer hints), [`palette`]
-//! (command palette), [`status`] (toasts / status line), [`error_log`] (error log overlay),
+//! (command palette), [`error_log`] (error log overlay),
 //! [`osc52`] (clipboard escape sequence).
 
 pub mod error_log;
@@ -40,7 +38,6 @@ pub mod osc52;
 pub mod palette;
 pub mod safe;
 pub mod scroll;
-pub mod status;
 pub mod table;
 pub mod text_input;
 pub mod theme;

@@ -18,15 +18,18 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::json;
 
+use cantonscope::api::ApiError;
+use cantonscope::app::App;
 use cantonscope::config::keymap::{KeyContext, KeyMap};
 use cantonscope::msg::Command;
+use cantonscope::msg::{Action, Effect, Fetched, Request};
+use cantonscope::panes::AppContext;
 use cantonscope::ui::error_log::ErrorLog;
-use cantonscope::ui::help::{HelpOverlay, footer_hints, render_footer_hints};
+use cantonscope::ui::help::{HelpOverlay, render_footer_hints};
 use cantonscope::ui::json::JsonView;
 use cantonscope::ui::layout::{self, render_too_small};
 use cantonscope::ui::palette::{Palette, PaletteEntry};
 use cantonscope::ui::safe::{needs_replacing, safe_line, sanitize, sanitize_multiline};
-use cantonscope::ui::status::{StatusLine, ToastLevel};
 use cantonscope::ui::text_input::TextInput;
 use cantonscope::ui::theme::{Theme, ThemeError, resolve_theme_name};
 use cantonscope::ui::tree::{NodeId, TreeSource, TreeState};
@@ -199,11 +202,11 @@ fn widgets_sanitize_what_they_draw() {
     let mut buf = Buffer::empty(Rect::new(0, 0, 40, 4));
     state.render(&src, buf.area, &mut buf, &theme, true);
     assert_eq!(buffer_forbidden(&buf), []);
-    // status line and error log
-    let mut status = StatusLine::default();
-    status.show(ToastLevel::Error, nasty, std::time::Instant::now());
-    let mut buf = Buffer::empty(Rect::new(0, 0, 40, 1));
-    status.render(buf.area, &mut buf, &theme, nasty);
+    // the app's status line (a server's error text in a toast) and error log
+    let app = app_with_scan_error(nasty);
+    assert!(app.toast.is_some(), "the error is shown");
+    let mut buf = Buffer::empty(Rect::new(0, 0, 80, 24));
+    cantonscope::app::view::render(&app, buf.area, &mut buf);
     assert_eq!(buffer_forbidden(&buf), []);
     let mut log = ErrorLog::default();
     log.push(Utc::now(), nasty, format!("{nasty}\n{nasty}"));
@@ -686,36 +689,15 @@ fn snapshot_error_log_status_and_too_small() {
     let t = draw(50, 10, |area, buf| log.render(area, buf, &theme, false));
     assert_snapshot!("error_log", t.backend());
 
-    let mut status = StatusLine::default();
-    status.show(
-        ToastLevel::Success,
-        "copied update id",
-        std::time::Instant::now(),
-    );
-    let km = KeyMap::defaults();
-    let t = draw(60, 2, |area, buf| {
-        let footer = footer_hints(
-            &km,
-            KeyContext::List,
-            &[
-                Command::Help,
-                Command::Filter,
-                Command::FollowTail,
-                Command::Copy,
-                Command::Quit,
-            ],
-            &theme,
-            area.width,
-        );
-        buf.set_line(area.x, area.y, &footer, area.width);
-        status.render(
-            Rect::new(area.x, area.y + 1, area.width, 1),
-            buf,
-            &theme,
-            "2 errors",
-        );
-    });
-    assert_snapshot!("footer_and_status", t.backend());
+    // The app's footer and status line: an error toast, the error count on the right.
+    let app = app_with_scan_error("scan unavailable");
+    let mut buf = Buffer::empty(Rect::new(0, 0, 80, 24));
+    cantonscope::app::view::render(&app, buf.area, &mut buf);
+    let text = crate::common::buffer_text(&buf);
+    let bottom: Vec<&str> = text.lines().skip(22).collect();
+    assert!(bottom[1].contains("scan 1 is down"), "{text}");
+    assert!(bottom[1].ends_with("! 1 error"), "{text}");
+    assert_snapshot!("app_footer_and_status", bottom.join("\n"));
 
     let t = draw(30, 8, |area, buf| {
         assert!(layout::is_too_small(area));
@@ -784,8 +766,6 @@ fn tiny_sizes_never_panic() {
     p.set_input("t");
     let mut log = ErrorLog::default();
     log.push(Utc::now(), "scan", "boom ".repeat(50));
-    let mut status = StatusLine::default();
-    status.show(ToastLevel::Warn, "slow", std::time::Instant::now());
     let input = TextInput::multi_line().with_text("a\nb\nc");
     let sizes = [
         (0, 0),
@@ -811,11 +791,9 @@ fn tiny_sizes_never_panic() {
                 help.render(area, buf, &theme);
                 p.render(p.area(area), buf, &theme);
                 log.render(area, buf, &theme, true);
-                status.render(area, buf, &theme, "9 errors");
                 input.render(area, buf, &theme, true);
                 render_too_small(area, buf, &theme);
                 let areas = layout::screen_areas(area);
-                status.render(areas.status, buf, &theme, "x");
                 render_footer_hints(
                     &km,
                     KeyContext::Tree,
@@ -836,4 +814,33 @@ fn tiny_sizes_never_panic() {
             })
             .expect("draw");
     }
+}
+
+/// The app with one scan configured whose first `/status` answer is an HTTP 503 with `message`.
+fn app_with_scan_error(message: &str) -> App {
+    let ctx = AppContext {
+        scan_urls: vec!["http://scan.example:5012".into()],
+        ..AppContext::default()
+    };
+    let mut app = App::new(ctx, Theme::default(), KeyMap::defaults(), 1_000_000);
+    app.update(Action::Resize(80, 24));
+    for effect in app.start() {
+        if let Effect::Fetch {
+            id,
+            request: request @ Request::Status { .. },
+        } = effect
+        {
+            app.update(Action::Fetched(Box::new(Fetched {
+                id,
+                request,
+                result: Err(ApiError::Scan {
+                    endpoint: "scan GET /status",
+                    status: 503,
+                    message: message.into(),
+                }),
+                elapsed_ms: 1,
+            })));
+        }
+    }
+    app
 }

@@ -1,0 +1,372 @@
+//! Drawing the Status pane's cards: one per node (health, identity or rate, latency, timing,
+//! the last error) and one for the loaded history (lag, migration, updates per minute).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Sparkline, SparklineBar, Widget};
+
+use crate::api::scan::NodeStatus;
+use crate::panes::Shared;
+use crate::ui::format::{group_thousands, human_duration, human_uptime};
+use crate::ui::layout::{fit_line, wrap_text};
+use crate::ui::safe::{safe_line, sanitize};
+use crate::ui::theme::Theme;
+
+use super::{Card, NO_TOKEN_TEXT, NodeHealth, NodeKind, NodeState, StatusPane, health_style};
+
+const MINUTE_US: i64 = 60_000_000;
+
+impl StatusPane {
+    pub(super) fn render_card(
+        &self,
+        card: Card,
+        area: Rect,
+        buf: &mut Buffer,
+        sh: &Shared,
+        theme: &Theme,
+        selected: bool,
+    ) {
+        let title = match card {
+            Card::History => {
+                let scan = sh.ctx.scan_urls.first().map_or("", String::as_str);
+                format!(" history · {scan} ")
+            }
+            Card::Node(i) => match self.poller.nodes().get(i) {
+                Some(n) => format!(" {} · {} ", n.kind.name(), n.url),
+                None => String::new(),
+            },
+        };
+        let block = Block::bordered()
+            .border_style(if selected {
+                theme.border_focused
+            } else {
+                theme.border
+            })
+            .title(Span::styled(
+                safe_line(&title, usize::from(area.width.saturating_sub(2))).into_owned(),
+                theme.title,
+            ));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        let mut rows = CardRows {
+            area: inner,
+            buf,
+            y: 0,
+        };
+        match card {
+            Card::History => self.render_history(&mut rows, sh, theme),
+            Card::Node(i) => {
+                if let Some(n) = self.poller.nodes().get(i) {
+                    self.render_node(n, &mut rows, sh, theme);
+                }
+            }
+        }
+    }
+
+    fn render_history(&self, rows: &mut CardRows<'_>, sh: &Shared, theme: &Theme) {
+        let st = &self.history;
+        let Some(newest) = st.newest else {
+            rows.line(Line::styled("no updates loaded yet", theme.muted));
+            return;
+        };
+        if sh.history_at_head {
+            self.render_lag_line(rows, newest, sh, theme);
+        } else {
+            rows.line(Line::from(vec![
+                Span::styled("loaded up to ", theme.muted),
+                Span::styled(
+                    format!("{} {}", sh.format_time(newest), sh.zone_label()),
+                    theme.time,
+                ),
+                Span::styled(
+                    "  not at the head (browsing the past; f follows)",
+                    theme.muted,
+                ),
+            ]));
+        }
+        self.render_history_rest(rows, theme);
+    }
+
+    fn render_lag_line(&self, rows: &mut CardRows<'_>, newest: i64, sh: &Shared, theme: &Theme) {
+        let lag = sh.now - newest;
+        let lag_style = if lag > 5 * MINUTE_US {
+            theme.status_warn
+        } else {
+            theme.muted
+        };
+        rows.line(Line::from(vec![
+            Span::styled("newest ", theme.muted),
+            Span::styled(
+                format!("{} {}", sh.format_time(newest), sh.zone_label()),
+                theme.time,
+            ),
+            Span::styled("  lag ", theme.muted),
+            Span::styled(
+                if lag < 0 {
+                    format!("-{}", human_duration(-lag))
+                } else {
+                    human_duration(lag)
+                },
+                lag_style,
+            ),
+        ]));
+    }
+
+    fn render_history_rest(&self, rows: &mut CardRows<'_>, theme: &Theme) {
+        let st = &self.history;
+        rows.line(Line::from(vec![
+            Span::styled("migration ", theme.muted),
+            Span::raw(st.migration_id.map_or("-".into(), |m| m.to_string())),
+            Span::styled(" · ", theme.muted),
+            Span::raw(group_thousands(st.loaded as i64)),
+            Span::styled(" updates loaded", theme.muted),
+        ]));
+        let avg = st
+            .average_per_minute()
+            .map_or("-".into(), |a| format!("{a:.1}"));
+        let known = st.per_minute().iter().flatten().count();
+        rows.line(Line::from(vec![
+            Span::styled("updates/min ", theme.muted),
+            Span::styled(
+                st.last_full_minute().map_or("-".into(), |v| v.to_string()),
+                theme.accent,
+            ),
+            Span::styled(
+                format!(" last minute · avg {avg} over {known} min"),
+                theme.muted,
+            ),
+        ]));
+        let data = st.per_minute();
+        // Minutes before the oldest loaded update are unknown: blank.
+        rows.sparkline_with("", &data, theme, " ", theme.muted);
+    }
+
+    fn render_node(&self, n: &NodeState, rows: &mut CardRows<'_>, sh: &Shared, theme: &Theme) {
+        if !n.polled {
+            rows.line(Line::styled("NOT POLLED", theme.status_warn));
+            rows.wrapped(NO_TOKEN_TEXT, theme.muted);
+            return;
+        }
+        let health = n.health();
+        // Line 1: health and what the node says.
+        let mut l1 = vec![Span::styled(
+            health.label(),
+            health_style(health, theme).patch(bold()),
+        )];
+        let detail: String = match (health, n.kind) {
+            (NodeHealth::Unknown, _) => "waiting for the first answer".into(),
+            (NodeHealth::Down, _) => format!(
+                "{} failed attempt{} in a row",
+                n.failures,
+                if n.failures == 1 { "" } else { "s" }
+            ),
+            (_, NodeKind::Scan(_)) => match &n.status {
+                Some(NodeStatus::Success(s)) => {
+                    format!("success · {}", if s.active { "active" } else { "inactive" })
+                }
+                Some(NodeStatus::NotInitialized(ni)) => format!(
+                    "not initialized · {}",
+                    if ni.active { "active" } else { "inactive" }
+                ),
+                Some(NodeStatus::Failed(f)) => format!("failed: {}", f.error),
+                Some(NodeStatus::Unknown { kind, .. }) => format!("unknown status \"{kind}\""),
+                None => String::new(),
+            },
+            (_, NodeKind::Ledger) => match n.ledger_end {
+                Some(Some(off)) => format!("ledger end {}", group_thousands(off)),
+                Some(None) => "ledger end: none (empty ledger)".into(),
+                None => String::new(),
+            },
+            (_, NodeKind::Validator) => "reachable".into(),
+        };
+        l1.push(Span::raw("  "));
+        l1.push(Span::raw(detail));
+        rows.line(Line::from(l1));
+
+        // Line 2: identity (scans) or rate (ledger).
+        match n.kind {
+            NodeKind::Scan(_) => match &n.status {
+                Some(NodeStatus::Success(s)) => {
+                    let ports: Vec<String> =
+                        s.ports.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                    let mut spans = vec![
+                        Span::styled("id ", theme.muted),
+                        Span::styled(s.id.as_str(), theme.id),
+                        Span::styled(" · up ", theme.muted),
+                        Span::raw(human_uptime(&s.uptime)),
+                    ];
+                    if !ports.is_empty() {
+                        spans.push(Span::styled(" · ports ", theme.muted));
+                        spans.push(Span::raw(ports.join(", ")));
+                    }
+                    let mut line = Line::from(spans);
+                    if health == NodeHealth::Down {
+                        // As of the last answer: dimmed while the node is down.
+                        line = line.style(theme.muted);
+                    }
+                    rows.line(line);
+                }
+                _ => rows.line(Line::styled("id - · up -", theme.muted)),
+            },
+            NodeKind::Ledger => {
+                let rates: Vec<Option<u64>> = n.interval_rates().map(Some).collect();
+                let label = match n.rate {
+                    Some(r) if r >= 1.0 => format!("rate {r:.1} offsets/s "),
+                    Some(r) => format!("rate {:.1} offsets/min ", r * 60.0),
+                    None => "rate - ".into(),
+                };
+                rows.sparkline(&label, &rates, theme);
+            }
+            NodeKind::Validator => {}
+        }
+
+        // Latency with its sparkline.
+        let latencies: Vec<Option<u64>> = n.latencies().collect();
+        let label = match n.last_latency() {
+            Some(ms) => format!("latency {ms} ms "),
+            None => "latency - ".into(),
+        };
+        rows.sparkline(&label, &latencies, theme);
+
+        // Timing: last success and the next attempt.
+        let age = |t: i64| human_duration(sh.now - t);
+        let mut timing = vec![Span::styled("last ok ", theme.muted)];
+        match n.last_ok_at {
+            Some(t) => timing.push(Span::raw(format!("{} ago", age(t)))),
+            None => timing.push(Span::styled("never", theme.status_warn)),
+        }
+        if n.failures > 0 {
+            if n.in_flight().is_some() {
+                timing.push(Span::styled(" · retrying…", theme.status_warn));
+            } else {
+                let wait = (n.next_due() - sh.now).max(0);
+                timing.push(Span::styled(
+                    format!(" · retry in {}", human_duration(wait + 999_999)),
+                    theme.status_warn,
+                ));
+            }
+        } else {
+            timing.push(Span::styled(
+                format!(
+                    " · every {}",
+                    human_duration(self.poller.refresh_ms() as i64 * 1000)
+                ),
+                theme.muted,
+            ));
+        }
+        rows.line(Line::from(timing));
+
+        // The last error (red while down, muted once recovered).
+        match &n.last_error {
+            Some((t, text)) => {
+                let style = if health == NodeHealth::Down {
+                    theme.status_err
+                } else {
+                    theme.muted
+                };
+                if health == NodeHealth::Down {
+                    // Why it is down matters most: up to two rows.
+                    rows.wrapped_cut(&format!("error {} ago: {text}", age(*t)), style, 2);
+                } else {
+                    rows.line(Line::from(vec![
+                        Span::styled(format!("recovered · last error {} ago: ", age(*t)), style),
+                        Span::styled(text.as_str(), style),
+                    ]));
+                }
+            }
+            None => rows.line(Line::styled("no errors", theme.muted)),
+        }
+    }
+}
+
+fn bold() -> Style {
+    Style::default().add_modifier(ratatui::style::Modifier::BOLD)
+}
+
+/// Writes lines top to bottom into a card, sanitizing and cutting each.
+pub(super) struct CardRows<'b> {
+    area: Rect,
+    buf: &'b mut Buffer,
+    y: u16,
+}
+
+impl CardRows<'_> {
+    fn line(&mut self, line: Line<'_>) {
+        if self.y >= self.area.height {
+            return;
+        }
+        let line = fit_line(line, usize::from(self.area.width));
+        self.buf
+            .set_line(self.area.x, self.area.y + self.y, &line, self.area.width);
+        self.y += 1;
+    }
+
+    fn wrapped(&mut self, text: &str, style: Style) {
+        for l in wrap_text(text, usize::from(self.area.width)) {
+            self.line(Line::styled(l, style));
+        }
+    }
+
+    /// `label` then a sparkline of `data` (latest values, as many as fit) on one row.
+    /// `text` wrapped on at most `max_rows` rows, the last one cut with `…`.
+    fn wrapped_cut(&mut self, text: &str, style: Style, max_rows: usize) {
+        let clean = sanitize(text);
+        let mut parts = wrap_text(&clean, usize::from(self.area.width)).into_iter();
+        for _ in 1..max_rows {
+            match parts.next() {
+                Some(l) => self.line(Line::styled(l, style)),
+                None => return,
+            }
+        }
+        let rest: Vec<String> = parts.collect();
+        if !rest.is_empty() {
+            self.line(Line::styled(rest.join(" "), style));
+        }
+    }
+
+    /// `label` then a sparkline of `data` (latest values, as many as fit) on one row; absent
+    /// values (failed requests) are drawn as a red `×`.
+    fn sparkline(&mut self, label: &str, data: &[Option<u64>], theme: &Theme) {
+        self.sparkline_with(label, data, theme, "×", theme.status_err);
+    }
+
+    fn sparkline_with(
+        &mut self,
+        label: &str,
+        data: &[Option<u64>],
+        theme: &Theme,
+        absent: &str,
+        absent_style: Style,
+    ) {
+        if self.y >= self.area.height {
+            return;
+        }
+        let y = self.area.y + self.y;
+        let label = safe_line(label, usize::from(self.area.width));
+        let (x, _) = self.buf.set_stringn(
+            self.area.x,
+            y,
+            &label,
+            usize::from(self.area.width),
+            theme.muted,
+        );
+        let used = x - self.area.x;
+        let spark_w = self.area.width.saturating_sub(used);
+        if spark_w > 0 && !data.is_empty() {
+            let tail = &data[data.len().saturating_sub(usize::from(spark_w))..];
+            let bars: Vec<SparklineBar> = tail.iter().map(|v| SparklineBar::from(*v)).collect();
+            Sparkline::default()
+                .data(bars)
+                .style(theme.sparkline)
+                .absent_value_symbol(absent)
+                .absent_value_style(absent_style)
+                .render(Rect::new(x, y, spark_w, 1), self.buf);
+        }
+        self.y += 1;
+    }
+}

@@ -1,0 +1,411 @@
+//! The Status pane: the dashboard kept open over SSH. The polling of every configured node is
+//! [`NodePoller`] and the update-rate statistics of the loaded history are [`HistoryStats`] (both
+//! pure, in `model/`); this pane sends the requests the poller asks for, hands the answers back,
+//! and draws one card per node in a grid (`cards.rs`).
+//!
+//! ```text
+//! ┌ scan 0 · http://127.0.0.1:5012 ──────────┐┌ history · scan 0 ────────────────────────┐
+//! │OK  success · active                      ││newest 2026-01-01 10:00:00.123 UTC  lag 2s│
+//! │id amulet::scan-app · up 3d 13h 26m · …   ││migration 3 · 1,234 updates loaded        │
+//! │latency 12 ms ▁▂▃▅▂▁▁▂▃                   ││updates/min 12 · avg 10.4 over 30 min     │
+//! │last ok 2s ago · every 2s                 ││▁▂▃▄▅▆▇█▁▂▃▄▅▆▇█▁▂▃▄▅▆▇█▁▂▃▄▅            │
+//! │no errors                                 │└──────────────────────────────────────────┘
+//! └──────────────────────────────────────────┘
+//! ```
+
+mod cards;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+use crate::config::keymap::KeyContext;
+pub use crate::model::history_stats::{HistoryStats, RATE_WINDOW_MINUTES};
+pub use crate::model::node_poll::{
+    LATENCY_SAMPLES, MAX_BACKOFF_MS, NodeHealth, NodeKind, NodeState, retry_delay_ms,
+};
+use crate::model::node_poll::{NodePoller, Transition};
+use crate::msg::Command;
+use crate::msg::{Effect, Fetched, Response};
+use crate::ui::format::human_duration;
+use crate::ui::theme::Theme;
+
+use super::{Out, Pane, PaneId, Shared};
+
+/// The text shown when a ledger is configured without a token.
+pub const NO_TOKEN_TEXT: &str =
+    "no ledger token configured: set CANTONSCOPE_TOKEN, --token-file or token_command";
+/// From this width on, one more column of cards.
+const CARD_MIN_WIDTH: u16 = 60;
+
+/// The theme style for a node's health.
+pub fn health_style(health: NodeHealth, theme: &Theme) -> Style {
+    match health {
+        NodeHealth::Ok => theme.status_ok,
+        NodeHealth::Degraded => theme.status_warn,
+        NodeHealth::Down => theme.status_err,
+        NodeHealth::Unknown => theme.muted,
+    }
+}
+
+/// Which card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Card {
+    Node(usize),
+    History,
+}
+
+/// The Status pane.
+#[derive(Debug)]
+pub struct StatusPane {
+    poller: NodePoller,
+    history: HistoryStats,
+    /// Cards in display order.
+    cards: Vec<Card>,
+    selected: usize,
+    first_row: usize,
+    area: Rect,
+    last_second: i64,
+}
+
+impl StatusPane {
+    /// One card per configured node (each scan, the ledger, the validator proxy) and one for the
+    /// loaded history.
+    pub fn new(sh: &Shared) -> Self {
+        let ctx = &sh.ctx;
+        let poller = NodePoller::new(
+            &ctx.scan_urls,
+            ctx.ledger_url.as_deref().map(|u| (u, ctx.has_token)),
+            ctx.validator_url.as_deref(),
+            ctx.refresh_ms,
+        );
+        let scans = ctx.scan_urls.len();
+        let mut cards: Vec<Card> = (0..scans).map(Card::Node).collect();
+        cards.push(Card::History);
+        cards.extend((scans..poller.nodes().len()).map(Card::Node));
+        StatusPane {
+            poller,
+            history: HistoryStats::default(),
+            cards,
+            selected: 0,
+            first_row: 0,
+            area: Rect::default(),
+            last_second: i64::MIN,
+        }
+    }
+
+    /// Issues the first round of requests.
+    pub fn start(&mut self, sh: &mut Shared, out: &mut Out) {
+        for i in self.poller.idle() {
+            self.poll(i, sh, out);
+        }
+        self.history.sync(&sh.history);
+    }
+
+    /// Health of scan 0 (the one the history is read from).
+    pub fn health(&self) -> NodeHealth {
+        self.poller.scan0_health()
+    }
+
+    /// Migration id of the newest loaded update.
+    pub fn migration_id(&self) -> Option<i64> {
+        self.history.migration_id
+    }
+
+    /// Record time (µs) of the newest loaded update.
+    pub fn newest_record_time(&self) -> Option<i64> {
+        self.history.newest
+    }
+
+    /// Every node, in card order of kind (scans, ledger, validator).
+    pub fn nodes(&self) -> &[NodeState] {
+        self.poller.nodes()
+    }
+
+    /// The node of a kind.
+    pub fn node(&self, kind: NodeKind) -> Option<&NodeState> {
+        self.poller.node(kind)
+    }
+
+    /// The history statistics.
+    pub fn history_stats(&self) -> &HistoryStats {
+        &self.history
+    }
+
+    fn poll(&mut self, i: usize, sh: &mut Shared, out: &mut Out) {
+        let Some(node) = self.poller.nodes().get(i) else {
+            return;
+        };
+        let id = out.fetch(sh, node.kind.request());
+        self.poller.sent(i, id, sh.now);
+    }
+
+    fn on_result(
+        &mut self,
+        i: usize,
+        result: Result<&Response, String>,
+        elapsed_ms: u32,
+        now: i64,
+        out: &mut Out,
+    ) {
+        let Some(kind) = self.poller.nodes().get(i).map(|n| n.kind) else {
+            return;
+        };
+        match self.poller.on_result(i, result, elapsed_ms, now) {
+            Some(Transition::Recovered) => {
+                out.info(format!("{} is reachable again", kind.name()));
+            }
+            Some(Transition::WentDown(text)) => {
+                out.error(format!("{} is down: {text}", kind.name()));
+            }
+            None => {}
+        }
+    }
+
+    fn grid(&self, area: Rect) -> Grid {
+        let cols = usize::from((area.width / CARD_MIN_WIDTH).max(1))
+            .min(3)
+            .min(self.cards.len().max(1));
+        let rows = self.cards.len().div_ceil(cols);
+        let heights: Vec<u16> = (0..rows)
+            .map(|r| {
+                (0..cols)
+                    .filter_map(|c| self.cards.get(r * cols + c))
+                    .map(|&card| self.card_height(card))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        Grid { cols, heights }
+    }
+
+    fn card_height(&self, card: Card) -> u16 {
+        2 + match card {
+            Card::History => 4,
+            Card::Node(i) => match self.poller.nodes().get(i) {
+                Some(n) if !n.polled => 3,
+                Some(n) => {
+                    let error_rows = u16::from(n.health() == NodeHealth::Down);
+                    error_rows
+                        + match n.kind {
+                            NodeKind::Scan(_) | NodeKind::Ledger => 5,
+                            NodeKind::Validator => 4,
+                        }
+                }
+                None => 1,
+            },
+        }
+    }
+
+    /// First visible card row so that the selected card is on screen.
+    fn first_visible_row(&self, grid: &Grid, height: u16) -> usize {
+        let sel_row = self.selected / grid.cols.max(1);
+        let mut first = self.first_row.min(sel_row);
+        while first < sel_row {
+            let used: u32 = grid.heights[first..=sel_row]
+                .iter()
+                .map(|&h| u32::from(h))
+                .sum();
+            if used <= u32::from(height) {
+                break;
+            }
+            first += 1;
+        }
+        // Show as many rows above as fit (after a resize to a taller area, all of them).
+        while first > 0 {
+            let used: u32 = grid.heights[first - 1..=sel_row]
+                .iter()
+                .map(|&h| u32::from(h))
+                .sum();
+            if used > u32::from(height) {
+                break;
+            }
+            first -= 1;
+        }
+        first
+    }
+
+    fn move_selection(&mut self, delta: isize) {
+        let n = self.cards.len();
+        if n == 0 {
+            return;
+        }
+        self.selected = self.selected.saturating_add_signed(delta).min(n - 1);
+        let grid = self.grid(self.area);
+        self.first_row = self.first_visible_row(&grid, self.area.height);
+    }
+}
+
+/// Column count and row heights of the card grid.
+#[derive(Debug, Clone)]
+struct Grid {
+    cols: usize,
+    heights: Vec<u16>,
+}
+
+impl Pane for StatusPane {
+    fn id(&self) -> PaneId {
+        PaneId::Status
+    }
+
+    fn key_context(&self) -> KeyContext {
+        KeyContext::List
+    }
+
+    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
+        match cmd {
+            Command::Up | Command::Left => self.move_selection(-1),
+            Command::Down | Command::Right => self.move_selection(1),
+            Command::PageUp => self.move_selection(-3),
+            Command::PageDown => self.move_selection(3),
+            Command::Top => self.move_selection(isize::MIN / 2),
+            Command::Bottom => self.move_selection(isize::MAX / 2),
+            Command::Refresh => {
+                let idle = self.poller.idle();
+                for &i in &idle {
+                    self.poll(i, sh, out);
+                }
+                if !idle.is_empty() {
+                    out.info("polling every node now");
+                }
+            }
+            Command::Copy => match self.cards.get(self.selected) {
+                Some(Card::Node(i)) => {
+                    let Some(n) = self.poller.nodes().get(*i) else {
+                        return false;
+                    };
+                    match &n.last_error {
+                        Some((_, text)) => out.copy("last error", text.clone()),
+                        None => out.copy("URL", n.url.clone()),
+                    }
+                }
+                Some(Card::History) => match sh.history.last() {
+                    Some(s) => out.copy("newest update id", s.update_id.to_string()),
+                    None => return false,
+                },
+                None => return false,
+            },
+            _ => return false,
+        }
+        true
+    }
+
+    fn on_tick(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
+        let mut changed = self.history.sync(&sh.history);
+        let now = sh.now;
+        let work = self.poller.tick(now);
+        for &(i, id, waited) in &work.stale {
+            out.effects.push(Effect::Cancel(id));
+            let name = self
+                .poller
+                .nodes()
+                .get(i)
+                .map(|n| n.kind.name())
+                .unwrap_or_default();
+            let text = format!("{name}: no answer after {}", human_duration(waited));
+            self.on_result(i, Err(text), 0, now, out);
+            changed = true;
+        }
+        for &i in &work.due {
+            self.poll(i, sh, out);
+            changed = true;
+        }
+        let second = now.div_euclid(1_000_000);
+        if second != self.last_second {
+            self.last_second = second;
+            changed = true;
+        }
+        changed
+    }
+
+    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        let Some(i) = self.poller.waiting_for(reply.id, &reply.request) else {
+            return;
+        };
+        let result = match &reply.result {
+            Ok(resp) => Ok(resp),
+            Err(e) => Err(e.to_string()),
+        };
+        self.on_result(i, result, reply.elapsed_ms, sh.now, out);
+        self.history.sync(&sh.history);
+    }
+
+    fn set_area(&mut self, area: Rect) {
+        self.area = area;
+        let grid = self.grid(area);
+        self.first_row = self.first_visible_row(&grid, area.height);
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        if self.cards.is_empty() {
+            return;
+        }
+        let grid = self.grid(area);
+        let first = self.first_visible_row(&grid, area.height);
+        let col_w = area.width / grid.cols as u16;
+        let mut y = area.y;
+        let bottom = area.y + area.height;
+        // Rows drawn whole (a cut row at the bottom does not count).
+        let mut full_rows = 0usize;
+        for (r, &h) in grid.heights.iter().enumerate().skip(first) {
+            let room = bottom - y;
+            // A row that does not fit is drawn cut when at least its first lines show.
+            if room == 0 || (h > room && r > first && room < 3) {
+                break;
+            }
+            let shown = h.min(room);
+            for c in 0..grid.cols {
+                let Some(&card) = self.cards.get(r * grid.cols + c) else {
+                    break;
+                };
+                let x = area.x + col_w * c as u16;
+                let w = if c + 1 == grid.cols {
+                    area.width - col_w * c as u16
+                } else {
+                    col_w
+                };
+                let selected = focused && r * grid.cols + c == self.selected;
+                self.render_card(card, Rect::new(x, y, w, shown), buf, sh, theme, selected);
+            }
+            y += shown;
+            if shown == h {
+                full_rows += 1;
+            }
+        }
+        let above = first * grid.cols;
+        let below = self
+            .cards
+            .len()
+            .saturating_sub((first + full_rows) * grid.cols);
+        if above > 0 || below > 0 {
+            let mut parts = Vec::new();
+            if above > 0 {
+                parts.push(format!("↑ {above} more"));
+            }
+            if below > 0 {
+                parts.push(format!("↓ {below} more"));
+            }
+            let text = format!(" {} (↑/↓) ", parts.join(" · "));
+            let w = unicode_width::UnicodeWidthStr::width(text.as_str()) as u16;
+            if w <= area.width {
+                let x = area.x + area.width - w;
+                buf.set_string(x, bottom - 1, &text, theme.accent);
+            }
+        }
+    }
+
+    fn hints(&self) -> Vec<Command> {
+        vec![Command::Down, Command::Up, Command::Refresh, Command::Copy]
+    }
+
+    fn badge(&self, _sh: &Shared) -> Option<String> {
+        match self.poller.counts() {
+            (0, 0) => None,
+            (0, d) => Some(format!("{d} degraded")),
+            (d, _) => Some(format!("{d} down")),
+        }
+    }
+}
