@@ -1,11 +1,13 @@
 //! What the panes show, derived from api types: compact update summaries and the loaded history
 //! with its filter, the bounded cache of full bodies, and event trees (scan trees from
 //! `child_event_ids`, ledger trees from node-id ranges); what the loaded history says about one
-//! contract (its lifecycle) or one reassignment (its other half); a verdict's view tree; the
-//! JSON text the program writes (`json_text`: linear re-indenting and `\uXXXX` escapes); the
-//! Status dashboard's node poller (`node_poll`) and update-rate statistics (`history_stats`); and
-//! the whole network: consensus across scans, scan health, the history sweep.
+//! contract (its lifecycle) or one reassignment (its other half); exact decimal amounts
+//! (`amount`); a verdict's view tree; the JSON text the program writes (`json_text`: linear
+//! re-indenting and `\uXXXX` escapes); the Status dashboard's node poller (`node_poll`) and
+//! update-rate statistics (`history_stats`); and the whole network: consensus across scans, scan
+//! health, the history sweep.
 
+pub mod amount;
 pub mod cache;
 pub mod consensus;
 pub mod event_tree;

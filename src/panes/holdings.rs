@@ -4,8 +4,8 @@
 //! ┌Holdings · 3 parties─────────────────────────────────────────────┐
 //! │migration 1 · at_or_before 2026-01-05T10:00:00Z (asked: now)     │  query line
 //! │Party                      Unlocked       Locked        Total ▼  │  header (sort mark)
-//! │alice::1220…             1,200.5            10      1,210.5      │  rows (decimal points
-//! │…                                                                │  aligned, exact)
+//! │alice::1220…                1,200.50        10.00     1,210.50  │  rows (right-aligned,
+//! │…                                                                │  same decimals, exact)
 //! │─────────────────────────────────────────────────────────────────│
 //! │Total (3 parties)        …                                       │  exact sums
 //! │no holdings reported for: bob::1220…                             │  owners not returned
@@ -18,11 +18,10 @@
 //!        └───────────────────────────────────┘
 //! ```
 //!
-//! Also home of the small pieces the Validators pane shares: [`Amount`] (exact Daml decimals),
-//! [`Completer`] (Tab completion of the last id in a list) and [`split_ids`].
+//! Amounts are exact ([`Amount`]) and every amount column shows the same number of decimals,
+//! right-aligned, so the decimal points line up over the rows and the total.
 
 use std::borrow::Cow;
-use std::cmp::Ordering;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 use ratatui::buffer::Buffer;
@@ -34,14 +33,17 @@ use ratatui::widgets::{Block, Clear, Widget};
 use crate::api::ApiError;
 use crate::api::scan::{HoldingsSummaryRequest, HoldingsSummaryResponse, RecordTimeMatch};
 use crate::config::keymap::KeyContext;
+use crate::model::amount::{Amount, AmountCell, sum_amounts};
 use crate::model::summary::{format_time_micros, parse_time_micros};
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::ui::form::{Completer, looks_like_party, render_candidates, split_ids};
+use crate::ui::format::amount_column;
 use crate::ui::layout::{centered, framed, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::table::{
-    Align, Cell, Column, Columns, DataTable, Draw, KEEP, SortKey, TableRow, Width, cmp_decimal, put,
+    Align, Cell, Column, Columns, DataTable, Draw, KEEP, SortKey, TableRow, Width, put,
 };
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
@@ -58,336 +60,8 @@ pub const EMPTY_TEXT: &str = "No holdings query yet. Press i (edit) to enter one
      parties (Tab completes from the parties of the loaded history), a migration id (default: \
      the current one), a record time (default: now) and the match mode; Enter runs the query.";
 
-// ---------------------------------------------------------------------------------------------
-// Exact decimals
-// ---------------------------------------------------------------------------------------------
-
 /// Widest an amount column gets (Daml numerics have at most 28 integer + 10 fraction digits).
-const MAX_AMOUNT_COL: usize = 48;
-
-/// Most fraction digits kept (Daml `Numeric 10` uses 10; some headroom for other servers).
-const MAX_SCALE: u32 = 18;
-
-/// An exact decimal number (`units / 10^scale`), for Daml decimals sent as text. Sums never
-/// round: an addition that would not fit fails instead.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Amount {
-    units: i128,
-    scale: u32,
-}
-
-impl Amount {
-    /// Zero.
-    pub const ZERO: Amount = Amount { units: 0, scale: 0 };
-
-    /// Parses `[-+]digits[.digits]` (surrounding spaces allowed). `None` for anything else,
-    /// including exponents and more than 18 fraction digits.
-    pub fn parse(s: &str) -> Option<Amount> {
-        let s = s.trim();
-        let (neg, body) = match s.as_bytes().first() {
-            Some(b'-') => (true, &s[1..]),
-            Some(b'+') => (false, &s[1..]),
-            _ => (false, s),
-        };
-        let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-        if int.is_empty() && frac.is_empty() {
-            return None;
-        }
-        if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let scale = u32::try_from(frac.len()).ok().filter(|s| *s <= MAX_SCALE)?;
-        let mut units: i128 = 0;
-        for b in int.bytes().chain(frac.bytes()) {
-            units = units.checked_mul(10)?.checked_add(i128::from(b - b'0'))?;
-        }
-        Some(Amount {
-            units: if neg { -units } else { units },
-            scale,
-        })
-    }
-
-    fn rescaled(self, scale: u32) -> Option<i128> {
-        let factor = 10i128.checked_pow(scale.checked_sub(self.scale)?)?;
-        self.units.checked_mul(factor)
-    }
-
-    /// The exact sum, or `None` when it does not fit.
-    pub fn checked_add(self, other: Amount) -> Option<Amount> {
-        let scale = self.scale.max(other.scale);
-        let units = self.rescaled(scale)?.checked_add(other.rescaled(scale)?)?;
-        Some(Amount { units, scale })
-    }
-
-    /// Whether the number is below zero.
-    pub fn is_negative(self) -> bool {
-        self.units < 0
-    }
-
-    /// The integer part (digits grouped by thousands, with sign) and the fraction digits without
-    /// trailing zeros.
-    pub fn parts(self) -> (String, String) {
-        let digits = self.units.unsigned_abs().to_string();
-        let scale = self.scale as usize;
-        let padded = if digits.len() <= scale {
-            format!("{}{digits}", "0".repeat(scale + 1 - digits.len()))
-        } else {
-            digits
-        };
-        let (int, frac) = padded.split_at(padded.len() - scale);
-        let frac = frac.trim_end_matches('0').to_string();
-        let mut grouped = String::new();
-        for (i, c) in int.chars().enumerate() {
-            if i > 0 && (int.len() - i) % 3 == 0 {
-                grouped.push(',');
-            }
-            grouped.push(c);
-        }
-        if self.units < 0 {
-            grouped.insert(0, '-');
-        }
-        (grouped, frac)
-    }
-
-    /// The key a table sorts the value by.
-    pub fn sort_key(self) -> SortKey<'static> {
-        SortKey::Decimal {
-            units: self.units,
-            scale: self.scale,
-        }
-    }
-
-    /// The exact value as plain text (`-1234.5`): no grouping, no trailing zeros.
-    pub fn plain(self) -> String {
-        let (int, frac) = self.parts();
-        let int = int.replace(',', "");
-        if frac.is_empty() {
-            int
-        } else {
-            format!("{int}.{frac}")
-        }
-    }
-}
-
-impl PartialOrd for Amount {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Amount {
-    fn cmp(&self, other: &Self) -> Ordering {
-        cmp_decimal((self.units, self.scale), (other.units, other.scale))
-    }
-}
-
-/// Sums amounts exactly; `None` when one is missing or the sum does not fit.
-pub fn sum_amounts<'a>(items: impl IntoIterator<Item = Option<&'a Amount>>) -> Option<Amount> {
-    items
-        .into_iter()
-        .try_fold(Amount::ZERO, |acc, a| acc.checked_add(*a?))
-}
-
-/// One amount cell: the server's text and its exact value when it parses.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AmountCell {
-    pub raw: String,
-    pub value: Option<Amount>,
-}
-
-impl AmountCell {
-    /// A cell from the server's text.
-    pub fn new(raw: &str) -> Self {
-        AmountCell {
-            raw: raw.to_string(),
-            value: Amount::parse(raw),
-        }
-    }
-}
-
-/// Formats amounts of one column so their decimal points line up: each string has the same
-/// number of characters after its integer part.
-pub fn aligned_amounts(values: &[Option<Amount>], raws: &[&str]) -> Vec<String> {
-    let parts: Vec<Option<(String, String)>> =
-        values.iter().map(|v| v.map(Amount::parts)).collect();
-    let frac_w = parts
-        .iter()
-        .flatten()
-        .map(|(_, f)| f.len())
-        .max()
-        .unwrap_or(0);
-    parts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| match p {
-            Some((int, frac)) if frac.is_empty() && frac_w > 0 => {
-                format!("{int}{}", " ".repeat(frac_w + 1))
-            }
-            Some((int, frac)) if frac_w > 0 => {
-                format!("{int}.{frac}{}", " ".repeat(frac_w - frac.len()))
-            }
-            Some((int, _)) => int.clone(),
-            None => sanitize(raws.get(i).copied().unwrap_or("?")).into_owned(),
-        })
-        .collect()
-}
-
-// ---------------------------------------------------------------------------------------------
-// Id lists and completion
-// ---------------------------------------------------------------------------------------------
-
-fn is_separator(c: char) -> bool {
-    c.is_whitespace() || c == ',' || c == ';'
-}
-
-/// The ids of a list typed by the user (separated by spaces, commas or semicolons), without
-/// duplicates, in order.
-pub fn split_ids(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for id in text.split(is_separator).filter(|s| !s.is_empty()) {
-        if !out.iter().any(|o| o == id) {
-            out.push(id.to_string());
-        }
-    }
-    out
-}
-
-/// Whether `id` looks like a Canton party id (`hint::fingerprint`).
-pub fn looks_like_party(id: &str) -> bool {
-    matches!(id.split_once("::"), Some((hint, fp)) if !hint.is_empty() && !fp.is_empty())
-}
-
-#[derive(Debug, Clone, PartialEq)]
-struct CompletionState {
-    /// The input text before the word being completed.
-    base: String,
-    candidates: Vec<String>,
-    index: usize,
-    /// The text the input had after the last completion (a change ends the cycle).
-    applied: String,
-}
-
-/// Tab completion of the last id of a list input: the first Tab replaces the last word with the
-/// first known id that starts with it (or contains it), further Tabs cycle, Shift-Tab cycles
-/// back. Ids already in the list are not offered again.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Completer {
-    state: Option<CompletionState>,
-}
-
-impl Completer {
-    /// Completes (or cycles) in `input` from `pool`. `Err` says why nothing was completed.
-    pub fn complete(
-        &mut self,
-        input: &mut TextInput,
-        pool: &[&str],
-        forward: bool,
-    ) -> Result<(), String> {
-        let text = input.text();
-        if let Some(st) = &mut self.state
-            && st.applied == text
-            && !st.candidates.is_empty()
-        {
-            let n = st.candidates.len();
-            st.index = if forward {
-                (st.index + 1) % n
-            } else {
-                (st.index + n - 1) % n
-            };
-            st.applied = format!("{}{}", st.base, st.candidates[st.index]);
-            input.set_text(&st.applied);
-            return Ok(());
-        }
-        self.state = None;
-        let cut = text.rfind(is_separator).map_or(0, |i| {
-            i + text[i..].chars().next().map_or(1, char::len_utf8)
-        });
-        let (base, word) = text.split_at(cut);
-        let present = split_ids(base);
-        let word_l = word.to_lowercase();
-        let fresh = |p: &&&str| !p.is_empty() && !present.iter().any(|x| x == **p);
-        let mut candidates: Vec<String> = pool
-            .iter()
-            .filter(fresh)
-            .filter(|p| p.to_lowercase().starts_with(&word_l))
-            .map(|p| (*p).to_string())
-            .collect();
-        if candidates.is_empty() && !word.is_empty() {
-            candidates = pool
-                .iter()
-                .filter(fresh)
-                .filter(|p| p.to_lowercase().contains(&word_l))
-                .map(|p| (*p).to_string())
-                .collect();
-        }
-        candidates.sort();
-        candidates.dedup();
-        if candidates.is_empty() {
-            return Err(if pool.is_empty() {
-                "nothing to complete from: no such ids in the loaded history yet".to_string()
-            } else if word.is_empty() {
-                "every known id is already in the list".to_string()
-            } else {
-                format!("no known id matches {:?}", safe_line(word, 40).into_owned())
-            });
-        }
-        let index = if forward { 0 } else { candidates.len() - 1 };
-        let applied = format!("{base}{}", candidates[index]);
-        input.set_text(&applied);
-        self.state = Some(CompletionState {
-            base: base.to_string(),
-            candidates,
-            index,
-            applied,
-        });
-        Ok(())
-    }
-
-    /// Ends a completion cycle (the user typed something).
-    pub fn reset(&mut self) {
-        self.state = None;
-    }
-
-    /// The candidates of the current cycle and the index of the one in the input.
-    pub fn candidates(&self) -> Option<(&[String], usize)> {
-        self.state
-            .as_ref()
-            .map(|s| (s.candidates.as_slice(), s.index))
-    }
-}
-
-/// Draws the candidates of a completion cycle on one line, the current one highlighted.
-pub fn render_candidates(completer: &Completer, area: Rect, buf: &mut Buffer, theme: &Theme) {
-    let Some((cands, index)) = completer.candidates() else {
-        return;
-    };
-    if area.width == 0 || area.height == 0 {
-        return;
-    }
-    let width = usize::from(area.width);
-    let mut spans = vec![Span::styled(
-        format!("{}/{} ", index + 1, cands.len()),
-        theme.muted,
-    )];
-    let mut used = spans[0].content.len();
-    // Start a little before the current candidate so it is always visible.
-    let start = index.saturating_sub(1);
-    for (i, c) in cands.iter().enumerate().skip(start) {
-        if used >= width {
-            break;
-        }
-        let text = safe_line(c, width.saturating_sub(used).min(48)).into_owned();
-        used += unicode_width::UnicodeWidthStr::width(text.as_str()) + 2;
-        let style = if i == index {
-            theme.selection
-        } else {
-            theme.party
-        };
-        spans.push(Span::styled(text, style));
-        spans.push(Span::raw("  "));
-    }
-    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
-}
+const MAX_AMOUNT_COL: u16 = 48;
 
 // ---------------------------------------------------------------------------------------------
 // The query
@@ -670,7 +344,7 @@ impl TableRow for HoldingLine {
             HoldCol::Party => SortKey::Text(Cow::Borrowed(&self.party)),
             _ => self.amounts[amount_index(col)]
                 .1
-                .map_or(SortKey::Missing, Amount::sort_key),
+                .map_or(SortKey::Missing, SortKey::from),
         }
     }
 
@@ -936,16 +610,9 @@ impl HoldingsPane {
                     (HoldCol::Locked, &l),
                     (HoldCol::Total, &t),
                 ] {
-                    let w = texts
-                        .iter()
-                        .map(|s| unicode_width::UnicodeWidthStr::width(s.as_str()))
-                        .max()
-                        .unwrap_or(0)
-                        .max(col.title().len() + 2)
-                        // An amount column never needs more (longer text is cut with a marker).
-                        .min(MAX_AMOUNT_COL);
-                    let w = u16::try_from(w).unwrap_or(u16::MAX);
-                    self.table.columns_mut().set_width(col, Width::Fixed(w));
+                    self.table
+                        .columns_mut()
+                        .fit_width(col, texts, MAX_AMOUNT_COL);
                 }
                 (lines, [u[n].clone(), l[n].clone(), t[n].clone()])
             }
@@ -1205,7 +872,7 @@ impl HoldingsPane {
     }
 
     /// Amount strings per amount column (unlocked, locked, total): one per row (in
-    /// `result.rows` order) then the total.
+    /// `result.rows` order) then the total, with the column's number of decimals.
     fn formatted(&self, r: &HoldingsResult) -> [Vec<String>; 3] {
         let col = |k: usize| {
             let mut values: Vec<Option<Amount>> = r
@@ -1228,7 +895,7 @@ impl HoldingsPane {
                 })
                 .collect();
             raws.push("?");
-            aligned_amounts(&values, &raws)
+            amount_column(&values, &raws)
         };
         [col(0), col(1), col(2)]
     }
@@ -1496,72 +1163,5 @@ impl Pane for HoldingsPane {
         } else {
             self.result.as_ref().map(|r| r.rows.len().to_string())
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn amounts_parse_sum_and_format_exactly() {
-        let a = Amount::parse("1234567.1234567891").expect("a");
-        let b = Amount::parse("0.0000000009").expect("b");
-        let s = a.checked_add(b).expect("sum");
-        assert_eq!(s.plain(), "1234567.12345679");
-        assert_eq!(s.parts(), ("1,234,567".into(), "12345679".into()));
-        assert_eq!(
-            Amount::parse("-0.5").expect("neg").parts(),
-            ("-0".into(), "5".into())
-        );
-        assert_eq!(Amount::parse("10").expect("int").plain(), "10");
-        assert_eq!(Amount::parse(".5").expect("frac").plain(), "0.5");
-        for bad in ["", "1e5", "abc", "1.2.3", "-", "NaN", "1,000"] {
-            assert_eq!(Amount::parse(bad), None, "{bad:?}");
-        }
-        // 0.1 + 0.2 is 0.3 exactly (no floats).
-        let x = Amount::parse("0.1")
-            .and_then(|x| x.checked_add(Amount::parse("0.2")?))
-            .expect("sum");
-        assert_eq!(x.plain(), "0.3");
-        assert!(Amount::parse("2").expect("2") > Amount::parse("1.9999999999").expect("1.99"));
-        let big = Amount::parse(&"9".repeat(38)).expect("big");
-        assert_eq!(big.checked_add(big), None);
-    }
-
-    #[test]
-    fn aligned_amounts_line_up_decimal_points() {
-        let vals: Vec<Option<Amount>> = ["1.5", "100", "2.25"]
-            .iter()
-            .map(|s| Amount::parse(s))
-            .collect();
-        let out = aligned_amounts(&vals, &["1.5", "100", "2.25"]);
-        assert_eq!(out, vec!["1.5 ", "100   ", "2.25"]);
-        let out = aligned_amounts(&[None], &["x\u{1b}[31m"]);
-        assert!(!out[0].contains('\u{1b}'));
-    }
-
-    #[test]
-    fn ids_split_and_complete() {
-        assert_eq!(
-            split_ids(" a::1, b::2;a::1\tc::3 "),
-            vec!["a::1", "b::2", "c::3"]
-        );
-        let mut input = TextInput::single_line().with_text("alice::1 b");
-        let mut c = Completer::default();
-        let pool = ["bob::2", "alice::1", "bert::3", "carol::4"];
-        c.complete(&mut input, &pool, true).expect("completes");
-        assert_eq!(input.text(), "alice::1 bert::3");
-        c.complete(&mut input, &pool, true).expect("cycles");
-        assert_eq!(input.text(), "alice::1 bob::2");
-        c.complete(&mut input, &pool, false).expect("cycles back");
-        assert_eq!(input.text(), "alice::1 bert::3");
-        // Substring fallback, and already-listed ids are not offered.
-        let mut input = TextInput::single_line().with_text("alice::1 ::4");
-        let mut c = Completer::default();
-        c.complete(&mut input, &pool, true).expect("substring");
-        assert_eq!(input.text(), "alice::1 carol::4");
-        let mut input = TextInput::single_line().with_text("zz");
-        assert!(c.complete(&mut input, &pool, true).is_err());
     }
 }

@@ -22,15 +22,17 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use crate::api::validator::{
-    ContractWithState, TransferCommandState, TransferCommandWithStatus, TransferFailureKind,
+    ContractWithState, TransferCommandState, TransferCommandStatusResponse,
+    TransferCommandWithStatus, TransferFailureKind,
 };
 use crate::config::keymap::KeyContext;
+use crate::model::amount::{Amount, sum_amounts};
 use crate::model::summary::{short_id, short_party, short_template};
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, Response};
-use crate::panes::form::{Form, FormOutcome, Load, cell, explain, paragraph, render_section_tabs};
-use crate::panes::holdings::Amount;
 use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::ui::form::{Form, FormOutcome, Load, cell, explain, paragraph, render_section_tabs};
+use crate::ui::format::amount_column;
 use crate::ui::json::JsonView;
 use crate::ui::layout::framed;
 use crate::ui::table::{
@@ -144,6 +146,9 @@ pub struct TransferRow {
     pub receiver: String,
     pub amount: String,
     pub expires_at: String,
+    /// The amount's exact value and its text in the column (the column's decimals).
+    value: Option<Amount>,
+    amount_text: String,
 }
 
 impl TransferRow {
@@ -160,9 +165,27 @@ impl TransferRow {
             failure_kind: t.status.failure_kind.clone(),
             reason: t.status.reason.clone(),
             receiver: text("receiver"),
+            value: Amount::parse(&text("amount")),
             amount: text("amount"),
             expires_at: text("expiresAt"),
+            amount_text: String::new(),
         }
+    }
+
+    /// The rows of an answer, their amounts written with the column's decimals.
+    fn rows(r: &TransferCommandStatusResponse) -> Vec<TransferRow> {
+        let mut rows: Vec<TransferRow> = r
+            .transfer_commands_by_contract_id
+            .iter()
+            .map(|(cid, t)| TransferRow::new(cid, t))
+            .collect();
+        let values: Vec<Option<Amount>> = rows.iter().map(|r| r.value).collect();
+        let raws: Vec<&str> = rows.iter().map(|r| r.amount.as_str()).collect();
+        let texts = amount_column(&values, &raws);
+        for (row, text) in rows.iter_mut().zip(texts) {
+            row.amount_text = text;
+        }
+        rows
     }
 }
 
@@ -195,7 +218,7 @@ impl TableRow for TransferRow {
             ),
             TransferCol::Contract => Cell::new(short_id(&self.contract_id, 12), theme.id),
             TransferCol::Receiver => Cell::new(short_party(&self.receiver), theme.party),
-            TransferCol::Amount => Cell::new(trim_decimal(&self.amount), theme.json_number),
+            TransferCol::Amount => Cell::new(self.amount_text.as_str(), theme.json_number),
             TransferCol::Reason => Cell::new(self.reason.as_deref().unwrap_or(""), theme.muted),
         }
     }
@@ -210,9 +233,7 @@ impl TableRow for TransferRow {
                 .map_or(SortKey::Missing, |k| text(k.to_string())),
             TransferCol::Contract => SortKey::Text(Cow::Borrowed(&self.contract_id)),
             TransferCol::Receiver => SortKey::Text(Cow::Borrowed(&self.receiver)),
-            TransferCol::Amount => {
-                Amount::parse(&self.amount).map_or(SortKey::Missing, Amount::sort_key)
-            }
+            TransferCol::Amount => self.value.map_or(SortKey::Missing, SortKey::from),
             TransferCol::Reason => self
                 .reason
                 .as_deref()
@@ -240,47 +261,80 @@ pub enum CouponCol {
     Created,
 }
 
-impl TableRow for ContractWithState {
+/// A coupon as the table shows it: what the cells need, read once when the answer arrives.
+#[derive(Debug, Clone, PartialEq)]
+struct CouponRow {
+    contract_id: String,
+    created_at: String,
+    /// The amount as sent, its exact value and its text in the column (the column's decimals).
+    amount: String,
+    value: Option<Amount>,
+    amount_text: String,
+}
+
+impl CouponRow {
+    /// The rows of the coupons, in their order, their amounts with the column's decimals.
+    fn rows(coupons: &[ContractWithState]) -> Vec<CouponRow> {
+        let mut rows: Vec<CouponRow> = coupons
+            .iter()
+            .map(|c| {
+                let amount = payload_str(c, "amount").unwrap_or_default();
+                CouponRow {
+                    contract_id: c.contract.contract_id.clone(),
+                    created_at: c.contract.created_at.clone(),
+                    value: Amount::parse(&amount),
+                    amount,
+                    amount_text: String::new(),
+                }
+            })
+            .collect();
+        let values: Vec<Option<Amount>> = rows.iter().map(|r| r.value).collect();
+        let raws: Vec<&str> = rows.iter().map(|r| r.amount.as_str()).collect();
+        let texts = amount_column(&values, &raws);
+        for (row, text) in rows.iter_mut().zip(texts) {
+            row.amount_text = text;
+        }
+        rows
+    }
+}
+
+impl TableRow for CouponRow {
     type Col = CouponCol;
     /// Times are shown in the session's zone.
     type Ctx = Shared;
 
     fn cell(&self, col: CouponCol, _width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
         match col {
-            CouponCol::Amount => Cell::new(
-                grouped_amount(&payload_str(self, "amount").unwrap_or_default()),
-                theme.json_number,
-            ),
-            CouponCol::Contract => Cell::new(short_id(&self.contract.contract_id, 12), theme.id),
-            CouponCol::Created => {
-                Cell::new(display_time(&self.contract.created_at, sh), theme.time)
-            }
+            CouponCol::Amount => Cell::new(self.amount_text.as_str(), theme.json_number),
+            CouponCol::Contract => Cell::new(short_id(&self.contract_id, 12), theme.id),
+            CouponCol::Created => Cell::new(display_time(&self.created_at, sh), theme.time),
         }
     }
 
     fn sort_key(&self, col: CouponCol) -> SortKey<'_> {
         match col {
-            CouponCol::Amount => payload_str(self, "amount")
-                .and_then(|a| Amount::parse(&a))
-                .map_or(SortKey::Missing, Amount::sort_key),
-            CouponCol::Contract => SortKey::Text(Cow::Borrowed(&self.contract.contract_id)),
-            CouponCol::Created => SortKey::Text(Cow::Borrowed(&self.contract.created_at)),
+            CouponCol::Amount => self.value.map_or(SortKey::Missing, SortKey::from),
+            CouponCol::Contract => SortKey::Text(Cow::Borrowed(&self.contract_id)),
+            CouponCol::Created => SortKey::Text(Cow::Borrowed(&self.created_at)),
         }
     }
 
     fn filter_text(&self) -> Cow<'_, str> {
         Cow::Owned(format!(
             "{} {} {}",
-            payload_str(self, "amount").unwrap_or_default(),
-            self.contract.contract_id,
-            self.contract.created_at
+            self.amount, self.contract_id, self.created_at
         ))
     }
 }
 
+/// Widest the amount columns get.
+const MAX_AMOUNT_COL: u16 = 40;
+
 fn coupon_table() -> DataTable<CouponCol> {
     DataTable::new(Columns::new(vec![
-        Column::new(CouponCol::Amount, "Amount", Width::Fixed(14)).descending_first(),
+        Column::new(CouponCol::Amount, "Amount", Width::Fixed(14))
+            .right()
+            .descending_first(),
         Column::new(CouponCol::Contract, "Contract", Width::Fixed(14)),
         Column::new(CouponCol::Created, "Created at", Width::fill(0)),
     ]))
@@ -293,7 +347,9 @@ fn transfer_table() -> DataTable<TransferCol> {
         col(TransferCol::Failure, "Failure", 10),
         col(TransferCol::Contract, "Contract", 14),
         col(TransferCol::Receiver, "Receiver", 14),
-        col(TransferCol::Amount, "Amount", 12).descending_first(),
+        col(TransferCol::Amount, "Amount", 12)
+            .right()
+            .descending_first(),
         Column::new(TransferCol::Reason, "Reason", Width::fill(0)),
     ]))
 }
@@ -310,6 +366,8 @@ pub struct ProxyPane {
     section: ProxySection,
     rules: Load<Box<ContractView>>,
     coupons: Load<Vec<ContractWithState>>,
+    /// The coupons as the table shows them (same order as `coupons`).
+    coupon_rows: Vec<CouponRow>,
     /// Exact sum of the coupons' amounts ("?" when one is unreadable), computed on arrival.
     coupon_total: String,
     coupon_table: DataTable<CouponCol>,
@@ -331,6 +389,7 @@ impl ProxyPane {
             section: ProxySection::AmuletRules,
             rules: Load::Idle,
             coupons: Load::Idle,
+            coupon_rows: Vec::new(),
             coupon_total: String::new(),
             coupon_table: coupon_table(),
             coupon_view: None,
@@ -466,11 +525,15 @@ impl ProxyPane {
         self.query_transfers(TransferQuery { sender, nonce }, sh, out);
     }
 
+    /// The coupon of the selected table row.
+    fn selected_coupon(&self) -> Option<&ContractWithState> {
+        let i = self.coupon_table.selected()?;
+        self.coupons.done()?.get(i)
+    }
+
     fn sync_coupon_view(&mut self) {
         self.coupon_view = self
-            .coupons
-            .done()
-            .and_then(|c| self.coupon_table.selected_row(c))
+            .selected_coupon()
             .map(|c| Box::new(ContractView::new(c)));
     }
 
@@ -486,11 +549,7 @@ impl ProxyPane {
                 None => {}
             },
             ProxySection::Coupons => {
-                if let Some(c) = self
-                    .coupons
-                    .done()
-                    .and_then(|c| self.coupon_table.selected_row(c))
-                {
+                if let Some(c) = self.selected_coupon() {
                     out.copy("coupon contract id", c.contract.contract_id.clone());
                 }
             }
@@ -526,8 +585,7 @@ impl ProxyPane {
     fn table_input(&mut self, input: TableInput<'_>) -> Option<bool> {
         match self.section {
             ProxySection::Coupons if !self.coupon_details => {
-                let rows = self.coupons.done().map_or(&[][..], Vec::as_slice);
-                let used = self.coupon_table.input(input, rows);
+                let used = self.coupon_table.input(input, &self.coupon_rows);
                 if used {
                     self.sync_coupon_view();
                 }
@@ -667,7 +725,7 @@ impl ProxyPane {
             table.height.saturating_sub(1),
         );
         let draw = Draw::new(sh, theme, focused && !self.coupon_details);
-        self.coupon_table.render(t, buf, coupons, &draw);
+        self.coupon_table.render(t, buf, &self.coupon_rows, &draw);
         if let (Some(side), Some(v)) = (side, &self.coupon_view) {
             for y in side.y..side.bottom() {
                 buf.set_stringn(side.x - 1, y, "│", 1, theme.border);
@@ -758,35 +816,11 @@ fn payload_str(c: &ContractWithState, key: &str) -> Option<String> {
     }
 }
 
-/// A Daml decimal without its trailing zeros (`4195.0000000000` → `4195.0`); other text as is.
 /// The exact decimal sum of the coupons' amounts (Daml numerics as text), grouped; "?" when
 /// an amount is unreadable.
-fn coupon_total(coupons: &[ContractWithState]) -> String {
-    let sum = coupons.iter().try_fold(Amount::ZERO, |acc, c| {
-        acc.checked_add(Amount::parse(&payload_str(c, "amount")?)?)
-    });
-    sum.map_or_else(
-        || "?".to_string(),
-        |a| {
-            let (int, frac) = a.parts();
-            if frac.is_empty() {
-                int
-            } else {
-                format!("{int}.{frac}")
-            }
-        },
-    )
-}
-
-/// An amount with thousands separators (`4,195.0`); text that is not a decimal as is.
-fn grouped_amount(s: &str) -> String {
-    match Amount::parse(s) {
-        Some(a) => {
-            let (int, frac) = a.parts();
-            format!("{int}.{}", if frac.is_empty() { "0" } else { &frac })
-        }
-        None => trim_decimal(s),
-    }
+fn coupon_total(coupons: &[CouponRow]) -> String {
+    sum_amounts(coupons.iter().map(|c| c.value.as_ref()))
+        .map_or_else(|| "?".to_string(), |a| a.fixed(0))
 }
 
 /// An RFC 3339 time from the server in the session's zone and format (UTC or local, `t`);
@@ -795,23 +829,6 @@ fn display_time(s: &str, sh: &Shared) -> String {
     match crate::model::summary::parse_time_micros(s) {
         Some(t) => sh.format_time(t),
         None => s.to_string(),
-    }
-}
-
-pub fn trim_decimal(s: &str) -> String {
-    match s.split_once('.') {
-        Some((int, frac))
-            if !int.is_empty()
-                && int
-                    .trim_start_matches('-')
-                    .chars()
-                    .all(|c| c.is_ascii_digit())
-                && frac.chars().all(|c| c.is_ascii_digit()) =>
-        {
-            let frac = frac.trim_end_matches('0');
-            format!("{int}.{}", if frac.is_empty() { "0" } else { frac })
-        }
-        _ => s.to_string(),
     }
 }
 
@@ -967,8 +984,16 @@ impl Pane for ProxyPane {
             self.coupons = match result {
                 Ok(Response::DevFundCoupons(r)) => {
                     let list = r.unclaimed_development_fund_coupons.clone();
-                    self.coupon_table.reset_rows(&list);
-                    self.coupon_total = coupon_total(&list);
+                    self.coupon_rows = CouponRow::rows(&list);
+                    let texts: Vec<String> = self
+                        .coupon_rows
+                        .iter()
+                        .map(|r| r.amount_text.clone())
+                        .collect();
+                    let columns = self.coupon_table.columns_mut();
+                    columns.fit_width(CouponCol::Amount, &texts, MAX_AMOUNT_COL);
+                    self.coupon_table.reset_rows(&self.coupon_rows);
+                    self.coupon_total = coupon_total(&self.coupon_rows);
                     Load::Done(list)
                 }
                 Ok(_) => Load::Failed("unexpected response to the coupons request".into()),
@@ -979,11 +1004,10 @@ impl Pane for ProxyPane {
         } else if self.transfers.waits_for(id) {
             self.transfers = match result {
                 Ok(Response::TransferStatus(r)) => {
-                    let rows: Vec<TransferRow> = r
-                        .transfer_commands_by_contract_id
-                        .iter()
-                        .map(|(cid, t)| TransferRow::new(cid, t))
-                        .collect();
+                    let rows = TransferRow::rows(r);
+                    let texts: Vec<String> = rows.iter().map(|r| r.amount_text.clone()).collect();
+                    let columns = self.transfer_table.columns_mut();
+                    columns.fit_width(TransferCol::Amount, &texts, MAX_AMOUNT_COL);
                     self.transfer_table.reset_rows(&rows);
                     Load::Done(rows)
                 }
@@ -1075,20 +1099,5 @@ impl Pane for ProxyPane {
             return Some("error".into());
         }
         self.coupons.done().map(|c| format!("{} coupons", c.len()))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn decimals_lose_trailing_zeros_only() {
-        assert_eq!(trim_decimal("4195.0000000000"), "4195.0");
-        assert_eq!(trim_decimal("111.3900000000"), "111.39");
-        assert_eq!(trim_decimal("-0.5"), "-0.5");
-        assert_eq!(trim_decimal("12"), "12");
-        assert_eq!(trim_decimal("1.2e3"), "1.2e3");
-        assert_eq!(trim_decimal(".50"), ".50");
     }
 }

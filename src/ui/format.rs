@@ -2,7 +2,9 @@
 //! thousands, durations and time gaps in human form, server times and event ids for display.
 //! Plain string functions (no theme, no buffer): the panes style and sanitize what they return.
 
+use crate::model::amount::{Amount, column_decimals, trim_decimal};
 use crate::model::summary::{parse_time_micros, short_id};
+use crate::ui::safe::sanitize;
 
 /// An integer [`group_thousands`] can write: its sign and its magnitude.
 pub trait Integer: Copy {
@@ -181,9 +183,34 @@ pub fn short_event_id(id: &str) -> String {
     }
 }
 
+/// The texts of one amount column (for a right-aligned column): every value with the same
+/// number of decimals, the most any of them needs (`4,195.000`, `883.190`, `122.192`), so the
+/// decimal points line up; a value that does not parse shows its server text (`raws[i]`,
+/// without trailing zeros, sanitized).
+pub fn amount_column(values: &[Option<Amount>], raws: &[&str]) -> Vec<String> {
+    let decimals = column_decimals(values);
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Some(a) => a.fixed(decimals),
+            None => sanitize(&trim_decimal(raws.get(i).copied().unwrap_or("?"))).into_owned(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn amount_columns_have_fixed_decimals() {
+        let raws = ["4195.0000000000", "883.19", "122.192", "x\u{1b}[31m"];
+        let vals: Vec<Option<Amount>> = raws.iter().map(|s| Amount::parse(s)).collect();
+        let out = amount_column(&vals, &raws);
+        assert_eq!(out[..3], ["4,195.000", "883.190", "122.192"]);
+        assert!(!out[3].contains('\u{1b}'));
+    }
 
     #[test]
     fn thousands_for_signed_and_unsigned_integers() {

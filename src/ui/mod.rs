@@ -24,12 +24,14 @@
 //!
 //! Modules: [`safe`] (sanitizer for untrusted text), [`format`] (numbers, durations, times and
 //! ids for display), [`theme`], [`scroll`] (cursor/offset shared by the widgets), [`layout`],
-//! [`tree`] (generic tree view), [`json`] (JSON viewer),
+//! [`tree`] (generic tree view), [`json`] (JSON viewer), [`table`] (the data table), [`form`]
+//! (the form kit: fields with Tab completion, the request [`form::Load`] state, error text),
 //! [`text_input`] (the text-area wrapper), [`help`] (help overlay, footer hints), [`palette`]
 //! (command palette), [`error_log`] (error log overlay),
 //! [`osc52`] (clipboard escape sequence).
 
 pub mod error_log;
+pub mod form;
 pub mod format;
 pub mod help;
 pub mod json;

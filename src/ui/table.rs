@@ -34,6 +34,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
+use crate::model::amount::Amount;
 use crate::model::history::Matcher;
 use crate::msg::Command;
 use crate::ui::format::group_thousands;
@@ -206,20 +207,14 @@ impl SortKey<'_> {
     }
 }
 
-/// Compares two exact decimals `(units, scale)` (`units / 10^scale`).
-pub fn cmp_decimal(a: (i128, u32), b: (i128, u32)) -> Ordering {
-    let scale = a.1.max(b.1);
-    let rescaled = |(units, s): (i128, u32)| {
-        10i128
-            .checked_pow(scale - s)
-            .and_then(|f| units.checked_mul(f))
-    };
-    match (rescaled(a), rescaled(b)) {
-        (Some(x), Some(y)) => x.cmp(&y),
-        // Out of range when rescaled: the integer parts decide.
-        _ => {
-            let int = |(units, s): (i128, u32)| 10i128.checked_pow(s).map_or(0, |f| units / f);
-            int(a).cmp(&int(b))
+pub use crate::model::amount::cmp_decimal;
+
+impl From<Amount> for SortKey<'static> {
+    /// An exact amount sorts as its decimal value.
+    fn from(a: Amount) -> Self {
+        SortKey::Decimal {
+            units: a.units(),
+            scale: a.scale(),
         }
     }
 }
@@ -450,6 +445,22 @@ impl<C: Copy + PartialEq> Columns<C> {
         if let Some(i) = self.index(id) {
             self.cols[i].width = width;
         }
+    }
+
+    /// Makes a column exactly as wide as the widest of `texts` (the values that arrived), at
+    /// least its title and a sort mark, at most `max` (longer text is cut with a marker).
+    pub fn fit_width(&mut self, id: C, texts: &[String], max: u16) {
+        let Some(i) = self.index(id) else {
+            return;
+        };
+        let w = texts
+            .iter()
+            .map(|t| t.width())
+            .max()
+            .unwrap_or(0)
+            .max(self.cols[i].title.width() + 2)
+            .min(usize::from(max));
+        self.cols[i].width = Width::Fixed(u16::try_from(w).unwrap_or(max));
     }
 
     /// The columns shown in a table `width` wide, left to right. Columns are dropped, lowest

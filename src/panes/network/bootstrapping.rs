@@ -54,7 +54,7 @@ impl TableRow for BootTx {
                     // Valid base64 is ASCII; only a screenful of it is ever shown.
                     Ok(_) => Cow::Owned(format!(
                         "{} chars  {}",
-                        crate::panes::history::group_digits(self.base64.len()),
+                        crate::ui::format::group_thousands(self.base64.len()),
                         self.base64.get(..self.base64.len().min(512)).unwrap_or("")
                     )),
                     Err(e) => Cow::Borrowed(e.as_str()),
@@ -133,7 +133,7 @@ pub fn boot_txs(r: &BootstrappingTransactions) -> Vec<BootTx> {
 
 /// `1536` → `1,536 B`.
 pub(super) fn bytes_label(n: usize) -> String {
-    format!("{} B", crate::panes::history::group_digits(n))
+    format!("{} B", crate::ui::format::group_thousands(n))
 }
 
 impl NetworkPane {
