@@ -6,6 +6,7 @@
 //! keys; otherwise the keymap turns the key into a [`Command`] (in the focused pane's context),
 //! app-wide commands are handled here and the rest go to the focused pane.
 
+pub mod loader;
 pub mod palette_cmd;
 pub mod panes;
 pub mod view;
@@ -14,6 +15,7 @@ use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEve
 use ratatui::layout::Rect;
 
 use crate::config::keymap::{KeyContext, KeyMap};
+use crate::model::loader::Loader;
 use crate::msg::Command;
 use crate::panes::{AppContext, AppEvent, Level, Out, Pane, PaneId, Shared};
 use crate::ui::OverlayOutcome;
@@ -52,6 +54,8 @@ pub struct App {
     pub theme: Theme,
     pub keymap: KeyMap,
     pub focus: PaneId,
+    /// The history loader: the one writer of `sh.history` and `sh.feed`.
+    pub loader: Loader,
     /// The pane last told it has focus ([`Pane::on_focus`]).
     focus_seen: PaneId,
     /// Every pane (`app.history` etc. read through [`Deref`](std::ops::Deref)).
@@ -84,9 +88,11 @@ pub fn with_pane_names(mut keymap: KeyMap) -> KeyMap {
 impl App {
     /// A new app; call [`App::start`] for the first effects.
     pub fn new(ctx: AppContext, theme: Theme, keymap: KeyMap, now: i64) -> Self {
+        let loader = Loader::new(ctx.refresh_ms);
         let sh = Shared::new(ctx, now);
         let keymap = with_pane_names(keymap);
         App {
+            loader,
             panes: Panes::new(&sh),
             sh,
             theme,
@@ -107,7 +113,8 @@ impl App {
     /// The first effects: history discovery and the first status round.
     pub fn start(&mut self) -> Vec<Effect> {
         let mut out = Out::for_pane(PaneId::History);
-        self.panes.history.start(&mut self.sh, &mut out);
+        self.panes.history.start(&self.sh, &mut out);
+        self.drive_history(None, &mut out);
         out.owner = PaneId::Status;
         self.panes.status.start(&mut self.sh, &mut out);
         self.finish(out)
@@ -197,8 +204,14 @@ impl App {
                     }
                     _ => {}
                 }
-                let (pane, sh) = self.split(reply.id.owner, &mut out);
-                pane.on_fetched(&reply, sh, &mut out);
+                if reply.id.owner == PaneId::History
+                    && matches!(reply.request, Request::Updates { .. })
+                {
+                    self.drive_history(Some(&reply), &mut out);
+                } else {
+                    let (pane, sh) = self.split(reply.id.owner, &mut out);
+                    pane.on_fetched(&reply, sh, &mut out);
+                }
                 self.dirty = true;
             }
             Action::Written { id, path, result } => {
@@ -241,8 +254,23 @@ impl App {
         (self.panes.get_mut(id), &mut self.sh)
     }
 
+    /// Runs the history loader: queued intents, a reply, what is due (see [`loader::drive`]).
+    fn drive_history(&mut self, reply: Option<&crate::msg::Fetched>, out: &mut Out) {
+        out.owner = PaneId::History;
+        if loader::drive(
+            &mut self.loader,
+            &mut self.panes.history,
+            &mut self.sh,
+            out,
+            reply,
+        ) {
+            self.dirty = true;
+        }
+    }
+
     /// Applies the app events the panes produced and returns the effects.
     fn finish(&mut self, mut out: Out) -> Vec<Effect> {
+        self.drive_history(None, &mut out);
         // Events can produce more events (opening an update may fetch and message).
         let mut guard = 0;
         loop {
@@ -282,6 +310,10 @@ impl App {
                 self.focus = PaneId::Update;
             }
             AppEvent::Focus(p) => self.focus = p,
+            AppEvent::Loader(intent) => {
+                out.events.push(AppEvent::Loader(intent));
+                self.drive_history(None, out);
+            }
             AppEvent::Message(level, text) => self.show_toast(level, text),
             AppEvent::Error(text) => {
                 let at = chrono::DateTime::from_timestamp_micros(self.sh.now).unwrap_or_default();

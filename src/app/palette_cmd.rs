@@ -55,7 +55,7 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
             Some(t) => {
                 app.focus = PaneId::History;
                 out.owner = PaneId::History;
-                app.panes.history.goto_time(t, &mut app.sh, out);
+                app.panes.history.goto_time(t, &app.sh, out);
             }
             None => out.error(format!(
                 "not a time: {:?} (use RFC 3339, e.g. 2026-11-22T10:00:00Z)",
@@ -68,7 +68,7 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
         "filter" => {
             app.focus = PaneId::History;
             out.owner = PaneId::History;
-            app.panes.history.set_filter(&arg, &mut app.sh, out);
+            app.panes.history.set_filter(&arg, &app.sh, out);
         }
         "pane" => {
             match PaneId::ALL

@@ -15,6 +15,11 @@ use super::summary::{Summarizer, UpdateSummary, cat, contract_key};
 pub struct History {
     pub summarizer: Summarizer,
     items: VecDeque<UpdateSummary>,
+    /// Changes whenever the history is replaced ([`History::clear`]).
+    epoch: u64,
+    /// Sequence number of the oldest loaded item: lower after a prepend. Readers compare it
+    /// with the value they last saw to tell how many items arrived at the front.
+    base: i64,
 }
 
 /// Where a page goes.
@@ -27,6 +32,24 @@ pub enum Placement {
 }
 
 impl History {
+    /// Replaces the history by an empty one (a new [`History::epoch`]).
+    pub fn clear(&mut self) {
+        *self = History {
+            epoch: self.epoch.wrapping_add(1),
+            ..History::default()
+        };
+    }
+
+    /// Changes whenever the history is replaced.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Sequence number of the oldest loaded item (lower after earlier items were added).
+    pub fn base(&self) -> i64 {
+        self.base
+    }
+
     /// Number of loaded updates.
     pub fn len(&self) -> usize {
         self.items.len()
@@ -89,6 +112,7 @@ impl History {
                     .filter(|s| bound.is_none_or(|b| Self::position(s) < b))
                     .collect();
                 let n = fresh.len();
+                self.base -= i64::try_from(n).unwrap_or(i64::MAX);
                 for s in fresh.into_iter().rev() {
                     self.items.push_front(s);
                 }

@@ -1,5 +1,5 @@
 //! What the panes show, derived from api types: compact update summaries and the loaded history
-//! with its filter, the bounded cache of full bodies, and event trees (scan trees from
+//! with its filter and its loader (a pure state machine owned by the app), the bounded cache of full bodies, and event trees (scan trees from
 //! `child_event_ids`, ledger trees from node-id ranges); what the loaded history says about one
 //! contract (its lifecycle) or one reassignment (its other half); exact decimal amounts
 //! (`amount`); a verdict's view tree; the JSON text the program writes (`json_text`: linear
@@ -18,6 +18,7 @@ pub mod intern;
 pub mod json_text;
 pub mod ledger_tree;
 pub mod lifecycle;
+pub mod loader;
 pub mod network;
 pub mod node_poll;
 pub mod reassign;

@@ -33,6 +33,18 @@ impl RequestId {
     }
 }
 
+/// Hands out request ids in sending order.
+#[derive(Debug, Clone, Default)]
+pub struct RequestIds(u64);
+
+impl RequestIds {
+    /// A new id for a request of `owner`.
+    pub fn next(&mut self, owner: PaneId) -> RequestId {
+        self.0 += 1;
+        RequestId::new(owner, self.0)
+    }
+}
+
 /// A finished fetch, as the app hands it to the pane that asked.
 #[derive(Debug, Clone)]
 pub struct Fetched {

@@ -11,9 +11,11 @@ use crate::api::scan::EventHistoryItem;
 use crate::config::keymap::KeyContext;
 use crate::model::cache::BodyCache;
 use crate::model::history::History;
+pub use crate::model::loader::StartFrom;
+use crate::model::loader::{Feed, LoaderIntent};
 use crate::msg::Command;
 pub use crate::msg::PaneId;
-use crate::msg::{Effect, Fetched, Request, RequestId};
+use crate::msg::{Effect, Fetched, Request, RequestId, RequestIds};
 use crate::ui::theme::Theme;
 
 pub mod export;
@@ -27,19 +29,6 @@ pub mod status;
 pub mod update;
 pub mod validators;
 pub mod verdict;
-
-/// Where the history starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StartFrom {
-    /// Ledger begin.
-    Begin,
-    /// Only updates from now on.
-    Now,
-    /// A window before the newest update (the default: 10 minutes).
-    Recent { window_secs: i64 },
-    /// A given time (microseconds since the epoch).
-    Time(i64),
-}
 
 /// Fixed facts about the session (from the settings).
 #[derive(Debug, Clone, PartialEq)]
@@ -81,20 +70,23 @@ pub struct Shared {
     pub now: i64,
     /// Show times in local time instead of UTC.
     pub local_time: bool,
-    /// The loaded update history (compact summaries).
+    /// The loaded update history (compact summaries); written by the app's loader only.
     pub history: History,
+    /// What the loader says about the loaded history (phase, head, migration, failures).
+    pub feed: Feed,
     /// Full update bodies (`/v0/events/{id}`), bounded.
     pub bodies: BodyCache<EventHistoryItem>,
     /// The update open in the Update pane (the Verdict pane shows its verdict).
     pub current_update: Option<String>,
-    /// Whether the loaded history reaches the network's head (set by the History pane); when
+    /// Whether the loaded history reaches the network's head (set by the loader); when
     /// it does not (browsing the past with `:time` or `--from`), its newest update says nothing
     /// about the network's lag.
     pub history_at_head: bool,
     /// The newest ledger end answered (`Some(None)`: an empty ledger), whichever pane asked.
     pub ledger_end: Option<Option<i64>>,
     ledger_end_seq: u64,
-    next_id: u64,
+    /// Request ids, in sending order.
+    pub ids: RequestIds,
 }
 
 impl Shared {
@@ -105,12 +97,13 @@ impl Shared {
             now,
             local_time: false,
             history: History::default(),
+            feed: Feed::default(),
             bodies: BodyCache::new(256),
             current_update: None,
             history_at_head: false,
             ledger_end: None,
             ledger_end_seq: 0,
-            next_id: 0,
+            ids: RequestIds::default(),
         }
     }
 
@@ -125,8 +118,7 @@ impl Shared {
 
     /// A new id for a request of pane `owner`.
     pub fn next_request_id(&mut self, owner: PaneId) -> RequestId {
-        self.next_id += 1;
-        RequestId::new(owner, self.next_id)
+        self.ids.next(owner)
     }
 
     /// A time for display (`2026-11-22 10:41:07.123456` in UTC or local time).
@@ -179,6 +171,8 @@ pub enum AppEvent {
     Message(Level, String),
     /// An error: shown in the status line and kept in the error log (`!`).
     Error(String),
+    /// A request to the history loader (the app owns it).
+    Loader(LoaderIntent),
 }
 
 /// What a pane produced while handling something. `owner` is the pane being called (the app

@@ -184,7 +184,7 @@ fn live_tail_pauses_counts_new_updates_and_resumes() {
 
     h.key(KeyCode::Char('f'));
     assert!(h.app.history.is_following());
-    assert!(h.app.history.is_at_head());
+    assert!(h.app.sh.feed.at_head);
     assert!(h.screen(120, 40).contains("LIVE"));
 }
 

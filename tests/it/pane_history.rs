@@ -1,13 +1,17 @@
-//! The History pane: snapshots at 80x24 and 120x40, and headless flows driven through the pane's
-//! methods with canned `/v2/updates` pages (discovery → seek → forward → head, the live tail,
+//! The History pane and the history loader: snapshots at 80x24 and 120x40, and headless flows
+//! driven through the pane's methods and the app's loader step (`app::loader::drive`) with canned
+//! `/v2/updates` pages (discovery → seek → forward → head, the live tail,
 //! pausing and resuming, loading earlier updates, the filter, opening and copying, errors and
 //! retries, lazy loading from ledger begin, `:time`).
 
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::{UpdatesPage, UpdatesRequest};
+use cantonscope::app::loader::drive;
 use cantonscope::config::keymap::KeyContext;
+use cantonscope::model::loader::Loader;
 use cantonscope::model::summary::{format_time_micros, parse_time_micros};
 use cantonscope::msg::Command;
+use cantonscope::msg::Fetched;
 use cantonscope::msg::PaneId;
 use cantonscope::msg::{Effect, Request, RequestId, Response, UpdatesPurpose};
 use cantonscope::panes::history::{DISCOVER_TIME, EARLIER_FIRST_STEP, HistoryPane, PAGE_SIZE};
@@ -172,6 +176,8 @@ fn txs(first: u64, count: u64, m: i64, start: i64) -> Vec<Value> {
 struct Harness {
     sh: Shared,
     pane: HistoryPane,
+    /// The history loader, driven as the app drives it.
+    loader: Loader,
     /// Fetches not answered yet.
     pending: Vec<(RequestId, Request)>,
     /// Everything the pane emitted since the last `take_out`.
@@ -192,12 +198,23 @@ impl Harness {
         Harness {
             sh,
             pane,
+            loader: Loader::new(2000),
             pending: Vec::new(),
             out: Out::default(),
         }
     }
 
+    /// One loader step (its intents queued in `out`, a reply, what is due), as the app runs it.
+    fn drive(&mut self, out: &mut Out, reply: Option<&Fetched>) {
+        drive(&mut self.loader, &mut self.pane, &mut self.sh, out, reply);
+    }
+
     fn collect(&mut self, mut out: Out) {
+        self.drive(&mut out, None);
+        self.collect_effects(out);
+    }
+
+    fn collect_effects(&mut self, mut out: Out) {
         for e in &out.effects {
             if let Effect::Fetch { id, request } = e {
                 self.pending.push((*id, request.clone()));
@@ -209,7 +226,7 @@ impl Harness {
 
     fn start(&mut self) {
         let mut out = Out::default();
-        self.pane.start(&mut self.sh, &mut out);
+        self.pane.start(&self.sh, &mut out);
         self.collect(out);
     }
 
@@ -259,9 +276,8 @@ impl Harness {
         assert!(!self.pending.is_empty(), "no request to answer");
         let (id, request) = self.pending.remove(0);
         let mut out = Out::default();
-        self.pane
-            .on_fetched(&fetched(id, &request, &result), &mut self.sh, &mut out);
-        self.collect(out);
+        self.drive(&mut out, Some(&fetched(id, &request, &result)));
+        self.collect_effects(out);
         request
     }
 
@@ -299,7 +315,7 @@ impl Harness {
                 ..
             }
         ));
-        assert!(self.pane.is_at_head());
+        assert!(self.sh.feed.at_head);
         assert!(self.pending.is_empty());
     }
 }
@@ -373,7 +389,7 @@ fn recent_start_discovers_the_migration_seeks_back_and_reaches_the_head() {
     let (_, r) = h.one_pending();
     assert_discover(&r, 2);
     h.answer(Ok(page(vec![])));
-    assert_eq!(h.pane.current_migration(), Some(2));
+    assert_eq!(h.sh.feed.migration, Some(2));
 
     // Seek: 10 minutes, then 1 hour back are empty; 6 hours back finds activity.
     for (window, secs) in [(0usize, 600i64), (1, 3600), (2, 6 * 3600)] {
@@ -388,7 +404,7 @@ fn recent_start_discovers_the_migration_seeks_back_and_reaches_the_head() {
         }
     }
     h.answer(Ok(page(txs(10, 3, 2, t0() + SEC))));
-    assert!(h.pane.is_at_head(), "a short page is the head");
+    assert!(h.sh.feed.at_head, "a short page is the head");
     assert!(h.pane.is_following());
     assert_eq!(h.pane.row_count(&h.sh), 3);
     assert_eq!(h.selected_id(), Some(uid(12)), "following: the newest row");
@@ -473,7 +489,7 @@ fn earlier_updates_are_prepended_keeping_the_cursor_and_walk_back_to_ledger_begi
 
     // Top at row 0: load earlier, one hour back from the oldest loaded update.
     h.cmd(Command::Top);
-    assert!(h.pane.is_loading_earlier());
+    assert!(h.sh.feed.loading_earlier);
     assert!(h.screen_text(120, 40).contains("loading earlier"));
     let (_, r) = h.one_pending();
     assert_eq!(updates_req(&r).1, UpdatesPurpose::Earlier);
@@ -525,7 +541,7 @@ fn earlier_updates_are_prepended_keeping_the_cursor_and_walk_back_to_ledger_begi
     items.push(tx(7, 1, first));
     h.answer(Ok(page(items)));
     assert_eq!(h.pane.row_count(&h.sh), 105);
-    assert!(!h.pane.is_loading_earlier());
+    assert!(!h.sh.feed.loading_earlier);
     assert!(h.pending.is_empty());
     assert_eq!(h.selected_id(), selected);
     assert_eq!(h.pane.cursor_row(), 100);
@@ -540,7 +556,7 @@ fn earlier_updates_are_prepended_keeping_the_cursor_and_walk_back_to_ledger_begi
         guard += 1;
         assert!(guard < 30);
     }
-    assert!(h.pane.reached_begin());
+    assert!(h.sh.feed.reached_begin);
     assert!(
         messages(&h.take_out())
             .iter()
@@ -621,9 +637,9 @@ fn filter_narrows_rows_reports_errors_and_stays_in_step_with_new_pages() {
     // The palette's entry point.
     let mut out = Out::default();
     h.pane
-        .set_filter("template:ValidatorLicense", &mut h.sh, &mut out);
+        .set_filter("template:ValidatorLicense", &h.sh, &mut out);
     assert_eq!(h.pane.row_count(&h.sh), 1);
-    h.pane.set_filter("re:[", &mut h.sh, &mut out);
+    h.pane.set_filter("re:[", &h.sh, &mut out);
     assert_eq!(errors(&out).len(), 1);
     assert_eq!(h.pane.filter_text(), Some("template:ValidatorLicense"));
     assert!(h.cmd(Command::Back), "Esc clears an active filter");
@@ -680,7 +696,7 @@ fn errors_are_reported_and_retried_with_backoff() {
     h.answer(Err(connect_error()));
     let out = h.take_out();
     assert!(errors(&out)[0].contains("connection refused"));
-    assert_eq!(h.pane.failures(), 1);
+    assert_eq!(h.sh.feed.failures, 1);
     assert_eq!(h.pane.badge(&h.sh).as_deref(), Some("retrying"));
     assert!(h.pane.status_text(&h.sh).contains("retrying"));
     assert_eq!(h.pane.row_count(&h.sh), 2, "state is kept");
@@ -696,14 +712,14 @@ fn errors_are_reported_and_retried_with_backoff() {
         status: 503,
         message: "backfilling: unavailable, try later".into(),
     }));
-    assert_eq!(h.pane.failures(), 2);
+    assert_eq!(h.sh.feed.failures, 2);
     h.tick_at(now + 7 * SEC);
     assert!(h.pending.is_empty(), "back-off doubled to 4 s");
     h.tick_at(now + 8 * SEC);
     let (_, r) = h.one_pending();
     assert_eq!(after_of(&r), (0, t0() + SEC), "the same cursor is retried");
     h.answer(Ok(page(txs(2, 1, 0, t0() + 2 * SEC))));
-    assert_eq!(h.pane.failures(), 0);
+    assert_eq!(h.sh.feed.failures, 0);
     assert_eq!(h.pane.row_count(&h.sh), 3);
     assert_eq!(h.pane.badge(&h.sh).as_deref(), Some("3"));
     h.tick_at(now + 9 * SEC);
@@ -715,9 +731,9 @@ fn errors_are_reported_and_retried_with_backoff() {
     h.answer(Ok(page(vec![])));
     h.cmd(Command::Top);
     h.cmd(Command::Top);
-    assert!(h.pane.is_loading_earlier());
+    assert!(h.sh.feed.loading_earlier);
     h.answer(Err(connect_error()));
-    assert!(h.pane.is_loading_earlier());
+    assert!(h.sh.feed.loading_earlier);
     assert!(h.pending.is_empty());
     h.tick_at(now + 13 * SEC);
     assert_eq!(
@@ -751,9 +767,9 @@ fn begin_mode_pages_lazily_from_ledger_begin() {
     h.cmd(Command::Bottom);
     assert_eq!(h.pending.len(), 1, "the end of the list loads more");
     h.answer(Ok(page(txs(2000, 10, 0, t0() + 2000 * SEC))));
-    assert!(h.pane.is_at_head());
+    assert!(h.sh.feed.at_head);
     assert_eq!(h.pane.row_count(&h.sh), 2010);
-    assert!(h.pane.reached_begin());
+    assert!(h.sh.feed.reached_begin);
     h.cmd(Command::Top);
     h.cmd(Command::Top);
     assert!(h.pending.is_empty(), "nothing before ledger begin");
@@ -765,8 +781,7 @@ fn goto_time_selects_within_the_loaded_range_and_restarts_outside_it() {
     let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
     h.run_to_head(3, txs(0, 5, 3, t0()));
     let mut out = Out::default();
-    h.pane
-        .goto_time(t0() + 2 * SEC + SEC / 2, &mut h.sh, &mut out);
+    h.pane.goto_time(t0() + 2 * SEC + SEC / 2, &h.sh, &mut out);
     h.collect(out);
     assert_eq!(
         h.selected_id(),
@@ -779,11 +794,12 @@ fn goto_time_selects_within_the_loaded_range_and_restarts_outside_it() {
     assert_eq!(h.pending.len(), 1);
     let target = t0() - 86_400 * SEC;
     let mut out = Out::default();
-    h.pane.goto_time(target, &mut h.sh, &mut out);
+    h.pane.goto_time(target, &h.sh, &mut out);
+    h.drive(&mut out, None);
     let cancelled = out.effects.iter().any(|e| matches!(e, Effect::Cancel(_)));
     assert!(cancelled, "the poll in flight is cancelled");
     h.pending.clear();
-    h.collect(out);
+    h.collect_effects(out);
     assert_eq!(h.sh.history.len(), 0, "the history restarts");
     let (_, r) = h.one_pending();
     assert_eq!(updates_req(&r).1, UpdatesPurpose::Forward);
@@ -803,7 +819,7 @@ fn now_mode_shows_only_new_updates() {
     assert_eq!(updates_req(&r).1, UpdatesPurpose::Forward);
     assert_eq!(after_of(&r), (0, now));
     h.answer(Ok(page(vec![])));
-    assert!(h.pane.is_at_head());
+    assert!(h.sh.feed.at_head);
     assert!(h.screen_text(80, 24).contains("waiting for new ones"));
     h.tick_at(now + 2 * SEC);
     h.answer(Ok(page(txs(0, 2, 0, now + SEC))));
@@ -820,14 +836,13 @@ fn replies_to_other_requests_are_ignored() {
         req: UpdatesRequest::from_begin(PAGE_SIZE),
         purpose: UpdatesPurpose::Forward,
     };
-    h.pane.on_fetched(
-        &fetched(
+    h.drive(
+        &mut out,
+        Some(&fetched(
             RequestId::new(PaneId::History, 9999),
             &req,
             &Ok(page(txs(100, 5, 0, t0() + 100 * SEC))),
-        ),
-        &mut h.sh,
-        &mut out,
+        )),
     );
     assert_eq!(h.pane.row_count(&h.sh), 2);
     assert!(out.effects.is_empty());

@@ -1,9 +1,8 @@
-//! The History pane: the update history of scan 0 (`POST /v2/updates`) as a virtualized table,
-//! with the loader that fills [`Shared::history`]: migration discovery, the look-back seek for
-//! recent activity, forward paging to the head, the live tail (polling, follow / pause with a
-//! new-item count), loading earlier updates above the first loaded one, the `/` filter, and
-//! opening / copying the selected update, and the export of the shown rows (`e`, see
-//! [`super::export`]).
+//! The History pane: the loaded update history ([`Shared::history`], filled by the app's loader,
+//! [`crate::model::loader`]) as a virtualized table: the live tail (follow / pause with a
+//! new-item count), asking the loader for earlier updates above the first loaded one and for
+//! the next page of a lazily loaded list, the `/` filter, opening / copying the selected update,
+//! and the export of the shown rows (`e`, see [`super::export`]).
 //!
 //! ```text
 //! ┌History · 1,234 updates · live───────────────────────────────────migration 3┐
@@ -14,16 +13,13 @@
 //! └────────────────────────────────────────────────────────────────────────────┘
 //! ```
 //!
-//! Loading is a small state machine driven by [`HistoryPane::start`], fetch results and ticks:
-//! one main-line request (discover / seek / forward / poll) and one "earlier" request at most
-//! are in flight; failed requests are retried on a later tick with a doubling back-off.
+//! The pane only reads the history: it asks the loader for more through
+//! [`AppEvent::Loader`](super::AppEvent::Loader) and keeps its view in step in
+//! [`HistoryPane::on_history`].
 
 mod export;
-mod loader;
 mod table;
 mod view;
-
-use std::collections::VecDeque;
 
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
@@ -32,100 +28,61 @@ use ratatui::style::Modifier;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Widget};
 
-use crate::api::scan::UpdatesAfter;
 use crate::config::keymap::KeyContext;
 use crate::model::export::ExportJob;
-use crate::model::history::{FilteredView, History};
+use crate::model::history::FilteredView;
+use crate::model::loader::{Demand, LoaderIntent, PAGE, Phase};
 use crate::model::summary::UpdateSummary;
 use crate::msg::Command;
-use crate::msg::{Effect, Fetched, Request, RequestId, Response};
+use crate::msg::RequestId;
 use crate::ui::format::group_thousands;
 use crate::ui::scroll::ScrollState;
 use crate::ui::table::{Columns, Draw, FilterEvent, FilterInput};
 use crate::ui::theme::Theme;
 
 use super::export::{ExportDialog, render_progress};
-use super::{Out, Pane, PaneId, Shared, StartFrom};
-use export::ExportWrites;
-use loader::after_at;
-pub use loader::{
+use super::{AppEvent, Out, Pane, PaneId, Shared, StartFrom};
+pub use crate::model::loader::{
     DISCOVER_TIME, EARLIER_ENOUGH, EARLIER_FIRST_STEP, EARLIER_MAX_STEP, MAX_BACKOFF_MS, PAGE_SIZE,
     SEEK_STEPS,
 };
+use export::ExportWrites;
 pub use table::HistoryCol;
 use table::columns;
 
-/// Where the main-line loader is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
-    /// Not started.
-    Idle,
-    /// Probing whether `migration` is the newest.
-    Discover { migration: i64 },
-    /// Looking for recent activity in `windows[window]`.
-    Seek { window: usize },
-    /// Paging forward (catching up), then polling the head.
-    Forward,
+/// What the view was last synced with: `(epoch, base, len)` of the history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Known {
+    epoch: u64,
+    base: i64,
+    len: usize,
 }
 
-/// A running "load earlier updates" job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct EarlierJob {
-    /// Migration being searched.
-    migration: i64,
-    /// Look-back from the oldest loaded update (µs).
-    step: i64,
-    /// Updates prepended so far.
-    gathered: usize,
-    /// The request in flight.
-    id: Option<RequestId>,
-    /// The `after` time of the request in flight (µs).
-    sent_after: i64,
-    /// Earliest time to send (after an error).
-    due: i64,
+impl Known {
+    fn of(h: &crate::model::history::History) -> Self {
+        Known {
+            epoch: h.epoch(),
+            base: h.base(),
+            len: h.len(),
+        }
+    }
 }
-
-/// Position of an update in ledger order.
-type Pos = (i64, i64);
 
 /// The History pane.
 #[derive(Debug)]
 pub struct HistoryPane {
-    origin: StartFrom,
-    stage: Stage,
-    discover_steps: u32,
-    /// The current (newest) migration id, once discovered.
-    migration: Option<i64>,
-    /// Reference time of the start (µs): `now` for Recent/Now, the time for Time.
-    start_time: i64,
-    /// Look-back windows (s) for Recent: the configured window, then the larger steps.
-    windows: Vec<i64>,
-    /// The `after` cursor of the next forward request (`None`: from ledger begin).
-    cursor: Option<UpdatesAfter>,
-    in_flight: Option<RequestId>,
-    /// Earliest `sh.now` at which the main line may send (polling interval, back-off).
-    due: i64,
-    at_head: bool,
-    /// Load forward only on demand (Begin / Time: far from the head).
-    lazy: bool,
-    /// The user moved to the end of a lazily loaded list: load one more page.
-    more_requested: bool,
     following: bool,
     /// Rows that arrived at the head since following was paused.
     new_rows: usize,
-    earlier: Option<EarlierJob>,
-    reached_begin: bool,
-    failures: u32,
-    backoff_ms: u64,
+    /// The "loading earlier updates" row is shown (the loader's, as last seen).
+    earlier_row: bool,
     scroll: ScrollState,
     view: FilteredView,
-    /// History length the view was last synced with.
-    known_len: usize,
+    /// The history the view was last synced with.
+    known: Known,
     columns: Columns<HistoryCol>,
     /// The `/` input (the filter itself is `view.filter`).
     filter: FilterInput,
-    /// Decode errors of the most recent malformed items, by position.
-    malformed: VecDeque<(Pos, String)>,
     /// The export dialog, while open.
     export_dialog: Option<ExportDialog>,
     /// The running export (encoded a chunk per tick).
@@ -141,30 +98,14 @@ impl HistoryPane {
         let mut view = FilteredView::default();
         view.sync(&sh.history, 0);
         HistoryPane {
-            origin: sh.ctx.start,
-            stage: Stage::Idle,
-            discover_steps: 0,
-            migration: None,
-            start_time: sh.now,
-            windows: Vec::new(),
-            cursor: None,
-            in_flight: None,
-            due: i64::MIN,
-            at_head: false,
-            lazy: false,
-            more_requested: false,
             following: false,
             new_rows: 0,
-            earlier: None,
-            reached_begin: false,
-            failures: 0,
-            backoff_ms: 0,
+            earlier_row: false,
             scroll: ScrollState::new(sh.history.len()),
             view,
-            known_len: sh.history.len(),
+            known: Known::of(&sh.history),
             columns: columns(),
             filter: FilterInput::default(),
-            malformed: VecDeque::new(),
             export_dialog: None,
             export: None,
             export_writes: None,
@@ -181,34 +122,9 @@ impl HistoryPane {
         self.following
     }
 
-    /// Whether the loader reached the head (short page) and is polling.
-    pub fn is_at_head(&self) -> bool {
-        self.at_head
-    }
-
     /// Rows that arrived since following was paused.
     pub fn new_count(&self) -> usize {
         self.new_rows
-    }
-
-    /// The current migration id, once discovered (or seen in a loaded update).
-    pub fn current_migration(&self) -> Option<i64> {
-        self.migration
-    }
-
-    /// Whether earlier updates are being loaded.
-    pub fn is_loading_earlier(&self) -> bool {
-        self.earlier.is_some()
-    }
-
-    /// Whether the oldest loaded update is the first of the ledger.
-    pub fn reached_begin(&self) -> bool {
-        self.reached_begin
-    }
-
-    /// Consecutive failed requests (0 when the last one worked).
-    pub fn failures(&self) -> u32 {
-        self.failures
     }
 
     /// Number of rows shown (matching the filter, if any).
@@ -272,8 +188,8 @@ impl HistoryPane {
     }
 
     /// The status shown after the title (`1,234 updates · live`, `paused · 12 new`, …).
-    pub fn status_text(&self, _sh: &Shared) -> String {
-        self.status_parts()
+    pub fn status_text(&self, sh: &Shared) -> String {
+        self.status_parts(sh)
             .into_iter()
             .map(|(t, _)| t)
             .collect::<Vec<_>>()
@@ -284,19 +200,20 @@ impl HistoryPane {
     // Starting and restarting
     // ---------------------------------------------------------------------------------------
 
-    /// Starts loading per `sh.ctx.start` (clears any loaded history).
-    pub fn start(&mut self, sh: &mut Shared, out: &mut Out) {
-        self.migration = None;
-        self.restart(sh.ctx.start, sh, out);
+    /// Starts loading per `sh.ctx.start` (the loaded history is replaced).
+    pub fn start(&mut self, sh: &Shared, out: &mut Out) {
+        self.before_restart(sh.ctx.start, out);
+        out.events
+            .push(AppEvent::Loader(LoaderIntent::Start(sh.ctx.start)));
     }
 
     /// Selects the first update at or after `micros` if it is within the loaded range (pausing
-    /// the tail); otherwise restarts loading from that time.
-    pub fn goto_time(&mut self, micros: i64, sh: &mut Shared, out: &mut Out) {
+    /// the tail); otherwise asks the loader to reload from that time.
+    pub fn goto_time(&mut self, micros: i64, sh: &Shared, out: &mut Out) {
         self.resync(sh);
         let in_range = match (sh.history.first(), sh.history.last()) {
             (Some(first), Some(last)) => {
-                micros >= first.record_time && (micros <= last.record_time || self.at_head)
+                micros >= first.record_time && (micros <= last.record_time || sh.feed.at_head)
             }
             _ => false,
         };
@@ -306,7 +223,10 @@ impl HistoryPane {
                 sh.format_time(micros),
                 sh.zone_label()
             ));
-            self.restart(StartFrom::Time(micros), sh, out);
+            let origin = StartFrom::Time(micros);
+            self.before_restart(origin, out);
+            out.events
+                .push(AppEvent::Loader(LoaderIntent::Restart(origin)));
             return;
         }
         self.pause();
@@ -321,91 +241,44 @@ impl HistoryPane {
             self.view.row_of(index).min(rows - 1)
         };
         self.scroll.select(row);
-        self.pump(sh, out);
     }
 
-    fn restart(&mut self, origin: StartFrom, sh: &mut Shared, out: &mut Out) {
-        for id in [self.in_flight.take(), self.earlier.and_then(|j| j.id)]
-            .into_iter()
-            .flatten()
-        {
-            out.effects.push(Effect::Cancel(id));
-        }
+    /// The pane's side of a reload: no export over a history that goes away, follow or not.
+    fn before_restart(&mut self, origin: StartFrom, out: &mut Out) {
         if self.abort_export(out).is_some() {
             out.warn("export cancelled: the history is being reloaded");
         }
         self.export_dialog = None;
-        sh.history = History::default();
-        let filter = self.view.filter.take();
-        self.view.set(filter, &sh.history);
-        self.known_len = 0;
-        self.scroll = ScrollState::new(0);
-        self.scroll.set_viewport(self.list_viewport());
-        self.origin = origin;
-        self.cursor = None;
-        self.due = i64::MIN;
-        self.at_head = false;
-        sh.history_at_head = false;
-        self.more_requested = false;
+        self.following = origin.follows();
         self.new_rows = 0;
-        self.earlier = None;
-        self.reached_begin = false;
-        self.failures = 0;
-        self.backoff_ms = 0;
-        self.discover_steps = 0;
-        self.malformed.clear();
-        self.windows.clear();
-        match origin {
-            StartFrom::Begin => {
-                self.lazy = true;
-                self.following = false;
-                self.reached_begin = true;
-                self.stage = Stage::Forward;
-            }
-            StartFrom::Recent { window_secs } => {
-                self.lazy = false;
-                self.following = true;
-                self.start_time = sh.now;
-                let first = window_secs.max(1);
-                self.windows.push(first);
-                self.windows
-                    .extend(SEEK_STEPS.iter().copied().filter(|&s| s > first));
-                self.stage = match self.migration {
-                    Some(_) => Stage::Seek { window: 0 },
-                    None => Stage::Discover { migration: 0 },
-                };
-            }
-            StartFrom::Now | StartFrom::Time(_) => {
-                let (t, lazy) = match origin {
-                    StartFrom::Time(t) => (t, true),
-                    _ => (sh.now, false),
-                };
-                self.lazy = lazy;
-                self.following = !lazy;
-                self.start_time = t;
-                self.stage = match self.migration {
-                    Some(m) => {
-                        self.cursor = Some(after_at(m, t));
-                        Stage::Forward
-                    }
-                    None => Stage::Discover { migration: 0 },
-                };
-            }
-        }
-        self.pump(sh, out);
     }
 
-    /// After the current migration is known: where the forward loading starts.
-    fn after_discovery(&mut self, m: i64) {
-        self.migration = Some(m);
-        match self.origin {
-            StartFrom::Recent { .. } => self.stage = Stage::Seek { window: 0 },
-            StartFrom::Now | StartFrom::Time(_) => {
-                self.cursor = Some(after_at(m, self.start_time));
-                self.stage = Stage::Forward;
-            }
-            StartFrom::Begin => self.stage = Stage::Forward,
+    /// What the list needs from the loader now: following, or near the end of what is loaded.
+    pub fn demand(&self, sh: &Shared) -> Demand {
+        let len = sh.history.len();
+        let near_end = if len == 0 {
+            true
+        } else if self.view.is_empty(&sh.history) {
+            false
+        } else {
+            let index = self.view.index(self.scroll.cursor()).unwrap_or(0);
+            len.saturating_sub(index) <= PAGE
+        };
+        Demand {
+            following: self.following,
+            near_end,
         }
+    }
+
+    /// The loader changed the history (or its feed): keep the view and the selection in step,
+    /// count rows that arrived at the head while paused.
+    pub fn on_history(&mut self, change: &crate::model::loader::HistoryChange, sh: &Shared) {
+        let appended = self.resync(sh);
+        if !self.following && change.at_head {
+            self.new_rows += appended;
+        }
+        self.earlier_row = sh.feed.loading_earlier;
+        self.scroll.set_viewport(self.list_viewport());
     }
 }
 
@@ -441,19 +314,19 @@ impl Pane for HistoryPane {
                 self.close_filter();
                 self.apply_filter(None, sh);
             }
-            FilterEvent::Changed(_) => self.filter_text_changed(sh, out),
+            FilterEvent::Changed(_) => self.filter_text_changed(sh),
             FilterEvent::Move(cmd) => self.on_move(cmd, sh, out),
             FilterEvent::Nothing => {}
         }
     }
 
-    fn on_paste(&mut self, text: &str, sh: &mut Shared, out: &mut Out) {
+    fn on_paste(&mut self, text: &str, sh: &mut Shared, _out: &mut Out) {
         if let Some(dialog) = &mut self.export_dialog {
             dialog.paste(text);
             return;
         }
         if let FilterEvent::Changed(_) = self.filter.on_paste(text) {
-            self.filter_text_changed(sh, out);
+            self.filter_text_changed(sh);
         }
     }
 
@@ -469,7 +342,7 @@ impl Pane for HistoryPane {
                 true
             }
             Command::FollowTail => {
-                self.follow(sh, out);
+                self.follow(sh);
                 true
             }
             Command::Filter => {
@@ -500,12 +373,7 @@ impl Pane for HistoryPane {
                 true
             }
             Command::Refresh => {
-                self.due = i64::MIN;
-                if let Some(job) = &mut self.earlier {
-                    job.due = i64::MIN;
-                }
-                self.pump(sh, out);
-                self.pump_earlier(sh, out);
+                out.events.push(AppEvent::Loader(LoaderIntent::Refresh));
                 true
             }
             _ => false,
@@ -513,57 +381,18 @@ impl Pane for HistoryPane {
     }
 
     fn on_tick(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
-        let before = (self.known_len, self.scroll);
+        let before = (self.known, self.scroll);
         self.resync(sh);
-        let changed = before != (self.known_len, self.scroll);
-        let was_idle = self.in_flight.is_none();
-        self.pump(sh, out);
-        self.pump_earlier(sh, out);
+        let changed = before != (self.known, self.scroll);
         let exporting = self.export.is_some();
         if exporting {
             self.step_export(sh, out);
         }
-        // "loading…" replaces "more below" when a lazy page is sent.
-        changed || exporting || (was_idle && self.in_flight.is_some() && !self.at_head)
+        changed || exporting
     }
 
     fn on_written(&mut self, id: RequestId, result: &Result<usize, String>, out: &mut Out) -> bool {
         self.on_export_written(id, result, out)
-    }
-
-    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
-        let (id, request, result) = (reply.id, &reply.request, &reply.result);
-        let Request::Updates { .. } = request else {
-            return;
-        };
-        if self.in_flight == Some(id) {
-            self.in_flight = None;
-            match result {
-                Ok(Response::Updates(page)) => self.on_main_page(page, sh, out),
-                Ok(_) => {
-                    self.due = self.on_failure("unexpected response to /v2/updates".into(), sh, out)
-                }
-                Err(e) => self.due = self.on_failure(e.to_string(), sh, out),
-            }
-            self.pump(sh, out);
-            sh.history_at_head = self.at_head;
-        } else if self.earlier.is_some_and(|j| j.id == Some(id)) {
-            match result {
-                Ok(Response::Updates(page)) => self.on_earlier_page(page, sh, out),
-                other => {
-                    let msg = match other {
-                        Err(e) => e.to_string(),
-                        _ => "unexpected response to /v2/updates".into(),
-                    };
-                    let due = self.on_failure(msg, sh, out);
-                    if let Some(job) = &mut self.earlier {
-                        job.id = None;
-                        job.due = due;
-                    }
-                }
-            }
-            self.pump_earlier(sh, out);
-        }
     }
 
     fn set_area(&mut self, area: Rect) {
@@ -578,7 +407,7 @@ impl Pane for HistoryPane {
         let mut block = Block::bordered()
             .border_style(theme.border_style(focused))
             .title(self.title_line(sh, theme));
-        if let Some(m) = self.migration
+        if let Some(m) = sh.feed.migration
             && area.width >= 60
         {
             block = block
@@ -617,7 +446,7 @@ impl Pane for HistoryPane {
             list.y += 1;
             list.height -= 1;
         }
-        if self.earlier.is_some() && list.height >= 2 {
+        if self.earlier_row && list.height >= 2 {
             buf.set_stringn(
                 list.x,
                 list.y,
@@ -653,10 +482,10 @@ impl Pane for HistoryPane {
         if let Some(job) = &self.export {
             return Some(format!("export {}%", job.percent()));
         }
-        if self.failures > 0 {
+        if sh.feed.failures > 0 {
             return Some("retrying".into());
         }
-        if self.stage != Stage::Idle && !self.following {
+        if sh.feed.phase != Phase::Idle && !self.following {
             return Some(if self.new_rows > 0 {
                 format!("paused +{}", group_thousands(self.new_rows))
             } else {

@@ -14,7 +14,9 @@ use crate::ui::table::{Cell, Column, Columns, Draw, TableRow, Width};
 use crate::ui::theme::Theme;
 
 use super::super::Shared;
-use super::{HistoryPane, Stage};
+use crate::model::loader::Phase;
+
+use super::HistoryPane;
 
 impl HistoryPane {
     // ---------------------------------------------------------------------------------------
@@ -31,20 +33,21 @@ impl HistoryPane {
         let inner = self.area.height.saturating_sub(2);
         let used = 1
             + self.filter_bar_height()
-            + u16::from(self.earlier.is_some())
+            + u16::from(self.earlier_row)
             + u16::from(self.export.is_some());
         usize::from(inner.saturating_sub(used).max(1))
     }
 
-    pub(super) fn status_parts(&self) -> Vec<(String, StatusTone)> {
+    pub(super) fn status_parts(&self, sh: &Shared) -> Vec<(String, StatusTone)> {
+        let feed = &sh.feed;
         let mut parts = Vec::new();
         if self.following {
-            if self.at_head {
+            if feed.at_head {
                 parts.push(("live".to_string(), StatusTone::Ok));
             } else {
                 parts.push(("following".to_string(), StatusTone::Ok));
             }
-        } else if self.stage != Stage::Idle {
+        } else if feed.phase != Phase::Idle {
             if self.new_rows > 0 {
                 parts.push((
                     format!("paused · {} new", group_thousands(self.new_rows)),
@@ -54,32 +57,31 @@ impl HistoryPane {
                 parts.push(("paused".to_string(), StatusTone::Warn));
             }
         }
-        match self.stage {
-            Stage::Idle => parts.push(("not started".to_string(), StatusTone::Muted)),
-            Stage::Discover { .. } => parts.push((
+        match feed.phase {
+            Phase::Idle => parts.push(("not started".to_string(), StatusTone::Muted)),
+            Phase::Discover => parts.push((
                 "finding the current migration…".to_string(),
                 StatusTone::Muted,
             )),
-            Stage::Seek { window } => {
-                let secs = self.windows.get(window).copied().unwrap_or(0);
+            Phase::Seek { secs } => {
                 parts.push((
                     format!("looking back {}…", human_span(secs)),
                     StatusTone::Muted,
                 ));
             }
-            Stage::Forward if !self.at_head => {
-                let text = if self.in_flight.is_some() {
+            Phase::Forward if !feed.at_head => {
+                let text = if feed.loading {
                     "loading…"
                 } else {
                     "more below"
                 };
                 parts.push((text.to_string(), StatusTone::Muted));
             }
-            Stage::Forward => {}
+            Phase::Forward => {}
         }
-        if self.failures > 0 {
+        if feed.failures > 0 {
             parts.push((
-                format!("error, retrying ({}×)", self.failures),
+                format!("error, retrying ({}×)", feed.failures),
                 StatusTone::Err,
             ));
         }
@@ -102,7 +104,7 @@ impl HistoryPane {
             format!("{} updates", group_thousands(sh.history.len()))
         };
         spans.push(Span::styled(format!(" · {count}"), theme.muted));
-        for (text, tone) in self.status_parts() {
+        for (text, tone) in self.status_parts(sh) {
             let style = match tone {
                 StatusTone::Ok => theme.status_ok,
                 StatusTone::Warn => theme.status_warn,
@@ -127,11 +129,11 @@ impl HistoryPane {
         let width = usize::from(area.width);
         if rows == 0 {
             let text = if sh.history.is_empty() {
-                match self.stage {
-                    Stage::Idle => "not started",
-                    Stage::Discover { .. } | Stage::Seek { .. } => "loading…",
-                    Stage::Forward if self.at_head => "no updates yet: waiting for new ones",
-                    Stage::Forward => "loading…",
+                match sh.feed.phase {
+                    Phase::Idle => "not started",
+                    Phase::Discover | Phase::Seek { .. } => "loading…",
+                    Phase::Forward if sh.feed.at_head => "no updates yet: waiting for new ones",
+                    Phase::Forward => "loading…",
                 }
             } else {
                 "no loaded update matches the filter"

@@ -1,15 +1,15 @@
-//! Keeping the History pane's view in step with the history (filter, appended and prepended
-//! pages, the cursor of the next forward request) and the commands on the selected row.
+//! Keeping the History pane's view in step with the history (the filter, items appended,
+//! prepended or replaced by the loader) and the commands on the selected row.
 
-use crate::api::scan::{UpdateItem, UpdatesPage};
-use crate::model::history::{FILTER_SYNTAX, Filter, Placement};
+use crate::model::history::{FILTER_SYNTAX, Filter};
+use crate::model::loader::LoaderIntent;
 use crate::model::summary::SummaryKind;
 use crate::msg::Command;
 use crate::ui::safe::safe_line;
+use crate::ui::scroll::ScrollState;
 
 use super::super::{AppEvent, Out, Shared};
-use super::HistoryPane;
-use super::loader::{MALFORMED_KEPT, after_at, cursor_position, item_position};
+use super::{HistoryPane, Known};
 
 impl HistoryPane {
     // ---------------------------------------------------------------------------------------
@@ -18,12 +18,11 @@ impl HistoryPane {
 
     /// Sets the filter from text (`[field:][re:]text`; empty clears it). A parse error is
     /// reported and the current filter kept.
-    pub fn set_filter(&mut self, text: &str, sh: &mut Shared, out: &mut Out) {
+    pub fn set_filter(&mut self, text: &str, sh: &Shared, out: &mut Out) {
         match Filter::parse(text) {
             Ok(f) => {
                 self.apply_filter(f, sh);
                 self.filter.set_text(text);
-                self.pump(sh, out);
             }
             Err(e) => out.error(format!("filter: {e}")),
         }
@@ -54,7 +53,7 @@ impl HistoryPane {
         self.scroll.set_viewport(self.list_viewport());
     }
 
-    pub(super) fn filter_text_changed(&mut self, sh: &mut Shared, out: &mut Out) {
+    pub(super) fn filter_text_changed(&mut self, sh: &Shared) {
         let Some(text) = self.filter.text() else {
             return;
         };
@@ -62,7 +61,6 @@ impl HistoryPane {
             Ok(f) => {
                 self.filter.set_error(None);
                 self.apply_filter(f, sh);
-                self.pump(sh, out);
             }
             Err(e) => self.filter.set_error(Some(e)),
         }
@@ -73,23 +71,65 @@ impl HistoryPane {
     // Keeping the view in step with the history
     // ---------------------------------------------------------------------------------------
 
-    /// Brings the view in step after the history changed outside the pane.
-    pub fn resync(&mut self, sh: &Shared) {
-        let len = sh.history.len();
-        if len == self.known_len && self.scroll.len() == self.view.len(&sh.history) {
-            return;
+    /// Brings the view in step after the history changed: a replaced history starts a new
+    /// list, earlier items keep the selection on the same update (and the screen still).
+    /// Returns the rows appended at the end.
+    pub fn resync(&mut self, sh: &Shared) -> usize {
+        let h = &sh.history;
+        let now = Known::of(h);
+        if now == self.known && self.scroll.len() == self.view.len(h) {
+            return 0;
         }
-        if len < self.known_len {
+        let old = std::mem::replace(&mut self.known, now);
+        let old_rows = self.scroll.len();
+        if now.epoch != old.epoch {
             let filter = self.view.filter.take();
-            self.view.set(filter, &sh.history);
-        } else {
-            self.view.sync(&sh.history, 0);
+            self.view.set(filter, h);
+            self.scroll = ScrollState::new(self.view.len(h));
+            self.scroll.set_viewport(self.list_viewport());
+            if self.following {
+                self.scroll.bottom();
+            }
+            return 0;
         }
-        self.known_len = len;
-        self.scroll.set_len(self.view.len(&sh.history));
+        let prepended = usize::try_from(old.base.saturating_sub(now.base)).unwrap_or(0);
+        if now.len < old.len + prepended || now.base > old.base {
+            // Items went away (the history was replaced by hand): count the rows again.
+            let filter = self.view.filter.take();
+            self.view.set(filter, h);
+            self.scroll.set_len(self.view.len(h));
+            if self.following {
+                self.scroll.bottom();
+            }
+            return 0;
+        }
+        let selected = (old_rows > 0)
+            .then(|| self.view.index(self.scroll.cursor()))
+            .flatten();
+        self.view.sync(h, prepended);
+        let rows = self.view.len(h);
+        let front = if prepended > 0 {
+            self.view.row_of(prepended)
+        } else {
+            0
+        };
+        let appended = rows.saturating_sub(old_rows + front);
+        self.scroll.set_len(rows);
         if self.following {
             self.scroll.bottom();
+        } else if front > 0 {
+            match selected {
+                Some(i) => {
+                    let row = self.view.row_of(i + prepended);
+                    self.scroll
+                        .scroll_by(isize::try_from(front).unwrap_or(isize::MAX));
+                    self.scroll.select(row);
+                }
+                None if rows > 0 => self.scroll.select(rows - 1),
+                None => {}
+            }
         }
+        appended
     }
 
     pub(super) fn pause(&mut self) {
@@ -99,153 +139,35 @@ impl HistoryPane {
         }
     }
 
-    /// Appends a page; returns rows added to the view.
-    pub(super) fn append(&mut self, page: &UpdatesPage, sh: &mut Shared, out: &mut Out) -> usize {
-        self.resync(sh);
-        let items = self.positioned(&page.transactions, out);
-        let old_rows = self.view.len(&sh.history);
-        let added = sh.history.add_page(&items, Placement::Append);
-        if added > 0 {
-            self.view.sync(&sh.history, 0);
-        }
-        self.known_len = sh.history.len();
-        let new_rows = self.view.len(&sh.history);
-        let delta = new_rows.saturating_sub(old_rows);
-        self.scroll.set_len(new_rows);
-        if self.following {
-            self.scroll.bottom();
-        } else if self.at_head {
-            self.new_rows += delta;
-        }
-        if let Some(last) = sh.history.last() {
-            self.migration = Some(
-                self.migration
-                    .map_or(last.migration_id, |m| m.max(last.migration_id)),
-            );
-        }
-        self.advance_cursor(page, sh);
-        delta
-    }
-
-    /// Prepends items older than the oldest loaded one, keeping the selection on the same
-    /// update (and the screen still). Returns history items added.
-    pub(super) fn prepend(&mut self, items: &[UpdateItem], sh: &mut Shared) -> usize {
-        self.resync(sh);
-        let selected = self.selected_index(sh);
-        let old_rows = self.view.len(&sh.history);
-        let added = sh.history.add_page(items, Placement::Prepend);
-        if added == 0 {
-            return 0;
-        }
-        self.view.sync(&sh.history, added);
-        self.known_len = sh.history.len();
-        let new_rows = self.view.len(&sh.history);
-        let delta = new_rows.saturating_sub(old_rows);
-        self.scroll.set_len(new_rows);
-        if self.following {
-            self.scroll.bottom();
-        } else if let Some(i) = selected {
-            let row = self.view.row_of(i + added);
-            self.scroll
-                .scroll_by(isize::try_from(delta).unwrap_or(isize::MAX));
-            self.scroll.select(row);
-        } else if new_rows > 0 {
-            self.scroll.select(new_rows - 1);
-        }
-        added
-    }
-
-    /// Items with a readable position (malformed items without one cannot be placed); records
-    /// the decode errors of malformed items.
-    pub(super) fn positioned<'a>(
-        &mut self,
-        items: &'a [UpdateItem],
-        out: &mut Out,
-    ) -> std::borrow::Cow<'a, [UpdateItem]> {
-        let mut all = true;
-        for item in items {
-            let pos = item_position(item);
-            if let UpdateItem::Malformed { error, .. } = item
-                && let Some(p) = pos
-            {
-                if self.malformed.len() >= MALFORMED_KEPT {
-                    self.malformed.pop_front();
-                }
-                self.malformed.push_back((p, error.to_string()));
-            }
-            all &= pos.is_some();
-        }
-        if all {
-            return std::borrow::Cow::Borrowed(items);
-        }
-        let kept: Vec<UpdateItem> = items
-            .iter()
-            .filter(|i| item_position(i).is_some())
-            .cloned()
-            .collect();
-        out.warn(format!(
-            "skipped {} update(s) without a readable record time",
-            items.len() - kept.len()
-        ));
-        std::borrow::Cow::Owned(kept)
-    }
-
-    /// Moves the forward cursor to the newest loaded update (never backwards). The server's own
-    /// text is used when it names exactly that update.
-    pub(super) fn advance_cursor(&mut self, page: &UpdatesPage, sh: &Shared) {
-        let Some(last) = sh.history.last() else {
-            return;
-        };
-        let last_pos = (last.migration_id, last.record_time);
-        if self
-            .cursor
-            .as_ref()
-            .and_then(cursor_position)
-            .is_some_and(|c| c >= last_pos)
-        {
-            return;
-        }
-        if let Some(next) = page.next_after()
-            && cursor_position(&next) == Some(last_pos)
-        {
-            self.cursor = Some(next);
-            return;
-        }
-        self.cursor = Some(after_at(last.migration_id, last.record_time));
-    }
-
     // ---------------------------------------------------------------------------------------
     // Commands
     // ---------------------------------------------------------------------------------------
 
-    pub(super) fn on_move(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) {
+    pub(super) fn on_move(&mut self, cmd: Command, sh: &Shared, out: &mut Out) {
         self.resync(sh);
         self.pause();
         let at_top = self.scroll.cursor() == 0;
         match cmd {
             Command::Up | Command::PageUp | Command::Top if at_top => {
-                self.start_earlier(sh, out);
+                out.events.push(AppEvent::Loader(LoaderIntent::Earlier));
             }
             _ => {
                 self.scroll.navigate(cmd);
             }
         }
         if matches!(cmd, Command::Down | Command::PageDown | Command::Bottom)
-            && self.lazy
-            && !self.at_head
+            && !sh.feed.at_head
             && self.scroll.cursor() + 1 >= self.scroll.len()
         {
-            self.more_requested = true;
+            out.events.push(AppEvent::Loader(LoaderIntent::More));
         }
-        self.pump(sh, out);
     }
 
-    pub(super) fn follow(&mut self, sh: &mut Shared, out: &mut Out) {
+    pub(super) fn follow(&mut self, sh: &Shared) {
         self.resync(sh);
         self.following = true;
         self.new_rows = 0;
         self.scroll.bottom();
-        self.pump(sh, out);
     }
 
     pub(super) fn open_selected(&mut self, sh: &Shared, out: &mut Out) {
@@ -254,12 +176,10 @@ impl HistoryPane {
         };
         if s.kind == SummaryKind::Malformed {
             let pos = (s.migration_id, s.record_time);
-            let why = self
-                .malformed
-                .iter()
-                .rev()
-                .find(|(p, _)| *p == pos)
-                .map_or("its JSON does not match the expected shape", |(_, e)| e);
+            let why = sh
+                .feed
+                .malformed_error(pos)
+                .unwrap_or("its JSON does not match the expected shape");
             let id = if s.update_id.is_empty() {
                 "this update".to_string()
             } else {

@@ -1,0 +1,1090 @@
+//! The history loader: the one writer of the loaded history ([`History`]) and of what panes read
+//! about it ([`Feed`]). A pure state machine owned by the app: it emits requests as data
+//! ([`LoaderOut::fetches`]), takes the replies ([`Loader::on_reply`]) and the clock, and does no
+//! I/O.
+//!
+//! ```text
+//!  start ─► Discover(k) ──(empty page)──► Seek(window) ──(activity)──► Forward ──(short page)──► head
+//!              │ item of migration > k          │ empty: next window          ▲   (poll every
+//!              └─► Discover(next)               └─ nothing in a year ──────────┘    refresh_ms)
+//!  Earlier (user at the top): look back 1 h, doubling (halving across a gap), previous migration…
+//! ```
+//!
+//! One main-line request (discover / seek / forward / poll) and one "earlier" request at most are
+//! in flight; failed requests are retried with a doubling back-off.
+
+use std::collections::VecDeque;
+
+use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest};
+use crate::model::history::{History, Placement};
+use crate::model::summary::{format_time_micros, parse_time_micros};
+use crate::msg::{Fetched, Request, RequestId, RequestIds, Response, UpdatesPurpose};
+
+/// Items per `/v2/updates` request (the largest page real servers accept).
+pub const PAGE_SIZE: i32 = 1000;
+/// [`PAGE_SIZE`] as a length.
+pub const PAGE: usize = PAGE_SIZE as usize;
+/// The "far future" record time used to probe whether a migration is the newest.
+pub const DISCOVER_TIME: &str = "9999-12-31T23:59:59Z";
+/// Look-back windows (seconds) tried in turn when the recent window is empty.
+pub const SEEK_STEPS: [i64; 7] = [
+    600,
+    3_600,
+    6 * 3_600,
+    86_400,
+    7 * 86_400,
+    30 * 86_400,
+    365 * 86_400,
+];
+const MICROS: i64 = 1_000_000;
+/// First look-back step when loading earlier updates (µs).
+pub const EARLIER_FIRST_STEP: i64 = 3_600 * MICROS;
+/// Largest doubling step when loading earlier updates (~1 year, µs); after it the whole
+/// migration (from the epoch) is asked for.
+pub const EARLIER_MAX_STEP: i64 = 365 * 86_400 * MICROS;
+const EARLIER_MIN_STEP: i64 = 1_000;
+/// Loading earlier updates stops once this many arrived for one request of the user.
+pub const EARLIER_ENOUGH: usize = 100;
+/// Longest retry interval after failures (ms).
+pub const MAX_BACKOFF_MS: u64 = 30_000;
+const MALFORMED_KEPT: usize = 64;
+const MAX_DISCOVER_STEPS: u32 = 10_000;
+
+/// Where the history starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartFrom {
+    /// Ledger begin.
+    Begin,
+    /// Only updates from now on.
+    Now,
+    /// A window before the newest update (the default: 10 minutes).
+    Recent { window_secs: i64 },
+    /// A given time (microseconds since the epoch).
+    Time(i64),
+}
+
+impl StartFrom {
+    /// Whether the list starts by following the newest update (else it starts at the oldest
+    /// loaded one and loads forward on demand).
+    pub fn follows(self) -> bool {
+        matches!(self, StartFrom::Recent { .. } | StartFrom::Now)
+    }
+}
+
+/// What the History pane asks of the loader (through the app).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoaderIntent {
+    /// Start afresh (the current migration is found again).
+    Start(StartFrom),
+    /// Reload from another origin, keeping the known migration (`:time` outside the loaded range).
+    Restart(StartFrom),
+    /// Load updates older than the oldest loaded one.
+    Earlier,
+    /// The user reached the end of a lazily loaded list: load the next page.
+    More,
+    /// Send what is waiting now (no back-off, no polling interval).
+    Refresh,
+}
+
+/// What the reader of the list needs now (computed by the History pane).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Demand {
+    /// The selection follows the newest update.
+    pub following: bool,
+    /// The selection is within a page of the newest loaded update (or nothing is loaded).
+    pub near_end: bool,
+}
+
+/// Where the main-line loader is, as readers see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Phase {
+    /// Not started.
+    #[default]
+    Idle,
+    /// Finding the current migration.
+    Discover,
+    /// Looking back this many seconds for recent activity.
+    Seek { secs: i64 },
+    /// Paging forward, then polling the head.
+    Forward,
+}
+
+/// What panes read about the loaded history; written by the [`Loader`] only.
+#[derive(Debug, Clone, Default)]
+pub struct Feed {
+    pub phase: Phase,
+    /// The loader reached the head (a short page) and polls it.
+    pub at_head: bool,
+    /// A main-line request is in flight.
+    pub loading: bool,
+    /// Earlier updates are being loaded.
+    pub loading_earlier: bool,
+    /// The oldest loaded update is the first of the ledger.
+    pub reached_begin: bool,
+    /// The current (newest) migration id, once discovered (or seen in a loaded update).
+    pub migration: Option<i64>,
+    /// Consecutive failed requests (0 when the last one worked).
+    pub failures: u32,
+    /// Decode errors of the most recent malformed items, by position.
+    malformed: VecDeque<(Pos, String)>,
+}
+
+impl Feed {
+    /// The decode error recorded for a malformed item at `(migration, record time)`.
+    pub fn malformed_error(&self, pos: Pos) -> Option<&str> {
+        self.malformed
+            .iter()
+            .rev()
+            .find(|(p, _)| *p == pos)
+            .map(|(_, e)| e.as_str())
+    }
+}
+
+/// How loud a loader message is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Note {
+    Info,
+    Warn,
+    /// Shown and kept in the error log.
+    Error,
+}
+
+/// How the history changed in one step (readers keep their views in step with it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HistoryChange {
+    /// The history was replaced (a restart).
+    pub reset: bool,
+    /// Items added at the end.
+    pub appended: usize,
+    /// The appended items arrived while polling the head (new since the user paused).
+    pub at_head: bool,
+    /// Items added at the front (earlier updates).
+    pub prepended: usize,
+    /// A main-line page arrived.
+    pub forward_page: bool,
+}
+
+impl HistoryChange {
+    fn merge(&mut self, other: HistoryChange) {
+        self.reset |= other.reset;
+        self.appended += other.appended;
+        self.at_head |= other.at_head;
+        self.prepended += other.prepended;
+        self.forward_page |= other.forward_page;
+    }
+}
+
+/// What one step of the loader produced.
+#[derive(Debug, Default)]
+pub struct LoaderOut {
+    /// Requests to send, with their ids.
+    pub fetches: Vec<(RequestId, Request)>,
+    /// Requests to abort.
+    pub cancels: Vec<RequestId>,
+    /// Messages for the status line (errors also for the error log).
+    pub notes: Vec<(Note, String)>,
+    /// How the history changed.
+    pub change: HistoryChange,
+}
+
+/// What a step works on: the clock, the history and its feed, the id source and the output.
+pub struct Ctx<'a> {
+    pub now: i64,
+    pub history: &'a mut History,
+    pub feed: &'a mut Feed,
+    pub ids: &'a mut RequestIds,
+    pub out: &'a mut LoaderOut,
+}
+
+impl Ctx<'_> {
+    fn note(&mut self, level: Note, text: impl Into<String>) {
+        self.out.notes.push((level, text.into()));
+    }
+
+    fn fetch(&mut self, req: UpdatesRequest, purpose: UpdatesPurpose) -> RequestId {
+        let id = self.ids.next(crate::msg::PaneId::History);
+        self.out
+            .fetches
+            .push((id, Request::Updates { req, purpose }));
+        id
+    }
+}
+
+/// Where the main line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Idle,
+    /// Probing whether `migration` is the newest.
+    Discover {
+        migration: i64,
+    },
+    /// Looking for recent activity in `windows[window]`.
+    Seek {
+        window: usize,
+    },
+    Forward,
+}
+
+/// A running "load earlier updates" job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct EarlierJob {
+    /// Migration being searched.
+    migration: i64,
+    /// Look-back from the oldest loaded update (µs).
+    step: i64,
+    /// Updates prepended so far.
+    gathered: usize,
+    /// The request in flight.
+    id: Option<RequestId>,
+    /// The `after` time of the request in flight (µs).
+    sent_after: i64,
+    /// Earliest time to send (after an error).
+    due: i64,
+}
+
+/// Position of an update in ledger order: `(migration id, record time µs)`.
+pub type Pos = (i64, i64);
+
+/// The loader's machinery (what readers see is in [`Feed`]).
+#[derive(Debug)]
+pub struct Loader {
+    origin: StartFrom,
+    stage: Stage,
+    discover_steps: u32,
+    /// Reference time of the start (µs): `now` for Recent/Now, the time for Time.
+    start_time: i64,
+    /// Look-back windows (s) for Recent: the configured window, then the larger steps.
+    windows: Vec<i64>,
+    /// The `after` cursor of the next forward request (`None`: from ledger begin).
+    cursor: Option<UpdatesAfter>,
+    in_flight: Option<RequestId>,
+    /// Earliest time at which the main line may send (polling interval, back-off).
+    due: i64,
+    /// Load forward only on demand (Begin / Time: far from the head).
+    lazy: bool,
+    /// The user moved to the end of a lazily loaded list: load one more page.
+    more_requested: bool,
+    earlier: Option<EarlierJob>,
+    backoff_ms: u64,
+    /// Polling interval (ms).
+    refresh_ms: u64,
+}
+
+impl Loader {
+    /// A loader polling every `refresh_ms` (at least 100 ms); idle until started.
+    pub fn new(refresh_ms: u64) -> Self {
+        Loader {
+            origin: StartFrom::Now,
+            stage: Stage::Idle,
+            discover_steps: 0,
+            start_time: 0,
+            windows: Vec::new(),
+            cursor: None,
+            in_flight: None,
+            due: i64::MIN,
+            lazy: false,
+            more_requested: false,
+            earlier: None,
+            backoff_ms: 0,
+            refresh_ms: refresh_ms.max(100),
+        }
+    }
+
+    /// Whether `id` is a request this loader sent (and may still be waiting for).
+    pub fn owns(&self, id: RequestId) -> bool {
+        self.in_flight == Some(id) || self.earlier.is_some_and(|j| j.id == Some(id))
+    }
+
+    /// Handles a request of the History pane.
+    pub fn intent(&mut self, intent: LoaderIntent, cx: &mut Ctx) {
+        match intent {
+            LoaderIntent::Start(origin) => {
+                cx.feed.migration = None;
+                self.restart(origin, cx);
+            }
+            LoaderIntent::Restart(origin) => self.restart(origin, cx),
+            LoaderIntent::Earlier => self.start_earlier(cx),
+            LoaderIntent::More => {
+                if self.lazy && !cx.feed.at_head {
+                    self.more_requested = true;
+                }
+            }
+            LoaderIntent::Refresh => {
+                self.due = i64::MIN;
+                if let Some(job) = &mut self.earlier {
+                    job.due = i64::MIN;
+                }
+            }
+        }
+    }
+
+    /// Sends what is due: the next main-line request and the next "earlier" request.
+    pub fn pump(&mut self, demand: Demand, cx: &mut Ctx) {
+        self.pump_main(demand, cx);
+        self.pump_earlier(cx);
+        self.publish(cx);
+    }
+
+    /// A reply to one of the loader's requests (replies to others, or to requests no longer
+    /// current, are dropped).
+    pub fn on_reply(&mut self, reply: &Fetched, cx: &mut Ctx) {
+        let id = reply.id;
+        let Request::Updates { .. } = &reply.request else {
+            return;
+        };
+        let result = &reply.result;
+        if self.in_flight == Some(id) {
+            self.in_flight = None;
+            match result {
+                Ok(Response::Updates(page)) => self.on_main_page(page, cx),
+                Ok(_) => {
+                    self.due = self.on_failure("unexpected response to /v2/updates".into(), cx)
+                }
+                Err(e) => self.due = self.on_failure(e.to_string(), cx),
+            }
+        } else if self.earlier.is_some_and(|j| j.id == Some(id)) {
+            match result {
+                Ok(Response::Updates(page)) => self.on_earlier_page(page, cx),
+                other => {
+                    let msg = match other {
+                        Err(e) => e.to_string(),
+                        _ => "unexpected response to /v2/updates".into(),
+                    };
+                    let due = self.on_failure(msg, cx);
+                    if let Some(job) = &mut self.earlier {
+                        job.id = None;
+                        job.due = due;
+                    }
+                }
+            }
+        }
+        self.publish(cx);
+    }
+
+    fn publish(&self, cx: &mut Ctx) {
+        cx.feed.phase = match self.stage {
+            Stage::Idle => Phase::Idle,
+            Stage::Discover { .. } => Phase::Discover,
+            Stage::Seek { window } => Phase::Seek {
+                secs: self.windows.get(window).copied().unwrap_or(0),
+            },
+            Stage::Forward => Phase::Forward,
+        };
+        cx.feed.loading = self.in_flight.is_some();
+        cx.feed.loading_earlier = self.earlier.is_some();
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Starting
+    // -----------------------------------------------------------------------------------------
+
+    fn restart(&mut self, origin: StartFrom, cx: &mut Ctx) {
+        for id in [self.in_flight.take(), self.earlier.and_then(|j| j.id)]
+            .into_iter()
+            .flatten()
+        {
+            cx.out.cancels.push(id);
+        }
+        cx.history.clear();
+        cx.out.change.merge(HistoryChange {
+            reset: true,
+            ..HistoryChange::default()
+        });
+        self.origin = origin;
+        self.cursor = None;
+        self.due = i64::MIN;
+        cx.feed.at_head = false;
+        self.more_requested = false;
+        self.earlier = None;
+        cx.feed.reached_begin = false;
+        cx.feed.failures = 0;
+        self.backoff_ms = 0;
+        self.discover_steps = 0;
+        cx.feed.malformed.clear();
+        self.windows.clear();
+        match origin {
+            StartFrom::Begin => {
+                self.lazy = true;
+                cx.feed.reached_begin = true;
+                self.stage = Stage::Forward;
+            }
+            StartFrom::Recent { window_secs } => {
+                self.lazy = false;
+                self.start_time = cx.now;
+                let first = window_secs.max(1);
+                self.windows.push(first);
+                self.windows
+                    .extend(SEEK_STEPS.iter().copied().filter(|&s| s > first));
+                self.stage = match cx.feed.migration {
+                    Some(_) => Stage::Seek { window: 0 },
+                    None => Stage::Discover { migration: 0 },
+                };
+            }
+            StartFrom::Now | StartFrom::Time(_) => {
+                let (t, lazy) = match origin {
+                    StartFrom::Time(t) => (t, true),
+                    _ => (cx.now, false),
+                };
+                self.lazy = lazy;
+                self.start_time = t;
+                self.stage = match cx.feed.migration {
+                    Some(m) => {
+                        self.cursor = Some(after_at(m, t));
+                        Stage::Forward
+                    }
+                    None => Stage::Discover { migration: 0 },
+                };
+            }
+        }
+        self.publish(cx);
+    }
+
+    /// After the current migration is known: where the forward loading starts.
+    fn after_discovery(&mut self, m: i64, cx: &mut Ctx) {
+        cx.feed.migration = Some(m);
+        match self.origin {
+            StartFrom::Recent { .. } => self.stage = Stage::Seek { window: 0 },
+            StartFrom::Now | StartFrom::Time(_) => {
+                self.cursor = Some(after_at(m, self.start_time));
+                self.stage = Stage::Forward;
+            }
+            StartFrom::Begin => self.stage = Stage::Forward,
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Main line
+    // -----------------------------------------------------------------------------------------
+
+    fn forward_request(&self) -> UpdatesRequest {
+        match &self.cursor {
+            None => UpdatesRequest::from_begin(PAGE_SIZE),
+            Some(c) => {
+                UpdatesRequest::after(PAGE_SIZE, c.after_migration_id, c.after_record_time.clone())
+            }
+        }
+    }
+
+    /// Whether a lazily loading list needs the next page now.
+    fn wants_more(&self, demand: Demand) -> bool {
+        !self.lazy || demand.following || self.more_requested || demand.near_end
+    }
+
+    fn pump_main(&mut self, demand: Demand, cx: &mut Ctx) {
+        if self.in_flight.is_some() || cx.now < self.due {
+            return;
+        }
+        let (req, purpose) = match self.stage {
+            Stage::Idle => return,
+            Stage::Discover { migration } => (
+                UpdatesRequest::after(1, migration, DISCOVER_TIME),
+                UpdatesPurpose::Discover { migration },
+            ),
+            Stage::Seek { window } => {
+                let secs = self
+                    .windows
+                    .get(window)
+                    .copied()
+                    .unwrap_or(SEEK_STEPS[SEEK_STEPS.len() - 1]);
+                let t = self.start_time.saturating_sub(secs.saturating_mul(MICROS));
+                let m = cx.feed.migration.unwrap_or(0);
+                (
+                    UpdatesRequest::after(PAGE_SIZE, m, format_time_micros(t.max(0))),
+                    UpdatesPurpose::Seek { window },
+                )
+            }
+            Stage::Forward => {
+                if !cx.feed.at_head && !self.wants_more(demand) {
+                    return;
+                }
+                (self.forward_request(), UpdatesPurpose::Forward)
+            }
+        };
+        self.in_flight = Some(cx.fetch(req, purpose));
+    }
+
+    fn on_failure(&mut self, message: String, cx: &mut Ctx) -> i64 {
+        cx.note(Note::Error, message);
+        cx.feed.failures = cx.feed.failures.saturating_add(1);
+        let base = self.refresh_ms;
+        self.backoff_ms = if self.backoff_ms == 0 {
+            base
+        } else {
+            self.backoff_ms
+                .saturating_mul(2)
+                .min(MAX_BACKOFF_MS.max(base))
+        };
+        cx.now
+            .saturating_add(i64::try_from(self.backoff_ms).unwrap_or(i64::MAX / 1000) * 1000)
+    }
+
+    fn on_success(&mut self, cx: &mut Ctx) {
+        cx.feed.failures = 0;
+        self.backoff_ms = 0;
+    }
+
+    fn on_main_page(&mut self, page: &UpdatesPage, cx: &mut Ctx) {
+        self.on_success(cx);
+        let now = cx.now;
+        match self.stage {
+            Stage::Idle => {}
+            Stage::Discover { migration } => {
+                let next = page.transactions.first().map(|item| {
+                    item_position(item)
+                        .map(|(m, _)| m)
+                        .filter(|&m| m > migration)
+                        .unwrap_or(migration.saturating_add(1))
+                });
+                self.discover_steps += 1;
+                match next {
+                    Some(next) if self.discover_steps < MAX_DISCOVER_STEPS => {
+                        self.stage = Stage::Discover { migration: next };
+                    }
+                    Some(next) => {
+                        cx.note(
+                            Note::Warn,
+                            "migration discovery did not end; using the last one seen",
+                        );
+                        self.after_discovery(next, cx);
+                    }
+                    None => self.after_discovery(migration, cx),
+                }
+                self.due = now;
+            }
+            Stage::Seek { window } => {
+                if page.transactions.is_empty() {
+                    if window + 1 < self.windows.len() {
+                        self.stage = Stage::Seek { window: window + 1 };
+                        self.due = now;
+                    } else {
+                        // Nothing in a year: wait for new updates after the widest window.
+                        let secs = self.windows.last().copied().unwrap_or(0);
+                        let t = self.start_time.saturating_sub(secs.saturating_mul(MICROS));
+                        self.cursor = Some(after_at(cx.feed.migration.unwrap_or(0), t.max(0)));
+                        self.stage = Stage::Forward;
+                        self.enter_head(cx);
+                    }
+                } else {
+                    self.stage = Stage::Forward;
+                    self.forward_page(page, cx);
+                }
+            }
+            Stage::Forward => self.forward_page(page, cx),
+        }
+    }
+
+    fn enter_head(&mut self, cx: &mut Ctx) {
+        cx.feed.at_head = true;
+        let ms = i64::try_from(self.refresh_ms).unwrap_or(i64::MAX / 1000);
+        self.due = cx.now.saturating_add(ms * 1000);
+    }
+
+    fn forward_page(&mut self, page: &UpdatesPage, cx: &mut Ctx) {
+        self.more_requested = false;
+        let before = self.cursor.clone();
+        self.append(page, cx);
+        if page.transactions.len() < PAGE {
+            self.enter_head(cx);
+        } else if self.cursor == before {
+            // A full page that did not move the cursor would be asked for for ever.
+            cx.note(
+                Note::Warn,
+                "the update history did not advance; polling instead",
+            );
+            self.enter_head(cx);
+        } else {
+            // More is waiting: fetch again at once.
+            self.due = cx.now;
+        }
+    }
+
+    /// Appends a page and moves the cursor.
+    fn append(&mut self, page: &UpdatesPage, cx: &mut Ctx) {
+        let items = positioned(&page.transactions, cx);
+        let added = cx.history.add_page(&items, Placement::Append);
+        cx.out.change.merge(HistoryChange {
+            appended: added,
+            at_head: cx.feed.at_head,
+            forward_page: true,
+            ..HistoryChange::default()
+        });
+        if let Some(last) = cx.history.last() {
+            let m = last.migration_id;
+            cx.feed.migration = Some(cx.feed.migration.map_or(m, |k| k.max(m)));
+        }
+        self.advance_cursor(page, cx);
+    }
+
+    /// Moves the forward cursor to the newest loaded update (never backwards). The server's own
+    /// text is used when it names exactly that update.
+    fn advance_cursor(&mut self, page: &UpdatesPage, cx: &Ctx) {
+        let Some(last) = cx.history.last() else {
+            return;
+        };
+        let last_pos = (last.migration_id, last.record_time);
+        if self
+            .cursor
+            .as_ref()
+            .and_then(cursor_position)
+            .is_some_and(|c| c >= last_pos)
+        {
+            return;
+        }
+        if let Some(next) = page.next_after()
+            && cursor_position(&next) == Some(last_pos)
+        {
+            self.cursor = Some(next);
+            return;
+        }
+        self.cursor = Some(after_at(last.migration_id, last.record_time));
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Earlier updates
+    // -----------------------------------------------------------------------------------------
+
+    /// The oldest known position: the first loaded update, or the forward cursor when nothing
+    /// is loaded (then updates at the cursor itself count as earlier).
+    fn earlier_bound(&self, history: &History) -> Option<(Pos, bool)> {
+        if let Some(first) = history.first() {
+            return Some(((first.migration_id, first.record_time), false));
+        }
+        if self.stage != Stage::Forward {
+            return None;
+        }
+        self.cursor
+            .as_ref()
+            .and_then(cursor_position)
+            .map(|p| (p, true))
+    }
+
+    fn start_earlier(&mut self, cx: &mut Ctx) {
+        if self.earlier.is_some() {
+            return;
+        }
+        if cx.feed.reached_begin {
+            cx.note(Note::Info, "reached ledger begin");
+            return;
+        }
+        let Some(((migration, _), _)) = self.earlier_bound(cx.history) else {
+            return;
+        };
+        self.earlier = Some(EarlierJob {
+            migration,
+            step: EARLIER_FIRST_STEP,
+            gathered: 0,
+            id: None,
+            sent_after: 0,
+            due: i64::MIN,
+        });
+        self.publish(cx);
+    }
+
+    fn pump_earlier(&mut self, cx: &mut Ctx) {
+        let Some(((_, anchor), _)) = self.earlier_bound(cx.history) else {
+            return;
+        };
+        let Some(job) = &mut self.earlier else {
+            return;
+        };
+        if job.id.is_some() || cx.now < job.due {
+            return;
+        }
+        let after = anchor.saturating_sub(job.step).max(0);
+        job.sent_after = after;
+        let req = UpdatesRequest::after(PAGE_SIZE, job.migration, format_time_micros(after));
+        let id = cx.fetch(req, UpdatesPurpose::Earlier);
+        if let Some(job) = &mut self.earlier {
+            job.id = Some(id);
+        }
+    }
+
+    fn on_earlier_page(&mut self, page: &UpdatesPage, cx: &mut Ctx) {
+        self.on_success(cx);
+        let Some((bound, inclusive)) = self.earlier_bound(cx.history) else {
+            self.earlier = None;
+            return;
+        };
+        let Some(mut job) = self.earlier else {
+            return;
+        };
+        job.id = None;
+        let before = |p: Pos| if inclusive { p <= bound } else { p < bound };
+        // Items come in ledger order: the earlier ones are a prefix of the page.
+        let cut = page
+            .transactions
+            .iter()
+            .position(|i| item_position(i).is_some_and(|p| !before(p)));
+        let reached = cut.is_some();
+        let full = page.transactions.len() >= PAGE;
+        if full && !reached && job.step > EARLIER_MIN_STEP {
+            // A gap between this page and the oldest loaded update: look back less far.
+            job.step /= 2;
+            job.due = cx.now;
+            self.earlier = Some(job);
+            return;
+        }
+        if full && !reached {
+            cx.note(
+                Note::Warn,
+                "more than 1,000 updates within a millisecond: some were skipped",
+            );
+        }
+        let slice = &page.transactions[..cut.unwrap_or(page.transactions.len())];
+        let items = positioned(slice, cx);
+        let added = cx.history.add_page(&items, Placement::Prepend);
+        cx.out.change.merge(HistoryChange {
+            prepended: added,
+            ..HistoryChange::default()
+        });
+        job.gathered += added;
+        job.due = cx.now;
+        if job.gathered >= EARLIER_ENOUGH {
+            self.earlier = None;
+            return;
+        }
+        if job.sent_after > 0 {
+            let anchor = self.earlier_bound(cx.history).map_or(0, |((_, t), _)| t);
+            job.step = if job.step >= EARLIER_MAX_STEP {
+                // Ask for the whole migration.
+                anchor.max(job.step)
+            } else {
+                job.step.saturating_mul(2).min(EARLIER_MAX_STEP)
+            };
+            self.earlier = Some(job);
+        } else if job.migration > 0 {
+            // This migration is exhausted: continue in the previous one.
+            job.migration -= 1;
+            job.step = EARLIER_FIRST_STEP;
+            self.earlier = Some(job);
+        } else {
+            self.earlier = None;
+            cx.feed.reached_begin = true;
+            cx.note(Note::Info, "reached ledger begin");
+        }
+    }
+}
+
+/// Items with a readable position (malformed items without one cannot be placed); records
+/// the decode errors of malformed items in the feed.
+fn positioned<'a>(items: &'a [UpdateItem], cx: &mut Ctx) -> std::borrow::Cow<'a, [UpdateItem]> {
+    let mut all = true;
+    for item in items {
+        let pos = item_position(item);
+        if let UpdateItem::Malformed { error, .. } = item
+            && let Some(p) = pos
+        {
+            let kept = &mut cx.feed.malformed;
+            if kept.len() >= MALFORMED_KEPT {
+                kept.pop_front();
+            }
+            kept.push_back((p, error.to_string()));
+        }
+        all &= pos.is_some();
+    }
+    if all {
+        return std::borrow::Cow::Borrowed(items);
+    }
+    let kept: Vec<UpdateItem> = items
+        .iter()
+        .filter(|i| item_position(i).is_some())
+        .cloned()
+        .collect();
+    cx.note(
+        Note::Warn,
+        format!(
+            "skipped {} update(s) without a readable record time",
+            items.len() - kept.len()
+        ),
+    );
+    std::borrow::Cow::Owned(kept)
+}
+
+/// `after` at `(migration, micros)`.
+fn after_at(migration: i64, micros: i64) -> UpdatesAfter {
+    UpdatesAfter {
+        after_migration_id: migration,
+        after_record_time: format_time_micros(micros),
+    }
+}
+
+fn cursor_position(c: &UpdatesAfter) -> Option<Pos> {
+    parse_time_micros(&c.after_record_time).map(|t| (c.after_migration_id, t))
+}
+
+/// `(migration id, record time)` of an item; for malformed items read from their raw JSON.
+pub fn item_position(item: &UpdateItem) -> Option<Pos> {
+    match item {
+        UpdateItem::Malformed { raw, .. } => {
+            let v = raw.to_value().ok()?;
+            let m = v.get("migration_id").and_then(serde_json::Value::as_i64)?;
+            let t = v
+                .get("record_time")
+                .and_then(serde_json::Value::as_str)
+                .and_then(parse_time_micros)?;
+            Some((m, t))
+        }
+        _ => Some((
+            item.migration_id()?,
+            parse_time_micros(item.record_time()?)?,
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::ApiError;
+    use serde_json::json;
+
+    const SEC: i64 = MICROS;
+    /// 2026-11-22T10:00:00Z
+    const T0: i64 = 1_795_341_600 * SEC;
+
+    /// The loader with everything it writes, driven step by step as the app drives it.
+    struct Rig {
+        loader: Loader,
+        history: History,
+        feed: Feed,
+        ids: RequestIds,
+        now: i64,
+        /// Requests sent and not answered, oldest first.
+        pending: Vec<(RequestId, Request)>,
+        demand: Demand,
+    }
+
+    impl Rig {
+        fn new(now: i64) -> Rig {
+            Rig {
+                loader: Loader::new(2000),
+                history: History::default(),
+                feed: Feed::default(),
+                ids: RequestIds::default(),
+                now,
+                pending: Vec::new(),
+                demand: Demand {
+                    following: true,
+                    near_end: true,
+                },
+            }
+        }
+
+        /// Runs `f` and then the pump, as one app step.
+        fn step(&mut self, f: impl FnOnce(&mut Loader, &mut Ctx)) -> LoaderOut {
+            let mut out = LoaderOut::default();
+            let mut cx = Ctx {
+                now: self.now,
+                history: &mut self.history,
+                feed: &mut self.feed,
+                ids: &mut self.ids,
+                out: &mut out,
+            };
+            f(&mut self.loader, &mut cx);
+            self.loader.pump(self.demand, &mut cx);
+            self.pending.extend(out.fetches.iter().cloned());
+            self.pending.retain(|(id, _)| !out.cancels.contains(id));
+            out
+        }
+
+        fn intent(&mut self, i: LoaderIntent) -> LoaderOut {
+            self.step(|l, cx| l.intent(i, cx))
+        }
+
+        fn tick(&mut self, now: i64) -> LoaderOut {
+            self.now = now;
+            self.step(|_, _| {})
+        }
+
+        fn answer(&mut self, result: Result<Response, ApiError>) -> (Request, LoaderOut) {
+            assert!(!self.pending.is_empty(), "no request to answer");
+            let (id, request) = self.pending.remove(0);
+            let reply = Fetched {
+                id,
+                request: request.clone(),
+                result,
+                elapsed_ms: 0,
+            };
+            let out = self.step(|l, cx| l.on_reply(&reply, cx));
+            (request, out)
+        }
+    }
+
+    fn tx(n: u64, migration: i64, t: i64) -> serde_json::Value {
+        let mut v = crate::model::fixtures::transaction(&format!("1220{n:064x}"), 0, vec![]);
+        v["migration_id"] = json!(migration);
+        v["record_time"] = json!(format_time_micros(t));
+        v
+    }
+
+    fn page(items: Vec<serde_json::Value>) -> Result<Response, ApiError> {
+        let page: UpdatesPage =
+            serde_json::from_value(json!({ "transactions": items })).expect("page decodes");
+        Ok(Response::Updates(page))
+    }
+
+    fn purpose(r: &Request) -> UpdatesPurpose {
+        match r {
+            Request::Updates { purpose, .. } => *purpose,
+            other => panic!("not an updates request: {other:?}"),
+        }
+    }
+
+    fn after(r: &Request) -> Option<Pos> {
+        match r {
+            Request::Updates { req, .. } => req.after.as_ref().and_then(cursor_position),
+            _ => None,
+        }
+    }
+
+    /// Recent start on migration 0, answered up to the head with `n` updates.
+    fn at_head(n: u64) -> Rig {
+        let mut rig = Rig::new(T0 + 60 * SEC);
+        rig.intent(LoaderIntent::Start(StartFrom::Recent { window_secs: 600 }));
+        rig.answer(page(vec![]));
+        let items = (0..n).map(|i| tx(i, 0, T0 + i as i64 * SEC)).collect();
+        rig.answer(page(items));
+        assert!(rig.feed.at_head);
+        rig
+    }
+
+    #[test]
+    fn a_recent_start_probes_the_migration_then_seeks_and_reaches_the_head() {
+        let mut rig = Rig::new(T0 + 60 * SEC);
+        let out = rig.intent(LoaderIntent::Start(StartFrom::Recent { window_secs: 600 }));
+        assert!(out.change.reset, "the history is replaced");
+        assert_eq!(rig.feed.phase, Phase::Discover);
+        let (id, r) = rig.pending[0].clone();
+        assert!(rig.loader.owns(id));
+        assert_eq!(purpose(&r), UpdatesPurpose::Discover { migration: 0 });
+        // Migration 3 exists: probed next; it has nothing after the far future: the newest.
+        rig.answer(page(vec![tx(1, 3, T0)]));
+        assert_eq!(
+            purpose(&rig.pending[0].1),
+            UpdatesPurpose::Discover { migration: 3 }
+        );
+        rig.answer(page(vec![]));
+        assert_eq!(rig.feed.migration, Some(3));
+        assert_eq!(rig.feed.phase, Phase::Seek { secs: 600 });
+        assert_eq!(after(&rig.pending[0].1), Some((3, T0 - 540 * SEC)));
+        let (_, out) = rig.answer(page(vec![tx(2, 3, T0), tx(3, 3, T0 + SEC)]));
+        assert_eq!(out.change.appended, 2);
+        assert!(out.change.forward_page);
+        assert!(
+            !out.change.at_head,
+            "not yet at the head when the page arrived"
+        );
+        assert!(rig.feed.at_head, "a short page is the head");
+        assert_eq!(rig.history.len(), 2);
+        assert!(rig.pending.is_empty(), "polling waits for the interval");
+        assert!(rig.tick(T0 + 61 * SEC).fetches.is_empty());
+        let out = rig.tick(T0 + 62 * SEC);
+        assert_eq!(out.fetches.len(), 1);
+        assert_eq!(after(&out.fetches[0].1), Some((3, T0 + SEC)));
+        let (_, out) = rig.answer(page(vec![tx(4, 3, T0 + 2 * SEC)]));
+        assert!(out.change.at_head, "new at the head");
+    }
+
+    #[test]
+    fn failures_back_off_doubling_and_success_resets() {
+        let mut rig = at_head(2);
+        rig.tick(rig.now + 2 * SEC);
+        let t = rig.now;
+        let (_, out) = rig.answer(Err(ApiError::Connect {
+            endpoint: "scan POST /v2/updates",
+            detail: "refused".into(),
+        }));
+        assert_eq!(out.notes.len(), 1);
+        assert_eq!(out.notes[0].0, Note::Error);
+        assert_eq!(rig.feed.failures, 1);
+        assert!(rig.tick(t + 2 * SEC - 1).fetches.is_empty());
+        assert_eq!(rig.tick(t + 2 * SEC).fetches.len(), 1);
+        rig.answer(Err(ApiError::Connect {
+            endpoint: "scan POST /v2/updates",
+            detail: "refused".into(),
+        }));
+        let t = rig.now;
+        assert!(rig.tick(t + 4 * SEC - 1).fetches.is_empty(), "doubled");
+        assert_eq!(rig.tick(t + 4 * SEC).fetches.len(), 1);
+        rig.answer(page(vec![]));
+        assert_eq!(rig.feed.failures, 0);
+    }
+
+    #[test]
+    fn replies_it_did_not_send_are_dropped() {
+        let mut rig = at_head(2);
+        let stranger = Fetched {
+            id: RequestId::new(crate::msg::PaneId::History, 9_999),
+            request: Request::Updates {
+                req: UpdatesRequest::from_begin(PAGE_SIZE),
+                purpose: UpdatesPurpose::Forward,
+            },
+            result: page(vec![tx(50, 0, T0 + 50 * SEC)]),
+            elapsed_ms: 0,
+        };
+        assert!(!rig.loader.owns(stranger.id));
+        let out = rig.step(|l, cx| l.on_reply(&stranger, cx));
+        assert_eq!(out.change, HistoryChange::default());
+        assert_eq!(rig.history.len(), 2);
+    }
+
+    #[test]
+    fn a_restart_cancels_what_is_in_flight_and_replaces_the_history() {
+        let mut rig = at_head(3);
+        rig.tick(rig.now + 2 * SEC);
+        let (poll, _) = rig.pending[0].clone();
+        let epoch = rig.history.epoch();
+        let out = rig.intent(LoaderIntent::Restart(StartFrom::Time(T0 - 86_400 * SEC)));
+        assert_eq!(out.cancels, vec![poll]);
+        assert!(out.change.reset);
+        assert_ne!(rig.history.epoch(), epoch);
+        assert!(rig.history.is_empty());
+        assert_eq!(rig.feed.migration, Some(0), "the known migration is kept");
+        assert_eq!(out.fetches.len(), 1);
+        assert_eq!(after(&out.fetches[0].1), Some((0, T0 - 86_400 * SEC)));
+        // The stale poll's answer changes nothing.
+        let stale = Fetched {
+            id: poll,
+            request: Request::Updates {
+                req: UpdatesRequest::from_begin(PAGE_SIZE),
+                purpose: UpdatesPurpose::Forward,
+            },
+            result: page(vec![tx(9, 0, T0 + 9 * SEC)]),
+            elapsed_ms: 0,
+        };
+        let out = rig.step(|l, cx| l.on_reply(&stale, cx));
+        assert_eq!(out.change.appended, 0);
+    }
+
+    #[test]
+    fn a_lazy_list_loads_the_next_page_only_on_demand() {
+        let mut rig = Rig::new(T0);
+        rig.demand = Demand {
+            following: false,
+            near_end: true,
+        };
+        rig.intent(LoaderIntent::Start(StartFrom::Begin));
+        let full = (0..1000).map(|i| tx(i, 0, T0 + i as i64 * SEC)).collect();
+        rig.demand.near_end = false;
+        rig.answer(page(full));
+        assert!(rig.pending.is_empty(), "far from the end: wait");
+        assert!(rig.tick(T0 + 3_600 * SEC).fetches.is_empty());
+        assert_eq!(rig.intent(LoaderIntent::More).fetches.len(), 1);
+        rig.answer(page(vec![tx(2000, 0, T0 + 2000 * SEC)]));
+        assert!(rig.feed.at_head);
+        assert!(rig.feed.reached_begin);
+    }
+
+    #[test]
+    fn earlier_updates_are_prepended_and_counted_in_the_change() {
+        let mut rig = at_head(2);
+        let out = rig.intent(LoaderIntent::Earlier);
+        assert!(rig.feed.loading_earlier);
+        assert_eq!(purpose(&out.fetches[0].1), UpdatesPurpose::Earlier);
+        assert_eq!(after(&out.fetches[0].1), Some((0, T0 - EARLIER_FIRST_STEP)));
+        let base = rig.history.base();
+        let (_, out) = rig.answer(page(vec![tx(100, 0, T0 - 10 * SEC), tx(0, 0, T0)]));
+        assert_eq!(out.change.prepended, 1);
+        assert_eq!(rig.history.base(), base - 1);
+        assert_eq!(rig.history.len(), 3);
+    }
+}
