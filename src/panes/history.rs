@@ -1441,6 +1441,10 @@ fn item_position(item: &UpdateItem) -> Option<Pos> {
 }
 
 impl Pane for HistoryPane {
+    fn current_update_id(&self, sh: &Shared) -> Option<String> {
+        self.selected_update_id(sh)
+    }
+
     fn id(&self) -> PaneId {
         PaneId::History
     }

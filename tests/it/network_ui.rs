@@ -8,8 +8,10 @@
 use std::time::Duration;
 
 use cantonscope::demo::{DemoConfig, DemoFaults, DemoTime, DownMode, generate};
-use cantonscope::msg::Command;
+use cantonscope::msg::{Command, PaneId};
 use cantonscope::panes::network::NetSection;
+use cantonscope::panes::network::class_label;
+use crossterm::event::KeyCode;
 
 use crate::common::{Harness, Options, assert_snapshot};
 
@@ -162,4 +164,129 @@ fn snapshot_network_matrix_80x24() {
 fn snapshot_network_matrix_120x40() {
     let mut h = network_pane();
     assert_snapshot!("snapshot_network_matrix_120x40", masked(&h.screen(120, 40)));
+}
+
+fn classes(h: &Harness) -> Vec<String> {
+    h.app
+        .network
+        .consensus_rows()
+        .iter()
+        .map(|r| class_label(&r.update).into_owned())
+        .collect()
+}
+
+#[test]
+fn the_consensus_view_classifies_every_scan() {
+    let (diverge, backfill) = fault_points();
+    let ledger = generate(SEED);
+    let mut h = faulty();
+    // After the divergence point: the diverging scan disagrees in one JSON path, with both
+    // values; the down scan is unreachable; the others agree.
+    let diverged = ledger.updates()[diverge].update_id.clone();
+    h.palette(&format!("bft {diverged}"));
+    assert_eq!(h.app.focus, PaneId::Network);
+    assert!(h.app.network.is_consensus_open());
+    let mut expected = vec!["agree".to_owned(); 13];
+    expected[DOWN] = "unreachable".into();
+    expected[DIVERGING] = "disagree".into();
+    assert_eq!(classes(&h), expected);
+    let rows = h.app.network.consensus_rows().to_vec();
+    assert_eq!(
+        class_label(&rows[DIVERGING].event),
+        "disagree",
+        "the verdict too"
+    );
+    assert!(rows[0].latency_ms.is_some());
+    let check = h.app.network.consensus().expect("checked");
+    assert_eq!(
+        check.update.check.verdict(),
+        "consensus: 11 of 13 agree on the update (quorum 5) ✓ · 1 disagrees · 1 without an answer"
+    );
+    for _ in 0..DIVERGING {
+        h.cmd(Command::Down);
+    }
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("$.workflow_id"), "{screen}");
+    assert!(
+        screen.contains("-diverged\"") || screen.contains("\"diverged\""),
+        "{screen}"
+    );
+
+    // An old update the backfilling scan has not reached: "don't know", not a disagreement.
+    let old = ledger.updates()[backfill - 10].update_id.clone();
+    h.palette(&format!("bft {old}"));
+    let mut expected = vec!["agree".to_owned(); 13];
+    expected[DOWN] = "unreachable".into();
+    expected[BACKFILLING] = "don't know".into();
+    assert_eq!(classes(&h), expected);
+
+    // The newest update: the lagging scan's 404 is "don't know" (its history ends before it).
+    let newest = ledger.updates()[ledger.len() - 1].update_id.clone();
+    h.palette(&format!("bft {newest}"));
+    let got = classes(&h);
+    assert_eq!(got[LAGGING], "don't know", "{got:?}");
+    assert_eq!(got[0], "agree");
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("history ends before it"), "{screen}");
+
+    // Esc goes back to the matrix.
+    h.cmd(Command::Back);
+    assert!(!h.app.network.is_consensus_open());
+    assert!(h.screen(120, 40).contains("quorum 5 healthy"));
+}
+
+#[test]
+fn b_checks_the_update_selected_in_history_and_open_in_update() {
+    let mut h = faulty();
+    h.cmd(Command::Pane1);
+    let selected = h
+        .app
+        .history
+        .selected_update_id(&h.app.sh)
+        .expect("a selected update");
+    h.key(KeyCode::Char('b'));
+    assert_eq!(h.app.focus, PaneId::Network);
+    assert!(h.app.network.is_consensus_open());
+    assert_eq!(
+        h.app.network.consensus().map(|c| c.update_id.clone()),
+        Some(selected.clone())
+    );
+    assert_eq!(classes(&h)[0], "agree");
+    // From the Update pane: the open update.
+    let ledger = generate(SEED);
+    let other = ledger.updates()[ledger.len() - 5].update_id.clone();
+    h.palette(&format!("event {other}"));
+    assert_eq!(h.app.focus, PaneId::Update);
+    h.key(KeyCode::Char('b'));
+    assert_eq!(
+        h.app.network.consensus().map(|c| c.update_id.clone()),
+        Some(other)
+    );
+    // Where no update is selected, b says how to use it.
+    h.cmd(Command::Pane5);
+    h.key(KeyCode::Char('b'));
+    assert_eq!(h.app.focus, PaneId::Holdings);
+}
+
+fn consensus_shown() -> Harness {
+    let (diverge, _) = fault_points();
+    let ledger = generate(SEED);
+    let mut h = faulty();
+    h.palette(&format!("bft {}", ledger.updates()[diverge].update_id));
+    for _ in 0..DIVERGING {
+        h.cmd(Command::Down);
+    }
+    h
+}
+
+#[test]
+fn snapshot_consensus_80x24() {
+    let mut h = consensus_shown();
+    assert_snapshot!("snapshot_consensus_80x24", masked(&h.screen(80, 24)));
+}
+
+#[test]
+fn snapshot_consensus_120x40() {
+    let mut h = consensus_shown();
+    assert_snapshot!("snapshot_consensus_120x40", masked(&h.screen(120, 40)));
 }

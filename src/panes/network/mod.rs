@@ -31,6 +31,7 @@ use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
 
 mod bootstrapping;
+mod consensus;
 mod forms;
 mod hash;
 mod hosting;
@@ -40,6 +41,8 @@ mod sequencers;
 use bootstrapping::BootResult;
 use bootstrapping::boot_table;
 pub use bootstrapping::{BootCol, BootTx, boot_txs};
+use consensus::ConsensusState;
+pub use consensus::{CheckCol, CheckRow, class_label};
 use forms::FormKind;
 use hash::HashLookup;
 use hosting::hosting_table;
@@ -89,6 +92,7 @@ impl NetSection {
 pub struct NetworkPane {
     section: NetSection,
     scans: ScansState,
+    check: ConsensusState,
     sequencers: Load<Vec<SynchronizerBftSequencer>>,
     seq_table: DataTable<SeqCol>,
     boot: Load<BootResult>,
@@ -111,6 +115,7 @@ impl Default for NetworkPane {
         NetworkPane {
             section: NetSection::Scans,
             scans: ScansState::default(),
+            check: ConsensusState::default(),
             sequencers: Load::Idle,
             seq_table: seq_table(),
             boot: Load::Idle,
@@ -237,6 +242,7 @@ impl NetworkPane {
     /// filter input is open, a raw key or pasted text. Returns whether the table used it.
     fn table_input(&mut self, input: TableInput<'_>) -> bool {
         match self.section {
+            NetSection::Scans if self.check.open => self.check.table.input(input, &self.check.rows),
             NetSection::Scans if self.scans.detail.is_some() => false,
             NetSection::Scans => self.scans.table.input(input, &self.scans.rows),
             NetSection::Sequencers => {
@@ -261,6 +267,7 @@ impl NetworkPane {
     /// Whether the `/` filter input of the shown section's table is open.
     fn is_filtering(&self) -> bool {
         match self.section {
+            NetSection::Scans if self.check.open => self.check.table.is_filtering(),
             NetSection::Scans => self.scans.table.is_filtering(),
             NetSection::Sequencers => self.seq_table.is_filtering(),
             NetSection::Bootstrapping => self.boot_table.is_filtering(),
@@ -302,6 +309,9 @@ impl NetworkPane {
 
     fn render_body(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
         match self.section {
+            NetSection::Scans if self.check.open => {
+                self.render_consensus(area, buf, sh, theme, focused);
+            }
             NetSection::Scans => self.render_scans(area, buf, sh, theme, focused),
             NetSection::Sequencers => self.render_sequencers(area, buf, theme, focused),
             NetSection::Bootstrapping => self.render_boot(area, buf, sh, theme, focused),
@@ -380,6 +390,7 @@ impl Pane for NetworkPane {
                 self.load_section(sh, out);
                 true
             }
+            _ if self.is_consensus_open() => self.on_consensus_command(cmd, sh, out),
             Command::Select if self.section == NetSection::Scans => {
                 self.scans.detail = self.selected_scan().map(|r| r.index);
                 true
@@ -416,6 +427,12 @@ impl Pane for NetworkPane {
         if let Request::ByHash { .. } = request {
             if self.hash.as_ref().is_some_and(|h| h.id == id) {
                 self.on_hash_reply(result, sh, out);
+            }
+            return;
+        }
+        if let Request::NetworkCheck { .. } = request {
+            if self.check.load.waits_for(id) {
+                self.on_check_reply(result);
             }
             return;
         }
@@ -488,6 +505,7 @@ impl Pane for NetworkPane {
         self.boot_table.set_viewport(v);
         self.hosting_table.set_viewport(v);
         self.scans.table.set_viewport(v);
+        self.check.table.set_viewport(v.saturating_sub(3).max(1));
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
@@ -528,6 +546,13 @@ impl Pane for NetworkPane {
             return vec![Command::Confirm, Command::Cancel];
         }
         match self.section {
+            NetSection::Scans if self.check.open => vec![
+                Command::Back,
+                Command::Consensus,
+                Command::Sort,
+                Command::Filter,
+                Command::Copy,
+            ],
             NetSection::Scans if self.scans.detail.is_some() => {
                 vec![Command::Back, Command::Copy, Command::Refresh]
             }
