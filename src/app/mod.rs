@@ -451,6 +451,18 @@ impl App {
                 let i = (self.focus.index() + PaneId::ALL.len() - 1) % PaneId::ALL.len();
                 self.focus = PaneId::ALL[i];
             }
+            Command::Consensus if self.focus != PaneId::Network => {
+                match self.pane(self.focus).current_update_id(&self.sh) {
+                    Some(id) => self.open_check(&id, out),
+                    None => {
+                        let focus = self.focus;
+                        let (pane, sh) = self.split(focus, out);
+                        if !pane.on_command(cmd, sh, out) {
+                            out.info("b checks an update on every scan: select one (History, Update) or use :bft <update_id>");
+                        }
+                    }
+                }
+            }
             Command::ToggleTimeZone => {
                 self.sh.local_time = !self.sh.local_time;
                 out.info(format!("times in {}", self.sh.zone_label()));
@@ -461,6 +473,13 @@ impl App {
                 pane.on_command(cmd, sh, out);
             }
         }
+    }
+
+    /// Checks an update on every scan and shows the consensus view in the Network pane.
+    pub fn open_check(&mut self, update_id: &str, out: &mut Out) {
+        out.owner = PaneId::Network;
+        self.panes.network.open_check(update_id, &mut self.sh, out);
+        self.focus = PaneId::Network;
     }
 
     fn on_mouse(&mut self, m: MouseEvent, out: &mut Out) {

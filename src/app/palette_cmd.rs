@@ -20,6 +20,11 @@ pub fn entries() -> Vec<PaletteEntry> {
             "open the update of a prepared transaction's hash (tries every scan)",
         )
         .arg("hash"),
+        PaletteEntry::new(
+            "bft",
+            "check an update on every scan (BFT consensus; default: the selected one)",
+        )
+        .optional_arg("update_id"),
         PaletteEntry::new("time", "go to a record time in the history (RFC 3339)").arg("ts"),
         PaletteEntry::new("theme", "switch the colour theme").arg_with_values(
             "name",
@@ -51,6 +56,10 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
             out.owner = PaneId::Network;
             app.panes.network.lookup_hash(arg.trim(), &mut app.sh, out);
         }
+        "bft" => match arg.trim() {
+            "" => app.on_command(Command::Consensus, out),
+            id => app.open_check(id, out),
+        },
         "time" => match crate::model::summary::parse_time_micros(arg.trim()) {
             Some(t) => {
                 app.focus = PaneId::History;

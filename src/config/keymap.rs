@@ -470,6 +470,7 @@ const GLOBAL: DefaultTable = &[
     (Command::PrevSection, &["["]),
     (Command::Delete, &["D"]),
     (Command::Execute, &["x"]),
+    (Command::Consensus, &["b"]),
     (Command::Back, &["esc"]),
     (Command::Quit, &["q", "ctrl-c"]),
 ];

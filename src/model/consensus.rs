@@ -567,6 +567,66 @@ impl UpdateCheck {
             .iter()
             .any(|c| matches!(c, ScanClass::Disagree { .. }))
     }
+
+    /// How many scans are in each class: (agree, disagree, don't know, no answer or error).
+    pub fn tally(&self) -> (usize, usize, usize, usize) {
+        let count = |f: fn(&ScanClass) -> bool| self.classes.iter().filter(|c| f(c)).count();
+        (
+            count(|c| matches!(c, ScanClass::Agree)),
+            count(|c| matches!(c, ScanClass::Disagree { .. })),
+            count(|c| matches!(c, ScanClass::DontKnow(_))),
+            count(|c| {
+                matches!(
+                    c,
+                    ScanClass::Error { .. } | ScanClass::Unreachable { .. } | ScanClass::Timeout
+                )
+            }),
+        )
+    }
+
+    /// Whether a quorum exists and what it is, in one line: `consensus: 11 of 13 agree on the
+    /// update (quorum 5) ✓ · 1 disagrees · 1 unreachable`, `no consensus: …  ✗`.
+    pub fn verdict(&self) -> String {
+        let g = &self.grouping;
+        let (agree, disagree, dont_know, failed) = self.tally();
+        let mut parts = vec![match &g.consensus {
+            Consensus::Reached { group } => {
+                let what = match g.groups.get(*group).map(|x| x.status) {
+                    Some(200) | None => "the update".to_owned(),
+                    Some(404) => "not found (404)".to_owned(),
+                    Some(status) => format!("HTTP {status}"),
+                };
+                format!(
+                    "consensus: {agree} of {} agree on {what} (quorum {}) ✓",
+                    g.n, g.quorum
+                )
+            }
+            Consensus::None => format!(
+                "no consensus: the largest group has {} of {} (quorum {}) ✗",
+                g.groups.first().map_or(0, |x| x.members.len()),
+                g.n,
+                g.quorum
+            ),
+            Consensus::Conflicting { groups } => format!(
+                "conflicting: {} groups reach the quorum of {} ✗",
+                groups.len(),
+                g.quorum
+            ),
+        }];
+        if disagree > 0 {
+            parts.push(format!(
+                "{disagree} disagree{}",
+                if disagree == 1 { "s" } else { "" }
+            ));
+        }
+        if dont_know > 0 {
+            parts.push(format!("{dont_know} don't know"));
+        }
+        if failed > 0 {
+            parts.push(format!("{failed} without an answer"));
+        }
+        parts.join(" · ")
+    }
 }
 
 /// The position of an update answer (`/v2/updates/{id}` item, or an event with `update`):

@@ -565,6 +565,75 @@ pub fn assess(
     }
 }
 
+/// One measurement of every scan, as the runtime hands it to the explorer: the scans asked
+/// (URLs for display, credentials redacted), where their list came from, what each one said,
+/// and the thresholds to judge them by ([`assess`] at `checked_at`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetworkSnapshot {
+    pub entries: Vec<ScanEntry>,
+    /// Where the scan list came from (`fetched from …`, `kept list of …`, `no scan list`).
+    pub list_source: String,
+    /// Selected SV names the list does not have, a list that could not be read, …
+    pub warnings: Vec<String>,
+    /// Per scan, in the order of `entries`.
+    pub observations: Vec<ScanObservation>,
+    pub thresholds: HealthThresholds,
+    /// When the scans were measured (µs since the epoch).
+    pub checked_at: i64,
+}
+
+impl NetworkSnapshot {
+    /// Whether each scan counts in `n`.
+    pub fn counted(&self) -> Vec<bool> {
+        self.entries.iter().map(|e| e.counted).collect()
+    }
+
+    /// The health of every scan and of the network at the time of the measurement.
+    pub fn assess(&self) -> NetworkHealth {
+        assess(
+            &self.observations,
+            &self.counted(),
+            self.checked_at,
+            &self.thresholds,
+        )
+    }
+
+    /// The heads found, by scan URL (the next measurement pages forward from them).
+    pub fn heads(&self) -> Vec<(String, HistoryHead)> {
+        self.entries
+            .iter()
+            .zip(&self.observations)
+            .filter_map(|(e, o)| match &o.head {
+                Some(Ok(Some(head))) => Some((e.url.clone(), head.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// One endpoint's answers about one update on every scan, as the explorer shows them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedOnScans {
+    /// The endpoint compared (`GET /v2/updates/{update_id}`).
+    pub endpoint: String,
+    pub check: super::consensus::UpdateCheck,
+    /// Per scan: how long its answer took (ms).
+    pub latency_ms: Vec<u32>,
+}
+
+/// The consensus check of one update across every scan: the update itself
+/// (`/v2/updates/{id}`) and its verdict (`/v0/events/{id}`, without the fields local to a scan).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetworkCheck {
+    pub update_id: String,
+    /// The scans asked (URLs for display), in the order of every per-scan list.
+    pub entries: Vec<ScanEntry>,
+    pub update: CheckedOnScans,
+    pub event: CheckedOnScans,
+    /// When it was checked (µs since the epoch).
+    pub checked_at: i64,
+}
+
 // ---------------------------------------------------------------------------------------------
 // Finding the newest update of one scan
 // ---------------------------------------------------------------------------------------------
@@ -656,6 +725,26 @@ impl HeadSearch {
             hint,
             stage: HeadStage::Discover {
                 migration: hint.unwrap_or(0).max(0),
+            },
+            steps: 0,
+        }
+    }
+
+    /// A search that continues from a head found before: it pages forward after it, which is
+    /// one request when fewer than a page of updates came since (a later migration is found by
+    /// the next full search).
+    pub fn after(now: i64, head: &HistoryHead) -> HeadSearch {
+        HeadSearch {
+            now,
+            hint: Some(head.migration_id),
+            stage: HeadStage::Forward {
+                migration: head.migration_id,
+                last: HeadItem {
+                    migration_id: head.migration_id,
+                    record_time: head.record_time,
+                    record_time_text: format_time_micros(head.record_time),
+                    update_id: head.update_id.clone(),
+                },
             },
             steps: 0,
         }
@@ -1067,5 +1156,21 @@ mod tests {
             assert_eq!(too_far, Some(head));
         }
         assert_eq!(run(&[], now, None).0, None);
+        // From a known head: one request when less than a page came since.
+        let items = history(now);
+        let known = HistoryHead {
+            migration_id: 2,
+            record_time: items[items.len() - 10].record_time,
+            update_id: items[items.len() - 10].update_id.clone(),
+        };
+        let mut search = HeadSearch::after(now, &known);
+        let mut requests = 0;
+        while let Some(probe) = search.probe() {
+            requests += 1;
+            search.on_page(&answer(&items, &probe));
+        }
+        assert_eq!(requests, 1);
+        let found = search.result().cloned().expect("done").expect("ok");
+        assert_eq!(found.map(|h| h.update_id), Some("u2-4999".to_owned()));
     }
 }

@@ -49,6 +49,15 @@ pub enum PageAnswer {
     },
 }
 
+/// Every scan's answer to one page, as the runtime hands it to the explorer.
+#[derive(Debug, Clone)]
+pub struct SweepPageReply {
+    /// Whether each scan counts in `n` (the sweep stops if the scans changed under it).
+    pub counted: Vec<bool>,
+    /// Per scan, in scan order.
+    pub answers: Vec<PageAnswer>,
+}
+
 /// One update as a group of scans has it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ItemGroup {

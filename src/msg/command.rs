@@ -82,6 +82,7 @@ commands! {
     PrevSection => "prev_section", "prev section", "previous section of this pane";
     Delete => "delete", "delete", "delete (asks to confirm)";
     Execute => "execute", "execute", "execute a prepared transaction (asks to confirm)";
+    Consensus => "consensus", "bft check", "check this update on every scan (BFT consensus)";
     SortReverse => "sort_reverse", "reverse", "reverse the sort order";
     Back => "back", "back", "back / close";
     Cancel => "cancel", "cancel", "cancel";

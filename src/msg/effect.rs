@@ -17,6 +17,8 @@ use crate::api::scan::{
     UpdateItem, UpdatesPage, UpdatesRequest, ValidatorFaucets,
 };
 use crate::api::validator::{AmuletRules, DevFundCoupons, TransferCommandStatusResponse};
+use crate::model::network::{HistoryHead, NetworkCheck, NetworkSnapshot};
+use crate::model::sweep::{Cursor, SweepPageReply};
 
 /// Identifies one request (a fetch or a file operation) and the pane that sent it: the app
 /// delivers the reply to that pane only. A pane keeps the id of its current request and drops
@@ -121,6 +123,22 @@ pub enum Request {
     },
     /// Ledger `POST /v2/interactive-submission/executeAndWaitForTransaction`.
     Execute(Box<ExecuteRequest>),
+    /// Every scan of the network (discovered, each within its request budget): `/status`,
+    /// `/version`, the newest open mining round and the newest update of its history (paging
+    /// forward from `heads`, the heads found last time, by scan URL). `now`: the app's clock.
+    NetworkHealth {
+        now: i64,
+        heads: Vec<(String, HistoryHead)>,
+    },
+    /// One update on every scan: `GET /v2/updates/{id}` and `GET /v0/events/{id}`.
+    NetworkCheck { update_id: String, now: i64 },
+    /// One page of the history sweep on every scan: `POST /v2/updates` after `after` (`None`:
+    /// from the beginning), each answer reduced to its item hashes.
+    SweepPage {
+        after: Option<Cursor>,
+        page_size: usize,
+        now: i64,
+    },
 }
 
 /// A fetch result.
@@ -148,6 +166,9 @@ pub enum Response {
     Package(Arc<Package>),
     Trees(Arc<Vec<JsGetUpdateTreesResponse>>),
     Executed(Box<ExecuteResponse>),
+    NetworkHealth(Box<NetworkSnapshot>),
+    NetworkCheck(Box<NetworkCheck>),
+    SweepPage(Box<SweepPageReply>),
 }
 
 /// A side effect for the runtime.

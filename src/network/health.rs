@@ -7,7 +7,9 @@ use futures_util::future::join_all;
 
 use super::{Network, Reply};
 use crate::api::scan::{self, NodeStatus, UpdatesRequest};
-use crate::model::network::{HeadItem, HeadSearch, NodeState, RoundSeen, ScanObservation};
+use crate::model::network::{
+    HeadItem, HeadSearch, HistoryHead, NodeState, RoundSeen, ScanObservation,
+};
 use crate::model::summary::parse_time_micros;
 
 /// Measures every scan at `now` (µs since the epoch); observations in scan order.
@@ -15,15 +17,38 @@ pub async fn observe_all(net: &Network, now: i64) -> Vec<ScanObservation> {
     join_all((0..net.len()).map(|scan| observe(net, scan, now))).await
 }
 
+/// [`observe_all`], where `known[i]` is scan `i`'s head found by an earlier measurement: its
+/// history is paged forward from there instead of searched again (one request per endpoint per
+/// scan, usually).
+pub async fn observe_all_from(
+    net: &Network,
+    now: i64,
+    known: &[Option<HistoryHead>],
+) -> Vec<ScanObservation> {
+    join_all((0..net.len()).map(|scan| {
+        let search = match known.get(scan) {
+            Some(Some(head)) => HeadSearch::after(now, head),
+            _ => HeadSearch::new(now, None),
+        };
+        observe_with(net, scan, search)
+    }))
+    .await
+}
+
 /// Measures one scan.
 pub async fn observe(net: &Network, scan: usize, now: i64) -> ScanObservation {
+    observe_with(net, scan, HeadSearch::new(now, None)).await
+}
+
+/// Measures one scan, finding its head with `search`.
+async fn observe_with(net: &Network, scan: usize, search: HeadSearch) -> ScanObservation {
     let rounds_call = scan::open_and_issuing_mining_rounds(&scan::MiningRoundsRequest::default());
     let (status_call, version_call) = (scan::status(), scan::version());
     let (status, version, rounds, head) = tokio::join!(
         net.ask(scan, &status_call),
         net.ask(scan, &version_call),
         net.ask(scan, &rounds_call),
-        find_head(net, scan, now),
+        find_head(net, scan, search),
     );
     let replies = [&status, &version, &rounds];
     let reachable = replies.iter().any(|r| !r.is_down()) || head.1;
@@ -81,12 +106,11 @@ fn decode<T>(reply: &Reply, call: &crate::api::Call<T>) -> Result<T, String> {
 async fn find_head(
     net: &Network,
     scan: usize,
-    now: i64,
+    mut search: HeadSearch,
 ) -> (
     Result<Option<crate::model::network::HistoryHead>, String>,
     bool,
 ) {
-    let mut search = HeadSearch::new(now, None);
     let mut answered = false;
     while let Some(probe) = search.probe() {
         let request = UpdatesRequest::after(

@@ -15,6 +15,7 @@ pub mod check;
 pub mod discovery;
 pub mod health;
 pub mod limiter;
+pub mod session;
 pub mod sweep;
 
 use std::sync::atomic::{AtomicBool, Ordering};

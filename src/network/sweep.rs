@@ -50,7 +50,8 @@ pub async fn run(
     }
 }
 
-fn page_answer(reply: super::Reply, digester: &Digester) -> PageAnswer {
+/// One scan's reply to a page, reduced to its item hashes.
+pub fn page_answer(reply: super::Reply, digester: &Digester) -> PageAnswer {
     match reply.result {
         Ok(exchange) if exchange.is_success() => {
             match digester.page(&exchange.body, LocalFields::UPDATE) {

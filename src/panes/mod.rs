@@ -296,6 +296,11 @@ pub trait Pane {
     /// Commands worth a footer hint while this pane has focus, most useful first.
     fn hints(&self) -> Vec<Command>;
 
+    /// The update this pane shows or has selected, if any: `b` checks it on every scan.
+    fn current_update_id(&self, _sh: &Shared) -> Option<String> {
+        None
+    }
+
     /// A short status shown after the tab title (e.g. `1,234` or `paused +12`).
     fn badge(&self, _sh: &Shared) -> Option<String> {
         None

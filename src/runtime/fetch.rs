@@ -13,13 +13,19 @@ use crate::msg::{Request, Response};
 pub struct Clients {
     pub main: ApiClient,
     pub scans: Vec<ApiClient>,
+    /// The whole network (discovered scans, each within its budget), when scans are configured.
+    pub network: Option<Arc<crate::network::session::NetworkSession>>,
 }
 
 impl Clients {
     /// Clients for `main` plus one per extra scan URL (sharing the connection pool).
     pub fn new(main: ApiClient, scan_urls: &[String]) -> Self {
         let scans = scan_urls.iter().map(|u| main.with_scan_url(u)).collect();
-        Clients { main, scans }
+        Clients {
+            main,
+            scans,
+            network: None,
+        }
     }
 
     fn scan(&self, i: usize) -> &ApiClient {
@@ -52,6 +58,9 @@ pub fn describe(request: &Request) -> String {
         Request::Package { .. } => "ledger package".into(),
         Request::Trees { .. } => "ledger update trees".into(),
         Request::Execute(_) => "ledger execute".into(),
+        Request::NetworkHealth { .. } => "network health".into(),
+        Request::NetworkCheck { update_id, .. } => format!("network check {update_id}"),
+        Request::SweepPage { .. } => "network sweep page".into(),
     }
 }
 
@@ -157,5 +166,13 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
             .send(&ledger::execute_and_wait(req))
             .await
             .map(|r| Response::Executed(Box::new(r))),
+        Request::NetworkHealth { .. }
+        | Request::NetworkCheck { .. }
+        | Request::SweepPage { .. } => match &clients.network {
+            Some(session) => session.execute(request).await,
+            None => Err(ApiError::NotConfigured {
+                what: "a scan URL (the network is discovered from its /v0/scans)".into(),
+            }),
+        },
     }
 }

@@ -384,7 +384,16 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
     })
     .map_err(|e| e.to_string())?
     .with_max_response_mib(settings.max_response_mib);
-    let clients = Clients::new(api, &scan_urls);
+    let mut clients = Clients::new(api.clone(), &scan_urls);
+    if !scan_urls.is_empty() {
+        clients.network = Some(std::sync::Arc::new(
+            crate::network::session::NetworkSession::new(
+                api,
+                settings.clone(),
+                crate::config::paths::data_dir(),
+            ),
+        ));
+    }
     let mut app = App::new(ctx, theme, keymap, now);
     app.sh.local_time = settings.time_zone == TimeZone::Local;
     Ok((app, clients))

@@ -21,6 +21,7 @@ mod demo_consistency;
 mod demo_server;
 mod export;
 mod network;
+mod network_ui;
 mod pane_history;
 mod pane_holdings;
 mod pane_ledger;

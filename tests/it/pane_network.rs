@@ -20,9 +20,11 @@ use ratatui::layout::Rect;
 use crate::common::pane::fetched;
 use crate::common::{Harness, Options, assert_snapshot, clear_input, count, stable, toast};
 
+/// The Network pane on its BFT sequencers section (the first section is the Scans matrix).
 fn network() -> Harness {
     let mut h = Harness::start();
     h.cmd(Command::Pane7);
+    section(&mut h, NetSection::Sequencers);
     h
 }
 
@@ -50,6 +52,12 @@ fn sequencers_load_on_first_show_and_again_on_refresh() {
     );
     h.cmd(Command::Pane7);
     assert_eq!(h.app.focus, PaneId::Network);
+    assert_eq!(
+        h.app.network.section(),
+        NetSection::Scans,
+        "the matrix first"
+    );
+    section(&mut h, NetSection::Sequencers);
     assert_eq!(count(&h, "bft sequencers"), 1);
     let seqs = h
         .app
@@ -78,8 +86,10 @@ fn sequencers_load_on_first_show_and_again_on_refresh() {
 #[test]
 fn sections_switch_both_ways_and_the_tab_row_names_them() {
     let mut h = network();
-    let screen = h.screen(80, 24);
+    // The full section names at 120 columns (80 shows their first words).
+    let screen = h.screen(120, 40);
     for name in [
+        "Scans",
         "BFT sequencers",
         "Bootstrapping",
         "Party hosting",
@@ -91,9 +101,11 @@ fn sections_switch_both_ways_and_the_tab_row_names_them() {
     assert_eq!(h.app.network.section(), NetSection::Bootstrapping);
     h.cmd(Command::PrevSection);
     h.cmd(Command::PrevSection);
+    assert_eq!(h.app.network.section(), NetSection::Scans);
+    h.cmd(Command::PrevSection);
     assert_eq!(h.app.network.section(), NetSection::RewardWeight);
     h.key(KeyCode::Char(']'));
-    assert_eq!(h.app.network.section(), NetSection::Sequencers);
+    assert_eq!(h.app.network.section(), NetSection::Scans);
 }
 
 #[test]
@@ -567,6 +579,7 @@ fn unreachable_scan_is_explained() {
         ..Options::default()
     });
     h.cmd(Command::Pane7);
+    section(&mut h, NetSection::Sequencers);
     let err = h.app.network.error_text().expect("failed").to_string();
     assert!(err.contains("connection failed"), "{err}");
     assert!(err.contains("press r to retry"), "{err}");
@@ -602,7 +615,8 @@ fn assert_clean(buf: &Buffer) {
 fn server_strings_with_escapes_never_reach_the_buffer() {
     let (mut pane, mut sh) = pure();
     let mut out = Out::default();
-    pane.on_focus(&mut sh, &mut out);
+    // The BFT sequencers section (after the Scans matrix) loads when shown.
+    pane.on_command(Command::NextSection, &mut sh, &mut out);
     let Some(Effect::Fetch { id, request }) = out.effects.first().cloned() else {
         panic!("fetch on focus: {:?}", out.effects);
     };
@@ -652,7 +666,8 @@ fn server_strings_with_escapes_never_reach_the_buffer() {
 fn stale_replies_are_ignored() {
     let (mut pane, mut sh) = pure();
     let mut out = Out::default();
-    pane.on_focus(&mut sh, &mut out);
+    // The BFT sequencers section (after the Scans matrix) loads when shown.
+    pane.on_command(Command::NextSection, &mut sh, &mut out);
     pane.on_command(Command::Refresh, &mut sh, &mut out);
     let ids: Vec<_> = out
         .effects

@@ -283,6 +283,10 @@ impl HistoryPane {
 }
 
 impl Pane for HistoryPane {
+    fn current_update_id(&self, sh: &Shared) -> Option<String> {
+        self.selected_update_id(sh)
+    }
+
     fn id(&self) -> PaneId {
         PaneId::History
     }

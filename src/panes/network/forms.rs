@@ -34,7 +34,7 @@ impl NetworkPane {
         let syncs = sh.history.symbols_of(cat::SYNCHRONIZER);
         let parties = sh.history.parties();
         let form = match self.section {
-            NetSection::Sequencers => return,
+            NetSection::Scans | NetSection::Sequencers => return,
             NetSection::Bootstrapping => {
                 let text = self
                     .boot_prefix

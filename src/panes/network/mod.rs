@@ -31,24 +31,31 @@ use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
 
 mod bootstrapping;
+mod consensus;
 mod forms;
 mod hash;
 mod hosting;
+mod scans;
 mod sequencers;
 
 use bootstrapping::BootResult;
 use bootstrapping::boot_table;
 pub use bootstrapping::{BootCol, BootTx, boot_txs};
+use consensus::ConsensusState;
+pub use consensus::{CheckCol, CheckRow, class_label};
 use forms::FormKind;
 use hash::HashLookup;
 use hosting::hosting_table;
 use hosting::{Hosting, Weight};
+use scans::ScansState;
+pub use scans::{ScanCol, ScanRow};
 pub use sequencers::SeqCol;
 use sequencers::seq_table;
 
 /// The sections of the pane, in tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NetSection {
+    Scans,
     Sequencers,
     Bootstrapping,
     Participants,
@@ -56,7 +63,8 @@ pub enum NetSection {
 }
 
 impl NetSection {
-    pub const ALL: [NetSection; 4] = [
+    pub const ALL: [NetSection; 5] = [
+        NetSection::Scans,
         NetSection::Sequencers,
         NetSection::Bootstrapping,
         NetSection::Participants,
@@ -66,6 +74,7 @@ impl NetSection {
     /// The tab label.
     pub fn title(self) -> &'static str {
         match self {
+            NetSection::Scans => "Scans",
             NetSection::Sequencers => "BFT sequencers",
             NetSection::Bootstrapping => "Bootstrapping",
             NetSection::Participants => "Party hosting",
@@ -82,6 +91,8 @@ impl NetSection {
 #[derive(Debug)]
 pub struct NetworkPane {
     section: NetSection,
+    scans: ScansState,
+    check: ConsensusState,
     sequencers: Load<Vec<SynchronizerBftSequencer>>,
     seq_table: DataTable<SeqCol>,
     boot: Load<BootResult>,
@@ -102,7 +113,9 @@ pub struct NetworkPane {
 impl Default for NetworkPane {
     fn default() -> Self {
         NetworkPane {
-            section: NetSection::Sequencers,
+            section: NetSection::Scans,
+            scans: ScansState::default(),
+            check: ConsensusState::default(),
             sequencers: Load::Idle,
             seq_table: seq_table(),
             boot: Load::Idle,
@@ -160,6 +173,7 @@ impl NetworkPane {
     /// The text of the current failure of the shown section, if it failed.
     pub fn error_text(&self) -> Option<&str> {
         match self.section {
+            NetSection::Scans => self.scans.error.as_deref(),
             NetSection::Sequencers => self.sequencers.failure(),
             NetSection::Bootstrapping => self.boot.failure(),
             NetSection::Participants => self.hosting.failure(),
@@ -169,6 +183,7 @@ impl NetworkPane {
 
     fn refresh(&mut self, sh: &mut Shared, out: &mut Out) {
         match self.section {
+            NetSection::Scans => self.measure(sh, out),
             NetSection::Sequencers => self.load_sequencers(sh, out),
             NetSection::Bootstrapping => match self.boot_prefix.clone() {
                 Some(p) => self.query_boot(p, sh, out),
@@ -187,6 +202,11 @@ impl NetworkPane {
 
     fn copy(&self, out: &mut Out) {
         match self.section {
+            NetSection::Scans => {
+                if let Some(row) = self.selected_scan() {
+                    out.copy("scan URL", row.entry.url.clone());
+                }
+            }
             NetSection::Sequencers => {
                 if let Some(s) = self
                     .sequencers
@@ -222,6 +242,9 @@ impl NetworkPane {
     /// filter input is open, a raw key or pasted text. Returns whether the table used it.
     fn table_input(&mut self, input: TableInput<'_>) -> bool {
         match self.section {
+            NetSection::Scans if self.check.open => self.check.table.input(input, &self.check.rows),
+            NetSection::Scans if self.scans.detail.is_some() => false,
+            NetSection::Scans => self.scans.table.input(input, &self.scans.rows),
             NetSection::Sequencers => {
                 let rows = self.sequencers.done().map_or(&[][..], Vec::as_slice);
                 self.seq_table.input(input, rows)
@@ -244,10 +267,21 @@ impl NetworkPane {
     /// Whether the `/` filter input of the shown section's table is open.
     fn is_filtering(&self) -> bool {
         match self.section {
+            NetSection::Scans if self.check.open => self.check.table.is_filtering(),
+            NetSection::Scans => self.scans.table.is_filtering(),
             NetSection::Sequencers => self.seq_table.is_filtering(),
             NetSection::Bootstrapping => self.boot_table.is_filtering(),
             NetSection::Participants => self.hosting_table.is_filtering(),
             NetSection::RewardWeight => false,
+        }
+    }
+
+    /// Loads what the shown section needs on its first showing.
+    fn load_section(&mut self, sh: &mut Shared, out: &mut Out) {
+        match self.section {
+            NetSection::Scans if self.scans.started_at.is_none() => self.measure(sh, out),
+            NetSection::Sequencers if self.sequencers.is_idle() => self.load_sequencers(sh, out),
+            _ => {}
         }
     }
 
@@ -275,6 +309,10 @@ impl NetworkPane {
 
     fn render_body(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
         match self.section {
+            NetSection::Scans if self.check.open => {
+                self.render_consensus(area, buf, sh, theme, focused);
+            }
+            NetSection::Scans => self.render_scans(area, buf, sh, theme, focused),
             NetSection::Sequencers => self.render_sequencers(area, buf, theme, focused),
             NetSection::Bootstrapping => self.render_boot(area, buf, sh, theme, focused),
             NetSection::Participants => self.render_hosting(area, buf, theme, focused),
@@ -331,9 +369,11 @@ impl Pane for NetworkPane {
     }
 
     fn on_focus(&mut self, sh: &mut Shared, out: &mut Out) {
-        if self.sequencers.is_idle() {
-            self.load_sequencers(sh, out);
-        }
+        self.load_section(sh, out);
+    }
+
+    fn on_tick(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
+        self.measure_on_tick(sh, out)
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
@@ -347,13 +387,20 @@ impl Pane for NetworkPane {
                     i + n - 1
                 } % n;
                 self.section = NetSection::ALL[next];
-                if self.section == NetSection::Sequencers && self.sequencers.is_idle() {
-                    self.load_sequencers(sh, out);
-                }
+                self.load_section(sh, out);
+                true
+            }
+            _ if self.is_consensus_open() => self.on_consensus_command(cmd, sh, out),
+            Command::Select if self.section == NetSection::Scans => {
+                self.scans.detail = self.selected_scan().map(|r| r.index);
+                true
+            }
+            Command::Back if self.section == NetSection::Scans && self.scans.detail.is_some() => {
+                self.scans.detail = None;
                 true
             }
             Command::Edit => {
-                if self.section == NetSection::Sequencers {
+                if matches!(self.section, NetSection::Sequencers | NetSection::Scans) {
                     return false;
                 }
                 self.open_form(sh);
@@ -380,6 +427,18 @@ impl Pane for NetworkPane {
         if let Request::ByHash { .. } = request {
             if self.hash.as_ref().is_some_and(|h| h.id == id) {
                 self.on_hash_reply(result, sh, out);
+            }
+            return;
+        }
+        if let Request::NetworkCheck { .. } = request {
+            if self.check.load.waits_for(id) {
+                self.on_check_reply(result);
+            }
+            return;
+        }
+        if let Request::NetworkHealth { .. } = request {
+            if self.scans.pending == Some(id) {
+                self.on_scans_reply(result);
             }
             return;
         }
@@ -445,6 +504,8 @@ impl Pane for NetworkPane {
         self.seq_table.set_viewport(v);
         self.boot_table.set_viewport(v);
         self.hosting_table.set_viewport(v);
+        self.scans.table.set_viewport(v);
+        self.check.table.set_viewport(v.saturating_sub(3).max(1));
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
@@ -466,6 +527,7 @@ impl Pane for NetworkPane {
         }
         // While a form for a first query is open, the form says it all.
         let idle = match self.section {
+            NetSection::Scans => false,
             NetSection::Sequencers => self.sequencers.is_idle(),
             NetSection::Bootstrapping => self.boot.is_idle(),
             NetSection::Participants => self.hosting.is_idle(),
@@ -484,6 +546,23 @@ impl Pane for NetworkPane {
             return vec![Command::Confirm, Command::Cancel];
         }
         match self.section {
+            NetSection::Scans if self.check.open => vec![
+                Command::Back,
+                Command::Consensus,
+                Command::Sort,
+                Command::Filter,
+                Command::Copy,
+            ],
+            NetSection::Scans if self.scans.detail.is_some() => {
+                vec![Command::Back, Command::Copy, Command::Refresh]
+            }
+            NetSection::Scans => vec![
+                Command::Select,
+                Command::Sort,
+                Command::Filter,
+                Command::Refresh,
+                Command::NextSection,
+            ],
             NetSection::Sequencers => vec![
                 Command::NextSection,
                 Command::Refresh,
@@ -509,6 +588,11 @@ impl Pane for NetworkPane {
     fn badge(&self, _sh: &Shared) -> Option<String> {
         if let Some(h) = &self.hash {
             return Some(format!("hash… scan {}", h.scan + 1));
+        }
+        if self.section == NetSection::Scans {
+            return self
+                .network_health()
+                .map(|health| format!("{}/{} ok", health.healthy, health.n));
         }
         match &self.sequencers {
             Load::Loading(_) => Some("loading".into()),

@@ -467,6 +467,10 @@ impl UpdatePane {
 }
 
 impl Pane for UpdatePane {
+    fn current_update_id(&self, sh: &Shared) -> Option<String> {
+        sh.current_update.clone()
+    }
+
     fn id(&self) -> PaneId {
         PaneId::Update
     }

@@ -265,6 +265,10 @@ fn draw_lines(area: Rect, buf: &mut Buffer, lines: Vec<Line<'_>>) {
 }
 
 impl Pane for VerdictPane {
+    fn current_update_id(&self, sh: &Shared) -> Option<String> {
+        sh.current_update.clone()
+    }
+
     fn id(&self) -> PaneId {
         PaneId::Verdict
     }

@@ -59,6 +59,8 @@ pub struct Options {
     pub token: bool,
     /// Set up the settings further (theme, keys, `from`).
     pub tweak: Box<dyn FnOnce(&mut Settings)>,
+    /// Set up the demo network further (more scans, faults).
+    pub demo: Box<dyn FnOnce(DemoConfig) -> DemoConfig>,
 }
 
 impl Default for Options {
@@ -70,6 +72,7 @@ impl Default for Options {
             read_only: false,
             token: true,
             tweak: Box::new(|_| {}),
+            demo: Box::new(|c| c),
         }
     }
 }
@@ -87,12 +90,12 @@ impl Harness {
             .build()
             .expect("runtime");
         let demo = rt
-            .block_on(cantonscope::demo::start(DemoConfig {
+            .block_on(cantonscope::demo::start((opts.demo)(DemoConfig {
                 seed: opts.seed,
                 scans: opts.scans,
                 rate: opts.rate,
                 ..DemoConfig::default()
-            }))
+            })))
             .expect("demo starts");
         let mut settings = Settings::default();
         let token = if opts.token {

@@ -1,0 +1,209 @@
+//! The whole network for the explorer: the runtime side of the network requests
+//! (`Request::NetworkHealth`, `NetworkCheck`, `SweepPage`). One [`NetworkSession`] per session
+//! keeps the discovered scans and their request budgets (so every view shares one budget per
+//! scan), discovers again when the list is older than [`SCAN_LIST_REFRESH`], and answers each
+//! request with plain data for the app: URLs redacted for display, nothing that needs the
+//! runtime to read.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use tokio::sync::Mutex;
+
+use super::check::{UpdateSource, check_update};
+use super::discovery::{Discovered, ListSource, discover};
+use super::{Network, ScanBudget, health, sweep};
+use crate::api::scan::{self, UpdatesRequest};
+use crate::api::{ApiClient, ApiError, redact_userinfo};
+use crate::config::Settings;
+use crate::model::consensus::digest::Digester;
+use crate::model::network::{
+    CheckedOnScans, HistoryHead, NetworkCheck, NetworkSnapshot, SCAN_LIST_REFRESH, ScanEntry,
+    same_url,
+};
+use crate::model::summary::format_time_micros;
+use crate::model::sweep::{Cursor, SweepPageReply};
+use crate::msg::{Request, Response};
+
+struct Current {
+    net: Arc<Network>,
+    discovered: Discovered,
+    /// When it was discovered (µs, the app's clock).
+    at: i64,
+}
+
+/// The scans of the network as the explorer reads them.
+pub struct NetworkSession {
+    client: ApiClient,
+    settings: Settings,
+    data_dir: Option<PathBuf>,
+    current: Mutex<Option<Current>>,
+}
+
+impl std::fmt::Debug for NetworkSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetworkSession").finish_non_exhaustive()
+    }
+}
+
+impl NetworkSession {
+    /// A session for `settings` (its scans, selection, budget and thresholds), asking through
+    /// `client`'s connection pool; the scan list is kept under `data_dir`.
+    pub fn new(client: ApiClient, settings: Settings, data_dir: Option<PathBuf>) -> Self {
+        NetworkSession {
+            client,
+            settings,
+            data_dir,
+            current: Mutex::new(None),
+        }
+    }
+
+    /// The network, discovered again when the list is older than [`SCAN_LIST_REFRESH`].
+    async fn network(&self, now: i64) -> (Arc<Network>, Discovered) {
+        let mut current = self.current.lock().await;
+        let c = match current.take() {
+            Some(c) if (0..refresh_micros()).contains(&now.saturating_sub(c.at)) => c,
+            _ => {
+                let discovered =
+                    discover(&self.client, &self.settings, self.data_dir.as_deref(), now).await;
+                let budget = ScanBudget {
+                    rate: self.settings.network.request_rate,
+                    timeout: Duration::from_secs(10),
+                    ..ScanBudget::default()
+                };
+                let net = Network::new(&self.client, discovered.entries.clone(), budget);
+                Current {
+                    net: Arc::new(net),
+                    discovered,
+                    at: now,
+                }
+            }
+        };
+        let found = (Arc::clone(&c.net), c.discovered.clone());
+        *current = Some(c);
+        found
+    }
+
+    /// Runs one network request.
+    pub async fn execute(&self, request: &Request) -> Result<Response, ApiError> {
+        match request {
+            Request::NetworkHealth { now, heads } => Ok(Response::NetworkHealth(Box::new(
+                self.health(*now, heads).await,
+            ))),
+            Request::NetworkCheck { update_id, now } => Ok(Response::NetworkCheck(Box::new(
+                self.check(update_id, *now).await,
+            ))),
+            Request::SweepPage {
+                after,
+                page_size,
+                now,
+            } => Ok(Response::SweepPage(Box::new(
+                self.sweep_page(after.as_ref(), *page_size, *now).await,
+            ))),
+            _ => Err(ApiError::NotConfigured {
+                what: "not a network request".into(),
+            }),
+        }
+    }
+
+    /// Measures every scan (see [`health::observe`]), paging forward from the known heads.
+    pub async fn health(&self, now: i64, heads: &[(String, HistoryHead)]) -> NetworkSnapshot {
+        let (net, discovered) = self.network(now).await;
+        let known: Vec<Option<HistoryHead>> = net
+            .entries()
+            .map(|e| {
+                heads
+                    .iter()
+                    .find(|(url, _)| same_url(url, &redact_userinfo(&e.url)))
+                    .map(|(_, h)| h.clone())
+            })
+            .collect();
+        let observations = health::observe_all_from(&net, now, &known).await;
+        NetworkSnapshot {
+            entries: display_entries(&net),
+            list_source: list_source(&discovered),
+            warnings: discovered.warnings.clone(),
+            observations,
+            thresholds: self.settings.network.thresholds,
+            checked_at: now,
+        }
+    }
+
+    /// Checks one update (and its verdict) on every scan.
+    pub async fn check(&self, update_id: &str, now: i64) -> NetworkCheck {
+        let (net, _) = self.network(now).await;
+        let (update, event) = tokio::join!(
+            check_update(&net, update_id, UpdateSource::Update),
+            check_update(&net, update_id, UpdateSource::Event),
+        );
+        let on_scans =
+            |source: UpdateSource, checked: super::check::CheckedUpdate| CheckedOnScans {
+                endpoint: source.endpoint().to_owned(),
+                latency_ms: checked
+                    .replies
+                    .iter()
+                    .map(|r| u32::try_from(r.latency.as_millis()).unwrap_or(u32::MAX))
+                    .collect(),
+                check: checked.check,
+            };
+        NetworkCheck {
+            update_id: update_id.to_owned(),
+            entries: display_entries(&net),
+            update: on_scans(UpdateSource::Update, update),
+            event: on_scans(UpdateSource::Event, event),
+            checked_at: now,
+        }
+    }
+
+    /// One sweep page on every scan, each answer reduced to its item hashes.
+    pub async fn sweep_page(
+        &self,
+        after: Option<&Cursor>,
+        page_size: usize,
+        now: i64,
+    ) -> SweepPageReply {
+        let (net, _) = self.network(now).await;
+        let size = i32::try_from(page_size).unwrap_or(1000);
+        let request = match after {
+            Some(c) => UpdatesRequest::after(size, c.migration_id, c.record_time.clone()),
+            None => UpdatesRequest::from_begin(size),
+        };
+        let call = scan::updates(&request);
+        let digester = Digester::new();
+        let answers = join_all((0..net.len()).map(|i| {
+            let (call, net, digester) = (&call, &net, &digester);
+            async move { sweep::page_answer(net.ask(i, call).await, digester) }
+        }))
+        .await;
+        SweepPageReply {
+            counted: net.counted(),
+            answers,
+        }
+    }
+}
+
+fn refresh_micros() -> i64 {
+    i64::try_from(SCAN_LIST_REFRESH.as_micros()).unwrap_or(i64::MAX)
+}
+
+/// The scans as the explorer may show them: credentials in URLs redacted.
+fn display_entries(net: &Network) -> Vec<ScanEntry> {
+    net.entries()
+        .map(|e| ScanEntry {
+            url: redact_userinfo(&e.url),
+            ..e.clone()
+        })
+        .collect()
+}
+
+fn list_source(d: &Discovered) -> String {
+    match &d.source {
+        ListSource::Fetched { from } => format!("list from {}", redact_userinfo(from)),
+        ListSource::Cached { fetched_at, .. } => {
+            format!("kept list of {}", format_time_micros(*fetched_at))
+        }
+        ListSource::Unavailable { .. } => "no scan list: own and pinned scans".to_owned(),
+    }
+}

@@ -1,0 +1,442 @@
+//! The consensus view of one update (`:bft <update_id>`, `b` in History, Update and here): every
+//! scan's answer to `GET /v2/updates/{id}` and to `GET /v0/events/{id}` (its verdict, compared
+//! without the fields local to one scan), each scan classified as agree / disagree / don't know
+//! (grey: its history ends before the update, or it is still backfilling) / error / unreachable
+//! / timeout, with its latency; a verdict line per endpoint; the JSON paths where the selected
+//! scan differs, with both values.
+//!
+//! ```text
+//! Update 1220ab…  checked 10:41:07
+//! update  consensus: 11 of 13 agree on the update (quorum 5) ✓ · 1 disagrees · 1 without an answer
+//! verdict consensus: 11 of 13 agree on the update (quorum 5) ✓ · 1 disagrees · 1 without an answer
+//! SV               Update      Verdict     Latency  Detail
+//! Gemini-Labs-2    disagree    disagree      31 ms  $.workflow_id
+//! ── Gemini-Labs-2 · update: 1 difference ─────────────
+//! $.workflow_id  quorum "wf"  this "wf-diverged"
+//! ```
+
+use std::borrow::Cow;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+use crate::model::consensus::{Difference, ScanClass, UnknownReason, UpdateCheck};
+use crate::model::network::NetworkCheck;
+use crate::model::summary::format_time_micros;
+use crate::msg::{Effect, Request, Response};
+use crate::panes::form::{Load, cell, paragraph};
+use crate::panes::{Out, Shared};
+use crate::ui::format::short_event_id;
+use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
+use crate::ui::theme::Theme;
+
+use super::NetworkPane;
+
+/// One scan in the consensus view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckRow {
+    pub index: usize,
+    pub sv_name: String,
+    pub update: ScanClass,
+    pub event: ScanClass,
+    pub latency_ms: Option<u32>,
+}
+
+/// The short label of a class: `agree`, `disagree`, `don't know`, `error 500`, `unreachable`,
+/// `timeout`, `unconfirmed`.
+pub fn class_label(class: &ScanClass) -> Cow<'static, str> {
+    match class {
+        ScanClass::Agree => "agree".into(),
+        ScanClass::Disagree { status: 200, .. } => "disagree".into(),
+        ScanClass::Disagree { status, .. } => format!("disagree {status}").into(),
+        ScanClass::DontKnow(_) => "don't know".into(),
+        ScanClass::Unconfirmed => "unconfirmed".into(),
+        ScanClass::Error { status, .. } => format!("error {status}").into(),
+        ScanClass::Unreachable { .. } => "unreachable".into(),
+        ScanClass::Timeout => "timeout".into(),
+    }
+}
+
+fn class_style(class: &ScanClass, theme: &Theme) -> Style {
+    match class {
+        ScanClass::Agree => theme.status_ok,
+        ScanClass::DontKnow(_) | ScanClass::Unconfirmed => theme.muted,
+        ScanClass::Timeout => theme.status_warn,
+        ScanClass::Disagree { .. } | ScanClass::Error { .. } | ScanClass::Unreachable { .. } => {
+            theme.status_err
+        }
+    }
+}
+
+fn class_rank(class: &ScanClass) -> i128 {
+    match class {
+        ScanClass::Agree => 0,
+        ScanClass::Unconfirmed => 1,
+        ScanClass::DontKnow(_) => 2,
+        ScanClass::Timeout => 3,
+        ScanClass::Unreachable { .. } => 4,
+        ScanClass::Error { .. } => 5,
+        ScanClass::Disagree { .. } => 6,
+    }
+}
+
+/// Why a scan's answer says what it says, in one line.
+pub fn class_detail(class: &ScanClass) -> String {
+    match class {
+        ScanClass::Agree | ScanClass::Unconfirmed => String::new(),
+        ScanClass::Disagree {
+            status: 200,
+            differences,
+            truncated,
+        } => {
+            let paths: Vec<&str> = differences.iter().map(|d| d.path.as_str()).collect();
+            let more = if *truncated { " …" } else { "" };
+            if paths.is_empty() {
+                "a different body".to_owned()
+            } else {
+                format!("{}{more}", paths.join(" "))
+            }
+        }
+        ScanClass::Disagree { status, .. } => {
+            format!("HTTP {status} although its history reaches the update")
+        }
+        ScanClass::DontKnow(UnknownReason::Backfilling) => "still backfilling its history".into(),
+        ScanClass::DontKnow(UnknownReason::NotIndexed) => "not indexed here".into(),
+        ScanClass::DontKnow(UnknownReason::Behind { head }) => format!(
+            "history ends before it, at {}",
+            format_time_micros(head.record_time)
+        ),
+        ScanClass::Error { message, .. } => message.clone(),
+        ScanClass::Unreachable { detail } => detail.clone(),
+        ScanClass::Timeout => "no answer in time".into(),
+    }
+}
+
+/// The columns of the consensus view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckCol {
+    Sv,
+    Update,
+    Event,
+    Latency,
+    Detail,
+}
+
+impl TableRow for CheckRow {
+    type Col = CheckCol;
+    type Ctx = ();
+
+    fn cell(&self, col: CheckCol, _width: u16, (): &(), theme: &Theme) -> Cell<'_> {
+        match col {
+            CheckCol::Sv => Cell::new(self.sv_name.as_str(), theme.accent),
+            CheckCol::Update => {
+                Cell::new(class_label(&self.update), class_style(&self.update, theme))
+            }
+            CheckCol::Event => Cell::new(class_label(&self.event), class_style(&self.event, theme)),
+            CheckCol::Latency => Cell::new(
+                self.latency_ms
+                    .map_or_else(|| "—".to_owned(), |ms| format!("{ms} ms")),
+                theme.json_number,
+            ),
+            CheckCol::Detail => {
+                let detail = match class_detail(&self.update) {
+                    d if d.is_empty() => class_detail(&self.event),
+                    d => d,
+                };
+                Cell::Rest(detail.into(), theme.muted)
+            }
+        }
+    }
+
+    fn sort_key(&self, col: CheckCol) -> SortKey<'_> {
+        match col {
+            CheckCol::Sv => SortKey::Text(Cow::Borrowed(&self.sv_name)),
+            CheckCol::Update => SortKey::Int(class_rank(&self.update)),
+            CheckCol::Event => SortKey::Int(class_rank(&self.event)),
+            CheckCol::Latency => self
+                .latency_ms
+                .map_or(SortKey::Missing, |ms| SortKey::Int(i128::from(ms))),
+            CheckCol::Detail => SortKey::Missing,
+        }
+    }
+
+    fn filter_text(&self) -> Cow<'_, str> {
+        Cow::Owned(format!(
+            "{} {} {}",
+            self.sv_name,
+            class_label(&self.update),
+            class_label(&self.event)
+        ))
+    }
+}
+
+fn check_table() -> DataTable<CheckCol> {
+    DataTable::new(Columns::new(vec![
+        Column::new(CheckCol::Sv, "SV", Width::Fixed(18)),
+        Column::new(CheckCol::Update, "Update", Width::Fixed(12)),
+        Column::new(CheckCol::Event, "Verdict", Width::Fixed(12)).priority(3),
+        Column::new(CheckCol::Latency, "Latency", Width::Fixed(8))
+            .right()
+            .priority(2),
+        Column::new(CheckCol::Detail, "Detail", Width::fill(0)).priority(1),
+    ]))
+}
+
+/// The consensus view's state.
+#[derive(Debug)]
+pub struct ConsensusState {
+    /// The update checked (or being checked).
+    pub update_id: Option<String>,
+    pub load: Load<NetworkCheck>,
+    pub rows: Vec<CheckRow>,
+    pub table: DataTable<CheckCol>,
+    /// The view is shown in the Scans section (instead of the matrix).
+    pub open: bool,
+}
+
+impl Default for ConsensusState {
+    fn default() -> Self {
+        ConsensusState {
+            update_id: None,
+            load: Load::Idle,
+            rows: Vec::new(),
+            table: check_table(),
+            open: false,
+        }
+    }
+}
+
+impl NetworkPane {
+    /// The consensus check shown (once answered).
+    pub fn consensus(&self) -> Option<&NetworkCheck> {
+        self.check.load.done()
+    }
+
+    /// The rows of the consensus view.
+    pub fn consensus_rows(&self) -> &[CheckRow] {
+        &self.check.rows
+    }
+
+    /// Whether the consensus view is shown.
+    pub fn is_consensus_open(&self) -> bool {
+        self.section == super::NetSection::Scans && self.check.open
+    }
+
+    /// Checks `update_id` on every scan and shows the consensus view (`:bft`, `b`).
+    pub fn open_check(&mut self, update_id: &str, sh: &mut Shared, out: &mut Out) {
+        let update_id = update_id.trim();
+        if update_id.is_empty() {
+            out.error("bft: give an update id (or press b on an update)");
+            return;
+        }
+        if let Load::Loading(old) = self.check.load {
+            out.effects.push(Effect::Cancel(old));
+        }
+        let id = out.fetch(
+            sh,
+            Request::NetworkCheck {
+                update_id: update_id.to_owned(),
+                now: sh.now,
+            },
+        );
+        self.check.load = Load::Loading(id);
+        self.check.update_id = Some(update_id.to_owned());
+        self.check.rows.clear();
+        self.check.table.reset_rows(&self.check.rows);
+        self.check.open = true;
+        self.scans.detail = None;
+        self.section = super::NetSection::Scans;
+        // The matrix is measured too when the pane was never shown.
+        if self.scans.started_at.is_none() {
+            self.measure(sh, out);
+        }
+    }
+
+    /// A command while the consensus view is shown: Esc back to the matrix, `b` / `r` check
+    /// again, `y` copies the update id; the rest goes to its table.
+    pub(super) fn on_consensus_command(
+        &mut self,
+        cmd: crate::msg::Command,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) -> bool {
+        use crate::msg::Command;
+        match cmd {
+            Command::Consensus | Command::Refresh => {
+                if let Some(id) = self.check.update_id.clone() {
+                    self.open_check(&id, sh, out);
+                }
+                true
+            }
+            Command::Copy => {
+                if let Some(id) = self.check.update_id.clone() {
+                    out.copy("update id", id);
+                }
+                true
+            }
+            Command::Back | Command::Cancel => {
+                if !self.check.table.on_command(cmd, &self.check.rows) {
+                    self.check.open = false;
+                }
+                true
+            }
+            Command::NextSection | Command::PrevSection | Command::Edit => false,
+            _ => self.check.table.on_command(cmd, &self.check.rows),
+        }
+    }
+
+    pub(super) fn on_check_reply(&mut self, result: &Result<Response, crate::api::ApiError>) {
+        self.check.load = match result {
+            Ok(Response::NetworkCheck(check)) => {
+                self.check.rows = check
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| CheckRow {
+                        index: i,
+                        sv_name: e.sv_name.clone(),
+                        update: class_at(&check.update.check, i),
+                        event: class_at(&check.event.check, i),
+                        latency_ms: check.update.latency_ms.get(i).copied(),
+                    })
+                    .collect();
+                self.check.table.reset_rows(&self.check.rows);
+                Load::Done((**check).clone())
+            }
+            Ok(_) => Load::Failed("unexpected response to the consensus check".into()),
+            Err(e) => Load::Failed(e.to_string()),
+        };
+    }
+
+    pub(super) fn render_consensus(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        sh: &Shared,
+        theme: &Theme,
+        focused: bool,
+    ) {
+        let id = self.check.update_id.as_deref().unwrap_or("");
+        let mut y = area.y;
+        let title = format!("Update {}", short_event_id(id));
+        cell(buf, area.x, y, &title, area.width, theme.title);
+        let check = match &self.check.load {
+            Load::Done(check) => check,
+            Load::Loading(_) | Load::Idle => {
+                let body = Rect::new(area.x, y + 1, area.width, area.height.saturating_sub(1));
+                paragraph(
+                    body,
+                    buf,
+                    "asking every scan for the update and its verdict…",
+                    theme.muted,
+                );
+                return;
+            }
+            Load::Failed(e) => {
+                let body = Rect::new(area.x, y + 1, area.width, area.height.saturating_sub(1));
+                paragraph(body, buf, e, theme.status_err);
+                return;
+            }
+        };
+        let when = format!("checked {}", sh.format_time(check.checked_at));
+        let w = u16::try_from(when.len()).unwrap_or(0);
+        if u16::try_from(title.len()).unwrap_or(u16::MAX) + w + 2 <= area.width {
+            cell(buf, area.right() - w, y, &when, w, theme.muted);
+        }
+        y += 1;
+        for (label, on) in [("update  ", &check.update), ("verdict ", &check.event)] {
+            if y >= area.bottom() {
+                return;
+            }
+            let style = verdict_style(&on.check, theme);
+            cell(buf, area.x, y, label, area.width, theme.muted);
+            let x = area.x + 8.min(area.width);
+            cell(buf, x, y, &on.check.verdict(), area.right() - x, style);
+            y += 1;
+        }
+        let rest = area.bottom().saturating_sub(y);
+        // The differences of the selected scan below the table, when it has any.
+        let selected = self.check.table.selected_row(&self.check.rows);
+        let diffs = selected.map(differences_of).unwrap_or_default();
+        let panel = if diffs.is_empty() {
+            0
+        } else {
+            u16::try_from(diffs.len() + 1)
+                .unwrap_or(u16::MAX)
+                .min(rest / 2)
+        };
+        let table = Rect::new(area.x, y, area.width, rest - panel);
+        let draw = Draw::new(&(), theme, focused);
+        self.check.table.render(table, buf, &self.check.rows, &draw);
+        if panel > 0
+            && let Some(row) = selected
+        {
+            let py = table.bottom();
+            let head = format!("── {}: {} difference(s) ", row.sv_name, diffs.len());
+            cell(buf, area.x, py, &head, area.width, theme.accent);
+            for (i, (what, d)) in diffs.iter().enumerate().take(usize::from(panel - 1)) {
+                let line = format!(
+                    "{what} {}  quorum {}  this {}",
+                    d.path,
+                    json_short(d.quorum.as_ref()),
+                    json_short(d.this.as_ref())
+                );
+                let style = theme.status_err;
+                cell(
+                    buf,
+                    area.x,
+                    py + 1 + u16::try_from(i).unwrap_or(0),
+                    &line,
+                    area.width,
+                    style,
+                );
+            }
+        }
+    }
+}
+
+fn class_at(check: &UpdateCheck, i: usize) -> ScanClass {
+    check
+        .classes
+        .get(i)
+        .cloned()
+        .unwrap_or(ScanClass::Unconfirmed)
+}
+
+fn verdict_style(check: &UpdateCheck, theme: &Theme) -> Style {
+    match check.grouping.consensus {
+        crate::model::consensus::Consensus::Reached { .. } if !check.any_disagree() => {
+            theme.status_ok
+        }
+        crate::model::consensus::Consensus::Reached { .. } => theme.status_warn,
+        _ => theme.status_err,
+    }
+}
+
+/// The differences of one scan: the update's, then the verdict's.
+fn differences_of(row: &CheckRow) -> Vec<(&'static str, Difference)> {
+    let mut out = Vec::new();
+    for (what, class) in [("update", &row.update), ("verdict", &row.event)] {
+        if let ScanClass::Disagree { differences, .. } = class {
+            out.extend(differences.iter().map(|d| (what, d.clone())));
+        }
+    }
+    out
+}
+
+/// A JSON value in one short line (`absent` when the field is missing).
+fn json_short(v: Option<&serde_json::Value>) -> String {
+    match v {
+        None => "absent".to_owned(),
+        Some(v) => {
+            let text = v.to_string();
+            if text.chars().count() > 60 {
+                let cut: String = text.chars().take(59).collect();
+                format!("{cut}…")
+            } else {
+                text
+            }
+        }
+    }
+}

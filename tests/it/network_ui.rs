@@ -1,0 +1,292 @@
+//! The network views of the explorer against the demo network with faults (13 scans: one
+//! lagging 42 s, one down, one diverging, one still backfilling, one rate-limited): the Scans
+//! matrix classifies each scan, its verdict line, sorting, filtering and the scan card; the
+//! consensus view of one update (`:bft`, `b` from History and Update); the background sweep
+//! (progress, cancel, the first differing update and its consensus check, saved as JSON).
+//! Snapshots of the Network pane and the consensus view at 80x24 and 120x40.
+
+use std::time::Duration;
+
+use cantonscope::demo::{DemoConfig, DemoFaults, DemoTime, DownMode, generate};
+use cantonscope::msg::{Command, PaneId};
+use cantonscope::panes::network::NetSection;
+use cantonscope::panes::network::class_label;
+use crossterm::event::KeyCode;
+
+use crate::common::{Harness, Options, assert_snapshot};
+
+const SEED: u64 = 42;
+const LAGGING: usize = 3;
+const DOWN: usize = 5;
+const DIVERGING: usize = 6;
+const BACKFILLING: usize = 8;
+const LIMITED: usize = 10;
+
+/// The index of the first update the diverging scan changes (a transaction near the head), and
+/// the first update the backfilling scan has.
+fn fault_points() -> (usize, usize) {
+    let ledger = generate(SEED);
+    let n = ledger.len();
+    let diverge = (n - 60..n)
+        .find(|i| ledger.updates()[*i].tx().is_some())
+        .expect("a transaction");
+    (diverge, n - 150)
+}
+
+/// The explorer on a 13-scan demo network with every fault.
+fn faulty() -> Harness {
+    let (diverge, backfill) = fault_points();
+    Harness::start_with(Options {
+        seed: SEED,
+        demo: Box::new(move |c: DemoConfig| {
+            let ledger = generate(SEED);
+            DemoConfig {
+                stagger: false,
+                faults: DemoFaults {
+                    lagging: Some((LAGGING, Duration::from_secs(42))),
+                    down: Some((DOWN, DownMode::Refused)),
+                    diverging: Some((
+                        DIVERGING,
+                        DemoTime::At(ledger.updates()[diverge].record_time),
+                    )),
+                    backfilling: Some((
+                        BACKFILLING,
+                        DemoTime::At(ledger.updates()[backfill].record_time),
+                    )),
+                    rate_limit: Some((LIMITED, 5)),
+                },
+                ..c
+            }
+            .with_total_scans(13)
+        }),
+        ..Options::default()
+    })
+}
+
+/// Latencies vary from run to run (and so does their width); clocks too.
+fn masked(screen: &str) -> String {
+    let s = crate::common::stable_hms(screen);
+    regex::Regex::new(r" +(\d+ ms|<ms>)")
+        .expect("regex")
+        .replace_all(&s, " ~ms")
+        .into_owned()
+}
+
+fn network_pane() -> Harness {
+    let mut h = faulty();
+    h.cmd(Command::Pane7);
+    h
+}
+
+#[test]
+fn the_matrix_classifies_every_scan() {
+    let mut h = network_pane();
+    assert_eq!(h.app.network.section(), NetSection::Scans);
+    let rows = h.app.network.scan_rows().to_vec();
+    assert_eq!(rows.len(), 13);
+    let states: Vec<&str> = rows.iter().map(|r| r.state_name()).collect();
+    let mut expected = vec!["healthy"; 13];
+    expected[LAGGING] = "lagging";
+    expected[DOWN] = "down";
+    assert_eq!(states, expected);
+    assert!(!rows[DOWN].observation.reachable);
+    assert!(rows[LIMITED].observation.reachable, "429s are waited out");
+    let verdict = h
+        .app
+        .network
+        .network_health()
+        .expect("measured")
+        .verdict
+        .clone();
+    // The lagging scan's head is the last update at least 42 s before the newest one.
+    let lag = rows[LAGGING].health.lag_behind_newest.expect("a lag") / 1_000_000;
+    assert!((42..120).contains(&lag), "{lag}");
+    assert_eq!(
+        verdict,
+        format!("13 scans · 11 healthy · 1 lagging {lag} s · 1 down · quorum 5 healthy ✓")
+    );
+    let screen = h.screen(120, 40);
+    assert!(screen.contains(&verdict), "{screen}");
+    assert!(screen.contains("Network 12/13 ok"), "badge: {screen}");
+}
+
+#[test]
+fn the_matrix_refreshes_at_the_interval_sorts_filters_and_opens_a_card() {
+    let mut h = network_pane();
+    let rounds = |h: &Harness| h.requests.iter().filter(|r| *r == "network health").count();
+    assert_eq!(rounds(&h), 1);
+    // Within the refresh interval (2 s) nothing is asked again; after it, one more round.
+    h.tick(1.0);
+    assert_eq!(rounds(&h), 1);
+    h.tick(1.5);
+    assert_eq!(rounds(&h), 2);
+    // Sort: o cycles the columns from the SV name; the health column puts down scans last.
+    h.cmd(Command::Sort);
+    h.cmd(Command::SortReverse);
+    let first = h
+        .app
+        .network
+        .scan_rows()
+        .iter()
+        .map(|r| r.entry.sv_name.clone());
+    let mut names: Vec<String> = first.collect();
+    names.sort();
+    let shown = h.screen(120, 40);
+    let last_name = names.last().expect("names");
+    let pos_last = shown.find(last_name.as_str()).expect("shown");
+    let pos_first = shown.find(names[0].as_str()).expect("shown");
+    assert!(pos_last < pos_first, "reversed by name:\n{shown}");
+    // / filters the rows.
+    h.cmd(Command::Filter);
+    h.type_text("down");
+    h.key(crossterm::event::KeyCode::Enter);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("1 of 13 match"), "{screen}");
+    // Enter opens the selected scan's card: its problems and what it answered.
+    h.cmd(Command::Select);
+    let card = h.screen(120, 40);
+    assert!(card.contains("Fornax-Ops-1"), "{card}");
+    assert!(card.contains("Reachable  no"), "{card}");
+    assert!(card.contains("connection failed"), "{card}");
+    h.cmd(Command::Back);
+    assert!(!h.screen(120, 40).contains("Reachable  no"));
+    h.cmd(Command::Back);
+    assert!(h.screen(120, 40).contains("Orion-Node-3"), "filter cleared");
+}
+
+#[test]
+fn snapshot_network_matrix_80x24() {
+    let mut h = network_pane();
+    assert_snapshot!("snapshot_network_matrix_80x24", masked(&h.screen(80, 24)));
+}
+
+#[test]
+fn snapshot_network_matrix_120x40() {
+    let mut h = network_pane();
+    assert_snapshot!("snapshot_network_matrix_120x40", masked(&h.screen(120, 40)));
+}
+
+fn classes(h: &Harness) -> Vec<String> {
+    h.app
+        .network
+        .consensus_rows()
+        .iter()
+        .map(|r| class_label(&r.update).into_owned())
+        .collect()
+}
+
+#[test]
+fn the_consensus_view_classifies_every_scan() {
+    let (diverge, backfill) = fault_points();
+    let ledger = generate(SEED);
+    let mut h = faulty();
+    // After the divergence point: the diverging scan disagrees in one JSON path, with both
+    // values; the down scan is unreachable; the others agree.
+    let diverged = ledger.updates()[diverge].update_id.clone();
+    h.palette(&format!("bft {diverged}"));
+    assert_eq!(h.app.focus, PaneId::Network);
+    assert!(h.app.network.is_consensus_open());
+    let mut expected = vec!["agree".to_owned(); 13];
+    expected[DOWN] = "unreachable".into();
+    expected[DIVERGING] = "disagree".into();
+    assert_eq!(classes(&h), expected);
+    let rows = h.app.network.consensus_rows().to_vec();
+    assert_eq!(
+        class_label(&rows[DIVERGING].event),
+        "disagree",
+        "the verdict too"
+    );
+    assert!(rows[0].latency_ms.is_some());
+    let check = h.app.network.consensus().expect("checked");
+    assert_eq!(
+        check.update.check.verdict(),
+        "consensus: 11 of 13 agree on the update (quorum 5) ✓ · 1 disagrees · 1 without an answer"
+    );
+    for _ in 0..DIVERGING {
+        h.cmd(Command::Down);
+    }
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("$.workflow_id"), "{screen}");
+    assert!(
+        screen.contains("-diverged\"") || screen.contains("\"diverged\""),
+        "{screen}"
+    );
+
+    // An old update the backfilling scan has not reached: "don't know", not a disagreement.
+    let old = ledger.updates()[backfill - 10].update_id.clone();
+    h.palette(&format!("bft {old}"));
+    let mut expected = vec!["agree".to_owned(); 13];
+    expected[DOWN] = "unreachable".into();
+    expected[BACKFILLING] = "don't know".into();
+    assert_eq!(classes(&h), expected);
+
+    // The newest update: the lagging scan's 404 is "don't know" (its history ends before it).
+    let newest = ledger.updates()[ledger.len() - 1].update_id.clone();
+    h.palette(&format!("bft {newest}"));
+    let got = classes(&h);
+    assert_eq!(got[LAGGING], "don't know", "{got:?}");
+    assert_eq!(got[0], "agree");
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("history ends before it"), "{screen}");
+
+    // Esc goes back to the matrix.
+    h.cmd(Command::Back);
+    assert!(!h.app.network.is_consensus_open());
+    assert!(h.screen(120, 40).contains("quorum 5 healthy"));
+}
+
+#[test]
+fn b_checks_the_update_selected_in_history_and_open_in_update() {
+    let mut h = faulty();
+    h.cmd(Command::Pane1);
+    let selected = h
+        .app
+        .history
+        .selected_update_id(&h.app.sh)
+        .expect("a selected update");
+    h.key(KeyCode::Char('b'));
+    assert_eq!(h.app.focus, PaneId::Network);
+    assert!(h.app.network.is_consensus_open());
+    assert_eq!(
+        h.app.network.consensus().map(|c| c.update_id.clone()),
+        Some(selected.clone())
+    );
+    assert_eq!(classes(&h)[0], "agree");
+    // From the Update pane: the open update.
+    let ledger = generate(SEED);
+    let other = ledger.updates()[ledger.len() - 5].update_id.clone();
+    h.palette(&format!("event {other}"));
+    assert_eq!(h.app.focus, PaneId::Update);
+    h.key(KeyCode::Char('b'));
+    assert_eq!(
+        h.app.network.consensus().map(|c| c.update_id.clone()),
+        Some(other)
+    );
+    // Where no update is selected, b says how to use it.
+    h.cmd(Command::Pane5);
+    h.key(KeyCode::Char('b'));
+    assert_eq!(h.app.focus, PaneId::Holdings);
+}
+
+fn consensus_shown() -> Harness {
+    let (diverge, _) = fault_points();
+    let ledger = generate(SEED);
+    let mut h = faulty();
+    h.palette(&format!("bft {}", ledger.updates()[diverge].update_id));
+    for _ in 0..DIVERGING {
+        h.cmd(Command::Down);
+    }
+    h
+}
+
+#[test]
+fn snapshot_consensus_80x24() {
+    let mut h = consensus_shown();
+    assert_snapshot!("snapshot_consensus_80x24", masked(&h.screen(80, 24)));
+}
+
+#[test]
+fn snapshot_consensus_120x40() {
+    let mut h = consensus_shown();
+    assert_snapshot!("snapshot_consensus_120x40", masked(&h.screen(120, 40)));
+}
