@@ -1,0 +1,419 @@
+//! The Holdings pane (5): amulet holdings per owner party from `POST /v1/holdings/summary`.
+//!
+//! ```text
+//! ┌Holdings · 3 parties─────────────────────────────────────────────┐
+//! │migration 1 · at_or_before 2026-01-05T10:00:00Z (asked: now)     │  query line
+//! │Party                      Unlocked       Locked        Total ▼  │  header (sort mark)
+//! │alice::1220…                1,200.50        10.00     1,210.50  │  rows (right-aligned,
+//! │…                                                                │  same decimals, exact)
+//! │─────────────────────────────────────────────────────────────────│
+//! │Total (3 parties)        …                                       │  exact sums
+//! │no holdings reported for: bob::1220…                             │  owners not returned
+//! └─────────────────────────────────────────────────────────────────┘
+//!        ┌ Holdings query ───────────────────┐   `i` opens the form (a dialog over the
+//!        │Owners    alice::… bob::…          │   table): owners (Tab completes from the
+//!        │Migration 1                        │   parties of the loaded history), migration
+//!        │Time      now                      │   (default: the newest loaded update's),
+//!        │Match     (•) at_or_before ( ) exact│  record time (default now) and match mode.
+//!        └───────────────────────────────────┘
+//! ```
+//!
+//! Amounts are exact ([`Amount`]) and every amount column shows the same number of decimals,
+//! right-aligned, so the decimal points line up over the rows and the total.
+
+mod query;
+mod render;
+mod result;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use crate::config::keymap::KeyContext;
+use crate::msg::Command;
+use crate::msg::{Effect, Fetched, Request, RequestId, Response};
+use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::ui::layout::framed;
+use crate::ui::safe::sanitize;
+use crate::ui::table::DataTable;
+use crate::ui::text_input::InputOutcome;
+use crate::ui::theme::Theme;
+
+pub use query::{Field, HoldingsForm, HoldingsQuery, TimeSpec, parse_time_spec};
+pub use result::{HoldCol, HoldingRow, HoldingsResult, explain_error};
+
+use result::{HoldingLine, amount_index, formatted};
+
+/// The endpoint, as named in messages.
+pub const HOLDINGS_ENDPOINT: &str = "/v1/holdings/summary";
+
+/// What the pane says when a scan does not know the endpoint (a 404 for the whole route).
+pub const NOT_SERVED_TEXT: &str = "this scan does not serve /v1/holdings/summary (needs a Splice \
+     version with the v1 holdings API: 0.6.3 or later)";
+
+/// The empty state.
+pub const EMPTY_TEXT: &str = "No holdings query yet. Press i (edit) to enter one or more owner \
+     parties (Tab completes from the parties of the loaded history), a migration id (default: \
+     the current one), a record time (default: now) and the match mode; Enter runs the query.";
+
+/// Widest an amount column gets (Daml numerics have at most 28 integer + 10 fraction digits).
+const MAX_AMOUNT_COL: u16 = 48;
+
+// ---------------------------------------------------------------------------------------------
+// The pane
+// ---------------------------------------------------------------------------------------------
+
+/// The Holdings pane.
+#[derive(Debug)]
+pub struct HoldingsPane {
+    pub form: HoldingsForm,
+    /// Whether the form dialog is open (raw keys go to it).
+    pub form_open: bool,
+    pending: Option<RequestId>,
+    /// The last query sent (Refresh runs it again).
+    pub query: Option<HoldingsQuery>,
+    pub result: Option<HoldingsResult>,
+    /// Why the last query failed.
+    pub error: Option<String>,
+    /// The column the table is sorted by.
+    pub sort_col: HoldCol,
+    /// The result's rows as drawn, and the totals line (unlocked, locked, total).
+    lines: Vec<HoldingLine>,
+    totals: [String; 3],
+    table: DataTable<HoldCol>,
+}
+
+impl HoldingsPane {
+    /// A new pane.
+    pub fn new(_sh: &Shared) -> Self {
+        HoldingsPane {
+            form: HoldingsForm::default(),
+            form_open: false,
+            pending: None,
+            query: None,
+            result: None,
+            error: None,
+            sort_col: HoldCol::Total,
+            lines: Vec::new(),
+            totals: Default::default(),
+            table: DataTable::new(HoldCol::columns()),
+        }
+    }
+
+    /// Whether a query is in flight.
+    pub fn is_loading(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// The party ids in display order (the ones the `/` filter lets through).
+    pub fn ordered_parties(&self) -> Vec<&str> {
+        self.table
+            .ordered(&self.lines)
+            .map(|l| l.party.as_str())
+            .collect()
+    }
+
+    /// The selected row's party id.
+    pub fn selected_party(&self) -> Option<&str> {
+        self.table
+            .selected_row(&self.lines)
+            .map(|l| l.party.as_str())
+    }
+
+    /// The applied `/` filter.
+    pub fn filter_text(&self) -> Option<&str> {
+        self.table.filter_text()
+    }
+
+    /// Whether the `/` filter input is open (it has every key).
+    pub fn is_filtering(&self) -> bool {
+        self.table.is_filtering()
+    }
+
+    /// Opens the query form with its defaults.
+    pub fn open_form(&mut self, sh: &Shared) {
+        self.form.prefill(sh);
+        self.form.note = None;
+        self.form.completer.reset();
+        self.form_open = true;
+    }
+
+    /// Runs a query (replacing any in flight).
+    pub fn run(&mut self, query: HoldingsQuery, sh: &mut Shared, out: &mut Out) {
+        if let Some(old) = self.pending.take() {
+            out.effects.push(Effect::Cancel(old));
+        }
+        let req = query.request(sh.now);
+        self.pending = Some(out.fetch(sh, Request::Holdings(req)));
+        self.query = Some(query);
+        self.error = None;
+    }
+
+    fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
+        match self.form.validate() {
+            Some(q) => {
+                self.form_open = false;
+                self.run(q, sh, out);
+            }
+            None => out.warn("the query is not complete: see the highlighted field"),
+        }
+    }
+
+    /// Rebuilds the table from the result: formats the amounts once (decimal points aligned
+    /// over each column and its total), sizes the amount columns to them, and sorts, keeping
+    /// the selected party selected.
+    fn resort(&mut self) {
+        let selected = self.selected_party().map(str::to_string);
+        let (lines, totals) = match &self.result {
+            Some(r) => {
+                let [u, l, t] = formatted(r);
+                let lines = r
+                    .rows
+                    .iter()
+                    .enumerate()
+                    .map(|(i, row)| HoldingLine {
+                        party: row.party.clone(),
+                        amounts: [
+                            (u[i].clone(), row.unlocked.value),
+                            (l[i].clone(), row.locked.value),
+                            (t[i].clone(), row.total.value),
+                        ],
+                        consistent: row.consistent(),
+                        filter: format!(
+                            "{} {} {} {}",
+                            row.party, row.unlocked.raw, row.locked.raw, row.total.raw
+                        ),
+                    })
+                    .collect();
+                let n = r.rows.len();
+                for (col, texts) in [
+                    (HoldCol::Unlocked, &u),
+                    (HoldCol::Locked, &l),
+                    (HoldCol::Total, &t),
+                ] {
+                    self.table
+                        .columns_mut()
+                        .fit_width(col, texts, MAX_AMOUNT_COL);
+                }
+                (lines, [u[n].clone(), l[n].clone(), t[n].clone()])
+            }
+            None => (Vec::new(), Default::default()),
+        };
+        self.lines = lines;
+        self.totals = totals;
+        self.table.set_rows(&self.lines);
+        if let Some(p) = selected {
+            self.table.select_where(&self.lines, |l| l.party == p);
+        }
+    }
+
+    fn form_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        let f = &mut self.form;
+        if key.code != KeyCode::Tab && key.code != KeyCode::BackTab {
+            f.completer.reset();
+        }
+        match key.code {
+            KeyCode::Esc => {
+                self.form_open = false;
+                return;
+            }
+            KeyCode::Enter => {
+                self.submit(sh, out);
+                return;
+            }
+            KeyCode::Up => {
+                f.field = f.field.step_clamped(false);
+                f.note = None;
+                return;
+            }
+            KeyCode::Down => {
+                f.field = f.field.step_clamped(true);
+                f.note = None;
+                return;
+            }
+            KeyCode::Tab | KeyCode::BackTab if f.field == Field::Owners => {
+                let forward = key.code == KeyCode::Tab;
+                let parties = sh.history.parties();
+                f.note = f.completer.complete(&mut f.owners, &parties, forward).err();
+                return;
+            }
+            KeyCode::Tab => {
+                f.field = f.field.step(true);
+                f.note = None;
+                return;
+            }
+            KeyCode::BackTab => {
+                f.field = f.field.step(false);
+                f.note = None;
+                return;
+            }
+            _ => {}
+        }
+        if f.field == Field::Match {
+            if matches!(
+                key.code,
+                KeyCode::Left | KeyCode::Right | KeyCode::Char(' ' | 'h' | 'l' | 'e' | 'a')
+            ) {
+                f.exact = match key.code {
+                    KeyCode::Char('e') => true,
+                    KeyCode::Char('a') => false,
+                    _ => !f.exact,
+                };
+            }
+            return;
+        }
+        let field = f.field;
+        if let Some(input) = f.input_mut(field) {
+            match input.handle_key(key) {
+                InputOutcome::Submitted(_) => self.submit(sh, out),
+                InputOutcome::Cancelled => self.form_open = false,
+                InputOutcome::Changed => self.form.note = None,
+                InputOutcome::Consumed | InputOutcome::Ignored => {}
+            }
+        }
+    }
+}
+
+impl Pane for HoldingsPane {
+    fn id(&self) -> PaneId {
+        PaneId::Holdings
+    }
+
+    fn key_context(&self) -> KeyContext {
+        if self.wants_raw_keys() {
+            KeyContext::TextInput
+        } else {
+            KeyContext::List
+        }
+    }
+
+    fn wants_raw_keys(&self) -> bool {
+        self.form_open || self.table.is_filtering()
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        if self.form_open {
+            self.form_key(key, sh, out);
+        } else {
+            self.table.on_key(key, &self.lines);
+        }
+    }
+
+    fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
+        if !self.form_open {
+            self.table.on_paste(text, &self.lines);
+            return;
+        }
+        let f = &mut self.form;
+        let field = f.field;
+        if let Some(input) = f.input_mut(field)
+            && input.insert_str(text)
+        {
+            f.completer.reset();
+            f.note = None;
+        }
+    }
+
+    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
+        match cmd {
+            Command::Edit => {
+                self.open_form(sh);
+                true
+            }
+            Command::Refresh => {
+                match self.query.clone() {
+                    Some(q) => self.run(q, sh, out),
+                    None => out.info("no holdings query yet: press i to enter one"),
+                }
+                true
+            }
+            Command::Copy => {
+                match self.selected_party().map(|p| sanitize(p).into_owned()) {
+                    Some(p) => out.copy("party id", p),
+                    None => out.info("nothing to copy: no holdings row selected"),
+                }
+                true
+            }
+            _ => {
+                let used = self.table.on_command(cmd, &self.lines);
+                if let Some((col, _)) = self.table.sort() {
+                    self.sort_col = col;
+                }
+                used
+            }
+        }
+    }
+
+    fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
+        let (id, result) = (reply.id, &reply.result);
+        if self.pending != Some(id) {
+            return;
+        }
+        self.pending = None;
+        let exact = self.query.as_ref().is_some_and(|q| q.exact);
+        match result {
+            Ok(Response::Holdings(r)) => {
+                let Some(q) = &self.query else {
+                    return;
+                };
+                self.result = Some(HoldingsResult::new(q, r));
+                self.error = None;
+                self.resort();
+            }
+            Ok(_) => {
+                self.error = Some("unexpected answer to the holdings query".into());
+            }
+            Err(e) => {
+                let msg = explain_error(e, exact);
+                out.error(format!("holdings: {msg}"));
+                self.error = Some(msg);
+            }
+        }
+    }
+
+    fn set_area(&mut self, area: Rect) {
+        // Borders, the query line, the header and the totals footer.
+        self.table
+            .set_viewport(usize::from(area.height.saturating_sub(6)).max(1));
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+        let title = self.title_line(theme);
+        if let Some(inner) = framed(area, buf, title, theme.border_style(focused)) {
+            self.render_body(inner, buf, sh, theme, focused);
+        }
+        if self.form_open && area.width > 0 && area.height > 0 {
+            self.render_form(area, buf, sh, theme);
+        }
+    }
+
+    fn hints(&self) -> Vec<Command> {
+        if self.form_open {
+            return vec![Command::Confirm, Command::Cancel, Command::Complete];
+        }
+        if self.table.is_filtering() {
+            return vec![Command::Confirm, Command::Cancel];
+        }
+        let mut v = vec![Command::Edit];
+        if self.result.is_some() {
+            v.extend([Command::Sort, Command::SortReverse, Command::Copy]);
+        }
+        if self.query.is_some() {
+            v.push(Command::Refresh);
+        }
+        v
+    }
+
+    fn badge(&self, _sh: &Shared) -> Option<String> {
+        if self.pending.is_some() {
+            Some("…".into())
+        } else if self.error.is_some() {
+            Some("!".into())
+        } else {
+            self.result.as_ref().map(|r| r.rows.len().to_string())
+        }
+    }
+}

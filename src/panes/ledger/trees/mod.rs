@@ -1,0 +1,486 @@
+//! Transaction-trees section: `POST /v2/updates/trees` (deprecated since Canton 3.4, removed in
+//! 3.5). A form (begin exclusive, end inclusive, party filter, limit, descending order), a list
+//! of the answer (transaction trees, offset checkpoints, reassignments) and, on Enter, the tree
+//! of one transaction in the generic tree widget ([`LedgerTree`], rebuilt from node-id ranges)
+//! with a details panel (fields plus the folded JSON of the arguments). A 413 asks to narrow
+//! the range; a 404 says the node has removed the endpoint.
+//!
+//! ```text
+//! 23 items · (0, 60] · any party
+//! kind        offset  update          events  record time
+//! tree            41  1220ab12cd…          4  2026-01-01 10:00:00.000  exercised AmuletRules_Transfer
+//! checkpoint      60                          2 synchronizers
+//! ```
+
+mod drill;
+mod list;
+
+use std::sync::Arc;
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+
+use crate::api::ApiError;
+use crate::api::ledger::{GetUpdatesRequest, JsGetUpdateTreesResponse};
+use crate::config::keymap::KeyContext;
+use crate::model::ledger_tree::LedgerTree;
+use crate::msg::Command;
+use crate::msg::{Request, RequestId, Response};
+use crate::panes::{Out, Shared};
+use crate::ui::format::group_thousands;
+use crate::ui::json::JsonView;
+use crate::ui::safe::safe_line;
+use crate::ui::table::{DataTable, Draw};
+use crate::ui::theme::Theme;
+use crate::ui::tree::TreeState;
+
+use super::SectionView;
+use super::common::{Note, Tone, explain, put, render_notes, split_list};
+use super::form::{Complete, Form, FormOutcome};
+use super::parties::{candidates, suggestions};
+
+use drill::{apply_rows, render_drill};
+pub use list::TreeCol;
+use list::describe;
+
+/// What a 404 of this endpoint means.
+pub const REMOVED_HINT: &str = "/v2/updates/trees was deprecated in Canton 3.4 and is removed from \
+     3.5 on: this node has removed it. Read updates with /v2/updates (the History pane) instead.";
+
+/// Trees with at most this many nodes open fully expanded.
+const EXPAND_ALL_MAX: usize = 300;
+/// How many offsets the query form covers by default (ending at the ledger end).
+const DEFAULT_RANGE: i64 = 50;
+
+/// Which part of the drill-down has the keyboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DrillFocus {
+    Tree,
+    Details,
+}
+
+/// One item opened with Enter.
+#[derive(Debug)]
+enum Drill {
+    Tree {
+        index: usize,
+        tree: Box<LedgerTree>,
+        state: TreeState,
+        focus: DrillFocus,
+        details: JsonView,
+    },
+    /// Any other item: its JSON.
+    Raw { index: usize, json: JsonView },
+}
+
+/// The form's text, kept between openings.
+#[derive(Debug, Clone, Default)]
+struct Query {
+    begin: String,
+    end: String,
+    parties: String,
+    limit: String,
+    descending: String,
+}
+
+/// The Trees section.
+#[derive(Debug)]
+pub struct Trees {
+    form: Option<Form>,
+    query: Query,
+    /// The ledger end, to prefill the end of the range.
+    pub ledger_end: Option<i64>,
+    pending: Option<RequestId>,
+    /// What the current answer asked for, for the summary line.
+    asked: String,
+    items: Arc<Vec<JsGetUpdateTreesResponse>>,
+    error: Option<Vec<Note>>,
+    answered: bool,
+    table: DataTable<TreeCol>,
+    drill: Option<Drill>,
+    rows: usize,
+}
+
+impl Default for Trees {
+    fn default() -> Self {
+        Trees {
+            form: None,
+            query: Query::default(),
+            ledger_end: None,
+            pending: None,
+            asked: String::new(),
+            items: Arc::default(),
+            error: None,
+            answered: false,
+            table: DataTable::new(TreeCol::columns()),
+            drill: None,
+            rows: 0,
+        }
+    }
+}
+
+fn parse_flag(s: &str) -> Option<bool> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "" | "n" | "no" | "false" | "0" => Some(false),
+        "y" | "yes" | "true" | "1" => Some(true),
+        _ => None,
+    }
+}
+
+impl Trees {
+    /// The items of the current answer.
+    pub fn items(&self) -> &[JsGetUpdateTreesResponse] {
+        &self.items
+    }
+
+    /// Whether an item is open, and where the keyboard is in it.
+    pub fn drill_focus(&self) -> Option<DrillFocus> {
+        match &self.drill {
+            Some(Drill::Tree { focus, .. }) => Some(*focus),
+            Some(Drill::Raw { .. }) => Some(DrillFocus::Details),
+            None => None,
+        }
+    }
+
+    /// The labels of the visible rows of the open tree (node ids), for tests.
+    pub fn visible_node_ids(&self) -> Vec<i64> {
+        match &self.drill {
+            Some(Drill::Tree { tree, state, .. }) => state
+                .visible_ids()
+                .filter_map(|n| tree.node_id(n))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn open_form(&mut self) {
+        let q = &self.query;
+        let end = if q.end.is_empty() {
+            self.ledger_end.map(|e| e.to_string()).unwrap_or_default()
+        } else {
+            q.end.clone()
+        };
+        // By default the last 50 offsets: recent trees, well under the nodes' list limits.
+        let begin = if q.begin.is_empty() {
+            self.ledger_end.map_or_else(
+                || "0".to_string(),
+                |e| e.saturating_sub(DEFAULT_RANGE).max(0).to_string(),
+            )
+        } else {
+            q.begin.clone()
+        };
+        self.form = Some(Form::new(
+            "query",
+            vec![
+                (
+                    "begin exclusive",
+                    &begin,
+                    "offset, 0 = ledger begin",
+                    Complete::None,
+                ),
+                (
+                    "end inclusive",
+                    &end,
+                    "offset (empty: up to the ledger end)",
+                    Complete::None,
+                ),
+                (
+                    "parties",
+                    &q.parties,
+                    "empty: every party hosted here",
+                    Complete::Party,
+                ),
+                (
+                    "limit",
+                    &q.limit,
+                    "optional maximum of items",
+                    Complete::None,
+                ),
+                (
+                    "descending",
+                    if q.descending.is_empty() {
+                        "no"
+                    } else {
+                        &q.descending
+                    },
+                    "yes / no",
+                    Complete::None,
+                ),
+            ],
+        ));
+    }
+
+    fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
+        let Some(form) = &mut self.form else { return };
+        let begin = match form.value(0).parse::<i64>() {
+            Ok(b) if b >= 0 => b,
+            _ => return form.fail(0, "a non-negative offset"),
+        };
+        let end_text = form.value(1);
+        let end = if end_text.is_empty() {
+            None
+        } else {
+            match end_text.parse::<i64>() {
+                Ok(e) if e >= begin => Some(e),
+                Ok(_) => return form.fail(1, "the end must not be below the begin"),
+                Err(_) => return form.fail(1, "an offset, or empty"),
+            }
+        };
+        let limit_text = form.value(3);
+        let limit = if limit_text.is_empty() {
+            None
+        } else {
+            match limit_text.parse::<i64>() {
+                Ok(l) if l > 0 => Some(l),
+                _ => return form.fail(3, "a positive number, or empty"),
+            }
+        };
+        let Some(descending) = parse_flag(&form.value(4)) else {
+            return form.fail(4, "yes or no");
+        };
+        if descending && end.is_none() {
+            return form.fail(1, "descending order needs an end offset");
+        }
+        let parties = split_list(&form.value(2));
+        self.query = Query {
+            begin: form.value(0),
+            end: end_text,
+            parties: form.value(2),
+            limit: limit_text,
+            descending: form.value(4),
+        };
+        self.form = None;
+        let mut req = GetUpdatesRequest::for_parties(begin, end, &parties);
+        if descending {
+            req.descending_order = Some(true);
+        }
+        self.asked = format!(
+            "({begin}, {}]{}{}{}",
+            end.map_or_else(|| "ledger end".to_string(), |e| e.to_string()),
+            if parties.is_empty() {
+                " · any party".to_string()
+            } else {
+                format!(
+                    " · {} part{}",
+                    parties.len(),
+                    if parties.len() == 1 { "y" } else { "ies" }
+                )
+            },
+            limit.map(|l| format!(" · limit {l}")).unwrap_or_default(),
+            if descending { " · descending" } else { "" },
+        );
+        self.drill = None;
+        self.pending = Some(out.fetch(
+            sh,
+            Request::Trees {
+                req: Box::new(req),
+                limit,
+            },
+        ));
+    }
+}
+
+impl SectionView for Trees {
+    fn wants_raw_keys(&self) -> bool {
+        self.form.is_some() || (self.drill.is_none() && self.table.is_filtering())
+    }
+
+    fn key_context(&self) -> KeyContext {
+        if self.wants_raw_keys() {
+            KeyContext::TextInput
+        } else if self.drill.is_some() {
+            KeyContext::Tree
+        } else {
+            KeyContext::List
+        }
+    }
+
+    fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        let Some(form) = &mut self.form else {
+            self.table.on_key(key, &self.items);
+            return;
+        };
+        let cands = form
+            .completing()
+            .map(|(k, _)| candidates(k, sh, &[]))
+            .unwrap_or_default();
+        match form.handle_key(key, &cands) {
+            FormOutcome::Submitted => self.submit(sh, out),
+            FormOutcome::Cancelled => self.form = None,
+            FormOutcome::Changed => {}
+        }
+    }
+
+    fn on_paste(&mut self, text: &str) {
+        if let Some(f) = &mut self.form {
+            f.paste(text);
+        } else {
+            self.table.on_paste(text, &self.items);
+        }
+    }
+
+    fn on_command(&mut self, cmd: Command, _sh: &mut Shared, out: &mut Out) -> bool {
+        if self.drill.is_some() && cmd != Command::Edit {
+            return self.drill_command(cmd, out);
+        }
+        match cmd {
+            Command::Edit => {
+                self.drill = None;
+                self.open_form();
+            }
+            Command::Select => self.open_selected(),
+            Command::Copy => {
+                if let Some(item) = self.table.selected_row(&self.items) {
+                    let (_, _, update_id, ..) = describe(item);
+                    if update_id.is_empty() {
+                        out.copy("item JSON", item.raw.get().to_string());
+                    } else {
+                        out.copy("update id", update_id);
+                    }
+                }
+            }
+            _ => return self.table.on_command(cmd, &self.items),
+        }
+        true
+    }
+
+    fn on_fetched(
+        &mut self,
+        id: RequestId,
+        result: &Result<Response, ApiError>,
+        _sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        if self.pending != Some(id) {
+            return;
+        }
+        self.pending = None;
+        self.answered = true;
+        match result {
+            Ok(Response::Trees(items)) => {
+                self.items = Arc::clone(items);
+                self.error = None;
+                self.table.reset_rows(&self.items);
+                self.table.set_viewport(self.rows.saturating_sub(2).max(1));
+            }
+            Ok(_) => {}
+            Err(e) => {
+                self.items = Arc::new(Vec::new());
+                self.table.reset_rows(&self.items);
+                self.error = Some(explain(e, Some(REMOVED_HINT)));
+                out.error(format!("update trees: {e}"));
+            }
+        }
+    }
+
+    fn set_rows(&mut self, rows: usize) {
+        self.rows = rows;
+        self.table.set_viewport(rows.saturating_sub(2).max(1));
+        if let Some(d) = &mut self.drill {
+            apply_rows(d, rows);
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        if let Some(d) = &self.drill {
+            render_drill(self, d, area, buf, sh, theme, focused);
+            return;
+        }
+        let mut y = 0u16;
+        if let Some(form) = &self.form {
+            let sugg = suggestions(form, sh, &[]);
+            let h = form.height(sugg.len()).min(area.height);
+            y += form.render(Rect::new(area.x, area.y, area.width, h), buf, theme, &sugg) + 1;
+        }
+        let y = y.min(area.height);
+        let rest = Rect::new(area.x, area.y + y, area.width, area.height - y);
+        if self.pending.is_some() {
+            put(
+                rest,
+                0,
+                buf,
+                &Line::styled("querying /v2/updates/trees…", theme.muted),
+            );
+            return;
+        }
+        if let Some(err) = &self.error {
+            render_notes(err, rest, buf, theme);
+            return;
+        }
+        if !self.answered {
+            if self.form.is_none() {
+                let notes = [
+                    Note::new(
+                        Tone::Plain,
+                        "POST /v2/updates/trees (deprecated): transaction trees over an offset range.",
+                    ),
+                    Note::new(
+                        Tone::Muted,
+                        "Press i to set the range (begin exclusive, end inclusive), a party filter, a limit and the order; Enter on an item opens its tree.",
+                    ),
+                ];
+                render_notes(&notes, rest, buf, theme);
+            }
+            return;
+        }
+        render_list(self, rest, buf, sh, theme, focused);
+    }
+
+    fn hints(&self) -> Vec<Command> {
+        if self.form.is_some() {
+            vec![Command::Confirm, Command::Complete, Command::Cancel]
+        } else if self.wants_raw_keys() {
+            vec![Command::Confirm, Command::Cancel]
+        } else if self.drill.is_some() {
+            vec![
+                Command::Toggle,
+                Command::Expand,
+                Command::Collapse,
+                Command::Copy,
+                Command::Back,
+            ]
+        } else if self.items.is_empty() {
+            vec![Command::Edit, Command::NextSection]
+        } else {
+            vec![
+                Command::Edit,
+                Command::Select,
+                Command::Copy,
+                Command::NextSection,
+            ]
+        }
+    }
+}
+
+fn render_list(t: &Trees, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    let width = usize::from(area.width);
+    let summary = format!("{} items · {}", group_thousands(t.items.len()), t.asked);
+    put(
+        area,
+        0,
+        buf,
+        &Line::styled(safe_line(&summary, width).into_owned(), theme.accent),
+    );
+    if t.items.is_empty() {
+        put(
+            area,
+            1,
+            buf,
+            &Line::styled("no updates in this range for these parties", theme.muted),
+        );
+        return;
+    }
+    let table = Rect::new(
+        area.x,
+        area.y + 1,
+        area.width,
+        area.height.saturating_sub(1),
+    );
+    let draw = Draw::new(sh, theme, focused);
+    t.table.render(table, buf, &t.items, &draw);
+}
