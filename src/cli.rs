@@ -367,11 +367,12 @@ pub enum MatchArg {
 /// `cantonscope scan …`
 #[derive(Debug, Clone, Subcommand)]
 pub enum ScanCommand {
-    /// POST /v2/updates: a page of the update history.
+    /// POST /v2/updates: a page of the update history, or with --all every page as JSON Lines.
     Updates {
-        /// Maximum number of updates (servers accept 1..=1000).
-        #[arg(long, default_value_t = 10, value_name = "N")]
-        page_size: i32,
+        /// Maximum number of updates per page (servers accept 1..=1000) [default: 10, with
+        /// --all 100].
+        #[arg(long, value_name = "N")]
+        page_size: Option<i32>,
         /// Start after this migration id (with --after-record-time).
         #[arg(long, value_name = "N", requires = "after_record_time")]
         after_migration_id: Option<i64>,
@@ -381,6 +382,19 @@ pub enum ScanCommand {
         /// Encoding of contract values.
         #[arg(long, value_enum, default_value = "compact_json")]
         encoding: EncodingArg,
+        /// Walk every page and write one update per line (JSON Lines) as they come.
+        #[arg(long)]
+        all: bool,
+        /// With --all: start at this record time (`begin`: the ledger begin, the default).
+        #[arg(long, value_name = "TS|begin", requires = "all", conflicts_with = "after_record_time", value_parser = parse_from)]
+        from: Option<String>,
+        /// With --all: stop after this record time (inclusive; default: the current head).
+        #[arg(long, value_name = "TS", requires = "all", value_parser = parse_timestamp)]
+        until: Option<String>,
+        /// With --all: pages per second at most [default: scan_request_rate of the profile,
+        /// else 10].
+        #[arg(long, value_name = "N", requires = "all", value_parser = parse_request_rate)]
+        request_rate: Option<f64>,
     },
     /// GET /v0/events/{update_id}: the update, verdict, traffic summary and app activity.
     Event {
@@ -398,15 +412,15 @@ pub enum ScanCommand {
     BftSequencers,
     /// POST /v1/holdings/summary: holdings of owner parties at a snapshot.
     Holdings {
-        /// Migration id.
+        /// Migration id [default: the scan's current (newest) migration].
         #[arg(long, value_name = "N")]
-        migration_id: i64,
-        /// Record time of the snapshot.
-        #[arg(long, value_name = "TS", value_parser = parse_timestamp)]
-        record_time: String,
-        /// How the record time is matched.
-        #[arg(long = "match", value_enum, default_value = "exact")]
-        record_time_match: MatchArg,
+        migration_id: Option<i64>,
+        /// Record time of the snapshot, or `now` [default: now].
+        #[arg(long, value_name = "TS|now", value_parser = parse_time_or_now)]
+        record_time: Option<String>,
+        /// How the record time is matched [default: at_or_before for `now`, else exact].
+        #[arg(long = "match", value_enum)]
+        record_time_match: Option<MatchArg>,
         /// Owner party ids (at least one).
         #[arg(long = "party", value_name = "P", required = true, num_args = 1..)]
         parties: Vec<String>,
@@ -571,6 +585,24 @@ fn parse_request_rate(text: &str) -> Result<f64, String> {
 }
 
 /// Check that a time is RFC 3339 (as the APIs expect) and keep the text as given.
+/// `now` (any case) or an RFC 3339 time.
+pub fn parse_time_or_now(text: &str) -> Result<String, String> {
+    if text.trim().eq_ignore_ascii_case("now") {
+        Ok("now".to_owned())
+    } else {
+        parse_timestamp(text)
+    }
+}
+
+/// `begin` (any case) or an RFC 3339 time.
+pub fn parse_from(text: &str) -> Result<String, String> {
+    if text.trim().eq_ignore_ascii_case("begin") {
+        Ok("begin".to_owned())
+    } else {
+        parse_timestamp(text)
+    }
+}
+
 pub fn parse_timestamp(text: &str) -> Result<String, String> {
     let trimmed = text.trim();
     chrono::DateTime::parse_from_rfc3339(trimmed)

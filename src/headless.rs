@@ -9,6 +9,7 @@
 //! Nothing here writes to the terminal except through the `out` / `err` writers it is given.
 
 pub mod network;
+pub mod updates;
 
 use std::io::Write;
 use std::path::Path;
@@ -76,7 +77,9 @@ pub async fn run(
         Err(error) => return report(&error, err),
     };
     let result = match command {
-        ApiCommand::Scan(command) => run_scan(&client, command, out, err).await,
+        ApiCommand::Scan(command) => {
+            run_scan(&client, command, settings.network.request_rate, out, err).await
+        }
         ApiCommand::Validator(command) => run_validator(&client, command, out).await,
         ApiCommand::Ledger(command) => run_ledger(&client, command, out).await,
     };
@@ -87,6 +90,10 @@ pub async fn run(
         Err(Failure::Usage(message) | Failure::Output(message)) => {
             write_line(err, &format!("cantonscope: {message}"));
             EXIT_USAGE
+        }
+        Err(Failure::Server(message)) => {
+            write_line(err, &format!("cantonscope: {message}"));
+            EXIT_SERVER
         }
     }
 }
@@ -99,6 +106,8 @@ enum Failure {
     Usage(String),
     /// Writing the output failed.
     Output(String),
+    /// The server misbehaved (a cursor that does not move, an unreadable time).
+    Server(String),
 }
 
 impl From<ApiError> for Failure {
@@ -127,6 +136,14 @@ fn write_line(err: &mut dyn Write, line: &str) {
     // Nothing sensible is left to do when stderr itself is gone.
     let _ = writeln!(err, "{line}");
     let _ = err.flush();
+}
+
+fn walk_failure(error: updates::WalkError) -> Failure {
+    match error {
+        updates::WalkError::Api(e) => Failure::Api(e),
+        updates::WalkError::Server(m) => Failure::Server(m),
+        updates::WalkError::Output(m) => Failure::Output(m),
+    }
 }
 
 fn encoding(arg: EncodingArg) -> scan::ValueEncoding {
@@ -170,6 +187,7 @@ fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Failure> {
 async fn run_scan(
     client: &ApiClient,
     command: &ScanCommand,
+    rate: f64,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), Failure> {
@@ -179,12 +197,50 @@ async fn run_scan(
             after_migration_id,
             after_record_time,
             encoding: encoding_arg,
+            all,
+            from,
+            until,
+            request_rate,
         } => {
-            let mut request = match (after_migration_id, after_record_time) {
-                (Some(migration_id), Some(record_time)) => {
-                    scan::UpdatesRequest::after(*page_size, *migration_id, record_time.clone())
+            let after = match (after_migration_id, after_record_time) {
+                (Some(migration_id), Some(record_time)) => Some(scan::UpdatesAfter {
+                    after_migration_id: *migration_id,
+                    after_record_time: record_time.clone(),
+                }),
+                _ => None,
+            };
+            if *all {
+                let walk = updates::WalkRequest {
+                    page_size: page_size.unwrap_or(100),
+                    from: from.clone(),
+                    after,
+                    until: until.clone(),
+                    rate: request_rate.unwrap_or(rate),
+                    encoding: encoding(*encoding_arg),
+                };
+                let stats = updates::walk(client, &walk, out, err)
+                    .await
+                    .map_err(walk_failure)?;
+                if stats.malformed > 0 {
+                    write_line(
+                        err,
+                        &format!(
+                            "cantonscope: warning: {} of {} updates do not match the expected \
+                             shape (written as sent)",
+                            stats.malformed, stats.updates
+                        ),
+                    );
                 }
-                _ => scan::UpdatesRequest::from_begin(*page_size),
+                return Ok(());
+            }
+            let page_size = page_size.unwrap_or(10);
+            let mut request = match after {
+                Some(a) => scan::UpdatesRequest::after(
+                    page_size,
+                    a.after_migration_id,
+                    a.after_record_time,
+                ),
+                None => scan::UpdatesRequest::from_begin(page_size),
             };
             request.encoding = encoding(*encoding_arg);
             let page = print_call(client, &scan::updates(&request), out).await?;
@@ -220,13 +276,34 @@ async fn run_scan(
             record_time_match,
             parties,
         } => {
+            // As the explorer does: the current migration, now, the newest snapshot at or
+            // before it.
+            let migration_id = match migration_id {
+                Some(m) => *m,
+                None => {
+                    let limiter = crate::network::limiter::Limiter::new(rate);
+                    updates::newest_migration(client, &limiter)
+                        .await
+                        .map_err(walk_failure)?
+                }
+            };
+            let now = record_time.as_deref().is_none_or(|t| t == "now");
+            let record_time = match record_time {
+                Some(t) if t != "now" => t.clone(),
+                _ => {
+                    crate::model::summary::format_time_micros(chrono::Utc::now().timestamp_micros())
+                }
+            };
+            let record_time_match = match record_time_match {
+                Some(MatchArg::Exact) => scan::RecordTimeMatch::Exact,
+                Some(MatchArg::AtOrBefore) => scan::RecordTimeMatch::AtOrBefore,
+                None if now => scan::RecordTimeMatch::AtOrBefore,
+                None => scan::RecordTimeMatch::Exact,
+            };
             let request = scan::HoldingsSummaryRequest {
-                migration_id: *migration_id,
-                record_time: record_time.clone(),
-                record_time_match: Some(match record_time_match {
-                    MatchArg::Exact => scan::RecordTimeMatch::Exact,
-                    MatchArg::AtOrBefore => scan::RecordTimeMatch::AtOrBefore,
-                }),
+                migration_id,
+                record_time,
+                record_time_match: Some(record_time_match),
                 owner_party_ids: parties.clone(),
             };
             print_call(client, &scan::holdings_summary(&request), out).await?;

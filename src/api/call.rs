@@ -257,11 +257,29 @@ impl Exchange {
 }
 
 /// The standard JSON decoder, reporting the endpoint, JSON path and expectation on failure.
+/// A body that does not decode and whose `content-type` names something other than JSON is
+/// reported as such ([`ApiError::NotJson`]), not as a JSON syntax error.
 pub(crate) fn decode_json<T: DeserializeOwned>(parts: &ResponseParts<'_>) -> Result<T, ApiError> {
-    decode_with_path::<T>(parts.body).map_err(|(path, detail)| ApiError::Decode {
-        endpoint: parts.endpoint,
-        path,
-        detail,
+    decode_with_path::<T>(parts.body).map_err(|(path, detail)| {
+        let media = parts
+            .header("content-type")
+            .map(super::error::media_type)
+            .unwrap_or_default();
+        if !media.is_empty()
+            && !super::error::is_json_media(&media)
+            && serde_json::from_slice::<serde::de::IgnoredAny>(parts.body).is_err()
+        {
+            return ApiError::NotJson {
+                endpoint: parts.endpoint,
+                status: parts.status,
+                content_type: media,
+            };
+        }
+        ApiError::Decode {
+            endpoint: parts.endpoint,
+            path,
+            detail,
+        }
     })
 }
 

@@ -539,6 +539,23 @@ impl ApiClient {
             413 => return ApiError::TooLarge { endpoint },
             _ => {}
         }
+        // An answer that is not JSON at all (a proxy's HTML page, say) says so. A 404 keeps its
+        // meaning (this node does not serve the route); a plain-text error keeps its message.
+        let media = find_header(headers, "content-type")
+            .map(super::error::media_type)
+            .unwrap_or_default();
+        if status != 404
+            && !media.is_empty()
+            && !super::error::is_json_media(&media)
+            && media != "text/plain"
+            && serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err()
+        {
+            return ApiError::NotJson {
+                endpoint,
+                status,
+                content_type: media,
+            };
+        }
         match call.group {
             Group::Scan | Group::Validator => match (status, scan_err()) {
                 (404, Some(e)) => ApiError::NotFound {

@@ -35,9 +35,10 @@ pub enum ApiError {
         endpoint: &'static str,
         message: String,
     },
-    /// HTTP 401 or 403: missing, invalid or insufficient credentials.
-    #[error("{endpoint}: HTTP {status}: {}{}",
-        if *status == 403 { "forbidden (token lacks the rights)" } else { "unauthorized (token missing, invalid or expired)" },
+    /// HTTP 401 or 403: missing, invalid or insufficient credentials. A scan's 403 is its IP
+    /// allowlist (scans take no tokens).
+    #[error("{endpoint}: {}{}",
+        unauthorized_text(endpoint, *status),
         message.as_deref().map(|m| format!(": {}", sanitize_line(m, MAX_TEXT))).unwrap_or_default())]
     Unauthorized {
         endpoint: &'static str,
@@ -88,6 +89,17 @@ pub enum ApiError {
         path: String,
         detail: String,
     },
+    /// The server answered something other than JSON (a proxy's HTML error page, say):
+    /// `content_type` is the media type it named.
+    #[error(
+        "{endpoint}: expected JSON, got {} (HTTP {status})",
+        sanitize_line(content_type, 80)
+    )]
+    NotJson {
+        endpoint: &'static str,
+        status: u16,
+        content_type: String,
+    },
     /// Any other HTTP failure.
     #[error("{endpoint}: HTTP {status}{}",
         if body_snippet.trim().is_empty() { String::new() } else { format!(": {}", sanitize_line(body_snippet, MAX_TEXT)) })]
@@ -102,6 +114,33 @@ pub enum ApiError {
     /// The ledger token could not be obtained (file unreadable, command failed).
     #[error("ledger token: {}", sanitize_line(detail, MAX_TEXT))]
     Token { detail: String },
+}
+
+/// The text of a 401 / 403: a scan's 403 is its IP allowlist, other 403s a token without the
+/// rights, 401s a missing or bad token.
+fn unauthorized_text(endpoint: &str, status: u16) -> String {
+    match status {
+        403 if endpoint.starts_with("scan ") => {
+            "this scan only answers allowlisted addresses (HTTP 403)".to_owned()
+        }
+        403 => "HTTP 403: forbidden (token lacks the rights)".to_owned(),
+        _ => format!("HTTP {status}: unauthorized (token missing, invalid or expired)"),
+    }
+}
+
+/// The media type of a `content-type` header value (`text/html; charset=utf-8` → `text/html`).
+pub(crate) fn media_type(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// Whether a media type is JSON (`application/json`, `application/problem+json`, …).
+pub(crate) fn is_json_media(media: &str) -> bool {
+    media == "application/json" || media.ends_with("+json") || media.ends_with("/json")
 }
 
 impl ApiError {
@@ -119,6 +158,7 @@ impl ApiError {
             | ApiError::Timeout { endpoint }
             | ApiError::Connect { endpoint, .. }
             | ApiError::Decode { endpoint, .. }
+            | ApiError::NotJson { endpoint, .. }
             | ApiError::Http { endpoint, .. } => Some(endpoint),
             ApiError::NotConfigured { .. } | ApiError::Token { .. } => None,
         }
@@ -130,6 +170,7 @@ impl ApiError {
             ApiError::Scan { status, .. }
             | ApiError::Ledger { status, .. }
             | ApiError::Unauthorized { status, .. }
+            | ApiError::NotJson { status, .. }
             | ApiError::Http { status, .. } => Some(*status),
             ApiError::LedgerBadRequest { .. } => Some(400),
             ApiError::NotFound { .. } | ApiError::EndpointNotServed { .. } => Some(404),
@@ -149,6 +190,7 @@ impl ApiError {
             ApiError::Timeout { .. } | ApiError::Connect { .. } => true,
             ApiError::Scan { status, .. }
             | ApiError::Ledger { status, .. }
+            | ApiError::NotJson { status, .. }
             | ApiError::Http { status, .. } => *status >= 500 || *status == 429,
             _ => false,
         }
@@ -171,6 +213,14 @@ impl ApiError {
             ApiError::NotConfigured { .. } | ApiError::Token { .. } => 2,
             ApiError::Timeout { .. } | ApiError::Connect { .. } => 3,
             ApiError::Decode { .. } => 4,
+            // A 2xx that is not JSON could not be decoded; an error page is the server's error.
+            ApiError::NotJson { status, .. } => {
+                if (200..=299).contains(status) {
+                    4
+                } else {
+                    1
+                }
+            }
         }
     }
 }

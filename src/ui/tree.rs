@@ -7,7 +7,9 @@
 //! change. Drawing builds labels only for the rows on screen: O(visible rows) whatever the size
 //! of the tree. Sources built from server data may be malformed (a child listed under two
 //! parents, or a cycle): a node is never shown inside its own subtree and nesting stops at
-//! [`MAX_DEPTH`], so a hostile tree cannot hang the UI.
+//! [`MAX_DEPTH`], so a hostile tree cannot hang the UI; a node cut there says so on its row
+//! (`⋯ 3 children not shown: depth limit 256`). Indentation stops growing at [`MAX_INDENT`]
+//! levels: deeper rows show their depth as a number (`⋯37 └─`) so they stay on screen.
 //!
 //! ```text
 //! ▾ exercised AmuletRules_Transfer  #1220…:0
@@ -32,6 +34,9 @@ pub use crate::model::NodeId;
 
 /// Deepest nesting shown; deeper nodes are not expanded.
 pub const MAX_DEPTH: usize = 256;
+
+/// Deepest level drawn with indentation guides; deeper rows show their depth as a number.
+pub const MAX_INDENT: usize = 12;
 
 /// The data behind a tree view. Ids are chosen by the source; children come in display order.
 pub trait TreeSource {
@@ -425,16 +430,26 @@ impl TreeState {
             let row = self.rows[index];
             let y = area.y + offset as u16;
             let line_area = Rect::new(area.x, y, area.width, 1);
-            let mut prefix = String::with_capacity(usize::from(row.depth) * 3 + 4);
-            for d in 0..row.depth.saturating_sub(1) {
-                let continues = d < 64 && row.guides & (1 << d) != 0;
-                prefix.push_str(if continues { "│ " } else { "  " });
+            let depth = usize::from(row.depth);
+            let mut prefix = String::with_capacity(depth.min(MAX_INDENT) * 3 + 8);
+            if depth > MAX_INDENT {
+                // Past MAX_INDENT levels the depth is a number: deep rows stay on screen.
+                prefix.push_str(&format!("⋯{depth} "));
+            } else {
+                for d in 0..row.depth.saturating_sub(1) {
+                    let continues = d < 64 && row.guides & (1 << d) != 0;
+                    prefix.push_str(if continues { "│ " } else { "  " });
+                }
             }
             if row.depth > 0 {
                 prefix.push_str(if row.last { "└─" } else { "├─" });
             }
-            let marker = if src.children(row.id).is_empty() {
+            let children = src.children(row.id).len();
+            let cut = children > 0 && depth + 1 >= MAX_DEPTH;
+            let marker = if children == 0 {
                 "  "
+            } else if cut {
+                "⋯ "
             } else if self.expanded.contains(&row.id) {
                 "▾ "
             } else {
@@ -446,13 +461,26 @@ impl TreeState {
             ];
             let label = src.label(row.id, theme);
             let label_style = label.style;
-            spans.extend(label.spans.into_iter().map(|s| {
-                let content = match sanitize(&s.content) {
-                    std::borrow::Cow::Borrowed(_) => s.content,
-                    std::borrow::Cow::Owned(o) => o.into(),
-                };
-                Span::styled(content, label_style.patch(s.style))
-            }));
+            let mut label_spans: Vec<Span<'_>> = label
+                .spans
+                .into_iter()
+                .map(|s| {
+                    let content = match sanitize(&s.content) {
+                        std::borrow::Cow::Borrowed(_) => s.content,
+                        std::borrow::Cow::Owned(o) => o.into(),
+                    };
+                    Span::styled(content, label_style.patch(s.style))
+                })
+                .collect();
+            if cut {
+                // Where the tree was cut, first: a long label would push it off screen.
+                let note = format!(
+                    "{children} {} not shown: depth limit {MAX_DEPTH}  ",
+                    if children == 1 { "child" } else { "children" }
+                );
+                label_spans.insert(0, Span::styled(note, theme.status_warn));
+            }
+            spans.extend(label_spans);
             buf.set_line(area.x, y, &Line::from(spans), area.width);
             if index == cursor {
                 buf.set_style(line_area, theme.selection_style(focused));
@@ -583,6 +611,68 @@ mod tests {
         s.expand_all(&src);
         assert_eq!(ids(&s), [0, 1]);
         assert!(!s.select_node(&src, 1), "parent chain loops");
+    }
+
+    fn chain(n: usize) -> Vecs {
+        let children: Vec<Vec<NodeId>> = (0..n)
+            .map(|i| if i + 1 < n { vec![i + 1] } else { vec![] })
+            .collect();
+        Vecs::new(vec![0], children)
+    }
+
+    fn row_text(buf: &Buffer, y: u16) -> String {
+        (0..buf.area.width)
+            .map(|x| buf[(x, y)].symbol())
+            .collect::<String>()
+            .trim_end()
+            .to_string()
+    }
+
+    #[test]
+    fn the_row_where_expand_all_stops_says_so() {
+        let src = chain(MAX_DEPTH + 40);
+        let mut s = TreeState::new(&src);
+        s.expand_all(&src);
+        s.bottom();
+        let theme = Theme::default();
+        let mut buf = Buffer::empty(Rect::new(0, 0, 80, 3));
+        s.set_viewport(3);
+        s.render(&src, buf.area, &mut buf, &theme, true);
+        let last = row_text(&buf, 2);
+        assert!(
+            last.contains("1 child not shown: depth limit 256"),
+            "the cut row says so: {last:?}"
+        );
+        assert!(last.contains("⋯255 └─⋯ "), "{last:?}");
+        assert!(last.ends_with(&format!("n{}", MAX_DEPTH - 1)), "{last:?}");
+        // The row above is not cut: no note.
+        assert!(!row_text(&buf, 1).contains("not shown"));
+    }
+
+    #[test]
+    fn deep_rows_keep_their_labels_on_screen() {
+        let src = chain(200);
+        let mut s = TreeState::new(&src);
+        s.expand_all(&src);
+        let theme = Theme::default();
+        s.set_viewport(200);
+        let mut buf = Buffer::empty(Rect::new(0, 0, 40, 200));
+        s.render(&src, buf.area, &mut buf, &theme, true);
+        for y in 0..200u16 {
+            let text = row_text(&buf, y);
+            assert!(
+                text.ends_with(&format!("n{y}")),
+                "row {y} shows its label within 40 columns: {text:?}"
+            );
+        }
+        // Up to MAX_INDENT levels the guides indent; past it the depth is a number.
+        assert_eq!(row_text(&buf, 2), "  └─▾ n2");
+        assert!(
+            row_text(&buf, 13).starts_with("⋯13 └─▾ "),
+            "{}",
+            row_text(&buf, 13)
+        );
+        assert!(row_text(&buf, 12).starts_with("                      └─▾ "));
     }
 
     #[test]

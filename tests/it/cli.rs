@@ -791,3 +791,187 @@ fn explorer_outside_a_terminal_points_to_the_headless_commands() {
     assert!(err.contains("cantonscope scan"), "{err}");
     assert!(output.stdout.is_empty(), "nothing drawn on a non-terminal");
 }
+
+// ---------------------------------------------------------------------------------------------
+// scan updates --all, scan holdings defaults, non-JSON and allowlist answers
+
+/// The demo ledger the shared demo network serves.
+fn demo_updates() -> Vec<(String, i64, i64)> {
+    cantonscope::demo::generate(DemoConfig::default().seed)
+        .updates()
+        .iter()
+        .map(|u| (u.update_id.clone(), u.migration_id, u.record_time))
+        .collect()
+}
+
+/// Runs `scan updates --all` with `extra` flags: the lines of stdout, parsed.
+fn all_updates(extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["scan", "updates", "--all", "--request-rate", "1000"];
+    args.extend_from_slice(extra);
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(0), "stderr {}", stderr(&output));
+    // stderr is not a terminal here: no progress.
+    assert!(output.stderr.is_empty(), "stderr {}", stderr(&output));
+    check_no_token(&output);
+    stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("line is not JSON ({e}): {l}")))
+        .collect()
+}
+
+fn micros(t: &Value) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(t.as_str().expect("a time"))
+        .expect("RFC 3339")
+        .timestamp_micros()
+}
+
+#[test]
+fn scan_updates_all_writes_every_update_once_as_json_lines() {
+    let expected = demo_updates();
+    let lines = all_updates(&["--page-size", "997"]);
+    // Other tests may execute a transaction on the shared demo: updates after the generated
+    // ones are fine; each is written once, in order.
+    assert!(lines.len() >= expected.len() && lines.len() <= expected.len() + 5);
+    let mut ids: Vec<&str> = lines
+        .iter()
+        .map(|l| l["update_id"].as_str().expect("id"))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), lines.len(), "each update once");
+    for w in lines.windows(2) {
+        assert!(micros(&w[0]["record_time"]) < micros(&w[1]["record_time"]));
+    }
+    for (line, (id, migration, time)) in lines.iter().zip(&expected) {
+        assert_eq!(line["update_id"], id.as_str());
+        // Reassignments carry their migration inside `event`.
+        let m = &line["migration_id"];
+        assert!(m.is_null() || m == migration, "{line}");
+        assert_eq!(micros(&line["record_time"]), *time);
+    }
+}
+
+#[test]
+fn scan_updates_all_from_until_keeps_the_range() {
+    let expected = demo_updates();
+    let (from, until) = (
+        expected[expected.len() / 3].2,
+        expected[expected.len() / 2].2,
+    );
+    let fmt = |us: i64| {
+        chrono::DateTime::from_timestamp_micros(us)
+            .expect("time")
+            .to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+    };
+    let lines = all_updates(&[
+        "--page-size",
+        "500",
+        "--from",
+        &fmt(from),
+        "--until",
+        &fmt(until),
+    ]);
+    let want: Vec<&str> = expected
+        .iter()
+        .filter(|(_, _, t)| (from..=until).contains(t))
+        .map(|(id, _, _)| id.as_str())
+        .collect();
+    let got: Vec<&str> = lines
+        .iter()
+        .map(|l| l["update_id"].as_str().expect("id"))
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(
+        got, want,
+        "exactly the updates from --from to --until, in order"
+    );
+    // --from needs --all.
+    fails_with(&["scan", "updates", "--from", "begin"], 2);
+}
+
+#[test]
+fn scan_holdings_defaults_to_the_current_migration_and_now() {
+    let facts = facts();
+    let newest_migration = demo_updates().last().expect("updates").1;
+    let mut args = vec!["scan", "holdings", "--party"];
+    args.extend(facts.amulet_owners.iter().map(String::as_str));
+    let holdings = json_ok(&args);
+    assert_eq!(holdings["migration_id"], newest_migration, "{holdings}");
+    assert!(
+        !holdings["summaries"]
+            .as_array()
+            .expect("summaries")
+            .is_empty(),
+        "at_or_before now finds the newest snapshot: {holdings}"
+    );
+    let mut args = vec!["scan", "holdings", "--record-time", "now", "--party"];
+    args.extend(facts.amulet_owners.iter().map(String::as_str));
+    let again = json_ok(&args);
+    assert_eq!(again["migration_id"], newest_migration);
+    fails_with(
+        &[
+            "scan",
+            "holdings",
+            "--record-time",
+            "yesterday",
+            "--party",
+            "p",
+        ],
+        2,
+    );
+}
+
+/// A server answering every request with `status`, `content_type` and `body`.
+fn canned_server(status: u16, content_type: &'static str, body: &'static str) -> String {
+    use axum::Router;
+    use axum::http::{StatusCode, header};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let code = StatusCode::from_u16(status).expect("status");
+    let app = Router::new()
+        .fallback(move || async move { (code, [(header::CONTENT_TYPE, content_type)], body) });
+    std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+    });
+    format!("http://{addr}")
+}
+
+#[test]
+fn an_html_answer_says_expected_json_and_a_scan_403_names_the_allowlist() {
+    let html = "<html><body><h1>502 Bad Gateway</h1></body></html>";
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (status, want, code) in [
+        (502, "expected JSON, got text/html (HTTP 502)", 1),
+        (200, "expected JSON, got text/html (HTTP 200)", 4),
+    ] {
+        let url = canned_server(status, "text/html; charset=utf-8", html);
+        let output = bin(dir.path())
+            .args(["--scan-url", &url, "scan", "bft-sequencers"])
+            .output()
+            .expect("runs");
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(code), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(want), "{err}");
+        assert!(!err.contains("<html"), "{err}");
+    }
+    let url = canned_server(403, "text/plain", "Forbidden");
+    let output = bin(dir.path())
+        .args(["--scan-url", &url, "scan", "status"])
+        .output()
+        .expect("runs");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("this scan only answers allowlisted addresses (HTTP 403)"),
+        "{err}"
+    );
+}

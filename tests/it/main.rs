@@ -20,6 +20,7 @@ mod decode_samples;
 mod demo_consistency;
 mod demo_server;
 mod export;
+mod fuzz;
 mod network;
 mod network_ui;
 mod pane_history;

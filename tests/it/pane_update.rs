@@ -667,3 +667,52 @@ fn record_time_is_formatted_in_the_header() {
     assert!(s.contains("migration 4"), "{s}");
     assert!(s.contains("events 5"), "{s}");
 }
+
+#[test]
+fn a_repeated_events_by_id_key_is_named_in_the_details() {
+    // `events_by_id` lists `:1` twice (the second copy is what decodes) and `:0` once.
+    let u = "1220dd";
+    let text = format!(
+        r#"{{"update": {{"update_id": "{u}", "migration_id": 1, "record_time": "2026-01-01T10:00:00Z",
+        "synchronizer_id": "s", "effective_at": "2026-01-01T10:00:00Z", "root_event_ids": ["{u}:0"],
+        "events_by_id": {{
+          "{u}:0": {{"event_type": "exercised_event", "event_id": "{u}:0", "contract_id": "00aa",
+                     "template_id": "p:M:T", "choice": "Go", "child_event_ids": ["{u}:1"]}},
+          "{u}:1": {{"event_type": "created_event", "event_id": "{u}:1", "contract_id": "00first",
+                     "template_id": "p:M:First", "create_arguments": {{}}}},
+          "{u}:1": {{"event_type": "created_event", "event_id": "{u}:1", "contract_id": "00second",
+                     "template_id": "p:M:Second", "create_arguments": {{}}}}
+        }}}}, "verdict": null}}"#
+    );
+    let b: Arc<EventHistoryItem> = Arc::new(serde_json::from_str(&text).expect("decodes"));
+    let mut sh = shared();
+    let mut pane = UpdatePane::new();
+    let mut out = Out::default();
+    pane.open(u, None, &mut sh, &mut out);
+    let (id, request) = fetches(&out).remove(0);
+    sh.bodies.insert(u.to_string(), b.clone());
+    pane.on_fetched(
+        &fetched(id, &request, &Ok(Response::Event(b))),
+        &mut sh,
+        &mut Out::default(),
+    );
+    // On the root: the other id is repeated.
+    cmd(&mut pane, &mut sh, Command::Top);
+    let screen = screen_text(&draw(&mut pane, &sh, 120, 40));
+    assert!(
+        screen.contains("duplicate    1 other id(s) repeated in events_by_id"),
+        "{screen}"
+    );
+    // On the repeated node: how many copies, and that the last one is shown.
+    cmd(&mut pane, &mut sh, Command::ExpandAll);
+    cmd(&mut pane, &mut sh, Command::Down);
+    let screen = screen_text(&draw(&mut pane, &sh, 120, 40));
+    assert!(
+        screen.contains("duplicate    2 copies in events_by_id; the last is shown"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Second") && !screen.contains("First"),
+        "{screen}"
+    );
+}

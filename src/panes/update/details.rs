@@ -542,5 +542,15 @@ pub(super) fn tx_details(tree: &ScanTree, node: Option<NodeId>) -> Details {
             "missing event".into()
         }
     };
+    // A key repeated in events_by_id decodes to its last copy: say so rather than hide it.
+    let copies = tree.copies_of(node);
+    if copies > 1 {
+        let note = format!("{copies} copies in events_by_id; the last is shown");
+        fields.insert(0, field("duplicate", note, FieldStyle::Archived));
+    } else if !tree.duplicates().is_empty() {
+        let n = tree.duplicates().len();
+        let note = format!("{n} other id(s) repeated in events_by_id");
+        fields.push(field("duplicate", note, FieldStyle::Muted));
+    }
     Details::new(title, fields, sections, Some(node))
 }
