@@ -8,6 +8,7 @@
 
 pub mod cache;
 pub mod consensus;
+pub mod dashboard;
 pub mod event_tree;
 pub mod export;
 pub mod history;
