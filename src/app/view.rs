@@ -21,6 +21,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
+use crate::model::dashboard::LagLevel;
 use crate::msg::Command;
 use crate::panes::{Level, PaneId};
 use crate::ui::format::human_secs;
@@ -130,11 +131,7 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
             spans.push(sep.clone());
             spans.push(Span::styled(shown, theme.muted));
             spans.push(sep);
-            if app.panes.history.is_following() {
-                spans.push(Span::styled("LIVE", theme.status_ok));
-            } else {
-                spans.push(Span::styled("PAUSED", theme.status_warn));
-            }
+            spans.push(follow_span(app));
             return Line::from(spans);
         }
         let text = if level == 0 {
@@ -151,20 +148,29 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
         spans.push(sep.clone());
         spans.push(Span::styled(
             text,
-            if lag > 300 {
-                theme.status_warn
-            } else {
-                theme.time
+            match app.sh.ctx.lag.level(lag * 1_000_000) {
+                LagLevel::Fine => theme.time,
+                LagLevel::Amber => theme.status_warn,
+                LagLevel::Red => theme.status_err,
             },
         ));
     }
     spans.push(sep);
-    if app.panes.history.is_following() {
-        spans.push(Span::styled("LIVE", theme.status_ok));
-    } else {
-        spans.push(Span::styled("PAUSED", theme.status_warn));
-    }
+    spans.push(follow_span(app));
     Line::from(spans)
+}
+
+/// `LIVE` while following a scan that answers; `OFFLINE` while following a scan that is down
+/// (nothing new can arrive); `PAUSED` otherwise.
+fn follow_span(app: &App) -> Span<'static> {
+    let theme = &app.theme;
+    if !app.panes.history.is_following() {
+        Span::styled("PAUSED", theme.status_warn)
+    } else if app.panes.status.health() == crate::panes::status::NodeHealth::Down {
+        Span::styled("OFFLINE", theme.status_err)
+    } else {
+        Span::styled("LIVE", theme.status_ok)
+    }
 }
 
 /// The tab labels, as wide as fits in `width`: first with every badge, then with the focused

@@ -87,6 +87,12 @@ pub struct ProfileFile {
     /// A healthy scan this far behind the newest head of all scans is lagging (default `30s`).
     #[serde(default, deserialize_with = "deserialize_duration")]
     pub max_lag: Option<Duration>,
+    /// The Status dashboard turns the newest update's lag amber past this (default `60s`).
+    #[serde(default, deserialize_with = "deserialize_duration")]
+    pub lag_warn: Option<Duration>,
+    /// ... and red (the dashboard says DOWN) past this (default `300s`).
+    #[serde(default, deserialize_with = "deserialize_duration")]
+    pub lag_error: Option<Duration>,
 }
 
 /// The value of `network_scans`: `"all"` or a list of SV names.

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::api::{Secret, TokenSource};
+use crate::model::dashboard::LagThresholds;
 use crate::model::network::{HealthThresholds, ScanSelection};
 pub use file::{ConfigFile, KeySpecs, NetworkScans, ProfileFile, parse_config};
 pub use logging::init_logging;
@@ -169,6 +170,8 @@ pub struct NetworkSettings {
     pub request_rate: f64,
     /// The health rules (`max_round_age`, `max_update_age`, `max_lag`).
     pub thresholds: HealthThresholds,
+    /// When the Status dashboard's lag turns amber and red (`lag_warn`, `lag_error`).
+    pub lag: LagThresholds,
 }
 
 impl Default for NetworkSettings {
@@ -177,6 +180,7 @@ impl Default for NetworkSettings {
             scans: ScanSelection::All,
             request_rate: DEFAULT_SCAN_REQUEST_RATE,
             thresholds: HealthThresholds::default(),
+            lag: LagThresholds::default(),
         }
     }
 }
@@ -716,6 +720,32 @@ fn network_settings(
             defaults.max_update_age,
         )?,
         max_lag: positive("max_lag", profile.max_lag, defaults.max_lag)?,
+    };
+    let micros = |d: Duration| i64::try_from(d.as_micros()).unwrap_or(i64::MAX);
+    let lag_defaults = LagThresholds::default();
+    let warn = positive(
+        "lag_warn",
+        profile.lag_warn,
+        Duration::from_micros(lag_defaults.warn.unsigned_abs()),
+    )?;
+    let error = positive(
+        "lag_error",
+        profile.lag_error,
+        Duration::from_micros(lag_defaults.error.unsigned_abs()),
+    )?;
+    if warn > error {
+        return Err(profile_error(
+            "lag_warn",
+            format!(
+                "must not be longer than lag_error ({}s > {}s)",
+                warn.as_secs(),
+                error.as_secs()
+            ),
+        ));
+    }
+    network.lag = LagThresholds {
+        warn: micros(warn),
+        error: micros(error),
     };
     Ok(network)
 }

@@ -9,6 +9,8 @@ use crate::model::history::History;
 
 /// Minutes of history in the updates-per-minute sparkline.
 pub const RATE_WINDOW_MINUTES: i64 = 30;
+/// The current rate is measured over this much record time before the newest update (µs).
+pub const RECENT_RATE_US: i64 = 5 * MINUTE_US;
 
 const MINUTE_US: i64 = 60_000_000;
 
@@ -55,6 +57,9 @@ pub struct HistoryStats {
     pub migration_id: Option<i64>,
     /// Number of loaded updates.
     pub loaded: usize,
+    /// Updates per minute over the last [`RECENT_RATE_US`] of record time (or the loaded span
+    /// when shorter); None with fewer than two updates in a span of at least a second.
+    pub recent_rate: Option<f64>,
 }
 
 impl HistoryStats {
@@ -105,6 +110,7 @@ impl HistoryStats {
         self.last = len.checked_sub(1).and_then(|i| ItemKey::of(h, i));
         self.oldest = h.first().map(|s| s.record_time);
         self.migration_id = h.last().map(|s| s.migration_id);
+        self.recent_rate = recent_rate(h);
         true
     }
 
@@ -196,6 +202,30 @@ impl HistoryStats {
     }
 }
 
+/// Updates per minute from the record times of the newest updates: the count over the last
+/// [`RECENT_RATE_US`] before the newest update when the loaded history covers it, otherwise
+/// the updates between the oldest and the newest loaded one over the time between them.
+fn recent_rate(h: &History) -> Option<f64> {
+    let newest = h.last()?.record_time;
+    let start = newest - RECENT_RATE_US;
+    let mut count = 0u64;
+    let mut oldest = newest;
+    let mut covered = false;
+    for s in h.iter().rev() {
+        if s.record_time < start {
+            covered = true;
+            break;
+        }
+        count += 1;
+        oldest = oldest.min(s.record_time);
+    }
+    if covered {
+        return Some(count as f64 * MINUTE_US as f64 / RECENT_RATE_US as f64);
+    }
+    let span = newest - oldest;
+    (count >= 2 && span >= 1_000_000).then(|| (count - 1) as f64 * MINUTE_US as f64 / span as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,5 +273,30 @@ mod tests {
         assert_eq!(st.per_minute(), fresh.per_minute());
         assert_eq!(st.per_minute().len(), RATE_WINDOW_MINUTES as usize);
         assert_eq!(st.loaded, 220);
+    }
+
+    #[test]
+    fn the_rate_comes_from_record_times_not_from_the_time_loaded() {
+        // 30 s of history at 2 updates per second (120/min): the rate is 120/min at once.
+        let mut h = History::default();
+        h.add_page(&updates("a", T0, T0 + 30_000_000, 60), Placement::Append);
+        let mut st = HistoryStats::default();
+        st.sync(&h);
+        let r = st.recent_rate.expect("a rate");
+        assert!((r - 120.0).abs() < 3.0, "{r}");
+        // 20 minutes at 10/min: the last 5 minutes count.
+        let mut h = History::default();
+        h.add_page(
+            &updates("b", T0, T0 + 20 * MINUTE_US, 200),
+            Placement::Append,
+        );
+        st.sync(&h);
+        let r = st.recent_rate.expect("a rate");
+        assert!((r - 10.0).abs() < 0.5, "{r}");
+        // One update says nothing about a rate.
+        let mut h = History::default();
+        h.add_page(&updates("c", T0, T0 + 1, 1), Placement::Append);
+        st.sync(&h);
+        assert_eq!(st.recent_rate, None);
     }
 }

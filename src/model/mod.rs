@@ -10,6 +10,7 @@
 pub mod amount;
 pub mod cache;
 pub mod consensus;
+pub mod dashboard;
 pub mod event_tree;
 pub mod export;
 pub mod history;

@@ -13,8 +13,9 @@ use crate::api::ledger::{
 };
 use crate::api::scan::{
     BftSequencers, BootstrappingTransactions, EventHistoryItem, HoldingsSummaryRequest,
-    HoldingsSummaryResponse, NodeStatus, ParticipantIds, RewardWeightRequest, RewardWeightResponse,
-    UpdateItem, UpdatesPage, UpdatesRequest, ValidatorFaucets,
+    HoldingsSummaryResponse, NodeStatus, OpenAndIssuingMiningRounds, ParticipantIds,
+    RewardWeightRequest, RewardWeightResponse, UpdateItem, UpdatesPage, UpdatesRequest,
+    ValidatorFaucets,
 };
 use crate::api::validator::{AmuletRules, DevFundCoupons, TransferCommandStatusResponse};
 use crate::model::network::{HistoryHead, NetworkCheck, NetworkSnapshot};
@@ -86,6 +87,8 @@ pub enum Request {
     Status { scan: usize },
     /// `GET /v2/state/ledger-end`.
     LedgerEnd,
+    /// `POST /v0/open-and-issuing-mining-rounds` on scan 0 (every round, nothing cached).
+    MiningRounds,
     /// `GET /v0/scan-proxy/amulet-rules`, as a reachability probe of the validator proxy.
     ValidatorProbe,
     /// `POST /v1/holdings/summary` on scan 0.
@@ -152,6 +155,7 @@ pub enum Response {
     LedgerEnd(Option<i64>),
     /// The validator proxy answered.
     ValidatorOk,
+    MiningRounds(Box<OpenAndIssuingMiningRounds>),
     Holdings(Box<HoldingsSummaryResponse>),
     ValidatorFaucets(Box<ValidatorFaucets>),
     BftSequencers(Box<BftSequencers>),

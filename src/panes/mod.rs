@@ -45,6 +45,8 @@ pub struct AppContext {
     /// Polling interval in milliseconds.
     pub refresh_ms: u64,
     pub start: StartFrom,
+    /// When the Status dashboard's lag turns amber and red.
+    pub lag: crate::model::dashboard::LagThresholds,
 }
 
 impl Default for AppContext {
@@ -58,6 +60,7 @@ impl Default for AppContext {
             read_only: false,
             refresh_ms: 2000,
             start: StartFrom::Recent { window_secs: 600 },
+            lag: crate::model::dashboard::LagThresholds::default(),
         }
     }
 }

@@ -41,6 +41,7 @@ pub fn describe(request: &Request) -> String {
         Request::ByHash { scan, .. } => format!("update-by-hash on scan {scan}"),
         Request::Status { scan } => format!("status of scan {scan}"),
         Request::LedgerEnd => "ledger end".into(),
+        Request::MiningRounds => "open and issuing mining rounds".into(),
         Request::ValidatorProbe => "validator amulet-rules".into(),
         Request::Holdings(_) => "holdings summary".into(),
         Request::ValidatorFaucets { validator_ids } => {
@@ -94,6 +95,12 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
             .send(&ledger::ledger_end())
             .await
             .map(|e| Response::LedgerEnd(e.offset)),
+        Request::MiningRounds => main
+            .send(&scan::open_and_issuing_mining_rounds(
+                &scan::MiningRoundsRequest::default(),
+            ))
+            .await
+            .map(|r| Response::MiningRounds(Box::new(r))),
         Request::ValidatorProbe => clients
             .main
             .send(&validator::amulet_rules())

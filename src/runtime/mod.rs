@@ -370,6 +370,7 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
             .unwrap_or(2000)
             .max(100),
         start,
+        lag: settings.network.lag,
     };
     // The clients get the real URLs, credentials included; only the context is redacted.
     let api = crate::api::ApiClient::new(crate::api::ApiConfig {

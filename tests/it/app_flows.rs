@@ -205,6 +205,15 @@ fn a_node_going_down_and_coming_back() {
         "says why: {screen}"
     );
     assert!(!h.app.errors.is_empty(), "errors go to the error log");
+    // The dashboard judges, and the header claims no live tail from a scan that is down.
+    let top = screen.lines().nth(2).unwrap_or_default().to_string();
+    assert!(top.contains("DOWN  scan 1 down"), "{screen}");
+    let header = screen.lines().next().unwrap_or_default().to_string();
+    assert!(header.contains("● scan DOWN"), "{header}");
+    assert!(
+        header.contains("OFFLINE") && !header.contains("LIVE"),
+        "{header}"
+    );
 
     h.restart_demo(addr);
     for _ in 0..4 {
@@ -216,6 +225,10 @@ fn a_node_going_down_and_coming_back() {
         "recovers by itself: {screen}"
     );
     assert!(screen.contains("● scan OK"), "{screen}");
+    assert!(screen.contains("LIVE"), "{screen}");
+    // (The static demo ledger is minutes old by now: the verdict names the lag, not the scan.)
+    let top = screen.lines().nth(2).unwrap_or_default().to_string();
+    assert!(!top.contains("scan 1 down"), "{screen}");
 }
 
 /// A writer that counts the bytes the terminal backend writes.

@@ -606,3 +606,31 @@ fn config_dir_follows_the_file_then_xdg() {
         Some(PathBuf::from("cfg/cantonscope"))
     );
 }
+
+/// The Status dashboard's lag thresholds come from the profile; amber past red is an error
+/// naming the file and the line.
+#[test]
+fn status_lag_thresholds_per_profile() {
+    use cantonscope::config::{self as cfg, LoadedFile, Overrides};
+    let resolve = |text: &str| {
+        cfg::resolve(
+            Some(&LoadedFile {
+                path: "/etc/cs/config.toml".into(),
+                text: text.to_owned(),
+            }),
+            &cfg::Env::new(),
+            &Overrides::default(),
+        )
+    };
+    let s = resolve("[profiles.main]\nlag_warn = \"20s\"\nlag_error = \"2m\"\n").expect("valid");
+    assert_eq!(s.network.lag.warn, 20_000_000);
+    assert_eq!(s.network.lag.error, 120_000_000);
+    let d = resolve("[profiles.main]\n").expect("valid");
+    assert_eq!(d.network.lag.warn, 60_000_000);
+    assert_eq!(d.network.lag.error, 300_000_000);
+    let e = resolve("[profiles.main]\nlag_warn = \"10m\"\nlag_error = \"2m\"\n")
+        .expect_err("amber after red")
+        .to_string();
+    assert!(e.starts_with("/etc/cs/config.toml:2:"), "{e}");
+    assert!(e.contains("lag_warn") && e.contains("lag_error"), "{e}");
+}

@@ -5,7 +5,7 @@
 //! parser.
 
 use cantonscope::api::ApiError;
-use cantonscope::api::scan::{NodeStatus, UpdateItem};
+use cantonscope::api::scan::{NodeStatus, OpenAndIssuingMiningRounds, UpdateItem};
 use cantonscope::model::history::Placement;
 use cantonscope::model::summary::{format_time_micros, parse_time_micros};
 use cantonscope::msg::Command;
@@ -56,6 +56,37 @@ fn status_ok(id: &str) -> Response {
     Response::Status(Box::new(s))
 }
 
+fn round(number: i64, opens_at: i64) -> serde_json::Value {
+    json!({
+        "contract": {
+            "template_id": "pkg:Splice.Round:OpenMiningRound",
+            "contract_id": format!("00round{number}"),
+            "payload": {"round": {"number": number.to_string()}, "opensAt": format_time_micros(opens_at)},
+            "created_event_blob": "",
+            "created_at": format_time_micros(opens_at - 10 * MIN),
+        },
+        "domain_id": "global-domain::1220"
+    })
+}
+
+/// Three open rounds (the newest opens in the future) and two issuing ones.
+fn mining_rounds() -> Response {
+    let r: OpenAndIssuingMiningRounds = serde_json::from_value(json!({
+        "time_to_live_in_microseconds": 60_000_000,
+        "open_mining_rounds": {
+            "00round1233": round(1233, t0() - 15 * MIN),
+            "00round1234": round(1234, t0() - 5 * MIN),
+            "00round1235": round(1235, t0() + 5 * MIN),
+        },
+        "issuing_mining_rounds": {
+            "00round1231": round(1231, t0() - 35 * MIN),
+            "00round1232": round(1232, t0() - 25 * MIN),
+        }
+    }))
+    .expect("rounds decode");
+    Response::MiningRounds(Box::new(r))
+}
+
 fn connect_error() -> ApiError {
     ApiError::Connect {
         endpoint: "scan GET /status",
@@ -101,6 +132,7 @@ fn answer_all_ok(pane: &mut StatusPane, sh: &mut Shared, out: &Out, offset: i64,
             Request::Status { scan } => status_ok(&format!("sv-{scan}::scan-app")),
             Request::LedgerEnd => Response::LedgerEnd(Some(offset)),
             Request::ValidatorProbe => Response::ValidatorOk,
+            Request::MiningRounds => mining_rounds(),
             other => panic!("unexpected request {other:?}"),
         };
         answer(pane, sh, id, req, Ok(resp), ms);
@@ -174,7 +206,8 @@ fn start_polls_every_configured_node_once() {
             Request::Status { scan: 0 },
             Request::Status { scan: 1 },
             Request::LedgerEnd,
-            Request::ValidatorProbe
+            Request::ValidatorProbe,
+            Request::MiningRounds,
         ]
     );
     // Ticks while everything is in flight issue nothing more.

@@ -15,8 +15,11 @@ use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
 
 use super::{Card, NO_TOKEN_TEXT, NodeHealth, NodeKind, NodeState, StatusPane, health_style};
+use crate::model::dashboard::{LagLevel, Level};
+use crate::model::summary::parse_time_micros;
 
-const MINUTE_US: i64 = 60_000_000;
+/// The latency sparkline's full scale is at least this (ms).
+pub const LATENCY_FLOOR_MS: u64 = 50;
 
 impl StatusPane {
     pub(super) fn render_card(
@@ -33,6 +36,7 @@ impl StatusPane {
                 let scan = sh.ctx.scan_urls.first().map_or("", String::as_str);
                 format!(" history · {scan} ")
             }
+            Card::Rounds => " mining rounds · scan 1 ".to_string(),
             Card::Node(i) => match self.poller.nodes().get(i) {
                 Some(n) => format!(" {} · {} ", n.kind.name(), n.url),
                 None => String::new(),
@@ -60,6 +64,7 @@ impl StatusPane {
         };
         match card {
             Card::History => self.render_history(&mut rows, sh, theme),
+            Card::Rounds => self.render_rounds(&mut rows, sh, theme),
             Card::Node(i) => {
                 if let Some(n) = self.poller.nodes().get(i) {
                     self.render_node(n, &mut rows, sh, theme);
@@ -94,10 +99,10 @@ impl StatusPane {
 
     fn render_lag_line(&self, rows: &mut CardRows<'_>, newest: i64, sh: &Shared, theme: &Theme) {
         let lag = sh.now - newest;
-        let lag_style = if lag > 5 * MINUTE_US {
-            theme.status_warn
-        } else {
-            theme.muted
+        let lag_style = match self.lag.level(lag) {
+            LagLevel::Fine => theme.muted,
+            LagLevel::Amber => theme.status_warn,
+            LagLevel::Red => theme.status_err,
         };
         rows.line(Line::from(vec![
             Span::styled("newest ", theme.muted),
@@ -133,17 +138,150 @@ impl StatusPane {
         rows.line(Line::from(vec![
             Span::styled("updates/min ", theme.muted),
             Span::styled(
-                st.last_full_minute().map_or("-".into(), |v| v.to_string()),
+                st.recent_rate.map_or("-".into(), |v| format!("{v:.0}")),
                 theme.accent,
             ),
             Span::styled(
-                format!(" last minute · avg {avg} over {known} min"),
+                format!(" by record time · avg {avg} over {known} min"),
                 theme.muted,
             ),
         ]));
         let data = st.per_minute();
         // Minutes before the oldest loaded update are unknown: blank.
-        rows.sparkline_with("", &data, theme, " ", theme.muted);
+        rows.sparkline_with("", &data, theme, " ", theme.muted, 1);
+    }
+
+    /// Updates per minute of the last 30 minutes of record time, each minute a bar as wide as
+    /// fits, in the room left below the cards.
+    pub(super) fn render_chart(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let data = self.history.per_minute();
+        let peak = data.iter().flatten().max().copied().unwrap_or(0);
+        let title = format!(
+            " updates per minute · last {} min of record time · peak {peak} ",
+            data.len()
+        );
+        let block = Block::bordered()
+            .border_style(theme.border)
+            .title(Span::styled(
+                safe_line(&title, usize::from(area.width.saturating_sub(2))).into_owned(),
+                theme.title,
+            ));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        if data.is_empty() {
+            buf.set_stringn(
+                inner.x,
+                inner.y,
+                "no updates loaded yet",
+                usize::from(inner.width),
+                theme.muted,
+            );
+            return;
+        }
+        let per = (usize::from(inner.width) / data.len()).max(1);
+        let bars: Vec<SparklineBar> = data
+            .iter()
+            .flat_map(|v| std::iter::repeat_n(SparklineBar::from(*v), per))
+            .collect();
+        // Right-aligned: the newest minute at the right edge.
+        let skip = bars.len().saturating_sub(usize::from(inner.width));
+        let w = u16::try_from(bars.len() - skip).unwrap_or(inner.width);
+        let inner = Rect::new(inner.x + inner.width - w, inner.y, w, inner.height);
+        Sparkline::default()
+            .data(bars.into_iter().skip(skip).collect::<Vec<_>>())
+            .max(peak.max(1))
+            .style(theme.sparkline)
+            .absent_value_symbol(" ")
+            .absent_value_style(theme.muted)
+            .render(inner, buf);
+    }
+
+    fn render_rounds(&self, rows: &mut CardRows<'_>, sh: &Shared, theme: &Theme) {
+        let r = &self.rounds;
+        let Some(at) = r.at else {
+            match &r.error {
+                Some(e) => rows.wrapped_cut(&format!("error: {e}"), theme.status_err, 2),
+                None => rows.line(Line::styled("waiting for the first answer", theme.muted)),
+            }
+            return;
+        };
+        let hms = |t: &str| {
+            parse_time_micros(t).map_or_else(
+                || "-".to_string(),
+                |m| {
+                    let f = sh.format_time(m);
+                    f.get(11..19).unwrap_or(&f).to_string()
+                },
+            )
+        };
+        match r.current(sh.now) {
+            Some(c) => rows.line(Line::from(vec![
+                Span::styled("current round ", theme.muted),
+                Span::styled(group_thousands(c.number), theme.accent.patch(bold())),
+                Span::styled(format!(" · opened {}", hms(&c.opens_at)), theme.muted),
+            ])),
+            None => rows.line(Line::styled(
+                "no open round has opened yet",
+                theme.status_warn,
+            )),
+        }
+        let open: Vec<String> = r.open.iter().map(|o| group_thousands(o.number)).collect();
+        let mut line = vec![
+            Span::styled("open ", theme.muted),
+            Span::raw(if open.is_empty() {
+                "-".into()
+            } else {
+                open.join(" · ")
+            }),
+        ];
+        if let Some(next) = r
+            .open
+            .iter()
+            .find(|o| parse_time_micros(&o.opens_at).is_some_and(|t| t > sh.now))
+        {
+            line.push(Span::styled(
+                format!("  next opens {}", hms(&next.opens_at)),
+                theme.muted,
+            ));
+        }
+        rows.line(Line::from(line));
+        let issuing: Vec<String> = r.issuing.iter().map(|&n| group_thousands(n)).collect();
+        rows.line(Line::from(vec![
+            Span::styled("issuing ", theme.muted),
+            Span::raw(if issuing.is_empty() {
+                "-".into()
+            } else {
+                issuing.join(" · ")
+            }),
+        ]));
+        match &r.error {
+            Some(e) => rows.line(Line::styled(format!("error: {e}"), theme.status_err)),
+            None => rows.line(Line::styled(
+                format!("read {} ago", human_duration(sh.now - at)),
+                theme.muted,
+            )),
+        }
+    }
+
+    /// The verdict line above the cards: the overall level and why.
+    pub(super) fn render_verdict(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
+        let v = self.verdict(sh);
+        let style = match v.level {
+            Level::Checking => theme.muted,
+            Level::Healthy => theme.status_ok,
+            Level::Degraded => theme.status_warn,
+            Level::Down => theme.status_err,
+        };
+        let line = Line::from(vec![
+            Span::styled(format!(" {} ", v.level.label()), style.patch(bold())),
+            Span::raw(" "),
+            Span::styled(v.reasons.join(" · "), style),
+        ]);
+        let line = fit_line(line, usize::from(area.width));
+        buf.set_line(area.x, area.y, &line, area.width);
     }
 
     fn render_node(&self, n: &NodeState, rows: &mut CardRows<'_>, sh: &Shared, theme: &Theme) {
@@ -220,18 +358,28 @@ impl StatusPane {
                     Some(r) => format!("rate {:.1} offsets/min ", r * 60.0),
                     None => "rate - ".into(),
                 };
-                rows.sparkline(&label, &rates, theme);
+                // At least one offset per second full scale (milli-offsets).
+                rows.sparkline_with(&label, &rates, theme, "×", theme.status_err, 1000);
             }
             NodeKind::Validator => {}
         }
 
         // Latency with its sparkline.
         let latencies: Vec<Option<u64>> = n.latencies().collect();
-        let label = match n.last_latency() {
-            Some(ms) => format!("latency {ms} ms "),
-            None => "latency - ".into(),
+        let peak = latencies.iter().flatten().max().copied();
+        let label = match (n.last_latency(), peak) {
+            (Some(ms), Some(max)) => format!("latency {ms} ms (max {max}) "),
+            _ => "latency - ".into(),
         };
-        rows.sparkline(&label, &latencies, theme);
+        // 50 ms full scale at least: sub-millisecond noise stays low.
+        rows.sparkline_with(
+            &label,
+            &latencies,
+            theme,
+            "×",
+            theme.status_err,
+            LATENCY_FLOOR_MS,
+        );
 
         // Timing: last success and the next attempt.
         let age = |t: i64| human_duration(sh.now - t);
@@ -329,12 +477,9 @@ impl CardRows<'_> {
         }
     }
 
-    /// `label` then a sparkline of `data` (latest values, as many as fit) on one row; absent
-    /// values (failed requests) are drawn as a red `×`.
-    fn sparkline(&mut self, label: &str, data: &[Option<u64>], theme: &Theme) {
-        self.sparkline_with(label, data, theme, "×", theme.status_err);
-    }
-
+    /// `label` then a sparkline of `data` (latest values, as many as fit) on one row, full
+    /// scale at `floor` or the largest value; absent values (failed requests) are drawn as
+    /// `absent`.
     fn sparkline_with(
         &mut self,
         label: &str,
@@ -342,6 +487,7 @@ impl CardRows<'_> {
         theme: &Theme,
         absent: &str,
         absent_style: Style,
+        floor: u64,
     ) {
         if self.y >= self.area.height {
             return;
@@ -360,8 +506,10 @@ impl CardRows<'_> {
         if spark_w > 0 && !data.is_empty() {
             let tail = &data[data.len().saturating_sub(usize::from(spark_w))..];
             let bars: Vec<SparklineBar> = tail.iter().map(|v| SparklineBar::from(*v)).collect();
+            let max = tail.iter().flatten().max().copied().unwrap_or(0).max(floor);
             Sparkline::default()
                 .data(bars)
+                .max(max)
                 .style(theme.sparkline)
                 .absent_value_symbol(absent)
                 .absent_value_style(absent_style)

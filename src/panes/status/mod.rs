@@ -20,13 +20,14 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 
 use crate::config::keymap::KeyContext;
+use crate::model::dashboard::{LagThresholds, Rounds, Verdict, judge};
 pub use crate::model::history_stats::{HistoryStats, RATE_WINDOW_MINUTES};
 pub use crate::model::node_poll::{
     LATENCY_SAMPLES, MAX_BACKOFF_MS, NodeHealth, NodeKind, NodeState, retry_delay_ms,
 };
 use crate::model::node_poll::{NodePoller, Transition};
 use crate::msg::Command;
-use crate::msg::{Effect, Fetched, Response};
+use crate::msg::{Effect, Fetched, Request, Response};
 use crate::ui::format::human_duration;
 use crate::ui::theme::Theme;
 
@@ -37,6 +38,10 @@ pub const NO_TOKEN_TEXT: &str =
     "no ledger token configured: set CANTONSCOPE_TOKEN, --token-file or token_command";
 /// From this width on, one more column of cards.
 const CARD_MIN_WIDTH: u16 = 60;
+/// The updates-per-minute chart below the cards is drawn when at least this many rows are left.
+const MIN_CHART_ROWS: u16 = 5;
+/// How often the mining rounds are read (µs); they change every few minutes.
+const ROUNDS_EVERY_US: i64 = 30_000_000;
 
 /// The theme style for a node's health.
 pub fn health_style(health: NodeHealth, theme: &Theme) -> Style {
@@ -53,6 +58,7 @@ pub fn health_style(health: NodeHealth, theme: &Theme) -> Style {
 enum Card {
     Node(usize),
     History,
+    Rounds,
 }
 
 /// The Status pane.
@@ -60,6 +66,8 @@ enum Card {
 pub struct StatusPane {
     poller: NodePoller,
     history: HistoryStats,
+    rounds: Rounds,
+    lag: LagThresholds,
     /// Cards in display order.
     cards: Vec<Card>,
     selected: usize,
@@ -82,10 +90,15 @@ impl StatusPane {
         let scans = ctx.scan_urls.len();
         let mut cards: Vec<Card> = (0..scans).map(Card::Node).collect();
         cards.push(Card::History);
+        if scans > 0 {
+            cards.push(Card::Rounds);
+        }
         cards.extend((scans..poller.nodes().len()).map(Card::Node));
         StatusPane {
             poller,
             history: HistoryStats::default(),
+            rounds: Rounds::default(),
+            lag: ctx.lag,
             cards,
             selected: 0,
             first_row: 0,
@@ -99,7 +112,34 @@ impl StatusPane {
         for i in self.poller.idle() {
             self.poll(i, sh, out);
         }
+        self.poll_rounds(sh, out);
         self.history.sync(&sh.history);
+    }
+
+    /// Asks scan 0 for the mining rounds when they are due.
+    fn poll_rounds(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
+        if sh.ctx.scan_urls.is_empty() || !self.rounds.due(sh.now) {
+            return false;
+        }
+        let id = out.fetch(sh, Request::MiningRounds);
+        self.rounds.sent(id);
+        true
+    }
+
+    /// The dashboard's verdict now.
+    pub fn verdict(&self, sh: &Shared) -> Verdict {
+        judge(
+            &self.poller,
+            &self.history,
+            sh.history_at_head,
+            sh.now,
+            self.lag,
+        )
+    }
+
+    /// The mining rounds last read from scan 0.
+    pub fn rounds(&self) -> &Rounds {
+        &self.rounds
     }
 
     /// Health of scan 0 (the one the history is read from).
@@ -181,7 +221,7 @@ impl StatusPane {
 
     fn card_height(&self, card: Card) -> u16 {
         2 + match card {
-            Card::History => 4,
+            Card::History | Card::Rounds => 4,
             Card::Node(i) => match self.poller.nodes().get(i) {
                 Some(n) if !n.polled => 3,
                 Some(n) => {
@@ -236,6 +276,12 @@ impl StatusPane {
     }
 }
 
+/// Below the verdict line.
+fn cards_area(area: Rect) -> Rect {
+    let top = area.height.min(1);
+    Rect::new(area.x, area.y + top, area.width, area.height - top)
+}
+
 /// Column count and row heights of the card grid.
 #[derive(Debug, Clone)]
 struct Grid {
@@ -279,6 +325,10 @@ impl Pane for StatusPane {
                         None => out.copy("URL", n.url.clone()),
                     }
                 }
+                Some(Card::Rounds) => match self.rounds.current(sh.now) {
+                    Some(r) => out.copy("current round's contract id", r.contract_id.clone()),
+                    None => return false,
+                },
                 Some(Card::History) => match sh.history.last() {
                     Some(s) => out.copy("newest update id", s.update_id.to_string()),
                     None => return false,
@@ -310,6 +360,7 @@ impl Pane for StatusPane {
             self.poll(i, sh, out);
             changed = true;
         }
+        changed |= self.poll_rounds(sh, out);
         let second = now.div_euclid(1_000_000);
         if second != self.last_second {
             self.last_second = second;
@@ -319,6 +370,15 @@ impl Pane for StatusPane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        if self.rounds.is_waiting_for(reply.id) {
+            let result = match &reply.result {
+                Ok(Response::MiningRounds(r)) => Ok(&**r),
+                Ok(_) => Err("unexpected answer".to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            self.rounds.on_result(result, sh.now, ROUNDS_EVERY_US);
+            return;
+        }
         let Some(i) = self.poller.waiting_for(reply.id, &reply.request) else {
             return;
         };
@@ -331,6 +391,7 @@ impl Pane for StatusPane {
     }
 
     fn set_area(&mut self, area: Rect) {
+        let area = cards_area(area);
         self.area = area;
         let grid = self.grid(area);
         self.first_row = self.first_visible_row(&grid, area.height);
@@ -340,7 +401,9 @@ impl Pane for StatusPane {
         if area.width == 0 || area.height == 0 {
             return;
         }
-        if self.cards.is_empty() {
+        self.render_verdict(area, buf, sh, theme);
+        let area = cards_area(area);
+        if self.cards.is_empty() || area.height == 0 {
             return;
         }
         let grid = self.grid(area);
@@ -374,6 +437,10 @@ impl Pane for StatusPane {
             if shown == h {
                 full_rows += 1;
             }
+        }
+        // Room left below every card: a large chart of updates per minute.
+        if first == 0 && full_rows == grid.heights.len() && bottom - y >= MIN_CHART_ROWS {
+            self.render_chart(Rect::new(area.x, y, area.width, bottom - y), buf, theme);
         }
         let above = first * grid.cols;
         let below = self

@@ -61,6 +61,20 @@ pub fn stable(screen: &str) -> String {
             r"updates/min \d+ last minute · avg [\d.]+ over \d+ min",
             "updates/min <n> last minute · avg <n> over <n> min",
         ),
+        (
+            r"current round [\d,]+ · opened \d{2}:\d{2}:\d{2}",
+            "current round <n> · opened <hh:mm:ss>",
+        ),
+        (
+            r"open [\d,· ]+ next opens \d{2}:\d{2}:\d{2}",
+            "open <rounds> next opens <hh:mm:ss>",
+        ),
+        (r"issuing [\d,· ]+", "issuing <rounds> "),
+        (r"of record time · peak \d+", "of record time · peak <n>"),
+        (
+            r"updates/min [\d-]+ by record time · avg [\d.-]+ over \d+ min",
+            "updates/min <n> by record time · avg <n> over <n> min",
+        ),
         (r"\blag \d+[smhd]( \d+[smhd])?", "lag <lag>"),
         (r"newest \d{2}:\d{2}:\d{2}", "newest <hh:mm:ss>"),
     ];

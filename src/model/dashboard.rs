@@ -1,0 +1,325 @@
+//! What the Status dashboard concludes, pure: the one-line verdict over every node and the
+//! loaded history (healthy / degraded / down, and why), the lag thresholds it judges by, and the
+//! mining rounds it shows (polled from scan 0).
+
+use crate::api::scan::{MiningRound, NodeStatus, OpenAndIssuingMiningRounds};
+use crate::model::history_stats::HistoryStats;
+use crate::model::node_poll::{NodeHealth, NodeKind, NodePoller};
+use crate::model::summary::parse_time_micros;
+use crate::msg::RequestId;
+
+const SEC: i64 = 1_000_000;
+
+/// When the lag of the newest update turns amber (`warn`) and red (`error`), in µs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LagThresholds {
+    pub warn: i64,
+    pub error: i64,
+}
+
+impl Default for LagThresholds {
+    fn default() -> Self {
+        LagThresholds {
+            warn: 60 * SEC,
+            error: 300 * SEC,
+        }
+    }
+}
+
+/// How bad a lag is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LagLevel {
+    Fine,
+    Amber,
+    Red,
+}
+
+impl LagThresholds {
+    /// The level of a lag (µs).
+    pub fn level(&self, lag: i64) -> LagLevel {
+        if lag > self.error {
+            LagLevel::Red
+        } else if lag > self.warn {
+            LagLevel::Amber
+        } else {
+            LagLevel::Fine
+        }
+    }
+}
+
+/// The overall level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// No node has answered yet.
+    Checking,
+    Healthy,
+    Degraded,
+    Down,
+}
+
+impl Level {
+    /// Upper-case label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Level::Checking => "CHECKING",
+            Level::Healthy => "HEALTHY",
+            Level::Degraded => "DEGRADED",
+            Level::Down => "DOWN",
+        }
+    }
+}
+
+/// The dashboard's verdict: a level and the reasons, worst first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub level: Level,
+    pub reasons: Vec<String>,
+}
+
+fn secs_text(us: i64) -> String {
+    let s = us.max(0) / SEC;
+    if s >= 3600 {
+        format!("{}h {}m", s / 3600, s % 3600 / 60)
+    } else if s >= 60 && s % 60 == 0 {
+        format!("{}m", s / 60)
+    } else if s >= 60 {
+        format!("{}m {}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// Judges the nodes and the history: scan 0 down (the history's source) or the newest update
+/// older than the red threshold is **down**; any other node down or degraded, or a lag over
+/// the amber threshold, is **degraded**; otherwise **healthy** (with what was checked).
+pub fn judge(
+    poller: &NodePoller,
+    stats: &HistoryStats,
+    at_head: bool,
+    now: i64,
+    lag: LagThresholds,
+) -> Verdict {
+    let mut down = Vec::new();
+    let mut degraded = Vec::new();
+    let mut answered = 0usize;
+    let mut polled = 0usize;
+    for n in poller.nodes().iter().filter(|n| n.polled) {
+        polled += 1;
+        match n.health() {
+            NodeHealth::Down => {
+                let why = n
+                    .last_error
+                    .as_ref()
+                    .map(|(_, e)| e.rsplit(": ").next().unwrap_or(e).to_string())
+                    .unwrap_or_default();
+                down.push((n.kind, format!("{} down ({why})", n.kind.name())));
+            }
+            NodeHealth::Degraded => {
+                answered += 1;
+                let what = match &n.status {
+                    Some(NodeStatus::NotInitialized(_)) => "not initialized",
+                    Some(NodeStatus::Failed(_)) => "reports a failure",
+                    Some(NodeStatus::Success(_)) => "inactive",
+                    _ => "degraded",
+                };
+                degraded.push(format!("{} {what}", n.kind.name()));
+            }
+            NodeHealth::Ok => answered += 1,
+            NodeHealth::Unknown => {}
+        }
+    }
+    let mut level = Level::Healthy;
+    let mut reasons = Vec::new();
+    if down.iter().any(|(k, _)| *k == NodeKind::Scan(0)) {
+        level = Level::Down;
+    } else if !down.is_empty() || !degraded.is_empty() {
+        level = Level::Degraded;
+    }
+    reasons.extend(down.into_iter().map(|(_, r)| r));
+    reasons.extend(degraded);
+    if at_head && let Some(newest) = stats.newest {
+        let age = now - newest;
+        match lag.level(age) {
+            LagLevel::Red => {
+                level = Level::Down;
+                reasons.push(format!(
+                    "newest update {} old (red over {})",
+                    secs_text(age),
+                    secs_text(lag.error)
+                ));
+            }
+            LagLevel::Amber => {
+                level = level.max(Level::Degraded);
+                reasons.push(format!(
+                    "newest update {} old (amber over {})",
+                    secs_text(age),
+                    secs_text(lag.warn)
+                ));
+            }
+            LagLevel::Fine => {}
+        }
+    }
+    if level == Level::Healthy {
+        if answered == 0 && polled > 0 {
+            level = Level::Checking;
+            reasons.push("waiting for the first answers".into());
+        } else {
+            reasons.push(format!(
+                "{answered} of {polled} node{} answer",
+                if polled == 1 { "" } else { "s" }
+            ));
+            if at_head && let Some(newest) = stats.newest {
+                reasons.push(format!("newest update {} old", secs_text(now - newest)));
+            }
+            if let Some(r) = stats.recent_rate {
+                reasons.push(format!("{r:.0} updates/min"));
+            }
+        }
+    }
+    Verdict { level, reasons }
+}
+
+/// The mining rounds of scan 0, polled slowly.
+#[derive(Debug, Clone, Default)]
+pub struct Rounds {
+    in_flight: Option<RequestId>,
+    next_due: i64,
+    /// Open rounds, oldest first.
+    pub open: Vec<MiningRound>,
+    /// Issuing rounds, oldest first.
+    pub issuing: Vec<i64>,
+    /// When the last answer arrived (µs).
+    pub at: Option<i64>,
+    /// The last error, while the last request failed.
+    pub error: Option<String>,
+}
+
+impl Rounds {
+    /// Whether a request is due at `now`.
+    pub fn due(&self, now: i64) -> bool {
+        self.in_flight.is_none() && now >= self.next_due
+    }
+
+    /// Records that request `id` went out.
+    pub fn sent(&mut self, id: RequestId) {
+        self.in_flight = Some(id);
+    }
+
+    /// Whether `id` is the request in flight.
+    pub fn is_waiting_for(&self, id: RequestId) -> bool {
+        self.in_flight == Some(id)
+    }
+
+    /// Records an answer at `now`; the next request is due `every_us` later.
+    pub fn on_result(
+        &mut self,
+        result: Result<&OpenAndIssuingMiningRounds, String>,
+        now: i64,
+        every_us: i64,
+    ) {
+        self.in_flight = None;
+        self.next_due = now.saturating_add(every_us);
+        match result {
+            Ok(r) => {
+                let mut open: Vec<MiningRound> = r
+                    .open_mining_rounds
+                    .values()
+                    .filter_map(|c| c.round())
+                    .collect();
+                open.sort_by_key(|r| r.number);
+                let mut issuing: Vec<i64> = r
+                    .issuing_mining_rounds
+                    .values()
+                    .filter_map(|c| c.round().map(|r| r.number))
+                    .collect();
+                issuing.sort_unstable();
+                self.open = open;
+                self.issuing = issuing;
+                self.at = Some(now);
+                self.error = None;
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// The current round: the newest open round that has opened by `now` (rounds whose opening
+    /// time cannot be read count as open).
+    pub fn current(&self, now: i64) -> Option<&MiningRound> {
+        self.open
+            .iter()
+            .rev()
+            .find(|r| parse_time_micros(&r.opens_at).is_none_or(|t| t <= now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msg::{PaneId, Response};
+
+    const NOW: i64 = 1_800_000_000 * SEC;
+
+    fn poller() -> NodePoller {
+        let urls = vec!["http://s0".to_string(), "http://s1".to_string()];
+        NodePoller::new(&urls, None, Some("http://v"), 2000)
+    }
+
+    fn answer(p: &mut NodePoller, i: usize, ok: bool) {
+        p.sent(i, RequestId::new(PaneId::Status, 1), NOW);
+        let r = if ok {
+            Ok(&Response::ValidatorOk)
+        } else {
+            Err("scan GET /status: connection failed: refused".to_string())
+        };
+        p.on_result(i, r, 5, NOW);
+    }
+
+    #[test]
+    fn the_verdict_names_the_worst_first() {
+        let stats = HistoryStats::default();
+        let lag = LagThresholds::default();
+        let mut p = poller();
+        assert_eq!(judge(&p, &stats, true, NOW, lag).level, Level::Checking);
+        for i in 0..3 {
+            answer(&mut p, i, true);
+        }
+        let v = judge(&p, &stats, true, NOW, lag);
+        assert_eq!(v.level, Level::Healthy);
+        assert_eq!(v.reasons[0], "3 of 3 nodes answer");
+        answer(&mut p, 1, false);
+        let v = judge(&p, &stats, true, NOW, lag);
+        assert_eq!(v.level, Level::Degraded);
+        assert_eq!(v.reasons, ["scan 2 down (refused)"]);
+        answer(&mut p, 0, false);
+        let v = judge(&p, &stats, true, NOW, lag);
+        assert_eq!(v.level, Level::Down);
+        assert_eq!(v.reasons.len(), 2);
+    }
+
+    #[test]
+    fn lag_thresholds_turn_amber_then_red() {
+        let lag = LagThresholds {
+            warn: 10 * SEC,
+            error: 20 * SEC,
+        };
+        assert_eq!(lag.level(5 * SEC), LagLevel::Fine);
+        assert_eq!(lag.level(15 * SEC), LagLevel::Amber);
+        assert_eq!(lag.level(25 * SEC), LagLevel::Red);
+        let mut p = poller();
+        for i in 0..3 {
+            answer(&mut p, i, true);
+        }
+        let mut stats = HistoryStats::default();
+        stats.newest = Some(NOW - 15 * SEC);
+        let v = judge(&p, &stats, true, NOW, lag);
+        assert_eq!(v.level, Level::Degraded);
+        assert_eq!(v.reasons, ["newest update 15s old (amber over 10s)"]);
+        let v = judge(&p, &stats, true, NOW + 10 * SEC, lag);
+        assert_eq!(v.level, Level::Down);
+        // Browsing the past says nothing about the lag.
+        assert_eq!(
+            judge(&p, &stats, false, NOW + 10 * SEC, lag).level,
+            Level::Healthy
+        );
+    }
+}
