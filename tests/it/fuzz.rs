@@ -1143,6 +1143,11 @@ fn kind_of(request: &Request) -> Kind {
         Request::DeleteUser { .. } | Request::Package { .. } => Kind::Empty,
         Request::Trees { .. } => Kind::Trees,
         Request::Execute(_) => Kind::Executed,
+        Request::MiningRounds => Kind::MiningRounds,
+        // Answers gathered from every scan by the runtime: no one body to decode.
+        Request::NetworkHealth { .. }
+        | Request::NetworkCheck { .. }
+        | Request::SweepPage { .. } => Kind::Empty,
     }
 }
 
@@ -1222,6 +1227,18 @@ fn respond(request: &Request, body: &[u8]) -> Result<Response, ApiError> {
         Request::Execute(req) => ledger::execute_and_wait(req)
             .decode_response(200, h, body)
             .map(|r| Response::Executed(Box::new(r))),
+        Request::MiningRounds => {
+            scan::open_and_issuing_mining_rounds(&scan::MiningRoundsRequest::default())
+                .decode_response(200, h, body)
+                .map(|r| Response::MiningRounds(Box::new(r)))
+        }
+        Request::NetworkHealth { .. }
+        | Request::NetworkCheck { .. }
+        | Request::SweepPage { .. } => Err(ApiError::Scan {
+            endpoint: "network",
+            status: 503,
+            message: "not generated".into(),
+        }),
     }
 }
 
