@@ -271,6 +271,24 @@ impl Harness {
         self.pending[0].clone()
     }
 
+    /// The only pending request, after letting the clock run (250 ms a tick, up to 10 s) for
+    /// the loader's pace of requests.
+    fn next_pending(&mut self) -> (RequestId, Request) {
+        self.settle();
+        self.one_pending()
+    }
+
+    /// Lets the clock run until a request is pending (at most 10 s).
+    fn settle(&mut self) {
+        for _ in 0..40 {
+            if !self.pending.is_empty() {
+                break;
+            }
+            let now = self.sh.now + SEC / 4;
+            self.tick_at(now);
+        }
+    }
+
     /// Answers the oldest pending request.
     fn answer(&mut self, result: Result<Response, ApiError>) -> Request {
         assert!(!self.pending.is_empty(), "no request to answer");
@@ -491,7 +509,7 @@ fn earlier_updates_are_prepended_keeping_the_cursor_and_walk_back_to_ledger_begi
     h.cmd(Command::Top);
     assert!(h.sh.feed.loading_earlier);
     assert!(h.screen_text(120, 40).contains("loading earlier"));
-    let (_, r) = h.one_pending();
+    let (_, r) = h.next_pending();
     assert_eq!(updates_req(&r).1, UpdatesPurpose::Earlier);
     assert_eq!(updates_req(&r).0.page_size, PAGE_SIZE);
     assert_eq!(after_of(&r), (1, t0() - EARLIER_FIRST_STEP));
@@ -499,7 +517,7 @@ fn earlier_updates_are_prepended_keeping_the_cursor_and_walk_back_to_ledger_begi
     // A full page that does not reach the oldest loaded update: a gap, so half the step.
     h.answer(Ok(page(txs(1000, 1000, 1, t0() - 3500 * SEC))));
     assert_eq!(h.pane.row_count(&h.sh), 5, "nothing prepended across a gap");
-    let (_, r) = h.one_pending();
+    let (_, r) = h.next_pending();
     assert_eq!(after_of(&r), (1, t0() - EARLIER_FIRST_STEP / 2));
 
     // 40 earlier updates, then the oldest loaded one: prepended, the cursor stays put.
@@ -516,12 +534,12 @@ fn earlier_updates_are_prepended_keeping_the_cursor_and_walk_back_to_ledger_begi
 
     // Fewer than 100 so far: keep going with a doubled step from the new oldest update.
     let first = t0() - 1000 * SEC;
-    let (_, r) = h.one_pending();
+    let (_, r) = h.next_pending();
     assert_eq!(after_of(&r), (1, first - EARLIER_FIRST_STEP));
     // Nothing more in migration 1: the step doubles until the whole migration was asked for.
     let mut steps = 0;
     loop {
-        let (_, r) = h.one_pending();
+        let (_, r) = h.next_pending();
         let (m, after) = after_of(&r);
         if m == 0 {
             assert_eq!(after, first - EARLIER_FIRST_STEP, "previous migration");
@@ -550,11 +568,15 @@ fn earlier_updates_are_prepended_keeping_the_cursor_and_walk_back_to_ledger_begi
     h.cmd(Command::Top);
     h.cmd(Command::Top);
     let mut guard = 0;
-    while let Some((_, r)) = h.pending.first().cloned() {
-        assert_eq!(after_of(&r).0, 0, "never below migration 0");
+    while h.sh.feed.loading_earlier {
+        h.settle();
+        let (_, r) = h.pending.first().cloned().expect("a request");
+        if updates_req(&r).1 == UpdatesPurpose::Earlier {
+            assert_eq!(after_of(&r).0, 0, "never below migration 0");
+        }
         h.answer(Ok(page(vec![])));
         guard += 1;
-        assert!(guard < 30);
+        assert!(guard < 60);
     }
     assert!(h.sh.feed.reached_begin);
     assert!(
@@ -965,4 +987,65 @@ fn snapshot_80x24_filtering() {
     h.cmd(Command::Filter);
     h.type_text("choice:Liveness");
     assert_snapshot!("snapshot_80x24_filtering", snapshot(&h, 80, 24));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A hostile scan over real HTTP (127.0.0.1)
+// ---------------------------------------------------------------------------------------------
+
+/// A scan that answers every request with the same one-update page (it ignores `after`): the
+/// whole explorer, over HTTP, asks a few times, stops loading and says why — where it used to
+/// send 10,000 discovery probes at once.
+#[test]
+fn a_scan_that_ignores_after_is_asked_a_few_times_and_the_loading_stops_with_a_message() {
+    use cantonscope::msg::Action;
+    use cantonscope::runtime::fetch::execute;
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let body = serde_json::to_vec(&json!({ "transactions": [tx(1, 0, t0())] })).expect("json");
+    let server = rt.block_on(crate::safety::hostile(crate::safety::json_reply(200, body)));
+    let settings = cantonscope::config::Settings {
+        scan_url: Some(server.url.parse().expect("url")),
+        ..Default::default()
+    };
+    let start = t0() + 60 * SEC;
+    let (mut app, clients) = {
+        let _guard = rt.enter();
+        cantonscope::runtime::build(&settings, start).expect("app builds")
+    };
+    let mut queue: std::collections::VecDeque<Effect> = app.start().into();
+    // Ten seconds of the app's clock, a tick every 100 ms, every fetch run to its end.
+    for step in 1..=100 {
+        while let Some(effect) = queue.pop_front() {
+            if let Effect::Fetch { id, request } = effect {
+                let result = rt.block_on(execute(&clients, &request));
+                queue.extend(app.update(Action::Fetched(Box::new(Fetched {
+                    id,
+                    request,
+                    result,
+                    elapsed_ms: 1,
+                }))));
+            }
+            assert!(server.requests() < 1_000, "a burst of requests");
+        }
+        queue.extend(app.update(Action::Tick(start + step * SEC / 10)));
+    }
+    // Two history pages and the Status pane's polls of /status (every 2 s).
+    assert!(server.requests() <= 12, "{} requests", server.requests());
+    assert!(
+        app.errors
+            .entries()
+            .any(|e| e.message.contains("the scan returned the same page twice")),
+        "{:?}",
+        app.errors.entries().map(|e| &e.message).collect::<Vec<_>>()
+    );
+    assert!(
+        app.history.status_text(&app.sh).contains("stopped"),
+        "{}",
+        app.history.status_text(&app.sh)
+    );
 }

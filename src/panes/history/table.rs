@@ -78,6 +78,10 @@ impl HistoryPane {
                 parts.push((text.to_string(), StatusTone::Muted));
             }
             Phase::Forward => {}
+            Phase::Stopped => parts.push((
+                "stopped: the scan does not page (r retries)".to_string(),
+                StatusTone::Err,
+            )),
         }
         if feed.failures > 0 {
             parts.push((
@@ -134,6 +138,7 @@ impl HistoryPane {
                     Phase::Discover | Phase::Seek { .. } => "loading…",
                     Phase::Forward if sh.feed.at_head => "no updates yet: waiting for new ones",
                     Phase::Forward => "loading…",
+                    Phase::Stopped => "loading stopped: see the error log (!)",
                 }
             } else {
                 "no loaded update matches the filter"
