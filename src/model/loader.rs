@@ -59,6 +59,8 @@ pub const MAX_FUTURE: i64 = 86_400 * MICROS;
 pub const MAX_MIGRATION_JUMP: i64 = 100;
 /// How many ids of skipped items the error message names.
 const IDS_NAMED: usize = 5;
+/// Default memory budget of the loaded history (MiB; profile key `history_memory_mib`).
+pub const DEFAULT_MEMORY_MIB: u32 = 256;
 /// The message when a server ignores `after`.
 pub const SAME_PAGE_TWICE: &str = "the scan returned the same page twice";
 
@@ -139,6 +141,8 @@ pub struct Feed {
     pub migration: Option<i64>,
     /// Consecutive failed requests (0 when the last one worked).
     pub failures: u32,
+    /// The memory budget of the loaded history (bytes).
+    pub memory_budget: usize,
     /// Decode errors of the most recent malformed items, by position.
     malformed: VecDeque<(Pos, String)>,
 }
@@ -176,6 +180,8 @@ pub struct HistoryChange {
     pub prepended: usize,
     /// A main-line page arrived.
     pub forward_page: bool,
+    /// The oldest items dropped to stay within the memory budget.
+    pub dropped: usize,
 }
 
 impl HistoryChange {
@@ -185,6 +191,7 @@ impl HistoryChange {
         self.at_head |= other.at_head;
         self.prepended += other.prepended;
         self.forward_page |= other.forward_page;
+        self.dropped += other.dropped;
     }
 }
 
@@ -289,6 +296,10 @@ pub struct Loader {
     pace: Pace,
     /// A page larger than asked was reported once.
     oversize_warned: bool,
+    /// Memory budget of the loaded history (bytes).
+    budget: usize,
+    /// Dropping for the budget was reported once.
+    budget_noted: bool,
 }
 
 /// What tells two pages apart: length, first and last item.
@@ -350,6 +361,45 @@ impl Loader {
             last_page: None,
             pace: Pace::default(),
             oversize_warned: false,
+            budget: mib_bytes(DEFAULT_MEMORY_MIB),
+            budget_noted: false,
+        }
+    }
+
+    /// Sets the memory budget of the loaded history (MiB, at least 1).
+    pub fn set_memory_budget_mib(&mut self, mib: u32) {
+        self.budget = mib_bytes(mib.max(1));
+    }
+
+    /// Drops the oldest updates while the history is over its budget (down to 7/8 of it, an
+    /// eighth at a time, so a full history is trimmed once in a while, not on every page).
+    fn enforce_budget(&mut self, cx: &mut Ctx) {
+        if cx.history.memory_bytes() <= self.budget {
+            return;
+        }
+        let target = self.budget / 8 * 7;
+        let mut dropped = 0;
+        while cx.history.memory_bytes() > target && cx.history.len() > 1 {
+            let n = (cx.history.len() / 8).max(1).min(cx.history.len() - 1);
+            dropped += cx.history.drop_oldest(n);
+        }
+        if dropped == 0 {
+            return;
+        }
+        cx.out.change.merge(HistoryChange {
+            dropped,
+            ..HistoryChange::default()
+        });
+        cx.feed.reached_begin = false;
+        if !self.budget_noted {
+            self.budget_noted = true;
+            cx.note(
+                Note::Info,
+                format!(
+                    "memory cap {} MiB reached: the oldest updates leave memory (↑ at the top loads them again)",
+                    self.budget >> 20
+                ),
+            );
         }
     }
 
@@ -455,6 +505,7 @@ impl Loader {
         };
         cx.feed.loading = self.in_flight.is_some();
         cx.feed.loading_earlier = self.earlier.is_some();
+        cx.feed.memory_budget = self.budget;
     }
 
     // -----------------------------------------------------------------------------------------
@@ -730,6 +781,7 @@ impl Loader {
             cx.feed.migration = Some(cx.feed.migration.map_or(m, |k| k.max(m)));
         }
         self.advance_cursor(page, cx);
+        self.enforce_budget(cx);
     }
 
     fn screened<'a>(
@@ -974,6 +1026,12 @@ fn positioned<'a>(items: &'a [UpdateItem], cx: &mut Ctx) -> std::borrow::Cow<'a,
         ),
     );
     std::borrow::Cow::Owned(kept)
+}
+
+fn mib_bytes(mib: u32) -> usize {
+    usize::try_from(mib)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(1 << 20)
 }
 
 /// How an item is named in messages: its id (shortened, as the server sent it) and position.
@@ -1446,5 +1504,46 @@ mod tests {
         }
         assert_eq!(warnings, 1);
         assert_eq!(rig.history.len(), 1 + 3 * 1500);
+    }
+
+    #[test]
+    fn the_history_stays_within_its_memory_budget_and_scrolling_back_fetches_again() {
+        let mut rig = at_head(1);
+        rig.loader.set_memory_budget_mib(1);
+        let budget = 1 << 20;
+        let mut dropped = 0;
+        let mut notes = 0;
+        let mut n = 100;
+        for _ in 0..20 {
+            rig.tick(rig.now + 2 * SEC);
+            let items = (n..n + 999)
+                .map(|i| tx(i, 0, T0 + i64::try_from(i).expect("small") * SEC))
+                .collect();
+            n += 999;
+            let (_, out) = rig.answer(page(items));
+            dropped += out.change.dropped;
+            notes += out.notes.len();
+            assert!(
+                rig.history.memory_bytes() <= budget,
+                "{} bytes",
+                rig.history.memory_bytes()
+            );
+        }
+        assert!(dropped > 5_000, "dropped {dropped}");
+        assert_eq!(notes, 1, "said once");
+        assert_eq!(rig.history.dropped(), dropped as u64);
+        assert!(!rig.feed.reached_begin);
+        assert_eq!(rig.feed.memory_budget, budget);
+        // Bytes per summary, as accounted: a few hundred, not kilobytes.
+        let per = rig.history.memory_bytes() / rig.history.len();
+        assert!((100..1_000).contains(&per), "{per} bytes per summary");
+        // Scrolling back past the oldest loaded fetches the dropped ones again.
+        let oldest = rig.history.first().expect("loaded").record_time;
+        let out = rig.intent(LoaderIntent::Earlier);
+        assert_eq!(purpose(&out.fetches[0].1), UpdatesPurpose::Earlier);
+        assert_eq!(
+            after(&out.fetches[0].1),
+            Some((0, oldest - EARLIER_FIRST_STEP))
+        );
     }
 }

@@ -1049,3 +1049,127 @@ fn a_scan_that_ignores_after_is_asked_a_few_times_and_the_loading_stops_with_a_m
         app.history.status_text(&app.sh)
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Memory budget
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn over_the_memory_budget_the_oldest_leave_and_the_paused_selection_stays_put() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.loader.set_memory_budget_mib(1);
+    h.run_to_head(0, txs(0, 900, 0, t0()));
+    let mut selected = None;
+    let mut next = 1000;
+    let mut clock = now;
+    while h.sh.history.dropped() == 0 {
+        if selected.is_none() && h.sh.history.memory_bytes() > 900 << 10 {
+            // Close to the budget: pause on one of the newest updates.
+            for _ in 0..3 {
+                h.cmd(Command::Up);
+            }
+            selected = h.selected_id();
+        }
+        clock += 2 * SEC;
+        h.tick_at(clock);
+        h.answer(Ok(page(txs(next, 500, 0, t0() + next as i64 * SEC))));
+        next += 500;
+        assert!(next < 20_000, "the budget is never reached");
+        assert!(h.sh.history.memory_bytes() <= 1 << 20);
+    }
+    assert!(selected.is_some());
+    assert_eq!(
+        h.selected_id(),
+        selected,
+        "the selection stays on its update"
+    );
+    assert!(!h.pane.is_following());
+    let title = h.screen_text(120, 40);
+    assert!(
+        title.contains("memory cap 1 MiB: older dropped"),
+        "{}",
+        title.lines().next().unwrap_or_default()
+    );
+}
+
+/// RSS of this process in KiB (Linux), if readable.
+fn rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// The whole explorer on the demo network producing `rate` updates a second for `secs` seconds
+/// of wall time (from its head on), with a history budget of `mib` MiB. Returns (updates seen,
+/// the largest accounted history size in bytes, the slowest tick or full-screen draw in ms, RSS
+/// growth in KiB). Fetches run to their end between ticks (in the app they run in the
+/// background), so they are not counted in the slowest step.
+fn soak(rate: f64, secs: u64, mib: u32) -> (u64, usize, u128, Option<u64>) {
+    use crate::common::{Harness as AppHarness, Options};
+    use cantonscope::msg::Action;
+    let mut h = AppHarness::start_with(Options {
+        rate,
+        tweak: Box::new(move |s| {
+            s.history_memory_mib = mib;
+            s.refresh = std::time::Duration::from_millis(250);
+            s.from = cantonscope::config::HistoryStart::Now;
+        }),
+        ..Options::default()
+    });
+    let rss_start = rss_kib();
+    let start = std::time::Instant::now();
+    let (mut peak, mut slowest) = (0usize, 0u128);
+    let mut draws = 0;
+    while start.elapsed().as_secs() < secs {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        h.now += 100_000;
+        let t = std::time::Instant::now();
+        let effects = h.app.update(Action::Tick(h.now));
+        slowest = slowest.max(t.elapsed().as_millis());
+        h.run(effects);
+        peak = peak.max(h.app.sh.history.memory_bytes());
+        if start.elapsed().as_secs() >= draws {
+            draws += 1;
+            let t = std::time::Instant::now();
+            let screen = h.screen(120, 40);
+            slowest = slowest.max(t.elapsed().as_millis());
+            assert!(screen.contains("History"));
+        }
+    }
+    let seen = h.app.sh.history.len() as u64 + h.app.sh.history.dropped();
+    let rss = rss_start.zip(rss_kib()).map(|(a, b)| b.saturating_sub(a));
+    (seen, peak, slowest, rss)
+}
+
+/// A short soak: 2,000 updates a second for 6 s against a 1 MiB budget.
+#[test]
+fn soak_short_the_history_holds_its_memory_budget_under_a_fast_demo() {
+    let (seen, peak, slowest, _) = soak(2_000.0, 6, 1);
+    eprintln!("soak short: {seen} updates, peak {peak} bytes, slowest step {slowest} ms");
+    assert!(peak <= 1 << 20, "peak {peak} bytes over the 1 MiB budget");
+    assert!(
+        seen > 4_000,
+        "only {seen} updates arrived: the budget was not exercised"
+    );
+    assert!(slowest < 1_000, "a step took {slowest} ms");
+}
+
+/// The long soak (run alone: `cargo test --release --test it soak_long -- --ignored
+/// --nocapture --test-threads=1`): 2,000 updates a second for 5 minutes (about a day of
+/// MainNet) against a 16 MiB budget; RSS grows by at most the budget and a 64 MiB margin.
+#[test]
+#[ignore = "minutes long; run on demand"]
+fn soak_long_the_history_holds_its_memory_budget_for_minutes() {
+    let (seen, peak, slowest, rss) = soak(2_000.0, 300, 16);
+    eprintln!(
+        "soak long: {seen} updates, peak {peak} bytes, slowest step {slowest} ms, RSS +{rss:?} KiB"
+    );
+    assert!(peak <= 16 << 20);
+    assert!(slowest < 1_000, "a step took {slowest} ms");
+    if let Some(kib) = rss {
+        assert!(kib <= (16 + 64) * 1024, "RSS grew by {kib} KiB");
+    }
+}

@@ -108,6 +108,15 @@ impl HistoryPane {
             format!("{} updates", group_thousands(sh.history.len()))
         };
         spans.push(Span::styled(format!(" · {count}"), theme.muted));
+        if sh.history.dropped() > 0 {
+            spans.push(Span::styled(
+                format!(
+                    " · memory cap {} MiB: older dropped",
+                    sh.feed.memory_budget >> 20
+                ),
+                theme.status_warn,
+            ));
+        }
         for (text, tone) in self.status_parts(sh) {
             let style = match tone {
                 StatusTone::Ok => theme.status_ok,
