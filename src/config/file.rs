@@ -72,6 +72,9 @@ pub struct ProfileFile {
     /// Largest response body accepted from a node, in MiB after gzip decoding.
     #[serde(default)]
     pub max_response_mib: Option<i64>,
+    /// Memory budget of the loaded history, in MiB (the oldest updates leave memory beyond it).
+    #[serde(default)]
+    pub history_memory_mib: Option<i64>,
     /// Which of the scans the network lists to use: `"all"` or a list of SV names.
     #[serde(default)]
     pub network_scans: Option<NetworkScans>,

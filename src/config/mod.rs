@@ -157,6 +157,9 @@ pub struct Settings {
     /// Largest response body accepted from a node, in MiB after gzip decoding; a larger answer
     /// is aborted mid-read and reported as an error.
     pub max_response_mib: u32,
+    /// Memory budget of the loaded history, in MiB: beyond it the oldest updates are dropped
+    /// from memory (and fetched again when the user scrolls back to them).
+    pub history_memory_mib: u32,
     /// How the whole network is read: which scans, how fast, the health thresholds.
     pub network: NetworkSettings,
 }
@@ -206,6 +209,7 @@ impl Default for Settings {
             log_file: None,
             log_level: DEFAULT_LOG_LEVEL.to_owned(),
             max_response_mib: DEFAULT_MAX_RESPONSE_MIB,
+            history_memory_mib: crate::model::loader::DEFAULT_MEMORY_MIB,
             network: NetworkSettings::default(),
         }
     }
@@ -625,6 +629,19 @@ pub fn resolve(
         in_range(value).ok_or_else(|| profile_error("max_response_mib", out_of_range(&value)))?
     } else {
         DEFAULT_MAX_RESPONSE_MIB
+    };
+
+    settings.history_memory_mib = match profile.history_memory_mib {
+        Some(value) => u32::try_from(value)
+            .ok()
+            .filter(|mib| (1..=1 << 20).contains(mib))
+            .ok_or_else(|| {
+                profile_error(
+                    "history_memory_mib",
+                    format!("{value} is out of range (1 to 1048576 MiB)"),
+                )
+            })?,
+        None => crate::model::loader::DEFAULT_MEMORY_MIB,
     };
 
     settings.network = network_settings(profile, &profile_error)?;

@@ -17,9 +17,23 @@ pub struct History {
     items: VecDeque<UpdateSummary>,
     /// Changes whenever the history is replaced ([`History::clear`]).
     epoch: u64,
-    /// Sequence number of the oldest loaded item: lower after a prepend. Readers compare it
-    /// with the value they last saw to tell how many items arrived at the front.
+    /// Sequence number of the oldest loaded item: lower after a prepend, higher after the
+    /// oldest were dropped. Readers compare it with the value they last saw.
     base: i64,
+    /// Heap bytes of the loaded summaries ([`summary_heap_bytes`]).
+    heap: usize,
+    /// Updates dropped from the front to stay within the memory budget (since the last clear).
+    dropped: u64,
+}
+
+/// Heap bytes of one summary: its id, symbols and contract keys, each allocation with the
+/// allocator's overhead (16 bytes).
+pub fn summary_heap_bytes(s: &UpdateSummary) -> usize {
+    const ALLOC: usize = 16;
+    let alloc = |bytes: usize| if bytes == 0 { 0 } else { bytes + ALLOC };
+    alloc(s.update_id.len())
+        + alloc(std::mem::size_of_val(&*s.syms))
+        + alloc(std::mem::size_of_val(&*s.contracts))
 }
 
 /// Where a page goes.
@@ -48,6 +62,36 @@ impl History {
     /// Sequence number of the oldest loaded item (lower after earlier items were added).
     pub fn base(&self) -> i64 {
         self.base
+    }
+
+    /// An estimate of the memory the loaded history holds: the summaries (their slots in the
+    /// deque, at its capacity, and their heap parts) and the interned strings.
+    pub fn memory_bytes(&self) -> usize {
+        self.items.capacity() * std::mem::size_of::<UpdateSummary>()
+            + self.heap
+            + self.summarizer.interner.heap_bytes()
+            + self.summarizer.sym_cats.capacity()
+    }
+
+    /// Updates dropped from the front (memory budget) since the history was last replaced.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Drops the `n` oldest updates (to stay within a memory budget) and gives back the deque's
+    /// spare room beyond a quarter. Returns how many were dropped.
+    pub fn drop_oldest(&mut self, n: usize) -> usize {
+        let n = n.min(self.items.len());
+        for s in self.items.drain(..n) {
+            self.heap -= summary_heap_bytes(&s);
+        }
+        self.base += i64::try_from(n).unwrap_or(i64::MAX);
+        self.dropped += n as u64;
+        let keep = self.items.len() + self.items.len() / 4;
+        if self.items.capacity() > keep + 1024 {
+            self.items.shrink_to(keep);
+        }
+        n
     }
 
     /// Number of loaded updates.
@@ -98,6 +142,7 @@ impl History {
                         .back()
                         .is_none_or(|last| Self::position(&s) > Self::position(last));
                     if newer {
+                        self.heap += summary_heap_bytes(&s);
                         self.items.push_back(s);
                         added += 1;
                     }
@@ -114,6 +159,7 @@ impl History {
                 let n = fresh.len();
                 self.base -= i64::try_from(n).unwrap_or(i64::MAX);
                 for s in fresh.into_iter().rev() {
+                    self.heap += summary_heap_bytes(&s);
                     self.items.push_front(s);
                 }
                 n
@@ -123,6 +169,7 @@ impl History {
 
     /// Adds an already built summary at the end (used by benchmarks and the ingest path).
     pub fn push_summary(&mut self, s: UpdateSummary) {
+        self.heap += summary_heap_bytes(&s);
         self.items.push_back(s);
     }
 
@@ -374,6 +421,17 @@ impl FilteredView {
         self.rows.clear();
         self.seen = 0;
         self.sync(history, 0);
+    }
+
+    /// Call after the `n` oldest history items were dropped (before [`FilteredView::sync`]).
+    pub fn drop_front(&mut self, n: usize) {
+        if self.filter.is_some() {
+            self.rows.retain(|&i| i >= n);
+            for r in &mut self.rows {
+                *r -= n;
+            }
+        }
+        self.seen = self.seen.saturating_sub(n);
     }
 
     /// Call after pages were added: `prepended` items arrived at the front.

@@ -23,6 +23,8 @@ impl Sym {
 pub struct Interner {
     map: HashMap<Arc<str>, Sym>,
     strings: Vec<Arc<str>>,
+    /// Bytes of the interned strings.
+    text_bytes: usize,
 }
 
 impl Default for Interner {
@@ -33,6 +35,7 @@ impl Default for Interner {
         Interner {
             map,
             strings: vec![empty],
+            text_bytes: 0,
         }
     }
 }
@@ -45,6 +48,7 @@ impl Interner {
         }
         let sym = Sym(u32::try_from(self.strings.len()).unwrap_or(u32::MAX));
         let arc: Arc<str> = Arc::from(s);
+        self.text_bytes += s.len();
         self.strings.push(arc.clone());
         self.map.insert(arc, sym);
         sym
@@ -68,6 +72,19 @@ impl Interner {
     /// Whether only the empty string is interned.
     pub fn is_empty(&self) -> bool {
         self.strings.len() <= 1
+    }
+
+    /// An estimate of the heap memory in use: each string once (with its `Arc` counts and the
+    /// allocator's overhead), the table slot and the map's slot (at its load factor).
+    pub fn heap_bytes(&self) -> usize {
+        const ALLOC: usize = 16;
+        let per_string = 2 * std::mem::size_of::<usize>() + ALLOC;
+        let slot = std::mem::size_of::<Arc<str>>();
+        let map_slot = std::mem::size_of::<(Arc<str>, Sym)>() + 1;
+        self.text_bytes
+            + self.strings.len() * per_string
+            + self.strings.capacity() * slot
+            + self.map.capacity() * map_slot * 8 / 7
     }
 
     /// Every symbol with its string.

@@ -49,6 +49,20 @@ pub const EARLIER_ENOUGH: usize = 100;
 pub const MAX_BACKOFF_MS: u64 = 30_000;
 const MALFORMED_KEPT: usize = 64;
 const MAX_DISCOVER_STEPS: u32 = 10_000;
+/// Requests to `/v2/updates` sent without waiting, before the pace applies.
+pub const PACE_BURST: i64 = 16;
+/// Requests per second to `/v2/updates` once the burst is spent.
+pub const PACE_PER_SEC: i64 = 4;
+/// A record time this far ahead of the local clock is impossible (µs).
+pub const MAX_FUTURE: i64 = 86_400 * MICROS;
+/// A migration id this far above the newest known one is impossible.
+pub const MAX_MIGRATION_JUMP: i64 = 100;
+/// How many ids of skipped items the error message names.
+const IDS_NAMED: usize = 5;
+/// Default memory budget of the loaded history (MiB; profile key `history_memory_mib`).
+pub const DEFAULT_MEMORY_MIB: u32 = 256;
+/// The message when a server ignores `after`.
+pub const SAME_PAGE_TWICE: &str = "the scan returned the same page twice";
 
 /// Where the history starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,6 +121,8 @@ pub enum Phase {
     Seek { secs: i64 },
     /// Paging forward, then polling the head.
     Forward,
+    /// Stopped: the server does not page (see the error log); a refresh starts again.
+    Stopped,
 }
 
 /// What panes read about the loaded history; written by the [`Loader`] only.
@@ -125,6 +141,8 @@ pub struct Feed {
     pub migration: Option<i64>,
     /// Consecutive failed requests (0 when the last one worked).
     pub failures: u32,
+    /// The memory budget of the loaded history (bytes).
+    pub memory_budget: usize,
     /// Decode errors of the most recent malformed items, by position.
     malformed: VecDeque<(Pos, String)>,
 }
@@ -162,6 +180,8 @@ pub struct HistoryChange {
     pub prepended: usize,
     /// A main-line page arrived.
     pub forward_page: bool,
+    /// The oldest items dropped to stay within the memory budget.
+    pub dropped: usize,
 }
 
 impl HistoryChange {
@@ -171,6 +191,7 @@ impl HistoryChange {
         self.at_head |= other.at_head;
         self.prepended += other.prepended;
         self.forward_page |= other.forward_page;
+        self.dropped += other.dropped;
     }
 }
 
@@ -223,6 +244,8 @@ enum Stage {
         window: usize,
     },
     Forward,
+    /// The server answered in a way that cannot make progress.
+    Stopped,
 }
 
 /// A running "load earlier updates" job.
@@ -268,6 +291,54 @@ pub struct Loader {
     backoff_ms: u64,
     /// Polling interval (ms).
     refresh_ms: u64,
+    /// The last non-empty main-line page (to notice a server that ignores `after`).
+    last_page: Option<PageMark>,
+    pace: Pace,
+    /// A page larger than asked was reported once.
+    oversize_warned: bool,
+    /// Memory budget of the loaded history (bytes).
+    budget: usize,
+    /// Dropping for the budget was reported once.
+    budget_noted: bool,
+}
+
+/// What tells two pages apart: length, first and last item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PageMark {
+    len: usize,
+    first: (Option<Pos>, Option<String>),
+    last: (Option<Pos>, Option<String>),
+}
+
+impl PageMark {
+    fn of(page: &UpdatesPage) -> Option<PageMark> {
+        let key = |i: &UpdateItem| (item_position(i), i.update_id().map(str::to_owned));
+        Some(PageMark {
+            len: page.transactions.len(),
+            first: key(page.transactions.first()?),
+            last: key(page.transactions.last()?),
+        })
+    }
+}
+
+/// Request pacing (a generic cell rate: [`PACE_BURST`] at once, then [`PACE_PER_SEC`] a second).
+#[derive(Debug, Clone, Copy, Default)]
+struct Pace {
+    /// When the bucket is empty again (µs).
+    tat: i64,
+}
+
+impl Pace {
+    const INTERVAL: i64 = MICROS / PACE_PER_SEC;
+    const TOLERANCE: i64 = (PACE_BURST - 1) * Self::INTERVAL;
+
+    fn ready(self, now: i64) -> bool {
+        now >= self.tat.saturating_sub(Self::TOLERANCE)
+    }
+
+    fn spend(&mut self, now: i64) {
+        self.tat = self.tat.max(now).saturating_add(Self::INTERVAL);
+    }
 }
 
 impl Loader {
@@ -287,6 +358,48 @@ impl Loader {
             earlier: None,
             backoff_ms: 0,
             refresh_ms: refresh_ms.max(100),
+            last_page: None,
+            pace: Pace::default(),
+            oversize_warned: false,
+            budget: mib_bytes(DEFAULT_MEMORY_MIB),
+            budget_noted: false,
+        }
+    }
+
+    /// Sets the memory budget of the loaded history (MiB, at least 1).
+    pub fn set_memory_budget_mib(&mut self, mib: u32) {
+        self.budget = mib_bytes(mib.max(1));
+    }
+
+    /// Drops the oldest updates while the history is over its budget (down to 7/8 of it, an
+    /// eighth at a time, so a full history is trimmed once in a while, not on every page).
+    fn enforce_budget(&mut self, cx: &mut Ctx) {
+        if cx.history.memory_bytes() <= self.budget {
+            return;
+        }
+        let target = self.budget / 8 * 7;
+        let mut dropped = 0;
+        while cx.history.memory_bytes() > target && cx.history.len() > 1 {
+            let n = (cx.history.len() / 8).max(1).min(cx.history.len() - 1);
+            dropped += cx.history.drop_oldest(n);
+        }
+        if dropped == 0 {
+            return;
+        }
+        cx.out.change.merge(HistoryChange {
+            dropped,
+            ..HistoryChange::default()
+        });
+        cx.feed.reached_begin = false;
+        if !self.budget_noted {
+            self.budget_noted = true;
+            cx.note(
+                Note::Info,
+                format!(
+                    "memory cap {} MiB reached: the oldest updates leave memory (↑ at the top loads them again)",
+                    self.budget >> 20
+                ),
+            );
         }
     }
 
@@ -309,6 +422,9 @@ impl Loader {
                     self.more_requested = true;
                 }
             }
+            LoaderIntent::Refresh if self.stage == Stage::Stopped => {
+                self.restart(self.origin, cx);
+            }
             LoaderIntent::Refresh => {
                 self.due = i64::MIN;
                 if let Some(job) = &mut self.earlier {
@@ -329,14 +445,30 @@ impl Loader {
     /// current, are dropped).
     pub fn on_reply(&mut self, reply: &Fetched, cx: &mut Ctx) {
         let id = reply.id;
-        let Request::Updates { .. } = &reply.request else {
+        let Request::Updates { req, .. } = &reply.request else {
             return;
         };
         let result = &reply.result;
+        if !self.owns(id) {
+            return;
+        }
+        if let Ok(Response::Updates(page)) = result {
+            let asked = usize::try_from(req.page_size).unwrap_or(0);
+            if page.transactions.len() > asked && !self.oversize_warned {
+                self.oversize_warned = true;
+                cx.note(
+                    Note::Warn,
+                    format!(
+                        "the scan returned {} updates for a page of {asked}: all were kept",
+                        page.transactions.len()
+                    ),
+                );
+            }
+        }
         if self.in_flight == Some(id) {
             self.in_flight = None;
             match result {
-                Ok(Response::Updates(page)) => self.on_main_page(page, cx),
+                Ok(Response::Updates(page)) => self.on_main_page(page, req, cx),
                 Ok(_) => {
                     self.due = self.on_failure("unexpected response to /v2/updates".into(), cx)
                 }
@@ -369,9 +501,11 @@ impl Loader {
                 secs: self.windows.get(window).copied().unwrap_or(0),
             },
             Stage::Forward => Phase::Forward,
+            Stage::Stopped => Phase::Stopped,
         };
         cx.feed.loading = self.in_flight.is_some();
         cx.feed.loading_earlier = self.earlier.is_some();
+        cx.feed.memory_budget = self.budget;
     }
 
     // -----------------------------------------------------------------------------------------
@@ -402,6 +536,7 @@ impl Loader {
         self.discover_steps = 0;
         cx.feed.malformed.clear();
         self.windows.clear();
+        self.last_page = None;
         match origin {
             StartFrom::Begin => {
                 self.lazy = true;
@@ -471,11 +606,11 @@ impl Loader {
     }
 
     fn pump_main(&mut self, demand: Demand, cx: &mut Ctx) {
-        if self.in_flight.is_some() || cx.now < self.due {
+        if self.in_flight.is_some() || cx.now < self.due || !self.pace.ready(cx.now) {
             return;
         }
         let (req, purpose) = match self.stage {
-            Stage::Idle => return,
+            Stage::Idle | Stage::Stopped => return,
             Stage::Discover { migration } => (
                 UpdatesRequest::after(1, migration, DISCOVER_TIME),
                 UpdatesPurpose::Discover { migration },
@@ -500,6 +635,7 @@ impl Loader {
                 (self.forward_request(), UpdatesPurpose::Forward)
             }
         };
+        self.pace.spend(cx.now);
         self.in_flight = Some(cx.fetch(req, purpose));
     }
 
@@ -523,18 +659,47 @@ impl Loader {
         self.backoff_ms = 0;
     }
 
-    fn on_main_page(&mut self, page: &UpdatesPage, cx: &mut Ctx) {
+    fn on_main_page(&mut self, page: &UpdatesPage, req: &UpdatesRequest, cx: &mut Ctx) {
         self.on_success(cx);
         let now = cx.now;
+        if let Some(mark) = PageMark::of(page) {
+            if self.last_page.as_ref() == Some(&mark) {
+                // Two different cursors, one answer: paging on would never end.
+                self.stage = Stage::Stopped;
+                cx.note(
+                    Note::Error,
+                    format!(
+                        "{SAME_PAGE_TWICE} (it ignores `after`): loading stopped; refresh (r) starts again"
+                    ),
+                );
+                return;
+            }
+            self.last_page = Some(mark);
+        }
+        let after = req.after.as_ref().and_then(cursor_position);
         match self.stage {
-            Stage::Idle => {}
+            Stage::Idle | Stage::Stopped => {}
             Stage::Discover { migration } => {
+                let known = migration.max(cx.feed.migration.unwrap_or(0));
                 let next = page.transactions.first().map(|item| {
                     item_position(item)
                         .map(|(m, _)| m)
                         .filter(|&m| m > migration)
                         .unwrap_or(migration.saturating_add(1))
                 });
+                let next = match next {
+                    Some(m) if m > known.saturating_add(MAX_MIGRATION_JUMP) => {
+                        let ids = page.transactions.first().map(ids_of).unwrap_or_default();
+                        cx.note(
+                            Note::Error,
+                            format!(
+                                "1 update out of order or impossible was skipped (migration {m}): {ids}"
+                            ),
+                        );
+                        None
+                    }
+                    other => other,
+                };
                 self.discover_steps += 1;
                 match next {
                     Some(next) if self.discover_steps < MAX_DISCOVER_STEPS => {
@@ -566,10 +731,10 @@ impl Loader {
                     }
                 } else {
                     self.stage = Stage::Forward;
-                    self.forward_page(page, cx);
+                    self.forward_page(page, after, cx);
                 }
             }
-            Stage::Forward => self.forward_page(page, cx),
+            Stage::Forward => self.forward_page(page, after, cx),
         }
     }
 
@@ -579,10 +744,10 @@ impl Loader {
         self.due = cx.now.saturating_add(ms * 1000);
     }
 
-    fn forward_page(&mut self, page: &UpdatesPage, cx: &mut Ctx) {
+    fn forward_page(&mut self, page: &UpdatesPage, after: Option<Pos>, cx: &mut Ctx) {
         self.more_requested = false;
         let before = self.cursor.clone();
-        self.append(page, cx);
+        self.append(page, after, cx);
         if page.transactions.len() < PAGE {
             self.enter_head(cx);
         } else if self.cursor == before {
@@ -598,9 +763,12 @@ impl Loader {
         }
     }
 
-    /// Appends a page and moves the cursor.
-    fn append(&mut self, page: &UpdatesPage, cx: &mut Ctx) {
+    /// Appends a page and moves the cursor. Items out of order (not after the cursor asked, the
+    /// newest loaded update and the item before) or impossible (far in the future, an absurd
+    /// migration id) are skipped and reported: they never move the cursor.
+    fn append(&mut self, page: &UpdatesPage, after: Option<Pos>, cx: &mut Ctx) {
         let items = positioned(&page.transactions, cx);
+        let items = self.screened(items, after, cx);
         let added = cx.history.add_page(&items, Placement::Append);
         cx.out.change.merge(HistoryChange {
             appended: added,
@@ -613,6 +781,65 @@ impl Loader {
             cx.feed.migration = Some(cx.feed.migration.map_or(m, |k| k.max(m)));
         }
         self.advance_cursor(page, cx);
+        self.enforce_budget(cx);
+    }
+
+    fn screened<'a>(
+        &self,
+        items: std::borrow::Cow<'a, [UpdateItem]>,
+        after: Option<Pos>,
+        cx: &mut Ctx,
+    ) -> std::borrow::Cow<'a, [UpdateItem]> {
+        let newest_loaded = cx.history.last().map(|s| (s.migration_id, s.record_time));
+        let mut floor = after.max(newest_loaded);
+        let max_time = cx.now.saturating_add(MAX_FUTURE);
+        let max_migration = cx
+            .feed
+            .migration
+            .unwrap_or(0)
+            .max(after.map_or(0, |(m, _)| m))
+            .saturating_add(MAX_MIGRATION_JUMP);
+        let mut keep = Vec::with_capacity(items.len());
+        let mut skipped = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let Some(pos) = item_position(item) else {
+                continue;
+            };
+            let ok = floor.is_none_or(|f| pos > f) && pos.1 <= max_time && pos.0 <= max_migration;
+            if ok {
+                floor = Some(pos);
+                keep.push(i);
+            } else {
+                skipped.push(i);
+            }
+        }
+        if skipped.is_empty() {
+            return items;
+        }
+        let ids: Vec<String> = skipped
+            .iter()
+            .take(IDS_NAMED)
+            .filter_map(|&i| items.get(i).map(ids_of))
+            .collect();
+        let more = skipped.len().saturating_sub(IDS_NAMED);
+        cx.note(
+            Note::Error,
+            format!(
+                "{} update(s) out of order or impossible were skipped: {}{}",
+                skipped.len(),
+                ids.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ),
+        );
+        std::borrow::Cow::Owned(
+            keep.into_iter()
+                .filter_map(|i| items.get(i).cloned())
+                .collect(),
+        )
     }
 
     /// Moves the forward cursor to the newest loaded update (never backwards). The server's own
@@ -687,9 +914,10 @@ impl Loader {
         let Some(job) = &mut self.earlier else {
             return;
         };
-        if job.id.is_some() || cx.now < job.due {
+        if job.id.is_some() || cx.now < job.due || !self.pace.ready(cx.now) {
             return;
         }
+        self.pace.spend(cx.now);
         let after = anchor.saturating_sub(job.step).max(0);
         job.sent_after = after;
         let req = UpdatesRequest::after(PAGE_SIZE, job.migration, format_time_micros(after));
@@ -798,6 +1026,21 @@ fn positioned<'a>(items: &'a [UpdateItem], cx: &mut Ctx) -> std::borrow::Cow<'a,
         ),
     );
     std::borrow::Cow::Owned(kept)
+}
+
+fn mib_bytes(mib: u32) -> usize {
+    usize::try_from(mib)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(1 << 20)
+}
+
+/// How an item is named in messages: its id (shortened, as the server sent it) and position.
+fn ids_of(item: &UpdateItem) -> String {
+    let id: String = item.update_id().unwrap_or("?").chars().take(24).collect();
+    match item_position(item) {
+        Some((m, t)) => format!("{id} (migration {m}, {})", format_time_micros(t)),
+        None => id,
+    }
 }
 
 /// `after` at `(migration, micros)`.
@@ -1086,5 +1329,221 @@ mod tests {
         assert_eq!(out.change.prepended, 1);
         assert_eq!(rig.history.base(), base - 1);
         assert_eq!(rig.history.len(), 3);
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Hostile servers (issue 9): progress or a stop with a message, bounded rates, bad items
+    // -----------------------------------------------------------------------------------------
+
+    fn errors(out: &LoaderOut) -> Vec<&str> {
+        out.notes
+            .iter()
+            .filter(|(l, _)| *l == Note::Error)
+            .map(|(_, t)| t.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn a_server_that_ignores_after_in_discovery_stops_it_with_a_message() {
+        let mut rig = Rig::new(T0 + 60 * SEC);
+        rig.intent(LoaderIntent::Start(StartFrom::Recent { window_secs: 600 }));
+        // Every probe answers with the first update of the ledger, whatever was asked.
+        let first = || page(vec![tx(1, 0, T0)]);
+        rig.answer(first());
+        let (_, out) = rig.answer(first());
+        assert!(
+            errors(&out).iter().any(|e| e.contains(SAME_PAGE_TWICE)),
+            "{:?}",
+            out.notes
+        );
+        assert_eq!(rig.feed.phase, Phase::Stopped);
+        assert!(rig.pending.is_empty(), "nothing more is asked");
+        assert!(rig.tick(T0 + 3_600 * SEC).fetches.is_empty());
+        // A refresh starts again.
+        assert_eq!(rig.intent(LoaderIntent::Refresh).fetches.len(), 1);
+    }
+
+    #[test]
+    fn a_server_that_ignores_after_while_paging_stops_with_a_message() {
+        let mut rig = Rig::new(T0);
+        rig.intent(LoaderIntent::Start(StartFrom::Begin));
+        let full = || page((0..1000).map(|i| tx(i, 0, T0 + i as i64 * SEC)).collect());
+        rig.answer(full());
+        let (_, out) = rig.answer(full());
+        assert!(errors(&out).iter().any(|e| e.contains(SAME_PAGE_TWICE)));
+        assert_eq!(rig.history.len(), 1000);
+        assert!(rig.pending.is_empty());
+        // At the head too: a poll answered with the last page again.
+        let mut rig = at_head(3);
+        rig.tick(rig.now + 2 * SEC);
+        let (_, out) = rig.answer(page(
+            (0..3).map(|i| tx(i, 0, T0 + i as i64 * SEC)).collect(),
+        ));
+        assert!(errors(&out).iter().any(|e| e.contains(SAME_PAGE_TWICE)));
+        assert!(rig.tick(rig.now + 60 * SEC).fetches.is_empty());
+    }
+
+    #[test]
+    fn discovery_never_bursts_beyond_a_few_requests_a_second() {
+        // A server with ever newer migrations (each probe answers with migration k + 1).
+        let mut rig = Rig::new(T0);
+        rig.intent(LoaderIntent::Start(StartFrom::Recent { window_secs: 600 }));
+        let mut sent = 1;
+        let mut at_once = 1;
+        for ms in 0..10_000 {
+            rig.now = T0 + ms * 1_000;
+            while let Some((_, r)) = rig.pending.first().cloned() {
+                let Request::Updates {
+                    purpose: UpdatesPurpose::Discover { migration },
+                    ..
+                } = r
+                else {
+                    panic!("still discovering: {r:?}");
+                };
+                let (_, out) = rig.answer(page(vec![tx(
+                    migration as u64,
+                    migration + 1,
+                    T0 + migration * SEC,
+                )]));
+                sent += out.fetches.len();
+                if ms == 0 {
+                    at_once += out.fetches.len();
+                }
+            }
+            sent += rig.tick(rig.now).fetches.len();
+        }
+        let allowed = usize::try_from(PACE_BURST + 10 * PACE_PER_SEC).expect("small");
+        assert!(sent <= allowed + 1, "{sent} requests in 10 s");
+        assert!(
+            at_once <= usize::try_from(PACE_BURST).expect("small"),
+            "{at_once} at once"
+        );
+        assert!(sent >= 40, "it keeps going at the pace: {sent}");
+    }
+
+    #[test]
+    fn an_item_in_year_9999_is_reported_and_never_moves_the_cursor() {
+        let mut rig = at_head(2);
+        rig.tick(rig.now + 2 * SEC);
+        let far = parse_time_micros(DISCOVER_TIME).expect("time");
+        let (_, out) = rig.answer(page(vec![
+            tx(10, 0, T0 + 10 * SEC),
+            tx(11, 0, far),
+            tx(12, 0, T0 + 12 * SEC),
+        ]));
+        let errs = errors(&out);
+        assert_eq!(errs.len(), 1, "{:?}", out.notes);
+        assert!(
+            errs[0].starts_with("1 update(s) out of order or impossible"),
+            "{}",
+            errs[0]
+        );
+        assert!(
+            errs[0].contains(&format!("1220{:064x}", 11)[..24]),
+            "{}",
+            errs[0]
+        );
+        assert_eq!(rig.history.len(), 4, "the later item is kept");
+        let out = rig.tick(rig.now + 2 * SEC);
+        assert_eq!(after(&out.fetches[0].1), Some((0, T0 + 12 * SEC)));
+    }
+
+    #[test]
+    fn a_migration_id_of_i64_max_is_reported_and_never_moves_the_cursor() {
+        // While paging …
+        let mut rig = at_head(2);
+        rig.tick(rig.now + 2 * SEC);
+        let (_, out) = rig.answer(page(vec![tx(20, i64::MAX, T0 + 20 * SEC)]));
+        assert_eq!(errors(&out).len(), 1, "{:?}", out.notes);
+        assert_eq!(rig.feed.migration, Some(0));
+        let out = rig.tick(rig.now + 2 * SEC);
+        assert_eq!(after(&out.fetches[0].1), Some((0, T0 + SEC)));
+        // … and while discovering.
+        let mut rig = Rig::new(T0 + 60 * SEC);
+        rig.intent(LoaderIntent::Start(StartFrom::Recent { window_secs: 600 }));
+        let (_, out) = rig.answer(page(vec![tx(1, i64::MAX, T0)]));
+        assert_eq!(errors(&out).len(), 1, "{:?}", out.notes);
+        assert_eq!(rig.feed.migration, Some(0));
+        assert_eq!(after(&rig.pending[0].1), Some((0, T0 - 540 * SEC)));
+    }
+
+    #[test]
+    fn items_out_of_order_are_counted_and_named() {
+        let mut rig = at_head(5);
+        rig.tick(rig.now + 2 * SEC);
+        let (_, out) = rig.answer(page(vec![
+            tx(1, 0, T0 + SEC),
+            tx(30, 0, T0 + 30 * SEC),
+            tx(29, 0, T0 + 29 * SEC),
+        ]));
+        let errs = errors(&out);
+        assert_eq!(errs.len(), 1);
+        assert!(
+            errs[0].starts_with("2 update(s) out of order"),
+            "{}",
+            errs[0]
+        );
+        assert_eq!(rig.history.len(), 6);
+    }
+
+    #[test]
+    fn a_page_larger_than_asked_is_kept_with_one_warning() {
+        let mut rig = at_head(1);
+        let mut warnings = 0;
+        for round in 0..3i64 {
+            rig.tick(rig.now + 2 * SEC);
+            let start = 10_000 * (round + 1);
+            let items = (0..1500)
+                .map(|i| tx((start + i) as u64, 0, T0 + (start + i) * SEC))
+                .collect();
+            let (_, out) = rig.answer(page(items));
+            warnings += out.notes.iter().filter(|(l, _)| *l == Note::Warn).count();
+            while !rig.pending.is_empty() {
+                rig.answer(page(vec![]));
+            }
+        }
+        assert_eq!(warnings, 1);
+        assert_eq!(rig.history.len(), 1 + 3 * 1500);
+    }
+
+    #[test]
+    fn the_history_stays_within_its_memory_budget_and_scrolling_back_fetches_again() {
+        let mut rig = at_head(1);
+        rig.loader.set_memory_budget_mib(1);
+        let budget = 1 << 20;
+        let mut dropped = 0;
+        let mut notes = 0;
+        let mut n = 100;
+        for _ in 0..20 {
+            rig.tick(rig.now + 2 * SEC);
+            let items = (n..n + 999)
+                .map(|i| tx(i, 0, T0 + i64::try_from(i).expect("small") * SEC))
+                .collect();
+            n += 999;
+            let (_, out) = rig.answer(page(items));
+            dropped += out.change.dropped;
+            notes += out.notes.len();
+            assert!(
+                rig.history.memory_bytes() <= budget,
+                "{} bytes",
+                rig.history.memory_bytes()
+            );
+        }
+        assert!(dropped > 5_000, "dropped {dropped}");
+        assert_eq!(notes, 1, "said once");
+        assert_eq!(rig.history.dropped(), dropped as u64);
+        assert!(!rig.feed.reached_begin);
+        assert_eq!(rig.feed.memory_budget, budget);
+        // Bytes per summary, as accounted: a few hundred, not kilobytes.
+        let per = rig.history.memory_bytes() / rig.history.len();
+        assert!((100..1_000).contains(&per), "{per} bytes per summary");
+        // Scrolling back past the oldest loaded fetches the dropped ones again.
+        let oldest = rig.history.first().expect("loaded").record_time;
+        let out = rig.intent(LoaderIntent::Earlier);
+        assert_eq!(purpose(&out.fetches[0].1), UpdatesPurpose::Earlier);
+        assert_eq!(
+            after(&out.fetches[0].1),
+            Some((0, oldest - EARLIER_FIRST_STEP))
+        );
     }
 }

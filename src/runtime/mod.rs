@@ -397,6 +397,8 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
     }
     let mut app = App::new(ctx, theme, keymap, now);
     app.sh.local_time = settings.time_zone == TimeZone::Local;
+    app.loader
+        .set_memory_budget_mib(settings.history_memory_mib);
     Ok((app, clients))
 }
 

@@ -271,6 +271,24 @@ impl Harness {
         self.pending[0].clone()
     }
 
+    /// The only pending request, after letting the clock run (250 ms a tick, up to 10 s) for
+    /// the loader's pace of requests.
+    fn next_pending(&mut self) -> (RequestId, Request) {
+        self.settle();
+        self.one_pending()
+    }
+
+    /// Lets the clock run until a request is pending (at most 10 s).
+    fn settle(&mut self) {
+        for _ in 0..40 {
+            if !self.pending.is_empty() {
+                break;
+            }
+            let now = self.sh.now + SEC / 4;
+            self.tick_at(now);
+        }
+    }
+
     /// Answers the oldest pending request.
     fn answer(&mut self, result: Result<Response, ApiError>) -> Request {
         assert!(!self.pending.is_empty(), "no request to answer");
@@ -491,7 +509,7 @@ fn earlier_updates_are_prepended_keeping_the_cursor_and_walk_back_to_ledger_begi
     h.cmd(Command::Top);
     assert!(h.sh.feed.loading_earlier);
     assert!(h.screen_text(120, 40).contains("loading earlier"));
-    let (_, r) = h.one_pending();
+    let (_, r) = h.next_pending();
     assert_eq!(updates_req(&r).1, UpdatesPurpose::Earlier);
     assert_eq!(updates_req(&r).0.page_size, PAGE_SIZE);
     assert_eq!(after_of(&r), (1, t0() - EARLIER_FIRST_STEP));
@@ -499,7 +517,7 @@ fn earlier_updates_are_prepended_keeping_the_cursor_and_walk_back_to_ledger_begi
     // A full page that does not reach the oldest loaded update: a gap, so half the step.
     h.answer(Ok(page(txs(1000, 1000, 1, t0() - 3500 * SEC))));
     assert_eq!(h.pane.row_count(&h.sh), 5, "nothing prepended across a gap");
-    let (_, r) = h.one_pending();
+    let (_, r) = h.next_pending();
     assert_eq!(after_of(&r), (1, t0() - EARLIER_FIRST_STEP / 2));
 
     // 40 earlier updates, then the oldest loaded one: prepended, the cursor stays put.
@@ -516,12 +534,12 @@ fn earlier_updates_are_prepended_keeping_the_cursor_and_walk_back_to_ledger_begi
 
     // Fewer than 100 so far: keep going with a doubled step from the new oldest update.
     let first = t0() - 1000 * SEC;
-    let (_, r) = h.one_pending();
+    let (_, r) = h.next_pending();
     assert_eq!(after_of(&r), (1, first - EARLIER_FIRST_STEP));
     // Nothing more in migration 1: the step doubles until the whole migration was asked for.
     let mut steps = 0;
     loop {
-        let (_, r) = h.one_pending();
+        let (_, r) = h.next_pending();
         let (m, after) = after_of(&r);
         if m == 0 {
             assert_eq!(after, first - EARLIER_FIRST_STEP, "previous migration");
@@ -550,11 +568,15 @@ fn earlier_updates_are_prepended_keeping_the_cursor_and_walk_back_to_ledger_begi
     h.cmd(Command::Top);
     h.cmd(Command::Top);
     let mut guard = 0;
-    while let Some((_, r)) = h.pending.first().cloned() {
-        assert_eq!(after_of(&r).0, 0, "never below migration 0");
+    while h.sh.feed.loading_earlier {
+        h.settle();
+        let (_, r) = h.pending.first().cloned().expect("a request");
+        if updates_req(&r).1 == UpdatesPurpose::Earlier {
+            assert_eq!(after_of(&r).0, 0, "never below migration 0");
+        }
         h.answer(Ok(page(vec![])));
         guard += 1;
-        assert!(guard < 30);
+        assert!(guard < 60);
     }
     assert!(h.sh.feed.reached_begin);
     assert!(
@@ -965,4 +987,189 @@ fn snapshot_80x24_filtering() {
     h.cmd(Command::Filter);
     h.type_text("choice:Liveness");
     assert_snapshot!("snapshot_80x24_filtering", snapshot(&h, 80, 24));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A hostile scan over real HTTP (127.0.0.1)
+// ---------------------------------------------------------------------------------------------
+
+/// A scan that answers every request with the same one-update page (it ignores `after`): the
+/// whole explorer, over HTTP, asks a few times, stops loading and says why — where it used to
+/// send 10,000 discovery probes at once.
+#[test]
+fn a_scan_that_ignores_after_is_asked_a_few_times_and_the_loading_stops_with_a_message() {
+    use cantonscope::msg::Action;
+    use cantonscope::runtime::fetch::execute;
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let body = serde_json::to_vec(&json!({ "transactions": [tx(1, 0, t0())] })).expect("json");
+    let server = rt.block_on(crate::safety::hostile(crate::safety::json_reply(200, body)));
+    let settings = cantonscope::config::Settings {
+        scan_url: Some(server.url.parse().expect("url")),
+        ..Default::default()
+    };
+    let start = t0() + 60 * SEC;
+    let (mut app, clients) = {
+        let _guard = rt.enter();
+        cantonscope::runtime::build(&settings, start).expect("app builds")
+    };
+    let mut queue: std::collections::VecDeque<Effect> = app.start().into();
+    // Ten seconds of the app's clock, a tick every 100 ms, every fetch run to its end.
+    for step in 1..=100 {
+        while let Some(effect) = queue.pop_front() {
+            if let Effect::Fetch { id, request } = effect {
+                let result = rt.block_on(execute(&clients, &request));
+                queue.extend(app.update(Action::Fetched(Box::new(Fetched {
+                    id,
+                    request,
+                    result,
+                    elapsed_ms: 1,
+                }))));
+            }
+            assert!(server.requests() < 1_000, "a burst of requests");
+        }
+        queue.extend(app.update(Action::Tick(start + step * SEC / 10)));
+    }
+    // Two history pages and the Status pane's polls of /status (every 2 s).
+    assert!(server.requests() <= 12, "{} requests", server.requests());
+    assert!(
+        app.errors
+            .entries()
+            .any(|e| e.message.contains("the scan returned the same page twice")),
+        "{:?}",
+        app.errors.entries().map(|e| &e.message).collect::<Vec<_>>()
+    );
+    assert!(
+        app.history.status_text(&app.sh).contains("stopped"),
+        "{}",
+        app.history.status_text(&app.sh)
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory budget
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn over_the_memory_budget_the_oldest_leave_and_the_paused_selection_stays_put() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.loader.set_memory_budget_mib(1);
+    h.run_to_head(0, txs(0, 900, 0, t0()));
+    let mut selected = None;
+    let mut next = 1000;
+    let mut clock = now;
+    while h.sh.history.dropped() == 0 {
+        if selected.is_none() && h.sh.history.memory_bytes() > 900 << 10 {
+            // Close to the budget: pause on one of the newest updates.
+            for _ in 0..3 {
+                h.cmd(Command::Up);
+            }
+            selected = h.selected_id();
+        }
+        clock += 2 * SEC;
+        h.tick_at(clock);
+        h.answer(Ok(page(txs(next, 500, 0, t0() + next as i64 * SEC))));
+        next += 500;
+        assert!(next < 20_000, "the budget is never reached");
+        assert!(h.sh.history.memory_bytes() <= 1 << 20);
+    }
+    assert!(selected.is_some());
+    assert_eq!(
+        h.selected_id(),
+        selected,
+        "the selection stays on its update"
+    );
+    assert!(!h.pane.is_following());
+    let title = h.screen_text(120, 40);
+    assert!(
+        title.contains("memory cap 1 MiB: older dropped"),
+        "{}",
+        title.lines().next().unwrap_or_default()
+    );
+}
+
+/// RSS of this process in KiB (Linux), if readable.
+fn rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// The whole explorer on the demo network producing `rate` updates a second for `secs` seconds
+/// of wall time (from its head on), with a history budget of `mib` MiB. Returns (updates seen,
+/// the largest accounted history size in bytes, the slowest tick or full-screen draw in ms, RSS
+/// growth in KiB). Fetches run to their end between ticks (in the app they run in the
+/// background), so they are not counted in the slowest step.
+fn soak(rate: f64, secs: u64, mib: u32) -> (u64, usize, u128, Option<u64>) {
+    use crate::common::{Harness as AppHarness, Options};
+    use cantonscope::msg::Action;
+    let mut h = AppHarness::start_with(Options {
+        rate,
+        tweak: Box::new(move |s| {
+            s.history_memory_mib = mib;
+            s.refresh = std::time::Duration::from_millis(250);
+            s.from = cantonscope::config::HistoryStart::Now;
+        }),
+        ..Options::default()
+    });
+    let rss_start = rss_kib();
+    let start = std::time::Instant::now();
+    let (mut peak, mut slowest) = (0usize, 0u128);
+    let mut draws = 0;
+    while start.elapsed().as_secs() < secs {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        h.now += 100_000;
+        let t = std::time::Instant::now();
+        let effects = h.app.update(Action::Tick(h.now));
+        slowest = slowest.max(t.elapsed().as_millis());
+        h.run(effects);
+        peak = peak.max(h.app.sh.history.memory_bytes());
+        if start.elapsed().as_secs() >= draws {
+            draws += 1;
+            let t = std::time::Instant::now();
+            let screen = h.screen(120, 40);
+            slowest = slowest.max(t.elapsed().as_millis());
+            assert!(screen.contains("History"));
+        }
+    }
+    let seen = h.app.sh.history.len() as u64 + h.app.sh.history.dropped();
+    let rss = rss_start.zip(rss_kib()).map(|(a, b)| b.saturating_sub(a));
+    (seen, peak, slowest, rss)
+}
+
+/// A short soak: 2,000 updates a second for 6 s against a 1 MiB budget.
+#[test]
+fn soak_short_the_history_holds_its_memory_budget_under_a_fast_demo() {
+    let (seen, peak, slowest, _) = soak(2_000.0, 6, 1);
+    eprintln!("soak short: {seen} updates, peak {peak} bytes, slowest step {slowest} ms");
+    assert!(peak <= 1 << 20, "peak {peak} bytes over the 1 MiB budget");
+    assert!(
+        seen > 4_000,
+        "only {seen} updates arrived: the budget was not exercised"
+    );
+    assert!(slowest < 1_000, "a step took {slowest} ms");
+}
+
+/// The long soak (run alone: `cargo test --release --test it soak_long -- --ignored
+/// --nocapture --test-threads=1`): 2,000 updates a second for 5 minutes (about a day of
+/// MainNet) against a 16 MiB budget; RSS grows by at most the budget and a 64 MiB margin.
+#[test]
+#[ignore = "minutes long; run on demand"]
+fn soak_long_the_history_holds_its_memory_budget_for_minutes() {
+    let (seen, peak, slowest, rss) = soak(2_000.0, 300, 16);
+    eprintln!(
+        "soak long: {seen} updates, peak {peak} bytes, slowest step {slowest} ms, RSS +{rss:?} KiB"
+    );
+    assert!(peak <= 16 << 20);
+    assert!(slowest < 1_000, "a step took {slowest} ms");
+    if let Some(kib) = rss {
+        assert!(kib <= (16 + 64) * 1024, "RSS grew by {kib} KiB");
+    }
 }

@@ -167,7 +167,7 @@ fn gzip_json(prefix: &str, total: usize, with_crc: bool) -> Vec<u8> {
 // ---------------------------------------------------------------------------------------------
 
 #[derive(Clone)]
-enum Reply {
+pub(crate) enum Reply {
     /// A whole body with a Content-Length.
     Body {
         status: u16,
@@ -178,7 +178,7 @@ enum Reply {
     Endless { status: u16 },
 }
 
-fn json_reply(status: u16, body: impl Into<Vec<u8>>) -> Reply {
+pub(crate) fn json_reply(status: u16, body: impl Into<Vec<u8>>) -> Reply {
     Reply::Body {
         status,
         gzip: false,
@@ -194,19 +194,19 @@ fn gzip_reply(body: Vec<u8>) -> Reply {
     }
 }
 
-struct Hostile {
-    url: String,
+pub(crate) struct Hostile {
+    pub(crate) url: String,
     requests: Arc<AtomicUsize>,
 }
 
 impl Hostile {
-    fn requests(&self) -> usize {
+    pub(crate) fn requests(&self) -> usize {
         self.requests.load(Ordering::SeqCst)
     }
 }
 
 /// Serves `reply` to every request (on the current tokio runtime) until the runtime ends.
-async fn hostile(reply: Reply) -> Hostile {
+pub(crate) async fn hostile(reply: Reply) -> Hostile {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");

@@ -78,6 +78,10 @@ impl HistoryPane {
                 parts.push((text.to_string(), StatusTone::Muted));
             }
             Phase::Forward => {}
+            Phase::Stopped => parts.push((
+                "stopped: the scan does not page (r retries)".to_string(),
+                StatusTone::Err,
+            )),
         }
         if feed.failures > 0 {
             parts.push((
@@ -104,6 +108,15 @@ impl HistoryPane {
             format!("{} updates", group_thousands(sh.history.len()))
         };
         spans.push(Span::styled(format!(" · {count}"), theme.muted));
+        if sh.history.dropped() > 0 {
+            spans.push(Span::styled(
+                format!(
+                    " · memory cap {} MiB: older dropped",
+                    sh.feed.memory_budget >> 20
+                ),
+                theme.status_warn,
+            ));
+        }
         for (text, tone) in self.status_parts(sh) {
             let style = match tone {
                 StatusTone::Ok => theme.status_ok,
@@ -134,6 +147,7 @@ impl HistoryPane {
                     Phase::Discover | Phase::Seek { .. } => "loading…",
                     Phase::Forward if sh.feed.at_head => "no updates yet: waiting for new ones",
                     Phase::Forward => "loading…",
+                    Phase::Stopped => "loading stopped: see the error log (!)",
                 }
             } else {
                 "no loaded update matches the filter"

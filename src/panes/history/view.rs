@@ -93,7 +93,8 @@ impl HistoryPane {
             return 0;
         }
         let prepended = usize::try_from(old.base.saturating_sub(now.base)).unwrap_or(0);
-        if now.len < old.len + prepended || now.base > old.base {
+        let dropped = usize::try_from(now.base.saturating_sub(old.base)).unwrap_or(0);
+        if dropped > old.len || now.len + dropped < old.len + prepended {
             // Items went away (the history was replaced by hand): count the rows again.
             let filter = self.view.filter.take();
             self.view.set(filter, h);
@@ -106,6 +107,18 @@ impl HistoryPane {
         let selected = (old_rows > 0)
             .then(|| self.view.index(self.scroll.cursor()))
             .flatten();
+        // Rows of the dropped items (the oldest, at the top of the list).
+        let gone = if dropped > 0 {
+            let rows = if self.view.filter.is_some() {
+                self.view.row_of(dropped)
+            } else {
+                dropped.min(old_rows)
+            };
+            self.view.drop_front(dropped);
+            rows
+        } else {
+            0
+        };
         self.view.sync(h, prepended);
         let rows = self.view.len(h);
         let front = if prepended > 0 {
@@ -113,19 +126,21 @@ impl HistoryPane {
         } else {
             0
         };
-        let appended = rows.saturating_sub(old_rows + front);
+        let appended = rows.saturating_sub(old_rows.saturating_sub(gone) + front);
         self.scroll.set_len(rows);
         if self.following {
             self.scroll.bottom();
-        } else if front > 0 {
+        } else if front > 0 || gone > 0 {
             match selected {
                 Some(i) => {
-                    let row = self.view.row_of(i + prepended);
-                    self.scroll
-                        .scroll_by(isize::try_from(front).unwrap_or(isize::MAX));
-                    self.scroll.select(row);
+                    let i = (i + prepended).saturating_sub(dropped);
+                    let row = self.view.row_of(i);
+                    let shift = isize::try_from(front).unwrap_or(isize::MAX)
+                        - isize::try_from(gone).unwrap_or(isize::MAX);
+                    self.scroll.scroll_by(shift);
+                    self.scroll.select(row.min(rows.saturating_sub(1)));
                 }
-                None if rows > 0 => self.scroll.select(rows - 1),
+                None if rows > 0 && front > 0 => self.scroll.select(rows - 1),
                 None => {}
             }
         }
