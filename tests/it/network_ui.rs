@@ -233,6 +233,9 @@ fn the_consensus_view_classifies_every_scan() {
     h.cmd(Command::Back);
     assert!(!h.app.network.is_consensus_open());
     assert!(h.screen(120, 40).contains("quorum 5 healthy"));
+    // b on the matrix goes back to the last check.
+    h.key(KeyCode::Char('b'));
+    assert!(h.app.network.is_consensus_open());
 }
 
 #[test]

@@ -407,6 +407,16 @@ impl Pane for NetworkPane {
                 true
             }
             _ if self.is_consensus_open() => self.on_consensus_command(cmd, sh, out),
+            // b on the matrix: back to the last consensus check.
+            Command::Consensus if self.section == NetSection::Scans => {
+                let known = self.check.update_id.is_some();
+                if known {
+                    self.check.open = true;
+                } else {
+                    out.info("b checks an update on every scan: select one in History or use :bft <update_id>");
+                }
+                known
+            }
             Command::Select if self.section == NetSection::Scans => {
                 self.scans.detail = self.selected_scan().map(|r| r.index);
                 true
