@@ -463,6 +463,11 @@ impl App {
                     }
                 }
             }
+            Command::Sweep if self.focus != PaneId::Network => {
+                out.owner = PaneId::Network;
+                self.network.toggle_sweep(false, &mut self.sh, out);
+                self.focus = PaneId::Network;
+            }
             Command::ToggleTimeZone => {
                 self.sh.local_time = !self.sh.local_time;
                 out.info(format!("times in {}", self.sh.zone_label()));

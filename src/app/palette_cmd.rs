@@ -25,6 +25,12 @@ pub fn entries() -> Vec<PaletteEntry> {
             "check an update on every scan (BFT consensus; default: the selected one)",
         )
         .optional_arg("update_id"),
+        PaletteEntry::new(
+            "sweep",
+            "compare the history of every scan from the oldest loaded update (begin: from the beginning; cancel: stop; save FILE)",
+        )
+        .optional_arg("begin|cancel|save")
+        .optional_arg("file"),
         PaletteEntry::new("time", "go to a record time in the history (RFC 3339)").arg("ts"),
         PaletteEntry::new("theme", "switch the colour theme").arg_with_values(
             "name",
@@ -60,6 +66,29 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
             "" => app.on_command(Command::Consensus, out),
             id => app.open_check(id, out),
         },
+        "sweep" => {
+            app.focus = PaneId::Network;
+            out.owner = PaneId::Network;
+            match arg.trim() {
+                "cancel" | "stop" => app.network.cancel_sweep(out),
+                save if save.starts_with("save") => {
+                    let path = save.trim_start_matches("save").trim();
+                    app.network.save_sweep(path, &mut app.sh, out);
+                }
+                "begin" => {
+                    app.network.cancel_sweep(out);
+                    app.network.toggle_sweep(true, &mut app.sh, out);
+                }
+                "" => {
+                    app.network.cancel_sweep(out);
+                    app.network.toggle_sweep(false, &mut app.sh, out);
+                }
+                other => out.error(format!(
+                    "sweep: {:?} is not begin or cancel",
+                    crate::ui::safe::safe_line(other, 40)
+                )),
+            }
+        }
         "time" => match crate::model::summary::parse_time_micros(arg.trim()) {
             Some(t) => {
                 app.focus = PaneId::History;

@@ -471,6 +471,7 @@ const GLOBAL: DefaultTable = &[
     (Command::Delete, &["D"]),
     (Command::Execute, &["x"]),
     (Command::Consensus, &["b"]),
+    (Command::Sweep, &["S"]),
     (Command::Back, &["esc"]),
     (Command::Quit, &["q", "ctrl-c"]),
 ];

@@ -954,6 +954,35 @@ mod tests {
     }
 
     #[test]
+    fn the_verdict_line_says_whether_a_quorum_exists_and_what_it_is() {
+        let update = r#"{"update_id":"u","migration_id":1,"record_time":"2026-01-01T00:00:00Z"}"#;
+        let other = r#"{"update_id":"u","migration_id":1,"record_time":"2026-01-01T00:00:01Z"}"#;
+        let refused = || Answer::Unreachable {
+            detail: "refused".into(),
+        };
+        let check = |answers: &[Answer]| {
+            classify_update(answers, &vec![true; answers.len()], &[], false).verdict()
+        };
+        assert_eq!(
+            check(&[ok(update), ok(update), ok(other), refused()]),
+            "consensus: 2 of 4 agree on the update (quorum 2) ✓ · 1 disagrees · 1 without an answer"
+        );
+        let gone = || err(404, r#"{"error":"x"}"#);
+        assert_eq!(
+            check(&[gone(), gone(), ok(update), refused()]),
+            "consensus: 2 of 4 agree on not found (404) (quorum 2) ✓ · 1 disagrees · 1 without an answer"
+        );
+        assert_eq!(
+            check(&[ok(update), ok(other), refused(), refused()]),
+            "no consensus: the largest group has 1 of 4 (quorum 2) ✗ · 2 without an answer"
+        );
+        assert_eq!(
+            check(&[ok(update), ok(update), ok(other), ok(other)]),
+            "conflicting: 2 groups reach the quorum of 2 ✗"
+        );
+    }
+
+    #[test]
     fn classes_of_one_update() {
         let body =
             r#"{"update_id":"u","migration_id":2,"record_time":"2026-01-01T00:00:10Z","x":1}"#;

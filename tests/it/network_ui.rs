@@ -233,6 +233,9 @@ fn the_consensus_view_classifies_every_scan() {
     h.cmd(Command::Back);
     assert!(!h.app.network.is_consensus_open());
     assert!(h.screen(120, 40).contains("quorum 5 healthy"));
+    // b on the matrix goes back to the last check.
+    h.key(KeyCode::Char('b'));
+    assert!(h.app.network.is_consensus_open());
 }
 
 #[test]
@@ -289,4 +292,93 @@ fn snapshot_consensus_80x24() {
 fn snapshot_consensus_120x40() {
     let mut h = consensus_shown();
     assert_snapshot!("snapshot_consensus_120x40", masked(&h.screen(120, 40)));
+}
+
+#[test]
+fn the_sweep_stops_at_the_first_differing_update_and_opens_its_check() {
+    let (diverge, _) = fault_points();
+    let ledger = generate(SEED);
+    let mut h = faulty();
+    h.cmd(Command::Pane7);
+    // The sweep starts at the oldest loaded update; the diverging scan differs in every
+    // transaction from its point on: the first of those in the swept range is the answer.
+    let start = h.app.sh.history.first().expect("loaded").record_time;
+    let expected = ledger.updates()[diverge..]
+        .iter()
+        .find(|u| u.record_time >= start && u.tx().is_some())
+        .expect("a transaction after the start")
+        .update_id
+        .clone();
+    // S starts it from the oldest loaded update; the harness runs every page to the end.
+    h.key(KeyCode::Char('S'));
+    let sweep = h.app.network.sweep_state();
+    assert!(!sweep.is_running());
+    let Some(cantonscope::model::sweep::SweepEnd::Diverged(d)) = sweep.end() else {
+        panic!("{:?}", sweep.end());
+    };
+    assert_eq!(d.update_id(), Some(expected.as_str()));
+    assert_eq!(d.groups[1].members, [DIVERGING]);
+    let pages = h
+        .requests
+        .iter()
+        .filter(|r| *r == "network sweep page")
+        .count();
+    assert!(pages >= 1, "{pages}");
+    // Its consensus check is open.
+    assert!(h.app.network.is_consensus_open());
+    assert_eq!(
+        h.app.network.consensus().map(|c| c.update_id.clone()),
+        Some(expected.clone())
+    );
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("sweep the scans differ at update"),
+        "{screen}"
+    );
+    // Saved as JSON.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("sweep.json");
+    h.palette(&format!("sweep save {}", path.display()));
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("saved")).expect("json");
+    assert_eq!(saved["end"]["result"], "diverged");
+    assert_eq!(saved["end"]["update_id"], expected.as_str());
+    assert_eq!(saved["end"]["groups"][1]["scans"][0], "Gemini-Labs-2");
+    assert_eq!(
+        saved["end"]["groups"][1]["differences"][0]["path"],
+        "$.workflow_id"
+    );
+}
+
+#[test]
+fn the_sweep_runs_in_the_background_and_s_stops_it() {
+    let mut h = faulty();
+    h.cmd(Command::Pane7);
+    // One page in flight, nothing blocks: the app answers keys meanwhile.
+    let effects = h
+        .app
+        .update(cantonscope::msg::Action::Command(Command::Sweep));
+    let ids: Vec<_> = effects
+        .iter()
+        .filter_map(|e| match e {
+            cantonscope::msg::Effect::Fetch { id, request } => {
+                matches!(request, cantonscope::msg::Request::SweepPage { .. }).then_some(*id)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids.len(), 1);
+    assert!(h.app.network.sweep_state().is_running());
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("sweep ") && screen.contains("S stop"),
+        "{screen}"
+    );
+    h.cmd(Command::Down);
+    // S again stops it: the page is cancelled.
+    let effects = h
+        .app
+        .update(cantonscope::msg::Action::Command(Command::Sweep));
+    assert!(effects.contains(&cantonscope::msg::Effect::Cancel(ids[0])));
+    assert!(!h.app.network.sweep_state().is_running());
 }

@@ -37,6 +37,7 @@ mod hash;
 mod hosting;
 mod scans;
 mod sequencers;
+mod sweep;
 
 use bootstrapping::BootResult;
 use bootstrapping::boot_table;
@@ -51,6 +52,7 @@ use scans::ScansState;
 pub use scans::{ScanCol, ScanRow};
 pub use sequencers::SeqCol;
 use sequencers::seq_table;
+pub use sweep::{SWEEP_PAGE, SweepState};
 
 /// The sections of the pane, in tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +95,7 @@ pub struct NetworkPane {
     section: NetSection,
     scans: ScansState,
     check: ConsensusState,
+    sweep: SweepState,
     sequencers: Load<Vec<SynchronizerBftSequencer>>,
     seq_table: DataTable<SeqCol>,
     boot: Load<BootResult>,
@@ -116,6 +119,7 @@ impl Default for NetworkPane {
             section: NetSection::Scans,
             scans: ScansState::default(),
             check: ConsensusState::default(),
+            sweep: SweepState::default(),
             sequencers: Load::Idle,
             seq_table: seq_table(),
             boot: Load::Idle,
@@ -310,9 +314,13 @@ impl NetworkPane {
     fn render_body(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
         match self.section {
             NetSection::Scans if self.check.open => {
+                let area = self.render_sweep_line(area, buf, theme);
                 self.render_consensus(area, buf, sh, theme, focused);
             }
-            NetSection::Scans => self.render_scans(area, buf, sh, theme, focused),
+            NetSection::Scans => {
+                let area = self.render_sweep_line(area, buf, theme);
+                self.render_scans(area, buf, sh, theme, focused);
+            }
             NetSection::Sequencers => self.render_sequencers(area, buf, theme, focused),
             NetSection::Bootstrapping => self.render_boot(area, buf, sh, theme, focused),
             NetSection::Participants => self.render_hosting(area, buf, theme, focused),
@@ -390,7 +398,25 @@ impl Pane for NetworkPane {
                 self.load_section(sh, out);
                 true
             }
+            Command::Sweep => {
+                self.toggle_sweep(false, sh, out);
+                true
+            }
+            Command::Save if self.section == NetSection::Scans => {
+                self.save_sweep("", sh, out);
+                true
+            }
             _ if self.is_consensus_open() => self.on_consensus_command(cmd, sh, out),
+            // b on the matrix: back to the last consensus check.
+            Command::Consensus if self.section == NetSection::Scans => {
+                let known = self.check.update_id.is_some();
+                if known {
+                    self.check.open = true;
+                } else {
+                    out.info("b checks an update on every scan: select one in History or use :bft <update_id>");
+                }
+                known
+            }
             Command::Select if self.section == NetSection::Scans => {
                 self.scans.detail = self.selected_scan().map(|r| r.index);
                 true
@@ -427,6 +453,12 @@ impl Pane for NetworkPane {
         if let Request::ByHash { .. } = request {
             if self.hash.as_ref().is_some_and(|h| h.id == id) {
                 self.on_hash_reply(result, sh, out);
+            }
+            return;
+        }
+        if let Request::SweepPage { .. } = request {
+            if self.sweep.pending == Some(id) {
+                self.on_sweep_reply(result, sh, out);
             }
             return;
         }
@@ -558,6 +590,7 @@ impl Pane for NetworkPane {
             }
             NetSection::Scans => vec![
                 Command::Select,
+                Command::Sweep,
                 Command::Sort,
                 Command::Filter,
                 Command::Refresh,

@@ -1,0 +1,368 @@
+//! The history sweep in the explorer (`S` or `:sweep [begin]`): the same `/v2/updates` page to
+//! every scan, page after page, in the background (one `Request::SweepPage` at a time; the
+//! pure `model::sweep::Sweep` decides), with a progress bar under the Scans section (pages,
+//! updates, rate, ETA). `S` again (or `:sweep cancel`) stops it. It stops by itself at the
+//! first update where the scans differ and opens that update's consensus check; `s` saves the
+//! result as JSON.
+//!
+//! ```text
+//! sweep ██████████░░░░░░░░  12 pages · 2,400 updates · 350/s · ETA 20s · at 10:41:07 · S stop
+//! ```
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use serde_json::{Value, json};
+
+use crate::model::summary::format_time_micros;
+use crate::model::sweep::{Cursor, Sweep, SweepEnd, SweepPlan, SweepProgress};
+use crate::msg::{Effect, Request, RequestId, Response};
+use crate::panes::{Out, Shared};
+use crate::ui::format::{group_thousands, human_secs};
+use crate::ui::theme::Theme;
+
+use super::NetworkPane;
+
+/// Updates per sweep page.
+pub const SWEEP_PAGE: usize = 200;
+
+/// A sweep in the explorer.
+#[derive(Debug, Default)]
+pub struct SweepState {
+    /// What to sweep (until the first page answered).
+    plan: Option<SweepPlan>,
+    /// Where it started, as shown (`the loaded history`, `the beginning`).
+    pub from: String,
+    /// The sweep, once the first page answered (it needs the scans).
+    pub sweep: Option<Sweep>,
+    /// The page in flight.
+    pub pending: Option<RequestId>,
+    /// When it started (µs, the app's clock).
+    started_at: i64,
+    pub progress: Option<SweepProgress>,
+    /// Why it could not go on (a failed request, the scans changed).
+    pub error: Option<String>,
+    /// SV names in scan order (for the result).
+    names: Vec<String>,
+}
+
+impl SweepState {
+    /// Whether a sweep is running.
+    pub fn is_running(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Why it ended, once it has.
+    pub fn end(&self) -> Option<&SweepEnd> {
+        self.sweep.as_ref().and_then(Sweep::end)
+    }
+}
+
+impl NetworkPane {
+    /// The sweep (running or finished).
+    pub fn sweep_state(&self) -> &SweepState {
+        &self.sweep
+    }
+
+    /// `S` / `:sweep`: starts a sweep (from the oldest loaded update, or from the beginning of
+    /// the history with `from_begin`), or stops the running one.
+    pub fn toggle_sweep(&mut self, from_begin: bool, sh: &mut Shared, out: &mut Out) {
+        self.section = super::NetSection::Scans;
+        if self.sweep.is_running() {
+            self.cancel_sweep(out);
+            return;
+        }
+        let (from, label) = match sh.history.first() {
+            Some(first) if !from_begin => (
+                Some(Cursor {
+                    migration_id: first.migration_id,
+                    record_time: format_time_micros(first.record_time - 1),
+                }),
+                format!(
+                    "the oldest loaded update ({})",
+                    sh.format_time(first.record_time)
+                ),
+            ),
+            _ => (None, "the beginning of the history".to_owned()),
+        };
+        let plan = SweepPlan {
+            from: from.clone(),
+            page_size: SWEEP_PAGE,
+            max_pages: None,
+        };
+        self.sweep = SweepState {
+            plan: Some(plan),
+            from: label.clone(),
+            started_at: sh.now,
+            ..SweepState::default()
+        };
+        self.sweep.pending = Some(out.fetch(
+            sh,
+            Request::SweepPage {
+                after: from,
+                page_size: SWEEP_PAGE,
+                now: sh.now,
+            },
+        ));
+        out.info(format!("sweeping the history of every scan from {label}…"));
+    }
+
+    /// Stops the running sweep (its reply would be dropped).
+    pub fn cancel_sweep(&mut self, out: &mut Out) {
+        if let Some(id) = self.sweep.pending.take() {
+            out.effects.push(Effect::Cancel(id));
+            if let Some(s) = &mut self.sweep.sweep {
+                s.cancel();
+            }
+            out.info("sweep stopped");
+        }
+    }
+
+    pub(super) fn on_sweep_reply(
+        &mut self,
+        result: &Result<Response, crate::api::ApiError>,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        self.sweep.pending = None;
+        let reply = match result {
+            Ok(Response::SweepPage(reply)) => reply,
+            Ok(_) => {
+                self.sweep.error = Some("unexpected response to a sweep page".into());
+                return;
+            }
+            Err(e) => {
+                self.sweep.error = Some(e.to_string());
+                out.error(format!("sweep: {e}"));
+                return;
+            }
+        };
+        if self.sweep.sweep.is_none() {
+            let Some(plan) = self.sweep.plan.take() else {
+                return;
+            };
+            self.sweep.sweep = Some(Sweep::new(plan, reply.counted.clone()));
+            self.sweep.names = self
+                .scans
+                .rows
+                .iter()
+                .map(|r| r.entry.sv_name.clone())
+                .collect();
+        }
+        let Some(sweep) = &mut self.sweep.sweep else {
+            return;
+        };
+        if reply.answers.len() != sweep.failed_pages().len() {
+            self.sweep.error = Some("the scans of the network changed during the sweep".into());
+            sweep.cancel();
+            return;
+        }
+        sweep.on_page(&reply.answers);
+        let elapsed = u64::try_from(sh.now - self.sweep.started_at).unwrap_or(0);
+        self.sweep.progress = Some(sweep.progress(Duration::from_micros(elapsed), sh.now));
+        if let Some(cursor) = sweep.next_page() {
+            let after = cursor.cloned();
+            self.sweep.pending = Some(out.fetch(
+                sh,
+                Request::SweepPage {
+                    after,
+                    page_size: SWEEP_PAGE,
+                    now: sh.now,
+                },
+            ));
+            return;
+        }
+        let (pages, updates) = sweep.counts();
+        match sweep.end() {
+            Some(SweepEnd::Diverged(d)) => {
+                let id = d.update_id().map(str::to_owned);
+                out.warn(format!(
+                    "sweep: the scans differ at update {} (page {}, after {} updates that agree)",
+                    id.as_deref().unwrap_or("?"),
+                    d.page + 1,
+                    group_thousands(updates)
+                ));
+                if let Some(id) = id {
+                    self.open_check(&id, sh, out);
+                }
+            }
+            Some(SweepEnd::ReachedHead) => out.info(format!(
+                "sweep: no difference in {} updates ({} pages) up to the head",
+                group_thousands(updates),
+                group_thousands(pages)
+            )),
+            Some(SweepEnd::NoQuorum { page, answered, .. }) => out.error(format!(
+                "sweep: only {answered} scans answered page {}: no quorum",
+                page + 1
+            )),
+            Some(SweepEnd::PageLimit | SweepEnd::Cancelled) | None => {}
+        }
+    }
+
+    /// `s` after a sweep (or `:sweep save FILE`): writes its result as JSON to `path`
+    /// (empty: `./sweep-<time>.json`).
+    pub fn save_sweep(&self, path: &str, sh: &mut Shared, out: &mut Out) {
+        let Some(sweep) = &self.sweep.sweep else {
+            out.warn("no sweep to save: press S to sweep the history of every scan");
+            return;
+        };
+        let value = self.sweep_json(sweep);
+        let path = if path.is_empty() {
+            let stamp = format_time_micros(sh.now).replace([':', '.'], "-");
+            PathBuf::from(format!("./sweep-{stamp}.json"))
+        } else {
+            PathBuf::from(path)
+        };
+        let contents = serde_json::to_vec_pretty(&value).unwrap_or_default();
+        let id = out.next_id(sh);
+        out.effects.push(Effect::WriteFile { id, path, contents });
+    }
+
+    fn sweep_json(&self, sweep: &Sweep) -> Value {
+        let name = |i: &usize| self.sweep.names.get(*i).cloned().unwrap_or_default();
+        let (pages, updates) = sweep.counts();
+        let end = match sweep.end() {
+            None => json!({"result": "running"}),
+            Some(SweepEnd::ReachedHead) => json!({"result": "reached_head"}),
+            Some(SweepEnd::PageLimit) => json!({"result": "page_limit"}),
+            Some(SweepEnd::Cancelled) => json!({"result": "cancelled"}),
+            Some(SweepEnd::NoQuorum {
+                page,
+                answered,
+                failures,
+            }) => json!({
+                "result": "no_quorum",
+                "page": page,
+                "answered": answered,
+                "failures": failures.iter().map(|(i, why)| json!({"scan": name(i), "error": why})).collect::<Vec<_>>(),
+            }),
+            Some(SweepEnd::Diverged(d)) => json!({
+                "result": "diverged",
+                "update_id": d.update_id(),
+                "page": d.page,
+                "index": d.index,
+                "after": d.after.as_ref().map(|c| json!({"migration_id": c.migration_id, "record_time": c.record_time})),
+                "groups": d.groups.iter().map(|g| json!({
+                    "scans": g.members.iter().map(name).collect::<Vec<_>>(),
+                    "is_quorum": g.is_quorum,
+                    "update_id": g.update_id,
+                    "record_time": g.record_time,
+                    "differences": g.differences.iter().map(|x| json!({"path": x.path, "quorum": x.quorum, "this": x.this})).collect::<Vec<_>>(),
+                    "truncated": g.truncated,
+                })).collect::<Vec<_>>(),
+            }),
+        };
+        json!({
+            "from": self.sweep.from,
+            "pages": pages,
+            "updates": updates,
+            "cursor": sweep.cursor().map(|c| json!({"migration_id": c.migration_id, "record_time": c.record_time})),
+            "failed_pages": sweep.failed_pages().iter().enumerate().map(|(i, n)| json!({"scan": name(&i), "pages": n})).collect::<Vec<_>>(),
+            "end": end,
+        })
+    }
+
+    /// The sweep's line under the Scans section: a progress bar while it runs, its outcome
+    /// after.
+    pub(super) fn sweep_line(&self, width: u16, theme: &Theme) -> Option<Line<'static>> {
+        let state = &self.sweep;
+        if state.plan.is_none() && state.sweep.is_none() {
+            return None;
+        }
+        let p = state.progress.clone();
+        let (pages, updates) = p.as_ref().map_or((0, 0), |p| (p.pages, p.updates));
+        let mut spans = vec![Span::styled("sweep ", theme.title)];
+        if state.is_running() {
+            let ratio = p
+                .as_ref()
+                .and_then(|p| {
+                    let eta = p.eta?.as_secs_f64();
+                    let done = p.elapsed.as_secs_f64();
+                    (done + eta > 0.0).then(|| done / (done + eta))
+                })
+                .unwrap_or(0.0);
+            let bar_w = usize::from(width / 5).clamp(5, 20);
+            let filled = ((ratio * bar_w as f64).round() as usize).min(bar_w);
+            spans.push(Span::styled("█".repeat(filled), theme.accent));
+            spans.push(Span::styled("░".repeat(bar_w - filled), theme.muted));
+            let mut text = format!(
+                "  {} pages · {} updates",
+                group_thousands(pages),
+                group_thousands(updates)
+            );
+            if let Some(p) = &p {
+                text.push_str(&format!(" · {:.0}/s", p.updates_per_s));
+                if let Some(eta) = p.eta {
+                    text.push_str(&format!(
+                        " · ETA {}",
+                        human_secs(i64::try_from(eta.as_secs()).unwrap_or(i64::MAX))
+                    ));
+                }
+                if let Some(t) = &p.record_time {
+                    text.push_str(&format!(" · at {t}"));
+                }
+            }
+            text.push_str(" · S stop");
+            spans.push(Span::styled(text, theme.muted));
+        } else {
+            let (text, style) = match (state.end(), &state.error) {
+                (_, Some(e)) => (format!("stopped: {e}"), theme.status_err),
+                (Some(SweepEnd::ReachedHead), _) => (
+                    format!(
+                        "no difference in {} updates up to the head · s save",
+                        group_thousands(updates)
+                    ),
+                    theme.status_ok,
+                ),
+                (Some(SweepEnd::Diverged(d)), _) => (
+                    format!(
+                        "the scans differ at update {} (after {} updates that agree) · s save",
+                        d.update_id().unwrap_or("?"),
+                        group_thousands(updates)
+                    ),
+                    theme.status_err,
+                ),
+                (Some(SweepEnd::NoQuorum { page, answered, .. }), _) => (
+                    format!("no quorum: {answered} scans answered page {}", page + 1),
+                    theme.status_err,
+                ),
+                (Some(SweepEnd::Cancelled), _) => (
+                    format!(
+                        "stopped after {} updates · S again · s save",
+                        group_thousands(updates)
+                    ),
+                    theme.status_warn,
+                ),
+                (Some(SweepEnd::PageLimit) | None, _) => (String::new(), theme.muted),
+            };
+            spans.push(Span::styled(text, style));
+        }
+        Some(Line::from(spans))
+    }
+
+    /// Draws the sweep line at the bottom of `area`; returns the area left above it.
+    pub(super) fn render_sweep_line(&self, area: Rect, buf: &mut Buffer, theme: &Theme) -> Rect {
+        match self.sweep_line(area.width, theme) {
+            Some(line) if area.height > 2 => {
+                let y = area.bottom() - 1;
+                let safe: Vec<Span<'static>> = line
+                    .spans
+                    .into_iter()
+                    .map(|s| {
+                        Span::styled(
+                            crate::ui::safe::safe_line(&s.content, usize::from(area.width))
+                                .into_owned(),
+                            s.style,
+                        )
+                    })
+                    .collect();
+                buf.set_line(area.x, y, &Line::from(safe), area.width);
+                Rect::new(area.x, area.y, area.width, area.height - 1)
+            }
+            _ => area,
+        }
+    }
+}
