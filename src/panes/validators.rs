@@ -33,6 +33,7 @@ use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, Shared};
 use crate::ui::form::{Completer, looks_like_party, render_candidates, render_id_list, split_ids};
 use crate::ui::layout::{centered, framed, wrap_text};
+use crate::ui::load::accept;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::text_input::{InputOutcome, TextInput};
@@ -668,20 +669,19 @@ impl Pane for ValidatorsPane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
-        let (id, result) = (reply.id, &reply.result);
-        if self.pending != Some(id) {
-            return;
-        }
-        self.pending = None;
-        match result {
-            Ok(Response::ValidatorFaucets(r)) => {
+        let answer = accept(&mut self.pending, reply, "the faucet query", |r| match r {
+            Response::ValidatorFaucets(r) => Some(r),
+            _ => None,
+        });
+        match answer {
+            None => {}
+            Some(Ok(r)) => {
                 let asked = self.query.clone().unwrap_or_default();
                 self.apply(&asked, r);
                 self.error = None;
             }
-            Ok(_) => self.error = Some("unexpected answer to the faucet query".into()),
-            Err(e) => {
-                let msg = explain_error(e);
+            Some(Err(failure)) => {
+                let msg = failure.text(explain_error);
                 out.error(format!("validators: {msg}"));
                 self.error = Some(msg);
             }

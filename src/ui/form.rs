@@ -25,8 +25,8 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
 use crate::model::summary::short_party;
-use crate::msg::RequestId;
 use crate::ui::layout::wrap_text;
+pub use crate::ui::load::Load;
 use crate::ui::safe::{safe_line, sanitize, sanitize_multiline};
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
@@ -560,53 +560,6 @@ pub fn render_candidates(completer: &Completer, area: Rect, buf: &mut Buffer, th
 // ---------------------------------------------------------------------------------------------
 // Load state, section tabs, errors, paragraphs
 // ---------------------------------------------------------------------------------------------
-
-/// Where one request of a pane stands. Replies to anything but the `Loading` id are dropped.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub enum Load<T> {
-    /// Nothing asked yet.
-    #[default]
-    Idle,
-    /// Waiting for this request.
-    Loading(RequestId),
-    /// The answer.
-    Done(T),
-    /// The explained failure.
-    Failed(String),
-}
-
-impl<T> Load<T> {
-    /// Whether `id` is the request this state waits for.
-    pub fn waits_for(&self, id: RequestId) -> bool {
-        matches!(self, Load::Loading(mine) if *mine == id)
-    }
-
-    /// The answer, when there is one.
-    pub fn done(&self) -> Option<&T> {
-        match self {
-            Load::Done(t) => Some(t),
-            _ => None,
-        }
-    }
-
-    /// Whether nothing was asked yet.
-    pub fn is_idle(&self) -> bool {
-        matches!(self, Load::Idle)
-    }
-
-    /// Whether a request is in flight.
-    pub fn is_loading(&self) -> bool {
-        matches!(self, Load::Loading(_))
-    }
-
-    /// The failure text, when the request failed.
-    pub fn failure(&self) -> Option<&str> {
-        match self {
-            Load::Failed(e) => Some(e),
-            _ => None,
-        }
-    }
-}
 
 /// Draws the section tab row (`1 Sequencers │ 2 Bootstrapping │ …`), the active one
 /// highlighted. Labels shrink to their first word when the row is narrow.
