@@ -31,8 +31,9 @@ use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, Shared};
-use crate::ui::form::{Completer, looks_like_party, render_candidates, split_ids};
+use crate::ui::form::{Completer, looks_like_party, render_candidates, render_id_list, split_ids};
 use crate::ui::layout::{centered, framed, wrap_text};
+use crate::ui::load::accept;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::text_input::{InputOutcome, TextInput};
@@ -516,7 +517,15 @@ impl ValidatorsPane {
 
     fn render_form(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
         let completing = self.completer.candidates().is_some();
-        let height = 2 + 1 + 1 + u16::from(completing) + 1;
+        // A list of ids shows as a count and the ids in columns (up to 6 rows), not as one
+        // line thousands of characters long.
+        let ids = split_ids(&self.input.text());
+        let list_h: u16 = if ids.len() > 1 {
+            7.min(area.height / 3)
+        } else {
+            0
+        };
+        let height = 2 + 1 + list_h + 1 + u16::from(completing) + 1;
         let rect = centered(area, area.width.min(100), height);
         if rect.width < 3 || rect.height < 3 {
             return;
@@ -542,6 +551,10 @@ impl ValidatorsPane {
             true,
         );
         y += 1;
+        if list_h > 0 && y < bottom {
+            let rect = Rect::new(inner.x, y, inner.width, list_h.min(bottom - y));
+            y += render_id_list(&ids, ("validator", "validators"), rect, buf, theme);
+        }
         if y < bottom {
             let (text, style) = if let Some(v) = self.input.validation() {
                 (v.to_string(), theme.status_err)
@@ -656,20 +669,19 @@ impl Pane for ValidatorsPane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
-        let (id, result) = (reply.id, &reply.result);
-        if self.pending != Some(id) {
-            return;
-        }
-        self.pending = None;
-        match result {
-            Ok(Response::ValidatorFaucets(r)) => {
+        let answer = accept(&mut self.pending, reply, "the faucet query", |r| match r {
+            Response::ValidatorFaucets(r) => Some(r),
+            _ => None,
+        });
+        match answer {
+            None => {}
+            Some(Ok(r)) => {
                 let asked = self.query.clone().unwrap_or_default();
                 self.apply(&asked, r);
                 self.error = None;
             }
-            Ok(_) => self.error = Some("unexpected answer to the faucet query".into()),
-            Err(e) => {
-                let msg = explain_error(e);
+            Some(Err(failure)) => {
+                let msg = failure.text(explain_error);
                 out.error(format!("validators: {msg}"));
                 self.error = Some(msg);
             }

@@ -14,6 +14,8 @@
 //! completes the active field (cycling through the matches) or, when nothing matches, moves to
 //! the next field, Shift-Tab / ↑ / ↓ move between fields.
 
+use std::cmp::Ordering;
+
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -22,9 +24,10 @@ use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
-use crate::msg::RequestId;
+use crate::model::summary::short_party;
 use crate::ui::layout::wrap_text;
-use crate::ui::safe::{safe_line, sanitize_multiline};
+pub use crate::ui::load::Load;
+use crate::ui::safe::{safe_line, sanitize, sanitize_multiline};
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
 
@@ -303,16 +306,35 @@ impl Form {
 }
 
 fn matches_of<'a>(candidates: &'a [String], typed: &str) -> Vec<&'a str> {
-    let needle = typed.to_lowercase();
+    matching(candidates, typed)
+}
+
+/// The order completion offers ids in: part by part between `::`, so a party's name decides
+/// before its fingerprint (`yusuf::1220…` before `yusuf-2::1220…`, although `-` sorts before
+/// `:`), then the whole text.
+pub fn id_order(a: &str, b: &str) -> Ordering {
+    a.split("::").cmp(b.split("::")).then_with(|| a.cmp(b))
+}
+
+/// The completion of `word` from `candidates` (case-insensitive, every field of every form
+/// alike): the candidates that start with it first, then those that only contain it; each group
+/// in [`id_order`], without duplicates.
+pub fn matching<'a, S: AsRef<str>>(candidates: &'a [S], word: &str) -> Vec<&'a str> {
+    let needle = word.trim().to_lowercase();
     let mut prefix = Vec::new();
     let mut inner = Vec::new();
     for c in candidates {
+        let c = c.as_ref();
         let lower = c.to_lowercase();
         if lower.starts_with(&needle) {
-            prefix.push(c.as_str());
+            prefix.push(c);
         } else if lower.contains(&needle) {
-            inner.push(c.as_str());
+            inner.push(c);
         }
+    }
+    for group in [&mut prefix, &mut inner] {
+        group.sort_by(|a, b| id_order(a, b));
+        group.dedup();
     }
     prefix.extend(inner);
     prefix
@@ -390,24 +412,15 @@ impl Completer {
         });
         let (base, word) = text.split_at(cut);
         let present = split_ids(base);
-        let word_l = word.to_lowercase();
-        let fresh = |p: &&&str| !p.is_empty() && !present.iter().any(|x| x == **p);
-        let mut candidates: Vec<String> = pool
+        let fresh: Vec<&str> = pool
             .iter()
-            .filter(fresh)
-            .filter(|p| p.to_lowercase().starts_with(&word_l))
-            .map(|p| (*p).to_string())
+            .copied()
+            .filter(|p| !p.is_empty() && !present.iter().any(|x| x == p))
             .collect();
-        if candidates.is_empty() && !word.is_empty() {
-            candidates = pool
-                .iter()
-                .filter(fresh)
-                .filter(|p| p.to_lowercase().contains(&word_l))
-                .map(|p| (*p).to_string())
-                .collect();
-        }
-        candidates.sort();
-        candidates.dedup();
+        let candidates: Vec<String> = matching(&fresh, word)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
         if candidates.is_empty() {
             return Err(if pool.is_empty() {
                 "nothing to complete from: no such ids in the loaded history yet".to_string()
@@ -440,6 +453,75 @@ impl Completer {
             .as_ref()
             .map(|s| (s.candidates.as_slice(), s.index))
     }
+}
+
+/// `3 parties: alice, bob, carol` for a list of ids (their names before `::`), cut to `width`
+/// with the count kept in front, so a long list shows how many it holds, not only its tail.
+pub fn id_list_summary(ids: &[String], noun: (&str, &str), width: usize) -> String {
+    let n = ids.len();
+    let head = format!("{n} {}", if n == 1 { noun.0 } else { noun.1 });
+    if n == 0 {
+        return head;
+    }
+    let names: Vec<&str> = ids.iter().map(|i| short_party(i)).collect();
+    let mut out = format!("{head}: ");
+    for (i, name) in names.iter().enumerate() {
+        let more = format!("… +{}", n - i);
+        let sep = if i > 0 { ", " } else { "" };
+        if out.width() + sep.len() + name.width() + if i + 1 < n { more.len() } else { 0 } > width {
+            out.push_str(&format!("{sep}{more}"));
+            break;
+        }
+        out.push_str(sep);
+        out.push_str(name);
+    }
+    sanitize(&out).into_owned()
+}
+
+/// Draws a list of ids as a count line and the ids in columns (as many as `area` holds, then
+/// `+N more`); returns the rows used.
+pub fn render_id_list(
+    ids: &[String],
+    noun: (&str, &str),
+    area: Rect,
+    buf: &mut Buffer,
+    theme: &Theme,
+) -> u16 {
+    if area.width == 0 || area.height == 0 || ids.is_empty() {
+        return 0;
+    }
+    let n = ids.len();
+    let head = format!("{n} {}:", if n == 1 { noun.0 } else { noun.1 });
+    buf.set_stringn(area.x, area.y, &head, usize::from(area.width), theme.muted);
+    let col_w = ids
+        .iter()
+        .map(|i| i.width())
+        .max()
+        .unwrap_or(1)
+        .clamp(8, 24)
+        + 2;
+    let per_row = (usize::from(area.width) / col_w).max(1);
+    let rows = usize::from(area.height - 1);
+    let shown = (per_row * rows).min(n);
+    let shown = if shown < n {
+        shown.saturating_sub(1)
+    } else {
+        shown
+    };
+    for (k, id) in ids.iter().take(shown).enumerate() {
+        let x = area.x + ((k % per_row) * col_w) as u16;
+        let y = area.y + 1 + (k / per_row) as u16;
+        let text = safe_line(id, col_w - 2).into_owned();
+        buf.set_stringn(x, y, &text, col_w - 2, theme.party);
+    }
+    if shown < n {
+        let k = shown;
+        let x = area.x + ((k % per_row) * col_w) as u16;
+        let y = area.y + 1 + (k / per_row) as u16;
+        buf.set_stringn(x, y, format!("+{} more", n - shown), col_w, theme.muted);
+    }
+    let used = shown + usize::from(shown < n);
+    1 + used.div_ceil(per_row) as u16
 }
 
 /// Draws the candidates of a completion cycle on one line, the current one highlighted.
@@ -478,53 +560,6 @@ pub fn render_candidates(completer: &Completer, area: Rect, buf: &mut Buffer, th
 // ---------------------------------------------------------------------------------------------
 // Load state, section tabs, errors, paragraphs
 // ---------------------------------------------------------------------------------------------
-
-/// Where one request of a pane stands. Replies to anything but the `Loading` id are dropped.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub enum Load<T> {
-    /// Nothing asked yet.
-    #[default]
-    Idle,
-    /// Waiting for this request.
-    Loading(RequestId),
-    /// The answer.
-    Done(T),
-    /// The explained failure.
-    Failed(String),
-}
-
-impl<T> Load<T> {
-    /// Whether `id` is the request this state waits for.
-    pub fn waits_for(&self, id: RequestId) -> bool {
-        matches!(self, Load::Loading(mine) if *mine == id)
-    }
-
-    /// The answer, when there is one.
-    pub fn done(&self) -> Option<&T> {
-        match self {
-            Load::Done(t) => Some(t),
-            _ => None,
-        }
-    }
-
-    /// Whether nothing was asked yet.
-    pub fn is_idle(&self) -> bool {
-        matches!(self, Load::Idle)
-    }
-
-    /// Whether a request is in flight.
-    pub fn is_loading(&self) -> bool {
-        matches!(self, Load::Loading(_))
-    }
-
-    /// The failure text, when the request failed.
-    pub fn failure(&self) -> Option<&str> {
-        match self {
-            Load::Failed(e) => Some(e),
-            _ => None,
-        }
-    }
-}
 
 /// Draws the section tab row (`1 Sequencers │ 2 Bootstrapping │ …`), the active one
 /// highlighted. Labels shrink to their first word when the row is narrow.
@@ -669,6 +704,47 @@ mod tests {
         // No candidates: Tab goes to the next field (wrapping).
         f.handle_key(&key(KeyCode::Tab));
         assert_eq!(f.active(), 0);
+    }
+
+    #[test]
+    fn completion_prefers_prefixes_and_the_party_name_over_its_fingerprint() {
+        let pool = [
+            "yusuf-2::1220ab",
+            "ayusuf::1220cd",
+            "yusuf::1220ef",
+            "bob::1",
+        ];
+        assert_eq!(
+            matching(&pool, "yu"),
+            vec!["yusuf::1220ef", "yusuf-2::1220ab", "ayusuf::1220cd"]
+        );
+        let mut input = TextInput::single_line().with_text("bob::1 yu");
+        let mut c = Completer::default();
+        c.complete(&mut input, &pool, true).expect("completes");
+        assert_eq!(input.text(), "bob::1 yusuf::1220ef");
+        let mut f = Form::new(vec![Form::with_candidates(
+            Form::field("Party", "yu", ""),
+            pool,
+        )]);
+        f.handle_key(&key(KeyCode::Tab));
+        assert_eq!(f.value(0), "yusuf::1220ef");
+    }
+
+    #[test]
+    fn long_id_lists_read_as_a_count_and_names() {
+        let ids: Vec<String> = (0..40).map(|i| format!("v{i}::1220{i:04}")).collect();
+        let s = id_list_summary(&ids, ("party", "parties"), 40);
+        assert!(s.starts_with("40 parties: v0, v1"), "{s}");
+        assert!(s.contains("… +"), "{s}");
+        assert!(
+            unicode_width::UnicodeWidthStr::width(s.as_str()) <= 40,
+            "{s}"
+        );
+        let mut buf = Buffer::empty(Rect::new(0, 0, 60, 4));
+        let rows = render_id_list(&ids, ("id", "ids"), buf.area, &mut buf, &Theme::default());
+        assert_eq!(rows, 4);
+        let text: String = buf.content().iter().map(|c| c.symbol()).collect();
+        assert!(text.contains("40 ids:") && text.contains("more"), "{text}");
     }
 
     #[test]

@@ -25,7 +25,8 @@
 //! Modules: [`safe`] (sanitizer for untrusted text), [`format`] (numbers, durations, times and
 //! ids for display), [`theme`], [`scroll`] (cursor/offset shared by the widgets), [`layout`],
 //! [`tree`] (generic tree view), [`json`] (JSON viewer), [`table`] (the data table), [`form`]
-//! (the form kit: fields with Tab completion, the request [`form::Load`] state, error text),
+//! (the form kit: fields with Tab completion, error text), [`load`] (a request's state and
+//! the matching of its reply),
 //! [`text_input`] (the text-area wrapper), [`help`] (help overlay, footer hints), [`palette`]
 //! (command palette), [`error_log`] (error log overlay),
 //! [`osc52`] (clipboard escape sequence).
@@ -36,6 +37,7 @@ pub mod format;
 pub mod help;
 pub mod json;
 pub mod layout;
+pub mod load;
 pub mod osc52;
 pub mod palette;
 pub mod safe;

@@ -34,6 +34,7 @@ use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, Shared};
 use crate::ui::layout::framed;
+use crate::ui::load::accept;
 use crate::ui::safe::sanitize;
 use crate::ui::table::DataTable;
 use crate::ui::text_input::InputOutcome;
@@ -348,14 +349,19 @@ impl Pane for HoldingsPane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
-        let (id, result) = (reply.id, &reply.result);
-        if self.pending != Some(id) {
-            return;
-        }
-        self.pending = None;
         let exact = self.query.as_ref().is_some_and(|q| q.exact);
-        match result {
-            Ok(Response::Holdings(r)) => {
+        let answer = accept(
+            &mut self.pending,
+            reply,
+            "the holdings query",
+            |r| match r {
+                Response::Holdings(r) => Some(r),
+                _ => None,
+            },
+        );
+        match answer {
+            None => {}
+            Some(Ok(r)) => {
                 let Some(q) = &self.query else {
                     return;
                 };
@@ -363,11 +369,8 @@ impl Pane for HoldingsPane {
                 self.error = None;
                 self.resort();
             }
-            Ok(_) => {
-                self.error = Some("unexpected answer to the holdings query".into());
-            }
-            Err(e) => {
-                let msg = explain_error(e, exact);
+            Some(Err(failure)) => {
+                let msg = failure.text(|e| explain_error(e, exact));
                 out.error(format!("holdings: {msg}"));
                 self.error = Some(msg);
             }

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Widget};
 
 use crate::panes::Shared;
-use crate::ui::form::render_candidates;
+use crate::ui::form::{id_list_summary, render_candidates, split_ids};
 use crate::ui::layout::{centered, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::table::{Align, Draw, put};
@@ -258,6 +258,13 @@ impl HoldingsPane {
                 }
             }
             y += 1;
+        }
+        // Every owner of the list, or their count, not only the tail the input shows.
+        let owners = split_ids(&f.owners.text());
+        if owners.len() > 1 && y < bottom {
+            let w = usize::from(inner.width);
+            let list = id_list_summary(&owners, ("owner", "owners"), w);
+            buf.set_stringn(inner.x, y, list, w, theme.muted);
         }
         y += 1;
         // Help, note or validation for the focused field.

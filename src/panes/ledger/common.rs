@@ -12,6 +12,7 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
 use crate::ui::layout::wrap_text;
+use crate::ui::load::Failure;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
 
@@ -173,6 +174,15 @@ pub fn explain(e: &ApiError, removed_hint: Option<&str>) -> Vec<Note> {
         other => notes.push(Note::new(Tone::Err, other.to_string())),
     }
     notes
+}
+
+/// The notes explaining a failed request: [`explain`] for an API error, one line for an answer
+/// of another kind.
+pub fn explain_failure(f: &Failure<'_>, removed_hint: Option<&str>) -> Vec<Note> {
+    match f {
+        Failure::Api(e) => explain(e, removed_hint),
+        Failure::Unexpected(_) => vec![Note::new(Tone::Err, f.to_string())],
+    }
 }
 
 /// Draws notes wrapped to the width of `area`, from its top; returns the rows used.

@@ -20,7 +20,7 @@ use ratatui::text::Line;
 use crate::api::ApiError;
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
-use crate::msg::{Request, RequestId, Response};
+use crate::msg::{Fetched, Request, RequestId};
 use crate::panes::{Out, Shared};
 use crate::ui::safe::safe_line;
 use crate::ui::text_input::{InputOutcome, TextInput};
@@ -208,13 +208,8 @@ impl SectionView for DeleteUser {
         }
     }
 
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        result: &Result<Response, ApiError>,
-        _sh: &mut Shared,
-        out: &mut Out,
-    ) {
+    fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
+        let (id, result) = (reply.id, &reply.result);
         let Some((pid, user)) = &self.pending else {
             return;
         };

@@ -76,24 +76,13 @@ fn word_start(text: &str) -> usize {
     text.rfind([',', ' ']).map_or(0, |i| i + 1)
 }
 
-/// Candidates matching `word` (case-insensitive; prefix matches first), sorted, deduplicated.
+/// Candidates matching `word`: the form kit's completion order (prefix matches first, then
+/// substring matches; a party's name before its fingerprint).
 pub fn matching(candidates: &[String], word: &str) -> Vec<String> {
-    let w = word.trim().to_lowercase();
-    let mut prefix: Vec<&String> = Vec::new();
-    let mut inner: Vec<&String> = Vec::new();
-    for c in candidates {
-        let l = c.to_lowercase();
-        if l.starts_with(&w) {
-            prefix.push(c);
-        } else if l.contains(&w) {
-            inner.push(c);
-        }
-    }
-    prefix.sort();
-    inner.sort();
-    let mut out: Vec<String> = prefix.into_iter().chain(inner).cloned().collect();
-    out.dedup();
-    out
+    crate::ui::form::matching(candidates, word)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 impl Form {

@@ -88,13 +88,9 @@ trait SectionView {
     fn on_key(&mut self, _key: &KeyEvent, _sh: &mut Shared, _out: &mut Out) {}
     fn on_paste(&mut self, _text: &str) {}
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool;
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        result: &Result<Response, ApiError>,
-        sh: &mut Shared,
-        out: &mut Out,
-    );
+    /// A reply to a request of the pane: each section takes its own (see
+    /// [`crate::ui::load::accept`]).
+    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out);
     fn on_file_read(
         &mut self,
         _id: RequestId,
@@ -394,11 +390,11 @@ impl Pane for LedgerPane {
             }
             _ => {}
         }
-        self.parties.on_fetched(id, result, sh, out);
-        self.delete.on_fetched(id, result, sh, out);
-        self.package.on_fetched(id, result, sh, out);
-        self.trees.on_fetched(id, result, sh, out);
-        self.execute.on_fetched(id, result, sh, out);
+        self.parties.on_fetched(reply, sh, out);
+        self.delete.on_fetched(reply, sh, out);
+        self.package.on_fetched(reply, sh, out);
+        self.trees.on_fetched(reply, sh, out);
+        self.execute.on_fetched(reply, sh, out);
     }
 
     fn on_file_read(

@@ -11,11 +11,10 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Line;
 
-use crate::api::ApiError;
 use crate::config::keymap::KeyContext;
 use crate::model::summary::cat;
 use crate::msg::Command;
-use crate::msg::{Effect, Request, RequestId, Response};
+use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
@@ -226,13 +225,8 @@ impl SectionView for PackageSection {
         }
     }
 
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        result: &Result<Response, ApiError>,
-        sh: &mut Shared,
-        out: &mut Out,
-    ) {
+    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        let (id, result) = (reply.id, &reply.result);
         let Some((pid, package_id, path)) = self.pending.clone() else {
             return;
         };

@@ -10,19 +10,19 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Line;
 
-use crate::api::ApiError;
 use crate::api::ledger::{PartiesResponse, PartyDetails};
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
-use crate::msg::{Request, RequestId, Response};
+use crate::msg::{Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::safe::safe_line;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
 
 use super::SectionView;
-use super::common::{Note, Tone, explain, kv_line, put, render_notes, split_list};
+use super::common::{Note, Tone, explain_failure, kv_line, put, render_notes, split_list};
 use super::form::{Complete, Form, FormOutcome, matching};
+use crate::ui::load::accept;
 
 /// The Parties section.
 #[derive(Debug)]
@@ -339,31 +339,31 @@ impl SectionView for Parties {
         }
     }
 
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        result: &Result<Response, ApiError>,
-        _sh: &mut Shared,
-        out: &mut Out,
-    ) {
-        if self.pending != Some(id) {
+    fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
+        let Some(answer) = accept(
+            &mut self.pending,
+            reply,
+            "the parties request",
+            |r| match r {
+                Response::Parties(r) => Some(r),
+                _ => None,
+            },
+        ) else {
             return;
-        }
-        self.pending = None;
+        };
         self.answered = true;
-        match result {
-            Ok(Response::Parties(r)) => {
+        match answer {
+            Ok(r) => {
                 let PartiesResponse { party_details, .. } = &**r;
                 self.details = party_details.clone();
                 self.error = None;
                 self.table.reset_rows(&self.details);
             }
-            Ok(_) => {}
-            Err(e) => {
+            Err(failure) => {
                 self.details.clear();
                 self.table.reset_rows(&self.details);
-                self.error = Some(explain(e, None));
-                out.error(format!("parties: {e}"));
+                self.error = Some(explain_failure(&failure, None));
+                out.error(format!("parties: {failure}"));
             }
         }
     }

@@ -163,23 +163,20 @@ impl ProxyPane {
     // -----------------------------------------------------------------------------------------
 
     fn load_rules(&mut self, sh: &mut Shared, out: &mut Out) {
-        if let Load::Loading(old) = self.rules {
+        let id = out.fetch(sh, Request::AmuletRules);
+        if let Some(old) = self.rules.start(id) {
             out.effects.push(Effect::Cancel(old));
         }
-        self.rules = Load::Loading(out.fetch(sh, Request::AmuletRules));
     }
 
     fn load_coupons(&mut self, sh: &mut Shared, out: &mut Out) {
-        if let Load::Loading(old) = self.coupons {
+        let id = out.fetch(sh, Request::DevFundCoupons);
+        if let Some(old) = self.coupons.start(id) {
             out.effects.push(Effect::Cancel(old));
         }
-        self.coupons = Load::Loading(out.fetch(sh, Request::DevFundCoupons));
     }
 
     fn query_transfers(&mut self, q: TransferQuery, sh: &mut Shared, out: &mut Out) {
-        if let Load::Loading(old) = self.transfers {
-            out.effects.push(Effect::Cancel(old));
-        }
         let id = out.fetch(
             sh,
             Request::TransferStatus {
@@ -188,7 +185,9 @@ impl ProxyPane {
             },
         );
         self.transfer_query = Some(q);
-        self.transfers = Load::Loading(id);
+        if let Some(old) = self.transfers.start(id) {
+            out.effects.push(Effect::Cancel(old));
+        }
     }
 
     fn refresh(&mut self, sh: &mut Shared, out: &mut Out) {
@@ -448,21 +447,29 @@ impl Pane for ProxyPane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, _out: &mut Out) {
-        let (id, result) = (reply.id, &reply.result);
-        if self.rules.waits_for(id) {
-            self.rules = match result {
-                Ok(Response::AmuletRules(r)) => {
-                    Load::Done(Box::new(ContractView::new(&r.amulet_rules)))
-                }
-                Ok(_) => Load::Failed("unexpected response to amulet-rules".into()),
-                Err(e) => Load::Failed(explain(
+        let rules = self.rules.accept(reply, "amulet-rules", |r| match r {
+            Response::AmuletRules(r) => Some(r),
+            _ => None,
+        });
+        if let Some(answer) = rules {
+            self.rules = match answer {
+                Ok(r) => Load::Done(Box::new(ContractView::new(&r.amulet_rules))),
+                Err(f) => Load::Failed(f.text(|e| explain(
                     e,
                     "the proxy found no AmuletRules contract (the DSO has not created it yet, or the validator is not connected)",
-                )),
+                ))),
             };
-        } else if self.coupons.waits_for(id) {
-            self.coupons = match result {
-                Ok(Response::DevFundCoupons(r)) => {
+            return;
+        }
+        let coupons = self
+            .coupons
+            .accept(reply, "the coupons request", |r| match r {
+                Response::DevFundCoupons(r) => Some(r),
+                _ => None,
+            });
+        if let Some(answer) = coupons {
+            self.coupons = match answer {
+                Ok(r) => {
                     let list = r.unclaimed_development_fund_coupons.clone();
                     self.coupon_rows = CouponRow::rows(&list);
                     let texts: Vec<String> = self
@@ -476,14 +483,21 @@ impl Pane for ProxyPane {
                     self.coupon_total = coupon_total(&self.coupon_rows);
                     Load::Done(list)
                 }
-                Ok(_) => Load::Failed("unexpected response to the coupons request".into()),
-                Err(e) => Load::Failed(explain(e, "the proxy does not list coupons")),
+                Err(f) => Load::Failed(f.text(|e| explain(e, "the proxy does not list coupons"))),
             };
             self.coupon_details = false;
             self.sync_coupon_view();
-        } else if self.transfers.waits_for(id) {
-            self.transfers = match result {
-                Ok(Response::TransferStatus(r)) => {
+            return;
+        }
+        let transfers = self
+            .transfers
+            .accept(reply, "transfer-command/status", |r| match r {
+                Response::TransferStatus(r) => Some(r),
+                _ => None,
+            });
+        if let Some(answer) = transfers {
+            self.transfers = match answer {
+                Ok(r) => {
                     let rows = TransferRow::rows(r);
                     let texts: Vec<String> = rows.iter().map(|r| r.amount_text.clone()).collect();
                     let columns = self.transfer_table.columns_mut();
@@ -491,11 +505,10 @@ impl Pane for ProxyPane {
                     self.transfer_table.reset_rows(&rows);
                     Load::Done(rows)
                 }
-                Ok(_) => Load::Failed("unexpected response to transfer-command/status".into()),
-                Err(e) => Load::Failed(explain(
+                Err(f) => Load::Failed(f.text(|e| explain(
                     e,
                     "no transfer command for this sender and nonce (the proxy only knows commands created in the last 24 hours; check the sender and nonce, then press i)",
-                )),
+                ))),
             };
         }
     }

@@ -44,6 +44,7 @@ use crate::model::reassign::resolve_link;
 use crate::model::summary::short_id;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
+use crate::ui::load::accept;
 use crate::ui::safe::sanitize;
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
@@ -521,30 +522,29 @@ impl Pane for UpdatePane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
-        let (id, request, result) = (reply.id, &reply.request, &reply.result);
-        if self.pending != Some(id) {
-            return;
-        }
-        let Request::Event { update_id } = request else {
+        let Request::Event { update_id } = &reply.request else {
             return;
         };
         if self.update_id.as_deref() != Some(update_id.as_str()) {
             return;
         }
-        self.pending = None;
-        match result {
-            Ok(Response::Event(body)) => {
+        let answer = accept(&mut self.pending, reply, "GET /v0/events", |r| match r {
+            Response::Event(body) => Some(body),
+            _ => None,
+        });
+        match answer {
+            None => {}
+            Some(Ok(body)) => {
                 let want = std::mem::take(&mut self.want);
                 self.error = None;
                 self.show(body.clone(), want, sh);
             }
-            Ok(_) => {
-                self.error = Some("unexpected response to GET /v0/events".into());
-            }
-            Err(e) => {
-                let short = short_id(&sanitize(update_id), 16);
-                self.error = Some(e.to_string());
-                out.error(format!("update {short}: {e}"));
+            Some(Err(failure)) => {
+                self.error = Some(failure.to_string());
+                if failure.api().is_some() {
+                    let short = short_id(&sanitize(update_id), 16);
+                    out.error(format!("update {short}: {failure}"));
+                }
             }
         }
     }

@@ -15,12 +15,11 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use serde_json::Value;
 
-use crate::api::ApiError;
 use crate::api::json::decode_with_path;
 use crate::api::ledger::{ExecuteRequest, JsTransaction};
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
-use crate::msg::{Effect, Request, RequestId, Response};
+use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
@@ -29,7 +28,8 @@ use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
 
 use super::SectionView;
-use super::common::{Note, READ_ONLY_TEXT, Tone, explain, put, render_notes};
+use super::common::{Note, READ_ONLY_TEXT, Tone, explain_failure, put, render_notes};
+use crate::ui::load::accept;
 
 use view::{render_confirm, render_editor, render_result};
 
@@ -343,19 +343,19 @@ impl SectionView for Execute {
         }
     }
 
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        result: &Result<Response, ApiError>,
-        _sh: &mut Shared,
-        out: &mut Out,
-    ) {
-        if self.pending != Some(id) {
-            return;
-        }
-        self.pending = None;
-        match result {
-            Ok(Response::Executed(r)) => {
+    fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
+        let answer = accept(
+            &mut self.pending,
+            reply,
+            "executeAndWaitForTransaction",
+            |r| match r {
+                Response::Executed(r) => Some(r),
+                _ => None,
+            },
+        );
+        match answer {
+            None => {}
+            Some(Ok(r)) => {
                 let t = r.transaction.clone();
                 out.info(format!(
                     "executed: update {} at offset {}",
@@ -365,12 +365,11 @@ impl SectionView for Execute {
                 self.result = Some(t);
                 self.error = None;
             }
-            Ok(_) => {}
-            Err(e) => {
+            Some(Err(failure)) => {
                 let mut notes = vec![Note::new(Tone::Err, "execute failed:")];
-                notes.extend(explain(e, None));
+                notes.extend(explain_failure(&failure, None));
                 self.error = Some(notes);
-                out.error(format!("execute: {e}"));
+                out.error(format!("execute: {failure}"));
             }
         }
     }

@@ -22,12 +22,11 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-use crate::api::ApiError;
 use crate::api::ledger::{GetUpdatesRequest, JsGetUpdateTreesResponse};
 use crate::config::keymap::KeyContext;
 use crate::model::ledger_tree::LedgerTree;
 use crate::msg::Command;
-use crate::msg::{Request, RequestId, Response};
+use crate::msg::{Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::format::group_thousands;
 use crate::ui::json::JsonView;
@@ -37,9 +36,10 @@ use crate::ui::theme::Theme;
 use crate::ui::tree::TreeState;
 
 use super::SectionView;
-use super::common::{Note, Tone, explain, put, render_notes, split_list};
+use super::common::{Note, Tone, explain_failure, put, render_notes, split_list};
 use super::form::{Complete, Form, FormOutcome};
 use super::parties::{candidates, suggestions};
+use crate::ui::load::accept;
 
 use drill::{apply_rows, render_drill};
 pub use list::TreeCol;
@@ -346,31 +346,26 @@ impl SectionView for Trees {
         true
     }
 
-    fn on_fetched(
-        &mut self,
-        id: RequestId,
-        result: &Result<Response, ApiError>,
-        _sh: &mut Shared,
-        out: &mut Out,
-    ) {
-        if self.pending != Some(id) {
+    fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
+        let Some(answer) = accept(&mut self.pending, reply, "/v2/updates/trees", |r| match r {
+            Response::Trees(items) => Some(items),
+            _ => None,
+        }) else {
             return;
-        }
-        self.pending = None;
+        };
         self.answered = true;
-        match result {
-            Ok(Response::Trees(items)) => {
+        match answer {
+            Ok(items) => {
                 self.items = Arc::clone(items);
                 self.error = None;
                 self.table.reset_rows(&self.items);
                 self.table.set_viewport(self.rows.saturating_sub(2).max(1));
             }
-            Ok(_) => {}
-            Err(e) => {
+            Err(failure) => {
                 self.items = Arc::new(Vec::new());
                 self.table.reset_rows(&self.items);
-                self.error = Some(explain(e, Some(REMOVED_HINT)));
-                out.error(format!("update trees: {e}"));
+                self.error = Some(explain_failure(&failure, Some(REMOVED_HINT)));
+                out.error(format!("update trees: {failure}"));
             }
         }
     }
