@@ -59,6 +59,8 @@ pub struct Options {
     pub token: bool,
     /// Set up the settings further (theme, keys, `from`).
     pub tweak: Box<dyn FnOnce(&mut Settings)>,
+    /// Faults of the demo network (e.g. a participant without `/v2/updates/trees`).
+    pub faults: cantonscope::demo::DemoFaults,
 }
 
 impl Default for Options {
@@ -70,6 +72,7 @@ impl Default for Options {
             read_only: false,
             token: true,
             tweak: Box::new(|_| {}),
+            faults: cantonscope::demo::DemoFaults::default(),
         }
     }
 }
@@ -91,6 +94,7 @@ impl Harness {
                 seed: opts.seed,
                 scans: opts.scans,
                 rate: opts.rate,
+                faults: opts.faults,
                 ..DemoConfig::default()
             }))
             .expect("demo starts");
