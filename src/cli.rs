@@ -196,6 +196,10 @@ pub struct DemoFaultArgs {
     /// The limited scan's limit, requests per second per client [default: 5].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub rate_limit: Option<u32>,
+    /// The participant answers 404 for POST /v2/updates/trees, as Canton 3.5+ nodes do (POST
+    /// /v2/updates still answers).
+    #[arg(long)]
+    pub no_update_trees: bool,
 }
 
 /// Value of `--down-mode`.
@@ -251,6 +255,7 @@ impl DemoFaultArgs {
             rate_limit: self
                 .limited_scan
                 .map(|k| (k - 1, self.rate_limit.unwrap_or(5))),
+            update_trees_removed: self.no_update_trees,
         }
     }
 }

@@ -81,7 +81,7 @@ pub async fn run(
             run_scan(&client, command, settings.network.request_rate, out, err).await
         }
         ApiCommand::Validator(command) => run_validator(&client, command, out).await,
-        ApiCommand::Ledger(command) => run_ledger(&client, command, out).await,
+        ApiCommand::Ledger(command) => run_ledger(&client, command, out, err).await,
     };
     match result {
         Ok(()) => EXIT_OK,
@@ -356,6 +356,7 @@ async fn run_ledger(
     client: &ApiClient,
     command: &LedgerCommand,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> Result<(), Failure> {
     match command {
         LedgerCommand::Parties {
@@ -405,7 +406,31 @@ async fn run_ledger(
             if *descending {
                 request.descending_order = Some(true);
             }
-            print_call(client, &ledger::update_trees(&request, *limit, None), out).await?;
+            match print_call(client, &ledger::update_trees(&request, *limit, None), out).await {
+                Err(Failure::Api(removed @ ApiError::EndpointNotServed { .. })) => {
+                    // Canton 3.5+: the same range from POST /v2/updates, as trees.
+                    let flat =
+                        ledger::updates(&ledger::ledger_effects_request(&request), *limit, None);
+                    let items = match client.send(&flat).await {
+                        Err(ApiError::EndpointNotServed { .. }) => return Err(removed.into()),
+                        other => other?,
+                    };
+                    write_line(
+                        err,
+                        "cantonscope: note: this node does not serve POST /v2/updates/trees; \
+                         the trees are read from POST /v2/updates (ledger effects)",
+                    );
+                    let trees = ledger::as_tree_items(items);
+                    let text = serde_json::to_string(&trees)
+                        .map_err(|e| Failure::Output(format!("cannot write the trees: {e}")))?;
+                    let pretty = json_text::pretty(&text)
+                        .map_err(|e| Failure::Output(format!("cannot write the trees: {e}")))?;
+                    write_out(out, &pretty)?;
+                }
+                other => {
+                    other?;
+                }
+            }
         }
         LedgerCommand::Execute { body } => {
             let request = read_execute_request(body)?;

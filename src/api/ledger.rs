@@ -850,6 +850,175 @@ pub fn update_trees(
     call
 }
 
+/// `POST /v2/updates` (`JsGetUpdatesResponse` items: the same `update` wrapper as the trees,
+/// with flat `Transaction`s); the replacement of `/v2/updates/trees` from Canton 3.5 on.
+pub fn updates(
+    req: &GetUpdatesRequest,
+    limit: Option<i64>,
+    stream_idle_timeout_ms: Option<i64>,
+) -> Call<Vec<JsGetUpdateTreesResponse>> {
+    let mut call = Call::new(
+        "ledger POST /v2/updates",
+        Group::Ledger,
+        Method::Post,
+        "/v2/updates".into(),
+        decode_json::<Vec<JsGetUpdateTreesResponse>>,
+    )
+    .json_body(req);
+    if let Some(l) = limit {
+        call = call.query("limit", l.to_string());
+    }
+    if let Some(t) = stream_idle_timeout_ms {
+        call = call.query("stream_idle_timeout_ms", t.to_string());
+    }
+    call
+}
+
+/// The `/v2/updates` request for the same range and parties as a trees request: the party
+/// filter moves into `updateFormat` (transactions in the ledger-effects shape, which has every
+/// exercised node with its `lastDescendantNodeId`, and reassignments).
+pub fn ledger_effects_request(req: &GetUpdatesRequest) -> GetUpdatesRequest {
+    let (filters_by_party, filters_for_any_party) = match (&req.update_format, &req.filter) {
+        (
+            Some(UpdateFormat {
+                include_transactions: Some(t),
+                ..
+            }),
+            _,
+        ) => (
+            t.event_format.filters_by_party.clone(),
+            t.event_format.filters_for_any_party.clone(),
+        ),
+        (_, Some(f)) => (f.filters_by_party.clone(), f.filters_for_any_party.clone()),
+        _ => (None, Some(Filters::default())),
+    };
+    let event_format = EventFormat {
+        filters_by_party,
+        filters_for_any_party,
+        verbose: req.verbose,
+    };
+    GetUpdatesRequest {
+        begin_exclusive: req.begin_exclusive,
+        end_inclusive: req.end_inclusive,
+        filter: None,
+        verbose: None,
+        update_format: Some(UpdateFormat {
+            include_transactions: Some(TransactionFormat {
+                event_format: event_format.clone(),
+                transaction_shape: "TRANSACTION_SHAPE_LEDGER_EFFECTS".to_owned(),
+            }),
+            include_reassignments: Some(event_format),
+            include_topology_events: None,
+        }),
+        descending_order: req.descending_order,
+    }
+}
+
+/// The transaction tree of a ledger-effects `JsTransaction`: its events keyed by node id (as
+/// `eventsById` is), nesting left to the node-id ranges as in a tree from `/v2/updates/trees`.
+/// Events of unknown kinds keep their JSON under a key that is not a node id.
+pub fn tree_of_transaction(tx: &JsTransaction) -> JsTransactionTree {
+    let mut events_by_id = BTreeMap::new();
+    for (i, event) in tx.events.iter().enumerate() {
+        match event {
+            Event::CreatedEvent(c) => {
+                events_by_id.insert(
+                    c.node_id.to_string(),
+                    TreeEvent::CreatedTreeEvent(c.clone()),
+                );
+            }
+            Event::ExercisedEvent(e) => {
+                events_by_id.insert(
+                    e.node_id.to_string(),
+                    TreeEvent::ExercisedTreeEvent(e.clone()),
+                );
+            }
+            // Not part of the ledger-effects shape: an archive is its consuming exercise.
+            Event::ArchivedEvent(_) => {}
+            Event::Unknown { kind, raw } => {
+                events_by_id.insert(
+                    format!("{kind}#{i}"),
+                    TreeEvent::Unknown {
+                        kind: kind.clone(),
+                        raw: raw.clone(),
+                    },
+                );
+            }
+        }
+    }
+    let mut tree = JsTransactionTree {
+        update_id: tx.update_id.clone(),
+        command_id: tx.command_id.clone(),
+        workflow_id: tx.workflow_id.clone(),
+        effective_at: tx.effective_at.clone(),
+        offset: tx.offset,
+        events_by_id,
+        synchronizer_id: tx.synchronizer_id.clone(),
+        trace_context: tx.trace_context.clone(),
+        record_time: tx.record_time.clone(),
+        raw: RawJson::null(),
+    };
+    // The JSON a trees answer would have carried (what the pane saves and shows).
+    let value = serde_json::json!({
+        "updateId": tree.update_id,
+        "commandId": tree.command_id,
+        "workflowId": tree.workflow_id,
+        "effectiveAt": tree.effective_at,
+        "offset": tree.offset,
+        "eventsById": tree.events_by_id,
+        "synchronizerId": tree.synchronizer_id,
+        "traceContext": tree.trace_context,
+        "recordTime": tree.record_time,
+    });
+    tree.raw = RawJson::from_value(&value).unwrap_or_default();
+    tree
+}
+
+/// The items of a `/v2/updates` answer as a trees answer: transactions become transaction
+/// trees; reassignments, checkpoints and unknown kinds pass through.
+pub fn as_tree_items(items: Vec<JsGetUpdateTreesResponse>) -> Vec<JsGetUpdateTreesResponse> {
+    items
+        .into_iter()
+        .map(|item| match &item.update {
+            Update::Transaction(tx) => {
+                let tree = tree_of_transaction(tx);
+                let raw = RawJson::from_value(
+                    &serde_json::json!({"update": {"TransactionTree": {"value": tree.raw}}}),
+                )
+                .unwrap_or_default();
+                JsGetUpdateTreesResponse {
+                    update: Update::TransactionTree(Box::new(tree)),
+                    raw,
+                }
+            }
+            _ => item,
+        })
+        .collect()
+}
+
+/// Transaction trees of a range: `POST /v2/updates/trees`, and when the node answers 404 for
+/// it (Canton 3.5+ removed it) `POST /v2/updates` in the ledger-effects shape for the same range,
+/// turned into the same trees. When both are missing, the error is the trees' one.
+pub async fn fetch_trees(
+    client: &super::ApiClient,
+    req: &GetUpdatesRequest,
+    limit: Option<i64>,
+) -> Result<Vec<JsGetUpdateTreesResponse>, ApiError> {
+    match client.send(&update_trees(req, limit, None)).await {
+        Err(removed @ ApiError::EndpointNotServed { .. }) => {
+            match client
+                .send(&updates(&ledger_effects_request(req), limit, None))
+                .await
+            {
+                Ok(items) => Ok(as_tree_items(items)),
+                Err(ApiError::EndpointNotServed { .. }) => Err(removed),
+                Err(e) => Err(e),
+            }
+        }
+        other => other,
+    }
+}
+
 /// `POST /v2/interactive-submission/executeAndWaitForTransaction`. Not retried.
 pub fn execute_and_wait(req: &ExecuteRequest) -> Call<ExecuteResponse> {
     Call::new(

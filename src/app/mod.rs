@@ -465,7 +465,7 @@ impl App {
             }
             Command::Sweep if self.focus != PaneId::Network => {
                 out.owner = PaneId::Network;
-                self.network.toggle_sweep(false, &mut self.sh, out);
+                self.panes.network.toggle_sweep(false, &mut self.sh, out);
                 self.focus = PaneId::Network;
             }
             Command::ToggleTimeZone => {

@@ -70,18 +70,18 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
             app.focus = PaneId::Network;
             out.owner = PaneId::Network;
             match arg.trim() {
-                "cancel" | "stop" => app.network.cancel_sweep(out),
+                "cancel" | "stop" => app.panes.network.cancel_sweep(out),
                 save if save.starts_with("save") => {
                     let path = save.trim_start_matches("save").trim();
-                    app.network.save_sweep(path, &mut app.sh, out);
+                    app.panes.network.save_sweep(path, &mut app.sh, out);
                 }
                 "begin" => {
-                    app.network.cancel_sweep(out);
-                    app.network.toggle_sweep(true, &mut app.sh, out);
+                    app.panes.network.cancel_sweep(out);
+                    app.panes.network.toggle_sweep(true, &mut app.sh, out);
                 }
                 "" => {
-                    app.network.cancel_sweep(out);
-                    app.network.toggle_sweep(false, &mut app.sh, out);
+                    app.panes.network.cancel_sweep(out);
+                    app.panes.network.toggle_sweep(false, &mut app.sh, out);
                 }
                 other => out.error(format!(
                     "sweep: {:?} is not begin or cancel",

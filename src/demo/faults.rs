@@ -91,6 +91,9 @@ pub struct DemoFaults {
     /// A scan that answers 429 (with `Retry-After`) above this many requests per second per
     /// client.
     pub rate_limit: Option<(usize, u32)>,
+    /// The participant answers 404 for `POST /v2/updates/trees`, as Canton 3.5+ nodes that
+    /// removed it (`POST /v2/updates` still answers).
+    pub update_trees_removed: bool,
 }
 
 impl DemoFaults {
@@ -143,6 +146,7 @@ pub(crate) struct Faults {
     pub diverging: Option<(usize, i64)>,
     pub backfilling: Option<(usize, i64)>,
     pub rate_limit: Option<(usize, u32)>,
+    pub update_trees_removed: bool,
 }
 
 impl Faults {
@@ -154,6 +158,7 @@ impl Faults {
             diverging: faults.diverging.map(|(s, t)| (s, t.resolve(ledger))),
             backfilling: faults.backfilling.map(|(s, t)| (s, t.resolve(ledger))),
             rate_limit: faults.rate_limit,
+            update_trees_removed: faults.update_trees_removed,
         }
     }
 

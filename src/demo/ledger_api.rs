@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::auth::verify_bearer;
 use super::ledger::Update;
-use super::ledger_render::{checkpoint_item, js_transaction, tree_item};
+use super::ledger_render::{checkpoint_item, flat_item, js_transaction, tree_item};
 use super::network::PartyIdx;
 use super::server::{Fail, Reply, Shared, World, done, json_ok, json_status};
 use super::util::{Rng, now_micros, parse_query, query_all, query_one};
@@ -29,6 +29,7 @@ pub(crate) fn routes(app: Shared) -> Router {
         .route("/v2/packages/{package_id}", get(package))
         .route("/v2/state/ledger-end", get(ledger_end))
         .route("/v2/updates/trees", post(update_trees))
+        .route("/v2/updates", post(updates_flat))
         .route(
             "/v2/interactive-submission/executeAndWaitForTransaction",
             post(execute),
@@ -322,10 +323,51 @@ async fn update_trees(
     RawQuery(q): RawQuery,
     body: Bytes,
 ) -> Response {
-    done(trees_inner(&app, &headers, q.as_deref(), &body))
+    if app.faults.update_trees_removed {
+        // A Canton 3.5+ node: the route is gone (a bare 404, no JsCantonError).
+        return (StatusCode::NOT_FOUND, "").into_response();
+    }
+    done(trees_inner(
+        &app,
+        &headers,
+        q.as_deref(),
+        &body,
+        Shape::Trees,
+    ))
 }
 
-fn trees_inner(app: &Shared, headers: &HeaderMap, q: Option<&str>, body: &Bytes) -> Reply {
+/// `POST /v2/updates`: the same range and filters as the trees, transactions flat.
+async fn updates_flat(
+    State(app): State<Shared>,
+    headers: HeaderMap,
+    RawQuery(q): RawQuery,
+    body: Bytes,
+) -> Response {
+    done(trees_inner(
+        &app,
+        &headers,
+        q.as_deref(),
+        &body,
+        Shape::Flat,
+    ))
+}
+
+/// How `trees_inner` renders transactions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// `/v2/updates/trees`: `TransactionTree`s.
+    Trees,
+    /// `/v2/updates`: `Transaction`s in the shape `updateFormat` asks for.
+    Flat,
+}
+
+fn trees_inner(
+    app: &Shared,
+    headers: &HeaderMap,
+    q: Option<&str>,
+    body: &Bytes,
+    shape: Shape,
+) -> Reply {
     authorize(headers)?;
     let q = parse_query(q);
     let limit = match query_one(&q, "limit") {
@@ -385,6 +427,12 @@ fn trees_inner(app: &Shared, headers: &HeaderMap, q: Option<&str>, body: &Bytes)
         any = any_party || ps.is_empty();
         names = ps;
     }
+    let ledger_effects = req
+        .get("updateFormat")
+        .and_then(|u| u.get("includeTransactions"))
+        .and_then(|t| t.get("transactionShape"))
+        .and_then(Value::as_str)
+        == Some("TRANSACTION_SHAPE_LEDGER_EFFECTS");
 
     let net = Arc::clone(&app.net);
     let (items, ledger_end, last_times) = {
@@ -446,7 +494,11 @@ fn trees_inner(app: &Shared, headers: &HeaderMap, q: Option<&str>, body: &Bytes)
         if cap.is_some_and(|c| out.len() >= c) {
             break;
         }
-        if let Some(v) = tree_item(&net, u, *offset, &req_parties) {
+        let item = match shape {
+            Shape::Trees => tree_item(&net, u, *offset, &req_parties),
+            Shape::Flat => flat_item(&net, u, *offset, &req_parties, ledger_effects),
+        };
+        if let Some(v) = item {
             count += 1;
             if count <= LIST_LIMIT {
                 out.push(v);

@@ -139,7 +139,7 @@ pub fn visible(u: &Update, req: &[PartyIdx]) -> bool {
     }
 }
 
-fn command_id<'a>(tx: &'a Tx, req: &[PartyIdx]) -> Option<&'a str> {
+pub(crate) fn command_id<'a>(tx: &'a Tx, req: &[PartyIdx]) -> Option<&'a str> {
     tx.submitters
         .iter()
         .any(|p| contains(req, *p))
@@ -236,6 +236,36 @@ pub fn tree_item(net: &Network, u: &Update, offset: i64, req: &[PartyIdx]) -> Op
         Body::Tx(tx) => Some(
             json!({"update": {"TransactionTree": {"value": transaction_tree(net, u, tx, offset, req)}}}),
         ),
+        Body::Reassign(_) => reassignment(net, u, offset, req)
+            .map(|r| json!({"update": {"Reassignment": {"value": r}}})),
+    }
+}
+
+/// One item of `POST /v2/updates` (`JsGetUpdatesResponse`): transactions as flat
+/// `JsTransaction`s (events in node order, ledger-effects or ACS-delta shape), reassignments as
+/// in the trees answer.
+pub fn flat_item(
+    net: &Network,
+    u: &Update,
+    offset: i64,
+    req: &[PartyIdx],
+    ledger_effects: bool,
+) -> Option<Value> {
+    if !visible(u, req) {
+        return None;
+    }
+    match &u.body {
+        Body::Tx(tx) => {
+            let mut value = js_transaction(net, u, tx, offset, req, ledger_effects);
+            // As in the trees: the command id only for the submitting parties.
+            if let Value::Object(m) = &mut value {
+                match command_id(tx, req) {
+                    Some(c) => m.insert("commandId".into(), json!(c)),
+                    None => m.remove("commandId"),
+                };
+            }
+            Some(json!({"update": {"Transaction": {"value": value}}}))
+        }
         Body::Reassign(_) => reassignment(net, u, offset, req)
             .map(|r| json!({"update": {"Reassignment": {"value": r}}})),
     }

@@ -165,8 +165,7 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
             .send(&ledger::package(package_id))
             .await
             .map(|r| Response::Package(Arc::new(r))),
-        Request::Trees { req, limit } => main
-            .send(&ledger::update_trees(req, *limit, None))
+        Request::Trees { req, limit } => ledger::fetch_trees(main, req, *limit)
             .await
             .map(|r| Response::Trees(Arc::new(r))),
         Request::Execute(req) => main

@@ -975,3 +975,58 @@ fn an_html_answer_says_expected_json_and_a_scan_403_names_the_allowlist() {
         "{err}"
     );
 }
+
+#[test]
+fn ledger_trees_on_a_node_without_update_trees_reads_v2_updates() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let removed = runtime
+        .block_on(cantonscope::demo::start(DemoConfig {
+            faults: cantonscope::demo::DemoFaults {
+                update_trees_removed: true,
+                ..Default::default()
+            },
+            ..DemoConfig::default()
+        }))
+        .expect("demo starts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("token.jwt"), &removed.token).expect("token file");
+    let args = [
+        "ledger",
+        "trees",
+        "--begin-exclusive",
+        "0",
+        "--end-inclusive",
+        "40",
+    ];
+    let output = bin(dir.path())
+        .arg("--ledger-url")
+        .arg(&removed.ledger_url)
+        .arg("--token-file")
+        .arg(dir.path().join("token.jwt"))
+        .args(args)
+        .output()
+        .expect("runs");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(err.contains("POST /v2/updates"), "{err}");
+    let fallback: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let direct = json_ok(&args);
+    let shape = |v: &Value| -> Vec<(String, Vec<String>)> {
+        v.as_array()
+            .expect("items")
+            .iter()
+            .filter_map(|i| {
+                let t = &i["update"]["TransactionTree"]["value"];
+                let keys = t["eventsById"].as_object()?.keys().cloned().collect();
+                Some((t["updateId"].as_str()?.to_owned(), keys))
+            })
+            .collect()
+    };
+    assert!(!shape(&direct).is_empty());
+    assert_eq!(shape(&fallback), shape(&direct), "the same trees");
+    runtime.block_on(removed.shutdown());
+}

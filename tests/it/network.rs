@@ -228,6 +228,7 @@ fn faults_13(f: &Faulty) -> DemoFaults {
             DemoTime::At(ledger.updates()[f.backfill_index].record_time),
         )),
         rate_limit: Some((LIMITED, 5)),
+        ..DemoFaults::default()
     }
 }
 

@@ -54,6 +54,7 @@ fn faulty() -> Harness {
                         DemoTime::At(ledger.updates()[backfill].record_time),
                     )),
                     rate_limit: Some((LIMITED, 5)),
+                    ..DemoFaults::default()
                 },
                 ..c
             }

@@ -1000,3 +1000,72 @@ fn tiny_areas_never_panic() {
         render(&pane, &sh, w, h);
     }
 }
+
+#[test]
+fn a_node_without_update_trees_draws_the_same_trees_from_v2_updates() {
+    // The same query on a node with /v2/updates/trees and on one that answers 404 for it (as
+    // Canton 3.5+ does): the api layer falls back to POST /v2/updates (ledger effects).
+    let run = |removed: bool| {
+        let mut h = at(
+            Options {
+                faults: cantonscope::demo::DemoFaults {
+                    update_trees_removed: removed,
+                    ..Default::default()
+                },
+                ..Options::default()
+            },
+            Section::Trees,
+        );
+        let party = local_parties()[0].clone();
+        // The node really lacks the trees endpoint (or really has it).
+        let req = cantonscope::api::ledger::GetUpdatesRequest::for_parties(0, Some(60), &[]);
+        let direct = h.rt.block_on(
+            h.clients
+                .main
+                .send(&cantonscope::api::ledger::update_trees(&req, None, None)),
+        );
+        assert_eq!(
+            matches!(direct, Err(ApiError::EndpointNotServed { .. })),
+            removed,
+            "{direct:?}"
+        );
+        trees_query(&mut h, "0", "60", &party, "", "no");
+        let list = snap(&mut h, 120, 40);
+        let idx = h
+            .app
+            .ledger
+            .trees
+            .items()
+            .iter()
+            .position(|i| match &i.update {
+                cantonscope::api::ledger::Update::TransactionTree(t) => {
+                    t.events_by_id.values().any(|e| {
+                        matches!(e, TreeEvent::ExercisedTreeEvent(x) if x.last_descendant_node_id > x.node_id)
+                    })
+                }
+                _ => false,
+            })
+            .expect("a tree with nesting");
+        for _ in 0..idx {
+            h.cmd(Command::Down);
+        }
+        h.key(KeyCode::Enter);
+        h.key(KeyCode::Char('E'));
+        let drill = snap(&mut h, 120, 40);
+        h.cmd(Command::Down);
+        let details = snap(&mut h, 120, 40);
+        (list, drill, details, h.app.ledger.trees.visible_node_ids())
+    };
+    let trees = run(false);
+    let fallback = run(true);
+    assert!(
+        trees.0.contains("TransactionTree") || trees.0.contains("tree"),
+        "{}",
+        trees.0
+    );
+    assert_eq!(fallback.0, trees.0, "the list");
+    assert_eq!(fallback.1, trees.1, "the tree");
+    assert_eq!(fallback.2, trees.2, "the details");
+    assert_eq!(fallback.3, trees.3);
+    assert!(trees.3.len() >= 2);
+}

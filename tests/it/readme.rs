@@ -48,3 +48,41 @@ fn readme_shows_a_capture_of_every_pane() {
         );
     }
 }
+
+#[test]
+fn readme_links_stay_inside_the_repository() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let mut links = 0;
+    for (i, _) in readme.match_indices("](") {
+        let rest = &readme[i + 2..];
+        let target = &rest[..rest.find(')').expect("a closed link")];
+        links += 1;
+        assert!(
+            !target.contains("://") && !target.starts_with('/') && !target.contains(".."),
+            "README links outside the repository: {target}"
+        );
+        let path = target.split('#').next().unwrap_or_default();
+        assert!(
+            path.is_empty() || root.join(path).exists(),
+            "README links to a missing file: {target}"
+        );
+    }
+    assert!(links > 0, "the README has in-repository links");
+    // No reference to notes outside the repository, linked or not.
+    assert!(!readme.contains("../shared") && !readme.contains("STYLE.md"));
+}
+
+#[test]
+fn readme_shows_how_to_pass_the_demo_token_headless() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    for needle in [
+        "cantonscope serve-demo --listen 127.0.0.1:7575",
+        "\"token\":",
+        "CANTONSCOPE_TOKEN=$TOKEN cantonscope --ledger-url $URL ledger end",
+        "--token-file demo.jwt",
+    ] {
+        assert!(readme.contains(needle), "README lacks {needle:?}");
+    }
+}

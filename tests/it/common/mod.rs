@@ -61,6 +61,8 @@ pub struct Options {
     pub tweak: Box<dyn FnOnce(&mut Settings)>,
     /// Set up the demo network further (more scans, faults).
     pub demo: Box<dyn FnOnce(DemoConfig) -> DemoConfig>,
+    /// Faults of the demo network (e.g. a participant without `/v2/updates/trees`).
+    pub faults: cantonscope::demo::DemoFaults,
 }
 
 impl Default for Options {
@@ -73,6 +75,7 @@ impl Default for Options {
             token: true,
             tweak: Box::new(|_| {}),
             demo: Box::new(|c| c),
+            faults: cantonscope::demo::DemoFaults::default(),
         }
     }
 }
@@ -94,6 +97,7 @@ impl Harness {
                 seed: opts.seed,
                 scans: opts.scans,
                 rate: opts.rate,
+                faults: opts.faults,
                 ..DemoConfig::default()
             })))
             .expect("demo starts");
