@@ -25,6 +25,8 @@ pub use panes::Panes;
 
 use crate::msg::{Action, Effect, Request, Response};
 
+/// After `/` found no filter, typed keys are ignored until this long after the last one (µs).
+const TYPING_GUARD_US: i64 = 3_000_000;
 /// How long a status-line message stays, in microseconds.
 const TOAST_INFO_US: i64 = 4_000_000;
 const TOAST_ERROR_US: i64 = 8_000_000;
@@ -65,6 +67,8 @@ pub struct App {
     pub size: Rect,
     dirty: bool,
     quit: bool,
+    /// Until when typed keys are ignored (after `/` where no filter opens), µs.
+    typing_guard: Option<i64>,
     /// Second of the last drawn clock (the header shows ages in seconds).
     clock_second: i64,
 }
@@ -100,6 +104,7 @@ impl App {
             size: Rect::new(0, 0, 80, 24),
             dirty: true,
             quit: false,
+            typing_guard: None,
             clock_second: now / 1_000_000,
         }
     }
@@ -377,6 +382,28 @@ impl App {
             pane.on_key(key, sh, out);
             return;
         }
+        if let Some(until) = self.typing_guard {
+            use crossterm::event::{KeyCode, KeyModifiers};
+            let plain = !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+            match key.code {
+                _ if self.sh.now > until => self.typing_guard = None,
+                KeyCode::Esc | KeyCode::Enter => {
+                    self.typing_guard = None;
+                    return;
+                }
+                KeyCode::Char(_) | KeyCode::Backspace if plain => {
+                    self.typing_guard = Some(self.sh.now + TYPING_GUARD_US);
+                    out.info(format!(
+                        "no filter is open in the {} pane: typed text ignored (Esc)",
+                        focus.title()
+                    ));
+                    return;
+                }
+                _ => self.typing_guard = None,
+            }
+        }
         let ctx = self.pane(focus).key_context();
         if let Some(cmd) = self.keymap.lookup(ctx, key) {
             self.on_command(cmd, out);
@@ -399,7 +426,14 @@ impl App {
         match cmd {
             Command::Quit => self.request_quit(out),
             Command::Help => {
-                self.overlay = Some(Overlay::Help(HelpOverlay::new(&self.keymap)));
+                // The focused pane's keys first, as gitui does.
+                let pane = self.pane(self.focus);
+                self.overlay = Some(Overlay::Help(HelpOverlay::for_pane(
+                    &self.keymap,
+                    self.focus.title(),
+                    pane.key_context(),
+                    &pane.hints(),
+                )));
             }
             Command::Palette => {
                 let mut palette = Palette::new(palette_cmd::entries());
@@ -426,7 +460,17 @@ impl App {
             _ => {
                 let focus = self.focus;
                 let (pane, sh) = self.split(focus, out);
-                pane.on_command(cmd, sh, out);
+                let used = pane.on_command(cmd, sh, out);
+                if !used && !self.keymap.keys_for(KeyContext::Global, cmd).is_empty() {
+                    // An "Everywhere" key that means nothing here says so.
+                    let what = self.keymap.description(KeyContext::Global, cmd);
+                    out.info(format!("{what}: not in the {} pane", focus.title()));
+                    if cmd == Command::Filter {
+                        // What the user types next was meant for a filter: keep it from
+                        // running commands until Esc or Enter (or a pause).
+                        self.typing_guard = Some(self.sh.now + TYPING_GUARD_US);
+                    }
+                }
             }
         }
     }

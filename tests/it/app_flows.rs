@@ -481,3 +481,101 @@ fn browsing_the_past_claims_no_lag_and_f_returns_to_the_head() {
         "{header}"
     );
 }
+
+#[test]
+fn small_terminal_abbreviates_tabs_and_keeps_help_and_quit() {
+    let mut h = Harness::start();
+    let screen = h.screen(80, 24);
+    let lines: Vec<&str> = screen.lines().collect();
+    let tabs = lines[1];
+    // Every tab keeps a name (the focused one whole), none is a bare number.
+    assert!(tabs.contains("1 History"), "{tabs}");
+    for short in [
+        "2 Upd", "3 Ver", "4 Sta", "5 Hol", "6 Val", "7 Net", "8 Pro", "9 Led",
+    ] {
+        assert!(tabs.contains(short), "{short} in {tabs}");
+    }
+    let footer = lines[22];
+    assert!(
+        footer.contains("? help") && footer.contains("q quit"),
+        "{footer}"
+    );
+    // On every pane.
+    for n in '1'..='9' {
+        h.key(KeyCode::Char(n));
+        let screen = h.screen(80, 24);
+        let footer = screen.lines().nth(22).unwrap_or_default().to_string();
+        assert!(
+            footer.contains("? help") && footer.contains("q quit"),
+            "{n}: {footer}"
+        );
+    }
+}
+
+#[test]
+fn the_focused_tab_shows_its_badge_on_every_pane() {
+    let mut h = Harness::start();
+    for w in [80u16, 120, 200] {
+        for (i, p) in PaneId::ALL.iter().enumerate() {
+            h.key(KeyCode::Char(char::from(b'1' + i as u8)));
+            let screen = h.screen(w, 40);
+            let tabs = screen.lines().nth(1).unwrap_or_default().to_string();
+            let badge = h.app.pane(*p).badge(&h.app.sh);
+            let expected = match badge {
+                Some(b) => format!("{} {} {b}", i + 1, p.title()),
+                None => format!("{} {}", i + 1, p.title()),
+            };
+            assert!(tabs.contains(&expected), "{w}: {expected:?} in {tabs}");
+        }
+    }
+}
+
+#[test]
+fn typing_a_filter_where_none_opens_runs_no_commands() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('6'));
+    assert_eq!(h.app.focus, PaneId::Validators);
+    let before = h.requests.len();
+    h.type_text("/re:^(acme|zeph)");
+    assert!(h.app.overlay.is_none(), "`:` did not open the palette");
+    assert_eq!(h.requests.len(), before, "`r` did not refresh");
+    assert_eq!(h.app.focus, PaneId::Validators);
+    let status = h.screen(120, 40);
+    assert!(status.contains("typed text ignored"), "{status}");
+    // Esc ends it: keys work again.
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char('4'));
+    assert_eq!(h.app.focus, PaneId::Status);
+}
+
+#[test]
+fn an_everywhere_key_that_does_nothing_here_says_so() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('4'));
+    h.key(KeyCode::Char('e'));
+    let screen = h.screen(120, 40);
+    let status = screen.lines().last().unwrap_or_default().to_string();
+    assert!(status.contains("not in the Status pane"), "{status}");
+}
+
+#[test]
+fn help_starts_with_the_focused_panes_keys() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('4'));
+    h.key(KeyCode::Char('?'));
+    let screen = h.screen(120, 40);
+    let first = screen.find("Status pane").expect("a Status pane section");
+    let everywhere = screen.find("Everywhere").unwrap_or(usize::MAX);
+    assert!(first < everywhere, "{screen}");
+    assert!(screen.contains("r/F5"), "{screen}");
+    // Command names are shown for the config file.
+    assert!(screen.contains("refresh"), "{screen}");
+    h.key(KeyCode::Esc);
+    // Pane-only keys are not listed under "Everywhere".
+    h.key(KeyCode::Char('?'));
+    h.key(KeyCode::Char('/'));
+    h.type_text("export");
+    h.key(KeyCode::Enter);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("Only in some panes"), "{screen}");
+}
