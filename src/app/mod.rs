@@ -27,6 +27,8 @@ use crate::msg::{Action, Effect, Request, Response};
 
 /// After `/` found no filter, typed keys are ignored until this long after the last one (µs).
 const TYPING_GUARD_US: i64 = 3_000_000;
+/// Panes remembered for going back.
+const BACK_STACK_MAX: usize = 32;
 /// How long a status-line message stays, in microseconds.
 const TOAST_INFO_US: i64 = 4_000_000;
 const TOAST_ERROR_US: i64 = 8_000_000;
@@ -69,6 +71,8 @@ pub struct App {
     quit: bool,
     /// Until when typed keys are ignored (after `/` where no filter opens), µs.
     typing_guard: Option<i64>,
+    /// Panes to go back to (Esc in a pane with nothing left to close), newest last.
+    back_stack: Vec<PaneId>,
     /// Second of the last drawn clock (the header shows ages in seconds).
     clock_second: i64,
 }
@@ -105,6 +109,7 @@ impl App {
             dirty: true,
             quit: false,
             typing_guard: None,
+            back_stack: Vec::new(),
             clock_second: now / 1_000_000,
         }
     }
@@ -284,9 +289,9 @@ impl App {
                 self.panes
                     .update_pane
                     .open(&update_id, event_id.as_deref(), &mut self.sh, out);
-                self.focus = PaneId::Update;
+                self.go_to(PaneId::Update);
             }
-            AppEvent::Focus(p) => self.focus = p,
+            AppEvent::Focus(p) => self.go_to(p),
             AppEvent::Message(level, text) => self.show_toast(level, text),
             AppEvent::Error(text) => {
                 let at = chrono::DateTime::from_timestamp_micros(self.sh.now).unwrap_or_default();
@@ -295,6 +300,42 @@ impl App {
             }
         }
         self.dirty = true;
+    }
+
+    /// Focuses `p`, remembering where the user came from (for Esc).
+    fn go_to(&mut self, p: PaneId) {
+        if p != self.focus {
+            self.back_stack.push(self.focus);
+            if self.back_stack.len() > BACK_STACK_MAX {
+                self.back_stack.remove(0);
+            }
+            self.focus = p;
+        }
+    }
+
+    /// Copies the update id of the open update (Update, Verdict) or of the selected row
+    /// (History), naming it in the status line.
+    fn copy_update_id(&mut self, out: &mut Out) {
+        let id = match self.focus {
+            PaneId::Update | PaneId::Verdict => self
+                .panes
+                .update_pane
+                .update_id()
+                .map(str::to_string)
+                .or_else(|| self.sh.current_update.clone()),
+            PaneId::History => self.panes.history.selected_update_id(&self.sh),
+            other => {
+                out.info(format!("copy update id: not in the {} pane", other.title()));
+                return;
+            }
+        };
+        match id {
+            Some(id) => {
+                let short = crate::ui::safe::safe_line(&id, 16).into_owned();
+                out.copy(&format!("update id {short}"), id);
+            }
+            None => out.info("copy update id: no update here"),
+        }
     }
 
     fn show_toast(&mut self, level: Level, text: String) {
@@ -453,6 +494,7 @@ impl App {
                 let i = (self.focus.index() + PaneId::ALL.len() - 1) % PaneId::ALL.len();
                 self.focus = PaneId::ALL[i];
             }
+            Command::CopyUpdateId => self.copy_update_id(out),
             Command::ToggleTimeZone => {
                 self.sh.local_time = !self.sh.local_time;
                 out.info(format!("times in {}", self.sh.zone_label()));
@@ -461,6 +503,14 @@ impl App {
                 let focus = self.focus;
                 let (pane, sh) = self.split(focus, out);
                 let used = pane.on_command(cmd, sh, out);
+                if !used
+                    && matches!(cmd, Command::Back | Command::Parent)
+                    && let Some(previous) = self.back_stack.pop()
+                {
+                    // Nothing left to go back to inside the pane: back where the user came from.
+                    self.focus = previous;
+                    return;
+                }
                 if !used && !self.keymap.keys_for(KeyContext::Global, cmd).is_empty() {
                     // An "Everywhere" key that means nothing here says so.
                     let what = self.keymap.description(KeyContext::Global, cmd);

@@ -478,6 +478,7 @@ const GLOBAL: DefaultTable = &[
     (Command::FollowTail, &["f"]),
     (Command::ToggleTimeZone, &["t"]),
     (Command::Copy, &["y"]),
+    (Command::CopyUpdateId, &["Y"]),
     (Command::Save, &["s"]),
     (Command::FollowContract, &["c"]),
     (Command::ErrorLog, &["!"]),

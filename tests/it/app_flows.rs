@@ -359,10 +359,11 @@ fn palette_theme_time_and_errors() {
     assert_eq!(h.app.theme.name, "light");
     assert!(!h.app.errors.is_empty(), "an unknown theme is an error");
 
+    // A short id that no loaded update starts with opens nothing (the open update stays).
     h.palette("event 1220deadbeef");
     let screen = h.screen(120, 40);
-    assert_eq!(h.app.focus, PaneId::Update);
-    assert!(h.app.update_pane.error().is_some(), "{screen}");
+    assert_eq!(h.app.focus, PaneId::History);
+    assert!(screen.contains("not found among"), "{screen}");
 
     h.key(KeyCode::Char('!'));
     let log = h.screen(120, 40);
@@ -578,4 +579,84 @@ fn help_starts_with_the_focused_panes_keys() {
     h.key(KeyCode::Enter);
     let screen = h.screen(120, 40);
     assert!(screen.contains("Only in some panes"), "{screen}");
+}
+
+#[test]
+fn update_ids_copy_and_esc_goes_back_where_the_user_came_from() {
+    let mut h = Harness::start();
+    // In History, Y copies the selected row's update id and says so.
+    let selected = h.app.history.selected_update_id(&h.app.sh).expect("a row");
+    h.key(KeyCode::Char('Y'));
+    assert_eq!(h.copied.last(), Some(&selected));
+    let status = h
+        .screen(120, 40)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string();
+    assert!(status.contains("copied update id"), "{status}");
+    // Open it: in Update, Y copies the open update's id (y copies the event id).
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Update);
+    let open = h.app.update_pane.update_id().expect("open").to_string();
+    h.key(KeyCode::Char('Y'));
+    assert_eq!(h.copied.last(), Some(&open));
+    // Esc goes back to History.
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.focus, PaneId::History);
+    // From the Status pane through the palette: Esc goes back to Status.
+    h.key(KeyCode::Char('4'));
+    h.palette(&format!("event {open}"));
+    assert_eq!(h.app.focus, PaneId::Update);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.focus, PaneId::Status);
+}
+
+#[test]
+fn event_accepts_a_unique_prefix_and_a_failed_lookup_keeps_the_open_update() {
+    let mut h = Harness::start();
+    let ids: Vec<String> = h
+        .app
+        .sh
+        .history
+        .iter()
+        .map(|s| s.update_id.to_string())
+        .collect();
+    let target = ids.last().expect("updates").clone();
+    // The shortest prefix that only the target has.
+    let prefix = (6..target.len())
+        .map(|n| &target[..n])
+        .find(|p| ids.iter().filter(|id| id.starts_with(p)).count() == 1)
+        .expect("a unique prefix")
+        .to_string();
+    h.palette(&format!("event {prefix}"));
+    assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
+    // Every id starts with the multihash prefix: ambiguous.
+    h.palette("event 1220");
+    let status = h
+        .screen(120, 40)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        status.contains(&format!("ambiguous: {} matches", ids.len())),
+        "{status}"
+    );
+    assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
+    // No match: said so, the open update stays.
+    h.palette("event 1220ffffffffffff");
+    let status = h
+        .screen(120, 40)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string();
+    assert!(status.contains("not found among"), "{status}");
+    assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
+    let screen = h.screen(80, 24);
+    assert!(
+        screen.contains("ambiguous") || screen.contains("not found"),
+        "{screen}"
+    );
 }
