@@ -27,6 +27,10 @@ pub use panes::Panes;
 
 use crate::msg::{Action, Effect, Request, Response};
 
+/// After `/` found no filter, typed keys are ignored until this long after the last one (µs).
+const TYPING_GUARD_US: i64 = 3_000_000;
+/// Panes remembered for going back.
+const BACK_STACK_MAX: usize = 32;
 /// How long a status-line message stays, in microseconds.
 const TOAST_INFO_US: i64 = 4_000_000;
 const TOAST_ERROR_US: i64 = 8_000_000;
@@ -69,6 +73,10 @@ pub struct App {
     pub size: Rect,
     dirty: bool,
     quit: bool,
+    /// Until when typed keys are ignored (after `/` where no filter opens), µs.
+    typing_guard: Option<i64>,
+    /// Panes to go back to (Esc in a pane with nothing left to close), newest last.
+    back_stack: Vec<PaneId>,
     /// Second of the last drawn clock (the header shows ages in seconds).
     clock_second: i64,
 }
@@ -106,6 +114,8 @@ impl App {
             size: Rect::new(0, 0, 80, 24),
             dirty: true,
             quit: false,
+            typing_guard: None,
+            back_stack: Vec::new(),
             clock_second: now / 1_000_000,
         }
     }
@@ -307,9 +317,9 @@ impl App {
                 self.panes
                     .update_pane
                     .open(&update_id, event_id.as_deref(), &mut self.sh, out);
-                self.focus = PaneId::Update;
+                self.go_to(PaneId::Update);
             }
-            AppEvent::Focus(p) => self.focus = p,
+            AppEvent::Focus(p) => self.go_to(p),
             AppEvent::Loader(intent) => {
                 out.events.push(AppEvent::Loader(intent));
                 self.drive_history(None, out);
@@ -322,6 +332,42 @@ impl App {
             }
         }
         self.dirty = true;
+    }
+
+    /// Focuses `p`, remembering where the user came from (for Esc).
+    fn go_to(&mut self, p: PaneId) {
+        if p != self.focus {
+            self.back_stack.push(self.focus);
+            if self.back_stack.len() > BACK_STACK_MAX {
+                self.back_stack.remove(0);
+            }
+            self.focus = p;
+        }
+    }
+
+    /// Copies the update id of the open update (Update, Verdict) or of the selected row
+    /// (History), naming it in the status line.
+    fn copy_update_id(&mut self, out: &mut Out) {
+        let id = match self.focus {
+            PaneId::Update | PaneId::Verdict => self
+                .panes
+                .update_pane
+                .update_id()
+                .map(str::to_string)
+                .or_else(|| self.sh.current_update.clone()),
+            PaneId::History => self.panes.history.selected_update_id(&self.sh),
+            other => {
+                out.info(format!("copy update id: not in the {} pane", other.title()));
+                return;
+            }
+        };
+        match id {
+            Some(id) => {
+                let short = crate::ui::safe::safe_line(&id, 16).into_owned();
+                out.copy(&format!("update id {short}"), id);
+            }
+            None => out.info("copy update id: no update here"),
+        }
     }
 
     fn show_toast(&mut self, level: Level, text: String) {
@@ -409,6 +455,28 @@ impl App {
             pane.on_key(key, sh, out);
             return;
         }
+        if let Some(until) = self.typing_guard {
+            use crossterm::event::{KeyCode, KeyModifiers};
+            let plain = !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+            match key.code {
+                _ if self.sh.now > until => self.typing_guard = None,
+                KeyCode::Esc | KeyCode::Enter => {
+                    self.typing_guard = None;
+                    return;
+                }
+                KeyCode::Char(_) | KeyCode::Backspace if plain => {
+                    self.typing_guard = Some(self.sh.now + TYPING_GUARD_US);
+                    out.info(format!(
+                        "no filter is open in the {} pane: typed text ignored (Esc)",
+                        focus.title()
+                    ));
+                    return;
+                }
+                _ => self.typing_guard = None,
+            }
+        }
         let ctx = self.pane(focus).key_context();
         if let Some(cmd) = self.keymap.lookup(ctx, key) {
             self.on_command(cmd, out);
@@ -431,7 +499,14 @@ impl App {
         match cmd {
             Command::Quit => self.request_quit(out),
             Command::Help => {
-                self.overlay = Some(Overlay::Help(HelpOverlay::new(&self.keymap)));
+                // The focused pane's keys first, as gitui does.
+                let pane = self.pane(self.focus);
+                self.overlay = Some(Overlay::Help(HelpOverlay::for_pane(
+                    &self.keymap,
+                    self.focus.title(),
+                    pane.key_context(),
+                    &pane.hints(),
+                )));
             }
             Command::Palette => {
                 let mut palette = Palette::new(palette_cmd::entries());
@@ -451,6 +526,7 @@ impl App {
                 let i = (self.focus.index() + PaneId::ALL.len() - 1) % PaneId::ALL.len();
                 self.focus = PaneId::ALL[i];
             }
+            Command::CopyUpdateId => self.copy_update_id(out),
             Command::Consensus if self.focus != PaneId::Network => {
                 match self.pane(self.focus).current_update_id(&self.sh) {
                     Some(id) => self.open_check(&id, out),
@@ -466,7 +542,7 @@ impl App {
             Command::Sweep if self.focus != PaneId::Network => {
                 out.owner = PaneId::Network;
                 self.panes.network.toggle_sweep(false, &mut self.sh, out);
-                self.focus = PaneId::Network;
+                self.go_to(PaneId::Network);
             }
             Command::ToggleTimeZone => {
                 self.sh.local_time = !self.sh.local_time;
@@ -475,7 +551,25 @@ impl App {
             _ => {
                 let focus = self.focus;
                 let (pane, sh) = self.split(focus, out);
-                pane.on_command(cmd, sh, out);
+                let used = pane.on_command(cmd, sh, out);
+                if !used
+                    && matches!(cmd, Command::Back | Command::Parent)
+                    && let Some(previous) = self.back_stack.pop()
+                {
+                    // Nothing left to go back to inside the pane: back where the user came from.
+                    self.focus = previous;
+                    return;
+                }
+                if !used && !self.keymap.keys_for(KeyContext::Global, cmd).is_empty() {
+                    // An "Everywhere" key that means nothing here says so.
+                    let what = self.keymap.description(KeyContext::Global, cmd);
+                    out.info(format!("{what}: not in the {} pane", focus.title()));
+                    if cmd == Command::Filter {
+                        // What the user types next was meant for a filter: keep it from
+                        // running commands until Esc or Enter (or a pause).
+                        self.typing_guard = Some(self.sh.now + TYPING_GUARD_US);
+                    }
+                }
             }
         }
     }
@@ -484,7 +578,7 @@ impl App {
     pub fn open_check(&mut self, update_id: &str, out: &mut Out) {
         out.owner = PaneId::Network;
         self.panes.network.open_check(update_id, &mut self.sh, out);
-        self.focus = PaneId::Network;
+        self.go_to(PaneId::Network);
     }
 
     fn on_mouse(&mut self, m: MouseEvent, out: &mut Out) {

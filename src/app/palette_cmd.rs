@@ -54,10 +54,14 @@ pub fn parse(line: &str) -> Result<PaletteCommand, String> {
 pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
     let arg = cmd.args.join(" ");
     match cmd.name.as_str() {
-        "event" => out.events.push(crate::panes::AppEvent::OpenUpdate {
-            update_id: arg.trim().to_string(),
-            event_id: None,
-        }),
+        "event" => match resolve_update_id(&app.sh.history, arg.trim()) {
+            Ok(update_id) => out.events.push(crate::panes::AppEvent::OpenUpdate {
+                update_id,
+                event_id: None,
+            }),
+            // The open update stays open.
+            Err(e) => out.error(e),
+        },
         "hash" => {
             out.owner = PaneId::Network;
             app.panes.network.lookup_hash(arg.trim(), &mut app.sh, out);
@@ -128,5 +132,42 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
         "help" => app.on_command(Command::Help, out),
         "quit" => app.on_command(Command::Quit, out),
         other => out.error(format!("unknown command {other:?}")),
+    }
+}
+
+/// The update id `text` names: itself when it is a whole id (64 hex digits after an optional
+/// `1220`-style multihash prefix, or any id of a loaded update), else the one loaded update id
+/// it is a prefix of (case-insensitive). Several matches are "ambiguous: N matches"; none is
+/// "not found among the N loaded updates".
+pub fn resolve_update_id(
+    history: &crate::model::history::History,
+    text: &str,
+) -> Result<String, String> {
+    if text.is_empty() {
+        return Err("event: give an update id or a unique prefix of a loaded one".into());
+    }
+    if history.find_update(text).is_some() || text.len() >= 64 {
+        return Ok(text.to_string());
+    }
+    let lower = text.to_ascii_lowercase();
+    let mut found: Vec<&str> = history
+        .iter()
+        .map(|s| &*s.update_id)
+        .filter(|id| id.to_ascii_lowercase().starts_with(&lower))
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    match found.as_slice() {
+        [one] => Ok((*one).to_string()),
+        [] => Err(format!(
+            "event {}: not found among the {} loaded updates (give the whole id to fetch it)",
+            crate::ui::safe::safe_line(text, 40),
+            history.len()
+        )),
+        many => Err(format!(
+            "event {}: ambiguous: {} matches",
+            crate::ui::safe::safe_line(text, 40),
+            many.len()
+        )),
     }
 }

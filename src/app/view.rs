@@ -173,8 +173,9 @@ fn follow_span(app: &App) -> Span<'static> {
     }
 }
 
-/// The tab labels, as wide as fits in `width`: first with every badge, then with the focused
-/// tab's badge only, then with short titles, then with numbers only for the unfocused tabs.
+/// The tab labels, as wide as fits in `width`: full titles with every pane's badge, then with the
+/// focused tab's badge only, then titles cut to 4, 3 and 2 characters, then numbers only. The
+/// focused tab always keeps its full title and its badge, whichever pane it is.
 fn tabs(app: &App, width: u16) -> Vec<(PaneId, String)> {
     let label = |i: usize, p: PaneId, level: u8| {
         let focused = p == app.focus;
@@ -187,9 +188,9 @@ fn tabs(app: &App, width: u16) -> Vec<(PaneId, String)> {
             String::new()
         };
         let title: String = match level {
-            _ if focused => p.title().to_string(),
             0 | 1 => p.title().to_string(),
-            2 => p.title().chars().take(4).collect(),
+            _ if focused => p.title().to_string(),
+            2..=4 => p.title().chars().take(usize::from(6 - level)).collect(),
             _ => String::new(),
         };
         if title.is_empty() {
@@ -199,7 +200,7 @@ fn tabs(app: &App, width: u16) -> Vec<(PaneId, String)> {
         }
     };
     let mut best = Vec::new();
-    for level in 0..4u8 {
+    for level in 0..6u8 {
         best = PaneId::ALL
             .iter()
             .enumerate()

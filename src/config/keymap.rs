@@ -148,6 +148,24 @@ pub enum KeymapError {
         /// The other command.
         second: Command,
     },
+    /// A configured binding hides another command's binding across the global fallback: a
+    /// global key that a list, tree or overlay binding takes first (or the reverse), so one of
+    /// the two never runs there. (Taking a key from another command in the same context moves
+    /// it, as the module docs say.)
+    #[error(
+        "key {chord} for {by} shadows {shadowed} (bound to {chord} in {context}): pick another key \
+         or rebind {shadowed} too"
+    )]
+    Shadows {
+        /// The chord, as displayed.
+        chord: String,
+        /// Where the shadowed command is bound to the chord.
+        context: KeyContext,
+        /// The command whose binding is hidden.
+        shadowed: Command,
+        /// The configured command that hides it.
+        by: Command,
+    },
 }
 
 /// A key with its modifiers, normalised so that a chord parsed from the config equals the one
@@ -460,6 +478,7 @@ const GLOBAL: DefaultTable = &[
     (Command::FollowTail, &["f"]),
     (Command::ToggleTimeZone, &["t"]),
     (Command::Copy, &["y"]),
+    (Command::CopyUpdateId, &["Y"]),
     (Command::Save, &["s"]),
     (Command::FollowContract, &["c"]),
     (Command::ErrorLog, &["!"]),
@@ -652,6 +671,39 @@ impl KeyMap {
                         description: description.clone(),
                     },
                 );
+            }
+        }
+        // Nor hide (or be hidden by) another command across the global fallback.
+        for (&(ctx, command), chords) in &targets {
+            for chord in *chords {
+                let other = |c: KeyContext| {
+                    self.contexts[c.index()]
+                        .get(chord)
+                        .filter(|b| b.command != command)
+                        .map(|b| (c, b.command))
+                };
+                let hit = if ctx == KeyContext::Global {
+                    KeyContext::ALL
+                        .into_iter()
+                        .filter(|c| {
+                            // Overlays are modal: their keys are meant to differ.
+                            !matches!(c, KeyContext::Global | KeyContext::Overlay)
+                                && c.falls_back(chord)
+                        })
+                        .find_map(other)
+                } else if ctx != KeyContext::Overlay && ctx.falls_back(chord) {
+                    other(KeyContext::Global)
+                } else {
+                    None
+                };
+                if let Some((context, shadowed)) = hit {
+                    return Err(KeymapError::Shadows {
+                        chord: chord.to_string(),
+                        context,
+                        shadowed,
+                        by: command,
+                    });
+                }
             }
         }
         Ok(self)
@@ -1051,15 +1103,35 @@ mod tests {
     }
 
     #[test]
+    fn a_binding_that_shadows_another_is_an_error_naming_both() {
+        let err = KeyMap::from_config(&raw(&[("copy", &["j"])])).expect_err("j is down in lists");
+        assert_eq!(
+            err,
+            KeymapError::Shadows {
+                chord: "j".into(),
+                context: KeyContext::List,
+                shadowed: Command::Down,
+                by: Command::Copy,
+            }
+        );
+        let text = err.to_string();
+        assert!(text.contains("copy") && text.contains("down"), "{text}");
+        // Moving `down` away too makes it fine.
+        KeyMap::from_config(&raw(&[("copy", &["j"]), ("down", &["n"])])).expect("valid");
+        // A list key over a global one is the same mistake.
+        assert!(KeyMap::from_config(&raw(&[("list.select", &["y"])])).is_err());
+    }
+
+    #[test]
     fn context_specific_override_beats_general_one() {
-        let km = KeyMap::from_config(&raw(&[("up", &["w"]), ("tree.up", &["i"])])).expect("valid");
+        let km = KeyMap::from_config(&raw(&[("up", &["w"]), ("tree.up", &["o"])])).expect("valid");
         let n = KeyModifiers::NONE;
         assert_eq!(
             km.lookup(KeyContext::List, &key(KeyCode::Char('w'), n)),
             Some(Command::Up)
         );
         assert_eq!(
-            km.lookup(KeyContext::Tree, &key(KeyCode::Char('i'), n)),
+            km.lookup(KeyContext::Tree, &key(KeyCode::Char('o'), n)),
             Some(Command::Up)
         );
         assert_eq!(
@@ -1070,7 +1142,7 @@ mod tests {
 
     #[test]
     fn empty_list_unbinds_and_new_commands_go_global() {
-        let mut keys = raw(&[("sort", &["x"])]);
+        let mut keys = raw(&[("sort", &["z"])]);
         keys.insert("export".into(), KeySpecs::Many(vec![]));
         let km = KeyMap::from_config(&keys).expect("valid");
         assert_eq!(km.keys_label(KeyContext::Global, Command::Export), None);
@@ -1078,12 +1150,12 @@ mod tests {
         assert_eq!(
             km.lookup(
                 KeyContext::List,
-                &key(KeyCode::Char('x'), KeyModifiers::NONE)
+                &key(KeyCode::Char('z'), KeyModifiers::NONE)
             ),
             Some(Command::Sort)
         );
         // `palette` is unbound outside global, a new binding lands in global
-        let km = KeyMap::from_config(&raw(&[("list.select", &["x"]), ("complete", &["ctrl-n"])]))
+        let km = KeyMap::from_config(&raw(&[("list.select", &["z"]), ("complete", &["ctrl-n"])]))
             .expect("valid");
         assert_eq!(
             km.lookup(

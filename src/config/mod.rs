@@ -791,7 +791,20 @@ fn check_keys(
         }
     }
     if let Err(err) = keymap::KeyMap::from_config(keys) {
-        let (line, column) = file::key_path_position(text, &["keys"]).unwrap_or((1, 1));
+        // At the entry of the command that shadows, when that is the error.
+        let entry = match &err {
+            keymap::KeymapError::Shadows { by, .. } => keys
+                .keys()
+                .find(|k| k.rsplit('.').next() == Some(by.name())),
+            _ => None,
+        };
+        let position = match entry {
+            Some(name) => file::key_path_position(text, &["keys", name]),
+            None => None,
+        };
+        let (line, column) = position
+            .or_else(|| file::key_path_position(text, &["keys"]))
+            .unwrap_or((1, 1));
         return Err(ConfigError::Parse {
             path: path.to_owned(),
             line,

@@ -71,6 +71,7 @@ commands! {
     FollowTail => "follow_tail", "follow", "follow the live tail";
     ToggleTimeZone => "toggle_time_zone", "UTC/local", "toggle UTC / local time";
     Copy => "copy", "copy", "copy the selected id or JSON (OSC 52)";
+    CopyUpdateId => "copy_update_id", "copy update id", "copy the update id (the open update, or the selected row in History)";
     Save => "save", "save", "save the JSON to a file";
     FollowContract => "follow_contract", "contract", "follow the contract (creation and lifecycle)";
     ErrorLog => "error_log", "errors", "show the error log";

@@ -561,8 +561,10 @@ pub fn render_candidates(completer: &Completer, area: Rect, buf: &mut Buffer, th
 // Load state, section tabs, errors, paragraphs
 // ---------------------------------------------------------------------------------------------
 
-/// Draws the section tab row (`1 Sequencers │ 2 Bootstrapping │ …`), the active one
-/// highlighted. Labels shrink to their first word when the row is narrow.
+/// Draws the section tab row (`BFT sequencers │ Bootstrapping │ …  [ ] section`), the active one
+/// highlighted, with the keys that really switch sections (`[` and `]`, the default
+/// `prev_section` / `next_section`; number keys go to panes, so labels carry no numbers).
+/// Labels shrink to their first word when the row is narrow.
 pub fn render_section_tabs(
     area: Rect,
     buf: &mut Buffer,
@@ -573,7 +575,8 @@ pub fn render_section_tabs(
     if area.width == 0 || area.height == 0 {
         return;
     }
-    let full: usize = titles.iter().map(|t| t.width() + 5).sum();
+    const HINT: &str = "[ ] section";
+    let full: usize = titles.iter().map(|t| t.width() + 3).sum::<usize>() + HINT.width() + 2;
     let short = full > usize::from(area.width);
     let mut spans = Vec::new();
     for (i, title) in titles.iter().enumerate() {
@@ -590,8 +593,10 @@ pub fn render_section_tabs(
         } else {
             theme.tab_inactive
         };
-        spans.push(Span::styled(format!("{} {label}", i + 1), style));
+        spans.push(Span::styled(label.to_string(), style));
     }
+    spans.push(Span::styled("   [ ]", theme.key_hint));
+    spans.push(Span::styled(" section", theme.key_desc));
     buf.set_line(area.x, area.y, &Line::from(spans), area.width);
 }
 

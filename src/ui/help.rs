@@ -31,6 +31,22 @@ pub struct HelpRow {
     pub keys: String,
     /// Its description.
     pub description: String,
+    /// The section it is listed under (`History pane`, `Everywhere`, `Only in some panes`, …).
+    pub heading: String,
+}
+
+/// The heading of the keys that work in one or two panes only, listed apart from "Everywhere".
+pub const PANE_ONLY_HEADING: &str = "Only in some panes";
+
+/// The panes a global command does something in, for commands that belong to few panes
+/// (listed under [`PANE_ONLY_HEADING`] instead of "Everywhere").
+pub fn pane_only(cmd: Command) -> Option<&'static str> {
+    match cmd {
+        Command::Export => Some("History"),
+        Command::FollowContract => Some("Update"),
+        Command::Delete | Command::Execute => Some("Ledger"),
+        _ => None,
+    }
 }
 
 impl HelpRow {
@@ -41,48 +57,65 @@ impl HelpRow {
                 || self.command.name().contains(t)
                 || self.context.name().contains(t)
                 || self.context.title().to_lowercase().contains(t)
+                || self.heading.to_lowercase().contains(t)
         })
     }
 }
 
-/// Every binding of every context, one row per (context, command), in keymap order.
+/// Every binding of every context, one row per (context, command), in keymap order; the global
+/// commands of few panes ([`pane_only`]) come last, under [`PANE_ONLY_HEADING`].
 pub fn help_rows(keymap: &KeyMap) -> Vec<HelpRow> {
     let mut rows = Vec::new();
+    let mut only = Vec::new();
     for ctx in KeyContext::ALL {
         for g in keymap.groups(ctx) {
-            rows.push(HelpRow {
+            let mut row = HelpRow {
                 context: ctx,
                 command: g.command,
                 keys: g.keys_label(),
                 description: g.description.to_string(),
-            });
+                heading: ctx.title().to_string(),
+            };
+            match pane_only(g.command) {
+                Some(panes) if ctx == KeyContext::Global => {
+                    row.description = format!("{} ({panes})", row.description);
+                    row.heading = PANE_ONLY_HEADING.to_string();
+                    only.push(row);
+                }
+                _ => rows.push(row),
+            }
         }
     }
+    rows.extend(only);
     rows
 }
 
-/// The keymap as Markdown tables, one per context (the README's keys section is generated with
-/// this and checked by a test).
+/// The keymap as Markdown tables, one per help section (the README's keys section is generated
+/// with this and checked by a test).
 pub fn markdown_tables(keymap: &KeyMap) -> String {
+    let rows = help_rows(keymap);
     let mut out = String::new();
-    for ctx in KeyContext::ALL {
-        let groups = keymap.groups(ctx);
-        if groups.is_empty() {
-            continue;
-        }
-        out.push_str(&format!(
-            "**{}**\n\n| Keys | Action | Config name |\n|---|---|---|\n",
-            ctx.title()
-        ));
-        for g in groups {
-            let keys = g.keys_label().replace('|', "\\|");
+    let mut heading: Option<&str> = None;
+    for row in &rows {
+        if heading != Some(row.heading.as_str()) {
+            if heading.is_some() {
+                out.push('\n');
+            }
+            heading = Some(row.heading.as_str());
             out.push_str(&format!(
-                "| `{}` | {} | `{}` |\n",
-                keys,
-                g.description,
-                g.command.name()
+                "**{}**\n\n| Keys | Action | Config name |\n|---|---|---|\n",
+                row.heading
             ));
         }
+        let keys = row.keys.replace('|', "\\|");
+        out.push_str(&format!(
+            "| `{}` | {} | `{}` |\n",
+            keys,
+            row.description,
+            row.command.name()
+        ));
+    }
+    if heading.is_some() {
         out.push('\n');
     }
     out
@@ -90,7 +123,8 @@ pub fn markdown_tables(keymap: &KeyMap) -> String {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Entry {
-    Heading(KeyContext),
+    /// The heading of row `n`'s section.
+    Heading(usize),
     Row(usize),
 }
 
@@ -108,8 +142,41 @@ pub struct HelpOverlay {
 impl HelpOverlay {
     /// A help overlay for `keymap`, unfiltered.
     pub fn new(keymap: &KeyMap) -> Self {
+        Self::with_rows(help_rows(keymap))
+    }
+
+    /// A help overlay that starts with the keys of the focused pane (`pane`, its title, with
+    /// `commands` in key context `context`), then every binding.
+    pub fn for_pane(
+        keymap: &KeyMap,
+        pane: &str,
+        context: KeyContext,
+        commands: &[Command],
+    ) -> Self {
+        let mut rows: Vec<HelpRow> = commands
+            .iter()
+            .filter_map(|&cmd| {
+                let keys: Vec<String> = keymap
+                    .keys_for(context, cmd)
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+                (!keys.is_empty()).then(|| HelpRow {
+                    context,
+                    command: cmd,
+                    keys: keys.join("/"),
+                    description: keymap.description(context, cmd).to_string(),
+                    heading: format!("{pane} pane"),
+                })
+            })
+            .collect();
+        rows.extend(help_rows(keymap));
+        Self::with_rows(rows)
+    }
+
+    fn with_rows(rows: Vec<HelpRow>) -> Self {
         let mut h = HelpOverlay {
-            rows: help_rows(keymap),
+            rows,
             entries: Vec::new(),
             filter: TextInput::single_line().with_placeholder("type to filter"),
             searching: false,
@@ -161,14 +228,14 @@ impl HelpOverlay {
             .map(str::to_lowercase)
             .collect();
         self.entries.clear();
-        let mut last_ctx = None;
+        let mut last: Option<&str> = None;
         for (i, row) in self.rows.iter().enumerate() {
             if !row.matches(&terms) {
                 continue;
             }
-            if last_ctx != Some(row.context) {
-                self.entries.push(Entry::Heading(row.context));
-                last_ctx = Some(row.context);
+            if last != Some(row.heading.as_str()) {
+                self.entries.push(Entry::Heading(i));
+                last = Some(row.heading.as_str());
             }
             self.entries.push(Entry::Row(i));
         }
@@ -293,13 +360,19 @@ impl HelpOverlay {
         for (offset, entry) in self.entries[range].iter().enumerate() {
             let y = list.y + offset as u16;
             let line = match entry {
-                Entry::Heading(ctx) => Line::styled(ctx.title(), theme.table_header),
+                Entry::Heading(i) => {
+                    Line::styled(self.rows[*i].heading.clone(), theme.table_header)
+                }
                 Entry::Row(i) => {
                     let row = &self.rows[*i];
                     let keys = truncate_width(&row.keys, keys_w);
                     let pad = keys_w.saturating_sub(keys.width()) + 2;
                     let desc_w = width.saturating_sub(2 + keys_w + 2);
-                    Line::from(vec![
+                    // The command's config name (for `[keys]`) after the description, when it
+                    // fits whole.
+                    let name = row.command.name();
+                    let with_name = row.description.width() + 3 + name.width() <= desc_w;
+                    let mut spans = vec![
                         Span::raw("  "),
                         Span::styled(keys.into_owned(), theme.key_hint),
                         Span::raw(" ".repeat(pad)),
@@ -307,7 +380,14 @@ impl HelpOverlay {
                             truncate_width(&row.description, desc_w).into_owned(),
                             theme.key_desc,
                         ),
-                    ])
+                    ];
+                    if with_name {
+                        // Right-aligned, apart from the description.
+                        let gap = desc_w - row.description.width() - name.width();
+                        spans.push(Span::raw(" ".repeat(gap)));
+                        spans.push(Span::styled(name, theme.muted));
+                    }
+                    Line::from(spans)
                 }
             };
             buf.set_line(list.x, y, &line, list.width);
@@ -316,7 +396,8 @@ impl HelpOverlay {
 }
 
 /// Footer hints for `commands` in `context`: `key label` pairs (first key of each command, short
-/// label), as many as fit in `width` columns. Unbound commands are skipped.
+/// label), as many as fit in `width` columns, in the given order. `help` and `quit` are always
+/// kept when listed (other hints are dropped first to make room). Unbound commands are skipped.
 pub fn footer_hints(
     keymap: &KeyMap,
     context: KeyContext,
@@ -324,25 +405,41 @@ pub fn footer_hints(
     theme: &Theme,
     width: u16,
 ) -> Line<'static> {
-    let mut spans = Vec::new();
-    let mut used = 0usize;
     let width = usize::from(width);
-    for &cmd in commands {
-        let Some(chord) = keymap.keys_for(context, cmd).first().map(|c| c.to_string()) else {
-            continue;
-        };
-        let label = cmd.short();
+    let hints: Vec<(Command, String, &str)> = commands
+        .iter()
+        .filter_map(|&cmd| {
+            let chord = keymap
+                .keys_for(context, cmd)
+                .first()
+                .map(ToString::to_string)?;
+            Some((cmd, chord, cmd.short()))
+        })
+        .collect();
+    let need = |(_, chord, label): &(Command, String, &str)| 2 + chord.width() + 1 + label.width();
+    let essential = |cmd: Command| matches!(cmd, Command::Help | Command::Quit);
+    // Room for the essentials first, then the others in order while they fit.
+    let mut used: usize = hints.iter().filter(|h| essential(h.0)).map(need).sum();
+    let mut keep: Vec<bool> = hints.iter().map(|h| essential(h.0)).collect();
+    for (i, h) in hints.iter().enumerate() {
+        if !keep[i] && used + need(h) <= width + 2 {
+            used += need(h);
+            keep[i] = true;
+        }
+    }
+    let mut spans = Vec::new();
+    let mut drawn = 0usize;
+    for (h, _) in hints.iter().zip(&keep).filter(|(_, k)| **k) {
         let sep = if spans.is_empty() { 0 } else { 2 };
-        let need = sep + chord.width() + 1 + label.width();
-        if used + need > width {
+        if drawn + need(h) - 2 + sep > width {
             break;
         }
         if sep > 0 {
             spans.push(Span::styled("  ", theme.footer));
         }
-        spans.push(Span::styled(chord, theme.key_hint));
-        spans.push(Span::styled(format!(" {label}"), theme.key_desc));
-        used += need;
+        spans.push(Span::styled(h.1.clone(), theme.key_hint));
+        spans.push(Span::styled(format!(" {}", h.2), theme.key_desc));
+        drawn += need(h) - 2 + sep;
     }
     Line::from(spans).style(theme.footer)
 }
@@ -460,7 +557,8 @@ mod tests {
         );
         assert_eq!(
             text(&footer_hints(&km, KeyContext::List, &cmds, &theme, 17)),
-            "? help  / filter"
+            "? help  q quit",
+            "help and quit stay when room is short"
         );
         let mut raw = std::collections::BTreeMap::new();
         raw.insert(

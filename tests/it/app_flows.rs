@@ -359,10 +359,11 @@ fn palette_theme_time_and_errors() {
     assert_eq!(h.app.theme.name, "light");
     assert!(!h.app.errors.is_empty(), "an unknown theme is an error");
 
+    // A short id that no loaded update starts with opens nothing (the open update stays).
     h.palette("event 1220deadbeef");
     let screen = h.screen(120, 40);
-    assert_eq!(h.app.focus, PaneId::Update);
-    assert!(h.app.update_pane.error().is_some(), "{screen}");
+    assert_eq!(h.app.focus, PaneId::History);
+    assert!(screen.contains("not found among"), "{screen}");
 
     h.key(KeyCode::Char('!'));
     let log = h.screen(120, 40);
@@ -479,5 +480,183 @@ fn browsing_the_past_claims_no_lag_and_f_returns_to_the_head() {
     assert!(
         header.contains("newest") && header.contains(" ago)"),
         "{header}"
+    );
+}
+
+#[test]
+fn small_terminal_abbreviates_tabs_and_keeps_help_and_quit() {
+    let mut h = Harness::start();
+    let screen = h.screen(80, 24);
+    let lines: Vec<&str> = screen.lines().collect();
+    let tabs = lines[1];
+    // Every tab keeps a name (the focused one whole), none is a bare number.
+    assert!(tabs.contains("1 History"), "{tabs}");
+    for short in [
+        "2 Upd", "3 Ver", "4 Sta", "5 Hol", "6 Val", "7 Net", "8 Pro", "9 Led",
+    ] {
+        assert!(tabs.contains(short), "{short} in {tabs}");
+    }
+    let footer = lines[22];
+    assert!(
+        footer.contains("? help") && footer.contains("q quit"),
+        "{footer}"
+    );
+    // On every pane.
+    for n in '1'..='9' {
+        h.key(KeyCode::Char(n));
+        let screen = h.screen(80, 24);
+        let footer = screen.lines().nth(22).unwrap_or_default().to_string();
+        assert!(
+            footer.contains("? help") && footer.contains("q quit"),
+            "{n}: {footer}"
+        );
+    }
+}
+
+#[test]
+fn the_focused_tab_shows_its_badge_on_every_pane() {
+    let mut h = Harness::start();
+    for w in [80u16, 120, 200] {
+        for (i, p) in PaneId::ALL.iter().enumerate() {
+            h.key(KeyCode::Char(char::from(b'1' + i as u8)));
+            let screen = h.screen(w, 40);
+            let tabs = screen.lines().nth(1).unwrap_or_default().to_string();
+            let badge = h.app.pane(*p).badge(&h.app.sh);
+            let expected = match badge {
+                Some(b) => format!("{} {} {b}", i + 1, p.title()),
+                None => format!("{} {}", i + 1, p.title()),
+            };
+            assert!(tabs.contains(&expected), "{w}: {expected:?} in {tabs}");
+        }
+    }
+}
+
+#[test]
+fn typing_a_filter_where_none_opens_runs_no_commands() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('6'));
+    assert_eq!(h.app.focus, PaneId::Validators);
+    let before = h.requests.len();
+    h.type_text("/re:^(acme|zeph)");
+    assert!(h.app.overlay.is_none(), "`:` did not open the palette");
+    assert_eq!(h.requests.len(), before, "`r` did not refresh");
+    assert_eq!(h.app.focus, PaneId::Validators);
+    let status = h.screen(120, 40);
+    assert!(status.contains("typed text ignored"), "{status}");
+    // Esc ends it: keys work again.
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char('4'));
+    assert_eq!(h.app.focus, PaneId::Status);
+}
+
+#[test]
+fn an_everywhere_key_that_does_nothing_here_says_so() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('4'));
+    h.key(KeyCode::Char('e'));
+    let screen = h.screen(120, 40);
+    let status = screen.lines().last().unwrap_or_default().to_string();
+    assert!(status.contains("not in the Status pane"), "{status}");
+}
+
+#[test]
+fn help_starts_with_the_focused_panes_keys() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('4'));
+    h.key(KeyCode::Char('?'));
+    let screen = h.screen(120, 40);
+    let first = screen.find("Status pane").expect("a Status pane section");
+    let everywhere = screen.find("Everywhere").unwrap_or(usize::MAX);
+    assert!(first < everywhere, "{screen}");
+    assert!(screen.contains("r/F5"), "{screen}");
+    // Command names are shown for the config file.
+    assert!(screen.contains("refresh"), "{screen}");
+    h.key(KeyCode::Esc);
+    // Pane-only keys are not listed under "Everywhere".
+    h.key(KeyCode::Char('?'));
+    h.key(KeyCode::Char('/'));
+    h.type_text("export");
+    h.key(KeyCode::Enter);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("Only in some panes"), "{screen}");
+}
+
+#[test]
+fn update_ids_copy_and_esc_goes_back_where_the_user_came_from() {
+    let mut h = Harness::start();
+    // In History, Y copies the selected row's update id and says so.
+    let selected = h.app.history.selected_update_id(&h.app.sh).expect("a row");
+    h.key(KeyCode::Char('Y'));
+    assert_eq!(h.copied.last(), Some(&selected));
+    let status = h
+        .screen(120, 40)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string();
+    assert!(status.contains("copied update id"), "{status}");
+    // Open it: in Update, Y copies the open update's id (y copies the event id).
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Update);
+    let open = h.app.update_pane.update_id().expect("open").to_string();
+    h.key(KeyCode::Char('Y'));
+    assert_eq!(h.copied.last(), Some(&open));
+    // Esc goes back to History.
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.focus, PaneId::History);
+    // From the Status pane through the palette: Esc goes back to Status.
+    h.key(KeyCode::Char('4'));
+    h.palette(&format!("event {open}"));
+    assert_eq!(h.app.focus, PaneId::Update);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.focus, PaneId::Status);
+}
+
+#[test]
+fn event_accepts_a_unique_prefix_and_a_failed_lookup_keeps_the_open_update() {
+    let mut h = Harness::start();
+    let ids: Vec<String> = h
+        .app
+        .sh
+        .history
+        .iter()
+        .map(|s| s.update_id.to_string())
+        .collect();
+    let target = ids.last().expect("updates").clone();
+    // The shortest prefix that only the target has.
+    let prefix = (6..target.len())
+        .map(|n| &target[..n])
+        .find(|p| ids.iter().filter(|id| id.starts_with(p)).count() == 1)
+        .expect("a unique prefix")
+        .to_string();
+    h.palette(&format!("event {prefix}"));
+    assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
+    // Every id starts with the multihash prefix: ambiguous.
+    h.palette("event 1220");
+    let status = h
+        .screen(120, 40)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        status.contains(&format!("ambiguous: {} matches", ids.len())),
+        "{status}"
+    );
+    assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
+    // No match: said so, the open update stays.
+    h.palette("event 1220ffffffffffff");
+    let status = h
+        .screen(120, 40)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string();
+    assert!(status.contains("not found among"), "{status}");
+    assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
+    let screen = h.screen(80, 24);
+    assert!(
+        screen.contains("ambiguous") || screen.contains("not found"),
+        "{screen}"
     );
 }

@@ -634,3 +634,21 @@ fn status_lag_thresholds_per_profile() {
     assert!(e.starts_with("/etc/cs/config.toml:2:"), "{e}");
     assert!(e.contains("lag_warn") && e.contains("lag_error"), "{e}");
 }
+
+/// A key binding that hides another command's key is an error naming both, with file and line.
+#[test]
+fn a_key_that_shadows_another_is_a_config_error() {
+    use cantonscope::config::{self as cfg, LoadedFile, Overrides};
+    let e = cfg::resolve(
+        Some(&LoadedFile {
+            path: "/etc/cs/config.toml".into(),
+            text: "log_level = \"info\"\n\n[keys]\nhelp = \"f1\"\ncopy = \"j\"\n".to_owned(),
+        }),
+        &cfg::Env::new(),
+        &Overrides::default(),
+    )
+    .expect_err("j is down in lists")
+    .to_string();
+    assert!(e.starts_with("/etc/cs/config.toml:5:"), "{e}");
+    assert!(e.contains("copy") && e.contains("down"), "{e}");
+}

@@ -77,6 +77,8 @@ pub fn stable(screen: &str) -> String {
         ),
         (r"\blag \d+[smhd]( \d+[smhd])?", "lag <lag>"),
         (r"newest \d{2}:\d{2}:\d{2}", "newest <hh:mm:ss>"),
+        // A date cut off by an overlay (the demo's ledger is dated today).
+        (r"\b\d{4}-\d{2}-\d{2}\b", "<date>"),
     ];
     let mut s = screen.to_string();
     for (pat, rep) in re {
