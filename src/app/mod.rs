@@ -472,9 +472,16 @@ impl App {
                 self.focus = PaneId::ALL[i];
             }
             Command::Consensus if self.focus != PaneId::Network => {
-                match self.pane(self.focus).current_update_id(&self.sh) {
-                    Some(id) => self.open_check(&id, out),
-                    None => {
+                let pane = self.pane(self.focus);
+                let query = pane.scan_request(&self.sh);
+                match (pane.current_update_id(&self.sh), query) {
+                    (Some(id), _) => self.open_check(&id, out),
+                    (None, Some((request, label))) => {
+                        out.owner = PaneId::Network;
+                        self.network.open_query(request, &label, &mut self.sh, out);
+                        self.focus = PaneId::Network;
+                    }
+                    (None, None) => {
                         let focus = self.focus;
                         let (pane, sh) = self.split(focus, out);
                         if !pane.on_command(cmd, sh, out) {
