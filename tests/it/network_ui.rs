@@ -419,4 +419,12 @@ fn b_asks_the_query_of_another_pane_of_every_scan() {
         "{screen}"
     );
     assert!(screen.contains("answer  consensus:"), "{screen}");
+    // r asks again.
+    h.cmd(Command::Refresh);
+    let asked = h
+        .requests
+        .iter()
+        .filter(|r| *r == "on every scan: holdings summary")
+        .count();
+    assert_eq!(asked, 2);
 }

@@ -202,6 +202,8 @@ pub struct ConsensusState {
     pub open: bool,
     /// What a pane's query asked (instead of an update).
     pub query: Option<String>,
+    /// That query, to ask again (`b`, `r`).
+    request: Option<Request>,
 }
 
 impl Default for ConsensusState {
@@ -213,6 +215,7 @@ impl Default for ConsensusState {
             table: check_table(),
             open: false,
             query: None,
+            request: None,
         }
     }
 }
@@ -242,13 +245,14 @@ impl NetworkPane {
         let id = out.fetch(
             sh,
             Request::OnEveryScan {
-                request: Box::new(request),
+                request: Box::new(request.clone()),
                 now: sh.now,
             },
         );
         self.check.load = Load::Loading(id);
         self.check.update_id = None;
         self.check.query = Some(label.to_owned());
+        self.check.request = Some(request.clone());
         self.check.rows.clear();
         self.check.table.reset_rows(&self.check.rows);
         self.check.open = true;
@@ -300,6 +304,10 @@ impl NetworkPane {
             Command::Consensus | Command::Refresh => {
                 if let Some(id) = self.check.update_id.clone() {
                     self.open_check(&id, sh, out);
+                } else if let (Some(request), Some(label)) =
+                    (self.check.request.clone(), self.check.query.clone())
+                {
+                    self.open_query(request, &label, sh, out);
                 }
                 true
             }
