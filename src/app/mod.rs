@@ -528,9 +528,18 @@ impl App {
             }
             Command::CopyUpdateId => self.copy_update_id(out),
             Command::Consensus if self.focus != PaneId::Network => {
-                match self.pane(self.focus).current_update_id(&self.sh) {
-                    Some(id) => self.open_check(&id, out),
-                    None => {
+                let pane = self.pane(self.focus);
+                let query = pane.scan_request(&self.sh);
+                match (pane.current_update_id(&self.sh), query) {
+                    (Some(id), _) => self.open_check(&id, out),
+                    (None, Some((request, label))) => {
+                        out.owner = PaneId::Network;
+                        self.panes
+                            .network
+                            .open_query(request, &label, &mut self.sh, out);
+                        self.go_to(PaneId::Network);
+                    }
+                    (None, None) => {
                         let focus = self.focus;
                         let (pane, sh) = self.split(focus, out);
                         if !pane.on_command(cmd, sh, out) {

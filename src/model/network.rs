@@ -622,14 +622,18 @@ pub struct CheckedOnScans {
 }
 
 /// The consensus check of one update across every scan: the update itself
-/// (`/v2/updates/{id}`) and its verdict (`/v0/events/{id}`, without the fields local to a scan).
+/// (`/v2/updates/{id}`) and its verdict (`/v0/events/{id}`, without the fields local to a scan);
+/// or of another query a pane ran (`event` is then `None`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NetworkCheck {
+    /// The update id, or for another query what was asked (`holdings summary`).
     pub update_id: String,
+    /// `None` for a query that is not an update.
+    pub query: Option<String>,
     /// The scans asked (URLs for display), in the order of every per-scan list.
     pub entries: Vec<ScanEntry>,
     pub update: CheckedOnScans,
-    pub event: CheckedOnScans,
+    pub event: Option<CheckedOnScans>,
     /// When it was checked (µs since the epoch).
     pub checked_at: i64,
 }

@@ -135,6 +135,9 @@ pub enum Request {
     },
     /// One update on every scan: `GET /v2/updates/{id}` and `GET /v0/events/{id}`.
     NetworkCheck { update_id: String, now: i64 },
+    /// A pane's scan query (holdings summary, validator faucets, hosting participants, reward
+    /// weight) asked of every scan, the answers grouped.
+    OnEveryScan { request: Box<Request>, now: i64 },
     /// One page of the history sweep on every scan: `POST /v2/updates` after `after` (`None`:
     /// from the beginning), each answer reduced to its item hashes.
     SweepPage {

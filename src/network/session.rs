@@ -102,6 +102,12 @@ impl NetworkSession {
             } => Ok(Response::SweepPage(Box::new(
                 self.sweep_page(after.as_ref(), *page_size, *now).await,
             ))),
+            Request::OnEveryScan { request, now } => match self.query(request, *now).await {
+                Some(check) => Ok(Response::NetworkCheck(Box::new(check))),
+                None => Err(ApiError::NotConfigured {
+                    what: "this query cannot be asked of every scan".into(),
+                }),
+            },
             _ => Err(ApiError::NotConfigured {
                 what: "not a network request".into(),
             }),
@@ -150,11 +156,61 @@ impl NetworkSession {
             };
         NetworkCheck {
             update_id: update_id.to_owned(),
+            query: None,
             entries: display_entries(&net),
             update: on_scans(UpdateSource::Update, update),
-            event: on_scans(UpdateSource::Event, event),
+            event: Some(on_scans(UpdateSource::Event, event)),
             checked_at: now,
         }
+    }
+
+    /// A pane's scan query asked of every scan, its answers grouped and classified like an
+    /// update's (`None`: not a scan query).
+    pub async fn query(&self, request: &Request, now: i64) -> Option<NetworkCheck> {
+        let (net, _) = self.network(now).await;
+        let (label, replies) = match request {
+            Request::Holdings(req) => (
+                "holdings summary",
+                net.ask_all(&scan::holdings_summary(req)).await,
+            ),
+            Request::ValidatorFaucets { validator_ids } => (
+                "validator faucets",
+                net.ask_all(&scan::validator_faucets(validator_ids)).await,
+            ),
+            Request::ParticipantIds {
+                domain_id,
+                party_id,
+            } => (
+                "hosting participants",
+                net.ask_all(&scan::participant_ids(domain_id, party_id))
+                    .await,
+            ),
+            Request::RewardWeight(req) => (
+                "previous SV reward weight",
+                net.ask_all(&scan::previous_sv_reward_weight(req)).await,
+            ),
+            _ => return None,
+        };
+        let answers: Vec<_> = replies
+            .iter()
+            .map(|r| r.answer(crate::model::consensus::LocalFields::NONE))
+            .collect();
+        let check = crate::model::consensus::classify_update(&answers, &net.counted(), &[], false);
+        Some(NetworkCheck {
+            update_id: label.to_owned(),
+            query: Some(crate::runtime::fetch::describe(request)),
+            entries: display_entries(&net),
+            update: CheckedOnScans {
+                endpoint: label.to_owned(),
+                latency_ms: replies
+                    .iter()
+                    .map(|r| u32::try_from(r.latency.as_millis()).unwrap_or(u32::MAX))
+                    .collect(),
+                check,
+            },
+            event: None,
+            checked_at: now,
+        })
     }
 
     /// One sweep page on every scan, each answer reduced to its item hashes.

@@ -304,6 +304,12 @@ pub trait Pane {
         None
     }
 
+    /// The scan query this pane shows (its request and a label), if any: `b` asks it of every
+    /// scan and shows the grouped answers.
+    fn scan_request(&self, _sh: &Shared) -> Option<(Request, String)> {
+        None
+    }
+
     /// A short status shown after the tab title (e.g. `1,234` or `paused +12`).
     fn badge(&self, _sh: &Shared) -> Option<String> {
         None

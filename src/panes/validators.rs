@@ -600,6 +600,12 @@ impl ValidatorsPane {
 }
 
 impl Pane for ValidatorsPane {
+    fn scan_request(&self, _sh: &Shared) -> Option<(Request, String)> {
+        let ids = self.query.clone()?;
+        let label = format!("validator faucets of {} validators", ids.len());
+        Some((Request::ValidatorFaucets { validator_ids: ids }, label))
+    }
+
     fn id(&self) -> PaneId {
         PaneId::Validators
     }

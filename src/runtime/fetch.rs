@@ -62,6 +62,7 @@ pub fn describe(request: &Request) -> String {
         Request::NetworkHealth { .. } => "network health".into(),
         Request::NetworkCheck { update_id, .. } => format!("network check {update_id}"),
         Request::SweepPage { .. } => "network sweep page".into(),
+        Request::OnEveryScan { request, .. } => format!("on every scan: {}", describe(request)),
     }
 }
 
@@ -174,7 +175,8 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
             .map(|r| Response::Executed(Box::new(r))),
         Request::NetworkHealth { .. }
         | Request::NetworkCheck { .. }
-        | Request::SweepPage { .. } => match &clients.network {
+        | Request::SweepPage { .. }
+        | Request::OnEveryScan { .. } => match &clients.network {
             Some(session) => session.execute(request).await,
             None => Err(ApiError::NotConfigured {
                 what: "a scan URL (the network is discovered from its /v0/scans)".into(),

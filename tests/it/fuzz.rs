@@ -1147,7 +1147,8 @@ fn kind_of(request: &Request) -> Kind {
         // Answers gathered from every scan by the runtime: no one body to decode.
         Request::NetworkHealth { .. }
         | Request::NetworkCheck { .. }
-        | Request::SweepPage { .. } => Kind::Empty,
+        | Request::SweepPage { .. }
+        | Request::OnEveryScan { .. } => Kind::Empty,
     }
 }
 
@@ -1234,7 +1235,8 @@ fn respond(request: &Request, body: &[u8]) -> Result<Response, ApiError> {
         }
         Request::NetworkHealth { .. }
         | Request::NetworkCheck { .. }
-        | Request::SweepPage { .. } => Err(ApiError::Scan {
+        | Request::SweepPage { .. }
+        | Request::OnEveryScan { .. } => Err(ApiError::Scan {
             endpoint: "network",
             status: 503,
             message: "not generated".into(),

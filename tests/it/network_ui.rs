@@ -193,7 +193,7 @@ fn the_consensus_view_classifies_every_scan() {
     assert_eq!(classes(&h), expected);
     let rows = h.app.network.consensus_rows().to_vec();
     assert_eq!(
-        class_label(&rows[DIVERGING].event),
+        class_label(rows[DIVERGING].event.as_ref().expect("a verdict")),
         "disagree",
         "the verdict too"
     );
@@ -382,4 +382,50 @@ fn the_sweep_runs_in_the_background_and_s_stops_it() {
         .update(cantonscope::msg::Action::Command(Command::Sweep));
     assert!(effects.contains(&cantonscope::msg::Effect::Cancel(ids[0])));
     assert!(!h.app.network.sweep_state().is_running());
+}
+
+#[test]
+fn b_asks_the_query_of_another_pane_of_every_scan() {
+    let mut h = faulty();
+    h.cmd(Command::Pane5);
+    h.key(KeyCode::Char('i'));
+    let parties: Vec<String> = h
+        .app
+        .sh
+        .history
+        .parties()
+        .iter()
+        .take(3)
+        .map(|p| p.to_string())
+        .collect();
+    h.type_text(&parties.join(" "));
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Char('b'));
+    assert_eq!(h.app.focus, PaneId::Network);
+    assert!(h.app.network.is_consensus_open());
+    assert!(
+        h.requests
+            .iter()
+            .any(|r| r == "on every scan: holdings summary"),
+        "{:?}",
+        h.requests
+    );
+    let got = classes(&h);
+    assert_eq!(got.len(), 13);
+    assert_eq!(got[0], "agree");
+    assert_eq!(got[DOWN], "unreachable");
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("On every scan: holdings summary of 3 parties"),
+        "{screen}"
+    );
+    assert!(screen.contains("answer  consensus:"), "{screen}");
+    // r asks again.
+    h.cmd(Command::Refresh);
+    let asked = h
+        .requests
+        .iter()
+        .filter(|r| *r == "on every scan: holdings summary")
+        .count();
+    assert_eq!(asked, 2);
 }

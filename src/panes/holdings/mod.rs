@@ -276,6 +276,12 @@ impl HoldingsPane {
 }
 
 impl Pane for HoldingsPane {
+    fn scan_request(&self, sh: &Shared) -> Option<(Request, String)> {
+        let q = self.query.as_ref()?;
+        let label = format!("holdings summary of {} parties", q.owners.len());
+        Some((Request::Holdings(q.request(sh.now)), label))
+    }
+
     fn id(&self) -> PaneId {
         PaneId::Holdings
     }

@@ -39,7 +39,8 @@ pub struct CheckRow {
     pub index: usize,
     pub sv_name: String,
     pub update: ScanClass,
-    pub event: ScanClass,
+    /// The verdict's class (`None` for a query that is not an update).
+    pub event: Option<ScanClass>,
     pub latency_ms: Option<u32>,
 }
 
@@ -133,7 +134,10 @@ impl TableRow for CheckRow {
             CheckCol::Update => {
                 Cell::new(class_label(&self.update), class_style(&self.update, theme))
             }
-            CheckCol::Event => Cell::new(class_label(&self.event), class_style(&self.event, theme)),
+            CheckCol::Event => match &self.event {
+                Some(e) => Cell::new(class_label(e), class_style(e, theme)),
+                None => Cell::empty(),
+            },
             CheckCol::Latency => Cell::new(
                 self.latency_ms
                     .map_or_else(|| "—".to_owned(), |ms| format!("{ms} ms")),
@@ -141,7 +145,7 @@ impl TableRow for CheckRow {
             ),
             CheckCol::Detail => {
                 let detail = match class_detail(&self.update) {
-                    d if d.is_empty() => class_detail(&self.event),
+                    d if d.is_empty() => self.event.as_ref().map(class_detail).unwrap_or_default(),
                     d => d,
                 };
                 Cell::Rest(detail.into(), theme.muted)
@@ -153,7 +157,10 @@ impl TableRow for CheckRow {
         match col {
             CheckCol::Sv => SortKey::Text(Cow::Borrowed(&self.sv_name)),
             CheckCol::Update => SortKey::Int(class_rank(&self.update)),
-            CheckCol::Event => SortKey::Int(class_rank(&self.event)),
+            CheckCol::Event => self
+                .event
+                .as_ref()
+                .map_or(SortKey::Missing, |e| SortKey::Int(class_rank(e))),
             CheckCol::Latency => self
                 .latency_ms
                 .map_or(SortKey::Missing, |ms| SortKey::Int(i128::from(ms))),
@@ -166,7 +173,7 @@ impl TableRow for CheckRow {
             "{} {} {}",
             self.sv_name,
             class_label(&self.update),
-            class_label(&self.event)
+            self.event.as_ref().map(class_label).unwrap_or_default()
         ))
     }
 }
@@ -193,6 +200,10 @@ pub struct ConsensusState {
     pub table: DataTable<CheckCol>,
     /// The view is shown in the Scans section (instead of the matrix).
     pub open: bool,
+    /// What a pane's query asked (instead of an update).
+    pub query: Option<String>,
+    /// That query, to ask again (`b`, `r`).
+    request: Option<Request>,
 }
 
 impl Default for ConsensusState {
@@ -203,6 +214,8 @@ impl Default for ConsensusState {
             rows: Vec::new(),
             table: check_table(),
             open: false,
+            query: None,
+            request: None,
         }
     }
 }
@@ -221,6 +234,30 @@ impl NetworkPane {
     /// Whether the consensus view is shown.
     pub fn is_consensus_open(&self) -> bool {
         self.section == super::NetSection::Scans && self.check.open
+    }
+
+    /// Asks every scan a pane's query (`b` in Holdings, Validators, Party hosting, Reward
+    /// weight) and shows the grouped answers in the consensus view.
+    pub fn open_query(&mut self, request: Request, label: &str, sh: &mut Shared, out: &mut Out) {
+        if let Load::Loading(old) = self.check.load {
+            out.effects.push(Effect::Cancel(old));
+        }
+        let id = out.fetch(
+            sh,
+            Request::OnEveryScan {
+                request: Box::new(request.clone()),
+                now: sh.now,
+            },
+        );
+        self.check.load = Load::Loading(id);
+        self.check.update_id = None;
+        self.check.query = Some(label.to_owned());
+        self.check.request = Some(request.clone());
+        self.check.rows.clear();
+        self.check.table.reset_rows(&self.check.rows);
+        self.check.open = true;
+        self.scans.detail = None;
+        self.section = super::NetSection::Scans;
     }
 
     /// Checks `update_id` on every scan and shows the consensus view (`:bft`, `b`).
@@ -242,6 +279,7 @@ impl NetworkPane {
         );
         self.check.load = Load::Loading(id);
         self.check.update_id = Some(update_id.to_owned());
+        self.check.query = None;
         self.check.rows.clear();
         self.check.table.reset_rows(&self.check.rows);
         self.check.open = true;
@@ -266,6 +304,10 @@ impl NetworkPane {
             Command::Consensus | Command::Refresh => {
                 if let Some(id) = self.check.update_id.clone() {
                     self.open_check(&id, sh, out);
+                } else if let (Some(request), Some(label)) =
+                    (self.check.request.clone(), self.check.query.clone())
+                {
+                    self.open_query(request, &label, sh, out);
                 }
                 true
             }
@@ -297,7 +339,7 @@ impl NetworkPane {
                         index: i,
                         sv_name: e.sv_name.clone(),
                         update: class_at(&check.update.check, i),
-                        event: class_at(&check.event.check, i),
+                        event: check.event.as_ref().map(|e| class_at(&e.check, i)),
                         latency_ms: check.update.latency_ms.get(i).copied(),
                     })
                     .collect();
@@ -319,7 +361,10 @@ impl NetworkPane {
     ) {
         let id = self.check.update_id.as_deref().unwrap_or("");
         let mut y = area.y;
-        let title = format!("Update {}", short_event_id(id));
+        let title = match &self.check.query {
+            Some(query) => format!("On every scan: {query}"),
+            None => format!("Update {}", short_event_id(id)),
+        };
         cell(buf, area.x, y, &title, area.width, theme.title);
         let check = match &self.check.load {
             Load::Done(check) => check,
@@ -345,7 +390,16 @@ impl NetworkPane {
             cell(buf, area.right() - w, y, &when, w, theme.muted);
         }
         y += 1;
-        for (label, on) in [("update  ", &check.update), ("verdict ", &check.event)] {
+        let first = if check.query.is_some() {
+            "answer  "
+        } else {
+            "update  "
+        };
+        for (label, on) in [
+            (first, Some(&check.update)),
+            ("verdict ", check.event.as_ref()),
+        ] {
+            let Some(on) = on else { continue };
             if y >= area.bottom() {
                 return;
             }
@@ -417,7 +471,11 @@ fn verdict_style(check: &UpdateCheck, theme: &Theme) -> Style {
 /// The differences of one scan: the update's, then the verdict's.
 fn differences_of(row: &CheckRow) -> Vec<(&'static str, Difference)> {
     let mut out = Vec::new();
-    for (what, class) in [("update", &row.update), ("verdict", &row.event)] {
+    for (what, class) in [
+        ("update", Some(&row.update)),
+        ("verdict", row.event.as_ref()),
+    ] {
+        let Some(class) = class else { continue };
         if let ScanClass::Disagree { differences, .. } = class {
             out.extend(differences.iter().map(|d| (what, d.clone())));
         }

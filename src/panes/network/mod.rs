@@ -407,6 +407,19 @@ impl Pane for NetworkPane {
                 true
             }
             _ if self.is_consensus_open() => self.on_consensus_command(cmd, sh, out),
+            // b on a query section: the same query on every scan.
+            Command::Consensus
+                if matches!(
+                    self.section,
+                    NetSection::Participants | NetSection::RewardWeight
+                ) =>
+            {
+                match self.scan_request(sh) {
+                    Some((request, label)) => self.open_query(request, &label, sh, out),
+                    None => out.info("b asks this query of every scan: run it first (i)"),
+                }
+                true
+            }
             // b on the matrix: back to the last consensus check.
             Command::Consensus if self.section == NetSection::Scans => {
                 let known = self.check.update_id.is_some();
@@ -462,7 +475,7 @@ impl Pane for NetworkPane {
             }
             return;
         }
-        if let Request::NetworkCheck { .. } = request {
+        if let Request::NetworkCheck { .. } | Request::OnEveryScan { .. } = request {
             if self.check.load.waits_for(id) {
                 self.on_check_reply(result);
             }
@@ -615,6 +628,32 @@ impl Pane for NetworkPane {
                 Command::NextSection,
                 Command::Refresh,
             ],
+        }
+    }
+
+    fn scan_request(&self, _sh: &Shared) -> Option<(Request, String)> {
+        match self.section {
+            NetSection::Participants => {
+                let (domain_id, party_id) = self.hosting_query.clone()?;
+                Some((
+                    Request::ParticipantIds {
+                        domain_id,
+                        party_id,
+                    },
+                    "hosting participants of a party".to_owned(),
+                ))
+            }
+            NetSection::RewardWeight => {
+                let (sv_party, effective_before) = self.weight_query.clone()?;
+                Some((
+                    Request::RewardWeight(crate::api::scan::RewardWeightRequest {
+                        sv_party,
+                        effective_before,
+                    }),
+                    "previous SV reward weight".to_owned(),
+                ))
+            }
+            _ => None,
         }
     }
 
