@@ -31,7 +31,9 @@ use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, Shared};
-use crate::ui::form::{Completer, looks_like_party, render_candidates, render_id_list, split_ids};
+use crate::ui::form::{
+    Completer, explain_scan, looks_like_party, render_candidates, render_id_list, split_ids,
+};
 use crate::ui::layout::{centered, framed, wrap_text};
 use crate::ui::load::accept;
 use crate::ui::safe::{safe_line, sanitize};
@@ -224,27 +226,14 @@ impl TableRow for ValidatorRow {
 
 /// Explains a failed faucet query in one line (server text sanitised).
 pub fn explain_error(e: &ApiError) -> String {
-    match e {
-        ApiError::EndpointNotServed { version, .. } => {
-            let base = format!("this scan does not serve {FAUCETS_ENDPOINT}");
-            match version {
-                Some(v) => format!("{base} (it runs {})", safe_line(v, 40)),
-                None => base,
-            }
+    let not_served = |version: Option<&str>| {
+        let base = format!("this scan does not serve {FAUCETS_ENDPOINT}");
+        match version {
+            Some(v) => format!("{base} (it runs {v})"),
+            None => base,
         }
-        ApiError::Scan {
-            status: 400,
-            message,
-            ..
-        } => format!(
-            "the scan rejected the query (HTTP 400): {}",
-            safe_line(message, 200)
-        ),
-        ApiError::NotFound { message, .. } => {
-            format!("not found (HTTP 404): {}", safe_line(message, 200))
-        }
-        other => sanitize(&other.to_string()).into_owned(),
-    }
+    };
+    explain_scan(e, not_served, |m| format!("not found (HTTP 404): {m}"))
 }
 
 /// The Validators pane.

@@ -617,6 +617,33 @@ pub fn explain(e: &ApiError, not_found: &str) -> String {
     }
 }
 
+/// One line explaining a failed scan query (server text sanitized): `not_served` words a 404
+/// for the whole route (given the node's version when it says), `not_found` a 404 with the
+/// API's error body (given its message); a 400 is the scan rejecting the query; anything else
+/// reads as the error says.
+pub fn explain_scan(
+    e: &ApiError,
+    not_served: impl FnOnce(Option<&str>) -> String,
+    not_found: impl FnOnce(&str) -> String,
+) -> String {
+    match e {
+        ApiError::EndpointNotServed { version, .. } => {
+            let v = version.as_deref().map(|v| safe_line(v, 40).into_owned());
+            not_served(v.as_deref())
+        }
+        ApiError::NotFound { message, .. } => not_found(&safe_line(message, 200)),
+        ApiError::Scan {
+            status: 400,
+            message,
+            ..
+        } => format!(
+            "the scan rejected the query (HTTP 400): {}",
+            safe_line(message, 200)
+        ),
+        other => sanitize(&other.to_string()).into_owned(),
+    }
+}
+
 /// Draws sanitized, wrapped text from `area.y`; returns the rows used.
 pub fn paragraph(area: Rect, buf: &mut Buffer, text: &str, style: Style) -> u16 {
     if area.width == 0 || area.height == 0 {

@@ -2,7 +2,7 @@
 //! thousands, durations and time gaps in human form, server times and event ids for display.
 //! Plain string functions (no theme, no buffer): the panes style and sanitize what they return.
 
-use crate::model::amount::{Amount, column_decimals, trim_decimal};
+use crate::model::amount::{Amount, AmountCell, column_decimals, trim_decimal};
 use crate::model::summary::{parse_time_micros, short_id};
 use crate::ui::safe::sanitize;
 
@@ -197,6 +197,39 @@ pub fn amount_column(values: &[Option<Amount>], raws: &[&str]) -> Vec<String> {
             None => sanitize(&trim_decimal(raws.get(i).copied().unwrap_or("?"))).into_owned(),
         })
         .collect()
+}
+
+/// An amount in a table column: the server's text, its exact value, and the text drawn (the
+/// column's decimals, set by [`fill_amount_column`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnAmount {
+    pub cell: AmountCell,
+    pub text: String,
+}
+
+impl ColumnAmount {
+    /// An amount from the server's text (drawn as is until its column is filled).
+    pub fn new(raw: &str) -> Self {
+        ColumnAmount {
+            cell: AmountCell::new(raw),
+            text: sanitize(raw).into_owned(),
+        }
+    }
+}
+
+/// Writes the amounts of one column with [`amount_column`]; returns the texts (to fit the
+/// column's width to them).
+pub fn fill_amount_column<'a>(
+    amounts: impl IntoIterator<Item = &'a mut ColumnAmount>,
+) -> Vec<String> {
+    let mut amounts: Vec<&mut ColumnAmount> = amounts.into_iter().collect();
+    let values: Vec<Option<Amount>> = amounts.iter().map(|a| a.cell.value).collect();
+    let raws: Vec<&str> = amounts.iter().map(|a| a.cell.raw.as_str()).collect();
+    let texts = amount_column(&values, &raws);
+    for (a, t) in amounts.iter_mut().zip(&texts) {
+        a.text.clone_from(t);
+    }
+    texts
 }
 
 #[cfg(test)]

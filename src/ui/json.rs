@@ -29,6 +29,7 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
 
+use crate::msg::Command;
 use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
@@ -372,6 +373,28 @@ impl JsonView {
             _ => self.nodes[i as usize].parent,
         };
         self.move_to(Row::Open(target));
+    }
+
+    /// The movement and folding keys of a JSON view (↑/↓, PgUp/PgDn, Home/End, Enter or Space
+    /// toggles, →/← expand and collapse, `p` parent, expand/collapse all). Returns whether the
+    /// command is one of them.
+    pub fn command(&mut self, cmd: Command) -> bool {
+        match cmd {
+            Command::Up => self.up(1),
+            Command::Down => self.down(1),
+            Command::PageUp => self.page_up(),
+            Command::PageDown => self.page_down(),
+            Command::Top => self.top(),
+            Command::Bottom => self.bottom(),
+            Command::Toggle | Command::Select => self.toggle(),
+            Command::Expand | Command::Right => self.expand(),
+            Command::Collapse | Command::Left => self.collapse(),
+            Command::Parent => self.parent(),
+            Command::ExpandAll => self.expand_all(),
+            Command::CollapseAll => self.collapse_all(),
+            _ => return false,
+        }
+        true
     }
 
     /// Unfolds every container (pages of children stay as they are).

@@ -8,8 +8,8 @@ use ratatui::style::Style;
 use crate::api::ApiError;
 use crate::api::scan::HoldingsSummaryResponse;
 use crate::model::amount::{Amount, AmountCell, sum_amounts};
+use crate::ui::form::explain_scan;
 use crate::ui::format::amount_column;
-use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::table::{Cell, Column, Columns, KEEP, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
 
@@ -180,32 +180,19 @@ const MIN_PARTY: u16 = 16;
 
 /// Explains a failed holdings query in one line (server text sanitised).
 pub fn explain_error(e: &ApiError, exact: bool) -> String {
-    match e {
-        ApiError::EndpointNotServed { version, .. } => match version {
-            Some(v) => format!("{NOT_SERVED_TEXT}; this node runs {}", safe_line(v, 40)),
-            None => NOT_SERVED_TEXT.to_string(),
-        },
-        ApiError::NotFound { message, .. } => {
-            let hint = if exact {
-                "exact needs a snapshot time: try at_or_before"
-            } else {
-                "try a later record time or another migration id"
-            };
-            format!(
-                "no holdings snapshot (HTTP 404): {} ({hint})",
-                safe_line(message, 200)
-            )
-        }
-        ApiError::Scan {
-            status: 400,
-            message,
-            ..
-        } => format!(
-            "the scan rejected the query (HTTP 400): {}",
-            safe_line(message, 200)
-        ),
-        other => sanitize(&other.to_string()).into_owned(),
-    }
+    let not_served = |version: Option<&str>| match version {
+        Some(v) => format!("{NOT_SERVED_TEXT}; this node runs {v}"),
+        None => NOT_SERVED_TEXT.to_string(),
+    };
+    let not_found = |message: &str| {
+        let hint = if exact {
+            "exact needs a snapshot time: try at_or_before"
+        } else {
+            "try a later record time or another migration id"
+        };
+        format!("no holdings snapshot (HTTP 404): {message} ({hint})")
+    };
+    explain_scan(e, not_served, not_found)
 }
 
 /// Amount strings per amount column (unlocked, locked, total): one per row (in `r.rows`

@@ -11,6 +11,7 @@ use ratatui::widgets::{Block, Borders, Clear, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
+use crate::panes::{Out, Shared};
 use crate::ui::layout::wrap_text;
 use crate::ui::load::Failure;
 use crate::ui::safe::{safe_line, sanitize};
@@ -61,6 +62,22 @@ impl Note {
             tone,
         }
     }
+}
+
+/// Whether read-only mode forbids a state-changing action; if so, says so in the status line.
+pub fn refuse_read_only(sh: &Shared, out: &mut Out) -> bool {
+    if sh.ctx.read_only {
+        out.warn(format!(
+            "{READ_ONLY_TEXT} (--read-only / read_only in the profile)"
+        ));
+    }
+    sh.ctx.read_only
+}
+
+/// A muted `reading {path}…` row at `y` of `area` (a file read in flight).
+pub fn reading_line(area: Rect, y: u16, buf: &mut Buffer, path: &str, theme: &Theme) {
+    let text = safe_line(&format!("reading {path}…"), usize::from(area.width)).into_owned();
+    put(area, y, buf, &Line::styled(text, theme.muted));
 }
 
 /// Whether the error means the token is missing or refused.

@@ -28,7 +28,8 @@ use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{
-    Note, READ_ONLY_TEXT, Tone, dialog, explain, is_auth_error, kv_line, put, render_notes,
+    Note, READ_ONLY_TEXT, Tone, dialog, explain, is_auth_error, kv_line, put, refuse_read_only,
+    render_notes,
 };
 
 /// Outcomes kept in the list.
@@ -87,15 +88,6 @@ impl DeleteUser {
 
     fn open_dialog(&mut self) {
         self.confirm = Some(TextInput::single_line().with_placeholder("type the user id"));
-    }
-
-    fn read_only(sh: &Shared, out: &mut Out) -> bool {
-        if sh.ctx.read_only {
-            out.warn(format!(
-                "{READ_ONLY_TEXT} (--read-only / read_only in the profile)"
-            ));
-        }
-        sh.ctx.read_only
     }
 
     fn push(&mut self, o: Outcome) {
@@ -182,13 +174,13 @@ impl SectionView for DeleteUser {
         }
         match cmd {
             Command::Edit => {
-                if !Self::read_only(sh, out) {
+                if !refuse_read_only(sh, out) {
                     self.open_input();
                 }
                 true
             }
             Command::Delete => {
-                if Self::read_only(sh, out) {
+                if refuse_read_only(sh, out) {
                     return true;
                 }
                 if self.target.is_empty() {

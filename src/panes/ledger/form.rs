@@ -318,6 +318,28 @@ impl Form {
     }
 }
 
+/// A raw key for a section's form, if one is open (`None`: no form). Esc closes it here; the
+/// section acts on `Submitted`. `candidates` are the completion candidates of the focused
+/// field.
+pub fn form_key(
+    form: &mut Option<Form>,
+    key: &KeyEvent,
+    candidates: impl FnOnce(&Form) -> Vec<String>,
+) -> Option<FormOutcome> {
+    let f = form.as_mut()?;
+    let cands = candidates(f);
+    let outcome = f.handle_key(key, &cands);
+    if outcome == FormOutcome::Cancelled {
+        *form = None;
+    }
+    Some(outcome)
+}
+
+/// Pasted text for a section's form, if one is open; returns whether it took it.
+pub fn form_paste(form: &mut Option<Form>, text: &str) -> bool {
+    form.as_mut().map(|f| f.paste(text)).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

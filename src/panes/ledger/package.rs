@@ -23,7 +23,7 @@ use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{Note, Tone, explain, kv_line, package_of, put, render_notes};
-use super::form::{Complete, Form, FormOutcome, matching};
+use super::form::{Complete, Form, FormOutcome, form_key, form_paste, matching};
 
 /// A downloaded package.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,18 +170,13 @@ impl SectionView for PackageSection {
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
         let known = self.known_ids(sh);
-        let Some(form) = &mut self.form else { return };
-        match form.handle_key(key, &known) {
-            FormOutcome::Submitted => self.submit(sh, out),
-            FormOutcome::Cancelled => self.form = None,
-            FormOutcome::Changed => {}
+        if form_key(&mut self.form, key, |_| known) == Some(FormOutcome::Submitted) {
+            self.submit(sh, out);
         }
     }
 
     fn on_paste(&mut self, text: &str) {
-        if let Some(f) = &mut self.form {
-            f.paste(text);
-        }
+        form_paste(&mut self.form, text);
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {

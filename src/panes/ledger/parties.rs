@@ -21,7 +21,7 @@ use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{Note, Tone, explain_failure, kv_line, put, render_notes, split_list};
-use super::form::{Complete, Form, FormOutcome, matching};
+use super::form::{Complete, Form, FormOutcome, form_key, form_paste, matching};
 use crate::ui::load::accept;
 
 /// The Parties section.
@@ -292,25 +292,22 @@ impl SectionView for Parties {
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        let Some(form) = &mut self.form else {
-            self.table.on_key(key, &self.details);
-            return;
+        let cands = |f: &Form| {
+            f.completing()
+                .map(|(k, _)| candidates(k, sh, &[]))
+                .unwrap_or_default()
         };
-        let cands = form
-            .completing()
-            .map(|(k, _)| candidates(k, sh, &[]))
-            .unwrap_or_default();
-        match form.handle_key(key, &cands) {
-            FormOutcome::Submitted => self.submit(sh, out),
-            FormOutcome::Cancelled => self.form = None,
-            FormOutcome::Changed => {}
+        match form_key(&mut self.form, key, cands) {
+            None => {
+                self.table.on_key(key, &self.details);
+            }
+            Some(FormOutcome::Submitted) => self.submit(sh, out),
+            Some(_) => {}
         }
     }
 
     fn on_paste(&mut self, text: &str) {
-        if let Some(f) = &mut self.form {
-            f.paste(text);
-        } else {
+        if !form_paste(&mut self.form, text) {
             self.table.on_paste(text, &self.details);
         }
     }

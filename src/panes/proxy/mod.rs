@@ -428,22 +428,7 @@ impl Pane for ProxyPane {
             return false;
         };
         json.set_viewport(viewport.saturating_sub(5).max(1));
-        match cmd {
-            Command::Up => json.up(1),
-            Command::Down => json.down(1),
-            Command::PageUp => json.page_up(),
-            Command::PageDown => json.page_down(),
-            Command::Top => json.top(),
-            Command::Bottom => json.bottom(),
-            Command::Toggle | Command::Select => json.toggle(),
-            Command::Expand | Command::Right => json.expand(),
-            Command::Collapse | Command::Left => json.collapse(),
-            Command::Parent => json.parent(),
-            Command::ExpandAll => json.expand_all(),
-            Command::CollapseAll => json.collapse_all(),
-            _ => return false,
-        }
-        true
+        json.command(cmd)
     }
 
     fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, _out: &mut Out) {
@@ -471,12 +456,8 @@ impl Pane for ProxyPane {
             self.coupons = match answer {
                 Ok(r) => {
                     let list = r.unclaimed_development_fund_coupons.clone();
-                    self.coupon_rows = CouponRow::rows(&list);
-                    let texts: Vec<String> = self
-                        .coupon_rows
-                        .iter()
-                        .map(|r| r.amount_text.clone())
-                        .collect();
+                    let (rows, texts) = CouponRow::rows(&list);
+                    self.coupon_rows = rows;
                     let columns = self.coupon_table.columns_mut();
                     columns.fit_width(CouponCol::Amount, &texts, MAX_AMOUNT_COL);
                     self.coupon_table.reset_rows(&self.coupon_rows);
@@ -498,8 +479,7 @@ impl Pane for ProxyPane {
         if let Some(answer) = transfers {
             self.transfers = match answer {
                 Ok(r) => {
-                    let rows = TransferRow::rows(r);
-                    let texts: Vec<String> = rows.iter().map(|r| r.amount_text.clone()).collect();
+                    let (rows, texts) = TransferRow::rows(r);
                     let columns = self.transfer_table.columns_mut();
                     columns.fit_width(TransferCol::Amount, &texts, MAX_AMOUNT_COL);
                     self.transfer_table.reset_rows(&rows);

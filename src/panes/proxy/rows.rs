@@ -10,10 +10,10 @@ use crate::api::validator::{
     ContractWithState, TransferCommandState, TransferCommandStatusResponse,
     TransferCommandWithStatus, TransferFailureKind,
 };
-use crate::model::amount::{Amount, sum_amounts};
+use crate::model::amount::sum_amounts;
 use crate::model::summary::{short_id, short_party};
 use crate::panes::Shared;
-use crate::ui::format::amount_column;
+use crate::ui::format::{ColumnAmount, fill_amount_column};
 use crate::ui::table::{Cell, Column, Columns, DataTable, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
 
@@ -25,11 +25,9 @@ pub struct TransferRow {
     pub failure_kind: Option<TransferFailureKind>,
     pub reason: Option<String>,
     pub receiver: String,
-    pub amount: String,
+    /// As sent, exact, and as drawn (with the column's decimals).
+    pub amount: ColumnAmount,
     pub expires_at: String,
-    /// The amount's exact value and its text in the column (the column's decimals).
-    value: Option<Amount>,
-    pub(super) amount_text: String,
 }
 
 impl TransferRow {
@@ -46,27 +44,21 @@ impl TransferRow {
             failure_kind: t.status.failure_kind.clone(),
             reason: t.status.reason.clone(),
             receiver: text("receiver"),
-            value: Amount::parse(&text("amount")),
-            amount: text("amount"),
+            amount: ColumnAmount::new(&text("amount")),
             expires_at: text("expiresAt"),
-            amount_text: String::new(),
         }
     }
 
-    /// The rows of an answer, their amounts written with the column's decimals.
-    pub(super) fn rows(r: &TransferCommandStatusResponse) -> Vec<TransferRow> {
+    /// The rows of an answer, their amounts written with the column's decimals (also returned,
+    /// to fit the column).
+    pub(super) fn rows(r: &TransferCommandStatusResponse) -> (Vec<TransferRow>, Vec<String>) {
         let mut rows: Vec<TransferRow> = r
             .transfer_commands_by_contract_id
             .iter()
             .map(|(cid, t)| TransferRow::new(cid, t))
             .collect();
-        let values: Vec<Option<Amount>> = rows.iter().map(|r| r.value).collect();
-        let raws: Vec<&str> = rows.iter().map(|r| r.amount.as_str()).collect();
-        let texts = amount_column(&values, &raws);
-        for (row, text) in rows.iter_mut().zip(texts) {
-            row.amount_text = text;
-        }
-        rows
+        let texts = fill_amount_column(rows.iter_mut().map(|r| &mut r.amount));
+        (rows, texts)
     }
 }
 
@@ -99,7 +91,7 @@ impl TableRow for TransferRow {
             ),
             TransferCol::Contract => Cell::new(short_id(&self.contract_id, 12), theme.id),
             TransferCol::Receiver => Cell::new(short_party(&self.receiver), theme.party),
-            TransferCol::Amount => Cell::new(self.amount_text.as_str(), theme.json_number),
+            TransferCol::Amount => Cell::new(self.amount.text.as_str(), theme.json_number),
             TransferCol::Reason => Cell::new(self.reason.as_deref().unwrap_or(""), theme.muted),
         }
     }
@@ -114,7 +106,11 @@ impl TableRow for TransferRow {
                 .map_or(SortKey::Missing, |k| text(k.to_string())),
             TransferCol::Contract => SortKey::Text(Cow::Borrowed(&self.contract_id)),
             TransferCol::Receiver => SortKey::Text(Cow::Borrowed(&self.receiver)),
-            TransferCol::Amount => self.value.map_or(SortKey::Missing, SortKey::from),
+            TransferCol::Amount => self
+                .amount
+                .cell
+                .value
+                .map_or(SortKey::Missing, SortKey::from),
             TransferCol::Reason => self
                 .reason
                 .as_deref()
@@ -128,7 +124,7 @@ impl TableRow for TransferRow {
             status_text(self),
             self.contract_id,
             self.receiver,
-            self.amount,
+            self.amount.cell.raw,
             self.reason.as_deref().unwrap_or("")
         ))
     }
@@ -147,35 +143,24 @@ pub enum CouponCol {
 pub(super) struct CouponRow {
     contract_id: String,
     created_at: String,
-    /// The amount as sent, its exact value and its text in the column (the column's decimals).
-    amount: String,
-    value: Option<Amount>,
-    pub(super) amount_text: String,
+    /// As sent, exact, and as drawn (with the column's decimals).
+    amount: ColumnAmount,
 }
 
 impl CouponRow {
-    /// The rows of the coupons, in their order, their amounts with the column's decimals.
-    pub(super) fn rows(coupons: &[ContractWithState]) -> Vec<CouponRow> {
+    /// The rows of the coupons, in their order, their amounts with the column's decimals (also
+    /// returned, to fit the column).
+    pub(super) fn rows(coupons: &[ContractWithState]) -> (Vec<CouponRow>, Vec<String>) {
         let mut rows: Vec<CouponRow> = coupons
             .iter()
-            .map(|c| {
-                let amount = payload_str(c, "amount").unwrap_or_default();
-                CouponRow {
-                    contract_id: c.contract.contract_id.clone(),
-                    created_at: c.contract.created_at.clone(),
-                    value: Amount::parse(&amount),
-                    amount,
-                    amount_text: String::new(),
-                }
+            .map(|c| CouponRow {
+                contract_id: c.contract.contract_id.clone(),
+                created_at: c.contract.created_at.clone(),
+                amount: ColumnAmount::new(&payload_str(c, "amount").unwrap_or_default()),
             })
             .collect();
-        let values: Vec<Option<Amount>> = rows.iter().map(|r| r.value).collect();
-        let raws: Vec<&str> = rows.iter().map(|r| r.amount.as_str()).collect();
-        let texts = amount_column(&values, &raws);
-        for (row, text) in rows.iter_mut().zip(texts) {
-            row.amount_text = text;
-        }
-        rows
+        let texts = fill_amount_column(rows.iter_mut().map(|r| &mut r.amount));
+        (rows, texts)
     }
 }
 
@@ -186,7 +171,7 @@ impl TableRow for CouponRow {
 
     fn cell(&self, col: CouponCol, _width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
         match col {
-            CouponCol::Amount => Cell::new(self.amount_text.as_str(), theme.json_number),
+            CouponCol::Amount => Cell::new(self.amount.text.as_str(), theme.json_number),
             CouponCol::Contract => Cell::new(short_id(&self.contract_id, 12), theme.id),
             CouponCol::Created => Cell::new(display_time(&self.created_at, sh), theme.time),
         }
@@ -194,7 +179,11 @@ impl TableRow for CouponRow {
 
     fn sort_key(&self, col: CouponCol) -> SortKey<'_> {
         match col {
-            CouponCol::Amount => self.value.map_or(SortKey::Missing, SortKey::from),
+            CouponCol::Amount => self
+                .amount
+                .cell
+                .value
+                .map_or(SortKey::Missing, SortKey::from),
             CouponCol::Contract => SortKey::Text(Cow::Borrowed(&self.contract_id)),
             CouponCol::Created => SortKey::Text(Cow::Borrowed(&self.created_at)),
         }
@@ -203,7 +192,7 @@ impl TableRow for CouponRow {
     fn filter_text(&self) -> Cow<'_, str> {
         Cow::Owned(format!(
             "{} {} {}",
-            self.amount, self.contract_id, self.created_at
+            self.amount.cell.raw, self.contract_id, self.created_at
         ))
     }
 }
@@ -248,7 +237,7 @@ fn payload_str(c: &ContractWithState, key: &str) -> Option<String> {
 /// The exact decimal sum of the coupons' amounts (Daml numerics as text), grouped; "?" when
 /// an amount is unreadable.
 pub(super) fn coupon_total(coupons: &[CouponRow]) -> String {
-    sum_amounts(coupons.iter().map(|c| c.value.as_ref()))
+    sum_amounts(coupons.iter().map(|c| c.amount.cell.value.as_ref()))
         .map_or_else(|| "?".to_string(), |a| a.fixed(0))
 }
 

@@ -28,7 +28,9 @@ use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
 
 use super::SectionView;
-use super::common::{Note, READ_ONLY_TEXT, Tone, explain_failure, put, render_notes};
+use super::common::{
+    Note, READ_ONLY_TEXT, Tone, explain_failure, put, reading_line, refuse_read_only, render_notes,
+};
 use crate::ui::load::accept;
 
 use view::{render_confirm, render_editor, render_result};
@@ -145,15 +147,6 @@ impl Execute {
             .map(|n| n.text.as_str())
             .collect::<Vec<_>>()
             .join("\n")
-    }
-
-    fn read_only(sh: &Shared, out: &mut Out) -> bool {
-        if sh.ctx.read_only {
-            out.warn(format!(
-                "{READ_ONLY_TEXT} (--read-only / read_only in the profile)"
-            ));
-        }
-        sh.ctx.read_only
     }
 
     fn open_editor(&mut self, focus: EditorFocus) {
@@ -309,7 +302,7 @@ impl SectionView for Execute {
         }
         match cmd {
             Command::Execute => {
-                if Self::read_only(sh, out) {
+                if refuse_read_only(sh, out) {
                     return true;
                 }
                 if self.request.is_some() {
@@ -320,7 +313,7 @@ impl SectionView for Execute {
                 true
             }
             Command::Edit => {
-                if !Self::read_only(sh, out) {
+                if !refuse_read_only(sh, out) {
                     self.open_editor(EditorFocus::Body);
                 }
                 true
@@ -447,15 +440,7 @@ impl SectionView for Execute {
             )
         };
         if let Some((_, p)) = &self.read_pending {
-            put(
-                area,
-                y,
-                buf,
-                &Line::styled(
-                    safe_line(&format!("reading {p}…"), usize::from(w)).into_owned(),
-                    theme.muted,
-                ),
-            );
+            reading_line(area, y, buf, p, theme);
             y += 1;
         }
         if let Some(p) = &self.problem {

@@ -13,7 +13,7 @@ use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
 use crate::ui::theme::Theme;
 
-use super::super::common::{Note, dialog, kv_line, put, render_notes};
+use super::super::common::{Note, dialog, kv_line, put, reading_line, render_notes};
 
 use super::{Editor, EditorFocus, Execute};
 
@@ -94,15 +94,7 @@ pub(super) fn render_editor(x: &Execute, ed: &Editor, area: Rect, buf: &mut Buff
     );
     y += 1;
     if let Some((_, p)) = &x.read_pending {
-        put(
-            area,
-            y,
-            buf,
-            &Line::styled(
-                safe_line(&format!("reading {p}…"), usize::from(w)).into_owned(),
-                theme.muted,
-            ),
-        );
+        reading_line(area, y, buf, p, theme);
         y += 1;
     }
     // Why the body was not accepted goes under the editor.

@@ -103,7 +103,7 @@ impl Trees {
             return true;
         }
         match drill {
-            Drill::Raw { json, .. } => json_command(json, cmd),
+            Drill::Raw { json, .. } => json.command(cmd),
             Drill::Tree {
                 tree,
                 state,
@@ -122,7 +122,7 @@ impl Trees {
                         }
                         return true;
                     }
-                    return json_command(details, cmd);
+                    return details.command(cmd);
                 }
                 let before = state.selected();
                 match cmd {
@@ -169,25 +169,6 @@ impl Trees {
             }
         }
     }
-}
-
-fn json_command(json: &mut JsonView, cmd: Command) -> bool {
-    match cmd {
-        Command::Up => json.up(1),
-        Command::Down => json.down(1),
-        Command::PageUp => json.page_up(),
-        Command::PageDown => json.page_down(),
-        Command::Top => json.top(),
-        Command::Bottom => json.bottom(),
-        Command::Toggle | Command::Select => json.toggle(),
-        Command::Expand | Command::Right => json.expand(),
-        Command::Collapse | Command::Left => json.collapse(),
-        Command::Parent => json.parent(),
-        Command::ExpandAll => json.expand_all(),
-        Command::CollapseAll => json.collapse_all(),
-        _ => return false,
-    }
-    true
 }
 
 pub(super) fn apply_rows(d: &mut Drill, rows: usize) {

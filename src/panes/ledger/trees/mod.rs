@@ -37,7 +37,7 @@ use crate::ui::tree::TreeState;
 
 use super::SectionView;
 use super::common::{Note, Tone, explain_failure, put, render_notes, split_list};
-use super::form::{Complete, Form, FormOutcome};
+use super::form::{Complete, Form, FormOutcome, form_key, form_paste};
 use super::parties::{candidates, suggestions};
 use crate::ui::load::accept;
 
@@ -298,25 +298,22 @@ impl SectionView for Trees {
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        let Some(form) = &mut self.form else {
-            self.table.on_key(key, &self.items);
-            return;
+        let cands = |f: &Form| {
+            f.completing()
+                .map(|(k, _)| candidates(k, sh, &[]))
+                .unwrap_or_default()
         };
-        let cands = form
-            .completing()
-            .map(|(k, _)| candidates(k, sh, &[]))
-            .unwrap_or_default();
-        match form.handle_key(key, &cands) {
-            FormOutcome::Submitted => self.submit(sh, out),
-            FormOutcome::Cancelled => self.form = None,
-            FormOutcome::Changed => {}
+        match form_key(&mut self.form, key, cands) {
+            None => {
+                self.table.on_key(key, &self.items);
+            }
+            Some(FormOutcome::Submitted) => self.submit(sh, out),
+            Some(_) => {}
         }
     }
 
     fn on_paste(&mut self, text: &str) {
-        if let Some(f) = &mut self.form {
-            f.paste(text);
-        } else {
+        if !form_paste(&mut self.form, text) {
             self.table.on_paste(text, &self.items);
         }
     }
