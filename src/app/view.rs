@@ -126,11 +126,7 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
             spans.push(sep.clone());
             spans.push(Span::styled(shown, theme.muted));
             spans.push(sep);
-            if app.history.is_following() {
-                spans.push(Span::styled("LIVE", theme.status_ok));
-            } else {
-                spans.push(Span::styled("PAUSED", theme.status_warn));
-            }
+            spans.push(tail_state(app, theme));
             return Line::from(spans);
         }
         let text = if level == 0 {
@@ -155,12 +151,20 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
         ));
     }
     spans.push(sep);
-    if app.history.is_following() {
-        spans.push(Span::styled("LIVE", theme.status_ok));
-    } else {
-        spans.push(Span::styled("PAUSED", theme.status_warn));
-    }
+    spans.push(tail_state(app, theme));
     Line::from(spans)
+}
+
+/// `LIVE` while the History follows the newest update, `BROWSING` after `:time` (or `--from`),
+/// `PAUSED` when the user scrolled away.
+fn tail_state(app: &App, theme: &crate::ui::theme::Theme) -> Span<'static> {
+    if app.history.is_following() {
+        Span::styled("LIVE", theme.status_ok)
+    } else if app.history.is_browsing() {
+        Span::styled("BROWSING", theme.muted)
+    } else {
+        Span::styled("PAUSED", theme.status_warn)
+    }
 }
 
 /// The tab labels, as wide as fits in `width`: first with every badge, then with the focused
