@@ -31,7 +31,12 @@ pub fn entries() -> Vec<PaletteEntry> {
         )
         .optional_arg("begin|cancel|save")
         .optional_arg("file"),
-        PaletteEntry::new("time", "go to a record time in the history (RFC 3339)").arg("ts"),
+        PaletteEntry::new(
+            "time",
+            "go to a record time in the history (RFC 3339, -2h, yesterday 14:00)",
+        )
+        .arg("when")
+        .optional_arg("hh:mm"),
         PaletteEntry::new("theme", "switch the colour theme").arg_with_values(
             "name",
             Theme::names().iter().map(|s| s.to_string()).collect(),
@@ -93,14 +98,14 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
                 )),
             }
         }
-        "time" => match crate::model::summary::parse_time_micros(arg.trim()) {
+        "time" => match crate::model::when::parse_when(&arg, app.sh.now, app.sh.local_time) {
             Some(t) => {
                 app.focus = PaneId::History;
                 out.owner = PaneId::History;
                 app.panes.history.goto_time(t, &app.sh, out);
             }
             None => out.error(format!(
-                "not a time: {:?} (use RFC 3339, e.g. 2026-11-22T10:00:00Z)",
+                "not a time: {:?} (use RFC 3339, -2h or yesterday 14:00)",
                 crate::ui::safe::safe_line(arg.trim(), 60)
             )),
         },

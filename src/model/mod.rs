@@ -26,6 +26,7 @@ pub mod reassign;
 pub mod summary;
 pub mod sweep;
 pub mod verdict;
+pub mod when;
 
 #[cfg(test)]
 mod fixtures;

@@ -1173,3 +1173,79 @@ fn soak_long_the_history_holds_its_memory_budget_for_minutes() {
         assert!(kib <= (16 + 64) * 1024, "RSS grew by {kib} KiB");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// History you can reach (issue 10): the loaded range, `:time`, the Update column
+// ---------------------------------------------------------------------------------------------
+
+/// The whole explorer on the static demo: the History title names the loaded range, `:time -2h`
+/// browses (the header says BROWSING, not PAUSED), `f` follows again; the Update column shows
+/// the distinguishing part of the id and widens with the terminal.
+#[test]
+fn time_jumps_browse_and_the_title_names_the_loaded_range() {
+    use crate::common::{Harness as AppHarness, stable};
+    let mut h = AppHarness::start();
+    let first = h.app.sh.history.first().expect("loaded").record_time;
+    let last = h.app.sh.history.last().expect("loaded").record_time;
+    let hm = |t: i64| h.app.sh.format_time(t)[11..16].to_string();
+    let range = format!("{}–{} UTC", hm(first), hm(last));
+    let screen = h.screen(200, 60);
+    let title = screen
+        .lines()
+        .find(|l| l.contains("History ·"))
+        .expect("title");
+    assert!(
+        title.contains(&format!("{range} · ")),
+        "{range} not in {title}"
+    );
+
+    // The Update column: no constant `1220` prefix, wider at 200 columns than at 80.
+    let id = h.app.history.selected_update_id(&h.app.sh).expect("a row");
+    let distinct = &id[4..];
+    let shown = |screen: &str| {
+        (4..=distinct.len())
+            .rev()
+            .find(|&n| screen.contains(&distinct[..n]))
+            .unwrap_or(0)
+    };
+    let wide = shown(&screen);
+    let narrow = shown(&h.screen(80, 24));
+    assert!(wide >= 16, "{wide} characters at 200 columns");
+    assert!(
+        narrow >= 6 && narrow < wide,
+        "{narrow} at 80, {wide} at 200"
+    );
+    assert!(!screen.contains(&id[..12]), "the 1220 prefix is not shown");
+
+    h.palette("time -2h");
+    assert!(h.app.history.is_browsing());
+    for (w, hgt) in [(80, 24), (200, 60)] {
+        let screen = h.screen(w, hgt);
+        let header = screen.lines().next().unwrap_or_default();
+        assert!(header.contains("BROWSING"), "{header}");
+        assert!(!header.contains("PAUSED"), "{header}");
+        assert_snapshot!(format!("time_browsing_{w}x{hgt}"), stable(&screen));
+    }
+    // Moving keeps browsing; following the tail ends it.
+    h.key(crossterm::event::KeyCode::Char('k'));
+    assert!(
+        h.screen(120, 40)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .contains("BROWSING")
+    );
+    h.key(crossterm::event::KeyCode::Char('f'));
+    assert!(!h.app.history.is_browsing());
+    assert!(
+        h.screen(120, 40)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .contains("LIVE")
+    );
+
+    // A time the palette cannot read says how to write one.
+    h.palette("time next tuesday");
+    assert!(crate::common::toast(&h).contains("-2h or yesterday 14:00"));
+}

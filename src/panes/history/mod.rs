@@ -72,6 +72,9 @@ impl Known {
 #[derive(Debug)]
 pub struct HistoryPane {
     following: bool,
+    /// The user went to a time (`:time`, `--from`): the header says "browsing" until following
+    /// resumes.
+    browsing: bool,
     /// Rows that arrived at the head since following was paused.
     new_rows: usize,
     /// The "loading earlier updates" row is shown (the loader's, as last seen).
@@ -99,6 +102,7 @@ impl HistoryPane {
         view.sync(&sh.history, 0);
         HistoryPane {
             following: false,
+            browsing: false,
             new_rows: 0,
             earlier_row: false,
             scroll: ScrollState::new(sh.history.len()),
@@ -120,6 +124,11 @@ impl HistoryPane {
     /// Whether the selection follows the newest update.
     pub fn is_following(&self) -> bool {
         self.following
+    }
+
+    /// Whether the user went to a time (`:time`, `--from`) and browses there.
+    pub fn is_browsing(&self) -> bool {
+        self.browsing && !self.following
     }
 
     /// Rows that arrived since following was paused.
@@ -217,6 +226,7 @@ impl HistoryPane {
             }
             _ => false,
         };
+        self.browsing = true;
         if !in_range {
             out.info(format!(
                 "loading from {} {}",
@@ -250,6 +260,7 @@ impl HistoryPane {
         }
         self.export_dialog = None;
         self.following = origin.follows();
+        self.browsing = !self.following;
         self.new_rows = 0;
     }
 
@@ -490,10 +501,11 @@ impl Pane for HistoryPane {
             return Some("retrying".into());
         }
         if sh.feed.phase != Phase::Idle && !self.following {
+            let paused = if self.browsing { "browsing" } else { "paused" };
             return Some(if self.new_rows > 0 {
-                format!("paused +{}", group_thousands(self.new_rows))
+                format!("{paused} +{}", group_thousands(self.new_rows))
             } else {
-                "paused".into()
+                paused.into()
             });
         }
         if sh.history.is_empty() {

@@ -48,13 +48,14 @@ impl HistoryPane {
                 parts.push(("following".to_string(), StatusTone::Ok));
             }
         } else if feed.phase != Phase::Idle {
+            let paused = if self.browsing { "browsing" } else { "paused" };
             if self.new_rows > 0 {
                 parts.push((
-                    format!("paused · {} new", group_thousands(self.new_rows)),
+                    format!("{paused} · {} new", group_thousands(self.new_rows)),
                     StatusTone::Warn,
                 ));
             } else {
-                parts.push(("paused".to_string(), StatusTone::Warn));
+                parts.push((paused.to_string(), StatusTone::Warn));
             }
         }
         match feed.phase {
@@ -107,6 +108,15 @@ impl HistoryPane {
         } else {
             format!("{} updates", group_thousands(sh.history.len()))
         };
+        if let (Some(first), Some(last)) = (sh.history.first(), sh.history.last()) {
+            spans.push(Span::styled(
+                format!(
+                    " · {}",
+                    loaded_range(sh, first.record_time, last.record_time)
+                ),
+                theme.muted,
+            ));
+        }
         spans.push(Span::styled(format!(" · {count}"), theme.muted));
         if sh.history.dropped() > 0 {
             spans.push(Span::styled(
@@ -165,6 +175,28 @@ impl HistoryPane {
     }
 }
 
+/// The part of an update id that tells updates apart, as much as fits in `width`: without the
+/// `1220` multihash prefix every scan update id starts with.
+fn distinct_id(id: &str, width: u16) -> String {
+    let rest = id
+        .strip_prefix("1220")
+        .filter(|r| !r.is_empty())
+        .unwrap_or(id);
+    short_id(rest, usize::from(width.saturating_sub(1)).max(4))
+}
+
+/// The loaded range for the title: `14:02–14:12 UTC`, with dates when it spans days
+/// (`11-21 23:50–11-22 00:10 UTC`).
+fn loaded_range(sh: &Shared, first: i64, last: i64) -> String {
+    let (a, b) = (sh.format_time(first), sh.format_time(last));
+    let same_day = a.get(..10) == b.get(..10);
+    let cut = |t: &str| -> String {
+        let range = if same_day { 11..16 } else { 5..16 };
+        t.get(range).unwrap_or(t).to_string()
+    };
+    format!("{}–{} {}", cut(&a), cut(&b), sh.zone_label())
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum StatusTone {
     Ok,
@@ -204,8 +236,15 @@ pub(super) fn columns() -> Columns<HistoryCol> {
         .priority(8),
         col(HistoryCol::Migration, "Mig", 3).right().priority(2),
         col(HistoryCol::Kind, "Kind", 11).priority(6),
-        col(HistoryCol::Id, "Update", 10).priority(5),
-        Column::new(HistoryCol::Summary, "Summary", Width::fill(24)).unsortable(),
+        Column::new(HistoryCol::Id, "Update", Width::Fill { min: 10, weight: 1 })
+            .unsortable()
+            .priority(5),
+        Column::new(
+            HistoryCol::Summary,
+            "Summary",
+            Width::Fill { min: 24, weight: 3 },
+        )
+        .unsortable(),
         col(HistoryCol::Events, "Events", 6).right().priority(3),
         col(HistoryCol::Synchronizer, "Synchronizer", 16).priority(1),
     ])
@@ -238,7 +277,7 @@ impl TableRow for UpdateSummary {
                 };
                 Cell::new(self.kind.label(), style)
             }
-            HistoryCol::Id => Cell::new(short_id(&self.update_id, 8), theme.id),
+            HistoryCol::Id => Cell::new(distinct_id(&self.update_id, width), theme.id),
             HistoryCol::Summary => {
                 let style = if self.kind == SummaryKind::Malformed {
                     theme.status_err

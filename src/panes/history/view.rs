@@ -181,6 +181,7 @@ impl HistoryPane {
     pub(super) fn follow(&mut self, sh: &Shared) {
         self.resync(sh);
         self.following = true;
+        self.browsing = false;
         self.new_rows = 0;
         self.scroll.bottom();
     }

@@ -47,6 +47,11 @@ pub fn stable(screen: &str) -> String {
         ),
         (r"\b\d{2}:\d{2}:\d{2}\.\d{3}\b", "<hh:mm:ss>"),
         (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}\b", "<yyyy-mm-dd hh:mm>"),
+        // The History title's loaded range (`14:02–14:12`, `11-21 23:50–11-22 00:10`).
+        (
+            r"(\d{2}-\d{2} )?\d{2}:\d{2}–(\d{2}-\d{2} )?\d{2}:\d{2}\b",
+            "<range>",
+        ),
         (
             r"browsing \d{2}-\d{2} \d{2}:\d{2}\b",
             "browsing <mm-dd hh:mm>",
