@@ -47,9 +47,10 @@ pub fn stable(screen: &str) -> String {
         ),
         (r"\b\d{2}:\d{2}:\d{2}\.\d{3}\b", "<hh:mm:ss>"),
         (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}\b", "<yyyy-mm-dd hh:mm>"),
-        // The History title's loaded range (`14:02–14:12`, `11-21 23:50–11-22 00:10`).
+        // The History title's loaded range (`14:02–14:12`, `11-21 23:50–11-22 00:10`), also
+        // when an overlay cuts it (`14:02–14:`).
         (
-            r"(\d{2}-\d{2} )?\d{2}:\d{2}–(\d{2}-\d{2} )?\d{2}:\d{2}\b",
+            r"(\d{2}-\d{2} )?\d{2}:\d{2}–((\d{2}-\d{2} )?\d{2}:\d{2}\b|[\d:-]*)",
             "<range>",
         ),
         (
