@@ -9,6 +9,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod feed;
 pub mod headless;
 pub mod model;
 pub mod msg;

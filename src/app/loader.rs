@@ -1,8 +1,8 @@
-//! The app's side of the history loader ([`crate::model::loader`]): the app owns the loader, the
+//! The app's side of the history loader ([`crate::feed::loader`]): the app owns the loader, the
 //! one writer of the loaded history; the History pane asks it for things through
 //! [`AppEvent::Loader`] and every pane reads the result from [`Shared`].
 
-use crate::model::loader::{Ctx, HistoryChange, Loader, LoaderOut, Note};
+use crate::feed::loader::{Ctx, HistoryChange, Loader, LoaderOut, Note};
 use crate::msg::{Effect, Fetched};
 use crate::panes::history::HistoryPane;
 use crate::panes::{AppEvent, Out, Shared};

@@ -15,7 +15,7 @@ use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEve
 use ratatui::layout::Rect;
 
 use crate::config::keymap::{KeyContext, KeyMap};
-use crate::model::loader::Loader;
+use crate::feed::loader::Loader;
 use crate::msg::Command;
 use crate::panes::{AppContext, AppEvent, Level, Out, Pane, PaneId, Shared};
 use crate::ui::OverlayOutcome;

@@ -21,7 +21,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
-use crate::model::dashboard::LagLevel;
+use crate::feed::dashboard::LagLevel;
 use crate::msg::Command;
 use crate::panes::{Level, PaneId};
 use crate::ui::format::human_secs;

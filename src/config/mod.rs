@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::api::{Secret, TokenSource};
-use crate::model::dashboard::LagThresholds;
+use crate::feed::dashboard::LagThresholds;
 use crate::model::network::{HealthThresholds, ScanSelection};
 pub use file::{ConfigFile, KeySpecs, NetworkScans, ProfileFile, parse_config};
 pub use logging::init_logging;
@@ -209,7 +209,7 @@ impl Default for Settings {
             log_file: None,
             log_level: DEFAULT_LOG_LEVEL.to_owned(),
             max_response_mib: DEFAULT_MAX_RESPONSE_MIB,
-            history_memory_mib: crate::model::loader::DEFAULT_MEMORY_MIB,
+            history_memory_mib: crate::feed::loader::DEFAULT_MEMORY_MIB,
             network: NetworkSettings::default(),
         }
     }
@@ -641,7 +641,7 @@ pub fn resolve(
                     format!("{value} is out of range (1 to 1048576 MiB)"),
                 )
             })?,
-        None => crate::model::loader::DEFAULT_MEMORY_MIB,
+        None => crate::feed::loader::DEFAULT_MEMORY_MIB,
     };
 
     settings.network = network_settings(profile, &profile_error)?;

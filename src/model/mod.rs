@@ -10,7 +10,6 @@
 pub mod amount;
 pub mod cache;
 pub mod consensus;
-pub mod dashboard;
 pub mod event_tree;
 pub mod export;
 pub mod history;
@@ -19,9 +18,7 @@ pub mod intern;
 pub mod json_text;
 pub mod ledger_tree;
 pub mod lifecycle;
-pub mod loader;
 pub mod network;
-pub mod node_poll;
 pub mod reassign;
 pub mod summary;
 pub mod sweep;
@@ -29,7 +26,7 @@ pub mod verdict;
 pub mod when;
 
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 
 /// A node of an event tree: its index in the tree's node tables.
 pub type NodeId = usize;

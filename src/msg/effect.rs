@@ -147,6 +147,43 @@ pub enum Request {
     },
 }
 
+impl Request {
+    /// A short description of a request for logs (no tokens, no bodies).
+    pub fn describe(&self) -> String {
+        match self {
+            Request::Updates { purpose, .. } => format!("updates {purpose:?}"),
+            Request::Event { update_id } => format!("event {update_id}"),
+            Request::ByHash { scan, .. } => format!("update-by-hash on scan {scan}"),
+            Request::Status { scan } => format!("status of scan {scan}"),
+            Request::LedgerEnd => "ledger end".into(),
+            Request::MiningRounds => "open and issuing mining rounds".into(),
+            Request::ValidatorProbe => "validator amulet-rules".into(),
+            Request::Holdings(_) => "holdings summary".into(),
+            Request::ValidatorFaucets { validator_ids } => {
+                format!("validator faucets ({} ids)", validator_ids.len())
+            }
+            Request::BftSequencers => "bft sequencers".into(),
+            Request::Bootstrapping { .. } => "bootstrapping transactions".into(),
+            Request::ParticipantIds { .. } => "participant ids".into(),
+            Request::RewardWeight(_) => "previous sv reward weight".into(),
+            Request::AmuletRules => "amulet rules".into(),
+            Request::DevFundCoupons => "dev fund coupons".into(),
+            Request::TransferStatus { .. } => "transfer command status".into(),
+            Request::Parties { .. } => "ledger parties".into(),
+            Request::DeleteUser { .. } => "ledger delete user".into(),
+            Request::Package { .. } => "ledger package".into(),
+            Request::Trees { .. } => "ledger update trees".into(),
+            Request::Execute(_) => "ledger execute".into(),
+            Request::NetworkHealth { .. } => "network health".into(),
+            Request::NetworkCheck { update_id, .. } => format!("network check {update_id}"),
+            Request::SweepPage { .. } => "network sweep page".into(),
+            Request::OnEveryScan { request, .. } => {
+                format!("on every scan: {}", request.describe())
+            }
+        }
+    }
+}
+
 /// A fetch result.
 #[derive(Debug, Clone)]
 pub enum Response {

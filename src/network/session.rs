@@ -198,7 +198,7 @@ impl NetworkSession {
         let check = crate::model::consensus::classify_update(&answers, &net.counted(), &[], false);
         Some(NetworkCheck {
             update_id: label.to_owned(),
-            query: Some(crate::runtime::fetch::describe(request)),
+            query: Some(request.describe()),
             entries: display_entries(&net),
             update: CheckedOnScans {
                 endpoint: label.to_owned(),

@@ -9,10 +9,10 @@ use ratatui::layout::Rect;
 
 use crate::api::scan::EventHistoryItem;
 use crate::config::keymap::KeyContext;
+pub use crate::feed::loader::StartFrom;
+use crate::feed::loader::{Feed, LoaderIntent};
 use crate::model::cache::BodyCache;
 use crate::model::history::History;
-pub use crate::model::loader::StartFrom;
-use crate::model::loader::{Feed, LoaderIntent};
 use crate::msg::Command;
 pub use crate::msg::PaneId;
 use crate::msg::{Effect, Fetched, Request, RequestId, RequestIds};
@@ -46,7 +46,7 @@ pub struct AppContext {
     pub refresh_ms: u64,
     pub start: StartFrom,
     /// When the Status dashboard's lag turns amber and red.
-    pub lag: crate::model::dashboard::LagThresholds,
+    pub lag: crate::feed::dashboard::LagThresholds,
 }
 
 impl Default for AppContext {
@@ -60,7 +60,7 @@ impl Default for AppContext {
             read_only: false,
             refresh_ms: 2000,
             start: StartFrom::Recent { window_secs: 600 },
-            lag: crate::model::dashboard::LagThresholds::default(),
+            lag: crate::feed::dashboard::LagThresholds::default(),
         }
     }
 }

@@ -229,7 +229,7 @@ impl Runner {
                     let elapsed_ms =
                         u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
                     if let Err(e) = &result {
-                        tracing::warn!(request = ?fetch::describe(&request), "request failed: {e}");
+                        tracing::warn!(request = ?request.describe(), "request failed: {e}");
                     }
                     let _ = tx.send(Action::Fetched(Box::new(Fetched {
                         id,

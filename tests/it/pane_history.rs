@@ -8,7 +8,7 @@ use cantonscope::api::ApiError;
 use cantonscope::api::scan::{UpdatesPage, UpdatesRequest};
 use cantonscope::app::loader::drive;
 use cantonscope::config::keymap::KeyContext;
-use cantonscope::model::loader::Loader;
+use cantonscope::feed::loader::Loader;
 use cantonscope::model::summary::{format_time_micros, parse_time_micros};
 use cantonscope::msg::Command;
 use cantonscope::msg::Fetched;

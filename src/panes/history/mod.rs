@@ -1,5 +1,5 @@
 //! The History pane: the loaded update history ([`Shared::history`], filled by the app's loader,
-//! [`crate::model::loader`]) as a virtualized table: the live tail (follow / pause with a
+//! [`crate::feed::loader`]) as a virtualized table: the live tail (follow / pause with a
 //! new-item count), asking the loader for earlier updates above the first loaded one and for
 //! the next page of a lazily loaded list, the `/` filter, opening / copying the selected update,
 //! and the export of the shown rows (`e`, see [`super::export`]).
@@ -29,9 +29,9 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Widget};
 
 use crate::config::keymap::KeyContext;
+use crate::feed::loader::{Demand, LoaderIntent, PAGE, Phase};
 use crate::model::export::ExportJob;
 use crate::model::history::FilteredView;
-use crate::model::loader::{Demand, LoaderIntent, PAGE, Phase};
 use crate::model::summary::UpdateSummary;
 use crate::msg::Command;
 use crate::msg::RequestId;
@@ -42,7 +42,7 @@ use crate::ui::theme::Theme;
 
 use super::export::{ExportDialog, render_progress};
 use super::{AppEvent, Out, Pane, PaneId, Shared, StartFrom};
-pub use crate::model::loader::{
+pub use crate::feed::loader::{
     DISCOVER_TIME, EARLIER_ENOUGH, EARLIER_FIRST_STEP, EARLIER_MAX_STEP, MAX_BACKOFF_MS, PAGE_SIZE,
     SEEK_STEPS,
 };
@@ -283,7 +283,7 @@ impl HistoryPane {
 
     /// The loader changed the history (or its feed): keep the view and the selection in step,
     /// count rows that arrived at the head while paused.
-    pub fn on_history(&mut self, change: &crate::model::loader::HistoryChange, sh: &Shared) {
+    pub fn on_history(&mut self, change: &crate::feed::loader::HistoryChange, sh: &Shared) {
         let appended = self.resync(sh);
         if !self.following && change.at_head {
             self.new_rows += appended;

@@ -14,7 +14,7 @@ use crate::ui::table::{Cell, Column, Columns, Draw, TableRow, Width};
 use crate::ui::theme::Theme;
 
 use super::super::Shared;
-use crate::model::loader::Phase;
+use crate::feed::loader::Phase;
 
 use super::HistoryPane;
 

@@ -1,8 +1,8 @@
 //! Keeping the History pane's view in step with the history (the filter, items appended,
 //! prepended or replaced by the loader) and the commands on the selected row.
 
+use crate::feed::loader::LoaderIntent;
 use crate::model::history::{FILTER_SYNTAX, Filter};
-use crate::model::loader::LoaderIntent;
 use crate::model::summary::SummaryKind;
 use crate::msg::Command;
 use crate::ui::safe::safe_line;

@@ -15,7 +15,7 @@ use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
 
 use super::{Card, NO_TOKEN_TEXT, NodeHealth, NodeKind, NodeState, StatusPane, health_style};
-use crate::model::dashboard::{LagLevel, Level};
+use crate::feed::dashboard::{LagLevel, Level};
 use crate::model::summary::parse_time_micros;
 
 /// The latency sparkline's full scale is at least this (ms).

@@ -20,12 +20,12 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 
 use crate::config::keymap::KeyContext;
-use crate::model::dashboard::{LagThresholds, Rounds, Verdict, judge};
-pub use crate::model::history_stats::{HistoryStats, RATE_WINDOW_MINUTES};
-pub use crate::model::node_poll::{
+use crate::feed::dashboard::{LagThresholds, Rounds, Verdict, judge};
+pub use crate::feed::node_poll::{
     LATENCY_SAMPLES, MAX_BACKOFF_MS, NodeHealth, NodeKind, NodeState, retry_delay_ms,
 };
-use crate::model::node_poll::{NodePoller, Transition};
+use crate::feed::node_poll::{NodePoller, Transition};
+pub use crate::model::history_stats::{HistoryStats, RATE_WINDOW_MINUTES};
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, Response};
 use crate::ui::format::human_duration;

@@ -167,8 +167,7 @@ impl Harness {
             assert!(guard < 10_000, "effects never settle");
             let more = match effect {
                 Effect::Fetch { id, request } => {
-                    self.requests
-                        .push(cantonscope::runtime::fetch::describe(&request));
+                    self.requests.push(request.describe());
                     let started = Instant::now();
                     let result = self.rt.block_on(execute(&self.clients, &request));
                     let elapsed_ms = started.elapsed().as_millis() as u32;

@@ -3,8 +3,8 @@
 //! mining rounds it shows (polled from scan 0).
 
 use crate::api::scan::{MiningRound, NodeStatus, OpenAndIssuingMiningRounds};
+use crate::feed::node_poll::{NodeHealth, NodeKind, NodePoller};
 use crate::model::history_stats::HistoryStats;
-use crate::model::node_poll::{NodeHealth, NodeKind, NodePoller};
 use crate::model::summary::parse_time_micros;
 use crate::msg::RequestId;
 
