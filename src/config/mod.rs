@@ -122,6 +122,9 @@ pub struct Settings {
     pub config_path: Option<PathBuf>,
     /// The name of the profile in use, if any.
     pub profile: Option<String>,
+    /// The built-in demo network ([`Settings::use_demo`]): its ports change every run, so
+    /// nothing about it (the scan list) is kept on disk.
+    pub embedded_demo: bool,
     /// Every profile name defined in the file (sorted).
     pub profiles: Vec<String>,
     /// Base URL of the primary scan.
@@ -193,6 +196,7 @@ impl Default for Settings {
         Settings {
             config_path: None,
             profile: None,
+            embedded_demo: false,
             profiles: Vec::new(),
             scan_url: None,
             extra_scan_urls: Vec::new(),
@@ -268,6 +272,7 @@ impl Settings {
         self.token = Some(TokenSource::Literal(Secret::new(token)));
         self.token_origin = Origin::Default;
         self.profile = Some("demo".to_owned());
+        self.embedded_demo = true;
         Ok(())
     }
 
@@ -493,6 +498,7 @@ pub fn resolve(
     let mut settings = Settings {
         config_path: file.map(|loaded| loaded.path.clone()),
         profile: profile_name.clone(),
+        embedded_demo: false,
         profiles: parsed_ref
             .map(|(_, config)| config.profiles.keys().cloned().collect())
             .unwrap_or_default(),

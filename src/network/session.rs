@@ -60,6 +60,11 @@ impl NetworkSession {
         }
     }
 
+    /// Where the scan list is kept (`None`: nowhere).
+    pub fn data_dir(&self) -> Option<&std::path::Path> {
+        self.data_dir.as_deref()
+    }
+
     /// The network, discovered again when the list is older than [`SCAN_LIST_REFRESH`].
     async fn network(&self, now: i64) -> (Arc<Network>, Discovered) {
         let mut current = self.current.lock().await;

@@ -391,7 +391,12 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
             crate::network::session::NetworkSession::new(
                 api,
                 settings.clone(),
-                crate::config::paths::data_dir(),
+                // The demo's ports change every run: a kept list would only pile up files.
+                if settings.embedded_demo {
+                    None
+                } else {
+                    crate::config::paths::data_dir()
+                },
             ),
         ));
     }
@@ -501,6 +506,9 @@ mod credential_tests {
             )
             .expect("settings");
         let (app, clients) = build(&settings, 0).expect("app builds");
+        // The demo's scan list is never kept on disk (its ports change every run).
+        let session = clients.network.as_ref().expect("a network session");
+        assert_eq!(session.data_dir(), None);
 
         let shown = format!("{:?} {:?} {:?}", app.sh.ctx, clients.main, clients.scans);
         assert!(!shown.contains("s3cret"), "credentials displayed: {shown}");
