@@ -1448,6 +1448,27 @@ pub fn previous_sv_reward_weight(req: &RewardWeightRequest) -> Call<RewardWeight
     .json_body(req)
 }
 
+/// Response of the scan's own `POST /v0/amulet-rules`: the `AmuletRules` contract and its
+/// synchronizer (`contract` absent when its id is the cached one the request named).
+#[derive(Debug, Clone, Deserialize)]
+pub struct ScanAmuletRules {
+    pub amulet_rules_update: MaybeCachedContract,
+}
+
+/// `POST /v0/amulet-rules` with an empty body (nothing cached). Splice's scan spec tags it
+/// internal; it is what a validator's scan connection reads the amulet rules from, on several
+/// scans at once, so every scan must give the same answer.
+pub fn amulet_rules() -> Call<ScanAmuletRules> {
+    Call::new(
+        "scan POST /v0/amulet-rules",
+        Group::Scan,
+        Method::Post,
+        "/v0/amulet-rules".into(),
+        decode_json::<ScanAmuletRules>,
+    )
+    .json_body(&Map::new())
+}
+
 /// `GET /v0/synchronizer-bootstrapping-transactions/{domain_id_prefix}`.
 pub fn bootstrapping_transactions(domain_id_prefix: &str) -> Call<BootstrappingTransactions> {
     Call::new(

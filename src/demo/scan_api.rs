@@ -59,6 +59,7 @@ pub(crate) fn routes(app: Shared, scan: usize) -> Router {
             post(open_and_issuing_mining_rounds),
         )
         .route("/v0/backfilling/status", get(backfilling_status))
+        .route("/v0/amulet-rules", post(amulet_rules))
         .with_state(ScanCtx { app, scan })
 }
 
@@ -462,6 +463,36 @@ async fn bft_sequencers(State(c): State<ScanCtx>) -> Response {
         })
         .collect();
     json_ok(json!({ "bftSequencers": seqs }))
+}
+
+/// `POST /v0/amulet-rules`: the current `AmuletRules` contract; without `contract` when the
+/// request names its id as cached (both request fields optional strings, as in Splice).
+async fn amulet_rules(State(c): State<ScanCtx>, body: Bytes) -> Response {
+    done((|| {
+        let req = parse_body(&body)?;
+        let optional_string = |key: &str| match req.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(bad(format!("{key} must be a string"))),
+        };
+        let cached = optional_string("cached_amulet_rules_contract_id")?;
+        optional_string("cached_amulet_rules_domain_id")?;
+        let w = c.app.read();
+        let l = &w.ledger;
+        let net = &c.app.net;
+        let (cid, (create, at, sync)) = l
+            .amulet_rules_cid()
+            .and_then(|cid| Some((cid, l.contract(cid)?)))
+            .ok_or_else(|| not_found("No AmuletRules contract found"))?;
+        let mut update =
+            super::render::contract_with_state(net, create, at, Some(net.sync_id(sync)));
+        if cached.as_deref() == Some(cid)
+            && let Some(m) = update.as_object_mut()
+        {
+            m.remove("contract");
+        }
+        Ok(json_ok(json!({ "amulet_rules_update": update })))
+    })())
 }
 
 async fn previous_reward_weight(State(c): State<ScanCtx>, body: Bytes) -> Response {

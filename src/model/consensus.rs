@@ -592,7 +592,7 @@ impl UpdateCheck {
         let mut parts = vec![match &g.consensus {
             Consensus::Reached { group } => {
                 let what = match g.groups.get(*group).map(|x| x.status) {
-                    Some(200) | None => "the update".to_owned(),
+                    Some(200) | None => "one answer".to_owned(),
                     Some(404) => "not found (404)".to_owned(),
                     Some(status) => format!("HTTP {status}"),
                 };
@@ -965,7 +965,7 @@ mod tests {
         };
         assert_eq!(
             check(&[ok(update), ok(update), ok(other), refused()]),
-            "consensus: 2 of 4 agree on the update (quorum 2) ✓ · 1 disagrees · 1 without an answer"
+            "consensus: 2 of 4 agree on one answer (quorum 2) ✓ · 1 disagrees · 1 without an answer"
         );
         let gone = || err(404, r#"{"error":"x"}"#);
         assert_eq!(

@@ -194,6 +194,7 @@ impl NetworkSession {
                 "previous SV reward weight",
                 net.ask_all(&scan::previous_sv_reward_weight(req)).await,
             ),
+            Request::AmuletRules => ("amulet rules", net.ask_all(&scan::amulet_rules()).await),
             _ => return None,
         };
         let answers: Vec<_> = replies

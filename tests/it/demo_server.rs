@@ -1119,3 +1119,32 @@ async fn live_mode_appends_updates() {
     assert!(seen >= 3, "live mode appended {seen} updates");
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn amulet_rules_through_the_scan_match_the_scan_proxy_and_honour_the_cache() {
+    let h = demo().await;
+    let (s, proxied) = get(&format!(
+        "{}/api/validator/v0/scan-proxy/amulet-rules",
+        h.validator_url
+    ))
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    let url = scan(&h, "/v0/amulet-rules");
+    let (s, b) = post(&url, &json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["amulet_rules_update"], proxied["amulet_rules"]);
+    let cid = proxied["amulet_rules"]["contract"]["contract_id"]
+        .as_str()
+        .expect("contract id")
+        .to_owned();
+    // The caller already has this contract: only its synchronizer comes back.
+    let (s, b) = post(&url, &json!({"cached_amulet_rules_contract_id": cid})).await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(b["amulet_rules_update"].get("contract").is_none(), "{b}");
+    assert!(b["amulet_rules_update"]["domain_id"].is_string(), "{b}");
+    let (s, b) = post(&url, &json!({"cached_amulet_rules_contract_id": 7})).await;
+    assert_scan_error(s, &b, StatusCode::BAD_REQUEST);
+    let (s, b) = post(&url, &json!([])).await;
+    assert_scan_error(s, &b, StatusCode::BAD_REQUEST);
+    h.shutdown().await;
+}

@@ -201,7 +201,7 @@ fn the_consensus_view_classifies_every_scan() {
     let check = h.app.network.consensus().expect("checked");
     assert_eq!(
         check.update.check.verdict(),
-        "consensus: 11 of 13 agree on the update (quorum 5) ✓ · 1 disagrees · 1 without an answer"
+        "consensus: 11 of 13 agree on one answer (quorum 5) ✓ · 1 disagrees · 1 without an answer"
     );
     for _ in 0..DIVERGING {
         h.cmd(Command::Down);
@@ -428,4 +428,29 @@ fn b_asks_the_query_of_another_pane_of_every_scan() {
         .filter(|r| *r == "on every scan: holdings summary")
         .count();
     assert_eq!(asked, 2);
+}
+
+#[test]
+fn b_on_the_amulet_rules_asks_every_scan_for_them() {
+    let mut h = faulty();
+    h.cmd(Command::Pane8);
+    h.key(KeyCode::Char('b'));
+    assert_eq!(h.app.focus, PaneId::Network);
+    assert!(h.app.network.is_consensus_open());
+    assert!(
+        h.requests
+            .iter()
+            .any(|r| r == "on every scan: amulet rules"),
+        "{:?}",
+        h.requests
+    );
+    let got = classes(&h);
+    assert_eq!(got.len(), 13);
+    assert_eq!(got[0], "agree");
+    assert_eq!(got[LAGGING], "agree");
+    assert_eq!(got[DIVERGING], "agree");
+    assert_eq!(got[DOWN], "unreachable");
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("On every scan: amulet rules"), "{screen}");
+    assert!(screen.contains("answer  consensus:"), "{screen}");
 }

@@ -7,8 +7,8 @@
 //!
 //! ```text
 //! Update 1220ab…  checked 10:41:07
-//! update  consensus: 11 of 13 agree on the update (quorum 5) ✓ · 1 disagrees · 1 without an answer
-//! verdict consensus: 11 of 13 agree on the update (quorum 5) ✓ · 1 disagrees · 1 without an answer
+//! update  consensus: 11 of 13 agree on one answer (quorum 5) ✓ · 1 disagrees · 1 without an answer
+//! verdict consensus: 11 of 13 agree on one answer (quorum 5) ✓ · 1 disagrees · 1 without an answer
 //! SV               Update      Verdict     Latency  Detail
 //! Gemini-Labs-2    disagree    disagree      31 ms  $.workflow_id
 //! ── Gemini-Labs-2 · update: 1 difference ─────────────

@@ -334,6 +334,12 @@ impl Pane for ProxyPane {
         PaneId::Proxy
     }
 
+    /// `b` on the amulet rules asks every scan for them (the scan's own `/v0/amulet-rules`).
+    fn scan_request(&self, _sh: &Shared) -> Option<(Request, String)> {
+        (self.section == ProxySection::AmuletRules)
+            .then(|| (Request::AmuletRules, "amulet rules".to_owned()))
+    }
+
     fn key_context(&self) -> KeyContext {
         if self.wants_raw_keys() {
             KeyContext::TextInput
