@@ -33,7 +33,7 @@ use crate::api::ledger::{Event, TreeEvent, Update};
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Fetched, Request, RequestId, Response};
-use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
 use crate::ui::theme::Theme;
@@ -428,7 +428,8 @@ impl Pane for LedgerPane {
         self.execute.set_rows(rows);
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         if area.width == 0 || area.height == 0 {
             return;
         }

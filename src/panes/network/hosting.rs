@@ -8,7 +8,7 @@ use super::NetworkPane;
 use crate::api::scan::RewardWeightRequest;
 use crate::msg::Request;
 use crate::panes::form::{Load, cell, paragraph};
-use crate::panes::{Out, Shared};
+use crate::panes::{Out, RenderCtx, Shared};
 use crate::ui::table::{Column, Columns, DataTable, Draw, ListCol, Width};
 use crate::ui::theme::Theme;
 
@@ -73,13 +73,8 @@ impl NetworkPane {
         self.weight = Load::Loading(id);
     }
 
-    pub(super) fn render_hosting(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        theme: &Theme,
-        focused: bool,
-    ) {
+    pub(super) fn render_hosting(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { theme, focused, .. } = cx;
         match &self.hosting {
             Load::Idle => {
                 paragraph(

@@ -24,7 +24,7 @@ use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Fetched, Request, Response};
 use crate::panes::form::{Form, FormOutcome, Load, explain, render_section_tabs};
-use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::layout::framed;
 use crate::ui::table::{DataTable, ListCol, TableInput};
 use crate::ui::text_input::{InputOutcome, TextInput};
@@ -311,20 +311,20 @@ impl NetworkPane {
         Line::from(spans)
     }
 
-    fn render_body(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render_body(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
         match self.section {
             NetSection::Scans if self.check.open => {
-                let area = self.render_sweep_line(area, buf, theme);
-                self.render_consensus(area, buf, sh, theme, focused);
+                let area = self.render_sweep_line(area, buf, cx.theme);
+                self.render_consensus(area, buf, cx);
             }
             NetSection::Scans => {
-                let area = self.render_sweep_line(area, buf, theme);
-                self.render_scans(area, buf, sh, theme, focused);
+                let area = self.render_sweep_line(area, buf, cx.theme);
+                self.render_scans(area, buf, cx);
             }
-            NetSection::Sequencers => self.render_sequencers(area, buf, theme, focused),
-            NetSection::Bootstrapping => self.render_boot(area, buf, sh, theme, focused),
-            NetSection::Participants => self.render_hosting(area, buf, theme, focused),
-            NetSection::RewardWeight => self.render_weight(area, buf, theme),
+            NetSection::Sequencers => self.render_sequencers(area, buf, cx),
+            NetSection::Bootstrapping => self.render_boot(area, buf, cx),
+            NetSection::Participants => self.render_hosting(area, buf, cx),
+            NetSection::RewardWeight => self.render_weight(area, buf, cx.theme),
         }
     }
 }
@@ -553,7 +553,8 @@ impl Pane for NetworkPane {
         self.check.table.set_viewport(v.saturating_sub(3).max(1));
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { theme, focused, .. } = cx;
         let title = self.title_line(theme);
         let Some(inner) = framed(area, buf, title, theme.border_style(focused)) else {
             return;
@@ -579,7 +580,7 @@ impl Pane for NetworkPane {
             NetSection::RewardWeight => self.weight.is_idle(),
         };
         if body.height > 0 && !(idle && self.form.is_some()) {
-            self.render_body(body, buf, sh, theme, focused && !self.is_editing());
+            self.render_body(body, buf, cx.focus(focused && !self.is_editing()));
         }
     }
 

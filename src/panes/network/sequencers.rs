@@ -9,7 +9,7 @@ use super::NetworkPane;
 use crate::api::scan::SynchronizerBftSequencer;
 use crate::msg::{Effect, Request};
 use crate::panes::form::{Load, cell, paragraph};
-use crate::panes::{Out, Shared};
+use crate::panes::{Out, RenderCtx, Shared};
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
 
@@ -62,13 +62,8 @@ impl NetworkPane {
         self.sequencers = Load::Loading(out.fetch(sh, Request::BftSequencers));
     }
 
-    pub(super) fn render_sequencers(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        theme: &Theme,
-        focused: bool,
-    ) {
+    pub(super) fn render_sequencers(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { theme, focused, .. } = cx;
         match &self.sequencers {
             Load::Idle => {
                 paragraph(

@@ -23,12 +23,11 @@ use crate::api::validator::ContractWithState;
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, Response};
-use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::form::{Form, FormOutcome, Load, explain, render_section_tabs};
 use crate::ui::json::JsonView;
 use crate::ui::layout::framed;
 use crate::ui::table::{DataTable, TableInput};
-use crate::ui::theme::Theme;
 
 use render::ContractView;
 pub use rows::TransferRow;
@@ -500,7 +499,8 @@ impl Pane for ProxyPane {
         self.transfer_table.set_viewport(v);
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { theme, focused, .. } = cx;
         let title = self.title_line(theme);
         let Some(inner) = framed(area, buf, title, theme.border_style(focused)) else {
             return;
@@ -523,11 +523,11 @@ impl Pane for ProxyPane {
         if self.form.is_some() && self.transfers.is_idle() {
             return;
         }
-        let focused = focused && self.form.is_none();
+        let cx = cx.focus(focused && self.form.is_none());
         match self.section {
-            ProxySection::AmuletRules => self.render_rules(body, buf, theme, focused),
-            ProxySection::Coupons => self.render_coupons(body, buf, sh, theme, focused),
-            ProxySection::Transfers => self.render_transfers(body, buf, theme, focused),
+            ProxySection::AmuletRules => self.render_rules(body, buf, cx),
+            ProxySection::Coupons => self.render_coupons(body, buf, cx),
+            ProxySection::Transfers => self.render_transfers(body, buf, cx),
         }
     }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::api::validator::ContractWithState;
 use crate::model::summary::{short_id, short_party, short_template};
-use crate::panes::Shared;
+use crate::panes::RenderCtx;
 use crate::ui::form::{Load, cell, paragraph};
 use crate::ui::json::JsonView;
 use crate::ui::table::Draw;
@@ -100,7 +100,8 @@ impl ProxyPane {
         Line::from(spans)
     }
 
-    pub(super) fn render_rules(&self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
+    pub(super) fn render_rules(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { theme, focused, .. } = cx;
         match &self.rules {
             Load::Idle => {
                 paragraph(area, buf, "Press r to load the amulet rules.", theme.muted);
@@ -115,14 +116,8 @@ impl ProxyPane {
         }
     }
 
-    pub(super) fn render_coupons(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        sh: &Shared,
-        theme: &Theme,
-        focused: bool,
-    ) {
+    pub(super) fn render_coupons(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         let coupons = match &self.coupons {
             Load::Idle => {
                 paragraph(area, buf, "Press r to load the coupons.", theme.muted);
@@ -198,13 +193,8 @@ impl ProxyPane {
         }
     }
 
-    pub(super) fn render_transfers(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        theme: &Theme,
-        focused: bool,
-    ) {
+    pub(super) fn render_transfers(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { theme, focused, .. } = cx;
         let rows = match &self.transfers {
             Load::Idle => {
                 paragraph(
