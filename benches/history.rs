@@ -24,7 +24,7 @@ use cantonscope::model::history::{FilteredView, History, Placement};
 use cantonscope::model::summary::{UpdateSummary, format_time_micros, parse_time_micros};
 use cantonscope::msg::Command;
 use cantonscope::panes::history::HistoryPane;
-use cantonscope::panes::{AppContext, Out, Pane, Shared};
+use cantonscope::panes::{AppContext, Out, Pane, RenderCtx, Shared};
 use cantonscope::ui::theme::Theme;
 use criterion::{BatchSize, Criterion, Throughput};
 use ratatui::buffer::Buffer;
@@ -251,7 +251,7 @@ fn bench_render(c: &mut Criterion, history: History) {
     group.bench_function("following the head", |b| {
         b.iter(|| {
             buf.reset();
-            pane.render(area, &mut buf, &sh, &theme, true);
+            pane.render(area, &mut buf, RenderCtx::new(&sh, &theme, true));
             black_box(&buf);
         });
     });
@@ -260,7 +260,7 @@ fn bench_render(c: &mut Criterion, history: History) {
     group.bench_function("paused in the middle", |b| {
         b.iter(|| {
             buf.reset();
-            pane.render(area, &mut buf, &sh, &theme, true);
+            pane.render(area, &mut buf, RenderCtx::new(&sh, &theme, true));
             black_box(&buf);
         });
     });
@@ -268,7 +268,7 @@ fn bench_render(c: &mut Criterion, history: History) {
     group.bench_function("filtered (choice:Liveness)", |b| {
         b.iter(|| {
             buf.reset();
-            pane.render(area, &mut buf, &sh, &theme, true);
+            pane.render(area, &mut buf, RenderCtx::new(&sh, &theme, true));
             black_box(&buf);
         });
     });

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use cantonscope::api::scan::EventHistoryItem;
 use cantonscope::msg::Command;
 use cantonscope::panes::update::UpdatePane;
-use cantonscope::panes::{AppContext, Out, Pane, Shared};
+use cantonscope::panes::{AppContext, Out, Pane, RenderCtx, Shared};
 use cantonscope::ui::theme::Theme;
 use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::buffer::Buffer;
@@ -93,7 +93,7 @@ fn opened(body: &Arc<EventHistoryItem>, area: Rect) -> (UpdatePane, Shared) {
 
 fn frame(pane: &UpdatePane, sh: &Shared, buf: &mut Buffer, theme: &Theme) {
     buf.reset();
-    pane.render(buf.area, buf, sh, theme, true);
+    pane.render(buf.area, buf, RenderCtx::new(sh, theme, true));
 }
 
 fn update_pane(c: &mut Criterion) {

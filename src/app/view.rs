@@ -23,7 +23,7 @@ use ratatui::widgets::{Clear, Widget};
 
 use crate::feed::dashboard::LagLevel;
 use crate::msg::Command;
-use crate::panes::{Level, PaneId};
+use crate::panes::{Level, PaneId, RenderCtx};
 use crate::ui::format::human_secs;
 use crate::ui::help::footer_hints;
 use crate::ui::layout::{is_too_small, render_too_small, screen_areas};
@@ -48,9 +48,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let areas = screen_areas(area);
     render_header(app, areas.header, buf);
     render_tabs(app, areas.tabs, buf);
-    let focused = app.overlay.is_none();
-    app.pane(app.focus)
-        .render(areas.body, buf, &app.sh, theme, focused);
+    let cx = RenderCtx::new(&app.sh, theme, app.overlay.is_none());
+    app.pane(app.focus).render(areas.body, buf, cx);
     render_footer(app, areas.footer, buf);
     render_status(app, areas.status, buf);
     match &app.overlay {

@@ -151,6 +151,28 @@ impl Shared {
     }
 }
 
+/// What drawing reads besides the pane itself: the shared state, the theme, and whether the
+/// pane (or the part being drawn) has the focus.
+#[derive(Clone, Copy)]
+pub struct RenderCtx<'a> {
+    pub sh: &'a Shared,
+    pub theme: &'a Theme,
+    pub focused: bool,
+}
+
+impl<'a> RenderCtx<'a> {
+    /// A context for drawing with `sh` and `theme`, focused or not.
+    pub fn new(sh: &'a Shared, theme: &'a Theme, focused: bool) -> Self {
+        RenderCtx { sh, theme, focused }
+    }
+
+    /// The same context with the focus set to `focused` (for a part drawn without the focus).
+    #[must_use]
+    pub fn focus(self, focused: bool) -> Self {
+        RenderCtx { focused, ..self }
+    }
+}
+
 /// How loud a status-line message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
@@ -294,7 +316,7 @@ pub trait Pane {
     fn set_area(&mut self, _area: Rect) {}
 
     /// Draws the pane. Only reads.
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool);
+    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>);
 
     /// Commands worth a footer hint while this pane has focus, most useful first.
     fn hints(&self) -> Vec<Command>;

@@ -30,7 +30,7 @@ use crate::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
-use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::form::{
     Completer, explain_scan, looks_like_party, render_candidates, render_id_list, split_ids,
 };
@@ -689,7 +689,8 @@ impl Pane for ValidatorsPane {
             .set_viewport(usize::from(area.height.saturating_sub(4)).max(1));
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         let title = self.title_line(theme);
         if let Some(inner) = framed(area, buf, title, theme.border_style(focused)) {
             self.render_body(inner, buf, sh, theme, focused);

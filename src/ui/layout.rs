@@ -7,6 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
+use crate::ui::form::cell;
 use crate::ui::safe::{safe_line, truncate_width};
 use crate::ui::theme::Theme;
 
@@ -26,6 +27,30 @@ pub fn framed(
     let inner = block.inner(area);
     block.render(area, buf);
     (inner.width > 0 && inner.height > 0).then_some(inner)
+}
+
+/// Draws `rows` of a muted label and its value (cut to what is left of the row), one a row from
+/// the top of `area` down, as many as fit. Returns the row below the last one drawn.
+pub fn label_rows(
+    area: Rect,
+    buf: &mut Buffer,
+    rows: &[(&str, &str, ratatui::style::Style)],
+    theme: &Theme,
+) -> u16 {
+    let mut y = area.y;
+    for &(label, value, style) in rows {
+        if y >= area.bottom() {
+            break;
+        }
+        buf.set_stringn(area.x, y, label, usize::from(area.width), theme.muted);
+        let x = area.x
+            + u16::try_from(label.len())
+                .unwrap_or(u16::MAX)
+                .min(area.width);
+        cell(buf, x, y, value, area.right() - x, style);
+        y += 1;
+    }
+    y
 }
 
 /// Narrowest terminal the app draws in (below: only the "too small" message).

@@ -6,8 +6,13 @@
 
 use std::fmt;
 
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
 use crate::api::ApiError;
 use crate::msg::{Fetched, RequestId, Response};
+use crate::ui::form::paragraph;
+use crate::ui::theme::Theme;
 
 /// Why a request failed: the API said so, or the answer was of another kind than asked for.
 #[derive(Debug, Clone, Copy)]
@@ -70,6 +75,15 @@ fn picked<'a, T>(
         Ok(r) => pick(r).ok_or(Failure::Unexpected(what)),
         Err(e) => Err(Failure::Api(e)),
     }
+}
+
+/// What a section shows before its answer is there.
+#[derive(Debug, Clone, Copy)]
+pub struct Waiting {
+    /// Before anything was asked (usually the key that asks).
+    pub idle: &'static str,
+    /// While the request is in flight.
+    pub loading: &'static str,
 }
 
 /// Where one request of a pane stands. Replies to anything but the `Loading` id are dropped.
@@ -139,6 +153,25 @@ impl<T> Load<T> {
             Load::Failed(e) => Some(e),
             _ => None,
         }
+    }
+
+    /// The answer; until there is one, draws what stands instead over `area` and returns
+    /// `None`: the text of `waiting` before anything was asked or while waiting, or the failure.
+    pub fn or_draw(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        theme: &Theme,
+        waiting: &Waiting,
+    ) -> Option<&T> {
+        let (text, style) = match self {
+            Load::Done(t) => return Some(t),
+            Load::Idle => (waiting.idle, theme.muted),
+            Load::Loading(_) => (waiting.loading, theme.muted),
+            Load::Failed(e) => (e.as_str(), theme.status_err),
+        };
+        paragraph(area, buf, text, style);
+        None
     }
 }
 

@@ -42,6 +42,7 @@ pub mod osc52;
 pub mod palette;
 pub mod safe;
 pub mod scroll;
+pub mod sections;
 pub mod table;
 pub mod text_input;
 pub mod theme;

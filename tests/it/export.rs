@@ -15,7 +15,7 @@ use cantonscope::model::summary::{format_time_micros, parse_time_micros};
 use cantonscope::msg::Command;
 use cantonscope::msg::Effect;
 use cantonscope::panes::history::HistoryPane;
-use cantonscope::panes::{AppContext, AppEvent, Level, Out, Pane, Shared};
+use cantonscope::panes::{AppContext, AppEvent, Level, Out, Pane, RenderCtx, Shared};
 use cantonscope::ui::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -861,8 +861,11 @@ fn the_dialog_draws_over_the_pane_in_a_terminal() {
     let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
     terminal
         .draw(|f| {
-            p.pane
-                .render(f.area(), f.buffer_mut(), &p.sh, &Theme::default(), true)
+            p.pane.render(
+                f.area(),
+                f.buffer_mut(),
+                RenderCtx::new(&p.sh, &Theme::default(), true),
+            )
         })
         .expect("draw");
     let text = buffer_text(terminal.backend().buffer());

@@ -15,7 +15,7 @@ use cantonscope::msg::Fetched;
 use cantonscope::msg::PaneId;
 use cantonscope::msg::{Effect, Request, RequestId, Response, UpdatesPurpose};
 use cantonscope::panes::history::{DISCOVER_TIME, EARLIER_FIRST_STEP, HistoryPane, PAGE_SIZE};
-use cantonscope::panes::{AppContext, AppEvent, Out, Pane, Shared, StartFrom};
+use cantonscope::panes::{AppContext, AppEvent, Out, Pane, RenderCtx, Shared, StartFrom};
 use cantonscope::ui::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -912,8 +912,11 @@ fn tiny_sizes_never_panic() {
     h.type_text("re:(");
     for (w, hgt) in [(1, 1), (0, 5), (5, 0), (3, 3), (20, 4), (40, 10), (2, 30)] {
         let mut buf = Buffer::empty(Rect::new(0, 0, w, hgt));
-        h.pane
-            .render(buf.area, &mut buf, &h.sh, &Theme::default(), false);
+        h.pane.render(
+            buf.area,
+            &mut buf,
+            RenderCtx::new(&h.sh, &Theme::default(), false),
+        );
         h.pane.set_area(Rect::new(0, 0, w, hgt));
         h.cmd(Command::PageDown);
     }
@@ -959,8 +962,11 @@ fn snapshot(h: &Harness, w: u16, hgt: u16) -> TestBackend {
     let mut terminal = Terminal::new(TestBackend::new(w, hgt)).expect("terminal");
     terminal
         .draw(|f| {
-            h.pane
-                .render(f.area(), f.buffer_mut(), &h.sh, &Theme::default(), true)
+            h.pane.render(
+                f.area(),
+                f.buffer_mut(),
+                RenderCtx::new(&h.sh, &Theme::default(), true),
+            )
         })
         .expect("draw");
     terminal.backend().clone()

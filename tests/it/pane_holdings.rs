@@ -15,7 +15,7 @@ use cantonscope::msg::{Effect, Fetched, Request, Response};
 use cantonscope::panes::holdings::{
     Field, HoldCol, HoldingsPane, HoldingsQuery, NOT_SERVED_TEXT, TimeSpec,
 };
-use cantonscope::panes::{AppContext, Out, Pane, Shared};
+use cantonscope::panes::{AppContext, Out, Pane, RenderCtx, Shared};
 use cantonscope::runtime::fetch::execute;
 use cantonscope::ui::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -885,9 +885,7 @@ fn tiny_sizes_never_panic() {
             p.render(
                 Rect::new(0, 0, w, hgt),
                 &mut buf,
-                &sh,
-                &Theme::default(),
-                true,
+                RenderCtx::new(&sh, &Theme::default(), true),
             );
         }
     }

@@ -10,7 +10,7 @@ use cantonscope::config::keymap::KeyContext;
 use cantonscope::msg::Command;
 use cantonscope::msg::{Effect, Request, Response};
 use cantonscope::panes::network::{NetSection, NetworkPane};
-use cantonscope::panes::{AppContext, Level, Out, Pane, PaneId, Shared};
+use cantonscope::panes::{AppContext, Level, Out, Pane, PaneId, RenderCtx, Shared};
 use cantonscope::runtime::fetch::execute;
 use cantonscope::ui::theme::Theme;
 use crossterm::event::KeyCode;
@@ -635,7 +635,11 @@ fn server_strings_with_escapes_never_reach_the_buffer() {
     );
     for (w, hh) in [(80, 24), (120, 40)] {
         let mut buf = Buffer::empty(Rect::new(0, 0, w, hh));
-        pane.render(buf.area, &mut buf, &sh, &Theme::default(), true);
+        pane.render(
+            buf.area,
+            &mut buf,
+            RenderCtx::new(&sh, &Theme::default(), true),
+        );
         assert_clean(&buf);
         let text: String = buf.content().iter().map(|c| c.symbol()).collect();
         assert!(text.contains('␛'), "escape shown as a picture");
@@ -658,7 +662,11 @@ fn server_strings_with_escapes_never_reach_the_buffer() {
         &mut out,
     );
     let mut buf = Buffer::empty(Rect::new(0, 0, 80, 24));
-    pane.render(buf.area, &mut buf, &sh, &Theme::default(), true);
+    pane.render(
+        buf.area,
+        &mut buf,
+        RenderCtx::new(&sh, &Theme::default(), true),
+    );
     assert_clean(&buf);
 }
 
@@ -711,9 +719,11 @@ fn tiny_sizes_never_panic() {
         let _ = s;
         for (w, hh) in [(1, 1), (0, 5), (5, 0), (3, 3), (20, 4), (40, 10), (2, 30)] {
             let mut buf = Buffer::empty(Rect::new(0, 0, w, hh));
-            h.app
-                .network
-                .render(buf.area, &mut buf, &h.app.sh, &Theme::default(), true);
+            h.app.network.render(
+                buf.area,
+                &mut buf,
+                RenderCtx::new(&h.app.sh, &Theme::default(), true),
+            );
             h.app.network.set_area(Rect::new(0, 0, w, hh));
         }
         h.key(KeyCode::Esc);

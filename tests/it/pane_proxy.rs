@@ -9,7 +9,7 @@ use cantonscope::demo::{TcRec, TcStatus};
 use cantonscope::msg::Command;
 use cantonscope::msg::{Effect, Request, Response};
 use cantonscope::panes::proxy::{ProxyPane, ProxySection};
-use cantonscope::panes::{AppContext, Out, Pane, PaneId, Shared};
+use cantonscope::panes::{AppContext, Out, Pane, PaneId, RenderCtx, Shared};
 use cantonscope::ui::theme::Theme;
 use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
@@ -446,7 +446,11 @@ fn server_strings_with_escapes_never_reach_the_buffer() {
     assert_eq!(pane.transfers().map(<[_]>::len), Some(1));
     for (w, hh) in [(80, 24), (120, 40), (40, 12)] {
         let mut buf = Buffer::empty(Rect::new(0, 0, w, hh));
-        pane.render(buf.area, &mut buf, &sh, &Theme::default(), true);
+        pane.render(
+            buf.area,
+            &mut buf,
+            RenderCtx::new(&sh, &Theme::default(), true),
+        );
         for c in buf.content() {
             assert!(
                 !c.symbol()
@@ -505,9 +509,11 @@ fn tiny_sizes_never_panic() {
     for _ in 0..3 {
         for (w, hh) in [(1, 1), (0, 5), (5, 0), (3, 3), (20, 4), (40, 10), (2, 30)] {
             let mut buf = Buffer::empty(Rect::new(0, 0, w, hh));
-            h.app
-                .proxy
-                .render(buf.area, &mut buf, &h.app.sh, &Theme::default(), true);
+            h.app.proxy.render(
+                buf.area,
+                &mut buf,
+                RenderCtx::new(&h.app.sh, &Theme::default(), true),
+            );
             h.app.proxy.set_area(Rect::new(0, 0, w, hh));
             h.cmd(Command::PageDown);
         }
@@ -516,7 +522,9 @@ fn tiny_sizes_never_panic() {
     }
     h.cmd(Command::Edit);
     let mut buf = Buffer::empty(Rect::new(0, 0, 10, 3));
-    h.app
-        .proxy
-        .render(buf.area, &mut buf, &h.app.sh, &Theme::default(), true);
+    h.app.proxy.render(
+        buf.area,
+        &mut buf,
+        RenderCtx::new(&h.app.sh, &Theme::default(), true),
+    );
 }

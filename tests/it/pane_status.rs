@@ -14,7 +14,7 @@ use cantonscope::msg::{Effect, Fetched, Request, RequestId, Response};
 use cantonscope::panes::status::{
     MAX_BACKOFF_MS, NO_TOKEN_TEXT, NodeHealth, NodeKind, StatusPane, retry_delay_ms,
 };
-use cantonscope::panes::{AppContext, AppEvent, Out, Pane, Shared};
+use cantonscope::panes::{AppContext, AppEvent, Out, Pane, RenderCtx, Shared};
 use cantonscope::ui::format::{human_duration, human_uptime, parse_iso8601_duration};
 use cantonscope::ui::theme::Theme;
 use ratatui::Terminal;
@@ -655,7 +655,13 @@ fn tiny_sizes_never_panic() {
         let mut terminal = Terminal::new(TestBackend::new(w.max(1), h.max(1))).expect("t");
         let theme = Theme::default();
         terminal
-            .draw(|f| pane.render(Rect::new(0, 0, w, h), f.buffer_mut(), &sh, &theme, false))
+            .draw(|f| {
+                pane.render(
+                    Rect::new(0, 0, w, h),
+                    f.buffer_mut(),
+                    RenderCtx::new(&sh, &theme, false),
+                )
+            })
             .expect("draw");
     }
 }

@@ -14,7 +14,7 @@ use cantonscope::model::summary::parse_time_micros;
 use cantonscope::msg::Command;
 use cantonscope::msg::{Effect, Request, RequestId, Response};
 use cantonscope::panes::update::{Focus, UpdatePane};
-use cantonscope::panes::{AppContext, AppEvent, Out, Pane, Shared};
+use cantonscope::panes::{AppContext, AppEvent, Out, Pane, RenderCtx, Shared};
 use cantonscope::ui::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
@@ -648,11 +648,19 @@ fn tiny_sizes_never_panic() {
     ] {
         pane.set_area(Rect::new(0, 0, w, h));
         let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
-        pane.render(buf.area, &mut buf, &sh, &Theme::default(), true);
+        pane.render(
+            buf.area,
+            &mut buf,
+            RenderCtx::new(&sh, &Theme::default(), true),
+        );
         cmd(&mut pane, &mut sh, Command::Down);
         cmd(&mut pane, &mut sh, Command::Expand);
         cmd(&mut pane, &mut sh, Command::FollowContract);
-        pane.render(buf.area, &mut buf, &sh, &Theme::default(), true);
+        pane.render(
+            buf.area,
+            &mut buf,
+            RenderCtx::new(&sh, &Theme::default(), true),
+        );
         cmd(&mut pane, &mut sh, Command::Back);
     }
 }

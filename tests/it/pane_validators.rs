@@ -14,7 +14,7 @@ use cantonscope::msg::{Effect, Fetched, Request, Response};
 use cantonscope::panes::validators::{
     NOT_ONBOARDED, ValCol, ValidatorRow, ValidatorsPane, liveness,
 };
-use cantonscope::panes::{AppContext, Out, Pane, Shared};
+use cantonscope::panes::{AppContext, Out, Pane, RenderCtx, Shared};
 use cantonscope::runtime::fetch::execute;
 use cantonscope::ui::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -685,9 +685,7 @@ fn stale_replies_are_ignored_and_tiny_sizes_never_panic() {
             p.render(
                 Rect::new(0, 0, w, hgt),
                 &mut buf,
-                &sh,
-                &Theme::default(),
-                true,
+                RenderCtx::new(&sh, &Theme::default(), true),
             );
         }
     }

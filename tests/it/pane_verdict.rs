@@ -10,7 +10,7 @@ use cantonscope::model::summary::parse_time_micros;
 use cantonscope::msg::Command;
 use cantonscope::msg::Effect;
 use cantonscope::panes::verdict::VerdictPane;
-use cantonscope::panes::{AppContext, AppEvent, Out, Pane, Shared};
+use cantonscope::panes::{AppContext, AppEvent, Out, Pane, RenderCtx, Shared};
 use cantonscope::ui::format::format_gap;
 use cantonscope::ui::theme::Theme;
 use ratatui::Terminal;
@@ -332,7 +332,7 @@ fn tiny_sizes_never_panic() {
         terminal
             .draw(|f| {
                 let area = Rect::new(0, 0, w, h);
-                pane.render(area, f.buffer_mut(), &sh, &theme, false)
+                pane.render(area, f.buffer_mut(), RenderCtx::new(&sh, &theme, false))
             })
             .expect("draw");
     }

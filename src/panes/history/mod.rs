@@ -38,10 +38,9 @@ use crate::msg::RequestId;
 use crate::ui::format::group_thousands;
 use crate::ui::scroll::ScrollState;
 use crate::ui::table::{Columns, Draw, FilterEvent, FilterInput};
-use crate::ui::theme::Theme;
 
 use super::export::{ExportDialog, render_progress};
-use super::{AppEvent, Out, Pane, PaneId, Shared, StartFrom};
+use super::{AppEvent, Out, Pane, PaneId, RenderCtx, Shared, StartFrom};
 pub use crate::feed::loader::{
     DISCOVER_TIME, EARLIER_ENOUGH, EARLIER_FIRST_STEP, EARLIER_MAX_STEP, MAX_BACKOFF_MS, PAGE_SIZE,
     SEEK_STEPS,
@@ -415,7 +414,8 @@ impl Pane for HistoryPane {
         self.scroll.set_viewport(self.list_viewport());
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         if area.width == 0 || area.height == 0 {
             return;
         }
@@ -472,7 +472,7 @@ impl Pane for HistoryPane {
             list.y += 1;
             list.height -= 1;
         }
-        self.render_rows(list, buf, sh, theme, focused);
+        self.render_rows(list, buf, cx);
         if let Some(dialog) = &self.export_dialog {
             dialog.render(area, buf, theme);
         }

@@ -13,7 +13,7 @@ use crate::ui::format::{group_thousands, human_span};
 use crate::ui::table::{Cell, Column, Columns, Draw, TableRow, Width};
 use crate::ui::theme::Theme;
 
-use super::super::Shared;
+use super::super::{RenderCtx, Shared};
 use crate::feed::loader::Phase;
 
 use super::HistoryPane;
@@ -140,14 +140,8 @@ impl HistoryPane {
         Line::from(spans)
     }
 
-    pub(super) fn render_rows(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        sh: &Shared,
-        theme: &Theme,
-        focused: bool,
-    ) {
+    pub(super) fn render_rows(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         let rows = self.view.len(&sh.history);
         let width = usize::from(area.width);
         if rows == 0 {

@@ -32,13 +32,12 @@ use ratatui::layout::Rect;
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
-use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::layout::framed;
 use crate::ui::load::accept;
 use crate::ui::safe::sanitize;
 use crate::ui::table::DataTable;
 use crate::ui::text_input::InputOutcome;
-use crate::ui::theme::Theme;
 
 pub use query::{Field, HoldingsForm, HoldingsQuery, TimeSpec, parse_time_spec};
 pub use result::{HoldCol, HoldingRow, HoldingsResult, explain_error};
@@ -389,10 +388,11 @@ impl Pane for HoldingsPane {
             .set_viewport(usize::from(area.height.saturating_sub(6)).max(1));
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         let title = self.title_line(theme);
         if let Some(inner) = framed(area, buf, title, theme.border_style(focused)) {
-            self.render_body(inner, buf, sh, theme, focused);
+            self.render_body(inner, buf, cx);
         }
         if self.form_open && area.width > 0 && area.height > 0 {
             self.render_form(area, buf, sh, theme);

@@ -7,7 +7,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Widget};
 
-use crate::panes::Shared;
+use crate::panes::{RenderCtx, Shared};
 use crate::ui::form::{id_list_summary, render_candidates, split_ids};
 use crate::ui::layout::{centered, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};
@@ -40,14 +40,8 @@ impl HoldingsPane {
         Line::from(spans)
     }
 
-    pub(super) fn render_body(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        sh: &Shared,
-        theme: &Theme,
-        focused: bool,
-    ) {
+    pub(super) fn render_body(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         let width = usize::from(area.width);
         let mut y = area.y;
         let bottom = area.bottom();

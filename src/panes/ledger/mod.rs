@@ -33,9 +33,10 @@ use crate::api::ledger::{Event, TreeEvent, Update};
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Fetched, Request, RequestId, Response};
-use crate::panes::{Out, Pane, PaneId, Shared};
+use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
+use crate::ui::sections::{Sections, sections};
 use crate::ui::theme::Theme;
 
 pub use common::{READ_ONLY_TEXT, TOKEN_HELP};
@@ -47,37 +48,14 @@ pub use trees::{DrillFocus, REMOVED_HINT, Trees};
 
 use common::{Note, Tone, explain, put, render_notes};
 
-/// The sections, in tab order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Section {
-    Parties,
-    DeleteUser,
-    Package,
-    Trees,
-    Execute,
-}
-
-impl Section {
-    pub const ALL: [Section; 5] = [
-        Section::Parties,
-        Section::DeleteUser,
-        Section::Package,
-        Section::Trees,
-        Section::Execute,
-    ];
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Section::Parties => "Parties",
-            Section::DeleteUser => "Delete user",
-            Section::Package => "Package",
-            Section::Trees => "Trees",
-            Section::Execute => "Execute",
-        }
-    }
-
-    fn index(self) -> usize {
-        Section::ALL.iter().position(|s| *s == self).unwrap_or(0)
+sections! {
+    /// The sections, in tab order.
+    pub enum Section {
+        Parties => "Parties",
+        DeleteUser => "Delete user",
+        Package => "Package",
+        Trees => "Trees",
+        Execute => "Execute",
     }
 }
 
@@ -212,12 +190,6 @@ impl LedgerPane {
         self.end_pending = Some(out.fetch(sh, Request::LedgerEnd));
     }
 
-    fn switch(&mut self, delta: isize) {
-        let n = Section::ALL.len() as isize;
-        let i = (self.section.index() as isize + delta).rem_euclid(n) as usize;
-        self.section = Section::ALL[i];
-    }
-
     fn render_header(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
         let mut spans = vec![Span::styled("ledger end ", theme.muted)];
         match (sh.ledger_end, &self.end_error) {
@@ -311,11 +283,11 @@ impl Pane for LedgerPane {
         if !dialog {
             match cmd {
                 Command::NextSection => {
-                    self.switch(1);
+                    self.section = self.section.step(true);
                     return true;
                 }
                 Command::PrevSection => {
-                    self.switch(-1);
+                    self.section = self.section.step(false);
                     return true;
                 }
                 Command::Edit | Command::Delete | Command::Execute | Command::Refresh => {
@@ -428,7 +400,8 @@ impl Pane for LedgerPane {
         self.execute.set_rows(rows);
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         if area.width == 0 || area.height == 0 {
             return;
         }

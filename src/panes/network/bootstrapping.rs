@@ -12,7 +12,7 @@ use super::NetworkPane;
 use crate::api::scan::BootstrappingTransactions;
 use crate::msg::{Effect, Request};
 use crate::panes::form::{Load, cell, file_part, paragraph};
-use crate::panes::{Out, Shared};
+use crate::panes::{Out, RenderCtx, Shared};
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::text_input::TextInput;
 use crate::ui::theme::Theme;
@@ -209,14 +209,8 @@ impl NetworkPane {
         }
     }
 
-    pub(super) fn render_boot(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        sh: &Shared,
-        theme: &Theme,
-        focused: bool,
-    ) {
+    pub(super) fn render_boot(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         let mut area = area;
         if let Some(input) = &self.save_input {
             let h = input.desired_height() + 1;

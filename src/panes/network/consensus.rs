@@ -26,7 +26,7 @@ use crate::model::network::NetworkCheck;
 use crate::model::summary::format_time_micros;
 use crate::msg::{Effect, Request, Response};
 use crate::panes::form::{Load, cell, paragraph};
-use crate::panes::{Out, Shared};
+use crate::panes::{Out, RenderCtx, Shared};
 use crate::ui::format::short_event_id;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
@@ -351,14 +351,8 @@ impl NetworkPane {
         };
     }
 
-    pub(super) fn render_consensus(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        sh: &Shared,
-        theme: &Theme,
-        focused: bool,
-    ) {
+    pub(super) fn render_consensus(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         let id = self.check.update_id.as_deref().unwrap_or("");
         let mut y = area.y;
         let title = match &self.check.query {

@@ -8,7 +8,9 @@ use super::NetworkPane;
 use crate::api::scan::RewardWeightRequest;
 use crate::msg::Request;
 use crate::panes::form::{Load, cell, paragraph};
-use crate::panes::{Out, Shared};
+use crate::panes::{Out, RenderCtx, Shared};
+use crate::ui::layout::label_rows;
+use crate::ui::load::Waiting;
 use crate::ui::table::{Column, Columns, DataTable, Draw, ListCol, Width};
 use crate::ui::theme::Theme;
 
@@ -35,6 +37,16 @@ pub(super) struct Weight {
     pub(super) before: Option<String>,
     pub(super) weight: Option<String>,
 }
+
+const HOSTING_WAITING: Waiting = Waiting {
+    idle: "Press i to look up which participants host a party on a synchronizer (Tab completes parties seen in the history).",
+    loading: "looking up the hosting participants…",
+};
+
+const WEIGHT_WAITING: Waiting = Waiting {
+    idle: "Press i to look up the reward weight an SV had: the weight set by the most recent accepted UpdateSvRewardWeight proposal, optionally only counting changes that took effect before a time.",
+    loading: "looking up the reward weight…",
+};
 
 impl NetworkPane {
     pub(super) fn query_hosting(
@@ -73,129 +85,57 @@ impl NetworkPane {
         self.weight = Load::Loading(id);
     }
 
-    pub(super) fn render_hosting(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        theme: &Theme,
-        focused: bool,
-    ) {
-        match &self.hosting {
-            Load::Idle => {
-                paragraph(
-                    area,
-                    buf,
-                    "Press i to look up which participants host a party on a synchronizer (Tab completes parties seen in the history).",
-                    theme.muted,
-                );
-            }
-            Load::Loading(_) => {
-                paragraph(
-                    area,
-                    buf,
-                    "looking up the hosting participants…",
-                    theme.muted,
-                );
-            }
-            Load::Failed(e) => {
-                paragraph(area, buf, e, theme.status_err);
-            }
-            Load::Done(h) => {
-                let mut y = area.y;
-                for (label, value, style) in [
-                    ("Party        ", &h.party, theme.party),
-                    ("Synchronizer ", &h.domain, theme.id),
-                ] {
-                    if y >= area.bottom() {
-                        return;
-                    }
-                    buf.set_stringn(area.x, y, label, usize::from(area.width), theme.muted);
-                    let x = area.x + (label.len() as u16).min(area.width);
-                    cell(buf, x, y, value, area.right() - x, style);
-                    y += 1;
-                }
-                if y >= area.bottom() {
-                    return;
-                }
-                let n = h.participants.len();
-                let line = match n {
-                    0 => "Hosted by no participant (the scan returned an empty list).".to_string(),
-                    1 => "Hosted by 1 participant:".to_string(),
-                    n => format!("Hosted by {n} participants (multi-hosted):"),
-                };
-                cell(buf, area.x, y, &line, area.width, theme.accent);
-                y += 1;
-                let list = Rect::new(area.x, y, area.width, area.bottom().saturating_sub(y));
-                let draw = Draw::new(&theme.id, theme, focused);
-                self.hosting_table.render(list, buf, &h.participants, &draw);
-            }
+    pub(super) fn render_hosting(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { theme, focused, .. } = cx;
+        let Some(h) = self.hosting.or_draw(area, buf, theme, &HOSTING_WAITING) else {
+            return;
+        };
+        let rows = [
+            ("Party        ", h.party.as_str(), theme.party),
+            ("Synchronizer ", h.domain.as_str(), theme.id),
+        ];
+        let mut y = label_rows(area, buf, &rows, theme);
+        if y >= area.bottom() {
+            return;
         }
+        let line = match h.participants.len() {
+            0 => "Hosted by no participant (the scan returned an empty list).".to_string(),
+            1 => "Hosted by 1 participant:".to_string(),
+            n => format!("Hosted by {n} participants (multi-hosted):"),
+        };
+        cell(buf, area.x, y, &line, area.width, theme.accent);
+        y += 1;
+        let list = Rect::new(area.x, y, area.width, area.bottom().saturating_sub(y));
+        let draw = Draw::new(&theme.id, theme, focused);
+        self.hosting_table.render(list, buf, &h.participants, &draw);
     }
 
     pub(super) fn render_weight(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        match &self.weight {
-            Load::Idle => {
-                paragraph(
-                    area,
-                    buf,
-                    "Press i to look up the reward weight an SV had: the weight set by the most recent accepted UpdateSvRewardWeight proposal, optionally only counting changes that took effect before a time.",
-                    theme.muted,
-                );
-            }
-            Load::Loading(_) => {
-                paragraph(area, buf, "looking up the reward weight…", theme.muted);
-            }
-            Load::Failed(e) => {
-                paragraph(area, buf, e, theme.status_err);
-            }
-            Load::Done(w) => {
-                let mut y = area.y;
-                let before = w.before.clone().unwrap_or_else(|| "(now)".into());
-                for (label, value, style) in [
-                    ("SV party         ", &w.sv, theme.party),
-                    ("Effective before ", &before, theme.time),
-                ] {
-                    if y >= area.bottom() {
-                        return;
-                    }
-                    buf.set_stringn(area.x, y, label, usize::from(area.width), theme.muted);
-                    let x = area.x + (label.len() as u16).min(area.width);
-                    cell(buf, x, y, value, area.right() - x, style);
-                    y += 1;
-                }
-                if y >= area.bottom() {
-                    return;
-                }
-                let rest = Rect::new(area.x, y, area.width, area.bottom() - y);
-                match &w.weight {
-                    Some(weight) => {
-                        let label = "Reward weight    ";
-                        buf.set_stringn(
-                            rest.x,
-                            rest.y,
-                            label,
-                            usize::from(rest.width),
-                            theme.muted,
-                        );
-                        let x = rest.x + (label.len() as u16).min(rest.width);
-                        cell(buf, x, rest.y, weight, rest.right() - x, theme.json_number);
-                    }
-                    None => {
-                        let when = match &w.before {
-                            Some(t) => format!("before {t}"),
-                            None => "so far".to_string(),
-                        };
-                        paragraph(
-                            rest,
-                            buf,
-                            &format!(
-                                "No reward weight: no accepted UpdateSvRewardWeight proposal for this party took effect {when}. The scan leaves rewardWeight out in that case (an unknown party or a party that is not an SV gets the same answer); the SV then has the weight it was onboarded with."
-                            ),
-                            theme.status_warn,
-                        );
-                    }
-                }
-            }
+        let Some(w) = self.weight.or_draw(area, buf, theme, &WEIGHT_WAITING) else {
+            return;
+        };
+        let before = w.before.as_deref().unwrap_or("(now)");
+        let mut rows = vec![
+            ("SV party         ", w.sv.as_str(), theme.party),
+            ("Effective before ", before, theme.time),
+        ];
+        if let Some(weight) = &w.weight {
+            rows.push(("Reward weight    ", weight.as_str(), theme.json_number));
+        }
+        let y = label_rows(area, buf, &rows, theme);
+        if w.weight.is_none() && y < area.bottom() {
+            let when = match &w.before {
+                Some(t) => format!("before {t}"),
+                None => "so far".to_string(),
+            };
+            paragraph(
+                Rect::new(area.x, y, area.width, area.bottom() - y),
+                buf,
+                &format!(
+                    "No reward weight: no accepted UpdateSvRewardWeight proposal for this party took effect {when}. The scan leaves rewardWeight out in that case (an unknown party or a party that is not an SV gets the same answer); the SV then has the weight it was onboarded with."
+                ),
+                theme.status_warn,
+            );
         }
     }
 }

@@ -23,9 +23,9 @@ use crate::api::scan::SynchronizerBftSequencer;
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Fetched, Request, Response};
-use crate::panes::form::{Form, FormOutcome, Load, explain, render_section_tabs};
-use crate::panes::{Out, Pane, PaneId, Shared};
-use crate::ui::layout::framed;
+use crate::panes::form::{Form, FormOutcome, Load, explain};
+use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
+use crate::ui::sections::{Sections, framed_sections, sections};
 use crate::ui::table::{DataTable, ListCol, TableInput};
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
@@ -54,38 +54,14 @@ pub use sequencers::SeqCol;
 use sequencers::seq_table;
 pub use sweep::{SWEEP_PAGE, SweepState};
 
-/// The sections of the pane, in tab order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NetSection {
-    Scans,
-    Sequencers,
-    Bootstrapping,
-    Participants,
-    RewardWeight,
-}
-
-impl NetSection {
-    pub const ALL: [NetSection; 5] = [
-        NetSection::Scans,
-        NetSection::Sequencers,
-        NetSection::Bootstrapping,
-        NetSection::Participants,
-        NetSection::RewardWeight,
-    ];
-
-    /// The tab label.
-    pub fn title(self) -> &'static str {
-        match self {
-            NetSection::Scans => "Scans",
-            NetSection::Sequencers => "BFT sequencers",
-            NetSection::Bootstrapping => "Bootstrapping",
-            NetSection::Participants => "Party hosting",
-            NetSection::RewardWeight => "Reward weight",
-        }
-    }
-
-    fn index(self) -> usize {
-        NetSection::ALL.iter().position(|s| *s == self).unwrap_or(0)
+sections! {
+    /// The sections of the pane, in tab order.
+    pub enum NetSection {
+        Scans => "Scans",
+        Sequencers => "BFT sequencers",
+        Bootstrapping => "Bootstrapping",
+        Participants => "Party hosting",
+        RewardWeight => "Reward weight",
     }
 }
 
@@ -311,20 +287,20 @@ impl NetworkPane {
         Line::from(spans)
     }
 
-    fn render_body(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render_body(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
         match self.section {
             NetSection::Scans if self.check.open => {
-                let area = self.render_sweep_line(area, buf, theme);
-                self.render_consensus(area, buf, sh, theme, focused);
+                let area = self.render_sweep_line(area, buf, cx.theme);
+                self.render_consensus(area, buf, cx);
             }
             NetSection::Scans => {
-                let area = self.render_sweep_line(area, buf, theme);
-                self.render_scans(area, buf, sh, theme, focused);
+                let area = self.render_sweep_line(area, buf, cx.theme);
+                self.render_scans(area, buf, cx);
             }
-            NetSection::Sequencers => self.render_sequencers(area, buf, theme, focused),
-            NetSection::Bootstrapping => self.render_boot(area, buf, sh, theme, focused),
-            NetSection::Participants => self.render_hosting(area, buf, theme, focused),
-            NetSection::RewardWeight => self.render_weight(area, buf, theme),
+            NetSection::Sequencers => self.render_sequencers(area, buf, cx),
+            NetSection::Bootstrapping => self.render_boot(area, buf, cx),
+            NetSection::Participants => self.render_hosting(area, buf, cx),
+            NetSection::RewardWeight => self.render_weight(area, buf, cx.theme),
         }
     }
 }
@@ -387,14 +363,7 @@ impl Pane for NetworkPane {
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
         match cmd {
             Command::NextSection | Command::PrevSection => {
-                let n = NetSection::ALL.len();
-                let i = self.section.index();
-                let next = if cmd == Command::NextSection {
-                    i + 1
-                } else {
-                    i + n - 1
-                } % n;
-                self.section = NetSection::ALL[next];
+                self.section = self.section.step(cmd == Command::NextSection);
                 self.load_section(sh, out);
                 true
             }
@@ -553,20 +522,12 @@ impl Pane for NetworkPane {
         self.check.table.set_viewport(v.saturating_sub(3).max(1));
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { theme, focused, .. } = cx;
         let title = self.title_line(theme);
-        let Some(inner) = framed(area, buf, title, theme.border_style(focused)) else {
+        let Some(mut body) = framed_sections(area, buf, title, self.section, theme, focused) else {
             return;
         };
-        let titles: Vec<&str> = NetSection::ALL.iter().map(|s| s.title()).collect();
-        render_section_tabs(
-            Rect::new(inner.x, inner.y, inner.width, 1),
-            buf,
-            &titles,
-            self.section.index(),
-            theme,
-        );
-        let mut body = Rect::new(inner.x, inner.y + 1, inner.width, inner.height - 1);
         if let Some((_, form)) = &self.form {
             body = form.render_above(body, buf, theme);
         }
@@ -579,7 +540,7 @@ impl Pane for NetworkPane {
             NetSection::RewardWeight => self.weight.is_idle(),
         };
         if body.height > 0 && !(idle && self.form.is_some()) {
-            self.render_body(body, buf, sh, theme, focused && !self.is_editing());
+            self.render_body(body, buf, cx.focus(focused && !self.is_editing()));
         }
     }
 

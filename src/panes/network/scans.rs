@@ -24,7 +24,7 @@ use crate::model::network::{
 };
 use crate::msg::{Request, RequestId};
 use crate::panes::form::{cell, paragraph};
-use crate::panes::{Out, Shared};
+use crate::panes::{Out, RenderCtx, Shared};
 use crate::ui::format::{group_thousands, human_secs};
 use crate::ui::safe::safe_line;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
@@ -428,14 +428,8 @@ impl NetworkPane {
         Line::from(spans)
     }
 
-    pub(super) fn render_scans(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        sh: &Shared,
-        theme: &Theme,
-        focused: bool,
-    ) {
+    pub(super) fn render_scans(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         if area.height == 0 {
             return;
         }

@@ -9,7 +9,8 @@ use super::NetworkPane;
 use crate::api::scan::SynchronizerBftSequencer;
 use crate::msg::{Effect, Request};
 use crate::panes::form::{Load, cell, paragraph};
-use crate::panes::{Out, Shared};
+use crate::panes::{Out, RenderCtx, Shared};
+use crate::ui::load::Waiting;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
 
@@ -20,6 +21,11 @@ pub enum SeqCol {
     Id,
     Url,
 }
+
+const SEQUENCERS_WAITING: Waiting = Waiting {
+    idle: "Press r to load the BFT sequencers of this SV.",
+    loading: "loading BFT sequencers…",
+};
 
 impl TableRow for SynchronizerBftSequencer {
     type Col = SeqCol;
@@ -62,52 +68,36 @@ impl NetworkPane {
         self.sequencers = Load::Loading(out.fetch(sh, Request::BftSequencers));
     }
 
-    pub(super) fn render_sequencers(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        theme: &Theme,
-        focused: bool,
-    ) {
-        match &self.sequencers {
-            Load::Idle => {
-                paragraph(
-                    area,
-                    buf,
-                    "Press r to load the BFT sequencers of this SV.",
-                    theme.muted,
-                );
-            }
-            Load::Loading(_) => {
-                paragraph(area, buf, "loading BFT sequencers…", theme.muted);
-            }
-            Load::Failed(e) => {
-                paragraph(area, buf, e, theme.status_err);
-            }
-            Load::Done(seqs) if seqs.is_empty() => {
-                paragraph(
-                    area,
-                    buf,
-                    "This SV has no BFT sequencer configured (the scan returned an empty list).",
-                    theme.muted,
-                );
-            }
-            Load::Done(seqs) => {
-                let line = format!(
-                    "{} BFT sequencer{} of this SV (one per synchronizer serial)",
-                    seqs.len(),
-                    if seqs.len() == 1 { "" } else { "s" }
-                );
-                cell(buf, area.x, area.y, &line, area.width, theme.muted);
-                let table = Rect::new(
-                    area.x,
-                    area.y + 1,
-                    area.width,
-                    area.height.saturating_sub(1),
-                );
-                let draw = Draw::new(&(), theme, focused);
-                self.seq_table.render(table, buf, seqs, &draw);
-            }
+    pub(super) fn render_sequencers(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { theme, focused, .. } = cx;
+        let Some(seqs) = self
+            .sequencers
+            .or_draw(area, buf, theme, &SEQUENCERS_WAITING)
+        else {
+            return;
+        };
+        if seqs.is_empty() {
+            paragraph(
+                area,
+                buf,
+                "This SV has no BFT sequencer configured (the scan returned an empty list).",
+                theme.muted,
+            );
+            return;
         }
+        let line = format!(
+            "{} BFT sequencer{} of this SV (one per synchronizer serial)",
+            seqs.len(),
+            if seqs.len() == 1 { "" } else { "s" }
+        );
+        cell(buf, area.x, area.y, &line, area.width, theme.muted);
+        let table = Rect::new(
+            area.x,
+            area.y + 1,
+            area.width,
+            area.height.saturating_sub(1),
+        );
+        let draw = Draw::new(&(), theme, focused);
+        self.seq_table.render(table, buf, seqs, &draw);
     }
 }

@@ -23,12 +23,11 @@ use crate::api::validator::ContractWithState;
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, Response};
-use crate::panes::{Out, Pane, PaneId, Shared};
-use crate::ui::form::{Form, FormOutcome, Load, explain, render_section_tabs};
+use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
+use crate::ui::form::{Form, FormOutcome, Load, explain};
 use crate::ui::json::JsonView;
-use crate::ui::layout::framed;
+use crate::ui::sections::{Sections, framed_sections, sections};
 use crate::ui::table::{DataTable, TableInput};
-use crate::ui::theme::Theme;
 
 use render::ContractView;
 pub use rows::TransferRow;
@@ -39,35 +38,12 @@ use rows::{
 /// Table width from which the coupon details show beside the table.
 const SIDE_PANEL_MIN_WIDTH: u16 = 100;
 
-/// The sections of the pane, in tab order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProxySection {
-    AmuletRules,
-    Coupons,
-    Transfers,
-}
-
-impl ProxySection {
-    pub const ALL: [ProxySection; 3] = [
-        ProxySection::AmuletRules,
-        ProxySection::Coupons,
-        ProxySection::Transfers,
-    ];
-
-    /// The tab label.
-    pub fn title(self) -> &'static str {
-        match self {
-            ProxySection::AmuletRules => "Amulet rules",
-            ProxySection::Coupons => "Dev fund coupons",
-            ProxySection::Transfers => "Transfer commands",
-        }
-    }
-
-    fn index(self) -> usize {
-        ProxySection::ALL
-            .iter()
-            .position(|s| *s == self)
-            .unwrap_or(0)
+sections! {
+    /// The sections of the pane, in tab order.
+    pub enum ProxySection {
+        AmuletRules => "Amulet rules",
+        Coupons => "Dev fund coupons",
+        Transfers => "Transfer commands",
     }
 }
 
@@ -389,14 +365,7 @@ impl Pane for ProxyPane {
         let viewport = self.viewport();
         match cmd {
             Command::NextSection | Command::PrevSection => {
-                let n = ProxySection::ALL.len();
-                let i = self.section.index();
-                let next = if cmd == Command::NextSection {
-                    i + 1
-                } else {
-                    i + n - 1
-                } % n;
-                self.section = ProxySection::ALL[next];
+                self.section = self.section.step(cmd == Command::NextSection);
                 self.coupon_details = false;
                 return true;
             }
@@ -506,20 +475,12 @@ impl Pane for ProxyPane {
         self.transfer_table.set_viewport(v);
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { theme, focused, .. } = cx;
         let title = self.title_line(theme);
-        let Some(inner) = framed(area, buf, title, theme.border_style(focused)) else {
+        let Some(mut body) = framed_sections(area, buf, title, self.section, theme, focused) else {
             return;
         };
-        let titles: Vec<&str> = ProxySection::ALL.iter().map(|s| s.title()).collect();
-        render_section_tabs(
-            Rect::new(inner.x, inner.y, inner.width, 1),
-            buf,
-            &titles,
-            self.section.index(),
-            theme,
-        );
-        let mut body = Rect::new(inner.x, inner.y + 1, inner.width, inner.height - 1);
         if let Some(form) = &self.form {
             body = form.render_above(body, buf, theme);
         }
@@ -529,11 +490,11 @@ impl Pane for ProxyPane {
         if self.form.is_some() && self.transfers.is_idle() {
             return;
         }
-        let focused = focused && self.form.is_none();
+        let cx = cx.focus(focused && self.form.is_none());
         match self.section {
-            ProxySection::AmuletRules => self.render_rules(body, buf, theme, focused),
-            ProxySection::Coupons => self.render_coupons(body, buf, sh, theme, focused),
-            ProxySection::Transfers => self.render_transfers(body, buf, theme, focused),
+            ProxySection::AmuletRules => self.render_rules(body, buf, cx),
+            ProxySection::Coupons => self.render_coupons(body, buf, cx),
+            ProxySection::Transfers => self.render_transfers(body, buf, cx),
         }
     }
 

@@ -3,15 +3,17 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use crate::api::validator::ContractWithState;
 use crate::model::summary::{short_id, short_party, short_template};
-use crate::panes::Shared;
-use crate::ui::form::{Load, cell, paragraph};
+use crate::panes::RenderCtx;
+use crate::ui::form::{cell, paragraph};
 use crate::ui::json::JsonView;
+use crate::ui::layout::label_rows;
+use crate::ui::load::Waiting;
+use crate::ui::sections::Sections;
 use crate::ui::table::Draw;
 use crate::ui::theme::Theme;
 
@@ -27,6 +29,21 @@ pub(super) struct ContractView {
     domain_id: Option<String>,
     pub(super) payload: JsonView,
 }
+
+const RULES_WAITING: Waiting = Waiting {
+    idle: "Press r to load the amulet rules.",
+    loading: "loading the amulet rules…",
+};
+
+const COUPONS_WAITING: Waiting = Waiting {
+    idle: "Press r to load the coupons.",
+    loading: "loading unclaimed development fund coupons…",
+};
+
+const TRANSFERS_WAITING: Waiting = Waiting {
+    idle: "Press i to look up the transfer commands of a sender for a nonce (Tab completes parties seen in the history). The proxy reports commands created in the last 24 hours.",
+    loading: "looking up transfer commands…",
+};
 
 impl ContractView {
     pub(super) fn new(c: &ContractWithState) -> Self {
@@ -55,20 +72,13 @@ impl ContractView {
             ),
             _ => self.template_id.clone(),
         };
-        let mut y = area.y;
-        for (label, value, style) in [
-            ("Template   ", &template, theme.accent),
-            ("Contract   ", &self.contract_id, theme.id),
-            ("Created at ", &self.created_at, theme.time),
-            ("Domain     ", &domain, theme.id),
-        ] {
-            if y >= area.bottom() {
-                return;
-            }
-            let row = Rect::new(area.x, y, area.width, 1);
-            label_value(buf, row, label, (value, style), theme);
-            y += 1;
-        }
+        let rows = [
+            ("Template   ", template.as_str(), theme.accent),
+            ("Contract   ", self.contract_id.as_str(), theme.id),
+            ("Created at ", self.created_at.as_str(), theme.time),
+            ("Domain     ", domain.as_str(), theme.id),
+        ];
+        let mut y = label_rows(area, buf, &rows, theme);
         if y >= area.bottom() {
             return;
         }
@@ -100,48 +110,17 @@ impl ProxyPane {
         Line::from(spans)
     }
 
-    pub(super) fn render_rules(&self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
-        match &self.rules {
-            Load::Idle => {
-                paragraph(area, buf, "Press r to load the amulet rules.", theme.muted);
-            }
-            Load::Loading(_) => {
-                paragraph(area, buf, "loading the amulet rules…", theme.muted);
-            }
-            Load::Failed(e) => {
-                paragraph(area, buf, e, theme.status_err);
-            }
-            Load::Done(c) => c.render(area, buf, theme, focused),
+    pub(super) fn render_rules(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { theme, focused, .. } = cx;
+        if let Some(c) = self.rules.or_draw(area, buf, theme, &RULES_WAITING) {
+            c.render(area, buf, theme, focused);
         }
     }
 
-    pub(super) fn render_coupons(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        sh: &Shared,
-        theme: &Theme,
-        focused: bool,
-    ) {
-        let coupons = match &self.coupons {
-            Load::Idle => {
-                paragraph(area, buf, "Press r to load the coupons.", theme.muted);
-                return;
-            }
-            Load::Loading(_) => {
-                paragraph(
-                    area,
-                    buf,
-                    "loading unclaimed development fund coupons…",
-                    theme.muted,
-                );
-                return;
-            }
-            Load::Failed(e) => {
-                paragraph(area, buf, e, theme.status_err);
-                return;
-            }
-            Load::Done(c) => c,
+    pub(super) fn render_coupons(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
+        let Some(coupons) = self.coupons.or_draw(area, buf, theme, &COUPONS_WAITING) else {
+            return;
         };
         if coupons.is_empty() {
             paragraph(
@@ -198,39 +177,16 @@ impl ProxyPane {
         }
     }
 
-    pub(super) fn render_transfers(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        theme: &Theme,
-        focused: bool,
-    ) {
-        let rows = match &self.transfers {
-            Load::Idle => {
-                paragraph(
-                    area,
-                    buf,
-                    "Press i to look up the transfer commands of a sender for a nonce (Tab completes parties seen in the history). The proxy reports commands created in the last 24 hours.",
-                    theme.muted,
-                );
-                return;
-            }
-            Load::Loading(_) => {
-                paragraph(area, buf, "looking up transfer commands…", theme.muted);
-                return;
-            }
-            Load::Failed(e) => {
-                paragraph(area, buf, e, theme.status_err);
-                return;
-            }
-            Load::Done(r) => r,
+    pub(super) fn render_transfers(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { theme, focused, .. } = cx;
+        let Some(rows) = self.transfers.or_draw(area, buf, theme, &TRANSFERS_WAITING) else {
+            return;
         };
         let mut y = area.y;
         if let Some(q) = &self.transfer_query {
             let value = format!("{}  nonce {}", q.sender, q.nonce);
             let row = Rect::new(area.x, y, area.width, 1);
-            label_value(buf, row, "Sender ", (&value, theme.party), theme);
-            y += 1;
+            y = label_rows(row, buf, &[("Sender ", &value, theme.party)], theme);
         }
         if y >= area.bottom() {
             return;
@@ -267,17 +223,4 @@ impl ProxyPane {
             paragraph(rect, buf, &d, theme.muted);
         }
     }
-}
-
-/// `label` in the muted style then `value` in its style, cut to the width of `row`.
-pub(super) fn label_value(
-    buf: &mut Buffer,
-    row: Rect,
-    label: &str,
-    value: (&str, Style),
-    theme: &Theme,
-) {
-    buf.set_stringn(row.x, row.y, label, usize::from(row.width), theme.muted);
-    let lw = (label.len() as u16).min(row.width);
-    cell(buf, row.x + lw, row.y, value.0, row.width - lw, value.1);
 }

@@ -31,7 +31,7 @@ use crate::msg::{Effect, Fetched, Request, Response};
 use crate::ui::format::human_duration;
 use crate::ui::theme::Theme;
 
-use super::{Out, Pane, PaneId, Shared};
+use super::{Out, Pane, PaneId, RenderCtx, Shared};
 
 /// The text shown when a ledger is configured without a token.
 pub const NO_TOKEN_TEXT: &str =
@@ -397,7 +397,8 @@ impl Pane for StatusPane {
         self.first_row = self.first_visible_row(&grid, area.height);
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         if area.width == 0 || area.height == 0 {
             return;
         }

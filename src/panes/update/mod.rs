@@ -47,10 +47,9 @@ use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::ui::load::accept;
 use crate::ui::safe::sanitize;
 use crate::ui::text_input::{InputOutcome, TextInput};
-use crate::ui::theme::Theme;
 use crate::ui::tree::TreeState;
 
-use super::{Out, Pane, PaneId, Shared};
+use super::{Out, Pane, PaneId, RenderCtx, Shared};
 
 mod details;
 mod layout;
@@ -554,7 +553,8 @@ impl Pane for UpdatePane {
         self.apply_viewports();
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         if area.width == 0 || area.height == 0 {
             return;
         }

@@ -38,10 +38,9 @@ use crate::model::verdict::ViewTree;
 use crate::msg::Command;
 use crate::ui::layout::fit_line;
 use crate::ui::safe::{safe_line, sanitize};
-use crate::ui::theme::Theme;
 use crate::ui::tree::TreeState;
 
-use super::{Out, Pane, PaneId, Shared};
+use super::{Out, Pane, PaneId, RenderCtx, Shared};
 
 mod details;
 mod header;
@@ -327,7 +326,8 @@ impl Pane for VerdictPane {
         self.apply_viewport();
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         if area.width == 0 || area.height == 0 {
             return;
         }

@@ -3,7 +3,7 @@
 
 use cantonscope::api::ApiError;
 use cantonscope::msg::{Effect, Fetched, Request, RequestId, Response};
-use cantonscope::panes::{Out, Pane, Shared};
+use cantonscope::panes::{Out, Pane, RenderCtx, Shared};
 use cantonscope::ui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -45,7 +45,11 @@ pub fn sent(out: &Out) -> RequestId {
 /// The pane, focused, rendered into a `w`x`h` buffer (its area left as it is).
 pub fn render(pane: &impl Pane, sh: &Shared, w: u16, h: u16) -> Buffer {
     let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
-    pane.render(buf.area, &mut buf, sh, &Theme::default(), true);
+    pane.render(
+        buf.area,
+        &mut buf,
+        RenderCtx::new(sh, &Theme::default(), true),
+    );
     buf
 }
 
@@ -55,7 +59,7 @@ pub fn draw(pane: &mut impl Pane, sh: &Shared, w: u16, h: u16) -> Terminal<TestB
     let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
     let theme = Theme::default();
     terminal
-        .draw(|f| pane.render(f.area(), f.buffer_mut(), sh, &theme, true))
+        .draw(|f| pane.render(f.area(), f.buffer_mut(), RenderCtx::new(sh, &theme, true)))
         .expect("draw");
     terminal
 }
