@@ -744,9 +744,9 @@ pub fn template_filter_ref(typed: &str) -> Result<String, String> {
     }
     if is_package_id(package) {
         return Err(format!(
-            "{}… is a package id: ledger filters take package names from Canton 3.5.1 on \
-             (#package-name:{module}:{entity}, e.g. #splice-amulet:{module}:{entity})",
-            &package[..12]
+            "{}… is a package id: write #package-name:{module}:{entity} (Canton 3.5.1 \
+             takes package names only)",
+            &package[..8]
         ));
     }
     Ok(format!("#{package}:{module}:{entity}"))

@@ -77,8 +77,22 @@ pub fn id_list_summary(ids: &[String], noun: (&str, &str), width: usize) -> Stri
     for (i, name) in names.iter().enumerate() {
         let more = format!("… +{}", n - i);
         let sep = if i > 0 { ", " } else { "" };
-        if out.width() + sep.len() + name.width() + if i + 1 < n { more.len() } else { 0 } > width {
-            out.push_str(&format!("{sep}{more}"));
+        let after = if i + 1 < n {
+            format!("… +{}", n - i - 1).width() + 2
+        } else {
+            0
+        };
+        if out.width() + sep.len() + name.width() + after > width {
+            if i == 0 {
+                // The first name is always shown, cut if need be.
+                let room = width.saturating_sub(out.width() + after);
+                out.push_str(&safe_line(name, room));
+                if i + 1 < n {
+                    out.push_str(&format!(", … +{}", n - 1));
+                }
+            } else {
+                out.push_str(&format!("{sep}{more}"));
+            }
             break;
         }
         out.push_str(sep);
