@@ -679,6 +679,79 @@ impl GetUpdatesRequest {
     }
 }
 
+impl GetUpdatesRequest {
+    /// A request over `(begin_exclusive, end_inclusive]` for `parties` (any party when empty),
+    /// keeping only the templates named in `templates` (package-name references
+    /// `#package-name:Module:Entity`, see [`template_filter_ref`]; every template when empty).
+    pub fn for_parties_and_templates(
+        begin_exclusive: i64,
+        end_inclusive: Option<i64>,
+        parties: &[String],
+        templates: &[String],
+    ) -> Self {
+        let mut req = Self::for_parties(begin_exclusive, end_inclusive, parties);
+        if templates.is_empty() {
+            return req;
+        }
+        let filters = Filters {
+            cumulative: templates
+                .iter()
+                .map(|t| CumulativeFilter {
+                    identifier_filter: Some(IdentifierFilter::TemplateFilter {
+                        value: TemplateFilter {
+                            template_id: t.clone(),
+                            include_created_event_blob: None,
+                        },
+                    }),
+                })
+                .collect(),
+        };
+        if let Some(f) = &mut req.filter {
+            if let Some(by_party) = &mut f.filters_by_party {
+                for v in by_party.values_mut() {
+                    *v = filters.clone();
+                }
+            } else {
+                f.filters_for_any_party = Some(filters);
+            }
+        }
+        req
+    }
+}
+
+/// Whether `s` is a package id (a 64-digit hex hash) rather than a package name.
+pub fn is_package_id(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// A template as ledger filters take it from Canton 3.5.1 on: a package-name reference
+/// `#package-name:Module.Path:Entity` (the leading `#` may be left out when typing). A
+/// package-id reference (`<64 hex>:Module:Entity`) is refused with what to write instead, as
+/// the node would refuse it.
+pub fn template_filter_ref(typed: &str) -> Result<String, String> {
+    let t = typed.trim();
+    let body = t.strip_prefix('#').unwrap_or(t);
+    let parts: Vec<&str> = body.split(':').collect();
+    let [package, module, entity] = parts[..] else {
+        return Err(format!(
+            "not a template reference: {t} (expected #package-name:Module:Entity)"
+        ));
+    };
+    if package.is_empty() || module.is_empty() || entity.is_empty() {
+        return Err(format!(
+            "not a template reference: {t} (expected #package-name:Module:Entity)"
+        ));
+    }
+    if is_package_id(package) {
+        return Err(format!(
+            "{}… is a package id: write #package-name:{module}:{entity} (Canton 3.5.1 \
+             takes package names only)",
+            &package[..8]
+        ));
+    }
+    Ok(format!("#{package}:{module}:{entity}"))
+}
+
 /// One signature.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -287,6 +287,7 @@ impl App {
             if self.focus != self.focus_seen {
                 // Tell a newly focused pane (it may load what it shows on first show).
                 self.focus_seen = self.focus;
+                self.sh.selected_update = self.panes.history.selected_update_id(&self.sh);
                 let focus = self.focus;
                 let (pane, sh) = self.split(focus, &mut out);
                 pane.on_focus(sh, &mut out);

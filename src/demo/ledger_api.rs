@@ -13,9 +13,9 @@ use axum::routing::{delete, get, post};
 use serde_json::{Value, json};
 
 use super::auth::verify_bearer;
-use super::ledger::Update;
+use super::ledger::{Body, Node, Update};
 use super::ledger_render::{checkpoint_item, flat_item, js_transaction, tree_item};
-use super::network::PartyIdx;
+use super::network::{Network, PACKAGES, PartyIdx, Tpl};
 use super::server::{Fail, Reply, Shared, World, done, json_ok, json_status};
 use super::util::{Rng, now_micros, parse_query, query_all, query_one};
 
@@ -317,6 +317,122 @@ fn filter_parties(filter: &Value, at: &str) -> Result<(Vec<String>, bool), Fail>
     Ok((parties, any))
 }
 
+/// The templates the filter's template filters name (`cumulative[].identifierFilter`), checked
+/// as a Canton 3.5.1 node checks them: package-name references (`#name:Module:Entity`) only — a
+/// package-id reference is rejected (400), an unknown package name or template is not found
+/// (404). Interface and wildcard filters are accepted and select nothing narrower.
+fn filter_templates(net: &Network, filter: &Value, at: &str) -> Result<Vec<Tpl>, Fail> {
+    let mut all: Vec<(String, &Value)> = Vec::new();
+    if let Some(m) = filter.get("filtersByParty").and_then(Value::as_object) {
+        for (k, v) in m {
+            all.push((format!("{at}.filtersByParty.{k}"), v));
+        }
+    }
+    if let Some(v) = filter.get("filtersForAnyParty").filter(|v| !v.is_null()) {
+        all.push((format!("{at}.filtersForAnyParty"), v));
+    }
+    let mut out = Vec::new();
+    for (path, filters) in all {
+        let cumulative = match filters.get("cumulative") {
+            None | Some(Value::Null) => continue,
+            Some(Value::Array(a)) => a,
+            Some(_) => {
+                return Err(invalid(format!(
+                    "Invalid value for: body (expected an array at '{path}.cumulative')"
+                )));
+            }
+        };
+        for (i, c) in cumulative.iter().enumerate() {
+            let Some(t) = c
+                .get("identifierFilter")
+                .and_then(|f| f.get("TemplateFilter"))
+            else {
+                continue;
+            };
+            let Some(id) = t
+                .get("value")
+                .and_then(|v| v.get("templateId"))
+                .and_then(Value::as_str)
+            else {
+                return Err(invalid(format!(
+                    "Invalid value for: body (missing required field '{path}.cumulative[{i}].identifierFilter.TemplateFilter.value.templateId')"
+                )));
+            };
+            out.push(resolve_template(net, id)?);
+        }
+    }
+    Ok(out)
+}
+
+/// One template reference of a filter (see [`filter_templates`]).
+fn resolve_template(net: &Network, id: &str) -> Result<Tpl, Fail> {
+    let parts: Vec<&str> = id.split(':').collect();
+    let [package, module, entity] = parts[..] else {
+        return Err(invalid(format!(
+            "Invalid value for: body (not a valid template id: {id})"
+        )));
+    };
+    if module.is_empty() || entity.is_empty() {
+        return Err(invalid(format!(
+            "Invalid value for: body (not a valid template id: {id})"
+        )));
+    }
+    let Some(name) = package.strip_prefix('#') else {
+        return Err(canton_error(
+            StatusCode::BAD_REQUEST,
+            "INVALID_ARGUMENT",
+            format!(
+                "The submitted request has invalid arguments: package-id reference identifiers \
+                 are not supported in event filters, use the package-name format \
+                 #<package-name>:<module>:<entity>: {id}"
+            ),
+            8,
+            3,
+            &[],
+        ));
+    };
+    if !PACKAGES.iter().any(|(_, n, _)| *n == name) {
+        return Err(canton_error(
+            StatusCode::NOT_FOUND,
+            "PACKAGE_NAMES_NOT_FOUND",
+            format!(
+                "The following package names do not match upgradable packages uploaded on this \
+                 participant: [{name}]."
+            ),
+            11,
+            5,
+            &[("PACKAGE_NAME", name)],
+        ));
+    }
+    let qualified = format!("{module}:{entity}");
+    Tpl::ALL
+        .iter()
+        .copied()
+        .find(|t| net.package_name(*t) == name && t.qualified() == qualified)
+        .ok_or_else(|| {
+            canton_error(
+                StatusCode::NOT_FOUND,
+                "TEMPLATES_OR_INTERFACES_NOT_FOUND",
+                format!("The following templates or interfaces do not exist: {id}"),
+                11,
+                5,
+                &[("TEMPLATE_ID", id)],
+            )
+        })
+}
+
+/// Whether an update has a node (or reassigns a contract) of one of `tpls`.
+fn has_template(u: &Update, tpls: &[Tpl]) -> bool {
+    match &u.body {
+        Body::Tx(tx) => tx.nodes.iter().any(|n| match n {
+            Node::Create(c) => tpls.contains(&c.tpl),
+            Node::Exercise(e) => tpls.contains(&e.tpl),
+            Node::Fetch { .. } => false,
+        }),
+        Body::Reassign(r) => tpls.contains(&r.create.tpl),
+    }
+}
+
 async fn update_trees(
     State(app): State<Shared>,
     headers: HeaderMap,
@@ -422,10 +538,12 @@ fn trees_inner(
             .map(|f| (f, "updateFormat.includeTransactions.eventFormat")),
         Some(f) => Some((f, "filter")),
     };
+    let mut templates: Vec<Tpl> = Vec::new();
     if let Some((f, at)) = filter {
         let (ps, any_party) = filter_parties(f, at)?;
         any = any_party || ps.is_empty();
         names = ps;
+        templates = filter_templates(&app.net, f, at)?;
     }
     let ledger_effects = req
         .get("updateFormat")
@@ -467,10 +585,13 @@ fn trees_inner(
                 &[],
             ));
         }
+        // Template filters keep the updates that touch one of the templates (whole, so the
+        // node-id ranges of a tree stay intact).
         let items: Vec<(i64, Arc<Update>)> = ((begin + 1)..=end)
             .filter_map(|o| {
                 l.update_at_offset(o)
                     .and_then(|i| l.update(i))
+                    .filter(|u| templates.is_empty() || has_template(u, &templates))
                     .map(|u| (o, Arc::clone(u)))
             })
             .collect();

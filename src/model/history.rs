@@ -202,6 +202,24 @@ impl History {
         self.symbols_of(cat::PARTY)
     }
 
+    /// The parties of one loaded update (by id), in the order first seen; empty when it is not
+    /// loaded.
+    pub fn parties_of_update(&self, update_id: &str) -> Vec<&str> {
+        let Some(s) = self.find_update(update_id).and_then(|i| self.items.get(i)) else {
+            return Vec::new();
+        };
+        let mut out: Vec<&str> = Vec::new();
+        for sym in &s.syms {
+            if self.summarizer.category(*sym) & cat::PARTY != 0 {
+                let p = self.summarizer.interner.resolve(*sym);
+                if !p.is_empty() && !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        out
+    }
+
     /// Distinct validator parties seen in the loaded history (observers of created
     /// `ValidatorLicense` contracts), for completion.
     pub fn validators(&self) -> Vec<&str> {

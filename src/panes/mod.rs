@@ -81,6 +81,9 @@ pub struct Shared {
     pub bodies: BodyCache<EventHistoryItem>,
     /// The update open in the Update pane (the Verdict pane shows its verdict).
     pub current_update: Option<String>,
+    /// The update selected in the History pane, as it was when another pane got the focus
+    /// (Holdings queries its parties on first show).
+    pub selected_update: Option<String>,
     /// Whether the loaded history reaches the network's head (set by the loader); when
     /// it does not (browsing the past with `:time` or `--from`), its newest update says nothing
     /// about the network's lag.
@@ -103,6 +106,7 @@ impl Shared {
             feed: Feed::default(),
             bodies: BodyCache::new(256),
             current_update: None,
+            selected_update: None,
             history_at_head: false,
             ledger_end: None,
             ledger_end_seq: 0,

@@ -11,18 +11,19 @@
 //! └───────────────────────────────────────────────────────────────────────────┘
 //! ```
 //!
-//! `i` opens the id form; opened with an empty list it is pre-filled with every validator seen
-//! in the loaded history (observers of `ValidatorLicense` contracts), so one Enter shows them
-//! all. Tab completes from the same list.
+//! On first show the pane queries at once every validator seen in the loaded history (observers
+//! of `ValidatorLicense` contracts; the scan API offers no list of licences). `i` opens the id
+//! form: a list of ids shown as a count and the ids in columns (never one line thousands of
+//! characters long), pre-filled with the validators of the last query or, when empty, of the
+//! history. Tab completes from the same list.
 
 use std::borrow::Cow;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
+use crossterm::event::{KeyEvent, KeyEventKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
@@ -31,14 +32,11 @@ use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
-use crate::ui::form::{
-    Completer, explain_scan, looks_like_party, render_candidates, render_id_list, split_ids,
-};
-use crate::ui::layout::{centered, framed, wrap_text};
+use crate::ui::form::{Field, Form, FormOutcome, explain_scan, looks_like_party};
+use crate::ui::layout::{framed, wrap_text};
 use crate::ui::load::accept;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
-use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
 
 /// The endpoint, as named in messages.
@@ -51,6 +49,14 @@ pub const NOT_ONBOARDED: &str = "not an onboarded validator (ignored by the scan
 pub const EMPTY_TEXT: &str = "No validators queried yet. Press i (edit): the form comes filled \
      with every validator seen in the loaded history (from ValidatorLicense contracts), so Enter \
      shows them all; edit the list to pick some. Tab completes.";
+
+/// What the pane says on first show when the loaded history has no validator yet.
+pub const NO_VALIDATORS_TEXT: &str = "No ValidatorLicense seen in the loaded history yet, so \
+     there is nothing to query: press i to enter validator party ids, or come back once more \
+     history is loaded.";
+
+/// Rows the form shows the ids in (a count line and columns).
+const LIST_ROWS: u16 = 6;
 
 /// Liveness at or above this share (with some missed rounds) is a warning, below it an error.
 pub const LIVENESS_WARN: f64 = 0.9;
@@ -239,11 +245,13 @@ pub fn explain_error(e: &ApiError) -> String {
 /// The Validators pane.
 #[derive(Debug)]
 pub struct ValidatorsPane {
-    pub input: TextInput,
-    pub completer: Completer,
-    /// Completion feedback.
-    pub note: Option<String>,
+    /// The id form: one list of validator party ids.
+    pub form: Form,
     pub form_open: bool,
+    /// Whether the pane was shown once (the first show queries the history's validators).
+    shown: bool,
+    /// Why the first show did not query.
+    pub start_note: Option<String>,
     pending: Option<RequestId>,
     /// The ids of the last query (Refresh sends them again).
     pub query: Option<Vec<String>>,
@@ -260,11 +268,16 @@ impl ValidatorsPane {
     /// A new pane.
     pub fn new(_sh: &Shared) -> Self {
         ValidatorsPane {
-            input: TextInput::single_line()
-                .with_placeholder("validator party ids, separated by spaces (Tab completes)"),
-            completer: Completer::default(),
-            note: None,
+            form: Form::new(vec![Field::list(
+                "Ids",
+                &[],
+                "validator party ids, separated by spaces (Tab completes)",
+                ("validator", "validators"),
+                LIST_ROWS,
+            )]),
             form_open: false,
+            shown: false,
+            start_note: None,
             pending: None,
             query: None,
             rows: Vec::new(),
@@ -311,30 +324,58 @@ impl ValidatorsPane {
             .count()
     }
 
+    /// The ids in the form, separated by spaces.
+    pub fn ids_text(&self) -> String {
+        self.form.value(0)
+    }
+
+    /// The validators of the loaded history, sorted.
+    fn known(sh: &Shared) -> Vec<String> {
+        let mut known: Vec<String> = sh
+            .history
+            .validators()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        known.sort_unstable();
+        known
+    }
+
     /// Opens the form; an empty list is pre-filled with the validators of the loaded history.
     pub fn open_form(&mut self, sh: &Shared) {
-        if split_ids(&self.input.text()).is_empty() {
-            let mut known: Vec<&str> = sh.history.validators();
-            known.sort_unstable();
-            if known.is_empty() {
-                self.input.clear();
-                self.note = Some(
-                    "no ValidatorLicense seen in the loaded history: enter validator party ids"
-                        .into(),
-                );
-            } else {
-                self.input.set_text(&known.join(" "));
-                self.note = Some(format!(
-                    "pre-filled with the {} validators seen in the loaded history",
-                    known.len()
-                ));
-            }
+        let known = Self::known(sh);
+        self.form
+            .set_candidates(0, known.iter().map(String::as_str));
+        let note = if !self.form.ids(0).is_empty() {
+            None
+        } else if known.is_empty() {
+            Some("no ValidatorLicense seen in the loaded history: enter validator party ids".into())
         } else {
-            self.note = None;
-        }
-        self.input.set_validation(None);
-        self.completer.reset();
+            self.form.set_text(0, &known.join(" "));
+            Some(format!(
+                "pre-filled with the {} validators seen in the loaded history",
+                known.len()
+            ))
+        };
+        self.form.clear_errors();
+        self.form.set_note(note);
         self.form_open = true;
+    }
+
+    /// First show: every validator of the loaded history, queried at once.
+    fn start(&mut self, sh: &mut Shared, out: &mut Out) {
+        let known = Self::known(sh);
+        if known.is_empty() {
+            self.start_note = Some(NO_VALIDATORS_TEXT.to_string());
+            return;
+        }
+        self.start_note = None;
+        self.form.set_text(0, &known.join(" "));
+        out.info(format!(
+            "validator faucets of the {} validators seen in the loaded history (i edits the list)",
+            known.len()
+        ));
+        self.run(known, sh, out);
     }
 
     /// Queries these ids (replacing any query in flight).
@@ -353,7 +394,7 @@ impl ValidatorsPane {
     }
 
     fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
-        let ids = split_ids(&self.input.text());
+        let ids = self.form.ids(0);
         let err = if ids.is_empty() {
             Some("enter at least one validator party id (the scan needs at least one)".to_string())
         } else {
@@ -366,7 +407,7 @@ impl ValidatorsPane {
         };
         match err {
             Some(e) => {
-                self.input.set_validation(Some(e));
+                self.form.set_error(0, e);
                 out.warn("the query is not complete: see the form");
             }
             None => {
@@ -399,25 +440,10 @@ impl ValidatorsPane {
     }
 
     fn form_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        if key.code != KeyCode::Tab && key.code != KeyCode::BackTab {
-            self.completer.reset();
-        }
-        match key.code {
-            KeyCode::Esc => self.form_open = false,
-            KeyCode::Enter => self.submit(sh, out),
-            KeyCode::Tab | KeyCode::BackTab => {
-                let known = sh.history.validators();
-                self.note = self
-                    .completer
-                    .complete(&mut self.input, &known, key.code == KeyCode::Tab)
-                    .err();
-            }
-            _ => match self.input.handle_key(key) {
-                InputOutcome::Submitted(_) => self.submit(sh, out),
-                InputOutcome::Cancelled => self.form_open = false,
-                InputOutcome::Changed => self.note = None,
-                InputOutcome::Consumed | InputOutcome::Ignored => {}
-            },
+        match self.form.handle_key(key) {
+            FormOutcome::Submitted => self.submit(sh, out),
+            FormOutcome::Cancelled => self.form_open = false,
+            FormOutcome::Consumed => {}
         }
     }
 
@@ -465,6 +491,8 @@ impl ValidatorsPane {
                 format!("querying {FAUCETS_ENDPOINT} on the scan…")
             } else if self.error.is_some() {
                 "Press i (edit) to change the ids, r (refresh) to run the query again.".into()
+            } else if let Some(note) = &self.start_note {
+                note.clone()
             } else {
                 EMPTY_TEXT.to_string()
             };
@@ -505,86 +533,12 @@ impl ValidatorsPane {
     }
 
     fn render_form(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
-        let completing = self.completer.candidates().is_some();
-        // A list of ids shows as a count and the ids in columns (up to 6 rows), not as one
-        // line thousands of characters long.
-        let ids = split_ids(&self.input.text());
-        let list_h: u16 = if ids.len() > 1 {
-            7.min(area.height / 3)
-        } else {
-            0
-        };
-        let height = 2 + 1 + list_h + 1 + u16::from(completing) + 1;
-        let rect = centered(area, area.width.min(100), height);
-        if rect.width < 3 || rect.height < 3 {
-            return;
-        }
-        Clear.render(rect, buf);
-        let block = Block::bordered()
-            .border_style(theme.border_focused)
-            .style(theme.overlay)
-            .title(Span::styled(" Validator faucets ", theme.title));
-        let inner = block.inner(rect);
-        block.render(rect, buf);
-        let bottom = inner.bottom();
-        let mut y = inner.y;
-        if y >= bottom {
-            return;
-        }
-        let label_w: u16 = 4.min(inner.width);
-        buf.set_stringn(inner.x, y, "Ids", usize::from(label_w), theme.accent);
-        self.input.render(
-            Rect::new(inner.x + label_w, y, inner.width - label_w, 1),
-            buf,
-            theme,
-            true,
+        let help = format!(
+            "Tab completes from the {} validators of the loaded history",
+            sh.history.validators().len()
         );
-        y += 1;
-        if list_h > 0 && y < bottom {
-            let rect = Rect::new(inner.x, y, inner.width, list_h.min(bottom - y));
-            y += render_id_list(&ids, ("validator", "validators"), rect, buf, theme);
-        }
-        if y < bottom {
-            let (text, style) = if let Some(v) = self.input.validation() {
-                (v.to_string(), theme.status_err)
-            } else if let Some(n) = &self.note {
-                (n.clone(), theme.muted)
-            } else {
-                (
-                    format!(
-                        "Tab completes from the {} validators of the loaded history",
-                        sh.history.validators().len()
-                    ),
-                    theme.muted,
-                )
-            };
-            buf.set_stringn(
-                inner.x,
-                y,
-                safe_line(&text, usize::from(inner.width)),
-                usize::from(inner.width),
-                style,
-            );
-            y += 1;
-        }
-        if completing && y < bottom {
-            render_candidates(
-                &self.completer,
-                Rect::new(inner.x, y, inner.width, 1),
-                buf,
-                theme,
-            );
-            y += 1;
-        }
-        if y < bottom {
-            buf.set_stringn(
-                inner.x,
-                y,
-                "Enter run · Esc close · Tab complete",
-                usize::from(inner.width),
-                theme.muted,
-            );
-        }
+        self.form
+            .render_dialog(area, buf, theme, "Validator faucets", &help);
     }
 }
 
@@ -624,12 +578,19 @@ impl Pane for ValidatorsPane {
 
     fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
         if self.form_open {
-            if self.input.insert_str(text) {
-                self.completer.reset();
-                self.note = None;
-            }
+            self.form.paste(text);
         } else {
             self.table.on_paste(text, &self.rows);
+        }
+    }
+
+    fn on_focus(&mut self, sh: &mut Shared, out: &mut Out) {
+        // The first show, and every show after one that found nothing to query (until the
+        // user enters ids).
+        let first = !std::mem::replace(&mut self.shown, true);
+        let waiting = self.start_note.is_some() && self.form.ids(0).is_empty();
+        if (first || waiting) && self.query.is_none() && self.pending.is_none() {
+            self.start(sh, out);
         }
     }
 

@@ -684,3 +684,150 @@ fn token_subject(token: &str) -> Option<String> {
     let v: BTreeMap<String, serde_json::Value> = serde_json::from_slice(&bytes).ok()?;
     v.get("sub")?.as_str().map(str::to_owned)
 }
+
+/// The templates (package names and qualified names) of a ledger answer's tree events.
+fn tree_templates(items: &[ledger::JsGetUpdateTreesResponse]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for item in items {
+        if let ledger::Update::TransactionTree(t) = &item.update {
+            for ev in t.events_by_id.values() {
+                let (tpl, name) = match ev {
+                    ledger::TreeEvent::CreatedTreeEvent(c) => (&c.template_id, &c.package_name),
+                    ledger::TreeEvent::ExercisedTreeEvent(e) => (&e.template_id, &e.package_name),
+                    ledger::TreeEvent::Unknown { .. } => continue,
+                };
+                let qualified = tpl.split_once(':').map_or("", |(_, q)| q);
+                out.insert(format!("#{name}:{qualified}"));
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn ledger_template_filters_take_package_names_as_canton_3_5_1_does() {
+    let d = shared_demo();
+    let c = client(d);
+    let end = c
+        .send(&ledger::ledger_end())
+        .await
+        .expect("ledger end")
+        .offset
+        .expect("offset");
+    let (begin, end) = (end - 100, Some(end));
+    let license = "#splice-amulet:Splice.ValidatorLicense:ValidatorLicense".to_string();
+    // Typed without `#`, the form's reference still names the package.
+    assert_eq!(
+        ledger::template_filter_ref("splice-amulet:Splice.ValidatorLicense:ValidatorLicense"),
+        Ok(license.clone())
+    );
+    let all = c
+        .send(&ledger::update_trees(
+            &GetUpdatesRequest::for_parties(begin, end, &[]),
+            None,
+            None,
+        ))
+        .await
+        .expect("every template");
+    let req = GetUpdatesRequest::for_parties_and_templates(
+        begin,
+        end,
+        &[],
+        std::slice::from_ref(&license),
+    );
+    let body = serde_json::to_value(&req).expect("json");
+    assert_eq!(
+        body["filter"]["filtersForAnyParty"]["cumulative"][0]["identifierFilter"]["TemplateFilter"]
+            ["value"]["templateId"],
+        serde_json::json!(license),
+        "sent as a package-name reference: {body}"
+    );
+    let some = c
+        .send(&ledger::update_trees(&req, None, None))
+        .await
+        .expect("package-name filter accepted");
+    let trees = |items: &[ledger::JsGetUpdateTreesResponse]| {
+        items
+            .iter()
+            .filter(|i| matches!(i.update, ledger::Update::TransactionTree(_)))
+            .count()
+    };
+    assert!(trees(&some) > 0, "licence updates in the last 100 offsets");
+    assert!(trees(&some) < trees(&all), "the filter narrows the answer");
+    assert!(tree_templates(&some).contains(&license));
+    // The same filter on POST /v2/updates (the 3.5 replacement) with parties.
+    let parties: Vec<String> = parties_seen(shared_history(&c).await)
+        .into_iter()
+        .take(40)
+        .collect();
+    let flat = c
+        .send(&ledger::updates(
+            &ledger::ledger_effects_request(&GetUpdatesRequest::for_parties_and_templates(
+                begin,
+                end,
+                &parties,
+                std::slice::from_ref(&license),
+            )),
+            None,
+            None,
+        ))
+        .await
+        .expect("/v2/updates takes package names too");
+    assert!(flat.len() <= all.len());
+
+    // A package-id reference is refused, as a 3.5.1 node does.
+    let template_id = created_events(shared_history(&c).await)
+        .next()
+        .expect("created")
+        .template_id
+        .clone();
+    let package_id = template_id
+        .split(':')
+        .next()
+        .expect("package id")
+        .to_string();
+    let by_id = format!("{package_id}:Splice.ValidatorLicense:ValidatorLicense");
+    let err = ledger::template_filter_ref(&by_id).expect_err("the form refuses package ids");
+    assert!(
+        err.contains("package id") && err.contains("#package-name"),
+        "{err}"
+    );
+    let err = c
+        .send(&ledger::update_trees(
+            &GetUpdatesRequest::for_parties_and_templates(begin, end, &[], &[by_id]),
+            None,
+            None,
+        ))
+        .await
+        .expect_err("package-id reference");
+    match &err {
+        ApiError::Ledger { status, error, .. } => {
+            assert_eq!((*status, error.code.as_str()), (400, "INVALID_ARGUMENT"));
+            assert!(error.cause.contains("package-name"), "{}", error.cause);
+        }
+        other => panic!("{other:?}"),
+    }
+    // An unknown package name, and an unknown template of a known package: not found.
+    for (t, code) in [
+        ("#no-such-package:A:B", "PACKAGE_NAMES_NOT_FOUND"),
+        (
+            "#splice-amulet:Splice.Amulet:NoSuch",
+            "TEMPLATES_OR_INTERFACES_NOT_FOUND",
+        ),
+    ] {
+        let err = c
+            .send(&ledger::update_trees(
+                &GetUpdatesRequest::for_parties_and_templates(begin, end, &[], &[t.to_string()]),
+                None,
+                None,
+            ))
+            .await
+            .expect_err(t);
+        match &err {
+            ApiError::Ledger { status, error, .. } => {
+                assert_eq!((*status, error.code.as_str()), (404, code), "{t}");
+            }
+            other => panic!("{t}: {other:?}"),
+        }
+    }
+}

@@ -535,13 +535,24 @@ fn the_focused_tab_shows_its_badge_on_every_pane() {
 #[test]
 fn typing_a_filter_where_none_opens_runs_no_commands() {
     let mut h = Harness::start();
+    // Validators queries on first show: its table has rows, so `/` opens its filter and every
+    // key goes there.
     h.key(KeyCode::Char('6'));
     assert_eq!(h.app.focus, PaneId::Validators);
     let before = h.requests.len();
     h.type_text("/re:^(acme|zeph)");
     assert!(h.app.overlay.is_none(), "`:` did not open the palette");
     assert_eq!(h.requests.len(), before, "`r` did not refresh");
-    assert_eq!(h.app.focus, PaneId::Validators);
+    assert!(h.app.validators.is_filtering());
+    h.key(KeyCode::Esc);
+    // The Ledger pane's parties table has nothing loaded: no filter opens, the text is ignored.
+    h.key(KeyCode::Char('9'));
+    assert_eq!(h.app.focus, PaneId::Ledger);
+    let before = h.requests.len();
+    h.type_text("/re:^(acme|zeph)");
+    assert!(h.app.overlay.is_none(), "`:` did not open the palette");
+    assert_eq!(h.requests.len(), before, "`r` did not refresh");
+    assert_eq!(h.app.focus, PaneId::Ledger);
     let status = h.screen(120, 40);
     assert!(status.contains("typed text ignored"), "{status}");
     // Esc ends it: keys work again.

@@ -11,7 +11,7 @@ use cantonscope::demo::{DemoConfig, DemoFaults, DemoTime, DownMode, generate};
 use cantonscope::msg::{Command, PaneId};
 use cantonscope::panes::network::NetSection;
 use cantonscope::panes::network::class_label;
-use crossterm::event::KeyCode;
+use crossterm::event::{KeyCode, KeyModifiers};
 
 use crate::common::{Harness, Options, assert_snapshot};
 
@@ -266,10 +266,11 @@ fn b_checks_the_update_selected_in_history_and_open_in_update() {
         h.app.network.consensus().map(|c| c.update_id.clone()),
         Some(other)
     );
-    // Where no update is selected, b says how to use it.
-    h.cmd(Command::Pane5);
+    // Where no update is selected and there is no query, b says how to use it (Holdings
+    // queries the selected update's parties on first show, so it has one: the Ledger pane).
+    h.cmd(Command::Pane9);
     h.key(KeyCode::Char('b'));
-    assert_eq!(h.app.focus, PaneId::Holdings);
+    assert_eq!(h.app.focus, PaneId::Ledger);
 }
 
 fn consensus_shown() -> Harness {
@@ -389,6 +390,8 @@ fn b_asks_the_query_of_another_pane_of_every_scan() {
     let mut h = faulty();
     h.cmd(Command::Pane5);
     h.key(KeyCode::Char('i'));
+    // The form comes with the parties of the update selected in History: empty the list.
+    h.key_mod(KeyCode::Char('k'), KeyModifiers::CONTROL);
     let parties: Vec<String> = h
         .app
         .sh

@@ -73,6 +73,16 @@ fn clear_field(h: &mut Harness) {
     ctrl(h, 'k');
 }
 
+/// Leaves History with no update selected (a filter nothing matches), so Holdings opens empty
+/// on first show instead of querying the selected update's parties.
+fn no_selection(h: &mut Harness) {
+    h.cmd(Command::Pane1);
+    h.key(KeyCode::Char('/'));
+    h.type_text("no-such-party-zzzz");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.history.selected_update_id(&h.app.sh), None);
+}
+
 /// Opens the form and queries the owners named (completed with Tab from their names).
 fn query(h: &mut Harness, names: &[&str]) {
     h.cmd(Command::Pane5);
@@ -118,6 +128,7 @@ fn scaled(plain: &str) -> i128 {
 #[test]
 fn empty_state_explains_how_to_start_and_the_form_has_defaults() {
     let mut h = Harness::start();
+    no_selection(&mut h);
     h.cmd(Command::Pane5);
     let screen = h.screen(80, 24);
     assert!(
@@ -142,14 +153,10 @@ fn empty_state_explains_how_to_start_and_the_form_has_defaults() {
         .last()
         .expect("history loaded")
         .migration_id;
-    assert_eq!(
-        p.form.migration.text(),
-        newest.to_string(),
-        "current migration"
-    );
-    assert_eq!(p.form.time.text(), "now");
-    assert!(!p.form.exact, "at_or_before by default");
-    assert_eq!(p.form.field, Field::Owners);
+    assert_eq!(p.form.migration(), newest.to_string(), "current migration");
+    assert_eq!(p.form.time(), "now");
+    assert!(!p.form.exact(), "at_or_before by default");
+    assert_eq!(p.form.field(), Field::Owners);
     assert_eq!(
         p.hints(),
         vec![Command::Confirm, Command::Cancel, Command::Complete]
@@ -163,30 +170,103 @@ fn empty_state_explains_how_to_start_and_the_form_has_defaults() {
     h.type_text("ali");
     h.key(KeyCode::Esc);
     assert!(!h.app.holdings.form_open);
-    assert_eq!(h.app.holdings.form.owners.text(), "ali");
+    assert_eq!(h.app.holdings.form.owners(), "ali");
     assert_eq!(holdings_requests(&h), 0);
+}
+
+#[test]
+fn with_nothing_selected_the_pane_says_so_and_queries_once_an_update_is_selected() {
+    let mut h = Harness::start();
+    no_selection(&mut h);
+    h.cmd(Command::Pane5);
+    assert_eq!(holdings_requests(&h), 0);
+    assert!(
+        h.screen(80, 24)
+            .contains("No update is selected in History")
+    );
+    // Select an update in History (drop the filter) and come back: the query runs.
+    h.cmd(Command::Pane1);
+    h.key(KeyCode::Esc);
+    assert!(h.app.history.selected_update_id(&h.app.sh).is_some());
+    h.cmd(Command::Pane5);
+    assert_eq!(holdings_requests(&h), 1);
+    assert!(h.app.holdings.start_note.is_none());
+    assert!(
+        !h.screen(80, 24)
+            .contains("No update is selected in History")
+    );
+}
+
+#[test]
+fn first_show_queries_the_parties_of_the_update_selected_in_history() {
+    let mut h = Harness::start();
+    let selected = h
+        .app
+        .history
+        .selected_update_id(&h.app.sh)
+        .expect("History selects an update");
+    let parties: Vec<String> = h
+        .app
+        .sh
+        .history
+        .parties_of_update(&selected)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    assert!(parties.len() > 1, "{parties:?}");
+    // No `i`, no Enter: the first show asks for the selected update's parties.
+    h.cmd(Command::Pane5);
+    assert_eq!(holdings_requests(&h), 1);
+    let p = &h.app.holdings;
+    assert!(!p.form_open);
+    let q = p.query.as_ref().expect("queried at once");
+    assert_eq!(q.owners, parties);
+    assert_eq!(q.time, TimeSpec::Now);
+    assert!(p.result.is_some(), "{:?}", p.error);
+    let screen = h.screen(80, 24);
+    assert!(!screen.contains("No holdings query yet"), "{screen}");
+    assert!(
+        screen.contains("holdings of the"),
+        "the status line says why: {screen}"
+    );
+    assert_snapshot!("holdings_first_show_80x24", masked(&screen));
+    assert_snapshot!("holdings_first_show_120x40", masked(&h.screen(120, 40)));
+    // Shown again: no new query.
+    h.cmd(Command::Pane1);
+    h.cmd(Command::Pane5);
+    assert_eq!(holdings_requests(&h), 1);
+    // The form keeps them, listed with a count (not only the last one).
+    h.cmd(Command::Edit);
+    assert_eq!(h.app.holdings.form.owners(), parties.join(" "));
+    let screen = h.screen(80, 24);
+    assert!(
+        screen.contains(&format!("{} owners: ", parties.len())),
+        "{screen}"
+    );
+    assert_snapshot!("holdings_form_prefilled_80x24", masked(&screen));
 }
 
 #[test]
 fn tab_completes_owners_from_the_loaded_history_and_cycles() {
     let mut h = Harness::start();
+    no_selection(&mut h);
     let alice = party(&h, "alice");
     h.cmd(Command::Pane5);
     h.cmd(Command::Edit);
     h.type_text("alic");
     h.key(KeyCode::Tab);
-    assert_eq!(h.app.holdings.form.owners.text(), alice);
+    assert_eq!(h.app.holdings.form.owners(), alice);
     // A second word: candidates that start with it, cycling with Tab, back with Shift-Tab.
     h.type_text(" ivan");
     h.key(KeyCode::Tab);
-    let first = h.app.holdings.form.owners.text();
+    let first = h.app.holdings.form.owners();
     h.key(KeyCode::Tab);
-    let second = h.app.holdings.form.owners.text();
+    let second = h.app.holdings.form.owners();
     assert_ne!(first, second, "Tab cycles between ivan and ivan-2");
     assert!(first.starts_with(&format!("{alice} ivan")));
     assert!(second.starts_with(&format!("{alice} ivan")));
     h.key(KeyCode::BackTab);
-    assert_eq!(h.app.holdings.form.owners.text(), first);
+    assert_eq!(h.app.holdings.form.owners(), first);
     let screen = h.screen(120, 40);
     assert!(
         screen.contains("1/2 "),
@@ -195,27 +275,28 @@ fn tab_completes_owners_from_the_loaded_history_and_cycles() {
     // Nothing matches: the form says so and leaves the text alone.
     h.type_text(" zzzz");
     h.key(KeyCode::Tab);
-    assert!(h.app.holdings.form.owners.text().ends_with(" zzzz"));
+    assert!(h.app.holdings.form.owners().ends_with(" zzzz"));
     let screen = h.screen(120, 40);
     assert!(screen.contains("no known id matches"), "{screen}");
     // Tab on another field moves on instead; ↑/↓ move too.
     h.key(KeyCode::Down);
-    assert_eq!(h.app.holdings.form.field, Field::Migration);
+    assert_eq!(h.app.holdings.form.field(), Field::Migration);
     h.key(KeyCode::Tab);
-    assert_eq!(h.app.holdings.form.field, Field::Time);
+    assert_eq!(h.app.holdings.form.field(), Field::Time);
     h.key(KeyCode::Tab);
-    assert_eq!(h.app.holdings.form.field, Field::Match);
+    assert_eq!(h.app.holdings.form.field(), Field::Match);
     h.key(KeyCode::Char(' '));
-    assert!(h.app.holdings.form.exact, "space toggles the match mode");
+    assert!(h.app.holdings.form.exact(), "space toggles the match mode");
     h.key(KeyCode::Right);
-    assert!(!h.app.holdings.form.exact);
+    assert!(!h.app.holdings.form.exact());
     h.key(KeyCode::Up);
-    assert_eq!(h.app.holdings.form.field, Field::Time);
+    assert_eq!(h.app.holdings.form.field(), Field::Time);
 }
 
 #[test]
 fn query_shows_exact_totals_badge_and_snapshots() {
     let mut h = Harness::start();
+    no_selection(&mut h);
     let names = ["alice", "chen", "judy"];
     let ids: Vec<String> = names.iter().map(|n| party(&h, n)).collect();
     query(&mut h, &names);
@@ -435,6 +516,7 @@ fn slash_filters_parties_and_amounts_and_sorting_applies_to_what_is_shown() {
 #[test]
 fn refresh_reruns_the_query_reading_now_again() {
     let mut h = Harness::start();
+    no_selection(&mut h);
     h.cmd(Command::Pane5);
     h.key(KeyCode::Char('r'));
     assert_eq!(holdings_requests(&h), 0, "no query yet: nothing to refresh");
@@ -467,6 +549,7 @@ fn refresh_reruns_the_query_reading_now_again() {
 #[test]
 fn the_form_validates_before_sending() {
     let mut h = Harness::start();
+    no_selection(&mut h);
     h.cmd(Command::Pane5);
     h.cmd(Command::Edit);
     // No owners: the API needs at least one; the form says so and sends nothing.
@@ -490,7 +573,7 @@ fn the_form_validates_before_sending() {
     h.type_text("one");
     h.key(KeyCode::Up);
     h.key(KeyCode::Enter);
-    assert_eq!(h.app.holdings.form.field, Field::Migration);
+    assert_eq!(h.app.holdings.form.field(), Field::Migration);
     assert!(
         h.screen(80, 24)
             .contains("the migration id is a whole number")
@@ -501,7 +584,7 @@ fn the_form_validates_before_sending() {
     clear_field(&mut h);
     h.type_text("yesterday");
     h.key(KeyCode::Enter);
-    assert_eq!(h.app.holdings.form.field, Field::Time);
+    assert_eq!(h.app.holdings.form.field(), Field::Time);
     let screen = h.screen(80, 24);
     assert!(
         screen.contains("not an RFC 3339 time: yesterday"),
@@ -579,6 +662,7 @@ fn a_400_from_the_scan_is_shown_plainly() {
 #[test]
 fn exact_time_without_a_snapshot_is_a_404_explained() {
     let mut h = Harness::start();
+    no_selection(&mut h);
     h.cmd(Command::Pane5);
     h.cmd(Command::Edit);
     h.type_text("alic");
@@ -588,7 +672,7 @@ fn exact_time_without_a_snapshot_is_a_404_explained() {
         h.key(KeyCode::Down);
     }
     h.key(KeyCode::Char('e'));
-    assert!(h.app.holdings.form.exact);
+    assert!(h.app.holdings.form.exact());
     h.key(KeyCode::Enter);
     let err = h.app.holdings.error.clone().expect("error");
     assert!(
@@ -637,7 +721,7 @@ fn a_scan_too_old_for_v1_says_which_version_it_needs() {
     h.cmd(Command::Pane5);
     h.cmd(Command::Edit);
     assert_eq!(
-        h.app.holdings.form.migration.text(),
+        h.app.holdings.form.migration(),
         "",
         "no history: no default"
     );

@@ -1069,3 +1069,72 @@ fn a_node_without_update_trees_draws_the_same_trees_from_v2_updates() {
     assert_eq!(fallback.3, trees.3);
     assert!(trees.3.len() >= 2);
 }
+
+#[test]
+fn trees_template_filters_send_package_names_and_refuse_package_ids() {
+    use cantonscope::api::ledger::Update;
+    let mut h = at(Options::default(), Section::Trees);
+    // Every template first: the package-name references of the answer become completions.
+    trees_query(&mut h, "0", "40", "", "", "no");
+    let all = h.app.ledger.trees.items().len();
+    // A package id in the template field: the form says what to write instead, sends nothing.
+    let package_id = h
+        .app
+        .ledger
+        .package
+        .known_ids(&h.app.sh)
+        .first()
+        .cloned()
+        .expect("package ids seen");
+    h.cmd(Command::Edit);
+    for _ in 0..5 {
+        h.key(KeyCode::Down);
+    }
+    h.type_text(&format!("{package_id}:Splice.Round:OpenMiningRound"));
+    h.key(KeyCode::Enter);
+    assert!(h.app.ledger.wants_raw_keys(), "the form stays open");
+    assert_eq!(count(&h, "ledger update trees"), 1);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("is a package id"), "{screen}");
+    assert!(screen.contains("#package-name:"), "{screen}");
+    // A package name (completed with Tab from the references seen): sent, and the list is
+    // narrowed to the updates that touch the template.
+    h.key_mod(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    h.type_text("#splice-amulet:Splice.Amulet:ValidatorRi");
+    h.key(KeyCode::Tab);
+    h.key(KeyCode::Enter);
+    assert!(!h.app.ledger.wants_raw_keys(), "{}", h.screen(120, 40));
+    assert_eq!(count(&h, "ledger update trees"), 2);
+    let items = h.app.ledger.trees.items();
+    let trees: Vec<_> = items
+        .iter()
+        .filter_map(|i| match &i.update {
+            Update::TransactionTree(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !trees.is_empty() && items.len() < all,
+        "{} of {all}",
+        items.len()
+    );
+    for t in &trees {
+        assert!(
+            t.events_by_id.values().any(|e| match e {
+                TreeEvent::CreatedTreeEvent(c) =>
+                    c.template_id.ends_with(":Splice.Amulet:ValidatorRight"),
+                TreeEvent::ExercisedTreeEvent(x) =>
+                    x.template_id.ends_with(":Splice.Amulet:ValidatorRight"),
+                TreeEvent::Unknown { .. } => false,
+            }),
+            "{}",
+            t.update_id
+        );
+    }
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("· #splice-amulet:Splice.Amulet:ValidatorRight"),
+        "{screen}"
+    );
+    assert_snapshot!("trees_template_filter_80x24", snap(&mut h, 80, 24));
+}

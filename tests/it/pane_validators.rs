@@ -78,21 +78,8 @@ fn history_knows_the_validators_from_validator_licenses() {
 }
 
 #[test]
-fn empty_state_then_the_form_prefilled_with_history_validators() {
+fn first_show_queries_every_history_validator_and_the_form_lists_them() {
     let mut h = Harness::start();
-    h.cmd(Command::Pane6);
-    let screen = h.screen(80, 24);
-    assert!(
-        screen.contains("No validators queried yet. Press i (edit)"),
-        "{screen}"
-    );
-    assert_snapshot!("validators_empty_80x24", stable_hms(&screen));
-    assert_eq!(h.app.validators.badge(&h.app.sh), None);
-    assert_eq!(h.app.validators.hints(), vec![Command::Edit]);
-
-    h.key(KeyCode::Char('i'));
-    let p = &h.app.validators;
-    assert!(p.form_open && p.wants_raw_keys());
     let mut known: Vec<String> = h
         .app
         .sh
@@ -102,18 +89,60 @@ fn empty_state_then_the_form_prefilled_with_history_validators() {
         .map(|s| s.to_string())
         .collect();
     known.sort_unstable();
-    assert_eq!(p.input.text(), known.join(" "), "pre-filled, sorted");
+    assert!(known.len() > 10, "{known:?}");
+    // The first show runs at once, without `i` and Enter.
+    h.cmd(Command::Pane6);
+    assert_eq!(faucet_requests(&h), 1);
+    let p = &h.app.validators;
+    assert!(!p.form_open);
+    assert_eq!(
+        p.query.as_deref(),
+        Some(&known[..]),
+        "every validator, sorted"
+    );
+    assert_eq!(p.onboarded(), known.len());
+    let screen = h.screen(80, 24);
+    assert!(!screen.contains("No validators queried yet"), "{screen}");
+    assert!(screen.contains("Liveness ▲"), "{screen}");
+    assert!(
+        screen.contains(&format!(
+            "validator faucets of the {} validators",
+            known.len()
+        )),
+        "{screen}"
+    );
+    assert_snapshot!("validators_first_show_80x24", stable_hms(&screen));
+    assert_snapshot!(
+        "validators_first_show_120x40",
+        stable_hms(&h.screen(120, 40))
+    );
+    // Showing the pane again does not query again.
+    h.cmd(Command::Pane1);
+    h.cmd(Command::Pane6);
+    assert_eq!(faucet_requests(&h), 1);
+
+    // The form lists the ids with a count, never as one line thousands of characters long.
+    h.key(KeyCode::Char('i'));
+    let p = &h.app.validators;
+    assert!(p.form_open && p.wants_raw_keys());
+    assert_eq!(
+        p.ids_text(),
+        known.join(" "),
+        "the ids of the query, sorted"
+    );
     assert_eq!(
         p.hints(),
         vec![Command::Confirm, Command::Cancel, Command::Complete]
     );
     let screen = h.screen(80, 24);
     assert!(
-        screen.contains(&format!(
-            "pre-filled with the {} validators seen in the loaded history",
-            known.len()
-        )),
+        screen.contains(&format!("{} validators:", known.len())),
         "{screen}"
+    );
+    assert!(screen.contains("more"), "the rest is counted: {screen}");
+    assert!(
+        !screen.contains(&known[known.len() - 1]),
+        "no id is drawn whole on one long line: {screen}"
     );
     assert_snapshot!("validators_form_80x24", stable_hms(&screen));
     // Esc keeps the list; opening again does not pre-fill over what is there.
@@ -124,8 +153,44 @@ fn empty_state_then_the_form_prefilled_with_history_validators() {
     h.type_text("x::1");
     h.key(KeyCode::Esc);
     h.cmd(Command::Edit);
-    assert_eq!(h.app.validators.input.text(), "x::1");
-    assert_eq!(faucet_requests(&h), 0);
+    assert_eq!(h.app.validators.ids_text(), "x::1");
+    // An emptied list is pre-filled again with the history's validators.
+    clear_input(&mut h);
+    h.key(KeyCode::Backspace);
+    h.key(KeyCode::Esc);
+    h.cmd(Command::Edit);
+    assert_eq!(h.app.validators.ids_text(), known.join(" "));
+    assert!(h.screen(80, 24).contains(&format!(
+        "pre-filled with the {} validators seen in the loaded history",
+        known.len()
+    )));
+    assert_eq!(faucet_requests(&h), 1);
+}
+
+#[test]
+fn first_show_without_validators_in_the_history_explains_how_to_start() {
+    let mut sh = shared();
+    let mut p = ValidatorsPane::new(&sh);
+    let mut out = Out::default();
+    p.on_focus(&mut sh, &mut out);
+    assert!(
+        out.effects.is_empty(),
+        "nothing to query: {:?}",
+        out.effects
+    );
+    assert!(p.start_note.is_some());
+    let screen = buffer_text(&render(&p, &sh, 80, 24));
+    assert!(
+        screen.contains("No ValidatorLicense seen in the loaded history yet"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("press i to enter validator party ids"),
+        "{screen}"
+    );
+    assert_snapshot!("validators_nothing_seen_80x24", screen);
+    assert_eq!(p.badge(&sh), None);
+    assert_eq!(p.hints(), vec![Command::Edit]);
 }
 
 #[test]
@@ -259,7 +324,7 @@ fn tab_completes_validators_and_a_single_one_can_be_queried() {
     clear_input(&mut h);
     h.type_text("zeph");
     h.key(KeyCode::Tab);
-    assert_eq!(h.app.validators.input.text(), zephyr);
+    assert_eq!(h.app.validators.ids_text(), zephyr);
     // Users are not offered: only validators.
     h.type_text(" alic");
     h.key(KeyCode::Tab);
@@ -271,13 +336,13 @@ fn tab_completes_validators_and_a_single_one_can_be_queried() {
     // cycles through them.
     h.type_text("er");
     h.key(KeyCode::Tab);
-    let a = h.app.validators.input.text();
+    let a = h.app.validators.ids_text();
     h.key(KeyCode::Tab);
-    let b = h.app.validators.input.text();
+    let b = h.app.validators.ids_text();
     assert_ne!(a, b);
     assert!(h.screen(120, 40).contains("2/"), "candidates listed");
     h.key(KeyCode::BackTab);
-    assert_eq!(h.app.validators.input.text(), a);
+    assert_eq!(h.app.validators.ids_text(), a);
     h.key(KeyCode::Enter);
     assert_eq!(h.app.validators.rows.len(), 2);
     assert!(h.app.validators.ordered_ids().contains(&zephyr.as_str()));
@@ -425,13 +490,14 @@ fn slash_filters_the_table_while_every_key_goes_to_the_input() {
 fn an_empty_list_is_refused_before_sending_and_the_scan_400_is_shown_plainly() {
     let mut h = Harness::start();
     h.cmd(Command::Pane6);
+    assert_eq!(faucet_requests(&h), 1, "the first show queries");
     h.key(KeyCode::Char('r'));
-    assert_eq!(faucet_requests(&h), 0, "nothing to refresh yet");
+    assert_eq!(faucet_requests(&h), 2, "r runs the query again");
     h.cmd(Command::Edit);
     clear_input(&mut h);
     h.key(KeyCode::Enter);
     assert!(h.app.validators.form_open);
-    assert_eq!(faucet_requests(&h), 0);
+    assert_eq!(faucet_requests(&h), 2);
     let screen = h.screen(80, 24);
     assert!(
         screen.contains("enter at least one validator party id"),

@@ -11,12 +11,16 @@
 //! │no holdings reported for: bob::1220…                             │  owners not returned
 //! └─────────────────────────────────────────────────────────────────┘
 //!        ┌ Holdings query ───────────────────┐   `i` opens the form (a dialog over the
-//!        │Owners    alice::… bob::…          │   table): owners (Tab completes from the
-//!        │Migration 1                        │   parties of the loaded history), migration
-//!        │Time      now                      │   (default: the newest loaded update's),
-//!        │Match     (•) at_or_before ( ) exact│  record time (default now) and match mode.
+//!        │Owners    █                        │   table): owners (a list: Tab completes from
+//!        │Migration 1                        │   the parties of the loaded history),
+//!        │Time      now                      │   migration (default: the newest loaded
+//!        │Match     (•) at_or_before ( ) exact│   update's), record time (default now) and
+//!        │3 owners: alice, bob, carol        │   match mode.
 //!        └───────────────────────────────────┘
 //! ```
+//!
+//! On first show the pane queries at once the parties of the update selected in History; with
+//! nothing selected it explains how to start.
 //!
 //! Amounts are exact ([`Amount`]) and every amount column shows the same number of decimals,
 //! right-aligned, so the decimal points line up over the rows and the total.
@@ -25,7 +29,7 @@ mod query;
 mod render;
 mod result;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
+use crossterm::event::{KeyEvent, KeyEventKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
@@ -33,11 +37,11 @@ use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
+use crate::ui::form::{FormOutcome, looks_like_party};
 use crate::ui::layout::framed;
 use crate::ui::load::accept;
-use crate::ui::safe::sanitize;
+use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::table::DataTable;
-use crate::ui::text_input::InputOutcome;
 
 pub use query::{Field, HoldingsForm, HoldingsQuery, TimeSpec, parse_time_spec};
 pub use result::{HoldCol, HoldingRow, HoldingsResult, explain_error};
@@ -55,6 +59,10 @@ pub const NOT_SERVED_TEXT: &str = "this scan does not serve /v1/holdings/summary
 pub const EMPTY_TEXT: &str = "No holdings query yet. Press i (edit) to enter one or more owner \
      parties (Tab completes from the parties of the loaded history), a migration id (default: \
      the current one), a record time (default: now) and the match mode; Enter runs the query.";
+
+/// What the pane says on first show when History has no update selected.
+pub const NO_SELECTION_TEXT: &str = "No update is selected in History, so there are no parties \
+     to query yet: select an update there and come back, or press i to enter owners.";
 
 /// Widest an amount column gets (Daml numerics have at most 28 integer + 10 fraction digits).
 const MAX_AMOUNT_COL: u16 = 48;
@@ -77,6 +85,10 @@ pub struct HoldingsPane {
     pub error: Option<String>,
     /// The column the table is sorted by.
     pub sort_col: HoldCol,
+    /// Whether the pane was shown once (the first show queries the selected update's parties).
+    shown: bool,
+    /// Why the first show did not query (nothing selected in History).
+    pub start_note: Option<String>,
     /// The result's rows as drawn, and the totals line (unlocked, locked, total).
     lines: Vec<HoldingLine>,
     totals: [String; 3],
@@ -94,6 +106,8 @@ impl HoldingsPane {
             result: None,
             error: None,
             sort_col: HoldCol::Total,
+            shown: false,
+            start_note: None,
             lines: Vec::new(),
             totals: Default::default(),
             table: DataTable::new(HoldCol::columns()),
@@ -133,9 +147,38 @@ impl HoldingsPane {
     /// Opens the query form with its defaults.
     pub fn open_form(&mut self, sh: &Shared) {
         self.form.prefill(sh);
-        self.form.note = None;
-        self.form.completer.reset();
+        self.form.form.set_note(None);
         self.form_open = true;
+    }
+
+    /// First show: the parties of the update selected in History, queried at once (the form
+    /// keeps them for editing); nothing selected: a note says how to start.
+    fn start(&mut self, sh: &mut Shared, out: &mut Out) {
+        let parties: Vec<String> = sh
+            .selected_update
+            .as_deref()
+            .map(|u| sh.history.parties_of_update(u))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| looks_like_party(p))
+            .map(str::to_string)
+            .collect();
+        if parties.is_empty() {
+            self.start_note = Some(NO_SELECTION_TEXT.to_string());
+            return;
+        }
+        self.start_note = None;
+        self.form.prefill(sh);
+        self.form.set_owners(&parties);
+        if let Some(q) = self.form.validate() {
+            let update = sh.selected_update.as_deref().unwrap_or("");
+            out.info(format!(
+                "holdings of the {} parties of update {} (i edits the query)",
+                parties.len(),
+                safe_line(update, 16)
+            ));
+            self.run(q, sh, out);
+        }
     }
 
     /// Runs a query (replacing any in flight).
@@ -208,68 +251,10 @@ impl HoldingsPane {
     }
 
     fn form_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        let f = &mut self.form;
-        if key.code != KeyCode::Tab && key.code != KeyCode::BackTab {
-            f.completer.reset();
-        }
-        match key.code {
-            KeyCode::Esc => {
-                self.form_open = false;
-                return;
-            }
-            KeyCode::Enter => {
-                self.submit(sh, out);
-                return;
-            }
-            KeyCode::Up => {
-                f.field = f.field.step_clamped(false);
-                f.note = None;
-                return;
-            }
-            KeyCode::Down => {
-                f.field = f.field.step_clamped(true);
-                f.note = None;
-                return;
-            }
-            KeyCode::Tab | KeyCode::BackTab if f.field == Field::Owners => {
-                let forward = key.code == KeyCode::Tab;
-                let parties = sh.history.parties();
-                f.note = f.completer.complete(&mut f.owners, &parties, forward).err();
-                return;
-            }
-            KeyCode::Tab => {
-                f.field = f.field.step(true);
-                f.note = None;
-                return;
-            }
-            KeyCode::BackTab => {
-                f.field = f.field.step(false);
-                f.note = None;
-                return;
-            }
-            _ => {}
-        }
-        if f.field == Field::Match {
-            if matches!(
-                key.code,
-                KeyCode::Left | KeyCode::Right | KeyCode::Char(' ' | 'h' | 'l' | 'e' | 'a')
-            ) {
-                f.exact = match key.code {
-                    KeyCode::Char('e') => true,
-                    KeyCode::Char('a') => false,
-                    _ => !f.exact,
-                };
-            }
-            return;
-        }
-        let field = f.field;
-        if let Some(input) = f.input_mut(field) {
-            match input.handle_key(key) {
-                InputOutcome::Submitted(_) => self.submit(sh, out),
-                InputOutcome::Cancelled => self.form_open = false,
-                InputOutcome::Changed => self.form.note = None,
-                InputOutcome::Consumed | InputOutcome::Ignored => {}
-            }
+        match self.form.form.handle_key(key) {
+            FormOutcome::Submitted => self.submit(sh, out),
+            FormOutcome::Cancelled => self.form_open = false,
+            FormOutcome::Consumed => {}
         }
     }
 }
@@ -313,13 +298,16 @@ impl Pane for HoldingsPane {
             self.table.on_paste(text, &self.lines);
             return;
         }
-        let f = &mut self.form;
-        let field = f.field;
-        if let Some(input) = f.input_mut(field)
-            && input.insert_str(text)
-        {
-            f.completer.reset();
-            f.note = None;
+        self.form.form.paste(text);
+    }
+
+    fn on_focus(&mut self, sh: &mut Shared, out: &mut Out) {
+        // The first show, and every show after one that found nothing selected (until the
+        // user enters owners).
+        let first = !std::mem::replace(&mut self.shown, true);
+        let waiting = self.start_note.is_some() && self.form.owners().is_empty();
+        if (first || waiting) && self.query.is_none() && self.pending.is_none() {
+            self.start(sh, out);
         }
     }
 

@@ -1,12 +1,12 @@
 //! The holdings query: what the form produces ([`HoldingsQuery`], [`TimeSpec`]) and the form
-//! itself ([`HoldingsForm`]: owners, migration, record time, match mode) with its checks.
+//! itself ([`HoldingsForm`] on the kit's [`Form`]: owners, migration, record time, match mode)
+//! with its checks.
 
 use crate::api::scan::{HoldingsSummaryRequest, RecordTimeMatch};
 use crate::model::summary::{format_time_micros, parse_time_micros};
 use crate::panes::Shared;
-use crate::ui::form::{Completer, looks_like_party, split_ids};
+use crate::ui::form::{Field as FormField, Form, looks_like_party};
 use crate::ui::safe::safe_line;
-use crate::ui::text_input::TextInput;
 
 // ---------------------------------------------------------------------------------------------
 // The query
@@ -76,51 +76,21 @@ pub enum Field {
 }
 
 impl Field {
-    pub(super) const ALL: [Field; 4] = [Field::Owners, Field::Migration, Field::Time, Field::Match];
+    const ALL: [Field; 4] = [Field::Owners, Field::Migration, Field::Time, Field::Match];
 
-    pub(super) fn label(self) -> &'static str {
-        match self {
-            Field::Owners => "Owners",
-            Field::Migration => "Migration",
-            Field::Time => "Time",
-            Field::Match => "Match",
-        }
-    }
-
-    pub(super) fn step(self, forward: bool) -> Field {
-        let i = Field::ALL.iter().position(|f| *f == self).unwrap_or(0);
-        let n = Field::ALL.len();
-        Field::ALL[if forward {
-            (i + 1) % n
-        } else {
-            (i + n - 1) % n
-        }]
-    }
-
-    /// The field above or below, stopping at the first and last (↑/↓ do not wrap).
-    pub(super) fn step_clamped(self, forward: bool) -> Field {
-        let i = Field::ALL.iter().position(|f| *f == self).unwrap_or(0);
-        let j = if forward {
-            (i + 1).min(Field::ALL.len() - 1)
-        } else {
-            i.saturating_sub(1)
-        };
-        Field::ALL[j]
+    fn index(self) -> usize {
+        Field::ALL.iter().position(|f| *f == self).unwrap_or(0)
     }
 }
 
-/// The query form (kept between openings).
+/// The match modes, as the API names them (`at_or_before` first: the default).
+const MATCH_MODES: &[&str] = &["at_or_before", "exact"];
+
+/// The query form (kept between openings): owners (a list of party ids, Tab completes from the
+/// parties of the loaded history), migration, record time and match mode.
 #[derive(Debug, Clone)]
 pub struct HoldingsForm {
-    pub owners: TextInput,
-    pub migration: TextInput,
-    pub time: TextInput,
-    /// `record_time_match`: exact when true, at_or_before otherwise (the default).
-    pub exact: bool,
-    pub field: Field,
-    pub completer: Completer,
-    /// A note for the focused field (completion feedback).
-    pub note: Option<String>,
+    pub form: Form,
     /// The migration text last filled in automatically (refreshed while unchanged).
     auto_migration: Option<String>,
 }
@@ -128,62 +98,111 @@ pub struct HoldingsForm {
 impl Default for HoldingsForm {
     fn default() -> Self {
         HoldingsForm {
-            owners: TextInput::single_line()
-                .with_placeholder("owner party ids, separated by spaces (Tab completes)"),
-            migration: TextInput::single_line().with_placeholder("migration id"),
-            time: TextInput::single_line().with_text("now"),
-            exact: false,
-            field: Field::Owners,
-            completer: Completer::default(),
-            note: None,
+            form: Form::new(vec![
+                FormField::list(
+                    "Owners",
+                    &[],
+                    "owner party ids, separated by spaces (Tab completes)",
+                    ("owner", "owners"),
+                    1,
+                ),
+                FormField::text("Migration", "", "migration id"),
+                FormField::text("Time", "now", ""),
+                FormField::choice("Match", MATCH_MODES, 0),
+            ]),
             auto_migration: None,
         }
     }
 }
 
 impl HoldingsForm {
-    pub(super) fn input_mut(&mut self, field: Field) -> Option<&mut TextInput> {
-        match field {
-            Field::Owners => Some(&mut self.owners),
-            Field::Migration => Some(&mut self.migration),
-            Field::Time => Some(&mut self.time),
-            Field::Match => None,
-        }
+    /// The owners typed (ids separated by spaces).
+    pub fn owners(&self) -> String {
+        self.form.value(Field::Owners.index())
     }
 
-    pub(super) fn input(&self, field: Field) -> Option<&TextInput> {
-        match field {
-            Field::Owners => Some(&self.owners),
-            Field::Migration => Some(&self.migration),
-            Field::Time => Some(&self.time),
-            Field::Match => None,
-        }
+    /// The migration text.
+    pub fn migration(&self) -> String {
+        self.form.value(Field::Migration.index())
     }
 
-    /// Fills the defaults that depend on the loaded history (the current migration).
+    /// The record time text.
+    pub fn time(&self) -> String {
+        self.form.value(Field::Time.index())
+    }
+
+    /// `record_time_match`: exact when true, at_or_before otherwise (the default).
+    pub fn exact(&self) -> bool {
+        self.form.choice(Field::Match.index()) == 1
+    }
+
+    /// The active field.
+    pub fn field(&self) -> Field {
+        Field::ALL
+            .get(self.form.active())
+            .copied()
+            .unwrap_or(Field::Owners)
+    }
+
+    /// Replaces the owners.
+    pub fn set_owners(&mut self, owners: &[String]) {
+        self.form.set_text(Field::Owners.index(), &owners.join(" "));
+    }
+
+    /// Fills the defaults that depend on the loaded history (the current migration) and the
+    /// parties Tab completes from.
     pub(super) fn prefill(&mut self, sh: &Shared) {
-        let text = self.migration.text();
+        self.form
+            .set_candidates(Field::Owners.index(), sh.history.parties());
+        let text = self.migration();
         let untouched = text.is_empty() || self.auto_migration.as_deref() == Some(text.as_str());
+        let mig = Field::Migration.index();
         if untouched {
             match sh.history.last() {
                 Some(newest) => {
                     let m = newest.migration_id.to_string();
-                    self.migration.set_text(&m);
+                    self.form.set_text(mig, &m);
                     self.auto_migration = Some(m);
                 }
-                None => self
-                    .migration
-                    .set_placeholder("migration id (no history loaded yet)"),
+                None => {
+                    if let Some(f) = self.form.get_mut(mig) {
+                        f.input
+                            .set_placeholder("migration id (no history loaded yet)");
+                    }
+                }
             }
         }
-        if self.time.text().trim().is_empty() {
-            self.time.set_text("now");
+        if self.time().is_empty() {
+            self.form.set_text(Field::Time.index(), "now");
+        }
+    }
+
+    /// What the help line says about the active field.
+    pub(super) fn help(&self, sh: &Shared) -> String {
+        match self.field() {
+            Field::Owners => format!(
+                "Tab completes from the {} parties of the loaded history",
+                sh.history.parties().len()
+            ),
+            Field::Migration => match sh.history.last() {
+                Some(s) => format!(
+                    "the current migration (newest loaded update) is {}",
+                    s.migration_id
+                ),
+                None => "no history loaded: enter the migration id".to_string(),
+            },
+            Field::Time => {
+                "RFC 3339 (e.g. 2026-01-05T10:00:00Z) or now (read when the query runs)".to_string()
+            }
+            Field::Match => "at_or_before: newest snapshot at or before the time; exact: a \
+                             snapshot time (space toggles)"
+                .to_string(),
         }
     }
 
     /// Checks every field; on failure the first bad field gets focus and a message.
     pub(super) fn validate(&mut self) -> Option<HoldingsQuery> {
-        let owners = split_ids(&self.owners.text());
+        let owners = self.form.ids(Field::Owners.index());
         let owners_err = if owners.is_empty() {
             Some(
                 "enter at least one owner party id (the scan needs at least one; Tab completes)"
@@ -197,35 +216,34 @@ impl HoldingsForm {
                 )
             })
         };
-        let mig_text = self.migration.text();
-        let migration = mig_text.trim().parse::<i64>().ok().filter(|m| *m >= 0);
+        let migration = self.migration().parse::<i64>().ok().filter(|m| *m >= 0);
         let mig_err = migration
             .is_none()
             .then(|| "the migration id is a whole number ≥ 0".to_string());
-        let time = parse_time_spec(&self.time.text());
+        let time = parse_time_spec(&self.time());
+        self.form.clear_errors();
         let mut first_bad = None;
         for (field, err) in [
             (Field::Owners, owners_err),
             (Field::Migration, mig_err),
             (Field::Time, time.as_ref().err().cloned()),
         ] {
-            let bad = err.is_some();
-            if let Some(input) = self.input_mut(field) {
-                input.set_validation(err);
-            }
-            if bad && first_bad.is_none() {
-                first_bad = Some(field);
+            if let Some(e) = err {
+                if let Some(f) = self.form.get_mut(field.index()) {
+                    f.input.set_validation(Some(e));
+                }
+                first_bad.get_or_insert(field);
             }
         }
         if let Some(f) = first_bad {
-            self.field = f;
+            self.form.set_active(f.index());
             return None;
         }
         Some(HoldingsQuery {
             owners,
             migration_id: migration?,
             time: time.ok()?,
-            exact: self.exact,
+            exact: self.exact(),
         })
     }
 }

@@ -5,19 +5,16 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Widget};
 
 use crate::panes::{RenderCtx, Shared};
-use crate::ui::form::{id_list_summary, render_candidates, split_ids};
-use crate::ui::layout::{centered, wrap_text};
+use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::table::{Align, Draw, put};
-use crate::ui::text_input::TextInput;
 use crate::ui::theme::Theme;
 
 use super::{
-    EMPTY_TEXT, Field, HOLDINGS_ENDPOINT, HoldCol, HoldingLine, HoldingsPane, HoldingsResult,
-    TimeSpec, amount_index,
+    EMPTY_TEXT, HOLDINGS_ENDPOINT, HoldCol, HoldingLine, HoldingsPane, HoldingsResult, TimeSpec,
+    amount_index,
 };
 
 impl HoldingsPane {
@@ -68,6 +65,8 @@ impl HoldingsPane {
                     "Press i (edit) to change the query, r (refresh) to run it again.".to_string(),
                     theme.muted,
                 )
+            } else if let Some(note) = &self.start_note {
+                (format!("{note}\n{EMPTY_TEXT}"), theme.muted)
             } else {
                 (EMPTY_TEXT.to_string(), theme.muted)
             };
@@ -202,122 +201,9 @@ impl HoldingsPane {
     }
 
     pub(super) fn render_form(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
-        let f = &self.form;
-        let completing = f.completer.candidates().is_some();
-        let height = 2 + 4 + 1 + 1 + u16::from(completing) + 1;
-        let rect = centered(area, area.width.min(100), height);
-        if rect.width < 3 || rect.height < 3 {
-            return;
-        }
-        Clear.render(rect, buf);
-        let block = Block::bordered()
-            .border_style(theme.border_focused)
-            .style(theme.overlay)
-            .title(Span::styled(" Holdings query ", theme.title));
-        let inner = block.inner(rect);
-        block.render(rect, buf);
-        let label_w: u16 = 10;
-        let bottom = inner.bottom();
-        let mut y = inner.y;
-        for field in Field::ALL {
-            if y >= bottom {
-                return;
-            }
-            let focused = field == f.field;
-            let label_style = if focused { theme.accent } else { theme.muted };
-            buf.set_stringn(
-                inner.x,
-                y,
-                field.label(),
-                usize::from(label_w.min(inner.width)),
-                label_style,
-            );
-            let vx = inner.x + label_w.min(inner.width);
-            let vw = inner.width.saturating_sub(label_w);
-            match f.input(field) {
-                Some(input) => input.render(Rect::new(vx, y, vw, 1), buf, theme, focused),
-                None => {
-                    let opt = |on: bool, name: &str| {
-                        Span::styled(
-                            format!("({}) {name}  ", if on { "•" } else { " " }),
-                            if on { theme.accent } else { theme.muted },
-                        )
-                    };
-                    let line =
-                        Line::from(vec![opt(!f.exact, "at_or_before"), opt(f.exact, "exact")]);
-                    buf.set_line(vx, y, &line, vw);
-                    if focused {
-                        buf.set_style(Rect::new(vx, y, vw.min(34), 1), theme.selection);
-                    }
-                }
-            }
-            y += 1;
-        }
-        // Every owner of the list, or their count, not only the tail the input shows.
-        let owners = split_ids(&f.owners.text());
-        if owners.len() > 1 && y < bottom {
-            let w = usize::from(inner.width);
-            let list = id_list_summary(&owners, ("owner", "owners"), w);
-            buf.set_stringn(inner.x, y, list, w, theme.muted);
-        }
-        y += 1;
-        // Help, note or validation for the focused field.
-        if y < bottom {
-            let validation = f.input(f.field).and_then(TextInput::validation);
-            let (text, style) = if let Some(v) = validation {
-                (v.to_string(), theme.status_err)
-            } else if let Some(n) = &f.note {
-                (n.clone(), theme.status_warn)
-            } else {
-                let help = match f.field {
-                    Field::Owners => format!(
-                        "Tab completes from the {} parties of the loaded history",
-                        sh.history.parties().len()
-                    ),
-                    Field::Migration => match sh.history.last() {
-                        Some(s) => format!(
-                            "the current migration (newest loaded update) is {}",
-                            s.migration_id
-                        ),
-                        None => "no history loaded: enter the migration id".to_string(),
-                    },
-                    Field::Time => {
-                        "RFC 3339 (e.g. 2026-01-05T10:00:00Z) or now (read when the query runs)"
-                            .to_string()
-                    }
-                    Field::Match => {
-                        "at_or_before: newest snapshot at or before the time; exact: a snapshot time (space toggles)"
-                            .to_string()
-                    }
-                };
-                (help, theme.muted)
-            };
-            buf.set_stringn(
-                inner.x,
-                y,
-                safe_line(&text, usize::from(inner.width)),
-                usize::from(inner.width),
-                style,
-            );
-            y += 1;
-        }
-        if completing && y < bottom {
-            render_candidates(
-                &f.completer,
-                Rect::new(inner.x, y, inner.width, 1),
-                buf,
-                theme,
-            );
-            y += 1;
-        }
-        if y < bottom {
-            buf.set_stringn(
-                inner.x,
-                y,
-                "Enter run · Esc close · ↑/↓ field · Tab complete",
-                usize::from(inner.width),
-                theme.muted,
-            );
-        }
+        let help = self.form.help(sh);
+        self.form
+            .form
+            .render_dialog(area, buf, theme, "Holdings query", &help);
     }
 }

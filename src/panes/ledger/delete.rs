@@ -22,6 +22,7 @@ use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Fetched, Request, RequestId};
 use crate::panes::{Out, Shared};
+use crate::ui::form::{Field, Form, FormOutcome, form_key, form_paste};
 use crate::ui::safe::safe_line;
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
@@ -47,8 +48,8 @@ pub struct Outcome {
 /// The Delete-user section.
 #[derive(Debug, Default)]
 pub struct DeleteUser {
-    /// The user-id input (`i`).
-    input: Option<TextInput>,
+    /// The user-id form (`i`).
+    input: Option<Form>,
     /// The user to delete.
     target: String,
     /// The confirmation dialog: what was typed so far.
@@ -79,11 +80,11 @@ impl DeleteUser {
     }
 
     fn open_input(&mut self) {
-        self.input = Some(
-            TextInput::single_line()
-                .with_placeholder("user id, e.g. alice")
-                .with_text(&self.target),
-        );
+        self.input = Some(Form::new(vec![Field::text(
+            "user id",
+            &self.target,
+            "user id, e.g. alice",
+        )]));
     }
 
     fn open_dialog(&mut self) {
@@ -141,29 +142,25 @@ impl SectionView for DeleteUser {
             }
             return;
         }
-        if let Some(input) = &mut self.input {
-            match input.handle_key(key) {
-                InputOutcome::Submitted(text) => {
-                    let text = text.trim().to_string();
-                    if text.is_empty() {
-                        input.set_validation(Some("a user id is required".into()));
-                        return;
-                    }
-                    self.target = text;
-                    self.input = None;
-                    self.open_dialog();
-                }
-                InputOutcome::Cancelled => self.input = None,
-                _ => {}
+        if form_key(&mut self.input, key) == Some(FormOutcome::Submitted)
+            && let Some(form) = &mut self.input
+        {
+            let text = form.value(0);
+            if text.is_empty() {
+                form.set_error(0, "a user id is required");
+                return;
             }
+            self.target = text;
+            self.input = None;
+            self.open_dialog();
         }
     }
 
     fn on_paste(&mut self, text: &str) {
         if let Some(c) = &mut self.confirm {
             c.insert_str(text);
-        } else if let Some(i) = &mut self.input {
-            i.insert_str(text);
+        } else {
+            form_paste(&mut self.input, text);
         }
     }
 
@@ -269,30 +266,11 @@ impl SectionView for DeleteUser {
             &kv_line("user", target, theme.id, 5, area.width, theme),
         );
         y += 1;
-        if let Some(input) = &self.input {
-            let label = Line::styled("› user id ", theme.title);
-            put(area, y, buf, &label);
-            if y < area.height && area.width > 11 {
-                let h = input.desired_height().min(area.height - y);
-                input.render(
-                    Rect::new(area.x + 11, area.y + y, area.width - 11, h),
-                    buf,
-                    theme,
-                    true,
-                );
-                y += h;
-            }
-            put(
-                area,
-                y,
-                buf,
-                &Line::styled(
-                    safe_line("Enter next: confirm · Esc cancel", usize::from(area.width))
-                        .into_owned(),
-                    theme.muted,
-                ),
-            );
-            y += 1;
+        if let Some(form) = &self.input
+            && y < area.height
+        {
+            let rest = Rect::new(area.x, area.y + y, area.width, area.height - y);
+            y += form.render_section(rest, buf, theme, "next: confirm");
         }
         y += 1;
         if let Some((_, user)) = &self.pending {

@@ -17,7 +17,6 @@
 mod common;
 mod delete;
 mod execute;
-mod form;
 mod package;
 mod parties;
 mod trees;
@@ -102,6 +101,9 @@ pub struct LedgerPane {
     /// whether state-changing actions are disabled. Used for the footer hints.
     usable: bool,
     read_only: bool,
+    /// Package-name template references (`#package-name:Module:Entity`) seen in ledger
+    /// answers: what the template filters complete from.
+    template_refs: Vec<String>,
 }
 
 impl Default for LedgerPane {
@@ -118,6 +120,7 @@ impl Default for LedgerPane {
             execute: Execute::default(),
             usable: true,
             read_only: false,
+            template_refs: Vec::new(),
         }
     }
 }
@@ -180,6 +183,28 @@ impl LedgerPane {
             Section::Trees => &mut self.trees,
             Section::Execute => &mut self.execute,
         }
+    }
+
+    /// Remembers the package ids and the package-name references of `(template id, package
+    /// name)` pairs from a ledger answer.
+    fn note_templates(&mut self, seen: &[(&str, &str)]) {
+        if seen.is_empty() {
+            return;
+        }
+        self.package.note_template_ids(seen.iter().map(|(t, _)| *t));
+        for (t, name) in seen {
+            let Some((_, qualified)) = t.split_once(':') else {
+                continue;
+            };
+            if name.is_empty() {
+                continue;
+            }
+            let r = format!("#{name}:{qualified}");
+            if !self.template_refs.contains(&r) {
+                self.template_refs.push(r);
+            }
+        }
+        self.template_refs.sort();
     }
 
     fn fetch_end(&mut self, sh: &mut Shared, out: &mut Out) {
@@ -309,6 +334,7 @@ impl Pane for LedgerPane {
         }
         if self.section == Section::Trees {
             self.trees.ledger_end = sh.ledger_end.flatten();
+            self.trees.template_refs.clone_from(&self.template_refs);
         }
         let used = self.current_mut().on_command(cmd, sh, out);
         used || cmd == Command::Refresh
@@ -332,36 +358,45 @@ impl Pane for LedgerPane {
                 self.end_error = Some(e.clone());
             }
         }
-        // Remember package ids from ledger answers.
+        // Remember package ids and package-name template references from ledger answers.
+        let mut seen: Vec<(&str, &str)> = Vec::new();
         match result {
             Ok(Response::Trees(items)) => {
-                let mut ids: Vec<&str> = Vec::new();
                 for it in items.iter() {
                     if let Update::TransactionTree(t) = &it.update {
                         for ev in t.events_by_id.values() {
                             match ev {
-                                TreeEvent::CreatedTreeEvent(c) => ids.push(&c.template_id),
-                                TreeEvent::ExercisedTreeEvent(e) => ids.push(&e.template_id),
+                                TreeEvent::CreatedTreeEvent(c) => {
+                                    seen.push((&c.template_id, &c.package_name));
+                                }
+                                TreeEvent::ExercisedTreeEvent(e) => {
+                                    seen.push((&e.template_id, &e.package_name));
+                                }
                                 TreeEvent::Unknown { .. } => {}
                             }
                         }
                     }
                 }
-                self.package.note_template_ids(ids);
             }
             Ok(Response::Executed(r)) => {
                 // The ledger moved on: show the new end.
                 self.fetch_end(sh, out);
-                let ids = r.transaction.events.iter().filter_map(|e| match e {
-                    Event::CreatedEvent(c) => Some(c.template_id.as_str()),
-                    Event::ArchivedEvent(a) => Some(a.template_id.as_str()),
-                    Event::ExercisedEvent(x) => Some(x.template_id.as_str()),
+                seen.extend(r.transaction.events.iter().filter_map(|e| match e {
+                    Event::CreatedEvent(c) => {
+                        Some((c.template_id.as_str(), c.package_name.as_str()))
+                    }
+                    Event::ArchivedEvent(a) => {
+                        Some((a.template_id.as_str(), a.package_name.as_str()))
+                    }
+                    Event::ExercisedEvent(x) => {
+                        Some((x.template_id.as_str(), x.package_name.as_str()))
+                    }
                     Event::Unknown { .. } => None,
-                });
-                self.package.note_template_ids(ids);
+                }));
             }
             _ => {}
         }
+        self.note_templates(&seen);
         self.parties.on_fetched(reply, sh, out);
         self.delete.on_fetched(reply, sh, out);
         self.package.on_fetched(reply, sh, out);

@@ -23,7 +23,7 @@ use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{Note, Tone, explain, kv_line, package_of, put, render_notes};
-use super::form::{Complete, Form, FormOutcome, form_key, form_paste, matching};
+use crate::ui::form::{Field, Form, FormOutcome, form_key, form_paste};
 
 /// A downloaded package.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,7 +92,7 @@ impl PackageSection {
         v
     }
 
-    fn open_form(&mut self, id: Option<String>) {
+    fn open_form(&mut self, id: Option<String>, sh: &Shared) {
         let id = id.unwrap_or_else(|| self.last_id.clone());
         let path = if self.last_path.is_empty() || id != self.last_id {
             if id.is_empty() {
@@ -103,23 +103,12 @@ impl PackageSection {
         } else {
             self.last_path.clone()
         };
-        self.form = Some(Form::new(
-            "download",
-            vec![
-                (
-                    "package id",
-                    &id,
-                    "package id (Tab completes)",
-                    Complete::Package,
-                ),
-                (
-                    "save to",
-                    &path,
-                    "file path, e.g. splice-amulet.dalf",
-                    Complete::None,
-                ),
-            ],
-        ));
+        let known = self.known_ids(sh);
+        self.form = Some(Form::new(vec![
+            Field::text("package id", &id, "package id (Tab completes)")
+                .candidates(known.iter().map(String::as_str)),
+            Field::text("save to", &path, "file path, e.g. splice-amulet.dalf"),
+        ]));
     }
 
     fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
@@ -127,11 +116,11 @@ impl PackageSection {
         let id = form.value(0);
         let path = form.value(1);
         if id.is_empty() {
-            form.fail(0, "a package id is required");
+            form.set_error(0, "a package id is required");
             return;
         }
         if path.is_empty() {
-            form.fail(1, "name the file to save the package to");
+            form.set_error(1, "name the file to save the package to");
             return;
         }
         self.form = None;
@@ -169,8 +158,7 @@ impl SectionView for PackageSection {
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        let known = self.known_ids(sh);
-        if form_key(&mut self.form, key, |_| known) == Some(FormOutcome::Submitted) {
+        if form_key(&mut self.form, key) == Some(FormOutcome::Submitted) {
             self.submit(sh, out);
         }
     }
@@ -184,12 +172,12 @@ impl SectionView for PackageSection {
         self.scroll.set_len(n);
         match cmd {
             Command::Edit => {
-                self.open_form(None);
+                self.open_form(None, sh);
                 true
             }
             Command::Select => {
                 let id = self.known_ids(sh).get(self.scroll.cursor()).cloned();
-                self.open_form(id);
+                self.open_form(id, sh);
                 true
             }
             Command::Up => {
@@ -266,12 +254,7 @@ impl SectionView for PackageSection {
         let mut y = 0u16;
         let known = self.known_ids(sh);
         if let Some(form) = &self.form {
-            let sugg = match form.completing() {
-                Some((_, w)) if !w.is_empty() => matching(&known, &w),
-                _ => Vec::new(),
-            };
-            let h = form.height(sugg.len()).min(area.height);
-            y += form.render(Rect::new(area.x, area.y, area.width, h), buf, theme, &sugg) + 1;
+            y += form.render_section(area, buf, theme, "download") + 1;
         } else {
             let intro = [Note::new(
                 Tone::Muted,

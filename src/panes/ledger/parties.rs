@@ -21,7 +21,7 @@ use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{Note, Tone, explain_failure, kv_line, put, render_notes, split_list};
-use super::form::{Complete, Form, FormOutcome, form_key, form_paste, matching};
+use crate::ui::form::{Field, Form, FormOutcome, form_key, form_paste};
 use crate::ui::load::accept;
 
 /// The Parties section.
@@ -181,43 +181,34 @@ impl Parties {
             .collect()
     }
 
-    fn open_form(&mut self) {
+    fn open_form(&mut self, sh: &Shared) {
         let (p, m, i) = &self.query;
-        self.form = Some(Form::new(
-            "look up",
-            vec![
-                (
-                    "party",
-                    p,
-                    "party id (Tab completes from the history)",
-                    Complete::Party,
-                ),
-                (
-                    "more parties",
-                    m,
-                    "optional, comma separated",
-                    Complete::Party,
-                ),
-                (
-                    "identity provider",
-                    i,
-                    "optional identity-provider-id",
-                    Complete::None,
-                ),
-            ],
-        ));
+        let parties = sh.history.parties();
+        self.form = Some(Form::new(vec![
+            Field::text("party", p, "party id (Tab completes from the history)")
+                .candidates(parties.iter().copied()),
+            Field::list(
+                "more parties",
+                &split_list(m),
+                "optional, comma separated",
+                ("party", "parties"),
+                0,
+            )
+            .candidates(parties),
+            Field::text("identity provider", i, "optional identity-provider-id"),
+        ]));
     }
 
     fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
         let Some(form) = &mut self.form else { return };
         let party = form.value(0);
         if party.is_empty() {
-            form.fail(0, "a party id is required");
+            form.set_error(0, "a party id is required");
             return;
         }
-        let more = split_list(&form.value(1));
+        let more = form.ids(1);
         let idp = form.value(2);
-        self.query = (party.clone(), form.value(1), idp.clone());
+        self.query = (party.clone(), more.join(", "), idp.clone());
         self.form = None;
         self.send(party, more, idp, sh, out);
     }
@@ -248,36 +239,6 @@ impl Parties {
     }
 }
 
-/// Completion candidates for a field kind.
-pub fn candidates(kind: Complete, sh: &Shared, extra: &[String]) -> Vec<String> {
-    match kind {
-        Complete::Party => {
-            let mut v: Vec<String> = sh
-                .history
-                .parties()
-                .into_iter()
-                .map(str::to_owned)
-                .collect();
-            v.extend(extra.iter().cloned());
-            v.sort();
-            v.dedup();
-            v
-        }
-        Complete::Package => extra.to_vec(),
-        Complete::None => Vec::new(),
-    }
-}
-
-/// The candidates matching the focused field of `form`, for drawing under it.
-pub fn suggestions(form: &Form, sh: &Shared, extra: &[String]) -> Vec<String> {
-    match form.completing() {
-        Some((kind, word)) if !word.trim().is_empty() => {
-            matching(&candidates(kind, sh, extra), &word)
-        }
-        _ => Vec::new(),
-    }
-}
-
 impl SectionView for Parties {
     fn wants_raw_keys(&self) -> bool {
         self.form.is_some() || self.table.is_filtering()
@@ -292,12 +253,7 @@ impl SectionView for Parties {
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        let cands = |f: &Form| {
-            f.completing()
-                .map(|(k, _)| candidates(k, sh, &[]))
-                .unwrap_or_default()
-        };
-        match form_key(&mut self.form, key, cands) {
+        match form_key(&mut self.form, key) {
             None => {
                 self.table.on_key(key, &self.details);
             }
@@ -315,7 +271,7 @@ impl SectionView for Parties {
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
         match cmd {
             Command::Edit => {
-                self.open_form();
+                self.open_form(sh);
                 true
             }
             Command::Refresh => {
@@ -369,20 +325,8 @@ impl SectionView for Parties {
         self.table.set_viewport(rows.saturating_sub(6).max(1));
     }
 
-    fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
-        let mut y = 0u16;
-        if let Some(form) = &self.form {
-            let sugg = suggestions(form, sh, &[]);
-            let h = form.height(sugg.len()).min(area.height);
-            y += form.render(Rect::new(area.x, area.y, area.width, h), buf, theme, &sugg);
-            y += 1;
-        }
-        let rest = Rect::new(
-            area.x,
-            area.y + y.min(area.height),
-            area.width,
-            area.height - y.min(area.height),
-        );
+    fn render(&self, area: Rect, buf: &mut Buffer, _sh: &Shared, theme: &Theme, focused: bool) {
+        let rest = Form::render_section_above(self.form.as_ref(), area, buf, theme, "look up");
         if self.pending.is_some() {
             put(
                 rest,

@@ -9,7 +9,7 @@ mod view;
 
 use std::path::PathBuf;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -21,10 +21,11 @@ use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
+use crate::ui::form::{Field, Form, FormOutcome};
 use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
-use crate::ui::text_input::{InputOutcome, TextInput};
+use crate::ui::text_input::TextInput;
 use crate::ui::theme::Theme;
 
 use super::SectionView;
@@ -42,11 +43,52 @@ pub enum EditorFocus {
     Body,
 }
 
+/// The editor: a form of the file path and the (multi-line) body.
 #[derive(Debug)]
-struct Editor {
-    focus: EditorFocus,
-    path: TextInput,
-    body: TextInput,
+struct Editor(Form);
+
+const PATH: usize = 0;
+const BODY: usize = 1;
+
+impl Editor {
+    fn new(path: &str, body: &str, focus: EditorFocus) -> Self {
+        let mut form = Form::new(vec![
+            Field::text(
+                "file",
+                path,
+                "path of a JSON request body, e.g. execute.json",
+            ),
+            Field::multi_line("body", body, "paste or type the JSON request body here"),
+        ]);
+        form.set_active(focus.index());
+        Editor(form)
+    }
+
+    fn focus(&self) -> EditorFocus {
+        if self.0.active() == PATH {
+            EditorFocus::Path
+        } else {
+            EditorFocus::Body
+        }
+    }
+
+    fn input(&self, focus: EditorFocus) -> Option<&TextInput> {
+        self.0.get(focus.index()).map(|f| &f.input)
+    }
+
+    /// The untrimmed text of an input.
+    fn text(&self, focus: EditorFocus) -> String {
+        self.input(focus).map(TextInput::text).unwrap_or_default()
+    }
+}
+
+impl EditorFocus {
+    fn index(self) -> usize {
+        match self {
+            EditorFocus::Path => PATH,
+            EditorFocus::Body => BODY,
+        }
+    }
 }
 
 /// The Execute section.
@@ -150,15 +192,7 @@ impl Execute {
     }
 
     fn open_editor(&mut self, focus: EditorFocus) {
-        self.editor = Some(Editor {
-            focus,
-            path: TextInput::single_line()
-                .with_placeholder("path of a JSON request body, e.g. execute.json")
-                .with_text(&self.path),
-            body: TextInput::multi_line()
-                .with_placeholder("paste or type the JSON request body here")
-                .with_text(&self.body_text),
-        });
+        self.editor = Some(Editor::new(&self.path, &self.body_text, focus));
     }
 
     /// Takes a body (from a file or the editor): checks it and opens the confirmation, or shows
@@ -180,8 +214,8 @@ impl Execute {
                     self.open_editor(EditorFocus::Body);
                 }
                 if let Some(ed) = &mut self.editor {
-                    ed.body.set_text(&self.body_text);
-                    ed.focus = EditorFocus::Body;
+                    ed.0.set_text(BODY, &self.body_text);
+                    ed.0.set_active(BODY);
                 }
             }
         }
@@ -219,19 +253,14 @@ impl SectionView for Execute {
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
         let Some(ed) = &mut self.editor else { return };
-        let focus = ed.focus;
-        let input = match focus {
-            EditorFocus::Path => &mut ed.path,
-            EditorFocus::Body => &mut ed.body,
-        };
-        match input.handle_key(key) {
-            InputOutcome::Submitted(text) => match focus {
+        let focus = ed.focus();
+        let before = ed.text(EditorFocus::Body);
+        match ed.0.handle_key(key) {
+            FormOutcome::Submitted => match focus {
                 EditorFocus::Path => {
-                    let path = text.trim().to_string();
+                    let path = ed.0.value(PATH);
                     if path.is_empty() {
-                        ed.path.set_validation(Some(
-                            "name a file, or Tab to the body and paste it".into(),
-                        ));
+                        ed.0.set_error(PATH, "name a file, or Tab to the body and paste it");
                         return;
                     }
                     self.path = path.clone();
@@ -242,40 +271,28 @@ impl SectionView for Execute {
                     });
                     self.read_pending = Some((id, path));
                 }
-                EditorFocus::Body => self.take_body(text, "editor".into()),
+                EditorFocus::Body => {
+                    let text = ed.text(EditorFocus::Body);
+                    self.take_body(text, "editor".into());
+                }
             },
-            InputOutcome::Cancelled => {
-                self.body_text = ed.body.text();
-                self.path = ed.path.text();
+            FormOutcome::Cancelled => {
+                self.body_text = ed.text(EditorFocus::Body);
+                self.path = ed.text(EditorFocus::Path);
                 self.editor = None;
             }
-            InputOutcome::Ignored => {
-                if matches!(key.code, KeyCode::Tab | KeyCode::BackTab)
-                    || (focus == EditorFocus::Path && key.code == KeyCode::Down)
-                    || (focus == EditorFocus::Body && key.code == KeyCode::Up)
-                {
-                    ed.focus = match focus {
-                        EditorFocus::Path => EditorFocus::Body,
-                        EditorFocus::Body => EditorFocus::Path,
-                    };
-                }
-            }
-            InputOutcome::Changed => {
+            FormOutcome::Consumed => {
                 // The shown problem was about the old text.
-                if focus == EditorFocus::Body {
+                if ed.text(EditorFocus::Body) != before {
                     self.problem = None;
                 }
             }
-            InputOutcome::Consumed => {}
         }
     }
 
     fn on_paste(&mut self, text: &str) {
         if let Some(ed) = &mut self.editor {
-            match ed.focus {
-                EditorFocus::Path => ed.path.insert_str(text),
-                EditorFocus::Body => ed.body.insert_str(text),
-            };
+            ed.0.paste(text);
         }
     }
 
@@ -388,7 +405,7 @@ impl SectionView for Execute {
                 Err(_) => {
                     let msg = format!("{path} is not UTF-8 text");
                     if let Some(ed) = &mut self.editor {
-                        ed.path.set_validation(Some(msg.clone()));
+                        ed.0.set_error(PATH, msg.clone());
                     }
                     out.error(msg);
                 }
@@ -396,8 +413,7 @@ impl SectionView for Execute {
             Err(e) => {
                 let msg = format!("cannot read {path}: {e}");
                 if let Some(ed) = &mut self.editor {
-                    ed.path.set_validation(Some(msg.clone()));
-                    ed.focus = EditorFocus::Path;
+                    ed.0.set_error(PATH, msg.clone());
                 }
                 out.error(msg);
             }

@@ -54,7 +54,11 @@ fn event_line(e: &Event) -> (String, Style, String) {
 
 pub(super) fn render_editor(x: &Execute, ed: &Editor, area: Rect, buf: &mut Buffer, theme: &Theme) {
     let w = area.width;
-    let path_focus = ed.focus == EditorFocus::Path;
+    let path_focus = ed.focus() == EditorFocus::Path;
+    let (Some(path), Some(body)) = (ed.input(EditorFocus::Path), ed.input(EditorFocus::Body))
+    else {
+        return;
+    };
     put(
         area,
         0,
@@ -65,15 +69,15 @@ pub(super) fn render_editor(x: &Execute, ed: &Editor, area: Rect, buf: &mut Buff
         ]),
     );
     if w > 7 {
-        let h = ed.path.desired_height().min(area.height);
-        ed.path.render(
+        let h = path.desired_height().min(area.height);
+        path.render(
             Rect::new(area.x + 7, area.y, w - 7, h),
             buf,
             theme,
             path_focus,
         );
     }
-    let mut y = ed.path.desired_height();
+    let mut y = path.desired_height();
     let hint = if path_focus {
         "Enter load the file · Tab body · Esc cancel"
     } else {
@@ -103,7 +107,7 @@ pub(super) fn render_editor(x: &Execute, ed: &Editor, area: Rect, buf: &mut Buff
         super::super::common::notes_height(&extra, w).min(area.height.saturating_sub(y) / 2);
     if y < area.height {
         let h = area.height - y - extra_h;
-        ed.body.render(
+        body.render(
             Rect::new(area.x + 1, area.y + y, w.saturating_sub(1), h),
             buf,
             theme,

@@ -22,7 +22,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-use crate::api::ledger::{GetUpdatesRequest, JsGetUpdateTreesResponse};
+use crate::api::ledger::{GetUpdatesRequest, JsGetUpdateTreesResponse, template_filter_ref};
 use crate::config::keymap::KeyContext;
 use crate::model::ledger_tree::LedgerTree;
 use crate::msg::Command;
@@ -37,8 +37,7 @@ use crate::ui::tree::TreeState;
 
 use super::SectionView;
 use super::common::{Note, Tone, explain_failure, put, render_notes, split_list};
-use super::form::{Complete, Form, FormOutcome, form_key, form_paste};
-use super::parties::{candidates, suggestions};
+use crate::ui::form::{Field, Form, FormOutcome, form_key, form_paste};
 use crate::ui::load::accept;
 
 use drill::{apply_rows, render_drill};
@@ -81,6 +80,7 @@ struct Query {
     begin: String,
     end: String,
     parties: String,
+    templates: String,
     limit: String,
     descending: String,
 }
@@ -92,6 +92,8 @@ pub struct Trees {
     query: Query,
     /// The ledger end, to prefill the end of the range.
     pub ledger_end: Option<i64>,
+    /// Package-name template references seen in ledger answers, for completion.
+    pub template_refs: Vec<String>,
     pending: Option<RequestId>,
     /// What the current answer asked for, for the summary line.
     asked: String,
@@ -109,6 +111,7 @@ impl Default for Trees {
             form: None,
             query: Query::default(),
             ledger_end: None,
+            template_refs: Vec::new(),
             pending: None,
             asked: String::new(),
             items: Arc::default(),
@@ -155,7 +158,7 @@ impl Trees {
         }
     }
 
-    fn open_form(&mut self) {
+    fn open_form(&mut self, sh: &Shared) {
         let q = &self.query;
         let end = if q.end.is_empty() {
             self.ledger_end.map(|e| e.to_string()).unwrap_or_default()
@@ -171,52 +174,44 @@ impl Trees {
         } else {
             q.begin.clone()
         };
-        self.form = Some(Form::new(
-            "query",
-            vec![
-                (
-                    "begin exclusive",
-                    &begin,
-                    "offset, 0 = ledger begin",
-                    Complete::None,
-                ),
-                (
-                    "end inclusive",
-                    &end,
-                    "offset (empty: up to the ledger end)",
-                    Complete::None,
-                ),
-                (
-                    "parties",
-                    &q.parties,
-                    "empty: every party hosted here",
-                    Complete::Party,
-                ),
-                (
-                    "limit",
-                    &q.limit,
-                    "optional maximum of items",
-                    Complete::None,
-                ),
-                (
-                    "descending",
-                    if q.descending.is_empty() {
-                        "no"
-                    } else {
-                        &q.descending
-                    },
-                    "yes / no",
-                    Complete::None,
-                ),
-            ],
-        ));
+        let descending = if q.descending.is_empty() {
+            "no"
+        } else {
+            &q.descending
+        };
+        self.form = Some(Form::new(vec![
+            Field::text("begin exclusive", &begin, "offset, 0 = ledger begin"),
+            Field::text(
+                "end inclusive",
+                &end,
+                "offset (empty: up to the ledger end)",
+            ),
+            Field::list(
+                "parties",
+                &split_list(&q.parties),
+                "empty: every party hosted here",
+                ("party", "parties"),
+                0,
+            )
+            .candidates(sh.history.parties()),
+            Field::text("limit", &q.limit, "optional maximum of items"),
+            Field::text("descending", descending, "yes / no"),
+            Field::list(
+                "templates",
+                &split_list(&q.templates),
+                "empty: every template; #package-name:Module:Entity",
+                ("template", "templates"),
+                0,
+            )
+            .candidates(self.template_refs.iter().map(String::as_str)),
+        ]));
     }
 
     fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
         let Some(form) = &mut self.form else { return };
         let begin = match form.value(0).parse::<i64>() {
             Ok(b) if b >= 0 => b,
-            _ => return form.fail(0, "a non-negative offset"),
+            _ => return form.set_error(0, "a non-negative offset"),
         };
         let end_text = form.value(1);
         let end = if end_text.is_empty() {
@@ -224,40 +219,49 @@ impl Trees {
         } else {
             match end_text.parse::<i64>() {
                 Ok(e) if e >= begin => Some(e),
-                Ok(_) => return form.fail(1, "the end must not be below the begin"),
-                Err(_) => return form.fail(1, "an offset, or empty"),
+                Ok(_) => return form.set_error(1, "the end must not be below the begin"),
+                Err(_) => return form.set_error(1, "an offset, or empty"),
             }
         };
+        let mut templates = Vec::new();
+        for t in form.ids(5) {
+            match template_filter_ref(&t) {
+                Ok(r) => templates.push(r),
+                Err(e) => return form.set_error(5, e),
+            }
+        }
         let limit_text = form.value(3);
         let limit = if limit_text.is_empty() {
             None
         } else {
             match limit_text.parse::<i64>() {
                 Ok(l) if l > 0 => Some(l),
-                _ => return form.fail(3, "a positive number, or empty"),
+                _ => return form.set_error(3, "a positive number, or empty"),
             }
         };
         let Some(descending) = parse_flag(&form.value(4)) else {
-            return form.fail(4, "yes or no");
+            return form.set_error(4, "yes or no");
         };
         if descending && end.is_none() {
-            return form.fail(1, "descending order needs an end offset");
+            return form.set_error(1, "descending order needs an end offset");
         }
-        let parties = split_list(&form.value(2));
+        let parties = form.ids(2);
         self.query = Query {
             begin: form.value(0),
             end: end_text,
             parties: form.value(2),
+            templates: templates.join(" "),
             limit: limit_text,
             descending: form.value(4),
         };
         self.form = None;
-        let mut req = GetUpdatesRequest::for_parties(begin, end, &parties);
+        let mut req =
+            GetUpdatesRequest::for_parties_and_templates(begin, end, &parties, &templates);
         if descending {
             req.descending_order = Some(true);
         }
         self.asked = format!(
-            "({begin}, {}]{}{}{}",
+            "({begin}, {}]{}{}{}{}",
             end.map_or_else(|| "ledger end".to_string(), |e| e.to_string()),
             if parties.is_empty() {
                 " · any party".to_string()
@@ -267,6 +271,11 @@ impl Trees {
                     parties.len(),
                     if parties.len() == 1 { "y" } else { "ies" }
                 )
+            },
+            match templates.len() {
+                0 => String::new(),
+                1 => format!(" · {}", templates[0]),
+                n => format!(" · {n} templates"),
             },
             limit.map(|l| format!(" · limit {l}")).unwrap_or_default(),
             if descending { " · descending" } else { "" },
@@ -298,12 +307,7 @@ impl SectionView for Trees {
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        let cands = |f: &Form| {
-            f.completing()
-                .map(|(k, _)| candidates(k, sh, &[]))
-                .unwrap_or_default()
-        };
-        match form_key(&mut self.form, key, cands) {
+        match form_key(&mut self.form, key) {
             None => {
                 self.table.on_key(key, &self.items);
             }
@@ -318,14 +322,14 @@ impl SectionView for Trees {
         }
     }
 
-    fn on_command(&mut self, cmd: Command, _sh: &mut Shared, out: &mut Out) -> bool {
+    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
         if self.drill.is_some() && cmd != Command::Edit {
             return self.drill_command(cmd, out);
         }
         match cmd {
             Command::Edit => {
                 self.drill = None;
-                self.open_form();
+                self.open_form(sh);
             }
             Command::Select => self.open_selected(),
             Command::Copy => {
@@ -383,14 +387,7 @@ impl SectionView for Trees {
             render_drill(self, d, area, buf, sh, theme, focused);
             return;
         }
-        let mut y = 0u16;
-        if let Some(form) = &self.form {
-            let sugg = suggestions(form, sh, &[]);
-            let h = form.height(sugg.len()).min(area.height);
-            y += form.render(Rect::new(area.x, area.y, area.width, h), buf, theme, &sugg) + 1;
-        }
-        let y = y.min(area.height);
-        let rest = Rect::new(area.x, area.y + y, area.width, area.height - y);
+        let rest = Form::render_section_above(self.form.as_ref(), area, buf, theme, "query");
         if self.pending.is_some() {
             put(
                 rest,
@@ -413,7 +410,7 @@ impl SectionView for Trees {
                     ),
                     Note::new(
                         Tone::Muted,
-                        "Press i to set the range (begin exclusive, end inclusive), a party filter, a limit and the order; Enter on an item opens its tree.",
+                        "Press i to set the range (begin exclusive, end inclusive), a party filter, a limit, the order and template filters (#package-name:Module:Entity); Enter on an item opens its tree.",
                     ),
                 ];
                 render_notes(&notes, rest, buf, theme);

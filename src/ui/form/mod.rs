@@ -1,0 +1,680 @@
+//! The one form of the app: labelled fields, one active at a time, each with its own completion
+//! source (Tab completes from known values such as the parties seen in the history: prefix
+//! matches first, then substring matches). Every query form uses it — the Network and Proxy
+//! sections, the Ledger sections (parties, trees, package, delete, the execute editor), the
+//! Holdings query and the Validators query — and every text is typed into a
+//! [`TextInput`](crate::ui::text_input::TextInput).
+//!
+//! ```text
+//! Party      alice::1220ab█                       a text field
+//! Owners     3 owners: alice, bob, carol · █      a list field: the ids and how many
+//! Match      (•) at_or_before  ( ) exact          a choice
+//! ↵ run · Tab complete (4 matches) · ↑↓ field · Esc cancel
+//! ```
+//!
+//! Kinds of field ([`Kind`]):
+//! - text (single- or multi-line);
+//! - a list of ids: typed one at a time into an entry; Space, `,` or `;` add the entry to the
+//!   list, Backspace in an empty entry takes the last id back for editing, Ctrl-u / Ctrl-k in an
+//!   empty entry empty the list; the list is shown as a count with the ids, never as one long
+//!   line;
+//! - a choice between a few options (←/→ or Space switch, a letter picks the option it starts).
+//!
+//! Keys (raw, while the form is open): Enter submits (the owner validates and may put a message
+//! on a field with [`Form::set_error`], keeping the form open; a multi-line field submits with
+//! Ctrl-s), Esc cancels, Tab completes the active field (cycling through the matches, Shift-Tab
+//! cycles back) or, when there is nothing to complete, moves to the next field, Shift-Tab / ↑ /
+//! ↓ move between fields.
+//!
+//! Drawing ([`draw`]): inline above what the form queries ([`Form::render`], Network and
+//! Proxy), as a Ledger section form with a marker and suggestions ([`Form::render_section`]), or
+//! as a dialog over a pane ([`Form::render_dialog`], Holdings and Validators).
+
+mod draw;
+mod ids;
+mod parts;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::ui::text_input::{InputMode, InputOutcome, TextInput};
+
+pub use crate::ui::load::Load;
+pub use ids::{
+    id_list_rows, id_list_summary, id_order, is_separator, looks_like_party, matching,
+    render_id_list, split_ids,
+};
+pub use parts::{cell, explain, explain_scan, file_part, paragraph, render_section_tabs};
+
+/// Most completion candidates kept per field.
+const MAX_CANDIDATES: usize = 5_000;
+
+/// What a field holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// Text (the input's own mode: single- or multi-line).
+    Text,
+    /// A list of ids. `noun` names one and many (`("owner", "owners")`); `rows` is how the list
+    /// is shown: 0 as a count with names in front of the entry, 1 as that line under the field
+    /// (always reserved), more as the ids in columns (up to `rows` rows, when there are ids).
+    List {
+        noun: (&'static str, &'static str),
+        rows: u16,
+    },
+    /// One of `options`.
+    Choice {
+        options: &'static [&'static str],
+        selected: usize,
+    },
+}
+
+/// One labelled field.
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub label: &'static str,
+    /// The text, or the entry of a list.
+    pub input: TextInput,
+    /// Values Tab completes to.
+    pub candidates: Vec<String>,
+    kind: Kind,
+    /// The ids of a list.
+    items: Vec<String>,
+    /// The placeholder of an empty list (another one asks for more once there are ids).
+    placeholder: String,
+}
+
+impl Field {
+    fn with(label: &'static str, input: TextInput, kind: Kind, placeholder: &str) -> Self {
+        Field {
+            label,
+            input,
+            candidates: Vec::new(),
+            kind,
+            items: Vec::new(),
+            placeholder: placeholder.to_string(),
+        }
+    }
+
+    /// A single-line text field starting with `text`, showing `placeholder` while empty.
+    pub fn text(label: &'static str, text: &str, placeholder: &str) -> Self {
+        let input = TextInput::single_line()
+            .with_placeholder(placeholder)
+            .with_text(text);
+        Self::with(label, input, Kind::Text, placeholder)
+    }
+
+    /// A multi-line text field (Enter adds a line, Ctrl-s submits).
+    pub fn multi_line(label: &'static str, text: &str, placeholder: &str) -> Self {
+        let input = TextInput::multi_line()
+            .with_placeholder(placeholder)
+            .with_text(text);
+        Self::with(label, input, Kind::Text, placeholder)
+    }
+
+    /// A list of ids starting with `items` (see [`Kind::List`]).
+    pub fn list(
+        label: &'static str,
+        items: &[String],
+        placeholder: &str,
+        noun: (&'static str, &'static str),
+        rows: u16,
+    ) -> Self {
+        let mut f = Self::with(
+            label,
+            TextInput::single_line(),
+            Kind::List { noun, rows },
+            placeholder,
+        );
+        f.set_items(items.iter().cloned());
+        f
+    }
+
+    /// A choice between `options`, `selected` first.
+    pub fn choice(label: &'static str, options: &'static [&'static str], selected: usize) -> Self {
+        let selected = selected.min(options.len().saturating_sub(1));
+        Self::with(
+            label,
+            TextInput::single_line(),
+            Kind::Choice { options, selected },
+            "",
+        )
+    }
+
+    /// Sets the completion candidates (deduplicated, sorted, bounded).
+    #[must_use]
+    pub fn candidates<'a>(mut self, candidates: impl IntoIterator<Item = &'a str>) -> Self {
+        self.set_candidates(candidates);
+        self
+    }
+
+    /// Replaces the completion candidates.
+    pub fn set_candidates<'a>(&mut self, candidates: impl IntoIterator<Item = &'a str>) {
+        let mut c: Vec<String> = candidates
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .take(MAX_CANDIDATES)
+            .map(str::to_string)
+            .collect();
+        c.sort();
+        c.dedup();
+        self.candidates = c;
+    }
+
+    /// What the field holds.
+    pub fn kind(&self) -> &Kind {
+        &self.kind
+    }
+
+    /// The ids of a list field (without its entry).
+    pub fn items(&self) -> &[String] {
+        &self.items
+    }
+
+    fn is_list(&self) -> bool {
+        matches!(self.kind, Kind::List { .. })
+    }
+
+    fn is_multi_line(&self) -> bool {
+        self.kind == Kind::Text && self.input.mode() == InputMode::MultiLine
+    }
+
+    /// Replaces the ids of a list.
+    fn set_items(&mut self, items: impl IntoIterator<Item = String>) {
+        self.items.clear();
+        for id in items {
+            if !id.is_empty() && !self.items.contains(&id) {
+                self.items.push(id);
+            }
+        }
+        self.refresh_placeholder();
+    }
+
+    fn refresh_placeholder(&mut self) {
+        if !self.is_list() {
+            return;
+        }
+        if self.items.is_empty() {
+            self.input.set_placeholder(self.placeholder.clone());
+        } else if self.candidates.is_empty() {
+            self.input.set_placeholder("add another id");
+        } else {
+            self.input.set_placeholder("add another id (Tab completes)");
+        }
+    }
+
+    /// Moves the ids typed in the entry to the list (all of them when `all`, else every one
+    /// followed by a separator, the last staying in the entry for editing).
+    fn commit(&mut self, all: bool) {
+        let text = self.input.text();
+        let ends_with_separator = text.chars().last().is_some_and(is_separator);
+        let mut words = split_ids(&text);
+        let keep = if all || ends_with_separator {
+            None
+        } else {
+            words.pop()
+        };
+        if words.is_empty() && keep.as_deref() == Some(text.as_str()) {
+            return;
+        }
+        for w in words {
+            if !self.items.contains(&w) {
+                self.items.push(w);
+            }
+        }
+        self.input.set_text(keep.as_deref().unwrap_or(""));
+        self.refresh_placeholder();
+    }
+
+    /// The value: trimmed text, the ids of a list (and its entry) joined by spaces, or the
+    /// chosen option.
+    pub fn value(&self) -> String {
+        match &self.kind {
+            Kind::Text => self.input.text().trim().to_string(),
+            Kind::List { .. } => self.ids().join(" "),
+            Kind::Choice { options, selected } => {
+                options.get(*selected).copied().unwrap_or("").to_string()
+            }
+        }
+    }
+
+    /// The ids of the field: a list's ids and what its entry holds, or the ids of the text.
+    pub fn ids(&self) -> Vec<String> {
+        let mut out = self.items.clone();
+        for id in split_ids(&self.input.text()) {
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+        out
+    }
+
+    /// What Tab completes in this field: the entry or the whole text.
+    fn typed(&self) -> String {
+        self.input.text().trim().to_string()
+    }
+
+    /// The candidates matching what was typed (ids already in a list are not offered again).
+    fn fresh_matches(&self) -> Vec<&str> {
+        matching(&self.candidates, &self.typed())
+            .into_iter()
+            .filter(|c| !self.items.iter().any(|i| i == c))
+            .collect()
+    }
+}
+
+/// What a key did to the form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormOutcome {
+    /// Enter (Ctrl-s in a multi-line field): the owner reads the values and validates.
+    Submitted,
+    /// Esc.
+    Cancelled,
+    /// Anything else (text changed, field moved, completion).
+    Consumed,
+}
+
+/// A running Tab completion: the field, the text it started from, the matches and the one shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Cycle {
+    field: usize,
+    matches: Vec<String>,
+    index: usize,
+    /// The field's text after the last completion (any other text ends the cycle).
+    applied: String,
+}
+
+/// The form.
+#[derive(Debug, Clone)]
+pub struct Form {
+    fields: Vec<Field>,
+    active: usize,
+    cycle: Option<Cycle>,
+    /// A note for the user (completion feedback, what was pre-filled).
+    note: Option<String>,
+}
+
+impl Form {
+    /// A form over `fields` (at least one), the first active.
+    pub fn new(fields: Vec<Field>) -> Self {
+        Form {
+            fields,
+            active: 0,
+            cycle: None,
+            note: None,
+        }
+    }
+
+    /// A text field with `label`, starting with `text`, showing `placeholder` while empty.
+    pub fn field(label: &'static str, text: &str, placeholder: &str) -> Field {
+        Field::text(label, text, placeholder)
+    }
+
+    /// Adds completion candidates to a field (deduplicated, sorted, bounded).
+    pub fn with_candidates<'a>(
+        field: Field,
+        candidates: impl IntoIterator<Item = &'a str>,
+    ) -> Field {
+        field.candidates(candidates)
+    }
+
+    /// Field `i`.
+    pub fn get(&self, i: usize) -> Option<&Field> {
+        self.fields.get(i)
+    }
+
+    /// Field `i`, to change.
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut Field> {
+        self.cycle = None;
+        self.fields.get_mut(i)
+    }
+
+    /// The value of field `i` (see [`Field::value`]).
+    pub fn value(&self, i: usize) -> String {
+        self.fields.get(i).map(Field::value).unwrap_or_default()
+    }
+
+    /// The ids of field `i` (see [`Field::ids`]).
+    pub fn ids(&self, i: usize) -> Vec<String> {
+        self.fields.get(i).map(Field::ids).unwrap_or_default()
+    }
+
+    /// The option chosen in field `i` (0 for other fields).
+    pub fn choice(&self, i: usize) -> usize {
+        match self.fields.get(i).map(|f| &f.kind) {
+            Some(Kind::Choice { selected, .. }) => *selected,
+            _ => 0,
+        }
+    }
+
+    /// Chooses option `n` in field `i`.
+    pub fn set_choice(&mut self, i: usize, n: usize) {
+        if let Some(Field {
+            kind: Kind::Choice { options, selected },
+            ..
+        }) = self.fields.get_mut(i)
+            && n < options.len()
+        {
+            *selected = n;
+        }
+    }
+
+    /// Replaces the text of field `i` (a list: its ids, from the text).
+    pub fn set_text(&mut self, i: usize, text: &str) {
+        if let Some(f) = self.fields.get_mut(i) {
+            if f.is_list() {
+                f.set_items(split_ids(text));
+                f.input.clear();
+            } else {
+                f.input.set_text(text);
+            }
+        }
+        self.cycle = None;
+    }
+
+    /// Replaces the completion candidates of field `i`.
+    pub fn set_candidates<'a>(&mut self, i: usize, candidates: impl IntoIterator<Item = &'a str>) {
+        if let Some(f) = self.fields.get_mut(i) {
+            f.set_candidates(candidates);
+            f.refresh_placeholder();
+        }
+    }
+
+    /// The active field.
+    pub fn active(&self) -> usize {
+        self.active
+    }
+
+    /// Makes field `i` active (the first empty one, for instance).
+    pub fn set_active(&mut self, i: usize) {
+        if i < self.fields.len() {
+            self.active = i;
+            self.cycle = None;
+        }
+    }
+
+    /// Number of fields.
+    pub fn len(&self) -> usize {
+        self.fields.len()
+    }
+
+    /// Whether the form has no fields.
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+
+    /// Makes field `i` active and shows `message` under it.
+    pub fn set_error(&mut self, i: usize, message: impl Into<String>) {
+        if let Some(f) = self.fields.get_mut(i) {
+            f.input.set_validation(Some(message.into()));
+            self.active = i;
+            self.cycle = None;
+        }
+    }
+
+    /// Removes every field's message.
+    pub fn clear_errors(&mut self) {
+        for f in &mut self.fields {
+            f.input.set_validation(None);
+        }
+    }
+
+    /// The message of field `i`.
+    pub fn error(&self, i: usize) -> Option<&str> {
+        self.fields.get(i).and_then(|f| f.input.validation())
+    }
+
+    /// The note shown to the user (completion feedback, what was pre-filled).
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+
+    /// Sets (or clears) the note.
+    pub fn set_note(&mut self, note: Option<String>) {
+        self.note = note;
+    }
+
+    /// Matches for the active field's text: prefix matches first, then other substring matches
+    /// (case-insensitive); ids already in a list are left out.
+    pub fn matches(&self) -> Vec<&str> {
+        let Some(f) = self.fields.get(self.active) else {
+            return Vec::new();
+        };
+        if let Some(c) = self.cycle.as_ref().filter(|c| c.field == self.active) {
+            return c.matches.iter().map(String::as_str).collect();
+        }
+        if matches!(f.kind, Kind::Choice { .. }) {
+            return Vec::new();
+        }
+        f.fresh_matches()
+    }
+
+    /// The matches of a running Tab completion and the index of the one shown.
+    pub fn cycle(&self) -> Option<(&[String], usize)> {
+        self.cycle
+            .as_ref()
+            .filter(|c| c.field == self.active)
+            .map(|c| (c.matches.as_slice(), c.index))
+    }
+
+    /// Handles a raw key.
+    pub fn handle_key(&mut self, key: &KeyEvent) -> FormOutcome {
+        if key.kind == KeyEventKind::Release {
+            return FormOutcome::Consumed;
+        }
+        let Some(f) = self.fields.get(self.active) else {
+            return FormOutcome::Cancelled;
+        };
+        let multi = f.is_multi_line();
+        match key.code {
+            KeyCode::Tab => {
+                self.complete(true);
+                return FormOutcome::Consumed;
+            }
+            KeyCode::BackTab => {
+                if self.cycle().is_some() {
+                    self.complete(false);
+                } else {
+                    self.move_to(self.active + self.fields.len().saturating_sub(1));
+                }
+                return FormOutcome::Consumed;
+            }
+            // ↑/↓ stop at the first and last field (no surprising wrap-around); a multi-line
+            // field moves its cursor first.
+            KeyCode::Up | KeyCode::Down if !multi => {
+                self.step(key.code == KeyCode::Down);
+                return FormOutcome::Consumed;
+            }
+            _ => {}
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let plain = !ctrl && !key.modifiers.contains(KeyModifiers::ALT);
+        let active = self.active;
+        let Some(f) = self.fields.get_mut(active) else {
+            return FormOutcome::Cancelled;
+        };
+        if let Kind::Choice { options, selected } = &mut f.kind {
+            let n = options.len().max(1);
+            match key.code {
+                KeyCode::Enter => return FormOutcome::Submitted,
+                KeyCode::Esc => return FormOutcome::Cancelled,
+                KeyCode::Left | KeyCode::Char('h') => *selected = (*selected + n - 1) % n,
+                KeyCode::Right | KeyCode::Char(' ' | 'l') => *selected = (*selected + 1) % n,
+                KeyCode::Char(c) if plain => {
+                    if let Some(k) = options.iter().position(|o| o.starts_with(c)) {
+                        *selected = k;
+                    }
+                }
+                _ => {}
+            }
+            return FormOutcome::Consumed;
+        }
+        if f.is_list() {
+            let empty = f.input.is_empty();
+            match key.code {
+                KeyCode::Char(c) if plain && is_separator(c) => {
+                    f.commit(true);
+                    self.edited();
+                    return FormOutcome::Consumed;
+                }
+                KeyCode::Backspace if empty => {
+                    if let Some(last) = f.items.pop() {
+                        f.input.set_text(&last);
+                        f.refresh_placeholder();
+                    }
+                    self.edited();
+                    return FormOutcome::Consumed;
+                }
+                KeyCode::Char('u' | 'k') if ctrl && empty => {
+                    f.set_items(Vec::new());
+                    self.edited();
+                    return FormOutcome::Consumed;
+                }
+                KeyCode::Enter => f.commit(true),
+                _ => {}
+            }
+        }
+        let outcome = f.input.handle_key(key);
+        match outcome {
+            InputOutcome::Submitted(_) => FormOutcome::Submitted,
+            InputOutcome::Cancelled => FormOutcome::Cancelled,
+            InputOutcome::Changed => {
+                self.edited();
+                FormOutcome::Consumed
+            }
+            InputOutcome::Consumed => FormOutcome::Consumed,
+            InputOutcome::Ignored => {
+                if multi && matches!(key.code, KeyCode::Up | KeyCode::Down) {
+                    self.step(key.code == KeyCode::Down);
+                }
+                FormOutcome::Consumed
+            }
+        }
+    }
+
+    /// The text changed: a completion and the note are over.
+    fn edited(&mut self) {
+        self.cycle = None;
+        self.note = None;
+    }
+
+    /// Pastes into the active field (into a list: every id followed by a separator joins the
+    /// list).
+    pub fn paste(&mut self, text: &str) {
+        if let Some(f) = self.fields.get_mut(self.active)
+            && !matches!(f.kind, Kind::Choice { .. })
+            && f.input.insert_str(text)
+        {
+            if f.is_list() {
+                f.commit(false);
+            }
+            self.edited();
+        }
+    }
+
+    /// ↑/↓: the field above or below, stopping at the first and last.
+    fn step(&mut self, down: bool) {
+        let last = self.fields.len().saturating_sub(1);
+        let i = if down {
+            (self.active + 1).min(last)
+        } else {
+            self.active.saturating_sub(1)
+        };
+        self.move_to(i);
+    }
+
+    fn move_to(&mut self, i: usize) {
+        if !self.fields.is_empty() {
+            self.active = i % self.fields.len();
+        }
+        self.cycle = None;
+        self.note = None;
+        if let Some(f) = self.fields.get_mut(self.active) {
+            f.input.move_to_end();
+        }
+    }
+
+    /// Tab (`forward`) or Shift-Tab in a completion: the next (previous) match of what was
+    /// typed; in a text field the next field when nothing matches; in a list a note saying why
+    /// nothing was completed.
+    fn complete(&mut self, forward: bool) {
+        let i = self.active;
+        let Some(f) = self.fields.get_mut(i) else {
+            return;
+        };
+        if matches!(f.kind, Kind::Choice { .. }) {
+            self.move_to(i + 1);
+            return;
+        }
+        let text = f.input.text();
+        if let Some(c) = &mut self.cycle
+            && c.field == i
+            && c.applied == text
+            && !c.matches.is_empty()
+        {
+            let n = c.matches.len();
+            c.index = if forward {
+                (c.index + 1) % n
+            } else {
+                (c.index + n - 1) % n
+            };
+            f.input.set_text(&c.matches[c.index]);
+            c.applied = f.input.text();
+            return;
+        }
+        self.cycle = None;
+        let typed = f.typed();
+        let found: Vec<String> = f.fresh_matches().into_iter().map(str::to_string).collect();
+        if found.is_empty() {
+            if f.is_list() && !(f.candidates.is_empty() && typed.is_empty()) {
+                self.note = Some(if f.candidates.is_empty() {
+                    "nothing to complete from: no such ids in the loaded history yet".to_string()
+                } else if typed.is_empty() {
+                    "every known id is already in the list".to_string()
+                } else {
+                    format!(
+                        "no known id matches {:?}",
+                        crate::ui::safe::safe_line(&typed, 40).into_owned()
+                    )
+                });
+            } else {
+                self.move_to(i + 1);
+            }
+            return;
+        }
+        // The only match is already there: a list takes it, a text field moves on.
+        if found.len() == 1 && found[0] == typed {
+            if f.is_list() {
+                f.commit(true);
+            } else {
+                self.move_to(i + 1);
+            }
+            return;
+        }
+        let index = if forward { 0 } else { found.len() - 1 };
+        f.input.set_text(&found[index]);
+        self.note = None;
+        self.cycle = Some(Cycle {
+            field: i,
+            applied: f.input.text(),
+            matches: found,
+            index,
+        });
+    }
+}
+
+/// A raw key for a form that may be open (`None`: no form, the key is the caller's). Esc closes
+/// the form here; the caller acts on `Submitted`.
+pub fn form_key(form: &mut Option<Form>, key: &KeyEvent) -> Option<FormOutcome> {
+    let outcome = form.as_mut()?.handle_key(key);
+    if outcome == FormOutcome::Cancelled {
+        *form = None;
+    }
+    Some(outcome)
+}
+
+/// Pasted text for a form that may be open; returns whether it took it.
+pub fn form_paste(form: &mut Option<Form>, text: &str) -> bool {
+    form.as_mut().map(|f| f.paste(text)).is_some()
+}
+
+#[cfg(test)]
+mod tests;

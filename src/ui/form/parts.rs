@@ -1,0 +1,159 @@
+//! Pieces of the query panes around the form: the section tab row, the one-line explanation of
+//! API errors, wrapped paragraphs of server text, cut cells and file-name-safe parts.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
+
+use crate::api::ApiError;
+use crate::ui::layout::wrap_text;
+use crate::ui::safe::{safe_line, sanitize, sanitize_multiline};
+use crate::ui::theme::Theme;
+
+/// Draws the section tab row (`BFT sequencers │ Bootstrapping │ …  [ ] section`), the active one
+/// highlighted, with the keys that really switch sections (`[` and `]`, the default
+/// `prev_section` / `next_section`; number keys go to panes, so labels carry no numbers).
+/// Labels shrink to their first word when the row is narrow.
+pub fn render_section_tabs(
+    area: Rect,
+    buf: &mut Buffer,
+    titles: &[&str],
+    active: usize,
+    theme: &Theme,
+) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    const HINT: &str = "[ ] section";
+    let full: usize = titles.iter().map(|t| t.width() + 3).sum::<usize>() + HINT.width() + 2;
+    let short = full > usize::from(area.width);
+    let mut spans = Vec::new();
+    for (i, title) in titles.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" │ ", theme.muted));
+        }
+        let label = if short {
+            title.split(' ').next().unwrap_or(title)
+        } else {
+            title
+        };
+        let style = if i == active {
+            theme.tab_active
+        } else {
+            theme.tab_inactive
+        };
+        spans.push(Span::styled(label.to_string(), style));
+    }
+    spans.push(Span::styled("   [ ]", theme.key_hint));
+    spans.push(Span::styled(" section", theme.key_desc));
+    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
+}
+
+/// One line explaining an API failure; `not_found` says what a 404 with the API's error body
+/// means for this request.
+pub fn explain(e: &ApiError, not_found: &str) -> String {
+    match e {
+        ApiError::NotFound { message, .. } => {
+            format!("{not_found} (server: {message})")
+        }
+        ApiError::NotConfigured { what } => {
+            format!("not configured: {what}; set it in the profile or on the command line")
+        }
+        ApiError::Connect { .. } | ApiError::Timeout { .. } => {
+            format!("{e}; check the URL and that the node is up, then press r to retry")
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// One line explaining a failed scan query (server text sanitized): `not_served` words a 404
+/// for the whole route (given the node's version when it says), `not_found` a 404 with the
+/// API's error body (given its message); a 400 is the scan rejecting the query; anything else
+/// reads as the error says.
+pub fn explain_scan(
+    e: &ApiError,
+    not_served: impl FnOnce(Option<&str>) -> String,
+    not_found: impl FnOnce(&str) -> String,
+) -> String {
+    match e {
+        ApiError::EndpointNotServed { version, .. } => {
+            let v = version.as_deref().map(|v| safe_line(v, 40).into_owned());
+            not_served(v.as_deref())
+        }
+        ApiError::NotFound { message, .. } => not_found(&safe_line(message, 200)),
+        ApiError::Scan {
+            status: 400,
+            message,
+            ..
+        } => format!(
+            "the scan rejected the query (HTTP 400): {}",
+            safe_line(message, 200)
+        ),
+        other => sanitize(&other.to_string()).into_owned(),
+    }
+}
+
+/// Draws sanitized, wrapped text from `area.y`; returns the rows used.
+pub fn paragraph(area: Rect, buf: &mut Buffer, text: &str, style: Style) -> u16 {
+    if area.width == 0 || area.height == 0 {
+        return 0;
+    }
+    let clean = sanitize_multiline(text);
+    let mut rows = 0u16;
+    for line in wrap_text(&clean, usize::from(area.width)) {
+        if rows >= area.height {
+            break;
+        }
+        buf.set_stringn(
+            area.x,
+            area.y + rows,
+            safe_line(&line, usize::from(area.width)),
+            usize::from(area.width),
+            style,
+        );
+        rows += 1;
+    }
+    rows
+}
+
+/// Writes `text` (sanitized, cut to `width` columns) at (x, y).
+pub fn cell(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, style: Style) {
+    if width == 0 {
+        return;
+    }
+    let w = usize::from(width);
+    buf.set_stringn(x, y, safe_line(text, w), w, style);
+}
+
+/// A file-name-safe form of `s` (letters, digits, `-`, `_`, `.`; at most 40 characters).
+pub fn file_part(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    while out.starts_with('.') {
+        out.remove(0);
+    }
+    if out.is_empty() { "x".into() } else { out }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_parts_are_safe() {
+        assert_eq!(file_part("global-domain::1220ab"), "global-domain__1220ab");
+        assert_eq!(file_part("../../etc"), "_.._etc");
+        assert_eq!(file_part(""), "x");
+    }
+}
