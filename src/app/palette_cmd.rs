@@ -37,6 +37,17 @@ pub fn entries() -> Vec<PaletteEntry> {
         )
         .arg("when")
         .optional_arg("hh:mm"),
+        PaletteEntry::new(
+            "load",
+            "load a span of history in the background (1h, 6h, 24h, 90m, 2d)",
+        )
+        .arg_with_values(
+            "span",
+            crate::panes::history::SPAN_CHOICES
+                .iter()
+                .map(|s| (*s).to_string())
+                .collect(),
+        ),
         PaletteEntry::new("theme", "switch the colour theme").arg_with_values(
             "name",
             Theme::names().iter().map(|s| s.to_string()).collect(),
@@ -108,6 +119,14 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
                 "not a time: {:?} (use RFC 3339, -2h or yesterday 14:00)",
                 crate::ui::safe::safe_line(arg.trim(), 60)
             )),
+        },
+        "load" => match crate::panes::history::parse_span(&arg) {
+            Ok(secs) => {
+                app.focus = PaneId::History;
+                out.owner = PaneId::History;
+                app.panes.history.load_span(secs, &app.sh, out);
+            }
+            Err(e) => out.error(format!("not a span: {e} (use 1h, 6h, 24h, 90m, 2d)")),
         },
         "theme" => out
             .effects

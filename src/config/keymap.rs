@@ -484,6 +484,8 @@ const GLOBAL: DefaultTable = &[
     (Command::ErrorLog, &["!"]),
     (Command::Refresh, &["r", "f5"]),
     (Command::Export, &["e"]),
+    (Command::LoadSpan, &["L"]),
+    (Command::ExportRange, &["X"]),
     (Command::Edit, &["i"]),
     (Command::NextSection, &["]"]),
     (Command::PrevSection, &["["]),

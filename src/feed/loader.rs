@@ -13,12 +13,16 @@
 //! One main-line request (discover / seek / forward / poll) and one "earlier" request at most are
 //! in flight; failed requests are retried with a doubling back-off.
 
+mod span;
+
 use std::collections::VecDeque;
 
 use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest};
 use crate::model::history::{History, Placement};
 use crate::model::summary::{format_time_micros, parse_time_micros};
 use crate::msg::{Fetched, Request, RequestId, RequestIds, Response, UpdatesPurpose};
+
+pub use span::{span_estimate, span_limit};
 
 /// Items per `/v2/updates` request (the largest page real servers accept).
 pub const PAGE_SIZE: i32 = 1000;
@@ -98,6 +102,11 @@ pub enum LoaderIntent {
     More,
     /// Send what is waiting now (no back-off, no polling interval).
     Refresh,
+    /// Load the span back to this time (µs) before the oldest loaded update, in the background
+    /// ([`SpanProgress`] in the feed), within the memory budget.
+    LoadSpan { since: i64 },
+    /// Stop the span load (what it loaded stays).
+    CancelSpan,
 }
 
 /// What the reader of the list needs now (computed by the History pane).
@@ -143,6 +152,8 @@ pub struct Feed {
     pub failures: u32,
     /// The memory budget of the loaded history (bytes).
     pub memory_budget: usize,
+    /// The running span load (or the last one, until another starts), as readers see it.
+    pub span: Option<SpanProgress>,
     /// Decode errors of the most recent malformed items, by position.
     malformed: VecDeque<(Pos, String)>,
 }
@@ -165,6 +176,65 @@ pub enum Note {
     Warn,
     /// Shown and kept in the error log.
     Error,
+}
+
+/// A span load ([`LoaderIntent::LoadSpan`]) as readers see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpanProgress {
+    /// The span reaches back to this record time (µs).
+    pub since: i64,
+    /// The oldest loaded record time when the load started (µs): the span's other end.
+    pub from: i64,
+    /// The oldest loaded record time now (µs).
+    pub reached: i64,
+    /// When the load started (the clock, µs).
+    pub started: i64,
+    /// When it ended (the clock, µs), or the latest step while it runs.
+    pub last: i64,
+    pub pages: u32,
+    pub updates: usize,
+    /// How it ended; `None` while it runs.
+    pub end: Option<SpanEnd>,
+}
+
+/// Why a span load ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpanEnd {
+    /// The whole span is loaded.
+    Done,
+    /// The memory budget is full.
+    Budget,
+    /// The user cancelled it.
+    Cancelled,
+    /// The history was reloaded (a restart).
+    Reloaded,
+}
+
+impl SpanProgress {
+    /// Whether the load is running.
+    pub fn running(&self) -> bool {
+        self.end.is_none()
+    }
+
+    /// Share of the span loaded (0–100).
+    pub fn percent(&self) -> u8 {
+        let whole = self.from.saturating_sub(self.since);
+        if whole <= 0 || self.end == Some(SpanEnd::Done) {
+            return 100;
+        }
+        let done = self.from.saturating_sub(self.reached).clamp(0, whole);
+        u8::try_from(i128::from(done) * 100 / i128::from(whole)).unwrap_or(100)
+    }
+
+    /// Updates a second since the start.
+    pub fn rate(&self) -> f64 {
+        let secs = self.last.saturating_sub(self.started) as f64 / MICROS as f64;
+        if secs <= 0.0 {
+            0.0
+        } else {
+            self.updates as f64 / secs
+        }
+    }
 }
 
 /// How the history changed in one step (readers keep their views in step with it).
@@ -265,6 +335,19 @@ struct EarlierJob {
     due: i64,
 }
 
+/// A running span load: [`EarlierJob`]'s look-back, with the step fitted to the update rate
+/// so that each page is mostly used, stopping at the span's start or the memory budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SpanJob {
+    migration: i64,
+    /// Look-back from the oldest loaded update (µs).
+    step: i64,
+    id: Option<RequestId>,
+    sent_after: i64,
+    due: i64,
+    progress: SpanProgress,
+}
+
 /// Position of an update in ledger order: `(migration id, record time µs)`.
 pub type Pos = (i64, i64);
 
@@ -288,6 +371,7 @@ pub struct Loader {
     /// The user moved to the end of a lazily loaded list: load one more page.
     more_requested: bool,
     earlier: Option<EarlierJob>,
+    span: Option<SpanJob>,
     backoff_ms: u64,
     /// Polling interval (ms).
     refresh_ms: u64,
@@ -356,6 +440,7 @@ impl Loader {
             lazy: false,
             more_requested: false,
             earlier: None,
+            span: None,
             backoff_ms: 0,
             refresh_ms: refresh_ms.max(100),
             last_page: None,
@@ -405,7 +490,9 @@ impl Loader {
 
     /// Whether `id` is a request this loader sent (and may still be waiting for).
     pub fn owns(&self, id: RequestId) -> bool {
-        self.in_flight == Some(id) || self.earlier.is_some_and(|j| j.id == Some(id))
+        self.in_flight == Some(id)
+            || self.earlier.is_some_and(|j| j.id == Some(id))
+            || self.span.is_some_and(|j| j.id == Some(id))
     }
 
     /// Handles a request of the History pane.
@@ -430,7 +517,12 @@ impl Loader {
                 if let Some(job) = &mut self.earlier {
                     job.due = i64::MIN;
                 }
+                if let Some(job) = &mut self.span {
+                    job.due = i64::MIN;
+                }
             }
+            LoaderIntent::LoadSpan { since } => self.start_span(since, cx),
+            LoaderIntent::CancelSpan => self.end_span(SpanEnd::Cancelled, cx),
         }
     }
 
@@ -438,6 +530,7 @@ impl Loader {
     pub fn pump(&mut self, demand: Demand, cx: &mut Ctx) {
         self.pump_main(demand, cx);
         self.pump_earlier(cx);
+        self.pump_span(cx);
         self.publish(cx);
     }
 
@@ -474,6 +567,21 @@ impl Loader {
                 }
                 Err(e) => self.due = self.on_failure(e.to_string(), cx),
             }
+        } else if self.span.is_some_and(|j| j.id == Some(id)) {
+            match result {
+                Ok(Response::Updates(page)) => self.on_span_page(page, cx),
+                other => {
+                    let msg = match other {
+                        Err(e) => e.to_string(),
+                        _ => "unexpected response to /v2/updates".into(),
+                    };
+                    let due = self.on_failure(msg, cx);
+                    if let Some(job) = &mut self.span {
+                        job.id = None;
+                        job.due = due;
+                    }
+                }
+            }
         } else if self.earlier.is_some_and(|j| j.id == Some(id)) {
             match result {
                 Ok(Response::Updates(page)) => self.on_earlier_page(page, cx),
@@ -506,6 +614,9 @@ impl Loader {
         cx.feed.loading = self.in_flight.is_some();
         cx.feed.loading_earlier = self.earlier.is_some();
         cx.feed.memory_budget = self.budget;
+        if let Some(job) = &self.span {
+            cx.feed.span = Some(job.progress);
+        }
     }
 
     // -----------------------------------------------------------------------------------------
@@ -513,6 +624,9 @@ impl Loader {
     // -----------------------------------------------------------------------------------------
 
     fn restart(&mut self, origin: StartFrom, cx: &mut Ctx) {
+        if self.span.is_some() {
+            self.end_span(SpanEnd::Reloaded, cx);
+        }
         for id in [self.in_flight.take(), self.earlier.and_then(|j| j.id)]
             .into_iter()
             .flatten()
@@ -886,7 +1000,7 @@ impl Loader {
     }
 
     fn start_earlier(&mut self, cx: &mut Ctx) {
-        if self.earlier.is_some() {
+        if self.earlier.is_some() || self.span.is_some() {
             return;
         }
         if cx.feed.reached_begin {
@@ -1545,5 +1659,168 @@ mod tests {
             after(&out.fetches[0].1),
             Some((0, oldest - EARLIER_FIRST_STEP))
         );
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Span loads
+    // -----------------------------------------------------------------------------------------
+
+    /// A scan over a ledger of one migration with updates at `times` (µs, ascending): answers a
+    /// `/v2/updates` request as a server does (after the cursor, at most `page_size`).
+    fn serve(times: &[i64], r: &Request) -> Result<Response, ApiError> {
+        let Request::Updates { req, .. } = r else {
+            panic!("not an updates request: {r:?}");
+        };
+        let from = req.after.as_ref().and_then(cursor_position);
+        let n = usize::try_from(req.page_size).expect("page size");
+        let items = times
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| from.is_none_or(|f| (0, **t) > f))
+            .take(n)
+            .map(|(i, t)| tx(i as u64, 0, *t))
+            .collect();
+        page(items)
+    }
+
+    /// Answers every pending request from `times`, moving the clock a second a round, until
+    /// `done` holds (at most `rounds` rounds).
+    fn run_until(
+        rig: &mut Rig,
+        times: &[i64],
+        rounds: usize,
+        done: impl Fn(&Rig) -> bool,
+    ) -> Vec<String> {
+        let mut notes = Vec::new();
+        for _ in 0..rounds {
+            if done(rig) {
+                break;
+            }
+            let out = rig.tick(rig.now + SEC);
+            notes.extend(out.notes.into_iter().map(|(_, t)| t));
+            while let Some((_, r)) = rig.pending.first().cloned() {
+                let (_, out) = rig.answer(serve(times, &r));
+                notes.extend(out.notes.into_iter().map(|(_, t)| t));
+            }
+        }
+        notes
+    }
+
+    /// One update every 2 s for the 10 hours before `T0`, loaded for the last 10 minutes.
+    fn ten_hours() -> (Rig, Vec<i64>) {
+        let times: Vec<i64> = (0..18_000)
+            .map(|i| T0 - 36_000 * SEC + i * 2 * SEC)
+            .collect();
+        let mut rig = Rig::new(T0);
+        rig.intent(LoaderIntent::Start(StartFrom::Recent { window_secs: 600 }));
+        run_until(&mut rig, &times, 20, |r| r.feed.at_head);
+        assert!(rig.feed.at_head);
+        assert_eq!(rig.history.len(), 299, "the last 10 minutes");
+        (rig, times)
+    }
+
+    fn loaded_times(rig: &Rig) -> Vec<i64> {
+        rig.history.iter().map(|s| s.record_time).collect()
+    }
+
+    #[test]
+    fn a_span_load_fetches_exactly_the_span_in_well_filled_pages() {
+        let (mut rig, times) = ten_hours();
+        let since = T0 - 6 * 3_600 * SEC;
+        rig.intent(LoaderIntent::LoadSpan { since });
+        assert!(rig.feed.span.is_some_and(|p| p.running()));
+        let notes = run_until(&mut rig, &times, 200, |r| {
+            r.feed.span.is_some_and(|p| !p.running())
+        });
+        let p = rig.feed.span.expect("progress");
+        assert_eq!(p.end, Some(SpanEnd::Done), "{notes:?}");
+        assert_eq!(p.percent(), 100);
+        // Every update of the span, once, in order, and nothing before it.
+        let want: Vec<i64> = times.iter().copied().filter(|t| *t >= since).collect();
+        assert_eq!(loaded_times(&rig), want);
+        assert_eq!(p.updates, want.len() - 299);
+        // 10,500 updates: pages mostly full (a page holds 1,000).
+        assert!(p.pages <= 25, "{} pages", p.pages);
+        assert!(
+            notes.iter().any(|n| n.starts_with("span loaded back to")),
+            "{notes:?}"
+        );
+        // Paced with the rest: never more than the burst plus 4 a second.
+        assert!(rig.feed.failures == 0);
+    }
+
+    #[test]
+    fn a_span_load_stops_at_the_memory_budget_keeping_the_history_whole() {
+        let (mut rig, times) = ten_hours();
+        rig.loader.set_memory_budget_mib(1);
+        rig.intent(LoaderIntent::LoadSpan {
+            since: T0 - 10 * 3_600 * SEC,
+        });
+        let notes = run_until(&mut rig, &times, 200, |r| {
+            r.feed.span.is_some_and(|p| !p.running())
+        });
+        let p = rig.feed.span.expect("progress");
+        assert_eq!(p.end, Some(SpanEnd::Budget), "{notes:?}");
+        assert!(rig.history.memory_bytes() <= 1 << 20);
+        assert!(p.percent() < 100);
+        // What is loaded is a contiguous stretch ending at the head.
+        let loaded = loaded_times(&rig);
+        let start = times.iter().position(|t| *t == loaded[0]).expect("known");
+        assert_eq!(loaded, times[start..].to_vec());
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("memory budget full (1 MiB)")),
+            "{notes:?}"
+        );
+        // The live tail does not drop what the span loaded at once.
+        let dropped = rig.history.dropped();
+        rig.tick(rig.now + 3 * SEC);
+        assert_eq!(rig.history.dropped(), dropped);
+    }
+
+    #[test]
+    fn a_span_load_can_be_cancelled_and_what_it_loaded_stays() {
+        let (mut rig, times) = ten_hours();
+        rig.intent(LoaderIntent::LoadSpan {
+            since: T0 - 6 * 3_600 * SEC,
+        });
+        // One page arrives, the next is in flight.
+        let (_, r) = rig
+            .pending
+            .first()
+            .cloned()
+            .expect("the span's first request");
+        assert_eq!(purpose(&r), UpdatesPurpose::Earlier);
+        let (_, out) = rig.answer(serve(&times, &r));
+        assert!(
+            out.fetches.is_empty(),
+            "no burst: the next page waits its turn"
+        );
+        let loaded = rig.history.len();
+        assert!(loaded > 299 + 500, "{loaded}");
+        let out = rig.tick(rig.now + SEC / 4);
+        let in_flight: Vec<RequestId> = out.fetches.iter().map(|(id, _)| *id).collect();
+        assert_eq!(in_flight.len(), 1);
+        let out = rig.intent(LoaderIntent::CancelSpan);
+        assert_eq!(out.cancels, in_flight);
+        assert_eq!(rig.feed.span.and_then(|p| p.end), Some(SpanEnd::Cancelled));
+        assert_eq!(rig.history.len(), loaded);
+        assert!(out.notes.iter().any(|(_, n)| n.contains("cancelled")));
+    }
+
+    #[test]
+    fn a_span_already_loaded_or_over_a_full_budget_is_not_started() {
+        let (mut rig, _) = ten_hours();
+        let out = rig.intent(LoaderIntent::LoadSpan {
+            since: T0 - 60 * SEC,
+        });
+        assert!(
+            out.notes
+                .iter()
+                .any(|(_, n)| n.starts_with("already loaded"))
+        );
+        assert!(rig.feed.span.is_none());
+        assert!(span_estimate(&rig.history, T0 - 6 * 3_600 * SEC).is_some_and(|b| b > 1 << 20));
     }
 }

@@ -55,6 +55,16 @@ impl Amount {
         })
     }
 
+    /// `units / 10^scale` (a scale beyond [`MAX_SCALE`] is capped there, dividing the units).
+    pub fn from_units(units: i128, scale: u32) -> Amount {
+        let mut a = Amount { units, scale };
+        while a.scale > MAX_SCALE {
+            a.units /= 10;
+            a.scale -= 1;
+        }
+        a
+    }
+
     /// The value as `units / 10^scale`.
     pub fn units(self) -> i128 {
         self.units

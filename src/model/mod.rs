@@ -21,6 +21,7 @@ pub mod lifecycle;
 pub mod network;
 pub mod reassign;
 pub mod summary;
+pub mod summary_telling;
 pub mod sweep;
 pub mod verdict;
 pub mod when;

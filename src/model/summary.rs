@@ -7,6 +7,7 @@ use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
 use crate::api::scan::{ReassignmentEvent, TreeEvent, UpdateItem};
 
 use super::intern::{Interner, Sym};
+use super::summary_telling::{self, Telling};
 
 /// What kind of update a summary describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -50,6 +51,9 @@ pub enum RootAction {
         /// The interned `unassign_id` linking an unassign and its assign.
         link: Sym,
     },
+    /// The most telling node inside the tree (a transfer, a well-known Splice choice; see
+    /// [`super::summary_telling`]).
+    Telling(Telling),
     /// No resolvable root.
     None,
 }
@@ -162,6 +166,15 @@ impl Summarizer {
         sym
     }
 
+    /// A party's symbol (none for an empty id).
+    fn party_sym(&mut self, s: &str) -> Sym {
+        if s.is_empty() {
+            Sym::NONE
+        } else {
+            self.sym(s, cat::PARTY)
+        }
+    }
+
     fn push_sym(&mut self, s: &str, category: u8) -> Sym {
         let sym = self.sym(s, category);
         if !sym.is_none() {
@@ -218,13 +231,25 @@ impl Summarizer {
                 }
                 let more_roots =
                     u16::try_from(tx.root_event_ids.len().saturating_sub(1)).unwrap_or(u16::MAX);
-                let root = match tx.root_events().next() {
-                    Some(TreeEvent::Exercised(e)) => RootAction::Exercise {
+                let telling = summary_telling::find(tx).map(|f| {
+                    RootAction::Telling(Telling {
+                        kind: f.kind,
+                        party: self.party_sym(&f.party),
+                        other: self.party_sym(&f.other),
+                        units: f.amount.units,
+                        scale: f.amount.scale,
+                        more_receivers: u8::try_from(f.more_receivers).unwrap_or(u8::MAX),
+                        more: u16::try_from(f.more).unwrap_or(u16::MAX),
+                    })
+                });
+                let root = match (telling, tx.root_events().next()) {
+                    (Some(telling), _) => telling,
+                    (None, Some(TreeEvent::Exercised(e))) => RootAction::Exercise {
                         template: self.sym(&e.template_id, cat::TEMPLATE),
                         choice: self.sym(&e.choice, cat::CHOICE),
                         more_roots,
                     },
-                    Some(TreeEvent::Created(c)) => RootAction::Create {
+                    (None, Some(TreeEvent::Created(c))) => RootAction::Create {
                         template: self.sym(&c.template_id, cat::TEMPLATE),
                         more_roots,
                     },
@@ -392,6 +417,7 @@ impl UpdateSummary {
                 short_party(interner.resolve(source)),
                 short_party(interner.resolve(target)),
             ),
+            RootAction::Telling(t) => t.label(interner),
             RootAction::None => match self.kind {
                 SummaryKind::Malformed => "could not be decoded".to_string(),
                 _ => "(no root event)".to_string(),

@@ -77,6 +77,8 @@ commands! {
     ErrorLog => "error_log", "errors", "show the error log";
     Refresh => "refresh", "refresh", "refresh now";
     Export => "export", "export", "export the loaded updates";
+    LoadSpan => "load_span", "load span", "load a span of history in the background (1h / 6h / 24h / any)";
+    ExportRange => "export_range", "export range", "export a time range straight from the server";
     Sort => "sort", "sort", "sort by the next column";
     Edit => "edit", "edit", "edit the query or form of this pane";
     NextSection => "next_section", "next section", "next section of this pane";

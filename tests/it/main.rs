@@ -21,6 +21,7 @@ mod demo_consistency;
 mod demo_server;
 mod export;
 mod fuzz;
+mod history_reach;
 mod network;
 mod network_ui;
 mod pane_history;

@@ -18,6 +18,7 @@
 //! [`HistoryPane::on_history`].
 
 mod export;
+mod span;
 mod table;
 mod view;
 
@@ -46,6 +47,8 @@ pub use crate::feed::loader::{
     SEEK_STEPS,
 };
 use export::ExportWrites;
+pub use span::{SPAN_CHOICES, parse_span};
+use span::{SpanPrompt, render_span_progress};
 pub use table::HistoryCol;
 use table::columns;
 
@@ -91,6 +94,10 @@ pub struct HistoryPane {
     export: Option<ExportJob>,
     /// The writes of the current (or last) export.
     export_writes: Option<ExportWrites>,
+    /// The "load the last …" prompt, while open.
+    span_prompt: Option<SpanPrompt>,
+    /// The span of the running (or last) span load, as the user asked it (`6h`).
+    span_label: String,
     area: Rect,
 }
 
@@ -112,6 +119,8 @@ impl HistoryPane {
             export_dialog: None,
             export: None,
             export_writes: None,
+            span_prompt: None,
+            span_label: String::new(),
             area: Rect::default(),
         }
     }
@@ -173,6 +182,16 @@ impl HistoryPane {
     /// Whether the filter input is open.
     pub fn is_editing_filter(&self) -> bool {
         self.filter.is_open()
+    }
+
+    /// Whether the "load the last …" prompt is open.
+    pub fn is_span_prompt_open(&self) -> bool {
+        self.span_prompt.is_some()
+    }
+
+    /// Whether a span load is running (the loader's, as the feed says).
+    fn span_running(sh: &Shared) -> bool {
+        sh.feed.span.is_some_and(|p| p.running())
     }
 
     /// Whether the export dialog is open.
@@ -302,7 +321,7 @@ impl Pane for HistoryPane {
     }
 
     fn key_context(&self) -> KeyContext {
-        if self.filter.is_open() || self.export_dialog.is_some() {
+        if self.wants_raw_keys() {
             KeyContext::TextInput
         } else {
             KeyContext::List
@@ -310,12 +329,16 @@ impl Pane for HistoryPane {
     }
 
     fn wants_raw_keys(&self) -> bool {
-        self.filter.is_open() || self.export_dialog.is_some()
+        self.filter.is_open() || self.export_dialog.is_some() || self.span_prompt.is_some()
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
         if self.export_dialog.is_some() {
             self.on_export_key(key, sh, out);
+            return;
+        }
+        if self.span_prompt.is_some() {
+            self.on_span_key(key, sh, out);
             return;
         }
         match self.filter.on_key(key) {
@@ -337,6 +360,9 @@ impl Pane for HistoryPane {
     fn on_paste(&mut self, text: &str, sh: &mut Shared, _out: &mut Out) {
         if let Some(dialog) = &mut self.export_dialog {
             dialog.paste(text);
+            return;
+        }
+        if self.paste_span(text) {
             return;
         }
         if let FilterEvent::Changed(_) = self.filter.on_paste(text) {
@@ -367,8 +393,16 @@ impl Pane for HistoryPane {
                 self.open_export(sh, out);
                 true
             }
+            Command::LoadSpan => {
+                self.open_span_prompt(sh, out);
+                true
+            }
             Command::Back | Command::Cancel if self.export.is_some() => {
                 self.cancel_export(out);
+                true
+            }
+            Command::Back | Command::Cancel if Self::span_running(sh) => {
+                out.events.push(AppEvent::Loader(LoaderIntent::CancelSpan));
                 true
             }
             Command::Back | Command::Cancel if self.view.filter.is_some() => {
@@ -442,6 +476,19 @@ impl Pane for HistoryPane {
             self.filter
                 .render(bar, buf, theme, self.filter_text(), counts);
         }
+        if let Some(p) = sh.feed.span.filter(|p| p.running())
+            && list.height >= 2
+        {
+            list.height -= 1;
+            render_span_progress(
+                &p,
+                &self.span_label,
+                sh,
+                Rect::new(list.x, list.bottom(), list.width, 1),
+                buf,
+                theme,
+            );
+        }
         if let Some(job) = &self.export
             && list.height >= 2
         {
@@ -476,10 +523,13 @@ impl Pane for HistoryPane {
         if let Some(dialog) = &self.export_dialog {
             dialog.render(area, buf, theme);
         }
+        if let Some(prompt) = &self.span_prompt {
+            prompt.render(area, buf, sh, theme);
+        }
     }
 
     fn hints(&self) -> Vec<Command> {
-        if self.filter.is_open() || self.export_dialog.is_some() {
+        if self.wants_raw_keys() {
             return vec![Command::Confirm, Command::Cancel];
         }
         vec![
@@ -496,6 +546,9 @@ impl Pane for HistoryPane {
     fn badge(&self, sh: &Shared) -> Option<String> {
         if let Some(job) = &self.export {
             return Some(format!("export {}%", job.percent()));
+        }
+        if let Some(p) = sh.feed.span.filter(|p| p.running()) {
+            return Some(format!("loading {}%", p.percent()));
         }
         if sh.feed.failures > 0 {
             return Some("retrying".into());
