@@ -1148,6 +1148,7 @@ fn kind_of(request: &Request) -> Kind {
         Request::NetworkHealth { .. }
         | Request::NetworkCheck { .. }
         | Request::SweepPage { .. }
+        | Request::SweepStart { .. }
         | Request::OnEveryScan { .. } => Kind::Empty,
     }
 }
@@ -1236,6 +1237,7 @@ fn respond(request: &Request, body: &[u8]) -> Result<Response, ApiError> {
         Request::NetworkHealth { .. }
         | Request::NetworkCheck { .. }
         | Request::SweepPage { .. }
+        | Request::SweepStart { .. }
         | Request::OnEveryScan { .. } => Err(ApiError::Scan {
             endpoint: "network",
             status: 503,

@@ -52,7 +52,7 @@ use scans::ScansState;
 pub use scans::{ScanCol, ScanRow};
 pub use sequencers::SeqCol;
 use sequencers::seq_table;
-pub use sweep::{SWEEP_PAGE, SweepState};
+pub use sweep::{SWEEP_PAGE, SweepFrom, SweepState};
 
 /// The sections of the pane, in tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -399,11 +399,11 @@ impl Pane for NetworkPane {
                 true
             }
             Command::Sweep => {
-                self.toggle_sweep(false, sh, out);
+                self.toggle_sweep(sh, out);
                 true
             }
             Command::Save if self.section == NetSection::Scans => {
-                self.save_sweep("", sh, out);
+                self.open_sweep_save(sh, out);
                 true
             }
             _ if self.is_consensus_open() => self.on_consensus_command(cmd, sh, out),
@@ -475,6 +475,12 @@ impl Pane for NetworkPane {
             }
             return;
         }
+        if let Request::SweepStart { .. } = request {
+            if self.sweep_state().starting() == Some(id) {
+                self.on_sweep_start_reply(result, sh, out);
+            }
+            return;
+        }
         if let Request::NetworkCheck { .. } | Request::OnEveryScan { .. } = request {
             if self.check.load.waits_for(id) {
                 self.on_check_reply(result);
@@ -541,6 +547,15 @@ impl Pane for NetworkPane {
                 Err(e) => Load::Failed(explain(e, "the scan does not know this SV")),
             };
         }
+    }
+
+    fn on_written(
+        &mut self,
+        id: crate::msg::RequestId,
+        result: &Result<usize, String>,
+        out: &mut Out,
+    ) -> bool {
+        self.on_sweep_written(id, result, out)
     }
 
     fn set_area(&mut self, area: Rect) {

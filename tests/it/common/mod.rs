@@ -194,6 +194,14 @@ impl Harness {
                         result,
                     })
                 }
+                Effect::CreateFile { id, path, contents } => {
+                    let result = cantonscope::runtime::create_new_file(&path, &contents);
+                    self.app.update(Action::Written {
+                        id,
+                        path: path.display().to_string(),
+                        result,
+                    })
+                }
                 Effect::AppendFile { id, path, contents } => {
                     use std::io::Write as _;
                     let n = contents.len();
