@@ -108,7 +108,7 @@ fn the_matrix_classifies_every_scan() {
     );
     let screen = h.screen(120, 40);
     assert!(screen.contains(&verdict), "{screen}");
-    assert!(screen.contains("Network 12/13 ok"), "badge: {screen}");
+    assert!(screen.contains("7 Network 13 "), "badge: {screen}");
 }
 
 #[test]

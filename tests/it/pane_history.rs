@@ -446,7 +446,7 @@ fn tail_polling_appends_follows_and_fetches_again_after_a_full_page() {
     let now = t0() + 60 * SEC;
     let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
     h.run_to_head(1, txs(0, 3, 1, t0()));
-    assert_eq!(h.pane.badge(&h.sh).as_deref(), Some("3"));
+    assert_eq!(h.pane.tab_count(&h.sh), Some(3));
 
     h.tick_at(now + 2 * SEC);
     h.answer(Ok(page(txs(3, 2, 1, t0() + 3 * SEC))));
@@ -480,7 +480,11 @@ fn moving_pauses_counts_new_rows_and_follow_resumes() {
     assert_eq!(h.pane.row_count(&h.sh), 8);
     assert_eq!(h.selected_id(), Some(uid(3)), "the selection never jumps");
     assert_eq!(h.pane.new_count(), 3);
-    assert_eq!(h.pane.badge(&h.sh).as_deref(), Some("paused +3"));
+    assert_eq!(
+        h.pane.tab_count(&h.sh),
+        Some(8),
+        "the tab counts rows; the title says paused"
+    );
     assert!(h.pane.status_text(&h.sh).contains("paused · 3 new"));
     assert!(h.screen_text(120, 40).contains("paused · 3 new"));
 
@@ -488,7 +492,7 @@ fn moving_pauses_counts_new_rows_and_follow_resumes() {
     assert!(h.pane.is_following());
     assert_eq!(h.selected_id(), Some(uid(7)), "f jumps to the newest");
     assert_eq!(h.pane.new_count(), 0);
-    assert_eq!(h.pane.badge(&h.sh).as_deref(), Some("8"));
+    assert_eq!(h.pane.tab_count(&h.sh), Some(8));
 
     // Any movement pauses, including Down and Bottom.
     h.cmd(Command::Bottom);
@@ -719,7 +723,7 @@ fn errors_are_reported_and_retried_with_backoff() {
     let out = h.take_out();
     assert!(errors(&out)[0].contains("connection refused"));
     assert_eq!(h.sh.feed.failures, 1);
-    assert_eq!(h.pane.badge(&h.sh).as_deref(), Some("retrying"));
+    assert_eq!(h.pane.tab_count(&h.sh), Some(2), "the title says retrying");
     assert!(h.pane.status_text(&h.sh).contains("retrying"));
     assert_eq!(h.pane.row_count(&h.sh), 2, "state is kept");
 
@@ -743,7 +747,7 @@ fn errors_are_reported_and_retried_with_backoff() {
     h.answer(Ok(page(txs(2, 1, 0, t0() + 2 * SEC))));
     assert_eq!(h.sh.feed.failures, 0);
     assert_eq!(h.pane.row_count(&h.sh), 3);
-    assert_eq!(h.pane.badge(&h.sh).as_deref(), Some("3"));
+    assert_eq!(h.pane.tab_count(&h.sh), Some(3));
     h.tick_at(now + 9 * SEC);
     assert!(h.pending.is_empty(), "back to the normal interval");
     h.tick_at(now + 10 * SEC);

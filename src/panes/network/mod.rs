@@ -672,20 +672,17 @@ impl Pane for NetworkPane {
         }
     }
 
-    fn badge(&self, _sh: &Shared) -> Option<String> {
-        if let Some(h) = &self.hash {
-            return Some(format!("hash… scan {}", h.scan + 1));
-        }
-        if self.section == NetSection::Scans {
-            return self
-                .network_health()
-                .map(|health| format!("{}/{} ok", health.healthy, health.n));
-        }
-        match &self.sequencers {
-            Load::Loading(_) => Some("loading".into()),
-            Load::Failed(_) => Some("error".into()),
-            Load::Done(v) => Some(format!("{} seq", v.len())),
-            Load::Idle => None,
+    fn tab_count(&self, _sh: &Shared) -> Option<usize> {
+        // The table of the section shown.
+        match self.section {
+            NetSection::Scans if self.check.open => {
+                self.check.load.done().map(|_| self.check.rows.len())
+            }
+            NetSection::Scans => self.scans.snapshot.as_ref().map(|_| self.scans.rows.len()),
+            NetSection::Sequencers => self.sequencers.done().map(Vec::len),
+            NetSection::Bootstrapping => self.boot.done().map(|b| b.txs.len()),
+            NetSection::Participants => self.hosting.done().map(|h| h.participants.len()),
+            NetSection::RewardWeight => None,
         }
     }
 }
