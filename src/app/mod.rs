@@ -550,7 +550,7 @@ impl App {
             }
             Command::Sweep if self.focus != PaneId::Network => {
                 out.owner = PaneId::Network;
-                self.panes.network.toggle_sweep(&self.sh, out);
+                self.panes.network.toggle_sweep(out);
                 self.go_to(PaneId::Network);
             }
             Command::ToggleTimeZone => {

@@ -315,7 +315,8 @@ fn the_sweep_stops_at_the_first_differing_update_and_opens_its_check() {
     h.key(KeyCode::Char('S'));
     let prompt = h.screen(120, 40);
     assert!(
-        prompt.contains("Sweep from") && prompt.contains("empty: the oldest loaded update"),
+        prompt.contains("Sweep from")
+            && prompt.contains("empty: oldest loaded · begin · -2h · yesterday 14:00 · RFC 3339"),
         "{prompt}"
     );
     assert!(h.app.network.is_editing());

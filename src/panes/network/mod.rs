@@ -399,7 +399,7 @@ impl Pane for NetworkPane {
                 true
             }
             Command::Sweep => {
-                self.toggle_sweep(sh, out);
+                self.toggle_sweep(out);
                 true
             }
             Command::Save if self.section == NetSection::Scans => {

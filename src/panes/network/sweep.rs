@@ -129,25 +129,19 @@ impl NetworkPane {
     }
 
     /// `S`: stops the running sweep, or asks where a new one starts (the `from:` prompt).
-    pub fn toggle_sweep(&mut self, sh: &Shared, out: &mut Out) {
+    pub fn toggle_sweep(&mut self, out: &mut Out) {
         self.section = super::NetSection::Scans;
         if self.sweep.is_running() {
             self.cancel_sweep(out);
             return;
         }
-        let oldest = sh
-            .history
-            .first()
-            .map(|first| format!(" ({})", sh.format_time(first.record_time)))
-            .unwrap_or_default();
+        // Short enough for 80 columns.
         self.form = Some((
             FormKind::SweepFrom,
             Form::new(vec![Form::field(
                 "Sweep from",
                 "",
-                &format!(
-                    "empty: the oldest loaded update{oldest} · begin · RFC 3339, -2h, yesterday 14:00"
-                ),
+                "empty: oldest loaded · begin · -2h · yesterday 14:00 · RFC 3339",
             )]),
         ));
     }
