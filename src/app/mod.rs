@@ -551,7 +551,7 @@ impl App {
             }
             Command::Sweep if self.focus != PaneId::Network => {
                 out.owner = PaneId::Network;
-                self.panes.network.toggle_sweep(false, &mut self.sh, out);
+                self.panes.network.toggle_sweep(out);
                 self.go_to(PaneId::Network);
             }
             Command::ToggleTimeZone => {

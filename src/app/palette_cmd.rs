@@ -27,10 +27,11 @@ pub fn entries() -> Vec<PaletteEntry> {
         .optional_arg("update_id"),
         PaletteEntry::new(
             "sweep",
-            "compare the history of every scan from the oldest loaded update (begin: from the beginning; cancel: stop; save FILE)",
+            "compare the history of every scan from the oldest loaded update (begin: from the beginning; from TIME: RFC 3339, -2h, yesterday 14:00; cancel: stop; save [FILE])",
         )
-        .optional_arg("begin|cancel|save")
-        .optional_arg("file"),
+        .optional_arg("begin|from|cancel|save")
+        .optional_arg("time|file")
+        .optional_arg("hh:mm"),
         PaletteEntry::new(
             "time",
             "go to a record time in the history (RFC 3339, -2h, yesterday 14:00)",
@@ -89,23 +90,27 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
         "sweep" => {
             app.focus = PaneId::Network;
             out.owner = PaneId::Network;
-            match arg.trim() {
-                "cancel" | "stop" => app.panes.network.cancel_sweep(out),
-                save if save.starts_with("save") => {
-                    let path = save.trim_start_matches("save").trim();
-                    app.panes.network.save_sweep(path, &mut app.sh, out);
+            let net = &mut app.panes.network;
+            let arg = arg.trim();
+            let (word, rest) = arg.split_once(' ').unwrap_or((arg, ""));
+            match word {
+                "cancel" | "stop" => net.cancel_sweep(out),
+                "save" if rest.trim().is_empty() => net.open_sweep_save(&app.sh, out),
+                "save" => net.save_sweep(rest, &mut app.sh, out),
+                "" | "begin" | "from" => {
+                    let text = if word == "begin" { "begin" } else { rest };
+                    match crate::panes::network::SweepFrom::parse(
+                        text,
+                        app.sh.now,
+                        app.sh.local_time,
+                    ) {
+                        Ok(from) => net.start_sweep(from, &mut app.sh, out),
+                        Err(e) => out.error(format!("sweep: {e}")),
+                    }
                 }
-                "begin" => {
-                    app.panes.network.cancel_sweep(out);
-                    app.panes.network.toggle_sweep(true, &mut app.sh, out);
-                }
-                "" => {
-                    app.panes.network.cancel_sweep(out);
-                    app.panes.network.toggle_sweep(false, &mut app.sh, out);
-                }
-                other => out.error(format!(
-                    "sweep: {:?} is not begin or cancel",
-                    crate::ui::safe::safe_line(other, 40)
+                _ => out.error(format!(
+                    "sweep: {:?} is not begin, from <time>, save or cancel",
+                    crate::ui::safe::safe_line(arg, 40)
                 )),
             }
         }

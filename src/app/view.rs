@@ -24,7 +24,7 @@ use ratatui::widgets::{Clear, Widget};
 use crate::feed::dashboard::LagLevel;
 use crate::msg::Command;
 use crate::panes::{Level, PaneId, RenderCtx};
-use crate::ui::format::human_secs;
+use crate::ui::format::{group_thousands, human_secs};
 use crate::ui::help::footer_hints;
 use crate::ui::layout::{is_too_small, render_too_small, screen_areas};
 use crate::ui::safe::safe_line;
@@ -184,10 +184,7 @@ fn tabs(app: &App, width: u16) -> Vec<(PaneId, String)> {
     let label = |i: usize, p: PaneId, level: u8| {
         let focused = p == app.focus;
         let badge = if level == 0 || focused {
-            app.pane(p)
-                .badge(&app.sh)
-                .map(|b| format!(" {}", safe_line(&b, 24)))
-                .unwrap_or_default()
+            badge(app, p)
         } else {
             String::new()
         };
@@ -219,6 +216,16 @@ fn tabs(app: &App, width: u16) -> Vec<(PaneId, String)> {
         }
     }
     best
+}
+
+/// The badge after a tab's title, one rule for every pane: the number of rows of its main
+/// table or list (the section shown), thousands grouped (` 1,560`), once it has loaded
+/// something; nothing before.
+fn badge(app: &App, p: PaneId) -> String {
+    app.pane(p)
+        .tab_count(&app.sh)
+        .map(|n| format!(" {}", group_thousands(n)))
+        .unwrap_or_default()
 }
 
 /// The pane whose tab is at column `x` of the tab row.

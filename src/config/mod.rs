@@ -157,6 +157,9 @@ pub struct Settings {
     pub log_file: Option<PathBuf>,
     /// The log filter (`info`, `debug`, or directives).
     pub log_level: String,
+    /// The data directory named by `$CANTONSCOPE_DATA_DIR`; `None` means the platform default
+    /// ([`Settings::data_path`]).
+    pub data_dir: Option<PathBuf>,
     /// Largest response body accepted from a node, in MiB after gzip decoding; a larger answer
     /// is aborted mid-read and reported as an error.
     pub max_response_mib: u32,
@@ -212,6 +215,7 @@ impl Default for Settings {
             keys: BTreeMap::new(),
             log_file: None,
             log_level: DEFAULT_LOG_LEVEL.to_owned(),
+            data_dir: None,
             max_response_mib: DEFAULT_MAX_RESPONSE_MIB,
             history_memory_mib: crate::feed::loader::DEFAULT_MEMORY_MIB,
             network: NetworkSettings::default(),
@@ -245,6 +249,17 @@ impl Settings {
     /// The log file in use: the configured one, else the platform default.
     pub fn log_path(&self) -> Option<PathBuf> {
         self.log_file.clone().or_else(default_log_file)
+    }
+
+    /// Where data is kept between runs (the last-known scan list of each profile): the
+    /// directory named by `$CANTONSCOPE_DATA_DIR`, else the platform data dir; `None` for the
+    /// built-in demo network (its ports change every run: a kept list would only pile up files)
+    /// and without a home directory.
+    pub fn data_path(&self) -> Option<PathBuf> {
+        if self.embedded_demo {
+            return None;
+        }
+        self.data_dir.clone().or_else(paths::data_dir)
     }
 
     /// Point these settings at a demo network (the `demo` command): its scans (the first is the
@@ -651,6 +666,7 @@ pub fn resolve(
     };
 
     settings.network = network_settings(profile, &profile_error)?;
+    settings.data_dir = env_value(env, paths::DATA_DIR_ENV).map(PathBuf::from);
     settings.read_only = flags.read_only || profile.read_only.unwrap_or(false);
     settings.time_zone = profile.time_zone.unwrap_or_default();
     settings.from = flags.from.or(profile.from).unwrap_or_default();

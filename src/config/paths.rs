@@ -12,6 +12,10 @@ use super::Env;
 /// The environment variable naming the config file.
 pub const CONFIG_ENV: &str = "CANTONSCOPE_CONFIG";
 
+/// The environment variable naming the data directory (where the last-known scan lists are
+/// kept); tests point it at a temporary directory.
+pub const DATA_DIR_ENV: &str = "CANTONSCOPE_DATA_DIR";
+
 /// File name of the config file inside a config directory.
 pub const CONFIG_FILE_NAME: &str = "config.toml";
 
@@ -88,8 +92,8 @@ pub fn default_log_file() -> Option<PathBuf> {
     })
 }
 
-/// Where cantonscope keeps data between runs (the last-known scan list of each profile): the
-/// platform data dir (`$XDG_DATA_HOME/cantonscope` on Linux), `None` without a home directory.
+/// The platform data dir (`$XDG_DATA_HOME/cantonscope` on Linux), `None` without a home
+/// directory. `$CANTONSCOPE_DATA_DIR` overrides it ([`super::Settings::data_path`]).
 pub fn data_dir() -> Option<PathBuf> {
     project_dirs().map(|dirs| dirs.data_dir().to_owned())
 }

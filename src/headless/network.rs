@@ -124,7 +124,7 @@ pub async fn run_with(
             return error.exit_code();
         }
     };
-    let data_dir = crate::config::paths::data_dir();
+    let data_dir = settings.data_path();
     let discovered = discover(&client, settings, data_dir.as_deref(), now_micros()).await;
     for warning in &discovered.warnings {
         say(err, &format!("warning: {warning}"));

@@ -86,7 +86,7 @@ commands! {
     Delete => "delete", "delete", "delete (asks to confirm)";
     Execute => "execute", "execute", "execute a prepared transaction (asks to confirm)";
     Consensus => "consensus", "bft check", "check this update on every scan (BFT consensus)";
-    Sweep => "sweep", "sweep", "compare the history of every scan (start / stop the sweep)";
+    Sweep => "sweep", "sweep", "compare the history of every scan (asks from where; stops a running sweep)";
     SortReverse => "sort_reverse", "reverse", "reverse the sort order";
     Back => "back", "back", "back / close";
     Cancel => "cancel", "cancel", "cancel";

@@ -145,6 +145,9 @@ pub enum Request {
         page_size: usize,
         now: i64,
     },
+    /// Where a sweep from `time` (µs) starts: after (the migration whose first update is the
+    /// newest at or before `time`, `time`), read from the profile's own scan, else the others.
+    SweepStart { time: i64, now: i64 },
 }
 
 impl Request {
@@ -177,6 +180,7 @@ impl Request {
             Request::NetworkHealth { .. } => "network health".into(),
             Request::NetworkCheck { update_id, .. } => format!("network check {update_id}"),
             Request::SweepPage { .. } => "network sweep page".into(),
+            Request::SweepStart { .. } => "network sweep start".into(),
             Request::OnEveryScan { request, .. } => {
                 format!("on every scan: {}", request.describe())
             }
@@ -213,7 +217,12 @@ pub enum Response {
     NetworkHealth(Box<NetworkSnapshot>),
     NetworkCheck(Box<NetworkCheck>),
     SweepPage(Box<SweepPageReply>),
+    /// Where the sweep starts, or why that could not be found.
+    SweepStart(Result<Cursor, String>),
 }
+
+/// The error of an `Effect::CreateFile` whose path exists.
+pub const FILE_EXISTS: &str = "the file exists";
 
 /// A side effect for the runtime.
 #[derive(Debug, Clone, PartialEq)]
@@ -227,6 +236,13 @@ pub enum Effect {
     /// Write (create or truncate) a file; answer with `Action::Written`. File effects run in
     /// the order they were issued.
     WriteFile {
+        id: RequestId,
+        path: PathBuf,
+        contents: Vec<u8>,
+    },
+    /// Write a new file, never replacing one: when `path` exists, answer `Action::Written`
+    /// with the error [`FILE_EXISTS`] (the pane then asks before a `WriteFile`).
+    CreateFile {
         id: RequestId,
         path: PathBuf,
         contents: Vec<u8>,

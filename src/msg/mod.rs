@@ -11,5 +11,7 @@ pub mod pane;
 
 pub use action::{Action, ThemeSource};
 pub use command::{Command, UnknownCommand};
-pub use effect::{Effect, Fetched, Request, RequestId, RequestIds, Response, UpdatesPurpose};
+pub use effect::{
+    Effect, FILE_EXISTS, Fetched, Request, RequestId, RequestIds, Response, UpdatesPurpose,
+};
 pub use pane::PaneId;

@@ -49,7 +49,7 @@ impl ListSource {
 }
 
 /// The file the scan list of this profile and seed is kept in, under `dir` (normally
-/// [`crate::config::paths::data_dir`]).
+/// [`crate::config::Settings::data_path`]).
 pub fn cache_path(dir: &Path, profile: Option<&str>, seed: &str) -> PathBuf {
     dir.join("network").join(cache_file_name(profile, seed))
 }

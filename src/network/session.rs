@@ -107,6 +107,9 @@ impl NetworkSession {
             } => Ok(Response::SweepPage(Box::new(
                 self.sweep_page(after.as_ref(), *page_size, *now).await,
             ))),
+            Request::SweepStart { time, now } => {
+                Ok(Response::SweepStart(self.sweep_start(*time, *now).await))
+            }
             Request::OnEveryScan { request, now } => match self.query(request, *now).await {
                 Some(check) => Ok(Response::NetworkCheck(Box::new(check))),
                 None => Err(ApiError::NotConfigured {
@@ -216,6 +219,27 @@ impl NetworkSession {
             },
             event: None,
             checked_at: now,
+        })
+    }
+
+    /// Where a sweep from `time` starts ([`sweep::start_at`]), asked of the profile's own scan
+    /// first, then of the others until one answers.
+    pub async fn sweep_start(&self, time: i64, now: i64) -> Result<Cursor, String> {
+        let (net, _) = self.network(now).await;
+        let mut order: Vec<usize> = (0..net.len()).collect();
+        order.sort_by_key(|i| !net.entry(*i).is_some_and(|e| e.own));
+        let mut found = Err("no scan".to_owned());
+        for scan in order {
+            found = sweep::start_at(&net, scan, time).await;
+            if found.is_ok() {
+                break;
+            }
+        }
+        found.map_err(|e| {
+            format!(
+                "cannot find where {} is in the history: {e}",
+                format_time_micros(time)
+            )
         })
     }
 

@@ -336,8 +336,10 @@ pub trait Pane {
         None
     }
 
-    /// A short status shown after the tab title (e.g. `1,234` or `paused +12`).
-    fn badge(&self, _sh: &Shared) -> Option<String> {
+    /// The number of rows of the pane's main table or list (of the section shown), once it has
+    /// loaded something; `None` before (and for a pane or section without a table). The tab
+    /// row shows it after the title, the same way for every pane.
+    fn tab_count(&self, _sh: &Shared) -> Option<usize> {
         None
     }
 }

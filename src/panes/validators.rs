@@ -678,29 +678,8 @@ impl Pane for ValidatorsPane {
         v
     }
 
-    fn badge(&self, _sh: &Shared) -> Option<String> {
-        if self.pending.is_some() {
-            Some("…".into())
-        } else if self.error.is_some() {
-            Some("!".into())
-        } else if self.loaded {
-            let low = self
-                .rows
-                .iter()
-                .filter(|r| {
-                    matches!(r, ValidatorRow::Stats(s)
-                        if liveness(s).is_none_or(|v| v < LIVENESS_WARN))
-                })
-                .count();
-            let n = self.onboarded();
-            Some(if low > 0 {
-                format!("{n} · {low} low")
-            } else {
-                n.to_string()
-            })
-        } else {
-            None
-        }
+    fn tab_count(&self, _sh: &Shared) -> Option<usize> {
+        self.loaded.then_some(self.rows.len())
     }
 }
 

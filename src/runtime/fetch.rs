@@ -143,6 +143,7 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
         Request::NetworkHealth { .. }
         | Request::NetworkCheck { .. }
         | Request::SweepPage { .. }
+        | Request::SweepStart { .. }
         | Request::OnEveryScan { .. } => match &clients.network {
             Some(session) => session.execute(request).await,
             None => Err(ApiError::NotConfigured {

@@ -130,9 +130,39 @@ enum FileOp {
         id: RequestId,
         path: std::path::PathBuf,
         contents: Vec<u8>,
-        append: bool,
+        mode: WriteMode,
     },
     Remove(std::path::PathBuf),
+}
+
+/// How a write treats an existing file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum WriteMode {
+    /// Create or truncate.
+    Replace,
+    /// Append to it.
+    Append,
+    /// Only create: an existing file is an error ([`crate::msg::FILE_EXISTS`]).
+    New,
+}
+
+/// Writes `contents` to a new file at `path`, never replacing one (`Effect::CreateFile`):
+/// `Err(FILE_EXISTS)` when the path exists. Returns the bytes written.
+pub fn create_new_file(path: &std::path::Path, contents: &[u8]) -> Result<usize, String> {
+    use std::io::Write as _;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(contents).and_then(|()| f.flush()))
+        .map(|()| contents.len())
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                crate::msg::FILE_EXISTS.to_owned()
+            } else {
+                e.to_string()
+            }
+        })
 }
 
 /// Runs file operations in order, answering writes with `Action::Written`.
@@ -147,24 +177,36 @@ async fn run_file_ops(
                 id,
                 path,
                 contents,
-                append,
+                mode,
             } => {
                 let n = contents.len();
-                let result = if append {
-                    match tokio::fs::OpenOptions::new().append(true).open(&path).await {
-                        Ok(mut f) => match f.write_all(&contents).await {
-                            Ok(()) => f.flush().await,
+                let result = match mode {
+                    WriteMode::Append => {
+                        match tokio::fs::OpenOptions::new().append(true).open(&path).await {
+                            Ok(mut f) => match f.write_all(&contents).await {
+                                Ok(()) => f.flush().await,
+                                Err(e) => Err(e),
+                            },
                             Err(e) => Err(e),
-                        },
-                        Err(e) => Err(e),
+                        }
+                        .map(|()| n)
+                        .map_err(|e| e.to_string())
                     }
-                } else {
-                    tokio::fs::write(&path, contents).await
+                    WriteMode::Replace => tokio::fs::write(&path, contents)
+                        .await
+                        .map(|()| n)
+                        .map_err(|e| e.to_string()),
+                    WriteMode::New => {
+                        let p = path.clone();
+                        tokio::task::spawn_blocking(move || create_new_file(&p, &contents))
+                            .await
+                            .unwrap_or_else(|e| Err(e.to_string()))
+                    }
                 };
                 let _ = tx.send(Action::Written {
                     id,
                     path: path.display().to_string(),
-                    result: result.map(|()| n).map_err(|e| e.to_string()),
+                    result,
                 });
             }
             FileOp::Remove(path) => {
@@ -258,7 +300,15 @@ impl Runner {
                     id,
                     path,
                     contents,
-                    append: false,
+                    mode: WriteMode::Replace,
+                });
+            }
+            Effect::CreateFile { id, path, contents } => {
+                let _ = self.files.send(FileOp::Write {
+                    id,
+                    path,
+                    contents,
+                    mode: WriteMode::New,
                 });
             }
             Effect::AppendFile { id, path, contents } => {
@@ -266,7 +316,7 @@ impl Runner {
                     id,
                     path,
                     contents,
-                    append: true,
+                    mode: WriteMode::Append,
                 });
             }
             Effect::RemoveFile(path) => {
@@ -391,12 +441,8 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
             crate::network::session::NetworkSession::new(
                 api,
                 settings.clone(),
-                // The demo's ports change every run: a kept list would only pile up files.
-                if settings.embedded_demo {
-                    None
-                } else {
-                    crate::config::paths::data_dir()
-                },
+                // None for the built-in demo: its ports change every run.
+                settings.data_path(),
             ),
         ));
     }
@@ -417,7 +463,7 @@ pub async fn run_settings(settings: &crate::config::Settings) -> Result<(), Stri
 
 #[cfg(test)]
 mod tests {
-    use super::{Action, FileOp, RequestId, redact_userinfo, run_file_ops};
+    use super::{Action, FileOp, RequestId, WriteMode, redact_userinfo, run_file_ops};
     use tokio::sync::mpsc::unbounded_channel;
 
     #[tokio::test]
@@ -432,7 +478,21 @@ mod tests {
                 id: RequestId::new(crate::msg::PaneId::History, i as u64 + 1),
                 path: path.clone(),
                 contents: chunk.as_bytes().to_vec(),
-                append: i > 0,
+                mode: if i > 0 {
+                    WriteMode::Append
+                } else {
+                    WriteMode::Replace
+                },
+            });
+        }
+        // A new file is written once; the second try finds it and replaces nothing.
+        let fresh = dir.path().join("sweep.json");
+        for seq in [5, 6] {
+            let _ = files.send(FileOp::Write {
+                id: RequestId::new(crate::msg::PaneId::Network, seq),
+                path: fresh.clone(),
+                contents: format!("{seq}").into_bytes(),
+                mode: WriteMode::New,
             });
         }
         let missing = dir.path().join("no-such-dir").join("x");
@@ -440,16 +500,23 @@ mod tests {
             id: RequestId::new(crate::msg::PaneId::History, 9),
             path: missing,
             contents: b"x".to_vec(),
-            append: true,
+            mode: WriteMode::Append,
         });
         drop(files);
         task.await.expect("writer ends when its sender is gone");
         assert_eq!(std::fs::read_to_string(&path).expect("file"), "a\nb\nc\n");
+        assert_eq!(std::fs::read_to_string(&fresh).expect("file"), "5");
         let mut answers = Vec::new();
         while let Ok(Action::Written { id, result, .. }) = actions.try_recv() {
-            answers.push((id.seq, result.is_ok()));
+            answers.push((id.seq, result));
         }
-        assert_eq!(answers, [(1, true), (2, true), (3, true), (9, false)]);
+        let exists = Err(crate::msg::FILE_EXISTS.to_owned());
+        assert_eq!(answers.len(), 6);
+        assert_eq!(
+            answers[..5],
+            [(1, Ok(2)), (2, Ok(2)), (3, Ok(2)), (5, Ok(1)), (6, exists)]
+        );
+        assert!(answers[5].0 == 9 && answers[5].1.is_err());
 
         let (files, rx) = unbounded_channel();
         let (tx, _actions) = unbounded_channel();

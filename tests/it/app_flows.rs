@@ -110,8 +110,9 @@ fn verdict_of_the_open_update() {
     assert!(screen.contains("ACCEPTED"), "{screen}");
     assert!(screen.contains("mediator group"), "{screen}");
     assert!(screen.contains("views"), "{screen}");
-    // The tab shows the verdict too.
-    assert!(screen.contains("3 Verdict accepted"), "{screen}");
+    // The tab counts the rows of the views tree, as every tab counts its table's rows.
+    let views = cantonscope::panes::Pane::tab_count(&h.app.verdict, &h.app.sh).expect("views");
+    assert!(screen.contains(&format!("3 Verdict {views} ")), "{screen}");
 }
 
 #[test]
@@ -181,7 +182,7 @@ fn live_tail_pauses_counts_new_updates_and_resumes() {
     );
     assert!(h.app.history.new_count() > 0);
     let screen = h.screen(120, 40);
-    assert!(screen.contains("paused +"), "{screen}");
+    assert!(screen.contains("paused · "), "{screen}");
 
     h.key(KeyCode::Char('f'));
     assert!(h.app.history.is_following());
@@ -515,6 +516,8 @@ fn small_terminal_abbreviates_tabs_and_keeps_help_and_quit() {
 }
 
 #[test]
+/// One rule for every tab's badge: the rows of the pane's main table, thousands grouped, only
+/// once the pane loaded something; the focused tab shows it at every width.
 fn the_focused_tab_shows_its_badge_on_every_pane() {
     let mut h = Harness::start();
     for w in [80u16, 120, 200] {
@@ -522,13 +525,64 @@ fn the_focused_tab_shows_its_badge_on_every_pane() {
             h.key(KeyCode::Char(char::from(b'1' + i as u8)));
             let screen = h.screen(w, 40);
             let tabs = screen.lines().nth(1).unwrap_or_default().to_string();
-            let badge = h.app.pane(*p).badge(&h.app.sh);
-            let expected = match badge {
-                Some(b) => format!("{} {} {b}", i + 1, p.title()),
-                None => format!("{} {}", i + 1, p.title()),
+            let count = h.app.pane(*p).tab_count(&h.app.sh);
+            let label = format!("{} {}", i + 1, p.title());
+            let expected = match count {
+                Some(n) => format!("{label} {}", cantonscope::ui::format::group_thousands(n)),
+                None => label.clone(),
             };
             assert!(tabs.contains(&expected), "{w}: {expected:?} in {tabs}");
+            // Nothing but the count follows the title.
+            let after = tabs[tabs.find(&label).expect("the tab") + label.len()..]
+                .split("   ")
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            assert!(
+                after.chars().all(|c| c.is_ascii_digit() || c == ','),
+                "{w}: {label} badge {after:?}"
+            );
         }
+    }
+    // The History table's rows, grouped: 43 on the static demo.
+    assert_eq!(
+        h.app.pane(PaneId::History).tab_count(&h.app.sh),
+        Some(h.app.sh.history.len())
+    );
+}
+
+/// The tab row with several panes loaded (History, Status, Network's scans, Proxy's coupons):
+/// every badge is a row count, thousands grouped; at 80 columns the titles are abbreviated and
+/// only the focused tab keeps its name and count.
+#[test]
+fn tab_badges_count_rows_the_same_way_on_every_pane() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('7'));
+    h.key(KeyCode::Char('8'));
+    h.key(KeyCode::Char(']'));
+    h.key(KeyCode::Char('4'));
+    h.key(KeyCode::Char('1'));
+    for (w, hgt) in [(80u16, 24u16), (120, 40)] {
+        let screen = h.screen(w, hgt);
+        let tabs = screen.lines().nth(1).unwrap_or_default().to_string();
+        crate::common::assert_snapshot!(format!("tab_badges_{w}x{hgt}"), tabs);
+    }
+    let tabs = h
+        .screen(120, 40)
+        .lines()
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    for (p, label) in [
+        (PaneId::History, "1 History"),
+        (PaneId::Status, "4 Status"),
+        (PaneId::Network, "7 Network"),
+        (PaneId::Proxy, "8 Proxy"),
+    ] {
+        let n = h.app.pane(p).tab_count(&h.app.sh).expect("loaded");
+        let expected = format!("{label} {}", cantonscope::ui::format::group_thousands(n));
+        assert!(tabs.contains(&expected), "{expected:?} in {tabs}");
     }
 }
 

@@ -35,4 +35,5 @@ mod pane_validators;
 mod pane_verdict;
 mod readme;
 mod safety;
+mod soak;
 mod ui_foundation;

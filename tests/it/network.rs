@@ -774,7 +774,7 @@ fn bin(dir: &Path) -> Command {
     }
     command
         .env("XDG_CONFIG_HOME", dir.join("no-config"))
-        .env("XDG_DATA_HOME", dir.join("data"))
+        .env("CANTONSCOPE_DATA_DIR", dir.join("data"))
         .env("HOME", dir)
         .arg("--log-file")
         .arg(dir.join("cantonscope.log"))
@@ -862,6 +862,67 @@ fn cli_scans_and_health() {
     let (output, strict) = network_cli(&["health", "--max-update-age", "1ms"]);
     assert_eq!(output.status.code(), Some(6), "{strict}");
     assert_eq!(strict["outcome"], "no_healthy_quorum");
+}
+
+/// `$CANTONSCOPE_DATA_DIR` decides where the scan list is kept: the CLI writes it there and
+/// nowhere else (the home directory holds only the log the test asked for), the settings
+/// resolve it from the environment, and the built-in demo keeps nothing at all.
+#[test]
+fn the_scan_list_is_kept_only_in_the_data_dir() {
+    let demo = cli_demo();
+    let (home, data) = (
+        tempfile::tempdir().expect("tempdir"),
+        tempfile::tempdir().expect("tempdir"),
+    );
+    let output = bin(home.path())
+        .env("CANTONSCOPE_DATA_DIR", data.path())
+        .arg("--scan-url")
+        .arg(&demo.handle.scan_url)
+        .args(["network", "scans"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let json: Value = serde_json::from_slice(&output.stdout).expect("json");
+    let cache = Path::new(json["cache_file"].as_str().expect("cache file"));
+    assert!(cache.starts_with(data.path()), "{}", cache.display());
+    assert!(cache.exists(), "{}", cache.display());
+    let files = |dir: &Path| {
+        let mut found = Vec::new();
+        let mut todo = vec![dir.to_owned()];
+        while let Some(d) = todo.pop() {
+            for entry in std::fs::read_dir(&d).expect("readable").flatten() {
+                if entry.path().is_dir() {
+                    todo.push(entry.path());
+                } else {
+                    found.push(entry.path());
+                }
+            }
+        }
+        found
+    };
+    assert_eq!(files(data.path()), [cache.to_owned()]);
+    assert_eq!(
+        files(home.path()),
+        [home.path().join("cantonscope.log")],
+        "nothing but the log under HOME"
+    );
+
+    let env: config::Env = [("CANTONSCOPE_DATA_DIR".to_owned(), "/srv/cs".to_owned())].into();
+    let mut settings = config::resolve(None, &env, &Overrides::default()).expect("resolves");
+    assert_eq!(settings.data_path(), Some("/srv/cs".into()));
+    settings
+        .use_demo(
+            &["http://127.0.0.1:1".into()],
+            "http://127.0.0.1:2",
+            "http://127.0.0.1:3",
+            "t",
+        )
+        .expect("demo");
+    assert_eq!(
+        settings.data_path(),
+        None,
+        "the built-in demo keeps nothing"
+    );
 }
 
 #[test]

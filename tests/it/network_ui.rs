@@ -13,7 +13,7 @@ use cantonscope::panes::network::NetSection;
 use cantonscope::panes::network::class_label;
 use crossterm::event::{KeyCode, KeyModifiers};
 
-use crate::common::{Harness, Options, assert_snapshot};
+use crate::common::{Harness, Options, assert_snapshot, toast};
 
 const SEED: u64 = 42;
 const LAGGING: usize = 3;
@@ -108,7 +108,7 @@ fn the_matrix_classifies_every_scan() {
     );
     let screen = h.screen(120, 40);
     assert!(screen.contains(&verdict), "{screen}");
-    assert!(screen.contains("Network 12/13 ok"), "badge: {screen}");
+    assert!(screen.contains("7 Network 13 "), "badge: {screen}");
 }
 
 #[test]
@@ -311,9 +311,22 @@ fn the_sweep_stops_at_the_first_differing_update_and_opens_its_check() {
         .expect("a transaction after the start")
         .update_id
         .clone();
-    // S starts it from the oldest loaded update; the harness runs every page to the end.
+    // S asks where from; ↵ on the empty prompt starts at the oldest loaded update; the harness
+    // runs every page to the end.
     h.key(KeyCode::Char('S'));
+    let prompt = h.screen(120, 40);
+    assert!(
+        prompt.contains("Sweep from")
+            && prompt.contains("empty: oldest loaded · begin · -2h · yesterday 14:00 · RFC 3339"),
+        "{prompt}"
+    );
+    assert!(h.app.network.is_editing());
+    h.key(KeyCode::Enter);
     let sweep = h.app.network.sweep_state();
+    assert_eq!(
+        sweep.start().map(|c| c.record_time.clone()),
+        Some(cantonscope::model::summary::format_time_micros(start - 1))
+    );
     assert!(!sweep.is_running());
     let Some(cantonscope::model::sweep::SweepEnd::Diverged(d)) = sweep.end() else {
         panic!("{:?}", sweep.end());
@@ -337,10 +350,15 @@ fn the_sweep_stops_at_the_first_differing_update_and_opens_its_check() {
         screen.contains("sweep the scans differ at update"),
         "{screen}"
     );
-    // Saved as JSON.
+    // Saved as JSON, the path named in the status line.
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("sweep.json");
     h.palette(&format!("sweep save {}", path.display()));
+    assert!(
+        toast(&h).contains(&format!("sweep saved to {}", path.display())),
+        "{}",
+        toast(&h)
+    );
     let saved: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&path).expect("saved")).expect("json");
     assert_eq!(saved["end"]["result"], "diverged");
@@ -352,14 +370,165 @@ fn the_sweep_stops_at_the_first_differing_update_and_opens_its_check() {
     );
 }
 
+/// `s` asks where to save (pre-filled with `./sweep-<time>.json`); a file that exists is never
+/// replaced silently: the prompt comes back saying so, and ↵ on the same name replaces it.
+#[test]
+fn saving_the_sweep_asks_for_the_path_and_never_replaces_a_file_silently() {
+    let mut h = faulty();
+    h.cmd(Command::Pane7);
+    h.key(KeyCode::Char('s'));
+    assert!(toast(&h).contains("no sweep to save"), "{}", toast(&h));
+    h.palette("sweep");
+    assert!(h.app.network.sweep_state().end().is_some());
+    h.key(KeyCode::Char('s'));
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("Save sweep to ./sweep-20"), "{screen}");
+    h.key(KeyCode::Esc);
+    assert!(!h.app.network.is_editing());
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("mine.json");
+    std::fs::write(&path, "keep me").expect("write");
+    h.palette(&format!("sweep save {}", path.display()));
+    assert_eq!(std::fs::read_to_string(&path).expect("file"), "keep me");
+    assert!(toast(&h).contains("exists: not replaced"), "{}", toast(&h));
+    assert!(h.app.network.is_editing());
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("this file exists: ↵ again replaces it"),
+        "{screen}"
+    );
+    h.key(KeyCode::Enter);
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("saved")).expect("json");
+    assert!(
+        saved["from"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("the oldest loaded update")),
+        "{}",
+        saved["from"]
+    );
+    assert!(saved["start_after"]["record_time"].is_string());
+    assert!(
+        toast(&h).contains(&format!("sweep saved to {}", path.display())),
+        "{}",
+        toast(&h)
+    );
+    // A path that cannot be written is an error in the status line.
+    let bad = dir.path().join("no-such-dir").join("x.json");
+    h.palette(&format!("sweep save {}", bad.display()));
+    assert!(
+        toast(&h).contains(&format!("could not save the sweep to {}", bad.display())),
+        "{}",
+        toast(&h)
+    );
+}
+
+/// `S` then a time (as `:time` reads it): where it is in the scans' history is looked up first
+/// (its migration), and the sweep starts right after it; `:sweep from` does the same at once. A
+/// time that cannot be read is refused in the prompt and in the palette.
+#[test]
+fn the_sweep_starts_from_the_time_the_user_gives() {
+    let (diverge, _) = fault_points();
+    let ledger = generate(SEED);
+    let n = ledger.len();
+    let mut h = faulty();
+    h.cmd(Command::Pane7);
+    let at = &ledger.updates()[n - 300];
+    let start = at.record_time;
+    assert!(
+        start < h.app.sh.history.first().expect("loaded").record_time,
+        "before the loaded window"
+    );
+    let expected = ledger.updates()[diverge..]
+        .iter()
+        .find(|u| u.record_time > start && u.tx().is_some())
+        .expect("a transaction")
+        .update_id
+        .clone();
+    let when = cantonscope::model::summary::format_time_micros(start);
+
+    // A time the prompt cannot read stays in the prompt, saying why.
+    h.key(KeyCode::Char('S'));
+    h.type_text("next tuesday");
+    h.key(KeyCode::Enter);
+    assert!(h.app.network.is_editing());
+    assert!(h.screen(120, 40).contains("not a time"));
+    h.key(KeyCode::Esc);
+    assert!(!h.app.network.sweep_state().is_running());
+
+    h.key(KeyCode::Char('S'));
+    h.type_text(&when);
+    h.key(KeyCode::Enter);
+    assert!(!h.app.network.is_editing());
+    assert_eq!(
+        h.requests
+            .iter()
+            .filter(|r| *r == "network sweep start")
+            .count(),
+        1
+    );
+    let sweep = h.app.network.sweep_state();
+    let cursor = sweep.start().expect("a start");
+    assert_eq!(
+        (cursor.migration_id, cursor.record_time.as_str()),
+        (at.migration_id, when.as_str())
+    );
+    assert!(
+        sweep.from.starts_with(&h.app.sh.format_time(start)),
+        "{}",
+        sweep.from
+    );
+    let Some(cantonscope::model::sweep::SweepEnd::Diverged(d)) = sweep.end() else {
+        panic!("{:?}", sweep.end());
+    };
+    assert_eq!(d.update_id(), Some(expected.as_str()));
+    let (_, updates) = h
+        .app
+        .network
+        .sweep_state()
+        .sweep
+        .as_ref()
+        .expect("swept")
+        .counts();
+    assert!(
+        updates < 300,
+        "{updates} updates: it started at the time given"
+    );
+
+    // The palette: the same, at once.
+    h.palette(&format!("sweep from {when}"));
+    assert_eq!(
+        h.requests
+            .iter()
+            .filter(|r| *r == "network sweep start")
+            .count(),
+        2
+    );
+    assert_eq!(
+        h.app
+            .network
+            .sweep_state()
+            .start()
+            .map(|c| c.record_time.clone()),
+        Some(when.clone())
+    );
+    h.palette("sweep from next tuesday");
+    assert!(toast(&h).contains("not a time"), "{}", toast(&h));
+}
+
 #[test]
 fn the_sweep_runs_in_the_background_and_s_stops_it() {
     let mut h = faulty();
     h.cmd(Command::Pane7);
-    // One page in flight, nothing blocks: the app answers keys meanwhile.
-    let effects = h
-        .app
-        .update(cantonscope::msg::Action::Command(Command::Sweep));
+    // S opens the prompt; ↵ starts it. One page in flight, nothing blocks: the app answers
+    // keys meanwhile.
+    h.cmd(Command::Sweep);
+    assert!(h.app.network.is_editing());
+    assert!(h.app.network.sweep_state().sweep.is_none());
+    let effects = h.app.update(cantonscope::msg::Action::Key(
+        crossterm::event::KeyEvent::from(KeyCode::Enter),
+    ));
     let ids: Vec<_> = effects
         .iter()
         .filter_map(|e| match e {

@@ -141,7 +141,7 @@ fn empty_state_explains_how_to_start_and_the_form_has_defaults() {
         vec![Command::Edit],
         "nothing to sort or copy yet"
     );
-    assert_eq!(h.app.holdings.badge(&h.app.sh), None);
+    assert_eq!(h.app.holdings.tab_count(&h.app.sh), None);
 
     h.key(KeyCode::Char('i'));
     let p = &h.app.holdings;
@@ -339,7 +339,7 @@ fn query_shows_exact_totals_badge_and_snapshots() {
         );
     }
     let n = r.rows.len();
-    assert_eq!(h.app.holdings.badge(&h.app.sh), Some(n.to_string()));
+    assert_eq!(h.app.holdings.tab_count(&h.app.sh), Some(n));
     assert_eq!(
         h.app.holdings.hints(),
         vec![
@@ -644,7 +644,11 @@ fn a_400_from_the_scan_is_shown_plainly() {
         err,
         "the scan rejected the query (HTTP 400): owner_party_ids must contain at least one party id"
     );
-    assert_eq!(h.app.holdings.badge(&h.app.sh), Some("!".into()));
+    assert_eq!(
+        h.app.holdings.tab_count(&h.app.sh),
+        None,
+        "no rows: no count"
+    );
     let screen = h.screen(80, 24);
     assert!(
         screen.contains("the scan rejected the query (HTTP 400)"),
@@ -921,7 +925,7 @@ fn stale_replies_are_ignored() {
         &mut Out::default(),
     );
     assert!(p.result.is_none() && p.is_loading());
-    assert_eq!(p.badge(&sh), Some("…".into()));
+    assert_eq!(p.tab_count(&sh), None, "loading: no count yet");
     p.on_fetched(
         &fetched(
             new,

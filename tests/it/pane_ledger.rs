@@ -115,10 +115,15 @@ fn header_shows_the_ledger_end_and_sections_switch() {
     let mut h = at(Options::default(), Section::Parties);
     let end = demo_ledger().ledger_end();
     let shown = format!("{end}");
-    let badge = h.app.ledger.badge(&h.app.sh).expect("badge");
-    assert_eq!(badge.replace(',', ""), shown);
+    let grouped = cantonscope::ui::format::group_thousands(u64::try_from(end).expect("offset"));
+    assert_eq!(grouped.replace(',', ""), shown);
     let screen = h.screen(80, 24);
-    assert!(screen.contains(&format!("ledger end {badge}")), "{screen}");
+    assert!(
+        screen.contains(&format!("ledger end {grouped}")),
+        "{screen}"
+    );
+    // The tab counts the rows of the section shown: no parties listed yet, no count.
+    assert_eq!(h.app.ledger.tab_count(&h.app.sh), None);
     // Refresh fetches it again.
     let before = count(&h, "ledger end");
     h.cmd(Command::Refresh);
@@ -152,7 +157,7 @@ fn without_a_token_the_pane_says_what_to_configure_and_sends_nothing() {
         },
         Section::Parties,
     );
-    assert_eq!(h.app.ledger.badge(&h.app.sh).as_deref(), Some("no JWT"));
+    assert_eq!(h.app.ledger.tab_count(&h.app.sh), None);
     let before = h.requests.len();
     h.cmd(Command::Edit);
     h.cmd(Command::Refresh);

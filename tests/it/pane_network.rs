@@ -69,7 +69,7 @@ fn sequencers_load_on_first_show_and_again_on_refresh() {
     let screen = h.screen(120, 40);
     assert!(screen.contains(&seqs[1].p2p_url), "{screen}");
     assert!(screen.contains("2 BFT sequencers of this SV"), "{screen}");
-    assert!(screen.contains("Network 2 seq"), "badge: {screen}");
+    assert!(screen.contains("7 Network 2 "), "badge: {screen}");
     // Showing the pane again does not reload; r does.
     h.cmd(Command::Pane1);
     h.cmd(Command::Pane7);
@@ -585,7 +585,10 @@ fn unreachable_scan_is_explained() {
     assert!(err.contains("press r to retry"), "{err}");
     let screen = h.screen(80, 24);
     assert!(screen.contains("connection failed"), "{screen}");
-    assert!(screen.contains("Network error"), "badge: {screen}");
+    assert!(
+        screen.contains("7 Network   "),
+        "no count on failure: {screen}"
+    );
 }
 
 fn pure() -> (NetworkPane, Shared) {

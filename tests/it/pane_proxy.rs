@@ -368,7 +368,10 @@ fn no_validator_url_is_explained() {
     assert!(err.contains("not configured"), "{err}");
     let screen = h.screen(80, 24);
     assert!(screen.contains("not configured"), "{screen}");
-    assert!(screen.contains("Proxy error"), "badge:\n{screen}");
+    assert!(
+        screen.contains("8 Proxy   "),
+        "no count on failure:\n{screen}"
+    );
 }
 
 #[test]

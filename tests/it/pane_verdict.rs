@@ -98,7 +98,8 @@ fn rejected_verdict_snapshots() {
     assert_snapshot!("verdict_rejected_80x24", t.backend());
     let t = draw(&mut pane, &sh, 120, 40);
     assert_snapshot!("verdict_rejected_120x40", t.backend());
-    assert_eq!(pane.badge(&sh).as_deref(), Some("rejected"));
+    // The tab counts the rows of the views tree (the verdict is in the pane).
+    assert!(pane.tab_count(&sh).is_some_and(|n| n > 0));
 }
 
 #[test]

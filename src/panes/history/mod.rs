@@ -30,13 +30,12 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Widget};
 
 use crate::config::keymap::KeyContext;
-use crate::feed::loader::{Demand, LoaderIntent, PAGE, Phase};
+use crate::feed::loader::{Demand, LoaderIntent, PAGE};
 use crate::model::export::ExportJob;
 use crate::model::history::FilteredView;
 use crate::model::summary::UpdateSummary;
 use crate::msg::Command;
 use crate::msg::RequestId;
-use crate::ui::format::group_thousands;
 use crate::ui::scroll::ScrollState;
 use crate::ui::table::{Columns, Draw, FilterEvent, FilterInput};
 
@@ -543,28 +542,7 @@ impl Pane for HistoryPane {
         ]
     }
 
-    fn badge(&self, sh: &Shared) -> Option<String> {
-        if let Some(job) = &self.export {
-            return Some(format!("export {}%", job.percent()));
-        }
-        if let Some(p) = sh.feed.span.filter(|p| p.running()) {
-            return Some(format!("loading {}%", p.percent()));
-        }
-        if sh.feed.failures > 0 {
-            return Some("retrying".into());
-        }
-        if sh.feed.phase != Phase::Idle && !self.following {
-            let paused = if self.browsing { "browsing" } else { "paused" };
-            return Some(if self.new_rows > 0 {
-                format!("{paused} +{}", group_thousands(self.new_rows))
-            } else {
-                paused.into()
-            });
-        }
-        if sh.history.is_empty() {
-            None
-        } else {
-            Some(group_thousands(sh.history.len()))
-        }
+    fn tab_count(&self, sh: &Shared) -> Option<usize> {
+        (!sh.history.is_empty()).then(|| sh.history.len())
     }
 }

@@ -404,13 +404,7 @@ impl Pane for HoldingsPane {
         v
     }
 
-    fn badge(&self, _sh: &Shared) -> Option<String> {
-        if self.pending.is_some() {
-            Some("…".into())
-        } else if self.error.is_some() {
-            Some("!".into())
-        } else {
-            self.result.as_ref().map(|r| r.rows.len().to_string())
-        }
+    fn tab_count(&self, _sh: &Shared) -> Option<usize> {
+        self.result.as_ref().map(|r| r.rows.len())
     }
 }

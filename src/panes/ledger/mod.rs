@@ -485,22 +485,15 @@ impl Pane for LedgerPane {
         hints
     }
 
-    fn badge(&self, sh: &Shared) -> Option<String> {
-        if sh.ctx.ledger_url.is_none() {
-            return Some("no ledger".into());
+    fn tab_count(&self, _sh: &Shared) -> Option<usize> {
+        // The table of the section shown (the other sections are forms).
+        match self.section {
+            Section::Parties => self
+                .parties
+                .answered()
+                .then(|| self.parties.party_ids().len()),
+            Section::Trees => self.trees.answered().then(|| self.trees.items().len()),
+            Section::DeleteUser | Section::Package | Section::Execute => None,
         }
-        if !sh.ctx.has_token {
-            return Some("no JWT".into());
-        }
-        let end = match sh.ledger_end {
-            Some(Some(e)) => group_thousands(e),
-            Some(None) => "0".into(),
-            None => return sh.ctx.read_only.then(|| "read-only".into()),
-        };
-        Some(if sh.ctx.read_only {
-            format!("{end} ro")
-        } else {
-            end
-        })
     }
 }

@@ -167,6 +167,11 @@ impl Parties {
         self.form.is_some()
     }
 
+    /// Whether an answer arrived (the table, possibly empty, is shown).
+    pub fn answered(&self) -> bool {
+        self.answered
+    }
+
     /// The party ids of the answer, in order.
     pub fn party_ids(&self) -> Vec<&str> {
         self.details.iter().map(|d| d.party.as_str()).collect()

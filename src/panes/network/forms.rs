@@ -11,6 +11,10 @@ pub(super) enum FormKind {
     Bootstrapping,
     Participants,
     RewardWeight,
+    /// Where the sweep starts (`S`).
+    SweepFrom,
+    /// Where the sweep's result is saved (`s`).
+    SweepSave,
 }
 
 impl NetworkPane {
@@ -107,6 +111,20 @@ impl NetworkPane {
             return;
         };
         match kind {
+            FormKind::SweepFrom => {
+                match super::SweepFrom::parse(&form.value(0), sh.now, sh.local_time) {
+                    Ok(from) => {
+                        self.form = None;
+                        self.start_sweep(from, sh, out);
+                    }
+                    Err(e) => form.set_error(0, e),
+                }
+            }
+            FormKind::SweepSave => {
+                let path = form.value(0);
+                self.form = None;
+                self.save_sweep(&path, sh, out);
+            }
             FormKind::Bootstrapping => {
                 let prefix = form.value(0);
                 if prefix.is_empty() {

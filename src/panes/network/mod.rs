@@ -52,7 +52,7 @@ use scans::ScansState;
 pub use scans::{ScanCol, ScanRow};
 pub use sequencers::SeqCol;
 use sequencers::seq_table;
-pub use sweep::{SWEEP_PAGE, SweepState};
+pub use sweep::{SWEEP_PAGE, SweepFrom, SweepState};
 
 sections! {
     /// The sections of the pane, in tab order.
@@ -368,11 +368,11 @@ impl Pane for NetworkPane {
                 true
             }
             Command::Sweep => {
-                self.toggle_sweep(false, sh, out);
+                self.toggle_sweep(out);
                 true
             }
             Command::Save if self.section == NetSection::Scans => {
-                self.save_sweep("", sh, out);
+                self.open_sweep_save(sh, out);
                 true
             }
             _ if self.is_consensus_open() => self.on_consensus_command(cmd, sh, out),
@@ -444,6 +444,12 @@ impl Pane for NetworkPane {
             }
             return;
         }
+        if let Request::SweepStart { .. } = request {
+            if self.sweep_state().starting() == Some(id) {
+                self.on_sweep_start_reply(result, sh, out);
+            }
+            return;
+        }
         if let Request::NetworkCheck { .. } | Request::OnEveryScan { .. } = request {
             if self.check.load.waits_for(id) {
                 self.on_check_reply(result);
@@ -510,6 +516,15 @@ impl Pane for NetworkPane {
                 Err(e) => Load::Failed(explain(e, "the scan does not know this SV")),
             };
         }
+    }
+
+    fn on_written(
+        &mut self,
+        id: crate::msg::RequestId,
+        result: &Result<usize, String>,
+        out: &mut Out,
+    ) -> bool {
+        self.on_sweep_written(id, result, out)
     }
 
     fn set_area(&mut self, area: Rect) {
@@ -618,20 +633,17 @@ impl Pane for NetworkPane {
         }
     }
 
-    fn badge(&self, _sh: &Shared) -> Option<String> {
-        if let Some(h) = &self.hash {
-            return Some(format!("hash… scan {}", h.scan + 1));
-        }
-        if self.section == NetSection::Scans {
-            return self
-                .network_health()
-                .map(|health| format!("{}/{} ok", health.healthy, health.n));
-        }
-        match &self.sequencers {
-            Load::Loading(_) => Some("loading".into()),
-            Load::Failed(_) => Some("error".into()),
-            Load::Done(v) => Some(format!("{} seq", v.len())),
-            Load::Idle => None,
+    fn tab_count(&self, _sh: &Shared) -> Option<usize> {
+        // The table of the section shown.
+        match self.section {
+            NetSection::Scans if self.check.open => {
+                self.check.load.done().map(|_| self.check.rows.len())
+            }
+            NetSection::Scans => self.scans.snapshot.as_ref().map(|_| self.scans.rows.len()),
+            NetSection::Sequencers => self.sequencers.done().map(Vec::len),
+            NetSection::Bootstrapping => self.boot.done().map(|b| b.txs.len()),
+            NetSection::Participants => self.hosting.done().map(|h| h.participants.len()),
+            NetSection::RewardWeight => None,
         }
     }
 }

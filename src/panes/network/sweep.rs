@@ -1,9 +1,15 @@
-//! The history sweep in the explorer (`S` or `:sweep [begin]`): the same `/v2/updates` page to
-//! every scan, page after page, in the background (one `Request::SweepPage` at a time; the
-//! pure `model::sweep::Sweep` decides), with a progress bar under the Scans section (pages,
-//! updates, rate, ETA). `S` again (or `:sweep cancel`) stops it. It stops by itself at the
-//! first update where the scans differ and opens that update's consensus check; `s` saves the
-//! result as JSON.
+//! The history sweep in the explorer: the same `/v2/updates` page to every scan, page after
+//! page, in the background (one `Request::SweepPage` at a time; the pure `model::sweep::Sweep`
+//! decides), with a progress bar under the Scans section (pages, updates, rate, ETA).
+//!
+//! `S` asks where to start (`from:` — empty: the oldest loaded update; `begin`; or a time as
+//! `:time` reads it: RFC 3339, `-2h`, `yesterday 14:00`); `:sweep`, `:sweep begin` and
+//! `:sweep from <when>` start it at once. A time is first looked up in the scans' history
+//! (`Request::SweepStart`: which migration it falls in). `S` again (or `:sweep cancel`) stops
+//! it. It stops by itself at the first update where the scans differ and opens that update's
+//! consensus check. `s` (or `:sweep save [FILE]`) saves the result as JSON: the path is asked
+//! (pre-filled with `./sweep-<time>.json`) and an existing file is never replaced without a
+//! second ↵ on the same name.
 //!
 //! ```text
 //! sweep ██████████░░░░░░░░  12 pages · 2,400 updates · 350/s · ETA 20s · at 10:41:07 · S stop
@@ -19,21 +25,66 @@ use serde_json::{Value, json};
 
 use crate::model::summary::format_time_micros;
 use crate::model::sweep::{Cursor, Sweep, SweepEnd, SweepPlan, SweepProgress};
-use crate::msg::{Effect, Request, RequestId, Response};
+use crate::model::when::parse_when;
+use crate::msg::{Effect, FILE_EXISTS, Request, RequestId, Response};
+use crate::panes::form::Form;
 use crate::panes::{Out, Shared};
 use crate::ui::format::{group_thousands, human_secs};
 use crate::ui::theme::Theme;
 
 use super::NetworkPane;
+use super::forms::FormKind;
 
 /// Updates per sweep page.
 pub const SWEEP_PAGE: usize = 200;
+
+/// Where a sweep starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepFrom {
+    /// The oldest loaded update (the default: the history the user sees).
+    Loaded,
+    /// The beginning of the history.
+    Begin,
+    /// A record time (µs); the scans are first asked which migration it falls in.
+    Time(i64),
+}
+
+impl SweepFrom {
+    /// Reads what the user typed as the start (`:sweep from …`, the `from:` prompt): empty is
+    /// the oldest loaded update, `begin` the beginning, anything else a time as `:time` reads
+    /// it (RFC 3339, `-2h`, `yesterday 14:00`) at `now` in UTC or local time.
+    pub fn parse(text: &str, now: i64, local: bool) -> Result<SweepFrom, String> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Ok(SweepFrom::Loaded);
+        }
+        if text.eq_ignore_ascii_case("begin") || text.eq_ignore_ascii_case("beginning") {
+            return Ok(SweepFrom::Begin);
+        }
+        parse_when(text, now, local)
+            .map(SweepFrom::Time)
+            .ok_or_else(|| {
+                format!(
+                    "not a time: {:?} (use RFC 3339, -2h, yesterday 14:00 or begin)",
+                    crate::ui::safe::safe_line(text, 40)
+                )
+            })
+    }
+}
 
 /// A sweep in the explorer.
 #[derive(Debug, Default)]
 pub struct SweepState {
     /// What to sweep (until the first page answered).
     plan: Option<SweepPlan>,
+    /// The lookup of where a sweep from a time starts, in flight.
+    starting: Option<RequestId>,
+    /// The save in flight: its write and path.
+    saving: Option<(RequestId, String)>,
+    /// A path the user was told exists: saving to it again replaces it.
+    replace: Option<String>,
+    /// The cursor the first page is asked after (`None`: the beginning).
+    start: Option<Cursor>,
     /// Where it started, as shown (`the loaded history`, `the beginning`).
     pub from: String,
     /// The sweep, once the first page answered (it needs the scans).
@@ -50,9 +101,19 @@ pub struct SweepState {
 }
 
 impl SweepState {
-    /// Whether a sweep is running.
+    /// Whether a sweep is running (or looking up where it starts).
     pub fn is_running(&self) -> bool {
-        self.pending.is_some()
+        self.pending.is_some() || self.starting.is_some()
+    }
+
+    /// The cursor the sweep started after (`None`: the beginning of the history).
+    pub fn start(&self) -> Option<&Cursor> {
+        self.start.as_ref()
+    }
+
+    /// The lookup of where the sweep starts, while in flight.
+    pub fn starting(&self) -> Option<RequestId> {
+        self.starting
     }
 
     /// Why it ended, once it has.
@@ -67,27 +128,58 @@ impl NetworkPane {
         &self.sweep
     }
 
-    /// `S` / `:sweep`: starts a sweep (from the oldest loaded update, or from the beginning of
-    /// the history with `from_begin`), or stops the running one.
-    pub fn toggle_sweep(&mut self, from_begin: bool, sh: &mut Shared, out: &mut Out) {
+    /// `S`: stops the running sweep, or asks where a new one starts (the `from:` prompt).
+    pub fn toggle_sweep(&mut self, out: &mut Out) {
         self.section = super::NetSection::Scans;
         if self.sweep.is_running() {
             self.cancel_sweep(out);
             return;
         }
-        let (from, label) = match sh.history.first() {
-            Some(first) if !from_begin => (
-                Some(Cursor {
-                    migration_id: first.migration_id,
-                    record_time: format_time_micros(first.record_time - 1),
-                }),
-                format!(
-                    "the oldest loaded update ({})",
-                    sh.format_time(first.record_time)
-                ),
-            ),
-            _ => (None, "the beginning of the history".to_owned()),
-        };
+        // Short enough for 80 columns.
+        self.form = Some((
+            FormKind::SweepFrom,
+            Form::new(vec![Form::field(
+                "Sweep from",
+                "",
+                "empty: oldest loaded · begin · -2h · yesterday 14:00 · RFC 3339",
+            )]),
+        ));
+    }
+
+    /// Starts a sweep from `from` (`:sweep [begin | from <when>]`, the `from:` prompt), stopping
+    /// a running one.
+    pub fn start_sweep(&mut self, from: SweepFrom, sh: &mut Shared, out: &mut Out) {
+        self.section = super::NetSection::Scans;
+        self.cancel_sweep(out);
+        let oldest = sh.history.first().map(|f| (f.migration_id, f.record_time));
+        match (from, oldest) {
+            (SweepFrom::Time(time), _) => {
+                let label = format!("{} {}", sh.format_time(time), sh.zone_label());
+                self.sweep = SweepState {
+                    from: label.clone(),
+                    started_at: sh.now,
+                    ..SweepState::default()
+                };
+                self.sweep.starting =
+                    Some(out.fetch(sh, Request::SweepStart { time, now: sh.now }));
+                out.info(format!("finding {label} in the history of the scans…"));
+            }
+            (SweepFrom::Loaded, Some((migration_id, record_time))) => {
+                let cursor = Cursor {
+                    migration_id,
+                    record_time: format_time_micros(record_time - 1),
+                };
+                let label = format!("the oldest loaded update ({})", sh.format_time(record_time));
+                self.begin_sweep(Some(cursor), label, sh, out);
+            }
+            (SweepFrom::Loaded | SweepFrom::Begin, _) => {
+                self.begin_sweep(None, "the beginning of the history".to_owned(), sh, out);
+            }
+        }
+    }
+
+    /// Asks for the first page after `from`.
+    fn begin_sweep(&mut self, from: Option<Cursor>, label: String, sh: &mut Shared, out: &mut Out) {
         let plan = SweepPlan {
             from: from.clone(),
             page_size: SWEEP_PAGE,
@@ -97,6 +189,8 @@ impl NetworkPane {
             plan: Some(plan),
             from: label.clone(),
             started_at: sh.now,
+            replace: self.sweep.replace.take(),
+            start: from.clone(),
             ..SweepState::default()
         };
         self.sweep.pending = Some(out.fetch(
@@ -112,12 +206,40 @@ impl NetworkPane {
 
     /// Stops the running sweep (its reply would be dropped).
     pub fn cancel_sweep(&mut self, out: &mut Out) {
-        if let Some(id) = self.sweep.pending.take() {
-            out.effects.push(Effect::Cancel(id));
+        let ids = [self.sweep.pending.take(), self.sweep.starting.take()];
+        if ids.iter().any(Option::is_some) {
+            for id in ids.into_iter().flatten() {
+                out.effects.push(Effect::Cancel(id));
+            }
             if let Some(s) = &mut self.sweep.sweep {
                 s.cancel();
             }
             out.info("sweep stopped");
+        }
+    }
+
+    /// Where a sweep from a time starts: begins it there, or says why it cannot.
+    pub(super) fn on_sweep_start_reply(
+        &mut self,
+        result: &Result<Response, crate::api::ApiError>,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        self.sweep.starting = None;
+        let found = match result {
+            Ok(Response::SweepStart(found)) => found.clone(),
+            Ok(_) => Err("unexpected response to the sweep start".to_owned()),
+            Err(e) => Err(e.to_string()),
+        };
+        match found {
+            Ok(cursor) => {
+                let label = self.sweep.from.clone();
+                self.begin_sweep(Some(cursor), label, sh, out);
+            }
+            Err(e) => {
+                out.error(format!("sweep: {e}"));
+                self.sweep.error = Some(e);
+            }
         }
     }
 
@@ -202,23 +324,95 @@ impl NetworkPane {
         }
     }
 
-    /// `s` after a sweep (or `:sweep save FILE`): writes its result as JSON to `path`
-    /// (empty: `./sweep-<time>.json`).
-    pub fn save_sweep(&self, path: &str, sh: &mut Shared, out: &mut Out) {
+    /// The file a sweep is saved to unless the user names another: `./sweep-<now>.json`.
+    fn default_sweep_path(sh: &Shared) -> String {
+        let stamp = format_time_micros(sh.now).replace([':', '.'], "-");
+        format!("./sweep-{stamp}.json")
+    }
+
+    /// `s` after a sweep (or `:sweep save`): asks for the path, pre-filled with
+    /// `./sweep-<time>.json`.
+    pub fn open_sweep_save(&mut self, sh: &Shared, out: &mut Out) {
+        self.section = super::NetSection::Scans;
+        if self.sweep.sweep.is_none() {
+            out.warn("no sweep to save: press S to sweep the history of every scan");
+            return;
+        }
+        let path = Self::default_sweep_path(sh);
+        self.sweep_save_prompt(&path, None);
+    }
+
+    fn sweep_save_prompt(&mut self, path: &str, error: Option<String>) {
+        let mut form = Form::new(vec![Form::field("Save sweep to", path, "file path (JSON)")]);
+        if let Some(e) = error {
+            form.set_error(0, e);
+        }
+        self.form = Some((FormKind::SweepSave, form));
+    }
+
+    /// Writes the sweep's result as JSON to `path` (`:sweep save FILE`, the save prompt). A new
+    /// file only: when `path` exists the prompt comes back saying so, and ↵ on the same name
+    /// replaces it.
+    pub fn save_sweep(&mut self, path: &str, sh: &mut Shared, out: &mut Out) {
         let Some(sweep) = &self.sweep.sweep else {
             out.warn("no sweep to save: press S to sweep the history of every scan");
             return;
         };
-        let value = self.sweep_json(sweep);
-        let path = if path.is_empty() {
-            let stamp = format_time_micros(sh.now).replace([':', '.'], "-");
-            PathBuf::from(format!("./sweep-{stamp}.json"))
-        } else {
-            PathBuf::from(path)
-        };
-        let contents = serde_json::to_vec_pretty(&value).unwrap_or_default();
+        let path = path.trim();
+        if path.is_empty() {
+            self.sweep_save_prompt("", Some("enter a file path".into()));
+            return;
+        }
+        let contents = serde_json::to_vec_pretty(&self.sweep_json(sweep)).unwrap_or_default();
         let id = out.next_id(sh);
-        out.effects.push(Effect::WriteFile { id, path, contents });
+        let replace = self.sweep.replace.as_deref() == Some(path);
+        let file = PathBuf::from(path);
+        out.effects.push(if replace {
+            Effect::WriteFile {
+                id,
+                path: file,
+                contents,
+            }
+        } else {
+            Effect::CreateFile {
+                id,
+                path: file,
+                contents,
+            }
+        });
+        self.sweep.saving = Some((id, path.to_owned()));
+    }
+
+    /// A save of the sweep finished: says where it went, or asks again when the file exists.
+    /// Returns whether the write was the sweep's.
+    pub(super) fn on_sweep_written(
+        &mut self,
+        id: RequestId,
+        result: &Result<usize, String>,
+        out: &mut Out,
+    ) -> bool {
+        let Some((_, path)) = self.sweep.saving.take_if(|(saving, _)| *saving == id) else {
+            return false;
+        };
+        match result {
+            Ok(n) => {
+                self.sweep.replace = None;
+                out.info(format!(
+                    "sweep saved to {path} ({} bytes)",
+                    group_thousands(*n)
+                ));
+            }
+            Err(e) if e == FILE_EXISTS => {
+                out.warn(format!("{path} exists: not replaced"));
+                self.sweep_save_prompt(
+                    &path,
+                    Some("this file exists: ↵ again replaces it, or change the name".into()),
+                );
+                self.sweep.replace = Some(path);
+            }
+            Err(e) => out.error(format!("could not save the sweep to {path}: {e}")),
+        }
+        true
     }
 
     fn sweep_json(&self, sweep: &Sweep) -> Value {
@@ -257,6 +451,7 @@ impl NetworkPane {
         };
         json!({
             "from": self.sweep.from,
+            "start_after": self.sweep.start.as_ref().map(|c| json!({"migration_id": c.migration_id, "record_time": c.record_time})),
             "pages": pages,
             "updates": updates,
             "cursor": sweep.cursor().map(|c| json!({"migration_id": c.migration_id, "record_time": c.record_time})),
@@ -269,7 +464,19 @@ impl NetworkPane {
     /// after.
     pub(super) fn sweep_line(&self, width: u16, theme: &Theme) -> Option<Line<'static>> {
         let state = &self.sweep;
-        if state.plan.is_none() && state.sweep.is_none() {
+        if state.starting.is_some() {
+            return Some(Line::from(vec![
+                Span::styled("sweep ", theme.title),
+                Span::styled(
+                    format!(
+                        "finding {} in the history of the scans… · S stop",
+                        state.from
+                    ),
+                    theme.muted,
+                ),
+            ]));
+        }
+        if state.plan.is_none() && state.sweep.is_none() && state.error.is_none() {
             return None;
         }
         let p = state.progress.clone();

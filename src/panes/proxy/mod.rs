@@ -531,13 +531,12 @@ impl Pane for ProxyPane {
         }
     }
 
-    fn badge(&self, _sh: &Shared) -> Option<String> {
-        if self.rules.is_loading() || self.coupons.is_loading() || self.transfers.is_loading() {
-            return Some("loading".into());
+    fn tab_count(&self, _sh: &Shared) -> Option<usize> {
+        // The table of the section shown (the amulet rules are one contract, not a table).
+        match self.section {
+            ProxySection::AmuletRules => None,
+            ProxySection::Coupons => self.coupons.done().map(Vec::len),
+            ProxySection::Transfers => self.transfers.done().map(Vec::len),
         }
-        if self.rules.failure().is_some() || self.coupons.failure().is_some() {
-            return Some("error".into());
-        }
-        self.coupons.done().map(|c| format!("{} coupons", c.len()))
     }
 }

@@ -142,6 +142,11 @@ impl StatusPane {
         &self.rounds
     }
 
+    /// The number of cards (one per configured node, one for the history).
+    pub fn card_count(&self) -> usize {
+        self.cards.len()
+    }
+
     /// Health of scan 0 (the one the history is read from).
     pub fn health(&self) -> NodeHealth {
         self.poller.scan0_health()
@@ -469,11 +474,9 @@ impl Pane for StatusPane {
         vec![Command::Down, Command::Up, Command::Refresh, Command::Copy]
     }
 
-    fn badge(&self, _sh: &Shared) -> Option<String> {
-        match self.poller.counts() {
-            (0, 0) => None,
-            (0, d) => Some(format!("{d} degraded")),
-            (d, _) => Some(format!("{d} down")),
-        }
+    fn tab_count(&self, _sh: &Shared) -> Option<usize> {
+        // The cards, once a node answered (or failed).
+        let polled = self.poller.nodes().iter().any(|n| n.last_ok.is_some());
+        polled.then_some(self.card_count())
     }
 }

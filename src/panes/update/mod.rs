@@ -651,8 +651,12 @@ impl Pane for UpdatePane {
         hints
     }
 
-    fn badge(&self, _sh: &Shared) -> Option<String> {
-        let id = self.update_id.as_deref()?;
-        Some(short_id(&sanitize(id), 8))
+    fn tab_count(&self, _sh: &Shared) -> Option<usize> {
+        // The event tree's nodes; a reassignment is one event.
+        match self.content.as_ref()? {
+            Content::Tx(view) => Some(view.tree.len()),
+            Content::Reassign(_) => Some(1),
+            Content::NoUpdate => Some(0),
+        }
     }
 }

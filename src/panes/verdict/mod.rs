@@ -31,7 +31,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Widget};
 
-use crate::api::scan::{EventHistoryItem, Verdict, VerdictResult};
+use crate::api::scan::{EventHistoryItem, Verdict};
 use crate::config::keymap::KeyContext;
 use crate::model::summary::short_id;
 use crate::model::verdict::ViewTree;
@@ -400,12 +400,8 @@ impl Pane for VerdictPane {
         ]
     }
 
-    fn badge(&self, _sh: &Shared) -> Option<String> {
-        match &self.verdict()?.verdict_result {
-            VerdictResult::Accepted => Some("accepted".into()),
-            VerdictResult::Rejected => Some("rejected".into()),
-            _ => None,
-        }
+    fn tab_count(&self, _sh: &Shared) -> Option<usize> {
+        self.tree.as_ref().map(ViewTree::len)
     }
 }
 

@@ -152,6 +152,35 @@ impl Harness {
         h
     }
 
+    /// The explorer on nodes that run elsewhere (e.g. a `serve-demo` child process, so that
+    /// this process's memory is the explorer's alone), built from `settings` at clock `now`,
+    /// started and settled.
+    pub fn connect(settings: &Settings, now: i64) -> Harness {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let (app, clients) = {
+            let _guard = rt.enter();
+            cantonscope::runtime::build(settings, now).expect("app builds")
+        };
+        let mut h = Harness {
+            rt,
+            demo: None,
+            app,
+            clients,
+            now,
+            copied: Vec::new(),
+            quit: false,
+            requests: Vec::new(),
+        };
+        h.act(Action::Resize(120, 40));
+        let effects = h.app.start();
+        h.run(effects);
+        h
+    }
+
     /// Applies one action and runs every effect it (transitively) produced.
     pub fn act(&mut self, action: Action) {
         let effects = self.app.update(action);
@@ -188,6 +217,14 @@ impl Harness {
                     let result = std::fs::write(&path, contents)
                         .map(|()| n)
                         .map_err(|e| e.to_string());
+                    self.app.update(Action::Written {
+                        id,
+                        path: path.display().to_string(),
+                        result,
+                    })
+                }
+                Effect::CreateFile { id, path, contents } => {
+                    let result = cantonscope::runtime::create_new_file(&path, &contents);
                     self.app.update(Action::Written {
                         id,
                         path: path.display().to_string(),

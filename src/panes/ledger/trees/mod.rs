@@ -138,6 +138,11 @@ impl Trees {
         &self.items
     }
 
+    /// Whether an answer arrived (the table, possibly empty, is shown).
+    pub fn answered(&self) -> bool {
+        self.answered
+    }
+
     /// Whether an item is open, and where the keyboard is in it.
     pub fn drill_focus(&self) -> Option<DrillFocus> {
         match &self.drill {
