@@ -896,3 +896,35 @@ fn snapshot_split_scroll_and_full_value() {
         assert_snapshot!(format!("full_value_{w}x{h}"), t.backend());
     }
 }
+
+#[test]
+fn backspace_climbs_the_tree_then_returns_to_the_pane_the_user_came_from() {
+    use cantonscope::panes::PaneId;
+    let mut h = crate::common::Harness::start();
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Update);
+    h.screen(120, 40);
+    let root = h.app.update_pane.selected_event_id().map(str::to_string);
+    // The last node is a child: Backspace goes to its parent, in the pane.
+    h.key(KeyCode::Char('G'));
+    assert_ne!(
+        h.app.update_pane.selected_event_id().map(str::to_string),
+        root
+    );
+    h.key(KeyCode::Backspace);
+    assert_eq!(h.app.focus, PaneId::Update);
+    assert_eq!(
+        h.app.update_pane.selected_event_id().map(str::to_string),
+        root
+    );
+    // On the root it is back, as Esc: to History, where the update was opened.
+    h.key(KeyCode::Backspace);
+    assert_eq!(h.app.focus, PaneId::History);
+    // ? in the Update pane says so.
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Char('?'));
+    let s = h.screen(200, 60);
+    assert!(s.contains("p/Bksp"), "{s}");
+    assert!(s.contains("at a root, back"), "{s}");
+    assert!(s.contains("switch between the tree and its details"), "{s}");
+}
