@@ -928,3 +928,21 @@ fn backspace_climbs_the_tree_then_returns_to_the_pane_the_user_came_from() {
     assert!(s.contains("at a root, back"), "{s}");
     assert!(s.contains("switch between the tree and its details"), "{s}");
 }
+
+#[test]
+fn split_scroll_and_value_box_at_tiny_sizes_never_panic() {
+    let (mut pane, mut sh) = transfer_pane();
+    for c in [Command::TreeWider, Command::ScrollRight, Command::ShowValue] {
+        for (w, h) in [(1, 1), (0, 5), (5, 0), (3, 3), (10, 4), (40, 10), (100, 7)] {
+            pane.set_area(Rect::new(0, 0, w, h));
+            for _ in 0..20 {
+                cmd(&mut pane, &mut sh, c);
+            }
+            let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
+            pane.render(buf.area, &mut buf, &sh, &Theme::default(), true);
+            cmd(&mut pane, &mut sh, Command::SwitchFocus);
+            cmd(&mut pane, &mut sh, Command::TreeNarrower);
+            pane.render(buf.area, &mut buf, &sh, &Theme::default(), true);
+        }
+    }
+}
