@@ -562,6 +562,10 @@ impl App {
                 let focus = self.focus;
                 let (pane, sh) = self.split(focus, out);
                 let used = pane.on_command(cmd, sh, out);
+                if !used && cmd == Command::SwitchFocus {
+                    // Tab in a tree without a details panel: the next pane, as elsewhere.
+                    return self.on_command(Command::NextPane, out);
+                }
                 if !used
                     && matches!(cmd, Command::Back | Command::Parent)
                     && let Some(previous) = self.back_stack.pop()

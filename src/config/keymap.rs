@@ -512,6 +512,12 @@ const TREE: DefaultTable = &[
     (Command::ExpandAll, &["E"]),
     (Command::CollapseAll, &["C"]),
     (Command::Parent, &["p", "backspace"]),
+    (Command::SwitchFocus, &["tab"]),
+    (Command::TreeNarrower, &["<"]),
+    (Command::TreeWider, &[">"]),
+    (Command::ScrollLeft, &["H", "shift-left"]),
+    (Command::ScrollRight, &["L", "shift-right"]),
+    (Command::ShowValue, &["v"]),
 ];
 
 const TEXT_INPUT: DefaultTable = &[

@@ -67,7 +67,13 @@ commands! {
     Collapse => "collapse", "collapse", "collapse (or go to the parent)";
     ExpandAll => "expand_all", "expand all", "expand everything";
     CollapseAll => "collapse_all", "collapse all", "collapse everything";
-    Parent => "parent", "parent", "jump to the parent";
+    Parent => "parent", "parent", "jump to the parent (Update, Ledger: at a root, back)";
+    SwitchFocus => "switch_focus", "tree/details", "switch between the tree and its details (without details: next pane)";
+    TreeNarrower => "tree_narrower", "narrower", "move the split: a narrower tree column";
+    TreeWider => "tree_wider", "wider", "move the split: a wider tree column";
+    ScrollLeft => "scroll_left", "scroll left", "scroll the details left";
+    ScrollRight => "scroll_right", "scroll right", "scroll the details right (ids in full)";
+    ShowValue => "show_value", "full value", "show the full value under the cursor (y copies it)";
     FollowTail => "follow_tail", "follow", "follow the live tail";
     ToggleTimeZone => "toggle_time_zone", "UTC/local", "toggle UTC / local time";
     Copy => "copy", "copy", "copy the selected id or JSON (OSC 52)";

@@ -232,6 +232,77 @@ pub fn fill_amount_column<'a>(
     texts
 }
 
+/// Shortest run of hex digits [`fit_id`] shortens (shorter runs are names or numbers).
+const ID_RUN_MIN: usize = 16;
+/// Characters kept of a shortened run: `dac2…9f1e` (head and tail of four).
+const ID_RUN_KEEP_MIN: usize = 8;
+
+/// An id (or a text holding ids) fitted into `max_cols` columns by shortening its hashes in the
+/// MIDDLE, never its names: `<64 hex>:Splice.Amulet:Amulet` → `dac2…9f1e:Splice.Amulet:Amulet`,
+/// `alice::1220<64 hex>` → `alice::1220f8…4d86`, a contract id `007ab3…c2d9`, a list of parties
+/// each shortened alike. Runs of at least 16 hex digits are the hashes; each keeps as many
+/// characters as fit (the same number for every run, at least four each side); when even that is
+/// too wide each hash is only `…` (`…:Splice.Amulet:Amulet`, `alice::…`), and only then is the
+/// result wider than `max_cols` (the caller cuts it at the end, with `…`). Unchanged when it
+/// fits. Plain text: the caller sanitizes.
+pub fn fit_id(s: &str, max_cols: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    if s.width() <= max_cols {
+        return s.to_string();
+    }
+    // Byte ranges of the hex runs.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in s.char_indices().chain(std::iter::once((s.len(), ' '))) {
+        match (c.is_ascii_hexdigit(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(b)) => {
+                if i - b >= ID_RUN_MIN {
+                    runs.push((b, i));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if runs.is_empty() {
+        return s.to_string();
+    }
+    let run_width: usize = runs.iter().map(|(b, e)| e - b).sum();
+    let rest = s.width() - run_width;
+    let longest = runs.iter().map(|(b, e)| e - b).max().unwrap_or(0);
+    // The most characters every run may keep (plus one column for its `…` when cut).
+    let shown = |keep: usize| -> usize {
+        runs.iter()
+            .map(|(b, e)| if e - b <= keep { e - b } else { keep + 1 })
+            .sum()
+    };
+    // Too narrow even for the shortest form: each hash is only `…`.
+    let mut keep = 0;
+    for k in (ID_RUN_KEEP_MIN..longest).rev() {
+        if rest + shown(k) <= max_cols {
+            keep = k;
+            break;
+        }
+    }
+    let mut out = String::with_capacity(max_cols + 8);
+    let mut at = 0;
+    for &(b, e) in &runs {
+        out.push_str(&s[at..b]);
+        if e - b <= keep {
+            out.push_str(&s[b..e]);
+        } else {
+            let head = keep.div_ceil(2);
+            out.push_str(&s[b..b + head]);
+            out.push('…');
+            out.push_str(&s[e - (keep - head)..e]);
+        }
+        at = e;
+    }
+    out.push_str(&s[at..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,5 +422,37 @@ mod tests {
         assert_eq!(group_thousands(999_usize), "999");
         assert_eq!(group_thousands(1000_usize), "1,000");
         assert_eq!(group_thousands(1_234_567_usize), "1,234,567");
+    }
+
+    #[test]
+    fn fit_id_shortens_hashes_in_the_middle_and_keeps_names() {
+        let pkg = format!("dac2{}9f1e", "a".repeat(56));
+        let template = format!("{pkg}:Splice.Amulet:Amulet");
+        assert_eq!(fit_id(&template, 200), template, "fits: unchanged");
+        assert_eq!(fit_id(&template, 30), "dac2…9f1e:Splice.Amulet:Amulet");
+        // More room: more of the hash, the name whole.
+        let wider = fit_id(&template, 40);
+        assert_eq!(unicode_width::UnicodeWidthStr::width(wider.as_str()), 40);
+        assert!(wider.starts_with("dac2aa") && wider.ends_with("a9f1e:Splice.Amulet:Amulet"));
+        // Too narrow for that: the hash goes, the name stays (the caller cuts the end if need be).
+        assert_eq!(fit_id(&template, 29), "…:Splice.Amulet:Amulet");
+        assert_eq!(fit_id(&template, 10), "…:Splice.Amulet:Amulet");
+        let party = format!("alice::1220{}", "b".repeat(60));
+        let p = fit_id(&party, 24);
+        assert!(p.starts_with("alice::1220b") && p.contains('…'), "{p}");
+        assert_eq!(unicode_width::UnicodeWidthStr::width(p.as_str()), 24);
+        // Each party of a list alike; short runs (node numbers, names) untouched.
+        let list = format!("{party}, {party}");
+        let l = fit_id(&list, 40);
+        assert_eq!(l.matches("alice::").count(), 2, "{l}");
+        assert!(
+            unicode_width::UnicodeWidthStr::width(l.as_str()) <= 40,
+            "{l}"
+        );
+        assert_eq!(
+            fit_id("no hashes in here at all", 5),
+            "no hashes in here at all"
+        );
+        assert_eq!(fit_id("#12 beef", 3), "#12 beef");
     }
 }

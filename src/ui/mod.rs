@@ -24,7 +24,8 @@
 //!
 //! Modules: [`safe`] (sanitizer for untrusted text), [`format`] (numbers, durations, times and
 //! ids for display), [`theme`], [`scroll`] (cursor/offset shared by the widgets), [`layout`],
-//! [`tree`] (generic tree view), [`json`] (JSON viewer), [`table`] (the data table), [`form`]
+//! [`tree`] (generic tree view, the tree/details split, sideways scrolling), [`value_view`] (the
+//! full value of a cut field), [`json`] (JSON viewer), [`table`] (the data table), [`form`]
 //! (the form kit: fields with Tab completion, error text), [`load`] (a request's state and
 //! the matching of its reply),
 //! [`text_input`] (the text-area wrapper), [`help`] (help overlay, footer hints), [`palette`]
@@ -48,6 +49,7 @@ pub mod text_input;
 pub mod theme;
 pub mod tree;
 pub mod tree_labels;
+pub mod value_view;
 
 pub use theme::Theme;
 

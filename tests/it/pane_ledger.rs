@@ -1143,3 +1143,153 @@ fn trees_template_filters_send_package_names_and_refuse_package_ids() {
     );
     assert_snapshot!("trees_template_filter_80x24", snap(&mut h, 80, 24));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The tree drill-down keys, as in the Update pane (issue 10)
+
+/// Opens the first transaction tree with nesting (at 120x40).
+fn open_nested_tree(h: &mut Harness) {
+    trees_query(h, "0", "40", "", "", "no");
+    let idx = h
+        .app
+        .ledger
+        .trees
+        .items()
+        .iter()
+        .position(|i| match &i.update {
+            cantonscope::api::ledger::Update::TransactionTree(t) => t.events_by_id.values().any(|e| {
+                matches!(e, TreeEvent::ExercisedTreeEvent(x) if x.last_descendant_node_id > x.node_id)
+            }),
+            _ => false,
+        })
+        .expect("a tree with nesting");
+    for _ in 0..idx {
+        h.cmd(Command::Down);
+    }
+    h.key(KeyCode::Enter);
+    h.screen(120, 40);
+}
+
+fn drill(h: &Harness) -> Option<cantonscope::panes::ledger::DrillFocus> {
+    h.app.ledger.trees.drill_focus()
+}
+
+#[test]
+fn trees_drill_keys_match_the_update_pane() {
+    use cantonscope::panes::ledger::DrillFocus;
+    let mut h = at(Options::default(), Section::Trees);
+    open_nested_tree(&mut h);
+    assert_eq!(drill(&h), Some(DrillFocus::Tree));
+    // l on the open root moves into the details (↓ walks the children), h comes back.
+    h.key(KeyCode::Char('l'));
+    assert_eq!(drill(&h), Some(DrillFocus::Details));
+    h.key(KeyCode::Char('h'));
+    assert_eq!(drill(&h), Some(DrillFocus::Tree));
+    // Tab switches between tree and details (and does not leave the pane).
+    h.key(KeyCode::Tab);
+    assert_eq!(drill(&h), Some(DrillFocus::Details));
+    assert_eq!(h.app.focus, cantonscope::panes::PaneId::Ledger);
+    h.key(KeyCode::Tab);
+    assert_eq!(drill(&h), Some(DrillFocus::Tree));
+    // Enter on a leaf opens its details, as in the Update pane.
+    let ids = h.app.ledger.trees.visible_node_ids();
+    h.key(KeyCode::Char('G'));
+    h.key(KeyCode::Enter);
+    assert_eq!(drill(&h), Some(DrillFocus::Details));
+    assert_eq!(h.app.ledger.trees.visible_node_ids(), ids, "nothing folded");
+    h.key(KeyCode::Esc);
+    // Backspace on a child goes to its parent; on the root it is back (to the list).
+    h.key(KeyCode::Backspace);
+    assert_eq!(drill(&h), Some(DrillFocus::Tree));
+    let s = h.screen(120, 40);
+    let selected_row = s.lines().nth(7).expect("first tree row");
+    assert!(selected_row.contains("#0 exercised"), "{s}");
+    h.key(KeyCode::Backspace);
+    assert_eq!(drill(&h), None, "back to the list");
+    // The details keep the template's name and both ends of its package id.
+    h.key(KeyCode::Enter);
+    let shortened =
+        regex::Regex::new(r"template\s+[0-9a-f]{4,}…[0-9a-f]{4,}:Splice\.[A-Za-z.]+:[A-Za-z_]+\s")
+            .expect("regex");
+    let whole = regex::Regex::new(r"template\s+[0-9a-f]{64}:Splice\.[A-Za-z.]+:[A-Za-z_]+\s")
+        .expect("regex");
+    for (w, ht) in [(80, 24), (120, 40), (200, 60)] {
+        let s = h.screen(w, ht);
+        assert!(
+            shortened.is_match(&s) || whole.is_match(&s),
+            "{w}x{ht}: template with its name: {s}"
+        );
+        assert!(!s.contains(":Sp…"), "{s}");
+    }
+}
+
+#[test]
+fn trees_drill_split_sideways_scroll_and_full_value() {
+    use cantonscope::panes::ledger::DrillFocus;
+    let mut h = at(Options::default(), Section::Trees);
+    open_nested_tree(&mut h);
+    // > twice: a wider tree; kept for the next tree opened.
+    h.key(KeyCode::Char('>'));
+    h.key(KeyCode::Char('>'));
+    assert_eq!(h.app.ledger.trees.split_percent(), Some(65));
+    let sep = |h: &mut Harness| {
+        let s = h.screen(120, 40);
+        let row = s.lines().nth(7).expect("row").to_string();
+        row.chars().position(|c| c == '│').expect("separator")
+    };
+    assert_eq!(sep(&mut h), 78);
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Enter);
+    assert_eq!(sep(&mut h), 78, "kept");
+    h.key(KeyCode::Char('<'));
+    assert_eq!(sep(&mut h), 72);
+    // L scrolls the details sideways (fields in full), H back.
+    h.key(KeyCode::Tab);
+    h.key(KeyCode::Char('L'));
+    assert_eq!(h.app.ledger.trees.details_hscroll(), 8);
+    h.key_mod(KeyCode::Right, KeyModifiers::SHIFT);
+    assert_eq!(h.app.ledger.trees.details_hscroll(), 16);
+    for (w, ht) in [(80, 24), (120, 40), (200, 60)] {
+        assert_snapshot!(
+            format!("trees_drill_scrolled_{w}x{ht}"),
+            snap(&mut h, w, ht)
+        );
+    }
+    h.screen(120, 40);
+    h.key(KeyCode::Char('H'));
+    h.key_mod(KeyCode::Left, KeyModifiers::SHIFT);
+    assert_eq!(h.app.ledger.trees.details_hscroll(), 0);
+    // v in the details: the JSON value under the cursor, whole; y copies it; Esc closes.
+    assert_eq!(drill(&h), Some(DrillFocus::Details));
+    h.key(KeyCode::Char('v'));
+    let shown = h.app.ledger.trees.shown_value().expect("open").to_string();
+    assert!(shown.starts_with('{'), "{shown}");
+    h.key(KeyCode::Char('y'));
+    assert_eq!(h.copied.last(), Some(&shown));
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.ledger.trees.shown_value(), None);
+    assert_eq!(
+        drill(&h),
+        Some(DrillFocus::Details),
+        "Esc closed only the box"
+    );
+    // v in the tree: every field of the node, ids whole.
+    h.key(KeyCode::Tab);
+    h.key(KeyCode::Char('g'));
+    h.key(KeyCode::Char('v'));
+    let all = h.app.ledger.trees.shown_value().expect("open").to_string();
+    assert!(
+        regex::Regex::new(r"template\s+[0-9a-f]{64}:Splice\.")
+            .expect("regex")
+            .is_match(&all),
+        "{all}"
+    );
+    for (w, ht) in [(80, 24), (120, 40), (200, 60)] {
+        assert_snapshot!(
+            format!("trees_drill_full_value_{w}x{ht}"),
+            snap(&mut h, w, ht)
+        );
+    }
+    h.key(KeyCode::Esc);
+    assert_eq!(drill(&h), Some(DrillFocus::Tree));
+}

@@ -724,3 +724,241 @@ fn a_repeated_events_by_id_key_is_named_in_the_details() {
         "{screen}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Trees: Tab, Backspace, the split, sideways scrolling and the full value (issue 10)
+// ---------------------------------------------------------------------------------------------
+
+/// The acting party of the transfer's root exercise.
+const ALICE: &str = "alice::12209b21d512c6a7e2f5d215266fe6568cb732caaef7ff04e308f990a652340d";
+
+/// Puts the details cursor on the `acting` row of the root exercise.
+fn on_acting(pane: &mut UpdatePane, sh: &mut Shared) {
+    cmd(pane, sh, Command::Top);
+    cmd(pane, sh, Command::SwitchFocus);
+    assert_eq!(pane.focus(), Focus::Details);
+    for _ in 0..6 {
+        cmd(pane, sh, Command::Down);
+    }
+    let out = cmd(pane, sh, Command::Copy);
+    assert_eq!(out.effects, vec![Effect::Copy(ALICE.into())], "on acting");
+}
+
+#[test]
+fn tab_switches_between_tree_and_details_and_backspace_goes_up_then_back() {
+    let (mut pane, mut sh) = transfer_pane();
+    cmd(&mut pane, &mut sh, Command::Top);
+    assert!(pane.on_command(Command::SwitchFocus, &mut sh, &mut Out::default()));
+    assert_eq!(pane.focus(), Focus::Details);
+    assert!(pane.on_command(Command::SwitchFocus, &mut sh, &mut Out::default()));
+    assert_eq!(pane.focus(), Focus::Tree);
+    // Backspace (parent) on :10 goes to its parent :0 ...
+    for _ in 0..3 {
+        cmd(&mut pane, &mut sh, Command::Down);
+    }
+    assert_eq!(pane.selected_event_id(), Some(ev(10).as_str()));
+    assert!(pane.on_command(Command::Parent, &mut sh, &mut Out::default()));
+    assert_eq!(pane.selected_event_id(), Some(ev(0).as_str()));
+    // ... and on a root it is back: nothing to go back to inside the pane, so the app takes
+    // the user to the pane they came from (see app_flows).
+    assert!(!pane.on_command(Command::Parent, &mut sh, &mut Out::default()));
+    assert_eq!(pane.selected_event_id(), Some(ev(0).as_str()));
+    // After following a link, Backspace on a root returns to the update left, as Esc does.
+    cmd(&mut pane, &mut sh, Command::Down); // :1 archives C_IN, created in A
+    cmd(&mut pane, &mut sh, Command::FollowContract);
+    cmd(&mut pane, &mut sh, Command::Top); // "jump to creation"
+    let out = cmd(&mut pane, &mut sh, Command::Confirm);
+    reply(&mut pane, &mut sh, fetches(&out)[0].0, &earlier());
+    assert_eq!(pane.update_id(), Some(A));
+    assert_eq!(pane.selected_event_id(), Some(format!("{A}:0").as_str()));
+    assert!(pane.on_command(Command::Parent, &mut sh, &mut Out::default()));
+    assert_eq!(pane.update_id(), Some(T));
+    assert_eq!(
+        pane.selected_event_id(),
+        Some(ev(1).as_str()),
+        "where we were"
+    );
+    // A reassignment has no tree: Tab is not the pane's (the app goes to the next pane).
+    let mut sh2 = shared_with(&[unassign(), assign()]);
+    let mut re = UpdatePane::new();
+    open_fetched(&mut re, &mut sh2, &unassign(), None);
+    assert!(!re.on_command(Command::SwitchFocus, &mut sh2, &mut Out::default()));
+}
+
+#[test]
+fn details_shorten_ids_in_the_middle_and_scroll_sideways_to_show_them_whole() {
+    let (mut pane, mut sh) = transfer_pane();
+    on_acting(&mut pane, &mut sh);
+    let s = screen_text(&draw(&mut pane, &sh, 80, 24));
+    // 80 columns: the party keeps its name and both ends of its fingerprint.
+    let row = s
+        .lines()
+        .find(|l| l.contains("acting"))
+        .expect("acting row");
+    assert!(row.contains("alice::12209b21"), "{row}");
+    assert!(
+        row.contains("…") && row.trim_end_matches('"').ends_with("652340d"),
+        "{row}"
+    );
+    // L scrolls the details right: the value shows in full from there on, the title says so.
+    cmd(&mut pane, &mut sh, Command::ScrollRight);
+    assert_eq!(pane.details_hscroll(), 8);
+    let s = screen_text(&draw(&mut pane, &sh, 80, 24));
+    assert!(s.contains("+8 cols"), "{s}");
+    let row = s
+        .lines()
+        .find(|l| l.contains("acting"))
+        .expect("acting row");
+    // (the first column shown says the value goes on to the left)
+    assert!(
+        row.contains(&format!("…{}", &ALICE[9..40])),
+        "whole value from column 8: {row}"
+    );
+    // Not past the widest row; H comes back to 0.
+    for _ in 0..100 {
+        cmd(&mut pane, &mut sh, Command::ScrollRight);
+    }
+    let most = pane.details_hscroll();
+    assert!(most > 8 && most < 200, "{most}");
+    for _ in 0..100 {
+        cmd(&mut pane, &mut sh, Command::ScrollLeft);
+    }
+    assert_eq!(pane.details_hscroll(), 0);
+}
+
+#[test]
+fn v_shows_the_whole_value_wrapped_y_copies_it_esc_closes() {
+    let (mut pane, mut sh) = transfer_pane();
+    on_acting(&mut pane, &mut sh);
+    cmd(&mut pane, &mut sh, Command::ShowValue);
+    assert_eq!(pane.shown_value(), Some(ALICE));
+    assert_eq!(
+        pane.key_context(),
+        KeyContext::Overlay,
+        "keys go to the box"
+    );
+    let s = screen_text(&draw(&mut pane, &sh, 40, 20));
+    // Wrapped: all of it on screen even at 40 columns (34 columns inside the box).
+    for piece in [&ALICE[..34], &ALICE[34..68], &ALICE[68..]] {
+        assert!(s.contains(&format!("│{piece}")), "{piece} in {s}");
+    }
+    assert!(s.contains("y copy  Esc close"), "{s}");
+    let out = cmd(&mut pane, &mut sh, Command::Copy);
+    assert_eq!(out.effects, vec![Effect::Copy(ALICE.into())]);
+    assert_eq!(pane.shown_value(), Some(ALICE), "copying keeps it open");
+    cmd(&mut pane, &mut sh, Command::Cancel);
+    assert_eq!(pane.shown_value(), None);
+    assert_eq!(pane.focus(), Focus::Details, "Esc closed the box only");
+    // From the tree: every field of the event, whole.
+    cmd(&mut pane, &mut sh, Command::SwitchFocus);
+    cmd(&mut pane, &mut sh, Command::ShowValue);
+    let all = pane.shown_value().expect("open").to_string();
+    assert!(
+        all.contains(ALICE) && all.contains("AmuletRules_Transfer"),
+        "{all}"
+    );
+    cmd(&mut pane, &mut sh, Command::ShowValue);
+    assert_eq!(pane.shown_value(), None, "v again closes");
+}
+
+#[test]
+fn the_split_moves_with_lt_gt_and_is_kept_for_the_next_update() {
+    let (mut pane, mut sh) = transfer_pane();
+    let separator = |pane: &mut UpdatePane, sh: &Shared| {
+        let s = screen_text(&draw(pane, sh, 120, 40));
+        let row = s.lines().nth(4).expect("row").trim_matches('"').to_string();
+        row.chars().position(|c| c == '│').expect("separator")
+    };
+    assert_eq!(separator(&mut pane, &sh), 60);
+    cmd(&mut pane, &mut sh, Command::TreeWider);
+    cmd(&mut pane, &mut sh, Command::TreeWider);
+    assert_eq!(pane.split_percent(), Some(60));
+    assert_eq!(separator(&mut pane, &sh), 72);
+    for _ in 0..20 {
+        cmd(&mut pane, &mut sh, Command::TreeNarrower);
+    }
+    assert_eq!(pane.split_percent(), Some(15), "stops at 15 %");
+    let out = cmd(&mut pane, &mut sh, Command::TreeNarrower);
+    assert!(format!("{:?}", out.events).contains("at its end"));
+    cmd(&mut pane, &mut sh, Command::TreeWider);
+    // Kept when another update opens.
+    let a = earlier();
+    open_fetched(&mut pane, &mut sh, &a, None);
+    assert_eq!(pane.split_percent(), Some(20));
+    assert_eq!(separator(&mut pane, &sh), 24);
+}
+
+#[test]
+fn snapshot_split_scroll_and_full_value() {
+    for (w, h) in [(80, 24), (120, 40), (200, 60)] {
+        let (mut pane, mut sh) = transfer_pane();
+        cmd(&mut pane, &mut sh, Command::TreeWider);
+        cmd(&mut pane, &mut sh, Command::TreeWider);
+        on_acting(&mut pane, &mut sh);
+        cmd(&mut pane, &mut sh, Command::ScrollRight);
+        let t = draw(&mut pane, &sh, w, h);
+        assert_snapshot!(format!("tree_wider_scrolled_{w}x{h}"), t.backend());
+        cmd(&mut pane, &mut sh, Command::ScrollLeft);
+        cmd(&mut pane, &mut sh, Command::ShowValue);
+        let t = draw(&mut pane, &sh, w, h);
+        assert_snapshot!(format!("full_value_{w}x{h}"), t.backend());
+    }
+}
+
+#[test]
+fn backspace_climbs_the_tree_then_returns_to_the_pane_the_user_came_from() {
+    use cantonscope::panes::PaneId;
+    let mut h = crate::common::Harness::start();
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Update);
+    h.screen(120, 40);
+    let root = h.app.update_pane.selected_event_id().map(str::to_string);
+    // The last node is a child: Backspace goes to its parent, in the pane.
+    h.key(KeyCode::Char('G'));
+    assert_ne!(
+        h.app.update_pane.selected_event_id().map(str::to_string),
+        root
+    );
+    h.key(KeyCode::Backspace);
+    assert_eq!(h.app.focus, PaneId::Update);
+    assert_eq!(
+        h.app.update_pane.selected_event_id().map(str::to_string),
+        root
+    );
+    // On the root it is back, as Esc: to History, where the update was opened.
+    h.key(KeyCode::Backspace);
+    assert_eq!(h.app.focus, PaneId::History);
+    // ? in the Update pane says so.
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Char('?'));
+    let s = h.screen(200, 60);
+    assert!(s.contains("p/Bksp"), "{s}");
+    assert!(s.contains("at a root, back"), "{s}");
+    assert!(s.contains("switch between the tree and its details"), "{s}");
+}
+
+#[test]
+fn split_scroll_and_value_box_at_tiny_sizes_never_panic() {
+    let (mut pane, mut sh) = transfer_pane();
+    for c in [Command::TreeWider, Command::ScrollRight, Command::ShowValue] {
+        for (w, h) in [(1, 1), (0, 5), (5, 0), (3, 3), (10, 4), (40, 10), (100, 7)] {
+            pane.set_area(Rect::new(0, 0, w, h));
+            for _ in 0..20 {
+                cmd(&mut pane, &mut sh, c);
+            }
+            let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
+            pane.render(
+                buf.area,
+                &mut buf,
+                cantonscope::panes::RenderCtx::new(&sh, &Theme::default(), true),
+            );
+            cmd(&mut pane, &mut sh, Command::SwitchFocus);
+            cmd(&mut pane, &mut sh, Command::TreeNarrower);
+            pane.render(
+                buf.area,
+                &mut buf,
+                cantonscope::panes::RenderCtx::new(&sh, &Theme::default(), true),
+            );
+        }
+    }
+}

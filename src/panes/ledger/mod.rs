@@ -432,6 +432,7 @@ impl Pane for LedgerPane {
         self.delete.set_rows(rows);
         self.package.set_rows(rows);
         self.trees.set_rows(rows);
+        self.trees.set_width(area.width);
         self.execute.set_rows(rows);
     }
 

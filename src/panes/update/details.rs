@@ -13,14 +13,15 @@ use unicode_width::UnicodeWidthStr;
 use crate::api::json::RawJson;
 use crate::api::scan::{CreatedEvent, ExercisedEvent, TreeEvent};
 use crate::model::event_tree::ScanTree;
-use crate::model::summary::{short_id, short_template};
+use crate::model::summary::short_template;
 use crate::msg::Command;
-use crate::ui::format::short_event_id;
+use crate::ui::format::{fit_id, short_event_id};
 use crate::ui::json::JsonView;
-use crate::ui::safe::{safe_line, sanitize};
+use crate::ui::safe::{safe_line, sanitize, truncate_width};
 use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
-use crate::ui::tree::NodeId;
+use crate::ui::tree::{NodeId, skip_columns};
+use crate::ui::value_view::ValueView;
 
 use super::layout::{Areas, fmt_time, render_title};
 use super::{Content, Focus, Out, Shared, UpdatePane, Want};
@@ -89,6 +90,8 @@ pub(super) struct Details {
     pub(super) scroll: ScrollState,
     /// The tree node shown (None for reassignments and empty trees).
     pub(super) node: Option<NodeId>,
+    /// Columns scrolled sideways (`H` / `L`); values show in full while scrolled.
+    pub(super) hscroll: usize,
 }
 
 impl Details {
@@ -104,6 +107,7 @@ impl Details {
             sections,
             scroll: ScrollState::default(),
             node,
+            hscroll: 0,
         };
         d.scroll.set_len(d.len());
         d
@@ -198,6 +202,71 @@ impl Details {
         }
     }
 
+    /// The widest row among the fields and the JSON rows in the viewport, values in full.
+    fn content_width(&self) -> usize {
+        let fields = self
+            .fields
+            .iter()
+            .map(|f| LABEL_WIDTH + sanitize(&f.value).width())
+            .max()
+            .unwrap_or(0);
+        let range = self.scroll.visible_range(self.scroll.viewport().max(1));
+        let theme = Theme::default();
+        let mut json = 0usize;
+        for row in range {
+            if let Spot::Json(s, local) = self.spot(row) {
+                for line in self.sections[s]
+                    .json
+                    .lines_visible(local..local + 1, &theme, u16::MAX)
+                {
+                    json = json.max(line.width());
+                }
+            }
+        }
+        fields.max(json)
+    }
+
+    /// Scrolls sideways by `delta` columns within a panel `width` columns wide.
+    pub(super) fn scroll_sideways(&mut self, delta: isize, width: usize) {
+        let max = self.content_width().saturating_sub(width);
+        self.hscroll = self.hscroll.saturating_add_signed(delta).min(max);
+    }
+
+    /// What `v` shows: (title, the whole value) of the row under the cursor.
+    pub(super) fn value_at_cursor(&self) -> Option<(String, String)> {
+        match self.cursor_spot() {
+            Spot::Field(i) => {
+                let f = &self.fields[i];
+                Some((f.name.to_string(), f.value.clone()))
+            }
+            Spot::Header(s) => {
+                let sec = &self.sections[s];
+                Some((sec.name.to_string(), sec.json.to_json()))
+            }
+            Spot::Json(s, local) => {
+                let mut json = self.sections[s].json.clone();
+                json.top();
+                json.down(local);
+                let text = json.selected_json()?;
+                Some((
+                    format!("{} {}", self.sections[s].name, json.selected_path()),
+                    text,
+                ))
+            }
+            Spot::Nowhere => None,
+        }
+    }
+
+    /// What `v` shows from the tree: every field of the node, in full.
+    pub(super) fn all_fields(&self) -> (String, String) {
+        let mut text = String::new();
+        for f in &self.fields {
+            let label = if f.first { f.name } else { "" };
+            text.push_str(&format!("{label:<LABEL_WIDTH$}{}\n", f.value));
+        }
+        (self.title.clone(), text.trim_end().to_string())
+    }
+
     fn for_each_json(&mut self, f: impl Fn(&mut JsonView)) {
         for s in &mut self.sections {
             f(&mut s.json);
@@ -207,6 +276,24 @@ impl Details {
 }
 
 impl UpdatePane {
+    /// `v`: the whole value under the details cursor, or from the tree every field of the
+    /// selected event, in a box over the pane.
+    pub(super) fn show_value(&mut self, out: &mut Out) {
+        let picked = match (self.focus, self.details()) {
+            (Focus::Details, Some(d)) => d.value_at_cursor(),
+            (Focus::Tree, Some(d)) => Some(d.all_fields()),
+            _ => None,
+        };
+        match picked {
+            Some((title, value)) => {
+                let mut view = ValueView::new(title, value);
+                view.set_area(self.area);
+                self.value_view = Some(view);
+            }
+            None => out.info("no value under the cursor"),
+        }
+    }
+
     /// A details command. Returns whether it was used.
     pub(super) fn details_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
         let has_tree = matches!(self.content, Some(Content::Tx(_)));
@@ -289,6 +376,11 @@ impl UpdatePane {
             (Some(Content::Tx(_)), false) => "  → details",
             _ => "",
         };
+        let hint = if d.hscroll > 0 {
+            format!("{hint} · +{} cols", d.hscroll)
+        } else {
+            hint.to_string()
+        };
         render_title(
             areas.details_title,
             buf,
@@ -296,7 +388,7 @@ impl UpdatePane {
             active,
             "Details",
             &d.title,
-            hint,
+            &hint,
         );
         let area = areas.details;
         if area.width == 0 || area.height == 0 {
@@ -311,7 +403,7 @@ impl UpdatePane {
             let y = area.y + (row - range.start) as u16;
             match d.spot(row) {
                 Spot::Field(i) => {
-                    let line = field_line(&d.fields[i], width, sh, theme);
+                    let line = field_line(&d.fields[i], width, d.hscroll, sh, theme);
                     buf.set_line(area.x, y, &line, area.width);
                     row += 1;
                 }
@@ -327,12 +419,15 @@ impl UpdatePane {
                 Spot::Json(s, local) => {
                     let json = &d.sections[s].json;
                     let take = (json.visible_len() - local).min(range.end - row);
+                    let virtual_width =
+                        u16::try_from(usize::from(area.width) + d.hscroll).unwrap_or(u16::MAX);
                     for (k, line) in json
-                        .lines_visible(local..local + take, theme, area.width)
-                        .iter()
+                        .lines_visible(local..local + take, theme, virtual_width)
+                        .into_iter()
                         .enumerate()
                     {
-                        buf.set_line(area.x, y + k as u16, line, area.width);
+                        let line = skip_columns(line, d.hscroll, theme);
+                        buf.set_line(area.x, y + k as u16, &line, area.width);
                     }
                     row += take.max(1);
                 }
@@ -349,7 +444,15 @@ impl UpdatePane {
     }
 }
 
-fn field_line<'a>(f: &'a Field, width: usize, sh: &Shared, theme: &Theme) -> Line<'a> {
+/// One field row: the label, then the value; ids in it shortened in the middle to fit
+/// ([`fit_id`]), or, scrolled sideways by `hscroll` columns, the whole value from there on.
+fn field_line<'a>(
+    f: &'a Field,
+    width: usize,
+    hscroll: usize,
+    sh: &Shared,
+    theme: &Theme,
+) -> Line<'a> {
     let label = if f.first { f.name } else { "" };
     let label = format!("{label:<LABEL_WIDTH$}");
     let label = safe_line(&label, width).into_owned();
@@ -377,7 +480,14 @@ fn field_line<'a>(f: &'a Field, width: usize, sh: &Shared, theme: &Theme) -> Lin
     } else {
         0
     });
-    let shown = safe_line(&value, room).into_owned();
+    let shown = if hscroll == 0 {
+        safe_line(&fit_id(&value, room), room).into_owned()
+    } else {
+        let line = Line::from(Span::styled(sanitize(&value).into_owned(), style));
+        let line = skip_columns(line, hscroll, theme);
+        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        truncate_width(&text, room).into_owned()
+    };
     let mut spans = vec![Span::styled(label, theme.muted), Span::styled(shown, style)];
     if !suffix.is_empty() && room < left {
         spans.push(Span::styled(suffix, theme.muted));
@@ -430,9 +540,10 @@ fn package_id(template_id: &str) -> &str {
 fn package_value(package_name: &str, template_id: &str) -> String {
     let pkg = package_id(template_id);
     match (package_name.is_empty(), pkg.is_empty()) {
-        (false, false) => format!("{package_name}  {}", short_id(pkg, 12)),
+        // The whole package id: drawn shortened in the middle to fit (`fit_id`).
+        (false, false) => format!("{package_name}  {pkg}"),
         (false, true) => package_name.to_string(),
-        (true, false) => short_id(pkg, 12),
+        (true, false) => pkg.to_string(),
         (true, true) => "-".into(),
     }
 }

@@ -13,6 +13,7 @@ use crate::ui::format::server_time;
 use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
+use crate::ui::tree::TreeSplit;
 
 use super::{Shared, UpdatePane, WIDE_MIN_WIDTH};
 
@@ -31,7 +32,13 @@ pub(super) struct Areas {
 
 /// Splits the pane. `tree_rows` (visible tree rows) lets a short tree leave room to the details
 /// on narrow layouts.
-pub(super) fn split(area: Rect, has_tree: bool, tree_rows: usize, prompt: bool) -> Areas {
+pub(super) fn split(
+    area: Rect,
+    has_tree: bool,
+    tree_rows: usize,
+    prompt: bool,
+    tree_split: TreeSplit,
+) -> Areas {
     let mut rest = area;
     let mut a = Areas::default();
     if prompt && rest.height >= 2 {
@@ -58,7 +65,11 @@ pub(super) fn split(area: Rect, has_tree: bool, tree_rows: usize, prompt: bool) 
         return a;
     }
     if rest.width >= WIDE_MIN_WIDTH {
-        let left = rest.width / 2;
+        let left = if tree_split.is_set() {
+            tree_split.part(rest.width, 50)
+        } else {
+            rest.width / 2
+        };
         let left_rect = Rect::new(rest.x, rest.y, left, rest.height);
         a.separator = Rect::new(rest.x + left, rest.y, 1, rest.height);
         let right_rect = Rect::new(
@@ -71,9 +82,15 @@ pub(super) fn split(area: Rect, has_tree: bool, tree_rows: usize, prompt: bool) 
         (a.details_title, a.details) = title_and_body(right_rect);
     } else {
         let usable = rest.height.saturating_sub(2);
-        let most = (usable / 2).max(usable.min(3));
         let rows = u16::try_from(tree_rows).unwrap_or(u16::MAX);
-        let tree_h = rows.clamp(usable.min(3), most);
+        let tree_h = if tree_split.is_set() {
+            // Moved by the user: the tree gets its share (less when it has fewer rows).
+            let most = tree_split.part(usable, 50).max(usable.min(1));
+            rows.clamp(usable.min(1), most)
+        } else {
+            let most = (usable / 2).max(usable.min(3));
+            rows.clamp(usable.min(3), most)
+        };
         let top = Rect::new(rest.x, rest.y, rest.width, (tree_h + 1).min(rest.height));
         let bottom = Rect::new(
             rest.x,
@@ -303,19 +320,28 @@ mod tests {
                     (false, 0, false),
                     (false, 0, true),
                 ] {
-                    let a = split(area, tree, rows, prompt);
-                    for r in [
-                        a.header,
-                        a.tree_title,
-                        a.tree,
-                        a.separator,
-                        a.details_title,
-                        a.details,
-                        a.prompt,
-                    ] {
-                        if r.width > 0 && r.height > 0 {
-                            assert!(area.contains(r.as_position()), "{w}x{h} {r:?}");
-                            assert!(r.right() <= area.right() && r.bottom() <= area.bottom());
+                    let mut narrow = TreeSplit::default();
+                    let mut wide = TreeSplit::default();
+                    for _ in 0..20 {
+                        narrow.step(false, 50);
+                        wide.step(true, 50);
+                    }
+                    for a in [TreeSplit::default(), narrow, wide]
+                        .map(|s| split(area, tree, rows, prompt, s))
+                    {
+                        for r in [
+                            a.header,
+                            a.tree_title,
+                            a.tree,
+                            a.separator,
+                            a.details_title,
+                            a.details,
+                            a.prompt,
+                        ] {
+                            if r.width > 0 && r.height > 0 {
+                                assert!(area.contains(r.as_position()), "{w}x{h} {r:?}");
+                                assert!(r.right() <= area.right() && r.bottom() <= area.bottom());
+                            }
                         }
                     }
                 }

@@ -47,7 +47,8 @@ use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::ui::load::accept;
 use crate::ui::safe::sanitize;
 use crate::ui::text_input::{InputOutcome, TextInput};
-use crate::ui::tree::TreeState;
+use crate::ui::tree::{HSCROLL_STEP, TreeSplit, TreeState};
+use crate::ui::value_view::{ValueOutcome, ValueView};
 
 use super::{Out, Pane, PaneId, RenderCtx, Shared};
 
@@ -124,6 +125,11 @@ pub struct UpdatePane {
     save: Option<TextInput>,
     /// Updates left by following links: (update id, selected event id).
     back: Vec<(String, Option<String>)>,
+    /// Where the user put the split between tree and details (`<` / `>`), kept while the app
+    /// runs.
+    split: TreeSplit,
+    /// The full value of a field (`v`), over the pane.
+    value_view: Option<ValueView>,
     area: Rect,
 }
 
@@ -147,6 +153,8 @@ impl UpdatePane {
             lifecycle: None,
             save: None,
             back: Vec::new(),
+            split: TreeSplit::default(),
+            value_view: None,
             area: Rect::default(),
         }
     }
@@ -236,6 +244,21 @@ impl UpdatePane {
         self.save.is_some()
     }
 
+    /// The full value shown by `v`, when its box is open.
+    pub fn shown_value(&self) -> Option<&str> {
+        self.value_view.as_ref().map(ValueView::value)
+    }
+
+    /// How far the details panel is scrolled sideways, in columns.
+    pub fn details_hscroll(&self) -> usize {
+        self.details().map_or(0, |d| d.hscroll)
+    }
+
+    /// The tree's share of the pane in percent once the user moved the split (`<` / `>`).
+    pub fn split_percent(&self) -> Option<u16> {
+        self.split.is_set().then(|| self.split.percent(50))
+    }
+
     /// Follows a link to another update, remembering where we were (Esc comes back).
     fn navigate(&mut self, update_id: &str, want: Want, sh: &mut Shared, out: &mut Out) {
         if let Some(current) = &self.update_id
@@ -249,6 +272,7 @@ impl UpdatePane {
 
     fn load(&mut self, update_id: &str, want: Want, sh: &mut Shared, out: &mut Out) {
         self.lifecycle = None;
+        self.value_view = None;
         self.save = None;
         sh.current_update = Some(update_id.to_string());
         let same = self.update_id.as_deref() == Some(update_id);
@@ -342,8 +366,14 @@ impl UpdatePane {
 
     fn areas(&self, area: Rect) -> Areas {
         match &self.content {
-            Some(Content::Tx(v)) => split(area, true, v.state.visible_len(), self.save.is_some()),
-            _ => split(area, false, 0, self.save.is_some()),
+            Some(Content::Tx(v)) => split(
+                area,
+                true,
+                v.state.visible_len(),
+                self.save.is_some(),
+                self.split,
+            ),
+            _ => split(area, false, 0, self.save.is_some(), self.split),
         }
     }
 
@@ -366,6 +396,9 @@ impl UpdatePane {
         if let Some(l) = &mut self.lifecycle {
             l.scroll
                 .set_viewport(usize::from(self.area.height.saturating_sub(4)).max(1));
+        }
+        if let Some(v) = &mut self.value_view {
+            v.set_area(self.area);
         }
     }
 
@@ -434,6 +467,14 @@ impl UpdatePane {
                 _ => false,
             };
         }
+        if let Some(v) = &mut self.value_view {
+            match v.command(cmd) {
+                ValueOutcome::Close => self.value_view = None,
+                ValueOutcome::Copy { what, text } => out.copy(&what, text),
+                ValueOutcome::Used => {}
+            }
+            return true;
+        }
         if self.lifecycle.is_some() {
             return self.lifecycle_command(cmd, sh, out);
         }
@@ -456,6 +497,48 @@ impl UpdatePane {
             }
             Command::Back => self.back(sh, out),
             _ if self.content.is_none() => false,
+            Command::TreeNarrower | Command::TreeWider => {
+                if matches!(self.content, Some(Content::Tx(_))) {
+                    if !self.split.step(cmd == Command::TreeWider, 50) {
+                        out.info("the split is at its end");
+                    }
+                    true
+                } else {
+                    false
+                }
+            }
+            Command::SwitchFocus => match self.focus {
+                Focus::Details => self.focus_tree(),
+                Focus::Tree if matches!(self.content, Some(Content::Tx(_))) => {
+                    self.focus = Focus::Details;
+                    true
+                }
+                Focus::Tree => false,
+            },
+            Command::ShowValue => {
+                self.show_value(out);
+                true
+            }
+            Command::ScrollLeft | Command::ScrollRight => {
+                let width = usize::from(self.areas(self.area).details.width);
+                let step = HSCROLL_STEP.cast_signed();
+                let delta = if cmd == Command::ScrollRight {
+                    step
+                } else {
+                    -step
+                };
+                match self.details_mut() {
+                    Some(d) => {
+                        d.scroll_sideways(delta, width);
+                        true
+                    }
+                    None => false,
+                }
+            }
+            // Backspace on a root (nothing above it in the tree): back, as Esc.
+            Command::Parent if self.focus == Focus::Tree && !self.tree_has_parent() => {
+                self.back(sh, out)
+            }
             _ => match self.focus {
                 Focus::Tree if matches!(self.content, Some(Content::Tx(_))) => {
                     self.tree_command(cmd)
@@ -478,7 +561,7 @@ impl Pane for UpdatePane {
     fn key_context(&self) -> KeyContext {
         if self.save.is_some() {
             KeyContext::TextInput
-        } else if self.lifecycle.is_some() {
+        } else if self.lifecycle.is_some() || self.value_view.is_some() {
             KeyContext::Overlay
         } else {
             KeyContext::Tree
@@ -613,11 +696,17 @@ impl Pane for UpdatePane {
         if let Some(l) = &self.lifecycle {
             self.render_lifecycle(l, area, buf, sh, theme);
         }
+        if let Some(v) = &self.value_view {
+            v.render(area, buf, theme);
+        }
     }
 
     fn hints(&self) -> Vec<Command> {
         if self.save.is_some() {
             return vec![Command::Confirm, Command::Cancel];
+        }
+        if self.value_view.is_some() {
+            return vec![Command::Down, Command::Copy, Command::Cancel];
         }
         if self.lifecycle.is_some() {
             return vec![Command::Confirm, Command::Copy, Command::Cancel];
@@ -632,6 +721,7 @@ impl Pane for UpdatePane {
                 Command::FollowContract,
                 Command::Copy,
                 Command::Save,
+                Command::SwitchFocus,
                 Command::ExpandAll,
                 Command::CollapseAll,
             ],
@@ -646,6 +736,9 @@ impl Pane for UpdatePane {
         };
         if !self.back.is_empty() || self.focus == Focus::Details {
             hints.push(Command::Back);
+        }
+        if self.focus == Focus::Details {
+            hints.push(Command::ShowValue);
         }
         hints.push(Command::Refresh);
         hints

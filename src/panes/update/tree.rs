@@ -17,6 +17,18 @@ impl UpdatePane {
         false
     }
 
+    /// Whether the selected tree node has a parent (Backspace goes there; on a root it goes
+    /// back).
+    pub(super) fn tree_has_parent(&self) -> bool {
+        match &self.content {
+            Some(Content::Tx(v)) => v
+                .state
+                .selected()
+                .is_some_and(|n| v.tree.parent(n).is_some()),
+            _ => false,
+        }
+    }
+
     /// A tree command. Returns whether it was used.
     pub(super) fn tree_command(&mut self, cmd: Command) -> bool {
         let Some(Content::Tx(v)) = &mut self.content else {

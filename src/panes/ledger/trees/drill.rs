@@ -14,15 +14,18 @@ use crate::api::ledger::{JsTransactionTree, TreeEvent, Update};
 use crate::model::ledger_tree::LedgerTree;
 use crate::msg::Command;
 use crate::panes::{Out, Shared};
-use crate::ui::format::server_time;
+use crate::ui::format::{fit_id, server_time};
 use crate::ui::json::JsonView;
-use crate::ui::safe::safe_line;
+use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
-use crate::ui::tree::TreeState;
+use crate::ui::tree::{HSCROLL_STEP, TreeState, fit_line, render_shifted, skip_columns};
+use crate::ui::value_view::ValueView;
 
 use super::super::common::{kv_line, put};
 
-use super::{Drill, DrillFocus, EXPAND_ALL_MAX, Trees, describe};
+use super::{
+    Drill, DrillFocus, EXPAND_ALL_MAX, SPLIT_DEFAULT, SPLIT_DEFAULT_STACKED, Trees, describe,
+};
 
 /// The details JSON of a tree node: its arguments.
 fn node_json(ev: Option<&TreeEvent>) -> Value {
@@ -78,6 +81,7 @@ impl Trees {
                     state,
                     focus: DrillFocus::Tree,
                     details,
+                    hscroll: 0,
                 };
                 apply_rows(&mut d, self.rows);
                 d
@@ -90,10 +94,69 @@ impl Trees {
     }
 
     pub(super) fn drill_command(&mut self, cmd: Command, out: &mut Out) -> bool {
+        match cmd {
+            Command::TreeNarrower | Command::TreeWider
+                if matches!(self.drill, Some(Drill::Tree { .. })) =>
+            {
+                let default = if self.width >= WIDE_MIN_WIDTH {
+                    SPLIT_DEFAULT
+                } else {
+                    SPLIT_DEFAULT_STACKED
+                };
+                if !self.split.step(cmd == Command::TreeWider, default) {
+                    out.info("the split is at its end");
+                }
+                return true;
+            }
+            Command::ShowValue => {
+                match self.value_at_cursor() {
+                    Some((title, value)) => {
+                        let mut view = ValueView::new(title, value);
+                        view.set_area(self.value_area());
+                        self.value_view = Some(view);
+                    }
+                    None => out.info("no value under the cursor"),
+                }
+                return true;
+            }
+            Command::ScrollLeft | Command::ScrollRight => {
+                let width = usize::from(self.details_width());
+                let step = HSCROLL_STEP.cast_signed();
+                let delta = if cmd == Command::ScrollRight {
+                    step
+                } else {
+                    -step
+                };
+                if let Some(Drill::Tree {
+                    tree,
+                    state,
+                    details,
+                    hscroll,
+                    ..
+                }) = &mut self.drill
+                {
+                    let max = details_content_width(tree, state, details).saturating_sub(width);
+                    *hscroll = hscroll.saturating_add_signed(delta).min(max);
+                    return true;
+                }
+                return false;
+            }
+            _ => {}
+        }
         let Some(drill) = &mut self.drill else {
             return false;
         };
-        if matches!(cmd, Command::Back | Command::Cancel) {
+        // Backspace on a root of the tree: back, as Esc.
+        let at_root = match drill {
+            Drill::Tree {
+                tree, state, focus, ..
+            } => {
+                *focus == DrillFocus::Tree
+                    && state.selected().is_none_or(|n| tree.parent(n).is_none())
+            }
+            Drill::Raw { .. } => false,
+        };
+        if matches!(cmd, Command::Back | Command::Cancel) || (cmd == Command::Parent && at_root) {
             match drill {
                 Drill::Tree { focus, .. } if *focus == DrillFocus::Details => {
                     *focus = DrillFocus::Tree
@@ -109,10 +172,22 @@ impl Trees {
                 state,
                 focus,
                 details,
+                hscroll,
                 ..
             } => {
+                if cmd == Command::SwitchFocus {
+                    *focus = match focus {
+                        DrillFocus::Tree => DrillFocus::Details,
+                        DrillFocus::Details => DrillFocus::Tree,
+                    };
+                    return true;
+                }
                 if *focus == DrillFocus::Details {
-                    if cmd == Command::Collapse && details.scroll().cursor() == 0 {
+                    // ← / h / Backspace on the first row go back to the tree, as in the Update
+                    // pane.
+                    if matches!(cmd, Command::Collapse | Command::Left | Command::Parent)
+                        && details.scroll().cursor() == 0
+                    {
                         *focus = DrillFocus::Tree;
                         return true;
                     }
@@ -132,13 +207,25 @@ impl Trees {
                     Command::PageDown => state.page_down(),
                     Command::Top => state.top(),
                     Command::Bottom => state.bottom(),
-                    Command::Toggle | Command::Select => state.toggle(&**tree),
-                    Command::Expand | Command::Right => {
+                    // As in the Update pane: Enter folds a node and opens the details of a leaf;
+                    // → / l expand a closed node, and on an open node or a leaf move right into
+                    // the details (↓ walks the children).
+                    Command::Toggle | Command::Select => {
                         let leaf = state.selected().is_none_or(|n| tree.children(n).is_empty());
                         if leaf {
                             *focus = DrillFocus::Details;
                         } else {
+                            state.toggle(&**tree);
+                        }
+                    }
+                    Command::Expand | Command::Right => {
+                        let closed = state
+                            .selected()
+                            .is_some_and(|n| !tree.children(n).is_empty() && !state.is_expanded(n));
+                        if closed {
                             state.expand(&**tree);
+                        } else {
+                            *focus = DrillFocus::Details;
                         }
                     }
                     Command::Collapse | Command::Left => state.collapse(),
@@ -164,11 +251,91 @@ impl Trees {
                         JsonView::new(&node_json(state.selected().and_then(|n| tree.event(n))));
                     d.set_viewport(details.scroll().viewport());
                     *details = d;
+                    *hscroll = 0;
                 }
                 true
             }
         }
     }
+}
+
+/// The section's width from which the details sit right of the tree (below it otherwise).
+const WIDE_MIN_WIDTH: u16 = 100;
+/// Width of the label column of the details fields (plus one space).
+const LABEL_W: usize = 11;
+
+impl Trees {
+    /// The width of the details panel in the current layout.
+    fn details_width(&self) -> u16 {
+        if self.width >= WIDE_MIN_WIDTH {
+            let tw = self.split.part(self.width, SPLIT_DEFAULT);
+            self.width.saturating_sub(tw + 1)
+        } else {
+            self.width
+        }
+    }
+
+    /// What `v` shows: from the tree every field of the selected node in full; from the
+    /// details the JSON value under the cursor; in a raw item its JSON under the cursor.
+    fn value_at_cursor(&self) -> Option<(String, String)> {
+        match self.drill.as_ref()? {
+            Drill::Tree {
+                tree,
+                state,
+                focus: DrillFocus::Tree,
+                ..
+            } => {
+                let sel = state.selected()?;
+                let fields = node_fields(
+                    tree.event(sel),
+                    tree.node_id(sel),
+                    tree.hidden_descendants(sel),
+                    &Theme::default(),
+                    None,
+                );
+                let text = fields
+                    .iter()
+                    .map(|(label, value, _)| format!("{label:<LABEL_W$} {value}"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let title = tree
+                    .node_id(sel)
+                    .map_or_else(|| "node".to_string(), |n| format!("node #{n}"));
+                Some((title, text))
+            }
+            Drill::Tree { details, .. } | Drill::Raw { json: details, .. } => {
+                let text = details.selected_json()?;
+                Some((format!("JSON {}", details.selected_path()), text))
+            }
+        }
+    }
+}
+
+/// The widest details row (fields in full, the JSON rows on screen).
+fn details_content_width(tree: &LedgerTree, state: &TreeState, details: &JsonView) -> usize {
+    let sel = state.selected();
+    let fields = node_fields(
+        sel.and_then(|n| tree.event(n)),
+        sel.and_then(|n| tree.node_id(n)),
+        0,
+        &Theme::default(),
+        None,
+    );
+    let fields = fields
+        .iter()
+        .map(|(_, v, _)| LABEL_W + 1 + v.width())
+        .max()
+        .unwrap_or(0);
+    let range = details
+        .scroll()
+        .visible_range(details.scroll().viewport().max(1));
+    let json = details
+        .lines_visible(range, &Theme::default(), u16::MAX)
+        .iter()
+        .map(Line::width)
+        .max()
+        .unwrap_or(0);
+    fields.max(json)
 }
 
 pub(super) fn apply_rows(d: &mut Drill, rows: usize) {
@@ -186,7 +353,7 @@ fn node_fields(
     node: Option<i64>,
     hidden: u32,
     theme: &Theme,
-    sh: &Shared,
+    sh: Option<&Shared>,
 ) -> Vec<(&'static str, String, Style)> {
     let mut f: Vec<(&'static str, String, Style)> = Vec::new();
     let n = node.map_or_else(|| "-".to_string(), |n| format!("#{n}"));
@@ -232,7 +399,9 @@ fn node_fields(
             f.push(("witnesses", c.witness_parties.join(", "), theme.party));
             f.push((
                 "created at",
-                server_time(&c.created_at, "", |us| sh.format_time(us)),
+                server_time(&c.created_at, "", |us| {
+                    sh.map_or_else(|| us.to_string(), |sh| sh.format_time(us))
+                }),
                 theme.time,
             ));
             f.push(("package", c.package_name.clone(), Style::default()));
@@ -289,6 +458,7 @@ pub(super) fn render_drill(
             state,
             focus,
             details,
+            hscroll,
         } => {
             let tx = tree.tree();
             let head = format!(
@@ -314,15 +484,15 @@ pub(super) fn render_drill(
                 return;
             }
             let body = Rect::new(area.x, area.y + 1, width, area.height - 1);
-            let wide = width >= 100;
+            let wide = width >= WIDE_MIN_WIDTH;
             let (tree_area, det_area) = if wide {
-                let tw = width * 11 / 20;
+                let tw = t.split.part(width, SPLIT_DEFAULT);
                 (
                     Rect::new(body.x, body.y, tw, body.height),
                     Rect::new(body.x + tw + 1, body.y, width - tw - 1, body.height),
                 )
             } else {
-                let th = (body.height * 2 / 5).max(1);
+                let th = t.split.part(body.height, SPLIT_DEFAULT_STACKED).max(1);
                 (
                     Rect::new(body.x, body.y, width, th),
                     Rect::new(body.x, body.y + th, width, body.height - th),
@@ -352,17 +522,24 @@ pub(super) fn render_drill(
             let sel = state.selected();
             let ev = sel.and_then(|n| tree.event(n));
             let hidden = sel.map_or(0, |n| tree.hidden_descendants(n));
-            let fields = node_fields(ev, sel.and_then(|n| tree.node_id(n)), hidden, theme, sh);
+            let fields = node_fields(
+                ev,
+                sel.and_then(|n| tree.node_id(n)),
+                hidden,
+                theme,
+                Some(sh),
+            );
             title_rule(
                 det_area,
                 buf,
                 theme,
                 !tree_focus,
                 "Details",
-                if tree_focus {
-                    "→ details"
-                } else {
-                    "← tree"
+                &match (tree_focus, *hscroll) {
+                    (true, 0) => "→ details".to_string(),
+                    (false, 0) => "← tree".to_string(),
+                    (true, h) => format!("→ details · +{h} cols"),
+                    (false, h) => format!("← tree · +{h} cols"),
                 },
             );
             // Narrow and short: fewer fields so the arguments stay visible.
@@ -376,33 +553,47 @@ pub(super) fn render_drill(
                 if y + 1 >= det_area.height {
                     break;
                 }
-                put(
-                    det_area,
-                    y,
-                    buf,
-                    &kv_line(
+                let value = if value.is_empty() { "-" } else { value };
+                // Ids shortened in the middle to fit (never the names); scrolled sideways, the
+                // whole value from the scroll position on.
+                let room = usize::from(det_area.width).saturating_sub(LABEL_W + 1);
+                let line = if *hscroll == 0 {
+                    kv_line(
                         label,
-                        if value.is_empty() { "-" } else { value },
+                        &fit_id(value, room),
                         *style,
-                        11,
+                        LABEL_W,
                         det_area.width,
                         theme,
-                    ),
-                );
+                    )
+                } else {
+                    let shifted = skip_columns(
+                        Line::from(Span::styled(sanitize(value).into_owned(), *style)),
+                        *hscroll,
+                        theme,
+                    );
+                    let mut spans = vec![Span::styled(
+                        safe_line(&format!("{label:<LABEL_W$} "), usize::from(det_area.width))
+                            .into_owned(),
+                        theme.muted,
+                    )];
+                    spans.extend(shifted.spans);
+                    fit_line(spans, det_area.width)
+                };
+                put(det_area, y, buf, &line);
                 y += 1;
             }
             if y < det_area.height {
-                details.render(
-                    Rect::new(
-                        det_area.x,
-                        det_area.y + y,
-                        det_area.width,
-                        det_area.height - y,
-                    ),
-                    buf,
-                    theme,
-                    focused && !tree_focus,
+                let json_area = Rect::new(
+                    det_area.x,
+                    det_area.y + y,
+                    det_area.width,
+                    det_area.height - y,
                 );
+                let active = focused && !tree_focus;
+                render_shifted(json_area, buf, *hscroll, theme, |a, b| {
+                    details.render(a, b, theme, active);
+                });
             }
         }
     }

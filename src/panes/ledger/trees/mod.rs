@@ -33,7 +33,8 @@ use crate::ui::json::JsonView;
 use crate::ui::safe::safe_line;
 use crate::ui::table::{DataTable, Draw};
 use crate::ui::theme::Theme;
-use crate::ui::tree::TreeState;
+use crate::ui::tree::{TreeSplit, TreeState};
+use crate::ui::value_view::{ValueOutcome, ValueView};
 
 use super::SectionView;
 use super::common::{Note, Tone, explain_failure, put, render_notes, split_list};
@@ -47,6 +48,11 @@ use list::describe;
 /// What a 404 of this endpoint means.
 pub const REMOVED_HINT: &str = "/v2/updates/trees was deprecated in Canton 3.4 and is removed from \
      3.5 on: this node has removed it. Read updates with /v2/updates (the History pane) instead.";
+
+/// The tree's share of the width (wide) or height (stacked) until the user moves the split.
+const SPLIT_DEFAULT: u16 = 55;
+/// The tree's share of the height, stacked, until the user moves the split.
+const SPLIT_DEFAULT_STACKED: u16 = 40;
 
 /// Trees with at most this many nodes open fully expanded.
 const EXPAND_ALL_MAX: usize = 300;
@@ -69,6 +75,8 @@ enum Drill {
         state: TreeState,
         focus: DrillFocus,
         details: JsonView,
+        /// Columns the details are scrolled sideways (`H` / `L`); values in full while scrolled.
+        hscroll: usize,
     },
     /// Any other item: its JSON.
     Raw { index: usize, json: JsonView },
@@ -103,6 +111,13 @@ pub struct Trees {
     table: DataTable<TreeCol>,
     drill: Option<Drill>,
     rows: usize,
+    /// The section's width (for the split and the sideways scroll).
+    width: u16,
+    /// Where the user put the split between tree and details (`<` / `>`), kept while the app
+    /// runs (over every tree opened).
+    split: TreeSplit,
+    /// The full value of a field (`v`), over the section.
+    value_view: Option<ValueView>,
 }
 
 impl Default for Trees {
@@ -120,6 +135,9 @@ impl Default for Trees {
             table: DataTable::new(TreeCol::columns()),
             drill: None,
             rows: 0,
+            width: 0,
+            split: TreeSplit::default(),
+            value_view: None,
         }
     }
 }
@@ -150,6 +168,45 @@ impl Trees {
             Some(Drill::Raw { .. }) => Some(DrillFocus::Details),
             None => None,
         }
+    }
+
+    /// The section's width (call on resize, with [`SectionView::set_rows`]).
+    pub fn set_width(&mut self, width: u16) {
+        self.width = width;
+        let area = self.value_area();
+        if let Some(v) = &mut self.value_view {
+            v.set_area(area);
+        }
+    }
+
+    /// The area the `v` box is drawn over (the section below its header rows).
+    fn value_area(&self) -> Rect {
+        Rect::new(
+            0,
+            0,
+            self.width,
+            u16::try_from(self.rows).unwrap_or(u16::MAX),
+        )
+    }
+
+    /// The full value shown by `v`, when its box is open.
+    pub fn shown_value(&self) -> Option<&str> {
+        self.value_view.as_ref().map(ValueView::value)
+    }
+
+    /// How far the details of the open tree are scrolled sideways, in columns.
+    pub fn details_hscroll(&self) -> usize {
+        match &self.drill {
+            Some(Drill::Tree { hscroll, .. }) => *hscroll,
+            _ => 0,
+        }
+    }
+
+    /// The tree's share in percent once the user moved the split (`<` / `>`).
+    pub fn split_percent(&self) -> Option<u16> {
+        self.split
+            .is_set()
+            .then(|| self.split.percent(SPLIT_DEFAULT))
     }
 
     /// The labels of the visible rows of the open tree (node ids), for tests.
@@ -304,6 +361,8 @@ impl SectionView for Trees {
     fn key_context(&self) -> KeyContext {
         if self.wants_raw_keys() {
             KeyContext::TextInput
+        } else if self.value_view.is_some() {
+            KeyContext::Overlay
         } else if self.drill.is_some() {
             KeyContext::Tree
         } else {
@@ -328,6 +387,14 @@ impl SectionView for Trees {
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
+        if let Some(v) = &mut self.value_view {
+            match v.command(cmd) {
+                ValueOutcome::Close => self.value_view = None,
+                ValueOutcome::Copy { what, text } => out.copy(&what, text),
+                ValueOutcome::Used => {}
+            }
+            return true;
+        }
         if self.drill.is_some() && cmd != Command::Edit {
             return self.drill_command(cmd, out);
         }
@@ -378,6 +445,10 @@ impl SectionView for Trees {
 
     fn set_rows(&mut self, rows: usize) {
         self.rows = rows;
+        let area = self.value_area();
+        if let Some(v) = &mut self.value_view {
+            v.set_area(area);
+        }
         self.table.set_viewport(rows.saturating_sub(2).max(1));
         if let Some(d) = &mut self.drill {
             apply_rows(d, rows);
@@ -390,6 +461,9 @@ impl SectionView for Trees {
         }
         if let Some(d) = &self.drill {
             render_drill(self, d, area, buf, sh, theme, focused);
+            if let Some(v) = &self.value_view {
+                v.render(area, buf, theme);
+            }
             return;
         }
         let rest = Form::render_section_above(self.form.as_ref(), area, buf, theme, "query");
@@ -430,6 +504,28 @@ impl SectionView for Trees {
             vec![Command::Confirm, Command::Complete, Command::Cancel]
         } else if self.wants_raw_keys() {
             vec![Command::Confirm, Command::Cancel]
+        } else if self.value_view.is_some() {
+            vec![Command::Down, Command::Copy, Command::Cancel]
+        } else if let Some(Drill::Tree { focus, .. }) = &self.drill {
+            if *focus == DrillFocus::Tree {
+                vec![
+                    Command::Toggle,
+                    Command::Expand,
+                    Command::Collapse,
+                    Command::Copy,
+                    Command::Back,
+                    Command::SwitchFocus,
+                ]
+            } else {
+                vec![
+                    Command::Toggle,
+                    Command::Collapse,
+                    Command::Copy,
+                    Command::Back,
+                    Command::ShowValue,
+                    Command::SwitchFocus,
+                ]
+            }
         } else if self.drill.is_some() {
             vec![
                 Command::Toggle,
