@@ -88,7 +88,20 @@ pub fn stable(screen: &str) -> String {
         // … also when the overlay leaves only its start (`2026-11`, `2026-11-2`).
         (r"\b20\d{2}-[\d-]*", "<date>"),
     ];
-    let mut s = screen.to_string();
+    // A loaded range with dates (it spans midnight) is 12 characters wider than one without:
+    // the title's border after it is drawn as for the short one, so a snapshot does not depend
+    // on the time of day it runs.
+    let dated = regex::Regex::new(
+        r"\d{2}-\d{2} \d{2}:\d{2}–\d{2}-\d{2} \d{2}:\d{2}\b([^─│\n]*)(─*)",
+    )
+    .expect("regex");
+    let mut s = dated
+        .replace_all(screen, |c: &regex::Captures| {
+            let border = c[2].chars().count();
+            let border = if border > 0 { border + 12 } else { 0 };
+            format!("00:00–00:00{}{}", &c[1], "─".repeat(border))
+        })
+        .into_owned();
     for (pat, rep) in re {
         s = regex::Regex::new(pat)
             .expect("regex")
