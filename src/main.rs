@@ -14,7 +14,7 @@ use cantonscope::headless::{self, ApiCommand, EXIT_USAGE};
 fn main() -> ExitCode {
     // Usage errors exit with 2 (clap's default); --help and --version exit with 0.
     let cli = Cli::parse();
-    let mut settings = match config::load(&cli.overrides()) {
+    let settings = match config::load(&cli.overrides()) {
         Ok(settings) => settings,
         Err(error) => return fail(&format!("cantonscope: {error}"), EXIT_USAGE),
     };
@@ -42,21 +42,7 @@ fn main() -> ExitCode {
                 ..DemoConfig::default()
             }
             .with_total_scans(args.scans);
-            let handle = match runtime.block_on(cantonscope::demo::start(demo)) {
-                Ok(handle) => handle,
-                Err(error) => {
-                    return fail(&format!("cantonscope: cannot start the demo: {error}"), 1);
-                }
-            };
-            if let Err(error) = settings.use_demo(
-                &handle.scan_urls,
-                &handle.validator_url,
-                &handle.ledger_url,
-                &handle.token,
-            ) {
-                return fail(&format!("cantonscope: {error}"), 1);
-            }
-            run_tui(&runtime, settings, Some(handle))
+            run_demo_tui(&runtime, settings, demo)
         }
         Some(Command::ServeDemo(args)) => {
             let demo = DemoConfig {
@@ -122,7 +108,7 @@ fn run_tui(
 }
 
 /// No node configured: say how to configure one, and offer the demo network.
-fn no_nodes(runtime: &tokio::runtime::Runtime, mut settings: Settings) -> ExitCode {
+fn no_nodes(runtime: &tokio::runtime::Runtime, settings: Settings) -> ExitCode {
     use std::io::IsTerminal;
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
@@ -144,10 +130,20 @@ fn no_nodes(runtime: &tokio::runtime::Runtime, mut settings: Settings) -> ExitCo
     {
         return exit_code(EXIT_USAGE);
     }
-    let handle = match runtime.block_on(cantonscope::demo::start(DemoConfig {
+    let demo = DemoConfig {
         rate: 1.0,
         ..DemoConfig::default()
-    })) {
+    };
+    run_demo_tui(runtime, settings, demo)
+}
+
+/// Starts the demo network `demo`, points the settings at it and runs the explorer on it.
+fn run_demo_tui(
+    runtime: &tokio::runtime::Runtime,
+    mut settings: Settings,
+    demo: DemoConfig,
+) -> ExitCode {
+    let handle = match runtime.block_on(cantonscope::demo::start(demo)) {
         Ok(handle) => handle,
         Err(error) => return fail(&format!("cantonscope: cannot start the demo: {error}"), 1),
     };

@@ -7,7 +7,7 @@
 //! answer is aborted mid-read and reported once as [`ApiError::ResponseTooLarge`] (never
 //! retried), so neither a gzip bomb nor an endless body can take the process's memory.
 
-use super::auth::{TokenProvider, TokenSource};
+use super::auth::{Secret, TokenProvider, TokenSource};
 use super::call::{Call, Exchange, Group, Method, RawResponse, ResponseParts, find_header};
 use super::error::ApiError;
 use super::ledger::JsCantonError;
@@ -137,6 +137,19 @@ fn push_sources(parts: &mut Vec<String>, mut cur: Option<&(dyn std::error::Error
 
 /// A transport failure: timeout, or connection / TLS / broken body. The detail names the cause
 /// chain but not the URL (reqwest's own message repeats it).
+/// The headers of a response, names lowercased, values as text.
+fn header_list(resp: &reqwest::Response) -> Vec<(String, String)> {
+    resp.headers()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_ascii_lowercase(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
+}
+
 fn transport_error(endpoint: &'static str, e: &reqwest::Error) -> ApiError {
     if e.is_timeout() {
         return ApiError::Timeout { endpoint };
@@ -330,10 +343,50 @@ impl ApiClient {
     /// missing URL or token.
     pub async fn exchange<T>(&self, call: &Call<T>) -> Result<Exchange, ApiError> {
         let url = self.url_of(call)?;
+        let token = self.token_for(call).await?;
+        let req = self.request(call, &url, token.as_ref())?;
+        let resp = req
+            .send()
+            .await
+            .map_err(|e| transport_error(call.endpoint, &e))?;
+        let status = resp.status().as_u16();
+        let headers = header_list(&resp);
+        // The same size cap as every other read (a scan of another SV is untrusted).
+        let body = self.read_body(resp, call.endpoint, status).await?;
+        Ok(Exchange {
+            status,
+            headers,
+            body,
+        })
+    }
+
+    /// The ledger token a call of the ledger group carries (`None` for the scan and the
+    /// validator); an error when no token source is configured or it fails.
+    async fn token_for<T>(&self, call: &Call<T>) -> Result<Option<Secret>, ApiError> {
+        match call.group {
+            Group::Ledger => match &self.shared.token {
+                Some(p) => Ok(Some(p.token().await?)),
+                None => Err(ApiError::NotConfigured {
+                    what: "no ledger token (--token-file, CANTONSCOPE_TOKEN or token_command)"
+                        .into(),
+                }),
+            },
+            Group::Scan | Group::Validator => Ok(None),
+        }
+    }
+
+    /// The request for `call` to `url`: method, query, timeout, JSON body, `Accept`, and the
+    /// bearer `token` when there is one (marked sensitive, so it never shows in logs).
+    fn request<T>(
+        &self,
+        call: &Call<T>,
+        url: &str,
+        token: Option<&Secret>,
+    ) -> Result<reqwest::RequestBuilder, ApiError> {
         let mut req = match call.method {
-            Method::Get => self.shared.http.get(&url),
-            Method::Post => self.shared.http.post(&url),
-            Method::Delete => self.shared.http.delete(&url),
+            Method::Get => self.shared.http.get(url),
+            Method::Post => self.shared.http.post(url),
+            Method::Delete => self.shared.http.delete(url),
         };
         if !call.query.is_empty() {
             req = req.query(&call.query);
@@ -347,14 +400,7 @@ impl ApiClient {
                 .body(body.clone());
         }
         req = req.header(reqwest::header::ACCEPT, "application/json, */*;q=0.5");
-        if call.group == Group::Ledger {
-            let Some(provider) = &self.shared.token else {
-                return Err(ApiError::NotConfigured {
-                    what: "no ledger token (--token-file, CANTONSCOPE_TOKEN or token_command)"
-                        .into(),
-                });
-            };
-            let token = provider.token().await?;
+        if let Some(token) = token {
             let mut value =
                 reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose()))
                     .map_err(|_| ApiError::Token {
@@ -363,28 +409,7 @@ impl ApiClient {
             value.set_sensitive(true);
             req = req.header(reqwest::header::AUTHORIZATION, value);
         }
-        let resp = req
-            .send()
-            .await
-            .map_err(|e| transport_error(call.endpoint, &e))?;
-        let status = resp.status().as_u16();
-        let headers: Vec<(String, String)> = resp
-            .headers()
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.as_str().to_ascii_lowercase(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect();
-        // The same size cap as every other read (a scan of another SV is untrusted).
-        let body = self.read_body(resp, call.endpoint, status).await?;
-        Ok(Exchange {
-            status,
-            headers,
-            body,
-        })
+        Ok(req)
     }
 
     /// Runs the HTTP exchange with retries; returns status, headers and body of a 2xx answer.
@@ -393,18 +418,7 @@ impl ApiClient {
         call: &Call<T>,
     ) -> Result<(u16, Vec<(String, String)>, Vec<u8>), ApiError> {
         let url = self.url_of(call)?;
-        let token = match call.group {
-            Group::Ledger => match &self.shared.token {
-                Some(p) => Some(p.token().await?),
-                None => {
-                    return Err(ApiError::NotConfigured {
-                        what: "no ledger token (--token-file, CANTONSCOPE_TOKEN or token_command)"
-                            .into(),
-                    });
-                }
-            },
-            Group::Scan | Group::Validator => None,
-        };
+        let token = self.token_for(call).await?;
         let retries = if call.is_idempotent() {
             self.shared.retries
         } else {
@@ -412,45 +426,11 @@ impl ApiClient {
         };
         let mut attempt = 0u32;
         loop {
-            let mut req = match call.method {
-                Method::Get => self.shared.http.get(&url),
-                Method::Post => self.shared.http.post(&url),
-                Method::Delete => self.shared.http.delete(&url),
-            };
-            if !call.query.is_empty() {
-                req = req.query(&call.query);
-            }
-            if let Some(t) = call.timeout {
-                req = req.timeout(t);
-            }
-            if let Some(body) = &call.body {
-                req = req
-                    .header(reqwest::header::CONTENT_TYPE, "application/json")
-                    .body(body.clone());
-            }
-            req = req.header(reqwest::header::ACCEPT, "application/json, */*;q=0.5");
-            if let Some(token) = &token {
-                let mut value =
-                    reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose()))
-                        .map_err(|_| ApiError::Token {
-                        detail: "the token contains characters not allowed in a header".into(),
-                    })?;
-                value.set_sensitive(true);
-                req = req.header(reqwest::header::AUTHORIZATION, value);
-            }
+            let req = self.request(call, &url, token.as_ref())?;
             let outcome = match req.send().await {
                 Ok(resp) => {
                     let status = resp.status().as_u16();
-                    let headers: Vec<(String, String)> = resp
-                        .headers()
-                        .iter()
-                        .map(|(k, v)| {
-                            (
-                                k.as_str().to_ascii_lowercase(),
-                                String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                            )
-                        })
-                        .collect();
+                    let headers = header_list(&resp);
                     self.read_body(resp, call.endpoint, status)
                         .await
                         .map(|body| (status, headers, body))

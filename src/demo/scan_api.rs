@@ -15,7 +15,7 @@ use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 
 use super::ledger::Update;
-use super::network::PartyIdx;
+use super::network::{Network, PartyIdx};
 use super::render::{Encoding, ScanUpdateJson, event_item, scan_update};
 use super::server::{Fail, Reply, Shared, done, json_ok, scan_error};
 use super::util::{
@@ -240,16 +240,13 @@ async fn update_by_id(
     Path(update_id): Path<String>,
     RawQuery(q): RawQuery,
 ) -> Response {
-    done((|| {
-        let enc = query_encoding(q.as_deref())?;
-        let (idx, u) = find_update(&c, &update_id)
-            .ok_or_else(|| not_found(format!("Transaction with id {update_id} not found")))?;
-        Ok(rendered(
-            &c,
-            &u,
-            scan_update(&c.app.net, &u, idx, c.scan, enc),
-        ))
-    })())
+    one_update(
+        &c,
+        &update_id,
+        q.as_deref(),
+        "Transaction with id",
+        scan_update,
+    )
 }
 
 async fn event_by_id(
@@ -257,15 +254,29 @@ async fn event_by_id(
     Path(update_id): Path<String>,
     RawQuery(q): RawQuery,
 ) -> Response {
+    one_update(
+        &c,
+        &update_id,
+        q.as_deref(),
+        "Event with update id",
+        event_item,
+    )
+}
+
+/// The update `update_id` as `render` draws it, in the encoding the query asks for; 404
+/// `{missing} {update_id} not found` when the ledger has no such update.
+fn one_update(
+    c: &ScanCtx,
+    update_id: &str,
+    query: Option<&str>,
+    missing: &str,
+    render: fn(&Network, &Update, usize, usize, Encoding) -> Value,
+) -> Response {
     done((|| {
-        let enc = query_encoding(q.as_deref())?;
-        let (idx, u) = find_update(&c, &update_id)
-            .ok_or_else(|| not_found(format!("Event with update id {update_id} not found")))?;
-        Ok(rendered(
-            &c,
-            &u,
-            event_item(&c.app.net, &u, idx, c.scan, enc),
-        ))
+        let enc = query_encoding(query)?;
+        let (idx, u) = find_update(c, update_id)
+            .ok_or_else(|| not_found(format!("{missing} {update_id} not found")))?;
+        Ok(rendered(c, &u, render(&c.app.net, &u, idx, c.scan, enc)))
     })())
 }
 

@@ -11,7 +11,7 @@ use std::io::{IsTerminal, Write};
 use crate::api::scan::{self, UpdatesAfter, UpdatesRequest, ValueEncoding};
 use crate::api::{ApiClient, ApiError};
 use crate::model::json_text;
-use crate::model::network::FAR_FUTURE;
+use crate::model::network::{FAR_FUTURE, migration_at};
 use crate::model::summary::{format_time_micros, parse_time_micros};
 use crate::network::limiter::Limiter;
 
@@ -193,15 +193,8 @@ pub async fn walk(
             let time = parse_time_micros(from)
                 .ok_or_else(|| WalkError::Server(format!("--from is not a time: {from}")))?;
             let starts = migration_starts(client, &limiter).await?;
-            // The migration whose first update is the newest at or before the time.
-            let migration = starts
-                .iter()
-                .rev()
-                .find(|(_, first)| *first <= time)
-                .or(starts.first())
-                .map_or(0, |(m, _)| *m);
             Some(UpdatesAfter {
-                after_migration_id: migration,
+                after_migration_id: migration_at(&starts, time),
                 // `after` is exclusive: start one microsecond earlier to include the time.
                 after_record_time: format_time_micros(time.saturating_sub(1)),
             })

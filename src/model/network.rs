@@ -645,6 +645,18 @@ pub struct NetworkCheck {
 /// The record time used to probe whether a migration is the newest: a page after
 /// (k, this time) holds only items of later migrations.
 pub const FAR_FUTURE: &str = "9999-12-31T23:59:59Z";
+/// The migration in force at `time`: of the `(migration, first record time)` starts, in
+/// migration order, the one whose first update is the newest at or before `time`; the first
+/// migration when `time` is before all of them, 0 when none is known.
+pub fn migration_at(starts: &[(i64, i64)], time: i64) -> i64 {
+    starts
+        .iter()
+        .rev()
+        .find(|(_, first)| *first <= time)
+        .or(starts.first())
+        .map_or(0, |(m, _)| *m)
+}
+
 /// Look-back windows tried in turn (seconds); after the last, the whole migration.
 pub const HEAD_WINDOWS: [i64; 9] = [
     30,

@@ -12,7 +12,7 @@ use super::{Cancel, Network, Transport};
 use crate::api::scan::{self, UpdatesRequest};
 use crate::model::consensus::LocalFields;
 use crate::model::consensus::digest::Digester;
-use crate::model::network::FAR_FUTURE;
+use crate::model::network::{FAR_FUTURE, migration_at};
 use crate::model::summary::{format_time_micros, parse_time_micros};
 use crate::model::sweep::{Cursor, ItemInfo, PageAnswer, Sweep, SweepProgress};
 
@@ -120,14 +120,8 @@ pub async fn start_at(net: &Network, scan: usize, time: i64) -> Result<Cursor, S
         starts.push((info.migration_id, t));
         request = UpdatesRequest::after(1, info.migration_id, FAR_FUTURE);
     }
-    let migration = starts
-        .iter()
-        .rev()
-        .find(|(_, first)| *first <= time)
-        .or(starts.first())
-        .map_or(0, |(m, _)| *m);
     Ok(Cursor {
-        migration_id: migration,
+        migration_id: migration_at(&starts, time),
         record_time: format_time_micros(time),
     })
 }

@@ -19,12 +19,12 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Widget};
 
 use crate::model::export::{
     ExportFormat, ExportJob, ExportSnapshot, check_path, default_file_name,
 };
 use crate::ui::format::group_thousands;
+use crate::ui::layout::{draw_overlay, overlay_block};
 use crate::ui::safe::safe_line;
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
@@ -159,23 +159,13 @@ impl ExportDialog {
         }
         let w = area.width.saturating_sub(4).clamp(area.width.min(20), 76);
         let rect = crate::ui::layout::centered(area, w, self.height());
-        Clear.render(rect, buf);
         let rows = self.rows();
         let noun = if rows == 1 { "update" } else { "updates" };
         let title = format!(" Export {} {noun} ", group_thousands(rows));
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border_style(true))
-            .title(Line::styled(
-                safe_line(&title, usize::from(rect.width.saturating_sub(2))).into_owned(),
-                theme.title,
-            ))
-            .style(theme.overlay);
-        let inner = block.inner(rect);
-        block.render(rect, buf);
-        if inner.width == 0 || inner.height == 0 {
+        let title = safe_line(&title, usize::from(rect.width.saturating_sub(2))).into_owned();
+        let Some(inner) = draw_overlay(rect, buf, overlay_block(title, theme)) else {
             return;
-        }
+        };
         let bottom = inner.bottom();
         let mut y = inner.y;
         let label_w = LABEL_W.min(inner.width);

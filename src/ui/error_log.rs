@@ -4,17 +4,16 @@
 
 use std::collections::VecDeque;
 
+use crate::ui::layout::{draw_overlay, overlay_block, wrap_text};
 use chrono::{DateTime, Local, Utc};
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Widget};
 
 use crate::config::keymap::{KeyContext, KeyMap};
 use crate::msg::Command;
 use crate::ui::OverlayOutcome;
-use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize_multiline};
 use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
@@ -132,12 +131,7 @@ impl ErrorLog {
     /// `error_log`; other commands pass through.
     pub fn handle_key(&mut self, keymap: &KeyMap, key: &KeyEvent) -> OverlayOutcome {
         match keymap.lookup(KeyContext::Overlay, key) {
-            Some(Command::Up) => self.scroll.up(1),
-            Some(Command::Down) => self.scroll.down(1),
-            Some(Command::PageUp) => self.scroll.page_up(),
-            Some(Command::PageDown) => self.scroll.page_down(),
-            Some(Command::Top) => self.scroll.top(),
-            Some(Command::Bottom) => self.scroll.bottom(),
+            Some(cmd) if self.scroll.navigate(cmd) => {}
             Some(Command::Cancel | Command::Back | Command::ErrorLog) => {
                 return OverlayOutcome::Close;
             }
@@ -150,21 +144,10 @@ impl ErrorLog {
     /// Draws the overlay (a bordered box filling `area`): per entry a header line (time,
     /// source) and the message wrapped to the width. Only the entries on screen are wrapped.
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme, local_time: bool) {
-        if area.width == 0 || area.height == 0 {
-            return;
-        }
-        Clear.render(area, buf);
         let title = format!(" Errors ({}) ", self.entries.len());
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border_focused)
-            .title(Span::styled(title, theme.title))
-            .style(theme.overlay);
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
+        let Some(inner) = draw_overlay(area, buf, overlay_block(title, theme)) else {
             return;
-        }
+        };
         if self.entries.is_empty() {
             buf.set_line(
                 inner.x,

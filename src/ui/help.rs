@@ -5,11 +5,11 @@
 //! heading per context, and is searchable: `/` starts typing a filter (every word must match
 //! the keys, the command name, the description or the context), Enter keeps it, Esc clears it.
 
+use crate::ui::layout::{draw_overlay, overlay_block};
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use crate::config::keymap::{KeyContext, KeyMap};
@@ -272,12 +272,7 @@ impl HelpOverlay {
             return OverlayOutcome::Consumed;
         }
         match keymap.lookup(KeyContext::Overlay, key) {
-            Some(Command::Up) => self.scroll.up(1),
-            Some(Command::Down) => self.scroll.down(1),
-            Some(Command::PageUp) => self.scroll.page_up(),
-            Some(Command::PageDown) => self.scroll.page_down(),
-            Some(Command::Top) => self.scroll.top(),
-            Some(Command::Bottom) => self.scroll.bottom(),
+            Some(cmd) if self.scroll.navigate(cmd) => {}
             Some(Command::Filter) => self.searching = true,
             Some(Command::Cancel | Command::Back) if !self.filter.is_empty() => {
                 self.set_filter("");
@@ -296,42 +291,20 @@ impl HelpOverlay {
 
     /// Draws the overlay in `area` (use [`HelpOverlay::area`] for the usual placement).
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        if area.width == 0 || area.height == 0 {
+        let block = overlay_block(" Keys ", theme).title_bottom(Line::from(vec![
+            Span::styled(" / ", theme.key_hint),
+            Span::styled("search  ", theme.key_desc),
+            Span::styled("Esc ", theme.key_hint),
+            Span::styled("close ", theme.key_desc),
+        ]));
+        let Some(inner) = draw_overlay(area, buf, block) else {
             return;
-        }
-        Clear.render(area, buf);
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border_focused)
-            .title(Span::styled(" Keys ", theme.title))
-            .title_bottom(Line::from(vec![
-                Span::styled(" / ", theme.key_hint),
-                Span::styled("search  ", theme.key_desc),
-                Span::styled("Esc ", theme.key_hint),
-                Span::styled("close ", theme.key_desc),
-            ]))
-            .style(theme.overlay);
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
-            return;
-        }
+        };
         let mut list = inner;
         if self.searching || !self.filter.is_empty() {
-            buf.set_line(
-                inner.x,
-                inner.y,
-                &Line::styled("/", theme.key_hint),
-                inner.width,
-            );
-            if inner.width > 2 {
-                self.filter.render(
-                    Rect::new(inner.x + 2, inner.y, inner.width - 2, 1),
-                    buf,
-                    theme,
-                    self.searching,
-                );
-            }
+            let row = Rect::new(inner.x, inner.y, inner.width, 1);
+            self.filter
+                .render_prompted(row, buf, "/", theme, self.searching);
             list.y += 1;
             list.height -= 1;
         }

@@ -267,29 +267,9 @@ impl JsonView {
         self.scroll.down(n);
     }
 
-    /// One page up.
-    pub fn page_up(&mut self) {
-        self.scroll.page_up();
-    }
-
-    /// One page down.
-    pub fn page_down(&mut self) {
-        self.scroll.page_down();
-    }
-
     /// First line.
     pub fn top(&mut self) {
         self.scroll.top();
-    }
-
-    /// Last line.
-    pub fn bottom(&mut self) {
-        self.scroll.bottom();
-    }
-
-    /// Mouse wheel.
-    pub fn scroll_by(&mut self, delta: isize) {
-        self.scroll.scroll_by(delta);
     }
 
     fn cursor_row(&self) -> Option<Row> {
@@ -379,13 +359,10 @@ impl JsonView {
     /// toggles, →/← expand and collapse, `p` parent, expand/collapse all). Returns whether the
     /// command is one of them.
     pub fn command(&mut self, cmd: Command) -> bool {
+        if self.scroll.navigate(cmd) {
+            return true;
+        }
         match cmd {
-            Command::Up => self.up(1),
-            Command::Down => self.down(1),
-            Command::PageUp => self.page_up(),
-            Command::PageDown => self.page_down(),
-            Command::Top => self.top(),
-            Command::Bottom => self.bottom(),
             Command::Toggle | Command::Select => self.toggle(),
             Command::Expand | Command::Right => self.expand(),
             Command::Collapse | Command::Left => self.collapse(),
@@ -728,13 +705,13 @@ mod tests {
         assert_eq!(v.visible_len(), 1 + CHILDREN_PAGE + 2);
         let t = texts(&v, 80);
         assert_eq!(t[CHILDREN_PAGE + 1], "    … 150 more (Enter: show 100)");
-        v.bottom();
+        v.command(Command::Bottom);
         v.up(1);
         v.toggle();
         assert_eq!(v.visible_len(), 1 + 200 + 2);
         // the cursor is on the first newly shown item
         assert_eq!(v.selected_path(), "$[100]");
-        v.bottom();
+        v.command(Command::Bottom);
         v.up(1);
         v.toggle();
         assert_eq!(v.visible_len(), 1 + 250 + 1);

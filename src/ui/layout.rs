@@ -53,6 +53,35 @@ pub fn label_rows(
     y
 }
 
+/// The frame of an overlay (help, palette, error log): bordered, with the focused border, the
+/// overlay style and `title`.
+pub fn overlay_block<'a>(
+    title: impl Into<std::borrow::Cow<'a, str>>,
+    theme: &Theme,
+) -> ratatui::widgets::Block<'a> {
+    ratatui::widgets::Block::bordered()
+        .border_style(theme.border_focused)
+        .title(Span::styled(title, theme.title))
+        .style(theme.overlay)
+}
+
+/// Clears `area` and draws the overlay frame `block` over it. Returns the inside, or `None`
+/// when nothing fits there.
+pub fn draw_overlay(
+    area: Rect,
+    buf: &mut Buffer,
+    block: ratatui::widgets::Block<'_>,
+) -> Option<Rect> {
+    use ratatui::widgets::{Clear, Widget};
+    if area.width == 0 || area.height == 0 {
+        return None;
+    }
+    Clear.render(area, buf);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    (inner.width > 0 && inner.height > 0).then_some(inner)
+}
+
 /// Narrowest terminal the app draws in (below: only the "too small" message).
 pub const MIN_WIDTH: u16 = 40;
 /// Lowest terminal the app draws in.

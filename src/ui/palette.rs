@@ -15,11 +15,11 @@
 //! backwards), history_prev/next (↑/↓) walk the history. A command name may be abbreviated to
 //! any unique prefix (`:q`).
 
+use crate::ui::layout::{draw_overlay, overlay_block};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use crate::config::keymap::{KeyContext, KeyMap};
@@ -462,35 +462,12 @@ impl Palette {
 
     /// Draws the palette in `area` (see [`Palette::area`]).
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        if area.width == 0 || area.height == 0 {
+        let Some(inner) = draw_overlay(area, buf, overlay_block(" Command ", theme)) else {
             return;
-        }
-        Clear.render(area, buf);
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border_focused)
-            .title(Span::styled(" Command ", theme.title))
-            .style(theme.overlay);
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
-            return;
-        }
-        buf.set_line(
-            inner.x,
-            inner.y,
-            &Line::styled(": ", theme.key_hint),
-            inner.width,
-        );
-        if inner.width > 2 {
-            // One row: the validation message is drawn below by us, not by the input.
-            self.input.render(
-                Rect::new(inner.x + 2, inner.y, inner.width - 2, 1),
-                buf,
-                theme,
-                true,
-            );
-        }
+        };
+        // One row: the validation message is drawn below by us, not by the input.
+        let row = Rect::new(inner.x, inner.y, inner.width, 1);
+        self.input.render_prompted(row, buf, ": ", theme, true);
         let mut y = inner.y + 1;
         let bottom = inner.y + inner.height;
         let width = usize::from(inner.width);

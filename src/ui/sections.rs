@@ -1,5 +1,5 @@
-//! Panes in sections (Network, Proxy): the list of sections, `[` / `]` switching with
-//! wrap-around, and the pane frame with its row of section tabs.
+//! Panes in sections (Network, Proxy, Ledger): the list of sections with their tab labels,
+//! `[` / `]` switching with wrap-around, and the pane frame with its row of section tabs.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

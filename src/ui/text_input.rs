@@ -257,6 +257,29 @@ impl TextInput {
         text + u16::from(self.validation.is_some())
     }
 
+    /// Draws `prompt` (two columns, e.g. `/ ` or `: `) on the one row `row` and the text to its
+    /// right, with the cursor when `focused` (a one-row input leaves no room for a validation
+    /// message: the caller draws that).
+    pub fn render_prompted(
+        &self,
+        row: Rect,
+        buf: &mut Buffer,
+        prompt: &str,
+        theme: &Theme,
+        focused: bool,
+    ) {
+        buf.set_line(
+            row.x,
+            row.y,
+            &Line::styled(prompt, theme.key_hint),
+            row.width,
+        );
+        if row.width > 2 {
+            let rest = Rect::new(row.x + 2, row.y, row.width - 2, 1);
+            self.render(rest, buf, theme, focused);
+        }
+    }
+
     /// Draws the text (and the validation message on the last row when there is room). The
     /// cursor is shown only when `focused`.
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {

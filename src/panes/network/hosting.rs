@@ -14,6 +14,11 @@ use crate::ui::load::Waiting;
 use crate::ui::table::{Column, Columns, DataTable, Draw, ListCol, Width};
 use crate::ui::theme::Theme;
 
+const HOSTING_WAITING: Waiting = Waiting {
+    idle: "Press i to look up which participants host a party on a synchronizer (Tab completes parties seen in the history).",
+    loading: "looking up the hosting participants…",
+};
+
 pub(super) fn hosting_table() -> DataTable<ListCol> {
     DataTable::new(
         Columns::new(vec![
@@ -37,11 +42,6 @@ pub(super) struct Weight {
     pub(super) before: Option<String>,
     pub(super) weight: Option<String>,
 }
-
-const HOSTING_WAITING: Waiting = Waiting {
-    idle: "Press i to look up which participants host a party on a synchronizer (Tab completes parties seen in the history).",
-    loading: "looking up the hosting participants…",
-};
 
 const WEIGHT_WAITING: Waiting = Waiting {
     idle: "Press i to look up the reward weight an SV had: the weight set by the most recent accepted UpdateSvRewardWeight proposal, optionally only counting changes that took effect before a time.",

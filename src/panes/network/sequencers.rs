@@ -22,11 +22,6 @@ pub enum SeqCol {
     Url,
 }
 
-const SEQUENCERS_WAITING: Waiting = Waiting {
-    idle: "Press r to load the BFT sequencers of this SV.",
-    loading: "loading BFT sequencers…",
-};
-
 impl TableRow for SynchronizerBftSequencer {
     type Col = SeqCol;
     type Ctx = ();
@@ -59,6 +54,11 @@ pub(super) fn seq_table() -> DataTable<SeqCol> {
         Column::new(SeqCol::Url, "P2P URL", Width::Fill { min: 1, weight: 3 }),
     ]))
 }
+
+const SEQUENCERS_WAITING: Waiting = Waiting {
+    idle: "Press r to load the BFT sequencers of this SV.",
+    loading: "loading BFT sequencers…",
+};
 
 impl NetworkPane {
     pub(super) fn load_sequencers(&mut self, sh: &mut Shared, out: &mut Out) {

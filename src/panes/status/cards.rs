@@ -5,12 +5,12 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Sparkline, SparklineBar, Widget};
+use ratatui::widgets::{Sparkline, SparklineBar, Widget};
 
 use crate::api::scan::NodeStatus;
 use crate::panes::Shared;
 use crate::ui::format::{group_thousands, human_duration, human_uptime};
-use crate::ui::layout::{fit_line, wrap_text};
+use crate::ui::layout::{fit_line, framed, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
 
@@ -42,21 +42,14 @@ impl StatusPane {
                 None => String::new(),
             },
         };
-        let block = Block::bordered()
-            .border_style(if selected {
-                theme.border_focused
-            } else {
-                theme.border
-            })
-            .title(Span::styled(
-                safe_line(&title, usize::from(area.width.saturating_sub(2))).into_owned(),
-                theme.title,
-            ));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
+        let border = if selected {
+            theme.border_focused
+        } else {
+            theme.border
+        };
+        let Some(inner) = card_frame(area, buf, &title, border, theme) else {
             return;
-        }
+        };
         let mut rows = CardRows {
             area: inner,
             buf,
@@ -160,17 +153,9 @@ impl StatusPane {
             " updates per minute · last {} min of record time · peak {peak} ",
             data.len()
         );
-        let block = Block::bordered()
-            .border_style(theme.border)
-            .title(Span::styled(
-                safe_line(&title, usize::from(area.width.saturating_sub(2))).into_owned(),
-                theme.title,
-            ));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
+        let Some(inner) = card_frame(area, buf, &title, theme.border, theme) else {
             return;
-        }
+        };
         if data.is_empty() {
             buf.set_stringn(
                 inner.x,
@@ -517,4 +502,22 @@ impl CardRows<'_> {
         }
         self.y += 1;
     }
+}
+
+/// A card's frame: a bordered block titled `title` (cut to fit). Returns the inside, or `None`
+/// when nothing fits there.
+fn card_frame(
+    area: Rect,
+    buf: &mut Buffer,
+    title: &str,
+    border: Style,
+    theme: &Theme,
+) -> Option<Rect> {
+    let title = safe_line(title, usize::from(area.width.saturating_sub(2))).into_owned();
+    framed(
+        area,
+        buf,
+        Line::from(Span::styled(title, theme.title)),
+        border,
+    )
 }
