@@ -8,6 +8,7 @@
 //!              │ item of migration > k          │ empty: next window          ▲   (poll every
 //!              └─► Discover(next)               └─ nothing in a year ──────────┘    refresh_ms)
 //!  Earlier (user at the top): look back 1 h, doubling (halving across a gap), previous migration…
+//!  Span (`L`, `:load 6h`): look back in steps fitted to the update rate, down to a time (span.rs)
 //! ```
 //!
 //! One main-line request (discover / seek / forward / poll) and one "earlier" request at most are

@@ -133,6 +133,11 @@ enum FileOp {
         append: bool,
     },
     Remove(std::path::PathBuf),
+    Truncate {
+        id: RequestId,
+        path: std::path::PathBuf,
+        len: u64,
+    },
 }
 
 /// Runs file operations in order, answering writes with `Action::Written`.
@@ -171,6 +176,19 @@ async fn run_file_ops(
                 if let Err(e) = tokio::fs::remove_file(&path).await {
                     tracing::info!("could not remove {}: {e}", path.display());
                 }
+            }
+            FileOp::Truncate { id, path, len } => {
+                let result = match tokio::fs::OpenOptions::new().write(true).open(&path).await {
+                    Ok(f) => f.set_len(len).await,
+                    Err(e) => Err(e),
+                };
+                let _ = tx.send(Action::Written {
+                    id,
+                    path: path.display().to_string(),
+                    result: result
+                        .map(|()| usize::try_from(len).unwrap_or(usize::MAX))
+                        .map_err(|e| e.to_string()),
+                });
             }
         }
     }
@@ -271,6 +289,9 @@ impl Runner {
             }
             Effect::RemoveFile(path) => {
                 let _ = self.files.send(FileOp::Remove(path));
+            }
+            Effect::TruncateFile { id, path, len } => {
+                let _ = self.files.send(FileOp::Truncate { id, path, len });
             }
             Effect::ReadFile { id, path } => {
                 let tx = self.tx.clone();
