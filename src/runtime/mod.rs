@@ -481,6 +481,39 @@ mod tests {
         assert!(!path.exists(), "removed");
     }
 
+    #[tokio::test]
+    async fn a_truncate_runs_in_order_with_appends_and_answers() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("range.csv");
+        std::fs::write(&path, "whole\nhalf a r").expect("file");
+        let (files, rx) = unbounded_channel();
+        let (tx, mut actions) = unbounded_channel();
+        let task = tokio::spawn(run_file_ops(rx, tx));
+        let id = |n| RequestId::new(crate::msg::PaneId::History, n);
+        let _ = files.send(FileOp::Truncate {
+            id: id(1),
+            path: path.clone(),
+            len: 6,
+        });
+        let _ = files.send(FileOp::Write {
+            id: id(2),
+            path: path.clone(),
+            contents: b"next\n".to_vec(),
+            append: true,
+        });
+        drop(files);
+        task.await.expect("writer ends");
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("file"),
+            "whole\nnext\n"
+        );
+        let mut answers = Vec::new();
+        while let Ok(Action::Written { id, result, .. }) = actions.try_recv() {
+            answers.push((id.seq, result));
+        }
+        assert_eq!(answers, [(1, Ok(6)), (2, Ok(5))]);
+    }
+
     #[test]
     fn credentials_in_urls_are_redacted_for_display() {
         assert_eq!(
