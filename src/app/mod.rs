@@ -215,7 +215,7 @@ impl App {
                     _ => {}
                 }
                 if reply.id.owner == PaneId::History
-                    && matches!(reply.request, Request::Updates { .. })
+                    && matches!(reply.request, Request::Updates { purpose, .. } if purpose != crate::msg::UpdatesPurpose::Export)
                 {
                     self.drive_history(Some(&reply), &mut out);
                 } else {

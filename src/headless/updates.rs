@@ -4,7 +4,8 @@
 //! which `--from` and the default `--migration-id` of `scan holdings` need.
 //!
 //! Every loop here makes progress or stops with a message: a page whose cursor does not move
-//! forward ends the walk ("the scan returned the same page twice").
+//! forward ends the walk ("the scan returned the same page twice"). The page walking itself is
+//! [`crate::model::page_walk::PageWalk`], shared with the History pane's export from the server.
 
 use std::io::{IsTerminal, Write};
 
@@ -12,7 +13,8 @@ use crate::api::scan::{self, UpdatesAfter, UpdatesRequest, ValueEncoding};
 use crate::api::{ApiClient, ApiError};
 use crate::model::json_text;
 use crate::model::network::{FAR_FUTURE, migration_at};
-use crate::model::summary::{format_time_micros, parse_time_micros};
+use crate::model::page_walk::{PageWalk, cursor_at};
+use crate::model::summary::parse_time_micros;
 use crate::network::limiter::Limiter;
 
 /// Most migrations looked at (each a request).
@@ -186,40 +188,26 @@ pub async fn walk(
         ),
         None => None,
     };
-    let mut cursor: Option<UpdatesAfter> = match (&req.after, req.from.as_deref()) {
+    let cursor: Option<UpdatesAfter> = match (&req.after, req.from.as_deref()) {
         (Some(after), _) => Some(after.clone()),
         (None, None | Some("begin")) => None,
         (None, Some(from)) => {
             let time = parse_time_micros(from)
                 .ok_or_else(|| WalkError::Server(format!("--from is not a time: {from}")))?;
             let starts = migration_starts(client, &limiter).await?;
-            Some(UpdatesAfter {
-                after_migration_id: migration_at(&starts, time),
-                // `after` is exclusive: start one microsecond earlier to include the time.
-                after_record_time: format_time_micros(time.saturating_sub(1)),
-            })
+            // `after` is exclusive: the cursor starts one microsecond earlier.
+            Some(cursor_at(migration_at(&starts, time), time))
         }
     };
     let mut stats = WalkStats::default();
-    'pages: loop {
-        let mut request = match &cursor {
-            Some(c) => {
-                UpdatesRequest::after(req.page_size, c.after_migration_id, &c.after_record_time)
-            }
-            None => UpdatesRequest::from_begin(req.page_size),
-        };
-        request.encoding = req.encoding.clone();
-        let page = send_limited(client, &limiter, &scan::updates(&request)).await?;
-        if page.transactions.is_empty() {
-            break;
+    let mut pages = PageWalk::new(cursor, until, req.page_size).with_encoding(req.encoding.clone());
+    while !pages.is_done() {
+        let page = send_limited(client, &limiter, &scan::updates(&pages.request())).await?;
+        let take = pages.on_page(&page).map_err(WalkError::Server)?;
+        if !page.transactions.is_empty() {
+            stats.pages += 1;
         }
-        stats.pages += 1;
-        for item in &page.transactions {
-            if let (Some(until), Some(t)) = (until, item.record_time().and_then(parse_time_micros))
-                && t > until
-            {
-                break 'pages;
-            }
+        for item in &page.transactions[..take.keep] {
             let line = compact_json(item.raw().get());
             if !write_line(out, &json_text::escape_unsafe(&line))? {
                 return Ok(stats);
@@ -235,33 +223,7 @@ pub async fn walk(
             }
             return Err(WalkError::Output(format!("cannot write the output: {e}")));
         }
-        let Some(next) = page.next_after() else {
-            return Err(WalkError::Server(
-                "no update of the page has a migration id and record time to continue from"
-                    .to_owned(),
-            ));
-        };
-        let moved = match &cursor {
-            None => true,
-            Some(c) => {
-                let before = (
-                    c.after_migration_id,
-                    parse_time_micros(&c.after_record_time),
-                );
-                let after = (
-                    next.after_migration_id,
-                    parse_time_micros(&next.after_record_time),
-                );
-                after > before
-            }
-        };
-        if !moved {
-            return Err(WalkError::Server(
-                "the scan returned the same page twice (its cursor did not move forward)"
-                    .to_owned(),
-            ));
-        }
-        if progress {
+        if progress && let Some(next) = pages.cursor() {
             let _ = write!(
                 err,
                 "\r{} updates · {} pages · at {}",
@@ -271,7 +233,6 @@ pub async fn walk(
             );
             let _ = err.flush();
         }
-        cursor = Some(next);
     }
     if progress {
         let _ = writeln!(err);

@@ -69,6 +69,8 @@ pub enum UpdatesPurpose {
     Forward,
     /// Loading updates older than the oldest loaded one.
     Earlier,
+    /// A page of the History pane's export from the server (not the loaded history's).
+    Export,
 }
 
 /// A fetch to run.
@@ -256,6 +258,13 @@ pub enum Effect {
     },
     /// Remove a file (a cancelled export's partial output); no answer.
     RemoveFile(PathBuf),
+    /// Cut a file to `len` bytes (a resumed export drops a row cut short); answer with
+    /// `Action::Written` (`len`). Runs in order with the other file effects.
+    TruncateFile {
+        id: RequestId,
+        path: PathBuf,
+        len: u64,
+    },
     /// Read a file (e.g. a request body the user named); answer with `Action::FileRead`.
     ReadFile { id: RequestId, path: PathBuf },
     /// Load a theme by name; answer with `Action::ThemeLoaded`.

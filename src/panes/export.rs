@@ -265,3 +265,185 @@ pub fn render_progress(job: &ExportJob, area: Rect, buf: &mut Buffer, theme: &Th
     ]);
     buf.set_line(area.x, area.y, &line, area.width);
 }
+
+/// The dialog of an export from the server: file, from, until (format by the file's
+/// extension). Times as `:time` takes them (RFC 3339, `-2h`, `14:00`, `yesterday 14:00`) or
+/// `now`.
+///
+/// ```text
+/// ┌Export from the server───────────────────────────────────────┐
+/// │File    cantonscope-range-20261122T104107Z.jsonl             │
+/// │From    -1h                                                  │
+/// │Until   now                                                  │
+/// │        streamed page by page · run again to resume          │
+/// │Enter export · ↑/↓ field · Esc cancel                        │
+/// └─────────────────────────────────────────────────────────────┘
+/// ```
+#[derive(Debug, Clone)]
+pub struct RangeDialog {
+    fields: [TextInput; 3],
+    focus: usize,
+}
+
+/// What a range dialog asks for, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeAsk {
+    pub path: PathBuf,
+    pub format: ExportFormat,
+    /// µs since the epoch, inclusive.
+    pub from: i64,
+    pub until: i64,
+}
+
+const RANGE_LABELS: [&str; 3] = ["File", "From", "Until"];
+
+impl RangeDialog {
+    /// A dialog with the default file name for `now` and the last hour.
+    pub fn new(now: i64) -> RangeDialog {
+        let name = default_file_name(now, ExportFormat::JsonLines).replacen("export", "range", 1);
+        let mut file = TextInput::single_line()
+            .with_placeholder("file path (.jsonl or .csv); the same file resumes")
+            .with_text(&name);
+        file.move_to_end();
+        let mut from = TextInput::single_line()
+            .with_placeholder("RFC 3339, -2h, 14:00")
+            .with_text("-1h");
+        from.move_to_end();
+        let mut until = TextInput::single_line()
+            .with_placeholder("RFC 3339, -1h, now")
+            .with_text("now");
+        until.move_to_end();
+        RangeDialog {
+            fields: [file, from, until],
+            focus: 0,
+        }
+    }
+
+    /// The text of a field (0 file, 1 from, 2 until).
+    pub fn field(&self, i: usize) -> String {
+        self.fields.get(i).map(TextInput::text).unwrap_or_default()
+    }
+
+    /// Sets a field's text (tests, paste of a whole value).
+    pub fn set_field(&mut self, i: usize, text: &str) {
+        if let Some(f) = self.fields.get_mut(i) {
+            f.set_text(text);
+            f.move_to_end();
+        }
+    }
+
+    /// Handles a key: the focused field gets it; ↑/↓/Tab move between fields.
+    pub fn handle_key(&mut self, key: &KeyEvent) -> DialogOutcome {
+        let Some(input) = self.fields.get_mut(self.focus) else {
+            return DialogOutcome::Nothing;
+        };
+        match input.handle_key(key) {
+            InputOutcome::Submitted(_) => DialogOutcome::Submit,
+            InputOutcome::Cancelled => DialogOutcome::Cancel,
+            InputOutcome::Changed | InputOutcome::Consumed => DialogOutcome::Changed,
+            InputOutcome::Ignored => match key.code {
+                KeyCode::Tab | KeyCode::Down => {
+                    self.focus = (self.focus + 1) % 3;
+                    DialogOutcome::Changed
+                }
+                KeyCode::BackTab | KeyCode::Up => {
+                    self.focus = (self.focus + 2) % 3;
+                    DialogOutcome::Changed
+                }
+                _ => DialogOutcome::Nothing,
+            },
+        }
+    }
+
+    /// Pasted text goes into the focused field.
+    pub fn paste(&mut self, text: &str) -> bool {
+        self.fields
+            .get_mut(self.focus)
+            .is_some_and(|f| f.insert_str(text))
+    }
+
+    /// The export asked for, or the dialog back with a message on the field that is wrong.
+    /// `when` reads a time as typed (`None`: not a time).
+    pub fn resolve(self, when: impl Fn(&str) -> Option<i64>) -> Result<RangeAsk, Box<RangeDialog>> {
+        let path = self.field(0).trim().to_string();
+        if let Err(e) = check_path(&path) {
+            return Err(self.invalid(0, e));
+        }
+        let Some(from) = when(&self.field(1)) else {
+            return Err(self.invalid(1, "not a time (RFC 3339, -2h, 14:00)".into()));
+        };
+        let Some(until) = when(&self.field(2)) else {
+            return Err(self.invalid(2, "not a time (RFC 3339, -1h, now)".into()));
+        };
+        if until < from {
+            return Err(self.invalid(2, "until is before from".into()));
+        }
+        Ok(RangeAsk {
+            format: ExportFormat::from_path(&path).unwrap_or(ExportFormat::JsonLines),
+            path: PathBuf::from(path),
+            from,
+            until,
+        })
+    }
+
+    fn invalid(mut self, i: usize, message: String) -> Box<RangeDialog> {
+        self.focus = i;
+        if let Some(f) = self.fields.get_mut(i) {
+            f.set_validation(Some(message));
+        }
+        Box::new(self)
+    }
+
+    /// Draws the dialog centred in `area` (the pane).
+    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        if area.width < 4 || area.height < 3 {
+            return;
+        }
+        let w = area.width.saturating_sub(4).clamp(area.width.min(20), 76);
+        let rect = crate::ui::layout::centered(area, w, 7);
+        let block = crate::ui::layout::overlay_block(" Export from the server ", theme);
+        let Some(inner) = crate::ui::layout::draw_overlay(rect, buf, block) else {
+            return;
+        };
+        if inner.width <= LABEL_W {
+            return;
+        }
+        let field_w = inner.width - LABEL_W;
+        let mut y = inner.y;
+        for (i, (label, input)) in RANGE_LABELS.iter().zip(&self.fields).enumerate() {
+            if y >= inner.bottom() {
+                return;
+            }
+            buf.set_stringn(inner.x, y, label, usize::from(LABEL_W), theme.muted);
+            input.render(
+                Rect::new(inner.x + LABEL_W, y, field_w, 1),
+                buf,
+                theme,
+                i == self.focus,
+            );
+            y += 1;
+        }
+        let note = match self.fields.iter().find_map(TextInput::validation) {
+            Some(v) => Line::styled(
+                safe_line(v, usize::from(field_w)).into_owned(),
+                theme.status_err,
+            ),
+            None => Line::styled("streamed page by page · the same file resumes", theme.muted),
+        };
+        if y < inner.bottom() {
+            buf.set_line(inner.x + LABEL_W, y, &note, field_w);
+            y += 1;
+        }
+        if y < inner.bottom() {
+            let hints = Line::from(vec![
+                Span::styled("Enter", theme.key_hint),
+                Span::styled(" export · ", theme.key_desc),
+                Span::styled("↑/↓", theme.key_hint),
+                Span::styled(" field · ", theme.key_desc),
+                Span::styled("Esc", theme.key_hint),
+                Span::styled(" cancel", theme.key_desc),
+            ]);
+            buf.set_line(inner.x, y, &hints, inner.width);
+        }
+    }
+}

@@ -133,6 +133,11 @@ enum FileOp {
         mode: WriteMode,
     },
     Remove(std::path::PathBuf),
+    Truncate {
+        id: RequestId,
+        path: std::path::PathBuf,
+        len: u64,
+    },
 }
 
 /// How a write treats an existing file.
@@ -213,6 +218,19 @@ async fn run_file_ops(
                 if let Err(e) = tokio::fs::remove_file(&path).await {
                     tracing::info!("could not remove {}: {e}", path.display());
                 }
+            }
+            FileOp::Truncate { id, path, len } => {
+                let result = match tokio::fs::OpenOptions::new().write(true).open(&path).await {
+                    Ok(f) => f.set_len(len).await,
+                    Err(e) => Err(e),
+                };
+                let _ = tx.send(Action::Written {
+                    id,
+                    path: path.display().to_string(),
+                    result: result
+                        .map(|()| usize::try_from(len).unwrap_or(usize::MAX))
+                        .map_err(|e| e.to_string()),
+                });
             }
         }
     }
@@ -321,6 +339,9 @@ impl Runner {
             }
             Effect::RemoveFile(path) => {
                 let _ = self.files.send(FileOp::Remove(path));
+            }
+            Effect::TruncateFile { id, path, len } => {
+                let _ = self.files.send(FileOp::Truncate { id, path, len });
             }
             Effect::ReadFile { id, path } => {
                 let tx = self.tx.clone();
@@ -525,6 +546,39 @@ mod tests {
         drop(files);
         task.await.expect("writer ends");
         assert!(!path.exists(), "removed");
+    }
+
+    #[tokio::test]
+    async fn a_truncate_runs_in_order_with_appends_and_answers() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("range.csv");
+        std::fs::write(&path, "whole\nhalf a r").expect("file");
+        let (files, rx) = unbounded_channel();
+        let (tx, mut actions) = unbounded_channel();
+        let task = tokio::spawn(run_file_ops(rx, tx));
+        let id = |n| RequestId::new(crate::msg::PaneId::History, n);
+        let _ = files.send(FileOp::Truncate {
+            id: id(1),
+            path: path.clone(),
+            len: 6,
+        });
+        let _ = files.send(FileOp::Write {
+            id: id(2),
+            path: path.clone(),
+            contents: b"next\n".to_vec(),
+            mode: WriteMode::Append,
+        });
+        drop(files);
+        task.await.expect("writer ends");
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("file"),
+            "whole\nnext\n"
+        );
+        let mut answers = Vec::new();
+        while let Ok(Action::Written { id, result, .. }) = actions.try_recv() {
+            answers.push((id.seq, result));
+        }
+        assert_eq!(answers, [(1, Ok(6)), (2, Ok(5))]);
     }
 
     #[test]

@@ -123,3 +123,167 @@ fn esc_cancels_a_span_load_and_the_palette_starts_one() {
     );
     assert!(h.app.sh.history.memory_bytes() <= 1 << 20);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Export from the server
+// ---------------------------------------------------------------------------------------------
+
+use cantonscope::model::summary::format_time_micros;
+
+const HOUR: i64 = 3_600_000_000;
+
+/// The demo ledger's update ids within `from..=until`, in order.
+fn demo_ids(from: i64, until: i64) -> Vec<String> {
+    cantonscope::demo::generate(42)
+        .updates()
+        .iter()
+        .filter(|u| u.record_time >= from && u.record_time <= until)
+        .map(|u| u.update_id.clone())
+        .collect()
+}
+
+/// The update ids of a JSON Lines export, in order.
+fn file_ids(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value =
+                serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+            v["update_id"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+/// `X`, the range typed in, Enter.
+fn start_range_export(h: &mut Harness, path: &std::path::Path, from: i64, until: i64) {
+    h.key(KeyCode::Char('X'));
+    let d = h.app.history.range_dialog_mut().expect("the dialog opens");
+    d.set_field(0, &path.display().to_string());
+    d.set_field(1, &format_time_micros(from));
+    d.set_field(2, &format_time_micros(until));
+    h.key(KeyCode::Enter);
+    assert!(!h.app.history.is_range_dialog_open(), "{}", toast(h));
+}
+
+/// Ticks (250 ms each) until the export from the server ends (or `max` ticks); returns the
+/// ticks.
+fn run_ticks(h: &mut Harness, max: usize) -> usize {
+    let mut ticks = 0;
+    while ticks < max && h.app.history.is_range_exporting() {
+        h.tick(0.25);
+        ticks += 1;
+    }
+    ticks
+}
+
+#[test]
+fn a_range_export_from_the_server_holds_exactly_the_updates_of_the_range() {
+    let mut h = Harness::start();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("range.jsonl");
+    let (from, until) = (h.now - 20 * HOUR, h.now - 2 * HOUR);
+    let want = demo_ids(from, until);
+    assert!(want.len() > 2_000, "{} updates: several pages", want.len());
+    h.key(KeyCode::Char('X'));
+    let screen = h.screen(80, 24);
+    assert!(screen.contains("Export from the server"), "{screen}");
+    let stamp = regex::Regex::new(r"\d{8}T\d{6}Z").unwrap();
+    assert_snapshot!(
+        "range_dialog_80x24",
+        stamp.replace_all(&stable(&screen), "<stamp>")
+    );
+    h.key(KeyCode::Esc);
+    start_range_export(&mut h, &path, from, until);
+    assert!(h.app.history.is_range_exporting());
+    let screen = h.screen(120, 40);
+    assert!(!screen.contains("Export from the server"), "{screen}");
+    // Progress in the status line as pages land.
+    for _ in 0..4 {
+        h.tick(0.25);
+    }
+    assert!(
+        toast(&h).starts_with("exporting from the server"),
+        "{}",
+        toast(&h)
+    );
+    assert!(h.screen(120, 40).contains("exporting from the server"));
+    let ticks = 4 + run_ticks(&mut h, 400);
+    assert!(!h.app.history.is_range_exporting(), "{}", toast(&h));
+    assert_eq!(file_ids(&path), want);
+    assert!(toast(&h).starts_with("exported "), "{}", toast(&h));
+    // Rate-limited: at most a page per 250 ms of the clock.
+    let pages = crate::common::count(&h, "updates Export");
+    assert!(pages > want.len() / 1000, "{pages} pages");
+    assert!(
+        pages <= ticks + 1,
+        "{pages} pages in {ticks} ticks of 250 ms"
+    );
+    let side: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("range.jsonl.progress.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(side["complete"], true);
+    assert_eq!(side["updates"], want.len());
+    // The same file again: already complete.
+    start_range_export(&mut h, &path, from, until);
+    assert!(
+        toast(&h).contains("already holds the complete export"),
+        "{}",
+        toast(&h)
+    );
+    assert!(!h.app.history.is_range_exporting());
+}
+
+#[test]
+fn a_cut_range_export_resumes_without_duplicates_or_gaps() {
+    let mut h = Harness::start();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("range.csv");
+    let (from, until) = (h.now - 30 * HOUR, h.now - HOUR);
+    let want = demo_ids(from, until);
+    start_range_export(&mut h, &path, from, until);
+    // Two pages, then Esc.
+    for _ in 0..6 {
+        h.tick(0.25);
+    }
+    assert!(h.app.history.is_range_exporting());
+    h.key(KeyCode::Esc);
+    assert!(!h.app.history.is_range_exporting());
+    assert!(
+        toast(&h).contains("X with the same file continues"),
+        "{}",
+        toast(&h)
+    );
+    let written = std::fs::read_to_string(&path).unwrap().lines().count() - 1;
+    assert!(written >= 1_000 && written < want.len(), "{written}");
+    // A crash in the middle of a row: half a line at the end of the file.
+    {
+        use std::io::Write as _;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        f.write_all(b"2026-11-22T10:00:00.000000Z,1220dead")
+            .unwrap();
+    }
+    // The same file again (the range typed differently: the file's own range wins).
+    start_range_export(&mut h, &path, from + HOUR, until);
+    assert!(
+        toast(&h).starts_with("resuming the export of"),
+        "{}",
+        toast(&h)
+    );
+    run_ticks(&mut h, 600);
+    assert!(!h.app.history.is_range_exporting(), "{}", toast(&h));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text.split("\r\n");
+    assert_eq!(lines.next(), Some(cantonscope::model::export::CSV_HEADER));
+    let ids: Vec<String> = lines
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split(',').nth(1).unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.len(), want.len());
+    assert_eq!(ids, want, "no duplicates, no gaps");
+    assert!(!text.contains("1220dead"));
+}

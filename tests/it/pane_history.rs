@@ -1148,12 +1148,18 @@ fn time_jumps_browse_and_the_title_names_the_loaded_range() {
 
     h.palette("time -2h");
     assert!(h.app.history.is_browsing());
+    let filler = regex::Regex::new("browsing─+").unwrap();
     for (w, hgt) in [(80, 24), (200, 60)] {
         let screen = h.screen(w, hgt);
         let header = screen.lines().next().unwrap_or_default();
         assert!(header.contains("BROWSING"), "{header}");
         assert!(!header.contains("PAUSED"), "{header}");
-        assert_snapshot!(format!("time_browsing_{w}x{hgt}"), stable(&screen));
+        // The range's width depends on the time of day (a date is added when it crosses
+        // midnight): the title's filler is cut to a fixed width.
+        let screen = filler
+            .replace_all(&stable(&screen), "browsing──")
+            .into_owned();
+        assert_snapshot!(format!("time_browsing_{w}x{hgt}"), screen);
     }
     // Moving keeps browsing; following the tail ends it.
     h.key(crossterm::event::KeyCode::Char('k'));

@@ -18,6 +18,7 @@
 //! [`HistoryPane::on_history`].
 
 mod export;
+mod server_export;
 mod span;
 mod table;
 mod view;
@@ -39,13 +40,15 @@ use crate::msg::RequestId;
 use crate::ui::scroll::ScrollState;
 use crate::ui::table::{Columns, Draw, FilterEvent, FilterInput};
 
-use super::export::{ExportDialog, render_progress};
+use super::export::{ExportDialog, RangeDialog, render_progress};
 use super::{AppEvent, Out, Pane, PaneId, RenderCtx, Shared, StartFrom};
 pub use crate::feed::loader::{
     DISCOVER_TIME, EARLIER_ENOUGH, EARLIER_FIRST_STEP, EARLIER_MAX_STEP, MAX_BACKOFF_MS, PAGE_SIZE,
     SEEK_STEPS,
 };
 use export::ExportWrites;
+pub use server_export::PAGES_PER_SEC;
+use server_export::RangeExport;
 pub use span::{SPAN_CHOICES, parse_span};
 use span::{SpanPrompt, render_span_progress};
 pub use table::HistoryCol;
@@ -93,10 +96,18 @@ pub struct HistoryPane {
     export: Option<ExportJob>,
     /// The writes of the current (or last) export.
     export_writes: Option<ExportWrites>,
+    /// The export-from-the-server dialog, while open.
+    range_dialog: Option<RangeDialog>,
+    /// The running export from the server.
+    range_export: Option<RangeExport>,
+    /// Writes of a stopped export from the server still to be answered.
+    range_orphans: Vec<RequestId>,
     /// The "load the last …" prompt, while open.
     span_prompt: Option<SpanPrompt>,
     /// The span of the running (or last) span load, as the user asked it (`6h`).
     span_label: String,
+    /// The span load's progress line is shown (the loader's, as last seen).
+    span_line: bool,
     area: Rect,
 }
 
@@ -118,8 +129,12 @@ impl HistoryPane {
             export_dialog: None,
             export: None,
             export_writes: None,
+            range_dialog: None,
+            range_export: None,
+            range_orphans: Vec::new(),
             span_prompt: None,
             span_label: String::new(),
+            span_line: false,
             area: Rect::default(),
         }
     }
@@ -306,6 +321,7 @@ impl HistoryPane {
             self.new_rows += appended;
         }
         self.earlier_row = sh.feed.loading_earlier;
+        self.span_line = Self::span_running(sh);
         self.scroll.set_viewport(self.list_viewport());
     }
 }
@@ -328,7 +344,10 @@ impl Pane for HistoryPane {
     }
 
     fn wants_raw_keys(&self) -> bool {
-        self.filter.is_open() || self.export_dialog.is_some() || self.span_prompt.is_some()
+        self.filter.is_open()
+            || self.export_dialog.is_some()
+            || self.span_prompt.is_some()
+            || self.range_dialog.is_some()
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
@@ -338,6 +357,10 @@ impl Pane for HistoryPane {
         }
         if self.span_prompt.is_some() {
             self.on_span_key(key, sh, out);
+            return;
+        }
+        if self.range_dialog.is_some() {
+            self.on_range_key(key, sh, out);
             return;
         }
         match self.filter.on_key(key) {
@@ -361,7 +384,7 @@ impl Pane for HistoryPane {
             dialog.paste(text);
             return;
         }
-        if self.paste_span(text) {
+        if self.paste_span(text) || self.paste_range(text) {
             return;
         }
         if let FilterEvent::Changed(_) = self.filter.on_paste(text) {
@@ -395,6 +418,13 @@ impl Pane for HistoryPane {
             Command::LoadSpan => {
                 self.open_span_prompt(sh, out);
                 true
+            }
+            Command::ExportRange => {
+                self.open_range_export(sh, out);
+                true
+            }
+            Command::Back | Command::Cancel if self.is_range_exporting() => {
+                self.cancel_range_export(out)
             }
             Command::Back | Command::Cancel if self.export.is_some() => {
                 self.cancel_export(out);
@@ -435,11 +465,28 @@ impl Pane for HistoryPane {
         if exporting {
             self.step_export(sh, out);
         }
-        changed || exporting
+        let paging = self.pump_range_export(sh, out);
+        changed || exporting || paging
+    }
+
+    fn on_fetched(&mut self, reply: &crate::msg::Fetched, sh: &mut Shared, out: &mut Out) {
+        self.on_range_page(reply, sh, out);
+        self.pump_range_export(sh, out);
+    }
+
+    fn on_file_read(
+        &mut self,
+        id: RequestId,
+        _path: &str,
+        result: &Result<Vec<u8>, String>,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        self.on_range_file_read(id, result, sh, out);
     }
 
     fn on_written(&mut self, id: RequestId, result: &Result<usize, String>, out: &mut Out) -> bool {
-        self.on_export_written(id, result, out)
+        self.on_export_written(id, result, out) || self.on_range_written(id, result, out)
     }
 
     fn set_area(&mut self, area: Rect) {
@@ -524,6 +571,9 @@ impl Pane for HistoryPane {
         }
         if let Some(prompt) = &self.span_prompt {
             prompt.render(area, buf, sh, theme);
+        }
+        if let Some(dialog) = &self.range_dialog {
+            dialog.render(area, buf, theme);
         }
     }
 

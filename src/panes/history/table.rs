@@ -34,7 +34,8 @@ impl HistoryPane {
         let used = 1
             + self.filter_bar_height()
             + u16::from(self.earlier_row)
-            + u16::from(self.export.is_some());
+            + u16::from(self.export.is_some())
+            + u16::from(self.span_line);
         usize::from(inner.saturating_sub(used).max(1))
     }
 
@@ -92,6 +93,9 @@ impl HistoryPane {
         }
         if let Some(job) = &self.export {
             parts.push((format!("export {}%", job.percent()), StatusTone::Ok));
+        }
+        if let Some(export) = self.range_badge() {
+            parts.push((export, StatusTone::Ok));
         }
         parts
     }

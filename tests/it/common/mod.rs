@@ -250,6 +250,19 @@ impl Harness {
                     let _ = std::fs::remove_file(path);
                     Vec::new()
                 }
+                Effect::TruncateFile { id, path, len } => {
+                    let result = std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(&path)
+                        .and_then(|f| f.set_len(len))
+                        .map(|()| len as usize)
+                        .map_err(|e| e.to_string());
+                    self.app.update(Action::Written {
+                        id,
+                        path: path.display().to_string(),
+                        result,
+                    })
+                }
                 Effect::ReadFile { id, path } => {
                     let result = std::fs::read(&path).map_err(|e| e.to_string());
                     self.app.update(Action::FileRead {

@@ -1,0 +1,224 @@
+//! Walking `/v2/updates` page by page between two points, as a pure state machine shared by
+//! `scan updates --all` (headless, async) and the History pane's export from the server (driven
+//! by fetch effects): the request for the next page, what of a page is inside the range, where
+//! the next page starts, and when the walk is over. It makes progress or stops: a page whose
+//! cursor does not move forward is an error ("the scan returned the same page twice").
+
+use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest, ValueEncoding};
+
+use super::summary::{format_time_micros, parse_time_micros};
+
+/// The message when a page does not move the cursor.
+pub const SAME_PAGE: &str =
+    "the scan returned the same page twice (its cursor did not move forward)";
+
+/// A walk over the history from a cursor (`None`: ledger begin) up to an inclusive time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageWalk {
+    cursor: Option<UpdatesAfter>,
+    /// Inclusive upper bound of record times (µs).
+    until: Option<i64>,
+    page_size: i32,
+    encoding: ValueEncoding,
+    done: bool,
+}
+
+/// What to do with a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageTake {
+    /// The first `keep` items are inside the range (in order).
+    pub keep: usize,
+    /// The walk is over (an empty or short-of-range page, or past `until`).
+    pub done: bool,
+}
+
+/// The cursor that starts a walk at `micros` in `migration` (inclusive: `after` is exclusive,
+/// so one microsecond earlier).
+pub fn cursor_at(migration: i64, micros: i64) -> UpdatesAfter {
+    UpdatesAfter {
+        after_migration_id: migration,
+        after_record_time: format_time_micros(micros.saturating_sub(1)),
+    }
+}
+
+/// `(migration, µs)` of a cursor.
+pub fn cursor_position(c: &UpdatesAfter) -> (i64, Option<i64>) {
+    (
+        c.after_migration_id,
+        parse_time_micros(&c.after_record_time),
+    )
+}
+
+impl PageWalk {
+    /// A walk from `cursor` (exclusive) up to `until` (inclusive, µs).
+    pub fn new(cursor: Option<UpdatesAfter>, until: Option<i64>, page_size: i32) -> PageWalk {
+        PageWalk {
+            cursor,
+            until,
+            page_size,
+            encoding: ValueEncoding::CompactJson,
+            done: false,
+        }
+    }
+
+    /// The same walk asking for another value encoding.
+    #[must_use]
+    pub fn with_encoding(mut self, encoding: ValueEncoding) -> PageWalk {
+        self.encoding = encoding;
+        self
+    }
+
+    /// Where the next page starts (`None`: ledger begin).
+    pub fn cursor(&self) -> Option<&UpdatesAfter> {
+        self.cursor.as_ref()
+    }
+
+    /// Whether the walk is over.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The request for the next page.
+    pub fn request(&self) -> UpdatesRequest {
+        let mut request = match &self.cursor {
+            Some(c) => {
+                UpdatesRequest::after(self.page_size, c.after_migration_id, &c.after_record_time)
+            }
+            None => UpdatesRequest::from_begin(self.page_size),
+        };
+        request.encoding = self.encoding.clone();
+        request
+    }
+
+    /// Takes the answer to [`PageWalk::request`]: which items are in range, and whether the walk
+    /// goes on (the cursor moves to the last item of the page). An error when the page cannot
+    /// move the cursor forward.
+    pub fn on_page(&mut self, page: &UpdatesPage) -> Result<PageTake, String> {
+        self.on_items(&page.transactions, page.next_after())
+    }
+
+    fn on_items(
+        &mut self,
+        items: &[UpdateItem],
+        next: Option<UpdatesAfter>,
+    ) -> Result<PageTake, String> {
+        if items.is_empty() {
+            self.done = true;
+            return Ok(PageTake {
+                keep: 0,
+                done: true,
+            });
+        }
+        if let Some(until) = self.until
+            && let Some(cut) = items.iter().position(|i| {
+                i.record_time()
+                    .and_then(parse_time_micros)
+                    .is_some_and(|t| t > until)
+            })
+        {
+            self.done = true;
+            return Ok(PageTake {
+                keep: cut,
+                done: true,
+            });
+        }
+        let Some(next) = next else {
+            return Err(
+                "no update of the page has a migration id and record time to continue from"
+                    .to_owned(),
+            );
+        };
+        let moved = match &self.cursor {
+            None => true,
+            Some(c) => cursor_position(&next) > cursor_position(c),
+        };
+        if !moved {
+            return Err(SAME_PAGE.to_owned());
+        }
+        self.cursor = Some(next);
+        Ok(PageTake {
+            keep: items.len(),
+            done: false,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn page(times: &[&str]) -> UpdatesPage {
+        let items: Vec<serde_json::Value> = times
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mut v =
+                    crate::model::fixtures::transaction(&format!("1220{i:064x}"), 0, vec![]);
+                v["migration_id"] = json!(1);
+                v["record_time"] = json!(t);
+                v
+            })
+            .collect();
+        serde_json::from_value(json!({ "transactions": items })).expect("page")
+    }
+
+    #[test]
+    fn a_walk_moves_page_by_page_and_stops_past_until() {
+        let until = parse_time_micros("2026-11-22T10:00:03Z");
+        let mut w = PageWalk::new(
+            Some(cursor_at(
+                1,
+                parse_time_micros("2026-11-22T10:00:00Z").unwrap_or(0),
+            )),
+            until,
+            2,
+        );
+        assert_eq!(
+            w.request().after.map(|a| a.after_record_time),
+            Some("2026-11-22T09:59:59.999999Z".to_owned())
+        );
+        let t = w
+            .on_page(&page(&["2026-11-22T10:00:01Z", "2026-11-22T10:00:02Z"]))
+            .expect("moves");
+        assert_eq!(
+            t,
+            PageTake {
+                keep: 2,
+                done: false
+            }
+        );
+        assert_eq!(
+            w.cursor().map(|c| c.after_record_time.as_str()),
+            Some("2026-11-22T10:00:02Z")
+        );
+        let t = w
+            .on_page(&page(&["2026-11-22T10:00:03Z", "2026-11-22T10:00:04Z"]))
+            .expect("ends");
+        assert_eq!(
+            t,
+            PageTake {
+                keep: 1,
+                done: true
+            }
+        );
+        assert!(w.is_done());
+    }
+
+    #[test]
+    fn a_page_that_does_not_move_is_an_error_and_an_empty_one_ends() {
+        let mut w = PageWalk::new(None, None, 2);
+        w.on_page(&page(&["2026-11-22T10:00:01Z"])).expect("first");
+        assert_eq!(
+            w.on_page(&page(&["2026-11-22T10:00:01Z"])),
+            Err(SAME_PAGE.to_owned())
+        );
+        assert_eq!(
+            w.on_page(&page(&[])),
+            Ok(PageTake {
+                keep: 0,
+                done: true
+            })
+        );
+    }
+}
