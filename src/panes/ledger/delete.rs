@@ -18,7 +18,6 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 
 use crate::api::ApiError;
-use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Fetched, Request, RequestId};
 use crate::panes::{Out, Shared};
@@ -100,14 +99,6 @@ impl DeleteUser {
 impl SectionView for DeleteUser {
     fn wants_raw_keys(&self) -> bool {
         self.input.is_some() || self.confirm.is_some()
-    }
-
-    fn key_context(&self) -> KeyContext {
-        if self.wants_raw_keys() {
-            KeyContext::TextInput
-        } else {
-            KeyContext::List
-        }
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {

@@ -11,7 +11,6 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Line;
 
-use crate::config::keymap::KeyContext;
 use crate::model::summary::cat;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
@@ -147,14 +146,6 @@ impl SectionView for PackageSection {
 
     fn wants_raw_keys(&self) -> bool {
         self.form.is_some()
-    }
-
-    fn key_context(&self) -> KeyContext {
-        if self.form.is_some() {
-            KeyContext::TextInput
-        } else {
-            KeyContext::List
-        }
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
