@@ -65,6 +65,20 @@ impl Note {
     }
 }
 
+/// What a section says in read-only mode: that `what` (`users cannot be deleted`) from here.
+pub fn read_only_notes(what: &str) -> [Note; 2] {
+    [
+        Note::new(Tone::Warn, READ_ONLY_TEXT),
+        Note::new(
+            Tone::Muted,
+            format!(
+                "Read-only mode is on (--read-only, or read_only = true in the profile): {what} \
+                 from here."
+            ),
+        ),
+    ]
+}
+
 /// Whether read-only mode forbids a state-changing action; if so, says so in the status line.
 pub fn refuse_read_only(sh: &Shared, out: &mut Out) -> bool {
     if sh.ctx.read_only {

@@ -28,8 +28,8 @@ use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{
-    Note, READ_ONLY_TEXT, Tone, dialog, explain, is_auth_error, kv_line, put, refuse_read_only,
-    render_notes,
+    Note, READ_ONLY_TEXT, Tone, dialog, explain, is_auth_error, kv_line, put, read_only_notes,
+    refuse_read_only, render_notes,
 };
 
 /// Outcomes kept in the list.
@@ -228,14 +228,7 @@ impl SectionView for DeleteUser {
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, _focused: bool) {
         let mut y = 0u16;
         if sh.ctx.read_only {
-            let notes = [
-                Note::new(Tone::Warn, READ_ONLY_TEXT),
-                Note::new(
-                    Tone::Muted,
-                    "Read-only mode is on (--read-only, or read_only = true in the profile): \
-                     users cannot be deleted from here.",
-                ),
-            ];
+            let notes = read_only_notes("users cannot be deleted");
             y += render_notes(&notes, area, buf, theme) + 1;
         } else {
             let intro = [Note::new(

@@ -171,22 +171,6 @@ impl SectionView for PackageSection {
                 self.open_form(id, sh);
                 true
             }
-            Command::Up => {
-                self.scroll.up(1);
-                true
-            }
-            Command::Down => {
-                self.scroll.down(1);
-                true
-            }
-            Command::Top => {
-                self.scroll.top();
-                true
-            }
-            Command::Bottom => {
-                self.scroll.bottom();
-                true
-            }
             Command::Copy => {
                 if let Some(r) = &self.result {
                     out.copy("package id", r.package_id.clone());
@@ -195,7 +179,7 @@ impl SectionView for PackageSection {
                 }
                 true
             }
-            _ => false,
+            _ => self.scroll.navigate(cmd),
         }
     }
 
