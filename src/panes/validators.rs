@@ -19,7 +19,7 @@
 
 use std::borrow::Cow;
 
-use crossterm::event::{KeyEvent, KeyEventKind};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -31,8 +31,12 @@ use crate::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
+use crate::panes::form::{
+    HintState, Parts, QueryPane, dialog_hints, queries_on_show, query_command, query_key,
+    query_paste, state_span,
+};
 use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
-use crate::ui::form::{Field, Form, FormOutcome, explain_scan, looks_like_party};
+use crate::ui::form::{Dialog, Field, Form, explain_scan, looks_like_party, raw_or_list};
 use crate::ui::layout::{framed, wrap_text};
 use crate::ui::load::accept;
 use crate::ui::safe::{safe_line, sanitize};
@@ -245,9 +249,8 @@ pub fn explain_error(e: &ApiError) -> String {
 /// The Validators pane.
 #[derive(Debug)]
 pub struct ValidatorsPane {
-    /// The id form: one list of validator party ids.
-    pub form: Form,
-    pub form_open: bool,
+    /// The id form: one list of validator party ids, kept between openings.
+    pub form: Dialog,
     /// Whether the pane was shown once (the first show queries the history's validators).
     shown: bool,
     /// Why the first show did not query.
@@ -268,14 +271,13 @@ impl ValidatorsPane {
     /// A new pane.
     pub fn new(_sh: &Shared) -> Self {
         ValidatorsPane {
-            form: Form::new(vec![Field::list(
+            form: Dialog::new(Form::new(vec![Field::list(
                 "Ids",
                 &[],
                 "validator party ids, separated by spaces (Tab completes)",
                 ("validator", "validators"),
                 LIST_ROWS,
-            )]),
-            form_open: false,
+            )])),
             shown: false,
             start_note: None,
             pending: None,
@@ -286,6 +288,11 @@ impl ValidatorsPane {
             sort_col: ValCol::default(),
             table: DataTable::new(ValCol::columns()),
         }
+    }
+
+    /// Whether the form is open (raw keys go to it).
+    pub fn form_open(&self) -> bool {
+        self.form.is_open()
     }
 
     /// Whether a query is in flight.
@@ -326,7 +333,7 @@ impl ValidatorsPane {
 
     /// The ids in the form, separated by spaces.
     pub fn ids_text(&self) -> String {
-        self.form.value(0)
+        self.form.form.value(0)
     }
 
     /// The validators of the loaded history, sorted.
@@ -345,21 +352,22 @@ impl ValidatorsPane {
     pub fn open_form(&mut self, sh: &Shared) {
         let known = Self::known(sh);
         self.form
+            .form
             .set_candidates(0, known.iter().map(String::as_str));
-        let note = if !self.form.ids(0).is_empty() {
+        let note = if !self.form.form.ids(0).is_empty() {
             None
         } else if known.is_empty() {
             Some("no ValidatorLicense seen in the loaded history: enter validator party ids".into())
         } else {
-            self.form.set_text(0, &known.join(" "));
+            self.form.form.set_text(0, &known.join(" "));
             Some(format!(
                 "pre-filled with the {} validators seen in the loaded history",
                 known.len()
             ))
         };
-        self.form.clear_errors();
-        self.form.set_note(note);
-        self.form_open = true;
+        self.form.form.clear_errors();
+        self.form.form.set_note(note);
+        self.form.open();
     }
 
     /// First show: every validator of the loaded history, queried at once.
@@ -370,7 +378,7 @@ impl ValidatorsPane {
             return;
         }
         self.start_note = None;
-        self.form.set_text(0, &known.join(" "));
+        self.form.form.set_text(0, &known.join(" "));
         out.info(format!(
             "validator faucets of the {} validators seen in the loaded history (i edits the list)",
             known.len()
@@ -394,7 +402,7 @@ impl ValidatorsPane {
     }
 
     fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
-        let ids = self.form.ids(0);
+        let ids = self.form.form.ids(0);
         let err = if ids.is_empty() {
             Some("enter at least one validator party id (the scan needs at least one)".to_string())
         } else {
@@ -407,11 +415,11 @@ impl ValidatorsPane {
         };
         match err {
             Some(e) => {
-                self.form.set_error(0, e);
+                self.form.form.set_error(0, e);
                 out.warn("the query is not complete: see the form");
             }
             None => {
-                self.form_open = false;
+                self.form.close();
                 self.run(ids, sh, out);
             }
         }
@@ -439,14 +447,6 @@ impl ValidatorsPane {
         }
     }
 
-    fn form_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        match self.form.handle_key(key) {
-            FormOutcome::Submitted => self.submit(sh, out),
-            FormOutcome::Cancelled => self.form_open = false,
-            FormOutcome::Consumed => {}
-        }
-    }
-
     // --- drawing ---------------------------------------------------------------------------
 
     fn title_line(&self, theme: &Theme) -> Line<'static> {
@@ -465,11 +465,11 @@ impl ValidatorsPane {
                 ));
             }
         }
-        if self.pending.is_some() {
-            spans.push(Span::styled(" · querying…", theme.status_warn));
-        } else if self.error.is_some() {
-            spans.push(Span::styled(" · error", theme.status_err));
-        }
+        spans.extend(state_span(
+            self.pending.is_some(),
+            self.error.is_some(),
+            theme,
+        ));
         Line::from(spans)
     }
 
@@ -538,7 +538,45 @@ impl ValidatorsPane {
             sh.history.validators().len()
         );
         self.form
+            .form
             .render_dialog(area, buf, theme, "Validator faucets", &help);
+    }
+}
+
+impl QueryPane for ValidatorsPane {
+    type Col = ValCol;
+    type Row = ValidatorRow;
+    const COPIED: &'static str = "validator party id";
+    const NOTHING_SELECTED: &'static str = "nothing to copy: no validator selected";
+    const NO_QUERY: &'static str = "no validator query yet: press i to enter one";
+
+    fn open_form(&mut self, sh: &Shared) {
+        ValidatorsPane::open_form(self, sh);
+    }
+
+    fn rerun(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
+        let Some(ids) = self.query.clone() else {
+            return false;
+        };
+        self.run(ids, sh, out);
+        true
+    }
+
+    fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
+        ValidatorsPane::submit(self, sh, out);
+    }
+
+    fn selected(&self) -> Option<&str> {
+        self.selected_id()
+    }
+
+    fn parts(&mut self) -> Parts<'_, ValCol, ValidatorRow> {
+        (
+            &mut self.form,
+            &mut self.table,
+            &self.rows,
+            &mut self.sort_col,
+        )
     }
 }
 
@@ -554,74 +592,33 @@ impl Pane for ValidatorsPane {
     }
 
     fn key_context(&self) -> KeyContext {
-        if self.wants_raw_keys() {
-            KeyContext::TextInput
-        } else {
-            KeyContext::List
-        }
+        raw_or_list(self.wants_raw_keys())
     }
 
     fn wants_raw_keys(&self) -> bool {
-        self.form_open || self.table.is_filtering()
+        self.form_open() || self.table.is_filtering()
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        if key.kind == KeyEventKind::Release {
-            return;
-        }
-        if self.form_open {
-            self.form_key(key, sh, out);
-        } else {
-            self.table.on_key(key, &self.rows);
-        }
+        query_key(self, key, sh, out);
     }
 
     fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
-        if self.form_open {
-            self.form.paste(text);
-        } else {
-            self.table.on_paste(text, &self.rows);
-        }
+        query_paste(self, text);
     }
 
     fn on_focus(&mut self, sh: &mut Shared, out: &mut Out) {
         // The first show, and every show after one that found nothing to query (until the
         // user enters ids).
-        let first = !std::mem::replace(&mut self.shown, true);
-        let waiting = self.start_note.is_some() && self.form.ids(0).is_empty();
-        if (first || waiting) && self.query.is_none() && self.pending.is_none() {
+        let waiting = self.start_note.is_some() && self.form.form.ids(0).is_empty();
+        let idle = self.query.is_none() && self.pending.is_none();
+        if queries_on_show(&mut self.shown, waiting, idle) {
             self.start(sh, out);
         }
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
-        match cmd {
-            Command::Edit => {
-                self.open_form(sh);
-                true
-            }
-            Command::Refresh => {
-                match self.query.clone() {
-                    Some(ids) => self.run(ids, sh, out),
-                    None => out.info("no validator query yet: press i to enter one"),
-                }
-                true
-            }
-            Command::Copy => {
-                match self.selected_id().map(|p| sanitize(p).into_owned()) {
-                    Some(p) => out.copy("validator party id", p),
-                    None => out.info("nothing to copy: no validator selected"),
-                }
-                true
-            }
-            _ => {
-                let used = self.table.on_command(cmd, &self.rows);
-                if let Some((col, _)) = self.table.sort() {
-                    self.sort_col = col;
-                }
-                used
-            }
-        }
+        query_command(self, cmd, sh, out)
     }
 
     fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
@@ -656,26 +653,18 @@ impl Pane for ValidatorsPane {
         if let Some(inner) = framed(area, buf, title, theme.border_style(focused)) {
             self.render_body(inner, buf, sh, theme, focused);
         }
-        if self.form_open && area.width > 0 && area.height > 0 {
+        if self.form_open() && area.width > 0 && area.height > 0 {
             self.render_form(area, buf, sh, theme);
         }
     }
 
     fn hints(&self) -> Vec<Command> {
-        if self.form_open {
-            return vec![Command::Confirm, Command::Cancel, Command::Complete];
-        }
-        if self.table.is_filtering() {
-            return vec![Command::Confirm, Command::Cancel];
-        }
-        let mut v = vec![Command::Edit];
-        if self.loaded {
-            v.extend([Command::Sort, Command::SortReverse, Command::Copy]);
-        }
-        if self.query.is_some() {
-            v.push(Command::Refresh);
-        }
-        v
+        dialog_hints(HintState {
+            open: self.form_open(),
+            filtering: self.table.is_filtering(),
+            answered: self.loaded,
+            queried: self.query.is_some(),
+        })
     }
 
     fn tab_count(&self, _sh: &Shared) -> Option<usize> {

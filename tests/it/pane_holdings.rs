@@ -87,7 +87,7 @@ fn no_selection(h: &mut Harness) {
 fn query(h: &mut Harness, names: &[&str]) {
     h.cmd(Command::Pane5);
     h.cmd(Command::Edit);
-    assert!(h.app.holdings.form_open);
+    assert!(h.app.holdings.form_open());
     clear_field(h);
     for (i, n) in names.iter().enumerate() {
         if i > 0 {
@@ -98,7 +98,7 @@ fn query(h: &mut Harness, names: &[&str]) {
     }
     h.key(KeyCode::Enter);
     assert!(
-        !h.app.holdings.form_open,
+        !h.app.holdings.form_open(),
         "the form closes on a valid query"
     );
 }
@@ -145,7 +145,7 @@ fn empty_state_explains_how_to_start_and_the_form_has_defaults() {
 
     h.key(KeyCode::Char('i'));
     let p = &h.app.holdings;
-    assert!(p.form_open && p.wants_raw_keys());
+    assert!(p.form_open() && p.wants_raw_keys());
     let newest = h
         .app
         .sh
@@ -169,7 +169,7 @@ fn empty_state_explains_how_to_start_and_the_form_has_defaults() {
     // Esc closes the form, keeping what was typed.
     h.type_text("ali");
     h.key(KeyCode::Esc);
-    assert!(!h.app.holdings.form_open);
+    assert!(!h.app.holdings.form_open());
     assert_eq!(h.app.holdings.form.owners(), "ali");
     assert_eq!(holdings_requests(&h), 0);
 }
@@ -218,7 +218,7 @@ fn first_show_queries_the_parties_of_the_update_selected_in_history() {
     h.cmd(Command::Pane5);
     assert_eq!(holdings_requests(&h), 1);
     let p = &h.app.holdings;
-    assert!(!p.form_open);
+    assert!(!p.form_open());
     let q = p.query.as_ref().expect("queried at once");
     assert_eq!(q.owners, parties);
     assert_eq!(q.time, TimeSpec::Now);
@@ -554,7 +554,7 @@ fn the_form_validates_before_sending() {
     h.cmd(Command::Edit);
     // No owners: the API needs at least one; the form says so and sends nothing.
     h.key(KeyCode::Enter);
-    assert!(h.app.holdings.form_open);
+    assert!(h.app.holdings.form_open());
     assert_eq!(holdings_requests(&h), 0);
     let screen = h.screen(80, 24);
     assert!(

@@ -53,7 +53,7 @@ fn query_all(h: &mut Harness) {
     h.cmd(Command::Pane6);
     h.cmd(Command::Edit);
     h.key(KeyCode::Enter);
-    assert!(!h.app.validators.form_open);
+    assert!(!h.app.validators.form_open());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -94,7 +94,7 @@ fn first_show_queries_every_history_validator_and_the_form_lists_them() {
     h.cmd(Command::Pane6);
     assert_eq!(faucet_requests(&h), 1);
     let p = &h.app.validators;
-    assert!(!p.form_open);
+    assert!(!p.form_open());
     assert_eq!(
         p.query.as_deref(),
         Some(&known[..]),
@@ -124,7 +124,7 @@ fn first_show_queries_every_history_validator_and_the_form_lists_them() {
     // The form lists the ids with a count, never as one line thousands of characters long.
     h.key(KeyCode::Char('i'));
     let p = &h.app.validators;
-    assert!(p.form_open && p.wants_raw_keys());
+    assert!(p.form_open() && p.wants_raw_keys());
     assert_eq!(
         p.ids_text(),
         known.join(" "),
@@ -147,7 +147,7 @@ fn first_show_queries_every_history_validator_and_the_form_lists_them() {
     assert_snapshot!("validators_form_80x24", stable_hms(&screen));
     // Esc keeps the list; opening again does not pre-fill over what is there.
     h.key(KeyCode::Esc);
-    assert!(!h.app.validators.form_open);
+    assert!(!h.app.validators.form_open());
     h.cmd(Command::Edit);
     clear_input(&mut h);
     h.type_text("x::1");
@@ -497,7 +497,7 @@ fn an_empty_list_is_refused_before_sending_and_the_scan_400_is_shown_plainly() {
     h.cmd(Command::Edit);
     clear_input(&mut h);
     h.key(KeyCode::Enter);
-    assert!(h.app.validators.form_open);
+    assert!(h.app.validators.form_open());
     assert_eq!(faucet_requests(&h), 2);
     let screen = h.screen(80, 24);
     assert!(

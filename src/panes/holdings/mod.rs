@@ -29,18 +29,22 @@ mod query;
 mod render;
 mod result;
 
-use crossterm::event::{KeyEvent, KeyEventKind};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
+use crate::panes::form::{
+    HintState, Parts, QueryPane, dialog_hints, queries_on_show, query_command, query_key,
+    query_paste,
+};
 use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
-use crate::ui::form::{FormOutcome, looks_like_party};
+use crate::ui::form::{looks_like_party, raw_or_list};
 use crate::ui::layout::framed;
 use crate::ui::load::accept;
-use crate::ui::safe::{safe_line, sanitize};
+use crate::ui::safe::safe_line;
 use crate::ui::table::DataTable;
 
 pub use query::{Field, HoldingsForm, HoldingsQuery, TimeSpec, parse_time_spec};
@@ -75,8 +79,6 @@ const MAX_AMOUNT_COL: u16 = 48;
 #[derive(Debug)]
 pub struct HoldingsPane {
     pub form: HoldingsForm,
-    /// Whether the form dialog is open (raw keys go to it).
-    pub form_open: bool,
     pending: Option<RequestId>,
     /// The last query sent (Refresh runs it again).
     pub query: Option<HoldingsQuery>,
@@ -100,7 +102,6 @@ impl HoldingsPane {
     pub fn new(_sh: &Shared) -> Self {
         HoldingsPane {
             form: HoldingsForm::default(),
-            form_open: false,
             pending: None,
             query: None,
             result: None,
@@ -112,6 +113,11 @@ impl HoldingsPane {
             totals: Default::default(),
             table: DataTable::new(HoldCol::columns()),
         }
+    }
+
+    /// Whether the form dialog is open (raw keys go to it).
+    pub fn form_open(&self) -> bool {
+        self.form.dialog.is_open()
     }
 
     /// Whether a query is in flight.
@@ -147,8 +153,8 @@ impl HoldingsPane {
     /// Opens the query form with its defaults.
     pub fn open_form(&mut self, sh: &Shared) {
         self.form.prefill(sh);
-        self.form.form.set_note(None);
-        self.form_open = true;
+        self.form.dialog.form.set_note(None);
+        self.form.dialog.open();
     }
 
     /// First show: the parties of the update selected in History, queried at once (the form
@@ -195,7 +201,7 @@ impl HoldingsPane {
     fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
         match self.form.validate() {
             Some(q) => {
-                self.form_open = false;
+                self.form.dialog.close();
                 self.run(q, sh, out);
             }
             None => out.warn("the query is not complete: see the highlighted field"),
@@ -249,13 +255,42 @@ impl HoldingsPane {
             self.table.select_where(&self.lines, |l| l.party == p);
         }
     }
+}
 
-    fn form_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        match self.form.form.handle_key(key) {
-            FormOutcome::Submitted => self.submit(sh, out),
-            FormOutcome::Cancelled => self.form_open = false,
-            FormOutcome::Consumed => {}
-        }
+impl QueryPane for HoldingsPane {
+    type Col = HoldCol;
+    type Row = HoldingLine;
+    const COPIED: &'static str = "party id";
+    const NOTHING_SELECTED: &'static str = "nothing to copy: no holdings row selected";
+    const NO_QUERY: &'static str = "no holdings query yet: press i to enter one";
+
+    fn open_form(&mut self, sh: &Shared) {
+        HoldingsPane::open_form(self, sh);
+    }
+
+    fn rerun(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
+        let Some(q) = self.query.clone() else {
+            return false;
+        };
+        self.run(q, sh, out);
+        true
+    }
+
+    fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
+        HoldingsPane::submit(self, sh, out);
+    }
+
+    fn selected(&self) -> Option<&str> {
+        self.selected_party()
+    }
+
+    fn parts(&mut self) -> Parts<'_, HoldCol, HoldingLine> {
+        (
+            &mut self.form.dialog,
+            &mut self.table,
+            &self.lines,
+            &mut self.sort_col,
+        )
     }
 }
 
@@ -271,74 +306,33 @@ impl Pane for HoldingsPane {
     }
 
     fn key_context(&self) -> KeyContext {
-        if self.wants_raw_keys() {
-            KeyContext::TextInput
-        } else {
-            KeyContext::List
-        }
+        raw_or_list(self.wants_raw_keys())
     }
 
     fn wants_raw_keys(&self) -> bool {
-        self.form_open || self.table.is_filtering()
+        self.form_open() || self.table.is_filtering()
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        if key.kind == KeyEventKind::Release {
-            return;
-        }
-        if self.form_open {
-            self.form_key(key, sh, out);
-        } else {
-            self.table.on_key(key, &self.lines);
-        }
+        query_key(self, key, sh, out);
     }
 
     fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
-        if !self.form_open {
-            self.table.on_paste(text, &self.lines);
-            return;
-        }
-        self.form.form.paste(text);
+        query_paste(self, text);
     }
 
     fn on_focus(&mut self, sh: &mut Shared, out: &mut Out) {
         // The first show, and every show after one that found nothing selected (until the
         // user enters owners).
-        let first = !std::mem::replace(&mut self.shown, true);
         let waiting = self.start_note.is_some() && self.form.owners().is_empty();
-        if (first || waiting) && self.query.is_none() && self.pending.is_none() {
+        let idle = self.query.is_none() && self.pending.is_none();
+        if queries_on_show(&mut self.shown, waiting, idle) {
             self.start(sh, out);
         }
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
-        match cmd {
-            Command::Edit => {
-                self.open_form(sh);
-                true
-            }
-            Command::Refresh => {
-                match self.query.clone() {
-                    Some(q) => self.run(q, sh, out),
-                    None => out.info("no holdings query yet: press i to enter one"),
-                }
-                true
-            }
-            Command::Copy => {
-                match self.selected_party().map(|p| sanitize(p).into_owned()) {
-                    Some(p) => out.copy("party id", p),
-                    None => out.info("nothing to copy: no holdings row selected"),
-                }
-                true
-            }
-            _ => {
-                let used = self.table.on_command(cmd, &self.lines);
-                if let Some((col, _)) = self.table.sort() {
-                    self.sort_col = col;
-                }
-                used
-            }
-        }
+        query_command(self, cmd, sh, out)
     }
 
     fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
@@ -382,26 +376,18 @@ impl Pane for HoldingsPane {
         if let Some(inner) = framed(area, buf, title, theme.border_style(focused)) {
             self.render_body(inner, buf, cx);
         }
-        if self.form_open && area.width > 0 && area.height > 0 {
+        if self.form_open() && area.width > 0 && area.height > 0 {
             self.render_form(area, buf, sh, theme);
         }
     }
 
     fn hints(&self) -> Vec<Command> {
-        if self.form_open {
-            return vec![Command::Confirm, Command::Cancel, Command::Complete];
-        }
-        if self.table.is_filtering() {
-            return vec![Command::Confirm, Command::Cancel];
-        }
-        let mut v = vec![Command::Edit];
-        if self.result.is_some() {
-            v.extend([Command::Sort, Command::SortReverse, Command::Copy]);
-        }
-        if self.query.is_some() {
-            v.push(Command::Refresh);
-        }
-        v
+        dialog_hints(HintState {
+            open: self.form_open(),
+            filtering: self.table.is_filtering(),
+            answered: self.result.is_some(),
+            queried: self.query.is_some(),
+        })
     }
 
     fn tab_count(&self, _sh: &Shared) -> Option<usize> {

@@ -5,7 +5,7 @@
 use crate::api::scan::{HoldingsSummaryRequest, RecordTimeMatch};
 use crate::model::summary::{format_time_micros, parse_time_micros};
 use crate::panes::Shared;
-use crate::ui::form::{Field as FormField, Form, looks_like_party};
+use crate::ui::form::{Dialog, Field as FormField, Form, looks_like_party};
 use crate::ui::safe::safe_line;
 
 // ---------------------------------------------------------------------------------------------
@@ -90,7 +90,8 @@ const MATCH_MODES: &[&str] = &["at_or_before", "exact"];
 /// parties of the loaded history), migration, record time and match mode.
 #[derive(Debug, Clone)]
 pub struct HoldingsForm {
-    pub form: Form,
+    /// The form, kept between openings.
+    pub dialog: Dialog,
     /// The migration text last filled in automatically (refreshed while unchanged).
     auto_migration: Option<String>,
 }
@@ -98,7 +99,7 @@ pub struct HoldingsForm {
 impl Default for HoldingsForm {
     fn default() -> Self {
         HoldingsForm {
-            form: Form::new(vec![
+            dialog: Dialog::new(Form::new(vec![
                 FormField::list(
                     "Owners",
                     &[],
@@ -109,7 +110,7 @@ impl Default for HoldingsForm {
                 FormField::text("Migration", "", "migration id"),
                 FormField::text("Time", "now", ""),
                 FormField::choice("Match", MATCH_MODES, 0),
-            ]),
+            ])),
             auto_migration: None,
         }
     }
@@ -118,41 +119,44 @@ impl Default for HoldingsForm {
 impl HoldingsForm {
     /// The owners typed (ids separated by spaces).
     pub fn owners(&self) -> String {
-        self.form.value(Field::Owners.index())
+        self.dialog.form.value(Field::Owners.index())
     }
 
     /// The migration text.
     pub fn migration(&self) -> String {
-        self.form.value(Field::Migration.index())
+        self.dialog.form.value(Field::Migration.index())
     }
 
     /// The record time text.
     pub fn time(&self) -> String {
-        self.form.value(Field::Time.index())
+        self.dialog.form.value(Field::Time.index())
     }
 
     /// `record_time_match`: exact when true, at_or_before otherwise (the default).
     pub fn exact(&self) -> bool {
-        self.form.choice(Field::Match.index()) == 1
+        self.dialog.form.choice(Field::Match.index()) == 1
     }
 
     /// The active field.
     pub fn field(&self) -> Field {
         Field::ALL
-            .get(self.form.active())
+            .get(self.dialog.form.active())
             .copied()
             .unwrap_or(Field::Owners)
     }
 
     /// Replaces the owners.
     pub fn set_owners(&mut self, owners: &[String]) {
-        self.form.set_text(Field::Owners.index(), &owners.join(" "));
+        self.dialog
+            .form
+            .set_text(Field::Owners.index(), &owners.join(" "));
     }
 
     /// Fills the defaults that depend on the loaded history (the current migration) and the
     /// parties Tab completes from.
     pub(super) fn prefill(&mut self, sh: &Shared) {
-        self.form
+        self.dialog
+            .form
             .set_candidates(Field::Owners.index(), sh.history.parties());
         let text = self.migration();
         let untouched = text.is_empty() || self.auto_migration.as_deref() == Some(text.as_str());
@@ -161,11 +165,11 @@ impl HoldingsForm {
             match sh.history.last() {
                 Some(newest) => {
                     let m = newest.migration_id.to_string();
-                    self.form.set_text(mig, &m);
+                    self.dialog.form.set_text(mig, &m);
                     self.auto_migration = Some(m);
                 }
                 None => {
-                    if let Some(f) = self.form.get_mut(mig) {
+                    if let Some(f) = self.dialog.form.get_mut(mig) {
                         f.input
                             .set_placeholder("migration id (no history loaded yet)");
                     }
@@ -173,7 +177,7 @@ impl HoldingsForm {
             }
         }
         if self.time().is_empty() {
-            self.form.set_text(Field::Time.index(), "now");
+            self.dialog.form.set_text(Field::Time.index(), "now");
         }
     }
 
@@ -202,7 +206,7 @@ impl HoldingsForm {
 
     /// Checks every field; on failure the first bad field gets focus and a message.
     pub(super) fn validate(&mut self) -> Option<HoldingsQuery> {
-        let owners = self.form.ids(Field::Owners.index());
+        let owners = self.dialog.form.ids(Field::Owners.index());
         let owners_err = if owners.is_empty() {
             Some(
                 "enter at least one owner party id (the scan needs at least one; Tab completes)"
@@ -221,7 +225,7 @@ impl HoldingsForm {
             .is_none()
             .then(|| "the migration id is a whole number ≥ 0".to_string());
         let time = parse_time_spec(&self.time());
-        self.form.clear_errors();
+        self.dialog.form.clear_errors();
         let mut first_bad = None;
         for (field, err) in [
             (Field::Owners, owners_err),
@@ -229,14 +233,14 @@ impl HoldingsForm {
             (Field::Time, time.as_ref().err().cloned()),
         ] {
             if let Some(e) = err {
-                if let Some(f) = self.form.get_mut(field.index()) {
+                if let Some(f) = self.dialog.form.get_mut(field.index()) {
                     f.input.set_validation(Some(e));
                 }
                 first_bad.get_or_insert(field);
             }
         }
         if let Some(f) = first_bad {
-            self.form.set_active(f.index());
+            self.dialog.form.set_active(f.index());
             return None;
         }
         Some(HoldingsQuery {

@@ -6,6 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
+use crate::panes::form::state_span;
 use crate::panes::{RenderCtx, Shared};
 use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize};
@@ -29,11 +30,11 @@ impl HoldingsPane {
                 theme.muted,
             ));
         }
-        if self.pending.is_some() {
-            spans.push(Span::styled(" · querying…", theme.status_warn));
-        } else if self.error.is_some() {
-            spans.push(Span::styled(" · error", theme.status_err));
-        }
+        spans.extend(state_span(
+            self.pending.is_some(),
+            self.error.is_some(),
+            theme,
+        ));
         Line::from(spans)
     }
 
@@ -203,6 +204,7 @@ impl HoldingsPane {
     pub(super) fn render_form(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
         let help = self.form.help(sh);
         self.form
+            .dialog
             .form
             .render_dialog(area, buf, theme, "Holdings query", &help);
     }

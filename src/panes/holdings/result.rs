@@ -41,7 +41,7 @@ impl HoldingRow {
 /// A row as the table draws it: the amounts formatted once when the answer arrives (decimal
 /// points aligned over the column and its total).
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct HoldingLine {
+pub struct HoldingLine {
     pub(super) party: String,
     /// Unlocked, locked, total: the text drawn and the exact value.
     pub(super) amounts: [(String, Option<Amount>); 3],

@@ -12,6 +12,7 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
 use crate::panes::{Out, Shared};
+use crate::ui::form::Form;
 use crate::ui::layout::wrap_text;
 use crate::ui::load::Failure;
 use crate::ui::safe::{safe_line, sanitize};
@@ -62,6 +63,20 @@ impl Note {
             tone,
         }
     }
+}
+
+/// What a section says in read-only mode: that `what` (`users cannot be deleted`) from here.
+pub fn read_only_notes(what: &str) -> [Note; 2] {
+    [
+        Note::new(Tone::Warn, READ_ONLY_TEXT),
+        Note::new(
+            Tone::Muted,
+            format!(
+                "Read-only mode is on (--read-only, or read_only = true in the profile): {what} \
+                 from here."
+            ),
+        ),
+    ]
 }
 
 /// Whether read-only mode forbids a state-changing action; if so, says so in the status line.
@@ -199,6 +214,38 @@ pub fn explain_failure(f: &Failure<'_>, removed_hint: Option<&str>) -> Vec<Note>
     match f {
         Failure::Api(e) => explain(e, removed_hint),
         Failure::Unexpected(_) => vec![Note::new(Tone::Err, f.to_string())],
+    }
+}
+
+/// What a query section shows around its answer: its form (when open) on top, then a line
+/// while the request is in flight, the notes of a failure, or the intro until the first answer.
+pub struct SectionState<'a> {
+    pub form: Option<&'a Form>,
+    /// What Enter does in the form (`look up`, `query`).
+    pub submit: &'a str,
+    /// The line shown while the request is in flight.
+    pub pending: Option<&'a str>,
+    pub error: Option<&'a [Note]>,
+    pub answered: bool,
+    pub intro: &'a [Note],
+}
+
+impl SectionState<'_> {
+    /// Draws the state; returns the area left for the answer once there is one.
+    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) -> Option<Rect> {
+        let rest = Form::render_section_above(self.form, area, buf, theme, self.submit);
+        if let Some(p) = self.pending {
+            put(rest, 0, buf, &Line::styled(p.to_string(), theme.muted));
+        } else if let Some(err) = self.error {
+            render_notes(err, rest, buf, theme);
+        } else if !self.answered {
+            if self.form.is_none() {
+                render_notes(self.intro, rest, buf, theme);
+            }
+        } else {
+            return Some(rest);
+        }
+        None
     }
 }
 

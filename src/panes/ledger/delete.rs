@@ -18,7 +18,6 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 
 use crate::api::ApiError;
-use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Fetched, Request, RequestId};
 use crate::panes::{Out, Shared};
@@ -29,8 +28,8 @@ use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{
-    Note, READ_ONLY_TEXT, Tone, dialog, explain, is_auth_error, kv_line, put, refuse_read_only,
-    render_notes,
+    Note, READ_ONLY_TEXT, Tone, dialog, explain, is_auth_error, kv_line, put, read_only_notes,
+    refuse_read_only, render_notes,
 };
 
 /// Outcomes kept in the list.
@@ -100,14 +99,6 @@ impl DeleteUser {
 impl SectionView for DeleteUser {
     fn wants_raw_keys(&self) -> bool {
         self.input.is_some() || self.confirm.is_some()
-    }
-
-    fn key_context(&self) -> KeyContext {
-        if self.wants_raw_keys() {
-            KeyContext::TextInput
-        } else {
-            KeyContext::List
-        }
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
@@ -237,14 +228,7 @@ impl SectionView for DeleteUser {
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, _focused: bool) {
         let mut y = 0u16;
         if sh.ctx.read_only {
-            let notes = [
-                Note::new(Tone::Warn, READ_ONLY_TEXT),
-                Note::new(
-                    Tone::Muted,
-                    "Read-only mode is on (--read-only, or read_only = true in the profile): \
-                     users cannot be deleted from here.",
-                ),
-            ];
+            let notes = read_only_notes("users cannot be deleted");
             y += render_notes(&notes, area, buf, theme) + 1;
         } else {
             let intro = [Note::new(

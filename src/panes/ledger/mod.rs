@@ -61,7 +61,10 @@ sections! {
 /// What every section implements (the pane does the routing).
 trait SectionView {
     fn wants_raw_keys(&self) -> bool;
-    fn key_context(&self) -> KeyContext;
+    /// Raw keys while a form or filter is open, list keys otherwise (by default).
+    fn key_context(&self) -> KeyContext {
+        crate::ui::form::raw_or_list(self.wants_raw_keys())
+    }
     fn on_key(&mut self, _key: &KeyEvent, _sh: &mut Shared, _out: &mut Out) {}
     fn on_paste(&mut self, _text: &str) {}
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool;

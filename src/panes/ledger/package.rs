@@ -11,7 +11,6 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Line;
 
-use crate::config::keymap::KeyContext;
 use crate::model::summary::cat;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
@@ -149,14 +148,6 @@ impl SectionView for PackageSection {
         self.form.is_some()
     }
 
-    fn key_context(&self) -> KeyContext {
-        if self.form.is_some() {
-            KeyContext::TextInput
-        } else {
-            KeyContext::List
-        }
-    }
-
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
         if form_key(&mut self.form, key) == Some(FormOutcome::Submitted) {
             self.submit(sh, out);
@@ -180,22 +171,6 @@ impl SectionView for PackageSection {
                 self.open_form(id, sh);
                 true
             }
-            Command::Up => {
-                self.scroll.up(1);
-                true
-            }
-            Command::Down => {
-                self.scroll.down(1);
-                true
-            }
-            Command::Top => {
-                self.scroll.top();
-                true
-            }
-            Command::Bottom => {
-                self.scroll.bottom();
-                true
-            }
             Command::Copy => {
                 if let Some(r) = &self.result {
                     out.copy("package id", r.package_id.clone());
@@ -204,7 +179,7 @@ impl SectionView for PackageSection {
                 }
                 true
             }
-            _ => false,
+            _ => self.scroll.navigate(cmd),
         }
     }
 

@@ -11,7 +11,6 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 
 use crate::api::ledger::{PartiesResponse, PartyDetails};
-use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
@@ -20,8 +19,8 @@ use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow
 use crate::ui::theme::Theme;
 
 use super::SectionView;
-use super::common::{Note, Tone, explain_failure, kv_line, put, render_notes, split_list};
-use crate::ui::form::{Field, Form, FormOutcome, form_key, form_paste};
+use super::common::{Note, SectionState, Tone, explain_failure, kv_line, put, split_list};
+use crate::ui::form::{Field, Form, form_or_table_key, form_or_table_paste};
 use crate::ui::load::accept;
 
 /// The Parties section.
@@ -249,28 +248,14 @@ impl SectionView for Parties {
         self.form.is_some() || self.table.is_filtering()
     }
 
-    fn key_context(&self) -> KeyContext {
-        if self.wants_raw_keys() {
-            KeyContext::TextInput
-        } else {
-            KeyContext::List
-        }
-    }
-
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        match form_key(&mut self.form, key) {
-            None => {
-                self.table.on_key(key, &self.details);
-            }
-            Some(FormOutcome::Submitted) => self.submit(sh, out),
-            Some(_) => {}
+        if form_or_table_key(&mut self.form, &mut self.table, &self.details, key) {
+            self.submit(sh, out);
         }
     }
 
     fn on_paste(&mut self, text: &str) {
-        if !form_paste(&mut self.form, text) {
-            self.table.on_paste(text, &self.details);
-        }
+        form_or_table_paste(&mut self.form, &mut self.table, &self.details, text);
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
@@ -331,37 +316,27 @@ impl SectionView for Parties {
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, _sh: &Shared, theme: &Theme, focused: bool) {
-        let rest = Form::render_section_above(self.form.as_ref(), area, buf, theme, "look up");
-        if self.pending.is_some() {
-            put(
-                rest,
-                0,
-                buf,
-                &Line::styled("looking up parties…", theme.muted),
-            );
-            return;
+        let intro = [
+            Note::new(
+                Tone::Plain,
+                "GET /v2/parties/{party}: details of parties known to the participant.",
+            ),
+            Note::new(
+                Tone::Muted,
+                "Press i to enter a party (Tab completes party ids seen in the history), more parties and an identity provider id.",
+            ),
+        ];
+        let state = SectionState {
+            form: self.form.as_ref(),
+            submit: "look up",
+            pending: self.pending.is_some().then_some("looking up parties…"),
+            error: self.error.as_deref(),
+            answered: self.answered,
+            intro: &intro,
+        };
+        if let Some(rest) = state.render(area, buf, theme) {
+            render_table(self, rest, buf, theme, focused);
         }
-        if let Some(err) = &self.error {
-            render_notes(err, rest, buf, theme);
-            return;
-        }
-        if !self.answered {
-            if self.form.is_none() {
-                let notes = [
-                    Note::new(
-                        Tone::Plain,
-                        "GET /v2/parties/{party}: details of parties known to the participant.",
-                    ),
-                    Note::new(
-                        Tone::Muted,
-                        "Press i to enter a party (Tab completes party ids seen in the history), more parties and an identity provider id.",
-                    ),
-                ];
-                render_notes(&notes, rest, buf, theme);
-            }
-            return;
-        }
-        render_table(self, rest, buf, theme, focused);
     }
 
     fn hints(&self) -> Vec<Command> {

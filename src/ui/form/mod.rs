@@ -36,6 +36,8 @@ mod parts;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use crate::config::keymap::KeyContext;
+use crate::ui::table::{DataTable, TableRow};
 use crate::ui::text_input::{InputMode, InputOutcome, TextInput};
 
 pub use crate::ui::load::Load;
@@ -661,19 +663,123 @@ impl Form {
     }
 }
 
+/// Where a form lives while it is open: an `Option<Form>` (built on open, dropped on close, as
+/// the Ledger sections do) or a [`Dialog`] (kept between openings, as Holdings and Validators
+/// do).
+pub trait FormSlot {
+    /// The form, when it is open.
+    fn open_form(&mut self) -> Option<&mut Form>;
+    /// Closes the form.
+    fn close(&mut self);
+}
+
+impl FormSlot for Option<Form> {
+    fn open_form(&mut self) -> Option<&mut Form> {
+        self.as_mut()
+    }
+
+    fn close(&mut self) {
+        *self = None;
+    }
+}
+
+/// A form kept between openings: what was typed is still there when it opens again.
+#[derive(Debug, Clone)]
+pub struct Dialog {
+    pub form: Form,
+    open: bool,
+}
+
+impl Dialog {
+    /// A closed dialog over `form`.
+    pub fn new(form: Form) -> Self {
+        Dialog { form, open: false }
+    }
+
+    /// Whether the form is open (it has every key).
+    pub fn is_open(&self) -> bool {
+        self.open
+    }
+
+    /// Opens the form.
+    pub fn open(&mut self) {
+        self.open = true;
+    }
+
+    /// Closes the form (what was typed stays).
+    pub fn close(&mut self) {
+        self.open = false;
+    }
+}
+
+impl FormSlot for Dialog {
+    fn open_form(&mut self) -> Option<&mut Form> {
+        self.open.then_some(&mut self.form)
+    }
+
+    fn close(&mut self) {
+        Dialog::close(self);
+    }
+}
+
 /// A raw key for a form that may be open (`None`: no form, the key is the caller's). Esc closes
 /// the form here; the caller acts on `Submitted`.
-pub fn form_key(form: &mut Option<Form>, key: &KeyEvent) -> Option<FormOutcome> {
-    let outcome = form.as_mut()?.handle_key(key);
+pub fn form_key(slot: &mut impl FormSlot, key: &KeyEvent) -> Option<FormOutcome> {
+    let outcome = slot.open_form()?.handle_key(key);
     if outcome == FormOutcome::Cancelled {
-        *form = None;
+        slot.close();
     }
     Some(outcome)
 }
 
 /// Pasted text for a form that may be open; returns whether it took it.
-pub fn form_paste(form: &mut Option<Form>, text: &str) -> bool {
-    form.as_mut().map(|f| f.paste(text)).is_some()
+pub fn form_paste(slot: &mut impl FormSlot, text: &str) -> bool {
+    slot.open_form().map(|f| f.paste(text)).is_some()
+}
+
+/// A raw key of a view with a form over a table: the open form takes it, else the table (its
+/// moves and `/` filter). Returns whether the form was submitted.
+pub fn form_or_table_key<C, R>(
+    slot: &mut impl FormSlot,
+    table: &mut DataTable<C>,
+    rows: &[R],
+    key: &KeyEvent,
+) -> bool
+where
+    C: Copy + PartialEq,
+    R: TableRow<Col = C>,
+{
+    match form_key(slot, key) {
+        None => {
+            table.on_key(key, rows);
+            false
+        }
+        Some(outcome) => outcome == FormOutcome::Submitted,
+    }
+}
+
+/// Pasted text of a view with a form over a table: the open form's, else the table filter's.
+pub fn form_or_table_paste<C, R>(
+    slot: &mut impl FormSlot,
+    table: &mut DataTable<C>,
+    rows: &[R],
+    text: &str,
+) where
+    C: Copy + PartialEq,
+    R: TableRow<Col = C>,
+{
+    if !form_paste(slot, text) {
+        table.on_paste(text, rows);
+    }
+}
+
+/// The key context of a view that reads raw keys while a form or filter is open.
+pub fn raw_or_list(raw: bool) -> KeyContext {
+    if raw {
+        KeyContext::TextInput
+    } else {
+        KeyContext::List
+    }
 }
 
 #[cfg(test)]

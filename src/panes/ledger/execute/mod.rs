@@ -30,7 +30,8 @@ use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{
-    Note, READ_ONLY_TEXT, Tone, explain_failure, put, reading_line, refuse_read_only, render_notes,
+    Note, READ_ONLY_TEXT, Tone, explain_failure, put, read_only_notes, reading_line,
+    refuse_read_only, render_notes,
 };
 use crate::ui::load::accept;
 
@@ -335,21 +336,13 @@ impl SectionView for Execute {
                 }
                 true
             }
-            Command::Up => {
-                self.scroll.up(1);
-                true
-            }
-            Command::Down => {
-                self.scroll.down(1);
-                true
-            }
             Command::Copy => {
                 if let Some(t) = &self.result {
                     out.copy("update id", t.update_id.clone());
                 }
                 true
             }
-            _ => false,
+            _ => self.scroll.navigate(cmd),
         }
     }
 
@@ -426,14 +419,7 @@ impl SectionView for Execute {
         }
         let w = area.width;
         if sh.ctx.read_only {
-            let notes = [
-                Note::new(Tone::Warn, READ_ONLY_TEXT),
-                Note::new(
-                    Tone::Muted,
-                    "Read-only mode is on (--read-only, or read_only = true in the profile): \
-                     prepared transactions cannot be executed from here.",
-                ),
-            ];
+            let notes = read_only_notes("prepared transactions cannot be executed");
             render_notes(&notes, area, buf, theme);
             return;
         }

@@ -37,8 +37,8 @@ use crate::ui::tree::{TreeSplit, TreeState};
 use crate::ui::value_view::{ValueOutcome, ValueView};
 
 use super::SectionView;
-use super::common::{Note, Tone, explain_failure, put, render_notes, split_list};
-use crate::ui::form::{Field, Form, FormOutcome, form_key, form_paste};
+use super::common::{Note, SectionState, Tone, explain_failure, put, split_list};
+use crate::ui::form::{Field, Form, form_or_table_key, form_or_table_paste};
 use crate::ui::load::accept;
 
 use drill::{apply_rows, render_drill};
@@ -371,19 +371,13 @@ impl SectionView for Trees {
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        match form_key(&mut self.form, key) {
-            None => {
-                self.table.on_key(key, &self.items);
-            }
-            Some(FormOutcome::Submitted) => self.submit(sh, out),
-            Some(_) => {}
+        if form_or_table_key(&mut self.form, &mut self.table, &self.items, key) {
+            self.submit(sh, out);
         }
     }
 
     fn on_paste(&mut self, text: &str) {
-        if !form_paste(&mut self.form, text) {
-            self.table.on_paste(text, &self.items);
-        }
+        form_or_table_paste(&mut self.form, &mut self.table, &self.items, text);
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
@@ -466,36 +460,30 @@ impl SectionView for Trees {
             }
             return;
         }
-        let rest = Form::render_section_above(self.form.as_ref(), area, buf, theme, "query");
-        if self.pending.is_some() {
-            put(
-                rest,
-                0,
-                buf,
-                &Line::styled("querying /v2/updates/trees…", theme.muted),
-            );
+        let intro = [
+            Note::new(
+                Tone::Plain,
+                "POST /v2/updates/trees (deprecated): transaction trees over an offset range.",
+            ),
+            Note::new(
+                Tone::Muted,
+                "Press i to set the range (begin exclusive, end inclusive), a party filter, a limit, the order and template filters (#package-name:Module:Entity); Enter on an item opens its tree.",
+            ),
+        ];
+        let state = SectionState {
+            form: self.form.as_ref(),
+            submit: "query",
+            pending: self
+                .pending
+                .is_some()
+                .then_some("querying /v2/updates/trees…"),
+            error: self.error.as_deref(),
+            answered: self.answered,
+            intro: &intro,
+        };
+        let Some(rest) = state.render(area, buf, theme) else {
             return;
-        }
-        if let Some(err) = &self.error {
-            render_notes(err, rest, buf, theme);
-            return;
-        }
-        if !self.answered {
-            if self.form.is_none() {
-                let notes = [
-                    Note::new(
-                        Tone::Plain,
-                        "POST /v2/updates/trees (deprecated): transaction trees over an offset range.",
-                    ),
-                    Note::new(
-                        Tone::Muted,
-                        "Press i to set the range (begin exclusive, end inclusive), a party filter, a limit, the order and template filters (#package-name:Module:Entity); Enter on an item opens its tree.",
-                    ),
-                ];
-                render_notes(&notes, rest, buf, theme);
-            }
-            return;
-        }
+        };
         render_list(self, rest, buf, sh, theme, focused);
     }
 
