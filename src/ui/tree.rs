@@ -25,6 +25,7 @@
 //! ```
 
 use std::collections::HashSet;
+use std::ops::Deref;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -38,6 +39,7 @@ use crate::ui::theme::Theme;
 
 /// A node's id within its source (an index into the source's own arena).
 pub use crate::model::NodeId;
+use crate::model::forest::Forest;
 
 /// Deepest nesting shown; deeper nodes are not expanded.
 pub const MAX_DEPTH: usize = 256;
@@ -55,6 +57,31 @@ pub trait TreeSource {
     fn parent(&self, id: NodeId) -> Option<NodeId>;
     /// The one-line label of `id`. Server strings in it are sanitized again when drawn.
     fn label(&self, id: NodeId, theme: &Theme) -> Line<'_>;
+}
+
+/// A tree whose shape is a [`Forest`] (the scan, ledger and verdict view trees of `model/`):
+/// only its labels are its own; the walk over roots, children and parents is the forest's.
+pub trait ForestLabels: Deref<Target = Forest> {
+    /// The one-line label of `id`. Server strings in it are sanitized again when drawn.
+    fn label(&self, id: NodeId, theme: &Theme) -> Line<'_>;
+}
+
+impl<T: ForestLabels> TreeSource for T {
+    fn roots(&self) -> &[NodeId] {
+        Forest::roots(self)
+    }
+
+    fn children(&self, id: NodeId) -> &[NodeId] {
+        Forest::children(self, id)
+    }
+
+    fn parent(&self, id: NodeId) -> Option<NodeId> {
+        Forest::parent(self, id)
+    }
+
+    fn label(&self, id: NodeId, theme: &Theme) -> Line<'_> {
+        ForestLabels::label(self, id, theme)
+    }
 }
 
 /// One visible row.

@@ -91,10 +91,9 @@ pub fn stable(screen: &str) -> String {
     // A loaded range with dates (it spans midnight) is 12 characters wider than one without:
     // the title's border after it is drawn as for the short one, so a snapshot does not depend
     // on the time of day it runs.
-    let dated = regex::Regex::new(
-        r"\d{2}-\d{2} \d{2}:\d{2}–\d{2}-\d{2} \d{2}:\d{2}\b([^─│\n]*)(─*)",
-    )
-    .expect("regex");
+    let dated =
+        regex::Regex::new(r"\d{2}-\d{2} \d{2}:\d{2}–\d{2}-\d{2} \d{2}:\d{2}\b([^─│\n]*)(─*)")
+            .expect("regex");
     let mut s = dated
         .replace_all(screen, |c: &regex::Captures| {
             let border = c[2].chars().count();
