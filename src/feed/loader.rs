@@ -19,6 +19,7 @@ use std::collections::VecDeque;
 
 use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest};
 use crate::model::history::{History, Placement};
+use crate::model::network::{FAR_FUTURE, HEAD_WINDOWS};
 use crate::model::summary::{format_time_micros, parse_time_micros};
 use crate::msg::{Fetched, Request, RequestId, RequestIds, Response, UpdatesPurpose};
 
@@ -28,18 +29,12 @@ pub use span::{span_estimate, span_limit};
 pub const PAGE_SIZE: i32 = 1000;
 /// [`PAGE_SIZE`] as a length.
 pub const PAGE: usize = PAGE_SIZE as usize;
-/// The "far future" record time used to probe whether a migration is the newest.
-pub const DISCOVER_TIME: &str = "9999-12-31T23:59:59Z";
-/// Look-back windows (seconds) tried in turn when the recent window is empty.
-pub const SEEK_STEPS: [i64; 7] = [
-    600,
-    3_600,
-    6 * 3_600,
-    86_400,
-    7 * 86_400,
-    30 * 86_400,
-    365 * 86_400,
-];
+/// The "far future" record time used to probe whether a migration is the newest (the same
+/// probe the network's head search and sweep send).
+pub const DISCOVER_TIME: &str = FAR_FUTURE;
+/// Look-back windows (seconds) tried in turn when the recent window is empty: the network head
+/// search's windows from ten minutes on (10 min, 1 h, 6 h, 1 d, 7 d, 30 d, 365 d).
+pub const SEEK_STEPS: &[i64] = HEAD_WINDOWS.split_at(2).1;
 const MICROS: i64 = 1_000_000;
 /// First look-back step when loading earlier updates (µs).
 pub const EARLIER_FIRST_STEP: i64 = 3_600 * MICROS;
@@ -1533,6 +1528,15 @@ mod tests {
             "{at_once} at once"
         );
         assert!(sent >= 40, "it keeps going at the pace: {sent}");
+    }
+
+    #[test]
+    fn seek_steps_start_at_ten_minutes_and_end_at_a_year() {
+        // Taken from the head search's windows: the history seek must not start at 30 s.
+        assert_eq!(
+            SEEK_STEPS,
+            [600, 3_600, 21_600, 86_400, 604_800, 2_592_000, 31_536_000]
+        );
     }
 
     #[test]
