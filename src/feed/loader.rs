@@ -1046,34 +1046,15 @@ impl Loader {
             return;
         };
         job.id = None;
-        let before = |p: Pos| if inclusive { p <= bound } else { p < bound };
-        // Items come in ledger order: the earlier ones are a prefix of the page.
-        let cut = page
-            .transactions
-            .iter()
-            .position(|i| item_position(i).is_some_and(|p| !before(p)));
-        let reached = cut.is_some();
-        let full = page.transactions.len() >= PAGE;
-        if full && !reached && job.step > EARLIER_MIN_STEP {
+        let (cut, full) = earlier_cut(page, bound, inclusive);
+        if full && cut.is_none() && job.step > EARLIER_MIN_STEP {
             // A gap between this page and the oldest loaded update: look back less far.
             job.step /= 2;
             job.due = cx.now;
             self.earlier = Some(job);
             return;
         }
-        if full && !reached {
-            cx.note(
-                Note::Warn,
-                "more than 1,000 updates within a millisecond: some were skipped",
-            );
-        }
-        let slice = &page.transactions[..cut.unwrap_or(page.transactions.len())];
-        let items = positioned(slice, cx);
-        let added = cx.history.add_page(&items, Placement::Prepend);
-        cx.out.change.merge(HistoryChange {
-            prepended: added,
-            ..HistoryChange::default()
-        });
+        let added = prepend_earlier(page, cut, full, cx);
         job.gathered += added;
         job.due = cx.now;
         if job.gathered >= EARLIER_ENOUGH {
@@ -1100,6 +1081,38 @@ impl Loader {
             cx.note(Note::Info, "reached ledger begin");
         }
     }
+}
+
+/// Where a page asked for before the oldest loaded update meets the history: the index of its
+/// first item not before `bound` (`inclusive`: `bound` itself counts as before), and whether the
+/// page was full. Items come in ledger order: the earlier ones are a prefix of the page.
+fn earlier_cut(page: &UpdatesPage, bound: Pos, inclusive: bool) -> (Option<usize>, bool) {
+    let before = |p: Pos| if inclusive { p <= bound } else { p < bound };
+    let cut = page
+        .transactions
+        .iter()
+        .position(|i| item_position(i).is_some_and(|p| !before(p)));
+    (cut, page.transactions.len() >= PAGE)
+}
+
+/// Puts the items of `page` before `cut` (all of them when `None`) in front of the history and
+/// returns how many were added. A full page that never reaches the history means some updates
+/// of its last millisecond could not be asked for: the user is told.
+fn prepend_earlier(page: &UpdatesPage, cut: Option<usize>, full: bool, cx: &mut Ctx) -> usize {
+    if full && cut.is_none() {
+        cx.note(
+            Note::Warn,
+            "more than 1,000 updates within a millisecond: some were skipped",
+        );
+    }
+    let slice = &page.transactions[..cut.unwrap_or(page.transactions.len())];
+    let items = positioned(slice, cx);
+    let added = cx.history.add_page(&items, Placement::Prepend);
+    cx.out.change.merge(HistoryChange {
+        prepended: added,
+        ..HistoryChange::default()
+    });
+    added
 }
 
 /// Items with a readable position (malformed items without one cannot be placed); records
