@@ -34,7 +34,7 @@ use crate::ui::safe::safe_line;
 use crate::ui::table::{DataTable, Draw};
 use crate::ui::theme::Theme;
 use crate::ui::tree::{TreeSplit, TreeState};
-use crate::ui::value_view::{ValueOutcome, ValueView};
+use crate::ui::value_view::ValueView;
 
 use super::SectionView;
 use super::common::{Note, Tone, explain_failure, put, render_notes, split_list};
@@ -387,12 +387,7 @@ impl SectionView for Trees {
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
-        if let Some(v) = &mut self.value_view {
-            match v.command(cmd) {
-                ValueOutcome::Close => self.value_view = None,
-                ValueOutcome::Copy { what, text } => out.copy(&what, text),
-                ValueOutcome::Used => {}
-            }
+        if out.value_view(&mut self.value_view, cmd) {
             return true;
         }
         if self.drill.is_some() && cmd != Command::Edit {
