@@ -20,7 +20,6 @@ use std::sync::Arc;
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::Line;
 
 use crate::api::ledger::{GetUpdatesRequest, JsGetUpdateTreesResponse, template_filter_ref};
 use crate::config::keymap::KeyContext;
@@ -37,7 +36,7 @@ use crate::ui::tree::{TreeSplit, TreeState};
 use crate::ui::value_view::ValueView;
 
 use super::SectionView;
-use super::common::{Note, Tone, explain_failure, put, render_notes, split_list};
+use super::common::{Note, Tone, explain_failure, put_styled, render_notes, split_list};
 use crate::ui::form::{Field, Form, FormOutcome, form_key, form_paste};
 use crate::ui::load::accept;
 
@@ -463,12 +462,7 @@ impl SectionView for Trees {
         }
         let rest = Form::render_section_above(self.form.as_ref(), area, buf, theme, "query");
         if self.pending.is_some() {
-            put(
-                rest,
-                0,
-                buf,
-                &Line::styled("querying /v2/updates/trees…", theme.muted),
-            );
+            put_styled(rest, 0, buf, "querying /v2/updates/trees…", theme.muted);
             return;
         }
         if let Some(err) = &self.error {
@@ -545,19 +539,10 @@ impl SectionView for Trees {
 fn render_list(t: &Trees, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
     let width = usize::from(area.width);
     let summary = format!("{} items · {}", group_thousands(t.items.len()), t.asked);
-    put(
-        area,
-        0,
-        buf,
-        &Line::styled(safe_line(&summary, width).into_owned(), theme.accent),
-    );
+    put_styled(area, 0, buf, &safe_line(&summary, width), theme.accent);
     if t.items.is_empty() {
-        put(
-            area,
-            1,
-            buf,
-            &Line::styled("no updates in this range for these parties", theme.muted),
-        );
+        let empty = "no updates in this range for these parties";
+        put_styled(area, 1, buf, empty, theme.muted);
         return;
     }
     let table = Rect::new(
