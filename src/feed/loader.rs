@@ -20,6 +20,7 @@ use std::collections::VecDeque;
 
 use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest};
 use crate::model::history::{History, Placement};
+use crate::model::network::{FAR_FUTURE, HEAD_WINDOWS};
 use crate::model::summary::{format_time_micros, parse_time_micros};
 use crate::msg::{Fetched, Request, RequestId, RequestIds, Response, UpdatesPurpose};
 
@@ -29,18 +30,12 @@ pub use span::{span_estimate, span_limit};
 pub const PAGE_SIZE: i32 = 1000;
 /// [`PAGE_SIZE`] as a length.
 pub const PAGE: usize = PAGE_SIZE as usize;
-/// The "far future" record time used to probe whether a migration is the newest.
-pub const DISCOVER_TIME: &str = "9999-12-31T23:59:59Z";
-/// Look-back windows (seconds) tried in turn when the recent window is empty.
-pub const SEEK_STEPS: [i64; 7] = [
-    600,
-    3_600,
-    6 * 3_600,
-    86_400,
-    7 * 86_400,
-    30 * 86_400,
-    365 * 86_400,
-];
+/// The "far future" record time used to probe whether a migration is the newest (the same
+/// probe the network's head search and sweep send).
+pub const DISCOVER_TIME: &str = FAR_FUTURE;
+/// Look-back windows (seconds) tried in turn when the recent window is empty: the network head
+/// search's windows from ten minutes on (10 min, 1 h, 6 h, 1 d, 7 d, 30 d, 365 d).
+pub const SEEK_STEPS: &[i64] = HEAD_WINDOWS.split_at(2).1;
 const MICROS: i64 = 1_000_000;
 /// First look-back step when loading earlier updates (µs).
 pub const EARLIER_FIRST_STEP: i64 = 3_600 * MICROS;
@@ -1052,34 +1047,15 @@ impl Loader {
             return;
         };
         job.id = None;
-        let before = |p: Pos| if inclusive { p <= bound } else { p < bound };
-        // Items come in ledger order: the earlier ones are a prefix of the page.
-        let cut = page
-            .transactions
-            .iter()
-            .position(|i| item_position(i).is_some_and(|p| !before(p)));
-        let reached = cut.is_some();
-        let full = page.transactions.len() >= PAGE;
-        if full && !reached && job.step > EARLIER_MIN_STEP {
+        let (cut, full) = earlier_cut(page, bound, inclusive);
+        if full && cut.is_none() && job.step > EARLIER_MIN_STEP {
             // A gap between this page and the oldest loaded update: look back less far.
             job.step /= 2;
             job.due = cx.now;
             self.earlier = Some(job);
             return;
         }
-        if full && !reached {
-            cx.note(
-                Note::Warn,
-                "more than 1,000 updates within a millisecond: some were skipped",
-            );
-        }
-        let slice = &page.transactions[..cut.unwrap_or(page.transactions.len())];
-        let items = positioned(slice, cx);
-        let added = cx.history.add_page(&items, Placement::Prepend);
-        cx.out.change.merge(HistoryChange {
-            prepended: added,
-            ..HistoryChange::default()
-        });
+        let added = prepend_earlier(page, cut, full, cx);
         job.gathered += added;
         job.due = cx.now;
         if job.gathered >= EARLIER_ENOUGH {
@@ -1106,6 +1082,38 @@ impl Loader {
             cx.note(Note::Info, "reached ledger begin");
         }
     }
+}
+
+/// Where a page asked for before the oldest loaded update meets the history: the index of its
+/// first item not before `bound` (`inclusive`: `bound` itself counts as before), and whether the
+/// page was full. Items come in ledger order: the earlier ones are a prefix of the page.
+fn earlier_cut(page: &UpdatesPage, bound: Pos, inclusive: bool) -> (Option<usize>, bool) {
+    let before = |p: Pos| if inclusive { p <= bound } else { p < bound };
+    let cut = page
+        .transactions
+        .iter()
+        .position(|i| item_position(i).is_some_and(|p| !before(p)));
+    (cut, page.transactions.len() >= PAGE)
+}
+
+/// Puts the items of `page` before `cut` (all of them when `None`) in front of the history and
+/// returns how many were added. A full page that never reaches the history means some updates
+/// of its last millisecond could not be asked for: the user is told.
+fn prepend_earlier(page: &UpdatesPage, cut: Option<usize>, full: bool, cx: &mut Ctx) -> usize {
+    if full && cut.is_none() {
+        cx.note(
+            Note::Warn,
+            "more than 1,000 updates within a millisecond: some were skipped",
+        );
+    }
+    let slice = &page.transactions[..cut.unwrap_or(page.transactions.len())];
+    let items = positioned(slice, cx);
+    let added = cx.history.add_page(&items, Placement::Prepend);
+    cx.out.change.merge(HistoryChange {
+        prepended: added,
+        ..HistoryChange::default()
+    });
+    added
 }
 
 /// Items with a readable position (malformed items without one cannot be placed); records
@@ -1534,6 +1542,15 @@ mod tests {
             "{at_once} at once"
         );
         assert!(sent >= 40, "it keeps going at the pace: {sent}");
+    }
+
+    #[test]
+    fn seek_steps_start_at_ten_minutes_and_end_at_a_year() {
+        // Taken from the head search's windows: the history seek must not start at 30 s.
+        assert_eq!(
+            SEEK_STEPS,
+            [600, 3_600, 21_600, 86_400, 604_800, 2_592_000, 31_536_000]
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, LazyLock};
 
 use super::NodeId;
+use super::forest::Forest;
 use crate::api::json::RawJson;
 use crate::api::scan::{EventHistoryItem, Transaction, TreeEvent, UpdateItem};
 
@@ -54,9 +55,7 @@ pub struct ScanTree {
     tx: Owner,
     /// Event id of each node, in pre-order.
     ids: Vec<Box<str>>,
-    roots: Vec<NodeId>,
-    children: Vec<Vec<NodeId>>,
-    parents: Vec<Option<NodeId>>,
+    forest: Forest,
     /// Keys `events_by_id` repeats in the server's JSON, each with how many times it came.
     duplicates: Vec<(Box<str>, u32)>,
 }
@@ -78,31 +77,20 @@ impl ScanTree {
 
     fn build(tx: Owner) -> Self {
         let mut ids: Vec<Box<str>> = Vec::new();
-        let mut children: Vec<Vec<NodeId>> = Vec::new();
-        let mut parents: Vec<Option<NodeId>> = Vec::new();
-        let mut roots = Vec::new();
+        let mut forest = Forest::default();
         // Stack of (parent node at each depth).
         let mut path: Vec<NodeId> = Vec::new();
         for item in tx.tx().walk() {
-            let id = ids.len();
             ids.push(item.id.into());
-            children.push(Vec::new());
             path.truncate(item.depth);
-            let parent = path.last().copied();
-            parents.push(parent);
-            match parent {
-                Some(p) => children[p].push(id),
-                None => roots.push(id),
-            }
+            let id = forest.push(path.last().copied());
             path.push(id);
         }
         let duplicates = duplicate_event_keys(tx.tx().raw.get());
         ScanTree {
             tx,
             ids,
-            roots,
-            children,
-            parents,
+            forest,
             duplicates,
         }
     }
@@ -129,16 +117,6 @@ impl ScanTree {
     /// The transaction.
     pub fn transaction(&self) -> &Transaction {
         self.tx.tx()
-    }
-
-    /// Number of nodes.
-    pub fn len(&self) -> usize {
-        self.ids.len()
-    }
-
-    /// Whether the tree has no nodes.
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
     }
 
     /// The event id of a node.
@@ -179,20 +157,11 @@ impl ScanTree {
     }
 }
 
-impl ScanTree {
-    /// The top-level nodes, in order.
-    pub fn roots(&self) -> &[NodeId] {
-        &self.roots
-    }
-
-    /// The children of `id`, in order (empty for leaves and unknown ids).
-    pub fn children(&self, id: NodeId) -> &[NodeId] {
-        self.children.get(id).map_or(&[], |c| c.as_slice())
-    }
-
-    /// The parent of `id` (`None` for roots).
-    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
-        self.parents.get(id).copied().flatten()
+/// The tree's shape (roots, children, parents, number of nodes).
+impl std::ops::Deref for ScanTree {
+    type Target = Forest;
+    fn deref(&self) -> &Forest {
+        &self.forest
     }
 }
 

@@ -17,6 +17,7 @@
 use std::sync::Arc;
 
 use super::NodeId;
+use super::forest::Forest;
 use crate::api::ledger::{JsTransactionTree, TreeEvent};
 
 /// The event tree of one ledger transaction tree.
@@ -29,9 +30,7 @@ pub struct LedgerTree {
     node_ids: Vec<Option<i64>>,
     /// Node ids inside each node's (clipped) range that are not in the tree.
     hidden: Vec<u32>,
-    roots: Vec<NodeId>,
-    children: Vec<Vec<NodeId>>,
-    parents: Vec<Option<NodeId>>,
+    forest: Forest,
 }
 
 impl LedgerTree {
@@ -59,9 +58,7 @@ impl LedgerTree {
         let n = order.len();
         let mut keys = Vec::with_capacity(n);
         let mut node_ids = Vec::with_capacity(n);
-        let mut children: Vec<Vec<NodeId>> = vec![Vec::new(); n];
-        let mut parents: Vec<Option<NodeId>> = vec![None; n];
-        let mut roots = Vec::new();
+        let mut forest = Forest::with_capacity(n);
         // Effective last descendant id and count of present descendants per node.
         let mut last: Vec<i64> = vec![0; n];
         let mut present: Vec<u64> = vec![0; n];
@@ -74,7 +71,7 @@ impl LedgerTree {
             let Some(id) = id else {
                 // No position in the id space: a trailing root without children.
                 stack.clear();
-                roots.push(node);
+                forest.push(None);
                 last[node] = i64::MIN;
                 continue;
             };
@@ -89,15 +86,9 @@ impl LedgerTree {
             .max(id);
             let eff_last = parent.map_or(own_last, |(_, end)| own_last.min(end));
             last[node] = eff_last;
-            match parent {
-                Some((p, _)) => {
-                    children[p].push(node);
-                    parents[node] = Some(p);
-                    for &(ancestor, _) in &stack {
-                        present[ancestor] += 1;
-                    }
-                }
-                None => roots.push(node),
+            forest.push(parent.map(|(p, _)| p));
+            for &(ancestor, _) in &stack {
+                present[ancestor] += 1;
             }
             if eff_last > id {
                 stack.push((node, eff_last));
@@ -117,25 +108,13 @@ impl LedgerTree {
             keys,
             node_ids,
             hidden,
-            roots,
-            children,
-            parents,
+            forest,
         }
     }
 
     /// The transaction tree.
     pub fn tree(&self) -> &JsTransactionTree {
         &self.tree
-    }
-
-    /// Number of nodes.
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// Whether the tree has no nodes.
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
     }
 
     /// The event of a node.
@@ -177,19 +156,10 @@ impl LedgerTree {
     }
 }
 
-impl LedgerTree {
-    /// The top-level nodes, in order.
-    pub fn roots(&self) -> &[NodeId] {
-        &self.roots
-    }
-
-    /// The children of `id`, in order (empty for leaves and unknown ids).
-    pub fn children(&self, id: NodeId) -> &[NodeId] {
-        self.children.get(id).map_or(&[], |c| c.as_slice())
-    }
-
-    /// The parent of `id` (`None` for roots).
-    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
-        self.parents.get(id).copied().flatten()
+/// The tree's shape (roots, children, parents, number of nodes).
+impl std::ops::Deref for LedgerTree {
+    type Target = Forest;
+    fn deref(&self) -> &Forest {
+        &self.forest
     }
 }

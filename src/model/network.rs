@@ -657,7 +657,8 @@ pub fn migration_at(starts: &[(i64, i64)], time: i64) -> i64 {
         .map_or(0, |(m, _)| *m)
 }
 
-/// Look-back windows tried in turn (seconds); after the last, the whole migration.
+/// Look-back windows tried in turn (seconds); after the last, the whole migration. The history
+/// loader's seek steps are the same windows from ten minutes on (`feed::loader::SEEK_STEPS`).
 pub const HEAD_WINDOWS: [i64; 9] = [
     30,
     120,

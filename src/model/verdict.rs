@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::NodeId;
+use super::forest::Forest;
 use crate::api::scan::{EventHistoryItem, TrafficSummary, TransactionView, Verdict};
 
 /// One node of the view tree.
@@ -16,8 +17,6 @@ struct ViewNode {
     view_id: i32,
     /// A view no root view reaches (shown as an extra root so nothing disappears).
     orphan: bool,
-    children: Vec<NodeId>,
-    parent: Option<NodeId>,
 }
 
 /// The transaction views of a verdict as a tree: roots in `root_views` order, children in each
@@ -27,7 +26,7 @@ struct ViewNode {
 pub struct ViewTree {
     body: Arc<EventHistoryItem>,
     nodes: Vec<ViewNode>,
-    roots: Vec<NodeId>,
+    forest: Forest,
     /// Per view index: indices of the traffic envelopes whose `view_ids` include it.
     envelopes_of_view: Vec<Vec<usize>>,
 }
@@ -43,12 +42,12 @@ impl ViewTree {
         }
         let mut visited = vec![false; views.len()];
         let mut nodes: Vec<ViewNode> = Vec::with_capacity(views.len());
-        let mut roots = Vec::new();
+        let mut forest = Forest::with_capacity(views.len());
         // Stack of (resolved view index, referenced id, parent node, orphan root).
         let mut stack: Vec<(Option<usize>, i32, Option<NodeId>, bool)> = Vec::new();
         let walk = |stack: &mut Vec<(Option<usize>, i32, Option<NodeId>, bool)>,
                     nodes: &mut Vec<ViewNode>,
-                    roots: &mut Vec<NodeId>,
+                    forest: &mut Forest,
                     visited: &mut Vec<bool>| {
             while let Some((view, view_id, parent, orphan)) = stack.pop() {
                 if let Some(i) = view {
@@ -57,18 +56,12 @@ impl ViewTree {
                     }
                     visited[i] = true;
                 }
-                let id = nodes.len();
+                let id = forest.push(parent);
                 nodes.push(ViewNode {
                     view,
                     view_id,
                     orphan,
-                    children: Vec::new(),
-                    parent,
                 });
-                match parent {
-                    Some(p) => nodes[p].children.push(id),
-                    None => roots.push(id),
-                }
                 if let Some(i) = view {
                     for &sub in views[i].sub_views.iter().rev() {
                         stack.push((by_id.get(&sub).copied(), sub, Some(id), false));
@@ -79,11 +72,11 @@ impl ViewTree {
         for &root in verdict.transaction_views.root_views.iter().rev() {
             stack.push((by_id.get(&root).copied(), root, None, false));
         }
-        walk(&mut stack, &mut nodes, &mut roots, &mut visited);
+        walk(&mut stack, &mut nodes, &mut forest, &mut visited);
         for i in 0..views.len() {
             if !visited[i] {
                 stack.push((Some(i), views[i].view_id, None, true));
-                walk(&mut stack, &mut nodes, &mut roots, &mut visited);
+                walk(&mut stack, &mut nodes, &mut forest, &mut visited);
             }
         }
         let mut envelopes_of_view = vec![Vec::new(); views.len()];
@@ -101,7 +94,7 @@ impl ViewTree {
         Some(ViewTree {
             body,
             nodes,
-            roots,
+            forest,
             envelopes_of_view,
         })
     }
@@ -113,16 +106,6 @@ impl ViewTree {
     /// The traffic summary of the update (None for older data).
     pub fn traffic_summary(&self) -> Option<&TrafficSummary> {
         self.body.traffic_summary.as_ref()
-    }
-
-    /// Number of nodes.
-    pub fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
-    /// Whether the verdict has no views.
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
     }
 
     /// The view id a node shows.
@@ -147,33 +130,24 @@ impl ViewTree {
 
     /// View ids of every node in pre-order (tree order).
     pub fn preorder_view_ids(&self) -> Vec<i32> {
-        let mut out = Vec::with_capacity(self.nodes.len());
-        let mut stack: Vec<NodeId> = self.roots.iter().rev().copied().collect();
-        while let Some(n) = stack.pop() {
-            out.push(self.nodes[n].view_id);
-            stack.extend(self.nodes[n].children.iter().rev());
-        }
-        out
-    }
-
-    /// The top-level nodes, in order (`root_views`, then views no root reaches).
-    pub fn roots(&self) -> &[NodeId] {
-        &self.roots
-    }
-
-    /// The children of `id`, in `sub_views` order (empty for leaves and unknown ids).
-    pub fn children(&self, id: NodeId) -> &[NodeId] {
-        self.nodes.get(id).map_or(&[], |n| n.children.as_slice())
-    }
-
-    /// The parent of `id` (`None` for roots).
-    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
-        self.nodes.get(id).and_then(|n| n.parent)
+        self.forest
+            .preorder()
+            .filter_map(|n| self.view_id(n))
+            .collect()
     }
 
     /// Whether `id` is a view no root view reaches (shown as an extra root).
     pub fn is_orphan(&self, id: NodeId) -> bool {
         self.nodes.get(id).is_some_and(|n| n.orphan)
+    }
+}
+
+/// The tree's shape: roots in `root_views` order, then views no root reaches; children in
+/// `sub_views` order.
+impl std::ops::Deref for ViewTree {
+    type Target = Forest;
+    fn deref(&self) -> &Forest {
+        &self.forest
     }
 }
 

@@ -17,6 +17,7 @@ use crate::msg::Command;
 pub use crate::msg::PaneId;
 use crate::msg::{Effect, Fetched, Request, RequestId, RequestIds};
 use crate::ui::theme::Theme;
+use crate::ui::value_view::{ValueOutcome, ValueView};
 
 pub mod export;
 pub mod form;
@@ -255,6 +256,20 @@ impl Out {
     pub fn copy(&mut self, what: &str, text: String) {
         self.effects.push(Effect::Copy(text));
         self.info(format!("copied {what}"));
+    }
+
+    /// Gives `cmd` to the full-value view when one is open (Esc closes it, `y` copies what it
+    /// shows); returns whether one was open, and so took the command.
+    pub fn value_view(&mut self, view: &mut Option<ValueView>, cmd: Command) -> bool {
+        let Some(v) = view else {
+            return false;
+        };
+        match v.command(cmd) {
+            ValueOutcome::Close => *view = None,
+            ValueOutcome::Copy { what, text } => self.copy(&what, text),
+            ValueOutcome::Used => {}
+        }
+        true
     }
 }
 

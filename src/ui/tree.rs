@@ -25,6 +25,7 @@
 //! ```
 
 use std::collections::HashSet;
+use std::ops::Deref;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -32,12 +33,14 @@ use ratatui::text::{Line, Span};
 
 use unicode_width::UnicodeWidthStr;
 
+use crate::msg::Command;
 use crate::ui::safe::sanitize;
 use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
 
 /// A node's id within its source (an index into the source's own arena).
 pub use crate::model::NodeId;
+use crate::model::forest::Forest;
 
 /// Deepest nesting shown; deeper nodes are not expanded.
 pub const MAX_DEPTH: usize = 256;
@@ -55,6 +58,73 @@ pub trait TreeSource {
     fn parent(&self, id: NodeId) -> Option<NodeId>;
     /// The one-line label of `id`. Server strings in it are sanitized again when drawn.
     fn label(&self, id: NodeId, theme: &Theme) -> Line<'_>;
+}
+
+/// A tree whose shape is a [`Forest`] (the scan, ledger and verdict view trees of `model/`):
+/// only its labels are its own; the walk over roots, children and parents is the forest's.
+pub trait ForestLabels: Deref<Target = Forest> {
+    /// The one-line label of `id`. Server strings in it are sanitized again when drawn.
+    fn label(&self, id: NodeId, theme: &Theme) -> Line<'_>;
+}
+
+impl<T: ForestLabels> TreeSource for T {
+    fn roots(&self) -> &[NodeId] {
+        Forest::roots(self)
+    }
+
+    fn children(&self, id: NodeId) -> &[NodeId] {
+        Forest::children(self, id)
+    }
+
+    fn parent(&self, id: NodeId) -> Option<NodeId> {
+        Forest::parent(self, id)
+    }
+
+    fn label(&self, id: NodeId, theme: &Theme) -> Line<'_> {
+        ForestLabels::label(self, id, theme)
+    }
+}
+
+/// What a tree command leaves to the pane around the tree ([`TreeState::command`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeCommand {
+    /// The tree moved or folded.
+    Done,
+    /// Enter on a leaf, or → / l on an open node or a leaf: move into the details.
+    Details,
+    /// Not a tree command.
+    Unused,
+}
+
+impl TreeState {
+    /// The commands every tree view shares (the Update and Ledger trees alike): ↑/↓, PgUp/PgDn,
+    /// Home/End move; Enter folds a node; → / l expand a closed node; ← collapses; Backspace
+    /// goes to the parent; expand and collapse all. Enter on a leaf and → on an open node or a
+    /// leaf ask for the details (↓ walks the children).
+    pub fn command<S: TreeSource + ?Sized>(&mut self, src: &S, cmd: Command) -> TreeCommand {
+        if self.scroll.navigate(cmd) {
+            return TreeCommand::Done;
+        }
+        let selected = self.selected();
+        let has_children = selected.is_some_and(|n| !src.children(n).is_empty());
+        match cmd {
+            Command::Toggle | Command::Select if has_children => self.toggle(src),
+            Command::Expand | Command::Right
+                if has_children && !selected.is_some_and(|n| self.is_expanded(n)) =>
+            {
+                self.expand(src);
+            }
+            Command::Toggle | Command::Select | Command::Expand | Command::Right => {
+                return TreeCommand::Details;
+            }
+            Command::Collapse | Command::Left => self.collapse(),
+            Command::Parent => self.parent(),
+            Command::ExpandAll => self.expand_all(src),
+            Command::CollapseAll => self.collapse_all(src),
+            _ => return TreeCommand::Unused,
+        }
+        TreeCommand::Done
+    }
 }
 
 /// One visible row.
@@ -726,6 +796,27 @@ mod tests {
             vec![0, 4],
             vec![vec![1, 2], vec![3], vec![], vec![], vec![]],
         )
+    }
+
+    #[test]
+    fn commands_fold_a_node_and_hand_leaves_and_open_nodes_to_the_details() {
+        let src = sample();
+        let mut s = TreeState::new(&src);
+        // → on closed 0 expands it; → again (open) asks for the details.
+        assert_eq!(s.command(&src, Command::Right), TreeCommand::Done);
+        assert!(s.is_expanded(0));
+        assert_eq!(s.command(&src, Command::Right), TreeCommand::Details);
+        // ↓ ↓ to leaf 2: Enter asks for the details, Backspace goes back to 0.
+        s.command(&src, Command::Down);
+        s.command(&src, Command::Down);
+        assert_eq!(s.selected(), Some(2));
+        assert_eq!(s.command(&src, Command::Select), TreeCommand::Details);
+        assert_eq!(s.command(&src, Command::Parent), TreeCommand::Done);
+        assert_eq!(s.selected(), Some(0));
+        // Enter on an open node folds it.
+        assert_eq!(s.command(&src, Command::Toggle), TreeCommand::Done);
+        assert!(!s.is_expanded(0));
+        assert_eq!(s.command(&src, Command::Copy), TreeCommand::Unused);
     }
 
     fn ids(s: &TreeState) -> Vec<NodeId> {

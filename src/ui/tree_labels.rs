@@ -10,21 +10,9 @@ use crate::model::event_tree::ScanTree;
 use crate::model::ledger_tree::LedgerTree;
 use crate::model::summary::{short_id, short_template};
 use crate::ui::theme::Theme;
-use crate::ui::tree::{NodeId, TreeSource};
+use crate::ui::tree::{ForestLabels, NodeId};
 
-impl TreeSource for ScanTree {
-    fn roots(&self) -> &[NodeId] {
-        self.roots()
-    }
-
-    fn children(&self, id: NodeId) -> &[NodeId] {
-        self.children(id)
-    }
-
-    fn parent(&self, id: NodeId) -> Option<NodeId> {
-        self.parent(id)
-    }
-
+impl ForestLabels for ScanTree {
     fn label(&self, id: NodeId, theme: &Theme) -> Line<'_> {
         let Some(event_id) = self.event_id(id) else {
             return Line::default();
@@ -60,19 +48,7 @@ impl TreeSource for ScanTree {
     }
 }
 
-impl TreeSource for LedgerTree {
-    fn roots(&self) -> &[NodeId] {
-        self.roots()
-    }
-
-    fn children(&self, id: NodeId) -> &[NodeId] {
-        self.children(id)
-    }
-
-    fn parent(&self, id: NodeId) -> Option<NodeId> {
-        self.parent(id)
-    }
-
+impl ForestLabels for LedgerTree {
     fn label(&self, id: NodeId, theme: &Theme) -> Line<'_> {
         let Some(key) = self.key(id) else {
             return Line::default();

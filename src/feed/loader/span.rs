@@ -9,11 +9,11 @@
 
 use super::{
     Ctx, EARLIER_FIRST_STEP, EARLIER_MAX_STEP, EARLIER_MIN_STEP, HistoryChange, Loader, MICROS,
-    Note, PACE_PER_SEC, PAGE, PAGE_SIZE, Pos, SpanEnd, SpanJob, SpanProgress, item_position,
-    positioned,
+    Note, PACE_PER_SEC, PAGE, PAGE_SIZE, SpanEnd, SpanJob, SpanProgress, earlier_cut,
+    prepend_earlier,
 };
 use crate::api::scan::{UpdatesPage, UpdatesRequest};
-use crate::model::history::{History, Placement};
+use crate::model::history::History;
 use crate::model::summary::format_time_micros;
 use crate::msg::UpdatesPurpose;
 
@@ -214,12 +214,7 @@ impl Loader {
             self.span = Some(job);
             return;
         };
-        let before = |p: Pos| if inclusive { p <= bound } else { p < bound };
-        let cut = page
-            .transactions
-            .iter()
-            .position(|i| item_position(i).is_some_and(|p| !before(p)));
-        let full = page.transactions.len() >= PAGE;
+        let (cut, full) = earlier_cut(page, bound, inclusive);
         let window = bound.1.saturating_sub(job.sent_after);
         if full && cut.is_none() && job.step > EARLIER_MIN_STEP {
             // A gap between this page and the oldest loaded update: look back less far.
@@ -227,19 +222,7 @@ impl Loader {
             self.span = Some(job);
             return;
         }
-        if full && cut.is_none() {
-            cx.note(
-                Note::Warn,
-                "more than 1,000 updates within a millisecond: some were skipped",
-            );
-        }
-        let slice = &page.transactions[..cut.unwrap_or(page.transactions.len())];
-        let items = positioned(slice, cx);
-        let added = cx.history.add_page(&items, Placement::Prepend);
-        cx.out.change.merge(HistoryChange {
-            prepended: added,
-            ..HistoryChange::default()
-        });
+        let added = prepend_earlier(page, cut, full, cx);
         job.progress.updates += added;
         if let Some(first) = cx.history.first() {
             job.progress.reached = first.record_time;

@@ -313,6 +313,11 @@ pub fn put(area: Rect, y: u16, buf: &mut Buffer, line: &Line<'_>) {
     }
 }
 
+/// Draws `text` in one `style` at row `y` of `area` when it is inside (a waiting text, a note).
+pub fn put_styled(area: Rect, y: u16, buf: &mut Buffer, text: &str, style: Style) {
+    put(area, y, buf, &Line::styled(text, style));
+}
+
 /// Clears a centred box of `w`×`h` inside `area` with a bordered title and returns its inner area.
 pub fn dialog(area: Rect, w: u16, h: u16, title: &str, buf: &mut Buffer, theme: &Theme) -> Rect {
     let rect = crate::ui::layout::centered(area, w, h);

@@ -24,7 +24,7 @@ use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, Response};
 use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
-use crate::ui::form::{Form, FormOutcome, Load, explain};
+use crate::ui::form::{Form, FormOutcome, Load, explain, form_key, form_paste};
 use crate::ui::json::JsonView;
 use crate::ui::sections::{Sections, framed_sections, sections};
 use crate::ui::table::{DataTable, TableInput};
@@ -333,21 +333,17 @@ impl Pane for ProxyPane {
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        let Some(form) = &mut self.form else {
-            self.table_input(TableInput::Key(key));
-            return;
-        };
-        match form.handle_key(key) {
-            FormOutcome::Submitted => self.submit_form(sh, out),
-            FormOutcome::Cancelled => self.form = None,
-            FormOutcome::Consumed => {}
+        match form_key(&mut self.form, key) {
+            None => {
+                self.table_input(TableInput::Key(key));
+            }
+            Some(FormOutcome::Submitted) => self.submit_form(sh, out),
+            Some(FormOutcome::Cancelled | FormOutcome::Consumed) => {}
         }
     }
 
     fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
-        if let Some(form) = &mut self.form {
-            form.paste(text);
-        } else {
+        if !form_paste(&mut self.form, text) {
             self.table_input(TableInput::Paste(text));
         }
     }

@@ -548,19 +548,38 @@ fn package_value(package_name: &str, template_id: &str) -> String {
     }
 }
 
-pub(super) fn created_fields(c: &CreatedEvent, fields: &mut Vec<Field>) {
-    fields.push(field("event", c.event_id.clone(), FieldStyle::EventId));
-    fields.push(field("contract", c.contract_id.clone(), FieldStyle::Id));
+/// The first rows of an event's details: event, contract, the choice of an exercise, template
+/// and package.
+fn event_head_fields(
+    fields: &mut Vec<Field>,
+    (event_id, contract_id): (&str, &str),
+    choice: Option<&str>,
+    (template_id, package_name): (&str, &str),
+) {
+    fields.push(field("event", event_id.to_owned(), FieldStyle::EventId));
+    fields.push(field("contract", contract_id.to_owned(), FieldStyle::Id));
+    if let Some(choice) = choice {
+        fields.push(field("choice", choice.to_owned(), FieldStyle::Exercised));
+    }
     fields.push(field(
         "template",
-        short_template(&c.template_id),
+        short_template(template_id),
         FieldStyle::Accent,
     ));
     fields.push(field(
         "package",
-        package_value(&c.package_name, &c.template_id),
+        package_value(package_name, template_id),
         FieldStyle::Text,
     ));
+}
+
+pub(super) fn created_fields(c: &CreatedEvent, fields: &mut Vec<Field>) {
+    event_head_fields(
+        fields,
+        (&c.event_id, &c.contract_id),
+        None,
+        (&c.template_id, &c.package_name),
+    );
     if !c.created_at.is_empty() {
         fields.push(field("created at", c.created_at.clone(), FieldStyle::Time));
     }
@@ -569,19 +588,12 @@ pub(super) fn created_fields(c: &CreatedEvent, fields: &mut Vec<Field>) {
 }
 
 fn exercised_fields(e: &ExercisedEvent, fields: &mut Vec<Field>) {
-    fields.push(field("event", e.event_id.clone(), FieldStyle::EventId));
-    fields.push(field("contract", e.contract_id.clone(), FieldStyle::Id));
-    fields.push(field("choice", e.choice.clone(), FieldStyle::Exercised));
-    fields.push(field(
-        "template",
-        short_template(&e.template_id),
-        FieldStyle::Accent,
-    ));
-    fields.push(field(
-        "package",
-        package_value(&e.package_name, &e.template_id),
-        FieldStyle::Text,
-    ));
+    event_head_fields(
+        fields,
+        (&e.event_id, &e.contract_id),
+        Some(&e.choice),
+        (&e.template_id, &e.package_name),
+    );
     fields.push(if e.consuming {
         field(
             "consuming",

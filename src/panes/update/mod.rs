@@ -48,7 +48,7 @@ use crate::ui::load::accept;
 use crate::ui::safe::sanitize;
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::tree::{HSCROLL_STEP, TreeSplit, TreeState};
-use crate::ui::value_view::{ValueOutcome, ValueView};
+use crate::ui::value_view::ValueView;
 
 use super::{Out, Pane, PaneId, RenderCtx, Shared};
 
@@ -467,12 +467,7 @@ impl UpdatePane {
                 _ => false,
             };
         }
-        if let Some(v) = &mut self.value_view {
-            match v.command(cmd) {
-                ValueOutcome::Close => self.value_view = None,
-                ValueOutcome::Copy { what, text } => out.copy(&what, text),
-                ValueOutcome::Used => {}
-            }
+        if out.value_view(&mut self.value_view, cmd) {
             return true;
         }
         if self.lifecycle.is_some() {

@@ -3,6 +3,7 @@
 
 use crate::api::scan::TreeEvent;
 use crate::msg::Command;
+use crate::ui::tree::TreeCommand;
 
 use super::details::tx_details;
 use super::{Content, Focus, UpdatePane, Want};
@@ -34,38 +35,11 @@ impl UpdatePane {
         let Some(Content::Tx(v)) = &mut self.content else {
             return false;
         };
-        let (tree, state) = (&v.tree, &mut v.state);
-        let selected = state.selected();
-        let has_children = selected.is_some_and(|n| !tree.children(n).is_empty());
-        match cmd {
-            Command::Up => state.up(1),
-            Command::Down => state.down(1),
-            Command::PageUp => state.page_up(),
-            Command::PageDown => state.page_down(),
-            Command::Top => state.top(),
-            Command::Bottom => state.bottom(),
-            Command::Toggle | Command::Select => {
-                if has_children {
-                    state.toggle(tree);
-                } else if selected.is_some() {
-                    self.focus = Focus::Details;
-                }
-            }
-            // Expand a closed node; on an open node or a leaf, move right into the details
-            // (↓ walks the children).
-            Command::Expand | Command::Right => {
-                let open = selected.is_some_and(|n| state.is_expanded(n));
-                if has_children && !open {
-                    state.expand(tree);
-                } else if selected.is_some() {
-                    self.focus = Focus::Details;
-                }
-            }
-            Command::Collapse | Command::Left => state.collapse(),
-            Command::ExpandAll => state.expand_all(tree),
-            Command::CollapseAll => state.collapse_all(tree),
-            Command::Parent => state.parent(),
-            _ => return false,
+        match v.state.command(&v.tree, cmd) {
+            TreeCommand::Unused => return false,
+            // Into the details only from a node (with nothing selected there is nothing to show).
+            TreeCommand::Details if v.state.selected().is_some() => self.focus = Focus::Details,
+            TreeCommand::Details | TreeCommand::Done => {}
         }
         self.sync_details();
         self.apply_viewports();

@@ -5,24 +5,12 @@ use ratatui::text::{Line, Span};
 
 use crate::model::verdict::ViewTree;
 use crate::ui::theme::Theme;
-use crate::ui::tree::{NodeId, TreeSource};
+use crate::ui::tree::{ForestLabels, NodeId};
 
 use super::plural;
 
 /// The view tree's shape comes from the model; its labels are drawn here.
-impl TreeSource for ViewTree {
-    fn roots(&self) -> &[NodeId] {
-        self.roots()
-    }
-
-    fn children(&self, id: NodeId) -> &[NodeId] {
-        self.children(id)
-    }
-
-    fn parent(&self, id: NodeId) -> Option<NodeId> {
-        self.parent(id)
-    }
-
+impl ForestLabels for ViewTree {
     fn label(&self, id: NodeId, theme: &Theme) -> Line<'_> {
         let Some(view_id) = self.view_id(id) else {
             return Line::default();

@@ -401,7 +401,7 @@ impl Pane for VerdictPane {
     }
 
     fn tab_count(&self, _sh: &Shared) -> Option<usize> {
-        self.tree.as_ref().map(ViewTree::len)
+        self.tree.as_ref().map(|t| t.len())
     }
 }
 

@@ -18,7 +18,9 @@ use crate::ui::format::{fit_id, server_time};
 use crate::ui::json::JsonView;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
-use crate::ui::tree::{HSCROLL_STEP, TreeState, fit_line, render_shifted, skip_columns};
+use crate::ui::tree::{
+    HSCROLL_STEP, TreeCommand, TreeState, fit_line, render_shifted, skip_columns,
+};
 use crate::ui::value_view::ValueView;
 
 use super::super::common::{kv_line, put};
@@ -200,39 +202,13 @@ impl Trees {
                     return details.command(cmd);
                 }
                 let before = state.selected();
-                match cmd {
-                    Command::Up => state.up(1),
-                    Command::Down => state.down(1),
-                    Command::PageUp => state.page_up(),
-                    Command::PageDown => state.page_down(),
-                    Command::Top => state.top(),
-                    Command::Bottom => state.bottom(),
-                    // As in the Update pane: Enter folds a node and opens the details of a leaf;
-                    // → / l expand a closed node, and on an open node or a leaf move right into
-                    // the details (↓ walks the children).
-                    Command::Toggle | Command::Select => {
-                        let leaf = state.selected().is_none_or(|n| tree.children(n).is_empty());
-                        if leaf {
-                            *focus = DrillFocus::Details;
-                        } else {
-                            state.toggle(&**tree);
-                        }
-                    }
-                    Command::Expand | Command::Right => {
-                        let closed = state
-                            .selected()
-                            .is_some_and(|n| !tree.children(n).is_empty() && !state.is_expanded(n));
-                        if closed {
-                            state.expand(&**tree);
-                        } else {
-                            *focus = DrillFocus::Details;
-                        }
-                    }
-                    Command::Collapse | Command::Left => state.collapse(),
-                    Command::Parent => state.parent(),
-                    Command::ExpandAll => state.expand_all(&**tree),
-                    Command::CollapseAll => state.collapse_all(&**tree),
-                    Command::Copy => {
+                // As in the Update pane: Enter folds a node and opens the details of a leaf;
+                // → / l expand a closed node, and on an open node or a leaf move right into
+                // the details (↓ walks the children).
+                match state.command(&**tree, cmd) {
+                    TreeCommand::Done => {}
+                    TreeCommand::Details => *focus = DrillFocus::Details,
+                    TreeCommand::Unused if cmd == Command::Copy => {
                         if let Some(ev) = state.selected().and_then(|n| tree.event(n)) {
                             let cid = match ev {
                                 TreeEvent::CreatedTreeEvent(c) => c.contract_id.clone(),
@@ -244,7 +220,7 @@ impl Trees {
                             }
                         }
                     }
-                    _ => return false,
+                    TreeCommand::Unused => return false,
                 }
                 if state.selected() != before {
                     let mut d =

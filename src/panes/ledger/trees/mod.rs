@@ -20,7 +20,6 @@ use std::sync::Arc;
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::Line;
 
 use crate::api::ledger::{GetUpdatesRequest, JsGetUpdateTreesResponse, template_filter_ref};
 use crate::config::keymap::KeyContext;
@@ -34,10 +33,10 @@ use crate::ui::safe::safe_line;
 use crate::ui::table::{DataTable, Draw};
 use crate::ui::theme::Theme;
 use crate::ui::tree::{TreeSplit, TreeState};
-use crate::ui::value_view::{ValueOutcome, ValueView};
+use crate::ui::value_view::ValueView;
 
 use super::SectionView;
-use super::common::{Note, SectionState, Tone, explain_failure, put, split_list};
+use super::common::{Note, SectionState, Tone, explain_failure, put_styled, split_list};
 use crate::ui::form::{Field, Form, form_or_table_key, form_or_table_paste};
 use crate::ui::load::accept;
 
@@ -381,12 +380,7 @@ impl SectionView for Trees {
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
-        if let Some(v) = &mut self.value_view {
-            match v.command(cmd) {
-                ValueOutcome::Close => self.value_view = None,
-                ValueOutcome::Copy { what, text } => out.copy(&what, text),
-                ValueOutcome::Used => {}
-            }
+        if out.value_view(&mut self.value_view, cmd) {
             return true;
         }
         if self.drill.is_some() && cmd != Command::Edit {
@@ -538,19 +532,10 @@ impl SectionView for Trees {
 fn render_list(t: &Trees, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
     let width = usize::from(area.width);
     let summary = format!("{} items · {}", group_thousands(t.items.len()), t.asked);
-    put(
-        area,
-        0,
-        buf,
-        &Line::styled(safe_line(&summary, width).into_owned(), theme.accent),
-    );
+    put_styled(area, 0, buf, &safe_line(&summary, width), theme.accent);
     if t.items.is_empty() {
-        put(
-            area,
-            1,
-            buf,
-            &Line::styled("no updates in this range for these parties", theme.muted),
-        );
+        let empty = "no updates in this range for these parties";
+        put_styled(area, 1, buf, empty, theme.muted);
         return;
     }
     let table = Rect::new(
