@@ -1606,11 +1606,12 @@ pub struct TargetMemberTraffic {
     pub total_purchased: i64,
 }
 
-/// The sequencer member id of a participant: `PAR::` prefixed when it is not already (the
-/// Ledger API names its participant without the prefix).
+/// The sequencer member id of a participant: `PAR::` prefixed when it is a bare
+/// `id::fingerprint` (the Ledger API names its participant without the prefix); a member id
+/// that already has a code (`PAR::…`, `MED::…`) is kept.
 pub fn participant_member_id(participant_id: &str) -> String {
     let id = participant_id.trim();
-    if id.starts_with("PAR::") {
+    if id.matches("::").count() >= 2 {
         id.to_string()
     } else {
         format!("PAR::{id}")

@@ -498,8 +498,10 @@ impl Pane for StatusPane {
     }
 
     fn tab_count(&self, _sh: &Shared) -> Option<usize> {
-        // The cards, once a node answered (or failed).
+        // The node, history and rounds cards, once a node answered (or failed); the traffic
+        // card is not counted (it is about one validator, not a node of its own).
         let polled = self.poller.nodes().iter().any(|n| n.last_ok.is_some());
-        polled.then_some(self.card_count())
+        let traffic = usize::from(self.cards.contains(&Card::Traffic));
+        polled.then_some(self.card_count() - traffic)
     }
 }
