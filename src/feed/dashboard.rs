@@ -388,6 +388,26 @@ impl Traffic {
         })
     }
 
+    /// Adds the traffic to a verdict: remaining traffic under the amber or red threshold makes
+    /// the dashboard degraded and says how much is left (the network itself is not down).
+    pub fn judge(&self, verdict: &mut Verdict) {
+        let (Some(level), Some(pct)) = (self.level(), self.remaining_percent()) else {
+            return;
+        };
+        let threshold = match level {
+            LagLevel::Fine => return,
+            LagLevel::Amber => format!("amber under {TRAFFIC_WARN_PERCENT}%"),
+            LagLevel::Red => format!("red under {TRAFFIC_ERROR_PERCENT}%"),
+        };
+        if matches!(verdict.level, Level::Healthy | Level::Checking) {
+            verdict.level = Level::Degraded;
+            verdict.reasons.clear();
+        }
+        verdict
+            .reasons
+            .push(format!("traffic {pct}% of the limit left ({threshold})"));
+    }
+
     /// How worrying the remaining traffic is: amber under [`TRAFFIC_WARN_PERCENT`] of the
     /// limit, red under [`TRAFFIC_ERROR_PERCENT`].
     pub fn level(&self) -> Option<LagLevel> {

@@ -153,7 +153,7 @@ async fn traffic_status_errors_are_the_scans() {
 mod traffic_card {
     use cantonscope::api::ApiError;
     use cantonscope::api::scan::{MemberTrafficStatusResponse, OpenAndIssuingMiningRounds};
-    use cantonscope::feed::dashboard::LagLevel;
+    use cantonscope::feed::dashboard::{LagLevel, Level};
     use cantonscope::model::summary::{format_time_micros, parse_time_micros};
     use cantonscope::msg::{Command, Fetched, Request, RequestId, Response};
     use cantonscope::panes::status::StatusPane;
@@ -318,6 +318,12 @@ mod traffic_card {
             Ok(traffic(3_500_000, 4_000_000, 8_000_000)),
         );
         assert_eq!(pane.traffic().level(), Some(LagLevel::Amber));
+        let v = pane.verdict(&sh);
+        assert_eq!(v.level, Level::Degraded, "{v:?}");
+        assert_eq!(
+            v.reasons,
+            ["traffic 12% of the limit left (amber under 20%)"]
+        );
         // Not again before the interval, then once; never the participant id again.
         assert!(traffic_requests(&tick(&mut pane, &mut sh, t0() + 4 * SEC)).is_empty());
         let out = tick(&mut pane, &mut sh, t0() + 5 * SEC);
@@ -379,6 +385,7 @@ mod traffic_card {
             Ok(traffic(1_000_000, 4_000_000, 4_000_000)),
         );
         assert_eq!(pane.traffic().level(), Some(LagLevel::Fine));
+        assert_eq!(pane.verdict(&sh).level, Level::Healthy);
     }
 
     #[test]

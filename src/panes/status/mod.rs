@@ -142,13 +142,15 @@ impl StatusPane {
 
     /// The dashboard's verdict now.
     pub fn verdict(&self, sh: &Shared) -> Verdict {
-        judge(
+        let mut v = judge(
             &self.poller,
             &self.history,
             sh.history_at_head,
             sh.now,
             self.lag,
-        )
+        );
+        self.traffic.judge(&mut v);
+        v
     }
 
     /// The mining rounds last read from scan 0.
