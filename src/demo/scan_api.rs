@@ -792,3 +792,58 @@ async fn member_traffic_status(
         }
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::generate::generate_history;
+
+    const SEC: i64 = 1_000_000;
+
+    #[test]
+    fn traffic_follows_the_validators_submissions_and_the_top_up_schedule() {
+        let now = 1_800_000_000 * SEC;
+        let (l, _) = generate_history(42, now);
+        let net = l.network();
+        let me = net.ledger_participant;
+        let ups = l.updates();
+        let first = ups.first().expect("updates").record_time;
+        assert_eq!(participant_traffic(net, ups, me, first - 1).0, 0);
+        // A transaction the validator's participant submitted costs it; others do not.
+        let mine = ups
+            .iter()
+            .find(|u| {
+                u.tx().is_some_and(|t| {
+                    t.sync == super::super::network::GLOBAL
+                        && t.submitters
+                            .first()
+                            .is_some_and(|&p| net.host(p).id == net.participants[me].id)
+                })
+            })
+            .expect("the validator submits");
+        let tx = mine.tx().expect("tx");
+        let before = participant_traffic(net, ups, me, mine.record_time - 1).0;
+        let after = participant_traffic(net, ups, me, mine.record_time).0;
+        assert_eq!(
+            after - before,
+            TRAFFIC_PER_TX + TRAFFIC_PER_NODE * tx.nodes.len() as i64
+        );
+        // Over the whole history: consumed only grows, purchased >= limit always, and the
+        // limit covers what was consumed nearly always.
+        let (mut last, mut covered, mut samples) = (0, 0, 0);
+        let end = ups.last().expect("updates").record_time;
+        let step = ((end - first) / 400).max(1);
+        let mut t = first;
+        while t <= end {
+            let (consumed, limit, purchased) = participant_traffic(net, ups, me, t);
+            assert!(consumed >= last);
+            assert!(purchased >= limit, "{purchased} < {limit}");
+            last = consumed;
+            covered += usize::from(limit >= consumed);
+            samples += 1;
+            t += step;
+        }
+        assert!(last > 0);
+        assert!(covered * 100 >= samples * 95, "{covered} of {samples}");
+    }
+}
