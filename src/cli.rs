@@ -459,6 +459,15 @@ pub enum ScanCommand {
         #[arg(long, value_name = "P")]
         party: String,
     },
+    /// GET /v0/domains/{domain}/members/{member}/traffic-status: a member's sequencer traffic.
+    TrafficStatus {
+        /// The member: `PAR::id::fingerprint`, `MED::…`, or a bare participant `id::fingerprint`.
+        #[arg(long, value_name = "M")]
+        member: String,
+        /// The synchronizer (domain) id; default: the one the open mining rounds name (global).
+        #[arg(long, value_name = "D")]
+        domain: Option<String>,
+    },
 }
 
 /// `cantonscope validator …`

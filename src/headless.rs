@@ -328,6 +328,29 @@ async fn run_scan(
         ScanCommand::ParticipantId { domain, party } => {
             print_call(client, &scan::participant_ids(domain, party), out).await?;
         }
+        ScanCommand::TrafficStatus { member, domain } => {
+            let domain = match domain {
+                Some(d) => d.clone(),
+                None => {
+                    let rounds = client
+                        .send(&scan::open_and_issuing_mining_rounds(
+                            &scan::MiningRoundsRequest::default(),
+                        ))
+                        .await?;
+                    rounds
+                        .open_mining_rounds
+                        .values()
+                        .find_map(|r| r.domain_id.clone())
+                        .ok_or_else(|| {
+                            Failure::Server(
+                                "no open mining round names its synchronizer: pass --domain".into(),
+                            )
+                        })?
+                }
+            };
+            let member = scan::participant_member_id(member);
+            print_call(client, &scan::member_traffic_status(&domain, &member), out).await?;
+        }
     }
     Ok(())
 }

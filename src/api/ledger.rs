@@ -1103,3 +1103,25 @@ pub fn execute_and_wait(req: &ExecuteRequest) -> Call<ExecuteResponse> {
     )
     .json_body(req)
 }
+
+/// Response of `GET /v2/parties/participant-id`: the id of the participant serving this Ledger
+/// API (usually `name::fingerprint`, without the `PAR::` prefix a sequencer member id has).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParticipantIdResponse {
+    #[serde(default, deserialize_with = "nd")]
+    pub participant_id: String,
+    #[serde(flatten)]
+    pub unknown: Map<String, Value>,
+}
+
+/// `GET /v2/parties/participant-id`.
+pub fn participant_id() -> Call<ParticipantIdResponse> {
+    Call::new(
+        "ledger GET /v2/parties/participant-id",
+        Group::Ledger,
+        Method::Get,
+        "/v2/parties/participant-id".into(),
+        decode_json::<ParticipantIdResponse>,
+    )
+}

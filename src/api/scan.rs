@@ -1570,3 +1570,69 @@ pub fn backfilling_status() -> Call<BackfillingStatus> {
         decode_json::<BackfillingStatus>,
     )
 }
+
+/// Response of `GET /v0/domains/{domain_id}/members/{member_id}/traffic-status`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MemberTrafficStatusResponse {
+    #[serde(default, deserialize_with = "nd")]
+    pub traffic_status: MemberTrafficStatus,
+    #[serde(flatten)]
+    pub unknown: Map<String, Value>,
+}
+
+/// A member's traffic on a synchronizer: what the sequencer enforces (`actual`) and what was
+/// bought (`target`; ahead of `actual.total_limit` while a top-up is being applied).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MemberTrafficStatus {
+    #[serde(default, deserialize_with = "nd")]
+    pub actual: ActualMemberTraffic,
+    #[serde(default, deserialize_with = "nd")]
+    pub target: TargetMemberTraffic,
+}
+
+/// Extra traffic consumed and the limit the sequencer enforces, in bytes.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ActualMemberTraffic {
+    #[serde(default, deserialize_with = "int")]
+    pub total_consumed: i64,
+    #[serde(default, deserialize_with = "int")]
+    pub total_limit: i64,
+}
+
+/// Extra traffic purchased in total, in bytes.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TargetMemberTraffic {
+    #[serde(default, deserialize_with = "int")]
+    pub total_purchased: i64,
+}
+
+/// The sequencer member id of a participant: `PAR::` prefixed when it is a bare
+/// `id::fingerprint` (the Ledger API names its participant without the prefix); a member id
+/// that already has a code (`PAR::…`, `MED::…`) is kept.
+pub fn participant_member_id(participant_id: &str) -> String {
+    let id = participant_id.trim();
+    if id.matches("::").count() >= 2 {
+        id.to_string()
+    } else {
+        format!("PAR::{id}")
+    }
+}
+
+/// `GET /v0/domains/{domain_id}/members/{member_id}/traffic-status` (`member_id`:
+/// `PAR::id::fingerprint` or `MED::id::fingerprint`).
+pub fn member_traffic_status(
+    domain_id: &str,
+    member_id: &str,
+) -> Call<MemberTrafficStatusResponse> {
+    Call::new(
+        "scan GET /v0/domains/{domain_id}/members/{member_id}/traffic-status",
+        Group::Scan,
+        Method::Get,
+        format!(
+            "/v0/domains/{}/members/{}/traffic-status",
+            encode_segment(domain_id),
+            encode_segment(member_id)
+        ),
+        decode_json::<MemberTrafficStatusResponse>,
+    )
+}

@@ -24,6 +24,7 @@ pub const LIST_LIMIT: usize = 200;
 
 pub(crate) fn routes(app: Shared) -> Router {
     Router::new()
+        .route("/v2/parties/participant-id", get(participant_id))
         .route("/v2/parties/{party}", get(parties))
         .route("/v2/users/{user_id}", delete(delete_user))
         .route("/v2/packages/{package_id}", get(package))
@@ -253,6 +254,14 @@ async fn package(
         )
             .into_response())
     })())
+}
+
+async fn participant_id(State(app): State<Shared>, headers: HeaderMap) -> Response {
+    if let Err(e) = authorize(&headers) {
+        return e.into_response();
+    }
+    let net = &app.net;
+    json_ok(json!({ "participantId": net.participants[net.ledger_participant].uid() }))
 }
 
 async fn ledger_end(State(app): State<Shared>, headers: HeaderMap) -> Response {

@@ -1,12 +1,14 @@
 //! What the Status dashboard concludes, pure: the one-line verdict over every node and the
 //! loaded history (healthy / degraded / down, and why), the lag thresholds it judges by, and the
-//! mining rounds it shows (polled from scan 0).
+//! mining rounds it shows (polled from scan 0), and this validator's sequencer traffic (its
+//! participant id read once from the Ledger API, its traffic status polled from scan 0).
 
+use crate::api::scan::{MemberTrafficStatus, participant_member_id};
 use crate::api::scan::{MiningRound, NodeStatus, OpenAndIssuingMiningRounds};
 use crate::feed::node_poll::{NodeHealth, NodeKind, NodePoller};
 use crate::model::history_stats::HistoryStats;
 use crate::model::summary::parse_time_micros;
-use crate::msg::RequestId;
+use crate::msg::{Request, RequestId};
 
 const SEC: i64 = 1_000_000;
 
@@ -192,6 +194,8 @@ pub struct Rounds {
     pub at: Option<i64>,
     /// The last error, while the last request failed.
     pub error: Option<String>,
+    /// The synchronizer the rounds live on (the global synchronizer), from the last answer.
+    pub domain_id: Option<String>,
 }
 
 impl Rounds {
@@ -233,6 +237,14 @@ impl Rounds {
                     .filter_map(|c| c.round().map(|r| r.number))
                     .collect();
                 issuing.sort_unstable();
+                if let Some(d) = r
+                    .open_mining_rounds
+                    .values()
+                    .chain(r.issuing_mining_rounds.values())
+                    .find_map(|c| c.domain_id.clone().filter(|d| !d.is_empty()))
+                {
+                    self.domain_id = Some(d);
+                }
                 self.open = open;
                 self.issuing = issuing;
                 self.at = Some(now);
@@ -249,6 +261,168 @@ impl Rounds {
             .iter()
             .rev()
             .find(|r| parse_time_micros(&r.opens_at).is_none_or(|t| t <= now))
+    }
+}
+
+/// The remaining extra traffic turns amber under this share of the limit (percent).
+pub const TRAFFIC_WARN_PERCENT: u32 = 20;
+/// The remaining extra traffic turns red under this share of the limit (percent).
+pub const TRAFFIC_ERROR_PERCENT: u32 = 5;
+
+/// This validator's sequencer traffic on the global synchronizer: its participant id, asked of
+/// the Ledger API once (again after a failure), then its traffic status asked of scan 0 every
+/// `every_us`, at most one request of each kind in flight.
+#[derive(Debug, Clone, Default)]
+pub struct Traffic {
+    participant_in_flight: Option<RequestId>,
+    status_in_flight: Option<RequestId>,
+    participant_due: i64,
+    status_due: i64,
+    /// The participant id as the Ledger API sent it.
+    pub participant: Option<String>,
+    /// Why the participant id could not be read, while it could not.
+    pub participant_error: Option<String>,
+    /// The synchronizer the last status was asked on.
+    pub domain_id: Option<String>,
+    /// The last traffic status.
+    pub status: Option<MemberTrafficStatus>,
+    /// When the last status arrived (µs).
+    pub at: Option<i64>,
+    /// The last error of the traffic status, while the last request failed.
+    pub error: Option<String>,
+}
+
+impl Traffic {
+    /// The sequencer member id of the participant (`PAR::…`), once known.
+    pub fn member_id(&self) -> Option<String> {
+        self.participant.as_deref().map(participant_member_id)
+    }
+
+    /// The request due at `now`, if any: the participant id until it is known, then the traffic
+    /// status on `domain_id` (the global synchronizer, once known).
+    pub fn due(&self, now: i64, domain_id: Option<&str>) -> Option<Request> {
+        match (&self.participant, domain_id) {
+            (None, _) => (self.participant_in_flight.is_none() && now >= self.participant_due)
+                .then_some(Request::LedgerParticipantId),
+            (Some(_), Some(domain_id)) => (self.status_in_flight.is_none()
+                && now >= self.status_due)
+                .then(|| Request::TrafficStatus {
+                    domain_id: domain_id.to_string(),
+                    member_id: self.member_id().unwrap_or_default(),
+                }),
+            (Some(_), None) => None,
+        }
+    }
+
+    /// Records that request `id` (for `request`) went out.
+    pub fn sent(&mut self, id: RequestId, request: &Request) {
+        match request {
+            Request::LedgerParticipantId => self.participant_in_flight = Some(id),
+            Request::TrafficStatus { domain_id, .. } => {
+                self.status_in_flight = Some(id);
+                self.domain_id = Some(domain_id.clone());
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether `id` is one of the requests in flight.
+    pub fn is_waiting_for(&self, id: RequestId) -> bool {
+        self.participant_in_flight == Some(id) || self.status_in_flight == Some(id)
+    }
+
+    /// Records the participant id (or why it could not be read) at `now`; after a failure the
+    /// next attempt is due `every_us` later.
+    pub fn on_participant(&mut self, result: Result<&str, String>, now: i64, every_us: i64) {
+        self.participant_in_flight = None;
+        match result {
+            Ok(id) if !id.trim().is_empty() => {
+                self.participant = Some(id.trim().to_string());
+                self.participant_error = None;
+                self.status_due = now;
+            }
+            Ok(_) => {
+                self.participant_error = Some("the Ledger API sent an empty participant id".into());
+                self.participant_due = now.saturating_add(every_us);
+            }
+            Err(e) => {
+                self.participant_error = Some(e);
+                self.participant_due = now.saturating_add(every_us);
+            }
+        }
+    }
+
+    /// Records a traffic status (or its error) at `now`; the next is due `every_us` later.
+    pub fn on_status(
+        &mut self,
+        result: Result<&MemberTrafficStatus, String>,
+        now: i64,
+        every_us: i64,
+    ) {
+        self.status_in_flight = None;
+        self.status_due = now.saturating_add(every_us);
+        match result {
+            Ok(s) => {
+                self.status = Some(s.clone());
+                self.at = Some(now);
+                self.error = None;
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// Extra traffic left under the limit (bytes; negative when over it).
+    pub fn remaining(&self) -> Option<i64> {
+        let a = &self.status.as_ref()?.actual;
+        Some(a.total_limit - a.total_consumed)
+    }
+
+    /// The remaining traffic as a whole percentage of the limit (0 when there is no limit).
+    pub fn remaining_percent(&self) -> Option<i64> {
+        let a = &self.status.as_ref()?.actual;
+        let left = a.total_limit - a.total_consumed;
+        Some(if a.total_limit > 0 {
+            (i128::from(left.max(0)) * 100 / i128::from(a.total_limit)) as i64
+        } else {
+            0
+        })
+    }
+
+    /// Adds the traffic to a verdict: remaining traffic under the amber or red threshold makes
+    /// the dashboard degraded and says how much is left (the network itself is not down).
+    pub fn judge(&self, verdict: &mut Verdict) {
+        let (Some(level), Some(pct)) = (self.level(), self.remaining_percent()) else {
+            return;
+        };
+        let threshold = match level {
+            LagLevel::Fine => return,
+            LagLevel::Amber => format!("amber under {TRAFFIC_WARN_PERCENT}%"),
+            LagLevel::Red => format!("red under {TRAFFIC_ERROR_PERCENT}%"),
+        };
+        if matches!(verdict.level, Level::Healthy | Level::Checking) {
+            verdict.level = Level::Degraded;
+            verdict.reasons.clear();
+        }
+        verdict
+            .reasons
+            .push(format!("traffic {pct}% of the limit left ({threshold})"));
+    }
+
+    /// How worrying the remaining traffic is: amber under [`TRAFFIC_WARN_PERCENT`] of the
+    /// limit, red under [`TRAFFIC_ERROR_PERCENT`].
+    pub fn level(&self) -> Option<LagLevel> {
+        let a = &self.status.as_ref()?.actual;
+        let left = i128::from(a.total_limit - a.total_consumed);
+        let limit = i128::from(a.total_limit.max(0));
+        Some(
+            if left * 100 < limit * i128::from(TRAFFIC_ERROR_PERCENT) || left <= 0 {
+                LagLevel::Red
+            } else if left * 100 < limit * i128::from(TRAFFIC_WARN_PERCENT) {
+                LagLevel::Amber
+            } else {
+                LagLevel::Fine
+            },
+        )
     }
 }
 

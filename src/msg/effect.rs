@@ -13,9 +13,9 @@ use crate::api::ledger::{
 };
 use crate::api::scan::{
     BftSequencers, BootstrappingTransactions, EventHistoryItem, HoldingsSummaryRequest,
-    HoldingsSummaryResponse, NodeStatus, OpenAndIssuingMiningRounds, ParticipantIds,
-    RewardWeightRequest, RewardWeightResponse, UpdateItem, UpdatesPage, UpdatesRequest,
-    ValidatorFaucets,
+    HoldingsSummaryResponse, MemberTrafficStatusResponse, NodeStatus, OpenAndIssuingMiningRounds,
+    ParticipantIds, RewardWeightRequest, RewardWeightResponse, UpdateItem, UpdatesPage,
+    UpdatesRequest, ValidatorFaucets,
 };
 use crate::api::validator::{AmuletRules, DevFundCoupons, TransferCommandStatusResponse};
 use crate::model::network::{HistoryHead, NetworkCheck, NetworkSnapshot};
@@ -105,6 +105,13 @@ pub enum Request {
     ParticipantIds { domain_id: String, party_id: String },
     /// `POST /v0/admin/sv/previous-sv-reward-weight` on scan 0.
     RewardWeight(RewardWeightRequest),
+    /// Ledger `GET /v2/parties/participant-id`.
+    LedgerParticipantId,
+    /// `GET /v0/domains/{domain_id}/members/{member_id}/traffic-status` on scan 0.
+    TrafficStatus {
+        domain_id: String,
+        member_id: String,
+    },
     /// Validator proxy `GET .../amulet-rules` (the contract itself).
     AmuletRules,
     /// Validator proxy `GET .../unclaimed-development-fund-coupons`.
@@ -171,6 +178,8 @@ impl Request {
             Request::Bootstrapping { .. } => "bootstrapping transactions".into(),
             Request::ParticipantIds { .. } => "participant ids".into(),
             Request::RewardWeight(_) => "previous sv reward weight".into(),
+            Request::LedgerParticipantId => "ledger participant id".into(),
+            Request::TrafficStatus { .. } => "member traffic status".into(),
             Request::AmuletRules => "amulet rules".into(),
             Request::DevFundCoupons => "dev fund coupons".into(),
             Request::TransferStatus { .. } => "transfer command status".into(),
@@ -208,6 +217,9 @@ pub enum Response {
     Bootstrapping(Box<BootstrappingTransactions>),
     ParticipantIds(Box<ParticipantIds>),
     RewardWeight(Box<RewardWeightResponse>),
+    /// The participant id the Ledger API names (as sent).
+    LedgerParticipantId(String),
+    TrafficStatus(Box<MemberTrafficStatusResponse>),
     AmuletRules(Box<AmuletRules>),
     DevFundCoupons(Box<DevFundCoupons>),
     TransferStatus(Box<TransferCommandStatusResponse>),

@@ -101,6 +101,17 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
             .send(&scan::previous_sv_reward_weight(req))
             .await
             .map(|r| Response::RewardWeight(Box::new(r))),
+        Request::LedgerParticipantId => main
+            .send(&ledger::participant_id())
+            .await
+            .map(|r| Response::LedgerParticipantId(r.participant_id)),
+        Request::TrafficStatus {
+            domain_id,
+            member_id,
+        } => main
+            .send(&scan::member_traffic_status(domain_id, member_id))
+            .await
+            .map(|r| Response::TrafficStatus(Box::new(r))),
         Request::AmuletRules => main
             .send(&validator::amulet_rules())
             .await

@@ -303,6 +303,30 @@ pub fn fit_id(s: &str, max_cols: usize) -> String {
     out
 }
 
+/// Bytes in decimal units with three significant digits: `950 B`, `12.3 kB`, `1.50 MB`, `2.00 GB`.
+pub fn human_bytes(n: i64) -> String {
+    let sign = if n < 0 { "-" } else { "" };
+    let v = n.unsigned_abs();
+    if v < 1000 {
+        return format!("{sign}{v} B");
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let mut x = v as f64;
+    for unit in ["kB", "MB", "GB", "TB", "PB"] {
+        x /= 1000.0;
+        if x < 999.5 || unit == "PB" {
+            return if x < 9.995 {
+                format!("{sign}{x:.2} {unit}")
+            } else if x < 99.95 {
+                format!("{sign}{x:.1} {unit}")
+            } else {
+                format!("{sign}{x:.0} {unit}")
+            };
+        }
+    }
+    format!("{sign}{v} B")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -454,5 +478,15 @@ mod tests {
             "no hashes in here at all"
         );
         assert_eq!(fit_id("#12 beef", 3), "#12 beef");
+    }
+
+    #[test]
+    fn bytes_in_decimal_units() {
+        assert_eq!(human_bytes(950), "950 B");
+        assert_eq!(human_bytes(12_345), "12.3 kB");
+        assert_eq!(human_bytes(1_500_000), "1.50 MB");
+        assert_eq!(human_bytes(250_000_000), "250 MB");
+        assert_eq!(human_bytes(2_000_000_000), "2.00 GB");
+        assert_eq!(human_bytes(-1_400_000), "-1.40 MB");
     }
 }

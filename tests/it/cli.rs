@@ -1030,3 +1030,36 @@ fn ledger_trees_on_a_node_without_update_trees_reads_v2_updates() {
     assert_eq!(shape(&fallback), shape(&direct), "the same trees");
     runtime.block_on(removed.shutdown());
 }
+
+#[test]
+fn scan_traffic_status_of_a_hosting_participant() {
+    let facts = facts();
+    let hosts = json_ok(&[
+        "scan",
+        "participant-id",
+        "--domain",
+        &facts.synchronizer_id,
+        "--party",
+        &facts.party,
+    ]);
+    let member = hosts["participant_ids"][0].as_str().expect("a participant");
+    // Without --domain: the synchronizer the open mining rounds name; a bare id gets `PAR::`.
+    let bare = member.strip_prefix("PAR::").unwrap_or(member);
+    let traffic = json_ok(&["scan", "traffic-status", "--member", bare]);
+    let actual = &traffic["traffic_status"]["actual"];
+    let consumed = actual["total_consumed"].as_i64().expect("consumed");
+    let limit = actual["total_limit"].as_i64().expect("limit");
+    let purchased = traffic["traffic_status"]["target"]["total_purchased"]
+        .as_i64()
+        .expect("purchased");
+    assert!(
+        purchased >= limit && limit > 0 && consumed >= 0,
+        "{traffic}"
+    );
+    // A member the synchronizer does not know: exit 1, the scan's 404 on stderr.
+    let err = fails_with(
+        &["scan", "traffic-status", "--member", "PAR::nobody::1220ff"],
+        1,
+    );
+    assert!(err.contains("No traffic state found"), "{err}");
+}

@@ -1150,7 +1150,9 @@ fn kind_of(request: &Request) -> Kind {
         | Request::NetworkCheck { .. }
         | Request::SweepPage { .. }
         | Request::SweepStart { .. }
-        | Request::OnEveryScan { .. } => Kind::Empty,
+        | Request::OnEveryScan { .. }
+        | Request::LedgerParticipantId
+        | Request::TrafficStatus { .. } => Kind::Empty,
     }
 }
 
@@ -1239,7 +1241,9 @@ fn respond(request: &Request, body: &[u8]) -> Result<Response, ApiError> {
         | Request::NetworkCheck { .. }
         | Request::SweepPage { .. }
         | Request::SweepStart { .. }
-        | Request::OnEveryScan { .. } => Err(ApiError::Scan {
+        | Request::OnEveryScan { .. }
+        | Request::LedgerParticipantId
+        | Request::TrafficStatus { .. } => Err(ApiError::Scan {
             endpoint: "network",
             status: 503,
             message: "not generated".into(),

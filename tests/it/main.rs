@@ -36,4 +36,5 @@ mod pane_verdict;
 mod readme;
 mod safety;
 mod soak;
+mod traffic;
 mod ui_foundation;

@@ -5,7 +5,9 @@
 //! parser.
 
 use cantonscope::api::ApiError;
-use cantonscope::api::scan::{NodeStatus, OpenAndIssuingMiningRounds, UpdateItem};
+use cantonscope::api::scan::{
+    MemberTrafficStatusResponse, NodeStatus, OpenAndIssuingMiningRounds, UpdateItem,
+};
 use cantonscope::model::history::Placement;
 use cantonscope::model::summary::{format_time_micros, parse_time_micros};
 use cantonscope::msg::Command;
@@ -87,6 +89,20 @@ fn mining_rounds() -> Response {
     Response::MiningRounds(Box::new(r))
 }
 
+/// The participant id the ledger names (without the `PAR::` prefix, as the Ledger API sends it).
+const PARTICIPANT: &str = "validator-1::1220beef";
+
+fn traffic(consumed: i64, limit: i64, purchased: i64) -> Response {
+    let r: MemberTrafficStatusResponse = serde_json::from_value(json!({
+        "traffic_status": {
+            "actual": {"total_consumed": consumed, "total_limit": limit},
+            "target": {"total_purchased": purchased}
+        }
+    }))
+    .expect("traffic decodes");
+    Response::TrafficStatus(Box::new(r))
+}
+
 fn connect_error() -> ApiError {
     ApiError::Connect {
         endpoint: "scan GET /status",
@@ -133,6 +149,8 @@ fn answer_all_ok(pane: &mut StatusPane, sh: &mut Shared, out: &Out, offset: i64,
             Request::LedgerEnd => Response::LedgerEnd(Some(offset)),
             Request::ValidatorProbe => Response::ValidatorOk,
             Request::MiningRounds => mining_rounds(),
+            Request::LedgerParticipantId => Response::LedgerParticipantId(PARTICIPANT.into()),
+            Request::TrafficStatus { .. } => traffic(2_600_000, 4_000_000, 8_000_000),
             other => panic!("unexpected request {other:?}"),
         };
         answer(pane, sh, id, req, Ok(resp), ms);
@@ -208,6 +226,7 @@ fn start_polls_every_configured_node_once() {
             Request::LedgerEnd,
             Request::ValidatorProbe,
             Request::MiningRounds,
+            Request::LedgerParticipantId,
         ]
     );
     // Ticks while everything is in flight issue nothing more.
@@ -376,7 +395,8 @@ fn header_health_follows_scan_zero() {
     assert_eq!(pane.health(), NodeHealth::Degraded);
     let t = draw(&mut pane, &sh, 80, 24);
     assert!(screen_text(&t).contains("DEGRADED  not initialized"));
-    assert_eq!(pane.tab_count(&sh), Some(pane.card_count()));
+    // Every card but the traffic card (about the validator, not a node).
+    assert_eq!(pane.tab_count(&sh), Some(pane.card_count() - 1));
 
     let out = tick(&mut pane, &mut sh, t0() + 2 * SEC);
     let id = fetch_for(&out, &scan0).expect("scan 0 again");
@@ -400,7 +420,7 @@ fn header_health_follows_scan_zero() {
     assert_eq!(pane.health(), NodeHealth::Down);
     assert_eq!(
         pane.tab_count(&sh),
-        Some(pane.card_count()),
+        Some(pane.card_count() - 1),
         "down: the header says so"
     );
 }

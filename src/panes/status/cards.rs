@@ -37,6 +37,7 @@ impl StatusPane {
                 format!(" history · {scan} ")
             }
             Card::Rounds => " mining rounds · scan 1 ".to_string(),
+            Card::Traffic => " traffic · this validator on the global synchronizer ".to_string(),
             Card::Node(i) => match self.poller.nodes().get(i) {
                 Some(n) => format!(" {} · {} ", n.kind.name(), n.url),
                 None => String::new(),
@@ -58,6 +59,7 @@ impl StatusPane {
         match card {
             Card::History => self.render_history(&mut rows, sh, theme),
             Card::Rounds => self.render_rounds(&mut rows, sh, theme),
+            Card::Traffic => self.render_traffic(&mut rows, sh, theme),
             Card::Node(i) => {
                 if let Some(n) = self.poller.nodes().get(i) {
                     self.render_node(n, &mut rows, sh, theme);
@@ -417,7 +419,7 @@ impl StatusPane {
     }
 }
 
-fn bold() -> Style {
+pub(super) fn bold() -> Style {
     Style::default().add_modifier(ratatui::style::Modifier::BOLD)
 }
 
@@ -429,7 +431,7 @@ pub(super) struct CardRows<'b> {
 }
 
 impl CardRows<'_> {
-    fn line(&mut self, line: Line<'_>) {
+    pub(super) fn line(&mut self, line: Line<'_>) {
         if self.y >= self.area.height {
             return;
         }
@@ -439,7 +441,7 @@ impl CardRows<'_> {
         self.y += 1;
     }
 
-    fn wrapped(&mut self, text: &str, style: Style) {
+    pub(super) fn wrapped(&mut self, text: &str, style: Style) {
         for l in wrap_text(text, usize::from(self.area.width)) {
             self.line(Line::styled(l, style));
         }
@@ -447,7 +449,7 @@ impl CardRows<'_> {
 
     /// `label` then a sparkline of `data` (latest values, as many as fit) on one row.
     /// `text` wrapped on at most `max_rows` rows, the last one cut with `…`.
-    fn wrapped_cut(&mut self, text: &str, style: Style, max_rows: usize) {
+    pub(super) fn wrapped_cut(&mut self, text: &str, style: Style, max_rows: usize) {
         let clean = sanitize(text);
         let mut parts = wrap_text(&clean, usize::from(self.area.width)).into_iter();
         for _ in 1..max_rows {

@@ -1,7 +1,8 @@
 //! The Status pane: the dashboard kept open over SSH. The polling of every configured node is
 //! [`NodePoller`] and the update-rate statistics of the loaded history are [`HistoryStats`] (both
 //! pure, in `model/`); this pane sends the requests the poller asks for, hands the answers back,
-//! and draws one card per node in a grid (`cards.rs`).
+//! and draws one card per node in a grid (`cards.rs`), plus this validator's sequencer traffic
+//! (`traffic.rs`: the participant id from the Ledger API, its traffic status from scan 0).
 //!
 //! ```text
 //! ┌ scan 0 · http://127.0.0.1:5012 ──────────┐┌ history · scan 0 ────────────────────────┐
@@ -14,13 +15,14 @@
 //! ```
 
 mod cards;
+mod traffic;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
 use crate::config::keymap::KeyContext;
-use crate::feed::dashboard::{LagThresholds, Rounds, Verdict, judge};
+use crate::feed::dashboard::{LagThresholds, Rounds, Traffic, Verdict, judge};
 pub use crate::feed::node_poll::{
     LATENCY_SAMPLES, MAX_BACKOFF_MS, NodeHealth, NodeKind, NodeState, retry_delay_ms,
 };
@@ -59,6 +61,7 @@ enum Card {
     Node(usize),
     History,
     Rounds,
+    Traffic,
 }
 
 /// The Status pane.
@@ -67,6 +70,7 @@ pub struct StatusPane {
     poller: NodePoller,
     history: HistoryStats,
     rounds: Rounds,
+    traffic: Traffic,
     lag: LagThresholds,
     /// Cards in display order.
     cards: Vec<Card>,
@@ -94,10 +98,14 @@ impl StatusPane {
             cards.push(Card::Rounds);
         }
         cards.extend((scans..poller.nodes().len()).map(Card::Node));
+        if scans > 0 || ctx.ledger_url.is_some() {
+            cards.push(Card::Traffic);
+        }
         StatusPane {
             poller,
             history: HistoryStats::default(),
             rounds: Rounds::default(),
+            traffic: Traffic::default(),
             lag: ctx.lag,
             cards,
             selected: 0,
@@ -113,6 +121,7 @@ impl StatusPane {
             self.poll(i, sh, out);
         }
         self.poll_rounds(sh, out);
+        self.poll_traffic(sh, out);
         self.history.sync(&sh.history);
     }
 
@@ -126,15 +135,22 @@ impl StatusPane {
         true
     }
 
+    /// This validator's sequencer traffic, as last read.
+    pub fn traffic(&self) -> &Traffic {
+        &self.traffic
+    }
+
     /// The dashboard's verdict now.
     pub fn verdict(&self, sh: &Shared) -> Verdict {
-        judge(
+        let mut v = judge(
             &self.poller,
             &self.history,
             sh.history_at_head,
             sh.now,
             self.lag,
-        )
+        );
+        self.traffic.judge(&mut v);
+        v
     }
 
     /// The mining rounds last read from scan 0.
@@ -226,7 +242,7 @@ impl StatusPane {
 
     fn card_height(&self, card: Card) -> u16 {
         2 + match card {
-            Card::History | Card::Rounds => 4,
+            Card::History | Card::Rounds | Card::Traffic => 4,
             Card::Node(i) => match self.poller.nodes().get(i) {
                 Some(n) if !n.polled => 3,
                 Some(n) => {
@@ -334,6 +350,10 @@ impl Pane for StatusPane {
                     Some(r) => out.copy("current round's contract id", r.contract_id.clone()),
                     None => return false,
                 },
+                Some(Card::Traffic) => match self.traffic.member_id() {
+                    Some(m) => out.copy("member id", m),
+                    None => return false,
+                },
                 Some(Card::History) => match sh.history.last() {
                     Some(s) => out.copy("newest update id", s.update_id.to_string()),
                     None => return false,
@@ -366,6 +386,7 @@ impl Pane for StatusPane {
             changed = true;
         }
         changed |= self.poll_rounds(sh, out);
+        changed |= self.poll_traffic(sh, out);
         let second = now.div_euclid(1_000_000);
         if second != self.last_second {
             self.last_second = second;
@@ -382,6 +403,10 @@ impl Pane for StatusPane {
                 Err(e) => Err(e.to_string()),
             };
             self.rounds.on_result(result, sh.now, ROUNDS_EVERY_US);
+            return;
+        }
+        if self.traffic.is_waiting_for(reply.id) {
+            self.on_traffic(reply, sh);
             return;
         }
         let Some(i) = self.poller.waiting_for(reply.id, &reply.request) else {
@@ -475,8 +500,10 @@ impl Pane for StatusPane {
     }
 
     fn tab_count(&self, _sh: &Shared) -> Option<usize> {
-        // The cards, once a node answered (or failed).
+        // The node, history and rounds cards, once a node answered (or failed); the traffic
+        // card is not counted (it is about one validator, not a node of its own).
         let polled = self.poller.nodes().iter().any(|n| n.last_ok.is_some());
-        polled.then_some(self.card_count())
+        let traffic = usize::from(self.cards.contains(&Card::Traffic));
+        polled.then_some(self.card_count() - traffic)
     }
 }
