@@ -76,7 +76,6 @@ pub fn stable(screen: &str) -> String {
             "open <rounds> next opens <hh:mm:ss>",
         ),
         (r"issuing [\d,· ]+", "issuing <rounds> "),
-        (r"of record time · peak \d+", "of record time · peak <n>"),
         (
             r"updates/min [\d-]+ by record time · avg [\d.-]+ over \d+ min",
             "updates/min <n> by record time · avg <n> over <n> min",
@@ -99,6 +98,14 @@ pub fn stable(screen: &str) -> String {
             let border = c[2].chars().count();
             let border = if border > 0 { border + 12 } else { 0 };
             format!("00:00–00:00{}{}", &c[1], "─".repeat(border))
+        })
+        .into_owned();
+    // The chart's peak: its border after the number is drawn as for a one-digit peak.
+    let peak = regex::Regex::new(r"of record time · peak (\d+) (─*)").expect("regex");
+    s = peak
+        .replace_all(&s, |c: &regex::Captures| {
+            let border = c[2].chars().count() + c[1].len() - 1;
+            format!("of record time · peak <n> {}", "─".repeat(border))
         })
         .into_owned();
     for (pat, rep) in re {
