@@ -655,6 +655,8 @@ pub enum FilterEvent {
     Cancelled,
     /// ↑ ↓ PgUp PgDn while typing: move the selection.
     Move(Command),
+    /// Tab while typing: complete the word at the cursor ([`FilterInput::complete`]).
+    Complete,
     /// Nothing to do (cursor movement, a key the input ignores).
     Nothing,
 }
@@ -727,9 +729,38 @@ impl FilterInput {
                 KeyCode::Down => FilterEvent::Move(Command::Down),
                 KeyCode::PageUp => FilterEvent::Move(Command::PageUp),
                 KeyCode::PageDown => FilterEvent::Move(Command::PageDown),
+                KeyCode::Tab => FilterEvent::Complete,
                 _ => FilterEvent::Nothing,
             },
         }
+    }
+
+    /// Completes the last word of the text when it is `field:` + the start of a value
+    /// (`party:ju` → `party:julia::1220…`), from `candidates` in the forms' order (prefix
+    /// matches first, then substring). Returns the number of matches (0: nothing changed) and
+    /// the new text.
+    pub fn complete(&mut self, field: &str, candidates: &[&str]) -> (usize, Option<String>) {
+        let Some(input) = &mut self.input else {
+            return (0, None);
+        };
+        let text = input.text();
+        let start = text.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+        let word = &text[start..];
+        let Some(partial) = word
+            .strip_prefix(field)
+            .and_then(|w| w.strip_prefix(':'))
+            .filter(|w| !w.is_empty() && !w.starts_with("re:"))
+        else {
+            return (0, None);
+        };
+        let found = crate::ui::form::matching(candidates, partial);
+        let Some(first) = found.first() else {
+            return (0, None);
+        };
+        let completed = format!("{}{field}:{first}", &text[..start]);
+        input.set_text(&completed);
+        input.move_to_end();
+        (found.len(), Some(completed))
     }
 
     /// Pasted text while open.
@@ -1046,7 +1077,7 @@ impl<C: Copy + PartialEq> DataTable<C> {
             FilterEvent::Changed(text) => self.apply_filter(&text, rows),
             // A text that does not parse stays open with its message.
             FilterEvent::Submitted if self.filter.error().is_none() => self.filter.close(),
-            FilterEvent::Submitted | FilterEvent::Nothing => {}
+            FilterEvent::Submitted | FilterEvent::Nothing | FilterEvent::Complete => {}
             FilterEvent::Cancelled => self.clear_filter(rows),
             FilterEvent::Move(cmd) => {
                 self.scroll.navigate(cmd);

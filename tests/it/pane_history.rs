@@ -1184,3 +1184,46 @@ fn time_jumps_browse_and_the_title_names_the_loaded_range() {
     h.palette("time next tuesday");
     assert!(crate::common::toast(&h).contains("-2h or yesterday 14:00"));
 }
+
+#[test]
+fn tab_completes_party_ids_in_the_filter() {
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    let mut items = txs(0, 3, 0, t0());
+    for (n, party) in [
+        (50, "julia-2::1220bb"),
+        (51, "julia::1220aa"),
+        (52, "ajuna::1220cc"),
+    ] {
+        items.push(tx_with(
+            n,
+            0,
+            t0() + (n as i64) * SEC,
+            "Splice.Amulet:Amulet",
+            "Transfer",
+            party,
+        ));
+    }
+    h.run_to_head(0, items);
+    let _ = h.take_out();
+    assert!(h.cmd(Command::Filter));
+    h.type_text("party:ju");
+    h.key(KeyCode::Tab);
+    // Prefix matches first, the party name before its fingerprint: julia:: before julia-2::.
+    assert_eq!(h.pane.filter_text(), Some("party:julia::1220aa"));
+    assert_eq!(h.pane.row_count(&h.sh), 1);
+    assert_eq!(h.selected_id(), Some(uid(51)));
+    let said = messages(&h.take_out());
+    assert!(
+        said.iter().any(|m| m.contains("3 parties match")),
+        "{said:?}"
+    );
+    // Without `party:` Tab says what it completes, and changes nothing.
+    h.key(KeyCode::Esc);
+    assert!(h.cmd(Command::Filter));
+    h.type_text("ju");
+    h.key(KeyCode::Tab);
+    assert_eq!(h.pane.filter_text(), Some("ju"));
+    let said = messages(&h.take_out());
+    assert!(said.iter().any(|m| m.contains("after party:")), "{said:?}");
+}

@@ -375,6 +375,18 @@ impl Pane for HistoryPane {
             }
             FilterEvent::Changed(_) => self.filter_text_changed(sh),
             FilterEvent::Move(cmd) => self.on_move(cmd, sh, out),
+            FilterEvent::Complete => {
+                let parties = sh.history.parties();
+                match self.filter.complete("party", &parties) {
+                    (0, _) => out.info("Tab completes party ids after party: (e.g. party:ju)"),
+                    (n, _) => {
+                        if n > 1 {
+                            out.info(format!("{n} parties match; the first is completed"));
+                        }
+                        self.filter_text_changed(sh);
+                    }
+                }
+            }
             FilterEvent::Nothing => {}
         }
     }
