@@ -116,7 +116,12 @@ impl HistoryPane {
             spans.push(Span::styled(
                 format!(
                     " · {}",
-                    loaded_range(sh, first.record_time, last.record_time)
+                    loaded_range(
+                        sh,
+                        first.record_time,
+                        last.record_time,
+                        self.area.width >= DATED_RANGE_WIDTH
+                    )
                 ),
                 theme.muted,
             ));
@@ -183,11 +188,15 @@ fn distinct_id(id: &str, width: u16) -> String {
     short_id(rest, usize::from(width.saturating_sub(1)).max(4))
 }
 
-/// The loaded range for the title: `14:02–14:12 UTC`, with dates when it spans days
-/// (`11-21 23:50–11-22 00:10 UTC`).
-fn loaded_range(sh: &Shared, first: i64, last: i64) -> String {
+/// The pane width from which the title's range shows dates when it spans days (narrower, the
+/// title keeps its room for the count and the state).
+const DATED_RANGE_WIDTH: u16 = 100;
+
+/// The loaded range for the title: `14:02–14:12 UTC`, with dates when it spans days and
+/// `dated` (`11-21 23:50–11-22 00:10 UTC`).
+fn loaded_range(sh: &Shared, first: i64, last: i64, dated: bool) -> String {
     let (a, b) = (sh.format_time(first), sh.format_time(last));
-    let same_day = a.get(..10) == b.get(..10);
+    let same_day = !dated || a.get(..10) == b.get(..10);
     let cut = |t: &str| -> String {
         let range = if same_day { 11..16 } else { 5..16 };
         t.get(range).unwrap_or(t).to_string()
