@@ -906,21 +906,13 @@ pub fn update_trees(
     limit: Option<i64>,
     stream_idle_timeout_ms: Option<i64>,
 ) -> Call<Vec<JsGetUpdateTreesResponse>> {
-    let mut call = Call::new(
+    update_list(
         "ledger POST /v2/updates/trees",
-        Group::Ledger,
-        Method::Post,
-        "/v2/updates/trees".into(),
-        decode_json::<Vec<JsGetUpdateTreesResponse>>,
+        "/v2/updates/trees",
+        req,
+        limit,
+        stream_idle_timeout_ms,
     )
-    .json_body(req);
-    if let Some(l) = limit {
-        call = call.query("limit", l.to_string());
-    }
-    if let Some(t) = stream_idle_timeout_ms {
-        call = call.query("stream_idle_timeout_ms", t.to_string());
-    }
-    call
 }
 
 /// `POST /v2/updates` (`JsGetUpdatesResponse` items: the same `update` wrapper as the trees,
@@ -930,11 +922,29 @@ pub fn updates(
     limit: Option<i64>,
     stream_idle_timeout_ms: Option<i64>,
 ) -> Call<Vec<JsGetUpdateTreesResponse>> {
-    let mut call = Call::new(
+    update_list(
         "ledger POST /v2/updates",
+        "/v2/updates",
+        req,
+        limit,
+        stream_idle_timeout_ms,
+    )
+}
+
+/// The list form of an update stream endpoint: the request as the body, `limit` and
+/// `stream_idle_timeout_ms` as query parameters when given.
+fn update_list(
+    endpoint: &'static str,
+    path: &str,
+    req: &GetUpdatesRequest,
+    limit: Option<i64>,
+    stream_idle_timeout_ms: Option<i64>,
+) -> Call<Vec<JsGetUpdateTreesResponse>> {
+    let mut call = Call::new(
+        endpoint,
         Group::Ledger,
         Method::Post,
-        "/v2/updates".into(),
+        path.into(),
         decode_json::<Vec<JsGetUpdateTreesResponse>>,
     )
     .json_body(req);
