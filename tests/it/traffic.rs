@@ -431,4 +431,40 @@ mod traffic_card {
         );
         assert!(text.contains("ledger_url"), "{text}");
     }
+
+    #[test]
+    fn the_chart_takes_the_empty_place_beside_the_last_card() {
+        // Five scans and a ledger: nine cards, two a row at 120 columns, the traffic card alone
+        // in the last row; at 38 rows no room is left below the cards.
+        let mut c = ctx(true);
+        c.scan_urls = (0..5)
+            .map(|i| format!("http://scan-{i}.example:5012"))
+            .collect();
+        let mut sh = Shared::new(c, t0());
+        let mut pane = StatusPane::new(&sh);
+        let mut out = Out::default();
+        pane.start(&mut sh, &mut out);
+        answer_all(&mut pane, &mut sh, &out, &traffic(0, 0, 0));
+        let out = tick(&mut pane, &mut sh, t0() + SEC / 4);
+        answer_all(
+            &mut pane,
+            &mut sh,
+            &out,
+            &traffic(1_000_000, 4_000_000, 4_000_000),
+        );
+        let text = screen_text(&draw(&mut pane, &sh, 120, 38));
+        let row = text
+            .lines()
+            .find(|l| l.contains("traffic · this validator"))
+            .unwrap_or_else(|| panic!("traffic card on screen: {text}"));
+        assert!(row.contains("updates per minute"), "{text}");
+        assert_eq!(text.matches("updates per minute").count(), 1, "{text}");
+        // With room below (more rows), the chart spans the width under the cards instead.
+        let text = screen_text(&draw(&mut pane, &sh, 120, 48));
+        let row = text
+            .lines()
+            .find(|l| l.contains("updates per minute"))
+            .unwrap_or_else(|| panic!("chart on screen: {text}"));
+        assert!(!row.contains("traffic"), "{text}");
+    }
 }

@@ -147,7 +147,7 @@ impl StatusPane {
     }
 
     /// Updates per minute of the last 30 minutes of record time, each minute a bar as wide as
-    /// fits, in the room left below the cards.
+    /// fits, in the room left below the cards or in the empty places of their last row.
     pub(super) fn render_chart(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
         let data = self.history.per_minute();
         let peak = data.iter().flatten().max().copied().unwrap_or(0);

@@ -444,6 +444,8 @@ impl Pane for StatusPane {
         let bottom = area.y + area.height;
         // Rows drawn whole (a cut row at the bottom does not count).
         let mut full_rows = 0usize;
+        // Where the last row of the grid was drawn whole: its top and height.
+        let mut last_row = None;
         for (r, &h) in grid.heights.iter().enumerate().skip(first) {
             let room = bottom - y;
             // A row that does not fit is drawn cut when at least its first lines show.
@@ -464,14 +466,22 @@ impl Pane for StatusPane {
                 let selected = focused && r * grid.cols + c == self.selected;
                 self.render_card(card, Rect::new(x, y, w, shown), buf, sh, theme, selected);
             }
-            y += shown;
             if shown == h {
                 full_rows += 1;
+                if r + 1 == grid.heights.len() {
+                    last_row = Some((y, h));
+                }
             }
+            y += shown;
         }
-        // Room left below every card: a large chart of updates per minute.
+        // Room left below every card: a large chart of updates per minute. Without that room,
+        // the chart takes the empty places of the last row when it has some.
+        let empty = grid.cols * grid.heights.len() - self.cards.len();
         if first == 0 && full_rows == grid.heights.len() && bottom - y >= MIN_CHART_ROWS {
             self.render_chart(Rect::new(area.x, y, area.width, bottom - y), buf, theme);
+        } else if let Some((row_y, h)) = last_row.filter(|_| empty > 0) {
+            let x = area.x + col_w * (grid.cols - empty) as u16;
+            self.render_chart(Rect::new(x, row_y, area.right() - x, h), buf, theme);
         }
         let above = first * grid.cols;
         let below = self
