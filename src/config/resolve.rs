@@ -137,21 +137,18 @@ pub fn resolve(
     };
 
     // URLs: file ← env ← flag.
-    settings.scan_url = flags
-        .scan_url
-        .clone()
-        .or(env_url(env, SCAN_URL_ENV)?)
-        .or_else(|| profile.scan_url.clone());
-    settings.validator_url = flags
-        .validator_url
-        .clone()
-        .or(env_url(env, VALIDATOR_URL_ENV)?)
-        .or_else(|| profile.validator_url.clone());
-    settings.ledger_url = flags
-        .ledger_url
-        .clone()
-        .or(env_url(env, LEDGER_URL_ENV)?)
-        .or_else(|| profile.ledger_url.clone());
+    let url = |flag: &Option<BaseUrl>, name: &str, in_file: &Option<BaseUrl>| {
+        // The environment is checked even when a flag wins: a bad value is never silent.
+        let from_env = env_url(env, name)?;
+        Ok::<_, ConfigError>(flag.clone().or(from_env).or_else(|| in_file.clone()))
+    };
+    settings.scan_url = url(&flags.scan_url, SCAN_URL_ENV, &profile.scan_url)?;
+    settings.validator_url = url(
+        &flags.validator_url,
+        VALIDATOR_URL_ENV,
+        &profile.validator_url,
+    )?;
+    settings.ledger_url = url(&flags.ledger_url, LEDGER_URL_ENV, &profile.ledger_url)?;
     settings.extra_scan_urls = profile
         .scan_urls
         .iter()

@@ -1,23 +1,21 @@
 //! Participant ledger group (JSON Ledger API v2, `{ledger_url}/v2`): the models and the
 //! [`Call`] constructors, one file per group of endpoints. Every call carries the bearer token.
 //!
-//! - here: the `JsCantonError` error body, parties, users, packages, ledger end, participant id;
+//! - here: the `JsCantonError` error body, parties, users, packages, ledger end, participant id,
+//!   and interactive-submission execution;
 //! - `events`: events, transactions, trees, reassignments and update items as the node sends them;
 //! - `updates`: the update stream requests (`/v2/updates/trees`, `/v2/updates`), their filters,
-//!   and trees from the flat ledger-effects shape;
-//! - `execute`: interactive-submission execution.
+//!   and trees from the flat ledger-effects shape.
 
 mod events;
-mod execute;
 mod updates;
 
 pub use events::*;
-pub use execute::*;
 pub use updates::*;
 
 use super::call::{Call, Group, Method, ResponseParts, encode_segment};
 use super::error::ApiError;
-use super::json::{int, nd, opt_int};
+use super::json::{int, nd, opt_int, raw_backed};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -192,4 +190,105 @@ pub fn package(package_id: &str) -> Call<Package> {
 /// `GET /v2/state/ledger-end`.
 pub fn ledger_end() -> Call<LedgerEnd> {
     Group::Ledger.get("ledger GET /v2/state/ledger-end", "/v2/state/ledger-end")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interactive submission: executeAndWaitForTransaction
+// ---------------------------------------------------------------------------------------------
+
+/// One signature.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Signature {
+    pub format: String,
+    pub signature: String,
+    pub signed_by: String,
+    pub signing_algorithm_spec: String,
+}
+
+/// The signatures of one party.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SinglePartySignatures {
+    pub party: String,
+    pub signatures: Vec<Signature>,
+}
+
+/// `PartySignatures`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PartySignatures {
+    pub signatures: Vec<SinglePartySignatures>,
+}
+
+/// A protobuf duration.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Duration {
+    pub seconds: i64,
+    #[serde(default)]
+    pub nanos: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unknown_fields: Option<Value>,
+}
+
+/// `DeduplicationPeriod` (a one-key object).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum DeduplicationPeriod {
+    DeduplicationDuration { value: Duration },
+    DeduplicationOffset { value: i64 },
+    Empty(Map<String, Value>),
+}
+
+/// `MinLedgerTime.time` (a one-key object).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum MinLedgerTimeVariant {
+    Empty(Map<String, Value>),
+    MinLedgerTimeAbs { value: String },
+    MinLedgerTimeRel { value: Duration },
+}
+
+/// `MinLedgerTime`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MinLedgerTime {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<MinLedgerTimeVariant>,
+}
+
+/// Body of `POST /v2/interactive-submission/executeAndWaitForTransaction`
+/// (`JsExecuteSubmissionAndWaitForTransactionRequest`). Decoding checks the required fields;
+/// unknown fields are kept and sent back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecuteRequest {
+    /// Base64 prepared transaction.
+    pub prepared_transaction: String,
+    pub party_signatures: PartySignatures,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deduplication_period: Option<DeduplicationPeriod>,
+    pub submission_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<String>,
+    /// e.g. `HASHING_SCHEME_VERSION_V2`.
+    pub hashing_scheme_version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_ledger_time: Option<MinLedgerTime>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_format: Option<TransactionFormat>,
+    #[serde(flatten)]
+    pub unknown: Map<String, Value>,
+}
+
+raw_backed! {
+    /// Response of executeAndWaitForTransaction.
+    pub struct ExecuteResponse via ExecuteResponseRepr {
+        pub transaction: JsTransaction,
+    }
+}
+
+/// `POST /v2/interactive-submission/executeAndWaitForTransaction`. Not retried.
+pub fn execute_and_wait(req: &ExecuteRequest) -> Call<ExecuteResponse> {
+    Group::Ledger.post(
+        "ledger POST /v2/interactive-submission/executeAndWaitForTransaction",
+        "/v2/interactive-submission/executeAndWaitForTransaction",
+        req,
+    )
 }
