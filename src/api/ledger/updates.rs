@@ -2,9 +2,7 @@
 //! request with party and template filters, and the trees of a range whichever of the two the
 //! node serves.
 
-use super::events::{
-    Event, JsGetUpdateTreesResponse, JsTransaction, JsTransactionTree, TreeEvent, Update,
-};
+use super::{Event, JsGetUpdateTreesResponse, JsTransaction, JsTransactionTree, TreeEvent, Update};
 use crate::api::ApiClient;
 use crate::api::call::{Call, Group};
 use crate::api::error::ApiError;
