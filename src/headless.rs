@@ -172,15 +172,20 @@ async fn print_call<T: Send + 'static>(
 }
 
 fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Failure> {
+    write_text(out, text).map_err(Failure::Output)
+}
+
+/// Writes `text` and a newline to `out`, flushed. A reader that stopped reading (`| head`) is
+/// not an error of ours; any other failure is said in one line.
+fn write_text(out: &mut dyn Write, text: &str) -> Result<(), String> {
     match out
         .write_all(text.as_bytes())
         .and_then(|()| out.write_all(b"\n"))
         .and_then(|()| out.flush())
     {
         Ok(()) => Ok(()),
-        // The reader stopped reading (`| head`): not an error of ours.
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(error) => Err(Failure::Output(format!("cannot write the output: {error}"))),
+        Err(error) => Err(format!("cannot write the output: {error}")),
     }
 }
 

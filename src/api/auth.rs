@@ -240,33 +240,27 @@ mod tests {
         assert!(!format!("{cmd:?}").contains("hunter2"));
     }
 
+    /// The token command runs again only when the token is near expiry: a token valid for an
+    /// hour is fetched once for two calls; one expiring in 10 s (inside the 30 s refresh margin)
+    /// is fetched again on every call.
     #[tokio::test]
-    async fn command_runs_once_while_token_is_fresh() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let counter = dir.path().join("count");
-        let exp = now_unix() + 3600;
-        let token = jwt_with(&format!(r#"{{"exp":{exp}}}"#));
-        let cmd = format!("echo x >> '{}'; echo '{token}'", counter.display());
-        let p = TokenProvider::new(TokenSource::Command(cmd), Duration::from_secs(10));
-        assert_eq!(p.token().await.expect("token").expose(), token);
-        assert_eq!(p.token().await.expect("token").expose(), token);
-        let runs = std::fs::read_to_string(&counter).expect("count file");
-        assert_eq!(runs.lines().count(), 1);
-    }
-
-    #[tokio::test]
-    async fn command_reruns_when_token_near_expiry() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let counter = dir.path().join("count");
-        // Expires in 10 s: inside the 30 s refresh margin, so every call refreshes.
-        let exp = now_unix() + 10;
-        let token = jwt_with(&format!(r#"{{"exp":{exp}}}"#));
-        let cmd = format!("echo x >> '{}'; echo '{token}'", counter.display());
-        let p = TokenProvider::new(TokenSource::Command(cmd), Duration::from_secs(10));
-        p.token().await.expect("token");
-        p.token().await.expect("token");
-        let runs = std::fs::read_to_string(&counter).expect("count file");
-        assert_eq!(runs.lines().count(), 2);
+    async fn command_reruns_only_when_token_near_expiry() {
+        for (valid_for, runs_for_two_calls) in [(3600, 1), (10, 2)] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let counter = dir.path().join("count");
+            let exp = now_unix() + valid_for;
+            let token = jwt_with(&format!(r#"{{"exp":{exp}}}"#));
+            let cmd = format!("echo x >> '{}'; echo '{token}'", counter.display());
+            let p = TokenProvider::new(TokenSource::Command(cmd), Duration::from_secs(10));
+            assert_eq!(p.token().await.expect("token").expose(), token);
+            assert_eq!(p.token().await.expect("token").expose(), token);
+            let runs = std::fs::read_to_string(&counter).expect("count file");
+            assert_eq!(
+                runs.lines().count(),
+                runs_for_two_calls,
+                "valid for {valid_for} s"
+            );
+        }
     }
 
     #[tokio::test]

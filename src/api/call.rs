@@ -32,6 +32,38 @@ impl Group {
     }
 }
 
+impl Group {
+    /// A call of this group whose 2xx answer decodes from JSON into `T`. `endpoint` is the
+    /// stable name (`"scan GET /v0/scans"`), `path` the percent-encoded path below the prefix.
+    pub(crate) fn call<T: DeserializeOwned>(
+        self,
+        method: Method,
+        endpoint: &'static str,
+        path: impl Into<String>,
+    ) -> Call<T> {
+        Call::new(endpoint, self, method, path.into(), decode_json::<T>)
+    }
+
+    /// A JSON `GET` of this group (see [`Group::call`]).
+    pub(crate) fn get<T: DeserializeOwned>(
+        self,
+        endpoint: &'static str,
+        path: impl Into<String>,
+    ) -> Call<T> {
+        self.call(Method::Get, endpoint, path)
+    }
+
+    /// A JSON `POST` of this group with `body` as its JSON body (see [`Group::call`]).
+    pub(crate) fn post<T: DeserializeOwned, B: Serialize + ?Sized>(
+        self,
+        endpoint: &'static str,
+        path: impl Into<String>,
+        body: &B,
+    ) -> Call<T> {
+        self.call(Method::Post, endpoint, path).json_body(body)
+    }
+}
+
 /// HTTP method of a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {
@@ -283,30 +315,14 @@ pub(crate) fn decode_json<T: DeserializeOwned>(parts: &ResponseParts<'_>) -> Res
     })
 }
 
+/// The punctuation a path segment keeps as is: RFC 3986 unreserved marks, sub-delims, `:`, `@`.
+const KEPT_PUNCTUATION: &[u8] = b"-._~:@!$&'()*+,;=";
+
 /// Percent-encodes one path segment (keeps RFC 3986 unreserved and sub-delims, `:` and `@`).
 pub(crate) fn encode_segment(segment: &str) -> String {
     let mut out = String::with_capacity(segment.len());
     for b in segment.bytes() {
-        let keep = b.is_ascii_alphanumeric()
-            || matches!(
-                b,
-                b'-' | b'.'
-                    | b'_'
-                    | b'~'
-                    | b':'
-                    | b'@'
-                    | b'!'
-                    | b'$'
-                    | b'&'
-                    | b'\''
-                    | b'('
-                    | b')'
-                    | b'*'
-                    | b'+'
-                    | b','
-                    | b';'
-                    | b'='
-            );
+        let keep = b.is_ascii_alphanumeric() || KEPT_PUNCTUATION.contains(&b);
         if keep && !(segment == "." || segment == "..") {
             out.push(char::from(b));
         } else {
@@ -325,9 +341,16 @@ mod tests {
 
     #[test]
     fn segments_are_encoded() {
-        assert_eq!(encode_segment("party::1220ab"), "party::1220ab");
-        assert_eq!(encode_segment("a/b c#?"), "a%2Fb%20c%23%3F");
-        assert_eq!(encode_segment(".."), "%2E%2E");
-        assert_eq!(encode_segment("é"), "%C3%A9");
+        let kept = "-._~:@!$&'()*+,;=";
+        for (segment, encoded) in [
+            ("party::1220ab", "party::1220ab"),
+            ("a/b c#?", "a%2Fb%20c%23%3F"),
+            ("..", "%2E%2E"),
+            ("é", "%C3%A9"),
+            (kept, kept),
+            ("\"<>[]{}|^`%", "%22%3C%3E%5B%5D%7B%7D%7C%5E%60%25"),
+        ] {
+            assert_eq!(encode_segment(segment), encoded, "{segment}");
+        }
     }
 }

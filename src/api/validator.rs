@@ -2,7 +2,7 @@
 //! [`Call`] constructors for the development fund coupons, amulet rules and transfer command
 //! status endpoints.
 
-use super::call::{Call, Group, Method, decode_json};
+use super::call::{Call, Group};
 use super::json::RawJson;
 use super::json::{nd, raw_backed, string_enum};
 use std::collections::BTreeMap;
@@ -97,36 +97,28 @@ raw_backed! {
 
 /// `GET /v0/scan-proxy/unclaimed-development-fund-coupons`.
 pub fn dev_fund_coupons() -> Call<DevFundCoupons> {
-    Call::new(
+    Group::Validator.get(
         "validator GET /v0/scan-proxy/unclaimed-development-fund-coupons",
-        Group::Validator,
-        Method::Get,
-        "/v0/scan-proxy/unclaimed-development-fund-coupons".into(),
-        decode_json::<DevFundCoupons>,
+        "/v0/scan-proxy/unclaimed-development-fund-coupons",
     )
 }
 
 /// `GET /v0/scan-proxy/amulet-rules`.
 pub fn amulet_rules() -> Call<AmuletRules> {
-    Call::new(
+    Group::Validator.get(
         "validator GET /v0/scan-proxy/amulet-rules",
-        Group::Validator,
-        Method::Get,
-        "/v0/scan-proxy/amulet-rules".into(),
-        decode_json::<AmuletRules>,
+        "/v0/scan-proxy/amulet-rules",
     )
 }
 
 /// `GET /v0/scan-proxy/transfer-command/status?sender=…&nonce=…` (404 when the sender created
 /// nothing in the last 24 hours).
 pub fn transfer_command_status(sender: &str, nonce: i64) -> Call<TransferCommandStatusResponse> {
-    Call::new(
-        "validator GET /v0/scan-proxy/transfer-command/status",
-        Group::Validator,
-        Method::Get,
-        "/v0/scan-proxy/transfer-command/status".into(),
-        decode_json::<TransferCommandStatusResponse>,
-    )
-    .query("sender", sender)
-    .query("nonce", nonce.to_string())
+    Group::Validator
+        .get(
+            "validator GET /v0/scan-proxy/transfer-command/status",
+            "/v0/scan-proxy/transfer-command/status",
+        )
+        .query("sender", sender)
+        .query("nonce", nonce.to_string())
 }

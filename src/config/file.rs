@@ -10,91 +10,72 @@ use serde::Deserialize;
 use super::ConfigError;
 use super::values::{BaseUrl, HistoryStart, TimeZone, deserialize_duration};
 
-/// The whole config file, as written.
+/// The whole config file, as written. Every key may be left out (`#[serde(default)]`).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct ConfigFile {
     /// The profile used when `--profile` is not given.
-    #[serde(default)]
     pub default_profile: Option<String>,
     /// Named profiles, one per network or node.
-    #[serde(default)]
     pub profiles: BTreeMap<String, ProfileFile>,
     /// Key binding overrides: action name → one key spec or a list of key specs. Interpreted by
     /// [`crate::config::keymap`].
-    #[serde(default)]
     pub keys: BTreeMap<String, KeySpecs>,
     /// Where logs go (never the terminal).
-    #[serde(default)]
     pub log_file: Option<PathBuf>,
     /// A level (`info`, `debug`, …) or a `tracing` filter directive list.
-    #[serde(default)]
     pub log_level: Option<String>,
 }
 
 /// One `[profiles.<name>]` table. Every key is optional.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct ProfileFile {
     /// Base URL of the scan (the client appends `/api/scan/...`).
-    #[serde(default)]
     pub scan_url: Option<BaseUrl>,
     /// Further scans of the same network, for cross-checking.
-    #[serde(default)]
     pub scan_urls: Option<Vec<BaseUrl>>,
     /// Base URL of the validator (the client appends `/api/validator/...`).
-    #[serde(default)]
     pub validator_url: Option<BaseUrl>,
     /// Base URL of the participant's JSON Ledger API (the client appends `/v2/...`).
-    #[serde(default)]
     pub ledger_url: Option<BaseUrl>,
     /// A file holding the ledger JWT.
-    #[serde(default)]
     pub token_file: Option<PathBuf>,
     /// A shell command that prints the ledger JWT (run once, cached until the token expires).
-    #[serde(default)]
     pub token_command: Option<String>,
     /// Polling interval, e.g. `"2s"`.
-    #[serde(default, deserialize_with = "deserialize_duration")]
+    #[serde(deserialize_with = "deserialize_duration")]
     pub refresh: Option<Duration>,
     /// Theme name (`dark`, `light`, `high-contrast`, `mono`, or a theme file of the config dir).
-    #[serde(default)]
     pub theme: Option<String>,
     /// Disable the ledger actions that change state (delete user, execute).
-    #[serde(default)]
     pub read_only: Option<bool>,
     /// `"utc"` or `"local"`.
-    #[serde(default)]
     pub time_zone: Option<TimeZone>,
     /// Where the history starts: `begin`, `now`, `recent` or an RFC 3339 time.
-    #[serde(default)]
     pub from: Option<HistoryStart>,
     /// Largest response body accepted from a node, in MiB after gzip decoding.
-    #[serde(default)]
     pub max_response_mib: Option<i64>,
     /// Memory budget of the loaded history, in MiB (the oldest updates leave memory beyond it).
-    #[serde(default)]
     pub history_memory_mib: Option<i64>,
     /// Which of the scans the network lists to use: `"all"` or a list of SV names.
-    #[serde(default)]
     pub network_scans: Option<NetworkScans>,
     /// Request budget per scan, in requests per second (default 10).
-    #[serde(default)]
     pub scan_request_rate: Option<f64>,
     /// A scan whose newest open mining round is older than this is unhealthy (default `900s`).
-    #[serde(default, deserialize_with = "deserialize_duration")]
+    #[serde(deserialize_with = "deserialize_duration")]
     pub max_round_age: Option<Duration>,
     /// A scan whose newest update is older than this is unhealthy (default `300s`).
-    #[serde(default, deserialize_with = "deserialize_duration")]
+    #[serde(deserialize_with = "deserialize_duration")]
     pub max_update_age: Option<Duration>,
     /// A healthy scan this far behind the newest head of all scans is lagging (default `30s`).
-    #[serde(default, deserialize_with = "deserialize_duration")]
+    #[serde(deserialize_with = "deserialize_duration")]
     pub max_lag: Option<Duration>,
     /// The Status dashboard turns the newest update's lag amber past this (default `60s`).
-    #[serde(default, deserialize_with = "deserialize_duration")]
+    #[serde(deserialize_with = "deserialize_duration")]
     pub lag_warn: Option<Duration>,
     /// ... and red (the dashboard says DOWN) past this (default `300s`).
-    #[serde(default, deserialize_with = "deserialize_duration")]
+    #[serde(deserialize_with = "deserialize_duration")]
     pub lag_error: Option<Duration>,
 }
 

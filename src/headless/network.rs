@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config};
+use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config, write_text};
 use crate::api::ApiClient;
 use crate::cli::{NetworkArgs, NetworkCommand};
 use crate::config::{HistoryStart, Settings};
@@ -55,15 +55,7 @@ fn millis(d: Duration) -> f64 {
 fn write_json(out: &mut dyn Write, value: &Value) -> Result<(), String> {
     let compact = serde_json::to_vec(value).map_err(|e| e.to_string())?;
     let pretty = json_text::pretty_bytes(&compact).map_err(|e| e.to_string())?;
-    match out
-        .write_all(pretty.as_bytes())
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush())
-    {
-        Ok(()) => Ok(()),
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(error) => Err(format!("cannot write the output: {error}")),
-    }
+    write_text(out, &pretty)
 }
 
 /// One JSON line (terminal-safe, like the pretty output).

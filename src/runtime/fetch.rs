@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::api::scan::{self, ValueEncoding};
-use crate::api::{ApiClient, ApiError, ledger, validator};
+use crate::api::{ApiClient, ApiError, Call, ledger, validator};
 use crate::msg::{Request, Response};
 
 /// The API clients of a session: one per configured scan (the first is the main one, which also
@@ -33,124 +33,119 @@ impl Clients {
     }
 }
 
+/// Sends `call` through `client` and wraps the answer in its [`Response`] variant (`W` is how
+/// the variant holds it: the value itself, boxed or shared).
+async fn send<T: Send + 'static, W: From<T>>(
+    client: &ApiClient,
+    call: Call<T>,
+    wrap: fn(W) -> Response,
+) -> Result<Response, ApiError> {
+    client.send(&call).await.map(|answer| wrap(W::from(answer)))
+}
+
 /// Runs one request.
 pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, ApiError> {
     let enc = ValueEncoding::default();
     let main = &clients.main;
     match request {
-        Request::Updates { req, .. } => clients
-            .main
-            .send(&scan::updates(req))
+        Request::Updates { req, .. } => send(main, scan::updates(req), Response::Updates).await,
+        Request::Event { update_id } => {
+            send(main, scan::event(update_id, &enc), Response::Event).await
+        }
+        Request::ByHash { scan: i, hash } => {
+            let call = scan::update_by_hash(hash, &enc);
+            send(clients.scan(*i), call, Response::ByHash).await
+        }
+        Request::Status { scan: i } => {
+            send(clients.scan(*i), scan::status(), Response::Status).await
+        }
+        Request::LedgerEnd => {
+            send(main, ledger::ledger_end(), |end: ledger::LedgerEnd| {
+                Response::LedgerEnd(end.offset)
+            })
             .await
-            .map(Response::Updates),
-        Request::Event { update_id } => clients
-            .main
-            .send(&scan::event(update_id, &enc))
+        }
+        Request::MiningRounds => {
+            let call = scan::open_and_issuing_mining_rounds(&scan::MiningRoundsRequest::default());
+            send(main, call, Response::MiningRounds).await
+        }
+        Request::ValidatorProbe => {
+            send(
+                main,
+                validator::amulet_rules(),
+                |_: validator::AmuletRules| Response::ValidatorOk,
+            )
             .await
-            .map(|b| Response::Event(Arc::new(b))),
-        Request::ByHash { scan: i, hash } => clients
-            .scan(*i)
-            .send(&scan::update_by_hash(hash, &enc))
-            .await
-            .map(|u| Response::ByHash(Box::new(u))),
-        Request::Status { scan: i } => clients
-            .scan(*i)
-            .send(&scan::status())
-            .await
-            .map(|s| Response::Status(Box::new(s))),
-        Request::LedgerEnd => clients
-            .main
-            .send(&ledger::ledger_end())
-            .await
-            .map(|e| Response::LedgerEnd(e.offset)),
-        Request::MiningRounds => main
-            .send(&scan::open_and_issuing_mining_rounds(
-                &scan::MiningRoundsRequest::default(),
-            ))
-            .await
-            .map(|r| Response::MiningRounds(Box::new(r))),
-        Request::ValidatorProbe => clients
-            .main
-            .send(&validator::amulet_rules())
-            .await
-            .map(|_| Response::ValidatorOk),
-        Request::Holdings(req) => main
-            .send(&scan::holdings_summary(req))
-            .await
-            .map(|r| Response::Holdings(Box::new(r))),
-        Request::ValidatorFaucets { validator_ids } => main
-            .send(&scan::validator_faucets(validator_ids))
-            .await
-            .map(|r| Response::ValidatorFaucets(Box::new(r))),
-        Request::BftSequencers => main
-            .send(&scan::bft_sequencers())
-            .await
-            .map(|r| Response::BftSequencers(Box::new(r))),
-        Request::Bootstrapping { domain_id_prefix } => main
-            .send(&scan::bootstrapping_transactions(domain_id_prefix))
-            .await
-            .map(|r| Response::Bootstrapping(Box::new(r))),
+        }
+        Request::Holdings(req) => send(main, scan::holdings_summary(req), Response::Holdings).await,
+        Request::ValidatorFaucets { validator_ids } => {
+            let call = scan::validator_faucets(validator_ids);
+            send(main, call, Response::ValidatorFaucets).await
+        }
+        Request::BftSequencers => send(main, scan::bft_sequencers(), Response::BftSequencers).await,
+        Request::Bootstrapping { domain_id_prefix } => {
+            let call = scan::bootstrapping_transactions(domain_id_prefix);
+            send(main, call, Response::Bootstrapping).await
+        }
         Request::ParticipantIds {
             domain_id,
             party_id,
-        } => main
-            .send(&scan::participant_ids(domain_id, party_id))
+        } => {
+            let call = scan::participant_ids(domain_id, party_id);
+            send(main, call, Response::ParticipantIds).await
+        }
+        Request::RewardWeight(req) => {
+            let call = scan::previous_sv_reward_weight(req);
+            send(main, call, Response::RewardWeight).await
+        }
+        Request::LedgerParticipantId => {
+            send(
+                main,
+                ledger::participant_id(),
+                |r: ledger::ParticipantIdResponse| Response::LedgerParticipantId(r.participant_id),
+            )
             .await
-            .map(|r| Response::ParticipantIds(Box::new(r))),
-        Request::RewardWeight(req) => main
-            .send(&scan::previous_sv_reward_weight(req))
-            .await
-            .map(|r| Response::RewardWeight(Box::new(r))),
-        Request::LedgerParticipantId => main
-            .send(&ledger::participant_id())
-            .await
-            .map(|r| Response::LedgerParticipantId(r.participant_id)),
+        }
         Request::TrafficStatus {
             domain_id,
             member_id,
-        } => main
-            .send(&scan::member_traffic_status(domain_id, member_id))
+        } => {
+            let call = scan::member_traffic_status(domain_id, member_id);
+            send(main, call, Response::TrafficStatus).await
+        }
+        Request::AmuletRules => send(main, validator::amulet_rules(), Response::AmuletRules).await,
+        Request::DevFundCoupons => {
+            send(
+                main,
+                validator::dev_fund_coupons(),
+                Response::DevFundCoupons,
+            )
             .await
-            .map(|r| Response::TrafficStatus(Box::new(r))),
-        Request::AmuletRules => main
-            .send(&validator::amulet_rules())
-            .await
-            .map(|r| Response::AmuletRules(Box::new(r))),
-        Request::DevFundCoupons => main
-            .send(&validator::dev_fund_coupons())
-            .await
-            .map(|r| Response::DevFundCoupons(Box::new(r))),
-        Request::TransferStatus { sender, nonce } => main
-            .send(&validator::transfer_command_status(sender, *nonce))
-            .await
-            .map(|r| Response::TransferStatus(Box::new(r))),
+        }
+        Request::TransferStatus { sender, nonce } => {
+            let call = validator::transfer_command_status(sender, *nonce);
+            send(main, call, Response::TransferStatus).await
+        }
         Request::Parties {
             party,
             more_parties,
             identity_provider_id,
-        } => main
-            .send(&ledger::parties(
-                party,
-                more_parties,
-                identity_provider_id.as_deref(),
-            ))
-            .await
-            .map(|r| Response::Parties(Box::new(r))),
-        Request::DeleteUser { user_id } => main
-            .send(&ledger::delete_user(user_id))
-            .await
-            .map(|r| Response::UserDeleted(Box::new(r))),
-        Request::Package { package_id } => main
-            .send(&ledger::package(package_id))
-            .await
-            .map(|r| Response::Package(Arc::new(r))),
+        } => {
+            let call = ledger::parties(party, more_parties, identity_provider_id.as_deref());
+            send(main, call, Response::Parties).await
+        }
+        Request::DeleteUser { user_id } => {
+            send(main, ledger::delete_user(user_id), Response::UserDeleted).await
+        }
+        Request::Package { package_id } => {
+            send(main, ledger::package(package_id), Response::Package).await
+        }
         Request::Trees { req, limit } => ledger::fetch_trees(main, req, *limit)
             .await
             .map(|r| Response::Trees(Arc::new(r))),
-        Request::Execute(req) => main
-            .send(&ledger::execute_and_wait(req))
-            .await
-            .map(|r| Response::Executed(Box::new(r))),
+        Request::Execute(req) => {
+            send(main, ledger::execute_and_wait(req), Response::Executed).await
+        }
         Request::NetworkHealth { .. }
         | Request::NetworkCheck { .. }
         | Request::SweepPage { .. }

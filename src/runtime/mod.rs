@@ -140,6 +140,17 @@ enum FileOp {
     },
 }
 
+impl FileOp {
+    fn write(id: RequestId, path: std::path::PathBuf, contents: Vec<u8>, mode: WriteMode) -> Self {
+        FileOp::Write {
+            id,
+            path,
+            contents,
+            mode,
+        }
+    }
+}
+
 /// How a write treats an existing file.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum WriteMode {
@@ -278,6 +289,11 @@ impl Runner {
         quit
     }
 
+    /// Queues a file operation for the writer task (file effects run in the order issued).
+    fn file_op(&self, op: FileOp) {
+        let _ = self.files.send(op);
+    }
+
     fn run(&mut self, effect: Effect) -> bool {
         match effect {
             Effect::Fetch { id, request } => {
@@ -314,34 +330,17 @@ impl Runner {
                 Err(e) => tracing::warn!("copy failed: {e}"),
             },
             Effect::WriteFile { id, path, contents } => {
-                let _ = self.files.send(FileOp::Write {
-                    id,
-                    path,
-                    contents,
-                    mode: WriteMode::Replace,
-                });
+                self.file_op(FileOp::write(id, path, contents, WriteMode::Replace));
             }
             Effect::CreateFile { id, path, contents } => {
-                let _ = self.files.send(FileOp::Write {
-                    id,
-                    path,
-                    contents,
-                    mode: WriteMode::New,
-                });
+                self.file_op(FileOp::write(id, path, contents, WriteMode::New));
             }
             Effect::AppendFile { id, path, contents } => {
-                let _ = self.files.send(FileOp::Write {
-                    id,
-                    path,
-                    contents,
-                    mode: WriteMode::Append,
-                });
+                self.file_op(FileOp::write(id, path, contents, WriteMode::Append));
             }
-            Effect::RemoveFile(path) => {
-                let _ = self.files.send(FileOp::Remove(path));
-            }
+            Effect::RemoveFile(path) => self.file_op(FileOp::Remove(path)),
             Effect::TruncateFile { id, path, len } => {
-                let _ = self.files.send(FileOp::Truncate { id, path, len });
+                self.file_op(FileOp::Truncate { id, path, len });
             }
             Effect::ReadFile { id, path } => {
                 let tx = self.tx.clone();
