@@ -11,6 +11,7 @@ use ratatui::widgets::{Block, Borders, Clear, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
+use crate::msg::Command;
 use crate::panes::{Out, Shared};
 use crate::ui::form::Form;
 use crate::ui::layout::wrap_text;
@@ -24,6 +25,17 @@ pub const TOKEN_HELP: &str = "The JSON Ledger API needs a JWT: configure --token
 
 /// What read-only mode means here.
 pub const READ_ONLY_TEXT: &str = "read-only: delete and execute are disabled";
+
+/// The footer hints of a section while its query form is open.
+pub const FORM_HINTS: [Command; 3] = [Command::Confirm, Command::Complete, Command::Cancel];
+
+/// The footer hints of a section's answer list: edit the query, open, copy, next section.
+pub const LIST_HINTS: [Command; 4] = [
+    Command::Edit,
+    Command::Select,
+    Command::Copy,
+    Command::NextSection,
+];
 
 /// How a note is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -21,7 +21,9 @@ use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
 
 use super::SectionView;
-use super::common::{Note, Tone, explain, kv_line, package_of, put, render_notes};
+use super::common::{
+    FORM_HINTS, LIST_HINTS, Note, Tone, explain, kv_line, package_of, put, render_notes,
+};
 use crate::ui::form::{Field, Form, FormOutcome, form_key, form_paste};
 
 /// A downloaded package.
@@ -133,17 +135,18 @@ impl PackageSection {
         );
         self.pending = Some((rid, id, path));
     }
-}
 
-impl SectionView for PackageSection {
-    fn on_written(&mut self, id: RequestId, result: &Result<usize, String>) {
+    /// A file write of the pane finished: the download, if it is that one.
+    pub(super) fn on_written(&mut self, id: RequestId, result: &Result<usize, String>) {
         if let Some(d) = &mut self.result
             && d.write_id == id
         {
             d.written = Some(result.clone());
         }
     }
+}
 
+impl SectionView for PackageSection {
     fn wants_raw_keys(&self) -> bool {
         self.form.is_some()
     }
@@ -355,14 +358,9 @@ impl SectionView for PackageSection {
 
     fn hints(&self) -> Vec<Command> {
         if self.form.is_some() {
-            vec![Command::Confirm, Command::Complete, Command::Cancel]
+            FORM_HINTS.to_vec()
         } else {
-            vec![
-                Command::Edit,
-                Command::Select,
-                Command::Copy,
-                Command::NextSection,
-            ]
+            LIST_HINTS.to_vec()
         }
     }
 }

@@ -19,7 +19,9 @@ use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow
 use crate::ui::theme::Theme;
 
 use super::SectionView;
-use super::common::{Note, SectionState, Tone, explain_failure, kv_line, put, split_list};
+use super::common::{
+    FORM_HINTS, Note, SectionState, Tone, explain_failure, kv_line, put, split_list,
+};
 use crate::ui::form::{Field, Form, form_or_table_key, form_or_table_paste};
 use crate::ui::load::accept;
 
@@ -341,7 +343,7 @@ impl SectionView for Parties {
 
     fn hints(&self) -> Vec<Command> {
         if self.form.is_some() {
-            vec![Command::Confirm, Command::Complete, Command::Cancel]
+            FORM_HINTS.to_vec()
         } else if self.table.is_filtering() {
             vec![Command::Confirm, Command::Cancel]
         } else {

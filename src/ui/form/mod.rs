@@ -45,7 +45,9 @@ pub use ids::{
     id_list_rows, id_list_summary, id_order, is_separator, looks_like_party, matching,
     render_id_list, split_ids,
 };
-pub use parts::{cell, explain, explain_scan, file_part, paragraph, render_section_tabs};
+pub use parts::{
+    cell, explain, explain_scan, file_part, key_line, paragraph, progress_bar, render_section_tabs,
+};
 
 /// Most completion candidates kept per field.
 const MAX_CANDIDATES: usize = 5_000;

@@ -12,6 +12,28 @@ use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize, sanitize_multiline};
 use crate::ui::theme::Theme;
 
+/// A dialog's key line: each key in the key style, its description after it, the pairs
+/// separated by ` · ` (`Enter export · Tab format · Esc cancel`).
+pub fn key_line(keys: &[(&'static str, &'static str)], theme: &Theme) -> Line<'static> {
+    let mut spans = Vec::with_capacity(keys.len() * 2);
+    for (i, (key, what)) in keys.iter().enumerate() {
+        let sep = if i + 1 < keys.len() { " · " } else { "" };
+        spans.push(Span::styled(*key, theme.key_hint));
+        spans.push(Span::styled(format!(" {what}{sep}"), theme.key_desc));
+    }
+    Line::from(spans)
+}
+
+/// A progress bar `bar_w` cells wide between `▕` and `▏` for `pct` percent.
+pub fn progress_bar(pct: u8, bar_w: usize) -> String {
+    let filled = usize::from(pct) * bar_w / 100;
+    format!(
+        "▕{}{}▏",
+        "█".repeat(filled),
+        "░".repeat(bar_w.saturating_sub(filled))
+    )
+}
+
 /// Draws the section tab row (`BFT sequencers │ Bootstrapping │ …  [ ] section`), the active one
 /// highlighted, with the keys that really switch sections (`[` and `]`, the default
 /// `prev_section` / `next_section`; number keys go to panes, so labels carry no numbers).

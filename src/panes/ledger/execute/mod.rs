@@ -235,6 +235,42 @@ impl Execute {
         self.result = None;
         self.pending = Some(out.fetch(sh, Request::Execute(Box::new(req))));
     }
+
+    /// A file read of the pane finished: the body file the editor asked for, if it is that one.
+    pub(super) fn on_file_read(
+        &mut self,
+        id: RequestId,
+        path: &str,
+        result: &Result<Vec<u8>, String>,
+        out: &mut Out,
+    ) {
+        if self.read_pending.as_ref().map(|(i, _)| *i) != Some(id) {
+            return;
+        }
+        self.read_pending = None;
+        match result {
+            Ok(bytes) => match String::from_utf8(bytes.clone()) {
+                Ok(text) => {
+                    out.info(format!("read {} bytes from {path}", bytes.len()));
+                    self.take_body(text, format!("file {path}"));
+                }
+                Err(_) => {
+                    let msg = format!("{path} is not UTF-8 text");
+                    if let Some(ed) = &mut self.editor {
+                        ed.0.set_error(PATH, msg.clone());
+                    }
+                    out.error(msg);
+                }
+            },
+            Err(e) => {
+                let msg = format!("cannot read {path}: {e}");
+                if let Some(ed) = &mut self.editor {
+                    ed.0.set_error(PATH, msg.clone());
+                }
+                out.error(msg);
+            }
+        }
+    }
 }
 
 impl SectionView for Execute {
@@ -373,42 +409,6 @@ impl SectionView for Execute {
                 notes.extend(explain_failure(&failure, None));
                 self.error = Some(notes);
                 out.error(format!("execute: {failure}"));
-            }
-        }
-    }
-
-    fn on_file_read(
-        &mut self,
-        id: RequestId,
-        path: &str,
-        result: &Result<Vec<u8>, String>,
-        _sh: &mut Shared,
-        out: &mut Out,
-    ) {
-        if self.read_pending.as_ref().map(|(i, _)| *i) != Some(id) {
-            return;
-        }
-        self.read_pending = None;
-        match result {
-            Ok(bytes) => match String::from_utf8(bytes.clone()) {
-                Ok(text) => {
-                    out.info(format!("read {} bytes from {path}", bytes.len()));
-                    self.take_body(text, format!("file {path}"));
-                }
-                Err(_) => {
-                    let msg = format!("{path} is not UTF-8 text");
-                    if let Some(ed) = &mut self.editor {
-                        ed.0.set_error(PATH, msg.clone());
-                    }
-                    out.error(msg);
-                }
-            },
-            Err(e) => {
-                let msg = format!("cannot read {path}: {e}");
-                if let Some(ed) = &mut self.editor {
-                    ed.0.set_error(PATH, msg.clone());
-                }
-                out.error(msg);
             }
         }
     }

@@ -36,7 +36,9 @@ use crate::ui::tree::{TreeSplit, TreeState};
 use crate::ui::value_view::ValueView;
 
 use super::SectionView;
-use super::common::{Note, SectionState, Tone, explain_failure, put_styled, split_list};
+use super::common::{
+    FORM_HINTS, LIST_HINTS, Note, SectionState, Tone, explain_failure, put_styled, split_list,
+};
 use crate::ui::form::{Field, Form, form_or_table_key, form_or_table_paste};
 use crate::ui::load::accept;
 
@@ -483,7 +485,7 @@ impl SectionView for Trees {
 
     fn hints(&self) -> Vec<Command> {
         if self.form.is_some() {
-            vec![Command::Confirm, Command::Complete, Command::Cancel]
+            FORM_HINTS.to_vec()
         } else if self.wants_raw_keys() {
             vec![Command::Confirm, Command::Cancel]
         } else if self.value_view.is_some() {
@@ -519,12 +521,7 @@ impl SectionView for Trees {
         } else if self.items.is_empty() {
             vec![Command::Edit, Command::NextSection]
         } else {
-            vec![
-                Command::Edit,
-                Command::Select,
-                Command::Copy,
-                Command::NextSection,
-            ]
+            LIST_HINTS.to_vec()
         }
     }
 }
