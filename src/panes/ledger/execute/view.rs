@@ -17,29 +17,30 @@ use super::super::common::{Note, dialog, kv_line, put, reading_line, render_note
 
 use super::{Editor, EditorFocus, Execute};
 
+/// `template  contract-id`, both shortened.
+fn contract_words(template_id: &str, contract_id: &str) -> String {
+    format!(
+        "{}  {}",
+        short_template(template_id),
+        short_id(contract_id, 16)
+    )
+}
+
 fn event_line(e: &Event) -> (String, Style, String) {
-    match e {
+    let (node, verb, what) = match e {
         Event::CreatedEvent(c) => (
-            format!("#{} created", c.node_id),
-            Style::default(),
-            format!(
-                "{}  {}",
-                short_template(&c.template_id),
-                short_id(&c.contract_id, 16)
-            ),
+            c.node_id,
+            "created",
+            contract_words(&c.template_id, &c.contract_id),
         ),
         Event::ArchivedEvent(a) => (
-            format!("#{} archived", a.node_id),
-            Style::default(),
-            format!(
-                "{}  {}",
-                short_template(&a.template_id),
-                short_id(&a.contract_id, 16)
-            ),
+            a.node_id,
+            "archived",
+            contract_words(&a.template_id, &a.contract_id),
         ),
         Event::ExercisedEvent(x) => (
-            format!("#{} exercised", x.node_id),
-            Style::default(),
+            x.node_id,
+            "exercised",
             format!(
                 "{} {}{}  {}",
                 x.choice,
@@ -48,8 +49,9 @@ fn event_line(e: &Event) -> (String, Style, String) {
                 short_id(&x.contract_id, 16)
             ),
         ),
-        Event::Unknown { kind, .. } => (kind.clone(), Style::default(), String::new()),
-    }
+        Event::Unknown { kind, .. } => return (kind.clone(), Style::default(), String::new()),
+    };
+    (format!("#{node} {verb}"), Style::default(), what)
 }
 
 pub(super) fn render_editor(x: &Execute, ed: &Editor, area: Rect, buf: &mut Buffer, theme: &Theme) {
