@@ -103,8 +103,7 @@ pub fn refuse_read_only(sh: &Shared, out: &mut Out) -> bool {
 
 /// A muted `reading {path}…` row at `y` of `area` (a file read in flight).
 pub fn reading_line(area: Rect, y: u16, buf: &mut Buffer, path: &str, theme: &Theme) {
-    let text = safe_line(&format!("reading {path}…"), usize::from(area.width)).into_owned();
-    put(area, y, buf, &Line::styled(text, theme.muted));
+    put_safe(area, y, buf, &format!("reading {path}…"), theme.muted);
 }
 
 /// Whether the error means the token is missing or refused.
@@ -327,6 +326,13 @@ pub fn put(area: Rect, y: u16, buf: &mut Buffer, line: &Line<'_>) {
 
 /// Draws `text` in one `style` at row `y` of `area` when it is inside (a waiting text, a note).
 pub fn put_styled(area: Rect, y: u16, buf: &mut Buffer, text: &str, style: Style) {
+    put(area, y, buf, &Line::styled(text, style));
+}
+
+/// Draws untrusted `text` (sanitised, cut to the width with an ellipsis) in one `style` at row
+/// `y` of `area` when it is inside.
+pub fn put_safe(area: Rect, y: u16, buf: &mut Buffer, text: &str, style: Style) {
+    let text = safe_line(text, usize::from(area.width)).into_owned();
     put(area, y, buf, &Line::styled(text, style));
 }
 

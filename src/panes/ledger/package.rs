@@ -9,20 +9,18 @@ use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::Line;
 
 use crate::model::summary::cat;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::format::group_thousands;
-use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{
-    FORM_HINTS, LIST_HINTS, Note, Tone, explain, kv_line, package_of, put, render_notes,
+    FORM_HINTS, LIST_HINTS, Note, Tone, explain, kv_line, package_of, put, put_safe, render_notes,
 };
 use crate::ui::form::{Field, Form, FormOutcome, form_key, form_paste};
 
@@ -243,14 +241,12 @@ impl SectionView for PackageSection {
         }
         let w = area.width;
         if let Some((_, id, _)) = &self.pending {
-            put(
+            put_safe(
                 area,
                 y,
                 buf,
-                &Line::styled(
-                    safe_line(&format!("downloading package {id}…"), usize::from(w)).into_owned(),
-                    theme.muted,
-                ),
+                &format!("downloading package {id}…"),
+                theme.muted,
             );
             y += 2;
         } else if let Some(r) = &self.result {
@@ -326,27 +322,14 @@ impl SectionView for PackageSection {
         } else {
             format!("Package ids seen ({}):", known.len())
         };
-        put(
-            area,
-            y,
-            buf,
-            &Line::styled(
-                safe_line(&title, usize::from(w)).into_owned(),
-                theme.table_header,
-            ),
-        );
+        put_safe(area, y, buf, &title, theme.table_header);
         y += 1;
         let rows = usize::from(area.height.saturating_sub(y));
         let mut scroll = self.scroll;
         scroll.set_len(known.len());
         for (row, i) in scroll.visible_range(rows).enumerate() {
             let yy = y + row as u16;
-            put(
-                area,
-                yy,
-                buf,
-                &Line::styled(safe_line(&known[i], usize::from(w)).into_owned(), theme.id),
-            );
+            put_safe(area, yy, buf, &known[i], theme.id);
             if i == scroll.cursor() && yy < area.height {
                 buf.set_style(
                     Rect::new(area.x, area.y + yy, w, 1),

@@ -46,7 +46,8 @@ pub use ids::{
     render_id_list, split_ids,
 };
 pub use parts::{
-    cell, explain, explain_scan, file_part, key_line, paragraph, progress_bar, render_section_tabs,
+    cell, explain, explain_scan, file_part, file_safe, key_line, paragraph, progress_bar,
+    render_section_tabs,
 };
 
 /// Most completion candidates kept per field.

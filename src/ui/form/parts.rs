@@ -149,19 +149,24 @@ pub fn cell(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, style: Sty
     buf.set_stringn(x, y, safe_line(text, w), w, style);
 }
 
-/// A file-name-safe form of `s` (letters, digits, `-`, `_`, `.`; at most 40 characters).
-pub fn file_part(s: &str) -> String {
-    let mut out: String = s
-        .chars()
+/// `s` with every character but ASCII letters, digits, `-`, `_` (and `.` when `dots`) made
+/// `_`, cut to `max` characters.
+pub fn file_safe(s: &str, max: usize, dots: bool) -> String {
+    s.chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || (dots && c == '.') {
                 c
             } else {
                 '_'
             }
         })
-        .take(40)
-        .collect();
+        .take(max)
+        .collect()
+}
+
+/// A file-name-safe form of `s` (letters, digits, `-`, `_`, `.`; at most 40 characters).
+pub fn file_part(s: &str) -> String {
+    let mut out = file_safe(s, 40, true);
     while out.starts_with('.') {
         out.remove(0);
     }

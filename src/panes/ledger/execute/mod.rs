@@ -23,14 +23,13 @@ use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::form::{Field, Form, FormOutcome};
 use crate::ui::format::group_thousands;
-use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
 use crate::ui::text_input::TextInput;
 use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{
-    Note, READ_ONLY_TEXT, Tone, explain_failure, put, read_only_notes, reading_line,
+    Note, READ_ONLY_TEXT, Tone, explain_failure, put, put_safe, read_only_notes, reading_line,
     refuse_read_only, render_notes,
 };
 use crate::ui::load::accept;
@@ -454,15 +453,7 @@ impl SectionView for Execute {
                 self.source,
                 group_thousands(self.body_text.len())
             );
-            put(
-                area,
-                y,
-                buf,
-                &Line::styled(
-                    safe_line(&line, usize::from(w)).into_owned(),
-                    theme.status_ok,
-                ),
-            );
+            put_safe(area, y, buf, &line, theme.status_ok);
             y += 2;
         }
         if self.pending.is_some() {

@@ -23,7 +23,7 @@ use crate::ui::tree::{
 };
 use crate::ui::value_view::ValueView;
 
-use super::super::common::{kv_line, put};
+use super::super::common::{kv_line, put, put_safe};
 
 use super::{
     Drill, DrillFocus, EXPAND_ALL_MAX, SPLIT_DEFAULT, SPLIT_DEFAULT_STACKED, Trees, describe,
@@ -410,15 +410,7 @@ pub(super) fn render_drill(
                     )
                 })
                 .unwrap_or_default();
-            put(
-                area,
-                0,
-                buf,
-                &Line::styled(
-                    safe_line(&title, usize::from(width)).into_owned(),
-                    theme.title,
-                ),
-            );
+            put_safe(area, 0, buf, &title, theme.title);
             if area.height > 1 {
                 json.render(
                     Rect::new(area.x, area.y + 1, width, area.height - 1),
@@ -447,15 +439,7 @@ pub(super) fn render_drill(
                 tx.synchronizer_id.split("::").next().unwrap_or_default(),
                 tx.update_id,
             );
-            put(
-                area,
-                0,
-                buf,
-                &Line::styled(
-                    safe_line(&head, usize::from(width)).into_owned(),
-                    theme.title,
-                ),
-            );
+            put_safe(area, 0, buf, &head, theme.title);
             if area.height < 3 {
                 return;
             }
