@@ -136,11 +136,9 @@ impl SectionView for DeleteUser {
         if form_key(&mut self.input, key) == Some(FormOutcome::Submitted)
             && let Some(form) = &mut self.input
         {
-            let text = form.value(0);
-            if text.is_empty() {
-                form.set_error(0, "a user id is required");
+            let Some([text]) = form.required([(0, "a user id is required")]) else {
                 return;
-            }
+            };
             self.target = text;
             self.input = None;
             self.open_dialog();

@@ -112,16 +112,12 @@ impl PackageSection {
 
     fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
         let Some(form) = &mut self.form else { return };
-        let id = form.value(0);
-        let path = form.value(1);
-        if id.is_empty() {
-            form.set_error(0, "a package id is required");
+        let Some([id, path]) = form.required([
+            (0, "a package id is required"),
+            (1, "name the file to save the package to"),
+        ]) else {
             return;
-        }
-        if path.is_empty() {
-            form.set_error(1, "name the file to save the package to");
-            return;
-        }
+        };
         self.form = None;
         self.last_id = id.clone();
         self.last_path = path.clone();

@@ -207,11 +207,9 @@ impl Parties {
 
     fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
         let Some(form) = &mut self.form else { return };
-        let party = form.value(0);
-        if party.is_empty() {
-            form.set_error(0, "a party id is required");
+        let Some([party]) = form.required([(0, "a party id is required")]) else {
             return;
-        }
+        };
         let more = form.ids(1);
         let idp = form.value(2);
         self.query = (party.clone(), more.join(", "), idp.clone());

@@ -200,11 +200,9 @@ impl ProxyPane {
         let Some(form) = &mut self.form else {
             return;
         };
-        let sender = form.value(0);
-        if sender.is_empty() {
-            form.set_error(0, "enter the sender party id");
+        let Some([sender]) = form.required([(0, "enter the sender party id")]) else {
             return;
-        }
+        };
         let nonce = form.value(1);
         let nonce = match nonce.parse::<i64>() {
             Ok(n) if n >= 0 => n,

@@ -406,6 +406,18 @@ impl Form {
         self.fields.is_empty()
     }
 
+    /// The values of the required `fields` (index, what its error says when empty), or `None`
+    /// after marking the first empty one.
+    pub fn required<const N: usize>(&mut self, fields: [(usize, &str); N]) -> Option<[String; N]> {
+        let values = fields.map(|(i, _)| self.value(i));
+        if let Some(k) = values.iter().position(String::is_empty) {
+            let (i, message) = fields[k];
+            self.set_error(i, message);
+            return None;
+        }
+        Some(values)
+    }
+
     /// Makes field `i` active and shows `message` under it.
     pub fn set_error(&mut self, i: usize, message: impl Into<String>) {
         if let Some(f) = self.fields.get_mut(i) {
