@@ -67,20 +67,27 @@ pub enum DrillFocus {
     Details,
 }
 
+/// An open transaction: its tree beside the details of the selected node.
+#[derive(Debug)]
+struct TreeDrill {
+    index: usize,
+    tree: LedgerTree,
+    state: TreeState,
+    focus: DrillFocus,
+    details: JsonView,
+    /// Columns the details are scrolled sideways (`H` / `L`); values in full while scrolled.
+    hscroll: usize,
+}
+
 /// One item opened with Enter.
 #[derive(Debug)]
 enum Drill {
-    Tree {
-        index: usize,
-        tree: Box<LedgerTree>,
-        state: TreeState,
-        focus: DrillFocus,
-        details: JsonView,
-        /// Columns the details are scrolled sideways (`H` / `L`); values in full while scrolled.
-        hscroll: usize,
-    },
+    Tree(Box<TreeDrill>),
     /// Any other item: its JSON.
-    Raw { index: usize, json: JsonView },
+    Raw {
+        index: usize,
+        json: JsonView,
+    },
 }
 
 /// The form's text, kept between openings.
@@ -165,7 +172,7 @@ impl Trees {
     /// Whether an item is open, and where the keyboard is in it.
     pub fn drill_focus(&self) -> Option<DrillFocus> {
         match &self.drill {
-            Some(Drill::Tree { focus, .. }) => Some(*focus),
+            Some(Drill::Tree(d)) => Some(d.focus),
             Some(Drill::Raw { .. }) => Some(DrillFocus::Details),
             None => None,
         }
@@ -198,7 +205,7 @@ impl Trees {
     /// How far the details of the open tree are scrolled sideways, in columns.
     pub fn details_hscroll(&self) -> usize {
         match &self.drill {
-            Some(Drill::Tree { hscroll, .. }) => *hscroll,
+            Some(Drill::Tree(d)) => d.hscroll,
             _ => 0,
         }
     }
@@ -213,9 +220,10 @@ impl Trees {
     /// The labels of the visible rows of the open tree (node ids), for tests.
     pub fn visible_node_ids(&self) -> Vec<i64> {
         match &self.drill {
-            Some(Drill::Tree { tree, state, .. }) => state
+            Some(Drill::Tree(d)) => d
+                .state
                 .visible_ids()
-                .filter_map(|n| tree.node_id(n))
+                .filter_map(|n| d.tree.node_id(n))
                 .collect(),
             _ => Vec::new(),
         }
@@ -490,8 +498,8 @@ impl SectionView for Trees {
             vec![Command::Confirm, Command::Cancel]
         } else if self.value_view.is_some() {
             vec![Command::Down, Command::Copy, Command::Cancel]
-        } else if let Some(Drill::Tree { focus, .. }) = &self.drill {
-            if *focus == DrillFocus::Tree {
+        } else if let Some(Drill::Tree(d)) = &self.drill {
+            if d.focus == DrillFocus::Tree {
                 vec![
                     Command::Toggle,
                     Command::Expand,
