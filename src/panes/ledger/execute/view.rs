@@ -54,6 +54,14 @@ fn event_line(e: &Event) -> (String, Style, String) {
     (format!("#{node} {verb}"), Style::default(), what)
 }
 
+/// The label of an editor field, `›` before it and highlighted while it has the keys.
+fn editor_label(label: &'static str, active: bool, theme: &Theme) -> [Span<'static>; 2] {
+    [
+        Span::styled(if active { "›" } else { " " }, theme.accent),
+        Span::styled(label, if active { theme.title } else { theme.muted }),
+    ]
+}
+
 pub(super) fn render_editor(x: &Execute, ed: &Editor, area: Rect, buf: &mut Buffer, theme: &Theme) {
     let w = area.width;
     let path_focus = ed.focus() == EditorFocus::Path;
@@ -65,10 +73,7 @@ pub(super) fn render_editor(x: &Execute, ed: &Editor, area: Rect, buf: &mut Buff
         area,
         0,
         buf,
-        &Line::from(vec![
-            Span::styled(if path_focus { "›" } else { " " }, theme.accent),
-            Span::styled("file ", if path_focus { theme.title } else { theme.muted }),
-        ]),
+        &Line::from(editor_label("file ", path_focus, theme).to_vec()),
     );
     if w > 7 {
         let h = path.desired_height().min(area.height);
@@ -85,19 +90,12 @@ pub(super) fn render_editor(x: &Execute, ed: &Editor, area: Rect, buf: &mut Buff
     } else {
         "Ctrl-s check & review · Tab file · Esc cancel"
     };
-    put(
-        area,
-        y,
-        buf,
-        &Line::from(vec![
-            Span::styled(if path_focus { " " } else { "›" }, theme.accent),
-            Span::styled("body ", if path_focus { theme.muted } else { theme.title }),
-            Span::styled(
-                safe_line(hint, usize::from(w.saturating_sub(7))).into_owned(),
-                theme.muted,
-            ),
-        ]),
-    );
+    let mut label = editor_label("body ", !path_focus, theme).to_vec();
+    label.push(Span::styled(
+        safe_line(hint, usize::from(w.saturating_sub(7))).into_owned(),
+        theme.muted,
+    ));
+    put(area, y, buf, &Line::from(label));
     y += 1;
     if let Some((_, p)) = &x.read_pending {
         reading_line(area, y, buf, p, theme);
