@@ -441,78 +441,6 @@ impl ValidatorsPane {
             self.table.select_where(&self.rows, |r| r.id() == s);
         }
     }
-
-    // --- drawing ---------------------------------------------------------------------------
-
-    /// The title's counts, once answered.
-    fn counts(&self, theme: &Theme) -> Vec<Span<'static>> {
-        let mut spans = Vec::new();
-        if self.loaded {
-            let n = self.onboarded();
-            spans.push(Span::styled(
-                format!(" · {n} {}", if n == 1 { "validator" } else { "validators" }),
-                theme.muted,
-            ));
-            let ignored = self.rows.len() - n;
-            if ignored > 0 {
-                spans.push(Span::styled(
-                    format!(" · {ignored} not onboarded"),
-                    theme.status_warn,
-                ));
-            }
-        }
-        spans
-    }
-
-    fn draw_body(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
-        let RenderCtx { sh, theme, focused } = cx;
-        let width = usize::from(area.width);
-        let bottom = area.bottom();
-        let Some(mut y) = render_error(self.error.as_deref(), area, buf, theme) else {
-            return;
-        };
-        if !self.loaded {
-            let n = sh.history.validators().len();
-            let texts = Unanswered {
-                endpoint: FAUCETS_ENDPOINT,
-                retry: "Press i (edit) to change the ids, r (refresh) to run the query again.",
-                idle: self.start_note.as_deref().unwrap_or(EMPTY_TEXT),
-                seen: &format!("{n} validators seen in the loaded history"),
-            };
-            render_unanswered(area, y, buf, (self.state(), theme), &texts);
-            return;
-        }
-        if y < bottom {
-            buf.set_stringn(
-                area.x,
-                y,
-                "liveness = collected / (last − first + 1) · on-ledger state at request time",
-                width,
-                theme.muted,
-            );
-            y += 1;
-        }
-        if y >= bottom {
-            return;
-        }
-        let table = Rect::new(area.x, y, area.width, bottom - y);
-        let draw = Draw::new(&(), theme, focused);
-        self.table.render(table, buf, &self.rows, &draw);
-        if self.rows.is_empty() && y + 1 < bottom {
-            let text = "no validators in the answer";
-            buf.set_stringn(area.x, y + 1, text, width, theme.muted);
-        }
-    }
-
-    fn draw_form(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
-        let help = format!(
-            "Tab completes from the {} validators of the loaded history",
-            sh.history.validators().len()
-        );
-        self.form
-            .form
-            .render_dialog(area, buf, theme, "Validator faucets", &help);
-    }
 }
 
 impl QueryPane for ValidatorsPane {
@@ -566,16 +494,74 @@ impl QueryPane for ValidatorsPane {
         }
     }
 
+    /// The title's counts, once answered.
     fn title_counts(&self, theme: &Theme) -> Vec<Span<'static>> {
-        self.counts(theme)
+        let mut spans = Vec::new();
+        if self.loaded {
+            let n = self.onboarded();
+            spans.push(Span::styled(
+                format!(" · {n} {}", if n == 1 { "validator" } else { "validators" }),
+                theme.muted,
+            ));
+            let ignored = self.rows.len() - n;
+            if ignored > 0 {
+                spans.push(Span::styled(
+                    format!(" · {ignored} not onboarded"),
+                    theme.status_warn,
+                ));
+            }
+        }
+        spans
     }
 
     fn render_body(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
-        self.draw_body(area, buf, cx);
+        let RenderCtx { sh, theme, focused } = cx;
+        let width = usize::from(area.width);
+        let bottom = area.bottom();
+        let Some(mut y) = render_error(self.error.as_deref(), area, buf, theme) else {
+            return;
+        };
+        if !self.loaded {
+            let n = sh.history.validators().len();
+            let texts = Unanswered {
+                endpoint: FAUCETS_ENDPOINT,
+                retry: "Press i (edit) to change the ids, r (refresh) to run the query again.",
+                idle: self.start_note.as_deref().unwrap_or(EMPTY_TEXT),
+                seen: &format!("{n} validators seen in the loaded history"),
+            };
+            render_unanswered(area, y, buf, (self.state(), theme), &texts);
+            return;
+        }
+        if y < bottom {
+            buf.set_stringn(
+                area.x,
+                y,
+                "liveness = collected / (last − first + 1) · on-ledger state at request time",
+                width,
+                theme.muted,
+            );
+            y += 1;
+        }
+        if y >= bottom {
+            return;
+        }
+        let table = Rect::new(area.x, y, area.width, bottom - y);
+        let draw = Draw::new(&(), theme, focused);
+        self.table.render(table, buf, &self.rows, &draw);
+        if self.rows.is_empty() && y + 1 < bottom {
+            let text = "no validators in the answer";
+            buf.set_stringn(area.x, y + 1, text, width, theme.muted);
+        }
     }
 
     fn render_form(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
-        self.draw_form(area, buf, sh, theme);
+        let help = format!(
+            "Tab completes from the {} validators of the loaded history",
+            sh.history.validators().len()
+        );
+        self.form
+            .form
+            .render_dialog(area, buf, theme, "Validator faucets", &help);
     }
 
     /// The first show, and every show after one that found nothing to query (until the user
