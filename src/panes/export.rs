@@ -23,6 +23,7 @@ use ratatui::text::{Line, Span};
 use crate::model::export::{
     ExportFormat, ExportJob, ExportSnapshot, check_path, default_file_name,
 };
+use crate::ui::form::{key_line, progress_bar};
 use crate::ui::format::group_thousands;
 use crate::ui::layout::{draw_overlay, overlay_block};
 use crate::ui::safe::safe_line;
@@ -222,14 +223,10 @@ impl ExportDialog {
 
         // Hints on the last row.
         if bottom - y >= 2 {
-            let hints = Line::from(vec![
-                Span::styled("Enter", theme.key_hint),
-                Span::styled(" export · ", theme.key_desc),
-                Span::styled("Tab", theme.key_hint),
-                Span::styled(" format · ", theme.key_desc),
-                Span::styled("Esc", theme.key_hint),
-                Span::styled(" cancel", theme.key_desc),
-            ]);
+            let hints = key_line(
+                &[("Enter", "export"), ("Tab", "format"), ("Esc", "cancel")],
+                theme,
+            );
             buf.set_line(inner.x, bottom - 1, &hints, inner.width);
         }
     }
@@ -242,12 +239,7 @@ pub fn render_progress(job: &ExportJob, area: Rect, buf: &mut Buffer, theme: &Th
     }
     let pct = job.percent();
     let bar_w: usize = if area.width >= 70 { 16 } else { 8 };
-    let filled = usize::from(pct) * bar_w / 100;
-    let bar = format!(
-        "▕{}{}▏",
-        "█".repeat(filled),
-        "░".repeat(bar_w.saturating_sub(filled))
-    );
+    let bar = progress_bar(pct, bar_w);
     let path = job.path.display().to_string();
     let line = Line::from(vec![
         Span::styled(format!("exporting {pct}% "), theme.accent),
@@ -435,14 +427,10 @@ impl RangeDialog {
             y += 1;
         }
         if y < inner.bottom() {
-            let hints = Line::from(vec![
-                Span::styled("Enter", theme.key_hint),
-                Span::styled(" export · ", theme.key_desc),
-                Span::styled("↑/↓", theme.key_hint),
-                Span::styled(" field · ", theme.key_desc),
-                Span::styled("Esc", theme.key_hint),
-                Span::styled(" cancel", theme.key_desc),
-            ]);
+            let hints = key_line(
+                &[("Enter", "export"), ("↑/↓", "field"), ("Esc", "cancel")],
+                theme,
+            );
             buf.set_line(inner.x, y, &hints, inner.width);
         }
     }

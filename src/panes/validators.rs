@@ -19,27 +19,22 @@
 
 use std::borrow::Cow;
 
-use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
+use ratatui::text::Span;
 use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
 use crate::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
-use crate::config::keymap::KeyContext;
-use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::form::{
-    HintState, Parts, QueryPane, dialog_hints, queries_on_show, query_command, query_key,
-    query_paste, state_span,
+    Parts, QueryPane, QueryState, Unanswered, queries_on_show, render_error, render_unanswered,
 };
-use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
-use crate::ui::form::{Dialog, Field, Form, explain_scan, looks_like_party, raw_or_list};
-use crate::ui::layout::{framed, wrap_text};
+use crate::panes::{Out, PaneId, RenderCtx, Shared};
+use crate::ui::form::{Dialog, Field, Form, explain_scan, looks_like_party};
 use crate::ui::load::accept;
-use crate::ui::safe::{safe_line, sanitize};
+use crate::ui::safe::safe_line;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
 
@@ -446,11 +441,62 @@ impl ValidatorsPane {
             self.table.select_where(&self.rows, |r| r.id() == s);
         }
     }
+}
 
-    // --- drawing ---------------------------------------------------------------------------
+impl QueryPane for ValidatorsPane {
+    type Row = ValidatorRow;
+    const ID: PaneId = PaneId::Validators;
+    const COPIED: &'static str = "validator party id";
+    const NOTHING_SELECTED: &'static str = "nothing to copy: no validator selected";
+    const NO_QUERY: &'static str = "no validator query yet: press i to enter one";
+    /// Borders, the explanation line and the header.
+    const CHROME_ROWS: u16 = 4;
 
-    fn title_line(&self, theme: &Theme) -> Line<'static> {
-        let mut spans = vec![Span::styled("Validators", theme.title)];
+    fn open_form(&mut self, sh: &Shared) {
+        ValidatorsPane::open_form(self, sh);
+    }
+
+    fn rerun(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
+        let Some(ids) = self.query.clone() else {
+            return false;
+        };
+        self.run(ids, sh, out);
+        true
+    }
+
+    fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
+        ValidatorsPane::submit(self, sh, out);
+    }
+
+    fn selected(&self) -> Option<&str> {
+        self.selected_id()
+    }
+
+    fn parts(&mut self) -> Parts<'_, ValCol, ValidatorRow> {
+        (
+            &mut self.form,
+            &mut self.table,
+            &self.rows,
+            &mut self.sort_col,
+        )
+    }
+
+    fn view(&self) -> (&Dialog, &DataTable<ValCol>, &[ValidatorRow]) {
+        (&self.form, &self.table, &self.rows)
+    }
+
+    fn state(&self) -> QueryState {
+        QueryState {
+            pending: self.pending.is_some(),
+            error: self.error.is_some(),
+            answered: self.loaded,
+            queried: self.query.is_some(),
+        }
+    }
+
+    /// The title's counts, once answered.
+    fn title_counts(&self, theme: &Theme) -> Vec<Span<'static>> {
+        let mut spans = Vec::new();
         if self.loaded {
             let n = self.onboarded();
             spans.push(Span::styled(
@@ -465,49 +511,25 @@ impl ValidatorsPane {
                 ));
             }
         }
-        spans.extend(state_span(
-            self.pending.is_some(),
-            self.error.is_some(),
-            theme,
-        ));
-        Line::from(spans)
+        spans
     }
 
-    fn render_body(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
+    fn render_body(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
         let width = usize::from(area.width);
         let bottom = area.bottom();
-        let mut y = area.y;
-        if let Some(err) = &self.error {
-            for line in wrap_text(&sanitize(err), width).into_iter().take(3) {
-                if y >= bottom {
-                    return;
-                }
-                buf.set_stringn(area.x, y, &line, width, theme.status_err);
-                y += 1;
-            }
-        }
+        let Some(mut y) = render_error(self.error.as_deref(), area, buf, theme) else {
+            return;
+        };
         if !self.loaded {
-            let text = if self.pending.is_some() {
-                format!("querying {FAUCETS_ENDPOINT} on the scan…")
-            } else if self.error.is_some() {
-                "Press i (edit) to change the ids, r (refresh) to run the query again.".into()
-            } else if let Some(note) = &self.start_note {
-                note.clone()
-            } else {
-                EMPTY_TEXT.to_string()
+            let n = sh.history.validators().len();
+            let texts = Unanswered {
+                endpoint: FAUCETS_ENDPOINT,
+                retry: "Press i (edit) to change the ids, r (refresh) to run the query again.",
+                idle: self.start_note.as_deref().unwrap_or(EMPTY_TEXT),
+                seen: &format!("{n} validators seen in the loaded history"),
             };
-            for line in wrap_text(&text, width) {
-                if y >= bottom {
-                    return;
-                }
-                buf.set_stringn(area.x, y, &line, width, theme.muted);
-                y += 1;
-            }
-            if y + 1 < bottom && self.pending.is_none() {
-                let n = sh.history.validators().len();
-                let note = format!("{n} validators seen in the loaded history");
-                buf.set_stringn(area.x, y + 1, &note, width, theme.muted);
-            }
+            render_unanswered(area, y, buf, (self.state(), theme), &texts);
             return;
         }
         if y < bottom {
@@ -541,75 +563,10 @@ impl ValidatorsPane {
             .form
             .render_dialog(area, buf, theme, "Validator faucets", &help);
     }
-}
 
-impl QueryPane for ValidatorsPane {
-    type Col = ValCol;
-    type Row = ValidatorRow;
-    const COPIED: &'static str = "validator party id";
-    const NOTHING_SELECTED: &'static str = "nothing to copy: no validator selected";
-    const NO_QUERY: &'static str = "no validator query yet: press i to enter one";
-
-    fn open_form(&mut self, sh: &Shared) {
-        ValidatorsPane::open_form(self, sh);
-    }
-
-    fn rerun(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
-        let Some(ids) = self.query.clone() else {
-            return false;
-        };
-        self.run(ids, sh, out);
-        true
-    }
-
-    fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
-        ValidatorsPane::submit(self, sh, out);
-    }
-
-    fn selected(&self) -> Option<&str> {
-        self.selected_id()
-    }
-
-    fn parts(&mut self) -> Parts<'_, ValCol, ValidatorRow> {
-        (
-            &mut self.form,
-            &mut self.table,
-            &self.rows,
-            &mut self.sort_col,
-        )
-    }
-}
-
-impl Pane for ValidatorsPane {
-    fn scan_request(&self, _sh: &Shared) -> Option<(Request, String)> {
-        let ids = self.query.clone()?;
-        let label = format!("validator faucets of {} validators", ids.len());
-        Some((Request::ValidatorFaucets { validator_ids: ids }, label))
-    }
-
-    fn id(&self) -> PaneId {
-        PaneId::Validators
-    }
-
-    fn key_context(&self) -> KeyContext {
-        raw_or_list(self.wants_raw_keys())
-    }
-
-    fn wants_raw_keys(&self) -> bool {
-        self.form_open() || self.table.is_filtering()
-    }
-
-    fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        query_key(self, key, sh, out);
-    }
-
-    fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
-        query_paste(self, text);
-    }
-
-    fn on_focus(&mut self, sh: &mut Shared, out: &mut Out) {
-        // The first show, and every show after one that found nothing to query (until the
-        // user enters ids).
+    /// The first show, and every show after one that found nothing to query (until the user
+    /// enters ids), queries the validators of the loaded history.
+    fn on_show(&mut self, sh: &mut Shared, out: &mut Out) {
         let waiting = self.start_note.is_some() && self.form.form.ids(0).is_empty();
         let idle = self.query.is_none() && self.pending.is_none();
         if queries_on_show(&mut self.shown, waiting, idle) {
@@ -617,11 +574,7 @@ impl Pane for ValidatorsPane {
         }
     }
 
-    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
-        query_command(self, cmd, sh, out)
-    }
-
-    fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
+    fn on_answer(&mut self, reply: &Fetched, out: &mut Out) {
         let answer = accept(&mut self.pending, reply, "the faucet query", |r| match r {
             Response::ValidatorFaucets(r) => Some(r),
             _ => None,
@@ -641,34 +594,10 @@ impl Pane for ValidatorsPane {
         }
     }
 
-    fn set_area(&mut self, area: Rect) {
-        // Borders, the explanation line and the header.
-        self.table
-            .set_viewport(usize::from(area.height.saturating_sub(4)).max(1));
-    }
-
-    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
-        let RenderCtx { sh, theme, focused } = cx;
-        let title = self.title_line(theme);
-        if let Some(inner) = framed(area, buf, title, theme.border_style(focused)) {
-            self.render_body(inner, buf, sh, theme, focused);
-        }
-        if self.form_open() && area.width > 0 && area.height > 0 {
-            self.render_form(area, buf, sh, theme);
-        }
-    }
-
-    fn hints(&self) -> Vec<Command> {
-        dialog_hints(HintState {
-            open: self.form_open(),
-            filtering: self.table.is_filtering(),
-            answered: self.loaded,
-            queried: self.query.is_some(),
-        })
-    }
-
-    fn tab_count(&self, _sh: &Shared) -> Option<usize> {
-        self.loaded.then_some(self.rows.len())
+    fn query_request(&self, _sh: &Shared) -> Option<(Request, String)> {
+        let ids = self.query.clone()?;
+        let label = format!("validator faucets of {} validators", ids.len());
+        Some((Request::ValidatorFaucets { validator_ids: ids }, label))
     }
 }
 

@@ -79,6 +79,17 @@ impl RangeExport {
         u8::try_from(i128::from(done) * 100 / i128::from(whole)).unwrap_or(100)
     }
 
+    /// Writes the sidecar (`wid` is the write's id) and keeps it as what the file says.
+    fn write_side(&mut self, wid: RequestId, side: RangeSidecar, out: &mut Out) {
+        out.effects.push(Effect::WriteFile {
+            id: wid,
+            path: sidecar_path(&self.path),
+            contents: side.to_bytes(),
+        });
+        self.writes.push(wid);
+        self.side = Some(side);
+    }
+
     fn written(&self) -> u64 {
         self.side.as_ref().map_or(0, |s| s.updates)
     }
@@ -340,14 +351,7 @@ impl HistoryPane {
         }
         side.complete = take.done;
         if chunk.is_empty() {
-            let wid = out.next_id(sh);
-            out.effects.push(Effect::WriteFile {
-                id: wid,
-                path: sidecar_path(&job.path),
-                contents: side.to_bytes(),
-            });
-            job.writes.push(wid);
-            job.side = Some(side);
+            job.write_side(out.next_id(sh), side, out);
         } else {
             let wid = out.next_id(sh);
             out.effects.push(Effect::AppendFile {
@@ -385,13 +389,7 @@ impl HistoryPane {
         }
         if let Some((wid, side)) = job.next_side.take() {
             // The page's rows landed: now the sidecar may say so.
-            out.effects.push(Effect::WriteFile {
-                id: wid,
-                path: sidecar_path(&job.path),
-                contents: side.to_bytes(),
-            });
-            job.writes.push(wid);
-            job.side = Some(side);
+            job.write_side(wid, side, out);
             return true;
         }
         if !job.writes.is_empty() || job.stage != Stage::Running {

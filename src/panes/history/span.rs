@@ -19,6 +19,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 
 use crate::feed::loader::{LoaderIntent, SpanProgress, span_estimate, span_limit};
+use crate::ui::form::{key_line, progress_bar};
 use crate::ui::format::{group_thousands, human_secs};
 use crate::ui::safe::safe_line;
 use crate::ui::text_input::{InputOutcome, TextInput};
@@ -177,15 +178,7 @@ impl SpanPrompt {
                     Err(_) => String::new(),
                 }),
             ),
-            (
-                "",
-                Line::from(vec![
-                    Span::styled("Enter", theme.key_hint),
-                    Span::styled(" load · ", theme.key_desc),
-                    Span::styled("Esc", theme.key_hint),
-                    Span::styled(" cancel", theme.key_desc),
-                ]),
-            ),
+            ("", key_line(&[("Enter", "load"), ("Esc", "cancel")], theme)),
         ];
         for (y, (label, line)) in (inner.y + 1..inner.bottom()).zip(lines) {
             buf.set_stringn(inner.x, y, label, 8, theme.muted);
@@ -208,12 +201,7 @@ pub fn render_span_progress(
     }
     let pct = p.percent();
     let bar_w: usize = if area.width >= 100 { 16 } else { 8 };
-    let filled = usize::from(pct) * bar_w / 100;
-    let bar = format!(
-        "▕{}{}▏",
-        "█".repeat(filled),
-        "░".repeat(bar_w.saturating_sub(filled))
-    );
+    let bar = progress_bar(pct, bar_w);
     let line = Line::from(vec![
         Span::styled(format!("loading the last {label} {pct}% "), theme.accent),
         Span::styled(bar, theme.gauge),

@@ -337,12 +337,4 @@ mod tests {
         );
         assert!(ids(118).contains(&HistoryCol::Synchronizer));
     }
-
-    #[test]
-    fn spans_read_naturally() {
-        assert_eq!(human_span(600), "10 min");
-        assert_eq!(human_span(3600), "1 h");
-        assert_eq!(human_span(7 * 86_400), "7 d");
-        assert_eq!(human_span(45), "45 s");
-    }
 }

@@ -29,23 +29,18 @@ mod query;
 mod render;
 mod result;
 
-use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::text::Span;
 
-use crate::config::keymap::KeyContext;
-use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
-use crate::panes::form::{
-    HintState, Parts, QueryPane, dialog_hints, queries_on_show, query_command, query_key,
-    query_paste,
-};
-use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
-use crate::ui::form::{looks_like_party, raw_or_list};
-use crate::ui::layout::framed;
+use crate::panes::form::{Dialog, Parts, QueryPane, QueryState, queries_on_show};
+use crate::panes::{Out, PaneId, RenderCtx, Shared};
+use crate::ui::form::looks_like_party;
 use crate::ui::load::accept;
 use crate::ui::safe::safe_line;
 use crate::ui::table::DataTable;
+use crate::ui::theme::Theme;
 
 pub use query::{Field, HoldingsForm, HoldingsQuery, TimeSpec, parse_time_spec};
 pub use result::{HoldCol, HoldingRow, HoldingsResult, explain_error};
@@ -258,11 +253,13 @@ impl HoldingsPane {
 }
 
 impl QueryPane for HoldingsPane {
-    type Col = HoldCol;
     type Row = HoldingLine;
+    const ID: PaneId = PaneId::Holdings;
     const COPIED: &'static str = "party id";
     const NOTHING_SELECTED: &'static str = "nothing to copy: no holdings row selected";
     const NO_QUERY: &'static str = "no holdings query yet: press i to enter one";
+    /// Borders, the query line, the header and the totals footer.
+    const CHROME_ROWS: u16 = 6;
 
     fn open_form(&mut self, sh: &Shared) {
         HoldingsPane::open_form(self, sh);
@@ -292,38 +289,35 @@ impl QueryPane for HoldingsPane {
             &mut self.sort_col,
         )
     }
-}
 
-impl Pane for HoldingsPane {
-    fn scan_request(&self, sh: &Shared) -> Option<(Request, String)> {
-        let q = self.query.as_ref()?;
-        let label = format!("holdings summary of {} parties", q.owners.len());
-        Some((Request::Holdings(q.request(sh.now)), label))
+    fn view(&self) -> (&Dialog, &DataTable<HoldCol>, &[HoldingLine]) {
+        (&self.form.dialog, &self.table, &self.lines)
     }
 
-    fn id(&self) -> PaneId {
-        PaneId::Holdings
+    fn state(&self) -> QueryState {
+        QueryState {
+            pending: self.pending.is_some(),
+            error: self.error.is_some(),
+            answered: self.result.is_some(),
+            queried: self.query.is_some(),
+        }
     }
 
-    fn key_context(&self) -> KeyContext {
-        raw_or_list(self.wants_raw_keys())
+    fn title_counts(&self, theme: &Theme) -> Vec<Span<'static>> {
+        self.title_counts(theme)
     }
 
-    fn wants_raw_keys(&self) -> bool {
-        self.form_open() || self.table.is_filtering()
+    fn render_body(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        HoldingsPane::render_body(self, area, buf, cx);
     }
 
-    fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        query_key(self, key, sh, out);
+    fn render_form(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
+        HoldingsPane::render_form(self, area, buf, sh, theme);
     }
 
-    fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
-        query_paste(self, text);
-    }
-
-    fn on_focus(&mut self, sh: &mut Shared, out: &mut Out) {
-        // The first show, and every show after one that found nothing selected (until the
-        // user enters owners).
+    /// The first show, and every show after one that found nothing selected (until the user
+    /// enters owners), queries the selected update's parties.
+    fn on_show(&mut self, sh: &mut Shared, out: &mut Out) {
         let waiting = self.start_note.is_some() && self.form.owners().is_empty();
         let idle = self.query.is_none() && self.pending.is_none();
         if queries_on_show(&mut self.shown, waiting, idle) {
@@ -331,11 +325,7 @@ impl Pane for HoldingsPane {
         }
     }
 
-    fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
-        query_command(self, cmd, sh, out)
-    }
-
-    fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
+    fn on_answer(&mut self, reply: &Fetched, out: &mut Out) {
         let exact = self.query.as_ref().is_some_and(|q| q.exact);
         let answer = accept(
             &mut self.pending,
@@ -364,33 +354,9 @@ impl Pane for HoldingsPane {
         }
     }
 
-    fn set_area(&mut self, area: Rect) {
-        // Borders, the query line, the header and the totals footer.
-        self.table
-            .set_viewport(usize::from(area.height.saturating_sub(6)).max(1));
-    }
-
-    fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
-        let RenderCtx { sh, theme, focused } = cx;
-        let title = self.title_line(theme);
-        if let Some(inner) = framed(area, buf, title, theme.border_style(focused)) {
-            self.render_body(inner, buf, cx);
-        }
-        if self.form_open() && area.width > 0 && area.height > 0 {
-            self.render_form(area, buf, sh, theme);
-        }
-    }
-
-    fn hints(&self) -> Vec<Command> {
-        dialog_hints(HintState {
-            open: self.form_open(),
-            filtering: self.table.is_filtering(),
-            answered: self.result.is_some(),
-            queried: self.query.is_some(),
-        })
-    }
-
-    fn tab_count(&self, _sh: &Shared) -> Option<usize> {
-        self.result.as_ref().map(|r| r.rows.len())
+    fn query_request(&self, sh: &Shared) -> Option<(Request, String)> {
+        let q = self.query.as_ref()?;
+        let label = format!("holdings summary of {} parties", q.owners.len());
+        Some((Request::Holdings(q.request(sh.now)), label))
     }
 }

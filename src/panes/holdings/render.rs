@@ -6,9 +6,8 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
-use crate::panes::form::state_span;
+use crate::panes::form::{QueryPane, Unanswered, render_error, render_unanswered};
 use crate::panes::{RenderCtx, Shared};
-use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::table::{Align, Draw, put};
 use crate::ui::theme::Theme;
@@ -21,68 +20,40 @@ use super::{
 impl HoldingsPane {
     // --- drawing ---------------------------------------------------------------------------
 
-    pub(super) fn title_line(&self, theme: &Theme) -> Line<'static> {
-        let mut spans = vec![Span::styled("Holdings", theme.title)];
-        if let Some(r) = &self.result {
-            let n = r.rows.len();
-            spans.push(Span::styled(
-                format!(" · {n} {}", if n == 1 { "party" } else { "parties" }),
-                theme.muted,
-            ));
-        }
-        spans.extend(state_span(
-            self.pending.is_some(),
-            self.error.is_some(),
-            theme,
-        ));
-        Line::from(spans)
+    /// The title's count of parties, once answered.
+    pub(super) fn title_counts(&self, theme: &Theme) -> Vec<Span<'static>> {
+        self.result
+            .iter()
+            .map(|r| {
+                let n = r.rows.len();
+                Span::styled(
+                    format!(" · {n} {}", if n == 1 { "party" } else { "parties" }),
+                    theme.muted,
+                )
+            })
+            .collect()
     }
 
     pub(super) fn render_body(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
         let RenderCtx { sh, theme, focused } = cx;
         let width = usize::from(area.width);
-        let mut y = area.y;
         let bottom = area.bottom();
-        if let Some(err) = &self.error {
-            for line in wrap_text(&sanitize(err), width).into_iter().take(3) {
-                if y >= bottom {
-                    return;
-                }
-                buf.set_stringn(area.x, y, &line, width, theme.status_err);
-                y += 1;
-            }
-        }
+        let Some(mut y) = render_error(self.error.as_deref(), area, buf, theme) else {
+            return;
+        };
         let Some(r) = &self.result else {
-            if y >= bottom {
-                return;
-            }
-            let (text, style) = if self.pending.is_some() {
-                (
-                    format!("querying {HOLDINGS_ENDPOINT} on the scan…"),
-                    theme.muted,
-                )
-            } else if self.error.is_some() {
-                (
-                    "Press i (edit) to change the query, r (refresh) to run it again.".to_string(),
-                    theme.muted,
-                )
-            } else if let Some(note) = &self.start_note {
-                (format!("{note}\n{EMPTY_TEXT}"), theme.muted)
-            } else {
-                (EMPTY_TEXT.to_string(), theme.muted)
+            let idle = match &self.start_note {
+                Some(note) => format!("{note}\n{EMPTY_TEXT}"),
+                None => EMPTY_TEXT.to_string(),
             };
-            for line in wrap_text(&text, width) {
-                if y >= bottom {
-                    break;
-                }
-                buf.set_stringn(area.x, y, &line, width, style);
-                y += 1;
-            }
             let parties = sh.history.parties().len();
-            if y + 1 < bottom && self.pending.is_none() {
-                let note = format!("{parties} parties seen in the loaded history to complete from");
-                buf.set_stringn(area.x, y + 1, &note, width, theme.muted);
-            }
+            let texts = Unanswered {
+                endpoint: HOLDINGS_ENDPOINT,
+                retry: "Press i (edit) to change the query, r (refresh) to run it again.",
+                idle: &idle,
+                seen: &format!("{parties} parties seen in the loaded history to complete from"),
+            };
+            render_unanswered(area, y, buf, (self.state(), theme), &texts);
             return;
         };
         // Query line.

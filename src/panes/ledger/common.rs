@@ -11,6 +11,7 @@ use ratatui::widgets::{Block, Borders, Clear, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
+use crate::msg::Command;
 use crate::panes::{Out, Shared};
 use crate::ui::form::Form;
 use crate::ui::layout::wrap_text;
@@ -24,6 +25,17 @@ pub const TOKEN_HELP: &str = "The JSON Ledger API needs a JWT: configure --token
 
 /// What read-only mode means here.
 pub const READ_ONLY_TEXT: &str = "read-only: delete and execute are disabled";
+
+/// The footer hints of a section while its query form is open.
+pub const FORM_HINTS: [Command; 3] = [Command::Confirm, Command::Complete, Command::Cancel];
+
+/// The footer hints of a section's answer list: edit the query, open, copy, next section.
+pub const LIST_HINTS: [Command; 4] = [
+    Command::Edit,
+    Command::Select,
+    Command::Copy,
+    Command::NextSection,
+];
 
 /// How a note is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,8 +103,7 @@ pub fn refuse_read_only(sh: &Shared, out: &mut Out) -> bool {
 
 /// A muted `reading {path}…` row at `y` of `area` (a file read in flight).
 pub fn reading_line(area: Rect, y: u16, buf: &mut Buffer, path: &str, theme: &Theme) {
-    let text = safe_line(&format!("reading {path}…"), usize::from(area.width)).into_owned();
-    put(area, y, buf, &Line::styled(text, theme.muted));
+    put_safe(area, y, buf, &format!("reading {path}…"), theme.muted);
 }
 
 /// Whether the error means the token is missing or refused.
@@ -315,6 +326,13 @@ pub fn put(area: Rect, y: u16, buf: &mut Buffer, line: &Line<'_>) {
 
 /// Draws `text` in one `style` at row `y` of `area` when it is inside (a waiting text, a note).
 pub fn put_styled(area: Rect, y: u16, buf: &mut Buffer, text: &str, style: Style) {
+    put(area, y, buf, &Line::styled(text, style));
+}
+
+/// Draws untrusted `text` (sanitised, cut to the width with an ellipsis) in one `style` at row
+/// `y` of `area` when it is inside.
+pub fn put_safe(area: Rect, y: u16, buf: &mut Buffer, text: &str, style: Style) {
+    let text = safe_line(text, usize::from(area.width)).into_owned();
     put(area, y, buf, &Line::styled(text, style));
 }
 

@@ -28,8 +28,8 @@ use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{
-    Note, READ_ONLY_TEXT, Tone, dialog, explain, is_auth_error, kv_line, put, read_only_notes,
-    refuse_read_only, render_notes,
+    Note, READ_ONLY_TEXT, Tone, dialog, explain, is_auth_error, kv_line, put, put_safe,
+    read_only_notes, refuse_read_only, render_notes,
 };
 
 /// Outcomes kept in the list.
@@ -136,11 +136,9 @@ impl SectionView for DeleteUser {
         if form_key(&mut self.input, key) == Some(FormOutcome::Submitted)
             && let Some(form) = &mut self.input
         {
-            let text = form.value(0);
-            if text.is_empty() {
-                form.set_error(0, "a user id is required");
+            let Some([text]) = form.required([(0, "a user id is required")]) else {
                 return;
-            }
+            };
             self.target = text;
             self.input = None;
             self.open_dialog();
@@ -258,16 +256,7 @@ impl SectionView for DeleteUser {
         }
         y += 1;
         if let Some((_, user)) = &self.pending {
-            put(
-                area,
-                y,
-                buf,
-                &Line::styled(
-                    safe_line(&format!("deleting user {user}…"), usize::from(area.width))
-                        .into_owned(),
-                    theme.muted,
-                ),
-            );
+            put_safe(area, y, buf, &format!("deleting user {user}…"), theme.muted);
             y += 1;
         }
         for o in &self.outcomes {

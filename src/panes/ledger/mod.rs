@@ -71,17 +71,7 @@ trait SectionView {
     /// A reply to a request of the pane: each section takes its own (see
     /// [`crate::ui::load::accept`]).
     fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out);
-    fn on_file_read(
-        &mut self,
-        _id: RequestId,
-        _path: &str,
-        _result: &Result<Vec<u8>, String>,
-        _sh: &mut Shared,
-        _out: &mut Out,
-    ) {
-    }
     fn set_rows(&mut self, _rows: usize) {}
-    fn on_written(&mut self, _id: RequestId, _result: &Result<usize, String>) {}
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool);
     fn hints(&self) -> Vec<Command>;
 }
@@ -412,10 +402,10 @@ impl Pane for LedgerPane {
         id: RequestId,
         path: &str,
         result: &Result<Vec<u8>, String>,
-        sh: &mut Shared,
+        _sh: &mut Shared,
         out: &mut Out,
     ) {
-        self.execute.on_file_read(id, path, result, sh, out);
+        self.execute.on_file_read(id, path, result, out);
     }
 
     fn on_written(

@@ -9,19 +9,19 @@ use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::Line;
 
 use crate::model::summary::cat;
 use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::format::group_thousands;
-use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
 
 use super::SectionView;
-use super::common::{Note, Tone, explain, kv_line, package_of, put, render_notes};
+use super::common::{
+    FORM_HINTS, LIST_HINTS, Note, Tone, explain, kv_line, package_of, put, put_safe, render_notes,
+};
 use crate::ui::form::{Field, Form, FormOutcome, form_key, form_paste};
 
 /// A downloaded package.
@@ -112,16 +112,12 @@ impl PackageSection {
 
     fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
         let Some(form) = &mut self.form else { return };
-        let id = form.value(0);
-        let path = form.value(1);
-        if id.is_empty() {
-            form.set_error(0, "a package id is required");
+        let Some([id, path]) = form.required([
+            (0, "a package id is required"),
+            (1, "name the file to save the package to"),
+        ]) else {
             return;
-        }
-        if path.is_empty() {
-            form.set_error(1, "name the file to save the package to");
-            return;
-        }
+        };
         self.form = None;
         self.last_id = id.clone();
         self.last_path = path.clone();
@@ -133,17 +129,18 @@ impl PackageSection {
         );
         self.pending = Some((rid, id, path));
     }
-}
 
-impl SectionView for PackageSection {
-    fn on_written(&mut self, id: RequestId, result: &Result<usize, String>) {
+    /// A file write of the pane finished: the download, if it is that one.
+    pub(super) fn on_written(&mut self, id: RequestId, result: &Result<usize, String>) {
         if let Some(d) = &mut self.result
             && d.write_id == id
         {
             d.written = Some(result.clone());
         }
     }
+}
 
+impl SectionView for PackageSection {
     fn wants_raw_keys(&self) -> bool {
         self.form.is_some()
     }
@@ -240,14 +237,12 @@ impl SectionView for PackageSection {
         }
         let w = area.width;
         if let Some((_, id, _)) = &self.pending {
-            put(
+            put_safe(
                 area,
                 y,
                 buf,
-                &Line::styled(
-                    safe_line(&format!("downloading package {id}…"), usize::from(w)).into_owned(),
-                    theme.muted,
-                ),
+                &format!("downloading package {id}…"),
+                theme.muted,
             );
             y += 2;
         } else if let Some(r) = &self.result {
@@ -323,27 +318,14 @@ impl SectionView for PackageSection {
         } else {
             format!("Package ids seen ({}):", known.len())
         };
-        put(
-            area,
-            y,
-            buf,
-            &Line::styled(
-                safe_line(&title, usize::from(w)).into_owned(),
-                theme.table_header,
-            ),
-        );
+        put_safe(area, y, buf, &title, theme.table_header);
         y += 1;
         let rows = usize::from(area.height.saturating_sub(y));
         let mut scroll = self.scroll;
         scroll.set_len(known.len());
         for (row, i) in scroll.visible_range(rows).enumerate() {
             let yy = y + row as u16;
-            put(
-                area,
-                yy,
-                buf,
-                &Line::styled(safe_line(&known[i], usize::from(w)).into_owned(), theme.id),
-            );
+            put_safe(area, yy, buf, &known[i], theme.id);
             if i == scroll.cursor() && yy < area.height {
                 buf.set_style(
                     Rect::new(area.x, area.y + yy, w, 1),
@@ -355,14 +337,9 @@ impl SectionView for PackageSection {
 
     fn hints(&self) -> Vec<Command> {
         if self.form.is_some() {
-            vec![Command::Confirm, Command::Complete, Command::Cancel]
+            FORM_HINTS.to_vec()
         } else {
-            vec![
-                Command::Edit,
-                Command::Select,
-                Command::Copy,
-                Command::NextSection,
-            ]
+            LIST_HINTS.to_vec()
         }
     }
 }

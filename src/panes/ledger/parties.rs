@@ -19,7 +19,9 @@ use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow
 use crate::ui::theme::Theme;
 
 use super::SectionView;
-use super::common::{Note, SectionState, Tone, explain_failure, kv_line, put, split_list};
+use super::common::{
+    FORM_HINTS, Note, SectionState, Tone, explain_failure, kv_line, put, split_list,
+};
 use crate::ui::form::{Field, Form, form_or_table_key, form_or_table_paste};
 use crate::ui::load::accept;
 
@@ -205,11 +207,9 @@ impl Parties {
 
     fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
         let Some(form) = &mut self.form else { return };
-        let party = form.value(0);
-        if party.is_empty() {
-            form.set_error(0, "a party id is required");
+        let Some([party]) = form.required([(0, "a party id is required")]) else {
             return;
-        }
+        };
         let more = form.ids(1);
         let idp = form.value(2);
         self.query = (party.clone(), more.join(", "), idp.clone());
@@ -341,7 +341,7 @@ impl SectionView for Parties {
 
     fn hints(&self) -> Vec<Command> {
         if self.form.is_some() {
-            vec![Command::Confirm, Command::Complete, Command::Cancel]
+            FORM_HINTS.to_vec()
         } else if self.table.is_filtering() {
             vec![Command::Confirm, Command::Cancel]
         } else {

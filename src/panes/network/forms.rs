@@ -126,33 +126,25 @@ impl NetworkPane {
                 self.save_sweep(&path, sh, out);
             }
             FormKind::Bootstrapping => {
-                let prefix = form.value(0);
-                if prefix.is_empty() {
-                    form.set_error(0, "enter a synchronizer id prefix");
+                let Some([prefix]) = form.required([(0, "enter a synchronizer id prefix")]) else {
                     return;
-                }
+                };
                 self.form = None;
                 self.query_boot(prefix, sh, out);
             }
             FormKind::Participants => {
-                let (domain, party) = (form.value(0), form.value(1));
-                if domain.is_empty() {
-                    form.set_error(0, "enter the synchronizer id");
+                let Some([domain, party]) =
+                    form.required([(0, "enter the synchronizer id"), (1, "enter the party id")])
+                else {
                     return;
-                }
-                if party.is_empty() {
-                    form.set_error(1, "enter the party id");
-                    return;
-                }
+                };
                 self.form = None;
                 self.query_hosting(domain, party, sh, out);
             }
             FormKind::RewardWeight => {
-                let sv = form.value(0);
-                if sv.is_empty() {
-                    form.set_error(0, "enter the SV party id");
+                let Some([sv]) = form.required([(0, "enter the SV party id")]) else {
                     return;
-                }
+                };
                 let before = form.value(1);
                 let before = if before.is_empty() {
                     None

@@ -180,41 +180,33 @@ impl NetworkPane {
         }
     }
 
+    /// `y`: copies what is selected in the shown section (nothing when nothing is).
     fn copy(&self, out: &mut Out) {
-        match self.section {
-            NetSection::Scans => {
-                if let Some(row) = self.selected_scan() {
-                    out.copy("scan URL", row.entry.url.clone());
-                }
-            }
-            NetSection::Sequencers => {
-                if let Some(s) = self
-                    .sequencers
-                    .done()
-                    .and_then(|v| self.seq_table.selected_row(v))
-                {
-                    out.copy("sequencer p2p URL", s.p2p_url.clone());
-                }
-            }
-            NetSection::Bootstrapping => {
-                if let Some((_, tx)) = self.selected_boot() {
-                    out.copy(&format!("{} (base64)", tx.name), tx.base64.clone());
-                }
-            }
-            NetSection::Participants => {
-                if let Some(p) = self
-                    .hosting
-                    .done()
-                    .and_then(|h| self.hosting_table.selected_row(&h.participants))
-                {
-                    out.copy("participant id", p.clone());
-                }
-            }
-            NetSection::RewardWeight => {
-                if let Some(w) = self.weight.done().and_then(|w| w.weight.clone()) {
-                    out.copy("reward weight", w);
-                }
-            }
+        let copied = match self.section {
+            NetSection::Scans => self
+                .selected_scan()
+                .map(|row| ("scan URL".to_string(), row.entry.url.clone())),
+            NetSection::Sequencers => self
+                .sequencers
+                .done()
+                .and_then(|v| self.seq_table.selected_row(v))
+                .map(|s| ("sequencer p2p URL".to_string(), s.p2p_url.clone())),
+            NetSection::Bootstrapping => self
+                .selected_boot()
+                .map(|(_, tx)| (format!("{} (base64)", tx.name), tx.base64.clone())),
+            NetSection::Participants => self
+                .hosting
+                .done()
+                .and_then(|h| self.hosting_table.selected_row(&h.participants))
+                .map(|p| ("participant id".to_string(), p.clone())),
+            NetSection::RewardWeight => self
+                .weight
+                .done()
+                .and_then(|w| w.weight.clone())
+                .map(|w| ("reward weight".to_string(), w)),
+        };
+        if let Some((what, text)) = copied {
+            out.copy(&what, text);
         }
     }
 

@@ -32,7 +32,7 @@ use crate::ui::table::{DataTable, TableInput};
 use render::ContractView;
 pub use rows::TransferRow;
 use rows::{
-    CouponCol, CouponRow, MAX_AMOUNT_COL, TransferCol, coupon_table, coupon_total, transfer_table,
+    CouponCol, CouponRow, TransferCol, coupon_table, coupon_total, fill_table, transfer_table,
 };
 
 /// Table width from which the coupon details show beside the table.
@@ -200,11 +200,9 @@ impl ProxyPane {
         let Some(form) = &mut self.form else {
             return;
         };
-        let sender = form.value(0);
-        if sender.is_empty() {
-            form.set_error(0, "enter the sender party id");
+        let Some([sender]) = form.required([(0, "enter the sender party id")]) else {
             return;
-        }
+        };
         let nonce = form.value(1);
         let nonce = match nonce.parse::<i64>() {
             Ok(n) if n >= 0 => n,
@@ -229,31 +227,39 @@ impl ProxyPane {
             .map(|c| Box::new(ContractView::new(c)));
     }
 
+    /// `y`: copies what is selected in the shown section (nothing when nothing is).
     fn copy(&self, out: &mut Out) {
-        match self.section {
+        let copied = match self.section {
             ProxySection::AmuletRules => match self.rules.done() {
-                Some(c) if c.payload.scroll().cursor() > 0 => {
-                    if let Some(json) = c.payload.selected_json() {
-                        out.copy(&format!("JSON at {}", c.payload.selected_path()), json);
-                    }
-                }
-                Some(c) => out.copy("amulet rules contract id", c.contract_id.clone()),
-                None => {}
+                Some(c) if c.payload.scroll().cursor() > 0 => c
+                    .payload
+                    .selected_json()
+                    .map(|json| (format!("JSON at {}", c.payload.selected_path()), json)),
+                Some(c) => Some((
+                    "amulet rules contract id".to_string(),
+                    c.contract_id.clone(),
+                )),
+                None => None,
             },
-            ProxySection::Coupons => {
-                if let Some(c) = self.selected_coupon() {
-                    out.copy("coupon contract id", c.contract.contract_id.clone());
-                }
-            }
-            ProxySection::Transfers => {
-                if let Some(t) = self
-                    .transfers
-                    .done()
-                    .and_then(|t| self.transfer_table.selected_row(t))
-                {
-                    out.copy("transfer command contract id", t.contract_id.clone());
-                }
-            }
+            ProxySection::Coupons => self.selected_coupon().map(|c| {
+                (
+                    "coupon contract id".to_string(),
+                    c.contract.contract_id.clone(),
+                )
+            }),
+            ProxySection::Transfers => self
+                .transfers
+                .done()
+                .and_then(|t| self.transfer_table.selected_row(t))
+                .map(|t| {
+                    (
+                        "transfer command contract id".to_string(),
+                        t.contract_id.clone(),
+                    )
+                }),
+        };
+        if let Some((what, text)) = copied {
+            out.copy(&what, text);
         }
     }
 
@@ -429,9 +435,11 @@ impl Pane for ProxyPane {
                     let list = r.unclaimed_development_fund_coupons.clone();
                     let (rows, texts) = CouponRow::rows(&list);
                     self.coupon_rows = rows;
-                    let columns = self.coupon_table.columns_mut();
-                    columns.fit_width(CouponCol::Amount, &texts, MAX_AMOUNT_COL);
-                    self.coupon_table.reset_rows(&self.coupon_rows);
+                    fill_table(
+                        &mut self.coupon_table,
+                        CouponCol::Amount,
+                        (&self.coupon_rows, &texts),
+                    );
                     self.coupon_total = coupon_total(&self.coupon_rows);
                     Load::Done(list)
                 }
@@ -451,9 +459,7 @@ impl Pane for ProxyPane {
             self.transfers = match answer {
                 Ok(r) => {
                     let (rows, texts) = TransferRow::rows(r);
-                    let columns = self.transfer_table.columns_mut();
-                    columns.fit_width(TransferCol::Amount, &texts, MAX_AMOUNT_COL);
-                    self.transfer_table.reset_rows(&rows);
+                    fill_table(&mut self.transfer_table, TransferCol::Amount, (&rows, &texts));
                     Load::Done(rows)
                 }
                 Err(f) => Load::Failed(f.text(|e| explain(

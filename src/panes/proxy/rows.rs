@@ -200,6 +200,17 @@ impl TableRow for CouponRow {
 /// Widest the amount columns get.
 pub(super) const MAX_AMOUNT_COL: u16 = 40;
 
+/// Puts a new answer's rows in their table, its `amount` column as wide as the amounts
+/// (`texts`, formatted with aligned decimals).
+pub(super) fn fill_table<C: Copy + PartialEq, R: TableRow<Col = C>>(
+    table: &mut DataTable<C>,
+    amount: C,
+    (rows, texts): (&[R], &[String]),
+) {
+    table.columns_mut().fit_width(amount, texts, MAX_AMOUNT_COL);
+    table.reset_rows(rows);
+}
+
 pub(super) fn coupon_table() -> DataTable<CouponCol> {
     DataTable::new(Columns::new(vec![
         Column::new(CouponCol::Amount, "Amount", Width::Fixed(14))

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::msg::Effect;
+use crate::ui::form::file_safe;
 use crate::ui::text_input::TextInput;
 
 use super::{Out, Shared, UpdatePane};
@@ -15,17 +16,7 @@ impl UpdatePane {
             out.warn("nothing to save: no update loaded");
             return;
         };
-        let name: String = id
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .take(128)
-            .collect();
+        let name = file_safe(id, 128, false);
         self.save = Some(TextInput::single_line().with_text(&format!("./{name}.json")));
         self.apply_viewports();
     }

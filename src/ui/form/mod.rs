@@ -45,7 +45,10 @@ pub use ids::{
     id_list_rows, id_list_summary, id_order, is_separator, looks_like_party, matching,
     render_id_list, split_ids,
 };
-pub use parts::{cell, explain, explain_scan, file_part, paragraph, render_section_tabs};
+pub use parts::{
+    cell, explain, explain_scan, file_part, file_safe, key_line, paragraph, progress_bar,
+    render_section_tabs,
+};
 
 /// Most completion candidates kept per field.
 const MAX_CANDIDATES: usize = 5_000;
@@ -401,6 +404,18 @@ impl Form {
     /// Whether the form has no fields.
     pub fn is_empty(&self) -> bool {
         self.fields.is_empty()
+    }
+
+    /// The values of the required `fields` (index, what its error says when empty), or `None`
+    /// after marking the first empty one.
+    pub fn required<const N: usize>(&mut self, fields: [(usize, &str); N]) -> Option<[String; N]> {
+        let values = fields.map(|(i, _)| self.value(i));
+        if let Some(k) = values.iter().position(String::is_empty) {
+            let (i, message) = fields[k];
+            self.set_error(i, message);
+            return None;
+        }
+        Some(values)
     }
 
     /// Makes field `i` active and shows `message` under it.

@@ -12,6 +12,28 @@ use crate::ui::layout::wrap_text;
 use crate::ui::safe::{safe_line, sanitize, sanitize_multiline};
 use crate::ui::theme::Theme;
 
+/// A dialog's key line: each key in the key style, its description after it, the pairs
+/// separated by ` · ` (`Enter export · Tab format · Esc cancel`).
+pub fn key_line(keys: &[(&'static str, &'static str)], theme: &Theme) -> Line<'static> {
+    let mut spans = Vec::with_capacity(keys.len() * 2);
+    for (i, (key, what)) in keys.iter().enumerate() {
+        let sep = if i + 1 < keys.len() { " · " } else { "" };
+        spans.push(Span::styled(*key, theme.key_hint));
+        spans.push(Span::styled(format!(" {what}{sep}"), theme.key_desc));
+    }
+    Line::from(spans)
+}
+
+/// A progress bar `bar_w` cells wide between `▕` and `▏` for `pct` percent.
+pub fn progress_bar(pct: u8, bar_w: usize) -> String {
+    let filled = usize::from(pct) * bar_w / 100;
+    format!(
+        "▕{}{}▏",
+        "█".repeat(filled),
+        "░".repeat(bar_w.saturating_sub(filled))
+    )
+}
+
 /// Draws the section tab row (`BFT sequencers │ Bootstrapping │ …  [ ] section`), the active one
 /// highlighted, with the keys that really switch sections (`[` and `]`, the default
 /// `prev_section` / `next_section`; number keys go to panes, so labels carry no numbers).
@@ -127,19 +149,24 @@ pub fn cell(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, style: Sty
     buf.set_stringn(x, y, safe_line(text, w), w, style);
 }
 
-/// A file-name-safe form of `s` (letters, digits, `-`, `_`, `.`; at most 40 characters).
-pub fn file_part(s: &str) -> String {
-    let mut out: String = s
-        .chars()
+/// `s` with every character but ASCII letters, digits, `-`, `_` (and `.` when `dots`) made
+/// `_`, cut to `max` characters.
+pub fn file_safe(s: &str, max: usize, dots: bool) -> String {
+    s.chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || (dots && c == '.') {
                 c
             } else {
                 '_'
             }
         })
-        .take(40)
-        .collect();
+        .take(max)
+        .collect()
+}
+
+/// A file-name-safe form of `s` (letters, digits, `-`, `_`, `.`; at most 40 characters).
+pub fn file_part(s: &str) -> String {
+    let mut out = file_safe(s, 40, true);
     while out.starts_with('.') {
         out.remove(0);
     }

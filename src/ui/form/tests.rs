@@ -224,3 +224,20 @@ fn tiny_areas_do_not_panic() {
         f.render_dialog(buf.area, &mut buf, &Theme::default(), "t", "h");
     }
 }
+
+#[test]
+fn required_fields_mark_the_first_empty_one() {
+    let mut f = form();
+    typed(&mut f, "alice::1");
+    assert_eq!(
+        f.required([(0, "enter a party"), (1, "enter a nonce")]),
+        None
+    );
+    assert_eq!(f.error(0), None);
+    assert_eq!(f.error(1), Some("enter a nonce"));
+    f.handle_key(&key(KeyCode::Char('7')));
+    assert_eq!(
+        f.required([(0, "enter a party"), (1, "enter a nonce")]),
+        Some(["alice::1".to_string(), "7".to_string()])
+    );
+}

@@ -23,14 +23,13 @@ use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::form::{Field, Form, FormOutcome};
 use crate::ui::format::group_thousands;
-use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
 use crate::ui::text_input::TextInput;
 use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{
-    Note, READ_ONLY_TEXT, Tone, explain_failure, put, read_only_notes, reading_line,
+    Note, READ_ONLY_TEXT, Tone, explain_failure, put, put_safe, read_only_notes, reading_line,
     refuse_read_only, render_notes,
 };
 use crate::ui::load::accept;
@@ -235,6 +234,42 @@ impl Execute {
         self.result = None;
         self.pending = Some(out.fetch(sh, Request::Execute(Box::new(req))));
     }
+
+    /// A file read of the pane finished: the body file the editor asked for, if it is that one.
+    pub(super) fn on_file_read(
+        &mut self,
+        id: RequestId,
+        path: &str,
+        result: &Result<Vec<u8>, String>,
+        out: &mut Out,
+    ) {
+        if self.read_pending.as_ref().map(|(i, _)| *i) != Some(id) {
+            return;
+        }
+        self.read_pending = None;
+        match result {
+            Ok(bytes) => match String::from_utf8(bytes.clone()) {
+                Ok(text) => {
+                    out.info(format!("read {} bytes from {path}", bytes.len()));
+                    self.take_body(text, format!("file {path}"));
+                }
+                Err(_) => {
+                    let msg = format!("{path} is not UTF-8 text");
+                    if let Some(ed) = &mut self.editor {
+                        ed.0.set_error(PATH, msg.clone());
+                    }
+                    out.error(msg);
+                }
+            },
+            Err(e) => {
+                let msg = format!("cannot read {path}: {e}");
+                if let Some(ed) = &mut self.editor {
+                    ed.0.set_error(PATH, msg.clone());
+                }
+                out.error(msg);
+            }
+        }
+    }
 }
 
 impl SectionView for Execute {
@@ -377,42 +412,6 @@ impl SectionView for Execute {
         }
     }
 
-    fn on_file_read(
-        &mut self,
-        id: RequestId,
-        path: &str,
-        result: &Result<Vec<u8>, String>,
-        _sh: &mut Shared,
-        out: &mut Out,
-    ) {
-        if self.read_pending.as_ref().map(|(i, _)| *i) != Some(id) {
-            return;
-        }
-        self.read_pending = None;
-        match result {
-            Ok(bytes) => match String::from_utf8(bytes.clone()) {
-                Ok(text) => {
-                    out.info(format!("read {} bytes from {path}", bytes.len()));
-                    self.take_body(text, format!("file {path}"));
-                }
-                Err(_) => {
-                    let msg = format!("{path} is not UTF-8 text");
-                    if let Some(ed) = &mut self.editor {
-                        ed.0.set_error(PATH, msg.clone());
-                    }
-                    out.error(msg);
-                }
-            },
-            Err(e) => {
-                let msg = format!("cannot read {path}: {e}");
-                if let Some(ed) = &mut self.editor {
-                    ed.0.set_error(PATH, msg.clone());
-                }
-                out.error(msg);
-            }
-        }
-    }
-
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool) {
         if area.width == 0 || area.height == 0 {
             return;
@@ -454,15 +453,7 @@ impl SectionView for Execute {
                 self.source,
                 group_thousands(self.body_text.len())
             );
-            put(
-                area,
-                y,
-                buf,
-                &Line::styled(
-                    safe_line(&line, usize::from(w)).into_owned(),
-                    theme.status_ok,
-                ),
-            );
+            put_safe(area, y, buf, &line, theme.status_ok);
             y += 2;
         }
         if self.pending.is_some() {

@@ -17,29 +17,30 @@ use super::super::common::{Note, dialog, kv_line, put, reading_line, render_note
 
 use super::{Editor, EditorFocus, Execute};
 
+/// `template  contract-id`, both shortened.
+fn contract_words(template_id: &str, contract_id: &str) -> String {
+    format!(
+        "{}  {}",
+        short_template(template_id),
+        short_id(contract_id, 16)
+    )
+}
+
 fn event_line(e: &Event) -> (String, Style, String) {
-    match e {
+    let (node, verb, what) = match e {
         Event::CreatedEvent(c) => (
-            format!("#{} created", c.node_id),
-            Style::default(),
-            format!(
-                "{}  {}",
-                short_template(&c.template_id),
-                short_id(&c.contract_id, 16)
-            ),
+            c.node_id,
+            "created",
+            contract_words(&c.template_id, &c.contract_id),
         ),
         Event::ArchivedEvent(a) => (
-            format!("#{} archived", a.node_id),
-            Style::default(),
-            format!(
-                "{}  {}",
-                short_template(&a.template_id),
-                short_id(&a.contract_id, 16)
-            ),
+            a.node_id,
+            "archived",
+            contract_words(&a.template_id, &a.contract_id),
         ),
         Event::ExercisedEvent(x) => (
-            format!("#{} exercised", x.node_id),
-            Style::default(),
+            x.node_id,
+            "exercised",
             format!(
                 "{} {}{}  {}",
                 x.choice,
@@ -48,8 +49,17 @@ fn event_line(e: &Event) -> (String, Style, String) {
                 short_id(&x.contract_id, 16)
             ),
         ),
-        Event::Unknown { kind, .. } => (kind.clone(), Style::default(), String::new()),
-    }
+        Event::Unknown { kind, .. } => return (kind.clone(), Style::default(), String::new()),
+    };
+    (format!("#{node} {verb}"), Style::default(), what)
+}
+
+/// The label of an editor field, `›` before it and highlighted while it has the keys.
+fn editor_label(label: &'static str, active: bool, theme: &Theme) -> [Span<'static>; 2] {
+    [
+        Span::styled(if active { "›" } else { " " }, theme.accent),
+        Span::styled(label, if active { theme.title } else { theme.muted }),
+    ]
 }
 
 pub(super) fn render_editor(x: &Execute, ed: &Editor, area: Rect, buf: &mut Buffer, theme: &Theme) {
@@ -63,10 +73,7 @@ pub(super) fn render_editor(x: &Execute, ed: &Editor, area: Rect, buf: &mut Buff
         area,
         0,
         buf,
-        &Line::from(vec![
-            Span::styled(if path_focus { "›" } else { " " }, theme.accent),
-            Span::styled("file ", if path_focus { theme.title } else { theme.muted }),
-        ]),
+        &Line::from(editor_label("file ", path_focus, theme).to_vec()),
     );
     if w > 7 {
         let h = path.desired_height().min(area.height);
@@ -83,19 +90,12 @@ pub(super) fn render_editor(x: &Execute, ed: &Editor, area: Rect, buf: &mut Buff
     } else {
         "Ctrl-s check & review · Tab file · Esc cancel"
     };
-    put(
-        area,
-        y,
-        buf,
-        &Line::from(vec![
-            Span::styled(if path_focus { " " } else { "›" }, theme.accent),
-            Span::styled("body ", if path_focus { theme.muted } else { theme.title }),
-            Span::styled(
-                safe_line(hint, usize::from(w.saturating_sub(7))).into_owned(),
-                theme.muted,
-            ),
-        ]),
-    );
+    let mut label = editor_label("body ", !path_focus, theme).to_vec();
+    label.push(Span::styled(
+        safe_line(hint, usize::from(w.saturating_sub(7))).into_owned(),
+        theme.muted,
+    ));
+    put(area, y, buf, &Line::from(label));
     y += 1;
     if let Some((_, p)) = &x.read_pending {
         reading_line(area, y, buf, p, theme);

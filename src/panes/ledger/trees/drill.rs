@@ -23,10 +23,11 @@ use crate::ui::tree::{
 };
 use crate::ui::value_view::ValueView;
 
-use super::super::common::{kv_line, put};
+use super::super::common::{kv_line, put, put_safe};
 
 use super::{
-    Drill, DrillFocus, EXPAND_ALL_MAX, SPLIT_DEFAULT, SPLIT_DEFAULT_STACKED, Trees, describe,
+    Drill, DrillFocus, EXPAND_ALL_MAX, SPLIT_DEFAULT, SPLIT_DEFAULT_STACKED, TreeDrill, Trees,
+    describe,
 };
 
 /// The details JSON of a tree node: its arguments.
@@ -77,14 +78,14 @@ impl Trees {
                 };
                 let details =
                     JsonView::new(&node_json(state.selected().and_then(|n| tree.event(n))));
-                let mut d = Drill::Tree {
+                let mut d = Drill::Tree(Box::new(TreeDrill {
                     index,
-                    tree: Box::new(tree),
+                    tree,
                     state,
                     focus: DrillFocus::Tree,
                     details,
                     hscroll: 0,
-                };
+                }));
                 apply_rows(&mut d, self.rows);
                 d
             }
@@ -98,7 +99,7 @@ impl Trees {
     pub(super) fn drill_command(&mut self, cmd: Command, out: &mut Out) -> bool {
         match cmd {
             Command::TreeNarrower | Command::TreeWider
-                if matches!(self.drill, Some(Drill::Tree { .. })) =>
+                if matches!(self.drill, Some(Drill::Tree(_))) =>
             {
                 let default = if self.width >= WIDE_MIN_WIDTH {
                     SPLIT_DEFAULT
@@ -129,16 +130,9 @@ impl Trees {
                 } else {
                     -step
                 };
-                if let Some(Drill::Tree {
-                    tree,
-                    state,
-                    details,
-                    hscroll,
-                    ..
-                }) = &mut self.drill
-                {
-                    let max = details_content_width(tree, state, details).saturating_sub(width);
-                    *hscroll = hscroll.saturating_add_signed(delta).min(max);
+                if let Some(Drill::Tree(d)) = &mut self.drill {
+                    let max = d.content_width().saturating_sub(width);
+                    d.hscroll = d.hscroll.saturating_add_signed(delta).min(max);
                     return true;
                 }
                 return false;
@@ -150,88 +144,114 @@ impl Trees {
         };
         // Backspace on a root of the tree: back, as Esc.
         let at_root = match drill {
-            Drill::Tree {
-                tree, state, focus, ..
-            } => {
-                *focus == DrillFocus::Tree
-                    && state.selected().is_none_or(|n| tree.parent(n).is_none())
+            Drill::Tree(d) => {
+                d.focus == DrillFocus::Tree
+                    && d.state
+                        .selected()
+                        .is_none_or(|n| d.tree.parent(n).is_none())
             }
             Drill::Raw { .. } => false,
         };
         if matches!(cmd, Command::Back | Command::Cancel) || (cmd == Command::Parent && at_root) {
             match drill {
-                Drill::Tree { focus, .. } if *focus == DrillFocus::Details => {
-                    *focus = DrillFocus::Tree
-                }
+                Drill::Tree(d) if d.focus == DrillFocus::Details => d.focus = DrillFocus::Tree,
                 _ => self.drill = None,
             }
             return true;
         }
         match drill {
             Drill::Raw { json, .. } => json.command(cmd),
-            Drill::Tree {
-                tree,
-                state,
-                focus,
-                details,
-                hscroll,
-                ..
-            } => {
-                if cmd == Command::SwitchFocus {
-                    *focus = match focus {
-                        DrillFocus::Tree => DrillFocus::Details,
-                        DrillFocus::Details => DrillFocus::Tree,
-                    };
-                    return true;
-                }
-                if *focus == DrillFocus::Details {
-                    // ← / h / Backspace on the first row go back to the tree, as in the Update
-                    // pane.
-                    if matches!(cmd, Command::Collapse | Command::Left | Command::Parent)
-                        && details.scroll().cursor() == 0
-                    {
-                        *focus = DrillFocus::Tree;
-                        return true;
-                    }
-                    if cmd == Command::Copy {
-                        if let Some(j) = details.selected_json() {
-                            out.copy("JSON", j);
-                        }
-                        return true;
-                    }
-                    return details.command(cmd);
-                }
-                let before = state.selected();
-                // As in the Update pane: Enter folds a node and opens the details of a leaf;
-                // → / l expand a closed node, and on an open node or a leaf move right into
-                // the details (↓ walks the children).
-                match state.command(&**tree, cmd) {
-                    TreeCommand::Done => {}
-                    TreeCommand::Details => *focus = DrillFocus::Details,
-                    TreeCommand::Unused if cmd == Command::Copy => {
-                        if let Some(ev) = state.selected().and_then(|n| tree.event(n)) {
-                            let cid = match ev {
-                                TreeEvent::CreatedTreeEvent(c) => c.contract_id.clone(),
-                                TreeEvent::ExercisedTreeEvent(e) => e.contract_id.clone(),
-                                TreeEvent::Unknown { .. } => String::new(),
-                            };
-                            if !cid.is_empty() {
-                                out.copy("contract id", cid);
-                            }
-                        }
-                    }
-                    TreeCommand::Unused => return false,
-                }
-                if state.selected() != before {
-                    let mut d =
-                        JsonView::new(&node_json(state.selected().and_then(|n| tree.event(n))));
-                    d.set_viewport(details.scroll().viewport());
-                    *details = d;
-                    *hscroll = 0;
-                }
-                true
-            }
+            Drill::Tree(d) => d.command(cmd, out),
         }
+    }
+}
+
+impl TreeDrill {
+    /// A command while the tree is open: the tree's keys, or the details' when they have the
+    /// focus. Returns whether it was used.
+    fn command(&mut self, cmd: Command, out: &mut Out) -> bool {
+        if cmd == Command::SwitchFocus {
+            self.focus = match self.focus {
+                DrillFocus::Tree => DrillFocus::Details,
+                DrillFocus::Details => DrillFocus::Tree,
+            };
+            return true;
+        }
+        if self.focus == DrillFocus::Details {
+            // ← / h / Backspace on the first row go back to the tree, as in the Update
+            // pane.
+            if matches!(cmd, Command::Collapse | Command::Left | Command::Parent)
+                && self.details.scroll().cursor() == 0
+            {
+                self.focus = DrillFocus::Tree;
+                return true;
+            }
+            if cmd == Command::Copy {
+                if let Some(j) = self.details.selected_json() {
+                    out.copy("JSON", j);
+                }
+                return true;
+            }
+            return self.details.command(cmd);
+        }
+        let before = self.state.selected();
+        // As in the Update pane: Enter folds a node and opens the details of a leaf;
+        // → / l expand a closed node, and on an open node or a leaf move right into
+        // the details (↓ walks the children).
+        match self.state.command(&self.tree, cmd) {
+            TreeCommand::Done => {}
+            TreeCommand::Details => self.focus = DrillFocus::Details,
+            TreeCommand::Unused if cmd == Command::Copy => {
+                if let Some(ev) = self.state.selected().and_then(|n| self.tree.event(n)) {
+                    let cid = match ev {
+                        TreeEvent::CreatedTreeEvent(c) => c.contract_id.clone(),
+                        TreeEvent::ExercisedTreeEvent(e) => e.contract_id.clone(),
+                        TreeEvent::Unknown { .. } => String::new(),
+                    };
+                    if !cid.is_empty() {
+                        out.copy("contract id", cid);
+                    }
+                }
+            }
+            TreeCommand::Unused => return false,
+        }
+        if self.state.selected() != before {
+            let mut d = JsonView::new(&node_json(
+                self.state.selected().and_then(|n| self.tree.event(n)),
+            ));
+            d.set_viewport(self.details.scroll().viewport());
+            self.details = d;
+            self.hscroll = 0;
+        }
+        true
+    }
+
+    /// The widest details row (fields in full, the JSON rows on screen).
+    fn content_width(&self) -> usize {
+        let sel = self.state.selected();
+        let fields = node_fields(
+            sel.and_then(|n| self.tree.event(n)),
+            sel.and_then(|n| self.tree.node_id(n)),
+            0,
+            &Theme::default(),
+            None,
+        );
+        let fields = fields
+            .iter()
+            .map(|(_, v, _)| LABEL_W + 1 + v.width())
+            .max()
+            .unwrap_or(0);
+        let details = &self.details;
+        let range = details
+            .scroll()
+            .visible_range(details.scroll().viewport().max(1));
+        let json = details
+            .lines_visible(range, &Theme::default(), u16::MAX)
+            .iter()
+            .map(Line::width)
+            .max()
+            .unwrap_or(0);
+        fields.max(json)
     }
 }
 
@@ -254,14 +274,9 @@ impl Trees {
     /// What `v` shows: from the tree every field of the selected node in full; from the
     /// details the JSON value under the cursor; in a raw item its JSON under the cursor.
     fn value_at_cursor(&self) -> Option<(String, String)> {
-        match self.drill.as_ref()? {
-            Drill::Tree {
-                tree,
-                state,
-                focus: DrillFocus::Tree,
-                ..
-            } => {
-                let sel = state.selected()?;
+        let details = match self.drill.as_ref()? {
+            Drill::Tree(d) if d.focus == DrillFocus::Tree => {
+                let (tree, sel) = (&d.tree, d.state.selected()?);
                 let fields = node_fields(
                     tree.event(sel),
                     tree.node_id(sel),
@@ -277,48 +292,21 @@ impl Trees {
                 let title = tree
                     .node_id(sel)
                     .map_or_else(|| "node".to_string(), |n| format!("node #{n}"));
-                Some((title, text))
+                return Some((title, text));
             }
-            Drill::Tree { details, .. } | Drill::Raw { json: details, .. } => {
-                let text = details.selected_json()?;
-                Some((format!("JSON {}", details.selected_path()), text))
-            }
-        }
+            Drill::Tree(d) => &d.details,
+            Drill::Raw { json, .. } => json,
+        };
+        let text = details.selected_json()?;
+        Some((format!("JSON {}", details.selected_path()), text))
     }
-}
-
-/// The widest details row (fields in full, the JSON rows on screen).
-fn details_content_width(tree: &LedgerTree, state: &TreeState, details: &JsonView) -> usize {
-    let sel = state.selected();
-    let fields = node_fields(
-        sel.and_then(|n| tree.event(n)),
-        sel.and_then(|n| tree.node_id(n)),
-        0,
-        &Theme::default(),
-        None,
-    );
-    let fields = fields
-        .iter()
-        .map(|(_, v, _)| LABEL_W + 1 + v.width())
-        .max()
-        .unwrap_or(0);
-    let range = details
-        .scroll()
-        .visible_range(details.scroll().viewport().max(1));
-    let json = details
-        .lines_visible(range, &Theme::default(), u16::MAX)
-        .iter()
-        .map(Line::width)
-        .max()
-        .unwrap_or(0);
-    fields.max(json)
 }
 
 pub(super) fn apply_rows(d: &mut Drill, rows: usize) {
     match d {
-        Drill::Tree { state, details, .. } => {
-            state.set_viewport((rows / 2).max(1));
-            details.set_viewport((rows / 2).max(1));
+        Drill::Tree(d) => {
+            d.state.set_viewport((rows / 2).max(1));
+            d.details.set_viewport((rows / 2).max(1));
         }
         Drill::Raw { json, .. } => json.set_viewport(rows.max(1)),
     }
@@ -410,15 +398,7 @@ pub(super) fn render_drill(
                     )
                 })
                 .unwrap_or_default();
-            put(
-                area,
-                0,
-                buf,
-                &Line::styled(
-                    safe_line(&title, usize::from(width)).into_owned(),
-                    theme.title,
-                ),
-            );
+            put_safe(area, 0, buf, &title, theme.title);
             if area.height > 1 {
                 json.render(
                     Rect::new(area.x, area.y + 1, width, area.height - 1),
@@ -428,14 +408,15 @@ pub(super) fn render_drill(
                 );
             }
         }
-        Drill::Tree {
-            index,
-            tree,
-            state,
-            focus,
-            details,
-            hscroll,
-        } => {
+        Drill::Tree(d) => {
+            let TreeDrill {
+                index,
+                tree,
+                state,
+                focus,
+                details,
+                hscroll,
+            } = &**d;
             let tx = tree.tree();
             let head = format!(
                 "item {}/{} · offset {} · {} nodes · {} · {} · update {}",
@@ -447,15 +428,7 @@ pub(super) fn render_drill(
                 tx.synchronizer_id.split("::").next().unwrap_or_default(),
                 tx.update_id,
             );
-            put(
-                area,
-                0,
-                buf,
-                &Line::styled(
-                    safe_line(&head, usize::from(width)).into_owned(),
-                    theme.title,
-                ),
-            );
+            put_safe(area, 0, buf, &head, theme.title);
             if area.height < 3 {
                 return;
             }
@@ -478,7 +451,7 @@ pub(super) fn render_drill(
             title_rule(tree_area, buf, theme, tree_focus, "Event tree", "Esc back");
             if tree_area.height > 1 {
                 state.render(
-                    &**tree,
+                    tree,
                     Rect::new(
                         tree_area.x,
                         tree_area.y + 1,

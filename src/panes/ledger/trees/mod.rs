@@ -36,7 +36,9 @@ use crate::ui::tree::{TreeSplit, TreeState};
 use crate::ui::value_view::ValueView;
 
 use super::SectionView;
-use super::common::{Note, SectionState, Tone, explain_failure, put_styled, split_list};
+use super::common::{
+    FORM_HINTS, LIST_HINTS, Note, SectionState, Tone, explain_failure, put_styled, split_list,
+};
 use crate::ui::form::{Field, Form, form_or_table_key, form_or_table_paste};
 use crate::ui::load::accept;
 
@@ -65,20 +67,27 @@ pub enum DrillFocus {
     Details,
 }
 
+/// An open transaction: its tree beside the details of the selected node.
+#[derive(Debug)]
+struct TreeDrill {
+    index: usize,
+    tree: LedgerTree,
+    state: TreeState,
+    focus: DrillFocus,
+    details: JsonView,
+    /// Columns the details are scrolled sideways (`H` / `L`); values in full while scrolled.
+    hscroll: usize,
+}
+
 /// One item opened with Enter.
 #[derive(Debug)]
 enum Drill {
-    Tree {
-        index: usize,
-        tree: Box<LedgerTree>,
-        state: TreeState,
-        focus: DrillFocus,
-        details: JsonView,
-        /// Columns the details are scrolled sideways (`H` / `L`); values in full while scrolled.
-        hscroll: usize,
-    },
+    Tree(Box<TreeDrill>),
     /// Any other item: its JSON.
-    Raw { index: usize, json: JsonView },
+    Raw {
+        index: usize,
+        json: JsonView,
+    },
 }
 
 /// The form's text, kept between openings.
@@ -163,7 +172,7 @@ impl Trees {
     /// Whether an item is open, and where the keyboard is in it.
     pub fn drill_focus(&self) -> Option<DrillFocus> {
         match &self.drill {
-            Some(Drill::Tree { focus, .. }) => Some(*focus),
+            Some(Drill::Tree(d)) => Some(d.focus),
             Some(Drill::Raw { .. }) => Some(DrillFocus::Details),
             None => None,
         }
@@ -196,7 +205,7 @@ impl Trees {
     /// How far the details of the open tree are scrolled sideways, in columns.
     pub fn details_hscroll(&self) -> usize {
         match &self.drill {
-            Some(Drill::Tree { hscroll, .. }) => *hscroll,
+            Some(Drill::Tree(d)) => d.hscroll,
             _ => 0,
         }
     }
@@ -211,9 +220,10 @@ impl Trees {
     /// The labels of the visible rows of the open tree (node ids), for tests.
     pub fn visible_node_ids(&self) -> Vec<i64> {
         match &self.drill {
-            Some(Drill::Tree { tree, state, .. }) => state
+            Some(Drill::Tree(d)) => d
+                .state
                 .visible_ids()
-                .filter_map(|n| tree.node_id(n))
+                .filter_map(|n| d.tree.node_id(n))
                 .collect(),
             _ => Vec::new(),
         }
@@ -483,13 +493,13 @@ impl SectionView for Trees {
 
     fn hints(&self) -> Vec<Command> {
         if self.form.is_some() {
-            vec![Command::Confirm, Command::Complete, Command::Cancel]
+            FORM_HINTS.to_vec()
         } else if self.wants_raw_keys() {
             vec![Command::Confirm, Command::Cancel]
         } else if self.value_view.is_some() {
             vec![Command::Down, Command::Copy, Command::Cancel]
-        } else if let Some(Drill::Tree { focus, .. }) = &self.drill {
-            if *focus == DrillFocus::Tree {
+        } else if let Some(Drill::Tree(d)) = &self.drill {
+            if d.focus == DrillFocus::Tree {
                 vec![
                     Command::Toggle,
                     Command::Expand,
@@ -519,12 +529,7 @@ impl SectionView for Trees {
         } else if self.items.is_empty() {
             vec![Command::Edit, Command::NextSection]
         } else {
-            vec![
-                Command::Edit,
-                Command::Select,
-                Command::Copy,
-                Command::NextSection,
-            ]
+            LIST_HINTS.to_vec()
         }
     }
 }
