@@ -3,9 +3,10 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{FromRequestParts, Path, RawQuery, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse as _, Response};
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::{
@@ -144,49 +145,53 @@ fn rendered(c: &ScanCtx, u: &Update, mut value: Value) -> Response {
     json_ok(value)
 }
 
-pub(super) async fn update_by_id(
-    State(c): State<ScanCtx>,
-    Path(update_id): Path<String>,
-    RawQuery(q): RawQuery,
-) -> Response {
-    one_update(
-        &c,
-        &update_id,
-        q.as_deref(),
-        "Transaction with id",
-        scan_update,
-    )
+/// A request for one update by its id (`/v2/updates/{id}`, `/v0/events/{id}`): the scan, the
+/// id and the query.
+pub(super) struct ById {
+    c: ScanCtx,
+    update_id: String,
+    query: Option<String>,
 }
 
-pub(super) async fn event_by_id(
-    State(c): State<ScanCtx>,
-    Path(update_id): Path<String>,
-    RawQuery(q): RawQuery,
-) -> Response {
-    one_update(
-        &c,
-        &update_id,
-        q.as_deref(),
-        "Event with update id",
-        event_item,
-    )
+impl FromRequestParts<ScanCtx> for ById {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, c: &ScanCtx) -> Result<ById, Response> {
+        let Path(update_id) = Path::<String>::from_request_parts(parts, c)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let query = parts.uri.query().map(str::to_owned);
+        Ok(ById {
+            c: c.clone(),
+            update_id,
+            query,
+        })
+    }
 }
 
-/// The update `update_id` as `render` draws it, in the encoding the query asks for; 404
-/// `{missing} {update_id} not found` when the ledger has no such update.
-fn one_update(
-    c: &ScanCtx,
-    update_id: &str,
-    query: Option<&str>,
-    missing: &str,
-    render: fn(&Network, &Update, usize, usize, Encoding) -> Value,
-) -> Response {
-    done((|| {
-        let enc = query_encoding(query)?;
-        let (idx, u) = find_update(c, update_id)
-            .ok_or_else(|| not_found(format!("{missing} {update_id} not found")))?;
-        Ok(rendered(c, &u, render(&c.app.net, &u, idx, c.scan, enc)))
-    })())
+impl ById {
+    /// The update as `render` draws it, in the encoding the query asks for; 404
+    /// `{missing} {update_id} not found` when the ledger has no such update.
+    fn answer(&self, missing: &str, render: Render) -> Response {
+        let (c, update_id) = (&self.c, &self.update_id);
+        done((|| {
+            let enc = query_encoding(self.query.as_deref())?;
+            let (idx, u) = find_update(c, update_id)
+                .ok_or_else(|| not_found(format!("{missing} {update_id} not found")))?;
+            Ok(rendered(c, &u, render(&c.app.net, &u, idx, c.scan, enc)))
+        })())
+    }
+}
+
+/// How an update is drawn: as an update or as an event.
+type Render = fn(&Network, &Update, usize, usize, Encoding) -> Value;
+
+pub(super) async fn update_by_id(request: ById) -> Response {
+    request.answer("Transaction with id", scan_update)
+}
+
+pub(super) async fn event_by_id(request: ById) -> Response {
+    request.answer("Event with update id", event_item)
 }
 
 pub(super) async fn update_by_hash(
