@@ -1,11 +1,12 @@
 //! Amulet holdings and the `AmuletRules_Transfer` subtree every payment is built on.
 
+use serde_json::{Value, json};
+
 use super::{
     AMULET_PRICE, Con, Coupon, Generator, HOLDING_RATE, Holding, Locked, Output, TreeB, round_obj,
 };
 use crate::demo::network::{PartyIdx, Tpl};
 use crate::demo::util::{UNIT, fmt_amount, fmt_time6};
-use serde_json::{Value, json};
 
 impl Generator {
     pub(super) fn amulet_args(&self, owner: PartyIdx, amount: i64) -> Value {

@@ -1,10 +1,11 @@
 //! Featured apps on the app synchronizer: reassignments of their rights between the
 //! synchronizers and activity markers.
 
+use serde_json::json;
+
 use super::{Con, Featured, Generator, TreeB, TxMeta};
 use crate::demo::ledger::{Body, Ledger, Reassign, ReassignKind, Update};
 use crate::demo::network::{APP, GLOBAL, SyncIdx, Tpl};
-use serde_json::json;
 
 impl Generator {
     pub(super) fn unassign(&mut self, l: &mut Ledger, f: usize) {

@@ -1,6 +1,8 @@
 //! The bootstrap phase before the first round: the DSO and its rules, the first open rounds,
 //! validators, users, their wallets, featured apps and first taps.
 
+use serde_json::{Value, json};
+
 use super::{
     AMULET_PRICE, BootStep, Featured, Generator, ROUND_LEN, TreeB, issuance_config, micros_obj,
     round_obj, transfer_config,
@@ -8,7 +10,6 @@ use super::{
 use crate::demo::ledger::{CreateNode, Ledger};
 use crate::demo::network::{GLOBAL, PartyIdx, Tpl};
 use crate::demo::util::{HOUR, UNIT, fmt_time6};
-use serde_json::{Value, json};
 
 impl Generator {
     pub(super) fn bootstrap(&mut self, l: &mut Ledger, from: i64, to: i64) {

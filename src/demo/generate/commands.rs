@@ -1,11 +1,12 @@
 //! Transfer commands (externally signed): created, later sent, failed, expired or withdrawn,
 //! and the ones the ledger API executes.
 
+use serde_json::{Value, json};
+
 use super::{Generator, PendingTc, ROUND_LEN, TcOrder, TcOutcome, TreeB, TxMeta};
 use crate::demo::ledger::{Body, Ledger, Tx, Update};
 use crate::demo::network::{GLOBAL, PartyIdx, Tpl};
 use crate::demo::util::{HOUR, UNIT, fmt_amount, fmt_time6};
-use serde_json::{Value, json};
 
 impl Generator {
     /// Adds the creation of the transfer command `order` (expiring at `expires_at`) and keeps it

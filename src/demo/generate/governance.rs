@@ -1,11 +1,12 @@
 //! Governance: vote requests on SV reward weights, votes, closing them, and allocations from the
 //! development fund.
 
+use serde_json::{Value, json};
+
 use super::{Con, Generator, ROUND_LEN, TreeB, Vote, micros_obj};
 use crate::demo::ledger::Ledger;
 use crate::demo::network::Tpl;
 use crate::demo::util::{HOUR, fmt_amount, fmt_time6};
-use serde_json::{Value, json};
 
 impl Generator {
     pub(super) fn request_vote(&mut self, l: &mut Ledger) {

@@ -1,10 +1,11 @@
 //! Building transaction trees: the nodes (create, exercise, archive, fetch) with their
 //! stakeholders, and committing a finished tree as a transaction.
 
+use serde_json::Value;
+
 use super::{Con, Generator, TreeB, TxMeta};
 use crate::demo::ledger::{Body, CreateNode, Ledger, Node, Tx, Update};
 use crate::demo::network::{PartyIdx, Tpl};
-use serde_json::Value;
 
 impl Generator {
     /// Adds the creation of a `tpl` contract, its stakeholders as [`Generator::stake`] gives them

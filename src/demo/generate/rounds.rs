@@ -1,6 +1,10 @@
 //! The life of a mining round (advance, start issuing, close) and the SVs' and validators'
 //! per-round activity: SV reward coupons, status reports and validator liveness.
 
+use std::collections::VecDeque;
+
+use serde_json::{Value, json};
+
 use super::{
     AMULET_PRICE, Con, Coupon, FAUCET_AMOUNT, Generator, ROUND_LEN, TreeB, TxMeta, issuance_config,
     micros_obj, round_obj,
@@ -8,9 +12,6 @@ use super::{
 use crate::demo::ledger::Ledger;
 use crate::demo::network::Tpl;
 use crate::demo::util::{UNIT, fmt_amount, fmt_time6};
-use std::collections::VecDeque;
-
-use serde_json::{Value, json};
 
 impl Generator {
     /// The DSO rules and the amulet rules, which every step of a mining round's life exercises,

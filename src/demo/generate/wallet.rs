@@ -1,11 +1,12 @@
 //! Users' payments: DevNet taps, wallet transfers (plain and locked), payroll batches, unlocks,
 //! transfers through preapprovals and validators collecting their rewards.
 
+use serde_json::{Value, json};
+
 use super::{AMULET_PRICE, Con, Coupon, Generator, TreeB, TxMeta, round_obj};
 use crate::demo::ledger::Ledger;
 use crate::demo::network::PartyIdx;
 use crate::demo::util::{HOUR, UNIT, fmt_amount};
-use serde_json::{Value, json};
 
 impl Generator {
     pub(super) fn tap(&mut self, l: &mut Ledger, user: PartyIdx, amount: i64) {

@@ -1,10 +1,11 @@
 //! Committing an update: every derived index is updated from its events.
 
+use std::sync::Arc;
+
 use super::update::{Body, CreateNode, ExerciseNode, Node, ReassignKind, Update};
 use super::{AmuletRec, ContractRec, Ledger, TcRec, TcStatus, WeightChange, str_at};
 use crate::demo::network::{SyncIdx, Tpl};
 use crate::demo::util::parse_amount;
-use std::sync::Arc;
 
 impl Ledger {
     /// Appends an update and updates every derived index from its events.

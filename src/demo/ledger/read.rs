@@ -2,11 +2,12 @@
 //! commands and coupons, the participant view, and accessors for tests and the other parts of
 //! the program.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use super::update::{Body, CreateNode, Node, Update};
 use super::{FaucetStats, Holding, Ledger, SNAPSHOT_PERIOD, TcRec, WeightChange};
 use crate::demo::network::{PartyIdx, SyncIdx, Tpl};
-use std::collections::HashMap;
-use std::sync::Arc;
 
 impl Ledger {
     pub fn len(&self) -> usize {

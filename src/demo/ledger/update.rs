@@ -1,8 +1,9 @@
 //! What the ledger holds: updates (transactions with their tree of create, exercise and fetch
 //! nodes, and reassignments).
 
-use crate::demo::network::{PartyIdx, SyncIdx, Tpl};
 use serde_json::Value;
+
+use crate::demo::network::{PartyIdx, SyncIdx, Tpl};
 
 #[derive(Clone, Debug)]
 pub struct CreateNode {
