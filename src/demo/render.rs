@@ -13,7 +13,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value, json};
 
 use super::ledger::{Body, CreateNode, ExerciseNode, Node, Reassign, ReassignKind, Tx, Update};
-use super::network::{Network, PartyIdx};
+use super::network::{Network, PartyIdx, Tpl};
 use super::util::{fmt_time, fmt_time6, sha256_hex};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,6 +87,22 @@ impl Serialize for PayloadJson<'_> {
     }
 }
 
+/// The entries every event starts with: its type and id, its contract and the contract's
+/// template and package.
+fn event_head<M: SerializeMap>(
+    m: &mut M,
+    net: &Network,
+    event_type: &str,
+    id: &EventIdJson<'_>,
+    (contract_id, tpl): (&str, Tpl),
+) -> Result<(), M::Error> {
+    m.serialize_entry("event_type", event_type)?;
+    m.serialize_entry("event_id", id)?;
+    m.serialize_entry("contract_id", contract_id)?;
+    m.serialize_entry("template_id", net.template_id(tpl))?;
+    m.serialize_entry("package_name", net.package_name(tpl))
+}
+
 struct CreatedJson<'a> {
     net: &'a Network,
     c: &'a CreateNode,
@@ -99,11 +115,13 @@ impl Serialize for CreatedJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let (net, c) = (self.net, self.c);
         let mut m = s.serialize_map(Some(9))?;
-        m.serialize_entry("event_type", "created_event")?;
-        m.serialize_entry("event_id", &self.id)?;
-        m.serialize_entry("contract_id", &c.contract_id)?;
-        m.serialize_entry("template_id", net.template_id(c.tpl))?;
-        m.serialize_entry("package_name", net.package_name(c.tpl))?;
+        event_head(
+            &mut m,
+            net,
+            "created_event",
+            &self.id,
+            (&c.contract_id, c.tpl),
+        )?;
         m.serialize_entry(
             "create_arguments",
             &PayloadJson {
@@ -155,11 +173,8 @@ impl Serialize for ExercisedJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let (net, e) = (self.net, self.e);
         let mut m = s.serialize_map(Some(12))?;
-        m.serialize_entry("event_type", "exercised_event")?;
-        m.serialize_entry("event_id", &EventIdJson(self.update_id, self.n))?;
-        m.serialize_entry("contract_id", &e.contract_id)?;
-        m.serialize_entry("template_id", net.template_id(e.tpl))?;
-        m.serialize_entry("package_name", net.package_name(e.tpl))?;
+        let id = EventIdJson(self.update_id, self.n);
+        event_head(&mut m, net, "exercised_event", &id, (&e.contract_id, e.tpl))?;
         m.serialize_entry("choice", e.choice)?;
         let payload = |value| PayloadJson {
             value,

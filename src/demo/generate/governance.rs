@@ -1,0 +1,244 @@
+//! Governance: vote requests on SV reward weights, votes, closing them, and allocations from the
+//! development fund.
+
+use serde_json::{Value, json};
+
+use super::{Con, Generator, ROUND_LEN, TreeB, Vote, micros_obj};
+use crate::demo::ledger::Ledger;
+use crate::demo::network::Tpl;
+use crate::demo::util::{HOUR, fmt_amount, fmt_time6};
+
+impl Generator {
+    pub(super) fn request_vote(&mut self, l: &mut Ledger) {
+        let Some(rules) = self.dso_rules.clone() else {
+            return;
+        };
+        let n = self.net.svs.len();
+        let requester = (self.round / 36) as usize % n;
+        let target = (requester + 1 + self.rng.index(n - 1)) % n;
+        let delta = self.rng.range(1, 6) * 500 * if self.rng.chance(0.5) { 1 } else { -1 };
+        let new_weight = (self.sv_weights[target] + delta).max(500);
+        let pass = self.rng.chance(0.8);
+        let round = self.round;
+        let mut casts = Vec::new();
+        for s in 0..n {
+            if s == requester {
+                continue;
+            }
+            let accept = pass || casts.is_empty();
+            casts.push((s, accept, round + 1 + self.rng.range(0, 1)));
+        }
+        let dso = self.dso();
+        let sv = self.net.svs[requester].party;
+        let vote_before = self.now + 4 * ROUND_LEN;
+        let mut vote = Vote {
+            id: self.next_vote,
+            con: Con {
+                cid: String::new(),
+                tpl: Tpl::VoteRequest,
+                sigs: vec![dso],
+                obs: vec![],
+            },
+            requester,
+            target,
+            new_weight,
+            casts,
+            votes: vec![(requester, true, self.now)],
+            close_round: round + 3,
+            vote_before,
+        };
+        self.next_vote += 1;
+        let action = self.vote_action(&vote);
+        let reason = self.vote_reason(&vote);
+        let mut b = TreeB::new();
+        let arg = json!({"requester": self.pid(sv), "action": action, "reason": reason, "voteRequestTimeout": micros_obj(4 * ROUND_LEN), "targetEffectiveAt": null});
+        let x = b.exercise(None, &rules, "DsoRules_RequestVote", arg, false, vec![sv]);
+        let args = self.vote_args(&vote, &reason);
+        let con = self.create_dso(&mut b, Some(x), Tpl::VoteRequest, args);
+        b.set_result(x, json!({"voteRequest": con.cid}));
+        vote.con = con;
+        self.votes.push(vote);
+        self.submit(l, b, vec![sv], "request-vote");
+    }
+
+    pub(super) fn vote_action(&self, vote: &Vote) -> Value {
+        json!({"tag": "ARC_DsoRules", "value": {"dsoAction": {"tag": "SRARC_UpdateSvRewardWeight", "value": {
+            "svParty": self.net.party_id(self.net.svs[vote.target].party),
+            "newRewardWeight": vote.new_weight.to_string()
+        }}}})
+    }
+
+    pub(super) fn vote_reason(&self, vote: &Vote) -> Value {
+        json!({"url": format!("https://forum.demo.cantonscope.invalid/t/weight-{}", vote.id), "body": format!("Adjust the reward weight of {}", self.net.svs[vote.target].name)})
+    }
+
+    /// The vote of SV `s`, cast at `at`.
+    pub(super) fn sv_vote(&self, s: usize, accept: bool, at: i64) -> Value {
+        json!({
+            "sv": self.net.party_id(self.net.svs[s].party),
+            "accept": accept,
+            "reason": {"url": "", "body": if accept {"looks good"} else {"not yet"}},
+            "optCastAt": fmt_time6(at)
+        })
+    }
+
+    pub(super) fn vote_args(&self, vote: &Vote, reason: &Value) -> Value {
+        let votes: Vec<Value> = vote
+            .votes
+            .iter()
+            .map(|(s, accept, at)| json!([self.net.svs[*s].name, self.sv_vote(*s, *accept, *at)]))
+            .collect();
+        json!({
+            "dso": self.pid(self.dso()),
+            "requester": self.net.svs[vote.requester].name,
+            "action": self.vote_action(vote),
+            "reason": reason,
+            "voteBefore": fmt_time6(vote.vote_before),
+            "votes": votes,
+            "trackingCid": null,
+            "targetEffectiveAt": null
+        })
+    }
+
+    pub(super) fn cast_vote(&mut self, l: &mut Ledger, id: u32, s: usize) {
+        let Some(rules) = self.dso_rules.clone() else {
+            return;
+        };
+        let Some(vi) = self.votes.iter().position(|v| v.id == id) else {
+            return;
+        };
+        let Some(accept) = self.votes[vi].casts.iter().find(|c| c.0 == s).map(|c| c.1) else {
+            return;
+        };
+        let dso = self.dso();
+        let sv = self.net.svs[s].party;
+        let old = self.votes[vi].con.clone();
+        self.votes[vi].votes.push((s, accept, self.now));
+        let reason = self.vote_reason(&self.votes[vi]);
+        let vote_json = self.sv_vote(s, accept, self.now);
+        let mut b = TreeB::new();
+        let arg = json!({"requestCid": old.cid, "vote": vote_json});
+        let x = b.exercise(None, &rules, "DsoRules_CastVote", arg, false, vec![sv]);
+        let y = b.exercise(
+            Some(x),
+            &old,
+            "VoteRequest_CastVote",
+            json!({"vote": vote_json}),
+            true,
+            vec![dso],
+        );
+        let args = self.vote_args(&self.votes[vi].clone(), &reason);
+        let con = self.create_dso(&mut b, Some(y), Tpl::VoteRequest, args);
+        b.set_result(y, json!({"voteRequest": con.cid}));
+        b.set_result(x, json!({"voteRequest": con.cid}));
+        self.votes[vi].con = con;
+        self.submit(l, b, vec![sv], "cast-vote");
+    }
+
+    pub(super) fn close_vote(&mut self, l: &mut Ledger, id: u32) {
+        let Some(rules) = self.dso_rules.clone() else {
+            return;
+        };
+        let Some(vi) = self.votes.iter().position(|v| v.id == id) else {
+            return;
+        };
+        let vote = self.votes.remove(vi);
+        let dso = self.dso();
+        let accepts = vote.votes.iter().filter(|v| v.1).count();
+        let accepted = accepts * 4 >= self.net.svs.len() * 3;
+        let closer = self.net.svs[vote.requester].party;
+        let mut b = TreeB::new();
+        let arg = json!({"requestCid": vote.con.cid, "amuletRulesCid": self.amulet_rules.as_ref().map(|c| c.cid.clone())});
+        let x = b.exercise(
+            None,
+            &rules,
+            "DsoRules_CloseVoteRequest",
+            arg,
+            false,
+            vec![closer],
+        );
+        b.archive(Some(x), &vote.con, vec![dso]);
+        let outcome = if accepted {
+            let arg = json!({"action": self.vote_action(&vote), "amuletRulesCid": self.amulet_rules.as_ref().map(|c| c.cid.clone()), "confirmationCid": null});
+            let e = b.exercise(
+                Some(x),
+                &rules,
+                "DsoRules_ExecuteConfirmedAction",
+                arg,
+                false,
+                vec![dso],
+            );
+            let arg = json!({"svParty": self.net.party_id(self.net.svs[vote.target].party), "newRewardWeight": vote.new_weight.to_string()});
+            let w = b.exercise(
+                Some(e),
+                &rules,
+                "DsoRules_UpdateSvRewardWeight",
+                arg,
+                true,
+                vec![dso],
+            );
+            self.sv_weights[vote.target] = vote.new_weight;
+            self.dso_epoch += 1;
+            let args = self.dso_rules_args();
+            let new_rules = self.create_dso(&mut b, Some(w), Tpl::DsoRules, args);
+            b.set_result(w, json!({"newDsoRules": new_rules.cid}));
+            b.set_result(e, json!({"newDsoRules": new_rules.cid}));
+            self.dso_rules = Some(new_rules);
+            json!({"tag": "VRO_Accepted", "value": {"effectiveAt": fmt_time6(self.now)}})
+        } else {
+            json!({"tag": "VRO_Rejected", "value": {}})
+        };
+        b.set_result(x, json!({"outcome": outcome}));
+        self.submit(l, b, vec![closer], "close-vote");
+    }
+
+    pub(super) fn allocate_dev_fund(&mut self, l: &mut Ledger) {
+        let Some(rules) = self.dso_rules.clone() else {
+            return;
+        };
+        let k = self.rng.range(1, 3) as usize;
+        if self.dev_unclaimed.len() < k + 1 {
+            return;
+        }
+        let taken: Vec<(Con, i64)> = self.dev_unclaimed.drain(..k).collect();
+        let total: i64 = taken.iter().map(|t| t.1).sum();
+        let amount = total * self.rng.range(40, 100) / 100;
+        let dso = self.dso();
+        let manager = self.net.svs[self.rng.index(self.net.svs.len())].party;
+        let beneficiary = self.pick_user();
+        let mut b = TreeB::new();
+        let arg = json!({"unclaimedDevelopmentFundCouponCids": taken.iter().map(|t| t.0.cid.clone()).collect::<Vec<_>>(), "beneficiary": self.pid(beneficiary), "amount": fmt_amount(amount), "expiresAt": fmt_time6(self.now + 30 * 24 * HOUR), "reason": "ecosystem grant", "fundManager": self.pid(manager)});
+        let x = b.exercise(
+            None,
+            &rules,
+            "DsoRules_AllocateDevelopmentFundCoupon",
+            arg,
+            false,
+            vec![manager],
+        );
+        for (c, _) in &taken {
+            b.archive(Some(x), c, vec![dso]);
+        }
+        let args = json!({"dso": self.pid(dso), "beneficiary": self.pid(beneficiary), "fundManager": self.pid(manager), "amount": fmt_amount(amount), "expiresAt": fmt_time6(self.now + 30 * 24 * HOUR), "reason": "ecosystem grant"});
+        let coupon = self.create(
+            &mut b,
+            Some(x),
+            Tpl::DevelopmentFundCoupon,
+            args,
+            beneficiary,
+            Some(manager),
+        );
+        let mut rest = Value::Null;
+        if total > amount {
+            let args = json!({"dso": self.pid(dso), "amount": fmt_amount(total - amount)});
+            let c = self.create_dso(&mut b, Some(x), Tpl::UnclaimedDevelopmentFundCoupon, args);
+            rest = json!(c.cid);
+            self.dev_unclaimed.push_back((c, total - amount));
+        }
+        b.set_result(
+            x,
+            json!({"developmentFundCouponCid": coupon.cid, "optUnclaimedDevelopmentFundCouponCid": rest}),
+        );
+        self.submit(l, b, vec![manager], "allocate-development-fund");
+    }
+}

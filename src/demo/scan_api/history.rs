@@ -1,0 +1,233 @@
+//! Update history: pages of updates, one update or event by id, one update by external hash.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{FromRequestParts, Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use super::{
+    ScanCtx, bad, encoding_of, int_field, not_found, parse_body, query_encoding, str_field,
+};
+use crate::demo::ledger::Update;
+use crate::demo::network::Network;
+use crate::demo::render::{Encoding, ScanUpdateJson, event_item, scan_update};
+use crate::demo::server::{Reply, done, json_ok, scan_error};
+use crate::demo::util::{fmt_time, parse_time};
+
+pub(super) async fn updates(State(c): State<ScanCtx>, body: Bytes) -> Response {
+    done(updates_inner(&c, &body))
+}
+
+fn updates_inner(c: &ScanCtx, body: &Bytes) -> Reply {
+    let req = parse_body(body)?;
+    let page_size = match req.get("page_size") {
+        None | Some(Value::Null) => return Err(bad("page_size is required")),
+        Some(v) => v
+            .as_i64()
+            .ok_or_else(|| bad("page_size must be an integer"))?,
+    };
+    if !(1..=1000).contains(&page_size) {
+        return Err(bad(format!(
+            "page_size must be between 1 and 1000, but was {page_size}"
+        )));
+    }
+    let enc = encoding_of(|k| req.get(k))?;
+    let after = match req.get("after") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(a)) => {
+            let m = int_field(
+                a,
+                "after_migration_id",
+                "after.after_migration_id must be an integer",
+            )?;
+            let t = str_field(
+                a,
+                "after_record_time",
+                "after.after_record_time must be a string",
+            )?;
+            let t = parse_time(t).ok_or_else(|| {
+                bad(format!(
+                    "after.after_record_time is not a valid timestamp: {t}"
+                ))
+            })?;
+            Some((m, t))
+        }
+        Some(_) => return Err(bad("after must be an object")),
+    };
+    if let Some(from) = c.app.faults.backfilled_from(c.scan)
+        && after.is_none_or(|(_, t)| t < from)
+    {
+        return Err(scan_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "This scan is still backfilling its update history: updates before {} are not \
+                 available yet; try again later",
+                fmt_time(from)
+            ),
+        )
+        .into());
+    }
+    let (net, items) = {
+        let w = c.app.read();
+        let l = &w.ledger;
+        let start: usize = after.map_or(0, |(m, t)| l.cursor_start(m, t));
+        let end = c.app.visible_len(l, c.scan);
+        let stop = end.min(start.saturating_add(page_size as usize));
+        let items: Vec<(usize, Arc<Update>)> = (start..stop)
+            .filter_map(|i| l.update(i).map(|u| (i, Arc::clone(u))))
+            .collect();
+        (Arc::clone(&c.app.net), items)
+    };
+    let page = Page {
+        transactions: items
+            .iter()
+            .map(|(i, u)| ScanUpdateJson {
+                net: &net,
+                u,
+                idx: *i,
+                scan: c.scan,
+                enc,
+                diverged: c.app.faults.diverges(c.scan, u),
+            })
+            .collect(),
+    };
+    match serde_json::to_vec(&page) {
+        Ok(body) => Ok(json_bytes(body)),
+        Err(e) => Err(scan_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("failed to render the page: {e}"),
+        )
+        .into()),
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Page<'a> {
+    transactions: Vec<ScanUpdateJson<'a>>,
+}
+
+fn json_bytes(body: Vec<u8>) -> Response {
+    (
+        StatusCode::OK,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
+}
+
+fn find_update(c: &ScanCtx, update_id: &str) -> Option<(usize, Arc<Update>)> {
+    let w = c.app.read();
+    let l = &w.ledger;
+    let idx = l.index_of(update_id)?;
+    if idx >= c.app.visible_len(l, c.scan) {
+        return None;
+    }
+    let u = l.update(idx)?;
+    if c.app
+        .faults
+        .backfilled_from(c.scan)
+        .is_some_and(|from| u.record_time < from)
+    {
+        return None;
+    }
+    Some((idx, Arc::clone(u)))
+}
+
+/// One update (or event) as scan `c` renders it: a diverging scan changes a field.
+fn rendered(c: &ScanCtx, u: &Update, mut value: Value) -> Response {
+    if c.app.faults.diverges(c.scan, u) {
+        crate::demo::faults::mark_diverged(&mut value);
+    }
+    json_ok(value)
+}
+
+/// A request for one update by its id (`/v2/updates/{id}`, `/v0/events/{id}`): the scan, the
+/// id and the query.
+pub(super) struct ById {
+    c: ScanCtx,
+    update_id: String,
+    query: Option<String>,
+}
+
+impl FromRequestParts<ScanCtx> for ById {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, c: &ScanCtx) -> Result<ById, Response> {
+        let Path(update_id) = Path::<String>::from_request_parts(parts, c)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let query = parts.uri.query().map(str::to_owned);
+        Ok(ById {
+            c: c.clone(),
+            update_id,
+            query,
+        })
+    }
+}
+
+impl ById {
+    /// The update as `render` draws it, in the encoding the query asks for; 404
+    /// `{missing} {update_id} not found` when the ledger has no such update.
+    fn answer(&self, missing: &str, render: Render) -> Response {
+        let (c, update_id) = (&self.c, &self.update_id);
+        done((|| {
+            let enc = query_encoding(self.query.as_deref())?;
+            let (idx, u) = find_update(c, update_id)
+                .ok_or_else(|| not_found(format!("{missing} {update_id} not found")))?;
+            Ok(rendered(c, &u, render(&c.app.net, &u, idx, c.scan, enc)))
+        })())
+    }
+}
+
+/// How an update is drawn: as an update or as an event.
+type Render = fn(&Network, &Update, usize, usize, Encoding) -> Value;
+
+pub(super) async fn update_by_id(request: ById) -> Response {
+    request.answer("Transaction with id", scan_update)
+}
+
+pub(super) async fn event_by_id(request: ById) -> Response {
+    request.answer("Event with update id", event_item)
+}
+
+pub(super) async fn update_by_hash(
+    State(c): State<ScanCtx>,
+    Path(hash): Path<String>,
+    RawQuery(q): RawQuery,
+) -> Response {
+    done((|| {
+        let enc = query_encoding(q.as_deref())?;
+        if !crate::demo::util::is_hex(&hash) {
+            return Err(bad(format!("Invalid hash: {hash} (expected a hex string)")));
+        }
+        let hash = hash.to_ascii_lowercase();
+        let missing = || not_found(format!("No update found for hash {hash}"));
+        let (idx, u) = {
+            let w = c.app.read();
+            let l = &w.ledger;
+            let idx = l.index_of_hash(&hash).ok_or_else(missing)?;
+            // This scan only indexed hashes from its own starting point on.
+            if idx < c.app.hash_index_start(l, c.scan) || idx >= c.app.visible_len(l, c.scan) {
+                return Err(missing());
+            }
+            let u = l.update(idx).ok_or_else(missing)?;
+            if c.app
+                .faults
+                .backfilled_from(c.scan)
+                .is_some_and(|from| u.record_time < from)
+            {
+                return Err(missing());
+            }
+            (idx, Arc::clone(u))
+        };
+        Ok(rendered(
+            &c,
+            &u,
+            scan_update(&c.app.net, &u, idx, c.scan, enc),
+        ))
+    })())
+}
