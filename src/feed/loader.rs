@@ -314,6 +314,14 @@ enum Stage {
     Stopped,
 }
 
+/// The loader's request lines: the main line and the two look-back jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Line {
+    Main,
+    Span,
+    Earlier,
+}
+
 /// A running "load earlier updates" job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct EarlierJob {
@@ -486,9 +494,20 @@ impl Loader {
 
     /// Whether `id` is a request this loader sent (and may still be waiting for).
     pub fn owns(&self, id: RequestId) -> bool {
-        self.in_flight == Some(id)
-            || self.earlier.is_some_and(|j| j.id == Some(id))
-            || self.span.is_some_and(|j| j.id == Some(id))
+        self.line_of(id).is_some()
+    }
+
+    /// Which of the loader's lines sent request `id`.
+    fn line_of(&self, id: RequestId) -> Option<Line> {
+        if self.in_flight == Some(id) {
+            Some(Line::Main)
+        } else if self.span.is_some_and(|j| j.id == Some(id)) {
+            Some(Line::Span)
+        } else if self.earlier.is_some_and(|j| j.id == Some(id)) {
+            Some(Line::Earlier)
+        } else {
+            None
+        }
     }
 
     /// Handles a request of the History pane.
@@ -538,10 +557,15 @@ impl Loader {
             return;
         };
         let result = &reply.result;
-        if !self.owns(id) {
+        let Some(line) = self.line_of(id) else {
             return;
-        }
-        if let Ok(Response::Updates(page)) = result {
+        };
+        let page = match result {
+            Ok(Response::Updates(page)) => Ok(page),
+            Ok(_) => Err("unexpected response to /v2/updates".to_owned()),
+            Err(e) => Err(e.to_string()),
+        };
+        if let Ok(page) = page {
             let asked = usize::try_from(req.page_size).unwrap_or(0);
             if page.transactions.len() > asked && !self.oversize_warned {
                 self.oversize_warned = true;
@@ -554,43 +578,24 @@ impl Loader {
                 );
             }
         }
-        if self.in_flight == Some(id) {
+        if line == Line::Main {
             self.in_flight = None;
-            match result {
-                Ok(Response::Updates(page)) => self.on_main_page(page, req, cx),
-                Ok(_) => {
-                    self.due = self.on_failure("unexpected response to /v2/updates".into(), cx)
-                }
-                Err(e) => self.due = self.on_failure(e.to_string(), cx),
-            }
-        } else if self.span.is_some_and(|j| j.id == Some(id)) {
-            match result {
-                Ok(Response::Updates(page)) => self.on_span_page(page, cx),
-                other => {
-                    let msg = match other {
-                        Err(e) => e.to_string(),
-                        _ => "unexpected response to /v2/updates".into(),
-                    };
-                    let due = self.on_failure(msg, cx);
-                    if let Some(job) = &mut self.span {
-                        job.id = None;
-                        job.due = due;
-                    }
-                }
-            }
-        } else if self.earlier.is_some_and(|j| j.id == Some(id)) {
-            match result {
-                Ok(Response::Updates(page)) => self.on_earlier_page(page, cx),
-                other => {
-                    let msg = match other {
-                        Err(e) => e.to_string(),
-                        _ => "unexpected response to /v2/updates".into(),
-                    };
-                    let due = self.on_failure(msg, cx);
-                    if let Some(job) = &mut self.earlier {
-                        job.id = None;
-                        job.due = due;
-                    }
+        }
+        match (line, page) {
+            (Line::Main, Ok(page)) => self.on_main_page(page, req, cx),
+            (Line::Span, Ok(page)) => self.on_span_page(page, cx),
+            (Line::Earlier, Ok(page)) => self.on_earlier_page(page, cx),
+            (Line::Main, Err(msg)) => self.due = self.on_failure(msg, cx),
+            (Line::Span | Line::Earlier, Err(msg)) => {
+                // The job retries after the back-off.
+                let due = self.on_failure(msg, cx);
+                let job = if line == Line::Span {
+                    self.span.as_mut().map(|j| (&mut j.id, &mut j.due))
+                } else {
+                    self.earlier.as_mut().map(|j| (&mut j.id, &mut j.due))
+                };
+                if let Some((job_id, job_due)) = job {
+                    (*job_id, *job_due) = (None, due);
                 }
             }
         }

@@ -396,6 +396,27 @@ fn secs(us: i64) -> i64 {
     us.div_euclid(MICROS)
 }
 
+/// What the check of something that ages (the newest round, the newest update) adds to a
+/// scan's reasons: `of` names the thing and gives its age, `max` is the age allowed; `topic`
+/// prefixes an error and `missing` says that there is none.
+fn age_reason<T>(
+    check: Option<&Result<Option<T>, String>>,
+    max: i64,
+    (topic, missing): (&str, &str),
+    of: impl FnOnce(&T) -> (String, i64),
+) -> Option<String> {
+    match check {
+        Some(Ok(Some(thing))) => {
+            let (name, age) = of(thing);
+            (age > max)
+                .then(|| format!("{name} is {} s old (more than {} s)", secs(age), secs(max)))
+        }
+        Some(Ok(None)) => Some(missing.to_owned()),
+        Some(Err(error)) => Some(format!("{topic}: {error}")),
+        None => Some(format!("{topic} not checked")),
+    }
+}
+
 /// Judges every scan and the network at `now` (µs). `counted[i]` says whether scan `i` counts
 /// in `n` (see [`ScanEntry::counted`]).
 pub fn assess(
@@ -452,37 +473,21 @@ pub fn assess(
                 Some(NodeState::Failed(error)) => reasons.push(format!("status: failed: {error}")),
                 Some(NodeState::Unknown(error)) => reasons.push(format!("status: {error}")),
             }
-            match &o.newest_round {
-                Some(Ok(Some(round))) => {
-                    let age = now - round.created_at;
-                    if age > max_round {
-                        reasons.push(format!(
-                            "newest open mining round {} is {} s old (more than {} s)",
-                            round.number,
-                            secs(age),
-                            secs(max_round)
-                        ));
-                    }
-                }
-                Some(Ok(None)) => reasons.push("no open mining round".to_owned()),
-                Some(Err(error)) => reasons.push(format!("open mining rounds: {error}")),
-                None => reasons.push("open mining rounds not checked".to_owned()),
-            }
-            match &o.head {
-                Some(Ok(Some(head))) => {
-                    let age = now - head.record_time;
-                    if age > max_update {
-                        reasons.push(format!(
-                            "newest update is {} s old (more than {} s)",
-                            secs(age),
-                            secs(max_update)
-                        ));
-                    }
-                }
-                Some(Ok(None)) => reasons.push("its history is empty".to_owned()),
-                Some(Err(error)) => reasons.push(format!("newest update: {error}")),
-                None => reasons.push("newest update not checked".to_owned()),
-            }
+            reasons.extend(age_reason(
+                o.newest_round.as_ref(),
+                max_round,
+                ("open mining rounds", "no open mining round"),
+                |round| {
+                    let name = format!("newest open mining round {}", round.number);
+                    (name, now - round.created_at)
+                },
+            ));
+            reasons.extend(age_reason(
+                o.head.as_ref(),
+                max_update,
+                ("newest update", "its history is empty"),
+                |head| ("newest update".to_owned(), now - head.record_time),
+            ));
             let state = if reasons.is_empty() {
                 HealthState::Healthy
             } else {

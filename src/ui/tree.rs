@@ -158,6 +158,13 @@ impl TreeState {
     /// A view of `src` with nodes expanded down to `depth` levels (0: roots only).
     pub fn with_expanded_depth<S: TreeSource + ?Sized>(src: &S, depth: usize) -> Self {
         let mut state = TreeState::default();
+        state.expand_above(src, depth);
+        state.rebuild(src);
+        state
+    }
+
+    /// Marks expanded every node with children above `depth` (each once, cycles ignored).
+    fn expand_above<S: TreeSource + ?Sized>(&mut self, src: &S, depth: usize) {
         let mut stack: Vec<(NodeId, usize)> = src.roots().iter().map(|&r| (r, 0)).collect();
         let mut seen = HashSet::new();
         while let Some((id, d)) = stack.pop() {
@@ -166,12 +173,10 @@ impl TreeState {
             }
             let children = src.children(id);
             if !children.is_empty() {
-                state.expanded.insert(id);
+                self.expanded.insert(id);
                 stack.extend(children.iter().map(|&c| (c, d + 1)));
             }
         }
-        state.rebuild(src);
-        state
     }
 
     /// Recomputes the rows after the source changed, keeping expansion and the selected node.
@@ -432,18 +437,7 @@ impl TreeState {
 
     /// Expands every node (each once, cycles ignored) and keeps the selection.
     pub fn expand_all<S: TreeSource + ?Sized>(&mut self, src: &S) {
-        let mut stack: Vec<(NodeId, usize)> = src.roots().iter().map(|&r| (r, 0)).collect();
-        let mut seen = HashSet::new();
-        while let Some((id, depth)) = stack.pop() {
-            if depth + 1 >= MAX_DEPTH || !seen.insert(id) {
-                continue;
-            }
-            let children = src.children(id);
-            if !children.is_empty() {
-                self.expanded.insert(id);
-                stack.extend(children.iter().map(|&c| (c, depth + 1)));
-            }
-        }
+        self.expand_above(src, MAX_DEPTH.saturating_sub(1));
         self.rebuild(src);
     }
 
