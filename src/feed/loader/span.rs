@@ -7,10 +7,10 @@
 //! it, the level trimming returns to, so the live tail does not drop what was just loaded).
 //! It stays within the migration of the oldest loaded update.
 
+use super::earlier::{earlier_cut, prepend_earlier};
 use super::{
     Ctx, EARLIER_FIRST_STEP, EARLIER_MAX_STEP, EARLIER_MIN_STEP, HistoryChange, Loader, MICROS,
-    Note, PACE_PER_SEC, PAGE, PAGE_SIZE, SpanEnd, SpanJob, SpanProgress, earlier_cut,
-    prepend_earlier,
+    Note, PACE_PER_SEC, PAGE, PAGE_SIZE, SpanEnd, SpanJob, SpanProgress,
 };
 use crate::api::scan::{UpdatesPage, UpdatesRequest};
 use crate::model::history::History;
