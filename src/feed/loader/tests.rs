@@ -1,6 +1,7 @@
+use serde_json::json;
+
 use super::*;
 use crate::api::ApiError;
-use serde_json::json;
 
 const SEC: i64 = MICROS;
 /// 2026-11-22T10:00:00Z
