@@ -9,7 +9,7 @@ use super::{
 use crate::api::scan::{UpdatesPage, UpdatesRequest};
 use crate::model::history::{History, Placement};
 use crate::model::summary::format_time_micros;
-use crate::msg::UpdatesPurpose;
+use crate::msg::{RequestId, UpdatesPurpose};
 
 impl Loader {
     // -----------------------------------------------------------------------------------------
@@ -63,14 +63,21 @@ impl Loader {
         if job.id.is_some() || cx.now < job.due || !self.pace.ready(cx.now) {
             return;
         }
-        self.pace.spend(cx.now);
         let after = anchor.saturating_sub(job.step).max(0);
         job.sent_after = after;
-        let req = UpdatesRequest::after(PAGE_SIZE, job.migration, format_time_micros(after));
-        let id = cx.fetch(req, UpdatesPurpose::Earlier);
+        let migration = job.migration;
+        let id = self.send_look_back(migration, after, cx);
         if let Some(job) = &mut self.earlier {
             job.id = Some(id);
         }
+    }
+
+    /// Sends a look-back request (of the earlier job or the span load): a page of `migration`
+    /// after `after` (µs).
+    pub(super) fn send_look_back(&mut self, migration: i64, after: i64, cx: &mut Ctx) -> RequestId {
+        self.pace.spend(cx.now);
+        let req = UpdatesRequest::after(PAGE_SIZE, migration, format_time_micros(after));
+        cx.fetch(req, UpdatesPurpose::Earlier)
     }
 
     pub(super) fn on_earlier_page(&mut self, page: &UpdatesPage, cx: &mut Ctx) {
