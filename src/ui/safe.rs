@@ -412,45 +412,58 @@ mod tests {
         }
     }
 
+    /// Checks `cut(input, width) == want` for every case, naming the failing one (its first
+    /// characters).
+    fn assert_cut(cut: impl Fn(&str, usize) -> Cow<'_, str>, cases: &[(&str, usize, &str)]) {
+        for &(input, width, want) in cases {
+            let shown: String = input.chars().take(12).collect();
+            assert_eq!(cut(input, width), want, "{shown:?} in {width}");
+        }
+    }
+
     #[test]
     fn truncate_by_display_width() {
-        let cases = [
-            ("hello", 5, "hello"),
-            ("hello!", 5, "hell…"),
-            ("hello", 0, ""),
-            ("hello", 1, "…"),
-            // wide characters count two columns each
-            ("日本語です", 5, "日本…"),
-            ("日本語です", 4, "日…"),
-            // keycap emoji: `2` + VS16 is two columns wide as a string
-            ("a2\u{fe0f}b", 3, "a2…"),
-        ];
-        for (input, width, want) in cases {
-            assert_eq!(truncate_width(input, width), want, "{input:?} in {width}");
-        }
+        assert_cut(
+            truncate_width,
+            &[
+                ("hello", 5, "hello"),
+                ("hello!", 5, "hell…"),
+                ("hello", 0, ""),
+                ("hello", 1, "…"),
+                // wide characters count two columns each
+                ("日本語です", 5, "日本…"),
+                ("日本語です", 4, "日…"),
+                // keycap emoji: `2` + VS16 is two columns wide as a string
+                ("a2\u{fe0f}b", 3, "a2…"),
+            ],
+        );
         assert!(truncate_width("日本語です", 4).width() <= 4);
-        assert_eq!(safe_line("\u{7}2\u{fe0f}b", 3), "␇2…");
-        assert_eq!(safe_line("\u{7}2\u{fe0f}", 3), "␇2\u{fe0f}");
+        assert_cut(
+            safe_line,
+            &[
+                ("\u{7}2\u{fe0f}b", 3, "␇2…"),
+                ("\u{7}2\u{fe0f}", 3, "␇2\u{fe0f}"),
+            ],
+        );
     }
 
     #[test]
     fn safe_line_combines_and_respects_width() {
         let long = "\u{7}".repeat(1_000_000);
-        let cases = [
-            ("\u{1b}[2Jabcdef", 4, "␛ab…"),
-            ("ab\ncd", 10, "ab␊cd"),
-            ("ab\u{202e}", 3, "ab�"),
-            ("ab\u{202e}c", 3, "ab…"),
-            ("日本\u{1b}[0m語", 5, "日本…"),
-            ("日本\u{1b}[0m", 5, "日本␛"),
-            ("日本\u{1b}[0m語", 4, "日…"),
-            ("\u{1b}", 0, ""),
-            (long.as_str(), 3, "␇␇…"),
-        ];
-        for (input, width, want) in cases {
-            let shown: String = input.chars().take(12).collect();
-            assert_eq!(safe_line(input, width), want, "{shown:?} in {width}");
-        }
+        assert_cut(
+            safe_line,
+            &[
+                ("\u{1b}[2Jabcdef", 4, "␛ab…"),
+                ("ab\ncd", 10, "ab␊cd"),
+                ("ab\u{202e}", 3, "ab�"),
+                ("ab\u{202e}c", 3, "ab…"),
+                ("日本\u{1b}[0m語", 5, "日本…"),
+                ("日本\u{1b}[0m", 5, "日本␛"),
+                ("日本\u{1b}[0m語", 4, "日…"),
+                ("\u{1b}", 0, ""),
+                (long.as_str(), 3, "␇␇…"),
+            ],
+        );
     }
 
     #[test]
