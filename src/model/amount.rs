@@ -262,11 +262,17 @@ mod tests {
     #[test]
     fn fixed_decimals_pad_and_never_round() {
         let a = |s: &str| Amount::parse(s).expect("amount");
-        assert_eq!(a("4195.0000000000").fixed(3), "4,195.000");
-        assert_eq!(a("883.19").fixed(3), "883.190");
-        assert_eq!(a("122.192").fixed(3), "122.192");
-        assert_eq!(a("1.23456").fixed(2), "1.23456", "never rounded");
-        assert_eq!(a("-1234").fixed(0), "-1,234");
+        let cases = [
+            ("4195.0000000000", 3, "4,195.000"),
+            ("883.19", 3, "883.190"),
+            ("122.192", 3, "122.192"),
+            // never rounded
+            ("1.23456", 2, "1.23456"),
+            ("-1234", 0, "-1,234"),
+        ];
+        for (input, decimals, want) in cases {
+            assert_eq!(a(input).fixed(decimals), want, "{input} to {decimals}");
+        }
         let col: Vec<Option<Amount>> = ["4195.0", "883.19", "x", "122.192"]
             .iter()
             .map(|s| Amount::parse(s))
@@ -277,11 +283,16 @@ mod tests {
 
     #[test]
     fn decimals_lose_trailing_zeros_only() {
-        assert_eq!(trim_decimal("4195.0000000000"), "4195.0");
-        assert_eq!(trim_decimal("111.3900000000"), "111.39");
-        assert_eq!(trim_decimal("-0.5"), "-0.5");
-        assert_eq!(trim_decimal("12"), "12");
-        assert_eq!(trim_decimal("1.2e3"), "1.2e3");
-        assert_eq!(trim_decimal(".50"), ".50");
+        let cases = [
+            ("4195.0000000000", "4195.0"),
+            ("111.3900000000", "111.39"),
+            ("-0.5", "-0.5"),
+            ("12", "12"),
+            ("1.2e3", "1.2e3"),
+            (".50", ".50"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(trim_decimal(input), want, "{input:?}");
+        }
     }
 }

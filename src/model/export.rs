@@ -471,29 +471,33 @@ mod tests {
 
     #[test]
     fn csv_fields_are_quoted_and_neutralised() {
-        assert_eq!(csv_field("plain"), "plain");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
-        assert_eq!(csv_field("=1+2"), "'=1+2");
-        assert_eq!(csv_field("+1"), "'+1");
-        assert_eq!(csv_field("-1"), "'-1");
-        assert_eq!(csv_field("@SUM(A1)"), "'@SUM(A1)");
-        assert_eq!(csv_field("\tx"), "'\tx");
-        assert_eq!(
-            csv_field("=HYPERLINK(\"http://x\",\"y\")"),
-            "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""
-        );
-        assert_eq!(csv_field("a\u{1b}[31mb"), "a\u{FFFD}[31mb");
-        assert_eq!(csv_field("in-between=ok"), "in-between=ok");
+        let cases = [
+            ("plain", "plain"),
+            ("a,b", "\"a,b\""),
+            ("say \"hi\"", "\"say \"\"hi\"\"\""),
+            ("two\nlines", "\"two\nlines\""),
+            ("=1+2", "'=1+2"),
+            ("+1", "'+1"),
+            ("-1", "'-1"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tx", "'\tx"),
+            (
+                "=HYPERLINK(\"http://x\",\"y\")",
+                "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"",
+            ),
+            ("a\u{1b}[31mb", "a\u{FFFD}[31mb"),
+            ("in-between=ok", "in-between=ok"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(csv_field(input), want, "{input:?}");
+        }
     }
 
     #[test]
     fn paths_naming_folders_are_refused() {
-        assert!(check_path("").is_err());
-        assert!(check_path("  ").is_err());
-        assert!(check_path("out/").is_err());
-        assert!(check_path(".").is_err());
+        for folder in ["", "  ", "out/", "."] {
+            assert!(check_path(folder).is_err(), "{folder:?}");
+        }
         assert!(check_path("out/a.csv").is_ok());
     }
 }

@@ -178,29 +178,25 @@ mod tests {
             w.request().after.map(|a| a.after_record_time),
             Some("2026-11-22T09:59:59.999999Z".to_owned())
         );
-        let t = w
-            .on_page(&page(&["2026-11-22T10:00:01Z", "2026-11-22T10:00:02Z"]))
-            .expect("moves");
-        assert_eq!(
-            t,
-            PageTake {
-                keep: 2,
-                done: false
-            }
+        let take = |w: &mut PageWalk, times: &[&str], keep, done| {
+            let t = w.on_page(&page(times)).expect("moves");
+            assert_eq!(t, PageTake { keep, done }, "{times:?}");
+        };
+        take(
+            &mut w,
+            &["2026-11-22T10:00:01Z", "2026-11-22T10:00:02Z"],
+            2,
+            false,
         );
         assert_eq!(
             w.cursor().map(|c| c.after_record_time.as_str()),
             Some("2026-11-22T10:00:02Z")
         );
-        let t = w
-            .on_page(&page(&["2026-11-22T10:00:03Z", "2026-11-22T10:00:04Z"]))
-            .expect("ends");
-        assert_eq!(
-            t,
-            PageTake {
-                keep: 1,
-                done: true
-            }
+        take(
+            &mut w,
+            &["2026-11-22T10:00:03Z", "2026-11-22T10:00:04Z"],
+            1,
+            true,
         );
         assert!(w.is_done());
     }

@@ -335,6 +335,11 @@ mod tests {
         .to_string()
     }
 
+    /// A transaction whose one root event exercises `choice` with `arg`.
+    fn one_exercise(choice: &str, arg: serde_json::Value) -> String {
+        tx(&[("0", exercise(choice, arg, &[]))], &["0"])
+    }
+
     fn exercise(choice: &str, arg: serde_json::Value, children: &[&str]) -> serde_json::Value {
         serde_json::json!({
             "event_type": "exercised_event",
@@ -349,6 +354,20 @@ mod tests {
             "acting_parties": ["sv-1::1220ff"],
             "interface_id": null
         })
+    }
+
+    /// A transaction whose root `0` is a wallet batch (`arg`) over the transfers
+    /// `(event id, transfer argument)`, in that order.
+    fn batch(arg: serde_json::Value, transfers: &[(&str, serde_json::Value)]) -> String {
+        let children: Vec<&str> = transfers.iter().map(|(id, _)| *id).collect();
+        let mut events = vec![(
+            "0",
+            exercise("WalletAppInstall_ExecuteBatch", arg, &children),
+        )];
+        for (id, transfer) in transfers {
+            events.push((id, exercise(TRANSFER_CHOICE, transfer.clone(), &[])));
+        }
+        tx(&events, &["0"])
     }
 
     fn transfer_arg(sender: &str, outputs: &[(&str, &str)]) -> serde_json::Value {
@@ -373,26 +392,12 @@ mod tests {
 
     #[test]
     fn a_transfer_inside_an_execute_batch_is_the_summary() {
-        let json = tx(
-            &[
-                (
-                    "0",
-                    exercise(
-                        "WalletAppInstall_ExecuteBatch",
-                        serde_json::json!({"operations": []}),
-                        &["1"],
-                    ),
-                ),
-                (
-                    "1",
-                    exercise(
-                        TRANSFER_CHOICE,
-                        transfer_arg("alice::1220ab", &[("bob::1220cd", "4195.0000000000")]),
-                        &[],
-                    ),
-                ),
-            ],
-            &["0"],
+        let json = batch(
+            serde_json::json!({"operations": []}),
+            &[(
+                "1",
+                transfer_arg("alice::1220ab", &[("bob::1220cd", "4195.0000000000")]),
+            )],
         );
         assert_eq!(label(&json), "transfer alice → bob 4,195.00");
         // The filter still sees every nested choice.
@@ -412,107 +417,58 @@ mod tests {
     #[test]
     fn the_first_transfer_in_tree_order_wins_and_the_others_are_counted() {
         // Children :2 and :10: text order would put :10 first; tree order puts :2 first.
-        let json = tx(
+        let json = batch(
+            serde_json::json!({}),
             &[
-                (
-                    "0",
-                    exercise(
-                        "WalletAppInstall_ExecuteBatch",
-                        serde_json::json!({}),
-                        &["2", "10"],
-                    ),
-                ),
-                (
-                    "2",
-                    exercise(
-                        TRANSFER_CHOICE,
-                        transfer_arg("payer::1220", &[("first::1220", "10.5")]),
-                        &[],
-                    ),
-                ),
-                (
-                    "10",
-                    exercise(
-                        TRANSFER_CHOICE,
-                        transfer_arg("payer::1220", &[("second::1220", "1")]),
-                        &[],
-                    ),
-                ),
+                ("2", transfer_arg("payer::1220", &[("first::1220", "10.5")])),
+                ("10", transfer_arg("payer::1220", &[("second::1220", "1")])),
             ],
-            &["0"],
         );
         assert_eq!(label(&json), "transfer payer → first 10.50 (+1 more)");
     }
 
     #[test]
     fn several_outputs_are_summed_and_a_self_transfer_says_so() {
-        let many = tx(
-            &[(
-                "0",
-                exercise(
-                    TRANSFER_CHOICE,
-                    transfer_arg(
-                        "a::1220",
-                        &[("b::1220", "1.25"), ("c::1220", "2"), ("d::1220", "0.0001")],
-                    ),
-                    &[],
+        let cases = [
+            (
+                transfer_arg(
+                    "a::1220",
+                    &[("b::1220", "1.25"), ("c::1220", "2"), ("d::1220", "0.0001")],
                 ),
-            )],
-            &["0"],
-        );
-        assert_eq!(label(&many), "transfer a → b +2 3.2501");
-        let merge = tx(
-            &[(
-                "0",
-                exercise(
-                    TRANSFER_CHOICE,
-                    transfer_arg("val::1220", &[("val::1220", "12.5")]),
-                    &[],
-                ),
-            )],
-            &["0"],
-        );
-        assert_eq!(label(&merge), "transfer val → self 12.50");
+                "transfer a → b +2 3.2501",
+            ),
+            (
+                transfer_arg("val::1220", &[("val::1220", "12.5")]),
+                "transfer val → self 12.50",
+            ),
+        ];
+        for (arg, want) in cases {
+            assert_eq!(label(&one_exercise(TRANSFER_CHOICE, arg)), want, "{want}");
+        }
     }
 
     #[test]
     fn well_known_choices_read_as_a_phrase_and_others_keep_the_root_choice() {
-        let live = tx(
-            &[(
-                "0",
-                exercise(
-                    "ValidatorLicense_RecordValidatorLivenessActivity",
-                    serde_json::json!({"closedRoundCid": "00aa"}),
-                    &[],
-                ),
-            )],
-            &["0"],
-        );
-        assert_eq!(label(&live), "liveness sv-1");
-        let tap = tx(
-            &[(
-                "0",
-                exercise(
-                    "AmuletRules_DevNet_Tap",
-                    serde_json::json!({"receiver": "alice::1220", "amount": "1000.0000000000"}),
-                    &[],
-                ),
-            )],
-            &["0"],
-        );
-        assert_eq!(label(&tap), "tap alice 1,000.00");
-        let other = tx(
-            &[(
-                "0",
-                exercise(
-                    "DsoRules_AdvanceOpenMiningRounds",
-                    serde_json::json!({}),
-                    &[],
-                ),
-            )],
-            &["0"],
-        );
-        assert_eq!(label(&other), "DsoRules_AdvanceOpenMiningRounds");
+        let cases = [
+            (
+                "ValidatorLicense_RecordValidatorLivenessActivity",
+                serde_json::json!({"closedRoundCid": "00aa"}),
+                "liveness sv-1",
+            ),
+            (
+                "AmuletRules_DevNet_Tap",
+                serde_json::json!({"receiver": "alice::1220", "amount": "1000.0000000000"}),
+                "tap alice 1,000.00",
+            ),
+            (
+                "DsoRules_AdvanceOpenMiningRounds",
+                serde_json::json!({}),
+                "DsoRules_AdvanceOpenMiningRounds",
+            ),
+        ];
+        for (choice, arg, want) in cases {
+            assert_eq!(label(&one_exercise(choice, arg)), want, "{choice}");
+        }
     }
 
     #[test]
@@ -522,11 +478,7 @@ mod tests {
             serde_json::json!({"transfer": {"sender": 5}}),
             serde_json::json!({"transfer": {"sender": "a", "outputs": [{"receiver": "b", "amount": "1e5"}]}}),
         ] {
-            let json = tx(
-                &[("0", exercise(TRANSFER_CHOICE, arg.clone(), &[]))],
-                &["0"],
-            );
-            let l = label(&json);
+            let l = label(&one_exercise(TRANSFER_CHOICE, arg.clone()));
             assert!(l == TRANSFER_CHOICE || l == "transfer a → b", "{arg}: {l}");
         }
     }

@@ -331,6 +331,13 @@ pub fn human_bytes(n: i64) -> String {
 mod tests {
     use super::*;
 
+    /// Checks `f(input) == want` for every case, naming the failing input.
+    fn check<T: Copy + std::fmt::Debug>(f: impl Fn(T) -> String, cases: &[(T, &str)]) {
+        for &(input, want) in cases {
+            assert_eq!(f(input), want, "{input:?}");
+        }
+    }
+
     #[test]
     fn amount_columns_have_fixed_decimals() {
         let raws = ["4195.0000000000", "883.19", "122.192", "x\u{1b}[31m"];
@@ -342,13 +349,18 @@ mod tests {
 
     #[test]
     fn thousands_for_signed_and_unsigned_integers() {
-        assert_eq!(group_thousands(0i64), "0");
-        assert_eq!(group_thousands(999i64), "999");
-        assert_eq!(group_thousands(1000i64), "1,000");
-        assert_eq!(group_thousands(1_234_567i64), "1,234,567");
-        assert_eq!(group_thousands(-12_345i64), "-12,345");
-        assert_eq!(group_thousands(-1000i64), "-1,000");
-        assert_eq!(group_thousands(i64::MIN), "-9,223,372,036,854,775,808");
+        check(
+            |n: i64| group_thousands(n),
+            &[
+                (0, "0"),
+                (999, "999"),
+                (1000, "1,000"),
+                (1_234_567, "1,234,567"),
+                (-12_345, "-12,345"),
+                (-1000, "-1,000"),
+                (i64::MIN, "-9,223,372,036,854,775,808"),
+            ],
+        );
         assert_eq!(group_thousands(0usize), "0");
         assert_eq!(group_thousands(1_234_567usize), "1,234,567");
         assert_eq!(group_thousands(12_345u32), "12,345");
@@ -358,40 +370,57 @@ mod tests {
 
     #[test]
     fn gaps_in_human_form() {
-        assert_eq!(format_gap(0), "0 µs");
-        assert_eq!(format_gap(850), "850 µs");
-        assert_eq!(format_gap(412_345), "412 ms");
-        assert_eq!(format_gap(3_200_000), "3.2 s");
-        assert_eq!(format_gap(125_000_000), "2m 5s");
-        assert_eq!(format_gap(3_720_000_000), "1h 2m");
-        assert_eq!(format_gap(-412_000), "-412 ms");
+        check(
+            format_gap,
+            &[
+                (0, "0 µs"),
+                (850, "850 µs"),
+                (412_345, "412 ms"),
+                (3_200_000, "3.2 s"),
+                (125_000_000, "2m 5s"),
+                (3_720_000_000, "1h 2m"),
+                (-412_000, "-412 ms"),
+            ],
+        );
     }
 
     #[test]
     fn durations_in_human_form() {
         let sec = 1_000_000;
-        assert_eq!(human_duration(45 * sec), "45s");
-        assert_eq!(human_duration(90 * sec), "1m 30s");
-        assert_eq!(human_duration((2 * 3600 + 4 * 60 + 5) * sec), "2h 4m");
-        assert_eq!(human_duration((86_400 + 3600) * sec), "1d 1h 0m");
-        assert_eq!(
-            human_duration(-5 * sec),
-            "0s",
-            "negative durations read as zero"
+        check(
+            human_duration,
+            &[
+                (45 * sec, "45s"),
+                (90 * sec, "1m 30s"),
+                ((2 * 3600 + 4 * 60 + 5) * sec, "2h 4m"),
+                ((86_400 + 3600) * sec, "1d 1h 0m"),
+                // negative durations read as zero
+                (-5 * sec, "0s"),
+            ],
         );
-        assert_eq!(human_secs(42), "42s");
-        assert_eq!(human_secs(303), "5m 3s");
-        assert_eq!(human_secs(2 * 3600 + 4 * 60 + 5), "2h 4m");
-        assert_eq!(human_secs(3 * 86_400 + 3600 + 60), "3d 1h");
+        check(
+            human_secs,
+            &[
+                (42, "42s"),
+                (303, "5m 3s"),
+                (2 * 3600 + 4 * 60 + 5, "2h 4m"),
+                (3 * 86_400 + 3600 + 60, "3d 1h"),
+            ],
+        );
     }
 
     #[test]
     fn spans_in_whole_units() {
-        assert_eq!(human_span(600), "10 min");
-        assert_eq!(human_span(3600), "1 h");
-        assert_eq!(human_span(7 * 86_400), "7 d");
-        assert_eq!(human_span(5400), "90 min");
-        assert_eq!(human_span(45), "45 s");
+        check(
+            human_span,
+            &[
+                (600, "10 min"),
+                (3600, "1 h"),
+                (7 * 86_400, "7 d"),
+                (5400, "90 min"),
+                (45, "45 s"),
+            ],
+        );
     }
 
     #[test]
@@ -400,10 +429,15 @@ mod tests {
             parse_iso8601_duration("PT85H26M0.595279S"),
             Some(307_560_595_279)
         );
-        assert_eq!(human_uptime("PT85H26M0.595279S"), "3d 13h 26m");
-        assert_eq!(human_uptime("PT45S"), "45s");
-        assert_eq!(human_uptime("PT5M3S"), "5m 3s");
-        assert_eq!(human_uptime("P1DT2H"), "1d 2h 0m");
+        check(
+            human_uptime,
+            &[
+                ("PT85H26M0.595279S", "3d 13h 26m"),
+                ("PT45S", "45s"),
+                ("PT5M3S", "5m 3s"),
+                ("P1DT2H", "1d 2h 0m"),
+            ],
+        );
         assert_eq!(parse_iso8601_duration("PT0.5S"), Some(500_000));
         assert_eq!(parse_iso8601_duration("P2W"), Some(14 * 86_400_000_000));
         for bad in ["", "P", "PT", "85H", "PT5", "PTxS", "-PT5S", "P5H", "PT1D"] {
@@ -442,10 +476,15 @@ mod tests {
 
     #[test]
     fn digits_are_grouped() {
-        assert_eq!(group_thousands(0_usize), "0");
-        assert_eq!(group_thousands(999_usize), "999");
-        assert_eq!(group_thousands(1000_usize), "1,000");
-        assert_eq!(group_thousands(1_234_567_usize), "1,234,567");
+        check(
+            |n: usize| group_thousands(n),
+            &[
+                (0, "0"),
+                (999, "999"),
+                (1000, "1,000"),
+                (1_234_567, "1,234,567"),
+            ],
+        );
     }
 
     #[test]
@@ -482,11 +521,16 @@ mod tests {
 
     #[test]
     fn bytes_in_decimal_units() {
-        assert_eq!(human_bytes(950), "950 B");
-        assert_eq!(human_bytes(12_345), "12.3 kB");
-        assert_eq!(human_bytes(1_500_000), "1.50 MB");
-        assert_eq!(human_bytes(250_000_000), "250 MB");
-        assert_eq!(human_bytes(2_000_000_000), "2.00 GB");
-        assert_eq!(human_bytes(-1_400_000), "-1.40 MB");
+        check(
+            human_bytes,
+            &[
+                (950, "950 B"),
+                (12_345, "12.3 kB"),
+                (1_500_000, "1.50 MB"),
+                (250_000_000, "250 MB"),
+                (2_000_000_000, "2.00 GB"),
+                (-1_400_000, "-1.40 MB"),
+            ],
+        );
     }
 }

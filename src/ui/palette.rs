@@ -563,6 +563,13 @@ mod tests {
         }
     }
 
+    /// The test palette with `s` typed into it.
+    fn palette_typed(km: &KeyMap, s: &str) -> Palette {
+        let mut p = palette();
+        typed(&mut p, km, s);
+        p
+    }
+
     #[test]
     fn parse_table() {
         let p = palette();
@@ -572,13 +579,18 @@ mod tests {
                 args: args.iter().map(|s| s.to_string()).collect(),
             })
         };
-        assert_eq!(p.parse("event 1220ab"), ok("event", &["1220ab"]));
-        assert_eq!(p.parse(":q"), ok("quit", &[]));
-        assert_eq!(p.parse("  ev   x  "), ok("event", &["x"]));
-        assert_eq!(p.parse("th light"), ok("theme", &["light"]));
-        assert_eq!(p.parse("t x"), Err("ambiguous \"t\": time, theme".into()));
-        assert_eq!(p.parse("event"), Err("usage: event <update_id>".into()));
-        assert_eq!(p.parse("quit now"), Err("usage: quit".into()));
+        let cases = [
+            ("event 1220ab", ok("event", &["1220ab"])),
+            (":q", ok("quit", &[])),
+            ("  ev   x  ", ok("event", &["x"])),
+            ("th light", ok("theme", &["light"])),
+            ("t x", Err("ambiguous \"t\": time, theme".into())),
+            ("event", Err("usage: event <update_id>".into())),
+            ("quit now", Err("usage: quit".into())),
+        ];
+        for (input, want) in cases {
+            assert_eq!(p.parse(input), want, "{input:?}");
+        }
         assert!(
             p.parse("jump 3")
                 .expect_err("unknown")
@@ -589,8 +601,7 @@ mod tests {
     #[test]
     fn tab_completes_names_then_values() {
         let km = KeyMap::defaults();
-        let mut p = palette();
-        typed(&mut p, &km, "ev");
+        let mut p = palette_typed(&km, "ev");
         assert_eq!(key(&mut p, &km, KeyCode::Tab), PaletteOutcome::Changed);
         assert_eq!(p.input_text(), "event ");
         p.set_input("theme ");
@@ -615,8 +626,7 @@ mod tests {
     #[test]
     fn enter_submits_or_explains_and_history_walks() {
         let km = KeyMap::defaults();
-        let mut p = palette();
-        typed(&mut p, &km, "event");
+        let mut p = palette_typed(&km, "event");
         assert_eq!(key(&mut p, &km, KeyCode::Enter), PaletteOutcome::Changed);
         assert_eq!(p.error(), Some("usage: event <update_id>"));
         typed(&mut p, &km, " abc");

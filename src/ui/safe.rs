@@ -336,31 +336,44 @@ mod tests {
         assert!(matches!(sanitize_multiline("a\nb"), Cow::Borrowed(_)));
     }
 
+    /// Checks `sanitize(input) == want` for every case, naming the failing input.
+    fn assert_sanitized(cases: &[(&str, &str)]) {
+        for (input, want) in cases {
+            assert_eq!(sanitize(input), *want, "sanitize({input:?})");
+        }
+    }
+
     #[test]
     fn c0_controls_become_control_pictures() {
-        assert_eq!(sanitize("a\tb\nc\rd\0e"), "a␉b␊c␍d␀e");
-        assert_eq!(sanitize("\u{7}"), "␇");
-        assert_eq!(sanitize("x\u{7f}y"), "x␡y");
+        assert_sanitized(&[
+            ("a\tb\nc\rd\0e", "a␉b␊c␍d␀e"),
+            ("\u{7}", "␇"),
+            ("x\u{7f}y", "x␡y"),
+        ]);
     }
 
     #[test]
     fn csi_sequences_are_consumed_whole() {
-        assert_eq!(sanitize("\u{1b}[2Jhi"), "␛hi");
-        assert_eq!(sanitize("\u{1b}[38;5;196mred\u{1b}[0m"), "␛red␛");
-        assert_eq!(sanitize("\u{9b}31mred"), "␛red");
-        // A CSI interrupted by a non-sequence byte stops there.
-        assert_eq!(sanitize("\u{1b}[12é"), "␛é");
+        assert_sanitized(&[
+            ("\u{1b}[2Jhi", "␛hi"),
+            ("\u{1b}[38;5;196mred\u{1b}[0m", "␛red␛"),
+            ("\u{9b}31mred", "␛red"),
+            // A CSI interrupted by a non-sequence byte stops there.
+            ("\u{1b}[12é", "␛é"),
+        ]);
     }
 
     #[test]
     fn osc_sequences_are_consumed_up_to_their_terminator() {
-        assert_eq!(sanitize("\u{1b}]52;c;aGVsbG8=\u{7}after"), "␛after");
-        assert_eq!(
-            sanitize("\u{1b}]8;;http://evil.example\u{1b}\\click\u{1b}]8;;\u{1b}\\"),
-            "␛click␛"
-        );
-        assert_eq!(sanitize("\u{9d}0;title\u{9c}x"), "␛x");
-        assert_eq!(sanitize("\u{1b}P1$r\u{1b}\\z"), "␛z");
+        assert_sanitized(&[
+            ("\u{1b}]52;c;aGVsbG8=\u{7}after", "␛after"),
+            (
+                "\u{1b}]8;;http://evil.example\u{1b}\\click\u{1b}]8;;\u{1b}\\",
+                "␛click␛",
+            ),
+            ("\u{9d}0;title\u{9c}x", "␛x"),
+            ("\u{1b}P1$r\u{1b}\\z", "␛z"),
+        ]);
     }
 
     #[test]
@@ -373,55 +386,84 @@ mod tests {
 
     #[test]
     fn short_escapes() {
-        assert_eq!(sanitize("\u{1b}(Bx"), "␛x");
-        assert_eq!(sanitize("\u{1b}cx"), "␛x");
-        assert_eq!(sanitize("x\u{1b}"), "x␛");
-        assert_eq!(sanitize("\u{1b}\u{1b}"), "␛␛");
+        assert_sanitized(&[
+            ("\u{1b}(Bx", "␛x"),
+            ("\u{1b}cx", "␛x"),
+            ("x\u{1b}", "x␛"),
+            ("\u{1b}\u{1b}", "␛␛"),
+        ]);
     }
 
     #[test]
     fn bidi_and_invisibles_become_replacement_marks() {
-        assert_eq!(sanitize("abc\u{202e}fed"), "abc�fed");
-        assert_eq!(sanitize("a\u{2066}b\u{2069}"), "a�b�");
-        assert_eq!(sanitize("al\u{200b}ice"), "al�ice");
-        assert_eq!(sanitize("\u{85}\u{9c}"), "��");
-        assert_eq!(sanitize("\u{e0041}"), "�");
+        assert_sanitized(&[
+            ("abc\u{202e}fed", "abc�fed"),
+            ("a\u{2066}b\u{2069}", "a�b�"),
+            ("al\u{200b}ice", "al�ice"),
+            ("\u{85}\u{9c}", "��"),
+            ("\u{e0041}", "�"),
+        ]);
     }
 
     #[test]
     fn multiline_keeps_newlines_and_drops_cr_of_crlf() {
-        assert_eq!(sanitize_multiline("a\r\nb\nc\rd"), "a\nb\nc␍d");
-        assert_eq!(sanitize_multiline("\u{1b}[1ma\nb"), "␛a\nb");
+        for (input, want) in [("a\r\nb\nc\rd", "a\nb\nc␍d"), ("\u{1b}[1ma\nb", "␛a\nb")] {
+            assert_eq!(sanitize_multiline(input), want, "{input:?}");
+        }
+    }
+
+    /// Checks `cut(input, width) == want` for every case, naming the failing one (its first
+    /// characters).
+    fn assert_cut(cut: impl Fn(&str, usize) -> Cow<'_, str>, cases: &[(&str, usize, &str)]) {
+        for &(input, width, want) in cases {
+            let shown: String = input.chars().take(12).collect();
+            assert_eq!(cut(input, width), want, "{shown:?} in {width}");
+        }
     }
 
     #[test]
     fn truncate_by_display_width() {
-        assert_eq!(truncate_width("hello", 5), "hello");
-        assert_eq!(truncate_width("hello!", 5), "hell…");
-        assert_eq!(truncate_width("hello", 0), "");
-        assert_eq!(truncate_width("hello", 1), "…");
-        // wide characters count two columns each
-        assert_eq!(truncate_width("日本語です", 5), "日本…");
-        assert_eq!(truncate_width("日本語です", 4), "日…");
+        assert_cut(
+            truncate_width,
+            &[
+                ("hello", 5, "hello"),
+                ("hello!", 5, "hell…"),
+                ("hello", 0, ""),
+                ("hello", 1, "…"),
+                // wide characters count two columns each
+                ("日本語です", 5, "日本…"),
+                ("日本語です", 4, "日…"),
+                // keycap emoji: `2` + VS16 is two columns wide as a string
+                ("a2\u{fe0f}b", 3, "a2…"),
+            ],
+        );
         assert!(truncate_width("日本語です", 4).width() <= 4);
-        // keycap emoji: `2` + VS16 is two columns wide as a string
-        assert_eq!(truncate_width("a2\u{fe0f}b", 3), "a2…");
-        assert_eq!(safe_line("\u{7}2\u{fe0f}b", 3), "␇2…");
-        assert_eq!(safe_line("\u{7}2\u{fe0f}", 3), "␇2\u{fe0f}");
+        assert_cut(
+            safe_line,
+            &[
+                ("\u{7}2\u{fe0f}b", 3, "␇2…"),
+                ("\u{7}2\u{fe0f}", 3, "␇2\u{fe0f}"),
+            ],
+        );
     }
 
     #[test]
     fn safe_line_combines_and_respects_width() {
-        assert_eq!(safe_line("\u{1b}[2Jabcdef", 4), "␛ab…");
-        assert_eq!(safe_line("ab\ncd", 10), "ab␊cd");
-        assert_eq!(safe_line("ab\u{202e}", 3), "ab�");
-        assert_eq!(safe_line("ab\u{202e}c", 3), "ab…");
-        assert_eq!(safe_line("日本\u{1b}[0m語", 5), "日本…");
-        assert_eq!(safe_line("日本\u{1b}[0m", 5), "日本␛");
-        assert_eq!(safe_line("日本\u{1b}[0m語", 4), "日…");
-        assert_eq!(safe_line("\u{1b}", 0), "");
         let long = "\u{7}".repeat(1_000_000);
-        assert_eq!(safe_line(&long, 3), "␇␇…");
+        assert_cut(
+            safe_line,
+            &[
+                ("\u{1b}[2Jabcdef", 4, "␛ab…"),
+                ("ab\ncd", 10, "ab␊cd"),
+                ("ab\u{202e}", 3, "ab�"),
+                ("ab\u{202e}c", 3, "ab…"),
+                ("日本\u{1b}[0m語", 5, "日本…"),
+                ("日本\u{1b}[0m", 5, "日本␛"),
+                ("日本\u{1b}[0m語", 4, "日…"),
+                ("\u{1b}", 0, ""),
+                (long.as_str(), 3, "␇␇…"),
+            ],
+        );
     }
 
     #[test]

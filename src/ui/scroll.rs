@@ -162,10 +162,16 @@ impl ScrollState {
 mod tests {
     use super::*;
 
+    /// A list of `len` rows shown `viewport` rows at a time.
+    fn scrolled(len: usize, viewport: usize) -> ScrollState {
+        let mut s = ScrollState::new(len);
+        s.set_viewport(viewport);
+        s
+    }
+
     #[test]
     fn cursor_stays_visible_while_moving() {
-        let mut s = ScrollState::new(100);
-        s.set_viewport(10);
+        let mut s = scrolled(100, 10);
         s.down(15);
         assert_eq!(s.cursor(), 15);
         assert_eq!(s.visible_range(10), 6..16);
@@ -178,8 +184,7 @@ mod tests {
 
     #[test]
     fn paging_and_ends() {
-        let mut s = ScrollState::new(50);
-        s.set_viewport(10);
+        let mut s = scrolled(50, 10);
         s.page_down();
         assert_eq!(s.cursor(), 9);
         s.bottom();
@@ -205,8 +210,7 @@ mod tests {
 
     #[test]
     fn render_height_differs_from_stored_viewport() {
-        let mut s = ScrollState::new(100);
-        s.set_viewport(50);
+        let mut s = scrolled(100, 50);
         s.down(40);
         // the screen shrank to 5 rows: the cursor is still shown
         assert!(s.visible_range(5).contains(&40));
@@ -215,8 +219,7 @@ mod tests {
 
     #[test]
     fn wheel_scroll_drags_cursor() {
-        let mut s = ScrollState::new(100);
-        s.set_viewport(10);
+        let mut s = scrolled(100, 10);
         s.scroll_by(20);
         assert_eq!(s.offset(), 20);
         assert_eq!(s.cursor(), 20);

@@ -7,15 +7,14 @@
 //! it, the level trimming returns to, so the live tail does not drop what was just loaded).
 //! It stays within the migration of the oldest loaded update.
 
+use super::earlier::{earlier_cut, prepend_earlier};
 use super::{
     Ctx, EARLIER_FIRST_STEP, EARLIER_MAX_STEP, EARLIER_MIN_STEP, HistoryChange, Loader, MICROS,
-    Note, PACE_PER_SEC, PAGE, PAGE_SIZE, SpanEnd, SpanJob, SpanProgress, earlier_cut,
-    prepend_earlier,
+    Note, PACE_PER_SEC, PAGE, SpanEnd, SpanJob, SpanProgress,
 };
-use crate::api::scan::{UpdatesPage, UpdatesRequest};
+use crate::api::scan::UpdatesPage;
 use crate::model::history::History;
 use crate::model::summary::format_time_micros;
-use crate::msg::UpdatesPurpose;
 
 /// Updates a page should bring (three quarters of a page: a denser stretch still fits).
 const AIM: i64 = (PAGE as i64) * 3 / 4;
@@ -189,12 +188,11 @@ impl Loader {
         if !self.pace.ready(cx.now) {
             return;
         }
-        self.pace.spend(cx.now);
         let floor = job.progress.since.saturating_sub(1);
         let after = anchor.saturating_sub(job.step).max(floor).max(0);
         job.sent_after = after;
-        let req = UpdatesRequest::after(PAGE_SIZE, job.migration, format_time_micros(after));
-        let id = cx.fetch(req, UpdatesPurpose::Earlier);
+        let migration = job.migration;
+        let id = self.send_look_back(migration, after, cx);
         if let Some(job) = &mut self.span {
             job.id = Some(id);
         }

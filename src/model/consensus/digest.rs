@@ -141,50 +141,27 @@ impl Digester {
         let mut page = PageDigest::default();
         s.ws();
         s.expect(b'{')?;
-        s.ws();
-        if s.peek() == Some(b'}') {
-            s.i += 1;
-        } else {
-            loop {
-                s.ws();
-                let key = s.raw_string()?;
-                s.ws();
-                s.expect(b':')?;
-                s.ws();
-                if key == b"transactions" && s.peek() == Some(b'[') {
-                    s.i += 1;
-                    s.ws();
-                    if s.peek() == Some(b']') {
-                        s.i += 1;
-                    } else {
-                        page.items.reserve(1000);
-                        loop {
-                            s.ws();
-                            let start = s.i;
-                            let hash = s.value(0, s.all_paths())?;
-                            page.items.push(ItemDigest {
-                                hash,
-                                span: start..s.i,
-                            });
-                            s.ws();
-                            match s.next()? {
-                                b',' => {}
-                                b']' => break,
-                                _ => return Err(s.err("expected , or ] in transactions")),
-                            }
-                        }
-                    }
-                } else {
-                    s.value(1, 0)?;
-                }
-                s.ws();
-                match s.next()? {
-                    b',' => {}
-                    b'}' => break,
-                    _ => return Err(s.err("expected , or }")),
-                }
+        s.elements(b'}', "expected , or }", |s| {
+            let key = s.raw_string()?;
+            s.ws();
+            s.expect(b':')?;
+            s.ws();
+            if key == b"transactions" && s.peek() == Some(b'[') {
+                s.i += 1;
+                page.items.reserve(1000);
+                s.elements(b']', "expected , or ] in transactions", |s| {
+                    let start = s.i;
+                    let hash = s.value(0, s.all_paths())?;
+                    page.items.push(ItemDigest {
+                        hash,
+                        span: start..s.i,
+                    });
+                    Ok(())
+                })
+            } else {
+                s.value(1, 0).map(drop)
             }
-        }
+        })?;
         s.ws();
         if s.i != s.b.len() {
             return Err(s.err("trailing characters"));
@@ -315,23 +292,12 @@ impl<'a> Scan<'a> {
         let child = self.mask_for(depth, mask, b"*").0;
         let mut h = TAG_ARR ^ self.key;
         let mut count = 0u64;
-        self.ws();
-        if self.peek() == Some(b']') {
-            self.i += 1;
-        } else {
-            loop {
-                self.ws();
-                let v = self.value(depth + 1, child)?;
-                h = mum(h ^ v, P1);
-                count += 1;
-                self.ws();
-                match self.next()? {
-                    b',' => {}
-                    b']' => break,
-                    _ => return Err(self.err("expected , or ]")),
-                }
-            }
-        }
+        self.elements(b']', "expected , or ]", |s| {
+            let v = s.value(depth + 1, child)?;
+            h = mum(h ^ v, P1);
+            count += 1;
+            Ok(())
+        })?;
         Ok(mum(h ^ count, P3))
     }
 
@@ -339,37 +305,52 @@ impl<'a> Scan<'a> {
         self.i += 1;
         let mut sum = 0u64;
         let mut count = 0u64;
+        self.elements(b'}', "expected , or }", |s| {
+            let key_start = s.i;
+            let kh = s.string(TAG_KEY)?;
+            let (child, skip) = if mask == 0 {
+                (0, false)
+            } else {
+                let raw = &s.b[key_start + 1..s.i - 1];
+                s.mask_for(depth, mask, raw)
+            };
+            s.ws();
+            s.expect(b':')?;
+            s.ws();
+            let vh = s.value(depth + 1, child)?;
+            if !skip {
+                sum = sum.wrapping_add(mix(kh, vh));
+                count += 1;
+            }
+            Ok(())
+        })?;
+        Ok(mum(sum ^ TAG_OBJ ^ self.key, count ^ P2))
+    }
+
+    /// The elements of an array or the members of an object, the cursor just after the opening
+    /// bracket: `each` reads one element (from its first byte), then a `,` or the `close`
+    /// bracket follows (else the error `expected`).
+    fn elements(
+        &mut self,
+        close: u8,
+        expected: &'static str,
+        mut each: impl FnMut(&mut Self) -> Result<(), DigestError>,
+    ) -> Result<(), DigestError> {
         self.ws();
-        if self.peek() == Some(b'}') {
+        if self.peek() == Some(close) {
             self.i += 1;
-        } else {
-            loop {
-                self.ws();
-                let key_start = self.i;
-                let kh = self.string(TAG_KEY)?;
-                let (child, skip) = if mask == 0 {
-                    (0, false)
-                } else {
-                    let raw = &self.b[key_start + 1..self.i - 1];
-                    self.mask_for(depth, mask, raw)
-                };
-                self.ws();
-                self.expect(b':')?;
-                self.ws();
-                let vh = self.value(depth + 1, child)?;
-                if !skip {
-                    sum = sum.wrapping_add(mix(kh, vh));
-                    count += 1;
-                }
-                self.ws();
-                match self.next()? {
-                    b',' => {}
-                    b'}' => break,
-                    _ => return Err(self.err("expected , or }")),
-                }
+            return Ok(());
+        }
+        loop {
+            self.ws();
+            each(self)?;
+            self.ws();
+            match self.next()? {
+                b',' => {}
+                c if c == close => return Ok(()),
+                _ => return Err(self.err(expected)),
             }
         }
-        Ok(mum(sum ^ TAG_OBJ ^ self.key, count ^ P2))
     }
 
     /// For key (or `*`) `name` at `depth`: the paths continuing below it, and whether a path

@@ -31,16 +31,19 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use unicode_width::UnicodeWidthStr;
-
+use crate::model::forest::Forest;
 use crate::msg::Command;
 use crate::ui::safe::sanitize;
 use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
 
+mod lines;
+
 /// A node's id within its source (an index into the source's own arena).
 pub use crate::model::NodeId;
-use crate::model::forest::Forest;
+pub use lines::{
+    HSCROLL_STEP, SPLIT_RANGE, SPLIT_STEP, TreeSplit, fit_line, render_shifted, skip_columns,
+};
 
 /// Deepest nesting shown; deeper nodes are not expanded.
 pub const MAX_DEPTH: usize = 256;
@@ -158,6 +161,13 @@ impl TreeState {
     /// A view of `src` with nodes expanded down to `depth` levels (0: roots only).
     pub fn with_expanded_depth<S: TreeSource + ?Sized>(src: &S, depth: usize) -> Self {
         let mut state = TreeState::default();
+        state.expand_above(src, depth);
+        state.rebuild(src);
+        state
+    }
+
+    /// Marks expanded every node with children above `depth` (each once, cycles ignored).
+    fn expand_above<S: TreeSource + ?Sized>(&mut self, src: &S, depth: usize) {
         let mut stack: Vec<(NodeId, usize)> = src.roots().iter().map(|&r| (r, 0)).collect();
         let mut seen = HashSet::new();
         while let Some((id, d)) = stack.pop() {
@@ -166,12 +176,10 @@ impl TreeState {
             }
             let children = src.children(id);
             if !children.is_empty() {
-                state.expanded.insert(id);
+                self.expanded.insert(id);
                 stack.extend(children.iter().map(|&c| (c, d + 1)));
             }
         }
-        state.rebuild(src);
-        state
     }
 
     /// Recomputes the rows after the source changed, keeping expansion and the selected node.
@@ -432,18 +440,7 @@ impl TreeState {
 
     /// Expands every node (each once, cycles ignored) and keeps the selection.
     pub fn expand_all<S: TreeSource + ?Sized>(&mut self, src: &S) {
-        let mut stack: Vec<(NodeId, usize)> = src.roots().iter().map(|&r| (r, 0)).collect();
-        let mut seen = HashSet::new();
-        while let Some((id, depth)) = stack.pop() {
-            if depth + 1 >= MAX_DEPTH || !seen.insert(id) {
-                continue;
-            }
-            let children = src.children(id);
-            if !children.is_empty() {
-                self.expanded.insert(id);
-                stack.extend(children.iter().map(|&c| (c, depth + 1)));
-            }
-        }
+        self.expand_above(src, MAX_DEPTH.saturating_sub(1));
         self.rebuild(src);
     }
 
@@ -575,393 +572,5 @@ impl TreeState {
     }
 }
 
-/// `spans` cut to `width` columns, ending with `…` when something was cut (a tree row that does
-/// not fit says so instead of stopping mid-word).
-pub fn fit_line(spans: Vec<Span<'_>>, width: u16) -> Line<'_> {
-    let width = usize::from(width);
-    let total: usize = spans.iter().map(|s| s.content.width()).sum();
-    if total <= width {
-        return Line::from(spans);
-    }
-    let mut out = Vec::with_capacity(spans.len() + 1);
-    let mut used = 0usize;
-    let room = width.saturating_sub(1);
-    let mut last_style = ratatui::style::Style::default();
-    for span in spans {
-        let w = span.content.width();
-        last_style = span.style;
-        if used + w <= room {
-            used += w;
-            out.push(span);
-            continue;
-        }
-        let mut cut = String::new();
-        for c in span.content.chars() {
-            let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-            if used + cw > room {
-                break;
-            }
-            used += cw;
-            cut.push(c);
-        }
-        out.push(Span::styled(cut, span.style));
-        break;
-    }
-    if width > 0 {
-        out.push(Span::styled("…", last_style));
-    }
-    Line::from(out)
-}
-
-/// `line` without its first `cols` columns (a row scrolled sideways); starts with `…` when
-/// something was skipped. A wide character cut in two is replaced by a space.
-pub fn skip_columns<'a>(line: Line<'a>, cols: usize, theme: &Theme) -> Line<'a> {
-    if cols == 0 {
-        return line;
-    }
-    let style = line.style;
-    let mut out: Vec<Span<'a>> = Vec::with_capacity(line.spans.len() + 1);
-    let mut skipped = 0usize;
-    let mut any = false;
-    for span in line.spans {
-        if skipped >= cols {
-            out.push(span);
-            continue;
-        }
-        let mut kept = String::new();
-        for c in span.content.chars() {
-            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-            if skipped < cols {
-                skipped += w;
-                any |= c != ' ';
-                if skipped > cols {
-                    kept.push(' ');
-                }
-            } else {
-                kept.push(c);
-            }
-        }
-        if !kept.is_empty() {
-            out.push(Span::styled(kept, span.style));
-        }
-    }
-    if any {
-        // The first column says that the row goes on to the left.
-        match out.first_mut() {
-            Some(first) => {
-                let rest: String = first.content.chars().skip(1).collect();
-                let first_style = first.style;
-                *first = Span::styled(rest, first_style);
-                out.insert(0, Span::styled("…", theme.muted));
-            }
-            None => out.push(Span::styled("…", theme.muted)),
-        }
-    }
-    Line::from(out).style(style)
-}
-
-/// How far one `<` / `>` moves the split between a tree and its details, in percent.
-pub const SPLIT_STEP: u16 = 5;
-/// The narrowest and widest tree column the split allows, in percent.
-pub const SPLIT_RANGE: (u16, u16) = (15, 85);
-
-/// Where the split between a tree and its details panel sits: the tree's share of the width
-/// (or, stacked, of the height) in percent; `None` until the user moves it (`<` / `>`), so each
-/// view keeps its own default layout. Kept by the pane while the app runs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TreeSplit(Option<u16>);
-
-impl TreeSplit {
-    /// The tree's share in percent, `default` until moved.
-    pub fn percent(self, default: u16) -> u16 {
-        self.0.unwrap_or(default)
-    }
-
-    /// Whether the user moved the split.
-    pub fn is_set(self) -> bool {
-        self.0.is_some()
-    }
-
-    /// One step narrower (`wider = false`) or wider, starting from `default`. False at the end
-    /// of the range.
-    pub fn step(&mut self, wider: bool, default: u16) -> bool {
-        let now = self.percent(default);
-        let next = if wider {
-            (now + SPLIT_STEP).min(SPLIT_RANGE.1)
-        } else {
-            now.saturating_sub(SPLIT_STEP).max(SPLIT_RANGE.0)
-        };
-        self.0 = Some(next);
-        next != now
-    }
-
-    /// `total` cells split: the tree's part (at least 1, leaving at least 1 when `total` > 1).
-    pub fn part(self, total: u16, default: u16) -> u16 {
-        let p = u32::from(self.percent(default));
-        let part = u16::try_from(u32::from(total) * p / 100).unwrap_or(total);
-        part.clamp(total.min(1), total.saturating_sub(1).max(total.min(1)))
-    }
-}
-
-/// Columns a sideways scroll moves per key press.
-pub const HSCROLL_STEP: usize = 8;
-
-/// Draws with `draw` into a scratch buffer `offset` columns wider than `area`, then copies the
-/// part right of `offset` into `buf`: any widget scrolled sideways, its own cuts (`…`) landing
-/// at the real right edge. A row cut at the left starts with `…`. Returns the width of the
-/// widest drawn row (for clamping the offset).
-pub fn render_shifted(
-    area: Rect,
-    buf: &mut Buffer,
-    offset: usize,
-    theme: &Theme,
-    draw: impl FnOnce(Rect, &mut Buffer),
-) -> usize {
-    if area.width == 0 || area.height == 0 {
-        return 0;
-    }
-    let off = u16::try_from(offset)
-        .unwrap_or(u16::MAX / 2)
-        .min(u16::MAX / 2);
-    let wide = Rect::new(0, 0, area.width.saturating_add(off), area.height);
-    let mut scratch = Buffer::empty(wide);
-    draw(wide, &mut scratch);
-    let mut widest = 0usize;
-    for y in 0..area.height {
-        let row_width = (0..wide.width)
-            .rev()
-            .find(|&x| scratch[(x, y)].symbol() != " ")
-            .map_or(0, |x| usize::from(x) + 1);
-        widest = widest.max(row_width);
-        for x in 0..area.width {
-            let cell = scratch[(x + off, y)].clone();
-            buf[(area.x + x, area.y + y)] = cell;
-        }
-        if off > 0 && (0..off).any(|x| scratch[(x, y)].symbol() != " ") {
-            let cell = &mut buf[(area.x, area.y + y)];
-            cell.set_symbol("…");
-            cell.set_style(theme.muted);
-        }
-    }
-    widest
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// children[i] lists the children of node i; roots given separately.
-    struct Vecs {
-        roots: Vec<NodeId>,
-        children: Vec<Vec<NodeId>>,
-        parents: Vec<Option<NodeId>>,
-    }
-
-    impl Vecs {
-        fn new(roots: Vec<NodeId>, children: Vec<Vec<NodeId>>) -> Self {
-            let mut parents = vec![None; children.len()];
-            for (p, cs) in children.iter().enumerate() {
-                for &c in cs {
-                    parents[c] = Some(p);
-                }
-            }
-            Vecs {
-                roots,
-                children,
-                parents,
-            }
-        }
-    }
-
-    impl TreeSource for Vecs {
-        fn roots(&self) -> &[NodeId] {
-            &self.roots
-        }
-        fn children(&self, id: NodeId) -> &[NodeId] {
-            self.children.get(id).map_or(&[], Vec::as_slice)
-        }
-        fn parent(&self, id: NodeId) -> Option<NodeId> {
-            self.parents.get(id).copied().flatten()
-        }
-        fn label(&self, id: NodeId, _theme: &Theme) -> Line<'_> {
-            Line::from(format!("n{id}"))
-        }
-    }
-
-    fn sample() -> Vecs {
-        // 0 ─┬─ 1 ─── 3
-        //    └─ 2
-        // 4
-        Vecs::new(
-            vec![0, 4],
-            vec![vec![1, 2], vec![3], vec![], vec![], vec![]],
-        )
-    }
-
-    #[test]
-    fn commands_fold_a_node_and_hand_leaves_and_open_nodes_to_the_details() {
-        let src = sample();
-        let mut s = TreeState::new(&src);
-        // → on closed 0 expands it; → again (open) asks for the details.
-        assert_eq!(s.command(&src, Command::Right), TreeCommand::Done);
-        assert!(s.is_expanded(0));
-        assert_eq!(s.command(&src, Command::Right), TreeCommand::Details);
-        // ↓ ↓ to leaf 2: Enter asks for the details, Backspace goes back to 0.
-        s.command(&src, Command::Down);
-        s.command(&src, Command::Down);
-        assert_eq!(s.selected(), Some(2));
-        assert_eq!(s.command(&src, Command::Select), TreeCommand::Details);
-        assert_eq!(s.command(&src, Command::Parent), TreeCommand::Done);
-        assert_eq!(s.selected(), Some(0));
-        // Enter on an open node folds it.
-        assert_eq!(s.command(&src, Command::Toggle), TreeCommand::Done);
-        assert!(!s.is_expanded(0));
-        assert_eq!(s.command(&src, Command::Copy), TreeCommand::Unused);
-    }
-
-    fn ids(s: &TreeState) -> Vec<NodeId> {
-        s.visible_ids().collect()
-    }
-
-    #[test]
-    fn expand_collapse_incrementally_matches_rebuild() {
-        let src = sample();
-        let mut s = TreeState::new(&src);
-        assert_eq!(ids(&s), [0, 4]);
-        s.expand(&src);
-        assert_eq!(ids(&s), [0, 1, 2, 4]);
-        s.down(1);
-        s.toggle(&src);
-        assert_eq!(ids(&s), [0, 1, 3, 2, 4]);
-        let mut fresh = s.clone();
-        fresh.rebuild(&src);
-        assert_eq!(fresh.rows, s.rows, "incremental rows equal a full rebuild");
-        s.top();
-        s.collapse();
-        assert_eq!(ids(&s), [0, 4]);
-        // expanding 0 again restores 1's expansion
-        s.expand(&src);
-        assert_eq!(ids(&s), [0, 1, 3, 2, 4]);
-    }
-
-    #[test]
-    fn expand_on_expanded_moves_to_child_and_collapse_on_leaf_moves_to_parent() {
-        let src = sample();
-        let mut s = TreeState::with_expanded_depth(&src, 5);
-        assert_eq!(ids(&s), [0, 1, 3, 2, 4]);
-        s.expand(&src);
-        assert_eq!(s.selected(), Some(1));
-        s.expand(&src);
-        assert_eq!(s.selected(), Some(3));
-        s.collapse();
-        assert_eq!(s.selected(), Some(1));
-        s.parent();
-        assert_eq!(s.selected(), Some(0));
-    }
-
-    #[test]
-    fn expand_all_collapse_all_and_select_node() {
-        let src = sample();
-        let mut s = TreeState::new(&src);
-        s.expand_all(&src);
-        assert_eq!(ids(&s), [0, 1, 3, 2, 4]);
-        s.bottom();
-        s.up(2); // on 3
-        assert_eq!(s.selected(), Some(3));
-        s.collapse_all(&src);
-        assert_eq!(ids(&s), [0, 4]);
-        assert_eq!(s.selected(), Some(0));
-        assert!(s.select_node(&src, 3));
-        assert_eq!(s.selected(), Some(3));
-        assert_eq!(ids(&s), [0, 1, 3, 2, 4]);
-        assert!(!s.select_node(&src, 99));
-    }
-
-    #[test]
-    fn cycles_and_shared_children_do_not_hang() {
-        // 0 → 1 → 0 (cycle), 1 → 1 (self loop)
-        let src = Vecs {
-            roots: vec![0],
-            children: vec![vec![1], vec![0, 1]],
-            parents: vec![Some(1), Some(0)],
-        };
-        let mut s = TreeState::new(&src);
-        s.expand_all(&src);
-        assert_eq!(ids(&s), [0, 1]);
-        assert!(!s.select_node(&src, 1), "parent chain loops");
-    }
-
-    fn chain(n: usize) -> Vecs {
-        let children: Vec<Vec<NodeId>> = (0..n)
-            .map(|i| if i + 1 < n { vec![i + 1] } else { vec![] })
-            .collect();
-        Vecs::new(vec![0], children)
-    }
-
-    fn row_text(buf: &Buffer, y: u16) -> String {
-        (0..buf.area.width)
-            .map(|x| buf[(x, y)].symbol())
-            .collect::<String>()
-            .trim_end()
-            .to_string()
-    }
-
-    #[test]
-    fn the_row_where_expand_all_stops_says_so() {
-        let src = chain(MAX_DEPTH + 40);
-        let mut s = TreeState::new(&src);
-        s.expand_all(&src);
-        s.bottom();
-        let theme = Theme::default();
-        let mut buf = Buffer::empty(Rect::new(0, 0, 80, 3));
-        s.set_viewport(3);
-        s.render(&src, buf.area, &mut buf, &theme, true);
-        let last = row_text(&buf, 2);
-        assert!(
-            last.contains("1 child not shown: depth limit 256"),
-            "the cut row says so: {last:?}"
-        );
-        assert!(last.contains("⋯255 └─⋯ "), "{last:?}");
-        assert!(last.ends_with(&format!("n{}", MAX_DEPTH - 1)), "{last:?}");
-        // The row above is not cut: no note.
-        assert!(!row_text(&buf, 1).contains("not shown"));
-    }
-
-    #[test]
-    fn deep_rows_keep_their_labels_on_screen() {
-        let src = chain(200);
-        let mut s = TreeState::new(&src);
-        s.expand_all(&src);
-        let theme = Theme::default();
-        s.set_viewport(200);
-        let mut buf = Buffer::empty(Rect::new(0, 0, 40, 200));
-        s.render(&src, buf.area, &mut buf, &theme, true);
-        for y in 0..200u16 {
-            let text = row_text(&buf, y);
-            assert!(
-                text.ends_with(&format!("n{y}")),
-                "row {y} shows its label within 40 columns: {text:?}"
-            );
-        }
-        // Up to MAX_INDENT levels the guides indent; past it the depth is a number.
-        assert_eq!(row_text(&buf, 2), "  └─▾ n2");
-        assert!(
-            row_text(&buf, 13).starts_with("⋯13 └─▾ "),
-            "{}",
-            row_text(&buf, 13)
-        );
-        assert!(row_text(&buf, 12).starts_with("                      └─▾ "));
-    }
-
-    #[test]
-    fn deep_chain_stops_at_max_depth() {
-        let n = MAX_DEPTH * 2;
-        let children: Vec<Vec<NodeId>> = (0..n)
-            .map(|i| if i + 1 < n { vec![i + 1] } else { vec![] })
-            .collect();
-        let src = Vecs::new(vec![0], children);
-        let mut s = TreeState::new(&src);
-        s.expand_all(&src);
-        assert_eq!(s.visible_len(), MAX_DEPTH);
-    }
-}
+mod tests;

@@ -1,0 +1,273 @@
+use super::*;
+use crate::api::scan::{DomainScans, ScanInfo};
+use crate::model::summary::{format_time_micros, parse_time_micros};
+
+fn info(name: &str, url: &str) -> ScanInfo {
+    ScanInfo {
+        public_url: url.to_owned(),
+        sv_name: name.to_owned(),
+        ..ScanInfo::default()
+    }
+}
+
+#[test]
+fn the_global_synchronizer_is_picked() {
+    let response = DsoScans {
+        scans: vec![
+            DomainScans {
+                domain_id: "app-synchronizer::1220aa".into(),
+                scans: vec![info("A", "https://a")],
+                ..DomainScans::default()
+            },
+            DomainScans {
+                domain_id: "global-domain::1220bb".into(),
+                scans: vec![
+                    info("SV-1", "https://one/"),
+                    info("SV-2", "https://two"),
+                    info("dup", "https://ONE"),
+                    info("no url", ""),
+                ],
+                ..DomainScans::default()
+            },
+        ],
+        ..DsoScans::default()
+    };
+    let list = ScanList::from_response(&response).expect("a list");
+    assert_eq!(list.domain_id, "global-domain::1220bb");
+    let urls: Vec<&str> = list.scans.iter().map(|s| s.url.as_str()).collect();
+    assert_eq!(urls, ["https://one", "https://two"]);
+    // Without a global synchronizer: the first entry.
+    let other = DsoScans {
+        scans: response.scans[..1].to_vec(),
+        ..DsoScans::default()
+    };
+    assert_eq!(
+        ScanList::from_response(&other).map(|l| l.domain_id),
+        Some("app-synchronizer::1220aa".to_owned())
+    );
+    assert_eq!(ScanList::from_response(&DsoScans::default()), None);
+}
+
+#[test]
+fn selection_pins_and_the_own_scan() {
+    let list = ScanList {
+        domain_id: "global-domain::x".into(),
+        scans: ["SV-1", "SV-2", "SV-3"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| ListedScan {
+                sv_name: (*n).to_owned(),
+                url: format!("https://s{i}.example"),
+            })
+            .collect(),
+    };
+    let (all, warnings) = select_scans(Some(&list), &ScanSelection::All, &[], None);
+    assert_eq!(all.len(), 3);
+    assert!(warnings.is_empty());
+    let names = ScanSelection::Names(vec!["sv-2".into(), "SV-9".into()]);
+    let pins = vec![
+        "https://S0.example/".to_owned(),
+        "http://tunnel:5012".to_owned(),
+    ];
+    let (picked, warnings) =
+        select_scans(Some(&list), &names, &pins, Some("http://localhost:5012"));
+    let summary: Vec<(&str, bool, bool, bool, bool)> = picked
+        .iter()
+        .map(|e| (e.sv_name.as_str(), e.listed, e.pinned, e.own, e.counted))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("SV-1", true, true, false, true),
+            ("SV-2", true, false, false, true),
+            ("tunnel:5012", false, true, false, true),
+            ("localhost:5012", false, false, true, false),
+        ]
+    );
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(quorum_of(&picked), (3, 0, 1));
+    // The own scan, when listed, is that entry.
+    let (own, _) = select_scans(
+        Some(&list),
+        &ScanSelection::All,
+        &[],
+        Some("https://s1.example/"),
+    );
+    assert_eq!(own.len(), 3);
+    assert!(own[1].own && own[1].counted);
+}
+
+#[test]
+fn cache_files_and_round_trip() {
+    let a = cache_file_name(Some("main net"), "https://Scan.example/");
+    assert_eq!(a, cache_file_name(Some("main net"), "https://scan.example"));
+    assert!(
+        a.starts_with("scans-main_net-") && a.ends_with(".json"),
+        "{a}"
+    );
+    assert_ne!(
+        a,
+        cache_file_name(Some("main net"), "https://other.example")
+    );
+    let cached = CachedScanList {
+        seed: "https://scan.example".into(),
+        fetched_at: 1_000,
+        list: ScanList {
+            domain_id: "global-domain::x".into(),
+            scans: vec![ListedScan {
+                sv_name: "SV-1".into(),
+                url: "https://s".into(),
+            }],
+        },
+    };
+    assert_eq!(
+        CachedScanList::from_json(&cached.to_json()),
+        Some(cached.clone())
+    );
+    assert!(!cached.is_stale(1_000 + 599 * MICROS));
+    assert!(cached.is_stale(1_000 + 600 * MICROS));
+    assert_eq!(CachedScanList::from_json("{}"), None);
+}
+
+fn observation(head_age_s: i64, round_age_s: i64, now: i64) -> ScanObservation {
+    ScanObservation {
+        reachable: true,
+        status: Some(NodeState::Active),
+        head: Some(Ok(Some(HistoryHead {
+            migration_id: 1,
+            record_time: now - head_age_s * MICROS,
+            update_id: "u".into(),
+        }))),
+        newest_round: Some(Ok(Some(RoundSeen {
+            number: 7,
+            created_at: now - round_age_s * MICROS,
+        }))),
+        ..ScanObservation::default()
+    }
+}
+
+#[test]
+fn health_rules_and_the_verdict_line() {
+    let now = 1_800_000_000 * MICROS;
+    let mut obs: Vec<ScanObservation> = (0..13).map(|_| observation(2, 100, now)).collect();
+    obs[3] = observation(44, 100, now); // lagging 42 s behind the newest head
+    obs[5] = ScanObservation {
+        reachable: false,
+        down_reason: Some("connection refused".into()),
+        ..ScanObservation::default()
+    };
+    let counted = vec![true; 13];
+    let t = HealthThresholds::default();
+    let health = assess(&obs, &counted, now, &t);
+    assert_eq!(
+        health.verdict,
+        "13 scans · 11 healthy · 1 lagging 42 s · 1 down · quorum 5 healthy ✓"
+    );
+    assert_eq!(health.outcome, HealthOutcome::Degraded);
+    assert!(health.scans[3].lagging);
+    assert_eq!(health.scans[5].state, HealthState::Down);
+
+    // The rules: round older than 900 s, update older than 300 s.
+    let old_round = assess(&[observation(2, 901, now)], &[true], now, &t);
+    assert_eq!(old_round.scans[0].state, HealthState::Unhealthy);
+    assert!(
+        old_round.scans[0].reasons[0].contains("round 7"),
+        "{:?}",
+        old_round.scans[0]
+    );
+    let old_update = assess(&[observation(301, 10, now)], &[true], now, &t);
+    assert_eq!(old_update.scans[0].state, HealthState::Unhealthy);
+    assert_eq!(old_update.outcome, HealthOutcome::NoHealthyQuorum);
+    let fine = assess(&[observation(299, 899, now)], &[true], now, &t);
+    assert_eq!(fine.outcome, HealthOutcome::AllHealthy);
+    assert_eq!(fine.verdict, "1 scan · 1 healthy · quorum 1 healthy ✓");
+
+    // An uncounted scan is judged but not counted.
+    let health = assess(
+        &[observation(2, 1, now), observation(999, 1, now)],
+        &[true, false],
+        now,
+        &t,
+    );
+    assert_eq!((health.n, health.unhealthy), (1, 0));
+    assert_eq!(health.scans[1].state, HealthState::Unhealthy);
+    assert_eq!(health.outcome, HealthOutcome::AllHealthy);
+}
+
+/// A history of one update per second in migrations 0..=2, ending at `end` (µs).
+fn history(end: i64) -> Vec<HeadItem> {
+    let mut items = Vec::new();
+    for m in 0..3i64 {
+        for k in 0..5_000i64 {
+            let t = end - (2 - m) * 10_000 * MICROS - (4_999 - k) * MICROS;
+            items.push(HeadItem {
+                migration_id: m,
+                record_time: t,
+                record_time_text: format_time_micros(t),
+                update_id: format!("u{m}-{k}"),
+            });
+        }
+    }
+    items
+}
+
+fn answer(items: &[HeadItem], probe: &HeadProbe) -> Vec<HeadItem> {
+    let after = parse_time_micros(&probe.record_time).expect("time");
+    items
+        .iter()
+        .filter(|i| {
+            i.migration_id > probe.migration_id
+                || (i.migration_id == probe.migration_id && i.record_time > after)
+        })
+        .take(probe.page_size)
+        .cloned()
+        .collect()
+}
+
+fn run(items: &[HeadItem], now: i64, hint: Option<i64>) -> (Option<HistoryHead>, u32) {
+    let mut search = HeadSearch::new(now, hint);
+    let mut requests = 0;
+    while let Some(probe) = search.probe() {
+        requests += 1;
+        search.on_page(&answer(items, &probe));
+        assert!(requests < 300);
+    }
+    (
+        search.result().cloned().expect("done").expect("ok"),
+        requests,
+    )
+}
+
+#[test]
+fn the_head_search_finds_the_newest_update() {
+    let now = 1_800_000_000 * MICROS;
+    for lag_s in [0, 5, 42, 700, 90_000] {
+        let items = history(now - lag_s * MICROS);
+        let (head, requests) = run(&items, now, None);
+        let head = head.expect("a head");
+        assert_eq!(head.update_id, "u2-4999", "lag {lag_s}");
+        assert!(requests < 40, "{requests} requests at lag {lag_s}");
+        let (hinted, _) = run(&items, now, Some(2));
+        assert_eq!(hinted, Some(head.clone()));
+        // A hint beyond the scan's newest migration still finds it.
+        let (too_far, _) = run(&items, now, Some(5));
+        assert_eq!(too_far, Some(head));
+    }
+    assert_eq!(run(&[], now, None).0, None);
+    // From a known head: one request when less than a page came since.
+    let items = history(now);
+    let known = HistoryHead {
+        migration_id: 2,
+        record_time: items[items.len() - 10].record_time,
+        update_id: items[items.len() - 10].update_id.clone(),
+    };
+    let mut search = HeadSearch::after(now, &known);
+    let mut requests = 0;
+    while let Some(probe) = search.probe() {
+        requests += 1;
+        search.on_page(&answer(&items, &probe));
+    }
+    assert_eq!(requests, 1);
+    let found = search.result().cloned().expect("done").expect("ok");
+    assert_eq!(found.map(|h| h.update_id), Some("u2-4999".to_owned()));
+}

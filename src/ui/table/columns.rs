@@ -1,0 +1,432 @@
+//! [`Columns`]: how wide each column is (dropping the lowest priorities first), the header with
+//! its sort mark, and one row drawn into the buffer.
+
+use std::borrow::Cow;
+use std::cmp::{Ordering, Reverse};
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::Span;
+use unicode_width::UnicodeWidthStr;
+
+use super::{Cell, Draw, KEEP, TableRow};
+use crate::ui::safe::safe_line;
+use crate::ui::scroll::ScrollState;
+
+/// How wide a column is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Width {
+    /// Always this wide.
+    Fixed(u16),
+    /// `wide` in a table at least `from` columns wide, `narrow` below (0: hidden below).
+    Wide { narrow: u16, wide: u16, from: u16 },
+    /// A share (by weight) of what the other columns leave; the table drops columns (by
+    /// priority) before this gets less than `min`.
+    Fill { min: u16, weight: u16 },
+}
+
+impl Width {
+    /// A column that takes what is left (weight 1), at least `min`.
+    pub const fn fill(min: u16) -> Width {
+        Width::Fill { min, weight: 1 }
+    }
+
+    /// The width in a table `table` wide (the minimum for a fill).
+    fn base(self, table: u16) -> u16 {
+        match self {
+            Width::Fixed(w) => w,
+            Width::Wide { narrow, wide, from } => {
+                if table >= from {
+                    wide
+                } else {
+                    narrow
+                }
+            }
+            Width::Fill { min, .. } => min,
+        }
+    }
+
+    fn weight(self) -> Option<u16> {
+        match self {
+            Width::Fill { weight, .. } => Some(weight.max(1)),
+            _ => None,
+        }
+    }
+}
+
+/// Where text sits in its cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Align {
+    #[default]
+    Left,
+    /// Numbers.
+    Right,
+}
+
+/// One column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column<C> {
+    pub id: C,
+    pub title: &'static str,
+    pub width: Width,
+    /// Lower priorities are dropped first when the width does not fit ([`KEEP`]: never).
+    pub priority: u8,
+    pub align: Align,
+    /// The first direction when sorting by this column (`o`) is descending.
+    pub descending_first: bool,
+    pub sortable: bool,
+    /// The table writes the row number (1-based display position) here, muted.
+    pub row_number: bool,
+}
+
+impl<C> Column<C> {
+    /// A left-aligned, sortable column that is never dropped.
+    pub fn new(id: C, title: &'static str, width: Width) -> Self {
+        Column {
+            id,
+            title,
+            width,
+            priority: KEEP,
+            align: Align::Left,
+            descending_first: false,
+            sortable: true,
+            row_number: false,
+        }
+    }
+
+    /// Sets the priority (lower is dropped first).
+    pub fn priority(mut self, priority: u8) -> Self {
+        self.priority = priority;
+        self
+    }
+
+    /// Right-aligned (numbers).
+    pub fn right(mut self) -> Self {
+        self.align = Align::Right;
+        self
+    }
+
+    /// Sorted descending first (most missed, largest amount first).
+    pub fn descending_first(mut self) -> Self {
+        self.descending_first = true;
+        self
+    }
+
+    /// Not offered by `o`.
+    pub fn unsortable(mut self) -> Self {
+        self.sortable = false;
+        self
+    }
+
+    /// Shows the row number (the table writes it; not sortable).
+    pub fn row_number(mut self) -> Self {
+        self.row_number = true;
+        self.sortable = false;
+        self
+    }
+}
+
+/// A column placed by [`Columns::layout`]: its offset from the table's left edge and its width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placed<C> {
+    pub id: C,
+    pub x: u16,
+    pub width: u16,
+    index: usize,
+}
+
+/// The columns of a table with the sort: layout, header and rows over any row source.
+#[derive(Debug, Clone)]
+pub struct Columns<C> {
+    cols: Vec<Column<C>>,
+    /// The sorted column (index) and whether descending.
+    pub(super) sort: Option<(usize, bool)>,
+    header: bool,
+}
+
+/// The sort mark after a header title.
+pub fn sort_mark(desc: bool) -> &'static str {
+    if desc { " ▼" } else { " ▲" }
+}
+
+/// Draws `text` sanitised and cut to `width` columns, aligned.
+pub fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, align: Align, style: Style) {
+    if width == 0 {
+        return;
+    }
+    let w = usize::from(width);
+    let s = safe_line(text, w);
+    let x = match align {
+        Align::Left => x,
+        Align::Right => {
+            let used = u16::try_from(s.width()).unwrap_or(width).min(width);
+            x + (width - used)
+        }
+    };
+    buf.set_stringn(x, y, &s, w, style);
+}
+
+impl<C: Copy + PartialEq> Columns<C> {
+    /// Columns with a header row, not sorted.
+    pub fn new(cols: Vec<Column<C>>) -> Self {
+        Columns {
+            cols,
+            sort: None,
+            header: true,
+        }
+    }
+
+    /// No header row (a plain list).
+    pub fn without_header(mut self) -> Self {
+        self.header = false;
+        self
+    }
+
+    /// Sorted by `id` from the start.
+    pub fn sorted_by(mut self, id: C, desc: bool) -> Self {
+        self.sort = self.index(id).map(|i| (i, desc));
+        self
+    }
+
+    fn index(&self, id: C) -> Option<usize> {
+        self.cols.iter().position(|c| c.id == id)
+    }
+
+    /// Whether a header row is drawn.
+    pub fn has_header(&self) -> bool {
+        self.header
+    }
+
+    /// The sorted column and whether descending.
+    pub fn sort(&self) -> Option<(C, bool)> {
+        self.sort
+            .and_then(|(i, desc)| self.cols.get(i).map(|c| (c.id, desc)))
+    }
+
+    /// Sorts by the next sortable column, in its first direction. Returns whether any column is
+    /// sortable.
+    pub fn cycle_sort(&mut self) -> bool {
+        let n = self.cols.len();
+        let start = self.sort.map_or(n.saturating_sub(1), |(i, _)| i);
+        for step in 1..=n {
+            let i = (start + step) % n;
+            if self.cols[i].sortable {
+                self.sort = Some((i, self.cols[i].descending_first));
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Reverses the sort (sorting by the first sortable column if unsorted). Returns whether
+    /// any column is sortable.
+    pub fn reverse_sort(&mut self) -> bool {
+        match &mut self.sort {
+            Some((_, desc)) => {
+                *desc = !*desc;
+                true
+            }
+            None => self.cycle_sort(),
+        }
+    }
+
+    /// Changes the width of a column (e.g. to fit the values that arrived).
+    pub fn set_width(&mut self, id: C, width: Width) {
+        if let Some(i) = self.index(id) {
+            self.cols[i].width = width;
+        }
+    }
+
+    /// Makes a column exactly as wide as the widest of `texts` (the values that arrived), at
+    /// least its title and a sort mark, at most `max` (longer text is cut with a marker).
+    pub fn fit_width(&mut self, id: C, texts: &[String], max: u16) {
+        let Some(i) = self.index(id) else {
+            return;
+        };
+        let w = texts
+            .iter()
+            .map(|t| t.width())
+            .max()
+            .unwrap_or(0)
+            .max(self.cols[i].title.width() + 2)
+            .min(usize::from(max));
+        self.cols[i].width = Width::Fixed(u16::try_from(w).unwrap_or(max));
+    }
+
+    /// The columns shown in a table `width` wide, left to right. Columns are dropped, lowest
+    /// priority first (the rightmost of equals first), until the rest fits with every fill at
+    /// its minimum; fills then share what is left by weight. A table that still does not fit
+    /// is cut at its right edge.
+    pub fn layout(&self, width: u16) -> Vec<Placed<C>> {
+        let base = |i: usize| u32::from(self.cols[i].width.base(width));
+        let mut shown: Vec<usize> = (0..self.cols.len())
+            .filter(|&i| self.cols[i].width.weight().is_some() || base(i) > 0)
+            .collect();
+        let need = |shown: &[usize]| -> u32 {
+            shown.iter().map(|&i| base(i)).sum::<u32>() + shown.len().saturating_sub(1) as u32
+        };
+        while need(&shown) > u32::from(width) && shown.len() > 1 {
+            let drop = shown
+                .iter()
+                .enumerate()
+                .filter(|&(_, &i)| self.cols[i].priority != KEEP)
+                .min_by_key(|&(pos, &i)| (self.cols[i].priority, Reverse(pos)))
+                .map(|(pos, _)| pos);
+            match drop {
+                Some(pos) => {
+                    shown.remove(pos);
+                }
+                None => break,
+            }
+        }
+        let fixed: u32 = shown
+            .iter()
+            .filter(|&&i| self.cols[i].width.weight().is_none())
+            .map(|&i| base(i))
+            .sum::<u32>()
+            + shown.len().saturating_sub(1) as u32;
+        let rest = u32::from(width).saturating_sub(fixed);
+        let weights: u32 = shown
+            .iter()
+            .filter_map(|&i| self.cols[i].width.weight())
+            .map(u32::from)
+            .sum();
+        let last_fill = shown
+            .iter()
+            .rposition(|&i| self.cols[i].width.weight().is_some());
+        let mut given = 0u32;
+        let mut x = 0u32;
+        let mut placed = Vec::with_capacity(shown.len());
+        for (pos, &i) in shown.iter().enumerate() {
+            let w = match self.cols[i].width.weight() {
+                Some(_) if Some(pos) == last_fill => rest - given,
+                Some(weight) => {
+                    let share = rest * u32::from(weight) / weights.max(1);
+                    given += share;
+                    share
+                }
+                None => base(i),
+            };
+            if x > u32::from(width) || (x == u32::from(width) && w > 0) {
+                break;
+            }
+            let w = w.min(u32::from(width).saturating_sub(x));
+            placed.push(Placed {
+                id: self.cols[i].id,
+                x: x as u16,
+                width: w as u16,
+                index: i,
+            });
+            x += w + 1;
+        }
+        placed
+    }
+
+    /// Draws the header row (titles with the sort mark) in the first row of `area`.
+    pub fn render_header<R: TableRow<Col = C> + ?Sized>(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        draw: &Draw<'_, R::Ctx>,
+    ) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        for p in self.layout(area.width) {
+            let col = &self.cols[p.index];
+            let mut title = R::title(col.id, draw.ctx).unwrap_or(Cow::Borrowed(col.title));
+            if let Some((i, desc)) = self.sort
+                && i == p.index
+            {
+                title.to_mut().push_str(sort_mark(desc));
+            }
+            put(
+                buf,
+                area.x + p.x,
+                area.y,
+                &title,
+                p.width,
+                col.align,
+                draw.theme.table_header,
+            );
+        }
+    }
+
+    /// Draws the rows `scroll` shows in `area` (no header): `row_at(position)` gives the row at
+    /// a display position and is called for the visible positions only. The cursor row gets
+    /// the theme's selection style (focused or not).
+    pub fn render_rows<'r, R: TableRow<Col = C> + ?Sized + 'r>(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        scroll: &ScrollState,
+        row_at: impl Fn(usize) -> Option<&'r R>,
+        draw: &Draw<'_, R::Ctx>,
+    ) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
+        let layout = self.layout(area.width);
+        let selection = draw.theme.selection_style(draw.focused);
+        for (line, pos) in scroll.visible_range(usize::from(area.height)).enumerate() {
+            let Some(row) = row_at(pos) else {
+                continue;
+            };
+            let y = area.y + line as u16;
+            for p in &layout {
+                if p.width == 0 {
+                    continue;
+                }
+                let x = area.x + p.x;
+                let col = &self.cols[p.index];
+                if col.row_number {
+                    let n = (pos + 1).to_string();
+                    put(buf, x, y, &n, p.width, col.align, draw.theme.muted);
+                    continue;
+                }
+                match row.cell(p.id, p.width, draw.ctx, draw.theme) {
+                    Cell::Text(text, style) => put(buf, x, y, &text, p.width, col.align, style),
+                    Cell::Spans(spans) => put_spans(buf, x, y, &spans, p.width),
+                    Cell::Rest(text, style) => {
+                        put(buf, x, y, &text, area.right() - x, Align::Left, style);
+                        break;
+                    }
+                }
+            }
+            if pos == scroll.cursor() {
+                buf.set_style(Rect::new(area.x, y, area.width, 1), selection);
+            }
+        }
+    }
+
+    /// The order of two rows under the current sort: group, then the sorted column, then the
+    /// first column ascending.
+    pub fn compare<R: TableRow<Col = C> + ?Sized>(&self, a: &R, b: &R) -> Ordering {
+        let Some((i, desc)) = self.sort else {
+            return Ordering::Equal;
+        };
+        let id = self.cols[i].id;
+        let by_key = a.sort_key(id).cmp_key(&b.sort_key(id));
+        let by_key = if desc { by_key.reverse() } else { by_key };
+        let first = self.cols[0].id;
+        a.sort_group()
+            .cmp(&b.sort_group())
+            .then(by_key)
+            .then_with(|| a.sort_key(first).cmp_key(&b.sort_key(first)))
+    }
+}
+
+/// Draws styled pieces one after the other within `width` columns.
+fn put_spans(buf: &mut Buffer, x: u16, y: u16, spans: &[Span<'_>], width: u16) {
+    let mut used = 0u16;
+    for span in spans {
+        let room = width - used;
+        if room == 0 {
+            break;
+        }
+        let s = safe_line(&span.content, usize::from(room));
+        buf.set_stringn(x + used, y, &s, usize::from(room), span.style);
+        used += u16::try_from(s.width()).unwrap_or(room).min(room);
+    }
+}
