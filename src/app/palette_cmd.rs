@@ -31,13 +31,13 @@ pub fn entries() -> Vec<PaletteEntry> {
         )
         .optional_arg("begin|from|cancel|save")
         .optional_arg("time|file")
-        .optional_arg("hh:mm"),
+        .rest(),
         PaletteEntry::new(
             "time",
             "go to a record time in the history (RFC 3339, -2h, yesterday 14:00)",
         )
         .arg("when")
-        .optional_arg("hh:mm"),
+        .rest(),
         PaletteEntry::new(
             "load",
             "load a span of history in the background (1h, 6h, 24h, 90m, 2d)",
@@ -53,7 +53,9 @@ pub fn entries() -> Vec<PaletteEntry> {
             "name",
             Theme::names().iter().map(|s| s.to_string()).collect(),
         ),
-        PaletteEntry::new("filter", "filter the history (empty clears)").optional_arg("text"),
+        PaletteEntry::new("filter", "filter the history (empty clears)")
+            .optional_arg("text")
+            .rest(),
         PaletteEntry::new("pane", "go to a pane").arg_with_values("name", panes),
         PaletteEntry::new("follow", "follow the live tail"),
         PaletteEntry::new("errors", "show the error log"),

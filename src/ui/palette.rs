@@ -42,6 +42,9 @@ pub struct ArgSpec {
     pub optional: bool,
     /// Known values, offered as completions (not enforced).
     pub values: Vec<String>,
+    /// The last argument takes the rest of the line as typed (spaces and all): a filter, a time
+    /// like `yesterday 14:00`, a path with spaces.
+    pub rest: bool,
 }
 
 /// One command the palette offers.
@@ -71,6 +74,7 @@ impl PaletteEntry {
             name: name.into(),
             optional: false,
             values: Vec::new(),
+            rest: false,
         });
         self
     }
@@ -81,6 +85,7 @@ impl PaletteEntry {
             name: name.into(),
             optional: true,
             values: Vec::new(),
+            rest: false,
         });
         self
     }
@@ -91,7 +96,16 @@ impl PaletteEntry {
             name: name.into(),
             optional: false,
             values,
+            rest: false,
         });
+        self
+    }
+
+    /// Makes the last argument take the rest of the line as typed.
+    pub fn rest(mut self) -> Self {
+        if let Some(a) = self.args.last_mut() {
+            a.rest = true;
+        }
         self
     }
 
@@ -99,10 +113,11 @@ impl PaletteEntry {
     pub fn usage(&self) -> String {
         let mut out = self.name.clone();
         for a in &self.args {
+            let dots = if a.rest { "…" } else { "" };
             if a.optional {
-                out.push_str(&format!(" [{}]", a.name));
+                out.push_str(&format!(" [{}{dots}]", a.name));
             } else {
-                out.push_str(&format!(" <{}>", a.name));
+                out.push_str(&format!(" <{}{dots}>", a.name));
             }
         }
         out
@@ -257,13 +272,18 @@ impl Palette {
     /// Parses a command line: the name (or a unique prefix) and its arguments, checked against
     /// the entry's argument count.
     pub fn parse(&self, line: &str) -> Result<PaletteCommand, String> {
-        let mut words = line.split_whitespace();
-        let name = words
-            .next()
-            .ok_or_else(|| "empty command".to_string())?
-            .trim_start_matches(':');
-        let entry = self.entry(name)?;
-        let args: Vec<String> = words.map(str::to_string).collect();
+        let mut words = words_at(line);
+        let (_, name) = words.next().ok_or_else(|| "empty command".to_string())?;
+        let entry = self.entry(name.trim_start_matches(':'))?;
+        let mut args: Vec<String> = Vec::new();
+        for (at, word) in words {
+            if args.len() + 1 == entry.args.len() && entry.args.last().is_some_and(|a| a.rest) {
+                // The last argument: the rest of the line as typed.
+                args.push(line[at..].trim_end().to_string());
+                break;
+            }
+            args.push(word.to_string());
+        }
         if args.len() < entry.required() || args.len() > entry.args.len() {
             return Err(format!("usage: {}", entry.usage()));
         }
@@ -524,6 +544,26 @@ impl Palette {
 
 /// Splits `text` into (everything before the last word, the last word, the word's index). A
 /// trailing space starts a new empty word.
+/// The whitespace-separated words of `line`, each with its byte offset.
+fn words_at(line: &str) -> std::vec::IntoIter<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in line.char_indices() {
+        match (c.is_whitespace(), start) {
+            (true, Some(s)) => {
+                out.push((s, &line[s..i]));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, &line[s..]));
+    }
+    out.into_iter()
+}
+
 fn split_last_word(text: &str) -> (&str, &str, usize) {
     let start = text.rfind(char::is_whitespace).map_or(0, |i| i + 1);
     let index = text[..start].split_whitespace().count();
@@ -596,6 +636,41 @@ mod tests {
                 .expect_err("unknown")
                 .starts_with("unknown command \"jump\"")
         );
+    }
+
+    #[test]
+    fn the_last_argument_can_take_the_rest_of_the_line() {
+        let p = Palette::new(vec![
+            PaletteEntry::new("filter", "filter")
+                .optional_arg("text")
+                .rest(),
+            PaletteEntry::new("sweep", "sweep")
+                .optional_arg("what")
+                .optional_arg("time|file")
+                .rest(),
+        ]);
+        let args = |line: &str| p.parse(line).map(|c| c.args);
+        let cases: [(&str, &[&str]); 5] = [
+            ("filter", &[]),
+            (
+                "filter party:ju  choice:Transfer ",
+                &["party:ju  choice:Transfer"],
+            ),
+            ("sweep save", &["save"]),
+            (
+                "sweep save /tmp/my  sweeps/a b.json",
+                &["save", "/tmp/my  sweeps/a b.json"],
+            ),
+            ("sweep from yesterday 14:00", &["from", "yesterday 14:00"]),
+        ];
+        for (line, want) in cases {
+            assert_eq!(
+                args(line),
+                Ok(want.iter().map(|s| s.to_string()).collect()),
+                "{line:?}"
+            );
+        }
+        assert_eq!(p.entries[1].usage(), "sweep [what] [time|file…]");
     }
 
     #[test]

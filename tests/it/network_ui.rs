@@ -422,6 +422,15 @@ fn saving_the_sweep_asks_for_the_path_and_never_replaces_a_file_silently() {
         "{}",
         toast(&h)
     );
+    // The file is the rest of the line: spaces in a path are kept as typed.
+    let spaced = dir.path().join("my  sweep of today.json");
+    h.palette(&format!("sweep save {}", spaced.display()));
+    assert!(spaced.exists(), "{}", toast(&h));
+    assert!(
+        toast(&h).contains(&format!("sweep saved to {}", spaced.display())),
+        "{}",
+        toast(&h)
+    );
 }
 
 /// `S` then a time (as `:time` reads it): where it is in the scans' history is looked up first
