@@ -77,6 +77,11 @@ pub struct ProfileFile {
     /// ... and red (the dashboard says DOWN) past this (default `300s`).
     #[serde(deserialize_with = "deserialize_duration")]
     pub lag_error: Option<Duration>,
+    /// The traffic card turns amber when less than this percentage of the limit is left
+    /// (default 20).
+    pub traffic_warn_percent: Option<i64>,
+    /// ... and red (the dashboard says DEGRADED) under this percentage (default 5).
+    pub traffic_error_percent: Option<i64>,
 }
 
 /// The value of `network_scans`: `"all"` or a list of SV names.

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::api::{Secret, TokenSource};
-use crate::feed::dashboard::LagThresholds;
+use crate::feed::dashboard::{LagThresholds, TrafficThresholds};
 use crate::model::network::{HealthThresholds, ScanSelection};
 pub use file::{ConfigFile, KeySpecs, NetworkScans, ProfileFile, parse_config};
 pub use logging::init_logging;
@@ -183,6 +183,9 @@ pub struct NetworkSettings {
     pub thresholds: HealthThresholds,
     /// When the Status dashboard's lag turns amber and red (`lag_warn`, `lag_error`).
     pub lag: LagThresholds,
+    /// When the remaining traffic turns amber and red (`traffic_warn_percent`,
+    /// `traffic_error_percent`).
+    pub traffic: TrafficThresholds,
 }
 
 impl Default for NetworkSettings {
@@ -192,6 +195,7 @@ impl Default for NetworkSettings {
             request_rate: DEFAULT_SCAN_REQUEST_RATE,
             thresholds: HealthThresholds::default(),
             lag: LagThresholds::default(),
+            traffic: TrafficThresholds::default(),
         }
     }
 }

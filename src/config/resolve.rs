@@ -14,7 +14,7 @@ use super::{
     VALIDATOR_URL_ENV, file, format_duration, keymap, parse_config, paths, values,
 };
 use crate::api::{Secret, TokenSource};
-use crate::feed::dashboard::LagThresholds;
+use crate::feed::dashboard::{LagThresholds, TrafficThresholds};
 use crate::model::network::{HealthThresholds, ScanSelection};
 
 fn env_value<'a>(env: &'a Env, name: &str) -> Option<&'a str> {
@@ -399,6 +399,33 @@ fn network_settings(
         warn: micros(warn),
         error: micros(error),
     };
+    let defaults = TrafficThresholds::default();
+    let percent = |key: &str, value: Option<i64>, default: u32| match value {
+        None => Ok(default),
+        Some(p) => u32::try_from(p)
+            .ok()
+            .filter(|p| (1..100).contains(p))
+            .ok_or_else(|| {
+                profile_error(key, format!("expected a percentage from 1 to 99, got {p}"))
+            }),
+    };
+    let warn = percent(
+        "traffic_warn_percent",
+        profile.traffic_warn_percent,
+        defaults.warn,
+    )?;
+    let error = percent(
+        "traffic_error_percent",
+        profile.traffic_error_percent,
+        defaults.error,
+    )?;
+    if error > warn {
+        return Err(profile_error(
+            "traffic_error_percent",
+            format!("must not be above traffic_warn_percent ({error} > {warn})"),
+        ));
+    }
+    network.traffic = TrafficThresholds { warn, error };
     Ok(network)
 }
 

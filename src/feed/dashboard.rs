@@ -264,10 +264,21 @@ impl Rounds {
     }
 }
 
-/// The remaining extra traffic turns amber under this share of the limit (percent).
-pub const TRAFFIC_WARN_PERCENT: u32 = 20;
-/// The remaining extra traffic turns red under this share of the limit (percent).
-pub const TRAFFIC_ERROR_PERCENT: u32 = 5;
+/// When the remaining traffic turns amber and red, in percent of the limit (profile keys
+/// `traffic_warn_percent`, `traffic_error_percent`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrafficThresholds {
+    /// Amber under this share of the limit (default 20).
+    pub warn: u32,
+    /// Red under this share of the limit (default 5).
+    pub error: u32,
+}
+
+impl Default for TrafficThresholds {
+    fn default() -> Self {
+        TrafficThresholds { warn: 20, error: 5 }
+    }
+}
 
 /// This validator's sequencer traffic on the global synchronizer: its participant id, asked of
 /// the Ledger API once (again after a failure), then its traffic status asked of scan 0 every
@@ -290,9 +301,19 @@ pub struct Traffic {
     pub at: Option<i64>,
     /// The last error of the traffic status, while the last request failed.
     pub error: Option<String>,
+    /// When the remaining traffic turns amber and red.
+    pub thresholds: TrafficThresholds,
 }
 
 impl Traffic {
+    /// No participant or status read yet; judged by `thresholds`.
+    pub fn new(thresholds: TrafficThresholds) -> Self {
+        Traffic {
+            thresholds,
+            ..Traffic::default()
+        }
+    }
+
     /// The sequencer member id of the participant (`PAR::…`), once known.
     pub fn member_id(&self) -> Option<String> {
         self.participant.as_deref().map(participant_member_id)
@@ -396,8 +417,8 @@ impl Traffic {
         };
         let threshold = match level {
             LagLevel::Fine => return,
-            LagLevel::Amber => format!("amber under {TRAFFIC_WARN_PERCENT}%"),
-            LagLevel::Red => format!("red under {TRAFFIC_ERROR_PERCENT}%"),
+            LagLevel::Amber => format!("amber under {}%", self.thresholds.warn),
+            LagLevel::Red => format!("red under {}%", self.thresholds.error),
         };
         if matches!(verdict.level, Level::Healthy | Level::Checking) {
             verdict.level = Level::Degraded;
@@ -408,16 +429,16 @@ impl Traffic {
             .push(format!("traffic {pct}% of the limit left ({threshold})"));
     }
 
-    /// How worrying the remaining traffic is: amber under [`TRAFFIC_WARN_PERCENT`] of the
-    /// limit, red under [`TRAFFIC_ERROR_PERCENT`].
+    /// How worrying the remaining traffic is: amber under `thresholds.warn` percent of the
+    /// limit, red under `thresholds.error` percent (or with nothing left).
     pub fn level(&self) -> Option<LagLevel> {
         let a = &self.status.as_ref()?.actual;
         let left = i128::from(a.total_limit - a.total_consumed);
         let limit = i128::from(a.total_limit.max(0));
         Some(
-            if left * 100 < limit * i128::from(TRAFFIC_ERROR_PERCENT) || left <= 0 {
+            if left * 100 < limit * i128::from(self.thresholds.error) || left <= 0 {
                 LagLevel::Red
-            } else if left * 100 < limit * i128::from(TRAFFIC_WARN_PERCENT) {
+            } else if left * 100 < limit * i128::from(self.thresholds.warn) {
                 LagLevel::Amber
             } else {
                 LagLevel::Fine

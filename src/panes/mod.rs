@@ -48,6 +48,8 @@ pub struct AppContext {
     pub start: StartFrom,
     /// When the Status dashboard's lag turns amber and red.
     pub lag: crate::feed::dashboard::LagThresholds,
+    /// When this validator's remaining traffic turns amber and red.
+    pub traffic: crate::feed::dashboard::TrafficThresholds,
 }
 
 impl Default for AppContext {
@@ -62,6 +64,7 @@ impl Default for AppContext {
             refresh_ms: 2000,
             start: StartFrom::Recent { window_secs: 600 },
             lag: crate::feed::dashboard::LagThresholds::default(),
+            traffic: crate::feed::dashboard::TrafficThresholds::default(),
         }
     }
 }

@@ -441,6 +441,7 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
             .max(100),
         start,
         lag: settings.network.lag,
+        traffic: settings.network.traffic,
     };
     // The clients get the real URLs, credentials included; only the context is redacted.
     let api = crate::api::ApiClient::new(crate::api::ApiConfig {

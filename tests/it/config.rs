@@ -635,6 +635,45 @@ fn status_lag_thresholds_per_profile() {
     assert!(e.contains("lag_warn") && e.contains("lag_error"), "{e}");
 }
 
+/// The traffic card's thresholds come from the profile; red above amber or a share outside
+/// 1–99 is an error naming the file, the line and the key.
+#[test]
+fn traffic_thresholds_per_profile() {
+    use cantonscope::config::{self as cfg, LoadedFile, Overrides};
+    let resolve = |text: &str| {
+        cfg::resolve(
+            Some(&LoadedFile {
+                path: "/etc/cs/config.toml".into(),
+                text: text.to_owned(),
+            }),
+            &cfg::Env::new(),
+            &Overrides::default(),
+        )
+    };
+    let s = resolve("[profiles.main]\ntraffic_warn_percent = 40\ntraffic_error_percent = 10\n")
+        .expect("valid");
+    assert_eq!((s.network.traffic.warn, s.network.traffic.error), (40, 10));
+    let d = resolve("[profiles.main]\n").expect("valid");
+    assert_eq!((d.network.traffic.warn, d.network.traffic.error), (20, 5));
+    let e = resolve("[profiles.main]\ntraffic_warn_percent = 10\ntraffic_error_percent = 30\n")
+        .expect_err("red above amber")
+        .to_string();
+    assert!(e.starts_with("/etc/cs/config.toml:3:"), "{e}");
+    assert!(
+        e.contains("traffic_error_percent") && e.contains("30 > 10"),
+        "{e}"
+    );
+    for bad in ["0", "100", "-5"] {
+        let e = resolve(&format!("[profiles.main]\ntraffic_warn_percent = {bad}\n"))
+            .expect_err("out of range")
+            .to_string();
+        assert!(
+            e.contains("expected a percentage from 1 to 99"),
+            "{bad}: {e}"
+        );
+    }
+}
+
 /// A key binding that hides another command's key is an error naming both, with file and line.
 #[test]
 fn a_key_that_shadows_another_is_a_config_error() {

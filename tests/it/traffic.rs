@@ -467,4 +467,33 @@ mod traffic_card {
             .unwrap_or_else(|| panic!("chart on screen: {text}"));
         assert!(!row.contains("traffic"), "{text}");
     }
+
+    #[test]
+    fn the_profile_thresholds_judge_the_remaining_traffic() {
+        let mut c = ctx(true);
+        c.traffic = cantonscope::feed::dashboard::TrafficThresholds {
+            warn: 50,
+            error: 10,
+        };
+        let mut sh = Shared::new(c, t0());
+        let mut pane = StatusPane::new(&sh);
+        let mut out = Out::default();
+        pane.start(&mut sh, &mut out);
+        answer_all(&mut pane, &mut sh, &out, &traffic(0, 0, 0));
+        let out = tick(&mut pane, &mut sh, t0() + SEC / 4);
+        // 25 % left: fine by the defaults (amber under 20 %), amber under 50 %.
+        answer_all(
+            &mut pane,
+            &mut sh,
+            &out,
+            &traffic(3_000_000, 4_000_000, 4_000_000),
+        );
+        assert_eq!(pane.traffic().level(), Some(LagLevel::Amber));
+        assert_eq!(
+            pane.verdict(&sh).reasons,
+            ["traffic 25% of the limit left (amber under 50%)"]
+        );
+        let text = screen_text(&draw(&mut pane, &sh, 120, 40));
+        assert!(text.contains("amber under 50%, red under 10%"), "{text}");
+    }
 }

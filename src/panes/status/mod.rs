@@ -105,7 +105,7 @@ impl StatusPane {
             poller,
             history: HistoryStats::default(),
             rounds: Rounds::default(),
-            traffic: Traffic::default(),
+            traffic: Traffic::new(ctx.traffic),
             lag: ctx.lag,
             cards,
             selected: 0,

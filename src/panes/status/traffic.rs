@@ -5,7 +5,7 @@
 
 use ratatui::text::{Line, Span};
 
-use crate::feed::dashboard::{LagLevel, TRAFFIC_ERROR_PERCENT, TRAFFIC_WARN_PERCENT};
+use crate::feed::dashboard::LagLevel;
 use crate::msg::{Fetched, Request, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::format::{human_bytes, human_duration};
@@ -157,7 +157,8 @@ impl StatusPane {
             ),
             Span::styled(
                 format!(
-                    " · amber under {TRAFFIC_WARN_PERCENT}%, red under {TRAFFIC_ERROR_PERCENT}%"
+                    " · amber under {}%, red under {}%",
+                    t.thresholds.warn, t.thresholds.error
                 ),
                 theme.muted,
             ),
