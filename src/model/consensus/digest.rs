@@ -383,56 +383,59 @@ impl<'a> Scan<'a> {
         Ok(&self.b[start..self.i - 1])
     }
 
-    /// Hashes the string at the cursor (content bytes after unescaping) under `tag`.
+    /// Hashes the string at the cursor (content bytes after unescaping) under `tag`: the same
+    /// value as [`hash_content`] of the content, computed while finding the closing quote.
     fn string(&mut self, tag: u64) -> Result<u64, DigestError> {
         self.expect(b'"')?;
         let start = self.i;
         let b = self.b;
-        let mut h = tag ^ self.key;
+        let key = self.key;
+        let mut h = tag ^ key;
         let mut i = start;
-        // Fast path: whole words without a quote or a backslash.
-        while i + 8 <= b.len() {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(&b[i..i + 8]);
-            let w = u64::from_le_bytes(word);
-            let special = find_byte(w, b'"') | find_byte(w, b'\\');
-            if special == 0 {
-                h = mum(h ^ w, P1);
-                i += 8;
+        // Fast path: 16 bytes at a time while neither word holds a quote or a backslash.
+        while i + 16 <= b.len() {
+            let (w0, w1) = (word_at(b, i), word_at(b, i + 8));
+            let s0 = find_byte(w0, b'"') | find_byte(w0, b'\\');
+            let s1 = find_byte(w1, b'"') | find_byte(w1, b'\\');
+            if s0 | s1 == 0 {
+                h = block(h, w0, w1, key);
+                i += 16;
                 continue;
             }
-            let k = (special.trailing_zeros() / 8) as usize;
+            let k = if s0 == 0 {
+                8 + (s1.trailing_zeros() / 8) as usize
+            } else {
+                (s0.trailing_zeros() / 8) as usize
+            };
             if b[i + k] == b'\\' {
                 return self.escaped_string(start, tag);
             }
-            if k > 0 {
-                let tail = w & ((1u64 << (8 * k)) - 1);
-                h = mum(h ^ tail, P1);
+            // The content ends at i + k: what is left of it (in the words already read) is
+            // hashed as `finish` hashes hash_content's remainder.
+            let low = |w: u64, n: usize| w & ((1u64 << (8 * n)) - 1);
+            if k >= 8 {
+                h = mum(h ^ w0, P1);
+                if k > 8 {
+                    h = mum(h ^ low(w1, k - 8), P1);
+                }
+            } else if k > 0 {
+                h = mum(h ^ low(w0, k), P1);
             }
             self.i = i + k + 1;
             return Ok(mum(h ^ (i + k - start) as u64, P2));
         }
-        // The last few bytes of the body.
-        let mut tail = 0u64;
-        let mut k = 0;
-        while i + k < b.len() {
-            match b[i + k] {
-                b'"' => {
-                    if k > 0 {
-                        h = mum(h ^ tail, P1);
-                    }
-                    self.i = i + k + 1;
-                    return Ok(mum(h ^ (i + k - start) as u64, P2));
-                }
-                b'\\' => return self.escaped_string(start, tag),
-                c => {
-                    tail |= u64::from(c) << (8 * k);
-                    k += 1;
-                }
+        // The last bytes of the body.
+        match b[i..].iter().position(|&c| c == b'"' || c == b'\\') {
+            Some(k) if b[i + k] == b'"' => {
+                self.i = i + k + 1;
+                Ok(finish(h, &b[i..i + k], i + k - start))
+            }
+            Some(_) => self.escaped_string(start, tag),
+            None => {
+                self.i = b.len();
+                Err(self.err("unterminated string"))
             }
         }
-        self.i = b.len();
-        Err(self.err("unterminated string"))
     }
 
     /// The slow path of [`Scan::string`]: decode the escapes, then hash the content the same way.
@@ -479,7 +482,7 @@ impl<'a> Scan<'a> {
             }
         }
         self.i = i;
-        let h = hash_content(&out, tag ^ self.key);
+        let h = hash_content(&out, tag ^ self.key, self.key);
         self.scratch = out;
         Ok(h)
     }
@@ -507,22 +510,40 @@ impl<'a> Scan<'a> {
     }
 }
 
-/// The string hash of already unescaped content (the same as the fast path computes).
-fn hash_content(content: &[u8], seed: u64) -> u64 {
+/// The string hash of already unescaped content (the same as the fast path computes): 16-byte
+/// blocks (one multiply each), then the remainder.
+fn hash_content(content: &[u8], seed: u64, key: u64) -> u64 {
     let mut h = seed;
-    let mut chunks = content.chunks_exact(8);
-    for chunk in &mut chunks {
+    let mut blocks = content.chunks_exact(16);
+    for chunk in &mut blocks {
+        h = block(h, word_at(chunk, 0), word_at(chunk, 8), key);
+    }
+    finish(h, blocks.remainder(), content.len())
+}
+
+/// The little-endian word of the 8 bytes of `b` at `i` (which must be there).
+#[inline]
+fn word_at(b: &[u8], i: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&b[i..i + 8]);
+    u64::from_le_bytes(word)
+}
+
+/// One 16-byte block of a string into `h` (keyed, so no block can zero the product on purpose).
+#[inline]
+fn block(h: u64, w0: u64, w1: u64, key: u64) -> u64 {
+    mum(h ^ w0, w1 ^ key ^ P1)
+}
+
+/// The last bytes of a string (fewer than 16) and its length into `h`.
+#[inline]
+fn finish(mut h: u64, rest: &[u8], len: usize) -> u64 {
+    for part in rest.chunks(8) {
         let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
+        word[..part.len()].copy_from_slice(part);
         h = mum(h ^ u64::from_le_bytes(word), P1);
     }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut word = [0u8; 8];
-        word[..rest.len()].copy_from_slice(rest);
-        h = mum(h ^ u64::from_le_bytes(word), P1);
-    }
-    mum(h ^ content.len() as u64, P2)
+    mum(h ^ len as u64, P2)
 }
 
 #[cfg(test)]
@@ -549,6 +570,39 @@ mod tests {
             h(&format!("\"{long}\\u0041{long}\"")),
             h(&format!("\"{long}A{long}\""))
         );
+    }
+
+    #[test]
+    fn the_block_path_and_the_escape_path_agree_at_every_length() {
+        // Every content length across two 16-byte blocks, the string inside a body long enough
+        // for the fast path and at the very end of one; an escape anywhere takes the slow path.
+        for len in 0..40 {
+            let plain: String = (0..len)
+                .map(|i| char::from(b'a' + (i % 26) as u8))
+                .collect();
+            let padded = |s: &str| format!("[\"{s}\"{}]", " ".repeat(20));
+            let bare = |s: &str| format!("\"{s}\"");
+            for at in 0..len {
+                let c = plain.as_bytes()[at];
+                let escaped = format!("{}\\u{:04x}{}", &plain[..at], c, &plain[at + 1..]);
+                assert_eq!(
+                    h(&padded(&plain)),
+                    h(&padded(&escaped)),
+                    "len {len}, escape at {at}"
+                );
+                assert_eq!(
+                    h(&bare(&plain)),
+                    h(&bare(&escaped)),
+                    "len {len}, escape at {at}"
+                );
+            }
+            // One more byte is another string.
+            assert_ne!(
+                h(&bare(&plain)),
+                h(&bare(&format!("{plain}a"))),
+                "len {len}"
+            );
+        }
     }
 
     #[test]
