@@ -316,21 +316,28 @@ impl Matcher {
     }
 }
 
-/// A parsed filter: `[field:][re:]text`, fields `party`, `template`, `choice`, `id`,
-/// `contract`. Substring match by default (case-insensitive unless the text has capitals);
-/// `re:` makes it a regular expression.
+/// A parsed filter: terms separated by spaces, each `[field:][re:]text`, fields `party`,
+/// `template`, `choice`, `id`, `contract`; an update matches when every term does (no symbol,
+/// id or contract of a summary holds a space, so a space never separates a real match).
+/// Substring match by default (case-insensitive unless the text has capitals); `re:` makes it
+/// a regular expression (write a space in one as `\s`).
 #[derive(Debug, Clone)]
 pub struct Filter {
     pub input: String,
-    pub field: FilterField,
+    terms: Vec<Term>,
+}
+
+/// One term of a [`Filter`].
+#[derive(Debug, Clone)]
+struct Term {
+    field: FilterField,
     matcher: Matcher,
     /// Per symbol: whether it matches (extended lazily as the interner grows).
     sym_match: Vec<bool>,
 }
 
 /// The filter syntax, for the help line under the input.
-pub const FILTER_SYNTAX: &str =
-    "text | party:… template:… choice:… id:… contract:… | re:<regex> (e.g. choice:re:^Amulet)";
+pub const FILTER_SYNTAX: &str = "text | party:… template:… choice:… id:… contract:… | re:<regex> (e.g. choice:re:^Amulet); terms separated by spaces must all match";
 
 impl Filter {
     /// Parses filter input. An empty input is `Ok(None)` (no filter).
@@ -339,25 +346,47 @@ impl Filter {
         if trimmed.is_empty() {
             return Ok(None);
         }
-        let (field, rest) = match trimmed.split_once(':') {
+        let terms = trimmed
+            .split_whitespace()
+            .map(Term::parse)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(Filter {
+            input: trimmed.to_string(),
+            terms,
+        }))
+    }
+
+    /// Brings the per-symbol match tables up to date with the interner.
+    pub fn prepare(&mut self, summarizer: &Summarizer) {
+        for term in &mut self.terms {
+            term.prepare(summarizer);
+        }
+    }
+
+    /// Whether a summary matches every term. Call [`Filter::prepare`] after the history grew.
+    pub fn matches(&self, s: &UpdateSummary) -> bool {
+        self.terms.iter().all(|t| t.matches(s))
+    }
+}
+
+impl Term {
+    fn parse(text: &str) -> Result<Term, String> {
+        let (field, rest) = match text.split_once(':') {
             Some(("party", r)) => (FilterField::Party, r),
             Some(("template", r)) => (FilterField::Template, r),
             Some(("choice", r)) => (FilterField::Choice, r),
             Some(("id", r)) => (FilterField::UpdateId, r),
             Some(("contract", r)) => (FilterField::Contract, r),
-            _ => (FilterField::Any, trimmed),
+            _ => (FilterField::Any, text),
         };
-        let matcher = Matcher::parse(rest)?;
-        Ok(Some(Filter {
-            input: trimmed.to_string(),
+        Ok(Term {
             field,
-            matcher,
+            matcher: Matcher::parse(rest)?,
             sym_match: Vec::new(),
-        }))
+        })
     }
 
-    /// Brings the per-symbol match table up to date with the interner.
-    pub fn prepare(&mut self, summarizer: &Summarizer) {
+    fn prepare(&mut self, summarizer: &Summarizer) {
         let interner = &summarizer.interner;
         let wanted = self.field.category();
         for i in self.sym_match.len()..interner.len() {
@@ -369,8 +398,7 @@ impl Filter {
         }
     }
 
-    /// Whether a summary matches. Call [`Filter::prepare`] after the history grew.
-    pub fn matches(&self, s: &UpdateSummary) -> bool {
+    fn matches(&self, s: &UpdateSummary) -> bool {
         let field = self.field;
         if matches!(field, FilterField::Any | FilterField::UpdateId)
             && self.matcher.is_match(&s.update_id)

@@ -157,6 +157,30 @@ fn filter_narrows_the_history_and_esc_clears_it() {
     assert_eq!(h.app.history.row_count(&h.app.sh), all);
 }
 
+/// Terms separated by spaces must all match, whatever their fields and order.
+#[test]
+fn filter_terms_must_all_match() {
+    let mut h = Harness::start();
+    h.palette("filter TransferCommand");
+    let some = h.app.history.row_count(&h.app.sh);
+    assert!(some > 1, "{some}");
+    h.key(KeyCode::Home);
+    let id = h.app.history.selected_update_id(&h.app.sh).expect("row");
+    let prefix = &id[..20];
+    for (filter, want) in [
+        (format!("TransferCommand id:{prefix}"), 1),
+        (format!("id:{prefix}   TransferCommand"), 1),
+        (
+            format!("TransferCommand id:{prefix} no-such-thing-anywhere"),
+            0,
+        ),
+        ("TransferCommand no-such-thing-anywhere".to_string(), 0),
+    ] {
+        h.palette(&format!("filter {filter}"));
+        assert_eq!(h.app.history.row_count(&h.app.sh), want, "{filter}");
+    }
+}
+
 #[test]
 fn live_tail_pauses_counts_new_updates_and_resumes() {
     let mut h = Harness::start_with(Options {
