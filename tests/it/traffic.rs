@@ -432,6 +432,18 @@ mod traffic_card {
         assert!(text.contains("ledger_url"), "{text}");
     }
 
+    /// A Status pane for `c` after its first poll, the traffic status answered with `status`.
+    fn polled(c: AppContext, status: &Response) -> (StatusPane, Shared) {
+        let mut sh = Shared::new(c, t0());
+        let mut pane = StatusPane::new(&sh);
+        let mut out = Out::default();
+        pane.start(&mut sh, &mut out);
+        answer_all(&mut pane, &mut sh, &out, &traffic(0, 0, 0));
+        let out = tick(&mut pane, &mut sh, t0() + SEC / 4);
+        answer_all(&mut pane, &mut sh, &out, status);
+        (pane, sh)
+    }
+
     #[test]
     fn the_chart_takes_the_empty_place_beside_the_last_card() {
         // Five scans and a ledger: nine cards, two a row at 120 columns, the traffic card alone
@@ -440,18 +452,7 @@ mod traffic_card {
         c.scan_urls = (0..5)
             .map(|i| format!("http://scan-{i}.example:5012"))
             .collect();
-        let mut sh = Shared::new(c, t0());
-        let mut pane = StatusPane::new(&sh);
-        let mut out = Out::default();
-        pane.start(&mut sh, &mut out);
-        answer_all(&mut pane, &mut sh, &out, &traffic(0, 0, 0));
-        let out = tick(&mut pane, &mut sh, t0() + SEC / 4);
-        answer_all(
-            &mut pane,
-            &mut sh,
-            &out,
-            &traffic(1_000_000, 4_000_000, 4_000_000),
-        );
+        let (mut pane, sh) = polled(c, &traffic(1_000_000, 4_000_000, 4_000_000));
         let text = screen_text(&draw(&mut pane, &sh, 120, 38));
         let row = text
             .lines()
@@ -475,19 +476,8 @@ mod traffic_card {
             warn: 50,
             error: 10,
         };
-        let mut sh = Shared::new(c, t0());
-        let mut pane = StatusPane::new(&sh);
-        let mut out = Out::default();
-        pane.start(&mut sh, &mut out);
-        answer_all(&mut pane, &mut sh, &out, &traffic(0, 0, 0));
-        let out = tick(&mut pane, &mut sh, t0() + SEC / 4);
         // 25 % left: fine by the defaults (amber under 20 %), amber under 50 %.
-        answer_all(
-            &mut pane,
-            &mut sh,
-            &out,
-            &traffic(3_000_000, 4_000_000, 4_000_000),
-        );
+        let (mut pane, sh) = polled(c, &traffic(3_000_000, 4_000_000, 4_000_000));
         assert_eq!(pane.traffic().level(), Some(LagLevel::Amber));
         assert_eq!(
             pane.verdict(&sh).reasons,
