@@ -264,6 +264,13 @@ mod traffic_card {
             .collect()
     }
 
+    /// Ticks at `now` and answers the traffic status request it sends with `status`.
+    fn next_status(pane: &mut StatusPane, sh: &mut Shared, now: i64, status: Response) {
+        let out = tick(pane, sh, now);
+        let (id, req) = traffic_requests(&out).remove(0);
+        answer(pane, sh, id, &req, Ok(status));
+    }
+
     /// The style of the first cell of `needle` on screen.
     fn style_of(
         t: &ratatui::Terminal<ratatui::backend::TestBackend>,
@@ -361,28 +368,22 @@ mod traffic_card {
         assert!(text.contains("remaining 500 kB"), "{text}");
 
         // 3.9 of 4 MB: red.
-        let out = tick(&mut pane, &mut sh, t0() + 8 * SEC);
-        let (id, req) = traffic_requests(&out).remove(0);
-        answer(
+        next_status(
             &mut pane,
             &mut sh,
-            id,
-            &req,
-            Ok(traffic(3_900_000, 4_000_000, 4_000_000)),
+            t0() + 8 * SEC,
+            traffic(3_900_000, 4_000_000, 4_000_000),
         );
         assert_eq!(pane.traffic().level(), Some(LagLevel::Red));
         let t = draw(&mut pane, &sh, 120, 40);
         assert_eq!(style_of(&t, "100 kB (2%)").fg, theme.status_err.fg);
         assert!(!screen_text(&t).contains("not yet in the limit"));
         // 1 of 4 MB: fine.
-        let out = tick(&mut pane, &mut sh, t0() + 11 * SEC);
-        let (id, req) = traffic_requests(&out).remove(0);
-        answer(
+        next_status(
             &mut pane,
             &mut sh,
-            id,
-            &req,
-            Ok(traffic(1_000_000, 4_000_000, 4_000_000)),
+            t0() + 11 * SEC,
+            traffic(1_000_000, 4_000_000, 4_000_000),
         );
         assert_eq!(pane.traffic().level(), Some(LagLevel::Fine));
         assert_eq!(pane.verdict(&sh).level, Level::Healthy);
