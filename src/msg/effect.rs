@@ -199,40 +199,71 @@ impl Request {
     }
 }
 
-/// A fetch result.
-#[derive(Debug, Clone)]
-pub enum Response {
-    Updates(UpdatesPage),
-    Event(Arc<EventHistoryItem>),
-    ByHash(Box<UpdateItem>),
-    Status(Box<NodeStatus>),
+/// Declares [`Response`] and, for each variant with an answer, the accessor named after the
+/// arrow: `Some(answer)` when the response is that variant (a boxed answer unboxed), so a pane
+/// picks its answer with `Response::parties` instead of a hand-written `match`.
+macro_rules! responses {
+    ($( $(#[$doc:meta])* $variant:ident $( ( $($answer:tt)+ ) => $accessor:ident )?, )*) => {
+        /// A fetch result.
+        #[derive(Debug, Clone)]
+        pub enum Response {
+            $( $(#[$doc])* $variant $( ( $($answer)+ ) )?, )*
+        }
+
+        impl Response {
+            $( $( response_accessor!($variant, $accessor, $($answer)+); )? )*
+        }
+    };
+}
+
+/// One accessor of [`Response`] (see `responses!`); a `Box<T>` answer is handed out as `&T`.
+macro_rules! response_accessor {
+    ($variant:ident, $accessor:ident, Box<$answer:ty>) => {
+        response_accessor!($variant, $accessor, $answer);
+    };
+    ($variant:ident, $accessor:ident, $answer:ty) => {
+        #[doc = concat!("The answer when this is a `", stringify!($variant), "` response.")]
+        pub fn $accessor(&self) -> Option<&$answer> {
+            match self {
+                Response::$variant(answer) => Some(answer),
+                _ => None,
+            }
+        }
+    };
+}
+
+responses! {
+    Updates(UpdatesPage) => updates,
+    Event(Arc<EventHistoryItem>) => event,
+    ByHash(Box<UpdateItem>) => by_hash,
+    Status(Box<NodeStatus>) => status,
     /// Ledger end offset (`None`: the server sent no offset, an empty ledger).
-    LedgerEnd(Option<i64>),
+    LedgerEnd(Option<i64>) => ledger_end,
     /// The validator proxy answered.
     ValidatorOk,
-    MiningRounds(Box<OpenAndIssuingMiningRounds>),
-    Holdings(Box<HoldingsSummaryResponse>),
-    ValidatorFaucets(Box<ValidatorFaucets>),
-    BftSequencers(Box<BftSequencers>),
-    Bootstrapping(Box<BootstrappingTransactions>),
-    ParticipantIds(Box<ParticipantIds>),
-    RewardWeight(Box<RewardWeightResponse>),
+    MiningRounds(Box<OpenAndIssuingMiningRounds>) => mining_rounds,
+    Holdings(Box<HoldingsSummaryResponse>) => holdings,
+    ValidatorFaucets(Box<ValidatorFaucets>) => validator_faucets,
+    BftSequencers(Box<BftSequencers>) => bft_sequencers,
+    Bootstrapping(Box<BootstrappingTransactions>) => bootstrapping,
+    ParticipantIds(Box<ParticipantIds>) => participant_ids,
+    RewardWeight(Box<RewardWeightResponse>) => reward_weight,
     /// The participant id the Ledger API names (as sent).
-    LedgerParticipantId(String),
-    TrafficStatus(Box<MemberTrafficStatusResponse>),
-    AmuletRules(Box<AmuletRules>),
-    DevFundCoupons(Box<DevFundCoupons>),
-    TransferStatus(Box<TransferCommandStatusResponse>),
-    Parties(Box<PartiesResponse>),
-    UserDeleted(Box<EmptyResponse>),
-    Package(Arc<Package>),
-    Trees(Arc<Vec<JsGetUpdateTreesResponse>>),
-    Executed(Box<ExecuteResponse>),
-    NetworkHealth(Box<NetworkSnapshot>),
-    NetworkCheck(Box<NetworkCheck>),
-    SweepPage(Box<SweepPageReply>),
+    LedgerParticipantId(String) => ledger_participant_id,
+    TrafficStatus(Box<MemberTrafficStatusResponse>) => traffic_status,
+    AmuletRules(Box<AmuletRules>) => amulet_rules,
+    DevFundCoupons(Box<DevFundCoupons>) => dev_fund_coupons,
+    TransferStatus(Box<TransferCommandStatusResponse>) => transfer_status,
+    Parties(Box<PartiesResponse>) => parties,
+    UserDeleted(Box<EmptyResponse>) => user_deleted,
+    Package(Arc<Package>) => package,
+    Trees(Arc<Vec<JsGetUpdateTreesResponse>>) => trees,
+    Executed(Box<ExecuteResponse>) => executed,
+    NetworkHealth(Box<NetworkSnapshot>) => network_health,
+    NetworkCheck(Box<NetworkCheck>) => network_check,
+    SweepPage(Box<SweepPageReply>) => sweep_page,
     /// Where the sweep starts, or why that could not be found.
-    SweepStart(Result<Cursor, String>),
+    SweepStart(Result<Cursor, String>) => sweep_start,
 }
 
 /// The error of an `Effect::CreateFile` whose path exists.

@@ -575,10 +575,12 @@ impl QueryPane for ValidatorsPane {
     }
 
     fn on_answer(&mut self, reply: &Fetched, out: &mut Out) {
-        let answer = accept(&mut self.pending, reply, "the faucet query", |r| match r {
-            Response::ValidatorFaucets(r) => Some(r),
-            _ => None,
-        });
+        let answer = accept(
+            &mut self.pending,
+            reply,
+            "the faucet query",
+            Response::validator_faucets,
+        );
         match answer {
             None => {}
             Some(Ok(r)) => {

@@ -331,10 +331,7 @@ impl QueryPane for HoldingsPane {
             &mut self.pending,
             reply,
             "the holdings query",
-            |r| match r {
-                Response::Holdings(r) => Some(r),
-                _ => None,
-            },
+            Response::holdings,
         );
         match answer {
             None => {}

@@ -287,17 +287,14 @@ impl SectionView for Parties {
             &mut self.pending,
             reply,
             "the parties request",
-            |r| match r {
-                Response::Parties(r) => Some(r),
-                _ => None,
-            },
+            Response::parties,
         ) else {
             return;
         };
         self.answered = true;
         match answer {
             Ok(r) => {
-                let PartiesResponse { party_details, .. } = &**r;
+                let PartiesResponse { party_details, .. } = r;
                 self.details = party_details.clone();
                 self.error = None;
                 self.table.reset_rows(&self.details);

@@ -24,7 +24,7 @@ use ratatui::style::Style;
 use crate::model::consensus::{Difference, ScanClass, UnknownReason, UpdateCheck};
 use crate::model::network::NetworkCheck;
 use crate::model::summary::format_time_micros;
-use crate::msg::{Effect, Request, Response};
+use crate::msg::{Effect, Fetched, Request, Response};
 use crate::panes::form::{Load, cell, paragraph};
 use crate::panes::{Out, RenderCtx, Shared};
 use crate::ui::format::short_event_id;
@@ -328,9 +328,16 @@ impl NetworkPane {
         }
     }
 
-    pub(super) fn on_check_reply(&mut self, result: &Result<Response, crate::api::ApiError>) {
-        self.check.load = match result {
-            Ok(Response::NetworkCheck(check)) => {
+    pub(super) fn on_check_reply(&mut self, reply: &Fetched) {
+        let answer = self
+            .check
+            .load
+            .accept(reply, "the consensus check", Response::network_check);
+        let Some(answer) = answer else {
+            return;
+        };
+        self.check.load = match answer {
+            Ok(check) => {
                 self.check.rows = check
                     .entries
                     .iter()
@@ -344,10 +351,9 @@ impl NetworkPane {
                     })
                     .collect();
                 self.check.table.reset_rows(&self.check.rows);
-                Load::Done((**check).clone())
+                Load::Done(check.clone())
             }
-            Ok(_) => Load::Failed("unexpected response to the consensus check".into()),
-            Err(e) => Load::Failed(e.to_string()),
+            Err(f) => Load::Failed(f.to_string()),
         };
     }
 

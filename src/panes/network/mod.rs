@@ -431,58 +431,62 @@ impl Pane for NetworkPane {
             return;
         }
         if let Request::SweepPage { .. } = request {
-            if self.sweep.pending == Some(id) {
-                self.on_sweep_reply(result, sh, out);
-            }
+            self.on_sweep_reply(reply, sh, out);
             return;
         }
         if let Request::SweepStart { .. } = request {
-            if self.sweep_state().starting() == Some(id) {
-                self.on_sweep_start_reply(result, sh, out);
-            }
+            self.on_sweep_start_reply(reply, sh, out);
             return;
         }
         if let Request::NetworkCheck { .. } | Request::OnEveryScan { .. } = request {
-            if self.check.load.waits_for(id) {
-                self.on_check_reply(result);
-            }
+            self.on_check_reply(reply);
             return;
         }
         if let Request::NetworkHealth { .. } = request {
-            if self.scans.pending == Some(id) {
-                self.on_scans_reply(result);
-            }
+            self.on_scans_reply(reply);
             return;
         }
-        if self.sequencers.waits_for(id) {
-            self.sequencers = match result {
-                Ok(Response::BftSequencers(r)) => {
+        if let Some(answer) =
+            self.sequencers
+                .accept(reply, "/v0/sv-bft-sequencers", Response::bft_sequencers)
+        {
+            self.sequencers = match answer {
+                Ok(r) => {
                     self.seq_table.set_rows(&r.bft_sequencers);
                     Load::Done(r.bft_sequencers.clone())
                 }
-                Ok(_) => Load::Failed("unexpected response to /v0/sv-bft-sequencers".into()),
-                Err(e) => Load::Failed(explain(e, "this scan has no BFT sequencer configuration")),
+                Err(f) => Load::Failed(
+                    f.text(|e| explain(e, "this scan has no BFT sequencer configuration")),
+                ),
             };
-        } else if self.boot.waits_for(id) {
+        } else if let Some(answer) =
+            self.boot
+                .accept(reply, "the bootstrapping request", Response::bootstrapping)
+        {
             let prefix = self.boot_prefix.clone().unwrap_or_default();
-            self.boot = match result {
-                Ok(Response::Bootstrapping(r)) => {
+            self.boot = match answer {
+                Ok(r) => {
                     let txs = boot_txs(r);
                     self.boot_table.reset_rows(&txs);
                     Load::Done(BootResult { prefix, txs })
                 }
-                Ok(_) => Load::Failed("unexpected response to the bootstrapping request".into()),
-                Err(e) => Load::Failed(explain(
-                    e,
-                    &format!(
-                        "no synchronizer id starts with {prefix:?}; press i to change the prefix"
-                    ),
-                )),
+                Err(f) => Load::Failed(f.text(|e| {
+                    explain(
+                        e,
+                        &format!(
+                            "no synchronizer id starts with {prefix:?}; press i to change the prefix"
+                        ),
+                    )
+                })),
             };
-        } else if self.hosting.waits_for(id) {
+        } else if let Some(answer) = self.hosting.accept(
+            reply,
+            "the participant-id request",
+            Response::participant_ids,
+        ) {
             let (domain, party) = self.hosting_query.clone().unwrap_or_default();
-            self.hosting = match result {
-                Ok(Response::ParticipantIds(r)) => {
+            self.hosting = match answer {
+                Ok(r) => {
                     self.hosting_table.reset_rows(&r.participant_ids);
                     Load::Done(Hosting {
                         domain,
@@ -490,22 +494,23 @@ impl Pane for NetworkPane {
                         participants: r.participant_ids.clone(),
                     })
                 }
-                Ok(_) => Load::Failed("unexpected response to the participant-id request".into()),
-                Err(e) => Load::Failed(explain(
+                Err(f) => Load::Failed(f.text(|e| explain(
                     e,
                     "the scan knows no hosting of this party on this synchronizer (unknown party or synchronizer id)",
-                )),
+                ))),
             };
-        } else if self.weight.waits_for(id) {
+        } else if let Some(answer) =
+            self.weight
+                .accept(reply, "the reward weight request", Response::reward_weight)
+        {
             let (sv, before) = self.weight_query.clone().unwrap_or_default();
-            self.weight = match result {
-                Ok(Response::RewardWeight(r)) => Load::Done(Weight {
+            self.weight = match answer {
+                Ok(r) => Load::Done(Weight {
                     sv,
                     before,
                     weight: r.reward_weight.clone(),
                 }),
-                Ok(_) => Load::Failed("unexpected response to the reward weight request".into()),
-                Err(e) => Load::Failed(explain(e, "the scan does not know this SV")),
+                Err(f) => Load::Failed(f.text(|e| explain(e, "the scan does not know this SV"))),
             };
         }
     }

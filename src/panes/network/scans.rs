@@ -22,10 +22,11 @@ use crate::model::network::{
     HealthState, NetworkHealth, NetworkSnapshot, NodeState, ScanEntry, ScanHealth, ScanObservation,
     url_host,
 };
-use crate::msg::{Request, RequestId};
+use crate::msg::{Fetched, Request, RequestId, Response};
 use crate::panes::form::{cell, paragraph};
 use crate::panes::{Out, RenderCtx, Shared};
 use crate::ui::format::{group_thousands, human_secs};
+use crate::ui::load::accept;
 use crate::ui::safe::safe_line;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
@@ -388,17 +389,17 @@ impl NetworkPane {
         false
     }
 
-    pub(super) fn on_scans_reply(
-        &mut self,
-        result: &Result<crate::msg::Response, crate::api::ApiError>,
-    ) {
-        self.scans.pending = None;
-        match result {
-            Ok(crate::msg::Response::NetworkHealth(snapshot)) => {
-                self.scans.accept((**snapshot).clone());
-            }
-            Ok(_) => self.scans.error = Some("unexpected response to the network health".into()),
-            Err(e) => self.scans.error = Some(e.to_string()),
+    pub(super) fn on_scans_reply(&mut self, reply: &Fetched) {
+        let answer = accept(
+            &mut self.scans.pending,
+            reply,
+            "the network health",
+            Response::network_health,
+        );
+        match answer {
+            None => {}
+            Some(Ok(snapshot)) => self.scans.accept(snapshot.clone()),
+            Some(Err(f)) => self.scans.error = Some(f.to_string()),
         }
     }
 

@@ -26,10 +26,11 @@ use serde_json::{Value, json};
 use crate::model::summary::format_time_micros;
 use crate::model::sweep::{Cursor, Sweep, SweepEnd, SweepPlan, SweepProgress};
 use crate::model::when::parse_when;
-use crate::msg::{Effect, FILE_EXISTS, Request, RequestId, Response};
+use crate::msg::{Effect, FILE_EXISTS, Fetched, Request, RequestId, Response};
 use crate::panes::form::Form;
 use crate::panes::{Out, Shared};
 use crate::ui::format::{group_thousands, human_secs};
+use crate::ui::load::accept;
 use crate::ui::theme::Theme;
 
 use super::NetworkPane;
@@ -109,11 +110,6 @@ impl SweepState {
     /// The cursor the sweep started after (`None`: the beginning of the history).
     pub fn start(&self) -> Option<&Cursor> {
         self.start.as_ref()
-    }
-
-    /// The lookup of where the sweep starts, while in flight.
-    pub fn starting(&self) -> Option<RequestId> {
-        self.starting
     }
 
     /// Why it ended, once it has.
@@ -219,17 +215,18 @@ impl NetworkPane {
     }
 
     /// Where a sweep from a time starts: begins it there, or says why it cannot.
-    pub(super) fn on_sweep_start_reply(
-        &mut self,
-        result: &Result<Response, crate::api::ApiError>,
-        sh: &mut Shared,
-        out: &mut Out,
-    ) {
-        self.sweep.starting = None;
-        let found = match result {
-            Ok(Response::SweepStart(found)) => found.clone(),
-            Ok(_) => Err("unexpected response to the sweep start".to_owned()),
-            Err(e) => Err(e.to_string()),
+    pub(super) fn on_sweep_start_reply(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        let Some(answer) = accept(
+            &mut self.sweep.starting,
+            reply,
+            "the sweep start",
+            Response::sweep_start,
+        ) else {
+            return;
+        };
+        let found = match answer {
+            Ok(found) => found.clone(),
+            Err(f) => Err(f.to_string()),
         };
         match found {
             Ok(cursor) => {
@@ -243,22 +240,22 @@ impl NetworkPane {
         }
     }
 
-    pub(super) fn on_sweep_reply(
-        &mut self,
-        result: &Result<Response, crate::api::ApiError>,
-        sh: &mut Shared,
-        out: &mut Out,
-    ) {
-        self.sweep.pending = None;
-        let reply = match result {
-            Ok(Response::SweepPage(reply)) => reply,
-            Ok(_) => {
-                self.sweep.error = Some("unexpected response to a sweep page".into());
-                return;
-            }
-            Err(e) => {
-                self.sweep.error = Some(e.to_string());
-                out.error(format!("sweep: {e}"));
+    pub(super) fn on_sweep_reply(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        let Some(answer) = accept(
+            &mut self.sweep.pending,
+            reply,
+            "a sweep page",
+            Response::sweep_page,
+        ) else {
+            return;
+        };
+        let page = match answer {
+            Ok(page) => page,
+            Err(f) => {
+                self.sweep.error = Some(f.to_string());
+                if f.api().is_some() {
+                    out.error(format!("sweep: {f}"));
+                }
                 return;
             }
         };
@@ -266,7 +263,7 @@ impl NetworkPane {
             let Some(plan) = self.sweep.plan.take() else {
                 return;
             };
-            self.sweep.sweep = Some(Sweep::new(plan, reply.counted.clone()));
+            self.sweep.sweep = Some(Sweep::new(plan, page.counted.clone()));
             self.sweep.names = self
                 .scans
                 .rows
@@ -277,12 +274,12 @@ impl NetworkPane {
         let Some(sweep) = &mut self.sweep.sweep else {
             return;
         };
-        if reply.answers.len() != sweep.failed_pages().len() {
+        if page.answers.len() != sweep.failed_pages().len() {
             self.sweep.error = Some("the scans of the network changed during the sweep".into());
             sweep.cancel();
             return;
         }
-        sweep.on_page(&reply.answers);
+        sweep.on_page(&page.answers);
         let elapsed = u64::try_from(sh.now - self.sweep.started_at).unwrap_or(0);
         self.sweep.progress = Some(sweep.progress(Duration::from_micros(elapsed), sh.now));
         if let Some(cursor) = sweep.next_page() {

@@ -409,10 +409,9 @@ impl Pane for ProxyPane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, _out: &mut Out) {
-        let rules = self.rules.accept(reply, "amulet-rules", |r| match r {
-            Response::AmuletRules(r) => Some(r),
-            _ => None,
-        });
+        let rules = self
+            .rules
+            .accept(reply, "amulet-rules", Response::amulet_rules);
         if let Some(answer) = rules {
             self.rules = match answer {
                 Ok(r) => Load::Done(Box::new(ContractView::new(&r.amulet_rules))),
@@ -425,10 +424,7 @@ impl Pane for ProxyPane {
         }
         let coupons = self
             .coupons
-            .accept(reply, "the coupons request", |r| match r {
-                Response::DevFundCoupons(r) => Some(r),
-                _ => None,
-            });
+            .accept(reply, "the coupons request", Response::dev_fund_coupons);
         if let Some(answer) = coupons {
             self.coupons = match answer {
                 Ok(r) => {
@@ -449,12 +445,9 @@ impl Pane for ProxyPane {
             self.sync_coupon_view();
             return;
         }
-        let transfers = self
-            .transfers
-            .accept(reply, "transfer-command/status", |r| match r {
-                Response::TransferStatus(r) => Some(r),
-                _ => None,
-            });
+        let transfers =
+            self.transfers
+                .accept(reply, "transfer-command/status", Response::transfer_status);
         if let Some(answer) = transfers {
             self.transfers = match answer {
                 Ok(r) => {

@@ -605,10 +605,7 @@ impl Pane for UpdatePane {
         if self.update_id.as_deref() != Some(update_id.as_str()) {
             return;
         }
-        let answer = accept(&mut self.pending, reply, "GET /v0/events", |r| match r {
-            Response::Event(body) => Some(body),
-            _ => None,
-        });
+        let answer = accept(&mut self.pending, reply, "GET /v0/events", Response::event);
         match answer {
             None => {}
             Some(Ok(body)) => {

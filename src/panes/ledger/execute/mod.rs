@@ -386,10 +386,7 @@ impl SectionView for Execute {
             &mut self.pending,
             reply,
             "executeAndWaitForTransaction",
-            |r| match r {
-                Response::Executed(r) => Some(r),
-                _ => None,
-            },
+            Response::executed,
         );
         match answer {
             None => {}

@@ -418,10 +418,12 @@ impl SectionView for Trees {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
-        let Some(answer) = accept(&mut self.pending, reply, "/v2/updates/trees", |r| match r {
-            Response::Trees(items) => Some(items),
-            _ => None,
-        }) else {
+        let Some(answer) = accept(
+            &mut self.pending,
+            reply,
+            "/v2/updates/trees",
+            Response::trees,
+        ) else {
             return;
         };
         self.answered = true;
