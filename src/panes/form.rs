@@ -125,12 +125,26 @@ pub trait QueryPane {
     /// Rows of the pane that are not table rows (borders, header, the pane's own lines).
     const CHROME_ROWS: u16;
 
+    /// What the pane asks the scan (the last one is kept, for `r`).
+    type Query: Clone;
+
     /// Opens the form (`i`).
     fn open_form(&mut self, sh: &Shared);
-    /// Runs the last query again (`r`); false when there is none.
-    fn rerun(&mut self, sh: &mut Shared, out: &mut Out) -> bool;
+    /// The last query, if any.
+    fn query(&self) -> Option<&Self::Query>;
+    /// Runs a query (replacing any in flight).
+    fn run(&mut self, query: Self::Query, sh: &mut Shared, out: &mut Out);
     /// Enter in the form: validate and run.
     fn submit(&mut self, sh: &mut Shared, out: &mut Out);
+
+    /// Runs the last query again (`r`); false when there is none.
+    fn rerun(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
+        let Some(query) = self.query().cloned() else {
+            return false;
+        };
+        self.run(query, sh, out);
+        true
+    }
     /// The selected row's id.
     fn selected(&self) -> Option<&str>;
     /// The form, the table, its rows and the sort column.

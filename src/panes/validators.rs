@@ -343,8 +343,58 @@ impl ValidatorsPane {
         known
     }
 
+    /// First show: every validator of the loaded history, queried at once.
+    fn start(&mut self, sh: &mut Shared, out: &mut Out) {
+        let known = Self::known(sh);
+        if known.is_empty() {
+            self.start_note = Some(NO_VALIDATORS_TEXT.to_string());
+            return;
+        }
+        self.start_note = None;
+        self.form.form.set_text(0, &known.join(" "));
+        out.info(format!(
+            "validator faucets of the {} validators seen in the loaded history (i edits the list)",
+            known.len()
+        ));
+        self.run(known, sh, out);
+    }
+
+    fn apply(&mut self, asked: &[String], answer: &ValidatorFaucets) {
+        let mut rows: Vec<ValidatorRow> = answer
+            .validators_received_faucets
+            .iter()
+            .cloned()
+            .map(ValidatorRow::Stats)
+            .collect();
+        for id in asked {
+            if !rows.iter().any(|r| r.id() == id) {
+                rows.push(ValidatorRow::NotOnboarded(id.clone()));
+            }
+        }
+        // The selection stays on its validator.
+        let selected = self.selected_id().map(str::to_string);
+        self.rows = rows;
+        self.loaded = true;
+        self.table.set_rows(&self.rows);
+        if let Some(s) = selected {
+            self.table.select_where(&self.rows, |r| r.id() == s);
+        }
+    }
+}
+
+impl QueryPane for ValidatorsPane {
+    type Row = ValidatorRow;
+    /// The validator ids asked for.
+    type Query = Vec<String>;
+    const ID: PaneId = PaneId::Validators;
+    const COPIED: &'static str = "validator party id";
+    const NOTHING_SELECTED: &'static str = "nothing to copy: no validator selected";
+    const NO_QUERY: &'static str = "no validator query yet: press i to enter one";
+    /// Borders, the explanation line and the header.
+    const CHROME_ROWS: u16 = 4;
+
     /// Opens the form; an empty list is pre-filled with the validators of the loaded history.
-    pub fn open_form(&mut self, sh: &Shared) {
+    fn open_form(&mut self, sh: &Shared) {
         let known = Self::known(sh);
         self.form
             .form
@@ -365,24 +415,12 @@ impl ValidatorsPane {
         self.form.open();
     }
 
-    /// First show: every validator of the loaded history, queried at once.
-    fn start(&mut self, sh: &mut Shared, out: &mut Out) {
-        let known = Self::known(sh);
-        if known.is_empty() {
-            self.start_note = Some(NO_VALIDATORS_TEXT.to_string());
-            return;
-        }
-        self.start_note = None;
-        self.form.form.set_text(0, &known.join(" "));
-        out.info(format!(
-            "validator faucets of the {} validators seen in the loaded history (i edits the list)",
-            known.len()
-        ));
-        self.run(known, sh, out);
+    fn query(&self) -> Option<&Vec<String>> {
+        self.query.as_ref()
     }
 
     /// Queries these ids (replacing any query in flight).
-    pub fn run(&mut self, ids: Vec<String>, sh: &mut Shared, out: &mut Out) {
+    fn run(&mut self, ids: Vec<String>, sh: &mut Shared, out: &mut Out) {
         if let Some(old) = self.pending.take() {
             out.effects.push(Effect::Cancel(old));
         }
@@ -418,54 +456,6 @@ impl ValidatorsPane {
                 self.run(ids, sh, out);
             }
         }
-    }
-
-    fn apply(&mut self, asked: &[String], answer: &ValidatorFaucets) {
-        let mut rows: Vec<ValidatorRow> = answer
-            .validators_received_faucets
-            .iter()
-            .cloned()
-            .map(ValidatorRow::Stats)
-            .collect();
-        for id in asked {
-            if !rows.iter().any(|r| r.id() == id) {
-                rows.push(ValidatorRow::NotOnboarded(id.clone()));
-            }
-        }
-        // The selection stays on its validator.
-        let selected = self.selected_id().map(str::to_string);
-        self.rows = rows;
-        self.loaded = true;
-        self.table.set_rows(&self.rows);
-        if let Some(s) = selected {
-            self.table.select_where(&self.rows, |r| r.id() == s);
-        }
-    }
-}
-
-impl QueryPane for ValidatorsPane {
-    type Row = ValidatorRow;
-    const ID: PaneId = PaneId::Validators;
-    const COPIED: &'static str = "validator party id";
-    const NOTHING_SELECTED: &'static str = "nothing to copy: no validator selected";
-    const NO_QUERY: &'static str = "no validator query yet: press i to enter one";
-    /// Borders, the explanation line and the header.
-    const CHROME_ROWS: u16 = 4;
-
-    fn open_form(&mut self, sh: &Shared) {
-        ValidatorsPane::open_form(self, sh);
-    }
-
-    fn rerun(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
-        let Some(ids) = self.query.clone() else {
-            return false;
-        };
-        self.run(ids, sh, out);
-        true
-    }
-
-    fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
-        ValidatorsPane::submit(self, sh, out);
     }
 
     fn selected(&self) -> Option<&str> {

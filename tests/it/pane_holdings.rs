@@ -12,6 +12,7 @@ use cantonscope::model::summary::parse_time_micros;
 use cantonscope::msg::Action;
 use cantonscope::msg::Command;
 use cantonscope::msg::{Effect, Fetched, Request, Response};
+use cantonscope::panes::form::QueryPane;
 use cantonscope::panes::holdings::{
     Field, HoldCol, HoldingsPane, HoldingsQuery, NOT_SERVED_TEXT, TimeSpec,
 };

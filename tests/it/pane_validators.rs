@@ -11,6 +11,7 @@ use cantonscope::model::summary::parse_time_micros;
 use cantonscope::msg::Action;
 use cantonscope::msg::Command;
 use cantonscope::msg::{Effect, Fetched, Request, Response};
+use cantonscope::panes::form::QueryPane;
 use cantonscope::panes::validators::{
     NOT_ONBOARDED, ValCol, ValidatorRow, ValidatorsPane, liveness,
 };

@@ -145,13 +145,6 @@ impl HoldingsPane {
         self.table.is_filtering()
     }
 
-    /// Opens the query form with its defaults.
-    pub fn open_form(&mut self, sh: &Shared) {
-        self.form.prefill(sh);
-        self.form.dialog.form.set_note(None);
-        self.form.dialog.open();
-    }
-
     /// First show: the parties of the update selected in History, queried at once (the form
     /// keeps them for editing); nothing selected: a note says how to start.
     fn start(&mut self, sh: &mut Shared, out: &mut Out) {
@@ -179,27 +172,6 @@ impl HoldingsPane {
                 safe_line(update, 16)
             ));
             self.run(q, sh, out);
-        }
-    }
-
-    /// Runs a query (replacing any in flight).
-    pub fn run(&mut self, query: HoldingsQuery, sh: &mut Shared, out: &mut Out) {
-        if let Some(old) = self.pending.take() {
-            out.effects.push(Effect::Cancel(old));
-        }
-        let req = query.request(sh.now);
-        self.pending = Some(out.fetch(sh, Request::Holdings(req)));
-        self.query = Some(query);
-        self.error = None;
-    }
-
-    fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
-        match self.form.validate() {
-            Some(q) => {
-                self.form.dialog.close();
-                self.run(q, sh, out);
-            }
-            None => out.warn("the query is not complete: see the highlighted field"),
         }
     }
 
@@ -254,6 +226,7 @@ impl HoldingsPane {
 
 impl QueryPane for HoldingsPane {
     type Row = HoldingLine;
+    type Query = HoldingsQuery;
     const ID: PaneId = PaneId::Holdings;
     const COPIED: &'static str = "party id";
     const NOTHING_SELECTED: &'static str = "nothing to copy: no holdings row selected";
@@ -261,20 +234,36 @@ impl QueryPane for HoldingsPane {
     /// Borders, the query line, the header and the totals footer.
     const CHROME_ROWS: u16 = 6;
 
+    /// Opens the query form with its defaults.
     fn open_form(&mut self, sh: &Shared) {
-        HoldingsPane::open_form(self, sh);
+        self.form.prefill(sh);
+        self.form.dialog.form.set_note(None);
+        self.form.dialog.open();
     }
 
-    fn rerun(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
-        let Some(q) = self.query.clone() else {
-            return false;
-        };
-        self.run(q, sh, out);
-        true
+    fn query(&self) -> Option<&HoldingsQuery> {
+        self.query.as_ref()
+    }
+
+    /// Runs a query (replacing any in flight).
+    fn run(&mut self, query: HoldingsQuery, sh: &mut Shared, out: &mut Out) {
+        if let Some(old) = self.pending.take() {
+            out.effects.push(Effect::Cancel(old));
+        }
+        let req = query.request(sh.now);
+        self.pending = Some(out.fetch(sh, Request::Holdings(req)));
+        self.query = Some(query);
+        self.error = None;
     }
 
     fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
-        HoldingsPane::submit(self, sh, out);
+        match self.form.validate() {
+            Some(q) => {
+                self.form.dialog.close();
+                self.run(q, sh, out);
+            }
+            None => out.warn("the query is not complete: see the highlighted field"),
+        }
     }
 
     fn selected(&self) -> Option<&str> {
