@@ -6,6 +6,7 @@ use std::hint::black_box;
 
 use cantonscope::ui::json::JsonView;
 use cantonscope::ui::safe::{safe_line, sanitize};
+use cantonscope::ui::scroll::Scrolled;
 use cantonscope::ui::theme::Theme;
 use cantonscope::ui::tree::{NodeId, TreeSource, TreeState};
 use criterion::{Criterion, criterion_group, criterion_main};

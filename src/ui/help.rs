@@ -16,7 +16,7 @@ use crate::config::keymap::{KeyContext, KeyMap};
 use crate::msg::Command;
 use crate::ui::OverlayOutcome;
 use crate::ui::safe::truncate_width;
-use crate::ui::scroll::ScrollState;
+use crate::ui::scroll::{ScrollState, Scrolled};
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
 
@@ -210,16 +210,6 @@ impl HelpOverlay {
         })
     }
 
-    /// Sets the viewport height used for paging.
-    pub fn set_viewport(&mut self, rows: usize) {
-        self.scroll.set_viewport(rows);
-    }
-
-    /// Mouse wheel.
-    pub fn scroll_by(&mut self, delta: isize) {
-        self.scroll.scroll_by(delta);
-    }
-
     fn refilter(&mut self) {
         let terms: Vec<String> = self
             .filter
@@ -365,6 +355,16 @@ impl HelpOverlay {
             };
             buf.set_line(list.x, y, &line, list.width);
         }
+    }
+}
+
+impl Scrolled for HelpOverlay {
+    fn scroll(&self) -> &ScrollState {
+        &self.scroll
+    }
+
+    fn scroll_mut(&mut self) -> &mut ScrollState {
+        &mut self.scroll
     }
 }
 

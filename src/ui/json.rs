@@ -32,7 +32,7 @@ use unicode_width::UnicodeWidthStr;
 use crate::msg::Command;
 use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
-use crate::ui::scroll::ScrollState;
+use crate::ui::scroll::{ScrollState, Scrolled};
 use crate::ui::theme::Theme;
 
 /// Containers with at most this many nodes (themselves included) start expanded.
@@ -245,31 +245,6 @@ impl JsonView {
     /// Number of JSON nodes (values at any depth).
     pub fn node_count(&self) -> usize {
         self.nodes.len()
-    }
-
-    /// The cursor/scroll state.
-    pub fn scroll(&self) -> &ScrollState {
-        &self.scroll
-    }
-
-    /// Sets the viewport height used for paging (call on resize).
-    pub fn set_viewport(&mut self, rows: usize) {
-        self.scroll.set_viewport(rows);
-    }
-
-    /// Moves the cursor up.
-    pub fn up(&mut self, n: usize) {
-        self.scroll.up(n);
-    }
-
-    /// Moves the cursor down.
-    pub fn down(&mut self, n: usize) {
-        self.scroll.down(n);
-    }
-
-    /// First line.
-    pub fn top(&mut self) {
-        self.scroll.top();
     }
 
     fn cursor_row(&self) -> Option<Row> {
@@ -612,6 +587,16 @@ impl JsonView {
                 );
             }
         }
+    }
+}
+
+impl Scrolled for JsonView {
+    fn scroll(&self) -> &ScrollState {
+        &self.scroll
+    }
+
+    fn scroll_mut(&mut self) -> &mut ScrollState {
+        &mut self.scroll
     }
 }
 

@@ -158,6 +158,56 @@ impl ScrollState {
     }
 }
 
+/// A view whose cursor and scroll position are a [`ScrollState`] over its visible rows (a JSON
+/// view, a tree, the help list): the moves are written once, here. Only the view changes the
+/// row count; through `scroll_mut` the cursor moves.
+pub trait Scrolled {
+    /// The cursor/scroll state.
+    fn scroll(&self) -> &ScrollState;
+    /// The cursor/scroll state, to move the cursor or resize the viewport.
+    fn scroll_mut(&mut self) -> &mut ScrollState;
+
+    /// Sets the viewport height used for paging (call on resize).
+    fn set_viewport(&mut self, rows: usize) {
+        self.scroll_mut().set_viewport(rows);
+    }
+
+    /// Moves the cursor up by `n` rows.
+    fn up(&mut self, n: usize) {
+        self.scroll_mut().up(n);
+    }
+
+    /// Moves the cursor down by `n` rows.
+    fn down(&mut self, n: usize) {
+        self.scroll_mut().down(n);
+    }
+
+    /// One page up.
+    fn page_up(&mut self) {
+        self.scroll_mut().page_up();
+    }
+
+    /// One page down.
+    fn page_down(&mut self) {
+        self.scroll_mut().page_down();
+    }
+
+    /// First row.
+    fn top(&mut self) {
+        self.scroll_mut().top();
+    }
+
+    /// Last row.
+    fn bottom(&mut self) {
+        self.scroll_mut().bottom();
+    }
+
+    /// Mouse wheel.
+    fn scroll_by(&mut self, delta: isize) {
+        self.scroll_mut().scroll_by(delta);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

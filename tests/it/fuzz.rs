@@ -33,6 +33,7 @@ use cantonscope::model::verdict::ViewTree;
 use cantonscope::msg::{Action, Command, Effect, Fetched, Request, Response};
 use cantonscope::panes::AppContext;
 use cantonscope::ui::safe;
+use cantonscope::ui::scroll::Scrolled;
 use cantonscope::ui::theme::Theme;
 use cantonscope::ui::tree::{TreeSource, TreeState};
 use proptest::prelude::*;

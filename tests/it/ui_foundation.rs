@@ -30,6 +30,7 @@ use cantonscope::ui::json::JsonView;
 use cantonscope::ui::layout::{self, render_too_small};
 use cantonscope::ui::palette::{Palette, PaletteEntry};
 use cantonscope::ui::safe::{needs_replacing, safe_line, sanitize, sanitize_multiline};
+use cantonscope::ui::scroll::Scrolled;
 use cantonscope::ui::text_input::TextInput;
 use cantonscope::ui::theme::{Theme, ThemeError, resolve_theme_name};
 use cantonscope::ui::tree::{NodeId, TreeSource, TreeState};

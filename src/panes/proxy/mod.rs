@@ -26,6 +26,7 @@ use crate::msg::{Effect, Fetched, Request, Response};
 use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::form::{Form, FormOutcome, Load, explain, form_key, form_paste};
 use crate::ui::json::JsonView;
+use crate::ui::scroll::Scrolled;
 use crate::ui::sections::{Sections, framed_sections, sections};
 use crate::ui::table::{DataTable, TableInput};
 

@@ -19,6 +19,7 @@ use crate::ui::format::{fit_id, short_event_id};
 use crate::ui::json::JsonView;
 use crate::ui::safe::{safe_line, sanitize, truncate_width};
 use crate::ui::scroll::ScrollState;
+use crate::ui::scroll::Scrolled;
 use crate::ui::theme::Theme;
 use crate::ui::tree::{NodeId, skip_columns};
 use crate::ui::value_view::ValueView;

@@ -46,6 +46,7 @@ use crate::msg::Command;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::ui::load::accept;
 use crate::ui::safe::sanitize;
+use crate::ui::scroll::Scrolled;
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::tree::{HSCROLL_STEP, TreeSplit, TreeState};
 use crate::ui::value_view::ValueView;

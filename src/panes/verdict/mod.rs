@@ -38,6 +38,7 @@ use crate::model::verdict::ViewTree;
 use crate::msg::Command;
 use crate::ui::layout::fit_line;
 use crate::ui::safe::{safe_line, sanitize};
+use crate::ui::scroll::Scrolled;
 use crate::ui::tree::TreeState;
 
 use super::{Out, Pane, PaneId, RenderCtx, Shared};
@@ -303,13 +304,10 @@ impl Pane for VerdictPane {
             return false;
         };
         let st = &mut self.tree_state;
+        if st.scroll_mut().navigate(cmd) {
+            return true;
+        }
         match cmd {
-            Command::Up => st.up(1),
-            Command::Down => st.down(1),
-            Command::PageUp => st.page_up(),
-            Command::PageDown => st.page_down(),
-            Command::Top => st.top(),
-            Command::Bottom => st.bottom(),
             Command::Expand | Command::Right => st.expand(tree),
             Command::Collapse | Command::Left => st.collapse(),
             Command::Toggle | Command::Select => st.toggle(tree),

@@ -34,7 +34,7 @@ use ratatui::text::{Line, Span};
 use crate::model::forest::Forest;
 use crate::msg::Command;
 use crate::ui::safe::sanitize;
-use crate::ui::scroll::ScrollState;
+use crate::ui::scroll::{ScrollState, Scrolled};
 use crate::ui::theme::Theme;
 
 mod lines;
@@ -283,51 +283,6 @@ impl TreeState {
         self.expanded.contains(&id)
     }
 
-    /// Sets the viewport height used for paging (call on resize).
-    pub fn set_viewport(&mut self, rows: usize) {
-        self.scroll.set_viewport(rows);
-    }
-
-    /// The cursor/scroll state.
-    pub fn scroll(&self) -> &ScrollState {
-        &self.scroll
-    }
-
-    /// Moves the cursor up.
-    pub fn up(&mut self, n: usize) {
-        self.scroll.up(n);
-    }
-
-    /// Moves the cursor down.
-    pub fn down(&mut self, n: usize) {
-        self.scroll.down(n);
-    }
-
-    /// One page up.
-    pub fn page_up(&mut self) {
-        self.scroll.page_up();
-    }
-
-    /// One page down.
-    pub fn page_down(&mut self) {
-        self.scroll.page_down();
-    }
-
-    /// First row.
-    pub fn top(&mut self) {
-        self.scroll.top();
-    }
-
-    /// Last row.
-    pub fn bottom(&mut self) {
-        self.scroll.bottom();
-    }
-
-    /// Mouse wheel.
-    pub fn scroll_by(&mut self, delta: isize) {
-        self.scroll.scroll_by(delta);
-    }
-
     fn expand_row<S: TreeSource + ?Sized>(&mut self, src: &S, index: usize) -> bool {
         let Some(&row) = self.rows.get(index) else {
             return false;
@@ -569,6 +524,16 @@ impl TreeState {
                 buf.set_style(line_area, theme.selection_style(focused));
             }
         }
+    }
+}
+
+impl Scrolled for TreeState {
+    fn scroll(&self) -> &ScrollState {
+        &self.scroll
+    }
+
+    fn scroll_mut(&mut self) -> &mut ScrollState {
+        &mut self.scroll
     }
 }
 

@@ -17,6 +17,7 @@ use crate::panes::{Out, Shared};
 use crate::ui::format::{fit_id, server_time};
 use crate::ui::json::JsonView;
 use crate::ui::safe::{safe_line, sanitize};
+use crate::ui::scroll::Scrolled;
 use crate::ui::theme::Theme;
 use crate::ui::tree::{
     HSCROLL_STEP, TreeCommand, TreeState, fit_line, render_shifted, skip_columns,
