@@ -46,6 +46,16 @@ use drill::{apply_rows, render_drill};
 pub use list::TreeCol;
 use list::describe;
 
+/// The footer hints of a drilled-in update (its tree, or its raw JSON); the tree with a details
+/// half adds the focus switch.
+const DRILL_HINTS: [Command; 5] = [
+    Command::Toggle,
+    Command::Expand,
+    Command::Collapse,
+    Command::Copy,
+    Command::Back,
+];
+
 /// What a 404 of this endpoint means.
 pub const REMOVED_HINT: &str = "/v2/updates/trees was deprecated in Canton 3.4 and is removed from \
      3.5 on: this node has removed it. Read updates with /v2/updates (the History pane) instead.";
@@ -502,14 +512,7 @@ impl SectionView for Trees {
             vec![Command::Down, Command::Copy, Command::Cancel]
         } else if let Some(Drill::Tree(d)) = &self.drill {
             if d.focus == DrillFocus::Tree {
-                vec![
-                    Command::Toggle,
-                    Command::Expand,
-                    Command::Collapse,
-                    Command::Copy,
-                    Command::Back,
-                    Command::SwitchFocus,
-                ]
+                [DRILL_HINTS.as_slice(), &[Command::SwitchFocus]].concat()
             } else {
                 vec![
                     Command::Toggle,
@@ -521,13 +524,7 @@ impl SectionView for Trees {
                 ]
             }
         } else if self.drill.is_some() {
-            vec![
-                Command::Toggle,
-                Command::Expand,
-                Command::Collapse,
-                Command::Copy,
-                Command::Back,
-            ]
+            DRILL_HINTS.to_vec()
         } else if self.items.is_empty() {
             vec![Command::Edit, Command::NextSection]
         } else {
