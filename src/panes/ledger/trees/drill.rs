@@ -391,11 +391,12 @@ pub(super) fn render_drill(
         Drill::Raw { index, json } => {
             let head = t.items.get(*index).map(describe);
             let title = head
-                .map(|(k, o, u, ..)| {
+                .map(|d| {
                     format!(
-                        "{k} at offset {} {}  (Esc: back to the list)",
-                        o.unwrap_or_default(),
-                        u
+                        "{} at offset {} {}  (Esc: back to the list)",
+                        d.kind,
+                        d.offset.unwrap_or_default(),
+                        d.update_id
                     )
                 })
                 .unwrap_or_default();

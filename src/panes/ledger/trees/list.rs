@@ -64,65 +64,94 @@ impl TableRow for JsGetUpdateTreesResponse {
     type Ctx = Shared;
 
     fn cell(&self, col: TreeCol, width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
-        let (kind, offset, update_id, events, time, what) = describe(self);
+        let d = describe(self);
         match col {
             TreeCol::Kind => {
-                let style = match kind {
+                let style = match d.kind {
                     "tree" | "transaction" => theme.exercised,
                     "reassignment" => theme.assign,
                     "checkpoint" => theme.muted,
                     _ => theme.status_warn,
                 };
-                Cell::new(kind, style)
+                Cell::new(d.kind, style)
             }
             TreeCol::Offset => Cell::new(
-                offset.map(|o| o.to_string()).unwrap_or_default(),
+                d.offset.map(|o| o.to_string()).unwrap_or_default(),
                 theme.accent,
             ),
             TreeCol::Update => Cell::new(
-                short_id(&update_id, usize::from(width).saturating_sub(1)),
+                short_id(&d.update_id, usize::from(width).saturating_sub(1)),
                 theme.id,
             ),
             TreeCol::Events => Cell::new(
-                events.map(|e| e.to_string()).unwrap_or_default(),
+                d.events.map(|e| e.to_string()).unwrap_or_default(),
                 Style::default(),
             ),
-            TreeCol::Time => Cell::new(server_time(&time, "", |us| sh.format_time(us)), theme.time),
-            TreeCol::What => Cell::new(what, theme.muted),
+            TreeCol::Time => Cell::new(
+                server_time(&d.time, "", |us| sh.format_time(us)),
+                theme.time,
+            ),
+            TreeCol::What => Cell::new(d.what, theme.muted),
         }
     }
 
     fn sort_key(&self, col: TreeCol) -> SortKey<'_> {
-        let (kind, offset, update_id, events, time, what) = describe(self);
+        let d = describe(self);
         let int = |v: Option<i128>| v.map_or(SortKey::Missing, SortKey::Int);
         match col {
-            TreeCol::Kind => SortKey::Text(Cow::Borrowed(kind)),
-            TreeCol::Offset => int(offset.map(i128::from)),
-            TreeCol::Update => SortKey::Text(Cow::Owned(update_id)),
-            TreeCol::Events => int(events.map(|e| e as i128)),
-            TreeCol::Time => SortKey::Text(Cow::Owned(time)),
-            TreeCol::What => SortKey::Text(Cow::Owned(what)),
+            TreeCol::Kind => SortKey::Text(Cow::Borrowed(d.kind)),
+            TreeCol::Offset => int(d.offset.map(i128::from)),
+            TreeCol::Update => SortKey::Text(Cow::Owned(d.update_id)),
+            TreeCol::Events => int(d.events.map(|e| e as i128)),
+            TreeCol::Time => SortKey::Text(Cow::Owned(d.time)),
+            TreeCol::What => SortKey::Text(Cow::Owned(d.what)),
         }
     }
 
     fn filter_text(&self) -> Cow<'_, str> {
-        let (kind, offset, update_id, _, _, what) = describe(self);
-        let offset = offset.map(|o| o.to_string()).unwrap_or_default();
-        Cow::Owned(format!("{kind} {offset} {update_id} {what}"))
+        let d = describe(self);
+        let offset = d.offset.map(|o| o.to_string()).unwrap_or_default();
+        Cow::Owned(format!("{} {offset} {} {}", d.kind, d.update_id, d.what))
     }
 }
 
-/// (kind, offset, update id, events, record time, description) of a list item.
-pub(super) fn describe(
-    item: &JsGetUpdateTreesResponse,
-) -> (
-    &'static str,
-    Option<i64>,
-    String,
-    Option<usize>,
-    String,
-    String,
-) {
+/// What a list item shows in the columns.
+#[derive(Debug, Default)]
+pub(super) struct Described {
+    pub kind: &'static str,
+    pub offset: Option<i64>,
+    /// Empty for a checkpoint (and an unknown kind).
+    pub update_id: String,
+    pub events: Option<usize>,
+    /// The record time as sent.
+    pub time: String,
+    /// The root event, the reassigned contract, or the synchronizer count.
+    pub what: String,
+}
+
+impl Described {
+    /// An update of `kind`: `events` events at `offset`, recorded at `time`.
+    fn update(
+        kind: &'static str,
+        offset: i64,
+        update_id: &str,
+        events: usize,
+        time: &str,
+        what: String,
+    ) -> Self {
+        Described {
+            kind,
+            offset: Some(offset),
+            update_id: update_id.to_owned(),
+            events: Some(events),
+            time: time.to_owned(),
+            what,
+        }
+    }
+}
+
+/// What a list item shows.
+pub(super) fn describe(item: &JsGetUpdateTreesResponse) -> Described {
     match &item.update {
         Update::TransactionTree(t) => {
             let root = t
@@ -138,21 +167,21 @@ pub(super) fn describe(
                     TreeEvent::Unknown { kind, .. } => kind.clone(),
                 })
                 .unwrap_or_default();
-            (
+            Described::update(
                 "tree",
-                Some(t.offset),
-                t.update_id.clone(),
-                Some(t.events_by_id.len()),
-                t.record_time.clone(),
+                t.offset,
+                &t.update_id,
+                t.events_by_id.len(),
+                &t.record_time,
                 root,
             )
         }
-        Update::Transaction(t) => (
+        Update::Transaction(t) => Described::update(
             "transaction",
-            Some(t.offset),
-            t.update_id.clone(),
-            Some(t.events.len()),
-            t.record_time.clone(),
+            t.offset,
+            &t.update_id,
+            t.events.len(),
+            &t.record_time,
             String::new(),
         ),
         Update::Reassignment(r) => {
@@ -173,33 +202,30 @@ pub(super) fn describe(
                     JsReassignmentEvent::Unknown { kind, .. } => kind.clone(),
                 })
                 .unwrap_or_default();
-            (
+            Described::update(
                 "reassignment",
-                Some(r.offset),
-                r.update_id.clone(),
-                Some(r.events.len()),
-                r.record_time.clone(),
+                r.offset,
+                &r.update_id,
+                r.events.len(),
+                &r.record_time,
                 what,
             )
         }
-        Update::OffsetCheckpoint(c) => (
-            "checkpoint",
-            Some(c.offset),
-            String::new(),
-            None,
-            c.synchronizer_times
+        Update::OffsetCheckpoint(c) => Described {
+            kind: "checkpoint",
+            offset: Some(c.offset),
+            time: c
+                .synchronizer_times
                 .first()
                 .map(|s| s.record_time.clone())
                 .unwrap_or_default(),
-            format!("{} synchronizer(s)", c.synchronizer_times.len()),
-        ),
-        Update::Unknown { kind, .. } => (
-            "other",
-            None,
-            String::new(),
-            None,
-            String::new(),
-            kind.clone(),
-        ),
+            what: format!("{} synchronizer(s)", c.synchronizer_times.len()),
+            ..Described::default()
+        },
+        Update::Unknown { kind, .. } => Described {
+            kind: "other",
+            what: kind.clone(),
+            ..Described::default()
+        },
     }
 }

@@ -414,7 +414,7 @@ impl SectionView for Trees {
             Command::Select => self.open_selected(),
             Command::Copy => {
                 if let Some(item) = self.table.selected_row(&self.items) {
-                    let (_, _, update_id, ..) = describe(item);
+                    let update_id = describe(item).update_id;
                     if update_id.is_empty() {
                         out.copy("item JSON", item.raw.get().to_string());
                     } else {
