@@ -16,7 +16,7 @@ use ratatui::layout::Rect;
 
 use crate::config::keymap::{KeyContext, KeyMap};
 use crate::feed::loader::Loader;
-use crate::msg::Command;
+use crate::msg::{Command, Tabs};
 use crate::panes::{AppContext, AppEvent, Level, Out, Pane, PaneId, Shared};
 use crate::ui::OverlayOutcome;
 use crate::ui::error_log::ErrorLog;
@@ -519,13 +519,8 @@ impl App {
                 self.errors.reset_view();
                 self.overlay = Some(Overlay::ErrorLog);
             }
-            Command::NextPane => {
-                let i = (self.focus.index() + 1) % PaneId::ALL.len();
-                self.focus = PaneId::ALL[i];
-            }
-            Command::PrevPane => {
-                let i = (self.focus.index() + PaneId::ALL.len() - 1) % PaneId::ALL.len();
-                self.focus = PaneId::ALL[i];
+            Command::NextPane | Command::PrevPane => {
+                self.focus = self.focus.step(cmd == Command::NextPane);
             }
             Command::CopyUpdateId => self.copy_update_id(out),
             Command::Consensus if self.focus != PaneId::Network => {

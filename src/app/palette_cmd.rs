@@ -1,6 +1,6 @@
 //! The `:` command palette's commands: their completion entries, and what each one does.
 
-use crate::msg::Command;
+use crate::msg::{Command, Tabs};
 use crate::panes::{Out, PaneId};
 use crate::ui::palette::{Palette, PaletteCommand, PaletteEntry};
 use crate::ui::theme::Theme;

@@ -22,7 +22,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
 use crate::feed::dashboard::LagLevel;
-use crate::msg::Command;
+use crate::msg::{Command, Tabs};
 use crate::panes::{Level, PaneId, RenderCtx};
 use crate::ui::format::{group_thousands, human_secs};
 use crate::ui::help::footer_hints;

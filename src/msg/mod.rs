@@ -8,6 +8,7 @@ pub mod action;
 pub mod command;
 pub mod effect;
 pub mod pane;
+pub mod tabs;
 
 pub use action::{Action, ThemeSource};
 pub use command::{Command, UnknownCommand};
@@ -15,3 +16,4 @@ pub use effect::{
     Effect, FILE_EXISTS, Fetched, Request, RequestId, RequestIds, Response, UpdatesPurpose,
 };
 pub use pane::PaneId;
+pub use tabs::Tabs;

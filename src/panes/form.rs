@@ -12,7 +12,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::config::keymap::KeyContext;
-use crate::msg::{Command, Fetched, Request};
+use crate::msg::{Command, Fetched, Request, Tabs};
 use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::layout::{framed, wrap_text};
 use crate::ui::safe::sanitize;

@@ -3,7 +3,7 @@
 //! open the verdict, filter, pause and resume the live tail, a node going down and coming back,
 //! idle drawing, tiny sizes, keys from the config, themes.
 
-use cantonscope::msg::Command;
+use cantonscope::msg::{Command, Tabs};
 use cantonscope::panes::PaneId;
 use crossterm::event::{KeyCode, KeyModifiers};
 

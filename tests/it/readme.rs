@@ -3,6 +3,7 @@
 
 use cantonscope::app::with_pane_names;
 use cantonscope::config::keymap::KeyMap;
+use cantonscope::msg::Tabs;
 use cantonscope::ui::help::markdown_tables;
 
 const START: &str = "<!-- keys:start (generated from the keymap; tests/it/readme.rs) -->\n";

@@ -31,11 +31,11 @@ use crate::api::ApiError;
 use crate::api::ledger::{Event, TreeEvent, Update};
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
+use crate::msg::tabs::{Tabs, tabs};
 use crate::msg::{Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
-use crate::ui::sections::{Sections, sections};
 use crate::ui::theme::Theme;
 
 pub use common::{READ_ONLY_TEXT, TOKEN_HELP};
@@ -47,7 +47,7 @@ pub use trees::{DrillFocus, REMOVED_HINT, Trees};
 
 use common::{Note, Tone, explain, put, render_notes};
 
-sections! {
+tabs! {
     /// The sections, in tab order.
     pub enum Section {
         Parties => "Parties",

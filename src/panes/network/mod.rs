@@ -22,10 +22,11 @@ use ratatui::text::{Line, Span};
 use crate::api::scan::SynchronizerBftSequencer;
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
+use crate::msg::tabs::{Tabs, tabs};
 use crate::msg::{Fetched, Request, Response};
 use crate::panes::form::{Form, FormOutcome, Load, explain};
 use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
-use crate::ui::sections::{Sections, framed_sections, sections};
+use crate::ui::sections::framed_sections;
 use crate::ui::table::{DataTable, ListCol, TableInput};
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
@@ -54,7 +55,7 @@ pub use sequencers::SeqCol;
 use sequencers::seq_table;
 pub use sweep::{SWEEP_PAGE, SweepFrom, SweepState};
 
-sections! {
+tabs! {
     /// The sections of the pane, in tab order.
     pub enum NetSection {
         Scans => "Scans",

@@ -22,12 +22,13 @@ use ratatui::layout::Rect;
 use crate::api::validator::ContractWithState;
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
+use crate::msg::tabs::{Tabs, tabs};
 use crate::msg::{Effect, Fetched, Request, Response};
 use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::form::{Form, FormOutcome, Load, explain, form_key, form_paste};
 use crate::ui::json::JsonView;
 use crate::ui::scroll::Scrolled;
-use crate::ui::sections::{Sections, framed_sections, sections};
+use crate::ui::sections::framed_sections;
 use crate::ui::table::{DataTable, TableInput};
 
 use render::ContractView;
@@ -39,7 +40,7 @@ use rows::{
 /// Table width from which the coupon details show beside the table.
 const SIDE_PANEL_MIN_WIDTH: u16 = 100;
 
-sections! {
+tabs! {
     /// The sections of the pane, in tab order.
     pub enum ProxySection {
         AmuletRules => "Amulet rules",

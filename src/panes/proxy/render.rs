@@ -8,12 +8,12 @@ use serde_json::Value;
 
 use crate::api::validator::ContractWithState;
 use crate::model::summary::{short_id, short_party, short_template};
+use crate::msg::tabs::Tabs;
 use crate::panes::RenderCtx;
 use crate::ui::form::{cell, paragraph};
 use crate::ui::json::JsonView;
 use crate::ui::layout::label_rows;
 use crate::ui::load::Waiting;
-use crate::ui::sections::Sections;
 use crate::ui::table::Draw;
 use crate::ui::theme::Theme;
 
