@@ -207,7 +207,7 @@ pub async fn walk(
         if !page.transactions.is_empty() {
             stats.pages += 1;
         }
-        for item in &page.transactions[..take.keep] {
+        for item in &page.transactions[take.range()] {
             let line = compact_json(item.raw().get());
             if !write_line(out, &json_text::escape_unsafe(&line))? {
                 return Ok(stats);

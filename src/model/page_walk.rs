@@ -18,6 +18,8 @@ pub struct PageWalk {
     cursor: Option<UpdatesAfter>,
     /// Inclusive upper bound of record times (µs).
     until: Option<i64>,
+    /// Inclusive lower bound of record times (µs): items before it are skipped.
+    from: Option<i64>,
     page_size: i32,
     encoding: ValueEncoding,
     done: bool,
@@ -26,7 +28,8 @@ pub struct PageWalk {
 /// What to do with a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageTake {
-    /// The first `keep` items are inside the range (in order).
+    /// The items `skip..keep` are inside the range (in order).
+    pub skip: usize,
     pub keep: usize,
     /// The walk is over (an empty or short-of-range page, or past `until`).
     pub done: bool,
@@ -49,12 +52,20 @@ pub fn cursor_position(c: &UpdatesAfter) -> (i64, Option<i64>) {
     )
 }
 
+impl PageTake {
+    /// The items of the page inside the range.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.skip..self.keep
+    }
+}
+
 impl PageWalk {
     /// A walk from `cursor` (exclusive) up to `until` (inclusive, µs).
     pub fn new(cursor: Option<UpdatesAfter>, until: Option<i64>, page_size: i32) -> PageWalk {
         PageWalk {
             cursor,
             until,
+            from: None,
             page_size,
             encoding: ValueEncoding::CompactJson,
             done: false,
@@ -65,6 +76,15 @@ impl PageWalk {
     #[must_use]
     pub fn with_encoding(mut self, encoding: ValueEncoding) -> PageWalk {
         self.encoding = encoding;
+        self
+    }
+
+    /// The same walk skipping items recorded before `micros`: for a cursor that may be in an
+    /// older migration than `micros` (after its last update the scan goes on with the next
+    /// migration from its first update, which can be earlier than `micros`).
+    #[must_use]
+    pub fn from_time(mut self, micros: i64) -> PageWalk {
+        self.from = Some(micros);
         self
     }
 
@@ -105,19 +125,27 @@ impl PageWalk {
         if items.is_empty() {
             self.done = true;
             return Ok(PageTake {
+                skip: 0,
                 keep: 0,
                 done: true,
             });
         }
+        let time = |i: &UpdateItem| i.record_time().and_then(parse_time_micros);
+        // Items are in ledger order; those before `from` come first.
+        let skip = self.from.map_or(0, |from| {
+            items
+                .iter()
+                .take_while(|i| time(i).is_some_and(|t| t < from))
+                .count()
+        });
         if let Some(until) = self.until
-            && let Some(cut) = items.iter().position(|i| {
-                i.record_time()
-                    .and_then(parse_time_micros)
-                    .is_some_and(|t| t > until)
-            })
+            && let Some(cut) = items
+                .iter()
+                .position(|i| time(i).is_some_and(|t| t > until))
         {
             self.done = true;
             return Ok(PageTake {
+                skip: skip.min(cut),
                 keep: cut,
                 done: true,
             });
@@ -137,6 +165,7 @@ impl PageWalk {
         }
         self.cursor = Some(next);
         Ok(PageTake {
+            skip,
             keep: items.len(),
             done: false,
         })
@@ -180,7 +209,15 @@ mod tests {
         );
         let take = |w: &mut PageWalk, times: &[&str], keep, done| {
             let t = w.on_page(&page(times)).expect("moves");
-            assert_eq!(t, PageTake { keep, done }, "{times:?}");
+            assert_eq!(
+                t,
+                PageTake {
+                    skip: 0,
+                    keep,
+                    done
+                },
+                "{times:?}"
+            );
         };
         take(
             &mut w,
@@ -212,9 +249,30 @@ mod tests {
         assert_eq!(
             w.on_page(&page(&[])),
             Ok(PageTake {
+                skip: 0,
                 keep: 0,
                 done: true
             })
         );
+    }
+
+    /// A cursor in an older migration than `from`: the scan goes on with the next migration
+    /// from its first update; what it holds before `from` is skipped, the rest kept.
+    #[test]
+    fn items_before_from_are_skipped() {
+        let from = parse_time_micros("2026-11-22T10:00:02Z").unwrap_or(0);
+        let mut w = PageWalk::new(Some(cursor_at(0, from)), None, 4).from_time(from);
+        let t = w
+            .on_page(&page(&[
+                "2026-11-22T10:00:00Z",
+                "2026-11-22T10:00:01Z",
+                "2026-11-22T10:00:02Z",
+                "2026-11-22T10:00:03Z",
+            ]))
+            .expect("moves");
+        assert_eq!(t.range(), 2..4);
+        assert!(!t.done);
+        let t = w.on_page(&page(&["2026-11-22T10:00:04Z"])).expect("moves");
+        assert_eq!(t.range(), 0..1);
     }
 }

@@ -235,6 +235,56 @@ fn a_range_export_from_the_server_holds_exactly_the_updates_of_the_range() {
     assert!(!h.app.history.is_range_exporting());
 }
 
+/// A range in an earlier migration (the demo is in migration 1; migration 0 ended about 36 h
+/// before its newest update): the export reads that migration, and a range across the change
+/// reads both. Before, the cursor took the newest migration: a range wholly in migration 0 gave
+/// 0 updates marked complete, and a range across the change began at migration 1.
+#[test]
+fn a_range_export_reads_the_migration_in_force_at_its_start() {
+    let mut h = Harness::start();
+    let ledger = cantonscope::demo::generate(42);
+    let change = ledger
+        .updates()
+        .iter()
+        .find(|u| u.migration_id == 1)
+        .expect("a migration 1")
+        .record_time;
+    let dir = tempfile::tempdir().unwrap();
+    for (name, from, until) in [
+        ("old.jsonl", change - 12 * HOUR, change - HOUR),
+        ("across.jsonl", change - 6 * HOUR, change + 6 * HOUR),
+    ] {
+        let want = demo_ids(from, until);
+        assert!(want.len() > 500, "{name}: {} updates", want.len());
+        let path = dir.path().join(name);
+        start_range_export(&mut h, &path, from, until);
+        run_ticks(&mut h, 400);
+        assert!(!h.app.history.is_range_exporting(), "{}", toast(&h));
+        assert_eq!(file_ids(&path), want, "{name}");
+    }
+}
+
+/// From ledger begin the loader has not looked for where the migrations start: the export
+/// guesses the migration from the loaded updates (migration 0, the only one loaded) and skips
+/// what migration 1 holds before the range, so the file still holds exactly the range.
+#[test]
+fn a_range_export_from_a_history_loaded_from_begin_holds_exactly_the_range() {
+    let mut h = Harness::start_with(crate::common::Options {
+        tweak: Box::new(|s| s.from = cantonscope::config::HistoryStart::Begin),
+        ..crate::common::Options::default()
+    });
+    assert!(h.app.sh.feed.migration_starts.is_none());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("late.jsonl");
+    let (from, until) = (h.now - 4 * HOUR, h.now - HOUR);
+    let want = demo_ids(from, until);
+    assert!(want.len() > 100, "{} updates", want.len());
+    start_range_export(&mut h, &path, from, until);
+    run_ticks(&mut h, 800);
+    assert!(!h.app.history.is_range_exporting(), "{}", toast(&h));
+    assert_eq!(file_ids(&path), want);
+}
+
 #[test]
 fn a_cut_range_export_resumes_without_duplicates_or_gaps() {
     let mut h = Harness::start();

@@ -829,10 +829,66 @@ fn goto_time_selects_within_the_loaded_range_and_restarts_outside_it() {
     assert_eq!(h.sh.history.len(), 0, "the history restarts");
     let (_, r) = h.one_pending();
     assert_eq!(updates_req(&r).1, UpdatesPurpose::Forward);
-    assert_eq!(after_of(&r), (3, target), "the known migration is reused");
-    h.answer(Ok(page(txs(500, 4, 3, target + SEC))));
+    // Discovery saw migrations 1 to 3 start at t0: a day earlier is migration 0 (the cursor
+    // used to be the newest migration's, which skipped the older history).
+    assert_eq!(
+        after_of(&r),
+        (0, target),
+        "the migration in force at the time"
+    );
+    h.answer(Ok(page(txs(500, 4, 0, target + SEC))));
     assert_eq!(h.pane.cursor_row(), 0);
     assert_eq!(h.selected_id(), Some(uid(500)));
+}
+
+/// `:time` (and `--from`) read from the migration in force at the time, as discovery found the
+/// migrations to start, not from the newest migration (which skipped everything older: a time in
+/// migration 0 of a network now in migration 1 loaded migration 1 from its first update).
+#[test]
+fn a_time_reads_from_the_migration_in_force_then() {
+    let now = t0() + 60 * SEC;
+    let day = 86_400 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.start();
+    // Migration 1 starts two days before t0, migration 2 an hour before it.
+    let req = h.answer(Ok(page(vec![tx(9000, 1, t0() - 2 * day)])));
+    assert_discover(&req, 0);
+    let req = h.answer(Ok(page(vec![tx(9001, 2, t0() - 3_600 * SEC)])));
+    assert_discover(&req, 1);
+    let req = h.answer(Ok(page(vec![])));
+    assert_discover(&req, 2);
+    h.answer(Ok(page(txs(0, 3, 2, t0()))));
+    assert!(h.sh.feed.at_head);
+    for (target, migration) in [
+        (t0() - day, 1),
+        (t0() - 3 * day, 0),
+        (t0() - 2 * day, 1),
+        (t0() - 1_800 * SEC, 2),
+    ] {
+        h.pending.clear();
+        let mut out = Out::default();
+        h.pane.goto_time(target, &h.sh, &mut out);
+        h.drive(&mut out, None);
+        h.pending.clear();
+        h.collect_effects(out);
+        let (_, r) = h.one_pending();
+        assert_eq!(
+            after_of(&r),
+            (migration, target),
+            "{} is in migration {migration}",
+            format_time_micros(target)
+        );
+    }
+
+    // `--from` a time: discovery first, then the migration in force at that time.
+    let mut h = Harness::new(StartFrom::Time(t0() - day), now);
+    h.start();
+    h.answer(Ok(page(vec![tx(9000, 1, t0() - 2 * day)])));
+    h.answer(Ok(page(vec![tx(9001, 2, t0() - 3_600 * SEC)])));
+    h.answer(Ok(page(vec![])));
+    let (_, r) = h.one_pending();
+    assert_eq!(updates_req(&r).1, UpdatesPurpose::Forward);
+    assert_eq!(after_of(&r), (1, t0() - day), "--from reads migration 1");
 }
 
 #[test]
@@ -1226,4 +1282,38 @@ fn tab_completes_party_ids_in_the_filter() {
     assert_eq!(h.pane.filter_text(), Some("ju"));
     let said = messages(&h.take_out());
     assert!(said.iter().any(|m| m.contains("after party:")), "{said:?}");
+}
+
+/// The whole explorer on the demo (whose history has migration 0, then migration 1): `:time`
+/// to a time in migration 0 loads migration 0 from that time. Before, the cursor took the
+/// newest migration and the list began at migration 1's first update, hours later.
+#[test]
+fn time_in_an_earlier_migration_loads_that_migration() {
+    use crate::common::Harness as AppHarness;
+    let ledger = cantonscope::demo::generate(42);
+    let old: Vec<_> = ledger
+        .updates()
+        .iter()
+        .filter(|u| u.migration_id == 0)
+        .collect();
+    assert!(old.len() > 10, "the demo has a migration 0");
+    let target = old[old.len() / 2].record_time - 1;
+    let expected = old
+        .iter()
+        .find(|u| u.record_time >= target)
+        .expect("an update after the target");
+
+    let mut h = AppHarness::start();
+    assert_eq!(
+        h.app.sh.feed.migration,
+        Some(1),
+        "the network is in migration 1"
+    );
+    h.palette(&format!("time {}", format_time_micros(target)));
+    let first = h.app.sh.history.first().expect("loaded from the time");
+    assert_eq!(
+        (first.migration_id, first.record_time),
+        (0, expected.record_time),
+        "the first update at or after the time, in migration 0"
+    );
 }

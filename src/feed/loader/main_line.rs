@@ -43,6 +43,7 @@ impl Loader {
         cx.feed.failures = 0;
         self.backoff_ms = 0;
         self.discover_steps = 0;
+        self.found_starts.clear();
         cx.feed.malformed.clear();
         self.windows.clear();
         self.last_page = None;
@@ -65,13 +66,15 @@ impl Loader {
                 };
             }
             StartFrom::Now | StartFrom::Time(_) => {
-                let (t, lazy) = match origin {
-                    StartFrom::Time(t) => (t, true),
-                    _ => (cx.now, false),
+                // Now reads the newest migration; a time, the migration in force then (known
+                // once discovery ran: before that, discovery runs first).
+                let (t, lazy, migration) = match origin {
+                    StartFrom::Time(t) => (t, true, cx.feed.migration_at(t)),
+                    _ => (cx.now, false, cx.feed.migration),
                 };
                 self.lazy = lazy;
                 self.start_time = t;
-                self.stage = match cx.feed.migration {
+                self.stage = match migration {
                     Some(m) => {
                         self.cursor = Some(after_at(m, t));
                         Stage::Forward
@@ -86,10 +89,16 @@ impl Loader {
     /// After the current migration is known: where the forward loading starts.
     fn after_discovery(&mut self, m: i64, cx: &mut Ctx) {
         cx.feed.migration = Some(m);
+        cx.feed.migration_starts = Some(std::mem::take(&mut self.found_starts));
         match self.origin {
             StartFrom::Recent { .. } => self.stage = Stage::Seek { window: 0 },
-            StartFrom::Now | StartFrom::Time(_) => {
+            StartFrom::Now => {
                 self.cursor = Some(after_at(m, self.start_time));
+                self.stage = Stage::Forward;
+            }
+            StartFrom::Time(t) => {
+                let at = cx.feed.migration_at(t).unwrap_or(m);
+                self.cursor = Some(after_at(at, t));
                 self.stage = Stage::Forward;
             }
             StartFrom::Begin => self.stage = Stage::Forward,
@@ -210,6 +219,13 @@ impl Loader {
                     other => other,
                 };
                 self.discover_steps += 1;
+                // The first update of a later migration: where that migration starts.
+                if let (Some(n), Some((first_m, first_t))) =
+                    (next, page.transactions.first().and_then(item_position))
+                    && first_m == n
+                {
+                    self.found_starts.push((n, first_t));
+                }
                 match next {
                     Some(next) if self.discover_steps < MAX_DISCOVER_STEPS => {
                         self.stage = Stage::Discover { migration: next };

@@ -146,6 +146,9 @@ pub struct Feed {
     pub reached_begin: bool,
     /// The current (newest) migration id, once discovered (or seen in a loaded update).
     pub migration: Option<i64>,
+    /// Once the loader's discovery ran: `(migration, record time µs of its first update)` of
+    /// every migration after the first, in order (see [`Feed::migration_at`]).
+    pub migration_starts: Option<Vec<(i64, i64)>>,
     /// Consecutive failed requests (0 when the last one worked).
     pub failures: u32,
     /// The memory budget of the loaded history (bytes).
@@ -157,6 +160,20 @@ pub struct Feed {
 }
 
 impl Feed {
+    /// The migration in force at `time` (µs), once discovery found where each migration starts:
+    /// the newest one whose first update is at or before `time`, else the first (0). A cursor
+    /// `(that migration, time)` then reads from `time` on, across the later migrations.
+    pub fn migration_at(&self, time: i64) -> Option<i64> {
+        let starts = self.migration_starts.as_ref()?;
+        Some(
+            starts
+                .iter()
+                .rev()
+                .find(|(_, first)| *first <= time)
+                .map_or(0, |(m, _)| *m),
+        )
+    }
+
     /// The decode error recorded for a malformed item at `(migration, record time)`.
     pub fn malformed_error(&self, pos: Pos) -> Option<&str> {
         self.malformed
@@ -363,6 +380,8 @@ pub struct Loader {
     origin: StartFrom,
     stage: Stage,
     discover_steps: u32,
+    /// Where the migrations after the first start, as the running discovery finds them.
+    found_starts: Vec<(i64, i64)>,
     /// Reference time of the start (µs): `now` for Recent/Now, the time for Time.
     start_time: i64,
     /// Look-back windows (s) for Recent: the configured window, then the larger steps.
@@ -438,6 +457,7 @@ impl Loader {
             origin: StartFrom::Now,
             stage: Stage::Idle,
             discover_steps: 0,
+            found_starts: Vec::new(),
             start_time: 0,
             windows: Vec::new(),
             cursor: None,
@@ -517,6 +537,7 @@ impl Loader {
         match intent {
             LoaderIntent::Start(origin) => {
                 cx.feed.migration = None;
+                cx.feed.migration_starts = None;
                 self.restart(origin, cx);
             }
             LoaderIntent::Restart(origin) => self.restart(origin, cx),

@@ -160,14 +160,20 @@ impl HistoryPane {
         sh: &mut Shared,
         out: &mut Out,
     ) {
-        // The migration holding `from`: that of the newest loaded update at or before it, else
-        // the current one.
+        // The migration holding `from`: where the loader's discovery found the migrations to
+        // start; without that (history loaded from ledger begin), that of the newest loaded
+        // update at or before it, else the current one. If that guess is an older migration,
+        // the walk skips what the next one holds before `from`.
         let migration = sh
-            .history
-            .iter()
-            .rev()
-            .find(|s| s.record_time <= ask.from)
-            .map(|s| s.migration_id)
+            .feed
+            .migration_at(ask.from)
+            .or_else(|| {
+                sh.history
+                    .iter()
+                    .rev()
+                    .find(|s| s.record_time <= ask.from)
+                    .map(|s| s.migration_id)
+            })
             .or(sh.feed.migration)
             .unwrap_or(0);
         let id = out.next_id(sh);
@@ -180,7 +186,8 @@ impl HistoryPane {
                 Some(cursor_at(migration, ask.from)),
                 Some(ask.until),
                 PAGE_SIZE,
-            ),
+            )
+            .from_time(ask.from),
             path: ask.path,
             format: ask.format,
             from: ask.from,
@@ -242,7 +249,8 @@ impl HistoryPane {
                 job.format = side.format();
                 job.from = parse_time_micros(&side.from).unwrap_or(job.from);
                 job.until = parse_time_micros(&side.until).unwrap_or(job.until);
-                job.walk = PageWalk::new(Some(side.cursor()), Some(job.until), PAGE_SIZE);
+                job.walk = PageWalk::new(Some(side.cursor()), Some(job.until), PAGE_SIZE)
+                    .from_time(job.from);
                 let wid = out.next_id(sh);
                 out.effects.push(Effect::TruncateFile {
                     id: wid,
@@ -340,9 +348,9 @@ impl HistoryPane {
         let Some(mut side) = job.side.clone() else {
             return true;
         };
-        let chunk = encode_items(&page.transactions[..take.keep], job.format);
+        let chunk = encode_items(&page.transactions[take.range()], job.format);
         side.bytes += chunk.len() as u64;
-        side.updates += take.keep as u64;
+        side.updates += take.range().len() as u64;
         side.pages += 1;
         job.pages_now += 1;
         if let Some(c) = job.walk.cursor() {
