@@ -56,6 +56,9 @@ pub enum Level {
     Checking,
     Healthy,
     Degraded,
+    /// Every node may answer, but the newest update is older than the red threshold: the
+    /// history does not move.
+    Stalled,
     Down,
 }
 
@@ -66,6 +69,7 @@ impl Level {
             Level::Checking => "CHECKING",
             Level::Healthy => "HEALTHY",
             Level::Degraded => "DEGRADED",
+            Level::Stalled => "STALLED",
             Level::Down => "DOWN",
         }
     }
@@ -91,9 +95,10 @@ fn secs_text(us: i64) -> String {
     }
 }
 
-/// Judges the nodes and the history: scan 0 down (the history's source) or the newest update
-/// older than the red threshold is **down**; any other node down or degraded, or a lag over
-/// the amber threshold, is **degraded**; otherwise **healthy** (with what was checked).
+/// Judges the nodes and the history: scan 0 down (the history's source) is **down**; the newest
+/// update older than the red threshold is **stalled** (the nodes answer, the history does not
+/// move); any other node down or degraded, or a lag over the amber threshold, is **degraded**;
+/// otherwise **healthy** (with what was checked).
 pub fn judge(
     poller: &NodePoller,
     stats: &HistoryStats,
@@ -143,7 +148,7 @@ pub fn judge(
         let age = now - newest;
         match lag.level(age) {
             LagLevel::Red => {
-                level = Level::Down;
+                level = level.max(Level::Stalled);
                 reasons.push(format!(
                     "newest update {} old (red over {})",
                     secs_text(age),
@@ -510,7 +515,8 @@ mod tests {
         assert_eq!(v.level, Level::Degraded);
         assert_eq!(v.reasons, ["newest update 15s old (amber over 10s)"]);
         let v = judge(&p, &stats, true, NOW + 10 * SEC, lag);
-        assert_eq!(v.level, Level::Down);
+        assert_eq!(v.level, Level::Stalled);
+        assert_eq!(v.level.label(), "STALLED");
         // Browsing the past says nothing about the lag.
         assert_eq!(
             judge(&p, &stats, false, NOW + 10 * SEC, lag).level,

@@ -214,6 +214,26 @@ fn live_tail_pauses_counts_new_updates_and_resumes() {
     assert!(h.screen(120, 40).contains("LIVE"));
 }
 
+/// Every node answers but no update arrives for longer than the red lag threshold: the
+/// dashboard says STALLED (the history does not move), not DOWN (which a user test read as a
+/// node being down while the header said `scan OK`).
+#[test]
+fn a_history_that_stops_moving_is_stalled_not_down() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('4'));
+    // The static demo adds no updates: ten minutes on, its newest is ten minutes old.
+    for _ in 0..120 {
+        h.tick(5.0);
+    }
+    let screen = h.screen(120, 40);
+    let top = screen.lines().nth(2).unwrap_or_default().to_string();
+    assert!(top.contains("STALLED"), "{screen}");
+    assert!(top.contains("(red over 5m)"), "{top}");
+    assert!(!top.contains("DOWN"), "{top}");
+    let header = screen.lines().next().unwrap_or_default().to_string();
+    assert!(header.contains("● scan OK"), "{header}");
+}
+
 #[test]
 fn a_node_going_down_and_coming_back() {
     let mut h = Harness::start();

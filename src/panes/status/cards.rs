@@ -260,6 +260,7 @@ impl StatusPane {
             Level::Checking => theme.muted,
             Level::Healthy => theme.status_ok,
             Level::Degraded => theme.status_warn,
+            Level::Stalled => theme.status_err,
             Level::Down => theme.status_err,
         };
         let line = Line::from(vec![
