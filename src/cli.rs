@@ -70,9 +70,9 @@ pub struct GlobalArgs {
 #[derive(Debug, Clone, Default, Args)]
 #[command(next_help_heading = "Explorer options")]
 pub struct TuiArgs {
-    /// Where the history starts: begin, now, or an RFC 3339 time [default: 10 minutes before the
-    /// newest update].
-    #[arg(long, value_name = "begin|now|TIME")]
+    /// Where the history starts: begin, now, an RFC 3339 time or a span back from now (-2h)
+    /// [default: 10 minutes before the newest update].
+    #[arg(long, value_name = "begin|now|TIME", allow_hyphen_values = true)]
     pub from: Option<HistoryStart>,
     /// Polling interval, e.g. 2s, 500ms, 1m.
     #[arg(long, value_name = "DURATION", value_parser = parse_refresh)]
@@ -332,8 +332,9 @@ pub enum NetworkCommand {
     /// head, or --pages; progress as JSON lines on stderr, the result as JSON on stdout.
     #[command(after_help = NETWORK_EXIT_CODES)]
     Sweep {
-        /// Start at this record time (RFC 3339), or `begin` [default: begin].
-        #[arg(long, value_name = "TIME|begin")]
+        /// Start at this record time (RFC 3339, or a span back from now such as -2h), or `begin`
+        /// [default: begin].
+        #[arg(long, value_name = "TIME|begin", allow_hyphen_values = true)]
         from: Option<HistoryStart>,
         /// Stop after this many pages.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]

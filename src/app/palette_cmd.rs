@@ -117,6 +117,11 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
             }
         }
         "time" => match crate::model::when::parse_when(&arg, app.sh.now, app.sh.local_time) {
+            Some(t) if t > app.sh.now => out.error(format!(
+                "time: {} is in the future (it is {} now)",
+                app.sh.format_time(t),
+                app.sh.format_time(app.sh.now)
+            )),
             Some(t) => {
                 app.focus = PaneId::History;
                 out.owner = PaneId::History;

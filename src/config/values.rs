@@ -215,12 +215,25 @@ impl FromStr for HistoryStart {
             "begin" => Ok(HistoryStart::Begin),
             "now" => Ok(HistoryStart::Now),
             "recent" => Ok(HistoryStart::Recent),
-            _ => DateTime::parse_from_rfc3339(trimmed)
-                .map(|time| HistoryStart::At(time.with_timezone(&Utc)))
-                .map_err(|_| {
+            // A span back from now (`-2h`, as `:time` takes it) is read now.
+            _ if trimmed.starts_with('-') => {
+                crate::model::when::parse_when(trimmed, Utc::now().timestamp_micros(), false)
+                    .and_then(DateTime::<Utc>::from_timestamp_micros)
+                    .map(HistoryStart::At)
+                    .ok_or_else(|| {
+                        format!(
+                            "invalid start {trimmed:?}: a span back from now is -2h, -30m or -1d"
+                        )
+                    })
+            }
+            _ => crate::model::summary::parse_time_micros(trimmed)
+                .and_then(DateTime::<Utc>::from_timestamp_micros)
+                .map(HistoryStart::At)
+                .ok_or_else(|| {
                     format!(
-                        "invalid start {trimmed:?}: expected begin, now, recent or an RFC 3339 time \
-                         such as 2026-01-31T12:00:00Z"
+                        "invalid start {trimmed:?}: expected begin, now, recent (the last 10 \
+                         minutes), an RFC 3339 time such as 2026-01-31T12:00:00Z, or a span back \
+                         from now such as -2h"
                     )
                 }),
         }
@@ -308,5 +321,14 @@ mod tests {
         let at: HistoryStart = "2026-01-31T12:00:00+01:00".parse().expect("valid");
         assert_eq!(at.to_string(), "2026-01-31T11:00:00+00:00");
         assert!("yesterday".parse::<HistoryStart>().is_err());
+        // A span back from now, as `:time` takes it.
+        let Ok(HistoryStart::At(t)) = "-2h".parse::<HistoryStart>() else {
+            panic!("-2h is a start");
+        };
+        let back = Utc::now() - t;
+        assert!(
+            back.num_minutes() >= 119 && back.num_minutes() <= 121,
+            "{back}"
+        );
     }
 }

@@ -234,6 +234,31 @@ fn a_history_that_stops_moving_is_stalled_not_down() {
     assert!(header.contains("● scan OK"), "{header}");
 }
 
+/// `:time` to a time of day that has not come yet says so (it used to switch to browsing with
+/// nothing to load and no message).
+#[test]
+fn a_time_in_the_future_is_refused() {
+    let mut h = Harness::start();
+    let before = h.app.sh.history.len();
+    h.palette("time -1h");
+    assert!(h.app.history.is_browsing());
+    h.key(KeyCode::Char('f'));
+    h.palette(&format!(
+        "time {}",
+        cantonscope::model::summary::format_time_micros(h.now + 3_600_000_000)
+    ));
+    assert!(
+        crate::common::toast(&h).contains("is in the future"),
+        "{}",
+        crate::common::toast(&h)
+    );
+    assert!(
+        !h.app.history.is_browsing(),
+        "still following the live tail"
+    );
+    assert!(h.app.sh.history.len() >= before);
+}
+
 #[test]
 fn a_node_going_down_and_coming_back() {
     let mut h = Harness::start();

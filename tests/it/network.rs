@@ -1000,6 +1000,12 @@ fn cli_sweep_reports_the_first_diverging_update() {
     assert_eq!(limited["end"], "page_limit");
     assert_eq!(limited["updates"], 10);
     assert!(output.stderr.is_empty());
+
+    // A span back from now, as the explorer's `S` and `:time` take it (it used to be a usage
+    // error, and `--from -2h` without `=` a clap error).
+    let (output, back) = network_cli(&["sweep", "--from", "-2h", "--pages", "1", "--quiet"]);
+    assert_ne!(output.status.code(), Some(2), "{back}");
+    assert!(back["end"].is_string(), "{back}");
 }
 
 // ---------------------------------------------------------------------------------------------
