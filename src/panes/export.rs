@@ -88,6 +88,11 @@ impl ExportDialog {
         self.input.validation()
     }
 
+    /// Shows `message` under the path (e.g. that the file exists).
+    pub fn set_validation(&mut self, message: &str) {
+        self.input.set_validation(Some(message.to_owned()));
+    }
+
     /// Handles a key: the path input gets it first; Tab / Shift-Tab / ↑ / ↓ switch the format.
     pub fn handle_key(&mut self, key: &KeyEvent) -> DialogOutcome {
         match self.input.handle_key(key) {
@@ -379,11 +384,16 @@ impl RangeDialog {
     }
 
     fn invalid(mut self, i: usize, message: String) -> Box<RangeDialog> {
+        self.set_error(i, message);
+        Box::new(self)
+    }
+
+    /// Focuses field `i` (0 file, 1 from, 2 until) and shows `message` for it.
+    pub fn set_error(&mut self, i: usize, message: impl Into<String>) {
         self.focus = i;
         if let Some(f) = self.fields.get_mut(i) {
-            f.set_validation(Some(message));
+            f.set_validation(Some(message.into()));
         }
-        Box::new(self)
     }
 
     /// Draws the dialog centred in `area` (the pane).

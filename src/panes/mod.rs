@@ -25,6 +25,7 @@ pub mod history;
 pub mod holdings;
 pub mod ledger;
 pub mod network;
+pub mod new_file;
 pub mod proxy;
 pub mod status;
 pub mod update;

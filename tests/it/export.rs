@@ -550,49 +550,75 @@ impl Pure {
     /// runtime does) and returns the files they touched that exist afterwards.
     fn written(&mut self) -> Vec<(String, Vec<u8>)> {
         let mut touched: Vec<String> = Vec::new();
-        let effects = std::mem::take(&mut self.out.effects);
-        for e in effects {
-            let (id, n) = match e {
-                Effect::WriteFile { id, path, contents } => {
-                    let p = path.display().to_string();
-                    let n = contents.len();
-                    self.fs.insert(p.clone(), contents);
-                    touched.push(p);
-                    (id, n)
-                }
-                Effect::AppendFile { id, path, contents } => {
-                    let p = path.display().to_string();
-                    let n = contents.len();
-                    self.fs
-                        .get_mut(&p)
-                        .expect("appends follow a write")
-                        .extend_from_slice(&contents);
-                    touched.push(p);
-                    (id, n)
-                }
-                Effect::RemoveFile(path) => {
-                    let p = path.display().to_string();
-                    self.fs.remove(&p);
-                    touched.push(p);
-                    continue;
-                }
-                other => {
-                    self.out.effects.push(other);
-                    continue;
-                }
-            };
-            let mut out = Out::default();
-            assert!(
-                self.pane.on_written(id, &Ok(n), &mut out),
-                "the export claims its writes"
-            );
-            self.absorb(out);
+        let mut others = Vec::new();
+        // The effects, and those the answers bring (a cancelled export's file goes once it
+        // was created), until none is left.
+        while !self.out.effects.is_empty() {
+            let effects = std::mem::take(&mut self.out.effects);
+            for e in effects {
+                self.run_file_effect(e, &mut touched, &mut others);
+            }
         }
+        self.out.effects = others;
         touched.dedup();
         touched
             .into_iter()
             .filter_map(|p| self.fs.get(&p).map(|c| (p, c.clone())))
             .collect()
+    }
+
+    /// One effect as the runtime's ordered writer runs it (a new file is refused when the
+    /// path is taken), answered to the pane; any other effect is kept in `others`.
+    fn run_file_effect(&mut self, e: Effect, touched: &mut Vec<String>, others: &mut Vec<Effect>) {
+        let (id, n) = match e {
+            Effect::CreateFile { id, path, contents } => {
+                let p = path.display().to_string();
+                if self.fs.contains_key(&p) {
+                    let mut out = Out::default();
+                    let exists = Err(cantonscope::msg::FILE_EXISTS.to_owned());
+                    assert!(self.pane.on_written(id, &exists, &mut out));
+                    self.absorb(out);
+                    return;
+                }
+                let n = contents.len();
+                self.fs.insert(p.clone(), contents);
+                touched.push(p);
+                (id, n)
+            }
+            Effect::WriteFile { id, path, contents } => {
+                let p = path.display().to_string();
+                let n = contents.len();
+                self.fs.insert(p.clone(), contents);
+                touched.push(p);
+                (id, n)
+            }
+            Effect::AppendFile { id, path, contents } => {
+                let p = path.display().to_string();
+                let n = contents.len();
+                self.fs
+                    .get_mut(&p)
+                    .expect("appends follow a write")
+                    .extend_from_slice(&contents);
+                touched.push(p);
+                (id, n)
+            }
+            Effect::RemoveFile(path) => {
+                let p = path.display().to_string();
+                self.fs.remove(&p);
+                touched.push(p);
+                return;
+            }
+            other => {
+                others.push(other);
+                return;
+            }
+        };
+        let mut out = Out::default();
+        assert!(
+            self.pane.on_written(id, &Ok(n), &mut out),
+            "the export claims its writes"
+        );
+        self.absorb(out);
     }
 
     fn messages(&mut self) -> Vec<String> {
@@ -716,6 +742,42 @@ fn esc_cancels_a_running_export_and_nothing_is_written() {
         p.fs.keys()
     );
     assert!(!buffer_text(&p.render(80, 24)).contains("exporting"));
+}
+
+/// A file that exists is refused by the first chunk, and nothing follows it: no chunk is
+/// appended to the file, and a cancel before that answer came removes nothing. Before, the
+/// first chunk replaced the file, and a cancel removed it.
+#[test]
+fn a_file_that_exists_is_never_appended_to_or_removed() {
+    let total = CHUNK_ROWS * 2 + 10;
+    let mut p = Pure::with_rows(total);
+    p.fs.insert("keep.jsonl".into(), b"precious\n".to_vec());
+    p.start_export("keep.jsonl");
+    // Ticks before the answer encode nothing more.
+    p.tick();
+    p.tick();
+    assert_eq!(p.pane.export_progress(), Some((CHUNK_ROWS, total)));
+    assert!(p.written().is_empty());
+    assert_eq!(p.fs["keep.jsonl"], b"precious\n");
+    assert_eq!(p.pane.export_progress(), None);
+    assert!(
+        p.messages()
+            .contains(&"keep.jsonl exists: not replaced".to_owned()),
+        "the status line says so"
+    );
+    assert_eq!(
+        p.pane.export_dialog().and_then(|d| d.validation()),
+        Some(cantonscope::panes::new_file::EXISTS_NOTE)
+    );
+
+    // Esc, e to the same file and Esc again while its first chunk is on its way: kept.
+    p.key(KeyCode::Esc);
+    p.start_export("keep.jsonl");
+    p.cmd(Command::Back);
+    assert_eq!(p.pane.export_progress(), None);
+    p.tick();
+    p.written();
+    assert_eq!(p.fs["keep.jsonl"], b"precious\n", "not removed");
 }
 
 #[test]

@@ -1329,6 +1329,7 @@ fn settle(app: &mut App, effects: Vec<Effect>, answers: &mut Answers) {
                 })))
             }
             Effect::WriteFile { id, path, contents }
+            | Effect::CreateFile { id, path, contents }
             | Effect::AppendFile { id, path, contents } => app.update(Action::Written {
                 id,
                 path: path.display().to_string(),

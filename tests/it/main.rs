@@ -24,6 +24,7 @@ mod fuzz;
 mod history_reach;
 mod network;
 mod network_ui;
+mod no_overwrite;
 mod pane_history;
 mod pane_holdings;
 mod pane_ledger;

@@ -439,8 +439,8 @@ fn save_prompts_then_writes_the_pretty_body() {
         &mut out,
     );
     assert!(!pane.save_prompt_open());
-    let [Effect::WriteFile { path, contents, .. }] = out.effects.as_slice() else {
-        panic!("one WriteFile: {:?}", out.effects);
+    let [Effect::CreateFile { path, contents, .. }] = out.effects.as_slice() else {
+        panic!("one new file: {:?}", out.effects);
     };
     assert_eq!(path.to_str(), Some(format!("./{T}.json").as_str()));
     let text = String::from_utf8(contents.clone()).expect("utf-8");
@@ -599,8 +599,8 @@ fn hostile_strings_leave_no_control_characters_on_screen() {
         &mut sh,
         &mut out,
     );
-    let [Effect::WriteFile { path, .. }] = out.effects.as_slice() else {
-        panic!("one WriteFile: {:?}", out.effects);
+    let [Effect::CreateFile { path, .. }] = out.effects.as_slice() else {
+        panic!("one new file: {:?}", out.effects);
     };
     let name = path.to_str().expect("utf-8 path");
     assert!(

@@ -1,5 +1,8 @@
 //! The History pane's export: the dialog over the shown rows, the job encoding a chunk per tick
-//! and the file writes streaming it (see `panes::export` for the dialog itself).
+//! and the file writes streaming it (see `panes::export` for the dialog itself). The first
+//! chunk creates the file ([`crate::panes::new_file`]) and nothing more is encoded until that
+//! landed: when the file exists nothing is written, the dialog comes back saying so, and ↵
+//! again replaces it.
 
 use crossterm::event::KeyEvent;
 
@@ -8,6 +11,7 @@ use crate::msg::{Effect, RequestId};
 use crate::ui::format::group_thousands;
 
 use super::super::export::{DialogOutcome, ExportDialog};
+use super::super::new_file::EXISTS_NOTE;
 use super::super::{Out, Shared};
 use super::HistoryPane;
 
@@ -25,6 +29,37 @@ pub(super) struct ExportWrites {
     encoded: bool,
     /// Finished, failed or cancelled: later answers are only absorbed.
     over: bool,
+    /// The first write (creating or replacing the file) landed: the file is the export's.
+    /// Until then nothing more is written, and a cancel removes the file only once it did.
+    opened: bool,
+    /// The dialog as submitted, until the file is opened: it comes back if the file exists.
+    retry: Option<Box<ExportDialog>>,
+}
+
+impl ExportWrites {
+    fn new(job: &crate::model::export::ExportJob, retry: ExportDialog) -> ExportWrites {
+        ExportWrites {
+            path: job.path.clone(),
+            rows: job.total(),
+            format: job.format,
+            ids: Vec::new(),
+            pending: 0,
+            bytes: 0,
+            encoded: false,
+            over: false,
+            opened: false,
+            retry: Some(Box::new(retry)),
+        }
+    }
+
+    /// Stops: later answers are absorbed; what the export wrote is removed (once the file is
+    /// opened: the answer to the first write removes it otherwise).
+    fn give_up(&mut self, out: &mut Out) {
+        self.over = true;
+        if self.opened {
+            out.effects.push(Effect::RemoveFile(self.path.clone()));
+        }
+    }
 }
 
 impl HistoryPane {
@@ -61,51 +96,45 @@ impl HistoryPane {
         match dialog.handle_key(key) {
             DialogOutcome::Submit => {
                 if let Some(dialog) = self.export_dialog.take() {
+                    let retry = dialog.clone();
                     match dialog.into_job() {
                         Ok(job) => {
+                            self.export_writes = Some(ExportWrites::new(&job, retry));
                             self.export = Some(job);
-                            self.export_writes = None;
                             self.step_export(sh, out);
                         }
                         Err(dialog) => self.export_dialog = Some(*dialog),
                     }
                 }
             }
-            DialogOutcome::Cancel => self.export_dialog = None,
+            DialogOutcome::Cancel => {
+                self.export_dialog = None;
+                self.export_file.forget();
+            }
             DialogOutcome::Changed | DialogOutcome::Nothing => {}
         }
         self.scroll.set_viewport(self.list_viewport());
     }
 
     /// Encodes the next chunk of the running export and streams it to the file (the first
-    /// chunk creates it, the next ones append; the runtime runs file effects in order).
+    /// chunk creates it, the next ones append once it landed; the runtime runs file effects in
+    /// order).
     pub(super) fn step_export(&mut self, sh: &mut Shared, out: &mut Out) {
-        let Some(job) = &mut self.export else {
+        let (Some(job), Some(writes)) = (&mut self.export, &mut self.export_writes) else {
             return;
         };
+        if !writes.ids.is_empty() && !writes.opened {
+            return;
+        }
         let step = job.step(&sh.history, CHUNK_ROWS);
         let chunk = job.take_chunk();
-        let (path, rows, format) = (job.path.clone(), job.total(), job.format);
-        let writes = self.export_writes.get_or_insert_with(|| ExportWrites {
-            path: path.clone(),
-            rows,
-            format,
-            ids: Vec::new(),
-            pending: 0,
-            bytes: 0,
-            encoded: false,
-            over: false,
-        });
+        let path = job.path.clone();
         match step {
             Ok(finished) => {
                 if !chunk.is_empty() || writes.ids.is_empty() {
                     let id = out.next_id(sh);
                     out.effects.push(if writes.ids.is_empty() {
-                        Effect::WriteFile {
-                            id,
-                            path,
-                            contents: chunk,
-                        }
+                        self.export_file.write(id, path, chunk)
                     } else {
                         Effect::AppendFile {
                             id,
@@ -123,10 +152,7 @@ impl HistoryPane {
             }
             Err(e) => {
                 self.export = None;
-                writes.over = true;
-                if !writes.ids.is_empty() {
-                    out.effects.push(Effect::RemoveFile(writes.path.clone()));
-                }
+                writes.give_up(out);
                 out.error(format!(
                     "export cancelled: {e}; the partial file was removed"
                 ));
@@ -149,6 +175,32 @@ impl HistoryPane {
             return false;
         }
         w.pending = w.pending.saturating_sub(1);
+        if w.ids.first() == Some(&id) && !w.opened {
+            if self.export_file.refused(&w.path, result, out) {
+                // Nothing was written: the dialog comes back (unless the export was stopped).
+                let retry = w.retry.take();
+                if !w.over {
+                    w.over = true;
+                    self.export = None;
+                    if self.export_dialog.is_none()
+                        && let Some(mut dialog) = retry
+                    {
+                        dialog.set_validation(EXISTS_NOTE);
+                        self.export_dialog = Some(*dialog);
+                    }
+                    self.scroll.set_viewport(self.list_viewport());
+                }
+                return true;
+            }
+            if result.is_ok() {
+                w.opened = true;
+                w.retry = None;
+                if w.over {
+                    // Cancelled while the file was being created: it goes now.
+                    out.effects.push(Effect::RemoveFile(w.path.clone()));
+                }
+            }
+        }
         if w.over {
             return true;
         }
@@ -168,8 +220,8 @@ impl HistoryPane {
                 }
             }
             Err(e) => {
-                w.over = true;
-                out.effects.push(Effect::RemoveFile(w.path.clone()));
+                // A file the export did not open is not its own to remove.
+                w.give_up(out);
                 out.error(format!(
                     "export failed: could not write {}: {e}",
                     w.path.display()
@@ -187,10 +239,7 @@ impl HistoryPane {
         if let Some(w) = &mut self.export_writes
             && !w.over
         {
-            w.over = true;
-            if !w.ids.is_empty() {
-                out.effects.push(Effect::RemoveFile(w.path.clone()));
-            }
+            w.give_up(out);
         }
         Some((job.done(), job.total()))
     }

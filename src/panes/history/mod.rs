@@ -41,6 +41,7 @@ use crate::ui::scroll::ScrollState;
 use crate::ui::table::{Columns, Draw, FilterEvent, FilterInput};
 
 use super::export::{ExportDialog, RangeDialog, render_progress};
+use super::new_file::NewFile;
 use super::{AppEvent, Out, Pane, PaneId, RenderCtx, Shared, StartFrom};
 pub use crate::feed::loader::{
     DISCOVER_TIME, EARLIER_ENOUGH, EARLIER_FIRST_STEP, EARLIER_MAX_STEP, MAX_BACKOFF_MS, PAGE_SIZE,
@@ -96,6 +97,8 @@ pub struct HistoryPane {
     export: Option<ExportJob>,
     /// The writes of the current (or last) export.
     export_writes: Option<ExportWrites>,
+    /// The path of an export the user was told exists (`e` and `X`): ↵ again replaces it.
+    export_file: NewFile,
     /// The export-from-the-server dialog, while open.
     range_dialog: Option<RangeDialog>,
     /// The running export from the server.
@@ -129,6 +132,7 @@ impl HistoryPane {
             export_dialog: None,
             export: None,
             export_writes: None,
+            export_file: NewFile::default(),
             range_dialog: None,
             range_export: None,
             range_orphans: Vec::new(),

@@ -4,11 +4,15 @@
 //! collected in memory — at most [`PAGES_PER_SEC`] pages a second, with progress in the status
 //! line. After each page has landed, the sidecar (`<file>.progress.json`) records the bytes
 //! and the cursor, so running the export again with the same file after an error, a cancel or
-//! a quit cuts the file to its last whole page and continues after it.
+//! a quit cuts the file to its last whole page and continues after it. Without a sidecar the
+//! header creates the file ([`crate::panes::new_file`]): a file that exists is left alone, the
+//! dialog comes back saying so, and ↵ again replaces it; the sidecar is written once the header
+//! landed.
 //!
 //! ```text
-//!  X ─► dialog ─► read sidecar ─┬─ none: write header + sidecar ─┐
-//!                               └─ found: truncate to its bytes ─┴─► page ─► append ─► sidecar ─► page …
+//!  X ─► dialog ─► read sidecar ─┬─ none: create with header ─► sidecar ─┐
+//!                               │     (exists: dialog again)            │
+//!                               └─ found: truncate to its bytes ────────┴─► page ─► append ─► sidecar ─► page …
 //! ```
 
 use std::path::PathBuf;
@@ -25,6 +29,7 @@ use crate::msg::{Effect, Fetched, Request, RequestId, Response, UpdatesPurpose};
 use crate::ui::format::group_thousands;
 
 use super::super::export::{DialogOutcome, RangeDialog};
+use super::super::new_file::EXISTS_NOTE;
 use super::super::{Out, Shared};
 use super::HistoryPane;
 
@@ -62,6 +67,10 @@ pub(super) struct RangeExport {
     now: i64,
     started: i64,
     pages_now: u64,
+    /// The write creating the file (a new export), until it landed.
+    creating: Option<RequestId>,
+    /// The dialog as submitted, until the file is created: it comes back if the file exists.
+    retry: Option<RangeDialog>,
 }
 
 impl RangeExport {
@@ -132,6 +141,7 @@ impl HistoryPane {
                 let Some(dialog) = self.range_dialog.take() else {
                     return;
                 };
+                let retry = dialog.clone();
                 let (now, local) = (sh.now, sh.local_time);
                 let when = |t: &str| {
                     if t.trim().eq_ignore_ascii_case("now") {
@@ -141,11 +151,14 @@ impl HistoryPane {
                     }
                 };
                 match dialog.resolve(when) {
-                    Ok(ask) => self.start_range_export(ask, sh, out),
+                    Ok(ask) => self.start_range_export(ask, retry, sh, out),
                     Err(dialog) => self.range_dialog = Some(*dialog),
                 }
             }
-            DialogOutcome::Cancel => self.range_dialog = None,
+            DialogOutcome::Cancel => {
+                self.range_dialog = None;
+                self.export_file.forget();
+            }
             DialogOutcome::Changed | DialogOutcome::Nothing => {}
         }
     }
@@ -157,6 +170,7 @@ impl HistoryPane {
     fn start_range_export(
         &mut self,
         ask: crate::panes::export::RangeAsk,
+        retry: RangeDialog,
         sh: &mut Shared,
         out: &mut Out,
     ) {
@@ -202,6 +216,8 @@ impl HistoryPane {
             now: sh.now,
             started: sh.now,
             pages_now: 0,
+            creating: None,
+            retry: Some(retry),
         });
     }
 
@@ -280,15 +296,13 @@ impl HistoryPane {
                     &cursor,
                     head.len() as u64,
                 );
-                for (path, contents) in [(job.path.clone(), head), (side_path, side.to_bytes())] {
-                    let wid = out.next_id(sh);
-                    out.effects.push(Effect::WriteFile {
-                        id: wid,
-                        path,
-                        contents,
-                    });
-                    job.writes.push(wid);
-                }
+                // A new file (or the one the user chose to replace); its sidecar once it is.
+                let wid = out.next_id(sh);
+                out.effects
+                    .push(self.export_file.write(wid, job.path.clone(), head));
+                job.writes.push(wid);
+                job.creating = Some(wid);
+                job.next_side = Some((out.next_id(sh), side.clone()));
                 job.side = Some(side);
             }
         }
@@ -391,6 +405,21 @@ impl HistoryPane {
             return false;
         };
         job.writes.remove(at);
+        if job.creating == Some(id) {
+            job.creating = None;
+            let retry = job.retry.take();
+            if self.export_file.refused(&job.path, result, out) {
+                // Nothing was written (the sidecar waited for the header): ask again.
+                self.range_export = None;
+                if self.range_dialog.is_none()
+                    && let Some(mut dialog) = retry
+                {
+                    dialog.set_error(0, EXISTS_NOTE);
+                    self.range_dialog = Some(dialog);
+                }
+                return true;
+            }
+        }
         if let Err(e) = result {
             let msg = format!("could not write {}: {e}", job.path.display());
             return self.stop_range(&msg, out);

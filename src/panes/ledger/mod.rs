@@ -408,15 +408,10 @@ impl Pane for LedgerPane {
         self.execute.on_file_read(id, path, result, out);
     }
 
-    fn on_written(
-        &mut self,
-        id: RequestId,
-        result: &Result<usize, String>,
-        _out: &mut Out,
-    ) -> bool {
-        // The App's "saved N bytes" message is kept: the section only updates its own line.
-        self.package.on_written(id, result);
-        false
+    fn on_written(&mut self, id: RequestId, result: &Result<usize, String>, out: &mut Out) -> bool {
+        // The App's "saved N bytes" message is kept: the section only updates its own line (and
+        // asks again when the file exists).
+        self.package.on_written(id, result, out)
     }
 
     fn set_area(&mut self, area: Rect) {

@@ -1,7 +1,8 @@
-//! Package section: `GET /v2/packages/{package-id}` saved to a file the user names
-//! (`Effect::WriteFile`), with its size and `Canton-Package-Hash`. Package ids seen in the
-//! loaded history (the package part of template ids) and in ledger answers are offered as a
-//! list and for Tab completion.
+//! Package section: `GET /v2/packages/{package-id}` saved to a file the user names, with its
+//! size and `Canton-Package-Hash`. A file that exists is never replaced without a second ↵ on
+//! the same name ([`crate::panes::new_file`]): the form comes back saying so. Package ids seen
+//! in the loaded history (the package part of template ids) and in ledger answers are offered
+//! as a list and for Tab completion.
 
 use std::path::PathBuf;
 
@@ -12,7 +13,8 @@ use ratatui::style::Style;
 
 use crate::model::summary::cat;
 use crate::msg::Command;
-use crate::msg::{Effect, Fetched, Request, RequestId, Response};
+use crate::msg::{Fetched, Request, RequestId, Response};
+use crate::panes::new_file::{EXISTS_NOTE, NewFile};
 use crate::panes::{Out, Shared};
 use crate::ui::format::group_thousands;
 use crate::ui::scroll::ScrollState;
@@ -41,6 +43,10 @@ pub struct Downloaded {
 #[derive(Debug, Default)]
 pub struct PackageSection {
     form: Option<Form>,
+    /// The form as submitted: it comes back when the file exists.
+    asked: Option<Form>,
+    /// The path the user was told exists.
+    file: NewFile,
     last_id: String,
     last_path: String,
     pending: Option<(RequestId, String, String)>,
@@ -118,7 +124,7 @@ impl PackageSection {
         ]) else {
             return;
         };
-        self.form = None;
+        self.asked = self.form.take();
         self.last_id = id.clone();
         self.last_path = path.clone();
         let rid = out.fetch(
@@ -130,13 +136,34 @@ impl PackageSection {
         self.pending = Some((rid, id, path));
     }
 
-    /// A file write of the pane finished: the download, if it is that one.
-    pub(super) fn on_written(&mut self, id: RequestId, result: &Result<usize, String>) {
-        if let Some(d) = &mut self.result
-            && d.write_id == id
-        {
-            d.written = Some(result.clone());
+    /// A file write of the pane finished: the download, if it is that one. When the file
+    /// existed the form comes back saying so (↵ again replaces it); returns whether it did.
+    pub(super) fn on_written(
+        &mut self,
+        id: RequestId,
+        result: &Result<usize, String>,
+        out: &mut Out,
+    ) -> bool {
+        let Some(d) = &mut self.result else {
+            return false;
+        };
+        if d.write_id != id {
+            return false;
         }
+        d.written = Some(result.clone());
+        if !self
+            .file
+            .refused(std::path::Path::new(&d.path), result, out)
+        {
+            return false;
+        }
+        if self.form.is_none()
+            && let Some(mut form) = self.asked.take()
+        {
+            form.set_error(1, EXISTS_NOTE);
+            self.form = Some(form);
+        }
+        true
     }
 }
 
@@ -146,8 +173,10 @@ impl SectionView for PackageSection {
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        if form_key(&mut self.form, key) == Some(FormOutcome::Submitted) {
-            self.submit(sh, out);
+        match form_key(&mut self.form, key) {
+            Some(FormOutcome::Submitted) => self.submit(sh, out),
+            Some(FormOutcome::Cancelled) => self.file.forget(),
+            _ => {}
         }
     }
 
@@ -205,11 +234,8 @@ impl SectionView for PackageSection {
                 if let Some(d) = &mut self.result {
                     d.write_id = wid;
                 }
-                out.effects.push(Effect::WriteFile {
-                    id: wid,
-                    path: PathBuf::from(path),
-                    contents: p.bytes.clone(),
-                });
+                out.effects
+                    .push(self.file.write(wid, PathBuf::from(path), p.bytes.clone()));
             }
             Ok(_) => {}
             Err(e) => {

@@ -26,8 +26,9 @@ use serde_json::{Value, json};
 use crate::model::summary::format_time_micros;
 use crate::model::sweep::{Cursor, Sweep, SweepEnd, SweepPlan, SweepProgress};
 use crate::model::when::parse_when;
-use crate::msg::{Effect, FILE_EXISTS, Fetched, Request, RequestId, Response};
+use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::form::Form;
+use crate::panes::new_file::{EXISTS_NOTE, NewFile};
 use crate::panes::{Out, Shared};
 use crate::ui::format::{group_thousands, human_secs};
 use crate::ui::load::accept;
@@ -83,7 +84,7 @@ pub struct SweepState {
     /// The save in flight: its write and path.
     saving: Option<(RequestId, String)>,
     /// A path the user was told exists: saving to it again replaces it.
-    replace: Option<String>,
+    file: NewFile,
     /// The cursor the first page is asked after (`None`: the beginning).
     start: Option<Cursor>,
     /// Where it started, as shown (`the loaded history`, `the beginning`).
@@ -185,7 +186,7 @@ impl NetworkPane {
             plan: Some(plan),
             from: label.clone(),
             started_at: sh.now,
-            replace: self.sweep.replace.take(),
+            file: std::mem::take(&mut self.sweep.file),
             start: from.clone(),
             ..SweepState::default()
         };
@@ -362,21 +363,8 @@ impl NetworkPane {
         }
         let contents = serde_json::to_vec_pretty(&self.sweep_json(sweep)).unwrap_or_default();
         let id = out.next_id(sh);
-        let replace = self.sweep.replace.as_deref() == Some(path);
-        let file = PathBuf::from(path);
-        out.effects.push(if replace {
-            Effect::WriteFile {
-                id,
-                path: file,
-                contents,
-            }
-        } else {
-            Effect::CreateFile {
-                id,
-                path: file,
-                contents,
-            }
-        });
+        out.effects
+            .push(self.sweep.file.write(id, PathBuf::from(path), contents));
         self.sweep.saving = Some((id, path.to_owned()));
     }
 
@@ -391,22 +379,19 @@ impl NetworkPane {
         let Some((_, path)) = self.sweep.saving.take_if(|(saving, _)| *saving == id) else {
             return false;
         };
+        if self
+            .sweep
+            .file
+            .refused(std::path::Path::new(&path), result, out)
+        {
+            self.sweep_save_prompt(&path, Some(EXISTS_NOTE.into()));
+            return true;
+        }
         match result {
-            Ok(n) => {
-                self.sweep.replace = None;
-                out.info(format!(
-                    "sweep saved to {path} ({} bytes)",
-                    group_thousands(*n)
-                ));
-            }
-            Err(e) if e == FILE_EXISTS => {
-                out.warn(format!("{path} exists: not replaced"));
-                self.sweep_save_prompt(
-                    &path,
-                    Some("this file exists: ↵ again replaces it, or change the name".into()),
-                );
-                self.sweep.replace = Some(path);
-            }
+            Ok(n) => out.info(format!(
+                "sweep saved to {path} ({} bytes)",
+                group_thousands(*n)
+            )),
             Err(e) => out.error(format!("could not save the sweep to {path}: {e}")),
         }
         true

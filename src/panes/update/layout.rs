@@ -36,14 +36,14 @@ pub(super) fn split(
     area: Rect,
     has_tree: bool,
     tree_rows: usize,
-    prompt: bool,
+    prompt: u16,
     tree_split: TreeSplit,
 ) -> Areas {
     let mut rest = area;
     let mut a = Areas::default();
-    if prompt && rest.height >= 2 {
-        a.prompt = Rect::new(rest.x, rest.y + rest.height - 1, rest.width, 1);
-        rest.height -= 1;
+    if prompt > 0 && rest.height > prompt {
+        a.prompt = Rect::new(rest.x, rest.y + rest.height - prompt, rest.width, prompt);
+        rest.height -= prompt;
     }
     let header_h = match rest.height {
         0 => 0,
@@ -314,11 +314,12 @@ mod tests {
             for h in 0..30u16 {
                 let area = Rect::new(1, 2, w, h);
                 for (tree, rows, prompt) in [
-                    (true, 0, false),
-                    (true, 1000, true),
-                    (true, 4, false),
-                    (false, 0, false),
-                    (false, 0, true),
+                    (true, 0, 0),
+                    (true, 1000, 1),
+                    (true, 4, 0),
+                    (false, 0, 0),
+                    (false, 0, 1),
+                    (true, 1000, 2),
                 ] {
                     let mut narrow = TreeSplit::default();
                     let mut wide = TreeSplit::default();

@@ -124,6 +124,8 @@ pub struct UpdatePane {
     focus: Focus,
     lifecycle: Option<LifecycleList>,
     save: Option<TextInput>,
+    /// The save's write in flight and the path the user was told exists.
+    saving: save::Saving,
     /// Updates left by following links: (update id, selected event id).
     back: Vec<(String, Option<String>)>,
     /// Where the user put the split between tree and details (`<` / `>`), kept while the app
@@ -153,6 +155,7 @@ impl UpdatePane {
             focus: Focus::Tree,
             lifecycle: None,
             save: None,
+            saving: save::Saving::default(),
             back: Vec::new(),
             split: TreeSplit::default(),
             value_view: None,
@@ -371,10 +374,10 @@ impl UpdatePane {
                 area,
                 true,
                 v.state.visible_len(),
-                self.save.is_some(),
+                self.prompt_rows(),
                 self.split,
             ),
-            _ => split(area, false, 0, self.save.is_some(), self.split),
+            _ => split(area, false, 0, self.prompt_rows(), self.split),
         }
     }
 
@@ -456,8 +459,7 @@ impl UpdatePane {
         if self.save.is_some() {
             return match cmd {
                 Command::Cancel | Command::Back => {
-                    self.save = None;
-                    self.apply_viewports();
+                    self.close_save_prompt();
                     true
                 }
                 Command::Confirm => {
@@ -572,11 +574,9 @@ impl Pane for UpdatePane {
         let Some(input) = &mut self.save else { return };
         match input.handle_key(key) {
             InputOutcome::Submitted(path) => self.submit_save(path, sh, out),
-            InputOutcome::Cancelled => {
-                self.save = None;
-                self.apply_viewports();
-            }
-            _ => {}
+            InputOutcome::Cancelled => self.close_save_prompt(),
+            // An edit clears a message under the path: the prompt may be a row shorter.
+            _ => self.apply_viewports(),
         }
     }
 
@@ -622,6 +622,10 @@ impl Pane for UpdatePane {
                 }
             }
         }
+    }
+
+    fn on_written(&mut self, id: RequestId, result: &Result<usize, String>, out: &mut Out) -> bool {
+        self.on_save_written(id, result, out)
     }
 
     fn set_area(&mut self, area: Rect) {
@@ -683,7 +687,12 @@ impl Pane for UpdatePane {
             let label = "save to: ";
             let lw = (label.width() as u16).min(a.prompt.width);
             buf.set_string(a.prompt.x, a.prompt.y, label, theme.accent);
-            let rest = Rect::new(a.prompt.x + lw, a.prompt.y, a.prompt.width - lw, 1);
+            let rest = Rect::new(
+                a.prompt.x + lw,
+                a.prompt.y,
+                a.prompt.width - lw,
+                a.prompt.height,
+            );
             input.render(rest, buf, theme, focused);
         }
         if let Some(l) = &self.lifecycle {
