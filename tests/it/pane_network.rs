@@ -239,6 +239,29 @@ fn bootstrapping_copy_gives_base64_and_save_writes_the_decoded_bytes() {
     h.cmd(Command::Save);
     h.key(KeyCode::Esc);
     assert!(!h.app.network.is_editing());
+
+    // A file that exists is not replaced silently: refused, asked again, ↵ again replaces.
+    let other = dir.path().join("precious.bin");
+    std::fs::write(&other, "precious").unwrap();
+    h.cmd(Command::Save);
+    clear_input(&mut h);
+    h.type_text(other.to_str().unwrap());
+    h.key(KeyCode::Enter);
+    assert_eq!(std::fs::read(&other).unwrap(), b"precious");
+    assert_eq!(
+        toast(&h),
+        format!("{} exists: not replaced", other.display())
+    );
+    assert!(h.app.network.is_editing(), "asked again");
+    assert!(
+        h.screen(120, 40)
+            .contains("this file exists: ↵ again replaces it"),
+        "{}",
+        h.screen(120, 40)
+    );
+    h.key(KeyCode::Enter);
+    assert!(!h.app.network.is_editing());
+    assert_eq!(std::fs::read(&other).unwrap(), decoded);
 }
 
 #[test]

@@ -10,8 +10,9 @@ use ratatui::layout::Rect;
 
 use super::NetworkPane;
 use crate::api::scan::BootstrappingTransactions;
-use crate::msg::{Effect, Request};
+use crate::msg::{Request, RequestId};
 use crate::panes::form::{Load, cell, file_part, paragraph};
+use crate::panes::new_file::EXISTS_NOTE;
 use crate::panes::{Out, RenderCtx, Shared};
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::text_input::TextInput;
@@ -195,11 +196,9 @@ impl NetworkPane {
                 let contents = bytes.clone();
                 self.save_input = None;
                 let id = out.next_id(sh);
-                out.effects.push(Effect::WriteFile {
-                    id,
-                    path: PathBuf::from(path),
-                    contents,
-                });
+                out.effects
+                    .push(self.boot_file.write(id, PathBuf::from(path), contents));
+                self.boot_saving = Some((id, path.to_owned()));
             }
             Err(e) => {
                 let msg = format!("cannot save {}: {e}", tx.name);
@@ -207,6 +206,32 @@ impl NetworkPane {
                 out.error(msg);
             }
         }
+    }
+
+    /// A bootstrapping save finished: when the file exists, asks again at its path (↵ replaces
+    /// it); otherwise the app says where it went. Returns whether the write was this save's and
+    /// was refused.
+    pub(super) fn on_boot_written(
+        &mut self,
+        id: RequestId,
+        result: &Result<usize, String>,
+        out: &mut Out,
+    ) -> bool {
+        let Some((_, path)) = self.boot_saving.take_if(|(saving, _)| *saving == id) else {
+            return false;
+        };
+        if !self
+            .boot_file
+            .refused(std::path::Path::new(&path), result, out)
+        {
+            return false;
+        }
+        let mut input = TextInput::single_line()
+            .with_placeholder("file path")
+            .with_text(&path);
+        input.set_validation(Some(EXISTS_NOTE.into()));
+        self.save_input = Some(input);
+        true
     }
 
     pub(super) fn render_boot(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {

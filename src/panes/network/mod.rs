@@ -80,6 +80,9 @@ pub struct NetworkPane {
     boot_table: DataTable<BootCol>,
     /// The "save to" path input of the bootstrapping section.
     save_input: Option<TextInput>,
+    /// The bootstrapping save in flight (its write and path), and the path told to exist.
+    boot_saving: Option<(crate::msg::RequestId, String)>,
+    boot_file: crate::panes::new_file::NewFile,
     hosting: Load<Hosting>,
     hosting_query: Option<(String, String)>,
     hosting_table: DataTable<ListCol>,
@@ -103,6 +106,8 @@ impl Default for NetworkPane {
             boot_prefix: None,
             boot_table: boot_table(),
             save_input: None,
+            boot_saving: None,
+            boot_file: crate::panes::new_file::NewFile::default(),
             hosting: Load::Idle,
             hosting_query: None,
             hosting_table: hosting_table(),
@@ -319,7 +324,10 @@ impl Pane for NetworkPane {
         if let Some(input) = &mut self.save_input {
             match input.handle_key(key) {
                 InputOutcome::Submitted(path) => self.save_to(&path, sh, out),
-                InputOutcome::Cancelled => self.save_input = None,
+                InputOutcome::Cancelled => {
+                    self.save_input = None;
+                    self.boot_file.forget();
+                }
                 _ => {}
             }
             return;
@@ -522,7 +530,7 @@ impl Pane for NetworkPane {
         result: &Result<usize, String>,
         out: &mut Out,
     ) -> bool {
-        self.on_sweep_written(id, result, out)
+        self.on_sweep_written(id, result, out) || self.on_boot_written(id, result, out)
     }
 
     fn set_area(&mut self, area: Rect) {
