@@ -221,14 +221,21 @@ fn the_consensus_view_classifies_every_scan() {
     expected[BACKFILLING] = "don't know".into();
     assert_eq!(classes(&h), expected);
 
-    // The newest update: the lagging scan's 404 is "don't know" (its history ends before it).
-    let newest = ledger.updates()[ledger.len() - 1].update_id.clone();
+    // The newest update: the lagging scan's 404 is "don't know" (its history does not reach
+    // it); the detail does not name the update's own record time as the scan's history end.
+    let newest_update = &ledger.updates()[ledger.len() - 1];
+    let newest = newest_update.update_id.clone();
     h.palette(&format!("bft {newest}"));
     let got = classes(&h);
     assert_eq!(got[LAGGING], "don't know", "{got:?}");
     assert_eq!(got[0], "agree");
     let screen = h.screen(120, 40);
-    assert!(screen.contains("history ends before it"), "{screen}");
+    assert!(
+        screen.contains("its history does not reach this update yet"),
+        "{screen}"
+    );
+    let own_time = cantonscope::model::summary::format_time_micros(newest_update.record_time);
+    assert!(!screen.contains(&own_time[..19]), "{screen}");
 
     // Esc goes back to the matrix.
     h.cmd(Command::Back);

@@ -21,9 +21,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use crate::model::consensus::{Difference, ScanClass, UnknownReason, UpdateCheck};
+use crate::model::consensus::{Difference, ScanClass, UpdateCheck};
 use crate::model::network::NetworkCheck;
-use crate::model::summary::format_time_micros;
 use crate::msg::{Effect, Fetched, Request, Response};
 use crate::panes::form::{Load, cell, paragraph};
 use crate::panes::{Out, RenderCtx, Shared};
@@ -84,34 +83,7 @@ fn class_rank(class: &ScanClass) -> i128 {
 
 /// Why a scan's answer says what it says, in one line.
 pub fn class_detail(class: &ScanClass) -> String {
-    match class {
-        ScanClass::Agree | ScanClass::Unconfirmed => String::new(),
-        ScanClass::Disagree {
-            status: 200,
-            differences,
-            truncated,
-        } => {
-            let paths: Vec<&str> = differences.iter().map(|d| d.path.as_str()).collect();
-            let more = if *truncated { " …" } else { "" };
-            if paths.is_empty() {
-                "a different body".to_owned()
-            } else {
-                format!("{}{more}", paths.join(" "))
-            }
-        }
-        ScanClass::Disagree { status, .. } => {
-            format!("HTTP {status} although its history reaches the update")
-        }
-        ScanClass::DontKnow(UnknownReason::Backfilling) => "still backfilling its history".into(),
-        ScanClass::DontKnow(UnknownReason::NotIndexed) => "not indexed here".into(),
-        ScanClass::DontKnow(UnknownReason::Behind { head }) => format!(
-            "history ends before it, at {}",
-            format_time_micros(head.record_time)
-        ),
-        ScanClass::Error { message, .. } => message.clone(),
-        ScanClass::Unreachable { detail } => detail.clone(),
-        ScanClass::Timeout => "no answer in time".into(),
-    }
+    class.detail()
 }
 
 /// The columns of the consensus view.
