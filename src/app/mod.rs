@@ -165,7 +165,8 @@ impl App {
 
     /// Handles one action. Pure: state changes plus the effects to run.
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
-        let mut out = Out::default();
+        // What the user does acts on the focused pane; replies and ticks set their pane.
+        let mut out = Out::for_pane(self.focus);
         match action {
             Action::Key(key) => {
                 if key.kind != KeyEventKind::Release {
@@ -326,9 +327,9 @@ impl App {
                 self.drive_history(None, out);
             }
             AppEvent::Message(level, text) => self.show_toast(level, text),
-            AppEvent::Error(text) => {
+            AppEvent::Error(source, text) => {
                 let at = chrono::DateTime::from_timestamp_micros(self.sh.now).unwrap_or_default();
-                self.errors.push(at, self.focus.title(), text.clone());
+                self.errors.push(at, source.title(), text.clone());
                 self.show_toast(Level::Error, text);
             }
         }

@@ -257,6 +257,30 @@ fn a_node_going_down_and_coming_back() {
     assert!(!top.contains("scan 1 down"), "{screen}");
 }
 
+#[test]
+fn a_scan_going_down_is_filed_under_status_wherever_the_user_is() {
+    let mut h = Harness::start();
+    // In History (the first pane) when the scan goes down.
+    h.key(KeyCode::Char('1'));
+    h.stop_demo();
+    for _ in 0..3 {
+        h.tick(5.0);
+    }
+    let down: Vec<_> = h
+        .app
+        .errors
+        .entries()
+        .filter(|e| e.message.contains("scan 1 is down"))
+        .collect();
+    assert!(
+        !down.is_empty(),
+        "{:?}",
+        h.app.errors.entries().collect::<Vec<_>>()
+    );
+    // The status poll found it: filed under Status, not under the focused pane.
+    assert!(down.iter().all(|e| e.source == "Status"), "{down:?}");
+}
+
 /// A writer that counts the bytes the terminal backend writes.
 #[derive(Default, Clone)]
 struct Counting(std::rc::Rc<std::cell::Cell<usize>>);
