@@ -528,12 +528,16 @@ impl App {
                 let pane = self.pane(self.focus);
                 let query = pane.scan_request(&self.sh);
                 match (pane.current_update_id(&self.sh), query) {
-                    (Some(id), _) => self.open_check(&id, out),
+                    (Some(id), _) => {
+                        self.open_check(&id, out);
+                        self.panes.network.opened_from_another_pane();
+                    }
                     (None, Some((request, label))) => {
                         out.owner = PaneId::Network;
                         self.panes
                             .network
                             .open_query(request, &label, &mut self.sh, out);
+                        self.panes.network.opened_from_another_pane();
                         self.go_to(PaneId::Network);
                     }
                     (None, None) => {

@@ -619,6 +619,76 @@ fn b_asks_the_query_of_another_pane_of_every_scan() {
 }
 
 #[test]
+fn a_query_on_every_scan_names_its_answer_and_esc_goes_back_where_it_was_asked() {
+    let mut h = faulty();
+    let dso = generate(SEED).dso_party().to_string();
+    // Party hosting: look up the DSO, then b asks every scan.
+    h.cmd(Command::Pane7);
+    while h.app.network.section() != NetSection::Participants {
+        h.cmd(Command::NextSection);
+    }
+    h.cmd(Command::Edit);
+    h.key(KeyCode::Down);
+    h.type_text(&dso);
+    h.key(KeyCode::Enter);
+    assert!(h.app.network.participants().is_some(), "looked up");
+    h.key(KeyCode::Char('b'));
+    assert!(h.app.network.is_consensus_open());
+    let screen = h.screen(120, 40);
+    let header = screen
+        .lines()
+        .find(|l| l.contains("SV ") && l.contains("Latency"))
+        .unwrap_or_else(|| panic!("a table header in\n{screen}"))
+        .to_owned();
+    // Not an update and no verdict: the columns say what was asked.
+    assert!(header.contains("Answer"), "{header}");
+    assert!(!header.contains("Update"), "{header}");
+    assert!(!header.contains("Verdict"), "{header}");
+    // Esc: back to Party hosting, not to the Scans matrix.
+    h.cmd(Command::Back);
+    assert!(!h.app.network.is_consensus_open());
+    assert_eq!(h.app.network.section(), NetSection::Participants);
+    assert_eq!(h.app.focus, PaneId::Network);
+
+    // From Holdings (another pane): Esc goes back to Holdings.
+    h.cmd(Command::Pane5);
+    h.key(KeyCode::Char('i'));
+    h.key_mod(KeyCode::Char('k'), KeyModifiers::CONTROL);
+    let parties: Vec<String> = h
+        .app
+        .sh
+        .history
+        .parties()
+        .iter()
+        .take(2)
+        .map(|p| p.to_string())
+        .collect();
+    h.type_text(&parties.join(" "));
+    h.key(KeyCode::Enter);
+    let holdings = h.app.focus;
+    assert_ne!(holdings, PaneId::Network);
+    h.key(KeyCode::Char('b'));
+    assert_eq!(h.app.focus, PaneId::Network);
+    assert!(h.app.network.is_consensus_open());
+    h.cmd(Command::Back);
+    assert_eq!(h.app.focus, holdings);
+    assert!(!h.app.network.is_consensus_open());
+    // An update check still has both columns.
+    let ledger = generate(SEED);
+    h.palette(&format!(
+        "bft {}",
+        ledger.updates()[ledger.len() - 5].update_id
+    ));
+    let screen = h.screen(120, 40);
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("SV ") && l.contains("Update") && l.contains("Verdict")),
+        "{screen}"
+    );
+}
+
+#[test]
 fn b_on_the_amulet_rules_asks_every_scan_for_them() {
     let mut h = faulty();
     h.cmd(Command::Pane8);
