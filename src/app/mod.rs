@@ -520,6 +520,10 @@ impl App {
                 self.errors.reset_view();
                 self.overlay = Some(Overlay::ErrorLog);
             }
+            // A box open over the pane (a value, a confirmation) keeps Tab: leaving would leave
+            // it open behind.
+            Command::NextPane | Command::PrevPane
+                if self.pane(self.focus).key_context() == KeyContext::Overlay => {}
             Command::NextPane | Command::PrevPane => {
                 self.focus = self.focus.step(cmd == Command::NextPane);
             }
