@@ -165,7 +165,8 @@ impl App {
 
     /// Handles one action. Pure: state changes plus the effects to run.
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
-        let mut out = Out::default();
+        // What the user does acts on the focused pane; replies and ticks set their pane.
+        let mut out = Out::for_pane(self.focus);
         match action {
             Action::Key(key) => {
                 if key.kind != KeyEventKind::Release {
@@ -326,9 +327,9 @@ impl App {
                 self.drive_history(None, out);
             }
             AppEvent::Message(level, text) => self.show_toast(level, text),
-            AppEvent::Error(text) => {
+            AppEvent::Error(source, text) => {
                 let at = chrono::DateTime::from_timestamp_micros(self.sh.now).unwrap_or_default();
-                self.errors.push(at, self.focus.title(), text.clone());
+                self.errors.push(at, source.title(), text.clone());
                 self.show_toast(Level::Error, text);
             }
         }
@@ -519,6 +520,10 @@ impl App {
                 self.errors.reset_view();
                 self.overlay = Some(Overlay::ErrorLog);
             }
+            // A box open over the pane (a value, a confirmation) keeps Tab: leaving would leave
+            // it open behind.
+            Command::NextPane | Command::PrevPane
+                if self.pane(self.focus).key_context() == KeyContext::Overlay => {}
             Command::NextPane | Command::PrevPane => {
                 self.focus = self.focus.step(cmd == Command::NextPane);
             }
@@ -527,12 +532,16 @@ impl App {
                 let pane = self.pane(self.focus);
                 let query = pane.scan_request(&self.sh);
                 match (pane.current_update_id(&self.sh), query) {
-                    (Some(id), _) => self.open_check(&id, out),
+                    (Some(id), _) => {
+                        self.open_check(&id, out);
+                        self.panes.network.opened_from_another_pane();
+                    }
                     (None, Some((request, label))) => {
                         out.owner = PaneId::Network;
                         self.panes
                             .network
                             .open_query(request, &label, &mut self.sh, out);
+                        self.panes.network.opened_from_another_pane();
                         self.go_to(PaneId::Network);
                     }
                     (None, None) => {

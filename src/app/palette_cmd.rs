@@ -96,6 +96,9 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
             let arg = arg.trim();
             let (word, rest) = arg.split_once(' ').unwrap_or((arg, ""));
             match word {
+                "cancel" | "stop" if !net.sweep_state().is_running() => {
+                    out.info("no sweep is running");
+                }
                 "cancel" | "stop" => net.cancel_sweep(out),
                 "save" if rest.trim().is_empty() => net.open_sweep_save(&app.sh, out),
                 "save" => net.save_sweep(rest, &mut app.sh, out),

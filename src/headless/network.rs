@@ -22,7 +22,7 @@ use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config, write_text};
 use crate::api::ApiClient;
 use crate::cli::{NetworkArgs, NetworkCommand};
 use crate::config::{HistoryStart, Settings};
-use crate::model::consensus::{Consensus, Difference, ScanClass, UnknownReason};
+use crate::model::consensus::{Consensus, Difference, ScanClass};
 use crate::model::json_text;
 use crate::model::network::{
     HealthOutcome, HealthState, HealthThresholds, NodeState, ScanEntry, assess, quorum_of, url_host,
@@ -377,14 +377,8 @@ async fn run_check(
                     "truncated": truncated,
                 }),
                 ScanClass::DontKnow(reason) => json!({
-                    "reason": match reason {
-                        UnknownReason::NotIndexed => "not indexed here".to_owned(),
-                        UnknownReason::Backfilling => "still backfilling its history".to_owned(),
-                        UnknownReason::Behind { head } => format!(
-                            "its history ends at {}, before the update",
-                            format_time_micros(head.record_time)
-                        ),
-                    },
+                    "reason": reason.describe(),
+                    "detail": reason.describe(),
                 }),
                 ScanClass::Error { message, .. } => {
                     json!({"detail": crate::api::sanitize_line(message, 200)})

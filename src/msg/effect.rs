@@ -165,8 +165,9 @@ impl Request {
         match self {
             Request::Updates { purpose, .. } => format!("updates {purpose:?}"),
             Request::Event { update_id } => format!("event {update_id}"),
-            Request::ByHash { scan, .. } => format!("update-by-hash on scan {scan}"),
-            Request::Status { scan } => format!("status of scan {scan}"),
+            // Scans are numbered from 1, as the UI shows them.
+            Request::ByHash { scan, .. } => format!("update-by-hash on scan {}", scan + 1),
+            Request::Status { scan } => format!("status of scan {}", scan + 1),
             Request::LedgerEnd => "ledger end".into(),
             Request::MiningRounds => "open and issuing mining rounds".into(),
             Request::ValidatorProbe => "validator amulet-rules".into(),
@@ -314,4 +315,22 @@ pub enum Effect {
     LoadTheme(String),
     /// Leave the app.
     Quit,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Request;
+
+    #[test]
+    fn log_descriptions_number_scans_from_1_like_the_ui() {
+        assert_eq!(Request::Status { scan: 5 }.describe(), "status of scan 6");
+        assert_eq!(
+            Request::ByHash {
+                scan: 0,
+                hash: "ab".into()
+            }
+            .describe(),
+            "update-by-hash on scan 1"
+        );
+    }
 }

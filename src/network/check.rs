@@ -89,7 +89,7 @@ pub async fn check_update(net: &Network, update_id: &str, source: UpdateSource) 
 
 /// Whether scan `scan`'s history reaches `position`, and whether it is still backfilling: a
 /// page of one after (migration, just before the update's record time) is empty exactly when
-/// its history ends before the update.
+/// its history ends before the update. Where it ends is not learnt (the head stays `None`).
 async fn scan_history(net: &Network, scan: usize, position: Position) -> ScanHistory {
     let probe = UpdatesRequest::after(
         1,
@@ -104,25 +104,17 @@ async fn scan_history(net: &Network, scan: usize, position: Position) -> ScanHis
             .success()
             .map(|e| (e.status, e.headers.clone(), e.body.clone()))
     };
-    let head = decode_ok(&page)
+    // Something at or after the update: its history reaches it; nothing: it ends before
+    // (where exactly is not known from this probe).
+    let reaches = decode_ok(&page)
         .and_then(|(s, h, b)| call.decode_response(s, &h, &b).ok())
-        .map(|page| match page.transactions.first() {
-            // Something at or after the update: its history reaches it.
-            Some(item) => item
-                .record_time()
-                .and_then(crate::model::summary::parse_time_micros)
-                .map_or(position, |t| Position {
-                    migration_id: item.migration_id().unwrap_or(position.migration_id),
-                    record_time: t,
-                }),
-            // Nothing: its head is before the update.
-            None => Position {
-                migration_id: position.migration_id,
-                record_time: position.record_time - 1,
-            },
-        });
+        .map(|page| !page.transactions.is_empty());
     let backfilling = decode_ok(&backfill)
         .and_then(|(s, h, b)| backfill_call.decode_response(s, &h, &b).ok())
         .map(|status| !status.complete);
-    ScanHistory { head, backfilling }
+    ScanHistory {
+        head: None,
+        reaches,
+        backfilling,
+    }
 }

@@ -203,8 +203,9 @@ pub enum AppEvent {
     Focus(PaneId),
     /// A status-line message.
     Message(Level, String),
-    /// An error: shown in the status line and kept in the error log (`!`).
-    Error(String),
+    /// An error: shown in the status line and kept in the error log (`!`), filed under the
+    /// pane it came from (the one being called when it was raised).
+    Error(PaneId, String),
     /// A request to the history loader (the app owns it).
     Loader(LoaderIntent),
 }
@@ -251,9 +252,9 @@ impl Out {
             .push(AppEvent::Message(Level::Warn, text.into()));
     }
 
-    /// An error (status line + error log).
+    /// An error (status line + error log, filed under the pane being called).
     pub fn error(&mut self, text: impl Into<String>) {
-        self.events.push(AppEvent::Error(text.into()));
+        self.events.push(AppEvent::Error(self.owner, text.into()));
     }
 
     /// Copies text through OSC 52 and says so.

@@ -146,13 +146,22 @@ impl HelpOverlay {
     }
 
     /// A help overlay that starts with the keys of the focused pane (`pane`, its title, with
-    /// `commands` in key context `context`), then every binding.
+    /// `commands` in key context `context`, and the keys that work only in it and a few others:
+    /// [`pane_only`]), then every binding.
     pub fn for_pane(
         keymap: &KeyMap,
         pane: &str,
         context: KeyContext,
         commands: &[Command],
     ) -> Self {
+        let mut commands = commands.to_vec();
+        for g in keymap.groups(KeyContext::Global) {
+            let here = pane_only(g.command)
+                .is_some_and(|panes| panes.split([',', ' ']).any(|p| p == pane));
+            if here && !commands.contains(&g.command) {
+                commands.push(g.command);
+            }
+        }
         let mut rows: Vec<HelpRow> = commands
             .iter()
             .filter_map(|&cmd| {
@@ -454,6 +463,45 @@ mod tests {
             .find(|r| r.context == KeyContext::Global && r.command == Command::Quit)
             .expect("quit row");
         assert_eq!(quit.keys, "q/Ctrl-c");
+    }
+
+    #[test]
+    fn a_pane_section_lists_the_keys_that_work_only_in_that_pane() {
+        let km = KeyMap::defaults();
+        let h = HelpOverlay::for_pane(
+            &km,
+            "History",
+            KeyContext::List,
+            &[Command::Select, Command::Export],
+        );
+        let here: Vec<Command> = h
+            .visible_rows()
+            .filter(|r| r.heading == "History pane")
+            .map(|r| r.command)
+            .collect();
+        // L and X were only under "Only in some panes"; e once.
+        assert_eq!(
+            here,
+            [
+                Command::Select,
+                Command::Export,
+                Command::LoadSpan,
+                Command::ExportRange
+            ]
+        );
+        let keys: Vec<&str> = h
+            .visible_rows()
+            .filter(|r| r.heading == "History pane")
+            .map(|r| r.keys.as_str())
+            .collect();
+        assert!(keys.contains(&"L") && keys.contains(&"X"), "{keys:?}");
+        // Another pane does not get them.
+        let h = HelpOverlay::for_pane(&km, "Update", KeyContext::Tree, &[Command::Select]);
+        assert!(
+            h.visible_rows()
+                .filter(|r| r.heading == "Update pane")
+                .all(|r| r.command != Command::LoadSpan)
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use cantonscope::msg::{Command, Tabs};
 use cantonscope::panes::PaneId;
 use crossterm::event::{KeyCode, KeyModifiers};
 
-use crate::common::{Harness, Options};
+use crate::common::{Harness, Options, toast};
 
 #[test]
 fn starts_on_recent_history_and_opens_an_update_with_enter() {
@@ -300,6 +300,62 @@ fn a_node_going_down_and_coming_back() {
     // (The static demo ledger is minutes old by now: the verdict names the lag, not the scan.)
     let top = screen.lines().nth(2).unwrap_or_default().to_string();
     assert!(!top.contains("scan 1 down"), "{screen}");
+}
+
+#[test]
+fn a_scan_going_down_is_filed_under_status_wherever_the_user_is() {
+    let mut h = Harness::start();
+    // In History (the first pane) when the scan goes down.
+    h.key(KeyCode::Char('1'));
+    h.stop_demo();
+    for _ in 0..3 {
+        h.tick(5.0);
+    }
+    let down: Vec<_> = h
+        .app
+        .errors
+        .entries()
+        .filter(|e| e.message.contains("scan 1 is down"))
+        .collect();
+    assert!(
+        !down.is_empty(),
+        "{:?}",
+        h.app.errors.entries().collect::<Vec<_>>()
+    );
+    // The status poll found it: filed under Status, not under the focused pane.
+    assert!(down.iter().all(|e| e.source == "Status"), "{down:?}");
+}
+
+#[test]
+fn tab_in_the_value_box_stays_in_it() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('1'));
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Update);
+    h.key(KeyCode::Char('v'));
+    assert!(h.app.update_pane.shown_value().is_some(), "the box is open");
+    // Tab does not leave the box open behind another pane.
+    h.key(KeyCode::Tab);
+    assert_eq!(h.app.focus, PaneId::Update);
+    assert!(h.app.update_pane.shown_value().is_some());
+    // Esc closes it; then Tab moves on as everywhere.
+    h.key(KeyCode::Esc);
+    assert!(h.app.update_pane.shown_value().is_none());
+}
+
+#[test]
+fn sort_keys_in_history_and_sweep_cancel_without_a_sweep_say_why_nothing_happens() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('1'));
+    h.key(KeyCode::Char('o'));
+    assert_eq!(
+        toast(&h),
+        "the History list is in ledger order: it does not sort"
+    );
+    h.key(KeyCode::Char('O'));
+    assert!(toast(&h).contains("does not sort"), "{}", toast(&h));
+    h.palette("sweep cancel");
+    assert_eq!(toast(&h), "no sweep is running");
 }
 
 /// A writer that counts the bytes the terminal backend writes.

@@ -625,7 +625,7 @@ impl Pure {
         std::mem::take(&mut self.out.events)
             .into_iter()
             .filter_map(|e| match e {
-                AppEvent::Message(_, m) | AppEvent::Error(m) => Some(m),
+                AppEvent::Message(_, m) | AppEvent::Error(_, m) => Some(m),
                 _ => None,
             })
             .collect()

@@ -221,14 +221,21 @@ fn the_consensus_view_classifies_every_scan() {
     expected[BACKFILLING] = "don't know".into();
     assert_eq!(classes(&h), expected);
 
-    // The newest update: the lagging scan's 404 is "don't know" (its history ends before it).
-    let newest = ledger.updates()[ledger.len() - 1].update_id.clone();
+    // The newest update: the lagging scan's 404 is "don't know" (its history does not reach
+    // it); the detail does not name the update's own record time as the scan's history end.
+    let newest_update = &ledger.updates()[ledger.len() - 1];
+    let newest = newest_update.update_id.clone();
     h.palette(&format!("bft {newest}"));
     let got = classes(&h);
     assert_eq!(got[LAGGING], "don't know", "{got:?}");
     assert_eq!(got[0], "agree");
     let screen = h.screen(120, 40);
-    assert!(screen.contains("history ends before it"), "{screen}");
+    assert!(
+        screen.contains("its history does not reach this update yet"),
+        "{screen}"
+    );
+    let own_time = cantonscope::model::summary::format_time_micros(newest_update.record_time);
+    assert!(!screen.contains(&own_time[..19]), "{screen}");
 
     // Esc goes back to the matrix.
     h.cmd(Command::Back);
@@ -609,6 +616,76 @@ fn b_asks_the_query_of_another_pane_of_every_scan() {
         .filter(|r| *r == "on every scan: holdings summary")
         .count();
     assert_eq!(asked, 2);
+}
+
+#[test]
+fn a_query_on_every_scan_names_its_answer_and_esc_goes_back_where_it_was_asked() {
+    let mut h = faulty();
+    let dso = generate(SEED).dso_party().to_string();
+    // Party hosting: look up the DSO, then b asks every scan.
+    h.cmd(Command::Pane7);
+    while h.app.network.section() != NetSection::Participants {
+        h.cmd(Command::NextSection);
+    }
+    h.cmd(Command::Edit);
+    h.key(KeyCode::Down);
+    h.type_text(&dso);
+    h.key(KeyCode::Enter);
+    assert!(h.app.network.participants().is_some(), "looked up");
+    h.key(KeyCode::Char('b'));
+    assert!(h.app.network.is_consensus_open());
+    let screen = h.screen(120, 40);
+    let header = screen
+        .lines()
+        .find(|l| l.contains("SV ") && l.contains("Latency"))
+        .unwrap_or_else(|| panic!("a table header in\n{screen}"))
+        .to_owned();
+    // Not an update and no verdict: the columns say what was asked.
+    assert!(header.contains("Answer"), "{header}");
+    assert!(!header.contains("Update"), "{header}");
+    assert!(!header.contains("Verdict"), "{header}");
+    // Esc: back to Party hosting, not to the Scans matrix.
+    h.cmd(Command::Back);
+    assert!(!h.app.network.is_consensus_open());
+    assert_eq!(h.app.network.section(), NetSection::Participants);
+    assert_eq!(h.app.focus, PaneId::Network);
+
+    // From Holdings (another pane): Esc goes back to Holdings.
+    h.cmd(Command::Pane5);
+    h.key(KeyCode::Char('i'));
+    h.key_mod(KeyCode::Char('k'), KeyModifiers::CONTROL);
+    let parties: Vec<String> = h
+        .app
+        .sh
+        .history
+        .parties()
+        .iter()
+        .take(2)
+        .map(|p| p.to_string())
+        .collect();
+    h.type_text(&parties.join(" "));
+    h.key(KeyCode::Enter);
+    let holdings = h.app.focus;
+    assert_ne!(holdings, PaneId::Network);
+    h.key(KeyCode::Char('b'));
+    assert_eq!(h.app.focus, PaneId::Network);
+    assert!(h.app.network.is_consensus_open());
+    h.cmd(Command::Back);
+    assert_eq!(h.app.focus, holdings);
+    assert!(!h.app.network.is_consensus_open());
+    // An update check still has both columns.
+    let ledger = generate(SEED);
+    h.palette(&format!(
+        "bft {}",
+        ledger.updates()[ledger.len() - 5].update_id
+    ));
+    let screen = h.screen(120, 40);
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("SV ") && l.contains("Update") && l.contains("Verdict")),
+        "{screen}"
+    );
 }
 
 #[test]

@@ -367,7 +367,7 @@ fn errors(out: &Out) -> Vec<String> {
     out.events
         .iter()
         .filter_map(|e| match e {
-            AppEvent::Error(m) => Some(m.clone()),
+            AppEvent::Error(_, m) => Some(m.clone()),
             _ => None,
         })
         .collect()

@@ -525,8 +525,8 @@ fn hash_known_only_to_the_second_scan_is_found_there_and_opened() {
         .collect();
     assert_eq!(
         tried,
-        ["update-by-hash on scan 0", "update-by-hash on scan 1"],
-        "scan 0 misses, scan 1 has it"
+        ["update-by-hash on scan 1", "update-by-hash on scan 2"],
+        "scan 1 misses, scan 2 has it (numbered from 1, as the toast says)"
     );
     assert_eq!(h.app.focus, PaneId::Update);
     assert_eq!(h.app.sh.current_update.as_deref(), Some(update_id.as_str()));

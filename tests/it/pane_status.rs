@@ -291,7 +291,7 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
     assert!(
         ev.events
             .iter()
-            .any(|e| matches!(e, AppEvent::Error(m) if m.contains("scan 2 is down"))),
+            .any(|e| matches!(e, AppEvent::Error(_, m) if m.contains("scan 2 is down"))),
         "going down is reported once: {:?}",
         ev.events
     );

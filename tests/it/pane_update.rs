@@ -529,7 +529,7 @@ fn errors_are_shown_and_refresh_refetches() {
         &mut out,
     );
     assert!(pane.error().is_some_and(|e| e.contains("update not found")));
-    assert!(matches!(out.events.as_slice(), [AppEvent::Error(_)]));
+    assert!(matches!(out.events.as_slice(), [AppEvent::Error(..)]));
     assert_eq!(pane.hints(), vec![Command::Refresh]);
     let out = cmd(&mut pane, &mut sh, Command::Refresh);
     let f = fetches(&out);

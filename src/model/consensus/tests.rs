@@ -296,3 +296,37 @@ fn classes_of_one_update() {
         ScanClass::DontKnow(UnknownReason::NotIndexed)
     );
 }
+
+#[test]
+fn a_scan_behind_the_update_names_its_history_end_only_when_known() {
+    let body = r#"{"update_id":"u","migration_id":2,"record_time":"2026-01-01T00:00:10Z","x":1}"#;
+    let missing = r#"{"error":"not found"}"#;
+    let answers = vec![ok(body), ok(body), ok(body), err(404, missing)];
+    let mut history = vec![ScanHistory::default(); answers.len()];
+    // Known only not to reach the update: no time is named.
+    history[3].reaches = Some(false);
+    let check = classify_update(&answers, &[true; 4], &history, false);
+    assert_eq!(
+        check.classes[3],
+        ScanClass::DontKnow(UnknownReason::Behind { head: None })
+    );
+    assert_eq!(
+        check.classes[3].detail(),
+        "its history does not reach this update yet"
+    );
+    // Its newest update known: that time, not the update's.
+    let head = Position {
+        migration_id: 2,
+        record_time: super::super::summary::parse_time_micros("2026-01-01T00:00:04Z")
+            .expect("time"),
+    };
+    history[3] = ScanHistory {
+        head: Some(head),
+        ..ScanHistory::default()
+    };
+    let check = classify_update(&answers, &[true; 4], &history, false);
+    assert_eq!(
+        check.classes[3].detail(),
+        "its history ends before it, at 2026-01-01T00:00:04.000000Z"
+    );
+}

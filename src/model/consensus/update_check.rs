@@ -18,8 +18,11 @@ pub struct Position {
 /// answered 404.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ScanHistory {
-    /// The newest update of its history, when it was looked up.
+    /// The newest update of its history, when it is known.
     pub head: Option<Position>,
+    /// `Some(false)` when its history is known not to reach the update (without knowing where
+    /// it ends), `Some(true)` when it is known to reach it.
+    pub reaches: Option<bool>,
     /// `Some(true)` when the scan reports it is still backfilling its history.
     pub backfilling: Option<bool>,
 }
@@ -29,8 +32,9 @@ pub struct ScanHistory {
 pub enum UnknownReason {
     /// The endpoint answers 404 for what this scan has not indexed (`/v2/updates/hash`).
     NotIndexed,
-    /// The scan's history ends before the update.
-    Behind { head: Position },
+    /// The scan's history ends before the update: at `head`, its newest update, when that is
+    /// known (the check only learns that nothing at or after the update is there).
+    Behind { head: Option<Position> },
     /// The scan is still backfilling its history.
     Backfilling,
 }
@@ -73,6 +77,53 @@ impl ScanClass {
             ScanClass::Error { .. } => "error",
             ScanClass::Unreachable { .. } => "unreachable",
             ScanClass::Timeout => "timeout",
+        }
+    }
+
+    /// Why the answer says what it says, in one line (empty for agree and unconfirmed): the
+    /// differing paths, the reason for "don't know", the error. The UI's Detail column and the
+    /// headless `detail` field.
+    pub fn detail(&self) -> String {
+        match self {
+            ScanClass::Agree | ScanClass::Unconfirmed => String::new(),
+            ScanClass::Disagree {
+                status: 200,
+                differences,
+                truncated,
+            } => {
+                let paths: Vec<&str> = differences.iter().map(|d| d.path.as_str()).collect();
+                let more = if *truncated { " …" } else { "" };
+                if paths.is_empty() {
+                    "a different body".to_owned()
+                } else {
+                    format!("{}{more}", paths.join(" "))
+                }
+            }
+            ScanClass::Disagree { status, .. } => {
+                format!("HTTP {status} although its history reaches the update")
+            }
+            ScanClass::DontKnow(reason) => reason.describe(),
+            ScanClass::Error { message, .. } => message.clone(),
+            ScanClass::Unreachable { detail } => detail.clone(),
+            ScanClass::Timeout => "no answer in time".into(),
+        }
+    }
+}
+
+impl UnknownReason {
+    /// In words: `its history does not reach this update yet`, or with the scan's newest
+    /// update when known, `its history ends before it, at 2026-…Z`.
+    pub fn describe(&self) -> String {
+        match self {
+            UnknownReason::NotIndexed => "not indexed here".into(),
+            UnknownReason::Backfilling => "still backfilling its history".into(),
+            UnknownReason::Behind { head: None } => {
+                "its history does not reach this update yet".into()
+            }
+            UnknownReason::Behind { head: Some(head) } => format!(
+                "its history ends before it, at {}",
+                crate::model::summary::format_time_micros(head.record_time)
+            ),
         }
     }
 }
@@ -228,8 +279,11 @@ pub fn classify_update(
             if known.backfilling == Some(true) {
                 return Some(UnknownReason::Backfilling);
             }
-            match (known.head, position) {
-                (Some(head), Some(update)) if head < update => Some(UnknownReason::Behind { head }),
+            match (known.reaches, known.head, position) {
+                (Some(false), head, _) => Some(UnknownReason::Behind { head }),
+                (_, Some(head), Some(update)) if head < update => {
+                    Some(UnknownReason::Behind { head: Some(head) })
+                }
                 _ => None,
             }
         })

@@ -469,6 +469,11 @@ impl Pane for HistoryPane {
                 out.events.push(AppEvent::Loader(LoaderIntent::Refresh));
                 true
             }
+            // o / O sort the other tables; this one follows the ledger (and its tail).
+            Command::Sort | Command::SortReverse => {
+                out.info("the History list is in ledger order: it does not sort");
+                true
+            }
             _ => false,
         }
     }

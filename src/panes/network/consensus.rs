@@ -21,9 +21,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use crate::model::consensus::{Difference, ScanClass, UnknownReason, UpdateCheck};
+use crate::model::consensus::{Difference, ScanClass, UpdateCheck};
 use crate::model::network::NetworkCheck;
-use crate::model::summary::format_time_micros;
 use crate::msg::{Effect, Fetched, Request, Response};
 use crate::panes::form::{Load, cell, paragraph};
 use crate::panes::{Out, RenderCtx, Shared};
@@ -84,34 +83,7 @@ fn class_rank(class: &ScanClass) -> i128 {
 
 /// Why a scan's answer says what it says, in one line.
 pub fn class_detail(class: &ScanClass) -> String {
-    match class {
-        ScanClass::Agree | ScanClass::Unconfirmed => String::new(),
-        ScanClass::Disagree {
-            status: 200,
-            differences,
-            truncated,
-        } => {
-            let paths: Vec<&str> = differences.iter().map(|d| d.path.as_str()).collect();
-            let more = if *truncated { " …" } else { "" };
-            if paths.is_empty() {
-                "a different body".to_owned()
-            } else {
-                format!("{}{more}", paths.join(" "))
-            }
-        }
-        ScanClass::Disagree { status, .. } => {
-            format!("HTTP {status} although its history reaches the update")
-        }
-        ScanClass::DontKnow(UnknownReason::Backfilling) => "still backfilling its history".into(),
-        ScanClass::DontKnow(UnknownReason::NotIndexed) => "not indexed here".into(),
-        ScanClass::DontKnow(UnknownReason::Behind { head }) => format!(
-            "history ends before it, at {}",
-            format_time_micros(head.record_time)
-        ),
-        ScanClass::Error { message, .. } => message.clone(),
-        ScanClass::Unreachable { detail } => detail.clone(),
-        ScanClass::Timeout => "no answer in time".into(),
-    }
+    class.detail()
 }
 
 /// The columns of the consensus view.
@@ -178,16 +150,23 @@ impl TableRow for CheckRow {
     }
 }
 
-fn check_table() -> DataTable<CheckCol> {
-    DataTable::new(Columns::new(vec![
-        Column::new(CheckCol::Sv, "SV", Width::Fixed(18)),
-        Column::new(CheckCol::Update, "Update", Width::Fixed(12)),
-        Column::new(CheckCol::Event, "Verdict", Width::Fixed(12)).priority(3),
+/// The table of an update check (`Update`, `Verdict`) or, for a query that is not an update
+/// (`query`), of its answers (`Answer`, no verdict).
+fn check_table(query: bool) -> DataTable<CheckCol> {
+    let mut cols = vec![Column::new(CheckCol::Sv, "SV", Width::Fixed(18))];
+    if query {
+        cols.push(Column::new(CheckCol::Update, "Answer", Width::Fixed(12)));
+    } else {
+        cols.push(Column::new(CheckCol::Update, "Update", Width::Fixed(12)));
+        cols.push(Column::new(CheckCol::Event, "Verdict", Width::Fixed(12)).priority(3));
+    }
+    cols.push(
         Column::new(CheckCol::Latency, "Latency", Width::Fixed(8))
             .right()
             .priority(2),
-        Column::new(CheckCol::Detail, "Detail", Width::fill(0)).priority(1),
-    ]))
+    );
+    cols.push(Column::new(CheckCol::Detail, "Detail", Width::fill(0)).priority(1));
+    DataTable::new(Columns::new(cols))
 }
 
 /// The consensus view's state.
@@ -204,6 +183,10 @@ pub struct ConsensusState {
     pub query: Option<String>,
     /// That query, to ask again (`b`, `r`).
     request: Option<Request>,
+    /// The section shown before the view opened: Esc goes back to it.
+    back_to: super::NetSection,
+    /// The view was opened from another pane (`b` there): Esc goes back to that pane.
+    from_pane: bool,
 }
 
 impl Default for ConsensusState {
@@ -212,11 +195,21 @@ impl Default for ConsensusState {
             update_id: None,
             load: Load::Idle,
             rows: Vec::new(),
-            table: check_table(),
+            table: check_table(false),
             open: false,
             query: None,
             request: None,
+            back_to: super::NetSection::Scans,
+            from_pane: false,
         }
+    }
+}
+
+impl ConsensusState {
+    /// Reopened from the matrix (`b` there): Esc goes back to the matrix.
+    pub(super) fn back_to_scans(&mut self) {
+        self.back_to = super::NetSection::Scans;
+        self.from_pane = false;
     }
 }
 
@@ -250,6 +243,10 @@ impl NetworkPane {
             },
         );
         self.check.load = Load::Loading(id);
+        self.remember_where_from();
+        if self.check.query.is_none() {
+            self.check.table = check_table(true);
+        }
         self.check.update_id = None;
         self.check.query = Some(label.to_owned());
         self.check.request = Some(request.clone());
@@ -258,6 +255,20 @@ impl NetworkPane {
         self.check.open = true;
         self.scans.detail = None;
         self.section = super::NetSection::Scans;
+    }
+
+    /// Before the view opens (not when it is asked again while shown): the section to go
+    /// back to on Esc.
+    fn remember_where_from(&mut self) {
+        if !self.is_consensus_open() {
+            self.check.back_to = self.section;
+            self.check.from_pane = false;
+        }
+    }
+
+    /// The view just opened was asked for from another pane (`b` there): Esc goes back to it.
+    pub fn opened_from_another_pane(&mut self) {
+        self.check.from_pane = true;
     }
 
     /// Checks `update_id` on every scan and shows the consensus view (`:bft`, `b`).
@@ -278,6 +289,10 @@ impl NetworkPane {
             },
         );
         self.check.load = Load::Loading(id);
+        self.remember_where_from();
+        if self.check.query.is_some() {
+            self.check.table = check_table(false);
+        }
         self.check.update_id = Some(update_id.to_owned());
         self.check.query = None;
         self.check.rows.clear();
@@ -318,10 +333,13 @@ impl NetworkPane {
                 true
             }
             Command::Back | Command::Cancel => {
-                if !self.check.table.on_command(cmd, &self.check.rows) {
-                    self.check.open = false;
+                if self.check.table.on_command(cmd, &self.check.rows) {
+                    return true;
                 }
-                true
+                // Back where the user was: the section, and the pane it was asked from.
+                self.check.open = false;
+                self.section = self.check.back_to;
+                !(self.check.from_pane && cmd == Command::Back)
             }
             Command::NextSection | Command::PrevSection | Command::Edit => false,
             _ => self.check.table.on_command(cmd, &self.check.rows),

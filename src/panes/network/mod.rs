@@ -395,6 +395,7 @@ impl Pane for NetworkPane {
                 let known = self.check.update_id.is_some();
                 if known {
                     self.check.open = true;
+                    self.check.back_to_scans();
                 } else {
                     out.info("b checks an update on every scan: select one in History or use :bft <update_id>");
                 }
