@@ -156,13 +156,18 @@ fn file_ids(path: &std::path::Path) -> Vec<String> {
 }
 
 /// `X`, the range typed in, Enter.
-fn start_range_export(h: &mut Harness, path: &std::path::Path, from: i64, until: i64) {
+pub(crate) fn ask_range_export(h: &mut Harness, path: &std::path::Path, from: i64, until: i64) {
     h.key(KeyCode::Char('X'));
     let d = h.app.history.range_dialog_mut().expect("the dialog opens");
     d.set_field(0, &path.display().to_string());
     d.set_field(1, &format_time_micros(from));
     d.set_field(2, &format_time_micros(until));
     h.key(KeyCode::Enter);
+}
+
+/// [`ask_range_export`], and the export starts.
+fn start_range_export(h: &mut Harness, path: &std::path::Path, from: i64, until: i64) {
+    ask_range_export(h, path, from, until);
     assert!(!h.app.history.is_range_dialog_open(), "{}", toast(h));
 }
 

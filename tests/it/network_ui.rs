@@ -570,12 +570,11 @@ fn the_sweep_runs_in_the_background_and_s_stops_it() {
     assert!(!h.app.network.sweep_state().is_running());
 }
 
-#[test]
-fn b_asks_the_query_of_another_pane_of_every_scan() {
-    let mut h = faulty();
+/// Holdings of the first `n` parties of the loaded history (the form opened with the parties of
+/// the update selected in History emptied first).
+fn holdings_of_loaded_parties(h: &mut Harness, n: usize) {
     h.cmd(Command::Pane5);
     h.key(KeyCode::Char('i'));
-    // The form comes with the parties of the update selected in History: empty the list.
     h.key_mod(KeyCode::Char('k'), KeyModifiers::CONTROL);
     let parties: Vec<String> = h
         .app
@@ -583,11 +582,17 @@ fn b_asks_the_query_of_another_pane_of_every_scan() {
         .history
         .parties()
         .iter()
-        .take(3)
+        .take(n)
         .map(|p| p.to_string())
         .collect();
     h.type_text(&parties.join(" "));
     h.key(KeyCode::Enter);
+}
+
+#[test]
+fn b_asks_the_query_of_another_pane_of_every_scan() {
+    let mut h = faulty();
+    holdings_of_loaded_parties(&mut h, 3);
     h.key(KeyCode::Char('b'));
     assert_eq!(h.app.focus, PaneId::Network);
     assert!(h.app.network.is_consensus_open());
@@ -651,20 +656,7 @@ fn a_query_on_every_scan_names_its_answer_and_esc_goes_back_where_it_was_asked()
     assert_eq!(h.app.focus, PaneId::Network);
 
     // From Holdings (another pane): Esc goes back to Holdings.
-    h.cmd(Command::Pane5);
-    h.key(KeyCode::Char('i'));
-    h.key_mod(KeyCode::Char('k'), KeyModifiers::CONTROL);
-    let parties: Vec<String> = h
-        .app
-        .sh
-        .history
-        .parties()
-        .iter()
-        .take(2)
-        .map(|p| p.to_string())
-        .collect();
-    h.type_text(&parties.join(" "));
-    h.key(KeyCode::Enter);
+    holdings_of_loaded_parties(&mut h, 2);
     let holdings = h.app.focus;
     assert_ne!(holdings, PaneId::Network);
     h.key(KeyCode::Char('b'));

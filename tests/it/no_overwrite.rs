@@ -99,12 +99,7 @@ fn the_export_from_the_server_refuses_a_file_without_its_sidecar_until_enter_aga
     let (_dir, path) = existing("exist.jsonl");
     let sidecar = path.with_file_name("exist.jsonl.progress.json");
     let (from, until) = (h.now - 2 * HOUR, h.now - HOUR);
-    h.key(KeyCode::Char('X'));
-    let d = h.app.history.range_dialog_mut().expect("the dialog opens");
-    d.set_field(0, &path.display().to_string());
-    d.set_field(1, &format_time_micros(from));
-    d.set_field(2, &format_time_micros(until));
-    h.key(KeyCode::Enter);
+    crate::history_reach::ask_range_export(&mut h, &path, from, until);
     refused(&mut h, &path);
     assert!(
         !sidecar.exists(),
