@@ -1120,6 +1120,69 @@ async fn live_mode_appends_updates() {
     h.shutdown().await;
 }
 
+/// Live rounds run at the server's rate (a round's plan, not ten minutes): the rounds' `opensAt`
+/// follow the live round length, so a round is open now and the newest opens within a few live
+/// rounds. Before, every new round opened 20 minutes ahead, and after a few live rounds no open
+/// round had opened (the Status card said "no open round has opened yet").
+#[tokio::test]
+async fn live_rounds_open_on_the_live_clock() {
+    let h = start(DemoConfig {
+        rate: 200.0,
+        ..DemoConfig::default()
+    })
+    .await
+    .unwrap();
+    let url = scan(&h, "/v0/open-and-issuing-mining-rounds");
+    let body = json!({"cached_open_mining_round_contract_ids": [], "cached_issuing_round_contract_ids": []});
+    let first_round = |b: &Value| {
+        b["open_mining_rounds"]
+            .as_object()
+            .into_iter()
+            .flat_map(|m| m.values())
+            .filter_map(|c| {
+                c["contract"]["payload"]["round"]["number"]
+                    .as_str()?
+                    .parse::<i64>()
+                    .ok()
+            })
+            .max()
+    };
+    let (_, before) = post(&url, &body).await;
+    let start_round = first_round(&before).expect("open rounds");
+    let mut answer = before;
+    for _ in 0..300 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        answer = post(&url, &body).await.1;
+        if first_round(&answer).is_some_and(|r| r >= start_round + 5) {
+            break;
+        }
+    }
+    assert!(
+        first_round(&answer).is_some_and(|r| r >= start_round + 5),
+        "five live rounds advanced: {answer}"
+    );
+    let now = chrono::Utc::now().timestamp_micros();
+    let opens: Vec<i64> = answer["open_mining_rounds"]
+        .as_object()
+        .expect("open rounds")
+        .values()
+        .filter_map(|c| {
+            cantonscope::model::summary::parse_time_micros(
+                c["contract"]["payload"]["opensAt"].as_str()?,
+            )
+        })
+        .collect();
+    assert!(
+        opens.iter().any(|t| *t <= now),
+        "a round is open now: {opens:?} at {now}"
+    );
+    assert!(
+        opens.iter().all(|t| *t <= now + 600_000_000),
+        "no round opens ten minutes or more ahead: {opens:?} at {now}"
+    );
+    h.shutdown().await;
+}
+
 #[tokio::test]
 async fn amulet_rules_through_the_scan_match_the_scan_proxy_and_honour_the_cache() {
     let h = demo().await;

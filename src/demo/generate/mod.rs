@@ -287,6 +287,11 @@ pub struct Generator {
     now: i64,
     last_time: i64,
     queue: VecDeque<Intent>,
+    /// Live: when the running round's plan started, and how long the last one took. A live
+    /// round is a plan run at the server's rate (about 45 s at one update a second), not ten
+    /// minutes, so the rounds' `opensAt` follow that length to stay true to the clock.
+    live_round_start: Option<i64>,
+    live_round_len: Option<i64>,
     tc_from_round: i64,
     amulet_rules: Option<Con>,
     ext_rules: Option<Con>,
@@ -399,6 +404,8 @@ impl Generator {
             now: 0,
             last_time: 0,
             queue: VecDeque::new(),
+            live_round_start: None,
+            live_round_len: None,
             tc_from_round: ROUNDS - TC_ROUNDS,
             amulet_rules: None,
             ext_rules: None,
@@ -607,6 +614,24 @@ impl Generator {
         }
     }
 
+    /// How long a round lasts: ten minutes, or live the length of the last live round.
+    pub(super) fn round_len(&self) -> i64 {
+        self.live_round_len.unwrap_or(ROUND_LEN)
+    }
+
+    /// When round `r` opens, `rounds_ahead` rounds after the running one (`self.round`). Live
+    /// rounds vary in length with their plans, so live a round opens one round earlier: the
+    /// oldest open round has always opened, as on a real network.
+    pub(super) fn opens_at(&self, r: i64, rounds_ahead: i64) -> i64 {
+        let ahead = (r - self.round + rounds_ahead).max(0);
+        let ahead = if self.live_round_len.is_some() {
+            (ahead - 1).max(0)
+        } else {
+            ahead
+        };
+        self.now + ahead * self.round_len()
+    }
+
     fn pick_user(&mut self) -> PartyIdx {
         self.net.users[self.rng.index(self.net.users.len())]
     }
@@ -625,6 +650,10 @@ impl Generator {
         let before = l.len();
         for _ in 0..10_000 {
             let Some(intent) = self.queue.pop_front() else {
+                if let Some(start) = self.live_round_start {
+                    self.live_round_len = Some((now - start).max(1));
+                }
+                self.live_round_start = Some(now);
                 self.round += 1;
                 let plan = self.plan_round(self.round);
                 self.queue.extend(plan.into_iter().map(|(_, i)| i));

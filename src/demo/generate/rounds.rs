@@ -65,7 +65,7 @@ impl Generator {
         });
         if let Some(at) = opens {
             args["opensAt"] = json!(fmt_time6(at));
-            args["targetClosesAt"] = json!(fmt_time6(at + 2 * ROUND_LEN));
+            args["targetClosesAt"] = json!(fmt_time6(at + 2 * self.round_len()));
         }
         args["optIssuancePerValidatorFaucetCoupon"] = json!("2.8500000000");
         args
