@@ -607,28 +607,33 @@ fn config_dir_follows_the_file_then_xdg() {
     );
 }
 
+/// The settings of a config file at /etc/cs/config.toml holding `text` (no env, no flags).
+fn resolve_file(
+    text: &str,
+) -> Result<cantonscope::config::Settings, cantonscope::config::ConfigError> {
+    use cantonscope::config::{self as cfg, LoadedFile, Overrides};
+    cfg::resolve(
+        Some(&LoadedFile {
+            path: "/etc/cs/config.toml".into(),
+            text: text.to_owned(),
+        }),
+        &cfg::Env::new(),
+        &Overrides::default(),
+    )
+}
+
 /// The Status dashboard's lag thresholds come from the profile; amber past red is an error
 /// naming the file and the line.
 #[test]
 fn status_lag_thresholds_per_profile() {
-    use cantonscope::config::{self as cfg, LoadedFile, Overrides};
-    let resolve = |text: &str| {
-        cfg::resolve(
-            Some(&LoadedFile {
-                path: "/etc/cs/config.toml".into(),
-                text: text.to_owned(),
-            }),
-            &cfg::Env::new(),
-            &Overrides::default(),
-        )
-    };
-    let s = resolve("[profiles.main]\nlag_warn = \"20s\"\nlag_error = \"2m\"\n").expect("valid");
+    let s =
+        resolve_file("[profiles.main]\nlag_warn = \"20s\"\nlag_error = \"2m\"\n").expect("valid");
     assert_eq!(s.network.lag.warn, 20_000_000);
     assert_eq!(s.network.lag.error, 120_000_000);
-    let d = resolve("[profiles.main]\n").expect("valid");
+    let d = resolve_file("[profiles.main]\n").expect("valid");
     assert_eq!(d.network.lag.warn, 60_000_000);
     assert_eq!(d.network.lag.error, 300_000_000);
-    let e = resolve("[profiles.main]\nlag_warn = \"10m\"\nlag_error = \"2m\"\n")
+    let e = resolve_file("[profiles.main]\nlag_warn = \"10m\"\nlag_error = \"2m\"\n")
         .expect_err("amber after red")
         .to_string();
     assert!(e.starts_with("/etc/cs/config.toml:2:"), "{e}");
@@ -639,32 +644,23 @@ fn status_lag_thresholds_per_profile() {
 /// 1–99 is an error naming the file, the line and the key.
 #[test]
 fn traffic_thresholds_per_profile() {
-    use cantonscope::config::{self as cfg, LoadedFile, Overrides};
-    let resolve = |text: &str| {
-        cfg::resolve(
-            Some(&LoadedFile {
-                path: "/etc/cs/config.toml".into(),
-                text: text.to_owned(),
-            }),
-            &cfg::Env::new(),
-            &Overrides::default(),
-        )
-    };
-    let s = resolve("[profiles.main]\ntraffic_warn_percent = 40\ntraffic_error_percent = 10\n")
-        .expect("valid");
+    let s =
+        resolve_file("[profiles.main]\ntraffic_warn_percent = 40\ntraffic_error_percent = 10\n")
+            .expect("valid");
     assert_eq!((s.network.traffic.warn, s.network.traffic.error), (40, 10));
-    let d = resolve("[profiles.main]\n").expect("valid");
+    let d = resolve_file("[profiles.main]\n").expect("valid");
     assert_eq!((d.network.traffic.warn, d.network.traffic.error), (20, 5));
-    let e = resolve("[profiles.main]\ntraffic_warn_percent = 10\ntraffic_error_percent = 30\n")
-        .expect_err("red above amber")
-        .to_string();
+    let e =
+        resolve_file("[profiles.main]\ntraffic_warn_percent = 10\ntraffic_error_percent = 30\n")
+            .expect_err("red above amber")
+            .to_string();
     assert!(e.starts_with("/etc/cs/config.toml:3:"), "{e}");
     assert!(
         e.contains("traffic_error_percent") && e.contains("30 > 10"),
         "{e}"
     );
     for bad in ["0", "100", "-5"] {
-        let e = resolve(&format!("[profiles.main]\ntraffic_warn_percent = {bad}\n"))
+        let e = resolve_file(&format!("[profiles.main]\ntraffic_warn_percent = {bad}\n"))
             .expect_err("out of range")
             .to_string();
         assert!(
