@@ -309,8 +309,11 @@ async fn run_health(
         "n": health.n,
         "f": health.f,
         "quorum": health.quorum,
-        "healthy": health.healthy,
+        // As the verdict line counts: healthy, lagging, unhealthy and down add up to `n`;
+        // `quorum_healthy` is what the quorum is checked against (lagging ones included).
+        "healthy": health.healthy - health.lagging,
         "lagging": health.lagging,
+        "quorum_healthy": health.healthy,
         "unhealthy": health.unhealthy,
         "down": health.down,
         "newest_head": health.newest_head.map(format_time_micros),

@@ -867,6 +867,19 @@ fn cli_scans_and_health() {
         "{}",
         health["verdict"]
     );
+    // The counts read like the verdict line and add up to n; the quorum counts lagging ones.
+    let count = |k: &str| health[k].as_u64();
+    assert_eq!(
+        [
+            count("healthy"),
+            count("lagging"),
+            count("unhealthy"),
+            count("down")
+        ],
+        [Some(2), Some(1), Some(0), Some(1)],
+        "{health}"
+    );
+    assert_eq!(count("quorum_healthy"), Some(3));
     // Stricter thresholds by flag: nothing is healthy.
     let (output, strict) = network_cli(&["health", "--max-update-age", "1ms"]);
     assert_eq!(output.status.code(), Some(6), "{strict}");
