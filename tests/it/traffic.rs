@@ -344,13 +344,14 @@ mod traffic_card {
             let t = draw(&mut pane, &sh, w, h);
             let text = screen_text(&t);
             assert!(
-                text.contains("consumed 3.50 MB / limit 4.00 MB  87%"),
+                text.contains("consumed 3.50 MB / limit 4.00 MB  88%"),
                 "{text}"
             );
             assert!(
                 text.contains("purchased 8.00 MB · 4.00 MB not yet in the limit"),
                 "{text}"
             );
+            // Consumed is rounded up and remaining down: 88 % and 12 % add up to 100 %.
             assert!(text.contains("remaining 500 kB (12%)"), "{text}");
             assert_eq!(style_of(&t, "500 kB (12%)").fg, theme.status_warn.fg);
             assert_snapshot!(format!("status_{w}x{h}"), t.backend());

@@ -117,8 +117,10 @@ impl StatusPane {
             LagLevel::Amber => theme.status_warn,
             LagLevel::Red => theme.status_err,
         };
+        // Rounded up, as the remaining share is rounded down: the two add up to 100 %.
         let used_pct = if a.total_limit > 0 {
-            (i128::from(a.total_consumed.max(0)) * 100 / i128::from(a.total_limit)) as i64
+            let limit = i128::from(a.total_limit);
+            ((i128::from(a.total_consumed.max(0)) * 100 + limit - 1) / limit) as i64
         } else {
             100
         };
