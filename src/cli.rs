@@ -392,10 +392,10 @@ pub enum ScanCommand {
         #[arg(long)]
         all: bool,
         /// With --all: start at this record time (`begin`: the ledger begin, the default).
-        #[arg(long, value_name = "TS|begin", requires = "all", conflicts_with = "after_record_time", value_parser = parse_from)]
+        #[arg(long, value_name = "TS|begin", requires = "all", conflicts_with = "after_record_time", value_parser = parse_from, allow_hyphen_values = true)]
         from: Option<String>,
         /// With --all: stop after this record time (inclusive; default: the current head).
-        #[arg(long, value_name = "TS", requires = "all", value_parser = parse_timestamp)]
+        #[arg(long, value_name = "TS", requires = "all", value_parser = parse_time, allow_hyphen_values = true)]
         until: Option<String>,
         /// With --all: pages per second at most [default: scan_request_rate of the profile,
         /// else 10].
@@ -421,8 +421,8 @@ pub enum ScanCommand {
         /// Migration id [default: the scan's current (newest) migration].
         #[arg(long, value_name = "N")]
         migration_id: Option<i64>,
-        /// Record time of the snapshot, or `now` [default: now].
-        #[arg(long, value_name = "TS|now", value_parser = parse_time_or_now)]
+        /// Record time of the snapshot (RFC 3339, -2h, yesterday 14:00 UTC), or `now` [default: now].
+        #[arg(long, value_name = "TS|now", value_parser = parse_time_or_now, allow_hyphen_values = true)]
         record_time: Option<String>,
         /// How the record time is matched [default: at_or_before for `now`, else exact].
         #[arg(long = "match", value_enum)]
@@ -443,7 +443,7 @@ pub enum ScanCommand {
         #[arg(long, value_name = "P")]
         sv: String,
         /// Only weight changes that took effect strictly before this time.
-        #[arg(long, value_name = "TS", value_parser = parse_timestamp)]
+        #[arg(long, value_name = "TS", value_parser = parse_time, allow_hyphen_values = true)]
         effective_before: Option<String>,
     },
     /// GET /v0/synchronizer-bootstrapping-transactions/{prefix}.
@@ -605,17 +605,35 @@ pub fn parse_time_or_now(text: &str) -> Result<String, String> {
     if text.trim().eq_ignore_ascii_case("now") {
         Ok("now".to_owned())
     } else {
-        parse_timestamp(text)
+        parse_time(text)
     }
 }
 
-/// `begin` (any case) or an RFC 3339 time.
+/// `begin` (any case) or a time as [`parse_time`] reads it.
 pub fn parse_from(text: &str) -> Result<String, String> {
     if text.trim().eq_ignore_ascii_case("begin") {
         Ok("begin".to_owned())
     } else {
-        parse_timestamp(text)
+        parse_time(text)
     }
+}
+
+/// A time as the explorer's `:time` reads it, in UTC: RFC 3339, a span back from now (`-2h`)
+/// or a time of day (`14:00`, `yesterday 14:00`, `2026-01-31 14:00`). RFC 3339 is passed on as
+/// typed, the others as RFC 3339 UTC.
+pub fn parse_time(text: &str) -> Result<String, String> {
+    let trimmed = text.trim();
+    if chrono::DateTime::parse_from_rfc3339(trimmed).is_ok() {
+        return Ok(trimmed.to_owned());
+    }
+    crate::model::when::parse_when(trimmed, chrono::Utc::now().timestamp_micros(), false)
+        .map(crate::model::summary::format_time_micros)
+        .ok_or_else(|| {
+            format!(
+                "{trimmed:?} is not a time: use RFC 3339 (2026-01-31T12:00:00Z), a span back \
+                 from now (-2h) or a UTC time of day (14:00, yesterday 14:00)"
+            )
+        })
 }
 
 pub fn parse_timestamp(text: &str) -> Result<String, String> {

@@ -908,15 +908,21 @@ fn scan_holdings_defaults_to_the_current_migration_and_now() {
     args.extend(facts.amulet_owners.iter().map(String::as_str));
     let again = json_ok(&args);
     assert_eq!(again["migration_id"], newest_migration);
+    // A span back from now, as `:time` reads it (clap would take `-1m` for a flag otherwise).
+    let mut args = vec![
+        "scan",
+        "holdings",
+        "--record-time",
+        "-1m",
+        "--match",
+        "at_or_before",
+        "--party",
+    ];
+    args.extend(facts.amulet_owners.iter().map(String::as_str));
+    let minute_ago = json_ok(&args);
+    assert_eq!(minute_ago["migration_id"], newest_migration, "{minute_ago}");
     fails_with(
-        &[
-            "scan",
-            "holdings",
-            "--record-time",
-            "yesterday",
-            "--party",
-            "p",
-        ],
+        &["scan", "holdings", "--record-time", "soon", "--party", "p"],
         2,
     );
 }

@@ -7,6 +7,7 @@ use base64::Engine;
 use cantonscope::api::ApiError;
 use cantonscope::api::scan::BftSequencers;
 use cantonscope::config::keymap::KeyContext;
+use cantonscope::model::summary::format_time_micros;
 use cantonscope::msg::Command;
 use cantonscope::msg::{Effect, Request, Response};
 use cantonscope::panes::network::{NetSection, NetworkPane};
@@ -458,7 +459,7 @@ fn reward_weight_found_absent_and_bad_time() {
     let before = count(&h, "reward weight");
     // The form opens on the first empty field: effective before.
     h.cmd(Command::Edit);
-    h.type_text("yesterday");
+    h.type_text("soon");
     h.key(KeyCode::Enter);
     assert!(h.app.network.is_editing());
     assert_eq!(count(&h, "reward weight"), before);
@@ -475,6 +476,17 @@ fn reward_weight_found_absent_and_bad_time() {
         "{screen}"
     );
     assert!(screen.contains("2001-01-01T00:00:00.000000Z"), "{screen}");
+
+    // A span back from the session's clock, as `:time` reads it.
+    h.cmd(Command::Edit);
+    h.key(KeyCode::Down);
+    clear_input(&mut h);
+    h.type_text("-2h");
+    h.key(KeyCode::Enter);
+    assert!(!h.app.network.is_editing());
+    let two_hours_ago = format_time_micros(h.app.sh.now - 2 * 3_600_000_000);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains(&two_hours_ago), "{two_hours_ago}: {screen}");
 }
 
 #[test]

@@ -164,7 +164,7 @@ impl HoldingsPane {
         self.start_note = None;
         self.form.prefill(sh);
         self.form.set_owners(&parties);
-        if let Some(q) = self.form.validate() {
+        if let Some(q) = self.form.validate(sh) {
             let update = sh.selected_update.as_deref().unwrap_or("");
             out.info(format!(
                 "holdings of the {} parties of update {} (i edits the query)",
@@ -257,7 +257,7 @@ impl QueryPane for HoldingsPane {
     }
 
     fn submit(&mut self, sh: &mut Shared, out: &mut Out) {
-        match self.form.validate() {
+        match self.form.validate(sh) {
             Some(q) => {
                 self.form.dialog.close();
                 self.run(q, sh, out);

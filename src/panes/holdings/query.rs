@@ -3,7 +3,8 @@
 //! with its checks.
 
 use crate::api::scan::{HoldingsSummaryRequest, RecordTimeMatch};
-use crate::model::summary::{format_time_micros, parse_time_micros};
+use crate::model::summary::format_time_micros;
+use crate::model::when::parse_when;
 use crate::panes::Shared;
 use crate::ui::form::{Dialog, Field as FormField, Form, looks_like_party};
 use crate::ui::safe::safe_line;
@@ -50,17 +51,18 @@ impl HoldingsQuery {
     }
 }
 
-/// Reads a record time as typed: `now` (or nothing) or an RFC 3339 time, normalised to UTC.
-pub fn parse_time_spec(text: &str) -> Result<TimeSpec, String> {
+/// Reads a record time as typed: `now` (or nothing), or a time as `:time` reads it (RFC 3339,
+/// `-2h`, `yesterday 14:00` in the session's zone), fixed now and normalised to UTC.
+pub fn parse_time_spec(text: &str, now: i64, local: bool) -> Result<TimeSpec, String> {
     let t = text.trim();
     if t.is_empty() || t.eq_ignore_ascii_case("now") {
         return Ok(TimeSpec::Now);
     }
-    parse_time_micros(t)
+    parse_when(t, now, local)
         .map(|us| TimeSpec::At(format_time_micros(us)))
         .ok_or_else(|| {
             format!(
-                "not an RFC 3339 time: {} (e.g. 2026-01-05T10:00:00Z, or now)",
+                "not a time: {} (RFC 3339, -2h, yesterday 14:00 or now)",
                 safe_line(t, 40)
             )
         })
@@ -196,7 +198,7 @@ impl HoldingsForm {
                 None => "no history loaded: enter the migration id".to_string(),
             },
             Field::Time => {
-                "RFC 3339 (e.g. 2026-01-05T10:00:00Z) or now (read when the query runs)".to_string()
+                "RFC 3339, -2h, yesterday 14:00, or now (read when the query runs)".to_string()
             }
             Field::Match => "at_or_before: newest snapshot at or before the time; exact: a \
                              snapshot time (space toggles)"
@@ -205,7 +207,7 @@ impl HoldingsForm {
     }
 
     /// Checks every field; on failure the first bad field gets focus and a message.
-    pub(super) fn validate(&mut self) -> Option<HoldingsQuery> {
+    pub(super) fn validate(&mut self, sh: &Shared) -> Option<HoldingsQuery> {
         let owners = self.dialog.form.ids(Field::Owners.index());
         let owners_err = if owners.is_empty() {
             Some(
@@ -224,7 +226,7 @@ impl HoldingsForm {
         let mig_err = migration
             .is_none()
             .then(|| "the migration id is a whole number ≥ 0".to_string());
-        let time = parse_time_spec(&self.time());
+        let time = parse_time_spec(&self.time(), sh.now, sh.local_time);
         self.dialog.form.clear_errors();
         let mut first_bad = None;
         for (field, err) in [

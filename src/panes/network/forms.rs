@@ -1,7 +1,8 @@
 //! The query forms of the bootstrapping, party hosting and reward weight sections.
 
 use super::{NetSection, NetworkPane};
-use crate::model::summary::{cat, format_time_micros, parse_time_micros, short_party};
+use crate::model::summary::{cat, format_time_micros, short_party};
+use crate::model::when::parse_when;
 use crate::panes::form::Form;
 use crate::panes::{Out, Shared};
 
@@ -91,7 +92,7 @@ impl NetworkPane {
                         Form::field(
                             "Effective before",
                             before.as_deref().unwrap_or(""),
-                            "optional, RFC 3339 (e.g. 2026-01-01T00:00:00Z)",
+                            "optional: RFC 3339, -2h or yesterday 14:00",
                         ),
                     ]),
                 )
@@ -149,13 +150,10 @@ impl NetworkPane {
                 let before = if before.is_empty() {
                     None
                 } else {
-                    match parse_time_micros(&before) {
+                    match parse_when(&before, sh.now, sh.local_time) {
                         Some(t) => Some(format_time_micros(t)),
                         None => {
-                            form.set_error(
-                                1,
-                                "not a time: use RFC 3339, e.g. 2026-01-01T00:00:00Z",
-                            );
+                            form.set_error(1, "not a time: use RFC 3339, -2h or yesterday 14:00");
                             return;
                         }
                     }
