@@ -125,18 +125,18 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     parts.join(": ")
 }
 
+/// Pushes each cause's text once, without hyper's generic wrappers (`client error (Connect)`)
+/// that say nothing their cause does not.
 fn push_sources(parts: &mut Vec<String>, mut cur: Option<&(dyn std::error::Error + 'static)>) {
     while let Some(err) = cur {
         let s = err.to_string();
-        if !parts.iter().any(|p| p.contains(&s)) {
+        if !s.starts_with("client error (") && !parts.iter().any(|p| p.contains(&s)) {
             parts.push(s);
         }
         cur = err.source();
     }
 }
 
-/// A transport failure: timeout, or connection / TLS / broken body. The detail names the cause
-/// chain but not the URL (reqwest's own message repeats it).
 /// The headers of a response, names lowercased, values as text.
 fn header_list(resp: &reqwest::Response) -> Vec<(String, String)> {
     resp.headers()
@@ -150,6 +150,8 @@ fn header_list(resp: &reqwest::Response) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A transport failure: timeout, or connection / TLS / broken body. The detail names the cause
+/// chain but not the URL (reqwest's own message repeats it).
 fn transport_error(endpoint: &'static str, e: &reqwest::Error) -> ApiError {
     if e.is_timeout() {
         return ApiError::Timeout { endpoint };

@@ -469,6 +469,13 @@ async fn timeout_connect_and_tls_failures() {
         matches!(&err, ApiError::Connect { detail, .. } if detail.starts_with("cannot connect")),
         "{err:?}"
     );
+    // The cause, without hyper's wrapper that says nothing more.
+    let text = err.to_string();
+    assert!(
+        text.to_ascii_lowercase().contains("connection refused")
+            && !text.contains("client error ("),
+        "{text}"
+    );
     assert_eq!(err.exit_code(), 3);
 
     // TLS to a plain-HTTP server fails the handshake.
