@@ -277,7 +277,7 @@ fn discovery_picks_the_listed_scans_and_keeps_the_list() {
             [
                 ("Aurora-Node-1", false, true, true),
                 ("Boreal-Ops-2", false, false, true),
-                ("127.0.0.1:9", true, false, true),
+                ("127.0.0.1:9/pinned", true, false, true),
             ]
         );
         assert!(found.warnings.iter().any(|w| w.contains("Nobody-1")));

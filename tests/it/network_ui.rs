@@ -137,6 +137,9 @@ fn the_matrix_refreshes_at_the_interval_sorts_filters_and_opens_a_card() {
     let pos_last = shown.find(last_name.as_str()).expect("shown");
     let pos_first = shown.find(names[0].as_str()).expect("shown");
     assert!(pos_last < pos_first, "reversed by name:\n{shown}");
+    // Wide, the Host column shows the path that tells the demo's scans apart (/svK).
+    let wide = h.screen(200, 60);
+    assert!(wide.contains("/sv13 "), "{wide}");
     // / filters the rows.
     h.cmd(Command::Filter);
     h.type_text("down");

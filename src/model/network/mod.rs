@@ -166,11 +166,19 @@ pub fn same_url(a: &str, b: &str) -> bool {
     normalize_url(a) == normalize_url(b)
 }
 
-/// The host (and port) of a URL, for display.
+/// The host (and port) of a URL, for display, with its path when it has one (scans served
+/// under one host by path, as the demo's `/svK`, stay apart); never the user info or a query.
 pub fn url_host(url: &str) -> String {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let host = rest.split('/').next().unwrap_or(rest);
-    host.rsplit_once('@').map_or(host, |(_, h)| h).to_owned()
+    let rest = rest.split(['?', '#']).next().unwrap_or(rest);
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let path = path.trim_end_matches('/');
+    if path.is_empty() {
+        host.to_owned()
+    } else {
+        format!("{host}/{path}")
+    }
 }
 
 /// One scan of the network as the explorer uses it.

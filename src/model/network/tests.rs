@@ -271,3 +271,16 @@ fn the_head_search_finds_the_newest_update() {
     let found = search.result().cloned().expect("done").expect("ok");
     assert_eq!(found.map(|h| h.update_id), Some("u2-4999".to_owned()));
 }
+
+#[test]
+fn a_scan_is_shown_by_host_and_path_never_its_credentials() {
+    assert_eq!(
+        url_host("https://scan.sv-1.example.com"),
+        "scan.sv-1.example.com"
+    );
+    assert_eq!(url_host("http://127.0.0.1:7575/sv4/"), "127.0.0.1:7575/sv4");
+    assert_eq!(
+        url_host("https://user:pw@scan.example.com:443/api?x=1"),
+        "scan.example.com:443/api"
+    );
+}

@@ -253,7 +253,16 @@ impl TableRow for ScanRow {
 pub(super) fn scans_table() -> DataTable<ScanCol> {
     DataTable::new(Columns::new(vec![
         Column::new(ScanCol::Sv, "SV", Width::fill(12)),
-        Column::new(ScanCol::Host, "Host", Width::Fixed(16)).priority(2),
+        Column::new(
+            ScanCol::Host,
+            "Host",
+            Width::Wide {
+                narrow: 16,
+                wide: 32,
+                from: 160,
+            },
+        )
+        .priority(2),
         Column::new(ScanCol::Reach, "Reach", Width::Fixed(5)).priority(4),
         Column::new(ScanCol::Status, "Status", Width::Fixed(8)).priority(6),
         Column::new(ScanCol::Version, "Version", Width::Fixed(8)).priority(1),
