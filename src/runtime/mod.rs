@@ -93,8 +93,16 @@ pub async fn run(
     terminal.draw(|f| crate::app::view::draw(&app, f))?;
     app.take_dirty();
 
+    let mut terminated = std::pin::pin!(termination());
     while !quit {
-        let Some(action) = rx.recv().await else {
+        let action = tokio::select! {
+            action = rx.recv() => action,
+            signal = &mut terminated => {
+                tracing::info!("{signal}: quitting");
+                None
+            }
+        };
+        let Some(action) = action else {
             break;
         };
         let mut effects = runner.note(&action);
@@ -122,6 +130,26 @@ pub async fn run(
         tracing::warn!("file writes still running at exit were abandoned");
     }
     Ok(())
+}
+
+/// Resolves when the process is asked to end by a signal (SIGTERM from `kill`, SIGHUP when the
+/// terminal or tmux pane goes away), so the loop ends and the terminal is restored. Ctrl-C is a
+/// key in raw mode, not a signal. Never resolves where signals cannot be listened to.
+async fn termination() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let (Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) {
+            return tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = hup.recv() => "SIGHUP",
+            };
+        }
+    }
+    std::future::pending().await
 }
 
 /// A file operation for the writer task.

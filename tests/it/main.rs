@@ -37,5 +37,6 @@ mod pane_verdict;
 mod readme;
 mod safety;
 mod soak;
+mod terminal;
 mod traffic;
 mod ui_foundation;
