@@ -135,8 +135,9 @@ impl ErrorLog {
             Some(Command::Cancel | Command::Back | Command::ErrorLog) => {
                 return OverlayOutcome::Close;
             }
-            Some(other) => return OverlayOutcome::Passthrough(other),
-            None => return OverlayOutcome::Ignored,
+            // Only quitting reaches the app; other keys do nothing behind the overlay.
+            Some(Command::Quit) => return OverlayOutcome::Passthrough(Command::Quit),
+            Some(_) | None => return OverlayOutcome::Ignored,
         }
         OverlayOutcome::Consumed
     }

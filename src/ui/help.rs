@@ -256,7 +256,8 @@ impl HelpOverlay {
                 Some(Command::HistoryPrev) => self.scroll.up(1),
                 Some(Command::HistoryNext) => self.scroll.down(1),
                 Some(Command::Complete) => {}
-                Some(other) => return OverlayOutcome::Passthrough(other),
+                Some(Command::Quit) => return OverlayOutcome::Passthrough(Command::Quit),
+                Some(_) => return OverlayOutcome::Ignored,
                 None => match self.filter.handle_key(key) {
                     InputOutcome::Changed => self.refilter(),
                     InputOutcome::Consumed => {}
@@ -277,7 +278,10 @@ impl HelpOverlay {
                 self.set_filter("");
             }
             Some(Command::Cancel | Command::Back | Command::Help) => return OverlayOutcome::Close,
-            Some(other) => return OverlayOutcome::Passthrough(other),
+            // Only quitting reaches the app: a key pressed to read about it, or typed before `/`,
+            // must not run behind the overlay.
+            Some(Command::Quit) => return OverlayOutcome::Passthrough(Command::Quit),
+            Some(_) => return OverlayOutcome::Ignored,
             None => return OverlayOutcome::Ignored,
         }
         OverlayOutcome::Consumed

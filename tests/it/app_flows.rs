@@ -773,6 +773,35 @@ fn help_starts_with_the_focused_panes_keys() {
 }
 
 #[test]
+fn keys_pressed_over_help_or_the_error_log_do_not_run_behind_it() {
+    let mut h = Harness::start();
+    for open in ['?', '!'] {
+        h.key(KeyCode::Char(open));
+        assert!(h.app.overlay.is_some());
+        // Switching panes, the time zone and saving are not run while the overlay is open.
+        for key in ['4', 't', 's', '\t'] {
+            if key == '\t' {
+                h.key(KeyCode::Tab);
+            } else {
+                h.key(KeyCode::Char(key));
+            }
+            assert!(h.app.overlay.is_some(), "{open} then {key:?} closed it");
+        }
+        assert_eq!(h.app.focus, PaneId::History, "{open}");
+        assert!(!h.app.sh.local_time, "{open}");
+        h.key(KeyCode::Esc);
+        assert!(h.app.overlay.is_none());
+    }
+    // q closes the help as Esc does; Ctrl-c still quits from it.
+    h.key(KeyCode::Char('?'));
+    h.key(KeyCode::Char('q'));
+    assert!(h.app.overlay.is_none() && !h.app.should_quit());
+    h.key(KeyCode::Char('?'));
+    h.key_mod(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert!(h.app.should_quit());
+}
+
+#[test]
 fn update_ids_copy_and_esc_goes_back_where_the_user_came_from() {
     let mut h = Harness::start();
     // In History, Y copies the selected row's update id and says so.
