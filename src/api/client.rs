@@ -441,8 +441,9 @@ impl ApiClient {
             };
             let retry = match &outcome {
                 Ok((status, _, _)) => (500..=599).contains(status) && *status != 501,
-                // Transport failures only: a body over the cap would be just as large again.
-                Err(e) => e.is_transient(),
+                // Transport failures only: a body over the cap would be just as large again,
+                // and a timeout has already waited the whole timeout (again would triple it).
+                Err(e) => e.is_transient() && !matches!(e, ApiError::Timeout { .. }),
             };
             if retry && attempt < retries {
                 let delay = BASE_BACKOFF

@@ -160,15 +160,16 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
 }
 
 /// `LIVE` while following a scan that answers; `OFFLINE` while following a scan that is down
-/// (nothing new can arrive); `BROWSING` after `:time` (or `--from`); `PAUSED` when the user
+/// (nothing new can arrive); `CONNECTING` before scan 1 first answered; `BROWSING` after `:time` (or `--from`); `PAUSED` when the user
 /// scrolled away.
 fn follow_span(app: &App) -> Span<'static> {
     let theme = &app.theme;
     if app.panes.history.is_following() {
-        if app.panes.status.health() == crate::panes::status::NodeHealth::Down {
-            Span::styled("OFFLINE", theme.status_err)
-        } else {
-            Span::styled("LIVE", theme.status_ok)
+        match app.panes.status.health() {
+            crate::panes::status::NodeHealth::Down => Span::styled("OFFLINE", theme.status_err),
+            // Nothing answered yet: not LIVE before there is evidence of it.
+            crate::panes::status::NodeHealth::Unknown => Span::styled("CONNECTING", theme.muted),
+            _ => Span::styled("LIVE", theme.status_ok),
         }
     } else if app.panes.history.is_browsing() {
         Span::styled("BROWSING", theme.muted)

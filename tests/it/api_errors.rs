@@ -422,6 +422,35 @@ async fn gets_retry_on_5xx_but_posts_do_not() {
     assert_eq!(hits.load(Ordering::SeqCst), 2);
 }
 
+/// A GET that timed out has already waited the whole timeout: sending it again would make a
+/// scan that never answers look alive for three timeouts (90 s by default) before it is down.
+#[tokio::test]
+async fn a_timed_out_get_is_not_sent_again() {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&hits);
+    let app = Router::new().route(
+        "/api/scan/status",
+        get(move || {
+            seen.fetch_add(1, Ordering::SeqCst);
+            async {
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                "late"
+            }
+        }),
+    );
+    let url = serve(app).await;
+    let c = ApiClient::new(ApiConfig {
+        scan_url: Some(url),
+        request_timeout: Duration::from_millis(200),
+        retries: 2,
+        ..ApiConfig::default()
+    })
+    .expect("client");
+    let err = c.send(&scan::status()).await.expect_err("timeout");
+    assert!(matches!(err, ApiError::Timeout { .. }), "{err:?}");
+    assert_eq!(hits.load(Ordering::SeqCst), 1, "sent once");
+}
+
 #[tokio::test]
 async fn timeout_connect_and_tls_failures() {
     let app = Router::new().route(

@@ -260,6 +260,35 @@ fn a_time_in_the_future_is_refused() {
 }
 
 #[test]
+fn the_header_claims_live_only_once_scan_1_answered() {
+    // A scan that accepts connections and never answers.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let mut settings = cantonscope::config::Settings::default();
+    settings.scan_url = Some(url.parse().expect("url"));
+    let (mut app, _clients) = {
+        let _guard = rt.enter();
+        cantonscope::runtime::build(&settings, chrono::Utc::now().timestamp_micros())
+            .expect("app builds")
+    };
+    app.update(cantonscope::msg::Action::Resize(120, 40));
+    let _requests_in_flight = app.start();
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).expect("terminal");
+    terminal
+        .draw(|f| cantonscope::app::view::draw(&app, f))
+        .expect("draw");
+    let screen = crate::common::buffer_text(terminal.backend().buffer());
+    let header = screen.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("CONNECTING") && !header.contains("LIVE"),
+        "{header}"
+    );
+    drop(listener);
+}
+
+#[test]
 fn a_node_going_down_and_coming_back() {
     let mut h = Harness::start();
     h.key(KeyCode::Char('4'));
