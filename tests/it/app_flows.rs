@@ -265,8 +265,10 @@ fn the_header_claims_live_only_once_scan_1_answered() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let mut settings = cantonscope::config::Settings::default();
-    settings.scan_url = Some(url.parse().expect("url"));
+    let settings = cantonscope::config::Settings {
+        scan_url: Some(url.parse().expect("url")),
+        ..Default::default()
+    };
     let (mut app, _clients) = {
         let _guard = rt.enter();
         cantonscope::runtime::build(&settings, chrono::Utc::now().timestamp_micros())
