@@ -430,6 +430,11 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
     let theme_name = crate::ui::theme::resolve_theme_name(requested, no_color).to_string();
     let theme = crate::ui::theme::Theme::load(&theme_name, settings.config_dir().as_deref())
         .map_err(|e| e.to_string())?;
+    // crossterm drops every colour under NO_COLOR by itself; a theme asked for by name wins
+    // over NO_COLOR, so its colours must reach the terminal.
+    if no_color && theme_name != crate::ui::theme::NO_COLOR_THEME {
+        crossterm::style::Colored::set_ansi_color_disabled(false);
+    }
     let mut scan_urls: Vec<String> = Vec::new();
     if let Some(u) = &settings.scan_url {
         scan_urls.push(u.as_str().to_string());

@@ -11,15 +11,21 @@ const BIN: &str = env!("CARGO_BIN_EXE_cantonscope");
 /// Leaves the alternate screen; shows the cursor; turns mouse reporting off.
 const RESTORED: [&str; 3] = ["\x1b[?1049l", "\x1b[?25h", "\x1b[?1000l"];
 
-/// The explorer on its demo network, in a 100x30 pseudo-terminal; its output collects in the
-/// returned buffer.
-fn explorer_in_a_pty(dir: &std::path::Path) -> (Child, Arc<Mutex<Vec<u8>>>) {
+/// The explorer on its demo network with `args`, in a 100x30 pseudo-terminal, with `env` set;
+/// its output collects in the returned buffer.
+fn explorer_in_a_pty(
+    dir: &std::path::Path,
+    args: &str,
+    env: &[(&str, &str)],
+) -> (Child, Arc<Mutex<Vec<u8>>>) {
     let command = format!(
-        "stty cols 100 rows 30; exec {BIN} demo --log-file {}",
+        "stty cols 100 rows 30; exec {BIN} demo {args} --log-file {}",
         dir.join("cantonscope.log").display()
     );
     let mut child = Command::new("script")
         .args(["-qfec", &command, "/dev/null"])
+        .env_remove("NO_COLOR")
+        .envs(env.iter().copied())
         .env("TERM", "xterm-256color")
         .env("HOME", dir)
         .env("XDG_CONFIG_HOME", dir.join("config"))
@@ -67,15 +73,58 @@ fn wait_for(what: &str, deadline: Duration, mut done: impl FnMut() -> bool) {
     }
 }
 
+fn first_frame(out: &Arc<Mutex<Vec<u8>>>) {
+    wait_for("the first frame", Duration::from_secs(60), || {
+        let t = text(out);
+        t.contains("\x1b[?1049h") && t.contains("History")
+    });
+}
+
+fn end(mut script: Child) {
+    let pid = explorer_pid(&script);
+    let _ = Command::new("kill").args(["-TERM", &pid]).status();
+    wait_for("the explorer to end", Duration::from_secs(20), || {
+        script.try_wait().expect("wait").is_some()
+    });
+}
+
+/// Whether the output sets a foreground or background colour (SGR 30–49 or 90–107).
+fn has_colour(out: &str) -> bool {
+    out.split("\x1b[").skip(1).any(|seq| {
+        let params = seq.split('m').next().unwrap_or_default();
+        params.len() < 24
+            && params
+                .split(';')
+                .next()
+                .and_then(|p| p.parse::<u32>().ok())
+                .is_some_and(|p| (30..=49).contains(&p) || (90..=107).contains(&p))
+    })
+}
+
+#[test]
+fn no_color_gives_mono_unless_a_theme_is_named() {
+    for (args, coloured) in [("", false), ("--theme light", true)] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (script, out) = explorer_in_a_pty(dir.path(), args, &[("NO_COLOR", "1")]);
+        first_frame(&out);
+        std::thread::sleep(Duration::from_millis(500));
+        let shown = text(&out);
+        end(script);
+        assert_eq!(has_colour(&shown), coloured, "NO_COLOR=1 demo {args}");
+        // Either way the selected row and the focused tab stand out (reverse or bold).
+        assert!(
+            shown.contains("\x1b[1m") || shown.contains("\x1b[7m"),
+            "NO_COLOR=1 demo {args}: no emphasis at all"
+        );
+    }
+}
+
 #[test]
 fn a_signal_ends_the_explorer_and_restores_the_terminal() {
     for signal in ["TERM", "HUP"] {
         let dir = tempfile::tempdir().expect("tempdir");
-        let (mut script, out) = explorer_in_a_pty(dir.path());
-        wait_for("the first frame", Duration::from_secs(60), || {
-            let t = text(&out);
-            t.contains("\x1b[?1049h") && t.contains("History")
-        });
+        let (mut script, out) = explorer_in_a_pty(dir.path(), "", &[]);
+        first_frame(&out);
         let drawn = out.lock().unwrap().len();
         let pid = explorer_pid(&script);
         let kill = Command::new("kill")
