@@ -172,8 +172,9 @@ pub fn judge(
             reasons.push("waiting for the first answers".into());
         } else {
             reasons.push(format!(
-                "{answered} of {polled} node{} answer",
-                if polled == 1 { "" } else { "s" }
+                "{answered} of {polled} node{} answer{}",
+                if polled == 1 { "" } else { "s" },
+                if answered == 1 { "s" } else { "" }
             ));
             if at_head && let Some(newest) = stats.newest {
                 reasons.push(format!("newest update {} old", secs_text(now - newest)));
@@ -472,6 +473,20 @@ mod tests {
             Err("scan GET /status: connection failed: refused".to_string())
         };
         p.on_result(i, r, 5, NOW);
+    }
+
+    #[test]
+    fn one_node_answers_in_the_singular() {
+        let mut p = NodePoller::new(&["http://s0".to_string()], None, None, 2000);
+        answer(&mut p, 0, true);
+        let v = judge(
+            &p,
+            &HistoryStats::default(),
+            true,
+            NOW,
+            LagThresholds::default(),
+        );
+        assert_eq!(v.reasons[0], "1 of 1 node answers");
     }
 
     #[test]

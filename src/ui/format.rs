@@ -90,6 +90,22 @@ pub fn human_duration(micros: i64) -> String {
     }
 }
 
+/// A polling interval as configured: `500ms`, `1.5s`, `2s`, `1m 0s` (whole seconds and more as
+/// [`human_duration`]).
+pub fn human_interval_ms(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if !ms.is_multiple_of(1000) && ms < 60_000 {
+        format!("{}s", (ms as f64 / 1000.0 * 10.0).round() / 10.0)
+    } else {
+        human_duration(
+            i64::try_from(ms)
+                .unwrap_or(i64::MAX / 1000)
+                .saturating_mul(1000),
+        )
+    }
+}
+
 /// Seconds in human form, always the two largest units: `42s`, `5m 3s`, `2h 4m`, `3d 1h`.
 pub fn human_secs(s: i64) -> String {
     match s {
@@ -336,6 +352,19 @@ mod tests {
         for &(input, want) in cases {
             assert_eq!(f(input), want, "{input:?}");
         }
+    }
+
+    #[test]
+    fn polling_intervals_read_as_configured() {
+        check(
+            human_interval_ms,
+            &[
+                (500, "500ms"),
+                (1500, "1.5s"),
+                (2000, "2s"),
+                (60_000, "1m 0s"),
+            ],
+        );
     }
 
     #[test]

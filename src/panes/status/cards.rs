@@ -9,7 +9,7 @@ use ratatui::widgets::{Sparkline, SparklineBar, Widget};
 
 use crate::api::scan::NodeStatus;
 use crate::panes::Shared;
-use crate::ui::format::{group_thousands, human_duration, human_uptime};
+use crate::ui::format::{group_thousands, human_duration, human_interval_ms, human_uptime};
 use crate::ui::layout::{fit_line, framed, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
@@ -388,10 +388,7 @@ impl StatusPane {
             }
         } else {
             timing.push(Span::styled(
-                format!(
-                    " · every {}",
-                    human_duration(self.poller.refresh_ms() as i64 * 1000)
-                ),
+                format!(" · every {}", human_interval_ms(self.poller.refresh_ms())),
                 theme.muted,
             ));
         }
