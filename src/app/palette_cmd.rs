@@ -141,7 +141,7 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
                 out.owner = PaneId::History;
                 app.panes.history.load_span(secs, &app.sh, out);
             }
-            Err(e) => out.error(format!("not a span: {e} (use 1h, 6h, 24h, 90m, 2d)")),
+            Err(e) => out.error(format!("not a span: {e}")),
         },
         "theme" => out
             .effects

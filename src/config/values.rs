@@ -43,12 +43,12 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             "d" | "day" | "days" => 86_400.0,
             "" => {
                 return Err(format!(
-                    "invalid duration {trimmed:?}: {number} has no unit (use ms, s, m or h)"
+                    "invalid duration {trimmed:?}: {number} has no unit (use ms, s, m, h or d)"
                 ));
             }
             other => {
                 return Err(format!(
-                    "invalid duration {trimmed:?}: unknown unit {other:?} (use ms, s, m or h)"
+                    "invalid duration {trimmed:?}: unknown unit {other:?} (use ms, s, m, h or d)"
                 ));
             }
         };

@@ -93,6 +93,15 @@ fn esc_cancels_a_span_load_and_the_palette_starts_one() {
         tweak: Box::new(|s| s.history_memory_mib = 1),
         ..Options::default()
     });
+    // A unit it does not know: one message, naming the units it does.
+    h.palette("load 1y");
+    let said = toast(&h);
+    assert_eq!(
+        said.matches("(use").count(),
+        1,
+        "one hint, not two that disagree: {said}"
+    );
+    assert!(said.contains("h or d"), "{said}");
     h.palette("load 24h");
     assert!(h.app.sh.feed.span.is_some_and(|p| p.running()));
     let screen = h.screen(120, 40);
