@@ -226,16 +226,27 @@ impl FromStr for HistoryStart {
                         )
                     })
             }
-            _ => crate::model::summary::parse_time_micros(trimmed)
-                .and_then(DateTime::<Utc>::from_timestamp_micros)
-                .map(HistoryStart::At)
-                .ok_or_else(|| {
-                    format!(
-                        "invalid start {trimmed:?}: expected begin, now, recent (the last 10 \
-                         minutes), an RFC 3339 time such as 2026-01-31T12:00:00Z, or a span back \
-                         from now such as -2h"
-                    )
-                }),
+            _ => {
+                let at = crate::model::summary::parse_time_micros(trimmed)
+                    .and_then(DateTime::<Utc>::from_timestamp_micros)
+                    .ok_or_else(|| {
+                        format!(
+                            "invalid start {trimmed:?}: expected begin, now, recent (the last 10 \
+                             minutes), an RFC 3339 time such as 2026-01-31T12:00:00Z, or a span \
+                             back from now such as -2h"
+                        )
+                    })?;
+                // A start in the future would only wait, silently, for time to pass.
+                let now = Utc::now();
+                if at > now + chrono::Duration::minutes(1) {
+                    return Err(format!(
+                        "invalid start {trimmed:?}: it is in the future (it is {} now); use now \
+                         for only new updates",
+                        now.format("%Y-%m-%dT%H:%M:%SZ")
+                    ));
+                }
+                Ok(HistoryStart::At(at))
+            }
         }
     }
 }
@@ -321,6 +332,11 @@ mod tests {
         let at: HistoryStart = "2026-01-31T12:00:00+01:00".parse().expect("valid");
         assert_eq!(at.to_string(), "2026-01-31T11:00:00+00:00");
         assert!("yesterday".parse::<HistoryStart>().is_err());
+        let future = "2999-01-01T00:00:00Z".parse::<HistoryStart>();
+        assert!(
+            future.as_ref().is_err_and(|e| e.contains("in the future")),
+            "{future:?}"
+        );
         // A span back from now, as `:time` takes it.
         let Ok(HistoryStart::At(t)) = "-2h".parse::<HistoryStart>() else {
             panic!("-2h is a start");
