@@ -92,12 +92,33 @@ fn run_tui(
         if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
             return fail(
                 "cantonscope: the explorer needs a terminal (stdin and stdout must be a TTY); \
-                 in scripts use the headless commands (cantonscope scan|validator|ledger ...)",
+                 in scripts use the headless commands (cantonscope scan|validator|ledger|network ...)",
                 EXIT_USAGE,
             );
         }
     }
-    let result = runtime.block_on(cantonscope::runtime::run_settings(&settings));
+    // What the settings name but cannot be used (a theme, a key binding) is a configuration
+    // error, found before the terminal is taken.
+    let built = {
+        let _context = runtime.enter();
+        cantonscope::runtime::build(&settings, chrono::Utc::now().timestamp_micros())
+    };
+    let (app, clients) = match built {
+        Ok(built) => built,
+        Err(error) => {
+            if let Some(handle) = demo {
+                runtime.block_on(handle.shutdown());
+            }
+            return fail(&format!("cantonscope: {error}"), EXIT_USAGE);
+        }
+    };
+    let result = runtime
+        .block_on(cantonscope::runtime::run(
+            app,
+            clients,
+            settings.config_dir(),
+        ))
+        .map_err(|e| format!("terminal error: {e}"));
     if let Some(handle) = demo {
         runtime.block_on(handle.shutdown());
     }

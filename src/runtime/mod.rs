@@ -507,14 +507,6 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
     Ok((app, clients))
 }
 
-/// Starts the explorer for `settings` on the current tokio runtime and runs it to the end.
-pub async fn run_settings(settings: &crate::config::Settings) -> Result<(), String> {
-    let (app, clients) = build(settings, now_micros())?;
-    run(app, clients, settings.config_dir())
-        .await
-        .map_err(|e| format!("terminal error: {e}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::{Action, FileOp, RequestId, WriteMode, redact_userinfo, run_file_ops};

@@ -148,3 +148,24 @@ fn a_signal_ends_the_explorer_and_restores_the_terminal() {
         assert!(log.contains(&format!("SIG{signal}: quitting")), "{log}");
     }
 }
+
+#[test]
+fn a_theme_that_does_not_exist_is_a_configuration_error_before_the_screen_is_taken() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let command = format!("exec {BIN} demo --theme neon");
+    let output = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .env("CANTONSCOPE_DATA_DIR", dir.path().join("data"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux script runs");
+    let shown = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{shown}");
+    assert!(shown.contains("unknown theme \"neon\""), "{shown}");
+    assert!(
+        !shown.contains("\x1b[?1049h"),
+        "the screen was taken: {shown:?}"
+    );
+}
