@@ -139,6 +139,14 @@ fn no_nodes(runtime: &tokio::runtime::Runtime, settings: Settings) -> ExitCode {
          --scan-url/--validator-url/--ledger-url, or CANTONSCOPE_SCAN_URL and friends.\n\
          To try the built-in demo network: cantonscope demo"
     );
+    if settings.profile.is_none() && !settings.profiles.is_empty() {
+        let _ = writeln!(
+            err,
+            "The config file has profiles ({}) but none is selected: pass --profile NAME or set \
+             default_profile.",
+            settings.profiles.join(", ")
+        );
+    }
     if !std::io::stdin().is_terminal() {
         return exit_code(EXIT_USAGE);
     }

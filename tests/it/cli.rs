@@ -775,6 +775,25 @@ fn explorer_without_nodes_says_how_to_configure_and_offers_the_demo() {
     assert!(err.contains("no node configured"), "{err}");
     assert!(err.contains("--scan-url"), "{err}");
     assert!(err.contains("cantonscope demo"), "{err}");
+
+    // Profiles, none selected: says which there are and how to pick one.
+    let config = dir.path().join("two.toml");
+    std::fs::write(
+        &config,
+        "[profiles.a]\nscan_url = \"http://127.0.0.1:9\"\n[profiles.b]\nscan_url = \"http://127.0.0.1:9\"\n",
+    )
+    .expect("config");
+    let output = bin(dir.path())
+        .arg("--config")
+        .arg(&config)
+        .output()
+        .expect("binary runs");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("profiles (a, b)") && err.contains("--profile NAME"),
+        "{err}"
+    );
 }
 
 #[test]
