@@ -126,12 +126,18 @@ impl FromStr for BaseUrl {
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let trimmed = text.trim();
-        let rest = trimmed
-            .strip_prefix("http://")
-            .or_else(|| trimmed.strip_prefix("https://"))
-            .ok_or_else(|| {
-                format!("invalid URL {trimmed:?}: must start with http:// or https://")
-            })?;
+        // The scheme is case-insensitive (RFC 3986); it is kept in lower case.
+        let scheme = ["http://", "https://"].into_iter().find(|scheme| {
+            trimmed
+                .get(..scheme.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(scheme))
+        });
+        let Some(scheme) = scheme else {
+            return Err(format!(
+                "invalid URL {trimmed:?}: must start with http:// or https://"
+            ));
+        };
+        let rest = &trimmed[scheme.len()..];
         let host = rest.split(['/', '?', '#']).next().unwrap_or("");
         if host.is_empty() {
             return Err(format!("invalid URL {trimmed:?}: no host"));
@@ -144,7 +150,7 @@ impl FromStr for BaseUrl {
         if trimmed.chars().any(|c| c.is_whitespace() || c.is_control()) {
             return Err(format!("invalid URL {trimmed:?}: contains whitespace"));
         }
-        Ok(BaseUrl(trimmed.trim_end_matches('/').to_owned()))
+        Ok(BaseUrl(format!("{scheme}{}", rest.trim_end_matches('/'))))
     }
 }
 
@@ -320,6 +326,12 @@ mod tests {
         let url: BaseUrl = "https://scan.example.com/sv2".parse().expect("valid");
         assert_eq!(url.as_str(), "https://scan.example.com/sv2");
         assert!("scan.example.com".parse::<BaseUrl>().is_err());
+        assert_eq!(
+            "HTTPS://Scan.example.com/"
+                .parse::<BaseUrl>()
+                .map(|u| u.to_string()),
+            Ok("https://Scan.example.com".to_owned())
+        );
         assert!("http://".parse::<BaseUrl>().is_err());
         assert!("http://a b".parse::<BaseUrl>().is_err());
         assert!("http://a/?x=1".parse::<BaseUrl>().is_err());

@@ -248,7 +248,9 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
     let world = tokio::task::spawn_blocking(move || world_for(seed))
         .await
         .map_err(io::Error::other)?;
-    let listener = tokio::net::TcpListener::bind(cfg.listen).await?;
+    let listener = tokio::net::TcpListener::bind(cfg.listen)
+        .await
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot listen on {}: {e}", cfg.listen)))?;
     let addr = listener.local_addr()?;
     let base = format!("http://{addr}");
     let total = cfg.total_scans();

@@ -746,6 +746,19 @@ fn serve_demo_prints_urls_and_stops_on_sigterm() {
         .expect("runs");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 
+    // A second one on the same address says which address is taken.
+    let taken = scan_url.trim_start_matches("http://");
+    let output = bin(dir.path())
+        .args(["serve-demo", "--listen", taken])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains(&format!("cannot listen on {taken}")),
+        "{}",
+        stderr(&output)
+    );
+
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
