@@ -344,22 +344,26 @@ impl HelpOverlay {
                     let keys = truncate_width(&row.keys, keys_w);
                     let pad = keys_w.saturating_sub(keys.width()) + 2;
                     let desc_w = width.saturating_sub(2 + keys_w + 2);
-                    // The command's config name (for `[keys]`) after the description, when it
-                    // fits whole.
+                    // The command's config name (for `[keys]`) after the description, whole,
+                    // as long as a useful start of the description still fits beside it: the
+                    // name is what rebinding needs, the description is cut first.
                     let name = row.command.name();
-                    let with_name = row.description.width() + 3 + name.width() <= desc_w;
+                    let with_name = name.width() + 3 + MIN_DESCRIPTION <= desc_w;
+                    let shown_w = if with_name {
+                        desc_w - name.width() - 1
+                    } else {
+                        desc_w
+                    };
+                    let description = truncate_width(&row.description, shown_w);
+                    let gap = desc_w.saturating_sub(description.width() + name.width());
                     let mut spans = vec![
                         Span::raw("  "),
                         Span::styled(keys.into_owned(), theme.key_hint),
                         Span::raw(" ".repeat(pad)),
-                        Span::styled(
-                            truncate_width(&row.description, desc_w).into_owned(),
-                            theme.key_desc,
-                        ),
+                        Span::styled(description.into_owned(), theme.key_desc),
                     ];
                     if with_name {
                         // Right-aligned, apart from the description.
-                        let gap = desc_w - row.description.width() - name.width();
                         spans.push(Span::raw(" ".repeat(gap)));
                         spans.push(Span::styled(name, theme.muted));
                     }
@@ -370,6 +374,9 @@ impl HelpOverlay {
         }
     }
 }
+
+/// The least of a description worth showing beside a command's config name.
+const MIN_DESCRIPTION: usize = 12;
 
 impl Scrolled for HelpOverlay {
     fn scroll(&self) -> &ScrollState {
