@@ -144,9 +144,11 @@ pub fn cache_file_name(profile: Option<&str>, seed: &str) -> String {
     format!("scans-{name}-{h:016x}.json")
 }
 
-/// A URL in the form URLs are matched by: no trailing `/`, scheme and host in lower case.
+/// A URL in the form URLs are matched by: no user info (the same scan asked with or without
+/// credentials is one scan), no trailing `/`, scheme and host in lower case.
 pub fn normalize_url(url: &str) -> String {
-    let url = url.trim().trim_end_matches('/');
+    let url = without_userinfo(url.trim().trim_end_matches('/'));
+    let url = url.as_str();
     match url.find("://") {
         Some(scheme_end) => {
             let rest = &url[scheme_end + 3..];
@@ -161,7 +163,25 @@ pub fn normalize_url(url: &str) -> String {
     }
 }
 
-/// True when two URLs name the same scan.
+/// The URL without its user info: `http://user:pw@host/x` → `http://host/x`.
+pub fn without_userinfo(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_owned();
+    };
+    let rest = &url[scheme_end..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{}{}", &url[..scheme_end], &rest[at + 1..]),
+        None => url.to_owned(),
+    }
+}
+
+/// True when the URL carries user info (basic-auth credentials).
+pub fn has_userinfo(url: &str) -> bool {
+    without_userinfo(url).len() != url.len()
+}
+
+/// True when two URLs name the same scan (user info aside).
 pub fn same_url(a: &str, b: &str) -> bool {
     normalize_url(a) == normalize_url(b)
 }

@@ -109,6 +109,11 @@ fn cache_files_and_round_trip() {
         a,
         cache_file_name(Some("main net"), "https://other.example")
     );
+    // The same seed with credentials keeps the same file (its name never depends on them).
+    assert_eq!(
+        a,
+        cache_file_name(Some("main net"), "https://ops:s3cret@scan.example")
+    );
     let cached = CachedScanList {
         seed: "https://scan.example".into(),
         fetched_at: 1_000,
@@ -282,5 +287,23 @@ fn a_scan_is_shown_by_host_and_path_never_its_credentials() {
     assert_eq!(
         url_host("https://user:pw@scan.example.com:443/api?x=1"),
         "scan.example.com:443/api"
+    );
+}
+
+#[test]
+fn urls_are_matched_without_their_user_info() {
+    assert_eq!(
+        without_userinfo("http://alice:pw@127.0.0.1:5012/sv2"),
+        "http://127.0.0.1:5012/sv2"
+    );
+    assert_eq!(without_userinfo("https://h/p@x"), "https://h/p@x");
+    assert_eq!(without_userinfo("no scheme"), "no scheme");
+    assert!(has_userinfo("http://a@h") && !has_userinfo("http://h/a@b"));
+    assert!(same_url("http://alice:pw@Host:1/", "http://host:1"));
+    assert!(same_url("http://***@host:1", "http://alice:pw@host:1"));
+    assert!(!same_url("http://alice:pw@host:1", "http://host:2"));
+    assert_eq!(
+        normalize_url("HTTP://alice:PW@Host:1/Sv2/"),
+        "http://host:1/Sv2"
     );
 }

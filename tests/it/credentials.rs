@@ -1,0 +1,186 @@
+//! Credentials stay secret and work: a basic-auth password in a scan URL never reaches the
+//! headless commands' stdout, stderr, the log or the kept scan list (written 0600), and the
+//! profile's own scan with credentials is the listed scan it names (asked with those
+//! credentials, not counted twice). The real binary against the demo network, run with
+//! `--basic-auth`.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use cantonscope::demo::{DemoConfig, DemoHandle};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cantonscope");
+const PASSWORD: &str = "s3cretPW";
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+/// The binary with a clean environment: no user config, the data dir and log in `dir`.
+fn bin(dir: &Path) -> Command {
+    let mut command = Command::new(BIN);
+    command.env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        command.env("PATH", path);
+    }
+    command
+        .env("XDG_CONFIG_HOME", dir.join("no-config"))
+        .env("CANTONSCOPE_DATA_DIR", dir.join("data"))
+        .env("HOME", dir)
+        .arg("--log-file")
+        .arg(dir.join("cantonscope.log"))
+        .stdin(Stdio::null());
+    command
+}
+
+/// `url` with `alice:s3cretPW@` as its user info.
+fn with_credentials(url: &str) -> String {
+    url.replacen("http://", &format!("http://alice:{PASSWORD}@"), 1)
+}
+
+/// A demo network of `scans` scans that answers only `alice:s3cretPW` (scan and validator).
+fn basic_auth_demo(rt: &tokio::runtime::Runtime, seed: u64, scans: usize) -> DemoHandle {
+    rt.block_on(cantonscope::demo::start(
+        DemoConfig {
+            seed,
+            stagger: false,
+            basic_auth: Some(format!("alice:{PASSWORD}")),
+            ..DemoConfig::default()
+        }
+        .with_total_scans(scans),
+    ))
+    .expect("demo")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Neither stdout, stderr nor the log of `dir` holds the password.
+fn assert_no_password(what: &str, output: &Output, dir: &Path) {
+    assert!(
+        !text(&output.stdout).contains(PASSWORD),
+        "{what}: password on stdout: {}",
+        text(&output.stdout)
+    );
+    assert!(
+        !text(&output.stderr).contains(PASSWORD),
+        "{what}: password on stderr: {}",
+        text(&output.stderr)
+    );
+    let log = std::fs::read_to_string(dir.join("cantonscope.log")).unwrap_or_default();
+    assert!(
+        !log.contains(PASSWORD),
+        "{what}: password in the log: {log}"
+    );
+}
+
+/// Every file under `dir`.
+fn files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_owned()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if entry.path().is_dir() {
+                todo.push(entry.path());
+            } else {
+                found.push(entry.path());
+            }
+        }
+    }
+    found
+}
+
+/// An unreachable scan whose URL carries a password: every `network` command says it cannot
+/// read the scan list, naming the scan as `http://***@…`, on stderr and (for `scans`) in the
+/// JSON's errors, never with the password.
+#[test]
+fn an_unreachable_scan_is_named_without_its_password() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("free port")
+        .port();
+    let url = with_credentials(&format!("http://127.0.0.1:{port}"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    for args in [
+        &["network", "scans"][..],
+        &["network", "health"][..],
+        &["network", "check-update", "1220abcd"][..],
+        &["network", "sweep", "--pages", "1", "--quiet"][..],
+    ] {
+        let output = bin(dir.path())
+            .args(["--scan-url", &url])
+            .args(args)
+            .output()
+            .expect("runs");
+        assert_no_password(&format!("{args:?}"), &output, dir.path());
+        let err = text(&output.stderr);
+        assert!(
+            err.contains(&format!(
+                "cannot read the scan list: http://***@127.0.0.1:{port}"
+            )),
+            "{args:?}: {err}"
+        );
+        if args[1] == "scans" {
+            let json: Value = serde_json::from_slice(&output.stdout).expect("json");
+            let errors = json["errors"].to_string();
+            assert!(errors.contains("http://***@127.0.0.1"), "{json}");
+        }
+    }
+    // Nothing kept: no list was fetched.
+    assert!(files(&dir.path().join("data")).is_empty());
+}
+
+/// The kept scan list holds the seed without its password, is readable by its owner only, and
+/// is still found (and used) for that seed when the scan is down.
+#[test]
+fn the_kept_scan_list_holds_no_password_and_is_found_again() {
+    let rt = runtime();
+    let demo = basic_auth_demo(&rt, 211, 2);
+    let url = with_credentials(&demo.scan_url);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let scans = |dir: &Path| {
+        let output = bin(dir)
+            .args(["--scan-url", &url, "network", "scans"])
+            .output()
+            .expect("runs");
+        assert_no_password("network scans", &output, dir);
+        let json: Value = serde_json::from_slice(&output.stdout).expect("json");
+        (output, json)
+    };
+    let (output, json) = scans(dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(json["source"], "fetched", "{json}");
+    let kept = files(&dir.path().join("data"));
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let on_disk = std::fs::read_to_string(&kept[0]).expect("kept list");
+    assert!(!on_disk.contains(PASSWORD), "{on_disk}");
+    let seed = serde_json::from_str::<Value>(&on_disk).expect("json")["seed"].clone();
+    assert_eq!(
+        seed,
+        demo.scan_url.replacen("http://", "http://***@", 1),
+        "{on_disk}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&kept[0])
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
+    }
+
+    // The seed is down: the kept list is read (its redacted seed matches the profile's).
+    rt.block_on(demo.shutdown());
+    let (output, json) = scans(dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(json["source"], "cached", "{json}");
+    assert_eq!(json["listed"], 2, "{json}");
+    assert_eq!(files(&dir.path().join("data")), kept, "no second file");
+}
