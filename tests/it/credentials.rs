@@ -184,3 +184,122 @@ fn the_kept_scan_list_holds_no_password_and_is_found_again() {
     assert_eq!(json["listed"], 2, "{json}");
     assert_eq!(files(&dir.path().join("data")), kept, "no second file");
 }
+
+/// The profile's own scan with credentials (`--scan-url http://alice:…@host`) is the listed
+/// scan of that URL: one row, counted once, asked with the credentials (healthy, not a 401).
+/// A pinned scan with credentials likewise; a listed scan nobody gave credentials for answers
+/// 401, which health reports.
+#[test]
+fn the_own_and_pinned_scans_with_credentials_are_the_listed_ones() {
+    let rt = runtime();
+    let demo = basic_auth_demo(&rt, 212, 2);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let own = with_credentials(&demo.scan_url);
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[profiles.p]\nscan_url = \"{own}\"\nscan_urls = [\"{}\"]\n",
+            with_credentials(&demo.scan_urls[1])
+        ),
+    )
+    .expect("write config");
+    let health = |profile_args: &[&str]| {
+        let output = bin(dir.path())
+            .args(profile_args)
+            .args([
+                "network",
+                "health",
+                "--max-update-age",
+                "1h",
+                "--max-round-age",
+                "1h",
+            ])
+            .output()
+            .expect("runs");
+        assert_no_password("network health", &output, dir.path());
+        let json: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+            panic!("not JSON ({e}): {}", text(&output.stderr));
+        });
+        (output.status.code(), json)
+    };
+    let rows = |json: &Value| -> Vec<(String, bool, bool, bool, String)> {
+        json["scans"]
+            .as_array()
+            .expect("scans")
+            .iter()
+            .map(|s| {
+                (
+                    s["url"].as_str().unwrap_or_default().to_owned(),
+                    s["own"].as_bool().unwrap_or_default(),
+                    s["pinned"].as_bool().unwrap_or_default(),
+                    s["counted"].as_bool().unwrap_or_default(),
+                    s["state"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let redacted = |url: &str| url.replacen("http://", "http://***@", 1);
+
+    // Only the own scan has credentials: it is the first listed scan, healthy; the second,
+    // listed without credentials, answers 401.
+    let (code, json) = health(&["--scan-url", &own]);
+    assert_eq!(
+        rows(&json),
+        [
+            (
+                redacted(&demo.scan_url),
+                true,
+                false,
+                true,
+                "healthy".into()
+            ),
+            (
+                demo.scan_urls[1].clone(),
+                false,
+                false,
+                true,
+                "unhealthy".into()
+            ),
+        ],
+        "{json}"
+    );
+    assert!(
+        json["scans"][1]["reasons"].to_string().contains("401"),
+        "{json}"
+    );
+    assert_eq!(
+        (json["n"].as_u64(), json["healthy"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(code, Some(5), "{json}");
+
+    // The profile pins the second scan with credentials: both are asked with them.
+    let (code, json) = health(&[
+        "--config",
+        config.to_str().expect("utf-8"),
+        "--profile",
+        "p",
+    ]);
+    assert_eq!(
+        rows(&json),
+        [
+            (
+                redacted(&demo.scan_url),
+                true,
+                false,
+                true,
+                "healthy".into()
+            ),
+            (
+                redacted(&demo.scan_urls[1]),
+                false,
+                true,
+                true,
+                "healthy".into()
+            ),
+        ],
+        "{json}"
+    );
+    assert_eq!(code, Some(0), "{json}");
+}

@@ -221,8 +221,9 @@ pub struct ScanEntry {
 
 /// The scans to ask: the listed ones chosen by `selection`, then the pinned URLs the list does
 /// not have, then the profile's own scan when it is neither (not counted, unless there is no
-/// list at all: then the own and pinned scans are the network). Also returns warnings
-/// (selected names the list does not have).
+/// list at all: then the own and pinned scans are the network). URLs are matched without user
+/// info; a listed scan the profile names with credentials (`https://user:pw@host`) is asked
+/// with them. Also returns warnings (selected names the list does not have).
 pub fn select_scans(
     list: Option<&ScanList>,
     selection: &ScanSelection,
@@ -241,6 +242,7 @@ pub fn select_scans(
     }
     let is_pinned = |url: &str| pins.iter().any(|p| same_url(p, url));
     let is_own = |url: &str| own.is_some_and(|o| same_url(o, url));
+    let own_url = own;
     for scan in listed {
         let chosen = match selection {
             ScanSelection::All => true,
@@ -251,9 +253,24 @@ pub fn select_scans(
         let pinned = is_pinned(&scan.url);
         let own = is_own(&scan.url);
         if chosen || pinned || own {
+            // The profile names this scan with credentials (basic auth) the list does not
+            // carry: it is asked with them.
+            let url = if has_userinfo(&scan.url) {
+                None
+            } else {
+                own_url.filter(|o| own && has_userinfo(o)).or_else(|| {
+                    pins.iter()
+                        .find(|p| has_userinfo(p) && same_url(p, &scan.url))
+                        .map(String::as_str)
+                })
+            };
+            let url = url.map_or_else(
+                || scan.url.clone(),
+                |u| u.trim().trim_end_matches('/').to_owned(),
+            );
             entries.push(ScanEntry {
                 sv_name: scan.sv_name.clone(),
-                url: scan.url.clone(),
+                url,
                 listed: true,
                 pinned,
                 own,

@@ -307,3 +307,69 @@ fn urls_are_matched_without_their_user_info() {
         "http://host:1/Sv2"
     );
 }
+
+/// The profile's own scan or a pin with credentials is the listed scan it names (one entry,
+/// counted once), asked with those credentials; a listed URL's own user info is kept.
+#[test]
+fn a_scan_named_with_credentials_is_the_listed_one() {
+    let list = ScanList {
+        domain_id: "global-domain::x".into(),
+        scans: vec![
+            ListedScan {
+                sv_name: "SV-1".into(),
+                url: "http://127.0.0.1:5012".into(),
+            },
+            ListedScan {
+                sv_name: "SV-2".into(),
+                url: "http://127.0.0.1:5012/sv2".into(),
+            },
+            ListedScan {
+                sv_name: "SV-3".into(),
+                url: "http://carol:x@127.0.0.1:5012/sv3".into(),
+            },
+        ],
+    };
+    let pins = vec![
+        "http://bob:pw2@127.0.0.1:5012/sv2/".to_owned(),
+        "http://dave:y@127.0.0.1:5012/sv3".to_owned(),
+    ];
+    let (entries, _) = select_scans(
+        Some(&list),
+        &ScanSelection::All,
+        &pins,
+        Some("http://alice:pw@127.0.0.1:5012/"),
+    );
+    let summary: Vec<(&str, &str, bool, bool, bool)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e.sv_name.as_str(),
+                e.url.as_str(),
+                e.pinned,
+                e.own,
+                e.counted,
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("SV-1", "http://alice:pw@127.0.0.1:5012", false, true, true),
+            (
+                "SV-2",
+                "http://bob:pw2@127.0.0.1:5012/sv2",
+                true,
+                false,
+                true
+            ),
+            (
+                "SV-3",
+                "http://carol:x@127.0.0.1:5012/sv3",
+                true,
+                false,
+                true
+            ),
+        ]
+    );
+    assert_eq!(quorum_of(&entries).0, 3);
+}
