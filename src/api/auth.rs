@@ -56,7 +56,18 @@ impl From<&str> for Secret {
     }
 }
 
-/// Where the ledger bearer token comes from.
+/// The token itself when `token` is written as an `Authorization` value (`Bearer eyJ…`, the
+/// scheme in any case): the client adds the scheme, so a kept one would be sent twice.
+fn without_bearer(token: Secret) -> Secret {
+    match token.expose().split_once(char::is_whitespace) {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("bearer") => Secret::new(rest),
+        _ if token.expose().eq_ignore_ascii_case("bearer") => Secret::new(""),
+        _ => token,
+    }
+}
+
+/// Where the ledger bearer token comes from. Each source may give the token alone or as
+/// `Bearer <token>` (an `Authorization` value): the scheme is dropped.
 #[derive(Clone, PartialEq, Eq)]
 pub enum TokenSource {
     /// A token given directly (e.g. `CANTONSCOPE_TOKEN`).
@@ -122,12 +133,13 @@ impl TokenProvider {
     pub(crate) async fn token(&self) -> Result<Secret, ApiError> {
         match &self.source {
             TokenSource::Literal(s) => {
+                let s = without_bearer(s.clone());
                 if s.is_empty() {
                     Err(ApiError::Token {
                         detail: "the configured token is empty".into(),
                     })
                 } else {
-                    Ok(s.clone())
+                    Ok(s)
                 }
             }
             TokenSource::File(path) => {
@@ -136,7 +148,7 @@ impl TokenProvider {
                     .map_err(|e| ApiError::Token {
                         detail: format!("cannot read token file {}: {e}", path.display()),
                     })?;
-                let secret = Secret::new(text);
+                let secret = without_bearer(Secret::new(text));
                 if secret.is_empty() {
                     return Err(ApiError::Token {
                         detail: format!("token file {} is empty", path.display()),
@@ -224,7 +236,7 @@ impl TokenProvider {
         let text = String::from_utf8(stdout).map_err(|_| ApiError::Token {
             detail: "token command printed non-UTF-8 output".into(),
         })?;
-        let secret = Secret::new(text);
+        let secret = without_bearer(Secret::new(text));
         if secret.is_empty() {
             return Err(ApiError::Token {
                 detail: "token command printed nothing".into(),
@@ -473,5 +485,48 @@ mod tests {
         for pid in lines.lines() {
             assert!(gone(pid).await, "{pid} ({first} first) still runs");
         }
+    }
+
+    /// A token given as an `Authorization` value (`Bearer …`, any case) is the token after the
+    /// scheme, from every source; the command's `exp` is read from the token itself.
+    #[tokio::test]
+    async fn a_leading_bearer_is_dropped() {
+        let exp = now_unix() + 3600;
+        let jwt = jwt_with(&format!(r#"{{"exp":{exp}}}"#));
+        for given in [
+            format!("Bearer {jwt}"),
+            format!("bearer  {jwt}\n"),
+            format!("BEARER\t{jwt}"),
+            jwt.clone(),
+        ] {
+            let literal = TokenProvider::new(
+                TokenSource::Literal(Secret::new(given.clone())),
+                Duration::from_secs(10),
+            );
+            assert_eq!(literal.token().await.expect("token").expose(), jwt);
+            let dir = tempfile::tempdir().expect("tempdir");
+            let file = dir.path().join("jwt");
+            std::fs::write(&file, &given).expect("write");
+            let from_file = TokenProvider::new(TokenSource::File(file), Duration::from_secs(10));
+            assert_eq!(from_file.token().await.expect("token").expose(), jwt);
+            let command = TokenProvider::new(
+                TokenSource::Command(format!("printf '%s' '{given}'")),
+                Duration::from_secs(10),
+            );
+            assert_eq!(command.token().await.expect("token").expose(), jwt);
+            let cached = command.cache.lock().await.as_ref().and_then(|c| c.exp);
+            assert_eq!(cached, Some(exp));
+        }
+        // `Bearer` alone is no token.
+        let empty = TokenProvider::new(
+            TokenSource::Literal(Secret::new("Bearer ")),
+            Duration::from_secs(10),
+        );
+        assert!(empty.token().await.is_err());
+        // Not a scheme: kept as it is.
+        assert_eq!(
+            without_bearer(Secret::new("Bearerish.x.y")).expose(),
+            "Bearerish.x.y"
+        );
     }
 }

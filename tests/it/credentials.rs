@@ -1,8 +1,8 @@
 //! Credentials stay secret and work: a basic-auth password in a scan URL never reaches the
 //! headless commands' stdout, stderr, the log or the kept scan list (written 0600), and the
 //! profile's own scan with credentials is the listed scan it names (asked with those
-//! credentials, not counted twice). The real binary against the demo network, run with
-//! `--basic-auth`.
+//! credentials, not counted twice); a ledger token written as `Bearer <jwt>` works and is
+//! shown nowhere. The real binary against the demo network (with `--basic-auth` for scans).
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -302,4 +302,44 @@ fn the_own_and_pinned_scans_with_credentials_are_the_listed_ones() {
         "{json}"
     );
     assert_eq!(code, Some(0), "{json}");
+}
+
+/// A token written as an `Authorization` value (`Bearer <jwt>`, any case) in a token file or
+/// `$CANTONSCOPE_TOKEN` works as the JWT alone does, and appears in no output.
+#[test]
+fn a_token_written_with_bearer_works() {
+    let rt = runtime();
+    let demo = rt
+        .block_on(cantonscope::demo::start(DemoConfig::default()))
+        .expect("demo");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let jwt = &demo.token;
+    let file = dir.path().join("token.jwt");
+    std::fs::write(&file, format!("Bearer {jwt}\n")).expect("write token");
+    let check = |output: &Output| {
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        let end: Value = serde_json::from_slice(&output.stdout).expect("json");
+        assert!(end["offset"].is_i64(), "{end}");
+        for part in [&output.stdout, &output.stderr] {
+            assert!(!text(part).contains(jwt.as_str()), "token in the output");
+        }
+    };
+    let ledger = ["--ledger-url", demo.ledger_url.as_str(), "ledger", "end"];
+    check(
+        &bin(dir.path())
+            .arg("--token-file")
+            .arg(&file)
+            .args(ledger)
+            .output()
+            .expect("runs"),
+    );
+    check(
+        &bin(dir.path())
+            .env("CANTONSCOPE_TOKEN", format!("bearer {jwt}"))
+            .args(ledger)
+            .output()
+            .expect("runs"),
+    );
+    let log = std::fs::read_to_string(dir.path().join("cantonscope.log")).unwrap_or_default();
+    assert!(!log.contains(jwt.as_str()), "token in the log");
 }
