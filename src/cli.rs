@@ -80,7 +80,9 @@ pub struct TuiArgs {
     /// Colour theme: dark, light, high-contrast, mono.
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
-    /// Disable the actions that change the ledger (delete user, execute).
+    /// Disable the actions that change the ledger: delete user and execute in the explorer, and
+    /// the headless `ledger delete-user` and `ledger execute` (refused before any request, exit
+    /// 2). Give it before the command: `cantonscope --read-only ledger …`.
     #[arg(long)]
     pub read_only: bool,
 }

@@ -72,6 +72,10 @@ pub async fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    if let Some(line) = read_only_refusal(command, settings) {
+        write_line(err, &line);
+        return EXIT_USAGE;
+    }
     let client = match ApiClient::new(api_config(settings)) {
         Ok(client) => client.with_max_response_mib(settings.max_response_mib),
         Err(error) => return report(&error, err),
@@ -96,6 +100,21 @@ pub async fn run(
             EXIT_SERVER
         }
     }
+}
+
+/// The refusal of a command that changes the ledger (`ledger delete-user`, `ledger execute`)
+/// when the settings are read-only (`--read-only` or the profile's `read_only = true`, as the
+/// explorer's Ledger pane reads them): checked before any file is read or request sent.
+fn read_only_refusal(command: ApiCommand<'_>, settings: &Settings) -> Option<String> {
+    let name = match command {
+        ApiCommand::Ledger(LedgerCommand::DeleteUser { .. }) => "ledger delete-user",
+        ApiCommand::Ledger(LedgerCommand::Execute { .. }) => "ledger execute",
+        _ => return None,
+    };
+    let source = settings.read_only_source()?;
+    Some(format!(
+        "cantonscope: {name} changes the ledger and is refused: read-only (set by {source})"
+    ))
 }
 
 /// Why a headless command failed.

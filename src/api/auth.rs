@@ -56,7 +56,18 @@ impl From<&str> for Secret {
     }
 }
 
-/// Where the ledger bearer token comes from.
+/// The token itself when `token` is written as an `Authorization` value (`Bearer eyJ…`, the
+/// scheme in any case): the client adds the scheme, so a kept one would be sent twice.
+fn without_bearer(token: Secret) -> Secret {
+    match token.expose().split_once(char::is_whitespace) {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("bearer") => Secret::new(rest),
+        _ if token.expose().eq_ignore_ascii_case("bearer") => Secret::new(""),
+        _ => token,
+    }
+}
+
+/// Where the ledger bearer token comes from. Each source may give the token alone or as
+/// `Bearer <token>` (an `Authorization` value): the scheme is dropped.
 #[derive(Clone, PartialEq, Eq)]
 pub enum TokenSource {
     /// A token given directly (e.g. `CANTONSCOPE_TOKEN`).
@@ -122,12 +133,13 @@ impl TokenProvider {
     pub(crate) async fn token(&self) -> Result<Secret, ApiError> {
         match &self.source {
             TokenSource::Literal(s) => {
+                let s = without_bearer(s.clone());
                 if s.is_empty() {
                     Err(ApiError::Token {
                         detail: "the configured token is empty".into(),
                     })
                 } else {
-                    Ok(s.clone())
+                    Ok(s)
                 }
             }
             TokenSource::File(path) => {
@@ -136,7 +148,7 @@ impl TokenProvider {
                     .map_err(|e| ApiError::Token {
                         detail: format!("cannot read token file {}: {e}", path.display()),
                     })?;
-                let secret = Secret::new(text);
+                let secret = without_bearer(Secret::new(text));
                 if secret.is_empty() {
                     return Err(ApiError::Token {
                         detail: format!("token file {} is empty", path.display()),
@@ -165,38 +177,66 @@ impl TokenProvider {
         }
     }
 
+    /// Runs the token command in its own process group. When it does not finish in time, or
+    /// the request waiting for it is cancelled, the whole group (the shell and whatever it
+    /// started: pipes, background jobs) is killed, and the shell reaped; a command never
+    /// outlives its turn, so at most one runs at a time (the cache lock is held meanwhile).
     async fn run_command(&self, cmd: &str) -> Result<Secret, ApiError> {
-        let child = tokio::process::Command::new("sh")
+        use tokio::io::AsyncReadExt as _;
+        let mut command = tokio::process::Command::new("sh");
+        command
             .arg("-c")
             .arg(cmd)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| ApiError::Token {
-                detail: format!("cannot start token command: {e}"),
-            })?;
-        let output = tokio::time::timeout(self.command_timeout, child.wait_with_output())
-            .await
-            .map_err(|_| ApiError::Token {
-                detail: format!(
-                    "token command did not finish within {} s",
-                    self.command_timeout.as_secs()
-                ),
-            })?
-            .map_err(|e| ApiError::Token {
-                detail: format!("token command failed: {e}"),
-            })?;
-        if !output.status.success() {
+            .kill_on_drop(true);
+        #[cfg(unix)]
+        command.process_group(0);
+        let mut child = command.spawn().map_err(|e| ApiError::Token {
+            detail: format!("cannot start token command: {e}"),
+        })?;
+        let mut group = ProcessGroup(child.id());
+        let stdout = child.stdout.take();
+        let run = async {
+            let mut text = Vec::new();
+            if let Some(mut stdout) = stdout {
+                stdout.read_to_end(&mut text).await?;
+            }
+            let status = child.wait().await?;
+            Ok::<_, std::io::Error>((status, text))
+        };
+        let outcome = tokio::time::timeout(self.command_timeout, run).await;
+        let (status, stdout) = match outcome {
+            Ok(Ok(done)) => {
+                // Finished: what it left running in the background is its own business.
+                group.disarm();
+                done
+            }
+            failed => {
+                group.kill();
+                let _ = child.start_kill();
+                let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+                return Err(ApiError::Token {
+                    detail: match failed {
+                        Ok(Err(e)) => format!("token command failed: {e}"),
+                        _ => format!(
+                            "token command did not finish within {} s",
+                            self.command_timeout.as_secs_f64()
+                        ),
+                    },
+                });
+            }
+        };
+        if !status.success() {
             return Err(ApiError::Token {
-                detail: format!("token command exited with {}", output.status),
+                detail: format!("token command exited with {status}"),
             });
         }
-        let text = String::from_utf8(output.stdout).map_err(|_| ApiError::Token {
+        let text = String::from_utf8(stdout).map_err(|_| ApiError::Token {
             detail: "token command printed non-UTF-8 output".into(),
         })?;
-        let secret = Secret::new(text);
+        let secret = without_bearer(Secret::new(text));
         if secret.is_empty() {
             return Err(ApiError::Token {
                 detail: "token command printed nothing".into(),
@@ -205,6 +245,49 @@ impl TokenProvider {
         Ok(secret)
     }
 }
+
+/// The process group of a running token command (its shell's pid), killed when dropped unless
+/// disarmed: a timed-out or cancelled command takes its children with it.
+struct ProcessGroup(Option<u32>);
+
+impl ProcessGroup {
+    /// The command finished: nothing to kill.
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+
+    /// Sends SIGKILL to the whole group (once).
+    fn kill(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            kill_group(pgid);
+        }
+    }
+}
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// `kill -s KILL -- -PGID` through the shell's builtin (no unsafe `killpg` here): every process
+/// of the group dies, including the children of a shell that is gone already.
+#[cfg(unix)]
+fn kill_group(pgid: u32) {
+    let _ = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("kill -s KILL -- \"-$1\" 2>/dev/null")
+        .arg("sh")
+        .arg(pgid.to_string())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
+/// Without process groups only the shell itself is killed (by `kill_on_drop`).
+#[cfg(not(unix))]
+fn kill_group(_pgid: u32) {}
 
 #[cfg(test)]
 mod tests {
@@ -273,5 +356,177 @@ mod tests {
         assert!(matches!(err, ApiError::Token { .. }));
         assert!(!err.to_string().contains("topsecret"));
         assert_eq!(err.exit_code(), 2);
+    }
+
+    /// True while the process runs (a zombie waiting for its reaper counts as gone).
+    #[cfg(target_os = "linux")]
+    fn running(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            !stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+    }
+
+    /// Waits up to 5 s for `path` to hold a line, and returns it.
+    #[cfg(target_os = "linux")]
+    async fn read_pid(path: &std::path::Path) -> String {
+        for _ in 0..100 {
+            if let Ok(text) = std::fs::read_to_string(path)
+                && text.ends_with('\n')
+            {
+                return text.trim().to_owned();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("{} never written", path.display());
+    }
+
+    /// Waits up to 3 s for the process to be gone.
+    #[cfg(target_os = "linux")]
+    async fn gone(pid: &str) -> bool {
+        for _ in 0..60 {
+            if !running(pid) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        false
+    }
+
+    /// A command that writes its shell's pid and a background child's pid, then waits for ever
+    /// (as `sleep 1000`, or a pipe, would).
+    #[cfg(target_os = "linux")]
+    fn hanging_command(dir: &std::path::Path) -> (String, std::path::PathBuf, std::path::PathBuf) {
+        let (shell, child) = (dir.join("shell.pid"), dir.join("child.pid"));
+        let cmd = format!(
+            "echo $$ > '{}'; sleep 1000 & echo $! > '{}'; wait",
+            shell.display(),
+            child.display()
+        );
+        (cmd, shell, child)
+    }
+
+    /// A token command that does not finish in time is killed with everything it started, and
+    /// the shell is reaped: nothing is left running.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn a_timed_out_command_is_killed_with_its_children() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (cmd, shell, child) = hanging_command(dir.path());
+        let p = TokenProvider::new(TokenSource::Command(cmd), Duration::from_millis(500));
+        let err = p.token().await.expect_err("times out");
+        assert!(
+            err.to_string().contains("did not finish within 0.5 s"),
+            "{err}"
+        );
+        let (shell, child) = (read_pid(&shell).await, read_pid(&child).await);
+        assert!(gone(&child).await, "the command's child {child} still runs");
+        assert!(gone(&shell).await, "the shell {shell} still runs");
+        assert!(
+            !std::path::Path::new(&format!("/proc/{shell}")).exists(),
+            "the shell {shell} is not reaped"
+        );
+    }
+
+    /// A request cancelled while its token command runs (the explorer drops requests that are
+    /// no longer wanted) kills the command too; the next one starts only then.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn a_cancelled_request_kills_its_command() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (cmd, shell, child) = hanging_command(dir.path());
+        let p = std::sync::Arc::new(TokenProvider::new(
+            TokenSource::Command(cmd),
+            Duration::from_secs(600),
+        ));
+        let task = tokio::spawn({
+            let p = std::sync::Arc::clone(&p);
+            async move { p.token().await.map(|_| ()) }
+        });
+        let (shell_pid, child_pid) = (read_pid(&shell).await, read_pid(&child).await);
+        assert!(running(&child_pid), "the command runs");
+        task.abort();
+        let _ = task.await;
+        assert!(gone(&child_pid).await, "the command's child still runs");
+        assert!(gone(&shell_pid).await, "the shell still runs");
+    }
+
+    /// Two requests wanting a token at once run one command, not two side by side.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn one_command_runs_at_a_time() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let started = dir.path().join("started");
+        let cmd = format!("echo $$ >> '{}'; exec sleep 1000", started.display());
+        let p = std::sync::Arc::new(TokenProvider::new(
+            TokenSource::Command(cmd),
+            Duration::from_millis(800),
+        ));
+        let calls: Vec<_> = (0..2)
+            .map(|_| {
+                let p = std::sync::Arc::clone(&p);
+                tokio::spawn(async move { p.token().await.map(|_| ()) })
+            })
+            .collect();
+        let first = read_pid(&started).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let lines = std::fs::read_to_string(&started).expect("started");
+        assert_eq!(lines.lines().count(), 1, "{lines}");
+        for call in calls {
+            assert!(call.await.expect("joins").is_err());
+        }
+        let lines = std::fs::read_to_string(&started).expect("started");
+        assert_eq!(
+            lines.lines().count(),
+            2,
+            "the second ran after the first: {lines}"
+        );
+        for pid in lines.lines() {
+            assert!(gone(pid).await, "{pid} ({first} first) still runs");
+        }
+    }
+
+    /// A token given as an `Authorization` value (`Bearer …`, any case) is the token after the
+    /// scheme, from every source; the command's `exp` is read from the token itself.
+    #[tokio::test]
+    async fn a_leading_bearer_is_dropped() {
+        let exp = now_unix() + 3600;
+        let jwt = jwt_with(&format!(r#"{{"exp":{exp}}}"#));
+        for given in [
+            format!("Bearer {jwt}"),
+            format!("bearer  {jwt}\n"),
+            format!("BEARER\t{jwt}"),
+            jwt.clone(),
+        ] {
+            let literal = TokenProvider::new(
+                TokenSource::Literal(Secret::new(given.clone())),
+                Duration::from_secs(10),
+            );
+            assert_eq!(literal.token().await.expect("token").expose(), jwt);
+            let dir = tempfile::tempdir().expect("tempdir");
+            let file = dir.path().join("jwt");
+            std::fs::write(&file, &given).expect("write");
+            let from_file = TokenProvider::new(TokenSource::File(file), Duration::from_secs(10));
+            assert_eq!(from_file.token().await.expect("token").expose(), jwt);
+            let command = TokenProvider::new(
+                TokenSource::Command(format!("printf '%s' '{given}'")),
+                Duration::from_secs(10),
+            );
+            assert_eq!(command.token().await.expect("token").expose(), jwt);
+            let cached = command.cache.lock().await.as_ref().and_then(|c| c.exp);
+            assert_eq!(cached, Some(exp));
+        }
+        // `Bearer` alone is no token.
+        let empty = TokenProvider::new(
+            TokenSource::Literal(Secret::new("Bearer ")),
+            Duration::from_secs(10),
+        );
+        assert!(empty.token().await.is_err());
+        // Not a scheme: kept as it is.
+        assert_eq!(
+            without_bearer(Secret::new("Bearerish.x.y")).expose(),
+            "Bearerish.x.y"
+        );
     }
 }

@@ -110,10 +110,16 @@ fn check_url(what: &str, url: Option<String>) -> Result<Option<Arc<str>>, ApiErr
             Ok(Some(Arc::from(trimmed)))
         }
         Ok(_) => Err(ApiError::NotConfigured {
-            what: format!("{what} must be an http:// or https:// URL, got {trimmed}"),
+            what: format!(
+                "{what} must be an http:// or https:// URL, got {}",
+                redact_userinfo(trimmed)
+            ),
         }),
         Err(e) => Err(ApiError::NotConfigured {
-            what: format!("{what} is not a valid URL ({e}): {trimmed}"),
+            what: format!(
+                "{what} is not a valid URL ({e}): {}",
+                redact_userinfo(trimmed)
+            ),
         }),
     }
 }

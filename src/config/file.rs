@@ -48,7 +48,8 @@ pub struct ProfileFile {
     pub refresh: Option<Duration>,
     /// Theme name (`dark`, `light`, `high-contrast`, `mono`, or a theme file of the config dir).
     pub theme: Option<String>,
-    /// Disable the ledger actions that change state (delete user, execute).
+    /// Disable the ledger actions that change state (delete user, execute), in the explorer and
+    /// in the headless `ledger delete-user` / `ledger execute`.
     pub read_only: Option<bool>,
     /// `"utc"` or `"local"`.
     pub time_zone: Option<TimeZone>,

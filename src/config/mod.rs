@@ -146,8 +146,11 @@ pub struct Settings {
     pub refresh: Duration,
     /// Theme name.
     pub theme: String,
-    /// True when delete-user and execute are disabled.
+    /// True when delete-user and execute are disabled (in the explorer and headless).
     pub read_only: bool,
+    /// Which layer turned `read_only` on: [`Origin::Flag`] (`--read-only`), [`Origin::File`]
+    /// (`read_only = true` in the profile); [`Origin::Default`] when it is off.
+    pub read_only_origin: Origin,
     /// How record times are shown.
     pub time_zone: TimeZone,
     /// Where the history starts.
@@ -216,6 +219,7 @@ impl Default for Settings {
             refresh: DEFAULT_REFRESH,
             theme: DEFAULT_THEME.to_owned(),
             read_only: false,
+            read_only_origin: Origin::Default,
             time_zone: TimeZone::Utc,
             from: HistoryStart::Recent,
             keys: BTreeMap::new(),
@@ -301,6 +305,29 @@ impl Settings {
     /// and offers the demo).
     pub fn has_no_nodes(&self) -> bool {
         self.scan_url.is_none() && self.validator_url.is_none() && self.ledger_url.is_none()
+    }
+
+    /// Where `read_only` was turned on, for a refusal message: `--read-only`, or the profile
+    /// key and its file; `None` when the ledger may be changed.
+    pub fn read_only_source(&self) -> Option<String> {
+        if !self.read_only {
+            return None;
+        }
+        Some(match self.read_only_origin {
+            Origin::Flag => "--read-only".to_owned(),
+            Origin::File => {
+                let profile = self
+                    .profile
+                    .as_deref()
+                    .map_or_else(String::new, |name| format!(" of profile {name:?}"));
+                let file = self
+                    .config_path
+                    .as_deref()
+                    .map_or_else(String::new, |path| format!(" in {}", path.display()));
+                format!("read_only = true{profile}{file}")
+            }
+            Origin::Default | Origin::Env => "read-only settings".to_owned(),
+        })
     }
 }
 

@@ -281,6 +281,13 @@ pub fn resolve(
     settings.network = network_settings(profile, &profile_error)?;
     settings.data_dir = env_value(env, paths::DATA_DIR_ENV).map(PathBuf::from);
     settings.read_only = flags.read_only || profile.read_only.unwrap_or(false);
+    settings.read_only_origin = if flags.read_only {
+        Origin::Flag
+    } else if settings.read_only {
+        Origin::File
+    } else {
+        Origin::Default
+    };
     settings.time_zone = profile.time_zone.unwrap_or_default();
     settings.from = flags.from.or(profile.from).unwrap_or_default();
 

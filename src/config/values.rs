@@ -126,6 +126,8 @@ impl FromStr for BaseUrl {
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let trimmed = text.trim();
+        // Named in errors without its user info (a basic-auth password).
+        let shown = crate::api::redact_userinfo(trimmed);
         // The scheme is case-insensitive (RFC 3986); it is kept in lower case.
         let scheme = ["http://", "https://"].into_iter().find(|scheme| {
             trimmed
@@ -134,21 +136,21 @@ impl FromStr for BaseUrl {
         });
         let Some(scheme) = scheme else {
             return Err(format!(
-                "invalid URL {trimmed:?}: must start with http:// or https://"
+                "invalid URL {shown:?}: must start with http:// or https://"
             ));
         };
         let rest = &trimmed[scheme.len()..];
         let host = rest.split(['/', '?', '#']).next().unwrap_or("");
         if host.is_empty() {
-            return Err(format!("invalid URL {trimmed:?}: no host"));
+            return Err(format!("invalid URL {shown:?}: no host"));
         }
         if trimmed.contains(['?', '#']) {
             return Err(format!(
-                "invalid URL {trimmed:?}: a base URL takes no query or fragment"
+                "invalid URL {shown:?}: a base URL takes no query or fragment"
             ));
         }
         if trimmed.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(format!("invalid URL {trimmed:?}: contains whitespace"));
+            return Err(format!("invalid URL {shown:?}: contains whitespace"));
         }
         Ok(BaseUrl(format!("{scheme}{}", rest.trim_end_matches('/'))))
     }
@@ -161,8 +163,9 @@ impl fmt::Display for BaseUrl {
 }
 
 impl fmt::Debug for BaseUrl {
+    /// The URL with its user info (a basic-auth password) as `***`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.0, f)
+        fmt::Debug::fmt(&crate::api::redact_userinfo(&self.0), f)
     }
 }
 

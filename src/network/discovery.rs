@@ -4,12 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::api::{ApiClient, scan};
+use crate::api::{ApiClient, redact_userinfo, scan};
 use crate::config::Settings;
-use crate::model::network::{CachedScanList, ScanEntry, ScanList, cache_file_name, select_scans};
+use crate::model::network::{
+    CachedScanList, ScanEntry, ScanList, cache_file_name, same_url, select_scans,
+};
 use crate::model::summary::format_time_micros;
 
-/// Where the list came from.
+/// Where the list came from. URLs and errors here never carry credentials (user info is
+/// shown as `***@`): they are printed and shown as they are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ListSource {
     /// Fetched now from this scan.
@@ -60,13 +63,29 @@ pub fn read_cached(path: &Path) -> Option<CachedScanList> {
     CachedScanList::from_json(&text)
 }
 
-/// Keeps a list (written to a temporary file, then renamed over the old one).
+/// Keeps a list (written to a temporary file, then renamed over the old one), readable by its
+/// owner only (mode 0600 on unix). The seed is stored with its user info as `***`: no
+/// credentials on disk (it is matched to the profile's seed without user info).
 pub fn write_cached(path: &Path, list: &CachedScanList) -> std::io::Result<()> {
+    use std::io::Write as _;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
+    let kept = CachedScanList {
+        seed: redact_userinfo(&list.seed),
+        ..list.clone()
+    };
     let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, list.to_json())?;
+    // A stale temporary file may have other permissions: start afresh.
+    let _ = std::fs::remove_file(&tmp);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&tmp)?;
+    file.write_all(kept.to_json().as_bytes())?;
+    file.sync_all()?;
+    drop(file);
     std::fs::rename(&tmp, path)
 }
 
@@ -101,9 +120,12 @@ pub async fn discover(
                     found = Some((seed.clone(), list));
                     break;
                 }
-                None => errors.push(format!("{seed}: /v0/scans lists no synchronizer")),
+                None => errors.push(format!(
+                    "{}: /v0/scans lists no synchronizer",
+                    redact_userinfo(seed)
+                )),
             },
-            Err(error) => errors.push(format!("{seed}: {error}")),
+            Err(error) => errors.push(format!("{}: {error}", redact_userinfo(seed))),
         }
     }
     let (list, source) = match found {
@@ -121,9 +143,18 @@ pub async fn discover(
                     ));
                 }
             }
-            (Some(list), ListSource::Fetched { from })
+            (
+                Some(list),
+                ListSource::Fetched {
+                    from: redact_userinfo(&from),
+                },
+            )
         }
-        None => match cache_file.as_deref().and_then(read_cached) {
+        None => match cache_file
+            .as_deref()
+            .and_then(read_cached)
+            .filter(|kept| seeds.first().is_some_and(|seed| same_url(&kept.seed, seed)))
+        {
             Some(kept) => {
                 warnings.push(format!(
                     "no scan answered /v0/scans; using the list kept at {}",

@@ -208,7 +208,11 @@ impl Network {
                     let wait = exchange
                         .header("retry-after")
                         .and_then(|v| limiter::parse_retry_after(v, chrono::Utc::now()));
-                    tracing::debug!(scan = %node.entry.url, ?wait, "429: backing off");
+                    tracing::debug!(
+                        scan = %crate::api::redact_userinfo(&node.entry.url),
+                        ?wait,
+                        "429: backing off"
+                    );
                     node.limiter.too_many(wait);
                     continue;
                 }

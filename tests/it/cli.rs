@@ -513,6 +513,84 @@ fn ledger_delete_user() {
     assert!(err.contains("404") && err.contains("auditor"), "{err}");
 }
 
+/// Read-only (the profile's `read_only = true` or `--read-only`) refuses the headless commands
+/// that change the ledger before any request: one line naming read-only and where it was set,
+/// exit 2, and the user is still there afterwards.
+#[test]
+fn read_only_refuses_delete_user_and_execute() {
+    let demo = demo();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("ro.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[profiles.ro]\nledger_url = \"{}\"\nread_only = true\n",
+            demo.handle.ledger_url
+        ),
+    )
+    .expect("write config");
+    let token = demo.dir.path().join("token.jwt");
+    let missing_body = dir.path().join("no-such-body.json");
+    let refused = |args: &[&str], needles: &[&str]| {
+        let output = bin(dir.path())
+            .arg("--token-file")
+            .arg(&token)
+            .args(args)
+            .output()
+            .expect("runs");
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(output.stdout.is_empty(), "{args:?}: {}", stdout(&output));
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        for needle in needles {
+            assert!(err.contains(needle), "{args:?} lacks {needle:?}: {err}");
+        }
+        check_no_token(&output);
+    };
+    let config = path_str(&config);
+    let from_profile = ["read-only", "read_only = true", "\"ro\"", config];
+    refused(
+        &[
+            "--config",
+            config,
+            "--profile",
+            "ro",
+            "ledger",
+            "delete-user",
+            "wallet-ui",
+            "--yes",
+        ],
+        &from_profile,
+    );
+    refused(
+        &[
+            "--config",
+            config,
+            "--profile",
+            "ro",
+            "ledger",
+            "execute",
+            "--body",
+            path_str(&missing_body),
+        ],
+        &from_profile,
+    );
+    let ledger = &demo.handle.ledger_url;
+    for command in [
+        &["ledger", "delete-user", "wallet-ui", "--yes"][..],
+        &["ledger", "execute", "--body", path_str(&missing_body)][..],
+    ] {
+        let args: Vec<&str> = ["--ledger-url", ledger.as_str(), "--read-only"]
+            .into_iter()
+            .chain(command.iter().copied())
+            .collect();
+        refused(&args, &["read-only", "--read-only"]);
+    }
+    // Nothing was deleted: without read-only the same command deletes the user.
+    let deleted = json_ok(&["ledger", "delete-user", "wallet-ui", "--yes"]);
+    assert_eq!(deleted, serde_json::json!({}));
+}
+
 /// The first value under `key` anywhere in `value` (depth first).
 fn find_key<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
     match value {

@@ -16,6 +16,7 @@ mod app_flows;
 mod app_snapshots;
 mod cli;
 mod config;
+mod credentials;
 mod decode_samples;
 mod demo_consistency;
 mod demo_server;

@@ -144,9 +144,11 @@ pub fn cache_file_name(profile: Option<&str>, seed: &str) -> String {
     format!("scans-{name}-{h:016x}.json")
 }
 
-/// A URL in the form URLs are matched by: no trailing `/`, scheme and host in lower case.
+/// A URL in the form URLs are matched by: no user info (the same scan asked with or without
+/// credentials is one scan), no trailing `/`, scheme and host in lower case.
 pub fn normalize_url(url: &str) -> String {
-    let url = url.trim().trim_end_matches('/');
+    let url = without_userinfo(url.trim().trim_end_matches('/'));
+    let url = url.as_str();
     match url.find("://") {
         Some(scheme_end) => {
             let rest = &url[scheme_end + 3..];
@@ -161,7 +163,25 @@ pub fn normalize_url(url: &str) -> String {
     }
 }
 
-/// True when two URLs name the same scan.
+/// The URL without its user info: `http://user:pw@host/x` → `http://host/x`.
+pub fn without_userinfo(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_owned();
+    };
+    let rest = &url[scheme_end..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{}{}", &url[..scheme_end], &rest[at + 1..]),
+        None => url.to_owned(),
+    }
+}
+
+/// True when the URL carries user info (basic-auth credentials).
+pub fn has_userinfo(url: &str) -> bool {
+    without_userinfo(url).len() != url.len()
+}
+
+/// True when two URLs name the same scan (user info aside).
 pub fn same_url(a: &str, b: &str) -> bool {
     normalize_url(a) == normalize_url(b)
 }
@@ -201,8 +221,9 @@ pub struct ScanEntry {
 
 /// The scans to ask: the listed ones chosen by `selection`, then the pinned URLs the list does
 /// not have, then the profile's own scan when it is neither (not counted, unless there is no
-/// list at all: then the own and pinned scans are the network). Also returns warnings
-/// (selected names the list does not have).
+/// list at all: then the own and pinned scans are the network). URLs are matched without user
+/// info; a listed scan the profile names with credentials (`https://user:pw@host`) is asked
+/// with them. Also returns warnings (selected names the list does not have).
 pub fn select_scans(
     list: Option<&ScanList>,
     selection: &ScanSelection,
@@ -221,6 +242,7 @@ pub fn select_scans(
     }
     let is_pinned = |url: &str| pins.iter().any(|p| same_url(p, url));
     let is_own = |url: &str| own.is_some_and(|o| same_url(o, url));
+    let own_url = own;
     for scan in listed {
         let chosen = match selection {
             ScanSelection::All => true,
@@ -231,9 +253,24 @@ pub fn select_scans(
         let pinned = is_pinned(&scan.url);
         let own = is_own(&scan.url);
         if chosen || pinned || own {
+            // The profile names this scan with credentials (basic auth) the list does not
+            // carry: it is asked with them.
+            let url = if has_userinfo(&scan.url) {
+                None
+            } else {
+                own_url.filter(|o| own && has_userinfo(o)).or_else(|| {
+                    pins.iter()
+                        .find(|p| has_userinfo(p) && same_url(p, &scan.url))
+                        .map(String::as_str)
+                })
+            };
+            let url = url.map_or_else(
+                || scan.url.clone(),
+                |u| u.trim().trim_end_matches('/').to_owned(),
+            );
             entries.push(ScanEntry {
                 sv_name: scan.sv_name.clone(),
-                url: scan.url.clone(),
+                url,
                 listed: true,
                 pinned,
                 own,

@@ -109,6 +109,11 @@ fn cache_files_and_round_trip() {
         a,
         cache_file_name(Some("main net"), "https://other.example")
     );
+    // The same seed with credentials keeps the same file (its name never depends on them).
+    assert_eq!(
+        a,
+        cache_file_name(Some("main net"), "https://ops:s3cret@scan.example")
+    );
     let cached = CachedScanList {
         seed: "https://scan.example".into(),
         fetched_at: 1_000,
@@ -283,4 +288,88 @@ fn a_scan_is_shown_by_host_and_path_never_its_credentials() {
         url_host("https://user:pw@scan.example.com:443/api?x=1"),
         "scan.example.com:443/api"
     );
+}
+
+#[test]
+fn urls_are_matched_without_their_user_info() {
+    assert_eq!(
+        without_userinfo("http://alice:pw@127.0.0.1:5012/sv2"),
+        "http://127.0.0.1:5012/sv2"
+    );
+    assert_eq!(without_userinfo("https://h/p@x"), "https://h/p@x");
+    assert_eq!(without_userinfo("no scheme"), "no scheme");
+    assert!(has_userinfo("http://a@h") && !has_userinfo("http://h/a@b"));
+    assert!(same_url("http://alice:pw@Host:1/", "http://host:1"));
+    assert!(same_url("http://***@host:1", "http://alice:pw@host:1"));
+    assert!(!same_url("http://alice:pw@host:1", "http://host:2"));
+    assert_eq!(
+        normalize_url("HTTP://alice:PW@Host:1/Sv2/"),
+        "http://host:1/Sv2"
+    );
+}
+
+/// The profile's own scan or a pin with credentials is the listed scan it names (one entry,
+/// counted once), asked with those credentials; a listed URL's own user info is kept.
+#[test]
+fn a_scan_named_with_credentials_is_the_listed_one() {
+    let list = ScanList {
+        domain_id: "global-domain::x".into(),
+        scans: vec![
+            ListedScan {
+                sv_name: "SV-1".into(),
+                url: "http://127.0.0.1:5012".into(),
+            },
+            ListedScan {
+                sv_name: "SV-2".into(),
+                url: "http://127.0.0.1:5012/sv2".into(),
+            },
+            ListedScan {
+                sv_name: "SV-3".into(),
+                url: "http://carol:x@127.0.0.1:5012/sv3".into(),
+            },
+        ],
+    };
+    let pins = vec![
+        "http://bob:pw2@127.0.0.1:5012/sv2/".to_owned(),
+        "http://dave:y@127.0.0.1:5012/sv3".to_owned(),
+    ];
+    let (entries, _) = select_scans(
+        Some(&list),
+        &ScanSelection::All,
+        &pins,
+        Some("http://alice:pw@127.0.0.1:5012/"),
+    );
+    let summary: Vec<(&str, &str, bool, bool, bool)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e.sv_name.as_str(),
+                e.url.as_str(),
+                e.pinned,
+                e.own,
+                e.counted,
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("SV-1", "http://alice:pw@127.0.0.1:5012", false, true, true),
+            (
+                "SV-2",
+                "http://bob:pw2@127.0.0.1:5012/sv2",
+                true,
+                false,
+                true
+            ),
+            (
+                "SV-3",
+                "http://carol:x@127.0.0.1:5012/sv3",
+                true,
+                false,
+                true
+            ),
+        ]
+    );
+    assert_eq!(quorum_of(&entries).0, 3);
 }
