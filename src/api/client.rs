@@ -58,6 +58,8 @@ struct Shared {
     http: reqwest::Client,
     token: Option<TokenProvider>,
     retries: u32,
+    /// The client's request timeout (the version probe never waits longer).
+    request_timeout: Duration,
 }
 
 /// The API client. Cheap to clone (shared connection pool and token cache).
@@ -212,6 +214,7 @@ impl ApiClient {
                 http,
                 token,
                 retries: cfg.retries,
+                request_timeout: cfg.request_timeout,
             }),
             max_response_mib: DEFAULT_MAX_RESPONSE_MIB,
             scan_url,
@@ -602,7 +605,8 @@ impl ApiClient {
             Group::Scan | Group::Validator => format!("{base}{}/version", group.prefix()),
             Group::Ledger => format!("{base}/v2/version"),
         };
-        let mut req = self.shared.http.get(url).timeout(Duration::from_secs(5));
+        let timeout = self.shared.request_timeout.min(Duration::from_secs(5));
+        let mut req = self.shared.http.get(url).timeout(timeout);
         if group == Group::Ledger
             && let Some(p) = &self.shared.token
             && let Ok(token) = p.token().await

@@ -7,7 +7,10 @@
 //! - `check-update ID`: the answers of every scan grouped; 0 consensus and this profile's scan
 //!   agrees, 5 consensus but some scan disagrees, 6 no consensus.
 //! - `sweep`: pages of `/v2/updates` compared until the scans differ; 0 no difference, 5
-//!   diverged, 6 no quorum, 130 interrupted.
+//!   diverged, 6 no quorum.
+//!
+//! Every request (discovery's `/v0/scans` included) is sent once within `--timeout`; Ctrl-C ends
+//! any command at once with 130 (the sweep prints its result so far).
 //!
 //! Every server-provided text goes through [`json_text::pretty_bytes`], which escapes characters that
 //! are unsafe on a terminal.
@@ -19,7 +22,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config, write_text};
-use crate::api::ApiClient;
+use crate::api::{ApiClient, ApiConfig};
 use crate::cli::{NetworkArgs, NetworkCommand};
 use crate::config::{HistoryStart, Settings};
 use crate::model::consensus::{Consensus, Difference, ScanClass};
@@ -109,7 +112,14 @@ pub async fn run_with(
         );
         return EXIT_USAGE;
     }
-    let client = match ApiClient::new(api_config(settings)) {
+    // Every request (the scan list's included) is sent once and bounded by --timeout.
+    let config = ApiConfig {
+        request_timeout: args.timeout,
+        connect_timeout: args.timeout.min(ApiConfig::default().connect_timeout),
+        retries: 0,
+        ..api_config(settings)
+    };
+    let client = match ApiClient::new(config) {
         Ok(client) => client,
         Err(error) => {
             say(err, &error.to_string());
@@ -117,7 +127,11 @@ pub async fn run_with(
         }
     };
     let data_dir = settings.data_path();
-    let discovered = discover(&client, settings, data_dir.as_deref(), now_micros()).await;
+    let discovering = discover(&client, settings, data_dir.as_deref(), now_micros());
+    let Some(discovered) = until_cancelled(cancel, discovering).await else {
+        say(err, "interrupted while reading the scan list");
+        return EXIT_INTERRUPTED;
+    };
     for warning in &discovered.warnings {
         say(err, &format!("warning: {warning}"));
     }
@@ -159,7 +173,10 @@ pub async fn run_with(
                 max_update_age: max_update_age.unwrap_or(configured.max_update_age),
                 max_lag: max_lag.unwrap_or(configured.max_lag),
             };
-            run_health(&net, &discovered, &thresholds, out).await
+            match until_cancelled(cancel, run_health(&net, &discovered, &thresholds, out)).await {
+                Some(result) => result,
+                None => return interrupted(err),
+            }
         }
         NetworkCommand::CheckUpdate { update_id, events } => {
             let source = if *events {
@@ -167,7 +184,10 @@ pub async fn run_with(
             } else {
                 UpdateSource::Update
             };
-            run_check(&net, update_id, source, out).await
+            match until_cancelled(cancel, run_check(&net, update_id, source, out)).await {
+                Some(result) => result,
+                None => return interrupted(err),
+            }
         }
         NetworkCommand::Sweep {
             from,
@@ -191,6 +211,19 @@ pub async fn run_with(
             EXIT_USAGE
         }
     }
+}
+
+/// `work`, or `None` when `cancel` fires first (Ctrl-C).
+async fn until_cancelled<T>(cancel: &Cancel, work: impl Future<Output = T>) -> Option<T> {
+    tokio::select! {
+        done = work => Some(done),
+        () = cancel.cancelled() => None,
+    }
+}
+
+fn interrupted(err: &mut dyn Write) -> i32 {
+    say(err, "interrupted");
+    EXIT_INTERRUPTED
 }
 
 fn entry_json(entry: &ScanEntry) -> Value {
@@ -495,25 +528,37 @@ async fn run_sweep(
     // Where the start time is in the history: from the profile's own scan, else the others.
     let mut references: Vec<usize> = (0..net.len()).collect();
     references.sort_by_key(|i| !net.entry(*i).is_some_and(|e| e.own));
+    // Ctrl-C while the start is searched for: the sweep ends before its first page.
+    let mut cancelled = false;
     let from = match request.from {
         None | Some(HistoryStart::Begin) => None,
         Some(HistoryStart::At(time)) => {
-            let mut found = Err(String::from("no scan"));
-            for scan in references {
-                found = sweep::start_at(net, scan, time.timestamp_micros()).await;
-                if found.is_ok() {
-                    break;
+            let search = async {
+                let mut found = Err(String::from("no scan"));
+                for scan in references {
+                    found = sweep::start_at(net, scan, time.timestamp_micros()).await;
+                    if found.is_ok() {
+                        break;
+                    }
+                }
+                found
+            };
+            match until_cancelled(cancel, search).await {
+                Some(found) => Some(found.map_err(|e| {
+                    format!(
+                        "cannot find where {} is in the history: {e}",
+                        time.to_rfc3339()
+                    )
+                })?),
+                None => {
+                    cancelled = true;
+                    None
                 }
             }
-            Some(found.map_err(|e| {
-                format!(
-                    "cannot find where {} is in the history: {e}",
-                    time.to_rfc3339()
-                )
-            })?)
         }
+        // `--from` refuses these when it parses them.
         Some(HistoryStart::Now | HistoryStart::Recent) => {
-            return Err("--from takes an RFC 3339 time or begin".to_owned());
+            return Err("--from takes begin or a time, not now or recent".to_owned());
         }
     };
     let plan = SweepPlan {
@@ -522,6 +567,9 @@ async fn run_sweep(
         max_pages: request.pages,
     };
     let mut state = crate::model::sweep::Sweep::new(plan, net.counted());
+    if cancelled {
+        state.cancel();
+    }
     let quiet = request.quiet;
     sweep::run(net, &mut state, cancel, now_micros, |progress| {
         if !quiet {

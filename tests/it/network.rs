@@ -1034,6 +1034,160 @@ fn cli_sweep_reports_the_first_diverging_update() {
     assert!(back["end"].is_string(), "{back}");
 }
 
+/// A server that accepts every connection and never answers (keeps it open); `accepted` hears of
+/// each connection.
+fn silent_server() -> (String, std::sync::mpsc::Receiver<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut open = Vec::new();
+        for stream in listener.incoming().flatten() {
+            open.push(stream);
+            let _ = tx.send(());
+        }
+    });
+    (url, rx)
+}
+
+/// A config file pinning `pinned` as an extra scan of the default profile.
+fn pinning_config(dir: &Path, name: &str, pinned: &str) -> std::path::PathBuf {
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(
+        &path,
+        format!("default_profile = \"p\"\n[profiles.p]\nscan_urls = [\"{pinned}\"]\n"),
+    )
+    .expect("config written");
+    path
+}
+
+/// `--timeout` bounds every request, the scan list's included: against a scan that accepts and
+/// never answers, each command ends within a few timeouts (it took 90 s and more when
+/// discovery kept the client's 30 s timeout and retried it twice).
+#[test]
+fn cli_timeout_bounds_every_request_discovery_included() {
+    let (url, _accepted) = silent_server();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let started = std::time::Instant::now();
+    let children: Vec<(&[&str], std::process::Child)> = [
+        &["scans"][..],
+        &["check-update", "1220ab"][..],
+        &["health"][..],
+        &["sweep", "--pages", "1", "--quiet"][..],
+    ]
+    .into_iter()
+    .map(|args| {
+        let child = bin(dir.path())
+            .args(["--scan-url", &url, "network"])
+            .args(args)
+            .args(["--timeout", "1s"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawns");
+        (args, child)
+    })
+    .collect();
+    for (args, child) in children {
+        let output = child.wait_with_output().expect("exits");
+        let took = started.elapsed();
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            took < Duration::from_secs(10),
+            "{args:?} took {took:?}: {err}"
+        );
+        assert!(err.contains("timed out"), "{args:?}: {err}");
+        assert_ne!(output.status.code(), Some(0), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn cli_refuses_a_zero_timeout_and_zero_pages_readably() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (args, needle) in [
+        (
+            &["network", "scans", "--timeout", "0s"][..],
+            "--timeout must be longer than 0s",
+        ),
+        (
+            &["network", "sweep", "--pages", "0"][..],
+            "--pages must be at least 1",
+        ),
+    ] {
+        let output = bin(dir.path())
+            .args(["--scan-url", "http://127.0.0.1:1"])
+            .args(args)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("18446744073709551615"), "{args:?}: {err}");
+    }
+}
+
+/// Ctrl-C ends every network command at once with 130, while the scan list is read and while
+/// the scans are asked; the sweep still prints its result so far.
+#[test]
+fn cli_ctrl_c_ends_every_network_command_promptly() {
+    let demo = cli_demo();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut runs = Vec::new();
+    for args in [
+        &["health"][..],
+        &["sweep", "--quiet"][..],
+        &["check-update", "1220ab"][..],
+    ] {
+        for while_discovering in [true, false] {
+            let (silent, accepted) = silent_server();
+            let mut command = bin(dir.path());
+            if while_discovering {
+                command.args(["--scan-url", &silent]);
+            } else {
+                // The list comes from the demo; the pinned silent scan holds the command.
+                let config = pinning_config(dir.path(), &format!("pin{}", runs.len()), &silent);
+                command
+                    .arg("--config")
+                    .arg(config)
+                    .args(["--scan-url", &demo.handle.scan_url]);
+            }
+            let child = command
+                .arg("network")
+                .args(args)
+                .args(["--timeout", "60s"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawns");
+            runs.push((args, while_discovering, accepted, child));
+        }
+    }
+    for (args, while_discovering, accepted, child) in runs {
+        accepted
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the silent scan is asked");
+        std::thread::sleep(Duration::from_millis(300));
+        let status = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+        let sent = std::time::Instant::now();
+        let output = child.wait_with_output().expect("exits");
+        let took = sent.elapsed();
+        let what = format!(
+            "{args:?} (while discovering: {while_discovering}): {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(took < Duration::from_secs(5), "{what} took {took:?}");
+        assert_eq!(output.status.code(), Some(130), "{what}");
+        if args[0] == "sweep" && !while_discovering {
+            let result: Value = serde_json::from_slice(&output.stdout).expect("the result so far");
+            assert_eq!(result["end"], "cancelled", "{what}");
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Recorded MainNet samples (`../shared/samples`, skipped when absent)
 
