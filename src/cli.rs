@@ -274,6 +274,8 @@ Exit codes:
      sweep: fewer than a quorum of scans answered a page
   1  scans: the scan list could not be read (no scan answered /v0/scans and none was
      kept); the other commands then ask only the profile's own and pinned scans
+     check-update: a consensus on an error answer: 404, no scan has the update
+     (\"found\": false), or another HTTP error
   2  usage or configuration error
   130 interrupted by Ctrl-C (sweep: the result so far is printed)";
 

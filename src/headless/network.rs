@@ -5,7 +5,8 @@
 //! - `health`: every scan's health and the verdict line; 0 all healthy, 5 degraded, 6 no
 //!   healthy quorum.
 //! - `check-update ID`: the answers of every scan grouped; 0 consensus and this profile's scan
-//!   agrees, 5 consensus but some scan disagrees, 6 no consensus.
+//!   agrees, 5 consensus but some scan disagrees, 6 no consensus, 1 a consensus on an error
+//!   answer (404: no scan has the update; `"found": false`).
 //! - `sweep`: pages of `/v2/updates` compared until the scans differ; 0 no difference, 5
 //!   diverged, 6 no quorum.
 //!
@@ -184,7 +185,7 @@ pub async fn run_with(
             } else {
                 UpdateSource::Update
             };
-            match until_cancelled(cancel, run_check(&net, update_id, source, out)).await {
+            match until_cancelled(cancel, run_check(&net, update_id, source, out, err)).await {
                 Some(result) => result,
                 None => return interrupted(err),
             }
@@ -388,6 +389,7 @@ async fn run_check(
     update_id: &str,
     source: UpdateSource,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> Result<i32, String> {
     let checked = check_update(net, update_id, source).await;
     let check = &checked.check;
@@ -438,23 +440,66 @@ async fn run_check(
         })
         .collect();
     let grouping = &check.grouping;
-    let (consensus, code) = match &grouping.consensus {
-        Consensus::Reached { .. } => {
-            let own_agrees = net
-                .entries()
-                .zip(&check.classes)
-                .filter(|(e, _)| e.own)
-                .all(|(_, c)| *c == ScanClass::Agree);
-            let code = if own_agrees && !check.any_disagree() {
-                EXIT_OK
+    let agreed = grouping.consensus_group();
+    let own_agrees = net
+        .entries()
+        .zip(&check.classes)
+        .filter(|(e, _)| e.own)
+        .all(|(_, c)| *c == ScanClass::Agree);
+    // A consensus on an error answer (404: the update does not exist) is the scans answering an
+    // error (1), unless some scan disagrees (5).
+    let (consensus, outcome, code) = match (&grouping.consensus, agreed.map(|g| g.status)) {
+        (Consensus::Reached { .. }, Some(200)) => {
+            if own_agrees && !check.any_disagree() {
+                ("reached", "verified", EXIT_OK)
             } else {
-                EXIT_DEGRADED
-            };
-            ("reached", code)
+                ("reached", "disputed", EXIT_DEGRADED)
+            }
         }
-        Consensus::None => ("none", EXIT_NO_QUORUM),
-        Consensus::Conflicting { .. } => ("conflicting", EXIT_NO_QUORUM),
+        (Consensus::Reached { .. }, status) => {
+            let outcome = if status == Some(404) {
+                "not_found"
+            } else {
+                "error"
+            };
+            let code = if check.any_disagree() {
+                EXIT_DEGRADED
+            } else {
+                EXIT_SERVER
+            };
+            ("reached", outcome, code)
+        }
+        (Consensus::None, _) => ("none", "no_consensus", EXIT_NO_QUORUM),
+        (Consensus::Conflicting { .. }, _) => ("conflicting", "conflicting", EXIT_NO_QUORUM),
     };
+    if let Some(group) = agreed.filter(|g| g.status != 200) {
+        let (size, n) = (group.members.len(), grouping.n);
+        let disagree = check
+            .classes
+            .iter()
+            .filter(|c| matches!(c, ScanClass::Disagree { .. }))
+            .count();
+        let mut line = if group.status == 404 {
+            format!("no scan has update {update_id} (404 from {size} of {n})")
+        } else {
+            let problem = group
+                .members
+                .first()
+                .and_then(|m| checked.replies.get(*m))
+                .and_then(crate::network::Reply::problem)
+                .unwrap_or_else(|| format!("HTTP {}", group.status));
+            format!("the scans answer {problem} for update {update_id} ({size} of {n})")
+        };
+        if disagree > 0 {
+            let what = if group.status == 404 {
+                "returned it"
+            } else {
+                "answered otherwise"
+            };
+            line.push_str(&format!(", but {disagree} {what}"));
+        }
+        say(err, &json_text::escape_unsafe(&line));
+    }
     let own_class = net
         .entries()
         .zip(&check.classes)
@@ -479,6 +524,12 @@ async fn run_check(
         "f": grouping.f,
         "quorum": grouping.quorum,
         "consensus": consensus,
+        "outcome": outcome,
+        "found": match agreed.map(|g| g.status) {
+            Some(200) => Some(true),
+            Some(404) => Some(false),
+            _ => None,
+        },
         "migration_id": check.position.map(|p| p.migration_id),
         "record_time": check.position.map(|p| format_time_micros(p.record_time)),
         "own_scan": own_class,

@@ -820,7 +820,13 @@ fn cli_help_documents_the_exit_codes() {
         let output = bin(dir.path()).args(args).output().expect("runs");
         assert_eq!(output.status.code(), Some(0));
         let text = String::from_utf8_lossy(&output.stdout);
-        for needle in ["Exit codes:", "  5  health", "  6  health", "130"] {
+        for needle in [
+            "Exit codes:",
+            "  5  health",
+            "  6  health",
+            "130",
+            "check-update: a consensus on an error answer: 404, no scan has the update",
+        ] {
             assert!(text.contains(needle), "{args:?} lacks {needle:?}:\n{text}");
         }
     }
@@ -965,6 +971,23 @@ fn cli_check_update_exit_codes() {
         .map(|s| s["class"].as_str().unwrap_or_default())
         .collect();
     assert_eq!(classes, ["agree", "unreachable", "agree", "agree"]);
+    assert_eq!(
+        (&check["outcome"], &check["found"]),
+        (&Value::from("verified"), &Value::from(true))
+    );
+
+    // An update no scan has: a consensus of 404s is reported as such and is no success (it
+    // exited 0, so `check-update X && echo verified` passed).
+    let (output, missing) = network_cli(&["check-update", "1220deadbeef"]);
+    assert_eq!(output.status.code(), Some(1), "{missing}");
+    assert_eq!(missing["consensus"], "reached");
+    assert_eq!(missing["outcome"], "not_found");
+    assert_eq!(missing["found"], false);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("no scan has update 1220deadbeef (404 from ") && err.contains(" of 4)"),
+        "{err}"
+    );
 
     // The diverging update, old enough for the lagging scan: a consensus, scan 3 disagrees → 5.
     let lag_cutoff = ledger.updates()[n - 1].record_time - 42 * MICROS;
