@@ -1057,6 +1057,45 @@ fn cli_sweep_reports_the_first_diverging_update() {
     assert!(back["end"].is_string(), "{back}");
 }
 
+/// `sweep --from` reads times as `:time` does and says so in one message; `now`, `recent` and a
+/// time in the future are usage errors (`now` was accepted by the parser and then refused with
+/// another list, and a future time "reached the head" with exit 0 having compared nothing).
+#[test]
+fn cli_sweep_from_takes_the_time_grammar_and_refuses_the_future() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let accepted = ["begin", "RFC 3339", "-2h", "yesterday 14:00"];
+    for (from, needle) in [
+        ("now", "is not a start"),
+        ("recent", "is not a start"),
+        ("soon", "is not a start"),
+        ("2099-01-01T00:00:00Z", "is in the future"),
+    ] {
+        let output = bin(dir.path())
+            .args([
+                "--scan-url",
+                "http://127.0.0.1:1",
+                "network",
+                "sweep",
+                "--from",
+                from,
+            ])
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{from}: {err}");
+        assert!(err.contains(needle), "{from}: {err}");
+        for form in accepted {
+            assert!(err.contains(form), "{from} lacks {form:?}: {err}");
+        }
+    }
+    // A second ago is not in the future; a time of day is read as :time reads it.
+    for from in ["-1s", "yesterday 00:00"] {
+        let (output, sweep) = network_cli(&["sweep", "--from", from, "--pages", "1", "--quiet"]);
+        assert_ne!(output.status.code(), Some(2), "{from}: {sweep}");
+        assert!(sweep["end"].is_string(), "{from}: {sweep}");
+    }
+}
+
 /// A server that accepts every connection and never answers (keeps it open); `accepted` hears of
 /// each connection.
 fn silent_server() -> (String, std::sync::mpsc::Receiver<()>) {
