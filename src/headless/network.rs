@@ -488,7 +488,7 @@ async fn run_check(
                 .and_then(|m| checked.replies.get(*m))
                 .and_then(crate::network::Reply::problem)
                 .unwrap_or_else(|| format!("HTTP {}", group.status));
-            format!("the scans answer {problem} for update {update_id} ({size} of {n})")
+            format!("the scans agree on an error for update {update_id} ({size} of {n}): {problem}")
         };
         if disagree > 0 {
             let what = if group.status == 404 {

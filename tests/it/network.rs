@@ -1096,6 +1096,81 @@ fn cli_sweep_from_takes_the_time_grammar_and_refuses_the_future() {
     }
 }
 
+/// A server answering every request with `status` and an HTML page (a proxy in front of the
+/// scan).
+fn html_server(status: u16) -> String {
+    use axum::http::{StatusCode, header};
+    let runtime = runtime();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let code = StatusCode::from_u16(status).expect("status");
+    let app = axum::Router::new().fallback(move || async move {
+        (
+            code,
+            [(header::CONTENT_TYPE, "text/html")],
+            "<html><body><h1>Bad gateway</h1></body></html>",
+        )
+    });
+    std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+    });
+    url
+}
+
+/// An HTML answer reads as the API client words it in the network commands too: `expected
+/// JSON, got text/html (HTTP 502)` and `this scan only answers allowlisted addresses (HTTP
+/// 403)`, never the page (health reasons read `HTTP 502: <html>…`).
+#[test]
+fn cli_html_answers_read_as_the_client_words_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |url: &str, args: &[&str]| {
+        let output = bin(dir.path())
+            .args(["--scan-url", url, "network"])
+            .args(args)
+            .args(["--timeout", "5s"])
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&output.stderr).into_owned();
+        let json: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        assert!(
+            !err.contains("<html") && !json.to_string().contains("<html"),
+            "{err}\n{json}"
+        );
+        (output.status.code(), json, err)
+    };
+    let proxy = html_server(502);
+    let (_, health, err) = run(&proxy, &["health"]);
+    assert!(
+        err.contains("scan GET /v0/scans: expected JSON, got text/html (HTTP 502)"),
+        "{err}"
+    );
+    assert_eq!(health["scans"][0]["state"], "down", "{health}");
+    assert_eq!(
+        health["scans"][0]["reasons"][0], "expected JSON, got text/html (HTTP 502)",
+        "{health}"
+    );
+    let (code, check, err) = run(&proxy, &["check-update", "1220ab"]);
+    assert_eq!(code, Some(1), "{check}");
+    assert_eq!(check["outcome"], "error", "{check}");
+    assert!(
+        err.contains("(1 of 1): expected JSON, got text/html (HTTP 502)"),
+        "{err}"
+    );
+
+    let allowlist = html_server(403);
+    let (_, health, _) = run(&allowlist, &["health"]);
+    assert_eq!(health["scans"][0]["state"], "unhealthy", "{health}");
+    assert_eq!(
+        health["scans"][0]["reasons"][0],
+        "status: this scan only answers allowlisted addresses (HTTP 403)",
+        "{health}"
+    );
+}
+
 /// A server that accepts every connection and never answers (keeps it open); `accepted` hears of
 /// each connection.
 fn silent_server() -> (String, std::sync::mpsc::Receiver<()>) {
