@@ -322,7 +322,7 @@ async fn run_health(
                 "newest_open_round": round.map(|r| json!({
                     "number": r.number,
                     "created_at": format_time_micros(r.created_at),
-                    "age_s": seconds(now - r.created_at),
+                    "age_s": seconds((now - r.created_at).max(0)),
                 })),
             });
             if let (Value::Object(base), Value::Object(more)) = (&mut v, extra) {
@@ -561,7 +561,7 @@ fn progress_json(p: &SweepProgress) -> Value {
     json!({
         "pages": p.pages,
         "updates": p.updates,
-        "elapsed_s": millis(p.elapsed) / 1e3,
+        "elapsed_s": (p.elapsed.as_secs_f64() * 1e3).round() / 1e3,
         "updates_per_s": (p.updates_per_s * 10.0).round() / 10.0,
         "pages_per_s": (p.pages_per_s * 100.0).round() / 100.0,
         "record_time": p.record_time,
@@ -630,7 +630,8 @@ async fn run_sweep(
     .await;
     let progress = state.progress(Duration::ZERO, now_micros());
     let (n, f, quorum) = quorum_of(&net.entries().cloned().collect::<Vec<_>>());
-    let (pages, updates) = state.counts();
+    let (_, updates) = state.counts();
+    let pages = sweep::pages_read(&state);
     let failed: Vec<Value> = state
         .failed_pages()
         .iter()

@@ -886,6 +886,14 @@ fn cli_scans_and_health() {
         "{health}"
     );
     assert_eq!(count("quorum_healthy"), Some(3));
+    for scan in health["scans"].as_array().expect("scans") {
+        for age in [
+            &scan["newest_update_age_s"],
+            &scan["newest_open_round"]["age_s"],
+        ] {
+            assert!(age.as_f64().is_none_or(|s| s >= 0.0), "{scan}");
+        }
+    }
     // Stricter thresholds by flag: nothing is healthy.
     let (output, strict) = network_cli(&["health", "--max-update-age", "1ms"]);
     assert_eq!(output.status.code(), Some(6), "{strict}");
@@ -1042,6 +1050,20 @@ fn cli_sweep_reports_the_first_diverging_update() {
             .iter()
             .all(|l| l["pages"].is_u64() && l["updates_per_s"].is_number())
     );
+    // Seconds in milliseconds, without float noise (it read 3.5019609999999997).
+    for line in &lines {
+        let elapsed = line["elapsed_s"].to_string();
+        let decimals = elapsed.split_once('.').map_or(0, |(_, d)| d.len());
+        assert!(decimals <= 3, "{elapsed}");
+    }
+    // The page the divergence is in counts as read (a first page that diverged read 0 pages
+    // with 255 updates): 10 updates a page, the differing one included.
+    let (pages, updates) = (
+        sweep["pages"].as_u64().expect("pages"),
+        sweep["updates"].as_u64().expect("updates"),
+    );
+    assert!(pages * 10 > updates, "{pages} pages, {updates} updates");
+    assert_eq!(lines.last().map(|l| &l["pages"]), Some(&sweep["pages"]));
 
     // A page limit, quietly: no difference in the first pages → 0.
     let (output, limited) = network_cli(&["sweep", "--pages", "2", "--page-size", "5", "--quiet"]);
