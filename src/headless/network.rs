@@ -595,12 +595,19 @@ async fn run_sweep(
                 found
             };
             match until_cancelled(cancel, search).await {
-                Some(found) => Some(found.map_err(|e| {
-                    format!(
-                        "cannot find where {} is in the history: {e}",
-                        time.to_rfc3339()
-                    )
-                })?),
+                Some(Ok(cursor)) => Some(cursor),
+                // No scan answered: not a usage error, the scans failed (as a page without a
+                // quorum does).
+                Some(Err(e)) => {
+                    say(
+                        err,
+                        &format!(
+                            "cannot find where {} is in the history: {e}",
+                            time.to_rfc3339()
+                        ),
+                    );
+                    return Ok(EXIT_NO_QUORUM);
+                }
                 None => {
                     cancelled = true;
                     None

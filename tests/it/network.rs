@@ -1110,6 +1110,21 @@ fn cli_sweep_from_takes_the_time_grammar_and_refuses_the_future() {
             assert!(err.contains(form), "{from} lacks {form:?}: {err}");
         }
     }
+    // No scan to say where the start is: the scans failed (6), not the usage (it exited 2).
+    let output = bin(dir.path())
+        .args([
+            "--scan-url",
+            "http://127.0.0.1:1",
+            "network",
+            "sweep",
+            "--from",
+            "-1h",
+        ])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(6), "{err}");
+    assert!(err.contains("cannot find where"), "{err}");
     // A second ago is not in the future; a time of day is read as :time reads it.
     for from in ["-1s", "yesterday 00:00"] {
         let (output, sweep) = network_cli(&["sweep", "--from", from, "--pages", "1", "--quiet"]);
