@@ -264,7 +264,8 @@ impl DemoFaultArgs {
 pub const NETWORK_EXIT_CODES: &str = "\
 Exit codes:
   0  health: every scan healthy (lagging ones included)
-     check-update: a consensus, this profile's scan agrees and no scan disagrees
+     check-update: a consensus on the update, this profile's scan agrees and no scan
+     disagrees
      sweep: no difference up to the head or the page limit
   5  health: some scan unhealthy or down, but a quorum (f + 1) healthy
      check-update: a consensus, but some scan disagrees or this profile's scan does not agree
