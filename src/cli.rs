@@ -266,18 +266,22 @@ impl DemoFaultArgs {
 pub const NETWORK_EXIT_CODES: &str = "\
 Exit codes:
   0  health: every scan healthy (lagging ones included)
-     check-update: a consensus, this profile's scan agrees and no scan disagrees
+     check-update: a consensus on the update, this profile's scan agrees and no scan
+     disagrees
      sweep: no difference up to the head or the page limit
   5  health: some scan unhealthy or down, but a quorum (f + 1) healthy
      check-update: a consensus, but some scan disagrees or this profile's scan does not agree
      sweep: the scans differ (the first differing update is reported)
   6  health: fewer than a quorum healthy
      check-update: no consensus (no group of f + 1 matching answers, or two)
-     sweep: fewer than a quorum of scans answered a page
+     sweep: fewer than a quorum of scans answered a page (or no scan could say where
+     --from is in the history)
   1  scans: the scan list could not be read (no scan answered /v0/scans and none was
      kept); the other commands then ask only the profile's own and pinned scans
+     check-update: a consensus on an error answer: 404, no scan has the update
+     (\"found\": false), or another HTTP error
   2  usage or configuration error
-  130 sweep interrupted (the result so far is printed)";
+  130 interrupted by Ctrl-C (sweep: the result so far is printed)";
 
 /// `cantonscope network …`
 #[derive(Debug, Clone, Args)]
@@ -290,8 +294,8 @@ pub struct NetworkArgs {
     /// profile, else 10].
     #[arg(long, global = true, value_name = "N", value_parser = parse_request_rate)]
     pub request_rate: Option<f64>,
-    /// Timeout of each request.
-    #[arg(long, global = true, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    /// Timeout of each request, the scan list's (/v0/scans) included; each is sent once.
+    #[arg(long, global = true, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout)]
     pub timeout: Duration,
 }
 
@@ -334,12 +338,13 @@ pub enum NetworkCommand {
     /// head, or --pages; progress as JSON lines on stderr, the result as JSON on stdout.
     #[command(after_help = NETWORK_EXIT_CODES)]
     Sweep {
-        /// Start at this record time (RFC 3339, or a span back from now such as -2h), or `begin`
-        /// [default: begin].
-        #[arg(long, value_name = "TIME|begin", allow_hyphen_values = true)]
+        /// Start at this record time, read as `:time` reads it in UTC (RFC 3339, a span back
+        /// from now such as -2h, a time of day such as 14:00 or "yesterday 14:00"), or `begin`
+        /// [default: begin]. A time in the future is refused.
+        #[arg(long, value_name = "TIME|begin", allow_hyphen_values = true, value_parser = parse_sweep_from)]
         from: Option<HistoryStart>,
-        /// Stop after this many pages.
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        /// Stop after this many pages (at least 1).
+        #[arg(long, value_name = "N", value_parser = parse_pages)]
         pages: Option<u64>,
         /// Updates per page (1..=1000).
         #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u16).range(1..=1000))]
@@ -589,6 +594,53 @@ fn parse_demo_time(text: &str) -> Result<DemoTime, String> {
     parse_duration(trimmed)
         .map(DemoTime::BeforeHead)
         .map_err(|_| format!("{trimmed:?} is neither an RFC 3339 time nor a duration such as 1h"))
+}
+
+/// A `network --timeout`: a duration above zero.
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    match parse_duration(text)? {
+        Duration::ZERO => Err("--timeout must be longer than 0s (e.g. 10s, 500ms)".to_owned()),
+        timeout => Ok(timeout),
+    }
+}
+
+/// A `network sweep --pages`: a whole number, at least 1.
+fn parse_pages(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err("--pages must be at least 1".to_owned()),
+        Ok(pages) => Ok(pages),
+        Err(_) => Err(format!(
+            "--pages must be a whole number of pages, got {text:?}"
+        )),
+    }
+}
+
+/// A `network sweep --from`: `begin`, or a time as `:time` reads it in UTC ([`parse_time`]),
+/// not in the future.
+fn parse_sweep_from(text: &str) -> Result<HistoryStart, String> {
+    const ACCEPTED: &str = "use begin, an RFC 3339 time (2026-01-31T12:00:00Z), a span back \
+                            from now (-2h) or a UTC time of day (14:00, yesterday 14:00)";
+    let trimmed = text.trim();
+    if trimmed.eq_ignore_ascii_case("begin") {
+        return Ok(HistoryStart::Begin);
+    }
+    let now = chrono::Utc::now();
+    let at = chrono::DateTime::parse_from_rfc3339(trimmed)
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .ok()
+        .or_else(|| {
+            crate::model::when::parse_when(trimmed, now.timestamp_micros(), false)
+                .and_then(chrono::DateTime::<chrono::Utc>::from_timestamp_micros)
+        })
+        .ok_or_else(|| format!("{trimmed:?} is not a start: {ACCEPTED}"))?;
+    if at > now {
+        return Err(format!(
+            "{trimmed:?} is in the future ({}): the sweep starts at a time the history has \
+             reached; {ACCEPTED}",
+            at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        ));
+    }
+    Ok(HistoryStart::At(at))
 }
 
 fn parse_request_rate(text: &str) -> Result<f64, String> {

@@ -58,6 +58,8 @@ struct Shared {
     http: reqwest::Client,
     token: Option<TokenProvider>,
     retries: u32,
+    /// The client's request timeout (the version probe never waits longer).
+    request_timeout: Duration,
 }
 
 /// The API client. Cheap to clone (shared connection pool and token cache).
@@ -218,6 +220,7 @@ impl ApiClient {
                 http,
                 token,
                 retries: cfg.retries,
+                request_timeout: cfg.request_timeout,
             }),
             max_response_mib: DEFAULT_MAX_RESPONSE_MIB,
             scan_url,
@@ -498,7 +501,8 @@ impl ApiClient {
         })
     }
 
-    /// Turns a non-2xx answer into the matching error.
+    /// Turns a non-2xx answer into the matching error ([`classify_answer`]), asking the node
+    /// for its version to explain a route it does not serve.
     async fn classify<T>(
         &self,
         call: &Call<T>,
@@ -506,98 +510,12 @@ impl ApiClient {
         headers: &[(String, String)],
         body: &[u8],
     ) -> ApiError {
-        let endpoint = call.endpoint;
-        let canton = || serde_json::from_slice::<JsCantonError>(body).ok();
-        let scan_err = || serde_json::from_slice::<ScanErrorBody>(body).ok();
-        let api_message = || match call.group {
-            Group::Ledger => canton().map(|e| format!("{}: {}", e.code, e.cause)),
-            Group::Scan | Group::Validator => scan_err().map(|e| e.error),
-        };
-        match status {
-            401 | 403 => {
-                let message = api_message().or_else(|| {
-                    let t = truncate_text(body);
-                    (!t.trim().is_empty()).then_some(t)
-                });
-                return ApiError::Unauthorized {
-                    endpoint,
-                    status,
-                    message,
-                };
-            }
-            413 => return ApiError::TooLarge { endpoint },
-            _ => {}
-        }
-        // An answer that is not JSON at all (a proxy's HTML page, say) says so. A 404 keeps its
-        // meaning (this node does not serve the route); a plain-text error keeps its message.
-        let media = find_header(headers, "content-type")
-            .map(super::error::media_type)
-            .unwrap_or_default();
-        if status != 404
-            && !media.is_empty()
-            && !super::error::is_json_media(&media)
-            && media != "text/plain"
-            && serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err()
-        {
-            return ApiError::NotJson {
+        match classify_answer(call.endpoint, call.group, status, headers, body) {
+            ApiError::EndpointNotServed { endpoint, .. } => ApiError::EndpointNotServed {
                 endpoint,
-                status,
-                content_type: media,
-            };
-        }
-        match call.group {
-            Group::Scan | Group::Validator => match (status, scan_err()) {
-                (404, Some(e)) => ApiError::NotFound {
-                    endpoint,
-                    message: truncate_text(e.error.as_bytes()),
-                },
-                (404, None) => ApiError::EndpointNotServed {
-                    endpoint,
-                    version: self.node_version(call.group).await,
-                },
-                (_, Some(e)) => ApiError::Scan {
-                    endpoint,
-                    status,
-                    message: truncate_text(e.error.as_bytes()),
-                },
-                (_, None) => ApiError::Http {
-                    endpoint,
-                    status,
-                    body_snippet: truncate_text(body),
-                },
+                version: self.node_version(call.group).await,
             },
-            Group::Ledger => match canton() {
-                Some(error) => ApiError::Ledger {
-                    endpoint,
-                    status,
-                    error: Box::new(error),
-                },
-                None if status == 404 => ApiError::EndpointNotServed {
-                    endpoint,
-                    version: self.node_version(call.group).await,
-                },
-                None if status == 400 => {
-                    let is_json =
-                        find_header(headers, "content-type").is_some_and(|ct| ct.contains("json"));
-                    if is_json {
-                        ApiError::Http {
-                            endpoint,
-                            status,
-                            body_snippet: truncate_text(body),
-                        }
-                    } else {
-                        ApiError::LedgerBadRequest {
-                            endpoint,
-                            message: truncate_text(body),
-                        }
-                    }
-                }
-                None => ApiError::Http {
-                    endpoint,
-                    status,
-                    body_snippet: truncate_text(body),
-                },
-            },
+            error => error,
         }
     }
 
@@ -609,7 +527,8 @@ impl ApiClient {
             Group::Scan | Group::Validator => format!("{base}{}/version", group.prefix()),
             Group::Ledger => format!("{base}/v2/version"),
         };
-        let mut req = self.shared.http.get(url).timeout(Duration::from_secs(5));
+        let timeout = self.shared.request_timeout.min(Duration::from_secs(5));
+        let mut req = self.shared.http.get(url).timeout(timeout);
         if group == Group::Ledger
             && let Some(p) = &self.shared.token
             && let Ok(token) = p.token().await
@@ -629,6 +548,128 @@ impl ApiClient {
         v.version
             .map(|s| s.chars().take(60).collect::<String>())
             .filter(|s| !s.trim().is_empty())
+    }
+}
+
+/// True when a body is a markup page (a proxy's or a load balancer's HTML error page): it starts
+/// with `<`, which no JSON value and hardly any plain-text message does.
+fn looks_like_markup(body: &[u8]) -> bool {
+    body.iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| *b == b'<')
+}
+
+/// The body of an error answer as a message worth showing: plain text or JSON, never a markup
+/// page or another media type (`None` then, and for an empty body).
+fn readable_text(media: &str, body: &[u8]) -> Option<String> {
+    let readable =
+        (media.is_empty() || media == "text/plain" || super::error::is_json_media(media))
+            && !looks_like_markup(body);
+    let text = truncate_text(body);
+    (readable && !text.trim().is_empty()).then_some(text)
+}
+
+/// The error a non-2xx answer of `endpoint` (in `group`) stands for, from its status, headers and
+/// body alone: the API's error body, a 401/403, a page that is not JSON (`expected JSON, got
+/// text/html`), a route the node does not serve (without its version: see
+/// [`ApiClient::send`], which asks for it). A markup body is never part of the text.
+pub fn classify_answer(
+    endpoint: &'static str,
+    group: Group,
+    status: u16,
+    headers: &[(String, String)],
+    body: &[u8],
+) -> ApiError {
+    let canton = || serde_json::from_slice::<JsCantonError>(body).ok();
+    let scan_err = || serde_json::from_slice::<ScanErrorBody>(body).ok();
+    let media = find_header(headers, "content-type")
+        .map(super::error::media_type)
+        .unwrap_or_default();
+    let api_message = || match group {
+        Group::Ledger => canton().map(|e| format!("{}: {}", e.code, e.cause)),
+        Group::Scan | Group::Validator => scan_err().map(|e| e.error),
+    };
+    match status {
+        401 | 403 => {
+            return ApiError::Unauthorized {
+                endpoint,
+                status,
+                message: api_message().or_else(|| readable_text(&media, body)),
+            };
+        }
+        413 => return ApiError::TooLarge { endpoint },
+        _ => {}
+    }
+    // An answer that is not JSON at all (a proxy's HTML page, say) says so. A 404 keeps its
+    // meaning (this node does not serve the route); a plain-text error keeps its message; a
+    // markup page without a content type is taken for HTML.
+    let not_json = || serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err();
+    let other_media =
+        !media.is_empty() && !super::error::is_json_media(&media) && media != "text/plain";
+    if status != 404 && (other_media || looks_like_markup(body)) && not_json() {
+        return ApiError::NotJson {
+            endpoint,
+            status,
+            content_type: if media.is_empty() {
+                "text/html".to_owned()
+            } else {
+                media
+            },
+        };
+    }
+    match group {
+        Group::Scan | Group::Validator => match (status, scan_err()) {
+            (404, Some(e)) => ApiError::NotFound {
+                endpoint,
+                message: truncate_text(e.error.as_bytes()),
+            },
+            (404, None) => ApiError::EndpointNotServed {
+                endpoint,
+                version: None,
+            },
+            (_, Some(e)) => ApiError::Scan {
+                endpoint,
+                status,
+                message: truncate_text(e.error.as_bytes()),
+            },
+            (_, None) => ApiError::Http {
+                endpoint,
+                status,
+                body_snippet: truncate_text(body),
+            },
+        },
+        Group::Ledger => match canton() {
+            Some(error) => ApiError::Ledger {
+                endpoint,
+                status,
+                error: Box::new(error),
+            },
+            None if status == 404 => ApiError::EndpointNotServed {
+                endpoint,
+                version: None,
+            },
+            None if status == 400 => {
+                let is_json =
+                    find_header(headers, "content-type").is_some_and(|ct| ct.contains("json"));
+                if is_json {
+                    ApiError::Http {
+                        endpoint,
+                        status,
+                        body_snippet: truncate_text(body),
+                    }
+                } else {
+                    ApiError::LedgerBadRequest {
+                        endpoint,
+                        message: truncate_text(body),
+                    }
+                }
+            }
+            None => ApiError::Http {
+                endpoint,
+                status,
+                body_snippet: truncate_text(body),
+            },
+        },
     }
 }
 

@@ -164,6 +164,25 @@ impl ApiError {
         }
     }
 
+    /// The error in one line without its endpoint, with the HTTP status when the text lacks
+    /// it: `expected JSON, got text/html (HTTP 502)`, `this scan only answers allowlisted
+    /// addresses (HTTP 403)`, `HTTP 503: no healthy upstream`. For places that name the request
+    /// themselves (a scan's health reasons, a consensus table's Detail column).
+    pub fn reason(&self) -> String {
+        let text = self.to_string();
+        let mut line = self
+            .endpoint()
+            .and_then(|endpoint| text.strip_prefix(endpoint))
+            .and_then(|rest| rest.strip_prefix(": "))
+            .map_or_else(|| text.clone(), str::to_owned);
+        if let Some(status) = self.status()
+            && !line.contains(&format!("HTTP {status}"))
+        {
+            line.push_str(&format!(" (HTTP {status})"));
+        }
+        line
+    }
+
     /// The HTTP status the server answered with, if it answered.
     pub fn status(&self) -> Option<u16> {
         match self {

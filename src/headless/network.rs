@@ -5,9 +5,13 @@
 //! - `health`: every scan's health and the verdict line; 0 all healthy, 5 degraded, 6 no
 //!   healthy quorum.
 //! - `check-update ID`: the answers of every scan grouped; 0 consensus and this profile's scan
-//!   agrees, 5 consensus but some scan disagrees, 6 no consensus.
+//!   agrees, 5 consensus but some scan disagrees, 6 no consensus, 1 a consensus on an error
+//!   answer (404: no scan has the update; `"found": false`).
 //! - `sweep`: pages of `/v2/updates` compared until the scans differ; 0 no difference, 5
-//!   diverged, 6 no quorum, 130 interrupted.
+//!   diverged, 6 no quorum.
+//!
+//! Every request (discovery's `/v0/scans` included) is sent once within `--timeout`; Ctrl-C ends
+//! any command at once with 130 (the sweep prints its result so far).
 //!
 //! Every server-provided text goes through [`json_text::pretty_bytes`], which escapes characters that
 //! are unsafe on a terminal.
@@ -19,7 +23,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config, write_text};
-use crate::api::ApiClient;
+use crate::api::{ApiClient, ApiConfig};
 use crate::cli::{NetworkArgs, NetworkCommand};
 use crate::config::{HistoryStart, Settings};
 use crate::model::consensus::{Consensus, Difference, ScanClass};
@@ -109,7 +113,14 @@ pub async fn run_with(
         );
         return EXIT_USAGE;
     }
-    let client = match ApiClient::new(api_config(settings)) {
+    // Every request (the scan list's included) is sent once and bounded by --timeout.
+    let config = ApiConfig {
+        request_timeout: args.timeout,
+        connect_timeout: args.timeout.min(ApiConfig::default().connect_timeout),
+        retries: 0,
+        ..api_config(settings)
+    };
+    let client = match ApiClient::new(config) {
         Ok(client) => client,
         Err(error) => {
             say(err, &error.to_string());
@@ -117,7 +128,11 @@ pub async fn run_with(
         }
     };
     let data_dir = settings.data_path();
-    let discovered = discover(&client, settings, data_dir.as_deref(), now_micros()).await;
+    let discovering = discover(&client, settings, data_dir.as_deref(), now_micros());
+    let Some(discovered) = until_cancelled(cancel, discovering).await else {
+        say(err, "interrupted while reading the scan list");
+        return EXIT_INTERRUPTED;
+    };
     for warning in &discovered.warnings {
         say(err, &format!("warning: {warning}"));
     }
@@ -159,7 +174,10 @@ pub async fn run_with(
                 max_update_age: max_update_age.unwrap_or(configured.max_update_age),
                 max_lag: max_lag.unwrap_or(configured.max_lag),
             };
-            run_health(&net, &discovered, &thresholds, out).await
+            match until_cancelled(cancel, run_health(&net, &discovered, &thresholds, out)).await {
+                Some(result) => result,
+                None => return interrupted(err),
+            }
         }
         NetworkCommand::CheckUpdate { update_id, events } => {
             let source = if *events {
@@ -167,7 +185,10 @@ pub async fn run_with(
             } else {
                 UpdateSource::Update
             };
-            run_check(&net, update_id, source, out).await
+            match until_cancelled(cancel, run_check(&net, update_id, source, out, err)).await {
+                Some(result) => result,
+                None => return interrupted(err),
+            }
         }
         NetworkCommand::Sweep {
             from,
@@ -191,6 +212,19 @@ pub async fn run_with(
             EXIT_USAGE
         }
     }
+}
+
+/// `work`, or `None` when `cancel` fires first (Ctrl-C).
+async fn until_cancelled<T>(cancel: &Cancel, work: impl Future<Output = T>) -> Option<T> {
+    tokio::select! {
+        done = work => Some(done),
+        () = cancel.cancelled() => None,
+    }
+}
+
+fn interrupted(err: &mut dyn Write) -> i32 {
+    say(err, "interrupted");
+    EXIT_INTERRUPTED
 }
 
 fn entry_json(entry: &ScanEntry) -> Value {
@@ -288,7 +322,7 @@ async fn run_health(
                 "newest_open_round": round.map(|r| json!({
                     "number": r.number,
                     "created_at": format_time_micros(r.created_at),
-                    "age_s": seconds(now - r.created_at),
+                    "age_s": seconds((now - r.created_at).max(0)),
                 })),
             });
             if let (Value::Object(base), Value::Object(more)) = (&mut v, extra) {
@@ -355,6 +389,7 @@ async fn run_check(
     update_id: &str,
     source: UpdateSource,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> Result<i32, String> {
     let checked = check_update(net, update_id, source).await;
     let check = &checked.check;
@@ -405,23 +440,66 @@ async fn run_check(
         })
         .collect();
     let grouping = &check.grouping;
-    let (consensus, code) = match &grouping.consensus {
-        Consensus::Reached { .. } => {
-            let own_agrees = net
-                .entries()
-                .zip(&check.classes)
-                .filter(|(e, _)| e.own)
-                .all(|(_, c)| *c == ScanClass::Agree);
-            let code = if own_agrees && !check.any_disagree() {
-                EXIT_OK
+    let agreed = grouping.consensus_group();
+    let own_agrees = net
+        .entries()
+        .zip(&check.classes)
+        .filter(|(e, _)| e.own)
+        .all(|(_, c)| *c == ScanClass::Agree);
+    // A consensus on an error answer (404: the update does not exist) is the scans answering an
+    // error (1), unless some scan disagrees (5).
+    let (consensus, outcome, code) = match (&grouping.consensus, agreed.map(|g| g.status)) {
+        (Consensus::Reached { .. }, Some(200)) => {
+            if own_agrees && !check.any_disagree() {
+                ("reached", "verified", EXIT_OK)
             } else {
-                EXIT_DEGRADED
-            };
-            ("reached", code)
+                ("reached", "disputed", EXIT_DEGRADED)
+            }
         }
-        Consensus::None => ("none", EXIT_NO_QUORUM),
-        Consensus::Conflicting { .. } => ("conflicting", EXIT_NO_QUORUM),
+        (Consensus::Reached { .. }, status) => {
+            let outcome = if status == Some(404) {
+                "not_found"
+            } else {
+                "error"
+            };
+            let code = if check.any_disagree() {
+                EXIT_DEGRADED
+            } else {
+                EXIT_SERVER
+            };
+            ("reached", outcome, code)
+        }
+        (Consensus::None, _) => ("none", "no_consensus", EXIT_NO_QUORUM),
+        (Consensus::Conflicting { .. }, _) => ("conflicting", "conflicting", EXIT_NO_QUORUM),
     };
+    if let Some(group) = agreed.filter(|g| g.status != 200) {
+        let (size, n) = (group.members.len(), grouping.n);
+        let disagree = check
+            .classes
+            .iter()
+            .filter(|c| matches!(c, ScanClass::Disagree { .. }))
+            .count();
+        let mut line = if group.status == 404 {
+            format!("no scan has update {update_id} (404 from {size} of {n})")
+        } else {
+            let problem = group
+                .members
+                .first()
+                .and_then(|m| checked.replies.get(*m))
+                .and_then(crate::network::Reply::problem)
+                .unwrap_or_else(|| format!("HTTP {}", group.status));
+            format!("the scans agree on an error for update {update_id} ({size} of {n}): {problem}")
+        };
+        if disagree > 0 {
+            let what = if group.status == 404 {
+                "returned it"
+            } else {
+                "answered otherwise"
+            };
+            line.push_str(&format!(", but {disagree} {what}"));
+        }
+        say(err, &json_text::escape_unsafe(&line));
+    }
     let own_class = net
         .entries()
         .zip(&check.classes)
@@ -446,6 +524,12 @@ async fn run_check(
         "f": grouping.f,
         "quorum": grouping.quorum,
         "consensus": consensus,
+        "outcome": outcome,
+        "found": match agreed.map(|g| g.status) {
+            Some(200) => Some(true),
+            Some(404) => Some(false),
+            _ => None,
+        },
         "migration_id": check.position.map(|p| p.migration_id),
         "record_time": check.position.map(|p| format_time_micros(p.record_time)),
         "own_scan": own_class,
@@ -477,7 +561,7 @@ fn progress_json(p: &SweepProgress) -> Value {
     json!({
         "pages": p.pages,
         "updates": p.updates,
-        "elapsed_s": millis(p.elapsed) / 1e3,
+        "elapsed_s": (p.elapsed.as_secs_f64() * 1e3).round() / 1e3,
         "updates_per_s": (p.updates_per_s * 10.0).round() / 10.0,
         "pages_per_s": (p.pages_per_s * 100.0).round() / 100.0,
         "record_time": p.record_time,
@@ -495,25 +579,44 @@ async fn run_sweep(
     // Where the start time is in the history: from the profile's own scan, else the others.
     let mut references: Vec<usize> = (0..net.len()).collect();
     references.sort_by_key(|i| !net.entry(*i).is_some_and(|e| e.own));
+    // Ctrl-C while the start is searched for: the sweep ends before its first page.
+    let mut cancelled = false;
     let from = match request.from {
         None | Some(HistoryStart::Begin) => None,
         Some(HistoryStart::At(time)) => {
-            let mut found = Err(String::from("no scan"));
-            for scan in references {
-                found = sweep::start_at(net, scan, time.timestamp_micros()).await;
-                if found.is_ok() {
-                    break;
+            let search = async {
+                let mut found = Err(String::from("no scan"));
+                for scan in references {
+                    found = sweep::start_at(net, scan, time.timestamp_micros()).await;
+                    if found.is_ok() {
+                        break;
+                    }
+                }
+                found
+            };
+            match until_cancelled(cancel, search).await {
+                Some(Ok(cursor)) => Some(cursor),
+                // No scan answered: not a usage error, the scans failed (as a page without a
+                // quorum does).
+                Some(Err(e)) => {
+                    say(
+                        err,
+                        &format!(
+                            "cannot find where {} is in the history: {e}",
+                            time.to_rfc3339()
+                        ),
+                    );
+                    return Ok(EXIT_NO_QUORUM);
+                }
+                None => {
+                    cancelled = true;
+                    None
                 }
             }
-            Some(found.map_err(|e| {
-                format!(
-                    "cannot find where {} is in the history: {e}",
-                    time.to_rfc3339()
-                )
-            })?)
         }
+        // `--from` refuses these when it parses them.
         Some(HistoryStart::Now | HistoryStart::Recent) => {
-            return Err("--from takes an RFC 3339 time or begin".to_owned());
+            return Err("--from takes begin or a time, not now or recent".to_owned());
         }
     };
     let plan = SweepPlan {
@@ -522,6 +625,9 @@ async fn run_sweep(
         max_pages: request.pages,
     };
     let mut state = crate::model::sweep::Sweep::new(plan, net.counted());
+    if cancelled {
+        state.cancel();
+    }
     let quiet = request.quiet;
     sweep::run(net, &mut state, cancel, now_micros, |progress| {
         if !quiet {
@@ -531,7 +637,8 @@ async fn run_sweep(
     .await;
     let progress = state.progress(Duration::ZERO, now_micros());
     let (n, f, quorum) = quorum_of(&net.entries().cloned().collect::<Vec<_>>());
-    let (pages, updates) = state.counts();
+    let (_, updates) = state.counts();
+    let pages = sweep::pages_read(&state);
     let failed: Vec<Value> = state
         .failed_pages()
         .iter()

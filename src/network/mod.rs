@@ -71,9 +71,15 @@ pub struct Reply {
 }
 
 impl Reply {
-    /// The reply as the consensus model compares it, without the `local` fields.
+    /// The reply as the consensus model compares it, without the `local` fields. An error
+    /// answer that is not JSON (a proxy's HTML page, a plain-text line) is compared and shown
+    /// as the API client describes it ([`error_reason`]), never as its raw body.
     pub fn answer(&self, local: LocalFields) -> Answer {
         match &self.result {
+            Ok(exchange) if !exchange.is_success() && !is_json(&exchange.body) => Answer::Error {
+                status: exchange.status,
+                body: crate::model::consensus::Body::Text(error_reason(exchange)),
+            },
             Ok(exchange) => Answer::from_http(exchange.status, &exchange.body, local),
             Err(Transport::Unreachable(detail)) => Answer::Unreachable {
                 detail: detail.clone(),
@@ -96,10 +102,13 @@ impl Reply {
         }
     }
 
-    /// One line saying what went wrong (`None` for a 2xx answer).
+    /// One line saying what went wrong (`None` for a 2xx answer): the scan's own error message,
+    /// else what the API client calls the answer (`expected JSON, got text/html (HTTP 502)`,
+    /// `this scan only answers allowlisted addresses (HTTP 403)`).
     pub fn problem(&self) -> Option<String> {
         match &self.result {
             Ok(e) if e.is_success() => None,
+            Ok(e) if matches!(e.status, 401 | 403) || !is_json(&e.body) => Some(error_reason(e)),
             Ok(e) => {
                 let body = crate::model::consensus::Body::parse(&e.body, LocalFields::NONE);
                 let message = crate::api::sanitize_line(&body.message(), 200);
@@ -113,6 +122,23 @@ impl Reply {
             Err(Transport::Timeout) => Some("timed out".to_owned()),
         }
     }
+}
+
+fn is_json(body: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok()
+}
+
+/// A scan's error answer as [`crate::api::ApiError::reason`] words it: the same short text the
+/// explorer and the CLI show for it, never a raw markup page.
+fn error_reason(exchange: &Exchange) -> String {
+    crate::api::classify_answer(
+        "scan request",
+        crate::api::Group::Scan,
+        exchange.status,
+        &exchange.headers,
+        &exchange.body,
+    )
+    .reason()
 }
 
 struct ScanNode {

@@ -14,7 +14,7 @@ use crate::model::consensus::LocalFields;
 use crate::model::consensus::digest::Digester;
 use crate::model::network::{FAR_FUTURE, migration_at};
 use crate::model::summary::{format_time_micros, parse_time_micros};
-use crate::model::sweep::{Cursor, ItemInfo, PageAnswer, Sweep, SweepProgress};
+use crate::model::sweep::{Cursor, ItemInfo, PageAnswer, Sweep, SweepEnd, SweepProgress};
 
 /// Runs `sweep` to its end (or until `cancel` fires), calling `progress` after every page.
 /// `now` gives the current time (µs) for the estimate.
@@ -46,8 +46,17 @@ pub async fn run(
             }
         };
         sweep.on_page(&answers);
-        progress(&sweep.progress(started.elapsed(), now()));
+        let mut so_far = sweep.progress(started.elapsed(), now());
+        so_far.pages = pages_read(sweep);
+        progress(&so_far);
     }
+}
+
+/// Pages read so far: the ones compared to their end and the one a divergence was found in
+/// ([`Sweep::counts`] counts only the former, so a first page that diverges read "0 pages").
+pub fn pages_read(sweep: &Sweep) -> u64 {
+    let (pages, _) = sweep.counts();
+    pages + u64::from(matches!(sweep.end(), Some(SweepEnd::Diverged(_))))
 }
 
 /// One scan's reply to a page, reduced to its item hashes.

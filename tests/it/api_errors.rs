@@ -168,6 +168,86 @@ async fn scan_error_bodies() {
     assert!(err.is_transient());
 }
 
+/// An HTML page is never shown: a 403 with a proxy's page reads as the allowlist alone, a 502
+/// page as `expected JSON, got text/html` even without a content type; a plain-text 403 keeps
+/// its line. `reason()` is the same text without the endpoint (what the network views show).
+#[tokio::test]
+async fn markup_pages_are_described_never_shown() {
+    const PAGE: &str = "<html><body><h1>Bad gateway</h1></body></html>";
+    let page = |status: StatusCode, content_type: Option<&'static str>| {
+        move || async move {
+            let mut response = (status, PAGE).into_response();
+            match content_type {
+                Some(ct) => {
+                    response
+                        .headers_mut()
+                        .insert(header::CONTENT_TYPE, ct.parse().expect("header"));
+                }
+                None => {
+                    response.headers_mut().remove(header::CONTENT_TYPE);
+                }
+            }
+            response
+        }
+    };
+    let app = Router::new()
+        .route(
+            "/api/scan/status",
+            get(page(
+                StatusCode::FORBIDDEN,
+                Some("text/html; charset=utf-8"),
+            )),
+        )
+        .route(
+            "/api/scan/version",
+            get(page(StatusCode::BAD_GATEWAY, None)),
+        )
+        .route(
+            "/api/scan/v0/sv-bft-sequencers",
+            get(page(StatusCode::BAD_GATEWAY, Some("text/plain"))),
+        )
+        .route(
+            "/api/scan/v0/scans",
+            get(|| async { (StatusCode::FORBIDDEN, "Forbidden").into_response() }),
+        );
+    let url = serve(app).await;
+    let c = client_for(&url, 0);
+    let status = c.send(&scan::status()).await.expect_err("403");
+    let version = c.send(&scan::version()).await.expect_err("502");
+    let sequencers = c.send(&scan::bft_sequencers()).await.expect_err("502");
+    let scans = c.send(&scan::scans()).await.expect_err("403");
+    for (err, line, reason) in [
+        (
+            &status,
+            "scan GET /status: this scan only answers allowlisted addresses (HTTP 403)",
+            "this scan only answers allowlisted addresses (HTTP 403)",
+        ),
+        (
+            &version,
+            "scan GET /version: expected JSON, got text/html (HTTP 502)",
+            "expected JSON, got text/html (HTTP 502)",
+        ),
+        (
+            &sequencers,
+            "scan GET /v0/sv-bft-sequencers: expected JSON, got text/plain (HTTP 502)",
+            "expected JSON, got text/plain (HTTP 502)",
+        ),
+        (
+            &scans,
+            "scan GET /v0/scans: this scan only answers allowlisted addresses (HTTP 403): Forbidden",
+            "this scan only answers allowlisted addresses (HTTP 403): Forbidden",
+        ),
+    ] {
+        assert_eq!(err.to_string(), line, "{err:?}");
+        assert_eq!(err.reason(), reason, "{err:?}");
+    }
+    assert_eq!(version.exit_code(), 1);
+    let err = ApiError::Timeout {
+        endpoint: "scan GET /status",
+    };
+    assert_eq!(err.reason(), "request timed out");
+}
+
 #[tokio::test]
 async fn ledger_error_bodies_and_auth_header() {
     let seen_auth: Seen = Arc::default();

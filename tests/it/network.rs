@@ -820,7 +820,13 @@ fn cli_help_documents_the_exit_codes() {
         let output = bin(dir.path()).args(args).output().expect("runs");
         assert_eq!(output.status.code(), Some(0));
         let text = String::from_utf8_lossy(&output.stdout);
-        for needle in ["Exit codes:", "  5  health", "  6  health", "130"] {
+        for needle in [
+            "Exit codes:",
+            "  5  health",
+            "  6  health",
+            "130",
+            "check-update: a consensus on an error answer: 404, no scan has the update",
+        ] {
             assert!(text.contains(needle), "{args:?} lacks {needle:?}:\n{text}");
         }
     }
@@ -880,6 +886,14 @@ fn cli_scans_and_health() {
         "{health}"
     );
     assert_eq!(count("quorum_healthy"), Some(3));
+    for scan in health["scans"].as_array().expect("scans") {
+        for age in [
+            &scan["newest_update_age_s"],
+            &scan["newest_open_round"]["age_s"],
+        ] {
+            assert!(age.as_f64().is_none_or(|s| s >= 0.0), "{scan}");
+        }
+    }
     // Stricter thresholds by flag: nothing is healthy.
     let (output, strict) = network_cli(&["health", "--max-update-age", "1ms"]);
     assert_eq!(output.status.code(), Some(6), "{strict}");
@@ -965,6 +979,23 @@ fn cli_check_update_exit_codes() {
         .map(|s| s["class"].as_str().unwrap_or_default())
         .collect();
     assert_eq!(classes, ["agree", "unreachable", "agree", "agree"]);
+    assert_eq!(
+        (&check["outcome"], &check["found"]),
+        (&Value::from("verified"), &Value::from(true))
+    );
+
+    // An update no scan has: a consensus of 404s is reported as such and is no success (it
+    // exited 0, so `check-update X && echo verified` passed).
+    let (output, missing) = network_cli(&["check-update", "1220deadbeef"]);
+    assert_eq!(output.status.code(), Some(1), "{missing}");
+    assert_eq!(missing["consensus"], "reached");
+    assert_eq!(missing["outcome"], "not_found");
+    assert_eq!(missing["found"], false);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("no scan has update 1220deadbeef (404 from ") && err.contains(" of 4)"),
+        "{err}"
+    );
 
     // The diverging update, old enough for the lagging scan: a consensus, scan 3 disagrees → 5.
     let lag_cutoff = ledger.updates()[n - 1].record_time - 42 * MICROS;
@@ -1019,6 +1050,20 @@ fn cli_sweep_reports_the_first_diverging_update() {
             .iter()
             .all(|l| l["pages"].is_u64() && l["updates_per_s"].is_number())
     );
+    // Seconds in milliseconds, without float noise (it read 3.5019609999999997).
+    for line in &lines {
+        let elapsed = line["elapsed_s"].to_string();
+        let decimals = elapsed.split_once('.').map_or(0, |(_, d)| d.len());
+        assert!(decimals <= 3, "{elapsed}");
+    }
+    // The page the divergence is in counts as read (a first page that diverged read 0 pages
+    // with 255 updates): 10 updates a page, the differing one included.
+    let (pages, updates) = (
+        sweep["pages"].as_u64().expect("pages"),
+        sweep["updates"].as_u64().expect("updates"),
+    );
+    assert!(pages * 10 > updates, "{pages} pages, {updates} updates");
+    assert_eq!(lines.last().map(|l| &l["pages"]), Some(&sweep["pages"]));
 
     // A page limit, quietly: no difference in the first pages → 0.
     let (output, limited) = network_cli(&["sweep", "--pages", "2", "--page-size", "5", "--quiet"]);
@@ -1032,6 +1077,289 @@ fn cli_sweep_reports_the_first_diverging_update() {
     let (output, back) = network_cli(&["sweep", "--from", "-2h", "--pages", "1", "--quiet"]);
     assert_ne!(output.status.code(), Some(2), "{back}");
     assert!(back["end"].is_string(), "{back}");
+}
+
+/// `sweep --from` reads times as `:time` does and says so in one message; `now`, `recent` and a
+/// time in the future are usage errors (`now` was accepted by the parser and then refused with
+/// another list, and a future time "reached the head" with exit 0 having compared nothing).
+#[test]
+fn cli_sweep_from_takes_the_time_grammar_and_refuses_the_future() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let accepted = ["begin", "RFC 3339", "-2h", "yesterday 14:00"];
+    for (from, needle) in [
+        ("now", "is not a start"),
+        ("recent", "is not a start"),
+        ("soon", "is not a start"),
+        ("2099-01-01T00:00:00Z", "is in the future"),
+    ] {
+        let output = bin(dir.path())
+            .args([
+                "--scan-url",
+                "http://127.0.0.1:1",
+                "network",
+                "sweep",
+                "--from",
+                from,
+            ])
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{from}: {err}");
+        assert!(err.contains(needle), "{from}: {err}");
+        for form in accepted {
+            assert!(err.contains(form), "{from} lacks {form:?}: {err}");
+        }
+    }
+    // No scan to say where the start is: the scans failed (6), not the usage (it exited 2).
+    let output = bin(dir.path())
+        .args([
+            "--scan-url",
+            "http://127.0.0.1:1",
+            "network",
+            "sweep",
+            "--from",
+            "-1h",
+        ])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(6), "{err}");
+    assert!(err.contains("cannot find where"), "{err}");
+    // A second ago is not in the future; a time of day is read as :time reads it.
+    for from in ["-1s", "yesterday 00:00"] {
+        let (output, sweep) = network_cli(&["sweep", "--from", from, "--pages", "1", "--quiet"]);
+        assert_ne!(output.status.code(), Some(2), "{from}: {sweep}");
+        assert!(sweep["end"].is_string(), "{from}: {sweep}");
+    }
+}
+
+/// A server answering every request with `status` and an HTML page (a proxy in front of the
+/// scan).
+fn html_server(status: u16) -> String {
+    use axum::http::{StatusCode, header};
+    let runtime = runtime();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let code = StatusCode::from_u16(status).expect("status");
+    let app = axum::Router::new().fallback(move || async move {
+        (
+            code,
+            [(header::CONTENT_TYPE, "text/html")],
+            "<html><body><h1>Bad gateway</h1></body></html>",
+        )
+    });
+    std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+    });
+    url
+}
+
+/// An HTML answer reads as the API client words it in the network commands too: `expected
+/// JSON, got text/html (HTTP 502)` and `this scan only answers allowlisted addresses (HTTP
+/// 403)`, never the page (health reasons read `HTTP 502: <html>…`).
+#[test]
+fn cli_html_answers_read_as_the_client_words_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |url: &str, args: &[&str]| {
+        let output = bin(dir.path())
+            .args(["--scan-url", url, "network"])
+            .args(args)
+            .args(["--timeout", "5s"])
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&output.stderr).into_owned();
+        let json: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        assert!(
+            !err.contains("<html") && !json.to_string().contains("<html"),
+            "{err}\n{json}"
+        );
+        (output.status.code(), json, err)
+    };
+    let proxy = html_server(502);
+    let (_, health, err) = run(&proxy, &["health"]);
+    assert!(
+        err.contains("scan GET /v0/scans: expected JSON, got text/html (HTTP 502)"),
+        "{err}"
+    );
+    assert_eq!(health["scans"][0]["state"], "down", "{health}");
+    assert_eq!(
+        health["scans"][0]["reasons"][0], "expected JSON, got text/html (HTTP 502)",
+        "{health}"
+    );
+    let (code, check, err) = run(&proxy, &["check-update", "1220ab"]);
+    assert_eq!(code, Some(1), "{check}");
+    assert_eq!(check["outcome"], "error", "{check}");
+    assert!(
+        err.contains("(1 of 1): expected JSON, got text/html (HTTP 502)"),
+        "{err}"
+    );
+
+    let allowlist = html_server(403);
+    let (_, health, _) = run(&allowlist, &["health"]);
+    assert_eq!(health["scans"][0]["state"], "unhealthy", "{health}");
+    assert_eq!(
+        health["scans"][0]["reasons"][0],
+        "status: this scan only answers allowlisted addresses (HTTP 403)",
+        "{health}"
+    );
+}
+
+/// A server that accepts every connection and never answers (keeps it open); `accepted` hears of
+/// each connection.
+fn silent_server() -> (String, std::sync::mpsc::Receiver<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut open = Vec::new();
+        for stream in listener.incoming().flatten() {
+            open.push(stream);
+            let _ = tx.send(());
+        }
+    });
+    (url, rx)
+}
+
+/// A config file pinning `pinned` as an extra scan of the default profile.
+fn pinning_config(dir: &Path, name: &str, pinned: &str) -> std::path::PathBuf {
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(
+        &path,
+        format!("default_profile = \"p\"\n[profiles.p]\nscan_urls = [\"{pinned}\"]\n"),
+    )
+    .expect("config written");
+    path
+}
+
+/// `--timeout` bounds every request, the scan list's included: against a scan that accepts and
+/// never answers, each command ends within a few timeouts (it took 90 s and more when
+/// discovery kept the client's 30 s timeout and retried it twice).
+#[test]
+fn cli_timeout_bounds_every_request_discovery_included() {
+    let (url, _accepted) = silent_server();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let started = std::time::Instant::now();
+    let children: Vec<(&[&str], std::process::Child)> = [
+        &["scans"][..],
+        &["check-update", "1220ab"][..],
+        &["health"][..],
+        &["sweep", "--pages", "1", "--quiet"][..],
+    ]
+    .into_iter()
+    .map(|args| {
+        let child = bin(dir.path())
+            .args(["--scan-url", &url, "network"])
+            .args(args)
+            .args(["--timeout", "1s"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawns");
+        (args, child)
+    })
+    .collect();
+    for (args, child) in children {
+        let output = child.wait_with_output().expect("exits");
+        let took = started.elapsed();
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            took < Duration::from_secs(10),
+            "{args:?} took {took:?}: {err}"
+        );
+        assert!(err.contains("timed out"), "{args:?}: {err}");
+        assert_ne!(output.status.code(), Some(0), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn cli_refuses_a_zero_timeout_and_zero_pages_readably() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (args, needle) in [
+        (
+            &["network", "scans", "--timeout", "0s"][..],
+            "--timeout must be longer than 0s",
+        ),
+        (
+            &["network", "sweep", "--pages", "0"][..],
+            "--pages must be at least 1",
+        ),
+    ] {
+        let output = bin(dir.path())
+            .args(["--scan-url", "http://127.0.0.1:1"])
+            .args(args)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("18446744073709551615"), "{args:?}: {err}");
+    }
+}
+
+/// Ctrl-C ends every network command at once with 130, while the scan list is read and while
+/// the scans are asked; the sweep still prints its result so far.
+#[test]
+fn cli_ctrl_c_ends_every_network_command_promptly() {
+    let demo = cli_demo();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut runs = Vec::new();
+    for args in [
+        &["health"][..],
+        &["sweep", "--quiet"][..],
+        &["check-update", "1220ab"][..],
+    ] {
+        for while_discovering in [true, false] {
+            let (silent, accepted) = silent_server();
+            let mut command = bin(dir.path());
+            if while_discovering {
+                command.args(["--scan-url", &silent]);
+            } else {
+                // The list comes from the demo; the pinned silent scan holds the command.
+                let config = pinning_config(dir.path(), &format!("pin{}", runs.len()), &silent);
+                command
+                    .arg("--config")
+                    .arg(config)
+                    .args(["--scan-url", &demo.handle.scan_url]);
+            }
+            let child = command
+                .arg("network")
+                .args(args)
+                .args(["--timeout", "60s"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawns");
+            runs.push((args, while_discovering, accepted, child));
+        }
+    }
+    for (args, while_discovering, accepted, child) in runs {
+        accepted
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the silent scan is asked");
+        std::thread::sleep(Duration::from_millis(300));
+        let status = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+        let sent = std::time::Instant::now();
+        let output = child.wait_with_output().expect("exits");
+        let took = sent.elapsed();
+        let what = format!(
+            "{args:?} (while discovering: {while_discovering}): {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(took < Duration::from_secs(5), "{what} took {took:?}");
+        assert_eq!(output.status.code(), Some(130), "{what}");
+        if args[0] == "sweep" && !while_discovering {
+            let result: Value = serde_json::from_slice(&output.stdout).expect("the result so far");
+            assert_eq!(result["end"], "cancelled", "{what}");
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

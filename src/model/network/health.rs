@@ -97,9 +97,9 @@ pub struct ScanHealth {
     pub reasons: Vec<String>,
     /// How far its head is behind the newest head of all scans (µs).
     pub lag_behind_newest: Option<i64>,
-    /// How far its head is behind the clock: the age of its newest update (µs).
+    /// How far its head is behind the clock: the age of its newest update (µs, at least 0).
     pub update_age: Option<i64>,
-    /// Age of its newest open mining round (µs).
+    /// Age of its newest open mining round (µs, at least 0).
     pub round_age: Option<i64>,
 }
 
@@ -190,10 +190,11 @@ pub fn assess(
                 Some(Ok(Some(head))) => Some(head),
                 _ => None,
             };
-            let update_age = head.map(|h| now - h.record_time);
+            // A head or a round "from the future" is a clock skew between the scan and us.
+            let update_age = head.map(|h| (now - h.record_time).max(0));
             let lag_behind_newest = head.zip(newest_head).map(|(h, n)| n - h.record_time);
             let round_age = match &o.newest_round {
-                Some(Ok(Some(round))) => Some(now - round.created_at),
+                Some(Ok(Some(round))) => Some((now - round.created_at).max(0)),
                 _ => None,
             };
             if !o.reachable {

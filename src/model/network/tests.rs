@@ -186,6 +186,13 @@ fn health_rules_and_the_verdict_line() {
     let fine = assess(&[observation(299, 899, now)], &[true], now, &t);
     assert_eq!(fine.outcome, HealthOutcome::AllHealthy);
     assert_eq!(fine.verdict, "1 scan · 1 healthy · quorum 1 healthy ✓");
+    // A head or a round a second ahead of our clock (a clock skew) is 0 s old, not -1 s.
+    let ahead = assess(&[observation(-1, -1, now)], &[true], now, &t);
+    assert_eq!(
+        (ahead.scans[0].update_age, ahead.scans[0].round_age),
+        (Some(0), Some(0))
+    );
+    assert_eq!(ahead.outcome, HealthOutcome::AllHealthy);
 
     // An uncounted scan is judged but not counted.
     let health = assess(
