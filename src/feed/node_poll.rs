@@ -379,6 +379,23 @@ impl NodePoller {
         transition
     }
 
+    /// Records that node `i` answered 429 (too many requests) at `now`: the node is up and says
+    /// so, it only asks us to wait, so its health stays as it was (no "down"), the text is kept
+    /// as its last error and the next request waits as after one failure.
+    pub fn throttled(&mut self, i: usize, text: String, now: i64) {
+        let refresh = self.refresh_ms;
+        let Some(node) = self.nodes.get_mut(i) else {
+            return;
+        };
+        node.in_flight = None;
+        node.last_error = Some((now, text));
+        node.next_due = now.saturating_add(
+            i64::try_from(retry_delay_ms(refresh, 1))
+                .unwrap_or(i64::MAX / 1000)
+                .saturating_mul(1000),
+        );
+    }
+
     /// Health of scan 0 (the one the history is read from).
     pub fn scan0_health(&self) -> NodeHealth {
         self.node(NodeKind::Scan(0))

@@ -375,6 +375,34 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
 }
 
 #[test]
+fn a_rate_limited_node_is_not_down() {
+    let (mut pane, mut sh) = healthy();
+    let scan1 = Request::Status { scan: 1 };
+    let now = t0() + 2 * SEC;
+    let out = tick(&mut pane, &mut sh, now);
+    let id = fetch_for(&out, &scan1).expect("scan 1 polled");
+    let too_many = ApiError::Http {
+        endpoint: "scan GET /status",
+        status: 429,
+        body_snippet: "too many requests".into(),
+    };
+    let ev = answer(&mut pane, &mut sh, id, scan1, Err(too_many), 0);
+    answer_all_ok(&mut pane, &mut sh, &out, 1, 10);
+    assert!(ev.events.is_empty(), "nothing is down: {:?}", ev.events);
+    let node = pane.node(NodeKind::Scan(1)).expect("node");
+    assert_eq!(
+        node.health(),
+        NodeHealth::Ok,
+        "it answered, asking us to wait"
+    );
+    assert_eq!(node.failures, 0);
+    assert!(node.next_due() - now >= 4 * SEC, "asked again later");
+    let text = screen_text(&draw(&mut pane, &sh, 120, 40));
+    assert!(text.contains("HTTP 429"), "the card shows it: {text}");
+    assert!(!text.contains("scan 2 down"), "{text}");
+}
+
+#[test]
 fn header_health_follows_scan_zero() {
     let mut sh = Shared::new(ctx(true), t0());
     let mut pane = StatusPane::new(&sh);

@@ -412,6 +412,13 @@ impl Pane for StatusPane {
         let Some(i) = self.poller.waiting_for(reply.id, &reply.request) else {
             return;
         };
+        if let Err(e) = &reply.result
+            && e.status() == Some(429)
+        {
+            // Rate limited: the node answers; ask again later, without calling it down.
+            self.poller.throttled(i, e.to_string(), sh.now);
+            return;
+        }
         let result = match &reply.result {
             Ok(resp) => Ok(resp),
             Err(e) => Err(e.to_string()),
