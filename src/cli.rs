@@ -522,9 +522,12 @@ pub enum LedgerCommand {
     Package {
         /// The package id.
         package_id: String,
-        /// Where to write the package bytes.
+        /// Where to write the package bytes (an existing file is not replaced without --force).
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
+        /// Replace FILE if it exists.
+        #[arg(long)]
+        force: bool,
     },
     /// GET /v2/state/ledger-end: the current ledger end offset.
     End,

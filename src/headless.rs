@@ -426,10 +426,18 @@ async fn run_ledger(
         LedgerCommand::Package {
             package_id,
             out: out_path,
+            force,
         } => {
+            // Checked before asking, and again when writing (create_new), so nothing is lost.
+            if !force && out_path.exists() {
+                return Err(Failure::Usage(format!(
+                    "{} exists: not replaced (--force replaces it)",
+                    out_path.display()
+                )));
+            }
             let call = ledger::package(package_id);
             let package = client.send(&call).await?;
-            write_file(out_path, &package.bytes)?;
+            write_file(out_path, &package.bytes, *force)?;
             let summary = package_summary(
                 package_id,
                 package.bytes.len(),
@@ -509,8 +517,18 @@ fn read_execute_request(path: &Path) -> Result<ledger::ExecuteRequest, Failure> 
 }
 
 /// Write `bytes` to `path` (creating or truncating it).
-fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    std::fs::write(path, bytes)
+/// Writes `bytes` to `path`; an existing file only when `replace`.
+fn write_file(path: &Path, bytes: &[u8], replace: bool) -> Result<(), Failure> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    if replace {
+        options.create(true).truncate(true);
+    } else {
+        options.create_new(true);
+    }
+    options
+        .open(path)
+        .and_then(|mut file| file.write_all(bytes))
         .map_err(|error| Failure::Usage(format!("cannot write {}: {error}", path.display())))
 }
 

@@ -427,6 +427,22 @@ fn ledger_end_parties_trees_package() {
     assert_eq!(summary["package_id"], facts.package_id.as_str());
     assert!(summary["canton_package_hash"].is_string(), "{summary}");
     assert_eq!(summary["out"], path_str(&out));
+    // Again onto the same file: refused, the file kept; --force replaces it.
+    let args = [
+        "ledger",
+        "package",
+        &facts.package_id,
+        "--out",
+        path_str(&out),
+    ];
+    std::fs::write(&out, b"mine").expect("write");
+    let err = fails_with(&args, 2);
+    assert!(err.contains("exists: not replaced"), "{err}");
+    assert_eq!(std::fs::read(&out).expect("kept"), b"mine");
+    let mut forced = args.to_vec();
+    forced.push("--force");
+    json_ok(&forced);
+    assert_eq!(std::fs::read(&out).expect("replaced"), written);
 }
 
 /// Execute a prepared transaction, then find it by its hash on the scan and its transfer command
