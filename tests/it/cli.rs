@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use cantonscope::demo::{DemoConfig, DemoHandle};
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_cantonscope");
+use crate::common::bin::bin;
 
 /// One demo network for the whole test binary, on a runtime that lives as long as the process.
 struct Demo {
@@ -39,23 +39,6 @@ fn demo() -> &'static Demo {
             dir,
         }
     })
-}
-
-/// The binary with a clean environment: no user config, no CANTONSCOPE_* variables, logs into
-/// the test's temp dir.
-fn bin(log_dir: &Path) -> Command {
-    let mut command = Command::new(BIN);
-    command.env_clear();
-    if let Some(path) = std::env::var_os("PATH") {
-        command.env("PATH", path);
-    }
-    command
-        .env("XDG_CONFIG_HOME", log_dir.join("no-config"))
-        .env("HOME", log_dir)
-        .arg("--log-file")
-        .arg(log_dir.join("cantonscope.log"))
-        .stdin(Stdio::null());
-    command
 }
 
 /// Run a command against the demo network (all three URLs and the token file set by flags).

@@ -5,38 +5,14 @@
 //! shown nowhere. The real binary against the demo network (with `--basic-auth` for scans).
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use cantonscope::demo::{DemoConfig, DemoHandle};
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_cantonscope");
+use crate::common::bin::{bin, runtime};
+
 const PASSWORD: &str = "s3cretPW";
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
-
-/// The binary with a clean environment: no user config, the data dir and log in `dir`.
-fn bin(dir: &Path) -> Command {
-    let mut command = Command::new(BIN);
-    command.env_clear();
-    if let Some(path) = std::env::var_os("PATH") {
-        command.env("PATH", path);
-    }
-    command
-        .env("XDG_CONFIG_HOME", dir.join("no-config"))
-        .env("CANTONSCOPE_DATA_DIR", dir.join("data"))
-        .env("HOME", dir)
-        .arg("--log-file")
-        .arg(dir.join("cantonscope.log"))
-        .stdin(Stdio::null());
-    command
-}
 
 /// `url` with `alice:s3cretPW@` as its user info.
 fn with_credentials(url: &str) -> String {

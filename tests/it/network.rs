@@ -27,19 +27,12 @@ use cantonscope::network::discovery::{ListSource, discover};
 use cantonscope::network::{Cancel, Network, ScanBudget, health, sweep};
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_cantonscope");
+use crate::common::bin::{bin, runtime};
+
 const MICROS: i64 = 1_000_000;
 
 fn now() -> i64 {
     chrono::Utc::now().timestamp_micros()
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
 }
 
 fn settings_for(handle: &DemoHandle) -> Settings {
@@ -773,22 +766,6 @@ fn cli_demo() -> &'static CliDemo {
             diverge_index,
         }
     })
-}
-
-fn bin(dir: &Path) -> Command {
-    let mut command = Command::new(BIN);
-    command.env_clear();
-    if let Some(path) = std::env::var_os("PATH") {
-        command.env("PATH", path);
-    }
-    command
-        .env("XDG_CONFIG_HOME", dir.join("no-config"))
-        .env("CANTONSCOPE_DATA_DIR", dir.join("data"))
-        .env("HOME", dir)
-        .arg("--log-file")
-        .arg(dir.join("cantonscope.log"))
-        .stdin(Stdio::null());
-    command
 }
 
 fn network_cli(args: &[&str]) -> (Output, Value) {

@@ -6,7 +6,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cantonscope");
+use crate::common::bin::BIN;
 
 /// Leaves the alternate screen; shows the cursor; turns mouse reporting off.
 const RESTORED: [&str; 3] = ["\x1b[?1049l", "\x1b[?25h", "\x1b[?1000l"];

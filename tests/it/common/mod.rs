@@ -9,6 +9,7 @@
 //! - [`fixtures`]: API payloads several tests share, from `tests/fixtures/`.
 #![allow(dead_code)]
 
+pub mod bin;
 pub mod fixtures;
 pub mod http;
 pub mod pane;
