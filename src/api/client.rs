@@ -91,17 +91,29 @@ impl std::fmt::Debug for ApiClient {
     }
 }
 
-/// `https://user:secret@host/x` → `https://***@host/x`; other URLs unchanged.
-pub fn redact_userinfo(url: &str) -> String {
-    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
-        return url.to_string();
-    };
+/// A URL with user info cut in two around it: (`scheme://`, `@host/x`), the user info between.
+fn around_userinfo(url: &str) -> Option<(&str, &str)> {
+    let scheme_end = url.find("://")? + 3;
     let rest = &url[scheme_end..];
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{}***{}", &url[..scheme_end], &rest[at..]),
-        None => url.to_string(),
-    }
+    let at = rest[..authority_end].rfind('@')?;
+    Some((&url[..scheme_end], &rest[at..]))
+}
+
+/// `https://user:secret@host/x` → `https://***@host/x`; other URLs unchanged.
+pub fn redact_userinfo(url: &str) -> String {
+    around_userinfo(url).map_or_else(
+        || url.to_owned(),
+        |(scheme, at_host)| format!("{scheme}***{at_host}"),
+    )
+}
+
+/// The URL without its user info: `http://user:pw@host/x` → `http://host/x`.
+pub fn without_userinfo(url: &str) -> String {
+    around_userinfo(url).map_or_else(
+        || url.to_owned(),
+        |(scheme, at_host)| format!("{scheme}{}", &at_host[1..]),
+    )
 }
 
 fn check_url(what: &str, url: Option<String>) -> Result<Option<Arc<str>>, ApiError> {

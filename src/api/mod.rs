@@ -23,6 +23,6 @@ pub mod validator;
 pub use auth::{Secret, TokenSource};
 pub use call::{Call, Exchange, Group, Method, RawResponse};
 pub use client::classify_answer;
-pub use client::{ApiClient, ApiConfig, redact_userinfo};
+pub use client::{ApiClient, ApiConfig, redact_userinfo, without_userinfo};
 pub use error::ApiError;
 pub use json::{RawJson, sanitize_line};

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use self::health::duration_micros;
 use super::consensus::{fault_tolerance, quorum};
 use crate::api::scan::DsoScans;
+pub use crate::api::without_userinfo;
 
 mod head;
 mod health;
@@ -159,19 +160,6 @@ pub fn normalize_url(url: &str) -> String {
                 &url[host_end..]
             )
         }
-        None => url.to_owned(),
-    }
-}
-
-/// The URL without its user info: `http://user:pw@host/x` → `http://host/x`.
-pub fn without_userinfo(url: &str) -> String {
-    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
-        return url.to_owned();
-    };
-    let rest = &url[scheme_end..];
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{}{}", &url[..scheme_end], &rest[at + 1..]),
         None => url.to_owned(),
     }
 }
