@@ -363,6 +363,13 @@ impl Filter {
         }
     }
 
+    /// Drops what [`Filter::prepare`] worked out (for another history).
+    fn forget_prepared(&mut self) {
+        for term in &mut self.terms {
+            term.sym_match.clear();
+        }
+    }
+
     /// Whether a summary matches every term. Call [`Filter::prepare`] after the history grew.
     pub fn matches(&self, s: &UpdateSummary) -> bool {
         self.terms.iter().all(|t| t.matches(s))
@@ -461,8 +468,13 @@ pub struct FilteredView {
 }
 
 impl FilteredView {
-    /// Sets (or clears) the filter and recomputes the rows.
-    pub fn set(&mut self, filter: Option<Filter>, history: &History) {
+    /// Sets (or clears) the filter and recomputes the rows. What the filter prepared belongs
+    /// to the history it was prepared on (a replaced history numbers its parties and templates
+    /// anew), so it is prepared again from scratch.
+    pub fn set(&mut self, mut filter: Option<Filter>, history: &History) {
+        if let Some(f) = filter.as_mut() {
+            f.forget_prepared();
+        }
         self.filter = filter;
         self.rows.clear();
         self.seen = 0;

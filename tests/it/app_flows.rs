@@ -259,6 +259,48 @@ fn a_time_in_the_future_is_refused() {
     assert!(h.app.sh.history.len() >= before);
 }
 
+/// The update ids of every row History shows, top to bottom.
+fn shown_ids(h: &mut Harness) -> Vec<String> {
+    h.key(KeyCode::Char('1'));
+    h.key(KeyCode::Home);
+    let mut ids = Vec::new();
+    loop {
+        ids.extend(h.app.history.selected_update_id(&h.app.sh));
+        let row = h.app.history.cursor_row();
+        h.key(KeyCode::Down);
+        if h.app.history.cursor_row() == row {
+            return ids;
+        }
+    }
+}
+
+#[test]
+fn a_filter_stays_right_when_the_history_is_reloaded() {
+    let mut h = Harness::start();
+    let filter = "filter choice:AmuletRules_Transfer party:olivia";
+    h.palette(filter);
+    assert!(!shown_ids(&mut h).is_empty(), "olivia transfers are loaded");
+    // :time replaces the history (a new one, its parties and templates numbered anew).
+    h.palette("time -2h");
+    for _ in 0..20 {
+        h.tick(1.0);
+    }
+    let after_reload = shown_ids(&mut h);
+    assert!(
+        !after_reload.is_empty(),
+        "the reloaded history has olivia transfers"
+    );
+    // The same filter typed again (over the same history, or more of it: Home at the top loads
+    // earlier updates): every row shown before is one it shows.
+    h.palette(filter);
+    let typed_again = shown_ids(&mut h);
+    let wrong: Vec<&String> = after_reload
+        .iter()
+        .filter(|id| !typed_again.contains(id))
+        .collect();
+    assert!(wrong.is_empty(), "rows that do not match: {wrong:?}");
+}
+
 #[test]
 fn the_header_claims_live_only_once_scan_1_answered() {
     // A scan that accepts connections and never answers.
