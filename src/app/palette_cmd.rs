@@ -73,7 +73,7 @@ pub fn parse(line: &str) -> Result<PaletteCommand, String> {
 pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
     let arg = cmd.args.join(" ");
     match cmd.name.as_str() {
-        "event" => match resolve_update_id(&app.sh.history, arg.trim()) {
+        "event" => match resolve_update_id(&app.sh.history, arg.trim(), "event") {
             Ok(update_id) => out.events.push(crate::panes::AppEvent::OpenUpdate {
                 update_id,
                 event_id: None,
@@ -87,7 +87,10 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
         }
         "bft" => match arg.trim() {
             "" => app.on_command(Command::Consensus, out),
-            id => app.open_check(id, out),
+            id => match resolve_update_id(&app.sh.history, id, "bft") {
+                Ok(update_id) => app.open_check(&update_id, out),
+                Err(e) => out.error(e),
+            },
         },
         "sweep" => {
             app.focus = PaneId::Network;
@@ -181,9 +184,12 @@ pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
 pub fn resolve_update_id(
     history: &crate::model::history::History,
     text: &str,
+    command: &str,
 ) -> Result<String, String> {
     if text.is_empty() {
-        return Err("event: give an update id or a unique prefix of a loaded one".into());
+        return Err(format!(
+            "{command}: give an update id or a unique prefix of a loaded one"
+        ));
     }
     if history.find_update(text).is_some() || text.len() >= 64 {
         return Ok(text.to_string());
@@ -199,12 +205,12 @@ pub fn resolve_update_id(
     match found.as_slice() {
         [one] => Ok((*one).to_string()),
         [] => Err(format!(
-            "event {}: not found among the {} loaded updates (give the whole id to fetch it)",
+            "{command} {}: not found among the {} loaded updates (give the whole id to fetch it)",
             crate::ui::safe::safe_line(text, 40),
             history.len()
         )),
         many => Err(format!(
-            "event {}: ambiguous: {} matches",
+            "{command} {}: ambiguous: {} matches",
             crate::ui::safe::safe_line(text, 40),
             many.len()
         )),

@@ -240,6 +240,30 @@ fn the_consensus_view_classifies_every_scan() {
     let own_time = cantonscope::model::summary::format_time_micros(newest_update.record_time);
     assert!(!screen.contains(&own_time[..19]), "{screen}");
 
+    // A unique prefix of a loaded update checks that update, as :event takes it.
+    let loaded = h
+        .app
+        .history
+        .selected_update_id(&h.app.sh)
+        .expect("a loaded update");
+    let prefix = &loaded[..16];
+    h.palette(&format!("bft {prefix}"));
+    let screen = h.screen(120, 40);
+    assert!(screen.contains(&loaded[..40]), "checks the whole id: {screen}");
+    // A prefix nothing loaded starts with is refused, not sent.
+    h.palette("bft 1220deadbeef");
+    assert!(
+        crate::common::toast(&h).contains("bft 1220deadbeef: not found among"),
+        "{}",
+        crate::common::toast(&h)
+    );
+    // A whole id no scan has: "not found", without the tick of a verified update.
+    h.palette(&format!("bft 1220{}", "ab".repeat(32)));
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("not found: "), "{screen}");
+    assert!(screen.contains("no such update"), "{screen}");
+    assert!(!screen.contains(") ✓"), "{screen}");
+
     // Esc goes back to the matrix.
     h.cmd(Command::Back);
     assert!(!h.app.network.is_consensus_open());

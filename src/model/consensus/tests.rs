@@ -186,7 +186,7 @@ fn the_verdict_line_says_whether_a_quorum_exists_and_what_it_is() {
     let gone = || err(404, r#"{"error":"x"}"#);
     assert_eq!(
         check(&[gone(), gone(), ok(update), refused()]),
-        "consensus: 2 of 4 agree on not found (404) (quorum 2) ✓ · 1 disagrees · 1 without an answer"
+        "not found: 2 of 4 answer 404 (quorum 2), no such update · 1 disagrees · 1 without an answer"
     );
     assert_eq!(
         check(&[ok(update), ok(other), refused(), refused()]),

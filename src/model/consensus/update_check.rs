@@ -171,10 +171,17 @@ impl UpdateCheck {
         let g = &self.grouping;
         let (agree, disagree, dont_know, failed) = self.tally();
         let mut parts = vec![match &g.consensus {
+            // Agreeing that there is no such update verifies nothing: no tick (a mistyped id
+            // must not look like a good result).
+            Consensus::Reached { group } if g.groups.get(*group).map(|x| x.status) == Some(404) => {
+                format!(
+                    "not found: {agree} of {} answer 404 (quorum {}), no such update",
+                    g.n, g.quorum
+                )
+            }
             Consensus::Reached { group } => {
                 let what = match g.groups.get(*group).map(|x| x.status) {
                     Some(200) | None => "one answer".to_owned(),
-                    Some(404) => "not found (404)".to_owned(),
                     Some(status) => format!("HTTP {status}"),
                 };
                 format!(
