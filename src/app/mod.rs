@@ -553,6 +553,11 @@ impl App {
                     }
                 }
             }
+            // The live tail is History's: f anywhere follows it there (as :follow does).
+            Command::FollowTail if self.focus != PaneId::History => {
+                self.go_to(PaneId::History);
+                self.on_command(cmd, out);
+            }
             Command::Sweep if self.focus != PaneId::Network => {
                 out.owner = PaneId::Network;
                 self.panes.network.toggle_sweep(out);

@@ -275,6 +275,17 @@ fn shown_ids(h: &mut Harness) -> Vec<String> {
 }
 
 #[test]
+fn f_anywhere_follows_the_live_tail_in_history() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Up);
+    assert!(!h.app.history.is_following());
+    h.key(KeyCode::Char('4'));
+    h.key(KeyCode::Char('f'));
+    assert_eq!(h.app.focus, PaneId::History);
+    assert!(h.app.history.is_following());
+}
+
+#[test]
 fn a_filter_stays_right_when_the_history_is_reloaded() {
     let mut h = Harness::start();
     let filter = "filter choice:AmuletRules_Transfer party:olivia";

@@ -249,7 +249,10 @@ fn the_consensus_view_classifies_every_scan() {
     let prefix = &loaded[..16];
     h.palette(&format!("bft {prefix}"));
     let screen = h.screen(120, 40);
-    assert!(screen.contains(&loaded[..40]), "checks the whole id: {screen}");
+    assert!(
+        screen.contains(&loaded[..40]),
+        "checks the whole id: {screen}"
+    );
     // A prefix nothing loaded starts with is refused, not sent.
     h.palette("bft 1220deadbeef");
     assert!(
