@@ -1274,6 +1274,14 @@ fn tab_completes_party_ids_in_the_filter() {
         said.iter().any(|m| m.contains("3 parties match")),
         "{said:?}"
     );
+    // Tab again goes on to the next match, Shift-Tab back; the filter follows.
+    h.key(KeyCode::Tab);
+    let second = h.pane.filter_text().map(str::to_owned);
+    assert_ne!(second.as_deref(), Some("party:julia::1220aa"), "{second:?}");
+    assert!(second.as_deref().is_some_and(|t| t.starts_with("party:ju")));
+    h.key(KeyCode::BackTab);
+    assert_eq!(h.pane.filter_text(), Some("party:julia::1220aa"));
+    assert_eq!(h.selected_id(), Some(uid(51)));
     // Without `party:` Tab says what it completes, and changes nothing.
     h.key(KeyCode::Esc);
     assert!(h.cmd(Command::Filter));

@@ -379,13 +379,15 @@ impl Pane for HistoryPane {
             }
             FilterEvent::Changed(_) => self.filter_text_changed(sh),
             FilterEvent::Move(cmd) => self.on_move(cmd, sh, out),
-            FilterEvent::Complete => {
+            FilterEvent::Complete { back } => {
                 let parties = sh.history.parties();
-                match self.filter.complete("party", &parties) {
+                match self.filter.complete("party", &parties, back) {
                     (0, _) => out.info("Tab completes party ids after party: (e.g. party:ju)"),
                     (n, _) => {
                         if n > 1 {
-                            out.info(format!("{n} parties match; the first is completed"));
+                            out.info(format!(
+                                "{n} parties match: Tab the next, Shift-Tab the previous"
+                            ));
                         }
                         self.filter_text_changed(sh);
                     }

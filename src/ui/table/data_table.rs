@@ -236,7 +236,7 @@ impl<C: Copy + PartialEq> DataTable<C> {
             FilterEvent::Changed(text) => self.apply_filter(&text, rows),
             // A text that does not parse stays open with its message.
             FilterEvent::Submitted if self.filter.error().is_none() => self.filter.close(),
-            FilterEvent::Submitted | FilterEvent::Nothing | FilterEvent::Complete => {}
+            FilterEvent::Submitted | FilterEvent::Nothing | FilterEvent::Complete { .. } => {}
             FilterEvent::Cancelled => self.clear_filter(rows),
             FilterEvent::Move(cmd) => {
                 self.scroll.navigate(cmd);

@@ -23,8 +23,9 @@ pub enum FilterEvent {
     Cancelled,
     /// ↑ ↓ PgUp PgDn while typing: move the selection.
     Move(Command),
-    /// Tab while typing: complete the word at the cursor ([`FilterInput::complete`]).
-    Complete,
+    /// Tab (`back`: Shift-Tab) while typing: complete the word at the cursor, or go on to the
+    /// next (previous) match ([`FilterInput::complete`]).
+    Complete { back: bool },
     /// Nothing to do (cursor movement, a key the input ignores).
     Nothing,
 }
@@ -35,6 +36,23 @@ pub enum FilterEvent {
 #[derive(Debug, Clone, Default)]
 pub struct FilterInput {
     input: Option<TextInput>,
+    /// The matches of the last completion, while its result is the text: Tab again goes on.
+    cycle: Option<Cycle>,
+}
+
+/// A completion that Tab can go on with.
+#[derive(Debug, Clone)]
+struct Cycle {
+    /// The text before the completed value (`… party:`).
+    head: String,
+    matches: Vec<String>,
+    at: usize,
+}
+
+impl Cycle {
+    fn text(&self) -> String {
+        format!("{}{}", self.head, self.matches[self.at])
+    }
 }
 
 impl FilterInput {
@@ -97,7 +115,8 @@ impl FilterInput {
                 KeyCode::Down => FilterEvent::Move(Command::Down),
                 KeyCode::PageUp => FilterEvent::Move(Command::PageUp),
                 KeyCode::PageDown => FilterEvent::Move(Command::PageDown),
-                KeyCode::Tab => FilterEvent::Complete,
+                KeyCode::Tab => FilterEvent::Complete { back: false },
+                KeyCode::BackTab => FilterEvent::Complete { back: true },
                 _ => FilterEvent::Nothing,
             },
         }
@@ -107,11 +126,29 @@ impl FilterInput {
     /// (`party:ju` → `party:julia::1220…`), from `candidates` in the forms' order (prefix
     /// matches first, then substring). Returns the number of matches (0: nothing changed) and
     /// the new text.
-    pub fn complete(&mut self, field: &str, candidates: &[&str]) -> (usize, Option<String>) {
+    pub fn complete(
+        &mut self,
+        field: &str,
+        candidates: &[&str],
+        back: bool,
+    ) -> (usize, Option<String>) {
         let Some(input) = &mut self.input else {
             return (0, None);
         };
         let text = input.text();
+        // Tab again on what the last Tab completed: the next (Shift-Tab: previous) match.
+        if let Some(cycle) = self.cycle.as_mut().filter(|c| c.text() == text) {
+            let n = cycle.matches.len();
+            cycle.at = if back {
+                (cycle.at + n - 1) % n
+            } else {
+                (cycle.at + 1) % n
+            };
+            let completed = cycle.text();
+            input.set_text(&completed);
+            input.move_to_end();
+            return (n, Some(completed));
+        }
         let start = text.rfind(char::is_whitespace).map_or(0, |i| i + 1);
         let word = &text[start..];
         let Some(partial) = word
@@ -122,12 +159,18 @@ impl FilterInput {
             return (0, None);
         };
         let found = crate::ui::form::matching(candidates, partial);
-        let Some(first) = found.first() else {
+        if found.is_empty() {
             return (0, None);
+        }
+        let cycle = Cycle {
+            head: format!("{}{field}:", &text[..start]),
+            matches: found.iter().map(|m| (*m).to_owned()).collect(),
+            at: if back { found.len() - 1 } else { 0 },
         };
-        let completed = format!("{}{field}:{first}", &text[..start]);
+        let completed = cycle.text();
         input.set_text(&completed);
         input.move_to_end();
+        self.cycle = Some(cycle);
         (found.len(), Some(completed))
     }
 
