@@ -487,6 +487,14 @@ fn moving_pauses_counts_new_rows_and_follow_resumes() {
     );
     assert!(h.pane.status_text(&h.sh).contains("paused · 3 new"));
     assert!(h.screen_text(120, 40).contains("paused · 3 new"));
+    // A filter counts the new rows it shows; clearing it counts them all again.
+    assert!(h.cmd(Command::Filter));
+    h.type_text(&format!("id:{}", uid(6)));
+    h.key(KeyCode::Enter);
+    assert_eq!(h.pane.new_count(), 1, "one of the new rows matches");
+    assert!(h.cmd(Command::Back));
+    assert_eq!(h.pane.row_count(&h.sh), 8, "the filter is cleared");
+    assert_eq!(h.pane.new_count(), 3);
 
     assert!(h.cmd(Command::FollowTail));
     assert!(h.pane.is_following());

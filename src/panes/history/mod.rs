@@ -82,6 +82,9 @@ pub struct HistoryPane {
     browsing: bool,
     /// Rows that arrived at the head since following was paused.
     new_rows: usize,
+    /// Where the history stood when following was paused (the absolute index of the first
+    /// update that came after): the new rows are the view's rows from there.
+    paused_at: Option<i64>,
     /// The "loading earlier updates" row is shown (the loader's, as last seen).
     earlier_row: bool,
     scroll: ScrollState,
@@ -123,6 +126,7 @@ impl HistoryPane {
             following: false,
             browsing: false,
             new_rows: 0,
+            paused_at: None,
             earlier_row: false,
             scroll: ScrollState::new(sh.history.len()),
             view,
@@ -275,7 +279,7 @@ impl HistoryPane {
                 .push(AppEvent::Loader(LoaderIntent::Restart(origin)));
             return;
         }
-        self.pause();
+        self.pause(sh);
         let rows = self.view.len(&sh.history);
         if rows == 0 {
             return;

@@ -34,6 +34,11 @@ impl HistoryPane {
         self.view.set(filter, &sh.history);
         let rows = self.view.len(&sh.history);
         self.scroll.set_len(rows);
+        // New rows are counted in the view shown: the ones the new filter keeps.
+        if let (false, Some(mark)) = (self.following, self.paused_at) {
+            let first_new = usize::try_from(mark - sh.history.base()).unwrap_or(0);
+            self.new_rows = rows - self.view.row_of(first_new.min(sh.history.len()));
+        }
         if self.following {
             self.scroll.bottom();
         } else if let Some(i) = selected {
@@ -147,10 +152,12 @@ impl HistoryPane {
         appended
     }
 
-    pub(super) fn pause(&mut self) {
+    /// Stops following; rows arriving from now on count as new.
+    pub(super) fn pause(&mut self, sh: &Shared) {
         if self.following {
             self.following = false;
             self.new_rows = 0;
+            self.paused_at = Some(sh.history.base() + sh.history.len() as i64);
         }
     }
 
@@ -160,7 +167,7 @@ impl HistoryPane {
 
     pub(super) fn on_move(&mut self, cmd: Command, sh: &Shared, out: &mut Out) {
         self.resync(sh);
-        self.pause();
+        self.pause(sh);
         let at_top = self.scroll.cursor() == 0;
         match cmd {
             Command::Up | Command::PageUp | Command::Top if at_top => {
