@@ -483,7 +483,8 @@ impl NetworkPane {
                 group_thousands(updates)
             );
             if let Some(p) = &p {
-                text.push_str(&format!(" · {:.0}/s", p.updates_per_s));
+                let rate = p.updates_per_s.max(0.0).round() as u64;
+                text.push_str(&format!(" · {}/s", group_thousands(rate)));
                 if let Some(eta) = p.eta {
                     text.push_str(&format!(
                         " · ETA {}",
