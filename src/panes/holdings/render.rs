@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 
 use crate::panes::form::{QueryPane, Unanswered, render_error, render_unanswered};
 use crate::panes::{RenderCtx, Shared};
+use crate::ui::format::server_time;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::table::{Align, Draw, put};
 use crate::ui::theme::Theme;
@@ -73,7 +74,16 @@ impl HoldingsPane {
                     },
                     theme.muted,
                 ),
-                Span::styled(safe_line(&r.record_time, 40).into_owned(), theme.time),
+                Span::styled(
+                    safe_line(
+                        &server_time(&r.record_time, "", |us| {
+                            format!("{} {}", sh.format_time(us), sh.zone_label())
+                        }),
+                        40,
+                    )
+                    .into_owned(),
+                    theme.time,
+                ),
                 Span::styled(asked, theme.muted),
             ]);
             buf.set_line(area.x, y, &line, area.width);
