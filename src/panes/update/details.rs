@@ -15,7 +15,7 @@ use crate::api::scan::{CreatedEvent, ExercisedEvent, TreeEvent};
 use crate::model::event_tree::ScanTree;
 use crate::model::summary::short_template;
 use crate::msg::Command;
-use crate::ui::format::{fit_id, short_event_id};
+use crate::ui::format::fit_id;
 use crate::ui::json::JsonView;
 use crate::ui::safe::{safe_line, sanitize, truncate_width};
 use crate::ui::scroll::ScrollState;
@@ -461,7 +461,7 @@ fn field_line<'a>(
     let (value, style) = match f.style {
         FieldStyle::Time => (fmt_time(&f.value, sh), theme.time),
         FieldStyle::Id => (f.value.clone(), theme.id),
-        FieldStyle::EventId => (short_event_id(&f.value), theme.id),
+        FieldStyle::EventId => (f.value.clone(), theme.id),
         FieldStyle::Party => (f.value.clone(), theme.party),
         FieldStyle::Text => (f.value.clone(), Style::default()),
         FieldStyle::Accent => (f.value.clone(), theme.accent),
