@@ -11,7 +11,7 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -23,7 +23,6 @@ use cantonscope::ui::safe::{needs_replacing, sanitize};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cantonscope");
 const MIB: usize = 1024 * 1024;
 /// The default cap, as the error message names it.
 const DEFAULT_CAP_MIB: usize = 64;
@@ -330,19 +329,10 @@ fn peak_rss_kib(pid: u32) -> Option<u64> {
 
 /// Runs the binary with a clean environment (plus `env`) and `args`, watching its peak memory.
 fn run_cli(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Run {
-    let mut command = Command::new(BIN);
-    command.env_clear();
-    if let Some(path) = std::env::var_os("PATH") {
-        command.env("PATH", path);
-    }
+    let mut command = crate::common::bin::bin(dir);
     command
-        .env("XDG_CONFIG_HOME", dir.join("no-config"))
-        .env("HOME", dir)
         .envs(env.iter().copied())
-        .arg("--log-file")
-        .arg(dir.join("cantonscope.log"))
         .args(args)
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let start = Instant::now();
