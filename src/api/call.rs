@@ -3,11 +3,14 @@
 //! `api::validator` and `api::ledger` and executed by `ApiClient::send` / `send_raw`.
 //! Also [`RawResponse`], the exact server answer next to its typed decode.
 
+use super::answer::Answer;
 use super::error::ApiError;
 use super::json::decode_with_path;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Which API group (and so which base URL and prefix) a call goes to.
@@ -35,7 +38,7 @@ impl Group {
 impl Group {
     /// A call of this group whose 2xx answer decodes from JSON into `T`. `endpoint` is the
     /// stable name (`"scan GET /v0/scans"`), `path` the percent-encoded path below the prefix.
-    pub(crate) fn call<T: DeserializeOwned>(
+    pub(crate) fn call<T: DeserializeOwned + 'static>(
         self,
         method: Method,
         endpoint: &'static str,
@@ -45,7 +48,7 @@ impl Group {
     }
 
     /// A JSON `GET` of this group (see [`Group::call`]).
-    pub(crate) fn get<T: DeserializeOwned>(
+    pub(crate) fn get<T: DeserializeOwned + 'static>(
         self,
         endpoint: &'static str,
         path: impl Into<String>,
@@ -54,7 +57,7 @@ impl Group {
     }
 
     /// A JSON `POST` of this group with `body` as its JSON body (see [`Group::call`]).
-    pub(crate) fn post<T: DeserializeOwned, B: Serialize + ?Sized>(
+    pub(crate) fn post<T: DeserializeOwned + 'static, B: Serialize + ?Sized>(
         self,
         endpoint: &'static str,
         path: impl Into<String>,
@@ -105,10 +108,15 @@ pub(crate) fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Op
         .map(|(_, v)| v.as_str())
 }
 
-/// A typed decoder of a successful response.
-pub type Decoder<T> = fn(&ResponseParts<'_>) -> Result<T, ApiError>;
+/// A typed decoder of a successful response (shared: a call is cheap to clone).
+pub type Decoder<T> = Arc<dyn Fn(&ResponseParts<'_>) -> Result<T, ApiError> + Send + Sync>;
 
 /// One endpoint invocation, ready to send. Cheap to clone; `Send + 'static`.
+///
+/// A call is the value that travels: the app's requests carry one (as a [`Call<Answer>`],
+/// see [`Call::into_answer`]), and the runtime, the every-scan session and the headless
+/// commands run any call the same way, without knowing which endpoint it is. Two calls are
+/// equal when they send the same request (group, method, path, query, body, timeout).
 pub struct Call<T> {
     pub(crate) endpoint: &'static str,
     pub(crate) group: Group,
@@ -118,6 +126,14 @@ pub struct Call<T> {
     pub(crate) body: Option<Vec<u8>>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) decode: Decoder<T>,
+    /// Sent instead when this endpoint answers "not served" (a removed endpoint's successor);
+    /// when that is not served either, the first answer stands.
+    pub(crate) fallback: Option<Box<Call<T>>>,
+    /// What the call is about (the update id of `/v0/events/{id}`), as given: for the reply's
+    /// reader, who need not parse it back out of the path.
+    pub(crate) subject: Option<String>,
+    /// What the call asks, in words, for logs (`"ledger end"`); the endpoint unless named.
+    pub(crate) name: Cow<'static, str>,
 }
 
 impl<T> Clone for Call<T> {
@@ -130,8 +146,24 @@ impl<T> Clone for Call<T> {
             query: self.query.clone(),
             body: self.body.clone(),
             timeout: self.timeout,
-            decode: self.decode,
+            decode: Arc::clone(&self.decode),
+            fallback: self.fallback.clone(),
+            subject: self.subject.clone(),
+            name: self.name.clone(),
         }
+    }
+}
+
+impl<T> PartialEq for Call<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.endpoint == other.endpoint
+            && self.group == other.group
+            && self.method == other.method
+            && self.path == other.path
+            && self.query == other.query
+            && self.body == other.body
+            && self.timeout == other.timeout
+            && self.fallback == other.fallback
     }
 }
 
@@ -154,7 +186,7 @@ impl<T> Call<T> {
         group: Group,
         method: Method,
         path: String,
-        decode: Decoder<T>,
+        decode: impl Fn(&ResponseParts<'_>) -> Result<T, ApiError> + Send + Sync + 'static,
     ) -> Self {
         Call {
             endpoint,
@@ -164,8 +196,76 @@ impl<T> Call<T> {
             query: Vec::new(),
             body: None,
             timeout: None,
-            decode,
+            decode: Arc::new(decode),
+            fallback: None,
+            subject: None,
+            name: Cow::Borrowed(endpoint),
         }
+    }
+
+    /// The same request, its answer turned into another type by `f` after decoding.
+    pub fn map<U: 'static>(self, f: impl Fn(T) -> U + Send + Sync + Clone + 'static) -> Call<U>
+    where
+        T: 'static,
+    {
+        let decode = self.decode;
+        let fallback = self.fallback.map(|c| Box::new(c.map(f.clone())));
+        Call {
+            endpoint: self.endpoint,
+            group: self.group,
+            method: self.method,
+            path: self.path,
+            query: self.query,
+            body: self.body,
+            timeout: self.timeout,
+            decode: Arc::new(move |parts| decode(parts).map(&f)),
+            fallback,
+            subject: self.subject,
+            name: self.name,
+        }
+    }
+
+    /// The call as the app's requests carry it: its typed answer wrapped in [`Answer`].
+    pub fn into_answer(self) -> Call<Answer>
+    where
+        T: Into<Answer> + 'static,
+    {
+        self.map(Into::into)
+    }
+
+    /// This call, and `successor` when this endpoint answers that it is not served.
+    pub(crate) fn or_if_not_served(mut self, successor: Call<T>) -> Self {
+        self.fallback = Some(Box::new(successor));
+        self
+    }
+
+    /// Records what the call is about (see [`Call::subject`]).
+    pub(crate) fn about(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
+        self
+    }
+
+    /// Names what the call asks, in words (see [`Call::name`]).
+    #[must_use]
+    pub fn named(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// What the call asks, in words, for logs (`"ledger end"`, `"event 1220ab…"` with its
+    /// subject); the endpoint when its constructor gave no name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the call is about, as its constructor was given it (an update id), if it says.
+    pub fn subject(&self) -> Option<&str> {
+        self.subject.as_deref()
+    }
+
+    /// The call sent when this one's endpoint is not served (see `or_if_not_served`).
+    pub fn fallback(&self) -> Option<&Call<T>> {
+        self.fallback.as_deref()
     }
 
     pub(crate) fn query(mut self, key: &'static str, value: impl Into<String>) -> Self {

@@ -318,13 +318,31 @@ impl ApiClient {
 
     /// Sends the call and returns the exact answer plus its typed decode. A decode failure is an
     /// error ([`ApiError::Decode`]), so a printed body always also decoded.
+    /// When the endpoint is not served and the call names a successor, that is sent instead
+    /// (when it is not served either, the first answer stands).
     pub async fn send_raw<T: Send + 'static>(
+        &self,
+        call: &Call<T>,
+    ) -> Result<RawResponse<T>, ApiError> {
+        match self.send_raw_once(call).await {
+            Err(removed @ ApiError::EndpointNotServed { .. }) => match call.fallback() {
+                Some(successor) => match self.send_raw_once(successor).await {
+                    Err(ApiError::EndpointNotServed { .. }) => Err(removed),
+                    other => other,
+                },
+                None => Err(removed),
+            },
+            other => other,
+        }
+    }
+
+    async fn send_raw_once<T: Send + 'static>(
         &self,
         call: &Call<T>,
     ) -> Result<RawResponse<T>, ApiError> {
         let (status, headers, body) = self.execute(call).await?;
         let endpoint = call.endpoint;
-        let decode = call.decode;
+        let decode = std::sync::Arc::clone(&call.decode);
         let decoded = if body.len() > BLOCKING_DECODE_BYTES {
             tokio::task::spawn_blocking(move || {
                 let parts = ResponseParts {

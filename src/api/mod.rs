@@ -11,6 +11,7 @@
 //! scan::updates(&req) ──► Call<UpdatesPage> ──► client.send(&call) ──► Result<UpdatesPage, ApiError>
 //! ```
 
+pub mod answer;
 pub mod auth;
 pub mod call;
 pub mod client;
@@ -20,8 +21,12 @@ pub mod ledger;
 pub mod scan;
 pub mod validator;
 
+pub use answer::{Answer, Answered};
 pub use auth::{Secret, TokenSource};
 pub use call::{Call, Exchange, Group, Method, RawResponse};
+
+/// A call as the app's requests carry it: any endpoint, its answer an [`Answer`].
+pub type ApiCall = Call<Answer>;
 pub use client::classify_answer;
 pub use client::{ApiClient, ApiConfig, redact_userinfo, without_userinfo};
 pub use error::ApiError;

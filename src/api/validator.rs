@@ -97,18 +97,22 @@ raw_backed! {
 
 /// `GET /v0/scan-proxy/unclaimed-development-fund-coupons`.
 pub fn dev_fund_coupons() -> Call<DevFundCoupons> {
-    Group::Validator.get(
-        "validator GET /v0/scan-proxy/unclaimed-development-fund-coupons",
-        "/v0/scan-proxy/unclaimed-development-fund-coupons",
-    )
+    Group::Validator
+        .get(
+            "validator GET /v0/scan-proxy/unclaimed-development-fund-coupons",
+            "/v0/scan-proxy/unclaimed-development-fund-coupons",
+        )
+        .named("dev fund coupons")
 }
 
 /// `GET /v0/scan-proxy/amulet-rules`.
 pub fn amulet_rules() -> Call<AmuletRules> {
-    Group::Validator.get(
-        "validator GET /v0/scan-proxy/amulet-rules",
-        "/v0/scan-proxy/amulet-rules",
-    )
+    Group::Validator
+        .get(
+            "validator GET /v0/scan-proxy/amulet-rules",
+            "/v0/scan-proxy/amulet-rules",
+        )
+        .named("amulet rules")
 }
 
 /// `GET /v0/scan-proxy/transfer-command/status?sender=…&nonce=…` (404 when the sender created
@@ -121,4 +125,5 @@ pub fn transfer_command_status(sender: &str, nonce: i64) -> Call<TransferCommand
         )
         .query("sender", sender)
         .query("nonce", nonce.to_string())
+        .named("transfer command status")
 }

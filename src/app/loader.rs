@@ -48,11 +48,11 @@ pub fn drive(
         || lo.change != HistoryChange::default();
     out.effects
         .extend(lo.cancels.into_iter().map(Effect::Cancel));
-    out.effects.extend(
-        lo.fetches
-            .into_iter()
-            .map(|(id, request)| Effect::Fetch { id, request }),
-    );
+    out.effects
+        .extend(lo.fetches.into_iter().map(|(id, page)| Effect::Fetch {
+            id,
+            request: page.request(),
+        }));
     for (level, text) in lo.notes {
         match level {
             Note::Info => out.info(text),

@@ -25,7 +25,9 @@ use crate::ui::palette::{Palette, PaletteOutcome};
 use crate::ui::theme::Theme;
 pub use panes::Panes;
 
-use crate::msg::{Action, Effect, Request, Response};
+use crate::api::ledger::LedgerEnd;
+use crate::api::scan::EventHistoryItem;
+use crate::msg::{Action, Effect};
 
 /// After `/` found no filter, typed keys are ignored until this long after the last one (µs).
 const TYPING_GUARD_US: i64 = 3_000_000;
@@ -206,18 +208,18 @@ impl App {
             }
             Action::Fetched(reply) => {
                 // What every pane may read: full update bodies and the ledger end.
-                match (&reply.request, &reply.result) {
-                    (Request::Event { update_id }, Ok(Response::Event(body))) => {
-                        self.sh.bodies.insert(update_id.clone(), body.clone());
+                if let Ok(response) = &reply.result {
+                    if let (Some(body), Some(update_id)) = (
+                        response.shared::<EventHistoryItem>(),
+                        reply.request.call().and_then(|c| c.subject()),
+                    ) {
+                        self.sh.bodies.insert(update_id.to_owned(), body.clone());
                     }
-                    (Request::LedgerEnd, Ok(Response::LedgerEnd(end))) => {
-                        self.sh.note_ledger_end(reply.id, *end);
+                    if let Some(end) = response.answer::<LedgerEnd>() {
+                        self.sh.note_ledger_end(reply.id, end.offset);
                     }
-                    _ => {}
                 }
-                if reply.id.owner == PaneId::History
-                    && matches!(reply.request, Request::Updates { purpose, .. } if purpose != crate::msg::UpdatesPurpose::Export)
-                {
+                if reply.id.owner == PaneId::History && self.loader.owns(reply.id) {
                     self.drive_history(Some(&reply), &mut out);
                 } else {
                     let (pane, sh) = self.split(reply.id.owner, &mut out);

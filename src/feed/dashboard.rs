@@ -286,6 +286,33 @@ impl Default for TrafficThresholds {
     }
 }
 
+/// What the traffic card asks next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrafficAsk {
+    /// The participant id, of the Ledger API.
+    ParticipantId,
+    /// The traffic status of `member_id` on `domain_id`, of scan 0.
+    Status {
+        domain_id: String,
+        member_id: String,
+    },
+}
+
+impl TrafficAsk {
+    /// The request that asks it.
+    pub fn request(&self) -> Request {
+        match self {
+            TrafficAsk::ParticipantId => Request::api(crate::api::ledger::participant_id()),
+            TrafficAsk::Status {
+                domain_id,
+                member_id,
+            } => Request::api(crate::api::scan::member_traffic_status(
+                domain_id, member_id,
+            )),
+        }
+    }
+}
+
 /// This validator's sequencer traffic on the global synchronizer: its participant id, asked of
 /// the Ledger API once (again after a failure), then its traffic status asked of scan 0 every
 /// `every_us`, at most one request of each kind in flight.
@@ -325,15 +352,15 @@ impl Traffic {
         self.participant.as_deref().map(participant_member_id)
     }
 
-    /// The request due at `now`, if any: the participant id until it is known, then the traffic
-    /// status on `domain_id` (the global synchronizer, once known).
-    pub fn due(&self, now: i64, domain_id: Option<&str>) -> Option<Request> {
+    /// What is due at `now`, if anything: the participant id until it is known, then the
+    /// traffic status on `domain_id` (the global synchronizer, once known).
+    pub fn due(&self, now: i64, domain_id: Option<&str>) -> Option<TrafficAsk> {
         match (&self.participant, domain_id) {
             (None, _) => (self.participant_in_flight.is_none() && now >= self.participant_due)
-                .then_some(Request::LedgerParticipantId),
+                .then_some(TrafficAsk::ParticipantId),
             (Some(_), Some(domain_id)) => (self.status_in_flight.is_none()
                 && now >= self.status_due)
-                .then(|| Request::TrafficStatus {
+                .then(|| TrafficAsk::Status {
                     domain_id: domain_id.to_string(),
                     member_id: self.member_id().unwrap_or_default(),
                 }),
@@ -341,16 +368,20 @@ impl Traffic {
         }
     }
 
-    /// Records that request `id` (for `request`) went out.
-    pub fn sent(&mut self, id: RequestId, request: &Request) {
-        match request {
-            Request::LedgerParticipantId => self.participant_in_flight = Some(id),
-            Request::TrafficStatus { domain_id, .. } => {
+    /// Records that request `id` (for `ask`) went out.
+    pub fn sent(&mut self, id: RequestId, ask: &TrafficAsk) {
+        match ask {
+            TrafficAsk::ParticipantId => self.participant_in_flight = Some(id),
+            TrafficAsk::Status { domain_id, .. } => {
                 self.status_in_flight = Some(id);
                 self.domain_id = Some(domain_id.clone());
             }
-            _ => {}
         }
+    }
+
+    /// Whether `id` is the participant id request in flight (else the status request).
+    pub fn is_participant_request(&self, id: RequestId) -> bool {
+        self.participant_in_flight == Some(id)
     }
 
     /// Whether `id` is one of the requests in flight.
@@ -468,7 +499,7 @@ mod tests {
     fn answer(p: &mut NodePoller, i: usize, ok: bool) {
         p.sent(i, RequestId::new(PaneId::Status, 1), NOW);
         let r = if ok {
-            Ok(&Response::ValidatorOk)
+            Ok(&Response::from(crate::api::ledger::EmptyResponse::default()))
         } else {
             Err("scan GET /status: connection failed: refused".to_string())
         };

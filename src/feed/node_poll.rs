@@ -7,6 +7,7 @@
 
 use std::collections::VecDeque;
 
+use crate::api::ledger::LedgerEnd;
 use crate::api::scan::NodeStatus;
 use crate::msg::{Request, RequestId, Response};
 
@@ -63,9 +64,11 @@ impl NodeKind {
     /// The request that polls this node.
     pub fn request(self) -> Request {
         match self {
-            NodeKind::Scan(scan) => Request::Status { scan },
-            NodeKind::Ledger => Request::LedgerEnd,
-            NodeKind::Validator => Request::ValidatorProbe,
+            NodeKind::Scan(scan) => Request::on_scan(scan, crate::api::scan::status()),
+            NodeKind::Ledger => Request::api(crate::api::ledger::ledger_end()),
+            NodeKind::Validator => {
+                Request::api(crate::api::validator::amulet_rules().named("validator amulet-rules"))
+            }
         }
     }
 
@@ -347,15 +350,14 @@ impl NodePoller {
                 node.last_ok = Some(true);
                 node.last_ok_at = Some(now);
                 node.push_latency(Some(u64::from(elapsed_ms)));
-                match resp {
-                    Response::Status(s) => node.status = Some((**s).clone()),
-                    Response::LedgerEnd(end) => {
-                        node.ledger_end = Some(*end);
-                        if let Some(off) = *end {
-                            node.add_offset_sample(now, off);
-                        }
+                if let Some(s) = resp.answer::<NodeStatus>() {
+                    node.status = Some(s.clone());
+                }
+                if let Some(end) = resp.answer::<LedgerEnd>() {
+                    node.ledger_end = Some(end.offset);
+                    if let Some(off) = end.offset {
+                        node.add_offset_sample(now, off);
                     }
-                    _ => {}
                 }
                 if was == Some(false) {
                     transition = Some(Transition::Recovered);
@@ -467,8 +469,14 @@ mod tests {
         let id = RequestId::new(PaneId::Status, 1);
         p.sent(0, id, 0);
         assert!(p.tick(s).due.is_empty(), "in flight");
-        assert_eq!(p.waiting_for(id, &Request::LedgerEnd), None);
-        assert_eq!(p.waiting_for(id, &Request::Status { scan: 0 }), Some(0));
+        assert_eq!(
+            p.waiting_for(id, &Request::api(crate::api::ledger::ledger_end())),
+            None
+        );
+        assert_eq!(
+            p.waiting_for(id, &Request::on_scan(0, crate::api::scan::status())),
+            Some(0)
+        );
         let t = p.on_result(0, Err("refused".into()), 0, s);
         assert_eq!(t, Some(Transition::WentDown("refused".into())));
         assert_eq!(p.scan0_health(), NodeHealth::Down);
@@ -479,7 +487,12 @@ mod tests {
         assert_eq!(p.on_result(0, Err("again".into()), 0, 5 * s), None);
         p.sent(0, id, 13 * s);
         assert_eq!(
-            p.on_result(0, Ok(&Response::ValidatorOk), 3, 13 * s),
+            p.on_result(
+                0,
+                Ok(&Response::from(crate::api::ledger::EmptyResponse::default())),
+                3,
+                13 * s
+            ),
             Some(Transition::Recovered)
         );
         assert_eq!(p.nodes()[0].next_due(), 15 * s);

@@ -5,19 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::PaneId;
-use crate::api::ApiError;
-
-use crate::api::ledger::{
-    EmptyResponse, ExecuteRequest, ExecuteResponse, GetUpdatesRequest, JsGetUpdateTreesResponse,
-    Package, PartiesResponse,
-};
-use crate::api::scan::{
-    BftSequencers, BootstrappingTransactions, EventHistoryItem, HoldingsSummaryRequest,
-    HoldingsSummaryResponse, MemberTrafficStatusResponse, NodeStatus, OpenAndIssuingMiningRounds,
-    ParticipantIds, RewardWeightRequest, RewardWeightResponse, UpdateItem, UpdatesPage,
-    UpdatesRequest, ValidatorFaucets,
-};
-use crate::api::validator::{AmuletRules, DevFundCoupons, TransferCommandStatusResponse};
+use crate::api::{Answer, Answered, ApiCall, ApiError, Call};
 use crate::model::network::{HistoryHead, NetworkCheck, NetworkSnapshot};
 use crate::model::sweep::{Cursor, SweepPageReply};
 
@@ -58,83 +46,15 @@ pub struct Fetched {
     pub elapsed_ms: u32,
 }
 
-/// Why the history asked for a page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UpdatesPurpose {
-    /// Probing whether migration `k` is the newest (page of 1 after (k, far future)).
-    Discover { migration: i64 },
-    /// Looking for recent activity: window index into the look-back steps.
-    Seek { window: usize },
-    /// Loading forward towards the head, or polling the head.
-    Forward,
-    /// Loading updates older than the oldest loaded one.
-    Earlier,
-    /// A page of the History pane's export from the server (not the loaded history's).
-    Export,
-}
-
 /// A fetch to run.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
-    /// `POST /v2/updates` on scan 0.
-    Updates {
-        req: UpdatesRequest,
-        purpose: UpdatesPurpose,
-    },
-    /// `GET /v0/events/{update_id}` on scan 0.
-    Event { update_id: String },
-    /// `GET /v2/updates/hash/{hash}` on scan `scan`.
-    ByHash { scan: usize, hash: String },
-    /// `GET /status` on scan `scan`.
-    Status { scan: usize },
-    /// `GET /v2/state/ledger-end`.
-    LedgerEnd,
-    /// `POST /v0/open-and-issuing-mining-rounds` on scan 0 (every round, nothing cached).
-    MiningRounds,
-    /// `GET /v0/scan-proxy/amulet-rules`, as a reachability probe of the validator proxy.
-    ValidatorProbe,
-    /// `POST /v1/holdings/summary` on scan 0.
-    Holdings(HoldingsSummaryRequest),
-    /// `GET /v0/validators/validator-faucets` on scan 0.
-    ValidatorFaucets { validator_ids: Vec<String> },
-    /// `GET /v0/sv-bft-sequencers` on scan 0.
-    BftSequencers,
-    /// `GET /v0/synchronizer-bootstrapping-transactions/{domain_id_prefix}` on scan 0.
-    Bootstrapping { domain_id_prefix: String },
-    /// `GET /v1/domains/{domain_id}/parties/{party_id}/participant-id` on scan 0.
-    ParticipantIds { domain_id: String, party_id: String },
-    /// `POST /v0/admin/sv/previous-sv-reward-weight` on scan 0.
-    RewardWeight(RewardWeightRequest),
-    /// Ledger `GET /v2/parties/participant-id`.
-    LedgerParticipantId,
-    /// `GET /v0/domains/{domain_id}/members/{member_id}/traffic-status` on scan 0.
-    TrafficStatus {
-        domain_id: String,
-        member_id: String,
-    },
-    /// Validator proxy `GET .../amulet-rules` (the contract itself).
-    AmuletRules,
-    /// Validator proxy `GET .../unclaimed-development-fund-coupons`.
-    DevFundCoupons,
-    /// Validator proxy `GET .../transfer-command/status`.
-    TransferStatus { sender: String, nonce: i64 },
-    /// Ledger `GET /v2/parties/{party}`.
-    Parties {
-        party: String,
-        more_parties: Vec<String>,
-        identity_provider_id: Option<String>,
-    },
-    /// Ledger `DELETE /v2/users/{user-id}`.
-    DeleteUser { user_id: String },
-    /// Ledger `GET /v2/packages/{package-id}`.
-    Package { package_id: String },
-    /// Ledger `POST /v2/updates/trees`.
-    Trees {
-        req: Box<GetUpdatesRequest>,
-        limit: Option<i64>,
-    },
-    /// Ledger `POST /v2/interactive-submission/executeAndWaitForTransaction`.
-    Execute(Box<ExecuteRequest>),
+    /// One API call (any endpoint of `api/`), on the profile's node of the call's group (its
+    /// own scan for a scan call).
+    Api(ApiCall),
+    /// One scan call on the configured scan `scan` (numbered from 0; the profile's own scan
+    /// when there are no others).
+    OnScan { scan: usize, call: ApiCall },
     /// Every scan of the network (discovered, each within its request budget): `/status`,
     /// `/version`, the newest open mining round and the newest update of its history (paging
     /// forward from `heads`, the heads found last time, by scan URL). `now`: the app's clock.
@@ -144,9 +64,13 @@ pub enum Request {
     },
     /// One update on every scan: `GET /v2/updates/{id}` and `GET /v0/events/{id}`.
     NetworkCheck { update_id: String, now: i64 },
-    /// A pane's scan query (holdings summary, validator faucets, hosting participants, reward
-    /// weight) asked of every scan, the answers grouped.
-    OnEveryScan { request: Box<Request>, now: i64 },
+    /// A pane's scan call (holdings summary, validator faucets, hosting participants, reward
+    /// weight, …) asked of every scan, the answers grouped; `what` names it on the screen.
+    OnEveryScan {
+        call: ApiCall,
+        what: String,
+        now: i64,
+    },
     /// One page of the history sweep on every scan: `POST /v2/updates` after `after` (`None`:
     /// from the beginning), each answer reduced to its item hashes.
     SweepPage {
@@ -160,49 +84,61 @@ pub enum Request {
 }
 
 impl Request {
+    /// A request for `call` on the profile's node.
+    pub fn api<T: Into<Answer> + 'static>(call: Call<T>) -> Request {
+        Request::Api(call.into_answer())
+    }
+
+    /// A request for the scan call `call` on configured scan `scan` (from 0).
+    pub fn on_scan<T: Into<Answer> + 'static>(scan: usize, call: Call<T>) -> Request {
+        Request::OnScan {
+            scan,
+            call: call.into_answer(),
+        }
+    }
+
+    /// The scan call `call` asked of every scan, named `what` on the screen.
+    pub fn on_every_scan<T: Into<Answer> + 'static>(
+        call: Call<T>,
+        what: impl Into<String>,
+        now: i64,
+    ) -> Request {
+        Request::OnEveryScan {
+            call: call.into_answer(),
+            what: what.into(),
+            now,
+        }
+    }
+
+    /// The API call this request sends (`None` for the network jobs, which send many).
+    pub fn call(&self) -> Option<&ApiCall> {
+        match self {
+            Request::Api(call) | Request::OnScan { call, .. } => Some(call),
+            _ => None,
+        }
+    }
+
     /// A short description of a request for logs (no tokens, no bodies).
     pub fn describe(&self) -> String {
         match self {
-            Request::Updates { purpose, .. } => format!("updates {purpose:?}"),
-            Request::Event { update_id } => format!("event {update_id}"),
+            Request::Api(call) => match call.subject() {
+                Some(subject) => format!("{} {subject}", call.name()),
+                None => call.name().to_owned(),
+            },
             // Scans are numbered from 1, as the UI shows them.
-            Request::ByHash { scan, .. } => format!("update-by-hash on scan {}", scan + 1),
-            Request::Status { scan } => format!("status of scan {}", scan + 1),
-            Request::LedgerEnd => "ledger end".into(),
-            Request::MiningRounds => "open and issuing mining rounds".into(),
-            Request::ValidatorProbe => "validator amulet-rules".into(),
-            Request::Holdings(_) => "holdings summary".into(),
-            Request::ValidatorFaucets { validator_ids } => {
-                format!("validator faucets ({} ids)", validator_ids.len())
-            }
-            Request::BftSequencers => "bft sequencers".into(),
-            Request::Bootstrapping { .. } => "bootstrapping transactions".into(),
-            Request::ParticipantIds { .. } => "participant ids".into(),
-            Request::RewardWeight(_) => "previous sv reward weight".into(),
-            Request::LedgerParticipantId => "ledger participant id".into(),
-            Request::TrafficStatus { .. } => "member traffic status".into(),
-            Request::AmuletRules => "amulet rules".into(),
-            Request::DevFundCoupons => "dev fund coupons".into(),
-            Request::TransferStatus { .. } => "transfer command status".into(),
-            Request::Parties { .. } => "ledger parties".into(),
-            Request::DeleteUser { .. } => "ledger delete user".into(),
-            Request::Package { .. } => "ledger package".into(),
-            Request::Trees { .. } => "ledger update trees".into(),
-            Request::Execute(_) => "ledger execute".into(),
+            Request::OnScan { scan, call } => format!("{} on scan {}", call.name(), scan + 1),
             Request::NetworkHealth { .. } => "network health".into(),
             Request::NetworkCheck { update_id, .. } => format!("network check {update_id}"),
             Request::SweepPage { .. } => "network sweep page".into(),
             Request::SweepStart { .. } => "network sweep start".into(),
-            Request::OnEveryScan { request, .. } => {
-                format!("on every scan: {}", request.describe())
-            }
+            Request::OnEveryScan { call, .. } => format!("on every scan: {}", call.name()),
         }
     }
 }
 
 /// Declares [`Response`] and, for each variant with an answer, the accessor named after the
 /// arrow: `Some(answer)` when the response is that variant (a boxed answer unboxed), so a pane
-/// picks its answer with `Response::parties` instead of a hand-written `match`.
+/// picks its answer with `Response::sweep_page` instead of a hand-written `match`.
 macro_rules! responses {
     ($( $(#[$doc:meta])* $variant:ident $( ( $($answer:tt)+ ) => $accessor:ident )?, )*) => {
         /// A fetch result.
@@ -234,37 +170,32 @@ macro_rules! response_accessor {
 }
 
 responses! {
-    Updates(UpdatesPage) => updates,
-    Event(Arc<EventHistoryItem>) => event,
-    ByHash(Box<UpdateItem>) => by_hash,
-    Status(Box<NodeStatus>) => status,
-    /// Ledger end offset (`None`: the server sent no offset, an empty ledger).
-    LedgerEnd(Option<i64>) => ledger_end,
-    /// The validator proxy answered.
-    ValidatorOk,
-    MiningRounds(Box<OpenAndIssuingMiningRounds>) => mining_rounds,
-    Holdings(Box<HoldingsSummaryResponse>) => holdings,
-    ValidatorFaucets(Box<ValidatorFaucets>) => validator_faucets,
-    BftSequencers(Box<BftSequencers>) => bft_sequencers,
-    Bootstrapping(Box<BootstrappingTransactions>) => bootstrapping,
-    ParticipantIds(Box<ParticipantIds>) => participant_ids,
-    RewardWeight(Box<RewardWeightResponse>) => reward_weight,
-    /// The participant id the Ledger API names (as sent).
-    LedgerParticipantId(String) => ledger_participant_id,
-    TrafficStatus(Box<MemberTrafficStatusResponse>) => traffic_status,
-    AmuletRules(Box<AmuletRules>) => amulet_rules,
-    DevFundCoupons(Box<DevFundCoupons>) => dev_fund_coupons,
-    TransferStatus(Box<TransferCommandStatusResponse>) => transfer_status,
-    Parties(Box<PartiesResponse>) => parties,
-    UserDeleted(Box<EmptyResponse>) => user_deleted,
-    Package(Arc<Package>) => package,
-    Trees(Arc<Vec<JsGetUpdateTreesResponse>>) => trees,
-    Executed(Box<ExecuteResponse>) => executed,
+    /// The answer of one API call (`Request::Api`, `Request::OnScan`).
+    Api(Answer) => api,
     NetworkHealth(Box<NetworkSnapshot>) => network_health,
     NetworkCheck(Box<NetworkCheck>) => network_check,
     SweepPage(Box<SweepPageReply>) => sweep_page,
     /// Where the sweep starts, or why that could not be found.
     SweepStart(Result<Cursor, String>) => sweep_start,
+}
+
+impl Response {
+    /// The API answer as `T`, when it is one: what a pane picks its reply with
+    /// (`load.accept(reply, "parties", Response::answer::<PartiesResponse>)`).
+    pub fn answer<T: Answered>(&self) -> Option<&T> {
+        self.api()?.get()
+    }
+
+    /// The shared API answer as `T` (for a pane that keeps it).
+    pub fn shared<T: Answered>(&self) -> Option<&Arc<T>> {
+        self.api()?.shared()
+    }
+}
+
+impl<T: Into<Answer>> From<T> for Response {
+    fn from(answer: T) -> Self {
+        Response::Api(answer.into())
+    }
 }
 
 /// The error of an `Effect::CreateFile` whose path exists.
@@ -320,15 +251,19 @@ pub enum Effect {
 #[cfg(test)]
 mod tests {
     use super::Request;
+    use crate::api::scan;
 
     #[test]
     fn log_descriptions_number_scans_from_1_like_the_ui() {
-        assert_eq!(Request::Status { scan: 5 }.describe(), "status of scan 6");
         assert_eq!(
-            Request::ByHash {
-                scan: 0,
-                hash: "ab".into()
-            }
+            Request::on_scan(5, scan::status()).describe(),
+            "status on scan 6"
+        );
+        assert_eq!(
+            Request::on_scan(
+                0,
+                scan::update_by_hash("ab", &scan::ValueEncoding::default())
+            )
             .describe(),
             "update-by-hash on scan 1"
         );

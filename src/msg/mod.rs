@@ -12,8 +12,6 @@ pub mod tabs;
 
 pub use action::{Action, ThemeSource};
 pub use command::{Command, UnknownCommand};
-pub use effect::{
-    Effect, FILE_EXISTS, Fetched, Request, RequestId, RequestIds, Response, UpdatesPurpose,
-};
+pub use effect::{Effect, FILE_EXISTS, Fetched, Request, RequestId, RequestIds, Response};
 pub use pane::PaneId;
 pub use tabs::Tabs;

@@ -16,7 +16,7 @@ use super::check::{UpdateSource, check_update};
 use super::discovery::{Discovered, ListSource, discover};
 use super::{Network, ScanBudget, health, sweep};
 use crate::api::scan::{self, UpdatesRequest};
-use crate::api::{ApiClient, ApiError, redact_userinfo};
+use crate::api::{ApiCall, ApiClient, ApiError, redact_userinfo};
 use crate::config::Settings;
 use crate::model::consensus::digest::Digester;
 use crate::model::network::{
@@ -110,12 +110,9 @@ impl NetworkSession {
             Request::SweepStart { time, now } => {
                 Ok(Response::SweepStart(self.sweep_start(*time, *now).await))
             }
-            Request::OnEveryScan { request, now } => match self.query(request, *now).await {
-                Some(check) => Ok(Response::NetworkCheck(Box::new(check))),
-                None => Err(ApiError::NotConfigured {
-                    what: "this query cannot be asked of every scan".into(),
-                }),
-            },
+            Request::OnEveryScan { call, what, now } => Ok(Response::NetworkCheck(Box::new(
+                self.query(call, what, *now).await,
+            ))),
             _ => Err(ApiError::NotConfigured {
                 what: "not a network request".into(),
             }),
@@ -172,45 +169,22 @@ impl NetworkSession {
         }
     }
 
-    /// A pane's scan query asked of every scan, its answers grouped and classified like an
-    /// update's (`None`: not a scan query).
-    pub async fn query(&self, request: &Request, now: i64) -> Option<NetworkCheck> {
+    /// A pane's scan call asked of every scan (`what` names it), its answers grouped and
+    /// classified like an update's.
+    pub async fn query(&self, call: &ApiCall, what: &str, now: i64) -> NetworkCheck {
         let (net, _) = self.network(now).await;
-        let (label, replies) = match request {
-            Request::Holdings(req) => (
-                "holdings summary",
-                net.ask_all(&scan::holdings_summary(req)).await,
-            ),
-            Request::ValidatorFaucets { validator_ids } => (
-                "validator faucets",
-                net.ask_all(&scan::validator_faucets(validator_ids)).await,
-            ),
-            Request::ParticipantIds {
-                domain_id,
-                party_id,
-            } => (
-                "hosting participants",
-                net.ask_all(&scan::participant_ids(domain_id, party_id))
-                    .await,
-            ),
-            Request::RewardWeight(req) => (
-                "previous SV reward weight",
-                net.ask_all(&scan::previous_sv_reward_weight(req)).await,
-            ),
-            Request::AmuletRules => ("amulet rules", net.ask_all(&scan::amulet_rules()).await),
-            _ => return None,
-        };
+        let replies = net.ask_all(call).await;
         let answers: Vec<_> = replies
             .iter()
             .map(|r| r.answer(crate::model::consensus::LocalFields::NONE))
             .collect();
         let check = crate::model::consensus::classify_update(&answers, &net.counted(), &[], false);
-        Some(NetworkCheck {
-            update_id: label.to_owned(),
-            query: Some(request.describe()),
+        NetworkCheck {
+            update_id: what.to_owned(),
+            query: Some(what.to_owned()),
             entries: display_entries(&net),
             update: CheckedOnScans {
-                endpoint: label.to_owned(),
+                endpoint: what.to_owned(),
                 latency_ms: replies
                     .iter()
                     .map(|r| u32::try_from(r.latency.as_millis()).unwrap_or(u32::MAX))
@@ -219,7 +193,7 @@ impl NetworkSession {
             },
             event: None,
             checked_at: now,
-        })
+        }
     }
 
     /// Where a sweep from `time` starts ([`sweep::start_at`]), asked of the profile's own scan

@@ -11,8 +11,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
+use crate::api::ApiCall;
 use crate::config::keymap::KeyContext;
-use crate::msg::{Command, Fetched, Request, Tabs};
+use crate::msg::{Command, Fetched, Tabs};
 use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::layout::{framed, wrap_text};
 use crate::ui::safe::sanitize;
@@ -164,7 +165,7 @@ pub trait QueryPane {
     /// A reply to the pane's query.
     fn on_answer(&mut self, reply: &Fetched, out: &mut Out);
     /// The scan query shown (for `b`), and its label.
-    fn query_request(&self, sh: &Shared) -> Option<(Request, String)>;
+    fn query_request(&self, sh: &Shared) -> Option<(ApiCall, String)>;
 }
 
 impl<P: QueryPane> Pane for P {
@@ -255,7 +256,7 @@ impl<P: QueryPane> Pane for P {
         })
     }
 
-    fn scan_request(&self, sh: &Shared) -> Option<(Request, String)> {
+    fn scan_request(&self, sh: &Shared) -> Option<(ApiCall, String)> {
         self.query_request(sh)
     }
 

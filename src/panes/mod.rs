@@ -7,6 +7,7 @@ use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
+use crate::api::ApiCall;
 use crate::api::scan::EventHistoryItem;
 use crate::config::keymap::KeyContext;
 pub use crate::feed::loader::StartFrom;
@@ -350,9 +351,9 @@ pub trait Pane {
         None
     }
 
-    /// The scan query this pane shows (its request and a label), if any: `b` asks it of every
+    /// The scan query this pane shows (its call and a label), if any: `b` asks it of every
     /// scan and shows the grouped answers.
-    fn scan_request(&self, _sh: &Shared) -> Option<(Request, String)> {
+    fn scan_request(&self, _sh: &Shared) -> Option<(ApiCall, String)> {
         None
     }
 

@@ -25,8 +25,8 @@ use ratatui::style::Style;
 use ratatui::text::Span;
 use unicode_width::UnicodeWidthStr;
 
-use crate::api::ApiError;
 use crate::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
+use crate::api::{ApiCall, ApiError, scan};
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::form::{
     Parts, QueryPane, QueryState, Unanswered, queries_on_show, render_error, render_unanswered,
@@ -424,12 +424,7 @@ impl QueryPane for ValidatorsPane {
         if let Some(old) = self.pending.take() {
             out.effects.push(Effect::Cancel(old));
         }
-        self.pending = Some(out.fetch(
-            sh,
-            Request::ValidatorFaucets {
-                validator_ids: ids.clone(),
-            },
-        ));
+        self.pending = Some(out.fetch(sh, Request::api(scan::validator_faucets(&ids))));
         self.query = Some(ids);
         self.error = None;
     }
@@ -569,7 +564,7 @@ impl QueryPane for ValidatorsPane {
             &mut self.pending,
             reply,
             "the faucet query",
-            Response::validator_faucets,
+            Response::answer::<scan::ValidatorFaucets>,
         );
         match answer {
             None => {}
@@ -586,10 +581,10 @@ impl QueryPane for ValidatorsPane {
         }
     }
 
-    fn query_request(&self, _sh: &Shared) -> Option<(Request, String)> {
+    fn query_request(&self, _sh: &Shared) -> Option<(ApiCall, String)> {
         let ids = self.query.clone()?;
         let label = format!("validator faucets of {} validators", ids.len());
-        Some((Request::ValidatorFaucets { validator_ids: ids }, label))
+        Some((scan::validator_faucets(&ids).into_answer(), label))
     }
 }
 

@@ -660,19 +660,36 @@ mod credential_tests {
         assert!(!shown.contains("s3cret"), "credentials displayed: {shown}");
         assert!(app.sh.ctx.scan_urls[0].contains("***@"), "{shown}");
 
-        let updates = Request::Updates {
-            req: crate::api::scan::UpdatesRequest::from_begin(1),
-            purpose: crate::msg::UpdatesPurpose::Forward,
-        };
+        let updates = Request::api(crate::api::scan::updates(
+            &crate::api::scan::UpdatesRequest::from_begin(1),
+        ));
         let answer = execute(&clients, &updates).await;
         assert!(
-            matches!(answer, Ok(Response::Updates(ref p)) if p.transactions.len() == 1),
+            matches!(answer.as_ref().ok().and_then(Response::answer::<crate::api::scan::UpdatesPage>), Some(p) if p.transactions.len() == 1),
             "updates through the main client: {answer:?}"
         );
-        let probe = execute(&clients, &Request::ValidatorProbe).await;
-        assert!(matches!(probe, Ok(Response::ValidatorOk)), "{probe:?}");
-        let status = execute(&clients, &Request::Status { scan: 0 }).await;
-        assert!(matches!(status, Ok(Response::Status(_))), "{status:?}");
+        let probe = execute(
+            &clients,
+            &Request::api(crate::api::validator::amulet_rules()),
+        )
+        .await;
+        assert!(
+            probe
+                .as_ref()
+                .ok()
+                .and_then(Response::answer::<crate::api::validator::AmuletRules>)
+                .is_some(),
+            "{probe:?}"
+        );
+        let status = execute(&clients, &Request::on_scan(0, crate::api::scan::status())).await;
+        assert!(
+            status
+                .as_ref()
+                .ok()
+                .and_then(Response::answer::<crate::api::scan::NodeStatus>)
+                .is_some(),
+            "{status:?}"
+        );
 
         // Without the credentials the same server refuses: the check above is not vacuous.
         let mut open = Settings::default();

@@ -178,12 +178,13 @@ impl<T> Load<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::ledger::{JsGetUpdateTreesResponse, LedgerEnd};
     use crate::msg::{PaneId, Request};
 
     fn reply(seq: u64, result: Result<Response, ApiError>) -> Fetched {
         Fetched {
             id: RequestId::new(PaneId::Holdings, seq),
-            request: Request::LedgerEnd,
+            request: Request::api(crate::api::ledger::ledger_end()),
             result,
             elapsed_ms: 0,
         }
@@ -191,18 +192,27 @@ mod tests {
 
     #[test]
     fn only_the_current_request_is_accepted_and_other_answers_are_unexpected() {
-        let end = |r: &Response| match r {
-            Response::LedgerEnd(e) => Some(*e),
-            _ => None,
-        };
+        let end = |r: &Response| r.answer::<LedgerEnd>().map(|e| e.offset);
         let mut pending = Some(RequestId::new(PaneId::Holdings, 2));
-        let stale = reply(1, Ok(Response::LedgerEnd(Some(5))));
+        let stale = reply(
+            1,
+            Ok(Response::from(LedgerEnd {
+                offset: Some(5),
+                ..LedgerEnd::default()
+            })),
+        );
         assert!(accept(&mut pending, &stale, "x", end).is_none());
         assert!(
             pending.is_some(),
             "a stale reply leaves the request pending"
         );
-        let ok = reply(2, Ok(Response::LedgerEnd(Some(7))));
+        let ok = reply(
+            2,
+            Ok(Response::from(LedgerEnd {
+                offset: Some(7),
+                ..LedgerEnd::default()
+            })),
+        );
         assert_eq!(
             accept(&mut pending, &ok, "x", end).map(Result::ok),
             Some(Some(Some(7)))
@@ -215,7 +225,10 @@ mod tests {
 
         let mut load: Load<i64> = Load::Idle;
         assert_eq!(load.start(RequestId::new(PaneId::Holdings, 3)), None);
-        let other = reply(3, Ok(Response::Trees(Default::default())));
+        let other = reply(
+            3,
+            Ok(Response::from(Vec::<JsGetUpdateTreesResponse>::new())),
+        );
         let failure = load
             .accept(&other, "the ledger end", end)
             .and_then(Result::err);

@@ -1124,127 +1124,53 @@ fn the_sanitiser_leaves_nothing_a_terminal_would_act_on() {
 // The whole app: every pane drawn over generated answers
 // ---------------------------------------------------------------------------------------------
 
-/// The response type a request is answered with.
+/// The response type a request is answered with (by the endpoint its call names).
 fn kind_of(request: &Request) -> Kind {
-    match request {
-        Request::Updates { .. } => Kind::Updates,
-        Request::Event { .. } => Kind::Event,
-        Request::ByHash { .. } => Kind::UpdateById,
-        Request::Status { .. } => Kind::Status,
-        Request::LedgerEnd => Kind::LedgerEnd,
-        Request::ValidatorProbe | Request::AmuletRules => Kind::AmuletRules,
-        Request::Holdings(_) => Kind::Holdings,
-        Request::ValidatorFaucets { .. } => Kind::Faucets,
-        Request::BftSequencers => Kind::Sequencers,
-        Request::Bootstrapping { .. } => Kind::Bootstrapping,
-        Request::ParticipantIds { .. } => Kind::ParticipantIds,
-        Request::RewardWeight(_) => Kind::RewardWeight,
-        Request::DevFundCoupons => Kind::DevFund,
-        Request::TransferStatus { .. } => Kind::TransferStatus,
-        Request::Parties { .. } => Kind::Parties,
-        Request::DeleteUser { .. } | Request::Package { .. } => Kind::Empty,
-        Request::Trees { .. } => Kind::Trees,
-        Request::Execute(_) => Kind::Executed,
-        Request::MiningRounds => Kind::MiningRounds,
-        // Answers gathered from every scan by the runtime: no one body to decode.
-        Request::NetworkHealth { .. }
-        | Request::NetworkCheck { .. }
-        | Request::SweepPage { .. }
-        | Request::SweepStart { .. }
-        | Request::OnEveryScan { .. }
-        | Request::LedgerParticipantId
-        | Request::TrafficStatus { .. } => Kind::Empty,
+    // Answers gathered from every scan by the runtime: no one body to decode.
+    let Some(call) = request.call() else {
+        return Kind::Empty;
+    };
+    match call.endpoint() {
+        "scan POST /v2/updates" => Kind::Updates,
+        "scan GET /v0/events/{update_id}" => Kind::Event,
+        "scan GET /v2/updates/hash/{hash}" => Kind::UpdateById,
+        "scan GET /status" => Kind::Status,
+        "ledger GET /v2/state/ledger-end" => Kind::LedgerEnd,
+        "validator GET /v0/scan-proxy/amulet-rules" => Kind::AmuletRules,
+        "scan POST /v1/holdings/summary" => Kind::Holdings,
+        "scan GET /v0/validators/validator-faucets" => Kind::Faucets,
+        "scan GET /v0/sv-bft-sequencers" => Kind::Sequencers,
+        "scan GET /v0/synchronizer-bootstrapping-transactions/{domain_id_prefix}" => {
+            Kind::Bootstrapping
+        }
+        "scan GET /v1/domains/{domain_id}/parties/{party_id}/participant-id" => {
+            Kind::ParticipantIds
+        }
+        "scan POST /v0/admin/sv/previous-sv-reward-weight" => Kind::RewardWeight,
+        "validator GET /v0/scan-proxy/unclaimed-development-fund-coupons" => Kind::DevFund,
+        "validator GET /v0/scan-proxy/transfer-command/status" => Kind::TransferStatus,
+        "ledger GET /v2/parties/{party}" => Kind::Parties,
+        "ledger POST /v2/updates/trees" => Kind::Trees,
+        "ledger POST /v2/interactive-submission/executeAndWaitForTransaction" => Kind::Executed,
+        "scan POST /v0/open-and-issuing-mining-rounds" => Kind::MiningRounds,
+        // Deleting a user, a package download, the participant id and the traffic status.
+        _ => Kind::Empty,
     }
 }
 
-/// Decodes `body` as the runtime would for `request` (same decoders, same wrapping).
+/// Endpoints the generated answers leave unanswered (the traffic card's).
+const NOT_GENERATED: [&str; 2] = [
+    "ledger GET /v2/parties/participant-id",
+    "scan GET /v0/domains/{domain_id}/members/{member_id}/traffic-status",
+];
+
+/// Decodes `body` as the runtime would for `request`: its call's own decoder.
 fn respond(request: &Request, body: &[u8]) -> Result<Response, ApiError> {
-    let enc = ValueEncoding::default();
-    let h: &[(String, String)] = &[];
-    match request {
-        Request::Updates { req, .. } => scan::updates(req)
-            .decode_response(200, h, body)
-            .map(Response::Updates),
-        Request::Event { update_id } => scan::event(update_id, &enc)
-            .decode_response(200, h, body)
-            .map(|b| Response::Event(Arc::new(b))),
-        Request::ByHash { hash, .. } => scan::update_by_hash(hash, &enc)
-            .decode_response(200, h, body)
-            .map(|u| Response::ByHash(Box::new(u))),
-        Request::Status { .. } => scan::status()
-            .decode_response(200, h, body)
-            .map(|s| Response::Status(Box::new(s))),
-        Request::LedgerEnd => ledger::ledger_end()
-            .decode_response(200, h, body)
-            .map(|e| Response::LedgerEnd(e.offset)),
-        Request::ValidatorProbe => validator::amulet_rules()
-            .decode_response(200, h, body)
-            .map(|_| Response::ValidatorOk),
-        Request::Holdings(req) => scan::holdings_summary(req)
-            .decode_response(200, h, body)
-            .map(|r| Response::Holdings(Box::new(r))),
-        Request::ValidatorFaucets { validator_ids } => scan::validator_faucets(validator_ids)
-            .decode_response(200, h, body)
-            .map(|r| Response::ValidatorFaucets(Box::new(r))),
-        Request::BftSequencers => scan::bft_sequencers()
-            .decode_response(200, h, body)
-            .map(|r| Response::BftSequencers(Box::new(r))),
-        Request::Bootstrapping { domain_id_prefix } => {
-            scan::bootstrapping_transactions(domain_id_prefix)
-                .decode_response(200, h, body)
-                .map(|r| Response::Bootstrapping(Box::new(r)))
+    match request.call() {
+        Some(call) if !NOT_GENERATED.contains(&call.endpoint()) => {
+            call.decode_response(200, &[], body).map(Response::Api)
         }
-        Request::ParticipantIds {
-            domain_id,
-            party_id,
-        } => scan::participant_ids(domain_id, party_id)
-            .decode_response(200, h, body)
-            .map(|r| Response::ParticipantIds(Box::new(r))),
-        Request::RewardWeight(req) => scan::previous_sv_reward_weight(req)
-            .decode_response(200, h, body)
-            .map(|r| Response::RewardWeight(Box::new(r))),
-        Request::AmuletRules => validator::amulet_rules()
-            .decode_response(200, h, body)
-            .map(|r| Response::AmuletRules(Box::new(r))),
-        Request::DevFundCoupons => validator::dev_fund_coupons()
-            .decode_response(200, h, body)
-            .map(|r| Response::DevFundCoupons(Box::new(r))),
-        Request::TransferStatus { sender, nonce } => {
-            validator::transfer_command_status(sender, *nonce)
-                .decode_response(200, h, body)
-                .map(|r| Response::TransferStatus(Box::new(r)))
-        }
-        Request::Parties {
-            party,
-            more_parties,
-            identity_provider_id,
-        } => ledger::parties(party, more_parties, identity_provider_id.as_deref())
-            .decode_response(200, h, body)
-            .map(|r| Response::Parties(Box::new(r))),
-        Request::DeleteUser { user_id } => ledger::delete_user(user_id)
-            .decode_response(200, h, body)
-            .map(|r| Response::UserDeleted(Box::new(r))),
-        Request::Package { package_id } => ledger::package(package_id)
-            .decode_response(200, h, body)
-            .map(|r| Response::Package(Arc::new(r))),
-        Request::Trees { req, limit } => ledger::update_trees(req, *limit, None)
-            .decode_response(200, h, body)
-            .map(|r| Response::Trees(Arc::new(r))),
-        Request::Execute(req) => ledger::execute_and_wait(req)
-            .decode_response(200, h, body)
-            .map(|r| Response::Executed(Box::new(r))),
-        Request::MiningRounds => {
-            scan::open_and_issuing_mining_rounds(&scan::MiningRoundsRequest::default())
-                .decode_response(200, h, body)
-                .map(|r| Response::MiningRounds(Box::new(r)))
-        }
-        Request::NetworkHealth { .. }
-        | Request::NetworkCheck { .. }
-        | Request::SweepPage { .. }
-        | Request::SweepStart { .. }
-        | Request::OnEveryScan { .. }
-        | Request::LedgerParticipantId
-        | Request::TrafficStatus { .. } => Err(ApiError::Scan {
+        _ => Err(ApiError::Scan {
             endpoint: "network",
             status: 503,
             message: "not generated".into(),

@@ -8,12 +8,12 @@ use cantonscope::api::ApiError;
 use cantonscope::api::scan::{UpdatesPage, UpdatesRequest};
 use cantonscope::app::loader::drive;
 use cantonscope::config::keymap::KeyContext;
-use cantonscope::feed::loader::Loader;
+use cantonscope::feed::loader::{Loader, PageFetch, UpdatesPurpose};
 use cantonscope::model::summary::{format_time_micros, parse_time_micros};
 use cantonscope::msg::Command;
 use cantonscope::msg::Fetched;
 use cantonscope::msg::PaneId;
-use cantonscope::msg::{Effect, Request, RequestId, Response, UpdatesPurpose};
+use cantonscope::msg::{Effect, Request, RequestId, Response};
 use cantonscope::panes::history::{DISCOVER_TIME, EARLIER_FIRST_STEP, HistoryPane, PAGE_SIZE};
 use cantonscope::panes::{AppContext, AppEvent, Out, Pane, RenderCtx, Shared, StartFrom};
 use cantonscope::ui::theme::Theme;
@@ -159,7 +159,7 @@ fn malformed(n: u64, migration: i64, t: i64) -> Value {
 fn page(items: Vec<Value>) -> Response {
     let page: UpdatesPage =
         serde_json::from_value(json!({ "transactions": items })).expect("page decodes");
-    Response::Updates(page)
+    Response::from(page)
 }
 
 /// `count` transactions in migration `m`, one second apart from `start`, numbered from `first`.
@@ -179,7 +179,7 @@ struct Harness {
     /// The history loader, driven as the app drives it.
     loader: Loader,
     /// Fetches not answered yet.
-    pending: Vec<(RequestId, Request)>,
+    pending: Vec<(RequestId, PageFetch)>,
     /// Everything the pane emitted since the last `take_out`.
     out: Out,
 }
@@ -216,8 +216,9 @@ impl Harness {
 
     fn collect_effects(&mut self, mut out: Out) {
         for e in &out.effects {
-            if let Effect::Fetch { id, request } = e {
-                self.pending.push((*id, request.clone()));
+            if let Effect::Fetch { id, .. } = e {
+                let page = self.loader.asked(*id).expect("the loader's request");
+                self.pending.push((*id, page.clone()));
             }
         }
         self.out.effects.append(&mut out.effects);
@@ -261,7 +262,7 @@ impl Harness {
     }
 
     /// The only pending request (asserts there is exactly one).
-    fn one_pending(&self) -> (RequestId, Request) {
+    fn one_pending(&self) -> (RequestId, PageFetch) {
         assert_eq!(
             self.pending.len(),
             1,
@@ -273,7 +274,7 @@ impl Harness {
 
     /// The only pending request, after letting the clock run (250 ms a tick, up to 10 s) for
     /// the loader's pace of requests.
-    fn next_pending(&mut self) -> (RequestId, Request) {
+    fn next_pending(&mut self) -> (RequestId, PageFetch) {
         self.settle();
         self.one_pending()
     }
@@ -290,13 +291,13 @@ impl Harness {
     }
 
     /// Answers the oldest pending request.
-    fn answer(&mut self, result: Result<Response, ApiError>) -> Request {
+    fn answer(&mut self, result: Result<Response, ApiError>) -> PageFetch {
         assert!(!self.pending.is_empty(), "no request to answer");
-        let (id, request) = self.pending.remove(0);
+        let (id, page) = self.pending.remove(0);
         let mut out = Out::default();
-        self.drive(&mut out, Some(&fetched(id, &request, &result)));
+        self.drive(&mut out, Some(&fetched(id, &page.request(), &result)));
         self.collect_effects(out);
-        request
+        page
     }
 
     fn take_out(&mut self) -> Out {
@@ -326,26 +327,17 @@ impl Harness {
         let req = self.answer(Ok(page(vec![])));
         assert_discover(&req, m);
         let req = self.answer(Ok(page(items)));
-        assert!(matches!(
-            req,
-            Request::Updates {
-                purpose: UpdatesPurpose::Seek { window: 0 },
-                ..
-            }
-        ));
+        assert_eq!(req.purpose, UpdatesPurpose::Seek { window: 0 });
         assert!(self.sh.feed.at_head);
         assert!(self.pending.is_empty());
     }
 }
 
-fn updates_req(request: &Request) -> (&UpdatesRequest, UpdatesPurpose) {
-    match request {
-        Request::Updates { req, purpose } => (req, *purpose),
-        other => panic!("not an updates request: {other:?}"),
-    }
+fn updates_req(request: &PageFetch) -> (&UpdatesRequest, UpdatesPurpose) {
+    (&request.req, request.purpose)
 }
 
-fn after_of(request: &Request) -> (i64, i64) {
+fn after_of(request: &PageFetch) -> (i64, i64) {
     let (req, _) = updates_req(request);
     let after = req.after.as_ref().expect("an after cursor");
     (
@@ -354,7 +346,7 @@ fn after_of(request: &Request) -> (i64, i64) {
     )
 }
 
-fn assert_discover(request: &Request, k: i64) {
+fn assert_discover(request: &PageFetch, k: i64) {
     let (req, purpose) = updates_req(request);
     assert_eq!(purpose, UpdatesPurpose::Discover { migration: k });
     assert_eq!(req.page_size, 1);
@@ -922,10 +914,9 @@ fn replies_to_other_requests_are_ignored() {
     let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
     h.run_to_head(0, txs(0, 2, 0, t0()));
     let mut out = Out::default();
-    let req = Request::Updates {
-        req: UpdatesRequest::from_begin(PAGE_SIZE),
-        purpose: UpdatesPurpose::Forward,
-    };
+    let req = Request::api(cantonscope::api::scan::updates(
+        &UpdatesRequest::from_begin(PAGE_SIZE),
+    ));
     h.drive(
         &mut out,
         Some(&fetched(

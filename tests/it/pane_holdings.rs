@@ -11,7 +11,7 @@ use cantonscope::app::App;
 use cantonscope::model::summary::{format_time_micros, parse_time_micros};
 use cantonscope::msg::Action;
 use cantonscope::msg::Command;
-use cantonscope::msg::{Effect, Fetched, Request, Response};
+use cantonscope::msg::{Effect, Fetched, Response};
 use cantonscope::panes::form::QueryPane;
 use cantonscope::panes::holdings::{
     Field, HoldCol, HoldingsPane, HoldingsQuery, NOT_SERVED_TEXT, TimeSpec,
@@ -24,6 +24,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use crate::common::pane::{fetched, render, sent};
+use crate::common::requests as req;
 use crate::common::{Harness, Options, assert_snapshot, buffer_text, stable_hms};
 
 // ---------------------------------------------------------------------------------------------
@@ -641,11 +642,12 @@ fn a_400_from_the_scan_is_shown_plainly() {
             _ => None,
         })
         .expect("the query is sent");
-    let Request::Holdings(mut body) = request else {
-        panic!("a holdings request");
-    };
+    let call = request.call().expect("a call");
+    assert_eq!(call.endpoint(), "scan POST /v1/holdings/summary");
+    let mut body: cantonscope::api::scan::HoldingsSummaryRequest =
+        serde_json::from_slice(call.body().expect("a body")).expect("a holdings request");
     body.owner_party_ids.clear();
-    let request = Request::Holdings(body);
+    let request = req::holdings(&body);
     let result = h.rt.block_on(execute(&h.clients, &request));
     assert!(
         matches!(&result, Err(ApiError::Scan { status: 400, .. })),
@@ -782,7 +784,7 @@ fn shared() -> Shared {
 }
 
 fn answer(summaries: &[(&str, &str, &str, &str)]) -> Result<Response, ApiError> {
-    Ok(Response::Holdings(Box::new(HoldingsSummaryResponse {
+    Ok(Response::from(HoldingsSummaryResponse {
         record_time: T0.into(),
         migration_id: 3,
         summaries: summaries
@@ -796,7 +798,7 @@ fn answer(summaries: &[(&str, &str, &str, &str)]) -> Result<Response, ApiError> 
             })
             .collect(),
         ..HoldingsSummaryResponse::default()
-    })))
+    }))
 }
 
 fn q(owners: &[&str]) -> HoldingsQuery {
@@ -829,7 +831,7 @@ fn server_strings_never_reach_the_buffer_raw() {
     p.on_fetched(
         &fetched(
             id,
-            &Request::LedgerEnd,
+            &req::ledger_end(),
             &answer(&[(evil, "1\u{1b}[31m.5", "2", "3.5")]),
         ),
         &mut sh,
@@ -861,7 +863,7 @@ fn server_strings_never_reach_the_buffer_raw() {
     p.on_fetched(
         &fetched(
             id,
-            &Request::LedgerEnd,
+            &req::ledger_end(),
             &Err(ApiError::NotFound {
                 endpoint: "scan POST /v1/holdings/summary",
                 message: "No snapshot\u{1b}[2J\u{7}".into(),
@@ -884,7 +886,7 @@ fn sums_are_exact_and_decimal_points_line_up() {
     p.on_fetched(
         &fetched(
             id,
-            &Request::LedgerEnd,
+            &req::ledger_end(),
             &answer(&[
                 ("a::1", "0.1000000000", "0", "0.1000000000"),
                 (
@@ -934,22 +936,14 @@ fn stale_replies_are_ignored() {
         "the old request is cancelled"
     );
     p.on_fetched(
-        &fetched(
-            old,
-            &Request::LedgerEnd,
-            &answer(&[("a::1", "1", "0", "1")]),
-        ),
+        &fetched(old, &req::ledger_end(), &answer(&[("a::1", "1", "0", "1")])),
         &mut sh,
         &mut Out::default(),
     );
     assert!(p.result.is_none() && p.is_loading());
     assert_eq!(p.tab_count(&sh), None, "loading: no count yet");
     p.on_fetched(
-        &fetched(
-            new,
-            &Request::LedgerEnd,
-            &answer(&[("b::2", "2", "0", "2")]),
-        ),
+        &fetched(new, &req::ledger_end(), &answer(&[("b::2", "2", "0", "2")])),
         &mut sh,
         &mut Out::default(),
     );
@@ -967,7 +961,7 @@ fn tiny_sizes_never_panic() {
     p.on_fetched(
         &fetched(
             id,
-            &Request::LedgerEnd,
+            &req::ledger_end(),
             &answer(&[("a::1", "1.5", "2", "3.5")]),
         ),
         &mut sh,

@@ -889,7 +889,10 @@ fn a_404_on_trees_says_the_node_removed_the_endpoint() {
     pane.on_command(Command::Edit, &mut sh, &mut out);
     let out = press(&mut pane, &mut sh, KeyCode::Enter);
     let (id, request) = fetch_of(&out);
-    assert!(matches!(request, Request::Trees { .. }));
+    assert_eq!(
+        request.call().map(|c| c.endpoint()),
+        Some("ledger POST /v2/updates/trees")
+    );
     let err = Err(ApiError::EndpointNotServed {
         endpoint: "ledger POST /v2/updates/trees",
         version: Some("3.5.0".into()),
@@ -902,7 +905,9 @@ fn a_404_on_trees_says_the_node_removed_the_endpoint() {
     );
     assert!(text.contains(&REMOVED_HINT[..40]), "{text}");
     // A stale reply is ignored.
-    let ok = Ok(Response::Trees(std::sync::Arc::new(Vec::new())));
+    let ok = Ok(Response::from(Vec::<
+        cantonscope::api::ledger::JsGetUpdateTreesResponse,
+    >::new()));
     pane.on_fetched(
         &fetched(RequestId::new(id.owner, id.seq + 100), &request, &ok),
         &mut sh,
@@ -929,7 +934,7 @@ fn server_strings_never_reach_the_buffer_raw() {
     }]}))
     .expect("decodes");
     pane.on_fetched(
-        &fetched(id, &request, &Ok(Response::Parties(Box::new(resp)))),
+        &fetched(id, &request, &Ok(Response::from(resp))),
         &mut sh,
         &mut Out::default(),
     );

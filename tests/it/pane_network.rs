@@ -9,7 +9,7 @@ use cantonscope::api::scan::BftSequencers;
 use cantonscope::config::keymap::KeyContext;
 use cantonscope::model::summary::format_time_micros;
 use cantonscope::msg::Command;
-use cantonscope::msg::{Effect, Request, Response};
+use cantonscope::msg::{Effect, Response};
 use cantonscope::panes::network::{NetSection, NetworkPane};
 use cantonscope::panes::{AppContext, Level, Out, Pane, PaneId, RenderCtx, Shared};
 use cantonscope::runtime::fetch::execute;
@@ -19,6 +19,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use crate::common::pane::fetched;
+use crate::common::requests as req;
 use crate::common::{Harness, Options, assert_snapshot, clear_input, count, stable, toast};
 
 /// The Network pane on its BFT sequencers section (the first section is the Scans matrix).
@@ -379,14 +380,18 @@ fn party_hosting_shows_every_hosting_participant() {
     let screen = h.screen(120, 40);
     assert!(screen.contains(&dso), "completed party:\n{screen}");
     h.key(KeyCode::Enter);
-    let expected = match h.rt.block_on(execute(
-        &h.clients,
-        &Request::ParticipantIds {
-            domain_id: global.clone(),
-            party_id: dso.clone(),
-        },
-    )) {
-        Ok(Response::ParticipantIds(r)) => r.participant_ids.clone(),
+    let expected = match h
+        .rt
+        .block_on(execute(&h.clients, &req::participant_ids(&global, &dso)))
+    {
+        Ok(r)
+            if r.answer::<cantonscope::api::scan::ParticipantIds>()
+                .is_some() =>
+        {
+            r.answer::<cantonscope::api::scan::ParticipantIds>()
+                .map(|r| r.participant_ids.clone())
+                .unwrap_or_default()
+        }
         other => panic!("{other:?}"),
     };
     assert!(expected.len() > 1, "the DSO is multi-hosted");
@@ -667,7 +672,7 @@ fn server_strings_with_escapes_never_reach_the_buffer() {
     }))
     .unwrap();
     pane.on_fetched(
-        &fetched(id, &request, &Ok(Response::BftSequencers(Box::new(seqs)))),
+        &fetched(id, &request, &Ok(Response::from(seqs))),
         &mut sh,
         &mut out,
     );
@@ -730,19 +735,15 @@ fn stale_replies_are_ignored() {
     pane.on_fetched(
         &fetched(
             ids[0],
-            &Request::BftSequencers,
-            &Ok(Response::BftSequencers(Box::new(seqs.clone()))),
+            &req::bft_sequencers(),
+            &Ok(Response::from(seqs.clone())),
         ),
         &mut sh,
         &mut out,
     );
     assert!(pane.sequencers().is_none(), "the old reply is dropped");
     pane.on_fetched(
-        &fetched(
-            ids[1],
-            &Request::BftSequencers,
-            &Ok(Response::BftSequencers(Box::new(seqs))),
-        ),
+        &fetched(ids[1], &req::bft_sequencers(), &Ok(Response::from(seqs))),
         &mut sh,
         &mut out,
     );

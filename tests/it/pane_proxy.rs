@@ -7,7 +7,7 @@ use cantonscope::api::validator::TransferCommandStatusResponse;
 use cantonscope::config::keymap::KeyContext;
 use cantonscope::demo::{TcRec, TcStatus};
 use cantonscope::msg::Command;
-use cantonscope::msg::{Effect, Request, Response};
+use cantonscope::msg::{Effect, Response};
 use cantonscope::panes::proxy::{ProxyPane, ProxySection};
 use cantonscope::panes::{AppContext, Out, Pane, PaneId, RenderCtx, Shared};
 use cantonscope::ui::theme::Theme;
@@ -16,6 +16,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use crate::common::pane::fetched;
+use crate::common::requests as req;
 use crate::common::{Harness, Options, assert_snapshot, clear_input, count, stable, toast};
 
 fn proxy() -> Harness {
@@ -419,13 +420,7 @@ fn server_strings_with_escapes_never_reach_the_buffer() {
     let Some(Effect::Fetch { id, request }) = out.effects.last().cloned() else {
         panic!("{:?}", out.effects);
     };
-    assert_eq!(
-        request,
-        Request::TransferStatus {
-            sender: "alice::1".into(),
-            nonce: 7
-        }
-    );
+    assert_eq!(request, req::transfer_status("alice::1", 7));
     let body = serde_json::json!({
         "transfer_commands_by_contract_id": {
             "00\u{1b}[2Jcid": {
@@ -442,7 +437,7 @@ fn server_strings_with_escapes_never_reach_the_buffer() {
     });
     let r: TransferCommandStatusResponse = serde_json::from_value(body).unwrap();
     pane.on_fetched(
-        &fetched(id, &request, &Ok(Response::TransferStatus(Box::new(r)))),
+        &fetched(id, &request, &Ok(Response::from(r))),
         &mut sh,
         &mut out,
     );
@@ -477,7 +472,7 @@ fn stale_replies_are_ignored() {
         .effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Fetch { id, request } if *request == Request::AmuletRules => Some(*id),
+            Effect::Fetch { id, request } if *request == req::amulet_rules() => Some(*id),
             _ => None,
         })
         .collect();
@@ -486,7 +481,7 @@ fn stale_replies_are_ignored() {
     pane.on_fetched(
         &fetched(
             ids[0],
-            &Request::AmuletRules,
+            &req::amulet_rules(),
             &Err(cantonscope::api::ApiError::Timeout { endpoint: "x" }),
         ),
         &mut sh,
@@ -496,7 +491,7 @@ fn stale_replies_are_ignored() {
     pane.on_fetched(
         &fetched(
             ids[1],
-            &Request::AmuletRules,
+            &req::amulet_rules(),
             &Err(cantonscope::api::ApiError::Timeout { endpoint: "x" }),
         ),
         &mut sh,

@@ -25,6 +25,7 @@ use ratatui::layout::Rect;
 use serde_json::json;
 
 use crate::common::pane::{draw, fetched, fetches};
+use crate::common::requests::{self as req, Asked, participant_id};
 use crate::common::{assert_snapshot, screen_text};
 
 const SEC: i64 = 1_000_000;
@@ -55,7 +56,7 @@ fn status_ok(id: &str) -> Response {
                     "ports": {"admin": 5012, "public": 5013}, "extra": null, "active": true}
     }))
     .expect("status decodes");
-    Response::Status(Box::new(s))
+    Response::from(s)
 }
 
 fn round(number: i64, opens_at: i64) -> serde_json::Value {
@@ -86,7 +87,7 @@ fn mining_rounds() -> Response {
         }
     }))
     .expect("rounds decode");
-    Response::MiningRounds(Box::new(r))
+    Response::from(r)
 }
 
 /// The participant id the ledger names (without the `PAR::` prefix, as the Ledger API sends it).
@@ -100,7 +101,7 @@ fn traffic(consumed: i64, limit: i64, purchased: i64) -> Response {
         }
     }))
     .expect("traffic decodes");
-    Response::TrafficStatus(Box::new(r))
+    Response::from(r)
 }
 
 fn connect_error() -> ApiError {
@@ -144,14 +145,14 @@ fn tick(pane: &mut StatusPane, sh: &mut Shared, now: i64) -> Out {
 /// Answers every fetch in `out` successfully.
 fn answer_all_ok(pane: &mut StatusPane, sh: &mut Shared, out: &Out, offset: i64, ms: u32) {
     for (id, req) in fetches(out) {
-        let resp = match &req {
-            Request::Status { scan } => status_ok(&format!("sv-{scan}::scan-app")),
-            Request::LedgerEnd => Response::LedgerEnd(Some(offset)),
-            Request::ValidatorProbe => Response::ValidatorOk,
-            Request::MiningRounds => mining_rounds(),
-            Request::LedgerParticipantId => Response::LedgerParticipantId(PARTICIPANT.into()),
-            Request::TrafficStatus { .. } => traffic(2_600_000, 4_000_000, 8_000_000),
-            other => panic!("unexpected request {other:?}"),
+        let resp = match req::asked(&req) {
+            Asked::Status(scan) => status_ok(&format!("sv-{scan}::scan-app")),
+            Asked::LedgerEnd => req::ledger_end_answer(Some(offset)),
+            Asked::AmuletRules => req::ok_answer(),
+            Asked::MiningRounds => mining_rounds(),
+            Asked::LedgerParticipantId => participant_id(PARTICIPANT),
+            Asked::TrafficStatus => traffic(2_600_000, 4_000_000, 8_000_000),
+            Asked::Other(_) => panic!("unexpected request {req:?}"),
         };
         answer(pane, sh, id, req, Ok(resp), ms);
     }
@@ -221,12 +222,12 @@ fn start_polls_every_configured_node_once() {
     assert_eq!(
         reqs,
         [
-            Request::Status { scan: 0 },
-            Request::Status { scan: 1 },
-            Request::LedgerEnd,
-            Request::ValidatorProbe,
-            Request::MiningRounds,
-            Request::LedgerParticipantId,
+            req::status(0),
+            req::status(1),
+            req::ledger_end(),
+            req::amulet_rules(),
+            req::mining_rounds(),
+            req::ledger_participant_id(),
         ]
     );
     // Ticks while everything is in flight issue nothing more.
@@ -274,7 +275,7 @@ fn healthy_dashboard_snapshots() {
 #[test]
 fn node_goes_down_shows_why_backs_off_and_recovers() {
     let (mut pane, mut sh) = healthy();
-    let scan1 = Request::Status { scan: 1 };
+    let scan1 = req::status(1);
     // Next round: scan 1 fails.
     let mut now = t0() + 2 * SEC;
     let out = tick(&mut pane, &mut sh, now);
@@ -377,7 +378,7 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
 #[test]
 fn a_rate_limited_node_is_not_down() {
     let (mut pane, mut sh) = healthy();
-    let scan1 = Request::Status { scan: 1 };
+    let scan1 = req::status(1);
     let now = t0() + 2 * SEC;
     let out = tick(&mut pane, &mut sh, now);
     let id = fetch_for(&out, &scan1).expect("scan 1 polled");
@@ -408,7 +409,7 @@ fn header_health_follows_scan_zero() {
     let mut pane = StatusPane::new(&sh);
     let mut out = Out::default();
     pane.start(&mut sh, &mut out);
-    let scan0 = Request::Status { scan: 0 };
+    let scan0 = req::status(0);
     let id = fetch_for(&out, &scan0).expect("scan 0");
     let not_init: NodeStatus =
         serde_json::from_value(json!({"not_initialized": {"active": false}})).expect("decodes");
@@ -417,7 +418,7 @@ fn header_health_follows_scan_zero() {
         &mut sh,
         id,
         scan0.clone(),
-        Ok(Response::Status(Box::new(not_init))),
+        Ok(Response::from(not_init)),
         5,
     );
     assert_eq!(pane.health(), NodeHealth::Degraded);
@@ -435,7 +436,7 @@ fn header_health_follows_scan_zero() {
         &mut sh,
         id,
         scan0.clone(),
-        Ok(Response::Status(Box::new(failed))),
+        Ok(Response::from(failed)),
         5,
     );
     assert_eq!(pane.health(), NodeHealth::Degraded);
@@ -463,19 +464,19 @@ fn replies_to_unknown_requests_are_ignored() {
         &mut pane,
         &mut sh,
         RequestId::new(PaneId::Status, 9_999),
-        Request::Status { scan: 0 },
+        req::status(0),
         Err(connect_error()),
         5,
     );
     assert!(ev.events.is_empty());
     assert_eq!(pane.health(), NodeHealth::Unknown);
     // The right id with another request kind is not ours either.
-    let id = fetch_for(&out, &Request::Status { scan: 0 }).expect("scan 0");
+    let id = fetch_for(&out, &req::status(0)).expect("scan 0");
     answer(
         &mut pane,
         &mut sh,
         id,
-        Request::LedgerEnd,
+        req::ledger_end(),
         Err(connect_error()),
         5,
     );
@@ -488,7 +489,7 @@ fn a_request_without_answer_is_given_up_and_retried() {
     let mut pane = StatusPane::new(&sh);
     let mut out = Out::default();
     pane.start(&mut sh, &mut out);
-    let id = fetch_for(&out, &Request::Status { scan: 0 }).expect("scan 0");
+    let id = fetch_for(&out, &req::status(0)).expect("scan 0");
     let out = tick(&mut pane, &mut sh, t0() + 91 * SEC);
     assert!(out.effects.contains(&Effect::Cancel(id)));
     assert_eq!(pane.health(), NodeHealth::Down);
@@ -497,13 +498,13 @@ fn a_request_without_answer_is_given_up_and_retried() {
         &mut pane,
         &mut sh,
         id,
-        Request::Status { scan: 0 },
+        req::status(0),
         Ok(status_ok("x")),
         5,
     );
     assert_eq!(pane.health(), NodeHealth::Down);
     let out = tick(&mut pane, &mut sh, t0() + 95 * SEC);
-    assert!(fetch_for(&out, &Request::Status { scan: 0 }).is_some());
+    assert!(fetch_for(&out, &req::status(0)).is_some());
 }
 
 #[test]
@@ -526,9 +527,9 @@ fn latency_and_ledger_rate_sparklines_get_values() {
         let now = t0() + (k + 1) * 60 * SEC;
         let out = tick(&mut pane, &mut sh, now);
         for (id, req) in fetches(&out) {
-            if req == (Request::Status { scan: 0 }) && k == 69 {
+            if req == (req::status(0)) && k == 69 {
                 answer(&mut pane, &mut sh, id, req, Err(connect_error()), 0);
-            } else if req == (Request::Status { scan: 0 }) {
+            } else if req == (req::status(0)) {
                 answer(&mut pane, &mut sh, id, req, Ok(status_ok("a")), 7);
             }
         }
@@ -549,9 +550,9 @@ fn ledger_without_token_is_not_polled_and_says_how_to_configure() {
     let mut pane = StatusPane::new(&sh);
     let mut out = Out::default();
     pane.start(&mut sh, &mut out);
-    assert!(fetch_for(&out, &Request::LedgerEnd).is_none());
+    assert!(fetch_for(&out, &req::ledger_end()).is_none());
     let out = tick(&mut pane, &mut sh, t0() + 60 * SEC);
-    assert!(fetch_for(&out, &Request::LedgerEnd).is_none());
+    assert!(fetch_for(&out, &req::ledger_end()).is_none());
     let t = draw(&mut pane, &sh, 120, 40);
     let text = screen_text(&t);
     assert!(text.contains("NOT POLLED"));
@@ -661,12 +662,12 @@ fn refresh_polls_now_and_copy_takes_the_last_error() {
     let mut out = Out::default();
     assert!(pane.on_command(Command::Refresh, &mut sh, &mut out));
     assert_eq!(fetches(&out).len(), 4);
-    let id = fetch_for(&out, &Request::Status { scan: 0 }).expect("scan 0");
+    let id = fetch_for(&out, &req::status(0)).expect("scan 0");
     answer(
         &mut pane,
         &mut sh,
         id,
-        Request::Status { scan: 0 },
+        req::status(0),
         Err(connect_error()),
         0,
     );

@@ -12,7 +12,7 @@ use cantonscope::config::keymap::KeyContext;
 use cantonscope::model::history::Placement;
 use cantonscope::model::summary::parse_time_micros;
 use cantonscope::msg::Command;
-use cantonscope::msg::{Effect, Request, RequestId, Response};
+use cantonscope::msg::{Effect, RequestId, Response};
 use cantonscope::panes::update::{Focus, UpdatePane};
 use cantonscope::panes::{AppContext, AppEvent, Out, Pane, RenderCtx, Shared};
 use cantonscope::ui::theme::Theme;
@@ -22,6 +22,7 @@ use ratatui::layout::Rect;
 use serde_json::{Value, json};
 
 use crate::common::pane::{draw, fetched, fetches};
+use crate::common::requests as req;
 use crate::common::{assert_snapshot, fixture, screen_text};
 
 /// The transfer under test.
@@ -94,8 +95,8 @@ fn reply(pane: &mut UpdatePane, sh: &mut Shared, id: RequestId, update: &Value) 
     pane.on_fetched(
         &fetched(
             id,
-            &Request::Event { update_id: uid },
-            &Ok(Response::Event(b)),
+            &req::event(&uid),
+            &Ok(Response::Api(cantonscope::api::Answer::Event(b))),
         ),
         sh,
         &mut out,
@@ -192,9 +193,7 @@ fn snapshot_empty_loading_and_error() {
         pane.on_fetched(
             &fetched(
                 id,
-                &Request::Event {
-                    update_id: T.into(),
-                },
+                &req::event(T),
                 &Err(ApiError::Connect {
                     endpoint: "scan GET /v0/events/{update_id}",
                     detail: "connection refused (os error 111)".into(),
@@ -240,15 +239,7 @@ fn open_fetches_then_shows_tree_in_child_order() {
     pane.open(T, None, &mut sh, &mut out);
     assert_eq!(sh.current_update.as_deref(), Some(T));
     let f = fetches(&out);
-    assert_eq!(
-        f,
-        vec![(
-            f[0].0,
-            Request::Event {
-                update_id: T.into()
-            }
-        )]
-    );
+    assert_eq!(f, vec![(f[0].0, req::event(T))]);
     assert!(pane.is_loading());
     assert!(pane.visible_event_ids().is_empty());
 
@@ -366,9 +357,7 @@ fn follow_contract_to_an_earlier_creation_and_back() {
     let f = fetches(&out);
     assert_eq!(
         f.iter().map(|x| x.1.clone()).collect::<Vec<_>>(),
-        vec![Request::Event {
-            update_id: A.into()
-        }]
+        vec![req::event(A)]
     );
     assert_eq!(sh.current_update.as_deref(), Some(A));
     reply(&mut pane, &mut sh, f[0].0, &earlier());
@@ -416,9 +405,7 @@ fn reassignment_link_opens_the_other_half_and_appears_when_loaded() {
     let out = cmd(&mut pane, &mut sh, Command::Toggle);
     assert_eq!(
         fetches(&out).into_iter().map(|f| f.1).collect::<Vec<_>>(),
-        vec![Request::Event {
-            update_id: R2.into()
-        }]
+        vec![req::event(R2)]
     );
     assert_eq!(pane.update_id(), Some(R2));
 }
@@ -490,9 +477,7 @@ fn stale_replies_are_ignored() {
     pane.on_fetched(
         &fetched(
             id_a,
-            &Request::Event {
-                update_id: A.into(),
-            },
+            &req::event(A),
             &Err(ApiError::Timeout {
                 endpoint: "scan GET /v0/events/{update_id}",
             }),
@@ -517,9 +502,7 @@ fn errors_are_shown_and_refresh_refetches() {
     pane.on_fetched(
         &fetched(
             id,
-            &Request::Event {
-                update_id: T.into(),
-            },
+            &req::event(T),
             &Err(ApiError::NotFound {
                 endpoint: "scan GET /v0/events/{update_id}",
                 message: "update not found".into(),
@@ -618,9 +601,7 @@ fn hostile_strings_leave_no_control_characters_on_screen() {
     pane.on_fetched(
         &fetched(
             id,
-            &Request::Event {
-                update_id: uncached,
-            },
+            &req::event(&uncached),
             &Err(ApiError::Scan {
                 endpoint: "scan GET /v0/events/{update_id}",
                 status: 500,
@@ -700,7 +681,11 @@ fn a_repeated_events_by_id_key_is_named_in_the_details() {
     let (id, request) = fetches(&out).remove(0);
     sh.bodies.insert(u.to_string(), b.clone());
     pane.on_fetched(
-        &fetched(id, &request, &Ok(Response::Event(b))),
+        &fetched(
+            id,
+            &request,
+            &Ok(Response::Api(cantonscope::api::Answer::Event(b))),
+        ),
         &mut sh,
         &mut Out::default(),
     );

@@ -10,7 +10,7 @@ use cantonscope::api::scan::{ValidatorFaucets, ValidatorReceivedFaucets};
 use cantonscope::model::summary::parse_time_micros;
 use cantonscope::msg::Action;
 use cantonscope::msg::Command;
-use cantonscope::msg::{Effect, Fetched, Request, Response};
+use cantonscope::msg::{Effect, Fetched, Response};
 use cantonscope::panes::form::QueryPane;
 use cantonscope::panes::validators::{
     NOT_ONBOARDED, ValCol, ValidatorRow, ValidatorsPane, liveness,
@@ -23,6 +23,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use crate::common::pane::{fetched, render, sent};
+use crate::common::requests as req;
 use crate::common::{Harness, Options, assert_snapshot, buffer_text, stable_hms};
 
 // ---------------------------------------------------------------------------------------------
@@ -523,9 +524,7 @@ fn an_empty_list_is_refused_before_sending_and_the_scan_400_is_shown_plainly() {
             _ => None,
         })
         .expect("sent");
-    let request = Request::ValidatorFaucets {
-        validator_ids: Vec::new(),
-    };
+    let request = req::validator_faucets(&[]);
     let result = h.rt.block_on(execute(&h.clients, &request));
     assert!(
         matches!(&result, Err(ApiError::Scan { status: 400, .. })),
@@ -593,7 +592,7 @@ fn shared() -> Shared {
 }
 
 fn faucets(rows: &[(&str, i64, i64, i64, i64)]) -> Result<Response, ApiError> {
-    Ok(Response::ValidatorFaucets(Box::new(ValidatorFaucets {
+    Ok(Response::from(ValidatorFaucets {
         validators_received_faucets: rows
             .iter()
             .map(|(v, c, m, f, l)| ValidatorReceivedFaucets {
@@ -606,7 +605,7 @@ fn faucets(rows: &[(&str, i64, i64, i64, i64)]) -> Result<Response, ApiError> {
             })
             .collect(),
         ..ValidatorFaucets::default()
-    })))
+    }))
 }
 
 #[test]
@@ -629,7 +628,7 @@ fn canned_answer_layout_and_sanitised_server_strings() {
     p.on_fetched(
         &fetched(
             id,
-            &Request::LedgerEnd,
+            &req::ledger_end(),
             &faucets(&[
                 ("good::1", 100, 0, 1, 100),
                 ("flaky::2", 50, 50, 1, 100),
@@ -697,7 +696,7 @@ fn canned_answer_layout_and_sanitised_server_strings() {
     p.on_fetched(
         &fetched(
             sent(&out),
-            &Request::LedgerEnd,
+            &req::ledger_end(),
             &Err(ApiError::Scan {
                 endpoint: "scan GET /v0/validators/validator-faucets",
                 status: 400,
@@ -728,14 +727,14 @@ fn stale_replies_are_ignored_and_tiny_sizes_never_panic() {
     let new = sent(&out);
     assert!(out.effects.contains(&Effect::Cancel(old)));
     p.on_fetched(
-        &fetched(old, &Request::LedgerEnd, &faucets(&[("a::1", 1, 0, 1, 1)])),
+        &fetched(old, &req::ledger_end(), &faucets(&[("a::1", 1, 0, 1, 1)])),
         &mut sh,
         &mut Out::default(),
     );
     assert!(p.rows.is_empty() && p.is_loading());
     assert_eq!(p.tab_count(&sh), None, "loading: no count yet");
     p.on_fetched(
-        &fetched(new, &Request::LedgerEnd, &faucets(&[("b::2", 3, 1, 1, 4)])),
+        &fetched(new, &req::ledger_end(), &faucets(&[("b::2", 3, 1, 1, 4)])),
         &mut sh,
         &mut Out::default(),
     );

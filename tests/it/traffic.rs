@@ -152,7 +152,9 @@ async fn traffic_status_errors_are_the_scans() {
 
 mod traffic_card {
     use cantonscope::api::ApiError;
-    use cantonscope::api::scan::{MemberTrafficStatusResponse, OpenAndIssuingMiningRounds};
+    use cantonscope::api::scan::{
+        MemberTrafficStatusResponse, NodeStatus, OpenAndIssuingMiningRounds,
+    };
     use cantonscope::feed::dashboard::{LagLevel, Level};
     use cantonscope::model::summary::{format_time_micros, parse_time_micros};
     use cantonscope::msg::{Command, Fetched, Request, RequestId, Response};
@@ -162,6 +164,7 @@ mod traffic_card {
     use serde_json::json;
 
     use crate::common::pane::{draw, fetched, fetches};
+    use crate::common::requests::{self as req, Asked, participant_id};
     use crate::common::{assert_snapshot, screen_text};
 
     const SEC: i64 = 1_000_000;
@@ -201,7 +204,7 @@ mod traffic_card {
             "issuing_mining_rounds": {}
         }))
         .expect("rounds decode");
-        Response::MiningRounds(Box::new(r))
+        Response::from(r)
     }
 
     fn traffic(consumed: i64, limit: i64, purchased: i64) -> Response {
@@ -212,7 +215,7 @@ mod traffic_card {
             }
         }))
         .expect("traffic decodes");
-        Response::TrafficStatus(Box::new(r))
+        Response::from(r)
     }
 
     fn answer(
@@ -229,17 +232,17 @@ mod traffic_card {
     /// Answers every fetch: nodes fine, the ledger names its participant without `PAR::`.
     fn answer_all(pane: &mut StatusPane, sh: &mut Shared, out: &Out, status: &Response) {
         for (id, req) in fetches(out) {
-            let resp = match &req {
-                Request::Status { .. } => {
-                    Response::Status(Box::new(serde_json::from_value(json!({
+            let resp = match req::asked(&req) {
+                Asked::Status(_) => {
+                    Response::from(serde_json::from_value::<NodeStatus>(json!({
                         "success": {"id": "scan", "uptime": "PT1H", "ports": {}, "extra": null, "active": true}
-                    })).expect("status")))
+                    })).expect("status"))
                 }
-                Request::LedgerEnd => Response::LedgerEnd(Some(42)),
-                Request::MiningRounds => rounds(),
-                Request::LedgerParticipantId => Response::LedgerParticipantId("validator-1::1220beef".into()),
-                Request::TrafficStatus { .. } => status.clone(),
-                other => panic!("unexpected {other:?}"),
+                Asked::LedgerEnd => req::ledger_end_answer(Some(42)),
+                Asked::MiningRounds => rounds(),
+                Asked::LedgerParticipantId => participant_id("validator-1::1220beef"),
+                Asked::TrafficStatus => status.clone(),
+                _ => panic!("unexpected {req:?}"),
             };
             answer(pane, sh, id, &req, Ok(resp));
         }
@@ -257,8 +260,8 @@ mod traffic_card {
             .into_iter()
             .filter(|(_, r)| {
                 matches!(
-                    r,
-                    Request::LedgerParticipantId | Request::TrafficStatus { .. }
+                    req::asked(r),
+                    Asked::LedgerParticipantId | Asked::TrafficStatus
                 )
             })
             .collect()
@@ -295,7 +298,7 @@ mod traffic_card {
         pane.start(&mut sh, &mut out);
         let first = traffic_requests(&out);
         assert_eq!(first.len(), 1);
-        assert_eq!(first[0].1, Request::LedgerParticipantId);
+        assert_eq!(first[0].1, req::ledger_participant_id());
         answer_all(&mut pane, &mut sh, &out, &traffic(0, 0, 0));
         assert_eq!(
             pane.traffic().member_id().as_deref(),
@@ -308,10 +311,7 @@ mod traffic_card {
         let reqs = traffic_requests(&out);
         assert_eq!(
             reqs.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>(),
-            [Request::TrafficStatus {
-                domain_id: GLOBAL.into(),
-                member_id: MEMBER.into()
-            }]
+            [req::traffic_status(GLOBAL, MEMBER)]
         );
         // In flight: nothing more.
         assert!(traffic_requests(&tick(&mut pane, &mut sh, t0() + 3 * SEC)).is_empty());
@@ -336,7 +336,7 @@ mod traffic_card {
         let out = tick(&mut pane, &mut sh, t0() + 5 * SEC);
         let reqs = traffic_requests(&out);
         assert_eq!(reqs.len(), 1);
-        assert!(matches!(reqs[0].1, Request::TrafficStatus { .. }));
+        assert_eq!(req::asked(&reqs[0].1), Asked::TrafficStatus);
 
         let theme = Theme::default();
         pane.on_command(Command::Bottom, &mut sh, &mut Out::default());
@@ -412,7 +412,7 @@ mod traffic_card {
                 .iter()
                 .map(|(_, r)| r.clone())
                 .collect::<Vec<_>>(),
-            [Request::LedgerParticipantId]
+            [req::ledger_participant_id()]
         );
     }
 

@@ -22,7 +22,7 @@ use cantonscope::api::ApiError;
 use cantonscope::app::App;
 use cantonscope::config::keymap::{KeyContext, KeyMap};
 use cantonscope::msg::Command;
-use cantonscope::msg::{Action, Effect, Fetched, Request};
+use cantonscope::msg::{Action, Effect, Fetched};
 use cantonscope::panes::AppContext;
 use cantonscope::ui::error_log::ErrorLog;
 use cantonscope::ui::help::{HelpOverlay, render_footer_hints};
@@ -36,6 +36,7 @@ use cantonscope::ui::theme::{Theme, ThemeError, resolve_theme_name};
 use cantonscope::ui::tree::{NodeId, TreeSource, TreeState};
 
 use crate::common::assert_snapshot;
+use crate::common::requests as req;
 
 // ---------------------------------------------------------------------------------------------
 // Sanitizer
@@ -826,10 +827,8 @@ fn app_with_scan_error(message: &str) -> App {
     let mut app = App::new(ctx, Theme::default(), KeyMap::defaults(), 1_000_000);
     app.update(Action::Resize(80, 24));
     for effect in app.start() {
-        if let Effect::Fetch {
-            id,
-            request: request @ Request::Status { .. },
-        } = effect
+        if let Effect::Fetch { id, request } = effect
+            && matches!(req::asked(&request), req::Asked::Status(_))
         {
             app.update(Action::Fetched(Box::new(Fetched {
                 id,

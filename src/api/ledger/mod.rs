@@ -158,24 +158,28 @@ pub fn parties(
     for p in more_parties {
         call = call.query("parties", p.as_str());
     }
-    call
+    call.named("ledger parties")
 }
 
 /// `GET /v2/parties/participant-id`.
 pub fn participant_id() -> Call<ParticipantIdResponse> {
-    Group::Ledger.get(
-        "ledger GET /v2/parties/participant-id",
-        "/v2/parties/participant-id",
-    )
+    Group::Ledger
+        .get(
+            "ledger GET /v2/parties/participant-id",
+            "/v2/parties/participant-id",
+        )
+        .named("ledger participant id")
 }
 
 /// `DELETE /v2/users/{user-id}`.
 pub fn delete_user(user_id: &str) -> Call<EmptyResponse> {
-    Group::Ledger.call(
-        Method::Delete,
-        "ledger DELETE /v2/users/{user-id}",
-        format!("/v2/users/{}", encode_segment(user_id)),
-    )
+    Group::Ledger
+        .call(
+            Method::Delete,
+            "ledger DELETE /v2/users/{user-id}",
+            format!("/v2/users/{}", encode_segment(user_id)),
+        )
+        .named("ledger delete user")
 }
 
 /// `GET /v2/packages/{package-id}`: raw package bytes and the `Canton-Package-Hash` header.
@@ -187,11 +191,14 @@ pub fn package(package_id: &str) -> Call<Package> {
         format!("/v2/packages/{}", encode_segment(package_id)),
         decode_package,
     )
+    .named("ledger package")
 }
 
 /// `GET /v2/state/ledger-end`.
 pub fn ledger_end() -> Call<LedgerEnd> {
-    Group::Ledger.get("ledger GET /v2/state/ledger-end", "/v2/state/ledger-end")
+    Group::Ledger
+        .get("ledger GET /v2/state/ledger-end", "/v2/state/ledger-end")
+        .named("ledger end")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -677,9 +684,11 @@ raw_backed! {
 
 /// `POST /v2/interactive-submission/executeAndWaitForTransaction`. Not retried.
 pub fn execute_and_wait(req: &ExecuteRequest) -> Call<ExecuteResponse> {
-    Group::Ledger.post(
-        "ledger POST /v2/interactive-submission/executeAndWaitForTransaction",
-        "/v2/interactive-submission/executeAndWaitForTransaction",
-        req,
-    )
+    Group::Ledger
+        .post(
+            "ledger POST /v2/interactive-submission/executeAndWaitForTransaction",
+            "/v2/interactive-submission/executeAndWaitForTransaction",
+            req,
+        )
+        .named("ledger execute")
 }

@@ -3,9 +3,7 @@
 //! node serves.
 
 use super::{Event, JsGetUpdateTreesResponse, JsTransaction, JsTransactionTree, TreeEvent, Update};
-use crate::api::ApiClient;
 use crate::api::call::{Call, Group};
-use crate::api::error::ApiError;
 use crate::api::json::RawJson;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -424,22 +422,8 @@ pub fn as_tree_items(items: Vec<JsGetUpdateTreesResponse>) -> Vec<JsGetUpdateTre
 /// Transaction trees of a range: `POST /v2/updates/trees`, and when the node answers 404 for
 /// it (Canton 3.5+ removed it) `POST /v2/updates` in the ledger-effects shape for the same range,
 /// turned into the same trees. When both are missing, the error is the trees' one.
-pub async fn fetch_trees(
-    client: &ApiClient,
-    req: &GetUpdatesRequest,
-    limit: Option<i64>,
-) -> Result<Vec<JsGetUpdateTreesResponse>, ApiError> {
-    match client.send(&update_trees(req, limit, None)).await {
-        Err(removed @ ApiError::EndpointNotServed { .. }) => {
-            match client
-                .send(&updates(&ledger_effects_request(req), limit, None))
-                .await
-            {
-                Ok(items) => Ok(as_tree_items(items)),
-                Err(ApiError::EndpointNotServed { .. }) => Err(removed),
-                Err(e) => Err(e),
-            }
-        }
-        other => other,
-    }
+pub fn trees(req: &GetUpdatesRequest, limit: Option<i64>) -> Call<Vec<JsGetUpdateTreesResponse>> {
+    update_trees(req, limit, None)
+        .or_if_not_served(updates(&ledger_effects_request(req), limit, None).map(as_tree_items))
+        .named("ledger update trees")
 }

@@ -205,6 +205,8 @@ pub fn event(update_id: &str, encoding: &ValueEncoding) -> Call<EventHistoryItem
         ),
         encoding,
     )
+    .about(update_id)
+    .named("event")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -310,11 +312,13 @@ pub struct RewardWeightResponse {
 
 /// `POST /v1/holdings/summary`.
 pub fn holdings_summary(req: &HoldingsSummaryRequest) -> Call<HoldingsSummaryResponse> {
-    Group::Scan.post(
-        "scan POST /v1/holdings/summary",
-        "/v1/holdings/summary",
-        req,
-    )
+    Group::Scan
+        .post(
+            "scan POST /v1/holdings/summary",
+            "/v1/holdings/summary",
+            req,
+        )
+        .named("holdings summary")
 }
 
 /// `GET /v0/validators/validator-faucets?validator_ids=…` (one parameter per id).
@@ -326,16 +330,18 @@ pub fn validator_faucets(validator_ids: &[String]) -> Call<ValidatorFaucets> {
     for id in validator_ids {
         call = call.query("validator_ids", id.as_str());
     }
-    call
+    call.named("validator faucets")
 }
 
 /// `POST /v0/admin/sv/previous-sv-reward-weight`.
 pub fn previous_sv_reward_weight(req: &RewardWeightRequest) -> Call<RewardWeightResponse> {
-    Group::Scan.post(
-        "scan POST /v0/admin/sv/previous-sv-reward-weight",
-        "/v0/admin/sv/previous-sv-reward-weight",
-        req,
-    )
+    Group::Scan
+        .post(
+            "scan POST /v0/admin/sv/previous-sv-reward-weight",
+            "/v0/admin/sv/previous-sv-reward-weight",
+            req,
+        )
+        .named("previous sv reward weight")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -637,46 +643,56 @@ pub fn participant_member_id(participant_id: &str) -> String {
 
 /// `GET /v0/sv-bft-sequencers`.
 pub fn bft_sequencers() -> Call<BftSequencers> {
-    Group::Scan.get("scan GET /v0/sv-bft-sequencers", "/v0/sv-bft-sequencers")
+    Group::Scan
+        .get("scan GET /v0/sv-bft-sequencers", "/v0/sv-bft-sequencers")
+        .named("bft sequencers")
 }
 
 /// `POST /v0/amulet-rules` with an empty body (nothing cached). Splice's scan spec tags it
 /// internal; it is what a validator's scan connection reads the amulet rules from, on several
 /// scans at once, so every scan must give the same answer.
 pub fn amulet_rules() -> Call<ScanAmuletRules> {
-    Group::Scan.post(
-        "scan POST /v0/amulet-rules",
-        "/v0/amulet-rules",
-        &Map::new(),
-    )
+    Group::Scan
+        .post(
+            "scan POST /v0/amulet-rules",
+            "/v0/amulet-rules",
+            &Map::new(),
+        )
+        .named("amulet rules")
 }
 
 /// `GET /v0/synchronizer-bootstrapping-transactions/{domain_id_prefix}`.
 pub fn bootstrapping_transactions(domain_id_prefix: &str) -> Call<BootstrappingTransactions> {
-    Group::Scan.get(
-        "scan GET /v0/synchronizer-bootstrapping-transactions/{domain_id_prefix}",
-        format!(
-            "/v0/synchronizer-bootstrapping-transactions/{}",
-            encode_segment(domain_id_prefix)
-        ),
-    )
+    Group::Scan
+        .get(
+            "scan GET /v0/synchronizer-bootstrapping-transactions/{domain_id_prefix}",
+            format!(
+                "/v0/synchronizer-bootstrapping-transactions/{}",
+                encode_segment(domain_id_prefix)
+            ),
+        )
+        .named("bootstrapping transactions")
 }
 
 /// `GET /v1/domains/{domain_id}/parties/{party_id}/participant-id`.
 pub fn participant_ids(domain_id: &str, party_id: &str) -> Call<ParticipantIds> {
-    Group::Scan.get(
-        "scan GET /v1/domains/{domain_id}/parties/{party_id}/participant-id",
-        format!(
-            "/v1/domains/{}/parties/{}/participant-id",
-            encode_segment(domain_id),
-            encode_segment(party_id)
-        ),
-    )
+    Group::Scan
+        .get(
+            "scan GET /v1/domains/{domain_id}/parties/{party_id}/participant-id",
+            format!(
+                "/v1/domains/{}/parties/{}/participant-id",
+                encode_segment(domain_id),
+                encode_segment(party_id)
+            ),
+        )
+        .named("participant ids")
 }
 
 /// `GET /status`.
 pub fn status() -> Call<NodeStatus> {
-    Group::Scan.get("scan GET /status", "/status")
+    Group::Scan
+        .get("scan GET /status", "/status")
+        .named("status")
 }
 
 /// `GET /version`.
@@ -693,11 +709,13 @@ pub fn scans() -> Call<DsoScans> {
 pub fn open_and_issuing_mining_rounds(
     req: &MiningRoundsRequest,
 ) -> Call<OpenAndIssuingMiningRounds> {
-    Group::Scan.post(
-        "scan POST /v0/open-and-issuing-mining-rounds",
-        "/v0/open-and-issuing-mining-rounds",
-        req,
-    )
+    Group::Scan
+        .post(
+            "scan POST /v0/open-and-issuing-mining-rounds",
+            "/v0/open-and-issuing-mining-rounds",
+            req,
+        )
+        .named("open and issuing mining rounds")
 }
 
 /// `GET /v0/backfilling/status` (internal endpoint; local to one SV).
@@ -711,12 +729,14 @@ pub fn member_traffic_status(
     domain_id: &str,
     member_id: &str,
 ) -> Call<MemberTrafficStatusResponse> {
-    Group::Scan.get(
-        "scan GET /v0/domains/{domain_id}/members/{member_id}/traffic-status",
-        format!(
-            "/v0/domains/{}/members/{}/traffic-status",
-            encode_segment(domain_id),
-            encode_segment(member_id)
-        ),
-    )
+    Group::Scan
+        .get(
+            "scan GET /v0/domains/{domain_id}/members/{member_id}/traffic-status",
+            format!(
+                "/v0/domains/{}/members/{}/traffic-status",
+                encode_segment(domain_id),
+                encode_segment(member_id)
+            ),
+        )
+        .named("member traffic status")
 }

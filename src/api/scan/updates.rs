@@ -531,7 +531,9 @@ fn decode_single_update(parts: &ResponseParts<'_>) -> Result<UpdateItem, ApiErro
 
 /// `POST /v2/updates`: a page of the update history.
 pub fn updates(req: &UpdatesRequest) -> Call<UpdatesPage> {
-    Group::Scan.post("scan POST /v2/updates", "/v2/updates", req)
+    Group::Scan
+        .post("scan POST /v2/updates", "/v2/updates", req)
+        .named("updates")
 }
 
 /// `GET /v2/updates/hash/{hash}`: the update of a prepared transaction's hash (404 when this
@@ -542,6 +544,7 @@ pub fn update_by_hash(hash: &str, encoding: &ValueEncoding) -> Call<UpdateItem> 
         format!("/v2/updates/hash/{}", encode_segment(hash)),
         encoding,
     )
+    .named("update-by-hash")
 }
 
 /// `GET /v2/updates/{update_id}`: one update of the history (BFT-safe: every scan that has it

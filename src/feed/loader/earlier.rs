@@ -1,6 +1,7 @@
 //! The "earlier" job: with the user at the top of the history, look back before the oldest
 //! loaded update (1 h, doubling; halving across a gap; then the previous migration).
 
+use super::UpdatesPurpose;
 use super::main_line::positioned;
 use super::{
     Ctx, EARLIER_ENOUGH, EARLIER_FIRST_STEP, EARLIER_MAX_STEP, EARLIER_MIN_STEP, EarlierJob,
@@ -9,7 +10,7 @@ use super::{
 use crate::api::scan::{UpdatesPage, UpdatesRequest};
 use crate::model::history::{History, Placement};
 use crate::model::summary::format_time_micros;
-use crate::msg::{RequestId, UpdatesPurpose};
+use crate::msg::RequestId;
 
 impl Loader {
     // -----------------------------------------------------------------------------------------
@@ -77,7 +78,7 @@ impl Loader {
     pub(super) fn send_look_back(&mut self, migration: i64, after: i64, cx: &mut Ctx) -> RequestId {
         self.pace.spend(cx.now);
         let req = UpdatesRequest::after(PAGE_SIZE, migration, format_time_micros(after));
-        cx.fetch(req, UpdatesPurpose::Earlier)
+        self.send(req, UpdatesPurpose::Earlier, cx)
     }
 
     pub(super) fn on_earlier_page(&mut self, page: &UpdatesPage, cx: &mut Ctx) {

@@ -2,6 +2,7 @@
 //! then poll at the head; a failure backs off. Items are screened (malformed, out of order, in
 //! the far future) before they reach the history.
 
+use super::UpdatesPurpose;
 use super::{
     Ctx, DISCOVER_TIME, Demand, HistoryChange, IDS_NAMED, Loader, MALFORMED_KEPT, MAX_BACKOFF_MS,
     MAX_DISCOVER_STEPS, MAX_FUTURE, MAX_MIGRATION_JUMP, MICROS, Note, PAGE, PAGE_SIZE, PageMark,
@@ -11,7 +12,6 @@ use super::{
 use crate::api::scan::{UpdateItem, UpdatesPage, UpdatesRequest};
 use crate::model::history::Placement;
 use crate::model::summary::format_time_micros;
-use crate::msg::UpdatesPurpose;
 
 impl Loader {
     // -----------------------------------------------------------------------------------------
@@ -154,7 +154,7 @@ impl Loader {
             }
         };
         self.pace.spend(cx.now);
-        self.in_flight = Some(cx.fetch(req, purpose));
+        self.in_flight = Some(self.send(req, purpose, cx));
     }
 
     pub(super) fn on_failure(&mut self, message: String, cx: &mut Ctx) -> i64 {

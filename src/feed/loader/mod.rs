@@ -24,7 +24,7 @@ use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest};
 use crate::model::history::History;
 use crate::model::network::{FAR_FUTURE, HEAD_WINDOWS};
 use crate::model::summary::{format_time_micros, parse_time_micros};
-use crate::msg::{Fetched, Request, RequestId, RequestIds, Response, UpdatesPurpose};
+use crate::msg::{Fetched, Request, RequestId, RequestIds};
 
 pub use span::{span_estimate, span_limit};
 
@@ -280,11 +280,39 @@ impl HistoryChange {
     }
 }
 
+/// Why the history asked for a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpdatesPurpose {
+    /// Probing whether migration `k` is the newest (page of 1 after (k, far future)).
+    Discover { migration: i64 },
+    /// Looking for recent activity: window index into the look-back steps.
+    Seek { window: usize },
+    /// Loading forward towards the head, or polling the head.
+    Forward,
+    /// Loading updates older than the oldest loaded one.
+    Earlier,
+}
+
+/// A page of `/v2/updates` the loader asks for, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageFetch {
+    pub req: UpdatesRequest,
+    pub purpose: UpdatesPurpose,
+}
+
+impl PageFetch {
+    /// The request the runtime sends for it.
+    pub fn request(&self) -> Request {
+        let call = crate::api::scan::updates(&self.req);
+        Request::api(call.named(format!("updates {:?}", self.purpose)))
+    }
+}
+
 /// What one step of the loader produced.
 #[derive(Debug, Default)]
 pub struct LoaderOut {
-    /// Requests to send, with their ids.
-    pub fetches: Vec<(RequestId, Request)>,
+    /// Pages to ask for, with their request ids.
+    pub fetches: Vec<(RequestId, PageFetch)>,
     /// Requests to abort.
     pub cancels: Vec<RequestId>,
     /// Messages for the status line (errors also for the error log).
@@ -307,11 +335,9 @@ impl Ctx<'_> {
         self.out.notes.push((level, text.into()));
     }
 
-    fn fetch(&mut self, req: UpdatesRequest, purpose: UpdatesPurpose) -> RequestId {
+    fn fetch(&mut self, page: PageFetch) -> RequestId {
         let id = self.ids.next(crate::msg::PaneId::History);
-        self.out
-            .fetches
-            .push((id, Request::Updates { req, purpose }));
+        self.out.fetches.push((id, page));
         id
     }
 }
@@ -389,6 +415,8 @@ pub struct Loader {
     /// The `after` cursor of the next forward request (`None`: from ledger begin).
     cursor: Option<UpdatesAfter>,
     in_flight: Option<RequestId>,
+    /// What each request still in flight asked (the page size and cursor of its reply).
+    asked: Vec<(RequestId, PageFetch)>,
     /// Earliest time at which the main line may send (polling interval, back-off).
     due: i64,
     /// Load forward only on demand (Begin / Time: far from the head).
@@ -462,6 +490,7 @@ impl Loader {
             windows: Vec::new(),
             cursor: None,
             in_flight: None,
+            asked: Vec::new(),
             due: i64::MIN,
             lazy: false,
             more_requested: false,
@@ -512,6 +541,28 @@ impl Loader {
                 ),
             );
         }
+    }
+
+    /// Asks for a page: remembers what was asked (for its reply) and forgets what requests no
+    /// longer waited for asked.
+    fn send(&mut self, req: UpdatesRequest, purpose: UpdatesPurpose, cx: &mut Ctx) -> RequestId {
+        let asked = std::mem::take(&mut self.asked);
+        self.asked = asked
+            .into_iter()
+            .filter(|(id, _)| self.line_of(*id).is_some())
+            .collect();
+        let page = PageFetch { req, purpose };
+        let id = cx.fetch(page.clone());
+        self.asked.push((id, page));
+        id
+    }
+
+    /// What request `id` of this loader asked, while it is in flight.
+    pub fn asked(&self, id: RequestId) -> Option<&PageFetch> {
+        self.asked
+            .iter()
+            .find(|(a, _)| *a == id)
+            .map(|(_, page)| page)
     }
 
     /// Whether `id` is a request this loader sent (and may still be waiting for).
@@ -576,16 +627,18 @@ impl Loader {
     /// current, are dropped).
     pub fn on_reply(&mut self, reply: &Fetched, cx: &mut Ctx) {
         let id = reply.id;
-        let Request::Updates { req, .. } = &reply.request else {
-            return;
-        };
-        let result = &reply.result;
         let Some(line) = self.line_of(id) else {
             return;
         };
-        let page = match result {
-            Ok(Response::Updates(page)) => Ok(page),
-            Ok(_) => Err("unexpected response to /v2/updates".to_owned()),
+        let Some(at) = self.asked.iter().position(|(asked, _)| *asked == id) else {
+            return;
+        };
+        let (_, PageFetch { req, .. }) = self.asked.swap_remove(at);
+        let req = &req;
+        let page = match &reply.result {
+            Ok(r) => r
+                .answer::<UpdatesPage>()
+                .ok_or_else(|| "unexpected response to /v2/updates".to_owned()),
             Err(e) => Err(e.to_string()),
         };
         if let Ok(page) = page {

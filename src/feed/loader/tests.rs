@@ -2,6 +2,7 @@ use serde_json::json;
 
 use super::*;
 use crate::api::ApiError;
+use crate::msg::Response;
 
 const SEC: i64 = MICROS;
 /// 2026-11-22T10:00:00Z
@@ -15,7 +16,7 @@ struct Rig {
     ids: RequestIds,
     now: i64,
     /// Requests sent and not answered, oldest first.
-    pending: Vec<(RequestId, Request)>,
+    pending: Vec<(RequestId, PageFetch)>,
     demand: Demand,
 }
 
@@ -61,17 +62,17 @@ impl Rig {
         self.step(|_, _| {})
     }
 
-    fn answer(&mut self, result: Result<Response, ApiError>) -> (Request, LoaderOut) {
+    fn answer(&mut self, result: Result<Response, ApiError>) -> (PageFetch, LoaderOut) {
         assert!(!self.pending.is_empty(), "no request to answer");
-        let (id, request) = self.pending.remove(0);
+        let (id, asked) = self.pending.remove(0);
         let reply = Fetched {
             id,
-            request: request.clone(),
+            request: asked.request(),
             result,
             elapsed_ms: 0,
         };
         let out = self.step(|l, cx| l.on_reply(&reply, cx));
-        (request, out)
+        (asked, out)
     }
 }
 
@@ -85,21 +86,15 @@ fn tx(n: u64, migration: i64, t: i64) -> serde_json::Value {
 fn page(items: Vec<serde_json::Value>) -> Result<Response, ApiError> {
     let page: UpdatesPage =
         serde_json::from_value(json!({ "transactions": items })).expect("page decodes");
-    Ok(Response::Updates(page))
+    Ok(Response::from(page))
 }
 
-fn purpose(r: &Request) -> UpdatesPurpose {
-    match r {
-        Request::Updates { purpose, .. } => *purpose,
-        other => panic!("not an updates request: {other:?}"),
-    }
+fn purpose(r: &PageFetch) -> UpdatesPurpose {
+    r.purpose
 }
 
-fn after(r: &Request) -> Option<Pos> {
-    match r {
-        Request::Updates { req, .. } => req.after.as_ref().and_then(cursor_position),
-        _ => None,
-    }
+fn after(r: &PageFetch) -> Option<Pos> {
+    r.req.after.as_ref().and_then(cursor_position)
 }
 
 /// Recent start on migration 0, answered up to the head with `n` updates.
@@ -180,10 +175,9 @@ fn replies_it_did_not_send_are_dropped() {
     let mut rig = at_head(2);
     let stranger = Fetched {
         id: RequestId::new(crate::msg::PaneId::History, 9_999),
-        request: Request::Updates {
-            req: UpdatesRequest::from_begin(PAGE_SIZE),
-            purpose: UpdatesPurpose::Forward,
-        },
+        request: Request::api(crate::api::scan::updates(&UpdatesRequest::from_begin(
+            PAGE_SIZE,
+        ))),
         result: page(vec![tx(50, 0, T0 + 50 * SEC)]),
         elapsed_ms: 0,
     };
@@ -210,10 +204,9 @@ fn a_restart_cancels_what_is_in_flight_and_replaces_the_history() {
     // The stale poll's answer changes nothing.
     let stale = Fetched {
         id: poll,
-        request: Request::Updates {
-            req: UpdatesRequest::from_begin(PAGE_SIZE),
-            purpose: UpdatesPurpose::Forward,
-        },
+        request: Request::api(crate::api::scan::updates(&UpdatesRequest::from_begin(
+            PAGE_SIZE,
+        ))),
         result: page(vec![tx(9, 0, T0 + 9 * SEC)]),
         elapsed_ms: 0,
     };
@@ -316,7 +309,7 @@ fn discovery_never_bursts_beyond_a_few_requests_a_second() {
     for ms in 0..10_000 {
         rig.now = T0 + ms * 1_000;
         while let Some((_, r)) = rig.pending.first().cloned() {
-            let Request::Updates {
+            let PageFetch {
                 purpose: UpdatesPurpose::Discover { migration },
                 ..
             } = r
@@ -485,10 +478,8 @@ fn the_history_stays_within_its_memory_budget_and_scrolling_back_fetches_again()
 
 /// A scan over a ledger of one migration with updates at `times` (µs, ascending): answers a
 /// `/v2/updates` request as a server does (after the cursor, at most `page_size`).
-fn serve(times: &[i64], r: &Request) -> Result<Response, ApiError> {
-    let Request::Updates { req, .. } = r else {
-        panic!("not an updates request: {r:?}");
-    };
+fn serve(times: &[i64], r: &PageFetch) -> Result<Response, ApiError> {
+    let req = &r.req;
     let from = req.after.as_ref().and_then(cursor_position);
     let n = usize::try_from(req.page_size).expect("page size");
     let items = times

@@ -25,7 +25,7 @@ use crate::model::export::ExportFormat;
 use crate::model::export_range::{RangeSidecar, encode_items, header, sidecar_path};
 use crate::model::page_walk::{PageWalk, cursor_at, cursor_position};
 use crate::model::summary::{format_time_micros, parse_time_micros};
-use crate::msg::{Effect, Fetched, Request, RequestId, Response, UpdatesPurpose};
+use crate::msg::{Effect, Fetched, Request, RequestId};
 use crate::ui::format::group_thousands;
 
 use super::super::export::{DialogOutcome, RangeDialog};
@@ -325,10 +325,9 @@ impl HistoryPane {
         let id = out.next_id(sh);
         out.effects.push(Effect::Fetch {
             id,
-            request: Request::Updates {
-                req: job.walk.request(),
-                purpose: UpdatesPurpose::Export,
-            },
+            request: Request::api(
+                crate::api::scan::updates(&job.walk.request()).named("updates Export"),
+            ),
         });
         job.fetch = Some(id);
         job.due = sh.now.saturating_add(1_000_000 / PAGES_PER_SEC);
@@ -351,8 +350,10 @@ impl HistoryPane {
         job.fetch = None;
         job.now = sh.now;
         let page = match &reply.result {
-            Ok(Response::Updates(page)) => page,
-            Ok(_) => return self.stop_range("unexpected response to /v2/updates", out),
+            Ok(r) => match r.answer::<crate::api::scan::UpdatesPage>() {
+                Some(page) => page,
+                None => return self.stop_range("unexpected response to /v2/updates", out),
+            },
             Err(e) => return self.stop_range(&e.to_string(), out),
         };
         let take = match job.walk.on_page(page) {

@@ -33,6 +33,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
 
+use crate::api::{ApiCall, scan};
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::form::{Dialog, Parts, QueryPane, QueryState, queries_on_show};
 use crate::panes::{Out, PaneId, RenderCtx, Shared};
@@ -251,7 +252,7 @@ impl QueryPane for HoldingsPane {
             out.effects.push(Effect::Cancel(old));
         }
         let req = query.request(sh.now);
-        self.pending = Some(out.fetch(sh, Request::Holdings(req)));
+        self.pending = Some(out.fetch(sh, Request::api(scan::holdings_summary(&req))));
         self.query = Some(query);
         self.error = None;
     }
@@ -320,7 +321,7 @@ impl QueryPane for HoldingsPane {
             &mut self.pending,
             reply,
             "the holdings query",
-            Response::holdings,
+            Response::answer::<scan::HoldingsSummaryResponse>,
         );
         match answer {
             None => {}
@@ -340,9 +341,12 @@ impl QueryPane for HoldingsPane {
         }
     }
 
-    fn query_request(&self, sh: &Shared) -> Option<(Request, String)> {
+    fn query_request(&self, sh: &Shared) -> Option<(ApiCall, String)> {
         let q = self.query.as_ref()?;
         let label = format!("holdings summary of {} parties", q.owners.len());
-        Some((Request::Holdings(q.request(sh.now)), label))
+        Some((
+            scan::holdings_summary(&q.request(sh.now)).into_answer(),
+            label,
+        ))
     }
 }

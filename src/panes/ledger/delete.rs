@@ -119,9 +119,7 @@ impl SectionView for DeleteUser {
                     }
                     let id = out.fetch(
                         sh,
-                        Request::DeleteUser {
-                            user_id: self.target.clone(),
-                        },
+                        Request::api(crate::api::ledger::delete_user(&self.target)),
                     );
                     self.pending = Some((id, self.target.clone()));
                 }

@@ -28,7 +28,7 @@ use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
 use crate::api::ApiError;
-use crate::api::ledger::{Event, TreeEvent, Update};
+use crate::api::ledger::{Event, ExecuteResponse, JsGetUpdateTreesResponse, TreeEvent, Update};
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::tabs::{Tabs, tabs};
@@ -205,7 +205,7 @@ impl LedgerPane {
             return;
         }
         self.end_tried = true;
-        self.end_pending = Some(out.fetch(sh, Request::LedgerEnd));
+        self.end_pending = Some(out.fetch(sh, Request::api(crate::api::ledger::ledger_end())));
     }
 
     fn render_header(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
@@ -353,41 +353,32 @@ impl Pane for LedgerPane {
         }
         // Remember package ids and package-name template references from ledger answers.
         let mut seen: Vec<(&str, &str)> = Vec::new();
-        match result {
-            Ok(Response::Trees(items)) => {
-                for it in items.iter() {
-                    if let Update::TransactionTree(t) = &it.update {
-                        for ev in t.events_by_id.values() {
-                            match ev {
-                                TreeEvent::CreatedTreeEvent(c) => {
-                                    seen.push((&c.template_id, &c.package_name));
-                                }
-                                TreeEvent::ExercisedTreeEvent(e) => {
-                                    seen.push((&e.template_id, &e.package_name));
-                                }
-                                TreeEvent::Unknown { .. } => {}
+        let answer = result.as_ref().ok();
+        if let Some(items) = answer.and_then(Response::answer::<Vec<JsGetUpdateTreesResponse>>) {
+            for it in items {
+                if let Update::TransactionTree(t) = &it.update {
+                    for ev in t.events_by_id.values() {
+                        match ev {
+                            TreeEvent::CreatedTreeEvent(c) => {
+                                seen.push((&c.template_id, &c.package_name));
                             }
+                            TreeEvent::ExercisedTreeEvent(e) => {
+                                seen.push((&e.template_id, &e.package_name));
+                            }
+                            TreeEvent::Unknown { .. } => {}
                         }
                     }
                 }
             }
-            Ok(Response::Executed(r)) => {
-                // The ledger moved on: show the new end.
-                self.fetch_end(sh, out);
-                seen.extend(r.transaction.events.iter().filter_map(|e| match e {
-                    Event::CreatedEvent(c) => {
-                        Some((c.template_id.as_str(), c.package_name.as_str()))
-                    }
-                    Event::ArchivedEvent(a) => {
-                        Some((a.template_id.as_str(), a.package_name.as_str()))
-                    }
-                    Event::ExercisedEvent(x) => {
-                        Some((x.template_id.as_str(), x.package_name.as_str()))
-                    }
-                    Event::Unknown { .. } => None,
-                }));
-            }
-            _ => {}
+        } else if let Some(r) = answer.and_then(Response::answer::<ExecuteResponse>) {
+            // The ledger moved on: show the new end.
+            self.fetch_end(sh, out);
+            seen.extend(r.transaction.events.iter().filter_map(|e| match e {
+                Event::CreatedEvent(c) => Some((c.template_id.as_str(), c.package_name.as_str())),
+                Event::ArchivedEvent(a) => Some((a.template_id.as_str(), a.package_name.as_str())),
+                Event::ExercisedEvent(x) => Some((x.template_id.as_str(), x.package_name.as_str())),
+                Event::Unknown { .. } => None,
+            }));
         }
         self.note_templates(&seen);
         self.parties.on_fetched(reply, sh, out);

@@ -13,7 +13,7 @@ use ratatui::style::Style;
 
 use crate::model::summary::cat;
 use crate::msg::Command;
-use crate::msg::{Fetched, Request, RequestId, Response};
+use crate::msg::{Fetched, Request, RequestId};
 use crate::panes::new_file::{EXISTS_NOTE, NewFile};
 use crate::panes::{Out, Shared};
 use crate::ui::format::group_thousands;
@@ -127,12 +127,7 @@ impl PackageSection {
         self.asked = self.form.take();
         self.last_id = id.clone();
         self.last_path = path.clone();
-        let rid = out.fetch(
-            sh,
-            Request::Package {
-                package_id: id.clone(),
-            },
-        );
+        let rid = out.fetch(sh, Request::api(crate::api::ledger::package(&id)));
         self.pending = Some((rid, id, path));
     }
 
@@ -218,8 +213,11 @@ impl SectionView for PackageSection {
             return;
         }
         self.pending = None;
-        match result {
-            Ok(Response::Package(p)) => {
+        match result
+            .as_ref()
+            .map(|r| r.answer::<crate::api::ledger::Package>())
+        {
+            Ok(Some(p)) => {
                 self.error = None;
                 self.result = Some(Downloaded {
                     package_id,
@@ -237,7 +235,7 @@ impl SectionView for PackageSection {
                 out.effects
                     .push(self.file.write(wid, PathBuf::from(path), p.bytes.clone()));
             }
-            Ok(_) => {}
+            Ok(None) => {}
             Err(e) => {
                 self.result = None;
                 let mut notes = vec![Note::new(Tone::Err, format!("package {package_id}:"))];

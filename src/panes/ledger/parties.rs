@@ -230,11 +230,11 @@ impl Parties {
         self.requested = requested;
         self.pending = Some(out.fetch(
             sh,
-            Request::Parties {
-                party,
-                more_parties: more,
-                identity_provider_id: (!idp.is_empty()).then_some(idp),
-            },
+            Request::api(crate::api::ledger::parties(
+                &party,
+                &more,
+                (!idp.is_empty()).then_some(idp.as_str()),
+            )),
         ));
     }
 
@@ -287,7 +287,7 @@ impl SectionView for Parties {
             &mut self.pending,
             reply,
             "the parties request",
-            Response::parties,
+            Response::answer::<crate::api::ledger::PartiesResponse>,
         ) else {
             return;
         };

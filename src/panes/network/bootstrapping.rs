@@ -141,9 +141,7 @@ impl NetworkPane {
     pub(super) fn query_boot(&mut self, prefix: String, sh: &mut Shared, out: &mut Out) {
         let id = out.fetch(
             sh,
-            Request::Bootstrapping {
-                domain_id_prefix: prefix.clone(),
-            },
+            Request::api(crate::api::scan::bootstrapping_transactions(&prefix)),
         );
         self.boot_prefix = Some(prefix);
         self.boot = Load::Loading(id);

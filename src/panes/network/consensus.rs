@@ -21,6 +21,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
+use crate::api::ApiCall;
 use crate::model::consensus::{Difference, ScanClass, UpdateCheck};
 use crate::model::network::NetworkCheck;
 use crate::msg::{Effect, Fetched, Request, Response};
@@ -182,7 +183,7 @@ pub struct ConsensusState {
     /// What a pane's query asked (instead of an update).
     pub query: Option<String>,
     /// That query, to ask again (`b`, `r`).
-    request: Option<Request>,
+    request: Option<ApiCall>,
     /// The section shown before the view opened: Esc goes back to it.
     back_to: super::NetSection,
     /// The view was opened from another pane (`b` there): Esc goes back to that pane.
@@ -231,14 +232,15 @@ impl NetworkPane {
 
     /// Asks every scan a pane's query (`b` in Holdings, Validators, Party hosting, Reward
     /// weight) and shows the grouped answers in the consensus view.
-    pub fn open_query(&mut self, request: Request, label: &str, sh: &mut Shared, out: &mut Out) {
+    pub fn open_query(&mut self, call: ApiCall, label: &str, sh: &mut Shared, out: &mut Out) {
         if let Load::Loading(old) = self.check.load {
             out.effects.push(Effect::Cancel(old));
         }
         let id = out.fetch(
             sh,
             Request::OnEveryScan {
-                request: Box::new(request.clone()),
+                call: call.clone(),
+                what: label.to_owned(),
                 now: sh.now,
             },
         );
@@ -249,7 +251,7 @@ impl NetworkPane {
         }
         self.check.update_id = None;
         self.check.query = Some(label.to_owned());
-        self.check.request = Some(request.clone());
+        self.check.request = Some(call);
         self.check.rows.clear();
         self.check.table.reset_rows(&self.check.rows);
         self.check.open = true;

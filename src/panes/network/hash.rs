@@ -3,6 +3,7 @@
 
 use super::NetworkPane;
 use crate::api::ApiError;
+use crate::api::scan::UpdateItem;
 use crate::msg::{Effect, Request, RequestId, Response};
 use crate::panes::{AppEvent, Out, Shared};
 use crate::ui::safe::safe_line;
@@ -33,13 +34,7 @@ impl NetworkPane {
         if let Some(old) = self.hash.take() {
             out.effects.push(Effect::Cancel(old.id));
         }
-        let id = out.fetch(
-            sh,
-            Request::ByHash {
-                scan: 0,
-                hash: hash.to_string(),
-            },
-        );
+        let id = out.fetch(sh, by_hash(0, hash));
         self.hash = Some(HashLookup {
             hash: hash.to_string(),
             scan: 0,
@@ -63,8 +58,8 @@ impl NetworkPane {
             return;
         };
         let short = safe_line(&job.hash, 20).into_owned();
-        match result {
-            Ok(Response::ByHash(item)) => match item.update_id() {
+        match result.as_ref().map(|r| r.answer::<UpdateItem>()) {
+            Ok(Some(item)) => match item.update_id() {
                 Some(update_id) => {
                     let mut msg = format!("hash {short} found on {}", scan_name(sh, job.scan));
                     if !job.misses.is_empty() {
@@ -86,7 +81,7 @@ impl NetworkPane {
                     scan_name(sh, job.scan)
                 )),
             },
-            Ok(_) => out.error(format!("hash {short}: unexpected response")),
+            Ok(None) => out.error(format!("hash {short}: unexpected response")),
             Err(e) => {
                 let miss = matches!(
                     e,
@@ -113,13 +108,7 @@ impl NetworkPane {
                         scan_name(sh, next)
                     ));
                     job.scan = next;
-                    job.id = out.fetch(
-                        sh,
-                        Request::ByHash {
-                            scan: next,
-                            hash: job.hash.clone(),
-                        },
-                    );
+                    job.id = out.fetch(sh, by_hash(next, &job.hash));
                     self.hash = Some(job);
                 } else {
                     out.error(hash_miss_message(sh, &short, &job.misses));
@@ -151,4 +140,10 @@ pub(super) fn hash_miss_message(sh: &Shared, short: &str, misses: &[(usize, Stri
         msg.push_str("; configure more scan URLs (scan_urls) to try them");
     }
     msg
+}
+
+/// The look-up of `hash` on configured scan `scan` (from 0).
+fn by_hash(scan: usize, hash: &str) -> Request {
+    let call = crate::api::scan::update_by_hash(hash, &crate::api::scan::ValueEncoding::default());
+    Request::on_scan(scan, call)
 }

@@ -58,10 +58,7 @@ impl NetworkPane {
     ) {
         let id = out.fetch(
             sh,
-            Request::ParticipantIds {
-                domain_id: domain.clone(),
-                party_id: party.clone(),
-            },
+            Request::api(crate::api::scan::participant_ids(&domain, &party)),
         );
         self.hosting_query = Some((domain, party));
         self.hosting = Load::Loading(id);
@@ -76,10 +73,12 @@ impl NetworkPane {
     ) {
         let id = out.fetch(
             sh,
-            Request::RewardWeight(RewardWeightRequest {
-                sv_party: sv.clone(),
-                effective_before: before.clone(),
-            }),
+            Request::api(crate::api::scan::previous_sv_reward_weight(
+                &RewardWeightRequest {
+                    sv_party: sv.clone(),
+                    effective_before: before.clone(),
+                },
+            )),
         );
         self.weight_query = Some((sv, before));
         self.weight = Load::Loading(id);

@@ -19,7 +19,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use crate::api::scan::SynchronizerBftSequencer;
+use crate::api::ApiCall;
+use crate::api::scan::{self, SynchronizerBftSequencer};
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::tabs::{Tabs, tabs};
@@ -434,10 +435,8 @@ impl Pane for NetworkPane {
 
     fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
         let (id, request, result) = (reply.id, &reply.request, &reply.result);
-        if let Request::ByHash { .. } = request {
-            if self.hash.as_ref().is_some_and(|h| h.id == id) {
-                self.on_hash_reply(result, sh, out);
-            }
+        if self.hash.as_ref().is_some_and(|h| h.id == id) {
+            self.on_hash_reply(result, sh, out);
             return;
         }
         if let Request::SweepPage { .. } = request {
@@ -456,10 +455,11 @@ impl Pane for NetworkPane {
             self.on_scans_reply(reply);
             return;
         }
-        if let Some(answer) =
-            self.sequencers
-                .accept(reply, "/v0/sv-bft-sequencers", Response::bft_sequencers)
-        {
+        if let Some(answer) = self.sequencers.accept(
+            reply,
+            "/v0/sv-bft-sequencers",
+            Response::answer::<scan::BftSequencers>,
+        ) {
             self.sequencers = match answer {
                 Ok(r) => {
                     self.seq_table.set_rows(&r.bft_sequencers);
@@ -469,10 +469,11 @@ impl Pane for NetworkPane {
                     f.text(|e| explain(e, "this scan has no BFT sequencer configuration")),
                 ),
             };
-        } else if let Some(answer) =
-            self.boot
-                .accept(reply, "the bootstrapping request", Response::bootstrapping)
-        {
+        } else if let Some(answer) = self.boot.accept(
+            reply,
+            "the bootstrapping request",
+            Response::answer::<scan::BootstrappingTransactions>,
+        ) {
             let prefix = self.boot_prefix.clone().unwrap_or_default();
             self.boot = match answer {
                 Ok(r) => {
@@ -492,7 +493,7 @@ impl Pane for NetworkPane {
         } else if let Some(answer) = self.hosting.accept(
             reply,
             "the participant-id request",
-            Response::participant_ids,
+            Response::answer::<scan::ParticipantIds>,
         ) {
             let (domain, party) = self.hosting_query.clone().unwrap_or_default();
             self.hosting = match answer {
@@ -509,10 +510,11 @@ impl Pane for NetworkPane {
                     "the scan knows no hosting of this party on this synchronizer (unknown party or synchronizer id)",
                 ))),
             };
-        } else if let Some(answer) =
-            self.weight
-                .accept(reply, "the reward weight request", Response::reward_weight)
-        {
+        } else if let Some(answer) = self.weight.accept(
+            reply,
+            "the reward weight request",
+            Response::answer::<scan::RewardWeightResponse>,
+        ) {
             let (sv, before) = self.weight_query.clone().unwrap_or_default();
             self.weight = match answer {
                 Ok(r) => Load::Done(Weight {
@@ -614,25 +616,23 @@ impl Pane for NetworkPane {
         }
     }
 
-    fn scan_request(&self, _sh: &Shared) -> Option<(Request, String)> {
+    fn scan_request(&self, _sh: &Shared) -> Option<(ApiCall, String)> {
         match self.section {
             NetSection::Participants => {
                 let (domain_id, party_id) = self.hosting_query.clone()?;
                 Some((
-                    Request::ParticipantIds {
-                        domain_id,
-                        party_id,
-                    },
+                    scan::participant_ids(&domain_id, &party_id).into_answer(),
                     "hosting participants of a party".to_owned(),
                 ))
             }
             NetSection::RewardWeight => {
                 let (sv_party, effective_before) = self.weight_query.clone()?;
                 Some((
-                    Request::RewardWeight(crate::api::scan::RewardWeightRequest {
+                    scan::previous_sv_reward_weight(&scan::RewardWeightRequest {
                         sv_party,
                         effective_before,
-                    }),
+                    })
+                    .into_answer(),
                     "previous SV reward weight".to_owned(),
                 ))
             }

@@ -65,7 +65,8 @@ impl NetworkPane {
         if let Load::Loading(old) = self.sequencers {
             out.effects.push(Effect::Cancel(old));
         }
-        self.sequencers = Load::Loading(out.fetch(sh, Request::BftSequencers));
+        self.sequencers =
+            Load::Loading(out.fetch(sh, Request::api(crate::api::scan::bft_sequencers())));
     }
 
     pub(super) fn render_sequencers(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {

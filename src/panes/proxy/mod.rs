@@ -19,7 +19,8 @@ use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use crate::api::validator::ContractWithState;
+use crate::api::validator::{self, ContractWithState};
+use crate::api::{ApiCall, scan};
 use crate::config::keymap::KeyContext;
 use crate::msg::Command;
 use crate::msg::tabs::{Tabs, tabs};
@@ -141,14 +142,14 @@ impl ProxyPane {
     // -----------------------------------------------------------------------------------------
 
     fn load_rules(&mut self, sh: &mut Shared, out: &mut Out) {
-        let id = out.fetch(sh, Request::AmuletRules);
+        let id = out.fetch(sh, Request::api(validator::amulet_rules()));
         if let Some(old) = self.rules.start(id) {
             out.effects.push(Effect::Cancel(old));
         }
     }
 
     fn load_coupons(&mut self, sh: &mut Shared, out: &mut Out) {
-        let id = out.fetch(sh, Request::DevFundCoupons);
+        let id = out.fetch(sh, Request::api(validator::dev_fund_coupons()));
         if let Some(old) = self.coupons.start(id) {
             out.effects.push(Effect::Cancel(old));
         }
@@ -157,10 +158,7 @@ impl ProxyPane {
     fn query_transfers(&mut self, q: TransferQuery, sh: &mut Shared, out: &mut Out) {
         let id = out.fetch(
             sh,
-            Request::TransferStatus {
-                sender: q.sender.clone(),
-                nonce: q.nonce,
-            },
+            Request::api(validator::transfer_command_status(&q.sender, q.nonce)),
         );
         self.transfer_query = Some(q);
         if let Some(old) = self.transfers.start(id) {
@@ -319,9 +317,13 @@ impl Pane for ProxyPane {
     }
 
     /// `b` on the amulet rules asks every scan for them (the scan's own `/v0/amulet-rules`).
-    fn scan_request(&self, _sh: &Shared) -> Option<(Request, String)> {
-        (self.section == ProxySection::AmuletRules)
-            .then(|| (Request::AmuletRules, "amulet rules".to_owned()))
+    fn scan_request(&self, _sh: &Shared) -> Option<(ApiCall, String)> {
+        (self.section == ProxySection::AmuletRules).then(|| {
+            (
+                scan::amulet_rules().into_answer(),
+                "amulet rules".to_owned(),
+            )
+        })
     }
 
     fn key_context(&self) -> KeyContext {
@@ -411,9 +413,11 @@ impl Pane for ProxyPane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, _out: &mut Out) {
-        let rules = self
-            .rules
-            .accept(reply, "amulet-rules", Response::amulet_rules);
+        let rules = self.rules.accept(
+            reply,
+            "amulet-rules",
+            Response::answer::<validator::AmuletRules>,
+        );
         if let Some(answer) = rules {
             self.rules = match answer {
                 Ok(r) => Load::Done(Box::new(ContractView::new(&r.amulet_rules))),
@@ -424,9 +428,11 @@ impl Pane for ProxyPane {
             };
             return;
         }
-        let coupons = self
-            .coupons
-            .accept(reply, "the coupons request", Response::dev_fund_coupons);
+        let coupons = self.coupons.accept(
+            reply,
+            "the coupons request",
+            Response::answer::<validator::DevFundCoupons>,
+        );
         if let Some(answer) = coupons {
             self.coupons = match answer {
                 Ok(r) => {
@@ -447,9 +453,11 @@ impl Pane for ProxyPane {
             self.sync_coupon_view();
             return;
         }
-        let transfers =
-            self.transfers
-                .accept(reply, "transfer-command/status", Response::transfer_status);
+        let transfers = self.transfers.accept(
+            reply,
+            "transfer-command/status",
+            Response::answer::<validator::TransferCommandStatusResponse>,
+        );
         if let Some(answer) = transfers {
             self.transfers = match answer {
                 Ok(r) => {

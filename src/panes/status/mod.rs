@@ -21,6 +21,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
+use crate::api::scan;
 use crate::config::keymap::KeyContext;
 use crate::feed::dashboard::{LagThresholds, Rounds, Traffic, Verdict, judge};
 pub use crate::feed::node_poll::{
@@ -130,7 +131,8 @@ impl StatusPane {
         if sh.ctx.scan_urls.is_empty() || !self.rounds.due(sh.now) {
             return false;
         }
-        let id = out.fetch(sh, Request::MiningRounds);
+        let call = scan::open_and_issuing_mining_rounds(&scan::MiningRoundsRequest::default());
+        let id = out.fetch(sh, Request::api(call));
         self.rounds.sent(id);
         true
     }
@@ -398,8 +400,9 @@ impl Pane for StatusPane {
     fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
         if self.rounds.is_waiting_for(reply.id) {
             let result = match &reply.result {
-                Ok(Response::MiningRounds(r)) => Ok(&**r),
-                Ok(_) => Err("unexpected answer".to_string()),
+                Ok(r) => r
+                    .answer::<scan::OpenAndIssuingMiningRounds>()
+                    .ok_or_else(|| "unexpected answer".to_string()),
                 Err(e) => Err(e.to_string()),
             };
             self.rounds.on_result(result, sh.now, ROUNDS_EVERY_US);

@@ -5,8 +5,10 @@
 
 use ratatui::text::{Line, Span};
 
+use crate::api::ledger::ParticipantIdResponse;
+use crate::api::scan::MemberTrafficStatusResponse;
 use crate::feed::dashboard::LagLevel;
-use crate::msg::{Fetched, Request, Response};
+use crate::msg::Fetched;
 use crate::panes::{Out, Shared};
 use crate::ui::format::{human_bytes, human_duration};
 use crate::ui::theme::Theme;
@@ -30,7 +32,7 @@ impl StatusPane {
         let Some(request) = self.traffic.due(sh.now, self.rounds.domain_id.as_deref()) else {
             return false;
         };
-        let id = out.fetch(sh, request.clone());
+        let id = out.fetch(sh, request.request());
         self.traffic.sent(id, &request);
         true
     }
@@ -40,27 +42,25 @@ impl StatusPane {
         let every = i64::try_from(self.poller.refresh_ms())
             .unwrap_or(i64::MAX / 1000)
             .saturating_mul(1000);
-        match (&reply.request, &reply.result) {
-            (Request::LedgerParticipantId, Ok(Response::LedgerParticipantId(id))) => {
-                self.traffic.on_participant(Ok(id), sh.now, every);
-            }
-            (Request::LedgerParticipantId, Err(e)) => {
-                self.traffic
-                    .on_participant(Err(e.to_string()), sh.now, every);
-            }
-            (Request::TrafficStatus { .. }, Ok(Response::TrafficStatus(r))) => {
-                self.traffic.on_status(Ok(&r.traffic_status), sh.now, every);
-            }
-            (Request::TrafficStatus { .. }, Err(e)) => {
-                self.traffic.on_status(Err(e.to_string()), sh.now, every);
-            }
-            (Request::LedgerParticipantId, Ok(_)) => {
-                self.traffic
-                    .on_participant(Err("unexpected answer".into()), sh.now, every);
-            }
-            _ => self
-                .traffic
-                .on_status(Err("unexpected answer".into()), sh.now, every),
+        let unexpected = || "unexpected answer".to_owned();
+        if self.traffic.is_participant_request(reply.id) {
+            let id = match &reply.result {
+                Ok(r) => r
+                    .answer::<ParticipantIdResponse>()
+                    .map(|p| p.participant_id.as_str())
+                    .ok_or_else(unexpected),
+                Err(e) => Err(e.to_string()),
+            };
+            self.traffic.on_participant(id, sh.now, every);
+        } else {
+            let status = match &reply.result {
+                Ok(r) => r
+                    .answer::<MemberTrafficStatusResponse>()
+                    .map(|r| &r.traffic_status)
+                    .ok_or_else(unexpected),
+                Err(e) => Err(e.to_string()),
+            };
+            self.traffic.on_status(status, sh.now, every);
         }
     }
 

@@ -37,7 +37,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use unicode_width::UnicodeWidthStr;
 
-use crate::api::scan::{EventHistoryItem, Reassignment, UpdateItem};
+use crate::api::scan::{self, EventHistoryItem, Reassignment, UpdateItem};
 use crate::config::keymap::KeyContext;
 use crate::model::event_tree::ScanTree;
 use crate::model::reassign::resolve_link;
@@ -64,6 +64,11 @@ use details::{Details, tx_details};
 use layout::{Areas, render_title, split};
 use lifecycle::LifecycleList;
 use reassign::{ReassignView, reassign_details};
+
+/// The request for an update's body and verdict (`GET /v0/events/{update_id}`).
+fn event_request(update_id: &str) -> Request {
+    Request::api(scan::event(update_id, &scan::ValueEncoding::default()))
+}
 
 /// Trees with at most this many events start fully expanded.
 pub const EXPAND_ALL_MAX_EVENTS: usize = 300;
@@ -301,12 +306,7 @@ impl UpdatePane {
             Some(body) => self.show(body, want, sh),
             None => {
                 self.want = want;
-                self.pending = Some(out.fetch(
-                    sh,
-                    Request::Event {
-                        update_id: update_id.to_string(),
-                    },
-                ));
+                self.pending = Some(out.fetch(sh, event_request(update_id)));
             }
         }
     }
@@ -324,7 +324,7 @@ impl UpdatePane {
             None => std::mem::take(&mut self.want),
         };
         self.error = None;
-        self.pending = Some(out.fetch(sh, Request::Event { update_id: id }));
+        self.pending = Some(out.fetch(sh, event_request(&id)));
     }
 
     /// Shows a loaded body.
@@ -600,13 +600,18 @@ impl Pane for UpdatePane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
-        let Request::Event { update_id } = &reply.request else {
+        let Some(update_id) = reply.request.call().and_then(|c| c.subject()) else {
             return;
         };
-        if self.update_id.as_deref() != Some(update_id.as_str()) {
+        if self.update_id.as_deref() != Some(update_id) {
             return;
         }
-        let answer = accept(&mut self.pending, reply, "GET /v0/events", Response::event);
+        let answer = accept(
+            &mut self.pending,
+            reply,
+            "GET /v0/events",
+            Response::shared::<EventHistoryItem>,
+        );
         match answer {
             None => {}
             Some(Ok(body)) => {

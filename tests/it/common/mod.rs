@@ -13,6 +13,7 @@ pub mod bin;
 pub mod fixtures;
 pub mod http;
 pub mod pane;
+pub mod requests;
 pub mod screen;
 
 pub use fixtures::{fixture, fixture_text};

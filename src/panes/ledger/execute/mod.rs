@@ -232,7 +232,8 @@ impl Execute {
         };
         self.error = None;
         self.result = None;
-        self.pending = Some(out.fetch(sh, Request::Execute(Box::new(req))));
+        self.pending =
+            Some(out.fetch(sh, Request::api(crate::api::ledger::execute_and_wait(&req))));
     }
 
     /// A file read of the pane finished: the body file the editor asked for, if it is that one.
@@ -386,7 +387,7 @@ impl SectionView for Execute {
             &mut self.pending,
             reply,
             "executeAndWaitForTransaction",
-            Response::executed,
+            Response::answer::<crate::api::ledger::ExecuteResponse>,
         );
         match answer {
             None => {}

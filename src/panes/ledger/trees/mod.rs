@@ -362,13 +362,7 @@ impl Trees {
             if descending { " · descending" } else { "" },
         );
         self.drill = None;
-        self.pending = Some(out.fetch(
-            sh,
-            Request::Trees {
-                req: Box::new(req),
-                limit,
-            },
-        ));
+        self.pending = Some(out.fetch(sh, Request::api(crate::api::ledger::trees(&req, limit))));
     }
 }
 
@@ -432,7 +426,7 @@ impl SectionView for Trees {
             &mut self.pending,
             reply,
             "/v2/updates/trees",
-            Response::trees,
+            Response::shared::<Vec<crate::api::ledger::JsGetUpdateTreesResponse>>,
         ) else {
             return;
         };
