@@ -6,6 +6,7 @@
 //! keys; otherwise the keymap turns the key into a [`Command`] (in the focused pane's context),
 //! app-wide commands are handled here and the rest go to the focused pane.
 
+pub mod health;
 pub mod loader;
 pub mod palette_cmd;
 pub mod panes;
@@ -128,6 +129,7 @@ impl App {
         self.panes.history.start(&self.sh, &mut out);
         self.drive_history(None, &mut out);
         out.owner = PaneId::Status;
+        health::drive(&mut self.sh, &mut out, None);
         self.panes.status.start(&mut self.sh, &mut out);
         self.finish(out)
     }
@@ -219,7 +221,11 @@ impl App {
                         self.sh.note_ledger_end(reply.id, end.offset);
                     }
                 }
-                if reply.id.owner == PaneId::History && self.loader.owns(reply.id) {
+                if self.sh.health.owns(reply.id) {
+                    out.owner = PaneId::Status;
+                    health::drive(&mut self.sh, &mut out, Some(&reply));
+                    self.panes.network.sync_scans(&self.sh);
+                } else if reply.id.owner == PaneId::History && self.loader.owns(reply.id) {
                     self.drive_history(Some(&reply), &mut out);
                 } else {
                     let (pane, sh) = self.split(reply.id.owner, &mut out);
@@ -324,6 +330,11 @@ impl App {
                 self.go_to(PaneId::Update);
             }
             AppEvent::Focus(p) => self.go_to(p),
+            AppEvent::Health(intent) => {
+                let owner = std::mem::replace(&mut out.owner, PaneId::Status);
+                health::intent(intent, &mut self.sh, out);
+                out.owner = owner;
+            }
             AppEvent::Loader(intent) => {
                 out.events.push(AppEvent::Loader(intent));
                 self.drive_history(None, out);
@@ -389,7 +400,8 @@ impl App {
 
     fn on_tick(&mut self, now: i64, out: &mut Out) {
         self.sh.now = now;
-        let mut changed = false;
+        out.owner = PaneId::Status;
+        let mut changed = health::drive(&mut self.sh, out, None);
         for id in PaneId::ALL {
             let (pane, sh) = self.split(id, out);
             changed |= pane.on_tick(sh, out);

@@ -99,7 +99,7 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
     } else {
         spans.push(Span::raw(" "));
     }
-    let health = app.panes.status.health();
+    let health = app.sh.health.nodes.scan0_health();
     spans.push(Span::styled(
         format!("● scan {}", health.label()),
         crate::panes::status::health_style(health, theme),
@@ -165,7 +165,7 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
 fn follow_span(app: &App) -> Span<'static> {
     let theme = &app.theme;
     if app.panes.history.is_following() {
-        match app.panes.status.health() {
+        match app.sh.health.nodes.scan0_health() {
             crate::panes::status::NodeHealth::Down => Span::styled("OFFLINE", theme.status_err),
             // Nothing answered yet: not LIVE before there is evidence of it.
             crate::panes::status::NodeHealth::Unknown => Span::styled("CONNECTING", theme.muted),

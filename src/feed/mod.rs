@@ -7,5 +7,6 @@
 //! top-level modules import each other in a loop.
 
 pub mod dashboard;
+pub mod health;
 pub mod loader;
 pub mod node_poll;

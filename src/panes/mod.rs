@@ -10,8 +10,10 @@ use ratatui::layout::Rect;
 use crate::api::ApiCall;
 use crate::api::scan::EventHistoryItem;
 use crate::config::keymap::KeyContext;
+use crate::feed::health::{Health, HealthIntent};
 pub use crate::feed::loader::StartFrom;
 use crate::feed::loader::{Feed, LoaderIntent};
+use crate::feed::node_poll::NodePoller;
 use crate::model::cache::BodyCache;
 use crate::model::history::History;
 use crate::msg::Command;
@@ -52,6 +54,9 @@ pub struct AppContext {
     pub lag: crate::feed::dashboard::LagThresholds,
     /// When this validator's remaining traffic turns amber and red.
     pub traffic: crate::feed::dashboard::TrafficThresholds,
+    /// How often every scan of the network is measured, in milliseconds
+    /// (`network_health_interval`).
+    pub network_interval_ms: u64,
 }
 
 impl Default for AppContext {
@@ -67,6 +72,7 @@ impl Default for AppContext {
             start: StartFrom::Recent { window_secs: 600 },
             lag: crate::feed::dashboard::LagThresholds::default(),
             traffic: crate::feed::dashboard::TrafficThresholds::default(),
+            network_interval_ms: 30_000,
         }
     }
 }
@@ -99,13 +105,15 @@ pub struct Shared {
     ledger_end_seq: u64,
     /// Request ids, in sending order.
     pub ids: RequestIds,
+    /// The health of the profile's nodes and of every scan of the network; written by the
+    /// app only (`app::health`), read by the header, Status and Network.
+    pub health: Health,
 }
 
 impl Shared {
     /// Fresh shared state.
     pub fn new(ctx: AppContext, now: i64) -> Self {
         Shared {
-            ctx,
             now,
             local_time: false,
             history: History::default(),
@@ -117,6 +125,19 @@ impl Shared {
             ledger_end: None,
             ledger_end_seq: 0,
             ids: RequestIds::default(),
+            health: Health::new(
+                NodePoller::new(
+                    &ctx.scan_urls,
+                    ctx.ledger_url.as_deref().map(|u| (u, ctx.has_token)),
+                    ctx.validator_url.as_deref(),
+                    ctx.refresh_ms,
+                ),
+                !ctx.scan_urls.is_empty(),
+                i64::try_from(ctx.network_interval_ms)
+                    .unwrap_or(i64::MAX / 1000)
+                    .saturating_mul(1000),
+            ),
+            ctx,
         }
     }
 
@@ -209,6 +230,8 @@ pub enum AppEvent {
     Error(PaneId, String),
     /// A request to the history loader (the app owns it).
     Loader(LoaderIntent),
+    /// A request to the health (the app owns it).
+    Health(HealthIntent),
 }
 
 /// What a pane produced while handling something. `owner` is the pane being called (the app

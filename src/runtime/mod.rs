@@ -472,6 +472,7 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
         refresh_ms: u64::try_from(settings.refresh.as_millis())
             .unwrap_or(2000)
             .max(100),
+        network_interval_ms: 30_000,
         start,
         lag: settings.network.lag,
         traffic: settings.network.traffic,

@@ -8,6 +8,7 @@ use cantonscope::api::ApiError;
 use cantonscope::api::scan::{
     MemberTrafficStatusResponse, NodeStatus, OpenAndIssuingMiningRounds, UpdateItem,
 };
+use cantonscope::app::health;
 use cantonscope::model::history::Placement;
 use cantonscope::model::summary::{format_time_micros, parse_time_micros};
 use cantonscope::msg::Command;
@@ -131,13 +132,25 @@ fn answer(
         elapsed_ms,
         ..fetched(id, &req, &result)
     };
-    pane.on_fetched(&reply, sh, &mut out);
+    // As the app routes it: the nodes' polls to its health, the rest to the pane.
+    if sh.health.owns(id) {
+        health::drive(sh, &mut out, Some(&reply));
+    } else {
+        pane.on_fetched(&reply, sh, &mut out);
+    }
     out
+}
+
+/// The app's start for this pane: its health's first round, then the pane's own requests.
+fn start(pane: &mut StatusPane, sh: &mut Shared, out: &mut Out) {
+    health::drive(sh, out, None);
+    pane.start(sh, out);
 }
 
 fn tick(pane: &mut StatusPane, sh: &mut Shared, now: i64) -> Out {
     sh.now = now;
     let mut out = Out::default();
+    health::drive(sh, &mut out, None);
     pane.on_tick(sh, &mut out);
     out
 }
@@ -152,6 +165,8 @@ fn answer_all_ok(pane: &mut StatusPane, sh: &mut Shared, out: &Out, offset: i64,
             Asked::MiningRounds => mining_rounds(),
             Asked::LedgerParticipantId => participant_id(PARTICIPANT),
             Asked::TrafficStatus => traffic(2_600_000, 4_000_000, 8_000_000),
+            // The network's measurement (a job over every scan) is not this test's.
+            Asked::Other(None) => continue,
             Asked::Other(_) => panic!("unexpected request {req:?}"),
         };
         answer(pane, sh, id, req, Ok(resp), ms);
@@ -198,7 +213,7 @@ fn healthy() -> (StatusPane, Shared) {
     sh.history_at_head = true;
     let mut pane = StatusPane::new(&sh);
     let mut out = Out::default();
-    pane.start(&mut sh, &mut out);
+    start(&mut pane, &mut sh, &mut out);
     answer_all_ok(&mut pane, &mut sh, &out, 100_000, 12);
     for (k, ms) in [30u32, 18, 9, 44, 15, 12, 20, 11, 13]
         .into_iter()
@@ -217,7 +232,7 @@ fn start_polls_every_configured_node_once() {
     let mut sh = Shared::new(ctx(true), t0());
     let mut pane = StatusPane::new(&sh);
     let mut out = Out::default();
-    pane.start(&mut sh, &mut out);
+    start(&mut pane, &mut sh, &mut out);
     let reqs: Vec<Request> = fetches(&out).into_iter().map(|(_, r)| r).collect();
     assert_eq!(
         reqs,
@@ -226,6 +241,11 @@ fn start_polls_every_configured_node_once() {
             req::status(1),
             req::ledger_end(),
             req::amulet_rules(),
+            // The app's health also measures every scan of the network from the start.
+            Request::NetworkHealth {
+                now: t0(),
+                heads: Vec::new()
+            },
             req::mining_rounds(),
             req::ledger_participant_id(),
         ]
@@ -235,7 +255,7 @@ fn start_polls_every_configured_node_once() {
         let out = tick(&mut pane, &mut sh, t0() + k * 5 * SEC);
         assert!(fetches(&out).is_empty(), "one request in flight per node");
     }
-    assert_eq!(pane.health(), NodeHealth::Unknown);
+    assert_eq!(sh.health.nodes.scan0_health(), NodeHealth::Unknown);
 }
 
 #[test]
@@ -253,7 +273,7 @@ fn browsing_the_past_claims_no_lag() {
 #[test]
 fn healthy_dashboard_snapshots() {
     let (mut pane, sh) = healthy();
-    assert_eq!(pane.health(), NodeHealth::Ok);
+    assert_eq!(sh.health.nodes.scan0_health(), NodeHealth::Ok);
     assert_eq!(pane.migration_id(), Some(3));
     assert!(pane.newest_record_time().is_some());
     let t = draw(&mut pane, &sh, 80, 24);
@@ -296,11 +316,15 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
         "going down is reported once: {:?}",
         ev.events
     );
-    let node = pane.node(NodeKind::Scan(1)).expect("node");
+    let node = sh.health.nodes.node(NodeKind::Scan(1)).expect("node");
     assert_eq!(node.health(), NodeHealth::Down);
     assert_eq!(node.failures, 1);
     assert_eq!(node.next_due() - now, 4 * SEC);
-    assert_eq!(pane.health(), NodeHealth::Ok, "the header follows scan 0");
+    assert_eq!(
+        sh.health.nodes.scan0_health(),
+        NodeHealth::Ok,
+        "the header follows scan 0"
+    );
     let t = draw(&mut pane, &sh, 120, 40);
     let text = screen_text(&t);
     assert!(text.contains("DOWN  1 failed attempt in a row"), "{text}");
@@ -310,7 +334,12 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
     // Keep failing: the wait doubles up to 30 s; no request before it is due.
     let mut waits = vec![4 * SEC];
     for _ in 0..5 {
-        let due = pane.node(NodeKind::Scan(1)).expect("node").next_due();
+        let due = sh
+            .health
+            .nodes
+            .node(NodeKind::Scan(1))
+            .expect("node")
+            .next_due();
         let out = tick(&mut pane, &mut sh, due - SEC);
         assert!(fetch_for(&out, &scan1).is_none(), "not before it is due");
         answer_all_ok(&mut pane, &mut sh, &out, 1, 10);
@@ -327,7 +356,14 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
         );
         assert!(ev.events.is_empty(), "no repeated error toasts while down");
         answer_all_ok(&mut pane, &mut sh, &out, 1, 10);
-        waits.push(pane.node(NodeKind::Scan(1)).expect("node").next_due() - now);
+        waits.push(
+            sh.health
+                .nodes
+                .node(NodeKind::Scan(1))
+                .expect("node")
+                .next_due()
+                - now,
+        );
     }
     assert_eq!(
         waits,
@@ -340,7 +376,12 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
     assert_snapshot!("status_failing_120x40", failing.backend());
 
     // It comes back: the card recovers, the back-off resets.
-    now = pane.node(NodeKind::Scan(1)).expect("node").next_due();
+    now = sh
+        .health
+        .nodes
+        .node(NodeKind::Scan(1))
+        .expect("node")
+        .next_due();
     let out = tick(&mut pane, &mut sh, now);
     let id = fetch_for(&out, &scan1).expect("retried");
     let ev = answer(
@@ -357,7 +398,7 @@ fn node_goes_down_shows_why_backs_off_and_recovers() {
         )
     );
     answer_all_ok(&mut pane, &mut sh, &out, 2, 10);
-    let node = pane.node(NodeKind::Scan(1)).expect("node");
+    let node = sh.health.nodes.node(NodeKind::Scan(1)).expect("node");
     assert_eq!(node.health(), NodeHealth::Ok);
     assert_eq!(node.failures, 0);
     assert_eq!(
@@ -390,7 +431,7 @@ fn a_rate_limited_node_is_not_down() {
     let ev = answer(&mut pane, &mut sh, id, scan1, Err(too_many), 0);
     answer_all_ok(&mut pane, &mut sh, &out, 1, 10);
     assert!(ev.events.is_empty(), "nothing is down: {:?}", ev.events);
-    let node = pane.node(NodeKind::Scan(1)).expect("node");
+    let node = sh.health.nodes.node(NodeKind::Scan(1)).expect("node");
     assert_eq!(
         node.health(),
         NodeHealth::Ok,
@@ -408,7 +449,7 @@ fn header_health_follows_scan_zero() {
     let mut sh = Shared::new(ctx(true), t0());
     let mut pane = StatusPane::new(&sh);
     let mut out = Out::default();
-    pane.start(&mut sh, &mut out);
+    start(&mut pane, &mut sh, &mut out);
     let scan0 = req::status(0);
     let id = fetch_for(&out, &scan0).expect("scan 0");
     let not_init: NodeStatus =
@@ -421,7 +462,7 @@ fn header_health_follows_scan_zero() {
         Ok(Response::from(not_init)),
         5,
     );
-    assert_eq!(pane.health(), NodeHealth::Degraded);
+    assert_eq!(sh.health.nodes.scan0_health(), NodeHealth::Degraded);
     let t = draw(&mut pane, &sh, 80, 24);
     assert!(screen_text(&t).contains("DEGRADED  not initialized"));
     // Every card but the traffic card (about the validator, not a node).
@@ -439,14 +480,14 @@ fn header_health_follows_scan_zero() {
         Ok(Response::from(failed)),
         5,
     );
-    assert_eq!(pane.health(), NodeHealth::Degraded);
+    assert_eq!(sh.health.nodes.scan0_health(), NodeHealth::Degraded);
     let t = draw(&mut pane, &sh, 80, 24);
     assert!(screen_text(&t).contains("failed: db down"));
 
     let out = tick(&mut pane, &mut sh, t0() + 4 * SEC);
     let id = fetch_for(&out, &scan0).expect("scan 0 again");
     answer(&mut pane, &mut sh, id, scan0, Err(connect_error()), 5);
-    assert_eq!(pane.health(), NodeHealth::Down);
+    assert_eq!(sh.health.nodes.scan0_health(), NodeHealth::Down);
     assert_eq!(
         pane.tab_count(&sh),
         Some(pane.card_count() - 1),
@@ -459,7 +500,7 @@ fn replies_to_unknown_requests_are_ignored() {
     let mut sh = Shared::new(ctx(true), t0());
     let mut pane = StatusPane::new(&sh);
     let mut out = Out::default();
-    pane.start(&mut sh, &mut out);
+    start(&mut pane, &mut sh, &mut out);
     let ev = answer(
         &mut pane,
         &mut sh,
@@ -469,7 +510,7 @@ fn replies_to_unknown_requests_are_ignored() {
         5,
     );
     assert!(ev.events.is_empty());
-    assert_eq!(pane.health(), NodeHealth::Unknown);
+    assert_eq!(sh.health.nodes.scan0_health(), NodeHealth::Unknown);
     // The right id with another request kind is not ours either.
     let id = fetch_for(&out, &req::status(0)).expect("scan 0");
     answer(
@@ -480,7 +521,7 @@ fn replies_to_unknown_requests_are_ignored() {
         Err(connect_error()),
         5,
     );
-    assert_eq!(pane.health(), NodeHealth::Unknown);
+    assert_eq!(sh.health.nodes.scan0_health(), NodeHealth::Unknown);
 }
 
 #[test]
@@ -488,11 +529,11 @@ fn a_request_without_answer_is_given_up_and_retried() {
     let mut sh = Shared::new(ctx(true), t0());
     let mut pane = StatusPane::new(&sh);
     let mut out = Out::default();
-    pane.start(&mut sh, &mut out);
+    start(&mut pane, &mut sh, &mut out);
     let id = fetch_for(&out, &req::status(0)).expect("scan 0");
     let out = tick(&mut pane, &mut sh, t0() + 91 * SEC);
     assert!(out.effects.contains(&Effect::Cancel(id)));
-    assert_eq!(pane.health(), NodeHealth::Down);
+    assert_eq!(sh.health.nodes.scan0_health(), NodeHealth::Down);
     // The late reply is dropped.
     answer(
         &mut pane,
@@ -502,21 +543,21 @@ fn a_request_without_answer_is_given_up_and_retried() {
         Ok(status_ok("x")),
         5,
     );
-    assert_eq!(pane.health(), NodeHealth::Down);
+    assert_eq!(sh.health.nodes.scan0_health(), NodeHealth::Down);
     let out = tick(&mut pane, &mut sh, t0() + 95 * SEC);
     assert!(fetch_for(&out, &req::status(0)).is_some());
 }
 
 #[test]
 fn latency_and_ledger_rate_sparklines_get_values() {
-    let (pane, _sh) = healthy();
-    let scan0 = pane.node(NodeKind::Scan(0)).expect("scan 0");
+    let (_pane, sh) = healthy();
+    let scan0 = sh.health.nodes.node(NodeKind::Scan(0)).expect("scan 0");
     let lat: Vec<Option<u64>> = scan0.latencies().collect();
     assert_eq!(
         lat,
         [12, 30, 18, 9, 44, 15, 12, 20, 11, 13].map(Some).to_vec()
     );
-    let ledger = pane.node(NodeKind::Ledger).expect("ledger");
+    let ledger = sh.health.nodes.node(NodeKind::Ledger).expect("ledger");
     // 37 offsets every 2 s.
     assert_eq!(ledger.rate, Some(18.5));
     assert_eq!(ledger.ledger_end, Some(Some(100_333)));
@@ -534,7 +575,9 @@ fn latency_and_ledger_rate_sparklines_get_values() {
             }
         }
     }
-    let lat: Vec<Option<u64>> = pane
+    let lat: Vec<Option<u64>> = sh
+        .health
+        .nodes
         .node(NodeKind::Scan(0))
         .expect("scan 0")
         .latencies()
@@ -549,7 +592,7 @@ fn ledger_without_token_is_not_polled_and_says_how_to_configure() {
     let mut sh = Shared::new(ctx(false), t0());
     let mut pane = StatusPane::new(&sh);
     let mut out = Out::default();
-    pane.start(&mut sh, &mut out);
+    start(&mut pane, &mut sh, &mut out);
     assert!(fetch_for(&out, &req::ledger_end()).is_none());
     let out = tick(&mut pane, &mut sh, t0() + 60 * SEC);
     assert!(fetch_for(&out, &req::ledger_end()).is_none());
@@ -567,7 +610,7 @@ fn history_rate_is_incremental_and_matches_a_full_count() {
     let mut sh = Shared::new(ctx(true), t0());
     let mut pane = StatusPane::new(&sh);
     let mut out = Out::default();
-    pane.start(&mut sh, &mut out);
+    start(&mut pane, &mut sh, &mut out);
     assert!(pane.history_stats().per_minute().is_empty());
 
     // Starts 10 minutes back (as the default start).
@@ -661,6 +704,12 @@ fn refresh_polls_now_and_copy_takes_the_last_error() {
     let (mut pane, mut sh) = healthy();
     let mut out = Out::default();
     assert!(pane.on_command(Command::Refresh, &mut sh, &mut out));
+    // The pane asks the app's health, as the app carries it out.
+    for event in std::mem::take(&mut out.events) {
+        if let AppEvent::Health(intent) = event {
+            health::intent(intent, &mut sh, &mut out);
+        }
+    }
     assert_eq!(fetches(&out).len(), 4);
     let id = fetch_for(&out, &req::status(0)).expect("scan 0");
     answer(

@@ -302,10 +302,6 @@ impl NetworkPane {
         self.check.open = true;
         self.scans.detail = None;
         self.section = super::NetSection::Scans;
-        // The matrix is measured too when the pane was never shown.
-        if self.scans.started_at.is_none() {
-            self.measure(sh, out);
-        }
     }
 
     /// A command while the consensus view is shown: Esc back to the matrix, `b` / `r` check

@@ -258,7 +258,6 @@ impl NetworkPane {
     /// Loads what the shown section needs on its first showing.
     fn load_section(&mut self, sh: &mut Shared, out: &mut Out) {
         match self.section {
-            NetSection::Scans if self.scans.started_at.is_none() => self.measure(sh, out),
             NetSection::Sequencers if self.sequencers.is_idle() => self.load_sequencers(sh, out),
             _ => {}
         }
@@ -355,11 +354,12 @@ impl Pane for NetworkPane {
     }
 
     fn on_focus(&mut self, sh: &mut Shared, out: &mut Out) {
+        self.sync_scans(sh);
         self.load_section(sh, out);
     }
 
-    fn on_tick(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
-        self.measure_on_tick(sh, out)
+    fn on_tick(&mut self, sh: &mut Shared, _out: &mut Out) -> bool {
+        self.sync_scans(sh)
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
@@ -449,10 +449,6 @@ impl Pane for NetworkPane {
         }
         if let Request::NetworkCheck { .. } | Request::OnEveryScan { .. } = request {
             self.on_check_reply(reply);
-            return;
-        }
-        if let Request::NetworkHealth { .. } = request {
-            self.on_scans_reply(reply);
             return;
         }
         if let Some(answer) = self.sequencers.accept(

@@ -18,15 +18,15 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use crate::feed::health::HealthIntent;
 use crate::model::network::{
     HealthState, NetworkHealth, NetworkSnapshot, NodeState, ScanEntry, ScanHealth, ScanObservation,
     url_host,
 };
-use crate::msg::{Fetched, Request, RequestId, Response};
+use crate::panes::AppEvent;
 use crate::panes::form::{cell, paragraph};
 use crate::panes::{Out, RenderCtx, Shared};
 use crate::ui::format::{group_thousands, human_secs};
-use crate::ui::load::accept;
 use crate::ui::safe::safe_line;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
@@ -300,10 +300,10 @@ pub struct ScansState {
     pub health: Option<NetworkHealth>,
     pub rows: Vec<ScanRow>,
     pub table: DataTable<ScanCol>,
-    /// The round in flight.
-    pub pending: Option<RequestId>,
-    /// When the last round started (µs, the app's clock).
-    pub started_at: Option<i64>,
+    /// Whether the app's health is measuring every scan now.
+    pub measuring: bool,
+    /// The app's measurement this state shows (`NetworkWatch::epoch`).
+    pub epoch: u64,
     /// Why the last round failed.
     pub error: Option<String>,
     /// The scan whose card is open (index into `rows`).
@@ -317,8 +317,8 @@ impl Default for ScansState {
             health: None,
             rows: Vec::new(),
             table: scans_table(),
-            pending: None,
-            started_at: None,
+            measuring: false,
+            epoch: 0,
             error: None,
             detail: None,
         }
@@ -365,51 +365,39 @@ impl NetworkPane {
 
     /// Whether a measurement of every scan is running.
     pub fn is_measuring(&self) -> bool {
-        self.scans.pending.is_some()
+        self.scans.measuring
     }
 
-    /// Starts a measurement of every scan, unless one is running.
-    pub(super) fn measure(&mut self, sh: &mut Shared, out: &mut Out) {
-        if self.scans.pending.is_some() {
-            return;
+    /// Asks the app's health to measure every scan now (`r`), unless it is measuring.
+    pub(super) fn measure(&mut self, sh: &Shared, out: &mut Out) {
+        if !sh.health.network.is_measuring() {
+            out.events
+                .push(AppEvent::Health(HealthIntent::MeasureNetworkNow));
+            self.scans.measuring = true;
         }
-        let heads = self
-            .scans
-            .snapshot
-            .as_ref()
-            .map(NetworkSnapshot::heads)
-            .unwrap_or_default();
-        let id = out.fetch(sh, Request::NetworkHealth { now: sh.now, heads });
-        self.scans.pending = Some(id);
-        self.scans.started_at = Some(sh.now);
     }
 
-    /// Every refresh interval (after the first showing): the next measurement.
-    pub(super) fn measure_on_tick(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
-        let Some(started) = self.scans.started_at else {
-            return false;
-        };
-        let interval = i64::try_from(sh.ctx.refresh_ms)
-            .unwrap_or(2_000)
-            .saturating_mul(1_000);
-        if self.scans.pending.is_none() && sh.now - started >= interval {
-            self.measure(sh, out);
+    /// Keeps the matrix in step with the app's health (every scan, measured every
+    /// `network_health_interval` by the app); returns whether it changed.
+    pub fn sync_scans(&mut self, sh: &Shared) -> bool {
+        let net = &sh.health.network;
+        let mut changed = false;
+        if net.epoch != self.scans.epoch {
+            self.scans.epoch = net.epoch;
+            if let Some(snapshot) = &net.snapshot {
+                self.scans.accept(snapshot.clone());
+            }
+            changed = true;
         }
-        false
-    }
-
-    pub(super) fn on_scans_reply(&mut self, reply: &Fetched) {
-        let answer = accept(
-            &mut self.scans.pending,
-            reply,
-            "the network health",
-            Response::network_health,
-        );
-        match answer {
-            None => {}
-            Some(Ok(snapshot)) => self.scans.accept(snapshot.clone()),
-            Some(Err(f)) => self.scans.error = Some(f.to_string()),
+        if net.error != self.scans.error {
+            self.scans.error.clone_from(&net.error);
+            changed = true;
         }
+        if net.is_measuring() != self.scans.measuring {
+            self.scans.measuring = net.is_measuring();
+            changed = true;
+        }
+        changed
     }
 
     /// The selected scan's row.
@@ -432,7 +420,7 @@ impl NetworkPane {
             crate::model::network::HealthOutcome::NoHealthyQuorum => theme.status_err,
         };
         let mut spans = vec![Span::styled(health.verdict.clone(), style)];
-        if self.scans.pending.is_some() {
+        if self.scans.measuring {
             spans.push(Span::styled(" · measuring…", theme.muted));
         }
         Line::from(spans)

@@ -38,7 +38,7 @@ impl StatusPane {
             }
             Card::Rounds => " mining rounds · scan 1 ".to_string(),
             Card::Traffic => " traffic · this validator on the global synchronizer ".to_string(),
-            Card::Node(i) => match self.poller.nodes().get(i) {
+            Card::Node(i) => match sh.health.nodes.nodes().get(i) {
                 Some(n) => format!(" {} · {} ", n.kind.name(), n.url),
                 None => String::new(),
             },
@@ -61,7 +61,7 @@ impl StatusPane {
             Card::Rounds => self.render_rounds(&mut rows, sh, theme),
             Card::Traffic => self.render_traffic(&mut rows, sh, theme),
             Card::Node(i) => {
-                if let Some(n) = self.poller.nodes().get(i) {
+                if let Some(n) = sh.health.nodes.nodes().get(i) {
                     self.render_node(n, &mut rows, sh, theme);
                 }
             }
@@ -388,7 +388,10 @@ impl StatusPane {
             }
         } else {
             timing.push(Span::styled(
-                format!(" · every {}", human_interval_ms(self.poller.refresh_ms())),
+                format!(
+                    " · every {}",
+                    human_interval_ms(sh.health.nodes.refresh_ms())
+                ),
                 theme.muted,
             ));
         }

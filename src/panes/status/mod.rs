@@ -24,17 +24,17 @@ use ratatui::style::Style;
 use crate::api::scan;
 use crate::config::keymap::KeyContext;
 use crate::feed::dashboard::{LagThresholds, Rounds, Traffic, Verdict, judge};
+use crate::feed::health::HealthIntent;
+use crate::feed::node_poll::NodePoller;
 pub use crate::feed::node_poll::{
     LATENCY_SAMPLES, MAX_BACKOFF_MS, NodeHealth, NodeKind, NodeState, retry_delay_ms,
 };
-use crate::feed::node_poll::{NodePoller, Transition};
 pub use crate::model::history_stats::{HistoryStats, RATE_WINDOW_MINUTES};
 use crate::msg::Command;
-use crate::msg::{Effect, Fetched, Request, Response};
-use crate::ui::format::human_duration;
+use crate::msg::{Fetched, Request};
 use crate::ui::theme::Theme;
 
-use super::{Out, Pane, PaneId, RenderCtx, Shared};
+use super::{AppEvent, Out, Pane, PaneId, RenderCtx, Shared};
 
 /// The text shown when a ledger is configured without a token.
 pub const NO_TOKEN_TEXT: &str =
@@ -65,10 +65,33 @@ enum Card {
     Traffic,
 }
 
+/// What decides the height of a node's card, as the app's health last said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct NodeShape {
+    kind: NodeKind,
+    polled: bool,
+    down: bool,
+}
+
+impl NodeShape {
+    fn of(nodes: &NodePoller) -> Vec<NodeShape> {
+        nodes
+            .nodes()
+            .iter()
+            .map(|n| NodeShape {
+                kind: n.kind,
+                polled: n.polled,
+                down: n.health() == NodeHealth::Down,
+            })
+            .collect()
+    }
+}
+
 /// The Status pane.
 #[derive(Debug)]
 pub struct StatusPane {
-    poller: NodePoller,
+    /// The node cards' shapes (the nodes themselves are the app's: `Shared::health`).
+    shapes: Vec<NodeShape>,
     history: HistoryStats,
     rounds: Rounds,
     traffic: Traffic,
@@ -86,24 +109,19 @@ impl StatusPane {
     /// loaded history.
     pub fn new(sh: &Shared) -> Self {
         let ctx = &sh.ctx;
-        let poller = NodePoller::new(
-            &ctx.scan_urls,
-            ctx.ledger_url.as_deref().map(|u| (u, ctx.has_token)),
-            ctx.validator_url.as_deref(),
-            ctx.refresh_ms,
-        );
+        let shapes = NodeShape::of(&sh.health.nodes);
         let scans = ctx.scan_urls.len();
         let mut cards: Vec<Card> = (0..scans).map(Card::Node).collect();
         cards.push(Card::History);
         if scans > 0 {
             cards.push(Card::Rounds);
         }
-        cards.extend((scans..poller.nodes().len()).map(Card::Node));
+        cards.extend((scans..shapes.len()).map(Card::Node));
         if scans > 0 || ctx.ledger_url.is_some() {
             cards.push(Card::Traffic);
         }
         StatusPane {
-            poller,
+            shapes,
             history: HistoryStats::default(),
             rounds: Rounds::default(),
             traffic: Traffic::new(ctx.traffic),
@@ -116,11 +134,8 @@ impl StatusPane {
         }
     }
 
-    /// Issues the first round of requests.
+    /// Issues the first round of requests (the nodes are polled by the app's health).
     pub fn start(&mut self, sh: &mut Shared, out: &mut Out) {
-        for i in self.poller.idle() {
-            self.poll(i, sh, out);
-        }
         self.poll_rounds(sh, out);
         self.poll_traffic(sh, out);
         self.history.sync(&sh.history);
@@ -145,7 +160,7 @@ impl StatusPane {
     /// The dashboard's verdict now.
     pub fn verdict(&self, sh: &Shared) -> Verdict {
         let mut v = judge(
-            &self.poller,
+            &sh.health.nodes,
             &self.history,
             sh.history_at_head,
             sh.now,
@@ -165,11 +180,6 @@ impl StatusPane {
         self.cards.len()
     }
 
-    /// Health of scan 0 (the one the history is read from).
-    pub fn health(&self) -> NodeHealth {
-        self.poller.scan0_health()
-    }
-
     /// Migration id of the newest loaded update.
     pub fn migration_id(&self) -> Option<i64> {
         self.history.migration_id
@@ -180,49 +190,9 @@ impl StatusPane {
         self.history.newest
     }
 
-    /// Every node, in card order of kind (scans, ledger, validator).
-    pub fn nodes(&self) -> &[NodeState] {
-        self.poller.nodes()
-    }
-
-    /// The node of a kind.
-    pub fn node(&self, kind: NodeKind) -> Option<&NodeState> {
-        self.poller.node(kind)
-    }
-
     /// The history statistics.
     pub fn history_stats(&self) -> &HistoryStats {
         &self.history
-    }
-
-    fn poll(&mut self, i: usize, sh: &mut Shared, out: &mut Out) {
-        let Some(node) = self.poller.nodes().get(i) else {
-            return;
-        };
-        let id = out.fetch(sh, node.kind.request());
-        self.poller.sent(i, id, sh.now);
-    }
-
-    fn on_result(
-        &mut self,
-        i: usize,
-        result: Result<&Response, String>,
-        elapsed_ms: u32,
-        now: i64,
-        out: &mut Out,
-    ) {
-        let Some(kind) = self.poller.nodes().get(i).map(|n| n.kind) else {
-            return;
-        };
-        match self.poller.on_result(i, result, elapsed_ms, now) {
-            Some(Transition::Recovered) => {
-                out.info(format!("{} is reachable again", kind.name()));
-            }
-            Some(Transition::WentDown(text)) => {
-                out.error(format!("{} is down: {text}", kind.name()));
-            }
-            None => {}
-        }
     }
 
     fn grid(&self, area: Rect) -> Grid {
@@ -245,10 +215,10 @@ impl StatusPane {
     fn card_height(&self, card: Card) -> u16 {
         2 + match card {
             Card::History | Card::Rounds | Card::Traffic => 4,
-            Card::Node(i) => match self.poller.nodes().get(i) {
+            Card::Node(i) => match self.shapes.get(i) {
                 Some(n) if !n.polled => 3,
                 Some(n) => {
-                    let error_rows = u16::from(n.health() == NodeHealth::Down);
+                    let error_rows = u16::from(n.down);
                     error_rows
                         + match n.kind {
                             NodeKind::Scan(_) | NodeKind::Ledger => 5,
@@ -329,18 +299,12 @@ impl Pane for StatusPane {
             Command::PageDown => self.move_selection(3),
             Command::Top => self.move_selection(isize::MIN / 2),
             Command::Bottom => self.move_selection(isize::MAX / 2),
-            Command::Refresh => {
-                let idle = self.poller.idle();
-                for &i in &idle {
-                    self.poll(i, sh, out);
-                }
-                if !idle.is_empty() {
-                    out.info("polling every node now");
-                }
-            }
+            Command::Refresh => out
+                .events
+                .push(AppEvent::Health(HealthIntent::PollNodesNow)),
             Command::Copy => match self.cards.get(self.selected) {
                 Some(Card::Node(i)) => {
-                    let Some(n) = self.poller.nodes().get(*i) else {
+                    let Some(n) = sh.health.nodes.nodes().get(*i) else {
                         return false;
                     };
                     match &n.last_error {
@@ -370,21 +334,11 @@ impl Pane for StatusPane {
     fn on_tick(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
         let mut changed = self.history.sync(&sh.history);
         let now = sh.now;
-        let work = self.poller.tick(now);
-        for &(i, id, waited) in &work.stale {
-            out.effects.push(Effect::Cancel(id));
-            let name = self
-                .poller
-                .nodes()
-                .get(i)
-                .map(|n| n.kind.name())
-                .unwrap_or_default();
-            let text = format!("{name}: no answer after {}", human_duration(waited));
-            self.on_result(i, Err(text), 0, now, out);
-            changed = true;
-        }
-        for &i in &work.due {
-            self.poll(i, sh, out);
+        let shapes = NodeShape::of(&sh.health.nodes);
+        if shapes != self.shapes {
+            self.shapes = shapes;
+            let grid = self.grid(self.area);
+            self.first_row = self.first_visible_row(&grid, self.area.height);
             changed = true;
         }
         changed |= self.poll_rounds(sh, out);
@@ -397,7 +351,7 @@ impl Pane for StatusPane {
         changed
     }
 
-    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, _out: &mut Out) {
         if self.rounds.is_waiting_for(reply.id) {
             let result = match &reply.result {
                 Ok(r) => r
@@ -410,24 +364,7 @@ impl Pane for StatusPane {
         }
         if self.traffic.is_waiting_for(reply.id) {
             self.on_traffic(reply, sh);
-            return;
         }
-        let Some(i) = self.poller.waiting_for(reply.id, &reply.request) else {
-            return;
-        };
-        if let Err(e) = &reply.result
-            && e.status() == Some(429)
-        {
-            // Rate limited: the node answers; ask again later, without calling it down.
-            self.poller.throttled(i, e.to_string(), sh.now);
-            return;
-        }
-        let result = match &reply.result {
-            Ok(resp) => Ok(resp),
-            Err(e) => Err(e.to_string()),
-        };
-        self.on_result(i, result, reply.elapsed_ms, sh.now, out);
-        self.history.sync(&sh.history);
     }
 
     fn set_area(&mut self, area: Rect) {
@@ -519,10 +456,10 @@ impl Pane for StatusPane {
         vec![Command::Down, Command::Up, Command::Refresh, Command::Copy]
     }
 
-    fn tab_count(&self, _sh: &Shared) -> Option<usize> {
+    fn tab_count(&self, sh: &Shared) -> Option<usize> {
         // The node, history and rounds cards, once a node answered (or failed); the traffic
         // card is not counted (it is about one validator, not a node of its own).
-        let polled = self.poller.nodes().iter().any(|n| n.last_ok.is_some());
+        let polled = sh.health.nodes.nodes().iter().any(|n| n.last_ok.is_some());
         let traffic = usize::from(self.cards.contains(&Card::Traffic));
         polled.then_some(self.card_count() - traffic)
     }

@@ -39,7 +39,7 @@ impl StatusPane {
 
     /// Hands a traffic reply to the state machine (the next request goes out on a tick).
     pub(super) fn on_traffic(&mut self, reply: &Fetched, sh: &Shared) {
-        let every = i64::try_from(self.poller.refresh_ms())
+        let every = i64::try_from(sh.health.nodes.refresh_ms())
             .unwrap_or(i64::MAX / 1000)
             .saturating_mul(1000);
         let unexpected = || "unexpected answer".to_owned();

@@ -1,0 +1,243 @@
+//! Health, as the app owns it: the profile's own nodes (polled by [`NodePoller`]) and, once a
+//! scan is configured, every scan of the network (measured every `network_health_interval`).
+//! One source for the header, the Status dashboard and the Network pane: they only read it;
+//! none of them polls on its own. A pure state machine like the history loader: it takes the
+//! clock and replies and returns requests as data ([`HealthOut`]); the app's `app::health`
+//! runs it.
+
+use super::loader::Note;
+use super::node_poll::{NodePoller, Transition};
+use crate::model::network::{NetworkHealth, NetworkSnapshot};
+use crate::msg::{Fetched, PaneId, Request, RequestId, RequestIds};
+
+/// The default interval between two measurements of every scan (µs).
+pub const NETWORK_INTERVAL_US: i64 = 30_000_000;
+
+/// What a pane can ask of the health.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HealthIntent {
+    /// Poll every node of the profile now (`r` in Status).
+    PollNodesNow,
+    /// Measure every scan of the network now (`r` in Network).
+    MeasureNetworkNow,
+}
+
+/// What one step of the health produced.
+#[derive(Debug, Default)]
+pub struct HealthOut {
+    /// Requests to send, with their ids.
+    pub fetches: Vec<(RequestId, Request)>,
+    /// Requests to abort.
+    pub cancels: Vec<RequestId>,
+    /// Messages for the status line (errors also for the error log).
+    pub notes: Vec<(Note, String)>,
+    /// Whether anything a reader shows changed.
+    pub changed: bool,
+}
+
+impl HealthOut {
+    fn fetch(&mut self, ids: &mut RequestIds, request: Request) -> RequestId {
+        let id = ids.next(PaneId::Status);
+        self.fetches.push((id, request));
+        id
+    }
+}
+
+/// Every scan of the network, as last measured (`Request::NetworkHealth`).
+#[derive(Debug, Clone, Default)]
+pub struct NetworkWatch {
+    /// The last measurement.
+    pub snapshot: Option<NetworkSnapshot>,
+    /// Its verdict (derived from `snapshot` when it arrived).
+    pub health: Option<NetworkHealth>,
+    /// Why the last measurement failed, while it did.
+    pub error: Option<String>,
+    /// Bumped by every new measurement (readers keep their own tables in step with it).
+    pub epoch: u64,
+    /// The measurement in flight.
+    pending: Option<RequestId>,
+    /// When the last measurement started (µs); `None` before the first.
+    started_at: Option<i64>,
+    /// Between two measurements (µs).
+    interval_us: i64,
+    /// Whether the network is measured at all (a scan is configured).
+    enabled: bool,
+}
+
+impl NetworkWatch {
+    /// Whether a measurement is running.
+    pub fn is_measuring(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Whether the network is measured (a scan is configured).
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// The interval between two measurements (µs).
+    pub fn interval_us(&self) -> i64 {
+        self.interval_us
+    }
+
+    /// Takes a measurement in.
+    fn accept(&mut self, snapshot: NetworkSnapshot) {
+        self.health = Some(snapshot.assess());
+        self.snapshot = Some(snapshot);
+        self.error = None;
+        self.epoch += 1;
+    }
+}
+
+/// The health the app owns.
+#[derive(Debug, Clone)]
+pub struct Health {
+    /// The profile's own nodes: its scans, ledger and validator proxy.
+    pub nodes: NodePoller,
+    /// Every scan of the network.
+    pub network: NetworkWatch,
+}
+
+impl Health {
+    /// The health of these nodes; the network is measured every `network_interval_us` when
+    /// `measure_network` (a scan is configured).
+    pub fn new(nodes: NodePoller, measure_network: bool, network_interval_us: i64) -> Self {
+        Health {
+            nodes,
+            network: NetworkWatch {
+                enabled: measure_network,
+                interval_us: network_interval_us.max(1_000_000),
+                ..NetworkWatch::default()
+            },
+        }
+    }
+
+    /// What is due at `now`: nodes due polled, the network measured when its interval
+    /// passed. Requests without an answer for too long are cancelled and returned as (node,
+    /// how long it waited in µs): the caller gives each up with [`Health::node_failed`].
+    pub fn tick(
+        &mut self,
+        now: i64,
+        ids: &mut RequestIds,
+        out: &mut HealthOut,
+    ) -> Vec<(usize, i64)> {
+        let work = self.nodes.tick(now);
+        let mut stale = Vec::new();
+        for &(i, id, waited) in &work.stale {
+            out.cancels.push(id);
+            stale.push((i, waited));
+        }
+        for &i in &work.due {
+            self.poll_node(i, now, ids, out);
+        }
+        let net = &self.network;
+        let due = net.started_at.is_none_or(|t| now - t >= net.interval_us);
+        if net.enabled && net.pending.is_none() && due {
+            self.measure_network(now, ids, out);
+        }
+        stale
+    }
+
+    /// Node `i` failed at `now` with `text` (a request given up).
+    pub fn node_failed(&mut self, i: usize, text: String, now: i64, out: &mut HealthOut) {
+        self.on_node_result(i, Err(text), 0, now, out);
+    }
+
+    /// Polls every node with nothing in flight now (`r` in Status); how many.
+    pub fn poll_nodes_now(&mut self, now: i64, ids: &mut RequestIds, out: &mut HealthOut) -> usize {
+        let idle = self.nodes.idle();
+        for &i in &idle {
+            self.poll_node(i, now, ids, out);
+        }
+        idle.len()
+    }
+
+    /// Measures every scan now, unless a measurement is running (`r` in Network).
+    pub fn measure_network(&mut self, now: i64, ids: &mut RequestIds, out: &mut HealthOut) {
+        let net = &mut self.network;
+        if !net.enabled || net.pending.is_some() {
+            return;
+        }
+        let heads = net
+            .snapshot
+            .as_ref()
+            .map(NetworkSnapshot::heads)
+            .unwrap_or_default();
+        net.pending = Some(out.fetch(ids, Request::NetworkHealth { now, heads }));
+        net.started_at = Some(now);
+        out.changed = true;
+    }
+
+    /// Whether `id` is a request of the health's.
+    pub fn owns(&self, id: RequestId) -> bool {
+        self.network.pending == Some(id)
+            || self.nodes.nodes().iter().any(|n| n.in_flight() == Some(id))
+    }
+
+    /// A reply to one of the health's requests (others are ignored).
+    pub fn on_reply(&mut self, reply: &Fetched, now: i64, out: &mut HealthOut) {
+        if self.network.pending == Some(reply.id) {
+            self.network.pending = None;
+            match &reply.result {
+                Ok(r) => match r.network_health() {
+                    Some(snapshot) => self.network.accept(snapshot.clone()),
+                    None => {
+                        self.network.error =
+                            Some("unexpected response to the network health".into());
+                    }
+                },
+                Err(e) => self.network.error = Some(e.to_string()),
+            }
+            out.changed = true;
+            return;
+        }
+        let Some(i) = self.nodes.waiting_for(reply.id, &reply.request) else {
+            return;
+        };
+        out.changed = true;
+        if let Err(e) = &reply.result
+            && e.status() == Some(429)
+        {
+            // Rate limited: the node answers; ask again later, without calling it down.
+            self.nodes.throttled(i, e.to_string(), now);
+            return;
+        }
+        let result = match &reply.result {
+            Ok(resp) => Ok(resp),
+            Err(e) => Err(e.to_string()),
+        };
+        self.on_node_result(i, result, reply.elapsed_ms, now, out);
+    }
+
+    fn poll_node(&mut self, i: usize, now: i64, ids: &mut RequestIds, out: &mut HealthOut) {
+        let Some(node) = self.nodes.nodes().get(i) else {
+            return;
+        };
+        let id = out.fetch(ids, node.kind.request());
+        self.nodes.sent(i, id, now);
+        out.changed = true;
+    }
+
+    fn on_node_result(
+        &mut self,
+        i: usize,
+        result: Result<&crate::msg::Response, String>,
+        elapsed_ms: u32,
+        now: i64,
+        out: &mut HealthOut,
+    ) {
+        let Some(kind) = self.nodes.nodes().get(i).map(|n| n.kind) else {
+            return;
+        };
+        out.changed = true;
+        match self.nodes.on_result(i, result, elapsed_ms, now) {
+            Some(Transition::Recovered) => out
+                .notes
+                .push((Note::Info, format!("{} is reachable again", kind.name()))),
+            Some(Transition::WentDown(text)) => out
+                .notes
+                .push((Note::Error, format!("{} is down: {text}", kind.name()))),
+            None => {}
+        }
+    }
+}
