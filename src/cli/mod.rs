@@ -152,7 +152,7 @@ pub struct ServeDemoArgs {
     #[arg(long, default_value_t = 1.0, value_parser = parse_rate)]
     pub rate: f64,
     /// Number of scan instances (one per SV, at most 13); the extra ones are served under /sv2,
-    /// /sv3, …. Beyond the 4 SVs of the generated ledger, more SV names serve the same ledger.
+    /// /sv3, …. Scans 5 to 13 bring their SVs into the DSO; the history stays the same.
     #[arg(long, default_value_t = 1, value_parser = parse_scans)]
     pub scans: usize,
     /// Require HTTP basic auth `USER:PASSWORD` on the scan and validator groups (as a scan behind
