@@ -431,6 +431,9 @@ pub enum ScanCommand {
     Status,
     /// GET /v0/sv-bft-sequencers: this SV's BFT sequencers.
     BftSequencers,
+    /// GET /v0/dso: the DSO as this scan's SV sees it: its party (sv_party_id), the DSO rules
+    /// and their SVs, the voting threshold, the newest open round, the amulet rules.
+    Dso,
     /// POST /v1/holdings/summary: holdings of owner parties at a snapshot.
     Holdings {
         /// Migration id [default: the scan's current (newest) migration].
