@@ -294,6 +294,9 @@ async fn run_scan(
         ScanCommand::BftSequencers => {
             print_call(client, &scan::bft_sequencers(), out).await?;
         }
+        ScanCommand::Dso => {
+            print_call(client, &scan::dso(), out).await?;
+        }
         ScanCommand::Holdings {
             migration_id,
             record_time,

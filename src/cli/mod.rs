@@ -152,7 +152,7 @@ pub struct ServeDemoArgs {
     #[arg(long, default_value_t = 1.0, value_parser = parse_rate)]
     pub rate: f64,
     /// Number of scan instances (one per SV, at most 13); the extra ones are served under /sv2,
-    /// /sv3, …. Beyond the 4 SVs of the generated ledger, more SV names serve the same ledger.
+    /// /sv3, …. Scans 5 to 13 bring their SVs into the DSO; the history stays the same.
     #[arg(long, default_value_t = 1, value_parser = parse_scans)]
     pub scans: usize,
     /// Require HTTP basic auth `USER:PASSWORD` on the scan and validator groups (as a scan behind
@@ -431,6 +431,9 @@ pub enum ScanCommand {
     Status,
     /// GET /v0/sv-bft-sequencers: this SV's BFT sequencers.
     BftSequencers,
+    /// GET /v0/dso: the DSO as this scan's SV sees it: its party (sv_party_id), the DSO rules
+    /// and their SVs, the voting threshold, the newest open round, the amulet rules.
+    Dso,
     /// POST /v1/holdings/summary: holdings of owner parties at a snapshot.
     Holdings {
         /// Migration id [default: the scan's current (newest) migration].

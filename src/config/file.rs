@@ -59,8 +59,14 @@ pub struct ProfileFile {
     pub max_response_mib: Option<i64>,
     /// Memory budget of the loaded history, in MiB (the oldest updates leave memory beyond it).
     pub history_memory_mib: Option<i64>,
+    /// This profile's SV ("my SV"): its name (`svName` in `/v0/scans`) or its party id. Without
+    /// it, the scan's `/v0/dso` says which SV operates the scan.
+    pub sv: Option<String>,
     /// Which of the scans the network lists to use: `"all"` or a list of SV names.
     pub network_scans: Option<NetworkScans>,
+    /// How often the whole network's health is measured (default `30s`, at least `5s`).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub network_health_interval: Option<Duration>,
     /// Request budget per scan, in requests per second (default 10).
     pub scan_request_rate: Option<f64>,
     /// A scan whose newest open mining round is older than this is unhealthy (default `900s`).

@@ -59,6 +59,10 @@ pub const MAX_RESPONSE_MIB_RANGE: std::ops::RangeInclusive<u32> = 1..=4096;
 pub const DEFAULT_SCAN_REQUEST_RATE: f64 = 10.0;
 /// Highest accepted request budget per scan (requests per second).
 pub const MAX_SCAN_REQUEST_RATE: f64 = 1000.0;
+/// Default interval of the network health measurement (`network_health_interval`).
+pub const DEFAULT_NETWORK_HEALTH_INTERVAL: Duration = Duration::from_secs(30);
+/// Shortest accepted `network_health_interval`.
+pub const MIN_NETWORK_HEALTH_INTERVAL: Duration = Duration::from_secs(5);
 
 /// The environment as the layering sees it: variable name → value. Empty values count as unset.
 pub type Env = BTreeMap<String, String>;
@@ -173,6 +177,9 @@ pub struct Settings {
     pub history_memory_mib: u32,
     /// How the whole network is read: which scans, how fast, the health thresholds.
     pub network: NetworkSettings,
+    /// The profile's `sv` key: this profile's SV, by name or party id (trimmed, never empty).
+    /// `None`: the scan's `/v0/dso` says (see `model::network::resolve_my_sv`).
+    pub sv: Option<String>,
 }
 
 /// The settings of the network views and commands.
@@ -189,6 +196,8 @@ pub struct NetworkSettings {
     /// When the remaining traffic turns amber and red (`traffic_warn_percent`,
     /// `traffic_error_percent`).
     pub traffic: TrafficThresholds,
+    /// How often the network's health is measured (`network_health_interval`).
+    pub health_interval: Duration,
 }
 
 impl Default for NetworkSettings {
@@ -199,6 +208,7 @@ impl Default for NetworkSettings {
             thresholds: HealthThresholds::default(),
             lag: LagThresholds::default(),
             traffic: TrafficThresholds::default(),
+            health_interval: DEFAULT_NETWORK_HEALTH_INTERVAL,
         }
     }
 }
@@ -229,6 +239,7 @@ impl Default for Settings {
             max_response_mib: DEFAULT_MAX_RESPONSE_MIB,
             history_memory_mib: crate::feed::loader::DEFAULT_MEMORY_MIB,
             network: NetworkSettings::default(),
+            sv: None,
         }
     }
 }

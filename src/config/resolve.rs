@@ -9,9 +9,10 @@ use std::time::Duration;
 use super::{
     BaseUrl, ConfigError, ConfigFile, DEFAULT_LOG_LEVEL, DEFAULT_MAX_RESPONSE_MIB, DEFAULT_REFRESH,
     DEFAULT_THEME, Env, KeySpecs, LEDGER_URL_ENV, LoadedFile, MAX_RESPONSE_MIB_ENV,
-    MAX_RESPONSE_MIB_RANGE, MAX_SCAN_REQUEST_RATE, MIN_REFRESH, NO_COLOR_THEME, NetworkScans,
-    NetworkSettings, Origin, Overrides, ProfileFile, SCAN_URL_ENV, Settings, TOKEN_ENV,
-    VALIDATOR_URL_ENV, file, format_duration, keymap, parse_config, paths, values,
+    MAX_RESPONSE_MIB_RANGE, MAX_SCAN_REQUEST_RATE, MIN_NETWORK_HEALTH_INTERVAL, MIN_REFRESH,
+    NO_COLOR_THEME, NetworkScans, NetworkSettings, Origin, Overrides, ProfileFile, SCAN_URL_ENV,
+    Settings, TOKEN_ENV, VALIDATOR_URL_ENV, file, format_duration, keymap, parse_config, paths,
+    values,
 };
 use crate::api::{Secret, TokenSource};
 use crate::feed::dashboard::{LagThresholds, TrafficThresholds};
@@ -279,6 +280,16 @@ pub fn resolve(
     };
 
     settings.network = network_settings(profile, &profile_error)?;
+    settings.sv = match profile.sv.as_deref().map(str::trim) {
+        None => None,
+        Some("") => {
+            return Err(profile_error(
+                "sv",
+                "expected an SV name or party id, got an empty text".to_owned(),
+            ));
+        }
+        Some(sv) => Some(sv.to_owned()),
+    };
     settings.data_dir = env_value(env, paths::DATA_DIR_ENV).map(PathBuf::from);
     settings.read_only = flags.read_only || profile.read_only.unwrap_or(false);
     settings.read_only_origin = if flags.read_only {
@@ -433,6 +444,19 @@ fn network_settings(
         ));
     }
     network.traffic = TrafficThresholds { warn, error };
+    if let Some(interval) = profile.network_health_interval {
+        if interval < MIN_NETWORK_HEALTH_INTERVAL {
+            return Err(profile_error(
+                "network_health_interval",
+                format!(
+                    "{} is too short (at least {})",
+                    format_duration(interval),
+                    format_duration(MIN_NETWORK_HEALTH_INTERVAL)
+                ),
+            ));
+        }
+        network.health_interval = interval;
+    }
     Ok(network)
 }
 

@@ -1,5 +1,5 @@
-//! The demo network as a whole network of scans: up to [`MAX_SCANS`] scan instances (one per SV;
-//! beyond the SVs of the generated ledger, more SV names serve the same ledger), their listing
+//! The demo network as a whole network of scans: up to [`MAX_SCANS`] scan instances (one per SV
+//! of the generated network: scan k is SV k), their listing
 //! in `/v0/scans`, and the faults a demo scan can be given: lagging, down (connection refused or
 //! 503), diverging, still backfilling, rate-limited (429). Also the per-client request counter
 //! tests read through [`super::DemoHandle::requests`].
@@ -18,29 +18,14 @@ use super::ledger::{Body, Ledger, Update};
 use super::server::scan_error;
 use super::util::now_micros;
 
-/// Most scan instances a demo network serves (13, as MainNet lists).
-pub const MAX_SCANS: usize = 13;
+/// Most scan instances a demo network serves (13, as MainNet lists): one per SV.
+pub const MAX_SCANS: usize = super::network::MAX_SVS;
 
-/// Names of the SVs beyond the generated network's own (they serve the same ledger).
-const EXTRA_SV_NAMES: [&str; MAX_SCANS - super::network::NUM_SVS] = [
-    "Eridani-Node-1",
-    "Fornax-Ops-1",
-    "Gemini-Labs-2",
-    "Hydra-Systems-1",
-    "Indus-Node-2",
-    "Lyra-Ops-1",
-    "Mensa-Labs-1",
-    "Norma-Systems-2",
-    "Orion-Node-3",
-];
-
-/// The SV name of scan instance `scan`.
+/// The SV name of scan instance `scan`: the network has one SV per scan (scan k is SV k).
 pub(crate) fn sv_name(net: &super::network::Network, scan: usize) -> String {
     match net.svs.get(scan) {
         Some(sv) => sv.name.clone(),
-        None => EXTRA_SV_NAMES
-            .get(scan - net.svs.len())
-            .map_or_else(|| format!("Extra-SV-{}", scan + 1), |n| (*n).to_owned()),
+        None => format!("Extra-SV-{}", scan + 1),
     }
 }
 

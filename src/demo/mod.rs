@@ -28,6 +28,11 @@
 //!   prepared transaction twice answers 409 `DUPLICATE_COMMAND`.
 //! - `/v2/updates/trees` without a filter (or with `filtersForAnyParty`) shows what all parties
 //!   hosted by the participant see.
+//! - The network has one SV per scan: beyond the 4 SVs that run the generated activity, the SVs
+//!   of scans 5 to 13 are DSO members from the bootstrap that do nothing else (the history is
+//!   the same for every number of scans; only the `DsoRules` SV list grows).
+//! - `/v0/dso` derives `sv_node_states` from the network (the history has no `SvNodeState`
+//!   contracts) and `sv_user` from the SV's party.
 
 mod auth;
 mod faults;
@@ -71,11 +76,13 @@ pub struct DemoConfig {
     pub seed: u64,
     /// New updates appended per second (0 = a static ledger).
     pub rate: f64,
-    /// Number of scan instances, one per SV of the generated network (1..=4).
+    /// Number of scan instances of the network's active SVs (1..=4).
     pub scans: usize,
-    /// Further scan instances (0..=9, with `scans` = 4) serving the same ledger under the names
-    /// of more SVs, so the demo can list as many scans as MainNet (13). The generated network
-    /// keeps its 4 SVs: more would change every generated ledger.
+    /// Further scan instances (0..=9, with `scans` = 4), one per further SV, so the demo can
+    /// list as many scans as MainNet (13). The network then has one SV per scan: the further
+    /// SVs are members of the DSO from its bootstrap (listed in its `DsoRules`, each with its
+    /// party, participant and reward weight) and otherwise idle, so the generated history is
+    /// the same for every number of scans (see `network`).
     pub extra_scans: usize,
     /// `user:password` the scan and validator groups require as HTTP basic auth (as servers
     /// behind an authenticating proxy do); `None`: open.
@@ -187,29 +194,42 @@ impl Drop for DemoHandle {
     }
 }
 
-type Cache = Mutex<HashMap<u64, Arc<World>>>;
+type Cache = Mutex<HashMap<(u64, usize), Arc<World>>>;
 
 fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// The generated world of `seed`: generated once per process and seed, then cloned (cheaply:
-/// updates are shared). Its history ends just before the first generation in this process.
-fn world_for(seed: u64) -> World {
+/// The generated world of `seed` on a network of `svs` SVs: generated once per process, seed
+/// and number of SVs, then cloned (cheaply: updates are shared). Its history ends just before
+/// the first generation in this process.
+fn world_for(seed: u64, svs: usize) -> World {
+    let svs = svs.clamp(network::NUM_SVS, network::MAX_SVS);
     let mut c = cache().lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(w) = c.get(&seed) {
+    if let Some(w) = c.get(&(seed, svs)) {
         return (**w).clone();
     }
-    let (ledger, generator) = generate::generate_history(seed, util::now_micros());
-    let world = World { ledger, generator };
-    c.insert(seed, Arc::new(world.clone()));
+    // Times come from the first world of this seed, so every number of SVs has the same
+    // history (the same record times included).
+    let generated_at = c
+        .iter()
+        .find(|((s, _), _)| *s == seed)
+        .map_or_else(util::now_micros, |(_, w)| w.generated_at);
+    let (ledger, generator) = generate::generate_history(seed, generated_at, svs);
+    let world = World {
+        ledger,
+        generator,
+        generated_at,
+    };
+    c.insert((seed, svs), Arc::new(world.clone()));
     world
 }
 
-/// The generated ledger of `seed` without a server (for checks and tests).
+/// The generated ledger of `seed` without a server (for checks and tests), on the network of
+/// [`NUM_SVS`] SVs (the history of every demo network of this seed).
 pub fn generate(seed: u64) -> Ledger {
-    world_for(seed).ledger
+    world_for(seed, network::NUM_SVS).ledger
 }
 
 /// Binds, spawns the server (and the live task when `rate > 0`) and returns at once.
@@ -245,7 +265,9 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
         ));
     }
     let seed = cfg.seed;
-    let world = tokio::task::spawn_blocking(move || world_for(seed))
+    // One SV per scan: more scans than active SVs bring their SVs.
+    let svs = cfg.total_scans().max(network::NUM_SVS);
+    let world = tokio::task::spawn_blocking(move || world_for(seed, svs))
         .await
         .map_err(io::Error::other)?;
     let listener = tokio::net::TcpListener::bind(cfg.listen)

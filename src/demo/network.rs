@@ -1,5 +1,14 @@
 //! The static shape of the demo network: parties (DSO, SVs, validators, users), participants and
 //! who hosts whom, the two synchronizers, the Daml packages and the Splice templates used.
+//!
+//! A network has [`NUM_SVS`] SVs, or up to [`MAX_SVS`] when the demo serves more scans (one SV
+//! per scan). The first [`NUM_SVS`] are the *active* SVs ([`Network::active_svs`]): they run
+//! the generated activity (SV rewards, status reports, votes, development fund). The SVs beyond
+//! them are members of the DSO from its bootstrap, listed in every `DsoRules` contract with
+//! their own party, participant and reward weight, and otherwise idle. Their identities come
+//! from a random stream of their own, so a network of more SVs generates the same history
+//! (update ids, times, events) as one of [`NUM_SVS`]; only the SV list of the `DsoRules`
+//! contracts grows.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,7 +17,10 @@ use super::util::{Rng, sha256_hex};
 
 pub type PartyIdx = u16;
 
+/// The SVs of every demo network (the active ones).
 pub const NUM_SVS: usize = 4;
+/// The most SVs a demo network has (13, as MainNet): one per scan.
+pub const MAX_SVS: usize = 13;
 pub const NUM_VALIDATORS: usize = 24;
 pub const NUM_USERS: usize = 60;
 /// Users `0..LOCAL_USERS` are hosted on the demo ledger participant (validator 0's).
@@ -124,6 +136,7 @@ templates! {
     TransferCommand => (Amulet, "Splice.ExternalPartyAmuletRules:TransferCommand"),
     DsoBootstrap => (DsoGovernance, "Splice.DsoBootstrap:DsoBootstrap"),
     DsoRules => (DsoGovernance, "Splice.DsoRules:DsoRules"),
+    SvNodeState => (DsoGovernance, "Splice.DSO.SvState:SvNodeState"),
     VoteRequest => (DsoGovernance, "Splice.DsoRules:VoteRequest"),
     SvRewardState => (DsoGovernance, "Splice.DSO.SvState:SvRewardState"),
     SvStatusReport => (DsoGovernance, "Splice.DSO.SvState:SvStatusReport"),
@@ -178,6 +191,24 @@ const SV_NAMES: [&str; NUM_SVS] = [
     "Dorado-Systems-3",
 ];
 
+/// Names of the SVs beyond the active ones, for demo networks of more scans.
+const EXTRA_SV_NAMES: [&str; MAX_SVS - NUM_SVS] = [
+    "Eridani-Node-1",
+    "Fornax-Ops-1",
+    "Gemini-Labs-2",
+    "Hydra-Systems-1",
+    "Indus-Node-2",
+    "Lyra-Ops-1",
+    "Mensa-Labs-1",
+    "Norma-Systems-2",
+    "Orion-Node-3",
+];
+
+/// Initial reward weights of the SVs beyond the active ones.
+const EXTRA_SV_WEIGHTS: [i64; MAX_SVS - NUM_SVS] = [
+    5_000, 2_500, 10_000, 1_250, 5_000, 2_500, 7_500, 1_250, 2_500,
+];
+
 const VALIDATOR_WORDS: [&str; NUM_VALIDATORS] = [
     "acme",
     "bluefin",
@@ -221,7 +252,14 @@ fn pseudo_bytes(rng: &mut Rng, header: &str, len: usize) -> Vec<u8> {
 }
 
 impl Network {
+    /// The network of `seed` with its [`NUM_SVS`] SVs.
     pub fn new(seed: u64) -> Network {
+        Network::with_svs(seed, NUM_SVS)
+    }
+
+    /// The network of `seed` with `svs` SVs (at least [`NUM_SVS`], at most [`MAX_SVS`]): the
+    /// network of [`Network::new`] plus the SVs beyond the active ones.
+    pub fn with_svs(seed: u64, num_svs: usize) -> Network {
         use base64::Engine as _;
         let b64 = base64::engine::general_purpose::STANDARD;
         let mut rng = Rng::new(seed ^ 0x00c0_ffee);
@@ -308,6 +346,8 @@ impl Network {
         for p in &mut parties {
             p.local = p.participants.contains(&ledger_participant);
         }
+        let extra = num_svs.clamp(NUM_SVS, MAX_SVS) - NUM_SVS;
+        add_extra_svs(seed, extra, dso, &mut parties, &mut participants, &mut svs);
         let party_index = parties
             .iter()
             .enumerate()
@@ -420,6 +460,11 @@ impl Network {
         self.party_id(self.dso)
     }
 
+    /// The SVs that run the generated activity: the first [`NUM_SVS`].
+    pub fn active_svs(&self) -> &[SvInfo] {
+        &self.svs[..NUM_SVS.min(self.svs.len())]
+    }
+
     pub fn sv_index_of(&self, p: PartyIdx) -> Option<usize> {
         self.svs.iter().position(|s| s.party == p)
     }
@@ -432,6 +477,47 @@ impl Network {
 
     pub fn package_by_id(&self, id: &str) -> Option<&Package> {
         self.packages.iter().find(|p| p.id == id)
+    }
+}
+
+/// Appends `extra` SVs beyond the active ones (parties after every other party, so no index
+/// moves), each with its own participant, which also hosts the DSO party. Their fingerprints
+/// come from a stream of their own: the rest of the network does not change.
+fn add_extra_svs(
+    seed: u64,
+    extra: usize,
+    dso: PartyIdx,
+    parties: &mut Vec<Party>,
+    participants: &mut Vec<Participant>,
+    svs: &mut Vec<SvInfo>,
+) {
+    let mut rng = Rng::new(seed ^ 0x5e7e_2a15_0000_00c0);
+    for (name, weight) in EXTRA_SV_NAMES.iter().zip(EXTRA_SV_WEIGHTS).take(extra) {
+        let fp = rng.fingerprint();
+        participants.push(Participant {
+            id: format!("PAR::{name}::{fp}"),
+        });
+        let part = participants.len() - 1;
+        parties.push(Party {
+            id: format!("{name}::{fp}"),
+            name: (*name).to_string(),
+            kind: PartyKind::Sv,
+            participants: vec![part],
+            validator: None,
+            external: false,
+            local: false,
+        });
+        let party = (parties.len() - 1) as PartyIdx;
+        parties[dso as usize].participants.push(part);
+        let slug = name.to_ascii_lowercase();
+        svs.push(SvInfo {
+            party,
+            name: (*name).to_string(),
+            participant: part,
+            initial_weight: weight,
+            sequencer_id: format!("SEQ::{name}::{}", rng.fingerprint()),
+            p2p_url: format!("https://sequencer-p2p.{slug}.demo.cantonscope.invalid:443"),
+        });
     }
 }
 
@@ -463,5 +549,53 @@ mod tests {
         );
         let same = Network::new(42);
         assert_eq!(same.parties[5].id, n.parties[5].id);
+    }
+
+    #[test]
+    fn more_svs_add_to_the_network_without_changing_it() {
+        let base = Network::new(42);
+        let big = Network::with_svs(42, MAX_SVS);
+        assert_eq!(big.svs.len(), MAX_SVS);
+        assert_eq!(Network::with_svs(42, 1).svs.len(), NUM_SVS);
+        assert_eq!(Network::with_svs(42, 99).svs.len(), MAX_SVS);
+        // Every party and participant of the base network is unchanged, at the same index.
+        for (a, b) in base.parties.iter().zip(&big.parties) {
+            assert_eq!(a.id, b.id);
+            assert_eq!(a.local, b.local);
+        }
+        for (a, b) in base.participants.iter().zip(&big.participants) {
+            assert_eq!(a.id, b.id);
+        }
+        assert_eq!(base.synchronizers, big.synchronizers);
+        assert_eq!(
+            base.template_id(Tpl::DsoRules),
+            big.template_id(Tpl::DsoRules)
+        );
+        assert_eq!(big.active_svs().len(), NUM_SVS);
+        for (a, b) in base.svs.iter().zip(big.active_svs()) {
+            assert_eq!(
+                (a.party, &a.name, a.initial_weight),
+                (b.party, &b.name, b.initial_weight)
+            );
+        }
+        // The extra SVs: distinct names and parties, each on its own participant, which also
+        // hosts the DSO.
+        let names: std::collections::BTreeSet<&str> =
+            big.svs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names.len(), MAX_SVS);
+        for sv in &big.svs[NUM_SVS..] {
+            let party = big.party(sv.party);
+            assert_eq!(party.kind, PartyKind::Sv);
+            assert!(party.id.starts_with(&format!("{}::1220", sv.name)));
+            assert_eq!(big.lookup_party(&party.id), Some(sv.party));
+            assert_eq!(party.participants, [sv.participant]);
+            assert!(big.party(big.dso).participants.contains(&sv.participant));
+            assert!(!party.local);
+        }
+        // The same for the same seed.
+        assert_eq!(
+            Network::with_svs(42, MAX_SVS).party_id(big.svs[12].party),
+            big.party_id(big.svs[12].party)
+        );
     }
 }

@@ -22,6 +22,8 @@ use super::util::now_micros;
 pub(crate) struct World {
     pub ledger: Ledger,
     pub generator: Generator,
+    /// The time (µs) the history was generated up to: every world of a seed shares it.
+    pub generated_at: i64,
 }
 
 pub(crate) struct AppState {
@@ -232,7 +234,9 @@ pub(crate) async fn live_loop(state: Shared, rate: f64) {
         interval.tick().await;
         budget += rate * tick;
         let mut w = state.write();
-        let World { ledger, generator } = &mut *w;
+        let World {
+            ledger, generator, ..
+        } = &mut *w;
         while budget >= 1.0 {
             generator.live_step(ledger, now_micros());
             budget -= 1.0;

@@ -1,5 +1,5 @@
 //! Every endpoint of the client over real HTTP against the demo network (`demo::start` on
-//! 127.0.0.1:0): the success path of all 19 endpoints and the error shapes the demo produces
+//! 127.0.0.1:0): the success path of all 20 endpoints and the error shapes the demo produces
 //! like the real servers (scan 400/404, ledger 401/400/404/413, endpoint not served).
 
 use cantonscope::api::ledger::{self, GetUpdatesRequest};
@@ -830,4 +830,154 @@ async fn ledger_template_filters_take_package_names_as_canton_3_5_1_does() {
             other => panic!("{t}: {other:?}"),
         }
     }
+}
+
+/// `/v0/dso` of the default demo: the first scan's SV, the DSO's 4 SVs with their current
+/// reward weights (those of the last accepted votes), the threshold Splice derives, the newest
+/// open round and the rules contracts.
+#[tokio::test]
+async fn scan_dso_is_the_ledgers_dso() {
+    let d = shared_demo();
+    let c = client(d);
+    let info = c.send(&scan::dso()).await.expect("dso");
+    let ledger = demo::generate(DemoConfig::default().seed);
+    let listed = c.send(&scan::scans()).await.expect("scans");
+    assert_eq!(info.dso_party_id, ledger.dso_party());
+    assert_eq!(info.svs.len(), 4);
+    assert_eq!(info.voting_threshold, Some(3));
+    assert_eq!(info.initial_round, Some(0));
+    let own = info.own_sv().expect("the scan's SV is listed");
+    assert_eq!(own.name, listed.scans[0].scans[0].sv_name);
+    assert_eq!(own.party, ledger.sv_parties()[0]);
+    assert_eq!(info.sv_user.len(), 36, "{}", info.sv_user);
+    // Reward weights are the DSO rules' current ones: the last accepted change of each SV.
+    let changes = ledger.weight_changes();
+    assert!(!changes.is_empty(), "the history has accepted votes");
+    for sv in &info.svs {
+        assert_eq!(sv.participant_id, format!("PAR::{}", sv.party));
+        assert_eq!(sv.joined_as_of_round, Some(0));
+        let last = changes
+            .iter()
+            .rev()
+            .find(|w| ledger.party_id(w.sv) == sv.party)
+            .map(|w| w.weight.parse::<i64>().expect("a weight"));
+        if let Some(weight) = last {
+            assert_eq!(sv.reward_weight, Some(weight), "{}", sv.name);
+        } else {
+            assert!(sv.reward_weight.is_some_and(|w| w > 0), "{}", sv.name);
+        }
+    }
+    // The newest open round, as /v0/open-and-issuing-mining-rounds has it.
+    let rounds = c
+        .send(&scan::open_and_issuing_mining_rounds(
+            &scan::MiningRoundsRequest::default(),
+        ))
+        .await
+        .expect("rounds");
+    assert_eq!(info.latest_round(), rounds.newest_open_round());
+    // The rules contracts are the ledger's active ones.
+    let rules = info.dso_rules.to_value().expect("dso_rules");
+    assert!(
+        rules["contract"]["template_id"]
+            .as_str()
+            .is_some_and(|t| t.ends_with(":Splice.DsoRules:DsoRules")),
+        "{rules}"
+    );
+    let rules_cid = rules["contract"]["contract_id"].as_str().expect("an id");
+    let amulet = info.amulet_rules.to_value().expect("amulet_rules");
+    assert_eq!(
+        amulet["contract"]["contract_id"].as_str(),
+        ledger.amulet_rules_cid()
+    );
+    let created: BTreeSet<String> = created_events(shared_history(&c).await)
+        .map(|e| e.contract_id.clone())
+        .collect();
+    assert!(
+        created.contains(rules_cid),
+        "the DsoRules contract is in the history"
+    );
+    // One node state per SV, naming the SV, with the scan's URL for the SV that has one.
+    let states = info.sv_node_states.to_value().expect("states");
+    let states = states.as_array().expect("an array");
+    assert_eq!(states.len(), 4);
+    for (state, sv) in states.iter().zip(&info.svs) {
+        let payload = &state["contract"]["payload"];
+        assert_eq!(payload["sv"], sv.party.as_str());
+        assert_eq!(payload["svName"], sv.name.as_str());
+    }
+    let node = &states[0]["contract"]["payload"]["state"]["synchronizerNodes"][0][1];
+    assert_eq!(
+        node["scan"]["publicUrl"],
+        listed.scans[0].scans[0].public_url.as_str()
+    );
+    assert!(states[1]["contract"]["payload"]["state"]["synchronizerNodes"][0][1]["scan"].is_null());
+}
+
+/// 13 scans: each scan's `/v0/dso` names its own SV, a different one for each, the SV that
+/// `/v0/scans` lists under that scan's URL; every scan lists the same 13 SVs of the DSO.
+#[tokio::test]
+async fn scan_dso_names_each_scans_own_sv() {
+    let handle = demo::start(
+        DemoConfig {
+            stagger: false,
+            ..DemoConfig::default()
+        }
+        .with_total_scans(13),
+    )
+    .await
+    .expect("demo");
+    assert_eq!(handle.scan_urls.len(), 13);
+    let c = ApiClient::new(ApiConfig {
+        scan_url: Some(handle.scan_url.clone()),
+        ..ApiConfig::default()
+    })
+    .expect("client");
+    let listed = c.send(&scan::scans()).await.expect("scans");
+    let listed = &listed.scans[0].scans;
+    assert_eq!(listed.len(), 13);
+    let mut parties = BTreeSet::new();
+    let mut rules = BTreeSet::new();
+    for url in &handle.scan_urls {
+        let info = c
+            .with_scan_url(url)
+            .send(&scan::dso())
+            .await
+            .unwrap_or_else(|e| panic!("{url}: {e}"));
+        assert_eq!(info.svs.len(), 13, "{url}");
+        assert_eq!(info.voting_threshold, Some(9), "{url}");
+        let own = info
+            .own_sv()
+            .unwrap_or_else(|| panic!("{url}: own SV listed"));
+        let entry = listed
+            .iter()
+            .find(|s| &s.public_url == url)
+            .unwrap_or_else(|| panic!("{url} is listed"));
+        assert_eq!(own.name, entry.sv_name, "{url}");
+        assert!(
+            parties.insert(own.party.clone()),
+            "{url}: {} twice",
+            own.party
+        );
+        let names: BTreeSet<&str> = info.svs.iter().map(|sv| sv.name.as_str()).collect();
+        let scan_names: BTreeSet<&str> = listed.iter().map(|s| s.sv_name.as_str()).collect();
+        assert_eq!(names, scan_names, "{url}");
+        assert!(
+            info.svs
+                .iter()
+                .all(|sv| sv.reward_weight.is_some_and(|w| w > 0))
+        );
+        let value = info.dso_rules.to_value().expect("rules");
+        rules.insert(value["contract"]["contract_id"].as_str().map(str::to_owned));
+        assert_eq!(
+            info.sv_node_states
+                .to_value()
+                .expect("states")
+                .as_array()
+                .map(Vec::len),
+            Some(13)
+        );
+    }
+    assert_eq!(parties.len(), 13);
+    assert_eq!(rules.len(), 1, "one DsoRules contract: {rules:?}");
+    handle.shutdown().await;
 }

@@ -259,6 +259,45 @@ fn scan_event_and_status_and_sequencers() {
     assert!(sequencers["bftSequencers"].is_array(), "{sequencers}");
 }
 
+/// `scan dso` prints the server's `/v0/dso` as sent: the scan's own SV (the one `/v0/scans`
+/// lists under its URL), the DSO's SVs, the voting threshold.
+#[test]
+fn scan_dso_names_the_scans_sv() {
+    let demo = demo();
+    let direct: Value = demo
+        ._runtime
+        .block_on(async {
+            reqwest::get(format!("{}/api/scan/v0/dso", demo.handle.scan_url))
+                .await?
+                .json::<Value>()
+                .await
+        })
+        .expect("direct request");
+    let dso = json_ok(&["scan", "dso"]);
+    assert_eq!(dso, direct);
+    let listed: Value = demo
+        ._runtime
+        .block_on(async {
+            reqwest::get(format!("{}/api/scan/v0/scans", demo.handle.scan_url))
+                .await?
+                .json::<Value>()
+                .await
+        })
+        .expect("the scan list");
+    let svs = dso["dso_rules"]["contract"]["payload"]["svs"]
+        .as_array()
+        .expect("svs");
+    assert_eq!(svs.len(), 4);
+    assert_eq!(dso["voting_threshold"], 3);
+    let own = svs
+        .iter()
+        .find(|sv| sv[0] == dso["sv_party_id"])
+        .expect("the scan's SV is listed");
+    assert_eq!(own[1]["name"], listed["scans"][0]["scans"][0]["svName"]);
+    assert_eq!(own[1]["name"], "Aurora-Node-1");
+    assert!(dso["latest_mining_round"]["contract"]["payload"]["round"]["number"].is_string());
+}
+
 #[test]
 fn scan_holdings_faucets_weight_bootstrapping_participants() {
     let facts = facts();

@@ -687,3 +687,78 @@ fn a_key_that_shadows_another_is_a_config_error() {
     assert!(e.starts_with("/etc/cs/config.toml:5:"), "{e}");
     assert!(e.contains("copy") && e.contains("down"), "{e}");
 }
+
+/// The profile's `sv` key ("my SV": an SV name or party id, trimmed) and
+/// `network_health_interval` (default 30 s, at least 5 s) come from the selected profile only;
+/// bad values are errors naming the file, the line and the key.
+#[test]
+fn my_sv_and_network_health_interval_per_profile() {
+    let rows: [(&str, &str, Option<&str>, Duration); 5] = [
+        (
+            "defaults",
+            "[profiles.main]\n",
+            None,
+            Duration::from_secs(30),
+        ),
+        (
+            "an SV name",
+            "[profiles.main]\nsv = \"Delta-SV\"\n",
+            Some("Delta-SV"),
+            Duration::from_secs(30),
+        ),
+        (
+            "a party, trimmed, and a minute",
+            "[profiles.main]\nsv = \" Delta-SV::1220ab \"\nnetwork_health_interval = \"1m\"\n",
+            Some("Delta-SV::1220ab"),
+            Duration::from_secs(60),
+        ),
+        (
+            "the shortest interval",
+            "[profiles.main]\nnetwork_health_interval = \"5s\"\n",
+            None,
+            Duration::from_secs(5),
+        ),
+        (
+            "another profile's keys do not apply",
+            "default_profile = \"a\"\n[profiles.a]\n[profiles.b]\nsv = \"Delta-SV\"\nnetwork_health_interval = \"10s\"\n",
+            None,
+            Duration::from_secs(30),
+        ),
+    ];
+    for (what, text, sv, interval) in rows {
+        let s = resolve_file(text).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(s.sv.as_deref(), sv, "{what}");
+        assert_eq!(s.network.health_interval, interval, "{what}");
+    }
+    let default = resolve(None, &Env::new(), &Overrides::default()).expect("defaults");
+    assert_eq!(default.sv, None);
+    assert_eq!(default.network.health_interval, Duration::from_secs(30));
+
+    let errors = [
+        (
+            "[profiles.main]\nsv = \"  \"\n",
+            2,
+            "sv of profile \"main\": expected an SV name",
+        ),
+        (
+            "[profiles.main]\n\nnetwork_health_interval = \"4s\"\n",
+            3,
+            "network_health_interval of profile \"main\": 4s is too short (at least 5s)",
+        ),
+        (
+            "[profiles.main]\nnetwork_health_interval = \"soon\"\n",
+            2,
+            "soon",
+        ),
+        ("[profiles.main]\nsv = 7\n", 2, "string"),
+        ("[profiles.main]\nmy_sv = \"Delta-SV\"\n", 2, "my_sv"),
+    ];
+    for (text, want_line, needle) in errors {
+        let err = resolve_file(text).expect_err(text);
+        let ConfigError::Parse { line, message, .. } = &err else {
+            panic!("expected a parse error for {text:?}, got {err:?}");
+        };
+        assert_eq!(*line, want_line, "{text:?}: {err}");
+        assert!(message.contains(needle), "{text:?}: {message}");
+    }
+}

@@ -241,6 +241,70 @@ fn scan_small_endpoints_decode() {
     assert!(!scan::strip_hash(&first.event_id).starts_with('#'));
 }
 
+/// The MainNet `/v0/dso`: 13 SVs with their names and reward weights, the asked scan's SV
+/// among them, and every SV name is one `/v0/scans` lists.
+#[test]
+fn scan_dso_decodes_with_its_svs() {
+    let Some(dir) = samples_dir() else { return };
+    let info =
+        run_decoder(&scan::dso(), &sample(&dir, "scan-mainnet-GET-v0-dso.json")).expect("dso");
+    assert_eq!(info.svs.len(), 13);
+    assert_eq!(info.voting_threshold, Some(9));
+    assert_eq!(info.initial_round, Some(0));
+    assert!(
+        info.dso_party_id.starts_with("DSO::1220b143"),
+        "{}",
+        info.dso_party_id
+    );
+    let own = info.own_sv().expect("the scan's SV is listed");
+    assert_eq!(own.name, "Global-Synchronizer-Foundation");
+    assert_eq!(own.party, info.sv_party_id);
+    assert_eq!(own.reward_weight, Some(1_855_000));
+    let first = &info.svs[0];
+    assert_eq!(first.name, "C7-Technology-Services-Limited");
+    assert_eq!(first.reward_weight, Some(105_750));
+    assert_eq!(first.joined_as_of_round, Some(28_175));
+    assert_eq!(first.participant_id, format!("PAR::{}", first.party));
+    assert!(
+        info.svs
+            .iter()
+            .all(|sv| { !sv.name.is_empty() && sv.party.starts_with(&format!("{}::", sv.name)) })
+    );
+    let weights: i64 = info.svs.iter().filter_map(|sv| sv.reward_weight).sum();
+    assert_eq!(weights, 3_097_000);
+    assert_eq!(info.latest_round().map(|r| r.number), Some(81_325));
+    // Every SV of the DSO is a scan of /v0/scans, by name.
+    #[derive(Deserialize)]
+    struct Scans {
+        scans: Vec<scan::DomainScans>,
+    }
+    let scans: Scans = decode(&sample(&dir, "scan-mainnet-GET-v0-scans.json"), "scans");
+    let mut listed: Vec<&str> = scans.scans[0]
+        .scans
+        .iter()
+        .map(|s| s.sv_name.as_str())
+        .collect();
+    let mut names: Vec<&str> = info.svs.iter().map(|sv| sv.name.as_str()).collect();
+    listed.sort_unstable();
+    names.sort_unstable();
+    assert_eq!(listed, names);
+    // The contracts are kept whole: the DSO rules' config for governance views.
+    let rules = info.dso_rules.to_value().expect("dso_rules");
+    assert_eq!(
+        rules["contract"]["payload"]["config"]["maxTextLength"],
+        "1024"
+    );
+    assert_eq!(
+        info.sv_node_states
+            .to_value()
+            .expect("states")
+            .as_array()
+            .map(Vec::len),
+        Some(13)
+    );
+    assert!(!info.amulet_rules.is_null());
+}
+
 #[test]
 fn validator_contracts_decode() {
     let Some(dir) = samples_dir() else { return };

@@ -407,6 +407,7 @@ enum Kind {
     Status,
     Version,
     Scans,
+    Dso,
     MiningRounds,
     Backfilling,
     DevFund,
@@ -433,6 +434,7 @@ const KINDS: &[Kind] = &[
     Kind::Status,
     Kind::Version,
     Kind::Scans,
+    Kind::Dso,
     Kind::MiningRounds,
     Kind::Backfilling,
     Kind::DevFund,
@@ -536,6 +538,18 @@ fn templates() -> &'static Vec<(Kind, Value)> {
                 Kind::Scans,
                 json!({"scans": [{"domainId": "global-domain::1220", "scans": [
                     {"publicUrl": "https://scan.sv-1.example", "svName": "sv-1"}]}]}),
+            ),
+            (
+                Kind::Dso,
+                json!({"sv_user": "u", "sv_party_id": "sv-1::1220", "dso_party_id": "DSO::1220",
+                    "voting_threshold": 1, "initial_round": "0",
+                    "latest_mining_round": {"contract": contract(), "domain_id": "global-domain::1220"},
+                    "amulet_rules": {"contract": contract(), "domain_id": "global-domain::1220"},
+                    "dso_rules": {"contract": {"template_id": "pkg:Splice.DsoRules:DsoRules",
+                        "contract_id": "00cd", "payload": {"svs": [["sv-1::1220", {"name": "sv-1",
+                        "joinedAsOfRound": {"number": "3"}, "svRewardWeight": "10000",
+                        "participantId": "PAR::sv-1::1220"}]]}}, "domain_id": "global-domain::1220"},
+                    "sv_node_states": [{"contract": contract(), "domain_id": "global-domain::1220"}]}),
             ),
             (
                 Kind::MiningRounds,
@@ -708,6 +722,11 @@ fn decode_and_derive(kind: Kind, body: &[u8]) {
         }
         Kind::Scans => {
             let _ = scan::scans().decode_response(200, h, body);
+        }
+        Kind::Dso => {
+            if let Ok(info) = scan::dso().decode_response(200, h, body) {
+                let _ = (info.own_sv(), info.latest_round());
+            }
         }
         Kind::MiningRounds => {
             let req = Default::default();

@@ -163,7 +163,7 @@ impl Generator {
         let dso_args = self.dso_rules_args();
         let rules_con = self.create_dso(&mut b, Some(x), Tpl::DsoRules, dso_args);
         self.dso_rules = Some(rules_con);
-        for i in 0..self.net.svs.len() {
+        for i in 0..self.net.active_svs().len() {
             let args = json!({
                 "dso": self.pid(dso),
                 "svName": self.net.svs[i].name,
@@ -182,7 +182,7 @@ impl Generator {
             return;
         };
         let val = self.validators[v].party;
-        let sponsor = self.net.svs[v % self.net.svs.len()].party;
+        let sponsor = self.net.active_svs()[v % self.net.active_svs().len()].party;
         let mut b = TreeB::new();
         let arg = json!({"sponsor": self.pid(sponsor), "validator": self.pid(val), "version": "0.4.2", "contactPoint": format!("ops@{}.example", self.net.party(val).name)});
         let x = b.exercise(

@@ -13,7 +13,7 @@ impl Generator {
         let Some(rules) = self.dso_rules.clone() else {
             return;
         };
-        let n = self.net.svs.len();
+        let n = self.net.active_svs().len();
         let requester = (self.round / 36) as usize % n;
         let target = (requester + 1 + self.rng.index(n - 1)) % n;
         let delta = self.rng.range(1, 6) * 500 * if self.rng.chance(0.5) { 1 } else { -1 };
@@ -145,7 +145,7 @@ impl Generator {
         let vote = self.votes.remove(vi);
         let dso = self.dso();
         let accepts = vote.votes.iter().filter(|v| v.1).count();
-        let accepted = accepts * 4 >= self.net.svs.len() * 3;
+        let accepted = accepts * 4 >= self.net.active_svs().len() * 3;
         let closer = self.net.svs[vote.requester].party;
         let mut b = TreeB::new();
         let arg = json!({"requestCid": vote.con.cid, "amuletRulesCid": self.amulet_rules.as_ref().map(|c| c.cid.clone())});
@@ -204,7 +204,7 @@ impl Generator {
         let total: i64 = taken.iter().map(|t| t.1).sum();
         let amount = total * self.rng.range(40, 100) / 100;
         let dso = self.dso();
-        let manager = self.net.svs[self.rng.index(self.net.svs.len())].party;
+        let manager = self.net.active_svs()[self.rng.index(self.net.active_svs().len())].party;
         let beneficiary = self.pick_user();
         let mut b = TreeB::new();
         let arg = json!({"unclaimedDevelopmentFundCouponCids": taken.iter().map(|t| t.0.cid.clone()).collect::<Vec<_>>(), "beneficiary": self.pid(beneficiary), "amount": fmt_amount(amount), "expiresAt": fmt_time6(self.now + 30 * 24 * HOUR), "reason": "ecosystem grant", "fundManager": self.pid(manager)});

@@ -503,7 +503,7 @@ impl Generator {
         if r >= 2 {
             plan.push((at(rng, 5, 7), Intent::Close));
         }
-        for s in 0..self.net.svs.len() {
+        for s in 0..self.net.active_svs().len() {
             plan.push((at(rng, 10, 120), Intent::SvReward(s)));
             if rng.chance(0.3) {
                 plan.push((at(rng, 10, 590), Intent::StatusReport(s)));
@@ -668,9 +668,11 @@ impl Generator {
     }
 }
 
-/// Generates the history of `seed` ending just before `generated_at` (microseconds).
-pub fn generate_history(seed: u64, generated_at: i64) -> (Ledger, Generator) {
-    let net = Arc::new(Network::new(seed));
+/// Generates the history of `seed` ending just before `generated_at` (microseconds), on a
+/// network of `svs` SVs ([`Network::with_svs`]: the history is the same for any number, only the
+/// SV list of the `DsoRules` contracts grows).
+pub fn generate_history(seed: u64, generated_at: i64, svs: usize) -> (Ledger, Generator) {
+    let net = Arc::new(Network::with_svs(seed, svs));
     let mut g = Generator::new(Arc::clone(&net), seed);
     let mut l = Ledger::new(net);
     let end = generated_at - 1_500_000;
@@ -701,11 +703,13 @@ pub fn generate_history(seed: u64, generated_at: i64) -> (Ledger, Generator) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::demo::ledger::Body;
+    use crate::demo::network::{MAX_SVS, NUM_SVS};
 
     #[test]
     fn history_is_ordered_and_large() {
         let now = 1_800_000_000 * SECOND;
-        let (l, _) = generate_history(42, now);
+        let (l, _) = generate_history(42, now, NUM_SVS);
         assert!(l.len() >= 10_000, "only {} updates", l.len());
         let ups = l.updates();
         for w in ups.windows(2) {
@@ -726,11 +730,51 @@ mod tests {
 
     #[test]
     fn same_seed_same_history() {
-        let (a, _) = generate_history(7, 1_800_000_000 * SECOND);
-        let (b, _) = generate_history(7, 1_800_000_000 * SECOND);
+        let (a, _) = generate_history(7, 1_800_000_000 * SECOND, NUM_SVS);
+        let (b, _) = generate_history(7, 1_800_000_000 * SECOND, NUM_SVS);
         assert_eq!(a.len(), b.len());
         assert_eq!(a.updates()[100].update_id, b.updates()[100].update_id);
-        let (c, _) = generate_history(8, 1_800_000_000 * SECOND);
+        let (c, _) = generate_history(8, 1_800_000_000 * SECOND, NUM_SVS);
         assert_ne!(a.updates()[100].update_id, c.updates()[100].update_id);
+    }
+
+    /// A network of 13 SVs has the history of one of 4: the same updates, ids, times and
+    /// events, except that every `DsoRules` contract lists the 9 further SVs after the 4.
+    #[test]
+    fn more_svs_same_history_but_the_dso_rules() {
+        let now = 1_800_000_000 * SECOND;
+        let (small, _) = generate_history(42, now, NUM_SVS);
+        let (big, _) = generate_history(42, now, MAX_SVS);
+        assert_eq!(small.len(), big.len());
+        let mut rules = 0;
+        for (a, b) in small.updates().iter().zip(big.updates()) {
+            let mut b = (**b).clone();
+            if let Body::Tx(tx) = &mut b.body {
+                for node in &mut tx.nodes {
+                    if let Node::Create(c) = node
+                        && c.tpl == Tpl::DsoRules
+                    {
+                        rules += 1;
+                        let svs = c.args["svs"].as_array_mut().expect("svs");
+                        assert_eq!(svs.len(), MAX_SVS);
+                        let extra: Vec<&str> = svs[NUM_SVS..]
+                            .iter()
+                            .map(|sv| sv[1]["name"].as_str().expect("name"))
+                            .collect();
+                        let names: Vec<&str> = big.network().svs[NUM_SVS..]
+                            .iter()
+                            .map(|sv| sv.name.as_str())
+                            .collect();
+                        assert_eq!(extra, names);
+                        svs.truncate(NUM_SVS);
+                    }
+                }
+            }
+            assert_eq!(format!("{:?}", **a), format!("{b:?}"));
+        }
+        assert!(
+            rules > 1,
+            "the bootstrap's rules and those after accepted votes"
+        );
     }
 }

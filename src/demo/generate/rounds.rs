@@ -111,7 +111,9 @@ impl Generator {
         };
         let mut b = TreeB::new();
         let dso_arg = json!({"miningRoundCid": sum.cid});
-        let amulet_arg = json!({"miningRoundCid": sum.cid, "summary": {"totalValidatorRewardCoupons": "12.5000000000", "totalFeaturedAppRewardCoupons": "3.0000000000", "totalUnfeaturedAppRewardCoupons": "9.5000000000", "totalSvRewardWeight": self.sv_weights.iter().sum::<i64>().to_string()}});
+        // The weights of the SVs that received reward coupons: the active ones.
+        let total_sv_weight: i64 = self.sv_weights[..self.net.active_svs().len()].iter().sum();
+        let amulet_arg = json!({"miningRoundCid": sum.cid, "summary": {"totalValidatorRewardCoupons": "12.5000000000", "totalFeaturedAppRewardCoupons": "3.0000000000", "totalUnfeaturedAppRewardCoupons": "9.5000000000", "totalSvRewardWeight": total_sv_weight.to_string()}});
         let args = self.issuance_round_args(r, Some(self.now));
         let (x, y, iss) = self.round_step(
             &mut b,
@@ -272,7 +274,7 @@ impl Generator {
         let arg = json!({"openRoundCid": open.as_ref().map(|c| c.cid.clone())});
         let x = b.exercise(None, &lic, choice, arg, true, vec![val]);
         self.fetch_open(&mut b, Some(x), open.as_ref());
-        let sponsor = self.net.svs[v % self.net.svs.len()].party;
+        let sponsor = self.net.active_svs()[v % self.net.active_svs().len()].party;
         let args = self.license_args(val, sponsor, json!({"firstReceivedFor": round_obj(first), "lastReceivedFor": round_obj(round), "numCouponsMissed": missed.to_string()}));
         let new_lic = self.create(&mut b, Some(x), Tpl::ValidatorLicense, args, val, None);
         let args =

@@ -311,6 +311,22 @@ impl Ledger {
         v
     }
 
+    /// The contract id of every contract of a template that was active at record time `at`
+    /// (created at or before it, and archived after it or not at all), oldest first.
+    pub fn active_at(&self, tpl: Tpl, at: i64) -> Vec<&str> {
+        let time = |idx: u32| self.updates.get(idx as usize).map(|u| u.record_time);
+        let mut v: Vec<(&str, u32)> = self
+            .contracts
+            .iter()
+            .filter(|(_, c)| c.tpl == tpl)
+            .filter(|(_, c)| time(c.created).is_some_and(|t| t <= at))
+            .filter(|(_, c)| c.archived.is_none_or(|a| time(a).is_none_or(|t| t > at)))
+            .map(|(k, c)| (k.as_str(), c.created))
+            .collect();
+        v.sort_by_key(|(_, c)| *c);
+        v.into_iter().map(|(k, _)| k).collect()
+    }
+
     /// The contract id of every contract of a template that is active now.
     pub fn active_contracts(&self, tpl: Tpl) -> Vec<&str> {
         let mut v: Vec<(&str, u32)> = self

@@ -260,7 +260,9 @@ fn execute_inner(app: &Shared, headers: &HeaderMap, body: &Bytes) -> Reply {
                 &[("EXTERNAL_TRANSACTION_HASH", &hash)],
             ));
         }
-        let World { ledger, generator } = &mut *w;
+        let World {
+            ledger, generator, ..
+        } = &mut *w;
         let idx = generator
             .execute_transfer_command(
                 ledger,

@@ -1,10 +1,12 @@
 //! The scan group (`/api/scan`, and `/svN/api/scan` for extra scan instances): update history,
 //! events, update by hash, ACS snapshot times and holdings, validator faucets, BFT sequencers,
-//! reward weights, bootstrapping transactions, party hosting, status and version, and the network
-//! endpoints (`/v0/scans`, open and issuing mining rounds, backfilling status). Scans with faults
+//! reward weights, bootstrapping transactions, party hosting, status and version, the DSO
+//! (`/v0/dso`, each scan naming its own SV) and the network endpoints (`/v0/scans`, open and
+//! issuing mining rounds, backfilling status). Scans with faults
 //! (`super::faults`) lag, diverge or lack their early history here.
 
 mod acs;
+mod dso;
 mod history;
 mod members;
 mod network;
@@ -20,6 +22,7 @@ use super::render::Encoding;
 use super::server::{Fail, Shared, scan_error};
 use super::util::parse_query;
 use acs::{holdings_summary, snapshot_timestamp};
+use dso::dso_info;
 use history::{event_by_id, update_by_hash, update_by_id, updates};
 use members::{
     amulet_rules, bft_sequencers, bootstrapping, dso_party_id, participant_ids,
@@ -61,6 +64,7 @@ pub(crate) fn routes(app: Shared, scan: usize) -> Router {
             get(member_traffic_status),
         )
         .route("/v0/dso-party-id", get(dso_party_id))
+        .route("/v0/dso", get(dso_info))
         .route("/status", get(status))
         .route("/version", get(version))
         .route("/v0/scans", get(list_scans))

@@ -128,7 +128,7 @@ mod tests {
     #[test]
     fn traffic_follows_the_validators_submissions_and_the_top_up_schedule() {
         let now = 1_800_000_000 * SEC;
-        let (l, _) = generate_history(42, now);
+        let (l, _) = generate_history(42, now, crate::demo::network::NUM_SVS);
         let net = l.network();
         let me = net.ledger_participant;
         let ups = l.updates();

@@ -1,7 +1,8 @@
 //! The whole network, pure: which scans there are (the `/v0/scans` list of the global
 //! synchronizer merged with the profile's pins and SV selection, and its on-disk copy), how
-//! healthy each one is (Splice's network status rules) with the one-line verdict, and the
-//! search for the newest update of a scan's history ([`HeadSearch`], driven by page results).
+//! healthy each one is (Splice's network status rules) with the one-line verdict, the
+//! search for the newest update of a scan's history ([`HeadSearch`], driven by page results),
+//! and "my SV" ([`resolve_my_sv`]: the profile's `sv` key, else the scan's `/v0/dso`).
 //!
 //! ```text
 //! GET /v0/scans ─► ScanList::from_response ─► select_scans(list, selection, pins, own) ─► [ScanEntry]
@@ -24,6 +25,7 @@ pub use crate::api::without_userinfo;
 
 mod head;
 mod health;
+mod my_sv;
 
 pub use head::{
     FAR_FUTURE, HEAD_PAGE, HEAD_PROBE, HEAD_WINDOWS, HeadItem, HeadProbe, HeadSearch, migration_at,
@@ -33,6 +35,7 @@ pub use health::{
     CheckedOnScans, HealthOutcome, HealthState, HealthThresholds, HistoryHead, NetworkCheck,
     NetworkHealth, NetworkSnapshot, NodeState, RoundSeen, ScanHealth, ScanObservation, assess,
 };
+pub use my_sv::{MySv, MySvSource, resolve_my_sv};
 
 const MICROS: i64 = 1_000_000;
 
