@@ -10,7 +10,7 @@ use super::ledger::{
     ParticipantIdResponse, PartiesResponse,
 };
 use super::scan::{
-    BftSequencers, BootstrappingTransactions, EventHistoryItem, HoldingsSummaryResponse,
+    BftSequencers, BootstrappingTransactions, DsoInfo, EventHistoryItem, HoldingsSummaryResponse,
     MemberTrafficStatusResponse, NodeStatus, OpenAndIssuingMiningRounds, ParticipantIds,
     RewardWeightResponse, ScanAmuletRules, UpdateItem, UpdatesPage, ValidatorFaucets,
 };
@@ -77,6 +77,7 @@ answers! {
     Package(Package),
     Trees(Vec<JsGetUpdateTreesResponse>),
     Executed(ExecuteResponse),
+    Dso(DsoInfo),
 }
 
 impl Answer {

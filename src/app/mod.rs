@@ -330,6 +330,10 @@ impl App {
                 self.go_to(PaneId::Update);
             }
             AppEvent::Focus(p) => self.go_to(p),
+            AppEvent::ShowScan(scan) => {
+                self.panes.network.show_scan(scan, &self.sh);
+                self.go_to(PaneId::Network);
+            }
             AppEvent::Health(intent) => {
                 let owner = std::mem::replace(&mut out.owner, PaneId::Status);
                 health::intent(intent, &mut self.sh, out);

@@ -7,7 +7,8 @@
 
 use super::loader::Note;
 use super::node_poll::{NodePoller, Transition};
-use crate::model::network::{NetworkHealth, NetworkSnapshot};
+use crate::api::scan::{self, DsoInfo};
+use crate::model::network::{MySv, NetworkHealth, NetworkSnapshot, resolve_my_sv};
 use crate::msg::{Fetched, PaneId, Request, RequestId, RequestIds};
 
 /// The default interval between two measurements of every scan (µs).
@@ -89,6 +90,106 @@ impl NetworkWatch {
     }
 }
 
+/// How often the DSO (its SVs, "my SV") is read again (µs): it changes with governance only.
+const DSO_EVERY_US: i64 = 600_000_000;
+/// After a failed read of the DSO, the next one (µs).
+const DSO_RETRY_US: i64 = 30_000_000;
+
+/// The DSO as the profile's own scan answers `/v0/dso`, and "my SV" from it and the profile.
+#[derive(Debug, Clone, Default)]
+pub struct DsoWatch {
+    /// The last answer.
+    pub info: Option<std::sync::Arc<DsoInfo>>,
+    /// Why the last read failed, while it did.
+    pub error: Option<String>,
+    /// The profile's `sv` key.
+    configured: Option<String>,
+    /// "My SV", from `configured` and `info` (see [`resolve_my_sv`]).
+    my_sv: Option<MySv>,
+    pending: Option<RequestId>,
+    next_due: i64,
+}
+
+impl DsoWatch {
+    /// "My SV": the profile's `sv` key, else the SV that operates the profile's scan.
+    pub fn my_sv(&self) -> Option<&MySv> {
+        self.my_sv.as_ref()
+    }
+
+    /// Whether `sv_name` (a `/v0/scans` name) is my SV.
+    pub fn is_mine(&self, sv_name: &str) -> bool {
+        self.my_sv.as_ref().is_some_and(|m| m.is_named(sv_name))
+    }
+}
+
+/// The network's part of the Status verdict: how many scans are healthy, whether a quorum is,
+/// and every scan that is not (by name), so none is hidden and one always-lagging SV does not
+/// turn the headline amber.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetworkPart {
+    /// `network 11 of 13 healthy, quorum ✓`
+    pub summary: String,
+    /// `Echo-SV down`, `Delta-SV 63 s behind`, … (down, then unhealthy, then lagging).
+    pub named: Vec<String>,
+    /// The scans named, by their index in the measurement (the first is the one Enter opens).
+    pub named_scans: Vec<usize>,
+    /// A quorum (f + 1) of the network is healthy.
+    pub quorum_ok: bool,
+    /// Every counted scan is healthy and none lags.
+    pub all_well: bool,
+}
+
+impl NetworkWatch {
+    /// The network's part of the verdict, once measured and when more than one scan is known.
+    pub fn verdict_part(&self) -> Option<NetworkPart> {
+        let (snapshot, health) = (self.snapshot.as_ref()?, self.health.as_ref()?);
+        if health.n < 2 {
+            return None;
+        }
+        let name = |i: usize| {
+            snapshot
+                .entries
+                .get(i)
+                .map_or_else(|| format!("scan {}", i + 1), |e| e.sv_name.clone())
+        };
+        let mut named = Vec::new();
+        let mut named_scans = Vec::new();
+        let states = [
+            crate::model::network::HealthState::Down,
+            crate::model::network::HealthState::Unhealthy,
+        ];
+        for state in states {
+            for (i, scan) in health.scans.iter().enumerate() {
+                if scan.state == state {
+                    let what = match state {
+                        crate::model::network::HealthState::Down => "down",
+                        _ => "unhealthy",
+                    };
+                    named.push(format!("{} {what}", name(i)));
+                    named_scans.push(i);
+                }
+            }
+        }
+        for (i, scan) in health.scans.iter().enumerate() {
+            if scan.state == crate::model::network::HealthState::Healthy && scan.lagging {
+                let behind = scan.lag_behind_newest.unwrap_or(0).max(0) / 1_000_000;
+                named.push(format!("{} {behind} s behind", name(i)));
+                named_scans.push(i);
+            }
+        }
+        let well = health.healthy.saturating_sub(health.lagging);
+        let quorum_ok = health.healthy >= health.quorum;
+        let mark = if quorum_ok { "✓" } else { "✗" };
+        Some(NetworkPart {
+            summary: format!("network {well} of {} healthy, quorum {mark}", health.n),
+            all_well: named.is_empty(),
+            named,
+            named_scans,
+            quorum_ok,
+        })
+    }
+}
+
 /// The health the app owns.
 #[derive(Debug, Clone)]
 pub struct Health {
@@ -96,18 +197,33 @@ pub struct Health {
     pub nodes: NodePoller,
     /// Every scan of the network.
     pub network: NetworkWatch,
+    /// The DSO and "my SV".
+    pub dso: DsoWatch,
 }
 
 impl Health {
     /// The health of these nodes; the network is measured every `network_interval_us` when
     /// `measure_network` (a scan is configured).
-    pub fn new(nodes: NodePoller, measure_network: bool, network_interval_us: i64) -> Self {
+    /// `configured_sv` is the profile's `sv` key.
+    pub fn new(
+        nodes: NodePoller,
+        measure_network: bool,
+        network_interval_us: i64,
+        configured_sv: Option<String>,
+    ) -> Self {
+        let my_sv = resolve_my_sv(configured_sv.as_deref(), None);
         Health {
             nodes,
             network: NetworkWatch {
                 enabled: measure_network,
                 interval_us: network_interval_us.max(1_000_000),
                 ..NetworkWatch::default()
+            },
+            dso: DsoWatch {
+                configured: configured_sv,
+                my_sv,
+                next_due: if measure_network { i64::MIN } else { i64::MAX },
+                ..DsoWatch::default()
             },
         }
     }
@@ -129,6 +245,9 @@ impl Health {
         }
         for &i in &work.due {
             self.poll_node(i, now, ids, out);
+        }
+        if self.dso.pending.is_none() && now >= self.dso.next_due {
+            self.dso.pending = Some(out.fetch(ids, Request::api(scan::dso())));
         }
         let net = &self.network;
         let due = net.started_at.is_none_or(|t| now - t >= net.interval_us);
@@ -171,11 +290,34 @@ impl Health {
     /// Whether `id` is a request of the health's.
     pub fn owns(&self, id: RequestId) -> bool {
         self.network.pending == Some(id)
+            || self.dso.pending == Some(id)
             || self.nodes.nodes().iter().any(|n| n.in_flight() == Some(id))
     }
 
     /// A reply to one of the health's requests (others are ignored).
     pub fn on_reply(&mut self, reply: &Fetched, now: i64, out: &mut HealthOut) {
+        if self.dso.pending == Some(reply.id) {
+            let dso = &mut self.dso;
+            dso.pending = None;
+            match reply.result.as_ref().map(|r| r.shared::<DsoInfo>()) {
+                Ok(Some(info)) => {
+                    dso.info = Some(std::sync::Arc::clone(info));
+                    dso.error = None;
+                    dso.next_due = now.saturating_add(DSO_EVERY_US);
+                }
+                Ok(None) => {
+                    dso.error = Some("unexpected response to /v0/dso".into());
+                    dso.next_due = now.saturating_add(DSO_RETRY_US);
+                }
+                Err(e) => {
+                    dso.error = Some(e.to_string());
+                    dso.next_due = now.saturating_add(DSO_RETRY_US);
+                }
+            }
+            dso.my_sv = resolve_my_sv(dso.configured.as_deref(), dso.info.as_deref());
+            out.changed = true;
+            return;
+        }
         if self.network.pending == Some(reply.id) {
             self.network.pending = None;
             match &reply.result {

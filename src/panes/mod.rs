@@ -57,6 +57,8 @@ pub struct AppContext {
     /// How often every scan of the network is measured, in milliseconds
     /// (`network_health_interval`).
     pub network_interval_ms: u64,
+    /// The profile's `sv` key: "my SV" by name or party (else the scan's own, from `/v0/dso`).
+    pub sv: Option<String>,
 }
 
 impl Default for AppContext {
@@ -73,6 +75,7 @@ impl Default for AppContext {
             lag: crate::feed::dashboard::LagThresholds::default(),
             traffic: crate::feed::dashboard::TrafficThresholds::default(),
             network_interval_ms: 30_000,
+            sv: None,
         }
     }
 }
@@ -136,6 +139,7 @@ impl Shared {
                 i64::try_from(ctx.network_interval_ms)
                     .unwrap_or(i64::MAX / 1000)
                     .saturating_mul(1000),
+                ctx.sv.clone(),
             ),
             ctx,
         }
@@ -232,6 +236,8 @@ pub enum AppEvent {
     Loader(LoaderIntent),
     /// A request to the health (the app owns it).
     Health(HealthIntent),
+    /// Show the Network pane's scans, on the scan at this index of the measurement if given.
+    ShowScan(Option<usize>),
 }
 
 /// What a pane produced while handling something. `owner` is the pane being called (the app

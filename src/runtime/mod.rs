@@ -472,7 +472,9 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
         refresh_ms: u64::try_from(settings.refresh.as_millis())
             .unwrap_or(2000)
             .max(100),
-        network_interval_ms: 30_000,
+        network_interval_ms: u64::try_from(settings.network.health_interval.as_millis())
+            .unwrap_or(30_000),
+        sv: settings.sv.clone(),
         start,
         lag: settings.network.lag,
         traffic: settings.network.traffic,

@@ -35,9 +35,15 @@ fn fault_points() -> (usize, usize) {
 
 /// The explorer on a 13-scan demo network with every fault.
 fn faulty() -> Harness {
+    faulty_with(|_| {})
+}
+
+/// [`faulty`], its settings set up further by `tweak`.
+fn faulty_with(tweak: impl FnOnce(&mut cantonscope::config::Settings) + 'static) -> Harness {
     let (diverge, backfill) = fault_points();
     Harness::start_with(Options {
         seed: SEED,
+        tweak: Box::new(tweak),
         demo: Box::new(move |c: DemoConfig| {
             let ledger = generate(SEED);
             DemoConfig {
@@ -77,6 +83,95 @@ fn network_pane() -> Harness {
     let mut h = faulty();
     h.cmd(Command::Pane7);
     h
+}
+
+/// The Status verdict line (the first line of the pane).
+fn status_verdict(h: &mut Harness) -> String {
+    let screen = h.screen(200, 60);
+    screen
+        .lines()
+        .find(|l| l.contains("network "))
+        .unwrap_or_else(|| panic!("no network part:\n{screen}"))
+        .to_owned()
+}
+
+#[test]
+fn the_status_verdict_follows_my_nodes_and_names_every_scan_that_is_not_healthy() {
+    // An SV's profile: its own scan (the others are discovered from its /v0/scans).
+    let mut h = faulty_with(|s| s.extra_scan_urls.clear());
+    h.cmd(Command::Pane4);
+    let names: Vec<String> = h
+        .app
+        .network
+        .scan_rows()
+        .iter()
+        .map(|r| r.entry.sv_name.clone())
+        .collect();
+    assert_eq!(
+        names.len(),
+        13,
+        "the app measured the network without the Network pane"
+    );
+    let line = status_verdict(&mut h);
+    // My nodes are fine: the headline is green although two scans of the network are not.
+    assert!(
+        line.trim_start().starts_with("HEALTHY  my nodes OK · "),
+        "{line}"
+    );
+    assert!(
+        line.contains("network 11 of 13 healthy, quorum ✓"),
+        "{line}"
+    );
+    assert!(line.contains(&format!("{} down", names[DOWN])), "{line}");
+    let behind = regex::Regex::new(&format!("{} \\d+ s behind", regex::escape(&names[LAGGING])))
+        .expect("regex");
+    assert!(behind.is_match(&line), "{line}");
+    // The down and the lagging scan are never counted healthy: 11, not 12 or 13.
+    assert!(!line.contains("13 of 13"), "{line}");
+    // Enter opens the Network pane on the first scan the verdict names; Esc comes back.
+    h.cmd(Command::Select);
+    assert_eq!(h.app.focus, PaneId::Network);
+    assert_eq!(
+        h.app
+            .network
+            .selected_scan()
+            .map(|r| r.entry.sv_name.clone()),
+        Some(names[DOWN].clone())
+    );
+    h.cmd(Command::Back);
+    assert_eq!(h.app.focus, PaneId::Status);
+}
+
+#[test]
+fn my_sv_is_the_scans_own_and_the_sv_key_overrides_it() {
+    let mut h = faulty();
+    h.cmd(Command::Pane7);
+    let mine = h
+        .app
+        .sh
+        .health
+        .dso
+        .my_sv()
+        .and_then(|m| m.name.clone())
+        .expect("my SV from the scan's /v0/dso");
+    // The profile's scan is the first one listed: its SV is mine.
+    let own = h.app.network.scan_rows()[0].entry.sv_name.clone();
+    assert_eq!(mine, own);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains(&format!("★ {own}")), "{screen}");
+    assert_eq!(screen.matches('★').count(), 1, "{screen}");
+
+    // The profile's sv key wins over the scan's answer.
+    let other = h.app.network.scan_rows()[LAGGING].entry.sv_name.clone();
+    let key = other.clone();
+    let mut h = faulty_with(move |s| s.sv = Some(key));
+    h.cmd(Command::Pane7);
+    let screen = h.screen(200, 60);
+    assert!(screen.contains(&format!("★ {other}")), "{screen}");
+    assert!(!screen.contains(&format!("★ {own}")), "{screen}");
+    assert!(screen.contains(&format!("my SV: {other} (from the profile's sv key)")));
+    let my = h.app.sh.health.dso.my_sv().expect("my SV");
+    assert!(my.describe().contains("sv key"), "{}", my.describe());
 }
 
 #[test]
@@ -133,7 +228,9 @@ fn the_matrix_refreshes_at_the_interval_sorts_filters_and_opens_a_card() {
         .map(|r| r.entry.sv_name.clone());
     let mut names: Vec<String> = first.collect();
     names.sort();
-    let shown = h.screen(120, 40);
+    let screen = h.screen(120, 40);
+    // The rows, below the header (the verdict line above it names my SV).
+    let shown = &screen[screen.find(" Host ").expect("the header")..];
     let last_name = names.last().expect("names");
     let pos_last = shown.find(last_name.as_str()).expect("shown");
     let pos_first = shown.find(names[0].as_str()).expect("shown");

@@ -165,8 +165,9 @@ fn answer_all_ok(pane: &mut StatusPane, sh: &mut Shared, out: &Out, offset: i64,
             Asked::MiningRounds => mining_rounds(),
             Asked::LedgerParticipantId => participant_id(PARTICIPANT),
             Asked::TrafficStatus => traffic(2_600_000, 4_000_000, 8_000_000),
-            // The network's measurement (a job over every scan) is not this test's.
-            Asked::Other(None) => continue,
+            // The network's measurement (a job over every scan) and the DSO ("my SV") are
+            // not this test's.
+            Asked::Other(None | Some("scan GET /v0/dso")) => continue,
             Asked::Other(_) => panic!("unexpected request {req:?}"),
         };
         answer(pane, sh, id, req, Ok(resp), ms);
@@ -241,7 +242,9 @@ fn start_polls_every_configured_node_once() {
             req::status(1),
             req::ledger_end(),
             req::amulet_rules(),
-            // The app's health also measures every scan of the network from the start.
+            // The app's health also reads the DSO ("my SV") and measures every scan of the
+            // network from the start.
+            Request::api(cantonscope::api::scan::dso()),
             Request::NetworkHealth {
                 now: t0(),
                 heads: Vec::new()

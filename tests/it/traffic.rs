@@ -254,8 +254,9 @@ mod traffic_card {
                 Asked::MiningRounds => rounds(),
                 Asked::LedgerParticipantId => participant_id("validator-1::1220beef"),
                 Asked::TrafficStatus => status.clone(),
-                // The network's measurement (a job over every scan) is not this test's.
-                Asked::Other(None) => continue,
+                // The network's measurement (a job over every scan) and the DSO ("my SV")
+                // are not this test's.
+                Asked::Other(None | Some("scan GET /v0/dso")) => continue,
                 _ => panic!("unexpected {req:?}"),
             };
             answer(pane, sh, id, &req, Ok(resp));

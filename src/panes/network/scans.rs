@@ -146,7 +146,14 @@ impl TableRow for ScanRow {
                 } else {
                     theme.muted
                 };
-                Cell::new(format!("{}{mark}", self.entry.sv_name), style)
+                Cell::new(
+                    format!(
+                        "{}{}{mark}",
+                        my_sv_mark(sh, &self.entry.sv_name),
+                        self.entry.sv_name
+                    ),
+                    style,
+                )
             }
             ScanCol::Host => Cell::new(url_host(&self.entry.url), theme.id),
             ScanCol::Reach => {
@@ -368,6 +375,20 @@ impl NetworkPane {
         self.scans.measuring
     }
 
+    /// Shows the scans, with the scan at `index` of the measurement selected when given
+    /// (Enter on the network part of the Status verdict).
+    pub fn show_scan(&mut self, index: Option<usize>, sh: &Shared) {
+        self.sync_scans(sh);
+        self.section = super::NetSection::Scans;
+        self.check.open = false;
+        self.scans.detail = None;
+        if let Some(i) = index {
+            self.scans
+                .table
+                .select_where(&self.scans.rows, |r| r.index == i);
+        }
+    }
+
     /// Asks the app's health to measure every scan now (`r`), unless it is measuring.
     pub(super) fn measure(&mut self, sh: &Shared, out: &mut Out) {
         if !sh.health.network.is_measuring() {
@@ -401,7 +422,7 @@ impl NetworkPane {
     }
 
     /// The selected scan's row.
-    pub(super) fn selected_scan(&self) -> Option<&ScanRow> {
+    pub fn selected_scan(&self) -> Option<&ScanRow> {
         self.scans.table.selected_row(&self.scans.rows)
     }
 
@@ -431,7 +452,15 @@ impl NetworkPane {
         if area.height == 0 {
             return;
         }
-        let top = self.verdict_line(theme);
+        let mut top = self.verdict_line(theme);
+        // Where "my SV" came from, when it fits whole.
+        if let Some(my) = sh.health.dso.my_sv() {
+            let mine = format!(" · {}", my.describe());
+            let w = unicode_width::UnicodeWidthStr::width(mine.as_str());
+            if top.width() + w <= usize::from(area.width) {
+                top.spans.push(Span::styled(mine, theme.muted));
+            }
+        }
         buf.set_line(area.x, area.y, &top, area.width);
         if let Some(snap) = &self.scans.snapshot {
             let source = safe_line(&snap.list_source, 60).into_owned();
@@ -503,7 +532,15 @@ impl NetworkPane {
         let o = &row.observation;
         let h = &row.health;
         let mut lines: Vec<(&str, String, Style)> = vec![
-            ("SV", row.entry.sv_name.clone(), theme.accent),
+            (
+                "SV",
+                format!(
+                    "{}{}",
+                    my_sv_mark(sh, &row.entry.sv_name),
+                    row.entry.sv_name
+                ),
+                theme.accent,
+            ),
             ("URL", row.entry.url.clone(), theme.id),
             (
                 "Role",
@@ -614,5 +651,14 @@ impl NetworkPane {
                 theme.muted,
             );
         }
+    }
+}
+
+/// `★ ` before the name of my SV (the profile's `sv` key, else the SV of the profile's scan).
+pub fn my_sv_mark(sh: &Shared, sv_name: &str) -> &'static str {
+    if sh.health.dso.is_mine(sv_name) {
+        "★ "
+    } else {
+        ""
     }
 }

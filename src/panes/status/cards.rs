@@ -263,11 +263,27 @@ impl StatusPane {
             Level::Stalled => theme.status_err,
             Level::Down => theme.status_err,
         };
-        let line = Line::from(vec![
+        let mut spans = vec![
             Span::styled(format!(" {} ", v.level.label()), style.patch(bold())),
             Span::raw(" "),
             Span::styled(v.reasons.join(" · "), style),
-        ]);
+        ];
+        if let Some(part) = self.network_part(sh) {
+            let net_style = if !part.quorum_ok {
+                theme.status_err
+            } else if part.all_well {
+                theme.status_ok
+            } else {
+                theme.status_warn
+            };
+            spans.push(Span::styled(" · ", theme.muted));
+            spans.push(Span::styled(part.summary, net_style));
+            for name in part.named {
+                spans.push(Span::styled(" · ", theme.muted));
+                spans.push(Span::styled(safe_line(&name, 60).into_owned(), net_style));
+            }
+        }
+        let line = Line::from(spans);
         let line = fit_line(line, usize::from(area.width));
         buf.set_line(area.x, area.y, &line, area.width);
     }

@@ -23,8 +23,9 @@ use ratatui::style::Style;
 
 use crate::api::scan;
 use crate::config::keymap::KeyContext;
+use crate::feed::dashboard::Level;
 use crate::feed::dashboard::{LagThresholds, Rounds, Traffic, Verdict, judge};
-use crate::feed::health::HealthIntent;
+use crate::feed::health::{HealthIntent, NetworkPart};
 use crate::feed::node_poll::NodePoller;
 pub use crate::feed::node_poll::{
     LATENCY_SAMPLES, MAX_BACKOFF_MS, NodeHealth, NodeKind, NodeState, retry_delay_ms,
@@ -92,6 +93,8 @@ impl NodeShape {
 pub struct StatusPane {
     /// The node cards' shapes (the nodes themselves are the app's: `Shared::health`).
     shapes: Vec<NodeShape>,
+    /// The verdict has the network's part (Enter opens it).
+    network_shown: bool,
     history: HistoryStats,
     rounds: Rounds,
     traffic: Traffic,
@@ -122,6 +125,7 @@ impl StatusPane {
         }
         StatusPane {
             shapes,
+            network_shown: false,
             history: HistoryStats::default(),
             rounds: Rounds::default(),
             traffic: Traffic::new(ctx.traffic),
@@ -167,7 +171,22 @@ impl StatusPane {
             self.lag,
         );
         self.traffic.judge(&mut v);
+        // With more than one scan known, my nodes (above) and whether a quorum of the network
+        // is healthy decide the headline; the network's own part follows it (`network_part`).
+        if let Some(part) = sh.health.network.verdict_part() {
+            if !part.quorum_ok {
+                v.level = v.level.max(Level::Degraded);
+                v.reasons.push("no healthy quorum of the network".into());
+            } else if v.level == Level::Healthy {
+                v.reasons = vec!["my nodes OK".into()];
+            }
+        }
         v
+    }
+
+    /// The network's part of the verdict line (when more than one scan is known).
+    pub fn network_part(&self, sh: &Shared) -> Option<NetworkPart> {
+        sh.health.network.verdict_part()
     }
 
     /// The mining rounds last read from scan 0.
@@ -302,6 +321,14 @@ impl Pane for StatusPane {
             Command::Refresh => out
                 .events
                 .push(AppEvent::Health(HealthIntent::PollNodesNow)),
+            // Enter: the network part of the verdict, in the Network pane (on the first scan
+            // it names).
+            Command::Select => match self.network_part(sh) {
+                Some(part) => out
+                    .events
+                    .push(AppEvent::ShowScan(part.named_scans.first().copied())),
+                None => return false,
+            },
             Command::Copy => match self.cards.get(self.selected) {
                 Some(Card::Node(i)) => {
                     let Some(n) = sh.health.nodes.nodes().get(*i) else {
@@ -334,6 +361,11 @@ impl Pane for StatusPane {
     fn on_tick(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
         let mut changed = self.history.sync(&sh.history);
         let now = sh.now;
+        let network_shown = sh.health.network.verdict_part().is_some();
+        if network_shown != self.network_shown {
+            self.network_shown = network_shown;
+            changed = true;
+        }
         let shapes = NodeShape::of(&sh.health.nodes);
         if shapes != self.shapes {
             self.shapes = shapes;
@@ -453,7 +485,11 @@ impl Pane for StatusPane {
     }
 
     fn hints(&self) -> Vec<Command> {
-        vec![Command::Down, Command::Up, Command::Refresh, Command::Copy]
+        let mut hints = vec![Command::Down, Command::Up, Command::Refresh, Command::Copy];
+        if self.network_shown {
+            hints.push(Command::Select);
+        }
+        hints
     }
 
     fn tab_count(&self, sh: &Shared) -> Option<usize> {
