@@ -18,7 +18,7 @@ use ratatui::layout::Rect;
 use crate::config::keymap::{KeyContext, KeyMap};
 use crate::feed::loader::Loader;
 use crate::msg::{Command, Tabs};
-use crate::panes::{AppContext, AppEvent, Level, Out, Pane, PaneId, Shared};
+use crate::panes::{AppContext, AppEvent, Level, Out, Pane, PaneId, Shared, SweepIntent};
 use crate::ui::OverlayOutcome;
 use crate::ui::error_log::ErrorLog;
 use crate::ui::help::HelpOverlay;
@@ -330,6 +330,56 @@ impl App {
                 self.go_to(PaneId::Update);
             }
             AppEvent::Focus(p) => self.go_to(p),
+            AppEvent::CheckUpdate(update_id) => {
+                let elsewhere = self.focus != PaneId::Network;
+                self.open_check(&update_id, out);
+                // Esc closes the check and goes back to the pane it was asked from, or to the
+                // section it covers when asked here.
+                if elsewhere {
+                    self.panes.network.opened_from_another_pane();
+                } else {
+                    self.panes.network.opened_here();
+                }
+            }
+            AppEvent::LookupHash(hash) => {
+                out.owner = PaneId::Network;
+                self.panes.network.lookup_hash(&hash, &mut self.sh, out);
+            }
+            AppEvent::GoToTime(t) => {
+                out.owner = PaneId::History;
+                self.panes.history.goto_time(t, &self.sh, out);
+                self.go_to(PaneId::History);
+            }
+            AppEvent::LoadSpan(secs) => {
+                out.owner = PaneId::History;
+                self.panes.history.load_span(secs, &self.sh, out);
+                self.go_to(PaneId::History);
+            }
+            AppEvent::FilterHistory(text) => {
+                out.owner = PaneId::History;
+                self.panes.history.set_filter(&text, &self.sh, out);
+                self.go_to(PaneId::History);
+            }
+            AppEvent::FollowTail => {
+                self.go_to(PaneId::History);
+                self.on_command(Command::FollowTail, out);
+            }
+            AppEvent::Sweep(intent) => {
+                out.owner = PaneId::Network;
+                let net = &mut self.panes.network;
+                match intent {
+                    SweepIntent::Cancel if !net.sweep_state().is_running() => {
+                        out.info("no sweep is running");
+                    }
+                    SweepIntent::Cancel => net.cancel_sweep(out),
+                    SweepIntent::Save(None) => net.open_sweep_save(&self.sh, out),
+                    SweepIntent::Save(Some(path)) => net.save_sweep(&path, &mut self.sh, out),
+                    SweepIntent::Start(from) => net.start_sweep(from, &mut self.sh, out),
+                }
+                self.go_to(PaneId::Network);
+            }
+            AppEvent::Run(cmd) => self.on_command(cmd, out),
+            AppEvent::LoadTheme(name) => out.effects.push(Effect::LoadTheme(name)),
             AppEvent::ShowScan(scan) => {
                 self.panes.network.show_scan(scan, &self.sh);
                 self.go_to(PaneId::Network);
@@ -440,7 +490,10 @@ impl App {
                         self.overlay = None;
                         self.palette_history.retain(|l| *l != line);
                         self.palette_history.push(line);
-                        palette_cmd::run(self, cmd, out);
+                        match palette_cmd::intent(self, &cmd) {
+                            Ok(intent) => out.events.push(intent),
+                            Err(e) => out.error(e),
+                        }
                         return;
                     }
                     PaletteOutcome::Cancelled => OverlayOutcome::Close,
@@ -652,8 +705,8 @@ impl App {
     }
 
     fn run_palette(&mut self, line: &str, out: &mut Out) {
-        match palette_cmd::parse(line) {
-            Ok(cmd) => palette_cmd::run(self, cmd, out),
+        match palette_cmd::parse(line).and_then(|cmd| palette_cmd::intent(self, &cmd)) {
+            Ok(intent) => out.events.push(intent),
             Err(e) => out.error(e),
         }
     }

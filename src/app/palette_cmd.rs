@@ -1,8 +1,11 @@
 //! The `:` command palette's commands: their completion entries, and what each one does.
 
+use crate::model::when::parse_when;
 use crate::msg::{Command, Tabs};
-use crate::panes::{Out, PaneId};
+use crate::panes::network::SweepFrom;
+use crate::panes::{AppEvent, PaneId, SweepIntent};
 use crate::ui::palette::{Palette, PaletteCommand, PaletteEntry};
+use crate::ui::safe::safe_line;
 use crate::ui::theme::Theme;
 
 use super::App;
@@ -69,112 +72,76 @@ pub fn parse(line: &str) -> Result<PaletteCommand, String> {
     Palette::new(entries()).parse(line.trim_start_matches(':'))
 }
 
-/// Runs a parsed palette command.
-pub fn run(app: &mut App, cmd: PaletteCommand, out: &mut Out) {
+/// What a parsed palette command asks: the same intents ([`AppEvent`]) the panes and keys
+/// send, delivered by the app (which keeps the back stack, so Esc returns from any of them);
+/// or why it cannot be done. Reads the app, changes nothing.
+pub fn intent(app: &App, cmd: &PaletteCommand) -> Result<AppEvent, String> {
     let arg = cmd.args.join(" ");
-    match cmd.name.as_str() {
-        "event" => match resolve_update_id(&app.sh.history, arg.trim(), "event") {
-            Ok(update_id) => out.events.push(crate::panes::AppEvent::OpenUpdate {
-                update_id,
-                event_id: None,
-            }),
-            // The open update stays open.
-            Err(e) => out.error(e),
+    let arg = arg.trim();
+    Ok(match cmd.name.as_str() {
+        "event" => AppEvent::OpenUpdate {
+            update_id: resolve_update_id(&app.sh.history, arg, "event")?,
+            event_id: None,
         },
-        "hash" => {
-            out.owner = PaneId::Network;
-            app.panes.network.lookup_hash(arg.trim(), &mut app.sh, out);
-        }
-        "bft" => match arg.trim() {
-            "" => app.on_command(Command::Consensus, out),
-            id => match resolve_update_id(&app.sh.history, id, "bft") {
-                Ok(update_id) => app.open_check(&update_id, out),
-                Err(e) => out.error(e),
-            },
+        "hash" => AppEvent::LookupHash(arg.to_owned()),
+        "bft" => match arg {
+            "" => AppEvent::Run(Command::Consensus),
+            id => AppEvent::CheckUpdate(resolve_update_id(&app.sh.history, id, "bft")?),
         },
         "sweep" => {
-            app.focus = PaneId::Network;
-            out.owner = PaneId::Network;
-            let net = &mut app.panes.network;
-            let arg = arg.trim();
             let (word, rest) = arg.split_once(' ').unwrap_or((arg, ""));
-            match word {
-                "cancel" | "stop" if !net.sweep_state().is_running() => {
-                    out.info("no sweep is running");
-                }
-                "cancel" | "stop" => net.cancel_sweep(out),
-                "save" if rest.trim().is_empty() => net.open_sweep_save(&app.sh, out),
-                "save" => net.save_sweep(rest, &mut app.sh, out),
+            AppEvent::Sweep(match word {
+                "cancel" | "stop" => SweepIntent::Cancel,
+                "save" if rest.trim().is_empty() => SweepIntent::Save(None),
+                "save" => SweepIntent::Save(Some(rest.to_owned())),
                 "" | "begin" | "from" => {
                     let text = if word == "begin" { "begin" } else { rest };
-                    match crate::panes::network::SweepFrom::parse(
-                        text,
-                        app.sh.now,
-                        app.sh.local_time,
-                    ) {
-                        Ok(from) => net.start_sweep(from, &mut app.sh, out),
-                        Err(e) => out.error(format!("sweep: {e}")),
-                    }
+                    let from = SweepFrom::parse(text, app.sh.now, app.sh.local_time)
+                        .map_err(|e| format!("sweep: {e}"))?;
+                    SweepIntent::Start(from)
                 }
-                _ => out.error(format!(
-                    "sweep: {:?} is not begin, from <time>, save or cancel",
-                    crate::ui::safe::safe_line(arg, 40)
-                )),
-            }
+                _ => {
+                    return Err(format!(
+                        "sweep: {:?} is not begin, from <time>, save or cancel",
+                        safe_line(arg, 40)
+                    ));
+                }
+            })
         }
-        "time" => match crate::model::when::parse_when(&arg, app.sh.now, app.sh.local_time) {
-            Some(t) if t > app.sh.now => out.error(format!(
-                "time: {} is in the future (it is {} now)",
-                app.sh.format_time(t),
-                app.sh.format_time(app.sh.now)
-            )),
-            Some(t) => {
-                app.focus = PaneId::History;
-                out.owner = PaneId::History;
-                app.panes.history.goto_time(t, &app.sh, out);
+        "time" => match parse_when(arg, app.sh.now, app.sh.local_time) {
+            Some(t) if t > app.sh.now => {
+                return Err(format!(
+                    "time: {} is in the future (it is {} now)",
+                    app.sh.format_time(t),
+                    app.sh.format_time(app.sh.now)
+                ));
             }
-            None => out.error(format!(
-                "not a time: {:?} (use RFC 3339, -2h or yesterday 14:00)",
-                crate::ui::safe::safe_line(arg.trim(), 60)
-            )),
+            Some(t) => AppEvent::GoToTime(t),
+            None => {
+                return Err(format!(
+                    "not a time: {:?} (use RFC 3339, -2h or yesterday 14:00)",
+                    safe_line(arg, 60)
+                ));
+            }
         },
-        "load" => match crate::panes::history::parse_span(&arg) {
-            Ok(secs) => {
-                app.focus = PaneId::History;
-                out.owner = PaneId::History;
-                app.panes.history.load_span(secs, &app.sh, out);
-            }
-            Err(e) => out.error(format!("not a span: {e}")),
+        "load" => AppEvent::LoadSpan(
+            crate::panes::history::parse_span(arg).map_err(|e| format!("not a span: {e}"))?,
+        ),
+        "theme" => AppEvent::LoadTheme(arg.to_owned()),
+        "filter" => AppEvent::FilterHistory(cmd.args.join(" ")),
+        "pane" => match PaneId::ALL
+            .iter()
+            .find(|p| p.title().eq_ignore_ascii_case(arg))
+        {
+            Some(p) => AppEvent::Focus(*p),
+            None => return Err(format!("no pane named {:?}", safe_line(arg, 40))),
         },
-        "theme" => out
-            .effects
-            .push(super::Effect::LoadTheme(arg.trim().to_string())),
-        "filter" => {
-            app.focus = PaneId::History;
-            out.owner = PaneId::History;
-            app.panes.history.set_filter(&arg, &app.sh, out);
-        }
-        "pane" => {
-            match PaneId::ALL
-                .iter()
-                .find(|p| p.title().eq_ignore_ascii_case(arg.trim()))
-            {
-                Some(p) => app.focus = *p,
-                None => out.error(format!(
-                    "no pane named {:?}",
-                    crate::ui::safe::safe_line(&arg, 40)
-                )),
-            }
-        }
-        "follow" => {
-            app.focus = PaneId::History;
-            app.on_command(Command::FollowTail, out);
-        }
-        "errors" => app.on_command(Command::ErrorLog, out),
-        "help" => app.on_command(Command::Help, out),
-        "quit" => app.on_command(Command::Quit, out),
-        other => out.error(format!("unknown command {other:?}")),
-    }
+        "follow" => AppEvent::FollowTail,
+        "errors" => AppEvent::Run(Command::ErrorLog),
+        "help" => AppEvent::Run(Command::Help),
+        "quit" => AppEvent::Run(Command::Quit),
+        other => return Err(format!("unknown command {other:?}")),
+    })
 }
 
 /// The update id `text` names: itself when it is a whole id (64 hex digits after an optional

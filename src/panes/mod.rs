@@ -238,6 +238,35 @@ pub enum AppEvent {
     Health(HealthIntent),
     /// Show the Network pane's scans, on the scan at this index of the measurement if given.
     ShowScan(Option<usize>),
+    /// Check an update on every scan (the Network pane's consensus view).
+    CheckUpdate(String),
+    /// Look up the update of a prepared transaction's hash, scan after scan (opens it).
+    LookupHash(String),
+    /// The history at a record time (µs).
+    GoToTime(i64),
+    /// Load a span of history (seconds) in the background.
+    LoadSpan(i64),
+    /// Filter the history (empty clears).
+    FilterHistory(String),
+    /// Follow the live tail in History.
+    FollowTail,
+    /// The history sweep of the Network pane.
+    Sweep(SweepIntent),
+    /// A keymap command, as if its key was pressed (the error log, help, quit).
+    Run(Command),
+    /// Switch the colour theme (loaded by the runtime).
+    LoadTheme(String),
+}
+
+/// What can be asked of the history sweep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SweepIntent {
+    /// Start it from there.
+    Start(network::SweepFrom),
+    /// Stop it.
+    Cancel,
+    /// Save its result (`None`: ask for the path).
+    Save(Option<String>),
 }
 
 /// What a pane produced while handling something. `owner` is the pane being called (the app

@@ -964,3 +964,39 @@ fn event_accepts_a_unique_prefix_and_a_failed_lookup_keeps_the_open_update() {
         "{screen}"
     );
 }
+
+#[test]
+fn esc_returns_from_every_palette_command_that_changes_pane() {
+    let mut h = Harness::start();
+    let id = h
+        .app
+        .sh
+        .history
+        .last()
+        .map(|s| s.update_id.to_string())
+        .expect("a loaded update");
+    let lines = [
+        (format!("event {}", &id[..16]), PaneId::Update),
+        (format!("bft {id}"), PaneId::Network),
+        ("time -1h".to_owned(), PaneId::History),
+        ("load 1h".to_owned(), PaneId::History),
+        ("filter transfer".to_owned(), PaneId::History),
+        ("pane network".to_owned(), PaneId::Network),
+        ("follow".to_owned(), PaneId::History),
+        ("sweep cancel".to_owned(), PaneId::Network),
+    ];
+    for (line, lands) in lines {
+        h.cmd(Command::Pane4);
+        assert_eq!(h.app.focus, PaneId::Status);
+        h.palette(&line);
+        assert_eq!(h.app.focus, lands, ":{line}");
+        // Esc (as often as the pane itself has something to close) comes back to Status.
+        for _ in 0..3 {
+            if h.app.focus == PaneId::Status {
+                break;
+            }
+            h.cmd(Command::Back);
+        }
+        assert_eq!(h.app.focus, PaneId::Status, "Esc after :{line}");
+    }
+}

@@ -273,6 +273,12 @@ impl NetworkPane {
         self.check.from_pane = true;
     }
 
+    /// The view just opened was asked for in this pane (`:bft` here): Esc goes back to the
+    /// section it covers.
+    pub fn opened_here(&mut self) {
+        self.check.from_pane = false;
+    }
+
     /// Checks `update_id` on every scan and shows the consensus view (`:bft`, `b`).
     pub fn open_check(&mut self, update_id: &str, sh: &mut Shared, out: &mut Out) {
         let update_id = update_id.trim();
