@@ -59,6 +59,9 @@ pub struct AppContext {
     pub network_interval_ms: u64,
     /// The profile's `sv` key: "my SV" by name or party (else the scan's own, from `/v0/dso`).
     pub sv: Option<String>,
+    /// Where data kept between runs lives (the scan list; the local history index will): the
+    /// profile's data directory, `None` for the built-in demo.
+    pub data_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for AppContext {
@@ -76,6 +79,7 @@ impl Default for AppContext {
             traffic: crate::feed::dashboard::TrafficThresholds::default(),
             network_interval_ms: 30_000,
             sv: None,
+            data_dir: None,
         }
     }
 }

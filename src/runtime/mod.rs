@@ -475,6 +475,7 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
         network_interval_ms: u64::try_from(settings.network.health_interval.as_millis())
             .unwrap_or(30_000),
         sv: settings.sv.clone(),
+        data_dir: settings.data_path(),
         start,
         lag: settings.network.lag,
         traffic: settings.network.traffic,

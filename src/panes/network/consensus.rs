@@ -99,11 +99,14 @@ pub enum CheckCol {
 
 impl TableRow for CheckRow {
     type Col = CheckCol;
-    type Ctx = ();
+    type Ctx = Shared;
 
-    fn cell(&self, col: CheckCol, _width: u16, (): &(), theme: &Theme) -> Cell<'_> {
+    fn cell(&self, col: CheckCol, _width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
         match col {
-            CheckCol::Sv => Cell::new(self.sv_name.as_str(), theme.accent),
+            CheckCol::Sv => Cell::new(
+                format!("{}{}", super::scans::my_sv_mark(sh, &self.sv_name), self.sv_name),
+                theme.accent,
+            ),
             CheckCol::Update => {
                 Cell::new(class_label(&self.update), class_style(&self.update, theme))
             }
@@ -443,7 +446,7 @@ impl NetworkPane {
                 .min(rest / 2)
         };
         let table = Rect::new(area.x, y, area.width, rest - panel);
-        let draw = Draw::new(&(), theme, focused);
+        let draw = Draw::new(sh, theme, focused);
         self.check.table.render(table, buf, &self.check.rows, &draw);
         if panel > 0
             && let Some(row) = selected
