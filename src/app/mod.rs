@@ -6,11 +6,11 @@
 //! keys; otherwise the keymap turns the key into a [`Command`] (in the focused pane's context),
 //! app-wide commands are handled here and the rest go to the focused pane.
 
+pub mod draw;
 pub mod health;
 pub mod loader;
 pub mod palette_cmd;
 pub mod panes;
-pub mod view;
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
@@ -695,7 +695,7 @@ impl App {
                 self.dirty = true;
             }
             MouseEventKind::Down(MouseButton::Left) if m.row == areas.tabs.y => {
-                if let Some(p) = view::tab_at(self, m.column) {
+                if let Some(p) = draw::tab_at(self, m.column) {
                     self.focus = p;
                     self.dirty = true;
                 }

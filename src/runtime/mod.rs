@@ -90,7 +90,7 @@ pub async fn run(
     effects.extend(app.update(Action::Tick(now_micros())));
     effects.extend(app.start());
     let mut quit = runner.run_all(effects);
-    terminal.draw(|f| crate::app::view::draw(&app, f))?;
+    terminal.draw(|f| crate::app::draw::draw(&app, f))?;
     app.take_dirty();
 
     let mut terminated = std::pin::pin!(termination());
@@ -284,7 +284,7 @@ pub fn redraw_if_dirty<B: ratatui::backend::Backend>(
     if !app.take_dirty() {
         return Ok(false);
     }
-    terminal.draw(|f| crate::app::view::draw(app, f))?;
+    terminal.draw(|f| crate::app::draw::draw(app, f))?;
     Ok(true)
 }
 

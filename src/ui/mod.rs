@@ -3,8 +3,8 @@
 //! [`Buffer`](ratatui::buffer::Buffer) given by the caller, and their state changes only through
 //! methods called from `App::update`. Drawing only reads (`render(&self, area, buf, &Theme, …)`).
 //!
-//! The screen, as [`layout::screen_areas`] splits it and `app::view` draws it (the same
-//! diagram heads `app/view.rs`):
+//! The screen, as [`layout::screen_areas`] splits it and `app::draw` draws it (the same
+//! diagram heads `app/draw.rs`):
 //!
 //! ```text
 //! ┌──────────────────────────────────────────────────────────────────────────────┐

@@ -332,7 +332,7 @@ fn the_header_claims_live_only_once_scan_1_answered() {
     let mut terminal =
         ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).expect("terminal");
     terminal
-        .draw(|f| cantonscope::app::view::draw(&app, f))
+        .draw(|f| cantonscope::app::draw::draw(&app, f))
         .expect("draw");
     let screen = crate::common::buffer_text(terminal.backend().buffer());
     let header = screen.lines().next().unwrap_or_default();

@@ -1298,7 +1298,7 @@ fn draw_at(app: &mut App, answers: &mut Answers, (w, h): (u16, u16)) {
     settle(app, effects, answers);
     let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
     terminal
-        .draw(|f| cantonscope::app::view::draw(app, f))
+        .draw(|f| cantonscope::app::draw::draw(app, f))
         .expect("draw");
     assert_clean_buffer(terminal.backend().buffer());
 }

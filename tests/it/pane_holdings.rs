@@ -1003,7 +1003,7 @@ fn tiny_sizes_never_panic() {
         let mut terminal =
             ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, hgt)).expect("terminal");
         terminal
-            .draw(|f| cantonscope::app::view::draw(&app, f))
+            .draw(|f| cantonscope::app::draw::draw(&app, f))
             .expect("draw");
     }
 }

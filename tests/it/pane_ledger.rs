@@ -402,7 +402,7 @@ fn read_only_flag_and_config_key_reach_the_pane() {
         app.update(cantonscope::msg::Action::Command(Command::Pane9));
         app.ledger.set_section(Section::Execute);
         let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).expect("t");
-        t.draw(|f| cantonscope::app::view::draw(&app, f))
+        t.draw(|f| cantonscope::app::draw::draw(&app, f))
             .expect("draw");
         let text = buffer_text(t.backend().buffer());
         assert!(text.contains(READ_ONLY_TEXT), "{text}");

@@ -208,7 +208,7 @@ fn widgets_sanitize_what_they_draw() {
     let app = app_with_scan_error(nasty);
     assert!(app.toast.is_some(), "the error is shown");
     let mut buf = Buffer::empty(Rect::new(0, 0, 80, 24));
-    cantonscope::app::view::render(&app, buf.area, &mut buf);
+    cantonscope::app::draw::render(&app, buf.area, &mut buf);
     assert_eq!(buffer_forbidden(&buf), []);
     let mut log = ErrorLog::default();
     log.push(Utc::now(), nasty, format!("{nasty}\n{nasty}"));
@@ -694,7 +694,7 @@ fn snapshot_error_log_status_and_too_small() {
     // The app's footer and status line: an error toast, the error count on the right.
     let app = app_with_scan_error("scan unavailable");
     let mut buf = Buffer::empty(Rect::new(0, 0, 80, 24));
-    cantonscope::app::view::render(&app, buf.area, &mut buf);
+    cantonscope::app::draw::render(&app, buf.area, &mut buf);
     let text = crate::common::buffer_text(&buf);
     let bottom: Vec<&str> = text.lines().skip(22).collect();
     assert!(bottom[1].contains("scan 1 is down"), "{text}");

@@ -104,7 +104,11 @@ impl TableRow for CheckRow {
     fn cell(&self, col: CheckCol, _width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
         match col {
             CheckCol::Sv => Cell::new(
-                format!("{}{}", super::scans::my_sv_mark(sh, &self.sv_name), self.sv_name),
+                format!(
+                    "{}{}",
+                    super::scans::my_sv_mark(sh, &self.sv_name),
+                    self.sv_name
+                ),
                 theme.accent,
             ),
             CheckCol::Update => {

@@ -278,9 +278,30 @@ impl StatusPane {
             };
             spans.push(Span::styled(" · ", theme.muted));
             spans.push(Span::styled(part.summary, net_style));
-            for name in part.named {
+            // Every scan that is not healthy, by name, as many as fit; the rest are counted
+            // (Enter shows them all in the Network pane).
+            let width = usize::from(area.width);
+            let used = |spans: &[Span<'_>]| spans.iter().map(Span::width).sum::<usize>();
+            let total = part.named.len();
+            for (i, name) in part.named.iter().enumerate() {
+                let name = safe_line(name, 60).into_owned();
+                let left = total - i - 1;
+                let more = if left > 0 {
+                    format!(" · +{left} more (Enter)").len()
+                } else {
+                    0
+                };
+                if used(&spans) + 3 + unicode_width::UnicodeWidthStr::width(name.as_str()) + more
+                    > width
+                {
+                    spans.push(Span::styled(
+                        format!(" · +{} more (Enter)", total - i),
+                        theme.muted,
+                    ));
+                    break;
+                }
                 spans.push(Span::styled(" · ", theme.muted));
-                spans.push(Span::styled(safe_line(&name, 60).into_owned(), net_style));
+                spans.push(Span::styled(name, net_style));
             }
         }
         let line = Line::from(spans);

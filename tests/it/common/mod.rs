@@ -358,7 +358,7 @@ impl Harness {
         }
         let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
         terminal
-            .draw(|f| cantonscope::app::view::draw(&self.app, f))
+            .draw(|f| cantonscope::app::draw::draw(&self.app, f))
             .expect("draw");
         terminal.backend().buffer().clone()
     }

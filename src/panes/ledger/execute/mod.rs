@@ -5,7 +5,7 @@
 //! (update id, offset, external transaction hash, paid traffic cost, events) or the
 //! `JsCantonError` (code, cause, category, correlation id). Disabled in read-only mode.
 
-mod view;
+mod draw;
 
 use std::path::PathBuf;
 
@@ -34,7 +34,7 @@ use super::common::{
 };
 use crate::ui::load::accept;
 
-use view::{render_confirm, render_editor, render_result};
+use draw::{render_confirm, render_editor, render_result};
 
 /// Which input of the editor has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
