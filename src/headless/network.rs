@@ -27,11 +27,11 @@ use crate::api::{ApiClient, ApiConfig};
 use crate::cli::{NetworkArgs, NetworkCommand};
 use crate::config::{HistoryStart, Settings};
 use crate::model::consensus::{Consensus, Difference, ScanClass};
+use crate::model::format::format_time_micros;
 use crate::model::json_text;
 use crate::model::network::{
     HealthOutcome, HealthState, HealthThresholds, NodeState, ScanEntry, assess, quorum_of, url_host,
 };
-use crate::model::summary::format_time_micros;
 use crate::model::sweep::{Cursor, SweepEnd, SweepPlan, SweepProgress};
 use crate::network::check::{UpdateSource, check_update};
 use crate::network::discovery::{Discovered, ListSource, discover};

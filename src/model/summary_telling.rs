@@ -13,8 +13,8 @@ use serde::Deserialize;
 use crate::api::scan::{ExercisedEvent, Transaction, TreeEvent};
 
 use super::amount::Amount;
+use super::format::short_party;
 use super::intern::{Interner, Sym};
-use super::summary::short_party;
 
 /// What the telling node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
