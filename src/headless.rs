@@ -318,7 +318,7 @@ async fn run_scan(
             let record_time = match record_time {
                 Some(t) if t != "now" => t.clone(),
                 _ => {
-                    crate::model::summary::format_time_micros(chrono::Utc::now().timestamp_micros())
+                    crate::model::format::format_time_micros(chrono::Utc::now().timestamp_micros())
                 }
             };
             let record_time_match = match record_time_match {

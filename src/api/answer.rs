@@ -1,10 +1,12 @@
 //! [`Answer`]: the typed answer of any call, as the app's replies carry it. One line of
 //! `answers!` registers an answer type; a call whose answer is registered can be asked by any
 //! pane (`Request::api(call)`) and its reply picked by type (`Response::answer::<T>`), with no
-//! endpoint named anywhere between the pane and `api/`.
+//! endpoint named anywhere between the pane and `api/`. [`Call::into_answer`] lives here, so
+//! `call.rs` (which every answer type's module uses) needs no answer type.
 
 use std::sync::Arc;
 
+use super::call::Call;
 use super::ledger::{
     EmptyResponse, ExecuteResponse, JsGetUpdateTreesResponse, LedgerEnd, Package,
     ParticipantIdResponse, PartiesResponse,
@@ -89,5 +91,15 @@ impl Answer {
     /// The shared answer as `T` (for a pane that keeps it).
     pub fn shared<T: Answered>(&self) -> Option<&Arc<T>> {
         T::pick(self)
+    }
+}
+
+impl<T> Call<T> {
+    /// The call as the app's requests carry it: its typed answer wrapped in [`Answer`].
+    pub fn into_answer(self) -> Call<Answer>
+    where
+        T: Into<Answer> + 'static,
+    {
+        self.map(Into::into)
     }
 }

@@ -3,7 +3,6 @@
 //! `api::validator` and `api::ledger` and executed by `ApiClient::send` / `send_raw`.
 //! Also [`RawResponse`], the exact server answer next to its typed decode.
 
-use super::answer::Answer;
 use super::error::ApiError;
 use super::json::decode_with_path;
 use serde::Serialize;
@@ -113,10 +112,11 @@ pub type Decoder<T> = Arc<dyn Fn(&ResponseParts<'_>) -> Result<T, ApiError> + Se
 
 /// One endpoint invocation, ready to send. Cheap to clone; `Send + 'static`.
 ///
-/// A call is the value that travels: the app's requests carry one (as a [`Call<Answer>`],
-/// see [`Call::into_answer`]), and the runtime, the every-scan session and the headless
-/// commands run any call the same way, without knowing which endpoint it is. Two calls are
-/// equal when they send the same request (group, method, path, query, body, timeout).
+/// A call is the value that travels: the app's requests carry one (as a
+/// [`Call<Answer>`](crate::api::ApiCall), see [`Call::into_answer`]), and the runtime, the
+/// every-scan session and the headless commands run any call the same way, without knowing which
+/// endpoint it is. Two calls are equal when they send the same request (group, method, path,
+/// query, body, timeout).
 pub struct Call<T> {
     pub(crate) endpoint: &'static str,
     pub(crate) group: Group,
@@ -223,14 +223,6 @@ impl<T> Call<T> {
             subject: self.subject,
             name: self.name,
         }
-    }
-
-    /// The call as the app's requests carry it: its typed answer wrapped in [`Answer`].
-    pub fn into_answer(self) -> Call<Answer>
-    where
-        T: Into<Answer> + 'static,
-    {
-        self.map(Into::into)
     }
 
     /// This call, and `successor` when this endpoint answers that it is not served.

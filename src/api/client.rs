@@ -9,8 +9,7 @@
 
 use super::auth::{Secret, TokenProvider, TokenSource};
 use super::call::{Call, Exchange, Group, Method, RawResponse, ResponseParts, find_header};
-use super::error::ApiError;
-use super::ledger::JsCantonError;
+use super::error::{ApiError, JsCantonError};
 use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,11 +1,48 @@
 //! The one error type of the API client, [`ApiError`]: what the UI matches on, what the CLI maps
-//! to exit codes. Every variant displays as one sanitised line fit for a status line.
+//! to exit codes. Every variant displays as one sanitised line fit for a status line. Also the
+//! ledger's error body, [`JsCantonError`] (re-exported by `api::ledger`), which a variant carries.
 
-use super::json::sanitize_line;
-use super::ledger::JsCantonError;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::json::{int, nd, opt_int, sanitize_line};
 
 /// Longest server text shown in a `Display` line.
 const MAX_TEXT: usize = 200;
+
+/// The ledger's error body (`JsCantonError`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JsCantonError {
+    pub code: String,
+    #[serde(default, deserialize_with = "nd")]
+    pub cause: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<String>,
+    #[serde(default, deserialize_with = "nd")]
+    pub context: BTreeMap<String, String>,
+    /// Pairs of (resource kind, value).
+    #[serde(default, deserialize_with = "nd")]
+    pub resources: Vec<(String, String)>,
+    #[serde(default, deserialize_with = "int")]
+    pub error_category: i32,
+    #[serde(
+        default,
+        deserialize_with = "opt_int",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub grpc_code_value: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_info: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definite_answer: Option<bool>,
+    #[serde(flatten)]
+    pub unknown: Map<String, Value>,
+}
 
 /// Any failure of an API call.
 ///

@@ -132,7 +132,7 @@ pub fn parse_time(text: &str) -> Result<String, String> {
         return Ok(trimmed.to_owned());
     }
     crate::model::when::parse_when(trimmed, chrono::Utc::now().timestamp_micros(), false)
-        .map(crate::model::summary::format_time_micros)
+        .map(crate::model::format::format_time_micros)
         .ok_or_else(|| {
             format!(
                 "{trimmed:?} is not a time: use RFC 3339 (2026-01-31T12:00:00Z), a span back \

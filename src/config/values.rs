@@ -236,7 +236,7 @@ impl FromStr for HistoryStart {
                     })
             }
             _ => {
-                let at = crate::model::summary::parse_time_micros(trimmed)
+                let at = crate::model::format::parse_time_micros(trimmed)
                     .and_then(DateTime::<Utc>::from_timestamp_micros)
                     .ok_or_else(|| {
                         format!(

@@ -15,7 +15,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::ledger::{Body, Ledger, Update};
-use super::server::scan_error;
+use super::reply::scan_error;
 use super::util::now_micros;
 
 /// Most scan instances a demo network serves (13, as MainNet lists): one per SV.

@@ -42,8 +42,10 @@ mod ledger_api;
 mod ledger_render;
 mod network;
 mod render;
+mod reply;
 mod scan_api;
 mod server;
+mod state;
 mod util;
 mod validator_api;
 
@@ -65,7 +67,7 @@ pub use ledger::{
 };
 pub use network::{NUM_SVS, PartyIdx, Tpl};
 
-use server::{AppState, World};
+use state::{AppState, World};
 
 /// How to run the demo network.
 #[derive(Clone, Debug, PartialEq)]

@@ -11,7 +11,8 @@ use serde_json::{Map, Value, json};
 use super::ledger::TcStatus;
 use super::network::Tpl;
 use super::render::contract_with_state;
-use super::server::{Shared, json_ok, scan_error};
+use super::reply::{json_ok, scan_error};
+use super::state::Shared;
 use super::util::{HOUR, now_micros, parse_query, query_one};
 
 pub(crate) fn routes(app: Shared) -> Router {

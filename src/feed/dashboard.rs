@@ -6,8 +6,8 @@
 use crate::api::scan::{MemberTrafficStatus, participant_member_id};
 use crate::api::scan::{MiningRound, NodeStatus, OpenAndIssuingMiningRounds};
 use crate::feed::node_poll::{NodeHealth, NodeKind, NodePoller};
+use crate::model::format::{human_age, parse_time_micros};
 use crate::model::history_stats::HistoryStats;
-use crate::model::summary::parse_time_micros;
 use crate::msg::{Request, RequestId};
 
 const SEC: i64 = 1_000_000;
@@ -82,19 +82,6 @@ pub struct Verdict {
     pub reasons: Vec<String>,
 }
 
-fn secs_text(us: i64) -> String {
-    let s = us.max(0) / SEC;
-    if s >= 3600 {
-        format!("{}h {}m", s / 3600, s % 3600 / 60)
-    } else if s >= 60 && s % 60 == 0 {
-        format!("{}m", s / 60)
-    } else if s >= 60 {
-        format!("{}m {}s", s / 60, s % 60)
-    } else {
-        format!("{s}s")
-    }
-}
-
 /// Judges the nodes and the history: scan 0 down (the history's source) is **down**; the newest
 /// update older than the red threshold is **stalled** (the nodes answer, the history does not
 /// move); any other node down or degraded, or a lag over the amber threshold, is **degraded**;
@@ -151,16 +138,16 @@ pub fn judge(
                 level = level.max(Level::Stalled);
                 reasons.push(format!(
                     "newest update {} old (red over {})",
-                    secs_text(age),
-                    secs_text(lag.error)
+                    human_age(age),
+                    human_age(lag.error)
                 ));
             }
             LagLevel::Amber => {
                 level = level.max(Level::Degraded);
                 reasons.push(format!(
                     "newest update {} old (amber over {})",
-                    secs_text(age),
-                    secs_text(lag.warn)
+                    human_age(age),
+                    human_age(lag.warn)
                 ));
             }
             LagLevel::Fine => {}
@@ -177,7 +164,7 @@ pub fn judge(
                 if answered == 1 { "s" } else { "" }
             ));
             if at_head && let Some(newest) = stats.newest {
-                reasons.push(format!("newest update {} old", secs_text(now - newest)));
+                reasons.push(format!("newest update {} old", human_age(now - newest)));
             }
             if let Some(r) = stats.recent_rate {
                 reasons.push(format!("{r:.0} updates/min"));

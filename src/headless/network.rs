@@ -27,11 +27,11 @@ use crate::api::{ApiClient, ApiConfig};
 use crate::cli::{NetworkArgs, NetworkCommand};
 use crate::config::{HistoryStart, Settings};
 use crate::model::consensus::{Consensus, Difference, ScanClass};
+use crate::model::format::format_time_micros;
 use crate::model::json_text;
 use crate::model::network::{
     HealthOutcome, HealthState, HealthThresholds, NodeState, ScanEntry, assess, quorum_of, url_host,
 };
-use crate::model::summary::format_time_micros;
 use crate::model::sweep::{Cursor, SweepEnd, SweepPlan, SweepProgress};
 use crate::network::check::{UpdateSource, check_update};
 use crate::network::discovery::{Discovered, ListSource, discover};
@@ -230,7 +230,7 @@ fn interrupted(err: &mut dyn Write) -> i32 {
 fn entry_json(entry: &ScanEntry) -> Value {
     json!({
         "sv_name": entry.sv_name,
-        "url": crate::runtime::redact_userinfo(&entry.url),
+        "url": crate::api::redact_userinfo(&entry.url),
         "host": url_host(&entry.url),
         "listed": entry.listed,
         "pinned": entry.pinned,
@@ -253,7 +253,7 @@ fn scans_json(d: &Discovered) -> Value {
     };
     json!({
         "source": source,
-        "from": from.map(|u| crate::runtime::redact_userinfo(&u)),
+        "from": from.map(|u| crate::api::redact_userinfo(&u)),
         "fetched_at": fetched_at,
         "domain_id": d.list.as_ref().map(|l| l.domain_id.clone()),
         "listed": d.list.as_ref().map_or(0, |l| l.scans.len()),

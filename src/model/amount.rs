@@ -10,9 +10,12 @@
 //!     122.19
 //! ```
 //!
-//! Pure data: the table sort key and the column formatting live in `ui::table` / `ui::format`.
+//! Pure data: the table sort key and the column formatting live in `ui::table` / `ui::format`;
+//! the grouping of digits is [`super::format::group_digits`].
 
 use std::cmp::Ordering;
+
+use super::format::group_digits;
 
 /// Most fraction digits kept (Daml `Numeric 10` uses 10; some headroom for other servers).
 pub const MAX_SCALE: u32 = 18;
@@ -104,13 +107,7 @@ impl Amount {
         };
         let (int, frac) = padded.split_at(padded.len() - scale);
         let frac = frac.trim_end_matches('0').to_string();
-        let mut grouped = String::new();
-        for (i, c) in int.chars().enumerate() {
-            if i > 0 && (int.len() - i).is_multiple_of(3) {
-                grouped.push(',');
-            }
-            grouped.push(c);
-        }
+        let mut grouped = group_digits(int);
         if self.units < 0 {
             grouped.insert(0, '-');
         }

@@ -27,9 +27,10 @@ use serde::Serialize;
 
 use crate::api::json::{INVISIBLE_MARK, needs_replacing};
 
+use super::format::format_time_micros;
 use super::history::{FilteredView, History};
 use super::json_text::escape_unsafe_from;
-use super::summary::{Summarizer, UpdateSummary, cat, format_time_micros};
+use super::summary::{Summarizer, UpdateSummary, cat};
 
 /// Rows encoded per [`ExportJob::step`] call (one call per tick).
 pub const CHUNK_ROWS: usize = 20_000;
@@ -462,7 +463,7 @@ mod tests {
 
     #[test]
     fn default_names_carry_the_utc_time() {
-        let t = crate::model::summary::parse_time_micros("2026-11-22T10:41:07.5Z").unwrap_or(0);
+        let t = crate::model::format::parse_time_micros("2026-11-22T10:41:07.5Z").unwrap_or(0);
         assert_eq!(
             default_file_name(t, ExportFormat::JsonLines),
             "cantonscope-export-20261122T104107Z.jsonl"

@@ -231,8 +231,8 @@ mod tests {
     use super::*;
     use crate::api::scan::UpdateItem;
     use crate::model::fixtures::{item, transaction};
+    use crate::model::format::format_time_micros;
     use crate::model::history::Placement;
-    use crate::model::summary::format_time_micros;
 
     const T0: i64 = 1_800_000_000_000_000;
 

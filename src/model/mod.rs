@@ -2,7 +2,8 @@
 //! with its filter and its loader (a pure state machine owned by the app), the bounded cache of full bodies, and event trees (scan trees from
 //! `child_event_ids`, ledger trees from node-id ranges, one [`forest::Forest`] shape for all); what the loaded history says about one
 //! contract (its lifecycle) or one reassignment (its other half); exact decimal amounts
-//! (`amount`); a verdict's view tree; the JSON text the program writes (`json_text`: linear
+//! (`amount`); how numbers, times, durations, sizes and ids read (`format`, the one place for
+//! them); a verdict's view tree; the JSON text the program writes (`json_text`: linear
 //! re-indenting and `\uXXXX` escapes); the Status dashboard's node poller (`node_poll`) and
 //! update-rate statistics (`history_stats`); and the whole network: consensus across scans, scan
 //! health, the history sweep.
@@ -14,6 +15,7 @@ pub mod event_tree;
 pub mod export;
 pub mod export_range;
 pub mod forest;
+pub mod format;
 pub mod history;
 pub mod history_stats;
 pub mod intern;

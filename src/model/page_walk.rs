@@ -6,7 +6,7 @@
 
 use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest, ValueEncoding};
 
-use super::summary::{format_time_micros, parse_time_micros};
+use super::format::{format_time_micros, parse_time_micros};
 
 /// The message when a page does not move the cursor.
 pub const SAME_PAGE: &str =

@@ -2,11 +2,13 @@
 //! derived from a decoded `/v2/updates` item. Full bodies live in the bounded cache of
 //! [`super::cache`] and are refetched when evicted.
 
-use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
-
 use crate::api::scan::{ReassignmentEvent, TreeEvent, UpdateItem};
 
 use super::intern::{Interner, Sym};
+// Re-exported for the callers that name them here (the panes, the integration tests).
+pub use super::format::{
+    format_time_micros, parse_time_micros, short_id, short_party, short_template, template_entity,
+};
 use super::summary_telling::{self, Telling};
 
 /// What kind of update a summary describes.
@@ -125,24 +127,6 @@ pub struct UpdateSummary {
     pub syms: Box<[Sym]>,
     /// Contract keys (see [`contract_key`]) with flag bits.
     pub contracts: Box<[u64]>,
-}
-
-/// Parses an ISO 8601 / RFC 3339 time to microseconds since the epoch.
-pub fn parse_time_micros(s: &str) -> Option<i64> {
-    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
-        return Some(t.with_timezone(&Utc).timestamp_micros());
-    }
-    // Some servers omit the zone; read such times as UTC.
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f")
-        .ok()
-        .map(|t| t.and_utc().timestamp_micros())
-}
-
-/// Formats microseconds since the epoch as the server does (`2024-06-24T21:08:34.404896Z`).
-pub fn format_time_micros(us: i64) -> String {
-    DateTime::<Utc>::from_timestamp_micros(us)
-        .map(|t| t.to_rfc3339_opts(SecondsFormat::Micros, true))
-        .unwrap_or_default()
 }
 
 /// Builds summaries, interning strings and recording symbol categories.
@@ -343,33 +327,6 @@ impl Summarizer {
     }
 }
 
-/// `pkg:Module.Path:Entity` → `Module.Path:Entity` (the package id is noise in a list).
-pub fn short_template(template_id: &str) -> &str {
-    match template_id.split_once(':') {
-        Some((_, rest)) if rest.contains(':') => rest,
-        _ => template_id,
-    }
-}
-
-/// `Module.Path:Entity` → `Entity`.
-pub fn template_entity(template_id: &str) -> &str {
-    template_id.rsplit(':').next().unwrap_or(template_id)
-}
-
-/// `global-domain::1220abcd…` → `global-domain`.
-pub fn short_party(id: &str) -> &str {
-    id.split_once("::").map_or(id, |(name, _)| name)
-}
-
-/// The first `n` characters of an id followed by `…` when cut (ids are ASCII in practice; cuts
-/// on a char boundary regardless).
-pub fn short_id(id: &str, n: usize) -> String {
-    match id.char_indices().nth(n) {
-        Some((i, _)) => format!("{}…", &id[..i]),
-        None => id.to_string(),
-    }
-}
-
 impl UpdateSummary {
     /// The one-line summary of the root action (`AmuletRules_Transfer`, `created ValidatorLicense`,
     /// `assign global-domain→other #3`).
@@ -461,28 +418,5 @@ mod tests {
             contract_key("not-hex-contract-id-1"),
             contract_key("not-hex-contract-id-2")
         );
-    }
-
-    #[test]
-    fn time_round_trips_at_micro_resolution() {
-        let s = "2024-06-24T21:08:34.404896Z";
-        let us = parse_time_micros(s).expect("parses");
-        assert_eq!(format_time_micros(us), s);
-        assert_eq!(
-            parse_time_micros("2024-06-24T21:08:34.4Z"),
-            parse_time_micros("2024-06-24T21:08:34.400000Z")
-        );
-    }
-
-    #[test]
-    fn short_forms() {
-        assert_eq!(
-            short_template("abc:Splice.Amulet:Amulet"),
-            "Splice.Amulet:Amulet"
-        );
-        assert_eq!(template_entity("abc:Splice.Amulet:Amulet"), "Amulet");
-        assert_eq!(short_party("global-domain::1220ab"), "global-domain");
-        assert_eq!(short_id("1220abcdef", 6), "1220ab…");
-        assert_eq!(short_id("12", 6), "12");
     }
 }

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::consensus::digest::PageDigest;
 use super::consensus::{Difference, LocalFields, MAX_DIFFERENCES, json_diff, quorum};
-use super::summary::parse_time_micros;
+use super::format::parse_time_micros;
 
 /// Where a page starts: after this migration id and record time (the record time exactly as the
 /// server wrote it).

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Duration, Local, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Utc};
 
-use super::summary::parse_time_micros;
+use super::format::parse_time_micros;
 
 /// The time `text` names, in microseconds since the epoch; `now` is the session's clock and
 /// `local` whether wall times are local (else UTC). `None` when it names no time.

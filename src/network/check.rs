@@ -10,7 +10,7 @@ use crate::api::scan::{self, UpdatesRequest, ValueEncoding};
 use crate::model::consensus::{
     Answer, LocalFields, Position, ScanHistory, UpdateCheck, classify_update, update_position,
 };
-use crate::model::summary::format_time_micros;
+use crate::model::format::format_time_micros;
 
 /// Which endpoint is compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

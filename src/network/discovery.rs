@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use crate::api::{ApiClient, redact_userinfo, scan};
 use crate::config::Settings;
+use crate::model::format::format_time_micros;
 use crate::model::network::{
     CachedScanList, ScanEntry, ScanList, cache_file_name, same_url, select_scans,
 };
-use crate::model::summary::format_time_micros;
 
 /// Where the list came from. URLs and errors here never carry credentials (user info is
 /// shown as `***@`): they are printed and shown as they are.

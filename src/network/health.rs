@@ -7,10 +7,10 @@ use futures_util::future::join_all;
 
 use super::{Network, Reply};
 use crate::api::scan::{self, NodeStatus, UpdatesRequest};
+use crate::model::format::parse_time_micros;
 use crate::model::network::{
     HeadItem, HeadSearch, HistoryHead, NodeState, RoundSeen, ScanObservation,
 };
-use crate::model::summary::parse_time_micros;
 
 /// Measures every scan at `now` (µs since the epoch); observations in scan order.
 pub async fn observe_all(net: &Network, now: i64) -> Vec<ScanObservation> {

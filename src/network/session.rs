@@ -19,11 +19,11 @@ use crate::api::scan::{self, UpdatesRequest};
 use crate::api::{ApiCall, ApiClient, ApiError, redact_userinfo};
 use crate::config::Settings;
 use crate::model::consensus::digest::Digester;
+use crate::model::format::format_time_micros;
 use crate::model::network::{
     CheckedOnScans, HistoryHead, NetworkCheck, NetworkSnapshot, SCAN_LIST_REFRESH, ScanEntry,
     same_url,
 };
-use crate::model::summary::format_time_micros;
 use crate::model::sweep::{Cursor, SweepPageReply};
 use crate::msg::{Request, Response};
 

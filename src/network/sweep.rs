@@ -12,8 +12,8 @@ use super::{Cancel, Network, Transport};
 use crate::api::scan::{self, UpdatesRequest};
 use crate::model::consensus::LocalFields;
 use crate::model::consensus::digest::Digester;
+use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::network::{FAR_FUTURE, migration_at};
-use crate::model::summary::{format_time_micros, parse_time_micros};
 use crate::model::sweep::{Cursor, ItemInfo, PageAnswer, Sweep, SweepEnd, SweepProgress};
 
 /// Runs `sweep` to its end (or until `cancel` fires), calling `progress` after every page.

@@ -1,15 +1,31 @@
 //! Layout helpers: the screen split, centred overlay rectangles, the minimum-size check and
 //! its "terminal too small" message, text wrapping by display width, lines of server text cut to
-//! a width, and a one-line text sparkline for cards.
+//! a width, a cell of text cut to its width ([`cell`], which `ui::form` re-exports), and a
+//! one-line text sparkline for cards.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::ui::form::cell;
 use crate::ui::safe::{safe_line, truncate_width};
 use crate::ui::theme::Theme;
+
+/// Writes `text` (sanitized, cut to `width` columns) at (x, y).
+pub fn cell(
+    buf: &mut Buffer,
+    x: u16,
+    y: u16,
+    text: &str,
+    width: u16,
+    style: ratatui::style::Style,
+) {
+    if width == 0 {
+        return;
+    }
+    let w = usize::from(width);
+    buf.set_stringn(x, y, safe_line(text, w), w, style);
+}
 
 /// Draws a bordered block (pane frame) with `title` and returns its inner area, or `None`
 /// when nothing fits inside.

@@ -7,8 +7,8 @@ use ratatui::text::{Line, Span};
 use crate::api::ledger::TreeEvent as LedgerEvent;
 use crate::api::scan::TreeEvent;
 use crate::model::event_tree::ScanTree;
+use crate::model::format::{short_id, short_template};
 use crate::model::ledger_tree::LedgerTree;
-use crate::model::summary::{short_id, short_template};
 use crate::ui::theme::Theme;
 use crate::ui::tree::{ForestLabels, NodeId};
 

@@ -23,6 +23,7 @@ mod demo_server;
 mod export;
 mod fuzz;
 mod history_reach;
+mod layering;
 mod network;
 mod network_ui;
 mod no_overwrite;

@@ -13,6 +13,7 @@ pub use updates::*;
 
 use super::call::{Call, Group, Method, ResponseParts, encode_segment};
 use super::error::ApiError;
+pub use super::error::JsCantonError;
 use super::json::{RawJson, int, nd, one_key_enum, opt_int, raw_backed};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -21,38 +22,6 @@ use std::collections::BTreeMap;
 // ---------------------------------------------------------------------------------------------
 // Errors, parties, users, packages, ledger end
 // ---------------------------------------------------------------------------------------------
-
-/// The ledger's error body (`JsCantonError`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct JsCantonError {
-    pub code: String,
-    #[serde(default, deserialize_with = "nd")]
-    pub cause: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub correlation_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trace_id: Option<String>,
-    #[serde(default, deserialize_with = "nd")]
-    pub context: BTreeMap<String, String>,
-    /// Pairs of (resource kind, value).
-    #[serde(default, deserialize_with = "nd")]
-    pub resources: Vec<(String, String)>,
-    #[serde(default, deserialize_with = "int")]
-    pub error_category: i32,
-    #[serde(
-        default,
-        deserialize_with = "opt_int",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub grpc_code_value: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retry_info: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub definite_answer: Option<bool>,
-    #[serde(flatten)]
-    pub unknown: Map<String, Value>,
-}
 
 /// Participant-local metadata of a resource.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

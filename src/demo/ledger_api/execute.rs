@@ -9,12 +9,13 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::updates::{filter_parties, requested_parties};
-use super::{
+use super::request::{
     Kind, authorize, canton_error, internal, invalid, not_found, valid_party, valid_user_id,
 };
+use super::updates::{filter_parties, requested_parties};
 use crate::demo::ledger_render::js_transaction;
-use crate::demo::server::{Fail, Reply, Shared, World, done, json_ok};
+use crate::demo::reply::{Fail, Reply, done, json_ok};
+use crate::demo::state::{Shared, World};
 use crate::demo::util::now_micros;
 
 fn req_str<'a>(obj: &'a Value, key: &str, at: &str) -> Result<&'a str, Fail> {

@@ -5,9 +5,10 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::{Authorized, invalid, not_found, valid_party, valid_user_id};
+use super::request::{Authorized, invalid, not_found, valid_party, valid_user_id};
 use crate::demo::network::PartyIdx;
-use crate::demo::server::{Reply, Shared, json_ok};
+use crate::demo::reply::{Reply, json_ok};
+use crate::demo::state::Shared;
 use crate::demo::util::{parse_query, query_all, query_one};
 
 pub(super) async fn parties(

@@ -6,8 +6,8 @@ use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse as _, Response};
 use serde_json::{Value, json};
 
-use super::{ScanCtx, bad, not_found, parse_body, str_field};
-use crate::demo::server::{done, json_ok};
+use super::request::{ScanCtx, bad, not_found, parse_body, str_field};
+use crate::demo::reply::{done, json_ok};
 use crate::demo::util::{fmt_duration, now_micros, parse_query, parse_time, query_all};
 
 pub(super) async fn validator_faucets(State(c): State<ScanCtx>, RawQuery(q): RawQuery) -> Response {

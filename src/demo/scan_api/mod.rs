@@ -3,24 +3,21 @@
 //! reward weights, bootstrapping transactions, party hosting, status and version, the DSO
 //! (`/v0/dso`, each scan naming its own SV) and the network endpoints (`/v0/scans`, open and
 //! issuing mining rounds, backfilling status). Scans with faults
-//! (`super::faults`) lag, diverge or lack their early history here.
+//! (`super::faults`) lag, diverge or lack their early history here. This file is the router; what
+//! an endpoint reads of its request, and its 400 / 404 replies, are `request.rs`.
 
 mod acs;
 mod dso;
 mod history;
 mod members;
 mod network;
+mod request;
 mod traffic;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::http::StatusCode;
 use axum::routing::{get, post};
-use serde_json::{Map, Value};
 
-use super::render::Encoding;
-use super::server::{Fail, Shared, scan_error};
-use super::util::parse_query;
+use super::state::Shared;
 use acs::{holdings_summary, snapshot_timestamp};
 use dso::dso_info;
 use history::{event_by_id, update_by_hash, update_by_id, updates};
@@ -29,13 +26,8 @@ use members::{
     previous_reward_weight, status, validator_faucets, version,
 };
 use network::{backfilling_status, list_scans, open_and_issuing_mining_rounds};
+use request::ScanCtx;
 use traffic::member_traffic_status;
-
-#[derive(Clone)]
-struct ScanCtx {
-    app: Shared,
-    scan: usize,
-}
 
 pub(crate) fn routes(app: Shared, scan: usize) -> Router {
     Router::new()
@@ -75,58 +67,4 @@ pub(crate) fn routes(app: Shared, scan: usize) -> Router {
         .route("/v0/backfilling/status", get(backfilling_status))
         .route("/v0/amulet-rules", post(amulet_rules))
         .with_state(ScanCtx { app, scan })
-}
-
-fn bad(msg: impl Into<String>) -> Fail {
-    scan_error(StatusCode::BAD_REQUEST, msg).into()
-}
-
-fn not_found(msg: impl Into<String>) -> Fail {
-    scan_error(StatusCode::NOT_FOUND, msg).into()
-}
-
-/// The integer `key` of `obj`; 400 `msg` when it is missing or no integer.
-fn int_field(obj: &Map<String, Value>, key: &str, msg: &str) -> Result<i64, Fail> {
-    obj.get(key).and_then(Value::as_i64).ok_or_else(|| bad(msg))
-}
-
-/// The string `key` of `obj`; 400 `msg` when it is missing or no string.
-fn str_field<'a>(obj: &'a Map<String, Value>, key: &str, msg: &str) -> Result<&'a str, Fail> {
-    obj.get(key).and_then(Value::as_str).ok_or_else(|| bad(msg))
-}
-
-fn parse_body(body: &Bytes) -> Result<Map<String, Value>, Fail> {
-    match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(bad("The request body must be a JSON object")),
-        Err(e) => Err(bad(format!("The request content was malformed: {e}"))),
-    }
-}
-
-/// The encoding selector under either of its names.
-fn encoding_of<'a>(get: impl Fn(&str) -> Option<&'a Value>) -> Result<Encoding, Fail> {
-    for key in ["daml_value_encoding", "contract_value_encoding"] {
-        match get(key) {
-            None | Some(Value::Null) => {}
-            Some(Value::String(s)) => {
-                return Encoding::parse(s).ok_or_else(|| {
-                    bad(format!(
-                        "Invalid value for {key}: '{s}' (expected compact_json or protobuf_json)"
-                    ))
-                });
-            }
-            Some(_) => return Err(bad(format!("{key} must be a string"))),
-        }
-    }
-    Ok(Encoding::CompactJson)
-}
-
-fn query_encoding(raw: Option<&str>) -> Result<Encoding, Fail> {
-    let q = parse_query(raw);
-    let vals: Vec<(String, Value)> = q
-        .into_iter()
-        .filter(|(k, _)| k == "daml_value_encoding" || k == "contract_value_encoding")
-        .map(|(k, v)| (k, Value::String(v)))
-        .collect();
-    encoding_of(|key| vals.iter().find(|(k, _)| k == key).map(|(_, v)| v))
 }

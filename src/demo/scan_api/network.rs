@@ -5,8 +5,8 @@ use axum::extract::State;
 use axum::response::Response;
 use serde_json::{Map, Value, json};
 
-use super::{ScanCtx, bad, parse_body};
-use crate::demo::server::{Fail, done, json_ok};
+use super::request::{ScanCtx, bad, parse_body};
+use crate::demo::reply::{Fail, done, json_ok};
 
 pub(super) async fn list_scans(State(c): State<ScanCtx>) -> Response {
     let net = &c.app.net;

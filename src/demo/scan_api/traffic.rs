@@ -6,10 +6,10 @@ use axum::extract::{Path, State};
 use axum::response::{IntoResponse as _, Response};
 use serde_json::json;
 
-use super::{ScanCtx, bad, not_found};
+use super::request::{ScanCtx, bad, not_found};
 use crate::demo::ledger::Update;
 use crate::demo::network::Network;
-use crate::demo::server::json_ok;
+use crate::demo::reply::json_ok;
 use crate::demo::util::now_micros;
 
 /// Bytes of extra traffic one transaction costs its submitting participant: a fixed envelope

@@ -8,8 +8,8 @@ use super::{
     HistoryChange, Loader, Note, PAGE, PAGE_SIZE, Pos, Stage, cursor_position, item_position,
 };
 use crate::api::scan::{UpdatesPage, UpdatesRequest};
+use crate::model::format::format_time_micros;
 use crate::model::history::{History, Placement};
-use crate::model::summary::format_time_micros;
 use crate::msg::RequestId;
 
 impl Loader {

@@ -10,8 +10,8 @@ use super::{
     item_position,
 };
 use crate::api::scan::{UpdateItem, UpdatesPage, UpdatesRequest};
+use crate::model::format::format_time_micros;
 use crate::model::history::Placement;
-use crate::model::summary::format_time_micros;
 
 impl Loader {
     // -----------------------------------------------------------------------------------------

@@ -21,9 +21,9 @@ mod span;
 use std::collections::VecDeque;
 
 use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest};
+use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::history::History;
 use crate::model::network::{FAR_FUTURE, HEAD_WINDOWS};
-use crate::model::summary::{format_time_micros, parse_time_micros};
 use crate::msg::{Fetched, Request, RequestId, RequestIds};
 
 pub use span::{span_estimate, span_limit};

@@ -13,8 +13,8 @@ use super::{
     Note, PACE_PER_SEC, PAGE, SpanEnd, SpanJob, SpanProgress,
 };
 use crate::api::scan::UpdatesPage;
+use crate::model::format::format_time_micros;
 use crate::model::history::History;
-use crate::model::summary::format_time_micros;
 
 /// Updates a page should bring (three quarters of a page: a denser stretch still fits).
 const AIM: i64 = (PAGE as i64) * 3 / 4;
@@ -137,7 +137,7 @@ impl Loader {
         cx.feed.span = Some(p);
         let loaded = format!(
             "{} update{} in {} page{}",
-            crate::ui::format::group_thousands(p.updates),
+            crate::model::format::group_thousands(p.updates),
             if p.updates == 1 { "" } else { "s" },
             p.pages,
             if p.pages == 1 { "" } else { "s" }

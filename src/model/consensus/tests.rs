@@ -205,8 +205,7 @@ fn classes_of_one_update() {
     let missing = r#"{"error":"not found"}"#;
     let at = |s: i64| Position {
         migration_id: 2,
-        record_time: super::super::summary::parse_time_micros("2026-01-01T00:00:00Z")
-            .expect("time")
+        record_time: super::super::format::parse_time_micros("2026-01-01T00:00:00Z").expect("time")
             + s * 1_000_000,
     };
     let answers = vec![
@@ -317,8 +316,7 @@ fn a_scan_behind_the_update_names_its_history_end_only_when_known() {
     // Its newest update known: that time, not the update's.
     let head = Position {
         migration_id: 2,
-        record_time: super::super::summary::parse_time_micros("2026-01-01T00:00:04Z")
-            .expect("time"),
+        record_time: super::super::format::parse_time_micros("2026-01-01T00:00:04Z").expect("time"),
     };
     history[3] = ScanHistory {
         head: Some(head),

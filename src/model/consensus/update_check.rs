@@ -122,7 +122,7 @@ impl UnknownReason {
             }
             UnknownReason::Behind { head: Some(head) } => format!(
                 "its history ends before it, at {}",
-                crate::model::summary::format_time_micros(head.record_time)
+                crate::model::format::format_time_micros(head.record_time)
             ),
         }
     }
@@ -227,7 +227,7 @@ pub fn update_position(value: &Value) -> Option<Position> {
     let record_time = item
         .get("record_time")
         .and_then(Value::as_str)
-        .and_then(crate::model::summary::parse_time_micros)?;
+        .and_then(crate::model::format::parse_time_micros)?;
     let migration_id = item
         .get("migration_id")
         .or_else(|| item.get("event").and_then(|e| e.get("migration_id")))

@@ -3,7 +3,7 @@
 
 use super::MICROS;
 use super::health::HistoryHead;
-use crate::model::summary::{format_time_micros, parse_time_micros};
+use crate::model::format::{format_time_micros, parse_time_micros};
 
 /// The record time used to probe whether a migration is the newest: a page after
 /// (k, this time) holds only items of later migrations.

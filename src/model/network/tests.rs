@@ -1,6 +1,6 @@
 use super::*;
 use crate::api::scan::{DomainScans, ScanInfo};
-use crate::model::summary::{format_time_micros, parse_time_micros};
+use crate::model::format::{format_time_micros, parse_time_micros};
 
 fn info(name: &str, url: &str) -> ScanInfo {
     ScanInfo {

@@ -7,7 +7,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use unicode_width::UnicodeWidthStr;
 
-use crate::model::summary::short_party;
+use crate::model::format::short_party;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
 

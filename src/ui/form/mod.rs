@@ -41,6 +41,7 @@ use crate::config::keymap::KeyContext;
 use crate::ui::table::{DataTable, TableRow};
 use crate::ui::text_input::InputOutcome;
 
+pub use crate::ui::layout::cell;
 pub use crate::ui::load::Load;
 pub use field::{Field, Kind};
 pub use ids::{
@@ -48,7 +49,7 @@ pub use ids::{
     render_id_list, split_ids,
 };
 pub use parts::{
-    cell, explain, explain_scan, file_part, file_safe, key_line, paragraph, progress_bar,
+    explain, explain_scan, file_part, file_safe, key_line, paragraph, progress_bar,
     render_section_tabs,
 };
 

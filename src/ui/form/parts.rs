@@ -140,15 +140,6 @@ pub fn paragraph(area: Rect, buf: &mut Buffer, text: &str, style: Style) -> u16 
     rows
 }
 
-/// Writes `text` (sanitized, cut to `width` columns) at (x, y).
-pub fn cell(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, style: Style) {
-    if width == 0 {
-        return;
-    }
-    let w = usize::from(width);
-    buf.set_stringn(x, y, safe_line(text, w), w, style);
-}
-
 /// `s` with every character but ASCII letters, digits, `-`, `_` (and `.` when `dots`) made
 /// `_`, cut to `max` characters.
 pub fn file_safe(s: &str, max: usize, dots: bool) -> String {
