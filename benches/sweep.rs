@@ -105,7 +105,7 @@ fn pages_per_second(c: &mut Criterion, rt: &tokio::runtime::Runtime, handle: &De
     let client = ApiClient::new(ApiConfig::default()).expect("client");
     let (entries, _) = select_scans(
         None,
-        &Default::default(),
+        &cantonscope::model::network::ScanSelection::All,
         &handle.scan_urls[1..],
         Some(&handle.scan_url),
     );

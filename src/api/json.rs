@@ -165,7 +165,6 @@ impl<T: LenientInt> Visitor<'_> for IntVisitor<T> {
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
         if v.fract() == 0.0 && v.is_finite() && v.abs() < 9.0e18 {
             // Checked above: integral and well inside the i64 range.
-            #[allow(clippy::cast_possible_truncation)]
             let i = v as i64;
             self.visit_i64(i)
         } else {

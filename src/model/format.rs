@@ -25,7 +25,7 @@ macro_rules! signed_integer {
     ($($t:ty),*) => {$(
         impl Integer for $t {
             fn sign_and_magnitude(self) -> (bool, u64) {
-                (self < 0, self.unsigned_abs() as u64)
+                (self < 0, u64::try_from(self.unsigned_abs()).unwrap_or(u64::MAX))
             }
         }
     )*};
@@ -35,7 +35,7 @@ macro_rules! unsigned_integer {
     ($($t:ty),*) => {$(
         impl Integer for $t {
             fn sign_and_magnitude(self) -> (bool, u64) {
-                (false, self as u64)
+                (false, u64::try_from(self).unwrap_or(u64::MAX))
             }
         }
     )*};
@@ -76,7 +76,6 @@ pub fn human_bytes(n: i64) -> String {
     if v < 1000 {
         return format!("{sign}{v} B");
     }
-    #[allow(clippy::cast_precision_loss)]
     let mut x = v as f64;
     for unit in ["kB", "MB", "GB", "TB", "PB"] {
         x /= 1000.0;

@@ -150,7 +150,7 @@ impl TableRow for ValidatorRow {
     type Col = ValCol;
     type Ctx = ();
 
-    fn cell(&self, col: ValCol, width: u16, _: &(), theme: &Theme) -> Cell<'_> {
+    fn cell(&self, col: ValCol, width: u16, (): &(), theme: &Theme) -> Cell<'_> {
         let s = match (self, col) {
             (_, ValCol::Validator) => {
                 let style = if matches!(self, ValidatorRow::Stats(_)) {

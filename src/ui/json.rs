@@ -738,7 +738,7 @@ mod tests {
             "a": [1, 2.5, -3, {"b": null, "c": [[], {}]}],
             "q\"uote": "line\nbreak \u{1b}[2J",
             "t": true,
-            "n": 12345678901234567u64
+            "n": 12_345_678_901_234_567u64
         });
         let v = JsonView::new(&value);
         assert_eq!(

@@ -271,7 +271,7 @@ pub fn sparkline_text(values: &[u64], width: usize) -> String {
             if max == 0 {
                 BARS[0]
             } else {
-                let i = (v as u128 * 7).div_ceil(max as u128) as usize;
+                let i = (u128::from(v) * 7).div_ceil(u128::from(max)) as usize;
                 BARS[i.min(7)]
             }
         })

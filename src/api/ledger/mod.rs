@@ -103,6 +103,8 @@ pub struct ParticipantIdResponse {
     pub unknown: Map<String, Value>,
 }
 
+// A decoder: its signature is the one every call's decoder has, even when it cannot fail.
+#[allow(clippy::unnecessary_wraps)]
 fn decode_package(parts: &ResponseParts<'_>) -> Result<Package, ApiError> {
     Ok(Package {
         bytes: parts.body.to_vec(),

@@ -320,7 +320,7 @@ impl KeyMap {
         let description = description.into();
         for b in &mut self.contexts[context.index()].bindings {
             if b.command == command {
-                b.description = description.clone();
+                b.description.clone_from(&description);
             }
         }
     }

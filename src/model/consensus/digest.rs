@@ -38,7 +38,6 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 fn mum(a: u64, b: u64) -> u64 {
     let r = u128::from(a) * u128::from(b);
     // Folding the 128-bit product: the truncations are the point.
-    #[allow(clippy::cast_possible_truncation)]
     let (lo, hi) = (r as u64, (r >> 64) as u64);
     lo ^ hi
 }
@@ -277,7 +276,6 @@ impl<'a> Scan<'a> {
             }
             if let Ok(v) = text.parse::<i64>() {
                 // The bits of the negative value, under their own tag.
-                #[allow(clippy::cast_sign_loss)]
                 return Ok(mix(TAG_NEG ^ self.key, v as u64));
             }
         }

@@ -54,7 +54,7 @@ impl TableRow for HoldingLine {
     type Col = HoldCol;
     type Ctx = ();
 
-    fn cell(&self, col: HoldCol, _width: u16, _: &(), theme: &Theme) -> Cell<'_> {
+    fn cell(&self, col: HoldCol, _width: u16, (): &(), theme: &Theme) -> Cell<'_> {
         if col == HoldCol::Party {
             return Cell::new(self.party.as_str(), theme.party);
         }

@@ -125,8 +125,8 @@ impl PackageSection {
             return;
         };
         self.asked = self.form.take();
-        self.last_id = id.clone();
-        self.last_path = path.clone();
+        self.last_id.clone_from(&id);
+        self.last_path.clone_from(&path);
         let rid = out.fetch(sh, Request::api(crate::api::ledger::package(&id)));
         self.pending = Some((rid, id, path));
     }

@@ -108,7 +108,7 @@ impl TableRow for PartyDetails {
     type Col = PartyCol;
     type Ctx = ();
 
-    fn cell(&self, col: PartyCol, _width: u16, _: &(), theme: &Theme) -> Cell<'_> {
+    fn cell(&self, col: PartyCol, _width: u16, (): &(), theme: &Theme) -> Cell<'_> {
         match col {
             PartyCol::Party => Cell::new(self.party.as_str(), theme.party),
             PartyCol::Local if self.is_local => Cell::new("yes", theme.status_ok),

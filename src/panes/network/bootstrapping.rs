@@ -40,7 +40,7 @@ impl TableRow for BootTx {
     type Col = BootCol;
     type Ctx = ();
 
-    fn cell(&self, col: BootCol, _width: u16, _: &(), theme: &Theme) -> Cell<'_> {
+    fn cell(&self, col: BootCol, _width: u16, (): &(), theme: &Theme) -> Cell<'_> {
         match col {
             BootCol::Name => Cell::new(self.name.as_str(), theme.accent),
             BootCol::Size => {

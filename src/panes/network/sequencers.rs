@@ -26,7 +26,7 @@ impl TableRow for SynchronizerBftSequencer {
     type Col = SeqCol;
     type Ctx = ();
 
-    fn cell(&self, col: SeqCol, _width: u16, _: &(), theme: &Theme) -> Cell<'_> {
+    fn cell(&self, col: SeqCol, _width: u16, (): &(), theme: &Theme) -> Cell<'_> {
         match col {
             SeqCol::Serial => Cell::new(self.serial_id.to_string(), theme.muted),
             SeqCol::Id => Cell::new(self.id.as_str(), theme.id),

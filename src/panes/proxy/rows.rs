@@ -77,7 +77,7 @@ impl TableRow for TransferRow {
     type Col = TransferCol;
     type Ctx = ();
 
-    fn cell(&self, col: TransferCol, _width: u16, _: &(), theme: &Theme) -> Cell<'_> {
+    fn cell(&self, col: TransferCol, _width: u16, (): &(), theme: &Theme) -> Cell<'_> {
         match col {
             TransferCol::Status => {
                 Cell::new(self.status.to_string(), status_style(&self.status, theme))

@@ -320,7 +320,7 @@ fn cells_are_sanitised_aligned_and_rest_cells_span_the_row() {
     impl TableRow for Evil {
         type Col = Col;
         type Ctx = ();
-        fn cell(&self, col: Col, _: u16, _: &(), _: &Theme) -> Cell<'_> {
+        fn cell(&self, col: Col, _: u16, (): &(), _: &Theme) -> Cell<'_> {
             match col {
                 Col::Name => Cell::new("a\u{1b}[2Jb", Style::default()),
                 Col::Count => Cell::new("42", Style::default()),

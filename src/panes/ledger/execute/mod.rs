@@ -300,7 +300,7 @@ impl SectionView for Execute {
                         ed.0.set_error(PATH, "name a file, or Tab to the body and paste it");
                         return;
                     }
-                    self.path = path.clone();
+                    self.path.clone_from(&path);
                     let id = out.next_id(sh);
                     out.effects.push(Effect::ReadFile {
                         id,
