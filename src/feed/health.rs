@@ -55,6 +55,8 @@ pub struct NetworkWatch {
     pub error: Option<String>,
     /// Bumped by every new measurement (readers keep their own tables in step with it).
     pub epoch: u64,
+    /// The Status verdict's part of the last measurement.
+    part: Option<NetworkPart>,
     /// The measurement in flight.
     pending: Option<RequestId>,
     /// When the last measurement started (µs); `None` before the first.
@@ -85,6 +87,7 @@ impl NetworkWatch {
     fn accept(&mut self, snapshot: NetworkSnapshot) {
         self.health = Some(snapshot.assess());
         self.snapshot = Some(snapshot);
+        self.part = self.judge_part();
         self.error = None;
         self.epoch += 1;
     }
@@ -140,8 +143,13 @@ pub struct NetworkPart {
 }
 
 impl NetworkWatch {
-    /// The network's part of the verdict, once measured and when more than one scan is known.
-    pub fn verdict_part(&self) -> Option<NetworkPart> {
+    /// The network's part of the verdict, once measured and when more than one scan is known
+    /// (judged once per measurement, not on every draw).
+    pub fn verdict_part(&self) -> Option<&NetworkPart> {
+        self.part.as_ref()
+    }
+
+    fn judge_part(&self) -> Option<NetworkPart> {
         let (snapshot, health) = (self.snapshot.as_ref()?, self.health.as_ref()?);
         if health.n < 2 {
             return None;

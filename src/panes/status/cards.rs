@@ -277,7 +277,7 @@ impl StatusPane {
                 theme.status_warn
             };
             spans.push(Span::styled(" · ", theme.muted));
-            spans.push(Span::styled(part.summary, net_style));
+            spans.push(Span::styled(part.summary.clone(), net_style));
             // Every scan that is not healthy, by name, as many as fit; the rest are counted
             // (Enter shows them all in the Network pane).
             let width = usize::from(area.width);

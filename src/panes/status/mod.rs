@@ -185,7 +185,7 @@ impl StatusPane {
     }
 
     /// The network's part of the verdict line (when more than one scan is known).
-    pub fn network_part(&self, sh: &Shared) -> Option<NetworkPart> {
+    pub fn network_part<'a>(&self, sh: &'a Shared) -> Option<&'a NetworkPart> {
         sh.health.network.verdict_part()
     }
 
