@@ -29,7 +29,7 @@ use crate::ui::help::footer_hints;
 use crate::ui::layout::{is_too_small, render_too_small, screen_areas};
 use crate::ui::safe::safe_line;
 
-use super::{App, Overlay};
+use super::state::{App, Overlay};
 
 /// Draws the app into a frame.
 pub fn draw(app: &App, frame: &mut Frame) {
@@ -262,16 +262,16 @@ fn render_footer(app: &App, area: Rect, buf: &mut Buffer) {
     buf.set_style(area, theme.footer);
     let ctx = app.key_context();
     let cmds = match &app.overlay {
-        Some(super::Overlay::Palette(_)) => vec![
+        Some(Overlay::Palette(_)) => vec![
             Command::Confirm,
             Command::Complete,
             Command::HistoryPrev,
             Command::Cancel,
         ],
-        Some(super::Overlay::Help(_)) => {
+        Some(Overlay::Help(_)) => {
             vec![Command::Filter, Command::Down, Command::Up, Command::Cancel]
         }
-        Some(super::Overlay::ErrorLog) => vec![Command::Down, Command::Up, Command::Cancel],
+        Some(Overlay::ErrorLog) => vec![Command::Down, Command::Up, Command::Cancel],
         None => {
             let mut cmds = app.pane(app.focus).hints();
             cmds.extend([

@@ -11,6 +11,7 @@ pub mod health;
 pub mod loader;
 pub mod palette_cmd;
 pub mod panes;
+pub mod state;
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
@@ -25,6 +26,7 @@ use crate::ui::help::HelpOverlay;
 use crate::ui::palette::{Palette, PaletteOutcome};
 use crate::ui::theme::Theme;
 pub use panes::Panes;
+pub use state::{App, Overlay, Toast, with_pane_names};
 
 use crate::api::ledger::LedgerEnd;
 use crate::api::scan::EventHistoryItem;
@@ -37,64 +39,6 @@ const BACK_STACK_MAX: usize = 32;
 /// How long a status-line message stays, in microseconds.
 const TOAST_INFO_US: i64 = 4_000_000;
 const TOAST_ERROR_US: i64 = 8_000_000;
-
-/// A status-line message.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Toast {
-    pub level: Level,
-    pub text: String,
-    /// When it disappears (µs since the epoch).
-    pub until: i64,
-}
-
-/// An overlay drawn over the panes.
-#[derive(Debug)]
-pub enum Overlay {
-    Help(HelpOverlay),
-    Palette(Palette),
-    ErrorLog,
-}
-
-/// The whole explorer state.
-pub struct App {
-    pub sh: Shared,
-    pub theme: Theme,
-    pub keymap: KeyMap,
-    pub focus: PaneId,
-    /// The history loader: the one writer of `sh.history` and `sh.feed`.
-    pub loader: Loader,
-    /// The pane last told it has focus ([`Pane::on_focus`]).
-    focus_seen: PaneId,
-    /// Every pane (`app.history` etc. read through [`Deref`](std::ops::Deref)).
-    pub panes: Panes,
-    pub overlay: Option<Overlay>,
-    pub toast: Option<Toast>,
-    pub errors: ErrorLog,
-    /// Palette history, kept across openings.
-    pub palette_history: Vec<String>,
-    /// Terminal size.
-    pub size: Rect,
-    dirty: bool,
-    quit: bool,
-    /// Until when typed keys are ignored (after `/` where no filter opens), µs.
-    typing_guard: Option<i64>,
-    /// Panes to go back to (Esc in a pane with nothing left to close), newest last.
-    back_stack: Vec<PaneId>,
-    /// Second of the last drawn clock (the header shows ages in seconds).
-    clock_second: i64,
-}
-
-/// The keymap with the number keys described by the pane they go to ("go to History").
-pub fn with_pane_names(mut keymap: KeyMap) -> KeyMap {
-    for (i, p) in PaneId::ALL.iter().enumerate() {
-        if let Some(cmd) = Command::pane(i + 1) {
-            for ctx in KeyContext::ALL {
-                keymap.set_description(ctx, cmd, format!("go to {}", p.title()));
-            }
-        }
-    }
-    keymap
-}
 
 impl App {
     /// A new app; call [`App::start`] for the first effects.
@@ -151,20 +95,6 @@ impl App {
 
     fn pane_mut(&mut self, id: PaneId) -> &mut dyn Pane {
         self.panes.get_mut(id)
-    }
-
-    /// The pane with this id.
-    pub fn pane(&self, id: PaneId) -> &dyn Pane {
-        self.panes.get(id)
-    }
-
-    /// The key context in use now.
-    pub fn key_context(&self) -> KeyContext {
-        match &self.overlay {
-            Some(Overlay::Palette(_)) => KeyContext::TextInput,
-            Some(_) => KeyContext::Overlay,
-            None => self.pane(self.focus).key_context(),
-        }
     }
 
     /// Handles one action. Pure: state changes plus the effects to run.
@@ -709,21 +639,5 @@ impl App {
             Ok(intent) => out.events.push(intent),
             Err(e) => out.error(e),
         }
-    }
-}
-
-/// The app reads as its panes: `app.history`, `app.status`, … are `app.panes.history`, … (the
-/// app's own code names `panes` where it borrows a pane and the shared state together).
-impl std::ops::Deref for App {
-    type Target = Panes;
-
-    fn deref(&self) -> &Panes {
-        &self.panes
-    }
-}
-
-impl std::ops::DerefMut for App {
-    fn deref_mut(&mut self) -> &mut Panes {
-        &mut self.panes
     }
 }

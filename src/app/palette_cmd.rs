@@ -8,7 +8,7 @@ use crate::ui::palette::{Palette, PaletteCommand, PaletteEntry};
 use crate::ui::safe::safe_line;
 use crate::ui::theme::Theme;
 
-use super::App;
+use super::state::App;
 
 /// The commands the palette offers.
 pub fn entries() -> Vec<PaletteEntry> {

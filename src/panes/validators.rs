@@ -32,7 +32,8 @@ use crate::panes::form::{
     Parts, QueryPane, QueryState, Unanswered, queries_on_show, render_error, render_unanswered,
 };
 use crate::panes::{Out, PaneId, RenderCtx, Shared};
-use crate::ui::form::{Dialog, Field, Form, explain_scan, looks_like_party};
+use crate::ui::explain::explain_scan;
+use crate::ui::form::{Dialog, Field, Form, looks_like_party};
 use crate::ui::load::accept;
 use crate::ui::safe::safe_line;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};

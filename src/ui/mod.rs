@@ -33,6 +33,7 @@
 //! [`osc52`] (clipboard escape sequence).
 
 pub mod error_log;
+pub mod explain;
 pub mod form;
 pub mod format;
 pub mod help;

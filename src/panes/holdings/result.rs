@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use crate::api::ApiError;
 use crate::api::scan::HoldingsSummaryResponse;
 use crate::model::amount::{Amount, AmountCell, sum_amounts};
-use crate::ui::form::explain_scan;
+use crate::ui::explain::explain_scan;
 use crate::ui::format::amount_column;
 use crate::ui::table::{Cell, Column, Columns, KEEP, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;

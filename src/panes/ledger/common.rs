@@ -1,6 +1,5 @@
-//! Helpers shared by the sections of the Ledger pane: how an [`ApiError`] of the JSON Ledger API
-//! reads to a user (JWT hints, `JsCantonError` fields, 413 / 404 advice), a block of wrapped
-//! notes, key-value rows, a dialog frame and number formatting. Every server string goes through
+//! Helpers shared by the sections of the Ledger pane: drawing a block of wrapped notes (what
+//! `ui::explain` says of a failed call, among them), key-value rows, a dialog frame and number formatting. Every server string goes through
 //! `sanitize` / `safe_line` before it reaches the buffer.
 
 use ratatui::buffer::Buffer;
@@ -10,18 +9,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use crate::api::ApiError;
 use crate::msg::Command;
 use crate::panes::{Out, Shared};
+use crate::ui::explain::{Note, Tone};
 use crate::ui::form::Form;
 use crate::ui::layout::wrap_text;
-use crate::ui::load::Failure;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
-
-/// What to configure for the ledger JWT.
-pub const TOKEN_HELP: &str = "The JSON Ledger API needs a JWT: configure --token-file FILE, the \
-     CANTONSCOPE_TOKEN environment variable, or token_command = \"…\" in the profile.";
 
 /// What read-only mode means here.
 pub const READ_ONLY_TEXT: &str = "read-only: delete and execute are disabled";
@@ -36,46 +30,6 @@ pub const LIST_HINTS: [Command; 4] = [
     Command::Copy,
     Command::NextSection,
 ];
-
-/// How a note is drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
-    Plain,
-    Ok,
-    Warn,
-    Err,
-    Muted,
-    Accent,
-}
-
-impl Tone {
-    pub fn style(self, theme: &Theme) -> Style {
-        match self {
-            Tone::Plain => Style::default(),
-            Tone::Ok => theme.status_ok,
-            Tone::Warn => theme.status_warn,
-            Tone::Err => theme.status_err,
-            Tone::Muted => theme.muted,
-            Tone::Accent => theme.accent,
-        }
-    }
-}
-
-/// One line (wrapped when drawn) of a message block.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Note {
-    pub text: String,
-    pub tone: Tone,
-}
-
-impl Note {
-    pub fn new(tone: Tone, text: impl Into<String>) -> Self {
-        Note {
-            text: text.into(),
-            tone,
-        }
-    }
-}
 
 /// What a section says in read-only mode: that `what` (`users cannot be deleted`) from here.
 pub fn read_only_notes(what: &str) -> [Note; 2] {
@@ -104,128 +58,6 @@ pub fn refuse_read_only(sh: &Shared, out: &mut Out) -> bool {
 /// A muted `reading {path}…` row at `y` of `area` (a file read in flight).
 pub fn reading_line(area: Rect, y: u16, buf: &mut Buffer, path: &str, theme: &Theme) {
     put_safe(area, y, buf, &format!("reading {path}…"), theme.muted);
-}
-
-/// Whether the error means the token is missing or refused.
-pub fn is_auth_error(e: &ApiError) -> bool {
-    match e {
-        ApiError::Unauthorized { .. } | ApiError::Token { .. } => true,
-        ApiError::NotConfigured { what } => what.contains("token"),
-        _ => false,
-    }
-}
-
-/// The notes explaining an error of a ledger call. `what` names the action ("deleting user
-/// alice"); the 404 of a removed endpoint is explained by `removed_hint` when given.
-pub fn explain(e: &ApiError, removed_hint: Option<&str>) -> Vec<Note> {
-    let mut notes = Vec::new();
-    match e {
-        ApiError::NotConfigured { what } => {
-            notes.push(Note::new(Tone::Err, format!("not configured: {what}")));
-            if what.contains("token") {
-                notes.push(Note::new(Tone::Warn, TOKEN_HELP));
-            }
-        }
-        ApiError::Token { detail } => {
-            notes.push(Note::new(
-                Tone::Err,
-                format!("could not obtain the ledger token: {detail}"),
-            ));
-            notes.push(Note::new(Tone::Warn, TOKEN_HELP));
-        }
-        ApiError::Unauthorized {
-            status, message, ..
-        } => {
-            if *status == 403 {
-                notes.push(Note::new(
-                    Tone::Err,
-                    "HTTP 403 permission denied: the token lacks the rights for this call",
-                ));
-            } else {
-                notes.push(Note::new(
-                    Tone::Err,
-                    format!(
-                        "HTTP {status} unauthorized: the ledger refused the token (missing, \
-                         invalid or expired)"
-                    ),
-                ));
-            }
-            if let Some(m) = message {
-                notes.push(Note::new(Tone::Muted, format!("server: {m}")));
-            }
-            notes.push(Note::new(Tone::Warn, TOKEN_HELP));
-        }
-        ApiError::Ledger { status, error, .. } => {
-            notes.push(Note::new(
-                Tone::Err,
-                format!("HTTP {status} {}: {}", error.code, error.cause),
-            ));
-            let mut facts = vec![format!("category {}", error.error_category)];
-            if let Some(g) = error.grpc_code_value {
-                facts.push(format!("gRPC code {g}"));
-            }
-            if let Some(d) = error.definite_answer {
-                facts.push(format!("definite answer {d}"));
-            }
-            notes.push(Note::new(Tone::Muted, facts.join(" · ")));
-            notes.push(Note::new(
-                Tone::Muted,
-                format!(
-                    "correlation id {}",
-                    error.correlation_id.as_deref().unwrap_or("-")
-                ),
-            ));
-            if let Some(t) = &error.trace_id {
-                notes.push(Note::new(Tone::Muted, format!("trace id {t}")));
-            }
-            if let Some(r) = &error.retry_info {
-                notes.push(Note::new(Tone::Muted, format!("retry {r}")));
-            }
-            for (k, v) in &error.resources {
-                notes.push(Note::new(Tone::Muted, format!("resource {k}: {v}")));
-            }
-        }
-        ApiError::LedgerBadRequest { message, .. } => {
-            notes.push(Note::new(
-                Tone::Err,
-                format!("HTTP 400 invalid value: {message}"),
-            ));
-        }
-        ApiError::TooLarge { .. } => {
-            notes.push(Note::new(
-                Tone::Err,
-                "HTTP 413: more results than the node's list limit (http-list-max-elements-limit)",
-            ));
-            notes.push(Note::new(
-                Tone::Warn,
-                "Narrow the range (raise begin, lower end) or set a limit, then try again.",
-            ));
-        }
-        ApiError::EndpointNotServed { version, .. } => {
-            let v = version
-                .as_deref()
-                .map(|v| format!(" (version {v})"))
-                .unwrap_or_default();
-            notes.push(Note::new(
-                Tone::Err,
-                format!("HTTP 404: this node does not serve the endpoint{v}"),
-            ));
-            if let Some(h) = removed_hint {
-                notes.push(Note::new(Tone::Warn, h));
-            }
-        }
-        other => notes.push(Note::new(Tone::Err, other.to_string())),
-    }
-    notes
-}
-
-/// The notes explaining a failed request: [`explain`] for an API error, one line for an answer
-/// of another kind.
-pub fn explain_failure(f: &Failure<'_>, removed_hint: Option<&str>) -> Vec<Note> {
-    match f {
-        Failure::Api(e) => explain(e, removed_hint),
-        Failure::Unexpected(_) => vec![Note::new(Tone::Err, f.to_string())],
-    }
 }
 
 /// What a query section shows around its answer: its form (when open) on top, then a line

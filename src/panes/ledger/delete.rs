@@ -28,9 +28,9 @@ use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{
-    Note, READ_ONLY_TEXT, Tone, dialog, explain, is_auth_error, kv_line, put, put_safe,
-    read_only_notes, refuse_read_only, render_notes,
+    READ_ONLY_TEXT, dialog, kv_line, put, put_safe, read_only_notes, refuse_read_only, render_notes,
 };
+use crate::ui::explain::{Note, Tone, explain_notes, is_auth_error};
 
 /// Outcomes kept in the list.
 const MAX_OUTCOMES: usize = 20;
@@ -210,7 +210,7 @@ impl SectionView for DeleteUser {
                 let verdict = verdict_of(e);
                 out.error(format!("delete user {user}: {e}"));
                 let mut notes = vec![Note::new(Tone::Err, format!("user {user}: {verdict}"))];
-                notes.extend(explain(e, None));
+                notes.extend(explain_notes(e, None));
                 Outcome {
                     user_id: user.clone(),
                     verdict,

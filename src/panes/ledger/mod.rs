@@ -38,14 +38,16 @@ use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
 use crate::ui::theme::Theme;
 
-pub use common::{READ_ONLY_TEXT, TOKEN_HELP};
+pub use crate::ui::explain::TOKEN_HELP;
+pub use common::READ_ONLY_TEXT;
 pub use delete::{DeleteUser, Outcome};
 pub use execute::{Execute, check_body};
 pub use package::{Downloaded, PackageSection};
 pub use parties::Parties;
 pub use trees::{DrillFocus, REMOVED_HINT, Trees};
 
-use common::{Note, Tone, explain, put, render_notes};
+use crate::ui::explain::{Note, Tone, explain_notes};
+use common::{put, render_notes};
 
 tabs! {
     /// The sections, in tab order.
@@ -436,9 +438,9 @@ impl Pane for LedgerPane {
         // The ledger refused us: say what to configure above the section.
         let mut body = body;
         if let Some(e) = &self.end_error
-            && common::is_auth_error(e)
+            && crate::ui::explain::is_auth_error(e)
         {
-            let notes = explain(e, None);
+            let notes = explain_notes(e, None);
             let h = render_notes(&notes, body, buf, theme)
                 .saturating_add(1)
                 .min(body.height);

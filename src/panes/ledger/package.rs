@@ -21,9 +21,8 @@ use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
 
 use super::SectionView;
-use super::common::{
-    FORM_HINTS, LIST_HINTS, Note, Tone, explain, kv_line, package_of, put, put_safe, render_notes,
-};
+use super::common::{FORM_HINTS, LIST_HINTS, kv_line, package_of, put, put_safe, render_notes};
+use crate::ui::explain::{Note, Tone, explain_notes};
 use crate::ui::form::{Field, Form, FormOutcome, form_key, form_paste};
 
 /// A downloaded package.
@@ -239,7 +238,7 @@ impl SectionView for PackageSection {
             Err(e) => {
                 self.result = None;
                 let mut notes = vec![Note::new(Tone::Err, format!("package {package_id}:"))];
-                notes.extend(explain(e, None));
+                notes.extend(explain_notes(e, None));
                 self.error = Some(notes);
                 out.error(format!("package {package_id}: {e}"));
             }

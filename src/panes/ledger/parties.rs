@@ -19,9 +19,8 @@ use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow
 use crate::ui::theme::Theme;
 
 use super::SectionView;
-use super::common::{
-    FORM_HINTS, Note, SectionState, Tone, explain_failure, kv_line, put, split_list,
-};
+use super::common::{FORM_HINTS, SectionState, kv_line, put, split_list};
+use crate::ui::explain::{Note, Tone, explain_failure};
 use crate::ui::form::{Field, Form, form_or_table_key, form_or_table_paste};
 use crate::ui::load::accept;
 

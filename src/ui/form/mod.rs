@@ -48,10 +48,7 @@ pub use ids::{
     id_list_rows, id_list_summary, id_order, is_separator, looks_like_party, matching,
     render_id_list, split_ids,
 };
-pub use parts::{
-    explain, explain_scan, file_part, file_safe, key_line, paragraph, progress_bar,
-    render_section_tabs,
-};
+pub use parts::{file_part, file_safe, key_line, paragraph, progress_bar, render_section_tabs};
 
 /// What a key did to the form.
 #[derive(Debug, Clone, PartialEq, Eq)]

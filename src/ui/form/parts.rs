@@ -7,9 +7,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
-use crate::api::ApiError;
 use crate::ui::layout::wrap_text;
-use crate::ui::safe::{safe_line, sanitize, sanitize_multiline};
+use crate::ui::safe::{safe_line, sanitize_multiline};
 use crate::ui::theme::Theme;
 
 /// A dialog's key line: each key in the key style, its description after it, the pairs
@@ -71,50 +70,6 @@ pub fn render_section_tabs(
     spans.push(Span::styled("   [ ]", theme.key_hint));
     spans.push(Span::styled(" section", theme.key_desc));
     buf.set_line(area.x, area.y, &Line::from(spans), area.width);
-}
-
-/// One line explaining an API failure; `not_found` says what a 404 with the API's error body
-/// means for this request.
-pub fn explain(e: &ApiError, not_found: &str) -> String {
-    match e {
-        ApiError::NotFound { message, .. } => {
-            format!("{not_found} (server: {message})")
-        }
-        ApiError::NotConfigured { what } => {
-            format!("not configured: {what}; set it in the profile or on the command line")
-        }
-        ApiError::Connect { .. } | ApiError::Timeout { .. } => {
-            format!("{e}; check the URL and that the node is up, then press r to retry")
-        }
-        _ => e.to_string(),
-    }
-}
-
-/// One line explaining a failed scan query (server text sanitized): `not_served` words a 404
-/// for the whole route (given the node's version when it says), `not_found` a 404 with the
-/// API's error body (given its message); a 400 is the scan rejecting the query; anything else
-/// reads as the error says.
-pub fn explain_scan(
-    e: &ApiError,
-    not_served: impl FnOnce(Option<&str>) -> String,
-    not_found: impl FnOnce(&str) -> String,
-) -> String {
-    match e {
-        ApiError::EndpointNotServed { version, .. } => {
-            let v = version.as_deref().map(|v| safe_line(v, 40).into_owned());
-            not_served(v.as_deref())
-        }
-        ApiError::NotFound { message, .. } => not_found(&safe_line(message, 200)),
-        ApiError::Scan {
-            status: 400,
-            message,
-            ..
-        } => format!(
-            "the scan rejected the query (HTTP 400): {}",
-            safe_line(message, 200)
-        ),
-        other => sanitize(&other.to_string()).into_owned(),
-    }
 }
 
 /// Draws sanitized, wrapped text from `area.y`; returns the rows used.

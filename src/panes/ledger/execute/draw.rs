@@ -13,7 +13,8 @@ use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
 use crate::ui::theme::Theme;
 
-use super::super::common::{Note, dialog, kv_line, put, reading_line, render_notes};
+use super::super::common::{dialog, kv_line, put, reading_line, render_notes};
+use crate::ui::explain::Note;
 
 use super::{Editor, EditorFocus, Execute};
 

@@ -29,9 +29,9 @@ use crate::ui::theme::Theme;
 
 use super::SectionView;
 use super::common::{
-    Note, READ_ONLY_TEXT, Tone, explain_failure, put, put_safe, read_only_notes, reading_line,
-    refuse_read_only, render_notes,
+    READ_ONLY_TEXT, put, put_safe, read_only_notes, reading_line, refuse_read_only, render_notes,
 };
+use crate::ui::explain::{Note, Tone, explain_failure};
 use crate::ui::load::accept;
 
 use draw::{render_confirm, render_editor, render_result};

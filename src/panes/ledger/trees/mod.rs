@@ -36,9 +36,8 @@ use crate::ui::tree::{TreeSplit, TreeState};
 use crate::ui::value_view::ValueView;
 
 use super::SectionView;
-use super::common::{
-    FORM_HINTS, LIST_HINTS, Note, SectionState, Tone, explain_failure, put_styled, split_list,
-};
+use super::common::{FORM_HINTS, LIST_HINTS, SectionState, put_styled, split_list};
+use crate::ui::explain::{Note, Tone, explain_failure};
 use crate::ui::form::{Field, Form, form_or_table_key, form_or_table_paste};
 use crate::ui::load::accept;
 
