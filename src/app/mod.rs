@@ -271,6 +271,14 @@ impl App {
                     self.panes.network.opened_here();
                 }
             }
+            AppEvent::CheckOnEveryScan { call, label } => {
+                out.owner = PaneId::Network;
+                self.panes
+                    .network
+                    .open_query(call, &label, &mut self.sh, out);
+                self.panes.network.opened_from_another_pane();
+                self.go_to(PaneId::Network);
+            }
             AppEvent::LookupHash(hash) => {
                 out.owner = PaneId::Network;
                 self.panes.network.lookup_hash(&hash, &mut self.sh, out);
@@ -302,6 +310,7 @@ impl App {
                         out.info("no sweep is running");
                     }
                     SweepIntent::Cancel => net.cancel_sweep(out),
+                    SweepIntent::Toggle => net.toggle_sweep(out),
                     SweepIntent::Save(None) => net.open_sweep_save(&self.sh, out),
                     SweepIntent::Save(Some(path)) => net.save_sweep(&path, &mut self.sh, out),
                     SweepIntent::Start(from) => net.start_sweep(from, &mut self.sh, out),
@@ -529,21 +538,15 @@ impl App {
                 self.focus = self.focus.step(cmd == Command::NextPane);
             }
             Command::CopyUpdateId => self.copy_update_id(out),
+            // Keys that move to another pane are intents, delivered (with the back stack) as
+            // the palette's are.
             Command::Consensus if self.focus != PaneId::Network => {
                 let pane = self.pane(self.focus);
                 let query = pane.scan_request(&self.sh);
                 match (pane.current_update_id(&self.sh), query) {
-                    (Some(id), _) => {
-                        self.open_check(&id, out);
-                        self.panes.network.opened_from_another_pane();
-                    }
-                    (None, Some((request, label))) => {
-                        out.owner = PaneId::Network;
-                        self.panes
-                            .network
-                            .open_query(request, &label, &mut self.sh, out);
-                        self.panes.network.opened_from_another_pane();
-                        self.go_to(PaneId::Network);
+                    (Some(id), _) => out.events.push(AppEvent::CheckUpdate(id)),
+                    (None, Some((call, label))) => {
+                        out.events.push(AppEvent::CheckOnEveryScan { call, label });
                     }
                     (None, None) => {
                         let focus = self.focus;
@@ -556,13 +559,10 @@ impl App {
             }
             // The live tail is History's: f anywhere follows it there (as :follow does).
             Command::FollowTail if self.focus != PaneId::History => {
-                self.go_to(PaneId::History);
-                self.on_command(cmd, out);
+                out.events.push(AppEvent::FollowTail);
             }
             Command::Sweep if self.focus != PaneId::Network => {
-                out.owner = PaneId::Network;
-                self.panes.network.toggle_sweep(out);
-                self.go_to(PaneId::Network);
+                out.events.push(AppEvent::Sweep(SweepIntent::Toggle));
             }
             Command::ToggleTimeZone => {
                 self.sh.local_time = !self.sh.local_time;

@@ -244,6 +244,8 @@ pub enum AppEvent {
     ShowScan(Option<usize>),
     /// Check an update on every scan (the Network pane's consensus view).
     CheckUpdate(String),
+    /// Ask a pane's scan query of every scan and show the grouped answers (Network).
+    CheckOnEveryScan { call: ApiCall, label: String },
     /// Look up the update of a prepared transaction's hash, scan after scan (opens it).
     LookupHash(String),
     /// The history at a record time (µs).
@@ -269,6 +271,8 @@ pub enum SweepIntent {
     Start(network::SweepFrom),
     /// Stop it.
     Cancel,
+    /// Stop it when it runs, else ask where to start (`S`).
+    Toggle,
     /// Save its result (`None`: ask for the path).
     Save(Option<String>),
 }

@@ -1000,3 +1000,29 @@ fn esc_returns_from_every_palette_command_that_changes_pane() {
         assert_eq!(h.app.focus, PaneId::Status, "Esc after :{line}");
     }
 }
+
+/// The keys that move to another pane (`b` check on every scan, `f` follow the tail, `S` the
+/// sweep) go through the same intents as the palette: Esc comes back where the user was.
+#[test]
+fn esc_returns_from_every_key_that_changes_pane() {
+    let mut h = Harness::start();
+    let keys = [
+        (PaneId::History, Command::Consensus, PaneId::Network),
+        (PaneId::Status, Command::FollowTail, PaneId::History),
+        (PaneId::History, Command::Sweep, PaneId::Network),
+        (PaneId::Validators, Command::Consensus, PaneId::Network),
+    ];
+    for (from, key, lands) in keys {
+        h.cmd(Command::pane(from.index() + 1).expect("a pane key"));
+        assert_eq!(h.app.focus, from);
+        h.cmd(key);
+        assert_eq!(h.app.focus, lands, "{key:?} from {from:?}");
+        for _ in 0..3 {
+            if h.app.focus == from {
+                break;
+            }
+            h.cmd(Command::Back);
+        }
+        assert_eq!(h.app.focus, from, "Esc after {key:?} from {from:?}");
+    }
+}
