@@ -50,11 +50,11 @@ fn big_body() -> Arc<EventHistoryItem> {
             );
         }
         root_children.push(event_id(mid));
-        events.insert(event_id(mid), exercise(mid, "Amulet_Split", leaves));
+        events.insert(event_id(mid), exercise(mid, "Amulet_Split", &leaves));
     }
     events.insert(
         event_id(0),
-        exercise(0, "AmuletRules_Transfer", root_children),
+        exercise(0, "AmuletRules_Transfer", &root_children),
     );
     assert_eq!(events.len(), 10_000);
     let body = json!({
@@ -69,7 +69,7 @@ fn big_body() -> Arc<EventHistoryItem> {
     Arc::new(serde_json::from_str(&body.to_string()).expect("body decodes"))
 }
 
-fn exercise(n: usize, choice: &str, children: Vec<String>) -> Value {
+fn exercise(n: usize, choice: &str, children: &[String]) -> Value {
     json!({
         "event_type": "exercised_event", "event_id": event_id(n),
         "contract_id": format!("00{n:062x}"), "template_id": TEMPLATE,

@@ -95,14 +95,14 @@ fn bench_tree(c: &mut Criterion) {
             buf.reset();
             state.render(&src, area, &mut buf, &theme, true);
             black_box(&buf);
-        })
+        });
     });
     c.bench_function("tree_10k_expand_all", |b| {
         b.iter(|| {
             let mut s = TreeState::new(&src);
             s.expand_all(&src);
             black_box(s.visible_len())
-        })
+        });
     });
 }
 
@@ -124,10 +124,10 @@ fn bench_json(c: &mut Criterion) {
             buf.reset();
             view.render(area, &mut buf, &theme, true);
             black_box(&buf);
-        })
+        });
     });
     c.bench_function("json_10k_build", |b| {
-        b.iter(|| black_box(JsonView::new(&value).visible_len()))
+        b.iter(|| black_box(JsonView::new(&value).visible_len()));
     });
 }
 
@@ -136,13 +136,13 @@ fn bench_sanitize(c: &mut Criterion) {
     let hostile = "\u{1b}]8;;http://evil\u{1b}\\alice\u{202e}::1220\u{1b}[2J\u{9b}31m";
     let long = "x".repeat(1_000_000);
     c.bench_function("sanitize_clean_48b", |b| {
-        b.iter(|| black_box(sanitize(black_box(clean))))
+        b.iter(|| black_box(sanitize(black_box(clean))));
     });
     c.bench_function("safe_line_hostile_40", |b| {
-        b.iter(|| black_box(safe_line(black_box(hostile), 40)))
+        b.iter(|| black_box(safe_line(black_box(hostile), 40)));
     });
     c.bench_function("safe_line_1mb_clean_40", |b| {
-        b.iter(|| black_box(safe_line(black_box(&long), 40)))
+        b.iter(|| black_box(safe_line(black_box(&long), 40)));
     });
 }
 

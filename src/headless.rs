@@ -305,14 +305,13 @@ async fn run_scan(
         } => {
             // As the explorer does: the current migration, now, the newest snapshot at or
             // before it.
-            let migration_id = match migration_id {
-                Some(m) => *m,
-                None => {
-                    let limiter = crate::network::limiter::Limiter::new(rate);
-                    updates::newest_migration(client, &limiter)
-                        .await
-                        .map_err(walk_failure)?
-                }
+            let migration_id = if let Some(m) = migration_id {
+                *m
+            } else {
+                let limiter = crate::network::limiter::Limiter::new(rate);
+                updates::newest_migration(client, &limiter)
+                    .await
+                    .map_err(walk_failure)?
             };
             let now = record_time.as_deref().is_none_or(|t| t == "now");
             let record_time = match record_time {
@@ -356,24 +355,23 @@ async fn run_scan(
             print_call(client, &scan::participant_ids(domain, party), out).await?;
         }
         ScanCommand::TrafficStatus { member, domain } => {
-            let domain = match domain {
-                Some(d) => d.clone(),
-                None => {
-                    let rounds = client
-                        .send(&scan::open_and_issuing_mining_rounds(
-                            &scan::MiningRoundsRequest::default(),
-                        ))
-                        .await?;
-                    rounds
-                        .open_mining_rounds
-                        .values()
-                        .find_map(|r| r.domain_id.clone())
-                        .ok_or_else(|| {
-                            Failure::Server(
-                                "no open mining round names its synchronizer: pass --domain".into(),
-                            )
-                        })?
-                }
+            let domain = if let Some(d) = domain {
+                d.clone()
+            } else {
+                let rounds = client
+                    .send(&scan::open_and_issuing_mining_rounds(
+                        &scan::MiningRoundsRequest::default(),
+                    ))
+                    .await?;
+                rounds
+                    .open_mining_rounds
+                    .values()
+                    .find_map(|r| r.domain_id.clone())
+                    .ok_or_else(|| {
+                        Failure::Server(
+                            "no open mining round names its synchronizer: pass --domain".into(),
+                        )
+                    })?
             };
             let member = scan::participant_member_id(member);
             print_call(client, &scan::member_traffic_status(&domain, &member), out).await?;

@@ -12,21 +12,20 @@ use crate::ui::format::human_duration;
 /// and messages in `out`. Returns whether anything a reader shows changed.
 pub fn drive(sh: &mut Shared, out: &mut Out, reply: Option<&Fetched>) -> bool {
     let mut ho = HealthOut::default();
-    match reply {
-        Some(reply) => sh.health.on_reply(reply, sh.now, &mut ho),
-        None => {
-            let stale = sh.health.tick(sh.now, &mut sh.ids, &mut ho);
-            for (i, waited) in stale {
-                let name = sh
-                    .health
-                    .nodes
-                    .nodes()
-                    .get(i)
-                    .map(|n| n.kind.name())
-                    .unwrap_or_default();
-                let text = format!("{name}: no answer after {}", human_duration(waited));
-                sh.health.node_failed(i, text, sh.now, &mut ho);
-            }
+    if let Some(reply) = reply {
+        sh.health.on_reply(reply, sh.now, &mut ho);
+    } else {
+        let stale = sh.health.tick(sh.now, &mut sh.ids, &mut ho);
+        for (i, waited) in stale {
+            let name = sh
+                .health
+                .nodes
+                .nodes()
+                .get(i)
+                .map(|n| n.kind.name())
+                .unwrap_or_default();
+            let text = format!("{name}: no answer after {}", human_duration(waited));
+            sh.health.node_failed(i, text, sh.now, &mut ho);
         }
     }
     finish(ho, out)

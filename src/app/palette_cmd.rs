@@ -54,7 +54,7 @@ pub fn entries() -> Vec<PaletteEntry> {
         ),
         PaletteEntry::new("theme", "switch the colour theme").arg_with_values(
             "name",
-            Theme::names().iter().map(|s| s.to_string()).collect(),
+            Theme::names().iter().map(std::string::ToString::to_string).collect(),
         ),
         PaletteEntry::new("filter", "filter the history (empty clears)")
             .optional_arg("text")

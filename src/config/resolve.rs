@@ -56,34 +56,31 @@ fn select_profile<'a>(
             .map(|name| (name, format!("default_profile {file_desc}"))),
         (None, None) => None,
     };
-    match requested {
-        Some((name, source_desc)) => {
-            let profile = file.and_then(|(_, config)| config.profiles.get(&name));
-            match profile {
-                Some(profile) => Ok(Some((name, profile))),
-                None => Err(ConfigError::UnknownProfile {
-                    name,
-                    source_desc,
-                    available,
-                }),
-            }
+    if let Some((name, source_desc)) = requested {
+        let profile = file.and_then(|(_, config)| config.profiles.get(&name));
+        match profile {
+            Some(profile) => Ok(Some((name, profile))),
+            None => Err(ConfigError::UnknownProfile {
+                name,
+                source_desc,
+                available,
+            }),
         }
-        None => {
-            let Some((_, config)) = file else {
-                return Ok(None);
-            };
-            if config.profiles.len() == 1 {
-                Ok(config
-                    .profiles
-                    .iter()
-                    .next()
-                    .map(|(name, profile)| (name.clone(), profile)))
-            } else {
-                Ok(config
-                    .profiles
-                    .get_key_value("default")
-                    .map(|(name, profile)| (name.clone(), profile)))
-            }
+    } else {
+        let Some((_, config)) = file else {
+            return Ok(None);
+        };
+        if config.profiles.len() == 1 {
+            Ok(config
+                .profiles
+                .iter()
+                .next()
+                .map(|(name, profile)| (name.clone(), profile)))
+        } else {
+            Ok(config
+                .profiles
+                .get_key_value("default")
+                .map(|(name, profile)| (name.clone(), profile)))
         }
     }
 }

@@ -298,7 +298,7 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
         &cfg.faults,
     ));
     let counters = Arc::clone(&state.counters);
-    let app = server::router(Arc::clone(&state), cfg.basic_auth.clone())
+    let app = server::router(&state, cfg.basic_auth.clone())
         .into_make_service_with_connect_info::<SocketAddr>();
     let (tx, rx) = oneshot::channel::<()>();
     let join = tokio::spawn(async move {

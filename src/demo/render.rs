@@ -212,7 +212,7 @@ impl Serialize for EventsByIdJson<'_> {
             .filter(|n| !tx.nodes[*n as usize].is_fetch())
             .collect();
         // `events_by_id` is sorted as text, so `…:10` comes before `…:2`.
-        ids.sort_by_cached_key(|n| n.to_string());
+        ids.sort_by_cached_key(std::string::ToString::to_string);
         let mut m = s.serialize_map(Some(ids.len()))?;
         for n in ids {
             let key = EventIdJson(self.update_id, n);

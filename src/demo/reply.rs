@@ -32,8 +32,8 @@ pub(crate) fn done(r: Reply) -> Response {
 }
 
 /// A JSON response.
-pub(crate) fn json_ok(v: Value) -> Response {
-    json_status(StatusCode::OK, &v)
+pub(crate) fn json_ok(v: &Value) -> Response {
+    json_status(StatusCode::OK, v)
 }
 
 pub(crate) fn json_status(status: StatusCode, v: &Value) -> Response {

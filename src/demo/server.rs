@@ -26,10 +26,10 @@ async fn not_found() -> Response {
 
 /// The whole demo network. With `basic_auth` (`user:password`), the scan and validator groups
 /// answer 401 unless the request carries those credentials as HTTP basic auth.
-pub(crate) fn router(state: Shared, basic_auth: Option<String>) -> Router {
+pub(crate) fn router(state: &Shared, basic_auth: Option<String>) -> Router {
     let mut open = Router::new().nest(
         "/api/validator",
-        super::validator_api::routes(Arc::clone(&state)),
+        super::validator_api::routes(Arc::clone(state)),
     );
     for k in 0..state.scans {
         let down = state.faults.down.filter(|(s, _)| *s == k).map(|(_, m)| m);
@@ -52,7 +52,7 @@ pub(crate) fn router(state: Shared, basic_auth: Option<String>) -> Router {
                 .filter(|(s, _)| *s == k)
                 .map(|(_, r)| r),
         };
-        let routes = super::scan_api::routes(Arc::clone(&state), k).layer(
+        let routes = super::scan_api::routes(Arc::clone(state), k).layer(
             axum::middleware::from_fn(move |req, next| gate(g.clone(), req, next)),
         );
         open = open.nest(&prefix, routes);
@@ -77,7 +77,7 @@ pub(crate) fn router(state: Shared, basic_auth: Option<String>) -> Router {
             },
         ));
     }
-    open.merge(super::ledger_api::routes(Arc::clone(&state)))
+    open.merge(super::ledger_api::routes(Arc::clone(state)))
         .fallback(not_found)
 }
 

@@ -39,7 +39,7 @@ async fn dev_fund_coupons(State(app): State<Shared>) -> Response {
         .filter_map(|cid| l.contract(cid))
         .map(|(c, at, sync)| contract_with_state(net, c, at, Some(net.sync_id(sync))))
         .collect();
-    json_ok(json!({ "unclaimed-development-fund-coupons": coupons }))
+    json_ok(&json!({ "unclaimed-development-fund-coupons": coupons }))
 }
 
 async fn amulet_rules(State(app): State<Shared>) -> Response {
@@ -47,7 +47,7 @@ async fn amulet_rules(State(app): State<Shared>) -> Response {
     let l = &w.ledger;
     let net = &app.net;
     match l.amulet_rules_cid().and_then(|cid| l.contract(cid)) {
-        Some((c, at, sync)) => json_ok(json!({
+        Some((c, at, sync)) => json_ok(&json!({
             "amulet_rules": contract_with_state(net, c, at, Some(net.sync_id(sync)))
         })),
         None => scan_error(StatusCode::NOT_FOUND, "No AmuletRules contract found"),
@@ -113,5 +113,5 @@ async fn transfer_status(State(app): State<Shared>, RawQuery(q): RawQuery) -> Re
     if map.is_empty() {
         return none();
     }
-    json_ok(json!({ "transfer_commands_by_contract_id": map }))
+    json_ok(&json!({ "transfer_commands_by_contract_id": map }))
 }

@@ -221,7 +221,7 @@ impl Rounds {
                 let mut open: Vec<MiningRound> = r
                     .open_mining_rounds
                     .values()
-                    .filter_map(|c| c.round())
+                    .filter_map(super::super::api::scan::MaybeCachedContract::round)
                     .collect();
                 open.sort_by_key(|r| r.number);
                 let mut issuing: Vec<i64> = r

@@ -163,13 +163,12 @@ pub fn cmp_decimal(a: (i128, u32), b: (i128, u32)) -> Ordering {
             .checked_pow(scale - s)
             .and_then(|f| units.checked_mul(f))
     };
-    match (rescaled(a), rescaled(b)) {
-        (Some(x), Some(y)) => x.cmp(&y),
+    if let (Some(x), Some(y)) = (rescaled(a), rescaled(b)) {
+        x.cmp(&y)
+    } else {
         // Out of range when rescaled: the integer parts decide.
-        _ => {
-            let int = |(units, s): (i128, u32)| 10i128.checked_pow(s).map_or(0, |f| units / f);
-            int(a).cmp(&int(b))
-        }
+        let int = |(units, s): (i128, u32)| 10i128.checked_pow(s).map_or(0, |f| units / f);
+        int(a).cmp(&int(b))
     }
 }
 

@@ -83,24 +83,21 @@ impl HistoryStats {
             (None, None) => Some(0),
             _ => None,
         };
-        match placed {
-            Some(p) => {
-                self.add_appended(h, p + self.counted);
-                self.add_prepended(h, p);
-            }
-            None => {
-                // The history was replaced (or lost items at the front): count the window
-                // again, walking back from the newest end only.
-                self.buckets.clear();
-                self.newest = h.last().map(|s| s.record_time);
-                if let Some(start) = self.window_start_minute() {
-                    for s in h.iter().rev() {
-                        let m = s.record_time.div_euclid(MINUTE_US);
-                        if m < start {
-                            break;
-                        }
-                        *self.buckets.entry(m).or_insert(0) += 1;
+        if let Some(p) = placed {
+            self.add_appended(h, p + self.counted);
+            self.add_prepended(h, p);
+        } else {
+            // The history was replaced (or lost items at the front): count the window
+            // again, walking back from the newest end only.
+            self.buckets.clear();
+            self.newest = h.last().map(|s| s.record_time);
+            if let Some(start) = self.window_start_minute() {
+                for s in h.iter().rev() {
+                    let m = s.record_time.div_euclid(MINUTE_US);
+                    if m < start {
+                        break;
                     }
+                    *self.buckets.entry(m).or_insert(0) += 1;
                 }
             }
         }

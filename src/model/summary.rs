@@ -306,7 +306,10 @@ impl Summarizer {
                 let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
                 UpdateSummary {
                     record_time: parse_time_micros(&s("record_time")).unwrap_or(i64::MIN),
-                    migration_id: v.get("migration_id").and_then(|m| m.as_i64()).unwrap_or(-1),
+                    migration_id: v
+                        .get("migration_id")
+                        .and_then(serde_json::Value::as_i64)
+                        .unwrap_or(-1),
                     update_id: s("update_id").into(),
                     synchronizer: Sym::NONE,
                     event_count: 0,

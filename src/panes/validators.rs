@@ -442,15 +442,12 @@ impl QueryPane for ValidatorsPane {
                 )
             })
         };
-        match err {
-            Some(e) => {
-                self.form.form.set_error(0, e);
-                out.warn("the query is not complete: see the form");
-            }
-            None => {
-                self.form.close();
-                self.run(ids, sh, out);
-            }
+        if let Some(e) = err {
+            self.form.form.set_error(0, e);
+            out.warn("the query is not complete: see the form");
+        } else {
+            self.form.close();
+            self.run(ids, sh, out);
         }
     }
 

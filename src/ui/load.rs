@@ -233,7 +233,9 @@ mod tests {
             .accept(&other, "the ledger end", end)
             .and_then(Result::err);
         assert_eq!(
-            failure.map(|f| f.text(|e| e.to_string())).as_deref(),
+            failure
+                .map(|f| f.text(std::string::ToString::to_string))
+                .as_deref(),
             Some("unexpected response to the ledger end")
         );
         assert_eq!(

@@ -616,7 +616,7 @@ mod tests {
         let ok = |name: &str, args: &[&str]| {
             Ok(PaletteCommand {
                 name: name.into(),
-                args: args.iter().map(|s| s.to_string()).collect(),
+                args: args.iter().map(std::string::ToString::to_string).collect(),
             })
         };
         let cases = [
@@ -666,7 +666,7 @@ mod tests {
         for (line, want) in cases {
             assert_eq!(
                 args(line),
-                Ok(want.iter().map(|s| s.to_string()).collect()),
+                Ok(want.iter().map(std::string::ToString::to_string).collect()),
                 "{line:?}"
             );
         }

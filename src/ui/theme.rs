@@ -423,7 +423,10 @@ impl Theme {
     /// Built-in and user theme names (user files in `<config_dir>/themes/*.toml`), sorted with
     /// the built-ins first; for `:theme` completion.
     pub fn available(config_dir: Option<&Path>) -> Vec<String> {
-        let mut names: Vec<String> = Self::names().iter().map(|s| s.to_string()).collect();
+        let mut names: Vec<String> = Self::names()
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect();
         let mut user = Vec::new();
         if let Some(dir) = config_dir
             && let Ok(entries) = std::fs::read_dir(dir.join("themes"))

@@ -96,7 +96,7 @@ fn write_readme_screens() {
         .parties()
         .iter()
         .take(6)
-        .map(|p| p.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     h.type_text(&parties.join(" "));
     h.key(KeyCode::Enter);

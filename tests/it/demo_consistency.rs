@@ -208,35 +208,32 @@ async fn history_invariants_hold_across_the_whole_ledger() {
 
         for ev in events.values() {
             let tpl = template(ev);
-            match ev["event_type"].as_str().unwrap() {
-                "created_event" => {
-                    seen_kinds.insert(format!("create {tpl}"));
-                    if tpl == "Splice.ValidatorLicense:ValidatorFaucetCoupon"
-                        || tpl == "Splice.ValidatorLicense:ValidatorLivenessActivityRecord"
-                    {
-                        let a = &ev["create_arguments"];
-                        let round: i64 = a["round"]["number"].as_str().unwrap().parse().unwrap();
-                        liveness
-                            .entry(a["validator"].as_str().unwrap().to_string())
-                            .or_default()
-                            .insert(round);
-                    }
+            if ev["event_type"].as_str().unwrap() == "created_event" {
+                seen_kinds.insert(format!("create {tpl}"));
+                if tpl == "Splice.ValidatorLicense:ValidatorFaucetCoupon"
+                    || tpl == "Splice.ValidatorLicense:ValidatorLivenessActivityRecord"
+                {
+                    let a = &ev["create_arguments"];
+                    let round: i64 = a["round"]["number"].as_str().unwrap().parse().unwrap();
+                    liveness
+                        .entry(a["validator"].as_str().unwrap().to_string())
+                        .or_default()
+                        .insert(round);
                 }
-                _ => {
-                    let choice = ev["choice"].as_str().unwrap();
-                    seen_kinds.insert(format!("choice {choice}"));
-                    assert!(ev.get("interface_id").is_some());
-                    string_results += usize::from(ev["exercise_result"].is_string());
-                    if choice == "DsoRules_UpdateSvRewardWeight" {
-                        let a = &ev["choice_argument"];
-                        weights
-                            .entry(a["svParty"].as_str().unwrap().to_string())
-                            .or_default()
-                            .push((
-                                it["record_time"].as_str().unwrap().to_string(),
-                                a["newRewardWeight"].as_str().unwrap().to_string(),
-                            ));
-                    }
+            } else {
+                let choice = ev["choice"].as_str().unwrap();
+                seen_kinds.insert(format!("choice {choice}"));
+                assert!(ev.get("interface_id").is_some());
+                string_results += usize::from(ev["exercise_result"].is_string());
+                if choice == "DsoRules_UpdateSvRewardWeight" {
+                    let a = &ev["choice_argument"];
+                    weights
+                        .entry(a["svParty"].as_str().unwrap().to_string())
+                        .or_default()
+                        .push((
+                            it["record_time"].as_str().unwrap().to_string(),
+                            a["newRewardWeight"].as_str().unwrap().to_string(),
+                        ));
                 }
             }
         }

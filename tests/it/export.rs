@@ -79,7 +79,10 @@ fn clear_path(h: &mut Harness) {
         h.key(KeyCode::Backspace);
     }
     assert_eq!(
-        h.app.history.export_dialog().map(|d| d.path()),
+        h.app
+            .history
+            .export_dialog()
+            .map(cantonscope::panes::export::ExportDialog::path),
         Some(String::new())
     );
 }
@@ -183,7 +186,7 @@ fn e_exports_every_shown_row_to_json_lines_in_history_order() {
             .as_object()
             .expect("object")
             .keys()
-            .map(|k| k.as_str())
+            .map(std::string::String::as_str)
             .collect();
         assert_eq!(
             keys,
@@ -279,7 +282,10 @@ fn the_palette_filter_is_exported_too_and_the_format_follows_the_extension() {
     let path = dir.path().join("rules.json");
     h.type_text(&dir.path().join("rules.csv").display().to_string());
     assert_eq!(
-        h.app.history.export_dialog().map(|d| d.format()),
+        h.app
+            .history
+            .export_dialog()
+            .map(cantonscope::panes::export::ExportDialog::format),
         Some(ExportFormat::Csv),
         ".csv means CSV"
     );
@@ -288,7 +294,10 @@ fn the_palette_filter_is_exported_too_and_the_format_follows_the_extension() {
     }
     h.type_text("json");
     assert_eq!(
-        h.app.history.export_dialog().map(|d| d.format()),
+        h.app
+            .history
+            .export_dialog()
+            .map(cantonscope::panes::export::ExportDialog::format),
         Some(ExportFormat::JsonLines),
         ".json means JSON Lines"
     );
@@ -928,7 +937,7 @@ fn the_dialog_draws_over_the_pane_in_a_terminal() {
                 f.area(),
                 f.buffer_mut(),
                 RenderCtx::new(&p.sh, &Theme::default(), true),
-            )
+            );
         })
         .expect("draw");
     let text = buffer_text(terminal.backend().buffer());

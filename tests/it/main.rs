@@ -9,9 +9,12 @@
 #![allow(clippy::unwrap_used)]
 // Test-only allows (the library follows these lints): canned answers are `Ok` by design
 // (`unnecessary_wraps`), test structs are filled with `Default::default()`, a kept runtime is
-// named `_runtime`, file names are compared as the code writes them, and numbers compared
-// exactly are those the code computed from the same inputs.
+// named `_runtime`, file names are compared as the code writes them, numbers compared
+// exactly are those the code computed from the same inputs (`float_cmp`), and fixture builders
+// take the JSON and replies they are handed by value (`needless_pass_by_value`).
 #![allow(
+    clippy::float_cmp,
+    clippy::needless_pass_by_value,
     clippy::unnecessary_wraps,
     clippy::default_trait_access,
     clippy::used_underscore_binding,

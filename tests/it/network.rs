@@ -404,7 +404,7 @@ fn the_sweep_finds_exactly_the_first_diverging_update() {
         );
         let mut progress_calls = 0;
         sweep::run(&net, &mut state, &Cancel::new(), now, |_| {
-            progress_calls += 1
+            progress_calls += 1;
         })
         .await;
         let Some(SweepEnd::Diverged(d)) = state.end() else {

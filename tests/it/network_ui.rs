@@ -180,7 +180,10 @@ fn the_matrix_classifies_every_scan() {
     assert_eq!(h.app.network.section(), NetSection::Scans);
     let rows = h.app.network.scan_rows().to_vec();
     assert_eq!(rows.len(), 13);
-    let states: Vec<&str> = rows.iter().map(|r| r.state_name()).collect();
+    let states: Vec<&str> = rows
+        .iter()
+        .map(cantonscope::panes::network::ScanRow::state_name)
+        .collect();
     let mut expected = vec!["healthy"; 13];
     expected[LAGGING] = "lagging";
     expected[DOWN] = "down";
@@ -711,7 +714,7 @@ fn holdings_of_loaded_parties(h: &mut Harness, n: usize) {
         .parties()
         .iter()
         .take(n)
-        .map(|p| p.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     h.type_text(&parties.join(" "));
     h.key(KeyCode::Enter);

@@ -1025,7 +1025,7 @@ fn snapshot(h: &Harness, w: u16, hgt: u16) -> TestBackend {
                 f.area(),
                 f.buffer_mut(),
                 RenderCtx::new(&h.sh, &Theme::default(), true),
-            )
+            );
         })
         .expect("draw");
     terminal.backend().clone()

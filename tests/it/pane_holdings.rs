@@ -416,7 +416,7 @@ fn sort_cycles_columns_reverse_flips_and_copy_takes_the_selected_party() {
         .holdings
         .ordered_parties()
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     let mut sorted = parties.clone();
     sorted.sort();
@@ -471,7 +471,7 @@ fn slash_filters_parties_and_amounts_and_sorting_applies_to_what_is_shown() {
         .holdings
         .ordered_parties()
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     assert_eq!(shown.len(), 2, "{shown:?}");
     assert!(
@@ -813,7 +813,7 @@ fn q(owners: &[&str]) -> HoldingsQuery {
 fn no_control_chars(buf: &Buffer) {
     for cell in buf.content() {
         assert!(
-            !cell.symbol().chars().any(|c| c.is_control()),
+            !cell.symbol().chars().any(char::is_control),
             "control character in {:?}",
             cell.symbol()
         );

@@ -890,7 +890,7 @@ fn a_404_on_trees_says_the_node_removed_the_endpoint() {
     let out = press(&mut pane, &mut sh, KeyCode::Enter);
     let (id, request) = fetch_of(&out);
     assert_eq!(
-        request.call().map(|c| c.endpoint()),
+        request.call().map(cantonscope::api::Call::endpoint),
         Some("ledger POST /v2/updates/trees")
     );
     let err = Err(ApiError::EndpointNotServed {

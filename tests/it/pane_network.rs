@@ -684,7 +684,11 @@ fn server_strings_with_escapes_never_reach_the_buffer() {
             RenderCtx::new(&sh, &Theme::default(), true),
         );
         assert_clean(&buf);
-        let text: String = buf.content().iter().map(|c| c.symbol()).collect();
+        let text: String = buf
+            .content()
+            .iter()
+            .map(ratatui::buffer::Cell::symbol)
+            .collect();
         assert!(text.contains('␛'), "escape shown as a picture");
     }
     // An error message with escapes too.

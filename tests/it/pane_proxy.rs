@@ -286,7 +286,7 @@ fn transfer_sender_completes_from_history_parties() {
         .history
         .parties()
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     let target = parties
         .iter()

@@ -765,7 +765,7 @@ fn tiny_sizes_never_panic() {
                     Rect::new(0, 0, w, h),
                     f.buffer_mut(),
                     RenderCtx::new(&sh, &theme, false),
-                )
+                );
             })
             .expect("draw");
     }

@@ -88,7 +88,7 @@ fn first_show_queries_every_history_validator_and_the_form_lists_them() {
         .history
         .validators()
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     known.sort_unstable();
     assert!(known.len() > 10, "{known:?}");
@@ -369,7 +369,7 @@ fn sort_cycles_reverse_flips_copy_and_refresh() {
         .validators
         .ordered_ids()
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     let mut sorted = ids.clone();
     sorted.sort();
@@ -437,7 +437,7 @@ fn slash_filters_the_table_while_every_key_goes_to_the_input() {
         .validators
         .ordered_ids()
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     assert_eq!(ids.len(), 2, "acme and zephyr: {ids:?}");
     assert!(
@@ -648,7 +648,7 @@ fn canned_answer_layout_and_sanitised_server_strings() {
     let buf = render(&p, &sh, 100, 10);
     for cell in buf.content() {
         assert!(
-            !cell.symbol().chars().any(|c| c.is_control()),
+            !cell.symbol().chars().any(char::is_control),
             "{:?}",
             cell.symbol()
         );
@@ -711,7 +711,7 @@ fn canned_answer_layout_and_sanitised_server_strings() {
     assert!(
         buf.content()
             .iter()
-            .all(|c| !c.symbol().chars().any(|ch| ch.is_control()))
+            .all(|c| !c.symbol().chars().any(char::is_control))
     );
 }
 

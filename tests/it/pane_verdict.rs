@@ -333,7 +333,7 @@ fn tiny_sizes_never_panic() {
         terminal
             .draw(|f| {
                 let area = Rect::new(0, 0, w, h);
-                pane.render(area, f.buffer_mut(), RenderCtx::new(&sh, &theme, false))
+                pane.render(area, f.buffer_mut(), RenderCtx::new(&sh, &theme, false));
             })
             .expect("draw");
     }

@@ -115,7 +115,10 @@ fn generated_payloads() -> Vec<String> {
 }
 
 fn all_payloads() -> Vec<String> {
-    let mut all: Vec<String> = PAYLOADS.iter().map(|s| s.to_string()).collect();
+    let mut all: Vec<String> = PAYLOADS
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
     all.push("\u{1b}[2J".repeat(10_000));
     all.push(format!("{}\u{202e}end", "x".repeat(100_000)));
     all.extend(generated_payloads());
@@ -585,12 +588,12 @@ fn snapshot_tree_widget() {
     state.expand_all(&src);
     state.down(3);
     let t = draw(44, 9, |area, buf| {
-        state.render(&src, area, buf, &theme, true)
+        state.render(&src, area, buf, &theme, true);
     });
     assert_snapshot!("tree_expanded", t.backend());
     state.collapse_all(&src);
     let t = draw(44, 4, |area, buf| {
-        state.render(&src, area, buf, &theme, true)
+        state.render(&src, area, buf, &theme, true);
     });
     assert_snapshot!("tree_collapsed", t.backend());
 }
@@ -627,7 +630,7 @@ fn snapshot_help_overlay() {
     let km = KeyMap::defaults();
     let help = HelpOverlay::new(&km);
     let t = draw(80, 24, |area, buf| {
-        help.render(HelpOverlay::area(area), buf, &theme)
+        help.render(HelpOverlay::area(area), buf, &theme);
     });
     assert_snapshot!("help_80x24", t.backend());
     let mut help = HelpOverlay::new(&km);
@@ -645,7 +648,10 @@ fn palette() -> Palette {
         PaletteEntry::new("time", "jump to a record time").arg("ts"),
         PaletteEntry::new("theme", "switch the colour theme").arg_with_values(
             "name",
-            Theme::names().iter().map(|s| s.to_string()).collect(),
+            Theme::names()
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect(),
         ),
         PaletteEntry::new("hash", "open an update by hash").arg("hash"),
         PaletteEntry::new("quit", "quit cantonscope"),

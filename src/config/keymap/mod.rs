@@ -334,18 +334,17 @@ impl KeyMap {
                 .iter()
                 .filter(|o| o.context.is_some() == pass_specific)
             {
-                let contexts: Vec<KeyContext> = match o.context {
-                    Some(c) => vec![c],
-                    None => {
-                        let bound: Vec<KeyContext> = KeyContext::ALL
-                            .into_iter()
-                            .filter(|c| self.contexts[c.index()].binds(o.command))
-                            .collect();
-                        if bound.is_empty() {
-                            vec![KeyContext::Global]
-                        } else {
-                            bound
-                        }
+                let contexts: Vec<KeyContext> = if let Some(c) = o.context {
+                    vec![c]
+                } else {
+                    let bound: Vec<KeyContext> = KeyContext::ALL
+                        .into_iter()
+                        .filter(|c| self.contexts[c.index()].binds(o.command))
+                        .collect();
+                    if bound.is_empty() {
+                        vec![KeyContext::Global]
+                    } else {
+                        bound
                     }
                 };
                 for c in contexts {

@@ -143,7 +143,7 @@ fn raw(pairs: &[(&str, &[&str])]) -> BTreeMap<String, KeySpecs> {
             let specs = if v.len() == 1 {
                 KeySpecs::One(v[0].to_string())
             } else {
-                KeySpecs::Many(v.iter().map(|s| s.to_string()).collect())
+                KeySpecs::Many(v.iter().map(std::string::ToString::to_string).collect())
             };
             (k.to_string(), specs)
         })

@@ -65,10 +65,10 @@ impl Generator {
         b: &mut TreeB,
         parent: Option<u32>,
         sender: PartyIdx,
-        inputs: Vec<Holding>,
+        inputs: &[Holding],
         outputs: &[Output],
     ) -> (Vec<Con>, Option<Con>) {
-        self.transfer_subtree(b, parent, sender, inputs, Vec::new(), outputs)
+        self.transfer_subtree(b, parent, sender, inputs, &[], outputs)
     }
 
     /// Adds `AmuletRules_Transfer` under `parent`: archives the inputs, creates the outputs, the
@@ -79,8 +79,8 @@ impl Generator {
         b: &mut TreeB,
         parent: Option<u32>,
         sender: PartyIdx,
-        inputs: Vec<Holding>,
-        extra_inputs: Vec<Coupon>,
+        inputs: &[Holding],
+        extra_inputs: &[Coupon],
         outputs: &[Output],
     ) -> (Vec<Con>, Option<Con>) {
         let with_coupons = extra_inputs.is_empty();
@@ -144,10 +144,10 @@ impl Generator {
             vec![sender],
         );
         self.fetch_open(b, Some(t), open.as_ref());
-        for h in &inputs {
+        for h in inputs {
             b.archive(Some(t), &h.con, vec![dso, sender]);
         }
-        for c in &extra_inputs {
+        for c in extra_inputs {
             b.archive(Some(t), &c.con, vec![dso, sender]);
         }
         let mut created = Vec::new();

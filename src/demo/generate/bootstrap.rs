@@ -16,7 +16,7 @@ impl Generator {
         let n_val = self.net.validators.len();
         let n_users = self.net.users.len();
         let mut intents: Vec<BootStep> = Vec::new();
-        intents.push(Box::new(|g, l| g.dso_bootstrap(l)));
+        intents.push(Box::new(super::Generator::dso_bootstrap));
         for v in 0..n_val {
             if self.validators[v].onboard_round < 0 {
                 intents.push(Box::new(move |g, l| g.onboard_validator(l, v)));
@@ -193,7 +193,7 @@ impl Generator {
             false,
             vec![sponsor],
         );
-        let args = self.license_args(val, sponsor, Value::Null);
+        let args = self.license_args(val, sponsor, &Value::Null);
         let lic = self.create(&mut b, Some(x), Tpl::ValidatorLicense, args, val, None);
         b.set_result(x, json!({"validatorLicense": lic.cid}));
         self.validators[v].license = Some(lic);
@@ -205,7 +205,7 @@ impl Generator {
         &self,
         val: PartyIdx,
         sponsor: PartyIdx,
-        faucet_state: Value,
+        faucet_state: &Value,
     ) -> Value {
         json!({
             "validator": self.pid(val),

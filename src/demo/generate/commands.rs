@@ -154,7 +154,7 @@ impl Generator {
                     &mut b,
                     Some(x),
                     tc.order.sender,
-                    inputs,
+                    &inputs,
                     &[(tc.order.receiver, tc.order.amount, None)],
                 );
                 sent(

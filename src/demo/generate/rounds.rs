@@ -275,7 +275,7 @@ impl Generator {
         let x = b.exercise(None, &lic, choice, arg, true, vec![val]);
         self.fetch_open(&mut b, Some(x), open.as_ref());
         let sponsor = self.net.active_svs()[v % self.net.active_svs().len()].party;
-        let args = self.license_args(val, sponsor, json!({"firstReceivedFor": round_obj(first), "lastReceivedFor": round_obj(round), "numCouponsMissed": missed.to_string()}));
+        let args = self.license_args(val, sponsor, &json!({"firstReceivedFor": round_obj(first), "lastReceivedFor": round_obj(round), "numCouponsMissed": missed.to_string()}));
         let new_lic = self.create(&mut b, Some(x), Tpl::ValidatorLicense, args, val, None);
         let args =
             json!({"dso": self.pid(dso), "validator": self.pid(val), "round": round_obj(round)});

@@ -38,7 +38,7 @@ impl Generator {
         &self,
         b: &mut TreeB,
         wallet: &Con,
-        operations: Vec<Value>,
+        operations: &[Value],
         actor: Vec<PartyIdx>,
     ) -> u32 {
         let arg = json!({ "operations": operations });
@@ -77,8 +77,14 @@ impl Generator {
         let lock = locked.then(|| (sender, self.now + self.rng.range(2, 12) * HOUR));
         let mut b = TreeB::new();
         let op = json!({"tag": "CO_Transfer", "value": {"receiver": self.pid(receiver), "amount": fmt_amount(amount), "description": if locked {"escrowed payment"} else {"wallet transfer"}}});
-        let x = self.execute_batch(&mut b, &wallet, vec![op], vec![sender]);
-        let (created, _) = self.pay(&mut b, Some(x), sender, inputs, &[(receiver, amount, lock)]);
+        let x = self.execute_batch(&mut b, &wallet, &[op], vec![sender]);
+        let (created, _) = self.pay(
+            &mut b,
+            Some(x),
+            sender,
+            &inputs,
+            &[(receiver, amount, lock)],
+        );
         b.set_result(
             x,
             json!({"outcomes": [batch_outcome("COO_Transfer", &created)]}),
@@ -127,11 +133,11 @@ impl Generator {
             .iter()
             .map(|r| json!({"tag": "CO_Transfer", "value": {"receiver": self.pid(*r), "amount": fmt_amount(per), "description": "payroll"}}))
             .collect();
-        let x = self.execute_batch(&mut b, &wallet, ops, vec![sender]);
+        let x = self.execute_batch(&mut b, &wallet, &ops, vec![sender]);
         let mut inputs = self.take_inputs(sender, i64::MAX, 20);
         let mut outcomes = Vec::new();
         for r in receivers {
-            let (created, change) = self.pay(&mut b, Some(x), sender, inputs, &[(r, per, None)]);
+            let (created, change) = self.pay(&mut b, Some(x), sender, &inputs, &[(r, per, None)]);
             outcomes.push(batch_outcome("COO_Transfer", &created));
             // The change of one transfer is the input of the next.
             inputs = match change {
@@ -224,8 +230,13 @@ impl Generator {
             false,
             vec![sender],
         );
-        let (created, change) =
-            self.pay(&mut b, Some(x), sender, inputs, &[(receiver, amount, None)]);
+        let (created, change) = self.pay(
+            &mut b,
+            Some(x),
+            sender,
+            &inputs,
+            &[(receiver, amount, None)],
+        );
         b.set_result(
             x,
             json!({"result": {"createdAmulets": created.iter().map(|c| json!({"tag": "TransferResultAmulet", "value": c.cid})).collect::<Vec<_>>(), "senderChangeAmulet": change.map(|c| c.cid)}, "meta": {"values": {"splice.lfdecentralizedtrust.org/tx-kind": "transfer"}}}),
@@ -258,13 +269,19 @@ impl Generator {
         let x = self.execute_batch(
             &mut b,
             &wallet,
-            vec![json!({"tag": "CO_MergeTransferInputs", "value": {}})],
+            &[json!({"tag": "CO_MergeTransferInputs", "value": {}})],
             vec![val],
         );
         // A self-transfer merging the rewards into one amulet (no further coupons).
         let keep = total - total / 50;
-        let (created, _) =
-            self.transfer_subtree(&mut b, Some(x), val, inputs, coupons, &[(val, keep, None)]);
+        let (created, _) = self.transfer_subtree(
+            &mut b,
+            Some(x),
+            val,
+            &inputs,
+            &coupons,
+            &[(val, keep, None)],
+        );
         b.set_result(
             x,
             json!({"outcomes": [batch_outcome("COO_MergeTransferInputs", &created)]}),

@@ -282,17 +282,16 @@ fn execute_inner(app: &Shared, headers: &HeaderMap, body: &Bytes) -> Reply {
             }
         }
     };
-    let req = match &sub.format_parties {
-        Some((names, any)) => requested_parties(app, names, *any || names.is_empty()),
-        None => {
-            let mut v = signer_idx.clone();
-            v.sort_unstable();
-            v
-        }
+    let req = if let Some((names, any)) = &sub.format_parties {
+        requested_parties(app, names, *any || names.is_empty())
+    } else {
+        let mut v = signer_idx.clone();
+        v.sort_unstable();
+        v
     };
     let Some(tx) = u.tx() else {
         return Err(internal("the committed update is not a transaction"));
     };
     let t = js_transaction(&net, &u, tx, offset, &req, sub.ledger_effects);
-    Ok(json_ok(json!({ "transaction": t })))
+    Ok(json_ok(&json!({ "transaction": t })))
 }

@@ -72,7 +72,7 @@ pub(super) async fn parties(
             "identityProviderId": "",
         }));
     }
-    Ok(json_ok(json!({ "partyDetails": details })))
+    Ok(json_ok(&json!({ "partyDetails": details })))
 }
 
 pub(super) async fn delete_user(
@@ -93,7 +93,7 @@ pub(super) async fn delete_user(
             ("USER", &user_id),
         ));
     }
-    Ok(json_ok(json!({})))
+    Ok(json_ok(&json!({})))
 }
 
 pub(super) async fn package(
@@ -134,10 +134,10 @@ pub(super) async fn package(
 
 pub(super) async fn participant_id(State(app): State<Shared>, _: Authorized) -> Response {
     let net = &app.net;
-    json_ok(json!({ "participantId": net.participants[net.ledger_participant].uid() }))
+    json_ok(&json!({ "participantId": net.participants[net.ledger_participant].uid() }))
 }
 
 pub(super) async fn ledger_end(State(app): State<Shared>, _: Authorized) -> Response {
     let end = app.read().ledger.ledger_end();
-    json_ok(json!({ "offset": end }))
+    json_ok(&json!({ "offset": end }))
 }

@@ -383,7 +383,7 @@ fn trees_inner(
             &[],
         ));
     }
-    Ok(json_ok(Value::Array(out)))
+    Ok(json_ok(&Value::Array(out)))
 }
 
 /// Record time of the latest update per synchronizer up to participant offset `end`.

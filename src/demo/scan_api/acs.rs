@@ -36,7 +36,7 @@ pub(super) async fn snapshot_timestamp(
                 "No ACS snapshot found for migration id {mig} before {before}"
             ))
         })?;
-        Ok(json_ok(json!({ "record_time": fmt_time(t) })))
+        Ok(json_ok(&json!({ "record_time": fmt_time(t) })))
     })())
 }
 
@@ -113,7 +113,7 @@ fn holdings_inner(c: &ScanCtx, body: &Bytes) -> Reply {
             })
         })
         .collect();
-    Ok(json_ok(json!({
+    Ok(json_ok(&json!({
         "record_time": rt_str,
         "migration_id": migration,
         "summaries": summaries,

@@ -75,7 +75,7 @@ pub(super) async fn dso_info(State(c): State<ScanCtx>) -> Response {
             .filter_map(|entry| entry.get(0)?.as_str())
             .filter_map(|party| sv_node_state(net, l, &c.app.urls, party))
             .collect();
-        Ok::<_, Fail>(json_ok(json!({
+        Ok::<_, Fail>(json_ok(&json!({
             "sv_user": sv_user(own_party),
             "sv_party_id": own_party,
             "dso_party_id": net.dso_id(),

@@ -142,7 +142,7 @@ fn rendered(c: &ScanCtx, u: &Update, mut value: Value) -> Response {
     if c.app.faults.diverges(c.scan, u) {
         crate::demo::faults::mark_diverged(&mut value);
     }
-    json_ok(value)
+    json_ok(&value)
 }
 
 /// A request for one update by its id (`/v2/updates/{id}`, `/v0/events/{id}`): the scan, the

@@ -40,7 +40,7 @@ pub(super) async fn validator_faucets(State(c): State<ScanCtx>, RawQuery(q): Raw
             }));
         }
     }
-    json_ok(json!({ "validatorsReceivedFaucets": out }))
+    json_ok(&json!({ "validatorsReceivedFaucets": out }))
 }
 
 pub(super) async fn bft_sequencers(State(c): State<ScanCtx>) -> Response {
@@ -54,7 +54,7 @@ pub(super) async fn bft_sequencers(State(c): State<ScanCtx>) -> Response {
             })
         })
         .collect();
-    json_ok(json!({ "bftSequencers": seqs }))
+    json_ok(&json!({ "bftSequencers": seqs }))
 }
 
 /// `POST /v0/amulet-rules`: the current `AmuletRules` contract; without `contract` when the
@@ -83,7 +83,7 @@ pub(super) async fn amulet_rules(State(c): State<ScanCtx>, body: Bytes) -> Respo
         {
             m.remove("contract");
         }
-        Ok(json_ok(json!({ "amulet_rules_update": update })))
+        Ok(json_ok(&json!({ "amulet_rules_update": update })))
     })())
 }
 
@@ -105,7 +105,7 @@ pub(super) async fn previous_reward_weight(State(c): State<ScanCtx>, body: Bytes
             .net
             .lookup_party(sv)
             .and_then(|p| w.ledger.previous_reward_weight(p, before));
-        Ok(json_ok(match weight {
+        Ok(json_ok(&match weight {
             Some(wt) => json!({ "rewardWeight": wt }),
             None => json!({}),
         }))
@@ -127,7 +127,7 @@ pub(super) async fn bootstrapping(
     match found {
         Some(i) => {
             let (p, s, m) = &net.bootstrapping[i];
-            json_ok(json!({
+            json_ok(&json!({
                 "domain_parameters": p,
                 "sequencer_domain_state": s,
                 "mediator_domain_state": m,
@@ -157,15 +157,15 @@ pub(super) async fn participant_ids(
         .iter()
         .map(|i| net.participants[*i].id.as_str())
         .collect();
-    json_ok(json!({ "participant_ids": ids }))
+    json_ok(&json!({ "participant_ids": ids }))
 }
 
 pub(super) async fn dso_party_id(State(c): State<ScanCtx>) -> Response {
-    json_ok(json!({ "dso_party_id": c.app.net.dso_id() }))
+    json_ok(&json!({ "dso_party_id": c.app.net.dso_id() }))
 }
 
 pub(super) async fn status(State(c): State<ScanCtx>) -> Response {
-    json_ok(json!({
+    json_ok(&json!({
         "success": {
             "id": "scan-app",
             "uptime": fmt_duration(now_micros() - c.app.started),
@@ -177,5 +177,5 @@ pub(super) async fn status(State(c): State<ScanCtx>) -> Response {
 }
 
 pub(super) async fn version() -> Response {
-    json_ok(json!({ "version": "0.6.10", "commit_ts": "2026-03-02T14:21:07Z" }))
+    json_ok(&json!({ "version": "0.6.10", "commit_ts": "2026-03-02T14:21:07Z" }))
 }

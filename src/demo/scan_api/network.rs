@@ -17,7 +17,7 @@ pub(super) async fn list_scans(State(c): State<ScanCtx>) -> Response {
         .enumerate()
         .map(|(k, url)| json!({"publicUrl": url, "svName": crate::demo::faults::sv_name(net, k)}))
         .collect();
-    json_ok(json!({
+    json_ok(&json!({
         "scans": [{"domainId": net.sync_id(crate::demo::network::GLOBAL), "scans": scans}]
     }))
 }
@@ -76,7 +76,7 @@ pub(super) async fn open_and_issuing_mining_rounds(
             }
             Value::Object(m)
         };
-        Ok(json_ok(json!({
+        Ok(json_ok(&json!({
             "time_to_live_in_microseconds": 600_000_000,
             "open_mining_rounds": rounds(crate::demo::network::Tpl::OpenMiningRound, &cached_open),
             "issuing_mining_rounds": rounds(crate::demo::network::Tpl::IssuingMiningRound, &cached_issuing),
@@ -86,5 +86,5 @@ pub(super) async fn open_and_issuing_mining_rounds(
 
 pub(super) async fn backfilling_status(State(c): State<ScanCtx>) -> Response {
     let complete = c.app.faults.backfilled_from(c.scan).is_none();
-    json_ok(json!({ "complete": complete }))
+    json_ok(&json!({ "complete": complete }))
 }

@@ -110,7 +110,7 @@ pub(super) async fn member_traffic_status(
     let w = c.app.read();
     let (consumed, limit, purchased) =
         participant_traffic(net, w.ledger.updates(), participant, now_micros());
-    json_ok(json!({
+    json_ok(&json!({
         "traffic_status": {
             "actual": { "total_consumed": consumed, "total_limit": limit },
             "target": { "total_purchased": purchased },

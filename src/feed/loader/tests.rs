@@ -1,3 +1,6 @@
+// Fixture builders take the JSON they are handed by value.
+#![allow(clippy::needless_pass_by_value)]
+
 use serde_json::json;
 
 use super::*;

@@ -2,6 +2,9 @@
 //! update with [`Summarizer`] and reads its root label. (A file of its own: these tests use
 //! `summary`, which uses `summary_telling`, and the module itself does not.)
 
+// Fixture builders take the JSON they are handed by value.
+#![allow(clippy::needless_pass_by_value)]
+
 use super::*;
 use crate::api::scan::UpdateItem;
 use crate::model::summary::{RootAction, Summarizer};

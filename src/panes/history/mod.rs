@@ -549,7 +549,10 @@ impl Pane for HistoryPane {
             self.filter
                 .render(bar, buf, theme, self.filter_text(), counts);
         }
-        if let Some(p) = sh.feed.span.filter(|p| p.running())
+        if let Some(p) = sh
+            .feed
+            .span
+            .filter(super::super::feed::loader::SpanProgress::running)
             && list.height >= 2
         {
             list.height -= 1;

@@ -236,75 +236,72 @@ impl HistoryPane {
             return false;
         }
         let side_path = sidecar_path(&job.path);
-        match result {
-            Ok(bytes) => {
-                let side = match RangeSidecar::parse(bytes) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        out.error(format!(
-                            "cannot resume {}: {} {e}; choose another file or remove it",
-                            job.path.display(),
-                            side_path.display()
-                        ));
-                        self.range_export = None;
-                        return true;
-                    }
-                };
-                if side.complete {
-                    out.warn(format!(
-                        "{} already holds the complete export of {} – {} ({} updates); choose another file",
+        if let Ok(bytes) = result {
+            let side = match RangeSidecar::parse(bytes) {
+                Ok(s) => s,
+                Err(e) => {
+                    out.error(format!(
+                        "cannot resume {}: {} {e}; choose another file or remove it",
                         job.path.display(),
-                        side.from,
-                        side.until,
-                        group_thousands(side.updates)
+                        side_path.display()
                     ));
                     self.range_export = None;
                     return true;
                 }
-                // Resume the sidecar's range and format, whatever the dialog said.
-                job.format = side.format();
-                job.from = parse_time_micros(&side.from).unwrap_or(job.from);
-                job.until = parse_time_micros(&side.until).unwrap_or(job.until);
-                job.walk = PageWalk::new(Some(side.cursor()), Some(job.until), PAGE_SIZE)
-                    .from_time(job.from);
-                let wid = out.next_id(sh);
-                out.effects.push(Effect::TruncateFile {
-                    id: wid,
-                    path: job.path.clone(),
-                    len: side.bytes,
-                });
-                job.writes.push(wid);
-                out.info(format!(
-                    "resuming the export of {} – {} after {} ({} updates written)",
+            };
+            if side.complete {
+                out.warn(format!(
+                    "{} already holds the complete export of {} – {} ({} updates); choose another file",
+                    job.path.display(),
                     side.from,
                     side.until,
-                    side.after_record_time,
                     group_thousands(side.updates)
                 ));
-                job.side = Some(side);
+                self.range_export = None;
+                return true;
             }
-            Err(_) => {
-                let head = header(job.format);
-                let cursor = job.walk.cursor().cloned().unwrap_or_else(|| UpdatesAfter {
-                    after_migration_id: job.migration,
-                    after_record_time: format_time_micros(job.from),
-                });
-                let side = RangeSidecar::new(
-                    job.format,
-                    &format_time_micros(job.from),
-                    &format_time_micros(job.until),
-                    &cursor,
-                    head.len() as u64,
-                );
-                // A new file (or the one the user chose to replace); its sidecar once it is.
-                let wid = out.next_id(sh);
-                out.effects
-                    .push(self.export_file.write(wid, job.path.clone(), head));
-                job.writes.push(wid);
-                job.creating = Some(wid);
-                job.next_side = Some((out.next_id(sh), side.clone()));
-                job.side = Some(side);
-            }
+            // Resume the sidecar's range and format, whatever the dialog said.
+            job.format = side.format();
+            job.from = parse_time_micros(&side.from).unwrap_or(job.from);
+            job.until = parse_time_micros(&side.until).unwrap_or(job.until);
+            job.walk =
+                PageWalk::new(Some(side.cursor()), Some(job.until), PAGE_SIZE).from_time(job.from);
+            let wid = out.next_id(sh);
+            out.effects.push(Effect::TruncateFile {
+                id: wid,
+                path: job.path.clone(),
+                len: side.bytes,
+            });
+            job.writes.push(wid);
+            out.info(format!(
+                "resuming the export of {} – {} after {} ({} updates written)",
+                side.from,
+                side.until,
+                side.after_record_time,
+                group_thousands(side.updates)
+            ));
+            job.side = Some(side);
+        } else {
+            let head = header(job.format);
+            let cursor = job.walk.cursor().cloned().unwrap_or_else(|| UpdatesAfter {
+                after_migration_id: job.migration,
+                after_record_time: format_time_micros(job.from),
+            });
+            let side = RangeSidecar::new(
+                job.format,
+                &format_time_micros(job.from),
+                &format_time_micros(job.until),
+                &cursor,
+                head.len() as u64,
+            );
+            // A new file (or the one the user chose to replace); its sidecar once it is.
+            let wid = out.next_id(sh);
+            out.effects
+                .push(self.export_file.write(wid, job.path.clone(), head));
+            job.writes.push(wid);
+            job.creating = Some(wid);
+            job.next_side = Some((out.next_id(sh), side.clone()));
+            job.side = Some(side);
         }
         job.stage = Stage::Running;
         true

@@ -213,26 +213,19 @@ impl Parties {
         let idp = form.value(2);
         self.query = (party.clone(), more.join(", "), idp.clone());
         self.form = None;
-        self.send(party, more, idp, sh, out);
+        self.send(&party, &more, &idp, sh, out);
     }
 
-    fn send(
-        &mut self,
-        party: String,
-        more: Vec<String>,
-        idp: String,
-        sh: &mut Shared,
-        out: &mut Out,
-    ) {
-        let mut requested = vec![party.clone()];
+    fn send(&mut self, party: &str, more: &[String], idp: &str, sh: &mut Shared, out: &mut Out) {
+        let mut requested = vec![party.to_owned()];
         requested.extend(more.iter().cloned());
         self.requested = requested;
         self.pending = Some(out.fetch(
             sh,
             Request::api(crate::api::ledger::parties(
-                &party,
-                &more,
-                (!idp.is_empty()).then_some(idp.as_str()),
+                party,
+                more,
+                (!idp.is_empty()).then_some(idp),
             )),
         ));
     }
@@ -267,7 +260,7 @@ impl SectionView for Parties {
                 // Nothing asked yet: only the ledger end is refreshed (by the pane).
                 if !self.requested.is_empty() {
                     let (p, m, i) = self.query.clone();
-                    self.send(p, split_list(&m), i, sh, out);
+                    self.send(&p, &split_list(&m), &i, sh, out);
                 }
                 true
             }

@@ -149,14 +149,11 @@ impl NetworkPane {
                 let before = form.value(1);
                 let before = if before.is_empty() {
                     None
+                } else if let Some(t) = parse_when(&before, sh.now, sh.local_time) {
+                    Some(format_time_micros(t))
                 } else {
-                    match parse_when(&before, sh.now, sh.local_time) {
-                        Some(t) => Some(format_time_micros(t)),
-                        None => {
-                            form.set_error(1, "not a time: use RFC 3339, -2h or yesterday 14:00");
-                            return;
-                        }
-                    }
+                    form.set_error(1, "not a time: use RFC 3339, -2h or yesterday 14:00");
+                    return;
                 };
                 self.form = None;
                 self.query_weight(sv, before, sh, out);

@@ -167,16 +167,16 @@ impl NetworkPane {
                     record_time: format_time_micros(record_time - 1),
                 };
                 let label = format!("the oldest loaded update ({})", sh.format_time(record_time));
-                self.begin_sweep(Some(cursor), label, sh, out);
+                self.begin_sweep(Some(cursor), &label, sh, out);
             }
             (SweepFrom::Loaded | SweepFrom::Begin, _) => {
-                self.begin_sweep(None, "the beginning of the history".to_owned(), sh, out);
+                self.begin_sweep(None, "the beginning of the history", sh, out);
             }
         }
     }
 
     /// Asks for the first page after `from`.
-    fn begin_sweep(&mut self, from: Option<Cursor>, label: String, sh: &mut Shared, out: &mut Out) {
+    fn begin_sweep(&mut self, from: Option<Cursor>, label: &str, sh: &mut Shared, out: &mut Out) {
         let plan = SweepPlan {
             from: from.clone(),
             page_size: SWEEP_PAGE,
@@ -184,7 +184,7 @@ impl NetworkPane {
         };
         self.sweep = SweepState {
             plan: Some(plan),
-            from: label.clone(),
+            from: label.to_owned(),
             started_at: sh.now,
             file: std::mem::take(&mut self.sweep.file),
             start: from.clone(),
@@ -232,7 +232,7 @@ impl NetworkPane {
         match found {
             Ok(cursor) => {
                 let label = self.sweep.from.clone();
-                self.begin_sweep(Some(cursor), label, sh, out);
+                self.begin_sweep(Some(cursor), &label, sh, out);
             }
             Err(e) => {
                 out.error(format!("sweep: {e}"));

@@ -100,7 +100,7 @@ impl StatusPane {
                     rows.line(Line::styled(
                         "waiting for the global synchronizer's id (mining rounds)",
                         theme.muted,
-                    ))
+                    ));
                 }
                 None => rows.line(Line::styled("waiting for the first answer", theme.muted)),
             }

@@ -286,7 +286,7 @@ impl UpdatePane {
         sh.current_update = Some(update_id.to_string());
         let same = self.update_id.as_deref() == Some(update_id);
         if same && self.content.is_some() && self.pending.is_none() {
-            self.apply_want(want);
+            self.apply_want(&want);
             return;
         }
         if same && self.content.is_none() && self.pending.is_some() {
@@ -302,12 +302,11 @@ impl UpdatePane {
         if let Some(old) = self.pending.take() {
             out.effects.push(Effect::Cancel(old));
         }
-        match sh.bodies.get(update_id) {
-            Some(body) => self.show(body, want, sh),
-            None => {
-                self.want = want;
-                self.pending = Some(out.fetch(sh, event_request(update_id)));
-            }
+        if let Some(body) = sh.bodies.get(update_id) {
+            self.show(body, &want, sh);
+        } else {
+            self.want = want;
+            self.pending = Some(out.fetch(sh, event_request(update_id)));
         }
     }
 
@@ -328,7 +327,7 @@ impl UpdatePane {
     }
 
     /// Shows a loaded body.
-    fn show(&mut self, body: Arc<EventHistoryItem>, want: Want, sh: &Shared) {
+    fn show(&mut self, body: Arc<EventHistoryItem>, want: &Want, sh: &Shared) {
         let content = match &body.update {
             Some(UpdateItem::Transaction(_)) => match ScanTree::from_body(body.clone()) {
                 Some(tree) => {
@@ -464,7 +463,7 @@ impl UpdatePane {
                 }
                 Command::Confirm => {
                     let text = self.save.as_ref().map(TextInput::text).unwrap_or_default();
-                    self.submit_save(text, sh, out);
+                    self.submit_save(&text, sh, out);
                     true
                 }
                 _ => false,
@@ -573,7 +572,7 @@ impl Pane for UpdatePane {
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
         let Some(input) = &mut self.save else { return };
         match input.handle_key(key) {
-            InputOutcome::Submitted(path) => self.submit_save(path, sh, out),
+            InputOutcome::Submitted(path) => self.submit_save(&path, sh, out),
             InputOutcome::Cancelled => self.close_save_prompt(),
             // An edit clears a message under the path: the prompt may be a row shorter.
             _ => self.apply_viewports(),
@@ -617,7 +616,7 @@ impl Pane for UpdatePane {
             Some(Ok(body)) => {
                 let want = std::mem::take(&mut self.want);
                 self.error = None;
-                self.show(body.clone(), want, sh);
+                self.show(body.clone(), &want, sh);
             }
             Some(Err(failure)) => {
                 self.error = Some(failure.to_string());

@@ -50,7 +50,7 @@ impl UpdatePane {
     }
 
     /// Enter in the prompt: writes the body (re-indented) to `path`.
-    pub(super) fn submit_save(&mut self, path: String, sh: &mut Shared, out: &mut Out) {
+    pub(super) fn submit_save(&mut self, path: &str, sh: &mut Shared, out: &mut Out) {
         let path = path.trim().to_string();
         if path.is_empty() {
             if let Some(input) = &mut self.save {

@@ -46,7 +46,7 @@ impl UpdatePane {
         true
     }
 
-    pub(super) fn apply_want(&mut self, want: Want) {
+    pub(super) fn apply_want(&mut self, want: &Want) {
         let Some(Content::Tx(v)) = &mut self.content else {
             return;
         };

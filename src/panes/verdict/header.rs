@@ -21,103 +21,100 @@ impl VerdictPane {
         let Some(body) = &self.body else { return };
         let id = self.update_id.as_deref().unwrap_or_default();
         let mut lines: Vec<Line> = Vec::with_capacity(4);
-        match &body.verdict {
-            Some(v) => {
-                let (word, style) = result_word(&v.verdict_result, theme);
-                let mut l1 = vec![
-                    Span::styled(word, style),
-                    Span::styled("  update ", theme.muted),
-                    Span::styled(short_id(id, 16), theme.id),
-                    Span::styled("  migration ", theme.muted),
-                    Span::raw(v.migration_id.to_string()),
-                    Span::styled("  mediator group ", theme.muted),
-                    Span::raw(v.mediator_group.to_string()),
-                ];
-                if !v.domain_id.is_empty() {
-                    l1.push(Span::styled("  domain ", theme.muted));
-                    l1.push(Span::styled(compact_party(&v.domain_id), theme.id));
-                }
-                lines.push(Line::from(l1));
-                let record = parse_time_micros(&v.record_time).or_else(|| {
-                    body.update
-                        .as_ref()
-                        .and_then(UpdateItem::record_time)
-                        .and_then(parse_time_micros)
-                });
-                let fin = parse_time_micros(&v.finalization_time);
-                let fmt = |t: Option<i64>, raw: &str| match t {
-                    Some(t) => sh.format_time(t),
-                    None if raw.is_empty() => "-".to_string(),
-                    None => raw.to_string(),
-                };
-                let record_text = fmt(record, &v.record_time);
-                let mut fin_text = fmt(fin, &v.finalization_time);
-                // Same day: the finalization time without its date.
-                if record.is_some()
-                    && fin.is_some()
-                    && record_text.get(..11).is_some()
-                    && record_text.get(..11) == fin_text.get(..11)
-                {
-                    fin_text = fin_text[11..].to_string();
-                }
-                let mut l2 = vec![
-                    Span::styled("record ", theme.muted),
-                    Span::styled(format!("{record_text} {}", sh.zone_label()), theme.time),
-                    Span::styled("  finalized ", theme.muted),
-                    Span::styled(fin_text, theme.time),
-                ];
-                if let (Some(r), Some(f)) = (record, fin) {
-                    l2.push(Span::styled("  gap ", theme.muted));
-                    l2.push(Span::styled(format_gap(f - r), theme.accent));
-                }
-                lines.push(Line::from(l2));
-                let mut parties: Vec<String> = v
-                    .submitting_parties
-                    .iter()
-                    .take(16)
-                    .map(|p| compact_party(p))
-                    .collect();
-                if v.submitting_parties.len() > parties.len() {
-                    parties.push(format!("+{}", v.submitting_parties.len() - parties.len()));
-                }
-                let mut l3 = vec![Span::styled("submitted by ", theme.muted)];
-                if parties.is_empty() {
-                    l3.push(Span::styled("-", theme.muted));
-                } else {
-                    l3.push(Span::styled(parties.join(", "), theme.party));
-                }
-                l3.push(Span::styled("  participant ", theme.muted));
-                l3.push(Span::styled(
-                    if v.submitting_participant_uid.is_empty() {
-                        "-".to_string()
-                    } else {
-                        compact_party(&v.submitting_participant_uid)
-                    },
-                    theme.id,
-                ));
-                lines.push(Line::from(l3));
+        if let Some(v) = &body.verdict {
+            let (word, style) = result_word(&v.verdict_result, theme);
+            let mut l1 = vec![
+                Span::styled(word, style),
+                Span::styled("  update ", theme.muted),
+                Span::styled(short_id(id, 16), theme.id),
+                Span::styled("  migration ", theme.muted),
+                Span::raw(v.migration_id.to_string()),
+                Span::styled("  mediator group ", theme.muted),
+                Span::raw(v.mediator_group.to_string()),
+            ];
+            if !v.domain_id.is_empty() {
+                l1.push(Span::styled("  domain ", theme.muted));
+                l1.push(Span::styled(compact_party(&v.domain_id), theme.id));
             }
-            None => {
-                lines.push(Line::from(vec![
-                    Span::styled("NO VERDICT", theme.status_warn),
-                    Span::styled("  update ", theme.muted),
-                    Span::styled(short_id(id, 16), theme.id),
-                ]));
-                let why = match &body.update {
-                    Some(UpdateItem::Reassignment(_)) => {
-                        "This is a reassignment: reassignments are not confirmed by a mediator, \
-                         so there is no verdict."
-                    }
-                    _ => {
-                        "The scan returned no verdict for this update (older scans do not \
-                         record verdicts)."
-                    }
-                };
-                let mut wrapped = wrap_text(why, usize::from(area.width).max(1));
-                wrapped.resize(2, String::new());
-                for w in wrapped.into_iter().take(2) {
-                    lines.push(Line::styled(w, theme.muted));
+            lines.push(Line::from(l1));
+            let record = parse_time_micros(&v.record_time).or_else(|| {
+                body.update
+                    .as_ref()
+                    .and_then(UpdateItem::record_time)
+                    .and_then(parse_time_micros)
+            });
+            let fin = parse_time_micros(&v.finalization_time);
+            let fmt = |t: Option<i64>, raw: &str| match t {
+                Some(t) => sh.format_time(t),
+                None if raw.is_empty() => "-".to_string(),
+                None => raw.to_string(),
+            };
+            let record_text = fmt(record, &v.record_time);
+            let mut fin_text = fmt(fin, &v.finalization_time);
+            // Same day: the finalization time without its date.
+            if record.is_some()
+                && fin.is_some()
+                && record_text.get(..11).is_some()
+                && record_text.get(..11) == fin_text.get(..11)
+            {
+                fin_text = fin_text[11..].to_string();
+            }
+            let mut l2 = vec![
+                Span::styled("record ", theme.muted),
+                Span::styled(format!("{record_text} {}", sh.zone_label()), theme.time),
+                Span::styled("  finalized ", theme.muted),
+                Span::styled(fin_text, theme.time),
+            ];
+            if let (Some(r), Some(f)) = (record, fin) {
+                l2.push(Span::styled("  gap ", theme.muted));
+                l2.push(Span::styled(format_gap(f - r), theme.accent));
+            }
+            lines.push(Line::from(l2));
+            let mut parties: Vec<String> = v
+                .submitting_parties
+                .iter()
+                .take(16)
+                .map(|p| compact_party(p))
+                .collect();
+            if v.submitting_parties.len() > parties.len() {
+                parties.push(format!("+{}", v.submitting_parties.len() - parties.len()));
+            }
+            let mut l3 = vec![Span::styled("submitted by ", theme.muted)];
+            if parties.is_empty() {
+                l3.push(Span::styled("-", theme.muted));
+            } else {
+                l3.push(Span::styled(parties.join(", "), theme.party));
+            }
+            l3.push(Span::styled("  participant ", theme.muted));
+            l3.push(Span::styled(
+                if v.submitting_participant_uid.is_empty() {
+                    "-".to_string()
+                } else {
+                    compact_party(&v.submitting_participant_uid)
+                },
+                theme.id,
+            ));
+            lines.push(Line::from(l3));
+        } else {
+            lines.push(Line::from(vec![
+                Span::styled("NO VERDICT", theme.status_warn),
+                Span::styled("  update ", theme.muted),
+                Span::styled(short_id(id, 16), theme.id),
+            ]));
+            let why = match &body.update {
+                Some(UpdateItem::Reassignment(_)) => {
+                    "This is a reassignment: reassignments are not confirmed by a mediator, \
+                     so there is no verdict."
                 }
+                _ => {
+                    "The scan returned no verdict for this update (older scans do not \
+                     record verdicts)."
+                }
+            };
+            let mut wrapped = wrap_text(why, usize::from(area.width).max(1));
+            wrapped.resize(2, String::new());
+            for w in wrapped.into_iter().take(2) {
+                lines.push(Line::styled(w, theme.muted));
             }
         }
         lines.push(traffic_line(body, theme));

@@ -142,20 +142,19 @@ impl Form {
             return;
         };
         if y < area.bottom() {
-            let text = match &self.note {
-                Some(n) => n.clone(),
-                None => {
-                    let matches = self.matches().len();
-                    let tab = if matches > 0 {
-                        format!(
-                            "Tab complete ({matches} match{})",
-                            if matches == 1 { "" } else { "es" }
-                        )
-                    } else {
-                        "Tab next field".to_string()
-                    };
-                    format!("↵ run · {tab} · ↑↓ field · Esc cancel")
-                }
+            let text = if let Some(n) = &self.note {
+                n.clone()
+            } else {
+                let matches = self.matches().len();
+                let tab = if matches > 0 {
+                    format!(
+                        "Tab complete ({matches} match{})",
+                        if matches == 1 { "" } else { "es" }
+                    )
+                } else {
+                    "Tab next field".to_string()
+                };
+                format!("↵ run · {tab} · ↑↓ field · Esc cancel")
             };
             let style = if self.note.is_some() {
                 theme.status_warn
@@ -253,18 +252,17 @@ impl Form {
             return 0;
         };
         if y < area.bottom() {
-            let (text, style) = match &self.note {
-                Some(n) => (n.clone(), theme.status_warn),
-                None => {
-                    let more = if self.fields.len() > 1 {
-                        " · ↑/↓ field · Tab complete/next"
-                    } else if self.fields.iter().any(|f| !f.candidates.is_empty()) {
-                        " · Tab complete"
-                    } else {
-                        ""
-                    };
-                    (format!("Enter {submit}{more} · Esc cancel"), theme.muted)
-                }
+            let (text, style) = if let Some(n) = &self.note {
+                (n.clone(), theme.status_warn)
+            } else {
+                let more = if self.fields.len() > 1 {
+                    " · ↑/↓ field · Tab complete/next"
+                } else if self.fields.iter().any(|f| !f.candidates.is_empty()) {
+                    " · Tab complete"
+                } else {
+                    ""
+                };
+                (format!("Enter {submit}{more} · Esc cancel"), theme.muted)
             };
             hint_line(area, y, buf, &text, style);
             y += 1;

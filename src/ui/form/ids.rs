@@ -194,7 +194,11 @@ mod tests {
             1 + 40 / 4,
             "a count line and four ids a row"
         );
-        let text: String = buf.content().iter().map(|c| c.symbol()).collect();
+        let text: String = buf
+            .content()
+            .iter()
+            .map(ratatui::buffer::Cell::symbol)
+            .collect();
         assert!(text.contains("40 ids:") && text.contains("more"), "{text}");
     }
 

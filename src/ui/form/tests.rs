@@ -32,7 +32,11 @@ fn text(buf: &Buffer) -> String {
     let w = buf.area.width as usize;
     buf.content()
         .chunks(w)
-        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
+        .map(|row| {
+            row.iter()
+                .map(ratatui::buffer::Cell::symbol)
+                .collect::<String>()
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -220,42 +220,39 @@ impl FilterInput {
             String::new()
         };
         let width = usize::from(area.width);
-        match &self.input {
-            Some(input) => {
-                let count_w = if width >= count.width() + 20 {
-                    count.width()
-                } else {
-                    0
-                };
-                buf.set_stringn(area.x, area.y, "/ ", width, theme.accent);
-                let input_x = area.x + 2.min(area.width);
-                let reserve = if count_w > 0 { count_w + 1 } else { 0 };
-                let input_w = area
-                    .width
-                    .saturating_sub(2)
-                    .saturating_sub(u16::try_from(reserve).unwrap_or(u16::MAX));
-                input.render(
-                    Rect::new(input_x, area.y, input_w, area.height),
-                    buf,
-                    theme,
-                    true,
-                );
-                if count_w > 0 {
-                    let x = area.x + area.width - u16::try_from(count_w).unwrap_or(0);
-                    buf.set_stringn(x, area.y, &count, count_w, theme.muted);
-                }
+        if let Some(input) = &self.input {
+            let count_w = if width >= count.width() + 20 {
+                count.width()
+            } else {
+                0
+            };
+            buf.set_stringn(area.x, area.y, "/ ", width, theme.accent);
+            let input_x = area.x + 2.min(area.width);
+            let reserve = if count_w > 0 { count_w + 1 } else { 0 };
+            let input_w = area
+                .width
+                .saturating_sub(2)
+                .saturating_sub(u16::try_from(reserve).unwrap_or(u16::MAX));
+            input.render(
+                Rect::new(input_x, area.y, input_w, area.height),
+                buf,
+                theme,
+                true,
+            );
+            if count_w > 0 {
+                let x = area.x + area.width - u16::try_from(count_w).unwrap_or(0);
+                buf.set_stringn(x, area.y, &count, count_w, theme.muted);
             }
-            None => {
-                let line = Line::from(vec![
-                    Span::styled("filter ", theme.muted),
-                    Span::styled(
-                        safe_line(applied.unwrap_or(""), width / 2).into_owned(),
-                        theme.accent,
-                    ),
-                    Span::styled(format!(" · {count} · / edit · Esc clear"), theme.muted),
-                ]);
-                buf.set_line(area.x, area.y, &line, area.width);
-            }
+        } else {
+            let line = Line::from(vec![
+                Span::styled("filter ", theme.muted),
+                Span::styled(
+                    safe_line(applied.unwrap_or(""), width / 2).into_owned(),
+                    theme.accent,
+                ),
+                Span::styled(format!(" · {count} · / edit · Esc clear"), theme.muted),
+            ]);
+            buf.set_line(area.x, area.y, &line, area.width);
         }
     }
 }

@@ -198,7 +198,11 @@ fn sort_cycles_columns_reverses_and_keeps_groups_and_the_selection() {
     let (calls, theme) = (Counter::new(0), Theme::default());
     t.columns()
         .render_header::<Row>(header.area, &mut header, &Draw::new(&calls, &theme, true));
-    let text: String = header.content().iter().map(|c| c.symbol()).collect();
+    let text: String = header
+        .content()
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect();
     assert!(text.starts_with("Name ▲ "), "{text}");
 }
 
@@ -271,7 +275,11 @@ fn the_filter_matches_live_keeps_keys_and_esc_clears_it() {
     let mut buf = Buffer::empty(Rect::new(0, 0, 60, 5));
     let (calls, theme) = (Counter::new(0), Theme::default());
     t.render(buf.area, &mut buf, &rows, &Draw::new(&calls, &theme, true));
-    let text: String = buf.content().iter().map(|c| c.symbol()).collect();
+    let text: String = buf
+        .content()
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect();
     assert!(text.contains("no row matches the filter"), "{text}");
     assert!(text.contains("filter Zedx · 0 of 5 match"), "{text}");
     // Esc clears the applied filter.

@@ -249,19 +249,18 @@ impl Execute {
         }
         self.read_pending = None;
         match result {
-            Ok(bytes) => match String::from_utf8(bytes.clone()) {
-                Ok(text) => {
+            Ok(bytes) => {
+                if let Ok(text) = String::from_utf8(bytes.clone()) {
                     out.info(format!("read {} bytes from {path}", bytes.len()));
                     self.take_body(text, format!("file {path}"));
-                }
-                Err(_) => {
+                } else {
                     let msg = format!("{path} is not UTF-8 text");
                     if let Some(ed) = &mut self.editor {
                         ed.0.set_error(PATH, msg.clone());
                     }
                     out.error(msg);
                 }
-            },
+            }
             Err(e) => {
                 let msg = format!("cannot read {path}: {e}");
                 if let Some(ed) = &mut self.editor {
