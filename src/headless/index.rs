@@ -669,10 +669,23 @@ impl Syncer<'_> {
             }
             None => {
                 let chunks = self.store.call(|s| s.chunks()).await?;
-                chunks
-                    .iter()
-                    .filter_map(|c| c.cursor.clone())
-                    .max_by_key(position_order)
+                let newest = chunks
+                    .into_iter()
+                    .filter(|c| c.cursor.is_some())
+                    .max_by_key(|c| c.cursor.as_ref().map(position_order));
+                match newest {
+                    // The chunk that reached the head goes on from its last committed page,
+                    // read again (a history rewritten under the index is seen there).
+                    Some(chunk) if chunk.end_before.is_none() => {
+                        let id = chunk.id;
+                        self.store
+                            .call(move |s| s.set_chunk_state(id, "open", now_micros()))
+                            .await?;
+                        return self.walk_chunk(chunk).await;
+                    }
+                    Some(chunk) => chunk.cursor,
+                    None => None,
+                }
             }
         };
         let end_before = self.plan.until.map(|u| u.saturating_add(1));

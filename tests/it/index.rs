@@ -451,57 +451,153 @@ fn a_second_sync_is_refused_naming_the_first() {
     assert!(err.contains("pid 4242 on elsewhere since noon"), "{err}");
 }
 
+/// The update ids and digests an index keeps, in ledger order.
+fn kept(index: &Path) -> Vec<(String, String)> {
+    let mut store =
+        cantonscope::store::open_reader(&cantonscope::store::Location::Sqlite(index.to_owned()))
+            .expect("index opens");
+    store.digests().expect("digests")
+}
+
 #[test]
-fn a_sync_killed_mid_way_resumes_to_the_same_index() {
+fn syncs_killed_at_random_moments_resume_to_the_index_of_a_straight_sync() {
     let demo = four();
     let (dir, index) = temp();
     let url = &demo.handle.scan_url;
-    let mut args = index_args(&index, "sync");
-    args.extend_from_slice(&[
-        "--request-rate",
-        "1000",
-        "--page-size",
-        "31",
-        "--from",
-        from(),
-        "--progress",
-        "json",
-    ]);
-    let mut child = bin(dir.path())
-        .arg("--scan-url")
-        .arg(url)
-        .args(&args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    // Killed (SIGKILL) once it has committed three pages.
-    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    for _ in 0..3 {
-        lines.next().expect("a progress line").expect("text");
+    let straight = dir.path().join("straight.sqlite");
+    let (code, _, err) = sync(dir.path(), url, &straight, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    // Pseudo-random moments, printed so a failure can be replayed.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15 ^ u64::from(std::process::id());
+    let mut next = move |n: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % n
+    };
+    let mut kills = 0;
+    for round in 0..12 {
+        let mut args = index_args(&index, "sync");
+        args.extend_from_slice(&["--request-rate", "1000", "--page-size", "31"]);
+        if round == 0 {
+            args.extend_from_slice(&["--from", from()]);
+        }
+        args.extend_from_slice(&["--progress", "json"]);
+        let mut child = bin(dir.path())
+            .arg("--scan-url")
+            .arg(url)
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let pages = next(3);
+        let pause = next(40);
+        eprintln!("round {round}: kill after {pages} pages and {pause} ms");
+        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let mut finished = false;
+        for _ in 0..pages {
+            if lines.next().is_none() {
+                finished = true;
+                break;
+            }
+        }
+        if round == 0 && !finished {
+            // While it runs, another process sees it from its heartbeat.
+            let st = status(dir.path(), &index);
+            assert_eq!(
+                st["sync_running"]["pid"].as_u64(),
+                Some(u64::from(child.id())),
+                "{st}"
+            );
+        }
+        std::thread::sleep(Duration::from_millis(pause));
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        child.kill().expect("kill");
+        child.wait().expect("wait");
+        kills += 1;
     }
-    child.kill().expect("kill");
-    child.wait().expect("wait");
-    // While it was running another process saw it; now its heartbeat is stale or gone, and
-    // the lock went with it.
+    assert!(kills > 0);
+    // The lock went with the killed process; the last committed page is read again.
     let (code, out, err) = sync(dir.path(), url, &index, &[]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out["counters"]["updates_known"].as_u64().unwrap_or(0) > 0,
         "the last committed page is read again: {out}"
     );
-    let lines = history(dir.path(), url);
-    let mut store =
-        cantonscope::store::open_reader(&cantonscope::store::Location::Sqlite(index.clone()))
-            .expect("index opens");
-    let kept = store.digests().expect("digests");
+    let resumed = kept(&index);
+    let unique: BTreeSet<&String> = resumed.iter().map(|(id, _)| id).collect();
+    assert_eq!(unique.len(), resumed.len(), "no update twice");
+    let reference = kept(&straight);
+    // The straight sync ended at the head when it ran; the demo is still.
+    assert_eq!(resumed, reference, "the same ids and digests, none missing");
     assert_eq!(
-        kept.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
-        ids(&lines),
-        "no update twice, none missing"
+        resumed.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
+        ids(&history(dir.path(), url))
     );
-    let unique: BTreeSet<&String> = kept.iter().map(|(id, _)| id).collect();
-    assert_eq!(unique.len(), kept.len());
+}
+
+#[test]
+fn history_rewritten_under_the_index_is_refused() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let recent = format_time_micros(chrono::Utc::now().timestamp_micros() - 1_800_000_000);
+    let (code, _, err) = sync(dir.path(), url, &index, &["--from", &recent]);
+    assert_eq!(code, 0, "{err}");
+    // The index's copy of the newest update differs from what the scans serve now.
+    let (newest, _) = kept(&index).pop().expect("an update");
+    {
+        let conn = rusqlite::Connection::open(&index).expect("open");
+        conn.execute(
+            "UPDATE updates SET digest = zeroblob(32) WHERE update_id = ?1",
+            [&newest],
+        )
+        .expect("update");
+    }
+    let (code, _, err) = sync(dir.path(), url, &index, &[]);
+    assert_eq!(code, 5, "{err}");
+    assert!(
+        err.contains("history was rewritten under the index"),
+        "{err}"
+    );
+    assert!(err.contains(&newest), "{err}");
+}
+
+#[test]
+fn a_lagging_scans_missing_updates_are_dont_know_and_other_scans_verify_them() {
+    let demo = start(
+        DemoConfig {
+            stagger: false,
+            seed: 31,
+            faults: DemoFaults {
+                lagging: Some((1, Duration::from_secs(3_600))),
+                ..DemoFaults::default()
+            },
+            ..DemoConfig::default()
+        }
+        .with_total_scans(4),
+    );
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_urls[0];
+    let (code, out, err) = sync(dir.path(), url, &index, &["--from", from()]);
+    assert_eq!(code, 0, "{out} {err}");
+    let lines = history(dir.path(), url);
+    assert_eq!(
+        kept(&index)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect::<Vec<_>>(),
+        ids(&lines)
+    );
+    assert_eq!(out["counters"]["odd_scan_updates"], 0);
+    assert_eq!(out["counters"]["unconfirmed_at_head"], 0);
+    assert_eq!(
+        status(dir.path(), &index)["divergences"],
+        Value::Array(Vec::new())
+    );
 }
 
 #[test]
