@@ -459,14 +459,15 @@ async fn sync(
             json!({ "counters": counters_json(counters) }),
         ),
         Err((Halt::Interrupted, counters)) => {
-            let code = if terminated.load(Ordering::SeqCst) && plan.follow {
-                EXIT_OK
+            // SIGTERM ends a --follow sync (a service, a tmux pane closing) as planned.
+            let (code, outcome) = if terminated.load(Ordering::SeqCst) && plan.follow {
+                (EXIT_OK, "stopped")
             } else {
-                EXIT_INTERRUPTED
+                (EXIT_INTERRUPTED, "interrupted")
             };
             (
                 code,
-                "interrupted",
+                outcome,
                 json!({ "counters": counters_json(counters) }),
             )
         }
