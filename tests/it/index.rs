@@ -753,3 +753,40 @@ fn follow_keeps_at_the_head_and_sigterm_ends_it_with_exit_0() {
         .collect();
     assert_eq!(kept, history[..kept.len()]);
 }
+
+#[test]
+fn until_bounds_the_range_and_a_down_verifier_is_skipped_for_another() {
+    let demo = start(
+        DemoConfig {
+            stagger: false,
+            seed: 41,
+            faults: DemoFaults {
+                down: Some((1, cantonscope::demo::DownMode::Refused)),
+                ..DemoFaults::default()
+            },
+            ..DemoConfig::default()
+        }
+        .with_total_scans(4),
+    );
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_urls[0];
+    let lines = history(dir.path(), url);
+    let until = lines[lines.len() / 2]["record_time"]
+        .as_str()
+        .expect("time")
+        .to_owned();
+    let (code, out, err) = sync(
+        dir.path(),
+        url,
+        &index,
+        &["--from", from(), "--until", &until],
+    );
+    assert_eq!(code, 0, "{out} {err}");
+    let kept: Vec<String> = kept(&index).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(kept, ids(&lines[..=lines.len() / 2]));
+    // The down scan confirmed nothing.
+    let st = status(dir.path(), &index);
+    let scans = st["chunks"][0]["scans"].as_array().expect("scans");
+    assert!(scans.len() >= 2, "{st}");
+    assert!(!scans.iter().any(|s| s == "Boreal-Ops-2"), "{st}");
+}
