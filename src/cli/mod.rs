@@ -388,6 +388,14 @@ pub enum IndexCommand {
         #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout)]
         timeout: Duration,
     },
+    /// Remove every update recorded before TIME (and its keys) from the index; takes the
+    /// writer lock, so not while a sync runs.
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Prune {
+        /// Keep updates recorded at or after this time (RFC 3339, -90d, …).
+        #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
+        before: String,
+    },
     /// The index as JSON: its range per migration, update count, size on disk, gaps, the
     /// scans that confirmed each range, divergences, the last sync, a sync running.
     #[command(after_help = INDEX_EXIT_CODES)]

@@ -32,7 +32,7 @@ use crate::model::consensus::{MAX_DIFFERENCES, json_diff, quorum};
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::Query;
 use crate::model::index::verify::{Answered, Stop, judge};
-use crate::model::index::{Digest, digest_hex, digest_of, row_of};
+use crate::model::index::{Digest, digest_hex, digest_of, row_with_digest};
 use crate::model::json_text;
 use crate::model::page_walk::{PageWalk, cursor_at};
 use crate::model::summary::Summarizer;
@@ -161,6 +161,7 @@ pub async fn run_with(
     let location = Location::parse(&location);
     match &args.command {
         IndexCommand::Status => status(location, out, err).await,
+        IndexCommand::Prune { before } => prune(location, before, out, err).await,
         IndexCommand::Search {
             query,
             from,
@@ -220,6 +221,49 @@ async fn status(location: Location, out: &mut dyn Write, err: &mut dyn Write) ->
     match result {
         Ok(status) => {
             let value = serde_json::to_value(&status).unwrap_or(Value::Null);
+            match write_pretty(out, &value) {
+                Ok(()) => EXIT_OK,
+                Err(e) => {
+                    say(err, &e);
+                    EXIT_USAGE
+                }
+            }
+        }
+        Err(e) => {
+            say(err, &e.to_string());
+            store_code(&e)
+        }
+    }
+}
+
+async fn prune(location: Location, before: &str, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let Some(micros) = parse_time_micros(before) else {
+        say(err, &format!("--before is not a time: {before}"));
+        return EXIT_USAGE;
+    };
+    let Location::Sqlite(path) = &location else {
+        let e = crate::store::open_writer(&location).err();
+        say(err, &e.map(|e| e.to_string()).unwrap_or_default());
+        return EXIT_USAGE;
+    };
+    let holder = format!(
+        "pid {} on {} since {} (cantonscope index prune)",
+        std::process::id(),
+        host_name(),
+        format_time_micros(now_micros())
+    );
+    let result = async {
+        if !path.exists() {
+            return Err(StoreError::Missing(path.display().to_string()));
+        }
+        let _lock = WriterLock::acquire(path, &holder)?;
+        let store = open(location.clone(), true).await?;
+        store.call(move |s| s.prune(micros)).await
+    }
+    .await;
+    match result {
+        Ok(removed) => {
+            let value = json!({ "removed": removed, "before": format_time_micros(micros) });
             match write_pretty(out, &value) {
                 Ok(()) => EXIT_OK,
                 Err(e) => {
@@ -792,9 +836,11 @@ impl Syncer<'_> {
                 let mut page = verified.body.page;
                 page.transactions.truncate(confirmed);
                 let keep = take.skip.min(confirmed)..confirmed;
+                let digests = &verified.body.digests;
                 self.write(
                     &chunk,
                     &page,
+                    digests,
                     keep,
                     page_start,
                     &verified.confirmers,
@@ -1022,10 +1068,12 @@ impl Syncer<'_> {
     }
 
     /// Writes the confirmed items `keep` of `page` as one transaction with the chunk's cursor.
+    #[allow(clippy::too_many_arguments)]
     async fn write(
         &mut self,
         chunk: &Chunk,
         page: &UpdatesPage,
+        digests: &[Digest],
         keep: std::ops::Range<usize>,
         page_start: Option<Position>,
         confirmers: &[usize],
@@ -1040,8 +1088,14 @@ impl Syncer<'_> {
         };
         let mut summarizer = Summarizer::default();
         let mut rows = Vec::with_capacity(keep.len());
-        for item in &page.transactions[keep.clone()] {
-            rows.push(row_of(item, &mut summarizer).map_err(|e| Halt::Failed(EXIT_DECODE, e))?);
+        for (item, digest) in page.transactions[keep.clone()]
+            .iter()
+            .zip(&digests[keep.clone()])
+        {
+            rows.push(
+                row_with_digest(item, &mut summarizer, *digest)
+                    .map_err(|e| Halt::Failed(EXIT_DECODE, e))?,
+            );
         }
         if let Some(first) = rows.first()
             && self.first_time.is_none()

@@ -287,6 +287,10 @@ pub trait IndexStore: Send {
     ) -> Result<u64, StoreError>;
     /// An update's body as kept (`None`: not in the index, or kept without bodies).
     fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError>;
+    /// Removes every update recorded before `before` (µs) with its keys; chunks that end
+    /// before it go, the others start after the newest update removed. Returns how many
+    /// updates were removed.
+    fn prune(&mut self, before: i64) -> Result<u64, StoreError>;
     /// Every update id with its digest, in ledger order (tests, `index verify`).
     fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError>;
 }

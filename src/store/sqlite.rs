@@ -438,6 +438,10 @@ fn write_rows(
     for row in &page.rows {
         let at = format_time_micros(row.record_time);
         let position = (row.migration_id, row.record_time);
+        if start.is_some_and(|s| position <= s) {
+            // Before the chunk (a page read again after a prune): not the chunk's to write.
+            continue;
+        }
         let stored: Option<Vec<u8>> = known.query_row([&row.update_id], |r| r.get(0)).optional()?;
         match stored {
             Some(digest) if digest == row.digest => {
@@ -905,6 +909,57 @@ impl IndexStore for SqliteIndex {
                 path: self.path.display().to_string(),
                 detail: format!("the body of {update_id} is not UTF-8: {e}"),
             })
+    }
+
+    fn prune(&mut self, before: i64) -> Result<u64, StoreError> {
+        let path = self.path.clone();
+        let chunks = self.chunk_rows()?;
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| engine_error(&path, &e))?;
+        let run = || -> rusqlite::Result<u64> {
+            // Per chunk, the newest update removed: the chunk now starts after it.
+            for chunk in &chunks {
+                let newest: Option<(i64, i64)> = tx
+                    .query_row(
+                        "SELECT migration_id, record_time FROM updates
+                         WHERE chunk = ?1 AND record_time < ?2
+                         ORDER BY migration_id DESC, record_time DESC LIMIT 1",
+                        params![chunk.id, before],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .optional()?;
+                let Some((migration, time)) = newest else {
+                    continue;
+                };
+                let emptied = chunk
+                    .cursor
+                    .as_ref()
+                    .is_some_and(|c| order(c) <= (migration, time));
+                if emptied {
+                    tx.execute("DELETE FROM chunks WHERE id = ?1", [chunk.id])?;
+                } else {
+                    tx.execute(
+                        "UPDATE chunks SET start_migration = ?2, start_time = ?3 WHERE id = ?1",
+                        params![chunk.id, migration, format_time_micros(time)],
+                    )?;
+                }
+            }
+            tx.execute(
+                "DELETE FROM keys WHERE seq IN (SELECT seq FROM updates WHERE record_time < ?1)",
+                [before],
+            )?;
+            let removed = tx.execute("DELETE FROM updates WHERE record_time < ?1", [before])?;
+            tx.execute(
+                "DELETE FROM terms WHERE NOT EXISTS (SELECT 1 FROM keys WHERE keys.term = terms.id)",
+                [],
+            )?;
+            Ok(removed as u64)
+        };
+        let removed = run().map_err(|e| engine_error(&path, &e))?;
+        tx.commit().map_err(|e| engine_error(&path, &e))?;
+        Ok(removed)
     }
 
     fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {

@@ -790,3 +790,32 @@ fn until_bounds_the_range_and_a_down_verifier_is_skipped_for_another() {
     assert!(scans.len() >= 2, "{st}");
     assert!(!scans.iter().any(|s| s == "Boreal-Ops-2"), "{st}");
 }
+
+#[test]
+fn prune_drops_what_is_older_and_a_later_sync_does_not_bring_it_back() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let (code, _, err) = sync(dir.path(), url, &index, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    let lines = history(dir.path(), url);
+    let cut = lines.len() - 40;
+    let before = lines[cut]["record_time"].as_str().expect("time").to_owned();
+    let mut args = index_args(&index, "prune");
+    args.extend_from_slice(&["--before", &before]);
+    let output = run(dir.path(), url, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let result: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(result["removed"].as_u64(), Some(cut as u64));
+    let expected = ids(&lines[cut..]);
+    let now: Vec<String> = kept(&index).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(now, expected);
+    // The next sync reads the last page again (it reaches before the cut) and keeps the cut.
+    let (code, _, err) = sync(dir.path(), url, &index, &[]);
+    assert_eq!(code, 0, "{err}");
+    let now: Vec<String> = kept(&index).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(now, expected);
+    let st = status(dir.path(), &index);
+    assert_eq!(st["updates"].as_u64(), Some(expected.len() as u64));
+    assert_eq!(st["gaps"], Value::Array(Vec::new()));
+}

@@ -146,9 +146,19 @@ pub fn keys_of(item: &UpdateItem) -> Vec<(KeyKind, String)> {
 }
 
 /// The row of one decoded item, its summary made by `summarizer` (callers use a fresh one per
-/// page, so its interned strings do not grow with the history). `None` for an item without an
-/// update id or a readable record time: such an item cannot be kept by its key.
+/// page, so its interned strings do not grow with the history). An error for an item without
+/// an update id, a migration or a readable record time: such an item cannot be kept by its key.
 pub fn row_of(item: &UpdateItem, summarizer: &mut Summarizer) -> Result<IndexRow, String> {
+    let digest = digest_of(item.raw().get())?;
+    row_with_digest(item, summarizer, digest)
+}
+
+/// [`row_of`] with the item's digest already computed ([`digest_of`] of its JSON).
+pub fn row_with_digest(
+    item: &UpdateItem,
+    summarizer: &mut Summarizer,
+    digest: Digest,
+) -> Result<IndexRow, String> {
     let raw = item.raw().get();
     let update_id = item
         .update_id()
@@ -172,7 +182,7 @@ pub fn row_of(item: &UpdateItem, summarizer: &mut Summarizer) -> Result<IndexRow
         migration_id,
         record_time,
         keys: keys_of(item),
-        digest: digest_of(raw)?,
+        digest,
         body: compact_json(raw),
     };
     Ok(row)
