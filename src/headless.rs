@@ -8,6 +8,7 @@
 //!
 //! Nothing here writes to the terminal except through the `out` / `err` writers it is given.
 
+pub mod index;
 pub mod network;
 pub mod updates;
 

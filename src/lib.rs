@@ -16,4 +16,5 @@ pub mod msg;
 pub mod network;
 pub mod panes;
 pub mod runtime;
+pub mod store;
 pub mod ui;

@@ -74,6 +74,12 @@ fn main() -> ExitCode {
                 runtime.block_on(headless::network::run(args, &settings, &mut out, &mut err));
             exit_code(code)
         }
+        Some(Command::Index(args)) => {
+            let mut out = std::io::stdout().lock();
+            let mut err = std::io::stderr().lock();
+            let code = runtime.block_on(headless::index::run(args, &settings, &mut out, &mut err));
+            exit_code(code)
+        }
     }
 }
 

@@ -62,6 +62,9 @@ pub struct ProfileFile {
     /// This profile's SV ("my SV"): its name (`svName` in `/v0/scans`) or its party id. Without
     /// it, the scan's `/v0/dso` says which SV operates the scan.
     pub sv: Option<String>,
+    /// The local history index: a file path (relative to the config file), or a `postgres://`
+    /// URL. Default: `<data dir>/index/<profile or "default">.sqlite`.
+    pub index: Option<String>,
     /// Which of the scans the network lists to use: `"all"` or a list of SV names.
     pub network_scans: Option<NetworkScans>,
     /// How often the whole network's health is measured (default `30s`, at least `5s`).

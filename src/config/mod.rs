@@ -177,6 +177,9 @@ pub struct Settings {
     pub history_memory_mib: u32,
     /// How the whole network is read: which scans, how fast, the health thresholds.
     pub network: NetworkSettings,
+    /// The local history index named by `$CANTONSCOPE_INDEX` or the profile's `index` key (a
+    /// path or a `postgres://` URL); `None`: the default file ([`Settings::index_location`]).
+    pub index: Option<String>,
     /// The profile's `sv` key: this profile's SV, by name or party id (trimmed, never empty).
     /// `None`: the scan's `/v0/dso` says (see `model::network::resolve_my_sv`).
     pub sv: Option<String>,
@@ -239,6 +242,7 @@ impl Default for Settings {
             max_response_mib: DEFAULT_MAX_RESPONSE_MIB,
             history_memory_mib: crate::feed::loader::DEFAULT_MEMORY_MIB,
             network: NetworkSettings::default(),
+            index: None,
             sv: None,
         }
     }
@@ -281,6 +285,23 @@ impl Settings {
             return None;
         }
         self.data_dir.clone().or_else(paths::data_dir)
+    }
+
+    /// Where the local history index is: `flag` (`--index`), else `$CANTONSCOPE_INDEX` or the
+    /// profile's `index`, else `<data dir>/index/<profile or "default">.sqlite`. `None` without a
+    /// data directory (the built-in demo, no home directory) and nothing named.
+    pub fn index_location(&self, flag: Option<&str>) -> Option<String> {
+        if let Some(named) = flag.or(self.index.as_deref()) {
+            return Some(named.to_owned());
+        }
+        let dir = self.data_path()?;
+        let name = self.profile.as_deref().unwrap_or("default");
+        Some(
+            dir.join("index")
+                .join(format!("{name}.sqlite"))
+                .to_string_lossy()
+                .into_owned(),
+        )
     }
 
     /// Point these settings at a demo network (the `demo` command): its scans (the first is the

@@ -15,6 +15,8 @@ pub const CONFIG_ENV: &str = "CANTONSCOPE_CONFIG";
 /// The environment variable naming the data directory (where the last-known scan lists are
 /// kept); tests point it at a temporary directory.
 pub const DATA_DIR_ENV: &str = "CANTONSCOPE_DATA_DIR";
+/// The environment variable naming the local history index (a path or a `postgres://` URL).
+pub const INDEX_ENV: &str = "CANTONSCOPE_INDEX";
 
 /// File name of the config file inside a config directory.
 pub const CONFIG_FILE_NAME: &str = "config.toml";

@@ -288,6 +288,22 @@ pub fn resolve(
         Some(sv) => Some(sv.to_owned()),
     };
     settings.data_dir = env_value(env, paths::DATA_DIR_ENV).map(PathBuf::from);
+    settings.index = match (env_value(env, paths::INDEX_ENV), profile.index.as_deref()) {
+        (Some(named), _) => Some(named.to_owned()),
+        (None, Some(named)) if named.trim().is_empty() => {
+            return Err(profile_error(
+                "index",
+                "expected a file path or a postgres:// URL, got an empty text".to_owned(),
+            ));
+        }
+        (None, Some(named)) if named.contains("://") => Some(named.to_owned()),
+        (None, Some(named)) => Some(
+            resolve_relative(Path::new(named), file)
+                .to_string_lossy()
+                .into_owned(),
+        ),
+        (None, None) => None,
+    };
     settings.read_only = flags.read_only || profile.read_only.unwrap_or(false);
     settings.read_only_origin = if flags.read_only {
         Origin::Flag

@@ -18,6 +18,7 @@ pub mod forest;
 pub mod format;
 pub mod history;
 pub mod history_stats;
+pub mod index;
 pub mod intern;
 pub mod json_text;
 pub mod ledger_tree;

@@ -37,6 +37,7 @@ mod demo_server;
 mod export;
 mod fuzz;
 mod history_reach;
+mod index;
 mod layering;
 mod network;
 mod network_ui;

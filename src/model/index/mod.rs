@@ -1,0 +1,267 @@
+//! The local history index, pure parts: what the index keeps of one update ([`IndexRow`]: the
+//! History export's row fields, the searchable keys of every event, nested ones too, a digest
+//! stable across processes, the compact body), the query grammar of `index search`
+//! ([`query`]), and how a page is judged verified across scans ([`verify`]). The storage itself
+//! is `crate::store`; the sync that feeds it is `headless::index`.
+//!
+//! The digest is SHA-256 of the update's canonical JSON ([`canonical_json`]: sorted keys, no
+//! whitespace) without the fields local to one scan ([`LocalFields::UPDATE`]: a reassignment's
+//! `offset`), so two scans' copies of an update digest the same exactly when the consensus
+//! check calls them equal, and a digest kept in the index compares with one computed later.
+
+pub mod query;
+pub mod verify;
+
+use serde_json::Value;
+use sha2::{Digest as _, Sha256};
+
+use crate::api::scan::{ReassignmentEvent, TreeEvent, UpdateItem};
+
+use super::consensus::{LocalFields, canonical_json};
+use super::export::ExportRow;
+use super::format::parse_time_micros;
+use super::summary::Summarizer;
+
+/// The version of what the index derives from a body (the row fields and keys): an index whose
+/// summaries are of another version is rebuilt from its bodies or refused, never misread.
+pub const SUMMARY_VERSION: i64 = 1;
+
+/// A SHA-256 digest.
+pub type Digest = [u8; 32];
+
+/// What kind of searchable key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum KeyKind {
+    Party,
+    Template,
+    Choice,
+    Contract,
+}
+
+impl KeyKind {
+    /// The number the index stores.
+    pub fn code(self) -> i64 {
+        match self {
+            KeyKind::Party => 1,
+            KeyKind::Template => 2,
+            KeyKind::Choice => 3,
+            KeyKind::Contract => 4,
+        }
+    }
+
+    /// The query field naming it.
+    pub fn field(self) -> &'static str {
+        match self {
+            KeyKind::Party => "party",
+            KeyKind::Template => "template",
+            KeyKind::Choice => "choice",
+            KeyKind::Contract => "contract",
+        }
+    }
+}
+
+/// One update as the index keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexRow {
+    pub update_id: String,
+    pub migration_id: i64,
+    /// µs since the epoch.
+    pub record_time: i64,
+    /// The History export's `kind` and `root_action`, and its parties (sorted, distinct).
+    pub kind: String,
+    pub root_action: String,
+    pub parties: Vec<String>,
+    /// Every party, template, choice and contract id of every event, sorted and distinct.
+    pub keys: Vec<(KeyKind, String)>,
+    pub digest: Digest,
+    /// The item's JSON as the server sent it, without whitespace between tokens.
+    pub body: String,
+}
+
+/// The canonical digest of one update item's JSON text (local fields left out).
+pub fn digest_of(item_json: &str) -> Result<Digest, String> {
+    let mut value: Value = serde_json::from_str(item_json).map_err(|e| e.to_string())?;
+    Ok(digest_value(&mut value))
+}
+
+/// The canonical digest of a decoded update item (its local fields are removed).
+pub fn digest_value(value: &mut Value) -> Digest {
+    LocalFields::UPDATE.strip(value);
+    Sha256::digest(canonical_json(value).as_bytes()).into()
+}
+
+/// The digest as lower-case hex.
+pub fn digest_hex(digest: &Digest) -> String {
+    hex::encode(digest)
+}
+
+/// The searchable keys of one item: every event's template, choice, contract id and parties
+/// (signatories, observers, acting parties, a reassignment's submitter).
+pub fn keys_of(item: &UpdateItem) -> Vec<(KeyKind, String)> {
+    let mut keys: Vec<(KeyKind, String)> = Vec::new();
+    let mut push = |kind: KeyKind, s: &str| {
+        if !s.is_empty() {
+            keys.push((kind, s.to_owned()));
+        }
+    };
+    let created = |push: &mut dyn FnMut(KeyKind, &str), c: &crate::api::scan::CreatedEvent| {
+        push(KeyKind::Template, &c.template_id);
+        push(KeyKind::Contract, &c.contract_id);
+        for p in c.signatories.iter().chain(&c.observers) {
+            push(KeyKind::Party, p);
+        }
+    };
+    match item {
+        UpdateItem::Transaction(tx) => {
+            for event in tx.events_by_id.values() {
+                match event {
+                    TreeEvent::Created(c) => created(&mut push, c),
+                    TreeEvent::Exercised(e) => {
+                        push(KeyKind::Template, &e.template_id);
+                        push(KeyKind::Choice, &e.choice);
+                        push(KeyKind::Contract, &e.contract_id);
+                        for p in &e.acting_parties {
+                            push(KeyKind::Party, p);
+                        }
+                    }
+                    TreeEvent::Unknown { .. } => {}
+                }
+            }
+        }
+        UpdateItem::Reassignment(r) => match &r.event {
+            ReassignmentEvent::Assign(a) => {
+                created(&mut push, &a.created_event);
+                push(KeyKind::Party, &a.submitter);
+            }
+            ReassignmentEvent::Unassign(u) => {
+                push(KeyKind::Contract, &u.contract_id);
+                push(KeyKind::Party, &u.submitter);
+            }
+        },
+        UpdateItem::Malformed { .. } => {}
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// The row of one decoded item, its summary made by `summarizer` (callers use a fresh one per
+/// page, so its interned strings do not grow with the history). An error for an item without
+/// an update id, a migration or a readable record time: such an item cannot be kept by its key.
+pub fn row_of(item: &UpdateItem, summarizer: &mut Summarizer) -> Result<IndexRow, String> {
+    let digest = digest_of(item.raw().get())?;
+    row_with_digest(item, summarizer, digest)
+}
+
+/// [`row_of`] with the item's digest already computed ([`digest_of`] of its JSON).
+pub fn row_with_digest(
+    item: &UpdateItem,
+    summarizer: &mut Summarizer,
+    digest: Digest,
+) -> Result<IndexRow, String> {
+    let raw = item.raw().get();
+    let update_id = item
+        .update_id()
+        .filter(|id| !id.is_empty())
+        .ok_or("an update without an update_id")?
+        .to_owned();
+    let record_time = item
+        .record_time()
+        .and_then(parse_time_micros)
+        .ok_or_else(|| format!("update {update_id} has no readable record_time"))?;
+    let migration_id = item
+        .migration_id()
+        .ok_or_else(|| format!("update {update_id} has no migration_id"))?;
+    let summary = summarizer.summarize(item);
+    let export = ExportRow::of(&summary, summarizer);
+    let row = IndexRow {
+        kind: export.kind.to_owned(),
+        root_action: export.root_action.clone(),
+        parties: export.parties.iter().map(|p| (*p).to_owned()).collect(),
+        update_id,
+        migration_id,
+        record_time,
+        keys: keys_of(item),
+        digest,
+        body: compact_json(raw),
+    };
+    Ok(row)
+}
+
+/// The JSON text without the whitespace between tokens (strings untouched).
+pub fn compact_json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One result row of a search: the History export's row fields.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SearchRow {
+    pub record_time: String,
+    pub update_id: String,
+    pub migration_id: i64,
+    pub kind: String,
+    pub root_action: String,
+    pub parties: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::fixtures;
+
+    #[test]
+    fn the_digest_ignores_key_order_whitespace_and_offset() {
+        let a = r#"{"update_id":"u","offset":"7","event":{"b":1,"a":[1,2]}}"#;
+        let b =
+            "{ \"event\": {\"a\": [1, 2], \"b\": 1},\n \"offset\": \"9\", \"update_id\": \"u\" }";
+        assert_eq!(digest_of(a), digest_of(b));
+        let c = r#"{"update_id":"u","event":{"b":2,"a":[1,2]}}"#;
+        assert_ne!(digest_of(a), digest_of(c));
+        // A known value, so a change of the canonical form is seen (it would change every
+        // digest kept in every index).
+        assert_eq!(
+            digest_hex(&digest_of(r#"{"b":1,"a":null}"#).expect("json")),
+            hex::encode(Sha256::digest(br#"{"a":null,"b":1}"#))
+        );
+    }
+
+    #[test]
+    fn keys_come_from_every_event_nested_ones_too() {
+        let tx = fixtures::transaction(
+            "1220aa",
+            0,
+            vec![
+                fixtures::exercised("1220aa", 0, "00c1", "AmuletRules_Transfer", false),
+                fixtures::exercised("1220aa", 1, "00c2", "Nested_Choice", true),
+            ],
+        );
+        let item: UpdateItem = serde_json::from_value(tx).expect("item");
+        let keys = keys_of(&item);
+        assert!(keys.contains(&(KeyKind::Choice, "AmuletRules_Transfer".to_owned())));
+        assert!(keys.contains(&(KeyKind::Choice, "Nested_Choice".to_owned())));
+        assert!(keys.contains(&(KeyKind::Contract, "00c2".to_owned())));
+        let row = row_of(&item, &mut Summarizer::default()).expect("row");
+        assert_eq!(row.update_id, "1220aa");
+        assert!(!row.body.contains('\n'));
+    }
+}

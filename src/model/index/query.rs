@@ -1,0 +1,132 @@
+//! The query grammar of `index search`, the History filter's fielded terms over the whole index:
+//! `party:`, `template:` and `choice:` match a key exactly; `contract:` and `id:` match a prefix
+//! of a contract id or an update id, given with or without its `1220`; every term must match.
+//! Bare words and `re:` would mean reading every key of the index: they are refused with a
+//! message naming the fielded terms.
+
+use super::KeyKind;
+
+/// The fielded terms, for messages.
+pub const SEARCH_SYNTAX: &str = "party:P template:T choice:C (exact) · contract:PREFIX id:PREFIX (a prefix, with or without 1220) · terms separated by spaces must all match";
+
+/// Shortest prefix `contract:` and `id:` take (shorter ones would match most of the index).
+pub const MIN_PREFIX: usize = 4;
+
+/// One term.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Term {
+    /// A key equal to the text.
+    Exact(KeyKind, String),
+    /// A contract id starting with one of the prefixes (the text, and `1220` + the text).
+    ContractPrefix(Vec<String>),
+    /// An update id starting with one of the prefixes.
+    UpdatePrefix(Vec<String>),
+}
+
+/// A parsed query: every term must match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query {
+    pub terms: Vec<Term>,
+}
+
+impl Term {
+    /// Whether `id` matches a prefix term (`false` for an exact term).
+    pub fn prefix_matches(&self, id: &str) -> bool {
+        match self {
+            Term::ContractPrefix(p) | Term::UpdatePrefix(p) => {
+                p.iter().any(|p| id.starts_with(p.as_str()))
+            }
+            Term::Exact(..) => false,
+        }
+    }
+}
+
+fn prefixes(text: &str) -> Vec<String> {
+    let bare = text.strip_prefix("1220").unwrap_or(text);
+    let mut out = vec![text.to_owned()];
+    if bare.len() == text.len() {
+        out.push(format!("1220{text}"));
+    } else {
+        out.push(bare.to_owned());
+    }
+    out
+}
+
+impl Query {
+    /// Parses the words of a query (each word one term).
+    pub fn parse<S: AsRef<str>>(words: &[S]) -> Result<Query, String> {
+        let mut terms = Vec::new();
+        for word in words.iter().flat_map(|w| w.as_ref().split_whitespace()) {
+            let refuse = |why: &str| {
+                Err(format!(
+                    "{why}: {word:?}; index search takes fielded terms only: {SEARCH_SYNTAX}"
+                ))
+            };
+            let Some((field, text)) = word.split_once(':') else {
+                return refuse("a bare word would read every key of the index");
+            };
+            if text.starts_with("re:") {
+                return refuse("a regular expression would read every key of the index");
+            }
+            if text.is_empty() {
+                return refuse("a term without text");
+            }
+            let term = match field {
+                "party" => Term::Exact(KeyKind::Party, text.to_owned()),
+                "template" => Term::Exact(KeyKind::Template, text.to_owned()),
+                "choice" => Term::Exact(KeyKind::Choice, text.to_owned()),
+                "contract" | "id" => {
+                    if text.strip_prefix("1220").unwrap_or(text).len() < MIN_PREFIX
+                        && text.len() < MIN_PREFIX
+                    {
+                        return refuse(&format!("a prefix needs at least {MIN_PREFIX} characters"));
+                    }
+                    if field == "contract" {
+                        Term::ContractPrefix(prefixes(text))
+                    } else {
+                        Term::UpdatePrefix(prefixes(text))
+                    }
+                }
+                "re" => return refuse("a regular expression would read every key of the index"),
+                _ => return refuse("an unknown field"),
+            };
+            terms.push(term);
+        }
+        if terms.is_empty() {
+            return Err(format!("nothing to search for: {SEARCH_SYNTAX}"));
+        }
+        Ok(Query { terms })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fielded_terms_parse_and_the_rest_is_refused() {
+        let q = Query::parse(&["party:alice::1220", "choice:X", "contract:00ab12"]).expect("q");
+        assert_eq!(q.terms.len(), 3);
+        assert_eq!(
+            q.terms[0],
+            Term::Exact(KeyKind::Party, "alice::1220".into())
+        );
+        assert!(q.terms[2].prefix_matches("00ab12ff"));
+        assert!(q.terms[2].prefix_matches("122000ab12ff"));
+        let id = Query::parse(&["id:1220abcd"]).expect("id");
+        assert!(id.terms[0].prefix_matches("abcd99"));
+        assert!(id.terms[0].prefix_matches("1220abcd99"));
+        for bad in [
+            "alice",
+            "party:re:^a",
+            "re:x",
+            "colour:red",
+            "id:12",
+            "party:",
+        ] {
+            let e = Query::parse(&[bad]).expect_err(bad);
+            assert!(e.contains("party:P"), "{e}");
+        }
+        assert!(Query::parse::<&str>(&[]).is_err());
+    }
+}

@@ -1,0 +1,312 @@
+//! The local history index's storage: the only code that knows SQLite (and, later, PostgreSQL),
+//! as `api/` is the only code that knows HTTP. Its reads and writes are typed calls on
+//! [`IndexStore`]; the engine behind it is chosen by the index's location ([`Location`]). The
+//! schema and the answers are the same on every engine: text matching (a contract-id prefix,
+//! for one) is done in Rust over the key tables, never with `LIKE`, whose case rules differ
+//! between engines.
+//!
+//! ```text
+//! updates   one row per update: update id (the key), migration, record time, kind, the
+//!           History row (root action, parties), SHA-256 digest, zstd body (optional)
+//! terms     every distinct party / template / choice / contract id, numbered
+//! keys      (term, update) pairs: every event's keys, nested events too
+//! chunks    ranges of the history a sync walked: exclusive start cursor, exclusive end,
+//!           the cursor after the last committed page and the one that page was asked after,
+//!           state, --verify N, the scans that confirmed it
+//! divergences  updates the scans disagreed on (unresolved: the sync stopped there; resolved:
+//!           a quorum kept one version and the odd scans are named)
+//! sync_heartbeat  the running sync (pid, host, start, last beat), for other processes
+//! meta      schema and summary versions, the network (DSO party, synchronizer), the last sync
+//! ```
+//!
+//! Every page a sync writes is one transaction with its chunk's cursor, so a sync killed at any
+//! moment leaves whole pages. One writer at a time: [`lock::WriterLock`] (`flock` on a file next
+//! to the index; it dies with its process).
+
+pub mod lock;
+mod sqlite;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::model::index::query::Query;
+use crate::model::index::{IndexRow, SearchRow};
+
+/// The schema this build writes and reads.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// A heartbeat older than this says the sync that wrote it is gone.
+pub const HEARTBEAT_STALE_MICROS: i64 = 30_000_000;
+
+/// Where an index is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// An SQLite file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL URL (not built yet).
+    Postgres(String),
+}
+
+impl Location {
+    /// Reads a location: a `postgres://` or `postgresql://` URL, else a file path.
+    pub fn parse(text: &str) -> Location {
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            Location::Postgres(text.to_owned())
+        } else {
+            Location::Sqlite(PathBuf::from(text))
+        }
+    }
+
+    /// How messages name it (a URL without its password).
+    pub fn describe(&self) -> String {
+        match self {
+            Location::Sqlite(path) => path.display().to_string(),
+            Location::Postgres(url) => crate::api::redact_userinfo(url),
+        }
+    }
+}
+
+/// Why the index could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("no index at {0}: start one with `cantonscope index sync`")]
+    Missing(String),
+    #[error(
+        "{path} is not a cantonscope index or is damaged ({detail}); move it away and sync again"
+    )]
+    Corrupt { path: String, detail: String },
+    #[error(
+        "{path} was written by a newer cantonscope (schema {found}; this one reads schema {SCHEMA_VERSION}): use that version, or another --index"
+    )]
+    NewerSchema { path: String, found: i64 },
+    #[error(
+        "{path} keeps summaries of version {found} and this cantonscope makes version {expected}: move it away and sync again"
+    )]
+    SummaryVersion {
+        path: String,
+        found: i64,
+        expected: i64,
+    },
+    #[error(
+        "{path} is the index of another network (DSO party {index_dso}, synchronizer {index_sync}); the scans serve DSO party {scan_dso} (synchronizer {scan_sync}): use another --index or profile"
+    )]
+    WrongNetwork {
+        path: String,
+        index_dso: String,
+        index_sync: String,
+        scan_dso: String,
+        scan_sync: String,
+    },
+    #[error("another sync is writing {path}: {holder}")]
+    Busy { path: String, holder: String },
+    #[error(
+        "the history was rewritten under the index: update {update_id} ({at}) {what}; the index keeps what the scans confirmed before and is not changed"
+    )]
+    Rewritten {
+        update_id: String,
+        at: String,
+        what: String,
+    },
+    #[error("PostgreSQL indexes are not supported by this build yet ({0}); use a file path")]
+    Unsupported(String),
+    #[error("index {path}: {detail}")]
+    Engine { path: String, detail: String },
+}
+
+/// The network an index belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NetworkId {
+    pub dso_party: String,
+    /// The global synchronizer (empty when unknown).
+    pub synchronizer: String,
+}
+
+/// A position in the history: after this migration and record time (as the server wrote it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Position {
+    pub migration_id: i64,
+    pub record_time: String,
+}
+
+/// A chunk: one range of the history a sync walks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Chunk {
+    pub id: i64,
+    /// Exclusive start (`None`: the ledger begin).
+    pub start: Option<Position>,
+    /// Exclusive end, µs of record time (`None`: the head).
+    pub end_before: Option<i64>,
+    /// After the last committed update (`None`: nothing yet).
+    pub cursor: Option<Position>,
+    /// What the last committed page was asked after (re-read on resume).
+    pub page_start: Option<Position>,
+    /// `open`, `done` or `diverged`.
+    pub state: String,
+    /// `--verify N` of the sync that wrote it (1: unverified).
+    pub verify: i64,
+    /// Scans that confirmed its pages.
+    pub scans: Vec<String>,
+    pub updates: i64,
+}
+
+/// What a sync writes for one page.
+#[derive(Debug, Clone)]
+pub struct PageWrite {
+    pub rows: Vec<IndexRow>,
+    /// The cursor the page was asked after.
+    pub page_start: Option<Position>,
+    /// After the page's last update.
+    pub cursor: Position,
+    /// The scans that confirmed every row.
+    pub scans: Vec<String>,
+    /// Keep the bodies (zstd).
+    pub bodies: bool,
+}
+
+/// What writing a page did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PageWritten {
+    /// New updates.
+    pub inserted: u64,
+    /// Updates the index had already, with the same digest.
+    pub known: u64,
+}
+
+/// An update the scans disagreed on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DivergenceRecord {
+    pub update_id: String,
+    pub migration_id: i64,
+    pub record_time: String,
+    /// Unix µs when found.
+    pub found_at: i64,
+    /// A quorum kept one version (the odd scans are named); `false`: the sync stopped there.
+    pub resolved: bool,
+    /// The scans per version and the fields that differ, as JSON.
+    pub detail: serde_json::Value,
+}
+
+/// The running sync, from its heartbeat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Heartbeat {
+    pub pid: i64,
+    pub host: String,
+    /// Unix µs.
+    pub started_at: i64,
+    pub beat_at: i64,
+    pub command: String,
+}
+
+/// A range of the history no chunk covers: after `after` up to and including `before`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Gap {
+    pub after: Position,
+    pub before: Position,
+}
+
+/// One migration's part of the index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MigrationRange {
+    pub migration_id: i64,
+    pub updates: i64,
+    pub first_record_time: String,
+    pub last_record_time: String,
+}
+
+/// What `index status` shows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IndexStatus {
+    pub location: String,
+    pub schema_version: i64,
+    pub summary_version: i64,
+    pub network: Option<NetworkId>,
+    pub updates: i64,
+    pub bodies: i64,
+    pub size_bytes: u64,
+    pub migrations: Vec<MigrationRange>,
+    pub chunks: Vec<Chunk>,
+    /// Ranges between chunks that no chunk covers.
+    pub gaps: Vec<Gap>,
+    pub divergences: Vec<DivergenceRecord>,
+    /// The last sync: when it started and ended (Unix µs), how it ended.
+    pub last_sync: Option<serde_json::Value>,
+    /// A sync whose heartbeat is fresh.
+    pub sync_running: Option<Heartbeat>,
+}
+
+/// The typed reads and writes of an index. One engine per implementation; the sync holds the
+/// writer lock while it writes.
+pub trait IndexStore: Send {
+    /// The network the index belongs to (`None`: a new index).
+    fn network(&mut self) -> Result<Option<NetworkId>, StoreError>;
+    /// Records the network of a new index, or refuses another network's scans.
+    fn claim_network(&mut self, network: &NetworkId) -> Result<(), StoreError>;
+    /// The chunks, oldest first.
+    fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError>;
+    /// A new open chunk.
+    fn start_chunk(
+        &mut self,
+        start: Option<Position>,
+        end_before: Option<i64>,
+        verify: i64,
+        now: i64,
+    ) -> Result<Chunk, StoreError>;
+    /// Writes one page and moves the chunk's cursor, in one transaction. An update the index
+    /// has with another digest, or an update the chunk already walked past that the index does
+    /// not have, is history rewritten: nothing is written.
+    fn write_page(&mut self, chunk: i64, page: &PageWrite) -> Result<PageWritten, StoreError>;
+    /// Sets a chunk's state (`done`, `diverged`, `open`).
+    fn set_chunk_state(&mut self, chunk: i64, state: &str, now: i64) -> Result<(), StoreError>;
+    /// Records a divergence (an unresolved one replaces an earlier record of the same update).
+    fn record_divergence(&mut self, divergence: &DivergenceRecord) -> Result<(), StoreError>;
+    /// Marks the unresolved divergence of `update_id` resolved (the scans agree now).
+    fn resolve_divergence(&mut self, update_id: &str) -> Result<(), StoreError>;
+    /// Writes the heartbeat of the running sync.
+    fn beat(&mut self, heartbeat: &Heartbeat) -> Result<(), StoreError>;
+    /// Removes the heartbeat and records how the sync ended.
+    fn end_sync(&mut self, started_at: i64, ended_at: i64, outcome: &str)
+    -> Result<(), StoreError>;
+    /// What `index status` shows.
+    fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError>;
+    /// The updates matching `query` with a record time in `from..=until`, newest first, at
+    /// most `limit`.
+    fn search(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError>;
+    /// How many updates match.
+    fn count(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+    ) -> Result<u64, StoreError>;
+    /// An update's body as kept (`None`: not in the index, or kept without bodies).
+    fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError>;
+    /// Removes every update recorded before `before` (µs) with its keys; chunks that end
+    /// before it go, the others start after the newest update removed. Returns how many
+    /// updates were removed.
+    fn prune(&mut self, before: i64) -> Result<u64, StoreError>;
+    /// Every update id with its digest, in ledger order (tests, `index verify`).
+    fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError>;
+}
+
+/// Opens the index at `location` for writing (created when missing).
+pub fn open_writer(location: &Location) -> Result<Box<dyn IndexStore>, StoreError> {
+    match location {
+        Location::Sqlite(path) => Ok(Box::new(sqlite::SqliteIndex::open(path, true)?)),
+        Location::Postgres(url) => Err(StoreError::Unsupported(crate::api::redact_userinfo(url))),
+    }
+}
+
+/// Opens an existing index for reading.
+pub fn open_reader(location: &Location) -> Result<Box<dyn IndexStore>, StoreError> {
+    match location {
+        Location::Sqlite(path) => Ok(Box::new(sqlite::SqliteIndex::open(path, false)?)),
+        Location::Postgres(url) => Err(StoreError::Unsupported(crate::api::redact_userinfo(url))),
+    }
+}

@@ -1,0 +1,821 @@
+//! The local history index (issue 19), run as the real binary over real HTTP against in-process
+//! demo networks, each test with its own index file: a sync equals `scan updates --all` (the
+//! same ids, once each), search answers equal the History filter over the same updates, a
+//! diverging scan stops the sync at exactly that update (exit 5, not written, shown by `index
+//! status`, not passed by the next sync), a quorum outvotes an odd scan, a second writer is
+//! refused naming the first, a sync killed with SIGKILL resumes to the same index, another
+//! network's index and a damaged file are refused with a message, and too few scans to verify
+//! with is exit 6.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use cantonscope::api::scan::UpdateItem;
+use cantonscope::demo::{DemoConfig, DemoFaults, DemoHandle, DemoTime};
+use cantonscope::model::format::format_time_micros;
+use cantonscope::model::history::Filter;
+use cantonscope::model::summary::Summarizer;
+use serde_json::Value;
+
+use crate::common::bin::{bin, runtime};
+
+/// A demo network that lives as long as the test binary.
+struct Demo {
+    _runtime: tokio::runtime::Runtime,
+    handle: DemoHandle,
+}
+
+fn start(config: DemoConfig) -> Demo {
+    let rt = runtime();
+    let handle = rt
+        .block_on(cantonscope::demo::start(config))
+        .expect("demo starts");
+    Demo {
+        _runtime: rt,
+        handle,
+    }
+}
+
+/// Four scans at the head, the default ledger.
+fn four() -> &'static Demo {
+    static DEMO: OnceLock<Demo> = OnceLock::new();
+    DEMO.get_or_init(|| {
+        start(
+            DemoConfig {
+                stagger: false,
+                ..DemoConfig::default()
+            }
+            .with_total_scans(4),
+        )
+    })
+}
+
+/// The start of the range the tests sync: three hours before now (the demo's history ends about
+/// now), as RFC 3339, the same for every test of the run.
+fn from() -> &'static str {
+    static FROM: OnceLock<String> = OnceLock::new();
+    FROM.get_or_init(|| {
+        format_time_micros(chrono::Utc::now().timestamp_micros() - 3 * 3_600_000_000)
+    })
+}
+
+fn run(dir: &Path, scan_url: &str, args: &[&str]) -> Output {
+    bin(dir)
+        .arg("--scan-url")
+        .arg(scan_url)
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn index_args<'a>(index: &'a Path, command: &'a str) -> Vec<&'a str> {
+    vec!["index", "--index", index.to_str().expect("utf-8"), command]
+}
+
+/// `index sync` with `extra` flags: its exit code, stdout JSON and stderr.
+fn sync(dir: &Path, scan_url: &str, index: &Path, extra: &[&str]) -> (i32, Value, String) {
+    let mut args = index_args(index, "sync");
+    args.extend_from_slice(&["--request-rate", "1000", "--page-size", "97"]);
+    args.extend_from_slice(extra);
+    let output = run(dir, scan_url, &args);
+    let stdout = text(&output.stdout);
+    let value = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+    (
+        output.status.code().unwrap_or(-1),
+        value,
+        text(&output.stderr),
+    )
+}
+
+/// The updates `scan updates --all --from FROM` prints.
+fn history(dir: &Path, scan_url: &str) -> Vec<Value> {
+    let output = run(
+        dir,
+        scan_url,
+        &[
+            "scan",
+            "updates",
+            "--all",
+            "--request-rate",
+            "1000",
+            "--from",
+            from(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    text(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+fn ids(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|l| l["update_id"].as_str().expect("an id").to_owned())
+        .collect()
+}
+
+fn status(dir: &Path, index: &Path) -> Value {
+    let output = run(dir, "http://127.0.0.1:9", &index_args(index, "status"));
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("status JSON")
+}
+
+/// `index search` of `terms`: the update ids, newest first.
+fn search(dir: &Path, index: &Path, terms: &[&str]) -> Vec<String> {
+    let mut args = index_args(index, "search");
+    args.extend_from_slice(terms);
+    args.extend_from_slice(&["--limit", "1000000", "--from", from()]);
+    let output = run(dir, "http://127.0.0.1:9", &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    text(&output.stdout)
+        .lines()
+        .map(|l| {
+            let row: Value = serde_json::from_str(l).expect("a JSON line");
+            for field in [
+                "record_time",
+                "migration_id",
+                "kind",
+                "root_action",
+                "parties",
+            ] {
+                assert!(row.get(field).is_some(), "{field} in {row}");
+            }
+            row["update_id"].as_str().expect("id").to_owned()
+        })
+        .collect()
+}
+
+/// The ids (newest first) of `lines` the History filter `filter` keeps.
+fn filtered(lines: &[Value], filter: &str) -> Vec<String> {
+    let mut summarizer = Summarizer::default();
+    let summaries: Vec<_> = lines
+        .iter()
+        .map(|l| {
+            let item: UpdateItem = serde_json::from_value(l.clone()).expect("an item");
+            summarizer.summarize(&item)
+        })
+        .collect();
+    let mut filter = Filter::parse(filter).expect("filter").expect("some");
+    filter.prepare(&summarizer);
+    let mut out: Vec<String> = summaries
+        .iter()
+        .filter(|s| filter.matches(s))
+        .map(|s| s.update_id.to_string())
+        .collect();
+    out.reverse();
+    out
+}
+
+fn temp() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let index = dir.path().join("index.sqlite");
+    (dir, index)
+}
+
+#[test]
+fn a_sync_equals_scan_updates_all_and_search_equals_the_history_filter() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let (code, out, err) = sync(dir.path(), url, &index, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    let lines = history(dir.path(), url);
+    assert!(
+        lines.len() > 500,
+        "a range of several pages: {}",
+        lines.len()
+    );
+    assert_eq!(
+        out["counters"]["updates_written"].as_u64(),
+        Some(lines.len() as u64),
+        "{out}"
+    );
+    // The same updates, once each, with their digests.
+    let mut store =
+        cantonscope::store::open_reader(&cantonscope::store::Location::Sqlite(index.clone()))
+            .expect("index opens");
+    let kept = store.digests().expect("digests");
+    assert_eq!(
+        kept.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
+        ids(&lines)
+    );
+    for (line, (id, digest)) in lines.iter().zip(&kept) {
+        let expected = cantonscope::model::index::digest_of(&line.to_string()).expect("digest");
+        assert_eq!(
+            *digest,
+            cantonscope::model::index::digest_hex(&expected),
+            "{id}"
+        );
+    }
+    // Bodies open from the index as the scan sent them.
+    let body = store.body(&kept[3].0).expect("read").expect("a body");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).expect("json"),
+        lines[3]
+    );
+    drop(store);
+
+    // Status: the range, verified by two or more scans, nothing running.
+    let st = status(dir.path(), &index);
+    assert_eq!(st["updates"].as_u64(), Some(lines.len() as u64));
+    assert!(st["size_bytes"].as_u64().unwrap_or(0) > 0);
+    assert!(st["sync_running"].is_null());
+    assert_eq!(st["gaps"], Value::Array(Vec::new()));
+    let chunk = &st["chunks"][0];
+    assert_eq!(chunk["state"], "done");
+    assert_eq!(chunk["verify"], 2);
+    assert!(
+        chunk["scans"].as_array().expect("scans").len() >= 2,
+        "{chunk}"
+    );
+    assert_eq!(st["last_sync"]["outcome"], "done");
+
+    // Search: the History filter over the same updates (exact through `re:^…$`).
+    let party = lines
+        .iter()
+        .rev()
+        .find_map(|l| {
+            l["events_by_id"]
+                .as_object()?
+                .values()
+                .find_map(|e| e["signatories"].as_array()?.first()?.as_str())
+                .filter(|p| !p.starts_with("DSO::"))
+                .map(str::to_owned)
+        })
+        .expect("a party");
+    let re = |s: &str| format!("^{}$", regex::escape(s));
+    let found = search(dir.path(), &index, &[&format!("party:{party}")]);
+    assert!(!found.is_empty());
+    assert_eq!(found, filtered(&lines, &format!("party:re:{}", re(&party))));
+    let choice = "AmuletRules_Transfer";
+    let found = search(dir.path(), &index, &[&format!("choice:{choice}")]);
+    assert!(!found.is_empty());
+    assert_eq!(
+        found,
+        filtered(&lines, &format!("choice:re:{}", re(choice)))
+    );
+    let both = search(
+        dir.path(),
+        &index,
+        &[&format!("choice:{choice}"), &format!("party:{party}")],
+    );
+    assert_eq!(
+        both,
+        filtered(
+            &lines,
+            &format!("choice:re:{} party:re:{}", re(choice), re(&party))
+        )
+    );
+    let term = format!("choice:{choice}");
+    let mut args = index_args(&index, "search");
+    args.extend_from_slice(&[&term, "--count", "--from", from()]);
+    let output = run(dir.path(), url, &args);
+    assert_eq!(text(&output.stdout).trim(), found.len().to_string());
+    // An update by a prefix of its id, with and without its 1220.
+    let id = &kept[5].0;
+    assert_eq!(
+        search(dir.path(), &index, &[&format!("id:{}", &id[..20])]),
+        vec![id.clone()]
+    );
+    assert_eq!(
+        search(dir.path(), &index, &[&format!("id:{}", &id[4..24])]),
+        vec![id.clone()]
+    );
+    // A contract by a prefix: its creating update is found, and every update found names it.
+    let (creator, contract) = lines
+        .iter()
+        .find_map(|l| {
+            let c = l["events_by_id"].as_object()?.values().find_map(|e| {
+                (e["event_type"] == "created_event").then(|| e["contract_id"].as_str())
+            })??;
+            Some((l["update_id"].as_str()?.to_owned(), c.to_owned()))
+        })
+        .expect("a created contract");
+    let found = search(
+        dir.path(),
+        &index,
+        &[&format!("contract:{}", &contract[..24])],
+    );
+    assert!(found.contains(&creator), "{found:?}");
+    for id in &found {
+        let line = lines
+            .iter()
+            .find(|l| l["update_id"] == id.as_str())
+            .expect("line");
+        assert!(line.to_string().contains(&contract[..24]), "{id}");
+    }
+    // Bare words and regular expressions are refused naming the fielded terms.
+    for bad in ["alice", "party:re:^a"] {
+        let mut args = index_args(&index, "search");
+        args.push(bad);
+        let output = run(dir.path(), url, &args);
+        assert_eq!(output.status.code(), Some(2));
+        assert!(text(&output.stderr).contains("party:P template:T choice:C"));
+    }
+
+    // Syncing again from the same start re-reads and writes nothing twice.
+    let (code, out, err) = sync(dir.path(), url, &index, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out["counters"]["updates_written"], 0, "{out}");
+    assert_eq!(
+        out["counters"]["updates_known"].as_u64(),
+        Some(lines.len() as u64)
+    );
+}
+
+#[test]
+fn a_diverging_scan_stops_the_sync_at_that_update_which_is_not_written() {
+    // Two scans: no version can have the 2 scans --verify needs once they differ.
+    let demo = start(
+        DemoConfig {
+            stagger: false,
+            seed: 19,
+            faults: DemoFaults {
+                diverging: Some((1, DemoTime::BeforeHead(Duration::from_secs(2 * 3_600)))),
+                ..DemoFaults::default()
+            },
+            ..DemoConfig::default()
+        }
+        .with_total_scans(2),
+    );
+    let (dir, index) = temp();
+    let urls = &demo.handle.scan_urls;
+    // The first update where the two scans' histories differ (a reassignment's offset is each
+    // scan's own).
+    let honest = history(dir.path(), &urls[0]);
+    let other = history(dir.path(), &urls[1]);
+    let without_offset = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(map) = v.as_object_mut() {
+            map.remove("offset");
+        }
+        v
+    };
+    let at = honest
+        .iter()
+        .zip(&other)
+        .position(|(a, b)| without_offset(a) != without_offset(b))
+        .expect("the scans differ");
+    let diverged = honest[at]["update_id"].as_str().expect("id").to_owned();
+    let (code, out, err) = sync(dir.path(), &urls[0], &index, &["--from", from()]);
+    assert_eq!(code, 5, "{out} {err}");
+    assert!(err.contains(&diverged), "{err}");
+    assert!(err.contains("workflow_id"), "the field is named: {err}");
+    assert!(
+        err.contains("Aurora-Node-1") && err.contains("Boreal-Ops-2"),
+        "{err}"
+    );
+    assert_eq!(out["divergence"]["update_id"], diverged.as_str());
+    // Everything before it is in the index, it and what follows are not.
+    let mut store =
+        cantonscope::store::open_reader(&cantonscope::store::Location::Sqlite(index.clone()))
+            .expect("index opens");
+    let kept: Vec<String> = store
+        .digests()
+        .expect("digests")
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    drop(store);
+    assert_eq!(kept, ids(&honest[..at]));
+    let st = status(dir.path(), &index);
+    assert_eq!(st["divergences"][0]["update_id"], diverged.as_str());
+    assert_eq!(st["divergences"][0]["resolved"], false);
+    // The next sync does not pass it.
+    let (code, _, err) = sync(dir.path(), &urls[0], &index, &[]);
+    assert_eq!(code, 5, "{err}");
+    assert!(err.contains(&diverged), "{err}");
+}
+
+#[test]
+fn a_quorum_outvotes_an_odd_scan_and_records_it() {
+    // Four scans (f = 1): the three honest ones keep their version; the odd one is named.
+    let demo = start(
+        DemoConfig {
+            stagger: false,
+            seed: 23,
+            faults: DemoFaults {
+                diverging: Some((1, DemoTime::BeforeHead(Duration::from_secs(2 * 3_600)))),
+                ..DemoFaults::default()
+            },
+            ..DemoConfig::default()
+        }
+        .with_total_scans(4),
+    );
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_urls[0];
+    let (code, out, err) = sync(dir.path(), url, &index, &["--from", from()]);
+    assert_eq!(code, 0, "{out} {err}");
+    let lines = history(dir.path(), url);
+    assert_eq!(
+        out["counters"]["updates_written"].as_u64(),
+        Some(lines.len() as u64)
+    );
+    let odd = out["counters"]["odd_scan_updates"].as_u64().unwrap_or(0);
+    // The verifiers rotate: the diverging scan is asked for some pages only.
+    let st = status(dir.path(), &index);
+    let recorded = st["divergences"].as_array().expect("divergences");
+    assert_eq!(recorded.len() as u64, odd);
+    assert!(odd > 0, "{out}");
+    for d in recorded {
+        assert_eq!(d["resolved"], true);
+        assert_eq!(d["detail"]["odd_scans"][0], "Boreal-Ops-2");
+    }
+}
+
+#[test]
+fn a_second_sync_is_refused_naming_the_first() {
+    let demo = four();
+    let (dir, index) = temp();
+    let _held =
+        cantonscope::store::lock::WriterLock::acquire(&index, "pid 4242 on elsewhere since noon")
+            .expect("the lock");
+    let (code, _, err) = sync(
+        dir.path(),
+        &demo.handle.scan_url,
+        &index,
+        &["--from", from()],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("another sync is writing"), "{err}");
+    assert!(err.contains("pid 4242 on elsewhere since noon"), "{err}");
+}
+
+/// The update ids and digests an index keeps, in ledger order.
+fn kept(index: &Path) -> Vec<(String, String)> {
+    let mut store =
+        cantonscope::store::open_reader(&cantonscope::store::Location::Sqlite(index.to_owned()))
+            .expect("index opens");
+    store.digests().expect("digests")
+}
+
+#[test]
+fn syncs_killed_at_random_moments_resume_to_the_index_of_a_straight_sync() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let straight = dir.path().join("straight.sqlite");
+    let (code, _, err) = sync(dir.path(), url, &straight, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    // Pseudo-random moments, printed so a failure can be replayed.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15 ^ u64::from(std::process::id());
+    let mut next = move |n: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % n
+    };
+    let mut kills = 0;
+    for round in 0..12 {
+        let mut args = index_args(&index, "sync");
+        args.extend_from_slice(&["--request-rate", "1000", "--page-size", "31"]);
+        if round == 0 {
+            args.extend_from_slice(&["--from", from()]);
+        }
+        args.extend_from_slice(&["--progress", "json"]);
+        let mut child = bin(dir.path())
+            .arg("--scan-url")
+            .arg(url)
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let pages = next(3);
+        let pause = next(40);
+        eprintln!("round {round}: kill after {pages} pages and {pause} ms");
+        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let mut finished = false;
+        for _ in 0..pages {
+            if lines.next().is_none() {
+                finished = true;
+                break;
+            }
+        }
+        if round == 0 && !finished {
+            // While it runs, another process sees it from its heartbeat.
+            let st = status(dir.path(), &index);
+            assert_eq!(
+                st["sync_running"]["pid"].as_u64(),
+                Some(u64::from(child.id())),
+                "{st}"
+            );
+        }
+        std::thread::sleep(Duration::from_millis(pause));
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        child.kill().expect("kill");
+        child.wait().expect("wait");
+        kills += 1;
+    }
+    assert!(kills > 0);
+    // The lock went with the killed process; the last committed page is read again.
+    let (code, out, err) = sync(dir.path(), url, &index, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out["counters"]["updates_known"].as_u64().unwrap_or(0) > 0,
+        "the last committed page is read again: {out}"
+    );
+    let resumed = kept(&index);
+    let unique: BTreeSet<&String> = resumed.iter().map(|(id, _)| id).collect();
+    assert_eq!(unique.len(), resumed.len(), "no update twice");
+    let reference = kept(&straight);
+    // The straight sync ended at the head when it ran; the demo is still.
+    assert_eq!(resumed, reference, "the same ids and digests, none missing");
+    assert_eq!(
+        resumed.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
+        ids(&history(dir.path(), url))
+    );
+}
+
+#[test]
+fn history_rewritten_under_the_index_is_refused() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let recent = format_time_micros(chrono::Utc::now().timestamp_micros() - 1_800_000_000);
+    let (code, _, err) = sync(dir.path(), url, &index, &["--from", &recent]);
+    assert_eq!(code, 0, "{err}");
+    // The index's copy of the newest update differs from what the scans serve now.
+    let (newest, _) = kept(&index).pop().expect("an update");
+    {
+        let conn = rusqlite::Connection::open(&index).expect("open");
+        conn.execute(
+            "UPDATE updates SET digest = zeroblob(32) WHERE update_id = ?1",
+            [&newest],
+        )
+        .expect("update");
+    }
+    let (code, _, err) = sync(dir.path(), url, &index, &[]);
+    assert_eq!(code, 5, "{err}");
+    assert!(
+        err.contains("history was rewritten under the index"),
+        "{err}"
+    );
+    assert!(err.contains(&newest), "{err}");
+}
+
+#[test]
+fn a_lagging_scans_missing_updates_are_dont_know_and_other_scans_verify_them() {
+    let demo = start(
+        DemoConfig {
+            stagger: false,
+            seed: 31,
+            faults: DemoFaults {
+                lagging: Some((1, Duration::from_secs(3_600))),
+                ..DemoFaults::default()
+            },
+            ..DemoConfig::default()
+        }
+        .with_total_scans(4),
+    );
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_urls[0];
+    let (code, out, err) = sync(dir.path(), url, &index, &["--from", from()]);
+    assert_eq!(code, 0, "{out} {err}");
+    let lines = history(dir.path(), url);
+    assert_eq!(
+        kept(&index)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect::<Vec<_>>(),
+        ids(&lines)
+    );
+    assert_eq!(out["counters"]["odd_scan_updates"], 0);
+    assert_eq!(out["counters"]["unconfirmed_at_head"], 0);
+    assert_eq!(
+        status(dir.path(), &index)["divergences"],
+        Value::Array(Vec::new())
+    );
+}
+
+#[test]
+fn another_networks_index_and_a_damaged_file_are_refused() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let recent = format_time_micros(chrono::Utc::now().timestamp_micros() - 1_800_000_000);
+    let (code, _, err) = sync(dir.path(), url, &index, &["--from", &recent]);
+    assert_eq!(code, 0, "{err}");
+    {
+        let conn = rusqlite::Connection::open(&index).expect("open");
+        conn.execute(
+            "UPDATE meta SET value = 'DSO::12209999' WHERE key = 'dso_party'",
+            [],
+        )
+        .expect("update");
+    }
+    let (code, _, err) = sync(dir.path(), url, &index, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("index of another network"), "{err}");
+    assert!(err.contains("DSO::12209999"), "{err}");
+
+    let junk = dir.path().join("junk.sqlite");
+    std::fs::write(&junk, vec![0x5a; 8192]).expect("junk");
+    for command in ["status", "sync"] {
+        let output = run(dir.path(), url, &index_args(&junk, command));
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        let err = text(&output.stderr);
+        assert!(
+            err.contains("is not a cantonscope index or is damaged"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let output = run(
+        dir.path(),
+        url,
+        &index_args(&dir.path().join("none.sqlite"), "status"),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("start one with `cantonscope index sync`"));
+}
+
+#[test]
+fn too_few_scans_to_verify_with_is_exit_6_and_verify_1_is_recorded_unverified() {
+    let demo = start(DemoConfig {
+        seed: 7,
+        ..DemoConfig::default()
+    });
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let recent = format_time_micros(chrono::Utc::now().timestamp_micros() - 1_800_000_000);
+    let (code, _, err) = sync(dir.path(), url, &index, &["--from", &recent]);
+    assert_eq!(code, 6, "{err}");
+    assert!(err.contains("not enough scans to verify with"), "{err}");
+    let (code, out, err) = sync(
+        dir.path(),
+        url,
+        &index,
+        &["--from", &recent, "--verify", "1", "--no-bodies"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out["counters"]["updates_written"].as_u64().unwrap_or(0) > 0);
+    let st = status(dir.path(), &index);
+    let done: Vec<&Value> = st["chunks"]
+        .as_array()
+        .expect("chunks")
+        .iter()
+        .filter(|c| c["updates"].as_u64().unwrap_or(0) > 0)
+        .collect();
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0]["verify"], 1);
+    assert_eq!(st["bodies"], 0);
+}
+
+#[test]
+fn follow_keeps_at_the_head_and_sigterm_ends_it_with_exit_0() {
+    let demo = start(
+        DemoConfig {
+            stagger: false,
+            seed: 37,
+            rate: 20.0,
+            ..DemoConfig::default()
+        }
+        .with_total_scans(3),
+    );
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let recent = format_time_micros(chrono::Utc::now().timestamp_micros() - 600_000_000);
+    let mut args = index_args(&index, "sync");
+    args.extend_from_slice(&[
+        "--request-rate",
+        "1000",
+        "--from",
+        &recent,
+        "--follow",
+        "--progress",
+        "json",
+    ]);
+    let mut child = bin(dir.path())
+        .arg("--scan-url")
+        .arg(url)
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    // Pages keep coming after the catch-up: the sync follows the head.
+    let mut last_written = 0;
+    for _ in 0..6 {
+        let line = lines.next().expect("a progress line").expect("text");
+        let progress: Value = serde_json::from_str(&line).expect("JSON progress");
+        let written = progress["written"].as_u64().expect("written");
+        assert!(written > last_written, "{line}");
+        last_written = written;
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(output.status.code(), Some(0));
+    let result: Value = serde_json::from_slice(&output.stdout).expect("result JSON");
+    assert_eq!(result["outcome"], "stopped");
+    let st = status(dir.path(), &index);
+    assert!(st["sync_running"].is_null(), "{st}");
+    assert_eq!(st["last_sync"]["outcome"], "stopped");
+    // What it kept is the history from the start, in order, without a gap.
+    let kept: Vec<String> = kept(&index).into_iter().map(|(id, _)| id).collect();
+    assert!(kept.len() as u64 >= last_written);
+    let output = run(
+        dir.path(),
+        url,
+        &[
+            "scan",
+            "updates",
+            "--all",
+            "--request-rate",
+            "1000",
+            "--from",
+            &recent,
+        ],
+    );
+    let history: Vec<String> = text(&output.stdout)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("line");
+            v["update_id"].as_str().expect("id").to_owned()
+        })
+        .collect();
+    assert_eq!(kept, history[..kept.len()]);
+}
+
+#[test]
+fn until_bounds_the_range_and_a_down_verifier_is_skipped_for_another() {
+    let demo = start(
+        DemoConfig {
+            stagger: false,
+            seed: 41,
+            faults: DemoFaults {
+                down: Some((1, cantonscope::demo::DownMode::Refused)),
+                ..DemoFaults::default()
+            },
+            ..DemoConfig::default()
+        }
+        .with_total_scans(4),
+    );
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_urls[0];
+    let lines = history(dir.path(), url);
+    let until = lines[lines.len() / 2]["record_time"]
+        .as_str()
+        .expect("time")
+        .to_owned();
+    let (code, out, err) = sync(
+        dir.path(),
+        url,
+        &index,
+        &["--from", from(), "--until", &until],
+    );
+    assert_eq!(code, 0, "{out} {err}");
+    let kept: Vec<String> = kept(&index).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(kept, ids(&lines[..=lines.len() / 2]));
+    // The down scan confirmed nothing.
+    let st = status(dir.path(), &index);
+    let scans = st["chunks"][0]["scans"].as_array().expect("scans");
+    assert!(scans.len() >= 2, "{st}");
+    assert!(!scans.iter().any(|s| s == "Boreal-Ops-2"), "{st}");
+}
+
+#[test]
+fn prune_drops_what_is_older_and_a_later_sync_does_not_bring_it_back() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let (code, _, err) = sync(dir.path(), url, &index, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    let lines = history(dir.path(), url);
+    let cut = lines.len() - 40;
+    let before = lines[cut]["record_time"].as_str().expect("time").to_owned();
+    let mut args = index_args(&index, "prune");
+    args.extend_from_slice(&["--before", &before]);
+    let output = run(dir.path(), url, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let result: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(result["removed"].as_u64(), Some(cut as u64));
+    let expected = ids(&lines[cut..]);
+    let now: Vec<String> = kept(&index).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(now, expected);
+    // The next sync reads the last page again (it reaches before the cut) and keeps the cut.
+    let (code, _, err) = sync(dir.path(), url, &index, &[]);
+    assert_eq!(code, 0, "{err}");
+    let now: Vec<String> = kept(&index).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(now, expected);
+    let st = status(dir.path(), &index);
+    assert_eq!(st["updates"].as_u64(), Some(expected.len() as u64));
+    assert_eq!(st["gaps"], Value::Array(Vec::new()));
+}
