@@ -33,6 +33,7 @@ mod demo_consistency;
 mod demo_server;
 mod export;
 mod fuzz;
+mod governance;
 mod history_reach;
 mod layering;
 mod network;
