@@ -2,7 +2,7 @@
 //! stdout (diagnostics on stderr), with the exit codes of [`crate::cli::GOVERNANCE_EXIT_CODES`]:
 //!
 //! - `requests`: the open vote requests, soonest deadline first, with the votes against the
-//!   threshold and my SV's vote.
+//!   threshold, my SV's vote, and what a config action changes (`config_diff`).
 //! - `results`: every result (all pages) as JSON Lines, newest first; `--outcome` and
 //!   `--requester` (an exact SV name) are applied here after the server's filters (it knows
 //!   only accepted / not accepted, and matches requesters as substrings).
@@ -20,6 +20,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config, write_text};
+use crate::api::scan::GovAction;
 use crate::api::scan::{
     self, DsoInfo, RewardWeightRequest, VoteResult, VoteResultsFilter, VoteResultsRequest,
 };
@@ -28,7 +29,8 @@ use crate::cli::{GovernanceCommand, OutcomeArg};
 use crate::config::Settings;
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::governance::{
-    ClosedRequest, OpenRequest, Outcome, needing_my_vote, sort_by_deadline, weight_history,
+    ClosedRequest, OpenRequest, Outcome, action_diff, config_in_force, needing_my_vote,
+    sort_by_deadline, weight_history,
 };
 use crate::model::json_text;
 use crate::model::network::{MySv, resolve_my_sv};
@@ -190,13 +192,26 @@ async fn requests(
     out: &mut dyn Write,
 ) -> Result<i32, Failure> {
     let (dso, me, rows) = open_requests(client, settings).await?;
+    // A config action's changes: against its baseConfig, else against the config in force.
+    let rows: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let mut v = to_value(r);
+            let action = GovAction::decode(&r.action_json);
+            let in_force = config_in_force(&action, &dso);
+            if let Some((base, lines)) = action_diff(&action, in_force.as_ref()) {
+                v["config_diff"] = json!({"against": base, "changes": lines});
+            }
+            v
+        })
+        .collect();
     write_json(
         out,
         &json!({
             "my_sv": my_sv_json(me.as_ref()),
             "voting_threshold": dso.voting_threshold,
             "svs": dso.svs.len(),
-            "requests": to_value(&rows),
+            "requests": rows,
         }),
     )?;
     Ok(EXIT_OK)
@@ -309,7 +324,13 @@ async fn results(
             {
                 continue;
             }
-            write_json_line(out, &to_value(&row))?;
+            let mut line = to_value(&row);
+            // A past config action's changes, when it carries its baseConfig (the config in
+            // force then is not known here).
+            if let Some((base, lines)) = action_diff(&result.request.action, None) {
+                line["config_diff"] = json!({"against": base, "changes": lines});
+            }
+            write_json_line(out, &line)?;
         }
         Ok(())
     })

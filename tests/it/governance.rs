@@ -327,6 +327,25 @@ mod cli {
             let mut sorted = deadlines.clone();
             sorted.sort_unstable();
             assert_eq!(deadlines, sorted, "soonest deadline first");
+            // The DsoRules config change: only what it changes, against its baseConfig.
+            let config = reqs
+                .iter()
+                .find(|r| r["action_name"] == "SRARC_SetConfig")
+                .expect("a config change");
+            assert_eq!(config["config_diff"]["against"], "base_config");
+            let paths: Vec<&str> = config["config_diff"]["changes"]
+                .as_array()
+                .expect("changes")
+                .iter()
+                .map(|c| c["path"].as_str().expect("path"))
+                .collect();
+            assert_eq!(
+                paths,
+                [
+                    "numUnclaimedRewardsThreshold",
+                    "voteRequestTimeout.microseconds"
+                ]
+            );
             for r in reqs {
                 assert!(
                     ["needed", "accepted", "rejected"]
@@ -419,6 +438,19 @@ mod cli {
                     .expect("name")
                     .contains("SetConfig")
             }));
+            // The rejected AmuletRules change: the create fee, against its baseConfig.
+            let amulet = config
+                .iter()
+                .find(|r| r["action_name"] == "CRARC_SetConfig")
+                .expect("an AmuletRules config change");
+            assert_eq!(
+                amulet["config_diff"]["changes"][0]["path"],
+                "transferConfig.createFee.fee"
+            );
+            assert_eq!(
+                amulet["config_diff"]["changes"][0]["new"],
+                "\"0.0200000000\""
+            );
             let newest = all[0]["effective_at"].as_str().expect("date").to_owned();
             let since = lines(&["results", "--from", &newest]);
             assert_eq!(
@@ -475,4 +507,55 @@ mod cli {
         );
         assert_eq!(o.status.code(), Some(3), "{}", err(&o));
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Status dashboard's governance card, in the explorer on the demo network.
+
+/// My SV (the scan's own, Aurora-Node-1) has not voted on one open request, which closes in
+/// about 20 hours: the card counts it and draws the deadline amber.
+#[test]
+fn the_status_card_says_what_needs_my_vote() {
+    use cantonscope::msg::PaneId;
+    use crossterm::event::KeyCode;
+
+    let mut h = crate::common::Harness::start();
+    h.key(KeyCode::Char('4'));
+    assert_eq!(h.app.focus, PaneId::Status);
+    // Select the last card (the governance card) so it is on screen at any size.
+    h.key(KeyCode::End);
+    let buf = h.draw(120, 40);
+    let text: Vec<String> = (0..buf.area.height)
+        .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect())
+        .collect();
+    let screen = text.join("\n");
+    assert!(
+        screen.contains("governance · open vote requests"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("3 open requests · 1 needs my vote (Aurora-Node-1)"),
+        "{screen}"
+    );
+    let (y, line) = text
+        .iter()
+        .enumerate()
+        .find(|(_, l)| l.contains("my next vote closes in"))
+        .expect("my next deadline");
+    assert!(
+        line.contains("my next vote closes in 19h 59m")
+            || line.contains("my next vote closes in 20h"),
+        "{line}"
+    );
+    let x = line
+        .find("in 1")
+        .or_else(|| line.find("in 2"))
+        .expect("the time");
+    let x = u16::try_from(line[..x].chars().count()).unwrap();
+    let amber = h.app.theme.status_warn.fg;
+    assert_eq!(
+        buf[(x, u16::try_from(y).unwrap())].fg,
+        amber.unwrap_or_default(),
+        "amber under a day"
+    );
 }

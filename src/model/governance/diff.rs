@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::api::scan::GovAction;
+use crate::api::scan::{DsoInfo, GovAction};
 
 /// One changed value: its path (`transferConfig.createFee.fee`) and the value before and after
 /// as one-line JSON (`None`: absent on that side).
@@ -25,6 +25,50 @@ pub fn proposed_config(action: &GovAction) -> Option<(&Value, Option<&Value>)> {
     let new = action.value.get("newConfig").filter(|v| !v.is_null())?;
     let base = action.value.get("baseConfig").filter(|v| !v.is_null());
     Some((new, base))
+}
+
+/// What a config action's diff is taken against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffBase {
+    /// The action's own `baseConfig` (patch semantics).
+    BaseConfig,
+    /// The config in force now (`/v0/dso`: the DSO rules' `config`, or the amulet rules'
+    /// current config).
+    InForce,
+}
+
+/// The config in force now for a config action: the DSO rules' `config` for `SRARC_SetConfig`,
+/// the amulet rules' current config (`configSchedule.initialValue`) for `CRARC_SetConfig`.
+pub fn config_in_force(action: &GovAction, dso: &DsoInfo) -> Option<Value> {
+    let (contract, path) = match action.name.as_str() {
+        "SRARC_SetConfig" => (&dso.dso_rules, "/contract/payload/config"),
+        "CRARC_SetConfig" => (
+            &dso.amulet_rules,
+            "/contract/payload/configSchedule/initialValue",
+        ),
+        _ => return None,
+    };
+    contract
+        .to_value()
+        .ok()?
+        .pointer(path)
+        .filter(|v| !v.is_null())
+        .cloned()
+}
+
+/// What a config action changes: against its `baseConfig` when it carries one, else against
+/// `in_force` when known; `None` for other actions or when neither is known.
+pub fn action_diff(
+    action: &GovAction,
+    in_force: Option<&Value>,
+) -> Option<(DiffBase, Vec<DiffLine>)> {
+    let (new, base) = proposed_config(action)?;
+    match (base, in_force) {
+        (Some(base), _) => Some((DiffBase::BaseConfig, config_diff(base, new))),
+        (None, Some(now)) => Some((DiffBase::InForce, config_diff(now, new))),
+        (None, None) => None,
+    }
 }
 
 /// The leaves that differ between `old` and `new`, in path order. Arrays are compared whole.
@@ -97,6 +141,32 @@ mod tests {
             ]
         );
         assert!(config_diff(&old, &old).is_empty());
+    }
+
+    #[test]
+    fn a_diff_against_the_base_config_else_the_config_in_force() {
+        let with_base = GovAction::decode(
+            &json!({"tag":"ARC_DsoRules","value":{"dsoAction":{"tag":"SRARC_SetConfig","value":{"newConfig":{"n":"2","m":"1"},"baseConfig":{"n":"1","m":"1"}}}}}),
+        );
+        let (base, lines) = action_diff(&with_base, Some(&json!({"n": "9"}))).expect("a diff");
+        assert_eq!(base, DiffBase::BaseConfig);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].path, "n");
+        let dso: DsoInfo = serde_json::from_value(
+            json!({"dso_rules": {"contract": {"payload": {"config": {"n": "1", "m": "0"}}}}}),
+        )
+        .expect("dso");
+        let no_base = GovAction::decode(
+            &json!({"tag":"ARC_DsoRules","value":{"dsoAction":{"tag":"SRARC_SetConfig","value":{"newConfig":{"n":"2","m":"0"}}}}}),
+        );
+        let now = config_in_force(&no_base, &dso);
+        let (base, lines) = action_diff(&no_base, now.as_ref()).expect("a diff");
+        assert_eq!(base, DiffBase::InForce);
+        assert_eq!(
+            lines.iter().map(|l| l.path.as_str()).collect::<Vec<_>>(),
+            ["n"]
+        );
+        assert!(action_diff(&no_base, None).is_none());
     }
 
     #[test]

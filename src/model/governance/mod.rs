@@ -15,7 +15,7 @@
 mod diff;
 mod weights;
 
-pub use diff::{DiffLine, config_diff, proposed_config};
+pub use diff::{DiffBase, DiffLine, action_diff, config_diff, config_in_force, proposed_config};
 pub use weights::{WeightStep, weight_at, weight_history};
 
 use serde::Serialize;
@@ -31,6 +31,9 @@ const NAME_MAX: usize = 60;
 
 /// The name of the SV whose party is `party`, else the party shortened; sanitised.
 fn sv_label(party: &str, svs: &[DsoSv]) -> String {
+    if party.is_empty() {
+        return "?".to_owned();
+    }
     match svs
         .iter()
         .find(|sv| sv.party == party && !sv.name.is_empty())
@@ -335,6 +338,79 @@ pub fn needing_my_vote(
             _ => true,
         })
         .collect()
+}
+
+/// How close a voting deadline is: amber under a day, red under two hours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Urgency {
+    Calm,
+    /// Under [`AMBER_US`].
+    Soon,
+    /// Under [`RED_US`] (or past).
+    Urgent,
+}
+
+/// A deadline closer than this is amber (24 h).
+pub const AMBER_US: i64 = 24 * 3_600_000_000;
+/// A deadline closer than this is red (2 h).
+pub const RED_US: i64 = 2 * 3_600_000_000;
+
+impl Urgency {
+    /// The urgency of a deadline `left` µs away.
+    pub fn of(left: i64) -> Urgency {
+        if left < RED_US {
+            Urgency::Urgent
+        } else if left < AMBER_US {
+            Urgency::Soon
+        } else {
+            Urgency::Calm
+        }
+    }
+}
+
+/// The open requests at a glance (the Status dashboard's governance card).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenSummary {
+    pub open: usize,
+    /// Requests my SV has not voted on; `None` when my SV is unknown.
+    pub needs_my_vote: Option<usize>,
+    /// The soonest deadline still ahead or just past: µs left, the request's action in words.
+    pub next_deadline: Option<(i64, String)>,
+    /// The soonest deadline of a request that needs my vote: µs left.
+    pub my_next_deadline: Option<i64>,
+}
+
+impl OpenSummary {
+    /// Summarises `requests` (already summarised for the DSO's SVs and my SV) at `now`.
+    pub fn of(requests: &[OpenRequest], now: i64) -> OpenSummary {
+        let known = requests.iter().any(|r| r.my_vote.is_some());
+        OpenSummary {
+            open: requests.len(),
+            needs_my_vote: known.then(|| {
+                requests
+                    .iter()
+                    .filter(|r| r.my_vote == Some(MyVote::Needed))
+                    .count()
+            }),
+            next_deadline: soonest(requests.iter(), now).map(|(left, r)| (left, r.action.clone())),
+            my_next_deadline: soonest(
+                requests
+                    .iter()
+                    .filter(|r| r.my_vote == Some(MyVote::Needed)),
+                now,
+            )
+            .map(|(left, _)| left),
+        }
+    }
+}
+
+/// The request of `rows` closing soonest, with the µs left until then.
+fn soonest<'a>(
+    rows: impl Iterator<Item = &'a OpenRequest>,
+    now: i64,
+) -> Option<(i64, &'a OpenRequest)> {
+    rows.filter_map(|r| r.deadline().map(|d| (d - now, r)))
+        .min_by_key(|(left, _)| *left)
 }
 
 /// One closed request, as the headless `governance results` prints it (one JSON line).

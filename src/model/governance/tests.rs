@@ -282,3 +282,43 @@ fn price_median_and_spread() {
     let s = price_stats(&[]);
     assert_eq!((s.voted, s.median, s.spread), (0, None, None));
 }
+
+#[test]
+fn the_open_summary_and_deadline_colours() {
+    let hour = 3_600_000_000_i64;
+    let now = parse_time_micros("2026-01-01T00:00:00Z").expect("time");
+    let reqs: Vec<OpenRequest> = [
+        ("k1", "2026-01-01T01:00:00Z", false),
+        ("k2", "2026-01-01T20:00:00Z", true),
+        ("k3", "2026-01-04T00:00:00Z", true),
+    ]
+    .into_iter()
+    .map(|(key, before, needed)| {
+        let mut r = weight_request(json!([]));
+        r.tracking_cid = Some(key.into());
+        r.vote_before = before.into();
+        let me = if needed { "Delta" } else { "Alpha" };
+        OpenRequest::of(&r, &svs(), Some(3), Some((Some(me), None)))
+    })
+    .collect();
+    let s = OpenSummary::of(&reqs, now);
+    assert_eq!(s.open, 3);
+    assert_eq!(s.needs_my_vote, Some(2));
+    assert_eq!(s.next_deadline.as_ref().map(|d| d.0), Some(hour));
+    assert_eq!(s.my_next_deadline, Some(20 * hour));
+    assert_eq!(Urgency::of(hour), Urgency::Urgent);
+    assert_eq!(Urgency::of(20 * hour), Urgency::Soon);
+    assert_eq!(Urgency::of(30 * hour), Urgency::Calm);
+    assert_eq!(Urgency::of(-hour), Urgency::Urgent, "past");
+    let unknown: Vec<OpenRequest> = reqs
+        .iter()
+        .cloned()
+        .map(|mut r| {
+            r.my_vote = None;
+            r
+        })
+        .collect();
+    assert_eq!(OpenSummary::of(&unknown, now).needs_my_vote, None);
+    let none = OpenSummary::of(&[], now);
+    assert_eq!((none.open, none.next_deadline), (0, None));
+}
