@@ -639,6 +639,7 @@ impl GovernanceWatch {
         me: Option<&MySv>,
         now: i64,
     ) -> Option<OpenSummary> {
-        self.rows(dso, me).map(|rows| OpenSummary::of(&rows, now))
+        self.rows(dso, me)
+            .map(|rows| OpenSummary::of(&rows, now, me.is_some()))
     }
 }

@@ -381,9 +381,10 @@ pub struct OpenSummary {
 }
 
 impl OpenSummary {
-    /// Summarises `requests` (already summarised for the DSO's SVs and my SV) at `now`.
-    pub fn of(requests: &[OpenRequest], now: i64) -> OpenSummary {
-        let known = requests.iter().any(|r| r.my_vote.is_some());
+    /// Summarises `requests` (already summarised for the DSO's SVs and my SV) at `now`;
+    /// `me_known`: whether my SV is known (with nothing open, no request says).
+    pub fn of(requests: &[OpenRequest], now: i64, me_known: bool) -> OpenSummary {
+        let known = me_known || requests.iter().any(|r| r.my_vote.is_some());
         OpenSummary {
             open: requests.len(),
             needs_my_vote: known.then(|| {

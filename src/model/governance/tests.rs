@@ -301,7 +301,7 @@ fn the_open_summary_and_deadline_colours() {
         OpenRequest::of(&r, &svs(), Some(3), Some((Some(me), None)))
     })
     .collect();
-    let s = OpenSummary::of(&reqs, now);
+    let s = OpenSummary::of(&reqs, now, true);
     assert_eq!(s.open, 3);
     assert_eq!(s.needs_my_vote, Some(2));
     assert_eq!(s.next_deadline.as_ref().map(|d| d.0), Some(hour));
@@ -318,7 +318,13 @@ fn the_open_summary_and_deadline_colours() {
             r
         })
         .collect();
-    assert_eq!(OpenSummary::of(&unknown, now).needs_my_vote, None);
-    let none = OpenSummary::of(&[], now);
+    assert_eq!(OpenSummary::of(&unknown, now, false).needs_my_vote, None);
+    let none = OpenSummary::of(&[], now, true);
     assert_eq!((none.open, none.next_deadline), (0, None));
+    assert_eq!(
+        none.needs_my_vote,
+        Some(0),
+        "my SV known, nothing open: nothing needed"
+    );
+    assert_eq!(OpenSummary::of(&[], now, false).needs_my_vote, None);
 }
