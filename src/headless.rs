@@ -1,4 +1,5 @@
-//! The headless commands (`cantonscope scan …`, `validator …`, `ledger …`): build the call from
+//! The headless commands (`cantonscope scan …`, `validator …`, `ledger …`; `network …` and
+//! `governance …` are their own modules): build the call from
 //! the parsed command line, send it with the API client, print the server's body to stdout as
 //! pretty JSON (lossless: the server's own text re-indented, every field and number kept, with
 //! bidi, zero-width and C1 characters written as `\uXXXX` escapes; see [`json_text::pretty`]), and
@@ -8,6 +9,7 @@
 //!
 //! Nothing here writes to the terminal except through the `out` / `err` writers it is given.
 
+pub mod governance;
 pub mod index;
 pub mod network;
 pub mod updates;

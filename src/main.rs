@@ -67,6 +67,14 @@ fn main() -> ExitCode {
         Some(Command::Ledger(command)) => {
             headless(&runtime, ApiCommand::Ledger(command), &settings)
         }
+        Some(Command::Governance(command)) => {
+            let mut out = std::io::stdout().lock();
+            let mut err = std::io::stderr().lock();
+            let code = runtime.block_on(headless::governance::run(
+                command, &settings, &mut out, &mut err,
+            ));
+            exit_code(code)
+        }
         Some(Command::Network(args)) => {
             let mut out = std::io::stdout().lock();
             let mut err = std::io::stderr().lock();

@@ -12,9 +12,10 @@ use super::ledger::{
     ParticipantIdResponse, PartiesResponse,
 };
 use super::scan::{
-    BftSequencers, BootstrappingTransactions, DsoInfo, EventHistoryItem, HoldingsSummaryResponse,
-    MemberTrafficStatusResponse, NodeStatus, OpenAndIssuingMiningRounds, ParticipantIds,
-    RewardWeightResponse, ScanAmuletRules, UpdateItem, UpdatesPage, ValidatorFaucets,
+    AmuletPriceVotes, BftSequencers, BootstrappingTransactions, DsoInfo, EventHistoryItem,
+    HoldingsSummaryResponse, MemberTrafficStatusResponse, NodeStatus, OpenAndIssuingMiningRounds,
+    ParticipantIds, RewardWeightResponse, ScanAmuletRules, UpdateItem, UpdatesPage,
+    ValidatorFaucets, VoteRequestLookup, VoteRequests, VoteResultsCount, VoteResultsPage,
 };
 use super::validator::{AmuletRules, DevFundCoupons, TransferCommandStatusResponse};
 
@@ -80,6 +81,11 @@ answers! {
     Trees(Vec<JsGetUpdateTreesResponse>),
     Executed(ExecuteResponse),
     Dso(DsoInfo),
+    VoteRequests(VoteRequests),
+    VoteRequestLookup(VoteRequestLookup),
+    VoteResults(VoteResultsPage),
+    VoteResultsCount(VoteResultsCount),
+    AmuletPriceVotes(AmuletPriceVotes),
 }
 
 impl Answer {

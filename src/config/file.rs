@@ -92,6 +92,9 @@ pub struct ProfileFile {
     pub traffic_warn_percent: Option<i64>,
     /// ... and red (the dashboard says DEGRADED) under this percentage (default 5).
     pub traffic_error_percent: Option<i64>,
+    /// How often governance (the open vote requests) is read (default `45s`, 10 s to 1 h).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub governance_interval: Option<Duration>,
 }
 
 /// The value of `network_scans`: `"all"` or a list of SV names.

@@ -61,6 +61,11 @@ pub const DEFAULT_SCAN_REQUEST_RATE: f64 = 10.0;
 pub const MAX_SCAN_REQUEST_RATE: f64 = 1000.0;
 /// Default interval of the network health measurement (`network_health_interval`).
 pub const DEFAULT_NETWORK_HEALTH_INTERVAL: Duration = Duration::from_secs(30);
+/// Default interval of the governance reads (`governance_interval`).
+pub const DEFAULT_GOVERNANCE_INTERVAL: Duration = Duration::from_secs(45);
+/// Accepted `governance_interval`s.
+pub const GOVERNANCE_INTERVAL_RANGE: std::ops::RangeInclusive<Duration> =
+    Duration::from_secs(10)..=Duration::from_secs(3600);
 /// Shortest accepted `network_health_interval`.
 pub const MIN_NETWORK_HEALTH_INTERVAL: Duration = Duration::from_secs(5);
 
@@ -199,6 +204,8 @@ pub struct NetworkSettings {
     /// When the remaining traffic turns amber and red (`traffic_warn_percent`,
     /// `traffic_error_percent`).
     pub traffic: TrafficThresholds,
+    /// How often governance is read (`governance_interval`).
+    pub governance_interval: Duration,
     /// How often the network's health is measured (`network_health_interval`).
     pub health_interval: Duration,
 }
@@ -210,6 +217,7 @@ impl Default for NetworkSettings {
             request_rate: DEFAULT_SCAN_REQUEST_RATE,
             thresholds: HealthThresholds::default(),
             lag: LagThresholds::default(),
+            governance_interval: DEFAULT_GOVERNANCE_INTERVAL,
             traffic: TrafficThresholds::default(),
             health_interval: DEFAULT_NETWORK_HEALTH_INTERVAL,
         }

@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use super::{
     BaseUrl, ConfigError, ConfigFile, DEFAULT_LOG_LEVEL, DEFAULT_MAX_RESPONSE_MIB, DEFAULT_REFRESH,
-    DEFAULT_THEME, Env, KeySpecs, LEDGER_URL_ENV, LoadedFile, MAX_RESPONSE_MIB_ENV,
-    MAX_RESPONSE_MIB_RANGE, MAX_SCAN_REQUEST_RATE, MIN_NETWORK_HEALTH_INTERVAL, MIN_REFRESH,
-    NO_COLOR_THEME, NetworkScans, NetworkSettings, Origin, Overrides, ProfileFile, SCAN_URL_ENV,
-    Settings, TOKEN_ENV, VALIDATOR_URL_ENV, file, format_duration, keymap, parse_config, paths,
-    values,
+    DEFAULT_THEME, Env, GOVERNANCE_INTERVAL_RANGE, KeySpecs, LEDGER_URL_ENV, LoadedFile,
+    MAX_RESPONSE_MIB_ENV, MAX_RESPONSE_MIB_RANGE, MAX_SCAN_REQUEST_RATE,
+    MIN_NETWORK_HEALTH_INTERVAL, MIN_REFRESH, NO_COLOR_THEME, NetworkScans, NetworkSettings,
+    Origin, Overrides, ProfileFile, SCAN_URL_ENV, Settings, TOKEN_ENV, VALIDATOR_URL_ENV, file,
+    format_duration, keymap, parse_config, paths, values,
 };
 use crate::api::{Secret, TokenSource};
 use crate::feed::dashboard::{LagThresholds, TrafficThresholds};
@@ -469,6 +469,20 @@ fn network_settings(
             ));
         }
         network.health_interval = interval;
+    }
+    if let Some(interval) = profile.governance_interval {
+        if !GOVERNANCE_INTERVAL_RANGE.contains(&interval) {
+            return Err(profile_error(
+                "governance_interval",
+                format!(
+                    "{} is out of range ({} to {})",
+                    format_duration(interval),
+                    format_duration(*GOVERNANCE_INTERVAL_RANGE.start()),
+                    format_duration(*GOVERNANCE_INTERVAL_RANGE.end())
+                ),
+            ));
+        }
+        network.governance_interval = interval;
     }
     Ok(network)
 }

@@ -141,6 +141,7 @@ templates! {
     SvRewardState => (DsoGovernance, "Splice.DSO.SvState:SvRewardState"),
     SvStatusReport => (DsoGovernance, "Splice.DSO.SvState:SvStatusReport"),
     WalletAppInstall => (Wallet, "Splice.Wallet.Install:WalletAppInstall"),
+    AmuletPriceVote => (DsoGovernance, "Splice.DSO.AmuletPrice:AmuletPriceVote"),
 }
 
 impl Pkg {

@@ -1,13 +1,18 @@
 //! What the Status dashboard concludes, pure: the one-line verdict over every node and the
 //! loaded history (healthy / degraded / down, and why), the lag thresholds it judges by, and the
 //! mining rounds it shows (polled from scan 0), and this validator's sequencer traffic (its
-//! participant id read once from the Ledger API, its traffic status polled from scan 0).
+//! participant id read once from the Ledger API, its traffic status polled from scan 0), and the
+//! open vote requests of the governance card ([`GovernanceWatch`], polled from scan 0).
 
+use crate::api::scan::{
+    DsoInfo, MiningRound, NodeStatus, OpenAndIssuingMiningRounds, VoteRequests,
+};
 use crate::api::scan::{MemberTrafficStatus, participant_member_id};
-use crate::api::scan::{MiningRound, NodeStatus, OpenAndIssuingMiningRounds};
 use crate::feed::node_poll::{NodeHealth, NodeKind, NodePoller};
 use crate::model::format::{human_age, parse_time_micros};
+use crate::model::governance::{OpenRequest, OpenSummary, sort_by_deadline};
 use crate::model::history_stats::HistoryStats;
+use crate::model::network::MySv;
 use crate::msg::{Request, RequestId};
 
 const SEC: i64 = 1_000_000;
@@ -555,5 +560,86 @@ mod tests {
             judge(&p, &stats, false, NOW + 10 * SEC, lag).level,
             Level::Healthy
         );
+    }
+}
+
+/// How often the governance card reads the open vote requests by default (µs; the profile's
+/// `governance_interval`): governance moves in days, so every 45 s is plenty.
+pub const GOVERNANCE_EVERY_US: i64 = 45 * SEC;
+
+/// The open vote requests as the Status dashboard's governance card last read them (scan 0's
+/// `/v0/admin/sv/voterequests`).
+#[derive(Debug, Default)]
+pub struct GovernanceWatch {
+    in_flight: Option<RequestId>,
+    next_due: i64,
+    /// The last answer.
+    pub requests: Option<std::sync::Arc<VoteRequests>>,
+    /// When the last answer arrived (µs).
+    pub at: Option<i64>,
+    /// The last error, while the last request failed.
+    pub error: Option<String>,
+}
+
+impl GovernanceWatch {
+    /// Whether a request is due at `now`.
+    pub fn due(&self, now: i64) -> bool {
+        self.in_flight.is_none() && now >= self.next_due
+    }
+
+    /// Records that request `id` went out.
+    pub fn sent(&mut self, id: RequestId) {
+        self.in_flight = Some(id);
+    }
+
+    /// Whether `id` is the request in flight.
+    pub fn is_waiting_for(&self, id: RequestId) -> bool {
+        self.in_flight == Some(id)
+    }
+
+    /// Records an answer at `now`; the next request is due `every_us` later. A failure keeps
+    /// the last answer (shown with its age) and says why.
+    pub fn on_result(
+        &mut self,
+        result: Result<std::sync::Arc<VoteRequests>, String>,
+        now: i64,
+        every_us: i64,
+    ) {
+        self.in_flight = None;
+        self.next_due = now.saturating_add(every_us);
+        match result {
+            Ok(r) => {
+                self.requests = Some(r);
+                self.at = Some(now);
+                self.error = None;
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// The open requests summarised for the DSO's SVs and my SV, soonest deadline first.
+    pub fn rows(&self, dso: Option<&DsoInfo>, me: Option<&MySv>) -> Option<Vec<OpenRequest>> {
+        let requests = self.requests.as_ref()?;
+        let svs = dso.map_or(&[][..], |d| d.svs.as_slice());
+        let threshold = dso.and_then(|d| d.voting_threshold);
+        let me = me.map(|m| (m.name.as_deref(), m.party.as_deref()));
+        let mut rows: Vec<OpenRequest> = requests
+            .requests
+            .iter()
+            .map(|r| OpenRequest::of(r, svs, threshold, me))
+            .collect();
+        sort_by_deadline(&mut rows);
+        Some(rows)
+    }
+
+    /// The open requests at a glance at `now`.
+    pub fn summary(
+        &self,
+        dso: Option<&DsoInfo>,
+        me: Option<&MySv>,
+        now: i64,
+    ) -> Option<OpenSummary> {
+        self.rows(dso, me)
+            .map(|rows| OpenSummary::of(&rows, now, me.is_some()))
     }
 }

@@ -5,8 +5,9 @@
 //! (`amount`); how numbers, times, durations, sizes and ids read (`format`, the one place for
 //! them); a verdict's view tree; the JSON text the program writes (`json_text`: linear
 //! re-indenting and `\uXXXX` escapes); the Status dashboard's node poller (`node_poll`) and
-//! update-rate statistics (`history_stats`); and the whole network: consensus across scans, scan
-//! health, the history sweep.
+//! update-rate statistics (`history_stats`); the whole network: consensus across scans, scan
+//! health, the history sweep; and governance (vote requests in words, tallies, my SV's vote,
+//! outcomes, config diffs, price-vote statistics, reward weight histories).
 
 pub mod amount;
 pub mod cache;
@@ -16,6 +17,7 @@ pub mod export;
 pub mod export_range;
 pub mod forest;
 pub mod format;
+pub mod governance;
 pub mod history;
 pub mod history_stats;
 pub mod index;

@@ -54,6 +54,8 @@ pub struct AppContext {
     pub lag: crate::feed::dashboard::LagThresholds,
     /// When this validator's remaining traffic turns amber and red.
     pub traffic: crate::feed::dashboard::TrafficThresholds,
+    /// How often governance is read (µs; the profile's `governance_interval`).
+    pub governance_every: i64,
     /// How often every scan of the network is measured, in milliseconds
     /// (`network_health_interval`).
     pub network_interval_ms: u64,
@@ -77,6 +79,7 @@ impl Default for AppContext {
             start: StartFrom::Recent { window_secs: 600 },
             lag: crate::feed::dashboard::LagThresholds::default(),
             traffic: crate::feed::dashboard::TrafficThresholds::default(),
+            governance_every: crate::feed::dashboard::GOVERNANCE_EVERY_US,
             network_interval_ms: 30_000,
             sv: None,
             data_dir: None,

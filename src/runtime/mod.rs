@@ -479,6 +479,8 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
         start,
         lag: settings.network.lag,
         traffic: settings.network.traffic,
+        governance_every: i64::try_from(settings.network.governance_interval.as_micros())
+            .unwrap_or(i64::MAX),
     };
     // The clients get the real URLs, credentials included; only the context is redacted.
     let api = crate::api::ApiClient::new(crate::api::ApiConfig {

@@ -640,6 +640,34 @@ fn status_lag_thresholds_per_profile() {
     assert!(e.contains("lag_warn") && e.contains("lag_error"), "{e}");
 }
 
+/// How often governance is read comes from the profile (default 45 s, 10 s to 1 h); out of
+/// range is an error naming the file, the line and the key.
+#[test]
+fn governance_interval_per_profile() {
+    let s = resolve_file("[profiles.main]\ngovernance_interval = \"30s\"\n").expect("valid");
+    assert_eq!(
+        s.network.governance_interval,
+        std::time::Duration::from_secs(30)
+    );
+    let d = resolve_file("[profiles.main]\n").expect("valid");
+    assert_eq!(
+        d.network.governance_interval,
+        std::time::Duration::from_secs(45)
+    );
+    for bad in ["5s", "2h"] {
+        let e = resolve_file(&format!(
+            "[profiles.main]\ngovernance_interval = \"{bad}\"\n"
+        ))
+        .expect_err("out of range")
+        .to_string();
+        assert!(e.starts_with("/etc/cs/config.toml:2:"), "{e}");
+        assert!(
+            e.contains("governance_interval") && e.contains("out of range"),
+            "{e}"
+        );
+    }
+}
+
 /// The traffic card's thresholds come from the profile; red above amber or a share outside
 /// 1–99 is an error naming the file, the line and the key.
 #[test]

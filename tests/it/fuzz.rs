@@ -26,6 +26,7 @@ use cantonscope::api::scan::{
 use cantonscope::api::{ApiError, validator};
 use cantonscope::app::App;
 use cantonscope::model::event_tree::ScanTree;
+use cantonscope::model::governance;
 use cantonscope::model::history::{Filter, History, Placement};
 use cantonscope::model::ledger_tree::LedgerTree;
 use cantonscope::model::summary::Summarizer;
@@ -408,6 +409,9 @@ enum Kind {
     Version,
     Scans,
     Dso,
+    VoteRequests,
+    VoteResults,
+    PriceVotes,
     MiningRounds,
     Backfilling,
     DevFund,
@@ -435,6 +439,9 @@ const KINDS: &[Kind] = &[
     Kind::Version,
     Kind::Scans,
     Kind::Dso,
+    Kind::VoteRequests,
+    Kind::VoteResults,
+    Kind::PriceVotes,
     Kind::MiningRounds,
     Kind::Backfilling,
     Kind::DevFund,
@@ -550,6 +557,33 @@ fn templates() -> &'static Vec<(Kind, Value)> {
                         "joinedAsOfRound": {"number": "3"}, "svRewardWeight": "10000",
                         "participantId": "PAR::sv-1::1220"}]]}}, "domain_id": "global-domain::1220"},
                     "sv_node_states": [{"contract": contract(), "domain_id": "global-domain::1220"}]}),
+            ),
+            (
+                Kind::VoteRequests,
+                json!({"dso_rules_vote_requests": [{"template_id": "pkg:Splice.DsoRules:VoteRequest",
+                    "contract_id": "00ee", "created_event_blob": "", "created_at": "2026-01-01T00:00:00Z",
+                    "payload": {"dso": "DSO::1220", "requester": "sv-1",
+                        "action": {"tag": "ARC_DsoRules", "value": {"dsoAction": {"tag": "SRARC_UpdateSvRewardWeight",
+                            "value": {"svParty": "sv-1::1220", "newRewardWeight": "9000"}}}},
+                        "reason": {"url": "https://cip", "body": "why"}, "voteBefore": "2026-01-02T00:00:00Z",
+                        "votes": [["sv-1", {"sv": "sv-1::1220", "accept": true,
+                            "reason": {"url": "", "body": ""}, "optCastAt": "2026-01-01T00:00:00Z"}]],
+                        "trackingCid": "00dd", "targetEffectiveAt": null}}]}),
+            ),
+            (
+                Kind::VoteResults,
+                json!({"dso_rules_vote_results": [{"request": {"requester": "sv-1",
+                    "action": {"tag": "ARC_AmuletRules", "value": {"amuletRulesAction": {"tag": "CRARC_SetConfig",
+                        "value": {"newConfig": {"a": "2"}, "baseConfig": {"a": "1"}}}}},
+                    "votes": [], "voteBefore": "2026-01-02T00:00:00Z", "trackingCid": null},
+                    "completedAt": "2026-01-02T00:00:00Z", "offboardedVoters": ["old"], "abstainingSvs": [],
+                    "outcome": {"tag": "VRO_Accepted", "value": {"effectiveAt": "2026-01-03T00:00:00Z"}}}],
+                    "next_page_token": 3}),
+            ),
+            (
+                Kind::PriceVotes,
+                json!({"amulet_price_votes": [{"contract_id": "00ff", "payload": {"sv": "sv-1::1220",
+                    "amuletPrice": "0.005", "lastUpdatedAt": "2026-01-01T00:00:00Z"}}]}),
             ),
             (
                 Kind::MiningRounds,
@@ -726,6 +760,39 @@ fn decode_and_derive(kind: Kind, body: &[u8]) {
         Kind::Dso => {
             if let Ok(info) = scan::dso().decode_response(200, h, body) {
                 let _ = (info.own_sv(), info.latest_round());
+            }
+        }
+        Kind::VoteRequests => {
+            if let Ok(r) = scan::vote_requests().decode_response(200, h, body) {
+                let dso: &[scan::DsoSv] = &[];
+                for req in &r.requests {
+                    let row =
+                        governance::OpenRequest::of(req, dso, Some(1), Some((Some("sv-1"), None)));
+                    let _ = (row.deadline(), governance::proposed_config(&req.action));
+                }
+            }
+            let _ = scan::vote_request("00ee").decode_response(200, h, body);
+        }
+        Kind::VoteResults => {
+            if let Ok(page) = scan::vote_results(&scan::VoteResultsRequest {
+                filter: scan::VoteResultsFilter::default(),
+                limit: 10,
+                page_token: None,
+            })
+            .decode_response(200, h, body)
+            {
+                for r in &page.results {
+                    let _ = governance::ClosedRequest::of(r, &[]);
+                    let _ = governance::action_diff(&r.request.action, None);
+                }
+                let _ = governance::weight_history(&page.results, "sv-1::1220");
+            }
+            let _ = scan::vote_results_count(&scan::VoteResultsFilter::default())
+                .decode_response(200, h, body);
+        }
+        Kind::PriceVotes => {
+            if let Ok(v) = scan::amulet_price_votes().decode_response(200, h, body) {
+                let _ = governance::price_stats(&v.votes);
             }
         }
         Kind::MiningRounds => {

@@ -36,6 +36,7 @@ mod demo_consistency;
 mod demo_server;
 mod export;
 mod fuzz;
+mod governance;
 mod history_reach;
 mod index;
 mod layering;

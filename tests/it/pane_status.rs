@@ -31,6 +31,7 @@ use crate::common::{assert_snapshot, screen_text};
 
 const SEC: i64 = 1_000_000;
 const MIN: i64 = 60 * SEC;
+const HOUR: i64 = 60 * MIN;
 
 fn t0() -> i64 {
     parse_time_micros("2026-01-01T10:00:00Z").expect("time")
@@ -168,10 +169,32 @@ fn answer_all_ok(pane: &mut StatusPane, sh: &mut Shared, out: &Out, offset: i64,
             // The network's measurement (a job over every scan) and the DSO ("my SV") are
             // not this test's.
             Asked::Other(None | Some("scan GET /v0/dso")) => continue,
+            Asked::Other(Some("scan GET /v0/admin/sv/voterequests")) => vote_requests(),
             Asked::Other(_) => panic!("unexpected request {req:?}"),
         };
         answer(pane, sh, id, req, Ok(resp), ms);
     }
+}
+
+/// Two open vote requests: one closing in 20 hours (amber), one in three days.
+fn vote_requests() -> Response {
+    let request = |cid: &str, action: &str, before: i64| {
+        json!({"contract_id": cid, "created_at": format_time_micros(t0() - HOUR), "payload": {
+            "requester": "Alpha-SV",
+            "action": {"tag": "ARC_DsoRules", "value": {"dsoAction": {"tag": action, "value": {}}}},
+            "reason": {"url": "", "body": ""},
+            "voteBefore": format_time_micros(before),
+            "votes": [],
+            "trackingCid": null}})
+    };
+    let answer: cantonscope::api::scan::VoteRequests = serde_json::from_value(json!({
+        "dso_rules_vote_requests": [
+            request("00aa", "SRARC_SetConfig", t0() + 72 * HOUR),
+            request("00bb", "SRARC_GrantFeaturedAppRight", t0() + 20 * HOUR),
+        ]
+    }))
+    .expect("decodes");
+    Response::from(answer)
 }
 
 fn tx(id: &str, migration: i64, record_time: i64) -> UpdateItem {
@@ -251,6 +274,7 @@ fn start_polls_every_configured_node_once() {
             },
             req::mining_rounds(),
             req::ledger_participant_id(),
+            Request::api(cantonscope::api::scan::vote_requests()),
         ]
     );
     // Ticks while everything is in flight issue nothing more.
@@ -468,8 +492,9 @@ fn header_health_follows_scan_zero() {
     assert_eq!(sh.health.nodes.scan0_health(), NodeHealth::Degraded);
     let t = draw(&mut pane, &sh, 80, 24);
     assert!(screen_text(&t).contains("DEGRADED  not initialized"));
-    // Every card but the traffic card (about the validator, not a node).
-    assert_eq!(pane.tab_count(&sh), Some(pane.card_count() - 1));
+    // Every card but the traffic and governance cards (about the validator and the DSO, not
+    // nodes).
+    assert_eq!(pane.tab_count(&sh), Some(pane.card_count() - 2));
 
     let out = tick(&mut pane, &mut sh, t0() + 2 * SEC);
     let id = fetch_for(&out, &scan0).expect("scan 0 again");
@@ -493,7 +518,7 @@ fn header_health_follows_scan_zero() {
     assert_eq!(sh.health.nodes.scan0_health(), NodeHealth::Down);
     assert_eq!(
         pane.tab_count(&sh),
-        Some(pane.card_count() - 1),
+        Some(pane.card_count() - 2),
         "down: the header says so"
     );
 }

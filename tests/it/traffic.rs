@@ -254,9 +254,11 @@ mod traffic_card {
                 Asked::MiningRounds => rounds(),
                 Asked::LedgerParticipantId => participant_id("validator-1::1220beef"),
                 Asked::TrafficStatus => status.clone(),
-                // The network's measurement (a job over every scan) and the DSO ("my SV")
-                // are not this test's.
-                Asked::Other(None | Some("scan GET /v0/dso")) => continue,
+                // The network's measurement (a job over every scan), the DSO ("my SV") and
+                // governance are not this test's.
+                Asked::Other(
+                    None | Some("scan GET /v0/dso" | "scan GET /v0/admin/sv/voterequests"),
+                ) => continue,
                 _ => panic!("unexpected {req:?}"),
             };
             answer(pane, sh, id, &req, Ok(resp));
@@ -464,18 +466,18 @@ mod traffic_card {
 
     #[test]
     fn the_chart_takes_the_empty_place_beside_the_last_card() {
-        // Five scans and a ledger: nine cards, two a row at 120 columns, the traffic card alone
-        // in the last row; at 38 rows no room is left below the cards.
+        // Four scans and a ledger: nine cards, two a row at 120 columns, the governance card
+        // alone in the last row; at 38 rows no room is left below the cards.
         let mut c = ctx(true);
-        c.scan_urls = (0..5)
+        c.scan_urls = (0..4)
             .map(|i| format!("http://scan-{i}.example:5012"))
             .collect();
         let (mut pane, sh) = polled(c, &traffic(1_000_000, 4_000_000, 4_000_000));
         let text = screen_text(&draw(&mut pane, &sh, 120, 38));
         let row = text
             .lines()
-            .find(|l| l.contains("traffic · this validator"))
-            .unwrap_or_else(|| panic!("traffic card on screen: {text}"));
+            .find(|l| l.contains("governance · open vote requests"))
+            .unwrap_or_else(|| panic!("governance card on screen: {text}"));
         assert!(row.contains("updates per minute"), "{text}");
         assert_eq!(text.matches("updates per minute").count(), 1, "{text}");
         // With room below (more rows), the chart spans the width under the cards instead.
@@ -484,7 +486,7 @@ mod traffic_card {
             .lines()
             .find(|l| l.contains("updates per minute"))
             .unwrap_or_else(|| panic!("chart on screen: {text}"));
-        assert!(!row.contains("traffic"), "{text}");
+        assert!(!row.contains("governance"), "{text}");
     }
 
     #[test]

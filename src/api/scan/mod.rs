@@ -4,17 +4,20 @@
 //! The update history is the hot path and has its own files: `updates` (`/v2/updates` pages, an
 //! update by id or by hash: items that keep their raw JSON, so one odd item becomes
 //! [`UpdateItem::Malformed`] instead of failing the page) and `tree` (a transaction's events and
-//! its tree walk). `dso` holds `/v0/dso` (the DSO rules and their SVs, the asked scan's own SV).
+//! its tree walk). `dso` holds `/v0/dso` (the DSO rules and their SVs, the asked scan's own SV);
+//! `governance` the vote requests, their results and the amulet price votes.
 //! This file holds the other endpoints: the event history item (`/v0/events/{update_id}`), the per-party queries (holdings summary, validator faucets, SV
 //! reward weight) and the network's nodes (status, version, scans, mining rounds, BFT
 //! sequencers, bootstrapping transactions, hosting participants, backfilling, amulet rules,
 //! traffic).
 
 mod dso;
+mod governance;
 mod tree;
 mod updates;
 
 pub use dso::{DsoInfo, DsoSv, dso};
+pub use governance::*;
 pub use tree::*;
 pub use updates::*;
 

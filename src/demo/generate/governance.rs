@@ -39,16 +39,22 @@ impl Generator {
                 sigs: vec![dso],
                 obs: vec![],
             },
+            first_cid: String::new(),
             requester,
             target,
             new_weight,
+            action: Value::Null,
             casts,
             votes: vec![(requester, true, self.now)],
             close_round: round + 3,
             vote_before,
+            target_effective_at: None,
+            offboarded_votes: Vec::new(),
+            script: None,
         };
         self.next_vote += 1;
-        let action = self.vote_action(&vote);
+        vote.action = self.vote_action(&vote);
+        let action = vote.action.clone();
         let reason = self.vote_reason(&vote);
         let mut b = TreeB::new();
         let arg = json!({"requester": self.pid(sv), "action": action, "reason": reason, "voteRequestTimeout": micros_obj(4 * ROUND_LEN), "targetEffectiveAt": null});
@@ -56,6 +62,7 @@ impl Generator {
         let args = self.vote_args(&vote, &reason);
         let con = self.create_dso(&mut b, Some(x), Tpl::VoteRequest, args);
         b.set_result(x, json!({"voteRequest": con.cid}));
+        vote.first_cid.clone_from(&con.cid);
         vote.con = con;
         self.votes.push(vote);
         self.submit(l, b, vec![sv], "request-vote");
@@ -69,6 +76,9 @@ impl Generator {
     }
 
     pub(super) fn vote_reason(&self, vote: &Vote) -> Value {
+        if vote.script.is_some() {
+            return super::scripted::reason(vote.id);
+        }
         json!({"url": format!("https://forum.demo.cantonscope.invalid/t/weight-{}", vote.id), "body": format!("Adjust the reward weight of {}", self.net.svs[vote.target].name)})
     }
 
@@ -82,21 +92,54 @@ impl Generator {
         })
     }
 
+    /// The request's create arguments; a request re-created by a vote carries the id it was
+    /// first created with as its `trackingCid`.
     pub(super) fn vote_args(&self, vote: &Vote, reason: &Value) -> Value {
-        let votes: Vec<Value> = vote
+        let mut votes: Vec<Value> = vote
             .votes
             .iter()
             .map(|(s, accept, at)| json!([self.net.svs[*s].name, self.sv_vote(*s, *accept, *at)]))
             .collect();
+        votes.extend(
+            vote.offboarded_votes
+                .iter()
+                .map(|(name, v)| json!([name, v])),
+        );
+        let tracking = (!vote.first_cid.is_empty()).then(|| vote.first_cid.clone());
         json!({
             "dso": self.pid(self.dso()),
             "requester": self.net.svs[vote.requester].name,
-            "action": self.vote_action(vote),
+            "action": vote.action,
             "reason": reason,
             "voteBefore": fmt_time6(vote.vote_before),
             "votes": votes,
-            "trackingCid": null,
-            "targetEffectiveAt": null
+            "trackingCid": tracking,
+            "targetEffectiveAt": vote.target_effective_at.map(fmt_time6)
+        })
+    }
+
+    /// The `DsoRules_CloseVoteRequestResult` of closing `vote` now with `outcome`: the request
+    /// as closed, the active SVs that did not vote, the offboarded voters.
+    pub(super) fn close_result(&self, vote: &Vote, outcome: &Value) -> Value {
+        let abstaining: Vec<&str> = self
+            .net
+            .active_svs()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !vote.votes.iter().any(|v| v.0 == *i))
+            .map(|(_, sv)| sv.name.as_str())
+            .collect();
+        let offboarded: Vec<&str> = vote
+            .offboarded_votes
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect();
+        json!({
+            "request": self.vote_args(vote, &self.vote_reason(vote)),
+            "completedAt": fmt_time6(self.now),
+            "offboardedVoters": offboarded,
+            "abstainingSvs": abstaining,
+            "outcome": outcome
         })
     }
 
@@ -159,7 +202,7 @@ impl Generator {
         );
         b.archive(Some(x), &vote.con, vec![dso]);
         let outcome = if accepted {
-            let arg = json!({"action": self.vote_action(&vote), "amuletRulesCid": self.amulet_rules.as_ref().map(|c| c.cid.clone()), "confirmationCid": null});
+            let arg = json!({"action": vote.action, "amuletRulesCid": self.amulet_rules.as_ref().map(|c| c.cid.clone()), "confirmationCid": null});
             let e = b.exercise(
                 Some(x),
                 &rules,
@@ -188,7 +231,8 @@ impl Generator {
         } else {
             json!({"tag": "VRO_Rejected", "value": {}})
         };
-        b.set_result(x, json!({"outcome": outcome}));
+        let result = self.close_result(&vote, &outcome);
+        b.set_result(x, result);
         self.submit(l, b, vec![closer], "close-vote");
     }
 

@@ -10,6 +10,7 @@ mod commands;
 mod governance;
 mod nodes;
 mod rounds;
+mod scripted;
 mod wallet;
 
 use std::collections::{HashMap, VecDeque};
@@ -93,14 +94,25 @@ struct Featured {
 struct Vote {
     id: u32,
     con: Con,
+    /// The contract id of the request as first created: its `trackingCid` once a vote has
+    /// re-created it (empty before it is created).
+    first_cid: String,
     requester: usize,
     target: usize,
     new_weight: i64,
+    /// The request's `action`.
+    action: Value,
     /// (sv index, accept, round to cast in)
     casts: Vec<(usize, bool, i64)>,
     votes: Vec<(usize, bool, i64)>,
     close_round: i64,
     vote_before: i64,
+    /// `targetEffectiveAt`, when set.
+    target_effective_at: Option<i64>,
+    /// Votes of SVs offboarded since: (name, the vote's JSON).
+    offboarded_votes: Vec<(String, Value)>,
+    /// How a scripted request ends (`None`: one of the regular weight votes).
+    script: Option<scripted::Ending>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,6 +170,7 @@ enum Intent {
     RequestVote,
     CastVote(u32, usize),
     CloseVote(u32),
+    Scripted(scripted::Step),
     AllocateDevFund,
     Unassign(usize),
     Assign(usize),
@@ -312,6 +325,9 @@ pub struct Generator {
     featured: Vec<Featured>,
     votes: Vec<Vote>,
     next_vote: u32,
+    /// The random stream of the scripted governance (see `scripted`), apart from `rng` so the
+    /// rest of the history is the same with or without it.
+    script_rng: Rng,
     dev_unclaimed: VecDeque<(Con, i64)>,
     tcs: Vec<PendingTc>,
 }
@@ -426,6 +442,7 @@ impl Generator {
             featured: Vec::new(),
             votes: Vec::new(),
             next_vote: 0,
+            script_rng: Rng::new(seed ^ 0x5c41_97e0_3d2b_a6f1),
             dev_unclaimed: VecDeque::new(),
             tcs: Vec::new(),
         }
@@ -545,7 +562,8 @@ impl Generator {
         if r % 12 == 7 {
             plan.push((at(rng, 100, 500), Intent::AllocateDevFund));
         }
-        for vote in &self.votes {
+        plan.extend(scripted::plan(r));
+        for vote in self.votes.iter().filter(|v| v.script.is_none()) {
             for (s, _, cast_round) in &vote.casts {
                 if *cast_round == r {
                     plan.push((at(rng, 20, 580), Intent::CastVote(vote.id, *s)));
@@ -603,6 +621,11 @@ impl Generator {
             Intent::RequestVote => self.request_vote(l),
             Intent::CastVote(id, s) => self.cast_vote(l, id, s),
             Intent::CloseVote(id) => self.close_vote(l, id),
+            Intent::Scripted(step) => {
+                std::mem::swap(&mut self.rng, &mut self.script_rng);
+                self.scripted(l, step);
+                std::mem::swap(&mut self.rng, &mut self.script_rng);
+            }
             Intent::AllocateDevFund => self.allocate_dev_fund(l),
             Intent::Unassign(f) => self.unassign(l, f),
             Intent::Assign(f) => self.assign(l, f),

@@ -1,13 +1,15 @@
 //! The scan group (`/api/scan`, and `/svN/api/scan` for extra scan instances): update history,
 //! events, update by hash, ACS snapshot times and holdings, validator faucets, BFT sequencers,
 //! reward weights, bootstrapping transactions, party hosting, status and version, the DSO
-//! (`/v0/dso`, each scan naming its own SV) and the network endpoints (`/v0/scans`, open and
+//! (`/v0/dso`, each scan naming its own SV), governance (vote requests, vote results and their
+//! count, amulet price votes) and the network endpoints (`/v0/scans`, open and
 //! issuing mining rounds, backfilling status). Scans with faults
 //! (`super::faults`) lag, diverge or lack their early history here. This file is the router; what
 //! an endpoint reads of its request, and its 400 / 404 replies, are `request.rs`.
 
 mod acs;
 mod dso;
+mod governance;
 mod history;
 mod members;
 mod network;
@@ -20,6 +22,10 @@ use axum::routing::{get, post};
 use super::state::Shared;
 use acs::{holdings_summary, snapshot_timestamp};
 use dso::dso_info;
+use governance::{
+    amulet_price_votes, vote_request, vote_requests, vote_requests_by_id, vote_results,
+    vote_results_count,
+};
 use history::{event_by_id, update_by_hash, update_by_id, updates};
 use members::{
     amulet_rules, bft_sequencers, bootstrapping, dso_party_id, participant_ids,
@@ -57,6 +63,12 @@ pub(crate) fn routes(app: Shared, scan: usize) -> Router {
         )
         .route("/v0/dso-party-id", get(dso_party_id))
         .route("/v0/dso", get(dso_info))
+        .route("/v0/admin/sv/voterequests", get(vote_requests))
+        .route("/v0/voterequest", post(vote_requests_by_id))
+        .route("/v0/voterequests/{cid}", get(vote_request))
+        .route("/v0/admin/sv/voteresults", post(vote_results))
+        .route("/v0/admin/sv/voteresults/count", post(vote_results_count))
+        .route("/v0/amulet-price/votes", get(amulet_price_votes))
         .route("/status", get(status))
         .route("/version", get(version))
         .route("/v0/scans", get(list_scans))

@@ -16,7 +16,17 @@ use crate::ui::theme::Theme;
 
 use super::{Card, NO_TOKEN_TEXT, NodeHealth, NodeKind, NodeState, StatusPane, health_style};
 use crate::feed::dashboard::{LagLevel, Level};
+use crate::model::governance::Urgency;
 use crate::model::summary::parse_time_micros;
+
+/// `in 19h 59m`, or `passed 5m ago`.
+fn deadline_words(left: i64) -> String {
+    if left >= 0 {
+        format!("in {}", human_duration(left))
+    } else {
+        format!("passed {} ago", human_duration(-left))
+    }
+}
 
 /// The latency sparkline's full scale is at least this (ms).
 pub const LATENCY_FLOOR_MS: u64 = 50;
@@ -38,6 +48,7 @@ impl StatusPane {
             }
             Card::Rounds => " mining rounds · scan 1 ".to_string(),
             Card::Traffic => " traffic · this validator on the global synchronizer ".to_string(),
+            Card::Governance => " governance · open vote requests · scan 1 ".to_string(),
             Card::Node(i) => match sh.health.nodes.nodes().get(i) {
                 Some(n) => format!(" {} · {} ", n.kind.name(), n.url),
                 None => String::new(),
@@ -60,6 +71,7 @@ impl StatusPane {
             Card::History => self.render_history(&mut rows, sh, theme),
             Card::Rounds => self.render_rounds(&mut rows, sh, theme),
             Card::Traffic => self.render_traffic(&mut rows, sh, theme),
+            Card::Governance => self.render_governance(&mut rows, sh, theme),
             Card::Node(i) => {
                 if let Some(n) = sh.health.nodes.nodes().get(i) {
                     self.render_node(n, &mut rows, sh, theme);
@@ -184,6 +196,83 @@ impl StatusPane {
             .absent_value_symbol(" ")
             .absent_value_style(theme.muted)
             .render(inner, buf);
+    }
+
+    /// Open requests, how many need my SV's vote, the next deadline (amber under a day, red
+    /// under two hours), and the age of the answer.
+    fn render_governance(&self, rows: &mut CardRows<'_>, sh: &Shared, theme: &Theme) {
+        let g = self.governance();
+        let me = sh.health.dso.my_sv();
+        let Some(summary) = g.summary(sh.health.dso.info.as_deref(), me, sh.now) else {
+            match &g.error {
+                Some(e) => rows.wrapped_cut(&format!("error: {e}"), theme.status_err, 2),
+                None => rows.line(Line::styled("waiting for the first answer", theme.muted)),
+            }
+            return;
+        };
+        let urgency = |left: i64| match Urgency::of(left) {
+            Urgency::Urgent => theme.status_err,
+            Urgency::Soon => theme.status_warn,
+            Urgency::Calm => Style::default(),
+        };
+        let mut first = vec![
+            Span::styled(summary.open.to_string(), theme.accent.patch(bold())),
+            Span::styled(
+                if summary.open == 1 {
+                    " open request"
+                } else {
+                    " open requests"
+                },
+                theme.muted,
+            ),
+        ];
+        match (summary.needs_my_vote, me) {
+            (Some(n), Some(me)) => {
+                let who = me
+                    .name
+                    .as_deref()
+                    .or(me.party.as_deref())
+                    .unwrap_or("my SV");
+                let style = match summary.my_next_deadline {
+                    Some(left) if n > 0 => urgency(left).patch(bold()),
+                    _ => theme.status_ok,
+                };
+                first.push(Span::styled(" · ", theme.muted));
+                let verb = if n == 1 { "needs" } else { "need" };
+                first.push(Span::styled(format!("{n} {verb} my vote"), style));
+                first.push(Span::styled(
+                    format!(" ({})", safe_line(who, 40)),
+                    theme.muted,
+                ));
+            }
+            _ => first.push(Span::styled(" · my SV unknown", theme.muted)),
+        }
+        rows.line(Line::from(first));
+        match &summary.next_deadline {
+            Some((left, action)) => rows.line(Line::from(vec![
+                Span::styled("next deadline ", theme.muted),
+                Span::styled(deadline_words(*left), urgency(*left)),
+                Span::styled(format!(" · {}", safe_line(action, 200)), theme.muted),
+            ])),
+            None => rows.line(Line::styled("nothing to vote on", theme.muted)),
+        }
+        if let Some(left) = summary.my_next_deadline {
+            rows.line(Line::from(vec![
+                Span::styled("my next vote closes ", theme.muted),
+                Span::styled(deadline_words(left), urgency(left)),
+            ]));
+        }
+        let age = g.at.map_or_else(String::new, |at| {
+            format!(
+                "read {} ago · every {}",
+                human_duration(sh.now - at),
+                human_duration(sh.ctx.governance_every)
+            )
+        });
+        match &g.error {
+            Some(e) => rows.wrapped_cut(&format!("error: {e}"), theme.status_err, 1),
+            None => rows.line(Line::styled(age, theme.muted)),
+        }
     }
 
     fn render_rounds(&self, rows: &mut CardRows<'_>, sh: &Shared, theme: &Theme) {

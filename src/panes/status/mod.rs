@@ -2,7 +2,9 @@
 //! [`NodePoller`] and the update-rate statistics of the loaded history are [`HistoryStats`] (both
 //! pure, in `model/`); this pane sends the requests the poller asks for, hands the answers back,
 //! and draws one card per node in a grid (`cards.rs`), plus this validator's sequencer traffic
-//! (`traffic.rs`: the participant id from the Ledger API, its traffic status from scan 0).
+//! (`traffic.rs`: the participant id from the Ledger API, its traffic status from scan 0), and
+//! governance (the open vote requests of scan 0: how many, how many need my SV's vote, the next
+//! deadline, amber under a day and red under two hours).
 //!
 //! ```text
 //! ┌ scan 0 · http://127.0.0.1:5012 ──────────┐┌ history · scan 0 ────────────────────────┐
@@ -24,7 +26,7 @@ use ratatui::style::Style;
 use crate::api::scan;
 use crate::config::keymap::KeyContext;
 use crate::feed::dashboard::Level;
-use crate::feed::dashboard::{LagThresholds, Rounds, Traffic, Verdict, judge};
+use crate::feed::dashboard::{GovernanceWatch, LagThresholds, Rounds, Traffic, Verdict, judge};
 use crate::feed::health::{HealthIntent, NetworkPart};
 use crate::feed::node_poll::NodePoller;
 pub use crate::feed::node_poll::{
@@ -64,6 +66,7 @@ enum Card {
     History,
     Rounds,
     Traffic,
+    Governance,
 }
 
 /// What decides the height of a node's card, as the app's health last said.
@@ -98,6 +101,7 @@ pub struct StatusPane {
     history: HistoryStats,
     rounds: Rounds,
     traffic: Traffic,
+    governance: GovernanceWatch,
     lag: LagThresholds,
     /// Cards in display order.
     cards: Vec<Card>,
@@ -123,12 +127,16 @@ impl StatusPane {
         if scans > 0 || ctx.ledger_url.is_some() {
             cards.push(Card::Traffic);
         }
+        if scans > 0 {
+            cards.push(Card::Governance);
+        }
         StatusPane {
             shapes,
             network_shown: false,
             history: HistoryStats::default(),
             rounds: Rounds::default(),
             traffic: Traffic::new(ctx.traffic),
+            governance: GovernanceWatch::default(),
             lag: ctx.lag,
             cards,
             selected: 0,
@@ -142,7 +150,23 @@ impl StatusPane {
     pub fn start(&mut self, sh: &mut Shared, out: &mut Out) {
         self.poll_rounds(sh, out);
         self.poll_traffic(sh, out);
+        self.poll_governance(sh, out);
         self.history.sync(&sh.history);
+    }
+
+    /// Asks scan 0 for the open vote requests when they are due.
+    fn poll_governance(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
+        if sh.ctx.scan_urls.is_empty() || !self.governance.due(sh.now) {
+            return false;
+        }
+        let id = out.fetch(sh, Request::api(scan::vote_requests()));
+        self.governance.sent(id);
+        true
+    }
+
+    /// The open vote requests, as last read.
+    pub fn governance(&self) -> &GovernanceWatch {
+        &self.governance
     }
 
     /// Asks scan 0 for the mining rounds when they are due.
@@ -233,7 +257,7 @@ impl StatusPane {
 
     fn card_height(&self, card: Card) -> u16 {
         2 + match card {
-            Card::History | Card::Rounds | Card::Traffic => 4,
+            Card::History | Card::Rounds | Card::Traffic | Card::Governance => 4,
             Card::Node(i) => match self.shapes.get(i) {
                 Some(n) if !n.polled => 3,
                 Some(n) => {
@@ -347,6 +371,14 @@ impl Pane for StatusPane {
                     Some(m) => out.copy("member id", m),
                     None => return false,
                 },
+                Some(Card::Governance) => {
+                    let dso = sh.health.dso.info.as_deref();
+                    let rows = self.governance.rows(dso, sh.health.dso.my_sv());
+                    match rows.as_deref().and_then(<[_]>::first) {
+                        Some(r) => out.copy("key of the request closing next", r.key.clone()),
+                        None => return false,
+                    }
+                }
                 Some(Card::History) => match sh.history.last() {
                     Some(s) => out.copy("newest update id", s.update_id.to_string()),
                     None => return false,
@@ -375,6 +407,7 @@ impl Pane for StatusPane {
         }
         changed |= self.poll_rounds(sh, out);
         changed |= self.poll_traffic(sh, out);
+        changed |= self.poll_governance(sh, out);
         let second = now.div_euclid(1_000_000);
         if second != self.last_second {
             self.last_second = second;
@@ -396,6 +429,18 @@ impl Pane for StatusPane {
         }
         if self.traffic.is_waiting_for(reply.id) {
             self.on_traffic(reply, sh);
+            return;
+        }
+        if self.governance.is_waiting_for(reply.id) {
+            let result = match &reply.result {
+                Ok(r) => r
+                    .shared::<scan::VoteRequests>()
+                    .cloned()
+                    .ok_or_else(|| "unexpected answer".to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            self.governance
+                .on_result(result, sh.now, sh.ctx.governance_every);
         }
     }
 
@@ -494,9 +539,11 @@ impl Pane for StatusPane {
 
     fn tab_count(&self, sh: &Shared) -> Option<usize> {
         // The node, history and rounds cards, once a node answered (or failed); the traffic
-        // card is not counted (it is about one validator, not a node of its own).
+        // and governance cards are not counted (they are about one validator and the DSO, not
+        // nodes of their own).
         let polled = sh.health.nodes.nodes().iter().any(|n| n.last_ok.is_some());
-        let traffic = usize::from(self.cards.contains(&Card::Traffic));
-        polled.then_some(self.card_count() - traffic)
+        let extra = usize::from(self.cards.contains(&Card::Traffic))
+            + usize::from(self.cards.contains(&Card::Governance));
+        polled.then_some(self.card_count() - extra)
     }
 }

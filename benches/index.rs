@@ -1,0 +1,496 @@
+//! Local history index benchmarks: what a sync costs in CPU per update, how fast the index
+//! answers searches, how fast it opens an update, and how much disk it takes.
+//!
+//! The large index comes from a streaming generator that writes demo updates straight through
+//! the index writer (no HTTP while writing, memory bounded by one page): the demo's history
+//! (fetched once from a demo server started here) is the template, and copy `k` of it has every
+//! update id, event id, contract id and user party rewritten (a hash of `k` and the original)
+//! and its times shifted by `k` spans, so each copy is as consistent as the demo's own history
+//! and the copies never collide. The DSO and SV parties, busy in every copy, stay: they are the
+//! "in nearly every update" parties of a real network.
+//!
+//! The index is built once and cached under `target/index-bench/` by (updates, seed, schema
+//! version, summary version); the first run builds it and says so. `INDEX_BENCH_UPDATES` sets
+//! its size (default 1,000,000); the README's 10 M figures come from
+//! `INDEX_BENCH_UPDATES=10000000 cargo bench --bench index`.
+//!
+//! Before the timed groups it prints the build's updates/s, the size on disk per update (rows
+//! and keys from an index built without bodies, bodies as the difference), and the cold-cache
+//! time of each search when the page cache can be dropped (root), else that it was skipped.
+
+use std::collections::{HashMap, HashSet};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use cantonscope::api::scan::{self, UpdateItem, UpdatesRequest};
+use cantonscope::api::{ApiClient, ApiConfig};
+use cantonscope::demo::{self, DemoConfig};
+use cantonscope::model::format::parse_time_micros;
+use cantonscope::model::index::query::Query;
+use cantonscope::model::index::{KeyKind, SUMMARY_VERSION, digest_of, keys_of, row_with_digest};
+use cantonscope::model::summary::Summarizer;
+use cantonscope::store::{self, IndexStore, Location, NetworkId, PageWrite, Position};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use serde_json::Value;
+
+const SEED: u64 = 42;
+const PAGE: usize = 1000;
+
+/// The demo's whole history as item JSON texts, in ledger order.
+fn template() -> Vec<String> {
+    let rt = tokio::runtime::Runtime::new().expect("tokio runtime");
+    rt.block_on(async {
+        let handle = demo::start(DemoConfig {
+            seed: SEED,
+            ..DemoConfig::default()
+        })
+        .await
+        .expect("demo server starts");
+        let client = ApiClient::new(ApiConfig {
+            scan_url: Some(handle.scan_url.clone()),
+            ..ApiConfig::default()
+        })
+        .expect("client");
+        let mut items = Vec::new();
+        let mut request = UpdatesRequest::from_begin(1000);
+        loop {
+            let resp = client
+                .send_raw(&scan::updates(&request))
+                .await
+                .expect("a page of updates");
+            let body: Value = serde_json::from_slice(&resp.body).expect("a JSON page");
+            let page = body["transactions"].as_array().cloned().unwrap_or_default();
+            let n = page.len();
+            items.extend(page.iter().map(Value::to_string));
+            match resp.typed.next_after() {
+                Some(after) if n == 1000 => {
+                    request = UpdatesRequest::after(
+                        1000,
+                        after.after_migration_id,
+                        after.after_record_time,
+                    );
+                }
+                _ => break,
+            }
+        }
+        handle.shutdown().await;
+        items
+    })
+}
+
+/// Makes copy `k` of the template.
+struct Copier {
+    /// Update ids, contract ids and user parties of the template (rewritten per copy).
+    rewrite: HashSet<String>,
+    update_ids: HashSet<String>,
+    /// The template's record-time span plus a second (µs): copy `k` is shifted by `k` spans.
+    span: i64,
+    /// The party in the most updates (the DSO).
+    dso: String,
+    /// A party in the fewest updates of the template (rare in one copy).
+    rare: String,
+    /// A contract id of the template.
+    contract: String,
+}
+
+fn mix(mut x: u64) -> u64 {
+    // splitmix64
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+fn hash_str(s: &str, k: u64) -> u64 {
+    s.bytes().fold(mix(k), |h, b| mix(h ^ u64::from(b)))
+}
+
+impl Copier {
+    fn new(items: &[String]) -> Copier {
+        let mut party_count: HashMap<String, usize> = HashMap::new();
+        let mut rewrite = HashSet::new();
+        let mut update_ids = HashSet::new();
+        let mut times = Vec::new();
+        let mut contract = String::new();
+        for text in items {
+            let item: UpdateItem = serde_json::from_str(text).expect("a demo item decodes");
+            if let Some(id) = item.update_id() {
+                update_ids.insert(id.to_owned());
+                rewrite.insert(id.to_owned());
+            }
+            if let Some(t) = item.record_time().and_then(parse_time_micros) {
+                times.push(t);
+            }
+            for (kind, key) in keys_of(&item) {
+                match kind {
+                    KeyKind::Party => *party_count.entry(key).or_default() += 1,
+                    KeyKind::Contract => {
+                        if contract.is_empty() {
+                            contract.clone_from(&key);
+                        }
+                        rewrite.insert(key);
+                    }
+                    KeyKind::Template | KeyKind::Choice => {}
+                }
+            }
+        }
+        let busy = items.len() / 10;
+        let mut parties: Vec<(String, usize)> = party_count.into_iter().collect();
+        parties.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let dso = parties.first().map(|p| p.0.clone()).unwrap_or_default();
+        let rare = parties.last().map(|p| p.0.clone()).unwrap_or_default();
+        for (p, n) in &parties {
+            if *n < busy {
+                rewrite.insert(p.clone());
+            }
+        }
+        let span = times.iter().max().unwrap_or(&0) - times.iter().min().unwrap_or(&0) + 1_000_000;
+        Copier {
+            rewrite,
+            update_ids,
+            span,
+            dso,
+            rare,
+            contract,
+        }
+    }
+
+    /// A string of the template as copy `k` has it.
+    fn map(&self, s: &str, k: u64) -> Option<String> {
+        if k == 0 {
+            return None;
+        }
+        if self.rewrite.contains(s) {
+            if let Some((name, fingerprint)) = s.split_once("::") {
+                return Some(format!("{name}-c{k}::{fingerprint}"));
+            }
+            // A hex id: its last 16 characters become a hash of the copy and the original.
+            let cut = s.len().saturating_sub(16);
+            return Some(format!("{}{:016x}", &s[..cut], hash_str(s, k)));
+        }
+        // An event id: `<update id>:<n>`.
+        if let Some((update, n)) = s.rsplit_once(':')
+            && self.update_ids.contains(update)
+        {
+            return Some(format!("{}:{n}", self.map(update, k)?));
+        }
+        None
+    }
+
+    fn copy_value(&self, v: &mut Value, k: u64) {
+        match v {
+            Value::String(s) => {
+                if let Some(m) = self.map(s, k) {
+                    *s = m;
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| self.copy_value(x, k)),
+            Value::Object(o) => {
+                let keys: Vec<String> = o.keys().cloned().collect();
+                for key in keys {
+                    let Some(x) = o.remove(&key) else { continue };
+                    let mut x = x;
+                    if matches!(key.as_str(), "record_time" | "effective_at")
+                        && let Some(t) = x.as_str().and_then(parse_time_micros)
+                    {
+                        let shifted = t + self.span * i64::try_from(k).unwrap_or(0);
+                        let at = chrono::DateTime::from_timestamp_micros(shifted)
+                            .unwrap_or_default()
+                            .to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+                        x = Value::String(at);
+                    } else {
+                        self.copy_value(&mut x, k);
+                    }
+                    let key = self.map(&key, k).unwrap_or(key);
+                    o.insert(key, x);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn copy(&self, text: &str, k: u64) -> String {
+        if k == 0 {
+            return text.to_owned();
+        }
+        let mut v: Value = serde_json::from_str(text).expect("template JSON");
+        self.copy_value(&mut v, k);
+        v.to_string()
+    }
+}
+
+/// Turns item texts into a page write (decode, digest, summary, keys).
+fn page_of(texts: &[String], page_start: Option<Position>, bodies: bool) -> PageWrite {
+    let mut summarizer = Summarizer::default();
+    let mut rows = Vec::with_capacity(texts.len());
+    let mut cursor = None;
+    for text in texts {
+        let item: UpdateItem = serde_json::from_str(text).expect("an item decodes");
+        let digest = digest_of(text).expect("a digest");
+        let row = row_with_digest(&item, &mut summarizer, digest).expect("a row");
+        cursor = Some(Position {
+            migration_id: row.migration_id,
+            record_time: item.record_time().unwrap_or_default().to_owned(),
+        });
+        rows.push(row);
+    }
+    PageWrite {
+        rows,
+        page_start,
+        cursor: cursor.expect("a page is not empty"),
+        scans: vec!["bench".to_owned()],
+        bodies,
+    }
+}
+
+fn new_index(path: &Path, copier: &Copier) -> (Box<dyn IndexStore>, i64) {
+    let mut index = store::open_writer(&Location::Sqlite(path.to_owned())).expect("index opens");
+    index
+        .claim_network(&NetworkId {
+            dso_party: copier.dso.clone(),
+            synchronizer: String::new(),
+        })
+        .expect("network");
+    let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+    (index, chunk.id)
+}
+
+/// Streams `n` updates (copies of the template) into a new index at `path`: copies are made
+/// and turned into pages on a second thread, the writer commits them here. Returns updates/s.
+fn build(path: &Path, template: &[String], copier: &Copier, n: usize, bodies: bool) -> f64 {
+    let started = Instant::now();
+    let (mut index, chunk) = new_index(path, copier);
+    let (tx, rx) = mpsc::sync_channel::<PageWrite>(4);
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let mut made = 0usize;
+            let mut k = 0u64;
+            let mut start = None;
+            'copies: loop {
+                for texts in template.chunks(PAGE) {
+                    let take = texts.len().min(n - made);
+                    let copied: Vec<String> =
+                        texts[..take].iter().map(|t| copier.copy(t, k)).collect();
+                    let page = page_of(&copied, start.take(), bodies);
+                    start = Some(page.cursor.clone());
+                    made += take;
+                    if tx.send(page).is_err() || made >= n {
+                        break 'copies;
+                    }
+                }
+                k += 1;
+            }
+        });
+        for page in rx {
+            index.write_page(chunk, &page).expect("page written");
+        }
+    });
+    index.set_chunk_state(chunk, "done", 0).expect("done");
+    n as f64 / started.elapsed().as_secs_f64()
+}
+
+fn file_size(path: &Path) -> u64 {
+    let mut total = 0;
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        total += std::fs::metadata(PathBuf::from(p)).map_or(0, |m| m.len());
+    }
+    total
+}
+
+fn cache_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"),
+        PathBuf::from,
+    );
+    target.join("index-bench")
+}
+
+/// The cached index of `n` updates (built when missing).
+fn cached(template: &[String], copier: &Copier, n: usize, bodies: bool) -> PathBuf {
+    let dir = cache_dir();
+    std::fs::create_dir_all(&dir).expect("cache dir");
+    let name = format!(
+        "{n}-seed{SEED}-schema{}-summary{SUMMARY_VERSION}{}.sqlite",
+        store::SCHEMA_VERSION,
+        if bodies { "" } else { "-nobodies" }
+    );
+    let path = dir.join(name);
+    if !path.exists() {
+        let building = path.with_extension("building");
+        let _ = std::fs::remove_file(&building);
+        eprintln!("index bench: building {} ({n} updates)…", path.display());
+        let rate = build(&building, template, copier, n, bodies);
+        std::fs::rename(&building, &path).expect("cache rename");
+        eprintln!("index bench: built at {rate:.0} updates/s");
+    }
+    path
+}
+
+/// Drops the page cache (root only); whether it could.
+fn drop_caches() -> bool {
+    std::fs::write("/proc/sys/vm/drop_caches", "3").is_ok()
+}
+
+fn index_benches(c: &mut Criterion) {
+    let template = template();
+    let copier = Copier::new(&template);
+    eprintln!(
+        "index bench: template of {} demo updates; DSO {}; rare party {}",
+        template.len(),
+        copier.dso,
+        copier.rare
+    );
+
+    // Sync CPU work: 20 pages of copies into a fresh index per iteration.
+    let pages: Vec<Vec<String>> = template
+        .chunks(PAGE)
+        .take(20)
+        .map(|t| t.iter().map(|s| copier.copy(s, 1)).collect())
+        .collect();
+    let updates: usize = pages.iter().map(Vec::len).sum();
+    let mut group = c.benchmark_group("index_sync_cpu");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(updates as u64));
+    group.bench_function("decode+digest+summary+keys+zstd+write, one thread", |b| {
+        b.iter_batched(
+            || tempfile::tempdir().expect("temp dir"),
+            |dir| {
+                let (mut index, chunk) = new_index(&dir.path().join("i.sqlite"), &copier);
+                let mut start = None;
+                for texts in &pages {
+                    let page = page_of(texts, start.take(), true);
+                    start = Some(page.cursor.clone());
+                    index.write_page(chunk, &page).expect("written");
+                }
+                dir
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.bench_function("the same, pages made on a second thread", |b| {
+        b.iter_batched(
+            || tempfile::tempdir().expect("temp dir"),
+            |dir| {
+                let (mut index, chunk) = new_index(&dir.path().join("i.sqlite"), &copier);
+                let (tx, rx) = mpsc::sync_channel::<PageWrite>(2);
+                std::thread::scope(|s| {
+                    s.spawn(|| {
+                        let mut start = None;
+                        for texts in &pages {
+                            let page = page_of(texts, start.take(), true);
+                            start = Some(page.cursor.clone());
+                            if tx.send(page).is_err() {
+                                break;
+                            }
+                        }
+                        drop(tx);
+                    });
+                    for page in rx {
+                        index.write_page(chunk, &page).expect("written");
+                    }
+                });
+                dir
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+
+    let n: usize = std::env::var("INDEX_BENCH_UPDATES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    let path = cached(&template, &copier, n, true);
+    // Size: rows and keys from an index without bodies (a tenth as large), bodies the rest.
+    let small = (n / 10).max(template.len());
+    let lean = cached(&template, &copier, small, false);
+    let with_bodies = cached(&template, &copier, small, true);
+    let keys_per = file_size(&lean) as f64 / small as f64;
+    let bodies_per = (file_size(&with_bodies) as f64 - file_size(&lean) as f64) / small as f64;
+    eprintln!(
+        "index bench: {n} updates, {:.1} MiB on disk ({:.0} bytes/update); rows and keys {keys_per:.0} bytes/update, zstd bodies {bodies_per:.0} bytes/update (from {small}-update indexes)",
+        file_size(&path) as f64 / 1_048_576.0,
+        file_size(&path) as f64 / n as f64,
+    );
+
+    let mut index = store::open_reader(&Location::Sqlite(path.clone())).expect("reader");
+    let copies = (n / template.len()).max(1) as u64;
+    let rare = copier
+        .map(&copier.rare, 1)
+        .unwrap_or_else(|| copier.rare.clone());
+    let contract = copier
+        .map(&copier.contract, copies / 2)
+        .unwrap_or_else(|| copier.contract.clone());
+    let prefix = contract.get(..12).unwrap_or(&contract).to_owned();
+    let queries: [(&str, Vec<String>); 4] = [
+        ("a rare party", vec![format!("party:{rare}")]),
+        ("the DSO party", vec![format!("party:{}", copier.dso)]),
+        (
+            "two terms",
+            vec![
+                format!("party:{}", copier.dso),
+                "choice:AmuletRules_Transfer".to_owned(),
+            ],
+        ),
+        ("a contract-id prefix", vec![format!("contract:{prefix}")]),
+    ];
+    let parsed: Vec<(&str, Query)> = queries
+        .iter()
+        .map(|(name, words)| (*name, Query::parse(words).expect("a query")))
+        .collect();
+
+    // Cold cache: once per query, after dropping the page cache (a fresh reader each time).
+    for (name, query) in &parsed {
+        if drop_caches() {
+            let mut cold = store::open_reader(&Location::Sqlite(path.clone())).expect("reader");
+            let t = Instant::now();
+            let rows = cold.search(query, None, None, 100).expect("search");
+            let first = t.elapsed();
+            let t = Instant::now();
+            let count = cold.count(query, None, None).expect("count");
+            eprintln!(
+                "index bench: cold cache, {name}: first page ({} rows) {:.1} ms; count {count} in {:.1} ms",
+                rows.len(),
+                first.as_secs_f64() * 1e3,
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        } else {
+            eprintln!("index bench: cold cache skipped (dropping the page cache needs root)");
+            break;
+        }
+    }
+
+    let mut group = c.benchmark_group(format!("index_search_{n}"));
+    group.measurement_time(Duration::from_secs(5));
+    for (name, query) in &parsed {
+        let hits = index.count(query, None, None).expect("count");
+        assert!(hits > 0, "{name} matches something");
+        group.bench_function(format!("{name}: first page of 100"), |b| {
+            b.iter(|| {
+                index
+                    .search(black_box(query), None, None, 100)
+                    .expect("search")
+            });
+        });
+        group.bench_function(format!("{name}: count ({hits})"), |b| {
+            b.iter(|| index.count(black_box(query), None, None).expect("count"));
+        });
+    }
+    let some_id = index
+        .search(&parsed[1].1, None, None, 1)
+        .expect("search")
+        .first()
+        .map(|r| r.update_id.clone())
+        .expect("an update");
+    group.bench_function("open an update (its body)", |b| {
+        b.iter(|| index.body(black_box(&some_id)).expect("body"));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, index_benches);
+criterion_main!(benches);
