@@ -486,11 +486,8 @@ async fn sync(
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(BEAT_EVERY).await;
-                let h = Heartbeat {
-                    beat_at: now_micros(),
-                    ..heartbeat.clone()
-                };
-                let _ = store.call(move |s| s.beat(&h)).await;
+                let pid = heartbeat.pid;
+                let _ = store.call(move |s| s.refresh_beat(pid, now_micros())).await;
             }
         })
     };

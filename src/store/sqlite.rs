@@ -701,6 +701,16 @@ impl IndexStore for SqliteIndex {
             .map_err(|e| self.engine(&e))
     }
 
+    fn refresh_beat(&mut self, pid: i64, beat_at: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE sync_heartbeat SET beat_at = ?2 WHERE id = 1 AND pid = ?1",
+                params![pid, beat_at],
+            )
+            .map(|_| ())
+            .map_err(|e| self.engine(&e))
+    }
+
     fn end_sync(
         &mut self,
         started_at: i64,
@@ -1038,6 +1048,38 @@ mod tests {
             scans: vec!["sv1".to_owned()],
             bodies: true,
         }
+    }
+
+    #[test]
+    fn gaps_are_the_ranges_between_chunks_no_chunk_covers() {
+        let at = |m: i64, s: i64| Position {
+            migration_id: m,
+            record_time: format_time_micros(1_800_000_000_000_000 + s * 1_000_000),
+        };
+        let chunk = |id: i64, start: Option<Position>, cursor: Option<Position>| Chunk {
+            id,
+            start,
+            end_before: None,
+            cursor,
+            page_start: None,
+            state: "done".to_owned(),
+            verify: 2,
+            scans: Vec::new(),
+            updates: 1,
+        };
+        let chunks = [
+            chunk(1, None, Some(at(1, 10))),
+            chunk(2, Some(at(1, 5)), Some(at(1, 12))),
+            chunk(3, Some(at(1, 20)), Some(at(2, 3))),
+            chunk(4, Some(at(2, 9)), None),
+        ];
+        assert_eq!(
+            gaps(&chunks),
+            vec![Gap {
+                after: at(1, 12),
+                before: at(1, 20)
+            }]
+        );
     }
 
     #[test]
