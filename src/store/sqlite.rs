@@ -774,7 +774,7 @@ impl IndexStore for SqliteIndex {
             let mut stmt = tx
                 .prepare(
                     "SELECT update_id, migration_id, record_time, found_at, resolved, detail
-                     FROM divergences ORDER BY id",
+                     FROM divergences ORDER BY migration_id, record_time, id",
                 )
                 .map_err(e)?;
             stmt.query_map([], |r| {
@@ -987,18 +987,29 @@ impl IndexStore for SqliteIndex {
     }
 }
 
-/// Ranges no chunk covers between the first chunk's start and the last chunk's cursor: a chunk
-/// covers (start, cursor].
+/// Ranges no chunk covers between the first chunk's start and the last chunk's reach: a chunk
+/// covers (start, cursor], and a finished chunk with an end up to that end (in its cursor's
+/// migration).
 fn gaps(chunks: &[Chunk]) -> Vec<Gap> {
-    let mut covered: Vec<(Option<&Position>, &Position)> = chunks
+    let mut covered: Vec<(Option<&Position>, Position)> = chunks
         .iter()
-        .filter_map(|c| c.cursor.as_ref().map(|cursor| (c.start.as_ref(), cursor)))
+        .filter_map(|c| {
+            let cursor = c.cursor.as_ref()?;
+            let reach = match c.end_before {
+                Some(end) if c.state == "done" => Position {
+                    migration_id: cursor.migration_id,
+                    record_time: format_time_micros(end - 1),
+                },
+                _ => cursor.clone(),
+            };
+            Some((c.start.as_ref(), reach))
+        })
         .collect();
     covered.sort_by_key(|(start, _)| start.map(order));
     let mut out = Vec::new();
-    let mut reach: Option<&Position> = None;
+    let mut reach: Option<Position> = None;
     for (start, end) in covered {
-        if let (Some(r), Some(s)) = (reach, start)
+        if let (Some(r), Some(s)) = (&reach, start)
             && order(s) > order(r)
         {
             out.push(Gap {
@@ -1006,7 +1017,7 @@ fn gaps(chunks: &[Chunk]) -> Vec<Gap> {
                 before: s.clone(),
             });
         }
-        if reach.is_none_or(|r| order(end) > order(r)) {
+        if reach.as_ref().is_none_or(|r| order(&end) > order(r)) {
             reach = Some(end);
         }
     }
@@ -1067,6 +1078,20 @@ mod tests {
             scans: Vec::new(),
             updates: 1,
         };
+        // A finished chunk that ends where the next starts leaves no gap.
+        let mut ended = chunk(5, Some(at(3, 0)), Some(at(3, 4)));
+        ended.end_before = Some(1_800_000_000_000_000 + 10 * 1_000_000);
+        // The next chunk starts after one microsecond before the end (its first update may
+        // be at the end time itself).
+        let just_before = Position {
+            migration_id: 3,
+            record_time: format_time_micros(1_800_000_000_000_000 + 10 * 1_000_000 - 1),
+        };
+        let next = chunk(6, Some(just_before), Some(at(3, 12)));
+        let mut unfinished = ended.clone();
+        unfinished.state = "open".to_owned();
+        assert_eq!(gaps(&[ended, next.clone()]), Vec::new());
+        assert_eq!(gaps(&[unfinished, next]).len(), 1);
         let chunks = [
             chunk(1, None, Some(at(1, 10))),
             chunk(2, Some(at(1, 5)), Some(at(1, 12))),
