@@ -108,6 +108,20 @@ impl SqliteIndex {
                 detail: format!("cannot create {}: {e}", dir.display()),
             })?;
         }
+        if write && !path.exists() {
+            // Readable by its owner only, as the data kept between runs is (SQLite gives its
+            // WAL and shared-memory files the same mode).
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path)
+                .map_err(|e| StoreError::Engine {
+                    path: shown.clone(),
+                    detail: format!("cannot create it: {e}"),
+                })?;
+        }
         let flags = if write {
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE
         } else {
@@ -1113,6 +1127,11 @@ mod tests {
         let path = dir.join("i.sqlite");
         let _ = std::fs::remove_dir_all(&dir);
         let mut index = SqliteIndex::open(&path, true).expect("open");
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).expect("file").permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "owner only");
+        }
         let chunk = index.start_chunk(None, None, 2, 0).expect("chunk");
         let w = index
             .write_page(
