@@ -462,6 +462,10 @@ pub enum IndexCommand {
         /// Timeout of each request.
         #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout)]
         timeout: Duration,
+        /// A --from TIME range of an hour or more is split into this many time chunks, walked
+        /// side by side (each scan still within its request budget).
+        #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+        chunks: u16,
     },
     /// Remove every update recorded before TIME (and its keys) from the index; takes the
     /// writer lock, so not while a sync runs.

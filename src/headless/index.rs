@@ -14,11 +14,14 @@
 //!
 //! The store is only reached through [`IndexStore`] calls run on a blocking thread.
 
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use futures_util::future::join_all;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
@@ -191,6 +194,7 @@ pub async fn run_with(
             page_size,
             request_rate,
             timeout,
+            chunks,
         } => {
             let plan = SyncPlan {
                 from: from.clone(),
@@ -204,6 +208,7 @@ pub async fn run_with(
                     None => ProgressMode::Quiet,
                 },
                 page_size: i32::from(*page_size),
+                chunks: usize::from(*chunks),
                 rate: request_rate.unwrap_or(settings.network.request_rate),
                 timeout: *timeout,
             };
@@ -369,6 +374,8 @@ struct SyncPlan {
     page_size: i32,
     rate: f64,
     timeout: Duration,
+    /// Time chunks a `--from TIME` range is walked in, side by side.
+    chunks: usize,
 }
 
 /// Why a sync stopped before its end.
@@ -406,12 +413,18 @@ struct Syncer<'a> {
     plan: &'a SyncPlan,
     needed: usize,
     threshold: usize,
-    rotation: usize,
-    counters: Counters,
+    /// Where the verifiers of the next page start.
+    rotation: Cell<usize>,
+    counters: RefCell<Counters>,
     started: Instant,
-    /// Record time the sync started from (µs), for the share of the range.
-    first_time: Option<i64>,
-    err: &'a mut dyn Write,
+    /// Per chunk walked: the record times (µs) it started at and has reached, for the share
+    /// of the range done.
+    reach: RefCell<BTreeMap<i64, (i64, i64)>>,
+    /// The end of the range (µs), for the share.
+    end: Cell<Option<i64>>,
+    /// Chunks walk concurrently on this one task: every borrow of these cells is short and
+    /// never held across an `.await`.
+    err: RefCell<&'a mut dyn Write>,
     cancel: &'a Cancel,
 }
 
@@ -486,11 +499,8 @@ async fn sync(
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(BEAT_EVERY).await;
-                let h = Heartbeat {
-                    beat_at: now_micros(),
-                    ..heartbeat.clone()
-                };
-                let _ = store.call(move |s| s.beat(&h)).await;
+                let pid = heartbeat.pid;
+                let _ = store.call(move |s| s.refresh_beat(pid, now_micros())).await;
             }
         })
     };
@@ -642,23 +652,26 @@ async fn sync_inner(
             ),
         )));
     }
-    let mut syncer = Syncer {
+    let syncer = Syncer {
         net,
         primary,
         store,
         plan,
         needed,
         threshold: quorum(counted).max(needed),
-        rotation: 0,
-        counters: Counters::default(),
+        rotation: Cell::new(0),
+        counters: RefCell::new(Counters::default()),
         started: Instant::now(),
-        first_time: None,
-        err,
+        reach: RefCell::new(BTreeMap::new()),
+        end: Cell::new(plan.until),
+        err: RefCell::new(err),
         cancel,
     };
-    match syncer.run().await {
-        Ok(()) => Ok(syncer.counters),
-        Err(halt) => Err((halt, syncer.counters)),
+    let result = syncer.run().await;
+    let counters = syncer.counters.into_inner();
+    match result {
+        Ok(()) => Ok(counters),
+        Err(halt) => Err((halt, counters)),
     }
 }
 
@@ -691,12 +704,11 @@ struct PageOf {
 }
 
 impl Syncer<'_> {
-    async fn run(&mut self) -> Result<(), Halt> {
+    async fn run(&self) -> Result<(), Halt> {
         let chunks = self.store.call(|s| s.chunks()).await?;
-        // First the chunks an earlier sync left unfinished.
-        for chunk in chunks.iter().filter(|c| c.state == "open") {
-            self.walk_chunk(chunk.clone()).await?;
-        }
+        // First the chunks an earlier sync left unfinished, side by side.
+        let open: Vec<Chunk> = chunks.into_iter().filter(|c| c.state == "open").collect();
+        self.walk_chunks(open).await?;
         // Then the range asked for.
         let start: Option<Position> = match self.plan.from.as_deref() {
             Some("begin") => None,
@@ -704,13 +716,7 @@ impl Syncer<'_> {
                 let micros = parse_time_micros(time).ok_or_else(|| {
                     Halt::Failed(EXIT_USAGE, format!("--from is not a time: {time}"))
                 })?;
-                // The migration whose first update is the newest at or before the time.
-                let at = crate::network::sweep::start_at(&self.net, self.primary, micros)
-                    .await
-                    .map_err(|e| {
-                        Halt::Failed(EXIT_SERVER, format!("cannot find where --from is: {e}"))
-                    })?;
-                Some(to_position(&cursor_at(at.migration_id, micros)))
+                return self.walk_range(micros).await;
             }
             None => {
                 let chunks = self.store.call(|s| s.chunks()).await?;
@@ -740,6 +746,52 @@ impl Syncer<'_> {
             .call(move |s| s.start_chunk(start, end_before, verify, now_micros()))
             .await?;
         self.walk_chunk(chunk).await
+    }
+
+    /// Walks the range from `from` (µs) to `--until` (or the head) in `--chunks` time chunks
+    /// side by side, each from the cursor at its start time.
+    async fn walk_range(&self, from: i64) -> Result<(), Halt> {
+        let end = self.plan.until.unwrap_or_else(now_micros);
+        self.end.set(Some(end));
+        let parts = i64::try_from(self.plan.chunks.max(1)).unwrap_or(1);
+        // Ranges shorter than an hour are one chunk.
+        let parts = if end - from < 3_600_000_000 { 1 } else { parts };
+        let step = (end - from) / parts;
+        let verify = self.needed as i64;
+        let mut chunks = Vec::new();
+        for i in 0..parts {
+            let start_time = from + i * step;
+            // The migration whose first update is the newest at or before the start time.
+            let at = crate::network::sweep::start_at(&self.net, self.primary, start_time)
+                .await
+                .map_err(|e| {
+                    Halt::Failed(EXIT_SERVER, format!("cannot find where --from is: {e}"))
+                })?;
+            let start = Some(to_position(&cursor_at(at.migration_id, start_time)));
+            let end_before = if i + 1 < parts {
+                Some(from + (i + 1) * step)
+            } else {
+                self.plan.until.map(|u| u.saturating_add(1))
+            };
+            let chunk = self
+                .store
+                .call(move |s| s.start_chunk(start, end_before, verify, now_micros()))
+                .await?;
+            chunks.push(chunk);
+        }
+        self.walk_chunks(chunks).await
+    }
+
+    /// Walks `chunks` side by side, each to its end or to what stops it (a divergence stops
+    /// only its own chunk: the others go on, so everything the scans agree on before it is
+    /// kept); the sync then ends with the earliest chunk's stop. What each committed stays, and
+    /// an unfinished chunk is resumed by the next sync.
+    async fn walk_chunks(&self, chunks: Vec<Chunk>) -> Result<(), Halt> {
+        join_all(chunks.into_iter().map(|c| self.walk_chunk(c)))
+            .await
+            .into_iter()
+            .collect::<Result<Vec<()>, Halt>>()
+            .map(|_| ())
     }
 
     /// The primary scan's answer, or why the sync cannot go on.
@@ -780,7 +832,7 @@ impl Syncer<'_> {
         page_of(scan, page)
     }
 
-    async fn walk_chunk(&mut self, chunk: Chunk) -> Result<(), Halt> {
+    async fn walk_chunk(&self, chunk: Chunk) -> Result<(), Halt> {
         // Resume by re-reading the last committed page; a new chunk starts at its start.
         let from_time = if chunk.page_start.is_none() {
             chunk
@@ -876,17 +928,17 @@ impl Syncer<'_> {
     /// page whose items are kept, how many of its first items are confirmed, the scans that
     /// confirmed them and the odd (position, scan) pairs.
     async fn verify_page(
-        &mut self,
+        &self,
         primary: PageOf,
         call: &Call<UpdatesPage>,
         limit: usize,
     ) -> Verified {
         let n = self.net.len();
         let others: Vec<usize> = (0..n)
-            .map(|i| (i + self.rotation) % n)
+            .map(|i| (i + self.rotation.get()) % n)
             .filter(|i| *i != self.primary)
             .collect();
-        self.rotation += 1;
+        self.rotation.set(self.rotation.get() + 1);
         let mut pending = others.into_iter();
         let mut pages: Vec<PageOf> = vec![primary];
         let mut failures: Vec<String> = Vec::new();
@@ -950,7 +1002,7 @@ impl Syncer<'_> {
             }
             if let Some(body) = pages.iter().find(|p| p.scan == body_scan) {
                 let have = body.page.transactions.len().min(limit);
-                self.counters.unconfirmed = (have - judged.confirmed) as u64;
+                self.counters.borrow_mut().unconfirmed = (have - judged.confirmed) as u64;
             }
             let index = pages.iter().position(|p| p.scan == body_scan).unwrap_or(0);
             return Verified {
@@ -1070,7 +1122,7 @@ impl Syncer<'_> {
     /// Writes the confirmed items `keep` of `page` as one transaction with the chunk's cursor.
     #[allow(clippy::too_many_arguments)]
     async fn write(
-        &mut self,
+        &self,
         chunk: &Chunk,
         page: &UpdatesPage,
         digests: &[Digest],
@@ -1097,12 +1149,16 @@ impl Syncer<'_> {
                     .map_err(|e| Halt::Failed(EXIT_DECODE, e))?,
             );
         }
-        if let Some(first) = rows.first()
-            && self.first_time.is_none()
-        {
-            self.first_time = Some(first.record_time);
+        if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
+            let start = chunk
+                .start
+                .as_ref()
+                .and_then(|p| parse_time_micros(&p.record_time))
+                .unwrap_or(first.record_time);
+            let mut reach = self.reach.borrow_mut();
+            let entry = reach.entry(chunk.id).or_insert((start, start));
+            entry.1 = last.record_time;
         }
-        let last_time = rows.last().map(|r| r.record_time);
         let mut scans: Vec<String> = confirmers.iter().map(|s| describe(&self.net, *s)).collect();
         if self.needed == 1 {
             scans = vec![describe(&self.net, self.primary)];
@@ -1116,19 +1172,22 @@ impl Syncer<'_> {
         };
         let id = chunk.id;
         let written = self.store.call(move |s| s.write_page(id, &write)).await?;
-        self.counters.pages += 1;
-        self.counters.inserted += written.inserted;
-        self.counters.known += written.known;
+        {
+            let mut counters = self.counters.borrow_mut();
+            counters.pages += 1;
+            counters.inserted += written.inserted;
+            counters.known += written.known;
+        }
         // Odd scans: a quorum kept another version than theirs.
         for (position, scan) in odd.iter().filter(|(p, _)| keep.contains(p)) {
             let Some(item) = page.transactions.get(*position) else {
                 continue;
             };
-            self.counters.odd += 1;
+            self.counters.borrow_mut().odd += 1;
             let name = describe(&self.net, *scan);
             let update_id = item.update_id().unwrap_or_default().to_owned();
             say(
-                self.err,
+                &mut **self.err.borrow_mut(),
                 &format!(
                     "warning: {name} has another version of update {update_id}; {} scans agree on the one kept",
                     scans.len()
@@ -1151,61 +1210,66 @@ impl Syncer<'_> {
             let id = item.update_id().unwrap_or_default().to_owned();
             self.store.call(move |s| s.resolve_divergence(&id)).await?;
         }
-        self.progress(last_time);
+        self.progress();
         Ok(())
     }
 
-    fn progress(&mut self, last_time: Option<i64>) {
+    fn progress(&self) {
         if self.plan.progress == ProgressMode::Quiet {
             return;
         }
+        let counters = self.counters.borrow();
         let elapsed = self.started.elapsed().as_secs_f64().max(1e-6);
-        let rate = (self.counters.inserted + self.counters.known) as f64 / elapsed;
-        let end = self.plan.until.unwrap_or_else(now_micros);
-        let share = match (self.first_time, last_time) {
-            (Some(first), Some(last)) if end > first => {
-                ((last - first) as f64 / (end - first) as f64).clamp(0.0, 1.0)
+        let updates = counters.inserted + counters.known;
+        let rate = updates as f64 / elapsed;
+        let reach = self.reach.borrow();
+        let first = reach.values().map(|r| r.0).min();
+        let last = reach.values().map(|r| r.1).max();
+        let end = self.end.get().unwrap_or_else(now_micros);
+        let share = match first {
+            Some(first) if end > first => {
+                let done: i64 = reach.values().map(|r| r.1 - r.0).sum();
+                (done as f64 / (end - first) as f64).clamp(0.0, 1.0)
             }
             _ => 0.0,
         };
-        let eta = if share > 0.0 {
-            Some(elapsed * (1.0 - share) / share)
-        } else {
-            None
-        };
-        let at = last_time.map(format_time_micros).unwrap_or_default();
+        let eta = (share > 0.0).then(|| elapsed * (1.0 - share) / share);
+        let at = last.map(format_time_micros).unwrap_or_default();
+        let mut err = self.err.borrow_mut();
         match self.plan.progress {
             ProgressMode::Json => {
                 let line = json!({
-                    "pages": self.counters.pages,
-                    "updates": self.counters.inserted + self.counters.known,
-                    "written": self.counters.inserted,
+                    "pages": counters.pages,
+                    "updates": updates,
+                    "written": counters.inserted,
                     "updates_per_s": (rate * 10.0).round() / 10.0,
                     "share": (share * 1000.0).round() / 1000.0,
                     "eta_s": eta.map(f64::round),
                     "record_time": at,
+                    "chunks": reach.len(),
                     "scans": self.net.len(),
                     "verify": self.needed,
                 });
-                let _ = writeln!(self.err, "{}", json_text::escape_unsafe(&line.to_string()));
+                let _ = writeln!(err, "{}", json_text::escape_unsafe(&line.to_string()));
             }
             ProgressMode::Line => {
                 let _ = write!(
-                    self.err,
-                    "\r{:5.1} % · {} pages · {} updates · {:.0} updates/s · ETA {} · at {} · {} scans, verify {}   ",
+                    err,
+                    "\r{:5.1} % · {} pages · {} updates · {:.0} updates/s · ETA {} · at {} · {} chunks · {} scans, verify {}   ",
                     share * 100.0,
-                    self.counters.pages,
-                    self.counters.inserted + self.counters.known,
+                    counters.pages,
+                    updates,
                     rate,
                     eta.map_or_else(|| "?".to_owned(), |e| format!("{e:.0} s")),
                     crate::api::sanitize_line(&at, 40),
+                    reach.len(),
                     self.net.len(),
                     self.needed
                 );
             }
             ProgressMode::Quiet => {}
         }
-        let _ = self.err.flush();
+        let _ = err.flush();
     }
 }
 

@@ -5,6 +5,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{FlockOperation, flock};
@@ -44,6 +45,7 @@ impl WriterLock {
             .write(true)
             .create(true)
             .truncate(false)
+            .mode(0o600)
             .open(&path)
             .map_err(|e| engine(format!("cannot open the lock file: {e}")))?;
         if flock(&file, FlockOperation::NonBlockingLockExclusive).is_err() {

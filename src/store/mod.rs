@@ -262,8 +262,11 @@ pub trait IndexStore: Send {
     fn record_divergence(&mut self, divergence: &DivergenceRecord) -> Result<(), StoreError>;
     /// Marks the unresolved divergence of `update_id` resolved (the scans agree now).
     fn resolve_divergence(&mut self, update_id: &str) -> Result<(), StoreError>;
-    /// Writes the heartbeat of the running sync.
+    /// Writes the heartbeat of a sync that starts.
     fn beat(&mut self, heartbeat: &Heartbeat) -> Result<(), StoreError>;
+    /// Moves the heartbeat of the running sync `pid` on (nothing once [`IndexStore::end_sync`]
+    /// removed it, so a late beat never brings back a sync that ended).
+    fn refresh_beat(&mut self, pid: i64, beat_at: i64) -> Result<(), StoreError>;
     /// Removes the heartbeat and records how the sync ended.
     fn end_sync(&mut self, started_at: i64, ended_at: i64, outcome: &str)
     -> Result<(), StoreError>;

@@ -108,6 +108,20 @@ impl SqliteIndex {
                 detail: format!("cannot create {}: {e}", dir.display()),
             })?;
         }
+        if write && !path.exists() {
+            // Readable by its owner only, as the data kept between runs is (SQLite gives its
+            // WAL and shared-memory files the same mode).
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path)
+                .map_err(|e| StoreError::Engine {
+                    path: shown.clone(),
+                    detail: format!("cannot create it: {e}"),
+                })?;
+        }
         let flags = if write {
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE
         } else {
@@ -699,6 +713,16 @@ impl IndexStore for SqliteIndex {
             .map_err(|e| self.engine(&e))
     }
 
+    fn refresh_beat(&mut self, pid: i64, beat_at: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE sync_heartbeat SET beat_at = ?2 WHERE id = 1 AND pid = ?1",
+                params![pid, beat_at],
+            )
+            .map(|_| ())
+            .map_err(|e| self.engine(&e))
+    }
+
     fn end_sync(
         &mut self,
         started_at: i64,
@@ -762,7 +786,7 @@ impl IndexStore for SqliteIndex {
             let mut stmt = tx
                 .prepare(
                     "SELECT update_id, migration_id, record_time, found_at, resolved, detail
-                     FROM divergences ORDER BY id",
+                     FROM divergences ORDER BY migration_id, record_time, id",
                 )
                 .map_err(e)?;
             stmt.query_map([], |r| {
@@ -975,18 +999,29 @@ impl IndexStore for SqliteIndex {
     }
 }
 
-/// Ranges no chunk covers between the first chunk's start and the last chunk's cursor: a chunk
-/// covers (start, cursor].
+/// Ranges no chunk covers between the first chunk's start and the last chunk's reach: a chunk
+/// covers (start, cursor], and a finished chunk with an end up to that end (in its cursor's
+/// migration).
 fn gaps(chunks: &[Chunk]) -> Vec<Gap> {
-    let mut covered: Vec<(Option<&Position>, &Position)> = chunks
+    let mut covered: Vec<(Option<&Position>, Position)> = chunks
         .iter()
-        .filter_map(|c| c.cursor.as_ref().map(|cursor| (c.start.as_ref(), cursor)))
+        .filter_map(|c| {
+            let cursor = c.cursor.as_ref()?;
+            let reach = match c.end_before {
+                Some(end) if c.state == "done" => Position {
+                    migration_id: cursor.migration_id,
+                    record_time: format_time_micros(end - 1),
+                },
+                _ => cursor.clone(),
+            };
+            Some((c.start.as_ref(), reach))
+        })
         .collect();
     covered.sort_by_key(|(start, _)| start.map(order));
     let mut out = Vec::new();
-    let mut reach: Option<&Position> = None;
+    let mut reach: Option<Position> = None;
     for (start, end) in covered {
-        if let (Some(r), Some(s)) = (reach, start)
+        if let (Some(r), Some(s)) = (&reach, start)
             && order(s) > order(r)
         {
             out.push(Gap {
@@ -994,7 +1029,7 @@ fn gaps(chunks: &[Chunk]) -> Vec<Gap> {
                 before: s.clone(),
             });
         }
-        if reach.is_none_or(|r| order(end) > order(r)) {
+        if reach.as_ref().is_none_or(|r| order(&end) > order(r)) {
             reach = Some(end);
         }
     }
@@ -1039,11 +1074,62 @@ mod tests {
     }
 
     #[test]
+    fn gaps_are_the_ranges_between_chunks_no_chunk_covers() {
+        let at = |m: i64, s: i64| Position {
+            migration_id: m,
+            record_time: format_time_micros(1_800_000_000_000_000 + s * 1_000_000),
+        };
+        let chunk = |id: i64, start: Option<Position>, cursor: Option<Position>| Chunk {
+            id,
+            start,
+            end_before: None,
+            cursor,
+            page_start: None,
+            state: "done".to_owned(),
+            verify: 2,
+            scans: Vec::new(),
+            updates: 1,
+        };
+        // A finished chunk that ends where the next starts leaves no gap.
+        let mut ended = chunk(5, Some(at(3, 0)), Some(at(3, 4)));
+        ended.end_before = Some(1_800_000_000_000_000 + 10 * 1_000_000);
+        // The next chunk starts after one microsecond before the end (its first update may
+        // be at the end time itself).
+        let just_before = Position {
+            migration_id: 3,
+            record_time: format_time_micros(1_800_000_000_000_000 + 10 * 1_000_000 - 1),
+        };
+        let next = chunk(6, Some(just_before), Some(at(3, 12)));
+        let mut unfinished = ended.clone();
+        unfinished.state = "open".to_owned();
+        assert_eq!(gaps(&[ended, next.clone()]), Vec::new());
+        assert_eq!(gaps(&[unfinished, next]).len(), 1);
+        let chunks = [
+            chunk(1, None, Some(at(1, 10))),
+            chunk(2, Some(at(1, 5)), Some(at(1, 12))),
+            chunk(3, Some(at(1, 20)), Some(at(2, 3))),
+            chunk(4, Some(at(2, 9)), None),
+        ];
+        assert_eq!(
+            gaps(&chunks),
+            vec![Gap {
+                after: at(1, 12),
+                before: at(1, 20)
+            }]
+        );
+    }
+
+    #[test]
     fn pages_search_bodies_and_a_rewritten_update() {
         let dir = std::env::temp_dir().join(format!("cantonscope-sqlite-{}", std::process::id()));
         let path = dir.join("i.sqlite");
         let _ = std::fs::remove_dir_all(&dir);
         let mut index = SqliteIndex::open(&path, true).expect("open");
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).expect("file").permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "owner only");
+        }
         let chunk = index.start_chunk(None, None, 2, 0).expect("chunk");
         let w = index
             .write_page(
