@@ -174,17 +174,20 @@ impl SqliteIndex {
                 .conn
                 .pragma_update(None, "synchronous", "FULL")
                 .map_err(|e| index.engine(&e))?;
-            index
+            // The schema and its versions in one transaction: a process killed while creating
+            // the index leaves no tables or all of them, never a part that a reader would take
+            // for an index.
+            let tx = index
                 .conn
-                .execute_batch(SCHEMA)
-                .map_err(|e| corrupt(path, &e))?;
-            index
-                .conn
-                .execute(
-                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2)",
-                    params![SCHEMA_VERSION.to_string(), SUMMARY_VERSION.to_string()],
-                )
+                .unchecked_transaction()
                 .map_err(|e| index.engine(&e))?;
+            tx.execute_batch(SCHEMA).map_err(|e| corrupt(path, &e))?;
+            tx.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2)",
+                params![SCHEMA_VERSION.to_string(), SUMMARY_VERSION.to_string()],
+            )
+            .map_err(|e| index.engine(&e))?;
+            tx.commit().map_err(|e| index.engine(&e))?;
         }
         Ok(index)
     }
