@@ -59,6 +59,16 @@ fn field_text(value: &Value, key: &str) -> String {
 /// config`, `grant featured app right to …`. SV parties read as names where the DSO lists them;
 /// an action this client does not know reads as its tag (`SRARC_New (not known here)`).
 pub fn action_words(action: &GovAction, svs: &[DsoSv]) -> String {
+    words(action, svs, true)
+}
+
+/// [`action_words`] of a closed request: a weight change reads `to N`, since the weight in
+/// force now is not the one it changed (it may be the very weight it set).
+pub fn past_action_words(action: &GovAction, svs: &[DsoSv]) -> String {
+    words(action, svs, false)
+}
+
+fn words(action: &GovAction, svs: &[DsoSv], open: bool) -> String {
     let v = &action.value;
     let party = |key: &str| sv_label(&field_text(v, key), svs);
     match action.name.as_str() {
@@ -67,7 +77,7 @@ pub fn action_words(action: &GovAction, svs: &[DsoSv]) -> String {
             let new = field_text(v, "newRewardWeight");
             let old = svs
                 .iter()
-                .find(|sv| sv.party == sv_party)
+                .find(|sv| open && sv.party == sv_party)
                 .and_then(|sv| sv.reward_weight);
             match old {
                 Some(old) => format!(
@@ -451,7 +461,7 @@ impl ClosedRequest {
             key: r.key().to_owned(),
             outcome: Outcome::of(&result.outcome),
             action_name: r.action.name.clone(),
-            action: action_words(&r.action, svs),
+            action: past_action_words(&r.action, svs),
             requester: r.requester.clone(),
             reason_url: r.reason.url.clone(),
             reason: r.reason.body.clone(),

@@ -50,6 +50,11 @@ fn actions_in_words() {
         action_words(&r.action, &svs()),
         "update reward weight of Delta 8000 → 9000"
     );
+    // Closed, the weight in force now is not the one it changed.
+    assert_eq!(
+        past_action_words(&r.action, &svs()),
+        "update reward weight of Delta to 9000"
+    );
     let words = |raw: Value| action_words(&GovAction::decode(&raw), &svs());
     assert_eq!(
         words(
