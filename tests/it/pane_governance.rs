@@ -3,13 +3,13 @@
 //! on `accepted`), Enter / Esc between Open and Detail, and polling at `governance_interval`
 //! (not at the refresh rate) with `r` reading at once.
 
-use cantonscope::model::governance::MyVote;
+use cantonscope::model::governance::{MyVote, price_stats};
 use cantonscope::msg::Command;
 use cantonscope::panes::PaneId;
 use cantonscope::panes::governance::{GovSection, NOT_LOADED_TEXT};
 use crossterm::event::KeyCode;
 
-use crate::common::{Harness, assert_snapshot, stable_hms};
+use crate::common::{Harness, assert_snapshot, count, stable_hms};
 
 /// The explorer on the demo with the Governance pane shown (by its key, `0`).
 fn shown() -> Harness {
@@ -130,4 +130,48 @@ fn requests_are_read_at_the_governance_interval_and_r_reads_now() {
     let every = h.app.sh.ctx.governance_every as f64 / 1e6;
     h.tick(every);
     assert_eq!(h.app.governance.read_at(), Some(h.now));
+}
+
+#[test]
+fn price_votes_show_each_svs_vote_the_median_spread_and_the_price_in_force() {
+    let mut h = shown();
+    assert!(
+        h.app.governance.price_votes().is_none(),
+        "read only when shown"
+    );
+    h.key(KeyCode::Char(']'));
+    h.key(KeyCode::Char(']'));
+    assert_eq!(h.app.governance.section(), GovSection::PriceVotes);
+    let votes = h
+        .app
+        .governance
+        .price_votes()
+        .expect("read on first show")
+        .clone();
+    assert!(!votes.votes.is_empty());
+    let stats = price_stats(&votes.votes);
+    let screen = h.screen(120, 40);
+    let median = stats.median.expect("a median");
+    assert!(screen.contains(&format!("Median    {median}")), "{screen}");
+    assert!(screen.contains("In force"), "{screen}");
+    assert!(!screen.contains("In force  unknown"), "{screen}");
+    assert!(screen.contains('★'), "{screen}");
+    assert_snapshot!("prices_120x40", stable_hms(&screen));
+    assert_snapshot!("prices_80x24", stable_hms(&h.screen(80, 24)));
+}
+
+#[test]
+fn price_votes_are_read_at_the_governance_interval_and_r_reads_them_now() {
+    let mut h = shown();
+    h.key(KeyCode::Char('['));
+    assert_eq!(h.app.governance.section(), GovSection::PriceVotes);
+    let before = count(&h, "amulet price votes");
+    assert_eq!(before, 1, "{:?}", h.requests);
+    h.tick(2.0);
+    assert_eq!(count(&h, "amulet price votes"), 1);
+    h.key(KeyCode::Char('r'));
+    assert_eq!(count(&h, "amulet price votes"), 2);
+    let every = h.app.sh.ctx.governance_every as f64 / 1e6;
+    h.tick(every);
+    assert_eq!(count(&h, "amulet price votes"), 3);
 }

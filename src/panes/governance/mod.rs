@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! ┌Governance · Open · 4 open · 1 needs my vote (Alpha-SV)────────────────────────┐
-//! │ Open  Detail                                                      [ ] section │
+//! │ Open │ Detail │ Price votes   [ ] section                                       │
 //! │Deadline   Action                          Requester  Votes           My vote  │
 //! │in 3h 12m  update reward weight of D …     Alpha-SV   4 of 5 · 2✓ 0✗ 3? needed │
 //! └───────────────────────────────────────────────────────────────────────────────┘
@@ -16,13 +16,17 @@
 //!   action (against its `baseConfig`, else the config in force), every SV's vote with its
 //!   reason and cast time, the tracking and contract ids, and whether the request's update is in
 //!   the loaded history (Enter opens it there). Esc goes back to Open.
+//! - **Price votes**: each SV's amulet price vote and when it was cast, the median, the spread
+//!   and the price in force (`/v0/amulet-price/votes`, read when the section is first shown).
 //!
 //! The requests are read when the pane is first shown, then every `governance_interval` (not at
 //! the history's refresh rate); `r` reads them now.
 
 mod detail;
+mod prices;
 
 pub use detail::{NOT_LOADED_TEXT, creation_update, detail_lines};
+pub use prices::{price_in_force, price_lines};
 
 use std::borrow::Cow;
 
@@ -32,15 +36,17 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::api::scan;
+use crate::api::scan::AmuletPriceVotes;
 use crate::config::keymap::KeyContext;
 use crate::feed::dashboard::GovernanceWatch;
 use crate::model::format::human_duration;
 use crate::model::governance::{MyVote, OpenRequest, Urgency};
 use crate::msg::tabs::{Tabs, tabs};
-use crate::msg::{Command, Fetched, Request};
+use crate::msg::{Command, Fetched, Request, Response};
 use crate::panes::{AppEvent, Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::explain::explain;
 use crate::ui::form::paragraph;
+use crate::ui::load::Load;
 use crate::ui::safe::safe_line;
 use crate::ui::sections::framed_sections;
 use crate::ui::table::{
@@ -53,6 +59,7 @@ tabs! {
     pub enum GovSection {
         Open => "Open",
         Detail => "Detail",
+        PriceVotes => "Price votes",
     }
 }
 
@@ -204,7 +211,12 @@ pub struct GovernancePane {
     table: DataTable<OpenCol>,
     /// The key (`trackingCid ?? contract id`) of the request shown in Detail.
     chosen: Option<String>,
-    /// The first line of Detail shown.
+    /// Each SV's amulet price vote, read when Price votes is first shown, then every
+    /// `governance_interval` while the pane is shown.
+    prices: Load<AmuletPriceVotes>,
+    /// When the price votes are due again (µs).
+    prices_due: i64,
+    /// The first line of Detail (or Price votes) shown.
     scroll: usize,
     area: Rect,
     last_second: i64,
@@ -220,6 +232,8 @@ impl GovernancePane {
             rows: Vec::new(),
             table: DataTable::new(OpenCol::columns()),
             chosen: None,
+            prices: Load::Idle,
+            prices_due: i64::MIN,
             scroll: 0,
             area: Rect::default(),
             last_second: i64::MIN,
@@ -267,6 +281,27 @@ impl GovernancePane {
         true
     }
 
+    /// Asks scan 0 for the amulet price votes when Price votes was shown and they are due (or
+    /// `now`), unless a read is in flight.
+    fn poll_prices(&mut self, sh: &mut Shared, out: &mut Out, now: bool) -> bool {
+        if sh.ctx.scan_urls.is_empty() || self.prices.is_loading() {
+            return false;
+        }
+        let wanted = self.section == GovSection::PriceVotes || !self.prices.is_idle();
+        if !wanted || !(now || sh.now >= self.prices_due) {
+            return false;
+        }
+        let id = out.fetch(sh, Request::api(scan::amulet_price_votes()));
+        self.prices.start(id);
+        self.prices_due = sh.now.saturating_add(sh.ctx.governance_every);
+        true
+    }
+
+    /// The amulet price votes, once read.
+    pub fn price_votes(&self) -> Option<&AmuletPriceVotes> {
+        self.prices.done()
+    }
+
     /// Rebuilds the rows from the last answer and the DSO; returns whether they changed.
     fn sync_rows(&mut self, sh: &Shared) -> bool {
         let rows = self
@@ -296,14 +331,22 @@ impl GovernancePane {
         usize::from(self.area.height.saturating_sub(3)).max(1)
     }
 
-    /// The first line of Detail that can be shown with the last line at the bottom.
+    /// The first line of Detail (or Price votes) that can be shown with the last line at the
+    /// bottom.
     fn detail_last_scroll(&self, sh: &Shared) -> usize {
-        let Some(r) = self.chosen() else {
-            return 0;
-        };
         let dso = sh.health.dso.info.as_deref();
-        let lines = detail::detail_lines(r, self.chosen_request(), dso, sh, &Theme::default());
-        lines.len().saturating_sub(self.detail_viewport())
+        let theme = Theme::default();
+        let len = match self.section {
+            GovSection::PriceVotes => self
+                .prices
+                .done()
+                .map_or(0, |v| prices::price_lines(v, dso, sh, &theme).len()),
+            _ => match self.chosen() {
+                Some(r) => detail::detail_lines(r, self.chosen_request(), dso, sh, &theme).len(),
+                None => 0,
+            },
+        };
+        len.saturating_sub(self.detail_viewport())
     }
 
     fn detail_command(&mut self, cmd: Command, sh: &Shared, out: &mut Out) -> bool {
@@ -431,6 +474,7 @@ impl Pane for GovernancePane {
 
     fn on_tick(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
         let mut changed = self.poll(sh, out, false);
+        changed |= self.shown && self.poll_prices(sh, out, false);
         changed |= self.sync_rows(sh);
         let second = sh.now.div_euclid(1_000_000);
         if self.shown && second != self.last_second {
@@ -444,8 +488,16 @@ impl Pane for GovernancePane {
         match cmd {
             Command::NextSection | Command::PrevSection => {
                 self.section = self.section.step(cmd == Command::NextSection);
+                self.scroll = 0;
                 if self.section == GovSection::Detail && self.chosen.is_none() {
                     self.chosen = self.selected().map(|r| r.key.clone());
+                }
+                self.poll_prices(sh, out, false);
+                true
+            }
+            Command::Refresh if self.section == GovSection::PriceVotes => {
+                if !self.poll_prices(sh, out, true) {
+                    out.info("the amulet price votes are being read");
                 }
                 true
             }
@@ -455,7 +507,10 @@ impl Pane for GovernancePane {
                 }
                 true
             }
-            _ if self.section == GovSection::Detail => self.detail_command(cmd, sh, out),
+            Command::Back if self.section == GovSection::PriceVotes => false,
+            Command::Select if self.section == GovSection::PriceVotes => false,
+            Command::Copy if self.section == GovSection::PriceVotes => false,
+            _ if self.section != GovSection::Open => self.detail_command(cmd, sh, out),
             Command::Select => self.open_detail(),
             Command::Copy => match self.selected() {
                 Some(r) => {
@@ -469,6 +524,19 @@ impl Pane for GovernancePane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, _out: &mut Out) {
+        if let Some(answer) = self.prices.accept(
+            reply,
+            "/v0/amulet-price/votes",
+            Response::answer::<AmuletPriceVotes>,
+        ) {
+            self.prices = match answer {
+                Ok(v) => Load::Done(v.clone()),
+                Err(f) => {
+                    Load::Failed(f.text(|e| explain(e, "this scan does not serve the price votes")))
+                }
+            };
+            return;
+        }
         if !self.watch.is_waiting_for(reply.id) {
             return;
         }
@@ -499,6 +567,7 @@ impl Pane for GovernancePane {
         match self.section {
             GovSection::Open => self.render_open(body, buf, cx),
             GovSection::Detail => self.render_detail(body, buf, cx),
+            GovSection::PriceVotes => self.render_prices(body, buf, cx),
         }
     }
 
@@ -512,6 +581,7 @@ impl Pane for GovernancePane {
                 Command::Sort,
                 Command::Copy,
             ],
+            GovSection::PriceVotes => vec![Command::NextSection, Command::Refresh],
             GovSection::Detail => vec![
                 Command::Back,
                 Command::Select,
@@ -523,6 +593,9 @@ impl Pane for GovernancePane {
     }
 
     fn tab_count(&self, _sh: &Shared) -> Option<usize> {
+        if self.section == GovSection::PriceVotes {
+            return self.prices.done().map(|v| v.votes.len());
+        }
         self.watch.requests.as_ref().map(|_| self.rows.len())
     }
 }
