@@ -180,7 +180,9 @@ fn follow_span(app: &App) -> Span<'static> {
 
 /// The tab labels, as wide as fits in `width`: full titles with every pane's badge, then with the
 /// focused tab's badge only, then titles cut to 4, 3 and 2 characters, then numbers only. The
-/// focused tab always keeps its full title and its badge, whichever pane it is.
+/// focused tab always keeps its full title and its badge, whichever pane it is. Labels are
+/// padded by a space on each side and drawn side by side (two spaces between titles), so ten
+/// tabs keep a name at 80 columns.
 fn tabs(app: &App, width: u16) -> Vec<(PaneId, String)> {
     let label = |i: usize, p: PaneId, level: u8| {
         let focused = p == app.focus;
@@ -210,7 +212,7 @@ fn tabs(app: &App, width: u16) -> Vec<(PaneId, String)> {
             .collect::<Vec<_>>();
         let total: usize = best
             .iter()
-            .map(|(_, l)| unicode_width::UnicodeWidthStr::width(l.as_str()) + 1)
+            .map(|(_, l)| unicode_width::UnicodeWidthStr::width(l.as_str()))
             .sum();
         if total <= usize::from(width) {
             break;
@@ -233,7 +235,7 @@ fn badge(app: &App, p: PaneId) -> String {
 pub fn tab_at(app: &App, x: u16) -> Option<PaneId> {
     let mut pos = 0u16;
     for (p, label) in tabs(app, app.size.width) {
-        let w = unicode_width::UnicodeWidthStr::width(label.as_str()) as u16 + 1;
+        let w = unicode_width::UnicodeWidthStr::width(label.as_str()) as u16;
         if x >= pos && x < pos + w {
             return Some(p);
         }
@@ -252,7 +254,6 @@ fn render_tabs(app: &App, area: Rect, buf: &mut Buffer) {
             theme.tab_inactive
         };
         spans.push(Span::styled(label, style));
-        spans.push(Span::raw(" "));
     }
     buf.set_line(area.x, area.y, &Line::from(spans), area.width);
 }

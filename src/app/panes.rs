@@ -2,6 +2,7 @@
 //! below): construction, and lookup by [`PaneId`] as `&dyn Pane` / `&mut dyn Pane`. The fields
 //! stay public so the app (and tests) reach a pane's own methods (`panes.history.goto_time`).
 
+use crate::panes::governance::GovernancePane;
 use crate::panes::history::HistoryPane;
 use crate::panes::holdings::HoldingsPane;
 use crate::panes::ledger::LedgerPane;
@@ -50,6 +51,7 @@ panes! {
     Network => network: NetworkPane = NetworkPane::new,
     Proxy => proxy: ProxyPane = ProxyPane::new,
     Ledger => ledger: LedgerPane = LedgerPane::new,
+    Governance => governance: GovernancePane = GovernancePane::new,
 }
 
 #[cfg(test)]

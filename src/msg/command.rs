@@ -53,6 +53,7 @@ commands! {
     Pane7 => "pane_7", "pane 7", "go to pane 7";
     Pane8 => "pane_8", "pane 8", "go to pane 8";
     Pane9 => "pane_9", "pane 9", "go to pane 9";
+    Pane10 => "pane_10", "pane 10", "go to pane 10";
     Up => "up", "up", "move up";
     Down => "down", "down", "move down";
     Left => "left", "left", "move / scroll left";
@@ -103,9 +104,9 @@ commands! {
 }
 
 impl Command {
-    /// `pane_N` for N in 1..=9.
+    /// `pane_N` for N in 1..=10.
     pub fn pane(n: usize) -> Option<Command> {
-        const PANES: [Command; 9] = [
+        const PANES: [Command; 10] = [
             Command::Pane1,
             Command::Pane2,
             Command::Pane3,
@@ -115,13 +116,14 @@ impl Command {
             Command::Pane7,
             Command::Pane8,
             Command::Pane9,
+            Command::Pane10,
         ];
         n.checked_sub(1).and_then(|i| PANES.get(i).copied())
     }
 
     /// For `pane_N`: N (1-based).
     pub fn pane_number(self) -> Option<usize> {
-        (1..=9).find(|&n| Command::pane(n) == Some(self))
+        (1..=10).find(|&n| Command::pane(n) == Some(self))
     }
 }
 

@@ -16,5 +16,6 @@ tabs! {
         Network => "Network",
         Proxy => "Proxy",
         Ledger => "Ledger",
+        Governance => "Governance",
     }
 }

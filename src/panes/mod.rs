@@ -24,6 +24,7 @@ use crate::ui::value_view::{ValueOutcome, ValueView};
 
 pub mod export;
 pub mod form;
+pub mod governance;
 pub mod history;
 pub mod holdings;
 pub mod ledger;

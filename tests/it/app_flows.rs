@@ -703,7 +703,7 @@ fn small_terminal_abbreviates_tabs_and_keeps_help_and_quit() {
     // Every tab keeps a name (the focused one whole), none is a bare number.
     assert!(tabs.contains("1 History"), "{tabs}");
     for short in [
-        "2 Upd", "3 Ver", "4 Sta", "5 Hol", "6 Val", "7 Net", "8 Pro", "9 Led",
+        "2 Upd", "3 Ver", "4 Sta", "5 Hol", "6 Val", "7 Net", "8 Pro", "9 Led", "10 Gov",
     ] {
         assert!(tabs.contains(short), "{short} in {tabs}");
     }
@@ -713,7 +713,7 @@ fn small_terminal_abbreviates_tabs_and_keeps_help_and_quit() {
         "{footer}"
     );
     // On every pane.
-    for n in '1'..='9' {
+    for n in ('1'..='9').chain(['0']) {
         h.key(KeyCode::Char(n));
         let screen = h.screen(80, 24);
         let footer = screen.lines().nth(22).unwrap_or_default().to_string();
@@ -731,7 +731,9 @@ fn the_focused_tab_shows_its_badge_on_every_pane() {
     let mut h = Harness::start();
     for w in [80u16, 120, 200] {
         for (i, p) in PaneId::ALL.iter().enumerate() {
-            h.key(KeyCode::Char(char::from(b'1' + i as u8)));
+            // Pane 10's key is 0.
+            h.key(KeyCode::Char(char::from(b'0' + ((i + 1) % 10) as u8)));
+            assert_eq!(h.app.focus, *p);
             let screen = h.screen(w, 40);
             let tabs = screen.lines().nth(1).unwrap_or_default().to_string();
             let count = h.app.pane(*p).tab_count(&h.app.sh);
@@ -743,7 +745,7 @@ fn the_focused_tab_shows_its_badge_on_every_pane() {
             assert!(tabs.contains(&expected), "{w}: {expected:?} in {tabs}");
             // Nothing but the count follows the title.
             let after = tabs[tabs.find(&label).expect("the tab") + label.len()..]
-                .split("   ")
+                .split("  ")
                 .next()
                 .unwrap_or_default()
                 .trim()
@@ -763,7 +765,8 @@ fn the_focused_tab_shows_its_badge_on_every_pane() {
 
 /// The tab row with several panes loaded (History, Status, Network's scans, Proxy's coupons):
 /// every badge is a row count, thousands grouped; at 80 columns the titles are abbreviated and
-/// only the focused tab keeps its name and count.
+/// only the focused tab keeps its name and count; at 120 every title is whole and only the
+/// focused tab has its count; at 160 every tab has its count.
 #[test]
 fn tab_badges_count_rows_the_same_way_on_every_pane() {
     let mut h = Harness::start();
@@ -778,7 +781,7 @@ fn tab_badges_count_rows_the_same_way_on_every_pane() {
         crate::common::assert_snapshot!(format!("tab_badges_{w}x{hgt}"), tabs);
     }
     let tabs = h
-        .screen(120, 40)
+        .screen(160, 40)
         .lines()
         .nth(1)
         .unwrap_or_default()

@@ -116,4 +116,8 @@ fn write_readme_screens() {
     h.key(KeyCode::Char('i'));
     h.key(KeyCode::Enter);
     save(&mut h, "ledger");
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char('0'));
+    h.tick(0.3);
+    save(&mut h, "governance");
 }

@@ -43,6 +43,7 @@ mod layering;
 mod network;
 mod network_ui;
 mod no_overwrite;
+mod pane_governance;
 mod pane_history;
 mod pane_holdings;
 mod pane_ledger;

@@ -626,7 +626,7 @@ fn unreachable_scan_is_explained() {
     let screen = h.screen(80, 24);
     assert!(screen.contains("connection failed"), "{screen}");
     assert!(
-        screen.contains("7 Network   "),
+        screen.contains("7 Network  "),
         "no count on failure: {screen}"
     );
 }

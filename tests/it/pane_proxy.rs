@@ -370,7 +370,7 @@ fn no_validator_url_is_explained() {
     let screen = h.screen(80, 24);
     assert!(screen.contains("not configured"), "{screen}");
     assert!(
-        screen.contains("8 Proxy   "),
+        screen.contains("8 Proxy  "),
         "no count on failure:\n{screen}"
     );
 }

@@ -30,6 +30,7 @@ pub(super) const GLOBAL: DefaultTable = &[
     (Command::Pane7, &["7"]),
     (Command::Pane8, &["8"]),
     (Command::Pane9, &["9"]),
+    (Command::Pane10, &["0"]),
     (Command::FollowTail, &["f"]),
     (Command::ToggleTimeZone, &["t"]),
     (Command::Copy, &["y"]),

@@ -282,6 +282,9 @@ fn command_names_round_trip_through_serde() {
     }
     assert_eq!(Command::pane(3), Some(Command::Pane3));
     assert_eq!(Command::Pane9.pane_number(), Some(9));
+    assert_eq!(Command::pane(10), Some(Command::Pane10));
+    assert_eq!(Command::Pane10.pane_number(), Some(10));
+    assert_eq!(Command::pane(11), None);
     assert_eq!(Command::pane(0), None);
     assert!(serde_json::from_str::<Command>("\"nope\"").is_err());
 }

@@ -1,0 +1,317 @@
+//! The Detail section: one open request in full, as lines scrolled with the arrows.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::{GovernancePane, NO_DETAIL_TEXT, deadline_words, my_vote_style, urgency_style};
+use crate::api::scan::{DsoInfo, VoteRequest};
+use crate::model::format::parse_time_micros;
+use crate::model::governance::{DiffBase, OpenRequest, action_diff, config_in_force};
+use crate::panes::{RenderCtx, Shared};
+use crate::ui::form::paragraph;
+use crate::ui::safe::safe_line;
+use crate::ui::theme::Theme;
+
+/// Longest server text a detail line shows.
+const MAX: usize = 400;
+
+/// Where the detail says the request's update is when the loaded history lacks it.
+pub const NOT_LOADED_TEXT: &str = "not in the loaded history (scan's contracts carry no update id)";
+
+/// The update that created the request (or the request it tracks), when the loaded history has
+/// it.
+pub fn creation_update(r: &OpenRequest, sh: &Shared) -> Option<String> {
+    [Some(r.contract_id.as_str()), r.tracking_cid.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter(|cid| !cid.is_empty())
+        .find_map(|cid| {
+            let first = *sh.history.contract_updates(cid).first()?;
+            sh.history.get(first).map(|s| s.update_id.to_string())
+        })
+}
+
+/// A label (muted, padded) and its value.
+fn row(label: &str, value: impl Into<String>, style: Style, theme: &Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{label:<13}"), theme.muted),
+        Span::styled(value.into(), style),
+    ])
+}
+
+/// A server time as the session shows times, with the zone.
+fn time(raw: &str, sh: &Shared) -> String {
+    parse_time_micros(raw).map_or_else(
+        || safe_line(raw, 40).into_owned(),
+        |t| format!("{} {}", sh.format_time(t), sh.zone_label()),
+    )
+}
+
+/// Every line of the detail of `r` (`request` is the request as the scan sent it).
+pub fn detail_lines(
+    r: &OpenRequest,
+    request: Option<&VoteRequest>,
+    dso: Option<&DsoInfo>,
+    sh: &Shared,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let mut lines = vec![row(
+        "Action",
+        safe_line(&r.action, MAX).into_owned(),
+        theme.title,
+        theme,
+    )];
+    lines.push(row(
+        "",
+        safe_line(&r.action_name, MAX).into_owned(),
+        theme.muted,
+        theme,
+    ));
+    lines.push(row(
+        "Requester",
+        safe_line(&r.requester, MAX).into_owned(),
+        theme.party,
+        theme,
+    ));
+    if !r.reason_url.is_empty() {
+        lines.push(row(
+            "Reason URL",
+            safe_line(&r.reason_url, MAX).into_owned(),
+            theme.accent,
+            theme,
+        ));
+    }
+    if !r.reason.is_empty() {
+        lines.push(row(
+            "Reason",
+            safe_line(&r.reason, MAX).into_owned(),
+            Style::default(),
+            theme,
+        ));
+    }
+    let mut before = vec![
+        Span::styled(format!("{:<13}", "Vote before"), theme.muted),
+        Span::styled(time(&r.vote_before, sh), theme.time),
+    ];
+    if let Some(at) = r.deadline() {
+        before.push(Span::styled(" · ", theme.muted));
+        before.push(Span::styled(
+            deadline_words(at - sh.now),
+            urgency_style(at - sh.now, theme),
+        ));
+    }
+    lines.push(Line::from(before));
+    if let Some(at) = r.target_effective_at.as_deref() {
+        lines.push(row("Effective at", time(at, sh), theme.time, theme));
+    }
+    lines.push(row(
+        "Votes",
+        r.votes_words.clone(),
+        if r.tally.passes() {
+            theme.status_ok
+        } else {
+            Style::default()
+        },
+        theme,
+    ));
+    match (r.my_vote, sh.health.dso.my_sv()) {
+        (Some(v), Some(me)) => {
+            let who = me
+                .name
+                .as_deref()
+                .or(me.party.as_deref())
+                .unwrap_or("my SV");
+            lines.push(Line::from(vec![
+                Span::styled(format!("{:<13}", "My vote"), theme.muted),
+                Span::styled(v.word(), my_vote_style(v, theme)),
+                Span::styled(format!(" ({})", safe_line(who, 60)), theme.muted),
+            ]));
+        }
+        _ => lines.push(row("My vote", "my SV unknown", theme.muted, theme)),
+    }
+    match creation_update(r, sh) {
+        Some(id) => lines.push(Line::from(vec![
+            Span::styled(format!("{:<13}", "Update"), theme.muted),
+            Span::styled(id, theme.id),
+            Span::styled(" (Enter opens it)", theme.muted),
+        ])),
+        None => lines.push(row("Update", NOT_LOADED_TEXT, theme.muted, theme)),
+    }
+    if let Some(t) = r.tracking_cid.as_deref().filter(|t| !t.is_empty()) {
+        lines.push(row(
+            "Tracking id",
+            safe_line(t, MAX).into_owned(),
+            theme.id,
+            theme,
+        ));
+    }
+    lines.push(row(
+        "Contract id",
+        safe_line(&r.contract_id, MAX).into_owned(),
+        theme.id,
+        theme,
+    ));
+    if let Some(request) = request {
+        diff_lines(request, dso, theme, &mut lines);
+        vote_lines(request, dso, sh, theme, &mut lines);
+    }
+    lines
+}
+
+/// A config action's changes, coloured: the old value red, the new green.
+fn diff_lines(
+    request: &VoteRequest,
+    dso: Option<&DsoInfo>,
+    theme: &Theme,
+    lines: &mut Vec<Line<'static>>,
+) {
+    if !request.action.name.ends_with("_SetConfig") {
+        return;
+    }
+    let in_force = dso.and_then(|d| config_in_force(&request.action, d));
+    lines.push(Line::default());
+    let Some((base, diff)) = action_diff(&request.action, in_force.as_ref()) else {
+        lines.push(Line::styled(
+            "Config change: neither a baseConfig nor the config in force is known",
+            theme.muted,
+        ));
+        return;
+    };
+    let against = match base {
+        DiffBase::BaseConfig => "against its baseConfig",
+        DiffBase::InForce => "against the config in force",
+    };
+    lines.push(Line::from(vec![
+        Span::styled("Config change", theme.title),
+        Span::styled(
+            format!(" · {} · {against}", plural(diff.len(), "value")),
+            theme.muted,
+        ),
+    ]));
+    if diff.is_empty() {
+        lines.push(Line::styled("  no value changes", theme.muted));
+    }
+    for d in diff {
+        let mut spans = vec![Span::styled(
+            format!("  {}: ", safe_line(&d.path, MAX)),
+            theme.json_key,
+        )];
+        spans.push(match &d.old {
+            Some(old) => Span::styled(safe_line(old, MAX).into_owned(), theme.rejected),
+            None => Span::styled("(absent)", theme.muted),
+        });
+        spans.push(Span::styled(" → ", theme.muted));
+        spans.push(match &d.new {
+            Some(new) => Span::styled(safe_line(new, MAX).into_owned(), theme.accepted),
+            None => Span::styled("(removed)", theme.muted),
+        });
+        lines.push(Line::from(spans));
+    }
+}
+
+/// `1 value`, `3 values`.
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+/// Every SV of the DSO with its vote (or `not yet`), then votes of SVs no longer in the DSO
+/// (not counted); my SV marked ★.
+fn vote_lines(
+    request: &VoteRequest,
+    dso: Option<&DsoInfo>,
+    sh: &Shared,
+    theme: &Theme,
+    lines: &mut Vec<Line<'static>>,
+) {
+    lines.push(Line::default());
+    lines.push(Line::from(vec![
+        Span::styled("Votes", theme.title),
+        Span::styled(
+            format!(
+                " · {} cast · SV, vote, cast at, reason",
+                request.votes.len()
+            ),
+            theme.muted,
+        ),
+    ]));
+    let svs = dso.map_or(&[][..], |d| d.svs.as_slice());
+    let mut names: Vec<(&str, bool)> = svs.iter().map(|s| (s.name.as_str(), true)).collect();
+    for v in &request.votes {
+        if !svs.iter().any(|s| s.name == v.voter) {
+            names.push((v.voter.as_str(), false));
+        }
+    }
+    for (name, current) in names {
+        let mine = sh.health.dso.is_mine(name);
+        let mut spans = vec![
+            Span::styled(if mine { "★ " } else { "  " }, theme.accent),
+            Span::styled(format!("{:<16} ", safe_line(name, 16)), theme.party),
+        ];
+        match request.vote_of(name) {
+            Some(v) => {
+                let (word, style) = if v.accept {
+                    ("accept ", theme.status_ok)
+                } else {
+                    ("reject ", theme.status_err)
+                };
+                spans.push(Span::styled(word, style));
+                let cast = v
+                    .cast_at
+                    .as_deref()
+                    .map_or_else(|| "-".to_string(), |c| time(c, sh));
+                spans.push(Span::styled(format!("{cast} "), theme.time));
+                if !v.reason.url.is_empty() {
+                    spans.push(Span::styled(
+                        format!("{} ", safe_line(&v.reason.url, MAX)),
+                        theme.accent,
+                    ));
+                }
+                spans.push(Span::raw(safe_line(&v.reason.body, MAX).into_owned()));
+            }
+            None => spans.push(Span::styled("not yet", theme.muted)),
+        }
+        if !current {
+            spans.push(Span::styled(
+                " (no longer an SV: not counted)",
+                theme.status_warn,
+            ));
+        }
+        lines.push(Line::from(spans));
+    }
+}
+
+impl GovernancePane {
+    /// The raw request shown in Detail, as the scan sent it.
+    pub(super) fn chosen_request(&self) -> Option<&VoteRequest> {
+        let key = self.chosen.as_deref()?;
+        let requests = self.watch.requests.as_ref()?;
+        requests.requests.iter().find(|r| r.key() == key)
+    }
+
+    pub(super) fn render_detail(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let theme = cx.theme;
+        let Some(r) = self.chosen() else {
+            let text = if self.chosen.is_some() {
+                "The request is no longer open (its vote closed): see Open."
+            } else {
+                NO_DETAIL_TEXT
+            };
+            paragraph(area, buf, text, theme.muted);
+            return;
+        };
+        let dso = cx.sh.health.dso.info.as_deref();
+        let lines = detail_lines(r, self.chosen_request(), dso, cx.sh, theme);
+        let height = usize::from(area.height);
+        let first = self.scroll.min(lines.len().saturating_sub(height));
+        for (i, line) in lines.iter().skip(first).take(height).enumerate() {
+            let y = area.y + u16::try_from(i).unwrap_or(u16::MAX);
+            buf.set_line(area.x, y, line, area.width);
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The Price votes section: each SV's amulet price vote (`/v0/amulet-price/votes`) and when it
+//! was cast, their median and spread, and the price in force (the latest open mining round's
+//! `amuletPrice`, from `/v0/dso`).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::GovernancePane;
+use crate::api::scan::{AmuletPriceVotes, DsoInfo};
+use crate::model::format::parse_time_micros;
+use crate::model::governance::price_stats;
+use crate::panes::{RenderCtx, Shared};
+use crate::ui::load::Waiting;
+use crate::ui::safe::safe_line;
+use crate::ui::theme::Theme;
+
+/// What the section says before its answer.
+pub const WAITING: Waiting = Waiting {
+    idle: "The amulet price votes are read when this section is shown.",
+    loading: "reading the amulet price votes…",
+};
+
+/// The price in force: the latest open mining round's `amuletPrice` and its round number.
+pub fn price_in_force(dso: &DsoInfo) -> Option<(String, Option<String>)> {
+    let round = dso.latest_mining_round.to_value().ok()?;
+    let payload = round.pointer("/contract/payload")?;
+    let price = payload.get("amuletPrice")?.as_str()?.to_owned();
+    let number = payload.pointer("/round/number").and_then(|n| {
+        n.as_str()
+            .map(str::to_owned)
+            .or_else(|| Some(n.to_string()))
+    });
+    Some((price, number))
+}
+
+/// The SV name of `party` per the DSO, else the party.
+fn sv_name<'a>(party: &'a str, dso: Option<&'a DsoInfo>) -> &'a str {
+    dso.and_then(|d| d.svs.iter().find(|s| s.party == party))
+        .map_or(party, |s| s.name.as_str())
+}
+
+/// Every line of the section.
+pub fn price_lines(
+    votes: &AmuletPriceVotes,
+    dso: Option<&DsoInfo>,
+    sh: &Shared,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let stats = price_stats(&votes.votes);
+    let dash = || "-".to_string();
+    let mut lines = Vec::new();
+    let svs = dso.map(|d| d.svs.len());
+    let voted = match svs {
+        Some(n) => format!("{} of {n} SVs voted a price", stats.voted),
+        None => format!("{} SVs voted a price", stats.voted),
+    };
+    lines.push(Line::from(vec![
+        Span::styled(format!("{:<10}", "Median"), theme.muted),
+        Span::styled(stats.median.clone().unwrap_or_else(dash), theme.title),
+        Span::styled(format!(" · {voted}"), theme.muted),
+    ]));
+    lines.push(Line::from(vec![
+        Span::styled(format!("{:<10}", "Spread"), theme.muted),
+        Span::raw(stats.spread.clone().unwrap_or_else(dash)),
+        Span::styled(
+            format!(
+                " (lowest {}, highest {})",
+                stats.lowest.clone().unwrap_or_else(dash),
+                stats.highest.clone().unwrap_or_else(dash)
+            ),
+            theme.muted,
+        ),
+    ]));
+    match dso.and_then(price_in_force) {
+        Some((price, round)) => lines.push(Line::from(vec![
+            Span::styled(format!("{:<10}", "In force"), theme.muted),
+            Span::styled(safe_line(&price, 40).into_owned(), theme.accent),
+            Span::styled(
+                round.map_or_else(String::new, |r| {
+                    format!(" (open round {})", safe_line(&r, 20))
+                }),
+                theme.muted,
+            ),
+        ])),
+        None => lines.push(Line::from(vec![
+            Span::styled(format!("{:<10}", "In force"), theme.muted),
+            Span::styled("unknown (no open round in /v0/dso yet)", theme.muted),
+        ])),
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled(
+        format!("  {:<20} {:>14}  cast at", "SV", "price"),
+        theme.table_header,
+    ));
+    let mut rows: Vec<_> = votes.votes.iter().collect();
+    rows.sort_by(|a, b| sv_name(&a.sv, dso).cmp(sv_name(&b.sv, dso)));
+    for v in rows {
+        let name = sv_name(&v.sv, dso);
+        let mine = sh.health.dso.is_mine(name);
+        let cast = parse_time_micros(&v.last_updated_at).map_or_else(
+            || safe_line(&v.last_updated_at, 40).into_owned(),
+            |t| format!("{} {}", sh.format_time(t), sh.zone_label()),
+        );
+        let (price, style) = match v.amulet_price.as_deref() {
+            Some(p) => (safe_line(p, 14).into_owned(), Style::default()),
+            None => ("no vote".to_string(), theme.muted),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(if mine { "★ " } else { "  " }, theme.accent),
+            Span::styled(format!("{:<20} ", safe_line(name, 20)), theme.party),
+            Span::styled(format!("{price:>14}  "), style),
+            Span::styled(cast, theme.time),
+        ]));
+    }
+    if votes.votes.is_empty() {
+        lines.push(Line::styled("  no price votes", theme.muted));
+    }
+    lines
+}
+
+impl GovernancePane {
+    pub(super) fn render_prices(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let Some(votes) = self.prices.or_draw(area, buf, cx.theme, &WAITING) else {
+            return;
+        };
+        let dso = cx.sh.health.dso.info.as_deref();
+        let lines = price_lines(votes, dso, cx.sh, cx.theme);
+        let height = usize::from(area.height);
+        let first = self.scroll.min(lines.len().saturating_sub(height));
+        for (i, line) in lines.iter().skip(first).take(height).enumerate() {
+            let y = area.y + u16::try_from(i).unwrap_or(u16::MAX);
+            buf.set_line(area.x, y, line, area.width);
+        }
+    }
+}
