@@ -12,6 +12,7 @@ use std::io::{IsTerminal, Write};
 use crate::api::scan::{self, UpdatesAfter, UpdatesRequest, ValueEncoding};
 use crate::api::{ApiClient, ApiError};
 use crate::model::format::parse_time_micros;
+use crate::model::index::compact_json;
 use crate::model::json_text;
 use crate::model::network::{FAR_FUTURE, migration_at};
 use crate::model::page_walk::{PageWalk, cursor_at};
@@ -131,32 +132,6 @@ pub async fn newest_migration(client: &ApiClient, limiter: &Limiter) -> Result<i
         .await?
         .last()
         .map_or(0, |(m, _)| *m))
-}
-
-/// The JSON text without the whitespace between tokens (strings untouched): one line, every
-/// value as sent.
-pub fn compact_json(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in text.chars() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Writes `line` and a newline; `Ok(false)` when the reader went away (`| head`).
