@@ -85,6 +85,8 @@ pub async fn run(
         mux: Multiplexer::detect(),
         config_dir,
     };
+    // Before the first frame: from then on a signal ends the explorer the way `q` does.
+    let mut terminated = std::pin::pin!(termination());
     let size = terminal.size()?;
     let mut effects = app.update(Action::Resize(size.width, size.height));
     effects.extend(app.update(Action::Tick(now_micros())));
@@ -93,7 +95,6 @@ pub async fn run(
     terminal.draw(|f| crate::app::draw::draw(&app, f))?;
     app.take_dirty();
 
-    let mut terminated = std::pin::pin!(termination());
     while !quit {
         let action = tokio::select! {
             action = rx.recv() => action,
@@ -134,22 +135,31 @@ pub async fn run(
 
 /// Resolves when the process is asked to end by a signal (SIGTERM from `kill`, SIGHUP when the
 /// terminal or tmux pane goes away), so the loop ends and the terminal is restored. Ctrl-C is a
-/// key in raw mode, not a signal. Never resolves where signals cannot be listened to.
-async fn termination() -> &'static str {
+/// key in raw mode, not a signal. The handlers are installed when this is called, not when the
+/// future is first polled: a signal that arrives right after the first frame is drawn still
+/// restores the terminal. Never resolves where signals cannot be listened to.
+fn termination() -> impl std::future::Future<Output = &'static str> {
     #[cfg(unix)]
-    {
+    let streams = {
         use tokio::signal::unix::{SignalKind, signal};
-        if let (Ok(mut term), Ok(mut hup)) = (
+        match (
             signal(SignalKind::terminate()),
             signal(SignalKind::hangup()),
         ) {
+            (Ok(term), Ok(hup)) => Some((term, hup)),
+            _ => None,
+        }
+    };
+    async move {
+        #[cfg(unix)]
+        if let Some((mut term, mut hup)) = streams {
             return tokio::select! {
                 _ = term.recv() => "SIGTERM",
                 _ = hup.recv() => "SIGHUP",
             };
         }
+        std::future::pending().await
     }
-    std::future::pending().await
 }
 
 /// A file operation for the writer task.
