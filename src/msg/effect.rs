@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::PaneId;
 use crate::api::{Answer, Answered, ApiCall, ApiError, Call};
+use crate::model::consensus::Unordered;
 use crate::model::network::{HistoryHead, NetworkCheck, NetworkSnapshot};
 use crate::model::sweep::{Cursor, SweepPageReply};
 
@@ -70,6 +71,8 @@ pub enum Request {
         call: ApiCall,
         what: String,
         now: i64,
+        /// Lists of the answer whose order carries no meaning (sorted before grouping).
+        unordered: Unordered,
     },
     /// One page of the history sweep on every scan: `POST /v2/updates` after `after` (`None`:
     /// from the beginning), each answer reduced to its item hashes.
@@ -107,6 +110,23 @@ impl Request {
             call: call.into_answer(),
             what: what.into(),
             now,
+            unordered: Unordered::NONE,
+        }
+    }
+
+    /// [`Request::on_every_scan`], the `unordered` lists of each answer sorted before the
+    /// answers are grouped (a list the scans may send in any order).
+    pub fn on_every_scan_sorted<T: Into<Answer> + 'static>(
+        call: Call<T>,
+        what: impl Into<String>,
+        now: i64,
+        unordered: Unordered,
+    ) -> Request {
+        Request::OnEveryScan {
+            call: call.into_answer(),
+            what: what.into(),
+            now,
+            unordered,
         }
     }
 

@@ -110,8 +110,13 @@ impl NetworkSession {
             Request::SweepStart { time, now } => {
                 Ok(Response::SweepStart(self.sweep_start(*time, *now).await))
             }
-            Request::OnEveryScan { call, what, now } => Ok(Response::NetworkCheck(Box::new(
-                self.query(call, what, *now).await,
+            Request::OnEveryScan {
+                call,
+                what,
+                now,
+                unordered,
+            } => Ok(Response::NetworkCheck(Box::new(
+                self.query(call, what, *now, *unordered).await,
             ))),
             _ => Err(ApiError::NotConfigured {
                 what: "not a network request".into(),
@@ -158,6 +163,7 @@ impl NetworkSession {
                     .map(|r| u32::try_from(r.latency.as_millis()).unwrap_or(u32::MAX))
                     .collect(),
                 check: checked.check,
+                answers: Vec::new(),
             };
         NetworkCheck {
             update_id: update_id.to_owned(),
@@ -170,13 +176,23 @@ impl NetworkSession {
     }
 
     /// A pane's scan call asked of every scan (`what` names it), its answers grouped and
-    /// classified like an update's.
-    pub async fn query(&self, call: &ApiCall, what: &str, now: i64) -> NetworkCheck {
+    /// classified like an update's (the `unordered` lists of each answer sorted first).
+    pub async fn query(
+        &self,
+        call: &ApiCall,
+        what: &str,
+        now: i64,
+        unordered: crate::model::consensus::Unordered,
+    ) -> NetworkCheck {
         let (net, _) = self.network(now).await;
         let replies = net.ask_all(call).await;
         let answers: Vec<_> = replies
             .iter()
-            .map(|r| r.answer(crate::model::consensus::LocalFields::NONE))
+            .map(|r| {
+                let mut answer = r.answer(crate::model::consensus::LocalFields::NONE);
+                unordered.sort(&mut answer);
+                answer
+            })
             .collect();
         let check = crate::model::consensus::classify_update(&answers, &net.counted(), &[], false);
         NetworkCheck {
@@ -190,6 +206,7 @@ impl NetworkSession {
                     .map(|r| u32::try_from(r.latency.as_millis()).unwrap_or(u32::MAX))
                     .collect(),
                 check,
+                answers,
             },
             event: None,
             checked_at: now,

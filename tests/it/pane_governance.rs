@@ -175,3 +175,34 @@ fn price_votes_are_read_at_the_governance_interval_and_r_reads_them_now() {
     h.tick(every);
     assert_eq!(count(&h, "amulet price votes"), 3);
 }
+
+#[test]
+fn zz_explore() {
+    let mut h = Harness::start_with(crate::common::Options {
+        scans: 4,
+        faults: cantonscope::demo::DemoFaults {
+            lagging: Some((3, std::time::Duration::from_secs(42))),
+            ..cantonscope::demo::DemoFaults::default()
+        },
+        ..crate::common::Options::default()
+    });
+    h.key(KeyCode::Char('0'));
+    h.tick(0.1);
+    for _ in 0..3 {
+        h.key(KeyCode::Char(']'));
+    }
+    println!("{}", h.screen(120, 40));
+    println!("{}", h.screen(80, 24));
+    h.key(KeyCode::Enter);
+    println!("{}", h.screen(120, 40));
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char(']'));
+    h.tick(0.1);
+    h.key(KeyCode::Down);
+    println!("{}", h.screen(120, 40));
+    println!("{}", h.screen(80, 24));
+    h.key(KeyCode::Char('b'));
+    println!("{}", h.screen(120, 40));
+    println!("{}", h.screen(80, 24));
+    println!("{:?}", h.requests);
+}

@@ -95,6 +95,40 @@ fn strip_path(value: &mut Value, path: &[&str]) {
     }
 }
 
+/// Lists of an answer whose order carries no meaning (a scan may send its active contracts in
+/// any order): top-level keys whose arrays are sorted by each element's canonical text before
+/// the answers are compared, so the same set in another order is the same answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unordered(pub &'static [&'static str]);
+
+impl Unordered {
+    /// Every list keeps its order.
+    pub const NONE: Unordered = Unordered(&[]);
+
+    /// Sorts the lists of a JSON answer (`Ok` or an error with a JSON body).
+    pub fn sort(self, answer: &mut Answer) {
+        let body = match answer {
+            Answer::Ok(body) | Answer::Error { body, .. } => body,
+            Answer::Unreachable { .. } | Answer::Timeout => return,
+        };
+        if let Body::Json(value) = body {
+            self.sort_value(value);
+        }
+    }
+
+    /// Sorts the lists of `value`.
+    pub fn sort_value(self, value: &mut Value) {
+        for key in self.0 {
+            if let Some(Value::Array(items)) = value.get_mut(*key) {
+                let mut keyed: Vec<(String, Value)> =
+                    items.drain(..).map(|v| (canonical_json(&v), v)).collect();
+                keyed.sort_by(|a, b| a.0.cmp(&b.0));
+                items.extend(keyed.into_iter().map(|(_, v)| v));
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Canonical JSON
 // ---------------------------------------------------------------------------------------------

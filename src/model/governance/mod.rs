@@ -12,10 +12,14 @@
 //! /v0/admin/sv/voteresults ─► VoteResult ─► Outcome, weight_history, config_diff
 //! ```
 
+mod across;
 mod diff;
+mod results;
 mod weights;
 
+pub use across::{AcrossCell, AcrossScans, ScanRow, VOTE_REQUESTS_UNORDERED, across_scans};
 pub use diff::{DiffBase, DiffLine, action_diff, config_diff, config_in_force, proposed_config};
+pub use results::{NextPage, PageGuard, ResultsQuery, config_in_force_then, filter_time};
 pub use weights::{WeightStep, weight_at, weight_history};
 
 use serde::Serialize;

@@ -372,6 +372,9 @@ pub struct CheckedOnScans {
     pub check: crate::model::consensus::UpdateCheck,
     /// Per scan: how long its answer took (ms).
     pub latency_ms: Vec<u32>,
+    /// Per scan: its answer as compared (a pane's query only; empty for an update check,
+    /// whose bodies are not kept).
+    pub answers: Vec<crate::model::consensus::Answer>,
 }
 
 /// The consensus check of one update across every scan: the update itself

@@ -23,9 +23,20 @@ pub const NOT_LOADED_TEXT: &str = "not in the loaded history (scan's contracts c
 /// The update that created the request (or the request it tracks), when the loaded history has
 /// it.
 pub fn creation_update(r: &OpenRequest, sh: &Shared) -> Option<String> {
-    [Some(r.contract_id.as_str()), r.tracking_cid.as_deref()]
-        .into_iter()
-        .flatten()
+    update_of_contracts(
+        [Some(r.contract_id.as_str()), r.tracking_cid.as_deref()]
+            .into_iter()
+            .flatten(),
+        sh,
+    )
+}
+
+/// The first update of the loaded history that touches one of `cids` (the first that has one).
+pub fn update_of_contracts<'a>(
+    cids: impl IntoIterator<Item = &'a str>,
+    sh: &Shared,
+) -> Option<String> {
+    cids.into_iter()
         .filter(|cid| !cid.is_empty())
         .find_map(|cid| {
             let first = *sh.history.contract_updates(cid).first()?;
@@ -34,7 +45,12 @@ pub fn creation_update(r: &OpenRequest, sh: &Shared) -> Option<String> {
 }
 
 /// A label (muted, padded) and its value.
-fn row(label: &str, value: impl Into<String>, style: Style, theme: &Theme) -> Line<'static> {
+pub(super) fn row(
+    label: &str,
+    value: impl Into<String>,
+    style: Style,
+    theme: &Theme,
+) -> Line<'static> {
     Line::from(vec![
         Span::styled(format!("{label:<13}"), theme.muted),
         Span::styled(value.into(), style),
@@ -42,7 +58,7 @@ fn row(label: &str, value: impl Into<String>, style: Style, theme: &Theme) -> Li
 }
 
 /// A server time as the session shows times, with the zone.
-fn time(raw: &str, sh: &Shared) -> String {
+pub(super) fn time(raw: &str, sh: &Shared) -> String {
     parse_time_micros(raw).map_or_else(
         || safe_line(raw, 40).into_owned(),
         |t| format!("{} {}", sh.format_time(t), sh.zone_label()),
@@ -154,34 +170,45 @@ pub fn detail_lines(
         theme,
     ));
     if let Some(request) = request {
-        diff_lines(request, dso, theme, &mut lines);
-        vote_lines(request, dso, sh, theme, &mut lines);
+        let in_force = dso.and_then(|d| config_in_force(&request.action, d));
+        diff_lines(
+            request,
+            in_force.as_ref(),
+            "against the config in force",
+            "neither a baseConfig nor the config in force is known",
+            theme,
+            &mut lines,
+        );
+        vote_lines(request, dso, &[], None, sh, theme, &mut lines);
     }
     lines
 }
 
-/// A config action's changes, coloured: the old value red, the new green.
-fn diff_lines(
+/// A config action's changes, coloured: the old value red, the new green; against its
+/// `baseConfig`, else against `in_force` (`in_force_words` says which config that is,
+/// `unknown_words` what is missing when neither is known).
+pub(super) fn diff_lines(
     request: &VoteRequest,
-    dso: Option<&DsoInfo>,
+    in_force: Option<&serde_json::Value>,
+    in_force_words: &str,
+    unknown_words: &str,
     theme: &Theme,
     lines: &mut Vec<Line<'static>>,
 ) {
     if !request.action.name.ends_with("_SetConfig") {
         return;
     }
-    let in_force = dso.and_then(|d| config_in_force(&request.action, d));
     lines.push(Line::default());
-    let Some((base, diff)) = action_diff(&request.action, in_force.as_ref()) else {
+    let Some((base, diff)) = action_diff(&request.action, in_force) else {
         lines.push(Line::styled(
-            "Config change: neither a baseConfig nor the config in force is known",
+            format!("Config change: {unknown_words}"),
             theme.muted,
         ));
         return;
     };
     let against = match base {
         DiffBase::BaseConfig => "against its baseConfig",
-        DiffBase::InForce => "against the config in force",
+        DiffBase::InForce => in_force_words,
     };
     lines.push(Line::from(vec![
         Span::styled("Config change", theme.title),
@@ -212,7 +239,7 @@ fn diff_lines(
 }
 
 /// `1 value`, `3 values`.
-fn plural(n: usize, what: &str) -> String {
+pub(super) fn plural(n: usize, what: &str) -> String {
     if n == 1 {
         format!("1 {what}")
     } else {
@@ -221,10 +248,12 @@ fn plural(n: usize, what: &str) -> String {
 }
 
 /// Every SV of the DSO with its vote (or `not yet`), then votes of SVs no longer in the DSO
-/// (not counted); my SV marked ★.
-fn vote_lines(
+/// (not counted; `offboarded`: the result's offboarded voters, said so); my SV marked ★.
+pub(super) fn vote_lines(
     request: &VoteRequest,
     dso: Option<&DsoInfo>,
+    offboarded: &[String],
+    abstaining: Option<&[String]>,
     sh: &Shared,
     theme: &Theme,
     lines: &mut Vec<Line<'static>>,
@@ -274,9 +303,21 @@ fn vote_lines(
                 }
                 spans.push(Span::raw(safe_line(&v.reason.body, MAX).into_owned()));
             }
-            None => spans.push(Span::styled("not yet", theme.muted)),
+            None => spans.push(Span::styled(
+                match abstaining {
+                    None => "not yet",
+                    Some(list) if list.iter().any(|a| a == name) => "abstained",
+                    Some(_) => "no vote",
+                },
+                theme.muted,
+            )),
         }
-        if !current {
+        if offboarded.iter().any(|o| o == name) {
+            spans.push(Span::styled(
+                " (offboarded before the vote closed: not counted)",
+                theme.status_warn,
+            ));
+        } else if !current {
             spans.push(Span::styled(
                 " (no longer an SV: not counted)",
                 theme.status_warn,
@@ -296,17 +337,20 @@ impl GovernancePane {
 
     pub(super) fn render_detail(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
         let theme = cx.theme;
-        let Some(r) = self.chosen() else {
-            let text = if self.chosen.is_some() {
-                "The request is no longer open (its vote closed): see Open."
-            } else {
-                NO_DETAIL_TEXT
+        let lines = self.detail_lines(cx.sh, theme);
+        if lines.is_empty() {
+            let text = match self.detail_of() {
+                super::DetailOf::Result => {
+                    "No result chosen: select one in Results and press Enter."
+                }
+                super::DetailOf::Open if self.chosen.is_some() => {
+                    "The request is no longer open (its vote closed): see Open."
+                }
+                super::DetailOf::Open => NO_DETAIL_TEXT,
             };
             paragraph(area, buf, text, theme.muted);
             return;
-        };
-        let dso = cx.sh.health.dso.info.as_deref();
-        let lines = detail_lines(r, self.chosen_request(), dso, cx.sh, theme);
+        }
         let height = usize::from(area.height);
         let first = self.scroll.min(lines.len().saturating_sub(height));
         for (i, line) in lines.iter().skip(first).take(height).enumerate() {

@@ -22,11 +22,19 @@
 //! The requests are read when the pane is first shown, then every `governance_interval` (not at
 //! the history's refresh rate); `r` reads them now.
 
+mod across;
 mod detail;
+mod past;
 mod prices;
+mod results;
+mod svs;
 
+pub use across::{ACROSS_IDLE_TEXT, AcrossView, MISSING_HISTORY_NOTE, RECENT_VOTE_NOTE};
 pub use detail::{NOT_LOADED_TEXT, creation_update, detail_lines};
+pub use past::{result_lines, result_update};
 pub use prices::{price_in_force, price_lines};
+pub use results::{PAGE_SIZE, ResultsView};
+pub use svs::{SvRow, SvsView};
 
 use std::borrow::Cow;
 
@@ -60,7 +68,18 @@ tabs! {
         Open => "Open",
         Detail => "Detail",
         PriceVotes => "Price votes",
+        Results => "Results",
+        Svs => "SVs",
+        Across => "Across scans",
     }
+}
+
+/// What Detail shows: an open request (from Open) or a past result (from Results).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DetailOf {
+    #[default]
+    Open,
+    Result,
 }
 
 /// What Open says before the first answer.
@@ -115,7 +134,7 @@ impl OpenCol {
         Columns::new(vec![
             Column::new(OpenCol::Deadline, "Deadline", Width::Fixed(16)),
             Column::new(OpenCol::Action, "Action", Width::fill(20)),
-            Column::new(OpenCol::Requester, "Requester", Width::Fixed(12)).priority(4),
+            Column::new(OpenCol::Requester, "Requester", requester_width(12)).priority(4),
             Column::new(
                 OpenCol::Votes,
                 "Votes",
@@ -129,6 +148,16 @@ impl OpenCol {
             Column::new(OpenCol::MyVote, "My vote", Width::Fixed(8)).priority(9),
         ])
         .sorted_by(OpenCol::Deadline, false)
+    }
+}
+
+/// The Requester column: 12 wide below 150 columns, else as wide as the longest name (up to
+/// 40).
+fn requester_width(longest: usize) -> Width {
+    Width::Wide {
+        narrow: 12,
+        wide: u16::try_from(longest.clamp(12, 40)).unwrap_or(40),
+        from: 150,
     }
 }
 
@@ -218,6 +247,16 @@ pub struct GovernancePane {
     prices_due: i64,
     /// The first line of Detail (or Price votes) shown.
     scroll: usize,
+    /// Whether Detail shows an open request or a past result.
+    detail_of: DetailOf,
+    /// The past result shown in Detail: its index in the results read.
+    chosen_result: Option<usize>,
+    /// The closed requests (Results).
+    results: ResultsView,
+    /// The SVs and their weight history (SVs).
+    svs: SvsView,
+    /// Every scan's count and active requests (Across scans).
+    across: AcrossView,
     area: Rect,
     last_second: i64,
 }
@@ -235,6 +274,11 @@ impl GovernancePane {
             prices: Load::Idle,
             prices_due: i64::MIN,
             scroll: 0,
+            detail_of: DetailOf::Open,
+            chosen_result: None,
+            results: ResultsView::default(),
+            svs: SvsView::default(),
+            across: AcrossView::default(),
             area: Rect::default(),
             last_second: i64::MIN,
         }
@@ -260,10 +304,104 @@ impl GovernancePane {
         self.table.selected_row(&self.rows)
     }
 
-    /// The request shown in Detail.
+    /// The request shown in Detail (when Detail shows an open request).
     pub fn chosen(&self) -> Option<&OpenRequest> {
+        if self.detail_of != DetailOf::Open {
+            return None;
+        }
         let key = self.chosen.as_deref()?;
         self.rows.iter().find(|r| r.key == key)
+    }
+
+    /// What Detail shows.
+    pub fn detail_of(&self) -> DetailOf {
+        self.detail_of
+    }
+
+    /// The Results section.
+    pub fn results(&self) -> &ResultsView {
+        &self.results
+    }
+
+    /// Sets the results asked per page (from the next reading on; at least 1). The demo has
+    /// few results: a small page shows its paging.
+    pub fn set_results_page_size(&mut self, n: i64) {
+        self.results.page_size = n.max(1);
+    }
+
+    /// The SVs section.
+    pub fn svs(&self) -> &SvsView {
+        &self.svs
+    }
+
+    /// The Across scans section.
+    pub fn across(&self) -> &AcrossView {
+        &self.across
+    }
+
+    /// The past result shown in Detail (when Detail shows one), as the scan sent it.
+    pub fn chosen_result(&self) -> Option<&crate::api::scan::VoteResult> {
+        if self.detail_of != DetailOf::Result {
+            return None;
+        }
+        self.results.raw.get(self.chosen_result?)
+    }
+
+    /// Opens the result selected in Results in Detail.
+    fn open_result(&mut self) -> bool {
+        let Some(i) = self.results.selected_raw() else {
+            return false;
+        };
+        self.chosen_result = Some(i);
+        self.detail_of = DetailOf::Result;
+        self.scroll = 0;
+        self.section = GovSection::Detail;
+        true
+    }
+
+    /// The lines of Detail.
+    fn detail_lines(&self, sh: &Shared, theme: &Theme) -> Vec<Line<'static>> {
+        let dso = sh.health.dso.info.as_deref();
+        match self.detail_of {
+            DetailOf::Open => match self.chosen() {
+                Some(r) => detail::detail_lines(r, self.chosen_request(), dso, sh, theme),
+                None => Vec::new(),
+            },
+            DetailOf::Result => match self
+                .chosen_result
+                .and_then(|i| Some((self.results.raw.get(i)?, self.results.rows.get(i)?)))
+            {
+                Some((result, row)) => {
+                    past::result_lines(result, row, &self.results.raw, dso, sh, theme)
+                }
+                None => Vec::new(),
+            },
+        }
+    }
+
+    /// Enters `section` (reading what it shows when first shown).
+    fn enter(&mut self, section: GovSection, sh: &mut Shared, out: &mut Out) {
+        self.section = section;
+        self.scroll = 0;
+        match section {
+            GovSection::Detail if self.chosen.is_none() && self.chosen_result.is_none() => {
+                self.chosen = self.selected().map(|r| r.key.clone());
+                self.detail_of = DetailOf::Open;
+            }
+            GovSection::Results if !self.results.started => {
+                self.results
+                    .run(crate::model::governance::ResultsQuery::default(), sh, out);
+            }
+            GovSection::Svs => {
+                self.svs.start(sh, out);
+                self.svs.sync(sh, out);
+            }
+            GovSection::Across if !self.across.is_loading() && self.across.scans.is_none() => {
+                self.across.ask(sh, out);
+            }
+            _ => {}
+        }
+        self.poll_prices(sh, out, false);
     }
 
     /// Asks scan 0 for the open requests when they are due (or `now`).
@@ -312,6 +450,15 @@ impl GovernancePane {
             return false;
         }
         self.rows = rows;
+        let longest = self
+            .rows
+            .iter()
+            .map(|r| safe_line(&r.requester, 60).chars().count())
+            .max()
+            .unwrap_or(0);
+        self.table
+            .columns_mut()
+            .set_width(OpenCol::Requester, requester_width(longest));
         self.table.set_rows(&self.rows);
         true
     }
@@ -322,6 +469,7 @@ impl GovernancePane {
             return false;
         };
         self.chosen = Some(key);
+        self.detail_of = DetailOf::Open;
         self.scroll = 0;
         self.section = GovSection::Detail;
         true
@@ -341,10 +489,7 @@ impl GovernancePane {
                 .prices
                 .done()
                 .map_or(0, |v| prices::price_lines(v, dso, sh, &theme).len()),
-            _ => match self.chosen() {
-                Some(r) => detail::detail_lines(r, self.chosen_request(), dso, sh, &theme).len(),
-                None => 0,
-            },
+            _ => self.detail_lines(sh, &theme).len(),
         };
         len.saturating_sub(self.detail_viewport())
     }
@@ -353,7 +498,30 @@ impl GovernancePane {
         let page = self.detail_viewport();
         let last = self.detail_last_scroll(sh);
         match cmd {
-            Command::Back => self.section = GovSection::Open,
+            Command::Back => {
+                self.section = match self.detail_of {
+                    DetailOf::Open => GovSection::Open,
+                    DetailOf::Result => GovSection::Results,
+                }
+            }
+            Command::Select if self.detail_of == DetailOf::Result => {
+                match self
+                    .chosen_result()
+                    .and_then(|r| past::result_update(r, sh))
+                {
+                    Some(update_id) => out.events.push(AppEvent::OpenUpdate {
+                        update_id,
+                        event_id: None,
+                    }),
+                    None => out.info("the request's update is not in the loaded history"),
+                }
+            }
+            Command::Copy if self.detail_of == DetailOf::Result => {
+                match self.chosen_result().map(|r| r.request.key().to_owned()) {
+                    Some(k) if !k.is_empty() => out.copy("request's tracking id", k),
+                    _ => return false,
+                }
+            }
             Command::Up => self.scroll = self.scroll.saturating_sub(1),
             Command::Down => self.scroll = (self.scroll + 1).min(last),
             Command::PageUp => self.scroll = self.scroll.saturating_sub(page),
@@ -448,7 +616,7 @@ impl Pane for GovernancePane {
     }
 
     fn key_context(&self) -> KeyContext {
-        if self.table.is_filtering() {
+        if self.wants_raw_keys() {
             KeyContext::TextInput
         } else {
             KeyContext::List
@@ -456,15 +624,46 @@ impl Pane for GovernancePane {
     }
 
     fn wants_raw_keys(&self) -> bool {
-        self.table.is_filtering()
+        match self.section {
+            GovSection::Results => {
+                self.results.dialog.is_open() || self.results.table.is_filtering()
+            }
+            GovSection::Svs => self.svs.table.is_filtering(),
+            GovSection::Across => self.across.table.is_filtering(),
+            _ => self.table.is_filtering(),
+        }
     }
 
-    fn on_key(&mut self, key: &crossterm::event::KeyEvent, _sh: &mut Shared, _out: &mut Out) {
-        self.table.input(TableInput::Key(key), &self.rows);
+    fn on_key(&mut self, key: &crossterm::event::KeyEvent, sh: &mut Shared, out: &mut Out) {
+        match self.section {
+            GovSection::Results => {
+                self.results.on_key(key, sh, out);
+            }
+            GovSection::Svs => {
+                self.svs.input(TableInput::Key(key), sh, out);
+            }
+            GovSection::Across => {
+                self.across.input(TableInput::Key(key));
+            }
+            _ => {
+                self.table.input(TableInput::Key(key), &self.rows);
+            }
+        }
     }
 
-    fn on_paste(&mut self, text: &str, _sh: &mut Shared, _out: &mut Out) {
-        self.table.input(TableInput::Paste(text), &self.rows);
+    fn on_paste(&mut self, text: &str, sh: &mut Shared, out: &mut Out) {
+        match self.section {
+            GovSection::Results => self.results.on_paste(text),
+            GovSection::Svs => {
+                self.svs.input(TableInput::Paste(text), sh, out);
+            }
+            GovSection::Across => {
+                self.across.input(TableInput::Paste(text));
+            }
+            _ => {
+                self.table.input(TableInput::Paste(text), &self.rows);
+            }
+        }
     }
 
     fn on_focus(&mut self, sh: &mut Shared, out: &mut Out) {
@@ -476,6 +675,9 @@ impl Pane for GovernancePane {
         let mut changed = self.poll(sh, out, false);
         changed |= self.shown && self.poll_prices(sh, out, false);
         changed |= self.sync_rows(sh);
+        if self.section == GovSection::Svs {
+            changed |= self.svs.sync(sh, out);
+        }
         let second = sh.now.div_euclid(1_000_000);
         if self.shown && second != self.last_second {
             self.last_second = second;
@@ -487,14 +689,67 @@ impl Pane for GovernancePane {
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
         match cmd {
             Command::NextSection | Command::PrevSection => {
-                self.section = self.section.step(cmd == Command::NextSection);
-                self.scroll = 0;
-                if self.section == GovSection::Detail && self.chosen.is_none() {
-                    self.chosen = self.selected().map(|r| r.key.clone());
-                }
-                self.poll_prices(sh, out, false);
+                let next = self.section.step(cmd == Command::NextSection);
+                self.enter(next, sh, out);
                 true
             }
+            // b: every scan's results count and active requests, side by side.
+            Command::Consensus => {
+                self.section = GovSection::Across;
+                self.across.ask(sh, out);
+                true
+            }
+            Command::Refresh if self.section == GovSection::Results => {
+                let q = self.results.query.clone();
+                self.results.run(q, sh, out);
+                true
+            }
+            Command::Refresh if self.section == GovSection::Svs => {
+                self.svs.refresh(sh, out);
+                true
+            }
+            Command::Refresh if self.section == GovSection::Across => {
+                self.across.ask(sh, out);
+                true
+            }
+            _ if self.section == GovSection::Results => match cmd {
+                Command::Edit => {
+                    self.results.open_form(sh);
+                    true
+                }
+                Command::Select => self.open_result(),
+                Command::Copy => match self
+                    .results
+                    .selected_raw()
+                    .and_then(|i| self.results.raw.get(i))
+                    .map(|r| r.request.key().to_owned())
+                {
+                    Some(k) if !k.is_empty() => {
+                        out.copy("request's tracking id", k);
+                        true
+                    }
+                    _ => false,
+                },
+                _ => {
+                    let used = self
+                        .results
+                        .table
+                        .input(TableInput::Command(cmd), &self.results.rows);
+                    self.results.more_if_near_end(sh, out);
+                    used
+                }
+            },
+            _ if self.section == GovSection::Svs => match cmd {
+                Command::Copy => match self.svs.selected().map(|r| r.party.clone()) {
+                    Some(p) => {
+                        out.copy("SV's party id", p);
+                        true
+                    }
+                    None => false,
+                },
+                _ => self.svs.input(TableInput::Command(cmd), sh, out),
+            },
+            _ if self.section == GovSection::Across => self.across.input(TableInput::Command(cmd)),
             Command::Refresh if self.section == GovSection::PriceVotes => {
                 if !self.poll_prices(sh, out, true) {
                     out.info("the amulet price votes are being read");
@@ -523,7 +778,13 @@ impl Pane for GovernancePane {
         }
     }
 
-    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, _out: &mut Out) {
+    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        if self.results.on_fetched(reply, sh, out)
+            || self.svs.on_fetched(reply, sh, out)
+            || self.across.on_fetched(reply)
+        {
+            return;
+        }
         if let Some(answer) = self.prices.accept(
             reply,
             "/v0/amulet-price/votes",
@@ -556,6 +817,15 @@ impl Pane for GovernancePane {
         self.area = area;
         self.table
             .set_viewport(usize::from(area.height.saturating_sub(4)).max(1));
+        self.results
+            .table
+            .set_viewport(usize::from(area.height.saturating_sub(5)).max(1));
+        self.svs
+            .table
+            .set_viewport(usize::from(area.height.saturating_sub(4) / 2).max(1));
+        self.across
+            .table
+            .set_viewport(usize::from(area.height.saturating_sub(8)).max(1));
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
@@ -568,6 +838,9 @@ impl Pane for GovernancePane {
             GovSection::Open => self.render_open(body, buf, cx),
             GovSection::Detail => self.render_detail(body, buf, cx),
             GovSection::PriceVotes => self.render_prices(body, buf, cx),
+            GovSection::Results => self.results.render(body, buf, cx),
+            GovSection::Svs => self.svs.render(body, buf, cx),
+            GovSection::Across => self.across.render(body, buf, cx),
         }
     }
 
@@ -582,6 +855,22 @@ impl Pane for GovernancePane {
                 Command::Copy,
             ],
             GovSection::PriceVotes => vec![Command::NextSection, Command::Refresh],
+            GovSection::Results => vec![
+                Command::Select,
+                Command::Edit,
+                Command::NextSection,
+                Command::Refresh,
+                Command::Filter,
+                Command::Sort,
+                Command::Copy,
+            ],
+            GovSection::Svs => vec![
+                Command::NextSection,
+                Command::Refresh,
+                Command::Sort,
+                Command::Copy,
+            ],
+            GovSection::Across => vec![Command::Consensus, Command::NextSection, Command::Filter],
             GovSection::Detail => vec![
                 Command::Back,
                 Command::Select,
@@ -593,8 +882,14 @@ impl Pane for GovernancePane {
     }
 
     fn tab_count(&self, _sh: &Shared) -> Option<usize> {
-        if self.section == GovSection::PriceVotes {
-            return self.prices.done().map(|v| v.votes.len());
+        match self.section {
+            GovSection::PriceVotes => return self.prices.done().map(|v| v.votes.len()),
+            GovSection::Results => {
+                return self.results.started.then_some(self.results.rows.len());
+            }
+            GovSection::Svs => return Some(self.svs.rows.len()).filter(|n| *n > 0),
+            GovSection::Across => return self.across.scans.as_ref().map(|s| s.rows.len()),
+            _ => {}
         }
         self.watch.requests.as_ref().map(|_| self.rows.len())
     }

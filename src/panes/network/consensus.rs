@@ -249,6 +249,7 @@ impl NetworkPane {
                 call: call.clone(),
                 what: label.to_owned(),
                 now: sh.now,
+                unordered: crate::model::consensus::Unordered::NONE,
             },
         );
         self.check.load = Load::Loading(id);
