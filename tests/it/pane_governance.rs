@@ -3,13 +3,15 @@
 //! on `accepted`), Enter / Esc between Open and Detail, and polling at `governance_interval`
 //! (not at the refresh rate) with `r` reading at once.
 
-use cantonscope::model::governance::{MyVote, price_stats};
+use cantonscope::api::scan::{self, VoteResult, VoteResultsFilter, VoteResultsRequest};
+use cantonscope::api::{ApiClient, ApiConfig};
+use cantonscope::model::governance::{ClosedRequest, MyVote, Outcome, price_stats, weight_history};
 use cantonscope::msg::Command;
 use cantonscope::panes::PaneId;
-use cantonscope::panes::governance::{GovSection, NOT_LOADED_TEXT};
+use cantonscope::panes::governance::{DetailOf, GovSection, MISSING_HISTORY_NOTE, NOT_LOADED_TEXT};
 use crossterm::event::KeyCode;
 
-use crate::common::{Harness, assert_snapshot, count, stable_hms};
+use crate::common::{Harness, Options, assert_snapshot, count, stable_hms};
 
 /// The explorer on the demo with the Governance pane shown (by its key, `0`).
 fn shown() -> Harness {
@@ -163,8 +165,7 @@ fn price_votes_show_each_svs_vote_the_median_spread_and_the_price_in_force() {
 #[test]
 fn price_votes_are_read_at_the_governance_interval_and_r_reads_them_now() {
     let mut h = shown();
-    h.key(KeyCode::Char('['));
-    assert_eq!(h.app.governance.section(), GovSection::PriceVotes);
+    go_to(&mut h, GovSection::PriceVotes);
     let before = count(&h, "amulet price votes");
     assert_eq!(before, 1, "{:?}", h.requests);
     h.tick(2.0);
@@ -176,33 +177,421 @@ fn price_votes_are_read_at_the_governance_interval_and_r_reads_them_now() {
     assert_eq!(count(&h, "amulet price votes"), 3);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Results, SVs, Across scans.
+
+/// A client of the demo's scan `scan` (to check the pane against what the scan serves).
+fn scan_client(h: &Harness, scan: usize) -> ApiClient {
+    let url = h.demo.as_ref().expect("demo").scan_urls[scan].clone();
+    ApiClient::new(ApiConfig {
+        scan_url: Some(url),
+        ..ApiConfig::default()
+    })
+    .expect("client")
+}
+
+/// Every result of scan `scan` matching `filter`, paged by the test itself.
+fn served(h: &Harness, scan: usize, filter: &VoteResultsFilter) -> Vec<VoteResult> {
+    let c = scan_client(h, scan);
+    let mut out = Vec::new();
+    let mut token = None;
+    for _ in 0..100 {
+        let page =
+            h.rt.block_on(c.send(&scan::vote_results(&VoteResultsRequest {
+                filter: filter.clone(),
+                limit: 100,
+                page_token: token,
+            })))
+            .expect("results");
+        out.extend(page.results);
+        match page.next_page_token {
+            Some(t) if Some(t) != token => token = Some(t),
+            _ => return out,
+        }
+    }
+    panic!("no last page")
+}
+
+/// Moves to `section` with `]`.
+fn go_to(h: &mut Harness, section: GovSection) {
+    for _ in 0..8 {
+        if h.app.governance.section() == section {
+            return;
+        }
+        h.key(KeyCode::Char(']'));
+    }
+    panic!("no section {section:?}");
+}
+
+/// Opens the results filter and fills it: action, outcome (index into any / accepted /
+/// rejected / expired / failed), requester, from.
+fn filter_results(h: &mut Harness, action: &str, outcome: usize, requester: &str, from: &str) {
+    h.key(KeyCode::Char('i'));
+    assert!(h.app.governance.results().dialog.is_open());
+    for (field, text) in [(0, action), (2, requester), (3, from)] {
+        // Field by field (↓ moves); the form opens with the filters in force, which these
+        // tests start from empty.
+        let at = h.app.governance.results().dialog.form.active();
+        for _ in at..field {
+            h.key(KeyCode::Down);
+        }
+        h.type_text(text);
+    }
+    // The outcome: back up to it and pick.
+    while h.app.governance.results().dialog.form.active() > 1 {
+        h.key(KeyCode::Up);
+    }
+    for _ in 0..outcome {
+        h.key(KeyCode::Right);
+    }
+    h.key(KeyCode::Enter);
+    assert!(
+        !h.app.governance.results().dialog.is_open(),
+        "the form closes"
+    );
+}
+
 #[test]
-fn zz_explore() {
-    let mut h = Harness::start_with(crate::common::Options {
+fn results_are_paged_newest_first_with_the_count_and_enter_opens_a_past_result() {
+    let mut h = shown();
+    // A small page, so the demo's results take several pages.
+    h.app.governance.set_results_page_size(3);
+    go_to(&mut h, GovSection::Results);
+    let all = served(&h, 0, &VoteResultsFilter::default());
+    assert!(all.len() > 6, "{}", all.len());
+    // Two screens ahead are read at once; the rest as the cursor moves down.
+    h.cmd(Command::Bottom);
+    for _ in 0..10 {
+        h.cmd(Command::Bottom);
+    }
+    let r = h.app.governance.results();
+    assert!(r.done, "every page read");
+    assert!(r.pages >= 3, "{} pages", r.pages);
+    assert_eq!(r.count, Some(all.len() as i64));
+    assert_eq!(r.rows.len(), all.len());
+    let keys: Vec<&str> = r.raw.iter().map(|x| x.request.key()).collect();
+    let want: Vec<&str> = all.iter().map(|x| x.request.key()).collect();
+    assert_eq!(keys, want, "every result once, newest first");
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains(&format!("{} listed of {} (count)", all.len(), all.len())),
+        "{screen}"
+    );
+    // Enter on the failed one: its detail, with the failure and the offboarded voter.
+    let at = h
+        .app
+        .governance
+        .results()
+        .table
+        .ordered(&h.app.governance.results().rows)
+        .position(|r| r.outcome == Outcome::AcceptedButFailed)
+        .expect("a failed result");
+    h.cmd(Command::Top);
+    for _ in 0..at {
+        h.cmd(Command::Down);
+    }
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.governance.section(), GovSection::Detail);
+    assert_eq!(h.app.governance.detail_of(), DetailOf::Result);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("accepted but failed"), "{screen}");
+    assert!(screen.contains("Failure"), "{screen}");
+    assert!(screen.contains("Retired-Node-7"), "{screen}");
+    assert!(
+        screen.contains("Retired-Node-7   accept") && screen.contains("(offboarded: not counted)"),
+        "{screen}"
+    );
+    assert!(screen.contains(NOT_LOADED_TEXT), "{screen}");
+    // Esc goes back to Results, not Open.
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.governance.section(), GovSection::Results);
+}
+
+#[test]
+fn results_filters_go_to_the_server_and_the_rest_is_told_apart_here() {
+    let mut h = shown();
+    h.app.governance.set_results_page_size(4);
+    go_to(&mut h, GovSection::Results);
+    let all = served(&h, 0, &VoteResultsFilter::default());
+    let dso = h.app.sh.health.dso.info.clone().expect("dso");
+    let rows: Vec<ClosedRequest> = all.iter().map(|r| ClosedRequest::of(r, &dso.svs)).collect();
+    // Rejected weight changes: the server narrows to not accepted, the pane to rejected.
+    filter_results(&mut h, "UpdateSvRewardWeight", 2, "", "");
+    for _ in 0..5 {
+        h.cmd(Command::Bottom);
+    }
+    let want: Vec<&str> = rows
+        .iter()
+        .filter(|r| {
+            r.outcome == Outcome::Rejected && r.action_name.contains("UpdateSvRewardWeight")
+        })
+        .map(|r| r.key.as_str())
+        .collect();
+    assert!(!want.is_empty());
+    let r = h.app.governance.results();
+    assert!(r.done);
+    let got: Vec<&str> = r.rows.iter().map(|x| x.key.as_str()).collect();
+    assert_eq!(got, want);
+    // The count is the server's: not accepted, of that action.
+    let not_accepted = rows
+        .iter()
+        .filter(|r| {
+            r.outcome != Outcome::Accepted && r.action_name.contains("UpdateSvRewardWeight")
+        })
+        .count();
+    assert_eq!(r.count, Some(not_accepted as i64));
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("outcome rejected"), "{screen}");
+    assert!(
+        screen.contains(&format!("count {not_accepted} not accepted")),
+        "{screen}"
+    );
+    // A requester's exact name (a prefix matches nothing here), from a date on.
+    let who = rows[0].requester.clone();
+    let since = rows[rows.len() / 2].effective_at.clone();
+    // A fresh explorer for each (the form opens with the filters in force).
+    let mut fresh = shown();
+    fresh.app.governance.set_results_page_size(4);
+    go_to(&mut fresh, GovSection::Results);
+    filter_results(&mut fresh, "", 0, &who[..who.len() - 1], "");
+    for _ in 0..5 {
+        fresh.cmd(Command::Bottom);
+    }
+    assert!(fresh.app.governance.results().done);
+    assert!(
+        fresh.app.governance.results().rows.is_empty(),
+        "a prefix is no exact match"
+    );
+    let screen = fresh.screen(80, 24);
+    assert!(screen.contains("No result matches the filters"), "{screen}");
+    let mut fresh = shown();
+    fresh.app.governance.set_results_page_size(4);
+    go_to(&mut fresh, GovSection::Results);
+    filter_results(&mut fresh, "", 0, &who, &since);
+    for _ in 0..5 {
+        fresh.cmd(Command::Bottom);
+    }
+    let since_us = cantonscope::model::format::parse_time_micros(&since).expect("a time");
+    let want: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.requester == who)
+        .filter(|r| {
+            cantonscope::model::format::parse_time_micros(&r.effective_at)
+                .is_some_and(|t| t >= since_us)
+        })
+        .map(|r| r.key.as_str())
+        .collect();
+    let got: Vec<&str> = fresh
+        .app
+        .governance
+        .results()
+        .rows
+        .iter()
+        .map(|x| x.key.as_str())
+        .collect();
+    assert_eq!(got, want);
+    // A date that is no time: the form says so and stays open.
+    fresh.key(KeyCode::Char('i'));
+    for _ in 0..4 {
+        fresh.key(KeyCode::Down);
+    }
+    fresh.type_text("next tuesday");
+    fresh.key(KeyCode::Enter);
+    let form = &fresh.app.governance.results().dialog;
+    assert!(form.is_open());
+    assert!(form.form.error(4).is_some_and(|e| e.contains("not a time")));
+}
+
+#[test]
+fn results_snapshots() {
+    let mut h = shown();
+    go_to(&mut h, GovSection::Results);
+    assert_snapshot!("results_120x40", stable_hms(&h.screen(120, 40)));
+    assert_snapshot!("results_80x24", stable_hms(&h.screen(80, 24)));
+    // The rejected AmuletRules config change: its diff against its baseConfig.
+    let at = h
+        .app
+        .governance
+        .results()
+        .table
+        .ordered(&h.app.governance.results().rows)
+        .position(|r| r.action_name == "CRARC_SetConfig")
+        .expect("a config result");
+    for _ in 0..at {
+        h.cmd(Command::Down);
+    }
+    h.key(KeyCode::Enter);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("against its baseConfig"), "{screen}");
+    assert!(screen.contains("transferConfig.createFee.fee"), "{screen}");
+    assert_snapshot!("result_detail_120x40", stable_hms(&screen));
+    assert_snapshot!("result_detail_80x24", stable_hms(&h.screen(80, 24)));
+}
+
+#[test]
+fn svs_show_weights_my_sv_and_the_history_of_the_selected_one() {
+    let mut h = shown();
+    go_to(&mut h, GovSection::Svs);
+    h.tick(0.1);
+    let dso = h.app.sh.health.dso.info.clone().expect("dso");
+    let changes = served(
+        &h,
+        0,
+        &VoteResultsFilter {
+            action_name: Some("SRARC_UpdateSvRewardWeight".into()),
+            accepted: Some(true),
+            ..VoteResultsFilter::default()
+        },
+    );
+    let svs = h.app.governance.svs();
+    assert!(svs.done);
+    assert_eq!(svs.rows.len(), dso.svs.len());
+    for row in &svs.rows {
+        let sv = dso
+            .svs
+            .iter()
+            .find(|s| s.party == row.party)
+            .expect("an SV");
+        assert_eq!(row.weight, sv.reward_weight);
+        assert_eq!(row.steps, weight_history(&changes, &sv.party));
+    }
+    assert_eq!(svs.rows.iter().filter(|r| r.mine).count(), 1);
+    let unknown = svs
+        .rows
+        .iter()
+        .find(|r| r.steps.is_empty())
+        .expect("an SV without a change")
+        .name
+        .clone();
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("★ Aurora-Node-1"), "{screen}");
+    // The selected SV (the first): its history and the scan's own point agree.
+    assert!(
+        screen.contains("scan's previous-sv-reward-weight")
+            && screen.contains("agrees with the last change"),
+        "{screen}"
+    );
+    assert!(screen.contains("unknown before"), "{screen}");
+    assert_snapshot!("svs_120x40", stable_hms(&screen));
+    assert_snapshot!("svs_80x24", stable_hms(&h.screen(80, 24)));
+    // An SV without an accepted change: unknown, never guessed.
+    let at = h
+        .app
+        .governance
+        .svs()
+        .ordered()
+        .iter()
+        .position(|r| r.name == unknown)
+        .expect("listed");
+    for _ in 0..at {
+        h.cmd(Command::Down);
+    }
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("no accepted weight change in the results: its history is unknown"),
+        "{screen}"
+    );
+}
+
+/// Four scans; the fourth lags and lacks the first day of vote history.
+fn four_scans() -> Harness {
+    let mut h = Harness::start_with(Options {
         scans: 4,
         faults: cantonscope::demo::DemoFaults {
             lagging: Some((3, std::time::Duration::from_secs(42))),
             ..cantonscope::demo::DemoFaults::default()
         },
-        ..crate::common::Options::default()
+        ..Options::default()
     });
     h.key(KeyCode::Char('0'));
     h.tick(0.1);
-    for _ in 0..3 {
-        h.key(KeyCode::Char(']'));
-    }
-    println!("{}", h.screen(120, 40));
-    println!("{}", h.screen(80, 24));
-    h.key(KeyCode::Enter);
-    println!("{}", h.screen(120, 40));
-    h.key(KeyCode::Esc);
-    h.key(KeyCode::Char(']'));
-    h.tick(0.1);
-    h.key(KeyCode::Down);
-    println!("{}", h.screen(120, 40));
-    println!("{}", h.screen(80, 24));
+    h
+}
+
+#[test]
+fn b_compares_every_scan_and_names_the_one_that_misses_results_with_both_numbers() {
+    let mut h = four_scans();
     h.key(KeyCode::Char('b'));
-    println!("{}", h.screen(120, 40));
-    println!("{}", h.screen(80, 24));
-    println!("{:?}", h.requests);
+    assert_eq!(h.app.focus, PaneId::Governance, "b stays in the pane");
+    assert_eq!(h.app.governance.section(), GovSection::Across);
+    let count = |h: &Harness, scan: usize| {
+        h.rt.block_on(
+            scan_client(h, scan).send(&scan::vote_results_count(&VoteResultsFilter::default())),
+        )
+        .expect("count")
+        .count
+    };
+    let (here, there) = (count(&h, 3), count(&h, 0));
+    assert!(here < there, "{here} vs {there}");
+    let scans = h.app.governance.across().scans.clone().expect("compared");
+    assert_eq!(scans.rows.len(), 4);
+    let differs = scans.count_differs();
+    assert_eq!(differs.len(), 1, "{scans:?}");
+    assert_eq!(differs[0].index, 3);
+    let words = format!("differs: {here} here, {there} there");
+    assert_eq!(differs[0].count.words(), words);
+    assert!(
+        scans.count_verdict.starts_with("consensus: 3 of 4"),
+        "{}",
+        scans.count_verdict
+    );
+    // The active requests (sorted first) agree on every scan.
+    assert!(scans.requests_differ().is_empty(), "{scans:?}");
+    assert!(
+        scans.requests_verdict.starts_with("consensus: 4 of 4"),
+        "{}",
+        scans.requests_verdict
+    );
+    let screen = h.screen(120, 40);
+    let name = &differs[0].sv_name;
+    assert!(screen.contains(&format!("{name} {words}")), "{screen}");
+    assert!(screen.contains(&MISSING_HISTORY_NOTE[..40]), "{screen}");
+    assert_snapshot!("across_120x40", stable_hms(&screen));
+    assert_snapshot!("across_80x24", stable_hms(&h.screen(80, 24)));
+    // b again asks again.
+    let before = count_every(&h);
+    h.key(KeyCode::Char('b'));
+    assert_eq!(count_every(&h), before + 2);
+}
+
+fn count_every(h: &Harness) -> usize {
+    h.requests
+        .iter()
+        .filter(|r| r.starts_with("on every scan: vote"))
+        .count()
+}
+
+#[test]
+fn the_requester_column_uses_the_room_of_a_wide_terminal() {
+    let mut h = shown();
+    let names: Vec<String> = h
+        .app
+        .governance
+        .ordered()
+        .iter()
+        .map(|r| r.requester.clone())
+        .collect();
+    assert!(
+        names.iter().any(|n| n.chars().count() > 12),
+        "the demo has names longer than 12: {names:?}"
+    );
+    // At 200 columns every requester is shown whole, on its request's row.
+    let screen = h.screen(200, 40);
+    for r in h.app.governance.ordered() {
+        let cut: String = r.action.chars().take(20).collect();
+        let line = screen
+            .lines()
+            .find(|l| l.contains(&cut))
+            .unwrap_or_else(|| panic!("{cut} in\n{screen}"));
+        assert!(line.contains(&r.requester), "{line}");
+    }
+    // At 120 the column stays 12 wide (the snapshots show it).
+    let screen = h.screen(120, 40);
+    assert!(
+        names
+            .iter()
+            .filter(|n| n.chars().count() > 12)
+            .all(|n| !screen.contains(n.as_str())),
+        "{screen}"
+    );
 }

@@ -336,3 +336,162 @@ fn the_open_summary_and_deadline_colours() {
     );
     assert_eq!(OpenSummary::of(&[], now, false).needs_my_vote, None);
 }
+
+fn config_result(outcome: Value, completed: &str, new: Value, base: Option<Value>) -> VoteResult {
+    let mut value = json!({"newConfig": new});
+    if let Some(base) = base {
+        value["baseConfig"] = base;
+    }
+    VoteResult::decode(&json!({
+        "request": {"requester": "Alpha", "votes": [], "trackingCid": format!("t-{completed}"),
+            "action": {"tag": "ARC_DsoRules", "value": {"dsoAction": {"tag": "SRARC_SetConfig", "value": value}}}},
+        "completedAt": completed,
+        "outcome": outcome,
+    }))
+}
+
+#[test]
+fn the_config_in_force_then_is_the_newest_accepted_change_before() {
+    let accepted = |at: &str| json!({"tag": "VRO_Accepted", "value": {"effectiveAt": at}});
+    let old = config_result(
+        accepted("2026-01-01T00:00:00Z"),
+        "2026-01-01T00:00:00Z",
+        json!({"n": 1}),
+        None,
+    );
+    let newer = config_result(
+        accepted("2026-01-05T00:00:00Z"),
+        "2026-01-05T00:00:00Z",
+        json!({"n": 2}),
+        None,
+    );
+    let rejected = config_result(
+        json!({"tag": "VRO_Rejected", "value": {}}),
+        "2026-01-06T00:00:00Z",
+        json!({"n": 9}),
+        None,
+    );
+    let later = config_result(
+        accepted("2026-01-09T00:00:00Z"),
+        "2026-01-08T00:00:00Z",
+        json!({"n": 3}),
+        None,
+    );
+    let all = vec![later.clone(), rejected.clone(), newer.clone(), old.clone()];
+    // The rejected change was voted while {"n": 2} was in force; the rejected one never was.
+    assert_eq!(config_in_force_then(&rejected, &all), Some(json!({"n": 2})));
+    assert_eq!(config_in_force_then(&later, &all), Some(json!({"n": 2})));
+    assert_eq!(
+        config_in_force_then(&old, &all),
+        None,
+        "nothing before the first"
+    );
+    let (base, lines) = action_diff(
+        &later.request.action,
+        config_in_force_then(&later, &all).as_ref(),
+    )
+    .expect("a diff");
+    assert_eq!(base, DiffBase::InForce);
+    assert_eq!(lines[0].path, "n");
+}
+
+#[test]
+fn the_page_guard_stops_on_a_page_or_token_sent_twice() {
+    let a = result(
+        json!({"tag": "VRO_Rejected", "value": {}}),
+        "D::4",
+        "1",
+        "2026-01-02T00:00:00Z",
+    );
+    let b = result(
+        json!({"tag": "VRO_Expired"}),
+        "D::4",
+        "2",
+        "2026-01-01T00:00:00Z",
+    );
+    let mut g = PageGuard::default();
+    assert_eq!(
+        g.next(std::slice::from_ref(&a), Some(1)),
+        (true, NextPage::After(1))
+    );
+    assert_eq!(
+        g.next(std::slice::from_ref(&b), Some(2)),
+        (true, NextPage::After(2))
+    );
+    assert_eq!(g.next(&[], Some(3)), (true, NextPage::End));
+    // A scan that ignores pageToken sends its first page again: nothing of it is kept.
+    let mut g = PageGuard::default();
+    assert_eq!(
+        g.next(std::slice::from_ref(&a), Some(1)),
+        (true, NextPage::After(1))
+    );
+    let (keep, next) = g.next(std::slice::from_ref(&a), Some(1));
+    assert!(!keep);
+    assert!(matches!(next, NextPage::Repeated(why) if why.contains("same page twice")));
+    // Another page with a token seen before.
+    let mut g = PageGuard::default();
+    g.next(std::slice::from_ref(&a), Some(1));
+    let (keep, next) = g.next(std::slice::from_ref(&b), Some(1));
+    assert!(keep);
+    assert!(matches!(next, NextPage::Repeated(why) if why.contains("token 1 twice")));
+    assert_eq!(g.next(&[], None).1, NextPage::End);
+}
+
+#[test]
+fn results_query_server_filter_and_what_is_told_apart_here() {
+    let q = ResultsQuery {
+        action: Some("SetConfig".into()),
+        outcome: Some(Outcome::Expired),
+        requester: Some("Alpha".into()),
+        from: filter_time("2026-01-01T10:00:00+02:00"),
+        until: None,
+    };
+    let f = q.server_filter();
+    assert_eq!(f.accepted, Some(false));
+    assert_eq!(f.requester.as_deref(), Some("Alpha"));
+    assert_eq!(
+        f.effective_from.as_deref(),
+        Some("2026-01-01T08:00:00.000000Z")
+    );
+    assert!(!q.count_is_exact());
+    let rows: Vec<ClosedRequest> = [
+        json!({"tag": "VRO_Expired"}),
+        json!({"tag": "VRO_Rejected", "value": {}}),
+    ]
+    .into_iter()
+    .map(|o| ClosedRequest::of(&result(o, "D::4", "1", "2026-01-02T00:00:00Z"), &svs()))
+    .collect();
+    assert!(q.keeps(&rows[0]));
+    assert!(!q.keeps(&rows[1]), "rejected is not expired");
+    let other = ResultsQuery {
+        requester: Some("Alph".into()),
+        ..ResultsQuery::default()
+    };
+    assert!(!other.keeps(&rows[0]), "the requester matches exactly");
+    assert!(ResultsQuery::default().count_is_exact());
+    assert_eq!(ResultsQuery::default().words(), "no filter");
+    assert_eq!(filter_time("next tuesday"), None);
+}
+
+#[test]
+fn vote_requests_compare_in_any_order() {
+    use crate::model::consensus::{Answer, Body, group_answers};
+    let r1 = json!({"contract_id": "01", "payload": {"trackingCid": null}});
+    let r2 = json!({"contract_id": "02", "payload": {"trackingCid": "00"}});
+    let mut answers = vec![
+        Answer::Ok(Body::Json(
+            json!({"dso_rules_vote_requests": [r1.clone(), r2.clone()]}),
+        )),
+        Answer::Ok(Body::Json(
+            json!({"dso_rules_vote_requests": [r2.clone(), r1.clone()]}),
+        )),
+        Answer::Ok(Body::Json(json!({"dso_rules_vote_requests": [r2]}))),
+    ];
+    assert_eq!(group_answers(&answers).groups.len(), 3);
+    for a in &mut answers {
+        VOTE_REQUESTS_UNORDERED.sort(a);
+    }
+    let g = group_answers(&answers);
+    assert_eq!(g.groups.len(), 2);
+    assert_eq!(g.groups[0].members, [0, 1]);
+}

@@ -237,9 +237,9 @@ impl AcrossView {
             checked.push_str(" · asking again…");
         }
         lines.push(Line::styled(checked, theme.muted));
-        let mut notes = Vec::new();
+        let mut notes: Vec<(String, Style)> = Vec::new();
         for r in scans.count_differs() {
-            notes.push(Line::styled(
+            notes.push((
                 format!(
                     "{} {}",
                     safe_line(&r.sv_name, 60),
@@ -249,10 +249,10 @@ impl AcrossView {
             ));
         }
         if !scans.count_differs().is_empty() {
-            notes.push(Line::styled(MISSING_HISTORY_NOTE, theme.muted));
+            notes.push((MISSING_HISTORY_NOTE.to_owned(), theme.muted));
         }
         if !scans.requests_differ().is_empty() {
-            notes.push(Line::styled(RECENT_VOTE_NOTE, theme.status_warn));
+            notes.push((RECENT_VOTE_NOTE.to_owned(), theme.status_warn));
         }
         let mut y = area.y;
         for line in &lines {
@@ -262,7 +262,11 @@ impl AcrossView {
             buf.set_line(area.x, y, line, area.width);
             y += 1;
         }
-        let notes_h = u16::try_from(notes.len()).unwrap_or(0);
+        let width = usize::from(area.width.max(1));
+        let notes_h: u16 = notes
+            .iter()
+            .map(|(t, _)| u16::try_from(t.chars().count().div_ceil(width)).unwrap_or(1))
+            .sum();
         let want = u16::try_from(scans.rows.len() + 1).unwrap_or(u16::MAX);
         let table_h = area
             .bottom()
@@ -277,12 +281,16 @@ impl AcrossView {
             &draw,
         );
         y += table_h;
-        for line in &notes {
+        for (text, style) in &notes {
             if y >= area.bottom() {
                 return;
             }
-            buf.set_line(area.x, y, line, area.width);
-            y += 1;
+            y += paragraph(
+                Rect::new(area.x, y, area.width, area.bottom() - y),
+                buf,
+                text,
+                *style,
+            );
         }
     }
 }

@@ -314,7 +314,7 @@ pub(super) fn vote_lines(
         }
         if offboarded.iter().any(|o| o == name) {
             spans.push(Span::styled(
-                " (offboarded before the vote closed: not counted)",
+                " (offboarded: not counted)",
                 theme.status_warn,
             ));
         } else if !current {

@@ -466,14 +466,12 @@ impl ResultsView {
                 spans.push(Span::styled(format!(" of {c} (count)"), theme.muted));
             }
             Some(c) => {
+                // The server counts only what it can filter: the rest is told apart here.
                 let what = match self.query.server_filter().accepted {
-                    Some(false) => "not accepted",
-                    _ => "matching the server's filters",
+                    Some(false) => " not accepted",
+                    _ => " by the server's filters",
                 };
-                spans.push(Span::styled(
-                    format!(" · count {c} {what} (the rest is told apart while paging)"),
-                    theme.muted,
-                ));
+                spans.push(Span::styled(format!(" · count {c}{what}"), theme.muted));
             }
             None => {}
         }
@@ -484,7 +482,7 @@ impl ResultsView {
         let paging = if self.page.is_some() {
             " · reading…".to_owned()
         } else if self.done {
-            format!(" · all {} pages read", self.pages)
+            format!(" · all read ({} pages)", self.pages)
         } else {
             format!(" · {} pages read, more below", self.pages)
         };

@@ -474,7 +474,12 @@ impl SvsView {
         }
         let lo = times.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
         let hi = times.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
-        let pad = ((hi - lo) / 10.0).max(1.0);
+        // A flat history still gets a band to draw in.
+        let (lo, hi) = if hi > lo {
+            (lo, hi)
+        } else {
+            (lo - 1.0, hi + 1.0)
+        };
         // Dates only (the steps' times are in the table and the results).
         let date = |secs: f64| {
             let t = sh.format_time((secs * 1e6) as i64);
@@ -495,7 +500,7 @@ impl SvsView {
             .y_axis(
                 Axis::default()
                     .style(theme.muted)
-                    .bounds([lo - pad, hi + pad])
+                    .bounds([lo, hi])
                     .labels(vec![
                         Span::raw(format!("{lo:.0}")),
                         Span::raw(format!("{hi:.0}")),
