@@ -29,8 +29,8 @@ use crate::cli::{GovernanceCommand, OutcomeArg};
 use crate::config::Settings;
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::governance::{
-    ClosedRequest, OpenRequest, Outcome, action_diff, config_in_force, needing_my_vote,
-    sort_by_deadline, weight_history,
+    ClosedRequest, NextPage, OpenRequest, Outcome, PageGuard, ResultsQuery, action_diff,
+    config_in_force, needing_my_vote, sort_by_deadline, weight_history,
 };
 use crate::model::json_text;
 use crate::model::network::{MySv, resolve_my_sv};
@@ -112,9 +112,8 @@ pub async fn run(
                 requester: requester.clone(),
                 from: from.as_deref().map(utc),
                 until: until.as_deref().map(utc),
-                limit: i64::from(*limit),
             };
-            results(&client, &query, out).await
+            results(&client, &query, i64::from(*limit), out).await
         }
         GovernanceCommand::NeedsVote { within } => {
             needs_vote(&client, settings, *within, now, out).await
@@ -250,18 +249,9 @@ async fn needs_vote(
     })
 }
 
-/// What `results` asks.
-struct ResultsQuery {
-    action: Option<String>,
-    outcome: Option<Outcome>,
-    requester: Option<String>,
-    from: Option<String>,
-    until: Option<String>,
-    limit: i64,
-}
-
 /// Reads every page of results matching `filter`, handing each page to `each`. A page token
-/// seen before (a scan that ignores it) ends the walk as a server error.
+/// seen before, or a page that repeats the previous one (a scan that ignores the token), ends
+/// the walk as a server error ([`PageGuard`]).
 async fn walk_results(
     client: &ApiClient,
     filter: &VoteResultsFilter,
@@ -269,7 +259,7 @@ async fn walk_results(
     mut each: impl FnMut(&[VoteResult]) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
     let mut token = None;
-    let mut seen = Vec::new();
+    let mut guard = PageGuard::default();
     for _ in 0..MAX_PAGES {
         let page = client
             .send(&scan::vote_results(&VoteResultsRequest {
@@ -278,19 +268,14 @@ async fn walk_results(
                 page_token: token,
             }))
             .await?;
-        each(&page.results)?;
-        match page.next_page_token {
-            None => return Ok(()),
-            Some(_) if page.results.is_empty() => return Ok(()),
-            Some(next) if seen.contains(&next) => {
-                return Err(Failure::Server(format!(
-                    "the scan sent page token {next} twice (it may ignore pageToken); stopped"
-                )));
-            }
-            Some(next) => {
-                seen.push(next);
-                token = Some(next);
-            }
+        let (keep, next) = guard.next(&page.results, page.next_page_token);
+        if keep {
+            each(&page.results)?;
+        }
+        match next {
+            NextPage::End => return Ok(()),
+            NextPage::Repeated(why) => return Err(Failure::Server(why)),
+            NextPage::After(next) => token = Some(next),
         }
     }
     Err(Failure::Server(format!(
@@ -301,27 +286,14 @@ async fn walk_results(
 async fn results(
     client: &ApiClient,
     query: &ResultsQuery,
+    limit: i64,
     out: &mut dyn Write,
 ) -> Result<i32, Failure> {
     let dso = client.send(&scan::dso()).await?;
-    let filter = VoteResultsFilter {
-        action_name: query.action.clone(),
-        accepted: query.outcome.and_then(Outcome::server_accepted),
-        requester: query.requester.clone(),
-        effective_from: query.from.clone(),
-        effective_to: query.until.clone(),
-    };
-    walk_results(client, &filter, query.limit, |page| {
+    walk_results(client, &query.server_filter(), limit, |page| {
         for result in page {
             let row = ClosedRequest::of(result, &dso.svs);
-            if query.outcome.is_some_and(|o| o != row.outcome) {
-                continue;
-            }
-            if query
-                .requester
-                .as_deref()
-                .is_some_and(|r| r != row.requester)
-            {
+            if !query.keeps(&row) {
                 continue;
             }
             let mut line = to_value(&row);

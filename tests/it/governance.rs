@@ -463,6 +463,59 @@ mod cli {
     }
 
     #[test]
+    fn results_until_a_date_and_usage_errors() {
+        with_demo(|url, dir| {
+            let lines = |args: &[&str]| -> Vec<Value> {
+                let o = run(dir, url, args);
+                assert_eq!(o.status.code(), Some(0), "{args:?}: {}", err(&o));
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .map(|l| serde_json::from_str(l).expect("a JSON line"))
+                    .collect()
+            };
+            let all = lines(&["results"]);
+            let middle = all[all.len() / 2]["effective_at"]
+                .as_str()
+                .expect("date")
+                .to_owned();
+            let until = lines(&["results", "--until", &middle, "--limit", "2"]);
+            assert!(!until.is_empty());
+            assert_eq!(
+                until.len(),
+                all.iter()
+                    .filter(|r| r["effective_at"].as_str() <= Some(middle.as_str()))
+                    .count()
+            );
+            // Both ends: the window between them, newest first.
+            let oldest = all.last().expect("a result")["effective_at"]
+                .as_str()
+                .expect("date")
+                .to_owned();
+            let window = lines(&["results", "--from", &oldest, "--until", &middle]);
+            assert_eq!(window.len(), until.len());
+            // Accepted only: what the server filters by itself.
+            let accepted = lines(&["results", "--outcome", "accepted"]);
+            assert!(accepted.iter().all(|r| r["outcome"] == "accepted"));
+            assert_eq!(
+                accepted.len(),
+                all.iter().filter(|r| r["outcome"] == "accepted").count()
+            );
+            // Usage errors exit 2 before asking the scan: a page size out of 1..=1000, a time
+            // that is none, an outcome that is none.
+            for args in [
+                &["results", "--limit", "0"][..],
+                &["results", "--limit", "1001"],
+                &["results", "--from", "next tuesday"],
+                &["results", "--outcome", "pending"],
+            ] {
+                let o = run(dir, url, args);
+                assert_eq!(o.status.code(), Some(2), "{args:?}: {}", err(&o));
+                assert!(o.stdout.is_empty(), "{args:?}");
+            }
+        });
+    }
+
+    #[test]
     fn weights_with_history_and_errors() {
         with_demo(|url, dir| {
             let o = run(dir, url, &["weights"]);
