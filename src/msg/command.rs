@@ -92,7 +92,7 @@ commands! {
     PrevSection => "prev_section", "prev section", "previous section of this pane";
     Delete => "delete", "delete", "delete (asks to confirm)";
     Execute => "execute", "execute", "execute a prepared transaction (asks to confirm)";
-    Consensus => "consensus", "bft check", "check this update on every scan (BFT consensus)";
+    Consensus => "consensus", "bft check", "check on every scan (BFT consensus): the update, or what the pane shows (Governance: results count and open requests)";
     Sweep => "sweep", "sweep", "compare the history of every scan (asks from where; stops a running sweep)";
     SortReverse => "sort_reverse", "reverse", "reverse the sort order";
     Back => "back", "back", "back / close";

@@ -120,4 +120,12 @@ fn write_readme_screens() {
     h.key(KeyCode::Char('0'));
     h.tick(0.3);
     save(&mut h, "governance");
+    // Results (the fourth section), then SVs.
+    for _ in 0..3 {
+        h.key(KeyCode::Char(']'));
+    }
+    save(&mut h, "governance-results");
+    h.key(KeyCode::Char(']'));
+    h.tick(0.3);
+    save(&mut h, "governance-svs");
 }

@@ -853,6 +853,7 @@ impl Pane for GovernancePane {
                 Command::Filter,
                 Command::Sort,
                 Command::Copy,
+                Command::Consensus,
             ],
             GovSection::PriceVotes => vec![Command::NextSection, Command::Refresh],
             GovSection::Results => vec![
@@ -863,6 +864,7 @@ impl Pane for GovernancePane {
                 Command::Filter,
                 Command::Sort,
                 Command::Copy,
+                Command::Consensus,
             ],
             GovSection::Svs => vec![
                 Command::NextSection,
