@@ -255,8 +255,10 @@ impl ResultsView {
         };
         if let Some((col, desc)) = sort {
             // Keep the user's sort.
-            while self.table.sort().map(|(c, _)| c) != Some(col) {
-                if !self.table.on_command(crate::msg::Command::Sort, &self.rows) {
+            for _ in 0..8 {
+                if self.table.sort().map(|(c, _)| c) == Some(col)
+                    || !self.table.on_command(crate::msg::Command::Sort, &self.rows)
+                {
                     break;
                 }
             }
