@@ -495,3 +495,69 @@ fn vote_requests_compare_in_any_order() {
     assert_eq!(g.groups.len(), 2);
     assert_eq!(g.groups[0].members, [0, 1]);
 }
+
+/// A pane query's check over four scans (answers in scan order), as the network session
+/// builds it.
+fn check_of(answers: Vec<crate::model::consensus::Answer>) -> crate::model::network::NetworkCheck {
+    use crate::model::network::{CheckedOnScans, NetworkCheck, ScanEntry};
+    let n = answers.len();
+    let check = crate::model::consensus::classify_update(&answers, &vec![true; n], &[], false);
+    NetworkCheck {
+        update_id: "q".into(),
+        query: Some("q".into()),
+        entries: (0..n)
+            .map(|i| ScanEntry {
+                sv_name: format!("SV-{i}"),
+                url: format!("http://scan{i}"),
+                listed: true,
+                pinned: false,
+                own: i == 0,
+                counted: true,
+            })
+            .collect(),
+        update: CheckedOnScans {
+            endpoint: "q".into(),
+            check,
+            latency_ms: vec![1; n],
+            answers,
+        },
+        event: None,
+        checked_at: 0,
+    }
+}
+
+#[test]
+fn across_scans_names_a_differing_scan_with_both_values() {
+    use crate::model::consensus::{Answer, Body};
+    let count = |n: i64| Answer::Ok(Body::Json(json!({"count": n})));
+    let request = |votes: usize| json!({"contract_id": "01", "payload": {"votes": (0..votes).map(|i| json!([format!("SV-{i}"), {"accept": true}])).collect::<Vec<_>>()}});
+    let requests = |votes: usize| {
+        Answer::Ok(Body::Json(
+            json!({"dso_rules_vote_requests": [request(votes)]}),
+        ))
+    };
+    let counts = check_of(vec![count(331), count(331), count(298), Answer::Timeout]);
+    // The last scan has not seen the newest vote yet.
+    let open = check_of(vec![requests(3), requests(3), requests(3), requests(2)]);
+    let a = across_scans(&counts, &open);
+    assert_eq!(a.rows.len(), 4);
+    assert_eq!(a.rows[0].count, AcrossCell::Agree("331".into()));
+    assert_eq!(a.rows[2].count.words(), "differs: 298 here, 331 there");
+    assert!(matches!(&a.rows[3].count, AcrossCell::Failed(e) if e.starts_with("timeout")));
+    assert_eq!(a.count_differs().len(), 1);
+    assert_eq!(a.rows[0].requests.words(), "1 open · 3 votes");
+    assert_eq!(
+        a.rows[3].requests.words(),
+        "differs: 1 open · 2 votes here, 1 open · 3 votes there"
+    );
+    assert_eq!(a.requests_differ().len(), 1);
+    assert!(
+        a.count_verdict.starts_with("consensus: 2 of 4"),
+        "{}",
+        a.count_verdict
+    );
+    // No consensus: each answer stands alone.
+    let split = check_of(vec![count(1), count(2), count(3), count(4)]);
+    let b = across_scans(&split, &open);
+    assert_eq!(b.rows[0].count.words(), "1 (no consensus)");
+}
