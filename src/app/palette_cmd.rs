@@ -145,8 +145,9 @@ pub fn intent(app: &App, cmd: &PaletteCommand) -> Result<AppEvent, String> {
 }
 
 /// The update id `text` names: itself when it is a whole id (64 hex digits after an optional
-/// `1220`-style multihash prefix, or any id of a loaded update), else the one loaded update id
-/// it is a prefix of (case-insensitive). Several matches are "ambiguous: N matches"; none is
+/// `1220`-style multihash prefix, put back when left out, or any id of a loaded update), else
+/// the one loaded update id it is a prefix of (case-insensitive), with or without the `1220`
+/// the lists leave out. Several matches are "ambiguous: N matches"; none is
 /// "not found among the N loaded updates".
 pub fn resolve_update_id(
     history: &crate::model::history::History,
@@ -158,14 +159,16 @@ pub fn resolve_update_id(
             "{command}: give an update id or a unique prefix of a loaded one"
         ));
     }
-    if history.find_update(text).is_some() || text.len() >= 64 {
+    if history.find_update(text).is_some() {
         return Ok(text.to_string());
     }
-    let lower = text.to_ascii_lowercase();
+    if text.len() >= 64 {
+        return crate::model::format::whole_update_id(text).map_err(|e| format!("{command}: {e}"));
+    }
     let mut found: Vec<&str> = history
         .iter()
         .map(|s| &*s.update_id)
-        .filter(|id| id.to_ascii_lowercase().starts_with(&lower))
+        .filter(|id| crate::model::format::names_update_id(id, text))
         .collect();
     found.sort_unstable();
     found.dedup();

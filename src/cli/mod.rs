@@ -546,7 +546,8 @@ pub enum NetworkCommand {
     /// agree, disagree (with the JSON paths that differ), don't know, fail.
     #[command(after_help = NETWORK_EXIT_CODES)]
     CheckUpdate {
-        /// The update id.
+        /// The whole update id (68 hex characters; the 64 after `1220` also do).
+        #[arg(value_parser = crate::model::format::whole_update_id)]
         update_id: String,
         /// Compare GET /v0/events/{update_id} instead (without verdict.finalization_time and
         /// app_activity_records, which are local to each scan).
@@ -630,7 +631,8 @@ pub enum ScanCommand {
     },
     /// GET /v0/events/{update_id}: the update, verdict, traffic summary and app activity.
     Event {
-        /// The update id.
+        /// The whole update id (68 hex characters; the 64 after `1220` also do).
+        #[arg(value_parser = crate::model::format::whole_update_id)]
         update_id: String,
     },
     /// GET /v2/updates/hash/{hash}: the update of a prepared transaction's hash.

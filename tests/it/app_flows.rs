@@ -938,6 +938,24 @@ fn event_accepts_a_unique_prefix_and_a_failed_lookup_keeps_the_open_update() {
         .to_string();
     h.palette(&format!("event {prefix}"));
     assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
+    // What the History list shows: the id without its `1220`, as the row prints it.
+    let other = ids[ids.len() / 2].clone();
+    h.cmd(Command::Pane1);
+    let screen = h.screen(120, 40);
+    let shown = (8..other.len())
+        .map(|n| &other[4..n])
+        .find(|p| screen.contains(p) && ids.iter().filter(|id| id[4..].starts_with(p)).count() == 1)
+        .unwrap_or(&other[4..20])
+        .to_string();
+    h.palette(&format!("event {shown}"));
+    assert_eq!(
+        h.app.update_pane.update_id(),
+        Some(other.as_str()),
+        ":event {shown}"
+    );
+    h.palette(&format!("bft {shown}"));
+    assert_eq!(h.app.focus, PaneId::Network, ":bft {shown}");
+    h.palette(&format!("event {prefix}"));
     // Every id starts with the multihash prefix: ambiguous.
     h.palette("event 1220");
     let status = h
