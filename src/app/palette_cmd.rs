@@ -16,7 +16,7 @@ pub fn entries() -> Vec<PaletteEntry> {
         .iter()
         .map(|p| p.title().to_lowercase())
         .collect();
-    vec![
+    let mut entries = vec![
         PaletteEntry::new("event", "open an update by its id").arg("update_id"),
         PaletteEntry::new(
             "hash",
@@ -63,8 +63,53 @@ pub fn entries() -> Vec<PaletteEntry> {
         PaletteEntry::new("follow", "follow the live tail"),
         PaletteEntry::new("errors", "show the error log"),
         PaletteEntry::new("help", "show the keys"),
-        PaletteEntry::new("quit", "quit cantonscope"),
-    ]
+        PaletteEntry::new("quit", "quit cantonscope").aliases(&["q"]),
+    ];
+    // Every pane is a command of its own (`:governance`, `:gov`), after the commands when a
+    // prefix is matched.
+    entries.extend(PaneId::ALL.iter().enumerate().map(|(i, p)| {
+        let name = p.title().to_lowercase();
+        let aliases: &[&str] = match *p {
+            PaneId::Network => &["net"],
+            PaneId::Governance => &["gov"],
+            _ => &[],
+        };
+        PaletteEntry::new(
+            name,
+            format!("go to the {} pane (key {})", p.title(), (i + 1) % 10),
+        )
+        .aliases(aliases)
+        .secondary()
+    }));
+    entries
+}
+
+/// The pane `text` names: its title, or a unique prefix of one (any case).
+fn pane_named(text: &str) -> Result<PaneId, String> {
+    let lower = text.to_lowercase();
+    if let Some(p) = PaneId::ALL
+        .iter()
+        .find(|p| p.title().to_lowercase() == lower)
+    {
+        return Ok(*p);
+    }
+    let found: Vec<PaneId> = PaneId::ALL
+        .iter()
+        .filter(|p| !lower.is_empty() && p.title().to_lowercase().starts_with(&lower))
+        .copied()
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(format!("no pane named {:?}", safe_line(text, 40))),
+        many => Err(format!(
+            "ambiguous pane {:?}: {}",
+            safe_line(text, 40),
+            many.iter()
+                .map(|p| p.title())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
 }
 
 /// Parses a palette line (as typed after `:`).
@@ -129,18 +174,18 @@ pub fn intent(app: &App, cmd: &PaletteCommand) -> Result<AppEvent, String> {
         ),
         "theme" => AppEvent::LoadTheme(arg.to_owned()),
         "filter" => AppEvent::FilterHistory(cmd.args.join(" ")),
-        "pane" => match PaneId::ALL
-            .iter()
-            .find(|p| p.title().eq_ignore_ascii_case(arg))
-        {
-            Some(p) => AppEvent::Focus(*p),
-            None => return Err(format!("no pane named {:?}", safe_line(arg, 40))),
-        },
+        "pane" => AppEvent::Focus(pane_named(arg)?),
         "follow" => AppEvent::FollowTail,
         "errors" => AppEvent::Run(Command::ErrorLog),
         "help" => AppEvent::Run(Command::Help),
         "quit" => AppEvent::Run(Command::Quit),
-        other => return Err(format!("unknown command {other:?}")),
+        other => match PaneId::ALL
+            .iter()
+            .find(|p| p.title().eq_ignore_ascii_case(other))
+        {
+            Some(p) => AppEvent::Focus(*p),
+            None => return Err(format!("unknown command {other:?}")),
+        },
     })
 }
 

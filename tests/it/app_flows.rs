@@ -1047,3 +1047,40 @@ fn esc_returns_from_every_key_that_changes_pane() {
         assert_eq!(h.app.focus, from, "Esc after {key:?} from {from:?}");
     }
 }
+
+#[test]
+fn the_palette_goes_to_any_pane_by_a_short_name_listed_in_help() {
+    let mut h = Harness::start();
+    // k9s's `:po`: a pane's alias or a unique prefix of its name goes there.
+    for (line, lands) in [
+        ("gov", PaneId::Governance),
+        ("net", PaneId::Network),
+        ("st", PaneId::Status),
+        ("hold", PaneId::Holdings),
+        ("VALIDATORS", PaneId::Validators),
+        ("pane gov", PaneId::Governance),
+        ("hi", PaneId::History),
+    ] {
+        h.palette(line);
+        assert_eq!(h.app.focus, lands, ":{line}");
+    }
+    // A prefix a command has runs the command, as before (`:s` is `:sweep`, not Status):
+    // `:f` is still ambiguous between the commands, not a pane.
+    h.palette("f");
+    let status = h.screen(120, 40);
+    assert!(
+        status.contains("ambiguous \"f\": filter, follow"),
+        "{status}"
+    );
+    // `?` lists every palette command with its short names; `/` finds them.
+    h.key(KeyCode::Char('?'));
+    h.key(KeyCode::Char('/'));
+    h.type_text("governance pane");
+    let help = h.screen(120, 40);
+    assert!(help.contains("Palette commands"), "{help}");
+    let row = help
+        .lines()
+        .find(|l| l.contains(":governance · go to the Governance pane (key 0)"))
+        .unwrap_or_else(|| panic!("no :governance row: {help}"));
+    assert!(row.contains(":gov :g"), "{row}");
+}
