@@ -308,10 +308,8 @@ impl Palette {
         let prefix = (1..entry.name.len())
             .map(|n| &entry.name[..n])
             .find(|p| self.entry(p).is_ok_and(|e| e.name == entry.name));
-        if let Some(p) = prefix {
-            if !out.iter().any(|a| a == p) {
-                out.push(p.to_owned());
-            }
+        if let Some(p) = prefix.filter(|p| !out.iter().any(|a| a == p)) {
+            out.push(p.to_owned());
         }
         out
     }
