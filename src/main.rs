@@ -14,6 +14,21 @@ use cantonscope::headless::{self, ApiCommand, EXIT_USAGE};
 fn main() -> ExitCode {
     // Usage errors exit with 2 (clap's default); --help and --version exit with 0.
     let cli = Cli::parse();
+    // Generated from the command line's definition: no settings needed.
+    let generated = match &cli.command {
+        Some(Command::Completions { shell }) => Some(cantonscope::cli::completions(*shell)),
+        Some(Command::Man) => Some(cantonscope::cli::man_page()),
+        _ => None,
+    };
+    if let Some(text) = generated {
+        // A reader that stops early (`| head`) is no failure.
+        return match std::io::stdout().lock().write_all(&text) {
+            Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+                fail(&format!("cantonscope: {error}"), 1)
+            }
+            _ => ExitCode::SUCCESS,
+        };
+    }
     let settings = match config::load(&cli.overrides()) {
         Ok(settings) => settings,
         Err(error) => return fail(&format!("cantonscope: {error}"), EXIT_USAGE),
@@ -88,6 +103,7 @@ fn main() -> ExitCode {
             let code = runtime.block_on(headless::index::run(args, &settings, &mut out, &mut err));
             exit_code(code)
         }
+        Some(Command::Completions { .. } | Command::Man) => ExitCode::SUCCESS,
     }
 }
 

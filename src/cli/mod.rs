@@ -123,6 +123,41 @@ pub enum Command {
     /// needs my SV's vote, SV reward weights, as JSON.
     #[command(subcommand, after_help = GOVERNANCE_EXIT_CODES)]
     Governance(GovernanceCommand),
+
+    /// Print the shell completion script for SHELL to stdout, e.g.
+    /// `cantonscope completions bash > ~/.local/share/bash-completion/completions/cantonscope`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout, e.g.
+    /// `cantonscope man > ~/.local/share/man/man1/cantonscope.1`.
+    Man,
+}
+
+/// The completion script of `shell` for every command and flag (from clap, so it never
+/// drifts from `--help`).
+pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut command, "cantonscope", &mut out);
+    out
+}
+
+/// The man page: the root command, then a section per command with its own options
+/// (from clap, as `--help` reads).
+pub fn man_page() -> Vec<u8> {
+    let command = <Cli as clap::CommandFactory>::command();
+    let mut out = Vec::new();
+    // Writing to memory does not fail.
+    let _ = clap_mangen::Man::new(command.clone()).render(&mut out);
+    for sub in command.get_subcommands() {
+        let _ = clap_mangen::Man::new(sub.clone())
+            .title(format!("cantonscope-{}", sub.get_name()))
+            .render(&mut out);
+    }
+    out
 }
 
 /// Exit codes of the `governance` commands (shown in their help).

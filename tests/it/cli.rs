@@ -1217,3 +1217,78 @@ fn scan_traffic_status_of_a_hosting_participant() {
     );
     assert!(err.contains("No traffic state found"), "{err}");
 }
+
+#[test]
+fn bash_completion_from_the_binary_completes_commands_and_flags() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = bin(dir.path())
+        .args(["completions", "bash"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let script = dir.path().join("cantonscope.bash");
+    std::fs::write(&script, &output.stdout).expect("script");
+    // What bash offers after `cantonscope gov<Tab>` and `cantonscope index sync --ver<Tab>`.
+    let complete = |words: &str| -> String {
+        let cmd = format!(
+            "source {}; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+             COMP_LINE=\"{words}\"; COMP_POINT=${{#COMP_LINE}}; \
+             _cantonscope cantonscope \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; echo \"${{COMPREPLY[@]}}\"",
+            script.display()
+        );
+        let out = Command::new("bash")
+            .args(["--noprofile", "--norc", "-c", &cmd])
+            .output()
+            .expect("bash runs");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(complete("cantonscope gov"), "governance");
+    assert!(complete("cantonscope index sync --ver").contains("--verify"));
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let output = bin(dir.path())
+            .args(["completions", shell])
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(0), "{shell}");
+        assert!(
+            String::from_utf8_lossy(&output.stdout).contains("governance"),
+            "{shell}"
+        );
+    }
+    let output = bin(dir.path())
+        .args(["completions", "tcsh"])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "an unknown shell is a usage error"
+    );
+}
+
+#[test]
+fn the_man_page_documents_every_command_and_renders() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = bin(dir.path()).arg("man").output().expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let page = String::from_utf8_lossy(&output.stdout);
+    for title in [
+        ".TH cantonscope 1",
+        ".TH cantonscope-index 1",
+        ".TH cantonscope-governance 1",
+        ".TH cantonscope-network 1",
+    ] {
+        assert!(page.contains(title), "{title}");
+    }
+    // It is roff that man renders (where groff is installed): the options read as text.
+    let path = dir.path().join("cantonscope.1");
+    std::fs::write(&path, &output.stdout).expect("page");
+    if let Ok(out) = Command::new("groff")
+        .args(["-man", "-Tascii", "-P-cbou"])
+        .arg(&path)
+        .output()
+    {
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("--scan-url"), "{text}");
+    }
+}
