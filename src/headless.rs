@@ -12,6 +12,7 @@
 pub mod governance;
 pub mod index;
 pub mod network;
+pub mod table;
 pub mod updates;
 
 use std::io::Write;

@@ -72,6 +72,19 @@ pub struct GlobalArgs {
     /// (overrides $CANTONSCOPE_MAX_RESPONSE_MIB).
     #[arg(long, global = true, value_name = "MIB", value_parser = parse_max_response_mib)]
     pub max_response_mib: Option<u32>,
+    /// How the headless commands print: a table for a person, or JSON for scripts [default:
+    /// table when stdout is a terminal and the command has a table form, else json].
+    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+}
+
+/// Value of `--output`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Columns and a summary, read from the JSON (ids cut to fit).
+    Table,
+    /// The JSON (JSON Lines for streams), whole.
+    Json,
 }
 
 /// Flags of the explorer (root command and `demo`).

@@ -1292,3 +1292,55 @@ fn the_man_page_documents_every_command_and_renders() {
         assert!(text.contains("--scan-url"), "{text}");
     }
 }
+
+#[test]
+fn output_table_reads_the_json_as_columns_and_json_stays_the_default_when_piped() {
+    // Piped (as here), the default is JSON; `--output json` says the same.
+    let piped = run(&["governance", "requests"]);
+    let json: Value = serde_json::from_slice(&piped.stdout).expect("JSON when piped");
+    let explicit = run(&["--output", "json", "governance", "requests"]);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&explicit.stdout).expect("JSON"),
+        json
+    );
+    // The same requests as a table: a header, one row per request, the JSON's own words.
+    let table = run(&["governance", "requests", "--output", "table"]);
+    assert_eq!(table.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&table.stdout);
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("VOTE BEFORE"))
+        .unwrap_or_else(|| panic!("no header: {text}"));
+    assert!(
+        header.contains("MY VOTE") && header.contains("ACTION"),
+        "{header}"
+    );
+    let requests = json["requests"].as_array().expect("requests");
+    assert!(!requests.is_empty());
+    for request in requests {
+        let deadline = request["vote_before"].as_str().expect("vote_before");
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(deadline))
+            .unwrap_or_else(|| panic!("no row for {deadline}: {text}"));
+        assert!(
+            row.contains(request["my_vote"].as_str().unwrap_or("?")),
+            "{row}"
+        );
+    }
+    // A document without rows reads as `path  value`.
+    let status = run(&["--output", "table", "scan", "status"]);
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("success.active") && l.ends_with("yes")),
+        "{text}"
+    );
+    // A command without a table form prints its JSON either way.
+    let dso = run(&["--output", "table", "scan", "dso"]);
+    assert!(serde_json::from_slice::<Value>(&dso.stdout).is_ok());
+    // Exit codes are the command's own: needs-vote still exits 5 with a table.
+    let needs = run(&["--output", "table", "governance", "needs-vote"]);
+    assert_eq!(needs.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&needs.stdout).contains("needed"));
+}

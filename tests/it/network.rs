@@ -1429,3 +1429,42 @@ fn mainnet_samples_decode_and_compare() {
     let position = consensus::update_position(&value).expect("a position");
     assert_eq!(position.migration_id, 0);
 }
+
+#[test]
+fn cli_health_as_a_table_has_a_row_per_scan_and_the_verdict() {
+    let (_, json) = network_cli(&["health"]);
+    let output = network_cli_raw(&["health", "--output", "table"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.code().is_some());
+    // (Two runs: the lag in the verdict may differ by a second; its start does not.)
+    let verdict = json["verdict"].as_str().expect("verdict");
+    let start = verdict.split(" · ").next().expect("scans");
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|l| l.starts_with("verdict") && l.contains(start)),
+        "{text}"
+    );
+    let scans = json["scans"].as_array().expect("scans");
+    for scan in scans {
+        let name = scan["sv_name"].as_str().expect("name");
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row for {name}: {text}"));
+        assert!(
+            ["healthy", "unhealthy", "down"]
+                .iter()
+                .any(|state| row.split_whitespace().any(|w| w == *state)),
+            "{row}"
+        );
+    }
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("SCAN"))
+        .expect("header");
+    assert!(
+        header.contains("STATE") && header.contains("HEAD"),
+        "{header}"
+    );
+}
