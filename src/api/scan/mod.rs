@@ -127,6 +127,13 @@ pub struct Verdict {
     pub mediator_group: i32,
     #[serde(default, deserialize_with = "nd")]
     pub transaction_views: TransactionViews,
+    /// The mining round the verdict falls in (Splice 0.8 and later; absent before).
+    #[serde(
+        default,
+        deserialize_with = "opt_int",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub round_number: Option<i64>,
     #[serde(flatten)]
     pub unknown: Map<String, Value>,
 }
