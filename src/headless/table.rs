@@ -260,14 +260,14 @@ pub fn render(view: &View, text: &str) -> Option<String> {
                 .collect()
         })
         .collect();
-    // Numbers align right; everything else left.
+    // Numbers (and amounts, which Daml sends as decimal text) align right; the rest left.
     let numeric: Vec<bool> = (0..view.columns.len())
         .map(|c| {
             rows.iter()
-                .any(|r| r.pointer(view.columns[c].1).is_some_and(Value::is_number))
+                .any(|r| r.pointer(view.columns[c].1).is_some_and(is_number))
                 && rows.iter().all(|r| {
                     r.pointer(view.columns[c].1)
-                        .is_none_or(|v| v.is_number() || v.is_null())
+                        .is_none_or(|v| is_number(v) || v.is_null())
                 })
         })
         .collect();
@@ -310,6 +310,21 @@ pub fn render(view: &View, text: &str) -> Option<String> {
         out.push_str("(none)\n");
     }
     Some(out)
+}
+
+/// A number, or text that is one (`15178.9131348131`, `-2`).
+fn is_number(value: &Value) -> bool {
+    match value {
+        Value::Number(_) => true,
+        Value::String(s) => {
+            let digits = s.strip_prefix('-').unwrap_or(s);
+            let (int, frac) = digits.split_once('.').unwrap_or((digits, "0"));
+            !int.is_empty()
+                && !frac.is_empty()
+                && int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+        }
+        _ => false,
+    }
 }
 
 /// One value as a cell: text as sent (sanitised, cut), numbers and booleans as written (`yes`

@@ -1344,3 +1344,76 @@ fn output_table_reads_the_json_as_columns_and_json_stays_the_default_when_piped(
     assert_eq!(needs.status.code(), Some(5));
     assert!(String::from_utf8_lossy(&needs.stdout).contains("needed"));
 }
+
+#[test]
+fn a_party_given_by_name_is_completed_where_a_source_names_it_else_exit_2_with_a_hint() {
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    // A user's ANS name (`alice.unverified.cns` on the demo) names alice's party.
+    let output = run(&["scan", "holdings", "--party", "alice"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let err = text(&output.stderr);
+    assert!(
+        err.contains("alice is alice::1220")
+            && err.contains("(from the ANS entry alice.unverified.cns)"),
+        "{err}"
+    );
+    let json: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let party = json["summaries"][0]["party_id"]
+        .as_str()
+        .expect("alice's row");
+    assert!(party.starts_with("alice::1220"), "{party}");
+
+    // A validator's name through its license.
+    let url = format!(
+        "{}/api/scan/v0/admin/validator/licenses?limit=1",
+        demo().handle.scan_url
+    );
+    let licenses: Value = demo()
+        ._runtime
+        .block_on(async { reqwest::get(url).await?.json().await })
+        .expect("the licenses");
+    let validator = licenses["validator_licenses"][0]["payload"]["validator"]
+        .as_str()
+        .expect("a licensed validator");
+    let name = validator.split("::").next().expect("name");
+    let output = run(&["scan", "validator-faucets", "--validator", name]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(text(&output.stderr).contains("(from its validator license)"));
+    let json: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(json["validatorsReceivedFaucets"][0]["validator"], validator);
+
+    // The demo checks these requests as Scan does.
+    let status = |path: &str| {
+        let url = format!("{}/api/scan{path}", demo().handle.scan_url);
+        demo()
+            ._runtime
+            .block_on(reqwest::get(url))
+            .expect("answers")
+            .status()
+            .as_u16()
+    };
+    assert_eq!(status("/v0/admin/validator/licenses?limit=0"), 400);
+    assert_eq!(status("/v0/admin/validator/licenses?after=-1"), 400);
+    assert_eq!(
+        status("/v0/ans-entries?name_prefix=al"),
+        400,
+        "page_size is required"
+    );
+    assert_eq!(status("/v0/ans-entries/by-name/alice.unverified.cns"), 200);
+    assert_eq!(status("/v0/ans-entries/by-name/nobody.cns"), 404);
+
+    // What no source names: exit 2 with the hint, and the scan is not asked for an empty list.
+    for args in [
+        &["scan", "holdings", "--party", "judy-nobody"][..],
+        &["scan", "validator-faucets", "--validator", "alice"][..],
+    ] {
+        let output = run(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+        let err = text(&output.stderr);
+        assert!(
+            err.contains("is not a party id (NAME::FINGERPRINT"),
+            "{err}"
+        );
+    }
+}
