@@ -9,20 +9,20 @@ use serde_json::{Value, json};
 
 use super::request::{ScanCtx, bad, not_found};
 use crate::demo::network::PartyKind;
-use crate::demo::reply::json_ok;
+use crate::demo::reply::{Fail, json_ok};
 use crate::demo::util::{fmt_time6, parse_query, query_one};
 
 /// The suffix of the demo's ANS names.
 const ANS_SUFFIX: &str = ".unverified.cns";
 
 /// A page size or limit from the query: absent → `default`; not a number in 1..=1000 → 400.
-fn page_size(raw: Option<&str>, key: &str, default: Option<i64>) -> Result<i64, Response> {
+fn page_size(raw: Option<&str>, key: &str, default: Option<i64>) -> Result<i64, Fail> {
     match (raw, default) {
         (None, Some(d)) => Ok(d),
-        (None, None) => Err(bad(format!("Missing query parameter: {key}")).into_response()),
+        (None, None) => Err(bad(format!("Missing query parameter: {key}"))),
         (Some(text), _) => match text.parse::<i64>() {
             Ok(n) if (1..=1000).contains(&n) => Ok(n),
-            _ => Err(bad(format!("Invalid value for: query parameter {key}")).into_response()),
+            _ => Err(bad(format!("Invalid value for: query parameter {key}"))),
         },
     }
 }
@@ -34,7 +34,7 @@ pub(super) async fn validator_licenses(
     let q = parse_query(q.as_deref());
     let limit = match page_size(query_one(&q, "limit"), "limit", Some(1000)) {
         Ok(n) => n,
-        Err(r) => return r,
+        Err(fail) => return fail.into_response(),
     };
     let after = match query_one(&q, "after").map(str::parse::<i64>) {
         None => 0,
@@ -95,7 +95,7 @@ pub(super) async fn ans_entries(State(c): State<ScanCtx>, RawQuery(q): RawQuery)
     let q = parse_query(q.as_deref());
     let size = match page_size(query_one(&q, "page_size"), "page_size", None) {
         Ok(n) => n,
-        Err(r) => return r,
+        Err(fail) => return fail.into_response(),
     };
     let prefix = query_one(&q, "name_prefix").unwrap_or_default();
     let found: Vec<Value> = entries(&c)
