@@ -12,6 +12,8 @@
 pub mod governance;
 pub mod index;
 pub mod network;
+pub mod parties;
+pub mod table;
 pub mod updates;
 
 use std::io::Write;
@@ -193,6 +195,31 @@ async fn print_call<T: Send + 'static>(
     Ok(response.typed)
 }
 
+/// `texts` with every name (no `::`) completed to its party where a source names it uniquely
+/// (told on stderr), else a usage error with a hint: asking with a name answers an empty list.
+async fn complete_parties(
+    client: &ApiClient,
+    texts: &[String],
+    validators: bool,
+    err: &mut dyn Write,
+) -> Result<Vec<String>, Failure> {
+    let (parties, told) = parties::complete(client, texts, validators)
+        .await
+        .map_err(Failure::Usage)?;
+    for c in told {
+        write_line(
+            err,
+            &format!(
+                "cantonscope: {} is {} (from {})",
+                crate::api::json::sanitize_line(&c.given, 60),
+                crate::api::json::sanitize_line(&c.party, 200),
+                c.source
+            ),
+        );
+    }
+    Ok(parties)
+}
+
 fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Failure> {
     write_text(out, text).map_err(Failure::Output)
 }
@@ -329,16 +356,18 @@ async fn run_scan(
                 None if now => scan::RecordTimeMatch::AtOrBefore,
                 None => scan::RecordTimeMatch::Exact,
             };
+            let parties = complete_parties(client, parties, false, err).await?;
             let request = scan::HoldingsSummaryRequest {
                 migration_id,
                 record_time,
                 record_time_match: Some(record_time_match),
-                owner_party_ids: parties.clone(),
+                owner_party_ids: parties,
             };
             print_call(client, &scan::holdings_summary(&request), out).await?;
         }
         ScanCommand::ValidatorFaucets { validators } => {
-            print_call(client, &scan::validator_faucets(validators), out).await?;
+            let validators = complete_parties(client, validators, true, err).await?;
+            print_call(client, &scan::validator_faucets(&validators), out).await?;
         }
         ScanCommand::RewardWeight {
             sv,

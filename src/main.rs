@@ -6,14 +6,29 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use cantonscope::cli::{Cli, Command};
+use cantonscope::cli::{Cli, Command, OutputFormat};
 use cantonscope::config::{self, Settings};
 use cantonscope::demo::{DemoConfig, DemoHandle};
-use cantonscope::headless::{self, ApiCommand, EXIT_USAGE};
+use cantonscope::headless::{self, ApiCommand, EXIT_USAGE, table};
 
 fn main() -> ExitCode {
     // Usage errors exit with 2 (clap's default); --help and --version exit with 0.
     let cli = Cli::parse();
+    // Generated from the command line's definition: no settings needed.
+    let generated = match &cli.command {
+        Some(Command::Completions { shell }) => Some(cantonscope::cli::completions(*shell)),
+        Some(Command::Man) => Some(cantonscope::cli::man_page()),
+        _ => None,
+    };
+    if let Some(text) = generated {
+        // A reader that stops early (`| head`) is no failure.
+        return match std::io::stdout().lock().write_all(&text) {
+            Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+                fail(&format!("cantonscope: {error}"), 1)
+            }
+            _ => ExitCode::SUCCESS,
+        };
+    }
     let settings = match config::load(&cli.overrides()) {
         Ok(settings) => settings,
         Err(error) => return fail(&format!("cantonscope: {error}"), EXIT_USAGE),
@@ -30,6 +45,20 @@ fn main() -> ExitCode {
         Err(error) => return fail(&format!("cantonscope: cannot start: {error}"), 1),
     };
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "start");
+    let table = cli.command.as_ref().and_then(|command| {
+        use std::io::IsTerminal;
+        let wanted = cli
+            .global
+            .output
+            .unwrap_or(if std::io::stdout().is_terminal() {
+                OutputFormat::Table
+            } else {
+                OutputFormat::Json
+            });
+        (wanted == OutputFormat::Table)
+            .then(|| table::view_for(command))
+            .flatten()
+    });
 
     match &cli.command {
         None => run_tui(&runtime, settings, None),
@@ -60,34 +89,28 @@ fn main() -> ExitCode {
                 Err(error) => fail(&format!("cantonscope: serve-demo: {error}"), 1),
             }
         }
-        Some(Command::Scan(command)) => headless(&runtime, ApiCommand::Scan(command), &settings),
-        Some(Command::Validator(command)) => {
-            headless(&runtime, ApiCommand::Validator(command), &settings)
-        }
-        Some(Command::Ledger(command)) => {
-            headless(&runtime, ApiCommand::Ledger(command), &settings)
-        }
-        Some(Command::Governance(command)) => {
-            let mut out = std::io::stdout().lock();
+        Some(Command::Scan(command)) => output(table, |out| {
+            headless(&runtime, ApiCommand::Scan(command), &settings, out)
+        }),
+        Some(Command::Validator(command)) => output(table, |out| {
+            headless(&runtime, ApiCommand::Validator(command), &settings, out)
+        }),
+        Some(Command::Ledger(command)) => output(table, |out| {
+            headless(&runtime, ApiCommand::Ledger(command), &settings, out)
+        }),
+        Some(Command::Governance(command)) => output(table, |out| {
             let mut err = std::io::stderr().lock();
-            let code = runtime.block_on(headless::governance::run(
-                command, &settings, &mut out, &mut err,
-            ));
-            exit_code(code)
-        }
-        Some(Command::Network(args)) => {
-            let mut out = std::io::stdout().lock();
+            runtime.block_on(headless::governance::run(command, &settings, out, &mut err))
+        }),
+        Some(Command::Network(args)) => output(table, |out| {
             let mut err = std::io::stderr().lock();
-            let code =
-                runtime.block_on(headless::network::run(args, &settings, &mut out, &mut err));
-            exit_code(code)
-        }
-        Some(Command::Index(args)) => {
-            let mut out = std::io::stdout().lock();
+            runtime.block_on(headless::network::run(args, &settings, out, &mut err))
+        }),
+        Some(Command::Index(args)) => output(table, |out| {
             let mut err = std::io::stderr().lock();
-            let code = runtime.block_on(headless::index::run(args, &settings, &mut out, &mut err));
-            exit_code(code)
-        }
+            runtime.block_on(headless::index::run(args, &settings, out, &mut err))
+        }),
+        Some(Command::Completions { .. } | Command::Man) => ExitCode::SUCCESS,
     }
 }
 
@@ -205,10 +228,26 @@ fn headless(
     runtime: &tokio::runtime::Runtime,
     command: ApiCommand<'_>,
     settings: &Settings,
-) -> ExitCode {
-    let mut out = std::io::stdout().lock();
+    out: &mut dyn Write,
+) -> i32 {
     let mut err = std::io::stderr().lock();
-    let code = runtime.block_on(headless::run(command, settings, &mut out, &mut err));
+    runtime.block_on(headless::run(command, settings, out, &mut err))
+}
+
+/// Runs a headless command with stdout as asked: the JSON as the command writes it, or (with a
+/// table view) that JSON read as a table once the command is done.
+fn output(table: Option<table::View>, run: impl FnOnce(&mut dyn Write) -> i32) -> ExitCode {
+    let Some(view) = table else {
+        return exit_code(run(&mut std::io::stdout().lock()));
+    };
+    let mut json = Vec::new();
+    let code = run(&mut json);
+    let json = String::from_utf8_lossy(&json);
+    let text = table::render(&view, &json);
+    // A reader that stops early (`| head`) is no failure.
+    let _ = std::io::stdout()
+        .lock()
+        .write_all(text.as_deref().unwrap_or(&json).as_bytes());
     exit_code(code)
 }
 

@@ -513,12 +513,16 @@ impl App {
             Command::Help => {
                 // The focused pane's keys first, as gitui does.
                 let pane = self.pane(self.focus);
-                self.overlay = Some(Overlay::Help(HelpOverlay::for_pane(
-                    &self.keymap,
-                    self.focus.title(),
-                    pane.key_context(),
-                    &pane.hints(),
-                )));
+                let palette = Palette::new(palette_cmd::entries());
+                self.overlay = Some(Overlay::Help(
+                    HelpOverlay::for_pane(
+                        &self.keymap,
+                        self.focus.title(),
+                        pane.key_context(),
+                        &pane.hints(),
+                    )
+                    .with_palette(&palette),
+                ));
             }
             Command::Palette => {
                 let mut palette = Palette::new(palette_cmd::entries());

@@ -16,7 +16,7 @@ pub fn entries() -> Vec<PaletteEntry> {
         .iter()
         .map(|p| p.title().to_lowercase())
         .collect();
-    vec![
+    let mut entries = vec![
         PaletteEntry::new("event", "open an update by its id").arg("update_id"),
         PaletteEntry::new(
             "hash",
@@ -63,8 +63,53 @@ pub fn entries() -> Vec<PaletteEntry> {
         PaletteEntry::new("follow", "follow the live tail"),
         PaletteEntry::new("errors", "show the error log"),
         PaletteEntry::new("help", "show the keys"),
-        PaletteEntry::new("quit", "quit cantonscope"),
-    ]
+        PaletteEntry::new("quit", "quit cantonscope").aliases(&["q"]),
+    ];
+    // Every pane is a command of its own (`:governance`, `:gov`), after the commands when a
+    // prefix is matched.
+    entries.extend(PaneId::ALL.iter().enumerate().map(|(i, p)| {
+        let name = p.title().to_lowercase();
+        let aliases: &[&str] = match *p {
+            PaneId::Network => &["net"],
+            PaneId::Governance => &["gov"],
+            _ => &[],
+        };
+        PaletteEntry::new(
+            name,
+            format!("go to the {} pane (key {})", p.title(), (i + 1) % 10),
+        )
+        .aliases(aliases)
+        .secondary()
+    }));
+    entries
+}
+
+/// The pane `text` names: its title, or a unique prefix of one (any case).
+fn pane_named(text: &str) -> Result<PaneId, String> {
+    let lower = text.to_lowercase();
+    if let Some(p) = PaneId::ALL
+        .iter()
+        .find(|p| p.title().to_lowercase() == lower)
+    {
+        return Ok(*p);
+    }
+    let found: Vec<PaneId> = PaneId::ALL
+        .iter()
+        .filter(|p| !lower.is_empty() && p.title().to_lowercase().starts_with(&lower))
+        .copied()
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(format!("no pane named {:?}", safe_line(text, 40))),
+        many => Err(format!(
+            "ambiguous pane {:?}: {}",
+            safe_line(text, 40),
+            many.iter()
+                .map(|p| p.title())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
 }
 
 /// Parses a palette line (as typed after `:`).
@@ -129,24 +174,25 @@ pub fn intent(app: &App, cmd: &PaletteCommand) -> Result<AppEvent, String> {
         ),
         "theme" => AppEvent::LoadTheme(arg.to_owned()),
         "filter" => AppEvent::FilterHistory(cmd.args.join(" ")),
-        "pane" => match PaneId::ALL
-            .iter()
-            .find(|p| p.title().eq_ignore_ascii_case(arg))
-        {
-            Some(p) => AppEvent::Focus(*p),
-            None => return Err(format!("no pane named {:?}", safe_line(arg, 40))),
-        },
+        "pane" => AppEvent::Focus(pane_named(arg)?),
         "follow" => AppEvent::FollowTail,
         "errors" => AppEvent::Run(Command::ErrorLog),
         "help" => AppEvent::Run(Command::Help),
         "quit" => AppEvent::Run(Command::Quit),
-        other => return Err(format!("unknown command {other:?}")),
+        other => match PaneId::ALL
+            .iter()
+            .find(|p| p.title().eq_ignore_ascii_case(other))
+        {
+            Some(p) => AppEvent::Focus(*p),
+            None => return Err(format!("unknown command {other:?}")),
+        },
     })
 }
 
 /// The update id `text` names: itself when it is a whole id (64 hex digits after an optional
-/// `1220`-style multihash prefix, or any id of a loaded update), else the one loaded update id
-/// it is a prefix of (case-insensitive). Several matches are "ambiguous: N matches"; none is
+/// `1220`-style multihash prefix, put back when left out, or any id of a loaded update), else
+/// the one loaded update id it is a prefix of (case-insensitive), with or without the `1220`
+/// the lists leave out. Several matches are "ambiguous: N matches"; none is
 /// "not found among the N loaded updates".
 pub fn resolve_update_id(
     history: &crate::model::history::History,
@@ -158,14 +204,16 @@ pub fn resolve_update_id(
             "{command}: give an update id or a unique prefix of a loaded one"
         ));
     }
-    if history.find_update(text).is_some() || text.len() >= 64 {
+    if history.find_update(text).is_some() {
         return Ok(text.to_string());
     }
-    let lower = text.to_ascii_lowercase();
+    if text.len() >= 64 {
+        return crate::model::format::whole_update_id(text).map_err(|e| format!("{command}: {e}"));
+    }
     let mut found: Vec<&str> = history
         .iter()
         .map(|s| &*s.update_id)
-        .filter(|id| id.to_ascii_lowercase().starts_with(&lower))
+        .filter(|id| crate::model::format::names_update_id(id, text))
         .collect();
     found.sort_unstable();
     found.dedup();

@@ -72,6 +72,19 @@ pub struct GlobalArgs {
     /// (overrides $CANTONSCOPE_MAX_RESPONSE_MIB).
     #[arg(long, global = true, value_name = "MIB", value_parser = parse_max_response_mib)]
     pub max_response_mib: Option<u32>,
+    /// How the headless commands print: a table for a person, or JSON for scripts [default:
+    /// table when stdout is a terminal and the command has a table form, else json].
+    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+}
+
+/// Value of `--output`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Columns and a summary, read from the JSON (ids cut to fit).
+    Table,
+    /// The JSON (JSON Lines for streams), whole.
+    Json,
 }
 
 /// Flags of the explorer (root command and `demo`).
@@ -123,6 +136,41 @@ pub enum Command {
     /// needs my SV's vote, SV reward weights, as JSON.
     #[command(subcommand, after_help = GOVERNANCE_EXIT_CODES)]
     Governance(GovernanceCommand),
+
+    /// Print the shell completion script for SHELL to stdout, e.g.
+    /// `cantonscope completions bash > ~/.local/share/bash-completion/completions/cantonscope`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout, e.g.
+    /// `cantonscope man > ~/.local/share/man/man1/cantonscope.1`.
+    Man,
+}
+
+/// The completion script of `shell` for every command and flag (from clap, so it never
+/// drifts from `--help`).
+pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut command, "cantonscope", &mut out);
+    out
+}
+
+/// The man page: the root command, then a section per command with its own options
+/// (from clap, as `--help` reads).
+pub fn man_page() -> Vec<u8> {
+    let command = <Cli as clap::CommandFactory>::command();
+    let mut out = Vec::new();
+    // Writing to memory does not fail.
+    let _ = clap_mangen::Man::new(command.clone()).render(&mut out);
+    for sub in command.get_subcommands() {
+        let _ = clap_mangen::Man::new(sub.clone())
+            .title(format!("cantonscope-{}", sub.get_name()))
+            .render(&mut out);
+    }
+    out
 }
 
 /// Exit codes of the `governance` commands (shown in their help).
@@ -546,7 +594,8 @@ pub enum NetworkCommand {
     /// agree, disagree (with the JSON paths that differ), don't know, fail.
     #[command(after_help = NETWORK_EXIT_CODES)]
     CheckUpdate {
-        /// The update id.
+        /// The whole update id (68 hex characters; the 64 after `1220` also do).
+        #[arg(value_parser = crate::model::format::whole_update_id)]
         update_id: String,
         /// Compare GET /v0/events/{update_id} instead (without verdict.finalization_time and
         /// app_activity_records, which are local to each scan).
@@ -630,7 +679,8 @@ pub enum ScanCommand {
     },
     /// GET /v0/events/{update_id}: the update, verdict, traffic summary and app activity.
     Event {
-        /// The update id.
+        /// The whole update id (68 hex characters; the 64 after `1220` also do).
+        #[arg(value_parser = crate::model::format::whole_update_id)]
         update_id: String,
     },
     /// GET /v2/updates/hash/{hash}: the update of a prepared transaction's hash.

@@ -513,6 +513,8 @@ pub fn verdict(net: &Network, u: &Update, tx: &Tx) -> Value {
         "verdict_result": if tx.rejected { "VERDICT_RESULT_REJECTED" } else { "VERDICT_RESULT_ACCEPTED" },
         "mediator_group": 0,
         "transaction_views": {"views": views_json, "root_views": roots},
+        // As Splice 0.8+ scans send it.
+        "round_number": tx.round,
     })
 }
 

@@ -300,6 +300,38 @@ pub fn template_entity(template_id: &str) -> &str {
     template_id.rsplit(':').next().unwrap_or(template_id)
 }
 
+/// The multihash prefix every scan update id starts with (SHA-256, 32 bytes); the explorer's
+/// lists leave it out.
+pub const UPDATE_ID_PREFIX: &str = "1220";
+
+/// Whether `text` names `id` as the screen shows it: a case-insensitive prefix of the id, with
+/// or without its `1220` multihash prefix (`4dcc8de89d67` and `12204dcc8de8` both name
+/// `12204dcc8de89d67…`). Empty text names nothing.
+pub fn names_update_id(id: &str, text: &str) -> bool {
+    let starts = |s: &str| {
+        s.len() >= text.len()
+            && s.is_char_boundary(text.len())
+            && s[..text.len()].eq_ignore_ascii_case(text)
+    };
+    !text.is_empty() && (starts(id) || id.strip_prefix(UPDATE_ID_PREFIX).is_some_and(starts))
+}
+
+/// `text` as a whole update id for a scan, or why it is not one: 68 hex characters (`1220` and
+/// the 64 of the hash), or the 64 without the prefix the lists leave out (the prefix is put
+/// back). Scan has no look-up by prefix, so a shorter run of hex digits is refused rather
+/// than asked for; text that is not hex is passed on as it is (the scan answers for it).
+pub fn whole_update_id(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    let hex = !text.is_empty() && text.bytes().all(|b| b.is_ascii_hexdigit());
+    match text.len() {
+        64 if hex => Ok(format!("{UPDATE_ID_PREFIX}{text}")),
+        n if hex && n < 68 => Err(format!(
+            "{text:?} is not a whole update id (68 hex characters; Scan cannot look an update up by a prefix of its id)"
+        )),
+        _ => Ok(text.to_owned()),
+    }
+}
+
 /// `1220c7d293ea…:3` for `<68-character update id>:3` (ids without a node number unchanged).
 pub fn short_event_id(id: &str) -> String {
     match id.rsplit_once(':') {
@@ -384,6 +416,38 @@ pub fn fit_id(s: &str, max_cols: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_update_id_is_named_as_the_screen_shows_it() {
+        let id = format!("12204dcc8de89d67{}", "a".repeat(52));
+        for text in ["4dcc8de89d67", "12204dcc8de8", "4DCC8DE8", &id] {
+            assert!(names_update_id(&id, text), "{text}");
+        }
+        for text in ["", "dcc8", "1220dcc8", "4dcc8de89d68", "é"] {
+            assert!(!names_update_id(&id, text), "{text}");
+        }
+    }
+
+    #[test]
+    fn only_a_whole_update_id_goes_to_a_scan() {
+        let hash = "ab".repeat(32);
+        assert_eq!(
+            whole_update_id(&format!("1220{hash}")),
+            Ok(format!("1220{hash}"))
+        );
+        assert_eq!(whole_update_id(&hash), Ok(format!("1220{hash}")));
+        let err = whole_update_id("12204dcc8de8").unwrap_err();
+        assert!(
+            err.contains("not a whole update id (68 hex characters"),
+            "{err}"
+        );
+        assert!(whole_update_id(&hash[..63]).is_err());
+        // Not hex: the scan answers for it (400 or 404).
+        assert_eq!(
+            whole_update_id("no-such-update"),
+            Ok("no-such-update".into())
+        );
+    }
 
     /// Checks `f(input) == want` for every case, naming the failing input.
     fn check<T: Copy + std::fmt::Debug>(f: impl Fn(T) -> String, cases: &[(T, &str)]) {

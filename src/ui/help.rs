@@ -37,6 +37,8 @@ pub struct HelpRow {
 
 /// The heading of the keys that work in one or two panes only, listed apart from "Everywhere".
 pub const PANE_ONLY_HEADING: &str = "Only in some panes";
+/// The heading of the palette's commands in the help.
+pub const PALETTE_HEADING: &str = "Palette commands (after :)";
 
 /// The panes a global command does something in, for commands that belong to few panes
 /// (listed under [`PANE_ONLY_HEADING`] instead of "Everywhere").
@@ -181,6 +183,33 @@ impl HelpOverlay {
             .collect();
         rows.extend(help_rows(keymap));
         Self::with_rows(rows)
+    }
+
+    /// Adds the palette's commands, each with the short names that run it (`:gov`), under
+    /// [`PALETTE_HEADING`], after the keys.
+    #[must_use]
+    pub fn with_palette(mut self, palette: &crate::ui::palette::Palette) -> Self {
+        self.rows.extend(palette.entries().iter().map(|e| {
+            let shorts = palette.short_names(e);
+            let keys = if shorts.is_empty() {
+                format!(":{}", e.name)
+            } else {
+                shorts
+                    .iter()
+                    .map(|s| format!(":{s}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            HelpRow {
+                context: KeyContext::Global,
+                command: Command::Palette,
+                keys,
+                description: format!(":{} · {}", e.usage(), e.description),
+                heading: PALETTE_HEADING.to_string(),
+            }
+        }));
+        self.refilter();
+        self
     }
 
     fn with_rows(rows: Vec<HelpRow>) -> Self {
@@ -348,7 +377,9 @@ impl HelpOverlay {
                     // as long as a useful start of the description still fits beside it: the
                     // name is what rebinding needs, the description is cut first.
                     let name = row.command.name();
-                    let with_name = name.width() + 3 + MIN_DESCRIPTION <= desc_w;
+                    // (A palette command has no config name: `:` runs it.)
+                    let with_name = row.heading != PALETTE_HEADING
+                        && name.width() + 3 + MIN_DESCRIPTION <= desc_w;
                     let shown_w = if with_name {
                         desc_w - name.width() - 1
                     } else {

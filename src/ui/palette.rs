@@ -56,6 +56,11 @@ pub struct PaletteEntry {
     pub args: Vec<ArgSpec>,
     /// What it does.
     pub description: String,
+    /// Short names that also run it (`gov`, `net`), as k9s's `:po`.
+    pub aliases: Vec<String>,
+    /// Ranked after the commands when a prefix is matched (the panes): a prefix some command
+    /// has runs that command (`:s` is still `sweep`; `:st` is the Status pane).
+    pub secondary: bool,
 }
 
 impl PaletteEntry {
@@ -65,7 +70,23 @@ impl PaletteEntry {
             name: name.into(),
             args: Vec::new(),
             description: description.into(),
+            aliases: Vec::new(),
+            secondary: false,
         }
+    }
+
+    /// Adds short names that also run it.
+    #[must_use]
+    pub fn aliases(mut self, aliases: &[&str]) -> Self {
+        self.aliases.extend(aliases.iter().map(|a| (*a).to_owned()));
+        self
+    }
+
+    /// Ranks it after the commands when a prefix is matched.
+    #[must_use]
+    pub fn secondary(mut self) -> Self {
+        self.secondary = true;
+        self
     }
 
     /// Adds a required argument.
@@ -244,14 +265,25 @@ impl Palette {
     }
 
     fn entry(&self, name: &str) -> Result<&PaletteEntry, String> {
-        if let Some(e) = self.entries.iter().find(|e| e.name == name) {
-            return Ok(e);
-        }
-        let matches: Vec<&PaletteEntry> = self
+        let name = name.to_ascii_lowercase();
+        let name = name.as_str();
+        if let Some(e) = self
             .entries
             .iter()
-            .filter(|e| e.name.starts_with(name))
-            .collect();
+            .find(|e| e.name == name || e.aliases.iter().any(|a| a == name))
+        {
+            return Ok(e);
+        }
+        let prefixed = |secondary: bool| -> Vec<&PaletteEntry> {
+            self.entries
+                .iter()
+                .filter(|e| e.secondary == secondary && e.name.starts_with(name))
+                .collect()
+        };
+        let mut matches = prefixed(false);
+        if matches.is_empty() {
+            matches = prefixed(true);
+        }
         match matches.as_slice() {
             [one] => Ok(one),
             [] => Err(format!(
@@ -267,6 +299,19 @@ impl Palette {
                     .join(", ")
             )),
         }
+    }
+
+    /// The short names that run `entry` (`gov` for `governance`): its aliases, then the
+    /// shortest prefix that runs it when shorter than the name.
+    pub fn short_names(&self, entry: &PaletteEntry) -> Vec<String> {
+        let mut out = entry.aliases.clone();
+        let prefix = (1..entry.name.len())
+            .map(|n| &entry.name[..n])
+            .find(|p| self.entry(p).is_ok_and(|e| e.name == entry.name));
+        if let Some(p) = prefix.filter(|p| !out.iter().any(|a| a == p)) {
+            out.push(p.to_owned());
+        }
+        out
     }
 
     /// Parses a command line: the name (or a unique prefix) and its arguments, checked against

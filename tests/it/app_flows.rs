@@ -938,6 +938,24 @@ fn event_accepts_a_unique_prefix_and_a_failed_lookup_keeps_the_open_update() {
         .to_string();
     h.palette(&format!("event {prefix}"));
     assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
+    // What the History list shows: the id without its `1220`, as the row prints it.
+    let other = ids[ids.len() / 2].clone();
+    h.cmd(Command::Pane1);
+    let screen = h.screen(120, 40);
+    let shown = (8..other.len())
+        .map(|n| &other[4..n])
+        .find(|p| screen.contains(p) && ids.iter().filter(|id| id[4..].starts_with(p)).count() == 1)
+        .unwrap_or(&other[4..20])
+        .to_string();
+    h.palette(&format!("event {shown}"));
+    assert_eq!(
+        h.app.update_pane.update_id(),
+        Some(other.as_str()),
+        ":event {shown}"
+    );
+    h.palette(&format!("bft {shown}"));
+    assert_eq!(h.app.focus, PaneId::Network, ":bft {shown}");
+    h.palette(&format!("event {prefix}"));
     // Every id starts with the multihash prefix: ambiguous.
     h.palette("event 1220");
     let status = h
@@ -1028,4 +1046,41 @@ fn esc_returns_from_every_key_that_changes_pane() {
         }
         assert_eq!(h.app.focus, from, "Esc after {key:?} from {from:?}");
     }
+}
+
+#[test]
+fn the_palette_goes_to_any_pane_by_a_short_name_listed_in_help() {
+    let mut h = Harness::start();
+    // k9s's `:po`: a pane's alias or a unique prefix of its name goes there.
+    for (line, lands) in [
+        ("gov", PaneId::Governance),
+        ("net", PaneId::Network),
+        ("st", PaneId::Status),
+        ("hold", PaneId::Holdings),
+        ("VALIDATORS", PaneId::Validators),
+        ("pane gov", PaneId::Governance),
+        ("hi", PaneId::History),
+    ] {
+        h.palette(line);
+        assert_eq!(h.app.focus, lands, ":{line}");
+    }
+    // A prefix a command has runs the command, as before (`:s` is `:sweep`, not Status):
+    // `:f` is still ambiguous between the commands, not a pane.
+    h.palette("f");
+    let status = h.screen(120, 40);
+    assert!(
+        status.contains("ambiguous \"f\": filter, follow"),
+        "{status}"
+    );
+    // `?` lists every palette command with its short names; `/` finds them.
+    h.key(KeyCode::Char('?'));
+    h.key(KeyCode::Char('/'));
+    h.type_text("governance pane");
+    let help = h.screen(120, 40);
+    assert!(help.contains("Palette commands"), "{help}");
+    let row = help
+        .lines()
+        .find(|l| l.contains(":governance · go to the Governance pane (key 0)"))
+        .unwrap_or_else(|| panic!("no :governance row: {help}"));
+    assert!(row.contains(":gov :g"), "{row}");
 }

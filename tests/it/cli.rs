@@ -1217,3 +1217,203 @@ fn scan_traffic_status_of_a_hosting_participant() {
     );
     assert!(err.contains("No traffic state found"), "{err}");
 }
+
+#[test]
+fn bash_completion_from_the_binary_completes_commands_and_flags() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = bin(dir.path())
+        .args(["completions", "bash"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let script = dir.path().join("cantonscope.bash");
+    std::fs::write(&script, &output.stdout).expect("script");
+    // What bash offers after `cantonscope gov<Tab>` and `cantonscope index sync --ver<Tab>`.
+    let complete = |words: &str| -> String {
+        let cmd = format!(
+            "source {}; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+             COMP_LINE=\"{words}\"; COMP_POINT=${{#COMP_LINE}}; \
+             _cantonscope cantonscope \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; echo \"${{COMPREPLY[@]}}\"",
+            script.display()
+        );
+        let out = Command::new("bash")
+            .args(["--noprofile", "--norc", "-c", &cmd])
+            .output()
+            .expect("bash runs");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(complete("cantonscope gov"), "governance");
+    assert!(complete("cantonscope index sync --ver").contains("--verify"));
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let output = bin(dir.path())
+            .args(["completions", shell])
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(0), "{shell}");
+        assert!(
+            String::from_utf8_lossy(&output.stdout).contains("governance"),
+            "{shell}"
+        );
+    }
+    let output = bin(dir.path())
+        .args(["completions", "tcsh"])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "an unknown shell is a usage error"
+    );
+}
+
+#[test]
+fn the_man_page_documents_every_command_and_renders() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = bin(dir.path()).arg("man").output().expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let page = String::from_utf8_lossy(&output.stdout);
+    for title in [
+        ".TH cantonscope 1",
+        ".TH cantonscope-index 1",
+        ".TH cantonscope-governance 1",
+        ".TH cantonscope-network 1",
+    ] {
+        assert!(page.contains(title), "{title}");
+    }
+    // It is roff that man renders (where groff is installed): the options read as text.
+    let path = dir.path().join("cantonscope.1");
+    std::fs::write(&path, &output.stdout).expect("page");
+    if let Ok(out) = Command::new("groff")
+        .args(["-man", "-Tascii", "-P-cbou"])
+        .arg(&path)
+        .output()
+    {
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("--scan-url"), "{text}");
+    }
+}
+
+#[test]
+fn output_table_reads_the_json_as_columns_and_json_stays_the_default_when_piped() {
+    // Piped (as here), the default is JSON; `--output json` says the same.
+    let piped = run(&["governance", "requests"]);
+    let json: Value = serde_json::from_slice(&piped.stdout).expect("JSON when piped");
+    let explicit = run(&["--output", "json", "governance", "requests"]);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&explicit.stdout).expect("JSON"),
+        json
+    );
+    // The same requests as a table: a header, one row per request, the JSON's own words.
+    let table = run(&["governance", "requests", "--output", "table"]);
+    assert_eq!(table.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&table.stdout);
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("VOTE BEFORE"))
+        .unwrap_or_else(|| panic!("no header: {text}"));
+    assert!(
+        header.contains("MY VOTE") && header.contains("ACTION"),
+        "{header}"
+    );
+    let requests = json["requests"].as_array().expect("requests");
+    assert!(!requests.is_empty());
+    for request in requests {
+        let deadline = request["vote_before"].as_str().expect("vote_before");
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(deadline))
+            .unwrap_or_else(|| panic!("no row for {deadline}: {text}"));
+        assert!(
+            row.contains(request["my_vote"].as_str().unwrap_or("?")),
+            "{row}"
+        );
+    }
+    // A document without rows reads as `path  value`.
+    let status = run(&["--output", "table", "scan", "status"]);
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("success.active") && l.ends_with("yes")),
+        "{text}"
+    );
+    // A command without a table form prints its JSON either way.
+    let dso = run(&["--output", "table", "scan", "dso"]);
+    assert!(serde_json::from_slice::<Value>(&dso.stdout).is_ok());
+    // Exit codes are the command's own: needs-vote still exits 5 with a table.
+    let needs = run(&["--output", "table", "governance", "needs-vote"]);
+    assert_eq!(needs.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&needs.stdout).contains("needed"));
+}
+
+#[test]
+fn a_party_given_by_name_is_completed_where_a_source_names_it_else_exit_2_with_a_hint() {
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    // A user's ANS name (`alice.unverified.cns` on the demo) names alice's party.
+    let output = run(&["scan", "holdings", "--party", "alice"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let err = text(&output.stderr);
+    assert!(
+        err.contains("alice is alice::1220")
+            && err.contains("(from the ANS entry alice.unverified.cns)"),
+        "{err}"
+    );
+    let json: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let party = json["summaries"][0]["party_id"]
+        .as_str()
+        .expect("alice's row");
+    assert!(party.starts_with("alice::1220"), "{party}");
+
+    // A validator's name through its license.
+    let url = format!(
+        "{}/api/scan/v0/admin/validator/licenses?limit=1",
+        demo().handle.scan_url
+    );
+    let licenses: Value = demo()
+        ._runtime
+        .block_on(async { reqwest::get(url).await?.json().await })
+        .expect("the licenses");
+    let validator = licenses["validator_licenses"][0]["payload"]["validator"]
+        .as_str()
+        .expect("a licensed validator");
+    let name = validator.split("::").next().expect("name");
+    let output = run(&["scan", "validator-faucets", "--validator", name]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(text(&output.stderr).contains("(from its validator license)"));
+    let json: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(json["validatorsReceivedFaucets"][0]["validator"], validator);
+
+    // The demo checks these requests as Scan does.
+    let status = |path: &str| {
+        let url = format!("{}/api/scan{path}", demo().handle.scan_url);
+        demo()
+            ._runtime
+            .block_on(reqwest::get(url))
+            .expect("answers")
+            .status()
+            .as_u16()
+    };
+    assert_eq!(status("/v0/admin/validator/licenses?limit=0"), 400);
+    assert_eq!(status("/v0/admin/validator/licenses?after=-1"), 400);
+    assert_eq!(
+        status("/v0/ans-entries?name_prefix=al"),
+        400,
+        "page_size is required"
+    );
+    assert_eq!(status("/v0/ans-entries/by-name/alice.unverified.cns"), 200);
+    assert_eq!(status("/v0/ans-entries/by-name/nobody.cns"), 404);
+
+    // What no source names: exit 2 with the hint, and the scan is not asked for an empty list.
+    for args in [
+        &["scan", "holdings", "--party", "judy-nobody"][..],
+        &["scan", "validator-faucets", "--validator", "alice"][..],
+    ] {
+        let output = run(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+        let err = text(&output.stderr);
+        assert!(
+            err.contains("is not a party id (NAME::FINGERPRINT"),
+            "{err}"
+        );
+    }
+}

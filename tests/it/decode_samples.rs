@@ -749,3 +749,24 @@ fn raw_json_helpers() {
         body: b"",
     };
 }
+
+#[test]
+fn a_verdicts_round_number_is_read_when_a_newer_scan_sends_it() {
+    let base = serde_json::json!({
+        "update_id": "1220ab", "migration_id": 1, "domain_id": "global-domain::1220",
+        "record_time": "2026-11-27T09:00:00Z", "finalization_time": "2026-11-27T09:00:01Z",
+        "submitting_parties": [], "submitting_participant_uid": "p",
+        "verdict_result": "VERDICT_RESULT_ACCEPTED", "mediator_group": 0,
+        "transaction_views": {"views": [], "root_views": []}
+    });
+    // Before Splice 0.8: no round_number.
+    let old: cantonscope::api::scan::Verdict = serde_json::from_value(base.clone()).expect("old");
+    assert_eq!(old.round_number, None);
+    for round in [serde_json::json!(362), serde_json::json!("362")] {
+        let mut newer = base.clone();
+        newer["round_number"] = round;
+        let v: cantonscope::api::scan::Verdict = serde_json::from_value(newer).expect("new");
+        assert_eq!(v.round_number, Some(362));
+        assert!(!v.unknown.contains_key("round_number"));
+    }
+}

@@ -768,15 +768,19 @@ fn cli_demo() -> &'static CliDemo {
     })
 }
 
-fn network_cli(args: &[&str]) -> (Output, Value) {
+fn network_cli_raw(args: &[&str]) -> Output {
     let demo = cli_demo();
-    let output = bin(demo.dir.path())
+    bin(demo.dir.path())
         .arg("--scan-url")
         .arg(&demo.handle.scan_url)
         .arg("network")
         .args(args)
         .output()
-        .expect("runs");
+        .expect("runs")
+}
+
+fn network_cli(args: &[&str]) -> (Output, Value) {
+    let output = network_cli_raw(args);
     let json = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(
             "{args:?}: stdout is not JSON ({e}): {}\nstderr: {}",
@@ -963,16 +967,32 @@ fn cli_check_update_exit_codes() {
 
     // An update no scan has: a consensus of 404s is reported as such and is no success (it
     // exited 0, so `check-update X && echo verified` passed).
-    let (output, missing) = network_cli(&["check-update", "1220deadbeef"]);
+    let absent = format!("1220{}", "deadbeef".repeat(8));
+    let (output, missing) = network_cli(&["check-update", &absent]);
     assert_eq!(output.status.code(), Some(1), "{missing}");
     assert_eq!(missing["consensus"], "reached");
     assert_eq!(missing["outcome"], "not_found");
     assert_eq!(missing["found"], false);
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(
-        err.contains("no scan has update 1220deadbeef (404 from ") && err.contains(" of 4)"),
+        err.contains(&format!("no scan has update {absent} (404 from ")) && err.contains(" of 4)"),
         "{err}"
     );
+
+    // What the explorer's lists show (a prefix, without `1220`) is no id a scan can look up:
+    // a usage error that says so, before any scan is asked.
+    for short in ["1220deadbeef", &old[4..16]] {
+        let output = network_cli_raw(&["check-update", short]);
+        assert_eq!(output.status.code(), Some(2), "{short}");
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            err.contains("is not a whole update id (68 hex characters"),
+            "{err}"
+        );
+    }
+    // The 64 characters after the prefix are the whole id.
+    let (output, check) = network_cli(&["check-update", &old[4..]]);
+    assert_eq!(output.status.code(), Some(0), "{check}");
 
     // The diverging update, old enough for the lagging scan: a consensus, scan 3 disagrees → 5.
     let lag_cutoff = ledger.updates()[n - 1].record_time - 42 * MICROS;
@@ -1408,4 +1428,43 @@ fn mainnet_samples_decode_and_compare() {
     assert_eq!(group_answers(&answers).groups.len(), 1);
     let position = consensus::update_position(&value).expect("a position");
     assert_eq!(position.migration_id, 0);
+}
+
+#[test]
+fn cli_health_as_a_table_has_a_row_per_scan_and_the_verdict() {
+    let (_, json) = network_cli(&["health"]);
+    let output = network_cli_raw(&["health", "--output", "table"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.code().is_some());
+    // (Two runs: the lag in the verdict may differ by a second; its start does not.)
+    let verdict = json["verdict"].as_str().expect("verdict");
+    let start = verdict.split(" · ").next().expect("scans");
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|l| l.starts_with("verdict") && l.contains(start)),
+        "{text}"
+    );
+    let scans = json["scans"].as_array().expect("scans");
+    for scan in scans {
+        let name = scan["sv_name"].as_str().expect("name");
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row for {name}: {text}"));
+        assert!(
+            ["healthy", "unhealthy", "down"]
+                .iter()
+                .any(|state| row.split_whitespace().any(|w| w == *state)),
+            "{row}"
+        );
+    }
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("SCAN"))
+        .expect("header");
+    assert!(
+        header.contains("STATE") && header.contains("HEAD"),
+        "{header}"
+    );
 }

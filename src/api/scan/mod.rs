@@ -127,6 +127,13 @@ pub struct Verdict {
     pub mediator_group: i32,
     #[serde(default, deserialize_with = "nd")]
     pub transaction_views: TransactionViews,
+    /// The mining round the verdict falls in (Splice 0.8 and later; absent before).
+    #[serde(
+        default,
+        deserialize_with = "opt_int",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub round_number: Option<i64>,
     #[serde(flatten)]
     pub unknown: Map<String, Value>,
 }
@@ -336,6 +343,65 @@ pub fn validator_faucets(validator_ids: &[String]) -> Call<ValidatorFaucets> {
         call = call.query("validator_ids", id.as_str());
     }
     call.named("validator faucets")
+}
+
+/// A page of `GET /v0/admin/validator/licenses`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ValidatorLicenses {
+    /// `Splice.ValidatorLicense:ValidatorLicense` contracts, newest first.
+    #[serde(default, deserialize_with = "nd")]
+    pub validator_licenses: Vec<crate::api::validator::Contract>,
+    /// The `after` of the next page; absent on the last.
+    #[serde(default, deserialize_with = "opt_int")]
+    pub next_page_token: Option<i64>,
+    #[serde(flatten)]
+    pub unknown: Map<String, Value>,
+}
+
+/// `GET /v0/admin/validator/licenses`: the validators the DSO approved, newest first, `limit`
+/// a page (≤ 1000), `after` the previous page's `next_page_token`.
+pub fn validator_licenses(after: Option<i64>, limit: u32) -> Call<ValidatorLicenses> {
+    let mut call = Group::Scan
+        .get(
+            "scan GET /v0/admin/validator/licenses",
+            "/v0/admin/validator/licenses",
+        )
+        .query("limit", limit.to_string().as_str());
+    if let Some(after) = after {
+        call = call.query("after", after.to_string().as_str());
+    }
+    call.named("validator licenses")
+}
+
+/// An ANS entry (`AnsEntry`): a name and the party it names.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct AnsEntry {
+    /// The party the name belongs to.
+    #[serde(default, deserialize_with = "nd")]
+    pub user: String,
+    #[serde(default, deserialize_with = "nd")]
+    pub name: String,
+    #[serde(flatten)]
+    pub unknown: Map<String, Value>,
+}
+
+/// Response of `GET /v0/ans-entries`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct AnsEntries {
+    #[serde(default, deserialize_with = "nd")]
+    pub entries: Vec<AnsEntry>,
+    #[serde(flatten)]
+    pub unknown: Map<String, Value>,
+}
+
+/// `GET /v0/ans-entries?name_prefix=…&page_size=…`: the ANS entries whose names start with
+/// `prefix`, oldest first.
+pub fn ans_entries(prefix: &str, page_size: u32) -> Call<AnsEntries> {
+    Group::Scan
+        .get("scan GET /v0/ans-entries", "/v0/ans-entries")
+        .query("name_prefix", prefix)
+        .query("page_size", page_size.to_string().as_str())
+        .named("ans entries")
 }
 
 /// `POST /v0/admin/sv/previous-sv-reward-weight`.

@@ -12,6 +12,7 @@ mod dso;
 mod governance;
 mod history;
 mod members;
+mod names;
 mod network;
 mod request;
 mod traffic;
@@ -44,6 +45,15 @@ pub(crate) fn routes(app: Shared, scan: usize) -> Router {
         .route("/v1/holdings/summary", post(holdings_summary))
         .route("/v0/state/acs/snapshot-timestamp", get(snapshot_timestamp))
         .route("/v0/validators/validator-faucets", get(validator_faucets))
+        .route(
+            "/v0/admin/validator/licenses",
+            get(names::validator_licenses),
+        )
+        .route("/v0/ans-entries", get(names::ans_entries))
+        .route(
+            "/v0/ans-entries/by-name/{name}",
+            get(names::ans_entry_by_name),
+        )
         .route("/v0/sv-bft-sequencers", get(bft_sequencers))
         .route(
             "/v0/admin/sv/previous-sv-reward-weight",

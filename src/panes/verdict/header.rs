@@ -32,6 +32,13 @@ impl VerdictPane {
                 Span::styled("  mediator group ", theme.muted),
                 Span::raw(v.mediator_group.to_string()),
             ];
+            // Newer scans (Splice 0.8+) say which mining round the verdict falls in.
+            if let Some(round) = v.round_number {
+                l1.extend([
+                    Span::styled("  round ", theme.muted),
+                    Span::raw(round.to_string()),
+                ]);
+            }
             if !v.domain_id.is_empty() {
                 l1.push(Span::styled("  domain ", theme.muted));
                 l1.push(Span::styled(compact_party(&v.domain_id), theme.id));

@@ -1,0 +1,433 @@
+//! `--output table`: the JSON a headless command prints, read as a table for a person at a
+//! terminal (the way `gh` and `kubectl` do), while scripts keep the JSON (`--output json`, the
+//! default when stdout is not a terminal).
+//!
+//! Each command that reads well as a table names its [`View`]: the summary fields above the
+//! table, where its rows are (an array of the JSON, or each line of JSON Lines) and its columns
+//! (a header and a JSON pointer into a row). The JSON stays the one output the commands build;
+//! the table is derived from it, so both always say the same. Every value is server text and is
+//! sanitised (control characters and invisible characters become spaces) and cut to
+//! [`MAX_CELL`] characters.
+
+use serde_json::Value;
+use unicode_width::UnicodeWidthStr;
+
+use crate::api::json::sanitize_line;
+use crate::cli::{Command, GovernanceCommand, NetworkCommand, ScanCommand};
+
+/// Characters of a cell at most (ids are cut with `…`; `--output json` has them whole).
+pub const MAX_CELL: usize = 48;
+/// Characters of a summary value at most (it has the line to itself).
+pub const MAX_SUMMARY: usize = 200;
+
+/// How a command's JSON reads as a table.
+#[derive(Debug, Clone, Copy)]
+pub struct View {
+    /// `label: value` lines above the table (JSON pointers into the document).
+    pub summary: &'static [(&'static str, &'static str)],
+    /// The pointer to the array of rows; `None`: every line of JSON Lines is a row.
+    pub rows: Option<&'static str>,
+    /// `(header, pointer into a row)`.
+    pub columns: &'static [(&'static str, &'static str)],
+}
+
+/// A document without a list of rows (`scan status`): every leaf as `path  value`.
+pub const KEY_VALUE: View = View {
+    summary: &[],
+    rows: None,
+    columns: &[],
+};
+
+/// `network scans`.
+pub const NETWORK_SCANS: View = View {
+    summary: &[
+        ("synchronizer", "/domain_id"),
+        ("scans", "/n"),
+        ("f", "/f"),
+        ("quorum", "/quorum"),
+        ("list", "/source"),
+    ],
+    rows: Some("/scans"),
+    columns: &[
+        ("SCAN", "/sv_name"),
+        ("URL", "/url"),
+        ("OWN", "/own"),
+        ("COUNTED", "/counted"),
+        ("LISTED", "/listed"),
+        ("PINNED", "/pinned"),
+    ],
+};
+
+/// `network health`.
+pub const NETWORK_HEALTH: View = View {
+    summary: &[
+        ("verdict", "/verdict"),
+        ("outcome", "/outcome"),
+        ("newest head", "/newest_head"),
+        ("checked at", "/checked_at"),
+    ],
+    rows: Some("/scans"),
+    columns: &[
+        ("SCAN", "/sv_name"),
+        ("HOST", "/host"),
+        ("STATE", "/state"),
+        ("LAGGING", "/lagging"),
+        ("STATUS", "/status"),
+        ("VERSION", "/version"),
+        ("MS", "/latency_ms"),
+        ("MIGR", "/migration_id"),
+        ("HEAD", "/head_record_time"),
+        ("LAG S", "/lag_behind_newest_s"),
+        ("ROUND", "/newest_open_round/number"),
+        ("REASONS", "/reasons"),
+    ],
+};
+
+/// `network check-update`.
+pub const NETWORK_CHECK: View = View {
+    summary: &[
+        ("update", "/update_id"),
+        ("outcome", "/outcome"),
+        ("consensus", "/consensus"),
+        ("own scan", "/own_scan"),
+        ("record time", "/record_time"),
+    ],
+    rows: Some("/scans"),
+    columns: &[
+        ("SCAN", "/sv_name"),
+        ("CLASS", "/class"),
+        ("STATUS", "/status"),
+        ("MS", "/latency_ms"),
+        ("DETAIL", "/detail"),
+        ("DIFFERS AT", "/differences/0/path"),
+    ],
+};
+
+/// `scan holdings`.
+pub const HOLDINGS: View = View {
+    summary: &[
+        ("record time", "/record_time"),
+        ("migration", "/migration_id"),
+        ("as of round", "/computed_as_of_round"),
+    ],
+    rows: Some("/summaries"),
+    columns: &[
+        ("PARTY", "/party_id"),
+        ("UNLOCKED", "/total_unlocked_coin"),
+        ("LOCKED", "/total_locked_coin"),
+        ("HOLDINGS", "/total_coin_holdings"),
+        ("FEES", "/accumulated_holding_fees_total"),
+    ],
+};
+
+/// `scan validator-faucets`.
+pub const FAUCETS: View = View {
+    summary: &[],
+    rows: Some("/validatorsReceivedFaucets"),
+    columns: &[
+        ("VALIDATOR", "/validator"),
+        ("COLLECTED", "/numRoundsCollected"),
+        ("MISSED", "/numRoundsMissed"),
+        ("FIRST", "/firstCollectedInRound"),
+        ("LAST", "/lastCollectedInRound"),
+    ],
+};
+
+/// `governance requests` and `governance needs-vote`.
+pub const GOVERNANCE_REQUESTS: View = View {
+    summary: &[
+        ("my SV", "/my_sv/described"),
+        ("needs my vote", "/needs_vote"),
+    ],
+    rows: Some("/requests"),
+    columns: &[
+        ("VOTE BEFORE", "/vote_before"),
+        ("MY VOTE", "/my_vote"),
+        ("REQUESTER", "/requester"),
+        ("VOTES", "/votes_words"),
+        ("ACTION", "/action"),
+    ],
+};
+
+/// `governance results` (JSON Lines).
+pub const GOVERNANCE_RESULTS: View = View {
+    summary: &[],
+    rows: None,
+    columns: &[
+        ("COMPLETED", "/completed_at"),
+        ("OUTCOME", "/outcome"),
+        ("REQUESTER", "/requester"),
+        ("ACCEPT", "/accept"),
+        ("REJECT", "/reject"),
+        ("ACTION", "/action"),
+    ],
+};
+
+/// `governance weights`.
+pub const GOVERNANCE_WEIGHTS: View = View {
+    summary: &[("my SV", "/my_sv/described"), ("note", "/note")],
+    rows: Some("/svs"),
+    columns: &[
+        ("SV", "/name"),
+        ("MINE", "/my_sv"),
+        ("WEIGHT", "/reward_weight"),
+        ("KNOWN SINCE", "/known_since"),
+        ("CHECKED", "/history_agrees"),
+    ],
+};
+
+/// The table form of `command`'s output, when it has one (the others print JSON either way).
+pub fn view_for(command: &Command) -> Option<View> {
+    Some(match command {
+        Command::Network(args) => match &args.command {
+            NetworkCommand::Scans => NETWORK_SCANS,
+            NetworkCommand::Health { .. } => NETWORK_HEALTH,
+            NetworkCommand::CheckUpdate { .. } => NETWORK_CHECK,
+            NetworkCommand::Sweep { .. } => return None,
+        },
+        Command::Scan(scan) => match scan {
+            ScanCommand::Status => KEY_VALUE,
+            ScanCommand::Holdings { .. } => HOLDINGS,
+            ScanCommand::ValidatorFaucets { .. } => FAUCETS,
+            _ => return None,
+        },
+        Command::Governance(governance) => match governance {
+            GovernanceCommand::Requests | GovernanceCommand::NeedsVote { .. } => {
+                GOVERNANCE_REQUESTS
+            }
+            GovernanceCommand::Results { .. } => GOVERNANCE_RESULTS,
+            GovernanceCommand::Weights => GOVERNANCE_WEIGHTS,
+        },
+        _ => return None,
+    })
+}
+
+/// `text` (one JSON document, or JSON Lines when the view says so) as a table; `None` when it
+/// is not JSON of that shape (the caller prints it as it is).
+pub fn render(view: &View, text: &str) -> Option<String> {
+    let mut out = String::new();
+    let (rows, doc): (Vec<Value>, Option<Value>) = match view.rows {
+        Some(pointer) => {
+            let doc: Value = serde_json::from_str(text).ok()?;
+            let rows = doc.pointer(pointer)?.as_array()?.clone();
+            (rows, Some(doc))
+        }
+        None if view.columns.is_empty() => {
+            let doc: Value = serde_json::from_str(text).ok()?;
+            let mut leaves = Vec::new();
+            flatten("", &doc, &mut leaves);
+            let width = leaves.iter().map(|(k, _)| k.width()).max().unwrap_or(0);
+            for (key, value) in leaves {
+                out.push_str(&format!("{key:width$}  {value}\n"));
+            }
+            return Some(out);
+        }
+        None => {
+            let rows = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(serde_json::from_str)
+                .collect::<Result<Vec<Value>, _>>()
+                .ok()?;
+            (rows, None)
+        }
+    };
+    if let Some(doc) = &doc {
+        let width = view
+            .summary
+            .iter()
+            .map(|(l, _)| l.width())
+            .max()
+            .unwrap_or(0);
+        for (label, pointer) in view.summary {
+            if let Some(value) = doc.pointer(pointer).filter(|v| !v.is_null()) {
+                out.push_str(&format!(
+                    "{label:width$}  {}\n",
+                    cell_of(value, MAX_SUMMARY)
+                ));
+            }
+        }
+        if !view.summary.is_empty() {
+            out.push('\n');
+        }
+    }
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            view.columns
+                .iter()
+                .map(|(_, pointer)| row.pointer(pointer).map(cell).unwrap_or_default())
+                .collect()
+        })
+        .collect();
+    // Numbers (and amounts, which Daml sends as decimal text) align right; the rest left.
+    let numeric: Vec<bool> = (0..view.columns.len())
+        .map(|c| {
+            rows.iter()
+                .any(|r| r.pointer(view.columns[c].1).is_some_and(is_number))
+                && rows.iter().all(|r| {
+                    r.pointer(view.columns[c].1)
+                        .is_none_or(|v| is_number(v) || v.is_null())
+                })
+        })
+        .collect();
+    let widths: Vec<usize> = view
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(c, (header, _))| {
+            cells
+                .iter()
+                .map(|r| r[c].width())
+                .chain(std::iter::once(header.width()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |values: Vec<&str>| -> String {
+        let mut text = values
+            .iter()
+            .enumerate()
+            .map(|(c, v)| {
+                let pad = " ".repeat(widths[c].saturating_sub(v.width()));
+                if numeric[c] {
+                    format!("{pad}{v}")
+                } else {
+                    format!("{v}{pad}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ");
+        text.truncate(text.trim_end().len());
+        text.push('\n');
+        text
+    };
+    out.push_str(&line(view.columns.iter().map(|(h, _)| *h).collect()));
+    for row in &cells {
+        out.push_str(&line(row.iter().map(String::as_str).collect()));
+    }
+    if rows.is_empty() {
+        out.push_str("(none)\n");
+    }
+    Some(out)
+}
+
+/// A number, or text that is one (`15178.9131348131`, `-2`).
+fn is_number(value: &Value) -> bool {
+    match value {
+        Value::Number(_) => true,
+        Value::String(s) => {
+            let digits = s.strip_prefix('-').unwrap_or(s);
+            let (int, frac) = digits.split_once('.').unwrap_or((digits, "0"));
+            !int.is_empty()
+                && !frac.is_empty()
+                && int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+        }
+        _ => false,
+    }
+}
+
+/// One value as a cell: text as sent (sanitised, cut), numbers and booleans as written (`yes`
+/// for true, nothing for false), a list joined with `, `, nothing for null.
+fn cell(value: &Value) -> String {
+    cell_of(value, MAX_CELL)
+}
+
+/// [`cell`], cut to `max` characters.
+fn cell_of(value: &Value, max: usize) -> String {
+    let text = match value {
+        Value::Null | Value::Bool(false) => String::new(),
+        Value::Bool(true) => "yes".to_owned(),
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        Value::Array(items) => items
+            .iter()
+            .map(|v| cell_of(v, max))
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join(", "),
+        Value::Object(_) => value.to_string(),
+    };
+    sanitize_line(&text, max)
+}
+
+/// Every leaf of `value` with its path (`success.uptime`).
+fn flatten(path: &str, value: &Value, out: &mut Vec<(String, String)>) {
+    let join = |key: &str| {
+        if path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (key, v) in map {
+                flatten(&join(&sanitize_line(key, MAX_CELL)), v, out);
+            }
+        }
+        Value::Array(items) if items.iter().any(|v| v.is_object() || v.is_array()) => {
+            for (i, v) in items.iter().enumerate() {
+                flatten(&join(&i.to_string()), v, out);
+            }
+        }
+        _ => out.push((path.to_owned(), cell(value))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_align_numbers_right_and_neutralise_server_text() {
+        let doc = r#"{"validatorsReceivedFaucets":[
+            {"validator":"harbor-validator-1::1220ab","numRoundsCollected":120,"numRoundsMissed":3,"firstCollectedInRound":10,"lastCollectedInRound":130},
+            {"validator":"evil\u001b[2J","numRoundsCollected":7,"numRoundsMissed":0,"firstCollectedInRound":1,"lastCollectedInRound":null}
+        ]}"#;
+        let table = render(&FAUCETS, doc).expect("a table");
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[0],
+            "VALIDATOR                   COLLECTED  MISSED  FIRST  LAST"
+        );
+        assert_eq!(
+            lines[1],
+            "harbor-validator-1::1220ab        120       3     10   130"
+        );
+        assert_eq!(
+            lines[2],
+            "evil [2J                            7       0      1"
+        );
+        assert!(!table.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn an_empty_list_says_none_and_other_json_is_not_a_table() {
+        let table = render(&FAUCETS, r#"{"validatorsReceivedFaucets":[]}"#).expect("a table");
+        assert!(table.ends_with("(none)\n"), "{table}");
+        assert_eq!(render(&FAUCETS, r#"{"other":1}"#), None);
+        assert_eq!(render(&FAUCETS, "not json"), None);
+    }
+
+    #[test]
+    fn json_lines_are_rows_and_a_document_without_rows_is_key_value() {
+        let lines = "{\"completed_at\":\"t1\",\"outcome\":\"accepted\",\"accept\":4}\n\
+                     {\"completed_at\":\"t2\",\"outcome\":\"expired\",\"accept\":1}\n";
+        let table = render(&GOVERNANCE_RESULTS, lines).expect("a table");
+        assert!(
+            table
+                .lines()
+                .nth(2)
+                .is_some_and(|l| l.starts_with("t2         expired")),
+            "{table}"
+        );
+        let status = render(
+            &KEY_VALUE,
+            r#"{"success":{"id":"scan-app","uptime":"PT5S","ports":{"admin":5012},"active":true}}"#,
+        )
+        .expect("key value");
+        assert!(status.contains("success.ports.admin  5012"), "{status}");
+        assert!(status.contains("success.active       yes"), "{status}");
+    }
+}
