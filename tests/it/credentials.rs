@@ -86,7 +86,11 @@ fn an_unreachable_scan_is_named_without_its_password() {
     for args in [
         &["network", "scans"][..],
         &["network", "health"][..],
-        &["network", "check-update", "1220abcd"][..],
+        &[
+            "network",
+            "check-update",
+            "1220abababababababababababababababababababababababababababababababab",
+        ][..],
         &["network", "sweep", "--pages", "1", "--quiet"][..],
     ] {
         let output = bin(dir.path())

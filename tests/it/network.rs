@@ -1187,7 +1187,13 @@ fn cli_html_answers_read_as_the_client_words_them() {
         health["scans"][0]["reasons"][0], "expected JSON, got text/html (HTTP 502)",
         "{health}"
     );
-    let (code, check, err) = run(&proxy, &["check-update", "1220ab"]);
+    let (code, check, err) = run(
+        &proxy,
+        &[
+            "check-update",
+            "1220abababababababababababababababababababababababababababababababab",
+        ],
+    );
     assert_eq!(code, Some(1), "{check}");
     assert_eq!(check["outcome"], "error", "{check}");
     assert!(
@@ -1242,7 +1248,10 @@ fn cli_timeout_bounds_every_request_discovery_included() {
     let started = std::time::Instant::now();
     let children: Vec<(&[&str], std::process::Child)> = [
         &["scans"][..],
-        &["check-update", "1220ab"][..],
+        &[
+            "check-update",
+            "1220abababababababababababababababababababababababababababababababab",
+        ][..],
         &["health"][..],
         &["sweep", "--pages", "1", "--quiet"][..],
     ]
@@ -1307,7 +1316,10 @@ fn cli_ctrl_c_ends_every_network_command_promptly() {
     for args in [
         &["health"][..],
         &["sweep", "--quiet"][..],
-        &["check-update", "1220ab"][..],
+        &[
+            "check-update",
+            "1220abababababababababababababababababababababababababababababababab",
+        ][..],
     ] {
         for while_discovering in [true, false] {
             let (silent, accepted) = silent_server();
