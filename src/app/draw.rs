@@ -192,7 +192,20 @@ fn header_line(app: &App, level: u8, index_level: u8) -> Line<'static> {
         ));
         let lag = (app.sh.now - last.record_time).max(0) / 1_000_000;
         let time = app.sh.format_time(last.record_time);
-        if !app.sh.history_at_head || app.sh.ctx.offline {
+        if app.sh.ctx.offline {
+            // The index's newest loaded update: no lag is claimed (no node is asked).
+            let shown = if level == 0 {
+                format!("loaded up to {time} {}", app.sh.zone_label())
+            } else {
+                format!("up to {}", time.get(5..16).unwrap_or(&time))
+            };
+            spans.push(sep.clone());
+            spans.push(Span::styled(shown, theme.muted));
+            spans.push(sep);
+            spans.push(follow_span(app));
+            return Line::from(spans);
+        }
+        if !app.sh.history_at_head {
             // Browsing the past (or still catching up): the newest loaded update is not the
             // network's, so no lag is claimed.
             let shown = if level == 0 {

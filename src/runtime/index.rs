@@ -27,9 +27,7 @@ pub struct IndexSource {
 
 /// The error a request that needs a node gets with `--offline`.
 pub fn offline_error() -> ApiError {
-    ApiError::NotConfigured {
-        what: "a node: --offline reads the local index only".into(),
-    }
+    ApiError::Offline
 }
 
 /// Whether the index cannot be used at all after `e` (rather than this read failing).

@@ -42,7 +42,9 @@ pub const PANE_ONLY_HEADING: &str = "Only in some panes";
 /// (listed under [`PANE_ONLY_HEADING`] instead of "Everywhere").
 pub fn pane_only(cmd: Command) -> Option<&'static str> {
     match cmd {
-        Command::Export | Command::LoadSpan | Command::ExportRange => Some("History"),
+        Command::Export | Command::LoadSpan | Command::ExportRange | Command::SearchIndex => {
+            Some("History")
+        }
         Command::FollowContract => Some("Update"),
         Command::Delete | Command::Execute => Some("Ledger"),
         _ => None,

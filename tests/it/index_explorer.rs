@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use cantonscope::model::format::format_time_micros;
+use cantonscope::panes::history::IndexSearch;
 use crossterm::event::KeyCode;
 
 use crate::common::bin::bin;
@@ -31,6 +32,8 @@ fn sync_index(dir: &Path, scan_url: &str, now: i64) -> PathBuf {
             "1",
             "--request-rate",
             "1000",
+            "--timeout",
+            "60s",
             "--from",
             &from,
         ])
@@ -61,9 +64,13 @@ fn with_index(dir: &Path, offline: bool) -> Harness {
 /// The screen with the index's dates masked too.
 fn screen(h: &mut Harness, w: u16, height: u16) -> String {
     let s = stable(&h.screen(w, height));
-    regex::Regex::new(r"(→ |idx )\d{2}-\d{2}")
+    let s = regex::Regex::new(r"(→ |idx )\d{2}-\d{2}")
         .expect("regex")
         .replace_all(&s, "$1<mm-dd>")
+        .into_owned();
+    regex::Regex::new(r"up to \d{2}-\d{2} \d{2}:\d{2}")
+        .expect("regex")
+        .replace_all(&s, "up to <mm-dd hh:mm>")
         .into_owned()
 }
 
@@ -171,4 +178,218 @@ fn a_damaged_index_is_said_once_and_the_explorer_goes_on_without_it() {
         "{s}"
     );
     h.key(KeyCode::Char('q'));
+}
+
+/// The update ids of the loaded history.
+fn loaded(h: &Harness) -> std::collections::HashSet<String> {
+    h.app
+        .sh
+        .history
+        .iter()
+        .map(|s| s.update_id.to_string())
+        .collect()
+}
+
+#[test]
+fn the_whole_history_search_counts_pages_and_opens_an_update_not_loaded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index(dir.path(), false);
+    let loaded = loaded(&h);
+    // A choice every few updates make, in the index far beyond the loaded window.
+    let choice = "choice:AmuletRules_Transfer";
+    h.palette(&format!("filter {choice}"));
+    let in_loaded = h.app.history.row_count(&h.app.sh);
+    h.key(KeyCode::Char('F'));
+    assert!(
+        h.app
+            .history
+            .index_search()
+            .is_some_and(IndexSearch::is_typing)
+    );
+    crate::common::clear_input(&mut h);
+    // A bare word over the whole index is refused, naming the fielded terms.
+    h.type_text("alice");
+    h.key(KeyCode::Enter);
+    assert!(toast(&h).contains("party:P"), "{}", toast(&h));
+    assert!(
+        h.app
+            .history
+            .index_search()
+            .is_some_and(IndexSearch::is_typing)
+    );
+    crate::common::clear_input(&mut h);
+    h.type_text(choice);
+    h.key(KeyCode::Enter);
+    let search = h.app.history.index_search().expect("search shown");
+    assert!(!search.is_typing());
+    let total = search.total().expect("counted");
+    assert!(
+        total as usize > in_loaded,
+        "{total} in the index, {in_loaded} loaded"
+    );
+    assert_eq!(
+        search.rows().len(),
+        (total as usize).min(200),
+        "the first page"
+    );
+    let s = screen(&mut h, 120, 40);
+    assert!(
+        s.contains("Whole index · choice:AmuletRules_Transfer"),
+        "{s}"
+    );
+    assert!(s.contains("not the loaded rows"), "{s}");
+    // Paging: the end of the list reads the next page.
+    h.key(KeyCode::End);
+    let rows = h.app.history.index_search().expect("search").rows().len();
+    assert_eq!(rows, (total as usize).min(400), "the second page was read");
+    // Enter on a row the loaded history does not hold opens it in the Update pane.
+    h.key(KeyCode::Home);
+    let target = loop {
+        let s = h.app.history.index_search().expect("search");
+        let row = s.selected().expect("a row").update_id.clone();
+        if !loaded.contains(&row) {
+            break row;
+        }
+        h.key(KeyCode::Down);
+    };
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, cantonscope::panes::PaneId::Update);
+    assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
+    assert!(
+        h.app.update_pane.error().is_none(),
+        "{:?}",
+        h.app.update_pane.error()
+    );
+    assert!(!h.app.update_pane.visible_event_ids().is_empty());
+    // Esc goes back to the results, Esc again to the loaded rows.
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.focus, cantonscope::panes::PaneId::History);
+    assert!(h.app.history.index_search().is_some());
+    h.key(KeyCode::Esc);
+    assert!(h.app.history.index_search().is_none());
+}
+
+#[test]
+fn c_shows_a_contracts_whole_lifecycle_from_the_index() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index(dir.path(), false);
+    let loaded = loaded(&h);
+    // The newest transfer: under its root, AmuletRules_Transfer exercises the long-lived
+    // AmuletRules contract, created long before the loaded window.
+    h.palette("filter choice:AmuletRules_Transfer");
+    h.key(KeyCode::End);
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, cantonscope::panes::PaneId::Update);
+    h.key(KeyCode::Home);
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Char('c'));
+    assert!(h.app.update_pane.lifecycle_open());
+    let ids = h.app.update_pane.lifecycle_update_ids();
+    let beyond: Vec<&String> = ids.iter().filter(|id| !loaded.contains(*id)).collect();
+    assert!(
+        !beyond.is_empty(),
+        "the index's lifecycle holds updates the loaded history does not ({} rows)",
+        ids.len()
+    );
+    let s = screen(&mut h, 120, 40);
+    assert!(s.contains("lifecycle in the local index"), "{s}");
+    // Enter on a row the loaded history does not hold opens that update.
+    let target = beyond[0].clone();
+    let row = ids.iter().position(|id| *id == target).expect("row");
+    h.key(KeyCode::Home);
+    for _ in 0..row {
+        h.key(KeyCode::Down);
+    }
+    h.key(KeyCode::Enter);
+    assert!(!h.app.update_pane.lifecycle_open());
+    assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
+    assert!(h.app.update_pane.error().is_none());
+}
+
+#[test]
+fn offline_the_explorer_reads_the_index_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index(dir.path(), true);
+    assert!(!h.app.sh.history.is_empty(), "History lists from the index");
+    let asked: Vec<&String> = h
+        .requests
+        .iter()
+        .filter(|r| !r.starts_with("updates ") && !r.starts_with("index "))
+        .collect();
+    assert!(asked.is_empty(), "no node asked: {asked:?}");
+    let s = screen(&mut h, 120, 40);
+    let header = s.lines().next().unwrap_or_default();
+    assert!(header.contains("offline"), "{header}");
+    assert!(header.contains("INDEX"), "{header}");
+    assert!(!header.contains("OFFLINE"), "{header}");
+    // Enter opens the update from the index's body.
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, cantonscope::panes::PaneId::Update);
+    assert!(
+        h.app.update_pane.error().is_none(),
+        "{:?}",
+        h.app.update_pane.error()
+    );
+    assert!(!h.app.update_pane.visible_event_ids().is_empty());
+    assert!(h.screen(120, 40).contains("from the local index"));
+    // A pane that needs a node says so, once.
+    let errors = h.app.errors.len();
+    h.key(KeyCode::Char('5'));
+    for _ in 0..20 {
+        h.tick(5.0);
+    }
+    let s = h.screen(120, 40);
+    eprintln!("{s}");
+    assert!(s.contains("--offline"), "{s}");
+    assert!(
+        h.app.errors.len() <= errors + 1,
+        "one line, not a storm: {}",
+        h.app.errors.len()
+    );
+}
+
+#[test]
+fn offline_without_an_index_is_a_usage_error_saying_how_to_start_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = bin(dir.path())
+        .arg("--offline")
+        .output()
+        .expect("binary runs");
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("--offline reads the local history index"),
+        "{err}"
+    );
+    assert!(err.contains("index sync --from -30d --follow"), "{err}");
+}
+
+#[test]
+fn snapshots_of_the_index_views() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index(dir.path(), false);
+    // The whole-history search, typing, then its results.
+    h.key(KeyCode::Char('F'));
+    h.type_text("choice:AmuletRules_Transfer");
+    crate::common::assert_snapshot!("search_typing_80x24", screen(&mut h, 80, 24));
+    h.key(KeyCode::Enter);
+    crate::common::assert_snapshot!("search_80x24", screen(&mut h, 80, 24));
+    crate::common::assert_snapshot!("search_120x40", screen(&mut h, 120, 40));
+    // The lifecycle of the AmuletRules contract from the index.
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Home);
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Char('c'));
+    crate::common::assert_snapshot!("lifecycle_80x24", screen(&mut h, 80, 24));
+    crate::common::assert_snapshot!("lifecycle_120x40", screen(&mut h, 120, 40));
+}
+
+#[test]
+fn snapshots_offline() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index(dir.path(), true);
+    crate::common::assert_snapshot!("offline_80x24", screen(&mut h, 80, 24));
+    crate::common::assert_snapshot!("offline_120x40", screen(&mut h, 120, 40));
+    h.key(KeyCode::Char('5'));
+    crate::common::assert_snapshot!("offline_holdings_80x24", screen(&mut h, 80, 24));
 }
