@@ -393,3 +393,68 @@ fn snapshots_offline() {
     h.key(KeyCode::Char('5'));
     crate::common::assert_snapshot!("offline_holdings_80x24", screen(&mut h, 80, 24));
 }
+
+#[test]
+fn history_pages_come_from_the_index_where_it_covers_them_and_from_the_scan_where_it_lacks() {
+    use cantonscope::api::scan::{UpdatesPage, UpdatesRequest};
+    use cantonscope::runtime::index::{IndexSource, history_page};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let h = with_index(dir.path(), false);
+    let location =
+        cantonscope::store::Location::parse(h.app.sh.ctx.index.as_deref().expect("index"));
+    let source = IndexSource {
+        location: location.clone(),
+        offline: false,
+    };
+    let live = h.clients.main.clone();
+    // A scan that is not there: a page it would have to answer fails.
+    let dead = cantonscope::api::ApiClient::new(cantonscope::api::ApiConfig {
+        scan_url: Some("http://127.0.0.1:9".into()),
+        ..cantonscope::api::ApiConfig::default()
+    })
+    .expect("client");
+    let mut reader = cantonscope::store::open_reader(&location).expect("reader");
+    let kept = reader.page_after(None, 2).expect("page");
+    let first = &kept[0];
+    let after = UpdatesRequest::after(
+        50,
+        first.migration_id,
+        format_time_micros(first.record_time),
+    );
+    let ids = |page: &UpdatesPage| -> Vec<String> {
+        page.transactions
+            .iter()
+            .filter_map(|i| i.update_id().map(str::to_owned))
+            .collect()
+    };
+    let page = |client: &cantonscope::api::ApiClient, index: Option<&IndexSource>, req| {
+        h.rt.block_on(history_page(index, client, req))
+            .map(|r| r.answer::<UpdatesPage>().cloned().expect("a page"))
+    };
+    // Inside the synced range: the index answers alone, the same page the scan serves.
+    let local = page(&dead, Some(&source), &after).expect("the index answers");
+    let scan = page(&live, None, &after).expect("the scan answers");
+    assert_eq!(local.transactions.len(), 50);
+    assert_eq!(ids(&local), ids(&scan));
+    // Before the synced range (from the beginning): the index lacks it, the scan is asked.
+    let from_begin = UpdatesRequest::from_begin(50);
+    assert!(
+        page(&dead, Some(&source), &from_begin).is_err(),
+        "the scan was asked"
+    );
+    assert_eq!(
+        page(&live, Some(&source), &from_begin)
+            .expect("scan")
+            .transactions
+            .len(),
+        50
+    );
+    // Offline, whatever the index holds answers, and nothing is asked of the scan.
+    let offline = IndexSource {
+        location,
+        offline: true,
+    };
+    let local = page(&dead, Some(&offline), &from_begin).expect("the index answers");
+    assert_eq!(ids(&local)[0], first.update_id);
+}
