@@ -492,14 +492,15 @@ mod tests {
             .filter(|r| r.heading == "History pane")
             .map(|r| r.command)
             .collect();
-        // L and X were only under "Only in some panes"; e once.
+        // L, X and F were only under "Only in some panes"; e once.
         assert_eq!(
             here,
             [
                 Command::Select,
                 Command::Export,
                 Command::LoadSpan,
-                Command::ExportRange
+                Command::ExportRange,
+                Command::SearchIndex
             ]
         );
         let keys: Vec<&str> = h

@@ -339,8 +339,11 @@ fn offline_the_explorer_reads_the_index_alone() {
         h.tick(5.0);
     }
     let s = h.screen(120, 40);
-    eprintln!("{s}");
     assert!(s.contains("--offline"), "{s}");
+    h.key(KeyCode::Char('4'));
+    let s = h.screen(120, 40);
+    assert!(s.contains("--offline: no node is asked"), "Status: {s}");
+    assert!(!s.contains("HEALTHY"), "Status: {s}");
     assert!(
         h.app.errors.len() <= errors + 1,
         "one line, not a storm: {}",
