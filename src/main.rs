@@ -29,10 +29,15 @@ fn main() -> ExitCode {
             _ => ExitCode::SUCCESS,
         };
     }
-    let settings = match config::load(&cli.overrides()) {
+    let mut settings = match config::load(&cli.overrides()) {
         Ok(settings) => settings,
         Err(error) => return fail(&format!("cantonscope: {error}"), EXIT_USAGE),
     };
+    let tui = cli.tui_args();
+    settings.offline = tui.offline;
+    if let Some(index) = tui.index {
+        settings.index = Some(index);
+    }
     if let Err(error) = config::init_logging(&settings) {
         return fail(&format!("cantonscope: {error}"), EXIT_USAGE);
     }
@@ -121,7 +126,19 @@ fn run_tui(
     settings: Settings,
     demo: Option<DemoHandle>,
 ) -> ExitCode {
-    if demo.is_none() && settings.has_no_nodes() {
+    if settings.offline && settings.explorer_index().is_none() {
+        if let Some(handle) = demo {
+            runtime.block_on(handle.shutdown());
+        }
+        return fail(
+            &format!(
+                "cantonscope: {}",
+                cantonscope::runtime::OFFLINE_WITHOUT_INDEX
+            ),
+            EXIT_USAGE,
+        );
+    }
+    if demo.is_none() && !settings.offline && settings.has_no_nodes() {
         return no_nodes(runtime, settings);
     }
     {

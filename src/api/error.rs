@@ -148,6 +148,11 @@ pub enum ApiError {
     /// Something the call needs is not configured (a URL, a token).
     #[error("not configured: {}", sanitize_line(what, MAX_TEXT))]
     NotConfigured { what: String },
+    /// `--offline`: the explorer reads the local index and asks no node.
+    #[error(
+        "--offline: no node is asked (the explorer reads the local index only); this needs a node"
+    )]
+    Offline,
     /// The ledger token could not be obtained (file unreadable, command failed).
     #[error("ledger token: {}", sanitize_line(detail, MAX_TEXT))]
     Token { detail: String },
@@ -197,7 +202,7 @@ impl ApiError {
             | ApiError::Decode { endpoint, .. }
             | ApiError::NotJson { endpoint, .. }
             | ApiError::Http { endpoint, .. } => Some(endpoint),
-            ApiError::NotConfigured { .. } | ApiError::Token { .. } => None,
+            ApiError::NotConfigured { .. } | ApiError::Token { .. } | ApiError::Offline => None,
         }
     }
 
@@ -236,6 +241,7 @@ impl ApiError {
             | ApiError::Connect { .. }
             | ApiError::Decode { .. }
             | ApiError::NotConfigured { .. }
+            | ApiError::Offline
             | ApiError::Token { .. } => None,
         }
     }
@@ -266,7 +272,7 @@ impl ApiError {
             | ApiError::TooLarge { .. }
             | ApiError::ResponseTooLarge { .. }
             | ApiError::Http { .. } => 1,
-            ApiError::NotConfigured { .. } | ApiError::Token { .. } => 2,
+            ApiError::NotConfigured { .. } | ApiError::Token { .. } | ApiError::Offline => 2,
             ApiError::Timeout { .. } | ApiError::Connect { .. } => 3,
             ApiError::Decode { .. } => 4,
             // A 2xx that is not JSON could not be decoded; an error page is the server's error.

@@ -74,17 +74,77 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
 fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
     buf.set_style(area, theme.header);
-    // The widest variant that fits: full, compact (short time, no zone), minimal.
-    for level in 0..3u8 {
-        let line = header_line(app, level);
-        if level == 2 || line.width() <= usize::from(area.width) {
+    // The widest variant that fits: full, compact (short time, no zone), minimal; the index's
+    // part (when the profile has an index) shortens along.
+    const VARIANTS: [(u8, u8); 5] = [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2)];
+    for (i, (level, index)) in VARIANTS.iter().enumerate() {
+        let line = header_line(app, *level, *index);
+        if i + 1 == VARIANTS.len() || line.width() <= usize::from(area.width) {
             buf.set_line(area.x, area.y, &line, area.width);
             return;
         }
     }
 }
 
-fn header_line(app: &App, level: u8) -> Line<'static> {
+/// The header's part for the local index: how far it reaches and whether a sync writes it
+/// (`index 2026-10-28 → 11-27 · 1.2M · syncing`), at three widths; `None` without an index or
+/// before its first reading.
+fn index_span(app: &App, level: u8) -> Option<Span<'static>> {
+    let theme = &app.theme;
+    let feed = &app.sh.index;
+    if !feed.configured() {
+        return None;
+    }
+    if feed.failure.is_some() {
+        let text = if level == 0 {
+            "index unusable (see !)"
+        } else {
+            "idx ✗"
+        };
+        return Some(Span::styled(text, theme.status_err));
+    }
+    let reach = feed.reach.as_ref()?;
+    let syncing = reach.sync_running.is_some();
+    let (Some(first), Some(last)) = (reach.first, reach.last) else {
+        let text = match (level, syncing) {
+            (0, true) => "index empty · syncing",
+            (0, false) => "index empty",
+            (_, true) => "idx 0 ⟳",
+            (_, false) => "idx 0",
+        };
+        return Some(Span::styled(text, theme.muted));
+    };
+    let count = crate::model::format::compact_count(reach.updates);
+    let day = |t: i64| {
+        let s = app.sh.format_time(t);
+        s.get(..10).unwrap_or(&s).to_owned()
+    };
+    let (from, to) = (day(first), day(last));
+    // The end without its year when it is the start's.
+    let to_short = if from.get(..4) == to.get(..4) {
+        to.get(5..).unwrap_or(&to).to_owned()
+    } else {
+        to.clone()
+    };
+    let text = match level {
+        0 => format!(
+            "index {from} → {to_short} · {count}{}",
+            if syncing { " · syncing" } else { "" }
+        ),
+        1 => format!(
+            "idx {} → {to_short} {count}{}",
+            from.get(5..).unwrap_or(&from),
+            if syncing { " ⟳" } else { "" }
+        ),
+        _ => format!("idx {count}{}", if syncing { "⟳" } else { "" }),
+    };
+    Some(Span::styled(
+        text,
+        if syncing { theme.accent } else { theme.header },
+    ))
+}
+
+fn header_line(app: &App, level: u8, index_level: u8) -> Line<'static> {
     let theme = &app.theme;
     let sep = Span::styled(" · ", theme.muted);
     let mut spans = Vec::new();
@@ -99,11 +159,27 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
     } else {
         spans.push(Span::raw(" "));
     }
-    let health = app.sh.health.nodes.scan0_health();
-    spans.push(Span::styled(
-        format!("● scan {}", health.label()),
-        crate::panes::status::health_style(health, theme),
-    ));
+    if let Some(index) = index_span(app, index_level) {
+        spans.push(index);
+        spans.push(sep.clone());
+    }
+    if app.sh.ctx.offline {
+        // No node is asked: the history is the index's.
+        spans.push(Span::styled(
+            if level == 0 {
+                "offline: reading the index"
+            } else {
+                "offline"
+            },
+            theme.status_warn,
+        ));
+    } else {
+        let health = app.sh.health.nodes.scan0_health();
+        spans.push(Span::styled(
+            format!("● scan {}", health.label()),
+            crate::panes::status::health_style(health, theme),
+        ));
+    }
     if let Some(last) = app.sh.history.last() {
         spans.push(sep.clone());
         spans.push(Span::styled(
@@ -116,6 +192,19 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
         ));
         let lag = (app.sh.now - last.record_time).max(0) / 1_000_000;
         let time = app.sh.format_time(last.record_time);
+        if app.sh.ctx.offline {
+            // The index's newest loaded update: no lag is claimed (no node is asked).
+            let shown = if level == 0 {
+                format!("loaded up to {time} {}", app.sh.zone_label())
+            } else {
+                format!("up to {}", time.get(5..16).unwrap_or(&time))
+            };
+            spans.push(sep.clone());
+            spans.push(Span::styled(shown, theme.muted));
+            spans.push(sep);
+            spans.push(follow_span(app));
+            return Line::from(spans);
+        }
         if !app.sh.history_at_head {
             // Browsing the past (or still catching up): the newest loaded update is not the
             // network's, so no lag is claimed.
@@ -164,6 +253,9 @@ fn header_line(app: &App, level: u8) -> Line<'static> {
 /// scrolled away.
 fn follow_span(app: &App) -> Span<'static> {
     let theme = &app.theme;
+    if app.sh.ctx.offline {
+        return Span::styled("INDEX", theme.status_warn);
+    }
     if app.panes.history.is_following() {
         match app.sh.health.nodes.scan0_health() {
             crate::panes::status::NodeHealth::Down => Span::styled("OFFLINE", theme.status_err),

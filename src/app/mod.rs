@@ -8,6 +8,7 @@
 
 pub mod draw;
 pub mod health;
+pub mod index;
 pub mod loader;
 pub mod palette_cmd;
 pub mod panes;
@@ -72,9 +73,13 @@ impl App {
         let mut out = Out::for_pane(PaneId::History);
         self.panes.history.start(&self.sh, &mut out);
         self.drive_history(None, &mut out);
-        out.owner = PaneId::Status;
-        health::drive(&mut self.sh, &mut out, None);
-        self.panes.status.start(&mut self.sh, &mut out);
+        index::drive(&mut self.sh, &mut out, None);
+        if !self.sh.ctx.offline {
+            // With --offline no node is asked: no health, no dashboard polls.
+            out.owner = PaneId::Status;
+            health::drive(&mut self.sh, &mut out, None);
+            self.panes.status.start(&mut self.sh, &mut out);
+        }
         self.finish(out)
     }
 
@@ -151,7 +156,10 @@ impl App {
                         self.sh.note_ledger_end(reply.id, end.offset);
                     }
                 }
-                if self.sh.health.owns(reply.id) {
+                if self.sh.index.owns(reply.id) {
+                    out.owner = PaneId::History;
+                    index::drive(&mut self.sh, &mut out, Some(&reply));
+                } else if self.sh.health.owns(reply.id) {
                     out.owner = PaneId::Status;
                     health::drive(&mut self.sh, &mut out, Some(&reply));
                     self.panes.network.sync_scans(&self.sh);
@@ -393,8 +401,12 @@ impl App {
 
     fn on_tick(&mut self, now: i64, out: &mut Out) {
         self.sh.now = now;
+        out.owner = PaneId::History;
+        let mut changed = index::drive(&mut self.sh, out, None);
         out.owner = PaneId::Status;
-        let mut changed = health::drive(&mut self.sh, out, None);
+        if !self.sh.ctx.offline {
+            changed |= health::drive(&mut self.sh, out, None);
+        }
         for id in PaneId::ALL {
             let (pane, sh) = self.split(id, out);
             changed |= pane.on_tick(sh, out);

@@ -106,6 +106,14 @@ pub struct TuiArgs {
     /// 2). Give it before the command: `cantonscope --read-only ledger …`.
     #[arg(long)]
     pub read_only: bool,
+    /// The explorer on the local history index alone: no node is asked; History lists from the
+    /// index (start one with `cantonscope index sync --from -30d --follow`).
+    #[arg(long)]
+    pub offline: bool,
+    /// The local history index the explorer reads (a path; overrides $CANTONSCOPE_INDEX and the
+    /// profile's `index`) [default: <data dir>/index/<profile>.sqlite when it exists].
+    #[arg(long, value_name = "PATH")]
+    pub index: Option<String>,
 }
 
 /// The commands.
@@ -831,13 +839,18 @@ pub enum LedgerCommand {
 }
 
 impl Cli {
+    /// The explorer flags in force (for `demo`, its own win over the ones given before it).
+    pub fn tui_args(&self) -> TuiArgs {
+        match &self.command {
+            Some(Command::Demo(demo)) => merge_tui(&demo.tui, &self.tui),
+            _ => self.tui.clone(),
+        }
+    }
+
     /// The config-layer overrides of this command line. For `demo`, its explorer flags win over
     /// the ones given before the command.
     pub fn overrides(&self) -> Overrides {
-        let tui = match &self.command {
-            Some(Command::Demo(demo)) => merge_tui(&demo.tui, &self.tui),
-            _ => self.tui.clone(),
-        };
+        let tui = self.tui_args();
         Overrides {
             config: self.global.config.clone(),
             profile: self.global.profile.clone(),
@@ -861,6 +874,8 @@ fn merge_tui(first: &TuiArgs, second: &TuiArgs) -> TuiArgs {
         refresh: first.refresh.or(second.refresh),
         theme: first.theme.clone().or_else(|| second.theme.clone()),
         read_only: first.read_only || second.read_only,
+        offline: first.offline || second.offline,
+        index: first.index.clone().or_else(|| second.index.clone()),
     }
 }
 

@@ -185,6 +185,8 @@ pub struct Settings {
     /// The local history index named by `$CANTONSCOPE_INDEX` or the profile's `index` key (a
     /// path or a `postgres://` URL); `None`: the default file ([`Settings::index_location`]).
     pub index: Option<String>,
+    /// `--offline`: the explorer reads the local index alone and asks no node.
+    pub offline: bool,
     /// The profile's `sv` key: this profile's SV, by name or party id (trimmed, never empty).
     /// `None`: the scan's `/v0/dso` says (see `model::network::resolve_my_sv`).
     pub sv: Option<String>,
@@ -251,6 +253,7 @@ impl Default for Settings {
             history_memory_mib: crate::feed::loader::DEFAULT_MEMORY_MIB,
             network: NetworkSettings::default(),
             index: None,
+            offline: false,
             sv: None,
         }
     }
@@ -293,6 +296,17 @@ impl Settings {
             return None;
         }
         self.data_dir.clone().or_else(paths::data_dir)
+    }
+
+    /// The explorer's local history index: the one named (`--index`, `$CANTONSCOPE_INDEX`, the
+    /// profile's `index`), else the default file when it exists. `None`: no index (nothing
+    /// named and no default file, or no data directory).
+    pub fn explorer_index(&self) -> Option<String> {
+        if let Some(named) = &self.index {
+            return Some(named.clone());
+        }
+        let default = self.index_location(None)?;
+        std::path::Path::new(&default).exists().then_some(default)
     }
 
     /// Where the local history index is: `flag` (`--index`), else `$CANTONSCOPE_INDEX` or the

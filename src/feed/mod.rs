@@ -8,5 +8,6 @@
 
 pub mod dashboard;
 pub mod health;
+pub mod index;
 pub mod loader;
 pub mod node_poll;

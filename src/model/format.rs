@@ -56,6 +56,17 @@ pub fn group_thousands(n: impl Integer) -> String {
     }
 }
 
+/// A count in at most five columns: `9,999`, `14k`, `1.2M`, `12M`.
+#[allow(clippy::cast_precision_loss)]
+pub fn compact_count(n: u64) -> String {
+    match n {
+        0..=9_999 => group_thousands(n),
+        10_000..=999_999 => format!("{}k", n / 1000),
+        _ if n < 10_000_000 => format!("{:.1}M", n as f64 / 1e6),
+        _ => format!("{}M", n / 1_000_000),
+    }
+}
+
 /// A run of decimal digits grouped by thousands: `1234567` → `1,234,567` (for magnitudes
 /// [`group_thousands`] cannot hold, such as an amount's integer part).
 pub fn group_digits(digits: &str) -> String {

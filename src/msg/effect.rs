@@ -5,8 +5,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::PaneId;
+use crate::api::scan::UpdatesRequest;
 use crate::api::{Answer, Answered, ApiCall, ApiError, Call};
 use crate::model::consensus::Unordered;
+use crate::model::index::read::{IndexRead, IndexReply};
 use crate::model::network::{HistoryHead, NetworkCheck, NetworkSnapshot};
 use crate::model::sweep::{Cursor, SweepPageReply};
 
@@ -84,6 +86,12 @@ pub enum Request {
     /// Where a sweep from `time` (µs) starts: after (the migration whose first update is the
     /// newest at or before `time`, `time`), read from the profile's own scan, else the others.
     SweepStart { time: i64, now: i64 },
+    /// A page of the history (`POST /v2/updates`) for the history loader, named `name` in the
+    /// log: answered from the local index where the index covers it (all of it with
+    /// `--offline`), else by the profile's scan; the answer is an `UpdatesPage` either way.
+    History { req: UpdatesRequest, name: String },
+    /// A read of the local history index, run on a blocking thread.
+    Index(IndexRead),
 }
 
 impl Request {
@@ -152,6 +160,8 @@ impl Request {
             Request::SweepPage { .. } => "network sweep page".into(),
             Request::SweepStart { .. } => "network sweep start".into(),
             Request::OnEveryScan { call, .. } => format!("on every scan: {}", call.name()),
+            Request::History { name, .. } => name.clone(),
+            Request::Index(read) => read.describe(),
         }
     }
 }
@@ -197,6 +207,8 @@ responses! {
     SweepPage(Box<SweepPageReply>) => sweep_page,
     /// Where the sweep starts, or why that could not be found.
     SweepStart(Result<Cursor, String>) => sweep_start,
+    /// What the local index answered.
+    Index(Box<IndexReply>) => index,
 }
 
 impl Response {

@@ -65,6 +65,10 @@ pub struct AppContext {
     /// Where data kept between runs lives (the scan list; the local history index will): the
     /// profile's data directory, `None` for the built-in demo.
     pub data_dir: Option<std::path::PathBuf>,
+    /// The local history index, as messages name it (`None`: the profile has none).
+    pub index: Option<String>,
+    /// `--offline`: the explorer reads the index alone; no node is asked.
+    pub offline: bool,
 }
 
 impl Default for AppContext {
@@ -84,6 +88,8 @@ impl Default for AppContext {
             network_interval_ms: 30_000,
             sv: None,
             data_dir: None,
+            index: None,
+            offline: false,
         }
     }
 }
@@ -119,6 +125,9 @@ pub struct Shared {
     /// The health of the profile's nodes and of every scan of the network; written by the
     /// app only (`app::health`), read by the header, Status and Network.
     pub health: Health,
+    /// The local history index: its reach and whether it can be used; written by the app only
+    /// (`app::index`), read by the header and the panes that read the index.
+    pub index: crate::feed::index::IndexFeed,
 }
 
 impl Shared {
@@ -149,6 +158,7 @@ impl Shared {
                     .saturating_mul(1000),
                 ctx.sv.clone(),
             ),
+            index: crate::feed::index::IndexFeed::new(ctx.index.clone()),
             ctx,
         }
     }

@@ -15,6 +15,8 @@ pub struct Clients {
     pub scans: Vec<ApiClient>,
     /// The whole network (discovered scans, each within its budget), when scans are configured.
     pub network: Option<Arc<crate::network::session::NetworkSession>>,
+    /// The local history index, when the profile has one.
+    pub index: Option<super::index::IndexSource>,
 }
 
 impl Clients {
@@ -25,6 +27,7 @@ impl Clients {
             main,
             scans,
             network: None,
+            index: None,
         }
     }
 
@@ -35,7 +38,20 @@ impl Clients {
 
 /// Runs one request: an API call on the node it names, or a job of the network session.
 pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, ApiError> {
+    let offline = clients.index.as_ref().is_some_and(|i| i.offline);
     match request {
+        Request::Index(read) => match &clients.index {
+            Some(source) => Ok(Response::Index(Box::new(
+                super::index::read(source, read.clone()).await,
+            ))),
+            None => Err(ApiError::NotConfigured {
+                what: "a local history index (cantonscope index sync)".into(),
+            }),
+        },
+        Request::History { req, .. } => {
+            super::index::history_page(clients.index.as_ref(), &clients.main, req).await
+        }
+        _ if offline => Err(super::index::offline_error()),
         Request::Api(call) => clients.main.send(call).await.map(Response::Api),
         Request::OnScan { scan, call } => clients.scan(*scan).send(call).await.map(Response::Api),
         Request::NetworkHealth { .. }

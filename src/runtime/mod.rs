@@ -4,6 +4,7 @@
 //! state changed. Idle means no bytes written to the terminal.
 
 pub mod fetch;
+pub mod index;
 pub mod terminal;
 
 use std::collections::HashMap;
@@ -422,6 +423,9 @@ async fn read_file_limited(path: &std::path::Path) -> Result<Vec<u8>, String> {
     tokio::fs::read(path).await.map_err(|e| e.to_string())
 }
 
+/// Why `--offline` cannot start without an index.
+pub const OFFLINE_WITHOUT_INDEX: &str = "--offline reads the local history index, and this profile has none: start one with `cantonscope index sync --from -30d --follow` (in a tmux pane), or name one with --index PATH, $CANTONSCOPE_INDEX or the profile's `index`";
+
 /// Builds the app and its clients from resolved settings (no terminal involved), so tests and
 /// the binary start the explorer the same way.
 pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clients), String> {
@@ -455,6 +459,10 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
             .iter()
             .map(|u| u.as_str().to_string()),
     );
+    let index = settings.explorer_index();
+    if settings.offline && index.is_none() {
+        return Err(OFFLINE_WITHOUT_INDEX.to_owned());
+    }
     let start = match settings.from {
         HistoryStart::Recent => StartFrom::Recent { window_secs: 600 },
         HistoryStart::Begin => StartFrom::Begin,
@@ -486,6 +494,10 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
             .unwrap_or(30_000),
         sv: settings.sv.clone(),
         data_dir: settings.data_path(),
+        index: index
+            .as_deref()
+            .map(|i| crate::store::Location::parse(i).describe()),
+        offline: settings.offline,
         start,
         lag: settings.network.lag,
         traffic: settings.network.traffic,
@@ -506,6 +518,10 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
     .map_err(|e| e.to_string())?
     .with_max_response_mib(settings.max_response_mib);
     let mut clients = Clients::new(api.clone(), &scan_urls);
+    clients.index = index.map(|i| index::IndexSource {
+        location: crate::store::Location::parse(&i),
+        offline: settings.offline,
+    });
     if !scan_urls.is_empty() {
         clients.network = Some(std::sync::Arc::new(
             crate::network::session::NetworkSession::new(

@@ -31,6 +31,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::model::index::query::Query;
+use crate::model::index::read::IndexReach;
 use crate::model::index::{IndexRow, SearchRow};
 
 /// The schema this build writes and reads.
@@ -296,6 +297,31 @@ pub trait IndexStore: Send {
     fn prune(&mut self, before: i64) -> Result<u64, StoreError>;
     /// Every update id with its digest, in ledger order (tests, `index verify`).
     fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError>;
+
+    // --- The explorer's reads (issue 19 step 3) ---
+
+    /// How far the index reaches (update count, oldest and newest record time) and the sync
+    /// whose heartbeat is fresh at `now`: one short read transaction, cheap enough for a timer.
+    fn reach(&mut self, now: i64) -> Result<IndexReach, StoreError>;
+    /// At most `limit` updates after `after` (migration, record time µs; `None`: from the
+    /// beginning) in ledger order, each with its body (`None` when kept without bodies): what
+    /// `/v2/updates` answers, read from the index.
+    fn page_after(
+        &mut self,
+        after: Option<(i64, i64)>,
+        limit: usize,
+    ) -> Result<Vec<KeptUpdate>, StoreError>;
+}
+
+/// One update as [`IndexStore::page_after`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptUpdate {
+    pub update_id: String,
+    pub migration_id: i64,
+    /// µs.
+    pub record_time: i64,
+    /// The item's JSON as kept.
+    pub body: Option<String>,
 }
 
 /// Opens the index at `location` for writing (created when missing).

@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
 use super::{
-    Chunk, DivergenceRecord, Gap, Heartbeat, IndexStatus, IndexStore, MigrationRange, NetworkId,
-    PageWrite, PageWritten, Position, SCHEMA_VERSION, StoreError,
+    Chunk, DivergenceRecord, Gap, Heartbeat, IndexStatus, IndexStore, KeptUpdate, MigrationRange,
+    NetworkId, PageWrite, PageWritten, Position, SCHEMA_VERSION, StoreError,
 };
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::{Query, Term};
+use crate::model::index::read::{IndexReach, SyncRunning};
 use crate::model::index::{KeyKind, SUMMARY_VERSION, SearchRow, digest_hex};
 
 /// Most keys a prefix term may stand for (a shorter prefix is asked for beyond it).
@@ -1000,6 +1001,19 @@ impl IndexStore for SqliteIndex {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| self.engine(&e))
     }
+
+    // The explorer's reads: see the block "The explorer's reads" at the end of this file.
+    fn reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
+        self.explorer_reach(now)
+    }
+
+    fn page_after(
+        &mut self,
+        after: Option<(i64, i64)>,
+        limit: usize,
+    ) -> Result<Vec<KeptUpdate>, StoreError> {
+        self.explorer_page_after(after, limit)
+    }
 }
 
 /// Ranges no chunk covers between the first chunk's start and the last chunk's reach: a chunk
@@ -1037,6 +1051,96 @@ fn gaps(chunks: &[Chunk]) -> Vec<Gap> {
         }
     }
     out
+}
+
+// ---------------------------------------------------------------------------------------------
+// The explorer's reads (issue 19 step 3): the header's reach and History's pages from the
+// index. Kept apart from the sync's code above; short read transactions only.
+// ---------------------------------------------------------------------------------------------
+
+impl SqliteIndex {
+    fn explorer_reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
+        let path = self.path.clone();
+        let e = |e: rusqlite::Error| engine_error(&path, &e);
+        let tx = self.conn.unchecked_transaction().map_err(e)?;
+        let (updates, first, last): (i64, Option<i64>, Option<i64>) = tx
+            .query_row(
+                "SELECT count(*), min(record_time), max(record_time) FROM updates",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .map_err(e)?;
+        let beat: Option<(i64, String, i64)> = tx
+            .query_row(
+                "SELECT pid, host, beat_at FROM sync_heartbeat WHERE id = 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .map_err(e)?;
+        tx.commit().map_err(e)?;
+        Ok(IndexReach {
+            updates: u64::try_from(updates).unwrap_or(0),
+            first,
+            last,
+            sync_running: beat
+                .filter(|(_, _, at)| now.saturating_sub(*at) < super::HEARTBEAT_STALE_MICROS)
+                .map(|(pid, host, beat_at)| SyncRunning { pid, host, beat_at }),
+        })
+    }
+
+    fn explorer_page_after(
+        &mut self,
+        after: Option<(i64, i64)>,
+        limit: usize,
+    ) -> Result<Vec<KeptUpdate>, StoreError> {
+        let path = self.path.clone();
+        let e = |e: rusqlite::Error| engine_error(&path, &e);
+        let (migration, time) = after.unwrap_or((i64::MIN, i64::MIN));
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT update_id, migration_id, record_time, body FROM updates
+                 WHERE migration_id > ?1 OR (migration_id = ?1 AND record_time > ?2)
+                 ORDER BY migration_id, record_time LIMIT ?3",
+            )
+            .map_err(e)?;
+        let rows = stmt
+            .query_map(params![migration, time, limit], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, Option<Vec<u8>>>(3)?,
+                ))
+            })
+            .map_err(e)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(e)?;
+        rows.into_iter()
+            .map(|(update_id, migration_id, record_time, body)| {
+                let body = match body {
+                    None => None,
+                    Some(compressed) => Some(
+                        zstd::stream::decode_all(compressed.as_slice())
+                            .ok()
+                            .and_then(|b| String::from_utf8(b).ok())
+                            .ok_or_else(|| StoreError::Corrupt {
+                                path: path.display().to_string(),
+                                detail: format!("the body of {update_id} does not decompress"),
+                            })?,
+                    ),
+                };
+                Ok(KeptUpdate {
+                    update_id,
+                    migration_id,
+                    record_time,
+                    body,
+                })
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

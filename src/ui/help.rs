@@ -44,7 +44,9 @@ pub const PALETTE_HEADING: &str = "Palette commands (after :)";
 /// (listed under [`PANE_ONLY_HEADING`] instead of "Everywhere").
 pub fn pane_only(cmd: Command) -> Option<&'static str> {
     match cmd {
-        Command::Export | Command::LoadSpan | Command::ExportRange => Some("History"),
+        Command::Export | Command::LoadSpan | Command::ExportRange | Command::SearchIndex => {
+            Some("History")
+        }
         Command::FollowContract => Some("Update"),
         Command::Delete | Command::Execute => Some("Ledger"),
         _ => None,
@@ -521,14 +523,15 @@ mod tests {
             .filter(|r| r.heading == "History pane")
             .map(|r| r.command)
             .collect();
-        // L and X were only under "Only in some panes"; e once.
+        // L, X and F were only under "Only in some panes"; e once.
         assert_eq!(
             here,
             [
                 Command::Select,
                 Command::Export,
                 Command::LoadSpan,
-                Command::ExportRange
+                Command::ExportRange,
+                Command::SearchIndex
             ]
         );
         let keys: Vec<&str> = h

@@ -42,6 +42,7 @@ pub(super) const GLOBAL: DefaultTable = &[
     (Command::Export, &["e"]),
     (Command::LoadSpan, &["L"]),
     (Command::ExportRange, &["X"]),
+    (Command::SearchIndex, &["F"]),
     (Command::Edit, &["i"]),
     (Command::NextSection, &["]"]),
     (Command::PrevSection, &["["]),

@@ -303,8 +303,10 @@ pub struct PageFetch {
 impl PageFetch {
     /// The request the runtime sends for it.
     pub fn request(&self) -> Request {
-        let call = crate::api::scan::updates(&self.req);
-        Request::api(call.named(format!("updates {:?}", self.purpose)))
+        Request::History {
+            req: self.req.clone(),
+            name: format!("updates {:?}", self.purpose),
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 //! check calls them equal, and a digest kept in the index compares with one computed later.
 
 pub mod query;
+pub mod read;
 pub mod verify;
 
 use serde_json::Value;

@@ -18,6 +18,7 @@
 //! [`HistoryPane::on_history`].
 
 mod export;
+mod index_search;
 mod server_export;
 mod span;
 mod table;
@@ -48,6 +49,7 @@ pub use crate::feed::loader::{
     SEEK_STEPS,
 };
 use export::ExportWrites;
+pub use index_search::{IndexSearch, MAX_KEPT as INDEX_SEARCH_MAX_KEPT, NO_INDEX};
 pub use server_export::PAGES_PER_SEC;
 use server_export::RangeExport;
 pub use span::{SPAN_CHOICES, parse_span};
@@ -114,6 +116,8 @@ pub struct HistoryPane {
     span_label: String,
     /// The span load's progress line is shown (the loader's, as last seen).
     span_line: bool,
+    /// The whole-history search (`F`), while shown.
+    index_search: Option<IndexSearch>,
     area: Rect,
 }
 
@@ -143,6 +147,7 @@ impl HistoryPane {
             span_prompt: None,
             span_label: String::new(),
             span_line: false,
+            index_search: None,
             area: Rect::default(),
         }
     }
@@ -352,13 +357,24 @@ impl Pane for HistoryPane {
     }
 
     fn wants_raw_keys(&self) -> bool {
-        self.filter.is_open()
+        self.index_search
+            .as_ref()
+            .is_some_and(IndexSearch::is_typing)
+            || self.filter.is_open()
             || self.export_dialog.is_some()
             || self.span_prompt.is_some()
             || self.range_dialog.is_some()
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        if self
+            .index_search
+            .as_ref()
+            .is_some_and(IndexSearch::is_typing)
+        {
+            self.on_index_search_key(key, sh, out);
+            return;
+        }
         if self.export_dialog.is_some() {
             self.on_export_key(key, sh, out);
             return;
@@ -406,7 +422,7 @@ impl Pane for HistoryPane {
             dialog.paste(text);
             return;
         }
-        if self.paste_span(text) || self.paste_range(text) {
+        if self.paste_index_search(text) || self.paste_span(text) || self.paste_range(text) {
             return;
         }
         if let FilterEvent::Changed(_) = self.filter.on_paste(text) {
@@ -415,7 +431,15 @@ impl Pane for HistoryPane {
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
+        if let Some(used) = self.index_search_command(cmd, sh, out) {
+            return used;
+        }
         match cmd {
+            Command::SearchIndex => {
+                self.open_index_search(sh, out);
+                self.index_search_set_viewport();
+                true
+            }
             Command::Up
             | Command::Down
             | Command::PageUp
@@ -497,6 +521,9 @@ impl Pane for HistoryPane {
     }
 
     fn on_fetched(&mut self, reply: &crate::msg::Fetched, sh: &mut Shared, out: &mut Out) {
+        if self.on_index_search_reply(reply, sh, out) {
+            return;
+        }
         self.on_range_page(reply, sh, out);
         self.pump_range_export(sh, out);
     }
@@ -519,11 +546,16 @@ impl Pane for HistoryPane {
     fn set_area(&mut self, area: Rect) {
         self.area = area;
         self.scroll.set_viewport(self.list_viewport());
+        self.index_search_set_viewport();
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
         let RenderCtx { sh, theme, focused } = cx;
         if area.width == 0 || area.height == 0 {
+            return;
+        }
+        if let Some(s) = &self.index_search {
+            self.render_index_search(s, area, buf, cx);
             return;
         }
         let mut block = Block::bordered()
@@ -610,6 +642,14 @@ impl Pane for HistoryPane {
     fn hints(&self) -> Vec<Command> {
         if self.wants_raw_keys() {
             return vec![Command::Confirm, Command::Cancel];
+        }
+        if self.index_search.is_some() {
+            return vec![
+                Command::Select,
+                Command::Copy,
+                Command::SearchIndex,
+                Command::Back,
+            ];
         }
         vec![
             Command::Select,

@@ -42,7 +42,10 @@ impl HistoryPane {
     pub(super) fn status_parts(&self, sh: &Shared) -> Vec<(String, StatusTone)> {
         let feed = &sh.feed;
         let mut parts = Vec::new();
-        if self.following {
+        if self.following && sh.ctx.offline {
+            // No node is asked: the tail is the index's (it grows while a sync writes it).
+            parts.push(("the local index".to_string(), StatusTone::Muted));
+        } else if self.following {
             if feed.at_head {
                 parts.push(("live".to_string(), StatusTone::Ok));
             } else {

@@ -344,6 +344,19 @@ impl StatusPane {
 
     /// The verdict line above the cards: the overall level and why.
     pub(super) fn render_verdict(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
+        if sh.ctx.offline {
+            // No node is asked: no verdict on nodes, one line saying why.
+            let line = Line::from(vec![
+                Span::styled(" OFFLINE ", theme.status_warn.patch(bold())),
+                Span::raw(" "),
+                Span::styled(
+                    "--offline: no node is asked; the history below comes from the local index",
+                    theme.status_warn,
+                ),
+            ]);
+            buf.set_line(area.x, area.y, &line, area.width);
+            return;
+        }
         let v = self.verdict(sh);
         let style = match v.level {
             Level::Checking => theme.muted,

@@ -148,6 +148,11 @@ impl UpdatePane {
             }
             _ => {}
         }
+        if self.from_index {
+            // Early in the header, so it is never wrapped away.
+            let at = pieces.len().min(2);
+            pieces.insert(at, ("", "from the local index".into(), theme.status_warn));
+        }
         if self.pending.is_some() && self.content.is_some() {
             pieces.push(("", "refreshing…".into(), theme.status_warn));
         }

@@ -16,6 +16,8 @@ use crate::ui::scroll::ScrollState;
 use crate::ui::theme::Theme;
 
 use super::{Content, Focus, Out, Shared, UpdatePane, Want};
+use crate::model::index::read::{IndexAnswer, IndexRead, LIFECYCLE_MAX};
+use crate::msg::{Fetched, Request, RequestId};
 
 /// One selectable row of the lifecycle list.
 #[derive(Debug, Clone)]
@@ -28,7 +30,8 @@ struct LifeRow {
 }
 
 /// The lifecycle list of a contract: a [`Lifecycle`] from the loaded history as rows, the
-/// creation first again as a "jump to creation" row when it is loaded.
+/// creation first again as a "jump to creation" row when it is loaded. With a local index, the
+/// whole lifecycle is read from it and replaces the loaded one when it arrives.
 #[derive(Debug, Clone)]
 pub(super) struct LifecycleList {
     contract_id: String,
@@ -36,6 +39,10 @@ pub(super) struct LifecycleList {
     /// Shown above the rows (e.g. "created before the loaded history").
     note: Option<String>,
     pub(super) scroll: ScrollState,
+    /// The read of the whole lifecycle from the local index, while awaited.
+    pending: Option<RequestId>,
+    /// The rows are the index's (the whole history it keeps), not the loaded updates'.
+    from_index: bool,
 }
 
 impl LifecycleList {
@@ -66,7 +73,7 @@ impl UpdatePane {
     }
 
     /// `c`: the creating event when it is in this transaction, else the lifecycle list.
-    pub(super) fn follow_contract(&mut self, sh: &Shared, out: &mut Out) {
+    pub(super) fn follow_contract(&mut self, sh: &mut Shared, out: &mut Out) {
         let Some(cid) = self.selected_contract() else {
             out.warn("the selected event is on no contract");
             return;
@@ -87,8 +94,65 @@ impl UpdatePane {
                 return;
             }
         }
-        self.lifecycle = Some(build_lifecycle(&cid, self.update_id.as_deref(), sh));
+        let mut list = build_lifecycle(&cid, self.update_id.as_deref(), sh);
+        if sh.index.usable() {
+            // The whole lifecycle, from the local index (the loaded one shows meanwhile).
+            list.pending = Some(out.fetch(
+                sh,
+                Request::Index(IndexRead::Lifecycle {
+                    contract_id: cid.clone(),
+                }),
+            ));
+            list.note = Some("reading the whole lifecycle from the local index…".into());
+        }
+        self.lifecycle = Some(list);
         self.apply_viewports();
+    }
+
+    /// The whole lifecycle read from the local index: it replaces the loaded one.
+    pub(super) fn on_index_lifecycle(&mut self, reply: &Fetched, sh: &Shared, out: &mut Out) {
+        let current = self.update_id.clone();
+        let Some(l) = &mut self.lifecycle else {
+            return;
+        };
+        if l.pending != Some(reply.id) {
+            return;
+        }
+        l.pending = None;
+        let answer = match &reply.result {
+            Ok(r) => match r.index() {
+                Some(a) => a.clone().map_err(|f| f.message),
+                None => Err("unexpected answer to an index read".to_owned()),
+            },
+            Err(e) => Err(e.to_string()),
+        };
+        match answer {
+            Ok(IndexAnswer::Lifecycle { life, more }) => {
+                let mut list = lifecycle_rows(&life, current.as_deref());
+                list.from_index = true;
+                list.note = match (life.creation(), more) {
+                    (_, true) => Some(format!(
+                        "the newest {LIFECYCLE_MAX} updates of the local index touching it"
+                    )),
+                    (Some(_), false) => None,
+                    (None, false) => Some(match sh.index.reach.as_ref().and_then(|r| r.first) {
+                        Some(first) => format!(
+                            "created before the local index reaches (its oldest update: {} {})",
+                            sh.format_time(first),
+                            sh.zone_label()
+                        ),
+                        None => "created before the local index reaches".to_owned(),
+                    }),
+                };
+                *l = list;
+                self.apply_viewports();
+            }
+            Ok(_) => l.note = Some("unexpected answer to an index read".into()),
+            Err(e) => {
+                l.note = Some(format!("the local index could not be read: {e}"));
+                out.error(format!("contract lifecycle: {e}"));
+            }
+        }
     }
 
     pub(super) fn lifecycle_command(
@@ -151,8 +215,13 @@ impl UpdatePane {
         let rect = crate::ui::layout::centered(area, w, h);
         Clear.render(rect, buf);
         let title = format!(
-            " contract {} · lifecycle in loaded history ",
-            short_id(&sanitize(&l.contract_id), 16)
+            " contract {} · lifecycle in {} ",
+            short_id(&sanitize(&l.contract_id), 16),
+            if l.from_index {
+                "the local index"
+            } else {
+                "loaded history"
+            }
         );
         let block = Block::default()
             .borders(Borders::ALL)
@@ -226,7 +295,14 @@ impl UpdatePane {
             buf.set_line(
                 inner.x,
                 y,
-                &Line::styled("no loaded update touches this contract", theme.muted),
+                &Line::styled(
+                    if l.from_index {
+                        "no update of the local index touches this contract"
+                    } else {
+                        "no loaded update touches this contract"
+                    },
+                    theme.muted,
+                ),
                 inner.width,
             );
         }
@@ -257,6 +333,13 @@ fn build_lifecycle(contract_id: &str, current: Option<&str>, sh: &Shared) -> Lif
             None => "created before the loaded history (no history loaded)".to_string(),
         }),
     };
+    let mut list = lifecycle_rows(&life, current);
+    list.note = note;
+    list
+}
+
+/// The rows of a lifecycle (`current`: the update open now), without a note.
+fn lifecycle_rows(life: &Lifecycle, current: Option<&str>) -> LifecycleList {
     let row = |entry: &LifeEntry, jump: bool| LifeRow {
         current: current == Some(entry.update_id.as_str()),
         entry: entry.clone(),
@@ -269,9 +352,11 @@ fn build_lifecycle(contract_id: &str, current: Option<&str>, sh: &Shared) -> Lif
         scroll.select(i);
     }
     LifecycleList {
-        contract_id: life.contract_id,
+        contract_id: life.contract_id.clone(),
         rows,
-        note,
+        note: None,
         scroll,
+        pending: None,
+        from_index: false,
     }
 }

@@ -65,9 +65,26 @@ use layout::{Areas, render_title, split};
 use lifecycle::LifecycleList;
 use reassign::{ReassignView, reassign_details};
 
-/// The request for an update's body and verdict (`GET /v0/events/{update_id}`).
-fn event_request(update_id: &str) -> Request {
-    Request::api(scan::event(update_id, &scan::ValueEncoding::default()))
+/// The request for an update's body and verdict (`GET /v0/events/{update_id}`), or, with
+/// `--offline`, for the body the local index keeps.
+fn event_request(update_id: &str, sh: &Shared) -> Request {
+    if sh.ctx.offline {
+        index_body_request(update_id)
+    } else {
+        Request::api(scan::event(update_id, &scan::ValueEncoding::default()))
+    }
+}
+
+/// The request for the body the local index keeps of an update.
+fn index_body_request(update_id: &str) -> Request {
+    Request::Index(crate::model::index::read::IndexRead::Body {
+        update_id: update_id.to_owned(),
+    })
+}
+
+/// The update of a body the index keeps (the item's JSON), as the pane shows bodies.
+fn body_of_kept(item_json: &str) -> Option<EventHistoryItem> {
+    serde_json::from_str(&format!("{{\"update\":{item_json}}}")).ok()
 }
 
 /// Trees with at most this many events start fully expanded.
@@ -138,6 +155,8 @@ pub struct UpdatePane {
     split: TreeSplit,
     /// The full value of a field (`v`), over the pane.
     value_view: Option<ValueView>,
+    /// What is shown is the local index's copy (no verdict with it).
+    from_index: bool,
     area: Rect,
 }
 
@@ -164,6 +183,7 @@ impl UpdatePane {
             back: Vec::new(),
             split: TreeSplit::default(),
             value_view: None,
+            from_index: false,
             area: Rect::default(),
         }
     }
@@ -296,6 +316,7 @@ impl UpdatePane {
         }
         self.update_id = Some(update_id.to_string());
         self.error = None;
+        self.from_index = false;
         self.body = None;
         self.content = None;
         self.focus = Focus::Tree;
@@ -306,7 +327,7 @@ impl UpdatePane {
             self.show(body, &want, sh);
         } else {
             self.want = want;
-            self.pending = Some(out.fetch(sh, event_request(update_id)));
+            self.pending = Some(out.fetch(sh, event_request(update_id, sh)));
         }
     }
 
@@ -323,7 +344,57 @@ impl UpdatePane {
             None => std::mem::take(&mut self.want),
         };
         self.error = None;
-        self.pending = Some(out.fetch(sh, event_request(&id)));
+        self.pending = Some(out.fetch(sh, event_request(&id, sh)));
+    }
+
+    /// The reply to a read of the index's copy of the open update.
+    fn on_index_body(&mut self, reply: &Fetched, update_id: &str, sh: &mut Shared, out: &mut Out) {
+        if self.pending != Some(reply.id) || self.update_id.as_deref() != Some(update_id) {
+            return;
+        }
+        self.pending = None;
+        let answer = match &reply.result {
+            Ok(r) => match r.index() {
+                Some(a) => a.clone().map_err(|f| f.message),
+                None => Err("unexpected answer to an index read".to_owned()),
+            },
+            Err(e) => Err(e.to_string()),
+        };
+        let short = short_id(&sanitize(update_id), 16);
+        match answer {
+            Ok(crate::model::index::read::IndexAnswer::Body(Some(json))) => {
+                match body_of_kept(&json) {
+                    Some(body) => {
+                        let body = Arc::new(body);
+                        if sh.ctx.offline {
+                            // No node to ask for the verdict: the Verdict pane shows the body's.
+                            sh.bodies.insert(update_id.to_owned(), body.clone());
+                        }
+                        let want = std::mem::take(&mut self.want);
+                        self.error = None;
+                        self.from_index = true;
+                        self.show(body, &want, sh);
+                    }
+                    None => {
+                        self.error =
+                            Some("the local index keeps a body that does not decode".into());
+                    }
+                }
+            }
+            Ok(_) => {
+                let why = if sh.ctx.offline {
+                    "not in the local index (or kept without its body: --no-bodies); --offline asks no node"
+                } else {
+                    "the scan did not answer and the local index does not keep it"
+                };
+                self.error = Some(why.to_owned());
+                out.warn(format!("update {short}: {why}"));
+            }
+            Err(e) => {
+                self.error = Some(e.clone());
+                out.error(format!("update {short}: {e}"));
+            }
+        }
     }
 
     /// Shows a loaded body.
@@ -599,6 +670,18 @@ impl Pane for UpdatePane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        if let Request::Index(crate::model::index::read::IndexRead::Body { update_id }) =
+            &reply.request
+        {
+            self.on_index_body(reply, update_id, sh, out);
+            return;
+        }
+        if let Request::Index(crate::model::index::read::IndexRead::Lifecycle { .. }) =
+            &reply.request
+        {
+            self.on_index_lifecycle(reply, sh, out);
+            return;
+        }
         let Some(update_id) = reply.request.call().and_then(|c| c.subject()) else {
             return;
         };
@@ -620,7 +703,17 @@ impl Pane for UpdatePane {
             }
             Some(Err(failure)) => {
                 self.error = Some(failure.to_string());
-                if failure.api().is_some() {
+                let unreachable = failure
+                    .api()
+                    .is_some_and(crate::api::ApiError::is_transient);
+                if unreachable && sh.index.usable() {
+                    // The scan does not answer: the local index's copy, when it keeps one.
+                    let short = short_id(&sanitize(update_id), 16);
+                    out.warn(format!(
+                        "update {short}: {failure}; showing the local index's copy"
+                    ));
+                    self.pending = Some(out.fetch(sh, index_body_request(update_id)));
+                } else if failure.api().is_some() {
                     let short = short_id(&sanitize(update_id), 16);
                     out.error(format!("update {short}: {failure}"));
                 }

@@ -50,6 +50,9 @@ pub struct Harness {
     pub requests: Vec<String>,
 }
 
+/// What [`Options::prepare`] runs: given the demo network, the explorer's clock and the settings.
+pub type Prepare = Box<dyn FnOnce(&DemoHandle, i64, &mut Settings)>;
+
 /// Options for [`Harness::start_with`].
 pub struct Options {
     pub seed: u64,
@@ -65,6 +68,9 @@ pub struct Options {
     pub demo: Box<dyn FnOnce(DemoConfig) -> DemoConfig>,
     /// Faults of the demo network (e.g. a participant without `/v2/updates/trees`).
     pub faults: cantonscope::demo::DemoFaults,
+    /// Runs once the demo network is up, before the explorer is built (e.g. syncing a local
+    /// index from it), at the explorer's clock; may set up the settings further.
+    pub prepare: Prepare,
 }
 
 impl Default for Options {
@@ -78,6 +84,7 @@ impl Default for Options {
             tweak: Box::new(|_| {}),
             demo: Box::new(|c| c),
             faults: cantonscope::demo::DemoFaults::default(),
+            prepare: Box::new(|_, _, _| {}),
         }
     }
 }
@@ -134,6 +141,7 @@ impl Harness {
         } else {
             chrono::Utc::now().timestamp_micros()
         };
+        (opts.prepare)(&demo, now, &mut settings);
         let (app, clients) = {
             let _guard = rt.enter();
             cantonscope::runtime::build(&settings, now).expect("app builds")

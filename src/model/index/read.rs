@@ -1,0 +1,148 @@
+//! What the explorer reads from the local index, as data: the reads ([`IndexRead`]) a request
+//! carries and their answers ([`IndexAnswer`]), so the app asks the index the way it asks a
+//! scan (a `Request`, answered as an `Action::Fetched` reply) and the runtime runs the read on
+//! a blocking thread (`runtime::index`). Pure types, no storage here.
+
+use super::SearchRow;
+use super::query::Query;
+use crate::model::lifecycle::Lifecycle;
+
+/// Rows of one page of a whole-history search.
+pub const SEARCH_PAGE: usize = 200;
+/// Most updates a contract's lifecycle is read from (a contract touched more often shows the
+/// newest ones and says so).
+pub const LIFECYCLE_MAX: usize = 500;
+
+/// How far the index reaches and whether a sync writes it, from its own bookkeeping.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IndexReach {
+    /// Updates kept.
+    pub updates: u64,
+    /// Record time of the oldest and newest update kept (µs).
+    pub first: Option<i64>,
+    pub last: Option<i64>,
+    /// A sync whose heartbeat is fresh: its pid and host, and its last beat (µs).
+    pub sync_running: Option<SyncRunning>,
+}
+
+/// A running sync, from its heartbeat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncRunning {
+    pub pid: i64,
+    pub host: String,
+    pub beat_at: i64,
+}
+
+/// One read of the index.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IndexRead {
+    /// Its reach and a running sync (`now`: the app's clock, to judge the heartbeat).
+    Reach { now: i64 },
+    /// A page of a whole-history search, newest first: the updates matching `query` recorded
+    /// at or before `until` (`None`: the newest), leaving out `skip` (the rows of the page
+    /// before recorded exactly at `until`), at most `limit`; with `count`, their total too.
+    Search {
+        query: Query,
+        until: Option<i64>,
+        skip: Vec<String>,
+        limit: usize,
+        count: bool,
+    },
+    /// An update's body as kept (the item's JSON).
+    Body { update_id: String },
+    /// Every update of the index that touches a contract, as its lifecycle.
+    Lifecycle { contract_id: String },
+}
+
+impl IndexRead {
+    /// A short description for logs.
+    pub fn describe(&self) -> String {
+        match self {
+            IndexRead::Reach { .. } => "index reach".into(),
+            IndexRead::Search { .. } => "index search".into(),
+            IndexRead::Body { update_id } => format!("index body {update_id}"),
+            IndexRead::Lifecycle { contract_id } => format!("index lifecycle {contract_id}"),
+        }
+    }
+}
+
+/// A page of a whole-history search.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SearchPage {
+    pub rows: Vec<SearchRow>,
+    /// Every match, when asked.
+    pub total: Option<u64>,
+}
+
+/// The answer of an [`IndexRead`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum IndexAnswer {
+    Reach(IndexReach),
+    Search(SearchPage),
+    /// `None`: not in the index, or kept without its body.
+    Body(Option<String>),
+    /// The lifecycle from the index; `more`: the contract has more updates than were read.
+    Lifecycle {
+        life: Lifecycle,
+        more: bool,
+    },
+}
+
+/// Why the index could not answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexFailure {
+    /// One line for the user (names the file).
+    pub message: String,
+    /// The index cannot be used at all (missing, damaged, of a newer schema, a disk error):
+    /// the explorer goes on without it. `false`: this one read failed (a bad query).
+    pub unusable: bool,
+}
+
+/// What an index request answers.
+pub type IndexReply = Result<IndexAnswer, IndexFailure>;
+
+/// The next page's `until` and `skip` after `rows` (newest first): the oldest row's time,
+/// leaving out the rows recorded exactly then (they were shown).
+pub fn next_page_after(rows: &[SearchRow]) -> Option<(i64, Vec<String>)> {
+    let last = rows.last()?;
+    let at = crate::model::format::parse_time_micros(&last.record_time)?;
+    let skip = rows
+        .iter()
+        .rev()
+        .take_while(|r| r.record_time == last.record_time)
+        .map(|r| r.update_id.clone())
+        .collect();
+    Some((at, skip))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str, t: &str) -> SearchRow {
+        SearchRow {
+            record_time: t.into(),
+            update_id: id.into(),
+            migration_id: 0,
+            kind: "transaction".into(),
+            root_action: String::new(),
+            parties: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_next_page_starts_at_the_oldest_time_without_the_rows_shown_there() {
+        let rows = [
+            row("c", "2026-11-27T10:00:03Z"),
+            row("b", "2026-11-27T10:00:01Z"),
+            row("a", "2026-11-27T10:00:01Z"),
+        ];
+        let (until, skip) = next_page_after(&rows).expect("a page");
+        assert_eq!(
+            until,
+            crate::model::format::parse_time_micros("2026-11-27T10:00:01Z").expect("t")
+        );
+        assert_eq!(skip, ["a", "b"]);
+        assert!(next_page_after(&[]).is_none());
+    }
+}

@@ -1,0 +1,491 @@
+//! The whole-history search of the History pane (`F`): the query of the History filter's
+//! fielded terms (`party:`, `template:`, `choice:`, `contract:`, `id:`;
+//! [`crate::model::index::query`]) asked of the local index, not of the loaded rows. The view
+//! says so in its title, shows the total, lists the matches newest first in pages read as the
+//! selection nears the end (only the rows on screen are drawn), and Enter opens an update in
+//! the Update pane (from the index's body when no node is asked).
+//!
+//! ```text
+//! ┌Whole index · party:alice::1220… · 1,234 matches (200 read)──────────────────────────┐
+//! │Time (UTC)              Update          Kind         Action                 Parties  │
+//! │2026-11-27 10:41:07.123 d17b…9f1e       transaction  AmuletRules_Transfer   alice +2 │
+//! │…                                                                                    │
+//! │the whole local index, not the loaded rows · ↵ open · F new search · Esc loaded rows │
+//! └─────────────────────────────────────────────────────────────────────────────────────┘
+//! ```
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Widget};
+
+use crate::model::format::parse_time_micros;
+use crate::model::index::SearchRow;
+use crate::model::index::query::{Query, SEARCH_SYNTAX};
+use crate::model::index::read::{IndexAnswer, IndexRead, SEARCH_PAGE, next_page_after};
+use crate::model::summary::short_id;
+use crate::msg::{Command, Fetched, Request, RequestId};
+use crate::ui::format::group_thousands;
+use crate::ui::safe::safe_line;
+use crate::ui::scroll::ScrollState;
+use crate::ui::text_input::{InputOutcome, TextInput};
+
+use super::super::{AppEvent, Out, RenderCtx, Shared};
+use super::HistoryPane;
+
+/// Most rows one search keeps (a larger result says how to narrow it).
+pub const MAX_KEPT: usize = 20_000;
+/// A next page is read when the selection is this close to the last row read.
+const READ_AHEAD: usize = 50;
+
+/// What `F` says without a usable index.
+pub const NO_INDEX: &str = "the whole-history search reads the local index, and this profile has none: start one with `cantonscope index sync --from -30d --follow` (in a tmux pane)";
+
+/// A whole-history search: its query, the rows read so far and the next page to read.
+#[derive(Debug, Clone)]
+pub struct IndexSearch {
+    /// The query input, while open.
+    input: Option<TextInput>,
+    /// The query shown (as typed).
+    text: String,
+    query: Option<Query>,
+    rows: Vec<SearchRow>,
+    total: Option<u64>,
+    /// The page read now (latest request wins).
+    pending: Option<RequestId>,
+    /// Where the next page starts (`None`: everything was read).
+    next: Option<(i64, Vec<String>)>,
+    /// Why the last read failed.
+    error: Option<String>,
+    scroll: ScrollState,
+}
+
+impl IndexSearch {
+    fn new(text: &str) -> Self {
+        let mut input = TextInput::single_line().with_text(text);
+        input.set_placeholder("party:P template:T choice:C contract:PREFIX id:PREFIX");
+        IndexSearch {
+            input: Some(input),
+            text: String::new(),
+            query: None,
+            rows: Vec::new(),
+            total: None,
+            pending: None,
+            next: None,
+            error: None,
+            scroll: ScrollState::new(0),
+        }
+    }
+
+    /// Whether the query input is open.
+    pub fn is_typing(&self) -> bool {
+        self.input.is_some()
+    }
+
+    /// The rows read so far.
+    pub fn rows(&self) -> &[SearchRow] {
+        &self.rows
+    }
+
+    /// Every match, once counted.
+    pub fn total(&self) -> Option<u64> {
+        self.total
+    }
+
+    /// The selected row.
+    pub fn selected(&self) -> Option<&SearchRow> {
+        self.rows.get(self.scroll.cursor())
+    }
+
+    /// Whether a page is being read.
+    pub fn is_loading(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Runs the query typed: the first page and the count, or the reason it is refused.
+    fn submit(&mut self, text: &str, sh: &mut Shared, out: &mut Out) -> bool {
+        let query = match Query::parse(&[text]) {
+            Ok(q) => q,
+            Err(e) => {
+                if let Some(input) = &mut self.input {
+                    input.set_validation(Some(e.clone()));
+                }
+                out.warn(format!("whole-history search: {e}"));
+                return false;
+            }
+        };
+        text.trim().clone_into(&mut self.text);
+        self.rows.clear();
+        self.total = None;
+        self.error = None;
+        self.scroll = ScrollState::new(0);
+        self.next = None;
+        self.pending = Some(out.fetch(
+            sh,
+            Request::Index(IndexRead::Search {
+                query: query.clone(),
+                until: None,
+                skip: Vec::new(),
+                limit: SEARCH_PAGE,
+                count: true,
+            }),
+        ));
+        self.query = Some(query);
+        true
+    }
+
+    /// Reads the next page when the selection nears the last row read.
+    fn read_ahead(&mut self, sh: &mut Shared, out: &mut Out) {
+        if self.pending.is_some() || self.rows.len() >= MAX_KEPT {
+            return;
+        }
+        if self.scroll.cursor() + READ_AHEAD < self.rows.len() {
+            return;
+        }
+        let (Some(query), Some((until, skip))) = (&self.query, &self.next) else {
+            return;
+        };
+        self.pending = Some(out.fetch(
+            sh,
+            Request::Index(IndexRead::Search {
+                query: query.clone(),
+                until: Some(*until),
+                skip: skip.clone(),
+                limit: SEARCH_PAGE,
+                count: false,
+            }),
+        ));
+    }
+
+    fn on_reply(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) -> bool {
+        if self.pending != Some(reply.id) {
+            return false;
+        }
+        self.pending = None;
+        let answer = match &reply.result {
+            Ok(r) => match r.index() {
+                Some(a) => a.clone().map_err(|f| f.message),
+                None => Err("unexpected answer to an index search".to_owned()),
+            },
+            Err(e) => Err(e.to_string()),
+        };
+        match answer {
+            Ok(IndexAnswer::Search(page)) => {
+                if page.total.is_some() {
+                    self.total = page.total;
+                }
+                let full = page.rows.len() >= SEARCH_PAGE;
+                self.next = if full {
+                    next_page_after(&page.rows)
+                } else {
+                    None
+                };
+                self.rows.extend(page.rows);
+                self.scroll.set_len(self.rows.len());
+                if self.rows.len() >= MAX_KEPT && self.next.is_some() {
+                    out.info(format!(
+                        "the first {} matches are shown: add a term to narrow the search",
+                        group_thousands(MAX_KEPT)
+                    ));
+                }
+                self.read_ahead(sh, out);
+            }
+            Ok(_) => self.error = Some("unexpected answer to an index search".into()),
+            Err(e) => {
+                out.error(format!("whole-history search: {e}"));
+                self.error = Some(e);
+            }
+        }
+        true
+    }
+}
+
+impl HistoryPane {
+    /// `F`: opens the whole-history search (its input), or says how to get an index.
+    pub(super) fn open_index_search(&mut self, sh: &Shared, out: &mut Out) {
+        if !sh.index.usable() {
+            match &sh.index.failure {
+                Some(why) => out.warn(format!("the local index cannot be used: {why}")),
+                None => out.info(NO_INDEX),
+            }
+            return;
+        }
+        if let Some(s) = &mut self.index_search {
+            let mut input = TextInput::single_line().with_text(&s.text);
+            input.move_to_end();
+            s.input = Some(input);
+        } else {
+            // Starts from the History filter when it is made of fielded terms.
+            let text = self
+                .filter_text()
+                .filter(|t| Query::parse(&[*t]).is_ok())
+                .unwrap_or("")
+                .to_owned();
+            self.index_search = Some(IndexSearch::new(&text));
+        }
+    }
+
+    /// The whole-history search, when open.
+    pub fn index_search(&self) -> Option<&IndexSearch> {
+        self.index_search.as_ref()
+    }
+
+    /// A key for the search's query input.
+    pub(super) fn on_index_search_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
+        let Some(s) = &mut self.index_search else {
+            return;
+        };
+        let Some(input) = &mut s.input else {
+            return;
+        };
+        match input.handle_key(key) {
+            InputOutcome::Submitted(text) => {
+                if s.submit(&text, sh, out) {
+                    s.input = None;
+                }
+            }
+            InputOutcome::Cancelled => {
+                s.input = None;
+                if s.query.is_none() {
+                    self.index_search = None;
+                }
+            }
+            InputOutcome::Changed => input.set_validation(None),
+            InputOutcome::Consumed | InputOutcome::Ignored => {}
+        }
+    }
+
+    /// Pasted text into the query input.
+    pub(super) fn paste_index_search(&mut self, text: &str) -> bool {
+        match self.index_search.as_mut().and_then(|s| s.input.as_mut()) {
+            Some(input) => {
+                input.insert_str(&text.replace(['\n', '\r'], " "));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A command while the search's results are shown; `None` when it is not the search's.
+    pub(super) fn index_search_command(
+        &mut self,
+        cmd: Command,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) -> Option<bool> {
+        let s = self.index_search.as_mut()?;
+        match cmd {
+            Command::Up
+            | Command::Down
+            | Command::PageUp
+            | Command::PageDown
+            | Command::Top
+            | Command::Bottom => {
+                s.scroll.navigate(cmd);
+                s.read_ahead(sh, out);
+            }
+            Command::Select => {
+                if let Some(row) = s.selected() {
+                    out.events.push(AppEvent::OpenUpdate {
+                        update_id: row.update_id.clone(),
+                        event_id: None,
+                    });
+                }
+            }
+            Command::Copy | Command::CopyUpdateId => {
+                if let Some(row) = s.selected() {
+                    out.copy("update id", row.update_id.clone());
+                }
+            }
+            Command::SearchIndex | Command::Filter => self.open_index_search(sh, out),
+            Command::Back | Command::Cancel => self.index_search = None,
+            _ => return None,
+        }
+        Some(true)
+    }
+
+    /// The reply to a search read; whether it was one.
+    pub(super) fn on_index_search_reply(
+        &mut self,
+        reply: &Fetched,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) -> bool {
+        self.index_search
+            .as_mut()
+            .is_some_and(|s| s.on_reply(reply, sh, out))
+    }
+
+    /// Rows of the results list in the pane's area.
+    pub(super) fn index_search_viewport(&self) -> usize {
+        usize::from(self.area.height.saturating_sub(5).max(1))
+    }
+
+    /// Keeps the search's page size in step with the area.
+    pub(super) fn index_search_set_viewport(&mut self) {
+        let rows = self.index_search_viewport();
+        if let Some(s) = &mut self.index_search {
+            s.scroll.set_viewport(rows);
+        }
+    }
+
+    /// Draws the search over the whole pane.
+    pub(super) fn render_index_search(
+        &self,
+        s: &IndexSearch,
+        area: Rect,
+        buf: &mut Buffer,
+        cx: RenderCtx<'_>,
+    ) {
+        let RenderCtx { sh, theme, focused } = cx;
+        let width = usize::from(area.width.saturating_sub(2));
+        let mut title = vec![Span::styled("Whole index", theme.title)];
+        if !s.text.is_empty() {
+            title.push(Span::styled(
+                format!(" · {}", safe_line(&s.text, width / 2)),
+                theme.accent,
+            ));
+        }
+        let count = match (s.total, s.pending.is_some() && s.rows.is_empty()) {
+            (_, true) => " · searching…".to_owned(),
+            (Some(1), _) => format!(" · 1 match ({} read)", group_thousands(s.rows.len())),
+            (Some(n), _) => format!(
+                " · {} matches ({} read)",
+                group_thousands(n),
+                group_thousands(s.rows.len())
+            ),
+            (None, _) => String::new(),
+        };
+        title.push(Span::styled(count, theme.muted));
+        let block = Block::bordered()
+            .border_style(theme.border_style(focused))
+            .title(Line::from(title));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.height < 3 || inner.width < 10 {
+            return;
+        }
+        let bottom = inner.y + inner.height - 1;
+        // The last row: the input while typing, else what this is and its keys.
+        if let Some(input) = &s.input {
+            let row = Rect::new(inner.x, bottom, inner.width, 1);
+            input.render_prompted(row, buf, "F ", theme, focused);
+            if let Some(e) = input.validation() {
+                buf.set_line(
+                    inner.x,
+                    bottom.saturating_sub(1),
+                    &Line::styled(
+                        safe_line(e, usize::from(inner.width)).into_owned(),
+                        theme.status_warn,
+                    ),
+                    inner.width,
+                );
+            }
+        } else {
+            let keys = "the whole local index, not the loaded rows · ↵ open · y copy id · F new search · Esc back to the loaded rows";
+            buf.set_line(
+                inner.x,
+                bottom,
+                &Line::styled(
+                    safe_line(keys, usize::from(inner.width)).into_owned(),
+                    theme.muted,
+                ),
+                inner.width,
+            );
+        }
+        let list = Rect::new(
+            inner.x,
+            inner.y,
+            inner.width,
+            inner.height.saturating_sub(2),
+        );
+        if list.height == 0 {
+            return;
+        }
+        let w = usize::from(list.width);
+        let time_w = 23usize;
+        let id_w = if w >= 110 { 18 } else { 12 };
+        let kind_w = 12usize;
+        let action_w = w.saturating_sub(time_w + id_w + kind_w + 3).min(40);
+        let header = format!(
+            "{:<time_w$} {:<id_w$} {:<kind_w$} {:<action_w$} Parties",
+            format!("Time ({})", sh.zone_label()),
+            "Update",
+            "Kind",
+            "Action",
+        );
+        buf.set_line(
+            list.x,
+            list.y,
+            &Line::styled(safe_line(&header, w).into_owned(), theme.title),
+            list.width,
+        );
+        let rows = Rect::new(
+            list.x,
+            list.y + 1,
+            list.width,
+            list.height.saturating_sub(1),
+        );
+        if s.rows.is_empty() {
+            let text = if s.pending.is_some() {
+                "searching the whole local index…".to_owned()
+            } else if let Some(e) = &s.error {
+                e.clone()
+            } else if s.query.is_some() {
+                "no update of the index matches".to_owned()
+            } else {
+                format!("type a query and ↵: {SEARCH_SYNTAX}")
+            };
+            buf.set_line(
+                rows.x,
+                rows.y,
+                &Line::styled(safe_line(&text, w).into_owned(), theme.muted),
+                rows.width,
+            );
+            return;
+        }
+        let cursor = s.scroll.cursor();
+        for (k, i) in s.scroll.visible_range(usize::from(rows.height)).enumerate() {
+            let Some(r) = s.rows.get(i) else { break };
+            let y = rows.y + u16::try_from(k).unwrap_or(u16::MAX);
+            let time = parse_time_micros(&r.record_time)
+                .map_or_else(|| r.record_time.clone(), |t| sh.format_time(t));
+            let id = r.update_id.strip_prefix("1220").unwrap_or(&r.update_id);
+            let parties = match r.parties.split_first() {
+                Some((first, rest)) if !rest.is_empty() => {
+                    format!(
+                        "{} +{}",
+                        crate::model::format::short_party(first),
+                        rest.len()
+                    )
+                }
+                Some((first, _)) => crate::model::format::short_party(first).to_owned(),
+                None => String::new(),
+            };
+            let spans = vec![
+                Span::styled(
+                    format!("{:<time_w$} ", safe_line(&time, time_w)),
+                    theme.time,
+                ),
+                Span::styled(
+                    format!("{:<id_w$} ", short_id(&safe_line(id, 200), id_w)),
+                    theme.id,
+                ),
+                Span::raw(format!("{:<kind_w$} ", safe_line(&r.kind, kind_w))),
+                Span::raw(format!(
+                    "{:<action_w$} ",
+                    safe_line(&r.root_action, action_w)
+                )),
+                Span::styled(safe_line(&parties, w).into_owned(), theme.muted),
+            ];
+            buf.set_line(rows.x, y, &Line::from(spans), rows.width);
+            if i == cursor {
+                buf.set_style(
+                    Rect::new(rows.x, y, rows.width, 1),
+                    theme.selection_style(focused),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! The local history index in the explorer: the reads of [`IndexRead`] and the history pages
+//! the loader asks for, run on a blocking thread over [`crate::store::IndexStore`] (the index is
+//! opened for each read and closed after it, so no read transaction outlives it and a sync in
+//! another process checkpoints freely). With `--offline` the index answers every history page
+//! and nothing else is asked of a node; otherwise a page comes from the index only when a
+//! chunk the index walked covers all of it, and from the profile's scan when the index lacks it.
+
+use crate::api::scan::{UpdateItem, UpdatesPage, UpdatesRequest};
+use crate::api::{Answer, ApiClient, ApiError};
+use crate::model::format::parse_time_micros;
+use crate::model::history::{History, Placement};
+use crate::model::index::query::Query;
+use crate::model::index::read::{
+    IndexAnswer, IndexFailure, IndexRead, IndexReply, LIFECYCLE_MAX, SearchPage,
+};
+use crate::model::lifecycle::Lifecycle;
+use crate::msg::Response;
+use crate::store::{IndexStore, KeptUpdate, Location, StoreError, open_reader};
+
+/// The index of a session.
+#[derive(Debug, Clone)]
+pub struct IndexSource {
+    pub location: Location,
+    /// `--offline`: the explorer reads the index alone.
+    pub offline: bool,
+}
+
+/// The error a request that needs a node gets with `--offline`.
+pub fn offline_error() -> ApiError {
+    ApiError::Offline
+}
+
+/// Whether the index cannot be used at all after `e` (rather than this read failing).
+fn unusable(e: &StoreError) -> bool {
+    matches!(
+        e,
+        StoreError::Missing(_)
+            | StoreError::Corrupt { .. }
+            | StoreError::NewerSchema { .. }
+            | StoreError::SummaryVersion { .. }
+            | StoreError::Unsupported(_)
+    )
+}
+
+/// Runs one read on a blocking thread.
+pub async fn read(source: &IndexSource, read: IndexRead) -> IndexReply {
+    let location = source.location.clone();
+    tokio::task::spawn_blocking(move || read_now(&location, &read))
+        .await
+        .unwrap_or_else(|e| {
+            Err(IndexFailure {
+                message: format!("index read failed: {e}"),
+                unusable: false,
+            })
+        })
+}
+
+/// Runs one read here (blocking).
+pub fn read_now(location: &Location, read: &IndexRead) -> IndexReply {
+    let reach = matches!(read, IndexRead::Reach { .. });
+    let failure = |e: StoreError| IndexFailure {
+        unusable: reach || unusable(&e),
+        message: crate::api::sanitize_line(&e.to_string(), 400),
+    };
+    let mut store = open_reader(location).map_err(failure)?;
+    answer(store.as_mut(), read).map_err(failure)
+}
+
+fn answer(store: &mut dyn IndexStore, read: &IndexRead) -> Result<IndexAnswer, StoreError> {
+    match read {
+        IndexRead::Reach { now } => store.reach(*now).map(IndexAnswer::Reach),
+        IndexRead::Search {
+            query,
+            until,
+            skip,
+            limit,
+            count,
+        } => {
+            let mut rows = store.search(query, None, *until, limit + skip.len())?;
+            rows.retain(|r| !skip.contains(&r.update_id));
+            rows.truncate(*limit);
+            let total = if *count {
+                Some(store.count(query, None, None)?)
+            } else {
+                None
+            };
+            Ok(IndexAnswer::Search(SearchPage { rows, total }))
+        }
+        IndexRead::Body { update_id } => store.body(update_id).map(IndexAnswer::Body),
+        IndexRead::Lifecycle { contract_id } => lifecycle(store, contract_id),
+    }
+}
+
+/// Every update of the index touching `contract_id` (the newest [`LIFECYCLE_MAX`]), read from
+/// their bodies into a lifecycle, oldest first.
+fn lifecycle(store: &mut dyn IndexStore, contract_id: &str) -> Result<IndexAnswer, StoreError> {
+    let query =
+        Query::parse(&[format!("contract:{contract_id}")]).map_err(|e| StoreError::Engine {
+            path: String::new(),
+            detail: e,
+        })?;
+    let mut rows = store.search(&query, None, None, LIFECYCLE_MAX + 1)?;
+    let more = rows.len() > LIFECYCLE_MAX;
+    rows.truncate(LIFECYCLE_MAX);
+    rows.reverse();
+    let mut items = Vec::with_capacity(rows.len());
+    for row in &rows {
+        if let Some(body) = store.body(&row.update_id)?
+            && let Ok(item) = serde_json::from_str::<UpdateItem>(&body)
+        {
+            items.push(item);
+        }
+    }
+    let mut history = History::default();
+    history.add_page(&items, Placement::Append);
+    // A prefix term may also match longer ids: the lifecycle keeps the contract's own updates.
+    let life = Lifecycle::build(&history, contract_id);
+    Ok(IndexAnswer::Lifecycle { life, more })
+}
+
+/// A history page for the loader: from the index where it covers the page (always with
+/// `--offline`), else from the scan.
+pub async fn history_page(
+    index: Option<&IndexSource>,
+    scan: &ApiClient,
+    req: &UpdatesRequest,
+) -> Result<Response, ApiError> {
+    if let Some(source) = index {
+        let location = source.location.clone();
+        let offline = source.offline;
+        let request = req.clone();
+        let local = tokio::task::spawn_blocking(move || local_page(&location, &request, offline))
+            .await
+            .unwrap_or(Ok(None));
+        match local {
+            Ok(Some(page)) => return Ok(Response::Api(Answer::from(page))),
+            Ok(None) if !offline => {}
+            Ok(None) => return Ok(Response::Api(Answer::from(UpdatesPage::default()))),
+            Err(e) if offline => {
+                return Err(ApiError::NotConfigured {
+                    what: format!("a readable index: {e}"),
+                });
+            }
+            Err(e) => tracing::warn!("history page from the index failed, asking the scan: {e}"),
+        }
+    }
+    let call = crate::api::scan::updates(req).into_answer();
+    scan.send(&call).await.map(Response::Api)
+}
+
+/// The page from the index: `None` when the index does not cover it (online), or, offline,
+/// whatever the index holds after the cursor.
+fn local_page(
+    location: &Location,
+    req: &UpdatesRequest,
+    offline: bool,
+) -> Result<Option<UpdatesPage>, StoreError> {
+    let after = match &req.after {
+        Some(a) => match parse_time_micros(&a.after_record_time) {
+            Some(t) => Some((a.after_migration_id, t)),
+            None => return Ok(None),
+        },
+        None => None,
+    };
+    let limit = usize::try_from(req.page_size.max(1)).unwrap_or(1);
+    let mut store = open_reader(location)?;
+    let kept = store.page_after(after, limit)?;
+    if !offline {
+        let full = kept.len() == limit;
+        if !full || !covered(store.as_mut(), after, kept.last())? {
+            return Ok(None);
+        }
+    }
+    if kept.iter().any(|k| k.body.is_none()) {
+        // Kept without bodies: the scan has to answer (offline: what has bodies).
+        if !offline {
+            return Ok(None);
+        }
+    }
+    Ok(Some(page_of(&kept)))
+}
+
+/// Whether one chunk of the index walked everything after `after` up to `last`.
+fn covered(
+    store: &mut dyn IndexStore,
+    after: Option<(i64, i64)>,
+    last: Option<&KeptUpdate>,
+) -> Result<bool, StoreError> {
+    let Some(last) = last else {
+        return Ok(false);
+    };
+    let pos =
+        |p: &crate::store::Position| parse_time_micros(&p.record_time).map(|t| (p.migration_id, t));
+    Ok(store.chunks()?.iter().any(|c| {
+        let starts_before = match (&c.start, after) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(s), Some(a)) => pos(s).is_some_and(|s| s <= a),
+        };
+        let reaches = c
+            .cursor
+            .as_ref()
+            .and_then(pos)
+            .is_some_and(|cur| cur >= (last.migration_id, last.record_time));
+        starts_before && reaches
+    }))
+}
+
+/// The page of kept updates, decoded as the scan's answer would be.
+fn page_of(kept: &[KeptUpdate]) -> UpdatesPage {
+    let mut text = String::from("{\"transactions\":[");
+    let mut first = true;
+    for body in kept.iter().filter_map(|k| k.body.as_deref()) {
+        if !first {
+            text.push(',');
+        }
+        first = false;
+        text.push_str(body);
+    }
+    text.push_str("]}");
+    serde_json::from_str(&text).unwrap_or_default()
+}

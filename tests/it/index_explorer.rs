@@ -1,0 +1,463 @@
+//! The explorer on the local history index (issue 19, step 3), driven through the real app
+//! against an index synced from the demo network by the real binary (`index sync --verify 1`):
+//! the header's reach and a running sync (from the heartbeat), the whole-history search from
+//! History (`F`: its total, paged rows, Enter opening an update the loaded history does not
+//! hold), `c`'s lifecycle from the index, `--offline` (History from the index, no node asked;
+//! without an index, exit 2), and a damaged index file (one message, the explorer goes on).
+
+use std::path::{Path, PathBuf};
+
+use cantonscope::model::format::format_time_micros;
+use cantonscope::panes::history::IndexSearch;
+use crossterm::event::KeyCode;
+
+use crate::common::bin::bin;
+use crate::common::{Harness, Options, stable, toast};
+
+/// How far back from the explorer's clock the tests' index reaches.
+const SYNCED_SECS: i64 = 2 * 3600;
+
+/// Syncs the demo at `scan_url` into `dir/index.sqlite` from `SYNCED_SECS` before `now`.
+fn sync_index(dir: &Path, scan_url: &str, now: i64) -> PathBuf {
+    let path = dir.join("index.sqlite");
+    let from = format_time_micros(now - SYNCED_SECS * 1_000_000);
+    let output = bin(dir)
+        .arg("--scan-url")
+        .arg(scan_url)
+        .args(["index", "--index"])
+        .arg(&path)
+        .args([
+            "sync",
+            "--verify",
+            "1",
+            "--request-rate",
+            "1000",
+            "--timeout",
+            "60s",
+            "--from",
+            &from,
+        ])
+        .output()
+        .expect("binary runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "sync: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    path
+}
+
+/// The explorer on the demo with an index synced from it (`offline`: `--offline`).
+fn with_index(dir: &Path, offline: bool) -> Harness {
+    let dir = dir.to_owned();
+    Harness::start_with(Options {
+        prepare: Box::new(move |demo, now, settings| {
+            let path = sync_index(&dir, &demo.scan_url, now);
+            settings.index = Some(path.display().to_string());
+            settings.offline = offline;
+        }),
+        ..Options::default()
+    })
+}
+
+/// The screen with the index's dates masked too.
+fn screen(h: &mut Harness, w: u16, height: u16) -> String {
+    let s = stable(&h.screen(w, height));
+    let s = regex::Regex::new(r"(→ |idx )\d{2}-\d{2}")
+        .expect("regex")
+        .replace_all(&s, "$1<mm-dd>")
+        .into_owned();
+    regex::Regex::new(r"up to \d{2}-\d{2} \d{2}:\d{2}")
+        .expect("regex")
+        .replace_all(&s, "up to <mm-dd hh:mm>")
+        .into_owned()
+}
+
+#[test]
+fn the_header_says_how_far_the_index_reaches_and_whether_a_sync_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index(dir.path(), false);
+    let reach = h
+        .app
+        .sh
+        .index
+        .reach
+        .clone()
+        .expect("the reach was read at start");
+    assert!(reach.updates > 0, "{reach:?}");
+    assert!(reach.sync_running.is_none(), "the sync ended: {reach:?}");
+    let wide = screen(&mut h, 120, 40);
+    let header = wide.lines().next().unwrap_or_default().to_owned();
+    assert!(header.contains("index <date> → "), "{header}");
+    assert!(!header.contains("syncing"), "{header}");
+    let narrow = h.screen(80, 24);
+    let header = narrow.lines().next().unwrap_or_default();
+    assert!(header.contains("idx "), "80 columns: {header}");
+    assert!(header.chars().count() <= 80, "{header}");
+
+    // A sync in another process: its heartbeat, fresh, shows at the next reading; a stale one
+    // (the sync died) does not.
+    let location =
+        cantonscope::store::Location::parse(h.app.sh.ctx.index.as_deref().expect("index"));
+    let mut writer = cantonscope::store::open_writer(&location).expect("writer");
+    let beat = |at: i64| cantonscope::store::Heartbeat {
+        pid: 4242,
+        host: "elsewhere".into(),
+        started_at: at,
+        beat_at: at,
+        command: "index sync --follow".into(),
+    };
+    writer.beat(&beat(h.now)).expect("beat");
+    h.tick(5.0);
+    let running = h.app.sh.index.reach.clone().expect("reach").sync_running;
+    assert_eq!(running.map(|r| r.pid), Some(4242));
+    let header = h
+        .screen(120, 40)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(header.contains("syncing"), "{header}");
+    writer.beat(&beat(h.now - 600_000_000)).expect("stale beat");
+    h.tick(5.0);
+    let header = h
+        .screen(120, 40)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        !header.contains("syncing"),
+        "a stale heartbeat is no running sync: {header}"
+    );
+}
+
+#[test]
+fn without_an_index_the_header_says_nothing_of_one() {
+    let mut h = Harness::start();
+    assert!(!h.app.sh.index.configured());
+    let s = h.screen(120, 40);
+    assert!(
+        !s.lines().next().unwrap_or_default().contains("index"),
+        "{s}"
+    );
+}
+
+#[test]
+fn a_damaged_index_is_said_once_and_the_explorer_goes_on_without_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("damaged.sqlite");
+    std::fs::write(
+        &path,
+        b"this is not an SQLite database, not at all: 0123456789abcdef",
+    )
+    .expect("write");
+    let shown = path.display().to_string();
+    let mut h = Harness::start_with(Options {
+        tweak: Box::new(move |s| s.index = Some(shown)),
+        ..Options::default()
+    });
+    assert!(!h.app.sh.index.usable());
+    let text = toast(&h);
+    assert!(text.contains("damaged"), "{text}");
+    assert!(text.contains("goes on without the local index"), "{text}");
+    assert_eq!(h.app.errors.len(), 1, "said once");
+    // The explorer runs: the history loads from the scan, time passes, no second message.
+    assert!(!h.app.sh.history.is_empty());
+    for _ in 0..30 {
+        h.tick(5.0);
+    }
+    assert_eq!(h.app.errors.len(), 1, "said once, not on every reading");
+    let s = h.screen(120, 40);
+    assert!(
+        s.lines()
+            .next()
+            .unwrap_or_default()
+            .contains("index unusable"),
+        "{s}"
+    );
+    h.key(KeyCode::Char('q'));
+}
+
+/// The update ids of the loaded history.
+fn loaded(h: &Harness) -> std::collections::HashSet<String> {
+    h.app
+        .sh
+        .history
+        .iter()
+        .map(|s| s.update_id.to_string())
+        .collect()
+}
+
+#[test]
+fn the_whole_history_search_counts_pages_and_opens_an_update_not_loaded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index(dir.path(), false);
+    let loaded = loaded(&h);
+    // A choice every few updates make, in the index far beyond the loaded window.
+    let choice = "choice:AmuletRules_Transfer";
+    h.palette(&format!("filter {choice}"));
+    let in_loaded = h.app.history.row_count(&h.app.sh);
+    h.key(KeyCode::Char('F'));
+    assert!(
+        h.app
+            .history
+            .index_search()
+            .is_some_and(IndexSearch::is_typing)
+    );
+    crate::common::clear_input(&mut h);
+    // A bare word over the whole index is refused, naming the fielded terms.
+    h.type_text("alice");
+    h.key(KeyCode::Enter);
+    assert!(toast(&h).contains("party:P"), "{}", toast(&h));
+    assert!(
+        h.app
+            .history
+            .index_search()
+            .is_some_and(IndexSearch::is_typing)
+    );
+    crate::common::clear_input(&mut h);
+    h.type_text(choice);
+    h.key(KeyCode::Enter);
+    let search = h.app.history.index_search().expect("search shown");
+    assert!(!search.is_typing());
+    let total = search.total().expect("counted");
+    assert!(
+        total as usize > in_loaded,
+        "{total} in the index, {in_loaded} loaded"
+    );
+    assert_eq!(
+        search.rows().len(),
+        (total as usize).min(200),
+        "the first page"
+    );
+    let s = screen(&mut h, 120, 40);
+    assert!(
+        s.contains("Whole index · choice:AmuletRules_Transfer"),
+        "{s}"
+    );
+    assert!(s.contains("not the loaded rows"), "{s}");
+    // Paging: the end of the list reads the next page.
+    h.key(KeyCode::End);
+    let rows = h.app.history.index_search().expect("search").rows().len();
+    assert_eq!(rows, (total as usize).min(400), "the second page was read");
+    // Enter on a row the loaded history does not hold opens it in the Update pane.
+    h.key(KeyCode::Home);
+    let target = loop {
+        let s = h.app.history.index_search().expect("search");
+        let row = s.selected().expect("a row").update_id.clone();
+        if !loaded.contains(&row) {
+            break row;
+        }
+        h.key(KeyCode::Down);
+    };
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, cantonscope::panes::PaneId::Update);
+    assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
+    assert!(
+        h.app.update_pane.error().is_none(),
+        "{:?}",
+        h.app.update_pane.error()
+    );
+    assert!(!h.app.update_pane.visible_event_ids().is_empty());
+    // Esc goes back to the results, Esc again to the loaded rows.
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.focus, cantonscope::panes::PaneId::History);
+    assert!(h.app.history.index_search().is_some());
+    h.key(KeyCode::Esc);
+    assert!(h.app.history.index_search().is_none());
+}
+
+#[test]
+fn c_shows_a_contracts_whole_lifecycle_from_the_index() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index(dir.path(), false);
+    let loaded = loaded(&h);
+    // The newest transfer: under its root, AmuletRules_Transfer exercises the long-lived
+    // AmuletRules contract, created long before the loaded window.
+    h.palette("filter choice:AmuletRules_Transfer");
+    h.key(KeyCode::End);
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, cantonscope::panes::PaneId::Update);
+    h.key(KeyCode::Home);
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Char('c'));
+    assert!(h.app.update_pane.lifecycle_open());
+    let ids = h.app.update_pane.lifecycle_update_ids();
+    let beyond: Vec<&String> = ids.iter().filter(|id| !loaded.contains(*id)).collect();
+    assert!(
+        !beyond.is_empty(),
+        "the index's lifecycle holds updates the loaded history does not ({} rows)",
+        ids.len()
+    );
+    let s = screen(&mut h, 120, 40);
+    assert!(s.contains("lifecycle in the local index"), "{s}");
+    // Enter on a row the loaded history does not hold opens that update.
+    let target = beyond[0].clone();
+    let row = ids.iter().position(|id| *id == target).expect("row");
+    h.key(KeyCode::Home);
+    for _ in 0..row {
+        h.key(KeyCode::Down);
+    }
+    h.key(KeyCode::Enter);
+    assert!(!h.app.update_pane.lifecycle_open());
+    assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
+    assert!(h.app.update_pane.error().is_none());
+}
+
+#[test]
+fn offline_the_explorer_reads_the_index_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index(dir.path(), true);
+    assert!(!h.app.sh.history.is_empty(), "History lists from the index");
+    let asked: Vec<&String> = h
+        .requests
+        .iter()
+        .filter(|r| !r.starts_with("updates ") && !r.starts_with("index "))
+        .collect();
+    assert!(asked.is_empty(), "no node asked: {asked:?}");
+    let s = screen(&mut h, 120, 40);
+    let header = s.lines().next().unwrap_or_default();
+    assert!(header.contains("offline"), "{header}");
+    assert!(header.contains("INDEX"), "{header}");
+    assert!(!header.contains("OFFLINE"), "{header}");
+    // Enter opens the update from the index's body.
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, cantonscope::panes::PaneId::Update);
+    assert!(
+        h.app.update_pane.error().is_none(),
+        "{:?}",
+        h.app.update_pane.error()
+    );
+    assert!(!h.app.update_pane.visible_event_ids().is_empty());
+    assert!(h.screen(120, 40).contains("from the local index"));
+    // A pane that needs a node says so, once.
+    let errors = h.app.errors.len();
+    h.key(KeyCode::Char('5'));
+    for _ in 0..20 {
+        h.tick(5.0);
+    }
+    let s = h.screen(120, 40);
+    assert!(s.contains("--offline"), "{s}");
+    h.key(KeyCode::Char('4'));
+    let s = h.screen(120, 40);
+    assert!(s.contains("--offline: no node is asked"), "Status: {s}");
+    assert!(!s.contains("HEALTHY"), "Status: {s}");
+    assert!(
+        h.app.errors.len() <= errors + 1,
+        "one line, not a storm: {}",
+        h.app.errors.len()
+    );
+}
+
+#[test]
+fn offline_without_an_index_is_a_usage_error_saying_how_to_start_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = bin(dir.path())
+        .arg("--offline")
+        .output()
+        .expect("binary runs");
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("--offline reads the local history index"),
+        "{err}"
+    );
+    assert!(err.contains("index sync --from -30d --follow"), "{err}");
+}
+
+#[test]
+fn snapshots_of_the_index_views() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index(dir.path(), false);
+    // The whole-history search, typing, then its results.
+    h.key(KeyCode::Char('F'));
+    h.type_text("choice:AmuletRules_Transfer");
+    crate::common::assert_snapshot!("search_typing_80x24", screen(&mut h, 80, 24));
+    h.key(KeyCode::Enter);
+    crate::common::assert_snapshot!("search_80x24", screen(&mut h, 80, 24));
+    crate::common::assert_snapshot!("search_120x40", screen(&mut h, 120, 40));
+    // The lifecycle of the AmuletRules contract from the index.
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Home);
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Char('c'));
+    crate::common::assert_snapshot!("lifecycle_80x24", screen(&mut h, 80, 24));
+    crate::common::assert_snapshot!("lifecycle_120x40", screen(&mut h, 120, 40));
+}
+
+#[test]
+fn snapshots_offline() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index(dir.path(), true);
+    crate::common::assert_snapshot!("offline_80x24", screen(&mut h, 80, 24));
+    crate::common::assert_snapshot!("offline_120x40", screen(&mut h, 120, 40));
+    h.key(KeyCode::Char('5'));
+    crate::common::assert_snapshot!("offline_holdings_80x24", screen(&mut h, 80, 24));
+}
+
+#[test]
+fn history_pages_come_from_the_index_where_it_covers_them_and_from_the_scan_where_it_lacks() {
+    use cantonscope::api::scan::{UpdatesPage, UpdatesRequest};
+    use cantonscope::runtime::index::{IndexSource, history_page};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let h = with_index(dir.path(), false);
+    let location =
+        cantonscope::store::Location::parse(h.app.sh.ctx.index.as_deref().expect("index"));
+    let source = IndexSource {
+        location: location.clone(),
+        offline: false,
+    };
+    let live = h.clients.main.clone();
+    // A scan that is not there: a page it would have to answer fails.
+    let dead = cantonscope::api::ApiClient::new(cantonscope::api::ApiConfig {
+        scan_url: Some("http://127.0.0.1:9".into()),
+        ..cantonscope::api::ApiConfig::default()
+    })
+    .expect("client");
+    let mut reader = cantonscope::store::open_reader(&location).expect("reader");
+    let kept = reader.page_after(None, 2).expect("page");
+    let first = &kept[0];
+    let after = UpdatesRequest::after(
+        50,
+        first.migration_id,
+        format_time_micros(first.record_time),
+    );
+    let ids = |page: &UpdatesPage| -> Vec<String> {
+        page.transactions
+            .iter()
+            .filter_map(|i| i.update_id().map(str::to_owned))
+            .collect()
+    };
+    let page = |client: &cantonscope::api::ApiClient, index: Option<&IndexSource>, req| {
+        h.rt.block_on(history_page(index, client, req))
+            .map(|r| r.answer::<UpdatesPage>().cloned().expect("a page"))
+    };
+    // Inside the synced range: the index answers alone, the same page the scan serves.
+    let local = page(&dead, Some(&source), &after).expect("the index answers");
+    let scan = page(&live, None, &after).expect("the scan answers");
+    assert_eq!(local.transactions.len(), 50);
+    assert_eq!(ids(&local), ids(&scan));
+    // Before the synced range (from the beginning): the index lacks it, the scan is asked.
+    let from_begin = UpdatesRequest::from_begin(50);
+    assert!(
+        page(&dead, Some(&source), &from_begin).is_err(),
+        "the scan was asked"
+    );
+    assert_eq!(
+        page(&live, Some(&source), &from_begin)
+            .expect("scan")
+            .transactions
+            .len(),
+        50
+    );
+    // Offline, whatever the index holds answers, and nothing is asked of the scan.
+    let offline = IndexSource {
+        location,
+        offline: true,
+    };
+    let local = page(&dead, Some(&offline), &from_begin).expect("the index answers");
+    assert_eq!(ids(&local)[0], first.update_id);
+}
