@@ -39,6 +39,7 @@ mod fuzz;
 mod governance;
 mod history_reach;
 mod index;
+mod index_pg;
 mod layering;
 mod network;
 mod network_ui;
