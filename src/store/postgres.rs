@@ -812,9 +812,11 @@ impl Plan {
                 TermSet::Terms(ids) if !driven && ids.len() == 1 && Some(ids[0]) == drive => {
                     driven = true;
                 }
+                // Probed by the driving key's own columns (`k`), so the probe is one primary-key
+                // look-up: by `u`'s, the planner hashes every key of the term instead.
                 TermSet::Terms(ids) if ids.len() == 1 => others.push(format!(
-                    "EXISTS (SELECT 1 FROM keys o WHERE o.term = {} AND o.migration_id = u.migration_id
-                       AND o.record_time = u.record_time AND o.seq = u.seq)",
+                    "EXISTS (SELECT 1 FROM keys o WHERE o.term = {} AND o.migration_id = {at}.migration_id
+                       AND o.record_time = {at}.record_time AND o.seq = {at}.seq)",
                     ids[0]
                 )),
                 TermSet::Terms(ids) => others.push(format!(
