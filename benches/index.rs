@@ -18,6 +18,10 @@
 //! Before the timed groups it prints the build's updates/s, the size on disk per update (rows
 //! and keys from an index built without bodies, bodies as the difference), and the cold-cache
 //! time of each search when the page cache can be dropped (root), else that it was skipped.
+//!
+//! `INDEX_BENCH_PG_URL=postgres://USER:PASSWORD@HOST:PORT/postgres` (a role that may create
+//! databases) runs the same searches on PostgreSQL too: the index of the same updates is built
+//! once in the database `cantonscope_bench_<updates>_<seed>_s<schema>_v<summary>` and kept there.
 
 use std::collections::{HashMap, HashSet};
 use std::hint::black_box;
@@ -259,7 +263,11 @@ fn page_of(texts: &[String], page_start: Option<Position>, bodies: bool) -> Page
 }
 
 fn new_index(path: &Path, copier: &Copier) -> (Box<dyn IndexStore>, i64) {
-    let mut index = store::open_writer(&Location::Sqlite(path.to_owned())).expect("index opens");
+    new_index_at(&Location::Sqlite(path.to_owned()), copier)
+}
+
+fn new_index_at(location: &Location, copier: &Copier) -> (Box<dyn IndexStore>, i64) {
+    let mut index = store::open_writer(location).expect("index opens");
     index
         .claim_network(&NetworkId {
             dso_party: copier.dso.clone(),
@@ -273,8 +281,24 @@ fn new_index(path: &Path, copier: &Copier) -> (Box<dyn IndexStore>, i64) {
 /// Streams `n` updates (copies of the template) into a new index at `path`: copies are made
 /// and turned into pages on a second thread, the writer commits them here. Returns updates/s.
 fn build(path: &Path, template: &[String], copier: &Copier, n: usize, bodies: bool) -> f64 {
+    build_at(
+        &Location::Sqlite(path.to_owned()),
+        template,
+        copier,
+        n,
+        bodies,
+    )
+}
+
+fn build_at(
+    location: &Location,
+    template: &[String],
+    copier: &Copier,
+    n: usize,
+    bodies: bool,
+) -> f64 {
     let started = Instant::now();
-    let (mut index, chunk) = new_index(path, copier);
+    let (mut index, chunk) = new_index_at(location, copier);
     let (tx, rx) = mpsc::sync_channel::<PageWrite>(4);
     std::thread::scope(|s| {
         s.spawn(move || {
@@ -477,11 +501,60 @@ fn index_benches(c: &mut Criterion) {
         }
     }
 
-    let mut group = c.benchmark_group(format!("index_search_{n}"));
+    if let Ok(url) = std::env::var("INDEX_BENCH_PG_URL") {
+        let location = pg_cached(&url, &template, &copier, n);
+        let mut pg = store::open_reader(&location).expect("PostgreSQL reader");
+        let status = pg.status(0).expect("status");
+        eprintln!(
+            "index bench: PostgreSQL, {n} updates, {:.1} MiB ({:.0} bytes/update)",
+            status.size_bytes as f64 / 1_048_576.0,
+            status.size_bytes as f64 / n as f64
+        );
+        search_group(c, &format!("index_search_pg_{n}"), pg.as_mut(), &parsed);
+    }
+    search_group(c, &format!("index_search_{n}"), index.as_mut(), &parsed);
+}
+
+/// The PostgreSQL index of `n` updates in its own database (built when missing or unfinished).
+fn pg_cached(admin_url: &str, template: &[String], copier: &Copier, n: usize) -> Location {
+    let name = format!(
+        "cantonscope_bench_{n}_{SEED}_s{}_v{SUMMARY_VERSION}",
+        store::SCHEMA_VERSION
+    );
+    let mut url = reqwest::Url::parse(admin_url).expect("INDEX_BENCH_PG_URL is a URL");
+    url.set_path(&format!("/{name}"));
+    let location = Location::Postgres(url.to_string());
+    let done = store::open_reader(&location)
+        .ok()
+        .and_then(|mut i| i.chunks().ok())
+        .is_some_and(|chunks| chunks.iter().any(|c| c.state == "done"));
+    if !done {
+        let mut admin = postgres::Client::connect(admin_url, postgres::NoTls)
+            .expect("INDEX_BENCH_PG_URL answers");
+        admin
+            .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+            .expect("drop");
+        admin
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .expect("create");
+        eprintln!("index bench: building PostgreSQL database {name} ({n} updates)…");
+        let rate = build_at(&location, template, copier, n, true);
+        eprintln!("index bench: built at {rate:.0} updates/s");
+    }
+    location
+}
+
+fn search_group(
+    c: &mut Criterion,
+    group_name: &str,
+    index: &mut dyn IndexStore,
+    parsed: &[(&str, Query)],
+) {
+    let mut group = c.benchmark_group(group_name);
     // Ten samples: a search of the DSO party reads seconds today.
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(5));
-    for (name, query) in &parsed {
+    for (name, query) in parsed {
         let hits = index.count(query, None, None).expect("count");
         assert!(hits > 0, "{name} matches something");
         group.bench_function(format!("{name}: first page of 100"), |b| {

@@ -447,9 +447,10 @@ pub struct IndexArgs {
     /// What to do.
     #[command(subcommand)]
     pub command: IndexCommand,
-    /// The index: an SQLite file [default: $CANTONSCOPE_INDEX, the profile's `index`, else
-    /// <data dir>/index/<profile or "default">.sqlite].
-    #[arg(long, global = true, value_name = "PATH")]
+    /// The index: an SQLite file, or a postgres:// URL (a team's index) [default:
+    /// $CANTONSCOPE_INDEX, the profile's `index`, else <data dir>/index/<profile or
+    /// "default">.sqlite].
+    #[arg(long, global = true, value_name = "PATH|URL")]
     pub index: Option<String>,
 }
 

@@ -62,10 +62,12 @@ fn say(err: &mut dyn Write, line: &str) {
 }
 
 /// The exit code of a store error: every one is about the index named (usage/configuration),
-/// except history rewritten under it, which is a divergence.
+/// except history rewritten under it, which is a divergence, and a database server that cannot
+/// be reached, which is a connection error.
 fn store_code(error: &StoreError) -> i32 {
     match error {
         StoreError::Rewritten { .. } => EXIT_DEGRADED,
+        StoreError::Unreachable { .. } => EXIT_CONNECT,
         _ => EXIT_USAGE,
     }
 }
@@ -95,7 +97,7 @@ impl Store {
 }
 
 async fn open(location: Location, write: bool) -> Result<Store, StoreError> {
-    tokio::task::spawn_blocking(move || {
+    blocking(move || {
         if write {
             crate::store::open_writer(&location)
         } else {
@@ -103,13 +105,33 @@ async fn open(location: Location, write: bool) -> Result<Store, StoreError> {
         }
     })
     .await
-    .unwrap_or_else(|e| {
+    .map(|store| Store(Arc::new(Mutex::new(store))))
+}
+
+/// Takes the writer lock and opens the index for writing (see [`crate::store::open_locked`]):
+/// the store, and the file lock to keep while writing (PostgreSQL's goes with the store's
+/// connection).
+async fn open_locked(
+    location: Location,
+    holder: String,
+    must_exist: bool,
+) -> Result<(Store, Option<WriterLock>), StoreError> {
+    blocking(move || crate::store::open_locked(&location, &holder, must_exist))
+        .await
+        .map(|w| (Store(Arc::new(Mutex::new(w.store))), w.lock))
+}
+
+/// Runs `f` on a blocking thread (the store's engines block; PostgreSQL's client runs its own
+/// runtime, which may not be entered from an async task).
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
         Err(StoreError::Engine {
             path: String::new(),
             detail: format!("the index thread failed: {e}"),
         })
     })
-    .map(|store| Store(Arc::new(Mutex::new(store))))
 }
 
 /// Runs one `index` command; returns the exit code.
@@ -246,11 +268,6 @@ async fn prune(location: Location, before: &str, out: &mut dyn Write, err: &mut 
         say(err, &format!("--before is not a time: {before}"));
         return EXIT_USAGE;
     };
-    let Location::Sqlite(path) = &location else {
-        let e = crate::store::open_writer(&location).err();
-        say(err, &e.map(|e| e.to_string()).unwrap_or_default());
-        return EXIT_USAGE;
-    };
     let holder = format!(
         "pid {} on {} since {} (cantonscope index prune)",
         std::process::id(),
@@ -258,11 +275,7 @@ async fn prune(location: Location, before: &str, out: &mut dyn Write, err: &mut 
         format_time_micros(now_micros())
     );
     let result = async {
-        if !path.exists() {
-            return Err(StoreError::Missing(path.display().to_string()));
-        }
-        let _lock = WriterLock::acquire(path, &holder)?;
-        let store = open(location.clone(), true).await?;
+        let (store, _lock) = open_locked(location, holder, true).await?;
         store.call(move |s| s.prune(micros)).await
     }
     .await;
@@ -443,11 +456,6 @@ async fn sync(
     cancel: &Cancel,
     terminated: &AtomicBool,
 ) -> i32 {
-    let Location::Sqlite(path) = &location else {
-        let e = crate::store::open_writer(&location).err();
-        say(err, &e.map(|e| e.to_string()).unwrap_or_default());
-        return EXIT_USAGE;
-    };
     if settings.scan_url.is_none() {
         say(
             err,
@@ -463,15 +471,8 @@ async fn sync(
         host_name(),
         format_time_micros(started_at)
     );
-    let _lock = match WriterLock::acquire(path, &holder) {
-        Ok(lock) => lock,
-        Err(e) => {
-            say(err, &e.to_string());
-            return EXIT_USAGE;
-        }
-    };
-    let store = match open(location.clone(), true).await {
-        Ok(store) => store,
+    let (store, _lock) = match open_locked(location, holder, false).await {
+        Ok(opened) => opened,
         Err(e) => {
             say(err, &e.to_string());
             return store_code(&e);

@@ -38,7 +38,6 @@ fn unusable(e: &StoreError) -> bool {
             | StoreError::Corrupt { .. }
             | StoreError::NewerSchema { .. }
             | StoreError::SummaryVersion { .. }
-            | StoreError::Unsupported(_)
     )
 }
 

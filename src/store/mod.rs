@@ -1,4 +1,4 @@
-//! The local history index's storage: the only code that knows SQLite (and, later, PostgreSQL),
+//! The local history index's storage: the only code that knows SQLite and PostgreSQL,
 //! as `api/` is the only code that knows HTTP. Its reads and writes are typed calls on
 //! [`IndexStore`]; the engine behind it is chosen by the index's location ([`Location`]). The
 //! schema and the answers are the same on every engine: text matching (a contract-id prefix,
@@ -19,12 +19,20 @@
 //! meta      schema and summary versions, the network (DSO party, synchronizer), the last sync
 //! ```
 //!
+//! On PostgreSQL (a team's index) `keys` also carries each update's (migration, record time), its
+//! primary key ordered (term, migration, record time, seq) so a term's newest-first page walks
+//! it with a LIMIT, and `term_counts` keeps the updates per term at write and prune time.
+//!
 //! Every page a sync writes is one transaction with its chunk's cursor, so a sync killed at any
-//! moment leaves whole pages. One writer at a time: [`lock::WriterLock`] (`flock` on a file next
-//! to the index; it dies with its process).
+//! moment leaves whole pages. One writer at a time ([`open_locked`]): on SQLite
+//! [`lock::WriterLock`] (`flock` on a file next to the index), on PostgreSQL
+//! `pg_try_advisory_lock` in the writer's connection; both die with their process.
 
 pub mod lock;
+mod postgres;
 mod sqlite;
+
+pub use postgres::redact_url;
 
 use std::path::PathBuf;
 
@@ -45,7 +53,7 @@ pub const HEARTBEAT_STALE_MICROS: i64 = 30_000_000;
 pub enum Location {
     /// An SQLite file.
     Sqlite(PathBuf),
-    /// A PostgreSQL URL (not built yet).
+    /// A PostgreSQL URL (`postgres://user:password@host:port/database?sslmode=require`).
     Postgres(String),
 }
 
@@ -63,7 +71,7 @@ impl Location {
     pub fn describe(&self) -> String {
         match self {
             Location::Sqlite(path) => path.display().to_string(),
-            Location::Postgres(url) => crate::api::redact_userinfo(url),
+            Location::Postgres(url) => redact_url(url),
         }
     }
 }
@@ -109,8 +117,10 @@ pub enum StoreError {
         at: String,
         what: String,
     },
-    #[error("PostgreSQL indexes are not supported by this build yet ({0}); use a file path")]
-    Unsupported(String),
+    #[error(
+        "cannot reach the index {path}: {detail} (what a sync committed is kept: run the command again once the server answers)"
+    )]
+    Unreachable { path: String, detail: String },
     #[error("index {path}: {detail}")]
     Engine { path: String, detail: String },
 }
@@ -324,11 +334,12 @@ pub struct KeptUpdate {
     pub body: Option<String>,
 }
 
-/// Opens the index at `location` for writing (created when missing).
+/// Opens the index at `location` for writing (created when missing), without the writer lock
+/// (tests, benchmarks: a sync takes [`open_locked`]).
 pub fn open_writer(location: &Location) -> Result<Box<dyn IndexStore>, StoreError> {
     match location {
         Location::Sqlite(path) => Ok(Box::new(sqlite::SqliteIndex::open(path, true)?)),
-        Location::Postgres(url) => Err(StoreError::Unsupported(crate::api::redact_userinfo(url))),
+        Location::Postgres(url) => Ok(Box::new(postgres::PgIndex::open(url, true, None)?)),
     }
 }
 
@@ -336,6 +347,49 @@ pub fn open_writer(location: &Location) -> Result<Box<dyn IndexStore>, StoreErro
 pub fn open_reader(location: &Location) -> Result<Box<dyn IndexStore>, StoreError> {
     match location {
         Location::Sqlite(path) => Ok(Box::new(sqlite::SqliteIndex::open(path, false)?)),
-        Location::Postgres(url) => Err(StoreError::Unsupported(crate::api::redact_userinfo(url))),
+        Location::Postgres(url) => Ok(Box::new(postgres::PgIndex::open(url, false, None)?)),
+    }
+}
+
+/// The one writer of an index: its store and the lock that makes it the only one.
+pub struct Writer {
+    pub store: Box<dyn IndexStore>,
+    /// The file lock of an SQLite index (PostgreSQL's advisory lock lives in the store's own
+    /// connection and goes with it).
+    pub lock: Option<lock::WriterLock>,
+}
+
+/// Takes the writer lock of the index at `location` (refusing, naming the holder, when another
+/// process has it), then opens it for writing (created when missing). `holder` names this
+/// process to a second writer. `must_exist`: refuse a missing index instead of creating it.
+/// The lock goes when the [`Writer`] is dropped or the process ends.
+pub fn open_locked(
+    location: &Location,
+    holder: &str,
+    must_exist: bool,
+) -> Result<Writer, StoreError> {
+    match location {
+        Location::Sqlite(path) => {
+            if must_exist && !path.exists() {
+                return Err(StoreError::Missing(path.display().to_string()));
+            }
+            let lock = lock::WriterLock::acquire(path, holder)?;
+            let store = sqlite::SqliteIndex::open(path, true)?;
+            Ok(Writer {
+                store: Box::new(store),
+                lock: Some(lock),
+            })
+        }
+        Location::Postgres(url) => {
+            if must_exist {
+                // Refuses an empty database as a reader does.
+                drop(postgres::PgIndex::open(url, false, None)?);
+            }
+            let store = postgres::PgIndex::open(url, true, Some(holder))?;
+            Ok(Writer {
+                store: Box::new(store),
+                lock: None,
+            })
+        }
     }
 }

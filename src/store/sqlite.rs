@@ -1019,7 +1019,7 @@ impl IndexStore for SqliteIndex {
 /// Ranges no chunk covers between the first chunk's start and the last chunk's reach: a chunk
 /// covers (start, cursor], and a finished chunk with an end up to that end (in its cursor's
 /// migration).
-fn gaps(chunks: &[Chunk]) -> Vec<Gap> {
+pub(super) fn gaps(chunks: &[Chunk]) -> Vec<Gap> {
     let mut covered: Vec<(Option<&Position>, Position)> = chunks
         .iter()
         .filter_map(|c| {

@@ -24,12 +24,12 @@ use serde_json::Value;
 use crate::common::bin::{bin, runtime};
 
 /// A demo network that lives as long as the test binary.
-struct Demo {
+pub(crate) struct Demo {
     _runtime: tokio::runtime::Runtime,
-    handle: DemoHandle,
+    pub(crate) handle: DemoHandle,
 }
 
-fn start(config: DemoConfig) -> Demo {
+pub(crate) fn start(config: DemoConfig) -> Demo {
     let rt = runtime();
     let handle = rt
         .block_on(cantonscope::demo::start(config))
@@ -41,7 +41,7 @@ fn start(config: DemoConfig) -> Demo {
 }
 
 /// Four scans at the head, the default ledger.
-fn four() -> &'static Demo {
+pub(crate) fn four() -> &'static Demo {
     static DEMO: OnceLock<Demo> = OnceLock::new();
     DEMO.get_or_init(|| {
         start(
@@ -56,14 +56,14 @@ fn four() -> &'static Demo {
 
 /// The start of the range the tests sync: three hours before now (the demo's history ends about
 /// now), as RFC 3339, the same for every test of the run.
-fn from() -> &'static str {
+pub(crate) fn from() -> &'static str {
     static FROM: OnceLock<String> = OnceLock::new();
     FROM.get_or_init(|| {
         format_time_micros(chrono::Utc::now().timestamp_micros() - 3 * 3_600_000_000)
     })
 }
 
-fn run(dir: &Path, scan_url: &str, args: &[&str]) -> Output {
+pub(crate) fn run(dir: &Path, scan_url: &str, args: &[&str]) -> Output {
     bin(dir)
         .arg("--scan-url")
         .arg(scan_url)
@@ -72,7 +72,7 @@ fn run(dir: &Path, scan_url: &str, args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -96,7 +96,7 @@ fn sync(dir: &Path, scan_url: &str, index: &Path, extra: &[&str]) -> (i32, Value
 }
 
 /// The updates `scan updates --all --from FROM` prints.
-fn history(dir: &Path, scan_url: &str) -> Vec<Value> {
+pub(crate) fn history(dir: &Path, scan_url: &str) -> Vec<Value> {
     let output = run(
         dir,
         scan_url,
@@ -117,7 +117,7 @@ fn history(dir: &Path, scan_url: &str) -> Vec<Value> {
         .collect()
 }
 
-fn ids(lines: &[Value]) -> Vec<String> {
+pub(crate) fn ids(lines: &[Value]) -> Vec<String> {
     lines
         .iter()
         .map(|l| l["update_id"].as_str().expect("an id").to_owned())

@@ -40,6 +40,7 @@ mod governance;
 mod history_reach;
 mod index;
 mod index_explorer;
+mod index_pg;
 mod layering;
 mod network;
 mod network_ui;

@@ -1,0 +1,675 @@
+//! The local history index in PostgreSQL (issue 19, step 4), run as the real binary over real
+//! HTTP against the demo, into a real server: a verified sync equals the SQLite sync of the same
+//! demo (the same update ids and digests, the same search answers and counts, before and after
+//! a prune), a sync killed with SIGKILL resumes to the same index, a second sync is refused
+//! naming the first (the advisory lock), the server restarted in the middle of a sync stops it
+//! with a message and resuming gives the same index, and a wrong password is a clear error that
+//! never shows the password.
+//!
+//! The server: `CANTONSCOPE_TEST_PG_URL` (a role that may create databases; each test makes its
+//! own database, dropped at its end), `CANTONSCOPE_TEST_PG_DATA` (its data directory, for the
+//! restart test; `CANTONSCOPE_TEST_PG_BIN`: where `pg_ctl` is). `.ci/run` starts a throwaway
+//! cluster and sets them; without them these tests are skipped (and say so once), unless
+//! `CANTONSCOPE_REQUIRE_PG=1`, which makes a missing server a failure.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Once, PoisonError, RwLock, RwLockReadGuard};
+use std::time::Duration;
+
+use cantonscope::store::{self, Location};
+use serde_json::Value;
+
+use crate::common::bin::bin;
+use crate::index::{four, from, history, ids, run, text};
+
+/// The tests of this file, for the message that says they were skipped.
+const TESTS: &[&str] = &[
+    "a_verified_sync_into_postgres_equals_the_sqlite_sync",
+    "a_sync_killed_at_random_moments_resumes_to_the_same_postgres_index",
+    "a_second_sync_on_postgres_is_refused_naming_the_first",
+    "postgres_restarted_in_the_middle_of_a_sync_stops_it_and_resuming_gives_the_same_index",
+    "a_wrong_password_is_a_clear_error_without_the_password",
+];
+
+/// The restart test restarts the one server: the others hold this for reading while they run.
+static SERVER: RwLock<()> = RwLock::new(());
+
+struct Server {
+    admin_url: String,
+    data: Option<PathBuf>,
+}
+
+fn server() -> Option<Server> {
+    let admin_url = std::env::var("CANTONSCOPE_TEST_PG_URL")
+        .ok()
+        .filter(|u| !u.is_empty());
+    let required = std::env::var("CANTONSCOPE_REQUIRE_PG").is_ok_and(|v| v == "1");
+    let Some(admin_url) = admin_url else {
+        assert!(
+            !required,
+            "CANTONSCOPE_REQUIRE_PG=1 and no CANTONSCOPE_TEST_PG_URL: the PostgreSQL tests need a server (.ci/run starts one)"
+        );
+        static SKIPPED: Once = Once::new();
+        SKIPPED.call_once(|| {
+            // Past the harness's capture, once per run.
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "\nskipped (no PostgreSQL): index_pg::{{{}}}\n  to run them: CANTONSCOPE_TEST_PG_URL=postgres://USER:PASSWORD@127.0.0.1:PORT/postgres \
+                 (a role with CREATEDB) CANTONSCOPE_TEST_PG_DATA=DATADIR cargo test --test it index_pg, or bash .ci/run\n",
+                TESTS.join(", ")
+            );
+        });
+        return None;
+    };
+    Some(Server {
+        admin_url,
+        data: std::env::var_os("CANTONSCOPE_TEST_PG_DATA").map(PathBuf::from),
+    })
+}
+
+/// A database of its own for one test, dropped at its end.
+struct Database {
+    url: String,
+    name: String,
+    admin_url: String,
+}
+
+impl Database {
+    fn location(&self) -> Location {
+        Location::Postgres(self.url.clone())
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        if let Ok(mut admin) = postgres::Client::connect(&self.admin_url, postgres::NoTls) {
+            let _ = admin.batch_execute(&format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ));
+        }
+    }
+}
+
+fn create_database(server: &Server, test: &str) -> Database {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let name = format!(
+        "cs_{}_{}_{}",
+        &test[..test.len().min(30)],
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::SeqCst)
+    );
+    let mut admin = postgres::Client::connect(&server.admin_url, postgres::NoTls)
+        .expect("the test server answers at CANTONSCOPE_TEST_PG_URL");
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .expect("create the test's database");
+    let mut url = reqwest::Url::parse(&server.admin_url).expect("CANTONSCOPE_TEST_PG_URL is a URL");
+    url.set_path(&format!("/{name}"));
+    Database {
+        url: url.to_string(),
+        name,
+        admin_url: server.admin_url.clone(),
+    }
+}
+
+/// The server (`None`: skipped) and this test's database, with the server held against a
+/// restart.
+fn database(test: &str) -> Option<(Database, RwLockReadGuard<'static, ()>)> {
+    let server = server()?;
+    let guard = SERVER.read().unwrap_or_else(PoisonError::into_inner);
+    Some((create_database(&server, test), guard))
+}
+
+fn index_args<'a>(location: &'a str, command: &'a str) -> Vec<&'a str> {
+    vec!["index", "--index", location, command]
+}
+
+/// `index sync` with `extra` flags: its exit code, stdout JSON and stderr.
+fn sync(dir: &Path, scan_url: &str, location: &str, extra: &[&str]) -> (i32, Value, String) {
+    let mut args = index_args(location, "sync");
+    args.extend_from_slice(&["--request-rate", "1000", "--page-size", "97"]);
+    args.extend_from_slice(extra);
+    let output = run(dir, scan_url, &args);
+    let stdout = text(&output.stdout);
+    (
+        output.status.code().unwrap_or(-1),
+        serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        text(&output.stderr),
+    )
+}
+
+fn status(dir: &Path, location: &str) -> Value {
+    let output = run(dir, "http://127.0.0.1:9", &index_args(location, "status"));
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("status JSON")
+}
+
+/// `index search` of `terms` with `extra` flags: the output lines.
+fn search(dir: &Path, location: &str, terms: &[&str], extra: &[&str]) -> Vec<String> {
+    let mut args = index_args(location, "search");
+    args.extend_from_slice(terms);
+    args.extend_from_slice(extra);
+    let output = run(dir, "http://127.0.0.1:9", &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    text(&output.stdout).lines().map(str::to_owned).collect()
+}
+
+/// The update ids and digests an index keeps, in ledger order.
+fn kept(location: &Location) -> Vec<(String, String)> {
+    store::open_reader(location)
+        .expect("index opens")
+        .digests()
+        .expect("digests")
+}
+
+/// Status without what differs between engines by nature (where it is, its size).
+fn comparable(mut status: Value) -> Value {
+    if let Some(map) = status.as_object_mut() {
+        for field in ["location", "size_bytes", "last_sync", "chunks"] {
+            map.remove(field);
+        }
+    }
+    status
+}
+
+#[test]
+fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
+    let Some((db, _server)) = database("equal") else {
+        return;
+    };
+    let demo = four();
+    let url = &demo.handle.scan_url;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sqlite = dir.path().join("index.sqlite");
+    let sqlite_at = sqlite.to_str().expect("utf-8");
+    let pg_at = db.url.as_str();
+    let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = sync(dir.path(), url, pg_at, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    let lines = history(dir.path(), url);
+    assert_eq!(
+        out["counters"]["updates_written"].as_u64(),
+        Some(lines.len() as u64),
+        "{out}"
+    );
+    // The same updates, once each, with the same digests, in ledger order.
+    let in_pg = kept(&db.location());
+    assert_eq!(in_pg, kept(&Location::Sqlite(sqlite.clone())));
+    assert_eq!(
+        in_pg.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
+        ids(&lines)
+    );
+    // Bodies open as the scan sent them.
+    let body = store::open_reader(&db.location())
+        .expect("opens")
+        .body(&in_pg[3].0)
+        .expect("read")
+        .expect("a body");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).expect("json"),
+        lines[3]
+    );
+
+    // Status: the same range, four verified chunks, its size on the server, nothing running.
+    let st = status(dir.path(), pg_at);
+    assert_eq!(
+        comparable(st.clone()),
+        comparable(status(dir.path(), sqlite_at))
+    );
+    assert!(!st["location"].as_str().unwrap_or("").contains("testpw"));
+    assert!(st["size_bytes"].as_u64().unwrap_or(0) > 0, "{st}");
+    assert!(st["sync_running"].is_null());
+    assert_eq!(st["gaps"], Value::Array(Vec::new()));
+    assert_eq!(st["last_sync"]["outcome"], "done");
+    let chunks = st["chunks"].as_array().expect("chunks");
+    assert_eq!(chunks.len(), 4, "{st}");
+    for chunk in chunks {
+        assert_eq!(chunk["state"], "done");
+        assert_eq!(chunk["verify"], 2);
+    }
+
+    // The same answers to the same searches: a party, the DSO party (in nearly every update),
+    // a template, a choice, two terms, a contract prefix, an update-id prefix with and without
+    // its 1220; whole rows, newest first; counts over the range and over the whole index.
+    let signatories: Vec<String> = lines
+        .iter()
+        .rev()
+        .flat_map(|l| {
+            l["events_by_id"]
+                .as_object()
+                .into_iter()
+                .flat_map(|m| m.values())
+                .filter_map(|e| e["signatories"].as_array()?.first()?.as_str())
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let party = signatories
+        .iter()
+        .find(|p| !p.starts_with("DSO::"))
+        .expect("a party")
+        .clone();
+    let dso = signatories
+        .iter()
+        .find(|p| p.starts_with("DSO::"))
+        .expect("the DSO party")
+        .clone();
+    let (creator, contract, template) = lines
+        .iter()
+        .find_map(|l| {
+            let e = l["events_by_id"]
+                .as_object()?
+                .values()
+                .find(|e| e["event_type"] == "created_event")?;
+            Some((
+                l["update_id"].as_str()?.to_owned(),
+                e["contract_id"].as_str()?.to_owned(),
+                e["template_id"].as_str()?.to_owned(),
+            ))
+        })
+        .expect("a created contract");
+    let id = &in_pg[5].0;
+    let queries: Vec<Vec<String>> = vec![
+        vec![format!("party:{party}")],
+        vec![format!("party:{dso}")],
+        vec![format!("template:{template}")],
+        vec!["choice:AmuletRules_Transfer".to_owned()],
+        vec![
+            "choice:AmuletRules_Transfer".to_owned(),
+            format!("party:{party}"),
+        ],
+        vec![format!("party:{dso}"), format!("template:{template}")],
+        vec![format!("contract:{}", &contract[..24])],
+        vec![format!("id:{}", &id[..20])],
+        vec![format!("id:{}", &id[4..24])],
+        vec!["party:nobody::1220".to_owned()],
+    ];
+    let compare = |queries: &[Vec<String>]| {
+        for query in queries {
+            let terms: Vec<&str> = query.iter().map(String::as_str).collect();
+            for extra in [
+                vec!["--limit", "1000000", "--from", from()],
+                vec!["--limit", "7"],
+                vec!["--count"],
+                vec!["--count", "--from", from()],
+            ] {
+                let in_sqlite = search(dir.path(), sqlite_at, &terms, &extra);
+                assert_eq!(
+                    search(dir.path(), pg_at, &terms, &extra),
+                    in_sqlite,
+                    "{query:?} {extra:?}"
+                );
+            }
+        }
+    };
+    compare(&queries);
+    let found = search(
+        dir.path(),
+        pg_at,
+        &[&format!("contract:{}", &contract[..24])],
+        &[],
+    );
+    assert!(found.iter().any(|l| l.contains(&creator)), "{found:?}");
+    assert_eq!(
+        search(dir.path(), pg_at, &[&format!("id:{}", &id[4..24])], &[]).len(),
+        1
+    );
+    let everyone = search(dir.path(), pg_at, &[&format!("party:{dso}")], &["--count"]);
+    assert!(everyone[0].parse::<usize>().expect("a count") > lines.len() / 2);
+
+    // Syncing again writes nothing twice.
+    let (code, out, err) = sync(dir.path(), url, pg_at, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out["counters"]["updates_written"], 0, "{out}");
+
+    // Pruning both at the same time: the same updates go, the counts kept per term follow.
+    let cut = lines[lines.len() - 200]["record_time"]
+        .as_str()
+        .expect("time")
+        .to_owned();
+    for at in [sqlite_at, pg_at] {
+        let mut args = index_args(at, "prune");
+        args.extend_from_slice(&["--before", &cut]);
+        let output = run(dir.path(), url, &args);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        let result: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        assert_eq!(result["removed"].as_u64(), Some(lines.len() as u64 - 200));
+    }
+    assert_eq!(
+        kept(&db.location()),
+        kept(&Location::Sqlite(sqlite.clone()))
+    );
+    compare(&queries);
+    assert_eq!(
+        comparable(status(dir.path(), pg_at)),
+        comparable(status(dir.path(), sqlite_at))
+    );
+}
+
+#[test]
+fn a_sync_killed_at_random_moments_resumes_to_the_same_postgres_index() {
+    let Some((db, _server)) = database("killed") else {
+        return;
+    };
+    let demo = four();
+    let url = &demo.handle.scan_url;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let straight = dir.path().join("straight.sqlite");
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        straight.to_str().expect("utf-8"),
+        &["--from", from()],
+    );
+    assert_eq!(code, 0, "{err}");
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d ^ u64::from(std::process::id());
+    let mut next = move |n: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % n
+    };
+    let mut kills = 0;
+    for round in 0..8 {
+        let mut args = index_args(&db.url, "sync");
+        args.extend_from_slice(&["--request-rate", "1000", "--page-size", "31"]);
+        if round == 0 {
+            args.extend_from_slice(&["--from", from()]);
+        }
+        args.extend_from_slice(&["--progress", "json"]);
+        let mut child = bin(dir.path())
+            .arg("--scan-url")
+            .arg(url)
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let pages = if round == 0 { next(3).max(1) } else { next(3) };
+        let pause = next(40);
+        eprintln!("round {round}: kill after {pages} pages and {pause} ms");
+        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let mut finished = false;
+        for _ in 0..pages {
+            if lines.next().is_none() {
+                finished = true;
+                break;
+            }
+        }
+        if round == 0 && !finished {
+            // Another process sees it running from its heartbeat row.
+            let st = status(dir.path(), &db.url);
+            assert_eq!(
+                st["sync_running"]["pid"].as_u64(),
+                Some(u64::from(child.id())),
+                "{st}"
+            );
+        }
+        std::thread::sleep(Duration::from_millis(pause));
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        child.kill().expect("kill");
+        child.wait().expect("wait");
+        kills += 1;
+    }
+    assert!(kills > 0);
+    // The advisory lock went with the killed process's connection.
+    let (code, out, err) = sync(dir.path(), url, &db.url, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out["counters"]["updates_known"].as_u64().unwrap_or(0) > 0,
+        "the last committed page is read again: {out}"
+    );
+    let resumed = kept(&db.location());
+    let unique: BTreeSet<&String> = resumed.iter().map(|(id, _)| id).collect();
+    assert_eq!(unique.len(), resumed.len(), "no update twice");
+    assert_eq!(resumed, kept(&Location::Sqlite(straight)), "none missing");
+}
+
+#[test]
+fn a_second_sync_on_postgres_is_refused_naming_the_first() {
+    let Some((db, _server)) = database("second") else {
+        return;
+    };
+    let demo = four();
+    let url = &demo.handle.scan_url;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut args = index_args(&db.url, "sync");
+    args.extend_from_slice(&[
+        "--request-rate",
+        "1000",
+        "--from",
+        from(),
+        "--follow",
+        "--progress",
+        "json",
+    ]);
+    let mut first = bin(dir.path())
+        .arg("--scan-url")
+        .arg(url)
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut lines = BufReader::new(first.stderr.take().expect("stderr")).lines();
+    let line = lines.next().expect("a progress line").expect("text");
+    assert!(line.starts_with('{'), "{line}");
+    let (code, _, err) = sync(dir.path(), url, &db.url, &["--from", from()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("another sync is writing"), "{err}");
+    assert!(err.contains(&format!("pid {} on ", first.id())), "{err}");
+    assert!(err.contains("(cantonscope index sync)"), "{err}");
+    // Prune writes too: refused the same way.
+    let mut args = index_args(&db.url, "prune");
+    args.extend_from_slice(&["--before", from()]);
+    let output = run(dir.path(), url, &args);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains(&format!("pid {} on ", first.id())),
+        "{}",
+        text(&output.stderr)
+    );
+    // Readers read meanwhile.
+    assert_eq!(
+        status(dir.path(), &db.url)["sync_running"]["pid"].as_u64(),
+        Some(u64::from(first.id()))
+    );
+    let stopped = Command::new("kill")
+        .args(["-TERM", &first.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(stopped.success());
+    std::thread::spawn(move || lines.count());
+    assert_eq!(first.wait().expect("wait").code(), Some(0));
+    // Its lock went with it.
+    let (code, _, err) = sync(dir.path(), url, &db.url, &[]);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// Runs `pg_ctl` on the test server's data directory, as the directory's owner when root
+/// (`pg_ctl` refuses root).
+fn pg_ctl(data: &Path, args: &[&str]) {
+    use std::os::unix::fs::MetadataExt;
+    let bin_dir = std::env::var_os("CANTONSCOPE_TEST_PG_BIN")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let out = Command::new("pg_config").arg("--bindir").output().ok()?;
+            Some(PathBuf::from(text(&out.stdout).trim()))
+        })
+        .expect("CANTONSCOPE_TEST_PG_BIN or pg_config");
+    let pg_ctl = bin_dir.join("pg_ctl");
+    let me = text(&Command::new("id").arg("-u").output().expect("id").stdout);
+    let owner = std::fs::metadata(data).expect("the data directory").uid();
+    let mut command = if me.trim() == "0" && owner != 0 {
+        let name = text(
+            &Command::new("id")
+                .args(["-nu", &owner.to_string()])
+                .output()
+                .expect("id")
+                .stdout,
+        );
+        let mut c = Command::new("runuser");
+        c.args(["-u", name.trim(), "--"]).arg(&pg_ctl);
+        c
+    } else {
+        Command::new(&pg_ctl)
+    };
+    let output = command
+        .arg("-D")
+        .arg(data)
+        .args(args)
+        .output()
+        .expect("pg_ctl runs");
+    assert!(
+        output.status.success(),
+        "pg_ctl {args:?}: {} {}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn postgres_restarted_in_the_middle_of_a_sync_stops_it_and_resuming_gives_the_same_index() {
+    let Some(server) = server() else {
+        return;
+    };
+    let Some(data) = server.data.clone() else {
+        assert!(
+            std::env::var("CANTONSCOPE_REQUIRE_PG").as_deref() != Ok("1"),
+            "the restart test needs CANTONSCOPE_TEST_PG_DATA"
+        );
+        return;
+    };
+    let demo = four();
+    let url = &demo.handle.scan_url;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let straight = dir.path().join("straight.sqlite");
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        straight.to_str().expect("utf-8"),
+        &["--from", from()],
+    );
+    assert_eq!(code, 0, "{err}");
+    // The server is this test's alone while it restarts it.
+    let _alone = SERVER.write().unwrap_or_else(PoisonError::into_inner);
+    let db = create_database(&server, "restart");
+    // Slowly (10 requests a second per scan), so the restart falls in the middle.
+    let mut args = index_args(&db.url, "sync");
+    args.extend_from_slice(&[
+        "--request-rate",
+        "10",
+        "--page-size",
+        "31",
+        "--from",
+        from(),
+        "--progress",
+        "json",
+    ]);
+    let mut child = bin(dir.path())
+        .arg("--scan-url")
+        .arg(url)
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Every stderr line is read to the end (the last one is the message); the restart comes
+    // after three progress lines.
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            seen.push(line);
+            if seen.len() == 3 {
+                let _ = tx.send(());
+            }
+        }
+        seen.join("\n")
+    });
+    rx.recv_timeout(Duration::from_secs(120))
+        .expect("three progress lines");
+    // (A log file of its own: the restarted server must not keep this test's pipes open.)
+    let log = data.join("cantonscope-restart.log");
+    let log = log.to_str().expect("utf-8");
+    pg_ctl(&data, &["-w", "-m", "fast", "-l", log, "restart"]);
+    let status = child.wait().expect("wait");
+    let err = reader.join().expect("reader");
+    // It stops with a message naming the index (without its password) and how to go on.
+    assert_eq!(status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("cannot reach the index postgres://***@"),
+        "{err}"
+    );
+    assert!(err.contains("run the command again"), "{err}");
+    let password = reqwest::Url::parse(&db.url)
+        .expect("url")
+        .password()
+        .unwrap_or("")
+        .to_owned();
+    if !password.is_empty() {
+        assert!(!err.contains(&password), "{err}");
+    }
+    // Resuming gives the index of a straight sync.
+    let (code, _, err) = sync(dir.path(), url, &db.url, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(kept(&db.location()), kept(&Location::Sqlite(straight)));
+}
+
+#[test]
+fn a_wrong_password_is_a_clear_error_without_the_password() {
+    let Some((db, _server)) = database("password") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut url = reqwest::Url::parse(&db.url).expect("url");
+    let secret = "Wr0ng-s3cret-Pw";
+    url.set_password(Some(secret)).expect("password");
+    let wrong = url.to_string();
+    let demo = four();
+    for args in [
+        index_args(&wrong, "status"),
+        vec!["index", "--index", &wrong, "search", "party:x"],
+        vec!["index", "--index", &wrong, "sync", "--from", from()],
+    ] {
+        let output = run(dir.path(), &demo.handle.scan_url, &args);
+        let err = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("password authentication failed"), "{err}");
+        assert!(err.contains("postgres://***@"), "{err}");
+        assert!(!err.contains(secret), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let log = std::fs::read_to_string(dir.path().join("cantonscope.log")).unwrap_or_default();
+    assert!(!log.contains(secret), "the log file: {log}");
+    // The right password on an empty database: no index there yet.
+    let output = run(
+        dir.path(),
+        "http://127.0.0.1:9",
+        &index_args(&db.url, "status"),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("start one with `cantonscope index sync`"));
+    // TLS asked of a server that has none: said, not silently dropped.
+    let required = format!("{}?sslmode=require", db.url);
+    let output = run(
+        dir.path(),
+        "http://127.0.0.1:9",
+        &index_args(&required, "status"),
+    );
+    assert_ne!(output.status.code(), Some(0));
+    assert!(
+        text(&output.stderr).contains("TLS"),
+        "{}",
+        text(&output.stderr)
+    );
+}
