@@ -40,6 +40,11 @@ impl WriterLock {
             path: path.display().to_string(),
             detail,
         };
+        // The default index lives in `<data dir>/index/`, which a first sync creates.
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| engine(format!("cannot create {}: {e}", dir.display())))?;
+        }
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)

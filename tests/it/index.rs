@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use cantonscope::api::scan::UpdateItem;
 use cantonscope::demo::{DemoConfig, DemoFaults, DemoHandle, DemoTime};
-use cantonscope::model::format::format_time_micros;
+use cantonscope::model::format::{format_time_micros, parse_time_micros};
 use cantonscope::model::history::Filter;
 use cantonscope::model::summary::Summarizer;
 use serde_json::Value;
@@ -829,4 +829,31 @@ fn prune_drops_what_is_older_and_a_later_sync_does_not_bring_it_back() {
     let st = status(dir.path(), &index);
     assert_eq!(st["updates"].as_u64(), Some(expected.len() as u64));
     assert_eq!(st["gaps"], Value::Array(Vec::new()));
+}
+
+#[test]
+fn a_first_sync_without_index_flag_creates_the_default_index_in_the_data_dir() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = &four().handle.scan_url;
+    // A fresh machine: the data dir has no `index/` yet.
+    let until = format_time_micros(parse_time_micros(from()).expect("from") + 600_000_000);
+    let output = run(
+        dir.path(),
+        url,
+        &[
+            "index",
+            "sync",
+            "--from",
+            from(),
+            "--until",
+            &until,
+            "--verify",
+            "1",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let default = dir.path().join("data").join("index").join("default.sqlite");
+    assert!(default.exists(), "{}", default.display());
+    let status = run(dir.path(), url, &["index", "status"]);
+    assert_eq!(status.status.code(), Some(0), "{}", text(&status.stderr));
 }
