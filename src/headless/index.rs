@@ -96,29 +96,45 @@ impl Store {
     }
 }
 
-async fn open(location: Location, write: bool) -> Result<Store, StoreError> {
-    blocking(move || {
+/// Opens the index on a blocking thread; what opening it did (a schema migrated) is said on
+/// stderr.
+async fn open(location: Location, write: bool, err: &mut dyn Write) -> Result<Store, StoreError> {
+    let opened = blocking(move || {
         if write {
             crate::store::open_writer(&location)
         } else {
             crate::store::open_reader(&location)
         }
     })
-    .await
-    .map(|store| Store(Arc::new(Mutex::new(store))))
+    .await;
+    opened.map(|mut store| {
+        tell_notices(store.as_mut(), err);
+        Store(Arc::new(Mutex::new(store)))
+    })
+}
+
+/// Says on stderr what opening the index did (an older schema migrated).
+fn tell_notices(store: &mut dyn IndexStore, err: &mut dyn Write) {
+    for notice in store.notices() {
+        say(err, &notice);
+    }
 }
 
 /// Takes the writer lock and opens the index for writing (see [`crate::store::open_locked`]):
 /// the store, and the file lock to keep while writing (PostgreSQL's goes with the store's
-/// connection).
+/// connection). What opening it did is said on stderr.
 async fn open_locked(
     location: Location,
     holder: String,
     must_exist: bool,
+    err: &mut dyn Write,
 ) -> Result<(Store, Option<WriterLock>), StoreError> {
     blocking(move || crate::store::open_locked(&location, &holder, must_exist))
         .await
-        .map(|w| (Store(Arc::new(Mutex::new(w.store))), w.lock))
+        .map(|mut w| {
+            tell_notices(w.store.as_mut(), err);
+            (Store(Arc::new(Mutex::new(w.store))), w.lock)
+        })
 }
 
 /// Runs `f` on a blocking thread (the store's engines block; PostgreSQL's client runs its own
@@ -241,7 +257,7 @@ pub async fn run_with(
 
 async fn status(location: Location, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let result = async {
-        let store = open(location, false).await?;
+        let store = open(location, false, err).await?;
         store.call(|s| s.status(now_micros())).await
     }
     .await;
@@ -275,7 +291,7 @@ async fn prune(location: Location, before: &str, out: &mut dyn Write, err: &mut 
         format_time_micros(now_micros())
     );
     let result = async {
-        let (store, _lock) = open_locked(location, holder, true).await?;
+        let (store, _lock) = open_locked(location, holder, true, err).await?;
         store.call(move |s| s.prune(micros)).await
     }
     .await;
@@ -323,7 +339,7 @@ async fn search(
     };
     let from = from.and_then(parse_time_micros);
     let until = until.and_then(parse_time_micros);
-    let store = match open(location, false).await {
+    let store = match open(location, false, err).await {
         Ok(store) => store,
         Err(e) => {
             say(err, &e.to_string());
@@ -471,7 +487,7 @@ async fn sync(
         host_name(),
         format_time_micros(started_at)
     );
-    let (store, _lock) = match open_locked(location, holder, false).await {
+    let (store, _lock) = match open_locked(location, holder, false, err).await {
         Ok(opened) => opened,
         Err(e) => {
             say(err, &e.to_string());

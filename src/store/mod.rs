@@ -8,8 +8,11 @@
 //! ```text
 //! updates   one row per update: update id (the key), migration, record time, kind, the
 //!           History row (root action, parties), SHA-256 digest, zstd body (optional)
-//! terms     every distinct party / template / choice / contract id, numbered
-//! keys      (term, update) pairs: every event's keys, nested events too
+//! terms     every distinct party / template / choice / contract id, numbered, with how many
+//!           updates have it (kept at write time and on prune: a one-term count reads one row)
+//! keys      (term, migration, record time, update) rows: every event's keys, nested events
+//!           too, in ledger order per term, so the newest updates of a key are the last rows
+//!           of its range and a first page reads only what it shows
 //! chunks    ranges of the history a sync walked: exclusive start cursor, exclusive end,
 //!           the cursor after the last committed page and the one that page was asked after,
 //!           state, --verify N, the scans that confirmed it
@@ -43,7 +46,7 @@ use crate::model::index::read::IndexReach;
 use crate::model::index::{IndexRow, SearchRow};
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// A heartbeat older than this says the sync that wrote it is gone.
 pub const HEARTBEAT_STALE_MICROS: i64 = 30_000_000;
@@ -89,6 +92,10 @@ pub enum StoreError {
         "{path} was written by a newer cantonscope (schema {found}; this one reads schema {SCHEMA_VERSION}): use that version, or another --index"
     )]
     NewerSchema { path: String, found: i64 },
+    #[error(
+        "{path} was written by an older cantonscope (schema {found}): `cantonscope index sync` (or `index prune`) migrates it to schema {SCHEMA_VERSION} once, then it reads as before"
+    )]
+    OlderSchema { path: String, found: i64 },
     #[error(
         "{path} keeps summaries of version {found} and this cantonscope makes version {expected}: move it away and sync again"
     )]
@@ -321,6 +328,11 @@ pub trait IndexStore: Send {
         after: Option<(i64, i64)>,
         limit: usize,
     ) -> Result<Vec<KeptUpdate>, StoreError>;
+    /// What opening the index did that the user should hear of (an older schema migrated),
+    /// each once.
+    fn notices(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// One update as [`IndexStore::page_after`] reads it.

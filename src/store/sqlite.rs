@@ -13,7 +13,7 @@ use super::{
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::{Query, Term};
 use crate::model::index::read::{IndexReach, SyncRunning};
-use crate::model::index::{KeyKind, SUMMARY_VERSION, SearchRow, digest_hex};
+use crate::model::index::{IndexRow, KeyKind, SUMMARY_VERSION, SearchRow, digest_hex};
 
 /// Most keys a prefix term may stand for (a shorter prefix is asked for beyond it).
 const MAX_PREFIX_MATCHES: usize = 100_000;
@@ -37,15 +37,18 @@ CREATE TABLE IF NOT EXISTS updates (
 CREATE INDEX IF NOT EXISTS updates_position ON updates (migration_id, record_time);
 CREATE INDEX IF NOT EXISTS updates_time ON updates (record_time);
 CREATE TABLE IF NOT EXISTS terms (
-    id INTEGER PRIMARY KEY,
     kind INTEGER NOT NULL,
     value TEXT NOT NULL,
-    UNIQUE (kind, value)
-);
+    id INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (kind, value)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS keys (
     term INTEGER NOT NULL,
+    migration_id INTEGER NOT NULL,
+    record_time INTEGER NOT NULL,
     seq INTEGER NOT NULL,
-    PRIMARY KEY (term, seq)
+    PRIMARY KEY (term, migration_id, record_time, seq)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
@@ -82,10 +85,44 @@ CREATE TABLE IF NOT EXISTS sync_heartbeat (
 );
 ";
 
+/// Schema 1 → 2: the keys carry (migration, record time) so a key's updates are in ledger order,
+/// and each term its count. Rebuilt from the schema-1 tables in the transaction that runs it.
+const MIGRATE_1_TO_2: &str = "
+CREATE TABLE terms_v2 (
+    kind INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (kind, value)
+) WITHOUT ROWID;
+INSERT INTO terms_v2 (kind, value, id, n)
+    SELECT t.kind, t.value, t.id, c.n
+    FROM terms t JOIN (SELECT term, count(*) AS n FROM keys GROUP BY term) c ON c.term = t.id;
+CREATE TABLE keys_v2 (
+    term INTEGER NOT NULL,
+    migration_id INTEGER NOT NULL,
+    record_time INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (term, migration_id, record_time, seq)
+) WITHOUT ROWID;
+INSERT INTO keys_v2 (term, migration_id, record_time, seq)
+    SELECT k.term, u.migration_id, u.record_time, k.seq
+    FROM keys k JOIN updates u ON u.seq = k.seq ORDER BY 1, 2, 3, 4;
+DROP TABLE keys;
+DROP TABLE terms;
+ALTER TABLE keys_v2 RENAME TO keys;
+ALTER TABLE terms_v2 RENAME TO terms;
+INSERT OR REPLACE INTO meta (key, value)
+    VALUES ('next_term', (SELECT CAST(coalesce(max(id), 0) + 1 AS TEXT) FROM terms));
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
+";
+
 /// An index in an SQLite file.
 pub struct SqliteIndex {
     conn: Connection,
     path: PathBuf,
+    /// What opening it did that the user should hear of.
+    notices: Vec<String>,
 }
 
 impl SqliteIndex {
@@ -129,9 +166,10 @@ impl SqliteIndex {
             OpenFlags::SQLITE_OPEN_READ_ONLY
         } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| corrupt(path, &e))?;
-        let index = SqliteIndex {
+        let mut index = SqliteIndex {
             conn,
             path: path.to_owned(),
+            notices: Vec::new(),
         };
         index
             .conn
@@ -162,7 +200,13 @@ impl SqliteIndex {
             });
         }
         if has_meta {
-            index.check_versions()?;
+            let found = index.check_versions()?;
+            if found < SCHEMA_VERSION {
+                if !write {
+                    return Err(StoreError::OlderSchema { path: shown, found });
+                }
+                index.migrate(found)?;
+            }
         } else if !write {
             return Err(StoreError::Missing(shown));
         }
@@ -184,7 +228,7 @@ impl SqliteIndex {
                 .map_err(|e| index.engine(&e))?;
             tx.execute_batch(SCHEMA).map_err(|e| corrupt(path, &e))?;
             tx.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2)",
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1')",
                 params![SCHEMA_VERSION.to_string(), SUMMARY_VERSION.to_string()],
             )
             .map_err(|e| index.engine(&e))?;
@@ -200,7 +244,38 @@ impl SqliteIndex {
             .map_err(|e| corrupt(&self.path, &e))
     }
 
-    fn check_versions(&self) -> Result<(), StoreError> {
+    /// Migrates an index of schema `found` to this build's, in one transaction (a process
+    /// killed meanwhile leaves the old schema, migrated again next time).
+    fn migrate(&mut self, found: i64) -> Result<(), StoreError> {
+        if found != 1 {
+            return Err(StoreError::Corrupt {
+                path: self.path.display().to_string(),
+                detail: format!("unknown schema version {found}"),
+            });
+        }
+        let started = std::time::Instant::now();
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| engine_error(&path, &e))?;
+        let updates: i64 = tx
+            .query_row("SELECT count(*) FROM updates", [], |r| r.get(0))
+            .map_err(|e| engine_error(&path, &e))?;
+        tx.execute_batch(MIGRATE_1_TO_2)
+            .map_err(|e| engine_error(&path, &e))?;
+        tx.commit().map_err(|e| engine_error(&path, &e))?;
+        self.notices.push(format!(
+            "{}: migrated the index from schema 1 to schema {SCHEMA_VERSION} ({updates} updates; keys in ledger order with per-key counts, for fast search) in {:.1} s",
+            path.display(),
+            started.elapsed().as_secs_f64()
+        ));
+        Ok(())
+    }
+
+    /// The schema version of an index, checked: a newer one, an unknown one or summaries of
+    /// another version are refused (an older schema is for the caller to migrate or refuse).
+    fn check_versions(&self) -> Result<i64, StoreError> {
         let path = self.path.display().to_string();
         let number = |key: &str| -> Result<Option<i64>, StoreError> {
             match self.meta(key)? {
@@ -211,15 +286,17 @@ impl SqliteIndex {
                 }),
             }
         };
-        if let Some(found) = number("schema_version")?
-            && found != SCHEMA_VERSION
-        {
-            if found > SCHEMA_VERSION {
-                return Err(StoreError::NewerSchema { path, found });
-            }
+        let schema = number("schema_version")?.unwrap_or(SCHEMA_VERSION);
+        if schema > SCHEMA_VERSION {
+            return Err(StoreError::NewerSchema {
+                path,
+                found: schema,
+            });
+        }
+        if schema < 1 {
             return Err(StoreError::Corrupt {
                 path,
-                detail: format!("unknown schema version {found}"),
+                detail: format!("unknown schema version {schema}"),
             });
         }
         if let Some(found) = number("summary_version")?
@@ -231,7 +308,7 @@ impl SqliteIndex {
                 expected: SUMMARY_VERSION,
             });
         }
-        Ok(())
+        Ok(schema)
     }
 
     fn set_meta(&self, key: &str, value: &str) -> Result<(), StoreError> {
@@ -244,68 +321,86 @@ impl SqliteIndex {
             .map_err(|e| self.engine(&e))
     }
 
-    /// The term ids standing for `term`, or, for an update-id prefix, the updates' seqs.
-    fn term_ids(&self, term: &Term) -> Result<TermSet, StoreError> {
+    /// What `term` stands for in the index.
+    fn resolve(&self, term: &Term) -> Result<Resolved, StoreError> {
         match term {
             Term::Exact(kind, value) => {
-                let id: Option<i64> = self
+                let found: Option<(i64, i64)> = self
                     .conn
-                    .query_row(
-                        "SELECT id FROM terms WHERE kind = ?1 AND value = ?2",
-                        params![kind.code(), value],
-                        |r| r.get(0),
-                    )
-                    .optional()
+                    .prepare_cached("SELECT id, n FROM terms WHERE kind = ?1 AND value = ?2")
+                    .and_then(|mut stmt| {
+                        stmt.query_row(params![kind.code(), value], |r| Ok((r.get(0)?, r.get(1)?)))
+                            .optional()
+                    })
                     .map_err(|e| self.engine(&e))?;
-                Ok(TermSet::Terms(id.into_iter().collect()))
+                Ok(match found {
+                    Some((id, n)) => Resolved::Terms { ids: vec![id], n },
+                    None => Resolved::Terms {
+                        ids: Vec::new(),
+                        n: 0,
+                    },
+                })
             }
             Term::ContractPrefix(prefixes) => {
                 let mut ids = Vec::new();
+                let mut n = 0;
                 for prefix in prefixes {
                     self.scan_prefix(
-                        "SELECT id, value FROM terms WHERE kind = ?1 AND value >= ?2 ORDER BY value",
+                        "SELECT id, value, n FROM terms WHERE kind = ?1 AND value >= ?2 ORDER BY kind, value",
                         Some(KeyKind::Contract.code()),
                         prefix,
-                        &mut ids,
+                        &mut |id, count| {
+                            ids.push(id);
+                            n += count;
+                        },
                     )?;
                 }
-                Ok(TermSet::Terms(ids))
+                ids.sort_unstable();
+                ids.dedup();
+                Ok(Resolved::Terms { ids, n })
             }
             Term::UpdatePrefix(prefixes) => {
                 let mut seqs = Vec::new();
                 for prefix in prefixes {
                     self.scan_prefix(
-                        "SELECT seq, update_id FROM updates WHERE update_id >= ?2 AND ?1 IS NULL ORDER BY update_id",
+                        "SELECT seq, update_id, 1 FROM updates WHERE update_id >= ?2 AND ?1 IS NULL ORDER BY update_id",
                         None,
                         prefix,
-                        &mut seqs,
+                        &mut |seq, _| seqs.push(seq),
                     )?;
                 }
-                Ok(TermSet::Seqs(seqs))
+                seqs.sort_unstable();
+                seqs.dedup();
+                Ok(Resolved::Seqs(seqs))
             }
         }
     }
 
-    /// Walks `sql`'s rows (id, text) in text order from `prefix` while the text starts with it
-    /// (the prefix is matched here, in Rust, not by the engine).
+    /// Walks `sql`'s rows (id, text, count) in text order from `prefix` while the text starts
+    /// with it (the prefix is matched here, in Rust, not by the engine).
     fn scan_prefix(
         &self,
         sql: &str,
         kind: Option<i64>,
         prefix: &str,
-        out: &mut Vec<i64>,
+        out: &mut dyn FnMut(i64, i64),
     ) -> Result<(), StoreError> {
-        let mut stmt = self.conn.prepare(sql).map_err(|e| self.engine(&e))?;
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.engine(&e))?;
         let mut rows = stmt
             .query(params![kind, prefix])
             .map_err(|e| self.engine(&e))?;
+        let mut matched = 0;
         while let Some(row) = rows.next().map_err(|e| self.engine(&e))? {
             let text: String = row.get(1).map_err(|e| self.engine(&e))?;
             if !text.starts_with(prefix) {
                 break;
             }
-            out.push(row.get(0).map_err(|e| self.engine(&e))?);
-            if out.len() > MAX_PREFIX_MATCHES {
+            out(
+                row.get(0).map_err(|e| self.engine(&e))?,
+                row.get(2).map_err(|e| self.engine(&e))?,
+            );
+            matched += 1;
+            if matched > MAX_PREFIX_MATCHES {
                 return Err(StoreError::Engine {
                     path: self.path.display().to_string(),
                     detail: format!(
@@ -317,36 +412,73 @@ impl SqliteIndex {
         Ok(())
     }
 
-    /// The WHERE clause of a query (`None`: nothing can match).
-    fn where_clause(
+    /// How a query is answered (`None`: nothing can match): the rarest term drives (an
+    /// update-id prefix, when there is one: it stands for a few updates), the others are
+    /// probed by primary key for each of its updates.
+    fn plan(&self, query: &Query) -> Result<Option<Plan>, StoreError> {
+        let mut resolved = Vec::with_capacity(query.terms.len());
+        for term in &query.terms {
+            let r = self.resolve(term)?;
+            if r.is_empty() {
+                return Ok(None);
+            }
+            resolved.push(r);
+        }
+        let driver = resolved
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, r)| (matches!(r, Resolved::Terms { .. }), r.size()))
+            .map(|(i, _)| i);
+        let driver = match driver {
+            Some(i) => resolved.swap_remove(i),
+            None => Resolved::All,
+        };
+        Ok(Some(Plan {
+            driver,
+            others: resolved,
+        }))
+    }
+
+    /// The parts of the history a time-bounded query reads, newest migration first: one
+    /// (migration, from, until) per migration whose updates reach into the bounds, so each
+    /// part is one range of the keys' (term, migration, record time) order. `None`: no bounds,
+    /// the whole history is one part.
+    fn segments(
         &self,
-        query: &Query,
         from: Option<i64>,
         until: Option<i64>,
-    ) -> Result<Option<String>, StoreError> {
-        let mut parts: Vec<String> = Vec::new();
-        if let Some(from) = from {
-            parts.push(format!("u.record_time >= {from}"));
+    ) -> Result<Option<Vec<[i64; 3]>>, StoreError> {
+        if from.is_none() && until.is_none() {
+            return Ok(None);
         }
-        if let Some(until) = until {
-            parts.push(format!("u.record_time <= {until}"));
-        }
-        for term in &query.terms {
-            // The ids are integers read from the index itself, written into the SQL as numbers.
-            match self.term_ids(term)? {
-                TermSet::Terms(ids) if ids.is_empty() => return Ok(None),
-                TermSet::Seqs(seqs) if seqs.is_empty() => return Ok(None),
-                TermSet::Terms(ids) => parts.push(format!(
-                    "u.seq IN (SELECT seq FROM keys WHERE term IN ({}))",
-                    join(&ids)
-                )),
-                TermSet::Seqs(seqs) => parts.push(format!("u.seq IN ({})", join(&seqs))),
+        let (from, until) = (from.unwrap_or(i64::MIN), until.unwrap_or(i64::MAX));
+        let e = |e: rusqlite::Error| engine_error(&self.path, &e);
+        let mut below = self
+            .conn
+            .prepare_cached("SELECT max(migration_id) FROM updates WHERE migration_id < ?1")
+            .map_err(e)?;
+        let mut first = self
+            .conn
+            .prepare_cached("SELECT min(record_time) FROM updates WHERE migration_id = ?1")
+            .map_err(e)?;
+        let mut last = self
+            .conn
+            .prepare_cached("SELECT max(record_time) FROM updates WHERE migration_id = ?1")
+            .map_err(e)?;
+        let mut out = Vec::new();
+        let mut next: Option<i64> = below.query_row([i64::MAX], |r| r.get(0)).map_err(e)?;
+        while let Some(migration) = next {
+            let lo: Option<i64> = first.query_row([migration], |r| r.get(0)).map_err(e)?;
+            let hi: Option<i64> = last.query_row([migration], |r| r.get(0)).map_err(e)?;
+            if let (Some(lo), Some(hi)) = (lo, hi)
+                && lo <= until
+                && hi >= from
+            {
+                out.push([migration, from, until]);
             }
+            next = below.query_row([migration], |r| r.get(0)).map_err(e)?;
         }
-        if parts.is_empty() {
-            parts.push("1".to_owned());
-        }
-        Ok(Some(parts.join(" AND ")))
+        Ok(Some(out))
     }
 
     fn chunk_rows(&self) -> Result<Vec<Chunk>, StoreError> {
@@ -386,9 +518,89 @@ impl SqliteIndex {
     }
 }
 
-enum TermSet {
-    Terms(Vec<i64>),
+/// What one term of a query stands for.
+enum Resolved {
+    /// Term ids and how many updates have them (summed: an estimate for a prefix).
+    Terms { ids: Vec<i64>, n: i64 },
+    /// The seqs of the updates (an update-id prefix).
     Seqs(Vec<i64>),
+    /// Every update (a query without terms).
+    All,
+}
+
+impl Resolved {
+    fn is_empty(&self) -> bool {
+        match self {
+            Resolved::Terms { ids, .. } => ids.is_empty(),
+            Resolved::Seqs(seqs) => seqs.is_empty(),
+            Resolved::All => false,
+        }
+    }
+
+    fn size(&self) -> i64 {
+        match self {
+            Resolved::Terms { n, .. } => *n,
+            Resolved::Seqs(seqs) => i64::try_from(seqs.len()).unwrap_or(i64::MAX),
+            Resolved::All => i64::MAX,
+        }
+    }
+}
+
+/// A query's plan: the term whose updates are walked, and the terms each of them is probed for.
+struct Plan {
+    driver: Resolved,
+    others: Vec<Resolved>,
+}
+
+/// What the SQL of a plan selects.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Select {
+    /// (migration, record time, seq) newest first, `LIMIT ?4`.
+    Page,
+    Count,
+}
+
+impl Plan {
+    /// The SQL over one part of the history: with `segmented`, `?1` is the migration and
+    /// `?2..=?3` the record times. The term ids and seqs are integers read from the index
+    /// itself, written into the SQL as numbers.
+    fn sql(&self, segmented: bool, select: Select) -> String {
+        let (from, distinct) = match &self.driver {
+            Resolved::Terms { ids, .. } => (
+                format!("keys a WHERE a.term IN ({})", join(ids)),
+                ids.len() > 1,
+            ),
+            Resolved::Seqs(seqs) => (format!("updates a WHERE a.seq IN ({})", join(seqs)), false),
+            Resolved::All => ("updates a WHERE 1".to_owned(), false),
+        };
+        let mut clause = from;
+        if segmented {
+            clause.push_str(
+                " AND a.migration_id = ?1 AND a.record_time >= ?2 AND a.record_time <= ?3",
+            );
+        }
+        for other in &self.others {
+            match other {
+                Resolved::Terms { ids, .. } => clause.push_str(&format!(
+                    " AND EXISTS (SELECT 1 FROM keys b WHERE b.term IN ({}) AND b.migration_id = a.migration_id AND b.record_time = a.record_time AND b.seq = a.seq)",
+                    join(ids)
+                )),
+                Resolved::Seqs(seqs) => {
+                    clause.push_str(&format!(" AND a.seq IN ({})", join(seqs)));
+                }
+                Resolved::All => {}
+            }
+        }
+        let limit = if segmented { "?4" } else { "?1" };
+        let distinct = if distinct { "DISTINCT " } else { "" };
+        match select {
+            Select::Page => format!(
+                "SELECT {distinct}a.migration_id, a.record_time, a.seq FROM {clause}
+                 ORDER BY a.migration_id DESC, a.record_time DESC, a.seq DESC LIMIT {limit}"
+            ),
+            Select::Count => format!("SELECT count(*) FROM (SELECT {distinct}a.seq FROM {clause})"),
+        }
+    }
 }
 
 fn join(ids: &[i64]) -> String {
@@ -434,7 +646,8 @@ fn order(p: &Position) -> (i64, i64) {
     )
 }
 
-/// Writes one page in `tx` (see [`IndexStore::write_page`]).
+/// Writes one page in `tx` (see [`IndexStore::write_page`]): its new updates, the count of
+/// each of their keys' terms (one statement per distinct key of the page), then their keys.
 fn write_rows(
     tx: &Transaction<'_>,
     chunk: &Chunk,
@@ -444,15 +657,12 @@ fn write_rows(
     let mut written = PageWritten::default();
     let walked_to = chunk.cursor.as_ref().map(order);
     let start = chunk.start.as_ref().map(order);
-    let mut terms: HashMap<(i64, &str), i64> = HashMap::new();
-    let mut known = tx.prepare("SELECT digest FROM updates WHERE update_id = ?1")?;
-    let mut insert = tx.prepare(
+    let mut known = tx.prepare_cached("SELECT digest FROM updates WHERE update_id = ?1")?;
+    let mut insert = tx.prepare_cached(
         "INSERT INTO updates (update_id, migration_id, record_time, kind, root_action, parties, digest, body, chunk)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
-    let mut find_term = tx.prepare("SELECT id FROM terms WHERE kind = ?1 AND value = ?2")?;
-    let mut add_term = tx.prepare("INSERT INTO terms (kind, value) VALUES (?1, ?2)")?;
-    let mut add_key = tx.prepare("INSERT OR IGNORE INTO keys (term, seq) VALUES (?1, ?2)")?;
+    let mut new_rows: Vec<(&IndexRow, i64)> = Vec::with_capacity(page.rows.len());
     for row in &page.rows {
         let at = format_time_micros(row.record_time);
         let position = (row.migration_id, row.record_time);
@@ -510,27 +720,57 @@ fn write_rows(
             body,
             chunk.id
         ])?;
-        let seq = tx.last_insert_rowid();
-        for (kind, value) in &row.keys {
-            let key = (kind.code(), value.as_str());
-            let id = if let Some(id) = terms.get(&key) {
-                *id
-            } else {
-                let id = if let Some(id) = find_term
-                    .query_row(params![key.0, key.1], |r| r.get::<_, i64>(0))
-                    .optional()?
-                {
-                    id
-                } else {
-                    add_term.execute(params![key.0, key.1])?;
-                    tx.last_insert_rowid()
-                };
-                terms.insert(key, id);
-                id
-            };
-            add_key.execute(params![id, seq])?;
-        }
+        new_rows.push((row, tx.last_insert_rowid()));
         written.inserted += 1;
+    }
+    // The page's distinct keys, each with how many of its new updates have it.
+    let mut counts: HashMap<(i64, &str), (i64, i64)> = HashMap::new();
+    for (row, _) in &new_rows {
+        for (kind, value) in &row.keys {
+            counts.entry((kind.code(), value.as_str())).or_default().1 += 1;
+        }
+    }
+    if !counts.is_empty() {
+        let mut next: i64 = tx
+            .query_row("SELECT value FROM meta WHERE key = 'next_term'", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .optional()?
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(1);
+        let first_new = next;
+        let mut bump = tx.prepare_cached(
+            "UPDATE terms SET n = n + ?3 WHERE kind = ?1 AND value = ?2 RETURNING id",
+        )?;
+        let mut add =
+            tx.prepare_cached("INSERT INTO terms (kind, value, id, n) VALUES (?1, ?2, ?3, ?4)")?;
+        for ((kind, value), (id, n)) in &mut counts {
+            let found = bump
+                .query_row(params![kind, value, *n], |r| r.get::<_, i64>(0))
+                .optional()?;
+            *id = if let Some(id) = found {
+                id
+            } else {
+                add.execute(params![kind, value, next, *n])?;
+                next += 1;
+                next - 1
+            };
+        }
+        if next != first_new {
+            tx.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('next_term', ?1)",
+                [next.to_string()],
+            )?;
+        }
+        let mut add_key = tx.prepare_cached(
+            "INSERT INTO keys (term, migration_id, record_time, seq) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for (row, seq) in &new_rows {
+            for (kind, value) in &row.keys {
+                let id = counts[&(kind.code(), value.as_str())].0;
+                add_key.execute(params![id, row.migration_id, row.record_time, seq])?;
+            }
+        }
     }
     let mut scans = chunk.scans.clone();
     for scan in &page.scans {
@@ -858,36 +1098,68 @@ impl IndexStore for SqliteIndex {
         limit: usize,
     ) -> Result<Vec<SearchRow>, StoreError> {
         // One short read transaction: the term look-ups and the rows see the same index.
-        let tx = self
-            .conn
-            .unchecked_transaction()
-            .map_err(|e| engine_error(&self.path, &e))?;
-        let Some(clause) = self.where_clause(query, from, until)? else {
+        let e = |e: rusqlite::Error| engine_error(&self.path, &e);
+        let tx = self.conn.unchecked_transaction().map_err(e)?;
+        let Some(plan) = self.plan(query)? else {
             return Ok(Vec::new());
         };
-        let sql = format!(
-            "SELECT u.update_id, u.migration_id, u.record_time, u.kind, u.root_action, u.parties
-             FROM updates u WHERE {clause}
-             ORDER BY u.migration_id DESC, u.record_time DESC LIMIT {limit}"
-        );
-        let rows = {
-            let mut stmt = tx.prepare(&sql).map_err(|e| engine_error(&self.path, &e))?;
-            stmt.query_map([], |r| {
-                let parties: String = r.get(5)?;
-                Ok(SearchRow {
-                    update_id: r.get(0)?,
-                    migration_id: r.get(1)?,
-                    record_time: format_time_micros(r.get(2)?),
-                    kind: r.get(3)?,
-                    root_action: r.get(4)?,
-                    parties: serde_json::from_str(&parties).unwrap_or_default(),
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let segments = self.segments(from, until)?;
+        let mut seqs: Vec<i64> = Vec::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare(&plan.sql(segments.is_some(), Select::Page))
+                .map_err(e)?;
+            let mut take = |params: &[i64], seqs: &mut Vec<i64>| -> rusqlite::Result<()> {
+                let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
+                while let Some(row) = rows.next()? {
+                    seqs.push(row.get(2)?);
+                }
+                Ok(())
+            };
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            match segments {
+                None => take(&[limit], &mut seqs).map_err(e)?,
+                Some(parts) => {
+                    for [migration, from, until] in parts {
+                        let left = limit - i64::try_from(seqs.len()).unwrap_or(i64::MAX);
+                        if left <= 0 {
+                            break;
+                        }
+                        take(&[migration, from, until, left], &mut seqs).map_err(e)?;
+                    }
+                }
+            }
+        }
+        let mut row_of = self
+            .conn
+            .prepare_cached(
+                "SELECT update_id, migration_id, record_time, kind, root_action, parties
+                 FROM updates WHERE seq = ?1",
+            )
+            .map_err(e)?;
+        let mut rows = Vec::with_capacity(seqs.len());
+        for seq in seqs {
+            let row = row_of
+                .query_row([seq], |r| {
+                    let parties: String = r.get(5)?;
+                    Ok(SearchRow {
+                        update_id: r.get(0)?,
+                        migration_id: r.get(1)?,
+                        record_time: format_time_micros(r.get(2)?),
+                        kind: r.get(3)?,
+                        root_action: r.get(4)?,
+                        parties: serde_json::from_str(&parties).unwrap_or_default(),
+                    })
                 })
-            })
-            .map_err(|e| engine_error(&self.path, &e))?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| engine_error(&self.path, &e))?
-        };
-        tx.commit().map_err(|e| engine_error(&self.path, &e))?;
+                .map_err(e)?;
+            rows.push(row);
+        }
+        drop(row_of);
+        tx.commit().map_err(e)?;
         Ok(rows)
     }
 
@@ -897,18 +1169,38 @@ impl IndexStore for SqliteIndex {
         from: Option<i64>,
         until: Option<i64>,
     ) -> Result<u64, StoreError> {
-        let Some(clause) = self.where_clause(query, from, until)? else {
+        let e = |e: rusqlite::Error| engine_error(&self.path, &e);
+        let tx = self.conn.unchecked_transaction().map_err(e)?;
+        let Some(plan) = self.plan(query)? else {
             return Ok(0);
         };
-        let n: i64 = self
+        let segments = self.segments(from, until)?;
+        // One key over the whole history: the count kept with its term.
+        if let (None, Resolved::Terms { ids, n }, true) =
+            (&segments, &plan.driver, plan.others.is_empty())
+            && ids.len() == 1
+        {
+            return Ok(u64::try_from(*n).unwrap_or(0));
+        }
+        let mut stmt = self
             .conn
-            .query_row(
-                &format!("SELECT count(*) FROM updates u WHERE {clause}"),
-                [],
-                |r| r.get(0),
-            )
-            .map_err(|e| self.engine(&e))?;
-        Ok(u64::try_from(n).unwrap_or(0))
+            .prepare(&plan.sql(segments.is_some(), Select::Count))
+            .map_err(e)?;
+        let mut total: i64 = 0;
+        match segments {
+            None => total = stmt.query_row([], |r| r.get(0)).map_err(e)?,
+            Some(parts) => {
+                for [migration, from, until] in parts {
+                    let n: i64 = stmt
+                        .query_row(params![migration, from, until], |r| r.get(0))
+                        .map_err(e)?;
+                    total += n;
+                }
+            }
+        }
+        drop(stmt);
+        tx.commit().map_err(e)?;
+        Ok(u64::try_from(total).unwrap_or(0))
     }
 
     fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
@@ -972,20 +1264,32 @@ impl IndexStore for SqliteIndex {
                     )?;
                 }
             }
+            // Each term loses the keys of the updates removed; a term no update has goes.
+            tx.execute_batch(
+                "CREATE TEMP TABLE IF NOT EXISTS pruned (term INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+                 DELETE FROM pruned;",
+            )?;
             tx.execute(
-                "DELETE FROM keys WHERE seq IN (SELECT seq FROM updates WHERE record_time < ?1)",
+                "INSERT INTO pruned (term, n) SELECT term, count(*) FROM keys WHERE record_time < ?1 GROUP BY term",
                 [before],
             )?;
-            let removed = tx.execute("DELETE FROM updates WHERE record_time < ?1", [before])?;
-            tx.execute(
-                "DELETE FROM terms WHERE NOT EXISTS (SELECT 1 FROM keys WHERE keys.term = terms.id)",
-                [],
+            tx.execute_batch(
+                "UPDATE terms SET n = n - (SELECT p.n FROM pruned p WHERE p.term = terms.id)
+                   WHERE id IN (SELECT term FROM pruned);
+                 DELETE FROM terms WHERE n <= 0;
+                 DELETE FROM pruned;",
             )?;
+            tx.execute("DELETE FROM keys WHERE record_time < ?1", [before])?;
+            let removed = tx.execute("DELETE FROM updates WHERE record_time < ?1", [before])?;
             Ok(removed as u64)
         };
         let removed = run().map_err(|e| engine_error(&path, &e))?;
         tx.commit().map_err(|e| engine_error(&path, &e))?;
         Ok(removed)
+    }
+
+    fn notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
     }
 
     fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {

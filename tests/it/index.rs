@@ -857,3 +857,121 @@ fn a_first_sync_without_index_flag_creates_the_default_index_in_the_data_dir() {
     let status = run(dir.path(), url, &["index", "status"]);
     assert_eq!(status.status.code(), Some(0), "{}", text(&status.stderr));
 }
+
+/// `index search TERM… --count` over the whole index (no time bounds: a one-term count is the
+/// count kept with its key).
+fn count_all(dir: &Path, index: &Path, terms: &[&str]) -> u64 {
+    let mut args = index_args(index, "search");
+    args.extend_from_slice(terms);
+    args.push("--count");
+    let output = run(dir, "http://127.0.0.1:9", &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    text(&output.stdout).trim().parse().expect("a count")
+}
+
+#[test]
+fn pruned_keys_leave_the_counts_and_the_counts_equal_the_searches() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        &index,
+        &["--from", from(), "--verify", "1"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let terms = ["choice:AmuletRules_Transfer"];
+    let all = search(dir.path(), &index, &terms);
+    assert!(all.len() > 10, "{}", all.len());
+    assert_eq!(count_all(dir.path(), &index, &terms), all.len() as u64);
+    let kept_ids: Vec<String> = kept(&index).into_iter().map(|(id, _)| id).collect();
+    let lines = history(dir.path(), url);
+    let cut = kept_ids.len() / 2;
+    let before = lines
+        .iter()
+        .find(|l| l["update_id"] == kept_ids[cut].as_str())
+        .and_then(|l| l["record_time"].as_str())
+        .expect("a time")
+        .to_owned();
+    let mut args = index_args(&index, "prune");
+    args.extend_from_slice(&["--before", &before]);
+    let output = run(dir.path(), url, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let left = search(dir.path(), &index, &terms);
+    assert!(!left.is_empty() && left.len() < all.len(), "{}", left.len());
+    assert_eq!(left, all[..left.len()].to_vec(), "the newest stay");
+    assert_eq!(count_all(dir.path(), &index, &terms), left.len() as u64);
+}
+
+/// Turns a schema-2 index into the schema 1 of the cantonscope before it (its `terms` and
+/// `keys` tables, as that version created them).
+fn to_schema_1(index: &Path) {
+    let conn = rusqlite::Connection::open(index).expect("the index opens");
+    conn.execute_batch(
+        "BEGIN;
+         CREATE TABLE terms_v1 (id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, value TEXT NOT NULL,
+                                UNIQUE (kind, value));
+         INSERT INTO terms_v1 (id, kind, value) SELECT id, kind, value FROM terms;
+         CREATE TABLE keys_v1 (term INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (term, seq))
+                WITHOUT ROWID;
+         INSERT INTO keys_v1 (term, seq) SELECT term, seq FROM keys;
+         DROP TABLE keys;
+         DROP TABLE terms;
+         ALTER TABLE terms_v1 RENAME TO terms;
+         ALTER TABLE keys_v1 RENAME TO keys;
+         DELETE FROM meta WHERE key = 'next_term';
+         UPDATE meta SET value = '1' WHERE key = 'schema_version';
+         COMMIT;",
+    )
+    .expect("schema 1");
+}
+
+#[test]
+fn a_schema_1_index_is_refused_by_readers_and_migrated_by_the_next_sync() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        &index,
+        &["--from", from(), "--verify", "1"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let choice = ["choice:AmuletRules_Transfer"];
+    let transfers = search(dir.path(), &index, &choice);
+    let kept_before = kept(&index);
+    to_schema_1(&index);
+
+    // Readers refuse it with what to do, never misread it.
+    let mut args = index_args(&index, "search");
+    args.push(choice[0]);
+    let output = run(dir.path(), url, &args);
+    assert_eq!(output.status.code(), Some(2));
+    let err = text(&output.stderr);
+    assert!(err.contains("older cantonscope (schema 1)"), "{err}");
+    assert!(err.contains("index sync"), "{err}");
+
+    // The next sync migrates it (and says so), then goes on from where it was.
+    let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("migrated the index from schema 1 to schema 2"),
+        "{err}"
+    );
+    let st = status(dir.path(), &index);
+    assert_eq!(st["schema_version"], 2);
+    // The same answers as before (updates the sync added since are newer).
+    let known: BTreeSet<&str> = kept_before.iter().map(|(id, _)| id.as_str()).collect();
+    let now = search(dir.path(), &index, &choice);
+    let old: Vec<String> = now
+        .iter()
+        .filter(|id| known.contains(id.as_str()))
+        .cloned()
+        .collect();
+    assert_eq!(old, transfers);
+    assert_eq!(count_all(dir.path(), &index, &choice), now.len() as u64);
+    let kept_now = kept(&index);
+    assert_eq!(kept_now[..kept_before.len()], kept_before[..]);
+}
