@@ -293,12 +293,12 @@ impl App {
             }
             AppEvent::GoToTime(t) => {
                 out.owner = PaneId::History;
-                self.panes.history.goto_time(t, &self.sh, out);
+                self.panes.history.goto_time(t, &mut self.sh, out);
                 self.go_to(PaneId::History);
             }
             AppEvent::LoadSpan(secs) => {
                 out.owner = PaneId::History;
-                self.panes.history.load_span(secs, &self.sh, out);
+                self.panes.history.load_span(secs, &mut self.sh, out);
                 self.go_to(PaneId::History);
             }
             AppEvent::FilterHistory(text) => {

@@ -11,7 +11,7 @@ use crate::model::format::parse_time_micros;
 use crate::model::history::{History, Placement};
 use crate::model::index::query::Query;
 use crate::model::index::read::{
-    IndexAnswer, IndexFailure, IndexRead, IndexReply, LIFECYCLE_MAX, SearchPage,
+    IndexAnswer, IndexFailure, IndexRead, IndexReply, LIFECYCLE_MAX, RangePage, SearchPage,
 };
 use crate::model::lifecycle::Lifecycle;
 use crate::msg::Response;
@@ -84,6 +84,30 @@ fn answer(store: &mut dyn IndexStore, read: &IndexRead) -> Result<IndexAnswer, S
                 None
             };
             Ok(IndexAnswer::Search(SearchPage { rows, total }))
+        }
+        IndexRead::Range {
+            since,
+            offset,
+            limit,
+            count,
+            locate,
+        } => {
+            let rows = store.range_rows(*since, *offset, *limit)?;
+            let total = if *count {
+                Some(store.range_count(*since, None)?)
+            } else {
+                None
+            };
+            let located = match locate {
+                Some(at) => Some(store.range_count(*since, Some(*at))?),
+                None => None,
+            };
+            Ok(IndexAnswer::Range(RangePage {
+                offset: *offset,
+                rows,
+                total,
+                located,
+            }))
         }
         IndexRead::Body { update_id } => store.body(update_id).map(IndexAnswer::Body),
         IndexRead::Lifecycle { contract_id } => lifecycle(store, contract_id),

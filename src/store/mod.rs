@@ -328,6 +328,18 @@ pub trait IndexStore: Send {
         after: Option<(i64, i64)>,
         limit: usize,
     ) -> Result<Vec<KeptUpdate>, StoreError>;
+    /// How many updates were recorded at or after `since` and before `before` (µs; `None`: up
+    /// to the newest): the length of History's list read from the index.
+    fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError>;
+    /// The updates recorded at or after `since` in record-time order (ties in the order they
+    /// were written), leaving out the first `offset`, at most `limit`, as summary rows: one
+    /// page of History's list read from the index.
+    fn range_rows(
+        &mut self,
+        since: i64,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError>;
     /// What opening the index did that the user should hear of (an older schema migrated),
     /// each once.
     fn notices(&mut self) -> Vec<String> {

@@ -1454,6 +1454,49 @@ impl IndexStore for PgIndex {
         })
     }
 
+    fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
+        let before = before.unwrap_or(i64::MAX);
+        let n: i64 = self.with(|c| {
+            Ok(c.query_one(
+                "SELECT count(*) FROM updates WHERE record_time >= $1 AND record_time < $2",
+                &[&since, &before],
+            )?
+            .get(0))
+        })?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    fn range_rows(
+        &mut self,
+        since: i64,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with(|c| {
+            Ok(c.query(
+                "SELECT update_id, migration_id, record_time, kind, root_action, parties
+                 FROM updates WHERE record_time >= $1
+                 ORDER BY record_time, seq LIMIT $2 OFFSET $3",
+                &[&since, &limit, &offset],
+            )?
+            .iter()
+            .map(|r| {
+                let parties: String = r.get(5);
+                SearchRow {
+                    update_id: r.get(0),
+                    migration_id: r.get(1),
+                    record_time: format_time_micros(r.get(2)),
+                    kind: r.get(3),
+                    root_action: r.get(4),
+                    parties: serde_json::from_str(&parties).unwrap_or_default(),
+                }
+            })
+            .collect())
+        })
+    }
+
     fn page_after(
         &mut self,
         after: Option<(i64, i64)>,

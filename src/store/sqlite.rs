@@ -1318,6 +1318,19 @@ impl IndexStore for SqliteIndex {
     ) -> Result<Vec<KeptUpdate>, StoreError> {
         self.explorer_page_after(after, limit)
     }
+
+    fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
+        self.explorer_range_count(since, before)
+    }
+
+    fn range_rows(
+        &mut self,
+        since: i64,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        self.explorer_range_rows(since, offset, limit)
+    }
 }
 
 /// Ranges no chunk covers between the first chunk's start and the last chunk's reach: a chunk
@@ -1391,6 +1404,54 @@ impl SqliteIndex {
                 .filter(|(_, _, at)| now.saturating_sub(*at) < super::HEARTBEAT_STALE_MICROS)
                 .map(|(pid, host, beat_at)| SyncRunning { pid, host, beat_at }),
         })
+    }
+
+    fn explorer_range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
+        let path = self.path.clone();
+        let n: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM updates WHERE record_time >= ?1 AND record_time < ?2",
+                params![since, before.unwrap_or(i64::MAX)],
+                |r| r.get(0),
+            )
+            .map_err(|e| engine_error(&path, &e))?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    fn explorer_range_rows(
+        &mut self,
+        since: i64,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        let path = self.path.clone();
+        let e = |e: rusqlite::Error| engine_error(&path, &e);
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // The time index holds the rowid (seq): the order and the offset walk it alone.
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT update_id, migration_id, record_time, kind, root_action, parties
+                 FROM updates WHERE record_time >= ?1
+                 ORDER BY record_time, seq LIMIT ?2 OFFSET ?3",
+            )
+            .map_err(e)?;
+        stmt.query_map(params![since, limit, offset], |r| {
+            let parties: String = r.get(5)?;
+            Ok(SearchRow {
+                update_id: r.get(0)?,
+                migration_id: r.get(1)?,
+                record_time: format_time_micros(r.get(2)?),
+                kind: r.get(3)?,
+                root_action: r.get(4)?,
+                parties: serde_json::from_str(&parties).unwrap_or_default(),
+            })
+        })
+        .map_err(e)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(e)
     }
 
     fn explorer_page_after(

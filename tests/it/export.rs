@@ -797,7 +797,7 @@ fn reloading_the_history_cancels_the_export() {
     assert!(p.pane.export_progress().is_some());
     let mut out = Out::default();
     // A time far outside the loaded range reloads the history.
-    p.pane.goto_time(t0() - 86_400_000_000, &p.sh, &mut out);
+    p.pane.goto_time(t0() - 86_400_000_000, &mut p.sh, &mut out);
     p.absorb(out);
     assert_eq!(p.pane.export_progress(), None);
     assert!(

@@ -12,15 +12,23 @@ use cantonscope::panes::history::IndexSearch;
 use crossterm::event::KeyCode;
 
 use crate::common::bin::bin;
-use crate::common::{Harness, Options, stable, toast};
+use crate::common::{Harness, Options, count, stable, toast};
 
 /// How far back from the explorer's clock the tests' index reaches.
 const SYNCED_SECS: i64 = 2 * 3600;
 
 /// Syncs the demo at `scan_url` into `dir/index.sqlite` from `SYNCED_SECS` before `now`.
 fn sync_index(dir: &Path, scan_url: &str, now: i64) -> PathBuf {
+    sync_index_from(
+        dir,
+        scan_url,
+        &format_time_micros(now - SYNCED_SECS * 1_000_000),
+    )
+}
+
+/// Syncs the demo at `scan_url` into `dir/index.sqlite` from `from` (`begin` or a time).
+fn sync_index_from(dir: &Path, scan_url: &str, from: &str) -> PathBuf {
     let path = dir.join("index.sqlite");
-    let from = format_time_micros(now - SYNCED_SECS * 1_000_000);
     let output = bin(dir)
         .arg("--scan-url")
         .arg(scan_url)
@@ -35,7 +43,7 @@ fn sync_index(dir: &Path, scan_url: &str, now: i64) -> PathBuf {
             "--timeout",
             "60s",
             "--from",
-            &from,
+            from,
         ])
         .output()
         .expect("binary runs");
@@ -460,4 +468,214 @@ fn history_pages_come_from_the_index_where_it_covers_them_and_from_the_scan_wher
     };
     let local = page(&dead, Some(&offline), &from_begin).expect("the index answers");
     assert_eq!(ids(&local)[0], first.update_id);
+}
+
+/// The explorer on the demo with the whole demo history in an index (`--from begin`) and a
+/// history memory budget of 1 MiB.
+fn with_whole_index_and_a_tiny_budget(dir: &Path) -> Harness {
+    let dir = dir.to_owned();
+    Harness::start_with(Options {
+        tweak: Box::new(|s| s.history_memory_mib = 1),
+        prepare: Box::new(move |demo, _now, settings| {
+            let path = sync_index_from(&dir, &demo.scan_url, "begin");
+            settings.index = Some(path.display().to_string());
+        }),
+        ..Options::default()
+    })
+}
+
+/// Every update the index keeps, `(record time µs, update id)`, in record-time order (read
+/// with the sync's own page reads, not with the explorer's).
+fn kept_in_time_order(h: &Harness) -> Vec<(i64, String)> {
+    let location =
+        cantonscope::store::Location::parse(h.app.sh.ctx.index.as_deref().expect("index"));
+    let mut reader = cantonscope::store::open_reader(&location).expect("reader");
+    let mut all = Vec::new();
+    let mut after = None;
+    loop {
+        let page = reader.page_after(after, 1000).expect("page");
+        let Some(last) = page.last() else { break };
+        after = Some((last.migration_id, last.record_time));
+        all.extend(page.into_iter().map(|k| (k.record_time, k.update_id)));
+    }
+    all.sort_by_key(|(t, _)| *t);
+    all
+}
+
+/// The History list read from the index.
+fn range(h: &Harness) -> &cantonscope::panes::history::IndexRange {
+    h.app
+        .history
+        .index_range()
+        .expect("History reads from the index")
+}
+
+#[test]
+fn l_over_the_index_shows_the_whole_span_paged_without_filling_the_memory_budget() {
+    use cantonscope::panes::history::{INDEX_RANGE_KEPT_PAGES, IndexRange};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_whole_index_and_a_tiny_budget(dir.path());
+    let kept = kept_in_time_order(&h);
+    let budget = 1usize << 20;
+    assert!(h.app.sh.history.memory_bytes() <= budget);
+    let loaded = h.app.sh.history.len();
+    let history_requests = count(&h, "updates ");
+    // Two days: longer than the loaded window, across the migration, far over 1 MiB of bodies.
+    let since = h.now - 2 * 86_400_000_000;
+    let span: Vec<&(i64, String)> = kept.iter().filter(|(t, _)| *t >= since).collect();
+    assert!(
+        span.len() > loaded * 10,
+        "{} in the span, {loaded} loaded",
+        span.len()
+    );
+    h.palette("load 2d");
+    // No span load runs: the span is read from the index as the list scrolls.
+    assert!(h.app.sh.feed.span.is_none(), "{:?}", h.app.sh.feed.span);
+    assert!(toast(&h).contains("from the local index"), "{}", toast(&h));
+    let r = range(&h);
+    assert_eq!(r.since(), since);
+    assert_eq!(
+        r.total(),
+        Some(span.len() as u64),
+        "every update of the span"
+    );
+    let s = screen(&mut h, 80, 24);
+    let title = s.lines().nth(2).unwrap_or_default().to_owned();
+    assert!(
+        title.contains(&format!(
+            "{} updates (local index)",
+            cantonscope::ui::format::group_thousands(span.len())
+        )),
+        "{s}"
+    );
+    // The selection lands on the update selected in the loaded rows (the newest, following).
+    let r = range(&h);
+    assert_eq!(r.cursor(), span.len() - 1);
+    assert_eq!(
+        r.selected().map(|row| row.update_id.as_str()),
+        Some(span[span.len() - 1].1.as_str())
+    );
+    // The oldest row is the first update of the span; paging through the middle reads pages
+    // there; memory holds a few pages, never the span.
+    h.key(KeyCode::Home);
+    let r = range(&h);
+    assert_eq!(r.cursor(), 0);
+    assert_eq!(
+        r.selected().map(|row| row.update_id.as_str()),
+        Some(span[0].1.as_str()),
+        "the first update of the span"
+    );
+    let screen_top = screen(&mut h, 80, 24);
+    assert!(
+        !screen_top.lines().any(|l| l.starts_with("│…")),
+        "every row on screen was read: {screen_top}"
+    );
+    for _ in 0..60 {
+        h.key(KeyCode::PageDown);
+    }
+    let r = range(&h);
+    let at = r.cursor();
+    assert_eq!(
+        r.selected().map(|row| row.update_id.as_str()),
+        Some(span[at].1.as_str()),
+        "row {at} is the span's update {at}"
+    );
+    assert!(
+        r.rows_held() <= INDEX_RANGE_KEPT_PAGES * 200,
+        "{} rows held",
+        r.rows_held()
+    );
+    h.key(KeyCode::End);
+    assert_eq!(
+        range(&h).selected().map(|row| row.update_id.as_str()),
+        Some(span[span.len() - 1].1.as_str())
+    );
+    assert!(h.app.sh.history.memory_bytes() <= budget);
+    assert_eq!(
+        h.app.sh.history.len(),
+        loaded,
+        "nothing more was loaded into memory"
+    );
+    assert_eq!(
+        count(&h, "updates "),
+        history_requests,
+        "no page of bodies was asked for"
+    );
+    // Enter opens the oldest update of the span.
+    h.key(KeyCode::Home);
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, cantonscope::panes::PaneId::Update);
+    assert_eq!(h.app.update_pane.update_id(), Some(span[0].1.as_str()));
+    assert!(h.app.update_pane.error().is_none());
+    // Esc: back to the list read from the index, Esc again: the loaded rows.
+    h.key(KeyCode::Esc);
+    assert!(h.app.history.index_range().is_some());
+    h.key(KeyCode::Esc);
+    assert!(h.app.history.index_range().is_none());
+    assert_eq!(h.app.history.row_count(&h.app.sh), loaded);
+    let _ = IndexRange::since;
+}
+
+#[test]
+fn time_and_scrolling_above_the_loaded_rows_read_on_from_the_index() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_whole_index_and_a_tiny_budget(dir.path());
+    let kept = kept_in_time_order(&h);
+    let loaded_first = h.app.sh.history.first().expect("loaded").clone();
+    // Scrolling above the first loaded row: the row just above it, from the index.
+    h.key(KeyCode::Home);
+    assert!(h.app.history.index_range().is_none());
+    h.key(KeyCode::Up);
+    let r = range(&h);
+    assert_eq!(r.total(), Some(kept.len() as u64), "the whole index");
+    let row = r.cursor();
+    assert!(row > 0);
+    assert!(kept[row].0 < loaded_first.record_time, "{row}");
+    assert_eq!(kept[row + 1].1, loaded_first.update_id.to_string());
+    assert_eq!(
+        r.selected().map(|row| row.update_id.as_str()),
+        Some(kept[row].1.as_str())
+    );
+    // Up goes on through the index.
+    h.key(KeyCode::Up);
+    assert_eq!(range(&h).cursor(), row - 1);
+    assert_eq!(
+        range(&h).selected().map(|r| r.update_id.as_str()),
+        Some(kept[row - 1].1.as_str())
+    );
+    // `f` follows the live tail again, in the loaded rows.
+    h.key(KeyCode::Char('f'));
+    assert!(h.app.history.index_range().is_none());
+    assert!(h.app.history.is_following());
+    // `:time` a day back, outside the loaded rows: the index at that time; no reload.
+    let t = h.now - 86_400_000_000;
+    let requests = count(&h, "updates ");
+    h.palette(&format!("time {}", format_time_micros(t)));
+    let r = range(&h);
+    let row = r.cursor();
+    assert!(
+        kept[row].0 >= t && kept[row - 1].0 < t,
+        "the first update at {t}"
+    );
+    assert_eq!(
+        r.selected().map(|row| row.update_id.as_str()),
+        Some(kept[row].1.as_str())
+    );
+    assert_eq!(
+        count(&h, "updates "),
+        requests,
+        "the loaded history was not reloaded"
+    );
+    let s = screen(&mut h, 120, 40);
+    assert!(s.contains("BROWSING") || s.contains("browsing"), "{s}");
+    assert!(h.app.sh.history.memory_bytes() <= 1 << 20);
+}
+
+#[test]
+fn snapshot_of_history_from_the_index() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_whole_index_and_a_tiny_budget(dir.path());
+    h.palette("load 2d");
+    h.key(KeyCode::Home);
+    crate::common::assert_snapshot!("history_from_index_80x24", screen(&mut h, 80, 24));
 }

@@ -807,7 +807,8 @@ fn goto_time_selects_within_the_loaded_range_and_restarts_outside_it() {
     let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
     h.run_to_head(3, txs(0, 5, 3, t0()));
     let mut out = Out::default();
-    h.pane.goto_time(t0() + 2 * SEC + SEC / 2, &h.sh, &mut out);
+    h.pane
+        .goto_time(t0() + 2 * SEC + SEC / 2, &mut h.sh, &mut out);
     h.collect(out);
     assert_eq!(
         h.selected_id(),
@@ -820,7 +821,7 @@ fn goto_time_selects_within_the_loaded_range_and_restarts_outside_it() {
     assert_eq!(h.pending.len(), 1);
     let target = t0() - 86_400 * SEC;
     let mut out = Out::default();
-    h.pane.goto_time(target, &h.sh, &mut out);
+    h.pane.goto_time(target, &mut h.sh, &mut out);
     h.drive(&mut out, None);
     let cancelled = out.effects.iter().any(|e| matches!(e, Effect::Cancel(_)));
     assert!(cancelled, "the poll in flight is cancelled");
@@ -867,7 +868,7 @@ fn a_time_reads_from_the_migration_in_force_then() {
     ] {
         h.pending.clear();
         let mut out = Out::default();
-        h.pane.goto_time(target, &h.sh, &mut out);
+        h.pane.goto_time(target, &mut h.sh, &mut out);
         h.drive(&mut out, None);
         h.pending.clear();
         h.collect_effects(out);

@@ -9,6 +9,8 @@ use crate::model::lifecycle::Lifecycle;
 
 /// Rows of one page of a whole-history search.
 pub const SEARCH_PAGE: usize = 200;
+/// Rows of one page of History's list read from the index.
+pub const RANGE_PAGE: usize = 200;
 /// Most updates a contract's lifecycle is read from (a contract touched more often shows the
 /// newest ones and says so).
 pub const LIFECYCLE_MAX: usize = 500;
@@ -48,6 +50,17 @@ pub enum IndexRead {
         limit: usize,
         count: bool,
     },
+    /// A page of History's list read from the index: the updates recorded at or after `since`
+    /// in record-time order, leaving out the first `offset`, at most `limit`; with `count`,
+    /// how many there are; with `locate`, how many of them come before that time (µs), so
+    /// the list can select the row of a time.
+    Range {
+        since: i64,
+        offset: usize,
+        limit: usize,
+        count: bool,
+        locate: Option<i64>,
+    },
     /// An update's body as kept (the item's JSON).
     Body { update_id: String },
     /// Every update of the index that touches a contract, as its lifecycle.
@@ -60,6 +73,7 @@ impl IndexRead {
         match self {
             IndexRead::Reach { .. } => "index reach".into(),
             IndexRead::Search { .. } => "index search".into(),
+            IndexRead::Range { offset, .. } => format!("index rows from {offset}"),
             IndexRead::Body { update_id } => format!("index body {update_id}"),
             IndexRead::Lifecycle { contract_id } => format!("index lifecycle {contract_id}"),
         }
@@ -74,11 +88,24 @@ pub struct SearchPage {
     pub total: Option<u64>,
 }
 
+/// A page of History's list read from the index ([`IndexRead::Range`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RangePage {
+    /// The row number of the first row.
+    pub offset: usize,
+    pub rows: Vec<SearchRow>,
+    /// How many rows the list has, when asked.
+    pub total: Option<u64>,
+    /// The row number of the time asked to locate, when asked.
+    pub located: Option<u64>,
+}
+
 /// The answer of an [`IndexRead`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum IndexAnswer {
     Reach(IndexReach),
     Search(SearchPage),
+    Range(RangePage),
     /// `None`: not in the index, or kept without its body.
     Body(Option<String>),
     /// The lifecycle from the index; `more`: the contract has more updates than were read.

@@ -18,6 +18,7 @@
 //! [`HistoryPane::on_history`].
 
 mod export;
+mod index_range;
 mod index_search;
 mod server_export;
 mod span;
@@ -49,6 +50,7 @@ pub use crate::feed::loader::{
     SEEK_STEPS,
 };
 use export::ExportWrites;
+pub use index_range::{IndexRange, IndexedRow, KEPT_PAGES as INDEX_RANGE_KEPT_PAGES, Land};
 pub use index_search::{IndexSearch, MAX_KEPT as INDEX_SEARCH_MAX_KEPT, NO_INDEX};
 pub use server_export::PAGES_PER_SEC;
 use server_export::RangeExport;
@@ -118,6 +120,9 @@ pub struct HistoryPane {
     span_line: bool,
     /// The whole-history search (`F`), while shown.
     index_search: Option<IndexSearch>,
+    /// History read from the local index (`L`, `:time`, scrolling above the loaded rows with
+    /// an index), while shown.
+    index_range: Option<IndexRange>,
     area: Rect,
 }
 
@@ -148,6 +153,7 @@ impl HistoryPane {
             span_label: String::new(),
             span_line: false,
             index_search: None,
+            index_range: None,
             area: Rect::default(),
         }
     }
@@ -198,6 +204,12 @@ impl HistoryPane {
 
     /// The selected update's id.
     pub fn selected_update_id(&self, sh: &Shared) -> Option<String> {
+        if let Some(r) = &self.index_range {
+            return r
+                .selected()
+                .filter(|row| !row.update_id.is_empty())
+                .map(|row| row.update_id.clone());
+        }
         self.selected(sh).map(|s| s.update_id.to_string())
     }
 
@@ -263,8 +275,9 @@ impl HistoryPane {
 
     /// Selects the first update at or after `micros` if it is within the loaded range (pausing
     /// the tail); otherwise asks the loader to reload from that time.
-    pub fn goto_time(&mut self, micros: i64, sh: &Shared, out: &mut Out) {
+    pub fn goto_time(&mut self, micros: i64, sh: &mut Shared, out: &mut Out) {
         self.resync(sh);
+        self.index_range = None;
         let in_range = match (sh.history.first(), sh.history.last()) {
             (Some(first), Some(last)) => {
                 micros >= first.record_time && (micros <= last.record_time || sh.feed.at_head)
@@ -272,6 +285,9 @@ impl HistoryPane {
             _ => false,
         };
         self.browsing = true;
+        if !in_range && self.time_from_index(micros, sh, out) {
+            return;
+        }
         if !in_range {
             out.info(format!(
                 "loading from {} {}",
@@ -304,6 +320,7 @@ impl HistoryPane {
             out.warn("export cancelled: the history is being reloaded");
         }
         self.export_dialog = None;
+        self.index_range = None;
         self.following = origin.follows();
         self.browsing = !self.following;
         self.new_rows = 0;
@@ -434,6 +451,9 @@ impl Pane for HistoryPane {
         if let Some(used) = self.index_search_command(cmd, sh, out) {
             return used;
         }
+        if let Some(used) = self.index_range_command(cmd, sh, out) {
+            return used;
+        }
         match cmd {
             Command::SearchIndex => {
                 self.open_index_search(sh, out);
@@ -521,7 +541,7 @@ impl Pane for HistoryPane {
     }
 
     fn on_fetched(&mut self, reply: &crate::msg::Fetched, sh: &mut Shared, out: &mut Out) {
-        if self.on_index_search_reply(reply, sh, out) {
+        if self.on_index_search_reply(reply, sh, out) || self.on_index_range_reply(reply, sh, out) {
             return;
         }
         self.on_range_page(reply, sh, out);
@@ -547,6 +567,7 @@ impl Pane for HistoryPane {
         self.area = area;
         self.scroll.set_viewport(self.list_viewport());
         self.index_search_set_viewport();
+        self.index_range_set_viewport();
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
@@ -556,6 +577,13 @@ impl Pane for HistoryPane {
         }
         if let Some(s) = &self.index_search {
             self.render_index_search(s, area, buf, cx);
+            return;
+        }
+        if let Some(r) = &self.index_range {
+            self.render_index_range(r, area, buf, cx);
+            if let Some(prompt) = &self.span_prompt {
+                prompt.render(area, buf, sh, theme);
+            }
             return;
         }
         let mut block = Block::bordered()
@@ -642,6 +670,15 @@ impl Pane for HistoryPane {
     fn hints(&self) -> Vec<Command> {
         if self.wants_raw_keys() {
             return vec![Command::Confirm, Command::Cancel];
+        }
+        if self.index_range.is_some() && self.index_search.is_none() {
+            return vec![
+                Command::Select,
+                Command::Copy,
+                Command::FollowTail,
+                Command::SearchIndex,
+                Command::Back,
+            ];
         }
         if self.index_search.is_some() {
             return vec![

@@ -94,9 +94,12 @@ impl HistoryPane {
     }
 
     /// Starts loading `secs` back from now (the prompt's Enter, `:load`).
-    pub fn load_span(&mut self, secs: i64, sh: &Shared, out: &mut Out) {
+    pub fn load_span(&mut self, secs: i64, sh: &mut Shared, out: &mut Out) {
         let since = sh.now.saturating_sub(secs.saturating_mul(1_000_000));
         self.span_label = human_secs(secs);
+        if self.span_from_index(since, sh, out) {
+            return;
+        }
         out.info(format!(
             "loading the last {} in the background: {}",
             self.span_label,
@@ -106,7 +109,7 @@ impl HistoryPane {
             .push(AppEvent::Loader(LoaderIntent::LoadSpan { since }));
     }
 
-    pub(super) fn on_span_key(&mut self, key: &KeyEvent, sh: &Shared, out: &mut Out) {
+    pub(super) fn on_span_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
         let Some(prompt) = &mut self.span_prompt else {
             return;
         };

@@ -183,7 +183,7 @@ impl HistoryPane {
 
 /// The part of an update id that tells updates apart, as much as fits in `width`: without the
 /// `1220` multihash prefix every scan update id starts with.
-fn distinct_id(id: &str, width: u16) -> String {
+pub(super) fn distinct_id(id: &str, width: u16) -> String {
     let rest = id
         .strip_prefix("1220")
         .filter(|r| !r.is_empty())
@@ -193,11 +193,11 @@ fn distinct_id(id: &str, width: u16) -> String {
 
 /// The pane width from which the title's range shows dates when it spans days (narrower, the
 /// title keeps its room for the count and the state).
-const DATED_RANGE_WIDTH: u16 = 100;
+pub(super) const DATED_RANGE_WIDTH: u16 = 100;
 
 /// The loaded range for the title: `14:02–14:12 UTC`, with dates when it spans days and
 /// `dated` (`11-21 23:50–11-22 00:10 UTC`).
-fn loaded_range(sh: &Shared, first: i64, last: i64, dated: bool) -> String {
+pub(super) fn loaded_range(sh: &Shared, first: i64, last: i64, dated: bool) -> String {
     let (a, b) = (sh.format_time(first), sh.format_time(last));
     let same_day = !dated || a.get(..10) == b.get(..10);
     let cut = |t: &str| -> String {

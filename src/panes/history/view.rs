@@ -165,11 +165,15 @@ impl HistoryPane {
     // Commands
     // ---------------------------------------------------------------------------------------
 
-    pub(super) fn on_move(&mut self, cmd: Command, sh: &Shared, out: &mut Out) {
+    pub(super) fn on_move(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) {
         self.resync(sh);
         self.pause(sh);
         let at_top = self.scroll.cursor() == 0;
         match cmd {
+            // Above the loaded rows, the index holds older updates: History reads on from it
+            // (not with a filter: the filter is the loaded rows').
+            Command::Up | Command::PageUp | Command::Top
+                if at_top && self.view.filter.is_none() && self.earlier_from_index(sh, out) => {}
             Command::Up | Command::PageUp | Command::Top if at_top => {
                 out.events.push(AppEvent::Loader(LoaderIntent::Earlier));
             }
