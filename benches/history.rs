@@ -256,7 +256,7 @@ fn bench_render(c: &mut Criterion, history: History) {
         });
     });
     // The middle of the history (paused), then with a filter active.
-    pane.goto_time(t0() + (n as i64 / 2) * 250_000, &sh, &mut out);
+    pane.goto_time(t0() + (n as i64 / 2) * 250_000, &mut sh, &mut out);
     group.bench_function("paused in the middle", |b| {
         b.iter(|| {
             buf.reset();
