@@ -241,7 +241,7 @@ impl IndexRange {
     }
 
     /// Reads the first page the screen needs and does not have (one read at a time).
-    fn pump(&mut self, sh: &mut Shared, out: &mut Out) {
+    pub(super) fn pump(&mut self, sh: &mut Shared, out: &mut Out) {
         if self.pending.is_some() || self.total.is_none() {
             return;
         }

@@ -537,7 +537,13 @@ impl Pane for HistoryPane {
             self.step_export(sh, out);
         }
         let paging = self.pump_range_export(sh, out);
-        changed || exporting || paging
+        // History read from the index: the pages the screen needs after a resize.
+        let reading = self.index_range.as_mut().is_some_and(|r| {
+            let before = r.is_loading();
+            r.pump(sh, out);
+            !before && r.is_loading()
+        });
+        changed || exporting || paging || reading
     }
 
     fn on_fetched(&mut self, reply: &crate::msg::Fetched, sh: &mut Shared, out: &mut Out) {
