@@ -1592,6 +1592,44 @@ mod tests {
     }
 
     #[test]
+    fn history_rows_from_a_time_in_record_time_order_by_offset_with_their_count() {
+        let dir =
+            std::env::temp_dir().join(format!("cantonscope-sqlite-range-{}", std::process::id()));
+        let path = dir.join("i.sqlite");
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut index = SqliteIndex::open(&path, true).expect("open");
+        let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+        // Written out of order (chunks are walked in parallel), two in one microsecond.
+        let mut rows: Vec<IndexRow> = [5, 1, 3, 2, 4, 3]
+            .iter()
+            .enumerate()
+            .map(|(i, s)| row(&format!("r{i}s{s}"), *s, "alice"))
+            .collect();
+        rows.sort_by_key(|r| r.record_time);
+        index.write_page(chunk.id, &page(rows)).expect("page");
+        let t = |s: i64| 1_800_000_000_000_000 + s * 1_000_000;
+        assert_eq!(index.range_count(t(0), None).expect("count"), 6);
+        assert_eq!(index.range_count(t(3), None).expect("count"), 4);
+        assert_eq!(index.range_count(t(2), Some(t(4))).expect("count"), 3);
+        let ids = |rows: Vec<SearchRow>| rows.into_iter().map(|r| r.update_id).collect::<Vec<_>>();
+        let all = ids(index.range_rows(t(0), 0, 10).expect("rows"));
+        assert_eq!(all.len(), 6);
+        assert_eq!(all[0], "r1s1");
+        assert_eq!(all[5], "r0s5");
+        // Pages by offset put together are the whole list, once each.
+        let mut paged = Vec::new();
+        for offset in (0..6).step_by(4) {
+            paged.extend(ids(index.range_rows(t(0), offset, 4).expect("rows")));
+        }
+        assert_eq!(paged, all);
+        assert_eq!(
+            ids(index.range_rows(t(3), 1, 2).expect("rows")),
+            all[3..5].to_vec()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn pages_search_bodies_and_a_rewritten_update() {
         let dir = std::env::temp_dir().join(format!("cantonscope-sqlite-{}", std::process::id()));
         let path = dir.join("i.sqlite");

@@ -216,6 +216,30 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
         lines[3]
     );
 
+    // History's rows from a time (the explorer's list over the index): the same on both.
+    {
+        let mut on_pg = store::open_reader(&db.location()).expect("opens");
+        let mut on_sqlite = store::open_reader(&Location::Sqlite(sqlite.clone())).expect("opens");
+        let mid = on_sqlite.page_after(None, 10).expect("page")[5].record_time;
+        for since in [0, mid] {
+            assert_eq!(
+                on_pg.range_count(since, None).expect("count"),
+                on_sqlite.range_count(since, None).expect("count")
+            );
+            assert_eq!(
+                on_pg.range_count(since, Some(mid + 1)).expect("count"),
+                on_sqlite.range_count(since, Some(mid + 1)).expect("count")
+            );
+            for offset in [0, 3, 7] {
+                assert_eq!(
+                    on_pg.range_rows(since, offset, 5).expect("rows"),
+                    on_sqlite.range_rows(since, offset, 5).expect("rows"),
+                    "since {since}, offset {offset}"
+                );
+            }
+        }
+    }
+
     // Status: the same range, four verified chunks, its size on the server, nothing running.
     let st = status(dir.path(), pg_at);
     assert_eq!(

@@ -562,7 +562,12 @@ impl HistoryPane {
         };
         title.push(Span::styled(count, theme.muted));
         title.push(Span::styled(" · ", theme.muted));
-        title.push(Span::styled("browsing", theme.status_warn));
+        let state = if self.is_browsing() {
+            "browsing"
+        } else {
+            "paused"
+        };
+        title.push(Span::styled(state, theme.status_warn));
         let mut block = Block::bordered()
             .border_style(theme.border_style(focused))
             .title(Line::from(title));

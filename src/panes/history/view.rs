@@ -21,6 +21,8 @@ impl HistoryPane {
     pub fn set_filter(&mut self, text: &str, sh: &Shared, out: &mut Out) {
         match Filter::parse(text) {
             Ok(f) => {
+                // The filter is the loaded rows': they are shown again.
+                self.index_range = None;
                 self.apply_filter(f, sh);
                 self.filter.set_text(text);
             }
