@@ -2,7 +2,10 @@
 //! [`crate::feed::loader`]) as a virtualized table: the live tail (follow / pause with a
 //! new-item count), asking the loader for earlier updates above the first loaded one and for
 //! the next page of a lazily loaded list, the `/` filter, opening / copying the selected update,
-//! and the export of the shown rows (`e`, see [`super::export`]).
+//! and the export of the shown rows (`e`, see [`super::export`]). With a local index that holds
+//! older updates, `L`, `:time` and scrolling above the loaded rows show History read from the
+//! index instead, a page at a time (`index_range`), and `F` searches the whole index
+//! (`index_search`).
 //!
 //! ```text
 //! ┌History · 1,234 updates · live───────────────────────────────────migration 3┐
