@@ -8,10 +8,14 @@ use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::model::governance::{ClosedRequest, MyVote, Outcome, price_stats, weight_history};
 use cantonscope::msg::Command;
 use cantonscope::panes::PaneId;
-use cantonscope::panes::governance::{DetailOf, GovSection, MISSING_HISTORY_NOTE, NOT_LOADED_TEXT};
+use cantonscope::panes::governance::{DetailOf, GovSection, MISSING_HISTORY_NOTE};
 use crossterm::event::KeyCode;
 
 use crate::common::{Harness, Options, assert_snapshot, count, stable_hms};
+
+/// What Detail says of a request's update when neither the loaded history nor a local index
+/// has it (the demo's loaded window starts after these requests were made).
+const NO_UPDATE_TEXT: &str = "loaded updates; no local index";
 
 /// The explorer on the demo with the Governance pane shown (by its key, `0`).
 fn shown() -> Harness {
@@ -110,7 +114,7 @@ fn detail_snapshots_with_the_votes_and_the_config_diff() {
     let screen = h.screen(120, 40);
     assert!(screen.contains("against its baseConfig"), "{screen}");
     assert!(screen.contains('★'), "{screen}");
-    assert!(screen.contains(NOT_LOADED_TEXT), "{screen}");
+    assert!(screen.contains(NO_UPDATE_TEXT), "{screen}");
     assert_snapshot!("detail_config_120x40", stable_hms(&screen));
     assert_snapshot!("detail_config_80x24", stable_hms(&h.screen(80, 24)));
 }
@@ -301,7 +305,7 @@ fn results_are_paged_newest_first_with_the_count_and_enter_opens_a_past_result()
         screen.contains("Retired-Node-7   accept") && screen.contains("(offboarded: not counted)"),
         "{screen}"
     );
-    assert!(screen.contains(NOT_LOADED_TEXT), "{screen}");
+    assert!(screen.contains(NO_UPDATE_TEXT), "{screen}");
     // Esc goes back to Results, not Open.
     h.key(KeyCode::Esc);
     assert_eq!(h.app.governance.section(), GovSection::Results);

@@ -193,7 +193,7 @@ impl UpdateLookup {
     }
 
     /// The detail's lines on the request's updates: for a past result the update that closed
-    /// it and its creation, else its creation.
+    /// it (and its creation, when found), else its creation.
     pub fn lines(&self, sh: &Shared, theme: &Theme) -> Vec<Line<'static>> {
         let close = self.target.as_ref().is_some_and(|t| t.close);
         let link = self.link(sh).ok();
@@ -220,10 +220,12 @@ impl UpdateLookup {
             Line::from(spans)
         };
         if close {
-            vec![
-                line("Update", "closed in ", self.close(sh)),
-                line("Requested in", "", self.creation(sh)),
-            ]
+            let mut lines = vec![line("Update", "closed in ", self.close(sh))];
+            let creation = self.creation(sh);
+            if creation.id().is_some() {
+                lines.push(line("Requested in", "", creation));
+            }
+            lines
         } else {
             vec![line("Update", "requested in ", self.creation(sh))]
         }
