@@ -433,6 +433,39 @@ fn results_snapshots() {
 }
 
 #[test]
+fn results_stop_paging_when_the_scan_ignores_the_page_token() {
+    // Scan 1 answers every results page as the first one (as an older scan may).
+    let mut h = Harness::start_with(Options {
+        faults: cantonscope::demo::DemoFaults {
+            page_token_ignored: Some(0),
+            ..Default::default()
+        },
+        ..Options::default()
+    });
+    h.key(KeyCode::Char('0'));
+    h.tick(0.1);
+    h.app.governance.set_results_page_size(3);
+    go_to(&mut h, GovSection::Results);
+    for _ in 0..5 {
+        h.cmd(Command::Bottom);
+    }
+    let r = h.app.governance.results();
+    assert!(r.done, "paging stopped");
+    assert!(r.count.is_some_and(|n| n > 3), "{:?}", r.count);
+    // The first page once: the repeated one is dropped, not listed again.
+    assert_eq!(r.rows.len(), 3, "{:?}", r.rows);
+    let keys: std::collections::HashSet<&str> = r.raw.iter().map(|x| x.request.key()).collect();
+    assert_eq!(keys.len(), 3);
+    let screen = h.screen(120, 40);
+    assert!(
+        screen
+            .contains("the scan sent the same page twice (it may ignore pageToken): stopped here"),
+        "{screen}"
+    );
+    assert!(screen.contains("3 listed of"), "{screen}");
+}
+
+#[test]
 fn svs_show_weights_my_sv_and_the_history_of_the_selected_one() {
     let mut h = shown();
     go_to(&mut h, GovSection::Svs);
