@@ -433,6 +433,58 @@ fn results_snapshots() {
 }
 
 #[test]
+fn a_past_results_link_opens_the_update_that_closed_it_from_the_loaded_history() {
+    use cantonscope::panes::governance::Where;
+    // The loaded history starts 12 hours back: it holds votes, their re-creations and closes.
+    let mut h = Harness::start_with(Options {
+        prepare: Box::new(|_, now, settings| {
+            let from =
+                chrono::DateTime::from_timestamp_micros(now - 12 * 3_600_000_000).expect("a time");
+            settings.from = cantonscope::config::HistoryStart::At(from);
+        }),
+        ..Options::default()
+    });
+    h.key(KeyCode::Char('0'));
+    h.tick(0.1);
+    go_to(&mut h, GovSection::Results);
+    let n = h.app.governance.results().rows.len();
+    let mut found = None;
+    for i in 0..n {
+        h.cmd(Command::Top);
+        for _ in 0..i {
+            h.cmd(Command::Down);
+        }
+        h.key(KeyCode::Enter);
+        let lookup = h.app.governance.lookup();
+        if let (Where::Loaded(close), Where::Loaded(creation)) =
+            (lookup.close(&h.app.sh), lookup.creation(&h.app.sh))
+        {
+            assert!(!lookup.is_searching(), "no index is asked");
+            found = Some((close, creation));
+            break;
+        }
+        h.key(KeyCode::Esc);
+    }
+    let (close, creation) = found.expect("a result closed and requested within the loaded history");
+    assert_ne!(close, creation);
+    let screen = h.screen(200, 40);
+    assert!(
+        screen.contains(&format!("closed in {close} (loaded; Enter opens it)")),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(&format!("Requested in {creation} (loaded)")),
+        "{screen}"
+    );
+    // Enter opens the update that closed the request, not the one that made it.
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Update);
+    assert_eq!(h.app.update_pane.update_id(), Some(close.as_str()));
+    let screen = h.screen(160, 40);
+    assert!(screen.contains("DsoRules_CloseVoteRequest"), "{screen}");
+}
+
+#[test]
 fn results_stop_paging_when_the_scan_ignores_the_page_token() {
     // Scan 1 answers every results page as the first one (as an older scan may).
     let mut h = Harness::start_with(Options {
