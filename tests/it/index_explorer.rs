@@ -480,6 +480,20 @@ fn governance_section(h: &mut Harness, section: cantonscope::panes::governance::
     panic!("no section {section:?}");
 }
 
+/// Opens row `i` of the Governance section shown in Detail (Enter).
+fn open_row(h: &mut Harness, i: usize) {
+    use cantonscope::msg::Command;
+    h.cmd(Command::Top);
+    for _ in 0..i {
+        h.cmd(Command::Down);
+    }
+    h.key(KeyCode::Enter);
+    assert_eq!(
+        h.app.governance.section(),
+        cantonscope::panes::governance::GovSection::Detail
+    );
+}
+
 /// Opens every past result in Detail in turn (Enter, Esc), with where its closing update and
 /// its creation were found.
 fn results_lookups(
@@ -498,12 +512,7 @@ fn results_lookups(
     assert!(n > 3, "{n} results");
     let mut out = Vec::new();
     for i in 0..n {
-        h.cmd(Command::Top);
-        for _ in 0..i {
-            h.cmd(Command::Down);
-        }
-        h.key(KeyCode::Enter);
-        assert_eq!(h.app.governance.section(), GovSection::Detail);
+        open_row(h, i);
         let g = &h.app.governance;
         assert!(!g.lookup().is_searching(), "the index answered");
         let key = g
@@ -532,7 +541,6 @@ fn lines_with(s: &str, what: &str) -> Vec<String> {
 
 #[test]
 fn governance_opens_a_votes_updates_from_the_index_and_says_when_neither_has_them() {
-    use cantonscope::msg::Command;
     use cantonscope::panes::PaneId;
     use cantonscope::panes::governance::{GovSection, Where};
     let dir = tempfile::tempdir().expect("tempdir");
@@ -557,15 +565,7 @@ fn governance_opens_a_votes_updates_from_the_index_and_says_when_neither_has_the
             matches!((close, creation), (Where::Missing(_), Where::Missing(_)))
         })
         .unwrap_or_else(|| panic!("a result older than the index: {found:?}"));
-    let open_result = |h: &mut Harness, i: usize| {
-        h.cmd(Command::Top);
-        for _ in 0..i {
-            h.cmd(Command::Down);
-        }
-        h.key(KeyCode::Enter);
-        assert_eq!(h.app.governance.section(), GovSection::Detail);
-    };
-    open_result(&mut h, gone);
+    open_row(&mut h, gone);
     let s = screen(&mut h, 120, 40);
     let why = format!(
         "not among the {} loaded updates nor in the local index",
@@ -577,7 +577,7 @@ fn governance_opens_a_votes_updates_from_the_index_and_says_when_neither_has_the
     assert!(toast(&h).contains(&why), "{}", toast(&h));
     h.key(KeyCode::Esc);
 
-    open_result(&mut h, at);
+    open_row(&mut h, at);
     let s = screen(&mut h, 200, 40);
     assert!(
         s.contains(&format!(
@@ -607,11 +607,7 @@ fn governance_opens_a_votes_updates_from_the_index_and_says_when_neither_has_the
     let n = h.app.governance.ordered().len();
     let mut requested = None;
     for i in 0..n {
-        h.cmd(Command::Top);
-        for _ in 0..i {
-            h.cmd(Command::Down);
-        }
-        h.key(KeyCode::Enter);
+        open_row(&mut h, i);
         if let Where::Index(id) = h.app.governance.lookup().creation(&h.app.sh) {
             requested = Some(id);
             break;
