@@ -344,6 +344,10 @@ pub struct DemoFaultArgs {
     /// /v2/updates still answers).
     #[arg(long)]
     pub no_update_trees: bool,
+    /// Scan K ignores pageToken on POST /v0/admin/sv/voteresults: every page is the first one,
+    /// with the same next_page_token (as an older scan may).
+    #[arg(long, value_name = "K", value_parser = parse_scan_number)]
+    pub ignores_page_token: Option<usize>,
 }
 
 /// Value of `--down-mode`.
@@ -400,6 +404,7 @@ impl DemoFaultArgs {
                 .limited_scan
                 .map(|k| (k - 1, self.rate_limit.unwrap_or(5))),
             update_trees_removed: self.no_update_trees,
+            page_token_ignored: self.ignores_page_token.map(|k| k - 1),
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The demo network as a whole network of scans: up to [`MAX_SCANS`] scan instances (one per SV
 //! of the generated network: scan k is SV k), their listing
 //! in `/v0/scans`, and the faults a demo scan can be given: lagging, down (connection refused or
-//! 503), diverging, still backfilling, rate-limited (429). Also the per-client request counter
+//! 503), diverging, still backfilling, rate-limited (429), ignoring `pageToken` on the vote
+//! results (as an older scan may). Also the per-client request counter
 //! tests read through [`super::DemoHandle::requests`].
 
 use std::collections::HashMap;
@@ -79,6 +80,9 @@ pub struct DemoFaults {
     /// The participant answers 404 for `POST /v2/updates/trees`, as Canton 3.5+ nodes that
     /// removed it (`POST /v2/updates` still answers).
     pub update_trees_removed: bool,
+    /// A scan that ignores `pageToken` on `POST /v0/admin/sv/voteresults`: every page it
+    /// answers is the first one, with the same `next_page_token` (as an older scan may).
+    pub page_token_ignored: Option<usize>,
 }
 
 impl DemoFaults {
@@ -113,6 +117,9 @@ impl DemoFaults {
         if let Some((scan, _)) = self.backfilling {
             check("backfilling", scan)?;
         }
+        if let Some(scan) = self.page_token_ignored {
+            check("page-token-ignoring", scan)?;
+        }
         if let Some((scan, rate)) = self.rate_limit {
             check("rate-limited", scan)?;
             if rate == 0 {
@@ -132,6 +139,7 @@ pub(crate) struct Faults {
     pub backfilling: Option<(usize, i64)>,
     pub rate_limit: Option<(usize, u32)>,
     pub update_trees_removed: bool,
+    pub page_token_ignored: Option<usize>,
 }
 
 impl Faults {
@@ -144,7 +152,13 @@ impl Faults {
             backfilling: faults.backfilling.map(|(s, t)| (s, t.resolve(ledger))),
             rate_limit: faults.rate_limit,
             update_trees_removed: faults.update_trees_removed,
+            page_token_ignored: faults.page_token_ignored,
         }
+    }
+
+    /// Whether scan `scan` ignores `pageToken` on the vote results.
+    pub fn ignores_page_token(&self, scan: usize) -> bool {
+        self.page_token_ignored == Some(scan)
     }
 
     /// How far scan `scan`'s history lags the newest update (µs).

@@ -111,12 +111,37 @@ fn answer(store: &mut dyn IndexStore, read: &IndexRead) -> Result<IndexAnswer, S
         }
         IndexRead::Body { update_id } => store.body(update_id).map(IndexAnswer::Body),
         IndexRead::Lifecycle { contract_id } => lifecycle(store, contract_id),
+        IndexRead::VoteUpdates { contract_id, close } => crate::model::governance::vote_updates_in(
+            |cid| touching(store, cid),
+            contract_id,
+            *close,
+        )
+        .map(IndexAnswer::VoteUpdates),
     }
 }
 
 /// Every update of the index touching `contract_id` (the newest [`LIFECYCLE_MAX`]), read from
 /// their bodies into a lifecycle, oldest first.
 fn lifecycle(store: &mut dyn IndexStore, contract_id: &str) -> Result<IndexAnswer, StoreError> {
+    let (items, more) = touching_more(store, contract_id)?;
+    let mut history = History::default();
+    history.add_page(&items, Placement::Append);
+    // A prefix term may also match longer ids: the lifecycle keeps the contract's own updates.
+    let life = Lifecycle::build(&history, contract_id);
+    Ok(IndexAnswer::Lifecycle { life, more })
+}
+
+/// The updates of the index touching `contract_id` (the newest [`LIFECYCLE_MAX`]), from their
+/// bodies, oldest first.
+fn touching(store: &mut dyn IndexStore, contract_id: &str) -> Result<Vec<UpdateItem>, StoreError> {
+    touching_more(store, contract_id).map(|(items, _)| items)
+}
+
+/// [`touching`], and whether the contract has more updates than were read.
+fn touching_more(
+    store: &mut dyn IndexStore,
+    contract_id: &str,
+) -> Result<(Vec<UpdateItem>, bool), StoreError> {
     let query =
         Query::parse(&[format!("contract:{contract_id}")]).map_err(|e| StoreError::Engine {
             path: String::new(),
@@ -134,11 +159,7 @@ fn lifecycle(store: &mut dyn IndexStore, contract_id: &str) -> Result<IndexAnswe
             items.push(item);
         }
     }
-    let mut history = History::default();
-    history.add_page(&items, Placement::Append);
-    // A prefix term may also match longer ids: the lifecycle keeps the contract's own updates.
-    let life = Lifecycle::build(&history, contract_id);
-    Ok(IndexAnswer::Lifecycle { life, more })
+    Ok((items, more))
 }
 
 /// A history page for the loader: from the index where it covers the page (always with

@@ -463,6 +463,41 @@ mod cli {
     }
 
     #[test]
+    fn results_stop_when_a_scan_ignores_the_page_token() {
+        // A scan that answers every page as the first one (as an older scan may): the first
+        // page is written once, then the walk stops with the reason and the server error code.
+        let rt = runtime();
+        let demo = rt
+            .block_on(cantonscope::demo::start(cantonscope::demo::DemoConfig {
+                faults: cantonscope::demo::DemoFaults {
+                    page_token_ignored: Some(0),
+                    ..Default::default()
+                },
+                ..cantonscope::demo::DemoConfig::default()
+            }))
+            .expect("demo");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let o = run(dir.path(), &demo.scan_url, &["results", "--limit", "3"]);
+        assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+        assert!(
+            err(&o).contains("the scan sent the same page twice (it may ignore pageToken)"),
+            "{}",
+            err(&o)
+        );
+        let keys: Vec<String> = String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).expect("a JSON line");
+                format!("{} {}", v["key"], v["completed_at"])
+            })
+            .collect();
+        assert_eq!(keys.len(), 3, "the first page once: {keys:?}");
+        let unique: std::collections::HashSet<&String> = keys.iter().collect();
+        assert_eq!(unique.len(), 3, "no row twice: {keys:?}");
+        drop(demo);
+    }
+
+    #[test]
     fn results_until_a_date_and_usage_errors() {
         with_demo(|url, dir| {
             let lines = |args: &[&str]| -> Vec<Value> {

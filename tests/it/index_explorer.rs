@@ -20,13 +20,9 @@ use crate::common::{Harness, Options, count, stable, toast};
 /// How far back from the explorer's clock the tests' index reaches.
 const SYNCED_SECS: i64 = 2 * 3600;
 
-/// Syncs the demo at `scan_url` into `dir/index.sqlite` from `SYNCED_SECS` before `now`.
-fn sync_index(dir: &Path, scan_url: &str, now: i64) -> PathBuf {
-    sync_index_from(
-        dir,
-        scan_url,
-        &format_time_micros(now - SYNCED_SECS * 1_000_000),
-    )
+/// Syncs the demo at `scan_url` into `dir/index.sqlite` from `secs` before `now`.
+fn sync_index(dir: &Path, scan_url: &str, now: i64, secs: i64) -> PathBuf {
+    sync_index_from(dir, scan_url, &format_time_micros(now - secs * 1_000_000))
 }
 
 /// Syncs the demo at `scan_url` into `dir/index.sqlite` from `from` (`begin` or a time).
@@ -61,10 +57,15 @@ fn sync_index_from(dir: &Path, scan_url: &str, from: &str) -> PathBuf {
 
 /// The explorer on the demo with an index synced from it (`offline`: `--offline`).
 fn with_index(dir: &Path, offline: bool) -> Harness {
+    with_index_reaching(dir, offline, SYNCED_SECS)
+}
+
+/// [`with_index`], the index reaching `secs` back.
+fn with_index_reaching(dir: &Path, offline: bool, secs: i64) -> Harness {
     let dir = dir.to_owned();
     Harness::start_with(Options {
         prepare: Box::new(move |demo, now, settings| {
-            let path = sync_index(&dir, &demo.scan_url, now);
+            let path = sync_index(&dir, &demo.scan_url, now, secs);
             settings.index = Some(path.display().to_string());
             settings.offline = offline;
         }),
@@ -680,4 +681,166 @@ fn snapshot_of_history_from_the_index() {
     h.palette("load 2d");
     h.key(KeyCode::Home);
     crate::common::assert_snapshot!("history_from_index_80x24", screen(&mut h, 80, 24));
+}
+
+/// The Governance pane's section `section`, moving with `]`.
+fn governance_section(h: &mut Harness, section: cantonscope::panes::governance::GovSection) {
+    h.key(KeyCode::Char('0'));
+    h.tick(0.1);
+    for _ in 0..8 {
+        if h.app.governance.section() == section {
+            return;
+        }
+        h.key(KeyCode::Char(']'));
+    }
+    panic!("no section {section:?}");
+}
+
+/// Opens row `i` of the Governance section shown in Detail (Enter).
+fn open_row(h: &mut Harness, i: usize) {
+    use cantonscope::msg::Command;
+    h.cmd(Command::Top);
+    for _ in 0..i {
+        h.cmd(Command::Down);
+    }
+    h.key(KeyCode::Enter);
+    assert_eq!(
+        h.app.governance.section(),
+        cantonscope::panes::governance::GovSection::Detail
+    );
+}
+
+/// Opens every past result in Detail in turn (Enter, Esc), with where its closing update and
+/// its creation were found.
+fn results_lookups(
+    h: &mut Harness,
+) -> Vec<(
+    String,
+    cantonscope::panes::governance::Where,
+    cantonscope::panes::governance::Where,
+)> {
+    use cantonscope::msg::Command;
+    use cantonscope::panes::governance::GovSection;
+    governance_section(h, GovSection::Results);
+    h.cmd(Command::Bottom);
+    h.cmd(Command::Top);
+    let n = h.app.governance.results().rows.len();
+    assert!(n > 3, "{n} results");
+    let mut out = Vec::new();
+    for i in 0..n {
+        open_row(h, i);
+        let g = &h.app.governance;
+        assert!(!g.lookup().is_searching(), "the index answered");
+        let key = g
+            .chosen_result()
+            .expect("a result")
+            .request
+            .key()
+            .to_owned();
+        out.push((
+            key,
+            g.lookup().close(&h.app.sh),
+            g.lookup().creation(&h.app.sh),
+        ));
+        h.key(KeyCode::Esc);
+    }
+    out
+}
+
+/// The lines of a screen that contain `what`.
+fn lines_with(s: &str, what: &str) -> Vec<String> {
+    s.lines()
+        .filter(|l| l.contains(what))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn governance_opens_a_votes_updates_from_the_index_and_says_when_neither_has_them() {
+    use cantonscope::panes::PaneId;
+    use cantonscope::panes::governance::{GovSection, Where};
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The index reaches a day back: the loaded window (the newest 43 updates) holds no vote.
+    let mut h = with_index_reaching(dir.path(), false, 24 * 3600);
+    let loaded = loaded(&h);
+    let found = results_lookups(&mut h);
+    // A result closed within the index's reach: the update that closed it comes from the index
+    // (followed from the request's tracking id through the votes that re-created it).
+    let at = found
+        .iter()
+        .position(|(_, close, _)| matches!(close, Where::Index(id) if !loaded.contains(id)))
+        .unwrap_or_else(|| panic!("a result closed in an update only the index has: {found:?}"));
+    let Where::Index(close) = found[at].1.clone() else {
+        unreachable!()
+    };
+    // One closed before the index reaches: neither source has its updates, and Detail says
+    // which were asked.
+    let gone = found
+        .iter()
+        .position(|(_, close, creation)| {
+            matches!((close, creation), (Where::Missing(_), Where::Missing(_)))
+        })
+        .unwrap_or_else(|| panic!("a result older than the index: {found:?}"));
+    open_row(&mut h, gone);
+    let s = screen(&mut h, 120, 40);
+    let why = format!(
+        "not among the {} loaded updates nor in the local index",
+        loaded.len()
+    );
+    assert!(s.contains(&format!("Update       {why}")), "{s}");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Governance, "nothing to open");
+    assert!(toast(&h).contains(&why), "{}", toast(&h));
+    h.key(KeyCode::Esc);
+
+    open_row(&mut h, at);
+    let s = screen(&mut h, 200, 40);
+    assert!(
+        s.contains(&format!(
+            "closed in {close} (from the local index; Enter opens it)"
+        )),
+        "{s}"
+    );
+    // Enter opens the update that closed it, not the request's creation.
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Update);
+    assert_eq!(h.app.update_pane.update_id(), Some(close.as_str()));
+    assert!(
+        h.app.update_pane.error().is_none(),
+        "{:?}",
+        h.app.update_pane.error()
+    );
+    let s = h.screen(160, 40);
+    assert!(
+        !lines_with(&s, "DsoRules_CloseVoteRequest").is_empty(),
+        "{s}"
+    );
+
+    // An open request made within the index's reach: its creation from the index.
+    h.key(KeyCode::Char('0'));
+    h.key(KeyCode::Esc);
+    governance_section(&mut h, GovSection::Open);
+    let n = h.app.governance.ordered().len();
+    let mut requested = None;
+    for i in 0..n {
+        open_row(&mut h, i);
+        if let Where::Index(id) = h.app.governance.lookup().creation(&h.app.sh) {
+            requested = Some(id);
+            break;
+        }
+        h.key(KeyCode::Esc);
+    }
+    let requested = requested.expect("an open request made within the index's reach");
+    assert!(!loaded.contains(&requested));
+    let s = screen(&mut h, 200, 40);
+    assert!(
+        s.contains(&format!(
+            "requested in {requested} (from the local index; Enter opens it)"
+        )),
+        "{s}"
+    );
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.update_pane.update_id(), Some(requested.as_str()));
+    let s = h.screen(160, 40);
+    assert!(!lines_with(&s, "VoteRequest").is_empty(), "{s}");
 }

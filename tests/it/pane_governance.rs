@@ -8,10 +8,14 @@ use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::model::governance::{ClosedRequest, MyVote, Outcome, price_stats, weight_history};
 use cantonscope::msg::Command;
 use cantonscope::panes::PaneId;
-use cantonscope::panes::governance::{DetailOf, GovSection, MISSING_HISTORY_NOTE, NOT_LOADED_TEXT};
+use cantonscope::panes::governance::{DetailOf, GovSection, MISSING_HISTORY_NOTE};
 use crossterm::event::KeyCode;
 
 use crate::common::{Harness, Options, assert_snapshot, count, stable_hms};
+
+/// What Detail says of a request's update when neither the loaded history nor a local index
+/// has it (the demo's loaded window starts after these requests were made).
+const NO_UPDATE_TEXT: &str = "loaded updates; no local index";
 
 /// The explorer on the demo with the Governance pane shown (by its key, `0`).
 fn shown() -> Harness {
@@ -110,7 +114,7 @@ fn detail_snapshots_with_the_votes_and_the_config_diff() {
     let screen = h.screen(120, 40);
     assert!(screen.contains("against its baseConfig"), "{screen}");
     assert!(screen.contains('★'), "{screen}");
-    assert!(screen.contains(NOT_LOADED_TEXT), "{screen}");
+    assert!(screen.contains(NO_UPDATE_TEXT), "{screen}");
     assert_snapshot!("detail_config_120x40", stable_hms(&screen));
     assert_snapshot!("detail_config_80x24", stable_hms(&h.screen(80, 24)));
 }
@@ -301,7 +305,7 @@ fn results_are_paged_newest_first_with_the_count_and_enter_opens_a_past_result()
         screen.contains("Retired-Node-7   accept") && screen.contains("(offboarded: not counted)"),
         "{screen}"
     );
-    assert!(screen.contains(NOT_LOADED_TEXT), "{screen}");
+    assert!(screen.contains(NO_UPDATE_TEXT), "{screen}");
     // Esc goes back to Results, not Open.
     h.key(KeyCode::Esc);
     assert_eq!(h.app.governance.section(), GovSection::Results);
@@ -426,6 +430,91 @@ fn results_snapshots() {
     assert!(screen.contains("transferConfig.createFee.fee"), "{screen}");
     assert_snapshot!("result_detail_120x40", stable_hms(&screen));
     assert_snapshot!("result_detail_80x24", stable_hms(&h.screen(80, 24)));
+}
+
+#[test]
+fn a_past_results_link_opens_the_update_that_closed_it_from_the_loaded_history() {
+    use cantonscope::panes::governance::Where;
+    // The loaded history starts 12 hours back: it holds votes, their re-creations and closes.
+    let mut h = Harness::start_with(Options {
+        prepare: Box::new(|_, now, settings| {
+            let from =
+                chrono::DateTime::from_timestamp_micros(now - 12 * 3_600_000_000).expect("a time");
+            settings.from = cantonscope::config::HistoryStart::At(from);
+        }),
+        ..Options::default()
+    });
+    h.key(KeyCode::Char('0'));
+    h.tick(0.1);
+    go_to(&mut h, GovSection::Results);
+    let n = h.app.governance.results().rows.len();
+    let mut found = None;
+    for i in 0..n {
+        h.cmd(Command::Top);
+        for _ in 0..i {
+            h.cmd(Command::Down);
+        }
+        h.key(KeyCode::Enter);
+        let lookup = h.app.governance.lookup();
+        if let (Where::Loaded(close), Where::Loaded(creation)) =
+            (lookup.close(&h.app.sh), lookup.creation(&h.app.sh))
+        {
+            assert!(!lookup.is_searching(), "no index is asked");
+            found = Some((close, creation));
+            break;
+        }
+        h.key(KeyCode::Esc);
+    }
+    let (close, creation) = found.expect("a result closed and requested within the loaded history");
+    assert_ne!(close, creation);
+    let screen = h.screen(200, 40);
+    assert!(
+        screen.contains(&format!("closed in {close} (loaded; Enter opens it)")),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(&format!("Requested in {creation} (loaded)")),
+        "{screen}"
+    );
+    // Enter opens the update that closed the request, not the one that made it.
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Update);
+    assert_eq!(h.app.update_pane.update_id(), Some(close.as_str()));
+    let screen = h.screen(160, 40);
+    assert!(screen.contains("DsoRules_CloseVoteRequest"), "{screen}");
+}
+
+#[test]
+fn results_stop_paging_when_the_scan_ignores_the_page_token() {
+    // Scan 1 answers every results page as the first one (as an older scan may).
+    let mut h = Harness::start_with(Options {
+        faults: cantonscope::demo::DemoFaults {
+            page_token_ignored: Some(0),
+            ..Default::default()
+        },
+        ..Options::default()
+    });
+    h.key(KeyCode::Char('0'));
+    h.tick(0.1);
+    h.app.governance.set_results_page_size(3);
+    go_to(&mut h, GovSection::Results);
+    for _ in 0..5 {
+        h.cmd(Command::Bottom);
+    }
+    let r = h.app.governance.results();
+    assert!(r.done, "paging stopped");
+    assert!(r.count.is_some_and(|n| n > 3), "{:?}", r.count);
+    // The first page once: the repeated one is dropped, not listed again.
+    assert_eq!(r.rows.len(), 3, "{:?}", r.rows);
+    let keys: std::collections::HashSet<&str> = r.raw.iter().map(|x| x.request.key()).collect();
+    assert_eq!(keys.len(), 3);
+    let screen = h.screen(120, 40);
+    assert!(
+        screen
+            .contains("the scan sent the same page twice (it may ignore pageToken): stopped here"),
+        "{screen}"
+    );
+    assert!(screen.contains("3 listed of"), "{screen}");
 }
 
 #[test]

@@ -7,6 +7,9 @@
 //! A lagging scan sees results only up to its head, and its vote history starts a day after
 //! the network's (as older scans lack vote history before Nov 2024 while reporting their
 //! backfill complete): its results and their count differ from the other scans'.
+//!
+//! A scan given the `page_token_ignored` fault answers every results page as the first one (as
+//! an older scan may ignore `pageToken`).
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -236,6 +239,8 @@ pub(super) async fn vote_results(State(c): State<ScanCtx>, body: Bytes) -> Respo
             ),
             Some(_) => return Err(bad("pageToken must be an integer")),
         };
+        // An older scan may ignore the token: the first page again.
+        let token = token.filter(|_| !c.app.faults.ignores_page_token(c.scan));
         let w = c.app.read();
         let mut rows: Vec<Row> = results(&c, &w.ledger)
             .into_iter()

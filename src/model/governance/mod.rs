@@ -15,11 +15,13 @@
 mod across;
 mod diff;
 mod results;
+mod updates;
 mod weights;
 
 pub use across::{AcrossCell, AcrossScans, ScanRow, VOTE_REQUESTS_UNORDERED, across_scans};
 pub use diff::{DiffBase, DiffLine, action_diff, config_diff, config_in_force, proposed_config};
 pub use results::{NextPage, PageGuard, ResultsQuery, config_in_force_then, filter_time};
+pub use updates::{CLOSE_CHOICE, VoteUpdates, vote_updates_in, vote_updates_loaded};
 pub use weights::{WeightStep, weight_at, weight_history};
 
 use serde::Serialize;

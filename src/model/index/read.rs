@@ -5,6 +5,7 @@
 
 use super::SearchRow;
 use super::query::Query;
+use crate::model::governance::VoteUpdates;
 use crate::model::lifecycle::Lifecycle;
 
 /// Rows of one page of a whole-history search.
@@ -65,6 +66,9 @@ pub enum IndexRead {
     Body { update_id: String },
     /// Every update of the index that touches a contract, as its lifecycle.
     Lifecycle { contract_id: String },
+    /// The updates of the vote request first created as `contract_id`: its creation and
+    /// (`close`) the update that closed it ([`crate::model::governance::vote_updates_in`]).
+    VoteUpdates { contract_id: String, close: bool },
 }
 
 impl IndexRead {
@@ -76,6 +80,9 @@ impl IndexRead {
             IndexRead::Range { offset, .. } => format!("index rows from {offset}"),
             IndexRead::Body { update_id } => format!("index body {update_id}"),
             IndexRead::Lifecycle { contract_id } => format!("index lifecycle {contract_id}"),
+            IndexRead::VoteUpdates { contract_id, .. } => {
+                format!("index vote updates {contract_id}")
+            }
         }
     }
 }
@@ -113,6 +120,8 @@ pub enum IndexAnswer {
         life: Lifecycle,
         more: bool,
     },
+    /// A vote request's updates found in the index.
+    VoteUpdates(VoteUpdates),
 }
 
 /// Why the index could not answer.

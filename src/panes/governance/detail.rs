@@ -5,6 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use super::lookup::UpdateLookup;
 use super::{GovernancePane, NO_DETAIL_TEXT, deadline_words, my_vote_style, urgency_style};
 use crate::api::scan::{DsoInfo, VoteRequest};
 use crate::model::format::parse_time_micros;
@@ -16,33 +17,6 @@ use crate::ui::theme::Theme;
 
 /// Longest server text a detail line shows.
 const MAX: usize = 400;
-
-/// Where the detail says the request's update is when the loaded history lacks it.
-pub const NOT_LOADED_TEXT: &str = "not in the loaded history (scan's contracts carry no update id)";
-
-/// The update that created the request (or the request it tracks), when the loaded history has
-/// it.
-pub fn creation_update(r: &OpenRequest, sh: &Shared) -> Option<String> {
-    update_of_contracts(
-        [Some(r.contract_id.as_str()), r.tracking_cid.as_deref()]
-            .into_iter()
-            .flatten(),
-        sh,
-    )
-}
-
-/// The first update of the loaded history that touches one of `cids` (the first that has one).
-pub fn update_of_contracts<'a>(
-    cids: impl IntoIterator<Item = &'a str>,
-    sh: &Shared,
-) -> Option<String> {
-    cids.into_iter()
-        .filter(|cid| !cid.is_empty())
-        .find_map(|cid| {
-            let first = *sh.history.contract_updates(cid).first()?;
-            sh.history.get(first).map(|s| s.update_id.to_string())
-        })
-}
 
 /// A label (muted, padded) and its value.
 pub(super) fn row(
@@ -65,48 +39,73 @@ pub(super) fn time(raw: &str, sh: &Shared) -> String {
     )
 }
 
-/// Every line of the detail of `r` (`request` is the request as the scan sent it).
+/// The request's action in words and by name, its requester and its reason (URL and text).
+pub(super) struct Head<'a> {
+    pub action: &'a str,
+    pub action_name: &'a str,
+    pub requester: &'a str,
+    pub reason_url: &'a str,
+    pub reason: &'a str,
+}
+
+impl Head<'_> {
+    /// Its lines (a reason's URL and text when there are).
+    pub(super) fn lines(&self, theme: &Theme, lines: &mut Vec<Line<'static>>) {
+        let text = |s: &str| safe_line(s, MAX).into_owned();
+        lines.push(row("Action", text(self.action), theme.title, theme));
+        lines.push(row("", text(self.action_name), theme.muted, theme));
+        lines.push(row("Requester", text(self.requester), theme.party, theme));
+        if !self.reason_url.is_empty() {
+            lines.push(row(
+                "Reason URL",
+                text(self.reason_url),
+                theme.accent,
+                theme,
+            ));
+        }
+        if !self.reason.is_empty() {
+            lines.push(row("Reason", text(self.reason), Style::default(), theme));
+        }
+    }
+}
+
+/// The request's tracking id and contract id (each when known).
+pub(super) fn id_lines(
+    tracking: Option<&str>,
+    contract_id: &str,
+    theme: &Theme,
+    lines: &mut Vec<Line<'static>>,
+) {
+    let ids = [
+        ("Tracking id", tracking.unwrap_or_default()),
+        ("Contract id", contract_id),
+    ];
+    for (label, id) in ids {
+        if !id.is_empty() {
+            lines.push(row(label, safe_line(id, MAX).into_owned(), theme.id, theme));
+        }
+    }
+}
+
+/// Every line of the detail of `r` (`request` is the request as the scan sent it, `lookup`
+/// where its update is).
 pub fn detail_lines(
     r: &OpenRequest,
     request: Option<&VoteRequest>,
+    lookup: &UpdateLookup,
     dso: Option<&DsoInfo>,
     sh: &Shared,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
-    let mut lines = vec![row(
-        "Action",
-        safe_line(&r.action, MAX).into_owned(),
-        theme.title,
-        theme,
-    )];
-    lines.push(row(
-        "",
-        safe_line(&r.action_name, MAX).into_owned(),
-        theme.muted,
-        theme,
-    ));
-    lines.push(row(
-        "Requester",
-        safe_line(&r.requester, MAX).into_owned(),
-        theme.party,
-        theme,
-    ));
-    if !r.reason_url.is_empty() {
-        lines.push(row(
-            "Reason URL",
-            safe_line(&r.reason_url, MAX).into_owned(),
-            theme.accent,
-            theme,
-        ));
+    let mut lines = Vec::new();
+    Head {
+        action: &r.action,
+        action_name: &r.action_name,
+        requester: &r.requester,
+        reason_url: &r.reason_url,
+        reason: &r.reason,
     }
-    if !r.reason.is_empty() {
-        lines.push(row(
-            "Reason",
-            safe_line(&r.reason, MAX).into_owned(),
-            Style::default(),
-            theme,
-        ));
-    }
+    .lines(theme, &mut lines);
     let mut before = vec![
         Span::styled(format!("{:<13}", "Vote before"), theme.muted),
         Span::styled(time(&r.vote_before, sh), theme.time),
@@ -147,28 +146,8 @@ pub fn detail_lines(
         }
         _ => lines.push(row("My vote", "my SV unknown", theme.muted, theme)),
     }
-    match creation_update(r, sh) {
-        Some(id) => lines.push(Line::from(vec![
-            Span::styled(format!("{:<13}", "Update"), theme.muted),
-            Span::styled(id, theme.id),
-            Span::styled(" (Enter opens it)", theme.muted),
-        ])),
-        None => lines.push(row("Update", NOT_LOADED_TEXT, theme.muted, theme)),
-    }
-    if let Some(t) = r.tracking_cid.as_deref().filter(|t| !t.is_empty()) {
-        lines.push(row(
-            "Tracking id",
-            safe_line(t, MAX).into_owned(),
-            theme.id,
-            theme,
-        ));
-    }
-    lines.push(row(
-        "Contract id",
-        safe_line(&r.contract_id, MAX).into_owned(),
-        theme.id,
-        theme,
-    ));
+    lines.extend(lookup.lines(sh, theme));
+    id_lines(r.tracking_cid.as_deref(), &r.contract_id, theme, &mut lines);
     if let Some(request) = request {
         let in_force = dso.and_then(|d| config_in_force(&request.action, d));
         diff_lines(

@@ -14,8 +14,9 @@
 //!   and my SV's vote (needed / accepted / rejected). Enter opens it in Detail.
 //! - **Detail**: the request in full: action, reason, deadlines, the config diff of a config
 //!   action (against its `baseConfig`, else the config in force), every SV's vote with its
-//!   reason and cast time, the tracking and contract ids, and whether the request's update is in
-//!   the loaded history (Enter opens it there). Esc goes back to Open.
+//!   reason and cast time, the tracking and contract ids, and the request's update, found by
+//!   contract id among the loaded updates or in the local index (Enter opens it; the detail says
+//!   which were asked when neither has it). Esc goes back to Open.
 //! - **Price votes**: each SV's amulet price vote and when it was cast, the median, the spread
 //!   and the price in force (`/v0/amulet-price/votes`, read when the section is first shown).
 //!
@@ -24,42 +25,42 @@
 
 mod across;
 mod detail;
+mod lookup;
+mod open;
 mod past;
 mod prices;
 mod results;
 mod svs;
 
 pub use across::{ACROSS_IDLE_TEXT, AcrossView, MISSING_HISTORY_NOTE, RECENT_VOTE_NOTE};
-pub use detail::{NOT_LOADED_TEXT, creation_update, detail_lines};
-pub use past::{result_lines, result_update};
+pub use detail::detail_lines;
+pub use lookup::{NO_CONTRACT_TEXT, Target, UpdateLookup, Where};
+pub use open::{
+    LOADING_TEXT, NONE_OPEN_TEXT, OpenCol, compact_votes, deadline_words, my_vote_style,
+    urgency_style,
+};
+pub use past::result_lines;
 pub use prices::{price_in_force, price_lines};
 pub use results::{PAGE_SIZE, ResultsView};
 pub use svs::{SvRow, SvsView};
 
-use std::borrow::Cow;
-
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::api::scan;
 use crate::api::scan::AmuletPriceVotes;
 use crate::config::keymap::KeyContext;
 use crate::feed::dashboard::GovernanceWatch;
-use crate::model::format::human_duration;
-use crate::model::governance::{MyVote, OpenRequest, Urgency};
+use crate::model::governance::{MyVote, OpenRequest};
 use crate::msg::tabs::{Tabs, tabs};
 use crate::msg::{Command, Fetched, Request, Response};
 use crate::panes::{AppEvent, Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::explain::explain;
-use crate::ui::form::paragraph;
 use crate::ui::load::Load;
 use crate::ui::safe::safe_line;
 use crate::ui::sections::framed_sections;
-use crate::ui::table::{
-    Cell, Column, Columns, DataTable, Draw, SortKey, TableInput, TableRow, Width,
-};
+use crate::ui::table::{DataTable, TableInput};
 use crate::ui::theme::Theme;
 
 tabs! {
@@ -82,150 +83,8 @@ pub enum DetailOf {
     Result,
 }
 
-/// What Open says before the first answer.
-pub const LOADING_TEXT: &str = "reading the open vote requests…";
-
-/// What Open says when nothing is open.
-pub const NONE_OPEN_TEXT: &str = "No vote request is open.";
-
 /// What Detail says when no request is chosen.
 pub const NO_DETAIL_TEXT: &str = "No request chosen: select one in Open and press Enter.";
-
-/// `in 19h 59m`, or `passed 5m ago`.
-pub fn deadline_words(left: i64) -> String {
-    if left >= 0 {
-        format!("in {}", human_duration(left))
-    } else {
-        format!("passed {} ago", human_duration(-left))
-    }
-}
-
-/// The style of a deadline `left` µs away: red under two hours, amber under a day.
-pub fn urgency_style(left: i64, theme: &Theme) -> Style {
-    match Urgency::of(left) {
-        Urgency::Urgent => theme.status_err,
-        Urgency::Soon => theme.status_warn,
-        Urgency::Calm => Style::default(),
-    }
-}
-
-/// The style of my SV's vote.
-pub fn my_vote_style(vote: MyVote, theme: &Theme) -> Style {
-    match vote {
-        MyVote::Needed => theme.status_warn,
-        MyVote::Accepted => theme.status_ok,
-        MyVote::Rejected => theme.status_err,
-    }
-}
-
-/// A column of Open (also the sort key).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OpenCol {
-    #[default]
-    Deadline,
-    Action,
-    Requester,
-    Votes,
-    MyVote,
-}
-
-impl OpenCol {
-    fn columns() -> Columns<OpenCol> {
-        Columns::new(vec![
-            Column::new(OpenCol::Deadline, "Deadline", Width::Fixed(16)),
-            Column::new(OpenCol::Action, "Action", Width::fill(20)),
-            Column::new(OpenCol::Requester, "Requester", requester_width(12)).priority(4),
-            Column::new(
-                OpenCol::Votes,
-                "Votes",
-                Width::Wide {
-                    narrow: 17,
-                    wide: 48,
-                    from: 110,
-                },
-            )
-            .priority(8),
-            Column::new(OpenCol::MyVote, "My vote", Width::Fixed(8)).priority(9),
-        ])
-        .sorted_by(OpenCol::Deadline, false)
-    }
-}
-
-/// The Requester column: 12 wide below 150 columns, else as wide as the longest name (up to
-/// 40).
-fn requester_width(longest: usize) -> Width {
-    Width::Wide {
-        narrow: 12,
-        wide: u16::try_from(longest.clamp(12, 40)).unwrap_or(40),
-        from: 150,
-    }
-}
-
-/// The compact votes: `4/5 2✓ 0✗ 3?` (needed of threshold, accept, reject, not yet).
-pub fn compact_votes(r: &OpenRequest) -> String {
-    let t = &r.tally;
-    let needed = t
-        .threshold
-        .map_or_else(|| "?".to_string(), |n| n.to_string());
-    format!(
-        "{}/{needed} {}✓ {}✗ {}?",
-        t.accept, t.accept, t.reject, t.not_yet
-    )
-}
-
-impl TableRow for OpenRequest {
-    type Col = OpenCol;
-    /// The time now (µs), for the countdowns.
-    type Ctx = i64;
-
-    fn cell(&self, col: OpenCol, width: u16, now: &i64, theme: &Theme) -> Cell<'_> {
-        match col {
-            OpenCol::Deadline => match self.deadline() {
-                Some(at) => Cell::new(deadline_words(at - now), urgency_style(at - now, theme)),
-                None => Cell::new(safe_line(&self.vote_before, 16).into_owned(), theme.muted),
-            },
-            OpenCol::Action => Cell::new(safe_line(&self.action, 400), Style::default()),
-            OpenCol::Requester => Cell::new(safe_line(&self.requester, 60), theme.party),
-            OpenCol::Votes => {
-                let style = if self.tally.passes() {
-                    theme.status_ok
-                } else {
-                    Style::default()
-                };
-                if usize::from(width) >= self.votes_words.chars().count() {
-                    Cell::new(self.votes_words.as_str(), style)
-                } else {
-                    Cell::new(compact_votes(self), style)
-                }
-            }
-            OpenCol::MyVote => match self.my_vote {
-                Some(v) => Cell::new(v.word(), my_vote_style(v, theme)),
-                None => Cell::new("unknown", theme.muted),
-            },
-        }
-    }
-
-    fn sort_key(&self, col: OpenCol) -> SortKey<'_> {
-        match col {
-            OpenCol::Deadline => self
-                .deadline()
-                .map_or(SortKey::Missing, |d| SortKey::Int(d.into())),
-            OpenCol::Action => SortKey::Text(Cow::Borrowed(&self.action)),
-            OpenCol::Requester => SortKey::Text(Cow::Borrowed(&self.requester)),
-            OpenCol::Votes => SortKey::Int(self.tally.accept as i128),
-            OpenCol::MyVote => {
-                SortKey::Text(Cow::Borrowed(self.my_vote.map_or("unknown", MyVote::word)))
-            }
-        }
-    }
-
-    fn filter_text(&self) -> Cow<'_, str> {
-        Cow::Owned(format!(
-            "{} {} {} {}",
-            self.action, self.requester, self.action_name, self.key
-        ))
-    }
-}
 
 /// The Governance pane.
 #[derive(Debug)]
@@ -253,6 +112,8 @@ pub struct GovernancePane {
     chosen_result: Option<usize>,
     /// The closed requests (Results).
     results: ResultsView,
+    /// The updates of the request or result shown in Detail.
+    lookup: UpdateLookup,
     /// The SVs and their weight history (SVs).
     svs: SvsView,
     /// Every scan's count and active requests (Across scans).
@@ -277,6 +138,7 @@ impl GovernancePane {
             detail_of: DetailOf::Open,
             chosen_result: None,
             results: ResultsView::default(),
+            lookup: UpdateLookup::default(),
             svs: SvsView::default(),
             across: AcrossView::default(),
             area: Rect::default(),
@@ -348,15 +210,45 @@ impl GovernancePane {
     }
 
     /// Opens the result selected in Results in Detail.
-    fn open_result(&mut self) -> bool {
+    fn open_result(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
         let Some(i) = self.results.selected_raw() else {
             return false;
         };
         self.chosen_result = Some(i);
-        self.detail_of = DetailOf::Result;
+        self.show_detail(DetailOf::Result, sh, out);
+        true
+    }
+
+    /// Shows the request or result chosen in Detail, looking up its updates.
+    fn show_detail(&mut self, of: DetailOf, sh: &mut Shared, out: &mut Out) {
+        self.detail_of = of;
         self.scroll = 0;
         self.section = GovSection::Detail;
-        true
+        self.look_up(sh, out);
+    }
+
+    /// The updates of the request or result shown in Detail: the loaded history is read now,
+    /// the local index asked when it lacks them.
+    fn look_up(&mut self, sh: &mut Shared, out: &mut Out) {
+        let target = match self.detail_of {
+            DetailOf::Open => self.chosen().map(|r| Target {
+                contract_id: r.key.clone(),
+                close: false,
+            }),
+            DetailOf::Result => self.chosen_result().and_then(|r| {
+                let t = r.request.tracking_cid.as_deref().filter(|t| !t.is_empty());
+                t.map(|t| Target {
+                    contract_id: t.to_owned(),
+                    close: true,
+                })
+            }),
+        };
+        self.lookup.start(target, sh, out);
+    }
+
+    /// The look-up of the updates of the request or result shown in Detail.
+    pub fn lookup(&self) -> &UpdateLookup {
+        &self.lookup
     }
 
     /// The lines of Detail.
@@ -364,7 +256,9 @@ impl GovernancePane {
         let dso = sh.health.dso.info.as_deref();
         match self.detail_of {
             DetailOf::Open => match self.chosen() {
-                Some(r) => detail::detail_lines(r, self.chosen_request(), dso, sh, theme),
+                Some(r) => {
+                    detail::detail_lines(r, self.chosen_request(), &self.lookup, dso, sh, theme)
+                }
                 None => Vec::new(),
             },
             DetailOf::Result => match self
@@ -372,7 +266,7 @@ impl GovernancePane {
                 .and_then(|i| Some((self.results.raw.get(i)?, self.results.rows.get(i)?)))
             {
                 Some((result, row)) => {
-                    past::result_lines(result, row, &self.results.raw, dso, sh, theme)
+                    past::result_lines(result, row, &self.results.raw, &self.lookup, dso, sh, theme)
                 }
                 None => Vec::new(),
             },
@@ -387,6 +281,7 @@ impl GovernancePane {
             GovSection::Detail if self.chosen.is_none() && self.chosen_result.is_none() => {
                 self.chosen = self.selected().map(|r| r.key.clone());
                 self.detail_of = DetailOf::Open;
+                self.look_up(sh, out);
             }
             GovSection::Results if !self.results.started => {
                 self.results
@@ -440,38 +335,13 @@ impl GovernancePane {
         self.prices.done()
     }
 
-    /// Rebuilds the rows from the last answer and the DSO; returns whether they changed.
-    fn sync_rows(&mut self, sh: &Shared) -> bool {
-        let rows = self
-            .watch
-            .rows(sh.health.dso.info.as_deref(), sh.health.dso.my_sv())
-            .unwrap_or_default();
-        if rows == self.rows {
-            return false;
-        }
-        self.rows = rows;
-        let longest = self
-            .rows
-            .iter()
-            .map(|r| safe_line(&r.requester, 60).chars().count())
-            .max()
-            .unwrap_or(0);
-        self.table
-            .columns_mut()
-            .set_width(OpenCol::Requester, requester_width(longest));
-        self.table.set_rows(&self.rows);
-        true
-    }
-
     /// Opens the selected request in Detail.
-    fn open_detail(&mut self) -> bool {
+    fn open_detail(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
         let Some(key) = self.selected().map(|r| r.key.clone()) else {
             return false;
         };
         self.chosen = Some(key);
-        self.detail_of = DetailOf::Open;
-        self.scroll = 0;
-        self.section = GovSection::Detail;
+        self.show_detail(DetailOf::Open, sh, out);
         true
     }
 
@@ -504,18 +374,6 @@ impl GovernancePane {
                     DetailOf::Result => GovSection::Results,
                 }
             }
-            Command::Select if self.detail_of == DetailOf::Result => {
-                match self
-                    .chosen_result()
-                    .and_then(|r| past::result_update(r, sh))
-                {
-                    Some(update_id) => out.events.push(AppEvent::OpenUpdate {
-                        update_id,
-                        event_id: None,
-                    }),
-                    None => out.info("the request's update is not in the loaded history"),
-                }
-            }
             Command::Copy if self.detail_of == DetailOf::Result => {
                 match self.chosen_result().map(|r| r.request.key().to_owned()) {
                     Some(k) if !k.is_empty() => out.copy("request's tracking id", k),
@@ -528,12 +386,13 @@ impl GovernancePane {
             Command::PageDown => self.scroll = (self.scroll + page).min(last),
             Command::Top => self.scroll = 0,
             Command::Bottom => self.scroll = last,
-            Command::Select => match self.chosen().and_then(|r| detail::creation_update(r, sh)) {
-                Some(update_id) => out.events.push(AppEvent::OpenUpdate {
+            // The request's update (a past result's: the one that closed it).
+            Command::Select => match self.lookup.link(sh) {
+                Ok(update_id) => out.events.push(AppEvent::OpenUpdate {
                     update_id,
                     event_id: None,
                 }),
-                None => out.info("the request's update is not in the loaded history"),
+                Err(why) => out.info(format!("the request's update: {why}")),
             },
             Command::Copy => match self.chosen() {
                 Some(r) => out.copy("request's contract id", r.contract_id.clone()),
@@ -580,33 +439,6 @@ impl GovernancePane {
             }
         }
         Line::from(spans)
-    }
-
-    fn render_open(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
-        let theme = cx.theme;
-        let mut area = area;
-        if let Some(e) = &self.watch.error {
-            let used = paragraph(
-                Rect::new(area.x, area.y, area.width, 1),
-                buf,
-                &format!("error: {e}"),
-                theme.status_err,
-            );
-            area.y += used;
-            area.height -= used;
-        }
-        if self.watch.requests.is_none() {
-            if self.watch.error.is_none() {
-                paragraph(area, buf, LOADING_TEXT, theme.muted);
-            }
-            return;
-        }
-        if self.rows.is_empty() {
-            paragraph(area, buf, NONE_OPEN_TEXT, theme.muted);
-            return;
-        }
-        let draw = Draw::new(&cx.sh.now, theme, cx.focused);
-        self.table.render(area, buf, &self.rows, &draw);
     }
 }
 
@@ -675,6 +507,7 @@ impl Pane for GovernancePane {
         let mut changed = self.poll(sh, out, false);
         changed |= self.shown && self.poll_prices(sh, out, false);
         changed |= self.sync_rows(sh);
+        changed |= self.lookup.sync(sh);
         if self.section == GovSection::Svs {
             changed |= self.svs.sync(sh, out);
         }
@@ -717,7 +550,7 @@ impl Pane for GovernancePane {
                     self.results.open_form(sh);
                     true
                 }
-                Command::Select => self.open_result(),
+                Command::Select => self.open_result(sh, out),
                 Command::Copy => match self
                     .results
                     .selected_raw()
@@ -766,7 +599,7 @@ impl Pane for GovernancePane {
             Command::Select if self.section == GovSection::PriceVotes => false,
             Command::Copy if self.section == GovSection::PriceVotes => false,
             _ if self.section != GovSection::Open => self.detail_command(cmd, sh, out),
-            Command::Select => self.open_detail(),
+            Command::Select => self.open_detail(sh, out),
             Command::Copy => match self.selected() {
                 Some(r) => {
                     out.copy("request's contract id", r.contract_id.clone());
@@ -779,7 +612,8 @@ impl Pane for GovernancePane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
-        if self.results.on_fetched(reply, sh, out)
+        if self.lookup.on_fetched(reply)
+            || self.results.on_fetched(reply, sh, out)
             || self.svs.on_fetched(reply, sh, out)
             || self.across.on_fetched(reply)
         {

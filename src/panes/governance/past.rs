@@ -8,7 +8,8 @@
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::detail::{NOT_LOADED_TEXT, diff_lines, row, time, update_of_contracts, vote_lines};
+use super::detail::{Head, diff_lines, id_lines, row, time, vote_lines};
+use super::lookup::UpdateLookup;
 use super::results::outcome_style;
 use crate::api::scan::{DsoInfo, VoteOutcome, VoteResult};
 use crate::model::governance::{ClosedRequest, config_in_force_then};
@@ -19,26 +20,13 @@ use crate::ui::theme::Theme;
 /// Longest server text a detail line shows.
 const MAX: usize = 400;
 
-/// The update of a past request (its creation, by the tracking id), when the loaded history
-/// has it.
-pub fn result_update(result: &VoteResult, sh: &Shared) -> Option<String> {
-    update_of_contracts(
-        [
-            result.request.tracking_cid.as_deref(),
-            Some(result.request.contract_id.as_str()),
-        ]
-        .into_iter()
-        .flatten(),
-        sh,
-    )
-}
-
 /// Every line of the detail of the past result `result` (`row`: it summarised; `all`: every
-/// result read, for the config in force then).
+/// result read, for the config in force then; `lookup`: where its updates are).
 pub fn result_lines(
     result: &VoteResult,
     row_: &ClosedRequest,
     all: &[VoteResult],
+    lookup: &UpdateLookup,
     dso: Option<&DsoInfo>,
     sh: &Shared,
     theme: &Theme,
@@ -76,41 +64,15 @@ pub fn result_lines(
         theme.time,
         theme,
     ));
-    lines.push(row(
-        "Action",
-        safe_line(&row_.action, MAX).into_owned(),
-        theme.title,
-        theme,
-    ));
-    lines.push(row(
-        "",
-        safe_line(&row_.action_name, MAX).into_owned(),
-        theme.muted,
-        theme,
-    ));
-    lines.push(row(
-        "Requester",
-        safe_line(&row_.requester, MAX).into_owned(),
-        theme.party,
-        theme,
-    ));
     let r = &result.request;
-    if !r.reason.url.is_empty() {
-        lines.push(row(
-            "Reason URL",
-            safe_line(&r.reason.url, MAX).into_owned(),
-            theme.accent,
-            theme,
-        ));
+    Head {
+        action: &row_.action,
+        action_name: &row_.action_name,
+        requester: &row_.requester,
+        reason_url: &r.reason.url,
+        reason: &r.reason.body,
     }
-    if !r.reason.body.is_empty() {
-        lines.push(row(
-            "Reason",
-            safe_line(&r.reason.body, MAX).into_owned(),
-            Style::default(),
-            theme,
-        ));
-    }
+    .lines(theme, &mut lines);
     if !r.vote_before.is_empty() {
         lines.push(row(
             "Vote before",
@@ -153,30 +115,8 @@ pub fn result_lines(
         theme.muted,
         theme,
     ));
-    match result_update(result, sh) {
-        Some(id) => lines.push(Line::from(vec![
-            Span::styled(format!("{:<13}", "Update"), theme.muted),
-            Span::styled(id, theme.id),
-            Span::styled(" (the request's creation; Enter opens it)", theme.muted),
-        ])),
-        None => lines.push(row("Update", NOT_LOADED_TEXT, theme.muted, theme)),
-    }
-    if let Some(t) = r.tracking_cid.as_deref().filter(|t| !t.is_empty()) {
-        lines.push(row(
-            "Tracking id",
-            safe_line(t, MAX).into_owned(),
-            theme.id,
-            theme,
-        ));
-    }
-    if !r.contract_id.is_empty() {
-        lines.push(row(
-            "Contract id",
-            safe_line(&r.contract_id, MAX).into_owned(),
-            theme.id,
-            theme,
-        ));
-    }
+    lines.extend(lookup.lines(sh, theme));
+    id_lines(r.tracking_cid.as_deref(), &r.contract_id, theme, &mut lines);
     let then = config_in_force_then(result, all);
     diff_lines(
         r,
