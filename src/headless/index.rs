@@ -28,17 +28,16 @@ use tokio::time::Instant;
 use super::network::{EXIT_DEGRADED, EXIT_INTERRUPTED, EXIT_NO_QUORUM};
 use super::{EXIT_CONNECT, EXIT_DECODE, EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config, write_text};
 use crate::api::scan::{self, UpdateItem, UpdatesAfter, UpdatesPage};
-use crate::api::{ApiClient, ApiConfig, Call};
+use crate::api::{ApiClient, ApiConfig, Call, Exchange};
 use crate::cli::{IndexArgs, IndexCommand, ProgressArg, VerifyArg};
 use crate::config::Settings;
 use crate::model::consensus::{MAX_DIFFERENCES, json_diff, quorum};
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::Query;
 use crate::model::index::verify::{Answered, Stop, judge};
-use crate::model::index::{Digest, digest_hex, digest_of, row_with_digest};
+use crate::model::index::{Digest, digest_hex, digests_of, rows_of};
 use crate::model::json_text;
 use crate::model::page_walk::{PageWalk, cursor_at};
-use crate::model::summary::Summarizer;
 use crate::network::discovery::{ListSource, discover};
 use crate::network::{Cancel, Network, Reply, ScanBudget, Transport};
 use crate::store::lock::{WriterLock, host_name};
@@ -812,13 +811,17 @@ impl Syncer<'_> {
     }
 
     /// The primary scan's answer, or why the sync cannot go on.
-    async fn primary_page(&self, call: &Call<UpdatesPage>) -> Result<UpdatesPage, Halt> {
+    async fn primary_page(&self, call: &Call<UpdatesPage>) -> Result<PageOf, Halt> {
         let reply = self.net.ask(self.primary, call).await;
         let name = describe(&self.net, self.primary);
+        if reply.success().is_some()
+            && let Ok(exchange) = reply.result
+        {
+            return decoded(self.primary, call, exchange)
+                .await
+                .map_err(|e| Halt::Failed(EXIT_DECODE, format!("{name}: {e}")));
+        }
         match &reply.result {
-            Ok(exchange) if exchange.is_success() => call
-                .decode_response(exchange.status, &exchange.headers, &exchange.body)
-                .map_err(|e| Halt::Failed(EXIT_DECODE, format!("{name}: {e}"))),
             Ok(_) => Err(Halt::Failed(
                 EXIT_SERVER,
                 format!(
@@ -840,13 +843,13 @@ impl Syncer<'_> {
     /// A verifier's answer: its page, or why it cannot verify.
     async fn verifier_page(&self, scan: usize, call: &Call<UpdatesPage>) -> Result<PageOf, String> {
         let reply: Reply = self.net.ask(scan, call).await;
-        let Some(exchange) = reply.success() else {
+        if reply.success().is_none() {
             return Err(reply.problem().unwrap_or_else(|| "no answer".to_owned()));
-        };
-        let page = call
-            .decode_response(exchange.status, &exchange.headers, &exchange.body)
-            .map_err(|e| e.to_string())?;
-        page_of(scan, page)
+        }
+        match reply.result {
+            Ok(exchange) => decoded(scan, call, exchange).await,
+            Err(_) => Err("no answer".to_owned()),
+        }
     }
 
     async fn walk_chunk(&self, chunk: Chunk) -> Result<(), Halt> {
@@ -888,8 +891,7 @@ impl Syncer<'_> {
             }
             let page_start = walk.cursor().map(to_position);
             let call = scan::updates(&walk.request());
-            let primary = page_of(self.primary, self.primary_page(&call).await?)
-                .map_err(|e| Halt::Failed(EXIT_DECODE, e))?;
+            let primary = self.primary_page(&call).await?;
             let take = walk
                 .clone()
                 .on_page(&primary.page)
@@ -1155,17 +1157,9 @@ impl Syncer<'_> {
             migration_id: last.migration_id().unwrap_or_default(),
             record_time: last.record_time().unwrap_or_default().to_owned(),
         };
-        let mut summarizer = Summarizer::default();
-        let mut rows = Vec::with_capacity(keep.len());
-        for (item, digest) in page.transactions[keep.clone()]
-            .iter()
-            .zip(&digests[keep.clone()])
-        {
-            rows.push(
-                row_with_digest(item, &mut summarizer, *digest)
-                    .map_err(|e| Halt::Failed(EXIT_DECODE, e))?,
-            );
-        }
+        // On every core (scoped threads): summaries, keys and compact bodies.
+        let rows = rows_of(&page.transactions[keep.clone()], &digests[keep.clone()])
+            .map_err(|e| Halt::Failed(EXIT_DECODE, e))?;
         if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
             let start = chunk
                 .start
@@ -1304,16 +1298,25 @@ struct Verified {
     halt: Option<Halt>,
 }
 
-/// A page with the digests of its items.
-fn page_of(scan: usize, page: UpdatesPage) -> Result<PageOf, String> {
-    let digests = page
-        .transactions
-        .iter()
-        .map(|item| digest_of(item.raw().get()))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(PageOf {
-        scan,
-        page,
-        digests,
+/// A page decoded with the digests of its items, on a blocking thread (the digests on every
+/// core), so the walk's task only waits.
+async fn decoded(
+    scan: usize,
+    call: &Call<UpdatesPage>,
+    exchange: Exchange,
+) -> Result<PageOf, String> {
+    let call = call.clone();
+    tokio::task::spawn_blocking(move || {
+        let page = call
+            .decode_response(exchange.status, &exchange.headers, &exchange.body)
+            .map_err(|e| e.to_string())?;
+        let digests = digests_of(&page.transactions)?;
+        Ok(PageOf {
+            scan,
+            page,
+            digests,
+        })
     })
+    .await
+    .unwrap_or_else(|e| Err(format!("the decoding thread failed: {e}")))
 }
