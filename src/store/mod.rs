@@ -41,6 +41,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::Query;
 use crate::model::index::read::IndexReach;
 use crate::model::index::{IndexRow, SearchRow};
@@ -145,6 +146,16 @@ pub struct NetworkId {
 pub struct Position {
     pub migration_id: i64,
     pub record_time: String,
+}
+
+impl Position {
+    /// (migration, µs), for ordering.
+    pub fn order(&self) -> (i64, i64) {
+        (
+            self.migration_id,
+            parse_time_micros(&self.record_time).unwrap_or(i64::MIN),
+        )
+    }
 }
 
 /// A chunk: one range of the history a sync walks.
@@ -404,4 +415,44 @@ pub fn open_locked(
             })
         }
     }
+}
+
+/// Ranges no chunk covers between the first chunk's start and the last chunk's reach: a chunk
+/// covers (start, cursor], and a finished chunk with an end up to that end (in its cursor's
+/// migration).
+fn gaps(chunks: &[Chunk]) -> Vec<Gap> {
+    let mut covered: Vec<(Option<&Position>, Position)> = chunks
+        .iter()
+        .filter_map(|c| {
+            let cursor = c.cursor.as_ref()?;
+            let reach = match c.end_before {
+                Some(end) if c.state == "done" => Position {
+                    migration_id: cursor.migration_id,
+                    record_time: format_time_micros(end - 1),
+                },
+                _ => cursor.clone(),
+            };
+            Some((c.start.as_ref(), reach))
+        })
+        .collect();
+    covered.sort_by_key(|(start, _)| start.map(Position::order));
+    let mut out = Vec::new();
+    let mut reach: Option<Position> = None;
+    for (start, end) in covered {
+        if let (Some(r), Some(s)) = (&reach, start)
+            && Position::order(s) > Position::order(r)
+        {
+            out.push(Gap {
+                after: r.clone(),
+                before: s.clone(),
+            });
+        }
+        if reach
+            .as_ref()
+            .is_none_or(|r| Position::order(&end) > Position::order(r))
+        {
+            reach = Some(end);
+        }
+    }
+    out
 }
