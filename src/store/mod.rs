@@ -179,6 +179,35 @@ pub struct Chunk {
     pub updates: i64,
 }
 
+impl Chunk {
+    /// A new open chunk, nothing walked yet.
+    pub fn opened(id: i64, start: Option<Position>, end_before: Option<i64>, verify: i64) -> Chunk {
+        Chunk {
+            id,
+            start,
+            end_before,
+            cursor: None,
+            page_start: None,
+            state: "open".to_owned(),
+            verify,
+            scans: Vec::new(),
+            updates: 0,
+        }
+    }
+}
+
+/// An update's body as kept (zstd) made text again; `shown` names the index in the error.
+fn unpack_body(shown: &str, update_id: &str, compressed: &[u8]) -> Result<String, StoreError> {
+    let bytes = zstd::stream::decode_all(compressed).map_err(|e| StoreError::Corrupt {
+        path: shown.to_owned(),
+        detail: format!("the body of {update_id} does not decompress: {e}"),
+    })?;
+    String::from_utf8(bytes).map_err(|e| StoreError::Corrupt {
+        path: shown.to_owned(),
+        detail: format!("the body of {update_id} is not UTF-8: {e}"),
+    })
+}
+
 /// What a sync writes for one page.
 #[derive(Debug, Clone)]
 pub struct PageWrite {
@@ -267,10 +296,73 @@ pub struct IndexStatus {
 /// The typed reads and writes of an index. One engine per implementation; the sync holds the
 /// writer lock while it writes.
 pub trait IndexStore: Send {
+    // --- The engine's primitives ---
+
+    /// How messages name the index (a path; a URL without its password).
+    fn shown(&self) -> String;
+    /// A value of the index's meta table (`None`: not set).
+    fn meta_get(&mut self, key: &str) -> Result<Option<String>, StoreError>;
+    /// Sets a value of the meta table.
+    fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError>;
+    /// Removes the heartbeat of the running sync.
+    fn clear_beat(&mut self) -> Result<(), StoreError>;
+
+    // --- The same on every engine (over the primitives) ---
+
     /// The network the index belongs to (`None`: a new index).
-    fn network(&mut self) -> Result<Option<NetworkId>, StoreError>;
-    /// Records the network of a new index, or refuses another network's scans.
-    fn claim_network(&mut self, network: &NetworkId) -> Result<(), StoreError>;
+    fn network(&mut self) -> Result<Option<NetworkId>, StoreError> {
+        let Some(dso_party) = self.meta_get("dso_party")? else {
+            return Ok(None);
+        };
+        Ok(Some(NetworkId {
+            dso_party,
+            synchronizer: self.meta_get("synchronizer")?.unwrap_or_default(),
+        }))
+    }
+
+    /// Records the network of a new index, or refuses another network's scans. A synchronizer
+    /// unknown on either side is no difference (and a known one is kept when it was not).
+    fn claim_network(&mut self, network: &NetworkId) -> Result<(), StoreError> {
+        let Some(kept) = self.network()? else {
+            self.meta_set("dso_party", &network.dso_party)?;
+            return self.meta_set("synchronizer", &network.synchronizer);
+        };
+        let same_sync = kept.synchronizer.is_empty()
+            || network.synchronizer.is_empty()
+            || kept.synchronizer == network.synchronizer;
+        if kept.dso_party == network.dso_party && same_sync {
+            if kept.synchronizer.is_empty() && !network.synchronizer.is_empty() {
+                self.meta_set("synchronizer", &network.synchronizer)?;
+            }
+            return Ok(());
+        }
+        Err(StoreError::WrongNetwork {
+            path: self.shown(),
+            index_dso: kept.dso_party,
+            index_sync: kept.synchronizer,
+            scan_dso: network.dso_party.clone(),
+            scan_sync: network.synchronizer.clone(),
+        })
+    }
+
+    /// Removes the heartbeat and records how the sync ended.
+    fn end_sync(
+        &mut self,
+        started_at: i64,
+        ended_at: i64,
+        outcome: &str,
+    ) -> Result<(), StoreError> {
+        let last = serde_json::json!({
+            "started_at": format_time_micros(started_at),
+            "ended_at": format_time_micros(ended_at),
+            "outcome": outcome,
+        });
+        self.meta_set("last_sync", &last.to_string())?;
+        self.clear_beat()
+    }
+
+    // --- Each engine's own ---
+
     /// The chunks, oldest first.
     fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError>;
     /// A new open chunk.
@@ -296,9 +388,6 @@ pub trait IndexStore: Send {
     /// Moves the heartbeat of the running sync `pid` on (nothing once [`IndexStore::end_sync`]
     /// removed it, so a late beat never brings back a sync that ended).
     fn refresh_beat(&mut self, pid: i64, beat_at: i64) -> Result<(), StoreError>;
-    /// Removes the heartbeat and records how the sync ended.
-    fn end_sync(&mut self, started_at: i64, ended_at: i64, outcome: &str)
-    -> Result<(), StoreError>;
     /// What `index status` shows.
     fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError>;
     /// The updates matching `query` with a record time in `from..=until`, newest first, at

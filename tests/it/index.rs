@@ -76,12 +76,22 @@ pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn index_args<'a>(index: &'a Path, command: &'a str) -> Vec<&'a str> {
-    vec!["index", "--index", index.to_str().expect("utf-8"), command]
+/// `index --index INDEX COMMAND`: INDEX a file or a postgres:// URL.
+pub(crate) fn index_args<'a>(
+    index: &'a (impl AsRef<Path> + ?Sized),
+    command: &'a str,
+) -> Vec<&'a str> {
+    let index = index.as_ref().to_str().expect("utf-8");
+    vec!["index", "--index", index, command]
 }
 
 /// `index sync` with `extra` flags: its exit code, stdout JSON and stderr.
-fn sync(dir: &Path, scan_url: &str, index: &Path, extra: &[&str]) -> (i32, Value, String) {
+pub(crate) fn sync(
+    dir: &Path,
+    scan_url: &str,
+    index: &(impl AsRef<Path> + ?Sized),
+    extra: &[&str],
+) -> (i32, Value, String) {
     let mut args = index_args(index, "sync");
     args.extend_from_slice(&["--request-rate", "1000", "--page-size", "97"]);
     args.extend_from_slice(extra);
@@ -124,7 +134,7 @@ pub(crate) fn ids(lines: &[Value]) -> Vec<String> {
         .collect()
 }
 
-fn status(dir: &Path, index: &Path) -> Value {
+pub(crate) fn status(dir: &Path, index: &(impl AsRef<Path> + ?Sized)) -> Value {
     let output = run(dir, "http://127.0.0.1:9", &index_args(index, "status"));
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     serde_json::from_slice(&output.stdout).expect("status JSON")

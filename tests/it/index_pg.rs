@@ -24,7 +24,7 @@ use cantonscope::store::{self, Location};
 use serde_json::Value;
 
 use crate::common::bin::bin;
-use crate::index::{four, from, history, ids, run, text};
+use crate::index::{four, from, history, ids, index_args, run, status, sync, text};
 
 /// The tests of this file, for the message that says they were skipped.
 const TESTS: &[&str] = &[
@@ -123,30 +123,6 @@ fn database(test: &str) -> Option<(Database, RwLockReadGuard<'static, ()>)> {
     let server = server()?;
     let guard = SERVER.read().unwrap_or_else(PoisonError::into_inner);
     Some((create_database(&server, test), guard))
-}
-
-fn index_args<'a>(location: &'a str, command: &'a str) -> Vec<&'a str> {
-    vec!["index", "--index", location, command]
-}
-
-/// `index sync` with `extra` flags: its exit code, stdout JSON and stderr.
-fn sync(dir: &Path, scan_url: &str, location: &str, extra: &[&str]) -> (i32, Value, String) {
-    let mut args = index_args(location, "sync");
-    args.extend_from_slice(&["--request-rate", "1000", "--page-size", "97"]);
-    args.extend_from_slice(extra);
-    let output = run(dir, scan_url, &args);
-    let stdout = text(&output.stdout);
-    (
-        output.status.code().unwrap_or(-1),
-        serde_json::from_str(&stdout).unwrap_or(Value::Null),
-        text(&output.stderr),
-    )
-}
-
-fn status(dir: &Path, location: &str) -> Value {
-    let output = run(dir, "http://127.0.0.1:9", &index_args(location, "status"));
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    serde_json::from_slice(&output.stdout).expect("status JSON")
 }
 
 /// `index search` of `terms` with `extra` flags: the output lines.

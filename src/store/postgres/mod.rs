@@ -47,8 +47,8 @@ use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 
 use super::{
     Chunk, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
-    IndexStore, KeptUpdate, MigrationRange, NetworkId, PageWrite, PageWritten, Position,
-    SCHEMA_VERSION, StoreError,
+    IndexStore, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position, SCHEMA_VERSION,
+    StoreError, unpack_body,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -190,41 +190,21 @@ fn chunk_rows(c: &mut impl GenericClient) -> Result<Vec<Chunk>, postgres::Error>
 }
 
 impl IndexStore for PgIndex {
-    fn network(&mut self) -> Result<Option<NetworkId>, StoreError> {
-        let Some(dso_party) = self.meta("dso_party")? else {
-            return Ok(None);
-        };
-        Ok(Some(NetworkId {
-            dso_party,
-            synchronizer: self.meta("synchronizer")?.unwrap_or_default(),
-        }))
+    fn shown(&self) -> String {
+        self.target.shown.clone()
     }
 
-    fn claim_network(&mut self, network: &NetworkId) -> Result<(), StoreError> {
-        match self.network()? {
-            None => {
-                self.set_meta("dso_party", &network.dso_party)?;
-                self.set_meta("synchronizer", &network.synchronizer)
-            }
-            Some(kept) => {
-                let same_sync = kept.synchronizer.is_empty()
-                    || network.synchronizer.is_empty()
-                    || kept.synchronizer == network.synchronizer;
-                if kept.dso_party == network.dso_party && same_sync {
-                    if kept.synchronizer.is_empty() && !network.synchronizer.is_empty() {
-                        self.set_meta("synchronizer", &network.synchronizer)?;
-                    }
-                    return Ok(());
-                }
-                Err(StoreError::WrongNetwork {
-                    path: self.target.shown.clone(),
-                    index_dso: kept.dso_party,
-                    index_sync: kept.synchronizer,
-                    scan_dso: network.dso_party.clone(),
-                    scan_sync: network.synchronizer.clone(),
-                })
-            }
-        }
+    fn meta_get(&mut self, key: &str) -> Result<Option<String>, StoreError> {
+        self.meta(key)
+    }
+
+    fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.set_meta(key, value)
+    }
+
+    fn clear_beat(&mut self) -> Result<(), StoreError> {
+        self.with(|c| c.execute("DELETE FROM sync_heartbeat", &[]))
+            .map(|_| ())
     }
 
     fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError> {
@@ -252,17 +232,7 @@ impl IndexStore for PgIndex {
             )
             .map(|r| r.get(0))
         })?;
-        Ok(Chunk {
-            id,
-            start,
-            end_before,
-            cursor: None,
-            page_start: None,
-            state: "open".to_owned(),
-            verify,
-            scans: Vec::new(),
-            updates: 0,
-        })
+        Ok(Chunk::opened(id, start, end_before, verify))
     }
 
     fn write_page(&mut self, chunk: i64, page: &PageWrite) -> Result<PageWritten, StoreError> {
@@ -336,22 +306,6 @@ impl IndexStore for PgIndex {
             )
         })
         .map(|_| ())
-    }
-
-    fn end_sync(
-        &mut self,
-        started_at: i64,
-        ended_at: i64,
-        outcome: &str,
-    ) -> Result<(), StoreError> {
-        let last = serde_json::json!({
-            "started_at": format_time_micros(started_at),
-            "ended_at": format_time_micros(ended_at),
-            "outcome": outcome,
-        });
-        self.set_meta("last_sync", &last.to_string())?;
-        self.with(|c| c.execute("DELETE FROM sync_heartbeat", &[]))
-            .map(|_| ())
     }
 
     fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {

@@ -162,18 +162,9 @@ impl PgIndex {
         let shown = &self.target.shown;
         rows.into_iter()
             .map(|(update_id, migration_id, record_time, body)| {
-                let body = match body {
-                    None => None,
-                    Some(compressed) => Some(
-                        zstd::stream::decode_all(compressed.as_slice())
-                            .ok()
-                            .and_then(|b| String::from_utf8(b).ok())
-                            .ok_or_else(|| StoreError::Corrupt {
-                                path: shown.clone(),
-                                detail: format!("the body of {update_id} does not decompress"),
-                            })?,
-                    ),
-                };
+                let body = body
+                    .map(|compressed| unpack_body(&shown, &update_id, &compressed))
+                    .transpose()?;
                 Ok(KeptUpdate {
                     update_id,
                     migration_id,
@@ -195,18 +186,7 @@ impl PgIndex {
         let Some(Some(compressed)) = body else {
             return Ok(None);
         };
-        let shown = &self.target.shown;
-        let bytes =
-            zstd::stream::decode_all(compressed.as_slice()).map_err(|e| StoreError::Corrupt {
-                path: shown.clone(),
-                detail: format!("the body of {update_id} does not decompress: {e}"),
-            })?;
-        String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|e| StoreError::Corrupt {
-                path: shown.clone(),
-                detail: format!("the body of {update_id} is not UTF-8: {e}"),
-            })
+        unpack_body(&self.target.shown, update_id, &compressed).map(Some)
     }
 
     pub(super) fn read_digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {

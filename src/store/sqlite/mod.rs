@@ -23,7 +23,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
 use super::{
     Chunk, DivergenceRecord, Heartbeat, IndexStatus, IndexStore, KeptUpdate, MigrationRange,
-    NetworkId, PageWrite, PageWritten, Position, SCHEMA_VERSION, StoreError, gaps,
+    PageWrite, PageWritten, Position, SCHEMA_VERSION, StoreError, gaps, unpack_body,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -76,38 +76,23 @@ fn corrupt(path: &Path, e: &rusqlite::Error) -> StoreError {
 }
 
 impl IndexStore for SqliteIndex {
-    fn network(&mut self) -> Result<Option<NetworkId>, StoreError> {
-        Ok(self.meta("dso_party")?.map(|dso_party| NetworkId {
-            dso_party,
-            synchronizer: self.meta("synchronizer").ok().flatten().unwrap_or_default(),
-        }))
+    fn shown(&self) -> String {
+        self.path.display().to_string()
     }
 
-    fn claim_network(&mut self, network: &NetworkId) -> Result<(), StoreError> {
-        match self.network()? {
-            None => {
-                self.set_meta("dso_party", &network.dso_party)?;
-                self.set_meta("synchronizer", &network.synchronizer)
-            }
-            Some(kept) => {
-                let same_sync = kept.synchronizer.is_empty()
-                    || network.synchronizer.is_empty()
-                    || kept.synchronizer == network.synchronizer;
-                if kept.dso_party == network.dso_party && same_sync {
-                    if kept.synchronizer.is_empty() && !network.synchronizer.is_empty() {
-                        self.set_meta("synchronizer", &network.synchronizer)?;
-                    }
-                    return Ok(());
-                }
-                Err(StoreError::WrongNetwork {
-                    path: self.path.display().to_string(),
-                    index_dso: kept.dso_party,
-                    index_sync: kept.synchronizer,
-                    scan_dso: network.dso_party.clone(),
-                    scan_sync: network.synchronizer.clone(),
-                })
-            }
-        }
+    fn meta_get(&mut self, key: &str) -> Result<Option<String>, StoreError> {
+        self.meta(key)
+    }
+
+    fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.set_meta(key, value)
+    }
+
+    fn clear_beat(&mut self) -> Result<(), StoreError> {
+        self.conn
+            .execute("DELETE FROM sync_heartbeat", [])
+            .map(|_| ())
+            .map_err(|e| self.engine(&e))
     }
 
     fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError> {
@@ -135,17 +120,7 @@ impl IndexStore for SqliteIndex {
             )
             .map_err(|e| self.engine(&e))?;
         let id = self.conn.last_insert_rowid();
-        Ok(Chunk {
-            id,
-            start,
-            end_before,
-            cursor: None,
-            page_start: None,
-            state: "open".to_owned(),
-            verify,
-            scans: Vec::new(),
-            updates: 0,
-        })
+        Ok(Chunk::opened(id, start, end_before, verify))
     }
 
     fn write_page(&mut self, chunk: i64, page: &PageWrite) -> Result<PageWritten, StoreError> {
@@ -222,24 +197,6 @@ impl IndexStore for SqliteIndex {
                 "UPDATE sync_heartbeat SET beat_at = ?2 WHERE id = 1 AND pid = ?1",
                 params![pid, beat_at],
             )
-            .map(|_| ())
-            .map_err(|e| self.engine(&e))
-    }
-
-    fn end_sync(
-        &mut self,
-        started_at: i64,
-        ended_at: i64,
-        outcome: &str,
-    ) -> Result<(), StoreError> {
-        let last = serde_json::json!({
-            "started_at": format_time_micros(started_at),
-            "ended_at": format_time_micros(ended_at),
-            "outcome": outcome,
-        });
-        self.set_meta("last_sync", &last.to_string())?;
-        self.conn
-            .execute("DELETE FROM sync_heartbeat", [])
             .map(|_| ())
             .map_err(|e| self.engine(&e))
     }

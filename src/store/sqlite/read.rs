@@ -158,17 +158,7 @@ impl SqliteIndex {
         let Some(Some(compressed)) = body else {
             return Ok(None);
         };
-        let bytes =
-            zstd::stream::decode_all(compressed.as_slice()).map_err(|e| StoreError::Corrupt {
-                path: self.path.display().to_string(),
-                detail: format!("the body of {update_id} does not decompress: {e}"),
-            })?;
-        String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|e| StoreError::Corrupt {
-                path: self.path.display().to_string(),
-                detail: format!("the body of {update_id} is not UTF-8: {e}"),
-            })
+        unpack_body(&self.shown(), update_id, &compressed).map(Some)
     }
 
     pub(super) fn read_digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {
@@ -248,18 +238,11 @@ impl SqliteIndex {
             .map_err(e)?;
         rows.into_iter()
             .map(|(update_id, migration_id, record_time, body)| {
-                let body = match body {
-                    None => None,
-                    Some(compressed) => Some(
-                        zstd::stream::decode_all(compressed.as_slice())
-                            .ok()
-                            .and_then(|b| String::from_utf8(b).ok())
-                            .ok_or_else(|| StoreError::Corrupt {
-                                path: path.display().to_string(),
-                                detail: format!("the body of {update_id} does not decompress"),
-                            })?,
-                    ),
-                };
+                let body = body
+                    .map(|compressed| {
+                        unpack_body(&path.display().to_string(), &update_id, &compressed)
+                    })
+                    .transpose()?;
                 Ok(KeptUpdate {
                     update_id,
                     migration_id,
