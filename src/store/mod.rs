@@ -129,6 +129,10 @@ pub enum StoreError {
         "cannot reach the index {path}: {detail} (what a sync committed is kept: run the command again once the server answers)"
     )]
     Unreachable { path: String, detail: String },
+    #[error(
+        "the index {path} cannot grow: the disk is full or the file may not be larger ({detail}); what was committed is kept: free space (or lift the limit) and run the command again"
+    )]
+    Full { path: String, detail: String },
     #[error("index {path}: {detail}")]
     Engine { path: String, detail: String },
 }
@@ -291,6 +295,8 @@ pub struct IndexStatus {
     pub last_sync: Option<serde_json::Value>,
     /// A sync whose heartbeat is fresh.
     pub sync_running: Option<Heartbeat>,
+    /// The last `index verify` of each range: when, by which scans, what it found.
+    pub verifications: Vec<serde_json::Value>,
 }
 
 /// The typed reads and writes of an index. One engine per implementation; the sync holds the
@@ -361,6 +367,29 @@ pub trait IndexStore: Send {
         self.clear_beat()
     }
 
+    /// The last `index verify` of each range (see [`IndexStore::record_verification`]).
+    fn verifications(&mut self) -> Result<Vec<serde_json::Value>, StoreError> {
+        Ok(self
+            .meta_get("verifications")?
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default())
+    }
+
+    /// Records what `index verify` found for the ranges it checked: each replaces the earlier
+    /// record of the same range (`"after"` and `"through"`), the newest last, at most
+    /// [`MAX_VERIFICATIONS`] kept. The updates themselves are never touched.
+    fn record_verification(&mut self, ranges: &[serde_json::Value]) -> Result<(), StoreError> {
+        let same = |a: &serde_json::Value, b: &serde_json::Value| {
+            a["after"] == b["after"] && a["through"] == b["through"]
+        };
+        let mut kept = self.verifications()?;
+        kept.retain(|old| !ranges.iter().any(|new| same(old, new)));
+        kept.extend(ranges.iter().cloned());
+        let excess = kept.len().saturating_sub(MAX_VERIFICATIONS);
+        kept.drain(..excess);
+        self.meta_set("verifications", &serde_json::Value::Array(kept).to_string())
+    }
+
     // --- Each engine's own ---
 
     /// The chunks, oldest first.
@@ -414,6 +443,14 @@ pub trait IndexStore: Send {
     fn prune(&mut self, before: i64) -> Result<u64, StoreError>;
     /// Every update id with its digest, in ledger order (tests, `index verify`).
     fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError>;
+    /// The updates kept after `after` (exclusive; `None`: from the beginning) up to `through`
+    /// (inclusive), as (migration, record time µs), in ledger order with their digests: what
+    /// `index verify` compares with the scans' pages.
+    fn kept_digests(
+        &mut self,
+        after: Option<(i64, i64)>,
+        through: (i64, i64),
+    ) -> Result<Vec<KeptDigest>, StoreError>;
 
     // --- The explorer's reads (issue 19 step 3) ---
 
@@ -433,6 +470,20 @@ pub trait IndexStore: Send {
     fn notices(&mut self) -> Vec<String> {
         Vec::new()
     }
+}
+
+/// Most verification records an index keeps (the oldest go first).
+pub const MAX_VERIFICATIONS: usize = 200;
+
+/// One update as [`IndexStore::kept_digests`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptDigest {
+    pub update_id: String,
+    pub migration_id: i64,
+    /// µs.
+    pub record_time: i64,
+    /// SHA-256, hex.
+    pub digest: String,
 }
 
 /// One update as [`IndexStore::page_after`] reads it.
@@ -506,11 +557,11 @@ pub fn open_locked(
     }
 }
 
-/// Ranges no chunk covers between the first chunk's start and the last chunk's reach: a chunk
-/// covers (start, cursor], and a finished chunk with an end up to that end (in its cursor's
-/// migration).
-fn gaps(chunks: &[Chunk]) -> Vec<Gap> {
-    let mut covered: Vec<(Option<&Position>, Position)> = chunks
+/// The ranges of the history the chunks cover, merged and in ledger order: each after its
+/// start (exclusive; `None`: the ledger begin) up to its reach (inclusive). A chunk covers
+/// (start, cursor], and a finished chunk with an end up to that end (in its cursor's migration).
+pub fn covered(chunks: &[Chunk]) -> Vec<(Option<Position>, Position)> {
+    let mut spans: Vec<(Option<Position>, Position)> = chunks
         .iter()
         .filter_map(|c| {
             let cursor = c.cursor.as_ref()?;
@@ -521,27 +572,34 @@ fn gaps(chunks: &[Chunk]) -> Vec<Gap> {
                 },
                 _ => cursor.clone(),
             };
-            Some((c.start.as_ref(), reach))
+            Some((c.start.clone(), reach))
         })
         .collect();
-    covered.sort_by_key(|(start, _)| start.map(Position::order));
-    let mut out = Vec::new();
-    let mut reach: Option<Position> = None;
-    for (start, end) in covered {
-        if let (Some(r), Some(s)) = (&reach, start)
-            && Position::order(s) > Position::order(r)
+    spans.sort_by_key(|(start, _)| start.as_ref().map(Position::order));
+    let mut out: Vec<(Option<Position>, Position)> = Vec::new();
+    for (start, reach) in spans {
+        if let Some(last) = out.last_mut()
+            && start.as_ref().is_none_or(|s| s.order() <= last.1.order())
         {
-            out.push(Gap {
-                after: r.clone(),
-                before: s.clone(),
-            });
+            if reach.order() > last.1.order() {
+                last.1 = reach;
+            }
+            continue;
         }
-        if reach
-            .as_ref()
-            .is_none_or(|r| Position::order(&end) > Position::order(r))
-        {
-            reach = Some(end);
-        }
+        out.push((start, reach));
     }
     out
+}
+
+/// Ranges no chunk covers between the first chunk's start and the last chunk's reach.
+fn gaps(chunks: &[Chunk]) -> Vec<Gap> {
+    covered(chunks)
+        .windows(2)
+        .filter_map(|pair| {
+            Some(Gap {
+                after: pair[0].1.clone(),
+                before: pair[1].0.clone()?,
+            })
+        })
+        .collect()
 }

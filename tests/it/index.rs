@@ -186,7 +186,7 @@ fn filtered(lines: &[Value], filter: &str) -> Vec<String> {
     out
 }
 
-fn temp() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn temp() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let index = dir.path().join("index.sqlite");
     (dir, index)
@@ -471,7 +471,7 @@ fn a_second_sync_is_refused_naming_the_first() {
 }
 
 /// The update ids and digests an index keeps, in ledger order.
-fn kept(index: &Path) -> Vec<(String, String)> {
+pub(crate) fn kept(index: &Path) -> Vec<(String, String)> {
     let mut store =
         cantonscope::store::open_reader(&cantonscope::store::Location::Sqlite(index.to_owned()))
             .expect("index opens");

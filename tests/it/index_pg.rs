@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use crate::common::bin::bin;
 use crate::index::{four, from, history, ids, index_args, run, status, sync, text};
+use crate::index_verify::verify;
 
 /// The tests of this file, for the message that says they were skipped.
 const TESTS: &[&str] = &[
@@ -33,6 +34,7 @@ const TESTS: &[&str] = &[
     "a_second_sync_on_postgres_is_refused_naming_the_first",
     "postgres_restarted_in_the_middle_of_a_sync_stops_it_and_resuming_gives_the_same_index",
     "a_wrong_password_is_a_clear_error_without_the_password",
+    "verify_on_postgres_agrees_and_a_changed_digest_is_exit_5",
 ];
 
 /// The restart test restarts the one server: the others hold this for reading while they run.
@@ -647,5 +649,43 @@ fn a_wrong_password_is_a_clear_error_without_the_password() {
         text(&output.stderr).contains("TLS"),
         "{}",
         text(&output.stderr)
+    );
+}
+
+#[test]
+fn verify_on_postgres_agrees_and_a_changed_digest_is_exit_5() {
+    let Some((db, _server)) = database("verify") else {
+        return;
+    };
+    let demo = four();
+    let url = &demo.handle.scan_url;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (code, _, err) = sync(dir.path(), url, &db.url, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    let stored = kept(&db.location());
+    let (code, out, err) = verify(dir.path(), url, &db.url, &[]);
+    assert_eq!(code, 0, "{out} {err}");
+    assert_eq!(out["updates_checked"].as_u64(), Some(stored.len() as u64));
+    let (tampered, digest) = stored[stored.len() / 3].clone();
+    {
+        let mut client = postgres::Client::connect(&db.url, postgres::NoTls).expect("connect");
+        client
+            .execute(
+                "UPDATE updates SET digest = decode(repeat('00', 32), 'hex') WHERE update_id = $1",
+                &[&tampered],
+            )
+            .expect("tamper");
+    }
+    let (code, out, err) = verify(dir.path(), url, &db.url, &[]);
+    assert_eq!(code, 5, "{out} {err}");
+    assert!(err.contains(&tampered), "{err}");
+    assert_eq!(out["mismatches"][0]["update_id"], tampered.as_str());
+    assert_eq!(out["mismatches"][0]["agreed_digest"], digest.as_str());
+    let st = status(dir.path(), &db.url);
+    assert!(
+        !st["verifications"]
+            .as_array()
+            .expect("verifications")
+            .is_empty()
     );
 }

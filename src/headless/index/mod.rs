@@ -19,6 +19,7 @@
 //! sync.rs      index sync: chunks, the walk, writing verified pages
 //! scans.rs     a page from the scans, verified (shared by sync and verify)
 //! progress.rs  a sync's counters and progress lines
+//! verify.rs    index verify: the stored digests against the scans now
 //! status.rs, search.rs, prune.rs   the other commands
 //! ```
 
@@ -28,6 +29,7 @@ mod scans;
 mod search;
 mod status;
 mod sync;
+mod verify;
 
 use progress::counters_json;
 use prune::prune;
@@ -35,6 +37,7 @@ use scans::describe;
 use search::search;
 use status::status;
 use sync::{Counters, Halt, ProgressMode, SyncPlan, Syncer, sync};
+use verify::verify;
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -243,6 +246,30 @@ pub async fn run_with(
             )
             .await
         }
+        IndexCommand::Verify {
+            from,
+            until,
+            verify: scans,
+            progress,
+            page_size,
+            request_rate,
+            timeout,
+        } => {
+            let plan = SyncPlan {
+                from: from.clone(),
+                until: until.as_deref().and_then(parse_time_micros),
+                follow: false,
+                verify: *scans,
+                bodies: false,
+                progress: progress_mode(*progress),
+                page_size: i32::from(*page_size),
+                chunks: 1,
+                rate: request_rate.unwrap_or(settings.network.request_rate),
+                timeout: *timeout,
+            };
+            let from = from.as_deref().and_then(parse_time_micros);
+            verify(location, settings, &plan, from, out, err, cancel).await
+        }
         IndexCommand::Sync {
             from,
             until,
@@ -261,11 +288,7 @@ pub async fn run_with(
                 follow: *follow,
                 verify: *verify,
                 bodies: !*no_bodies,
-                progress: match progress {
-                    Some(ProgressArg::Json) => ProgressMode::Json,
-                    None if std::io::stderr().is_terminal() => ProgressMode::Line,
-                    None => ProgressMode::Quiet,
-                },
+                progress: progress_mode(*progress),
                 page_size: i32::from(*page_size),
                 chunks: usize::from(*chunks),
                 rate: request_rate.unwrap_or(settings.network.request_rate),
@@ -280,4 +303,13 @@ fn write_pretty(out: &mut dyn Write, value: &Value) -> Result<(), String> {
     let compact = serde_json::to_vec(value).map_err(|e| e.to_string())?;
     let pretty = json_text::pretty_bytes(&compact).map_err(|e| e.to_string())?;
     write_text(out, &pretty)
+}
+
+/// `--progress` as given, else a line on a terminal.
+fn progress_mode(progress: Option<ProgressArg>) -> ProgressMode {
+    match progress {
+        Some(ProgressArg::Json) => ProgressMode::Json,
+        None if std::io::stderr().is_terminal() => ProgressMode::Line,
+        None => ProgressMode::Quiet,
+    }
 }

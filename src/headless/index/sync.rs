@@ -206,7 +206,28 @@ pub(super) async fn sync_inner(
     err: &mut dyn Write,
     cancel: &Cancel,
 ) -> Result<Counters, (Halt, Counters)> {
-    let fail = |halt: Halt| (halt, Counters::default());
+    let syncer = connect(store, settings, plan, err, cancel)
+        .await
+        .map_err(|halt| (halt, Counters::default()))?;
+    let result = syncer.run().await;
+    let counters = syncer.counters.into_inner();
+    match result {
+        Ok(()) => Ok(counters),
+        Err(halt) => Err((halt, counters)),
+    }
+}
+
+/// What a sync or a verify works with: the network's scans (the profile's own among them),
+/// the index's network claimed (another network's index refused), `--verify` checked against
+/// the scans there are.
+pub(super) async fn connect<'a>(
+    store: Store,
+    settings: &Settings,
+    plan: &'a SyncPlan,
+    err: &'a mut dyn Write,
+    cancel: &'a Cancel,
+) -> Result<Syncer<'a>, Halt> {
+    let fail = |halt: Halt| halt;
     let config = ApiConfig {
         request_timeout: plan.timeout,
         connect_timeout: plan.timeout.min(ApiConfig::default().connect_timeout),
@@ -294,12 +315,7 @@ pub(super) async fn sync_inner(
         err: RefCell::new(err),
         cancel,
     };
-    let result = syncer.run().await;
-    let counters = syncer.counters.into_inner();
-    match result {
-        Ok(()) => Ok(counters),
-        Err(halt) => Err((halt, counters)),
-    }
+    Ok(syncer)
 }
 
 pub(super) fn to_after(p: &Position) -> UpdatesAfter {

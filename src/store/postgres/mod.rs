@@ -47,8 +47,8 @@ use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 
 use super::{
     Chunk, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
-    IndexStore, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position, SCHEMA_VERSION,
-    StoreError, unpack_body,
+    IndexStore, KeptDigest, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position,
+    SCHEMA_VERSION, StoreError, unpack_body,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -349,6 +349,14 @@ impl IndexStore for PgIndex {
 
     fn prune(&mut self, before: i64) -> Result<u64, StoreError> {
         self.prune_before(before)
+    }
+
+    fn kept_digests(
+        &mut self,
+        after: Option<(i64, i64)>,
+        through: (i64, i64),
+    ) -> Result<Vec<KeptDigest>, StoreError> {
+        self.read_kept_digests(after, through)
     }
 
     fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {

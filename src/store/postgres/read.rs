@@ -7,6 +7,7 @@ use super::*;
 impl PgIndex {
     pub(super) fn read_status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
         let network = self.network()?;
+        let verifications = self.verifications()?;
         let shown = self.target.shown.clone();
         let target = &self.target;
         let client = self.client.as_mut().ok_or_else(|| closed(target))?;
@@ -96,6 +97,7 @@ impl PgIndex {
             schema_version: SCHEMA_VERSION,
             summary_version: SUMMARY_VERSION,
             network,
+            verifications,
             updates,
             bodies,
             size_bytes: u64::try_from(size).unwrap_or(0),
@@ -187,6 +189,36 @@ impl PgIndex {
             return Ok(None);
         };
         unpack_body(&self.target.shown, update_id, &compressed).map(Some)
+    }
+
+    pub(super) fn read_kept_digests(
+        &mut self,
+        after: Option<(i64, i64)>,
+        through: (i64, i64),
+    ) -> Result<Vec<KeptDigest>, StoreError> {
+        let (migration, time) = after.unwrap_or((i64::MIN, i64::MIN));
+        self.with(|c| {
+            c.query(
+                "SELECT update_id, migration_id, record_time, digest FROM updates
+                 WHERE (migration_id > $1 OR (migration_id = $1 AND record_time > $2))
+                   AND (migration_id < $3 OR (migration_id = $3 AND record_time <= $4))
+                 ORDER BY migration_id, record_time, seq",
+                &[&migration, &time, &through.0, &through.1],
+            )
+        })
+        .map(|rows| {
+            rows.iter()
+                .map(|r| {
+                    let digest: Vec<u8> = r.get(3);
+                    KeptDigest {
+                        update_id: r.get(0),
+                        migration_id: r.get(1),
+                        record_time: r.get(2),
+                        digest: hex::encode(digest),
+                    }
+                })
+                .collect()
+        })
     }
 
     pub(super) fn read_digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {

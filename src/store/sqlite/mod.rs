@@ -22,8 +22,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
 use super::{
-    Chunk, DivergenceRecord, Heartbeat, IndexStatus, IndexStore, KeptUpdate, MigrationRange,
-    PageWrite, PageWritten, Position, SCHEMA_VERSION, StoreError, gaps, unpack_body,
+    Chunk, DivergenceRecord, Heartbeat, IndexStatus, IndexStore, KeptDigest, KeptUpdate,
+    MigrationRange, PageWrite, PageWritten, Position, SCHEMA_VERSION, StoreError, gaps,
+    unpack_body,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -46,11 +47,33 @@ impl SqliteIndex {
 
 fn engine_error(path: &Path, e: &rusqlite::Error) -> StoreError {
     if is_corruption(e) {
-        return corrupt(path, e);
+        return StoreError::Corrupt {
+            path: path.display().to_string(),
+            detail: e.to_string(),
+        };
+    }
+    if is_full(e) {
+        return StoreError::Full {
+            path: path.display().to_string(),
+            detail: e.to_string(),
+        };
     }
     StoreError::Engine {
         path: path.display().to_string(),
         detail: e.to_string(),
+    }
+}
+
+/// The disk full (`SQLITE_FULL`), or a write the file system refused (`SQLITE_IOERR_WRITE`:
+/// a file size limit, a quota, no space left).
+fn is_full(e: &rusqlite::Error) -> bool {
+    /// `SQLITE_IOERR_WRITE`.
+    const IOERR_WRITE: std::ffi::c_int = 10 | (3 << 8);
+    match e.sqlite_error() {
+        Some(error) => {
+            error.code == rusqlite::ErrorCode::DiskFull || error.extended_code == IOERR_WRITE
+        }
+        None => false,
     }
 }
 
@@ -59,20 +82,6 @@ fn is_corruption(e: &rusqlite::Error) -> bool {
         e.sqlite_error_code(),
         Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
     )
-}
-
-fn corrupt(path: &Path, e: &rusqlite::Error) -> StoreError {
-    if is_corruption(e) {
-        StoreError::Corrupt {
-            path: path.display().to_string(),
-            detail: e.to_string(),
-        }
-    } else {
-        StoreError::Engine {
-            path: path.display().to_string(),
-            detail: e.to_string(),
-        }
-    }
 }
 
 impl IndexStore for SqliteIndex {
@@ -234,6 +243,14 @@ impl IndexStore for SqliteIndex {
 
     fn notices(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notices)
+    }
+
+    fn kept_digests(
+        &mut self,
+        after: Option<(i64, i64)>,
+        through: (i64, i64),
+    ) -> Result<Vec<KeptDigest>, StoreError> {
+        self.read_kept_digests(after, through)
     }
 
     fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {

@@ -132,6 +132,7 @@ impl SqliteIndex {
             schema_version: SCHEMA_VERSION,
             summary_version: SUMMARY_VERSION,
             network: self.network()?,
+            verifications: self.verifications()?,
             updates,
             bodies,
             size_bytes,
@@ -159,6 +160,36 @@ impl SqliteIndex {
             return Ok(None);
         };
         unpack_body(&self.shown(), update_id, &compressed).map(Some)
+    }
+
+    pub(super) fn read_kept_digests(
+        &mut self,
+        after: Option<(i64, i64)>,
+        through: (i64, i64),
+    ) -> Result<Vec<KeptDigest>, StoreError> {
+        let (migration, time) = after.unwrap_or((i64::MIN, i64::MIN));
+        let e = |e: rusqlite::Error| engine_error(&self.path, &e);
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT update_id, migration_id, record_time, digest FROM updates
+                 WHERE (migration_id > ?1 OR (migration_id = ?1 AND record_time > ?2))
+                   AND (migration_id < ?3 OR (migration_id = ?3 AND record_time <= ?4))
+                 ORDER BY migration_id, record_time, seq",
+            )
+            .map_err(e)?;
+        stmt.query_map(params![migration, time, through.0, through.1], |r| {
+            let digest: Vec<u8> = r.get(3)?;
+            Ok(KeptDigest {
+                update_id: r.get(0)?,
+                migration_id: r.get(1)?,
+                record_time: r.get(2)?,
+                digest: hex::encode(digest),
+            })
+        })
+        .map_err(e)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(e)
     }
 
     pub(super) fn read_digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {

@@ -136,7 +136,7 @@ impl SqliteIndex {
         } else {
             OpenFlags::SQLITE_OPEN_READ_ONLY
         } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| corrupt(path, &e))?;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| engine_error(path, &e))?;
         let mut index = SqliteIndex {
             conn,
             path: path.to_owned(),
@@ -154,7 +154,7 @@ impl SqliteIndex {
                 [],
                 |r| r.get(0),
             )
-            .map_err(|e| corrupt(path, &e))?;
+            .map_err(|e| engine_error(path, &e))?;
         let has_meta = index
             .conn
             .query_row(
@@ -162,7 +162,7 @@ impl SqliteIndex {
                 [],
                 |r| r.get::<_, i64>(0),
             )
-            .map_err(|e| corrupt(path, &e))?
+            .map_err(|e| engine_error(path, &e))?
             > 0;
         if tables > 0 && !has_meta {
             return Err(StoreError::Corrupt {
@@ -185,7 +185,7 @@ impl SqliteIndex {
             index
                 .conn
                 .pragma_update(None, "journal_mode", "WAL")
-                .map_err(|e| corrupt(path, &e))?;
+                .map_err(|e| engine_error(path, &e))?;
             // WAL with synchronous=NORMAL: a commit is not synced to disk, the WAL is at each
             // checkpoint. A killed process loses nothing committed; a power loss may lose the
             // last pages (never the file's consistency): each page is one transaction with its
@@ -202,7 +202,8 @@ impl SqliteIndex {
                 .conn
                 .unchecked_transaction()
                 .map_err(|e| index.engine(&e))?;
-            tx.execute_batch(SCHEMA).map_err(|e| corrupt(path, &e))?;
+            tx.execute_batch(SCHEMA)
+                .map_err(|e| engine_error(path, &e))?;
             tx.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1')",
                 params![SCHEMA_VERSION.to_string(), SUMMARY_VERSION.to_string()],
@@ -217,7 +218,7 @@ impl SqliteIndex {
         self.conn
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
             .optional()
-            .map_err(|e| corrupt(&self.path, &e))
+            .map_err(|e| engine_error(&self.path, &e))
     }
 
     /// Migrates an index of schema `found` to this build's, in one transaction (a process
