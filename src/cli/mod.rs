@@ -432,7 +432,8 @@ Exit codes:
      verify: every stored update of the range is what the scans agree on)
   1  the profile's scan answered an error
   2  usage or configuration: a bad query, no index, an index that is damaged, of a newer
-     schema or of another network, another sync writing the index
+     schema or of another network, another sync writing the index, an index that cannot
+     grow (a full disk, a file size limit)
   3  connection, TLS or timeout talking to the profile's scan
   4  a response could not be decoded
   5  sync: stopped at a divergence: the scans disagree on an update and no version has

@@ -24,7 +24,9 @@ use cantonscope::store::{self, Location};
 use serde_json::Value;
 
 use crate::common::bin::bin;
-use crate::index::{four, from, history, ids, index_args, run, status, sync, text};
+use crate::index::{
+    four, from, history, ids, index_args, kill_syncs_at_random_moments, run, status, sync, text,
+};
 use crate::index_verify::verify;
 
 /// The tests of this file, for the message that says they were skipped.
@@ -346,57 +348,7 @@ fn a_sync_killed_at_random_moments_resumes_to_the_same_postgres_index() {
         &["--from", from()],
     );
     assert_eq!(code, 0, "{err}");
-    let mut state: u64 = 0x2545_f491_4f6c_dd1d ^ u64::from(std::process::id());
-    let mut next = move |n: u64| {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 33) % n
-    };
-    let mut kills = 0;
-    for round in 0..8 {
-        let mut args = index_args(&db.url, "sync");
-        args.extend_from_slice(&["--request-rate", "1000", "--page-size", "31"]);
-        if round == 0 {
-            args.extend_from_slice(&["--from", from()]);
-        }
-        args.extend_from_slice(&["--progress", "json"]);
-        let mut child = bin(dir.path())
-            .arg("--scan-url")
-            .arg(url)
-            .args(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn");
-        let pages = if round == 0 { next(3).max(1) } else { next(3) };
-        let pause = next(40);
-        eprintln!("round {round}: kill after {pages} pages and {pause} ms");
-        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-        let mut finished = false;
-        for _ in 0..pages {
-            if lines.next().is_none() {
-                finished = true;
-                break;
-            }
-        }
-        if round == 0 && !finished {
-            // Another process sees it running from its heartbeat row.
-            let st = status(dir.path(), &db.url);
-            assert_eq!(
-                st["sync_running"]["pid"].as_u64(),
-                Some(u64::from(child.id())),
-                "{st}"
-            );
-        }
-        std::thread::sleep(Duration::from_millis(pause));
-        if child.try_wait().expect("wait").is_some() {
-            break;
-        }
-        child.kill().expect("kill");
-        child.wait().expect("wait");
-        kills += 1;
-    }
+    let kills = kill_syncs_at_random_moments(dir.path(), url, &db.url, 8, 0x2545_f491_4f6c_dd1d);
     assert!(kills > 0);
     // The advisory lock went with the killed process's connection.
     let (code, out, err) = sync(dir.path(), url, &db.url, &[]);

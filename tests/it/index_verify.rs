@@ -4,13 +4,12 @@
 //! index is not changed), an update removed from it is named as missing; a scan that diverges
 //! is outvoted by the quorum; too few scans to verify with is exit 6.
 
-use std::path::Path;
-use std::time::Duration;
-
-use cantonscope::demo::{DemoConfig, DemoFaults, DemoTime};
 use serde_json::Value;
+use std::path::Path;
 
-use crate::index::{four, from, history, index_args, kept, run, start, status, sync, temp, text};
+use crate::index::{
+    four, from, history, index_args, kept, one_of_four_diverging, run, status, sync, temp, text,
+};
 
 /// `index verify` with `extra` flags: its exit code, stdout JSON and stderr.
 pub(crate) fn verify(
@@ -134,18 +133,7 @@ fn a_digest_changed_in_the_index_is_exit_5_naming_that_update() {
 #[test]
 fn a_diverging_scan_is_outvoted_by_the_quorum() {
     // Four scans (f = 1), one diverging two hours before the head: three of them agree.
-    let demo = start(
-        DemoConfig {
-            stagger: false,
-            seed: 23,
-            faults: DemoFaults {
-                diverging: Some((1, DemoTime::BeforeHead(Duration::from_secs(2 * 3_600)))),
-                ..DemoFaults::default()
-            },
-            ..DemoConfig::default()
-        }
-        .with_total_scans(4),
-    );
+    let demo = one_of_four_diverging();
     let (dir, index) = temp();
     let url = &demo.handle.scan_urls[0];
     let (code, _, err) = sync(dir.path(), url, &index, &["--from", from()]);
