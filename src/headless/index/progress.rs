@@ -1,7 +1,9 @@
 //! What a running sync says: its counters, and progress on stderr (a line on a terminal, JSON
 //! Lines with `--progress json`).
 
-use super::*;
+use super::{
+    Counters, ProgressMode, Syncer, Value, format_time_micros, json, json_text, now_micros,
+};
 
 pub(super) fn counters_json(c: &Counters) -> Value {
     json!({

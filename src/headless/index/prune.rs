@@ -1,6 +1,9 @@
 //! `index prune --before TIME`: drops the updates recorded before a time.
 
-use super::*;
+use super::{
+    EXIT_OK, EXIT_USAGE, Location, Write, format_time_micros, host_name, json, now_micros,
+    open_locked, parse_time_micros, say, store_code, write_pretty,
+};
 
 pub(super) async fn prune(
     location: Location,

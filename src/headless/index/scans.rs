@@ -2,7 +2,11 @@
 //! verifiers in rotation, a disagreement put to every scan ([`judge`]), the record and message
 //! of a divergence. Shared by `index sync` and `index verify`.
 
-use super::*;
+use super::{
+    Answered, Call, Digest, DivergenceRecord, EXIT_CONNECT, EXIT_DECODE, EXIT_NO_QUORUM,
+    EXIT_SERVER, Exchange, Halt, MAX_DIFFERENCES, Network, Reply, Stop, Syncer, Transport,
+    UpdateItem, UpdatesPage, Value, digest_hex, digests_of, json, json_diff, judge, now_micros,
+};
 
 pub(super) fn describe(net: &Network, scan: usize) -> String {
     net.entry(scan)

@@ -1,6 +1,9 @@
 //! `index search`: fielded terms over the key tables, newest first, as JSON Lines.
 
-use super::*;
+use super::{
+    EXIT_OK, EXIT_USAGE, Location, Query, Write, json_text, open, parse_time_micros, say,
+    store_code, write_text,
+};
 
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn search(

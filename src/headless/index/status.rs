@@ -1,6 +1,8 @@
 //! `index status`: the index's bookkeeping as JSON.
 
-use super::*;
+use super::{
+    EXIT_OK, EXIT_USAGE, Location, Value, Write, now_micros, open, say, store_code, write_pretty,
+};
 
 pub(super) async fn status(location: Location, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let result = async {

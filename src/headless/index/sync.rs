@@ -1,7 +1,16 @@
 //! `index sync`: walks `/v2/updates` into the index, chunk by chunk, each page verified by
 //! `--verify N` scans before it is written (see [`super::scans`]).
 
-use super::*;
+use super::{
+    ApiClient, ApiConfig, AtomicBool, BEAT_EVERY, BTreeMap, Cancel, Cell, Chunk, Digest,
+    DivergenceRecord, Duration, EXIT_DECODE, EXIT_DEGRADED, EXIT_INTERRUPTED, EXIT_NO_QUORUM,
+    EXIT_OK, EXIT_SERVER, EXIT_USAGE, FOLLOW_POLL, Heartbeat, Instant, ListSource, Location,
+    Network, NetworkId, Ordering, PageWalk, PageWrite, Position, RefCell, ScanBudget, Settings,
+    Store, StoreError, UpdatesAfter, UpdatesPage, Value, VerifyArg, Write, api_config,
+    counters_json, cursor_at, describe, discover, format_time_micros, host_name, join_all, json,
+    now_micros, open_locked, parse_time_micros, quorum, rows_of, say, scan, store_code,
+    write_pretty,
+};
 
 // ---------------------------------------------------------------------------------------------
 // sync

@@ -9,7 +9,12 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::sync::{connect, to_after};
-use super::*;
+use super::{
+    Cancel, Digest, EXIT_DEGRADED, EXIT_INTERRUPTED, EXIT_OK, EXIT_SERVER, EXIT_USAGE, Halt,
+    Location, PageWalk, Position, ProgressMode, Settings, SyncPlan, Syncer, UpdateItem,
+    UpdatesPage, Value, VerifyArg, Write, cursor_at, describe, digest_hex, format_time_micros,
+    json, now_micros, open, parse_time_micros, say, scan, store_code, write_pretty,
+};
 use crate::model::page_walk::cursor_position;
 use crate::store::{KeptDigest, covered};
 

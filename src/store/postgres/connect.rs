@@ -1,7 +1,7 @@
 //! Reaching the server: the URL (redacted in every message), TLS on rustls/ring, and what a
 //! driver error says.
 
-use super::*;
+use super::{Arc, Client, Duration, FromStr, Host, NoTls, SqlState, SslMode, StoreError};
 
 /// How long connecting may take.
 pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);

@@ -2,7 +2,11 @@
 //! History's pages).
 
 use super::schema::TABLES;
-use super::*;
+use super::{
+    Client, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
+    IndexStore, IsolationLevel, KeptDigest, KeptUpdate, MigrationRange, PgIndex, SCHEMA_VERSION,
+    SUMMARY_VERSION, StoreError, SyncRunning, chunk_rows, closed, format_time_micros, unpack_body,
+};
 
 impl PgIndex {
     pub(super) fn read_status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
@@ -165,7 +169,7 @@ impl PgIndex {
         rows.into_iter()
             .map(|(update_id, migration_id, record_time, body)| {
                 let body = body
-                    .map(|compressed| unpack_body(&shown, &update_id, &compressed))
+                    .map(|compressed| unpack_body(shown, &update_id, &compressed))
                     .transpose()?;
                 Ok(KeptUpdate {
                     update_id,

@@ -1,7 +1,7 @@
 //! The PostgreSQL index's tables, how a database is opened (created, its versions checked)
 //! and its meta key/values.
 
-use super::*;
+use super::{PgIndex, SCHEMA_VERSION, SUMMARY_VERSION, StoreError, Target, closed, truncate};
 
 /// The tables: those of the SQLite file (see [`super`]), with `keys` carrying the update's
 /// position and `term_counts` the updates per term.

@@ -1,7 +1,10 @@
 //! Search and count: a query's terms resolved to term ids (prefixes matched in Rust, a batch
 //! at a time), the rarest single-id term walking `keys` newest first.
 
-use super::*;
+use super::{
+    Client, Fail, GenericClient, HashMap, IsolationLevel, KeyKind, PgIndex, Query, SearchRow,
+    StoreError, Term, closed, format_time_micros,
+};
 
 /// Most keys a prefix term may stand for (as on SQLite).
 const MAX_PREFIX_MATCHES: usize = 100_000;

@@ -1,6 +1,9 @@
 //! The sync's writes: a page in one transaction with its chunk's cursor, and prune.
 
-use super::*;
+use super::{
+    Chunk, Fail, HashMap, HashSet, PageWrite, PageWritten, PgIndex, Position, StoreError,
+    chunk_rows, closed, digest_hex, format_time_micros,
+};
 
 /// zstd level of the bodies (as on SQLite).
 const ZSTD_LEVEL: i32 = 3;

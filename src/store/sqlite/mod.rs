@@ -68,7 +68,7 @@ fn engine_error(path: &Path, e: &rusqlite::Error) -> StoreError {
 /// a file size limit, a quota, no space left).
 fn is_full(e: &rusqlite::Error) -> bool {
     /// `SQLITE_IOERR_WRITE`.
-    const IOERR_WRITE: std::ffi::c_int = 10 | (3 << 8);
+    const IOERR_WRITE: std::ffi::c_int = 0x0a | (3 << 8);
     match e.sqlite_error() {
         Some(error) => {
             error.code == rusqlite::ErrorCode::DiskFull || error.extended_code == IOERR_WRITE

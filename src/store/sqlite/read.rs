@@ -1,7 +1,12 @@
 //! Reads: the chunks, `index status` with its gaps, bodies, digests, and the explorer's reads
 //! (the header's reach and History's pages; short read transactions only).
 
-use super::*;
+use super::{
+    Chunk, DivergenceRecord, Heartbeat, IndexReach, IndexStatus, IndexStore, KeptDigest,
+    KeptUpdate, MigrationRange, OptionalExtension, PathBuf, Position, SCHEMA_VERSION,
+    SUMMARY_VERSION, SqliteIndex, StoreError, SyncRunning, engine_error, format_time_micros, gaps,
+    params, unpack_body,
+};
 
 impl SqliteIndex {
     pub(super) fn chunk_rows(&self) -> Result<Vec<Chunk>, StoreError> {

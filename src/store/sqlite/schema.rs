@@ -1,7 +1,10 @@
 //! The SQLite index's tables, how a file is opened (created, checked, migrated from schema 1)
 //! and its meta key/values.
 
-use super::*;
+use super::{
+    Connection, OpenFlags, OptionalExtension, Path, SCHEMA_VERSION, SUMMARY_VERSION, SqliteIndex,
+    StoreError, engine_error, params,
+};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

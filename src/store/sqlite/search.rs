@@ -1,7 +1,10 @@
 //! Search and count over the key tables: a query's terms resolved to term ids (prefixes
 //! matched in Rust), the rarest term driving, time bounds as per-migration ranges.
 
-use super::*;
+use super::{
+    KeyKind, OptionalExtension, Query, SearchRow, SqliteIndex, StoreError, Term, engine_error,
+    format_time_micros, params,
+};
 
 /// Most keys a prefix term may stand for (a shorter prefix is asked for beyond it).
 const MAX_PREFIX_MATCHES: usize = 100_000;

@@ -1,6 +1,9 @@
 //! The sync's writes: a page in one transaction with its chunk's cursor, and prune.
 
-use super::*;
+use super::{
+    Chunk, HashMap, IndexRow, OptionalExtension, PageWrite, PageWritten, Position, SqliteIndex,
+    StoreError, Transaction, digest_hex, engine_error, format_time_micros, par_chunks, params,
+};
 
 /// zstd level of the bodies.
 const ZSTD_LEVEL: i32 = 3;
