@@ -7,6 +7,8 @@ use super::{
     EXIT_SERVER, Exchange, Halt, MAX_DIFFERENCES, Network, Reply, Stop, Syncer, Transport,
     UpdateItem, UpdatesPage, Value, digest_hex, digests_of, json, json_diff, judge, now_micros,
 };
+use crate::api::scan;
+use crate::model::page_walk::{PageTake, PageWalk};
 
 pub(super) fn describe(net: &Network, scan: usize) -> String {
     net.entry(scan)
@@ -65,6 +67,27 @@ impl Syncer<'_> {
             Ok(exchange) => decoded(scan, call, exchange).await,
             Err(_) => Err("no answer".to_owned()),
         }
+    }
+
+    /// The next page of `walk` from the profile's scan, verified ([`Syncer::verify_page`]) up
+    /// to the end of the walk's range; `None` for an empty page (the walk has taken it: done).
+    pub(super) async fn next_page(
+        &self,
+        walk: &mut PageWalk,
+    ) -> Result<Option<(PageTake, Verified)>, Halt> {
+        let call = scan::updates(&walk.request());
+        let primary = self.primary_page(&call).await?;
+        let take = walk
+            .clone()
+            .on_page(&primary.page)
+            .map_err(|e| Halt::Failed(EXIT_SERVER, e))?;
+        if primary.page.transactions.is_empty() {
+            walk.on_page(&primary.page)
+                .map_err(|e| Halt::Failed(EXIT_SERVER, e))?;
+            return Ok(None);
+        }
+        let verified = self.verify_page(primary, &call, take.keep).await;
+        Ok(Some((take, verified)))
     }
 
     /// Asks verifiers until the page's items are confirmed as far as they can be: returns the

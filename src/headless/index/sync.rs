@@ -470,18 +470,9 @@ impl Syncer<'_> {
                 continue;
             }
             let page_start = walk.cursor().map(to_position);
-            let call = scan::updates(&walk.request());
-            let primary = self.primary_page(&call).await?;
-            let take = walk
-                .clone()
-                .on_page(&primary.page)
-                .map_err(|e| Halt::Failed(EXIT_SERVER, e))?;
-            if primary.page.transactions.is_empty() {
-                walk.on_page(&primary.page)
-                    .map_err(|e| Halt::Failed(EXIT_SERVER, e))?;
+            let Some((take, verified)) = self.next_page(&mut walk).await? else {
                 continue;
-            }
-            let verified = self.verify_page(primary, &call, take.keep).await;
+            };
             let confirmed = verified.confirmed;
             if confirmed > 0 {
                 let mut page = verified.body.page;

@@ -13,7 +13,7 @@ use super::{
     Cancel, Digest, EXIT_DEGRADED, EXIT_INTERRUPTED, EXIT_OK, EXIT_SERVER, EXIT_USAGE, Halt,
     Location, PageWalk, Position, ProgressMode, Settings, SyncPlan, Syncer, UpdateItem,
     UpdatesPage, Value, VerifyArg, Write, cursor_at, describe, digest_hex, format_time_micros,
-    json, now_micros, open, parse_time_micros, say, scan, store_code, write_pretty,
+    json, now_micros, open, parse_time_micros, say, store_code, write_pretty,
 };
 use crate::model::page_walk::cursor_position;
 use crate::store::{KeptDigest, covered};
@@ -321,18 +321,9 @@ impl Syncer<'_> {
                 let (m, t) = cursor_position(c);
                 (m, t.unwrap_or(i64::MIN))
             });
-            let call = scan::updates(&walk.request());
-            let primary = self.primary_page(&call).await?;
-            let take = walk
-                .clone()
-                .on_page(&primary.page)
-                .map_err(|e| Halt::Failed(EXIT_SERVER, e))?;
-            if primary.page.transactions.is_empty() {
-                walk.on_page(&primary.page)
-                    .map_err(|e| Halt::Failed(EXIT_SERVER, e))?;
+            let Some((take, verified)) = self.next_page(&mut walk).await? else {
                 continue;
-            }
-            let verified = self.verify_page(primary, &call, take.keep).await;
+            };
             let confirmed = verified.confirmed;
             if confirmed > 0 {
                 let mut page = verified.body.page;
