@@ -34,7 +34,9 @@ use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::demo::{self, DemoConfig};
 use cantonscope::model::format::parse_time_micros;
 use cantonscope::model::index::query::Query;
-use cantonscope::model::index::{KeyKind, SUMMARY_VERSION, digest_of, keys_of, row_with_digest};
+use cantonscope::model::index::{
+    KeyKind, SUMMARY_VERSION, digest_of, digests_of, keys_of, par_chunks, row_with_digest, rows_of,
+};
 use cantonscope::model::summary::Summarizer;
 use cantonscope::store::{self, IndexStore, Location, NetworkId, PageWrite, Position};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
@@ -262,6 +264,29 @@ fn page_of(texts: &[String], page_start: Option<Position>, bodies: bool) -> Page
     }
 }
 
+/// [`page_of`] the way `index sync` does it: decode and digests, then rows, each on every
+/// core (`par_chunks`, `digests_of`, `rows_of`).
+fn page_par(texts: &[String], page_start: Option<Position>, bodies: bool) -> PageWrite {
+    let items: Vec<UpdateItem> = par_chunks(texts, |part| {
+        part.iter()
+            .map(|t| serde_json::from_str::<UpdateItem>(t).expect("an item decodes"))
+            .collect()
+    });
+    let digests = digests_of(&items).expect("digests");
+    let rows = rows_of(&items, &digests).expect("rows");
+    let last = items.last().expect("a page is not empty");
+    PageWrite {
+        cursor: Position {
+            migration_id: last.migration_id().unwrap_or_default(),
+            record_time: last.record_time().unwrap_or_default().to_owned(),
+        },
+        rows,
+        page_start,
+        scans: vec!["bench".to_owned()],
+        bodies,
+    }
+}
+
 fn new_index(path: &Path, copier: &Copier) -> (Box<dyn IndexStore>, i64) {
     new_index_at(&Location::Sqlite(path.to_owned()), copier)
 }
@@ -310,7 +335,7 @@ fn build_at(
                     let take = texts.len().min(n - made);
                     let copied: Vec<String> =
                         texts[..take].iter().map(|t| copier.copy(t, k)).collect();
-                    let page = page_of(&copied, start.take(), bodies);
+                    let page = page_par(&copied, start.take(), bodies);
                     start = Some(page.cursor.clone());
                     made += take;
                     if tx.send(page).is_err() || made >= n {
@@ -435,6 +460,36 @@ fn index_benches(c: &mut Criterion) {
             BatchSize::PerIteration,
         );
     });
+    group.bench_function(
+        "the sync's way: pages decoded on every core, written by one writer meanwhile",
+        |b| {
+            b.iter_batched(
+                || tempfile::tempdir().expect("temp dir"),
+                |dir| {
+                    let (mut index, chunk) = new_index(&dir.path().join("i.sqlite"), &copier);
+                    let (tx, rx) = mpsc::sync_channel::<PageWrite>(2);
+                    std::thread::scope(|s| {
+                        s.spawn(|| {
+                            let mut start = None;
+                            for texts in &pages {
+                                let page = page_par(texts, start.take(), true);
+                                start = Some(page.cursor.clone());
+                                if tx.send(page).is_err() {
+                                    break;
+                                }
+                            }
+                            drop(tx);
+                        });
+                        for page in rx {
+                            index.write_page(chunk, &page).expect("written");
+                        }
+                    });
+                    dir
+                },
+                BatchSize::PerIteration,
+            );
+        },
+    );
     group.finish();
 
     let n: usize = std::env::var("INDEX_BENCH_UPDATES")

@@ -433,16 +433,21 @@ Exit codes:
 /// Exit codes of the `index` commands (shown in their help).
 pub const INDEX_EXIT_CODES: &str = "\
 Exit codes:
-  0  done (sync: up to --until or the verified head; --follow: stopped by SIGTERM)
+  0  done (sync: up to --until or the verified head; --follow: stopped by SIGTERM;
+     verify: every stored update of the range is what the scans agree on)
   1  the profile's scan answered an error
   2  usage or configuration: a bad query, no index, an index that is damaged, of a newer
-     schema or of another network, another sync writing the index
+     schema or of another network, another sync writing the index, an index that cannot
+     grow (a full disk, a file size limit)
   3  connection, TLS or timeout talking to the profile's scan
   4  a response could not be decoded
   5  sync: stopped at a divergence: the scans disagree on an update and no version has
      f + 1 (and --verify) scans; the update, the field and the scans are named, and the
-     page holding it is not written. Also: the history was rewritten under the index
-  6  sync: not enough scans to verify with (fewer than --verify answered)
+     page holding it is not written. Also: the history was rewritten under the index.
+     verify: a stored update differs from what --verify scans agree on (another digest,
+     missing from the index, or kept where the scans have none; the first is named), or
+     the scans disagree among themselves with no version held by enough of them
+  6  sync, verify: not enough scans to verify with (fewer than --verify answered)
   130 interrupted (Ctrl-C); every page committed before stays";
 
 /// `cantonscope index …`
@@ -528,6 +533,37 @@ pub enum IndexCommand {
         /// side by side (each scan still within its request budget).
         #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
         chunks: u16,
+    },
+    /// Re-check the stored updates against the scans now: every page of the range the index
+    /// covers is asked of --verify scans (verifiers in rotation, a disagreement put to every
+    /// scan, as sync does) and each stored digest compared with the one they agree on. Prints
+    /// a JSON report, records when each range was verified and by which scans (shown by
+    /// `index status`); never changes a stored update.
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Verify {
+        /// Only updates recorded at or after this time [default: the start of the index].
+        #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
+        from: Option<String>,
+        /// Only updates recorded at or before this time [default: the end of the index].
+        #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
+        until: Option<String>,
+        /// How many scans must agree on an update for it to be the reference: a number, or
+        /// quorum (f + 1 of the network).
+        #[arg(long, value_name = "N|quorum", default_value = "2", value_parser = parse_verify)]
+        verify: VerifyArg,
+        /// Progress as JSON lines on stderr (default: a line on stderr when it is a terminal).
+        #[arg(long, value_name = "FORMAT")]
+        progress: Option<ProgressArg>,
+        /// Updates per page (1..=1000).
+        #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u16).range(1..=1000))]
+        page_size: u16,
+        /// Request budget per scan, requests per second [default: scan_request_rate of the
+        /// profile, else 10].
+        #[arg(long, value_name = "N", value_parser = parse_request_rate)]
+        request_rate: Option<f64>,
+        /// Timeout of each request.
+        #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout)]
+        timeout: Duration,
     },
     /// Remove every update recorded before TIME (and its keys) from the index; takes the
     /// writer lock, so not while a sync runs.

@@ -41,6 +41,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::Query;
 use crate::model::index::read::IndexReach;
 use crate::model::index::{IndexRow, SearchRow};
@@ -128,6 +129,10 @@ pub enum StoreError {
         "cannot reach the index {path}: {detail} (what a sync committed is kept: run the command again once the server answers)"
     )]
     Unreachable { path: String, detail: String },
+    #[error(
+        "the index {path} cannot grow: the disk is full or the file may not be larger ({detail}); what was committed is kept: free space (or lift the limit) and run the command again"
+    )]
+    Full { path: String, detail: String },
     #[error("index {path}: {detail}")]
     Engine { path: String, detail: String },
 }
@@ -145,6 +150,16 @@ pub struct NetworkId {
 pub struct Position {
     pub migration_id: i64,
     pub record_time: String,
+}
+
+impl Position {
+    /// (migration, µs), for ordering.
+    pub fn order(&self) -> (i64, i64) {
+        (
+            self.migration_id,
+            parse_time_micros(&self.record_time).unwrap_or(i64::MIN),
+        )
+    }
 }
 
 /// A chunk: one range of the history a sync walks.
@@ -166,6 +181,35 @@ pub struct Chunk {
     /// Scans that confirmed its pages.
     pub scans: Vec<String>,
     pub updates: i64,
+}
+
+impl Chunk {
+    /// A new open chunk, nothing walked yet.
+    pub fn opened(id: i64, start: Option<Position>, end_before: Option<i64>, verify: i64) -> Chunk {
+        Chunk {
+            id,
+            start,
+            end_before,
+            cursor: None,
+            page_start: None,
+            state: "open".to_owned(),
+            verify,
+            scans: Vec::new(),
+            updates: 0,
+        }
+    }
+}
+
+/// An update's body as kept (zstd) made text again; `shown` names the index in the error.
+fn unpack_body(shown: &str, update_id: &str, compressed: &[u8]) -> Result<String, StoreError> {
+    let bytes = zstd::stream::decode_all(compressed).map_err(|e| StoreError::Corrupt {
+        path: shown.to_owned(),
+        detail: format!("the body of {update_id} does not decompress: {e}"),
+    })?;
+    String::from_utf8(bytes).map_err(|e| StoreError::Corrupt {
+        path: shown.to_owned(),
+        detail: format!("the body of {update_id} is not UTF-8: {e}"),
+    })
 }
 
 /// What a sync writes for one page.
@@ -251,15 +295,103 @@ pub struct IndexStatus {
     pub last_sync: Option<serde_json::Value>,
     /// A sync whose heartbeat is fresh.
     pub sync_running: Option<Heartbeat>,
+    /// The last `index verify` of each range: when, by which scans, what it found.
+    pub verifications: Vec<serde_json::Value>,
 }
 
 /// The typed reads and writes of an index. One engine per implementation; the sync holds the
 /// writer lock while it writes.
 pub trait IndexStore: Send {
+    // --- The engine's primitives ---
+
+    /// How messages name the index (a path; a URL without its password).
+    fn shown(&self) -> String;
+    /// A value of the index's meta table (`None`: not set).
+    fn meta_get(&mut self, key: &str) -> Result<Option<String>, StoreError>;
+    /// Sets a value of the meta table.
+    fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError>;
+    /// Removes the heartbeat of the running sync.
+    fn clear_beat(&mut self) -> Result<(), StoreError>;
+
+    // --- The same on every engine (over the primitives) ---
+
     /// The network the index belongs to (`None`: a new index).
-    fn network(&mut self) -> Result<Option<NetworkId>, StoreError>;
-    /// Records the network of a new index, or refuses another network's scans.
-    fn claim_network(&mut self, network: &NetworkId) -> Result<(), StoreError>;
+    fn network(&mut self) -> Result<Option<NetworkId>, StoreError> {
+        let Some(dso_party) = self.meta_get("dso_party")? else {
+            return Ok(None);
+        };
+        Ok(Some(NetworkId {
+            dso_party,
+            synchronizer: self.meta_get("synchronizer")?.unwrap_or_default(),
+        }))
+    }
+
+    /// Records the network of a new index, or refuses another network's scans. A synchronizer
+    /// unknown on either side is no difference (and a known one is kept when it was not).
+    fn claim_network(&mut self, network: &NetworkId) -> Result<(), StoreError> {
+        let Some(kept) = self.network()? else {
+            self.meta_set("dso_party", &network.dso_party)?;
+            return self.meta_set("synchronizer", &network.synchronizer);
+        };
+        let same_sync = kept.synchronizer.is_empty()
+            || network.synchronizer.is_empty()
+            || kept.synchronizer == network.synchronizer;
+        if kept.dso_party == network.dso_party && same_sync {
+            if kept.synchronizer.is_empty() && !network.synchronizer.is_empty() {
+                self.meta_set("synchronizer", &network.synchronizer)?;
+            }
+            return Ok(());
+        }
+        Err(StoreError::WrongNetwork {
+            path: self.shown(),
+            index_dso: kept.dso_party,
+            index_sync: kept.synchronizer,
+            scan_dso: network.dso_party.clone(),
+            scan_sync: network.synchronizer.clone(),
+        })
+    }
+
+    /// Removes the heartbeat and records how the sync ended.
+    fn end_sync(
+        &mut self,
+        started_at: i64,
+        ended_at: i64,
+        outcome: &str,
+    ) -> Result<(), StoreError> {
+        let last = serde_json::json!({
+            "started_at": format_time_micros(started_at),
+            "ended_at": format_time_micros(ended_at),
+            "outcome": outcome,
+        });
+        self.meta_set("last_sync", &last.to_string())?;
+        self.clear_beat()
+    }
+
+    /// The last `index verify` of each range (see [`IndexStore::record_verification`]).
+    fn verifications(&mut self) -> Result<Vec<serde_json::Value>, StoreError> {
+        Ok(self
+            .meta_get("verifications")?
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default())
+    }
+
+    /// Records what `index verify` found for the ranges it checked: each replaces the earlier
+    /// record of the same range (`"after"` and `"through"`), the newest last, at most
+    /// [`MAX_VERIFICATIONS`] kept. The updates themselves are never touched.
+    fn record_verification(&mut self, ranges: &[serde_json::Value]) -> Result<(), StoreError> {
+        let same = |a: &serde_json::Value, b: &serde_json::Value| {
+            a["after"] == b["after"] && a["through"] == b["through"]
+        };
+        let mut kept = self.verifications()?;
+        kept.retain(|old| !ranges.iter().any(|new| same(old, new)));
+        kept.extend(ranges.iter().cloned());
+        let excess = kept.len().saturating_sub(MAX_VERIFICATIONS);
+        kept.drain(..excess);
+        self.meta_set("verifications", &serde_json::Value::Array(kept).to_string())
+    }
+
+    // --- Each engine's own ---
+
     /// The chunks, oldest first.
     fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError>;
     /// A new open chunk.
@@ -285,9 +417,6 @@ pub trait IndexStore: Send {
     /// Moves the heartbeat of the running sync `pid` on (nothing once [`IndexStore::end_sync`]
     /// removed it, so a late beat never brings back a sync that ended).
     fn refresh_beat(&mut self, pid: i64, beat_at: i64) -> Result<(), StoreError>;
-    /// Removes the heartbeat and records how the sync ended.
-    fn end_sync(&mut self, started_at: i64, ended_at: i64, outcome: &str)
-    -> Result<(), StoreError>;
     /// What `index status` shows.
     fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError>;
     /// The updates matching `query` with a record time in `from..=until`, newest first, at
@@ -314,6 +443,14 @@ pub trait IndexStore: Send {
     fn prune(&mut self, before: i64) -> Result<u64, StoreError>;
     /// Every update id with its digest, in ledger order (tests, `index verify`).
     fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError>;
+    /// The updates kept after `after` (exclusive; `None`: from the beginning) up to `through`
+    /// (inclusive), as (migration, record time µs), in ledger order with their digests: what
+    /// `index verify` compares with the scans' pages.
+    fn kept_digests(
+        &mut self,
+        after: Option<(i64, i64)>,
+        through: (i64, i64),
+    ) -> Result<Vec<KeptDigest>, StoreError>;
 
     // --- The explorer's reads (issue 19 step 3) ---
 
@@ -345,6 +482,20 @@ pub trait IndexStore: Send {
     fn notices(&mut self) -> Vec<String> {
         Vec::new()
     }
+}
+
+/// Most verification records an index keeps (the oldest go first).
+pub const MAX_VERIFICATIONS: usize = 200;
+
+/// One update as [`IndexStore::kept_digests`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptDigest {
+    pub update_id: String,
+    pub migration_id: i64,
+    /// µs.
+    pub record_time: i64,
+    /// SHA-256, hex.
+    pub digest: String,
 }
 
 /// One update as [`IndexStore::page_after`] reads it.
@@ -416,4 +567,51 @@ pub fn open_locked(
             })
         }
     }
+}
+
+/// The ranges of the history the chunks cover, merged and in ledger order: each after its
+/// start (exclusive; `None`: the ledger begin) up to its reach (inclusive). A chunk covers
+/// (start, cursor], and a finished chunk with an end up to that end (in its cursor's migration).
+pub fn covered(chunks: &[Chunk]) -> Vec<(Option<Position>, Position)> {
+    let mut spans: Vec<(Option<Position>, Position)> = chunks
+        .iter()
+        .filter_map(|c| {
+            let cursor = c.cursor.as_ref()?;
+            let reach = match c.end_before {
+                Some(end) if c.state == "done" => Position {
+                    migration_id: cursor.migration_id,
+                    record_time: format_time_micros(end - 1),
+                },
+                _ => cursor.clone(),
+            };
+            Some((c.start.clone(), reach))
+        })
+        .collect();
+    spans.sort_by_key(|(start, _)| start.as_ref().map(Position::order));
+    let mut out: Vec<(Option<Position>, Position)> = Vec::new();
+    for (start, reach) in spans {
+        if let Some(last) = out.last_mut()
+            && start.as_ref().is_none_or(|s| s.order() <= last.1.order())
+        {
+            if reach.order() > last.1.order() {
+                last.1 = reach;
+            }
+            continue;
+        }
+        out.push((start, reach));
+    }
+    out
+}
+
+/// Ranges no chunk covers between the first chunk's start and the last chunk's reach.
+fn gaps(chunks: &[Chunk]) -> Vec<Gap> {
+    covered(chunks)
+        .windows(2)
+        .filter_map(|pair| {
+            Some(Gap {
+                after: pair[0].1.clone(),
+                before: pair[1].0.clone()?,
+            })
+        })
+        .collect()
 }

@@ -40,6 +40,23 @@ pub(crate) fn start(config: DemoConfig) -> Demo {
     }
 }
 
+/// Four scans at the head (f = 1), the second (Boreal-Ops-2) diverging from two hours before
+/// the head.
+pub(crate) fn one_of_four_diverging() -> Demo {
+    start(
+        DemoConfig {
+            stagger: false,
+            seed: 23,
+            faults: DemoFaults {
+                diverging: Some((1, DemoTime::BeforeHead(Duration::from_secs(2 * 3_600)))),
+                ..DemoFaults::default()
+            },
+            ..DemoConfig::default()
+        }
+        .with_total_scans(4),
+    )
+}
+
 /// Four scans at the head, the default ledger.
 pub(crate) fn four() -> &'static Demo {
     static DEMO: OnceLock<Demo> = OnceLock::new();
@@ -76,12 +93,22 @@ pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn index_args<'a>(index: &'a Path, command: &'a str) -> Vec<&'a str> {
-    vec!["index", "--index", index.to_str().expect("utf-8"), command]
+/// `index --index INDEX COMMAND`: INDEX a file or a postgres:// URL.
+pub(crate) fn index_args<'a>(
+    index: &'a (impl AsRef<Path> + ?Sized),
+    command: &'a str,
+) -> Vec<&'a str> {
+    let index = index.as_ref().to_str().expect("utf-8");
+    vec!["index", "--index", index, command]
 }
 
 /// `index sync` with `extra` flags: its exit code, stdout JSON and stderr.
-fn sync(dir: &Path, scan_url: &str, index: &Path, extra: &[&str]) -> (i32, Value, String) {
+pub(crate) fn sync(
+    dir: &Path,
+    scan_url: &str,
+    index: &(impl AsRef<Path> + ?Sized),
+    extra: &[&str],
+) -> (i32, Value, String) {
     let mut args = index_args(index, "sync");
     args.extend_from_slice(&["--request-rate", "1000", "--page-size", "97"]);
     args.extend_from_slice(extra);
@@ -124,7 +151,7 @@ pub(crate) fn ids(lines: &[Value]) -> Vec<String> {
         .collect()
 }
 
-fn status(dir: &Path, index: &Path) -> Value {
+pub(crate) fn status(dir: &Path, index: &(impl AsRef<Path> + ?Sized)) -> Value {
     let output = run(dir, "http://127.0.0.1:9", &index_args(index, "status"));
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     serde_json::from_slice(&output.stdout).expect("status JSON")
@@ -176,7 +203,7 @@ fn filtered(lines: &[Value], filter: &str) -> Vec<String> {
     out
 }
 
-fn temp() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn temp() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let index = dir.path().join("index.sqlite");
     (dir, index)
@@ -409,18 +436,7 @@ fn a_diverging_scan_stops_the_sync_at_that_update_which_is_not_written() {
 #[test]
 fn a_quorum_outvotes_an_odd_scan_and_records_it() {
     // Four scans (f = 1): the three honest ones keep their version; the odd one is named.
-    let demo = start(
-        DemoConfig {
-            stagger: false,
-            seed: 23,
-            faults: DemoFaults {
-                diverging: Some((1, DemoTime::BeforeHead(Duration::from_secs(2 * 3_600)))),
-                ..DemoFaults::default()
-            },
-            ..DemoConfig::default()
-        }
-        .with_total_scans(4),
-    );
+    let demo = one_of_four_diverging();
     let (dir, index) = temp();
     let url = &demo.handle.scan_urls[0];
     let (code, out, err) = sync(dir.path(), url, &index, &["--from", from()]);
@@ -461,7 +477,7 @@ fn a_second_sync_is_refused_naming_the_first() {
 }
 
 /// The update ids and digests an index keeps, in ledger order.
-fn kept(index: &Path) -> Vec<(String, String)> {
+pub(crate) fn kept(index: &Path) -> Vec<(String, String)> {
     let mut store =
         cantonscope::store::open_reader(&cantonscope::store::Location::Sqlite(index.to_owned()))
             .expect("index opens");
@@ -476,8 +492,40 @@ fn syncs_killed_at_random_moments_resume_to_the_index_of_a_straight_sync() {
     let straight = dir.path().join("straight.sqlite");
     let (code, _, err) = sync(dir.path(), url, &straight, &["--from", from()]);
     assert_eq!(code, 0, "{err}");
+    let kills = kill_syncs_at_random_moments(dir.path(), url, &index, 12, 0x9e37_79b9_7f4a_7c15);
+    assert!(kills > 0);
+    // The lock went with the killed process; the last committed page is read again.
+    let (code, out, err) = sync(dir.path(), url, &index, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out["counters"]["updates_known"].as_u64().unwrap_or(0) > 0,
+        "the last committed page is read again: {out}"
+    );
+    let resumed = kept(&index);
+    let unique: BTreeSet<&String> = resumed.iter().map(|(id, _)| id).collect();
+    assert_eq!(unique.len(), resumed.len(), "no update twice");
+    let reference = kept(&straight);
+    // The straight sync ended at the head when it ran; the demo is still.
+    assert_eq!(resumed, reference, "the same ids and digests, none missing");
+    assert_eq!(
+        resumed.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
+        ids(&history(dir.path(), url))
+    );
+}
+
+/// Runs `index sync --from FROM` (then `index sync`) `rounds` times into `index`, each killed
+/// with SIGKILL at a pseudo-random moment (after 0-2 progress lines and 0-39 ms; the first
+/// round once it has started, checking that another process sees it running); stops early when
+/// a sync finishes. Returns how many were killed.
+pub(crate) fn kill_syncs_at_random_moments(
+    dir: &Path,
+    url: &str,
+    index: &(impl AsRef<Path> + ?Sized),
+    rounds: u64,
+    seed: u64,
+) -> usize {
     // Pseudo-random moments, printed so a failure can be replayed.
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15 ^ u64::from(std::process::id());
+    let mut state: u64 = seed ^ u64::from(std::process::id());
     let mut next = move |n: u64| {
         state = state
             .wrapping_mul(6_364_136_223_846_793_005)
@@ -485,14 +533,14 @@ fn syncs_killed_at_random_moments_resume_to_the_index_of_a_straight_sync() {
         (state >> 33) % n
     };
     let mut kills = 0;
-    for round in 0..12 {
-        let mut args = index_args(&index, "sync");
+    for round in 0..rounds {
+        let mut args = index_args(index, "sync");
         args.extend_from_slice(&["--request-rate", "1000", "--page-size", "31"]);
         if round == 0 {
             args.extend_from_slice(&["--from", from()]);
         }
         args.extend_from_slice(&["--progress", "json"]);
-        let mut child = bin(dir.path())
+        let mut child = bin(dir)
             .arg("--scan-url")
             .arg(url)
             .args(&args)
@@ -515,7 +563,7 @@ fn syncs_killed_at_random_moments_resume_to_the_index_of_a_straight_sync() {
         }
         if round == 0 && !finished {
             // While it runs, another process sees it from its heartbeat.
-            let st = status(dir.path(), &index);
+            let st = status(dir, index);
             assert_eq!(
                 st["sync_running"]["pid"].as_u64(),
                 Some(u64::from(child.id())),
@@ -530,24 +578,7 @@ fn syncs_killed_at_random_moments_resume_to_the_index_of_a_straight_sync() {
         child.wait().expect("wait");
         kills += 1;
     }
-    assert!(kills > 0);
-    // The lock went with the killed process; the last committed page is read again.
-    let (code, out, err) = sync(dir.path(), url, &index, &[]);
-    assert_eq!(code, 0, "{err}");
-    assert!(
-        out["counters"]["updates_known"].as_u64().unwrap_or(0) > 0,
-        "the last committed page is read again: {out}"
-    );
-    let resumed = kept(&index);
-    let unique: BTreeSet<&String> = resumed.iter().map(|(id, _)| id).collect();
-    assert_eq!(unique.len(), resumed.len(), "no update twice");
-    let reference = kept(&straight);
-    // The straight sync ended at the head when it ran; the demo is still.
-    assert_eq!(resumed, reference, "the same ids and digests, none missing");
-    assert_eq!(
-        resumed.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
-        ids(&history(dir.path(), url))
-    );
+    kills
 }
 
 #[test]
@@ -974,4 +1005,67 @@ fn a_schema_1_index_is_refused_by_readers_and_migrated_by_the_next_sync() {
     assert_eq!(count_all(dir.path(), &index, &choice), now.len() as u64);
     let kept_now = kept(&index);
     assert_eq!(kept_now[..kept_before.len()], kept_before[..]);
+}
+
+/// The binary under `sh` with its files limited to `kib` KiB (RLIMIT_FSIZE; SIGXFSZ ignored,
+/// so a write past the limit fails with EFBIG as a write to a full disk fails with ENOSPC).
+fn run_limited(dir: &Path, kib: u64, scan_url: &str, args: &[&str]) -> Output {
+    let inner = bin(dir);
+    let mut command = std::process::Command::new("sh");
+    command.env_clear();
+    for (key, value) in inner.get_envs() {
+        if let Some(value) = value {
+            command.env(key, value);
+        }
+    }
+    command
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f {} && exec \"$0\" \"$@\"",
+            kib * 2
+        ))
+        .arg(inner.get_program())
+        .args(inner.get_args())
+        .arg("--scan-url")
+        .arg(scan_url)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh runs")
+}
+
+#[test]
+fn a_full_disk_stops_the_sync_with_a_message_and_a_later_sync_resumes_to_the_same_index() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let straight = dir.path().join("straight.sqlite");
+    let (code, _, err) = sync(dir.path(), url, &straight, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    // The index may not grow past 1 MiB: a few pages fit, then every write fails.
+    let mut args = index_args(&index, "sync");
+    args.extend_from_slice(&[
+        "--request-rate",
+        "1000",
+        "--page-size",
+        "97",
+        "--from",
+        from(),
+    ]);
+    let output = run_limited(dir.path(), 1024, url, &args);
+    let err = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot grow: the disk is full or the file may not be larger"),
+        "{err}"
+    );
+    assert!(err.contains("run the command again"), "{err}");
+    // What was committed reads back whole.
+    let st = status(dir.path(), &index);
+    let partial = st["updates"].as_u64().expect("updates");
+    assert!((partial as usize) < kept(&straight).len(), "{st}");
+    // With room again, the next sync goes on to the index of a straight sync.
+    let (code, _, err) = sync(dir.path(), url, &index, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(kept(&index), kept(&straight));
 }

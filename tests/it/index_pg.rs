@@ -24,7 +24,10 @@ use cantonscope::store::{self, Location};
 use serde_json::Value;
 
 use crate::common::bin::bin;
-use crate::index::{four, from, history, ids, run, text};
+use crate::index::{
+    four, from, history, ids, index_args, kill_syncs_at_random_moments, run, status, sync, text,
+};
+use crate::index_verify::verify;
 
 /// The tests of this file, for the message that says they were skipped.
 const TESTS: &[&str] = &[
@@ -33,6 +36,7 @@ const TESTS: &[&str] = &[
     "a_second_sync_on_postgres_is_refused_naming_the_first",
     "postgres_restarted_in_the_middle_of_a_sync_stops_it_and_resuming_gives_the_same_index",
     "a_wrong_password_is_a_clear_error_without_the_password",
+    "verify_on_postgres_agrees_and_a_changed_digest_is_exit_5",
 ];
 
 /// The restart test restarts the one server: the others hold this for reading while they run.
@@ -123,30 +127,6 @@ fn database(test: &str) -> Option<(Database, RwLockReadGuard<'static, ()>)> {
     let server = server()?;
     let guard = SERVER.read().unwrap_or_else(PoisonError::into_inner);
     Some((create_database(&server, test), guard))
-}
-
-fn index_args<'a>(location: &'a str, command: &'a str) -> Vec<&'a str> {
-    vec!["index", "--index", location, command]
-}
-
-/// `index sync` with `extra` flags: its exit code, stdout JSON and stderr.
-fn sync(dir: &Path, scan_url: &str, location: &str, extra: &[&str]) -> (i32, Value, String) {
-    let mut args = index_args(location, "sync");
-    args.extend_from_slice(&["--request-rate", "1000", "--page-size", "97"]);
-    args.extend_from_slice(extra);
-    let output = run(dir, scan_url, &args);
-    let stdout = text(&output.stdout);
-    (
-        output.status.code().unwrap_or(-1),
-        serde_json::from_str(&stdout).unwrap_or(Value::Null),
-        text(&output.stderr),
-    )
-}
-
-fn status(dir: &Path, location: &str) -> Value {
-    let output = run(dir, "http://127.0.0.1:9", &index_args(location, "status"));
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    serde_json::from_slice(&output.stdout).expect("status JSON")
 }
 
 /// `index search` of `terms` with `extra` flags: the output lines.
@@ -392,57 +372,7 @@ fn a_sync_killed_at_random_moments_resumes_to_the_same_postgres_index() {
         &["--from", from()],
     );
     assert_eq!(code, 0, "{err}");
-    let mut state: u64 = 0x2545_f491_4f6c_dd1d ^ u64::from(std::process::id());
-    let mut next = move |n: u64| {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 33) % n
-    };
-    let mut kills = 0;
-    for round in 0..8 {
-        let mut args = index_args(&db.url, "sync");
-        args.extend_from_slice(&["--request-rate", "1000", "--page-size", "31"]);
-        if round == 0 {
-            args.extend_from_slice(&["--from", from()]);
-        }
-        args.extend_from_slice(&["--progress", "json"]);
-        let mut child = bin(dir.path())
-            .arg("--scan-url")
-            .arg(url)
-            .args(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn");
-        let pages = if round == 0 { next(3).max(1) } else { next(3) };
-        let pause = next(40);
-        eprintln!("round {round}: kill after {pages} pages and {pause} ms");
-        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-        let mut finished = false;
-        for _ in 0..pages {
-            if lines.next().is_none() {
-                finished = true;
-                break;
-            }
-        }
-        if round == 0 && !finished {
-            // Another process sees it running from its heartbeat row.
-            let st = status(dir.path(), &db.url);
-            assert_eq!(
-                st["sync_running"]["pid"].as_u64(),
-                Some(u64::from(child.id())),
-                "{st}"
-            );
-        }
-        std::thread::sleep(Duration::from_millis(pause));
-        if child.try_wait().expect("wait").is_some() {
-            break;
-        }
-        child.kill().expect("kill");
-        child.wait().expect("wait");
-        kills += 1;
-    }
+    let kills = kill_syncs_at_random_moments(dir.path(), url, &db.url, 8, 0x2545_f491_4f6c_dd1d);
     assert!(kills > 0);
     // The advisory lock went with the killed process's connection.
     let (code, out, err) = sync(dir.path(), url, &db.url, &[]);
@@ -695,5 +625,43 @@ fn a_wrong_password_is_a_clear_error_without_the_password() {
         text(&output.stderr).contains("TLS"),
         "{}",
         text(&output.stderr)
+    );
+}
+
+#[test]
+fn verify_on_postgres_agrees_and_a_changed_digest_is_exit_5() {
+    let Some((db, _server)) = database("verify") else {
+        return;
+    };
+    let demo = four();
+    let url = &demo.handle.scan_url;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (code, _, err) = sync(dir.path(), url, &db.url, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    let stored = kept(&db.location());
+    let (code, out, err) = verify(dir.path(), url, &db.url, &[]);
+    assert_eq!(code, 0, "{out} {err}");
+    assert_eq!(out["updates_checked"].as_u64(), Some(stored.len() as u64));
+    let (tampered, digest) = stored[stored.len() / 3].clone();
+    {
+        let mut client = postgres::Client::connect(&db.url, postgres::NoTls).expect("connect");
+        client
+            .execute(
+                "UPDATE updates SET digest = decode(repeat('00', 32), 'hex') WHERE update_id = $1",
+                &[&tampered],
+            )
+            .expect("tamper");
+    }
+    let (code, out, err) = verify(dir.path(), url, &db.url, &[]);
+    assert_eq!(code, 5, "{out} {err}");
+    assert!(err.contains(&tampered), "{err}");
+    assert_eq!(out["mismatches"][0]["update_id"], tampered.as_str());
+    assert_eq!(out["mismatches"][0]["agreed_digest"], digest.as_str());
+    let st = status(dir.path(), &db.url);
+    assert!(
+        !st["verifications"]
+            .as_array()
+            .expect("verifications")
+            .is_empty()
     );
 }

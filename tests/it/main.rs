@@ -41,6 +41,7 @@ mod history_reach;
 mod index;
 mod index_explorer;
 mod index_pg;
+mod index_verify;
 mod layering;
 mod network;
 mod network_ui;

@@ -1,0 +1,324 @@
+//! Asking the scans for a page and judging their answers: the profile's scan for the bodies,
+//! verifiers in rotation, a disagreement put to every scan ([`judge`]), the record and message
+//! of a divergence. Shared by `index sync` and `index verify`.
+
+use super::{
+    Answered, Call, Digest, DivergenceRecord, EXIT_CONNECT, EXIT_DECODE, EXIT_NO_QUORUM,
+    EXIT_SERVER, Exchange, Halt, MAX_DIFFERENCES, Network, Reply, Stop, Syncer, Transport,
+    UpdateItem, UpdatesPage, Value, digest_hex, digests_of, json, json_diff, judge, now_micros,
+};
+use crate::api::scan;
+use crate::model::page_walk::{PageTake, PageWalk};
+
+pub(super) fn describe(net: &Network, scan: usize) -> String {
+    net.entry(scan)
+        .map_or_else(|| format!("scan {scan}"), |e| e.sv_name.clone())
+}
+
+/// One scan's answer to a page.
+pub(super) struct PageOf {
+    pub(super) scan: usize,
+    pub(super) page: UpdatesPage,
+    pub(super) digests: Vec<Digest>,
+}
+
+impl Syncer<'_> {
+    /// The primary scan's answer, or why the sync cannot go on.
+    pub(super) async fn primary_page(&self, call: &Call<UpdatesPage>) -> Result<PageOf, Halt> {
+        let reply = self.net.ask(self.primary, call).await;
+        let name = describe(&self.net, self.primary);
+        if reply.success().is_some()
+            && let Ok(exchange) = reply.result
+        {
+            return decoded(self.primary, call, exchange)
+                .await
+                .map_err(|e| Halt::Failed(EXIT_DECODE, format!("{name}: {e}")));
+        }
+        match &reply.result {
+            Ok(_) => Err(Halt::Failed(
+                EXIT_SERVER,
+                format!(
+                    "the profile's scan ({name}) answered {}",
+                    reply.problem().unwrap_or_default()
+                ),
+            )),
+            Err(Transport::Timeout) => Err(Halt::Failed(
+                EXIT_CONNECT,
+                format!("the profile's scan ({name}) timed out"),
+            )),
+            Err(Transport::Unreachable(detail)) => Err(Halt::Failed(
+                EXIT_CONNECT,
+                format!("the profile's scan ({name}): {detail}"),
+            )),
+        }
+    }
+
+    /// A verifier's answer: its page, or why it cannot verify.
+    pub(super) async fn verifier_page(
+        &self,
+        scan: usize,
+        call: &Call<UpdatesPage>,
+    ) -> Result<PageOf, String> {
+        let reply: Reply = self.net.ask(scan, call).await;
+        if reply.success().is_none() {
+            return Err(reply.problem().unwrap_or_else(|| "no answer".to_owned()));
+        }
+        match reply.result {
+            Ok(exchange) => decoded(scan, call, exchange).await,
+            Err(_) => Err("no answer".to_owned()),
+        }
+    }
+
+    /// The next page of `walk` from the profile's scan, verified ([`Syncer::verify_page`]) up
+    /// to the end of the walk's range; `None` for an empty page (the walk has taken it: done).
+    pub(super) async fn next_page(
+        &self,
+        walk: &mut PageWalk,
+    ) -> Result<Option<(PageTake, Verified)>, Halt> {
+        let call = scan::updates(&walk.request());
+        let primary = self.primary_page(&call).await?;
+        let take = walk
+            .clone()
+            .on_page(&primary.page)
+            .map_err(|e| Halt::Failed(EXIT_SERVER, e))?;
+        if primary.page.transactions.is_empty() {
+            walk.on_page(&primary.page)
+                .map_err(|e| Halt::Failed(EXIT_SERVER, e))?;
+            return Ok(None);
+        }
+        let verified = self.verify_page(primary, &call, take.keep).await;
+        Ok(Some((take, verified)))
+    }
+
+    /// Asks verifiers until the page's items are confirmed as far as they can be: returns the
+    /// page whose items are kept, how many of its first items are confirmed, the scans that
+    /// confirmed them and the odd (position, scan) pairs.
+    pub(super) async fn verify_page(
+        &self,
+        primary: PageOf,
+        call: &Call<UpdatesPage>,
+        limit: usize,
+    ) -> Verified {
+        let n = self.net.len();
+        let others: Vec<usize> = (0..n)
+            .map(|i| (i + self.rotation.get()) % n)
+            .filter(|i| *i != self.primary)
+            .collect();
+        self.rotation.set(self.rotation.get() + 1);
+        let mut pending = others.into_iter();
+        let mut pages: Vec<PageOf> = vec![primary];
+        let mut failures: Vec<String> = Vec::new();
+        let mut body_scan = self.primary;
+        loop {
+            let answers: Vec<Answered<'_>> = pages
+                .iter()
+                .map(|p| Answered {
+                    scan: p.scan,
+                    digests: &p.digests,
+                })
+                .collect();
+            let judged = judge(&answers, body_scan, self.needed, self.threshold, limit);
+            let ask_one = match &judged.stop {
+                Stop::End => None,
+                Stop::Unknown { .. } => Some(false),
+                Stop::Disputed { .. } => Some(true),
+                Stop::OtherVersion { scan } if judged.confirmed == 0 => {
+                    body_scan = *scan;
+                    continue;
+                }
+                Stop::OtherVersion { .. } => None,
+            };
+            let exhausted = pending.len() == 0;
+            if let Some(all) = ask_one
+                && !exhausted
+            {
+                let asking: Vec<usize> = if all {
+                    pending.by_ref().collect()
+                } else {
+                    pending.by_ref().take(1).collect()
+                };
+                for scan in asking {
+                    match self.verifier_page(scan, call).await {
+                        Ok(page) => pages.push(page),
+                        Err(problem) => {
+                            failures.push(format!("{} ({problem})", describe(&self.net, scan)));
+                        }
+                    }
+                }
+                continue;
+            }
+            // As far as it goes.
+            let mut halt = None;
+            if let Stop::Disputed { groups } = &judged.stop {
+                let record = self.divergence(&pages, judged.confirmed, groups);
+                halt = Some(self.diverged(record));
+            } else if judged.confirmed == 0 && ask_one == Some(false) && pages.len() == 1 {
+                halt = Some(Halt::Failed(
+                    EXIT_NO_QUORUM,
+                    format!(
+                        "not enough scans to verify with: --verify needs {} scans to agree; {}",
+                        self.needed,
+                        if failures.is_empty() {
+                            "no other scan to ask".to_owned()
+                        } else {
+                            format!("failed: {}", failures.join(", "))
+                        }
+                    ),
+                ));
+            }
+            if let Some(body) = pages.iter().find(|p| p.scan == body_scan) {
+                let have = body.page.transactions.len().min(limit);
+                self.counters.borrow_mut().unconfirmed = (have - judged.confirmed) as u64;
+            }
+            let index = pages.iter().position(|p| p.scan == body_scan).unwrap_or(0);
+            return Verified {
+                body: pages.swap_remove(index),
+                confirmed: judged.confirmed,
+                confirmers: judged.confirmers,
+                odd: judged.odd,
+                halt,
+            };
+        }
+    }
+
+    /// The record of a disputed item at `position`.
+    pub(super) fn divergence(
+        &self,
+        pages: &[PageOf],
+        position: usize,
+        groups: &[(Digest, Vec<usize>)],
+    ) -> DivergenceRecord {
+        let item_of = |scan: usize| {
+            pages
+                .iter()
+                .find(|p| p.scan == scan)
+                .and_then(|p| p.page.transactions.get(position))
+        };
+        let value_of = |scan: usize| -> Option<Value> {
+            let mut v: Value = serde_json::from_str(item_of(scan)?.raw().get()).ok()?;
+            crate::model::consensus::LocalFields::UPDATE.strip(&mut v);
+            Some(v)
+        };
+        let reference = groups.first().and_then(|(_, m)| m.first().copied());
+        let item = reference.and_then(item_of);
+        let (differences, truncated) = match (
+            reference.and_then(value_of),
+            groups
+                .get(1)
+                .and_then(|(_, m)| m.first().copied())
+                .and_then(value_of),
+        ) {
+            (Some(a), Some(b)) => json_diff(&a, &b, MAX_DIFFERENCES),
+            _ => (Vec::new(), false),
+        };
+        let versions: Vec<Value> = groups
+            .iter()
+            .map(|(digest, members)| {
+                json!({
+                    "digest": digest_hex(digest),
+                    "scans": members.iter().map(|s| describe(&self.net, *s)).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        DivergenceRecord {
+            update_id: item
+                .and_then(UpdateItem::update_id)
+                .unwrap_or_default()
+                .to_owned(),
+            migration_id: item.and_then(UpdateItem::migration_id).unwrap_or_default(),
+            record_time: item
+                .and_then(UpdateItem::record_time)
+                .unwrap_or_default()
+                .to_owned(),
+            found_at: now_micros(),
+            resolved: false,
+            detail: json!({
+                "versions": versions,
+                "differences": differences.iter().map(|d| json!({
+                    "path": d.path, "first": d.quorum, "second": d.this,
+                })).collect::<Vec<_>>(),
+                "more_differences": truncated,
+                "needed": self.threshold,
+            }),
+        }
+    }
+
+    /// The halt at a divergence, with its message.
+    pub(super) fn diverged(&self, record: DivergenceRecord) -> Halt {
+        let versions = record.detail["versions"]
+            .as_array()
+            .map(|v| {
+                v.iter()
+                    .map(|g| {
+                        let scans: Vec<&str> = g["scans"]
+                            .as_array()
+                            .map(|s| s.iter().filter_map(Value::as_str).collect())
+                            .unwrap_or_default();
+                        scans.join(" + ")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" vs ")
+            })
+            .unwrap_or_default();
+        let fields = record.detail["differences"]
+            .as_array()
+            .map(|d| {
+                d.iter()
+                    .filter_map(|x| x["path"].as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default();
+        let message = format!(
+            "stopped at a divergence: update {} (migration {}, {}): the scans disagree ({versions}), fields {}; no version has the {} scans needed; the index stops before it (`cantonscope network check-update {}` shows each scan's answer)",
+            record.update_id,
+            record.migration_id,
+            record.record_time,
+            if fields.is_empty() {
+                "unknown".to_owned()
+            } else {
+                fields
+            },
+            self.threshold,
+            record.update_id,
+        );
+        Halt::Diverged(Box::new(record), message)
+    }
+}
+
+/// What verifying a page found.
+pub(super) struct Verified {
+    /// The page whose items are kept.
+    pub(super) body: PageOf,
+    /// How many of its first items are confirmed.
+    pub(super) confirmed: usize,
+    /// The scans that confirmed them.
+    pub(super) confirmers: Vec<usize>,
+    /// (position, scan) of confirmed items a scan has in another version.
+    pub(super) odd: Vec<(usize, usize)>,
+    /// Why the sync cannot go past the confirmed items.
+    pub(super) halt: Option<Halt>,
+}
+
+/// A page decoded with the digests of its items, on a blocking thread (the digests on every
+/// core), so the walk's task only waits.
+pub(super) async fn decoded(
+    scan: usize,
+    call: &Call<UpdatesPage>,
+    exchange: Exchange,
+) -> Result<PageOf, String> {
+    let call = call.clone();
+    tokio::task::spawn_blocking(move || {
+        let page = call
+            .decode_response(exchange.status, &exchange.headers, &exchange.body)
+            .map_err(|e| e.to_string())?;
+        let digests = digests_of(&page.transactions)?;
+        Ok(PageOf {
+            scan,
+            page,
+            digests,
+        })
+    })
+    .await
+    .unwrap_or_else(|e| Err(format!("the decoding thread failed: {e}")))
+}

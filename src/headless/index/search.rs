@@ -1,0 +1,65 @@
+//! `index search`: fielded terms over the key tables, newest first, as JSON Lines.
+
+use super::{
+    EXIT_OK, EXIT_USAGE, Location, Query, Write, json_text, open, parse_time_micros, say,
+    store_code, write_text,
+};
+
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn search(
+    location: Location,
+    words: &[String],
+    from: Option<&str>,
+    until: Option<&str>,
+    limit: usize,
+    count: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let query = match Query::parse(words) {
+        Ok(q) => q,
+        Err(message) => {
+            say(err, &message);
+            return EXIT_USAGE;
+        }
+    };
+    let from = from.and_then(parse_time_micros);
+    let until = until.and_then(parse_time_micros);
+    let store = match open(location, false, err).await {
+        Ok(store) => store,
+        Err(e) => {
+            say(err, &e.to_string());
+            return store_code(&e);
+        }
+    };
+    let written = if count {
+        match store.call(move |s| s.count(&query, from, until)).await {
+            Ok(n) => write_text(out, &n.to_string()),
+            Err(e) => {
+                say(err, &e.to_string());
+                return store_code(&e);
+            }
+        }
+    } else {
+        match store
+            .call(move |s| s.search(&query, from, until, limit))
+            .await
+        {
+            Ok(rows) => rows.iter().try_for_each(|row| {
+                let line = serde_json::to_string(row).map_err(|e| e.to_string())?;
+                write_text(out, &json_text::escape_unsafe(&line))
+            }),
+            Err(e) => {
+                say(err, &e.to_string());
+                return store_code(&e);
+            }
+        }
+    };
+    match written {
+        Ok(()) => EXIT_OK,
+        Err(e) => {
+            say(err, &e);
+            EXIT_USAGE
+        }
+    }
+}

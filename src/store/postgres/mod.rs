@@ -1,0 +1,417 @@
+//! The index in a PostgreSQL database, for a team: one `index sync --follow` writes it, several
+//! explorers read it. The same tables, versions and answers as the SQLite file
+//! ([`super::sqlite`]); text is matched in Rust (prefixes walk a `COLLATE "C"` column in byte
+//! order, as SQLite compares), never with `LIKE`.
+//!
+//! - One writer: `pg_try_advisory_lock` on the writer's own connection, a session lock the
+//!   server drops with the connection (a killed sync, a restarted server); a second writer is
+//!   refused naming the first from its heartbeat row.
+//! - `keys` is ordered by (term, migration, record time, seq), so the newest-first first page of
+//!   a term walks the primary key backwards with a LIMIT; `term_counts` keeps each term's count
+//!   at write and prune time.
+//! - The client is `postgres` (synchronous, over tokio-postgres with its own small runtime): the
+//!   store's calls run on blocking threads, never inside an async task, and a client is closed
+//!   on a thread of its own (closing blocks on its runtime).
+//! - TLS: rustls on ring with the system's roots (and `sslrootcert=FILE` when given); a local
+//!   server (a Unix socket, localhost) is reached without TLS unless `sslmode=require`. The URL's
+//!   password never reaches a message: errors are scrubbed of it and name the URL redacted.
+//!
+//! ```text
+//! mod.rs      the index's connection, the writer lock, the IndexStore calls
+//! connect.rs  the URL, TLS, the driver's errors
+//! schema.rs   tables, open (create, check versions), meta
+//! write.rs    a page in one transaction with its chunk's cursor; prune
+//! search.rs   search and count
+//! read.rs     status, bodies, digests, the explorer's reads
+//! ```
+
+mod connect;
+mod read;
+mod schema;
+mod search;
+mod write;
+
+pub use connect::redact_url;
+#[cfg(test)]
+use connect::scrub;
+use connect::{Fail, Target, closed, truncate};
+
+use std::collections::{HashMap, HashSet};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use postgres::config::{Host, SslMode};
+use postgres::error::SqlState;
+use postgres::{Client, GenericClient, IsolationLevel, NoTls};
+
+use super::{
+    Chunk, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
+    IndexStore, KeptDigest, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position,
+    SCHEMA_VERSION, StoreError, unpack_body,
+};
+use crate::model::format::format_time_micros;
+use crate::model::index::query::{Query, Term};
+use crate::model::index::read::SyncRunning;
+use crate::model::index::{KeyKind, SUMMARY_VERSION, SearchRow, digest_hex};
+
+/// The advisory lock of the one writer ("cantonsc"), per database.
+const WRITER_LOCK: i64 = 0x6361_6e74_6f6e_7363;
+
+/// An index in a PostgreSQL database.
+pub struct PgIndex {
+    /// Always `Some` until dropped (taken to close it on a thread of its own).
+    client: Option<Client>,
+    target: Target,
+}
+
+impl Drop for PgIndex {
+    fn drop(&mut self) {
+        // Closing blocks on the client's runtime, which may not happen inside an async task.
+        if let Some(client) = self.client.take() {
+            let _ = std::thread::spawn(move || drop(client)).join();
+        }
+    }
+}
+
+impl PgIndex {
+    /// Runs `f` with the client and turns its driver error into a store error.
+    fn with<T>(
+        &mut self,
+        f: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
+    ) -> Result<T, StoreError> {
+        let target = &self.target;
+        let client = self.client.as_mut().ok_or_else(|| closed(target))?;
+        f(client).map_err(|e| target.error(&e))
+    }
+
+    /// Takes the writer lock, or names who holds it.
+    fn lock(&mut self) -> Result<(), StoreError> {
+        let got: bool = self.with(|c| {
+            c.query_one("SELECT pg_try_advisory_lock($1)", &[&WRITER_LOCK])
+                .map(|r| r.get(0))
+        })?;
+        if got {
+            return Ok(());
+        }
+        let now = chrono::Utc::now().timestamp_micros();
+        let mut holder = None;
+        if self.table_exists("sync_heartbeat")? {
+            let beat = self.heartbeat()?;
+            holder = beat
+                .filter(|h| now.saturating_sub(h.beat_at) < super::HEARTBEAT_STALE_MICROS)
+                .map(|h| {
+                    format!(
+                        "pid {} on {} since {} (cantonscope {})",
+                        h.pid,
+                        h.host,
+                        format_time_micros(h.started_at),
+                        h.command
+                    )
+                });
+        }
+        if holder.is_none() {
+            // The session holding the lock, as it named itself.
+            holder = self
+                .with(|c| {
+                    c.query_opt(
+                        "SELECT a.application_name, coalesce(host(a.client_addr), 'a local socket'),
+                                a.backend_start::text
+                         FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                         WHERE l.locktype = 'advisory' AND l.granted
+                           AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                           AND l.objid = ($1::bigint & 4294967295)::oid
+                         LIMIT 1",
+                        &[&WRITER_LOCK],
+                    )
+                })?
+                .map(|r| {
+                    let name: String = r.get(0);
+                    let from: String = r.get(1);
+                    let since: String = r.get(2);
+                    format!("{name} (a session from {from} since {since})")
+                });
+        }
+        Err(StoreError::Busy {
+            path: self.target.shown.clone(),
+            holder: holder.unwrap_or_else(|| "a session holds its writer lock".to_owned()),
+        })
+    }
+
+    fn heartbeat(&mut self) -> Result<Option<Heartbeat>, StoreError> {
+        Ok(self
+            .with(|c| {
+                c.query_opt(
+                    "SELECT pid, host, started_at, beat_at, command FROM sync_heartbeat WHERE id = 1",
+                    &[],
+                )
+            })?
+            .map(|r| Heartbeat {
+                pid: r.get(0),
+                host: r.get(1),
+                started_at: r.get(2),
+                beat_at: r.get(3),
+                command: r.get(4),
+            }))
+    }
+}
+
+fn chunk_rows(c: &mut impl GenericClient) -> Result<Vec<Chunk>, postgres::Error> {
+    let rows = c.query(
+        "SELECT id, start_migration, start_time, end_before, cursor_migration, cursor_time,
+                page_start_migration, page_start_time, state, verify, scans, updates
+         FROM chunks ORDER BY id",
+        &[],
+    )?;
+    let position = |m: Option<i64>, t: Option<String>| match (m, t) {
+        (Some(migration_id), Some(record_time)) => Some(Position {
+            migration_id,
+            record_time,
+        }),
+        _ => None,
+    };
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let scans: String = r.get(10);
+            Chunk {
+                id: r.get(0),
+                start: position(r.get(1), r.get(2)),
+                end_before: r.get(3),
+                cursor: position(r.get(4), r.get(5)),
+                page_start: position(r.get(6), r.get(7)),
+                state: r.get(8),
+                verify: r.get(9),
+                scans: serde_json::from_str(&scans).unwrap_or_default(),
+                updates: r.get(11),
+            }
+        })
+        .collect())
+}
+
+impl IndexStore for PgIndex {
+    fn shown(&self) -> String {
+        self.target.shown.clone()
+    }
+
+    fn meta_get(&mut self, key: &str) -> Result<Option<String>, StoreError> {
+        self.meta(key)
+    }
+
+    fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.set_meta(key, value)
+    }
+
+    fn clear_beat(&mut self) -> Result<(), StoreError> {
+        self.with(|c| c.execute("DELETE FROM sync_heartbeat", &[]))
+            .map(|_| ())
+    }
+
+    fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError> {
+        self.with(chunk_rows)
+    }
+
+    fn start_chunk(
+        &mut self,
+        start: Option<Position>,
+        end_before: Option<i64>,
+        verify: i64,
+        now: i64,
+    ) -> Result<Chunk, StoreError> {
+        let id: i64 = self.with(|c| {
+            c.query_one(
+                "INSERT INTO chunks (start_migration, start_time, end_before, state, verify, scans, started_at)
+                 VALUES ($1, $2, $3, 'open', $4, '[]', $5) RETURNING id",
+                &[
+                    &start.as_ref().map(|p| p.migration_id),
+                    &start.as_ref().map(|p| p.record_time.clone()),
+                    &end_before,
+                    &verify,
+                    &now,
+                ],
+            )
+            .map(|r| r.get(0))
+        })?;
+        Ok(Chunk::opened(id, start, end_before, verify))
+    }
+
+    fn write_page(&mut self, chunk: i64, page: &PageWrite) -> Result<PageWritten, StoreError> {
+        self.write_page_tx(chunk, page)
+    }
+
+    fn set_chunk_state(&mut self, chunk: i64, state: &str, now: i64) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE chunks SET state = $2, finished_at = $3 WHERE id = $1",
+                &[&chunk, &state, &now],
+            )
+        })
+        .map(|_| ())
+    }
+
+    fn record_divergence(&mut self, d: &DivergenceRecord) -> Result<(), StoreError> {
+        self.with(|c| {
+            let mut tx = c.transaction()?;
+            if !d.resolved {
+                tx.execute(
+                    "DELETE FROM divergences WHERE update_id = $1 AND NOT resolved",
+                    &[&d.update_id],
+                )?;
+            }
+            tx.execute(
+                "INSERT INTO divergences (update_id, migration_id, record_time, found_at, resolved, detail)
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+                &[
+                    &d.update_id,
+                    &d.migration_id,
+                    &d.record_time,
+                    &d.found_at,
+                    &d.resolved,
+                    &d.detail.to_string(),
+                ],
+            )?;
+            tx.commit()
+        })
+    }
+
+    fn resolve_divergence(&mut self, update_id: &str) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE divergences SET resolved = TRUE WHERE update_id = $1 AND NOT resolved",
+                &[&update_id],
+            )
+        })
+        .map(|_| ())
+    }
+
+    fn beat(&mut self, h: &Heartbeat) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO sync_heartbeat (id, pid, host, started_at, beat_at, command)
+                 VALUES (1, $1, $2, $3, $4, $5)
+                 ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host,
+                   started_at = excluded.started_at, beat_at = excluded.beat_at,
+                   command = excluded.command",
+                &[&h.pid, &h.host, &h.started_at, &h.beat_at, &h.command],
+            )
+        })
+        .map(|_| ())
+    }
+
+    fn refresh_beat(&mut self, pid: i64, beat_at: i64) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE sync_heartbeat SET beat_at = $2 WHERE id = 1 AND pid = $1",
+                &[&pid, &beat_at],
+            )
+        })
+        .map(|_| ())
+    }
+
+    fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
+        self.read_status(now)
+    }
+
+    fn search(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        self.search_rows(query, from, until, limit)
+    }
+
+    fn count(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+    ) -> Result<u64, StoreError> {
+        self.count_rows(query, from, until)
+    }
+
+    fn reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
+        self.read_reach(now)
+    }
+
+    fn page_after(
+        &mut self,
+        after: Option<(i64, i64)>,
+        limit: usize,
+    ) -> Result<Vec<KeptUpdate>, StoreError> {
+        self.read_page_after(after, limit)
+    }
+
+    fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
+        self.read_range_count(since, before)
+    }
+
+    fn range_rows(
+        &mut self,
+        since: i64,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        self.read_range_rows(since, offset, limit)
+    }
+
+    fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
+        self.read_body(update_id)
+    }
+
+    fn prune(&mut self, before: i64) -> Result<u64, StoreError> {
+        self.prune_before(before)
+    }
+
+    fn kept_digests(
+        &mut self,
+        after: Option<(i64, i64)>,
+        through: (i64, i64),
+    ) -> Result<Vec<KeptDigest>, StoreError> {
+        self.read_kept_digests(after, through)
+    }
+
+    fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {
+        self.read_digests()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_is_named_without_its_password() {
+        for (url, shown) in [
+            (
+                "postgres://cs:s3cret@db.example:5432/index",
+                "postgres://***@db.example:5432/index",
+            ),
+            (
+                "postgresql://db.example/index?user=cs&password=s3cret&sslmode=require",
+                "postgresql://db.example/index?user=cs&password=***&sslmode=require",
+            ),
+        ] {
+            assert_eq!(redact_url(url), shown);
+            let target = Target::parse(url).expect("parses");
+            assert_eq!(target.shown, shown);
+            assert!(target.tls, "a remote server is reached over TLS");
+            assert_eq!(
+                scrub("auth s3cret failed", &target.secrets),
+                "auth *** failed"
+            );
+        }
+        let local = Target::parse("postgres://cs:pw@localhost:5432/i").expect("parses");
+        assert!(!local.tls, "localhost without TLS");
+        let socket = Target::parse("postgres://cs@%2Ftmp%2Fpg/i").expect("parses");
+        assert!(!socket.tls, "a Unix socket without TLS");
+        let required =
+            Target::parse("postgres://cs@localhost/i?sslmode=verify-full").expect("parses");
+        assert!(required.tls, "verify-full is TLS (rustls always verifies)");
+        let e = Target::parse("postgres://cs:s3cret@h/i?sslmode=sometimes")
+            .err()
+            .expect("refused");
+        assert!(!e.to_string().contains("s3cret"), "{e}");
+    }
+}

@@ -1,0 +1,291 @@
+//! Reads: `index status`, bodies, digests, and the explorer's reads (the header's reach and
+//! History's pages).
+
+use super::schema::TABLES;
+use super::{
+    Client, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
+    IndexStore, IsolationLevel, KeptDigest, KeptUpdate, MigrationRange, PgIndex, SCHEMA_VERSION,
+    SUMMARY_VERSION, SearchRow, StoreError, SyncRunning, chunk_rows, closed, format_time_micros, unpack_body,
+};
+
+impl PgIndex {
+    pub(super) fn read_range_count(
+        &mut self,
+        since: i64,
+        before: Option<i64>,
+    ) -> Result<u64, StoreError> {
+        let before = before.unwrap_or(i64::MAX);
+        let n: i64 = self.with(|c| {
+            Ok(c.query_one(
+                "SELECT count(*) FROM updates WHERE record_time >= $1 AND record_time < $2",
+                &[&since, &before],
+            )?
+            .get(0))
+        })?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    pub(super) fn read_range_rows(
+        &mut self,
+        since: i64,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with(|c| {
+            Ok(c.query(
+                "SELECT update_id, migration_id, record_time, kind, root_action, parties
+                 FROM updates WHERE record_time >= $1
+                 ORDER BY record_time, seq LIMIT $2 OFFSET $3",
+                &[&since, &limit, &offset],
+            )?
+            .iter()
+            .map(|r| {
+                let parties: String = r.get(5);
+                SearchRow {
+                    update_id: r.get(0),
+                    migration_id: r.get(1),
+                    record_time: format_time_micros(r.get(2)),
+                    kind: r.get(3),
+                    root_action: r.get(4),
+                    parties: serde_json::from_str(&parties).unwrap_or_default(),
+                }
+            })
+            .collect())
+        })
+    }
+
+    pub(super) fn read_status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
+        let network = self.network()?;
+        let verifications = self.verifications()?;
+        let shown = self.target.shown.clone();
+        let target = &self.target;
+        let client = self.client.as_mut().ok_or_else(|| closed(target))?;
+        // One read-only snapshot for a consistent picture.
+        let run = |c: &mut Client| -> Result<_, postgres::Error> {
+            let mut tx = c
+                .build_transaction()
+                .isolation_level(IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()?;
+            let size_sql = format!(
+                "SELECT ({})::bigint",
+                TABLES
+                    .iter()
+                    .map(|t| format!("pg_total_relation_size('{t}')"))
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            );
+            let size: i64 = tx.query_one(&size_sql, &[])?.get(0);
+            let counts = tx.query_one("SELECT count(*), count(body) FROM updates", &[])?;
+            let (updates, bodies): (i64, i64) = (counts.get(0), counts.get(1));
+            let migrations = tx
+                .query(
+                    "SELECT migration_id, count(*), min(record_time), max(record_time)
+                     FROM updates GROUP BY migration_id ORDER BY migration_id",
+                    &[],
+                )?
+                .iter()
+                .map(|r| MigrationRange {
+                    migration_id: r.get(0),
+                    updates: r.get(1),
+                    first_record_time: format_time_micros(r.get(2)),
+                    last_record_time: format_time_micros(r.get(3)),
+                })
+                .collect::<Vec<_>>();
+            let divergences = tx
+                .query(
+                    "SELECT update_id, migration_id, record_time, found_at, resolved, detail
+                     FROM divergences ORDER BY migration_id, record_time, id",
+                    &[],
+                )?
+                .iter()
+                .map(|r| {
+                    let detail: String = r.get(5);
+                    DivergenceRecord {
+                        update_id: r.get(0),
+                        migration_id: r.get(1),
+                        record_time: r.get(2),
+                        found_at: r.get(3),
+                        resolved: r.get(4),
+                        detail: serde_json::from_str(&detail).unwrap_or_default(),
+                    }
+                })
+                .collect::<Vec<_>>();
+            let heartbeat = tx
+                .query_opt(
+                    "SELECT pid, host, started_at, beat_at, command FROM sync_heartbeat WHERE id = 1",
+                    &[],
+                )?
+                .map(|r| Heartbeat {
+                    pid: r.get(0),
+                    host: r.get(1),
+                    started_at: r.get(2),
+                    beat_at: r.get(3),
+                    command: r.get(4),
+                });
+            let last_sync: Option<String> = tx
+                .query_opt("SELECT value FROM meta WHERE key = 'last_sync'", &[])?
+                .map(|r| r.get(0));
+            let chunks = chunk_rows(&mut tx)?;
+            tx.commit()?;
+            Ok((
+                size,
+                updates,
+                bodies,
+                migrations,
+                divergences,
+                heartbeat,
+                last_sync,
+                chunks,
+            ))
+        };
+        let (size, updates, bodies, migrations, divergences, heartbeat, last_sync, chunks) =
+            run(client).map_err(|e| target.error(&e))?;
+        Ok(IndexStatus {
+            location: shown,
+            schema_version: SCHEMA_VERSION,
+            summary_version: SUMMARY_VERSION,
+            network,
+            verifications,
+            updates,
+            bodies,
+            size_bytes: u64::try_from(size).unwrap_or(0),
+            migrations,
+            gaps: crate::store::gaps(&chunks),
+            chunks,
+            divergences,
+            last_sync: last_sync.and_then(|t| serde_json::from_str(&t).ok()),
+            sync_running: heartbeat
+                .filter(|h| now.saturating_sub(h.beat_at) < super::HEARTBEAT_STALE_MICROS),
+        })
+    }
+
+    pub(super) fn read_reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
+        let (updates, first, last, beat) = self.with(|c| {
+            // One short read transaction: the count and the heartbeat as of one moment.
+            let mut tx = c.transaction()?;
+            let r = tx.query_one(
+                "SELECT count(*), min(record_time), max(record_time) FROM updates",
+                &[],
+            )?;
+            let beat: Option<(i64, String, i64)> = tx
+                .query_opt(
+                    "SELECT pid, host, beat_at FROM sync_heartbeat WHERE id = 1",
+                    &[],
+                )?
+                .map(|b| (b.get(0), b.get(1), b.get(2)));
+            tx.commit()?;
+            Ok((
+                r.get::<_, i64>(0),
+                r.get::<_, Option<i64>>(1),
+                r.get::<_, Option<i64>>(2),
+                beat,
+            ))
+        })?;
+        Ok(IndexReach {
+            updates: u64::try_from(updates).unwrap_or(0),
+            first,
+            last,
+            sync_running: beat
+                .filter(|(_, _, at)| now.saturating_sub(*at) < HEARTBEAT_STALE_MICROS)
+                .map(|(pid, host, beat_at)| SyncRunning { pid, host, beat_at }),
+        })
+    }
+
+    pub(super) fn read_page_after(
+        &mut self,
+        after: Option<(i64, i64)>,
+        limit: usize,
+    ) -> Result<Vec<KeptUpdate>, StoreError> {
+        let (migration, time) = after.unwrap_or((i64::MIN, i64::MIN));
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows: Vec<(String, i64, i64, Option<Vec<u8>>)> = self.with(|c| {
+            Ok(c.query(
+                "SELECT update_id, migration_id, record_time, body FROM updates
+                 WHERE migration_id > $1 OR (migration_id = $1 AND record_time > $2)
+                 ORDER BY migration_id, record_time LIMIT $3",
+                &[&migration, &time, &limit],
+            )?
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .collect())
+        })?;
+        let shown = &self.target.shown;
+        rows.into_iter()
+            .map(|(update_id, migration_id, record_time, body)| {
+                let body = body
+                    .map(|compressed| unpack_body(shown, &update_id, &compressed))
+                    .transpose()?;
+                Ok(KeptUpdate {
+                    update_id,
+                    migration_id,
+                    record_time,
+                    body,
+                })
+            })
+            .collect()
+    }
+
+    pub(super) fn read_body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
+        let body: Option<Option<Vec<u8>>> = self.with(|c| {
+            c.query_opt(
+                "SELECT body FROM updates WHERE update_id = $1",
+                &[&update_id],
+            )
+            .map(|r| r.map(|r| r.get(0)))
+        })?;
+        let Some(Some(compressed)) = body else {
+            return Ok(None);
+        };
+        unpack_body(&self.target.shown, update_id, &compressed).map(Some)
+    }
+
+    pub(super) fn read_kept_digests(
+        &mut self,
+        after: Option<(i64, i64)>,
+        through: (i64, i64),
+    ) -> Result<Vec<KeptDigest>, StoreError> {
+        let (migration, time) = after.unwrap_or((i64::MIN, i64::MIN));
+        self.with(|c| {
+            c.query(
+                "SELECT update_id, migration_id, record_time, digest FROM updates
+                 WHERE (migration_id > $1 OR (migration_id = $1 AND record_time > $2))
+                   AND (migration_id < $3 OR (migration_id = $3 AND record_time <= $4))
+                 ORDER BY migration_id, record_time, seq",
+                &[&migration, &time, &through.0, &through.1],
+            )
+        })
+        .map(|rows| {
+            rows.iter()
+                .map(|r| {
+                    let digest: Vec<u8> = r.get(3);
+                    KeptDigest {
+                        update_id: r.get(0),
+                        migration_id: r.get(1),
+                        record_time: r.get(2),
+                        digest: hex::encode(digest),
+                    }
+                })
+                .collect()
+        })
+    }
+
+    pub(super) fn read_digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {
+        self.with(|c| {
+            c.query(
+                "SELECT update_id, digest FROM updates ORDER BY migration_id, record_time, seq",
+                &[],
+            )
+        })
+        .map(|rows| {
+            rows.iter()
+                .map(|r| {
+                    let digest: Vec<u8> = r.get(1);
+                    (r.get(0), hex::encode(digest))
+                })
+                .collect()
+        })
+    }
+}

@@ -1,0 +1,192 @@
+//! The PostgreSQL index's tables, how a database is opened (created, its versions checked)
+//! and its meta key/values.
+
+use super::{PgIndex, SCHEMA_VERSION, SUMMARY_VERSION, StoreError, Target, closed, truncate};
+
+/// The tables: those of the SQLite file (see [`super`]), with `keys` carrying the update's
+/// position and `term_counts` the updates per term.
+const SCHEMA: &str = r#"
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS updates (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    update_id TEXT COLLATE "C" NOT NULL UNIQUE,
+    migration_id BIGINT NOT NULL,
+    record_time BIGINT NOT NULL,
+    kind TEXT NOT NULL,
+    root_action TEXT NOT NULL,
+    parties TEXT NOT NULL,
+    digest BYTEA NOT NULL,
+    body BYTEA,
+    chunk BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS updates_position ON updates (migration_id, record_time, seq);
+CREATE INDEX IF NOT EXISTS updates_time ON updates (record_time);
+CREATE TABLE IF NOT EXISTS terms (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    kind BIGINT NOT NULL,
+    value TEXT COLLATE "C" NOT NULL,
+    UNIQUE (kind, value)
+);
+CREATE TABLE IF NOT EXISTS keys (
+    term BIGINT NOT NULL,
+    migration_id BIGINT NOT NULL,
+    record_time BIGINT NOT NULL,
+    seq BIGINT NOT NULL,
+    PRIMARY KEY (term, migration_id, record_time, seq)
+);
+CREATE TABLE IF NOT EXISTS term_counts (
+    term BIGINT PRIMARY KEY,
+    updates BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    start_migration BIGINT,
+    start_time TEXT,
+    end_before BIGINT,
+    cursor_migration BIGINT,
+    cursor_time TEXT,
+    page_start_migration BIGINT,
+    page_start_time TEXT,
+    state TEXT NOT NULL,
+    verify BIGINT NOT NULL,
+    scans TEXT NOT NULL,
+    updates BIGINT NOT NULL DEFAULT 0,
+    started_at BIGINT NOT NULL,
+    finished_at BIGINT
+);
+CREATE TABLE IF NOT EXISTS divergences (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    update_id TEXT NOT NULL,
+    migration_id BIGINT NOT NULL,
+    record_time TEXT NOT NULL,
+    found_at BIGINT NOT NULL,
+    resolved BOOLEAN NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sync_heartbeat (
+    id BIGINT PRIMARY KEY CHECK (id = 1),
+    pid BIGINT NOT NULL,
+    host TEXT NOT NULL,
+    started_at BIGINT NOT NULL,
+    beat_at BIGINT NOT NULL,
+    command TEXT NOT NULL
+);
+"#;
+
+/// The index's tables, for its size.
+pub(super) const TABLES: [&str; 8] = [
+    "meta",
+    "updates",
+    "terms",
+    "keys",
+    "term_counts",
+    "chunks",
+    "divergences",
+    "sync_heartbeat",
+];
+
+impl PgIndex {
+    /// Opens the index at `url` (with `write`: creates the tables when missing). With
+    /// `holder`, takes the writer lock first, refusing when another session holds it.
+    pub fn open(url: &str, write: bool, holder: Option<&str>) -> Result<PgIndex, StoreError> {
+        let target = Target::parse(url)?;
+        let name = holder.map_or_else(
+            || "cantonscope".to_owned(),
+            |h| truncate(&format!("cantonscope {h}"), 63),
+        );
+        let client = target.connect(&name)?;
+        let mut index = PgIndex {
+            client: Some(client),
+            target,
+        };
+        if holder.is_some() {
+            index.lock()?;
+        }
+        let has_meta = index.table_exists("meta")?;
+        if has_meta {
+            index.check_versions()?;
+        } else if !write {
+            return Err(StoreError::Missing(index.target.shown.clone()));
+        } else if index.table_exists("updates")? {
+            return Err(StoreError::Corrupt {
+                path: index.target.shown.clone(),
+                detail: "a database with an updates table but not the index's meta".to_owned(),
+            });
+        }
+        if write {
+            // The schema and its versions in one transaction: all of it or none.
+            let target = &index.target;
+            let client = index.client.as_mut().ok_or_else(|| closed(target))?;
+            let mut tx = client.transaction().map_err(|e| target.error(&e))?;
+            tx.batch_execute(SCHEMA).map_err(|e| target.error(&e))?;
+            tx.execute(
+                "INSERT INTO meta (key, value) VALUES ('schema_version', $1), ('summary_version', $2)
+                 ON CONFLICT (key) DO NOTHING",
+                &[&SCHEMA_VERSION.to_string(), &SUMMARY_VERSION.to_string()],
+            )
+            .map_err(|e| target.error(&e))?;
+            tx.commit().map_err(|e| target.error(&e))?;
+        }
+        Ok(index)
+    }
+
+    pub(super) fn table_exists(&mut self, table: &str) -> Result<bool, StoreError> {
+        self.with(|c| {
+            c.query_one("SELECT to_regclass($1) IS NOT NULL", &[&table])
+                .map(|r| r.get(0))
+        })
+    }
+
+    pub(super) fn meta(&mut self, key: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .with(|c| c.query_opt("SELECT value FROM meta WHERE key = $1", &[&key]))?
+            .map(|r| r.get(0)))
+    }
+
+    pub(super) fn set_meta(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO meta (key, value) VALUES ($1, $2)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[&key, &value],
+            )
+        })
+        .map(|_| ())
+    }
+
+    pub(super) fn check_versions(&mut self) -> Result<(), StoreError> {
+        let path = self.target.shown.clone();
+        let mut number = |key: &str| -> Result<Option<i64>, StoreError> {
+            match self.meta(key)? {
+                None => Ok(None),
+                Some(text) => text.parse().map(Some).map_err(|_| StoreError::Corrupt {
+                    path: path.clone(),
+                    detail: format!("its {key} is {text:?}"),
+                }),
+            }
+        };
+        let schema = number("schema_version")?;
+        let summary = number("summary_version")?;
+        if let Some(found) = schema
+            && found != SCHEMA_VERSION
+        {
+            if found > SCHEMA_VERSION {
+                return Err(StoreError::NewerSchema { path, found });
+            }
+            return Err(StoreError::Corrupt {
+                path,
+                detail: format!("unknown schema version {found}"),
+            });
+        }
+        if let Some(found) = summary
+            && found != SUMMARY_VERSION
+        {
+            return Err(StoreError::SummaryVersion {
+                path,
+                found,
+                expected: SUMMARY_VERSION,
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,309 @@
+//! Search and count: a query's terms resolved to term ids (prefixes matched in Rust, a batch
+//! at a time), the rarest single-id term walking `keys` newest first.
+
+use super::{
+    Client, Fail, GenericClient, HashMap, IsolationLevel, KeyKind, PgIndex, Query, SearchRow,
+    StoreError, Term, closed, format_time_micros,
+};
+
+/// Most keys a prefix term may stand for (as on SQLite).
+const MAX_PREFIX_MATCHES: usize = 100_000;
+/// Rows read per step of a prefix walk.
+const PREFIX_BATCH: i64 = 1_000;
+
+/// What a query term stands for: term ids, or (an update-id prefix) the updates' seqs.
+enum TermSet {
+    Terms(Vec<i64>),
+    Seqs(Vec<i64>),
+}
+
+fn join(ids: &[i64]) -> String {
+    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// The term ids standing for `term`, or an update-id prefix's seqs.
+fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<TermSet, Fail> {
+    match term {
+        Term::Exact(kind, value) => {
+            let id: Option<i64> = c
+                .query_opt(
+                    "SELECT id FROM terms WHERE kind = $1 AND value = $2",
+                    &[&kind.code(), value],
+                )?
+                .map(|r| r.get(0));
+            Ok(TermSet::Terms(id.into_iter().collect()))
+        }
+        Term::ContractPrefix(prefixes) => {
+            let mut ids = Vec::new();
+            for prefix in prefixes {
+                walk_prefix(
+                    c,
+                    shown,
+                    "SELECT id, value FROM terms WHERE kind = $1 AND value >= $2 ORDER BY value LIMIT $3",
+                    "SELECT id, value FROM terms WHERE kind = $1 AND value > $2 ORDER BY value LIMIT $3",
+                    Some(KeyKind::Contract.code()),
+                    prefix,
+                    &mut ids,
+                )?;
+            }
+            Ok(TermSet::Terms(ids))
+        }
+        Term::UpdatePrefix(prefixes) => {
+            let mut seqs = Vec::new();
+            for prefix in prefixes {
+                walk_prefix(
+                    c,
+                    shown,
+                    "SELECT seq, update_id FROM updates WHERE $1::bigint IS NULL AND update_id >= $2 ORDER BY update_id LIMIT $3",
+                    "SELECT seq, update_id FROM updates WHERE $1::bigint IS NULL AND update_id > $2 ORDER BY update_id LIMIT $3",
+                    None,
+                    prefix,
+                    &mut seqs,
+                )?;
+            }
+            Ok(TermSet::Seqs(seqs))
+        }
+    }
+}
+
+/// Walks rows (id, text) in byte order from `prefix` while the text starts with it (matched
+/// here, in Rust, not by the engine), a batch at a time.
+fn walk_prefix(
+    c: &mut impl GenericClient,
+    shown: &str,
+    first: &str,
+    next: &str,
+    kind: Option<i64>,
+    prefix: &str,
+    out: &mut Vec<i64>,
+) -> Result<(), Fail> {
+    let mut after: Option<String> = None;
+    loop {
+        let rows = match &after {
+            None => c.query(first, &[&kind, &prefix, &PREFIX_BATCH])?,
+            Some(last) => c.query(next, &[&kind, last, &PREFIX_BATCH])?,
+        };
+        for row in &rows {
+            let text: String = row.get(1);
+            if !text.starts_with(prefix) {
+                return Ok(());
+            }
+            out.push(row.get(0));
+            if out.len() > MAX_PREFIX_MATCHES {
+                return Err(Fail::Store(StoreError::Engine {
+                    path: shown.to_owned(),
+                    detail: format!(
+                        "the prefix {prefix:?} matches more than {MAX_PREFIX_MATCHES} ids: give a longer one"
+                    ),
+                }));
+            }
+            after = Some(text);
+        }
+        if (rows.len() as i64) < PREFIX_BATCH {
+            return Ok(());
+        }
+    }
+}
+
+/// How a query runs. With a single-id term, the rarest such term drives it: its keys are
+/// walked newest first through the primary key of `keys` (`k`), the other terms are probes of
+/// the same key order. Otherwise the updates (`u`) are filtered.
+struct Plan {
+    drive: Option<i64>,
+    /// The record-time range, over `k` when driven, else `u`.
+    range: Vec<String>,
+    /// The other terms, over `u`.
+    others: Vec<String>,
+}
+
+impl Plan {
+    /// The plan of a query (`None`: nothing can match).
+    fn of(
+        c: &mut impl GenericClient,
+        shown: &str,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+    ) -> Result<Option<Plan>, Fail> {
+        let mut sets = Vec::new();
+        for term in &query.terms {
+            let set = term_set(c, shown, term)?;
+            match &set {
+                TermSet::Terms(v) | TermSet::Seqs(v) if v.is_empty() => return Ok(None),
+                _ => sets.push(set),
+            }
+        }
+        let singles: Vec<i64> = sets
+            .iter()
+            .filter_map(|s| match s {
+                TermSet::Terms(ids) if ids.len() == 1 => Some(ids[0]),
+                _ => None,
+            })
+            .collect();
+        let mut drive = None;
+        if !singles.is_empty() {
+            let counts: HashMap<i64, i64> = c
+                .query(
+                    &format!(
+                        "SELECT term, updates FROM term_counts WHERE term IN ({})",
+                        join(&singles)
+                    ),
+                    &[],
+                )?
+                .iter()
+                .map(|r| (r.get(0), r.get(1)))
+                .collect();
+            drive = singles
+                .iter()
+                .min_by_key(|t| counts.get(t).copied().unwrap_or(0))
+                .copied();
+        }
+        let at = if drive.is_some() { "k" } else { "u" };
+        let mut range = Vec::new();
+        if let Some(from) = from {
+            range.push(format!("{at}.record_time >= {from}"));
+        }
+        if let Some(until) = until {
+            range.push(format!("{at}.record_time <= {until}"));
+        }
+        // The ids are integers read from the index itself, written into the SQL as numbers.
+        let mut others = Vec::new();
+        let mut driven = false;
+        for set in &sets {
+            match set {
+                TermSet::Terms(ids) if !driven && ids.len() == 1 && Some(ids[0]) == drive => {
+                    driven = true;
+                }
+                // Probed by the driving key's own columns (`k`), so the probe is one primary-key
+                // look-up: by `u`'s, the planner hashes every key of the term instead.
+                TermSet::Terms(ids) if ids.len() == 1 => others.push(format!(
+                    "EXISTS (SELECT 1 FROM keys o WHERE o.term = {} AND o.migration_id = {at}.migration_id
+                       AND o.record_time = {at}.record_time AND o.seq = {at}.seq)",
+                    ids[0]
+                )),
+                TermSet::Terms(ids) => others.push(format!(
+                    "u.seq IN (SELECT o.seq FROM keys o WHERE o.term IN ({}))",
+                    join(ids)
+                )),
+                TermSet::Seqs(seqs) => others.push(format!("u.seq IN ({})", join(seqs))),
+            }
+        }
+        Ok(Some(Plan {
+            drive,
+            range,
+            others,
+        }))
+    }
+
+    fn conditions(&self) -> String {
+        let all: Vec<&String> = self.range.iter().chain(&self.others).collect();
+        if all.is_empty() {
+            "TRUE".to_owned()
+        } else {
+            all.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(" AND ")
+        }
+    }
+}
+
+fn search_row(r: &postgres::Row) -> SearchRow {
+    let parties: String = r.get(5);
+    SearchRow {
+        update_id: r.get(0),
+        migration_id: r.get(1),
+        record_time: format_time_micros(r.get(2)),
+        kind: r.get(3),
+        root_action: r.get(4),
+        parties: serde_json::from_str(&parties).unwrap_or_default(),
+    }
+}
+
+impl PgIndex {
+    pub(super) fn search_rows(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        let shown = self.target.shown.clone();
+        let target = &self.target;
+        let client = self.client.as_mut().ok_or_else(|| closed(target))?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // One short read-only snapshot: the term look-ups and the rows see the same index.
+        let run = |c: &mut Client| -> Result<Vec<SearchRow>, Fail> {
+            let mut tx = c
+                .build_transaction()
+                .isolation_level(IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()?;
+            let Some(plan) = Plan::of(&mut tx, &shown, query, from, until)? else {
+                return Ok(Vec::new());
+            };
+            let columns =
+                "u.update_id, u.migration_id, u.record_time, u.kind, u.root_action, u.parties";
+            let sql = match plan.drive {
+                Some(term) => format!(
+                    "SELECT {columns} FROM keys k JOIN updates u ON u.seq = k.seq
+                     WHERE k.term = {term} AND {}
+                     ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT {limit}",
+                    plan.conditions()
+                ),
+                None => format!(
+                    "SELECT {columns} FROM updates u WHERE {}
+                     ORDER BY u.migration_id DESC, u.record_time DESC, u.seq DESC LIMIT {limit}",
+                    plan.conditions()
+                ),
+            };
+            let rows = tx.query(&sql, &[])?.iter().map(search_row).collect();
+            tx.commit()?;
+            Ok(rows)
+        };
+        run(client).map_err(|f| target.fail(f))
+    }
+
+    pub(super) fn count_rows(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+    ) -> Result<u64, StoreError> {
+        let shown = self.target.shown.clone();
+        let target = &self.target;
+        let client = self.client.as_mut().ok_or_else(|| closed(target))?;
+        let run = |c: &mut Client| -> Result<i64, Fail> {
+            let mut tx = c
+                .build_transaction()
+                .isolation_level(IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()?;
+            let Some(plan) = Plan::of(&mut tx, &shown, query, from, until)? else {
+                return Ok(0);
+            };
+            let sql = match plan.drive {
+                // One term over the whole index: its count kept at write time.
+                Some(term) if plan.range.is_empty() && plan.others.is_empty() => format!(
+                    "SELECT coalesce((SELECT updates FROM term_counts WHERE term = {term}), 0)"
+                ),
+                Some(term) if plan.others.is_empty() => format!(
+                    "SELECT count(*) FROM keys k WHERE k.term = {term} AND {}",
+                    plan.conditions()
+                ),
+                Some(term) => format!(
+                    "SELECT count(*) FROM keys k JOIN updates u ON u.seq = k.seq
+                     WHERE k.term = {term} AND {}",
+                    plan.conditions()
+                ),
+                None => format!("SELECT count(*) FROM updates u WHERE {}", plan.conditions()),
+            };
+            let n: i64 = tx.query_one(&sql, &[])?.get(0);
+            tx.commit()?;
+            Ok(n)
+        };
+        run(client)
+            .map(|n| u64::try_from(n).unwrap_or(0))
+            .map_err(|f| target.fail(f))
+    }
+}

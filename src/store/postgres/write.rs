@@ -1,0 +1,278 @@
+//! The sync's writes: a page in one transaction with its chunk's cursor, and prune.
+
+use super::{
+    Chunk, Fail, HashMap, HashSet, PageWrite, PageWritten, PgIndex, Position, StoreError,
+    chunk_rows, closed, digest_hex, format_time_micros,
+};
+
+/// zstd level of the bodies (as on SQLite).
+const ZSTD_LEVEL: i32 = 3;
+
+/// Writes one page in `tx` (see [`IndexStore::write_page`]).
+fn write_rows(
+    tx: &mut postgres::Transaction<'_>,
+    shown: &str,
+    chunk: &Chunk,
+    page: &PageWrite,
+) -> Result<PageWritten, Fail> {
+    let mut written = PageWritten::default();
+    let walked_to = chunk.cursor.as_ref().map(Position::order);
+    let start = chunk.start.as_ref().map(Position::order);
+    let rows: Vec<_> = page
+        .rows
+        .iter()
+        // Before the chunk (a page read again after a prune): not the chunk's to write.
+        .filter(|row| start.is_none_or(|s| (row.migration_id, row.record_time) > s))
+        .collect();
+    let ids: Vec<&str> = rows.iter().map(|r| r.update_id.as_str()).collect();
+    let mut stored: HashMap<String, Vec<u8>> = tx
+        .query(
+            "SELECT update_id, digest FROM updates WHERE update_id = ANY($1)",
+            &[&ids],
+        )?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let mut new = Vec::new();
+    for row in rows {
+        let at = format_time_micros(row.record_time);
+        let position = (row.migration_id, row.record_time);
+        match stored.get(&row.update_id) {
+            Some(digest) if digest.as_slice() == row.digest.as_slice() => {
+                written.known += 1;
+                continue;
+            }
+            Some(digest) => {
+                return Err(Fail::Store(StoreError::Rewritten {
+                    update_id: row.update_id.clone(),
+                    at: format!("migration {}, {at}", row.migration_id),
+                    what: format!(
+                        "has digest {} where the index keeps {}",
+                        digest_hex(&row.digest),
+                        hex::encode(digest)
+                    ),
+                }));
+            }
+            None if walked_to.is_some_and(|w| position <= w) => {
+                return Err(Fail::Store(StoreError::Rewritten {
+                    update_id: row.update_id.clone(),
+                    at: format!("migration {}, {at}", row.migration_id),
+                    what: "is new at a position the index already walked past".to_owned(),
+                }));
+            }
+            None => {}
+        }
+        // The same update twice in a page is written once.
+        stored.insert(row.update_id.clone(), row.digest.to_vec());
+        new.push(row);
+    }
+    if !new.is_empty() {
+        let mut bodies: Vec<Option<Vec<u8>>> = Vec::with_capacity(new.len());
+        for row in &new {
+            bodies.push(if page.bodies {
+                Some(
+                    zstd::bulk::compress(row.body.as_bytes(), ZSTD_LEVEL).map_err(|e| {
+                        Fail::Store(StoreError::Engine {
+                            path: shown.to_owned(),
+                            detail: format!("cannot compress the body of {}: {e}", row.update_id),
+                        })
+                    })?,
+                )
+            } else {
+                None
+            });
+        }
+        let update_ids: Vec<&str> = new.iter().map(|r| r.update_id.as_str()).collect();
+        let migrations: Vec<i64> = new.iter().map(|r| r.migration_id).collect();
+        let times: Vec<i64> = new.iter().map(|r| r.record_time).collect();
+        let kinds: Vec<&str> = new.iter().map(|r| r.kind.as_str()).collect();
+        let actions: Vec<&str> = new.iter().map(|r| r.root_action.as_str()).collect();
+        let parties: Vec<String> = new
+            .iter()
+            .map(|r| serde_json::to_string(&r.parties).unwrap_or_else(|_| "[]".to_owned()))
+            .collect();
+        let digests: Vec<Vec<u8>> = new.iter().map(|r| r.digest.to_vec()).collect();
+        let seqs: HashMap<String, i64> = tx
+            .query(
+                "INSERT INTO updates (update_id, migration_id, record_time, kind, root_action, parties, digest, body, chunk)
+                 SELECT x.*, $9::bigint FROM UNNEST($1::text[], $2::int8[], $3::int8[], $4::text[],
+                                                    $5::text[], $6::text[], $7::bytea[], $8::bytea[]) AS x
+                 RETURNING update_id, seq",
+                &[
+                    &update_ids,
+                    &migrations,
+                    &times,
+                    &kinds,
+                    &actions,
+                    &parties,
+                    &digests,
+                    &bodies,
+                    &chunk.id,
+                ],
+            )?
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect();
+        // The terms: the new ones added, every one's id read back.
+        let mut distinct: HashSet<(i64, &str)> = HashSet::new();
+        for row in &new {
+            for (kind, value) in &row.keys {
+                distinct.insert((kind.code(), value.as_str()));
+            }
+        }
+        let term_kinds: Vec<i64> = distinct.iter().map(|t| t.0).collect();
+        let term_values: Vec<&str> = distinct.iter().map(|t| t.1).collect();
+        tx.execute(
+            "INSERT INTO terms (kind, value) SELECT * FROM UNNEST($1::int8[], $2::text[])
+             ON CONFLICT (kind, value) DO NOTHING",
+            &[&term_kinds, &term_values],
+        )?;
+        let term_ids: HashMap<(i64, String), i64> = tx
+            .query(
+                "SELECT t.kind, t.value, t.id FROM terms t
+                 JOIN UNNEST($1::int8[], $2::text[]) AS x(kind, value)
+                   ON t.kind = x.kind AND t.value = x.value",
+                &[&term_kinds, &term_values],
+            )?
+            .iter()
+            .map(|r| ((r.get(0), r.get(1)), r.get(2)))
+            .collect();
+        let mut keys: HashSet<(i64, i64, i64, i64)> = HashSet::new();
+        let mut counts: HashMap<i64, i64> = HashMap::new();
+        for row in &new {
+            let Some(seq) = seqs.get(&row.update_id) else {
+                continue;
+            };
+            for (kind, value) in &row.keys {
+                let Some(term) = term_ids.get(&(kind.code(), value.clone())) else {
+                    continue;
+                };
+                if keys.insert((*term, row.migration_id, row.record_time, *seq)) {
+                    *counts.entry(*term).or_default() += 1;
+                }
+            }
+        }
+        let (k_terms, k_migrations, k_times, k_seqs): (Vec<i64>, Vec<i64>, Vec<i64>, Vec<i64>) =
+            keys.iter().fold(
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+                |mut acc, k| {
+                    acc.0.push(k.0);
+                    acc.1.push(k.1);
+                    acc.2.push(k.2);
+                    acc.3.push(k.3);
+                    acc
+                },
+            );
+        tx.execute(
+            "INSERT INTO keys (term, migration_id, record_time, seq)
+             SELECT * FROM UNNEST($1::int8[], $2::int8[], $3::int8[], $4::int8[])
+             ON CONFLICT DO NOTHING",
+            &[&k_terms, &k_migrations, &k_times, &k_seqs],
+        )?;
+        let c_terms: Vec<i64> = counts.keys().copied().collect();
+        let c_counts: Vec<i64> = c_terms.iter().map(|t| counts[t]).collect();
+        tx.execute(
+            "INSERT INTO term_counts (term, updates) SELECT * FROM UNNEST($1::int8[], $2::int8[])
+             ON CONFLICT (term) DO UPDATE SET updates = term_counts.updates + excluded.updates",
+            &[&c_terms, &c_counts],
+        )?;
+        written.inserted = new.len() as u64;
+    }
+    let mut scans = chunk.scans.clone();
+    for scan in &page.scans {
+        if !scans.contains(scan) {
+            scans.push(scan.clone());
+        }
+    }
+    tx.execute(
+        "UPDATE chunks SET cursor_migration = $2, cursor_time = $3, page_start_migration = $4,
+                page_start_time = $5, scans = $6, updates = updates + $7 WHERE id = $1",
+        &[
+            &chunk.id,
+            &page.cursor.migration_id,
+            &page.cursor.record_time,
+            &page.page_start.as_ref().map(|p| p.migration_id),
+            &page.page_start.as_ref().map(|p| p.record_time.clone()),
+            &serde_json::to_string(&scans).unwrap_or_else(|_| "[]".to_owned()),
+            &(written.inserted as i64),
+        ],
+    )?;
+    Ok(written)
+}
+
+impl PgIndex {
+    pub(super) fn write_page_tx(
+        &mut self,
+        chunk: i64,
+        page: &PageWrite,
+    ) -> Result<PageWritten, StoreError> {
+        let shown = self.target.shown.clone();
+        let target = &self.target;
+        let client = self.client.as_mut().ok_or_else(|| closed(target))?;
+        let mut tx = client.transaction().map_err(|e| target.error(&e))?;
+        let current = chunk_rows(&mut tx)
+            .map_err(|e| target.error(&e))?
+            .into_iter()
+            .find(|c| c.id == chunk)
+            .ok_or_else(|| StoreError::Engine {
+                path: shown.clone(),
+                detail: format!("no chunk {chunk}"),
+            })?;
+        // An error drops the transaction, which rolls it back: nothing of the page is kept.
+        let written = write_rows(&mut tx, &shown, &current, page).map_err(|f| target.fail(f))?;
+        tx.commit().map_err(|e| target.error(&e))?;
+        Ok(written)
+    }
+
+    pub(super) fn prune_before(&mut self, before: i64) -> Result<u64, StoreError> {
+        self.with(|c| {
+            let mut tx = c.transaction()?;
+            let chunks = chunk_rows(&mut tx)?;
+            // Per chunk, the newest update removed: the chunk now starts after it.
+            for chunk in &chunks {
+                let newest: Option<(i64, i64)> = tx
+                    .query_opt(
+                        "SELECT migration_id, record_time FROM updates
+                         WHERE chunk = $1 AND record_time < $2
+                         ORDER BY migration_id DESC, record_time DESC LIMIT 1",
+                        &[&chunk.id, &before],
+                    )?
+                    .map(|r| (r.get(0), r.get(1)));
+                let Some((migration, time)) = newest else {
+                    continue;
+                };
+                let emptied = chunk
+                    .cursor
+                    .as_ref()
+                    .is_some_and(|c| Position::order(c) <= (migration, time));
+                if emptied {
+                    tx.execute("DELETE FROM chunks WHERE id = $1", &[&chunk.id])?;
+                } else {
+                    tx.execute(
+                        "UPDATE chunks SET start_migration = $2, start_time = $3 WHERE id = $1",
+                        &[&chunk.id, &migration, &format_time_micros(time)],
+                    )?;
+                }
+            }
+            // The keys go with their updates, and the terms' counts down with them.
+            tx.execute(
+                "WITH gone AS (DELETE FROM keys WHERE record_time < $1 RETURNING term),
+                      n AS (SELECT term, count(*) AS n FROM gone GROUP BY term)
+                 UPDATE term_counts t SET updates = t.updates - n.n FROM n WHERE t.term = n.term",
+                &[&before],
+            )?;
+            let removed = tx.execute("DELETE FROM updates WHERE record_time < $1", &[&before])?;
+            tx.execute(
+                "DELETE FROM terms WHERE NOT EXISTS (SELECT 1 FROM keys WHERE keys.term = terms.id)",
+                &[],
+            )?;
+            tx.execute(
+                "DELETE FROM term_counts
+                 WHERE updates <= 0 OR NOT EXISTS (SELECT 1 FROM terms WHERE terms.id = term_counts.term)",
+                &[],
+            )?;
+            tx.commit()?;
+            Ok(removed)
+        })
+    }
+}

@@ -1,0 +1,285 @@
+//! The index in one SQLite file (WAL mode, so readers in other processes read while a sync
+//! writes; reads are short transactions so checkpoints are not starved).
+//!
+//! ```text
+//! mod.rs     the connection, its errors, the IndexStore calls
+//! schema.rs  tables, open (create, check versions, migrate schema 1), meta
+//! write.rs   a page in one transaction with its chunk's cursor; prune
+//! search.rs  search and count over the key tables
+//! read.rs    chunks, status and gaps, bodies, digests, the explorer's reads
+//! ```
+
+mod read;
+mod schema;
+mod search;
+#[cfg(test)]
+mod tests;
+mod write;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
+
+use super::{
+    Chunk, DivergenceRecord, Heartbeat, IndexStatus, IndexStore, KeptDigest, KeptUpdate,
+    MigrationRange, PageWrite, PageWritten, Position, SCHEMA_VERSION, StoreError, gaps,
+    unpack_body,
+};
+use crate::model::format::format_time_micros;
+use crate::model::index::query::{Query, Term};
+use crate::model::index::read::{IndexReach, SyncRunning};
+use crate::model::index::{IndexRow, KeyKind, SUMMARY_VERSION, SearchRow, digest_hex, par_chunks};
+
+/// An index in an SQLite file.
+pub struct SqliteIndex {
+    conn: Connection,
+    path: PathBuf,
+    /// What opening it did that the user should hear of.
+    notices: Vec<String>,
+}
+
+impl SqliteIndex {
+    fn engine(&self, e: &rusqlite::Error) -> StoreError {
+        engine_error(&self.path, e)
+    }
+}
+
+fn engine_error(path: &Path, e: &rusqlite::Error) -> StoreError {
+    if is_corruption(e) {
+        return StoreError::Corrupt {
+            path: path.display().to_string(),
+            detail: e.to_string(),
+        };
+    }
+    if is_full(e) {
+        return StoreError::Full {
+            path: path.display().to_string(),
+            detail: e.to_string(),
+        };
+    }
+    StoreError::Engine {
+        path: path.display().to_string(),
+        detail: e.to_string(),
+    }
+}
+
+/// The disk full (`SQLITE_FULL`), or a write the file system refused (`SQLITE_IOERR_WRITE`:
+/// a file size limit, a quota, no space left).
+fn is_full(e: &rusqlite::Error) -> bool {
+    /// `SQLITE_IOERR_WRITE`.
+    const IOERR_WRITE: std::ffi::c_int = 0x0a | (3 << 8);
+    match e.sqlite_error() {
+        Some(error) => {
+            error.code == rusqlite::ErrorCode::DiskFull || error.extended_code == IOERR_WRITE
+        }
+        None => false,
+    }
+}
+
+fn is_corruption(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
+    )
+}
+
+impl IndexStore for SqliteIndex {
+    fn shown(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn meta_get(&mut self, key: &str) -> Result<Option<String>, StoreError> {
+        self.meta(key)
+    }
+
+    fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.set_meta(key, value)
+    }
+
+    fn clear_beat(&mut self) -> Result<(), StoreError> {
+        self.conn
+            .execute("DELETE FROM sync_heartbeat", [])
+            .map(|_| ())
+            .map_err(|e| self.engine(&e))
+    }
+
+    fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError> {
+        self.chunk_rows()
+    }
+
+    fn start_chunk(
+        &mut self,
+        start: Option<Position>,
+        end_before: Option<i64>,
+        verify: i64,
+        now: i64,
+    ) -> Result<Chunk, StoreError> {
+        self.conn
+            .execute(
+                "INSERT INTO chunks (start_migration, start_time, end_before, state, verify, scans, started_at)
+                 VALUES (?1, ?2, ?3, 'open', ?4, '[]', ?5)",
+                params![
+                    start.as_ref().map(|p| p.migration_id),
+                    start.as_ref().map(|p| p.record_time.clone()),
+                    end_before,
+                    verify,
+                    now
+                ],
+            )
+            .map_err(|e| self.engine(&e))?;
+        let id = self.conn.last_insert_rowid();
+        Ok(Chunk::opened(id, start, end_before, verify))
+    }
+
+    fn write_page(&mut self, chunk: i64, page: &PageWrite) -> Result<PageWritten, StoreError> {
+        self.write_page_tx(chunk, page)
+    }
+
+    fn set_chunk_state(&mut self, chunk: i64, state: &str, now: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE chunks SET state = ?2, finished_at = ?3 WHERE id = ?1",
+                params![chunk, state, now],
+            )
+            .map(|_| ())
+            .map_err(|e| self.engine(&e))
+    }
+
+    fn record_divergence(&mut self, d: &DivergenceRecord) -> Result<(), StoreError> {
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| engine_error(&self.path, &e))?;
+        let run = || -> rusqlite::Result<()> {
+            if !d.resolved {
+                tx.execute(
+                    "DELETE FROM divergences WHERE update_id = ?1 AND resolved = 0",
+                    [&d.update_id],
+                )?;
+            }
+            tx.execute(
+                "INSERT INTO divergences (update_id, migration_id, record_time, found_at, resolved, detail)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    d.update_id,
+                    d.migration_id,
+                    d.record_time,
+                    d.found_at,
+                    d.resolved,
+                    d.detail.to_string()
+                ],
+            )?;
+            Ok(())
+        };
+        run().map_err(|e| engine_error(&self.path, &e))?;
+        tx.commit().map_err(|e| engine_error(&self.path, &e))
+    }
+
+    fn resolve_divergence(&mut self, update_id: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE divergences SET resolved = 1 WHERE update_id = ?1 AND resolved = 0",
+                [update_id],
+            )
+            .map(|_| ())
+            .map_err(|e| self.engine(&e))
+    }
+
+    fn beat(&mut self, h: &Heartbeat) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT INTO sync_heartbeat (id, pid, host, started_at, beat_at, command)
+                 VALUES (1, ?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host,
+                   started_at = excluded.started_at, beat_at = excluded.beat_at,
+                   command = excluded.command",
+                params![h.pid, h.host, h.started_at, h.beat_at, h.command],
+            )
+            .map(|_| ())
+            .map_err(|e| self.engine(&e))
+    }
+
+    fn refresh_beat(&mut self, pid: i64, beat_at: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE sync_heartbeat SET beat_at = ?2 WHERE id = 1 AND pid = ?1",
+                params![pid, beat_at],
+            )
+            .map(|_| ())
+            .map_err(|e| self.engine(&e))
+    }
+
+    fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
+        self.read_status(now)
+    }
+
+    fn search(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        self.search_rows(query, from, until, limit)
+    }
+
+    fn count(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+    ) -> Result<u64, StoreError> {
+        self.count_rows(query, from, until)
+    }
+
+    fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
+        self.read_body(update_id)
+    }
+
+    fn prune(&mut self, before: i64) -> Result<u64, StoreError> {
+        self.prune_before(before)
+    }
+
+    fn notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
+    }
+
+    fn kept_digests(
+        &mut self,
+        after: Option<(i64, i64)>,
+        through: (i64, i64),
+    ) -> Result<Vec<KeptDigest>, StoreError> {
+        self.read_kept_digests(after, through)
+    }
+
+    fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {
+        self.read_digests()
+    }
+
+    // The explorer's reads (read.rs).
+    fn reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
+        self.explorer_reach(now)
+    }
+
+    fn page_after(
+        &mut self,
+        after: Option<(i64, i64)>,
+        limit: usize,
+    ) -> Result<Vec<KeptUpdate>, StoreError> {
+        self.explorer_page_after(after, limit)
+    }
+
+    fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
+        self.explorer_range_count(since, before)
+    }
+
+    fn range_rows(
+        &mut self,
+        since: i64,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        self.explorer_range_rows(since, offset, limit)
+    }
+}

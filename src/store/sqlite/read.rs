@@ -1,0 +1,343 @@
+//! Reads: the chunks, `index status` with its gaps, bodies, digests, and the explorer's reads
+//! (the header's reach and History's pages; short read transactions only).
+
+use super::{
+    Chunk, DivergenceRecord, Heartbeat, IndexReach, IndexStatus, IndexStore, KeptDigest,
+    KeptUpdate, MigrationRange, OptionalExtension, PathBuf, Position, SCHEMA_VERSION,
+    SUMMARY_VERSION, SearchRow, SqliteIndex, StoreError, SyncRunning, engine_error, format_time_micros, gaps,
+    params, unpack_body,
+};
+
+impl SqliteIndex {
+    pub(super) fn chunk_rows(&self) -> Result<Vec<Chunk>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, start_migration, start_time, end_before, cursor_migration, cursor_time,
+                        page_start_migration, page_start_time, state, verify, scans, updates
+                 FROM chunks ORDER BY id",
+            )
+            .map_err(|e| self.engine(&e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                let position = |m: Option<i64>, t: Option<String>| match (m, t) {
+                    (Some(migration_id), Some(record_time)) => Some(Position {
+                        migration_id,
+                        record_time,
+                    }),
+                    _ => None,
+                };
+                let scans: String = r.get(10)?;
+                Ok(Chunk {
+                    id: r.get(0)?,
+                    start: position(r.get(1)?, r.get(2)?),
+                    end_before: r.get(3)?,
+                    cursor: position(r.get(4)?, r.get(5)?),
+                    page_start: position(r.get(6)?, r.get(7)?),
+                    state: r.get(8)?,
+                    verify: r.get(9)?,
+                    scans: serde_json::from_str(&scans).unwrap_or_default(),
+                    updates: r.get(11)?,
+                })
+            })
+            .map_err(|e| self.engine(&e))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.engine(&e))
+    }
+
+    pub(super) fn read_status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
+        let path = self.path.clone();
+        let size_bytes = ["", "-wal", "-shm"]
+            .iter()
+            .filter_map(|suffix| {
+                let mut name = path.as_os_str().to_owned();
+                name.push(suffix);
+                std::fs::metadata(PathBuf::from(name)).ok()
+            })
+            .map(|m| m.len())
+            .sum();
+        // One short read transaction for a consistent picture.
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| engine_error(&path, &e))?;
+        let e = |e: rusqlite::Error| engine_error(&path, &e);
+        let (updates, bodies): (i64, i64) = tx
+            .query_row("SELECT count(*), count(body) FROM updates", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .map_err(e)?;
+        let migrations = {
+            let mut stmt = tx
+                .prepare(
+                    "SELECT migration_id, count(*), min(record_time), max(record_time)
+                     FROM updates GROUP BY migration_id ORDER BY migration_id",
+                )
+                .map_err(e)?;
+            stmt.query_map([], |r| {
+                Ok(MigrationRange {
+                    migration_id: r.get(0)?,
+                    updates: r.get(1)?,
+                    first_record_time: format_time_micros(r.get(2)?),
+                    last_record_time: format_time_micros(r.get(3)?),
+                })
+            })
+            .map_err(e)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(e)?
+        };
+        let divergences = {
+            let mut stmt = tx
+                .prepare(
+                    "SELECT update_id, migration_id, record_time, found_at, resolved, detail
+                     FROM divergences ORDER BY migration_id, record_time, id",
+                )
+                .map_err(e)?;
+            stmt.query_map([], |r| {
+                let detail: String = r.get(5)?;
+                Ok(DivergenceRecord {
+                    update_id: r.get(0)?,
+                    migration_id: r.get(1)?,
+                    record_time: r.get(2)?,
+                    found_at: r.get(3)?,
+                    resolved: r.get(4)?,
+                    detail: serde_json::from_str(&detail).unwrap_or_default(),
+                })
+            })
+            .map_err(e)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(e)?
+        };
+        let heartbeat: Option<Heartbeat> = tx
+            .query_row(
+                "SELECT pid, host, started_at, beat_at, command FROM sync_heartbeat WHERE id = 1",
+                [],
+                |r| {
+                    Ok(Heartbeat {
+                        pid: r.get(0)?,
+                        host: r.get(1)?,
+                        started_at: r.get(2)?,
+                        beat_at: r.get(3)?,
+                        command: r.get(4)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(e)?;
+        let last_sync: Option<String> = tx
+            .query_row("SELECT value FROM meta WHERE key = 'last_sync'", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(e)?;
+        tx.commit().map_err(e)?;
+        let chunks = self.chunk_rows()?;
+        Ok(IndexStatus {
+            location: path.display().to_string(),
+            schema_version: SCHEMA_VERSION,
+            summary_version: SUMMARY_VERSION,
+            network: self.network()?,
+            verifications: self.verifications()?,
+            updates,
+            bodies,
+            size_bytes,
+            migrations,
+            gaps: gaps(&chunks),
+            chunks,
+            divergences,
+            last_sync: last_sync.and_then(|t| serde_json::from_str(&t).ok()),
+            sync_running: heartbeat
+                .filter(|h| now.saturating_sub(h.beat_at) < crate::store::HEARTBEAT_STALE_MICROS),
+        })
+    }
+
+    pub(super) fn read_body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
+        let body: Option<Option<Vec<u8>>> = self
+            .conn
+            .query_row(
+                "SELECT body FROM updates WHERE update_id = ?1",
+                [update_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.engine(&e))?;
+        let Some(Some(compressed)) = body else {
+            return Ok(None);
+        };
+        unpack_body(&self.shown(), update_id, &compressed).map(Some)
+    }
+
+    pub(super) fn read_kept_digests(
+        &mut self,
+        after: Option<(i64, i64)>,
+        through: (i64, i64),
+    ) -> Result<Vec<KeptDigest>, StoreError> {
+        let (migration, time) = after.unwrap_or((i64::MIN, i64::MIN));
+        let e = |e: rusqlite::Error| engine_error(&self.path, &e);
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT update_id, migration_id, record_time, digest FROM updates
+                 WHERE (migration_id > ?1 OR (migration_id = ?1 AND record_time > ?2))
+                   AND (migration_id < ?3 OR (migration_id = ?3 AND record_time <= ?4))
+                 ORDER BY migration_id, record_time, seq",
+            )
+            .map_err(e)?;
+        stmt.query_map(params![migration, time, through.0, through.1], |r| {
+            let digest: Vec<u8> = r.get(3)?;
+            Ok(KeptDigest {
+                update_id: r.get(0)?,
+                migration_id: r.get(1)?,
+                record_time: r.get(2)?,
+                digest: hex::encode(digest),
+            })
+        })
+        .map_err(e)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(e)
+    }
+
+    pub(super) fn read_digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT update_id, digest FROM updates ORDER BY migration_id, record_time")
+            .map_err(|e| self.engine(&e))?;
+        stmt.query_map([], |r| {
+            let digest: Vec<u8> = r.get(1)?;
+            Ok((r.get(0)?, hex::encode(digest)))
+        })
+        .map_err(|e| self.engine(&e))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| self.engine(&e))
+    }
+}
+
+impl SqliteIndex {
+    pub(super) fn explorer_reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
+        let path = self.path.clone();
+        let e = |e: rusqlite::Error| engine_error(&path, &e);
+        let tx = self.conn.unchecked_transaction().map_err(e)?;
+        let (updates, first, last): (i64, Option<i64>, Option<i64>) = tx
+            .query_row(
+                "SELECT count(*), min(record_time), max(record_time) FROM updates",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .map_err(e)?;
+        let beat: Option<(i64, String, i64)> = tx
+            .query_row(
+                "SELECT pid, host, beat_at FROM sync_heartbeat WHERE id = 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .map_err(e)?;
+        tx.commit().map_err(e)?;
+        Ok(IndexReach {
+            updates: u64::try_from(updates).unwrap_or(0),
+            first,
+            last,
+            sync_running: beat
+                .filter(|(_, _, at)| now.saturating_sub(*at) < crate::store::HEARTBEAT_STALE_MICROS)
+                .map(|(pid, host, beat_at)| SyncRunning { pid, host, beat_at }),
+        })
+    }
+
+    pub(super) fn explorer_range_count(
+        &mut self,
+        since: i64,
+        before: Option<i64>,
+    ) -> Result<u64, StoreError> {
+        let path = self.path.clone();
+        let n: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM updates WHERE record_time >= ?1 AND record_time < ?2",
+                params![since, before.unwrap_or(i64::MAX)],
+                |r| r.get(0),
+            )
+            .map_err(|e| engine_error(&path, &e))?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    pub(super) fn explorer_range_rows(
+        &mut self,
+        since: i64,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        let path = self.path.clone();
+        let e = |e: rusqlite::Error| engine_error(&path, &e);
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // The time index holds the rowid (seq): the order and the offset walk it alone.
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT update_id, migration_id, record_time, kind, root_action, parties
+                 FROM updates WHERE record_time >= ?1
+                 ORDER BY record_time, seq LIMIT ?2 OFFSET ?3",
+            )
+            .map_err(e)?;
+        stmt.query_map(params![since, limit, offset], |r| {
+            let parties: String = r.get(5)?;
+            Ok(SearchRow {
+                update_id: r.get(0)?,
+                migration_id: r.get(1)?,
+                record_time: format_time_micros(r.get(2)?),
+                kind: r.get(3)?,
+                root_action: r.get(4)?,
+                parties: serde_json::from_str(&parties).unwrap_or_default(),
+            })
+        })
+        .map_err(e)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(e)
+    }
+
+    pub(super) fn explorer_page_after(
+        &mut self,
+        after: Option<(i64, i64)>,
+        limit: usize,
+    ) -> Result<Vec<KeptUpdate>, StoreError> {
+        let path = self.path.clone();
+        let e = |e: rusqlite::Error| engine_error(&path, &e);
+        let (migration, time) = after.unwrap_or((i64::MIN, i64::MIN));
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT update_id, migration_id, record_time, body FROM updates
+                 WHERE migration_id > ?1 OR (migration_id = ?1 AND record_time > ?2)
+                 ORDER BY migration_id, record_time LIMIT ?3",
+            )
+            .map_err(e)?;
+        let rows = stmt
+            .query_map(params![migration, time, limit], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, Option<Vec<u8>>>(3)?,
+                ))
+            })
+            .map_err(e)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(e)?;
+        rows.into_iter()
+            .map(|(update_id, migration_id, record_time, body)| {
+                let body = body
+                    .map(|compressed| {
+                        unpack_body(&path.display().to_string(), &update_id, &compressed)
+                    })
+                    .transpose()?;
+                Ok(KeptUpdate {
+                    update_id,
+                    migration_id,
+                    record_time,
+                    body,
+                })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,303 @@
+//! The SQLite index's tables, how a file is opened (created, checked, migrated from schema 1)
+//! and its meta key/values.
+
+use super::{
+    Connection, OpenFlags, OptionalExtension, Path, SCHEMA_VERSION, SUMMARY_VERSION, SqliteIndex,
+    StoreError, engine_error, params,
+};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS updates (
+    seq INTEGER PRIMARY KEY,
+    update_id TEXT NOT NULL UNIQUE,
+    migration_id INTEGER NOT NULL,
+    record_time INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    root_action TEXT NOT NULL,
+    parties TEXT NOT NULL,
+    digest BLOB NOT NULL,
+    body BLOB,
+    chunk INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS updates_position ON updates (migration_id, record_time);
+CREATE INDEX IF NOT EXISTS updates_time ON updates (record_time);
+CREATE TABLE IF NOT EXISTS terms (
+    kind INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (kind, value)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS keys (
+    term INTEGER NOT NULL,
+    migration_id INTEGER NOT NULL,
+    record_time INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (term, migration_id, record_time, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    start_migration INTEGER,
+    start_time TEXT,
+    end_before INTEGER,
+    cursor_migration INTEGER,
+    cursor_time TEXT,
+    page_start_migration INTEGER,
+    page_start_time TEXT,
+    state TEXT NOT NULL,
+    verify INTEGER NOT NULL,
+    scans TEXT NOT NULL,
+    updates INTEGER NOT NULL DEFAULT 0,
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER
+);
+CREATE TABLE IF NOT EXISTS divergences (
+    id INTEGER PRIMARY KEY,
+    update_id TEXT NOT NULL,
+    migration_id INTEGER NOT NULL,
+    record_time TEXT NOT NULL,
+    found_at INTEGER NOT NULL,
+    resolved INTEGER NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sync_heartbeat (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    beat_at INTEGER NOT NULL,
+    command TEXT NOT NULL
+);
+";
+
+/// Schema 1 → 2: the keys carry (migration, record time) so a key's updates are in ledger order,
+/// and each term its count. Rebuilt from the schema-1 tables in the transaction that runs it.
+const MIGRATE_1_TO_2: &str = "
+CREATE TABLE terms_v2 (
+    kind INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (kind, value)
+) WITHOUT ROWID;
+INSERT INTO terms_v2 (kind, value, id, n)
+    SELECT t.kind, t.value, t.id, c.n
+    FROM terms t JOIN (SELECT term, count(*) AS n FROM keys GROUP BY term) c ON c.term = t.id;
+CREATE TABLE keys_v2 (
+    term INTEGER NOT NULL,
+    migration_id INTEGER NOT NULL,
+    record_time INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (term, migration_id, record_time, seq)
+) WITHOUT ROWID;
+INSERT INTO keys_v2 (term, migration_id, record_time, seq)
+    SELECT k.term, u.migration_id, u.record_time, k.seq
+    FROM keys k JOIN updates u ON u.seq = k.seq ORDER BY 1, 2, 3, 4;
+DROP TABLE keys;
+DROP TABLE terms;
+ALTER TABLE keys_v2 RENAME TO keys;
+ALTER TABLE terms_v2 RENAME TO terms;
+INSERT OR REPLACE INTO meta (key, value)
+    VALUES ('next_term', (SELECT CAST(coalesce(max(id), 0) + 1 AS TEXT) FROM terms));
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
+";
+
+impl SqliteIndex {
+    /// Opens (with `write`: creates when missing, sets up the schema) the index at `path`,
+    /// checking that it is an index of a schema and summary version this build reads.
+    pub fn open(path: &Path, write: bool) -> Result<SqliteIndex, StoreError> {
+        let shown = path.display().to_string();
+        if !write && !path.exists() {
+            return Err(StoreError::Missing(shown));
+        }
+        if write
+            && let Some(dir) = path.parent()
+            && !dir.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Engine {
+                path: shown.clone(),
+                detail: format!("cannot create {}: {e}", dir.display()),
+            })?;
+        }
+        if write && !path.exists() {
+            // Readable by its owner only, as the data kept between runs is (SQLite gives its
+            // WAL and shared-memory files the same mode).
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path)
+                .map_err(|e| StoreError::Engine {
+                    path: shown.clone(),
+                    detail: format!("cannot create it: {e}"),
+                })?;
+        }
+        let flags = if write {
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE
+        } else {
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+        } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| engine_error(path, &e))?;
+        let mut index = SqliteIndex {
+            conn,
+            path: path.to_owned(),
+            notices: Vec::new(),
+        };
+        index
+            .conn
+            .busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(|e| index.engine(&e))?;
+        // The first read of the file tells whether it is a database at all.
+        let tables: i64 = index
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| engine_error(path, &e))?;
+        let has_meta = index
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(|e| engine_error(path, &e))?
+            > 0;
+        if tables > 0 && !has_meta {
+            return Err(StoreError::Corrupt {
+                path: shown,
+                detail: "an SQLite database without the index's tables".to_owned(),
+            });
+        }
+        if has_meta {
+            let found = index.check_versions()?;
+            if found < SCHEMA_VERSION {
+                if !write {
+                    return Err(StoreError::OlderSchema { path: shown, found });
+                }
+                index.migrate(found)?;
+            }
+        } else if !write {
+            return Err(StoreError::Missing(shown));
+        }
+        if write {
+            index
+                .conn
+                .pragma_update(None, "journal_mode", "WAL")
+                .map_err(|e| engine_error(path, &e))?;
+            // WAL with synchronous=NORMAL: a commit is not synced to disk, the WAL is at each
+            // checkpoint. A killed process loses nothing committed; a power loss may lose the
+            // last pages (never the file's consistency): each page is one transaction with its
+            // chunk's cursor, so the next sync walks them again. One fsync per page cost more
+            // than the page's CPU work.
+            index
+                .conn
+                .pragma_update(None, "synchronous", "NORMAL")
+                .map_err(|e| index.engine(&e))?;
+            // The schema and its versions in one transaction: a process killed while creating
+            // the index leaves no tables or all of them, never a part that a reader would take
+            // for an index.
+            let tx = index
+                .conn
+                .unchecked_transaction()
+                .map_err(|e| index.engine(&e))?;
+            tx.execute_batch(SCHEMA)
+                .map_err(|e| engine_error(path, &e))?;
+            tx.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1')",
+                params![SCHEMA_VERSION.to_string(), SUMMARY_VERSION.to_string()],
+            )
+            .map_err(|e| index.engine(&e))?;
+            tx.commit().map_err(|e| index.engine(&e))?;
+        }
+        Ok(index)
+    }
+
+    pub(super) fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+            .map_err(|e| engine_error(&self.path, &e))
+    }
+
+    /// Migrates an index of schema `found` to this build's, in one transaction (a process
+    /// killed meanwhile leaves the old schema, migrated again next time).
+    fn migrate(&mut self, found: i64) -> Result<(), StoreError> {
+        if found != 1 {
+            return Err(StoreError::Corrupt {
+                path: self.path.display().to_string(),
+                detail: format!("unknown schema version {found}"),
+            });
+        }
+        let started = std::time::Instant::now();
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| engine_error(&path, &e))?;
+        let updates: i64 = tx
+            .query_row("SELECT count(*) FROM updates", [], |r| r.get(0))
+            .map_err(|e| engine_error(&path, &e))?;
+        tx.execute_batch(MIGRATE_1_TO_2)
+            .map_err(|e| engine_error(&path, &e))?;
+        tx.commit().map_err(|e| engine_error(&path, &e))?;
+        self.notices.push(format!(
+            "{}: migrated the index from schema 1 to schema {SCHEMA_VERSION} ({updates} updates; keys in ledger order with per-key counts, for fast search) in {:.1} s",
+            path.display(),
+            started.elapsed().as_secs_f64()
+        ));
+        Ok(())
+    }
+
+    /// The schema version of an index, checked: a newer one, an unknown one or summaries of
+    /// another version are refused (an older schema is for the caller to migrate or refuse).
+    fn check_versions(&self) -> Result<i64, StoreError> {
+        let path = self.path.display().to_string();
+        let number = |key: &str| -> Result<Option<i64>, StoreError> {
+            match self.meta(key)? {
+                None => Ok(None),
+                Some(text) => text.parse().map(Some).map_err(|_| StoreError::Corrupt {
+                    path: path.clone(),
+                    detail: format!("its {key} is {text:?}"),
+                }),
+            }
+        };
+        let schema = number("schema_version")?.unwrap_or(SCHEMA_VERSION);
+        if schema > SCHEMA_VERSION {
+            return Err(StoreError::NewerSchema {
+                path,
+                found: schema,
+            });
+        }
+        if schema < 1 {
+            return Err(StoreError::Corrupt {
+                path,
+                detail: format!("unknown schema version {schema}"),
+            });
+        }
+        if let Some(found) = number("summary_version")?
+            && found != SUMMARY_VERSION
+        {
+            return Err(StoreError::SummaryVersion {
+                path,
+                found,
+                expected: SUMMARY_VERSION,
+            });
+        }
+        Ok(schema)
+    }
+
+    pub(super) fn set_meta(&self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                params![key, value],
+            )
+            .map(|_| ())
+            .map_err(|e| self.engine(&e))
+    }
+}

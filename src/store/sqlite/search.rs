@@ -1,0 +1,374 @@
+//! Search and count over the key tables: a query's terms resolved to term ids (prefixes
+//! matched in Rust), the rarest term driving, time bounds as per-migration ranges.
+
+use super::{
+    KeyKind, OptionalExtension, Query, SearchRow, SqliteIndex, StoreError, Term, engine_error,
+    format_time_micros, params,
+};
+
+/// Most keys a prefix term may stand for (a shorter prefix is asked for beyond it).
+const MAX_PREFIX_MATCHES: usize = 100_000;
+
+impl SqliteIndex {
+    /// What `term` stands for in the index.
+    fn resolve(&self, term: &Term) -> Result<Resolved, StoreError> {
+        match term {
+            Term::Exact(kind, value) => {
+                let found: Option<(i64, i64)> = self
+                    .conn
+                    .prepare_cached("SELECT id, n FROM terms WHERE kind = ?1 AND value = ?2")
+                    .and_then(|mut stmt| {
+                        stmt.query_row(params![kind.code(), value], |r| Ok((r.get(0)?, r.get(1)?)))
+                            .optional()
+                    })
+                    .map_err(|e| self.engine(&e))?;
+                Ok(match found {
+                    Some((id, n)) => Resolved::Terms { ids: vec![id], n },
+                    None => Resolved::Terms {
+                        ids: Vec::new(),
+                        n: 0,
+                    },
+                })
+            }
+            Term::ContractPrefix(prefixes) => {
+                let mut ids = Vec::new();
+                let mut n = 0;
+                for prefix in prefixes {
+                    self.scan_prefix(
+                        "SELECT id, value, n FROM terms WHERE kind = ?1 AND value >= ?2 ORDER BY kind, value",
+                        Some(KeyKind::Contract.code()),
+                        prefix,
+                        &mut |id, count| {
+                            ids.push(id);
+                            n += count;
+                        },
+                    )?;
+                }
+                ids.sort_unstable();
+                ids.dedup();
+                Ok(Resolved::Terms { ids, n })
+            }
+            Term::UpdatePrefix(prefixes) => {
+                let mut seqs = Vec::new();
+                for prefix in prefixes {
+                    self.scan_prefix(
+                        "SELECT seq, update_id, 1 FROM updates WHERE update_id >= ?2 AND ?1 IS NULL ORDER BY update_id",
+                        None,
+                        prefix,
+                        &mut |seq, _| seqs.push(seq),
+                    )?;
+                }
+                seqs.sort_unstable();
+                seqs.dedup();
+                Ok(Resolved::Seqs(seqs))
+            }
+        }
+    }
+
+    /// Walks `sql`'s rows (id, text, count) in text order from `prefix` while the text starts
+    /// with it (the prefix is matched here, in Rust, not by the engine).
+    fn scan_prefix(
+        &self,
+        sql: &str,
+        kind: Option<i64>,
+        prefix: &str,
+        out: &mut dyn FnMut(i64, i64),
+    ) -> Result<(), StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.engine(&e))?;
+        let mut rows = stmt
+            .query(params![kind, prefix])
+            .map_err(|e| self.engine(&e))?;
+        let mut matched = 0;
+        while let Some(row) = rows.next().map_err(|e| self.engine(&e))? {
+            let text: String = row.get(1).map_err(|e| self.engine(&e))?;
+            if !text.starts_with(prefix) {
+                break;
+            }
+            out(
+                row.get(0).map_err(|e| self.engine(&e))?,
+                row.get(2).map_err(|e| self.engine(&e))?,
+            );
+            matched += 1;
+            if matched > MAX_PREFIX_MATCHES {
+                return Err(StoreError::Engine {
+                    path: self.path.display().to_string(),
+                    detail: format!(
+                        "the prefix {prefix:?} matches more than {MAX_PREFIX_MATCHES} ids: give a longer one"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// How a query is answered (`None`: nothing can match): the rarest term drives (an
+    /// update-id prefix, when there is one: it stands for a few updates), the others are
+    /// probed by primary key for each of its updates.
+    fn plan(&self, query: &Query) -> Result<Option<Plan>, StoreError> {
+        let mut resolved = Vec::with_capacity(query.terms.len());
+        for term in &query.terms {
+            let r = self.resolve(term)?;
+            if r.is_empty() {
+                return Ok(None);
+            }
+            resolved.push(r);
+        }
+        let driver = resolved
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, r)| (matches!(r, Resolved::Terms { .. }), r.size()))
+            .map(|(i, _)| i);
+        let driver = match driver {
+            Some(i) => resolved.swap_remove(i),
+            None => Resolved::All,
+        };
+        Ok(Some(Plan {
+            driver,
+            others: resolved,
+        }))
+    }
+
+    /// The parts of the history a time-bounded query reads, newest migration first: one
+    /// (migration, from, until) per migration whose updates reach into the bounds, so each
+    /// part is one range of the keys' (term, migration, record time) order. `None`: no bounds,
+    /// the whole history is one part.
+    fn segments(
+        &self,
+        from: Option<i64>,
+        until: Option<i64>,
+    ) -> Result<Option<Vec<[i64; 3]>>, StoreError> {
+        if from.is_none() && until.is_none() {
+            return Ok(None);
+        }
+        let (from, until) = (from.unwrap_or(i64::MIN), until.unwrap_or(i64::MAX));
+        let e = |e: rusqlite::Error| engine_error(&self.path, &e);
+        let mut below = self
+            .conn
+            .prepare_cached("SELECT max(migration_id) FROM updates WHERE migration_id < ?1")
+            .map_err(e)?;
+        let mut first = self
+            .conn
+            .prepare_cached("SELECT min(record_time) FROM updates WHERE migration_id = ?1")
+            .map_err(e)?;
+        let mut last = self
+            .conn
+            .prepare_cached("SELECT max(record_time) FROM updates WHERE migration_id = ?1")
+            .map_err(e)?;
+        let mut out = Vec::new();
+        let mut next: Option<i64> = below.query_row([i64::MAX], |r| r.get(0)).map_err(e)?;
+        while let Some(migration) = next {
+            let lo: Option<i64> = first.query_row([migration], |r| r.get(0)).map_err(e)?;
+            let hi: Option<i64> = last.query_row([migration], |r| r.get(0)).map_err(e)?;
+            if let (Some(lo), Some(hi)) = (lo, hi)
+                && lo <= until
+                && hi >= from
+            {
+                out.push([migration, from, until]);
+            }
+            next = below.query_row([migration], |r| r.get(0)).map_err(e)?;
+        }
+        Ok(Some(out))
+    }
+
+    pub(super) fn search_rows(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        // One short read transaction: the term look-ups and the rows see the same index.
+        let e = |e: rusqlite::Error| engine_error(&self.path, &e);
+        let tx = self.conn.unchecked_transaction().map_err(e)?;
+        let Some(plan) = self.plan(query)? else {
+            return Ok(Vec::new());
+        };
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let segments = self.segments(from, until)?;
+        let mut seqs: Vec<i64> = Vec::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare(&plan.sql(segments.is_some(), Select::Page))
+                .map_err(e)?;
+            let mut take = |params: &[i64], seqs: &mut Vec<i64>| -> rusqlite::Result<()> {
+                let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
+                while let Some(row) = rows.next()? {
+                    seqs.push(row.get(2)?);
+                }
+                Ok(())
+            };
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            match segments {
+                None => take(&[limit], &mut seqs).map_err(e)?,
+                Some(parts) => {
+                    for [migration, from, until] in parts {
+                        let left = limit - i64::try_from(seqs.len()).unwrap_or(i64::MAX);
+                        if left <= 0 {
+                            break;
+                        }
+                        take(&[migration, from, until, left], &mut seqs).map_err(e)?;
+                    }
+                }
+            }
+        }
+        let mut row_of = self
+            .conn
+            .prepare_cached(
+                "SELECT update_id, migration_id, record_time, kind, root_action, parties
+                 FROM updates WHERE seq = ?1",
+            )
+            .map_err(e)?;
+        let mut rows = Vec::with_capacity(seqs.len());
+        for seq in seqs {
+            let row = row_of
+                .query_row([seq], |r| {
+                    let parties: String = r.get(5)?;
+                    Ok(SearchRow {
+                        update_id: r.get(0)?,
+                        migration_id: r.get(1)?,
+                        record_time: format_time_micros(r.get(2)?),
+                        kind: r.get(3)?,
+                        root_action: r.get(4)?,
+                        parties: serde_json::from_str(&parties).unwrap_or_default(),
+                    })
+                })
+                .map_err(e)?;
+            rows.push(row);
+        }
+        drop(row_of);
+        tx.commit().map_err(e)?;
+        Ok(rows)
+    }
+
+    pub(super) fn count_rows(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+    ) -> Result<u64, StoreError> {
+        let e = |e: rusqlite::Error| engine_error(&self.path, &e);
+        let tx = self.conn.unchecked_transaction().map_err(e)?;
+        let Some(plan) = self.plan(query)? else {
+            return Ok(0);
+        };
+        let segments = self.segments(from, until)?;
+        // One key over the whole history: the count kept with its term.
+        if let (None, Resolved::Terms { ids, n }, true) =
+            (&segments, &plan.driver, plan.others.is_empty())
+            && ids.len() == 1
+        {
+            return Ok(u64::try_from(*n).unwrap_or(0));
+        }
+        let mut stmt = self
+            .conn
+            .prepare(&plan.sql(segments.is_some(), Select::Count))
+            .map_err(e)?;
+        let mut total: i64 = 0;
+        match segments {
+            None => total = stmt.query_row([], |r| r.get(0)).map_err(e)?,
+            Some(parts) => {
+                for [migration, from, until] in parts {
+                    let n: i64 = stmt
+                        .query_row(params![migration, from, until], |r| r.get(0))
+                        .map_err(e)?;
+                    total += n;
+                }
+            }
+        }
+        drop(stmt);
+        tx.commit().map_err(e)?;
+        Ok(u64::try_from(total).unwrap_or(0))
+    }
+}
+
+/// What one term of a query stands for.
+enum Resolved {
+    /// Term ids and how many updates have them (summed: an estimate for a prefix).
+    Terms { ids: Vec<i64>, n: i64 },
+    /// The seqs of the updates (an update-id prefix).
+    Seqs(Vec<i64>),
+    /// Every update (a query without terms).
+    All,
+}
+
+impl Resolved {
+    fn is_empty(&self) -> bool {
+        match self {
+            Resolved::Terms { ids, .. } => ids.is_empty(),
+            Resolved::Seqs(seqs) => seqs.is_empty(),
+            Resolved::All => false,
+        }
+    }
+
+    fn size(&self) -> i64 {
+        match self {
+            Resolved::Terms { n, .. } => *n,
+            Resolved::Seqs(seqs) => i64::try_from(seqs.len()).unwrap_or(i64::MAX),
+            Resolved::All => i64::MAX,
+        }
+    }
+}
+
+/// A query's plan: the term whose updates are walked, and the terms each of them is probed for.
+struct Plan {
+    driver: Resolved,
+    others: Vec<Resolved>,
+}
+
+/// What the SQL of a plan selects.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Select {
+    /// (migration, record time, seq) newest first, `LIMIT ?4`.
+    Page,
+    Count,
+}
+
+impl Plan {
+    /// The SQL over one part of the history: with `segmented`, `?1` is the migration and
+    /// `?2..=?3` the record times. The term ids and seqs are integers read from the index
+    /// itself, written into the SQL as numbers.
+    fn sql(&self, segmented: bool, select: Select) -> String {
+        let (from, distinct) = match &self.driver {
+            Resolved::Terms { ids, .. } => (
+                format!("keys a WHERE a.term IN ({})", join(ids)),
+                ids.len() > 1,
+            ),
+            Resolved::Seqs(seqs) => (format!("updates a WHERE a.seq IN ({})", join(seqs)), false),
+            Resolved::All => ("updates a WHERE 1".to_owned(), false),
+        };
+        let mut clause = from;
+        if segmented {
+            clause.push_str(
+                " AND a.migration_id = ?1 AND a.record_time >= ?2 AND a.record_time <= ?3",
+            );
+        }
+        for other in &self.others {
+            match other {
+                Resolved::Terms { ids, .. } => clause.push_str(&format!(
+                    " AND EXISTS (SELECT 1 FROM keys b WHERE b.term IN ({}) AND b.migration_id = a.migration_id AND b.record_time = a.record_time AND b.seq = a.seq)",
+                    join(ids)
+                )),
+                Resolved::Seqs(seqs) => {
+                    clause.push_str(&format!(" AND a.seq IN ({})", join(seqs)));
+                }
+                Resolved::All => {}
+            }
+        }
+        let limit = if segmented { "?4" } else { "?1" };
+        let distinct = if distinct { "DISTINCT " } else { "" };
+        match select {
+            Select::Page => format!(
+                "SELECT {distinct}a.migration_id, a.record_time, a.seq FROM {clause}
+                 ORDER BY a.migration_id DESC, a.record_time DESC, a.seq DESC LIMIT {limit}"
+            ),
+            Select::Count => format!("SELECT count(*) FROM (SELECT {distinct}a.seq FROM {clause})"),
+        }
+    }
+}
+
+fn join(ids: &[i64]) -> String {
+    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+}

@@ -1,0 +1,186 @@
+//! Unit tests of the SQLite index.
+
+use super::*;
+use crate::model::index::query::Query;
+use crate::model::index::{IndexRow, KeyKind};
+use crate::store::Gap;
+
+fn row(id: &str, second: i64, party: &str) -> IndexRow {
+    IndexRow {
+        update_id: id.to_owned(),
+        migration_id: 1,
+        record_time: 1_800_000_000_000_000 + second * 1_000_000,
+        kind: "transaction".to_owned(),
+        root_action: "Choice".to_owned(),
+        parties: vec![party.to_owned()],
+        keys: vec![
+            (KeyKind::Party, party.to_owned()),
+            (KeyKind::Contract, format!("00{id}")),
+        ],
+        digest: [second as u8; 32],
+        body: format!("{{\"update_id\":\"{id}\"}}"),
+    }
+}
+
+fn page(rows: Vec<IndexRow>) -> PageWrite {
+    let last = rows.last().expect("rows");
+    PageWrite {
+        cursor: Position {
+            migration_id: last.migration_id,
+            record_time: format_time_micros(last.record_time),
+        },
+        page_start: None,
+        rows,
+        scans: vec!["sv1".to_owned()],
+        bodies: true,
+    }
+}
+
+#[test]
+fn gaps_are_the_ranges_between_chunks_no_chunk_covers() {
+    let at = |m: i64, s: i64| Position {
+        migration_id: m,
+        record_time: format_time_micros(1_800_000_000_000_000 + s * 1_000_000),
+    };
+    let chunk = |id: i64, start: Option<Position>, cursor: Option<Position>| Chunk {
+        id,
+        start,
+        end_before: None,
+        cursor,
+        page_start: None,
+        state: "done".to_owned(),
+        verify: 2,
+        scans: Vec::new(),
+        updates: 1,
+    };
+    // A finished chunk that ends where the next starts leaves no gap.
+    let mut ended = chunk(5, Some(at(3, 0)), Some(at(3, 4)));
+    ended.end_before = Some(1_800_000_000_000_000 + 10 * 1_000_000);
+    // The next chunk starts after one microsecond before the end (its first update may
+    // be at the end time itself).
+    let just_before = Position {
+        migration_id: 3,
+        record_time: format_time_micros(1_800_000_000_000_000 + 10 * 1_000_000 - 1),
+    };
+    let next = chunk(6, Some(just_before), Some(at(3, 12)));
+    let mut unfinished = ended.clone();
+    unfinished.state = "open".to_owned();
+    assert_eq!(gaps(&[ended, next.clone()]), Vec::new());
+    assert_eq!(gaps(&[unfinished, next]).len(), 1);
+    let chunks = [
+        chunk(1, None, Some(at(1, 10))),
+        chunk(2, Some(at(1, 5)), Some(at(1, 12))),
+        chunk(3, Some(at(1, 20)), Some(at(2, 3))),
+        chunk(4, Some(at(2, 9)), None),
+    ];
+    assert_eq!(
+        gaps(&chunks),
+        vec![Gap {
+            after: at(1, 12),
+            before: at(1, 20)
+        }]
+    );
+}
+
+#[test]
+fn history_rows_from_a_time_in_record_time_order_by_offset_with_their_count() {
+    let dir = std::env::temp_dir().join(format!("cantonscope-sqlite-range-{}", std::process::id()));
+    let path = dir.join("i.sqlite");
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut index = SqliteIndex::open(&path, true).expect("open");
+    let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+    // Written out of order (chunks are walked in parallel), two in one microsecond.
+    let mut rows: Vec<IndexRow> = [5, 1, 3, 2, 4, 3]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| row(&format!("r{i}s{s}"), *s, "alice"))
+        .collect();
+    rows.sort_by_key(|r| r.record_time);
+    index.write_page(chunk.id, &page(rows)).expect("page");
+    let t = |s: i64| 1_800_000_000_000_000 + s * 1_000_000;
+    assert_eq!(index.range_count(t(0), None).expect("count"), 6);
+    assert_eq!(index.range_count(t(3), None).expect("count"), 4);
+    assert_eq!(index.range_count(t(2), Some(t(4))).expect("count"), 3);
+    let ids = |rows: Vec<SearchRow>| rows.into_iter().map(|r| r.update_id).collect::<Vec<_>>();
+    let all = ids(index.range_rows(t(0), 0, 10).expect("rows"));
+    assert_eq!(all.len(), 6);
+    assert_eq!(all[0], "r1s1");
+    assert_eq!(all[5], "r0s5");
+    // Pages by offset put together are the whole list, once each.
+    let mut paged = Vec::new();
+    for offset in (0..6).step_by(4) {
+        paged.extend(ids(index.range_rows(t(0), offset, 4).expect("rows")));
+    }
+    assert_eq!(paged, all);
+    assert_eq!(
+        ids(index.range_rows(t(3), 1, 2).expect("rows")),
+        all[3..5].to_vec()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pages_search_bodies_and_a_rewritten_update() {
+    let dir = std::env::temp_dir().join(format!("cantonscope-sqlite-{}", std::process::id()));
+    let path = dir.join("i.sqlite");
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut index = SqliteIndex::open(&path, true).expect("open");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).expect("file").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "owner only");
+    }
+    let chunk = index.start_chunk(None, None, 2, 0).expect("chunk");
+    let w = index
+        .write_page(
+            chunk.id,
+            &page(vec![row("aa01", 1, "alice"), row("aa02", 2, "bob")]),
+        )
+        .expect("page");
+    assert_eq!(w.inserted, 2);
+    // The same page again: known, nothing twice.
+    let w = index
+        .write_page(chunk.id, &page(vec![row("aa02", 2, "bob")]))
+        .expect("again");
+    assert_eq!((w.inserted, w.known), (0, 1));
+    let q = Query::parse(&["party:alice"]).expect("q");
+    let found = index.search(&q, None, None, 10).expect("search");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].update_id, "aa01");
+    let q = Query::parse(&["contract:00aa"]).expect("q");
+    assert_eq!(index.count(&q, None, None).expect("count"), 2);
+    let newest = index.search(&q, None, None, 10).expect("search");
+    assert_eq!(newest[0].update_id, "aa02", "newest first");
+    assert_eq!(
+        index.body("aa01").expect("body").as_deref(),
+        Some("{\"update_id\":\"aa01\"}")
+    );
+    // Another digest for a kept update: refused, nothing written.
+    let mut changed = row("aa03", 3, "carol");
+    let mut other = row("aa02", 2, "bob");
+    other.digest = [9; 32];
+    changed.update_id = "aa03".to_owned();
+    let e = index
+        .write_page(chunk.id, &page(vec![changed, other]))
+        .expect_err("rewritten");
+    assert!(e.to_string().contains("aa02"), "{e}");
+    assert_eq!(
+        index.digests().expect("digests").len(),
+        2,
+        "aa03 rolled back"
+    );
+    // A new update at a position already walked past.
+    let e = index
+        .write_page(chunk.id, &page(vec![row("bb01", 1, "x")]))
+        .expect_err("new in the past");
+    assert!(e.to_string().contains("walked past"), "{e}");
+    drop(index);
+    // Read-only; a file that is no database.
+    let mut reader = SqliteIndex::open(&path, false).expect("reader");
+    assert_eq!(reader.status(0).expect("status").updates, 2);
+    let junk = dir.join("junk.sqlite");
+    std::fs::write(&junk, vec![7u8; 4096]).expect("junk");
+    let e = SqliteIndex::open(&junk, false).err().expect("corrupt");
+    assert!(matches!(e, StoreError::Corrupt { .. }), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
