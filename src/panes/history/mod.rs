@@ -611,7 +611,7 @@ impl Pane for HistoryPane {
         if list.height >= 2 {
             let header = Rect::new(list.x, list.y, list.width, 1);
             let draw = Draw::new(sh, theme, focused);
-            self.columns
+            self.shown_columns(sh)
                 .render_header::<UpdateSummary>(header, buf, &draw);
             list.y += 1;
             list.height -= 1;

@@ -82,6 +82,9 @@ pub fn stable(screen: &str) -> String {
         ),
         (r"\blag \d+[smhd]( \d+[smhd])?", "lag <lag>"),
         (r"newest \d{2}:\d{2}:\d{2}", "newest <hh:mm:ss>"),
+        // A time of day cut off by an overlay (History shows times without dates when the
+        // loaded rows are of one day).
+        (r"(?m)^│\d{1,2}(:[\d:.]*)?([┌│└])", "│<cut time>${2}"),
         // A date cut off by an overlay (the demo's ledger is dated today).
         (r"\b\d{4}-\d{2}-\d{2}\b", "<date>"),
         // … also when the overlay leaves only its start (`2026-11`, `2026-11-2`).
