@@ -62,6 +62,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let a = p.area(area);
             p.render(a, buf, theme);
         }
+        Some(Overlay::Fields(f)) => f.render(areas.body, buf, theme),
         Some(Overlay::ErrorLog) => {
             let a = crate::ui::layout::centered_pct(areas.body, 90, 80, 40, 8);
             Clear.render(a, buf);
@@ -365,6 +366,13 @@ fn render_footer(app: &App, area: Rect, buf: &mut Buffer) {
             vec![Command::Filter, Command::Down, Command::Up, Command::Cancel]
         }
         Some(Overlay::ErrorLog) => vec![Command::Down, Command::Up, Command::Cancel],
+        Some(Overlay::Fields(_)) => vec![
+            Command::Down,
+            Command::Up,
+            Command::Confirm,
+            Command::Copy,
+            Command::Cancel,
+        ],
         None => {
             let mut cmds = app.pane(app.focus).hints();
             cmds.extend([

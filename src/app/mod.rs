@@ -23,6 +23,7 @@ use crate::msg::{Command, Tabs};
 use crate::panes::{AppContext, AppEvent, Level, Out, Pane, PaneId, Shared, SweepIntent};
 use crate::ui::OverlayOutcome;
 use crate::ui::error_log::ErrorLog;
+use crate::ui::fields::{FieldsOutcome, FieldsView};
 use crate::ui::help::HelpOverlay;
 use crate::ui::palette::{Palette, PaletteOutcome};
 use crate::ui::theme::Theme;
@@ -131,6 +132,9 @@ impl App {
                 let body = crate::ui::layout::screen_areas(self.size).body;
                 for id in PaneId::ALL {
                     self.pane_mut(id).set_area(body);
+                }
+                if let Some(Overlay::Fields(f)) = &mut self.overlay {
+                    f.set_area(body);
                 }
                 self.dirty = true;
             }
@@ -428,6 +432,18 @@ impl App {
 
     fn on_key(&mut self, key: &KeyEvent, out: &mut Out) {
         // Overlays first.
+        if let Some(Overlay::Fields(f)) = &mut self.overlay {
+            match self.keymap.lookup(KeyContext::Overlay, key) {
+                Some(Command::Quit) if !f.is_value_open() => self.request_quit(out),
+                Some(cmd) => match f.command(cmd) {
+                    FieldsOutcome::Close => self.overlay = None,
+                    FieldsOutcome::Copy { what, text } => out.copy(&what, text),
+                    FieldsOutcome::Used => {}
+                },
+                None => {}
+            }
+            return;
+        }
         if let Some(overlay) = &mut self.overlay {
             let outcome = match overlay {
                 Overlay::Help(h) => h.handle_key(&self.keymap, key),
@@ -452,6 +468,7 @@ impl App {
                     PaletteOutcome::Passthrough(c) => OverlayOutcome::Passthrough(c),
                     PaletteOutcome::Ignored => OverlayOutcome::Ignored,
                 },
+                Overlay::Fields(_) => OverlayOutcome::Ignored,
             };
             match outcome {
                 OverlayOutcome::Close => self.overlay = None,
@@ -588,6 +605,9 @@ impl App {
                 let focus = self.focus;
                 let (pane, sh) = self.split(focus, out);
                 let used = pane.on_command(cmd, sh, out);
+                if !used && cmd == Command::ShowValue {
+                    return self.show_fields(out);
+                }
                 if !used && cmd == Command::SwitchFocus {
                     // Tab in a tree without a details panel: the next pane, as elsewhere.
                     return self.on_command(Command::NextPane, out);
@@ -611,6 +631,21 @@ impl App {
                     }
                 }
             }
+        }
+    }
+
+    /// `v` where the pane has no value cursor of its own: the fields of its selection, whole.
+    fn show_fields(&mut self, out: &mut Out) {
+        match self.pane(self.focus).fields(&self.sh) {
+            Some((title, fields)) if !fields.is_empty() => {
+                let mut view = FieldsView::new(title, fields);
+                view.set_area(crate::ui::layout::screen_areas(self.size).body);
+                self.overlay = Some(Overlay::Fields(view));
+            }
+            _ => out.info(format!(
+                "v shows a field whole: select something in the {} pane first",
+                self.focus.title()
+            )),
         }
     }
 

@@ -29,6 +29,8 @@ pub enum Overlay {
     Help(HelpOverlay),
     Palette(Palette),
     ErrorLog,
+    /// The fields of the focused pane's selection, each whole (`v`).
+    Fields(crate::ui::fields::FieldsView),
 }
 
 /// The whole explorer state.

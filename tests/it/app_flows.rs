@@ -1084,3 +1084,87 @@ fn the_palette_goes_to_any_pane_by_a_short_name_listed_in_help() {
         .unwrap_or_else(|| panic!("no :governance row: {help}"));
     assert!(row.contains(":gov :g"), "{row}");
 }
+
+/// Issue 21: a field a pane shows cut (Verdict's confirming parties at 80x24) can be focused with
+/// `v`, shown whole and copied whole; the same `v` lists a History row's fields.
+#[test]
+fn v_shows_and_copies_a_cut_field_whole_in_any_pane() {
+    let mut h = Harness::start();
+    // History: the selected row's fields.
+    h.key(KeyCode::Char('v'));
+    let screen = h.screen(80, 24);
+    let id = h.app.history.selected_update_id(&h.app.sh).expect("row");
+    assert!(screen.contains(" fields "), "{screen}");
+    assert!(screen.contains("summary"), "{screen}");
+    h.key(KeyCode::Char('y'));
+    assert_eq!(
+        h.copied.last(),
+        Some(&id),
+        "y copies the focused field whole"
+    );
+    h.key(KeyCode::Esc);
+    assert!(!h.screen(80, 24).contains(" fields "));
+    // Verdict: a view with a confirming quorum; its parties are cut on screen.
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Char('3'));
+    let tree = h.app.verdict.view_tree().expect("views").clone();
+    let quorum = (0..8)
+        .find_map(|_| {
+            let node = h.app.verdict.tree_state().selected()?;
+            let found = tree
+                .view(node)
+                .and_then(|v| v.confirming_parties.first().cloned());
+            if found.is_none() {
+                h.key(KeyCode::Char('j'));
+            }
+            found
+        })
+        .expect("a view with a confirming quorum");
+    let whole = quorum.parties.join(", ");
+    let screen = h.screen(80, 24);
+    assert!(
+        !screen.contains(&quorum.parties[0]),
+        "cut on screen: {screen}"
+    );
+    h.key(KeyCode::Char('v'));
+    let name = format!(
+        "confirming {} of {}",
+        quorum.threshold,
+        quorum.parties.len()
+    );
+    let screen = h.screen(80, 24);
+    assert!(screen.contains(&name), "{screen}");
+    // Focus the quorum's field, copy it, open it whole.
+    let focused = |h: &Harness| match &h.app.overlay {
+        Some(cantonscope::app::Overlay::Fields(f)) => Some(f.fields()[f.cursor()].name.clone()),
+        _ => None,
+    };
+    for _ in 0..10 {
+        if focused(&h).as_deref() == Some(name.as_str()) {
+            break;
+        }
+        h.key(KeyCode::Char('j'));
+    }
+    assert_eq!(focused(&h).as_deref(), Some(name.as_str()));
+    h.key(KeyCode::Char('y'));
+    assert_eq!(h.copied.last(), Some(&whole), "y copies the quorum whole");
+    h.key(KeyCode::Enter);
+    let screen = h.screen(80, 24);
+    let party = &quorum.parties[0];
+    assert!(screen.contains(&party[..party.len().min(60)]), "{screen}");
+    assert!(screen.contains(&party[party.len() - 12..]), "{screen}");
+    assert!(screen.contains("y copy  Esc close"), "{screen}");
+    // Esc: back to the list; Esc again: closed, the pane's keys work again.
+    h.key(KeyCode::Esc);
+    assert!(h.screen(80, 24).contains(" fields "));
+    h.key(KeyCode::Esc);
+    assert!(!h.screen(80, 24).contains(" fields "));
+    assert_eq!(h.app.focus, PaneId::Verdict);
+    // A table pane (Network's scans): the selected row's columns, the URL whole.
+    h.key(KeyCode::Char('7'));
+    h.tick(0.5);
+    h.key(KeyCode::Char('v'));
+    let screen = h.screen(80, 24);
+    assert!(screen.contains(" row · "), "{screen}");
+    assert!(screen.contains("http://127.0.0.1:"), "{screen}");
+}

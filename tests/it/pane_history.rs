@@ -1357,6 +1357,12 @@ fn the_time_column_shows_dates_only_when_the_rows_span_days() {
     h.pane.set_area(Rect::new(0, 0, 80, 24));
     let screen = h.screen_text(80, 24);
     let rows = rows(&screen);
-    assert!(rows.iter().any(|r| r.starts_with("│2026-11-22 23:59:5")), "{screen}");
-    assert!(rows.iter().any(|r| r.starts_with("│2026-11-23 00:00:0")), "{screen}");
+    assert!(
+        rows.iter().any(|r| r.starts_with("│2026-11-22 23:59:5")),
+        "{screen}"
+    );
+    assert!(
+        rows.iter().any(|r| r.starts_with("│2026-11-23 00:00:0")),
+        "{screen}"
+    );
 }
