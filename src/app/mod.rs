@@ -66,6 +66,8 @@ impl App {
             typing_guard: None,
             back_stack: Vec::new(),
             clock_second: now / 1_000_000,
+            acted: false,
+            toast_seq: 0,
         }
     }
 
@@ -106,7 +108,25 @@ impl App {
     /// Handles one action. Pure: state changes plus the effects to run.
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         // What the user does acts on the focused pane; replies and ticks set their pane.
-        let mut out = Out::for_pane(self.focus);
+        let out = Out::for_pane(self.focus);
+        self.acted = false;
+        let shown = self.toast_seq;
+        let effects = self.handle(action, out);
+        // A command that went through without a message of its own clears an error (or warning)
+        // left by an earlier one: it stays in the error log (`!`).
+        if self.acted
+            && self.toast_seq == shown
+            && self
+                .toast
+                .as_ref()
+                .is_some_and(|t| t.level != Level::Info && t.from_command)
+        {
+            self.toast = None;
+        }
+        effects
+    }
+
+    fn handle(&mut self, action: Action, mut out: Out) -> Vec<Effect> {
         match action {
             Action::Key(key) => {
                 if key.kind != KeyEventKind::Release {
@@ -144,6 +164,7 @@ impl App {
                 self.dirty = true;
             }
             Action::Palette(line) => {
+                self.acted = true;
                 self.run_palette(&line, &mut out);
                 self.dirty = true;
             }
@@ -396,9 +417,28 @@ impl App {
         } else {
             TOAST_ERROR_US
         };
+        self.toast_seq += 1;
+        // Two lines of the status line at most: a longer message goes to the error log whole
+        // (errors are there already) and the status line says where.
+        let width = draw::status_text_width(self.size.width, self.errors.len() + 1);
+        let one_line = crate::ui::safe::sanitize(&text).replace(['\n', '\r'], " ");
+        let lines = crate::ui::layout::wrap_text(&one_line, width);
+        let text = if lines.len() > 2 {
+            if level != Level::Error {
+                let at = chrono::DateTime::from_timestamp_micros(self.sh.now).unwrap_or_default();
+                self.errors.push(at, self.focus.title(), text.clone());
+            }
+            let hint = " (! shows it whole)";
+            let room = width.saturating_sub(hint.chars().count());
+            let second = crate::ui::safe::safe_line(&lines[1], room);
+            format!("{} {second}{hint}", lines[0])
+        } else {
+            text
+        };
         self.toast = Some(Toast {
             level,
             text,
+            from_command: self.acted,
             until: self.sh.now + life,
         });
     }
@@ -457,6 +497,7 @@ impl App {
                         self.overlay = None;
                         self.palette_history.retain(|l| *l != line);
                         self.palette_history.push(line);
+                        self.acted = true;
                         match palette_cmd::intent(self, &cmd) {
                             Ok(intent) => out.events.push(intent),
                             Err(e) => out.error(e),
@@ -492,6 +533,8 @@ impl App {
                 self.request_quit(out);
                 return;
             }
+            // Enter in a form or a filter submits: a command.
+            self.acted |= key.code == crossterm::event::KeyCode::Enter;
             let (pane, sh) = self.split(focus, out);
             pane.on_key(key, sh, out);
             return;
@@ -531,6 +574,20 @@ impl App {
 
     /// Runs a command: app-wide ones here, the rest in the focused pane.
     pub fn on_command(&mut self, cmd: Command, out: &mut Out) {
+        self.acted |= !matches!(
+            cmd,
+            Command::Help
+                | Command::Palette
+                | Command::ErrorLog
+                | Command::Up
+                | Command::Down
+                | Command::PageUp
+                | Command::PageDown
+                | Command::Top
+                | Command::Bottom
+                | Command::Left
+                | Command::Right
+        );
         if let Some(n) = cmd.pane_number() {
             if let Some(p) = PaneId::ALL.get(n - 1) {
                 self.focus = *p;

@@ -716,10 +716,16 @@ fn small_terminal_abbreviates_tabs_and_keeps_help_and_quit() {
     for n in ('1'..='9').chain(['0']) {
         h.key(KeyCode::Char(n));
         let screen = h.screen(80, 24);
-        let footer = screen.lines().nth(22).unwrap_or_default().to_string();
+        // (A message of two lines moves the footer up a row.)
+        let footer = screen
+            .lines()
+            .skip(21)
+            .find(|l| l.contains("? help"))
+            .unwrap_or_default()
+            .to_string();
         assert!(
             footer.contains("? help") && footer.contains("q quit"),
-            "{n}: {footer}"
+            "{n}: {screen}"
         );
     }
 }
@@ -1167,4 +1173,50 @@ fn v_shows_and_copies_a_cut_field_whole_in_any_pane() {
     let screen = h.screen(80, 24);
     assert!(screen.contains(" row · "), "{screen}");
     assert!(screen.contains("http://127.0.0.1:"), "{screen}");
+}
+
+/// Issue 21: at 80 columns a message longer than the status line wraps onto a second line (over
+/// the footer's row) instead of being cut; a longer one is cut with a hint and the error log
+/// holds it whole; an error from an earlier command goes when the next command succeeds.
+#[test]
+fn long_messages_wrap_and_an_old_error_goes_with_the_next_command() {
+    let mut h = Harness::start();
+    h.screen(80, 24);
+    let tail = "tailofthemessage";
+    let id = format!("1220{}{tail}", "ab".repeat(8));
+    h.palette(&format!("event {id}"));
+    let screen = h.screen(80, 24);
+    let lines: Vec<&str> = screen.lines().collect();
+    let (footer, status) = (lines[22], lines[23]);
+    assert!(footer.contains("event 1220ab"), "{screen}");
+    assert!(footer.contains(tail), "{screen}");
+    assert!(
+        status.contains("to fetch it)"),
+        "the end is on the second line: {screen}"
+    );
+    assert!(
+        lines[21].contains("? help") && lines[21].contains("q quit"),
+        "the footer moves up a row, keeping its keys: {screen}"
+    );
+    // Moving does not clear it; the next command that runs clears it (the log keeps it).
+    h.key(KeyCode::Char('j'));
+    assert!(h.screen(80, 24).contains(tail));
+    h.key(KeyCode::Char('2'));
+    h.key(KeyCode::Char('1'));
+    let screen = h.screen(80, 24);
+    assert!(!screen.contains(tail), "{screen}");
+    assert!(
+        screen.lines().nth(22).is_some_and(|l| l.contains("q quit")),
+        "the footer is back: {screen}"
+    );
+    assert!(screen.contains("! 1 error"), "{screen}");
+    // Longer than two lines: cut with a hint; the error log has it whole.
+    let long = format!("1220{}{tail}", "cd".repeat(90));
+    h.palette(&format!("event {long}"));
+    let screen = h.screen(80, 24);
+    assert!(screen.contains("(! shows it whole)"), "{screen}");
+    assert!(!screen.contains(tail), "{screen}");
+    h.key(KeyCode::Char('!'));
+    let screen = h.screen(200, 60);
+    assert!(screen.contains(tail), "{screen}");
 }
