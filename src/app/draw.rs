@@ -454,7 +454,7 @@ fn render_status(app: &App, area: Rect, buf: &mut Buffer, two_lines: bool) {
             let last = i + 1 == shown && lines.len() > shown;
             let text = if last {
                 // More than fits (the terminal narrowed since): cut, and say where it is whole.
-                let hint = " (! error log)";
+                let hint = " (! shows it whole)";
                 let rest = format!("{line} {}", lines[shown..].join(" "));
                 let room = max.saturating_sub(hint.chars().count());
                 format!("{}{hint}", safe_line(&rest, room))

@@ -418,23 +418,14 @@ impl App {
             TOAST_ERROR_US
         };
         self.toast_seq += 1;
-        // Two lines of the status line at most: a longer message goes to the error log whole
-        // (errors are there already) and the status line says where.
+        // Two lines of the status line at most: a longer message is cut there with a hint
+        // (when drawn) and the error log holds it whole (errors are there already).
         let width = draw::status_text_width(self.size.width, self.errors.len() + 1);
         let one_line = crate::ui::safe::sanitize(&text).replace(['\n', '\r'], " ");
-        let lines = crate::ui::layout::wrap_text(&one_line, width);
-        let text = if lines.len() > 2 {
-            if level != Level::Error {
-                let at = chrono::DateTime::from_timestamp_micros(self.sh.now).unwrap_or_default();
-                self.errors.push(at, self.focus.title(), text.clone());
-            }
-            let hint = " (! shows it whole)";
-            let room = width.saturating_sub(hint.chars().count());
-            let second = crate::ui::safe::safe_line(&lines[1], room);
-            format!("{} {second}{hint}", lines[0])
-        } else {
-            text
-        };
+        if level != Level::Error && crate::ui::layout::wrap_text(&one_line, width).len() > 2 {
+            let at = chrono::DateTime::from_timestamp_micros(self.sh.now).unwrap_or_default();
+            self.errors.push(at, self.focus.title(), text.clone());
+        }
         self.toast = Some(Toast {
             level,
             text,

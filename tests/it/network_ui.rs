@@ -835,3 +835,20 @@ fn b_on_the_amulet_rules_asks_every_scan_for_them() {
     assert!(screen.contains("On every scan: amulet rules"), "{screen}");
     assert!(screen.contains("answer  consensus:"), "{screen}");
 }
+
+/// Issue 21: at 120 columns every scan's host cell tells it apart from the others (the demo's
+/// scans share `127.0.0.1:<port>`; the cell shows the part after it), never `127.0.0.1:41329…`.
+#[test]
+fn hosts_are_told_apart_at_120_columns() {
+    let mut h = network_pane();
+    let screen = h.screen(120, 40);
+    let hosts: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains(" active ") || l.contains(" down "))
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert!(hosts.len() >= 12, "{screen}");
+    let unique: std::collections::HashSet<&&str> = hosts.iter().collect();
+    assert_eq!(unique.len(), hosts.len(), "{screen}");
+    assert!(!hosts.iter().any(|h| h.ends_with('…')), "{screen}");
+}
