@@ -119,10 +119,15 @@ fn the_status_verdict_follows_my_nodes_and_names_every_scan_that_is_not_healthy(
         "{line}"
     );
     assert!(
-        line.contains("network 11 of 13 healthy, quorum ✓"),
+        line.contains("network 10 of 13 healthy, quorum ✓"),
         "{line}"
     );
     assert!(line.contains(&format!("{} down", names[DOWN])), "{line}");
+    // Issue 21: the backfilling scan is not counted healthy, and is named.
+    assert!(
+        line.contains(&format!("{} backfilling", names[BACKFILLING])),
+        "{line}"
+    );
     let behind = regex::Regex::new(&format!("{} \\d+ s behind", regex::escape(&names[LAGGING])))
         .expect("regex");
     assert!(behind.is_match(&line), "{line}");
@@ -187,6 +192,7 @@ fn the_matrix_classifies_every_scan() {
     let mut expected = vec!["healthy"; 13];
     expected[LAGGING] = "lagging";
     expected[DOWN] = "down";
+    expected[BACKFILLING] = "backfill";
     assert_eq!(states, expected);
     assert!(!rows[DOWN].observation.reachable);
     assert!(rows[LIMITED].observation.reachable, "429s are waited out");
@@ -202,7 +208,9 @@ fn the_matrix_classifies_every_scan() {
     assert!((42..120).contains(&lag), "{lag}");
     assert_eq!(
         verdict,
-        format!("13 scans · 11 healthy · 1 lagging {lag} s · 1 down · quorum 5 healthy ✓")
+        format!(
+            "13 scans · 10 healthy · 1 lagging {lag} s · 1 backfilling · 1 down · quorum 5 healthy ✓"
+        )
     );
     let screen = h.screen(120, 40);
     assert!(screen.contains(&verdict), "{screen}");

@@ -53,6 +53,9 @@ impl ScanRow {
         match self.health.state {
             HealthState::Healthy if self.health.lagging => "lagging",
             HealthState::Healthy => "healthy",
+            // (Short for the 9-column Health cell; JSON says `backfilling`, `rate_limited`.)
+            HealthState::Backfilling => "backfill",
+            HealthState::RateLimited => "limit 429",
             HealthState::Unhealthy => "unhealthy",
             HealthState::Down => "down",
         }
@@ -62,6 +65,7 @@ impl ScanRow {
         match self.health.state {
             HealthState::Healthy if self.health.lagging => 1,
             HealthState::Healthy => 0,
+            HealthState::Backfilling | HealthState::RateLimited => 1,
             HealthState::Unhealthy => 2,
             HealthState::Down => 3,
         }
@@ -71,6 +75,7 @@ impl ScanRow {
         match self.health.state {
             HealthState::Healthy if self.health.lagging => theme.status_warn,
             HealthState::Healthy => theme.status_ok,
+            HealthState::Backfilling | HealthState::RateLimited => theme.status_warn,
             HealthState::Unhealthy | HealthState::Down => theme.status_err,
         }
     }
