@@ -50,8 +50,18 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     render_tabs(app, areas.tabs, buf);
     let cx = RenderCtx::new(&app.sh, theme, app.overlay.is_none());
     app.pane(app.focus).render(areas.body, buf, cx);
-    render_footer(app, areas.footer, buf);
-    render_status(app, areas.status, buf);
+    // A message of two lines takes the footer's row; the footer moves up over the body's last
+    // row meanwhile, so its keys (`? help`, `q quit`) stay on screen.
+    let two_lines = toast_lines(app, areas.status.width) > 1 && areas.body.height > 3;
+    let footer = if two_lines {
+        let row = Rect::new(areas.footer.x, areas.footer.y - 1, areas.footer.width, 1);
+        Clear.render(row, buf);
+        row
+    } else {
+        areas.footer
+    };
+    render_footer(app, footer, buf);
+    render_status(app, areas.status, buf, two_lines);
     match &app.overlay {
         Some(Overlay::Help(h)) => {
             let a = crate::ui::help::HelpOverlay::area(areas.body);
@@ -62,6 +72,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let a = p.area(area);
             p.render(a, buf, theme);
         }
+        Some(Overlay::Fields(f)) => f.render(areas.body, buf, theme),
         Some(Overlay::ErrorLog) => {
             let a = crate::ui::layout::centered_pct(areas.body, 90, 80, 40, 8);
             Clear.render(a, buf);
@@ -365,6 +376,13 @@ fn render_footer(app: &App, area: Rect, buf: &mut Buffer) {
             vec![Command::Filter, Command::Down, Command::Up, Command::Cancel]
         }
         Some(Overlay::ErrorLog) => vec![Command::Down, Command::Up, Command::Cancel],
+        Some(Overlay::Fields(_)) => vec![
+            Command::Down,
+            Command::Up,
+            Command::Confirm,
+            Command::Copy,
+            Command::Cancel,
+        ],
         None => {
             let mut cmds = app.pane(app.focus).hints();
             cmds.extend([
@@ -380,18 +398,37 @@ fn render_footer(app: &App, area: Rect, buf: &mut Buffer) {
     buf.set_line(area.x, area.y, &line, area.width);
 }
 
-fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = &app.theme;
-    buf.set_style(area, theme.status_line);
-    let right = if app.errors.is_empty() {
+/// The error count at the right of the status line (`! 2 errors `), empty without errors.
+fn error_count(n: usize) -> String {
+    if n == 0 {
         String::new()
     } else {
-        format!(
-            "! {} error{} ",
-            app.errors.len(),
-            if app.errors.len() == 1 { "" } else { "s" }
-        )
-    };
+        format!("! {n} error{} ", if n == 1 { "" } else { "s" })
+    }
+}
+
+/// The columns a message has on a status line `width` wide with `errors` in the log.
+pub(super) fn status_text_width(width: u16, errors: usize) -> usize {
+    let right = error_count(errors).chars().count();
+    usize::from(width).saturating_sub(right + 1).max(1)
+}
+
+/// The status line: the message (toast) and the error count. A message longer than the line
+/// takes the footer's row too when `two_lines` (the footer moved up; longer ones were cut when
+/// shown, with a hint, and went to the error log whole).
+/// The lines the message takes on a status line `width` wide (0: none).
+fn toast_lines(app: &App, width: u16) -> usize {
+    app.toast.as_ref().map_or(0, |t| {
+        let max = status_text_width(width, app.errors.len());
+        let text = crate::ui::safe::sanitize(&t.text).replace(['\n', '\r'], " ");
+        crate::ui::layout::wrap_text(&text, max).len()
+    })
+}
+
+fn render_status(app: &App, area: Rect, buf: &mut Buffer, two_lines: bool) {
+    let theme = &app.theme;
+    buf.set_style(area, theme.status_line);
+    let right = error_count(app.errors.len());
     let right_w = right.chars().count() as u16;
     if let Some(t) = &app.toast {
         let style: Style = match t.level {
@@ -399,13 +436,38 @@ fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
             Level::Warn => theme.status_warn,
             Level::Error => theme.status_err,
         };
-        let max = usize::from(area.width.saturating_sub(right_w + 1));
-        buf.set_line(
-            area.x,
-            area.y,
-            &Line::from(Span::styled(format!(" {}", safe_line(&t.text, max)), style)),
-            area.width.saturating_sub(right_w),
-        );
+        let max = status_text_width(area.width, app.errors.len());
+        let text = crate::ui::safe::sanitize(&t.text).replace(['\n', '\r'], " ");
+        let lines = crate::ui::layout::wrap_text(&text, max);
+        let mut y = area.y;
+        if two_lines && area.y > 0 {
+            // The first line over the footer's row (the keys come back when the message goes).
+            let above = Rect::new(area.x, area.y - 1, area.width, 1);
+            buf.set_style(above, theme.status_line);
+            for x in above.x..above.right() {
+                buf[(x, above.y)].set_symbol(" ");
+            }
+            y = above.y;
+        }
+        let shown = if y < area.y { 2 } else { 1 };
+        for (i, line) in lines.iter().take(shown).enumerate() {
+            let last = i + 1 == shown && lines.len() > shown;
+            let text = if last {
+                // More than fits (the terminal narrowed since): cut, and say where it is whole.
+                let hint = " (! shows it whole)";
+                let rest = format!("{line} {}", lines[shown..].join(" "));
+                let room = max.saturating_sub(hint.chars().count());
+                format!("{}{hint}", safe_line(&rest, room))
+            } else {
+                safe_line(line, max).into_owned()
+            };
+            buf.set_line(
+                area.x,
+                y + i as u16,
+                &Line::from(Span::styled(format!(" {text}"), style)),
+                area.width.saturating_sub(right_w),
+            );
+        }
     }
     if right_w > 0 && area.width > right_w {
         buf.set_string(

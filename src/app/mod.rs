@@ -23,6 +23,7 @@ use crate::msg::{Command, Tabs};
 use crate::panes::{AppContext, AppEvent, Level, Out, Pane, PaneId, Shared, SweepIntent};
 use crate::ui::OverlayOutcome;
 use crate::ui::error_log::ErrorLog;
+use crate::ui::fields::{FieldsOutcome, FieldsView};
 use crate::ui::help::HelpOverlay;
 use crate::ui::palette::{Palette, PaletteOutcome};
 use crate::ui::theme::Theme;
@@ -65,6 +66,8 @@ impl App {
             typing_guard: None,
             back_stack: Vec::new(),
             clock_second: now / 1_000_000,
+            acted: false,
+            toast_seq: 0,
         }
     }
 
@@ -105,7 +108,25 @@ impl App {
     /// Handles one action. Pure: state changes plus the effects to run.
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         // What the user does acts on the focused pane; replies and ticks set their pane.
-        let mut out = Out::for_pane(self.focus);
+        let out = Out::for_pane(self.focus);
+        self.acted = false;
+        let shown = self.toast_seq;
+        let effects = self.handle(action, out);
+        // A command that went through without a message of its own clears an error (or warning)
+        // left by an earlier one: it stays in the error log (`!`).
+        if self.acted
+            && self.toast_seq == shown
+            && self
+                .toast
+                .as_ref()
+                .is_some_and(|t| t.level != Level::Info && t.from_command)
+        {
+            self.toast = None;
+        }
+        effects
+    }
+
+    fn handle(&mut self, action: Action, mut out: Out) -> Vec<Effect> {
         match action {
             Action::Key(key) => {
                 if key.kind != KeyEventKind::Release {
@@ -132,6 +153,9 @@ impl App {
                 for id in PaneId::ALL {
                     self.pane_mut(id).set_area(body);
                 }
+                if let Some(Overlay::Fields(f)) = &mut self.overlay {
+                    f.set_area(body);
+                }
                 self.dirty = true;
             }
             Action::Tick(now) => self.on_tick(now, &mut out),
@@ -140,6 +164,7 @@ impl App {
                 self.dirty = true;
             }
             Action::Palette(line) => {
+                self.acted = true;
                 self.run_palette(&line, &mut out);
                 self.dirty = true;
             }
@@ -392,9 +417,19 @@ impl App {
         } else {
             TOAST_ERROR_US
         };
+        self.toast_seq += 1;
+        // Two lines of the status line at most: a longer message is cut there with a hint
+        // (when drawn) and the error log holds it whole (errors are there already).
+        let width = draw::status_text_width(self.size.width, self.errors.len() + 1);
+        let one_line = crate::ui::safe::sanitize(&text).replace(['\n', '\r'], " ");
+        if level != Level::Error && crate::ui::layout::wrap_text(&one_line, width).len() > 2 {
+            let at = chrono::DateTime::from_timestamp_micros(self.sh.now).unwrap_or_default();
+            self.errors.push(at, self.focus.title(), text.clone());
+        }
         self.toast = Some(Toast {
             level,
             text,
+            from_command: self.acted,
             until: self.sh.now + life,
         });
     }
@@ -428,6 +463,18 @@ impl App {
 
     fn on_key(&mut self, key: &KeyEvent, out: &mut Out) {
         // Overlays first.
+        if let Some(Overlay::Fields(f)) = &mut self.overlay {
+            match self.keymap.lookup(KeyContext::Overlay, key) {
+                Some(Command::Quit) if !f.is_value_open() => self.request_quit(out),
+                Some(cmd) => match f.command(cmd) {
+                    FieldsOutcome::Close => self.overlay = None,
+                    FieldsOutcome::Copy { what, text } => out.copy(&what, text),
+                    FieldsOutcome::Used => {}
+                },
+                None => {}
+            }
+            return;
+        }
         if let Some(overlay) = &mut self.overlay {
             let outcome = match overlay {
                 Overlay::Help(h) => h.handle_key(&self.keymap, key),
@@ -441,6 +488,7 @@ impl App {
                         self.overlay = None;
                         self.palette_history.retain(|l| *l != line);
                         self.palette_history.push(line);
+                        self.acted = true;
                         match palette_cmd::intent(self, &cmd) {
                             Ok(intent) => out.events.push(intent),
                             Err(e) => out.error(e),
@@ -452,6 +500,7 @@ impl App {
                     PaletteOutcome::Passthrough(c) => OverlayOutcome::Passthrough(c),
                     PaletteOutcome::Ignored => OverlayOutcome::Ignored,
                 },
+                Overlay::Fields(_) => OverlayOutcome::Ignored,
             };
             match outcome {
                 OverlayOutcome::Close => self.overlay = None,
@@ -475,6 +524,8 @@ impl App {
                 self.request_quit(out);
                 return;
             }
+            // Enter in a form or a filter submits: a command.
+            self.acted |= key.code == crossterm::event::KeyCode::Enter;
             let (pane, sh) = self.split(focus, out);
             pane.on_key(key, sh, out);
             return;
@@ -514,6 +565,20 @@ impl App {
 
     /// Runs a command: app-wide ones here, the rest in the focused pane.
     pub fn on_command(&mut self, cmd: Command, out: &mut Out) {
+        self.acted |= !matches!(
+            cmd,
+            Command::Help
+                | Command::Palette
+                | Command::ErrorLog
+                | Command::Up
+                | Command::Down
+                | Command::PageUp
+                | Command::PageDown
+                | Command::Top
+                | Command::Bottom
+                | Command::Left
+                | Command::Right
+        );
         if let Some(n) = cmd.pane_number() {
             if let Some(p) = PaneId::ALL.get(n - 1) {
                 self.focus = *p;
@@ -588,6 +653,9 @@ impl App {
                 let focus = self.focus;
                 let (pane, sh) = self.split(focus, out);
                 let used = pane.on_command(cmd, sh, out);
+                if !used && cmd == Command::ShowValue {
+                    return self.show_fields(out);
+                }
                 if !used && cmd == Command::SwitchFocus {
                     // Tab in a tree without a details panel: the next pane, as elsewhere.
                     return self.on_command(Command::NextPane, out);
@@ -611,6 +679,21 @@ impl App {
                     }
                 }
             }
+        }
+    }
+
+    /// `v` where the pane has no value cursor of its own: the fields of its selection, whole.
+    fn show_fields(&mut self, out: &mut Out) {
+        match self.pane(self.focus).fields(&self.sh) {
+            Some((title, fields)) if !fields.is_empty() => {
+                let mut view = FieldsView::new(title, fields);
+                view.set_area(crate::ui::layout::screen_areas(self.size).body);
+                self.overlay = Some(Overlay::Fields(view));
+            }
+            _ => out.info(format!(
+                "v shows a field whole: select something in the {} pane first",
+                self.focus.title()
+            )),
         }
     }
 

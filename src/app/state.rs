@@ -21,6 +21,9 @@ pub struct Toast {
     pub text: String,
     /// When it disappears (µs since the epoch).
     pub until: i64,
+    /// Shown in answer to a command of the user (the next command that succeeds clears it),
+    /// not by something that arrived by itself (a node going down).
+    pub from_command: bool,
 }
 
 /// An overlay drawn over the panes.
@@ -29,6 +32,8 @@ pub enum Overlay {
     Help(HelpOverlay),
     Palette(Palette),
     ErrorLog,
+    /// The fields of the focused pane's selection, each whole (`v`).
+    Fields(crate::ui::fields::FieldsView),
 }
 
 /// The whole explorer state.
@@ -58,6 +63,11 @@ pub struct App {
     pub(super) back_stack: Vec<PaneId>,
     /// Second of the last drawn clock (the header shows ages in seconds).
     pub(super) clock_second: i64,
+    /// The user ran a command (not a move) in the action being handled: an error shown from
+    /// an earlier one goes when this one brings no message of its own.
+    pub(super) acted: bool,
+    /// Counts the messages shown (to tell whether the action at hand showed one).
+    pub(super) toast_seq: u64,
 }
 
 /// The keymap with the number keys described by the pane they go to ("go to History").

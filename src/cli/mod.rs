@@ -412,7 +412,7 @@ impl DemoFaultArgs {
 /// Exit codes of the `network` commands (shown in their help).
 pub const NETWORK_EXIT_CODES: &str = "\
 Exit codes:
-  0  health: every scan healthy (lagging ones included)
+  0  health: every scan healthy (lagging ones included), backfilling or rate-limited
      check-update: a consensus on the update, this profile's scan agrees and no scan
      disagrees
      sweep: no difference up to the head or the page limit

@@ -165,12 +165,16 @@ impl NetworkWatch {
         let states = [
             crate::model::network::HealthState::Down,
             crate::model::network::HealthState::Unhealthy,
+            crate::model::network::HealthState::Backfilling,
+            crate::model::network::HealthState::RateLimited,
         ];
         for state in states {
             for (i, scan) in health.scans.iter().enumerate() {
                 if scan.state == state {
                     let what = match state {
                         crate::model::network::HealthState::Down => "down",
+                        crate::model::network::HealthState::Backfilling => "backfilling",
+                        crate::model::network::HealthState::RateLimited => "rate-limited",
                         _ => "unhealthy",
                     };
                     named.push(format!("{} {what}", name(i)));

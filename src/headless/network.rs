@@ -303,6 +303,8 @@ async fn run_health(
             let extra = json!({
                 "state": match h.state {
                     HealthState::Healthy => "healthy",
+                    HealthState::Backfilling => "backfilling",
+                    HealthState::RateLimited => "rate_limited",
                     HealthState::Unhealthy => "unhealthy",
                     HealthState::Down => "down",
                 },
@@ -350,6 +352,8 @@ async fn run_health(
         "quorum_healthy": health.healthy,
         "unhealthy": health.unhealthy,
         "down": health.down,
+        "backfilling": health.backfilling,
+        "rate_limited": health.rate_limited,
         "newest_head": health.newest_head.map(format_time_micros),
         "thresholds": {
             "max_round_age_s": thresholds.max_round_age.as_secs_f64(),

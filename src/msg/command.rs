@@ -74,7 +74,7 @@ commands! {
     TreeWider => "tree_wider", "wider", "move the split: a wider tree column";
     ScrollLeft => "scroll_left", "scroll left", "scroll the details left";
     ScrollRight => "scroll_right", "scroll right", "scroll the details right (ids in full)";
-    ShowValue => "show_value", "full value", "show the full value under the cursor (y copies it)";
+    ShowValue => "show_value", "full value", "show a cut value whole: the one under the cursor, or pick a field of the selection (y copies it)";
     FollowTail => "follow_tail", "follow", "follow the live tail";
     ToggleTimeZone => "toggle_time_zone", "UTC/local", "toggle UTC / local time";
     Copy => "copy", "copy", "copy the selected id or JSON (OSC 52)";

@@ -44,12 +44,19 @@ pub async fn observe(net: &Network, scan: usize, now: i64) -> ScanObservation {
 async fn observe_with(net: &Network, scan: usize, search: HeadSearch) -> ScanObservation {
     let rounds_call = scan::open_and_issuing_mining_rounds(&scan::MiningRoundsRequest::default());
     let (status_call, version_call) = (scan::status(), scan::version());
-    let (status, version, rounds, head) = tokio::join!(
+    let backfill_call = scan::backfilling_status();
+    let (status, version, rounds, backfill, head) = tokio::join!(
         net.ask(scan, &status_call),
         net.ask(scan, &version_call),
         net.ask(scan, &rounds_call),
+        net.ask(scan, &backfill_call),
         find_head(net, scan, search),
     );
+    let rate_limited = [&status, &version, &rounds, &backfill]
+        .iter()
+        .any(|r| r.throttled > 0 || matches!(&r.result, Ok(e) if e.status == 429));
+    // An old scan without the endpoint (404) is taken as complete.
+    let backfilling = decode(&backfill, &backfill_call).is_ok_and(|b| !b.complete);
     let replies = [&status, &version, &rounds];
     let reachable = replies.iter().any(|r| !r.is_down()) || head.1;
     let down_reason = (!reachable)
@@ -89,6 +96,8 @@ async fn observe_with(net: &Network, scan: usize, search: HeadSearch) -> ScanObs
         latency: status.success().map(|_| status.latency),
         head: Some(head.0),
         newest_round: Some(newest_round),
+        backfilling,
+        rate_limited,
     }
 }
 

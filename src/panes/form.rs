@@ -115,7 +115,7 @@ pub struct QueryState {
 /// for all of them.
 pub trait QueryPane {
     /// A row of the table.
-    type Row: TableRow;
+    type Row: TableRow<Ctx = ()>;
     /// Which pane this is (its title heads the frame).
     const ID: PaneId;
     /// What `y` copies (`party id`), what it says with no row selected, and what `r` says
@@ -258,6 +258,13 @@ impl<P: QueryPane> Pane for P {
 
     fn scan_request(&self, sh: &Shared) -> Option<(ApiCall, String)> {
         self.query_request(sh)
+    }
+
+    /// The selected row's columns, whole.
+    fn fields(&self, _sh: &Shared) -> Option<(String, Vec<crate::ui::fields::Field>)> {
+        let (_, table, rows) = self.view();
+        let fields = table.selected_fields(rows, &())?;
+        Some((format!("{} row", P::ID.title()), fields))
     }
 
     /// The rows of the answer, once there is one.

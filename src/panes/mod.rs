@@ -443,4 +443,12 @@ pub trait Pane {
     fn tab_count(&self, _sh: &Shared) -> Option<usize> {
         None
     }
+
+    /// The fields of what the pane has selected, each whole (`v` lists them, shows one whole,
+    /// `y` copies it: [`crate::ui::fields`]), with what they belong to (`update 1220ab…`);
+    /// `None` when nothing is selected. Panes with a value cursor of their own (the trees'
+    /// details) answer `v` themselves first.
+    fn fields(&self, _sh: &Shared) -> Option<(String, Vec<crate::ui::fields::Field>)> {
+        None
+    }
 }

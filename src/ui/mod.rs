@@ -34,6 +34,7 @@
 
 pub mod error_log;
 pub mod explain;
+pub mod fields;
 pub mod form;
 pub mod format;
 pub mod help;

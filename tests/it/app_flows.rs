@@ -716,10 +716,16 @@ fn small_terminal_abbreviates_tabs_and_keeps_help_and_quit() {
     for n in ('1'..='9').chain(['0']) {
         h.key(KeyCode::Char(n));
         let screen = h.screen(80, 24);
-        let footer = screen.lines().nth(22).unwrap_or_default().to_string();
+        // (A message of two lines moves the footer up a row.)
+        let footer = screen
+            .lines()
+            .skip(21)
+            .find(|l| l.contains("? help"))
+            .unwrap_or_default()
+            .to_string();
         assert!(
             footer.contains("? help") && footer.contains("q quit"),
-            "{n}: {footer}"
+            "{n}: {screen}"
         );
     }
 }
@@ -1083,4 +1089,134 @@ fn the_palette_goes_to_any_pane_by_a_short_name_listed_in_help() {
         .find(|l| l.contains(":governance · go to the Governance pane (key 0)"))
         .unwrap_or_else(|| panic!("no :governance row: {help}"));
     assert!(row.contains(":gov :g"), "{row}");
+}
+
+/// Issue 21: a field a pane shows cut (Verdict's confirming parties at 80x24) can be focused with
+/// `v`, shown whole and copied whole; the same `v` lists a History row's fields.
+#[test]
+fn v_shows_and_copies_a_cut_field_whole_in_any_pane() {
+    let mut h = Harness::start();
+    // History: the selected row's fields.
+    h.key(KeyCode::Char('v'));
+    let screen = h.screen(80, 24);
+    let id = h.app.history.selected_update_id(&h.app.sh).expect("row");
+    assert!(screen.contains(" fields "), "{screen}");
+    assert!(screen.contains("summary"), "{screen}");
+    h.key(KeyCode::Char('y'));
+    assert_eq!(
+        h.copied.last(),
+        Some(&id),
+        "y copies the focused field whole"
+    );
+    h.key(KeyCode::Esc);
+    assert!(!h.screen(80, 24).contains(" fields "));
+    // Verdict: a view with a confirming quorum; its parties are cut on screen.
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Char('3'));
+    let tree = h.app.verdict.view_tree().expect("views").clone();
+    let quorum = (0..8)
+        .find_map(|_| {
+            let node = h.app.verdict.tree_state().selected()?;
+            let found = tree
+                .view(node)
+                .and_then(|v| v.confirming_parties.first().cloned());
+            if found.is_none() {
+                h.key(KeyCode::Char('j'));
+            }
+            found
+        })
+        .expect("a view with a confirming quorum");
+    let whole = quorum.parties.join(", ");
+    let screen = h.screen(80, 24);
+    assert!(
+        !screen.contains(&quorum.parties[0]),
+        "cut on screen: {screen}"
+    );
+    h.key(KeyCode::Char('v'));
+    let name = format!(
+        "confirming {} of {}",
+        quorum.threshold,
+        quorum.parties.len()
+    );
+    let screen = h.screen(80, 24);
+    assert!(screen.contains(&name), "{screen}");
+    // Focus the quorum's field, copy it, open it whole.
+    let focused = |h: &Harness| match &h.app.overlay {
+        Some(cantonscope::app::Overlay::Fields(f)) => Some(f.fields()[f.cursor()].name.clone()),
+        _ => None,
+    };
+    for _ in 0..10 {
+        if focused(&h).as_deref() == Some(name.as_str()) {
+            break;
+        }
+        h.key(KeyCode::Char('j'));
+    }
+    assert_eq!(focused(&h).as_deref(), Some(name.as_str()));
+    h.key(KeyCode::Char('y'));
+    assert_eq!(h.copied.last(), Some(&whole), "y copies the quorum whole");
+    h.key(KeyCode::Enter);
+    let screen = h.screen(80, 24);
+    let party = &quorum.parties[0];
+    assert!(screen.contains(&party[..party.len().min(60)]), "{screen}");
+    assert!(screen.contains(&party[party.len() - 12..]), "{screen}");
+    assert!(screen.contains("y copy  Esc close"), "{screen}");
+    // Esc: back to the list; Esc again: closed, the pane's keys work again.
+    h.key(KeyCode::Esc);
+    assert!(h.screen(80, 24).contains(" fields "));
+    h.key(KeyCode::Esc);
+    assert!(!h.screen(80, 24).contains(" fields "));
+    assert_eq!(h.app.focus, PaneId::Verdict);
+    // A table pane (Network's scans): the selected row's columns, the URL whole.
+    h.key(KeyCode::Char('7'));
+    h.tick(0.5);
+    h.key(KeyCode::Char('v'));
+    let screen = h.screen(80, 24);
+    assert!(screen.contains(" row · "), "{screen}");
+    assert!(screen.contains("http://127.0.0.1:"), "{screen}");
+}
+
+/// Issue 21: at 80 columns a message longer than the status line wraps onto a second line (over
+/// the footer's row) instead of being cut; a longer one is cut with a hint and the error log
+/// holds it whole; an error from an earlier command goes when the next command succeeds.
+#[test]
+fn long_messages_wrap_and_an_old_error_goes_with_the_next_command() {
+    let mut h = Harness::start();
+    h.screen(80, 24);
+    let tail = "tailofthemessage";
+    let id = format!("1220{}{tail}", "ab".repeat(8));
+    h.palette(&format!("event {id}"));
+    let screen = h.screen(80, 24);
+    let lines: Vec<&str> = screen.lines().collect();
+    let (footer, status) = (lines[22], lines[23]);
+    assert!(footer.contains("event 1220ab"), "{screen}");
+    assert!(footer.contains(tail), "{screen}");
+    assert!(
+        status.contains("to fetch it)"),
+        "the end is on the second line: {screen}"
+    );
+    assert!(
+        lines[21].contains("? help") && lines[21].contains("q quit"),
+        "the footer moves up a row, keeping its keys: {screen}"
+    );
+    // Moving does not clear it; the next command that runs clears it (the log keeps it).
+    h.key(KeyCode::Char('j'));
+    assert!(h.screen(80, 24).contains(tail));
+    h.key(KeyCode::Char('2'));
+    h.key(KeyCode::Char('1'));
+    let screen = h.screen(80, 24);
+    assert!(!screen.contains(tail), "{screen}");
+    assert!(
+        screen.lines().nth(22).is_some_and(|l| l.contains("q quit")),
+        "the footer is back: {screen}"
+    );
+    assert!(screen.contains("! 1 error"), "{screen}");
+    // Longer than two lines: cut with a hint; the error log has it whole.
+    let long = format!("1220{}{tail}", "cd".repeat(90));
+    h.palette(&format!("event {long}"));
+    let screen = h.screen(80, 24);
+    assert!(screen.contains("(! shows it whole)"), "{screen}");
+    assert!(!screen.contains(tail), "{screen}");
+    h.key(KeyCode::Char('!'));
+    let screen = h.screen(200, 60);
+    assert!(screen.contains(tail), "{screen}");
 }

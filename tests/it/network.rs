@@ -1480,3 +1480,61 @@ fn cli_health_as_a_table_has_a_row_per_scan_and_the_verdict() {
         "{header}"
     );
 }
+
+/// Issue 21: the demo's backfilling scan and its rate-limited one (429 above 3 requests a
+/// second) are states of their own, not `healthy`; the counts still add up to n and they alone
+/// leave the network "all healthy" (no exit 5).
+#[test]
+fn backfilling_and_rate_limited_scans_are_states_of_their_own() {
+    let rt = runtime();
+    rt.block_on(async {
+        let ledger = generate(SEED);
+        let n = ledger.len();
+        let handle = start_13(
+            SEED,
+            0.0,
+            DemoFaults {
+                backfilling: Some((
+                    BACKFILLING,
+                    DemoTime::At(ledger.updates()[n - 150].record_time),
+                )),
+                rate_limit: Some((LIMITED, 3)),
+                ..DemoFaults::default()
+            },
+        )
+        .await;
+        let net = network(&handle, 10.0).await;
+        let t = now();
+        let observations = health::observe_all(&net, t).await;
+        let h = assess(
+            &observations,
+            &net.counted(),
+            t,
+            &HealthThresholds::default(),
+        );
+        assert_eq!(
+            h.scans[BACKFILLING].state,
+            HealthState::Backfilling,
+            "{:?}",
+            h.scans[BACKFILLING]
+        );
+        assert_eq!(
+            h.scans[LIMITED].state,
+            HealthState::RateLimited,
+            "{:?}",
+            h.scans[LIMITED]
+        );
+        assert_eq!(
+            (h.healthy, h.backfilling, h.rate_limited),
+            (11, 1, 1),
+            "{}",
+            h.verdict
+        );
+        assert_eq!(
+            h.healthy + h.backfilling + h.rate_limited + h.unhealthy + h.down,
+            h.n
+        );
+        assert_eq!(h.outcome, HealthOutcome::AllHealthy, "{}", h.verdict);
+        handle.shutdown().await;
+    });
+}

@@ -119,10 +119,15 @@ fn the_status_verdict_follows_my_nodes_and_names_every_scan_that_is_not_healthy(
         "{line}"
     );
     assert!(
-        line.contains("network 11 of 13 healthy, quorum ✓"),
+        line.contains("network 10 of 13 healthy, quorum ✓"),
         "{line}"
     );
     assert!(line.contains(&format!("{} down", names[DOWN])), "{line}");
+    // Issue 21: the backfilling scan is not counted healthy, and is named.
+    assert!(
+        line.contains(&format!("{} backfilling", names[BACKFILLING])),
+        "{line}"
+    );
     let behind = regex::Regex::new(&format!("{} \\d+ s behind", regex::escape(&names[LAGGING])))
         .expect("regex");
     assert!(behind.is_match(&line), "{line}");
@@ -187,6 +192,7 @@ fn the_matrix_classifies_every_scan() {
     let mut expected = vec!["healthy"; 13];
     expected[LAGGING] = "lagging";
     expected[DOWN] = "down";
+    expected[BACKFILLING] = "backfill";
     assert_eq!(states, expected);
     assert!(!rows[DOWN].observation.reachable);
     assert!(rows[LIMITED].observation.reachable, "429s are waited out");
@@ -202,7 +208,9 @@ fn the_matrix_classifies_every_scan() {
     assert!((42..120).contains(&lag), "{lag}");
     assert_eq!(
         verdict,
-        format!("13 scans · 11 healthy · 1 lagging {lag} s · 1 down · quorum 5 healthy ✓")
+        format!(
+            "13 scans · 10 healthy · 1 lagging {lag} s · 1 backfilling · 1 down · quorum 5 healthy ✓"
+        )
     );
     let screen = h.screen(120, 40);
     assert!(screen.contains(&verdict), "{screen}");
@@ -834,4 +842,21 @@ fn b_on_the_amulet_rules_asks_every_scan_for_them() {
     let screen = h.screen(120, 40);
     assert!(screen.contains("On every scan: amulet rules"), "{screen}");
     assert!(screen.contains("answer  consensus:"), "{screen}");
+}
+
+/// Issue 21: at 120 columns every scan's host cell tells it apart from the others (the demo's
+/// scans share `127.0.0.1:<port>`; the cell shows the part after it), never `127.0.0.1:41329…`.
+#[test]
+fn hosts_are_told_apart_at_120_columns() {
+    let mut h = network_pane();
+    let screen = h.screen(120, 40);
+    let hosts: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains(" active ") || l.contains(" down "))
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert!(hosts.len() >= 12, "{screen}");
+    let unique: std::collections::HashSet<&&str> = hosts.iter().collect();
+    assert_eq!(unique.len(), hosts.len(), "{screen}");
+    assert!(!hosts.iter().any(|h| h.ends_with('…')), "{screen}");
 }

@@ -1326,3 +1326,44 @@ fn time_in_an_earlier_migration_loads_that_migration() {
         "the first update at or after the time, in migration 0"
     );
 }
+
+/// Issue 21: at 80x24 the Time column spends no room on a date the rows share (the Summary gets
+/// it); when the loaded rows span midnight, each row carries its date.
+#[test]
+fn the_time_column_shows_dates_only_when_the_rows_span_days() {
+    let rows = |screen: &str| -> Vec<String> {
+        screen
+            .lines()
+            .filter(|l| l.contains("AmuletRules_Transfer"))
+            .map(str::to_string)
+            .collect()
+    };
+    // One day: times of day only, and the Summary is wider than with dates.
+    let now = t0() + 3600 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.run_to_head(1, txs(0, 10, 1, now - 300 * SEC));
+    h.pane.set_area(Rect::new(0, 0, 80, 24));
+    let screen = h.screen_text(80, 24);
+    assert!(screen.contains("Time (UTC)   "), "{screen}");
+    let one_day = rows(&screen);
+    assert!(!one_day.is_empty(), "{screen}");
+    for row in &one_day {
+        assert!(row.starts_with("│10:55:"), "{row}");
+        assert!(!row.contains("2026-"), "{row}");
+    }
+    // Across midnight: the date on every row.
+    let midnight = parse_time_micros("2026-11-23T00:00:00Z").expect("time");
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, midnight + 300 * SEC);
+    h.run_to_head(1, txs(0, 10, 1, midnight - 5 * SEC));
+    h.pane.set_area(Rect::new(0, 0, 80, 24));
+    let screen = h.screen_text(80, 24);
+    let rows = rows(&screen);
+    assert!(
+        rows.iter().any(|r| r.starts_with("│2026-11-22 23:59:5")),
+        "{screen}"
+    );
+    assert!(
+        rows.iter().any(|r| r.starts_with("│2026-11-23 00:00:0")),
+        "{screen}"
+    );
+}

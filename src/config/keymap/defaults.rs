@@ -50,6 +50,7 @@ pub(super) const GLOBAL: DefaultTable = &[
     (Command::Execute, &["x"]),
     (Command::Consensus, &["b"]),
     (Command::Sweep, &["S"]),
+    (Command::ShowValue, &["v"]),
     (Command::Back, &["esc"]),
     (Command::Quit, &["q", "ctrl-c"]),
 ];

@@ -76,6 +76,10 @@ pub struct ScanObservation {
     pub head: Option<Result<Option<HistoryHead>, String>>,
     /// Its newest open mining round, or why it is unknown (`Ok(None)`: no open round).
     pub newest_round: Option<Result<Option<RoundSeen>, String>>,
+    /// `/v0/backfilling/status` says its history is not complete yet.
+    pub backfilling: bool,
+    /// Some request was refused with 429 (the scan's rate limit).
+    pub rate_limited: bool,
 }
 
 /// The health of one scan.
@@ -83,6 +87,11 @@ pub struct ScanObservation {
 #[serde(rename_all = "snake_case")]
 pub enum HealthState {
     Healthy,
+    /// Answers, but is still ingesting its history (`/v0/backfilling/status`): not healthy,
+    /// not a fault either.
+    Backfilling,
+    /// Refused some of our requests with 429: what it said is incomplete, not wrong.
+    RateLimited,
     Unhealthy,
     Down,
 }
@@ -130,6 +139,9 @@ pub struct NetworkHealth {
     pub lagging: usize,
     pub unhealthy: usize,
     pub down: usize,
+    /// Counted scans still backfilling, and refusing with 429 (neither healthy nor faulty).
+    pub backfilling: usize,
+    pub rate_limited: usize,
     pub outcome: HealthOutcome,
     /// One line, e.g. `13 scans · 11 healthy · 1 lagging 42 s · 1 down · quorum 5 healthy ✓`.
     pub verdict: String,
@@ -236,7 +248,13 @@ pub fn assess(
                 ("newest update", "its history is empty"),
                 |head| ("newest update".to_owned(), now - head.record_time),
             ));
-            let state = if reasons.is_empty() {
+            let state = if o.rate_limited {
+                reasons.insert(0, "rate-limited (429)".to_owned());
+                HealthState::RateLimited
+            } else if reasons.is_empty() && o.backfilling {
+                reasons.push("backfilling its history".to_owned());
+                HealthState::Backfilling
+            } else if reasons.is_empty() {
                 HealthState::Healthy
             } else {
                 HealthState::Unhealthy
@@ -272,13 +290,21 @@ pub fn assess(
     let down = counted_scans()
         .filter(|s| s.state == HealthState::Down)
         .count();
+    let backfilling = counted_scans()
+        .filter(|s| s.state == HealthState::Backfilling)
+        .count();
+    let rate_limited = counted_scans()
+        .filter(|s| s.state == HealthState::RateLimited)
+        .count();
     let max_lag_seen = counted_scans()
         .filter(|s| s.lagging)
         .filter_map(|s| s.lag_behind_newest)
         .max();
     let outcome = if healthy < q || n == 0 {
         HealthOutcome::NoHealthyQuorum
-    } else if healthy == n {
+    } else if healthy + backfilling + rate_limited == n {
+        // A backfilling or rate-limited scan is not healthy (it does not count for the
+        // quorum) but is no fault of the network either.
         HealthOutcome::AllHealthy
     } else {
         HealthOutcome::Degraded
@@ -292,6 +318,12 @@ pub fn assess(
             "{lagging} lagging {} s",
             secs(max_lag_seen.unwrap_or_default())
         ));
+    }
+    if backfilling > 0 {
+        parts.push(format!("{backfilling} backfilling"));
+    }
+    if rate_limited > 0 {
+        parts.push(format!("{rate_limited} rate-limited"));
     }
     if unhealthy > 0 {
         parts.push(format!("{unhealthy} unhealthy"));
@@ -313,6 +345,8 @@ pub fn assess(
         lagging,
         unhealthy,
         down,
+        backfilling,
+        rate_limited,
         outcome,
         verdict: parts.join(" · "),
     }

@@ -192,6 +192,64 @@ pub fn url_host(url: &str) -> String {
     }
 }
 
+/// The part of each host (as [`url_host`] gives it) that tells it from the others: the
+/// segments (split before `.`, `:`, `/`) every host shares at the start and at the end are
+/// dropped, a dropped start shown as `…`; a host that is all shared part keeps its last shared
+/// segment (`…:41329` beside `…/sv2`). One host (or none) is kept whole.
+pub fn distinct_hosts(hosts: &[String]) -> Vec<String> {
+    if hosts.len() < 2 {
+        return hosts.to_vec();
+    }
+    let split = |h: &str| -> Vec<String> {
+        let mut parts: Vec<String> = Vec::new();
+        for c in h.chars() {
+            if matches!(c, '.' | ':' | '/') || parts.is_empty() {
+                parts.push(String::new());
+            }
+            if let Some(last) = parts.last_mut() {
+                last.push(c);
+            }
+        }
+        parts
+    };
+    let parts: Vec<Vec<String>> = hosts.iter().map(|h| split(h)).collect();
+    let shortest = parts.iter().map(Vec::len).min().unwrap_or(0);
+    let same_at = |i: usize, from_end: bool| {
+        let pick = |p: &Vec<String>| {
+            if from_end {
+                p[p.len() - 1 - i].clone()
+            } else {
+                p[i].clone()
+            }
+        };
+        let first = pick(&parts[0]);
+        parts.iter().all(|p| pick(p) == first)
+    };
+    let prefix = (0..shortest).take_while(|&i| same_at(i, false)).count();
+    let suffix = (0..shortest - prefix)
+        .take_while(|&i| same_at(i, true))
+        .count();
+    parts
+        .iter()
+        .zip(hosts)
+        .map(|(p, host)| {
+            let middle: String = p[prefix..p.len() - suffix].concat();
+            let middle = if middle.is_empty() && prefix > 0 {
+                p[prefix - 1].clone()
+            } else {
+                middle
+            };
+            if middle.is_empty() {
+                host.clone()
+            } else if prefix > 0 {
+                format!("…{middle}")
+            } else {
+                middle
+            }
+        })
+        .collect()
+}
+
 /// One scan of the network as the explorer uses it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ScanEntry {
@@ -307,3 +365,30 @@ pub fn quorum_of(entries: &[ScanEntry]) -> (usize, usize, usize) {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod distinct_host_tests {
+    use super::distinct_hosts;
+
+    #[test]
+    fn hosts_keep_the_part_that_tells_them_apart() {
+        let v = |s: &[&str]| s.iter().map(|h| (*h).to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            distinct_hosts(&v(&[
+                "127.0.0.1:41329",
+                "127.0.0.1:41329/sv2",
+                "127.0.0.1:41329/sv3"
+            ])),
+            v(&["…:41329", "…/sv2", "…/sv3"])
+        );
+        assert_eq!(
+            distinct_hosts(&v(&[
+                "scan.sv-1.global.canton.network.sync.global",
+                "scan.sv-2.global.canton.network.sync.global",
+            ])),
+            v(&["….sv-1", "….sv-2"])
+        );
+        assert_eq!(distinct_hosts(&v(&["a:1", "a:2"])), v(&["…:1", "…:2"]));
+        assert_eq!(distinct_hosts(&v(&["one"])), v(&["one"]));
+    }
+}

@@ -383,3 +383,31 @@ fn a_scan_named_with_credentials_is_the_listed_one() {
     );
     assert_eq!(quorum_of(&entries).0, 3);
 }
+
+/// Issue 21: a backfilling scan and a rate-limited one are states of their own: not healthy
+/// (not in the quorum), not faults (the network is still "all healthy"); the counts add up to n.
+#[test]
+fn backfilling_and_rate_limited_are_states_of_their_own() {
+    let now = 1_800_000_000 * MICROS;
+    let mut obs: Vec<ScanObservation> = (0..13).map(|_| observation(2, 100, now)).collect();
+    obs[3].backfilling = true;
+    obs[4].rate_limited = true;
+    obs[4].status = Some(NodeState::Unknown("429".into()));
+    let health = assess(&obs, &[true; 13], now, &HealthThresholds::default());
+    assert_eq!(health.scans[3].state, HealthState::Backfilling);
+    assert_eq!(health.scans[4].state, HealthState::RateLimited);
+    assert_eq!(
+        (health.healthy, health.backfilling, health.rate_limited),
+        (11, 1, 1)
+    );
+    assert_eq!(
+        health.healthy + health.backfilling + health.rate_limited + health.unhealthy + health.down,
+        health.n
+    );
+    assert_eq!(health.outcome, HealthOutcome::AllHealthy);
+    assert!(
+        health.verdict.contains("1 backfilling · 1 rate-limited"),
+        "{}",
+        health.verdict
+    );
+}

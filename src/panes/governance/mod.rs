@@ -717,6 +717,21 @@ impl Pane for GovernancePane {
         }
     }
 
+    /// The selected row of the section shown, whole (requesters, actions, reasons).
+    fn fields(&self, sh: &Shared) -> Option<(String, Vec<crate::ui::fields::Field>)> {
+        let fields = match self.section {
+            GovSection::Open => self.table.selected_fields(&self.rows, &sh.now)?,
+            GovSection::Results => self.results.table.selected_fields(&self.results.rows, sh)?,
+            GovSection::Svs => self.svs.table.selected_fields(&self.svs.rows, sh)?,
+            GovSection::Across => self
+                .across
+                .table
+                .selected_fields(&self.across.scans.as_ref()?.rows, sh)?,
+            GovSection::Detail | GovSection::PriceVotes => return None,
+        };
+        Some((format!("{} row", self.section.title()), fields))
+    }
+
     fn tab_count(&self, _sh: &Shared) -> Option<usize> {
         match self.section {
             GovSection::PriceVotes => return self.prices.done().map(|v| v.votes.len()),

@@ -648,7 +648,7 @@ impl Pane for HistoryPane {
         if list.height >= 2 {
             let header = Rect::new(list.x, list.y, list.width, 1);
             let draw = Draw::new(sh, theme, focused);
-            self.columns
+            self.shown_columns(sh)
                 .render_header::<UpdateSummary>(header, buf, &draw);
             list.y += 1;
             list.height -= 1;
@@ -674,6 +674,27 @@ impl Pane for HistoryPane {
         if let Some(dialog) = &self.range_dialog {
             dialog.render(area, buf, theme);
         }
+    }
+
+    /// The selected row's fields, whole (the Summary and the id are cut in the table).
+    fn fields(&self, sh: &Shared) -> Option<(String, Vec<crate::ui::fields::Field>)> {
+        use crate::ui::fields::Field;
+        let s = self.selected(sh)?;
+        let interner = &sh.history.summarizer.interner;
+        Some((
+            format!(
+                "update {}",
+                crate::model::summary::short_id(&s.update_id, 16)
+            ),
+            vec![
+                Field::new("update", s.update_id.to_string()),
+                Field::new("record time", sh.format_time(s.record_time)),
+                Field::new("summary", s.root_label(interner)),
+                Field::new("migration", s.migration_id.to_string()),
+                Field::new("synchronizer", interner.resolve(s.synchronizer).to_string()),
+                Field::new("events", s.event_count.to_string()),
+            ],
+        ))
     }
 
     fn hints(&self) -> Vec<Command> {

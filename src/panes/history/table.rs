@@ -177,7 +177,39 @@ impl HistoryPane {
         }
         let draw = Draw::new(sh, theme, focused);
         let at = |row: usize| self.view.index(row).and_then(|i| sh.history.get(i));
-        self.columns.render_rows(area, buf, &scroll, at, &draw);
+        self.shown_columns(sh)
+            .render_rows(area, buf, &scroll, at, &draw);
+    }
+
+    /// The columns as drawn now: the Time column carries the date only when the loaded rows
+    /// span days (in the session's zone); otherwise it is the time of day and the Summary gets
+    /// the room.
+    pub(super) fn shown_columns(&self, sh: &Shared) -> Columns<HistoryCol> {
+        let mut cols = self.columns.clone();
+        if !spans_days(sh) {
+            cols.set_width(HistoryCol::Time, Width::Fixed(TIME_OF_DAY));
+        }
+        cols
+    }
+}
+
+/// The width of a dated time (`2026-11-27 09:04:51.604`).
+const DATED_TIME: u16 = 23;
+
+/// The width of a time of day (`09:04:51.604`).
+const TIME_OF_DAY: u16 = 12;
+
+/// Whether the loaded updates span more than one day in the session's zone.
+pub(super) fn spans_days(sh: &Shared) -> bool {
+    match (sh.history.first(), sh.history.last()) {
+        (Some(first), Some(last)) => {
+            let (a, b) = (
+                sh.format_time(first.record_time),
+                sh.format_time(last.record_time),
+            );
+            a.get(..10) != b.get(..10)
+        }
+        _ => false,
     }
 }
 
@@ -228,7 +260,8 @@ pub enum HistoryCol {
 }
 
 /// The table's columns: low-value ones go first as it narrows (the synchronizer, the migration,
-/// the event count…), the time keeps only the time of day below 72 columns. Ledger order: the
+/// the event count…), the time keeps only the time of day below 72 columns (and always when
+/// the loaded rows are all of one day: [`HistoryPane::shown_columns`]). Ledger order: the
 /// table is not sorted.
 pub(super) fn columns() -> Columns<HistoryCol> {
     let col = |id, title, width| Column::new(id, title, Width::Fixed(width)).unsortable();
@@ -238,7 +271,7 @@ pub(super) fn columns() -> Columns<HistoryCol> {
             "Time",
             Width::Wide {
                 narrow: 12,
-                wide: 23,
+                wide: DATED_TIME,
                 from: 72,
             },
         )
@@ -270,7 +303,7 @@ impl TableRow for UpdateSummary {
         match col {
             HistoryCol::Time => {
                 let t = sh.format_time(self.record_time);
-                let t = if width < 23 {
+                let t = if width < DATED_TIME {
                     t.get(11..).map(str::to_string).unwrap_or(t)
                 } else {
                     t

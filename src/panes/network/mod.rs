@@ -637,6 +637,28 @@ impl Pane for NetworkPane {
         }
     }
 
+    /// The selected row of the section shown, whole (hosts, party ids, answers).
+    fn fields(&self, sh: &Shared) -> Option<(String, Vec<crate::ui::fields::Field>)> {
+        let style = ratatui::style::Style::default();
+        let fields = match self.section {
+            NetSection::Scans if self.check.open => {
+                self.check.table.selected_fields(&self.check.rows, sh)?
+            }
+            NetSection::Scans => self.scans.table.selected_fields(&self.scans.rows, sh)?,
+            NetSection::Sequencers => self
+                .seq_table
+                .selected_fields(self.sequencers.done()?, &())?,
+            NetSection::Bootstrapping => self
+                .boot_table
+                .selected_fields(&self.boot.done()?.txs, &())?,
+            NetSection::Participants => self
+                .hosting_table
+                .selected_fields(&self.hosting.done()?.participants, &style)?,
+            NetSection::RewardWeight => return None,
+        };
+        Some((format!("{} row", self.section.title()), fields))
+    }
+
     fn tab_count(&self, _sh: &Shared) -> Option<usize> {
         // The table of the section shown.
         match self.section {

@@ -21,7 +21,7 @@ use ratatui::text::{Line, Span};
 use crate::feed::health::HealthIntent;
 use crate::model::network::{
     HealthState, NetworkHealth, NetworkSnapshot, NodeState, ScanEntry, ScanHealth, ScanObservation,
-    url_host,
+    distinct_hosts, url_host,
 };
 use crate::panes::AppEvent;
 use crate::panes::form::{cell, paragraph};
@@ -30,6 +30,7 @@ use crate::ui::format::{group_thousands, human_secs};
 use crate::ui::safe::safe_line;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
+use unicode_width::UnicodeWidthStr;
 
 use super::NetworkPane;
 
@@ -41,6 +42,9 @@ pub struct ScanRow {
     pub entry: ScanEntry,
     pub observation: ScanObservation,
     pub health: ScanHealth,
+    /// The part of the host that tells it from the other scans' ([`distinct_hosts`]), shown
+    /// when the whole host does not fit.
+    pub host_label: String,
 }
 
 impl ScanRow {
@@ -49,6 +53,9 @@ impl ScanRow {
         match self.health.state {
             HealthState::Healthy if self.health.lagging => "lagging",
             HealthState::Healthy => "healthy",
+            // (Short for the 9-column Health cell; JSON says `backfilling`, `rate_limited`.)
+            HealthState::Backfilling => "backfill",
+            HealthState::RateLimited => "limit 429",
             HealthState::Unhealthy => "unhealthy",
             HealthState::Down => "down",
         }
@@ -58,6 +65,7 @@ impl ScanRow {
         match self.health.state {
             HealthState::Healthy if self.health.lagging => 1,
             HealthState::Healthy => 0,
+            HealthState::Backfilling | HealthState::RateLimited => 1,
             HealthState::Unhealthy => 2,
             HealthState::Down => 3,
         }
@@ -67,6 +75,7 @@ impl ScanRow {
         match self.health.state {
             HealthState::Healthy if self.health.lagging => theme.status_warn,
             HealthState::Healthy => theme.status_ok,
+            HealthState::Backfilling | HealthState::RateLimited => theme.status_warn,
             HealthState::Unhealthy | HealthState::Down => theme.status_err,
         }
     }
@@ -136,7 +145,7 @@ impl TableRow for ScanRow {
     type Col = ScanCol;
     type Ctx = Shared;
 
-    fn cell(&self, col: ScanCol, _width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
+    fn cell(&self, col: ScanCol, width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
         let muted = theme.muted;
         match col {
             ScanCol::Sv => {
@@ -155,7 +164,14 @@ impl TableRow for ScanRow {
                     style,
                 )
             }
-            ScanCol::Host => Cell::new(url_host(&self.entry.url), theme.id),
+            ScanCol::Host => {
+                let host = url_host(&self.entry.url);
+                if host.width() <= usize::from(width) {
+                    Cell::new(host, theme.id)
+                } else {
+                    Cell::new(self.host_label.clone(), theme.id)
+                }
+            }
             ScanCol::Reach => {
                 if self.observation.reachable {
                     Cell::new("yes", theme.status_ok)
@@ -336,6 +352,8 @@ impl ScansState {
     /// Takes a new measurement in.
     pub fn accept(&mut self, snapshot: NetworkSnapshot) {
         let health = snapshot.assess();
+        let hosts: Vec<String> = snapshot.entries.iter().map(|e| url_host(&e.url)).collect();
+        let labels = distinct_hosts(&hosts);
         self.rows = snapshot
             .entries
             .iter()
@@ -347,6 +365,7 @@ impl ScansState {
                 entry: entry.clone(),
                 observation: observation.clone(),
                 health: h.clone(),
+                host_label: labels.get(index).cloned().unwrap_or_default(),
             })
             .collect();
         self.table.set_rows(&self.rows);

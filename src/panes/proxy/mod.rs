@@ -537,6 +537,18 @@ impl Pane for ProxyPane {
         }
     }
 
+    /// The selected row of the section shown, whole.
+    fn fields(&self, sh: &Shared) -> Option<(String, Vec<crate::ui::fields::Field>)> {
+        let fields = match self.section {
+            ProxySection::AmuletRules => return None,
+            ProxySection::Coupons => self.coupon_table.selected_fields(&self.coupon_rows, sh)?,
+            ProxySection::Transfers => self
+                .transfer_table
+                .selected_fields(self.transfers.done()?, &())?,
+        };
+        Some((format!("{} row", self.section.title()), fields))
+    }
+
     fn tab_count(&self, _sh: &Shared) -> Option<usize> {
         // The table of the section shown (the amulet rules are one contract, not a table).
         match self.section {

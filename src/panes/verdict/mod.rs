@@ -36,6 +36,7 @@ use crate::config::keymap::KeyContext;
 use crate::model::summary::short_id;
 use crate::model::verdict::ViewTree;
 use crate::msg::Command;
+use crate::ui::fields::Field;
 use crate::ui::layout::fit_line;
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::scroll::Scrolled;
@@ -395,7 +396,38 @@ impl Pane for VerdictPane {
             Command::ExpandAll,
             Command::CollapseAll,
             Command::Copy,
+            Command::ShowValue,
         ]
+    }
+
+    /// The verdict's fields and the selected view's, each party list whole.
+    fn fields(&self, _sh: &Shared) -> Option<(String, Vec<Field>)> {
+        let v = self.verdict()?;
+        let mut fields = vec![
+            Field::new("update", v.update_id.clone()),
+            Field::new("synchronizer", v.domain_id.clone()),
+            Field::new("submitting parties", v.submitting_parties.join(", ")),
+            Field::new("participant", v.submitting_participant_uid.clone()),
+        ];
+        let mut title = "verdict".to_string();
+        if let (Some(tree), Some(node)) = (&self.tree, self.tree_state.selected())
+            && let Some(view) = tree.view(node)
+        {
+            title = format!("view {}", view.view_id);
+            fields.push(Field::new("view hash", view.view_hash.clone()));
+            for q in &view.confirming_parties {
+                fields.push(Field::new(
+                    format!("confirming {} of {}", q.threshold, q.parties.len()),
+                    q.parties.join(", "),
+                ));
+            }
+            fields.extend(
+                view.informees
+                    .iter()
+                    .map(|p| Field::new("informee", p.clone())),
+            );
+        }
+        Some((title, fields))
     }
 
     fn tab_count(&self, _sh: &Shared) -> Option<usize> {

@@ -198,6 +198,35 @@ impl<C: Copy + PartialEq> Columns<C> {
         self.header
     }
 
+    /// Every column of `row`, whole (as wide as the cell wants), named by its title: what `v`
+    /// lists for a selected row ([`crate::ui::fields`]). Row numbers and empty cells are left
+    /// out.
+    pub fn fields<R: TableRow<Col = C> + ?Sized>(
+        &self,
+        row: &R,
+        ctx: &R::Ctx,
+    ) -> Vec<crate::ui::fields::Field> {
+        let theme = crate::ui::theme::Theme::default();
+        self.cols
+            .iter()
+            .filter(|c| !c.row_number)
+            .filter_map(|c| {
+                let text = match row.cell(c.id, u16::MAX, ctx, &theme) {
+                    Cell::Text(t, _) | Cell::Rest(t, _) => t.into_owned(),
+                    Cell::Spans(spans) => spans.iter().map(|s| s.content.as_ref()).collect(),
+                };
+                let title = R::title(c.id, ctx).unwrap_or(Cow::Borrowed(c.title));
+                let title = if title.trim().is_empty() {
+                    "·".into()
+                } else {
+                    title
+                };
+                (!text.trim().is_empty())
+                    .then(|| crate::ui::fields::Field::new(title.into_owned(), text))
+            })
+            .collect()
+    }
+
     /// The sorted column and whether descending.
     pub fn sort(&self) -> Option<(C, bool)> {
         self.sort

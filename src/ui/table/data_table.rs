@@ -267,6 +267,16 @@ impl<C: Copy + PartialEq> DataTable<C> {
         }
     }
 
+    /// The fields of the selected row, whole (`v`): see [`Columns::fields`].
+    pub fn selected_fields<R: TableRow<Col = C>>(
+        &self,
+        rows: &[R],
+        ctx: &R::Ctx,
+    ) -> Option<Vec<crate::ui::fields::Field>> {
+        self.selected_row(rows)
+            .map(|row| self.columns.fields(row, ctx))
+    }
+
     /// Draws the table in `area`: the header, the rows, and the filter bar at the bottom.
     pub fn render<R: TableRow<Col = C>>(
         &self,

@@ -41,6 +41,8 @@ pub fn buffer_text(buf: &Buffer) -> String {
 pub fn stable(screen: &str) -> String {
     let re = [
         (r"127\.0\.0\.1:\d+", "127.0.0.1:PORT"),
+        // The Network pane's hosts, shortened to the part that tells them apart.
+        (r"…:\d+", "…:PORT"),
         (
             r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?( UTC|Z)?",
             "<time>",
@@ -82,6 +84,9 @@ pub fn stable(screen: &str) -> String {
         ),
         (r"\blag \d+[smhd]( \d+[smhd])?", "lag <lag>"),
         (r"newest \d{2}:\d{2}:\d{2}", "newest <hh:mm:ss>"),
+        // A time of day cut off by an overlay (History shows times without dates when the
+        // loaded rows are of one day).
+        (r"(?m)^│\d{1,2}(:[\d:.]*)?([┌│└])", "│<cut time>${2}"),
         // A date cut off by an overlay (the demo's ledger is dated today).
         (r"\b\d{4}-\d{2}-\d{2}\b", "<date>"),
         // … also when the overlay leaves only its start (`2026-11`, `2026-11-2`).
