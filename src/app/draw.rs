@@ -26,7 +26,7 @@ use crate::msg::{Command, Tabs};
 use crate::panes::{Level, PaneId, RenderCtx};
 use crate::ui::format::{group_thousands, human_secs};
 use crate::ui::help::footer_hints;
-use crate::ui::layout::{is_too_small, render_too_small, screen_areas};
+use crate::ui::layout::{is_too_small, render_too_small};
 use crate::ui::safe::safe_line;
 
 use super::state::{App, Overlay};
@@ -45,12 +45,16 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         render_too_small(area, buf, theme);
         return;
     }
-    let areas = screen_areas(area);
-    render_header(app, areas.header, buf);
-    render_tabs(app, areas.tabs, buf);
+    let areas = crate::ui::layout::areas(area, app.zoomed);
+    if !app.zoomed {
+        render_header(app, areas.header, buf);
+        render_tabs(app, areas.tabs, buf);
+    }
     let cx = RenderCtx::new(&app.sh, theme, app.overlay.is_none());
     app.pane(app.focus).render(areas.body, buf, cx);
-    render_footer(app, areas.footer, buf);
+    if !app.zoomed {
+        render_footer(app, areas.footer, buf);
+    }
     render_status(app, areas.status, buf);
     match &app.overlay {
         Some(Overlay::Help(h)) => {
@@ -404,6 +408,23 @@ fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
             area.x,
             area.y,
             &Line::from(Span::styled(format!(" {}", safe_line(&t.text, max)), style)),
+            area.width.saturating_sub(right_w),
+        );
+    } else if app.zoomed {
+        // Zoomed: no footer, so the status line says how to get the screen back.
+        let keys = app
+            .keymap
+            .keys_for(crate::config::keymap::KeyContext::Global, Command::Zoom);
+        let key = keys
+            .first()
+            .map_or_else(|| "+".to_owned(), ToString::to_string);
+        buf.set_line(
+            area.x,
+            area.y,
+            &Line::from(Span::styled(
+                format!(" {} zoomed · {key} or Esc: back", app.focus.title()),
+                theme.muted,
+            )),
             area.width.saturating_sub(right_w),
         );
     }
