@@ -66,7 +66,8 @@ fn main() -> ExitCode {
     });
 
     match &cli.command {
-        None => run_tui(&runtime, settings, None),
+        None => run_tui(&runtime, settings, None, None),
+        Some(Command::Open(args)) => run_tui(&runtime, settings, None, Some(args.locator.clone())),
         Some(Command::Demo(args)) => {
             let demo = DemoConfig {
                 seed: args.seed,
@@ -125,6 +126,7 @@ fn run_tui(
     runtime: &tokio::runtime::Runtime,
     settings: Settings,
     demo: Option<DemoHandle>,
+    open: Option<cantonscope::model::locator::Locator>,
 ) -> ExitCode {
     if settings.offline && settings.explorer_index().is_none() {
         if let Some(handle) = demo {
@@ -157,7 +159,7 @@ fn run_tui(
         let _context = runtime.enter();
         cantonscope::runtime::build(&settings, chrono::Utc::now().timestamp_micros())
     };
-    let (app, clients) = match built {
+    let (mut app, clients) = match built {
         Ok(built) => built,
         Err(error) => {
             if let Some(handle) = demo {
@@ -166,6 +168,7 @@ fn run_tui(
             return fail(&format!("cantonscope: {error}"), EXIT_USAGE);
         }
     };
+    app.open_at = open;
     let result = runtime
         .block_on(cantonscope::runtime::run(
             app,
@@ -238,7 +241,7 @@ fn run_demo_tui(
     ) {
         return fail(&format!("cantonscope: {error}"), 1);
     }
-    run_tui(runtime, settings, Some(handle))
+    run_tui(runtime, settings, Some(handle), None)
 }
 
 fn headless(

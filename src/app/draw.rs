@@ -26,7 +26,7 @@ use crate::msg::{Command, Tabs};
 use crate::panes::{Level, PaneId, RenderCtx};
 use crate::ui::format::{group_thousands, human_secs};
 use crate::ui::help::footer_hints;
-use crate::ui::layout::{is_too_small, render_too_small, screen_areas};
+use crate::ui::layout::{is_too_small, render_too_small};
 use crate::ui::safe::safe_line;
 
 use super::state::{App, Overlay};
@@ -45,22 +45,27 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         render_too_small(area, buf, theme);
         return;
     }
-    let areas = screen_areas(area);
-    render_header(app, areas.header, buf);
-    render_tabs(app, areas.tabs, buf);
+    let areas = crate::ui::layout::areas(area, app.zoomed);
+    if !app.zoomed {
+        render_header(app, areas.header, buf);
+        render_tabs(app, areas.tabs, buf);
+    }
     let cx = RenderCtx::new(&app.sh, theme, app.overlay.is_none());
     app.pane(app.focus).render(areas.body, buf, cx);
     // A message of two lines takes the footer's row; the footer moves up over the body's last
-    // row meanwhile, so its keys (`? help`, `q quit`) stay on screen.
-    let two_lines = toast_lines(app, areas.status.width) > 1 && areas.body.height > 3;
-    let footer = if two_lines {
-        let row = Rect::new(areas.footer.x, areas.footer.y - 1, areas.footer.width, 1);
-        Clear.render(row, buf);
-        row
-    } else {
-        areas.footer
-    };
-    render_footer(app, footer, buf);
+    // row meanwhile, so its keys (`? help`, `q quit`) stay on screen. Zoomed, there is no footer.
+    let two_lines =
+        !app.zoomed && toast_lines(app, areas.status.width) > 1 && areas.body.height > 3;
+    if !app.zoomed {
+        let footer = if two_lines {
+            let row = Rect::new(areas.footer.x, areas.footer.y - 1, areas.footer.width, 1);
+            Clear.render(row, buf);
+            row
+        } else {
+            areas.footer
+        };
+        render_footer(app, footer, buf);
+    }
     render_status(app, areas.status, buf, two_lines);
     match &app.overlay {
         Some(Overlay::Help(h)) => {
@@ -468,6 +473,23 @@ fn render_status(app: &App, area: Rect, buf: &mut Buffer, two_lines: bool) {
                 area.width.saturating_sub(right_w),
             );
         }
+    } else if app.zoomed {
+        // Zoomed: no footer, so the status line says how to get the screen back.
+        let keys = app
+            .keymap
+            .keys_for(crate::config::keymap::KeyContext::Global, Command::Zoom);
+        let key = keys
+            .first()
+            .map_or_else(|| "+".to_owned(), ToString::to_string);
+        buf.set_line(
+            area.x,
+            area.y,
+            &Line::from(Span::styled(
+                format!(" {} zoomed · {key} or Esc: back", app.focus.title()),
+                theme.muted,
+            )),
+            area.width.saturating_sub(right_w),
+        );
     }
     if right_w > 0 && area.width > right_w {
         buf.set_string(

@@ -10,6 +10,7 @@ pub mod draw;
 pub mod health;
 pub mod index;
 pub mod loader;
+pub mod locate;
 pub mod palette_cmd;
 pub mod panes;
 pub mod state;
@@ -65,6 +66,8 @@ impl App {
             quit: false,
             typing_guard: None,
             back_stack: Vec::new(),
+            zoomed: false,
+            open_at: None,
             clock_second: now / 1_000_000,
             acted: false,
             toast_seq: 0,
@@ -82,6 +85,10 @@ impl App {
             out.owner = PaneId::Status;
             health::drive(&mut self.sh, &mut out, None);
             self.panes.status.start(&mut self.sh, &mut out);
+        }
+        if let Some(loc) = self.open_at.take() {
+            out.owner = PaneId::History;
+            out.events.push(AppEvent::Open(loc));
         }
         self.finish(out)
     }
@@ -149,10 +156,8 @@ impl App {
             }
             Action::Resize(w, h) => {
                 self.size = Rect::new(0, 0, w, h);
-                let body = crate::ui::layout::screen_areas(self.size).body;
-                for id in PaneId::ALL {
-                    self.pane_mut(id).set_area(body);
-                }
+                self.resize_panes();
+                let body = crate::ui::layout::areas(self.size, self.zoomed).body;
                 if let Some(Overlay::Fields(f)) = &mut self.overlay {
                     f.set_area(body);
                 }
@@ -352,6 +357,18 @@ impl App {
             }
             AppEvent::Run(cmd) => self.on_command(cmd, out),
             AppEvent::LoadTheme(name) => out.effects.push(Effect::LoadTheme(name)),
+            AppEvent::Open(loc) => match loc {
+                crate::model::locator::Locator::Holdings(party) => {
+                    out.owner = PaneId::Holdings;
+                    self.panes.holdings.query_party(&party, &mut self.sh, out);
+                    self.go_to(PaneId::Holdings);
+                }
+                crate::model::locator::Locator::GovernanceRequest(cid) => {
+                    self.panes.governance.show_request(&cid);
+                    self.go_to(PaneId::Governance);
+                }
+                other => out.events.extend(locate::intents(&other)),
+            },
             AppEvent::ShowScan(scan) => {
                 self.panes.network.show_scan(scan, &self.sh);
                 self.go_to(PaneId::Network);
@@ -373,6 +390,20 @@ impl App {
             }
         }
         self.dirty = true;
+    }
+
+    /// Tells every pane its drawing area (after a resize or a zoom).
+    fn resize_panes(&mut self) {
+        let body = crate::ui::layout::areas(self.size, self.zoomed).body;
+        for id in PaneId::ALL {
+            self.pane_mut(id).set_area(body);
+        }
+    }
+
+    /// Zooms in or out (`+`): the focused pane gets the whole screen.
+    fn set_zoom(&mut self, on: bool) {
+        self.zoomed = on;
+        self.resize_panes();
     }
 
     /// Focuses `p`, remembering where the user came from (for Esc).
@@ -619,6 +650,12 @@ impl App {
                 self.focus = self.focus.step(cmd == Command::NextPane);
             }
             Command::CopyUpdateId => self.copy_update_id(out),
+            Command::Zoom => self.set_zoom(!self.zoomed),
+            Command::CopyLocator => {
+                let text = locate::current(self).to_string();
+                let shown = crate::ui::safe::safe_line(&text, 48).into_owned();
+                out.copy(&format!("view locator {shown}"), text);
+            }
             // Keys that move to another pane are intents, delivered (with the back stack) as
             // the palette's are.
             Command::Consensus if self.focus != PaneId::Network => {
@@ -660,6 +697,11 @@ impl App {
                     // Tab in a tree without a details panel: the next pane, as elsewhere.
                     return self.on_command(Command::NextPane, out);
                 }
+                if !used && cmd == Command::Back && self.zoomed {
+                    // Esc with nothing left to close in the pane: out of the zoom first.
+                    self.set_zoom(false);
+                    return;
+                }
                 if !used
                     && matches!(cmd, Command::Back | Command::Parent)
                     && let Some(previous) = self.back_stack.pop()
@@ -687,7 +729,7 @@ impl App {
         match self.pane(self.focus).fields(&self.sh) {
             Some((title, fields)) if !fields.is_empty() => {
                 let mut view = FieldsView::new(title, fields);
-                view.set_area(crate::ui::layout::screen_areas(self.size).body);
+                view.set_area(crate::ui::layout::areas(self.size, self.zoomed).body);
                 self.overlay = Some(Overlay::Fields(view));
             }
             _ => out.info(format!(
@@ -705,7 +747,7 @@ impl App {
     }
 
     fn on_mouse(&mut self, m: MouseEvent, out: &mut Out) {
-        let areas = crate::ui::layout::screen_areas(self.size);
+        let areas = crate::ui::layout::areas(self.size, self.zoomed);
         match m.kind {
             MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
                 let cmd = if m.kind == MouseEventKind::ScrollDown {

@@ -52,6 +52,11 @@ pub fn entries() -> Vec<PaletteEntry> {
                 .map(|s| (*s).to_string())
                 .collect(),
         ),
+        PaletteEntry::new(
+            "open",
+            "go to the view a locator names (cs1:update/<id>, cs1:history?party=…; W copies this view's)",
+        )
+        .arg("locator"),
         PaletteEntry::new("theme", "switch the colour theme").arg_with_values(
             "name",
             Theme::names().iter().map(std::string::ToString::to_string).collect(),
@@ -173,6 +178,9 @@ pub fn intent(app: &App, cmd: &PaletteCommand) -> Result<AppEvent, String> {
             crate::panes::history::parse_span(arg).map_err(|e| format!("not a span: {e}"))?,
         ),
         "theme" => AppEvent::LoadTheme(arg.to_owned()),
+        "open" => AppEvent::Open(
+            crate::model::locator::Locator::parse(arg).map_err(|e| format!("open: {e}"))?,
+        ),
         "filter" => AppEvent::FilterHistory(cmd.args.join(" ")),
         "pane" => AppEvent::Focus(pane_named(arg)?),
         "follow" => AppEvent::FollowTail,

@@ -61,6 +61,10 @@ pub struct App {
     pub(super) typing_guard: Option<i64>,
     /// Panes to go back to (Esc in a pane with nothing left to close), newest last.
     pub(super) back_stack: Vec<PaneId>,
+    /// The view to go to once started (`cantonscope open LOCATOR`).
+    pub open_at: Option<crate::model::locator::Locator>,
+    /// Zoomed (`+`): the focused pane has the whole screen but the status line.
+    pub zoomed: bool,
     /// Second of the last drawn clock (the header shows ages in seconds).
     pub(super) clock_second: i64,
     /// The user ran a command (not a move) in the action being handled: an error shown from

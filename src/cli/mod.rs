@@ -121,6 +121,12 @@ pub struct TuiArgs {
 pub enum Command {
     /// Open the explorer on a demo network started in this process.
     Demo(DemoArgs),
+    /// Open the explorer on the view a locator names (`W` in the explorer copies the current
+    /// view's): cs1:update/<update id>[#verdict], cs1:history?party=<party id>&at=<time>,
+    /// cs1:network/check/<update id>, cs1:holdings?party=<party id>,
+    /// cs1:governance/request/<tracking cid>, cs1:<pane>. The nodes come from your profile and
+    /// flags, never from the locator.
+    Open(OpenArgs),
     /// Serve the demo network over HTTP until interrupted; prints its URLs and token as one JSON
     /// line.
     ServeDemo(ServeDemoArgs),
@@ -249,6 +255,20 @@ pub enum GovernanceCommand {
     /// (unknown before the first).
     #[command(after_help = GOVERNANCE_EXIT_CODES)]
     Weights,
+}
+
+/// `cantonscope open LOCATOR`
+#[derive(Debug, Clone, Args)]
+pub struct OpenArgs {
+    /// The view: a cs1: locator (whole ids; no URL, host or credential).
+    #[arg(value_name = "LOCATOR", value_parser = parse_locator)]
+    pub locator: crate::model::locator::Locator,
+    #[command(flatten)]
+    pub tui: TuiArgs,
+}
+
+fn parse_locator(s: &str) -> Result<crate::model::locator::Locator, String> {
+    crate::model::locator::Locator::parse(s).map_err(|e| e.to_string())
 }
 
 /// `cantonscope demo`
@@ -885,6 +905,7 @@ impl Cli {
     pub fn tui_args(&self) -> TuiArgs {
         match &self.command {
             Some(Command::Demo(demo)) => merge_tui(&demo.tui, &self.tui),
+            Some(Command::Open(open)) => merge_tui(&open.tui, &self.tui),
             _ => self.tui.clone(),
         }
     }

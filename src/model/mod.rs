@@ -25,6 +25,7 @@ pub mod intern;
 pub mod json_text;
 pub mod ledger_tree;
 pub mod lifecycle;
+pub mod locator;
 pub mod network;
 pub mod page_walk;
 pub mod reassign;

@@ -79,6 +79,8 @@ commands! {
     ToggleTimeZone => "toggle_time_zone", "UTC/local", "toggle UTC / local time";
     Copy => "copy", "copy", "copy the selected id or JSON (OSC 52)";
     CopyUpdateId => "copy_update_id", "copy update id", "copy the update id (the open update, or the selected row in History)";
+    CopyLocator => "copy_locator", "copy locator", "copy this view's locator (cs1:…; :open or cantonscope open goes there)";
+    Zoom => "zoom", "zoom", "zoom: the focused pane gets the whole screen (+ or Esc again: back)";
     Save => "save", "save", "save the JSON to a file";
     FollowContract => "follow_contract", "contract", "follow the contract (creation and lifecycle)";
     ErrorLog => "error_log", "errors", "show the error log";

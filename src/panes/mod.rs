@@ -276,6 +276,8 @@ pub enum AppEvent {
     Run(Command),
     /// Switch the colour theme (loaded by the runtime).
     LoadTheme(String),
+    /// Go to the view a locator names (`:open`, `cantonscope open`).
+    Open(crate::model::locator::Locator),
 }
 
 /// What can be asked of the history sweep.

@@ -147,6 +147,30 @@ pub fn screen_areas(area: Rect) -> ScreenAreas {
     }
 }
 
+/// The zoomed screen (`+`): the body takes everything but the status line (no header, tabs
+/// or footer, which get zero rows).
+pub fn zoomed_areas(area: Rect) -> ScreenAreas {
+    let status_h = area.height.min(1);
+    let body = Rect::new(area.x, area.y, area.width, area.height - status_h);
+    let none = Rect::new(area.x, area.y, area.width, 0);
+    ScreenAreas {
+        header: none,
+        tabs: none,
+        body,
+        footer: Rect::new(area.x, area.y + body.height, area.width, 0),
+        status: Rect::new(area.x, area.y + body.height, area.width, status_h),
+    }
+}
+
+/// The screen's areas, zoomed (`+`) or not.
+pub fn areas(area: Rect, zoomed: bool) -> ScreenAreas {
+    if zoomed {
+        zoomed_areas(area)
+    } else {
+        screen_areas(area)
+    }
+}
+
 /// Whether `area` is below the minimum size.
 pub fn is_too_small(area: Rect) -> bool {
     area.width < MIN_WIDTH || area.height < MIN_HEIGHT

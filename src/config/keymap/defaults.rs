@@ -35,6 +35,8 @@ pub(super) const GLOBAL: DefaultTable = &[
     (Command::ToggleTimeZone, &["t"]),
     (Command::Copy, &["y"]),
     (Command::CopyUpdateId, &["Y"]),
+    (Command::CopyLocator, &["W"]),
+    (Command::Zoom, &["+"]),
     (Command::Save, &["s"]),
     (Command::FollowContract, &["c"]),
     (Command::ErrorLog, &["!"]),

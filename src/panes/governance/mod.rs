@@ -335,6 +335,15 @@ impl GovernancePane {
         self.prices.done()
     }
 
+    /// Shows the open request with this key (tracking cid) in Detail, once it is read (a view
+    /// locator names it).
+    pub fn show_request(&mut self, key: &str) {
+        self.chosen = Some(key.to_owned());
+        self.detail_of = DetailOf::Open;
+        self.scroll = 0;
+        self.section = GovSection::Detail;
+    }
+
     /// Opens the selected request in Detail.
     fn open_detail(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
         let Some(key) = self.selected().map(|r| r.key.clone()) else {

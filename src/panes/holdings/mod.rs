@@ -146,6 +146,18 @@ impl HoldingsPane {
         self.table.is_filtering()
     }
 
+    /// Queries the holdings of `party` now (a view locator names it); the first show then
+    /// keeps this query.
+    pub fn query_party(&mut self, party: &str, sh: &mut Shared, out: &mut Out) {
+        self.shown = true;
+        self.start_note = None;
+        self.form.prefill(sh);
+        self.form.set_owners(&[party.to_owned()]);
+        if let Some(q) = self.form.validate(sh) {
+            self.run(q, sh, out);
+        }
+    }
+
     /// First show: the parties of the update selected in History, queried at once (the form
     /// keeps them for editing); nothing selected: a note says how to start.
     fn start(&mut self, sh: &mut Shared, out: &mut Out) {

@@ -133,6 +133,15 @@ impl NetworkPane {
         self.section
     }
 
+    /// The update the consensus view shows (when it is open on an update, not a pane's query).
+    pub fn checked_update(&self) -> Option<&str> {
+        if self.section == NetSection::Scans && self.check.open && self.check.query.is_none() {
+            self.check.update_id.as_deref()
+        } else {
+            None
+        }
+    }
+
     /// Whether a form or the save-path input is open.
     pub fn is_editing(&self) -> bool {
         self.form.is_some() || self.save_input.is_some()
