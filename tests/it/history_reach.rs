@@ -351,3 +351,57 @@ fn a_cut_range_export_resumes_without_duplicates_or_gaps() {
     assert_eq!(ids, want, "no duplicates, no gaps");
     assert!(!text.contains("1220dead"));
 }
+
+/// Issue 21: `L 2d` on the demo (whose migration 0 → 1 happened 36 h before its newest update)
+/// crosses the migration boundary: both migrations' updates load, in ledger (record-time)
+/// order, once each, and the title names both migrations.
+#[test]
+fn a_span_crosses_the_migration_boundary_and_the_title_names_both_migrations() {
+    let mut h = Harness::start();
+    assert_eq!(h.app.sh.history.first().unwrap().migration_id, 1);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("migration 1"), "{screen}");
+    h.key(KeyCode::Char('L'));
+    crate::common::clear_input(&mut h);
+    h.type_text("2d");
+    h.key(KeyCode::Enter);
+    for _ in 0..400 {
+        if h.app.sh.feed.span.is_some_and(|p| !p.running()) {
+            break;
+        }
+        h.tick(0.5);
+    }
+    let p = h.app.sh.feed.span.expect("a span load");
+    assert_eq!(
+        p.end,
+        Some(cantonscope::feed::loader::SpanEnd::Done),
+        "{}",
+        toast(&h)
+    );
+    let history = &h.app.sh.history;
+    let first = history.first().unwrap();
+    assert_eq!(first.migration_id, 0, "the older migration was loaded");
+    assert!(first.record_time >= p.since);
+    // Within an hour of the span's start: the span was loaded back to its start, not to the
+    // migration boundary (36 h back).
+    assert!(
+        first.record_time - p.since < 3_600_000_000,
+        "{}",
+        first.record_time - p.since
+    );
+    let items: Vec<_> = history.iter().collect();
+    assert!(items.iter().any(|s| s.migration_id == 1));
+    for w in items.windows(2) {
+        assert!(
+            (w[0].migration_id, w[0].record_time) <= (w[1].migration_id, w[1].record_time)
+                && w[0].record_time <= w[1].record_time,
+            "out of order: {} then {}",
+            w[0].update_id,
+            w[1].update_id
+        );
+    }
+    let ids: std::collections::HashSet<_> = items.iter().map(|s| &s.update_id).collect();
+    assert_eq!(ids.len(), items.len(), "no update loaded twice");
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("migrations 0–1"), "{screen}");
+}
