@@ -28,6 +28,7 @@ pub mod lifecycle;
 pub mod network;
 pub mod page_walk;
 pub mod reassign;
+pub mod reread;
 pub mod summary;
 pub mod summary_telling;
 pub mod sweep;

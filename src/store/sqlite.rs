@@ -13,7 +13,7 @@ use super::{
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::{Query, Term};
 use crate::model::index::read::{IndexReach, SyncRunning};
-use crate::model::index::{IndexRow, KeyKind, SUMMARY_VERSION, SearchRow, digest_hex};
+use crate::model::index::{IndexRow, KeyKind, SUMMARY_VERSION, SearchRow};
 
 /// Most keys a prefix term may stand for (a shorter prefix is asked for beyond it).
 const MAX_PREFIX_MATCHES: usize = 100_000;
@@ -664,41 +664,23 @@ fn write_rows(
     )?;
     let mut new_rows: Vec<(&IndexRow, i64)> = Vec::with_capacity(page.rows.len());
     for row in &page.rows {
-        let at = format_time_micros(row.record_time);
         let position = (row.migration_id, row.record_time);
         if start.is_some_and(|s| position <= s) {
             // Before the chunk (a page read again after a prune): not the chunk's to write.
             continue;
         }
         let stored: Option<Vec<u8>> = known.query_row([&row.update_id], |r| r.get(0)).optional()?;
-        match stored {
-            Some(digest) if digest == row.digest => {
+        let kept = super::kept(stored.as_deref(), &row.digest);
+        match crate::model::reread::reread(&row.update_id, position, kept, walked_to) {
+            Ok(crate::model::reread::Reread::Known) => {
                 written.known += 1;
                 continue;
             }
-            Some(digest) => {
-                *rewritten = Some(StoreError::Rewritten {
-                    update_id: row.update_id.clone(),
-                    at: format!("migration {}, {at}", row.migration_id),
-                    what: format!(
-                        "has digest {} where the index keeps {}",
-                        digest_hex(&row.digest),
-                        hex::encode(digest)
-                    ),
-                });
+            Ok(crate::model::reread::Reread::New) => {}
+            Err(r) => {
+                *rewritten = Some(r.into());
                 return Ok(written);
             }
-            None if walked_to.is_some_and(|w| position <= w)
-                && start.is_none_or(|s| position > s) =>
-            {
-                *rewritten = Some(StoreError::Rewritten {
-                    update_id: row.update_id.clone(),
-                    at: format!("migration {}, {at}", row.migration_id),
-                    what: "is new at a position the index already walked past".to_owned(),
-                });
-                return Ok(written);
-            }
-            None => {}
         }
         let body = if page.bodies {
             Some(

@@ -405,3 +405,65 @@ fn a_span_crosses_the_migration_boundary_and_the_title_names_both_migrations() {
     let screen = h.screen(120, 40);
     assert!(screen.contains("migrations 0–1"), "{screen}");
 }
+
+/// Issue 21: `serve-demo` restarted on the same port with another ledger: once the scan answers
+/// again, the explorer reads its newest loaded update again, finds it gone, says the history
+/// changed (status line and error log) and History reloads the new ledger alone: no duplicate
+/// ids, none of the old ledger's updates.
+#[test]
+fn a_history_rewritten_under_the_explorer_is_said_and_reloaded() {
+    let mut h = Harness::start();
+    let old: std::collections::HashSet<String> = h
+        .app
+        .sh
+        .history
+        .iter()
+        .map(|s| s.update_id.to_string())
+        .collect();
+    assert!(!old.is_empty());
+    let addr = h.stop_demo();
+    // The poll fails while the server is down.
+    h.tick(3.0);
+    assert!(h.app.sh.feed.failures > 0, "{}", toast(&h));
+    let demo =
+        h.rt.block_on(cantonscope::demo::start(cantonscope::demo::DemoConfig {
+            listen: addr,
+            seed: 7,
+            ..cantonscope::demo::DemoConfig::default()
+        }))
+        .expect("demo restarts");
+    h.demo = Some(demo);
+    for _ in 0..20 {
+        h.tick(3.0);
+        if h.app.sh.feed.failures == 0 && h.app.sh.feed.at_head {
+            break;
+        }
+    }
+    let logged: Vec<String> = h.app.errors.entries().map(|e| e.message.clone()).collect();
+    assert!(
+        logged
+            .iter()
+            .any(|m| m.contains("the history changed under the explorer")),
+        "{logged:?}"
+    );
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("history changed") || logged.iter().any(|m| m.contains("reloads")),
+        "{screen}"
+    );
+    let items: Vec<String> = h
+        .app
+        .sh
+        .history
+        .iter()
+        .map(|s| s.update_id.to_string())
+        .collect();
+    assert!(!items.is_empty(), "the new ledger loaded");
+    let unique: std::collections::HashSet<&String> = items.iter().collect();
+    assert_eq!(unique.len(), items.len(), "no duplicate update ids");
+    assert!(
+        items.iter().all(|id| !old.contains(id)),
+        "none of the old ledger's updates stay"
+    );
+    assert_eq!(h.app.history.row_count(&h.app.sh), items.len());
+}

@@ -67,30 +67,18 @@ impl Loader {
         let after = anchor.saturating_sub(job.step).max(0);
         job.sent_after = after;
         let migration = job.migration;
-        let (id, asked) = self.send_look_back(migration, after, cx);
+        let id = self.send_look_back(migration, after, cx);
         if let Some(job) = &mut self.earlier {
             job.id = Some(id);
-            job.migration = asked;
         }
     }
 
-    /// Sends a look-back request (of the earlier job or the span load): a page after `after`
-    /// (µs), from the migration in force then (where the loader's discovery found each migration
-    /// to start: the page then reads on across the later migrations), at most `migration`.
-    /// Returns the request and the migration asked.
-    pub(super) fn send_look_back(
-        &mut self,
-        migration: i64,
-        after: i64,
-        cx: &mut Ctx,
-    ) -> (RequestId, i64) {
+    /// Sends a look-back request (of the earlier job or the span load): a page of `migration`
+    /// after `after` (µs).
+    pub(super) fn send_look_back(&mut self, migration: i64, after: i64, cx: &mut Ctx) -> RequestId {
         self.pace.spend(cx.now);
-        let migration = cx
-            .feed
-            .migration_at(after)
-            .map_or(migration, |m| m.min(migration));
         let req = UpdatesRequest::after(PAGE_SIZE, migration, format_time_micros(after));
-        (self.send(req, UpdatesPurpose::Earlier, cx), migration)
+        self.send(req, UpdatesPurpose::Earlier, cx)
     }
 
     pub(super) fn on_earlier_page(&mut self, page: &UpdatesPage, cx: &mut Ctx) {

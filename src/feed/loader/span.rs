@@ -192,8 +192,13 @@ impl Loader {
         let floor = job.progress.since.saturating_sub(1);
         let after = anchor.saturating_sub(job.step).max(floor).max(0);
         job.sent_after = after;
-        let migration = job.migration;
-        let (id, _) = self.send_look_back(migration, after, cx);
+        // The migration in force at `after` (where the loader's discovery found each to start):
+        // the page reads on from there across the later migrations, so a span crosses them.
+        let migration = cx
+            .feed
+            .migration_at(after)
+            .map_or(job.migration, |m| m.min(job.migration));
+        let id = self.send_look_back(migration, after, cx);
         if let Some(job) = &mut self.span {
             job.id = Some(id);
         }
