@@ -467,3 +467,28 @@ fn a_history_rewritten_under_the_explorer_is_said_and_reloaded() {
     );
     assert_eq!(h.app.history.row_count(&h.app.sh), items.len());
 }
+
+/// Issue 21: at 200 columns History adds a Parties column (the names of the update's parties)
+/// instead of widening the Summary to 100 characters; at 120 there is none.
+#[test]
+fn at_200_columns_history_adds_a_parties_column() {
+    let mut h = Harness::start();
+    let narrow = h.screen(120, 40);
+    assert!(!narrow.contains("Parties"), "{narrow}");
+    let screen = h.screen(200, 60);
+    let header = screen
+        .lines()
+        .find(|l| l.contains("Summary"))
+        .expect("the header");
+    assert!(header.contains("Parties"), "{header}");
+    let summary_w = header.find("Events").unwrap() - header.find("Summary").unwrap();
+    assert!(
+        summary_w < 100,
+        "the Summary is not widened to 100: {header}"
+    );
+    assert!(
+        rows(&screen).iter().any(|r| r.contains("validator")),
+        "party names shown: {screen}"
+    );
+    assert_snapshot!("history_parties_200x60", stable(&screen));
+}
