@@ -65,6 +65,7 @@ impl App {
             dirty: true,
             quit: false,
             typing_guard: None,
+            sort_armed: false,
             back_stack: Vec::new(),
             zoomed: false,
             open_at: None,
@@ -545,6 +546,15 @@ impl App {
             return;
         }
         let focus = self.focus;
+        if std::mem::take(&mut self.sort_armed)
+            && let crossterm::event::KeyCode::Char(c) = key.code
+            && key.modifiers.is_empty()
+        {
+            let (pane, _) = self.split(focus, out);
+            if pane.sort_by_letter(c) {
+                return;
+            }
+        }
         if self.pane(focus).wants_raw_keys() {
             // Ctrl-c still quits from a text input.
             if let Some(Command::Quit) = self.keymap.lookup(KeyContext::TextInput, key)
@@ -692,6 +702,16 @@ impl App {
                 let used = pane.on_command(cmd, sh, out);
                 if !used && cmd == Command::ShowValue {
                     return self.show_fields(out);
+                }
+                if used
+                    && cmd == Command::Sort
+                    && let Some(letters) = pane.sort_letters()
+                {
+                    // `o` then a column's letter sorts by that column.
+                    self.sort_armed = true;
+                    out.info(format!(
+                        "sort by {letters}: its letter (again: the other way)"
+                    ));
                 }
                 if !used && cmd == Command::SwitchFocus {
                     // Tab in a tree without a details panel: the next pane, as elsewhere.

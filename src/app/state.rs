@@ -59,6 +59,8 @@ pub struct App {
     pub(super) quit: bool,
     /// Until when typed keys are ignored (after `/` where no filter opens), µs.
     pub(super) typing_guard: Option<i64>,
+    /// `o` sorted the focused pane's table: a column letter next sorts by that column.
+    pub(super) sort_armed: bool,
     /// Panes to go back to (Esc in a pane with nothing left to close), newest last.
     pub(super) back_stack: Vec<PaneId>,
     /// The view to go to once started (`cantonscope open LOCATOR`).

@@ -205,9 +205,14 @@ impl History {
     /// The parties of one loaded update (by id), in the order first seen; empty when it is not
     /// loaded.
     pub fn parties_of_update(&self, update_id: &str) -> Vec<&str> {
-        let Some(s) = self.find_update(update_id).and_then(|i| self.items.get(i)) else {
-            return Vec::new();
-        };
+        match self.find_update(update_id).and_then(|i| self.items.get(i)) {
+            Some(s) => self.parties_of(s),
+            None => Vec::new(),
+        }
+    }
+
+    /// The parties of a summary of this history, in the order first seen.
+    pub fn parties_of(&self, s: &UpdateSummary) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
         for sym in &s.syms {
             if self.summarizer.category(*sym) & cat::PARTY != 0 {

@@ -29,6 +29,7 @@ pub mod locator;
 pub mod network;
 pub mod page_walk;
 pub mod reassign;
+pub mod reread;
 pub mod summary;
 pub mod summary_telling;
 pub mod sweep;

@@ -218,6 +218,20 @@ impl<P: QueryPane> Pane for P {
         true
     }
 
+    fn sort_by_letter(&mut self, letter: char) -> bool {
+        let (_, table, rows, col) = self.parts();
+        let used = table.sort_by_letter(letter, rows);
+        if let Some((c, _)) = table.sort() {
+            *col = c;
+        }
+        used
+    }
+
+    fn sort_letters(&self) -> Option<String> {
+        let (_, table, rows) = self.view();
+        Some(table.columns().letter_hint()).filter(|h| !h.is_empty() && !rows.is_empty())
+    }
+
     fn on_focus(&mut self, sh: &mut Shared, out: &mut Out) {
         self.on_show(sh, out);
     }

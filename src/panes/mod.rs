@@ -384,6 +384,18 @@ pub trait Pane {
     /// A command from the keymap. Returns whether the pane used it.
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool;
 
+    /// `o` then a column's letter: sorts the pane's table by that column (the other way on a
+    /// repeat). Returns whether the pane has a column of that letter.
+    fn sort_by_letter(&mut self, _letter: char) -> bool {
+        false
+    }
+
+    /// The sortable columns of the pane's table with their letters (`[t]ime [k]ind`), for the
+    /// hint after `o`; `None` without a table to sort.
+    fn sort_letters(&self) -> Option<String> {
+        None
+    }
+
     /// Called when the pane becomes the focused one (for loading on first show).
     fn on_focus(&mut self, _sh: &mut Shared, _out: &mut Out) {}
 

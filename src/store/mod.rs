@@ -615,3 +615,28 @@ fn gaps(chunks: &[Chunk]) -> Vec<Gap> {
         })
         .collect()
 }
+
+/// What the index keeps under an update id read again (its digest `stored`, if any), for
+/// [`crate::model::reread::reread`].
+pub(crate) fn kept(stored: Option<&[u8]>, digest: &[u8]) -> crate::model::reread::Kept {
+    use crate::model::reread::Kept;
+    match stored {
+        None => Kept::Absent,
+        Some(d) if d == digest => Kept::Same,
+        Some(d) => Kept::Other(format!(
+            "has digest {} where the index keeps {}",
+            hex::encode(digest),
+            hex::encode(d)
+        )),
+    }
+}
+
+impl From<crate::model::reread::Rewrite> for StoreError {
+    fn from(r: crate::model::reread::Rewrite) -> Self {
+        StoreError::Rewritten {
+            at: r.at(),
+            update_id: r.update_id,
+            what: r.what,
+        }
+    }
+}

@@ -351,3 +351,144 @@ fn a_cut_range_export_resumes_without_duplicates_or_gaps() {
     assert_eq!(ids, want, "no duplicates, no gaps");
     assert!(!text.contains("1220dead"));
 }
+
+/// Issue 21: `L 2d` on the demo (whose migration 0 → 1 happened 36 h before its newest update)
+/// crosses the migration boundary: both migrations' updates load, in ledger (record-time)
+/// order, once each, and the title names both migrations.
+#[test]
+fn a_span_crosses_the_migration_boundary_and_the_title_names_both_migrations() {
+    let mut h = Harness::start();
+    assert_eq!(h.app.sh.history.first().unwrap().migration_id, 1);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("migration 1"), "{screen}");
+    h.key(KeyCode::Char('L'));
+    crate::common::clear_input(&mut h);
+    h.type_text("2d");
+    h.key(KeyCode::Enter);
+    for _ in 0..400 {
+        if h.app.sh.feed.span.is_some_and(|p| !p.running()) {
+            break;
+        }
+        h.tick(0.5);
+    }
+    let p = h.app.sh.feed.span.expect("a span load");
+    assert_eq!(
+        p.end,
+        Some(cantonscope::feed::loader::SpanEnd::Done),
+        "{}",
+        toast(&h)
+    );
+    let history = &h.app.sh.history;
+    let first = history.first().unwrap();
+    assert_eq!(first.migration_id, 0, "the older migration was loaded");
+    assert!(first.record_time >= p.since);
+    // Within an hour of the span's start: the span was loaded back to its start, not to the
+    // migration boundary (36 h back).
+    assert!(
+        first.record_time - p.since < 3_600_000_000,
+        "{}",
+        first.record_time - p.since
+    );
+    let items: Vec<_> = history.iter().collect();
+    assert!(items.iter().any(|s| s.migration_id == 1));
+    for w in items.windows(2) {
+        assert!(
+            (w[0].migration_id, w[0].record_time) <= (w[1].migration_id, w[1].record_time)
+                && w[0].record_time <= w[1].record_time,
+            "out of order: {} then {}",
+            w[0].update_id,
+            w[1].update_id
+        );
+    }
+    let ids: std::collections::HashSet<_> = items.iter().map(|s| &s.update_id).collect();
+    assert_eq!(ids.len(), items.len(), "no update loaded twice");
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("migrations 0–1"), "{screen}");
+}
+
+/// Issue 21: `serve-demo` restarted on the same port with another ledger: once the scan answers
+/// again, the explorer reads its newest loaded update again, finds it gone, says the history
+/// changed (status line and error log) and History reloads the new ledger alone: no duplicate
+/// ids, none of the old ledger's updates.
+#[test]
+fn a_history_rewritten_under_the_explorer_is_said_and_reloaded() {
+    let mut h = Harness::start();
+    let old: std::collections::HashSet<String> = h
+        .app
+        .sh
+        .history
+        .iter()
+        .map(|s| s.update_id.to_string())
+        .collect();
+    assert!(!old.is_empty());
+    let addr = h.stop_demo();
+    // The poll fails while the server is down.
+    h.tick(3.0);
+    assert!(h.app.sh.feed.failures > 0, "{}", toast(&h));
+    let demo =
+        h.rt.block_on(cantonscope::demo::start(cantonscope::demo::DemoConfig {
+            listen: addr,
+            seed: 7,
+            ..cantonscope::demo::DemoConfig::default()
+        }))
+        .expect("demo restarts");
+    h.demo = Some(demo);
+    for _ in 0..20 {
+        h.tick(3.0);
+        if h.app.sh.feed.failures == 0 && h.app.sh.feed.at_head {
+            break;
+        }
+    }
+    let logged: Vec<String> = h.app.errors.entries().map(|e| e.message.clone()).collect();
+    assert!(
+        logged
+            .iter()
+            .any(|m| m.contains("the history changed under the explorer")),
+        "{logged:?}"
+    );
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("history changed") || logged.iter().any(|m| m.contains("reloads")),
+        "{screen}"
+    );
+    let items: Vec<String> = h
+        .app
+        .sh
+        .history
+        .iter()
+        .map(|s| s.update_id.to_string())
+        .collect();
+    assert!(!items.is_empty(), "the new ledger loaded");
+    let unique: std::collections::HashSet<&String> = items.iter().collect();
+    assert_eq!(unique.len(), items.len(), "no duplicate update ids");
+    assert!(
+        items.iter().all(|id| !old.contains(id)),
+        "none of the old ledger's updates stay"
+    );
+    assert_eq!(h.app.history.row_count(&h.app.sh), items.len());
+}
+
+/// Issue 21: at 200 columns History adds a Parties column (the names of the update's parties)
+/// instead of widening the Summary to 100 characters; at 120 there is none.
+#[test]
+fn at_200_columns_history_adds_a_parties_column() {
+    let mut h = Harness::start();
+    let narrow = h.screen(120, 40);
+    assert!(!narrow.contains("Parties"), "{narrow}");
+    let screen = h.screen(200, 60);
+    let header = screen
+        .lines()
+        .find(|l| l.contains("Summary"))
+        .expect("the header");
+    assert!(header.contains("Parties"), "{header}");
+    let summary_w = header.find("Events").unwrap() - header.find("Summary").unwrap();
+    assert!(
+        summary_w < 100,
+        "the Summary is not widened to 100: {header}"
+    );
+    assert!(
+        rows(&screen).iter().any(|r| r.contains("validator")),
+        "party names shown: {screen}"
+    );
+    assert_snapshot!("history_parties_200x60", stable(&screen));
+}

@@ -742,6 +742,14 @@ fn errors_are_reported_and_retried_with_backoff() {
     h.tick_at(now + 7 * SEC);
     assert!(h.pending.is_empty(), "back-off doubled to 4 s");
     h.tick_at(now + 8 * SEC);
+    // Once the scan answers again, the newest loaded update is read again first (is the
+    // history under the explorer still the one loaded?), then the same cursor is retried.
+    let (_, r) = h.one_pending();
+    assert_eq!(updates_req(&r).1, UpdatesPurpose::Verify);
+    assert_eq!(updates_req(&r).0.page_size, 1);
+    assert_eq!(after_of(&r), (0, t0() + SEC - 1), "from just before it");
+    h.answer(Ok(page(txs(1, 1, 0, t0() + SEC))));
+    assert_eq!(h.pane.row_count(&h.sh), 2, "it stands: nothing reloads");
     let (_, r) = h.one_pending();
     assert_eq!(after_of(&r), (0, t0() + SEC), "the same cursor is retried");
     h.answer(Ok(page(txs(2, 1, 0, t0() + 2 * SEC))));

@@ -24,7 +24,7 @@ use ratatui::layout::Rect;
 
 use crate::common::pane::{fetched, render, sent};
 use crate::common::requests as req;
-use crate::common::{Harness, Options, assert_snapshot, buffer_text, stable_hms};
+use crate::common::{Harness, Options, assert_snapshot, buffer_text, stable_hms, toast};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -762,4 +762,74 @@ fn stale_replies_are_ignored_and_tiny_sizes_never_panic() {
             );
         }
     }
+}
+
+/// Issue 21 (k9s habit): `o` then a column's letter sorts by that column — in its first
+/// direction, the other way when pressed again — and the letters are named after `o` (and
+/// underlined in the header). A key that is no letter after `o` does what it always does.
+#[test]
+fn o_then_a_column_letter_sorts_by_that_column_and_again_the_other_way() {
+    let mut h = Harness::start();
+    query_all(&mut h);
+    let missed = |h: &Harness| -> Vec<i64> {
+        let p = &h.app.validators;
+        p.ordered_ids()
+            .iter()
+            .map(|id| stats_of(p, id).num_rounds_missed)
+            .collect()
+    };
+    h.key(KeyCode::Char('o'));
+    let said = toast(&h);
+    assert!(said.contains("[M]issed"), "{said}");
+    assert!(said.contains("[V]alidator"), "{said}");
+    h.key(KeyCode::Char('m'));
+    assert_eq!(h.app.validators.sort_col, ValCol::Missed);
+    let v = missed(&h);
+    assert!(
+        v.windows(2).all(|w| w[0] >= w[1]),
+        "most missed first {v:?}"
+    );
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("Missed ▼"), "{screen}");
+    // The letter is underlined in the header.
+    let buf = h.draw(120, 40);
+    let header_y = (0..40)
+        .find(|&y| buffer_line(&buf, y).contains("Missed ▼"))
+        .expect("the header");
+    let x = buffer_line(&buf, header_y).find("Missed ▼").unwrap();
+    let x = buffer_line(&buf, header_y)[..x].chars().count() as u16;
+    assert!(
+        buf[(x, header_y)]
+            .modifier
+            .contains(ratatui::style::Modifier::UNDERLINED)
+    );
+    assert_snapshot!("validators_sorted_by_letter_120x40", stable_hms(&screen));
+    // Again: the other way.
+    h.key(KeyCode::Char('o'));
+    h.key(KeyCode::Char('m'));
+    assert_eq!(h.app.validators.sort_col, ValCol::Missed);
+    let v = missed(&h);
+    assert!(
+        v.windows(2).all(|w| w[0] <= w[1]),
+        "least missed first {v:?}"
+    );
+    assert!(h.screen(120, 40).contains("Missed ▲"));
+    // A letter without `o` before it is no sort; `o` then `j` still moves down.
+    h.key(KeyCode::Char('v'));
+    assert_eq!(h.app.validators.sort_col, ValCol::Missed);
+    // (`v` alone lists the row's fields whole; Esc closes that list.)
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char('o'));
+    h.key(KeyCode::Char('v'));
+    assert_eq!(h.app.validators.sort_col, ValCol::Validator);
+    let before = h.app.validators.selected_id().map(str::to_owned);
+    h.key(KeyCode::Char('o'));
+    h.key(KeyCode::Char('j'));
+    assert_ne!(h.app.validators.selected_id().map(str::to_owned), before);
+}
+
+fn buffer_line(buf: &ratatui::buffer::Buffer, y: u16) -> String {
+    (0..buf.area.width)
+        .map(|x| buf[(x, y)].symbol().to_string())
+        .collect()
 }

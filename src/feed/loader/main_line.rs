@@ -12,6 +12,7 @@ use super::{
 use crate::api::scan::{UpdateItem, UpdatesPage, UpdatesRequest};
 use crate::model::format::format_time_micros;
 use crate::model::history::Placement;
+use crate::model::reread::{Kept, newest_reread};
 
 impl Loader {
     // -----------------------------------------------------------------------------------------
@@ -29,6 +30,7 @@ impl Loader {
             cx.out.cancels.push(id);
         }
         cx.history.clear();
+        self.verify = false;
         cx.out.change.merge(HistoryChange {
             reset: true,
             ..HistoryChange::default()
@@ -146,12 +148,22 @@ impl Loader {
                     UpdatesPurpose::Seek { window },
                 )
             }
-            Stage::Forward => {
-                if !cx.feed.at_head && !self.wants_more(demand) {
-                    return;
+            Stage::Forward => match cx.history.last() {
+                Some(newest) if self.verify => (
+                    UpdatesRequest::after(
+                        1,
+                        newest.migration_id,
+                        format_time_micros(newest.record_time.saturating_sub(1)),
+                    ),
+                    UpdatesPurpose::Verify,
+                ),
+                _ => {
+                    if !cx.feed.at_head && !self.wants_more(demand) {
+                        return;
+                    }
+                    (self.forward_request(), UpdatesPurpose::Forward)
                 }
-                (self.forward_request(), UpdatesPurpose::Forward)
-            }
+            },
         };
         self.pace.spend(cx.now);
         self.in_flight = Some(self.send(req, purpose, cx));
@@ -159,6 +171,7 @@ impl Loader {
 
     pub(super) fn on_failure(&mut self, message: String, cx: &mut Ctx) -> i64 {
         cx.note(Note::Error, message);
+        self.verify = true;
         cx.feed.failures = cx.feed.failures.saturating_add(1);
         let base = self.refresh_ms;
         self.backoff_ms = if self.backoff_ms == 0 {
@@ -260,6 +273,47 @@ impl Loader {
                 }
             }
             Stage::Forward => self.forward_page(page, after, cx),
+        }
+    }
+
+    /// The newest loaded update read again ([`UpdatesPurpose::Verify`]): when it is gone or
+    /// another update stands at its position, the history under the explorer changed (a scan
+    /// restarted with another ledger): say so and load it afresh.
+    pub(super) fn on_verify_page(&mut self, page: &UpdatesPage, cx: &mut Ctx) {
+        self.on_success(cx);
+        self.verify = false;
+        self.due = cx.now;
+        let Some(newest) = cx.history.last() else {
+            return;
+        };
+        let newest = (
+            newest.update_id.to_string(),
+            (newest.migration_id, newest.record_time),
+        );
+        let first = page
+            .transactions
+            .first()
+            .and_then(|i| Some((i.update_id()?, item_position(i)?)));
+        let history = &*cx.history;
+        let kept = |id: &str, pos: Pos| match history.find_update(id).and_then(|i| history.get(i)) {
+            None => Kept::Absent,
+            Some(s) if (s.migration_id, s.record_time) == pos => Kept::Same,
+            Some(s) => Kept::Other(format!(
+                "was loaded at migration {}, {}",
+                s.migration_id,
+                format_time_micros(s.record_time)
+            )),
+        };
+        if let Err(rewrite) = newest_reread((&newest.0, newest.1), first, kept) {
+            cx.note(
+                Note::Error,
+                format!(
+                    "the history changed under the explorer: {rewrite}; History reloads the new history"
+                ),
+            );
+            cx.feed.migration = None;
+            cx.feed.migration_starts = None;
+            self.restart(self.origin, cx);
         }
     }
 

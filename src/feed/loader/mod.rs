@@ -291,6 +291,9 @@ pub enum UpdatesPurpose {
     Forward,
     /// Loading updates older than the oldest loaded one.
     Earlier,
+    /// Reading the newest loaded update again (page of 1 from just before it), once the scan
+    /// answers after failing: is the history under the explorer still the one loaded?
+    Verify,
 }
 
 /// A page of `/v2/updates` the loader asks for, and why.
@@ -439,6 +442,8 @@ pub struct Loader {
     budget: usize,
     /// Dropping for the budget was reported once.
     budget_noted: bool,
+    /// A request failed: before polling on, read the newest loaded update again.
+    verify: bool,
 }
 
 /// What tells two pages apart: length, first and last item.
@@ -505,6 +510,7 @@ impl Loader {
             oversize_warned: false,
             budget: mib_bytes(DEFAULT_MEMORY_MIB),
             budget_noted: false,
+            verify: false,
         }
     }
 
@@ -635,7 +641,7 @@ impl Loader {
         let Some(at) = self.asked.iter().position(|(asked, _)| *asked == id) else {
             return;
         };
-        let (_, PageFetch { req, .. }) = self.asked.swap_remove(at);
+        let (_, PageFetch { req, purpose }) = self.asked.swap_remove(at);
         let req = &req;
         let page = match &reply.result {
             Ok(r) => r
@@ -660,6 +666,9 @@ impl Loader {
             self.in_flight = None;
         }
         match (line, page) {
+            (Line::Main, Ok(page)) if purpose == UpdatesPurpose::Verify => {
+                self.on_verify_page(page, cx);
+            }
             (Line::Main, Ok(page)) => self.on_main_page(page, req, cx),
             (Line::Span, Ok(page)) => self.on_span_page(page, cx),
             (Line::Earlier, Ok(page)) => self.on_earlier_page(page, cx),

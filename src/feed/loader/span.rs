@@ -5,7 +5,8 @@
 //! [`PACE_PER_SEC`] pages a second (no burst), and stops at the
 //! span's start, on the user's cancel, or when the history reaches its memory budget (at 7/8 of
 //! it, the level trimming returns to, so the live tail does not drop what was just loaded).
-//! It stays within the migration of the oldest loaded update.
+//! It crosses migrations: each look-back reads from the migration in force at its time (where the
+//! loader's discovery found each to start), on across the later ones.
 
 use super::earlier::{earlier_cut, prepend_earlier};
 use super::{
@@ -191,7 +192,12 @@ impl Loader {
         let floor = job.progress.since.saturating_sub(1);
         let after = anchor.saturating_sub(job.step).max(floor).max(0);
         job.sent_after = after;
-        let migration = job.migration;
+        // The migration in force at `after` (where the loader's discovery found each to start):
+        // the page reads on from there across the later migrations, so a span crosses them.
+        let migration = cx
+            .feed
+            .migration_at(after)
+            .map_or(job.migration, |m| m.min(job.migration));
         let id = self.send_look_back(migration, after, cx);
         if let Some(job) = &mut self.span {
             job.id = Some(id);

@@ -452,6 +452,17 @@ impl GovernancePane {
 }
 
 impl Pane for GovernancePane {
+    /// `o` then a letter sorts the open requests' list.
+    fn sort_by_letter(&mut self, letter: char) -> bool {
+        self.section == GovSection::Open
+            && self.table.input(TableInput::SortLetter(letter), &self.rows)
+    }
+
+    fn sort_letters(&self) -> Option<String> {
+        Some(self.table.columns().letter_hint())
+            .filter(|h| self.section == GovSection::Open && !h.is_empty())
+    }
+
     fn id(&self) -> PaneId {
         PaneId::Governance
     }

@@ -108,7 +108,9 @@ impl TableRow for IndexedRow {
             HistoryCol::Id => Cell::new(distinct_id(&self.update_id, width), theme.id),
             HistoryCol::Summary => Cell::new(self.summary.clone(), Style::default()),
             // The index keeps neither: shown empty rather than guessed.
-            HistoryCol::Events | HistoryCol::Synchronizer => Cell::new("", theme.muted),
+            HistoryCol::Events | HistoryCol::Synchronizer | HistoryCol::Parties => {
+                Cell::new("", theme.muted)
+            }
         }
     }
 

@@ -598,11 +598,10 @@ impl Pane for HistoryPane {
         let mut block = Block::bordered()
             .border_style(theme.border_style(focused))
             .title(self.title_line(sh, theme));
-        if let Some(m) = sh.feed.migration
+        if let Some(m) = migrations_shown(sh)
             && area.width >= 60
         {
-            block = block
-                .title_top(Line::styled(format!("migration {m}"), theme.muted).right_aligned());
+            block = block.title_top(Line::styled(m, theme.muted).right_aligned());
         }
         let inner = block.inner(area);
         block.render(area, buf);
@@ -732,4 +731,17 @@ impl Pane for HistoryPane {
     fn tab_count(&self, sh: &Shared) -> Option<usize> {
         (!sh.history.is_empty()).then(|| sh.history.len())
     }
+}
+
+/// The migrations of the loaded updates, as the title names them (`migration 1`,
+/// `migrations 0–1`); the current migration while nothing is loaded.
+pub fn migrations_shown(sh: &Shared) -> Option<String> {
+    let range = match (sh.history.first(), sh.history.last()) {
+        (Some(f), Some(l)) => (f.migration_id, l.migration_id),
+        _ => sh.feed.migration.map(|m| (m, m))?,
+    };
+    Some(match range {
+        (a, b) if a == b => format!("migration {a}"),
+        (a, b) => format!("migrations {a}–{b}"),
+    })
 }

@@ -257,6 +257,8 @@ pub enum HistoryCol {
     Summary,
     Events,
     Synchronizer,
+    /// The parties of the update (their names, before `::`), from 190 columns on.
+    Parties,
 }
 
 /// The table's columns: low-value ones go first as it narrows (the synchronizer, the migration,
@@ -290,6 +292,18 @@ pub(super) fn columns() -> Columns<HistoryCol> {
         .unsortable(),
         col(HistoryCol::Events, "Events", 6).right().priority(3),
         col(HistoryCol::Synchronizer, "Synchronizer", 16).priority(1),
+        // A wide screen shows who took part rather than a still wider Summary.
+        Column::new(
+            HistoryCol::Parties,
+            "Parties",
+            Width::Wide {
+                narrow: 0,
+                wide: 40,
+                from: 190,
+            },
+        )
+        .unsortable()
+        .priority(4),
     ])
 }
 
@@ -330,6 +344,15 @@ impl TableRow for UpdateSummary {
                 Cell::new(self.root_label(interner), style)
             }
             HistoryCol::Events => Cell::new(self.event_count.to_string(), theme.muted),
+            HistoryCol::Parties => {
+                let names: Vec<&str> = sh
+                    .history
+                    .parties_of(self)
+                    .into_iter()
+                    .map(|p| p.split_once("::").map_or(p, |(name, _)| name))
+                    .collect();
+                Cell::new(names.join(", "), theme.muted)
+            }
             HistoryCol::Synchronizer => Cell::new(
                 short_party(interner.resolve(self.synchronizer)).to_owned(),
                 theme.party,

@@ -227,6 +227,20 @@ impl NetworkPane {
         }
     }
 
+    /// The sortable columns of the shown section's table with their letters.
+    fn section_letters(&self) -> Option<String> {
+        let hint = match self.section {
+            NetSection::Scans if self.check.open => self.check.table.columns().letter_hint(),
+            NetSection::Scans if self.scans.detail.is_some() => return None,
+            NetSection::Scans => self.scans.table.columns().letter_hint(),
+            NetSection::Sequencers => self.seq_table.columns().letter_hint(),
+            NetSection::Bootstrapping => self.boot_table.columns().letter_hint(),
+            NetSection::Participants => self.hosting_table.columns().letter_hint(),
+            NetSection::RewardWeight => return None,
+        };
+        Some(hint).filter(|h| !h.is_empty())
+    }
+
     /// The table of the shown section: a command (movement, sort, `/` filter) or, while the
     /// filter input is open, a raw key or pasted text. Returns whether the table used it.
     fn table_input(&mut self, input: TableInput<'_>) -> bool {
@@ -316,6 +330,14 @@ impl NetworkPane {
 impl Pane for NetworkPane {
     fn id(&self) -> PaneId {
         PaneId::Network
+    }
+
+    fn sort_by_letter(&mut self, letter: char) -> bool {
+        self.table_input(TableInput::SortLetter(letter))
+    }
+
+    fn sort_letters(&self) -> Option<String> {
+        self.section_letters()
     }
 
     fn key_context(&self) -> KeyContext {

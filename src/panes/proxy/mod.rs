@@ -313,6 +313,22 @@ impl ProxyPane {
 }
 
 impl Pane for ProxyPane {
+    fn sort_by_letter(&mut self, letter: char) -> bool {
+        self.table_input(TableInput::SortLetter(letter))
+            .unwrap_or(false)
+    }
+
+    fn sort_letters(&self) -> Option<String> {
+        let hint = match self.section {
+            ProxySection::Coupons if !self.coupon_details => {
+                self.coupon_table.columns().letter_hint()
+            }
+            ProxySection::Transfers => self.transfer_table.columns().letter_hint(),
+            _ => return None,
+        };
+        Some(hint).filter(|h| !h.is_empty())
+    }
+
     fn id(&self) -> PaneId {
         PaneId::Proxy
     }

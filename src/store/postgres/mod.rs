@@ -53,7 +53,7 @@ use super::{
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
 use crate::model::index::read::SyncRunning;
-use crate::model::index::{KeyKind, SUMMARY_VERSION, SearchRow, digest_hex};
+use crate::model::index::{KeyKind, SUMMARY_VERSION, SearchRow};
 
 /// The advisory lock of the one writer ("cantonsc"), per database.
 const WRITER_LOCK: i64 = 0x6361_6e74_6f6e_7363;

@@ -5,7 +5,8 @@ use super::schema::TABLES;
 use super::{
     Client, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
     IndexStore, IsolationLevel, KeptDigest, KeptUpdate, MigrationRange, PgIndex, SCHEMA_VERSION,
-    SUMMARY_VERSION, SearchRow, StoreError, SyncRunning, chunk_rows, closed, format_time_micros, unpack_body,
+    SUMMARY_VERSION, SearchRow, StoreError, SyncRunning, chunk_rows, closed, format_time_micros,
+    unpack_body,
 };
 
 impl PgIndex {

@@ -2,7 +2,7 @@
 
 use super::{
     Chunk, Fail, HashMap, HashSet, PageWrite, PageWritten, PgIndex, Position, StoreError,
-    chunk_rows, closed, digest_hex, format_time_micros,
+    chunk_rows, closed, format_time_micros,
 };
 
 /// zstd level of the bodies (as on SQLite).
@@ -35,32 +35,15 @@ fn write_rows(
         .collect();
     let mut new = Vec::new();
     for row in rows {
-        let at = format_time_micros(row.record_time);
         let position = (row.migration_id, row.record_time);
-        match stored.get(&row.update_id) {
-            Some(digest) if digest.as_slice() == row.digest.as_slice() => {
+        let kept = super::super::kept(stored.get(&row.update_id).map(Vec::as_slice), &row.digest);
+        match crate::model::reread::reread(&row.update_id, position, kept, walked_to) {
+            Ok(crate::model::reread::Reread::Known) => {
                 written.known += 1;
                 continue;
             }
-            Some(digest) => {
-                return Err(Fail::Store(StoreError::Rewritten {
-                    update_id: row.update_id.clone(),
-                    at: format!("migration {}, {at}", row.migration_id),
-                    what: format!(
-                        "has digest {} where the index keeps {}",
-                        digest_hex(&row.digest),
-                        hex::encode(digest)
-                    ),
-                }));
-            }
-            None if walked_to.is_some_and(|w| position <= w) => {
-                return Err(Fail::Store(StoreError::Rewritten {
-                    update_id: row.update_id.clone(),
-                    at: format!("migration {}, {at}", row.migration_id),
-                    what: "is new at a position the index already walked past".to_owned(),
-                }));
-            }
-            None => {}
+            Ok(crate::model::reread::Reread::New) => {}
+            Err(r) => return Err(Fail::Store(r.into())),
         }
         // The same update twice in a page is written once.
         stored.insert(row.update_id.clone(), row.digest.to_vec());

@@ -29,7 +29,7 @@ use super::{
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
 use crate::model::index::read::{IndexReach, SyncRunning};
-use crate::model::index::{IndexRow, KeyKind, SUMMARY_VERSION, SearchRow, digest_hex, par_chunks};
+use crate::model::index::{IndexRow, KeyKind, SUMMARY_VERSION, SearchRow, par_chunks};
 
 /// An index in an SQLite file.
 pub struct SqliteIndex {

@@ -4,8 +4,8 @@
 use super::{
     Chunk, DivergenceRecord, Heartbeat, IndexReach, IndexStatus, IndexStore, KeptDigest,
     KeptUpdate, MigrationRange, OptionalExtension, PathBuf, Position, SCHEMA_VERSION,
-    SUMMARY_VERSION, SearchRow, SqliteIndex, StoreError, SyncRunning, engine_error, format_time_micros, gaps,
-    params, unpack_body,
+    SUMMARY_VERSION, SearchRow, SqliteIndex, StoreError, SyncRunning, engine_error,
+    format_time_micros, gaps, params, unpack_body,
 };
 
 impl SqliteIndex {

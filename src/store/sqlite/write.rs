@@ -2,7 +2,7 @@
 
 use super::{
     Chunk, HashMap, IndexRow, OptionalExtension, PageWrite, PageWritten, Position, SqliteIndex,
-    StoreError, Transaction, digest_hex, engine_error, format_time_micros, par_chunks, params,
+    StoreError, Transaction, engine_error, format_time_micros, par_chunks, params,
 };
 
 /// zstd level of the bodies.
@@ -26,41 +26,23 @@ fn write_rows(
     )?;
     let mut fresh: Vec<&IndexRow> = Vec::with_capacity(page.rows.len());
     for row in &page.rows {
-        let at = format_time_micros(row.record_time);
         let position = (row.migration_id, row.record_time);
         if start.is_some_and(|s| position <= s) {
             // Before the chunk (a page read again after a prune): not the chunk's to write.
             continue;
         }
         let stored: Option<Vec<u8>> = known.query_row([&row.update_id], |r| r.get(0)).optional()?;
-        match stored {
-            Some(digest) if digest == row.digest => {
+        let kept = super::super::kept(stored.as_deref(), &row.digest);
+        match crate::model::reread::reread(&row.update_id, position, kept, walked_to) {
+            Ok(crate::model::reread::Reread::Known) => {
                 written.known += 1;
                 continue;
             }
-            Some(digest) => {
-                *rewritten = Some(StoreError::Rewritten {
-                    update_id: row.update_id.clone(),
-                    at: format!("migration {}, {at}", row.migration_id),
-                    what: format!(
-                        "has digest {} where the index keeps {}",
-                        digest_hex(&row.digest),
-                        hex::encode(digest)
-                    ),
-                });
+            Ok(crate::model::reread::Reread::New) => {}
+            Err(r) => {
+                *rewritten = Some(r.into());
                 return Ok(written);
             }
-            None if walked_to.is_some_and(|w| position <= w)
-                && start.is_none_or(|s| position > s) =>
-            {
-                *rewritten = Some(StoreError::Rewritten {
-                    update_id: row.update_id.clone(),
-                    at: format!("migration {}, {at}", row.migration_id),
-                    what: "is new at a position the index already walked past".to_owned(),
-                });
-                return Ok(written);
-            }
-            None => {}
         }
         fresh.push(row);
     }

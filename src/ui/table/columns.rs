@@ -142,8 +142,17 @@ pub struct Columns<C> {
     cols: Vec<Column<C>>,
     /// The sorted column (index) and whether descending.
     pub(super) sort: Option<(usize, bool)>,
+    /// The sort before the last `o` ([`Columns::cycle_sort`]): a column letter right after it
+    /// ([`Columns::sort_by_letter`]) starts from there.
+    before_cycle: Option<(usize, bool)>,
+    /// An `o` came last (so `before_cycle` holds).
+    cycled: bool,
     header: bool,
 }
+
+/// Keys a column letter never takes (movement, copy, `o` itself), so `o` then one of them still
+/// does what it does.
+const NOT_LETTERS: &str = "ghjklyqo";
 
 /// The sort mark after a header title.
 pub fn sort_mark(desc: bool) -> &'static str {
@@ -173,6 +182,8 @@ impl<C: Copy + PartialEq> Columns<C> {
         Columns {
             cols,
             sort: None,
+            before_cycle: None,
+            cycled: false,
             header: true,
         }
     }
@@ -191,6 +202,68 @@ impl<C: Copy + PartialEq> Columns<C> {
 
     fn index(&self, id: C) -> Option<usize> {
         self.cols.iter().position(|c| c.id == id)
+    }
+
+    /// The letter of each column (`o` then the letter sorts by it): for the sortable columns,
+    /// the first letter of the title that no column before took (not one of the movement keys),
+    /// lower case; `None` for the others.
+    pub fn letters(&self) -> Vec<Option<char>> {
+        let mut taken = String::new();
+        self.cols
+            .iter()
+            .map(|c| {
+                if !c.sortable {
+                    return None;
+                }
+                let letter = c
+                    .title
+                    .chars()
+                    .map(|ch| ch.to_ascii_lowercase())
+                    .find(|ch| {
+                        ch.is_ascii_lowercase()
+                            && !taken.contains(*ch)
+                            && !NOT_LETTERS.contains(*ch)
+                    })?;
+                taken.push(letter);
+                Some(letter)
+            })
+            .collect()
+    }
+
+    /// The sortable columns with their letters, in order: `[t]ime [k]ind …` for hints.
+    pub fn letter_hint(&self) -> String {
+        self.cols
+            .iter()
+            .zip(self.letters())
+            .filter_map(|(c, l)| {
+                let l = l?;
+                let at = c.title.to_ascii_lowercase().find(l)?;
+                let (head, tail) = c.title.split_at(at);
+                let mut rest = tail.chars();
+                let first = rest.next()?;
+                Some(format!("{head}[{first}]{}", rest.as_str()))
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Sorts by the column of `letter` (see [`Columns::letters`]): in its first direction, or
+    /// the other way when the table was sorted by it before the `o` that came just before.
+    /// Returns whether a column has that letter.
+    pub fn sort_by_letter(&mut self, letter: char) -> bool {
+        let Some(i) = self.letters().iter().position(|l| *l == Some(letter)) else {
+            return false;
+        };
+        let before = if std::mem::take(&mut self.cycled) {
+            self.before_cycle
+        } else {
+            self.sort
+        };
+        self.sort = Some(match before {
+            Some((j, desc)) if j == i => (i, !desc),
+            _ => (i, self.cols[i].descending_first),
+        });
+        true
     }
 
     /// Whether a header row is drawn.
@@ -236,6 +309,8 @@ impl<C: Copy + PartialEq> Columns<C> {
     /// Sorts by the next sortable column, in its first direction. Returns whether any column is
     /// sortable.
     pub fn cycle_sort(&mut self) -> bool {
+        self.before_cycle = self.sort;
+        self.cycled = true;
         let n = self.cols.len();
         let start = self.sort.map_or(n.saturating_sub(1), |(i, _)| i);
         for step in 1..=n {
@@ -362,6 +437,7 @@ impl<C: Copy + PartialEq> Columns<C> {
         if area.width == 0 || area.height == 0 {
             return;
         }
+        let letters = self.letters();
         for p in self.layout(area.width) {
             let col = &self.cols[p.index];
             let mut title = R::title(col.id, draw.ctx).unwrap_or(Cow::Borrowed(col.title));
@@ -379,6 +455,23 @@ impl<C: Copy + PartialEq> Columns<C> {
                 col.align,
                 draw.theme.table_header,
             );
+            // The column's letter (`o` then the letter sorts by it), underlined.
+            if let Some(Some(letter)) = letters.get(p.index)
+                && let Some(at) = title.to_ascii_lowercase().find(*letter)
+                && title[..at].is_ascii()
+            {
+                let used = title.width().min(usize::from(p.width));
+                let start = match col.align {
+                    Align::Left => 0,
+                    Align::Right => usize::from(p.width) - used,
+                };
+                if at < used {
+                    let x = area.x + p.x + u16::try_from(start + at).unwrap_or(0);
+                    if let Some(cell) = buf.cell_mut((x, area.y)) {
+                        cell.modifier.insert(ratatui::style::Modifier::UNDERLINED);
+                    }
+                }
+            }
         }
     }
 

@@ -18,6 +18,8 @@ pub enum TableInput<'a> {
     Command(Command),
     Key(&'a KeyEvent),
     Paste(&'a str),
+    /// `o` then a column's letter: sort by that column.
+    SortLetter(char),
 }
 
 /// A table over rows the pane keeps in a slice: [`Columns`], [`FilterInput`], the display
@@ -226,6 +228,16 @@ impl<C: Copy + PartialEq> DataTable<C> {
         }
     }
 
+    /// `o` then a column's letter: sorts by that column (the other way on a repeat). Returns
+    /// whether a column has that letter.
+    pub fn sort_by_letter<R: TableRow<Col = C>>(&mut self, letter: char, rows: &[R]) -> bool {
+        let used = self.columns.sort_by_letter(letter);
+        if used {
+            self.reorder(rows);
+        }
+        used
+    }
+
     /// A raw key while the filter input is open. Returns whether the input had it (always,
     /// while open).
     pub fn on_key<R: TableRow<Col = C>>(&mut self, key: &KeyEvent, rows: &[R]) -> bool {
@@ -264,6 +276,7 @@ impl<C: Copy + PartialEq> DataTable<C> {
                 self.on_paste(text, rows);
                 self.filter.is_open()
             }
+            TableInput::SortLetter(letter) => self.sort_by_letter(letter, rows),
         }
     }
 

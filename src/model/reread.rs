@@ -1,0 +1,132 @@
+//! Whether history read before still stands when it is read again: one check shared by the
+//! local index's sync (each update of a page it already keeps or walked past, see
+//! `store::IndexStore::write_page`) and the explorer's loader (the newest loaded update, read
+//! again once the scan answers after failing: a `serve-demo` restarted with another ledger on the
+//! same port, a scan restored from a backup).
+
+use crate::model::format::format_time_micros;
+
+/// Position of an update in ledger order: `(migration id, record time µs)`.
+pub type Pos = (i64, i64);
+
+/// What the reader keeps under an update id it reads again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kept {
+    /// Nothing.
+    Absent,
+    /// The same update.
+    Same,
+    /// Another update under that id: how it differs, in words.
+    Other(String),
+}
+
+/// An update read again that agrees with what was read before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reread {
+    /// Kept already, the same.
+    Known,
+    /// Not kept, and after everything read before.
+    New,
+}
+
+/// History rewritten under the reader: which update tells, where, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewrite {
+    pub update_id: String,
+    pub position: Pos,
+    /// What is wrong with it (`is gone from its position`, `has digest … where …`).
+    pub what: String,
+}
+
+impl Rewrite {
+    /// The position in words: `migration 1, 2026-11-27T09:00:00.000000Z`.
+    pub fn at(&self) -> String {
+        format!(
+            "migration {}, {}",
+            self.position.0,
+            format_time_micros(self.position.1)
+        )
+    }
+}
+
+impl std::fmt::Display for Rewrite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "update {} ({}) {}", self.update_id, self.at(), self.what)
+    }
+}
+
+/// An update read again at `position`, of which the reader keeps `kept`, having read everything
+/// up to `walked_to`: known, new, or a sign the history was rewritten (another update under a
+/// known id, or an update the reader never saw at a position it already read past).
+pub fn reread(
+    update_id: &str,
+    position: Pos,
+    kept: Kept,
+    walked_to: Option<Pos>,
+) -> Result<Reread, Rewrite> {
+    let rewrite = |what: String| Rewrite {
+        update_id: update_id.to_owned(),
+        position,
+        what,
+    };
+    match kept {
+        Kept::Same => Ok(Reread::Known),
+        Kept::Other(what) => Err(rewrite(what)),
+        Kept::Absent if walked_to.is_some_and(|w| position <= w) => Err(rewrite(
+            "is new at a position already walked past".to_owned(),
+        )),
+        Kept::Absent => Ok(Reread::New),
+    }
+}
+
+/// The newest update the reader keeps (`newest`), read again from just before its position:
+/// `first` is the first update the scan answers there (`None`: none). It stands when that is the
+/// same update (or another one kept at the same position); `kept` says what the reader keeps
+/// under an id.
+pub fn newest_reread(
+    newest: (&str, Pos),
+    first: Option<(&str, Pos)>,
+    kept: impl Fn(&str, Pos) -> Kept,
+) -> Result<(), Rewrite> {
+    let gone = || Rewrite {
+        update_id: newest.0.to_owned(),
+        position: newest.1,
+        what: "is gone from its position".to_owned(),
+    };
+    match first {
+        None => Err(gone()),
+        Some((_, pos)) if pos > newest.1 => Err(gone()),
+        Some((id, pos)) => reread(id, pos, kept(id, pos), Some(newest.1)).map(|_| ()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_new_and_rewritten() {
+        assert_eq!(
+            reread("a", (1, 5), Kept::Same, Some((1, 9))),
+            Ok(Reread::Known)
+        );
+        assert_eq!(
+            reread("a", (1, 10), Kept::Absent, Some((1, 9))),
+            Ok(Reread::New)
+        );
+        assert!(reread("a", (1, 9), Kept::Absent, Some((1, 9))).is_err());
+        assert!(reread("a", (0, 99), Kept::Absent, Some((1, 9))).is_err());
+        let r = reread("a", (1, 5), Kept::Other("differs".into()), None).unwrap_err();
+        assert_eq!(r.what, "differs");
+        let same = |_: &str, _: Pos| Kept::Same;
+        assert_eq!(
+            newest_reread(("a", (1, 9)), Some(("a", (1, 9))), same),
+            Ok(())
+        );
+        let r = newest_reread(("a", (1, 9)), None, same).unwrap_err();
+        assert_eq!(r.update_id, "a");
+        assert!(newest_reread(("a", (1, 9)), Some(("b", (1, 10))), same).is_err());
+        let absent = |_: &str, _: Pos| Kept::Absent;
+        assert!(newest_reread(("a", (1, 9)), Some(("b", (1, 9))), absent).is_err());
+    }
+}
