@@ -595,11 +595,15 @@ impl Pane for HistoryPane {
             }
             return;
         }
+        let title = self.title_line(sh, theme);
+        let title_width = title.width();
         let mut block = Block::bordered()
             .border_style(theme.border_style(focused))
-            .title(self.title_line(sh, theme));
+            .title(title);
+        // The migrations on the right only where they do not cut the title.
         if let Some(m) = migrations_shown(sh)
             && area.width >= 60
+            && title_width + m.chars().count() + 3 <= usize::from(area.width)
         {
             block = block.title_top(Line::styled(m, theme.muted).right_aligned());
         }
