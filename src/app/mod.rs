@@ -14,8 +14,9 @@ pub mod locate;
 pub mod palette_cmd;
 pub mod panes;
 pub mod state;
+mod view;
 
-use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyEvent, KeyEventKind};
 use ratatui::layout::Rect;
 
 use crate::config::keymap::{KeyContext, KeyMap};
@@ -24,7 +25,7 @@ use crate::msg::{Command, Tabs};
 use crate::panes::{AppContext, AppEvent, Level, Out, Pane, PaneId, Shared, SweepIntent};
 use crate::ui::OverlayOutcome;
 use crate::ui::error_log::ErrorLog;
-use crate::ui::fields::{FieldsOutcome, FieldsView};
+use crate::ui::fields::FieldsOutcome;
 use crate::ui::help::HelpOverlay;
 use crate::ui::palette::{Palette, PaletteOutcome};
 use crate::ui::theme::Theme;
@@ -393,20 +394,6 @@ impl App {
         self.dirty = true;
     }
 
-    /// Tells every pane its drawing area (after a resize or a zoom).
-    fn resize_panes(&mut self) {
-        let body = crate::ui::layout::areas(self.size, self.zoomed).body;
-        for id in PaneId::ALL {
-            self.pane_mut(id).set_area(body);
-        }
-    }
-
-    /// Zooms in or out (`+`): the focused pane gets the whole screen.
-    fn set_zoom(&mut self, on: bool) {
-        self.zoomed = on;
-        self.resize_panes();
-    }
-
     /// Focuses `p`, remembering where the user came from (for Esc).
     fn go_to(&mut self, p: PaneId) {
         if p != self.focus {
@@ -744,55 +731,11 @@ impl App {
         }
     }
 
-    /// `v` where the pane has no value cursor of its own: the fields of its selection, whole.
-    fn show_fields(&mut self, out: &mut Out) {
-        match self.pane(self.focus).fields(&self.sh) {
-            Some((title, fields)) if !fields.is_empty() => {
-                let mut view = FieldsView::new(title, fields);
-                view.set_area(crate::ui::layout::areas(self.size, self.zoomed).body);
-                self.overlay = Some(Overlay::Fields(view));
-            }
-            _ => out.info(format!(
-                "v shows a field whole: select something in the {} pane first",
-                self.focus.title()
-            )),
-        }
-    }
-
     /// Checks an update on every scan and shows the consensus view in the Network pane.
     pub fn open_check(&mut self, update_id: &str, out: &mut Out) {
         out.owner = PaneId::Network;
         self.panes.network.open_check(update_id, &mut self.sh, out);
         self.go_to(PaneId::Network);
-    }
-
-    fn on_mouse(&mut self, m: MouseEvent, out: &mut Out) {
-        let areas = crate::ui::layout::areas(self.size, self.zoomed);
-        match m.kind {
-            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
-                let cmd = if m.kind == MouseEventKind::ScrollDown {
-                    Command::Down
-                } else {
-                    Command::Up
-                };
-                if self.overlay.is_some() {
-                    return;
-                }
-                for _ in 0..3 {
-                    let focus = self.focus;
-                    let (pane, sh) = self.split(focus, out);
-                    pane.on_command(cmd, sh, out);
-                }
-                self.dirty = true;
-            }
-            MouseEventKind::Down(MouseButton::Left) if m.row == areas.tabs.y => {
-                if let Some(p) = draw::tab_at(self, m.column) {
-                    self.focus = p;
-                    self.dirty = true;
-                }
-            }
-            _ => {}
-        }
     }
 
     fn run_palette(&mut self, line: &str, out: &mut Out) {
