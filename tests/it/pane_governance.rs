@@ -684,3 +684,53 @@ fn the_requester_column_uses_the_room_of_a_wide_terminal() {
         "{screen}"
     );
 }
+
+/// Issue 21 (k9s habit): `o` then a column's letter sorts Results, SVs and Across scans by that
+/// column (the letters named after `o`, the mark in the header), again the other way.
+#[test]
+fn o_then_a_letter_sorts_results_svs_and_across_by_that_column() {
+    let mut h = shown();
+    go_to(&mut h, GovSection::Results);
+    h.cmd(Command::Bottom);
+    let actions = |h: &Harness| -> Vec<String> {
+        let r = h.app.governance.results();
+        r.table.ordered(&r.rows).map(|x| x.action.clone()).collect()
+    };
+    h.key(KeyCode::Char('o'));
+    let said = crate::common::toast(&h);
+    assert!(said.contains("[A]ction"), "{said}");
+    h.key(KeyCode::Char('a'));
+    let v = actions(&h);
+    assert!(v.len() > 2 && v.windows(2).all(|w| w[0] <= w[1]), "{v:?}");
+    assert!(v.first() != v.last(), "{v:?}");
+    assert!(h.screen(120, 40).contains("Action ▲"));
+    h.key(KeyCode::Char('o'));
+    h.key(KeyCode::Char('a'));
+    let v = actions(&h);
+    assert!(v.windows(2).all(|w| w[0] >= w[1]), "{v:?}");
+    assert!(h.screen(120, 40).contains("Action ▼"));
+
+    go_to(&mut h, GovSection::Svs);
+    h.tick(0.1);
+    h.key(KeyCode::Char('o'));
+    let said = crate::common::toast(&h);
+    assert!(said.contains("[W]eight"), "{said}");
+    h.key(KeyCode::Char('w'));
+    let w: Vec<Option<i64>> = h
+        .app
+        .governance
+        .svs()
+        .ordered()
+        .iter()
+        .map(|r| r.weight)
+        .collect();
+    assert!(w.len() > 2 && w.windows(2).all(|x| x[0] <= x[1]), "{w:?}");
+    assert!(h.screen(120, 40).contains("Weight ▲"));
+
+    go_to(&mut h, GovSection::Across);
+    h.tick(0.1);
+    h.key(KeyCode::Char('o'));
+    h.key(KeyCode::Char('s'));
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("SV ▼"), "{screen}");
+}

@@ -1298,3 +1298,65 @@ fn trees_drill_split_sideways_scroll_and_full_value() {
     h.key(KeyCode::Esc);
     assert_eq!(drill(&h), Some(DrillFocus::Tree));
 }
+
+/// Issue 21 (k9s habit): `o` then a column's letter sorts the trees list (and the parties
+/// table) by that column, again the other way; the letters are named after `o`.
+#[test]
+fn o_then_a_letter_sorts_the_ledger_tables_by_that_column() {
+    let mut h = at(Options::default(), Section::Trees);
+    trees_query(&mut h, "0", "40", "", "", "no");
+    h.key(KeyCode::Char('o'));
+    let said = crate::common::toast(&h);
+    assert!(
+        said.contains("[o]ffset") || said.contains("o[f]fset"),
+        "{said}"
+    );
+    assert!(said.contains("[e]vents"), "{said}");
+    // Offset: oldest first; again: newest first (the first row copies the newest tree).
+    h.key(KeyCode::Char('f'));
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("offset ▲"), "{screen}");
+    h.key(KeyCode::Char('o'));
+    h.key(KeyCode::Char('f'));
+    assert!(h.screen(120, 40).contains("offset ▼"));
+    h.cmd(Command::Top);
+    h.cmd(Command::Copy);
+    let newest = h
+        .app
+        .ledger
+        .trees
+        .items()
+        .iter()
+        .filter_map(|i| match &i.update {
+            cantonscope::api::ledger::Update::TransactionTree(t) => {
+                Some((t.offset, t.update_id.clone()))
+            }
+            _ => None,
+        })
+        .max_by_key(|(o, _)| *o)
+        .expect("a tree");
+    assert_eq!(h.copied.last(), Some(&newest.1));
+
+    let mut h = at(Options::default(), Section::Parties);
+    let local = local_parties();
+    h.cmd(Command::Edit);
+    h.type_text(&local[0]);
+    h.key(KeyCode::Down);
+    h.type_text(&local[1..].join(", "));
+    h.key(KeyCode::Enter);
+    assert!(h.app.ledger.parties.party_ids().len() >= 2);
+    h.key(KeyCode::Char('o'));
+    let said = crate::common::toast(&h);
+    assert!(said.contains("[p]arty"), "{said}");
+    h.key(KeyCode::Char('p'));
+    assert!(h.screen(120, 40).contains("party ▲"));
+    h.key(KeyCode::Char('o'));
+    h.key(KeyCode::Char('p'));
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("party ▼"), "{screen}");
+    // The first row shown is the greatest party id.
+    h.cmd(Command::Top);
+    h.cmd(Command::Copy);
+    let max = local.iter().max().expect("a party");
+    assert_eq!(h.copied.last(), Some(max));
+}

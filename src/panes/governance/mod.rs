@@ -452,15 +452,30 @@ impl GovernancePane {
 }
 
 impl Pane for GovernancePane {
-    /// `o` then a letter sorts the open requests' list.
+    /// `o` then a letter sorts the shown section's table (open requests, results, SVs, across
+    /// scans).
     fn sort_by_letter(&mut self, letter: char) -> bool {
-        self.section == GovSection::Open
-            && self.table.input(TableInput::SortLetter(letter), &self.rows)
+        let input = TableInput::SortLetter(letter);
+        match self.section {
+            GovSection::Open => self.table.input(input, &self.rows),
+            GovSection::Results => self.results.table.input(input, &self.results.rows),
+            GovSection::Svs => self.svs.table.input(input, &self.svs.rows),
+            GovSection::Across => self.across.input(input),
+            GovSection::Detail | GovSection::PriceVotes => false,
+        }
     }
 
     fn sort_letters(&self) -> Option<String> {
-        Some(self.table.columns().letter_hint())
-            .filter(|h| self.section == GovSection::Open && !h.is_empty())
+        let hint = match self.section {
+            GovSection::Open => self.table.columns().letter_hint(),
+            GovSection::Results => self.results.table.columns().letter_hint(),
+            GovSection::Svs => self.svs.table.columns().letter_hint(),
+            GovSection::Across if self.across.scans.is_some() => {
+                self.across.table.columns().letter_hint()
+            }
+            _ => return None,
+        };
+        Some(hint).filter(|h| !h.is_empty())
     }
 
     fn id(&self) -> PaneId {

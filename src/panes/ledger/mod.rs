@@ -74,6 +74,14 @@ trait SectionView {
     /// [`crate::ui::load::accept`]).
     fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out);
     fn set_rows(&mut self, _rows: usize) {}
+    /// `o` then a column's letter: sorts the section's table by that column.
+    fn sort_by_letter(&mut self, _letter: char) -> bool {
+        false
+    }
+    /// The section's sortable columns with their letters (`None` without a table shown).
+    fn sort_letters(&self) -> Option<String> {
+        None
+    }
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool);
     fn hints(&self) -> Vec<Command>;
 }
@@ -287,6 +295,14 @@ impl Pane for LedgerPane {
 
     fn wants_raw_keys(&self) -> bool {
         self.current().wants_raw_keys()
+    }
+
+    fn sort_by_letter(&mut self, letter: char) -> bool {
+        self.current_mut().sort_by_letter(letter)
+    }
+
+    fn sort_letters(&self) -> Option<String> {
+        self.current().sort_letters()
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {

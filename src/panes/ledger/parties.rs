@@ -250,6 +250,15 @@ impl SectionView for Parties {
         form_or_table_paste(&mut self.form, &mut self.table, &self.details, text);
     }
 
+    fn sort_by_letter(&mut self, letter: char) -> bool {
+        self.form.is_none() && self.table.sort_by_letter(letter, &self.details)
+    }
+
+    fn sort_letters(&self) -> Option<String> {
+        let hint = self.table.columns().letter_hint();
+        (self.form.is_none() && !self.details.is_empty() && !hint.is_empty()).then_some(hint)
+    }
+
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
         match cmd {
             Command::Edit => {

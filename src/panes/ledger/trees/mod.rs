@@ -392,6 +392,19 @@ impl SectionView for Trees {
         form_or_table_paste(&mut self.form, &mut self.table, &self.items, text);
     }
 
+    fn sort_by_letter(&mut self, letter: char) -> bool {
+        self.form.is_none()
+            && self.drill.is_none()
+            && self.value_view.is_none()
+            && self.table.sort_by_letter(letter, &self.items)
+    }
+
+    fn sort_letters(&self) -> Option<String> {
+        let hint = self.table.columns().letter_hint();
+        let shown = self.form.is_none() && self.drill.is_none() && self.value_view.is_none();
+        (shown && !self.items.is_empty() && !hint.is_empty()).then_some(hint)
+    }
+
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
         if out.value_view(&mut self.value_view, cmd) {
             return true;
