@@ -44,9 +44,11 @@ pub const PALETTE_HEADING: &str = "Palette commands (after :)";
 /// (listed under [`PANE_ONLY_HEADING`] instead of "Everywhere").
 pub fn pane_only(cmd: Command) -> Option<&'static str> {
     match cmd {
-        Command::Export | Command::LoadSpan | Command::ExportRange | Command::SearchIndex => {
-            Some("History")
-        }
+        Command::Export
+        | Command::LoadSpan
+        | Command::ExportRange
+        | Command::SearchIndex
+        | Command::FlipOrder => Some("History"),
         Command::FollowContract => Some("Update"),
         Command::Delete | Command::Execute => Some("Ledger"),
         _ => None,
@@ -531,6 +533,7 @@ mod tests {
                 Command::Export,
                 Command::LoadSpan,
                 Command::ExportRange,
+                Command::FlipOrder,
                 Command::SearchIndex
             ]
         );
@@ -539,7 +542,10 @@ mod tests {
             .filter(|r| r.heading == "History pane")
             .map(|r| r.keys.as_str())
             .collect();
-        assert!(keys.contains(&"L") && keys.contains(&"X"), "{keys:?}");
+        assert!(
+            keys.contains(&"L") && keys.contains(&"X") && keys.contains(&"R"),
+            "{keys:?}"
+        );
         // Another pane does not get them.
         let h = HelpOverlay::for_pane(&km, "Update", KeyContext::Tree, &[Command::Select]);
         assert!(

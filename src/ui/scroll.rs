@@ -153,6 +153,19 @@ impl ScrollState {
         off..(off + height).min(self.len)
     }
 
+    /// The same position seen upside down (for a list drawn last row first): row `i` becomes
+    /// row `len - 1 - i`, and the rows on screen in a viewport of `height` rows stay the same
+    /// rows.
+    pub fn mirrored(&self, height: usize) -> ScrollState {
+        let off = self.visible_offset(height);
+        ScrollState {
+            cursor: self.len.saturating_sub(1).saturating_sub(self.cursor),
+            offset: self.len.saturating_sub(off + height),
+            len: self.len,
+            viewport: self.viewport,
+        }
+    }
+
     fn keep_visible(&mut self) {
         self.offset = self.visible_offset(self.viewport());
     }

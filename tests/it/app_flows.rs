@@ -434,7 +434,7 @@ fn sort_keys_in_history_and_sweep_cancel_without_a_sweep_say_why_nothing_happens
     h.key(KeyCode::Char('o'));
     assert_eq!(
         toast(&h),
-        "the History list is in ledger order: it does not sort"
+        "the History list is in ledger order: it does not sort (R flips it: newest first / oldest first)"
     );
     h.key(KeyCode::Char('O'));
     assert!(toast(&h).contains("does not sort"), "{}", toast(&h));

@@ -1375,3 +1375,65 @@ fn the_time_column_shows_dates_only_when_the_rows_span_days() {
         "{screen}"
     );
 }
+
+/// Issue 21 (k9s habit): `R` flips the list newest first / oldest first; the title says so,
+/// the selection stays on the same update, the movement keys move on screen, and rows that
+/// arrive at the head come in at the top.
+#[test]
+fn r_flips_the_list_newest_first_and_keeps_the_selection() {
+    let km = cantonscope::config::keymap::KeyMap::defaults();
+    let r = KeyEvent::new(KeyCode::Char('R'), KeyModifiers::SHIFT);
+    assert_eq!(
+        km.lookup(KeyContext::Global, &r),
+        Some(Command::FlipOrder),
+        "R is the key"
+    );
+    let now = t0() + 60 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    h.run_to_head(0, txs(0, 8, 0, t0()));
+    h.cmd(Command::Up);
+    assert_eq!(h.selected_id(), Some(uid(6)));
+    let line_of = |screen: &str, n: u64| {
+        let frag = &uid(n)[4..14];
+        screen
+            .lines()
+            .position(|l| l.contains(frag))
+            .unwrap_or_else(|| panic!("uid {n} on screen:\n{screen}"))
+    };
+    let screen = h.screen_text(120, 40);
+    assert!(!screen.contains("newest first"), "{screen}");
+    assert!(line_of(&screen, 0) < line_of(&screen, 7), "oldest first");
+
+    assert!(h.cmd(Command::FlipOrder));
+    assert!(h.pane.is_newest_first());
+    assert_eq!(
+        h.selected_id(),
+        Some(uid(6)),
+        "the same update stays selected"
+    );
+    let screen = h.screen_text(120, 40);
+    assert!(screen.contains("History · newest first"), "{screen}");
+    assert!(line_of(&screen, 7) < line_of(&screen, 6), "newest first");
+    assert!(line_of(&screen, 1) < line_of(&screen, 0));
+    assert_snapshot!("history_newest_first_120x40", screen);
+    // The keys move on screen: Down goes to the older update, Up to the newer.
+    h.cmd(Command::Down);
+    assert_eq!(h.selected_id(), Some(uid(5)));
+    h.cmd(Command::Up);
+    h.cmd(Command::Up);
+    assert_eq!(h.selected_id(), Some(uid(7)));
+    h.cmd(Command::Down);
+    // New rows at the head come in at the top; the selection stays.
+    h.tick_at(now + 2 * SEC);
+    h.answer(Ok(page(txs(8, 3, 0, t0() + 8 * SEC))));
+    assert_eq!(h.selected_id(), Some(uid(6)));
+    let screen = h.screen_text(120, 40);
+    assert!(line_of(&screen, 10) < line_of(&screen, 7), "{screen}");
+    // Back to ledger order: the same update still selected.
+    h.cmd(Command::FlipOrder);
+    assert!(!h.pane.is_newest_first());
+    assert_eq!(h.selected_id(), Some(uid(6)));
+    let screen = h.screen_text(120, 40);
+    assert!(!screen.contains("newest first"), "{screen}");
+    assert!(line_of(&screen, 0) < line_of(&screen, 10));
+}

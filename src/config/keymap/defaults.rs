@@ -44,6 +44,7 @@ pub(super) const GLOBAL: DefaultTable = &[
     (Command::Export, &["e"]),
     (Command::LoadSpan, &["L"]),
     (Command::ExportRange, &["X"]),
+    (Command::FlipOrder, &["R"]),
     (Command::SearchIndex, &["F"]),
     (Command::Edit, &["i"]),
     (Command::NextSection, &["]"]),

@@ -94,6 +94,9 @@ pub struct HistoryPane {
     paused_at: Option<i64>,
     /// The "loading earlier updates" row is shown (the loader's, as last seen).
     earlier_row: bool,
+    /// The list is drawn newest first (`R` flips it); the scroll state stays in ledger order
+    /// (row 0 the oldest) and only drawing and the movement keys are mirrored.
+    newest_first: bool,
     scroll: ScrollState,
     view: FilteredView,
     /// The history the view was last synced with.
@@ -140,6 +143,7 @@ impl HistoryPane {
             new_rows: 0,
             paused_at: None,
             earlier_row: false,
+            newest_first: false,
             scroll: ScrollState::new(sh.history.len()),
             view,
             known: Known::of(&sh.history),
@@ -164,6 +168,11 @@ impl HistoryPane {
     // ---------------------------------------------------------------------------------------
     // Public state (for the app, the header and tests)
     // ---------------------------------------------------------------------------------------
+
+    /// Whether the list is drawn newest first.
+    pub fn is_newest_first(&self) -> bool {
+        self.newest_first
+    }
 
     /// Whether the selection follows the newest update.
     pub fn is_following(&self) -> bool {
@@ -469,7 +478,30 @@ impl Pane for HistoryPane {
             | Command::PageDown
             | Command::Top
             | Command::Bottom => {
+                // Newest first: the keys move on screen, so in ledger order the other way.
+                let cmd = if self.newest_first {
+                    match cmd {
+                        Command::Up => Command::Down,
+                        Command::Down => Command::Up,
+                        Command::PageUp => Command::PageDown,
+                        Command::PageDown => Command::PageUp,
+                        Command::Top => Command::Bottom,
+                        _ => Command::Top,
+                    }
+                } else {
+                    cmd
+                };
                 self.on_move(cmd, sh, out);
+                true
+            }
+            Command::FlipOrder => {
+                self.resync(sh);
+                self.newest_first = !self.newest_first;
+                out.info(if self.newest_first {
+                    "History: newest first (R: oldest first)"
+                } else {
+                    "History: oldest first, in ledger order (R: newest first)"
+                });
                 true
             }
             Command::FollowTail => {
@@ -524,7 +556,9 @@ impl Pane for HistoryPane {
             }
             // o / O sort the other tables; this one follows the ledger (and its tail).
             Command::Sort | Command::SortReverse => {
-                out.info("the History list is in ledger order: it does not sort");
+                out.info(
+                    "the History list is in ledger order: it does not sort (R flips it: newest first / oldest first)",
+                );
                 true
             }
             _ => false,
@@ -657,14 +691,23 @@ impl Pane for HistoryPane {
             list.height -= 1;
         }
         if self.earlier_row && list.height >= 2 {
+            // Earlier updates come in above the oldest row: at the top, or at the bottom when
+            // the list is drawn newest first.
+            let (y, text) = if self.newest_first {
+                (list.bottom() - 1, "↓ loading earlier updates…")
+            } else {
+                (list.y, "↑ loading earlier updates…")
+            };
             buf.set_stringn(
                 list.x,
-                list.y,
-                "↑ loading earlier updates…",
+                y,
+                text,
                 usize::from(list.width),
                 theme.muted.add_modifier(Modifier::ITALIC),
             );
-            list.y += 1;
+            if !self.newest_first {
+                list.y += 1;
+            }
             list.height -= 1;
         }
         self.render_rows(list, buf, cx);

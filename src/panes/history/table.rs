@@ -105,6 +105,9 @@ impl HistoryPane {
 
     pub(super) fn title_line(&self, sh: &Shared, theme: &Theme) -> Line<'static> {
         let mut spans = vec![Span::styled("History", theme.title)];
+        if self.newest_first {
+            spans.push(Span::styled(" · newest first", theme.accent));
+        }
         let rows = self.view.len(&sh.history);
         let count = if self.view.filter.is_some() {
             format!(
@@ -177,6 +180,14 @@ impl HistoryPane {
         }
         let draw = Draw::new(sh, theme, focused);
         let at = |row: usize| self.view.index(row).and_then(|i| sh.history.get(i));
+        if self.newest_first {
+            // Drawn upside down: screen row r is ledger row rows - 1 - r.
+            let mirrored = scroll.mirrored(usize::from(area.height));
+            let at = |row: usize| rows.checked_sub(row + 1).and_then(at);
+            self.shown_columns(sh)
+                .render_rows(area, buf, &mirrored, at, &draw);
+            return;
+        }
         self.shown_columns(sh)
             .render_rows(area, buf, &scroll, at, &draw);
     }
