@@ -860,3 +860,34 @@ fn hosts_are_told_apart_at_120_columns() {
     assert_eq!(unique.len(), hosts.len(), "{screen}");
     assert!(!hosts.iter().any(|h| h.ends_with('…')), "{screen}");
 }
+
+/// Issue 21: the differences of the selected scan sit right under the check's table at 120
+/// columns (no blank lines between), and beside it from 160 columns on.
+#[test]
+fn snapshot_consensus_200x60_the_differences_are_beside_the_table() {
+    let mut h = consensus_shown();
+    let screen = masked(&h.screen(200, 60));
+    let line = |s: &str, what: &str| {
+        s.lines()
+            .position(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("{what} on screen:\n{s}"))
+    };
+    // Beside: on the table's header line.
+    assert_eq!(
+        line(&screen, "── Gemini-Labs-2"),
+        line(&screen, "SV     "),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("quorum \"\"  this \"diverged\""),
+        "{screen}"
+    );
+    assert_snapshot!("snapshot_consensus_200x60", screen);
+    // At 120 columns: right under the last row.
+    let screen = masked(&h.screen(120, 40));
+    assert_eq!(
+        line(&screen, "── Gemini-Labs-2"),
+        line(&screen, "Orion-Node-3") + 1,
+        "{screen}"
+    );
+}

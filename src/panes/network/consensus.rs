@@ -440,45 +440,71 @@ impl NetworkPane {
             y += 1;
         }
         let rest = area.bottom().saturating_sub(y);
-        // The differences of the selected scan below the table, when it has any.
+        // The differences of the selected scan: beside the table on a wide screen, right
+        // under the table's last row otherwise (never at the bottom of an empty area).
         let selected = self.check.table.selected_row(&self.check.rows);
         let diffs = selected.map(differences_of).unwrap_or_default();
-        let panel = if diffs.is_empty() {
-            0
-        } else {
-            u16::try_from(diffs.len() + 1)
-                .unwrap_or(u16::MAX)
-                .min(rest / 2)
-        };
-        let table = Rect::new(area.x, y, area.width, rest - panel);
         let draw = Draw::new(sh, theme, focused);
+        let body = Rect::new(area.x, y, area.width, rest);
+        let (table, panel) = if diffs.is_empty() {
+            (body, Rect::default())
+        } else if area.width >= WIDE_DIFF {
+            let pw = area.width * 2 / 5;
+            let tw = area.width - pw - 1;
+            (
+                Rect::new(area.x, y, tw, rest),
+                Rect::new(area.x + tw + 1, y, pw, rest),
+            )
+        } else {
+            // Header, rows and filter bar, then the differences right under them.
+            let t = &self.check.table;
+            let bar = usize::from(t.filter_text().is_some() || t.is_filtering());
+            let rows = u16::try_from(t.order().len() + 1 + bar).unwrap_or(u16::MAX);
+            // The differences get what they need (up to half), the table the rest of that.
+            let need = u16::try_from(diffs.len() + 1)
+                .unwrap_or(u16::MAX)
+                .min(rest / 2);
+            let th = rows.min(rest - need);
+            (
+                Rect::new(area.x, y, area.width, th),
+                Rect::new(area.x, y + th, area.width, rest - th),
+            )
+        };
         self.check.table.render(table, buf, &self.check.rows, &draw);
-        if panel > 0
+        if panel.height > 0
             && let Some(row) = selected
         {
-            let py = table.bottom();
             let head = format!("── {}: {} difference(s) ", row.sv_name, diffs.len());
-            cell(buf, area.x, py, &head, area.width, theme.accent);
-            for (i, (what, d)) in diffs.iter().enumerate().take(usize::from(panel - 1)) {
+            cell(buf, panel.x, panel.y, &head, panel.width, theme.accent);
+            let lines = usize::from(panel.height - 1);
+            for (i, (what, d)) in diffs.iter().enumerate().take(lines) {
                 let line = format!(
                     "{what} {}  quorum {}  this {}",
                     d.path,
                     json_short(d.quorum.as_ref()),
                     json_short(d.this.as_ref())
                 );
-                let style = theme.status_err;
+                let more = diffs.len() > lines && i + 1 == lines;
+                let line = if more {
+                    format!("… {} more", diffs.len() - i)
+                } else {
+                    line
+                };
                 cell(
                     buf,
-                    area.x,
-                    py + 1 + u16::try_from(i).unwrap_or(0),
+                    panel.x,
+                    panel.y + 1 + u16::try_from(i).unwrap_or(0),
                     &line,
-                    area.width,
-                    style,
+                    panel.width,
+                    if more { theme.muted } else { theme.status_err },
                 );
             }
         }
     }
 }
+
+/// From this width on, the differences sit beside the check's table.
+const WIDE_DIFF: u16 = 160;
 
 fn class_at(check: &UpdateCheck, i: usize) -> ScanClass {
     check
