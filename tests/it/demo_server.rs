@@ -1184,15 +1184,19 @@ async fn live_rounds_open_on_the_live_clock() {
 }
 
 /// From the first live round on, the rounds agree with each other as the Status card reads
-/// them: some open round has opened (the current one, by `opensAt`), the current round never
-/// goes back, and the next round to open opens within a live round or so, not ten minutes
-/// ahead. Before, the first live round opened its new round 20 minutes ahead (the history's
-/// ten-minute length), so the card said `next opens` in 20 minutes while the live rounds moved
-/// every few seconds, and once the history's rounds were archived no open round had opened.
+/// them: some open round has opened (the current one, by `opensAt`) in every read and the
+/// current round never goes back; once the rounds of the generated history (ten minutes long)
+/// are archived, the rounds open in the order of their numbers and the next one opens within a
+/// live round or so, not ten minutes ahead. Before, the first live round opened its new round
+/// 20 minutes ahead (the history's round length), so once the history's rounds were archived no
+/// open round had opened, and `next opens` named a time 20 minutes ahead while the live rounds
+/// moved every few seconds.
 #[tokio::test]
 async fn live_rounds_agree_with_each_other_from_the_first_live_round() {
     use cantonscope::api::scan::{MiningRound, OpenAndIssuingMiningRounds};
     use cantonscope::feed::dashboard::RoundsView;
+    use cantonscope::model::summary::parse_time_micros;
+    let started = chrono::Utc::now().timestamp_micros();
     let h = start(DemoConfig {
         rate: 20.0,
         ..DemoConfig::default()
@@ -1203,7 +1207,8 @@ async fn live_rounds_agree_with_each_other_from_the_first_live_round() {
     let body = json!({"cached_open_mining_round_contract_ids": [], "cached_issuing_round_contract_ids": []});
     let mut last_current = 0;
     let mut currents = std::collections::BTreeSet::new();
-    for _ in 0..60 {
+    let mut live_only_reads = 0;
+    for _ in 0..300 {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         let (_, answer) = post(&url, &body).await;
         let now = chrono::Utc::now().timestamp_micros();
@@ -1224,14 +1229,36 @@ async fn live_rounds_agree_with_each_other_from_the_first_live_round() {
         );
         last_current = current.number;
         currents.insert(current.number);
+        let live = open
+            .iter()
+            .all(|o| parse_time_micros(&o.created_at).is_some_and(|t| t >= started));
+        if !live {
+            continue;
+        }
+        live_only_reads += 1;
+        let opens: Vec<i64> = open
+            .iter()
+            .map(|o| parse_time_micros(&o.opens_at).expect("opensAt"))
+            .collect();
+        assert!(
+            opens.windows(2).all(|w| w[0] <= w[1]),
+            "rounds open in the order of their numbers: {open:?}"
+        );
         let next = v.next.expect("a round opens next");
-        let next_at = cantonscope::model::summary::parse_time_micros(&next.opens_at).unwrap();
+        let next_at = parse_time_micros(&next.opens_at).expect("opensAt");
         assert!(
             next_at - now < 60_000_000,
             "the next round opens within a minute at 20 updates a second: {open:?} at {now}"
         );
+        if live_only_reads >= 20 {
+            break;
+        }
     }
-    assert!(currents.len() >= 2, "the live rounds moved: {currents:?}");
+    assert!(
+        live_only_reads >= 20,
+        "the history's rounds were archived by the live rounds"
+    );
+    assert!(currents.len() >= 3, "the live rounds moved: {currents:?}");
     h.shutdown().await;
 }
 

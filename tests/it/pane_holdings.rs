@@ -250,12 +250,13 @@ fn first_show_queries_the_parties_of_the_update_selected_in_history() {
 
 /// The decimals of every amount on a screen row (the numbers with a decimal point).
 fn decimals(row: &str) -> Vec<usize> {
-    row.split_whitespace()
+    row.split(['│', ' '])
+        .filter(|t| t.starts_with(|c: char| c.is_ascii_digit() || c == '-'))
         .filter(|t| {
             t.chars()
                 .all(|c| c.is_ascii_digit() || c == ',' || c == '.' || c == '-')
         })
-        .filter_map(|t| t.split_once('.').map(|(_, f)| f.len()))
+        .map(|t| t.split_once('.').map_or(0, |(_, f)| f.len()))
         .collect()
 }
 
@@ -268,7 +269,7 @@ fn every_owner_asked_for_has_a_row_and_a_column_has_one_number_of_decimals() {
     h.cmd(Command::Pane5);
     let p = &h.app.holdings;
     let owners = p.query.as_ref().expect("queried at once").owners.clone();
-    let r = p.result.as_ref().expect("answered");
+    let r = p.result.clone().expect("answered");
     assert!(!r.missing.is_empty(), "some owner has no holdings");
     assert!(!r.rows.is_empty(), "some owner has holdings");
     let mut shown: Vec<String> = p.ordered_parties().iter().map(|s| s.to_string()).collect();
@@ -339,7 +340,7 @@ fn five_queries_the_update_in_view_the_one_open_in_update_first() {
     h.cmd(Command::Pane1);
     let mut selected = open.clone();
     for _ in 0..200 {
-        h.key(KeyCode::Down);
+        h.key(KeyCode::Up);
         selected = h
             .app
             .history

@@ -240,11 +240,19 @@ const VERDICT_TRAIL: usize = 2;
 /// `/v0/events` can answer (the verdict ingestion's head, [`VERDICT_TRAIL`] updates behind this
 /// scan's newest update). The highest-numbered scan of a network of several is older: the path
 /// falls into `/v0/events/{update_id}` and answers as that route does (404, no such update).
-pub(super) async fn latest_event_record_time(request: ById) -> Response {
-    let c = &request.c;
+pub(super) async fn latest_event_record_time(
+    State(c): State<ScanCtx>,
+    RawQuery(query): RawQuery,
+) -> Response {
     if c.app.scans > 1 && c.scan + 1 == c.app.scans {
+        let request = ById {
+            c,
+            update_id: "latest-record-time".to_owned(),
+            query,
+        };
         return event_by_id(request).await;
     }
+    let c = &c;
     done((|| {
         let w = c.app.read();
         let l = &w.ledger;

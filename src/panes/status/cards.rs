@@ -454,10 +454,11 @@ impl StatusPane {
         l1.push(Span::raw(detail));
         if let NodeKind::Scan(_) = n.kind
             && let Some((o, h)) = sh.health.network.scan_at(&n.url)
-            && o.verdict_head.is_some()
+            && let Some(Ok(_)) = o.verdict_head
         {
             // From the last network measurement: the head of its verdict ingestion
-            // (`/v0/events/latest-record-time`) behind its newest update.
+            // (`/v0/events/latest-record-time`) behind its newest update; "—" on a scan
+            // without the endpoint (nothing when it could not be read).
             l1.push(Span::styled(" · verdict ingestion lag ", theme.muted));
             l1.push(Span::styled(
                 crate::panes::network::age_label(h.verdict_lag),
