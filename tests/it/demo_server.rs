@@ -1216,7 +1216,7 @@ async fn live_rounds_agree_with_each_other_from_the_first_live_round() {
         let mut open: Vec<MiningRound> = r
             .open_mining_rounds
             .values()
-            .filter_map(|c| c.round())
+            .filter_map(cantonscope::api::scan::MaybeCachedContract::round)
             .collect();
         open.sort_by_key(|o| o.number);
         let v = RoundsView::of(&open, &[], now, now);

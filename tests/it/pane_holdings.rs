@@ -272,7 +272,11 @@ fn every_owner_asked_for_has_a_row_and_a_column_has_one_number_of_decimals() {
     let r = p.result.clone().expect("answered");
     assert!(!r.missing.is_empty(), "some owner has no holdings");
     assert!(!r.rows.is_empty(), "some owner has holdings");
-    let mut shown: Vec<String> = p.ordered_parties().iter().map(|s| s.to_string()).collect();
+    let mut shown: Vec<String> = p
+        .ordered_parties()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     shown.sort();
     let mut asked = owners.clone();
     asked.sort();
