@@ -96,7 +96,7 @@ async fn observe_with(net: &Network, scan: usize, search: HeadSearch) -> ScanObs
     let verdict_head = match &events.result {
         Ok(e) if matches!(e.status, 400 | 404) => Ok(None),
         _ => decode(&events, &events_call).and_then(|t| {
-            t.micros().map(Some).ok_or_else(|| {
+            parse_time_micros(&t.record_time).map(Some).ok_or_else(|| {
                 format!(
                     "latest record time of events unreadable: {}",
                     crate::api::sanitize_line(&t.record_time, 60)

@@ -1007,7 +1007,7 @@ async fn latest_event_record_time_is_served_by_new_scans_and_absent_on_old_ones(
     let first = or_absent(c.send(&call).await)
         .expect("no error")
         .expect("scan 1 serves it");
-    let at = first.micros().expect("a time");
+    let at = cantonscope::model::summary::parse_time_micros(&first.record_time).expect("a time");
     // Not after the newest update of its history, and /v0/events answers for an update at it.
     let mut head = None;
     let mut page = c

@@ -12,7 +12,6 @@ use serde_json::{Map, Value};
 
 use crate::api::call::{Call, Group};
 use crate::api::error::ApiError;
-use crate::model::format::parse_time_micros;
 
 /// The answer: `{"record_time": "…"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -21,13 +20,6 @@ pub struct LatestEventRecordTime {
     pub record_time: String,
     #[serde(flatten)]
     pub unknown: Map<String, Value>,
-}
-
-impl LatestEventRecordTime {
-    /// The record time in µs since the epoch, when it reads as a time.
-    pub fn micros(&self) -> Option<i64> {
-        parse_time_micros(&self.record_time)
-    }
 }
 
 /// `GET /v0/events/latest-record-time`. Pass the result through [`or_absent`]: an older scan
