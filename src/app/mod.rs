@@ -265,8 +265,15 @@ impl App {
         loop {
             if self.focus != self.focus_seen {
                 // Tell a newly focused pane (it may load what it shows on first show).
-                self.focus_seen = self.focus;
-                self.sh.selected_update = self.panes.history.selected_update_id(&self.sh);
+                let left = std::mem::replace(&mut self.focus_seen, self.focus);
+                let selected = self.panes.history.selected_update_id(&self.sh);
+                let open = self.sh.current_update.clone();
+                // The update the user looks at: the one open in Update or Verdict when coming
+                // from there, else History's selection (else the open one).
+                self.sh.selected_update = match left {
+                    PaneId::Update | PaneId::Verdict => open.or(selected),
+                    _ => selected.or(open),
+                };
                 let focus = self.focus;
                 let (pane, sh) = self.split(focus, &mut out);
                 pane.on_focus(sh, &mut out);

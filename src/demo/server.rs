@@ -83,6 +83,7 @@ pub(crate) fn router(state: &Shared, basic_auth: Option<String>) -> Router {
 
 /// Appends `rate` updates per second until aborted.
 pub(crate) async fn live_loop(state: Shared, rate: f64) {
+    state.write().generator.set_live_rate(rate);
     let tick = (1.0 / rate).max(0.02);
     let mut interval = tokio::time::interval(Duration::from_secs_f64(tick));
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -252,13 +252,60 @@ impl Rounds {
         }
     }
 
-    /// The current round: the newest open round that has opened by `now` (rounds whose opening
-    /// time cannot be read count as open).
+    /// Every figure of the mining rounds card, from the last answer and one `now`
+    /// ([`RoundsView::of`]); `None` before the first answer.
+    pub fn view(&self, now: i64) -> Option<RoundsView<'_>> {
+        self.at
+            .map(|at| RoundsView::of(&self.open, &self.issuing, at, now))
+    }
+
+    /// The current round at `now` (see [`RoundsView::current`]).
     pub fn current(&self, now: i64) -> Option<&MiningRound> {
-        self.open
-            .iter()
-            .rev()
-            .find(|r| parse_time_micros(&r.opens_at).is_none_or(|t| t <= now))
+        self.view(now).and_then(|v| v.current)
+    }
+}
+
+/// The mining rounds card's figures, all derived from one answer (the open and issuing rounds
+/// of one read of `/v0/open-and-issuing-mining-rounds`) at one `now`, so they cannot disagree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundsView<'a> {
+    /// The current round, as Splice defines it: the open round whose `opensAt` is the latest
+    /// not after `now` (a round whose `opensAt` cannot be read is never current).
+    pub current: Option<&'a MiningRound>,
+    /// The round that opens next: the open round with the smallest `opensAt` after `now`.
+    pub next: Option<&'a MiningRound>,
+    /// The open rounds, by number.
+    pub open: &'a [MiningRound],
+    /// The issuing rounds' numbers, in order.
+    pub issuing: &'a [i64],
+    /// When the answer arrived (µs).
+    pub read_at: i64,
+}
+
+impl<'a> RoundsView<'a> {
+    /// The figures of the open rounds `open` and issuing rounds `issuing` read at `read_at`,
+    /// at `now`.
+    pub fn of(open: &'a [MiningRound], issuing: &'a [i64], read_at: i64, now: i64) -> Self {
+        let timed = || {
+            open.iter()
+                .filter_map(|r| parse_time_micros(&r.opens_at).map(|t| (t, r)))
+        };
+        // Ties (two rounds opening at the same instant) go to the higher number.
+        let current = timed()
+            .filter(|(t, _)| *t <= now)
+            .max_by_key(|(t, r)| (*t, r.number))
+            .map(|(_, r)| r);
+        let next = timed()
+            .filter(|(t, _)| *t > now)
+            .min_by_key(|(t, r)| (*t, r.number))
+            .map(|(_, r)| r);
+        RoundsView {
+            current,
+            next,
+            open,
+            issuing,
+            read_at,
+        }
     }
 }
 
@@ -532,6 +579,84 @@ mod tests {
         let v = judge(&p, &stats, true, NOW, lag);
         assert_eq!(v.level, Level::Down);
         assert_eq!(v.reasons.len(), 2);
+    }
+
+    fn round(number: i64, opens_at: i64) -> MiningRound {
+        MiningRound {
+            number,
+            contract_id: format!("00r{number}"),
+            created_at: String::new(),
+            opens_at: crate::model::format::format_time_micros(opens_at),
+        }
+    }
+
+    #[test]
+    fn the_current_round_is_the_latest_opened_by_opens_at_not_by_number() {
+        let min = 60 * SEC;
+        // As right after a live demo started: the newest round by number opened first.
+        let open = [
+            round(361, NOW + 8 * min),
+            round(362, NOW + 18 * min),
+            round(363, NOW - 40 * SEC),
+            round(364, NOW + 15 * SEC),
+        ];
+        let v = RoundsView::of(&open, &[360], NOW - 5 * SEC, NOW);
+        assert_eq!(v.current.map(|r| r.number), Some(363));
+        // Next opens: the smallest opensAt after now, not the first higher number.
+        assert_eq!(v.next.map(|r| r.number), Some(364));
+        assert_eq!(v.read_at, NOW - 5 * SEC);
+        // The same read later: 364 has opened, 361 is next.
+        let v = RoundsView::of(&open, &[360], NOW - 5 * SEC, NOW + 15 * SEC);
+        assert_eq!(v.current.map(|r| r.number), Some(364));
+        assert_eq!(v.next.map(|r| r.number), Some(361));
+        // Nothing opened yet; nothing left to open.
+        let v = RoundsView::of(&open, &[], NOW, NOW - min);
+        assert_eq!(v.current, None);
+        assert_eq!(v.next.map(|r| r.number), Some(363));
+        let v = RoundsView::of(&open, &[], NOW, NOW + 30 * min);
+        assert_eq!(v.current.map(|r| r.number), Some(362));
+        assert_eq!(v.next, None);
+    }
+
+    #[test]
+    fn a_round_without_a_readable_opening_time_is_never_current() {
+        let mut odd = round(9, NOW);
+        odd.opens_at = "soon".into();
+        let open = [round(7, NOW - SEC), round(8, NOW + SEC), odd];
+        let v = RoundsView::of(&open, &[], NOW, NOW);
+        assert_eq!(v.current.map(|r| r.number), Some(7));
+        assert_eq!(v.next.map(|r| r.number), Some(8));
+        assert_eq!(v.open.len(), 3);
+    }
+
+    #[test]
+    fn the_card_reads_one_answer() {
+        let mut rounds = Rounds::default();
+        assert!(rounds.view(NOW).is_none());
+        let answer: OpenAndIssuingMiningRounds = serde_json::from_value(serde_json::json!({
+            "open_mining_rounds": {
+                "00a": {"contract": {"contract_id": "00a", "template_id": "t", "created_at": "",
+                    "payload": {"round": {"number": "5"}, "opensAt": crate::model::format::format_time_micros(NOW - SEC)}}},
+                "00b": {"contract": {"contract_id": "00b", "template_id": "t", "created_at": "",
+                    "payload": {"round": {"number": "6"}, "opensAt": crate::model::format::format_time_micros(NOW + SEC)}}}
+            },
+            "issuing_mining_rounds": {
+                "00c": {"contract": {"contract_id": "00c", "template_id": "t", "created_at": "",
+                    "payload": {"round": {"number": "4"}}}}
+            }
+        }))
+        .expect("decodes");
+        rounds.on_result(Ok(&answer), NOW, 30 * SEC);
+        let v = rounds.view(NOW).expect("read");
+        assert_eq!(v.current.map(|r| r.number), Some(5));
+        assert_eq!(v.next.map(|r| r.number), Some(6));
+        assert_eq!(v.issuing, [4]);
+        // A failed read keeps the last answer whole (with its time), not half of it.
+        rounds.on_result(Err("refused".into()), NOW + 40 * SEC, 30 * SEC);
+        let v = rounds.view(NOW + 40 * SEC).expect("kept");
+        assert_eq!(v.read_at, NOW);
+        assert_eq!(v.current.map(|r| r.number), Some(6));
+        assert_eq!(rounds.error.as_deref(), Some("refused"));
     }
 
     #[test]

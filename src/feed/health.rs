@@ -83,6 +83,24 @@ impl NetworkWatch {
         self.interval_us
     }
 
+    /// The last measurement of the scan at `url` (its observation and health), if the
+    /// network's list has it.
+    pub fn scan_at(
+        &self,
+        url: &str,
+    ) -> Option<(
+        &crate::model::network::ScanObservation,
+        &crate::model::network::ScanHealth,
+    )> {
+        let snapshot = self.snapshot.as_ref()?;
+        let health = self.health.as_ref()?;
+        let i = snapshot
+            .entries
+            .iter()
+            .position(|e| crate::model::network::same_url(&e.url, url))?;
+        Some((snapshot.observations.get(i)?, health.scans.get(i)?))
+    }
+
     /// Takes a measurement in.
     fn accept(&mut self, snapshot: NetworkSnapshot) {
         self.health = Some(snapshot.assess());

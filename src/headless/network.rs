@@ -321,6 +321,8 @@ async fn run_health(
                 "lag_behind_newest_s": h.lag_behind_newest.map(seconds),
                 "lag_behind_clock_s": h.update_age.map(seconds),
                 "newest_update_age_s": h.update_age.map(seconds),
+                "latest_event_record_time": h.verdict_head.map(format_time_micros),
+                "verdict_ingestion_lag_s": h.verdict_lag.map(seconds),
                 "newest_open_round": round.map(|r| json!({
                     "number": r.number,
                     "created_at": format_time_micros(r.created_at),

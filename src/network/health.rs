@@ -1,5 +1,7 @@
 //! Measures every scan for the health view: `/status`, `/version`, the newest open mining round
-//! (`POST /v0/open-and-issuing-mining-rounds`) and the newest update of its history (the
+//! (`POST /v0/open-and-issuing-mining-rounds`), the head of its verdict ingestion
+//! (`/v0/events/latest-record-time`, absent on scans older than Splice 0.8) and the newest update
+//! of its history (the
 //! [`HeadSearch`] of `model::network`), all scans at once, each within its budget. The verdict
 //! is `model::network::assess`.
 
@@ -45,14 +47,16 @@ async fn observe_with(net: &Network, scan: usize, search: HeadSearch) -> ScanObs
     let rounds_call = scan::open_and_issuing_mining_rounds(&scan::MiningRoundsRequest::default());
     let (status_call, version_call) = (scan::status(), scan::version());
     let backfill_call = scan::backfilling_status();
-    let (status, version, rounds, backfill, head) = tokio::join!(
+    let events_call = scan::latest_event_record_time();
+    let (status, version, rounds, backfill, events, head) = tokio::join!(
         net.ask(scan, &status_call),
         net.ask(scan, &version_call),
         net.ask(scan, &rounds_call),
         net.ask(scan, &backfill_call),
+        net.ask(scan, &events_call),
         find_head(net, scan, search),
     );
-    let rate_limited = [&status, &version, &rounds, &backfill]
+    let rate_limited = [&status, &version, &rounds, &backfill, &events]
         .iter()
         .any(|r| r.throttled > 0 || matches!(&r.result, Ok(e) if e.status == 429));
     // An old scan without the endpoint (404) is taken as complete.
@@ -88,6 +92,18 @@ async fn observe_with(net: &Network, scan: usize, search: HeadSearch) -> ScanObs
             })
             .ok_or_else(|| format!("round {} has no creation time", round.number)),
     });
+    // An older scan reads the path as `/v0/events/{update_id}`: 404 or 400 means absent.
+    let verdict_head = match &events.result {
+        Ok(e) if matches!(e.status, 400 | 404) => Ok(None),
+        _ => decode(&events, &events_call).and_then(|t| {
+            parse_time_micros(&t.record_time).map(Some).ok_or_else(|| {
+                format!(
+                    "latest record time of events unreadable: {}",
+                    crate::api::sanitize_line(&t.record_time, 60)
+                )
+            })
+        }),
+    };
     ScanObservation {
         reachable,
         down_reason,
@@ -98,6 +114,7 @@ async fn observe_with(net: &Network, scan: usize, search: HeadSearch) -> ScanObs
         newest_round: Some(newest_round),
         backfilling,
         rate_limited,
+        verdict_head: Some(verdict_head),
     }
 }
 

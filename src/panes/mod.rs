@@ -110,8 +110,9 @@ pub struct Shared {
     pub bodies: BodyCache<EventHistoryItem>,
     /// The update open in the Update pane (the Verdict pane shows its verdict).
     pub current_update: Option<String>,
-    /// The update selected in the History pane, as it was when another pane got the focus
-    /// (Holdings queries its parties on first show).
+    /// The update the user was looking at when another pane got the focus: the one open in
+    /// the Update (or Verdict) pane when the focus comes from there, else the one selected in
+    /// History, else the open one (Holdings queries its parties when shown).
     pub selected_update: Option<String>,
     /// Whether the loaded history reaches the network's head (set by the loader); when
     /// it does not (browsing the past with `:time` or `--from`), its newest update says nothing

@@ -981,3 +981,75 @@ async fn scan_dso_names_each_scans_own_sv() {
     assert_eq!(rules.len(), 1, "one DsoRules contract: {rules:?}");
     handle.shutdown().await;
 }
+
+/// `GET /v0/events/latest-record-time` (Splice 0.8+): served by every scan of the demo but the
+/// last of several, which answers as an older scan does (the path read as
+/// `/v0/events/{update_id}`: 404). The answer is the head of the verdict ingestion: a record
+/// time the scan's `/v0/events` answers for, at or before its newest update's (not the
+/// `/v2/updates` head itself). Absent reads as `None`, not as an error.
+#[tokio::test]
+async fn latest_event_record_time_is_served_by_new_scans_and_absent_on_old_ones() {
+    use cantonscope::api::scan::events_head::{is_absent, or_absent};
+    let handle = demo::start(DemoConfig {
+        scans: 3,
+        ..DemoConfig::default()
+    })
+    .await
+    .expect("demo");
+    let d = Demo {
+        scan_url: handle.scan_url.clone(),
+        validator_url: handle.validator_url.clone(),
+        ledger_url: handle.ledger_url.clone(),
+        token: handle.token.clone(),
+    };
+    let c = client(&d);
+    let call = scan::latest_event_record_time();
+    let first = or_absent(c.send(&call).await)
+        .expect("no error")
+        .expect("scan 1 serves it");
+    let at = cantonscope::model::summary::parse_time_micros(&first.record_time).expect("a time");
+    // Not after the newest update of its history, and /v0/events answers for an update at it.
+    let mut head = None;
+    let mut page = c
+        .send(&scan::updates(&UpdatesRequest::from_begin(1000)))
+        .await
+        .expect("page");
+    while let Some(last) = page.transactions.last().cloned() {
+        head = Some(last.clone());
+        if page.transactions.len() < 1000 {
+            break;
+        }
+        let req = UpdatesRequest::after(
+            1000,
+            last.migration_id().expect("migration"),
+            last.record_time().expect("time").to_owned(),
+        );
+        page = c.send(&scan::updates(&req)).await.expect("page");
+    }
+    let head = head.expect("history");
+    let head_at = cantonscope::model::summary::parse_time_micros(head.record_time().unwrap())
+        .expect("head time");
+    assert!(
+        at <= head_at,
+        "{} after the head {head_at}",
+        first.record_time
+    );
+    assert!(
+        head_at - at < 600_000_000,
+        "the verdicts trail the updates a little: {} vs {head_at}",
+        first.record_time
+    );
+    // The last scan is older: 404 from the events-by-id route, read as absent.
+    let old = c.with_scan_url(&handle.scan_urls[2]);
+    let err = old.send(&call).await.expect_err("an old scan");
+    assert!(is_absent(&err), "{err:?}");
+    assert!(
+        err.to_string().contains("latest-record-time"),
+        "the events-by-id route's answer: {err}"
+    );
+    assert_eq!(or_absent(Err(err)).expect("absent is no error"), None);
+    // A scan that does not answer is an error, not "absent".
+    let down = c.with_scan_url("http://127.0.0.1:9");
+    assert!(or_absent(down.send(&call).await).is_err());
+    handle.shutdown().await;
+}

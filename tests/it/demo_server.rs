@@ -1183,6 +1183,85 @@ async fn live_rounds_open_on_the_live_clock() {
     h.shutdown().await;
 }
 
+/// From the first live round on, the rounds agree with each other as the Status card reads
+/// them: some open round has opened (the current one, by `opensAt`) in every read and the
+/// current round never goes back; once the rounds of the generated history (ten minutes long)
+/// are archived, the rounds open in the order of their numbers and the next one opens within a
+/// live round or so, not ten minutes ahead. Before, the first live round opened its new round
+/// 20 minutes ahead (the history's round length), so once the history's rounds were archived no
+/// open round had opened, and `next opens` named a time 20 minutes ahead while the live rounds
+/// moved every few seconds.
+#[tokio::test]
+async fn live_rounds_agree_with_each_other_from_the_first_live_round() {
+    use cantonscope::api::scan::{MiningRound, OpenAndIssuingMiningRounds};
+    use cantonscope::feed::dashboard::RoundsView;
+    use cantonscope::model::summary::parse_time_micros;
+    let started = chrono::Utc::now().timestamp_micros();
+    let h = start(DemoConfig {
+        rate: 20.0,
+        ..DemoConfig::default()
+    })
+    .await
+    .unwrap();
+    let url = scan(&h, "/v0/open-and-issuing-mining-rounds");
+    let body = json!({"cached_open_mining_round_contract_ids": [], "cached_issuing_round_contract_ids": []});
+    let mut last_current = 0;
+    let mut currents = std::collections::BTreeSet::new();
+    let mut live_only_reads = 0;
+    for _ in 0..300 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let (_, answer) = post(&url, &body).await;
+        let now = chrono::Utc::now().timestamp_micros();
+        let r: OpenAndIssuingMiningRounds = serde_json::from_value(answer).expect("decodes");
+        let mut open: Vec<MiningRound> = r
+            .open_mining_rounds
+            .values()
+            .filter_map(cantonscope::api::scan::MaybeCachedContract::round)
+            .collect();
+        open.sort_by_key(|o| o.number);
+        let v = RoundsView::of(&open, &[], now, now);
+        let current = v
+            .current
+            .unwrap_or_else(|| panic!("a round is open at {now}: {open:?}"));
+        assert!(
+            current.number >= last_current,
+            "the current round went back: {open:?}"
+        );
+        last_current = current.number;
+        currents.insert(current.number);
+        let live = open
+            .iter()
+            .all(|o| parse_time_micros(&o.created_at).is_some_and(|t| t >= started));
+        if !live {
+            continue;
+        }
+        live_only_reads += 1;
+        let opens: Vec<i64> = open
+            .iter()
+            .map(|o| parse_time_micros(&o.opens_at).expect("opensAt"))
+            .collect();
+        assert!(
+            opens.windows(2).all(|w| w[0] <= w[1]),
+            "rounds open in the order of their numbers: {open:?}"
+        );
+        let next = v.next.expect("a round opens next");
+        let next_at = parse_time_micros(&next.opens_at).expect("opensAt");
+        assert!(
+            next_at - now < 60_000_000,
+            "the next round opens within a minute at 20 updates a second: {open:?} at {now}"
+        );
+        if live_only_reads >= 20 {
+            break;
+        }
+    }
+    assert!(
+        live_only_reads >= 20,
+        "the history's rounds were archived by the live rounds"
+    );
+    assert!(currents.len() >= 3, "the live rounds moved: {currents:?}");
+    h.shutdown().await;
+}
+
 #[tokio::test]
 async fn amulet_rules_through_the_scan_match_the_scan_proxy_and_honour_the_cache() {
     let h = demo().await;

@@ -875,6 +875,13 @@ fn cli_scans_and_health() {
             assert!(age.as_f64().is_none_or(|s| s >= 0.0), "{scan}");
         }
     }
+    // Verdict ingestion: scan 1 serves `/v0/events/latest-record-time` (a little behind its
+    // newest update); scan 4, the last, is older (absent: null, and still healthy).
+    let lag = health["scans"][0]["verdict_ingestion_lag_s"].as_f64();
+    assert!(lag.is_some_and(|s| (0.0..600.0).contains(&s)), "{health}");
+    assert!(health["scans"][0]["latest_event_record_time"].is_string());
+    assert!(health["scans"][3]["verdict_ingestion_lag_s"].is_null());
+    assert!(health["scans"][3]["latest_event_record_time"].is_null());
     // Stricter thresholds by flag: nothing is healthy.
     let (output, strict) = network_cli(&["health", "--max-update-age", "1ms"]);
     assert_eq!(output.status.code(), Some(6), "{strict}");

@@ -14,7 +14,7 @@ use cantonscope::msg::Command;
 use cantonscope::msg::{Effect, Fetched, Response};
 use cantonscope::panes::form::QueryPane;
 use cantonscope::panes::holdings::{
-    Field, HoldCol, HoldingsPane, HoldingsQuery, NOT_SERVED_TEXT, TimeSpec,
+    Field, HoldCol, HoldingsPane, HoldingsQuery, NO_HOLDINGS, NOT_SERVED_TEXT, TimeSpec,
 };
 use cantonscope::panes::{AppContext, Out, Pane, RenderCtx, Shared};
 use cantonscope::runtime::fetch::execute;
@@ -246,6 +246,140 @@ fn first_show_queries_the_parties_of_the_update_selected_in_history() {
         "{screen}"
     );
     assert_snapshot!("holdings_form_prefilled_80x24", masked(&screen));
+}
+
+/// The decimals of every amount on a screen row (the numbers with a decimal point).
+fn decimals(row: &str) -> Vec<usize> {
+    row.split(['│', ' '])
+        .filter(|t| t.starts_with(|c: char| c.is_ascii_digit() || c == '-'))
+        .filter(|t| {
+            t.chars()
+                .all(|c| c.is_ascii_digit() || c == ',' || c == '.' || c == '-')
+        })
+        .map(|t| t.split_once('.').map_or(0, |(_, f)| f.len()))
+        .collect()
+}
+
+/// Every owner asked for has a row, the ones without holdings too (the DSO party of the first
+/// update: before, `holdings of the 4 parties` showed 3 rows), and every amount of a column,
+/// its total included, has the same number of decimals.
+#[test]
+fn every_owner_asked_for_has_a_row_and_a_column_has_one_number_of_decimals() {
+    let mut h = Harness::start();
+    h.cmd(Command::Pane5);
+    let p = &h.app.holdings;
+    let owners = p.query.as_ref().expect("queried at once").owners.clone();
+    let r = p.result.clone().expect("answered");
+    assert!(!r.missing.is_empty(), "some owner has no holdings");
+    assert!(!r.rows.is_empty(), "some owner has holdings");
+    let mut shown: Vec<String> = p
+        .ordered_parties()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    shown.sort();
+    let mut asked = owners.clone();
+    asked.sort();
+    assert_eq!(shown, asked, "one row per owner asked for");
+    let screen = h.screen(120, 40);
+    let n = owners.len();
+    assert!(
+        screen.contains(&format!("Holdings · {n} parties")),
+        "{screen}"
+    );
+    assert!(screen.contains(&format!("Total ({n} parties)")), "{screen}");
+    assert!(
+        screen.contains(&format!("holdings of the {n} parties")),
+        "{screen}"
+    );
+    for m in &r.missing {
+        let name = m.split("::").next().unwrap_or(m);
+        let row = screen
+            .lines()
+            .find(|l| l.contains(&format!("{name}::")))
+            .unwrap_or_else(|| panic!("a row for {m}: {screen}"));
+        assert!(row.contains(NO_HOLDINGS), "{row}");
+    }
+    let amounts: Vec<Vec<usize>> = screen
+        .lines()
+        .filter(|l| !l.contains(NO_HOLDINGS))
+        .filter(|l| l.contains("::") || l.contains("Total ("))
+        .map(decimals)
+        .filter(|d| d.len() == 3)
+        .collect();
+    assert_eq!(
+        amounts.len(),
+        r.rows.len() + 1,
+        "rows and the total: {screen}"
+    );
+    for col in 0..3 {
+        let first = amounts[0][col];
+        assert!(
+            amounts.iter().all(|d| d[col] == first),
+            "column {col} has one number of decimals: {amounts:?}\n{screen}"
+        );
+    }
+}
+
+/// `5` from the Update pane queries the parties of the update open there, not History's
+/// selection; from History it follows History's selection (a query of its own, since the
+/// update changed); a query the user entered stays when the pane is shown again.
+#[test]
+fn five_queries_the_update_in_view_the_one_open_in_update_first() {
+    use cantonscope::panes::PaneId;
+    let mut h = Harness::start();
+    let parties_of = |h: &Harness, u: &str| -> Vec<String> {
+        h.app
+            .sh
+            .history
+            .parties_of_update(u)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    };
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Update);
+    let open = h.app.sh.current_update.clone().expect("an update is open");
+    // History moves on to an update with other parties.
+    h.cmd(Command::Pane1);
+    let mut selected = open.clone();
+    for _ in 0..200 {
+        h.key(KeyCode::Up);
+        selected = h
+            .app
+            .history
+            .selected_update_id(&h.app.sh)
+            .expect("selected");
+        if parties_of(&h, &selected) != parties_of(&h, &open) {
+            break;
+        }
+    }
+    assert_ne!(parties_of(&h, &selected), parties_of(&h, &open));
+    h.cmd(Command::Pane2);
+    h.cmd(Command::Pane5);
+    let q = h.app.holdings.query.clone().expect("queried");
+    assert_eq!(q.owners, parties_of(&h, &open), "the open update's parties");
+    assert_eq!(holdings_requests(&h), 1);
+    // From History: its selection.
+    h.cmd(Command::Pane1);
+    h.cmd(Command::Pane5);
+    let q = h.app.holdings.query.clone().expect("queried");
+    assert_eq!(q.owners, parties_of(&h, &selected), "History's selection");
+    assert_eq!(holdings_requests(&h), 2);
+    // The same update again: no new query.
+    h.cmd(Command::Pane1);
+    h.cmd(Command::Pane5);
+    assert_eq!(holdings_requests(&h), 2);
+    // A query the user entered stays.
+    query(&mut h, &["alice"]);
+    assert_eq!(holdings_requests(&h), 3);
+    h.cmd(Command::Pane2);
+    h.cmd(Command::Pane5);
+    assert_eq!(holdings_requests(&h), 3);
+    assert_eq!(
+        h.app.holdings.query.as_ref().map(|q| q.owners.clone()),
+        Some(vec![party(&h, "alice")])
+    );
 }
 
 #[test]
@@ -905,6 +1039,8 @@ fn sums_are_exact_and_decimal_points_line_up() {
     assert_eq!(r.totals[1].expect("l").plain(), "1234567.0000000001");
     assert_eq!(r.totals[2].expect("t").plain(), "1234567.3000000001");
     assert_eq!(r.missing, vec!["c::3".to_string()]);
+    // The owner the answer leaves out has a row saying so, counted with the others.
+    assert_eq!(p.ordered_parties(), ["b::2", "a::1", "c::3"]);
     let text = buffer_text(&render(&p, &sh, 100, 12));
     assert_snapshot!("holdings_canned_100x12", text);
     let line = |needle: &str| -> String {
@@ -916,9 +1052,10 @@ fn sums_are_exact_and_decimal_points_line_up() {
     // The decimal points of the total column sit in one column.
     let dot = |l: &str| l.rfind('.').map(|i| l[..i].chars().count());
     assert_eq!(dot(&line("a::1")), dot(&line("b::2")));
-    assert_eq!(dot(&line("b::2")), dot(&line("Total (2 parties)")));
-    assert!(line("Total (2 parties)").contains("1,234,567.3000000001"));
-    assert!(text.contains("no holdings reported for: c::3"), "{text}");
+    assert_eq!(dot(&line("b::2")), dot(&line("Total (3 parties)")));
+    assert!(line("Total (3 parties)").contains("1,234,567.3000000001"));
+    assert!(line("c::3").contains(NO_HOLDINGS), "{text}");
+    assert!(text.contains("Holdings · 3 parties"), "{text}");
 }
 
 #[test]

@@ -12,11 +12,13 @@
 //! traffic).
 
 mod dso;
+pub mod events_head;
 mod governance;
 mod tree;
 mod updates;
 
 pub use dso::{DsoInfo, DsoSv, dso};
+pub use events_head::{LatestEventRecordTime, latest_event_record_time};
 pub use governance::*;
 pub use tree::*;
 pub use updates::*;

@@ -305,6 +305,9 @@ pub struct Generator {
     /// minutes, so the rounds' `opensAt` follow that length to stay true to the clock.
     live_round_start: Option<i64>,
     live_round_len: Option<i64>,
+    /// Live: updates per second, which gives the first live round its expected length (its
+    /// plan's size over the rate) before one has been measured.
+    live_rate: Option<f64>,
     tc_from_round: i64,
     amulet_rules: Option<Con>,
     ext_rules: Option<Con>,
@@ -422,6 +425,7 @@ impl Generator {
             queue: VecDeque::new(),
             live_round_start: None,
             live_round_len: None,
+            live_rate: None,
             tc_from_round: ROUNDS - TC_ROUNDS,
             amulet_rules: None,
             ext_rules: None,
@@ -668,6 +672,11 @@ impl Generator {
         }
     }
 
+    /// Sets the live rate (updates per second) before the first live update.
+    pub(crate) fn set_live_rate(&mut self, rate: f64) {
+        self.live_rate = Some(rate);
+    }
+
     /// Appends one live update at (or just after) `now`.
     pub(crate) fn live_step(&mut self, l: &mut Ledger, now: i64) {
         let before = l.len();
@@ -679,6 +688,15 @@ impl Generator {
                 self.live_round_start = Some(now);
                 self.round += 1;
                 let plan = self.plan_round(self.round);
+                if self.live_round_len.is_none()
+                    && let Some(rate) = self.live_rate.filter(|r| *r > 0.0)
+                {
+                    // The first live round: its plan's length at the rate, so the round it
+                    // opens does not open ten minutes ahead (after the live rounds that
+                    // follow it within a minute).
+                    let secs = plan.len() as f64 / rate;
+                    self.live_round_len = Some(((secs * 1e6) as i64).max(1));
+                }
                 self.queue.extend(plan.into_iter().map(|(_, i)| i));
                 continue;
             };

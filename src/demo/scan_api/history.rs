@@ -231,3 +231,38 @@ pub(super) async fn update_by_hash(
         ))
     })())
 }
+
+/// How many updates the verdicts of a scan trail its update history by: the verdict ingestion
+/// of a Splice scan is a stream of its own, a little behind `/v2/updates`.
+const VERDICT_TRAIL: usize = 2;
+
+/// `GET /v0/events/latest-record-time` (Splice 0.8 and later): the latest record time for which
+/// `/v0/events` can answer (the verdict ingestion's head, [`VERDICT_TRAIL`] updates behind this
+/// scan's newest update). The highest-numbered scan of a network of several is older: the path
+/// falls into `/v0/events/{update_id}` and answers as that route does (404, no such update).
+pub(super) async fn latest_event_record_time(
+    State(c): State<ScanCtx>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    if c.app.scans > 1 && c.scan + 1 == c.app.scans {
+        let request = ById {
+            c,
+            update_id: "latest-record-time".to_owned(),
+            query,
+        };
+        return event_by_id(request).await;
+    }
+    let c = &c;
+    done((|| {
+        let w = c.app.read();
+        let l = &w.ledger;
+        let visible = c.app.visible_len(l, c.scan);
+        let head = visible
+            .checked_sub(1 + VERDICT_TRAIL)
+            .and_then(|i| l.update(i))
+            .ok_or_else(|| not_found("No verdicts ingested yet"))?;
+        Ok(json_ok(&serde_json::json!({
+            "record_time": crate::demo::util::fmt_time6(head.record_time)
+        })))
+    })())
+}

@@ -1,5 +1,6 @@
 //! The scan group (`/api/scan`, and `/svN/api/scan` for extra scan instances): update history,
-//! events, update by hash, ACS snapshot times and holdings, validator faucets, BFT sequencers,
+//! events and the latest record time of events (all but the highest-numbered scan of several),
+//! update by hash, ACS snapshot times and holdings, validator faucets, BFT sequencers,
 //! reward weights, bootstrapping transactions, party hosting, status and version, the DSO
 //! (`/v0/dso`, each scan naming its own SV), governance (vote requests, vote results and their
 //! count, amulet price votes) and the network endpoints (`/v0/scans`, open and
@@ -27,7 +28,7 @@ use governance::{
     amulet_price_votes, vote_request, vote_requests, vote_requests_by_id, vote_results,
     vote_results_count,
 };
-use history::{event_by_id, update_by_hash, update_by_id, updates};
+use history::{event_by_id, latest_event_record_time, update_by_hash, update_by_id, updates};
 use members::{
     amulet_rules, bft_sequencers, bootstrapping, dso_party_id, participant_ids,
     previous_reward_weight, status, validator_faucets, version,
@@ -41,6 +42,10 @@ pub(crate) fn routes(app: Shared, scan: usize) -> Router {
         .route("/v2/updates", post(updates))
         .route("/v2/updates/{update_id}", get(update_by_id))
         .route("/v2/updates/hash/{hash}", get(update_by_hash))
+        .route(
+            "/v0/events/latest-record-time",
+            get(latest_event_record_time),
+        )
         .route("/v0/events/{update_id}", get(event_by_id))
         .route("/v1/holdings/summary", post(holdings_summary))
         .route("/v0/state/acs/snapshot-timestamp", get(snapshot_timestamp))

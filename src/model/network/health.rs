@@ -80,6 +80,9 @@ pub struct ScanObservation {
     pub backfilling: bool,
     /// Some request was refused with 429 (the scan's rate limit).
     pub rate_limited: bool,
+    /// The head of its verdict ingestion (`/v0/events/latest-record-time`, µs), or why it is
+    /// unknown; `Ok(None)`: the scan does not serve the endpoint (older than Splice 0.8).
+    pub verdict_head: Option<Result<Option<i64>, String>>,
 }
 
 /// The health of one scan.
@@ -110,6 +113,12 @@ pub struct ScanHealth {
     pub update_age: Option<i64>,
     /// Age of its newest open mining round (µs, at least 0).
     pub round_age: Option<i64>,
+    /// The latest record time `/v0/events` answers for (µs): the head of its verdict
+    /// ingestion; `None` when the scan does not serve it or it is unknown.
+    pub verdict_head: Option<i64>,
+    /// Its verdict ingestion lag: its newest update's record time minus [`Self::verdict_head`]
+    /// (µs, at least 0); `None` without both.
+    pub verdict_lag: Option<i64>,
 }
 
 /// What the health of the whole network means for a script.
@@ -209,6 +218,13 @@ pub fn assess(
                 Some(Ok(Some(round))) => Some((now - round.created_at).max(0)),
                 _ => None,
             };
+            let verdict_head = match &o.verdict_head {
+                Some(Ok(Some(t))) => Some(*t),
+                _ => None,
+            };
+            let verdict_lag = head
+                .zip(verdict_head)
+                .map(|(h, v)| (h.record_time - v).max(0));
             if !o.reachable {
                 reasons.push(
                     o.down_reason
@@ -222,6 +238,8 @@ pub fn assess(
                     lag_behind_newest,
                     update_age,
                     round_age,
+                    verdict_head,
+                    verdict_lag,
                 };
             }
             match &o.status {
@@ -267,6 +285,8 @@ pub fn assess(
                 lag_behind_newest,
                 update_age,
                 round_age,
+                verdict_head,
+                verdict_lag,
             }
         })
         .collect();

@@ -411,3 +411,26 @@ fn backfilling_and_rate_limited_are_states_of_their_own() {
         health.verdict
     );
 }
+
+#[test]
+fn verdict_ingestion_lag_is_the_updates_head_minus_the_events_head() {
+    let now = 1_800_000_000 * MICROS;
+    let mut with = observation(2, 100, now);
+    with.verdict_head = Some(Ok(Some(now - 9 * MICROS)));
+    let mut old = observation(2, 100, now);
+    old.verdict_head = Some(Ok(None));
+    let mut failed = observation(2, 100, now);
+    failed.verdict_head = Some(Err("timed out".into()));
+    let h = assess(
+        &[with, old, failed],
+        &[true, true, true],
+        now,
+        &HealthThresholds::default(),
+    );
+    assert_eq!(h.scans[0].verdict_head, Some(now - 9 * MICROS));
+    assert_eq!(h.scans[0].verdict_lag, Some(7 * MICROS));
+    assert_eq!(h.scans[1].verdict_lag, None);
+    assert_eq!(h.scans[2].verdict_lag, None);
+    // The verdicts' head is not the history's head: it does not change the health.
+    assert!(h.scans.iter().all(|s| s.state == HealthState::Healthy));
+}

@@ -44,7 +44,7 @@ use crate::ui::table::DataTable;
 use crate::ui::theme::Theme;
 
 pub use query::{Field, HoldingsForm, HoldingsQuery, TimeSpec, parse_time_spec};
-pub use result::{HoldCol, HoldingRow, HoldingsResult, explain_error};
+pub use result::{HoldCol, HoldingRow, HoldingsResult, NO_HOLDINGS, explain_error};
 
 use result::{HoldingLine, amount_index, formatted};
 
@@ -87,6 +87,10 @@ pub struct HoldingsPane {
     shown: bool,
     /// Why the first show did not query (nothing selected in History).
     pub start_note: Option<String>,
+    /// The update whose parties the shown query asks for, while the query is the one the pane
+    /// made from it (not one the user entered): showing the pane with another update in view
+    /// queries that one's parties.
+    pub from_update: Option<String>,
     /// The result's rows as drawn, and the totals line (unlocked, locked, total).
     lines: Vec<HoldingLine>,
     totals: [String; 3],
@@ -105,6 +109,7 @@ impl HoldingsPane {
             sort_col: HoldCol::Total,
             shown: false,
             start_note: None,
+            from_update: None,
             lines: Vec::new(),
             totals: Default::default(),
             table: DataTable::new(HoldCol::columns()),
@@ -151,6 +156,7 @@ impl HoldingsPane {
     pub fn query_party(&mut self, party: &str, sh: &mut Shared, out: &mut Out) {
         self.shown = true;
         self.start_note = None;
+        self.from_update = None;
         self.form.prefill(sh);
         self.form.set_owners(&[party.to_owned()]);
         if let Some(q) = self.form.validate(sh) {
@@ -158,8 +164,9 @@ impl HoldingsPane {
         }
     }
 
-    /// First show: the parties of the update selected in History, queried at once (the form
-    /// keeps them for editing); nothing selected: a note says how to start.
+    /// First show: the parties of the update in view (open in Update when coming from there,
+    /// else selected in History), queried at once (the form keeps them for editing); nothing
+    /// selected: a note says how to start.
     fn start(&mut self, sh: &mut Shared, out: &mut Out) {
         let parties: Vec<String> = sh
             .selected_update
@@ -179,6 +186,7 @@ impl HoldingsPane {
         self.form.set_owners(&parties);
         if let Some(q) = self.form.validate(sh) {
             let update = sh.selected_update.as_deref().unwrap_or("");
+            self.from_update = Some(update.to_string());
             out.info(format!(
                 "holdings of the {} parties of update {} (i edits the query)",
                 parties.len(),
@@ -208,17 +216,29 @@ impl HoldingsPane {
                             (t[i].clone(), row.total.value),
                         ],
                         consistent: row.consistent(),
+                        no_holdings: false,
                         filter: format!(
                             "{} {} {} {}",
                             row.party, row.unlocked.raw, row.locked.raw, row.total.raw
                         ),
                     })
+                    .chain(r.missing.iter().map(|party| HoldingLine {
+                        party: party.clone(),
+                        amounts: Default::default(),
+                        consistent: true,
+                        no_holdings: true,
+                        filter: format!("{party} {NO_HOLDINGS}"),
+                    }))
                     .collect();
                 let n = r.rows.len();
+                let mut t_fit = t.clone();
+                if !r.missing.is_empty() {
+                    t_fit.push(NO_HOLDINGS.to_string());
+                }
                 for (col, texts) in [
                     (HoldCol::Unlocked, &u),
                     (HoldCol::Locked, &l),
-                    (HoldCol::Total, &t),
+                    (HoldCol::Total, &t_fit),
                 ] {
                     self.table
                         .columns_mut()
@@ -273,6 +293,7 @@ impl QueryPane for HoldingsPane {
         match self.form.validate(sh) {
             Some(q) => {
                 self.form.dialog.close();
+                self.from_update = None;
                 self.run(q, sh, out);
             }
             None => out.warn("the query is not complete: see the highlighted field"),
@@ -318,11 +339,15 @@ impl QueryPane for HoldingsPane {
     }
 
     /// The first show, and every show after one that found nothing selected (until the user
-    /// enters owners), queries the selected update's parties.
+    /// enters owners), queries the parties of the update in view; a later show with another
+    /// update in view queries its parties, unless the user entered the query.
     fn on_show(&mut self, sh: &mut Shared, out: &mut Out) {
         let waiting = self.start_note.is_some() && self.form.owners().is_empty();
         let idle = self.query.is_none() && self.pending.is_none();
-        if queries_on_show(&mut self.shown, waiting, idle) {
+        let moved = self.from_update.is_some()
+            && sh.selected_update.is_some()
+            && sh.selected_update != self.from_update;
+        if queries_on_show(&mut self.shown, waiting, idle) || moved {
             self.start(sh, out);
         }
     }

@@ -9,13 +9,12 @@ use ratatui::text::{Line, Span};
 use crate::panes::form::{QueryPane, Unanswered, render_error, render_unanswered};
 use crate::panes::{RenderCtx, Shared};
 use crate::ui::format::server_time;
-use crate::ui::safe::{safe_line, sanitize};
+use crate::ui::safe::safe_line;
 use crate::ui::table::{Align, Draw, put};
 use crate::ui::theme::Theme;
 
 use super::{
-    EMPTY_TEXT, HOLDINGS_ENDPOINT, HoldCol, HoldingLine, HoldingsPane, HoldingsResult, TimeSpec,
-    amount_index,
+    EMPTY_TEXT, HOLDINGS_ENDPOINT, HoldCol, HoldingLine, HoldingsPane, TimeSpec, amount_index,
 };
 
 impl HoldingsPane {
@@ -26,7 +25,7 @@ impl HoldingsPane {
         self.result
             .iter()
             .map(|r| {
-                let n = r.rows.len();
+                let n = r.parties();
                 Span::styled(
                     format!(" · {n} {}", if n == 1 { "party" } else { "parties" }),
                     theme.muted,
@@ -89,13 +88,13 @@ impl HoldingsPane {
             buf.set_line(area.x, y, &line, area.width);
             y += 1;
         }
-        let footer_h: u16 = 2 + u16::from(!r.missing.is_empty());
+        let footer_h: u16 = 2;
         let table_h = bottom.saturating_sub(y);
         if table_h < 2 {
             return;
         }
         let draw = Draw::new(&(), theme, focused);
-        if r.rows.is_empty() {
+        if self.lines.is_empty() {
             let header = Rect::new(area.x, y, area.width, 1);
             self.table
                 .columns()
@@ -110,13 +109,6 @@ impl HoldingsPane {
                     theme.muted,
                 );
             }
-            y += 1;
-            self.render_missing(
-                r,
-                Rect::new(area.x, y, area.width, bottom.saturating_sub(y)),
-                buf,
-                theme,
-            );
             return;
         }
         // Below the header: the rows, then the totals when there is room.
@@ -139,7 +131,7 @@ impl HoldingsPane {
             let x = area.x + p.x;
             match p.id {
                 HoldCol::Party => {
-                    let n = r.rows.len();
+                    let n = r.parties();
                     let label = format!("Total ({n} {})", if n == 1 { "party" } else { "parties" });
                     put(buf, x, ty, &label, p.width, Align::Left, bold);
                 }
@@ -154,32 +146,6 @@ impl HoldingsPane {
                 }
             }
         }
-        self.render_missing(
-            r,
-            Rect::new(area.x, ty + 1, area.width, bottom.saturating_sub(ty + 1)),
-            buf,
-            theme,
-        );
-    }
-
-    fn render_missing(&self, r: &HoldingsResult, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        if r.missing.is_empty() || area.height == 0 || area.width == 0 {
-            return;
-        }
-        let list = r
-            .missing
-            .iter()
-            .map(|m| sanitize(m).into_owned())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let text = format!("no holdings reported for: {list}");
-        buf.set_stringn(
-            area.x,
-            area.y,
-            safe_line(&text, usize::from(area.width)),
-            usize::from(area.width),
-            theme.muted,
-        );
     }
 
     pub(super) fn render_form(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {

@@ -46,9 +46,15 @@ pub struct HoldingLine {
     /// Unlocked, locked, total: the text drawn and the exact value.
     pub(super) amounts: [(String, Option<Amount>); 3],
     pub(super) consistent: bool,
+    /// An owner asked for that the answer does not list: it has no holdings at the snapshot
+    /// (its row says so instead of amounts).
+    pub(super) no_holdings: bool,
     /// The party and the amounts as the server sent them.
     pub(super) filter: String,
 }
+
+/// What the Total cell of an owner without holdings says.
+pub const NO_HOLDINGS: &str = "no holdings";
 
 impl TableRow for HoldingLine {
     type Col = HoldCol;
@@ -57,6 +63,14 @@ impl TableRow for HoldingLine {
     fn cell(&self, col: HoldCol, _width: u16, (): &(), theme: &Theme) -> Cell<'_> {
         if col == HoldCol::Party {
             return Cell::new(self.party.as_str(), theme.party);
+        }
+        if self.no_holdings {
+            let text = if col == HoldCol::Total {
+                NO_HOLDINGS
+            } else {
+                ""
+            };
+            return Cell::new(text, theme.muted);
         }
         let (text, value) = &self.amounts[amount_index(col)];
         let style = if value.is_none() || (col == HoldCol::Total && !self.consistent) {
@@ -93,13 +107,19 @@ pub struct HoldingsResult {
     /// What the user asked for (`now` or a time).
     pub asked: TimeSpec,
     pub rows: Vec<HoldingRow>,
-    /// Owners asked for that the answer does not list (no active amulets).
+    /// Owners asked for that the answer does not list (no active amulets); each gets a row
+    /// saying so.
     pub missing: Vec<String>,
     /// Exact column sums (unlocked, locked, total); `None` when a value did not parse.
     pub totals: [Option<Amount>; 3],
 }
 
 impl HoldingsResult {
+    /// How many owners the table lists: the ones with holdings and the ones without.
+    pub fn parties(&self) -> usize {
+        self.rows.len() + self.missing.len()
+    }
+
     /// Builds the rows and exact totals of a response.
     pub fn new(query: &HoldingsQuery, r: &HoldingsSummaryResponse) -> Self {
         let rows: Vec<HoldingRow> = r

@@ -123,6 +123,23 @@ pub fn age_label(us: Option<i64>) -> String {
     }
 }
 
+/// What a scan's card says of its verdict ingestion (`/v0/events/latest-record-time`).
+pub fn verdict_words(o: &ScanObservation, h: &ScanHealth, sh: &Shared) -> String {
+    match (&o.verdict_head, h.verdict_head) {
+        (_, Some(t)) => match h.verdict_lag {
+            Some(lag) => format!(
+                "ingested up to {} · verdict ingestion lag {}",
+                sh.format_time(t),
+                age_label(Some(lag))
+            ),
+            None => format!("ingested up to {}", sh.format_time(t)),
+        },
+        (Some(Ok(None)), _) => "— (no /v0/events/latest-record-time: Splice before 0.8)".to_owned(),
+        (Some(Err(e)), _) => format!("unknown: {e}"),
+        _ => "not checked".to_owned(),
+    }
+}
+
 /// The columns of the matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScanCol {
@@ -138,6 +155,9 @@ pub enum ScanCol {
     Age,
     Round,
     RoundAge,
+    /// Verdict ingestion lag: the newest update's record time minus the latest record time of
+    /// `/v0/events` ("—" on a scan without `/v0/events/latest-record-time`).
+    VerdictLag,
     Health,
 }
 
@@ -231,6 +251,7 @@ impl TableRow for ScanRow {
                 theme.json_number,
             ),
             ScanCol::RoundAge => Cell::new(age_label(self.health.round_age), theme.json_number),
+            ScanCol::VerdictLag => Cell::new(age_label(self.health.verdict_lag), theme.json_number),
             ScanCol::Health => Cell::new(self.state_name(), self.state_style(theme)),
         }
     }
@@ -257,6 +278,7 @@ impl TableRow for ScanRow {
             ScanCol::Age => opt(self.health.update_age),
             ScanCol::Round => opt(self.round().map(|r| r.number)),
             ScanCol::RoundAge => opt(self.health.round_age),
+            ScanCol::VerdictLag => opt(self.health.verdict_lag),
             ScanCol::Health => SortKey::Int(self.state_rank()),
         }
     }
@@ -311,6 +333,10 @@ pub(super) fn scans_table() -> DataTable<ScanCol> {
             .right()
             .descending_first()
             .priority(3),
+        Column::new(ScanCol::VerdictLag, "Vrd lag", Width::Fixed(7))
+            .right()
+            .descending_first()
+            .priority(0),
         Column::new(ScanCol::Health, "Health", Width::Fixed(9)).priority(9),
     ]))
 }
@@ -640,6 +666,7 @@ impl NetworkPane {
             None => "not checked".into(),
         };
         lines.push(("Open round", round, theme.json_number));
+        lines.push(("Verdicts", verdict_words(o, h, sh), theme.json_number));
         if let Some(snap) = &self.scans.snapshot {
             lines.push(("Measured", sh.format_time(snap.checked_at), theme.time));
         }

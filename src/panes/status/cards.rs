@@ -275,9 +275,10 @@ impl StatusPane {
         }
     }
 
+    /// Every figure from the last read of the rounds and the same `now` ([`RoundsView`]).
     fn render_rounds(&self, rows: &mut CardRows<'_>, sh: &Shared, theme: &Theme) {
         let r = &self.rounds;
-        let Some(at) = r.at else {
+        let Some(view) = r.view(sh.now) else {
             match &r.error {
                 Some(e) => rows.wrapped_cut(&format!("error: {e}"), theme.status_err, 2),
                 None => rows.line(Line::styled("waiting for the first answer", theme.muted)),
@@ -293,7 +294,7 @@ impl StatusPane {
                 },
             )
         };
-        match r.current(sh.now) {
+        match view.current {
             Some(c) => rows.line(Line::from(vec![
                 Span::styled("current round ", theme.muted),
                 Span::styled(group_thousands(c.number), theme.accent.patch(bold())),
@@ -304,7 +305,11 @@ impl StatusPane {
                 theme.status_warn,
             )),
         }
-        let open: Vec<String> = r.open.iter().map(|o| group_thousands(o.number)).collect();
+        let open: Vec<String> = view
+            .open
+            .iter()
+            .map(|o| group_thousands(o.number))
+            .collect();
         let mut line = vec![
             Span::styled("open ", theme.muted),
             Span::raw(if open.is_empty() {
@@ -313,18 +318,14 @@ impl StatusPane {
                 open.join(" · ")
             }),
         ];
-        if let Some(next) = r
-            .open
-            .iter()
-            .find(|o| parse_time_micros(&o.opens_at).is_some_and(|t| t > sh.now))
-        {
+        if let Some(next) = view.next {
             line.push(Span::styled(
                 format!("  next opens {}", hms(&next.opens_at)),
                 theme.muted,
             ));
         }
         rows.line(Line::from(line));
-        let issuing: Vec<String> = r.issuing.iter().map(|&n| group_thousands(n)).collect();
+        let issuing: Vec<String> = view.issuing.iter().map(|&n| group_thousands(n)).collect();
         rows.line(Line::from(vec![
             Span::styled("issuing ", theme.muted),
             Span::raw(if issuing.is_empty() {
@@ -336,7 +337,7 @@ impl StatusPane {
         match &r.error {
             Some(e) => rows.line(Line::styled(format!("error: {e}"), theme.status_err)),
             None => rows.line(Line::styled(
-                format!("read {} ago", human_duration(sh.now - at)),
+                format!("read {} ago", human_duration(sh.now - view.read_at)),
                 theme.muted,
             )),
         }
@@ -451,6 +452,19 @@ impl StatusPane {
         };
         l1.push(Span::raw("  "));
         l1.push(Span::raw(detail));
+        if let NodeKind::Scan(_) = n.kind
+            && let Some((o, h)) = sh.health.network.scan_at(&n.url)
+            && let Some(Ok(_)) = o.verdict_head
+        {
+            // From the last network measurement: the head of its verdict ingestion
+            // (`/v0/events/latest-record-time`) behind its newest update; "—" on a scan
+            // without the endpoint (nothing when it could not be read).
+            l1.push(Span::styled(" · verdict ingestion lag ", theme.muted));
+            l1.push(Span::styled(
+                crate::panes::network::age_label(h.verdict_lag),
+                theme.json_number,
+            ));
+        }
         rows.line(Line::from(l1));
 
         // Line 2: identity (scans) or rate (ledger).
