@@ -250,7 +250,7 @@ mod tests {
         assert_eq!(list.row(3), Some(&("u3".to_owned(), Some(3))));
         list.scroll.set_len(100);
         for page in 1..6 {
-            assert_eq!(list.missing_in(0..(page + 1) * 10), Some(page));
+            assert_eq!(list.missing_in(page * 10..(page + 1) * 10), Some(page));
             list.sent(id(10 + page as u64), page);
             assert_eq!(list.missing_in(0..100), None, "one read at a time");
             list.scroll.select(page * 10);
