@@ -5,13 +5,14 @@
 //! and nothing else is asked of a node; otherwise a page comes from the index only when a
 //! chunk the index walked covers all of it, and from the profile's scan when the index lacks it.
 
-use crate::api::scan::{UpdateItem, UpdatesPage, UpdatesRequest};
+use crate::api::scan::{ReassignmentEvent, UpdateItem, UpdatesPage, UpdatesRequest};
 use crate::api::{Answer, ApiClient, ApiError};
 use crate::model::format::parse_time_micros;
 use crate::model::history::{History, Placement};
 use crate::model::index::query::Query;
 use crate::model::index::read::{
-    IndexAnswer, IndexFailure, IndexRead, IndexReply, LIFECYCLE_MAX, RangePage, SearchPage,
+    IndexAnswer, IndexFailure, IndexRead, IndexReply, LIFECYCLE_MAX, RangePage, RowDetail,
+    SearchPage,
 };
 use crate::model::lifecycle::Lifecycle;
 use crate::msg::Response;
@@ -87,6 +88,7 @@ fn answer(store: &mut dyn IndexStore, read: &IndexRead) -> Result<IndexAnswer, S
         }
         IndexRead::Range {
             since,
+            before,
             offset,
             limit,
             count,
@@ -94,7 +96,7 @@ fn answer(store: &mut dyn IndexStore, read: &IndexRead) -> Result<IndexAnswer, S
         } => {
             let rows = store.range_rows(*since, *offset, *limit)?;
             let total = if *count {
-                Some(store.range_count(*since, None)?)
+                Some(store.range_count(*since, *before)?)
             } else {
                 None
             };
@@ -102,11 +104,16 @@ fn answer(store: &mut dyn IndexStore, read: &IndexRead) -> Result<IndexAnswer, S
                 Some(at) => Some(store.range_count(*since, Some(*at))?),
                 None => None,
             };
+            let details = rows
+                .iter()
+                .map(|r| detail(store, &r.update_id))
+                .collect::<Result<Vec<_>, _>>()?;
             Ok(IndexAnswer::Range(RangePage {
                 offset: *offset,
                 rows,
                 total,
                 located,
+                details,
             }))
         }
         IndexRead::Body { update_id } => store.body(update_id).map(IndexAnswer::Body),
@@ -118,6 +125,31 @@ fn answer(store: &mut dyn IndexStore, read: &IndexRead) -> Result<IndexAnswer, S
         )
         .map(IndexAnswer::VoteUpdates),
     }
+}
+
+/// An update's event count and synchronizer from its body as kept (`None`: kept without it,
+/// or a body that does not decode).
+fn detail(store: &mut dyn IndexStore, update_id: &str) -> Result<Option<RowDetail>, StoreError> {
+    let Some(body) = store.body(update_id)? else {
+        return Ok(None);
+    };
+    let Ok(item) = serde_json::from_str::<UpdateItem>(&body) else {
+        return Ok(None);
+    };
+    Ok(match &item {
+        UpdateItem::Transaction(tx) => Some(RowDetail {
+            events: u32::try_from(tx.events_by_id.len()).unwrap_or(u32::MAX),
+            synchronizer: tx.synchronizer_id.clone(),
+        }),
+        UpdateItem::Reassignment(r) => Some(RowDetail {
+            events: 1,
+            synchronizer: match &r.event {
+                ReassignmentEvent::Assign(a) => a.target_synchronizer.clone(),
+                ReassignmentEvent::Unassign(u) => u.source_synchronizer.clone(),
+            },
+        }),
+        UpdateItem::Malformed { .. } => None,
+    })
 }
 
 /// Every update of the index touching `contract_id` (the newest [`LIFECYCLE_MAX`]), read from

@@ -514,6 +514,11 @@ fn range(h: &Harness) -> &cantonscope::panes::history::IndexRange {
         .expect("History reads from the index")
 }
 
+/// The update selected in History (a row from the index or a loaded one).
+fn selected(h: &Harness) -> Option<String> {
+    h.app.history.selected_update_id(&h.app.sh)
+}
+
 #[test]
 fn l_over_the_index_shows_the_whole_span_paged_without_filling_the_memory_budget() {
     use cantonscope::panes::history::INDEX_RANGE_KEPT_PAGES;
@@ -556,7 +561,7 @@ fn l_over_the_index_shows_the_whole_span_paged_without_filling_the_memory_budget
     let r = range(&h);
     assert_eq!(r.cursor(), span.len() - 1);
     assert_eq!(
-        r.selected().map(|row| row.update_id.as_str()),
+        selected(&h).as_deref(),
         Some(span[span.len() - 1].1.as_str())
     );
     // The oldest row is the first update of the span; paging through the middle reads pages
@@ -565,7 +570,7 @@ fn l_over_the_index_shows_the_whole_span_paged_without_filling_the_memory_budget
     let r = range(&h);
     assert_eq!(r.cursor(), 0);
     assert_eq!(
-        r.selected().map(|row| row.update_id.as_str()),
+        selected(&h).as_deref(),
         Some(span[0].1.as_str()),
         "the first update of the span"
     );
@@ -580,7 +585,7 @@ fn l_over_the_index_shows_the_whole_span_paged_without_filling_the_memory_budget
     let r = range(&h);
     let at = r.cursor();
     assert_eq!(
-        r.selected().map(|row| row.update_id.as_str()),
+        selected(&h).as_deref(),
         Some(span[at].1.as_str()),
         "row {at} is the span's update {at}"
     );
@@ -591,7 +596,7 @@ fn l_over_the_index_shows_the_whole_span_paged_without_filling_the_memory_budget
     );
     h.key(KeyCode::End);
     assert_eq!(
-        range(&h).selected().map(|row| row.update_id.as_str()),
+        selected(&h).as_deref(),
         Some(span[span.len() - 1].1.as_str())
     );
     assert!(h.app.sh.history.memory_bytes() <= budget);
@@ -611,12 +616,77 @@ fn l_over_the_index_shows_the_whole_span_paged_without_filling_the_memory_budget
     assert_eq!(h.app.focus, cantonscope::panes::PaneId::Update);
     assert_eq!(h.app.update_pane.update_id(), Some(span[0].1.as_str()));
     assert!(h.app.update_pane.error().is_none());
-    // Esc: back to the list read from the index, Esc again: the loaded rows.
+    // Esc: back to the one list, Esc again: the loaded rows alone.
     h.key(KeyCode::Esc);
     assert!(h.app.history.index_range().is_some());
     h.key(KeyCode::Esc);
     assert!(h.app.history.index_range().is_none());
     assert_eq!(h.app.history.row_count(&h.app.sh), loaded);
+}
+
+#[test]
+fn one_scroll_runs_from_the_loaded_rows_into_the_index_rows_and_back_listing_each_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_whole_index_and_a_tiny_budget(dir.path());
+    let kept = kept_in_time_order(&h);
+    let loaded = h.app.sh.history.len();
+    let since = h.now - 2 * 86_400_000_000;
+    let span: Vec<&(i64, String)> = kept.iter().filter(|(t, _)| *t >= since).collect();
+    h.palette("load 2d");
+    let s = screen(&mut h, 200, 40);
+    assert!(
+        s.contains(&format!("{loaded} loaded")),
+        "the title says which part is loaded: {s}"
+    );
+    // From the newest loaded row, k walks up over the loaded rows and on into the index's
+    // rows, no key in between: every update of the span once, in order.
+    h.key(KeyCode::End);
+    let steps = loaded + 250;
+    let mut seen = vec![selected(&h).expect("a row")];
+    for _ in 0..steps {
+        h.key(KeyCode::Char('k'));
+        seen.push(selected(&h).expect("a row"));
+    }
+    seen.reverse();
+    let expected: Vec<String> = span[span.len() - steps - 1..]
+        .iter()
+        .map(|(_, id)| id.clone())
+        .collect();
+    assert_eq!(
+        seen, expected,
+        "the index's rows, then the loaded ones, none twice"
+    );
+    let r = range(&h);
+    assert!(r.in_index());
+    assert_eq!(r.cursor(), span.len() - 1 - steps);
+    // j goes back down into the loaded rows (251 rows down: the first loaded one); PgUp from
+    // there goes into the index's rows, PgDn back, G to the newest loaded row, g to the span's
+    // first update.
+    for _ in 0..251 {
+        h.key(KeyCode::Char('j'));
+    }
+    assert!(!range(&h).in_index());
+    let first_loaded = h
+        .app
+        .sh
+        .history
+        .first()
+        .expect("loaded")
+        .update_id
+        .to_string();
+    assert_eq!(selected(&h), Some(first_loaded.clone()));
+    h.key(KeyCode::PageUp);
+    assert!(range(&h).in_index());
+    h.key(KeyCode::PageDown);
+    assert_eq!(selected(&h), Some(first_loaded));
+    h.key(KeyCode::Char('G'));
+    assert_eq!(
+        selected(&h).as_deref(),
+        Some(span[span.len() - 1].1.as_str())
+    );
+    h.key(KeyCode::Char('g'));
+    assert_eq!(selected(&h).as_deref(), Some(span[0].1.as_str()));
+    assert_eq!(h.app.sh.history.len(), loaded, "nothing more was loaded");
 }
 
 #[test]

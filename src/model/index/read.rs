@@ -53,10 +53,12 @@ pub enum IndexRead {
     },
     /// A page of History's list read from the index: the updates recorded at or after `since`
     /// in record-time order, leaving out the first `offset`, at most `limit`; with `count`,
-    /// how many there are; with `locate`, how many of them come before that time (µs), so
-    /// the list can select the row of a time.
+    /// how many there are before `before` (µs; `None`: all of them: the list stops where the
+    /// loaded rows start); with `locate`, how many of them come before that time (µs), so the
+    /// list can select the row of a time.
     Range {
         since: i64,
+        before: Option<i64>,
         offset: usize,
         limit: usize,
         count: bool,
@@ -105,6 +107,19 @@ pub struct RangePage {
     pub total: Option<u64>,
     /// The row number of the time asked to locate, when asked.
     pub located: Option<u64>,
+    /// What each row shows besides the index's summary row, read from its kept body, in the
+    /// order of `rows` (`None`: kept without its body).
+    pub details: Vec<Option<RowDetail>>,
+}
+
+/// A row's event count and synchronizer, read from the update's body as kept (the index's
+/// summary row keeps neither).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowDetail {
+    /// Events of a transaction, nested ones too (1 for a reassignment).
+    pub events: u32,
+    /// The synchronizer (of a reassignment: where the contract goes to, or leaves from).
+    pub synchronizer: String,
 }
 
 /// The answer of an [`IndexRead`].

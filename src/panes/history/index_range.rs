@@ -1,18 +1,22 @@
-//! History reaching back through the local index: the list of every update the index keeps
-//! from a time on (`L` back to the span's start, `:time` and scrolling above the loaded window
-//! over the whole index), read a page of [`RANGE_PAGE`] summary rows at a time around the
-//! rows on screen (an effect each, latest request wins) and kept in a bounded cache of
-//! [`KEPT_PAGES`] pages, so memory stays bounded whatever the span: no update body is held.
-//! The list's length is the index's count for the range (so the title and the position are
-//! right before any row is read); the selection keeps its row while pages arrive. The loaded
-//! history (the live tail, in memory) goes on below it; Esc or `f` goes back to it.
+//! History reaching back through the local index: one list of the updates the index keeps
+//! from a time on that are older than the loaded window (`L` back to the span's start,
+//! `:time` and scrolling above the loaded window over the whole index), then the loaded rows
+//! (the live tail, in memory), one scroll over both: ↑ ↓ PgUp PgDn g G move from the loaded
+//! rows into the index's and back. The index's rows stop where the loaded ones start (its
+//! count is asked up to the loaded window's first record time), so an update held by both is
+//! listed once, as the loaded row. They are read a page of [`RANGE_PAGE`] summary rows at a
+//! time around the rows on screen (an effect each, latest request wins) and kept in a bounded
+//! cache of [`KEPT_PAGES`] pages ([`PagedList`]), so memory stays bounded whatever the span: no
+//! update body is held. The list's length is the index's count plus the loaded rows (so the
+//! title and the position are right before any row is read). Esc drops the index's rows (the
+//! loaded rows alone again), `f` follows the live tail.
 //!
 //! ```text
-//! ┌History · 11-26 14:00–11-27 14:00 UTC · 1,234,567 updates (local index)───────┐
+//! ┌History · 11-26 14:00–11-27 14:00 UTC · 1,234,567 updates (local index) · 43 loaded · paused┐
 //! │Time (UTC)              Kind        Update     Summary                    Events│
 //! │2026-11-26 14:00:01.123 transaction d17b…9f1e  transfer alice → bob 25.00       │
 //! │…                                                                              │
-//! │the local index · ↵ open · Esc loaded rows · f follow · / F search the index     │
+//! │the local index, then the loaded rows · ↵ open · Esc loaded rows only · f follow │
 //! └───────────────────────────────────────────────────────────────────────────────┘
 //! ```
 
@@ -24,10 +28,12 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Widget};
 
+use crate::feed::loader::LoaderIntent;
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::SearchRow;
-use crate::model::index::read::{IndexAnswer, IndexRead, RANGE_PAGE};
-use crate::msg::{Command, Fetched, Request, RequestId};
+use crate::model::index::read::{IndexRead, RANGE_PAGE, RowDetail};
+use crate::model::summary::{UpdateSummary, short_party};
+use crate::msg::{Command, Fetched, Request};
 use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
 use crate::ui::scroll::ScrollState;
@@ -36,13 +42,15 @@ use crate::ui::theme::Theme;
 
 use super::super::{AppEvent, Out, RenderCtx, Shared};
 use super::HistoryPane;
+use super::paged::PagedList;
 use super::table::{DATED_RANGE_WIDTH, HistoryCol, distinct_id, loaded_range};
 
 /// Pages of rows kept at most (the ones farthest from the selection leave first).
 pub const KEPT_PAGES: usize = 8;
 
-/// One row of History read from the index: the summary row fields the index keeps (no body,
-/// no event count, no synchronizer).
+/// One row of History read from the index: the summary row fields the index keeps, and the
+/// event count and synchronizer read from the update's kept body (none when the index keeps no
+/// bodies: `index sync --no-bodies`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexedRow {
     /// µs (`None`: a row not read yet).
@@ -51,6 +59,8 @@ pub struct IndexedRow {
     pub update_id: String,
     pub kind: String,
     pub summary: String,
+    pub events: Option<u32>,
+    pub synchronizer: Option<String>,
 }
 
 /// What a row not read yet shows.
@@ -60,16 +70,24 @@ static READING: IndexedRow = IndexedRow {
     update_id: String::new(),
     kind: String::new(),
     summary: String::new(),
+    events: None,
+    synchronizer: None,
 };
 
 impl IndexedRow {
-    fn of(r: SearchRow) -> Self {
+    fn of(r: SearchRow, detail: Option<RowDetail>) -> Self {
+        let (events, synchronizer) = match detail {
+            Some(d) => (Some(d.events), Some(d.synchronizer)),
+            None => (None, None),
+        };
         IndexedRow {
             record_time: parse_time_micros(&r.record_time),
             migration_id: r.migration_id,
             update_id: r.update_id,
             kind: r.kind,
             summary: r.root_action,
+            events,
+            synchronizer,
         }
     }
 }
@@ -107,10 +125,19 @@ impl TableRow for IndexedRow {
             }
             HistoryCol::Id => Cell::new(distinct_id(&self.update_id, width), theme.id),
             HistoryCol::Summary => Cell::new(self.summary.clone(), Style::default()),
-            // The index keeps neither: shown empty rather than guessed.
-            HistoryCol::Events | HistoryCol::Synchronizer | HistoryCol::Parties => {
-                Cell::new("", theme.muted)
-            }
+            // From the kept body; empty (not guessed) when the index keeps no bodies.
+            HistoryCol::Events => Cell::new(
+                self.events.map(|n| n.to_string()).unwrap_or_default(),
+                theme.muted,
+            ),
+            HistoryCol::Synchronizer => Cell::new(
+                self.synchronizer
+                    .as_deref()
+                    .map(|s| short_party(s).to_owned())
+                    .unwrap_or_default(),
+                theme.party,
+            ),
+            HistoryCol::Parties => Cell::new("", theme.muted),
         }
     }
 
@@ -123,6 +150,35 @@ impl TableRow for IndexedRow {
     }
 }
 
+/// A row of the one list: from the index, or loaded.
+enum JointRow<'a> {
+    Index(&'a IndexedRow),
+    Loaded(&'a UpdateSummary),
+}
+
+impl TableRow for JointRow<'_> {
+    type Col = HistoryCol;
+    type Ctx = Shared;
+
+    fn cell(&self, col: HistoryCol, width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
+        match self {
+            JointRow::Index(r) => r.cell(col, width, sh, theme),
+            JointRow::Loaded(s) => s.cell(col, width, sh, theme),
+        }
+    }
+
+    fn filter_text(&self) -> Cow<'_, str> {
+        match self {
+            JointRow::Index(r) => r.filter_text(),
+            JointRow::Loaded(s) => s.filter_text(),
+        }
+    }
+
+    fn title(col: HistoryCol, sh: &Shared) -> Option<Cow<'static, str>> {
+        IndexedRow::title(col, sh)
+    }
+}
+
 /// Where the selection goes once the list's length is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Land {
@@ -130,36 +186,45 @@ pub enum Land {
     At(i64),
     /// The row just before this time (µs): scrolling up from the loaded rows.
     Before(i64),
-    /// The newest row.
+    /// The newest row of the index.
     Last,
+    /// It stays on the loaded row selected.
+    Loaded,
 }
 
-/// History's list read from the index, from `since` on.
+/// History's rows read from the index, from `since` up to the loaded rows: a [`PagedList`]
+/// as long as the index's count, read around the rows on screen, and the one scroll over
+/// them and the loaded rows below.
 #[derive(Debug, Clone)]
 pub struct IndexRange {
     since: i64,
-    /// Every row of the range, once counted.
-    total: Option<u64>,
-    /// Pages read (page number, rows), at most [`KEPT_PAGES`].
-    pages: Vec<(usize, Vec<IndexedRow>)>,
-    /// The read in flight (latest request wins) and its page.
-    pending: Option<(RequestId, usize)>,
+    /// The loaded window's first record time: the index's rows are the ones before it
+    /// (`None`: nothing loaded, every row from `since`).
+    before: Option<i64>,
+    list: PagedList<IndexedRow>,
     /// Where to select once counted.
     land: Option<Land>,
-    error: Option<String>,
-    scroll: ScrollState,
+    /// The selection is on a row from the index (else on a loaded row).
+    in_index: bool,
+    /// The one scroll: the index's rows, then the loaded rows.
+    joint: ScrollState,
+    /// Loaded rows below the index's, as last brought in step.
+    loaded: usize,
+    /// The loaded window's first row moved: the index's rows are counted again.
+    recount: bool,
 }
 
 impl IndexRange {
-    fn new(since: i64, land: Land) -> Self {
+    fn new(since: i64, before: Option<i64>, land: Land) -> Self {
         IndexRange {
             since,
-            total: None,
-            pages: Vec::new(),
-            pending: None,
+            before,
+            list: PagedList::new(RANGE_PAGE, KEPT_PAGES),
             land: Some(land),
-            error: None,
-            scroll: ScrollState::new(0),
+            in_index: false,
+            joint: ScrollState::new(0),
+            loaded: 0,
+            recount: false,
         }
     }
 
@@ -168,159 +233,154 @@ impl IndexRange {
         self.since
     }
 
-    /// How many rows the list has, once counted.
+    /// How many rows the one list has (the index's, once counted, and the loaded ones).
     pub fn total(&self) -> Option<u64> {
-        self.total
+        self.list.total().map(|n| n + self.loaded as u64)
     }
 
-    /// The selected row number.
+    /// Rows from the index (before the loaded ones), once counted.
+    pub fn index_rows(&self) -> Option<u64> {
+        self.list.total()
+    }
+
+    /// The selected row number in the one list.
     pub fn cursor(&self) -> usize {
-        self.scroll.cursor()
+        self.joint.cursor()
     }
 
-    /// Rows held in memory now (the pages read and kept).
+    /// Whether the selection is on a row from the index.
+    pub fn in_index(&self) -> bool {
+        self.in_index
+    }
+
+    /// Rows from the index held in memory now (the pages read and kept).
     pub fn rows_held(&self) -> usize {
-        self.pages.iter().map(|(_, rows)| rows.len()).sum()
+        self.list.rows_held()
     }
 
-    /// Row `i`, when its page is kept.
+    /// Row `i` from the index, when its page is kept.
     pub fn row(&self, i: usize) -> Option<&IndexedRow> {
-        let page = i / RANGE_PAGE;
-        self.pages
-            .iter()
-            .find(|(p, _)| *p == page)
-            .and_then(|(_, rows)| rows.get(i % RANGE_PAGE))
+        self.list.row(i)
     }
 
-    /// The selected row, when read.
+    /// The selected row from the index, when the selection is there and it was read.
     pub fn selected(&self) -> Option<&IndexedRow> {
-        self.row(self.scroll.cursor())
+        self.in_index.then(|| self.list.selected()).flatten()
     }
 
     /// Whether a page is being read.
     pub fn is_loading(&self) -> bool {
-        self.pending.is_some()
+        self.list.is_loading()
     }
 
-    /// The pages the rows on screen (and the selection) are on.
-    fn wanted(&self) -> Vec<usize> {
-        if self.scroll.is_empty() {
-            return Vec::new();
+    /// Rows from the index (0 until counted).
+    fn index_len(&self) -> usize {
+        self.list.scroll.len()
+    }
+
+    /// Brings the one scroll in step with `loaded` rows below, the loaded selection on
+    /// `loaded_cursor`.
+    fn sync(&mut self, loaded: usize, loaded_cursor: usize) {
+        self.loaded = loaded;
+        let n = self.index_len();
+        self.joint.set_len(n + loaded);
+        if self.in_index && n > 0 {
+            self.joint.select(self.list.cursor());
+        } else {
+            self.joint.select(n + loaded_cursor);
         }
-        let range = self.scroll.visible_range(self.scroll.viewport());
-        let first = range.start.min(self.scroll.cursor()) / RANGE_PAGE;
-        let last = range
-            .end
-            .saturating_sub(1)
-            .max(self.scroll.cursor())
-            .min(self.scroll.len() - 1)
-            / RANGE_PAGE;
-        (first..=last).collect()
+        self.in_index = self.joint.cursor() < n;
+        if self.in_index {
+            self.list.scroll.select(self.joint.cursor());
+        }
     }
 
-    fn read(&mut self, page: usize, first: bool, sh: &mut Shared, out: &mut Out) {
-        let offset = page * RANGE_PAGE;
-        // The last page counts again: the index may have grown at its head.
-        let count = first
-            || self
-                .total
-                .is_some_and(|t| (offset + RANGE_PAGE) as u64 >= t);
-        let locate = match self.land {
-            Some(Land::At(t) | Land::Before(t)) if first => Some(t),
-            _ => None,
-        };
+    fn read(
+        &mut self,
+        page: usize,
+        count: bool,
+        locate: Option<i64>,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) {
         let id = out.fetch(
             sh,
             Request::Index(IndexRead::Range {
                 since: self.since,
-                offset,
+                before: self.before,
+                offset: page * RANGE_PAGE,
                 limit: RANGE_PAGE,
                 count,
                 locate,
             }),
         );
-        self.pending = Some((id, page));
+        self.list.sent(id, page);
     }
 
-    /// Reads the first page the screen needs and does not have (one read at a time).
+    /// Reads the first page of the index's rows on screen that is not kept (one read at a
+    /// time), or counts them again.
     pub(super) fn pump(&mut self, sh: &mut Shared, out: &mut Out) {
-        if self.pending.is_some() || self.total.is_none() {
+        if self.list.total().is_none() || self.list.is_loading() {
             return;
         }
-        let missing = self
-            .wanted()
-            .into_iter()
-            .find(|p| !self.pages.iter().any(|(k, _)| k == p));
-        if let Some(page) = missing {
-            self.read(page, false, sh, out);
+        if self.recount {
+            self.recount = false;
+            let page = self.list.cursor() / RANGE_PAGE;
+            self.read(page, true, None, sh, out);
+            return;
         }
-    }
-
-    fn keep(&mut self, page: usize, rows: Vec<IndexedRow>) {
-        self.pages.retain(|(p, _)| *p != page);
-        self.pages.push((page, rows));
-        let here = self.scroll.cursor() / RANGE_PAGE;
-        while self.pages.len() > KEPT_PAGES {
-            let far = self
-                .pages
-                .iter()
-                .enumerate()
-                .max_by_key(|(_, (p, _))| p.abs_diff(here))
-                .map(|(i, _)| i);
-            match far {
-                Some(i) => {
-                    self.pages.swap_remove(i);
-                }
-                None => break,
-            }
+        let n = self.index_len();
+        let shown = self.joint.visible_range(self.joint.viewport());
+        let mut want = shown.start.min(n)..shown.end.min(n);
+        if self.in_index {
+            want.start = want.start.min(self.list.cursor());
+            want.end = want.end.max(self.list.cursor() + 1).min(n);
+        }
+        if let Some(page) = self.list.missing_in(want) {
+            self.read(page, false, None, sh, out);
         }
     }
 
     /// The reply to a read; whether it was this list's.
-    fn on_reply(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) -> bool {
-        let Some((id, page)) = self.pending else {
-            return false;
-        };
-        if id != reply.id {
-            return false;
-        }
-        self.pending = None;
-        let answer = match &reply.result {
-            Ok(r) => match r.index() {
-                Some(a) => a.clone().map_err(|f| f.message),
-                None => Err("unexpected answer to an index read".to_owned()),
-            },
-            Err(e) => Err(e.to_string()),
-        };
-        match answer {
-            Ok(IndexAnswer::Range(p)) => {
-                self.error = None;
+    fn on_reply(
+        &mut self,
+        reply: &Fetched,
+        loaded: (usize, usize),
+        sh: &mut Shared,
+        out: &mut Out,
+    ) -> bool {
+        match self.list.accept(reply, IndexedRow::of) {
+            None => false,
+            Some(Ok(p)) => {
                 if let Some(total) = p.total {
-                    self.total = Some(total);
-                    self.scroll
+                    self.list
+                        .scroll
                         .set_len(usize::try_from(total).unwrap_or(usize::MAX));
                 }
                 if let Some(land) = self.land.take() {
-                    let len = self.scroll.len();
+                    let len = self.index_len();
                     let row = match (land, p.located) {
-                        (Land::At(_), Some(n)) => usize::try_from(n).unwrap_or(usize::MAX),
+                        (Land::At(_), Some(n)) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
                         (Land::Before(_), Some(n)) => {
-                            usize::try_from(n).unwrap_or(usize::MAX).saturating_sub(1)
+                            Some(usize::try_from(n).unwrap_or(usize::MAX).saturating_sub(1))
                         }
-                        _ => len.saturating_sub(1),
+                        (Land::Loaded, _) => None,
+                        _ => Some(len.saturating_sub(1)),
                     };
-                    self.scroll.select(row.min(len.saturating_sub(1)));
+                    if let (Some(row), true) = (row, len > 0) {
+                        self.in_index = true;
+                        self.list.scroll.select(row.min(len - 1));
+                    }
                 }
-                self.keep(page, p.rows.into_iter().map(IndexedRow::of).collect());
+                self.sync(loaded.0, loaded.1);
                 self.pump(sh, out);
+                true
             }
-            Ok(_) => self.error = Some("unexpected answer to an index read".into()),
-            Err(e) => {
+            Some(Err(e)) => {
                 out.error(format!("History from the local index: {e}"));
-                self.error = Some(e);
+                true
             }
         }
-        true
     }
 }
 
@@ -334,12 +394,26 @@ fn index_reach(sh: &Shared) -> Option<(i64, i64)> {
 }
 
 impl HistoryPane {
-    /// Opens History over the index from `since` on, landing the selection as `land`.
+    /// The loaded rows and the loaded selection, for the one scroll.
+    fn loaded_rows(&self, sh: &Shared) -> (usize, usize) {
+        (self.view.len(&sh.history), self.scroll.cursor())
+    }
+
+    /// Opens History over the index from `since` on, up to the loaded rows, landing the
+    /// selection as `land`.
     fn open_index_range(&mut self, since: i64, land: Land, sh: &mut Shared, out: &mut Out) {
         self.pause(sh);
-        let mut range = IndexRange::new(since, land);
-        range.scroll.set_viewport(self.index_range_viewport());
-        range.read(0, true, sh, out);
+        self.resync(sh);
+        let before = sh.history.first().map(|s| s.record_time);
+        let mut range = IndexRange::new(since, before, land);
+        let locate = match land {
+            Land::At(t) | Land::Before(t) => Some(t),
+            Land::Last | Land::Loaded => None,
+        };
+        range.joint.set_viewport(self.index_range_viewport());
+        let (loaded, cursor) = self.loaded_rows(sh);
+        range.sync(loaded, cursor);
+        range.read(0, true, locate, sh, out);
         self.index_range = Some(range);
     }
 
@@ -354,9 +428,10 @@ impl HistoryPane {
             // The index holds nothing older than the loaded rows (or nothing of the span).
             return false;
         }
-        let land = match self.selected(sh) {
-            Some(s) if !self.following => Land::At(s.record_time),
-            _ => Land::Last,
+        let land = if self.view.is_empty(&sh.history) {
+            Land::Last
+        } else {
+            Land::Loaded
         };
         let mut said = format!(
             "the last {} from the local index, read as you scroll (not loaded into memory)",
@@ -380,13 +455,17 @@ impl HistoryPane {
         true
     }
 
-    /// `:time` outside the loaded rows within the index's reach: the whole index, at that
-    /// time. Returns whether it was.
+    /// `:time` before the loaded rows within the index's reach: the whole index up to the
+    /// loaded rows, at that time. Returns whether it was.
     pub(super) fn time_from_index(&mut self, micros: i64, sh: &mut Shared, out: &mut Out) -> bool {
         let Some((first, last)) = index_reach(sh) else {
             return false;
         };
         if micros < first || micros > last {
+            return false;
+        }
+        if sh.history.first().is_some_and(|s| micros >= s.record_time) {
+            // After the loaded rows (they do not reach the head): the loader goes there.
             return false;
         }
         out.info(format!(
@@ -399,7 +478,7 @@ impl HistoryPane {
     }
 
     /// Scrolling above the first loaded row when the index holds older updates: the whole
-    /// index, on the row just above. Returns whether it was.
+    /// index above the loaded rows, on the row just above. Returns whether it was.
     pub(super) fn earlier_from_index(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
         let Some((first, _)) = index_reach(sh) else {
             return false;
@@ -419,57 +498,67 @@ impl HistoryPane {
         self.index_range.as_ref()
     }
 
-    /// Back to the loaded rows, on the first one after `after` (µs) when given.
-    fn close_index_range(&mut self, after: Option<i64>, sh: &Shared) {
-        self.index_range = None;
-        if let Some(t) = after {
-            self.resync(sh);
-            let rows = self.view.len(&sh.history);
-            if rows > 0 {
-                let index = sh.history.index_at_time(t.saturating_add(1));
-                self.scroll.select(
-                    self.view
-                        .row_of(index.min(sh.history.len() - 1))
-                        .min(rows - 1),
-                );
-            }
-        }
+    /// The selected row from the index, when the selection is on one.
+    pub(super) fn index_range_selected(&self) -> Option<&IndexedRow> {
+        self.index_range.as_ref().and_then(IndexRange::selected)
     }
 
-    /// A command while History reads from the index; `None` when it is not the list's.
+    /// The loaded window moved under the index's rows (its oldest rows dropped for the memory
+    /// budget, or earlier ones loaded): they are counted again up to its new first row, and the
+    /// one scroll is brought in step.
+    pub(super) fn index_range_follow_loaded(&mut self, sh: &mut Shared, out: &mut Out) {
+        let loaded = self.loaded_rows(sh);
+        let Some(r) = &mut self.index_range else {
+            return;
+        };
+        let first = sh.history.first().map(|s| s.record_time);
+        if first.is_some() && first != r.before {
+            r.before = first;
+            r.recount = true;
+        }
+        r.sync(loaded.0, loaded.1);
+        r.pump(sh, out);
+    }
+
+    /// A command while History lists rows from the index; `None` when it is not the list's.
     pub(super) fn index_range_command(
         &mut self,
         cmd: Command,
         sh: &mut Shared,
         out: &mut Out,
     ) -> Option<bool> {
+        self.index_range.as_ref()?;
+        self.resync(sh);
+        let loaded = self.loaded_rows(sh);
         let r = self.index_range.as_mut()?;
+        r.sync(loaded.0, loaded.1);
+        let in_index = r.in_index;
         match cmd {
-            Command::Down | Command::PageDown | Command::Bottom
-                if r.total.is_some() && r.scroll.cursor() + 1 >= r.scroll.len() =>
-            {
-                // Below the index's newest row: the loaded rows (the live tail) go on.
-                let after = r
-                    .row(r.scroll.len().saturating_sub(1))
-                    .and_then(|row| row.record_time);
-                let newer = match (after, sh.history.last()) {
-                    (Some(t), Some(last)) => last.record_time > t,
-                    _ => false,
-                };
-                if newer {
-                    self.close_index_range(after, sh);
-                }
-            }
             Command::Up
             | Command::Down
             | Command::PageUp
             | Command::PageDown
             | Command::Top
             | Command::Bottom => {
-                r.scroll.navigate(cmd);
+                r.joint.navigate(cmd);
+                let n = r.index_len();
+                let c = r.joint.cursor();
+                r.in_index = c < n;
+                if r.in_index {
+                    r.list.scroll.select(c);
+                } else {
+                    self.scroll.select(c - n);
+                }
+                let at_end = c + 1 >= r.joint.len();
                 r.pump(sh, out);
+                if matches!(cmd, Command::Down | Command::PageDown | Command::Bottom)
+                    && at_end
+                    && !sh.feed.at_head
+                {
+                    out.events.push(AppEvent::Loader(LoaderIntent::More));
+                }
             }
-            Command::Select => match r.selected() {
+            Command::Select if in_index => match r.selected() {
                 Some(row) if !row.update_id.is_empty() => {
                     out.events.push(AppEvent::OpenUpdate {
                         update_id: row.update_id.clone(),
@@ -478,15 +567,17 @@ impl HistoryPane {
                 }
                 _ => out.info("this row is being read from the local index"),
             },
-            Command::Copy | Command::CopyUpdateId => {
+            Command::Select => self.open_selected(sh, out),
+            Command::Copy | Command::CopyUpdateId if in_index => {
                 if let Some(row) = r.selected().filter(|r| !r.update_id.is_empty()) {
                     out.copy("update id", row.update_id.clone());
                 }
             }
-            Command::Refresh => {
-                if r.pending.is_none() {
-                    let page = r.scroll.cursor() / RANGE_PAGE;
-                    r.read(page, false, sh, out);
+            Command::Copy => self.copy_selected(sh, out),
+            Command::Refresh if in_index => {
+                if !r.is_loading() {
+                    let page = r.list.cursor() / RANGE_PAGE;
+                    r.read(page, false, None, sh, out);
                 }
             }
             // The `/` filter works on loaded rows: over the index it is the whole-history
@@ -499,9 +590,9 @@ impl HistoryPane {
                 self.index_range = None;
                 self.follow(sh);
             }
-            Command::Back | Command::Cancel => self.close_index_range(None, sh),
+            Command::Back | Command::Cancel => self.index_range = None,
             Command::Export => out.info(
-                "e exports the loaded rows (Esc goes back to them); X exports a range from the server",
+                "e exports the loaded rows (Esc drops the index's rows); X exports a range from the server",
             ),
             Command::Sort | Command::SortReverse => {
                 out.info("the History list is in ledger order: it does not sort");
@@ -518,16 +609,17 @@ impl HistoryPane {
         sh: &mut Shared,
         out: &mut Out,
     ) -> bool {
+        let loaded = self.loaded_rows(sh);
         self.index_range
             .as_mut()
-            .is_some_and(|r| r.on_reply(reply, sh, out))
+            .is_some_and(|r| r.on_reply(reply, loaded, sh, out))
     }
 
     /// Keeps the list's page size in step with the area.
     pub(super) fn index_range_set_viewport(&mut self) {
         let rows = self.index_range_viewport();
         if let Some(r) = &mut self.index_range {
-            r.scroll.set_viewport(rows);
+            r.joint.set_viewport(rows);
         }
     }
 
@@ -536,7 +628,7 @@ impl HistoryPane {
         usize::from(self.area.height.saturating_sub(4).max(1))
     }
 
-    /// Draws the list over the whole pane.
+    /// Draws the one list (the index's rows, then the loaded rows) over the whole pane.
     pub(super) fn render_index_range(
         &self,
         r: &IndexRange,
@@ -545,8 +637,21 @@ impl HistoryPane {
         cx: RenderCtx<'_>,
     ) {
         let RenderCtx { sh, theme, focused } = cx;
+        let n = r.index_len();
+        let (loaded, loaded_cursor) = self.loaded_rows(sh);
+        let mut joint = r.joint;
+        joint.set_len(n + loaded);
+        joint.select(if r.in_index {
+            r.list.cursor()
+        } else {
+            n + loaded_cursor
+        });
         let mut title = vec![Span::styled("History", theme.title)];
-        let newest = sh.index.reach.as_ref().and_then(|reach| reach.last);
+        let newest = sh
+            .history
+            .last()
+            .map(|s| s.record_time)
+            .or_else(|| sh.index.reach.as_ref().and_then(|reach| reach.last));
         let oldest = r.row(0).and_then(|row| row.record_time).unwrap_or(r.since);
         if let Some(last) = newest {
             title.push(Span::styled(
@@ -557,28 +662,43 @@ impl HistoryPane {
                 theme.muted,
             ));
         }
-        let count = match r.total {
-            Some(1) => " · 1 update (local index)".to_owned(),
-            Some(n) => format!(" · {} updates (local index)", group_thousands(n)),
+        let count = match r.list.total() {
+            Some(i) => {
+                let all = i + loaded as u64;
+                let noun = if all == 1 { "update" } else { "updates" };
+                format!(
+                    " · {} {noun} (local index) · {} loaded",
+                    group_thousands(all),
+                    group_thousands(loaded)
+                )
+            }
             None => " · counting (local index)…".to_owned(),
         };
         title.push(Span::styled(count, theme.muted));
-        title.push(Span::styled(" · ", theme.muted));
-        let state = if self.is_browsing() {
-            "browsing"
-        } else {
-            "paused"
-        };
-        title.push(Span::styled(state, theme.status_warn));
+        for (text, tone) in self.status_parts(sh) {
+            let style = match tone {
+                super::table::StatusTone::Ok => theme.status_ok,
+                super::table::StatusTone::Warn => theme.status_warn,
+                super::table::StatusTone::Err => theme.status_err,
+                super::table::StatusTone::Muted => theme.muted,
+            };
+            title.push(Span::styled(" · ", theme.muted));
+            title.push(Span::styled(text, style));
+        }
         let mut block = Block::bordered()
             .border_style(theme.border_style(focused))
             .title(Line::from(title));
-        if let Some(m) = r.selected().filter(|row| row.record_time.is_some())
+        let migration = match r.selected() {
+            Some(row) if row.record_time.is_some() => Some(row.migration_id),
+            Some(_) => None,
+            None if !r.in_index => self.selected(sh).map(|s| s.migration_id),
+            None => None,
+        };
+        if let Some(m) = migration
             && area.width >= 100
         {
-            block = block.title_top(
-                Line::styled(format!("migration {}", m.migration_id), theme.muted).right_aligned(),
-            );
+            block = block
+                .title_top(Line::styled(format!("migration {m}"), theme.muted).right_aligned());
         }
         let inner = block.inner(area);
         block.render(area, buf);
@@ -586,7 +706,7 @@ impl HistoryPane {
             return;
         }
         let bottom = inner.y + inner.height - 1;
-        let keys = "the local index · ↵ open · Esc loaded rows · f follow · / F search the index";
+        let keys = "the local index, then the loaded rows · ↵ open · Esc loaded rows only · f follow · F search the index";
         buf.set_line(
             inner.x,
             bottom,
@@ -608,10 +728,10 @@ impl HistoryPane {
         if list.height == 0 {
             return;
         }
-        if r.scroll.is_empty() {
-            let text = if let Some(e) = &r.error {
-                e.clone()
-            } else if r.total.is_none() {
+        if joint.is_empty() {
+            let text = if let Some(e) = r.list.error() {
+                e.to_owned()
+            } else if r.list.total().is_none() {
                 "reading the local index…".to_owned()
             } else {
                 "the local index holds no update from here on".to_owned()
@@ -627,7 +747,20 @@ impl HistoryPane {
             );
             return;
         }
-        let at = |i: usize| Some(r.row(i).unwrap_or(&READING));
-        self.columns.render_rows(list, buf, &r.scroll, at, &draw);
+        let shown = joint.visible_range(usize::from(list.height));
+        let start = shown.start;
+        let rows: Vec<JointRow<'_>> = shown
+            .map(|i| {
+                if i < n {
+                    return JointRow::Index(r.row(i).unwrap_or(&READING));
+                }
+                self.view
+                    .index(i - n)
+                    .and_then(|k| sh.history.get(k))
+                    .map_or(JointRow::Index(&READING), JointRow::Loaded)
+            })
+            .collect();
+        let at = |i: usize| i.checked_sub(start).and_then(|k| rows.get(k));
+        self.columns.render_rows(list, buf, &joint, at, &draw);
     }
 }

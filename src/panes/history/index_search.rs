@@ -23,16 +23,16 @@ use ratatui::widgets::{Block, Widget};
 use crate::model::format::parse_time_micros;
 use crate::model::index::SearchRow;
 use crate::model::index::query::{Query, SEARCH_SYNTAX};
-use crate::model::index::read::{IndexAnswer, IndexRead, SEARCH_PAGE, next_page_after};
+use crate::model::index::read::{IndexRead, SEARCH_PAGE, next_page_after};
 use crate::model::summary::short_id;
-use crate::msg::{Command, Fetched, Request, RequestId};
+use crate::msg::{Command, Fetched, Request};
 use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
-use crate::ui::scroll::ScrollState;
 use crate::ui::text_input::{InputOutcome, TextInput};
 
 use super::super::{AppEvent, Out, RenderCtx, Shared};
 use super::HistoryPane;
+use super::paged::PagedList;
 
 /// Most rows one search keeps (a larger result says how to narrow it).
 pub const MAX_KEPT: usize = 20_000;
@@ -42,7 +42,9 @@ const READ_AHEAD: usize = 50;
 /// What `F` says without a usable index.
 pub const NO_INDEX: &str = "the whole-history search reads the local index, and this profile has none: start one with `cantonscope index sync --from -30d --follow` (in a tmux pane)";
 
-/// A whole-history search: its query, the rows read so far and the next page to read.
+/// A whole-history search: its query and its rows, a [`PagedList`] read page after page
+/// (each page's bound is the last row of the page before: keyset, newest first) as the
+/// selection nears the last row read; at most [`MAX_KEPT`] rows.
 #[derive(Debug, Clone)]
 pub struct IndexSearch {
     /// The query input, while open.
@@ -50,15 +52,9 @@ pub struct IndexSearch {
     /// The query shown (as typed).
     text: String,
     query: Option<Query>,
-    rows: Vec<SearchRow>,
-    total: Option<u64>,
-    /// The page read now (latest request wins).
-    pending: Option<RequestId>,
-    /// Where the next page starts (`None`: everything was read).
-    next: Option<(i64, Vec<String>)>,
-    /// Why the last read failed.
-    error: Option<String>,
-    scroll: ScrollState,
+    list: PagedList<SearchRow>,
+    /// Every page was read.
+    ended: bool,
 }
 
 impl IndexSearch {
@@ -69,12 +65,8 @@ impl IndexSearch {
             input: Some(input),
             text: String::new(),
             query: None,
-            rows: Vec::new(),
-            total: None,
-            pending: None,
-            next: None,
-            error: None,
-            scroll: ScrollState::new(0),
+            list: PagedList::new(SEARCH_PAGE, MAX_KEPT / SEARCH_PAGE),
+            ended: false,
         }
     }
 
@@ -84,23 +76,54 @@ impl IndexSearch {
     }
 
     /// The rows read so far.
-    pub fn rows(&self) -> &[SearchRow] {
-        &self.rows
+    pub fn rows(&self) -> Vec<&SearchRow> {
+        (0..self.read()).filter_map(|i| self.list.row(i)).collect()
+    }
+
+    /// How many rows were read.
+    fn read(&self) -> usize {
+        self.list.scroll.len()
     }
 
     /// Every match, once counted.
     pub fn total(&self) -> Option<u64> {
-        self.total
+        self.list.total()
     }
 
     /// The selected row.
     pub fn selected(&self) -> Option<&SearchRow> {
-        self.rows.get(self.scroll.cursor())
+        self.list.selected()
     }
 
     /// Whether a page is being read.
     pub fn is_loading(&self) -> bool {
-        self.pending.is_some()
+        self.list.is_loading()
+    }
+
+    /// Sends the read of `page` (the next after the rows read).
+    fn read_page(&mut self, page: usize, sh: &mut Shared, out: &mut Out) {
+        let Some(query) = &self.query else {
+            return;
+        };
+        let (until, skip) = if page == 0 {
+            (None, Vec::new())
+        } else {
+            let Some((until, skip)) = self.list.page(page - 1).and_then(next_page_after) else {
+                return;
+            };
+            (Some(until), skip)
+        };
+        let id = out.fetch(
+            sh,
+            Request::Index(IndexRead::Search {
+                query: query.clone(),
+                until,
+                skip,
+                limit: SEARCH_PAGE,
+                count: page == 0,
+            }),
+        );
+        self.list.sent(id, page);
     }
 
     /// Runs the query typed: the first page and the count, or the reason it is refused.
@@ -116,88 +139,48 @@ impl IndexSearch {
             }
         };
         text.trim().clone_into(&mut self.text);
-        self.rows.clear();
-        self.total = None;
-        self.error = None;
-        self.scroll = ScrollState::new(0);
-        self.next = None;
-        self.pending = Some(out.fetch(
-            sh,
-            Request::Index(IndexRead::Search {
-                query: query.clone(),
-                until: None,
-                skip: Vec::new(),
-                limit: SEARCH_PAGE,
-                count: true,
-            }),
-        ));
+        let viewport = self.list.scroll.viewport();
+        self.list = PagedList::new(SEARCH_PAGE, MAX_KEPT / SEARCH_PAGE);
+        self.list.scroll.set_viewport(viewport);
+        self.ended = false;
         self.query = Some(query);
+        self.read_page(0, sh, out);
         true
     }
 
     /// Reads the next page when the selection nears the last row read.
     fn read_ahead(&mut self, sh: &mut Shared, out: &mut Out) {
-        if self.pending.is_some() || self.rows.len() >= MAX_KEPT {
+        let read = self.read();
+        if self.ended || self.list.is_loading() || read >= MAX_KEPT {
             return;
         }
-        if self.scroll.cursor() + READ_AHEAD < self.rows.len() {
+        if self.list.cursor() + READ_AHEAD < read {
             return;
         }
-        let (Some(query), Some((until, skip))) = (&self.query, &self.next) else {
-            return;
-        };
-        self.pending = Some(out.fetch(
-            sh,
-            Request::Index(IndexRead::Search {
-                query: query.clone(),
-                until: Some(*until),
-                skip: skip.clone(),
-                limit: SEARCH_PAGE,
-                count: false,
-            }),
-        ));
+        self.read_page(read / SEARCH_PAGE, sh, out);
     }
 
     fn on_reply(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) -> bool {
-        if self.pending != Some(reply.id) {
-            return false;
-        }
-        self.pending = None;
-        let answer = match &reply.result {
-            Ok(r) => match r.index() {
-                Some(a) => a.clone().map_err(|f| f.message),
-                None => Err("unexpected answer to an index search".to_owned()),
-            },
-            Err(e) => Err(e.to_string()),
-        };
-        match answer {
-            Ok(IndexAnswer::Search(page)) => {
-                if page.total.is_some() {
-                    self.total = page.total;
-                }
-                let full = page.rows.len() >= SEARCH_PAGE;
-                self.next = if full {
-                    next_page_after(&page.rows)
-                } else {
-                    None
-                };
-                self.rows.extend(page.rows);
-                self.scroll.set_len(self.rows.len());
-                if self.rows.len() >= MAX_KEPT && self.next.is_some() {
+        match self.list.accept(reply, |r, _| r) {
+            None => false,
+            Some(Ok(page)) => {
+                self.ended = page.rows < SEARCH_PAGE;
+                let read = page.page * SEARCH_PAGE + page.rows;
+                self.list.scroll.set_len(read);
+                if read >= MAX_KEPT && !self.ended {
                     out.info(format!(
                         "the first {} matches are shown: add a term to narrow the search",
                         group_thousands(MAX_KEPT)
                     ));
                 }
                 self.read_ahead(sh, out);
+                true
             }
-            Ok(_) => self.error = Some("unexpected answer to an index search".into()),
-            Err(e) => {
+            Some(Err(e)) => {
                 out.error(format!("whole-history search: {e}"));
-                self.error = Some(e);
+                true
             }
         }
-        true
     }
 }
 
@@ -282,7 +265,7 @@ impl HistoryPane {
             | Command::PageDown
             | Command::Top
             | Command::Bottom => {
-                s.scroll.navigate(cmd);
+                s.list.scroll.navigate(cmd);
                 s.read_ahead(sh, out);
             }
             Command::Select => {
@@ -326,7 +309,7 @@ impl HistoryPane {
     pub(super) fn index_search_set_viewport(&mut self) {
         let rows = self.index_search_viewport();
         if let Some(s) = &mut self.index_search {
-            s.scroll.set_viewport(rows);
+            s.list.scroll.set_viewport(rows);
         }
     }
 
@@ -347,13 +330,13 @@ impl HistoryPane {
                 theme.accent,
             ));
         }
-        let count = match (s.total, s.pending.is_some() && s.rows.is_empty()) {
+        let count = match (s.total(), s.is_loading() && s.read() == 0) {
             (_, true) => " · searching…".to_owned(),
-            (Some(1), _) => format!(" · 1 match ({} read)", group_thousands(s.rows.len())),
+            (Some(1), _) => format!(" · 1 match ({} read)", group_thousands(s.read())),
             (Some(n), _) => format!(
                 " · {} matches ({} read)",
                 group_thousands(n),
-                group_thousands(s.rows.len())
+                group_thousands(s.read())
             ),
             (None, _) => String::new(),
         };
@@ -427,11 +410,11 @@ impl HistoryPane {
             list.width,
             list.height.saturating_sub(1),
         );
-        if s.rows.is_empty() {
-            let text = if s.pending.is_some() {
+        if s.read() == 0 {
+            let text = if s.is_loading() {
                 "searching the whole local index…".to_owned()
-            } else if let Some(e) = &s.error {
-                e.clone()
+            } else if let Some(e) = s.list.error() {
+                e.to_owned()
             } else if s.query.is_some() {
                 "no update of the index matches".to_owned()
             } else {
@@ -445,9 +428,14 @@ impl HistoryPane {
             );
             return;
         }
-        let cursor = s.scroll.cursor();
-        for (k, i) in s.scroll.visible_range(usize::from(rows.height)).enumerate() {
-            let Some(r) = s.rows.get(i) else { break };
+        let cursor = s.list.cursor();
+        for (k, i) in s
+            .list
+            .scroll
+            .visible_range(usize::from(rows.height))
+            .enumerate()
+        {
+            let Some(r) = s.list.row(i) else { break };
             let y = rows.y + u16::try_from(k).unwrap_or(u16::MAX);
             let time = parse_time_micros(&r.record_time)
                 .map_or_else(|| r.record_time.clone(), |t| sh.format_time(t));

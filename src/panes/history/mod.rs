@@ -23,6 +23,7 @@
 mod export;
 mod index_range;
 mod index_search;
+mod paged;
 mod server_export;
 mod span;
 mod table;
@@ -216,9 +217,11 @@ impl HistoryPane {
 
     /// The selected update's id.
     pub fn selected_update_id(&self, sh: &Shared) -> Option<String> {
-        if let Some(r) = &self.index_range {
-            return r
-                .selected()
+        if let Some(r) = &self.index_range
+            && r.in_index()
+        {
+            return self
+                .index_range_selected()
                 .filter(|row| !row.update_id.is_empty())
                 .map(|row| row.update_id.clone());
         }
@@ -574,12 +577,18 @@ impl Pane for HistoryPane {
             self.step_export(sh, out);
         }
         let paging = self.pump_range_export(sh, out);
-        // History read from the index: the pages the screen needs after a resize.
-        let reading = self.index_range.as_mut().is_some_and(|r| {
-            let before = r.is_loading();
-            r.pump(sh, out);
-            !before && r.is_loading()
-        });
+        // History read from the index: the pages the screen needs after a resize, and the
+        // index's rows in step with the loaded window.
+        let was_loading = self
+            .index_range
+            .as_ref()
+            .is_some_and(IndexRange::is_loading);
+        self.index_range_follow_loaded(sh, out);
+        let reading = !was_loading
+            && self
+                .index_range
+                .as_ref()
+                .is_some_and(IndexRange::is_loading);
         changed || exporting || paging || reading
     }
 
