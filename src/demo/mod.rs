@@ -217,7 +217,7 @@ fn world_for(seed: u64, svs: usize) -> World {
     let generated_at = c
         .iter()
         .find(|((s, _), _)| *s == seed)
-        .map_or_else(util::now_micros, |(_, w)| w.generated_at);
+        .map_or_else(|| history_end(util::now_micros()), |(_, w)| w.generated_at);
     let (ledger, generator) = generate::generate_history(seed, generated_at, svs);
     let world = World {
         ledger,
@@ -226,6 +226,23 @@ fn world_for(seed: u64, svs: usize) -> World {
     };
     c.insert((seed, svs), Arc::new(world.clone()));
     world
+}
+
+/// How long after midnight (UTC) a generated history still ends before midnight.
+const DAY_START_MARGIN: i64 = 15 * util::MINUTE;
+
+/// When a history generated at `now` ends: `now`, except in the first quarter hour of a UTC day,
+/// when it ends a second before midnight, so the recent rows (the last ten minutes, what the
+/// explorer shows first) are of one day whenever the demo starts (and its Time column reads the
+/// same at any time of day).
+pub fn history_end(now: i64) -> i64 {
+    let day = 24 * util::HOUR;
+    let into_day = now.rem_euclid(day);
+    if into_day < DAY_START_MARGIN {
+        now - into_day - util::SECOND
+    } else {
+        now
+    }
 }
 
 /// The generated ledger of `seed` without a server (for checks and tests), on the network of
@@ -364,4 +381,30 @@ async fn wait_for_signal() -> io::Result<()> {
 #[cfg(not(unix))]
 async fn wait_for_signal() -> io::Result<()> {
     tokio::signal::ctrl_c().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{history_end, util};
+
+    /// A history generated in the first quarter hour of a day ends before midnight, so its last
+    /// ten minutes are of one day (the Time column shows no dates); otherwise it ends now.
+    #[test]
+    fn a_history_generated_just_after_midnight_ends_before_it() {
+        let midnight = 1_795_737_600 * util::SECOND; // 2026-11-28T00:00:00Z
+        assert_eq!(midnight.rem_euclid(24 * util::HOUR), 0);
+        for after in [0, util::SECOND, 5 * util::MINUTE, 15 * util::MINUTE - 1] {
+            let end = history_end(midnight + after);
+            assert_eq!(end, midnight - util::SECOND, "{after}");
+            // The recent window before it stays in the day before.
+            assert!(end - 10 * util::MINUTE > midnight - 24 * util::HOUR);
+        }
+        for now in [
+            midnight + 15 * util::MINUTE,
+            midnight - util::SECOND,
+            midnight + 12 * util::HOUR,
+        ] {
+            assert_eq!(history_end(now), now);
+        }
+    }
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
 
 use crate::api::json::sanitize_line;
-use crate::cli::{Command, GovernanceCommand, NetworkCommand, ScanCommand};
+use crate::cli::{Command, GovernanceCommand, IndexCommand, NetworkCommand, ScanCommand};
 
 /// Characters of a cell at most (ids are cut with `…`; `--output json` has them whole).
 pub const MAX_CELL: usize = 48;
@@ -176,6 +176,45 @@ pub const GOVERNANCE_WEIGHTS: View = View {
     ],
 };
 
+/// `index search` (JSON Lines).
+pub const INDEX_SEARCH: View = View {
+    summary: &[],
+    rows: None,
+    columns: &[
+        ("RECORD TIME", "/record_time"),
+        ("MIG", "/migration_id"),
+        ("KIND", "/kind"),
+        ("UPDATE", "/update_id"),
+        ("ACTION", "/root_action"),
+        ("PARTIES", "/parties"),
+    ],
+};
+
+/// `index verify`'s report.
+pub const INDEX_VERIFY: View = View {
+    summary: &[
+        ("outcome", "/outcome"),
+        ("exit code", "/exit_code"),
+        ("pages", "/pages"),
+        ("updates checked", "/updates_checked"),
+        ("mismatches", "/mismatches"),
+        ("missing", "/missing"),
+        ("extra", "/extra"),
+        ("odd scans", "/odd_scans"),
+    ],
+    rows: Some("/ranges"),
+    columns: &[
+        ("AFTER", "/after"),
+        ("THROUGH", "/through"),
+        ("UPDATES", "/updates_checked"),
+        ("SCANS", "/scans"),
+        ("MISMATCHES", "/mismatches"),
+        ("MISSING", "/missing"),
+        ("EXTRA", "/extra"),
+        ("COMPLETE", "/complete"),
+    ],
+};
+
 /// The table form of `command`'s output, when it has one (the others print JSON either way).
 pub fn view_for(command: &Command) -> Option<View> {
     Some(match command {
@@ -197,6 +236,12 @@ pub fn view_for(command: &Command) -> Option<View> {
             }
             GovernanceCommand::Results { .. } => GOVERNANCE_RESULTS,
             GovernanceCommand::Weights => GOVERNANCE_WEIGHTS,
+        },
+        Command::Index(args) => match &args.command {
+            IndexCommand::Status => KEY_VALUE,
+            IndexCommand::Search { count: false, .. } => INDEX_SEARCH,
+            IndexCommand::Verify { .. } => INDEX_VERIFY,
+            _ => return None,
         },
         _ => return None,
     })

@@ -44,6 +44,36 @@ impl Field {
     }
 }
 
+/// The fields of a section drawn as lines (a detail, a card): one field a line that has text,
+/// named by its label (a first span padded with spaces, `Requester    `, after any marker such
+/// as `★ `), the rest of the line its value; a line without a label is named by its place
+/// (`line 7`). The lines must hold their values whole (not cut to the width drawn).
+pub fn line_fields(lines: &[Line<'_>]) -> Vec<Field> {
+    let mut out = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        let spans: Vec<&str> = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        let whole: String = spans.concat();
+        if whole.trim().is_empty() {
+            continue;
+        }
+        // Leading markers (`  `, `★ `), then a label padded with spaces.
+        let skip = spans
+            .iter()
+            .take_while(|s| matches!(s.trim(), "" | "★"))
+            .count();
+        let label = spans
+            .get(skip)
+            .filter(|s| skip + 1 < spans.len() && s.ends_with(' ') && !s.trim().is_empty())
+            .map(|s| s.trim());
+        let field = match label {
+            Some(name) => Field::new(name, spans[skip + 1..].concat().trim()),
+            None => Field::new(format!("line {}", n + 1), whole.trim()),
+        };
+        out.push(field);
+    }
+    out
+}
+
 /// What the list did with a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FieldsOutcome {

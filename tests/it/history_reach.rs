@@ -468,6 +468,70 @@ fn a_history_rewritten_under_the_explorer_is_said_and_reloaded() {
     assert_eq!(h.app.history.row_count(&h.app.sh), items.len());
 }
 
+/// Issue 21: `serve-demo` restarted on the same port with another ledger between two polls (no
+/// request fails): a poll at the head reads the update that was newest at the last check again
+/// (every few polls), finds it gone, says the history changed and reloads the new ledger alone.
+#[test]
+fn a_history_rewritten_between_two_polls_is_found_without_a_failed_request() {
+    let mut h = Harness::start();
+    h.tick(3.0);
+    let old: std::collections::HashSet<String> = h
+        .app
+        .sh
+        .history
+        .iter()
+        .map(|s| s.update_id.to_string())
+        .collect();
+    assert!(h.app.sh.feed.at_head && !old.is_empty());
+    let addr = h.stop_demo();
+    let demo =
+        h.rt.block_on(cantonscope::demo::start(cantonscope::demo::DemoConfig {
+            listen: addr,
+            seed: 7,
+            ..cantonscope::demo::DemoConfig::default()
+        }))
+        .expect("demo restarts");
+    h.demo = Some(demo);
+    let said = |h: &Harness| {
+        h.app
+            .errors
+            .entries()
+            .any(|e| e.message.contains("the history changed under the explorer"))
+    };
+    let mut polls = 0;
+    while !said(&h) && polls < 2 * cantonscope::feed::loader::HEAD_CHECK_EVERY {
+        h.tick(2.5);
+        polls += 1;
+        assert_eq!(h.app.sh.feed.failures, 0, "no request failed");
+    }
+    assert!(said(&h), "said within {polls} polls: {}", toast(&h));
+    // Reloaded: the new ledger alone.
+    for _ in 0..10 {
+        h.tick(2.5);
+    }
+    let items: Vec<String> = h
+        .app
+        .sh
+        .history
+        .iter()
+        .map(|s| s.update_id.to_string())
+        .collect();
+    assert!(!items.is_empty(), "the new ledger loaded");
+    let unique: std::collections::HashSet<&String> = items.iter().collect();
+    assert_eq!(unique.len(), items.len(), "no duplicate update ids");
+    assert!(
+        items.iter().all(|id| !old.contains(id)),
+        "none of the old ledger's updates stay"
+    );
+    assert!(
+        !h.app
+            .errors
+            .entries()
+            .any(|e| e.message.contains("error sending request") || e.message.contains("connect")),
+        "no failed request"
+    );
+}
+
 /// Issue 21: at 200 columns History adds a Parties column (the names of the update's parties)
 /// instead of widening the Summary to 100 characters; at 120 there is none.
 #[test]

@@ -171,3 +171,78 @@ fn too_few_scans_to_verify_with_is_exit_6() {
     assert_eq!(code, 2, "{err}");
     assert!(!none.exists());
 }
+
+/// Issue 21: `--output table` reads `index status` as `path  value`, `index search` as one row
+/// an update (the JSON's own values) and `index verify`'s report as its summary and one row a
+/// range; `--count` stays a number.
+#[test]
+fn index_commands_read_as_tables_with_output_table() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let (code, _, err) = sync(dir.path(), url, &index, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    let table = |command: &str, extra: &[&str]| {
+        let mut args = index_args(&index, command);
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--output", "table"]);
+        let output = run(dir.path(), url, &args);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        text(&output.stdout)
+    };
+    // Status: every leaf as `path  value`.
+    let status_json = status(dir.path(), &index);
+    let shown = table("status", &[]);
+    assert!(serde_json::from_str::<Value>(&shown).is_err(), "{shown}");
+    let updates = status_json["updates"].as_u64().expect("updates");
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.starts_with("updates ") && l.ends_with(&format!(" {updates}"))),
+        "{shown}"
+    );
+    assert!(
+        shown.lines().any(|l| l.starts_with("migrations.0.updates")),
+        "{shown}"
+    );
+    // Search: a header, then one row an update, newest first, with its id and kind.
+    let (id, kind) = {
+        let mut args = index_args(&index, "search");
+        args.extend_from_slice(&["id:1220", "--limit", "3"]);
+        let output = run(dir.path(), url, &args);
+        let first: Value =
+            serde_json::from_str(text(&output.stdout).lines().next().expect("a row"))
+                .expect("JSON lines when piped");
+        (
+            first["update_id"].as_str().expect("id").to_owned(),
+            first["kind"].as_str().expect("kind").to_owned(),
+        )
+    };
+    let shown = table("search", &["id:1220", "--limit", "3"]);
+    let mut lines = shown.lines();
+    let header = lines.next().expect("header");
+    for column in ["RECORD TIME", "MIG", "KIND", "UPDATE", "ACTION", "PARTIES"] {
+        assert!(header.contains(column), "{header}");
+    }
+    let row = lines.next().expect("a row");
+    assert!(row.contains(&id[..40]) && row.contains(&kind), "{row}");
+    assert_eq!(shown.lines().count(), 4, "{shown}");
+    let counted = table("search", &["id:1220", "--count"]);
+    assert!(counted.trim().parse::<u64>().is_ok(), "{counted}");
+    // Verify: the outcome, then the ranges.
+    let shown = table("verify", &["--request-rate", "1000", "--page-size", "97"]);
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.starts_with("outcome ") && l.ends_with("agree")),
+        "{shown}"
+    );
+    let header = shown
+        .lines()
+        .find(|l| l.starts_with("AFTER"))
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert!(
+        header.contains("COMPLETE") && header.contains("SCANS"),
+        "{header}"
+    );
+}

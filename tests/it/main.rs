@@ -63,4 +63,5 @@ mod soak;
 mod terminal;
 mod traffic;
 mod ui_foundation;
+mod whole_fields;
 mod zoom;

@@ -31,6 +31,8 @@ impl Loader {
         }
         cx.history.clear();
         self.verify = false;
+        self.checkpoint = None;
+        self.head_polls = 0;
         cx.out.change.merge(HistoryChange {
             reset: true,
             ..HistoryChange::default()
@@ -157,9 +159,33 @@ impl Loader {
                     ),
                     UpdatesPurpose::Verify,
                 ),
+                // At the head, every few polls start from just before the update that was the
+                // newest at the last check: its answer says whether the history under the
+                // explorer still stands (what was appended since included).
+                Some(newest)
+                    if cx.feed.at_head
+                        && self.cursor_at(newest)
+                        && self.head_polls >= self.head_check_every =>
+                {
+                    let (m, t) = self
+                        .checkpoint
+                        .as_ref()
+                        .map_or((newest.migration_id, newest.record_time), |c| c.1);
+                    (
+                        UpdatesRequest::after(
+                            PAGE_SIZE,
+                            m,
+                            format_time_micros(t.saturating_sub(1)),
+                        ),
+                        UpdatesPurpose::HeadCheck,
+                    )
+                }
                 _ => {
                     if !cx.feed.at_head && !self.wants_more(demand) {
                         return;
+                    }
+                    if cx.feed.at_head {
+                        self.head_polls = self.head_polls.saturating_add(1);
                     }
                     (self.forward_request(), UpdatesPurpose::Forward)
                 }
@@ -276,6 +302,15 @@ impl Loader {
         }
     }
 
+    /// Whether the forward cursor stands at `newest` (the newest loaded update): the head poll
+    /// may then start from just before it.
+    fn cursor_at(&self, newest: &crate::model::summary::UpdateSummary) -> bool {
+        self.cursor
+            .as_ref()
+            .and_then(cursor_position)
+            .is_some_and(|pos| pos == (newest.migration_id, newest.record_time))
+    }
+
     /// The newest loaded update read again ([`UpdatesPurpose::Verify`]): when it is gone or
     /// another update stands at its position, the history under the explorer changed (a scan
     /// restarted with another ledger): say so and load it afresh.
@@ -283,13 +318,63 @@ impl Loader {
         self.on_success(cx);
         self.verify = false;
         self.due = cx.now;
-        let Some(newest) = cx.history.last() else {
+        let Some(newest) = cx
+            .history
+            .last()
+            .map(|s| (s.update_id.to_string(), (s.migration_id, s.record_time)))
+        else {
             return;
         };
-        let newest = (
-            newest.update_id.to_string(),
-            (newest.migration_id, newest.record_time),
-        );
+        self.history_stands(page, (&newest.0, newest.1), cx);
+    }
+
+    /// A poll of the head from just before the newest loaded update
+    /// ([`UpdatesPurpose::HeadCheck`]): when the history still stands, what follows the newest
+    /// loaded update is appended as a forward page would be.
+    pub(super) fn on_head_check(&mut self, page: &UpdatesPage, cx: &mut Ctx) {
+        self.on_success(cx);
+        self.head_polls = 0;
+        let Some(newest) = cx.history.last().map(|s| (s.migration_id, s.record_time)) else {
+            return;
+        };
+        let checked = self.checkpoint.take().unwrap_or_else(|| {
+            let s = cx.history.last().map(|s| s.update_id.to_string());
+            (s.unwrap_or_default(), newest)
+        });
+        if !self.history_stands(page, (&checked.0, checked.1), cx) {
+            return;
+        }
+        let rest = UpdatesPage {
+            transactions: page
+                .transactions
+                .iter()
+                .skip_while(|i| item_position(i).is_some_and(|p| p <= newest))
+                .cloned()
+                .collect(),
+        };
+        // Never compared with the next forward page: head polls answer the same page often.
+        self.last_page = None;
+        self.forward_page(&rest, Some(newest), cx);
+        self.checkpoint = cx
+            .history
+            .last()
+            .map(|s| (s.update_id.to_string(), (s.migration_id, s.record_time)));
+        if page.transactions.len() >= PAGE && !self.cursor_at_pos(newest) {
+            // A full page (the updates checked, then new ones): more is waiting.
+            self.due = cx.now;
+        }
+    }
+
+    fn cursor_at_pos(&self, pos: Pos) -> bool {
+        self.cursor.as_ref().and_then(cursor_position) == Some(pos)
+    }
+
+    /// Whether the newest loaded update still stands at its position in `page` (read from just
+    /// before it); when it is gone or another update stands there, the history under the
+    /// explorer changed (a scan restarted with another ledger, its end gone back): say so and
+    /// load it afresh.
+    fn history_stands(&mut self, page: &UpdatesPage, newest: (&str, Pos), cx: &mut Ctx) -> bool {
+        let newest = (newest.0.to_owned(), newest.1);
         let first = page
             .transactions
             .first()
@@ -314,11 +399,20 @@ impl Loader {
             cx.feed.migration = None;
             cx.feed.migration_starts = None;
             self.restart(self.origin, cx);
+            return false;
         }
+        true
     }
 
     fn enter_head(&mut self, cx: &mut Ctx) {
         cx.feed.at_head = true;
+        if self.checkpoint.is_none() {
+            // What the first check at the head reads again.
+            self.checkpoint = cx
+                .history
+                .last()
+                .map(|s| (s.update_id.to_string(), (s.migration_id, s.record_time)));
+        }
         let ms = i64::try_from(self.refresh_ms).unwrap_or(i64::MAX / 1000);
         self.due = cx.now.saturating_add(ms * 1000);
     }

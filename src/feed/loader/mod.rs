@@ -35,6 +35,11 @@ pub const PAGE: usize = PAGE_SIZE as usize;
 /// The "far future" record time used to probe whether a migration is the newest (the same
 /// probe the network's head search and sweep send).
 pub const DISCOVER_TIME: &str = FAR_FUTURE;
+/// Every this many polls at the head, one starts from just before the update that was the newest
+/// at the last check, to see that the history under the explorer still stands
+/// ([`UpdatesPurpose::HeadCheck`]).
+pub const HEAD_CHECK_EVERY: u32 = 5;
+
 /// Look-back windows (seconds) tried in turn when the recent window is empty: the network head
 /// search's windows from ten minutes on (10 min, 1 h, 6 h, 1 d, 7 d, 30 d, 365 d).
 pub const SEEK_STEPS: &[i64] = HEAD_WINDOWS.split_at(2).1;
@@ -294,6 +299,10 @@ pub enum UpdatesPurpose {
     /// Reading the newest loaded update again (page of 1 from just before it), once the scan
     /// answers after failing: is the history under the explorer still the one loaded?
     Verify,
+    /// Polling the head from just before the newest loaded update: the page starts with it
+    /// again (the history under the explorer still stands: not rewritten, its end not gone
+    /// back), then the new updates.
+    HeadCheck,
 }
 
 /// A page of `/v2/updates` the loader asks for, and why.
@@ -444,6 +453,13 @@ pub struct Loader {
     budget_noted: bool,
     /// A request failed: before polling on, read the newest loaded update again.
     verify: bool,
+    /// Polls at the head since the last check of the history under the explorer.
+    head_polls: u32,
+    /// Every this many polls at the head, a check ([`HEAD_CHECK_EVERY`]).
+    head_check_every: u32,
+    /// The update that was the newest loaded at the last check (or when the head was reached):
+    /// the next check reads from just before it.
+    checkpoint: Option<(String, Pos)>,
 }
 
 /// What tells two pages apart: length, first and last item.
@@ -511,7 +527,16 @@ impl Loader {
             budget: mib_bytes(DEFAULT_MEMORY_MIB),
             budget_noted: false,
             verify: false,
+            head_polls: 0,
+            head_check_every: HEAD_CHECK_EVERY,
+            checkpoint: None,
         }
+    }
+
+    /// Checks the history under the explorer every `n` polls at the head (`u32::MAX`: never;
+    /// tests of paging against a server that answers the same whatever is asked).
+    pub fn set_head_check_every(&mut self, n: u32) {
+        self.head_check_every = n.max(1);
     }
 
     /// Sets the memory budget of the loaded history (MiB, at least 1).
@@ -668,6 +693,9 @@ impl Loader {
         match (line, page) {
             (Line::Main, Ok(page)) if purpose == UpdatesPurpose::Verify => {
                 self.on_verify_page(page, cx);
+            }
+            (Line::Main, Ok(page)) if purpose == UpdatesPurpose::HeadCheck => {
+                self.on_head_check(page, cx);
             }
             (Line::Main, Ok(page)) => self.on_main_page(page, req, cx),
             (Line::Span, Ok(page)) => self.on_span_page(page, cx),

@@ -32,8 +32,12 @@ use crate::api::scan::{AmuletPriceVote, DsoSv, GovAction, VoteOutcome, VoteReque
 use crate::model::amount::Amount;
 use crate::model::format::{parse_time_micros, short_id};
 
-/// Longest name or party id an action's words show.
+/// Longest name an action's words show.
 const NAME_MAX: usize = 60;
+
+/// Longest party id an action's words show: a whole one (Canton's limit is 255 characters), so
+/// a wide Detail shows it whole; narrower screens cut it where they draw it.
+const PARTY_MAX: usize = 255;
 
 /// The name of the SV whose party is `party`, else the party shortened; sanitised.
 fn sv_label(party: &str, svs: &[DsoSv]) -> String {
@@ -45,7 +49,7 @@ fn sv_label(party: &str, svs: &[DsoSv]) -> String {
         .find(|sv| sv.party == party && !sv.name.is_empty())
     {
         Some(sv) => sanitize_line(&sv.name, NAME_MAX),
-        None => sanitize_line(party, NAME_MAX),
+        None => sanitize_line(party, PARTY_MAX),
     }
 }
 

@@ -762,7 +762,19 @@ impl Pane for GovernancePane {
                 .across
                 .table
                 .selected_fields(&self.across.scans.as_ref()?.rows, sh)?,
-            GovSection::Detail | GovSection::PriceVotes => return None,
+            // Line sections: each line whole, named by its label.
+            GovSection::Detail | GovSection::PriceVotes => {
+                let theme = Theme::default();
+                let lines = match self.section {
+                    GovSection::PriceVotes => {
+                        let dso = sh.health.dso.info.as_deref();
+                        prices::price_lines(self.prices.done()?, dso, sh, &theme)
+                    }
+                    _ => self.detail_lines(sh, &theme),
+                };
+                let fields = crate::ui::fields::line_fields(&lines);
+                return (!fields.is_empty()).then(|| (self.section.title().to_owned(), fields));
+            }
         };
         Some((format!("{} row", self.section.title()), fields))
     }

@@ -306,6 +306,23 @@ impl SectionView for DeleteUser {
         }
     }
 
+    /// The user named, then each finished delete and what was said of it.
+    fn fields(&self, _sh: &Shared) -> Vec<crate::ui::fields::Field> {
+        use crate::ui::fields::Field;
+        let mut v = Vec::new();
+        if !self.target.is_empty() {
+            v.push(Field::new("user", self.target.as_str()));
+        }
+        for o in &self.outcomes {
+            let text: Vec<&str> = o.notes.iter().map(|n| n.text.as_str()).collect();
+            v.push(Field::new(
+                format!("{} {}", o.verdict, o.user_id),
+                text.join(" "),
+            ));
+        }
+        v
+    }
+
     fn hints(&self) -> Vec<Command> {
         if self.wants_raw_keys() {
             vec![Command::Confirm, Command::Cancel]

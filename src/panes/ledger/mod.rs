@@ -84,6 +84,10 @@ trait SectionView {
     }
     fn render(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme, focused: bool);
     fn hints(&self) -> Vec<Command>;
+    /// What the section shows of its selection or its last answer, each field whole (`v`).
+    fn fields(&self, _sh: &Shared) -> Vec<crate::ui::fields::Field> {
+        Vec::new()
+    }
 }
 
 /// The Ledger pane.
@@ -481,6 +485,13 @@ impl Pane for LedgerPane {
             });
         }
         hints
+    }
+
+    /// The section's selection or last answer, each field whole (the Trees section answers
+    /// `v` itself, with the value under its cursor).
+    fn fields(&self, sh: &Shared) -> Option<(String, Vec<crate::ui::fields::Field>)> {
+        let fields = self.current().fields(sh);
+        (!fields.is_empty()).then(|| (self.section.title().to_owned(), fields))
     }
 
     fn tab_count(&self, _sh: &Shared) -> Option<usize> {

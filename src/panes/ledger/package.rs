@@ -358,6 +358,36 @@ impl SectionView for PackageSection {
         }
     }
 
+    /// The last download (package id, hash, file) and the package id under the cursor.
+    fn fields(&self, sh: &Shared) -> Vec<crate::ui::fields::Field> {
+        use crate::ui::fields::Field;
+        let mut v = Vec::new();
+        if let Some(r) = &self.result {
+            v.push(Field::new("package", r.package_id.as_str()));
+            v.push(Field::new("size", format!("{} bytes", r.size)));
+            v.push(Field::new(
+                "hash",
+                r.hash
+                    .as_deref()
+                    .unwrap_or("(no Canton-Package-Hash header)"),
+            ));
+            if let Some(t) = &r.content_type {
+                v.push(Field::new("type", t.as_str()));
+            }
+            v.push(match &r.written {
+                Some(Err(e)) => Field::new("not saved", format!("{}: {e}", r.path)),
+                _ => Field::new("file", r.path.as_str()),
+            });
+        }
+        let known = self.known_ids(sh);
+        let mut scroll = self.scroll;
+        scroll.set_len(known.len());
+        if let Some(id) = known.get(scroll.cursor()) {
+            v.push(Field::new("package id seen", id.as_str()));
+        }
+        v
+    }
+
     fn hints(&self) -> Vec<Command> {
         if self.form.is_some() {
             FORM_HINTS.to_vec()

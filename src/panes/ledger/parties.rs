@@ -337,6 +337,13 @@ impl SectionView for Parties {
         }
     }
 
+    /// The selected party's row, every column whole.
+    fn fields(&self, _sh: &Shared) -> Vec<crate::ui::fields::Field> {
+        self.table
+            .selected_fields(&self.details, &())
+            .unwrap_or_default()
+    }
+
     fn hints(&self) -> Vec<Command> {
         if self.form.is_some() {
             FORM_HINTS.to_vec()

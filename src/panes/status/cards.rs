@@ -41,18 +41,9 @@ impl StatusPane {
         theme: &Theme,
         selected: bool,
     ) {
-        let title = match card {
-            Card::History => {
-                let scan = sh.ctx.scan_urls.first().map_or("", String::as_str);
-                format!(" history · {scan} ")
-            }
-            Card::Rounds => " mining rounds · scan 1 ".to_string(),
-            Card::Traffic => " traffic · this validator on the global synchronizer ".to_string(),
-            Card::Governance => " governance · open vote requests · scan 1 ".to_string(),
-            Card::Node(i) => match sh.health.nodes.nodes().get(i) {
-                Some(n) => format!(" {} · {} ", n.kind.name(), n.url),
-                None => String::new(),
-            },
+        let title = match self.card_title(card, sh) {
+            t if t.is_empty() => t,
+            t => format!(" {t} "),
         };
         let border = if selected {
             theme.border_focused
@@ -67,14 +58,59 @@ impl StatusPane {
             buf,
             y: 0,
         };
+        self.render_body(card, &mut rows, sh, theme);
+    }
+
+    /// The card's title, whole.
+    pub(super) fn card_title(&self, card: Card, sh: &Shared) -> String {
         match card {
-            Card::History => self.render_history(&mut rows, sh, theme),
-            Card::Rounds => self.render_rounds(&mut rows, sh, theme),
-            Card::Traffic => self.render_traffic(&mut rows, sh, theme),
-            Card::Governance => self.render_governance(&mut rows, sh, theme),
+            Card::History => {
+                let scan = sh.ctx.scan_urls.first().map_or("", String::as_str);
+                format!("history · {scan}")
+            }
+            Card::Rounds => "mining rounds · scan 1".to_string(),
+            Card::Traffic => "traffic · this validator on the global synchronizer".to_string(),
+            Card::Governance => "governance · open vote requests · scan 1".to_string(),
+            Card::Node(i) => match sh.health.nodes.nodes().get(i) {
+                Some(n) => format!("{} · {}", n.kind.name(), n.url),
+                None => String::new(),
+            },
+        }
+    }
+
+    /// The card's lines as drawn, each whole (on a row as wide as a line can be): what `v`
+    /// lists for the selected card.
+    pub(super) fn card_lines(&self, card: Card, sh: &Shared) -> Vec<Line<'static>> {
+        const WIDE: u16 = 2000;
+        const TALL: u16 = 40;
+        let theme = Theme::default();
+        let area = Rect::new(0, 0, WIDE, TALL);
+        let mut buf = Buffer::empty(area);
+        let mut rows = CardRows {
+            area,
+            buf: &mut buf,
+            y: 0,
+        };
+        self.render_body(card, &mut rows, sh, &theme);
+        let used = rows.y;
+        (0..used)
+            .map(|y| {
+                let text: String = (0..WIDE).map(|x| buf[(x, y)].symbol()).collect();
+                Line::raw(text.trim_end().to_owned())
+            })
+            .collect()
+    }
+
+    fn render_body(&self, card: Card, rows: &mut CardRows<'_>, sh: &Shared, theme: &Theme) {
+        let rows = &mut *rows;
+        match card {
+            Card::History => self.render_history(rows, sh, theme),
+            Card::Rounds => self.render_rounds(rows, sh, theme),
+            Card::Traffic => self.render_traffic(rows, sh, theme),
+            Card::Governance => self.render_governance(rows, sh, theme),
             Card::Node(i) => {
                 if let Some(n) = sh.health.nodes.nodes().get(i) {
-                    self.render_node(n, &mut rows, sh, theme);
+                    self.render_node(n, rows, sh, theme);
                 }
             }
         }

@@ -537,6 +537,23 @@ impl Pane for StatusPane {
         hints
     }
 
+    /// The selected card, whole: its title, then each of its lines (named by place; the
+    /// lines as drawn, each on a row as wide as it needs).
+    fn fields(&self, sh: &Shared) -> Option<(String, Vec<crate::ui::fields::Field>)> {
+        use crate::ui::fields::Field;
+        let card = *self.cards.get(self.selected)?;
+        let title = self.card_title(card, sh);
+        let mut fields = vec![Field::new("card", title.clone())];
+        for (i, line) in self.card_lines(card, sh).iter().enumerate() {
+            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            if !text.trim().is_empty() {
+                fields.push(Field::new(format!("line {}", i + 1), text.trim()));
+            }
+        }
+        let name = title.split(" · ").next().unwrap_or("status").to_owned();
+        Some((format!("{name} card"), fields))
+    }
+
     fn tab_count(&self, sh: &Shared) -> Option<usize> {
         // The node, history and rounds cards, once a node answered (or failed); the traffic
         // and governance cards are not counted (they are about one validator and the DSO, not

@@ -289,3 +289,41 @@ pub(super) fn render_result(
         }
     }
 }
+
+/// The executed transaction's fields and the event under the cursor, each whole (`v`).
+pub(super) fn result_fields(x: &Execute, t: &JsTransaction) -> Vec<crate::ui::fields::Field> {
+    use crate::ui::fields::Field;
+    let or_dash = |s: Option<&str>| s.unwrap_or("-").to_owned();
+    let mut v = vec![
+        Field::new("update id", t.update_id.as_str()),
+        Field::new("offset", t.offset.to_string()),
+        Field::new(
+            "external hash",
+            or_dash(t.external_transaction_hash.as_deref()),
+        ),
+        Field::new(
+            "traffic cost",
+            t.paid_traffic_cost
+                .map_or_else(|| "-".to_string(), |c| c.to_string()),
+        ),
+        Field::new("command id", or_dash(t.command_id.as_deref())),
+        Field::new("synchronizer", t.synchronizer_id.as_str()),
+    ];
+    if let Some(e) = t.events.get(x.scroll.cursor()) {
+        let (kind, _, _) = event_line(e);
+        let whole = match e {
+            Event::CreatedEvent(c) => format!("{}  {}", c.template_id, c.contract_id),
+            Event::ArchivedEvent(a) => format!("{}  {}", a.template_id, a.contract_id),
+            Event::ExercisedEvent(x) => format!(
+                "{} {}{}  {}",
+                x.choice,
+                x.template_id,
+                if x.consuming { " consuming" } else { "" },
+                x.contract_id
+            ),
+            Event::Unknown { .. } => String::new(),
+        };
+        v.push(Field::new(kind, whole));
+    }
+    v
+}

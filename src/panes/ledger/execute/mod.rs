@@ -474,6 +474,20 @@ impl SectionView for Execute {
         }
     }
 
+    /// The request ready to send and the executed transaction, each field whole.
+    fn fields(&self, _sh: &Shared) -> Vec<crate::ui::fields::Field> {
+        use crate::ui::fields::Field as Whole;
+        let mut v = Vec::new();
+        if let Some(r) = &self.request {
+            v.push(Whole::new("submission id", r.submission_id.as_str()));
+            v.push(Whole::new("from", self.source.as_str()));
+        }
+        if let Some(t) = &self.result {
+            v.extend(draw::result_fields(self, t));
+        }
+        v
+    }
+
     fn hints(&self) -> Vec<Command> {
         if self.editor.is_some() {
             // Enter loads the file or adds a line: the editor's own hint row says which.
