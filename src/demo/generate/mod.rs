@@ -9,8 +9,10 @@ mod bootstrap;
 mod commands;
 mod governance;
 mod nodes;
+mod plan;
 mod rounds;
 mod scripted;
+mod tree;
 mod wallet;
 
 use std::collections::{HashMap, VecDeque};
@@ -18,9 +20,12 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::ledger::{CreateNode, ExerciseNode, Ledger, Node};
-use super::network::{APP, Network, PartyIdx, PartyKind, SyncIdx, Tpl};
+use super::ledger::{CreateNode, Ledger};
+use super::network::{Network, PartyIdx, PartyKind, SyncIdx, Tpl};
 use super::util::{MINUTE, Rng, SECOND, UNIT};
+
+use plan::Intent;
+use tree::TreeB;
 
 /// Length of a mining round (the real tick duration).
 pub const ROUND_LEN: i64 = 10 * MINUTE;
@@ -152,122 +157,11 @@ struct PendingTc {
     outcome: TcOutcome,
 }
 
-#[derive(Clone, Debug)]
-enum Intent {
-    Advance,
-    StartIssuing,
-    Close,
-    SvReward(usize),
-    Liveness(usize),
-    StatusReport(usize),
-    Transfer,
-    Payroll,
-    LockedTransfer,
-    Unlock,
-    Tap,
-    PreapprovalSend,
-    Collect(usize),
-    RequestVote,
-    CastVote(u32, usize),
-    CloseVote(u32),
-    Scripted(scripted::Step),
-    AllocateDevFund,
-    Unassign(usize),
-    Assign(usize),
-    ActivityMarker(usize),
-    CreateTc,
-    ResolveTc(String),
-    OnboardValidator(usize),
-    InstallWallet(usize),
-}
-
 /// A transfer output: receiver, amount, and an optional lock (holder, expiry).
 type Output = (PartyIdx, i64, Option<(PartyIdx, i64)>);
 
 /// One step of the bootstrap phase.
 type BootStep = Box<dyn FnMut(&mut Generator, &mut Ledger)>;
-
-/// Builds one transaction tree in pre-order (a node's subtree is added right after it).
-struct TreeB {
-    nodes: Vec<Node>,
-    roots: Vec<u32>,
-}
-
-impl TreeB {
-    fn new() -> TreeB {
-        TreeB {
-            nodes: Vec::new(),
-            roots: Vec::new(),
-        }
-    }
-
-    fn add(&mut self, parent: Option<u32>, node: Node) -> u32 {
-        let id = self.nodes.len() as u32;
-        self.nodes.push(node);
-        match parent {
-            None => self.roots.push(id),
-            Some(p) => {
-                if let Some(Node::Exercise(e)) = self.nodes.get_mut(p as usize) {
-                    e.children.push(id);
-                }
-            }
-        }
-        id
-    }
-
-    /// Adds an exercise of `choice` on `con` by `actors`; a `consuming` one archives `con`.
-    fn exercise(
-        &mut self,
-        parent: Option<u32>,
-        con: &Con,
-        choice: &'static str,
-        argument: Value,
-        consuming: bool,
-        actors: Vec<PartyIdx>,
-    ) -> u32 {
-        let node = Node::Exercise(ExerciseNode {
-            contract_id: con.cid.clone(),
-            tpl: con.tpl,
-            choice,
-            argument,
-            result: json!({}),
-            consuming,
-            actors,
-            signatories: con.sigs.clone(),
-            observers: con.obs.clone(),
-            children: Vec::new(),
-            last_descendant: 0,
-        });
-        self.add(parent, node)
-    }
-
-    fn archive(&mut self, parent: Option<u32>, con: &Con, actors: Vec<PartyIdx>) {
-        self.exercise(parent, con, "Archive", json!({}), true, actors);
-    }
-
-    fn set_result(&mut self, id: u32, result: Value) {
-        if let Some(Node::Exercise(e)) = self.nodes.get_mut(id as usize) {
-            e.result = result;
-        }
-    }
-
-    fn finish(mut self) -> (Vec<Node>, Vec<u32>) {
-        let n = self.nodes.len();
-        let mut last = vec![0u32; n];
-        for i in (0..n).rev() {
-            last[i] = match self.nodes[i].children().last() {
-                Some(c) => last[*c as usize],
-                None => i as u32,
-            };
-        }
-        for (i, node) in self.nodes.iter_mut().enumerate() {
-            if let Node::Exercise(e) = node {
-                e.last_descendant = last[i];
-            }
-        }
-        (self.nodes, self.roots)
-    }
-}
 
 /// Extra facts about a transaction being finished.
 #[derive(Default)]
@@ -513,134 +407,6 @@ impl Generator {
         self.last_time = self.now;
     }
 
-    fn plan_round(&mut self, r: i64) -> Vec<(i64, Intent)> {
-        let mut plan: Vec<(i64, Intent)> = Vec::new();
-        let rng = &mut self.rng;
-        let at = |rng: &mut Rng, lo: i64, hi: i64| rng.range(lo * 1000, hi * 1000) * 1000;
-        if r >= 1 {
-            plan.push((at(rng, 0, 1), Intent::Advance));
-            plan.push((at(rng, 2, 4), Intent::StartIssuing));
-        }
-        if r >= 2 {
-            plan.push((at(rng, 5, 7), Intent::Close));
-        }
-        for s in 0..self.net.active_svs().len() {
-            plan.push((at(rng, 10, 120), Intent::SvReward(s)));
-            if rng.chance(0.3) {
-                plan.push((at(rng, 10, 590), Intent::StatusReport(s)));
-            }
-        }
-        for (v, st) in self.validators.iter().enumerate() {
-            if st.onboard_round == r {
-                plan.push((at(rng, 10, 200), Intent::OnboardValidator(v)));
-                plan.push((at(rng, 205, 300), Intent::InstallWallet(v)));
-                continue;
-            }
-            let onboarded = st.onboard_round < r;
-            let down = st.down.is_some_and(|(a, b)| (a..b).contains(&r));
-            if onboarded && !down && rng.chance(st.reliability) {
-                plan.push((at(rng, 15, 590), Intent::Liveness(v)));
-            }
-            if onboarded && (r + v as i64) % 12 == 0 {
-                plan.push((at(rng, 300, 590), Intent::Collect(v)));
-            }
-        }
-        for _ in 0..rng.range(3, 8) {
-            plan.push((at(rng, 10, 590), Intent::Transfer));
-        }
-        let extras: [(f64, Intent); 5] = [
-            (0.10, Intent::Payroll),
-            (0.35, Intent::LockedTransfer),
-            (0.30, Intent::Unlock),
-            (0.12, Intent::Tap),
-            (0.45, Intent::PreapprovalSend),
-        ];
-        for (p, intent) in extras {
-            if rng.chance(p) {
-                plan.push((at(rng, 10, 590), intent));
-            }
-        }
-        if r % 36 == 5 {
-            plan.push((at(rng, 100, 500), Intent::RequestVote));
-        }
-        if r % 12 == 7 {
-            plan.push((at(rng, 100, 500), Intent::AllocateDevFund));
-        }
-        plan.extend(scripted::plan(r));
-        for vote in self.votes.iter().filter(|v| v.script.is_none()) {
-            for (s, _, cast_round) in &vote.casts {
-                if *cast_round == r {
-                    plan.push((at(rng, 20, 580), Intent::CastVote(vote.id, *s)));
-                }
-            }
-            if vote.close_round == r {
-                plan.push((at(rng, 585, 595), Intent::CloseVote(vote.id)));
-            }
-        }
-        for (i, f) in self.featured.iter().enumerate() {
-            if f.sync == APP && f.in_flight.is_none() {
-                for _ in 0..rng.range(0, 2) {
-                    plan.push((at(rng, 10, 400), Intent::ActivityMarker(i)));
-                }
-            }
-            if (r + 8 * i as i64) % 24 == 10 {
-                let t = at(rng, 410, 520);
-                plan.push((t, Intent::Unassign(i)));
-                plan.push((t + rng.range(2, 60) * SECOND, Intent::Assign(i)));
-            }
-        }
-        if r >= self.tc_from_round {
-            for _ in 0..rng.range(0, 2) {
-                plan.push((at(rng, 10, 590), Intent::CreateTc));
-            }
-        }
-        for tc in &self.tcs {
-            if tc.resolve_round == r {
-                plan.push((at(rng, 10, 590), Intent::ResolveTc(tc.con.cid.clone())));
-            }
-        }
-        plan.sort_by_key(|(t, _)| *t);
-        plan
-    }
-
-    fn run(&mut self, l: &mut Ledger, intent: Intent) {
-        match intent {
-            Intent::Advance => self.advance(l),
-            Intent::StartIssuing => self.start_issuing(l),
-            Intent::Close => self.close_round(l),
-            Intent::SvReward(s) => self.sv_reward(l, s),
-            Intent::Liveness(v) => self.liveness(l, v),
-            Intent::StatusReport(s) => self.status_report(l, s),
-            Intent::Transfer => self.wallet_transfer(l, false),
-            Intent::LockedTransfer => self.wallet_transfer(l, true),
-            Intent::Payroll => self.payroll(l),
-            Intent::Unlock => self.unlock(l),
-            Intent::Tap => {
-                let u = self.net.users[self.rng.index(self.net.users.len())];
-                let amount = self.rng.range(100, 5_000) * UNIT;
-                self.tap(l, u, amount);
-            }
-            Intent::PreapprovalSend => self.preapproval_send(l),
-            Intent::Collect(v) => self.collect(l, v),
-            Intent::RequestVote => self.request_vote(l),
-            Intent::CastVote(id, s) => self.cast_vote(l, id, s),
-            Intent::CloseVote(id) => self.close_vote(l, id),
-            Intent::Scripted(step) => {
-                std::mem::swap(&mut self.rng, &mut self.script_rng);
-                self.scripted(l, step);
-                std::mem::swap(&mut self.rng, &mut self.script_rng);
-            }
-            Intent::AllocateDevFund => self.allocate_dev_fund(l),
-            Intent::Unassign(f) => self.unassign(l, f),
-            Intent::Assign(f) => self.assign(l, f),
-            Intent::ActivityMarker(f) => self.activity_marker(l, f),
-            Intent::CreateTc => self.create_tc(l),
-            Intent::ResolveTc(cid) => self.resolve_tc(l, &cid),
-            Intent::OnboardValidator(v) => self.onboard_validator(l, v),
-            Intent::InstallWallet(v) => self.install_validator_wallet(l, v),
-        }
-    }
-
     /// How long a round lasts: ten minutes, or live the length of the last live round.
     pub(super) fn round_len(&self) -> i64 {
         self.live_round_len.unwrap_or(ROUND_LEN)
@@ -742,80 +508,4 @@ pub fn generate_history(seed: u64, generated_at: i64, svs: usize) -> (Ledger, Ge
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::demo::ledger::Body;
-    use crate::demo::network::{MAX_SVS, NUM_SVS};
-
-    #[test]
-    fn history_is_ordered_and_large() {
-        let now = 1_800_000_000 * SECOND;
-        let (l, _) = generate_history(42, now, NUM_SVS);
-        assert!(l.len() >= 10_000, "only {} updates", l.len());
-        let ups = l.updates();
-        for w in ups.windows(2) {
-            assert!((w[0].migration_id, w[0].record_time) < (w[1].migration_id, w[1].record_time));
-            assert!(w[0].record_time < w[1].record_time);
-        }
-        let last = ups.last().unwrap();
-        assert!(now - last.record_time < 5 * SECOND);
-        assert_eq!(l.current_migration_id(), 1);
-        let max_events = ups
-            .iter()
-            .filter_map(|u| u.tx())
-            .map(|t| t.nodes.iter().filter(|n| !n.is_fetch()).count())
-            .max()
-            .unwrap();
-        assert!(max_events > 50, "largest tree has {max_events} events");
-    }
-
-    #[test]
-    fn same_seed_same_history() {
-        let (a, _) = generate_history(7, 1_800_000_000 * SECOND, NUM_SVS);
-        let (b, _) = generate_history(7, 1_800_000_000 * SECOND, NUM_SVS);
-        assert_eq!(a.len(), b.len());
-        assert_eq!(a.updates()[100].update_id, b.updates()[100].update_id);
-        let (c, _) = generate_history(8, 1_800_000_000 * SECOND, NUM_SVS);
-        assert_ne!(a.updates()[100].update_id, c.updates()[100].update_id);
-    }
-
-    /// A network of 13 SVs has the history of one of 4: the same updates, ids, times and
-    /// events, except that every `DsoRules` contract lists the 9 further SVs after the 4.
-    #[test]
-    fn more_svs_same_history_but_the_dso_rules() {
-        let now = 1_800_000_000 * SECOND;
-        let (small, _) = generate_history(42, now, NUM_SVS);
-        let (big, _) = generate_history(42, now, MAX_SVS);
-        assert_eq!(small.len(), big.len());
-        let mut rules = 0;
-        for (a, b) in small.updates().iter().zip(big.updates()) {
-            let mut b = (**b).clone();
-            if let Body::Tx(tx) = &mut b.body {
-                for node in &mut tx.nodes {
-                    if let Node::Create(c) = node
-                        && c.tpl == Tpl::DsoRules
-                    {
-                        rules += 1;
-                        let svs = c.args["svs"].as_array_mut().expect("svs");
-                        assert_eq!(svs.len(), MAX_SVS);
-                        let extra: Vec<&str> = svs[NUM_SVS..]
-                            .iter()
-                            .map(|sv| sv[1]["name"].as_str().expect("name"))
-                            .collect();
-                        let names: Vec<&str> = big.network().svs[NUM_SVS..]
-                            .iter()
-                            .map(|sv| sv.name.as_str())
-                            .collect();
-                        assert_eq!(extra, names);
-                        svs.truncate(NUM_SVS);
-                    }
-                }
-            }
-            assert_eq!(format!("{:?}", **a), format!("{b:?}"));
-        }
-        assert!(
-            rules > 1,
-            "the bootstrap's rules and those after accepted votes"
-        );
-    }
-}
+mod tests;

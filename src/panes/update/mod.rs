@@ -8,7 +8,8 @@
 //! unassign), the contract lifecycle list, the save prompt and the back stack of updates reached
 //! by following links.
 //!
-//! This module holds the pane's state, its keys and `render`; the parts live beside it:
+//! This module holds the pane's state and `render`; the parts live beside it: `load` (fetching
+//! and showing an update, following links and back), `commands` (the keymap's commands),
 //! `details` (the details panel), `tree` (tree keys and selection), `reassign`, `lifecycle`
 //! (the list; the lifecycle itself is [`crate::model::lifecycle`]), `save` (the save prompt)
 //! and `layout` (the split of the pane, header, titles and messages).
@@ -37,55 +38,35 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use unicode_width::UnicodeWidthStr;
 
-use crate::api::scan::{self, EventHistoryItem, Reassignment, UpdateItem};
+use crate::api::scan::{EventHistoryItem, Reassignment};
 use crate::config::keymap::KeyContext;
 use crate::model::event_tree::ScanTree;
-use crate::model::reassign::resolve_link;
 use crate::model::summary::short_id;
 use crate::msg::Command;
-use crate::msg::{Effect, Fetched, Request, RequestId, Response};
+use crate::msg::{Fetched, Request, RequestId, Response};
 use crate::ui::load::accept;
 use crate::ui::safe::sanitize;
 use crate::ui::scroll::Scrolled;
 use crate::ui::text_input::{InputOutcome, TextInput};
-use crate::ui::tree::{HSCROLL_STEP, TreeSplit, TreeState};
+use crate::ui::tree::{TreeSplit, TreeState};
 use crate::ui::value_view::ValueView;
 
 use super::{Out, Pane, PaneId, RenderCtx, Shared};
 
+mod commands;
 mod details;
 mod layout;
 mod lifecycle;
+mod load;
 mod reassign;
 mod save;
 mod tree;
 
-use details::{Details, tx_details};
+use details::Details;
 use layout::{Areas, render_title, split};
 use lifecycle::LifecycleList;
-use reassign::{ReassignView, reassign_details};
-
-/// The request for an update's body and verdict (`GET /v0/events/{update_id}`), or, with
-/// `--offline`, for the body the local index keeps.
-fn event_request(update_id: &str, sh: &Shared) -> Request {
-    if sh.ctx.offline {
-        index_body_request(update_id)
-    } else {
-        Request::api(scan::event(update_id, &scan::ValueEncoding::default()))
-    }
-}
-
-/// The request for the body the local index keeps of an update.
-fn index_body_request(update_id: &str) -> Request {
-    Request::Index(crate::model::index::read::IndexRead::Body {
-        update_id: update_id.to_owned(),
-    })
-}
-
-/// The update of a body the index keeps (the item's JSON), as the pane shows bodies.
-fn body_of_kept(item_json: &str) -> Option<EventHistoryItem> {
-    serde_json::from_str(&format!("{{\"update\":{item_json}}}")).ok()
-}
+use load::index_body_request;
+use reassign::ReassignView;
 
 /// Trees with at most this many events start fully expanded.
 pub const EXPAND_ALL_MAX_EVENTS: usize = 300;
@@ -288,156 +269,6 @@ impl UpdatePane {
         self.split.is_set().then(|| self.split.percent(50))
     }
 
-    /// Follows a link to another update, remembering where we were (Esc comes back).
-    fn navigate(&mut self, update_id: &str, want: Want, sh: &mut Shared, out: &mut Out) {
-        if let Some(current) = &self.update_id
-            && current != update_id
-        {
-            let event = self.selected_event_id().map(str::to_string);
-            self.back.push((current.clone(), event));
-        }
-        self.load(update_id, want, sh, out);
-    }
-
-    fn load(&mut self, update_id: &str, want: Want, sh: &mut Shared, out: &mut Out) {
-        self.lifecycle = None;
-        self.value_view = None;
-        self.save = None;
-        sh.current_update = Some(update_id.to_string());
-        let same = self.update_id.as_deref() == Some(update_id);
-        if same && self.content.is_some() && self.pending.is_none() {
-            self.apply_want(&want);
-            return;
-        }
-        if same && self.content.is_none() && self.pending.is_some() {
-            // Already on its way: only the selection changes.
-            self.want = want;
-            return;
-        }
-        self.update_id = Some(update_id.to_string());
-        self.error = None;
-        self.from_index = false;
-        self.body = None;
-        self.content = None;
-        self.focus = Focus::Tree;
-        if let Some(old) = self.pending.take() {
-            out.effects.push(Effect::Cancel(old));
-        }
-        if let Some(body) = sh.bodies.get(update_id) {
-            self.show(body, &want, sh);
-        } else {
-            self.want = want;
-            self.pending = Some(out.fetch(sh, event_request(update_id, sh)));
-        }
-    }
-
-    /// Refetches the open update, keeping what is shown until the reply arrives.
-    fn refresh(&mut self, sh: &mut Shared, out: &mut Out) {
-        let Some(id) = self.update_id.clone() else {
-            return;
-        };
-        if let Some(old) = self.pending.take() {
-            out.effects.push(Effect::Cancel(old));
-        }
-        self.want = match self.selected_event_id() {
-            Some(e) => Want::Event(e.to_string()),
-            None => std::mem::take(&mut self.want),
-        };
-        self.error = None;
-        self.pending = Some(out.fetch(sh, event_request(&id, sh)));
-    }
-
-    /// The reply to a read of the index's copy of the open update.
-    fn on_index_body(&mut self, reply: &Fetched, update_id: &str, sh: &mut Shared, out: &mut Out) {
-        if self.pending != Some(reply.id) || self.update_id.as_deref() != Some(update_id) {
-            return;
-        }
-        self.pending = None;
-        let answer = match &reply.result {
-            Ok(r) => match r.index() {
-                Some(a) => a.clone().map_err(|f| f.message),
-                None => Err("unexpected answer to an index read".to_owned()),
-            },
-            Err(e) => Err(e.to_string()),
-        };
-        let short = short_id(&sanitize(update_id), 16);
-        match answer {
-            Ok(crate::model::index::read::IndexAnswer::Body(Some(json))) => {
-                match body_of_kept(&json) {
-                    Some(body) => {
-                        let body = Arc::new(body);
-                        if sh.ctx.offline {
-                            // No node to ask for the verdict: the Verdict pane shows the body's.
-                            sh.bodies.insert(update_id.to_owned(), body.clone());
-                        }
-                        let want = std::mem::take(&mut self.want);
-                        self.error = None;
-                        self.from_index = true;
-                        self.show(body, &want, sh);
-                    }
-                    None => {
-                        self.error =
-                            Some("the local index keeps a body that does not decode".into());
-                    }
-                }
-            }
-            Ok(_) => {
-                let why = if sh.ctx.offline {
-                    "not in the local index (or kept without its body: --no-bodies); --offline asks no node"
-                } else {
-                    "the scan did not answer and the local index does not keep it"
-                };
-                self.error = Some(why.to_owned());
-                out.warn(format!("update {short}: {why}"));
-            }
-            Err(e) => {
-                self.error = Some(e.clone());
-                out.error(format!("update {short}: {e}"));
-            }
-        }
-    }
-
-    /// Shows a loaded body.
-    fn show(&mut self, body: Arc<EventHistoryItem>, want: &Want, sh: &Shared) {
-        let content = match &body.update {
-            Some(UpdateItem::Transaction(_)) => match ScanTree::from_body(body.clone()) {
-                Some(tree) => {
-                    let state = if tree.len() <= EXPAND_ALL_MAX_EVENTS {
-                        let mut s = TreeState::new(&tree);
-                        s.expand_all(&tree);
-                        s
-                    } else {
-                        TreeState::with_expanded_depth(&tree, INITIAL_DEPTH)
-                    };
-                    let details = tx_details(&tree, state.selected());
-                    Content::Tx(Box::new(TxView {
-                        tree,
-                        state,
-                        details,
-                    }))
-                }
-                None => Content::NoUpdate,
-            },
-            Some(UpdateItem::Reassignment(r)) => {
-                let link = resolve_link(&sh.history, r);
-                Content::Reassign(Box::new(ReassignView {
-                    details: reassign_details(r, link.as_ref()),
-                    link,
-                    link_checked: sh.history.len(),
-                }))
-            }
-            _ => Content::NoUpdate,
-        };
-        self.focus = match content {
-            Content::Tx(_) => Focus::Tree,
-            _ => Focus::Details,
-        };
-        self.body = Some(body);
-        self.content = Some(content);
-        self.apply_want(want);
-        self.apply_viewports();
-    }
-
     fn areas(&self, area: Rect) -> Areas {
         match &self.content {
             Some(Content::Tx(v)) => split(
@@ -493,126 +324,6 @@ impl UpdatePane {
             Some(Content::Tx(v)) => Some(&v.details),
             Some(Content::Reassign(r)) => Some(&r.details),
             _ => None,
-        }
-    }
-
-    /// `y`: the selected id, or the JSON under the cursor.
-    fn copy(&self, out: &mut Out) {
-        if self.focus == Focus::Details
-            && let Some(d) = self.details()
-        {
-            d.copy(out);
-            return;
-        }
-        if let Some(e) = self.selected_event_id() {
-            out.copy("event id", sanitize(e).into_owned());
-        } else if let Some(u) = &self.update_id {
-            out.copy("update id", sanitize(u).into_owned());
-        }
-    }
-
-    /// Back: closes the innermost thing, or returns to the previous update.
-    fn back(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
-        if self.focus == Focus::Details && self.focus_tree() {
-            return true;
-        }
-        if let Some((id, event)) = self.back.pop() {
-            let want = event.map_or(Want::Nothing, Want::Event);
-            self.load(&id, want, sh, out);
-            return true;
-        }
-        false
-    }
-
-    /// A command from the keymap (see [`Pane::on_command`]).
-    fn command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
-        if self.save.is_some() {
-            return match cmd {
-                Command::Cancel | Command::Back => {
-                    self.close_save_prompt();
-                    true
-                }
-                Command::Confirm => {
-                    let text = self.save.as_ref().map(TextInput::text).unwrap_or_default();
-                    self.submit_save(&text, sh, out);
-                    true
-                }
-                _ => false,
-            };
-        }
-        if out.value_view(&mut self.value_view, cmd) {
-            return true;
-        }
-        if self.lifecycle.is_some() {
-            return self.lifecycle_command(cmd, sh, out);
-        }
-        match cmd {
-            Command::Refresh => {
-                self.refresh(sh, out);
-                true
-            }
-            Command::Copy => {
-                self.copy(out);
-                true
-            }
-            Command::Save => {
-                self.open_save_prompt(out);
-                true
-            }
-            Command::FollowContract => {
-                self.follow_contract(sh, out);
-                true
-            }
-            Command::Back => self.back(sh, out),
-            _ if self.content.is_none() => false,
-            Command::TreeNarrower | Command::TreeWider => {
-                if matches!(self.content, Some(Content::Tx(_))) {
-                    if !self.split.step(cmd == Command::TreeWider, 50) {
-                        out.info("the split is at its end");
-                    }
-                    true
-                } else {
-                    false
-                }
-            }
-            Command::SwitchFocus => match self.focus {
-                Focus::Details => self.focus_tree(),
-                Focus::Tree if matches!(self.content, Some(Content::Tx(_))) => {
-                    self.focus = Focus::Details;
-                    true
-                }
-                Focus::Tree => false,
-            },
-            Command::ShowValue => {
-                self.show_value(out);
-                true
-            }
-            Command::ScrollLeft | Command::ScrollRight => {
-                let width = usize::from(self.areas(self.area).details.width);
-                let step = HSCROLL_STEP.cast_signed();
-                let delta = if cmd == Command::ScrollRight {
-                    step
-                } else {
-                    -step
-                };
-                match self.details_mut() {
-                    Some(d) => {
-                        d.scroll_sideways(delta, width);
-                        true
-                    }
-                    None => false,
-                }
-            }
-            // Backspace on a root (nothing above it in the tree): back, as Esc.
-            Command::Parent if self.focus == Focus::Tree && !self.tree_has_parent() => {
-                self.back(sh, out)
-            }
-            _ => match self.focus {
-                Focus::Tree if matches!(self.content, Some(Content::Tx(_))) => {
-                    self.tree_command(cmd)
-                }
-                _ => self.details_command(cmd, sh, out),
-            },
         }
     }
 }

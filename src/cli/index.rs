@@ -1,0 +1,178 @@
+//! `cantonscope index …`: its commands, their flags and exit codes.
+
+use std::time::Duration;
+
+use clap::{Args, Subcommand, ValueEnum};
+
+use super::values::{parse_request_rate, parse_timeout};
+use super::{parse_from, parse_time};
+
+/// Exit codes of the `index` commands (shown in their help).
+pub const INDEX_EXIT_CODES: &str = "\
+Exit codes:
+  0  done (sync: up to --until or the verified head; --follow: stopped by SIGTERM;
+     verify: every stored update of the range is what the scans agree on)
+  1  the profile's scan answered an error
+  2  usage or configuration: a bad query, no index, an index that is damaged, of a newer
+     schema or of another network, another sync writing the index, an index that cannot
+     grow (a full disk, a file size limit)
+  3  connection, TLS or timeout talking to the profile's scan
+  4  a response could not be decoded
+  5  sync: stopped at a divergence: the scans disagree on an update and no version has
+     f + 1 (and --verify) scans; the update, the field and the scans are named, and the
+     page holding it is not written. Also: the history was rewritten under the index.
+     verify: a stored update differs from what --verify scans agree on (another digest,
+     missing from the index, or kept where the scans have none; the first is named), or
+     the scans disagree among themselves with no version held by enough of them
+  6  sync, verify: not enough scans to verify with (fewer than --verify answered)
+  130 interrupted (Ctrl-C); every page committed before stays";
+
+/// `cantonscope index …`
+#[derive(Debug, Clone, Args)]
+#[command(after_help = INDEX_EXIT_CODES)]
+pub struct IndexArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: IndexCommand,
+    /// The index: an SQLite file, or a postgres:// URL (a team's index) [default:
+    /// $CANTONSCOPE_INDEX, the profile's `index`, else <data dir>/index/<profile or
+    /// "default">.sqlite].
+    #[arg(long, global = true, value_name = "PATH|URL")]
+    pub index: Option<String>,
+}
+
+/// How many scans must agree on a page before it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VerifyArg {
+    /// This many scans (1: unverified, recorded as such).
+    Scans(usize),
+    /// f + 1 of the network.
+    Quorum,
+}
+
+fn parse_verify(text: &str) -> Result<VerifyArg, String> {
+    if text.trim().eq_ignore_ascii_case("quorum") {
+        return Ok(VerifyArg::Quorum);
+    }
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=100).contains(&n) => Ok(VerifyArg::Scans(n)),
+        _ => Err(format!(
+            "expected a number of scans (1..=100) or quorum, got {text:?}"
+        )),
+    }
+}
+
+/// Value of `--progress`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProgressArg {
+    /// One JSON object a line on stderr, after every page.
+    Json,
+}
+
+/// `cantonscope index …` commands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum IndexCommand {
+    /// Walk POST /v2/updates into the index, each page verified by --verify scans; resumes
+    /// where the last sync stopped.
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Sync {
+        /// Start at this record time (RFC 3339, a span back from now such as -30d, a time of
+        /// day) or `begin` [default: after the newest update of the index, else begin].
+        #[arg(long, value_name = "begin|TIME", allow_hyphen_values = true, value_parser = parse_from)]
+        from: Option<String>,
+        /// Stop after this record time (inclusive) [default: the head].
+        #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
+        until: Option<String>,
+        /// At the head, keep following new updates (SIGTERM commits the page in hand, exit 0).
+        #[arg(long, conflicts_with = "until")]
+        follow: bool,
+        /// How many scans must agree on every update of a page before it is written: a number,
+        /// or quorum (f + 1 of the network). 1 writes unverified ranges.
+        #[arg(long, value_name = "N|quorum", default_value = "2", value_parser = parse_verify)]
+        verify: VerifyArg,
+        /// Do not keep the updates' bodies (only their summaries, keys and digests).
+        #[arg(long)]
+        no_bodies: bool,
+        /// Progress as JSON lines on stderr (default: a line on stderr when it is a terminal).
+        #[arg(long, value_name = "FORMAT")]
+        progress: Option<ProgressArg>,
+        /// Updates per page (1..=1000).
+        #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u16).range(1..=1000))]
+        page_size: u16,
+        /// Request budget per scan, requests per second [default: scan_request_rate of the
+        /// profile, else 10].
+        #[arg(long, value_name = "N", value_parser = parse_request_rate)]
+        request_rate: Option<f64>,
+        /// Timeout of each request.
+        #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout)]
+        timeout: Duration,
+        /// A --from TIME range of an hour or more is split into this many time chunks, walked
+        /// side by side (each scan still within its request budget).
+        #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+        chunks: u16,
+    },
+    /// Re-check the stored updates against the scans now: every page of the range the index
+    /// covers is asked of --verify scans (verifiers in rotation, a disagreement put to every
+    /// scan, as sync does) and each stored digest compared with the one they agree on. Prints
+    /// a JSON report, records when each range was verified and by which scans (shown by
+    /// `index status`); never changes a stored update.
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Verify {
+        /// Only updates recorded at or after this time [default: the start of the index].
+        #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
+        from: Option<String>,
+        /// Only updates recorded at or before this time [default: the end of the index].
+        #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
+        until: Option<String>,
+        /// How many scans must agree on an update for it to be the reference: a number, or
+        /// quorum (f + 1 of the network).
+        #[arg(long, value_name = "N|quorum", default_value = "2", value_parser = parse_verify)]
+        verify: VerifyArg,
+        /// Progress as JSON lines on stderr (default: a line on stderr when it is a terminal).
+        #[arg(long, value_name = "FORMAT")]
+        progress: Option<ProgressArg>,
+        /// Updates per page (1..=1000).
+        #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u16).range(1..=1000))]
+        page_size: u16,
+        /// Request budget per scan, requests per second [default: scan_request_rate of the
+        /// profile, else 10].
+        #[arg(long, value_name = "N", value_parser = parse_request_rate)]
+        request_rate: Option<f64>,
+        /// Timeout of each request.
+        #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout)]
+        timeout: Duration,
+    },
+    /// Remove every update recorded before TIME (and its keys) from the index; takes the
+    /// writer lock, so not while a sync runs.
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Prune {
+        /// Keep updates recorded at or after this time (RFC 3339, -90d, …).
+        #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
+        before: String,
+    },
+    /// The index as JSON: its range per migration, update count, size on disk, gaps, the
+    /// scans that confirmed each range, divergences, the last sync, a sync running.
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Status,
+    /// The updates matching every term, newest first, as JSON Lines (the History export's row
+    /// fields). Terms: party:P template:T choice:C (exact), contract:PREFIX id:PREFIX (with or
+    /// without 1220).
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Search {
+        /// The terms (all must match).
+        #[arg(required = true, value_name = "TERM")]
+        query: Vec<String>,
+        /// Only updates recorded at or after this time.
+        #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
+        from: Option<String>,
+        /// Only updates recorded at or before this time.
+        #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
+        until: Option<String>,
+        /// At most this many rows.
+        #[arg(long, value_name = "N", default_value_t = 100)]
+        limit: usize,
+        /// Print only the number of matching updates.
+        #[arg(long)]
+        count: bool,
+    },
+}

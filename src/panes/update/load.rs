@@ -1,0 +1,212 @@
+//! Loading an update into the Update pane: the request for its body (from the scan, or the
+//! local index's copy), the index's reply, showing a loaded body, and moving between updates
+//! (following a link, and back).
+
+use std::sync::Arc;
+
+use crate::api::scan::{self, EventHistoryItem, UpdateItem};
+use crate::model::event_tree::ScanTree;
+use crate::model::reassign::resolve_link;
+use crate::model::summary::short_id;
+use crate::msg::{Effect, Fetched, Request};
+use crate::ui::safe::sanitize;
+use crate::ui::tree::TreeState;
+
+use super::details::tx_details;
+use super::reassign::{ReassignView, reassign_details};
+use super::{
+    Content, EXPAND_ALL_MAX_EVENTS, Focus, INITIAL_DEPTH, Out, Shared, TxView, UpdatePane, Want,
+};
+
+/// The request for an update's body and verdict (`GET /v0/events/{update_id}`), or, with
+/// `--offline`, for the body the local index keeps.
+fn event_request(update_id: &str, sh: &Shared) -> Request {
+    if sh.ctx.offline {
+        index_body_request(update_id)
+    } else {
+        Request::api(scan::event(update_id, &scan::ValueEncoding::default()))
+    }
+}
+
+/// The request for the body the local index keeps of an update.
+pub(super) fn index_body_request(update_id: &str) -> Request {
+    Request::Index(crate::model::index::read::IndexRead::Body {
+        update_id: update_id.to_owned(),
+    })
+}
+
+/// The update of a body the index keeps (the item's JSON), as the pane shows bodies.
+fn body_of_kept(item_json: &str) -> Option<EventHistoryItem> {
+    serde_json::from_str(&format!("{{\"update\":{item_json}}}")).ok()
+}
+
+impl UpdatePane {
+    /// Follows a link to another update, remembering where we were (Esc comes back).
+    pub(super) fn navigate(&mut self, update_id: &str, want: Want, sh: &mut Shared, out: &mut Out) {
+        if let Some(current) = &self.update_id
+            && current != update_id
+        {
+            let event = self.selected_event_id().map(str::to_string);
+            self.back.push((current.clone(), event));
+        }
+        self.load(update_id, want, sh, out);
+    }
+
+    pub(super) fn load(&mut self, update_id: &str, want: Want, sh: &mut Shared, out: &mut Out) {
+        self.lifecycle = None;
+        self.value_view = None;
+        self.save = None;
+        sh.current_update = Some(update_id.to_string());
+        let same = self.update_id.as_deref() == Some(update_id);
+        if same && self.content.is_some() && self.pending.is_none() {
+            self.apply_want(&want);
+            return;
+        }
+        if same && self.content.is_none() && self.pending.is_some() {
+            // Already on its way: only the selection changes.
+            self.want = want;
+            return;
+        }
+        self.update_id = Some(update_id.to_string());
+        self.error = None;
+        self.from_index = false;
+        self.body = None;
+        self.content = None;
+        self.focus = Focus::Tree;
+        if let Some(old) = self.pending.take() {
+            out.effects.push(Effect::Cancel(old));
+        }
+        if let Some(body) = sh.bodies.get(update_id) {
+            self.show(body, &want, sh);
+        } else {
+            self.want = want;
+            self.pending = Some(out.fetch(sh, event_request(update_id, sh)));
+        }
+    }
+
+    /// Refetches the open update, keeping what is shown until the reply arrives.
+    pub(super) fn refresh(&mut self, sh: &mut Shared, out: &mut Out) {
+        let Some(id) = self.update_id.clone() else {
+            return;
+        };
+        if let Some(old) = self.pending.take() {
+            out.effects.push(Effect::Cancel(old));
+        }
+        self.want = match self.selected_event_id() {
+            Some(e) => Want::Event(e.to_string()),
+            None => std::mem::take(&mut self.want),
+        };
+        self.error = None;
+        self.pending = Some(out.fetch(sh, event_request(&id, sh)));
+    }
+
+    /// The reply to a read of the index's copy of the open update.
+    pub(super) fn on_index_body(
+        &mut self,
+        reply: &Fetched,
+        update_id: &str,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) {
+        if self.pending != Some(reply.id) || self.update_id.as_deref() != Some(update_id) {
+            return;
+        }
+        self.pending = None;
+        let answer = match &reply.result {
+            Ok(r) => match r.index() {
+                Some(a) => a.clone().map_err(|f| f.message),
+                None => Err("unexpected answer to an index read".to_owned()),
+            },
+            Err(e) => Err(e.to_string()),
+        };
+        let short = short_id(&sanitize(update_id), 16);
+        match answer {
+            Ok(crate::model::index::read::IndexAnswer::Body(Some(json))) => {
+                match body_of_kept(&json) {
+                    Some(body) => {
+                        let body = Arc::new(body);
+                        if sh.ctx.offline {
+                            // No node to ask for the verdict: the Verdict pane shows the body's.
+                            sh.bodies.insert(update_id.to_owned(), body.clone());
+                        }
+                        let want = std::mem::take(&mut self.want);
+                        self.error = None;
+                        self.from_index = true;
+                        self.show(body, &want, sh);
+                    }
+                    None => {
+                        self.error =
+                            Some("the local index keeps a body that does not decode".into());
+                    }
+                }
+            }
+            Ok(_) => {
+                let why = if sh.ctx.offline {
+                    "not in the local index (or kept without its body: --no-bodies); --offline asks no node"
+                } else {
+                    "the scan did not answer and the local index does not keep it"
+                };
+                self.error = Some(why.to_owned());
+                out.warn(format!("update {short}: {why}"));
+            }
+            Err(e) => {
+                self.error = Some(e.clone());
+                out.error(format!("update {short}: {e}"));
+            }
+        }
+    }
+
+    /// Shows a loaded body.
+    pub(super) fn show(&mut self, body: Arc<EventHistoryItem>, want: &Want, sh: &Shared) {
+        let content = match &body.update {
+            Some(UpdateItem::Transaction(_)) => match ScanTree::from_body(body.clone()) {
+                Some(tree) => {
+                    let state = if tree.len() <= EXPAND_ALL_MAX_EVENTS {
+                        let mut s = TreeState::new(&tree);
+                        s.expand_all(&tree);
+                        s
+                    } else {
+                        TreeState::with_expanded_depth(&tree, INITIAL_DEPTH)
+                    };
+                    let details = tx_details(&tree, state.selected());
+                    Content::Tx(Box::new(TxView {
+                        tree,
+                        state,
+                        details,
+                    }))
+                }
+                None => Content::NoUpdate,
+            },
+            Some(UpdateItem::Reassignment(r)) => {
+                let link = resolve_link(&sh.history, r);
+                Content::Reassign(Box::new(ReassignView {
+                    details: reassign_details(r, link.as_ref()),
+                    link,
+                    link_checked: sh.history.len(),
+                }))
+            }
+            _ => Content::NoUpdate,
+        };
+        self.focus = match content {
+            Content::Tx(_) => Focus::Tree,
+            _ => Focus::Details,
+        };
+        self.body = Some(body);
+        self.content = Some(content);
+        self.apply_want(want);
+        self.apply_viewports();
+    }
+
+    /// Back: closes the innermost thing, or returns to the previous update.
+    pub(super) fn back(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
+        if self.focus == Focus::Details && self.focus_tree() {
+            return true;
+        }
+        if let Some((id, event)) = self.back.pop() {
+            let want = event.map_or(Want::Nothing, Want::Event);
+            self.load(&id, want, sh, out);
+            return true;
+        }
+        false
+    }
+}
