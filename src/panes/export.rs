@@ -15,7 +15,7 @@
 
 use std::path::PathBuf;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -43,28 +43,27 @@ pub enum DialogOutcome {
     Nothing,
 }
 
-/// The export dialog: the rows are frozen when it opens.
+/// The file path and export format of a dialog, shared by `e` ([`ExportDialog`]) and `X`
+/// ([`RangeDialog`]) so both behave the same: the format follows a known extension typed or
+/// pasted into the path (`.csv` → CSV, `.jsonl` / `.ndjson` / `.json` → JSON Lines), and
+/// [`PathFormat::toggle`] (Ctrl-T in both dialogs) switches it, rewriting such an extension.
 #[derive(Debug, Clone)]
-pub struct ExportDialog {
+pub struct PathFormat {
     input: TextInput,
     format: ExportFormat,
-    snapshot: ExportSnapshot,
 }
 
-const LABEL_W: u16 = 8;
-
-impl ExportDialog {
-    /// A dialog for `snapshot`, with the default file name for the time `now` (µs).
-    pub fn new(snapshot: ExportSnapshot, now: i64) -> ExportDialog {
-        let format = ExportFormat::JsonLines;
+impl PathFormat {
+    /// A path input holding `name` (its extension, if known, sets the format; JSON Lines
+    /// otherwise).
+    pub fn new(placeholder: &str, name: &str) -> PathFormat {
         let mut input = TextInput::single_line()
-            .with_placeholder("file path (.jsonl or .csv)")
-            .with_text(&default_file_name(now, format));
+            .with_placeholder(placeholder)
+            .with_text(name);
         input.move_to_end();
-        ExportDialog {
+        PathFormat {
+            format: ExportFormat::from_path(name).unwrap_or(ExportFormat::JsonLines),
             input,
-            format,
-            snapshot,
         }
     }
 
@@ -78,39 +77,35 @@ impl ExportDialog {
         self.format
     }
 
-    /// Rows the export will write.
-    pub fn rows(&self) -> usize {
-        self.snapshot.len()
+    /// The path input (rendering, validation).
+    pub fn input(&self) -> &TextInput {
+        &self.input
     }
 
-    /// The validation message under the path, if any.
-    pub fn validation(&self) -> Option<&str> {
-        self.input.validation()
+    /// The path input, mutably.
+    pub fn input_mut(&mut self) -> &mut TextInput {
+        &mut self.input
     }
 
-    /// Shows `message` under the path (e.g. that the file exists).
-    pub fn set_validation(&mut self, message: &str) {
-        self.input.set_validation(Some(message.to_owned()));
+    /// Replaces the path (the format follows a known extension).
+    pub fn set_path(&mut self, text: &str) {
+        self.input.set_text(text);
+        self.input.move_to_end();
+        self.follow_extension();
     }
 
-    /// Handles a key: the path input gets it first; Tab / Shift-Tab / ↑ / ↓ switch the format.
-    pub fn handle_key(&mut self, key: &KeyEvent) -> DialogOutcome {
-        match self.input.handle_key(key) {
-            InputOutcome::Submitted(_) => DialogOutcome::Submit,
-            InputOutcome::Cancelled => DialogOutcome::Cancel,
-            InputOutcome::Changed => {
-                self.follow_extension();
-                DialogOutcome::Changed
-            }
-            InputOutcome::Consumed => DialogOutcome::Changed,
-            InputOutcome::Ignored => match key.code {
-                KeyCode::Tab | KeyCode::BackTab | KeyCode::Up | KeyCode::Down => {
-                    self.toggle_format();
-                    DialogOutcome::Changed
-                }
-                _ => DialogOutcome::Nothing,
-            },
+    /// Handles a key: Ctrl-T switches the format, other keys edit the path (the format follows
+    /// its extension). Keys the input does not use come back as `Ignored`.
+    pub fn handle_key(&mut self, key: &KeyEvent) -> InputOutcome {
+        if is_toggle_key(key) {
+            self.toggle();
+            return InputOutcome::Changed;
         }
+        let outcome = self.input.handle_key(key);
+        if outcome == InputOutcome::Changed {
+            self.follow_extension();
+        }
+        outcome
     }
 
     /// Pasted text goes into the path.
@@ -123,12 +118,23 @@ impl ExportDialog {
     }
 
     /// Switches the format; a known extension of the path follows.
-    pub fn toggle_format(&mut self) {
+    pub fn toggle(&mut self) {
         self.format = self.format.toggled();
         let path = self.input.text();
         let new = self.format.apply_to_path(&path);
         if new != path {
             self.input.set_text(&new);
+        }
+    }
+
+    /// Ctrl-T alone (the dialog's other fields pass keys here first): `Changed` when it
+    /// switched the format, `Ignored` for every other key.
+    pub fn handle_toggle_key(&mut self, key: &KeyEvent) -> InputOutcome {
+        if is_toggle_key(key) {
+            self.toggle();
+            InputOutcome::Changed
+        } else {
+            InputOutcome::Ignored
         }
     }
 
@@ -138,24 +144,135 @@ impl ExportDialog {
         }
     }
 
+    /// The trimmed path when it can be written to, else the message why not (also shown under
+    /// the input).
+    pub fn checked_path(&mut self) -> Result<PathBuf, String> {
+        let path = self.input.text().trim().to_string();
+        if let Err(e) = check_path(&path) {
+            self.input.set_validation(Some(e.clone()));
+            return Err(e);
+        }
+        Ok(PathBuf::from(path))
+    }
+
+    /// Draws the "Format" row's value: both formats, the chosen one marked, and `hint`.
+    pub fn render_format(
+        &self,
+        x: u16,
+        y: u16,
+        width: u16,
+        hint: &str,
+        buf: &mut Buffer,
+        theme: &Theme,
+    ) {
+        let mut spans = Vec::new();
+        for f in [ExportFormat::JsonLines, ExportFormat::Csv] {
+            let (mark, style) = if f == self.format {
+                ("● ", theme.accent)
+            } else {
+                ("○ ", theme.muted)
+            };
+            spans.push(Span::styled(format!("{mark}{}", f.label()), style));
+            spans.push(Span::raw("  "));
+        }
+        spans.push(Span::styled(format!("({hint})"), theme.muted));
+        buf.set_line(x, y, &Line::from(spans), width);
+    }
+}
+
+/// Ctrl-T: the key switching the format in both export dialogs.
+fn is_toggle_key(key: &KeyEvent) -> bool {
+    key.kind != KeyEventKind::Release
+        && key.modifiers.contains(KeyModifiers::CONTROL)
+        && matches!(key.code, KeyCode::Char('t' | 'T'))
+}
+
+/// The export dialog: the rows are frozen when it opens.
+#[derive(Debug, Clone)]
+pub struct ExportDialog {
+    file: PathFormat,
+    snapshot: ExportSnapshot,
+}
+
+const LABEL_W: u16 = 8;
+
+impl ExportDialog {
+    /// A dialog for `snapshot`, with the default file name for the time `now` (µs).
+    pub fn new(snapshot: ExportSnapshot, now: i64) -> ExportDialog {
+        let file = PathFormat::new(
+            "file path (.jsonl or .csv)",
+            &default_file_name(now, ExportFormat::JsonLines),
+        );
+        ExportDialog { file, snapshot }
+    }
+
+    /// The path typed so far.
+    pub fn path(&self) -> String {
+        self.file.path()
+    }
+
+    /// The chosen format.
+    pub fn format(&self) -> ExportFormat {
+        self.file.format()
+    }
+
+    /// Rows the export will write.
+    pub fn rows(&self) -> usize {
+        self.snapshot.len()
+    }
+
+    /// The validation message under the path, if any.
+    pub fn validation(&self) -> Option<&str> {
+        self.file.input().validation()
+    }
+
+    /// Shows `message` under the path (e.g. that the file exists).
+    pub fn set_validation(&mut self, message: &str) {
+        self.file
+            .input_mut()
+            .set_validation(Some(message.to_owned()));
+    }
+
+    /// Handles a key: the path and format ([`PathFormat`]) get it first (Ctrl-T switches the
+    /// format); with no other field, Tab / Shift-Tab / ↑ / ↓ switch the format too.
+    pub fn handle_key(&mut self, key: &KeyEvent) -> DialogOutcome {
+        match self.file.handle_key(key) {
+            InputOutcome::Submitted(_) => DialogOutcome::Submit,
+            InputOutcome::Cancelled => DialogOutcome::Cancel,
+            InputOutcome::Changed | InputOutcome::Consumed => DialogOutcome::Changed,
+            InputOutcome::Ignored => match key.code {
+                KeyCode::Tab | KeyCode::BackTab | KeyCode::Up | KeyCode::Down => {
+                    self.toggle_format();
+                    DialogOutcome::Changed
+                }
+                _ => DialogOutcome::Nothing,
+            },
+        }
+    }
+
+    /// Pasted text goes into the path.
+    pub fn paste(&mut self, text: &str) -> bool {
+        self.file.paste(text)
+    }
+
+    /// Switches the format; a known extension of the path follows.
+    pub fn toggle_format(&mut self) {
+        self.file.toggle();
+    }
+
     /// The job to run, or the dialog back with a validation message when the path cannot be
     /// used.
     pub fn into_job(mut self) -> Result<ExportJob, Box<ExportDialog>> {
-        let path = self.input.text().trim().to_string();
-        if let Err(e) = check_path(&path) {
-            self.input.set_validation(Some(e));
+        let Ok(path) = self.file.checked_path() else {
             return Err(Box::new(self));
-        }
-        Ok(ExportJob::new(
-            self.snapshot,
-            PathBuf::from(path),
-            self.format,
-        ))
+        };
+        let format = self.file.format();
+        Ok(ExportJob::new(self.snapshot, path, format))
     }
 
     /// Rows the dialog needs inside `area` (borders included).
     fn height(&self) -> u16 {
-        2 + self.input.desired_height().clamp(1, 2) + 4
+        2 + self.file.input().desired_height().clamp(1, 2) + 4
     }
 
     /// Draws the dialog centred in `area` (the pane).
@@ -180,8 +297,14 @@ impl ExportDialog {
 
         // File
         buf.set_stringn(inner.x, y, "File", usize::from(label_w), theme.muted);
-        let input_h = self.input.desired_height().clamp(1, 2).min(bottom - y);
-        self.input
+        let input_h = self
+            .file
+            .input()
+            .desired_height()
+            .clamp(1, 2)
+            .min(bottom - y);
+        self.file
+            .input()
             .render(Rect::new(field_x, y, field_w, input_h), buf, theme, true);
         y += input_h;
         if y >= bottom {
@@ -190,18 +313,8 @@ impl ExportDialog {
 
         // Format
         buf.set_stringn(inner.x, y, "Format", usize::from(label_w), theme.muted);
-        let mut spans = Vec::new();
-        for f in [ExportFormat::JsonLines, ExportFormat::Csv] {
-            let (mark, style) = if f == self.format {
-                ("● ", theme.accent)
-            } else {
-                ("○ ", theme.muted)
-            };
-            spans.push(Span::styled(format!("{mark}{}", f.label()), style));
-            spans.push(Span::raw("  "));
-        }
-        spans.push(Span::styled("(Tab switches)", theme.muted));
-        buf.set_line(field_x, y, &Line::from(spans), field_w);
+        self.file
+            .render_format(field_x, y, field_w, "Tab switches", buf, theme);
         y += 1;
         if y >= bottom {
             return;
@@ -263,22 +376,25 @@ pub fn render_progress(job: &ExportJob, area: Rect, buf: &mut Buffer, theme: &Th
     buf.set_line(area.x, area.y, &line, area.width);
 }
 
-/// The dialog of an export from the server: file, from, until (format by the file's
-/// extension). Times as `:time` takes them (RFC 3339, `-2h`, `14:00`, `yesterday 14:00`) or
+/// The dialog of an export from the server: file and format (the same [`PathFormat`] as `e`'s
+/// dialog: the format follows a typed extension, Ctrl-T switches it), from, until. Times as `:time` takes them (RFC 3339, `-2h`, `14:00`, `yesterday 14:00`) or
 /// `now`.
 ///
 /// ```text
 /// ┌Export from the server───────────────────────────────────────┐
 /// │File    cantonscope-range-20261122T104107Z.jsonl             │
+/// │Format  ● JSON Lines  ○ CSV  (Ctrl-T switches)               │
 /// │From    -1h                                                  │
 /// │Until   now                                                  │
 /// │        streamed page by page · run again to resume          │
-/// │Enter export · ↑/↓ field · Esc cancel                        │
+/// │Enter export · ↑/↓ field · ^T format · Esc cancel            │
 /// └─────────────────────────────────────────────────────────────┘
 /// ```
 #[derive(Debug, Clone)]
 pub struct RangeDialog {
-    fields: [TextInput; 3],
+    file: PathFormat,
+    /// From, until.
+    times: [TextInput; 2],
     focus: usize,
 }
 
@@ -292,16 +408,13 @@ pub struct RangeAsk {
     pub until: i64,
 }
 
-const RANGE_LABELS: [&str; 3] = ["File", "From", "Until"];
+const TIME_LABELS: [&str; 2] = ["From", "Until"];
 
 impl RangeDialog {
     /// A dialog with the default file name for `now` and the last hour.
     pub fn new(now: i64) -> RangeDialog {
         let name = default_file_name(now, ExportFormat::JsonLines).replacen("export", "range", 1);
-        let mut file = TextInput::single_line()
-            .with_placeholder("file path (.jsonl or .csv); the same file resumes")
-            .with_text(&name);
-        file.move_to_end();
+        let file = PathFormat::new("file path (.jsonl or .csv); the same file resumes", &name);
         let mut from = TextInput::single_line()
             .with_placeholder("RFC 3339, -2h, 14:00")
             .with_text("-1h");
@@ -311,30 +424,67 @@ impl RangeDialog {
             .with_text("now");
         until.move_to_end();
         RangeDialog {
-            fields: [file, from, until],
+            file,
+            times: [from, until],
             focus: 0,
         }
     }
 
     /// The text of a field (0 file, 1 from, 2 until).
     pub fn field(&self, i: usize) -> String {
-        self.fields.get(i).map(TextInput::text).unwrap_or_default()
+        match i {
+            0 => self.file.path(),
+            _ => self
+                .times
+                .get(i - 1)
+                .map(TextInput::text)
+                .unwrap_or_default(),
+        }
     }
 
-    /// Sets a field's text (tests, paste of a whole value).
+    /// Sets a field's text (tests, paste of a whole value); the format follows a file's
+    /// extension.
     pub fn set_field(&mut self, i: usize, text: &str) {
-        if let Some(f) = self.fields.get_mut(i) {
+        if i == 0 {
+            self.file.set_path(text);
+        } else if let Some(f) = self.times.get_mut(i - 1) {
             f.set_text(text);
             f.move_to_end();
         }
     }
 
-    /// Handles a key: the focused field gets it; ↑/↓/Tab move between fields.
+    /// The chosen format.
+    pub fn format(&self) -> ExportFormat {
+        self.file.format()
+    }
+
+    /// Switches the format (as Ctrl-T); a known extension of the file follows.
+    pub fn toggle_format(&mut self) {
+        self.file.toggle();
+    }
+
+    fn input(&self, i: usize) -> Option<&TextInput> {
+        match i {
+            0 => Some(self.file.input()),
+            _ => self.times.get(i - 1),
+        }
+    }
+
+    /// Handles a key: Ctrl-T switches the format whichever field has the focus; the focused
+    /// field gets the others; ↑/↓/Tab move between fields.
     pub fn handle_key(&mut self, key: &KeyEvent) -> DialogOutcome {
-        let Some(input) = self.fields.get_mut(self.focus) else {
+        let outcome = if self.focus == 0 {
+            self.file.handle_key(key)
+        } else if let Some(input) = self.times.get_mut(self.focus - 1) {
+            // The format key works from the time fields too (the shared component handles it).
+            if let InputOutcome::Changed = self.file.handle_toggle_key(key) {
+                return DialogOutcome::Changed;
+            }
+            input.handle_key(key)
+        } else {
             return DialogOutcome::Nothing;
         };
-        match input.handle_key(key) {
+        match outcome {
             InputOutcome::Submitted(_) => DialogOutcome::Submit,
             InputOutcome::Cancelled => DialogOutcome::Cancel,
             InputOutcome::Changed | InputOutcome::Consumed => DialogOutcome::Changed,
@@ -354,18 +504,24 @@ impl RangeDialog {
 
     /// Pasted text goes into the focused field.
     pub fn paste(&mut self, text: &str) -> bool {
-        self.fields
-            .get_mut(self.focus)
+        if self.focus == 0 {
+            return self.file.paste(text);
+        }
+        self.times
+            .get_mut(self.focus - 1)
             .is_some_and(|f| f.insert_str(text))
     }
 
     /// The export asked for, or the dialog back with a message on the field that is wrong.
     /// `when` reads a time as typed (`None`: not a time).
-    pub fn resolve(self, when: impl Fn(&str) -> Option<i64>) -> Result<RangeAsk, Box<RangeDialog>> {
-        let path = self.field(0).trim().to_string();
-        if let Err(e) = check_path(&path) {
-            return Err(self.invalid(0, e));
-        }
+    pub fn resolve(
+        mut self,
+        when: impl Fn(&str) -> Option<i64>,
+    ) -> Result<RangeAsk, Box<RangeDialog>> {
+        let path = match self.file.checked_path() {
+            Ok(p) => p,
+            Err(e) => return Err(self.invalid(0, e)),
+        };
         let Some(from) = when(&self.field(1)) else {
             return Err(self.invalid(1, "not a time (RFC 3339, -2h, 14:00)".into()));
         };
@@ -376,8 +532,8 @@ impl RangeDialog {
             return Err(self.invalid(2, "until is before from".into()));
         }
         Ok(RangeAsk {
-            format: ExportFormat::from_path(&path).unwrap_or(ExportFormat::JsonLines),
-            path: PathBuf::from(path),
+            format: self.file.format(),
+            path,
             from,
             until,
         })
@@ -391,7 +547,11 @@ impl RangeDialog {
     /// Focuses field `i` (0 file, 1 from, 2 until) and shows `message` for it.
     pub fn set_error(&mut self, i: usize, message: impl Into<String>) {
         self.focus = i;
-        if let Some(f) = self.fields.get_mut(i) {
+        let input = match i {
+            0 => Some(self.file.input_mut()),
+            _ => self.times.get_mut(i - 1),
+        };
+        if let Some(f) = input {
             f.set_validation(Some(message.into()));
         }
     }
@@ -402,7 +562,7 @@ impl RangeDialog {
             return;
         }
         let w = area.width.saturating_sub(4).clamp(area.width.min(20), 76);
-        let rect = crate::ui::layout::centered(area, w, 7);
+        let rect = crate::ui::layout::centered(area, w, 8);
         let block = crate::ui::layout::overlay_block(" Export from the server ", theme);
         let Some(inner) = crate::ui::layout::draw_overlay(rect, buf, block) else {
             return;
@@ -412,20 +572,25 @@ impl RangeDialog {
         }
         let field_w = inner.width - LABEL_W;
         let mut y = inner.y;
-        for (i, (label, input)) in RANGE_LABELS.iter().zip(&self.fields).enumerate() {
+        let labels = ["File", "Format", TIME_LABELS[0], TIME_LABELS[1]];
+        for (row, label) in labels.iter().enumerate() {
             if y >= inner.bottom() {
                 return;
             }
             buf.set_stringn(inner.x, y, label, usize::from(LABEL_W), theme.muted);
-            input.render(
-                Rect::new(inner.x + LABEL_W, y, field_w, 1),
-                buf,
-                theme,
-                i == self.focus,
-            );
+            let x = inner.x + LABEL_W;
+            if row == 1 {
+                self.file
+                    .render_format(x, y, field_w, "Ctrl-T switches", buf, theme);
+            } else {
+                let i = if row == 0 { 0 } else { row - 1 };
+                if let Some(input) = self.input(i) {
+                    input.render(Rect::new(x, y, field_w, 1), buf, theme, i == self.focus);
+                }
+            }
             y += 1;
         }
-        let note = match self.fields.iter().find_map(TextInput::validation) {
+        let note = match (0..3).find_map(|i| self.input(i).and_then(TextInput::validation)) {
             Some(v) => Line::styled(
                 safe_line(v, usize::from(field_w)).into_owned(),
                 theme.status_err,
@@ -438,7 +603,12 @@ impl RangeDialog {
         }
         if y < inner.bottom() {
             let hints = key_line(
-                &[("Enter", "export"), ("↑/↓", "field"), ("Esc", "cancel")],
+                &[
+                    ("Enter", "export"),
+                    ("↑/↓", "field"),
+                    ("^T", "format"),
+                    ("Esc", "cancel"),
+                ],
                 theme,
             );
             buf.set_line(inner.x, y, &hints, inner.width);

@@ -556,3 +556,33 @@ fn at_200_columns_history_adds_a_parties_column() {
     );
     assert_snapshot!("history_parties_200x60", stable(&screen));
 }
+
+/// `X`'s dialog chooses the format as `e`'s does (the shared path + format component): Ctrl-T
+/// switches it on screen, a typed `.csv` path selects CSV, and the file written is CSV (the
+/// header, then a row per update of the range).
+#[test]
+fn x_chooses_its_format_like_e_and_writes_csv() {
+    use cantonscope::model::export::ExportFormat;
+    use crossterm::event::KeyModifiers;
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('X'));
+    assert!(h.screen(80, 24).contains("● JSON Lines  ○ CSV"));
+    h.key_mod(KeyCode::Char('t'), KeyModifiers::CONTROL);
+    let d = h.app.history.range_dialog_mut().unwrap();
+    assert_eq!(d.format(), ExportFormat::Csv);
+    assert!(d.field(0).ends_with(".csv"), "{}", d.field(0));
+    assert!(h.screen(80, 24).contains("○ JSON Lines  ● CSV"));
+    h.key(KeyCode::Esc);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("range.csv");
+    let (from, until) = (h.now - 3 * HOUR, h.now - 2 * HOUR);
+    start_range_export(&mut h, &path, from, until);
+    run_ticks(&mut h, 400);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let header =
+        String::from_utf8(cantonscope::model::export_range::header(ExportFormat::Csv)).unwrap();
+    assert!(text.starts_with(&header), "{text}");
+    assert!(!header.starts_with('{'));
+    let rows = text.lines().count() - 1;
+    assert_eq!(rows, demo_ids(from, until).len());
+}
