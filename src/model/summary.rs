@@ -331,6 +331,16 @@ impl Summarizer {
 }
 
 impl UpdateSummary {
+    /// [`root_label`](Self::root_label) for a column `width` wide: a well-known Splice action
+    /// keeps its amount whole by cutting the parties' names instead (see
+    /// [`Telling::label_within`](crate::model::summary_telling::Telling::label_within)).
+    pub fn root_label_within(&self, interner: &Interner, width: usize) -> String {
+        match &self.root {
+            RootAction::Telling(t) => t.label_within(interner, width),
+            _ => self.root_label(interner),
+        }
+    }
+
     /// The one-line summary of the root action (`AmuletRules_Transfer`, `created ValidatorLicense`,
     /// `assign global-domain→other #3`).
     pub fn root_label(&self, interner: &Interner) -> String {

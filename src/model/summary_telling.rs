@@ -268,19 +268,69 @@ impl Telling {
     /// The one-line summary: `transfer alice → bob 25.00`, `transfer alice → bob +2 75.00 (+9
     /// more)`, `transfer val → self 12.50`, `liveness validator-3`, `tap alice 1,000.00`.
     pub fn label(&self, interner: &Interner) -> String {
+        let (party, other) = self.names(interner);
+        self.compose(party, other)
+    }
+
+    /// [`label`](Self::label) in at most `width` columns where it can be: when the whole label
+    /// is wider, the parties' names are cut (each ending in `…`, the shorter one kept whole when
+    /// it fits in half the room) so that the verb, the amount and the count of other transfers
+    /// stay whole (`transfer nimbus-valid… → olivia 36.00`). Too narrow even for that, the
+    /// whole label (the table cuts it).
+    pub fn label_within(&self, interner: &Interner, width: usize) -> String {
+        let (party, other) = self.names(interner);
+        let whole = self.compose(party, other);
+        if whole.chars().count() <= width {
+            return whole;
+        }
+        // `self` and `nobody` are words, not names: never cut.
+        let other_name = other.filter(|o| !matches!(*o, "self" | "nobody"));
+        let fixed = self
+            .compose("", other.map(|o| if other_name.is_some() { "" } else { o }))
+            .chars()
+            .count();
+        let room = width.saturating_sub(fixed);
+        let (a, b) = (party.chars().count(), other_name.map_or(0, |o| o.chars().count()));
+        let (party_room, other_room) = match other_name {
+            None => (room, 0),
+            Some(_) if a <= room / 2 => (a, room - a),
+            Some(_) if b <= room / 2 => (room - b, b),
+            Some(_) => (room - room / 2, room / 2),
+        };
+        if party_room < 2 || (other_name.is_some() && other_room < 2) {
+            return whole;
+        }
+        let party = cut_name(party, party_room);
+        match other_name {
+            Some(o) => self.compose(&party, Some(&cut_name(o, other_room))),
+            None => self.compose(&party, other),
+        }
+    }
+
+    /// The acting party's short name (`?` when unknown) and, for a transfer, the receiver's
+    /// (`self`, `nobody` or a short name).
+    fn names<'a>(&self, interner: &'a Interner) -> (&'a str, Option<&'a str>) {
         let party = short_party(interner.resolve(self.party));
         let party = if party.is_empty() { "?" } else { party };
-        let mut s = format!("{} {party}", self.kind.verb());
-        if self.kind == TellingKind::Transfer {
+        let other = (self.kind == TellingKind::Transfer).then(|| {
             let other = short_party(interner.resolve(self.other));
             if self.other == self.party && self.more_receivers == 0 {
-                s.push_str(" → self");
+                "self"
             } else if other.is_empty() {
-                s.push_str(" → nobody");
+                "nobody"
             } else {
-                s.push_str(" → ");
-                s.push_str(other);
+                other
             }
+        });
+        (party, other)
+    }
+
+    /// The label with the given names.
+    fn compose(&self, party: &str, other: Option<&str>) -> String {
+        let mut s = format!("{} {party}", self.kind.verb());
+        if let Some(other) = other {
+            s.push_str(" → ");
+            s.push_str(other);
             if self.more_receivers > 0 {
                 s.push_str(&format!(" +{}", self.more_receivers));
             }
@@ -294,6 +344,16 @@ impl Telling {
         }
         s
     }
+}
+
+/// `name` in at most `n` characters: cut with `…` when longer.
+fn cut_name(name: &str, n: usize) -> String {
+    if name.chars().count() <= n {
+        return name.to_owned();
+    }
+    let mut s: String = name.chars().take(n.saturating_sub(1)).collect();
+    s.push('…');
+    s
 }
 
 #[cfg(test)]

@@ -240,3 +240,46 @@ fn small_amounts_round_trip_and_huge_ones_are_dropped() {
     let huge = Amount::parse("99999999999999999999999.5").expect("amount");
     assert_eq!(SmallAmount::of(huge), SmallAmount::NONE);
 }
+
+fn label_within(json: &str, width: usize) -> String {
+    let mut s = Summarizer::default();
+    let summary = s.summarize(&item(json));
+    summary.root_label_within(&s.interner, width)
+}
+
+#[test]
+fn a_narrow_column_cuts_the_names_and_keeps_the_amount_whole() {
+    let json = batch(
+        serde_json::json!({}),
+        &[
+            (
+                "2",
+                transfer_arg("nimbus-validator-1::1220", &[("olivia::1220", "36")]),
+            ),
+            ("10", transfer_arg("payer::1220", &[("second::1220", "1")])),
+        ],
+    );
+    let whole = "transfer nimbus-validator-1 → olivia 36.00 (+1 more)";
+    assert_eq!(label_within(&json, 80), whole);
+    // The shorter name stays whole; the longer one is cut; the amount and the count stay.
+    let cut = label_within(&json, 40);
+    assert_eq!(cut, "transfer nimbu… → olivia 36.00 (+1 more)");
+    assert_eq!(cut.chars().count(), 40, "{cut}");
+    // Both names long: each gets half the room.
+    let json = one_exercise(
+        TRANSFER_CHOICE,
+        transfer_arg(
+            "bluefin-validator-1::1220",
+            &[("harbor-validator-1::1220", "1234.5")],
+        ),
+    );
+    let cut = label_within(&json, 30);
+    assert_eq!(cut.chars().count(), 30, "{cut}");
+    assert!(cut.ends_with(" 1,234.50"), "{cut}");
+    assert_eq!(cut, "transfer blue… → har… 1,234.50");
+    // Too narrow even for the amount: the whole label (the table cuts it).
+    assert_eq!(
+        label_within(&json, 12),
+        "transfer bluefin-validator-1 → harbor-validator-1 1,234.50"
+    );
+}

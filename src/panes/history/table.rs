@@ -352,7 +352,7 @@ impl TableRow for UpdateSummary {
                 } else {
                     Style::default()
                 };
-                Cell::new(self.root_label(interner), style)
+                Cell::new(self.root_label_within(interner, usize::from(width)), style)
             }
             HistoryCol::Events => Cell::new(self.event_count.to_string(), theme.muted),
             HistoryCol::Parties => {
