@@ -90,11 +90,12 @@ fn answer(store: &mut dyn IndexStore, read: &IndexRead) -> Result<IndexAnswer, S
             since,
             before,
             offset,
+            from,
             limit,
             count,
             locate,
         } => {
-            let rows = store.range_rows(*since, *offset, *limit)?;
+            let rows = store.range_rows(*since, from, *limit)?;
             let total = if *count {
                 Some(store.range_count(*since, *before)?)
             } else {

@@ -43,7 +43,7 @@ use serde::Serialize;
 
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::Query;
-use crate::model::index::read::IndexReach;
+use crate::model::index::read::{IndexReach, RangeFrom, RangeKey};
 use crate::model::index::{IndexRow, SearchRow};
 
 /// The schema this build writes and reads.
@@ -468,13 +468,13 @@ pub trait IndexStore: Send {
     /// How many updates were recorded at or after `since` and before `before` (µs; `None`: up
     /// to the newest): the length of History's list read from the index.
     fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError>;
-    /// The updates recorded at or after `since` in record-time order (ties in the order they
-    /// were written), leaving out the first `offset`, at most `limit`, as summary rows: one
-    /// page of History's list read from the index.
+    /// The updates recorded at or after `since` in the list's order ([`RangeKey`]: record
+    /// time, migration, update id), from where `from` says, at most `limit`, as summary rows
+    /// in that order: one page of History's list read from the index.
     fn range_rows(
         &mut self,
         since: i64,
-        offset: usize,
+        from: &RangeFrom,
         limit: usize,
     ) -> Result<Vec<SearchRow>, StoreError>;
     /// What opening the index did that the user should hear of (an older schema migrated),

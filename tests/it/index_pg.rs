@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Once, PoisonError, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
+use cantonscope::model::index::read::{RangeFrom, RangeKey};
 use cantonscope::store::{self, Location};
 use serde_json::Value;
 
@@ -37,6 +38,7 @@ const TESTS: &[&str] = &[
     "postgres_restarted_in_the_middle_of_a_sync_stops_it_and_resuming_gives_the_same_index",
     "a_wrong_password_is_a_clear_error_without_the_password",
     "verify_on_postgres_agrees_and_a_changed_digest_is_exit_5",
+    "deep_pages_read_by_keyset_equal_the_offset_answers_on_both_engines",
 ];
 
 /// The restart test restarts the one server: the others hold this for reading while they run.
@@ -212,8 +214,12 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
             );
             for offset in [0, 3, 7] {
                 assert_eq!(
-                    on_pg.range_rows(since, offset, 5).expect("rows"),
-                    on_sqlite.range_rows(since, offset, 5).expect("rows"),
+                    on_pg
+                        .range_rows(since, &RangeFrom::Offset(offset), 5)
+                        .expect("rows"),
+                    on_sqlite
+                        .range_rows(since, &RangeFrom::Offset(offset), 5)
+                        .expect("rows"),
                     "since {since}, offset {offset}"
                 );
             }
@@ -664,4 +670,117 @@ fn verify_on_postgres_agrees_and_a_changed_digest_is_exit_5() {
             .expect("verifications")
             .is_empty()
     );
+}
+
+/// A row's place in History's list over the index, to bound the next or previous page.
+fn key_of(row: &cantonscope::model::index::SearchRow) -> RangeKey {
+    RangeKey {
+        migration_id: row.migration_id,
+        record_time: cantonscope::model::format::parse_time_micros(&row.record_time)
+            .expect("a time"),
+        update_id: row.update_id.clone(),
+    }
+}
+
+/// History's list over the index from `since`, read three ways a page of `size` at a time:
+/// by OFFSET, forwards after each page's last row, and backwards before each page's first
+/// row (from the last page read by OFFSET); the three must be the same pages.
+fn pages_three_ways(
+    index: &mut dyn store::IndexStore,
+    since: i64,
+    size: usize,
+) -> Vec<Vec<cantonscope::model::index::SearchRow>> {
+    let total = usize::try_from(index.range_count(since, None).expect("count")).expect("fits");
+    let pages = total.div_ceil(size);
+    let by_offset: Vec<_> = (0..pages)
+        .map(|p| {
+            index
+                .range_rows(since, &RangeFrom::Offset(p * size), size)
+                .expect("rows")
+        })
+        .collect();
+    assert_eq!(by_offset.iter().map(Vec::len).sum::<usize>(), total);
+    let mut forwards = vec![by_offset[0].clone()];
+    while forwards.len() < pages {
+        let last = forwards.last().and_then(|p| p.last()).expect("a row");
+        let next = index
+            .range_rows(since, &RangeFrom::After(key_of(last)), size)
+            .expect("rows");
+        forwards.push(next);
+    }
+    assert_eq!(forwards, by_offset, "forwards by keyset");
+    let mut backwards = vec![by_offset[pages - 1].clone()];
+    while backwards.len() < pages {
+        let first = backwards.last().and_then(|p| p.first()).expect("a row");
+        let previous = index
+            .range_rows(since, &RangeFrom::Before(key_of(first)), size)
+            .expect("rows");
+        backwards.push(previous);
+    }
+    backwards.reverse();
+    assert_eq!(backwards, by_offset, "backwards by keyset");
+    // Past either end: nothing.
+    let last = by_offset[pages - 1].last().expect("a row");
+    assert!(
+        index
+            .range_rows(since, &RangeFrom::After(key_of(last)), size)
+            .expect("rows")
+            .is_empty()
+    );
+    let first = by_offset[0].first().expect("a row");
+    assert!(
+        index
+            .range_rows(since, &RangeFrom::Before(key_of(first)), size)
+            .expect("rows")
+            .is_empty()
+    );
+    by_offset
+}
+
+#[test]
+fn deep_pages_read_by_keyset_equal_the_offset_answers_on_both_engines() {
+    let demo = four();
+    let url = &demo.handle.scan_url;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sqlite = dir.path().join("index.sqlite");
+    let sqlite_at = sqlite.to_str().expect("utf-8");
+    let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--from", deep_from()]);
+    assert_eq!(code, 0, "{err}");
+    let mut on_sqlite = store::open_reader(&Location::Sqlite(sqlite.clone())).expect("opens");
+    let total = on_sqlite.range_count(0, None).expect("count");
+    assert!(total >= 2_000, "a few thousand updates: {total}");
+    let sqlite_pages = pages_three_ways(on_sqlite.as_mut(), 0, 200);
+    let mid = cantonscope::model::format::parse_time_micros(&sqlite_pages[3][17].record_time)
+        .expect("a time");
+    let sqlite_from_mid = pages_three_ways(on_sqlite.as_mut(), mid, 97);
+    // Ties within one record time come out in update-id order.
+    for page in &sqlite_pages {
+        for pair in page.windows(2) {
+            if pair[0].record_time == pair[1].record_time
+                && pair[0].migration_id == pair[1].migration_id
+            {
+                assert!(pair[0].update_id < pair[1].update_id, "{pair:?}");
+            }
+        }
+    }
+    drop(on_sqlite);
+
+    let Some((db, _server)) = database("keyset") else {
+        return;
+    };
+    let (code, _, err) = sync(dir.path(), url, db.url.as_str(), &["--from", deep_from()]);
+    assert_eq!(code, 0, "{err}");
+    let mut on_pg = store::open_reader(&db.location()).expect("opens");
+    assert_eq!(pages_three_ways(on_pg.as_mut(), 0, 200), sqlite_pages);
+    assert_eq!(pages_three_ways(on_pg.as_mut(), mid, 97), sqlite_from_mid);
+}
+
+/// The start of the deep test's range: long enough before now for a few thousand updates.
+fn deep_from() -> &'static str {
+    static FROM: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    FROM.get_or_init(|| {
+        cantonscope::model::format::format_time_micros(
+            chrono::Utc::now().timestamp_micros() - 24 * 3_600_000_000,
+        )
+    })
 }

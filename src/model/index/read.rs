@@ -52,14 +52,16 @@ pub enum IndexRead {
         count: bool,
     },
     /// A page of History's list read from the index: the updates recorded at or after `since`
-    /// in record-time order, leaving out the first `offset`, at most `limit`; with `count`,
-    /// how many there are before `before` (µs; `None`: all of them: the list stops where the
-    /// loaded rows start); with `locate`, how many of them come before that time (µs), so the
-    /// list can select the row of a time.
+    /// in the list's order ([`RangeKey`]), from where `from` says (after or before a
+    /// neighbouring page's row, or by row number), at most `limit`; with `count`, how many
+    /// there are before `before` (µs; `None`: all of them: the list stops where the loaded
+    /// rows start); with `locate`, how many of them come before that time (µs), so the list
+    /// can select the row of a time. `offset` is the row number of the page's first row.
     Range {
         since: i64,
         before: Option<i64>,
         offset: usize,
+        from: RangeFrom,
         limit: usize,
         count: bool,
         locate: Option<i64>,
@@ -87,6 +89,32 @@ impl IndexRead {
             }
         }
     }
+}
+
+/// A row's place in History's list read from the index: the list is ordered by record time,
+/// then migration, then update id (bytewise), so ties within one record time come out the
+/// same from any index holding the same updates, whatever order they were written in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeKey {
+    pub migration_id: i64,
+    /// µs.
+    pub record_time: i64,
+    pub update_id: String,
+}
+
+/// Where a page of History's list read from the index starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RangeFrom {
+    /// The rows right after this one (the page after a page read): a keyset read, as fast
+    /// deep in the list as at its top.
+    After(RangeKey),
+    /// The rows right before this one (the page before a page read), read backwards and
+    /// answered in the list's order.
+    Before(RangeKey),
+    /// Leaving out the first rows: only where no neighbouring page gives a bound (the first
+    /// page, a jump to a row number: `:time`, `g`, `G`, a page evicted on both sides). SQL
+    /// `OFFSET` walks the index up to the row.
+    Offset(usize),
 }
 
 /// A page of a whole-history search.

@@ -31,7 +31,7 @@ use ratatui::widgets::{Block, Widget};
 use crate::feed::loader::LoaderIntent;
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::SearchRow;
-use crate::model::index::read::{IndexRead, RANGE_PAGE, RowDetail};
+use crate::model::index::read::{IndexRead, RANGE_PAGE, RangeKey, RowDetail};
 use crate::model::summary::{UpdateSummary, short_party};
 use crate::msg::{Command, Fetched, Request};
 use crate::ui::format::group_thousands;
@@ -89,6 +89,15 @@ impl IndexedRow {
             events,
             synchronizer,
         }
+    }
+
+    /// Its place in the list, for a keyset read of the page after or before it.
+    fn key(&self) -> Option<RangeKey> {
+        Some(RangeKey {
+            migration_id: self.migration_id,
+            record_time: self.record_time?,
+            update_id: self.update_id.clone(),
+        })
     }
 }
 
@@ -303,12 +312,14 @@ impl IndexRange {
         sh: &mut Shared,
         out: &mut Out,
     ) {
+        let from = self.list.bound(page, IndexedRow::key);
         let id = out.fetch(
             sh,
             Request::Index(IndexRead::Range {
                 since: self.since,
                 before: self.before,
                 offset: page * RANGE_PAGE,
+                from,
                 limit: RANGE_PAGE,
                 count,
                 locate,

@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use crate::model::index::SearchRow;
-use crate::model::index::read::{IndexAnswer, RowDetail};
+use crate::model::index::read::{IndexAnswer, RangeFrom, RangeKey, RowDetail};
 use crate::msg::{Fetched, RequestId};
 use crate::ui::scroll::ScrollState;
 
@@ -107,6 +107,30 @@ impl<R> PagedList<R> {
         let first = rows.start / self.page_size;
         let last = (rows.end - 1) / self.page_size;
         (first..=last).find(|p| self.page(*p).is_none())
+    }
+
+    /// Where a read of `page` starts: right after the last row of the page before it when
+    /// that page is kept and full, else right before the first row of the page after it when
+    /// kept, else (no neighbouring page to take a bound from: the first page, a jump) by row
+    /// number. `key` gives a row's place (`None`: a row that cannot bound a read).
+    pub fn bound(&self, page: usize, key: impl Fn(&R) -> Option<RangeKey>) -> RangeFrom {
+        let after = page
+            .checked_sub(1)
+            .and_then(|p| self.page(p))
+            .filter(|rows| rows.len() == self.page_size)
+            .and_then(|rows| rows.last())
+            .and_then(&key);
+        if let Some(k) = after {
+            return RangeFrom::After(k);
+        }
+        let before = self
+            .page(page + 1)
+            .and_then(|rows| rows.first())
+            .and_then(&key);
+        match before {
+            Some(k) => RangeFrom::Before(k),
+            None => RangeFrom::Offset(page * self.page_size),
+        }
     }
 
     /// A read of `page` was sent as `id` (the one before it no longer counts).
@@ -261,5 +285,36 @@ mod tests {
         assert!(list.row(0).is_none(), "the farthest page left");
         assert_eq!(list.row(55).map(|r| r.0.as_str()), Some("u55"));
         assert_eq!(list.missing_in(0..10), Some(0));
+    }
+
+    #[test]
+    fn a_page_is_read_after_or_before_a_kept_neighbour_else_by_row_number() {
+        let mut list: PagedList<SearchRow> = PagedList::new(10, 8);
+        let key = |r: &SearchRow| {
+            Some(RangeKey {
+                migration_id: r.migration_id,
+                record_time: crate::model::format::parse_time_micros(&r.record_time)?,
+                update_id: r.update_id.clone(),
+            })
+        };
+        let at = |id: &str| RangeKey {
+            migration_id: 0,
+            record_time: crate::model::format::parse_time_micros("2026-11-27T10:00:00Z")
+                .expect("t"),
+            update_id: id.into(),
+        };
+        // Nothing kept: by row number (the first page, a jump).
+        assert_eq!(list.bound(0, key), RangeFrom::Offset(0));
+        assert_eq!(list.bound(40, key), RangeFrom::Offset(400));
+        list.scroll.set_len(1000);
+        list.scroll.select(400);
+        list.sent(id(1), 40);
+        list.accept(&reply(1, 40, 1000), |r, _| r)
+            .expect("ours")
+            .expect("ok");
+        // After the kept page's last row, before its first row.
+        assert_eq!(list.bound(41, key), RangeFrom::After(at("u409")));
+        assert_eq!(list.bound(39, key), RangeFrom::Before(at("u400")));
+        assert_eq!(list.bound(42, key), RangeFrom::Offset(420));
     }
 }

@@ -48,7 +48,7 @@ use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 use super::{
     Chunk, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
     IndexStore, KeptDigest, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position,
-    SCHEMA_VERSION, StoreError, unpack_body,
+    RangeFrom, SCHEMA_VERSION, StoreError, unpack_body,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -350,10 +350,10 @@ impl IndexStore for PgIndex {
     fn range_rows(
         &mut self,
         since: i64,
-        offset: usize,
+        from: &RangeFrom,
         limit: usize,
     ) -> Result<Vec<SearchRow>, StoreError> {
-        self.read_range_rows(since, offset, limit)
+        self.read_range_rows(since, from, limit)
     }
 
     fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {

@@ -4,9 +4,9 @@
 use super::schema::TABLES;
 use super::{
     Client, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
-    IndexStore, IsolationLevel, KeptDigest, KeptUpdate, MigrationRange, PgIndex, SCHEMA_VERSION,
-    SUMMARY_VERSION, SearchRow, StoreError, SyncRunning, chunk_rows, closed, format_time_micros,
-    unpack_body,
+    IndexStore, IsolationLevel, KeptDigest, KeptUpdate, MigrationRange, PgIndex, RangeFrom,
+    SCHEMA_VERSION, SUMMARY_VERSION, SearchRow, StoreError, SyncRunning, chunk_rows, closed,
+    format_time_micros, unpack_body,
 };
 
 impl PgIndex {
@@ -29,32 +29,80 @@ impl PgIndex {
     pub(super) fn read_range_rows(
         &mut self,
         since: i64,
-        offset: usize,
+        from: &RangeFrom,
         limit: usize,
     ) -> Result<Vec<SearchRow>, StoreError> {
-        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.with(|c| {
-            Ok(c.query(
-                "SELECT update_id, migration_id, record_time, kind, root_action, parties
-                 FROM updates WHERE record_time >= $1
-                 ORDER BY record_time, seq LIMIT $2 OFFSET $3",
-                &[&since, &limit, &offset],
-            )?
-            .iter()
-            .map(|r| {
-                let parties: String = r.get(5);
-                SearchRow {
-                    update_id: r.get(0),
-                    migration_id: r.get(1),
-                    record_time: format_time_micros(r.get(2)),
-                    kind: r.get(3),
-                    root_action: r.get(4),
-                    parties: serde_json::from_str(&parties).unwrap_or_default(),
+        const COLUMNS: &str =
+            "SELECT update_id, migration_id, record_time, kind, root_action, parties
+                 FROM updates";
+        // Update ids compare bytewise (COLLATE "C"), as SQLite's BINARY collation does, so
+        // both engines order ties alike whatever the database's collation.
+        let (sql, backwards) = match from {
+            RangeFrom::After(_) => (
+                format!(
+                    "{COLUMNS} WHERE record_time >= $1 AND record_time >= $3
+                       AND (record_time > $3 OR migration_id > $4
+                            OR (migration_id = $4 AND update_id COLLATE \"C\" > $5))
+                     ORDER BY record_time, migration_id, update_id COLLATE \"C\" LIMIT $2"
+                ),
+                false,
+            ),
+            RangeFrom::Before(_) => (
+                format!(
+                    "{COLUMNS} WHERE record_time >= $1 AND record_time <= $3
+                       AND (record_time < $3 OR migration_id < $4
+                            OR (migration_id = $4 AND update_id COLLATE \"C\" < $5))
+                     ORDER BY record_time DESC, migration_id DESC, update_id COLLATE \"C\" DESC
+                     LIMIT $2"
+                ),
+                true,
+            ),
+            RangeFrom::Offset(_) => (
+                format!(
+                    "{COLUMNS} WHERE record_time >= $1
+                     ORDER BY record_time, migration_id, update_id COLLATE \"C\"
+                     LIMIT $2 OFFSET $3"
+                ),
+                false,
+            ),
+        };
+        let mut rows = self.with(|c| {
+            let found = match from {
+                RangeFrom::After(k) | RangeFrom::Before(k) => c.query(
+                    &sql,
+                    &[
+                        &since,
+                        &limit,
+                        &k.record_time,
+                        &k.migration_id,
+                        &k.update_id,
+                    ],
+                )?,
+                RangeFrom::Offset(offset) => {
+                    let offset = i64::try_from(*offset).unwrap_or(i64::MAX);
+                    c.query(&sql, &[&since, &limit, &offset])?
                 }
-            })
-            .collect())
-        })
+            };
+            Ok(found
+                .iter()
+                .map(|r| {
+                    let parties: String = r.get(5);
+                    SearchRow {
+                        update_id: r.get(0),
+                        migration_id: r.get(1),
+                        record_time: format_time_micros(r.get(2)),
+                        kind: r.get(3),
+                        root_action: r.get(4),
+                        parties: serde_json::from_str(&parties).unwrap_or_default(),
+                    }
+                })
+                .collect::<Vec<_>>())
+        })?;
+        if backwards {
+            rows.reverse();
+        }
+        Ok(rows)
     }
 
     pub(super) fn read_status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {

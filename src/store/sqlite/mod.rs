@@ -23,8 +23,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
 use super::{
     Chunk, DivergenceRecord, Heartbeat, IndexStatus, IndexStore, KeptDigest, KeptUpdate,
-    MigrationRange, PageWrite, PageWritten, Position, SCHEMA_VERSION, StoreError, gaps,
-    unpack_body,
+    MigrationRange, PageWrite, PageWritten, Position, RangeFrom, RangeKey, SCHEMA_VERSION,
+    StoreError, gaps, unpack_body,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -277,9 +277,9 @@ impl IndexStore for SqliteIndex {
     fn range_rows(
         &mut self,
         since: i64,
-        offset: usize,
+        from: &RangeFrom,
         limit: usize,
     ) -> Result<Vec<SearchRow>, StoreError> {
-        self.explorer_range_rows(since, offset, limit)
+        self.explorer_range_rows(since, from, limit)
     }
 }

@@ -3,8 +3,8 @@
 
 use super::{
     Chunk, DivergenceRecord, Heartbeat, IndexReach, IndexStatus, IndexStore, KeptDigest,
-    KeptUpdate, MigrationRange, OptionalExtension, PathBuf, Position, SCHEMA_VERSION,
-    SUMMARY_VERSION, SearchRow, SqliteIndex, StoreError, SyncRunning, engine_error,
+    KeptUpdate, MigrationRange, OptionalExtension, PathBuf, Position, RangeFrom, RangeKey,
+    SCHEMA_VERSION, SUMMARY_VERSION, SearchRow, SqliteIndex, StoreError, SyncRunning, engine_error,
     format_time_micros, gaps, params, unpack_body,
 };
 
@@ -263,23 +263,47 @@ impl SqliteIndex {
     pub(super) fn explorer_range_rows(
         &mut self,
         since: i64,
-        offset: usize,
+        from: &RangeFrom,
         limit: usize,
     ) -> Result<Vec<SearchRow>, StoreError> {
         let path = self.path.clone();
         let e = |e: rusqlite::Error| engine_error(&path, &e);
-        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        // The time index holds the rowid (seq): the order and the offset walk it alone.
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT update_id, migration_id, record_time, kind, root_action, parties
-                 FROM updates WHERE record_time >= ?1
-                 ORDER BY record_time, seq LIMIT ?2 OFFSET ?3",
-            )
-            .map_err(e)?;
-        stmt.query_map(params![since, limit, offset], |r| {
+        const COLUMNS: &str =
+            "SELECT update_id, migration_id, record_time, kind, root_action, parties
+                 FROM updates";
+        // The time index leads: a keyset read seeks it at the bound's time and sorts only the
+        // rows of one record time by migration and update id (SQLite's BINARY collation:
+        // bytewise, as PostgreSQL's "C").
+        let (sql, backwards) = match from {
+            RangeFrom::After(_) => (
+                format!(
+                    "{COLUMNS} WHERE record_time >= ?1 AND record_time >= ?3
+                       AND (record_time > ?3 OR migration_id > ?4
+                            OR (migration_id = ?4 AND update_id > ?5))
+                     ORDER BY record_time, migration_id, update_id LIMIT ?2"
+                ),
+                false,
+            ),
+            RangeFrom::Before(_) => (
+                format!(
+                    "{COLUMNS} WHERE record_time >= ?1 AND record_time <= ?3
+                       AND (record_time < ?3 OR migration_id < ?4
+                            OR (migration_id = ?4 AND update_id < ?5))
+                     ORDER BY record_time DESC, migration_id DESC, update_id DESC LIMIT ?2"
+                ),
+                true,
+            ),
+            RangeFrom::Offset(_) => (
+                format!(
+                    "{COLUMNS} WHERE record_time >= ?1
+                     ORDER BY record_time, migration_id, update_id LIMIT ?2 OFFSET ?3"
+                ),
+                false,
+            ),
+        };
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(e)?;
+        let map = |r: &rusqlite::Row<'_>| {
             let parties: String = r.get(5)?;
             Ok(SearchRow {
                 update_id: r.get(0)?,
@@ -289,10 +313,32 @@ impl SqliteIndex {
                 root_action: r.get(4)?,
                 parties: serde_json::from_str(&parties).unwrap_or_default(),
             })
-        })
+        };
+        let rows = match from {
+            RangeFrom::After(k) | RangeFrom::Before(k) => {
+                let RangeKey {
+                    migration_id,
+                    record_time,
+                    update_id,
+                } = k;
+                stmt.query_map(
+                    params![since, limit, record_time, migration_id, update_id],
+                    map,
+                )
+            }
+            RangeFrom::Offset(offset) => {
+                let offset = i64::try_from(*offset).unwrap_or(i64::MAX);
+                stmt.query_map(params![since, limit, offset], map)
+            }
+        }
         .map_err(e)?
         .collect::<Result<Vec<_>, _>>()
-        .map_err(e)
+        .map_err(e)?;
+        Ok(if backwards {
+            rows.into_iter().rev().collect()
+        } else {
+            rows
+        })
     }
 
     pub(super) fn explorer_page_after(

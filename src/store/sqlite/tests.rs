@@ -93,7 +93,7 @@ fn history_rows_from_a_time_in_record_time_order_by_offset_with_their_count() {
     let mut rows: Vec<IndexRow> = [5, 1, 3, 2, 4, 3]
         .iter()
         .enumerate()
-        .map(|(i, s)| row(&format!("r{i}s{s}"), *s, "alice"))
+        .map(|(i, s)| row(&format!("r{}s{s}", 9 - i), *s, "alice"))
         .collect();
     rows.sort_by_key(|r| r.record_time);
     index.write_page(chunk.id, &page(rows)).expect("page");
@@ -102,19 +102,59 @@ fn history_rows_from_a_time_in_record_time_order_by_offset_with_their_count() {
     assert_eq!(index.range_count(t(3), None).expect("count"), 4);
     assert_eq!(index.range_count(t(2), Some(t(4))).expect("count"), 3);
     let ids = |rows: Vec<SearchRow>| rows.into_iter().map(|r| r.update_id).collect::<Vec<_>>();
-    let all = ids(index.range_rows(t(0), 0, 10).expect("rows"));
+    let all = ids(index
+        .range_rows(t(0), &RangeFrom::Offset(0), 10)
+        .expect("rows"));
     assert_eq!(all.len(), 6);
-    assert_eq!(all[0], "r1s1");
-    assert_eq!(all[5], "r0s5");
+    assert_eq!(all[0], "r8s1");
+    assert_eq!(all[5], "r9s5");
+    // The two in one microsecond in update-id order, not in the order they were written.
+    assert_eq!(all[2..4], ["r4s3", "r7s3"]);
     // Pages by offset put together are the whole list, once each.
     let mut paged = Vec::new();
     for offset in (0..6).step_by(4) {
-        paged.extend(ids(index.range_rows(t(0), offset, 4).expect("rows")));
+        paged.extend(ids(index
+            .range_rows(t(0), &RangeFrom::Offset(offset), 4)
+            .expect("rows")));
     }
     assert_eq!(paged, all);
     assert_eq!(
-        ids(index.range_rows(t(3), 1, 2).expect("rows")),
+        ids(index
+            .range_rows(t(3), &RangeFrom::Offset(1), 2)
+            .expect("rows")),
         all[3..5].to_vec()
+    );
+    // Keyset reads: after and before a row (one of the tie too), the same rows.
+    let rows = index
+        .range_rows(t(0), &RangeFrom::Offset(0), 10)
+        .expect("rows");
+    let key = |i: usize| RangeKey {
+        migration_id: rows[i].migration_id,
+        record_time: crate::model::format::parse_time_micros(&rows[i].record_time).expect("time"),
+        update_id: rows[i].update_id.clone(),
+    };
+    for i in 0..6 {
+        assert_eq!(
+            ids(index
+                .range_rows(t(0), &RangeFrom::After(key(i)), 2)
+                .expect("rows")),
+            all[i + 1..(i + 3).min(6)].to_vec(),
+            "after {i}"
+        );
+        assert_eq!(
+            ids(index
+                .range_rows(t(0), &RangeFrom::Before(key(i)), 2)
+                .expect("rows")),
+            all[i.saturating_sub(2)..i].to_vec(),
+            "before {i}"
+        );
+    }
+    // Never before `since`.
+    assert_eq!(
+        ids(index
+            .range_rows(t(3), &RangeFrom::Before(key(3)), 5)
+            .expect("rows")),
+        all[2..3].to_vec()
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
