@@ -290,7 +290,10 @@ impl Telling {
             .chars()
             .count();
         let room = width.saturating_sub(fixed);
-        let (a, b) = (party.chars().count(), other_name.map_or(0, |o| o.chars().count()));
+        let (a, b) = (
+            party.chars().count(),
+            other_name.map_or(0, |o| o.chars().count()),
+        );
         let (party_room, other_room) = match other_name {
             None => (room, 0),
             Some(_) if a <= room / 2 => (a, room - a),
