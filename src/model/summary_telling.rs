@@ -275,20 +275,34 @@ impl Telling {
     /// [`label`](Self::label) in at most `width` columns where it can be: when the whole label
     /// is wider, the parties' names are cut (each ending in `…`, the shorter one kept whole when
     /// it fits in half the room) so that the verb, the amount and the count of other transfers
-    /// stay whole (`transfer nimbus-valid… → olivia 36.00`). Too narrow even for that, the
-    /// whole label (the table cuts it).
+    /// stay whole (`transfer nimbus-valid… → olivia 36.00`). When that leaves no room for a
+    /// name, the amount is cut after its second decimal too (`transfer nimb… → self
+    /// 1,212.87…`: the `…` says there are more). Too narrow even for that, the whole label
+    /// (the table cuts it).
     pub fn label_within(&self, interner: &Interner, width: usize) -> String {
         let (party, other) = self.names(interner);
         let whole = self.compose(party, other);
         if whole.chars().count() <= width {
             return whole;
         }
+        self.fit(party, other, width, false)
+            .or_else(|| self.fit(party, other, width, true))
+            .unwrap_or(whole)
+    }
+
+    /// The label in `width` columns with the names cut (and the amount, with `cut_amount`), if
+    /// each name keeps at least two columns.
+    fn fit(
+        &self,
+        party: &str,
+        other: Option<&str>,
+        width: usize,
+        cut_amount: bool,
+    ) -> Option<String> {
         // `self` and `nobody` are words, not names: never cut.
         let other_name = other.filter(|o| !matches!(*o, "self" | "nobody"));
-        let fixed = self
-            .compose("", other.map(|o| if other_name.is_some() { "" } else { o }))
-            .chars()
-            .count();
+        let word = other.map(|o| if other_name.is_some() { "" } else { o });
+        let fixed = self.compose_cut("", word, cut_amount).chars().count();
         let room = width.saturating_sub(fixed);
         let (a, b) = (
             party.chars().count(),
@@ -301,13 +315,13 @@ impl Telling {
             Some(_) => (room - room / 2, room / 2),
         };
         if party_room < 2 || (other_name.is_some() && other_room < 2) {
-            return whole;
+            return None;
         }
         let party = cut_name(party, party_room);
-        match other_name {
-            Some(o) => self.compose(&party, Some(&cut_name(o, other_room))),
-            None => self.compose(&party, other),
-        }
+        Some(match other_name {
+            Some(o) => self.compose_cut(&party, Some(&cut_name(o, other_room)), cut_amount),
+            None => self.compose_cut(&party, other, cut_amount),
+        })
     }
 
     /// The acting party's short name (`?` when unknown) and, for a transfer, the receiver's
@@ -330,6 +344,12 @@ impl Telling {
 
     /// The label with the given names.
     fn compose(&self, party: &str, other: Option<&str>) -> String {
+        self.compose_cut(party, other, false)
+    }
+
+    /// [`compose`](Self::compose), with `cut_amount` the amount cut after
+    /// [`SUMMARY_DECIMALS`] decimals (ending in `…` when that drops digits).
+    fn compose_cut(&self, party: &str, other: Option<&str>, cut_amount: bool) -> String {
         let mut s = format!("{} {party}", self.kind.verb());
         if let Some(other) = other {
             s.push_str(" → ");
@@ -340,7 +360,14 @@ impl Telling {
         }
         if let Some(a) = self.amount().amount() {
             s.push(' ');
-            s.push_str(&a.fixed(SUMMARY_DECIMALS));
+            let fixed = a.fixed(SUMMARY_DECIMALS);
+            match fixed.find('.') {
+                Some(dot) if cut_amount && fixed.len() > dot + 1 + SUMMARY_DECIMALS => {
+                    s.push_str(&fixed[..=dot + SUMMARY_DECIMALS]);
+                    s.push('…');
+                }
+                _ => s.push_str(&fixed),
+            }
         }
         if self.more > 0 {
             s.push_str(&format!(" (+{} more)", self.more));

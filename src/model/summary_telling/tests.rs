@@ -277,6 +277,26 @@ fn a_narrow_column_cuts_the_names_and_keeps_the_amount_whole() {
     assert_eq!(cut.chars().count(), 30, "{cut}");
     assert!(cut.ends_with(" 1,234.50"), "{cut}");
     assert_eq!(cut, "transfer blue… → har… 1,234.50");
+    // A self-transfer with a long amount (a validator collecting its rewards): no room for
+    // the name with the whole amount, so the amount is cut after two decimals, marked `…`.
+    let reward = one_exercise(
+        TRANSFER_CHOICE,
+        transfer_arg(
+            "nimbus-validator-1::1220",
+            &[("nimbus-validator-1::1220", "1212.8741295484")],
+        ),
+    );
+    assert_eq!(
+        label_within(&reward, 80),
+        "transfer nimbus-validator-1 → self 1,212.8741295484"
+    );
+    assert_eq!(
+        label_within(&reward, 40),
+        "transfer nimbus… → self 1,212.8741295484"
+    );
+    let cut = label_within(&reward, 31);
+    assert_eq!(cut, "transfer nimb… → self 1,212.87…");
+    assert_eq!(cut.chars().count(), 31, "{cut}");
     // Too narrow even for the amount: the whole label (the table cuts it).
     assert_eq!(
         label_within(&json, 12),
