@@ -1345,6 +1345,60 @@ fn output_table_reads_the_json_as_columns_and_json_stays_the_default_when_piped(
     assert!(String::from_utf8_lossy(&needs.stdout).contains("needed"));
 }
 
+/// `scan status` as a table adds what `/status` does not say: the head of the scan's verdict
+/// ingestion (`/v0/events/latest-record-time`), its newest update, and the verdict ingestion
+/// lag between them in seconds. Its JSON stays the scan's `/status` as sent, without them.
+#[test]
+fn scan_status_as_a_table_adds_the_verdict_ingestion_lag_and_its_json_stays_the_scans() {
+    use cantonscope::model::format::parse_time_micros;
+    let ledger = cantonscope::demo::generate(42);
+    let updates = ledger.updates();
+    let head = updates.last().expect("an update").record_time;
+    // The demo's verdicts trail its updates by two.
+    let verdicts = updates[updates.len() - 3].record_time;
+    assert!(head > verdicts);
+    let output = run(&["--output", "table", "scan", "status"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let value = |key: &str| -> String {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key).filter(|rest| rest.starts_with(' ')))
+            .map_or_else(|| panic!("no {key} line: {text}"), |v| v.trim().to_owned())
+    };
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("success.active") && l.ends_with("yes")),
+        "the scan's own fields first: {text}"
+    );
+    assert_eq!(
+        parse_time_micros(&value("latest_event_record_time")),
+        Some(verdicts),
+        "{text}"
+    );
+    assert_eq!(
+        parse_time_micros(&value("head_record_time")),
+        Some(head),
+        "{text}"
+    );
+    let lag: f64 = value("verdict_ingestion_lag_s").parse().expect("seconds");
+    let want = (head - verdicts) as f64 / 1e6;
+    assert!((lag - want).abs() < 0.002, "{lag} s, want {want} s: {text}");
+    // The JSON is the scan's answer, as sent.
+    let json = json_ok(&["--output", "json", "scan", "status"]);
+    let url = format!("{}/api/scan/status", demo().handle.scan_url);
+    let (_, direct) = crate::common::bin::runtime().block_on(crate::common::http::get(&url));
+    let keys =
+        |v: &Value| -> Vec<String> { v.as_object().expect("an object").keys().cloned().collect() };
+    assert_eq!(keys(&json), keys(&direct));
+    for added in [
+        "latest_event_record_time",
+        "head_record_time",
+        "verdict_ingestion_lag_s",
+    ] {
+        assert!(json.get(added).is_none(), "{json}");
+    }
+}
+
 #[test]
 fn a_party_given_by_name_is_completed_where_a_source_names_it_else_exit_2_with_a_hint() {
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
