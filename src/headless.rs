@@ -412,6 +412,64 @@ async fn run_scan(
     Ok(())
 }
 
+/// What `scan status` adds to its table, after the fields of the scan's `/status` (its JSON
+/// stays the scan's answer as sent): the head of the scan's verdict ingestion
+/// (`/v0/events/latest-record-time`), the newest update of its history, and how far the first
+/// trails the second in seconds, the verdict ingestion lag (measured as `network health`
+/// measures them). A value that cannot be read says why.
+pub async fn status_table_fields(
+    settings: &Settings,
+) -> serde_json::Map<String, serde_json::Value> {
+    use crate::model::format::format_time_micros;
+    use crate::network::{Network, ScanBudget};
+    let mut fields = serde_json::Map::new();
+    let (Ok(client), Some(url)) = (
+        ApiClient::new(api_config(settings)),
+        settings.scan_url.as_ref(),
+    ) else {
+        return fields;
+    };
+    let entry = crate::model::network::ScanEntry {
+        sv_name: String::new(),
+        url: url.as_str().to_owned(),
+        listed: false,
+        pinned: false,
+        own: true,
+        counted: true,
+    };
+    let budget = ScanBudget {
+        rate: settings.network.request_rate,
+        ..ScanBudget::default()
+    };
+    let net = Network::new(&client, vec![entry], budget);
+    let now = chrono::Utc::now().timestamp_micros();
+    let heads = crate::network::health::verdict_heads(&net, 0, now).await;
+    let unknown = |e: &str| json!(format!("unknown: {e}"));
+    fields.insert(
+        "latest_event_record_time".into(),
+        match &heads.verdict_head {
+            Ok(Some(t)) => json!(format_time_micros(*t)),
+            Ok(None) => json!("not served (a scan older than Splice 0.8)"),
+            Err(e) => unknown(e),
+        },
+    );
+    fields.insert(
+        "head_record_time".into(),
+        match &heads.head {
+            Ok(Some(h)) => json!(format_time_micros(h.record_time)),
+            Ok(None) => json!("none (an empty history)"),
+            Err(e) => unknown(e),
+        },
+    );
+    fields.insert(
+        "verdict_ingestion_lag_s".into(),
+        heads
+            .lag()
+            .map_or_else(|| json!("unknown"), |lag| json!(network::seconds(lag))),
+    );
+    fields
+}
+
 async fn run_validator(
     client: &ApiClient,
     command: &ValidatorCommand,

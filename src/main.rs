@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use cantonscope::cli::{Cli, Command, OutputFormat};
+use cantonscope::cli::{Cli, Command, OutputFormat, ScanCommand};
 use cantonscope::config::{self, Settings};
 use cantonscope::demo::{DemoConfig, DemoHandle};
 use cantonscope::headless::{self, ApiCommand, EXIT_USAGE, table};
@@ -95,9 +95,17 @@ fn main() -> ExitCode {
                 Err(error) => fail(&format!("cantonscope: serve-demo: {error}"), 1),
             }
         }
-        Some(Command::Scan(command)) => output(table, |out| {
-            headless(&runtime, ApiCommand::Scan(command), &settings, out)
-        }),
+        Some(Command::Scan(command)) => output_with(
+            table,
+            |out| headless(&runtime, ApiCommand::Scan(command), &settings, out),
+            || {
+                if matches!(command, ScanCommand::Status) {
+                    runtime.block_on(headless::status_table_fields(&settings))
+                } else {
+                    serde_json::Map::new()
+                }
+            },
+        ),
         Some(Command::Validator(command)) => output(table, |out| {
             headless(&runtime, ApiCommand::Validator(command), &settings, out)
         }),
@@ -257,13 +265,28 @@ fn headless(
 /// Runs a headless command with stdout as asked: the JSON as the command writes it, or (with a
 /// table view) that JSON read as a table once the command is done.
 fn output(table: Option<table::View>, run: impl FnOnce(&mut dyn Write) -> i32) -> ExitCode {
+    output_with(table, run, serde_json::Map::new)
+}
+
+/// [`output`], where the table (only) shows the fields `extra` measures after the command
+/// succeeded besides those of its JSON (`scan status`: the verdict ingestion lag).
+fn output_with(
+    table: Option<table::View>,
+    run: impl FnOnce(&mut dyn Write) -> i32,
+    extra: impl FnOnce() -> serde_json::Map<String, serde_json::Value>,
+) -> ExitCode {
     let Some(view) = table else {
         return exit_code(run(&mut std::io::stdout().lock()));
     };
     let mut json = Vec::new();
     let code = run(&mut json);
     let json = String::from_utf8_lossy(&json);
-    let text = table::render(&view, &json);
+    let extra = if code == 0 {
+        extra()
+    } else {
+        serde_json::Map::new()
+    };
+    let text = table::render_with(&view, &json, extra);
     // A reader that stops early (`| head`) is no failure.
     let _ = std::io::stdout()
         .lock()

@@ -184,8 +184,10 @@ impl App {
                     ) {
                         self.sh.bodies.insert(update_id.to_owned(), body.clone());
                     }
-                    if let Some(end) = response.answer::<LedgerEnd>() {
-                        self.sh.note_ledger_end(reply.id, end.offset);
+                    if let Some(end) = response.answer::<LedgerEnd>()
+                        && let Some(back) = self.sh.note_ledger_end(reply.id, end.offset)
+                    {
+                        self.ledger_went_back(back, &mut out);
                     }
                 }
                 if self.sh.index.owns(reply.id) {
@@ -241,6 +243,26 @@ impl App {
     fn split(&mut self, id: PaneId, out: &mut Out) -> (&mut dyn Pane, &mut Shared) {
         out.owner = id;
         (self.panes.get_mut(id), &mut self.sh)
+    }
+
+    /// The participant's ledger end went back (another ledger under the same URL): says so,
+    /// naming both offsets (status line and error log), and has the Ledger pane read again
+    /// what it read of the old ledger. (The Status card's offset rate starts over by itself:
+    /// `NodeState::add_offset_sample`.)
+    fn ledger_went_back(&mut self, back: crate::model::reread::EndWentBack, out: &mut Out) {
+        let owner = std::mem::replace(&mut out.owner, PaneId::Ledger);
+        let url = self
+            .sh
+            .ctx
+            .ledger_url
+            .as_deref()
+            .map_or_else(|| "the ledger".to_owned(), crate::api::redact_userinfo);
+        out.error(format!(
+            "{back} at {url}: the participant's ledger changed under the explorer; the Ledger \
+             pane reloads what it read"
+        ));
+        self.panes.ledger.ledger_replaced(&mut self.sh, out);
+        out.owner = owner;
     }
 
     /// Runs the history loader: queued intents, a reply, what is due (see [`loader::drive`]).

@@ -196,36 +196,49 @@ impl Drop for DemoHandle {
     }
 }
 
-type Cache = Mutex<HashMap<(u64, usize), Arc<World>>>;
+/// A seed's generated history without its last round, and when the history ends.
+type Cached = (generate::Unfinished, i64);
+type Cache = Mutex<HashMap<(u64, usize), Arc<Cached>>>;
 
 fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// The generated world of `seed` on a network of `svs` SVs: generated once per process, seed
-/// and number of SVs, then cloned (cheaply: updates are shared). Its history ends just before
-/// the first generation in this process.
-fn world_for(seed: u64, svs: usize) -> World {
+/// The generated world of `seed` on a network of `svs` SVs, still or going live now at `rate`
+/// updates per second: generated once per process, seed and number of SVs but for its last
+/// round, then cloned (cheaply: updates are shared) and finished (the last round's open mining
+/// round follows the live pace when it goes live, see [`generate::Unfinished::finish`]). Its
+/// history ends just before the first generation in this process.
+fn world_for(seed: u64, svs: usize, rate: f64) -> World {
     let svs = svs.clamp(network::NUM_SVS, network::MAX_SVS);
-    let mut c = cache().lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(w) = c.get(&(seed, svs)) {
-        return (**w).clone();
-    }
-    // Times come from the first world of this seed, so every number of SVs has the same
-    // history (the same record times included).
-    let generated_at = c
-        .iter()
-        .find(|((s, _), _)| *s == seed)
-        .map_or_else(|| history_end(util::now_micros()), |(_, w)| w.generated_at);
-    let (ledger, generator) = generate::generate_history(seed, generated_at, svs);
-    let world = World {
-        ledger,
-        generator,
-        generated_at,
+    let cached = {
+        let mut c = cache().lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(w) = c.get(&(seed, svs)) {
+            Arc::clone(w)
+        } else {
+            // Times come from the first world of this seed, so every number of SVs has the
+            // same history (the same record times included).
+            let generated_at = c
+                .iter()
+                .find(|((s, _), _)| *s == seed)
+                .map_or_else(|| history_end(util::now_micros()), |(_, w)| w.1);
+            let unfinished = generate::history_before_last_round(seed, generated_at, svs);
+            let cached = Arc::new((unfinished, generated_at));
+            c.insert((seed, svs), Arc::clone(&cached));
+            cached
+        }
     };
-    c.insert((seed, svs), Arc::new(world.clone()));
-    world
+    let mut history = cached.0.clone();
+    let live = (rate > 0.0).then(|| generate::GoesLive {
+        at: util::now_micros(),
+        rate,
+    });
+    history.finish(live);
+    World {
+        ledger: history.ledger,
+        generator: history.generator,
+    }
 }
 
 /// How long after midnight (UTC) a generated history still ends before midnight.
@@ -248,7 +261,7 @@ pub fn history_end(now: i64) -> i64 {
 /// The generated ledger of `seed` without a server (for checks and tests), on the network of
 /// [`NUM_SVS`] SVs (the history of every demo network of this seed).
 pub fn generate(seed: u64) -> Ledger {
-    world_for(seed, network::NUM_SVS).ledger
+    world_for(seed, network::NUM_SVS, 0.0).ledger
 }
 
 /// Binds, spawns the server (and the live task when `rate > 0`) and returns at once.
@@ -286,7 +299,8 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
     let seed = cfg.seed;
     // One SV per scan: more scans than active SVs bring their SVs.
     let svs = cfg.total_scans().max(network::NUM_SVS);
-    let world = tokio::task::spawn_blocking(move || world_for(seed, svs))
+    let rate = cfg.rate;
+    let world = tokio::task::spawn_blocking(move || world_for(seed, svs, rate))
         .await
         .map_err(io::Error::other)?;
     let listener = tokio::net::TcpListener::bind(cfg.listen)

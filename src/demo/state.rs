@@ -15,8 +15,6 @@ use super::util::now_micros;
 pub(crate) struct World {
     pub ledger: Ledger,
     pub generator: Generator,
-    /// The time (µs) the history was generated up to: every world of a seed shares it.
-    pub generated_at: i64,
 }
 
 pub(crate) struct AppState {

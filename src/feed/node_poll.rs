@@ -141,8 +141,12 @@ impl NodeState {
     pub fn add_offset_sample(&mut self, now: i64, off: i64) {
         if let Some(&(t, o)) = self.offset_samples.back() {
             if off < o {
-                // The ledger was reset: start over.
+                // Another ledger under the same URL: its rate starts over (no rate until a
+                // second sample of it, never one across the two ledgers, which would be
+                // negative), and so does the sparkline.
                 self.offset_samples.clear();
+                self.rates.clear();
+                self.rate = None;
             } else if now <= t {
                 // The clock went back.
                 return;
@@ -428,6 +432,8 @@ mod tests {
         assert!((r - 0.1).abs() < 0.02, "{r}");
         // A ledger reset (smaller end) starts over instead of a negative rate.
         n.add_offset_sample(200 * s, 5);
+        assert_eq!(n.rate, None, "no rate across two ledgers");
+        assert_eq!(n.interval_rates().len(), 0);
         n.add_offset_sample(202 * s, 6);
         let r = n.rate.expect("a rate");
         assert!((r - 0.5).abs() < 1e-9, "{r}");

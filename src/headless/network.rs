@@ -48,7 +48,8 @@ fn now_micros() -> i64 {
     chrono::Utc::now().timestamp_micros()
 }
 
-fn seconds(us: i64) -> f64 {
+/// Microseconds as seconds, to the millisecond.
+pub(crate) fn seconds(us: i64) -> f64 {
     (us as f64 / 1e3).round() / 1e3
 }
 

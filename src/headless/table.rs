@@ -247,6 +247,25 @@ pub fn view_for(command: &Command) -> Option<View> {
     })
 }
 
+/// [`render`] of the document `text` with `extra` top-level fields after its own: what the
+/// table shows beside the command's JSON (`scan status`: the verdict ingestion lag, which the
+/// scan's `/status` does not have). A field the document has keeps its value.
+pub fn render_with(
+    view: &View,
+    text: &str,
+    extra: serde_json::Map<String, Value>,
+) -> Option<String> {
+    if extra.is_empty() {
+        return render(view, text);
+    }
+    let mut doc: Value = serde_json::from_str(text).ok()?;
+    let map = doc.as_object_mut()?;
+    for (key, value) in extra {
+        map.entry(key).or_insert(value);
+    }
+    render(view, &doc.to_string())
+}
+
 /// `text` (one JSON document, or JSON Lines when the view says so) as a table; `None` when it
 /// is not JSON of that shape (the caller prints it as it is).
 pub fn render(view: &View, text: &str) -> Option<String> {

@@ -2,7 +2,9 @@
 //! local index's sync (each update of a page it already keeps or walked past, see
 //! `store::IndexStore::write_page`) and the explorer's loader (the newest loaded update, read
 //! again once the scan answers after failing: a `serve-demo` restarted with another ledger on the
-//! same port, a scan restored from a backup).
+//! same port, a scan restored from a backup). The participant's ledger end is checked here too
+//! ([`ledger_end_reread`]): the JSON Ledger API has no update to read again, but its end never
+//! goes back.
 
 use crate::model::format::format_time_micros;
 
@@ -100,9 +102,70 @@ pub fn newest_reread(
     }
 }
 
+/// A participant's ledger end lower than the one read before from the same ledger: the ledger
+/// under the reader was replaced (a participant restored from a backup, `serve-demo` restarted
+/// with another ledger on the same port). Pruning never lowers the ledger end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EndWentBack {
+    /// The ledger end read before.
+    pub from: i64,
+    /// The ledger end read now (`None`: the ledger is empty).
+    pub to: Option<i64>,
+}
+
+impl std::fmt::Display for EndWentBack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let from = crate::model::format::group_thousands(self.from);
+        match self.to {
+            Some(to) => write!(
+                f,
+                "the ledger end went back from {from} to {}",
+                crate::model::format::group_thousands(to)
+            ),
+            None => write!(f, "the ledger end went back from {from} to an empty ledger"),
+        }
+    }
+}
+
+/// The ledger end read again: `before` is the last one read from the same ledger (`None`:
+/// none read yet, or the ledger was empty), `now` the one just read (`None`: empty). It
+/// stands unless it is lower.
+pub fn ledger_end_reread(before: Option<i64>, now: Option<i64>) -> Result<(), EndWentBack> {
+    match (before, now) {
+        (Some(from), Some(to)) if to < from => Err(EndWentBack { from, to: Some(to) }),
+        (Some(from), None) if from > 0 => Err(EndWentBack { from, to: None }),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ledger_end_only_stands_when_it_does_not_go_back() {
+        assert_eq!(ledger_end_reread(None, Some(5)), Ok(()));
+        assert_eq!(ledger_end_reread(Some(5), Some(5)), Ok(()));
+        assert_eq!(ledger_end_reread(Some(5), Some(9)), Ok(()));
+        assert_eq!(ledger_end_reread(None, None), Ok(()));
+        let back = ledger_end_reread(Some(1584), Some(1560)).unwrap_err();
+        assert_eq!(
+            back,
+            EndWentBack {
+                from: 1584,
+                to: Some(1560)
+            }
+        );
+        assert_eq!(
+            back.to_string(),
+            "the ledger end went back from 1,584 to 1,560"
+        );
+        let emptied = ledger_end_reread(Some(7), None).unwrap_err();
+        assert_eq!(
+            emptied.to_string(),
+            "the ledger end went back from 7 to an empty ledger"
+        );
+    }
 
     #[test]
     fn known_new_and_rewritten() {

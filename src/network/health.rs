@@ -92,18 +92,7 @@ async fn observe_with(net: &Network, scan: usize, search: HeadSearch) -> ScanObs
             })
             .ok_or_else(|| format!("round {} has no creation time", round.number)),
     });
-    // An older scan reads the path as `/v0/events/{update_id}`: 404 or 400 means absent.
-    let verdict_head = match &events.result {
-        Ok(e) if matches!(e.status, 400 | 404) => Ok(None),
-        _ => decode(&events, &events_call).and_then(|t| {
-            parse_time_micros(&t.record_time).map(Some).ok_or_else(|| {
-                format!(
-                    "latest record time of events unreadable: {}",
-                    crate::api::sanitize_line(&t.record_time, 60)
-                )
-            })
-        }),
-    };
+    let verdict_head = verdict_head(&events, &events_call);
     ScanObservation {
         reachable,
         down_reason,
@@ -115,6 +104,62 @@ async fn observe_with(net: &Network, scan: usize, search: HeadSearch) -> ScanObs
         backfilling,
         rate_limited,
         verdict_head: Some(verdict_head),
+    }
+}
+
+/// The head of a scan's verdict ingestion from its reply to
+/// `/v0/events/latest-record-time` (µs); `Ok(None)`: the scan does not serve it.
+fn verdict_head(
+    events: &Reply,
+    events_call: &crate::api::Call<scan::LatestEventRecordTime>,
+) -> Result<Option<i64>, String> {
+    // An older scan reads the path as `/v0/events/{update_id}`: 404 or 400 means absent.
+    match &events.result {
+        Ok(e) if matches!(e.status, 400 | 404) => Ok(None),
+        _ => decode(events, events_call).and_then(|t| {
+            parse_time_micros(&t.record_time).map(Some).ok_or_else(|| {
+                format!(
+                    "latest record time of events unreadable: {}",
+                    crate::api::sanitize_line(&t.record_time, 60)
+                )
+            })
+        }),
+    }
+}
+
+/// The heads of one scan's verdict ingestion and of its history, as the health view measures
+/// them (`scan status` adds them to its table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerdictHeads {
+    /// The latest record time `/v0/events` answers for (µs); `Ok(None)`: the scan does not
+    /// serve `/v0/events/latest-record-time` (older than Splice 0.8).
+    pub verdict_head: Result<Option<i64>, String>,
+    /// The newest update of its history; `Ok(None)`: an empty history.
+    pub head: Result<Option<HistoryHead>, String>,
+}
+
+impl VerdictHeads {
+    /// The verdict ingestion lag (µs), with both heads known.
+    pub fn lag(&self) -> Option<i64> {
+        match (&self.head, &self.verdict_head) {
+            (Ok(Some(h)), Ok(Some(v))) => {
+                Some(crate::model::network::verdict_lag(h.record_time, *v))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Measures the heads of scan `scan`'s verdict ingestion and of its history at `now` (µs).
+pub async fn verdict_heads(net: &Network, scan: usize, now: i64) -> VerdictHeads {
+    let events_call = scan::latest_event_record_time();
+    let (events, head) = tokio::join!(
+        net.ask(scan, &events_call),
+        find_head(net, scan, HeadSearch::new(now, None)),
+    );
+    VerdictHeads {
+        verdict_head: verdict_head(&events, &events_call),
+        head: head.0,
     }
 }
 

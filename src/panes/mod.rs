@@ -165,12 +165,22 @@ impl Shared {
     }
 
     /// Records a ledger end answered to request `id`, unless a later request already answered
-    /// (a slow poll is stale).
-    pub fn note_ledger_end(&mut self, id: RequestId, end: Option<i64>) {
-        if id.seq > self.ledger_end_seq {
-            self.ledger_end_seq = id.seq;
-            self.ledger_end = Some(end);
+    /// (a slow poll is stale). Every ledger end request goes to the session's one ledger URL,
+    /// so a new end lower than the last one recorded means the ledger under the explorer was
+    /// replaced: returned, for the app to say so and reload what it read of the old one (the
+    /// check is [`crate::model::reread::ledger_end_reread`], beside the history's).
+    pub fn note_ledger_end(
+        &mut self,
+        id: RequestId,
+        end: Option<i64>,
+    ) -> Option<crate::model::reread::EndWentBack> {
+        if id.seq <= self.ledger_end_seq {
+            return None;
         }
+        self.ledger_end_seq = id.seq;
+        let before = self.ledger_end.flatten();
+        self.ledger_end = Some(end);
+        crate::model::reread::ledger_end_reread(before, end).err()
     }
 
     /// A new id for a request of pane `owner`.

@@ -1345,6 +1345,65 @@ fn output_table_reads_the_json_as_columns_and_json_stays_the_default_when_piped(
     assert!(String::from_utf8_lossy(&needs.stdout).contains("needed"));
 }
 
+/// `scan status` as a table adds what `/status` does not say: the head of the scan's verdict
+/// ingestion (`/v0/events/latest-record-time`), its newest update, and the verdict ingestion
+/// lag between them in seconds. Its JSON stays the scan's `/status` as sent, without them.
+#[test]
+fn scan_status_as_a_table_adds_the_verdict_ingestion_lag_and_its_json_stays_the_scans() {
+    use cantonscope::model::format::parse_time_micros;
+    let rt = crate::common::bin::runtime();
+    let scan = |path: &str| format!("{}/api/scan{path}", demo().handle.scan_url);
+    let verdict_head = || -> i64 {
+        let (_, v) = rt.block_on(crate::common::http::get(&scan(
+            "/v0/events/latest-record-time",
+        )));
+        parse_time_micros(v["record_time"].as_str().expect("record_time")).expect("a time")
+    };
+    // Other tests may execute commands on the shared demo meanwhile (the ledger grows): the
+    // verdict head is the scan's before or after the command.
+    let before = verdict_head();
+    let output = run(&["--output", "table", "scan", "status"]);
+    let after = verdict_head();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let value = |key: &str| -> String {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key).filter(|rest| rest.starts_with(' ')))
+            .map_or_else(|| panic!("no {key} line: {text}"), |v| v.trim().to_owned())
+    };
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("success.active") && l.ends_with("yes")),
+        "the scan's own fields first: {text}"
+    );
+    let verdicts = parse_time_micros(&value("latest_event_record_time")).expect("a time");
+    assert!(verdicts == before || verdicts == after, "{text}");
+    let head = parse_time_micros(&value("head_record_time")).expect("a time");
+    assert!(head > verdicts, "{text}");
+    let lag: f64 = value("verdict_ingestion_lag_s").parse().expect("seconds");
+    let want = (head - verdicts) as f64 / 1e6;
+    assert!((lag - want).abs() < 0.002, "{lag} s, want {want} s: {text}");
+    // On the generated ledger the demo's verdicts trail its updates by two.
+    let ledger = cantonscope::demo::generate(42);
+    let updates = ledger.updates();
+    if verdicts == updates[updates.len() - 3].record_time {
+        assert_eq!(head, updates[updates.len() - 1].record_time, "{text}");
+    }
+    // The JSON is the scan's answer, as sent.
+    let json = json_ok(&["--output", "json", "scan", "status"]);
+    let (_, direct) = rt.block_on(crate::common::http::get(&scan("/status")));
+    let keys =
+        |v: &Value| -> Vec<String> { v.as_object().expect("an object").keys().cloned().collect() };
+    assert_eq!(keys(&json), keys(&direct));
+    for added in [
+        "latest_event_record_time",
+        "head_record_time",
+        "verdict_ingestion_lag_s",
+    ] {
+        assert!(json.get(added).is_none(), "{json}");
+    }
+}
+
 #[test]
 fn a_party_given_by_name_is_completed_where_a_source_names_it_else_exit_2_with_a_hint() {
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();

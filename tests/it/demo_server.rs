@@ -1268,6 +1268,71 @@ async fn live_rounds_agree_with_each_other_from_the_first_live_round() {
     h.shutdown().await;
 }
 
+/// Right after a live demo starts, the open rounds it serves already follow the live pace: the
+/// soonest `opensAt` after now is within a live round (well under a minute at 20 updates a
+/// second), and through the first live rounds no open round opens ten minutes out. Before, the
+/// round the generated history's last round had opened (ten-minute rounds) opened ten minutes
+/// after the history's end, and for the first two live rounds (about 90 s at one update a
+/// second) the Status card's "next opens" named it.
+#[tokio::test]
+async fn a_live_demo_serves_its_next_round_at_the_live_pace_from_the_first_second() {
+    use cantonscope::api::scan::{MiningRound, OpenAndIssuingMiningRounds};
+    use cantonscope::feed::dashboard::RoundsView;
+    use cantonscope::model::summary::parse_time_micros;
+    const LIVE_ROUND: i64 = 60_000_000;
+    let h = start(DemoConfig {
+        rate: 20.0,
+        ..DemoConfig::default()
+    })
+    .await
+    .unwrap();
+    let url = scan(&h, "/v0/open-and-issuing-mining-rounds");
+    let body = json!({"cached_open_mining_round_contract_ids": [], "cached_issuing_round_contract_ids": []});
+    let began = std::time::Instant::now();
+    let mut reads = 0;
+    while reads == 0 || began.elapsed() < std::time::Duration::from_secs(4) {
+        let (_, answer) = post(&url, &body).await;
+        let now = chrono::Utc::now().timestamp_micros();
+        let r: OpenAndIssuingMiningRounds = serde_json::from_value(answer).expect("decodes");
+        let mut open: Vec<MiningRound> = r
+            .open_mining_rounds
+            .values()
+            .filter_map(cantonscope::api::scan::MaybeCachedContract::round)
+            .collect();
+        open.sort_by_key(|o| o.number);
+        let opens: Vec<i64> = open
+            .iter()
+            .map(|o| parse_time_micros(&o.opens_at).expect("opensAt"))
+            .collect();
+        let v = RoundsView::of(&open, &[], now, now);
+        assert!(v.current.is_some(), "a round is open at {now}: {open:?}");
+        let next = v
+            .next
+            .map(|n| parse_time_micros(&n.opens_at).expect("opensAt"));
+        if reads == 0 {
+            let next = next.unwrap_or_else(|| panic!("a round opens next at {now}: {open:?}"));
+            assert!(
+                next - now < LIVE_ROUND,
+                "right after the start the next round opens within a live round: {open:?} at {now}"
+            );
+        }
+        if let Some(next) = next {
+            assert!(next - now < LIVE_ROUND, "{open:?} at {now}");
+        }
+        assert!(
+            opens.iter().all(|t| t - now < 2 * LIVE_ROUND),
+            "no open round opens ten minutes out: {open:?} at {now}"
+        );
+        assert!(
+            opens.windows(2).all(|w| w[0] <= w[1]),
+            "rounds open in the order of their numbers: {open:?}"
+        );
+        reads += 1;
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    h.shutdown().await;
+}
+
 #[tokio::test]
 async fn amulet_rules_through_the_scan_match_the_scan_proxy_and_honour_the_cache() {
     let h = demo().await;

@@ -1360,3 +1360,145 @@ fn o_then_a_letter_sorts_the_ledger_tables_by_that_column() {
     let max = local.iter().max().expect("a party");
     assert_eq!(h.copied.last(), Some(max));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Another ledger under the same URL
+
+/// The demo restarted on the same port with a shorter ledger (another seed): the ledger end
+/// polled for the Status card goes back. The explorer says so, naming both offsets (status
+/// line and error log), and the Ledger pane reads again what it read of the old ledger: the
+/// parties asked are asked again, the trees of the last query come from the new ledger (the
+/// range cut at the new end), never the old ones; the Status card's offset rate never turns
+/// negative.
+#[test]
+fn a_ledger_end_that_goes_back_is_said_and_the_ledger_pane_reloads() {
+    use cantonscope::api::ledger::Update;
+    use cantonscope::feed::node_poll::NodeKind;
+    use cantonscope::model::format::group_thousands;
+    let end = |seed| cantonscope::demo::generate(seed).ledger_end();
+    let (long, short) = if end(42) > end(7) { (42, 7) } else { (7, 42) };
+    let (from, to) = (end(long), end(short));
+    assert!(to < from && to > 30, "{from} {to}");
+    let mut h = at(
+        Options {
+            seed: long,
+            ..Options::default()
+        },
+        Section::Trees,
+    );
+    h.tick(3.0);
+    assert_eq!(h.app.sh.ledger_end, Some(Some(from)));
+    let tree_ids = |h: &Harness| -> Vec<(i64, String)> {
+        h.app
+            .ledger
+            .trees
+            .items()
+            .iter()
+            .filter_map(|i| match &i.update {
+                Update::TransactionTree(t) => Some((t.offset, t.update_id.clone())),
+                _ => None,
+            })
+            .collect()
+    };
+    // Trees from below the new end to the old end, and a party lookup.
+    trees_query(
+        &mut h,
+        &(to - 30).to_string(),
+        &from.to_string(),
+        "",
+        "",
+        "no",
+    );
+    let old_trees = tree_ids(&h);
+    assert!(!old_trees.is_empty());
+    h.app.ledger.set_section(Section::Parties);
+    let party = cantonscope::demo::generate(long).local_parties()[0].to_owned();
+    h.cmd(Command::Edit);
+    h.type_text(&party);
+    h.key(KeyCode::Enter);
+    assert_eq!(count(&h, "ledger parties"), 1);
+    h.app.ledger.set_section(Section::Trees);
+
+    let addr = h.stop_demo();
+    let demo =
+        h.rt.block_on(cantonscope::demo::start(cantonscope::demo::DemoConfig {
+            listen: addr,
+            seed: short,
+            ..cantonscope::demo::DemoConfig::default()
+        }))
+        .expect("demo restarts");
+    h.demo = Some(demo);
+    let said = format!(
+        "the ledger end went back from {} to {}",
+        group_thousands(from),
+        group_thousands(to)
+    );
+    let logged = |h: &Harness| h.app.errors.entries().any(|e| e.message.contains(&said));
+    let mut toasted = false;
+    for _ in 0..8 {
+        h.tick(2.5);
+        toasted |= crate::common::toast(&h).contains(&said);
+        if logged(&h) {
+            break;
+        }
+    }
+    assert!(logged(&h), "in the error log: {}", crate::common::toast(&h));
+    assert!(toasted, "in the status line");
+    let url = h.app.sh.ctx.ledger_url.clone().expect("a ledger URL");
+    assert!(
+        h.app
+            .errors
+            .entries()
+            .any(|e| e.message.contains(&said) && e.message.contains(&url)),
+        "names the ledger"
+    );
+    assert_eq!(h.app.sh.ledger_end, Some(Some(to)));
+    // Reloaded: the parties asked again, the trees from the new ledger only.
+    assert_eq!(count(&h, "ledger parties"), 2);
+    let new_ledger = cantonscope::demo::generate(short);
+    let trees = tree_ids(&h);
+    assert!(!trees.is_empty(), "the trees were asked again");
+    for (offset, id) in &trees {
+        assert!(*offset <= to, "{offset} is past the new end {to}");
+        assert!(
+            new_ledger.index_of(id).is_some(),
+            "{id} is of the new ledger"
+        );
+        assert!(
+            !old_trees.iter().any(|(_, o)| o == id),
+            "{id} is of the old ledger"
+        );
+    }
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains(&format!("ledger end {}", group_thousands(to))),
+        "{screen}"
+    );
+    assert!(screen.contains(&format!("({}, {to}]", to - 30)), "{screen}");
+    // The Status card's rate starts over on the new ledger: never negative.
+    for _ in 0..3 {
+        let rate = h
+            .app
+            .sh
+            .health
+            .nodes
+            .node(NodeKind::Ledger)
+            .expect("the ledger node")
+            .rate;
+        assert!(rate.is_none_or(|r| r >= 0.0), "{rate:?}");
+        h.tick(2.5);
+    }
+    // The Status pane (4): its ledger card.
+    h.cmd(Command::Pane4);
+    let screen = h.screen(160, 50);
+    assert!(
+        screen.contains("offsets/"),
+        "the ledger card's rate: {screen}"
+    );
+    let negative = regex::Regex::new(r"rate -\d").expect("regex");
+    assert!(!negative.is_match(&screen), "{screen}");
+    assert!(
+        screen.contains(&format!("ledger end {}", group_thousands(to))),
+        "{screen}"
+    );
+}

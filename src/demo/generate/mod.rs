@@ -202,6 +202,9 @@ pub struct Generator {
     /// Live: updates per second, which gives the first live round its expected length (its
     /// plan's size over the rate) before one has been measured.
     live_rate: Option<f64>,
+    /// The last round of a history that goes live: the round it opens (two ahead) opens at
+    /// `.0`, a live round's length `.1` apart from the next, instead of twenty minutes ahead.
+    junction: Option<(i64, i64)>,
     tc_from_round: i64,
     amulet_rules: Option<Con>,
     ext_rules: Option<Con>,
@@ -320,6 +323,7 @@ impl Generator {
             live_round_start: None,
             live_round_len: None,
             live_rate: None,
+            junction: None,
             tc_from_round: ROUNDS - TC_ROUNDS,
             amulet_rules: None,
             ext_rules: None,
@@ -417,6 +421,11 @@ impl Generator {
     /// oldest open round has always opened, as on a real network.
     pub(super) fn opens_at(&self, r: i64, rounds_ahead: i64) -> i64 {
         let ahead = (r - self.round + rounds_ahead).max(0);
+        if let Some((at, len)) = self.junction
+            && ahead >= 2
+        {
+            return at + (ahead - 2) * len;
+        }
         let ahead = if self.live_round_len.is_some() {
             (ahead - 1).max(0)
         } else {
@@ -477,8 +486,34 @@ impl Generator {
 
 /// Generates the history of `seed` ending just before `generated_at` (microseconds), on a
 /// network of `svs` SVs ([`Network::with_svs`]: the history is the same for any number, only the
-/// SV list of the `DsoRules` contracts grows).
+/// SV list of the `DsoRules` contracts grows), for a still network.
+#[cfg(test)]
 pub fn generate_history(seed: u64, generated_at: i64, svs: usize) -> (Ledger, Generator) {
+    let mut h = history_before_last_round(seed, generated_at, svs);
+    h.finish(None);
+    (h.ledger, h.generator)
+}
+
+/// A generated history without its last round, which [`Unfinished::finish`] adds: for a still
+/// network as every other round, or for a network that goes live, whose last round opens its
+/// new round at the live pace.
+#[derive(Clone, Debug)]
+pub struct Unfinished {
+    pub ledger: Ledger,
+    pub generator: Generator,
+    /// When the history's first round started (µs).
+    start: i64,
+}
+
+/// A demo network that goes live at `at` (µs) with `rate` updates per second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GoesLive {
+    pub at: i64,
+    pub rate: f64,
+}
+
+/// The history of [`generate_history`] before its last round.
+pub fn history_before_last_round(seed: u64, generated_at: i64, svs: usize) -> Unfinished {
     let net = Arc::new(Network::with_svs(seed, svs));
     let mut g = Generator::new(Arc::clone(&net), seed);
     let mut l = Ledger::new(net);
@@ -486,25 +521,63 @@ pub fn generate_history(seed: u64, generated_at: i64, svs: usize) -> (Ledger, Ge
     let start = end - ROUNDS * ROUND_LEN;
     g.round = 0;
     g.bootstrap(&mut l, start - 6 * MINUTE, start - 10 * SECOND);
-    for r in 0..ROUNDS {
-        g.round = r;
-        if r == MIGRATION_ROUND {
-            g.migration = 1;
-        }
+    for r in 0..ROUNDS - 1 {
+        g.begin_history_round(r);
+        let plan = g.plan_round(r);
+        g.run_history_plan(&mut l, start, r, plan);
+    }
+    Unfinished {
+        ledger: l,
+        generator: g,
+        start,
+    }
+}
+
+impl Unfinished {
+    /// Adds the history's last round. Its mining round advance opens a round two ahead: twenty
+    /// minutes ahead on a still network, as every history round does. On a network that goes
+    /// live (`live`), whose rounds last as long as a plan takes at the rate (under a minute at
+    /// 20 updates a second), that round would be the next to open for the first two live
+    /// rounds, ten minutes out while the live rounds move every few seconds; so it opens during
+    /// the first live round instead (half the expected live round after the first live update),
+    /// and the open rounds the demo serves agree with the live pace from its first second.
+    pub fn finish(&mut self, live: Option<GoesLive>) {
+        let (l, g) = (&mut self.ledger, &mut self.generator);
+        let r = ROUNDS - 1;
+        g.begin_history_round(r);
         let mut plan = g.plan_round(r);
-        if r == ROUNDS - 1 {
-            // The newest update lands about a second before the end of history.
-            if let Some(last) = plan.last_mut() {
-                last.0 = ROUND_LEN - SECOND;
-            }
+        // The newest update lands about a second before the end of history.
+        if let Some(last) = plan.last_mut() {
+            last.0 = ROUND_LEN - SECOND;
         }
-        for (off, intent) in plan {
-            g.set_time(start + r * ROUND_LEN + off);
-            g.run(&mut l, intent);
+        if let Some(live) = live.filter(|l| l.rate > 0.0) {
+            let tick = (1.0 / live.rate).max(0.02);
+            let round_len = ((plan.len() as f64 / live.rate) * 1e6) as i64;
+            let first_update = live.at + (tick * 1e6) as i64;
+            g.junction = Some((first_update + round_len / 2, round_len.max(1)));
+        }
+        g.run_history_plan(l, self.start, r, plan);
+        g.junction = None;
+        l.initial_len = l.len();
+    }
+}
+
+impl Generator {
+    /// Enters history round `r` (the migration changes at [`MIGRATION_ROUND`]).
+    fn begin_history_round(&mut self, r: i64) {
+        self.round = r;
+        if r == MIGRATION_ROUND {
+            self.migration = 1;
         }
     }
-    l.initial_len = l.len();
-    (l, g)
+
+    /// Runs `plan`, history round `r`'s (of a history whose first round started at `start`).
+    fn run_history_plan(&mut self, l: &mut Ledger, start: i64, r: i64, plan: Vec<(i64, Intent)>) {
+        for (off, intent) in plan {
+            self.set_time(start + r * ROUND_LEN + off);
+            self.run(l, intent);
+        }
+    }
 }
 
 #[cfg(test)]

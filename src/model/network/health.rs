@@ -99,6 +99,13 @@ pub enum HealthState {
     Down,
 }
 
+/// A scan's verdict ingestion lag (µs, at least 0): the record time of its newest update
+/// (`head`) minus the latest record time `/v0/events` answers for (`verdict_head`). Verdicts
+/// trail the updates; a verdict head after the update head (read a moment later) is no lag.
+pub fn verdict_lag(head: i64, verdict_head: i64) -> i64 {
+    (head - verdict_head).max(0)
+}
+
 /// One scan's health and the numbers behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScanHealth {
@@ -224,7 +231,7 @@ pub fn assess(
             };
             let verdict_lag = head
                 .zip(verdict_head)
-                .map(|(h, v)| (h.record_time - v).max(0));
+                .map(|(h, v)| verdict_lag(h.record_time, v));
             if !o.reachable {
                 reasons.push(
                     o.down_reason

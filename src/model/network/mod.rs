@@ -34,6 +34,7 @@ pub use head::{
 pub use health::{
     CheckedOnScans, HealthOutcome, HealthState, HealthThresholds, HistoryHead, NetworkCheck,
     NetworkHealth, NetworkSnapshot, NodeState, RoundSeen, ScanHealth, ScanObservation, assess,
+    verdict_lag,
 };
 pub use my_sv::{MySv, MySvSource, resolve_my_sv};
 

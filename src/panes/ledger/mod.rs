@@ -214,6 +214,18 @@ impl LedgerPane {
         self.template_refs.sort();
     }
 
+    /// The ledger under the pane was replaced (its end went back): what the sections read of
+    /// the old ledger is read again (the parties and trees asked last), and what was gathered
+    /// from its answers (package ids, template references for completion) is forgotten. The
+    /// answers of Delete user and Execute stay: they tell what was done.
+    pub fn ledger_replaced(&mut self, sh: &mut Shared, out: &mut Out) {
+        self.end_error = None;
+        self.template_refs.clear();
+        self.package.forget_seen();
+        self.parties.ledger_replaced(sh, out);
+        self.trees.ledger_replaced(sh.ledger_end.flatten(), sh, out);
+    }
+
     fn fetch_end(&mut self, sh: &mut Shared, out: &mut Out) {
         if not_ready(sh).is_some() || self.end_pending.is_some() {
             return;

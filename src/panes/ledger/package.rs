@@ -80,6 +80,11 @@ impl PackageSection {
         self.seen.sort();
     }
 
+    /// Forgets the package ids seen in ledger answers (the ledger they came from was replaced).
+    pub fn forget_seen(&mut self) {
+        self.seen.clear();
+    }
+
     /// Package ids known from the history and from ledger answers, sorted.
     pub fn known_ids(&self, sh: &Shared) -> Vec<String> {
         let mut v: Vec<String> = sh

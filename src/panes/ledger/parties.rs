@@ -230,6 +230,15 @@ impl Parties {
         ));
     }
 
+    /// The ledger under the section was replaced: the last query, if any, is asked again (the
+    /// parties known to the new ledger may differ).
+    pub fn ledger_replaced(&mut self, sh: &mut Shared, out: &mut Out) {
+        if !self.requested.is_empty() {
+            let (p, m, i) = self.query.clone();
+            self.send(&p, &split_list(&m), &i, sh, out);
+        }
+    }
+
     fn selected(&self) -> Option<&PartyDetails> {
         self.table.selected_row(&self.details)
     }

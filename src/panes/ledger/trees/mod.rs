@@ -120,8 +120,11 @@ pub struct Trees {
     /// Package-name template references seen in ledger answers, for completion.
     pub template_refs: Vec<String>,
     pending: Option<RequestId>,
-    /// What the current answer asked for, for the summary line.
+    /// What the current answer asked for, for the summary line: the range, then the rest.
     asked: String,
+    asked_rest: String,
+    /// The last request sent (and its limit): asked again when the ledger is replaced.
+    last: Option<(GetUpdatesRequest, Option<i64>)>,
     items: Arc<Vec<JsGetUpdateTreesResponse>>,
     error: Option<Vec<Note>>,
     answered: bool,
@@ -146,6 +149,8 @@ impl Default for Trees {
             template_refs: Vec::new(),
             pending: None,
             asked: String::new(),
+            asked_rest: String::new(),
+            last: None,
             items: Arc::default(),
             error: None,
             answered: false,
@@ -340,9 +345,8 @@ impl Trees {
         if descending {
             req.descending_order = Some(true);
         }
-        self.asked = format!(
-            "({begin}, {}]{}{}{}{}",
-            end.map_or_else(|| "ledger end".to_string(), |e| e.to_string()),
+        self.asked_rest = format!(
+            "{}{}{}{}",
             if parties.is_empty() {
                 " · any party".to_string()
             } else {
@@ -361,7 +365,56 @@ impl Trees {
             if descending { " · descending" } else { "" },
         );
         self.drill = None;
+        self.send(req, limit, sh, out);
+    }
+
+    fn send(&mut self, req: GetUpdatesRequest, limit: Option<i64>, sh: &mut Shared, out: &mut Out) {
+        self.asked = format!(
+            "({}, {}]{}",
+            req.begin_exclusive,
+            req.end_inclusive
+                .map_or_else(|| "ledger end".to_string(), |e| e.to_string()),
+            self.asked_rest
+        );
         self.pending = Some(out.fetch(sh, Request::api(crate::api::ledger::trees(&req, limit))));
+        self.last = Some((req, limit));
+    }
+
+    /// The ledger under the section was replaced (its end went back to `end`): the answer and
+    /// the open item were read from the old ledger. The last query is asked again, its range
+    /// cut at the new end; a range wholly past the new end has nothing left to ask: the answer
+    /// is dropped and the section says why.
+    pub fn ledger_replaced(&mut self, end: Option<i64>, sh: &mut Shared, out: &mut Out) {
+        self.ledger_end = end;
+        let Some((mut req, limit)) = self.last.take() else {
+            return;
+        };
+        self.drill = None;
+        self.value_view = None;
+        let end = end.unwrap_or(0);
+        if req.begin_exclusive >= end {
+            self.pending = None;
+            self.answered = true;
+            self.items = Arc::new(Vec::new());
+            self.table.reset_rows(&self.items);
+            self.error = Some(vec![
+                Note::new(
+                    Tone::Warn,
+                    format!(
+                        "The ledger end went back to {}: the range asked, after offset {}, is not in this ledger.",
+                        group_thousands(end),
+                        group_thousands(req.begin_exclusive)
+                    ),
+                ),
+                Note::new(Tone::Muted, "Press i to ask for another range."),
+            ]);
+            return;
+        }
+        if req.end_inclusive.is_some_and(|e| e > end) {
+            req.end_inclusive = Some(end);
+            self.query.end = end.to_string();
+        }
+        self.send(req, limit, sh, out);
     }
 }
 
