@@ -8,7 +8,7 @@
 //! │Format  ● JSON Lines  ○ CSV                                   │
 //! │Rows    12 matching choice:Transfer, oldest first             │
 //! │                                                              │
-//! │Enter export · Tab format · Esc cancel                        │
+//! │Enter export · Tab/↑/↓ ^T format · ←/→ in the path · Esc cancel│
 //! └──────────────────────────────────────────────────────────────┘
 //! exporting 15% ▕███░░░░░░░░░░░░░▏ 150,000 / 1,000,000 rows · Esc cancel · → out.csv
 //! ```
@@ -156,6 +156,7 @@ impl PathFormat {
     }
 
     /// Draws the "Format" row's value: both formats, the chosen one marked, and `hint`.
+    /// Returns the width of the formats (without the hint).
     pub fn render_format(
         &self,
         x: u16,
@@ -164,19 +165,26 @@ impl PathFormat {
         hint: &str,
         buf: &mut Buffer,
         theme: &Theme,
-    ) {
+    ) -> u16 {
         let mut spans = Vec::new();
-        for f in [ExportFormat::JsonLines, ExportFormat::Csv] {
+        for (i, f) in [ExportFormat::JsonLines, ExportFormat::Csv]
+            .into_iter()
+            .enumerate()
+        {
             let (mark, style) = if f == self.format {
                 ("● ", theme.accent)
             } else {
                 ("○ ", theme.muted)
             };
+            if i > 0 {
+                spans.push(Span::raw("  "));
+            }
             spans.push(Span::styled(format!("{mark}{}", f.label()), style));
-            spans.push(Span::raw("  "));
         }
-        spans.push(Span::styled(format!("({hint})"), theme.muted));
+        let options = u16::try_from(Line::from(spans.clone()).width()).unwrap_or(u16::MAX);
+        spans.push(Span::styled(format!("  ({hint})"), theme.muted));
         buf.set_line(x, y, &Line::from(spans), width);
+        options.min(width)
     }
 }
 
@@ -234,7 +242,8 @@ impl ExportDialog {
     }
 
     /// Handles a key: the path and format ([`PathFormat`]) get it first (Ctrl-T switches the
-    /// format); with no other field, Tab / Shift-Tab / ↑ / ↓ switch the format too.
+    /// format, ←/→ move in the path: the cursor never leaves it, as the dialog has no other
+    /// field); with no other field to go to, Tab / Shift-Tab / ↑ / ↓ switch the format too.
     pub fn handle_key(&mut self, key: &KeyEvent) -> DialogOutcome {
         match self.file.handle_key(key) {
             InputOutcome::Submitted(_) => DialogOutcome::Submit,
@@ -314,7 +323,7 @@ impl ExportDialog {
         // Format
         buf.set_stringn(inner.x, y, "Format", usize::from(label_w), theme.muted);
         self.file
-            .render_format(field_x, y, field_w, "Tab switches", buf, theme);
+            .render_format(field_x, y, field_w, "Tab or Ctrl-T switches", buf, theme);
         y += 1;
         if y >= bottom {
             return;
@@ -342,7 +351,12 @@ impl ExportDialog {
         // Hints on the last row.
         if bottom - y >= 2 {
             let hints = key_line(
-                &[("Enter", "export"), ("Tab", "format"), ("Esc", "cancel")],
+                &[
+                    ("Enter", "export"),
+                    ("Tab/↑/↓ ^T", "format"),
+                    ("←/→", "in the path"),
+                    ("Esc", "cancel"),
+                ],
                 theme,
             );
             buf.set_line(inner.x, bottom - 1, &hints, inner.width);
@@ -377,17 +391,19 @@ pub fn render_progress(job: &ExportJob, area: Rect, buf: &mut Buffer, theme: &Th
 }
 
 /// The dialog of an export from the server: file and format (the same [`PathFormat`] as `e`'s
-/// dialog: the format follows a typed extension, Ctrl-T switches it), from, until. Times as `:time` takes them (RFC 3339, `-2h`, `14:00`, `yesterday 14:00`) or
-/// `now`.
+/// dialog: the format follows a typed extension, Ctrl-T switches it from any line), from,
+/// until. Tab / ↑ / ↓ move between the lines, the Format line included: there ←/→ or Space
+/// switch the format. Times as `:time` takes them (RFC 3339, `-2h`, `14:00`, `yesterday
+/// 14:00`) or `now`.
 ///
 /// ```text
 /// ┌Export from the server───────────────────────────────────────┐
 /// │File    cantonscope-range-20261122T104107Z.jsonl             │
-/// │Format  ● JSON Lines  ○ CSV  (Ctrl-T switches)               │
+/// │Format  ● JSON Lines  ○ CSV  (←/→ or Space here, Ctrl-T)     │
 /// │From    -1h                                                  │
 /// │Until   now                                                  │
 /// │        streamed page by page · run again to resume          │
-/// │Enter export · ↑/↓ field · ^T format · Esc cancel            │
+/// │Enter export · Tab/↑/↓ line · ←/→ ^T format · Esc cancel     │
 /// └─────────────────────────────────────────────────────────────┘
 /// ```
 #[derive(Debug, Clone)]
@@ -395,7 +411,18 @@ pub struct RangeDialog {
     file: PathFormat,
     /// From, until.
     times: [TextInput; 2],
+    /// The line with the cursor: [`FILE_ROW`], [`FORMAT_ROW`], then From and Until.
     focus: usize,
+}
+
+/// The dialog's lines with a cursor: file, format, from, until.
+const FILE_ROW: usize = 0;
+const FORMAT_ROW: usize = 1;
+const ROWS: usize = 4;
+
+/// The line of text field `i` (0 file, 1 from, 2 until).
+fn row_of_field(i: usize) -> usize {
+    if i == 0 { FILE_ROW } else { i + 1 }
 }
 
 /// What a range dialog asks for, resolved.
@@ -470,12 +497,37 @@ impl RangeDialog {
         }
     }
 
-    /// Handles a key: Ctrl-T switches the format whichever field has the focus; the focused
-    /// field gets the others; ↑/↓/Tab move between fields.
+    /// Whether the cursor is on the Format line (where ←/→ and Space switch the format).
+    pub fn is_format_focused(&self) -> bool {
+        self.focus == FORMAT_ROW
+    }
+
+    /// Handles a key: Ctrl-T switches the format whichever line has the cursor; on the Format
+    /// line ←/→ and Space switch it too; a text field gets the other keys; Tab / Shift-Tab /
+    /// ↑ / ↓ move between the lines.
     pub fn handle_key(&mut self, key: &KeyEvent) -> DialogOutcome {
-        let outcome = if self.focus == 0 {
+        let outcome = if self.focus == FILE_ROW {
             self.file.handle_key(key)
-        } else if let Some(input) = self.times.get_mut(self.focus - 1) {
+        } else if self.focus == FORMAT_ROW {
+            if key.kind == KeyEventKind::Release {
+                return DialogOutcome::Nothing;
+            }
+            if let InputOutcome::Changed = self.file.handle_toggle_key(key) {
+                return DialogOutcome::Changed;
+            }
+            let plain = !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+            match key.code {
+                KeyCode::Left | KeyCode::Right | KeyCode::Char(' ') if plain => {
+                    self.file.toggle();
+                    return DialogOutcome::Changed;
+                }
+                KeyCode::Enter => return DialogOutcome::Submit,
+                KeyCode::Esc => return DialogOutcome::Cancel,
+                _ => InputOutcome::Ignored,
+            }
+        } else if let Some(input) = self.times.get_mut(self.focus - 2) {
             // The format key works from the time fields too (the shared component handles it).
             if let InputOutcome::Changed = self.file.handle_toggle_key(key) {
                 return DialogOutcome::Changed;
@@ -488,13 +540,14 @@ impl RangeDialog {
             InputOutcome::Submitted(_) => DialogOutcome::Submit,
             InputOutcome::Cancelled => DialogOutcome::Cancel,
             InputOutcome::Changed | InputOutcome::Consumed => DialogOutcome::Changed,
+            InputOutcome::Ignored if key.kind == KeyEventKind::Release => DialogOutcome::Nothing,
             InputOutcome::Ignored => match key.code {
                 KeyCode::Tab | KeyCode::Down => {
-                    self.focus = (self.focus + 1) % 3;
+                    self.focus = (self.focus + 1) % ROWS;
                     DialogOutcome::Changed
                 }
                 KeyCode::BackTab | KeyCode::Up => {
-                    self.focus = (self.focus + 2) % 3;
+                    self.focus = (self.focus + ROWS - 1) % ROWS;
                     DialogOutcome::Changed
                 }
                 _ => DialogOutcome::Nothing,
@@ -502,14 +555,16 @@ impl RangeDialog {
         }
     }
 
-    /// Pasted text goes into the focused field.
+    /// Pasted text goes into the focused field (nothing on the Format line).
     pub fn paste(&mut self, text: &str) -> bool {
-        if self.focus == 0 {
-            return self.file.paste(text);
+        match self.focus {
+            FILE_ROW => self.file.paste(text),
+            FORMAT_ROW => false,
+            row => self
+                .times
+                .get_mut(row - 2)
+                .is_some_and(|f| f.insert_str(text)),
         }
-        self.times
-            .get_mut(self.focus - 1)
-            .is_some_and(|f| f.insert_str(text))
     }
 
     /// The export asked for, or the dialog back with a message on the field that is wrong.
@@ -546,7 +601,7 @@ impl RangeDialog {
 
     /// Focuses field `i` (0 file, 1 from, 2 until) and shows `message` for it.
     pub fn set_error(&mut self, i: usize, message: impl Into<String>) {
-        self.focus = i;
+        self.focus = row_of_field(i);
         let input = match i {
             0 => Some(self.file.input_mut()),
             _ => self.times.get_mut(i - 1),
@@ -579,13 +634,20 @@ impl RangeDialog {
             }
             buf.set_stringn(inner.x, y, label, usize::from(LABEL_W), theme.muted);
             let x = inner.x + LABEL_W;
-            if row == 1 {
-                self.file
-                    .render_format(x, y, field_w, "Ctrl-T switches", buf, theme);
+            if row == FORMAT_ROW {
+                let hint = if self.is_format_focused() {
+                    "←/→ or Space switch"
+                } else {
+                    "Ctrl-T switches"
+                };
+                let w = self.file.render_format(x, y, field_w, hint, buf, theme);
+                if self.is_format_focused() {
+                    buf.set_style(Rect::new(x, y, w, 1), theme.selection);
+                }
             } else {
-                let i = if row == 0 { 0 } else { row - 1 };
+                let i = if row == FILE_ROW { 0 } else { row - 1 };
                 if let Some(input) = self.input(i) {
-                    input.render(Rect::new(x, y, field_w, 1), buf, theme, i == self.focus);
+                    input.render(Rect::new(x, y, field_w, 1), buf, theme, row == self.focus);
                 }
             }
             y += 1;
@@ -605,8 +667,8 @@ impl RangeDialog {
             let hints = key_line(
                 &[
                     ("Enter", "export"),
-                    ("↑/↓", "field"),
-                    ("^T", "format"),
+                    ("Tab/↑/↓", "line"),
+                    ("←/→ ^T", "format"),
                     ("Esc", "cancel"),
                 ],
                 theme,

@@ -946,3 +946,65 @@ fn the_dialog_draws_over_the_pane_in_a_terminal() {
     assert!(text.contains("3 loaded, oldest first"), "{text}");
     assert_eq!(p.pane.hints(), [Command::Confirm, Command::Cancel]);
 }
+
+/// Operator habits: `e`'s dialog has one field, the path, and its cursor never leaves it: ←/→
+/// move in the path and never switch the format; Tab, Shift-Tab, ↑, ↓ and Ctrl-T switch it (the
+/// extension follows); the dialog's last line and its Format line name those keys.
+#[test]
+fn e_switches_its_format_with_tab_arrows_up_down_and_ctrl_t_while_left_right_edit_the_path() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('e'));
+    let screen = h.screen(80, 24);
+    assert!(
+        screen.contains("Enter export · Tab/↑/↓ ^T format · ←/→ in the path · Esc cancel"),
+        "{screen}"
+    );
+    assert!(screen.contains("(Tab or Ctrl-T switches)"), "{screen}");
+    let state = |h: &Harness| {
+        let d = h.app.history.export_dialog().expect("the dialog is open");
+        (d.format(), d.path())
+    };
+    let (format, path) = state(&h);
+    assert_eq!(format, ExportFormat::JsonLines);
+    assert!(path.ends_with(".jsonl"), "{path}");
+    // ← moves the cursor: a letter typed lands before the extension's last letter.
+    h.key(KeyCode::Left);
+    h.key(KeyCode::Char('x'));
+    let (format, edited) = state(&h);
+    assert_eq!(
+        format,
+        ExportFormat::JsonLines,
+        "← does not switch the format"
+    );
+    assert!(edited.ends_with(".jsonxl"), "{edited}");
+    h.key(KeyCode::Backspace);
+    h.key(KeyCode::Right);
+    assert_eq!(state(&h), (ExportFormat::JsonLines, path.clone()));
+    // Tab, ↓, ↑, Shift-Tab and Ctrl-T each switch it.
+    let mut want = ExportFormat::JsonLines;
+    for (code, modifiers) in [
+        (KeyCode::Tab, KeyModifiers::NONE),
+        (KeyCode::Down, KeyModifiers::NONE),
+        (KeyCode::Up, KeyModifiers::NONE),
+        (KeyCode::BackTab, KeyModifiers::SHIFT),
+        (KeyCode::Char('t'), KeyModifiers::CONTROL),
+    ] {
+        h.key_mod(code, modifiers);
+        want = if want == ExportFormat::Csv {
+            ExportFormat::JsonLines
+        } else {
+            ExportFormat::Csv
+        };
+        let (format, path) = state(&h);
+        assert_eq!(format, want, "{code:?}");
+        let ext = if want == ExportFormat::Csv {
+            ".csv"
+        } else {
+            ".jsonl"
+        };
+        assert!(path.ends_with(ext), "{code:?}: {path}");
+    }
+    assert!(h.screen(80, 24).contains("○ JSON Lines  ● CSV"));
+    h.key(KeyCode::Esc);
+    assert!(h.app.history.export_dialog().is_none());
+}

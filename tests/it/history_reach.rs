@@ -586,3 +586,82 @@ fn x_chooses_its_format_like_e_and_writes_csv() {
     let rows = text.lines().count() - 1;
     assert_eq!(rows, demo_ids(from, until).len());
 }
+
+/// Operator habits: in `X`'s dialog the Format line is a line like the others: Tab (or ↓) from
+/// the file reaches it, and there ←/→ or Space switch the format (the extension follows), as
+/// Tab does in `e`'s dialog; typing there changes nothing; Ctrl-T still switches it from any
+/// line; on the file and time lines ←/→ move in the text. The dialog names the keys.
+#[test]
+fn x_switches_its_format_with_left_right_and_space_on_the_format_line() {
+    use cantonscope::model::export::ExportFormat;
+    use crossterm::event::KeyModifiers;
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('X'));
+    let screen = h.screen(80, 24);
+    assert!(
+        screen.contains("Enter export · Tab/↑/↓ line · ←/→ ^T format · Esc cancel"),
+        "{screen}"
+    );
+    assert!(screen.contains("(Ctrl-T switches)"), "{screen}");
+    let state = |h: &mut Harness| {
+        let d = h
+            .app
+            .history
+            .range_dialog_mut()
+            .expect("the dialog is open");
+        (d.format(), d.field(0), d.field(1), d.is_format_focused())
+    };
+    let (format, path, from, on_format) = state(&mut h);
+    assert_eq!(format, ExportFormat::JsonLines);
+    assert!(!on_format);
+    // On the file, → moves in the path.
+    h.key(KeyCode::Right);
+    assert_eq!(state(&mut h).0, ExportFormat::JsonLines);
+    // Tab: the Format line, its hint naming ←/→ and Space.
+    h.key(KeyCode::Tab);
+    assert!(state(&mut h).3);
+    let screen = h.screen(80, 24);
+    assert!(screen.contains("(←/→ or Space switch)"), "{screen}");
+    let mut want = ExportFormat::JsonLines;
+    for code in [KeyCode::Right, KeyCode::Left, KeyCode::Char(' ')] {
+        h.key(code);
+        want = if want == ExportFormat::Csv {
+            ExportFormat::JsonLines
+        } else {
+            ExportFormat::Csv
+        };
+        let (format, now_path, _, on_format) = state(&mut h);
+        assert_eq!(format, want, "{code:?}");
+        assert!(on_format, "{code:?} stays on the Format line");
+        let ext = if want == ExportFormat::Csv {
+            ".csv"
+        } else {
+            ".jsonl"
+        };
+        assert!(now_path.ends_with(ext), "{code:?}: {now_path}");
+    }
+    assert!(h.screen(80, 24).contains("○ JSON Lines  ● CSV"));
+    // Typing on the Format line changes nothing.
+    h.key(KeyCode::Char('x'));
+    let (format, now_path, now_from, _) = state(&mut h);
+    assert_eq!(format, ExportFormat::Csv);
+    assert_eq!(now_path, path.replace(".jsonl", ".csv"));
+    assert_eq!(now_from, from);
+    // ↓: From, where ← moves in the text and Ctrl-T still switches the format.
+    h.key(KeyCode::Down);
+    assert!(!state(&mut h).3);
+    h.key(KeyCode::Left);
+    h.key(KeyCode::Char('2'));
+    let (format, _, now_from, _) = state(&mut h);
+    assert_eq!(format, ExportFormat::Csv, "← in From does not switch");
+    assert_eq!(now_from, "-12h");
+    h.key_mod(KeyCode::Char('t'), KeyModifiers::CONTROL);
+    assert_eq!(state(&mut h).0, ExportFormat::JsonLines);
+    // ↑ back to the Format line, ↑ again to the file.
+    h.key(KeyCode::Up);
+    assert!(state(&mut h).3);
+    h.key(KeyCode::Up);
+    assert!(!state(&mut h).3);
+    h.key(KeyCode::Esc);
+    assert!(h.app.history.range_dialog_mut().is_none());
+}

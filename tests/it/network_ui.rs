@@ -323,6 +323,9 @@ fn the_consensus_view_classifies_every_scan() {
     }
     let screen = h.screen(120, 40);
     assert!(screen.contains("$.workflow_id"), "{screen}");
+    // Enter shows the differences with both values.
+    h.key(KeyCode::Enter);
+    let screen = h.screen(120, 40);
     assert!(
         screen.contains("-diverged\"") || screen.contains("\"diverged\""),
         "{screen}"
@@ -864,21 +867,16 @@ fn hosts_are_told_apart_at_120_columns() {
     assert!(!hosts.iter().any(|h| h.ends_with('…')), "{screen}");
 }
 
-/// Issue 21: the differences of the selected scan sit right under the check's table at 120
-/// columns (no blank lines between), and beside it from 160 columns on.
+/// Issue 21: the differences of the selected scan sit beside the check's table from 160
+/// columns on (below, Enter shows them instead of the table: see the next test).
 #[test]
 fn snapshot_consensus_200x60_the_differences_are_beside_the_table() {
     let mut h = consensus_shown();
     let screen = masked(&h.screen(200, 60));
-    let line = |s: &str, what: &str| {
-        s.lines()
-            .position(|l| l.contains(what))
-            .unwrap_or_else(|| panic!("{what} on screen:\n{s}"))
-    };
     // Beside: on the table's header line.
     assert_eq!(
-        line(&screen, "── Gemini-Labs-2"),
-        line(&screen, "SV     "),
+        line_of(&screen, "── Gemini-Labs-2"),
+        line_of(&screen, "SV     "),
         "{screen}"
     );
     assert!(
@@ -886,13 +884,101 @@ fn snapshot_consensus_200x60_the_differences_are_beside_the_table() {
         "{screen}"
     );
     assert_snapshot!("snapshot_consensus_200x60", screen);
-    // At 120 columns: right under the last row.
-    let screen = masked(&h.screen(120, 40));
+    // Enter changes nothing there: the differences are already beside the table.
+    h.key(KeyCode::Enter);
+    assert!(!h.app.network.is_consensus_diff_shown());
+    assert_eq!(masked(&h.screen(200, 60)), screen);
+    // Esc closes the check (there is no view of the differences to close first).
+    h.key(KeyCode::Esc);
+    assert!(!h.app.network.is_consensus_open());
+}
+
+/// The line of `screen` holding `what`.
+fn line_of(screen: &str, what: &str) -> usize {
+    screen
+        .lines()
+        .position(|l| l.contains(what))
+        .unwrap_or_else(|| panic!("{what} on screen:\n{screen}"))
+}
+
+/// Operator habits: below 160 columns the differences are not squeezed under the table: the
+/// table alone (Enter named in the footer on a scan that differs), Enter shows the selected
+/// scan's differences instead of the table (the whole body, Esc named in the footer), Esc goes
+/// back to the table (the check stays open, the same scan selected), Esc again closes the check.
+#[test]
+fn below_160_columns_enter_shows_the_differences_instead_of_the_table_and_esc_goes_back() {
+    let (diverge, _) = fault_points();
+    let ledger = generate(SEED);
+    let mut h = faulty();
+    h.screen(120, 40);
+    h.palette(&format!("bft {}", ledger.updates()[diverge].update_id));
+    assert!(h.app.network.is_consensus_open());
+    // On the first scan (it agrees) Enter is not offered.
+    let table = masked(&h.screen(120, 40));
+    assert!(table.contains("Orion-Node-3"), "{table}");
+    assert!(!table.contains("Enter open"), "{table}");
+    for _ in 0..DIVERGING {
+        h.cmd(Command::Down);
+    }
+    // The table alone, its Detail naming the first path; Enter is offered.
+    let table = masked(&h.screen(120, 40));
+    assert!(table.contains("Orion-Node-3"), "{table}");
+    assert!(table.contains("$.workflow_id"), "{table}");
+    assert!(!table.contains("── Gemini-Labs-2"), "{table}");
+    assert!(table.contains("Enter open"), "{table}");
+
+    h.key(KeyCode::Enter);
+    assert!(h.app.network.is_consensus_diff_shown());
+    let diff = masked(&h.screen(120, 40));
+    // The differences right under the verdict lines, no table.
     assert_eq!(
-        line(&screen, "── Gemini-Labs-2"),
-        line(&screen, "Orion-Node-3") + 1,
-        "{screen}"
+        line_of(&diff, "── Gemini-Labs-2: 2 difference(s)"),
+        line_of(&diff, "verdict consensus:") + 1,
+        "{diff}"
     );
+    assert!(
+        diff.contains("update $.workflow_id  quorum \"\"  this \"diverged\""),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("verdict $.update.workflow_id  quorum \"\"  this \"diverged\""),
+        "{diff}"
+    );
+    for row in ["SV     ", "Orion-Node-3", "Boreal-Ops-2", "unreachable"] {
+        assert!(!diff.contains(row), "{row} hidden:\n{diff}");
+    }
+    assert!(diff.contains("Esc back"), "{diff}");
+    assert!(!diff.contains("Enter open"), "{diff}");
+    // ↑/↓ do not move the hidden table's selection.
+    h.cmd(Command::Down);
+    assert!(h.app.network.is_consensus_diff_shown());
+    assert_snapshot!("snapshot_consensus_differences_120x40", diff);
+    assert_snapshot!(
+        "snapshot_consensus_differences_80x24",
+        masked(&h.screen(80, 24))
+    );
+
+    // Esc: the table again, the check still open on the same scan.
+    h.key(KeyCode::Esc);
+    assert!(h.app.network.is_consensus_open());
+    assert!(!h.app.network.is_consensus_diff_shown());
+    let back = masked(&h.screen(120, 40));
+    assert!(back.contains("Orion-Node-3"), "{back}");
+    assert!(!back.contains("── Gemini-Labs-2"), "{back}");
+    assert_eq!(back, table);
+    // On a scan that agrees, Enter says so and shows nothing else.
+    h.cmd(Command::Top);
+    h.key(KeyCode::Enter);
+    assert!(!h.app.network.is_consensus_diff_shown());
+    assert!(
+        toast(&h).contains("Aurora-Node-1: no differences to show (agree)"),
+        "{}",
+        toast(&h)
+    );
+    assert!(masked(&h.screen(120, 40)).contains("Orion-Node-3"));
+    // Esc again closes the check.
+    h.key(KeyCode::Esc);
+    assert!(!h.app.network.is_consensus_open());
 }
 
 /// Each scan's verdict ingestion lag (its newest update's record time minus its

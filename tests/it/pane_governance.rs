@@ -734,3 +734,133 @@ fn o_then_a_letter_sorts_results_svs_and_across_by_that_column() {
     let screen = h.screen(120, 40);
     assert!(screen.contains("SV ▼"), "{screen}");
 }
+
+/// The demo's DSO with `edit` applied (as a scan would answer it), put in place of the one read.
+fn with_dso(h: &mut Harness, edit: impl FnOnce(&mut cantonscope::api::scan::DsoInfo)) {
+    let mut dso = (**h.app.sh.health.dso.info.as_ref().expect("the DSO is read")).clone();
+    edit(&mut dso);
+    h.app.sh.health.dso.info = Some(std::sync::Arc::new(dso));
+}
+
+/// The column where one of `word` starts on each line of Detail's votes (after its `Votes ·`
+/// heading) holding one of `names`.
+fn columns_of(screen: &str, names: &[&str], word: &[&str]) -> Vec<usize> {
+    screen
+        .lines()
+        .skip_while(|l| !l.contains("Votes · "))
+        .filter(|l| names.iter().any(|n| l.contains(n)))
+        .map(|l| {
+            let at = word
+                .iter()
+                .filter_map(|w| l.find(w))
+                .min()
+                .unwrap_or_else(|| panic!("{word:?} in {l}"));
+            l[..at].chars().count()
+        })
+        .collect()
+}
+
+/// Operator habits: SV names are whole in Detail's votes and in Price votes. The column is as
+/// wide as the longest name shown (the demo's names are at most 16 long, the old fixed widths
+/// were 16 and 20: here a DSO with longer ones), every row's vote in one column after it, and a
+/// name is cut only when the screen cannot hold it beside the vote (40 columns).
+#[test]
+fn sv_names_are_whole_in_the_votes_of_detail_and_price_votes() {
+    // An SV onboarded after the request was made: listed, with no vote yet.
+    const JOINED: &str = "Ursa-Major-Frankfurt-Node-7";
+    let mut h = shown();
+    with_dso(&mut h, |dso| {
+        dso.svs.push(cantonscope::api::scan::DsoSv {
+            party: "Ursa-Major-Frankfurt-Node-7::1220ab".into(),
+            name: JOINED.into(),
+            ..Default::default()
+        });
+    });
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.governance.section(), GovSection::Detail);
+    h.cmd(Command::Bottom);
+    let names: Vec<String> = h
+        .app
+        .sh
+        .health
+        .dso
+        .info
+        .as_ref()
+        .expect("the DSO")
+        .svs
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let votes = ["accept ", "reject ", "not yet"];
+    let screen = h.screen(120, 40);
+    let line = screen
+        .lines()
+        .find(|l| l.contains(JOINED))
+        .unwrap_or_else(|| panic!("{JOINED} whole in\n{screen}"));
+    assert!(line.contains(&format!("{JOINED} not yet")), "{line}");
+    // Every SV's vote starts in the same column, right after the longest name.
+    let at = columns_of(&screen, &names, &votes);
+    assert_eq!(at.len(), names.len(), "{screen}");
+    assert!(at.iter().all(|c| *c == at[0]), "{at:?}\n{screen}");
+    assert_eq!(at[0], 1 + 2 + JOINED.len() + 1, "{screen}");
+    // 40 columns cannot hold it beside its vote: cut there, the vote still shown.
+    h.screen(40, 24);
+    h.cmd(Command::Bottom);
+    let narrow = h.screen(40, 24);
+    assert!(!narrow.contains(JOINED), "{narrow}");
+    let line = narrow
+        .lines()
+        .find(|l| l.contains("Ursa-Major-Frankfurt"))
+        .unwrap_or_else(|| panic!("the name, cut, in\n{narrow}"));
+    assert!(line.contains("… not yet"), "{line}");
+
+    // Price votes: an SV whose DSO name is long (its vote is found by its party).
+    const RENAMED: &str = "Boreal-Operations-Zurich-2";
+    let mut h = shown();
+    with_dso(&mut h, |dso| {
+        let sv = dso
+            .svs
+            .iter_mut()
+            .find(|s| s.name == "Boreal-Ops-2")
+            .expect("the demo's Boreal-Ops-2");
+        sv.name = RENAMED.into();
+    });
+    go_to(&mut h, GovSection::PriceVotes);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains(RENAMED), "{screen}");
+    let names = [
+        "Aurora-Node-1",
+        RENAMED,
+        "Cirrus-Labs-1",
+        "Dorado-Systems-3",
+    ];
+    // The header's `price` and every SV's price end in one column, after the longest name.
+    let header = screen
+        .lines()
+        .find(|l| l.contains("price  cast at"))
+        .expect("the header");
+    let price_col = header[..header.find("price  cast at").unwrap()]
+        .chars()
+        .count()
+        + 5;
+    assert_eq!(price_col, 1 + 2 + RENAMED.len() + 1 + 14, "{header}");
+    let rows: Vec<&str> = screen
+        .lines()
+        .skip_while(|l| !l.contains("price  cast at"))
+        .filter(|l| names.iter().any(|n| l.contains(n)))
+        .collect();
+    assert_eq!(rows.len(), names.len(), "{screen}");
+    for row in rows {
+        let chars: Vec<char> = row.chars().collect();
+        assert!(
+            chars[price_col - 1] != ' ' && chars[price_col] == ' ' && chars[price_col + 1] == ' ',
+            "the price ends at {price_col}: {row}"
+        );
+    }
+    // 60 columns still hold it; 40 do not (cut, the price still shown).
+    assert!(h.screen(60, 24).contains(RENAMED));
+    let narrow = h.screen(40, 24);
+    assert!(!narrow.contains(RENAMED), "{narrow}");
+    assert!(narrow.contains("Boreal-Operations-Z…"), "{narrow}");
+}

@@ -88,12 +88,13 @@ pub(super) fn id_lines(
 }
 
 /// Every line of the detail of `r` (`request` is the request as the scan sent it, `lookup`
-/// where its update is).
+/// where its update is) on a screen `width` columns wide.
 pub fn detail_lines(
     r: &OpenRequest,
     request: Option<&VoteRequest>,
     lookup: &UpdateLookup,
     dso: Option<&DsoInfo>,
+    width: u16,
     sh: &Shared,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
@@ -158,7 +159,7 @@ pub fn detail_lines(
             theme,
             &mut lines,
         );
-        vote_lines(request, dso, &[], None, sh, theme, &mut lines);
+        vote_lines(request, dso, &[], None, width, sh, theme, &mut lines);
     }
     lines
 }
@@ -226,13 +227,47 @@ pub(super) fn plural(n: usize, what: &str) -> String {
     }
 }
 
+/// Longest name an SV name column reads.
+const MAX_NAME: usize = 200;
+
+/// The width of a column of SV names: as wide as the longest of `names` (as shown: sanitised),
+/// at least `least` (the column's usual width), and at most what a `width` columns wide screen
+/// leaves after `rest` columns of the line's other parts: a name is cut only when the screen
+/// cannot hold it.
+pub(super) fn name_column<'a>(
+    names: impl Iterator<Item = &'a str>,
+    least: usize,
+    width: u16,
+    rest: usize,
+) -> usize {
+    use unicode_width::UnicodeWidthStr;
+    let longest = names
+        .map(|n| safe_line(n, MAX_NAME).width())
+        .max()
+        .unwrap_or(0);
+    let room = usize::from(width).saturating_sub(rest);
+    longest.max(least).min(room.max(least))
+}
+
+/// `name` in a column `w` wide (cut with `…` when longer), then a space.
+pub(super) fn padded_name(name: &str, w: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let shown = safe_line(name, w);
+    let pad = w.saturating_sub(shown.width());
+    format!("{shown}{} ", " ".repeat(pad))
+}
+
 /// Every SV of the DSO with its vote (or `not yet`), then votes of SVs no longer in the DSO
 /// (not counted; `offboarded`: the result's offboarded voters, said so); my SV marked ★.
+/// The names' column is as wide as the longest name (see [`name_column`]) on a `width`
+/// columns wide screen.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn vote_lines(
     request: &VoteRequest,
     dso: Option<&DsoInfo>,
     offboarded: &[String],
     abstaining: Option<&[String]>,
+    width: u16,
     sh: &Shared,
     theme: &Theme,
     lines: &mut Vec<Line<'static>>,
@@ -255,11 +290,13 @@ pub(super) fn vote_lines(
             names.push((v.voter.as_str(), false));
         }
     }
+    // The mark, the name and a space, then at least the vote's word (`abstained`).
+    let name_w = name_column(names.iter().map(|(n, _)| *n), 16, width, 2 + 1 + 9);
     for (name, current) in names {
         let mine = sh.health.dso.is_mine(name);
         let mut spans = vec![
             Span::styled(if mine { "★ " } else { "  " }, theme.accent),
-            Span::styled(format!("{:<16} ", safe_line(name, 16)), theme.party),
+            Span::styled(padded_name(name, name_w), theme.party),
         ];
         match request.vote_of(name) {
             Some(v) => {
@@ -316,7 +353,7 @@ impl GovernancePane {
 
     pub(super) fn render_detail(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
         let theme = cx.theme;
-        let lines = self.detail_lines(cx.sh, theme);
+        let lines = self.detail_lines(cx.sh, theme, area.width);
         if lines.is_empty() {
             let text = match self.detail_of() {
                 super::DetailOf::Result => {

@@ -251,23 +251,36 @@ impl GovernancePane {
         &self.lookup
     }
 
-    /// The lines of Detail.
-    fn detail_lines(&self, sh: &Shared, theme: &Theme) -> Vec<Line<'static>> {
+    /// The lines of Detail on a screen `width` columns wide.
+    fn detail_lines(&self, sh: &Shared, theme: &Theme, width: u16) -> Vec<Line<'static>> {
         let dso = sh.health.dso.info.as_deref();
         match self.detail_of {
             DetailOf::Open => match self.chosen() {
-                Some(r) => {
-                    detail::detail_lines(r, self.chosen_request(), &self.lookup, dso, sh, theme)
-                }
+                Some(r) => detail::detail_lines(
+                    r,
+                    self.chosen_request(),
+                    &self.lookup,
+                    dso,
+                    width,
+                    sh,
+                    theme,
+                ),
                 None => Vec::new(),
             },
             DetailOf::Result => match self
                 .chosen_result
                 .and_then(|i| Some((self.results.raw.get(i)?, self.results.rows.get(i)?)))
             {
-                Some((result, row)) => {
-                    past::result_lines(result, row, &self.results.raw, &self.lookup, dso, sh, theme)
-                }
+                Some((result, row)) => past::result_lines(
+                    result,
+                    row,
+                    &self.results.raw,
+                    &self.lookup,
+                    dso,
+                    width,
+                    sh,
+                    theme,
+                ),
                 None => Vec::new(),
             },
         }
@@ -364,11 +377,11 @@ impl GovernancePane {
         let dso = sh.health.dso.info.as_deref();
         let theme = Theme::default();
         let len = match self.section {
-            GovSection::PriceVotes => self
-                .prices
-                .done()
-                .map_or(0, |v| prices::price_lines(v, dso, sh, &theme).len()),
-            _ => self.detail_lines(sh, &theme).len(),
+            GovSection::PriceVotes => self.prices.done().map_or(0, |v| {
+                prices::price_lines(v, dso, u16::MAX, sh, &theme).len()
+            }),
+            // (The count of lines does not depend on the width.)
+            _ => self.detail_lines(sh, &theme, u16::MAX).len(),
         };
         len.saturating_sub(self.detail_viewport())
     }
@@ -768,9 +781,10 @@ impl Pane for GovernancePane {
                 let lines = match self.section {
                     GovSection::PriceVotes => {
                         let dso = sh.health.dso.info.as_deref();
-                        prices::price_lines(self.prices.done()?, dso, sh, &theme)
+                        // Each line whole: names are never cut.
+                        prices::price_lines(self.prices.done()?, dso, u16::MAX, sh, &theme)
                     }
-                    _ => self.detail_lines(sh, &theme),
+                    _ => self.detail_lines(sh, &theme, u16::MAX),
                 };
                 let fields = crate::ui::fields::line_fields(&lines);
                 return (!fields.is_empty()).then(|| (self.section.title().to_owned(), fields));

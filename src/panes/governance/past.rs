@@ -22,12 +22,14 @@ const MAX: usize = 400;
 
 /// Every line of the detail of the past result `result` (`row`: it summarised; `all`: every
 /// result read, for the config in force then; `lookup`: where its updates are).
+#[allow(clippy::too_many_arguments)]
 pub fn result_lines(
     result: &VoteResult,
     row_: &ClosedRequest,
     all: &[VoteResult],
     lookup: &UpdateLookup,
     dso: Option<&DsoInfo>,
+    width: u16,
     sh: &Shared,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
@@ -131,6 +133,7 @@ pub fn result_lines(
         dso,
         &result.offboarded_voters,
         Some(&result.abstaining_svs),
+        width,
         sh,
         theme,
         &mut lines,

@@ -8,6 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::GovernancePane;
+use super::detail::{name_column, padded_name};
 use crate::api::scan::{AmuletPriceVotes, DsoInfo};
 use crate::model::format::parse_time_micros;
 use crate::model::governance::price_stats;
@@ -41,10 +42,12 @@ fn sv_name<'a>(party: &'a str, dso: Option<&'a DsoInfo>) -> &'a str {
         .map_or(party, |s| s.name.as_str())
 }
 
-/// Every line of the section.
+/// Every line of the section on a screen `width` columns wide (the SV column as wide as the
+/// longest name, cut only when the screen cannot hold it beside the price).
 pub fn price_lines(
     votes: &AmuletPriceVotes,
     dso: Option<&DsoInfo>,
+    width: u16,
     sh: &Shared,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
@@ -90,12 +93,19 @@ pub fn price_lines(
         ])),
     }
     lines.push(Line::default());
-    lines.push(Line::styled(
-        format!("  {:<20} {:>14}  cast at", "SV", "price"),
-        theme.table_header,
-    ));
     let mut rows: Vec<_> = votes.votes.iter().collect();
     rows.sort_by(|a, b| sv_name(&a.sv, dso).cmp(sv_name(&b.sv, dso)));
+    // The mark, the name and a space, then the price (and two spaces).
+    let name_w = name_column(
+        rows.iter().map(|v| sv_name(&v.sv, dso)),
+        20,
+        width,
+        2 + 1 + 16,
+    );
+    lines.push(Line::styled(
+        format!("  {}{:>14}  cast at", padded_name("SV", name_w), "price"),
+        theme.table_header,
+    ));
     for v in rows {
         let name = sv_name(&v.sv, dso);
         let mine = sh.health.dso.is_mine(name);
@@ -109,7 +119,7 @@ pub fn price_lines(
         };
         lines.push(Line::from(vec![
             Span::styled(if mine { "★ " } else { "  " }, theme.accent),
-            Span::styled(format!("{:<20} ", safe_line(name, 20)), theme.party),
+            Span::styled(padded_name(name, name_w), theme.party),
             Span::styled(format!("{price:>14}  "), style),
             Span::styled(cast, theme.time),
         ]));
@@ -126,7 +136,7 @@ impl GovernancePane {
             return;
         };
         let dso = cx.sh.health.dso.info.as_deref();
-        let lines = price_lines(votes, dso, cx.sh, cx.theme);
+        let lines = price_lines(votes, dso, area.width, cx.sh, cx.theme);
         let height = usize::from(area.height);
         let first = self.scroll.min(lines.len().saturating_sub(height));
         for (i, line) in lines.iter().skip(first).take(height).enumerate() {

@@ -3,7 +3,9 @@
 //! without the fields local to one scan), each scan classified as agree / disagree / don't know
 //! (grey: its history ends before the update, or it is still backfilling) / error / unreachable
 //! / timeout, with its latency; a verdict line per endpoint; the JSON paths where the selected
-//! scan differs, with both values.
+//! scan differs, with both values: beside the table from [`WIDE_DIFF`] columns on; below that,
+//! Enter on a scan that differs shows its differences instead of the table (the whole body,
+//! ↑/↓ scroll them) and Esc goes back to the table.
 //!
 //! ```text
 //! Update 1220ab…  checked 10:41:07
@@ -195,6 +197,11 @@ pub struct ConsensusState {
     back_to: super::NetSection,
     /// The view was opened from another pane (`b` there): Esc goes back to that pane.
     from_pane: bool,
+    /// Enter on a scan that differs, on a screen too narrow for the differences beside the
+    /// table: they are shown instead of the table until Esc.
+    diff_open: bool,
+    /// The first difference shown while they fill the body (↑/↓ scroll).
+    diff_top: usize,
 }
 
 impl Default for ConsensusState {
@@ -209,6 +216,8 @@ impl Default for ConsensusState {
             request: None,
             back_to: super::NetSection::Scans,
             from_pane: false,
+            diff_open: false,
+            diff_top: 0,
         }
     }
 }
@@ -237,6 +246,102 @@ impl NetworkPane {
         self.section == super::NetSection::Scans && self.check.open
     }
 
+    /// Whether the differences of the selected scan fill the consensus view instead of its
+    /// table (Enter on a scan that differs, below [`WIDE_DIFF`] columns; Esc: the table).
+    pub fn is_consensus_diff_shown(&self) -> bool {
+        self.is_consensus_open()
+            && self.check.diff_open
+            && !self.diff_beside()
+            && !self.selected_differences().is_empty()
+    }
+
+    /// Whether the differences sit beside the check's table (the pane's body is at least
+    /// [`WIDE_DIFF`] columns wide).
+    fn diff_beside(&self) -> bool {
+        // The body is the pane's area inside its border.
+        self.area.width.saturating_sub(2) >= WIDE_DIFF
+    }
+
+    /// The differences of the selected scan of the check.
+    fn selected_differences(&self) -> Vec<(&'static str, Difference)> {
+        self.check
+            .table
+            .selected_row(&self.check.rows)
+            .map(differences_of)
+            .unwrap_or_default()
+    }
+
+    /// The footer's keys while the consensus view is shown.
+    pub(super) fn consensus_hints(&self) -> Vec<crate::msg::Command> {
+        use crate::msg::Command;
+        if self.is_consensus_diff_shown() {
+            return vec![Command::Back, Command::Consensus, Command::Copy];
+        }
+        let mut hints = vec![Command::Back];
+        if !self.diff_beside() && !self.selected_differences().is_empty() {
+            hints.push(Command::Select);
+        }
+        hints.extend([
+            Command::Consensus,
+            Command::Sort,
+            Command::Filter,
+            Command::Copy,
+        ]);
+        hints
+    }
+
+    /// Enter in the check's table: the selected scan's differences instead of the table (on a
+    /// screen too narrow to show them beside it).
+    fn open_differences(&mut self, out: &mut Out) {
+        let Some(row) = self.check.table.selected_row(&self.check.rows) else {
+            return;
+        };
+        if differences_of(row).is_empty() {
+            out.info(format!(
+                "{}: no differences to show ({})",
+                crate::ui::safe::safe_line(&row.sv_name, 40),
+                class_label(&row.update)
+            ));
+        } else if !self.diff_beside() {
+            self.check.diff_open = true;
+            self.check.diff_top = 0;
+        }
+    }
+
+    /// A command while the differences fill the view: Esc back to the table, ↑/↓ scroll.
+    /// `None`: not one of these (the view's other keys handle it).
+    fn on_differences_command(&mut self, cmd: crate::msg::Command) -> Option<bool> {
+        use crate::msg::Command;
+        let len = self.selected_differences().len();
+        // The lines under the differences' heading (at most: the sweep line may take one).
+        let verdicts = self
+            .check
+            .load
+            .done()
+            .map_or(2, |c| 1 + usize::from(c.event.is_some()));
+        let page = usize::from(self.area.height)
+            .saturating_sub(6 + verdicts)
+            .max(1);
+        let last = len.saturating_sub(page);
+        let top = self.check.diff_top;
+        self.check.diff_top = match cmd {
+            Command::Back | Command::Cancel => {
+                self.check.diff_open = false;
+                0
+            }
+            Command::Up => top.saturating_sub(1),
+            Command::Down => (top + 1).min(last),
+            Command::PageUp => top.saturating_sub(page),
+            Command::PageDown => (top + page).min(last),
+            Command::Top => 0,
+            Command::Bottom => last,
+            // The table is not shown: its keys do nothing meanwhile.
+            Command::Sort | Command::SortReverse | Command::Filter | Command::Select => top,
+            _ => return None,
+        };
+        Some(true)
+    }
+
     /// Asks every scan a pane's query (`b` in Holdings, Validators, Party hosting, Reward
     /// weight) and shows the grouped answers in the consensus view.
     pub fn open_query(&mut self, call: ApiCall, label: &str, sh: &mut Shared, out: &mut Out) {
@@ -263,6 +368,7 @@ impl NetworkPane {
         self.check.rows.clear();
         self.check.table.reset_rows(&self.check.rows);
         self.check.open = true;
+        self.check.diff_open = false;
         self.scans.detail = None;
         self.section = super::NetSection::Scans;
     }
@@ -314,12 +420,15 @@ impl NetworkPane {
         self.check.rows.clear();
         self.check.table.reset_rows(&self.check.rows);
         self.check.open = true;
+        self.check.diff_open = false;
         self.scans.detail = None;
         self.section = super::NetSection::Scans;
     }
 
-    /// A command while the consensus view is shown: Esc back to the matrix, `b` / `r` check
-    /// again, `y` copies the update id; the rest goes to its table.
+    /// A command while the consensus view is shown: Esc back to the matrix (from the
+    /// differences shown instead of the table: back to the table), Enter shows the selected
+    /// scan's differences, `b` / `r` check again, `y` copies the update id; the rest goes to
+    /// its table.
     pub(super) fn on_consensus_command(
         &mut self,
         cmd: crate::msg::Command,
@@ -327,7 +436,16 @@ impl NetworkPane {
         out: &mut Out,
     ) -> bool {
         use crate::msg::Command;
+        if self.is_consensus_diff_shown()
+            && let Some(used) = self.on_differences_command(cmd)
+        {
+            return used;
+        }
         match cmd {
+            Command::Select => {
+                self.open_differences(out);
+                true
+            }
             Command::Consensus | Command::Refresh => {
                 if let Some(id) = self.check.update_id.clone() {
                     self.open_check(&id, sh, out);
@@ -350,6 +468,7 @@ impl NetworkPane {
                 }
                 // Back where the user was: the section, and the pane it was asked from.
                 self.check.open = false;
+                self.check.diff_open = false;
                 self.section = self.check.back_to;
                 !(self.check.from_pane && cmd == Command::Back)
             }
@@ -366,6 +485,7 @@ impl NetworkPane {
         let Some(answer) = answer else {
             return;
         };
+        self.check.diff_open = false;
         self.check.load = match answer {
             Ok(check) => {
                 self.check.rows = check
@@ -440,53 +560,57 @@ impl NetworkPane {
             y += 1;
         }
         let rest = area.bottom().saturating_sub(y);
-        // The differences of the selected scan: beside the table on a wide screen, right
-        // under the table's last row otherwise (never at the bottom of an empty area).
+        // The differences of the selected scan: beside the table on a wide screen; below
+        // that, instead of the table once Enter asked for them, else not at all (the table's
+        // Detail column names the first path that differs).
         let selected = self.check.table.selected_row(&self.check.rows);
         let diffs = selected.map(differences_of).unwrap_or_default();
         let draw = Draw::new(sh, theme, focused);
         let body = Rect::new(area.x, y, area.width, rest);
+        let beside = area.width >= WIDE_DIFF;
         let (table, panel) = if diffs.is_empty() {
             (body, Rect::default())
-        } else if area.width >= WIDE_DIFF {
+        } else if beside {
             let pw = area.width * 2 / 5;
             let tw = area.width - pw - 1;
             (
                 Rect::new(area.x, y, tw, rest),
                 Rect::new(area.x + tw + 1, y, pw, rest),
             )
+        } else if self.check.diff_open {
+            (Rect::default(), body)
         } else {
-            // Header, rows and filter bar, then the differences right under them.
-            let t = &self.check.table;
-            let bar = usize::from(t.filter_text().is_some() || t.is_filtering());
-            let rows = u16::try_from(t.order().len() + 1 + bar).unwrap_or(u16::MAX);
-            // The differences get what they need (up to half), the table the rest of that.
-            let need = u16::try_from(diffs.len() + 1)
-                .unwrap_or(u16::MAX)
-                .min(rest / 2);
-            let th = rows.min(rest - need);
-            (
-                Rect::new(area.x, y, area.width, th),
-                Rect::new(area.x, y + th, area.width, rest - th),
-            )
+            (body, Rect::default())
         };
-        self.check.table.render(table, buf, &self.check.rows, &draw);
+        if table.height > 0 {
+            self.check.table.render(table, buf, &self.check.rows, &draw);
+        }
         if panel.height > 0
             && let Some(row) = selected
         {
-            let head = format!("── {}: {} difference(s) ", row.sv_name, diffs.len());
-            cell(buf, panel.x, panel.y, &head, panel.width, theme.accent);
             let lines = usize::from(panel.height - 1);
-            for (i, (what, d)) in diffs.iter().enumerate().take(lines) {
+            // Scrolled only while the differences fill the view.
+            let top = if beside {
+                0
+            } else {
+                self.check.diff_top.min(diffs.len().saturating_sub(lines))
+            };
+            let mut head = format!("── {}: {} difference(s) ", row.sv_name, diffs.len());
+            if top > 0 {
+                head.push_str(&format!("· from {} ", top + 1));
+            }
+            cell(buf, panel.x, panel.y, &head, panel.width, theme.accent);
+            let shown = &diffs[top..];
+            for (i, (what, d)) in shown.iter().enumerate().take(lines) {
                 let line = format!(
                     "{what} {}  quorum {}  this {}",
                     d.path,
                     json_short(d.quorum.as_ref()),
                     json_short(d.this.as_ref())
                 );
-                let more = diffs.len() > lines && i + 1 == lines;
+                let more = shown.len() > lines && i + 1 == lines;
                 let line = if more {
-                    format!("… {} more", diffs.len() - i)
+                    format!("… {} more", shown.len() - i)
                 } else {
                     line
                 };
@@ -503,7 +627,8 @@ impl NetworkPane {
     }
 }
 
-/// From this width on, the differences sit beside the check's table.
+/// From this width on (of the pane's body), the differences sit beside the check's table;
+/// below it, Enter shows them instead of the table.
 const WIDE_DIFF: u16 = 160;
 
 fn class_at(check: &UpdateCheck, i: usize) -> ScanClass {

@@ -604,13 +604,7 @@ impl Pane for NetworkPane {
             return vec![Command::Confirm, Command::Cancel];
         }
         match self.section {
-            NetSection::Scans if self.check.open => vec![
-                Command::Back,
-                Command::Consensus,
-                Command::Sort,
-                Command::Filter,
-                Command::Copy,
-            ],
+            NetSection::Scans if self.check.open => self.consensus_hints(),
             NetSection::Scans if self.scans.detail.is_some() => {
                 vec![Command::Back, Command::Copy, Command::Refresh]
             }
