@@ -9,6 +9,7 @@
 //! `offset`), so two scans' copies of an update digest the same exactly when the consensus
 //! check calls them equal, and a digest kept in the index compares with one computed later.
 
+mod canonical;
 pub mod query;
 pub mod read;
 pub mod verify;
@@ -81,11 +82,11 @@ pub struct IndexRow {
 
 /// The canonical digest of one update item's JSON text (local fields left out).
 pub fn digest_of(item_json: &str) -> Result<Digest, String> {
-    let mut value: Value = serde_json::from_str(item_json).map_err(|e| e.to_string())?;
-    Ok(digest_value(&mut value))
+    canonical::digest_with(item_json, &mut Vec::with_capacity(item_json.len()))
 }
 
-/// The canonical digest of a decoded update item (its local fields are removed).
+/// The canonical digest of a decoded update item (its local fields are removed): the same
+/// digest as [`digest_of`] of its text.
 pub fn digest_value(value: &mut Value) -> Digest {
     LocalFields::UPDATE.strip(value);
     Sha256::digest(canonical_json(value).as_bytes()).into()
@@ -222,8 +223,9 @@ pub fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> Vec<R> + Sy
 /// The digests of a page's items ([`digest_of`] of each item's JSON), on every core.
 pub fn digests_of(items: &[UpdateItem]) -> Result<Vec<Digest>, String> {
     par_chunks(items, |part| {
+        let mut buf = Vec::new();
         part.iter()
-            .map(|item| digest_of(item.raw().get()))
+            .map(|item| canonical::digest_with(item.raw().get(), &mut buf))
             .collect()
     })
     .into_iter()
@@ -299,6 +301,24 @@ mod tests {
             digest_hex(&digest_of(r#"{"b":1,"a":null}"#).expect("json")),
             hex::encode(Sha256::digest(br#"{"a":null,"b":1}"#))
         );
+    }
+
+    #[test]
+    fn the_digest_equals_the_one_of_the_decoded_value() {
+        // Escapes, non-ASCII, numbers of every kind, duplicate keys, an `offset` that is not
+        // the update's own, nesting: the text path writes what `canonical_json` writes.
+        let texts = [
+            r#"{"offset":"3","z":{"offset":1,"y":[1.5,-0.0,1e300,12345678901234567890,-7]},"a":"\u00e9\n\"q\"\/é\u2028"}"#,
+            r#"{"k":1,"k":2,"j":{"b":true,"a":false,"b":null}}"#,
+            r#" [ {"b" : 1 , "a" : [ ] , "c" : { } } , "x" , 2.50 ] "#,
+            r#"{"\u0062":1,"a\u0000":"\ud83d\ude00","ä":0,"Z":1e-7}"#,
+        ];
+        for text in texts {
+            let mut value: Value = serde_json::from_str(text).expect("json");
+            assert_eq!(digest_of(text), Ok(digest_value(&mut value)), "{text}");
+        }
+        assert!(digest_of("{\"a\":1} x").is_err());
+        assert!(digest_of("{\"a\":").is_err());
     }
 
     #[test]
