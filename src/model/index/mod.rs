@@ -100,30 +100,32 @@ pub fn digest_hex(digest: &Digest) -> String {
 /// The searchable keys of one item: every event's template, choice, contract id and parties
 /// (signatories, observers, acting parties, a reassignment's submitter).
 pub fn keys_of(item: &UpdateItem) -> Vec<(KeyKind, String)> {
-    let mut keys: Vec<(KeyKind, String)> = Vec::new();
-    let mut push = |kind: KeyKind, s: &str| {
+    // Borrowed while sorted and deduplicated (the same party and template recur in most
+    // events), owned once each.
+    fn push<'i>(keys: &mut Vec<(KeyKind, &'i str)>, kind: KeyKind, s: &'i str) {
         if !s.is_empty() {
-            keys.push((kind, s.to_owned()));
+            keys.push((kind, s));
         }
-    };
-    let created = |push: &mut dyn FnMut(KeyKind, &str), c: &crate::api::scan::CreatedEvent| {
-        push(KeyKind::Template, &c.template_id);
-        push(KeyKind::Contract, &c.contract_id);
+    }
+    fn created<'i>(keys: &mut Vec<(KeyKind, &'i str)>, c: &'i crate::api::scan::CreatedEvent) {
+        push(keys, KeyKind::Template, &c.template_id);
+        push(keys, KeyKind::Contract, &c.contract_id);
         for p in c.signatories.iter().chain(&c.observers) {
-            push(KeyKind::Party, p);
+            push(keys, KeyKind::Party, p);
         }
-    };
+    }
+    let mut keys: Vec<(KeyKind, &str)> = Vec::new();
     match item {
         UpdateItem::Transaction(tx) => {
             for event in tx.events_by_id.values() {
                 match event {
-                    TreeEvent::Created(c) => created(&mut push, c),
+                    TreeEvent::Created(c) => created(&mut keys, c),
                     TreeEvent::Exercised(e) => {
-                        push(KeyKind::Template, &e.template_id);
-                        push(KeyKind::Choice, &e.choice);
-                        push(KeyKind::Contract, &e.contract_id);
+                        push(&mut keys, KeyKind::Template, &e.template_id);
+                        push(&mut keys, KeyKind::Choice, &e.choice);
+                        push(&mut keys, KeyKind::Contract, &e.contract_id);
                         for p in &e.acting_parties {
-                            push(KeyKind::Party, p);
+                            push(&mut keys, KeyKind::Party, p);
                         }
                     }
                     TreeEvent::Unknown { .. } => {}
@@ -132,19 +134,19 @@ pub fn keys_of(item: &UpdateItem) -> Vec<(KeyKind, String)> {
         }
         UpdateItem::Reassignment(r) => match &r.event {
             ReassignmentEvent::Assign(a) => {
-                created(&mut push, &a.created_event);
-                push(KeyKind::Party, &a.submitter);
+                created(&mut keys, &a.created_event);
+                push(&mut keys, KeyKind::Party, &a.submitter);
             }
             ReassignmentEvent::Unassign(u) => {
-                push(KeyKind::Contract, &u.contract_id);
-                push(KeyKind::Party, &u.submitter);
+                push(&mut keys, KeyKind::Contract, &u.contract_id);
+                push(&mut keys, KeyKind::Party, &u.submitter);
             }
         },
         UpdateItem::Malformed { .. } => {}
     }
     keys.sort_unstable();
     keys.dedup();
-    keys
+    keys.into_iter().map(|(k, s)| (k, s.to_owned())).collect()
 }
 
 /// The row of one decoded item, its summary made by `summarizer` (callers use a fresh one per
@@ -246,29 +248,35 @@ pub fn rows_of(items: &[UpdateItem], digests: &[Digest]) -> Result<Vec<IndexRow>
     .collect()
 }
 
-/// The JSON text without the whitespace between tokens (strings untouched).
+/// The JSON text without the whitespace between tokens (strings untouched). Byte by byte,
+/// copying the runs between whitespace: JSON's whitespace, quotes and backslashes are ASCII and
+/// never part of a multi-byte character, so this is the same as walking the characters.
 pub fn compact_json(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
     let mut in_string = false;
     let mut escaped = false;
-    for c in text.chars() {
+    // The start of the run not yet copied.
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
         if in_string {
-            out.push(c);
             if escaped {
                 escaped = false;
-            } else if c == '\\' {
+            } else if b == b'\\' {
                 escaped = true;
-            } else if c == '"' {
+            } else if b == b'"' {
                 in_string = false;
             }
-        } else if c == '"' {
+        } else if b == b'"' {
             in_string = true;
-            out.push(c);
-        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
-            out.push(c);
+        } else if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            out.extend_from_slice(&bytes[run..i]);
+            run = i + 1;
         }
     }
-    out
+    out.extend_from_slice(&bytes[run..]);
+    // Only ASCII bytes were left out, so the text is still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// One result row of a search: the History export's row fields.
@@ -318,6 +326,10 @@ mod tests {
             assert_eq!(digest_of(text), Ok(digest_value(&mut value)), "{text}");
         }
         assert!(digest_of("{\"a\":1} x").is_err());
+        assert_eq!(
+            compact_json("{ \"a b\" :\t[1, \"x\\\" y\" ,\n\"é ü\"] }\r\n"),
+            r#"{"a b":[1,"x\" y","é ü"]}"#
+        );
         assert!(digest_of("{\"a\":").is_err());
     }
 
