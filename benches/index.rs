@@ -35,12 +35,16 @@ use cantonscope::demo::{self, DemoConfig};
 use cantonscope::model::format::parse_time_micros;
 use cantonscope::model::index::query::Query;
 use cantonscope::model::index::{
-    KeyKind, SUMMARY_VERSION, digest_of, digests_of, keys_of, par_chunks, row_with_digest, rows_of,
+    KeyKind, SUMMARY_VERSION, digest_of, items_and_digests, keys_of, row_with_digest, rows_of,
 };
 use cantonscope::model::summary::Summarizer;
 use cantonscope::store::{self, IndexStore, Location, NetworkId, PageWrite, Position};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::Value;
+
+/// The binary's allocator (src/main.rs), so the CPU figures are the sync's own.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const SEED: u64 = 42;
 const PAGE: usize = 1000;
@@ -264,15 +268,15 @@ fn page_of(texts: &[String], page_start: Option<Position>, bodies: bool) -> Page
     }
 }
 
-/// [`page_of`] the way `index sync` does it: decode and digests, then rows, each on every
-/// core (`par_chunks`, `digests_of`, `rows_of`).
+/// [`page_of`] the way `index sync` does it: the page's body split once, its items decoded and
+/// digested on every core (`page_item_texts`, `items_and_digests`), then the rows on every core
+/// (`rows_of`).
 fn page_par(texts: &[String], page_start: Option<Position>, bodies: bool) -> PageWrite {
-    let items: Vec<UpdateItem> = par_chunks(texts, |part| {
-        part.iter()
-            .map(|t| serde_json::from_str::<UpdateItem>(t).expect("an item decodes"))
-            .collect()
-    });
-    let digests = digests_of(&items).expect("digests");
+    // As the sync gets it: one page body, split once, its items decoded and digested on every
+    // core.
+    let body = format!("{{\"transactions\":[{}]}}", texts.join(","));
+    let split = scan::page_item_texts(body.as_bytes()).expect("a page");
+    let (items, digests) = items_and_digests(&split).expect("decoded");
     let rows = rows_of(&items, &digests).expect("rows");
     let last = items.last().expect("a page is not empty");
     PageWrite {

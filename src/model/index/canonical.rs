@@ -146,6 +146,23 @@ fn strip(node: &mut Node<'_>, path: &[&str]) {
     }
 }
 
+/// A string as serde_json writes it. One borrowed from the text had no escape there, so it
+/// holds no quote, backslash or control character (serde_json refuses those unescaped) — none
+/// of what serde_json escapes — and is written as it is, without the escaping pass.
+#[allow(clippy::ptr_arg)] // whether it is borrowed is what tells
+fn write_str(s: &Cow<'_, str>, out: &mut Vec<u8>) {
+    match s {
+        Cow::Borrowed(s) => {
+            out.push(b'"');
+            out.extend_from_slice(s.as_bytes());
+            out.push(b'"');
+        }
+        Cow::Owned(s) => {
+            let _ = serde_json::to_writer(&mut *out, s.as_str());
+        }
+    }
+}
+
 fn write(node: &Node<'_>, out: &mut Vec<u8>) {
     match node {
         Node::Null => out.extend_from_slice(b"null"),
@@ -155,9 +172,7 @@ fn write(node: &Node<'_>, out: &mut Vec<u8>) {
         Node::Number(n) => {
             let _ = serde_json::to_writer(&mut *out, n);
         }
-        Node::Str(s) => {
-            let _ = serde_json::to_writer(&mut *out, s.as_ref());
-        }
+        Node::Str(s) => write_str(s, out),
         Node::Array(items) => {
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
@@ -174,7 +189,7 @@ fn write(node: &Node<'_>, out: &mut Vec<u8>) {
                 if i > 0 {
                     out.push(b',');
                 }
-                let _ = serde_json::to_writer(&mut *out, key.as_ref());
+                write_str(key, out);
                 out.push(b':');
                 write(value, out);
             }

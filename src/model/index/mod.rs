@@ -15,8 +15,10 @@ pub mod read;
 pub mod verify;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 use sha2::{Digest as _, Sha256};
 
+use crate::api::RawJson;
 use crate::api::scan::{ReassignmentEvent, TreeEvent, UpdateItem};
 
 use super::consensus::{LocalFields, canonical_json};
@@ -234,6 +236,35 @@ pub fn digests_of(items: &[UpdateItem]) -> Result<Vec<Digest>, String> {
     .collect()
 }
 
+/// A page's items decoded ([`UpdateItem::from_raw`], path `transactions[i]`) with their
+/// digests, from their texts as [`crate::api::scan::page_item_texts`] splits the page: each
+/// item is decoded and digested on the same core, the parts on every core (the page's decode
+/// was one thread's before, its digests a second pass).
+pub fn items_and_digests(texts: &[&RawValue]) -> Result<(Vec<UpdateItem>, Vec<Digest>), String> {
+    let numbered: Vec<(usize, &RawValue)> = texts.iter().copied().enumerate().collect();
+    let decoded = par_chunks(&numbered, |part| {
+        let mut buf = Vec::new();
+        part.iter()
+            .map(|(i, text)| {
+                let digest = canonical::digest_with(text.get(), &mut buf)?;
+                let item = UpdateItem::from_raw(
+                    RawJson::new((*text).to_owned()),
+                    &format!("transactions[{i}]"),
+                );
+                Ok((item, digest))
+            })
+            .collect::<Vec<Result<_, String>>>()
+    });
+    let mut items = Vec::with_capacity(decoded.len());
+    let mut digests = Vec::with_capacity(decoded.len());
+    for result in decoded {
+        let (item, digest) = result?;
+        items.push(item);
+        digests.push(digest);
+    }
+    Ok((items, digests))
+}
+
 /// The rows of a page's items with their digests ([`row_with_digest`]), on every core (a
 /// fresh summarizer per part).
 pub fn rows_of(items: &[UpdateItem], digests: &[Digest]) -> Result<Vec<IndexRow>, String> {
@@ -249,29 +280,41 @@ pub fn rows_of(items: &[UpdateItem], digests: &[Digest]) -> Result<Vec<IndexRow>
 }
 
 /// The JSON text without the whitespace between tokens (strings untouched). Byte by byte,
-/// copying the runs between whitespace: JSON's whitespace, quotes and backslashes are ASCII and
-/// never part of a multi-byte character, so this is the same as walking the characters.
+/// copying the runs between whitespace, a string skipped to its closing quote with `memchr`
+/// (most of an update's bytes are in strings): JSON's whitespace, quotes and backslashes are
+/// ASCII and never part of a multi-byte character, so this is the same as walking the
+/// characters.
 pub fn compact_json(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
-    let mut in_string = false;
-    let mut escaped = false;
     // The start of the run not yet copied.
     let mut run = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // To the closing quote, past escaped characters.
+                i += 1;
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                        Some(k) if bytes[i + k] == b'\\' => i = (i + k + 2).min(bytes.len()),
+                        Some(k) => {
+                            i += k + 1;
+                            break;
+                        }
+                        None => {
+                            i = bytes.len();
+                            break;
+                        }
+                    }
+                }
             }
-        } else if b == b'"' {
-            in_string = true;
-        } else if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-            out.extend_from_slice(&bytes[run..i]);
-            run = i + 1;
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                out.extend_from_slice(&bytes[run..i]);
+                i += 1;
+                run = i;
+            }
+            _ => i += 1,
         }
     }
     out.extend_from_slice(&bytes[run..]);
@@ -320,6 +363,8 @@ mod tests {
             r#"{"k":1,"k":2,"j":{"b":true,"a":false,"b":null}}"#,
             r#" [ {"b" : 1 , "a" : [ ] , "c" : { } } , "x" , 2.50 ] "#,
             r#"{"\u0062":1,"a\u0000":"\ud83d\ude00","ä":0,"Z":1e-7}"#,
+            // Unescaped characters serde_json writes as they are (DEL, U+2028, astral).
+            "{\"d\u{7f}\":\"x\u{7f}\u{2028}\u{1f600}y\",\"c\":\"\\u007f\"}",
         ];
         for text in texts {
             let mut value: Value = serde_json::from_str(text).expect("json");
@@ -331,6 +376,77 @@ mod tests {
             r#"{"a b":[1,"x\" y","é ü"]}"#
         );
         assert!(digest_of("{\"a\":").is_err());
+    }
+
+    #[test]
+    fn a_page_split_and_decoded_on_every_core_equals_its_ordinary_decoding() {
+        let mut items: Vec<Value> = (0..200)
+            .map(|i| {
+                let id = format!("1220{i:04x}");
+                fixtures::transaction(
+                    &id,
+                    i % 60,
+                    vec![fixtures::exercised(&id, 0, "00c1", "Choice_X", false)],
+                )
+            })
+            .collect();
+        // An item that is no update: kept as malformed, its path inside the page.
+        items.insert(150, serde_json::json!({"update_id": 7, "events_by_id": 3}));
+        let body =
+            serde_json::to_vec_pretty(&serde_json::json!({ "transactions": items })).expect("json");
+        let page: crate::api::scan::UpdatesPage = serde_json::from_slice(&body).expect("page");
+        let texts = crate::api::scan::page_item_texts(&body).expect("a page");
+        let (decoded, digests) = items_and_digests(&texts).expect("decoded");
+        assert_eq!(decoded, page.transactions);
+        assert_eq!(digests, digests_of(&page.transactions).expect("digests"));
+        match &decoded[150] {
+            UpdateItem::Malformed { error, .. } => {
+                assert!(error.path.starts_with("transactions[150]"), "{error}");
+            }
+            other => panic!("not malformed: {other:?}"),
+        }
+        assert!(crate::api::scan::page_item_texts(b"{\"transactions\": [1,").is_none());
+        assert_eq!(
+            crate::api::scan::page_item_texts(b"{\"transactions\": null}").map(|t| t.len()),
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn compact_json_leaves_out_the_whitespace_between_tokens_only() {
+        // The characters walked one by one, as compact_json did before.
+        fn walked(text: &str) -> String {
+            let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
+            for c in text.chars() {
+                if in_string {
+                    out.push(c);
+                    if escaped {
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == '"' {
+                        in_string = false;
+                    }
+                } else if c == '"' {
+                    in_string = true;
+                    out.push(c);
+                } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+                    out.push(c);
+                }
+            }
+            out
+        }
+        let texts = [
+            "{ \"a b\" :\t[1, \"x\\\" y\" ,\n\"é ü\"] }\r\n",
+            r#"{"k":"\\","l":"\\\"","m" : "a\\\\\" b" }"#,
+            "[\"\u{2028} \u{1f600}\", \"\\u0020 \" ,{}]",
+            "\"unterminated \\",
+            "  ",
+            "",
+        ];
+        for text in texts {
+            assert_eq!(compact_json(text), walked(text), "{text:?}");
+        }
     }
 
     #[test]
