@@ -12,8 +12,8 @@ use cantonscope::demo::{DemoConfig, DemoHandle};
 use cantonscope::headless::{self, ApiCommand, EXIT_USAGE, table};
 
 /// mimalloc instead of glibc's malloc: an index sync allocates and frees many short strings and
-/// buffers per update on several threads (decode, summary, keys), where glibc's malloc spent
-/// about a fifth of the sync's CPU (README, `index`: Measured).
+/// buffers per update on several threads (decode, summary, keys), where glibc's malloc and free
+/// were about 11% of the sync's CPU profile.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
