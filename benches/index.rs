@@ -35,12 +35,16 @@ use cantonscope::demo::{self, DemoConfig};
 use cantonscope::model::format::parse_time_micros;
 use cantonscope::model::index::query::Query;
 use cantonscope::model::index::{
-    KeyKind, SUMMARY_VERSION, digest_of, digests_of, keys_of, par_chunks, row_with_digest, rows_of,
+    KeyKind, SUMMARY_VERSION, digest_of, items_and_digests, keys_of, row_with_digest, rows_of,
 };
 use cantonscope::model::summary::Summarizer;
 use cantonscope::store::{self, IndexStore, Location, NetworkId, PageWrite, Position};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::Value;
+
+/// The binary's allocator (src/main.rs), so the CPU figures are the sync's own.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const SEED: u64 = 42;
 const PAGE: usize = 1000;
@@ -264,15 +268,15 @@ fn page_of(texts: &[String], page_start: Option<Position>, bodies: bool) -> Page
     }
 }
 
-/// [`page_of`] the way `index sync` does it: decode and digests, then rows, each on every
-/// core (`par_chunks`, `digests_of`, `rows_of`).
+/// [`page_of`] the way `index sync` does it: the page's body split once, its items decoded and
+/// digested on every core (`page_item_texts`, `items_and_digests`), then the rows on every core
+/// (`rows_of`).
 fn page_par(texts: &[String], page_start: Option<Position>, bodies: bool) -> PageWrite {
-    let items: Vec<UpdateItem> = par_chunks(texts, |part| {
-        part.iter()
-            .map(|t| serde_json::from_str::<UpdateItem>(t).expect("an item decodes"))
-            .collect()
-    });
-    let digests = digests_of(&items).expect("digests");
+    // As the sync gets it: one page body, split once, its items decoded and digested on every
+    // core.
+    let body = format!("{{\"transactions\":[{}]}}", texts.join(","));
+    let split = scan::page_item_texts(body.as_bytes()).expect("a page");
+    let (items, digests) = items_and_digests(&split).expect("decoded");
     let rows = rows_of(&items, &digests).expect("rows");
     let last = items.last().expect("a page is not empty");
     PageWrite {
@@ -285,6 +289,113 @@ fn page_par(texts: &[String], page_start: Option<Position>, bodies: bool) -> Pag
         scans: vec!["bench".to_owned()],
         bodies,
     }
+}
+
+/// This process's user + system CPU seconds so far (all its threads, ended ones too), from
+/// `/proc/self/stat` (Linux; clock ticks of 1/100 s).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name (which is in parentheses and may hold spaces).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// `INDEX_SYNC_CPU_RUNS=N cargo bench --bench index`: the sync's way (as in the
+/// `index_sync_cpu` group) `N` times, then the CPU time it took per update — the figure that
+/// stays meaningful on a machine busy with other work, where wall-clock rates do not.
+fn sync_cpu_per_update(pages: &[Vec<String>], copier: &Copier, updates: usize, runs: usize) {
+    let cpu = cpu_seconds();
+    let wall = Instant::now();
+    for _ in 0..runs {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (mut index, chunk) = new_index(&dir.path().join("i.sqlite"), copier);
+        let (tx, rx) = mpsc::sync_channel::<PageWrite>(2);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut start = None;
+                for texts in pages {
+                    let page = page_par(texts, start.take(), true);
+                    start = Some(page.cursor.clone());
+                    if tx.send(page).is_err() {
+                        break;
+                    }
+                }
+                drop(tx);
+            });
+            for page in rx {
+                index.write_page(chunk, &page).expect("written");
+            }
+        });
+    }
+    let cpu = cpu_seconds() - cpu;
+    let n = (updates * runs) as f64;
+    eprintln!(
+        "index sync CPU: {n} updates in {cpu:.2} CPU s ({:.1} µs/update, {:.0} updates per CPU-second); wall {:.2} s",
+        cpu * 1e6 / n,
+        n / cpu,
+        wall.elapsed().as_secs_f64()
+    );
+    // Parts of it, one thread each, CPU µs per update.
+    let texts: Vec<&String> = pages.iter().flatten().collect();
+    if let Some(path) = std::env::var_os("INDEX_SYNC_CPU_DUMP") {
+        let lines: Vec<&str> = texts.iter().map(|t| t.as_str()).collect();
+        std::fs::write(path, lines.join("\n")).expect("dump written");
+    }
+    for t in &texts {
+        let mut v: Value = serde_json::from_str(t).expect("json");
+        assert_eq!(
+            digest_of(t).expect("digest"),
+            cantonscope::model::index::digest_value(&mut v),
+            "the digest of the text is the one of the value"
+        );
+    }
+    let part = |name: &str, f: &dyn Fn(&str) -> usize| {
+        let cpu = cpu_seconds();
+        let mut sink = 0usize;
+        for _ in 0..runs {
+            for t in &texts {
+                sink = sink.wrapping_add(f(t));
+            }
+        }
+        let cpu = cpu_seconds() - cpu;
+        eprintln!(
+            "  {name}: {:.1} µs/update ({sink})",
+            cpu * 1e6 / (texts.len() * runs) as f64
+        );
+    };
+    part("decode (UpdateItem)", &|t| {
+        usize::from(serde_json::from_str::<UpdateItem>(t).is_ok())
+    });
+    part("digest_of", &|t| {
+        usize::from(digest_of(t).map_or(0, |d| d[0]))
+    });
+    part("digest via Value (the old way)", &|t| {
+        let mut v: Value = serde_json::from_str(t).expect("json");
+        usize::from(cantonscope::model::index::digest_value(&mut v)[0])
+    });
+    part("compact_json", &|t| {
+        cantonscope::model::index::compact_json(t).len()
+    });
+    part("zstd bulk::compress", &|t| {
+        zstd::bulk::compress(t.as_bytes(), 3).map_or(0, |z| z.len())
+    });
+    let zstd = std::cell::RefCell::new(zstd::bulk::Compressor::new(3).expect("zstd"));
+    part("zstd Compressor reused", &|t| {
+        zstd.borrow_mut()
+            .compress(t.as_bytes())
+            .map_or(0, |z| z.len())
+    });
+    part("keys_of", &|t| {
+        serde_json::from_str::<UpdateItem>(t).map_or(0, |i| keys_of(&i).len())
+    });
 }
 
 fn new_index(path: &Path, copier: &Copier) -> (Box<dyn IndexStore>, i64) {
@@ -414,6 +525,13 @@ fn index_benches(c: &mut Criterion) {
         .map(|t| t.iter().map(|s| copier.copy(s, 1)).collect())
         .collect();
     let updates: usize = pages.iter().map(Vec::len).sum();
+    if let Some(runs) = std::env::var("INDEX_SYNC_CPU_RUNS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        sync_cpu_per_update(&pages, &copier, updates, runs);
+        return;
+    }
     let mut group = c.benchmark_group("index_sync_cpu");
     group.sample_size(10);
     group.throughput(Throughput::Elements(updates as u64));

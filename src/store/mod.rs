@@ -410,8 +410,9 @@ pub trait IndexStore: Send {
     fn set_chunk_state(&mut self, chunk: i64, state: &str, now: i64) -> Result<(), StoreError>;
     /// Records a divergence (an unresolved one replaces an earlier record of the same update).
     fn record_divergence(&mut self, divergence: &DivergenceRecord) -> Result<(), StoreError>;
-    /// Marks the unresolved divergence of `update_id` resolved (the scans agree now).
-    fn resolve_divergence(&mut self, update_id: &str) -> Result<(), StoreError>;
+    /// Marks the unresolved divergences of `update_ids` resolved (the scans agree on them now),
+    /// in one transaction (a page's updates at once: one call per page, not per update).
+    fn resolve_divergences(&mut self, update_ids: &[String]) -> Result<(), StoreError>;
     /// Writes the heartbeat of a sync that starts.
     fn beat(&mut self, heartbeat: &Heartbeat) -> Result<(), StoreError>;
     /// Moves the heartbeat of the running sync `pid` on (nothing once [`IndexStore::end_sync`]

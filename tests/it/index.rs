@@ -1069,3 +1069,49 @@ fn a_full_disk_stops_the_sync_with_a_message_and_a_later_sync_resumes_to_the_sam
     assert_eq!(code, 0, "{err}");
     assert_eq!(kept(&index), kept(&straight));
 }
+
+/// The digest the sync computes from an item's text (without a `serde_json::Value`) equals the
+/// digest of the decoded value, on every update of a demo history exactly as the scan sent it:
+/// the digests kept in existing indexes stay comparable (`index verify`, re-reads).
+#[test]
+fn the_digest_of_the_text_equals_the_one_of_the_value_on_the_demo_history() {
+    use cantonscope::api::scan::{self, UpdatesRequest};
+    use cantonscope::api::{ApiClient, ApiConfig};
+    use cantonscope::model::index::{digest_of, digest_value};
+
+    let demo = four();
+    let client = ApiClient::new(ApiConfig {
+        scan_url: Some(demo.handle.scan_url.clone()),
+        ..ApiConfig::default()
+    })
+    .expect("client");
+    #[derive(serde::Deserialize)]
+    struct Page {
+        transactions: Vec<Box<serde_json::value::RawValue>>,
+    }
+    let rt = runtime();
+    let mut checked = 0;
+    let mut request = UpdatesRequest::from_begin(1000);
+    loop {
+        let resp = rt
+            .block_on(client.send_raw(&scan::updates(&request)))
+            .expect("a page of updates");
+        let page: Page = serde_json::from_slice(&resp.body).expect("a JSON page");
+        for raw in &page.transactions {
+            let text = raw.get();
+            let mut value: Value = serde_json::from_str(text).expect("json");
+            assert_eq!(digest_of(text), Ok(digest_value(&mut value)), "{text}");
+            // Whitespace and key order do not count.
+            assert_eq!(digest_of(&format!("{value:#}")), digest_of(text));
+        }
+        checked += page.transactions.len();
+        match resp.typed.next_after() {
+            Some(after) if page.transactions.len() == 1000 => {
+                request =
+                    UpdatesRequest::after(1000, after.after_migration_id, after.after_record_time);
+            }
+            _ => break,
+        }
+    }
+    assert!(checked > 1000, "the whole demo history: {checked}");
+}

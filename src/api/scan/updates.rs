@@ -11,6 +11,7 @@ use crate::api::json::{
 };
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -501,6 +502,22 @@ impl<'de> Visitor<'de> for PageItems {
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
         Ok(Vec::new())
     }
+}
+
+/// The items of a `POST /v2/updates` answer's body, each item's text borrowed from `body`,
+/// nothing of them decoded yet: the page split once, so that its items can be decoded apart
+/// (on several threads) with [`UpdateItem::from_raw`] and the path `transactions[i]` — the
+/// same items [`UpdatesPage`]'s own decoding makes. `None` when the body is not such a page
+/// (its own decoding then says why).
+pub fn page_item_texts(body: &[u8]) -> Option<Vec<&RawValue>> {
+    #[derive(Deserialize)]
+    struct Texts<'a> {
+        #[serde(borrow, default)]
+        transactions: Option<Vec<&'a RawValue>>,
+    }
+    serde_json::from_slice::<Texts<'_>>(body)
+        .ok()
+        .map(|t| t.transactions.unwrap_or_default())
 }
 
 fn page_items<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<UpdateItem>, D::Error> {

@@ -5,7 +5,8 @@
 use super::{
     Answered, Call, Digest, DivergenceRecord, EXIT_CONNECT, EXIT_DECODE, EXIT_NO_QUORUM,
     EXIT_SERVER, Exchange, Halt, MAX_DIFFERENCES, Network, Reply, Stop, Syncer, Transport,
-    UpdateItem, UpdatesPage, Value, digest_hex, digests_of, json, json_diff, judge, now_micros,
+    UpdateItem, UpdatesPage, Value, digest_hex, digests_of, items_and_digests, json, json_diff,
+    judge, now_micros,
 };
 use crate::api::scan;
 use crate::model::page_walk::{PageTake, PageWalk};
@@ -309,13 +310,20 @@ pub(super) async fn decoded(
 ) -> Result<PageOf, String> {
     let call = call.clone();
     tokio::task::spawn_blocking(move || {
-        let page = call
-            .decode_response(exchange.status, &exchange.headers, &exchange.body)
-            .map_err(|e| e.to_string())?;
-        let digests = digests_of(&page.transactions)?;
+        // The page split once, its items decoded and digested on every core; a body that is
+        // not a page is decoded the ordinary way, for its error.
+        let (transactions, digests) = if let Some(texts) = scan::page_item_texts(&exchange.body) {
+            items_and_digests(&texts)?
+        } else {
+            let page = call
+                .decode_response(exchange.status, &exchange.headers, &exchange.body)
+                .map_err(|e| e.to_string())?;
+            let digests = digests_of(&page.transactions)?;
+            (page.transactions, digests)
+        };
         Ok(PageOf {
             scan,
-            page,
+            page: UpdatesPage { transactions },
             digests,
         })
     })

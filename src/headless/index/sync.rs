@@ -592,11 +592,15 @@ impl Syncer<'_> {
                 .call(move |s| s.record_divergence(&record))
                 .await?;
         }
-        // An update the scans disagreed on before and agree on now.
-        for item in &page.transactions[keep] {
-            let id = item.update_id().unwrap_or_default().to_owned();
-            self.store.call(move |s| s.resolve_divergence(&id)).await?;
-        }
+        // Updates the scans disagreed on before and agree on now (one store call a page: a
+        // call per update cost a blocking-thread hand-off and a statement each).
+        let ids: Vec<String> = page.transactions[keep]
+            .iter()
+            .filter_map(|item| item.update_id().map(str::to_owned))
+            .collect();
+        self.store
+            .call(move |s| s.resolve_divergences(&ids))
+            .await?;
         self.progress();
         Ok(())
     }

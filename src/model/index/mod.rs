@@ -9,13 +9,16 @@
 //! `offset`), so two scans' copies of an update digest the same exactly when the consensus
 //! check calls them equal, and a digest kept in the index compares with one computed later.
 
+mod canonical;
 pub mod query;
 pub mod read;
 pub mod verify;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 use sha2::{Digest as _, Sha256};
 
+use crate::api::RawJson;
 use crate::api::scan::{ReassignmentEvent, TreeEvent, UpdateItem};
 
 use super::consensus::{LocalFields, canonical_json};
@@ -81,11 +84,11 @@ pub struct IndexRow {
 
 /// The canonical digest of one update item's JSON text (local fields left out).
 pub fn digest_of(item_json: &str) -> Result<Digest, String> {
-    let mut value: Value = serde_json::from_str(item_json).map_err(|e| e.to_string())?;
-    Ok(digest_value(&mut value))
+    canonical::digest_with(item_json, &mut Vec::with_capacity(item_json.len()))
 }
 
-/// The canonical digest of a decoded update item (its local fields are removed).
+/// The canonical digest of a decoded update item (its local fields are removed): the same
+/// digest as [`digest_of`] of its text.
 pub fn digest_value(value: &mut Value) -> Digest {
     LocalFields::UPDATE.strip(value);
     Sha256::digest(canonical_json(value).as_bytes()).into()
@@ -99,30 +102,32 @@ pub fn digest_hex(digest: &Digest) -> String {
 /// The searchable keys of one item: every event's template, choice, contract id and parties
 /// (signatories, observers, acting parties, a reassignment's submitter).
 pub fn keys_of(item: &UpdateItem) -> Vec<(KeyKind, String)> {
-    let mut keys: Vec<(KeyKind, String)> = Vec::new();
-    let mut push = |kind: KeyKind, s: &str| {
+    // Borrowed while sorted and deduplicated (the same party and template recur in most
+    // events), owned once each.
+    fn push<'i>(keys: &mut Vec<(KeyKind, &'i str)>, kind: KeyKind, s: &'i str) {
         if !s.is_empty() {
-            keys.push((kind, s.to_owned()));
+            keys.push((kind, s));
         }
-    };
-    let created = |push: &mut dyn FnMut(KeyKind, &str), c: &crate::api::scan::CreatedEvent| {
-        push(KeyKind::Template, &c.template_id);
-        push(KeyKind::Contract, &c.contract_id);
+    }
+    fn created<'i>(keys: &mut Vec<(KeyKind, &'i str)>, c: &'i crate::api::scan::CreatedEvent) {
+        push(keys, KeyKind::Template, &c.template_id);
+        push(keys, KeyKind::Contract, &c.contract_id);
         for p in c.signatories.iter().chain(&c.observers) {
-            push(KeyKind::Party, p);
+            push(keys, KeyKind::Party, p);
         }
-    };
+    }
+    let mut keys: Vec<(KeyKind, &str)> = Vec::new();
     match item {
         UpdateItem::Transaction(tx) => {
             for event in tx.events_by_id.values() {
                 match event {
-                    TreeEvent::Created(c) => created(&mut push, c),
+                    TreeEvent::Created(c) => created(&mut keys, c),
                     TreeEvent::Exercised(e) => {
-                        push(KeyKind::Template, &e.template_id);
-                        push(KeyKind::Choice, &e.choice);
-                        push(KeyKind::Contract, &e.contract_id);
+                        push(&mut keys, KeyKind::Template, &e.template_id);
+                        push(&mut keys, KeyKind::Choice, &e.choice);
+                        push(&mut keys, KeyKind::Contract, &e.contract_id);
                         for p in &e.acting_parties {
-                            push(KeyKind::Party, p);
+                            push(&mut keys, KeyKind::Party, p);
                         }
                     }
                     TreeEvent::Unknown { .. } => {}
@@ -131,19 +136,19 @@ pub fn keys_of(item: &UpdateItem) -> Vec<(KeyKind, String)> {
         }
         UpdateItem::Reassignment(r) => match &r.event {
             ReassignmentEvent::Assign(a) => {
-                created(&mut push, &a.created_event);
-                push(KeyKind::Party, &a.submitter);
+                created(&mut keys, &a.created_event);
+                push(&mut keys, KeyKind::Party, &a.submitter);
             }
             ReassignmentEvent::Unassign(u) => {
-                push(KeyKind::Contract, &u.contract_id);
-                push(KeyKind::Party, &u.submitter);
+                push(&mut keys, KeyKind::Contract, &u.contract_id);
+                push(&mut keys, KeyKind::Party, &u.submitter);
             }
         },
         UpdateItem::Malformed { .. } => {}
     }
     keys.sort_unstable();
     keys.dedup();
-    keys
+    keys.into_iter().map(|(k, s)| (k, s.to_owned())).collect()
 }
 
 /// The row of one decoded item, its summary made by `summarizer` (callers use a fresh one per
@@ -222,12 +227,42 @@ pub fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> Vec<R> + Sy
 /// The digests of a page's items ([`digest_of`] of each item's JSON), on every core.
 pub fn digests_of(items: &[UpdateItem]) -> Result<Vec<Digest>, String> {
     par_chunks(items, |part| {
+        let mut buf = Vec::new();
         part.iter()
-            .map(|item| digest_of(item.raw().get()))
+            .map(|item| canonical::digest_with(item.raw().get(), &mut buf))
             .collect()
     })
     .into_iter()
     .collect()
+}
+
+/// A page's items decoded ([`UpdateItem::from_raw`], path `transactions[i]`) with their
+/// digests, from their texts as [`crate::api::scan::page_item_texts`] splits the page: each
+/// item is decoded and digested on the same core, the parts on every core (the page's decode
+/// was one thread's before, its digests a second pass).
+pub fn items_and_digests(texts: &[&RawValue]) -> Result<(Vec<UpdateItem>, Vec<Digest>), String> {
+    let numbered: Vec<(usize, &RawValue)> = texts.iter().copied().enumerate().collect();
+    let decoded = par_chunks(&numbered, |part| {
+        let mut buf = Vec::new();
+        part.iter()
+            .map(|(i, text)| {
+                let digest = canonical::digest_with(text.get(), &mut buf)?;
+                let item = UpdateItem::from_raw(
+                    RawJson::new((*text).to_owned()),
+                    &format!("transactions[{i}]"),
+                );
+                Ok((item, digest))
+            })
+            .collect::<Vec<Result<_, String>>>()
+    });
+    let mut items = Vec::with_capacity(decoded.len());
+    let mut digests = Vec::with_capacity(decoded.len());
+    for result in decoded {
+        let (item, digest) = result?;
+        items.push(item);
+        digests.push(digest);
+    }
+    Ok((items, digests))
 }
 
 /// The rows of a page's items with their digests ([`row_with_digest`]), on every core (a
@@ -244,29 +279,47 @@ pub fn rows_of(items: &[UpdateItem], digests: &[Digest]) -> Result<Vec<IndexRow>
     .collect()
 }
 
-/// The JSON text without the whitespace between tokens (strings untouched).
+/// The JSON text without the whitespace between tokens (strings untouched). Byte by byte,
+/// copying the runs between whitespace, a string skipped to its closing quote with `memchr`
+/// (most of an update's bytes are in strings): JSON's whitespace, quotes and backslashes are
+/// ASCII and never part of a multi-byte character, so this is the same as walking the
+/// characters.
 pub fn compact_json(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in text.chars() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
+    let bytes = text.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    // The start of the run not yet copied.
+    let mut run = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // To the closing quote, past escaped characters.
+                i += 1;
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                        Some(k) if bytes[i + k] == b'\\' => i = (i + k + 2).min(bytes.len()),
+                        Some(k) => {
+                            i += k + 1;
+                            break;
+                        }
+                        None => {
+                            i = bytes.len();
+                            break;
+                        }
+                    }
+                }
             }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
-            out.push(c);
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                out.extend_from_slice(&bytes[run..i]);
+                i += 1;
+                run = i;
+            }
+            _ => i += 1,
         }
     }
-    out
+    out.extend_from_slice(&bytes[run..]);
+    // Only ASCII bytes were left out, so the text is still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// One result row of a search: the History export's row fields.
@@ -299,6 +352,101 @@ mod tests {
             digest_hex(&digest_of(r#"{"b":1,"a":null}"#).expect("json")),
             hex::encode(Sha256::digest(br#"{"a":null,"b":1}"#))
         );
+    }
+
+    #[test]
+    fn the_digest_equals_the_one_of_the_decoded_value() {
+        // Escapes, non-ASCII, numbers of every kind, duplicate keys, an `offset` that is not
+        // the update's own, nesting: the text path writes what `canonical_json` writes.
+        let texts = [
+            r#"{"offset":"3","z":{"offset":1,"y":[1.5,-0.0,1e300,12345678901234567890,-7]},"a":"\u00e9\n\"q\"\/é\u2028"}"#,
+            r#"{"k":1,"k":2,"j":{"b":true,"a":false,"b":null}}"#,
+            r#" [ {"b" : 1 , "a" : [ ] , "c" : { } } , "x" , 2.50 ] "#,
+            r#"{"\u0062":1,"a\u0000":"\ud83d\ude00","ä":0,"Z":1e-7}"#,
+            // Unescaped characters serde_json writes as they are (DEL, U+2028, astral).
+            "{\"d\u{7f}\":\"x\u{7f}\u{2028}\u{1f600}y\",\"c\":\"\\u007f\"}",
+        ];
+        for text in texts {
+            let mut value: Value = serde_json::from_str(text).expect("json");
+            assert_eq!(digest_of(text), Ok(digest_value(&mut value)), "{text}");
+        }
+        assert!(digest_of("{\"a\":1} x").is_err());
+        assert_eq!(
+            compact_json("{ \"a b\" :\t[1, \"x\\\" y\" ,\n\"é ü\"] }\r\n"),
+            r#"{"a b":[1,"x\" y","é ü"]}"#
+        );
+        assert!(digest_of("{\"a\":").is_err());
+    }
+
+    #[test]
+    fn a_page_split_and_decoded_on_every_core_equals_its_ordinary_decoding() {
+        let mut items: Vec<Value> = (0..200)
+            .map(|i| {
+                let id = format!("1220{i:04x}");
+                fixtures::transaction(
+                    &id,
+                    i % 60,
+                    vec![fixtures::exercised(&id, 0, "00c1", "Choice_X", false)],
+                )
+            })
+            .collect();
+        // An item that is no update: kept as malformed, its path inside the page.
+        items.insert(150, serde_json::json!({"update_id": 7, "events_by_id": 3}));
+        let body =
+            serde_json::to_vec_pretty(&serde_json::json!({ "transactions": items })).expect("json");
+        let page: crate::api::scan::UpdatesPage = serde_json::from_slice(&body).expect("page");
+        let texts = crate::api::scan::page_item_texts(&body).expect("a page");
+        let (decoded, digests) = items_and_digests(&texts).expect("decoded");
+        assert_eq!(decoded, page.transactions);
+        assert_eq!(digests, digests_of(&page.transactions).expect("digests"));
+        match &decoded[150] {
+            UpdateItem::Malformed { error, .. } => {
+                assert!(error.path.starts_with("transactions[150]"), "{error}");
+            }
+            other => panic!("not malformed: {other:?}"),
+        }
+        assert!(crate::api::scan::page_item_texts(b"{\"transactions\": [1,").is_none());
+        assert_eq!(
+            crate::api::scan::page_item_texts(b"{\"transactions\": null}").map(|t| t.len()),
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn compact_json_leaves_out_the_whitespace_between_tokens_only() {
+        // The characters walked one by one, as compact_json did before.
+        fn walked(text: &str) -> String {
+            let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
+            for c in text.chars() {
+                if in_string {
+                    out.push(c);
+                    if escaped {
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == '"' {
+                        in_string = false;
+                    }
+                } else if c == '"' {
+                    in_string = true;
+                    out.push(c);
+                } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+                    out.push(c);
+                }
+            }
+            out
+        }
+        let texts = [
+            "{ \"a b\" :\t[1, \"x\\\" y\" ,\n\"é ü\"] }\r\n",
+            r#"{"k":"\\","l":"\\\"","m" : "a\\\\\" b" }"#,
+            "[\"\u{2028} \u{1f600}\", \"\\u0020 \" ,{}]",
+            "\"unterminated \\",
+            "  ",
+            "",
+        ];
+        for text in texts {
+            assert_eq!(compact_json(text), walked(text), "{text:?}");
+        }
     }
 
     #[test]

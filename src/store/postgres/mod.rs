@@ -274,11 +274,12 @@ impl IndexStore for PgIndex {
         })
     }
 
-    fn resolve_divergence(&mut self, update_id: &str) -> Result<(), StoreError> {
+    fn resolve_divergences(&mut self, update_ids: &[String]) -> Result<(), StoreError> {
+        // One statement (one round trip) for a page's updates.
         self.with(|c| {
             c.execute(
-                "UPDATE divergences SET resolved = TRUE WHERE update_id = $1 AND NOT resolved",
-                &[&update_id],
+                "UPDATE divergences SET resolved = TRUE WHERE NOT resolved AND update_id = ANY($1)",
+                &[&update_ids],
             )
         })
         .map(|_| ())

@@ -176,14 +176,31 @@ impl IndexStore for SqliteIndex {
         tx.commit().map_err(|e| engine_error(&self.path, &e))
     }
 
-    fn resolve_divergence(&mut self, update_id: &str) -> Result<(), StoreError> {
-        self.conn
-            .execute(
+    fn resolve_divergences(&mut self, update_ids: &[String]) -> Result<(), StoreError> {
+        // Almost always none is unresolved: one read, no write transaction.
+        let open: Vec<String> = self
+            .conn
+            .prepare_cached("SELECT DISTINCT update_id FROM divergences WHERE resolved = 0")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .map_err(|e| self.engine(&e))?;
+        if open.is_empty() || !update_ids.iter().any(|id| open.contains(id)) {
+            return Ok(());
+        }
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| engine_error(&self.path, &e))?;
+        let run = || -> rusqlite::Result<()> {
+            let mut resolve = tx.prepare_cached(
                 "UPDATE divergences SET resolved = 1 WHERE update_id = ?1 AND resolved = 0",
-                [update_id],
-            )
-            .map(|_| ())
-            .map_err(|e| self.engine(&e))
+            )?;
+            for id in update_ids.iter().filter(|id| open.contains(id)) {
+                resolve.execute([id])?;
+            }
+            Ok(())
+        };
+        run().map_err(|e| engine_error(&self.path, &e))?;
+        tx.commit().map_err(|e| engine_error(&self.path, &e))
     }
 
     fn beat(&mut self, h: &Heartbeat) -> Result<(), StoreError> {

@@ -185,6 +185,9 @@ impl SqliteIndex {
             return Err(StoreError::Missing(shown));
         }
         if write {
+            // A page's write keeps its statements (the multi-row inserts among them) prepared
+            // from page to page; rusqlite's default of 16 would evict them.
+            index.conn.set_prepared_statement_cache_capacity(64);
             index
                 .conn
                 .pragma_update(None, "journal_mode", "WAL")
@@ -197,6 +200,21 @@ impl SqliteIndex {
             index
                 .conn
                 .pragma_update(None, "synchronous", "NORMAL")
+                .map_err(|e| index.engine(&e))?;
+            // 64 MiB of page cache for the writer (SQLite's default is 2 MiB): a page's
+            // inserts land all over the update-id, time and key indexes, and each page not in
+            // the cache is a read from the file (a system call). Memory only: the file is the
+            // same.
+            index
+                .conn
+                .pragma_update(None, "cache_size", -65_536)
+                .map_err(|e| index.engine(&e))?;
+            // A multi-row INSERT keeps a statement journal (to undo just that statement); in
+            // memory, not in a temporary file written page by page (a sync's hundreds of
+            // thousands of small writes).
+            index
+                .conn
+                .pragma_update(None, "temp_store", "MEMORY")
                 .map_err(|e| index.engine(&e))?;
             // The schema and its versions in one transaction: a process killed while creating
             // the index leaves no tables or all of them, never a part that a reader would take

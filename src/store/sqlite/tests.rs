@@ -224,3 +224,42 @@ fn pages_search_bodies_and_a_rewritten_update() {
     assert!(matches!(e, StoreError::Corrupt { .. }), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_pages_updates_resolve_their_open_divergences_at_once_and_only_theirs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
+    let divergence = |id: &str| DivergenceRecord {
+        update_id: id.to_owned(),
+        migration_id: 1,
+        record_time: format_time_micros(1_800_000_000_000_000),
+        found_at: 0,
+        resolved: false,
+        detail: serde_json::json!({}),
+    };
+    // Nothing open: nothing to do.
+    index
+        .resolve_divergences(&["aa01".to_owned()])
+        .expect("none open");
+    for id in ["aa01", "aa02", "aa03"] {
+        index.record_divergence(&divergence(id)).expect("recorded");
+    }
+    index
+        .resolve_divergences(&["aa00".to_owned(), "aa01".to_owned(), "aa03".to_owned()])
+        .expect("resolved");
+    let resolved: Vec<(String, bool)> = index
+        .status(0)
+        .expect("status")
+        .divergences
+        .into_iter()
+        .map(|d| (d.update_id, d.resolved))
+        .collect();
+    assert_eq!(
+        resolved,
+        vec![
+            ("aa01".to_owned(), true),
+            ("aa02".to_owned(), false),
+            ("aa03".to_owned(), true)
+        ]
+    );
+}
