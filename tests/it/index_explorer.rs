@@ -753,6 +753,53 @@ fn snapshot_of_history_from_the_index() {
     crate::common::assert_snapshot!("history_from_index_80x24", screen(&mut h, 80, 24));
 }
 
+#[test]
+fn index_rows_name_their_parties_at_200_columns() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_whole_index_and_a_tiny_budget(dir.path());
+    h.palette("load 2d");
+    h.key(KeyCode::Home);
+    // Columns are found on the screen as drawn (the masked one has shorter times).
+    let s = h.screen(200, 60);
+    let header = s
+        .lines()
+        .find(|l| l.contains("Summary"))
+        .expect("the header");
+    let at = header
+        .find("Parties")
+        .expect("a Parties column at 200 columns");
+    // Columns, not bytes (the rows hold `→` and `…`).
+    let at = header[..at].chars().count();
+    let column = |line: &str| line.chars().skip(at).collect::<String>();
+    // Every row on screen is the index's (the span's first rows): each names its parties, as
+    // the index keeps them with its summary row.
+    let r = range(&h);
+    assert!(r.in_index());
+    let rows: Vec<&str> = s
+        .lines()
+        .filter(|l| l.contains(" transaction ") || l.contains(" assign "))
+        .collect();
+    assert!(rows.len() > 40, "{s}");
+    for line in &rows {
+        let parties = column(line);
+        let parties = parties.trim_end_matches('│').trim();
+        assert!(!parties.is_empty(), "a row without parties: {line}\n{s}");
+    }
+    // The first row's: the names of the parties the index keeps for that update.
+    let first = r.selected().expect("the first row was read");
+    assert!(!first.parties.is_empty());
+    let names: Vec<&str> = first
+        .parties
+        .iter()
+        .map(|p| p.split_once("::").map_or(p.as_str(), |(n, _)| n))
+        .collect();
+    let shown = column(rows[0]);
+    let want = names.join(", ");
+    let cut = want.chars().take(20).collect::<String>();
+    assert!(shown.contains(&cut), "{shown} / {want}");
+    crate::common::assert_snapshot!("history_from_index_200x60", screen(&mut h, 200, 60));
+}
+
 /// The Governance pane's section `section`, moving with `]`.
 fn governance_section(h: &mut Harness, section: cantonscope::panes::governance::GovSection) {
     h.key(KeyCode::Char('0'));

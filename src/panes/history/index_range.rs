@@ -61,6 +61,9 @@ pub struct IndexedRow {
     pub summary: String,
     pub events: Option<u32>,
     pub synchronizer: Option<String>,
+    /// The update's parties as the index keeps them with its summary row (sorted, distinct):
+    /// the Parties column, without reading the body.
+    pub parties: Vec<String>,
 }
 
 /// What a row not read yet shows.
@@ -72,6 +75,7 @@ static READING: IndexedRow = IndexedRow {
     summary: String::new(),
     events: None,
     synchronizer: None,
+    parties: Vec::new(),
 };
 
 impl IndexedRow {
@@ -88,6 +92,7 @@ impl IndexedRow {
             summary: r.root_action,
             events,
             synchronizer,
+            parties: r.parties,
         }
     }
 
@@ -146,7 +151,9 @@ impl TableRow for IndexedRow {
                     .unwrap_or_default(),
                 theme.party,
             ),
-            HistoryCol::Parties => Cell::new("", theme.muted),
+            // From the summary row the index keeps (no body read), names as the loaded rows
+            // show them.
+            HistoryCol::Parties => Cell::new(party_names(&self.parties), theme.muted),
         }
     }
 
@@ -157,6 +164,15 @@ impl TableRow for IndexedRow {
     fn title(col: HistoryCol, sh: &Shared) -> Option<Cow<'static, str>> {
         (col == HistoryCol::Time).then(|| Cow::Owned(format!("Time ({})", sh.zone_label())))
     }
+}
+
+/// Parties as the Parties column names them: each party's name (before `::`), comma-separated.
+fn party_names(parties: &[String]) -> String {
+    parties
+        .iter()
+        .map(|p| p.split_once("::").map_or(p.as_str(), |(name, _)| name))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A row of the one list: from the index, or loaded.
