@@ -5,14 +5,14 @@
 //! and nothing else is asked of a node; otherwise a page comes from the index only when a
 //! chunk the index walked covers all of it, and from the profile's scan when the index lacks it.
 
-use crate::api::scan::{ReassignmentEvent, UpdateItem, UpdatesPage, UpdatesRequest};
+use crate::api::scan::{UpdateItem, UpdatesPage, UpdatesRequest};
 use crate::api::{Answer, ApiClient, ApiError};
 use crate::model::format::parse_time_micros;
 use crate::model::history::{History, Placement};
 use crate::model::index::query::Query;
 use crate::model::index::read::{
     IndexAnswer, IndexFailure, IndexRead, IndexReply, LIFECYCLE_MAX, RangePage, RowDetail,
-    SearchPage,
+    SearchPage, holes_in,
 };
 use crate::model::lifecycle::Lifecycle;
 use crate::msg::Response;
@@ -117,6 +117,7 @@ fn answer(store: &mut dyn IndexStore, read: &IndexRead) -> Result<IndexAnswer, S
                 details,
             }))
         }
+        IndexRead::Holes { since, before } => holes(store, *since, *before),
         IndexRead::Body { update_id } => store.body(update_id).map(IndexAnswer::Body),
         IndexRead::Lifecycle { contract_id } => lifecycle(store, contract_id),
         IndexRead::VoteUpdates { contract_id, close } => crate::model::governance::vote_updates_in(
@@ -137,20 +138,37 @@ fn detail(store: &mut dyn IndexStore, update_id: &str) -> Result<Option<RowDetai
     let Ok(item) = serde_json::from_str::<UpdateItem>(&body) else {
         return Ok(None);
     };
-    Ok(match &item {
-        UpdateItem::Transaction(tx) => Some(RowDetail {
-            events: u32::try_from(tx.events_by_id.len()).unwrap_or(u32::MAX),
-            synchronizer: tx.synchronizer_id.clone(),
-        }),
-        UpdateItem::Reassignment(r) => Some(RowDetail {
-            events: 1,
-            synchronizer: match &r.event {
-                ReassignmentEvent::Assign(a) => a.target_synchronizer.clone(),
-                ReassignmentEvent::Unassign(u) => u.source_synchronizer.clone(),
-            },
-        }),
-        UpdateItem::Malformed { .. } => None,
-    })
+    Ok(RowDetail::of(&item))
+}
+
+/// The parts of History's list from `since` up to `before` no chunk covers, each with the
+/// index's rows of the list before it.
+fn holes(
+    store: &mut dyn IndexStore,
+    since: i64,
+    before: Option<i64>,
+) -> Result<IndexAnswer, StoreError> {
+    let chunks = store.chunks()?;
+    let pos =
+        |p: &crate::store::Position| parse_time_micros(&p.record_time).map(|t| (p.migration_id, t));
+    let covered: Vec<_> = crate::store::covered(&chunks)
+        .iter()
+        .filter_map(|(start, reach)| {
+            let start = match start {
+                None => None,
+                Some(s) => Some(pos(s)?),
+            };
+            Some((start, pos(reach)?))
+        })
+        .collect();
+    let mut holes = holes_in(&covered, since, before);
+    for hole in &mut holes {
+        hole.offset = match hole.after {
+            None => 0,
+            Some((_, t)) => store.range_count(since, Some(t.saturating_add(1)))?,
+        };
+    }
+    Ok(IndexAnswer::Holes(holes))
 }
 
 /// Every update of the index touching `contract_id` (the newest [`LIFECYCLE_MAX`]), read from

@@ -753,6 +753,217 @@ fn snapshot_of_history_from_the_index() {
     crate::common::assert_snapshot!("history_from_index_80x24", screen(&mut h, 80, 24));
 }
 
+#[test]
+fn index_rows_name_their_parties_at_200_columns() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_whole_index_and_a_tiny_budget(dir.path());
+    h.palette("load 2d");
+    h.key(KeyCode::Home);
+    // Columns are found on the screen as drawn (the masked one has shorter times).
+    let s = h.screen(200, 60);
+    let header = s
+        .lines()
+        .find(|l| l.contains("Summary"))
+        .expect("the header");
+    let at = header
+        .find("Parties")
+        .expect("a Parties column at 200 columns");
+    // Columns, not bytes (the rows hold `→` and `…`).
+    let at = header[..at].chars().count();
+    let column = |line: &str| line.chars().skip(at).collect::<String>();
+    // Every row on screen is the index's (the span's first rows): each names its parties, as
+    // the index keeps them with its summary row.
+    let r = range(&h);
+    assert!(r.in_index());
+    let rows: Vec<&str> = s
+        .lines()
+        .filter(|l| l.contains(" transaction ") || l.contains(" assign "))
+        .collect();
+    assert!(rows.len() > 40, "{s}");
+    for line in &rows {
+        let parties = column(line);
+        let parties = parties.trim_end_matches('│').trim();
+        assert!(!parties.is_empty(), "a row without parties: {line}\n{s}");
+    }
+    // The first row's: the names of the parties the index keeps for that update.
+    let first = r.selected().expect("the first row was read");
+    assert!(!first.parties.is_empty());
+    let names: Vec<&str> = first
+        .parties
+        .iter()
+        .map(|p| p.split_once("::").map_or(p.as_str(), |(n, _)| n))
+        .collect();
+    let shown = column(rows[0]);
+    let want = names.join(", ");
+    let cut = want.chars().take(20).collect::<String>();
+    assert!(shown.contains(&cut), "{shown} / {want}");
+    crate::common::assert_snapshot!("history_from_index_200x60", screen(&mut h, 200, 60));
+}
+
+/// Syncs the demo at `scan_url` into `dir/index.sqlite` from `from` through `until` (µs).
+fn sync_index_between(dir: &Path, scan_url: &str, from: i64, until: i64) -> PathBuf {
+    let path = dir.join("index.sqlite");
+    let output = bin(dir)
+        .arg("--scan-url")
+        .arg(scan_url)
+        .args(["index", "--index"])
+        .arg(&path)
+        .args([
+            "sync",
+            "--verify",
+            "1",
+            "--request-rate",
+            "1000",
+            "--timeout",
+            "60s",
+            "--from",
+            &format_time_micros(from),
+            "--until",
+            &format_time_micros(until),
+        ])
+        .output()
+        .expect("binary runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "sync: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    path
+}
+
+const HOUR: i64 = 3_600_000_000;
+
+#[test]
+fn l_over_an_index_with_gaps_reads_only_the_gaps_from_the_scan_and_lists_the_span_once() {
+    // The index holds 8 h to 6 h back and 5 h to 4 h back; `L 12h` asks for 12 h: the scan
+    // is asked for 12 h to 8 h back (before the index), 6 h to 5 h (between its chunks) and
+    // 4 h back up to the loaded rows (after its end), and for nothing the index holds.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path().to_owned();
+    let mut h = Harness::start_with(Options {
+        prepare: Box::new(move |demo, now, settings| {
+            sync_index_between(&d, &demo.scan_url, now - 8 * HOUR, now - 6 * HOUR);
+            let path = sync_index_between(&d, &demo.scan_url, now - 5 * HOUR, now - 4 * HOUR);
+            settings.index = Some(path.display().to_string());
+        }),
+        ..Options::default()
+    });
+    let covered = [
+        (h.now - 8 * HOUR, h.now - 6 * HOUR),
+        (h.now - 5 * HOUR, h.now - 4 * HOUR),
+    ];
+    let kept: std::collections::HashSet<String> = kept_in_time_order(&h)
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
+    let since = h.now - 12 * HOUR;
+    let loaded_first = h.app.sh.history.first().expect("loaded").record_time;
+    // Every update of the demo ledger from 12 h back up to the loaded rows, in the list's order.
+    let mut expected: Vec<(i64, i64, String)> = cantonscope::demo::generate(42)
+        .updates()
+        .iter()
+        .filter(|u| u.record_time >= since && u.record_time < loaded_first)
+        .map(|u| (u.record_time, u.migration_id, u.update_id.clone()))
+        .collect();
+    expected.sort();
+    let missing = expected
+        .iter()
+        .filter(|(_, _, id)| !kept.contains(id))
+        .count();
+    assert!(
+        missing > 500 && kept.len() > 500,
+        "{missing} missing, {} kept",
+        kept.len()
+    );
+    let gap_requests = count(&h, "IndexGap");
+    assert_eq!(gap_requests, 0);
+
+    h.palette("load 12h");
+    assert!(h.app.sh.feed.span.is_none(), "no span load into memory");
+    assert!(toast(&h).contains("read from the scan"), "{}", toast(&h));
+    for _ in 0..200 {
+        if range(&h).fill().is_some_and(|f| !f.running()) {
+            break;
+        }
+        h.tick(0.25);
+    }
+    let r = range(&h);
+    let fill = r.fill().expect("the gaps are read from the scan");
+    assert_eq!(
+        fill.end(),
+        Some(&cantonscope::panes::history::FillEnd::Done)
+    );
+    assert_eq!(
+        fill.gaps().len(),
+        3,
+        "{:?}",
+        fill.gaps().iter().map(|g| g.hole).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        r.scan_rows(),
+        missing,
+        "the scan sent exactly what the index lacks"
+    );
+    // The scan was asked only inside the gaps: no page starts inside a range the index holds.
+    let asked: Vec<i64> = h
+        .requests
+        .iter()
+        .filter_map(|r| r.strip_prefix("updates IndexGap after "))
+        .map(|t| cantonscope::model::format::parse_time_micros(t).expect("a time"))
+        .collect();
+    assert!(asked.len() >= 3, "{asked:?}");
+    for t in &asked {
+        assert!(*t >= since - 1, "before the span: {t}");
+        for (from, until) in covered {
+            assert!(
+                !(*t >= from && *t < until),
+                "a page asked inside a range the index holds ({from}..={until}): {t}"
+            );
+        }
+    }
+    // The title says which part came from the scan.
+    let s = screen(&mut h, 120, 40);
+    let title = s.lines().nth(2).unwrap_or_default().to_owned();
+    assert!(
+        title.contains(&format!(
+            "from the scan) · {} loaded",
+            h.app.sh.history.len()
+        )),
+        "{s}"
+    );
+    assert!(s.contains("its gaps from the scan"), "{s}");
+    // One list in ledger order, each update once: from the span's first update down to the
+    // newest loaded one, the index's rows and the scan's in their places.
+    h.key(KeyCode::Home);
+    let total = range(&h).total().expect("counted") as usize;
+    assert_eq!(total, expected.len() + h.app.sh.history.len());
+    let mut seen = Vec::with_capacity(total);
+    let mut from_scan = 0;
+    for i in 0..total {
+        let r = range(&h);
+        assert_eq!(r.cursor(), i);
+        if r.in_index() {
+            let row = r.selected().expect("read");
+            assert_eq!(
+                row.from_scan,
+                !kept.contains(&row.update_id),
+                "{}",
+                row.update_id
+            );
+            from_scan += usize::from(row.from_scan);
+        }
+        seen.push(selected(&h).expect("a row"));
+        h.key(KeyCode::Char('j'));
+    }
+    assert_eq!(from_scan, missing);
+    let mut want: Vec<String> = expected.into_iter().map(|(_, _, id)| id).collect();
+    want.extend(h.app.sh.history.iter().map(|s| s.update_id.to_string()));
+    let distinct: std::collections::HashSet<&String> = seen.iter().collect();
+    assert_eq!(distinct.len(), seen.len(), "no update twice");
+    assert_eq!(seen, want, "the whole span, in ledger order");
+}
+
 /// The Governance pane's section `section`, moving with `]`.
 fn governance_section(h: &mut Harness, section: cantonscope::panes::governance::GovSection) {
     h.key(KeyCode::Char('0'));

@@ -5,8 +5,12 @@
 
 use super::SearchRow;
 use super::query::Query;
+use crate::api::scan::{ReassignmentEvent, UpdateItem};
+use crate::model::export::ExportRow;
+use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::governance::VoteUpdates;
 use crate::model::lifecycle::Lifecycle;
+use crate::model::summary::Summarizer;
 
 /// Rows of one page of a whole-history search.
 pub const SEARCH_PAGE: usize = 200;
@@ -66,6 +70,10 @@ pub enum IndexRead {
         count: bool,
         locate: Option<i64>,
     },
+    /// The parts of History's list from `since` up to `before` (µs; `None`: no end) that no
+    /// chunk the index walked covers ([`Hole`]), each with how many of the index's rows of the
+    /// list come before it: what the scan is asked for instead.
+    Holes { since: i64, before: Option<i64> },
     /// An update's body as kept (the item's JSON).
     Body { update_id: String },
     /// Every update of the index that touches a contract, as its lifecycle.
@@ -82,6 +90,7 @@ impl IndexRead {
             IndexRead::Reach { .. } => "index reach".into(),
             IndexRead::Search { .. } => "index search".into(),
             IndexRead::Range { offset, .. } => format!("index rows from {offset}"),
+            IndexRead::Holes { .. } => "index holes".into(),
             IndexRead::Body { update_id } => format!("index body {update_id}"),
             IndexRead::Lifecycle { contract_id } => format!("index lifecycle {contract_id}"),
             IndexRead::VoteUpdates { contract_id, .. } => {
@@ -150,12 +159,121 @@ pub struct RowDetail {
     pub synchronizer: String,
 }
 
+impl RowDetail {
+    /// The detail of a decoded item (`None`: a malformed one).
+    pub fn of(item: &UpdateItem) -> Option<RowDetail> {
+        match item {
+            UpdateItem::Transaction(tx) => Some(RowDetail {
+                events: u32::try_from(tx.events_by_id.len()).unwrap_or(u32::MAX),
+                synchronizer: tx.synchronizer_id.clone(),
+            }),
+            UpdateItem::Reassignment(r) => Some(RowDetail {
+                events: 1,
+                synchronizer: match &r.event {
+                    ReassignmentEvent::Assign(a) => a.target_synchronizer.clone(),
+                    ReassignmentEvent::Unassign(u) => u.source_synchronizer.clone(),
+                },
+            }),
+            UpdateItem::Malformed { .. } => None,
+        }
+    }
+}
+
+/// The summary row of a decoded item as the index keeps it (the History export's fields),
+/// its summary made by `summarizer`: a row the scan sent, shown among the index's rows.
+/// `None` for an item without an update id or a readable record time.
+pub fn summary_row(item: &UpdateItem, summarizer: &mut Summarizer) -> Option<SearchRow> {
+    let update_id = item.update_id().filter(|id| !id.is_empty())?.to_owned();
+    let record_time = item.record_time().and_then(parse_time_micros)?;
+    let migration_id = item.migration_id()?;
+    let summary = summarizer.summarize(item);
+    let export = ExportRow::of(&summary, summarizer);
+    Some(SearchRow {
+        record_time: format_time_micros(record_time),
+        update_id,
+        migration_id,
+        kind: export.kind.to_owned(),
+        root_action: export.root_action.clone(),
+        parties: export.parties.iter().map(|p| (*p).to_owned()).collect(),
+    })
+}
+
+/// A range the index's chunks cover: after its start (exclusive, `(migration, µs)`; `None`:
+/// the ledger begin) up to its reach (inclusive).
+pub type CoveredRange = (Option<(i64, i64)>, (i64, i64));
+
+/// A part of History's list that no chunk of the index covers: after `after` (exclusive,
+/// `(migration, µs)`; `None`: from the list's start, inclusive) up to `through` (inclusive;
+/// `None`: up to the list's end, exclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hole {
+    pub after: Option<(i64, i64)>,
+    pub through: Option<(i64, i64)>,
+    /// How many of the index's rows of the list come before it.
+    pub offset: u64,
+}
+
+/// The parts of `since..before` (µs) that none of the `covered` ranges holds: each covered
+/// range is after its start (exclusive, `(migration, µs)`; `None`: the ledger begin) up to its
+/// reach (inclusive), in ledger order ([`crate::store::covered`]). Positions are compared by
+/// record time (a migration starts after the one before it ends). Without `before`, the
+/// part after the last covered range is left out (it reaches the head). Offsets are 0: the
+/// reader counts them.
+pub fn holes_in(covered: &[CoveredRange], since: i64, before: Option<i64>) -> Vec<Hole> {
+    let mut out = Vec::new();
+    // Where the part not covered yet starts: `None` at `since` (inclusive), else after it.
+    let mut start: Option<(i64, i64)> = None;
+    let starts_at = |start: Option<(i64, i64)>| start.map_or(since, |(_, t)| t.saturating_add(1));
+    for (from, reach) in covered {
+        let open = starts_at(start);
+        if before.is_some_and(|b| open >= b) {
+            return out;
+        }
+        if reach.1 < open {
+            // Ends before the part not covered yet.
+            continue;
+        }
+        match from {
+            // Covers the part not covered yet from its start on.
+            None => {}
+            Some(f) if f.1 < open => {}
+            Some(f) => {
+                // Not covered from `open` through `f` (the covered range is after it).
+                let through = match before {
+                    Some(b) if f.1 >= b => None,
+                    _ => Some(*f),
+                };
+                out.push(Hole {
+                    after: start,
+                    through,
+                    offset: 0,
+                });
+                if through.is_none() {
+                    return out;
+                }
+            }
+        }
+        start = Some(*reach);
+    }
+    if let Some(b) = before
+        && starts_at(start) < b
+    {
+        out.push(Hole {
+            after: start,
+            through: None,
+            offset: 0,
+        });
+    }
+    out
+}
+
 /// The answer of an [`IndexRead`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum IndexAnswer {
     Reach(IndexReach),
     Search(SearchPage),
     Range(RangePage),
+    Holes(Vec<Hole>),
     /// `None`: not in the index, or kept without its body.
     Body(Option<String>),
     /// The lifecycle from the index; `more`: the contract has more updates than were read.
@@ -207,6 +325,47 @@ mod tests {
             root_action: String::new(),
             parties: Vec::new(),
         }
+    }
+
+    #[test]
+    fn holes_are_the_parts_of_the_list_no_covered_range_holds() {
+        let h = |after: Option<(i64, i64)>, through: Option<(i64, i64)>| Hole {
+            after,
+            through,
+            offset: 0,
+        };
+        // Covered 100..=200 and 300..=400 (after 99 and 299).
+        let covered = [(Some((0, 99)), (0, 200)), (Some((0, 299)), (0, 400))];
+        // A span from 10 up to the loaded rows at 500: before, between and after.
+        assert_eq!(
+            holes_in(&covered, 10, Some(500)),
+            vec![
+                h(None, Some((0, 99))),
+                h(Some((0, 200)), Some((0, 299))),
+                h(Some((0, 400)), None),
+            ]
+        );
+        // Inside the first range, up to the loaded rows inside the second: the gap alone.
+        assert_eq!(
+            holes_in(&covered, 150, Some(350)),
+            vec![h(Some((0, 200)), Some((0, 299)))]
+        );
+        // The loaded rows start inside the gap: the gap up to them.
+        assert_eq!(
+            holes_in(&covered, 150, Some(250)),
+            vec![h(Some((0, 200)), None)]
+        );
+        // From the ledger begin, the loaded rows right after the reach: nothing is missing.
+        assert_eq!(holes_in(&[(None, (1, 400))], 10, Some(401)), Vec::new());
+        // No end: the part after the last range is the head's, not a hole.
+        assert_eq!(holes_in(&[(None, (1, 400))], 10, None), Vec::new());
+        // Nothing covered: the whole span.
+        assert_eq!(holes_in(&[], 10, Some(20)), vec![h(None, None)]);
+        // A range wholly before the span does not count.
+        assert_eq!(
+            holes_in(&[(None, (0, 5))], 10, Some(20)),
+            vec![h(None, None)]
+        );
     }
 
     #[test]

@@ -42,6 +42,7 @@ use crate::ui::theme::Theme;
 
 use super::super::{AppEvent, Out, RenderCtx, Shared};
 use super::HistoryPane;
+use super::index_fill::{FillEnd, FillReply, Gap, ScanFill};
 use super::paged::PagedList;
 use super::table::{DATED_RANGE_WIDTH, HistoryCol, distinct_id, loaded_range};
 
@@ -61,6 +62,11 @@ pub struct IndexedRow {
     pub summary: String,
     pub events: Option<u32>,
     pub synchronizer: Option<String>,
+    /// The update's parties as the index keeps them with its summary row (sorted, distinct):
+    /// the Parties column, without reading the body.
+    pub parties: Vec<String>,
+    /// Sent by the scan for a part of the list the index lacks (not read from the index).
+    pub from_scan: bool,
 }
 
 /// What a row not read yet shows.
@@ -72,6 +78,8 @@ static READING: IndexedRow = IndexedRow {
     summary: String::new(),
     events: None,
     synchronizer: None,
+    parties: Vec::new(),
+    from_scan: false,
 };
 
 impl IndexedRow {
@@ -88,6 +96,16 @@ impl IndexedRow {
             summary: r.root_action,
             events,
             synchronizer,
+            parties: r.parties,
+            from_scan: false,
+        }
+    }
+
+    /// A row the scan sent for a part of the list the index lacks.
+    pub(super) fn from_scan(r: SearchRow, detail: Option<RowDetail>) -> Self {
+        IndexedRow {
+            from_scan: true,
+            ..IndexedRow::of(r, detail)
         }
     }
 
@@ -146,7 +164,9 @@ impl TableRow for IndexedRow {
                     .unwrap_or_default(),
                 theme.party,
             ),
-            HistoryCol::Parties => Cell::new("", theme.muted),
+            // From the summary row the index keeps (no body read), names as the loaded rows
+            // show them.
+            HistoryCol::Parties => Cell::new(party_names(&self.parties), theme.muted),
         }
     }
 
@@ -157,6 +177,15 @@ impl TableRow for IndexedRow {
     fn title(col: HistoryCol, sh: &Shared) -> Option<Cow<'static, str>> {
         (col == HistoryCol::Time).then(|| Cow::Owned(format!("Time ({})", sh.zone_label())))
     }
+}
+
+/// Parties as the Parties column names them: each party's name (before `::`), comma-separated.
+fn party_names(parties: &[String]) -> String {
+    parties
+        .iter()
+        .map(|p| p.split_once("::").map_or(p.as_str(), |(name, _)| name))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A row of the one list: from the index, or loaded.
@@ -201,9 +230,32 @@ pub enum Land {
     Loaded,
 }
 
+/// Where the selection is in the one list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum At {
+    /// On a row from the index (the paged list's cursor).
+    Index,
+    /// On row `k` the scan sent for gap `g`.
+    Scan(usize, usize),
+    /// On a loaded row (the pane's own cursor).
+    Loaded,
+}
+
+/// A row of the one list by its part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// Row `i` of the index's rows.
+    Index(usize),
+    /// Row `k` the scan sent for gap `g`.
+    Scan(usize, usize),
+    /// Loaded row `l`.
+    Loaded(usize),
+}
+
 /// History's rows read from the index, from `since` up to the loaded rows: a [`PagedList`]
-/// as long as the index's count, read around the rows on screen, and the one scroll over
-/// them and the loaded rows below.
+/// as long as the index's count, read around the rows on screen, the rows the scan sent for
+/// the parts the index lacks ([`ScanFill`]) in their places among them, and the one scroll
+/// over them and the loaded rows below.
 #[derive(Debug, Clone)]
 pub struct IndexRange {
     since: i64,
@@ -211,11 +263,13 @@ pub struct IndexRange {
     /// (`None`: nothing loaded, every row from `since`).
     before: Option<i64>,
     list: PagedList<IndexedRow>,
+    /// The parts of the list the index lacks, read from the scan (`None`: `--offline`).
+    fill: Option<ScanFill>,
     /// Where to select once counted.
     land: Option<Land>,
-    /// The selection is on a row from the index (else on a loaded row).
-    in_index: bool,
-    /// The one scroll: the index's rows, then the loaded rows.
+    /// Where the selection is.
+    at: At,
+    /// The one scroll: the index's rows (with the scan's in the gaps), then the loaded rows.
     joint: ScrollState,
     /// Loaded rows below the index's, as last brought in step.
     loaded: usize,
@@ -229,8 +283,9 @@ impl IndexRange {
             since,
             before,
             list: PagedList::new(RANGE_PAGE, KEPT_PAGES),
+            fill: None,
             land: Some(land),
-            in_index: false,
+            at: At::Loaded,
             joint: ScrollState::new(0),
             loaded: 0,
             recount: false,
@@ -242,9 +297,12 @@ impl IndexRange {
         self.since
     }
 
-    /// How many rows the one list has (the index's, once counted, and the loaded ones).
+    /// How many rows the one list has (the index's, once counted, the scan's in the index's
+    /// gaps, and the loaded ones).
     pub fn total(&self) -> Option<u64> {
-        self.list.total().map(|n| n + self.loaded as u64)
+        self.list
+            .total()
+            .map(|n| n + self.scan_rows() as u64 + self.loaded as u64)
     }
 
     /// Rows from the index (before the loaded ones), once counted.
@@ -252,14 +310,25 @@ impl IndexRange {
         self.list.total()
     }
 
+    /// Rows the scan sent for the parts of the list the index lacks.
+    pub fn scan_rows(&self) -> usize {
+        self.fill.as_ref().map_or(0, ScanFill::rows)
+    }
+
+    /// The parts of the list the index lacks, read from the scan (`None`: not asked, offline).
+    pub fn fill(&self) -> Option<&ScanFill> {
+        self.fill.as_ref()
+    }
+
     /// The selected row number in the one list.
     pub fn cursor(&self) -> usize {
         self.joint.cursor()
     }
 
-    /// Whether the selection is on a row from the index.
+    /// Whether the selection is on a row above the loaded ones (from the index, or sent by the
+    /// scan for a part the index lacks).
     pub fn in_index(&self) -> bool {
-        self.in_index
+        self.at != At::Loaded
     }
 
     /// Rows from the index held in memory now (the pages read and kept).
@@ -267,14 +336,26 @@ impl IndexRange {
         self.list.rows_held()
     }
 
-    /// Row `i` from the index, when its page is kept.
+    /// Row `i` of the one list above the loaded rows, when read (from the index or the scan).
     pub fn row(&self, i: usize) -> Option<&IndexedRow> {
-        self.list.row(i)
+        match self.place(i) {
+            Place::Index(i) => self.list.row(i),
+            Place::Scan(g, k) => self.scan_row(g, k),
+            Place::Loaded(_) => None,
+        }
     }
 
-    /// The selected row from the index, when the selection is there and it was read.
+    fn scan_row(&self, g: usize, k: usize) -> Option<&IndexedRow> {
+        self.fill.as_ref()?.gaps().get(g)?.rows.get(k)
+    }
+
+    /// The selected row above the loaded ones, when the selection is there and it was read.
     pub fn selected(&self) -> Option<&IndexedRow> {
-        self.in_index.then(|| self.list.selected()).flatten()
+        match self.at {
+            At::Index => self.list.selected(),
+            At::Scan(g, k) => self.scan_row(g, k),
+            At::Loaded => None,
+        }
     }
 
     /// Whether a page is being read.
@@ -287,21 +368,101 @@ impl IndexRange {
         self.list.scroll.len()
     }
 
+    /// The gaps with their place among the index's rows (the row before which each goes,
+    /// within the rows counted), in the list's order.
+    fn gaps(&self) -> impl Iterator<Item = (usize, &Gap)> {
+        let n = self.index_len();
+        let mut floor = 0;
+        self.fill
+            .as_ref()
+            .map(ScanFill::gaps)
+            .unwrap_or_default()
+            .iter()
+            .map(move |g| {
+                let at = usize::try_from(g.hole.offset).unwrap_or(usize::MAX).min(n);
+                floor = floor.max(at);
+                (floor, g)
+            })
+    }
+
+    /// Rows above the loaded ones: the index's and the scan's.
+    fn above(&self) -> usize {
+        self.index_len() + self.scan_rows()
+    }
+
+    /// Which part row `j` of the one list is in.
+    fn place(&self, j: usize) -> Place {
+        let n = self.index_len();
+        let (mut index, mut joint) = (0usize, 0usize);
+        for (g, (at, gap)) in self.gaps().enumerate() {
+            let run = at - index;
+            if j < joint + run {
+                return Place::Index(index + j - joint);
+            }
+            joint += run;
+            index = at;
+            if j < joint + gap.rows.len() {
+                return Place::Scan(g, j - joint);
+            }
+            joint += gap.rows.len();
+        }
+        let run = n - index;
+        if j < joint + run {
+            return Place::Index(index + j - joint);
+        }
+        Place::Loaded(j - joint - run)
+    }
+
+    /// The row number in the one list of a row by its part.
+    fn joint_of(&self, place: Place) -> usize {
+        match place {
+            Place::Index(i) => {
+                i + self
+                    .gaps()
+                    .filter(|(at, _)| *at <= i)
+                    .map(|(_, g)| g.rows.len())
+                    .sum::<usize>()
+            }
+            Place::Scan(g, k) => {
+                let mut before = 0;
+                for (h, (at, gap)) in self.gaps().enumerate() {
+                    if h == g {
+                        return at + before + k;
+                    }
+                    before += gap.rows.len();
+                }
+                self.above()
+            }
+            Place::Loaded(l) => self.above() + l,
+        }
+    }
+
+    /// The selection follows the one scroll's cursor.
+    fn settle(&mut self) {
+        match self.place(self.joint.cursor()) {
+            Place::Index(i) => {
+                self.at = At::Index;
+                self.list.scroll.select(i);
+            }
+            Place::Scan(g, k) => self.at = At::Scan(g, k),
+            Place::Loaded(_) => self.at = At::Loaded,
+        }
+    }
+
     /// Brings the one scroll in step with `loaded` rows below, the loaded selection on
     /// `loaded_cursor`.
     fn sync(&mut self, loaded: usize, loaded_cursor: usize) {
         self.loaded = loaded;
         let n = self.index_len();
-        self.joint.set_len(n + loaded);
-        if self.in_index && n > 0 {
-            self.joint.select(self.list.cursor());
-        } else {
-            self.joint.select(n + loaded_cursor);
-        }
-        self.in_index = self.joint.cursor() < n;
-        if self.in_index {
-            self.list.scroll.select(self.joint.cursor());
-        }
+        let above = self.above();
+        self.joint.set_len(above + loaded);
+        let j = match self.at {
+            At::Index if n > 0 => self.joint_of(Place::Index(self.list.cursor().min(n - 1))),
+            At::Scan(g, k) if self.scan_row(g, k).is_some() => self.joint_of(Place::Scan(g, k)),
+            _ => above + loaded_cursor,
+        };
+        self.joint.select(j);
+        self.settle();
     }
 
     fn read(
@@ -329,9 +490,16 @@ impl IndexRange {
     }
 
     /// Reads the first page of the index's rows on screen that is not kept (one read at a
-    /// time), or counts them again.
+    /// time), or counts them again; asks the scan for the next page of the index's gaps when
+    /// one is due.
     pub(super) fn pump(&mut self, sh: &mut Shared, out: &mut Out) {
-        if self.list.total().is_none() || self.list.is_loading() {
+        if self.list.total().is_none() {
+            return;
+        }
+        if let Some(fill) = &mut self.fill {
+            fill.pump(sh, out);
+        }
+        if self.list.is_loading() {
             return;
         }
         if self.recount {
@@ -340,14 +508,21 @@ impl IndexRange {
             self.read(page, true, None, sh, out);
             return;
         }
-        let n = self.index_len();
         let shown = self.joint.visible_range(self.joint.viewport());
-        let mut want = shown.start.min(n)..shown.end.min(n);
-        if self.in_index {
-            want.start = want.start.min(self.list.cursor());
-            want.end = want.end.max(self.list.cursor() + 1).min(n);
+        let (mut lo, mut hi) = (usize::MAX, 0);
+        for j in shown {
+            if let Place::Index(i) = self.place(j) {
+                lo = lo.min(i);
+                hi = hi.max(i + 1);
+            }
         }
-        if let Some(page) = self.list.missing_in(want) {
+        if self.at == At::Index {
+            lo = lo.min(self.list.cursor());
+            hi = hi.max(self.list.cursor() + 1).min(self.index_len());
+        }
+        if lo < hi
+            && let Some(page) = self.list.missing_in(lo..hi)
+        {
             self.read(page, false, None, sh, out);
         }
     }
@@ -360,6 +535,18 @@ impl IndexRange {
         sh: &mut Shared,
         out: &mut Out,
     ) -> bool {
+        if let Some(fill) = &mut self.fill
+            && let Some(got) = fill.on_reply(reply, sh, out)
+        {
+            if got == FillReply::Gaps
+                && let Some(said) = fill.describe()
+            {
+                out.info(said);
+            }
+            self.sync(loaded.0, loaded.1);
+            self.pump(sh, out);
+            return true;
+        }
         match self.list.accept(reply, IndexedRow::of) {
             None => false,
             Some(Ok(p)) => {
@@ -379,7 +566,7 @@ impl IndexRange {
                         _ => Some(len.saturating_sub(1)),
                     };
                     if let (Some(row), true) = (row, len > 0) {
-                        self.in_index = true;
+                        self.at = At::Index;
                         self.list.scroll.select(row.min(len - 1));
                     }
                 }
@@ -425,6 +612,10 @@ impl HistoryPane {
         let (loaded, cursor) = self.loaded_rows(sh);
         range.sync(loaded, cursor);
         range.read(0, true, locate, sh, out);
+        if !sh.ctx.offline {
+            // What the index lacks of the list comes from the scan (none is asked offline).
+            range.fill = Some(ScanFill::ask(since, before, sh, out));
+        }
         self.index_range = Some(range);
     }
 
@@ -448,17 +639,24 @@ impl HistoryPane {
             "the last {} from the local index, read as you scroll (not loaded into memory)",
             self.span_label
         );
+        let offline = sh.ctx.offline;
         if first > since {
             said.push_str(&format!(
-                "; the index reaches back to {} only: `cantonscope index sync --from {}` adds the rest",
+                "; the index reaches back to {} only: {}`cantonscope index sync --from {}` keeps it",
                 format_time_micros(first),
+                if offline { "" } else { "the rest is read from the scan; " },
                 format_time_micros(since)
             ));
         }
         if loaded_first.is_some_and(|t| last < t) {
             said.push_str(&format!(
-                "; the index ends at {}, before the loaded rows",
-                format_time_micros(last)
+                "; the index ends at {}, before the loaded rows{}",
+                format_time_micros(last),
+                if offline {
+                    ""
+                } else {
+                    ": the updates between are read from the scan"
+                }
             ));
         }
         out.info(said);
@@ -523,9 +721,14 @@ impl HistoryPane {
             return;
         };
         let first = sh.history.first().map(|s| s.record_time);
-        if first.is_some() && first != r.before {
+        if let Some(t) = first
+            && first != r.before
+        {
             r.before = first;
             r.recount = true;
+            if let Some(fill) = &mut r.fill {
+                fill.trim(t);
+            }
         }
         r.sync(loaded.0, loaded.1);
         r.pump(sh, out);
@@ -543,7 +746,7 @@ impl HistoryPane {
         let loaded = self.loaded_rows(sh);
         let r = self.index_range.as_mut()?;
         r.sync(loaded.0, loaded.1);
-        let in_index = r.in_index;
+        let in_index = r.in_index();
         match cmd {
             Command::Up
             | Command::Down
@@ -552,13 +755,10 @@ impl HistoryPane {
             | Command::Top
             | Command::Bottom => {
                 r.joint.navigate(cmd);
-                let n = r.index_len();
                 let c = r.joint.cursor();
-                r.in_index = c < n;
-                if r.in_index {
-                    r.list.scroll.select(c);
-                } else {
-                    self.scroll.select(c - n);
+                r.settle();
+                if let Place::Loaded(l) = r.place(c) {
+                    self.scroll.select(l);
                 }
                 let at_end = c + 1 >= r.joint.len();
                 r.pump(sh, out);
@@ -585,7 +785,7 @@ impl HistoryPane {
                 }
             }
             Command::Copy => self.copy_selected(sh, out),
-            Command::Refresh if in_index => {
+            Command::Refresh if r.at == At::Index => {
                 if !r.is_loading() {
                     let page = r.list.cursor() / RANGE_PAGE;
                     r.read(page, false, None, sh, out);
@@ -648,15 +848,17 @@ impl HistoryPane {
         cx: RenderCtx<'_>,
     ) {
         let RenderCtx { sh, theme, focused } = cx;
-        let n = r.index_len();
+        let above = r.above();
         let (loaded, loaded_cursor) = self.loaded_rows(sh);
         let mut joint = r.joint;
-        joint.set_len(n + loaded);
-        joint.select(if r.in_index {
-            r.list.cursor()
-        } else {
-            n + loaded_cursor
+        joint.set_len(above + loaded);
+        joint.select(match r.at {
+            At::Index => r.joint_of(Place::Index(r.list.cursor())),
+            At::Scan(g, k) => r.joint_of(Place::Scan(g, k)),
+            At::Loaded => above + loaded_cursor,
         });
+        // Whether the index lacks parts of the list (read from the scan).
+        let gaps = r.fill.as_ref().is_some_and(|f| !f.gaps().is_empty());
         let mut title = vec![Span::styled("History", theme.title)];
         let newest = sh
             .history
@@ -675,10 +877,16 @@ impl HistoryPane {
         }
         let count = match r.list.total() {
             Some(i) => {
-                let all = i + loaded as u64;
+                let scan = r.scan_rows();
+                let all = i + scan as u64 + loaded as u64;
                 let noun = if all == 1 { "update" } else { "updates" };
+                let source = if gaps {
+                    format!("local index, {} from the scan", group_thousands(scan))
+                } else {
+                    "local index".to_owned()
+                };
                 format!(
-                    " · {} {noun} (local index) · {} loaded",
+                    " · {} {noun} ({source}) · {} loaded",
                     group_thousands(all),
                     group_thousands(loaded)
                 )
@@ -686,6 +894,20 @@ impl HistoryPane {
             None => " · counting (local index)…".to_owned(),
         };
         title.push(Span::styled(count, theme.muted));
+        if let Some(fill) = r.fill.as_ref().filter(|_| gaps) {
+            let state = match fill.end() {
+                None => Some(("reading the index's gaps from the scan…", theme.muted)),
+                Some(FillEnd::Budget) => {
+                    Some(("memory budget full: gaps read in part", theme.status_warn))
+                }
+                Some(FillEnd::Failed) => Some(("gaps: the scan failed", theme.status_err)),
+                Some(FillEnd::Done) => None,
+            };
+            if let Some((text, style)) = state {
+                title.push(Span::styled(" · ", theme.muted));
+                title.push(Span::styled(text, style));
+            }
+        }
         for (text, tone) in self.status_parts(sh) {
             let style = match tone {
                 super::table::StatusTone::Ok => theme.status_ok,
@@ -702,7 +924,7 @@ impl HistoryPane {
         let migration = match r.selected() {
             Some(row) if row.record_time.is_some() => Some(row.migration_id),
             Some(_) => None,
-            None if !r.in_index => self.selected(sh).map(|s| s.migration_id),
+            None if !r.in_index() => self.selected(sh).map(|s| s.migration_id),
             None => None,
         };
         if let Some(m) = migration
@@ -717,7 +939,11 @@ impl HistoryPane {
             return;
         }
         let bottom = inner.y + inner.height - 1;
-        let keys = "the local index, then the loaded rows · ↵ open · Esc loaded rows only · f follow · F search the index";
+        let keys = if gaps {
+            "the local index (its gaps from the scan), then the loaded rows · ↵ open · Esc loaded rows only · f follow · F search the index"
+        } else {
+            "the local index, then the loaded rows · ↵ open · Esc loaded rows only · f follow · F search the index"
+        };
         buf.set_line(
             inner.x,
             bottom,
@@ -762,16 +988,76 @@ impl HistoryPane {
         let start = shown.start;
         let rows: Vec<JointRow<'_>> = shown
             .map(|i| {
-                if i < n {
+                if i < above {
                     return JointRow::Index(r.row(i).unwrap_or(&READING));
                 }
                 self.view
-                    .index(i - n)
+                    .index(i - above)
                     .and_then(|k| sh.history.get(k))
                     .map_or(JointRow::Index(&READING), JointRow::Loaded)
             })
             .collect();
         let at = |i: usize| i.checked_sub(start).and_then(|k| rows.get(k));
         self.columns.render_rows(list, buf, &joint, at, &draw);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::index::read::Hole;
+
+    #[test]
+    fn the_scans_rows_take_their_places_among_the_index_rows_in_one_scroll() {
+        let hole = |after: Option<(i64, i64)>, offset: u64| Hole {
+            after,
+            through: None,
+            offset,
+        };
+        let mut r = IndexRange::new(0, Some(1_000), Land::Loaded);
+        r.list.scroll.set_len(10);
+        r.fill = Some(ScanFill::with_gaps(vec![
+            (hole(None, 0), 2),
+            (hole(Some((0, 50)), 4), 3),
+            (hole(Some((0, 90)), 10), 1),
+        ]));
+        r.sync(2, 1);
+        // The scan's 2, index 0–3, the scan's 3, index 4–9, the scan's 1, the loaded 2.
+        let want = [
+            Place::Scan(0, 0),
+            Place::Scan(0, 1),
+            Place::Index(0),
+            Place::Index(1),
+            Place::Index(2),
+            Place::Index(3),
+            Place::Scan(1, 0),
+            Place::Scan(1, 1),
+            Place::Scan(1, 2),
+            Place::Index(4),
+            Place::Index(5),
+            Place::Index(6),
+            Place::Index(7),
+            Place::Index(8),
+            Place::Index(9),
+            Place::Scan(2, 0),
+            Place::Loaded(0),
+            Place::Loaded(1),
+        ];
+        for (j, place) in want.iter().enumerate() {
+            assert_eq!(r.place(j), *place, "row {j}");
+            assert_eq!(r.joint_of(*place), j, "{place:?}");
+        }
+        assert_eq!(r.above(), 16);
+        // The selection stayed on the loaded row selected; on a scan row it stays there as
+        // the list is brought in step again.
+        assert_eq!(r.cursor(), 17);
+        assert!(!r.in_index());
+        r.joint.select(7);
+        r.settle();
+        assert!(r.in_index());
+        r.sync(2, 1);
+        assert_eq!(r.cursor(), 7);
+        assert_eq!(r.selected().map(|row| row.update_id.as_str()), Some("s1"));
+        assert!(r.selected().is_some_and(|row| row.from_scan));
     }
 }

@@ -21,6 +21,7 @@
 //! [`HistoryPane::on_history`].
 
 mod export;
+mod index_fill;
 mod index_range;
 mod index_search;
 mod paged;
@@ -54,6 +55,7 @@ pub use crate::feed::loader::{
     SEEK_STEPS,
 };
 use export::ExportWrites;
+pub use index_fill::{FillEnd, Gap, ScanFill};
 pub use index_range::{IndexRange, IndexedRow, KEPT_PAGES as INDEX_RANGE_KEPT_PAGES, Land};
 pub use index_search::{IndexSearch, MAX_KEPT as INDEX_SEARCH_MAX_KEPT, NO_INDEX};
 pub use server_export::PAGES_PER_SEC;

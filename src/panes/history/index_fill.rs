@@ -1,0 +1,404 @@
+//! The parts of History's list read from the index that the index lacks, read from the scan
+//! instead: the ranges no chunk the index walked covers (before its oldest update, a gap
+//! between chunks, the stretch between its newest update and the loaded rows), found by one
+//! index read ([`IndexRead::Holes`]), then walked page by page on `/v2/updates` (the same
+//! [`PageWalk`] as the export from the server, at most [`PAGES_PER_SEC`] pages a second) and
+//! kept as summary rows, within the history's memory budget together with the loaded rows.
+//! The newest gap is read first (the one next to the loaded rows). Nothing here is asked of
+//! the scan for a range the index covers, and nothing at all with `--offline`.
+
+use crate::api::scan::UpdatesPage;
+use crate::feed::loader::{PAGE_SIZE, span_limit};
+use crate::model::format::format_time_micros;
+use crate::model::index::read::{Hole, IndexAnswer, IndexRead, RowDetail, summary_row};
+use crate::model::page_walk::{PageWalk, cursor_at};
+use crate::model::summary::Summarizer;
+use crate::msg::{Fetched, Request, RequestId};
+
+use super::super::{Out, Shared};
+use super::index_range::IndexedRow;
+use super::server_export::PAGES_PER_SEC;
+
+/// One part of the list the index lacks, and what the scan sent of it so far (in the list's
+/// order).
+#[derive(Debug, Clone)]
+pub struct Gap {
+    pub hole: Hole,
+    pub rows: Vec<IndexedRow>,
+    /// The scan sent all of it.
+    pub done: bool,
+}
+
+/// Why reading the gaps from the scan stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FillEnd {
+    /// Every gap was read.
+    Done,
+    /// The memory budget is full: the gaps are read in part.
+    Budget,
+    /// A page could not be read (the message was said).
+    Failed,
+}
+
+/// The gaps of one list and the walk over them.
+#[derive(Debug, Clone)]
+pub struct ScanFill {
+    since: i64,
+    before: Option<i64>,
+    /// The read of the gaps, while in flight.
+    asking: Option<RequestId>,
+    /// The gaps, in the list's order (`None`: not known yet).
+    gaps: Option<Vec<Gap>>,
+    /// The gap walked now and where.
+    walk: Option<(usize, PageWalk)>,
+    /// The page in flight.
+    fetch: Option<RequestId>,
+    due: i64,
+    /// Memory the rows take (reckoned).
+    bytes: usize,
+    pages: u32,
+    end: Option<FillEnd>,
+}
+
+/// What a reply brought.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FillReply {
+    /// The gaps are known.
+    Gaps,
+    /// Rows came for a gap.
+    Rows,
+    /// Nothing changed (a failure, said).
+    Nothing,
+}
+
+/// The memory a row takes (reckoned: the struct and its strings).
+fn row_bytes(r: &IndexedRow) -> usize {
+    std::mem::size_of::<IndexedRow>()
+        + r.update_id.len()
+        + r.kind.len()
+        + r.summary.len()
+        + r.synchronizer.as_ref().map_or(0, String::len)
+        + r.parties
+            .iter()
+            .map(|p| p.len() + std::mem::size_of::<String>())
+            .sum::<usize>()
+}
+
+impl ScanFill {
+    /// Asks the index for the gaps of the list from `since` up to `before`.
+    pub fn ask(since: i64, before: Option<i64>, sh: &mut Shared, out: &mut Out) -> ScanFill {
+        let id = out.fetch(sh, Request::Index(IndexRead::Holes { since, before }));
+        ScanFill {
+            since,
+            before,
+            asking: Some(id),
+            gaps: None,
+            walk: None,
+            fetch: None,
+            due: i64::MIN,
+            bytes: 0,
+            pages: 0,
+            end: None,
+        }
+    }
+
+    /// The gaps, once known (in the list's order).
+    pub fn gaps(&self) -> &[Gap] {
+        self.gaps.as_deref().unwrap_or_default()
+    }
+
+    /// Rows the scan sent, in every gap.
+    pub fn rows(&self) -> usize {
+        self.gaps().iter().map(|g| g.rows.len()).sum()
+    }
+
+    /// Pages asked of the scan so far.
+    pub fn pages(&self) -> u32 {
+        self.pages
+    }
+
+    /// Whether gaps are still being read.
+    pub fn running(&self) -> bool {
+        self.end.is_none()
+    }
+
+    /// How reading the gaps ended (`None`: it runs).
+    pub fn end(&self) -> Option<&FillEnd> {
+        self.end.as_ref()
+    }
+
+    /// Memory the rows take (bytes, reckoned).
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The loaded rows start earlier now (`before`): rows from the scan at or after it go (the
+    /// loaded rows list them).
+    pub fn trim(&mut self, before: i64) {
+        if self.before.is_some_and(|b| b <= before) {
+            return;
+        }
+        self.before = Some(before);
+        if let Some(gaps) = &mut self.gaps {
+            for g in gaps.iter_mut() {
+                g.rows.retain(|r| r.record_time.is_some_and(|t| t < before));
+            }
+        }
+        self.bytes = self
+            .gaps()
+            .iter()
+            .flat_map(|g| &g.rows)
+            .map(row_bytes)
+            .sum();
+    }
+
+    /// The next gap to read: the newest not read yet.
+    fn next_gap(&self) -> Option<usize> {
+        self.gaps().iter().rposition(|g| !g.done)
+    }
+
+    /// The walk over gap `g`: from its start (after the covered range before it, or from the
+    /// list's start in the migration in force then) through its end (the covered range after
+    /// it starts, or the loaded rows).
+    fn walk_of(&self, g: &Gap, sh: &Shared) -> Option<PageWalk> {
+        let (cursor, from) = if let Some((migration, t)) = g.hole.after {
+            (cursor_at(migration, t.saturating_add(1)), t)
+        } else {
+            let migration = sh
+                .feed
+                .migration_at(self.since)
+                .or(sh.feed.migration)
+                .unwrap_or(0);
+            (cursor_at(migration, self.since), self.since)
+        };
+        let until = match (g.hole.through, self.before) {
+            (Some((_, t)), _) => t,
+            (None, Some(b)) => b.saturating_sub(1),
+            (None, None) => return None,
+        };
+        Some(PageWalk::new(Some(cursor), Some(until), PAGE_SIZE).from_time(from))
+    }
+
+    /// Sends the next page when one is due (`sh.now`), within the memory budget.
+    pub fn pump(&mut self, sh: &mut Shared, out: &mut Out) {
+        if self.end.is_some() || self.gaps.is_none() || self.fetch.is_some() || sh.now < self.due {
+            return;
+        }
+        if sh.history.memory_bytes().saturating_add(self.bytes) >= span_limit(sh.feed.memory_budget)
+        {
+            self.end = Some(FillEnd::Budget);
+            let reached = self
+                .walk
+                .as_ref()
+                .and_then(|(_, w)| w.cursor())
+                .map(|c| c.after_record_time.clone());
+            out.warn(format!(
+                "memory budget full ({} MiB): the index's gaps are read from the scan in part{} (history_memory_mib)",
+                sh.feed.memory_budget >> 20,
+                reached.map(|t| format!(", up to {t}")).unwrap_or_default()
+            ));
+            return;
+        }
+        if self.walk.as_ref().is_none_or(|(_, w)| w.is_done()) {
+            let Some(g) = self.next_gap() else {
+                self.finish(out);
+                return;
+            };
+            let gaps = self.gaps();
+            if let Some(w) = self.walk_of(&gaps[g], sh) {
+                self.walk = Some((g, w));
+            } else {
+                if let Some(gaps) = &mut self.gaps {
+                    gaps[g].done = true;
+                }
+                return self.pump(sh, out);
+            }
+        }
+        let Some((_, walk)) = &self.walk else {
+            return;
+        };
+        let req = walk.request();
+        let after = req
+            .after
+            .as_ref()
+            .map(|a| a.after_record_time.clone())
+            .unwrap_or_default();
+        let call = crate::api::scan::updates(&req).named(format!("updates IndexGap after {after}"));
+        self.fetch = Some(out.fetch(sh, Request::api(call)));
+        self.pages = self.pages.saturating_add(1);
+        self.due = sh.now.saturating_add(1_000_000 / PAGES_PER_SEC);
+    }
+
+    fn finish(&mut self, out: &mut Out) {
+        self.end = Some(FillEnd::Done);
+        self.walk = None;
+        let rows = self.rows();
+        if !self.gaps().is_empty() {
+            out.info(format!(
+                "the local index's gaps read from the scan: {} update{} in {} page{}",
+                crate::ui::format::group_thousands(rows),
+                if rows == 1 { "" } else { "s" },
+                self.pages,
+                if self.pages == 1 { "" } else { "s" }
+            ));
+        }
+    }
+
+    /// The reply to one of this fill's requests (`None`: not one of them).
+    pub fn on_reply(
+        &mut self,
+        reply: &Fetched,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) -> Option<FillReply> {
+        if self.asking == Some(reply.id) {
+            self.asking = None;
+            let answer = match &reply.result {
+                Ok(r) => match r.index() {
+                    Some(Ok(IndexAnswer::Holes(h))) => Ok(h.clone()),
+                    Some(Ok(_)) => Err("unexpected answer to an index read".to_owned()),
+                    Some(Err(f)) => Err(f.message.clone()),
+                    None => Err("unexpected answer to an index read".to_owned()),
+                },
+                Err(e) => Err(e.to_string()),
+            };
+            return Some(match answer {
+                Ok(holes) => {
+                    self.gaps = Some(
+                        holes
+                            .into_iter()
+                            .map(|hole| Gap {
+                                hole,
+                                rows: Vec::new(),
+                                done: false,
+                            })
+                            .collect(),
+                    );
+                    if self.gaps().is_empty() {
+                        self.end = Some(FillEnd::Done);
+                    }
+                    FillReply::Gaps
+                }
+                Err(e) => {
+                    self.end = Some(FillEnd::Failed);
+                    out.error(format!(
+                        "History: what the local index lacks could not be read: {e}"
+                    ));
+                    FillReply::Nothing
+                }
+            });
+        }
+        if self.fetch != Some(reply.id) {
+            return None;
+        }
+        self.fetch = None;
+        let page = match &reply.result {
+            Ok(r) => r
+                .answer::<UpdatesPage>()
+                .ok_or_else(|| "unexpected response to /v2/updates".to_owned()),
+            Err(e) => Err(e.to_string()),
+        };
+        let Some((g, walk)) = &mut self.walk else {
+            return Some(FillReply::Nothing);
+        };
+        let g = *g;
+        let take = page.and_then(|p| walk.on_page(p).map(|t| (p, t)));
+        let (page, take) = match take {
+            Ok(t) => t,
+            Err(e) => {
+                self.end = Some(FillEnd::Failed);
+                self.walk = None;
+                out.error(format!(
+                    "History: reading what the local index lacks from the scan failed: {e}"
+                ));
+                return Some(FillReply::Nothing);
+            }
+        };
+        let mut summarizer = Summarizer::default();
+        let rows: Vec<IndexedRow> = page.transactions[take.range()]
+            .iter()
+            .filter_map(|item| {
+                let row = summary_row(item, &mut summarizer)?;
+                Some(IndexedRow::from_scan(row, RowDetail::of(item)))
+            })
+            .collect();
+        self.bytes += rows.iter().map(row_bytes).sum::<usize>();
+        if let Some(gaps) = &mut self.gaps
+            && let Some(gap) = gaps.get_mut(g)
+        {
+            gap.rows.extend(rows);
+            gap.rows.sort_by(|a, b| {
+                (a.record_time, a.migration_id, &a.update_id).cmp(&(
+                    b.record_time,
+                    b.migration_id,
+                    &b.update_id,
+                ))
+            });
+            gap.rows.dedup_by(|a, b| a.update_id == b.update_id);
+            if take.done {
+                gap.done = true;
+            }
+        }
+        if take.done {
+            self.walk = None;
+        }
+        self.pump(sh, out);
+        Some(FillReply::Rows)
+    }
+
+    /// Says what the index lacks of a span, in words (for the status line), once known.
+    pub fn describe(&self) -> Option<String> {
+        let gaps = self.gaps.as_ref()?;
+        if gaps.is_empty() {
+            return None;
+        }
+        let first = gaps.first().map(|g| g.hole.after.map(|(_, t)| t));
+        Some(format!(
+            "the local index lacks {} range{} of the list{}: read from the scan",
+            gaps.len(),
+            if gaps.len() == 1 { "" } else { "s" },
+            match first.flatten() {
+                Some(t) => format!(" (the first after {})", format_time_micros(t)),
+                None => String::new(),
+            }
+        ))
+    }
+}
+
+#[cfg(test)]
+impl ScanFill {
+    /// A fill whose gaps are known, each with `rows` rows from the scan (tests).
+    pub(super) fn with_gaps(gaps: Vec<(Hole, usize)>) -> ScanFill {
+        let row = |i: usize| IndexedRow {
+            record_time: Some(i64::try_from(i).unwrap_or(0)),
+            migration_id: 0,
+            update_id: format!("s{i}"),
+            kind: "transaction".into(),
+            summary: String::new(),
+            events: None,
+            synchronizer: None,
+            parties: Vec::new(),
+            from_scan: true,
+        };
+        ScanFill {
+            since: 0,
+            before: None,
+            asking: None,
+            gaps: Some(
+                gaps.into_iter()
+                    .map(|(hole, n)| Gap {
+                        hole,
+                        rows: (0..n).map(row).collect(),
+                        done: true,
+                    })
+                    .collect(),
+            ),
+            walk: None,
+            fetch: None,
+            due: 0,
+            bytes: 0,
+            pages: 0,
+            end: Some(FillEnd::Done),
+        }
+    }
+}
