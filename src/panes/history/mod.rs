@@ -24,6 +24,7 @@ mod export;
 mod index_fill;
 mod index_range;
 mod index_search;
+mod index_view;
 mod paged;
 mod server_export;
 mod span;

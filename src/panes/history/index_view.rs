@@ -1,0 +1,434 @@
+//! The History pane over the local index's list ([`IndexRange`](super::index_range::IndexRange)):
+//! opening it (`L`, `:time`, scrolling above the loaded rows), moving through the one scroll of
+//! the index's rows and the loaded rows, its replies, and drawing it.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Widget};
+
+use crate::feed::loader::LoaderIntent;
+use crate::model::format::format_time_micros;
+use crate::model::index::read::RANGE_PAGE;
+use crate::msg::{Command, Fetched};
+use crate::ui::format::group_thousands;
+use crate::ui::safe::safe_line;
+use crate::ui::table::Draw;
+
+use super::super::{AppEvent, Out, RenderCtx, Shared};
+use super::HistoryPane;
+use super::index_fill::{FillEnd, ScanFill};
+use super::index_range::{At, IndexRange, IndexedRow, JointRow, Land, Place, READING, index_reach};
+use super::table::{DATED_RANGE_WIDTH, loaded_range};
+
+impl HistoryPane {
+    /// The loaded rows and the loaded selection, for the one scroll.
+    fn loaded_rows(&self, sh: &Shared) -> (usize, usize) {
+        (self.view.len(&sh.history), self.scroll.cursor())
+    }
+
+    /// Opens History over the index from `since` on, up to the loaded rows, landing the
+    /// selection as `land`.
+    fn open_index_range(&mut self, since: i64, land: Land, sh: &mut Shared, out: &mut Out) {
+        self.pause(sh);
+        self.resync(sh);
+        let before = sh.history.first().map(|s| s.record_time);
+        let mut range = IndexRange::new(since, before, land);
+        let locate = match land {
+            Land::At(t) | Land::Before(t) => Some(t),
+            Land::Last | Land::Loaded => None,
+        };
+        range.joint.set_viewport(self.index_range_viewport());
+        let (loaded, cursor) = self.loaded_rows(sh);
+        range.sync(loaded, cursor);
+        range.read(0, true, locate, sh, out);
+        if !sh.ctx.offline {
+            // What the index lacks of the list comes from the scan (none is asked offline).
+            range.fill = Some(ScanFill::ask(since, before, sh, out));
+        }
+        self.index_range = Some(range);
+    }
+
+    /// `L` with an index that holds updates older than the loaded ones: the span is read from
+    /// the index as the list scrolls, not loaded into memory. Returns whether it was.
+    pub(super) fn span_from_index(&mut self, since: i64, sh: &mut Shared, out: &mut Out) -> bool {
+        let Some((first, last)) = index_reach(sh) else {
+            return false;
+        };
+        let loaded_first = sh.history.first().map(|s| s.record_time);
+        if loaded_first.is_some_and(|t| first >= t) || last < since {
+            // The index holds nothing older than the loaded rows (or nothing of the span).
+            return false;
+        }
+        let land = if self.view.is_empty(&sh.history) {
+            Land::Last
+        } else {
+            Land::Loaded
+        };
+        let mut said = format!(
+            "the last {} from the local index, read as you scroll (not loaded into memory)",
+            self.span_label
+        );
+        let offline = sh.ctx.offline;
+        if first > since {
+            said.push_str(&format!(
+                "; the index reaches back to {} only: {}`cantonscope index sync --from {}` keeps it",
+                format_time_micros(first),
+                if offline { "" } else { "the rest is read from the scan; " },
+                format_time_micros(since)
+            ));
+        }
+        if loaded_first.is_some_and(|t| last < t) {
+            said.push_str(&format!(
+                "; the index ends at {}, before the loaded rows{}",
+                format_time_micros(last),
+                if offline {
+                    ""
+                } else {
+                    ": the updates between are read from the scan"
+                }
+            ));
+        }
+        out.info(said);
+        self.open_index_range(since, land, sh, out);
+        true
+    }
+
+    /// `:time` before the loaded rows within the index's reach: the whole index up to the
+    /// loaded rows, at that time. Returns whether it was.
+    pub(super) fn time_from_index(&mut self, micros: i64, sh: &mut Shared, out: &mut Out) -> bool {
+        let Some((first, last)) = index_reach(sh) else {
+            return false;
+        };
+        if micros < first || micros > last {
+            return false;
+        }
+        if sh.history.first().is_some_and(|s| micros >= s.record_time) {
+            // After the loaded rows (they do not reach the head): the loader goes there.
+            return false;
+        }
+        out.info(format!(
+            "{} {} from the local index",
+            sh.format_time(micros),
+            sh.zone_label()
+        ));
+        self.open_index_range(first, Land::At(micros), sh, out);
+        true
+    }
+
+    /// Scrolling above the first loaded row when the index holds older updates: the whole
+    /// index above the loaded rows, on the row just above. Returns whether it was.
+    pub(super) fn earlier_from_index(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
+        let Some((first, _)) = index_reach(sh) else {
+            return false;
+        };
+        let Some(loaded_first) = sh.history.first().map(|s| s.record_time) else {
+            return false;
+        };
+        if first >= loaded_first {
+            return false;
+        }
+        self.open_index_range(first, Land::Before(loaded_first), sh, out);
+        true
+    }
+
+    /// History read from the index, while shown.
+    pub fn index_range(&self) -> Option<&IndexRange> {
+        self.index_range.as_ref()
+    }
+
+    /// The selected row from the index, when the selection is on one.
+    pub(super) fn index_range_selected(&self) -> Option<&IndexedRow> {
+        self.index_range.as_ref().and_then(IndexRange::selected)
+    }
+
+    /// The loaded window moved under the index's rows (its oldest rows dropped for the memory
+    /// budget, or earlier ones loaded): they are counted again up to its new first row, and the
+    /// one scroll is brought in step.
+    pub(super) fn index_range_follow_loaded(&mut self, sh: &mut Shared, out: &mut Out) {
+        let loaded = self.loaded_rows(sh);
+        let Some(r) = &mut self.index_range else {
+            return;
+        };
+        let first = sh.history.first().map(|s| s.record_time);
+        if let Some(t) = first
+            && first != r.before
+        {
+            r.before = first;
+            r.recount = true;
+            if let Some(fill) = &mut r.fill {
+                fill.trim(t);
+            }
+        }
+        r.sync(loaded.0, loaded.1);
+        r.pump(sh, out);
+    }
+
+    /// A command while History lists rows from the index; `None` when it is not the list's.
+    pub(super) fn index_range_command(
+        &mut self,
+        cmd: Command,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) -> Option<bool> {
+        self.index_range.as_ref()?;
+        self.resync(sh);
+        let loaded = self.loaded_rows(sh);
+        let r = self.index_range.as_mut()?;
+        r.sync(loaded.0, loaded.1);
+        let in_index = r.in_index();
+        match cmd {
+            Command::Up
+            | Command::Down
+            | Command::PageUp
+            | Command::PageDown
+            | Command::Top
+            | Command::Bottom => {
+                r.joint.navigate(cmd);
+                let c = r.joint.cursor();
+                r.settle();
+                if let Place::Loaded(l) = r.place(c) {
+                    self.scroll.select(l);
+                }
+                let at_end = c + 1 >= r.joint.len();
+                r.pump(sh, out);
+                if matches!(cmd, Command::Down | Command::PageDown | Command::Bottom)
+                    && at_end
+                    && !sh.feed.at_head
+                {
+                    out.events.push(AppEvent::Loader(LoaderIntent::More));
+                }
+            }
+            Command::Select if in_index => match r.selected() {
+                Some(row) if !row.update_id.is_empty() => {
+                    out.events.push(AppEvent::OpenUpdate {
+                        update_id: row.update_id.clone(),
+                        event_id: None,
+                    });
+                }
+                _ => out.info("this row is being read from the local index"),
+            },
+            Command::Select => self.open_selected(sh, out),
+            Command::Copy | Command::CopyUpdateId if in_index => {
+                if let Some(row) = r.selected().filter(|r| !r.update_id.is_empty()) {
+                    out.copy("update id", row.update_id.clone());
+                }
+            }
+            Command::Copy => self.copy_selected(sh, out),
+            Command::Refresh if r.at == At::Index => {
+                if !r.is_loading() {
+                    let page = r.list.cursor() / RANGE_PAGE;
+                    r.read(page, false, None, sh, out);
+                }
+            }
+            // The `/` filter works on loaded rows: over the index it is the whole-history
+            // search, which says so.
+            Command::Filter | Command::SearchIndex => {
+                self.open_index_search(sh, out);
+                self.index_search_set_viewport();
+            }
+            Command::FollowTail => {
+                self.index_range = None;
+                self.follow(sh);
+            }
+            Command::Back | Command::Cancel => self.index_range = None,
+            Command::Export => out.info(
+                "e exports the loaded rows (Esc drops the index's rows); X exports a range from the server",
+            ),
+            Command::Sort | Command::SortReverse => {
+                out.info("the History list is in ledger order: it does not sort");
+            }
+            _ => return None,
+        }
+        Some(true)
+    }
+
+    /// The reply to a read of the list; whether it was one.
+    pub(super) fn on_index_range_reply(
+        &mut self,
+        reply: &Fetched,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) -> bool {
+        let loaded = self.loaded_rows(sh);
+        self.index_range
+            .as_mut()
+            .is_some_and(|r| r.on_reply(reply, loaded, sh, out))
+    }
+
+    /// Keeps the list's page size in step with the area.
+    pub(super) fn index_range_set_viewport(&mut self) {
+        let rows = self.index_range_viewport();
+        if let Some(r) = &mut self.index_range {
+            r.joint.set_viewport(rows);
+        }
+    }
+
+    /// Rows of the list in the pane's area (the border, the header and the last line).
+    fn index_range_viewport(&self) -> usize {
+        usize::from(self.area.height.saturating_sub(4).max(1))
+    }
+
+    /// Draws the one list (the index's rows, then the loaded rows) over the whole pane.
+    pub(super) fn render_index_range(
+        &self,
+        r: &IndexRange,
+        area: Rect,
+        buf: &mut Buffer,
+        cx: RenderCtx<'_>,
+    ) {
+        let RenderCtx { sh, theme, focused } = cx;
+        let above = r.above();
+        let (loaded, loaded_cursor) = self.loaded_rows(sh);
+        let mut joint = r.joint;
+        joint.set_len(above + loaded);
+        joint.select(match r.at {
+            At::Index => r.joint_of(Place::Index(r.list.cursor())),
+            At::Scan(g, k) => r.joint_of(Place::Scan(g, k)),
+            At::Loaded => above + loaded_cursor,
+        });
+        // Whether the index lacks parts of the list (read from the scan).
+        let gaps = r.fill.as_ref().is_some_and(|f| !f.gaps().is_empty());
+        let mut title = vec![Span::styled("History", theme.title)];
+        let newest = sh
+            .history
+            .last()
+            .map(|s| s.record_time)
+            .or_else(|| sh.index.reach.as_ref().and_then(|reach| reach.last));
+        let oldest = r.row(0).and_then(|row| row.record_time).unwrap_or(r.since);
+        if let Some(last) = newest {
+            title.push(Span::styled(
+                format!(
+                    " · {}",
+                    loaded_range(sh, oldest, last, area.width >= DATED_RANGE_WIDTH)
+                ),
+                theme.muted,
+            ));
+        }
+        let count = match r.list.total() {
+            Some(i) => {
+                let scan = r.scan_rows();
+                let all = i + scan as u64 + loaded as u64;
+                let noun = if all == 1 { "update" } else { "updates" };
+                let source = if gaps {
+                    format!("local index, {} from the scan", group_thousands(scan))
+                } else {
+                    "local index".to_owned()
+                };
+                format!(
+                    " · {} {noun} ({source}) · {} loaded",
+                    group_thousands(all),
+                    group_thousands(loaded)
+                )
+            }
+            None => " · counting (local index)…".to_owned(),
+        };
+        title.push(Span::styled(count, theme.muted));
+        if let Some(fill) = r.fill.as_ref().filter(|_| gaps) {
+            let state = match fill.end() {
+                None => Some(("reading the index's gaps from the scan…", theme.muted)),
+                Some(FillEnd::Budget) => {
+                    Some(("memory budget full: gaps read in part", theme.status_warn))
+                }
+                Some(FillEnd::Failed) => Some(("gaps: the scan failed", theme.status_err)),
+                Some(FillEnd::Done) => None,
+            };
+            if let Some((text, style)) = state {
+                title.push(Span::styled(" · ", theme.muted));
+                title.push(Span::styled(text, style));
+            }
+        }
+        for (text, tone) in self.status_parts(sh) {
+            let style = match tone {
+                super::table::StatusTone::Ok => theme.status_ok,
+                super::table::StatusTone::Warn => theme.status_warn,
+                super::table::StatusTone::Err => theme.status_err,
+                super::table::StatusTone::Muted => theme.muted,
+            };
+            title.push(Span::styled(" · ", theme.muted));
+            title.push(Span::styled(text, style));
+        }
+        let mut block = Block::bordered()
+            .border_style(theme.border_style(focused))
+            .title(Line::from(title));
+        let migration = match r.selected() {
+            Some(row) if row.record_time.is_some() => Some(row.migration_id),
+            Some(_) => None,
+            None if !r.in_index() => self.selected(sh).map(|s| s.migration_id),
+            None => None,
+        };
+        if let Some(m) = migration
+            && area.width >= 100
+        {
+            block = block
+                .title_top(Line::styled(format!("migration {m}"), theme.muted).right_aligned());
+        }
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.height < 3 || inner.width < 10 {
+            return;
+        }
+        let bottom = inner.y + inner.height - 1;
+        let keys = if gaps {
+            "the local index (its gaps from the scan), then the loaded rows · ↵ open · Esc loaded rows only · f follow · F search the index"
+        } else {
+            "the local index, then the loaded rows · ↵ open · Esc loaded rows only · f follow · F search the index"
+        };
+        buf.set_line(
+            inner.x,
+            bottom,
+            &Line::styled(
+                safe_line(keys, usize::from(inner.width)).into_owned(),
+                theme.muted,
+            ),
+            inner.width,
+        );
+        let mut list = Rect::new(inner.x, inner.y, inner.width, inner.height - 1);
+        let draw = Draw::new(sh, theme, focused);
+        self.columns.render_header::<IndexedRow>(
+            Rect::new(list.x, list.y, list.width, 1),
+            buf,
+            &draw,
+        );
+        list.y += 1;
+        list.height = list.height.saturating_sub(1);
+        if list.height == 0 {
+            return;
+        }
+        if joint.is_empty() {
+            let text = if let Some(e) = r.list.error() {
+                e.to_owned()
+            } else if r.list.total().is_none() {
+                "reading the local index…".to_owned()
+            } else {
+                "the local index holds no update from here on".to_owned()
+            };
+            buf.set_line(
+                list.x,
+                list.y,
+                &Line::styled(
+                    safe_line(&text, usize::from(list.width)).into_owned(),
+                    theme.muted.add_modifier(Modifier::ITALIC),
+                ),
+                list.width,
+            );
+            return;
+        }
+        let shown = joint.visible_range(usize::from(list.height));
+        let start = shown.start;
+        let rows: Vec<JointRow<'_>> = shown
+            .map(|i| {
+                if i < above {
+                    return JointRow::Index(r.row(i).unwrap_or(&READING));
+                }
+                self.view
+                    .index(i - above)
+                    .and_then(|k| sh.history.get(k))
+                    .map_or(JointRow::Index(&READING), JointRow::Loaded)
+            })
+            .collect();
+        let at = |i: usize| i.checked_sub(start).and_then(|k| rows.get(k));
+        self.columns.render_rows(list, buf, &joint, at, &draw);
+    }
+}
