@@ -70,13 +70,7 @@ impl IndexFeed {
             return (None, false);
         }
         self.pending = None;
-        let answer = match &reply.result {
-            Ok(response) => match response.index() {
-                Some(answer) => answer.clone().map_err(|f| f.message),
-                None => Err("unexpected answer to an index read".to_owned()),
-            },
-            Err(e) => Err(e.to_string()),
-        };
+        let answer = reply.index_answer();
         match answer {
             Ok(IndexAnswer::Reach(reach)) => {
                 self.next_at = now + REACH_EVERY;

@@ -8,7 +8,7 @@ use super::PaneId;
 use crate::api::scan::UpdatesRequest;
 use crate::api::{Answer, Answered, ApiCall, ApiError, Call};
 use crate::model::consensus::Unordered;
-use crate::model::index::read::{IndexRead, IndexReply};
+use crate::model::index::read::{IndexAnswer, IndexRead, IndexReply};
 use crate::model::network::{HistoryHead, NetworkCheck, NetworkSnapshot};
 use crate::model::sweep::{Cursor, SweepPageReply};
 
@@ -47,6 +47,20 @@ pub struct Fetched {
     pub result: Result<Response, ApiError>,
     /// How long the request took, in milliseconds.
     pub elapsed_ms: u32,
+}
+
+impl Fetched {
+    /// The local index's answer in this reply: the index's failure or the request's error as
+    /// one line for the user, and a reply that is not an index read's as "unexpected".
+    pub fn index_answer(&self) -> Result<IndexAnswer, String> {
+        match &self.result {
+            Ok(r) => match r.index() {
+                Some(a) => a.clone().map_err(|f| f.message),
+                None => Err("unexpected answer to an index read".to_owned()),
+            },
+            Err(e) => Err(e.to_string()),
+        }
+    }
 }
 
 /// A fetch to run.

@@ -170,13 +170,7 @@ impl<R> PagedList<R> {
             return None;
         }
         self.pending = None;
-        let answer = match &reply.result {
-            Ok(r) => match r.index() {
-                Some(a) => a.clone().map_err(|f| f.message),
-                None => Err("unexpected answer to an index read".to_owned()),
-            },
-            Err(e) => Err(e.to_string()),
-        };
+        let answer = reply.index_answer();
         let (rows, details, total, located) = match answer {
             Ok(IndexAnswer::Range(p)) => (p.rows, p.details, p.total, p.located),
             Ok(IndexAnswer::Search(p)) => (p.rows, Vec::new(), p.total, None),

@@ -119,13 +119,7 @@ impl UpdatePane {
             return;
         }
         l.pending = None;
-        let answer = match &reply.result {
-            Ok(r) => match r.index() {
-                Some(a) => a.clone().map_err(|f| f.message),
-                None => Err("unexpected answer to an index read".to_owned()),
-            },
-            Err(e) => Err(e.to_string()),
-        };
+        let answer = reply.index_answer();
         match answer {
             Ok(IndexAnswer::Lifecycle { life, more }) => {
                 let mut list = lifecycle_rows(&life, current.as_deref());

@@ -112,13 +112,7 @@ impl UpdatePane {
             return;
         }
         self.pending = None;
-        let answer = match &reply.result {
-            Ok(r) => match r.index() {
-                Some(a) => a.clone().map_err(|f| f.message),
-                None => Err("unexpected answer to an index read".to_owned()),
-            },
-            Err(e) => Err(e.to_string()),
-        };
+        let answer = reply.index_answer();
         let short = short_id(&sanitize(update_id), 16);
         match answer {
             Ok(crate::model::index::read::IndexAnswer::Body(Some(json))) => {
