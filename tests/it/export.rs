@@ -386,7 +386,8 @@ fn nothing_to_export_says_so() {
 }
 
 /// The demo from ledger begin: the loaded rows do not depend on the wall clock (the recent
-/// window's contents do), so snapshots are stable.
+/// window's contents do), but their times do: at some times of day they cross midnight and the
+/// Time column shows dates, so the snapshots' names carry [`Harness::days_suffix`].
 fn begin_harness() -> Harness {
     Harness::start_with(Options {
         tweak: Box::new(|s| s.from = HistoryStart::Begin),
@@ -400,7 +401,7 @@ fn dialog_snapshot_80x24() {
     h.palette("filter choice:transfer");
     h.key(KeyCode::Char('e'));
     assert_snapshot!(
-        "dialog_snapshot_80x24",
+        format!("dialog_snapshot_80x24{}", h.days_suffix()),
         mask_stamp(&stable(&h.screen(80, 24)))
     );
 }
@@ -411,7 +412,7 @@ fn dialog_snapshot_120x40() {
     h.key(KeyCode::Char('e'));
     h.key(KeyCode::Tab);
     assert_snapshot!(
-        "dialog_snapshot_120x40",
+        format!("dialog_snapshot_120x40{}", h.days_suffix()),
         mask_stamp(&stable(&h.screen(120, 40)))
     );
 }
@@ -423,7 +424,10 @@ fn dialog_with_a_validation_message_at_80x24() {
     clear_path(&mut h);
     h.key(KeyCode::Enter);
     assert_snapshot!(
-        "dialog_with_a_validation_message_at_80x24",
+        format!(
+            "dialog_with_a_validation_message_at_80x24{}",
+            h.days_suffix()
+        ),
         mask_stamp(&stable(&h.screen(80, 24)))
     );
 }

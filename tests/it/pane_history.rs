@@ -1228,13 +1228,7 @@ fn time_jumps_browse_and_the_title_names_the_loaded_range() {
             .into_owned();
         // Run in the two hours after midnight (UTC), the jump loads rows of two days, and the
         // Time column then shows dates: that layout has snapshots of its own.
-        let day = |t: i64| t.div_euclid(86_400_000_000);
-        let loaded = &h.app.sh.history;
-        let two_days = match (loaded.first(), loaded.last()) {
-            (Some(a), Some(b)) => day(a.record_time) != day(b.record_time),
-            _ => false,
-        };
-        let days = if two_days { "_two_days" } else { "" };
+        let days = h.days_suffix();
         assert_snapshot!(format!("time_browsing_{w}x{hgt}{days}"), screen);
     }
     // Moving keeps browsing; following the tail ends it.

@@ -375,6 +375,18 @@ impl Harness {
     pub fn screen(&mut self, w: u16, h: u16) -> String {
         buffer_text(&self.draw(w, h))
     }
+
+    /// `"_two_days"` when the loaded History rows span two UTC days, else `""`: a snapshot
+    /// name's suffix. The demo's history ends at the wall clock, so at some times of day the
+    /// same rows cross midnight, and the Time column then shows dates (a layout of its own).
+    pub fn days_suffix(&self) -> &'static str {
+        let day = |t: i64| t.div_euclid(86_400_000_000);
+        let loaded = &self.app.sh.history;
+        match (loaded.first(), loaded.last()) {
+            (Some(a), Some(b)) if day(a.record_time) != day(b.record_time) => "_two_days",
+            _ => "",
+        }
+    }
 }
 
 impl Drop for Harness {
