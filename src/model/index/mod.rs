@@ -194,34 +194,26 @@ pub fn row_with_digest(
     Ok(row)
 }
 
-/// How many threads [`par_chunks`] uses: the machine's cores, at most 8.
+/// How many parts [`par_chunks`] makes: the machine's cores, at most 8.
 fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
 }
 
-/// `f` over contiguous parts of `items`, one part per core on scoped threads (one part, on
-/// this thread, for fewer than 64 items), the results in the items' order. The CPU work of a
-/// sync page (digests, rows, zstd) runs this way, so a page takes every core while one writer
-/// commits.
+/// `f` over contiguous parts of `items`, one part per core on rayon's pool (one part, on this
+/// thread, for fewer than 64 items), the results in the items' order. The CPU work of a sync
+/// page (digests, rows, zstd) runs this way, so a page takes every core while one writer
+/// commits. The pool's threads live as long as the process: threads started per page (as
+/// before) each began with an empty allocator heap, whose fresh memory the kernel zeroed again
+/// page after page (a tenth of the sync's CPU).
 pub fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> Vec<R> + Sync) -> Vec<R> {
+    use rayon::prelude::*;
     let threads = threads();
     if threads < 2 || items.len() < 64 {
         return f(items);
     }
     let size = items.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let parts: Vec<_> = items
-            .chunks(size)
-            .map(|part| {
-                let f = &f;
-                s.spawn(move || f(part))
-            })
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    let parts: Vec<Vec<R>> = items.par_chunks(size).map(&f).collect();
+    parts.into_iter().flatten().collect()
 }
 
 /// The digests of a page's items ([`digest_of`] of each item's JSON), on every core.

@@ -1,12 +1,10 @@
 //! The sync's writes: a page in one transaction with its chunk's cursor, and prune.
 
+use super::super::ZSTD_LEVEL;
 use super::{
     Chunk, Fail, HashMap, HashSet, PageWrite, PageWritten, PgIndex, Position, StoreError,
     chunk_rows, closed, format_time_micros,
 };
-
-/// zstd level of the bodies (as on SQLite).
-const ZSTD_LEVEL: i32 = 3;
 
 /// Writes one page in `tx` (see [`IndexStore::write_page`]).
 fn write_rows(

@@ -1,19 +1,19 @@
 //! The sync's writes: a page in one transaction with its chunk's cursor, and prune.
 
+use super::super::ZSTD_LEVEL;
 use super::{
     Chunk, HashMap, IndexRow, OptionalExtension, PageWrite, PageWritten, Position, SqliteIndex,
     StoreError, Transaction, engine_error, format_time_micros, par_chunks, params,
 };
 
-/// zstd level of the bodies.
-const ZSTD_LEVEL: i32 = 3;
-
 /// Rows per multi-row INSERT (a statement's fixed cost shared; SQLite takes up to 32,766
 /// parameters a statement).
 const UPDATES_PER_INSERT: usize = 50;
 const KEYS_PER_INSERT: usize = 200;
+const TERMS_PER_UPSERT: usize = 200;
 
 const INSERT_UPDATE: &str = "INSERT INTO updates (seq, update_id, migration_id, record_time, kind, root_action, parties, digest, body, chunk) VALUES ";
+const INSERT_TERM: &str = "INSERT INTO terms (kind, value, id, n) VALUES ";
 const INSERT_KEY: &str = "INSERT INTO keys (term, migration_id, record_time, seq) VALUES ";
 
 /// `head` and `rows` groups of `columns` parameters.
@@ -152,16 +152,50 @@ fn write_rows(
             .and_then(|t| t.parse().ok())
             .unwrap_or(1);
         let first_new = next;
-        // One statement a term: a new term gets the id offered, a known one its count raised
-        // and its own id returned.
-        let mut upsert = tx.prepare_cached(
-            "INSERT INTO terms (kind, value, id, n) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (kind, value) DO UPDATE SET n = n + excluded.n RETURNING id",
-        )?;
-        for ((kind, value), (id, n)) in &mut counts {
-            *id = upsert.query_row(params![kind, value, next, *n], |r| r.get::<_, i64>(0))?;
-            if *id == next {
-                next += 1;
+        // The terms in the table's order, TERMS_PER_UPSERT a statement: a new term gets the id
+        // offered (its place in this list after `first_new`), a known one its count raised and
+        // its own id returned (the ids offered to known terms stay unused: gaps, never reused).
+        let mut terms: Vec<(i64, &str, i64)> =
+            counts.iter().map(|(k, v)| (k.0, k.1, v.1)).collect();
+        terms.sort_unstable();
+        let offered = first_new..;
+        let mut upserts = Vec::new();
+        for (batch, ids) in terms
+            .chunks(TERMS_PER_UPSERT)
+            .zip(offered.step_by(TERMS_PER_UPSERT))
+        {
+            let mut upsert = tx.prepare_cached(&format!(
+                "{} ON CONFLICT (kind, value) DO UPDATE SET n = n + excluded.n RETURNING kind, value, id",
+                values_sql(INSERT_TERM, 4, batch.len())
+            ))?;
+            for (i, (kind, value, n)) in batch.iter().enumerate() {
+                upsert.raw_bind_parameter(i * 4 + 1, kind)?;
+                upsert.raw_bind_parameter(i * 4 + 2, value)?;
+                upsert.raw_bind_parameter(i * 4 + 3, ids + i as i64)?;
+                upsert.raw_bind_parameter(i * 4 + 4, n)?;
+            }
+            let mut returned = upsert.raw_query();
+            while let Some(r) = returned.next()? {
+                upserts.push((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, i64>(2)?,
+                ));
+            }
+        }
+        // Each term's id, found by its (kind, value) in the sorted list; a term without one
+        // would write keys of no term: an error, the page rolled back.
+        let mut ids: Vec<Option<i64>> = vec![None; terms.len()];
+        for (kind, value, id) in upserts {
+            if let Ok(at) = terms.binary_search_by(|t| (t.0, t.1).cmp(&(kind, value.as_str()))) {
+                ids[at] = Some(id);
+            }
+            next = next.max(id + 1);
+        }
+        for ((kind, value, _), id) in terms.iter().zip(ids) {
+            let id = id.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+            if let Some(entry) = counts.get_mut(&(*kind, *value)) {
+                entry.0 = id;
             }
         }
         if next != first_new {
