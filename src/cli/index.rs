@@ -69,6 +69,24 @@ pub enum ProgressArg {
     Json,
 }
 
+/// The flags of `index sync` and `index verify` on how they walk the scans' pages.
+#[derive(Debug, Clone, Args)]
+pub struct WalkArgs {
+    /// Progress as JSON lines on stderr (default: a line on stderr when it is a terminal).
+    #[arg(long, value_name = "FORMAT")]
+    pub progress: Option<ProgressArg>,
+    /// Updates per page (1..=1000).
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub page_size: u16,
+    /// Request budget per scan, requests per second [default: scan_request_rate of the
+    /// profile, else 10].
+    #[arg(long, value_name = "N", value_parser = parse_request_rate)]
+    pub request_rate: Option<f64>,
+    /// Timeout of each request.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout)]
+    pub timeout: Duration,
+}
+
 /// `cantonscope index …` commands.
 #[derive(Debug, Clone, Subcommand)]
 pub enum IndexCommand {
@@ -93,19 +111,9 @@ pub enum IndexCommand {
         /// Do not keep the updates' bodies (only their summaries, keys and digests).
         #[arg(long)]
         no_bodies: bool,
-        /// Progress as JSON lines on stderr (default: a line on stderr when it is a terminal).
-        #[arg(long, value_name = "FORMAT")]
-        progress: Option<ProgressArg>,
-        /// Updates per page (1..=1000).
-        #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u16).range(1..=1000))]
-        page_size: u16,
-        /// Request budget per scan, requests per second [default: scan_request_rate of the
-        /// profile, else 10].
-        #[arg(long, value_name = "N", value_parser = parse_request_rate)]
-        request_rate: Option<f64>,
-        /// Timeout of each request.
-        #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout)]
-        timeout: Duration,
+        // --progress, --page-size, --request-rate, --timeout (as `index verify`).
+        #[command(flatten)]
+        walk: WalkArgs,
         /// A --from TIME range of an hour or more is split into this many time chunks, walked
         /// side by side (each scan still within its request budget).
         #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
@@ -128,19 +136,9 @@ pub enum IndexCommand {
         /// quorum (f + 1 of the network).
         #[arg(long, value_name = "N|quorum", default_value = "2", value_parser = parse_verify)]
         verify: VerifyArg,
-        /// Progress as JSON lines on stderr (default: a line on stderr when it is a terminal).
-        #[arg(long, value_name = "FORMAT")]
-        progress: Option<ProgressArg>,
-        /// Updates per page (1..=1000).
-        #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u16).range(1..=1000))]
-        page_size: u16,
-        /// Request budget per scan, requests per second [default: scan_request_rate of the
-        /// profile, else 10].
-        #[arg(long, value_name = "N", value_parser = parse_request_rate)]
-        request_rate: Option<f64>,
-        /// Timeout of each request.
-        #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout)]
-        timeout: Duration,
+        // --progress, --page-size, --request-rate, --timeout (as `index sync`).
+        #[command(flatten)]
+        walk: WalkArgs,
     },
     /// Remove every update recorded before TIME (and its keys) from the index; takes the
     /// writer lock, so not while a sync runs.

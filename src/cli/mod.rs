@@ -24,7 +24,7 @@ pub use demo::{
     ServeDemoArgs,
 };
 pub use governance::{GOVERNANCE_EXIT_CODES, GovernanceCommand, OutcomeArg};
-pub use index::{INDEX_EXIT_CODES, IndexArgs, IndexCommand, ProgressArg, VerifyArg};
+pub use index::{INDEX_EXIT_CODES, IndexArgs, IndexCommand, ProgressArg, VerifyArg, WalkArgs};
 pub use ledger::LedgerCommand;
 pub use network::{NETWORK_EXIT_CODES, NetworkArgs, NetworkCommand};
 pub use scan::{EncodingArg, MatchArg, ScanCommand};

@@ -49,6 +49,9 @@ pub struct Fetched {
     pub elapsed_ms: u32,
 }
 
+/// What a reply of the local index that is not the answer its read expects says.
+pub const UNEXPECTED_INDEX_ANSWER: &str = "unexpected answer to an index read";
+
 impl Fetched {
     /// The local index's answer in this reply: the index's failure or the request's error as
     /// one line for the user, and a reply that is not an index read's as "unexpected".
@@ -56,7 +59,7 @@ impl Fetched {
         match &self.result {
             Ok(r) => match r.index() {
                 Some(a) => a.clone().map_err(|f| f.message),
-                None => Err("unexpected answer to an index read".to_owned()),
+                None => Err(UNEXPECTED_INDEX_ANSWER.to_owned()),
             },
             Err(e) => Err(e.to_string()),
         }

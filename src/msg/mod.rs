@@ -12,6 +12,8 @@ pub mod tabs;
 
 pub use action::{Action, ThemeSource};
 pub use command::{Command, UnknownCommand};
-pub use effect::{Effect, FILE_EXISTS, Fetched, Request, RequestId, RequestIds, Response};
+pub use effect::{
+    Effect, FILE_EXISTS, Fetched, Request, RequestId, RequestIds, Response, UNEXPECTED_INDEX_ANSWER,
+};
 pub use pane::PaneId;
 pub use tabs::Tabs;

@@ -282,6 +282,55 @@ fn snapshot_network_matrix_120x40() {
     assert_snapshot!("snapshot_network_matrix_120x40", masked(&h.screen(120, 40)));
 }
 
+#[test]
+fn at_200_columns_the_sv_column_fits_the_longest_name_and_the_host_column_takes_the_rest() {
+    let mut h = network_pane();
+    // The longest SV cell as drawn: my SV's star, the name, `*` on the profile's own scan.
+    let longest = h
+        .app
+        .network
+        .scan_rows()
+        .iter()
+        .map(|r| {
+            let star = if h.app.sh.health.dso.is_mine(&r.entry.sv_name) {
+                2
+            } else {
+                0
+            };
+            star + r.entry.sv_name.chars().count() + usize::from(r.entry.own)
+        })
+        .max()
+        .expect("scans measured");
+    let screen = h.screen(200, 60);
+    let header = screen
+        .lines()
+        .find(|l| l.contains("SV ") && l.contains(" Host "))
+        .unwrap_or_else(|| panic!("no header:\n{screen}"));
+    let cols: Vec<char> = header.chars().collect();
+    let at = |title: &str| {
+        let t: Vec<char> = title.chars().collect();
+        cols.windows(t.len())
+            .position(|w| w == t.as_slice())
+            .expect(title)
+    };
+    // The SV column (and the gap after it) is no wider than the longest name.
+    let sv_width = at(" Host ") - at("SV ");
+    assert!(
+        sv_width <= longest.max(12),
+        "SV column {sv_width} wide, longest name {longest}:\n{header}"
+    );
+    // Every name is shown whole; the Host column gets the spare width (wider than its 16).
+    for r in h.app.network.scan_rows() {
+        assert!(
+            screen.contains(&r.entry.sv_name),
+            "{} cut:\n{screen}",
+            r.entry.sv_name
+        );
+    }
+    let host_width = at("Reach") - at(" Host ") - 2;
+    assert!(host_width > 32, "Host column {host_width} wide:\n{header}");
+}
+
 fn classes(h: &Harness) -> Vec<String> {
     h.app
         .network

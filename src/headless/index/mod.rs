@@ -250,10 +250,7 @@ pub async fn run_with(
             from,
             until,
             verify: scans,
-            progress,
-            page_size,
-            request_rate,
-            timeout,
+            walk,
         } => {
             let plan = SyncPlan {
                 from: from.clone(),
@@ -261,11 +258,11 @@ pub async fn run_with(
                 follow: false,
                 verify: *scans,
                 bodies: false,
-                progress: progress_mode(*progress),
-                page_size: i32::from(*page_size),
+                progress: progress_mode(walk.progress),
+                page_size: i32::from(walk.page_size),
                 chunks: 1,
-                rate: request_rate.unwrap_or(settings.network.request_rate),
-                timeout: *timeout,
+                rate: walk.request_rate.unwrap_or(settings.network.request_rate),
+                timeout: walk.timeout,
             };
             let from = from.as_deref().and_then(parse_time_micros);
             verify(location, settings, &plan, from, out, err, cancel).await
@@ -276,10 +273,7 @@ pub async fn run_with(
             follow,
             verify,
             no_bodies,
-            progress,
-            page_size,
-            request_rate,
-            timeout,
+            walk,
             chunks,
         } => {
             let plan = SyncPlan {
@@ -288,11 +282,11 @@ pub async fn run_with(
                 follow: *follow,
                 verify: *verify,
                 bodies: !*no_bodies,
-                progress: progress_mode(*progress),
-                page_size: i32::from(*page_size),
+                progress: progress_mode(walk.progress),
+                page_size: i32::from(walk.page_size),
                 chunks: usize::from(*chunks),
-                rate: request_rate.unwrap_or(settings.network.request_rate),
-                timeout: *timeout,
+                rate: walk.request_rate.unwrap_or(settings.network.request_rate),
+                timeout: walk.timeout,
             };
             sync(location, settings, &plan, out, err, cancel, terminated).await
         }

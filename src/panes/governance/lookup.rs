@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use super::detail::row;
 use crate::model::governance::{VoteUpdates, vote_updates_loaded};
 use crate::model::index::read::{IndexAnswer, IndexRead};
-use crate::msg::{Effect, Fetched, Request, RequestId};
+use crate::msg::{Effect, Fetched, Request, RequestId, UNEXPECTED_INDEX_ANSWER};
 use crate::panes::{Out, Shared};
 use crate::ui::format::group_thousands;
 use crate::ui::theme::Theme;
@@ -116,13 +116,10 @@ impl UpdateLookup {
             return false;
         }
         self.pending = None;
-        self.answer = Some(match &reply.result {
-            Ok(r) => match r.index() {
-                Some(Ok(IndexAnswer::VoteUpdates(found))) => Ok(found.clone()),
-                Some(Ok(_)) | None => Err("unexpected answer to an index read".to_owned()),
-                Some(Err(f)) => Err(f.message.clone()),
-            },
-            Err(e) => Err(e.to_string()),
+        self.answer = Some(match reply.index_answer() {
+            Ok(IndexAnswer::VoteUpdates(found)) => Ok(found),
+            Ok(_) => Err(UNEXPECTED_INDEX_ANSWER.to_owned()),
+            Err(e) => Err(e),
         });
         true
     }

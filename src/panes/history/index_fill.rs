@@ -13,7 +13,7 @@ use crate::model::format::format_time_micros;
 use crate::model::index::read::{Hole, IndexAnswer, IndexRead, RowDetail, summary_row};
 use crate::model::page_walk::{PageWalk, cursor_at};
 use crate::model::summary::Summarizer;
-use crate::msg::{Fetched, Request, RequestId};
+use crate::msg::{Fetched, Request, RequestId, UNEXPECTED_INDEX_ANSWER};
 
 use super::super::{Out, Shared};
 use super::index_range::IndexedRow;
@@ -253,14 +253,10 @@ impl ScanFill {
     ) -> Option<FillReply> {
         if self.asking == Some(reply.id) {
             self.asking = None;
-            let answer = match &reply.result {
-                Ok(r) => match r.index() {
-                    Some(Ok(IndexAnswer::Holes(h))) => Ok(h.clone()),
-                    Some(Ok(_)) => Err("unexpected answer to an index read".to_owned()),
-                    Some(Err(f)) => Err(f.message.clone()),
-                    None => Err("unexpected answer to an index read".to_owned()),
-                },
-                Err(e) => Err(e.to_string()),
+            let answer = match reply.index_answer() {
+                Ok(IndexAnswer::Holes(h)) => Ok(h),
+                Ok(_) => Err(UNEXPECTED_INDEX_ANSWER.to_owned()),
+                Err(e) => Err(e),
             };
             return Some(match answer {
                 Ok(holes) => {

@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use crate::model::index::SearchRow;
 use crate::model::index::read::{IndexAnswer, RangeFrom, RangeKey, RowDetail};
-use crate::msg::{Fetched, RequestId};
+use crate::msg::{Fetched, RequestId, UNEXPECTED_INDEX_ANSWER};
 use crate::ui::scroll::ScrollState;
 
 /// A list of rows read from the index in pages of `page_size`.
@@ -175,7 +175,7 @@ impl<R> PagedList<R> {
             Ok(IndexAnswer::Range(p)) => (p.rows, p.details, p.total, p.located),
             Ok(IndexAnswer::Search(p)) => (p.rows, Vec::new(), p.total, None),
             Ok(_) => {
-                let e = "unexpected answer to an index read".to_owned();
+                let e = UNEXPECTED_INDEX_ANSWER.to_owned();
                 self.error = Some(e.clone());
                 return Some(Err(e));
             }

@@ -48,6 +48,16 @@ pub struct ScanRow {
 }
 
 impl ScanRow {
+    /// The SV cell: my SV's star, the SV's name, `*` on the profile's own scan.
+    fn sv_text(&self, sh: &Shared) -> String {
+        let mark = if self.entry.own { "*" } else { "" };
+        format!(
+            "{}{}{mark}",
+            my_sv_mark(sh, &self.entry.sv_name),
+            self.entry.sv_name
+        )
+    }
+
     /// `healthy`, `lagging`, `unhealthy` or `down`.
     pub fn state_name(&self) -> &'static str {
         match self.health.state {
@@ -169,20 +179,12 @@ impl TableRow for ScanRow {
         let muted = theme.muted;
         match col {
             ScanCol::Sv => {
-                let mark = if self.entry.own { "*" } else { "" };
                 let style = if self.entry.counted {
                     theme.accent
                 } else {
                     theme.muted
                 };
-                Cell::new(
-                    format!(
-                        "{}{}{mark}",
-                        my_sv_mark(sh, &self.entry.sv_name),
-                        self.entry.sv_name
-                    ),
-                    style,
-                )
+                Cell::new(self.sv_text(sh), style)
             }
             ScanCol::Host => {
                 let host = url_host(&self.entry.url);
@@ -297,17 +299,9 @@ impl TableRow for ScanRow {
 /// The matrix table.
 pub(super) fn scans_table() -> DataTable<ScanCol> {
     DataTable::new(Columns::new(vec![
-        Column::new(ScanCol::Sv, "SV", Width::fill(12)),
-        Column::new(
-            ScanCol::Host,
-            "Host",
-            Width::Wide {
-                narrow: 16,
-                wide: 32,
-                from: 160,
-            },
-        )
-        .priority(2),
+        Column::new(ScanCol::Sv, "SV", sv_width(0)),
+        // What the other columns leave: the whole host and path of a wide screen's URLs.
+        Column::new(ScanCol::Host, "Host", Width::fill(16)).priority(2),
         Column::new(ScanCol::Reach, "Reach", Width::Fixed(5)).priority(4),
         Column::new(ScanCol::Status, "Status", Width::Fixed(8)).priority(6),
         Column::new(ScanCol::Version, "Version", Width::Fixed(8)).priority(1),
@@ -339,6 +333,12 @@ pub(super) fn scans_table() -> DataTable<ScanCol> {
             .priority(0),
         Column::new(ScanCol::Health, "Health", Width::Fixed(9)).priority(9),
     ]))
+}
+
+/// The SV column: as wide as the longest SV cell (`longest` columns), at least 12, at most 32
+/// (a longer name is cut with a marker).
+fn sv_width(longest: usize) -> Width {
+    Width::Fixed(u16::try_from(longest.clamp(12, 32)).unwrap_or(32))
 }
 
 /// The Scans section's state.
@@ -463,6 +463,19 @@ impl NetworkPane {
             self.scans.measuring = net.is_measuring();
             changed = true;
         }
+        // The SV column fits the longest SV cell as drawn (sanitised; my SV's star can come
+        // after the rows, with the DSO); the Host column takes what the others leave.
+        let longest = self
+            .scans
+            .rows
+            .iter()
+            .map(|r| safe_line(&r.sv_text(sh), 32).width())
+            .max()
+            .unwrap_or(0);
+        self.scans
+            .table
+            .columns_mut()
+            .set_width(ScanCol::Sv, sv_width(longest));
         changed
     }
 

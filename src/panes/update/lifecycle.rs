@@ -17,7 +17,7 @@ use crate::ui::theme::Theme;
 
 use super::{Content, Focus, Out, Shared, UpdatePane, Want};
 use crate::model::index::read::{IndexAnswer, IndexRead, LIFECYCLE_MAX};
-use crate::msg::{Fetched, Request, RequestId};
+use crate::msg::{Fetched, Request, RequestId, UNEXPECTED_INDEX_ANSWER};
 
 /// One selectable row of the lifecycle list.
 #[derive(Debug, Clone)]
@@ -141,7 +141,7 @@ impl UpdatePane {
                 *l = list;
                 self.apply_viewports();
             }
-            Ok(_) => l.note = Some("unexpected answer to an index read".into()),
+            Ok(_) => l.note = Some(UNEXPECTED_INDEX_ANSWER.into()),
             Err(e) => {
                 l.note = Some(format!("the local index could not be read: {e}"));
                 out.error(format!("contract lifecycle: {e}"));
