@@ -133,6 +133,12 @@ impl<R> PagedList<R> {
         }
     }
 
+    /// Drops the pages read but `page` (the list changed under them: they are read again as
+    /// the screen needs them).
+    pub fn forget_pages_but(&mut self, page: usize) {
+        self.pages.retain(|(p, _)| *p == page);
+    }
+
     /// A read of `page` was sent as `id` (the one before it no longer counts).
     pub fn sent(&mut self, id: RequestId, page: usize) {
         self.pending = Some((id, page));
