@@ -1219,7 +1219,8 @@ fn time_in_a_gap_of_the_index_lands_on_the_update_at_that_time_once_the_scan_sen
     h.palette(&format!("time {}", format_time_micros(t)));
     let r = range(&h);
     assert!(
-        r.fill().is_some_and(|f| f.running()),
+        r.fill()
+            .is_some_and(cantonscope::panes::history::ScanFill::running),
         "the gaps are being read"
     );
     // Until the scan sent the stretch at T, the list says it reads it.
@@ -1282,14 +1283,14 @@ fn the_memory_budget_dropping_loaded_rows_leaves_no_update_out_of_the_one_scroll
         h.app.sh.history.memory_bytes(),
         (h.now - first) as f64 / HOUR as f64,
         range(&h).scan_rows(),
-        range(&h).fill().map(|f| f.bytes()).unwrap_or(0),
         range(&h)
             .fill()
-            .map(|f| f
-                .gaps()
-                .iter()
-                .map(|g| (g.hole, g.rows.len(), g.done))
-                .collect::<Vec<_>>())
+            .map_or(0, cantonscope::panes::history::ScanFill::bytes),
+        range(&h).fill().map(|f| f
+            .gaps()
+            .iter()
+            .map(|g| (g.hole, g.rows.len(), g.done))
+            .collect::<Vec<_>>())
     );
     // Every update from 20 h back: the stretch the loaded rows left is listed again, from the
     // scan where the index lacks it (14 h to 13 h back) and from the index.
@@ -1320,16 +1321,24 @@ fn a_sync_writing_into_a_gap_while_the_list_is_open_lists_each_update_once() {
         h.tick(0.5);
     }
     until_gaps_read(&mut h);
-    let r = range(&h);
-    assert_eq!(
-        r.fill().map(|f| f.gaps().len()),
-        Some(2),
-        "the index lacks the stretch between its ranges no longer"
-    );
     let loaded_first = h.app.sh.history.first().expect("loaded").record_time;
     let mut want = demo_updates(since, loaded_first);
     want.extend(h.app.sh.history.iter().map(|s| s.update_id.to_string()));
     let seen = walk_the_list(&mut h);
     assert_eq!(twice(&seen), Vec::<&String>::new(), "no update twice");
     assert_eq!(seen, want, "the whole span, in ledger order");
+    // The stretch the sync wrote is listed from the index: the scan sent the rest.
+    let r = range(&h);
+    assert_eq!(
+        r.fill().map(|f| f.gaps().len()),
+        Some(2),
+        "the index lacks the stretch between its ranges no longer"
+    );
+    let kept = kept_in_time_order(&h).len();
+    assert_eq!(
+        r.index_rows(),
+        Some(kept as u64),
+        "every update the index keeps now"
+    );
+    assert_eq!(r.scan_rows() + kept + h.app.sh.history.len(), want.len());
 }

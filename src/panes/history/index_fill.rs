@@ -5,7 +5,11 @@
 //! [`PageWalk`] as the export from the server, at most [`PAGES_PER_SEC`] pages a second) and
 //! kept as summary rows, within the history's memory budget together with the loaded rows.
 //! The newest gap is read first (the one next to the loaded rows). Nothing here is asked of
-//! the scan for a range the index covers, and nothing at all with `--offline`.
+//! the scan for a range the index covers, and nothing at all with `--offline`. When the list
+//! changes under the gaps (the memory budget drops loaded rows: the list reaches further; a
+//! sync writes the index) the index is asked again and its answer merged with the rows read
+//! ([`ScanFill::refresh`]): rows stay in the gap that holds their time, go where the index
+//! covers them now, and a gap is read only from where the scan has not sent it yet.
 
 use crate::api::scan::UpdatesPage;
 use crate::feed::loader::PAGE_SIZE;
@@ -427,6 +431,7 @@ impl ScanFill {
                     FillReply::Merged
                 }
                 Ok(holes) => {
+                    self.before = before;
                     self.gaps = Some(holes.into_iter().map(Gap::new).collect());
                     if self.gaps().is_empty() {
                         self.end = Some(FillEnd::Done);
@@ -559,5 +564,77 @@ impl ScanFill {
             end: Some(FillEnd::Done),
             budget_said: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(t: i64) -> IndexedRow {
+        IndexedRow {
+            record_time: Some(t),
+            migration_id: 0,
+            update_id: format!("u{t}"),
+            kind: "transaction".into(),
+            summary: String::new(),
+            events: None,
+            synchronizer: None,
+            parties: Vec::new(),
+            from_scan: true,
+        }
+    }
+
+    fn hole(after: Option<i64>, through: Option<i64>) -> Hole {
+        Hole {
+            after: after.map(|t| (0, t)),
+            through: through.map(|t| (0, t)),
+            offset: 0,
+        }
+    }
+
+    fn times(g: &Gap) -> Vec<i64> {
+        g.rows.iter().filter_map(|r| r.record_time).collect()
+    }
+
+    #[test]
+    fn asked_again_the_gaps_keep_what_the_scan_sent_and_read_on_only_where_it_did_not() {
+        // The list up to 100 lacks 10..=20 and 51..100, both read.
+        let mut f = ScanFill::with_gaps(Vec::new());
+        f.before = Some(100);
+        f.gaps = Some(vec![
+            Gap {
+                rows: (10..=20).map(row).collect(),
+                done: true,
+                ..Gap::new(hole(Some(9), Some(20)))
+            },
+            Gap {
+                rows: (51..100).map(row).collect(),
+                done: true,
+                ..Gap::new(hole(Some(50), None))
+            },
+        ]);
+        // A sync wrote 14..=16; the loaded rows start at 200 now.
+        f.merge(
+            vec![
+                hole(Some(9), Some(13)),
+                hole(Some(16), Some(20)),
+                hole(Some(50), None),
+            ],
+            Some(200),
+        );
+        let g = f.gaps();
+        assert_eq!(g.len(), 3);
+        assert_eq!(times(&g[0]), (10..=13).collect::<Vec<_>>());
+        assert_eq!(times(&g[1]), (17..=20).collect::<Vec<_>>());
+        assert!(g[0].done && g[1].done, "read before: not read again");
+        // The last grew: read on after what the scan sent.
+        assert_eq!(times(&g[2]), (51..100).collect::<Vec<_>>());
+        assert!(!g[2].done);
+        assert_eq!(g[2].upto, Some(99));
+        assert!(f.running());
+        assert_eq!(f.rows(), 4 + 4 + 49);
+        assert_eq!(f.gap_at(150), Some(2));
+        assert_eq!(f.gap_at(15), None, "the index holds it now");
     }
 }

@@ -10,7 +10,10 @@
 //! update body is held. The list's length is the index's count plus the loaded rows (so the
 //! title and the position are right before any row is read). Esc drops the index's rows (the
 //! loaded rows alone again), `f` follows the live tail. The pane's side (opening, moving, replies,
-//! drawing) is in `index_view`.
+//! drawing) is in `index_view`. `:time` in a part the index lacks lands once the scan sent it
+//! ([`IndexRange::aiming`]); a sync writing the index while the list is open (its reach's count
+//! moved, or a page holds an update the scan sent too) counts it again and asks its gaps again,
+//! so each update is listed once, the index's row preferred.
 //!
 //! ```text
 //! ┌History · 11-26 14:00–11-27 14:00 UTC · 1,234,567 updates (local index) · 43 loaded · paused┐
@@ -368,7 +371,7 @@ impl IndexRange {
         let ids: std::collections::HashSet<&str> =
             rows.iter().map(|r| r.update_id.as_str()).collect();
         if fill.forget(&ids) {
-            self.list.forget_pages_but(page);
+            self.list.forget_pages();
             self.index_changed(sh, out);
         }
     }
@@ -616,9 +619,23 @@ impl IndexRange {
         sh: &mut Shared,
         out: &mut Out,
     ) -> bool {
+        // The scan's row selected, to keep the selection on it when the gaps are merged anew.
+        let on_scan = match self.at {
+            At::Scan(..) => self.selected().map(|r| r.update_id.clone()),
+            _ => None,
+        };
         if let Some(fill) = &mut self.fill
             && let Some(got) = fill.on_reply(reply, sh, out)
         {
+            if got == FillReply::Merged
+                && let Some(id) = on_scan
+                && let Some(at) = fill.gaps().iter().enumerate().find_map(|(g, gap)| {
+                    let k = gap.rows.iter().position(|r| r.update_id == id)?;
+                    Some(At::Scan(g, k))
+                })
+            {
+                self.at = at;
+            }
             if got == FillReply::Gaps
                 && let Some(said) = fill.describe()
             {
@@ -656,8 +673,8 @@ impl IndexRange {
                 if self.checking && p.total.is_some() {
                     self.checking = false;
                     if p.total != counted {
-                        // Rows were written in the list: the other pages moved.
-                        self.list.forget_pages_but(p.page);
+                        // Rows were written in the list: the pages read moved.
+                        self.list.forget_pages();
                     }
                 }
                 self.drop_twins(p.page, sh, out);
