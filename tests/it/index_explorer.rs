@@ -1125,3 +1125,220 @@ fn governance_opens_a_votes_updates_from_the_index_and_says_when_neither_has_the
     let s = h.screen(160, 40);
     assert!(!lines_with(&s, "VoteRequest").is_empty(), "{s}");
 }
+
+/// The explorer on the static demo with an index synced in the ranges `ranges` (hours back from
+/// the explorer's clock, `(from, until)`: the gaps between them are ranges the index lacks),
+/// the history loaded from `from_hours` back (`None`: the recent updates).
+fn with_index_ranges(
+    dir: &Path,
+    ranges: &'static [(i64, i64)],
+    from_hours: Option<i64>,
+) -> Harness {
+    let d = dir.to_owned();
+    Harness::start_with(Options {
+        prepare: Box::new(move |demo, now, settings| {
+            let mut path = None;
+            for (from, until) in ranges {
+                path = Some(sync_index_between(
+                    &d,
+                    &demo.scan_url,
+                    now - from * HOUR,
+                    now - until * HOUR,
+                ));
+            }
+            settings.index = path.map(|p| p.display().to_string());
+            if let Some(hours) = from_hours {
+                let at =
+                    chrono::DateTime::from_timestamp_micros(now - hours * HOUR).expect("a time");
+                settings.from = cantonscope::config::HistoryStart::At(at);
+            }
+        }),
+        ..Options::default()
+    })
+}
+
+/// Every update of the demo ledger recorded from `since` until before `before`, in the list's
+/// order (record time, migration, update id).
+fn demo_updates(since: i64, before: i64) -> Vec<String> {
+    let mut all: Vec<(i64, i64, String)> = cantonscope::demo::generate(42)
+        .updates()
+        .iter()
+        .filter(|u| u.record_time >= since && u.record_time < before)
+        .map(|u| (u.record_time, u.migration_id, u.update_id.clone()))
+        .collect();
+    all.sort();
+    all.into_iter().map(|(_, _, id)| id).collect()
+}
+
+/// Ticks until the scan has sent every gap of the History list read from the index.
+fn until_gaps_read(h: &mut Harness) {
+    for _ in 0..400 {
+        if range(h).fill().is_some_and(|f| !f.running()) {
+            return;
+        }
+        h.tick(0.25);
+    }
+    panic!("the gaps were never read");
+}
+
+/// From the list's first row down to its last, every update selected (`g`, then `j`).
+fn walk_the_list(h: &mut Harness) -> Vec<String> {
+    h.key(KeyCode::Home);
+    let total = range(h).total().expect("counted") as usize;
+    let mut seen = Vec::with_capacity(total);
+    for i in 0..total {
+        assert_eq!(range(h).cursor(), i);
+        seen.push(selected(h).expect("a row"));
+        h.key(KeyCode::Char('j'));
+    }
+    seen
+}
+
+/// The updates twice in `seen`.
+fn twice(seen: &[String]) -> Vec<&String> {
+    let mut once = std::collections::HashSet::new();
+    seen.iter().filter(|id| !once.insert(*id)).collect()
+}
+
+#[test]
+fn time_in_a_gap_of_the_index_lands_on_the_update_at_that_time_once_the_scan_sent_it() {
+    // The index holds 8 h to 6 h back and 5 h to 4 h back; `:time` 5 h 30 m back is in the gap
+    // between them: the updates there come from the scan.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index_ranges(dir.path(), &[(8, 6), (5, 4)], None);
+    let t = h.now - 5 * HOUR - HOUR / 2;
+    let around = demo_updates(t - HOUR / 4, t + HOUR / 4);
+    let at = demo_updates(t, t + HOUR / 4);
+    let want = at.first().expect("an update after T").clone();
+    let before = around[around.len() - at.len() - 1].clone();
+    let kept: std::collections::HashSet<String> = kept_in_time_order(&h)
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
+    assert!(!kept.contains(&want), "the index lacks the update at T");
+    h.palette(&format!("time {}", format_time_micros(t)));
+    let r = range(&h);
+    assert!(
+        r.fill()
+            .is_some_and(cantonscope::panes::history::ScanFill::running),
+        "the gaps are being read"
+    );
+    // Until the scan sent the stretch at T, the list says it reads it.
+    let s = screen(&mut h, 200, 40);
+    let title = s.lines().nth(2).unwrap_or_default().to_owned();
+    assert!(title.contains("reading the updates at"), "{s}");
+    until_gaps_read(&mut h);
+    let r = range(&h);
+    assert_eq!(
+        r.selected()
+            .map(|row| (row.update_id.as_str(), row.from_scan)),
+        Some((want.as_str(), true)),
+        "the first update at T, from the scan"
+    );
+    let s = screen(&mut h, 200, 40);
+    assert!(!s.contains("reading the updates at"), "{s}");
+    // The one before it is right above.
+    h.key(KeyCode::Char('k'));
+    assert_eq!(selected(&h), Some(before));
+}
+
+#[test]
+fn the_memory_budget_dropping_loaded_rows_leaves_no_update_out_of_the_one_scroll() {
+    // The index holds 20 h to 14 h back and 13 h to 9 h back; the history is loaded from 14 h
+    // back (not up to the head: more is loaded as the list reaches its end). `L 20h`: the
+    // index's rows, then the loaded rows.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index_ranges(dir.path(), &[(20, 14), (13, 9)], Some(14));
+    let since = h.now - 20 * HOUR;
+    let loaded_first = h.app.sh.history.first().expect("loaded").record_time;
+    assert!(loaded_first < h.now - 13 * HOUR);
+    assert!(!h.app.sh.feed.at_head);
+    h.palette("load 20h");
+    until_gaps_read(&mut h);
+    // The loader's budget goes down to 1 MiB (the scan's rows of the list keep the profile's):
+    // loading on at the list's end drops the oldest loaded rows.
+    h.app.loader.set_memory_budget_mib(1);
+    for _ in 0..100 {
+        if h.app.sh.history.dropped() > 0 {
+            break;
+        }
+        h.key(KeyCode::End);
+        h.tick(0.5);
+    }
+    assert!(
+        h.app.sh.history.dropped() > 0,
+        "the budget dropped loaded rows"
+    );
+    let first = h.app.sh.history.first().expect("loaded").record_time;
+    assert!(
+        first > h.now - 12 * HOUR,
+        "the loaded rows start in the index's second range now"
+    );
+    until_gaps_read(&mut h);
+    assert_eq!(
+        range(&h).fill().and_then(|f| f.end()),
+        Some(&cantonscope::panes::history::FillEnd::Done),
+        "{} loaded ({} bytes) from {}, scan rows {} ({} bytes), gaps {:?}",
+        h.app.sh.history.len(),
+        h.app.sh.history.memory_bytes(),
+        (h.now - first) as f64 / HOUR as f64,
+        range(&h).scan_rows(),
+        range(&h)
+            .fill()
+            .map_or(0, cantonscope::panes::history::ScanFill::bytes),
+        range(&h).fill().map(|f| f
+            .gaps()
+            .iter()
+            .map(|g| (g.hole, g.rows.len(), g.done))
+            .collect::<Vec<_>>())
+    );
+    // Every update from 20 h back: the stretch the loaded rows left is listed again, from the
+    // scan where the index lacks it (14 h to 13 h back) and from the index.
+    let first = h.app.sh.history.first().expect("loaded").record_time;
+    let mut want = demo_updates(since, first);
+    want.extend(h.app.sh.history.iter().map(|s| s.update_id.to_string()));
+    let seen = walk_the_list(&mut h);
+    assert_eq!(twice(&seen), Vec::<&String>::new(), "no update twice");
+    assert_eq!(seen.len(), want.len(), "no update missing");
+    assert_eq!(seen, want, "the whole span, in ledger order");
+}
+
+#[test]
+fn a_sync_writing_into_a_gap_while_the_list_is_open_lists_each_update_once() {
+    // The index holds 8 h to 6 h back and 5 h to 4 h back; `L 12h` reads the gap between them
+    // from the scan; then a sync writes that gap into the index.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index_ranges(dir.path(), &[(8, 6), (5, 4)], None);
+    let start = h.now;
+    let since = start - 12 * HOUR;
+    h.palette("load 12h");
+    until_gaps_read(&mut h);
+    assert_eq!(range(&h).fill().map(|f| f.gaps().len()), Some(3));
+    let scan_url = h.demo.as_ref().expect("demo").scan_url.clone();
+    sync_index_between(dir.path(), &scan_url, start - 6 * HOUR, start - 5 * HOUR);
+    // The index's reach is read again every 5 s: the list sees the sync's updates.
+    for _ in 0..12 {
+        h.tick(0.5);
+    }
+    until_gaps_read(&mut h);
+    let loaded_first = h.app.sh.history.first().expect("loaded").record_time;
+    let mut want = demo_updates(since, loaded_first);
+    want.extend(h.app.sh.history.iter().map(|s| s.update_id.to_string()));
+    let seen = walk_the_list(&mut h);
+    assert_eq!(twice(&seen), Vec::<&String>::new(), "no update twice");
+    assert_eq!(seen, want, "the whole span, in ledger order");
+    // The stretch the sync wrote is listed from the index: the scan sent the rest.
+    let r = range(&h);
+    assert_eq!(
+        r.fill().map(|f| f.gaps().len()),
+        Some(2),
+        "the index lacks the stretch between its ranges no longer"
+    );
+    let kept = kept_in_time_order(&h).len();
+    assert_eq!(
+        r.index_rows(),
+        Some(kept as u64),
+        "every update the index keeps now"
+    );
+    assert_eq!(r.scan_rows() + kept + h.app.sh.history.len(), want.len());
+}

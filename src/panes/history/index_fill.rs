@@ -5,13 +5,17 @@
 //! [`PageWalk`] as the export from the server, at most [`PAGES_PER_SEC`] pages a second) and
 //! kept as summary rows, within the history's memory budget together with the loaded rows.
 //! The newest gap is read first (the one next to the loaded rows). Nothing here is asked of
-//! the scan for a range the index covers, and nothing at all with `--offline`.
+//! the scan for a range the index covers, and nothing at all with `--offline`. When the list
+//! changes under the gaps (the memory budget drops loaded rows: the list reaches further; a
+//! sync writes the index) the index is asked again and its answer merged with the rows read
+//! ([`ScanFill::refresh`]): rows stay in the gap that holds their time, go where the index
+//! covers them now, and a gap is read only from where the scan has not sent it yet.
 
 use crate::api::scan::UpdatesPage;
-use crate::feed::loader::{PAGE_SIZE, span_limit};
+use crate::feed::loader::PAGE_SIZE;
 use crate::model::format::format_time_micros;
 use crate::model::index::read::{Hole, IndexAnswer, IndexRead, RowDetail, summary_row};
-use crate::model::page_walk::{PageWalk, cursor_at};
+use crate::model::page_walk::{PageWalk, cursor_at, cursor_position};
 use crate::model::summary::Summarizer;
 use crate::msg::{Fetched, Request, RequestId, UNEXPECTED_INDEX_ANSWER};
 
@@ -27,6 +31,20 @@ pub struct Gap {
     pub rows: Vec<IndexedRow>,
     /// The scan sent all of it.
     pub done: bool,
+    /// The scan sent all of it from its start through this record time (µs): its walk goes on
+    /// after it (`None`: nothing yet).
+    pub upto: Option<i64>,
+}
+
+impl Gap {
+    fn new(hole: Hole) -> Gap {
+        Gap {
+            hole,
+            rows: Vec::new(),
+            done: false,
+            upto: None,
+        }
+    }
 }
 
 /// Why reading the gaps from the scan stopped.
@@ -45,8 +63,9 @@ pub enum FillEnd {
 pub struct ScanFill {
     since: i64,
     before: Option<i64>,
-    /// The read of the gaps, while in flight.
-    asking: Option<RequestId>,
+    /// The read of the gaps, while in flight, and the end of the list it asks up to (a read
+    /// again, when the list changed under the gaps already read, merges its answer with them).
+    asking: Option<(RequestId, Option<i64>)>,
     /// The gaps, in the list's order (`None`: not known yet).
     gaps: Option<Vec<Gap>>,
     /// The gap walked now and where.
@@ -58,6 +77,8 @@ pub struct ScanFill {
     bytes: usize,
     pages: u32,
     end: Option<FillEnd>,
+    /// The full memory budget was said (once).
+    budget_said: bool,
 }
 
 /// What a reply brought.
@@ -67,6 +88,8 @@ pub enum FillReply {
     Gaps,
     /// Rows came for a gap.
     Rows,
+    /// The gaps were asked again and merged with the rows read.
+    Merged,
     /// Nothing changed (a failure, said).
     Nothing,
 }
@@ -91,7 +114,7 @@ impl ScanFill {
         ScanFill {
             since,
             before,
-            asking: Some(id),
+            asking: Some((id, before)),
             gaps: None,
             walk: None,
             fetch: None,
@@ -99,6 +122,7 @@ impl ScanFill {
             bytes: 0,
             pages: 0,
             end: None,
+            budget_said: false,
         }
     }
 
@@ -152,6 +176,128 @@ impl ScanFill {
             .sum();
     }
 
+    /// The record times (µs, inclusive) gap `g` spans: from its start (after the covered range
+    /// before it, or the list's start) through its end (the covered range after it starts, or
+    /// the loaded rows: `before`).
+    fn span_of(&self, hole: &Hole, before: Option<i64>) -> (i64, i64) {
+        let first = hole.after.map_or(self.since, |(_, t)| t.saturating_add(1));
+        let last = match (hole.through, before) {
+            (Some((_, t)), _) => t,
+            (None, Some(b)) => b.saturating_sub(1),
+            (None, None) => i64::MAX,
+        };
+        (first, last)
+    }
+
+    /// The gap a record time (µs) falls in, once the gaps are known.
+    pub fn gap_at(&self, t: i64) -> Option<usize> {
+        self.gaps().iter().position(|g| {
+            let (first, last) = self.span_of(&g.hole, self.before);
+            first <= t && t <= last
+        })
+    }
+
+    /// Whether the gaps are known.
+    pub fn known(&self) -> bool {
+        self.gaps.is_some()
+    }
+
+    /// The list changed under the gaps read (it now ends at `before`: the memory budget dropped
+    /// loaded rows; or a sync wrote into the index): the index is asked again which parts it
+    /// lacks, and the answer is merged with what the scan sent ([`ScanFill::merge`]).
+    pub fn refresh(&mut self, before: Option<i64>, sh: &mut Shared, out: &mut Out) {
+        let id = out.fetch(
+            sh,
+            Request::Index(IndexRead::Holes {
+                since: self.since,
+                before,
+            }),
+        );
+        self.asking = Some((id, before));
+    }
+
+    /// Takes the gaps the index lacks now (the list up to `before`) in place of the ones read:
+    /// the scan's rows stay in the gap that holds their time and go where the index covers
+    /// them now (it lists them); a gap is read only where the scan has not sent it yet (a gap
+    /// that grew goes on after its end, a new one is read from its start).
+    fn merge(&mut self, holes: Vec<Hole>, before: Option<i64>) {
+        let old_before = self.before;
+        // What was known of each old gap: its span and the time its rows are complete through.
+        let known: Vec<(i64, i64, Option<i64>)> = self
+            .gaps()
+            .iter()
+            .map(|g| {
+                let (first, last) = self.span_of(&g.hole, old_before);
+                (first, last, if g.done { Some(last) } else { g.upto })
+            })
+            .collect();
+        let mut rows: Vec<IndexedRow> = self
+            .gaps
+            .take()
+            .unwrap_or_default()
+            .into_iter()
+            .flat_map(|g| g.rows)
+            .collect();
+        self.before = before;
+        let mut gaps = Vec::with_capacity(holes.len());
+        for hole in holes {
+            let (first, last) = self.span_of(&hole, before);
+            let mut gap = Gap::new(hole);
+            let (mine, rest): (Vec<_>, Vec<_>) = rows
+                .into_iter()
+                .partition(|r| r.record_time.is_some_and(|t| first <= t && t <= last));
+            rows = rest;
+            gap.rows = mine;
+            let through = known
+                .iter()
+                .find(|(f, l, _)| *f <= first && first <= *l)
+                .and_then(|(_, _, k)| *k)
+                .filter(|k| *k >= first);
+            match through {
+                Some(k) if k >= last => gap.done = true,
+                Some(k) => gap.upto = Some(k),
+                None => gap.rows.clear(),
+            }
+            gaps.push(gap);
+        }
+        self.gaps = Some(gaps);
+        // The walk starts again from what each gap lacks (a page in flight is not waited for).
+        self.walk = None;
+        self.fetch = None;
+        self.bytes = self
+            .gaps()
+            .iter()
+            .flat_map(|g| &g.rows)
+            .map(row_bytes)
+            .sum();
+        self.end = if self.gaps().iter().all(|g| g.done) {
+            Some(FillEnd::Done)
+        } else {
+            None
+        };
+    }
+
+    /// Drops the scan's rows of these updates (the index lists them now); whether any was.
+    pub fn forget(&mut self, ids: &std::collections::HashSet<&str>) -> bool {
+        let mut gone = false;
+        if let Some(gaps) = &mut self.gaps {
+            for g in gaps.iter_mut() {
+                let n = g.rows.len();
+                g.rows.retain(|r| !ids.contains(r.update_id.as_str()));
+                gone |= g.rows.len() != n;
+            }
+        }
+        if gone {
+            self.bytes = self
+                .gaps()
+                .iter()
+                .flat_map(|g| &g.rows)
+                .map(row_bytes)
+                .sum();
+        }
+        gone
+    }
+
     /// The next gap to read: the newest not read yet.
     fn next_gap(&self) -> Option<usize> {
         self.gaps().iter().rposition(|g| !g.done)
@@ -161,7 +307,16 @@ impl ScanFill {
     /// list's start in the migration in force then) through its end (the covered range after
     /// it starts, or the loaded rows).
     fn walk_of(&self, g: &Gap, sh: &Shared) -> Option<PageWalk> {
-        let (cursor, from) = if let Some((migration, t)) = g.hole.after {
+        let (cursor, from) = if let Some(t) = g.upto {
+            // Read before through `t`: on after it.
+            let migration = sh
+                .feed
+                .migration_at(t)
+                .or(g.hole.after.map(|(m, _)| m))
+                .or(sh.feed.migration)
+                .unwrap_or(0);
+            (cursor_at(migration, t.saturating_add(1)), t)
+        } else if let Some((migration, t)) = g.hole.after {
             (cursor_at(migration, t.saturating_add(1)), t)
         } else {
             let migration = sh
@@ -184,9 +339,14 @@ impl ScanFill {
         if self.end.is_some() || self.gaps.is_none() || self.fetch.is_some() || sh.now < self.due {
             return;
         }
-        if sh.history.memory_bytes().saturating_add(self.bytes) >= span_limit(sh.feed.memory_budget)
-        {
+        // The loaded rows are kept within 7/8 of the budget (the loader drops the oldest down to
+        // it): the scan's rows of the gaps have the rest, so a stretch the budget drops from the
+        // loaded rows can be read again as summary rows.
+        if sh.history.memory_bytes().saturating_add(self.bytes) >= sh.feed.memory_budget {
             self.end = Some(FillEnd::Budget);
+            if std::mem::replace(&mut self.budget_said, true) {
+                return;
+            }
             let reached = self
                 .walk
                 .as_ref()
@@ -251,7 +411,9 @@ impl ScanFill {
         sh: &mut Shared,
         out: &mut Out,
     ) -> Option<FillReply> {
-        if self.asking == Some(reply.id) {
+        if let Some((id, before)) = self.asking
+            && id == reply.id
+        {
             self.asking = None;
             let answer = match reply.index_answer() {
                 Ok(IndexAnswer::Holes(h)) => Ok(h),
@@ -259,17 +421,14 @@ impl ScanFill {
                 Err(e) => Err(e),
             };
             return Some(match answer {
+                Ok(holes) if self.gaps.is_some() => {
+                    self.merge(holes, before);
+                    self.pump(sh, out);
+                    FillReply::Merged
+                }
                 Ok(holes) => {
-                    self.gaps = Some(
-                        holes
-                            .into_iter()
-                            .map(|hole| Gap {
-                                hole,
-                                rows: Vec::new(),
-                                done: false,
-                            })
-                            .collect(),
-                    );
+                    self.before = before;
+                    self.gaps = Some(holes.into_iter().map(Gap::new).collect());
                     if self.gaps().is_empty() {
                         self.end = Some(FillEnd::Done);
                     }
@@ -333,6 +492,9 @@ impl ScanFill {
             gap.rows.dedup_by(|a, b| a.update_id == b.update_id);
             if take.done {
                 gap.done = true;
+            } else if let Some((_, Some(t))) = walk.cursor().map(cursor_position) {
+                // The next page starts after `t`: everything up to it was sent.
+                gap.upto = Some(t);
             }
         }
         if take.done {
@@ -386,6 +548,7 @@ impl ScanFill {
                         hole,
                         rows: (0..n).map(row).collect(),
                         done: true,
+                        upto: None,
                     })
                     .collect(),
             ),
@@ -395,6 +558,79 @@ impl ScanFill {
             bytes: 0,
             pages: 0,
             end: Some(FillEnd::Done),
+            budget_said: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(t: i64) -> IndexedRow {
+        IndexedRow {
+            record_time: Some(t),
+            migration_id: 0,
+            update_id: format!("u{t}"),
+            kind: "transaction".into(),
+            summary: String::new(),
+            events: None,
+            synchronizer: None,
+            parties: Vec::new(),
+            from_scan: true,
+        }
+    }
+
+    fn hole(after: Option<i64>, through: Option<i64>) -> Hole {
+        Hole {
+            after: after.map(|t| (0, t)),
+            through: through.map(|t| (0, t)),
+            offset: 0,
+        }
+    }
+
+    fn times(g: &Gap) -> Vec<i64> {
+        g.rows.iter().filter_map(|r| r.record_time).collect()
+    }
+
+    #[test]
+    fn asked_again_the_gaps_keep_what_the_scan_sent_and_read_on_only_where_it_did_not() {
+        // The list up to 100 lacks 10..=20 and 51..100, both read.
+        let mut f = ScanFill::with_gaps(Vec::new());
+        f.before = Some(100);
+        f.gaps = Some(vec![
+            Gap {
+                rows: (10..=20).map(row).collect(),
+                done: true,
+                ..Gap::new(hole(Some(9), Some(20)))
+            },
+            Gap {
+                rows: (51..100).map(row).collect(),
+                done: true,
+                ..Gap::new(hole(Some(50), None))
+            },
+        ]);
+        // A sync wrote 14..=16; the loaded rows start at 200 now.
+        f.merge(
+            vec![
+                hole(Some(9), Some(13)),
+                hole(Some(16), Some(20)),
+                hole(Some(50), None),
+            ],
+            Some(200),
+        );
+        let g = f.gaps();
+        assert_eq!(g.len(), 3);
+        assert_eq!(times(&g[0]), (10..=13).collect::<Vec<_>>());
+        assert_eq!(times(&g[1]), (17..=20).collect::<Vec<_>>());
+        assert!(g[0].done && g[1].done, "read before: not read again");
+        // The last grew: read on after what the scan sent.
+        assert_eq!(times(&g[2]), (51..100).collect::<Vec<_>>());
+        assert!(!g[2].done);
+        assert_eq!(g[2].upto, Some(99));
+        assert!(f.running());
+        assert_eq!(f.rows(), 4 + 4 + 49);
+        assert_eq!(f.gap_at(150), Some(2));
+        assert_eq!(f.gap_at(15), None, "the index holds it now");
     }
 }

@@ -10,7 +10,10 @@
 //! update body is held. The list's length is the index's count plus the loaded rows (so the
 //! title and the position are right before any row is read). Esc drops the index's rows (the
 //! loaded rows alone again), `f` follows the live tail. The pane's side (opening, moving, replies,
-//! drawing) is in `index_view`.
+//! drawing) is in `index_view`. `:time` in a part the index lacks lands once the scan sent it
+//! ([`IndexRange::aiming`]); a sync writing the index while the list is open (its reach's count
+//! moved, or a page holds an update the scan sent too) counts it again and asks its gaps again,
+//! so each update is listed once, the index's row preferred.
 //!
 //! ```text
 //! ┌History · 11-26 14:00–11-27 14:00 UTC · 1,234,567 updates (local index) · 43 loaded · paused┐
@@ -268,6 +271,14 @@ pub struct IndexRange {
     pub(super) loaded: usize,
     /// The loaded window's first row moved: the index's rows are counted again.
     pub(super) recount: bool,
+    /// `:time` asked for this time (µs) and it falls in a part the index lacks: the selection
+    /// goes to the update at or after it once the scan has sent that part of the gap.
+    pub(super) aim: Option<i64>,
+    /// The updates the index kept when last looked at (a sync that writes more may write
+    /// into the list: it is counted again, and its gaps asked again).
+    pub(super) kept: Option<u64>,
+    /// The index is counted again because it changed: the pages read go if the count moved.
+    pub(super) checking: bool,
 }
 
 impl IndexRange {
@@ -282,6 +293,86 @@ impl IndexRange {
             joint: ScrollState::new(0),
             loaded: 0,
             recount: false,
+            aim: match land {
+                Land::At(t) => Some(t),
+                _ => None,
+            },
+            kept: None,
+            checking: false,
+        }
+    }
+
+    /// The time `:time` asked for while the selection waits for the scan's rows of the part
+    /// of the list the index lacks at that time (the list says it is reading them).
+    pub fn aiming(&self) -> Option<i64> {
+        let t = self.aim?;
+        self.fill
+            .as_ref()
+            .is_some_and(|f| f.gap_at(t).is_some())
+            .then_some(t)
+    }
+
+    /// Lands the selection on the update at or right after the time `:time` asked for when it
+    /// falls in a gap of the index, once the scan sent it; until then it stays on the index's
+    /// first row after the gap.
+    fn aim_at(&mut self) {
+        let Some(t) = self.aim else { return };
+        if self.land.is_some() {
+            // Not counted yet.
+            return;
+        }
+        let Some(fill) = &self.fill else {
+            self.aim = None;
+            return;
+        };
+        if !fill.known() {
+            if fill.end().is_some() {
+                self.aim = None;
+            }
+            return;
+        }
+        let Some(g) = fill.gap_at(t) else {
+            // The index holds that time: its row is selected.
+            self.aim = None;
+            return;
+        };
+        let gap = &fill.gaps()[g];
+        // The scan sends a gap in ledger order: its first row at or after `t` is the one.
+        if let Some(k) = gap
+            .rows
+            .iter()
+            .position(|r| r.record_time.is_some_and(|r| r >= t))
+        {
+            self.aim = None;
+            self.at = At::Scan(g, k);
+            self.joint.select(self.joint_of(Place::Scan(g, k)));
+        } else if gap.done || fill.end().is_some() {
+            // None at or after it in the gap: the index's row after the gap stays selected.
+            self.aim = None;
+        }
+    }
+
+    /// The index changed under the list (a sync wrote into it): it is counted again and asked
+    /// again which parts it lacks.
+    pub(super) fn index_changed(&mut self, sh: &mut Shared, out: &mut Out) {
+        self.recount = true;
+        self.checking = true;
+        if let Some(fill) = &mut self.fill {
+            fill.refresh(self.before, sh, out);
+        }
+    }
+
+    /// The scan's rows of the updates page `page` of the index holds go (each update once, the
+    /// index's row preferred): the index changed under the list, read again.
+    fn drop_twins(&mut self, page: usize, sh: &mut Shared, out: &mut Out) {
+        let (Some(fill), Some(rows)) = (&mut self.fill, self.list.page(page)) else {
+            return;
+        };
+        let ids: std::collections::HashSet<&str> =
+            rows.iter().map(|r| r.update_id.as_str()).collect();
+        if fill.forget(&ids) {
+            self.list.forget_pages();
+            self.index_changed(sh, out);
         }
     }
 
@@ -528,18 +619,34 @@ impl IndexRange {
         sh: &mut Shared,
         out: &mut Out,
     ) -> bool {
+        // The scan's row selected, to keep the selection on it when the gaps are merged anew.
+        let on_scan = match self.at {
+            At::Scan(..) => self.selected().map(|r| r.update_id.clone()),
+            _ => None,
+        };
         if let Some(fill) = &mut self.fill
             && let Some(got) = fill.on_reply(reply, sh, out)
         {
+            if got == FillReply::Merged
+                && let Some(id) = on_scan
+                && let Some(at) = fill.gaps().iter().enumerate().find_map(|(g, gap)| {
+                    let k = gap.rows.iter().position(|r| r.update_id == id)?;
+                    Some(At::Scan(g, k))
+                })
+            {
+                self.at = at;
+            }
             if got == FillReply::Gaps
                 && let Some(said) = fill.describe()
             {
                 out.info(said);
             }
             self.sync(loaded.0, loaded.1);
+            self.aim_at();
             self.pump(sh, out);
             return true;
         }
+        let counted = self.list.total();
         match self.list.accept(reply, IndexedRow::of) {
             None => false,
             Some(Ok(p)) => {
@@ -563,7 +670,16 @@ impl IndexRange {
                         self.list.scroll.select(row.min(len - 1));
                     }
                 }
+                if self.checking && p.total.is_some() {
+                    self.checking = false;
+                    if p.total != counted {
+                        // Rows were written in the list: the pages read moved.
+                        self.list.forget_pages();
+                    }
+                }
+                self.drop_twins(p.page, sh, out);
                 self.sync(loaded.0, loaded.1);
+                self.aim_at();
                 self.pump(sh, out);
                 true
             }

@@ -42,6 +42,7 @@ impl HistoryPane {
         range.joint.set_viewport(self.index_range_viewport());
         let (loaded, cursor) = self.loaded_rows(sh);
         range.sync(loaded, cursor);
+        range.kept = sh.index.reach.as_ref().map(|r| r.updates);
         range.read(0, true, locate, sh, out);
         if !sh.ctx.offline {
             // What the index lacks of the list comes from the scan (none is asked offline).
@@ -155,11 +156,26 @@ impl HistoryPane {
         if let Some(t) = first
             && first != r.before
         {
+            // Later: the memory budget dropped loaded rows; the stretch up to the new first
+            // loaded row is the list's now (from the index where it has it, else the scan).
+            let later = r.before.is_some_and(|b| t > b);
             r.before = first;
             r.recount = true;
             if let Some(fill) = &mut r.fill {
-                fill.trim(t);
+                if later {
+                    fill.refresh(first, sh, out);
+                } else {
+                    fill.trim(t);
+                }
             }
+        }
+        // A sync wrote into the index: what it wrote may be in the list.
+        let kept = sh.index.reach.as_ref().map(|reach| reach.updates);
+        if kept.is_some() && kept != r.kept {
+            if r.kept.is_some() {
+                r.index_changed(sh, out);
+            }
+            r.kept = kept;
         }
         r.sync(loaded.0, loaded.1);
         r.pump(sh, out);
@@ -185,6 +201,7 @@ impl HistoryPane {
             | Command::PageDown
             | Command::Top
             | Command::Bottom => {
+                r.aim = None;
                 r.joint.navigate(cmd);
                 let c = r.joint.cursor();
                 r.settle();
@@ -325,7 +342,18 @@ impl HistoryPane {
             None => " · counting (local index)…".to_owned(),
         };
         title.push(Span::styled(count, theme.muted));
-        if let Some(fill) = r.fill.as_ref().filter(|_| gaps) {
+        if let Some(t) = r.aiming() {
+            // `:time` in a part the index lacks: the selection lands once the scan sent it.
+            title.push(Span::styled(" · ", theme.muted));
+            title.push(Span::styled(
+                format!(
+                    "reading the updates at {} {} from the scan…",
+                    sh.format_time(t),
+                    sh.zone_label()
+                ),
+                theme.muted,
+            ));
+        } else if let Some(fill) = r.fill.as_ref().filter(|_| gaps) {
             let state = match fill.end() {
                 None => Some(("reading the index's gaps from the scan…", theme.muted)),
                 Some(FillEnd::Budget) => {

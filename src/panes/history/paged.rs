@@ -133,6 +133,13 @@ impl<R> PagedList<R> {
         }
     }
 
+    /// Drops the pages read (the list changed under them: rows were written among them, so a
+    /// page read after a kept one may stand at the wrong row numbers); they are read again, by
+    /// row number, as the screen needs them.
+    pub fn forget_pages(&mut self) {
+        self.pages.clear();
+    }
+
     /// A read of `page` was sent as `id` (the one before it no longer counts).
     pub fn sent(&mut self, id: RequestId, page: usize) {
         self.pending = Some((id, page));
