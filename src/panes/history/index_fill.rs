@@ -168,12 +168,7 @@ impl ScanFill {
                 g.rows.retain(|r| r.record_time.is_some_and(|t| t < before));
             }
         }
-        self.bytes = self
-            .gaps()
-            .iter()
-            .flat_map(|g| &g.rows)
-            .map(row_bytes)
-            .sum();
+        self.recount_bytes();
     }
 
     /// The record times (µs, inclusive) gap `g` spans: from its start (after the covered range
@@ -264,12 +259,7 @@ impl ScanFill {
         // The walk starts again from what each gap lacks (a page in flight is not waited for).
         self.walk = None;
         self.fetch = None;
-        self.bytes = self
-            .gaps()
-            .iter()
-            .flat_map(|g| &g.rows)
-            .map(row_bytes)
-            .sum();
+        self.recount_bytes();
         self.end = if self.gaps().iter().all(|g| g.done) {
             Some(FillEnd::Done)
         } else {
@@ -288,14 +278,19 @@ impl ScanFill {
             }
         }
         if gone {
-            self.bytes = self
-                .gaps()
-                .iter()
-                .flat_map(|g| &g.rows)
-                .map(row_bytes)
-                .sum();
+            self.recount_bytes();
         }
         gone
+    }
+
+    /// Accounts again the bytes of every gap's rows (after rows were dropped or replaced).
+    fn recount_bytes(&mut self) {
+        self.bytes = self
+            .gaps()
+            .iter()
+            .flat_map(|g| &g.rows)
+            .map(row_bytes)
+            .sum();
     }
 
     /// The next gap to read: the newest not read yet.
