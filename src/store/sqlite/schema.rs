@@ -201,6 +201,14 @@ impl SqliteIndex {
                 .conn
                 .pragma_update(None, "synchronous", "NORMAL")
                 .map_err(|e| index.engine(&e))?;
+            // The WAL checkpointed into the file every 64 MiB (16,384 pages of 4 KiB), not every
+            // 4 MiB (SQLite's default): a sync page is about that size, so the writer copied
+            // and synced the file after nearly every page; now the pages a sync rewrites
+            // (the indexes' inner pages) are copied once per checkpoint.
+            index
+                .conn
+                .pragma_update(None, "wal_autocheckpoint", 16_384)
+                .map_err(|e| index.engine(&e))?;
             // 64 MiB of page cache for the writer (SQLite's default is 2 MiB): a page's
             // inserts land all over the update-id, time and key indexes, and each page not in
             // the cache is a read from the file (a system call). Memory only: the file is the

@@ -263,3 +263,35 @@ fn a_pages_updates_resolve_their_open_divergences_at_once_and_only_theirs() {
         ]
     );
 }
+
+#[test]
+fn a_long_page_read_again_keeps_what_the_index_has_and_adds_only_the_rest() {
+    // More rows than one look-up statement of ids takes, so the look-up's batches and its
+    // padded last batch both count.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
+    let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+    let rows = |from: i64, to: i64| -> Vec<IndexRow> {
+        (from..to)
+            .map(|i| row(&format!("u{i:04}"), i, "alice"))
+            .collect()
+    };
+    let w = index
+        .write_page(chunk.id, &page(rows(1, 251)))
+        .expect("page");
+    assert_eq!((w.inserted, w.known), (250, 0));
+    // The page read again after a restart, with 30 updates the scan has since.
+    let w = index
+        .write_page(chunk.id, &page(rows(1, 281)))
+        .expect("again");
+    assert_eq!((w.inserted, w.known), (30, 250));
+    assert_eq!(index.digests().expect("digests").len(), 280, "none twice");
+    // One update of the third batch comes back with another digest: refused, nothing written.
+    let mut again = rows(200, 301);
+    again[50].digest = [0xee; 32];
+    let e = index
+        .write_page(chunk.id, &page(again))
+        .expect_err("rewritten");
+    assert!(e.to_string().contains("u0250"), "{e}");
+    assert_eq!(index.digests().expect("digests").len(), 280, "rolled back");
+}

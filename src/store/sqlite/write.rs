@@ -11,6 +11,7 @@ use super::{
 const UPDATES_PER_INSERT: usize = 50;
 const KEYS_PER_INSERT: usize = 200;
 const TERMS_PER_UPSERT: usize = 200;
+const IDS_PER_SELECT: usize = 100;
 
 const INSERT_UPDATE: &str = "INSERT INTO updates (seq, update_id, migration_id, record_time, kind, root_action, parties, digest, body, chunk) VALUES ";
 const INSERT_TERM: &str = "INSERT INTO terms (kind, value, id, n) VALUES ";
@@ -59,6 +60,33 @@ fn insert_keys(
     statement.raw_execute().map(|_| ())
 }
 
+/// The digests the index keeps of `rows`' update ids (those it has), looked up
+/// [`IDS_PER_SELECT`] ids a statement: the last statement's list padded with its last id, so
+/// one statement is prepared (a statement per update cost a step and a reset each).
+fn stored_digests(
+    tx: &Transaction<'_>,
+    rows: &[&IndexRow],
+) -> rusqlite::Result<HashMap<String, Vec<u8>, foldhash::fast::RandomState>> {
+    let mut stored = HashMap::default();
+    let sql = format!(
+        "SELECT update_id, digest FROM updates WHERE update_id IN ({})",
+        vec!["?"; IDS_PER_SELECT].join(",")
+    );
+    let mut select = tx.prepare_cached(&sql)?;
+    for batch in rows.chunks(IDS_PER_SELECT) {
+        for i in 0..IDS_PER_SELECT {
+            let row = batch.get(i).or(batch.last()).copied();
+            let id = row.map_or("", |r| r.update_id.as_str());
+            select.raw_bind_parameter(i + 1, id)?;
+        }
+        let mut found = select.raw_query();
+        while let Some(r) = found.next()? {
+            stored.insert(r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?);
+        }
+    }
+    Ok(stored)
+}
+
 /// Writes one page in `tx` (see [`IndexStore::write_page`]): its new updates, the count of
 /// each of their keys' terms (one statement per distinct key of the page), then their keys.
 fn write_rows(
@@ -70,16 +98,20 @@ fn write_rows(
     let mut written = PageWritten::default();
     let walked_to = chunk.cursor.as_ref().map(Position::order);
     let start = chunk.start.as_ref().map(Position::order);
-    let mut known = tx.prepare_cached("SELECT digest FROM updates WHERE update_id = ?1")?;
-    let mut fresh: Vec<&IndexRow> = Vec::with_capacity(page.rows.len());
-    for row in &page.rows {
+    // Before the chunk (a page read again after a prune): not the chunk's to write.
+    let in_chunk: Vec<&IndexRow> = page
+        .rows
+        .iter()
+        .filter(|row| start.is_none_or(|s| (row.migration_id, row.record_time) > s))
+        .collect();
+    let stored = stored_digests(tx, &in_chunk)?;
+    let mut fresh: Vec<&IndexRow> = Vec::with_capacity(in_chunk.len());
+    for row in in_chunk {
         let position = (row.migration_id, row.record_time);
-        if start.is_some_and(|s| position <= s) {
-            // Before the chunk (a page read again after a prune): not the chunk's to write.
-            continue;
-        }
-        let stored: Option<Vec<u8>> = known.query_row([&row.update_id], |r| r.get(0)).optional()?;
-        let kept = super::super::kept(stored.as_deref(), &row.digest);
+        let kept = super::super::kept(
+            stored.get(row.update_id.as_str()).map(Vec::as_slice),
+            &row.digest,
+        );
         match crate::model::reread::reread(&row.update_id, position, kept, walked_to) {
             Ok(crate::model::reread::Reread::Known) => {
                 written.known += 1;
