@@ -1342,3 +1342,76 @@ fn a_sync_writing_into_a_gap_while_the_list_is_open_lists_each_update_once() {
     );
     assert_eq!(r.scan_rows() + kept + h.app.sh.history.len(), want.len());
 }
+
+#[test]
+fn scrolling_up_from_the_loaded_rows_over_a_gap_lands_on_the_update_right_above_them() {
+    // The index holds 30 h to 24 h back; History is loaded from 12 h back: the twelve hours
+    // between are a gap of the index, right above the loaded rows, read from the scan page by
+    // page.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index_ranges(dir.path(), &[(30, 24)], Some(12));
+    let loaded_first = h.app.sh.history.first().expect("loaded").clone();
+    let above = demo_updates(h.now - 30 * HOUR, loaded_first.record_time);
+    let want = above.last().expect("updates above the loaded rows").clone();
+    let kept: std::collections::HashSet<String> = kept_in_time_order(&h)
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
+    assert!(
+        !kept.contains(&want),
+        "the index lacks the update right above"
+    );
+    // Browsing from a time, History starts on the first loaded row: ↑ goes above it.
+    assert!(h.app.history.index_range().is_none());
+    h.key(KeyCode::Up);
+    assert!(
+        h.app.history.index_range().is_some(),
+        "the index's list opened"
+    );
+    until_gaps_read(&mut h);
+    assert_eq!(
+        range(&h)
+            .selected()
+            .map(|row| (row.update_id.as_str(), row.from_scan)),
+        Some((want.as_str(), true)),
+        "the update right above the loaded rows, from the scan"
+    );
+    let s = screen(&mut h, 200, 40);
+    assert!(!s.contains("reading the updates before"), "{s}");
+    // Down: the first loaded row.
+    h.key(KeyCode::Char('j'));
+    assert_eq!(selected(&h), Some(loaded_first.update_id.to_string()));
+}
+
+#[test]
+fn the_selection_stays_on_its_update_when_a_sync_writes_rows_before_it() {
+    // The index holds 8 h to 6 h back and 5 h to 4 h back; `:time` 4 h 30 m back selects an
+    // index row after the gap; then a sync writes the gap into the index, before that row.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index_ranges(dir.path(), &[(8, 6), (5, 4)], None);
+    let start = h.now;
+    let t = start - 4 * HOUR - HOUR / 2;
+    h.palette(&format!("time {}", format_time_micros(t)));
+    until_gaps_read(&mut h);
+    let chosen = selected(&h).expect("a row");
+    let row = range(&h).cursor();
+    assert!(
+        !range(&h).selected().expect("read").from_scan,
+        "an index row"
+    );
+    let kept_before = kept_in_time_order(&h).len();
+    let scan_url = h.demo.as_ref().expect("demo").scan_url.clone();
+    sync_index_between(dir.path(), &scan_url, start - 6 * HOUR, start - 5 * HOUR);
+    // The index's reach is read again every 5 s: the list sees the sync's updates.
+    for _ in 0..12 {
+        h.tick(0.5);
+    }
+    until_gaps_read(&mut h);
+    assert!(kept_in_time_order(&h).len() > kept_before, "the sync wrote");
+    assert_eq!(
+        range(&h).index_rows(),
+        Some(kept_in_time_order(&h).len() as u64)
+    );
+    assert_eq!(selected(&h), Some(chosen), "the same update");
+    assert_eq!(range(&h).cursor(), row, "the same place in the one list");
+}

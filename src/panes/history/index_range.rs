@@ -226,6 +226,26 @@ pub enum Land {
     Loaded,
 }
 
+/// Where the selection goes once the scan has sent the part of the list the index lacks there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Aim {
+    /// `:time`: the update at or right after this time (µs).
+    At(i64),
+    /// Scrolling up from the loaded rows: the update right above them, the last before this
+    /// time (µs, the first loaded row's).
+    Above(i64),
+}
+
+impl Aim {
+    /// The time of the list where the selection goes (µs): the part of the list it waits for.
+    fn time(self) -> i64 {
+        match self {
+            Aim::At(t) => t,
+            Aim::Above(t) => t - 1,
+        }
+    }
+}
+
 /// Where the selection is in the one list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum At {
@@ -271,9 +291,9 @@ pub struct IndexRange {
     pub(super) loaded: usize,
     /// The loaded window's first row moved: the index's rows are counted again.
     pub(super) recount: bool,
-    /// `:time` asked for this time (µs) and it falls in a part the index lacks: the selection
-    /// goes to the update at or after it once the scan has sent that part of the gap.
-    pub(super) aim: Option<i64>,
+    /// Where the selection goes when it falls in a part the index lacks (`:time`, or the row
+    /// right above the loaded ones), once the scan has sent that part of the gap.
+    pub(super) aim: Option<Aim>,
     /// The updates the index kept when last looked at (a sync that writes more may write
     /// into the list: it is counted again, and its gaps asked again).
     pub(super) kept: Option<u64>,
@@ -294,7 +314,8 @@ impl IndexRange {
             loaded: 0,
             recount: false,
             aim: match land {
-                Land::At(t) => Some(t),
+                Land::At(t) => Some(Aim::At(t)),
+                Land::Before(t) => Some(Aim::Above(t)),
                 _ => None,
             },
             kept: None,
@@ -302,21 +323,23 @@ impl IndexRange {
         }
     }
 
-    /// The time `:time` asked for while the selection waits for the scan's rows of the part
-    /// of the list the index lacks at that time (the list says it is reading them).
-    pub fn aiming(&self) -> Option<i64> {
-        let t = self.aim?;
+    /// Where the selection goes while it waits for the scan's rows of the part of the list
+    /// the index lacks there (the list says it is reading them).
+    pub fn aiming(&self) -> Option<Aim> {
+        let aim = self.aim?;
         self.fill
             .as_ref()
-            .is_some_and(|f| f.gap_at(t).is_some())
-            .then_some(t)
+            .is_some_and(|f| f.gap_at(aim.time()).is_some())
+            .then_some(aim)
     }
 
-    /// Lands the selection on the update at or right after the time `:time` asked for when it
-    /// falls in a gap of the index, once the scan sent it; until then it stays on the index's
-    /// first row after the gap.
+    /// Lands the selection where it aims when that falls in a gap of the index, once the scan
+    /// sent it: on the update at or right after the time `:time` asked for (until then it stays
+    /// on the index's first row after the gap), or on the last update of the gap right above
+    /// the loaded rows (until then on the index's last row, above the gap).
     fn aim_at(&mut self) {
-        let Some(t) = self.aim else { return };
+        let Some(aim) = self.aim else { return };
+        let t = aim.time();
         if self.land.is_some() {
             // Not counted yet.
             return;
@@ -337,6 +360,17 @@ impl IndexRange {
             return;
         };
         let gap = &fill.gaps()[g];
+        if let Aim::Above(_) = aim {
+            // The gap ends at the loaded rows: its last row, once the scan sent all of it.
+            if gap.done || fill.end().is_some() {
+                self.aim = None;
+                if let Some(k) = gap.rows.len().checked_sub(1) {
+                    self.at = At::Scan(g, k);
+                    self.joint.select(self.joint_of(Place::Scan(g, k)));
+                }
+            }
+            return;
+        }
         // The scan sends a gap in ledger order: its first row at or after `t` is the one.
         if let Some(k) = gap
             .rows
@@ -588,8 +622,19 @@ impl IndexRange {
         }
         if self.recount {
             self.recount = false;
+            // The selected update found again by its time: a sync may have written rows
+            // before it, and the selection stays on the update, not on its row number.
+            let locate = match self.at {
+                At::Index if self.land.is_none() => {
+                    self.list.selected().and_then(|r| r.record_time)
+                }
+                _ => None,
+            };
+            if let Some(t) = locate {
+                self.land = Some(Land::At(t));
+            }
             let page = self.list.cursor() / RANGE_PAGE;
-            self.read(page, true, None, sh, out);
+            self.read(page, true, locate, sh, out);
             return;
         }
         let shown = self.joint.visible_range(self.joint.viewport());

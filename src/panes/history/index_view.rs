@@ -19,7 +19,9 @@ use crate::ui::table::Draw;
 use super::super::{AppEvent, Out, RenderCtx, Shared};
 use super::HistoryPane;
 use super::index_fill::{FillEnd, ScanFill};
-use super::index_range::{At, IndexRange, IndexedRow, JointRow, Land, Place, READING, index_reach};
+use super::index_range::{
+    Aim, At, IndexRange, IndexedRow, JointRow, Land, Place, READING, index_reach,
+};
 use super::table::{DATED_RANGE_WIDTH, loaded_range};
 
 impl HistoryPane {
@@ -342,12 +344,16 @@ impl HistoryPane {
             None => " · counting (local index)…".to_owned(),
         };
         title.push(Span::styled(count, theme.muted));
-        if let Some(t) = r.aiming() {
-            // `:time` in a part the index lacks: the selection lands once the scan sent it.
+        if let Some(aim) = r.aiming() {
+            // The selection goes to a part the index lacks: it lands once the scan sent it.
+            let (at, t) = match aim {
+                Aim::At(t) => ("at", t),
+                Aim::Above(t) => ("before", t),
+            };
             title.push(Span::styled(" · ", theme.muted));
             title.push(Span::styled(
                 format!(
-                    "reading the updates at {} {} from the scan…",
+                    "reading the updates {at} {} {} from the scan…",
                     sh.format_time(t),
                     sh.zone_label()
                 ),
