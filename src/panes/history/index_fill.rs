@@ -20,7 +20,7 @@ use crate::model::summary::Summarizer;
 use crate::msg::{Fetched, Request, RequestId, UNEXPECTED_INDEX_ANSWER};
 
 use super::super::{Out, Shared};
-use super::index_range::IndexedRow;
+use super::index_row::IndexedRow;
 use super::server_export::PAGES_PER_SEC;
 
 /// One part of the list the index lacks, and what the scan sent of it so far (in the list's

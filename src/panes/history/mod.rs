@@ -23,6 +23,7 @@
 mod export;
 mod index_fill;
 mod index_range;
+mod index_row;
 mod index_search;
 mod index_view;
 mod paged;
@@ -58,7 +59,8 @@ pub use crate::feed::loader::{
 };
 use export::ExportWrites;
 pub use index_fill::{FillEnd, Gap, ScanFill};
-pub use index_range::{Aim, IndexRange, IndexedRow, KEPT_PAGES as INDEX_RANGE_KEPT_PAGES, Land};
+pub use index_range::{Aim, IndexRange, KEPT_PAGES as INDEX_RANGE_KEPT_PAGES, Land};
+pub use index_row::IndexedRow;
 pub use index_search::{IndexSearch, MAX_KEPT as INDEX_SEARCH_MAX_KEPT, NO_INDEX};
 pub use server_export::PAGES_PER_SEC;
 use server_export::RangeExport;
