@@ -31,6 +31,7 @@
 //! [`lock::WriterLock`] (`flock` on a file next to the index), on PostgreSQL
 //! `pg_try_advisory_lock` in the writer's connection; both die with their process.
 
+pub mod hubs;
 pub mod lock;
 mod postgres;
 mod sqlite;
@@ -47,7 +48,7 @@ use crate::model::index::read::{IndexReach, RangeFrom, RangeKey};
 use crate::model::index::{IndexRow, SearchRow};
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// A heartbeat older than this says the sync that wrote it is gone.
 pub const HEARTBEAT_STALE_MICROS: i64 = 30_000_000;

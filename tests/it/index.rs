@@ -935,7 +935,7 @@ fn pruned_keys_leave_the_counts_and_the_counts_equal_the_searches() {
     assert_eq!(count_all(dir.path(), &index, &terms), left.len() as u64);
 }
 
-/// Turns a schema-2 index into the schema 1 of the cantonscope before it (its `terms` and
+/// Turns an index into the schema 1 of the cantonscope before it (its `terms` and
 /// `keys` tables, as that version created them).
 fn to_schema_1(index: &Path) {
     let conn = rusqlite::Connection::open(index).expect("the index opens");
@@ -949,6 +949,8 @@ fn to_schema_1(index: &Path) {
          INSERT INTO keys_v1 (term, seq) SELECT term, seq FROM keys;
          DROP TABLE keys;
          DROP TABLE terms;
+         DROP TABLE hubs;
+         DROP TABLE pairs;
          ALTER TABLE terms_v1 RENAME TO terms;
          ALTER TABLE keys_v1 RENAME TO keys;
          DELETE FROM meta WHERE key = 'next_term';
@@ -988,11 +990,11 @@ fn a_schema_1_index_is_refused_by_readers_and_migrated_by_the_next_sync() {
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 1 to schema 2"),
+        err.contains("migrated the index from schema 1 to schema 3"),
         "{err}"
     );
     let st = status(dir.path(), &index);
-    assert_eq!(st["schema_version"], 2);
+    assert_eq!(st["schema_version"], 3);
     // The same answers as before (updates the sync added since are newer).
     let known: BTreeSet<&str> = kept_before.iter().map(|(id, _)| id.as_str()).collect();
     let now = search(dir.path(), &index, &choice);

@@ -39,6 +39,7 @@ const TESTS: &[&str] = &[
     "a_wrong_password_is_a_clear_error_without_the_password",
     "verify_on_postgres_agrees_and_a_changed_digest_is_exit_5",
     "deep_pages_read_by_keyset_equal_the_offset_answers_on_both_engines",
+    "a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_sync",
 ];
 
 /// The restart test restarts the one server: the others hold this for reading while they run.
@@ -159,6 +160,78 @@ fn comparable(mut status: Value) -> Value {
     status
 }
 
+/// The hubs of both indexes, the same (kind, value) terms with the same pairs, as query
+/// terms; at least six, with pairs kept.
+fn same_hubs(db: &Database, sqlite: &Path) -> Vec<String> {
+    const HUBS: &str = "SELECT t.kind, t.value FROM hubs h JOIN terms t ON t.id = h.term";
+    const PAIRS: &str = "SELECT ta.kind, ta.value, tb.kind, tb.value, p.n FROM pairs p
+        JOIN terms ta ON ta.id = p.a JOIN terms tb ON tb.id = p.b";
+    let conn = rusqlite::Connection::open(sqlite).expect("opens");
+    let mut in_sqlite: Vec<(i64, String)> = conn
+        .prepare(HUBS)
+        .expect("hubs")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("rows")
+        .map(|r| r.expect("a row"))
+        .collect();
+    let mut sqlite_pairs: Vec<(i64, String, i64, String, i64)> = conn
+        .prepare(PAIRS)
+        .expect("pairs")
+        .query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .expect("rows")
+        .map(|r| r.expect("a row"))
+        .collect();
+    let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
+    let mut in_pg: Vec<(i64, String)> = pg
+        .query(HUBS, &[])
+        .expect("hubs")
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let mut pg_pairs: Vec<(i64, String, i64, String, i64)> = pg
+        .query(PAIRS, &[])
+        .expect("pairs")
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+        .collect();
+    in_sqlite.sort();
+    in_pg.sort();
+    // A pair is (a, b) by id, and the ids differ between engines: compare them as sets.
+    let unordered = |pairs: &mut Vec<(i64, String, i64, String, i64)>| {
+        for p in pairs.iter_mut() {
+            if (p.2, &p.3) < (p.0, &p.1) {
+                *p = (p.2, p.3.clone(), p.0, p.1.clone(), p.4);
+            }
+        }
+        pairs.sort();
+    };
+    unordered(&mut sqlite_pairs);
+    unordered(&mut pg_pairs);
+    assert_eq!(in_pg, in_sqlite);
+    assert_eq!(pg_pairs, sqlite_pairs);
+    assert!(in_pg.len() >= 6 && pg_pairs.len() >= 10, "{in_pg:?}");
+    in_pg
+        .into_iter()
+        .map(|(kind, value)| {
+            let field = ["party", "template", "choice", "contract"][(kind - 1) as usize];
+            format!("{field}:{value}")
+        })
+        .collect()
+}
+
+/// Queries of every two of the first four hubs.
+fn hub_pairs(hubs: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for (i, x) in hubs.iter().take(4).enumerate() {
+        for y in hubs.iter().take(4).skip(i + 1) {
+            out.push(vec![x.clone(), y.clone()]);
+        }
+    }
+    out
+}
+
 #[test]
 fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
     let Some((db, _server)) = database("equal") else {
@@ -170,6 +243,14 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
     let sqlite = dir.path().join("index.sqlite");
     let sqlite_at = sqlite.to_str().expect("utf-8");
     let pg_at = db.url.as_str();
+    // Terms become hubs at 100 updates (100,000 on a real index), so the counts kept for
+    // two frequent terms together are written, read and pruned on both engines.
+    for at in [sqlite_at, pg_at] {
+        store::open_writer(&Location::parse(at))
+            .expect("creates")
+            .meta_set(store::hubs::THRESHOLD_KEY, "100")
+            .expect("threshold");
+    }
     let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--from", from()]);
     assert_eq!(code, 0, "{err}");
     let (code, out, err) = sync(dir.path(), url, pg_at, &["--from", from()]);
@@ -319,6 +400,8 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
         }
     };
     compare(&queries);
+    let hubs = same_hubs(&db, &sqlite);
+    compare(&hub_pairs(&hubs));
     let found = search(
         dir.path(),
         pg_at,
@@ -356,6 +439,7 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
         kept(&Location::Sqlite(sqlite.clone()))
     );
     compare(&queries);
+    compare(&hub_pairs(&same_hubs(&db, &sqlite)));
     assert_eq!(
         comparable(status(dir.path(), pg_at)),
         comparable(status(dir.path(), sqlite_at))
@@ -783,4 +867,58 @@ fn deep_from() -> &'static str {
             chrono::Utc::now().timestamp_micros() - 24 * 3_600_000_000,
         )
     })
+}
+
+#[test]
+fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_sync() {
+    let Some((db, _server)) = database("schema2") else {
+        return;
+    };
+    let demo = four();
+    let url = &demo.handle.scan_url;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sqlite = dir.path().join("index.sqlite");
+    let sqlite_at = sqlite.to_str().expect("utf-8");
+    for at in [sqlite_at, db.url.as_str()] {
+        store::open_writer(&Location::parse(at))
+            .expect("creates")
+            .meta_set(store::hubs::THRESHOLD_KEY, "100")
+            .expect("threshold");
+        let (code, _, err) = sync(dir.path(), url, at, &["--from", from(), "--verify", "1"]);
+        assert_eq!(code, 0, "{err}");
+    }
+    // Schema 2, as the cantonscope before kept it: no hubs, no pairs.
+    let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
+    pg.batch_execute(
+        "DROP TABLE hubs; DROP TABLE pairs;
+         UPDATE meta SET value = '2' WHERE key = 'schema_version';",
+    )
+    .expect("schema 2");
+    let output = run(
+        dir.path(),
+        url,
+        &[&index_args(&db.url, "search")[..], &["party:x", "--count"]].concat(),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let err = text(&output.stderr);
+    assert!(err.contains("older cantonscope (schema 2)"), "{err}");
+    // The next sync migrates it: the same hubs and pairs as the SQLite index of the same sync.
+    let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 3);
+    let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        kept(&db.location()),
+        kept(&Location::Sqlite(sqlite.clone()))
+    );
+    let hubs = same_hubs(&db, &sqlite);
+    for query in hub_pairs(&hubs) {
+        let terms: Vec<&str> = query.iter().map(String::as_str).collect();
+        assert_eq!(
+            search(dir.path(), &db.url, &terms, &["--count"]),
+            search(dir.path(), sqlite_at, &terms, &["--count"]),
+            "{query:?}"
+        );
+    }
 }

@@ -40,6 +40,7 @@ mod governance;
 mod history_reach;
 mod index;
 mod index_explorer;
+mod index_pairs;
 mod index_pg;
 mod index_verify;
 mod layering;

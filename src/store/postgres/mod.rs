@@ -22,10 +22,12 @@
 //! schema.rs   tables, open (create, check versions), meta
 //! write.rs    a page in one transaction with its chunk's cursor; prune
 //! search.rs   search and count
+//! pairs.rs    the counts of two frequent terms together (hubs): kept per page, on prune
 //! read.rs     status, bodies, digests, the explorer's reads
 //! ```
 
 mod connect;
+mod pairs;
 mod read;
 mod schema;
 mod search;

@@ -1,6 +1,7 @@
 //! The PostgreSQL index's tables, how a database is opened (created, its versions checked)
 //! and its meta key/values.
 
+use super::pairs;
 use super::{PgIndex, SCHEMA_VERSION, SUMMARY_VERSION, StoreError, Target, closed, truncate};
 
 /// The tables: those of the SQLite file (see [`super`]), with `keys` carrying the update's
@@ -38,6 +39,13 @@ CREATE TABLE IF NOT EXISTS term_counts (
     term BIGINT PRIMARY KEY,
     updates BIGINT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS hubs (term BIGINT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS pairs (
+    a BIGINT NOT NULL,
+    b BIGINT NOT NULL,
+    n BIGINT NOT NULL,
+    PRIMARY KEY (a, b)
+);
 CREATE TABLE IF NOT EXISTS chunks (
     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     start_migration BIGINT,
@@ -74,12 +82,14 @@ CREATE TABLE IF NOT EXISTS sync_heartbeat (
 "#;
 
 /// The index's tables, for its size.
-pub(super) const TABLES: [&str; 8] = [
+pub(super) const TABLES: [&str; 10] = [
     "meta",
     "updates",
     "terms",
     "keys",
     "term_counts",
+    "hubs",
+    "pairs",
     "chunks",
     "divergences",
     "sync_heartbeat",
@@ -103,8 +113,18 @@ impl PgIndex {
             index.lock()?;
         }
         let has_meta = index.table_exists("meta")?;
+        let mut older = None;
         if has_meta {
-            index.check_versions()?;
+            let found = index.check_versions()?;
+            if found < SCHEMA_VERSION {
+                if !write {
+                    return Err(StoreError::OlderSchema {
+                        path: index.target.shown.clone(),
+                        found,
+                    });
+                }
+                older = Some(found);
+            }
         } else if !write {
             return Err(StoreError::Missing(index.target.shown.clone()));
         } else if index.table_exists("updates")? {
@@ -125,6 +145,10 @@ impl PgIndex {
                 &[&SCHEMA_VERSION.to_string(), &SUMMARY_VERSION.to_string()],
             )
             .map_err(|e| target.error(&e))?;
+            // Schema 2 (the first on PostgreSQL) → 3: the pairs of the frequent terms.
+            if older.is_some() {
+                pairs::migrate_2_to_3(&mut tx).map_err(|e| target.error(&e))?;
+            }
             tx.commit().map_err(|e| target.error(&e))?;
         }
         Ok(index)
@@ -154,7 +178,10 @@ impl PgIndex {
         .map(|_| ())
     }
 
-    pub(super) fn check_versions(&mut self) -> Result<(), StoreError> {
+    /// The schema version of the index, checked: a newer or unknown one, or summaries of
+    /// another version, are refused (schema 2, the first on PostgreSQL, is for the caller to
+    /// migrate or refuse).
+    pub(super) fn check_versions(&mut self) -> Result<i64, StoreError> {
         let path = self.target.shown.clone();
         let mut number = |key: &str| -> Result<Option<i64>, StoreError> {
             match self.meta(key)? {
@@ -169,6 +196,7 @@ impl PgIndex {
         let summary = number("summary_version")?;
         if let Some(found) = schema
             && found != SCHEMA_VERSION
+            && found != 2
         {
             if found > SCHEMA_VERSION {
                 return Err(StoreError::NewerSchema { path, found });
@@ -187,6 +215,6 @@ impl PgIndex {
                 expected: SUMMARY_VERSION,
             });
         }
-        Ok(())
+        Ok(schema.unwrap_or(SCHEMA_VERSION))
     }
 }

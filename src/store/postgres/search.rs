@@ -114,6 +114,8 @@ struct Plan {
     range: Vec<String>,
     /// The other terms, over `u`.
     others: Vec<String>,
+    /// The other term of a query of two single-id terms.
+    pair: Option<i64>,
 }
 
 impl Plan {
@@ -188,10 +190,16 @@ impl Plan {
                 TermSet::Seqs(seqs) => others.push(format!("u.seq IN ({})", join(seqs))),
             }
         }
+        let pair = match (sets.len(), singles.as_slice()) {
+            (2, [x, y]) if Some(*x) == drive => Some(*y),
+            (2, [x, _]) => Some(*x),
+            _ => None,
+        };
         Ok(Some(Plan {
             drive,
             range,
             others,
+            pair,
         }))
     }
 
@@ -282,6 +290,13 @@ impl PgIndex {
             let Some(plan) = Plan::of(&mut tx, &shown, query, from, until)? else {
                 return Ok(0);
             };
+            // Two frequent terms over the whole index: the count kept for the pair.
+            if let (Some(term), Some(other), true) = (plan.drive, plan.pair, plan.range.is_empty())
+                && let Some(n) = super::pairs::count(&mut tx, term, other)?
+            {
+                tx.commit()?;
+                return Ok(n);
+            }
             let sql = match plan.drive {
                 // One term over the whole index: its count kept at write time.
                 Some(term) if plan.range.is_empty() && plan.others.is_empty() => format!(

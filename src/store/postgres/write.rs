@@ -1,6 +1,7 @@
 //! The sync's writes: a page in one transaction with its chunk's cursor, and prune.
 
 use super::super::ZSTD_LEVEL;
+use super::pairs;
 use super::{
     Chunk, Fail, HashMap, HashSet, PageWrite, PageWritten, PgIndex, Position, StoreError,
     chunk_rows, closed, format_time_micros,
@@ -120,18 +121,22 @@ fn write_rows(
             .collect();
         let mut keys: HashSet<(i64, i64, i64, i64)> = HashSet::new();
         let mut counts: HashMap<i64, i64> = HashMap::new();
+        let mut row_terms: Vec<Vec<i64>> = Vec::with_capacity(new.len());
         for row in &new {
             let Some(seq) = seqs.get(&row.update_id) else {
                 continue;
             };
+            let mut terms = Vec::with_capacity(row.keys.len());
             for (kind, value) in &row.keys {
                 let Some(term) = term_ids.get(&(kind.code(), value.clone())) else {
                     continue;
                 };
+                terms.push(*term);
                 if keys.insert((*term, row.migration_id, row.record_time, *seq)) {
                     *counts.entry(*term).or_default() += 1;
                 }
             }
+            row_terms.push(terms);
         }
         let (k_terms, k_migrations, k_times, k_seqs): (Vec<i64>, Vec<i64>, Vec<i64>, Vec<i64>) =
             keys.iter().fold(
@@ -152,11 +157,29 @@ fn write_rows(
         )?;
         let c_terms: Vec<i64> = counts.keys().copied().collect();
         let c_counts: Vec<i64> = c_terms.iter().map(|t| counts[t]).collect();
-        tx.execute(
-            "INSERT INTO term_counts (term, updates) SELECT * FROM UNNEST($1::int8[], $2::int8[])
-             ON CONFLICT (term) DO UPDATE SET updates = term_counts.updates + excluded.updates",
-            &[&c_terms, &c_counts],
-        )?;
+        let raised: Vec<(i64, i64)> = tx
+            .query(
+                "INSERT INTO term_counts (term, updates) SELECT * FROM UNNEST($1::int8[], $2::int8[])
+                 ON CONFLICT (term) DO UPDATE SET updates = term_counts.updates + excluded.updates
+                 RETURNING term, updates",
+                &[&c_terms, &c_counts],
+            )?
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect();
+        // The pairs of the hubs the page's updates have; then the terms that reached the
+        // threshold become hubs, their pairs counted over the keys (this page's included).
+        let (mut hubs, threshold) = pairs::load(tx)?;
+        pairs::add_page(tx, row_terms.iter().map(Vec::as_slice), &hubs)?;
+        let mut new_hubs: Vec<i64> = raised
+            .iter()
+            .filter(|(term, n)| *n >= threshold && !hubs.contains(term))
+            .map(|(term, _)| *term)
+            .collect();
+        new_hubs.sort_unstable();
+        for term in new_hubs {
+            pairs::promote(tx, term, &mut hubs)?;
+        }
         written.inserted = new.len() as u64;
     }
     let mut scans = chunk.scans.clone();
@@ -235,6 +258,8 @@ impl PgIndex {
                     )?;
                 }
             }
+            // The pairs of hubs lowered by the removed updates (read before their keys go).
+            pairs::prune(&mut tx, before)?;
             // The keys go with their updates, and the terms' counts down with them.
             tx.execute(
                 "WITH gone AS (DELETE FROM keys WHERE record_time < $1 RETURNING term),
@@ -250,6 +275,10 @@ impl PgIndex {
             tx.execute(
                 "DELETE FROM term_counts
                  WHERE updates <= 0 OR NOT EXISTS (SELECT 1 FROM terms WHERE terms.id = term_counts.term)",
+                &[],
+            )?;
+            tx.execute(
+                "DELETE FROM hubs WHERE NOT EXISTS (SELECT 1 FROM terms WHERE terms.id = hubs.term)",
                 &[],
             )?;
             tx.commit()?;

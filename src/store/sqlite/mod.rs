@@ -6,9 +6,11 @@
 //! schema.rs  tables, open (create, check versions, migrate schema 1), meta
 //! write.rs   a page in one transaction with its chunk's cursor; prune
 //! search.rs  search and count over the key tables
+//! pairs.rs   the counts of two frequent terms together (hubs): kept per page, on prune
 //! read.rs    chunks, status and gaps, bodies, digests, the explorer's reads
 //! ```
 
+mod pairs;
 mod read;
 mod schema;
 mod search;

@@ -1,6 +1,7 @@
 //! The SQLite index's tables, how a file is opened (created, checked, migrated from schema 1)
 //! and its meta key/values.
 
+use super::pairs;
 use super::{
     Connection, OpenFlags, OptionalExtension, Path, SCHEMA_VERSION, SUMMARY_VERSION, SqliteIndex,
     StoreError, engine_error, params,
@@ -232,6 +233,7 @@ impl SqliteIndex {
                 .unchecked_transaction()
                 .map_err(|e| index.engine(&e))?;
             tx.execute_batch(SCHEMA)
+                .and_then(|()| tx.execute_batch(pairs::CREATE))
                 .map_err(|e| engine_error(path, &e))?;
             tx.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1')",
@@ -253,7 +255,7 @@ impl SqliteIndex {
     /// Migrates an index of schema `found` to this build's, in one transaction (a process
     /// killed meanwhile leaves the old schema, migrated again next time).
     fn migrate(&mut self, found: i64) -> Result<(), StoreError> {
-        if found != 1 {
+        if !(1..SCHEMA_VERSION).contains(&found) {
             return Err(StoreError::Corrupt {
                 path: self.path.display().to_string(),
                 detail: format!("unknown schema version {found}"),
@@ -268,12 +270,21 @@ impl SqliteIndex {
         let updates: i64 = tx
             .query_row("SELECT count(*) FROM updates", [], |r| r.get(0))
             .map_err(|e| engine_error(&path, &e))?;
-        tx.execute_batch(MIGRATE_1_TO_2)
-            .map_err(|e| engine_error(&path, &e))?;
+        let mut done = Vec::new();
+        if found == 1 {
+            tx.execute_batch(MIGRATE_1_TO_2)
+                .map_err(|e| engine_error(&path, &e))?;
+            done.push("keys in ledger order with per-key counts".to_owned());
+        }
+        let hubs = pairs::migrate_2_to_3(&tx).map_err(|e| engine_error(&path, &e))?;
+        done.push(format!(
+            "the counts of two frequent terms together ({hubs} frequent terms)"
+        ));
         tx.commit().map_err(|e| engine_error(&path, &e))?;
         self.notices.push(format!(
-            "{}: migrated the index from schema 1 to schema {SCHEMA_VERSION} ({updates} updates; keys in ledger order with per-key counts, for fast search) in {:.1} s",
+            "{}: migrated the index from schema {found} to schema {SCHEMA_VERSION} ({updates} updates; {}, for fast search) in {:.1} s",
             path.display(),
+            done.join("; "),
             started.elapsed().as_secs_f64()
         ));
         Ok(())

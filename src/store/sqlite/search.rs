@@ -262,6 +262,14 @@ impl SqliteIndex {
         {
             return Ok(u64::try_from(*n).unwrap_or(0));
         }
+        // Two frequent terms over the whole history: the count kept for the pair.
+        if let (None, Resolved::Terms { ids: x, .. }, [Resolved::Terms { ids: y, .. }]) =
+            (&segments, &plan.driver, plan.others.as_slice())
+            && let ([x], [y]) = (x.as_slice(), y.as_slice())
+            && let Some(n) = super::pairs::count(&tx, *x, *y).map_err(e)?
+        {
+            return Ok(u64::try_from(n).unwrap_or(0));
+        }
         let mut stmt = self
             .conn
             .prepare(&plan.sql(segments.is_some(), Select::Count))

@@ -295,3 +295,72 @@ fn a_long_page_read_again_keeps_what_the_index_has_and_adds_only_the_rest() {
     assert!(e.to_string().contains("u0250"), "{e}");
     assert_eq!(index.digests().expect("digests").len(), 280, "rolled back");
 }
+
+#[test]
+fn a_count_of_two_frequent_terms_is_kept_per_pair_through_pages_and_prune() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
+    // Terms become hubs at 4 updates (100,000 on a real index), so they do in this test's
+    // pages, at different pages.
+    index
+        .meta_set(crate::store::hubs::THRESHOLD_KEY, "4")
+        .expect("threshold");
+    let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+    let parties = ["dso", "sv1", "sv2", "alice", "bob", "carol"];
+    let share = [95, 60, 40, 25, 12, 4];
+    let has = |i: i64, k: usize| (i * 37 + k as i64 * 101 + i * i * 13) % 100 < share[k];
+    let mut written: Vec<(i64, Vec<&str>)> = Vec::new();
+    let check = |index: &mut SqliteIndex, written: &[(i64, Vec<&str>)], at: &str| {
+        for (i, x) in parties.iter().enumerate() {
+            for y in &parties[i + 1..] {
+                let q = Query::parse(&[format!("party:{x}"), format!("party:{y}")]).expect("q");
+                let expected = written
+                    .iter()
+                    .filter(|(_, p)| p.contains(x) && p.contains(y))
+                    .count() as u64;
+                let got = index.count(&q, None, None).expect("count");
+                assert_eq!(got, expected, "{x} and {y} {at}");
+            }
+        }
+    };
+    for first in (0..80).step_by(10) {
+        let rows: Vec<IndexRow> = (first..first + 10)
+            .map(|i| {
+                let mut r = row(&format!("up{i:03}"), i, "dso");
+                let mine: Vec<&str> = (0..parties.len())
+                    .filter(|k| has(i, *k))
+                    .map(|k| parties[k])
+                    .collect();
+                // Each party twice (as a stakeholder and a signatory would be): once counted.
+                r.keys = mine
+                    .iter()
+                    .flat_map(|p| std::iter::repeat_n((KeyKind::Party, (*p).to_owned()), 2))
+                    .collect();
+                written.push((i, mine));
+                r
+            })
+            .collect();
+        index.write_page(chunk.id, &page(rows)).expect("page");
+        check(
+            &mut index,
+            &written,
+            &format!("after the page from {first}"),
+        );
+    }
+    let hubs: i64 = index
+        .conn
+        .query_row("SELECT count(*) FROM hubs", [], |r| r.get(0))
+        .expect("hubs");
+    assert!(hubs >= 5, "the frequent parties are hubs: {hubs}");
+    let pairs: i64 = index
+        .conn
+        .query_row("SELECT count(*) FROM pairs", [], |r| r.get(0))
+        .expect("pairs");
+    assert!(pairs >= 8, "their pairs are kept: {pairs}");
+    // Prune: the pairs lose the updates removed.
+    index
+        .prune(1_800_000_000_000_000 + 35 * 1_000_000)
+        .expect("prune");
+    written.retain(|(second, _)| *second >= 35);
+    check(&mut index, &written, "after prune");
+}

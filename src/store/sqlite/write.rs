@@ -1,6 +1,7 @@
 //! The sync's writes: a page in one transaction with its chunk's cursor, and prune.
 
 use super::super::ZSTD_LEVEL;
+use super::pairs;
 use super::{
     Chunk, HashMap, IndexRow, OptionalExtension, PageWrite, PageWritten, Position, SqliteIndex,
     StoreError, Transaction, engine_error, format_time_micros, par_chunks, params,
@@ -197,7 +198,7 @@ fn write_rows(
             .zip(offered.step_by(TERMS_PER_UPSERT))
         {
             let mut upsert = tx.prepare_cached(&format!(
-                "{} ON CONFLICT (kind, value) DO UPDATE SET n = n + excluded.n RETURNING kind, value, id",
+                "{} ON CONFLICT (kind, value) DO UPDATE SET n = n + excluded.n RETURNING kind, value, id, n",
                 values_sql(INSERT_TERM, 4, batch.len())
             ))?;
             for (i, (kind, value, n)) in batch.iter().enumerate() {
@@ -212,13 +213,19 @@ fn write_rows(
                     r.get::<_, i64>(0)?,
                     r.get::<_, String>(1)?,
                     r.get::<_, i64>(2)?,
+                    r.get::<_, i64>(3)?,
                 ));
             }
         }
         // Each term's id, found by its (kind, value) in the sorted list; a term without one
         // would write keys of no term: an error, the page rolled back.
         let mut ids: Vec<Option<i64>> = vec![None; terms.len()];
-        for (kind, value, id) in upserts {
+        let (mut hubs, threshold) = pairs::load(tx)?;
+        let mut new_hubs: Vec<i64> = Vec::new();
+        for (kind, value, id, n) in upserts {
+            if n >= threshold && !hubs.contains(&id) {
+                new_hubs.push(id);
+            }
             if let Ok(at) = terms.binary_search_by(|t| (t.0, t.1).cmp(&(kind, value.as_str()))) {
                 ids[at] = Some(id);
             }
@@ -239,11 +246,15 @@ fn write_rows(
         // The keys sorted as the table keeps them (each term's run written in place), in
         // statements of KEYS_PER_INSERT rows.
         let mut keys: Vec<[i64; 4]> = Vec::new();
+        let mut row_terms: Vec<Vec<i64>> = Vec::with_capacity(new_rows.len());
         for (row, seq) in &new_rows {
+            let mut terms = Vec::with_capacity(row.keys.len());
             for (kind, value) in &row.keys {
                 let term = counts[&(kind.code(), value.as_str())].0;
                 keys.push([term, row.migration_id, row.record_time, *seq]);
+                terms.push(term);
             }
+            row_terms.push(terms);
         }
         keys.sort_unstable();
         keys.dedup();
@@ -255,6 +266,13 @@ fn write_rows(
         let mut one = tx.prepare_cached(&values_sql(INSERT_KEY, 4, 1))?;
         for key in keys[full..].chunks(1) {
             insert_keys(&mut one, key)?;
+        }
+        // The pairs of the hubs the page's updates have; then the terms that reached the
+        // threshold become hubs, their pairs counted over the keys (this page's included).
+        pairs::add_page(tx, row_terms.iter().map(Vec::as_slice), &hubs)?;
+        new_hubs.sort_unstable();
+        for term in new_hubs {
+            pairs::promote(tx, term, &mut hubs)?;
         }
     }
     let mut scans = chunk.scans.clone();
@@ -354,12 +372,19 @@ impl SqliteIndex {
                 "INSERT INTO pruned (term, n) SELECT term, count(*) FROM keys WHERE record_time < ?1 GROUP BY term",
                 [before],
             )?;
-            tx.execute_batch(
+            tx.execute(
                 "UPDATE terms SET n = n - (SELECT p.n FROM pruned p WHERE p.term = terms.id)
-                   WHERE id IN (SELECT term FROM pruned);
-                 DELETE FROM terms WHERE n <= 0;
-                 DELETE FROM pruned;",
+                   WHERE id IN (SELECT term FROM pruned)",
+                [],
             )?;
+            let gone: Vec<i64> = tx
+                .prepare("SELECT id FROM terms WHERE id IN (SELECT term FROM pruned) AND n <= 0")?
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            tx.execute_batch("DELETE FROM terms WHERE n <= 0; DELETE FROM pruned;")?;
+            // The pairs of hubs lowered by the removed updates (read before their keys go).
+            pairs::prune(&tx, before)?;
+            pairs::forget_gone(&tx, &gone)?;
             tx.execute("DELETE FROM keys WHERE record_time < ?1", [before])?;
             let removed = tx.execute("DELETE FROM updates WHERE record_time < ?1", [before])?;
             Ok(removed as u64)

@@ -1,0 +1,170 @@
+//! The counts of two hubs together (see [`crate::store::hubs`]) in PostgreSQL: a page's
+//! share, a term becoming a hub, prune, schema 2 → 3, and the count that reads them. The term
+//! ids written into SQL are integers read from the index itself.
+
+use std::collections::HashSet;
+
+use super::GenericClient;
+use crate::store::hubs::{self, THRESHOLD_KEY};
+
+/// The hubs, and the threshold a term becomes one at.
+pub(super) fn load(c: &mut impl GenericClient) -> Result<(HashSet<i64>, i64), postgres::Error> {
+    let hubs = c
+        .query("SELECT term FROM hubs", &[])?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let threshold: Option<String> = c
+        .query_opt("SELECT value FROM meta WHERE key = $1", &[&THRESHOLD_KEY])?
+        .map(|r| r.get(0));
+    Ok((hubs, hubs::threshold(threshold.as_deref())))
+}
+
+/// A page's updates (their term ids) raise the pairs of the hubs they have.
+pub(super) fn add_page<'a>(
+    c: &mut impl GenericClient,
+    updates: impl IntoIterator<Item = &'a [i64]>,
+    hubs: &HashSet<i64>,
+) -> Result<(), postgres::Error> {
+    if hubs.len() < 2 {
+        return Ok(());
+    }
+    let mut pairs: Vec<_> = hubs::page_pairs(updates, hubs).into_iter().collect();
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    pairs.sort_unstable();
+    let a: Vec<i64> = pairs.iter().map(|p| p.0.0).collect();
+    let b: Vec<i64> = pairs.iter().map(|p| p.0.1).collect();
+    let n: Vec<i64> = pairs.iter().map(|p| p.1).collect();
+    c.execute(
+        "INSERT INTO pairs (a, b, n) SELECT * FROM UNNEST($1::int8[], $2::int8[], $3::int8[])
+         ON CONFLICT (a, b) DO UPDATE SET n = pairs.n + excluded.n",
+        &[&a, &b, &n],
+    )?;
+    Ok(())
+}
+
+/// `term` becomes a hub: its pairs with every hub counted over the keys, driven by its own
+/// updates (each probed for the other hub by primary key).
+pub(super) fn promote(
+    c: &mut impl GenericClient,
+    term: i64,
+    hubs: &mut HashSet<i64>,
+) -> Result<(), postgres::Error> {
+    if !hubs.insert(term) {
+        return Ok(());
+    }
+    let mut others: Vec<i64> = hubs.iter().copied().filter(|h| *h != term).collect();
+    others.sort_unstable();
+    for other in others {
+        let n: i64 = c
+            .query_one(
+                &format!(
+                    "SELECT count(*) FROM keys x WHERE x.term = {term} AND EXISTS (
+                         SELECT 1 FROM keys y WHERE y.term = {other}
+                           AND y.migration_id = x.migration_id
+                           AND y.record_time = x.record_time AND y.seq = x.seq)"
+                ),
+                &[],
+            )?
+            .get(0);
+        if n > 0
+            && let Some((a, b)) = hubs::pair_of(term, other)
+        {
+            c.execute(
+                "INSERT INTO pairs (a, b, n) VALUES ($1, $2, $3)
+                 ON CONFLICT (a, b) DO UPDATE SET n = excluded.n",
+                &[&a, &b, &n],
+            )?;
+        }
+    }
+    c.execute(
+        "INSERT INTO hubs (term) VALUES ($1) ON CONFLICT DO NOTHING",
+        &[&term],
+    )?;
+    Ok(())
+}
+
+/// Prune's share, before the keys older than `before` go: each pair lowered by the removed
+/// updates that have both, a pair no update has any more removed.
+pub(super) fn prune(c: &mut impl GenericClient, before: i64) -> Result<(), postgres::Error> {
+    let (hubs, _) = load(c)?;
+    let mut hubs: Vec<i64> = hubs.into_iter().collect();
+    hubs.sort_unstable();
+    for (i, a) in hubs.iter().enumerate() {
+        let later = &hubs[i + 1..];
+        if later.is_empty() {
+            break;
+        }
+        let list = later
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        // Each removed update of `a` probed for the later hubs by primary key (LATERAL: one
+        // look-up per update, never a hash of every key of the hubs).
+        c.execute(
+            &format!(
+                "WITH removed AS (
+                     SELECT o.term AS b, count(*) AS n FROM keys x
+                     CROSS JOIN LATERAL (SELECT y.term FROM keys y
+                         WHERE y.term IN ({list}) AND y.migration_id = x.migration_id
+                           AND y.record_time = x.record_time AND y.seq = x.seq) o
+                     WHERE x.term = {a} AND x.record_time < $1 GROUP BY o.term)
+                 UPDATE pairs p SET n = p.n - removed.n FROM removed
+                 WHERE p.a = {a} AND p.b = removed.b"
+            ),
+            &[&before],
+        )?;
+    }
+    c.execute("DELETE FROM pairs WHERE n <= 0", &[])?;
+    Ok(())
+}
+
+/// Schema 2 → 3: the hubs and their pairs counted from the keys, the most frequent term
+/// first (each new hub's pairs driven by its own updates, the fewer of the two). Returns how
+/// many hubs there are.
+pub(super) fn migrate_2_to_3(c: &mut impl GenericClient) -> Result<usize, postgres::Error> {
+    let (mut hubs, threshold) = load(c)?;
+    let frequent: Vec<i64> = c
+        .query(
+            "SELECT term FROM term_counts WHERE updates >= $1 ORDER BY updates DESC, term",
+            &[&threshold],
+        )?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    for term in &frequent {
+        promote(c, *term, &mut hubs)?;
+    }
+    c.execute(
+        "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
+        &[],
+    )?;
+    Ok(frequent.len())
+}
+
+/// The count of two distinct terms over the whole index when both are hubs (`None`: not both).
+pub(super) fn count(
+    c: &mut impl GenericClient,
+    x: i64,
+    y: i64,
+) -> Result<Option<i64>, postgres::Error> {
+    let Some((a, b)) = hubs::pair_of(x, y) else {
+        return Ok(None);
+    };
+    let both: i64 = c
+        .query_one(
+            "SELECT count(*) FROM hubs WHERE term = $1 OR term = $2",
+            &[&a, &b],
+        )?
+        .get(0);
+    if both < 2 {
+        return Ok(None);
+    }
+    let n: Option<i64> = c
+        .query_opt("SELECT n FROM pairs WHERE a = $1 AND b = $2", &[&a, &b])?
+        .map(|r| r.get(0));
+    Ok(Some(n.unwrap_or(0)))
+}

@@ -1,0 +1,171 @@
+//! The counts of two hubs together (see [`crate::store::hubs`]) in SQLite: a page's share,
+//! a term becoming a hub, prune, schema 2 → 3, and the count that reads them.
+
+use std::collections::HashSet;
+
+use super::{OptionalExtension, Transaction, params};
+use crate::store::hubs::{self, THRESHOLD_KEY};
+
+/// The hubs, and the threshold a term becomes one at.
+pub(super) fn load(tx: &Transaction<'_>) -> rusqlite::Result<(HashSet<i64>, i64)> {
+    let mut stmt = tx.prepare_cached("SELECT term FROM hubs")?;
+    let hubs = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<HashSet<i64>>>()?;
+    let threshold: Option<String> = tx
+        .query_row(
+            "SELECT value FROM meta WHERE key = ?1",
+            [THRESHOLD_KEY],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok((hubs, hubs::threshold(threshold.as_deref())))
+}
+
+/// A page's updates (their term ids) raise the pairs of the hubs they have.
+pub(super) fn add_page<'a>(
+    tx: &Transaction<'_>,
+    updates: impl IntoIterator<Item = &'a [i64]>,
+    hubs: &HashSet<i64>,
+) -> rusqlite::Result<()> {
+    if hubs.len() < 2 {
+        return Ok(());
+    }
+    let mut upsert = tx.prepare_cached(
+        "INSERT INTO pairs (a, b, n) VALUES (?1, ?2, ?3)
+         ON CONFLICT (a, b) DO UPDATE SET n = n + excluded.n",
+    )?;
+    let mut pairs: Vec<_> = hubs::page_pairs(updates, hubs).into_iter().collect();
+    pairs.sort_unstable();
+    for ((a, b), n) in pairs {
+        upsert.execute(params![a, b, n])?;
+    }
+    Ok(())
+}
+
+/// `term` becomes a hub: its pairs with every hub counted over the keys, driven by its own
+/// updates (each probed for the other hub by primary key).
+pub(super) fn promote(
+    tx: &Transaction<'_>,
+    term: i64,
+    hubs: &mut HashSet<i64>,
+) -> rusqlite::Result<()> {
+    if !hubs.insert(term) {
+        return Ok(());
+    }
+    let mut others: Vec<i64> = hubs.iter().copied().filter(|h| *h != term).collect();
+    others.sort_unstable();
+    let mut count = tx.prepare_cached(
+        "SELECT count(*) FROM keys x WHERE x.term = ?1 AND EXISTS (
+             SELECT 1 FROM keys y WHERE y.term = ?2 AND y.migration_id = x.migration_id
+               AND y.record_time = x.record_time AND y.seq = x.seq)",
+    )?;
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO pairs (a, b, n) VALUES (?1, ?2, ?3)
+         ON CONFLICT (a, b) DO UPDATE SET n = excluded.n",
+    )?;
+    for other in others {
+        let n: i64 = count.query_row(params![term, other], |r| r.get(0))?;
+        if n > 0
+            && let Some((a, b)) = hubs::pair_of(term, other)
+        {
+            insert.execute(params![a, b, n])?;
+        }
+    }
+    tx.execute("INSERT OR IGNORE INTO hubs (term) VALUES (?1)", [term])?;
+    Ok(())
+}
+
+/// Prune's share, before the keys older than `before` go: each pair lowered by the removed
+/// updates that have both, a pair no update has any more removed.
+pub(super) fn prune(tx: &Transaction<'_>, before: i64) -> rusqlite::Result<()> {
+    let (hubs, _) = load(tx)?;
+    let mut hubs: Vec<i64> = hubs.into_iter().collect();
+    hubs.sort_unstable();
+    let mut lower = tx.prepare_cached("UPDATE pairs SET n = n - ?3 WHERE a = ?1 AND b = ?2")?;
+    for (i, a) in hubs.iter().enumerate() {
+        let later = &hubs[i + 1..];
+        if later.is_empty() {
+            break;
+        }
+        // Each removed update of `a` probed for the later hubs by primary key (the ids are
+        // integers read from the index, written into the SQL as numbers).
+        let list = later
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut stmt = tx.prepare(&format!(
+            "SELECT y.term, count(*) FROM keys x JOIN keys y
+               ON y.term IN ({list}) AND y.migration_id = x.migration_id
+              AND y.record_time = x.record_time AND y.seq = x.seq
+             WHERE x.term = ?1 AND x.record_time < ?2 GROUP BY y.term"
+        ))?;
+        let removed = stmt
+            .query_map(params![a, before], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        for (b, n) in removed {
+            lower.execute(params![a, b, n])?;
+        }
+    }
+    tx.execute("DELETE FROM pairs WHERE n <= 0", [])?;
+    Ok(())
+}
+
+/// After prune removed the terms no update has: their hub rows go too.
+pub(super) fn forget_gone(tx: &Transaction<'_>, gone: &[i64]) -> rusqlite::Result<()> {
+    let mut stmt = tx.prepare_cached("DELETE FROM hubs WHERE term = ?1")?;
+    for term in gone {
+        stmt.execute([term])?;
+    }
+    Ok(())
+}
+
+/// Schema 2 → 3: the hubs and their pairs counted from the keys, the most frequent term
+/// first (each new hub's pairs driven by its own updates, the fewer of the two).
+pub(super) const CREATE: &str = "
+CREATE TABLE IF NOT EXISTS hubs (term INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS pairs (
+    a INTEGER NOT NULL,
+    b INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (a, b)
+) WITHOUT ROWID;
+";
+
+pub(super) fn migrate_2_to_3(tx: &Transaction<'_>) -> rusqlite::Result<usize> {
+    tx.execute_batch(CREATE)?;
+    let (mut hubs, threshold) = load(tx)?;
+    let frequent: Vec<i64> = {
+        let mut stmt = tx.prepare("SELECT id FROM terms WHERE n >= ?1 ORDER BY n DESC, id")?;
+        stmt.query_map([threshold], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    for term in &frequent {
+        promote(tx, *term, &mut hubs)?;
+    }
+    tx.execute(
+        "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
+        [],
+    )?;
+    Ok(frequent.len())
+}
+
+/// The count of two distinct terms over the whole index when both are hubs (`None`: not both).
+pub(super) fn count(tx: &Transaction<'_>, x: i64, y: i64) -> rusqlite::Result<Option<i64>> {
+    let Some((a, b)) = hubs::pair_of(x, y) else {
+        return Ok(None);
+    };
+    let mut is_hub = tx.prepare_cached("SELECT 1 FROM hubs WHERE term = ?1")?;
+    if !is_hub.exists([a])? || !is_hub.exists([b])? {
+        return Ok(None);
+    }
+    let n: Option<i64> = tx
+        .query_row("SELECT n FROM pairs WHERE a = ?1 AND b = ?2", [a, b], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    Ok(Some(n.unwrap_or(0)))
+}

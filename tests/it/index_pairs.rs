@@ -1,0 +1,141 @@
+//! Counts of two frequent terms (issue 19): the index keeps, for every two terms with many
+//! updates ("hubs"), how many updates have both, so such a count reads one row instead of
+//! probing millions of keys. Run as the real binary over real HTTP against the demo, with the
+//! index's hub threshold lowered (100,000 updates on a real index) so the demo's frequent
+//! parties, templates, choices and contracts are hubs: every count of two of them equals the
+//! number of updates a search of the two lists, after a sync, a prune, and the migration of
+//! an index of schema 2 (which had no such counts).
+
+use std::path::Path;
+
+use cantonscope::store::{self, Location};
+
+use crate::index::{four, from, index_args, run, status, sync, temp, text};
+
+/// The lowered threshold (the demo range synced here has a few thousand updates).
+const THRESHOLD: &str = "100";
+
+/// A new index at `index` that makes terms hubs at [`THRESHOLD`] updates.
+fn lowered(index: &Path) {
+    let mut writer = store::open_writer(&Location::Sqlite(index.to_owned())).expect("creates");
+    writer
+        .meta_set(store::hubs::THRESHOLD_KEY, THRESHOLD)
+        .expect("threshold");
+}
+
+/// The hubs as query terms (`party:…`), most frequent first, and how many pairs are kept.
+fn hubs(index: &Path) -> (Vec<String>, i64) {
+    let conn = rusqlite::Connection::open(index).expect("opens");
+    let mut stmt = conn
+        .prepare(
+            "SELECT t.kind, t.value FROM hubs h JOIN terms t ON t.id = h.term ORDER BY t.n DESC",
+        )
+        .expect("hubs");
+    let terms = stmt
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+        .expect("rows")
+        .map(|r| {
+            let (kind, value) = r.expect("a row");
+            let field = ["party", "template", "choice", "contract"][(kind - 1) as usize];
+            format!("{field}:{value}")
+        })
+        .collect();
+    let pairs = conn
+        .query_row("SELECT count(*) FROM pairs", [], |r| r.get(0))
+        .expect("pairs");
+    (terms, pairs)
+}
+
+/// `index search TERMS --count` and the number of rows `index search TERMS` lists.
+fn count_and_rows(dir: &Path, index: &Path, terms: &[&str]) -> (u64, u64) {
+    let mut args = index_args(index, "search");
+    args.extend_from_slice(terms);
+    let mut counting = args.clone();
+    counting.push("--count");
+    let output = run(dir, "http://127.0.0.1:9", &counting);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let count = text(&output.stdout).trim().parse().expect("a count");
+    args.extend_from_slice(&["--limit", "1000000"]);
+    let output = run(dir, "http://127.0.0.1:9", &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    (count, text(&output.stdout).lines().count() as u64)
+}
+
+/// Every two of the first `n` hubs: the count equals the rows (and some pairs share updates).
+fn counts_equal_rows(dir: &Path, index: &Path, hubs: &[String], n: usize, at: &str) {
+    let mut shared = 0;
+    for (i, x) in hubs.iter().take(n).enumerate() {
+        for y in hubs.iter().take(n).skip(i + 1) {
+            let (count, rows) = count_and_rows(dir, index, &[x, y]);
+            assert_eq!(count, rows, "{x} {y} {at}");
+            shared += usize::from(count > 0);
+        }
+    }
+    assert!(shared >= n, "frequent terms share updates: {shared} {at}");
+}
+
+#[test]
+fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migration() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    lowered(&index);
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        &index,
+        &["--from", from(), "--verify", "1"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (terms, pairs) = hubs(&index);
+    assert!(
+        terms.len() >= 6,
+        "the demo's frequent terms are hubs: {terms:?}"
+    );
+    assert!(
+        terms.iter().any(|t| t.starts_with("party:DSO::")),
+        "{terms:?}"
+    );
+    assert!(pairs >= 10, "{pairs}");
+    counts_equal_rows(dir.path(), &index, &terms, 6, "after the sync");
+
+    // Prune the older half: the pairs lose its updates.
+    let kept = crate::index::kept(&index);
+    let cut = crate::index::history(dir.path(), url)
+        .into_iter()
+        .find(|l| l["update_id"] == kept[kept.len() / 2].0.as_str())
+        .and_then(|l| l["record_time"].as_str().map(str::to_owned))
+        .expect("a time");
+    let mut args = index_args(&index, "prune");
+    args.extend_from_slice(&["--before", &cut]);
+    let output = run(dir.path(), url, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    counts_equal_rows(dir.path(), &index, &terms, 6, "after prune");
+
+    // An index of schema 2 (no hubs, no pairs): refused by readers, migrated by the next
+    // sync, which counts the pairs from the keys.
+    {
+        let conn = rusqlite::Connection::open(&index).expect("opens");
+        conn.execute_batch(
+            "DROP TABLE hubs; DROP TABLE pairs;
+             UPDATE meta SET value = '2' WHERE key = 'schema_version';",
+        )
+        .expect("schema 2");
+    }
+    let mut args = index_args(&index, "search");
+    args.extend_from_slice(&[&terms[0], "--count"]);
+    let output = run(dir.path(), url, &args);
+    assert_eq!(output.status.code(), Some(2));
+    let err = text(&output.stderr);
+    assert!(err.contains("older cantonscope (schema 2)"), "{err}");
+    let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("migrated the index from schema 2 to schema 3"),
+        "{err}"
+    );
+    assert_eq!(status(dir.path(), &index)["schema_version"], 3);
+    let (again, pairs) = hubs(&index);
+    assert!(again.len() >= 6 && pairs >= 10, "{again:?} {pairs}");
+    counts_equal_rows(dir.path(), &index, &again, 6, "after the migration");
+}
