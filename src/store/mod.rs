@@ -13,6 +13,9 @@
 //! keys      (term, migration, record time, update) rows: every event's keys, nested events
 //!           too, in ledger order per term, so the newest updates of a key are the last rows
 //!           of its range and a first page reads only what it shows
+//! hubs      the terms with many updates (100,000: [`hubs::DEFAULT_THRESHOLD`])
+//! pairs     (hub, hub, n): how many updates have both, kept per page and on prune, so a
+//!           count of two frequent terms reads one row ([`hubs`])
 //! chunks    ranges of the history a sync walked: exclusive start cursor, exclusive end,
 //!           the cursor after the last committed page and the one that page was asked after,
 //!           state, --verify N, the scans that confirmed it
@@ -318,6 +321,11 @@ pub trait IndexStore: Send {
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError>;
     /// Removes the heartbeat of the running sync.
     fn clear_beat(&mut self) -> Result<(), StoreError>;
+    /// Brings the engine's planner statistics up to date after a sync wrote (PostgreSQL:
+    /// `ANALYZE`; SQLite's queries are written to their plan and need none).
+    fn refresh_statistics(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
 
     // --- The same on every engine (over the primitives) ---
 
@@ -370,7 +378,8 @@ pub trait IndexStore: Send {
             "outcome": outcome,
         });
         self.meta_set("last_sync", &last.to_string())?;
-        self.clear_beat()
+        self.clear_beat()?;
+        self.refresh_statistics()
     }
 
     /// The last `index verify` of each range (see [`IndexStore::record_verification`]).

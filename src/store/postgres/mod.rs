@@ -209,6 +209,13 @@ impl IndexStore for PgIndex {
             .map(|_| ())
     }
 
+    /// A sync's tables analyzed once it ends: until autovacuum gets to a freshly filled
+    /// database, the planner guesses, and a two-term first page took 97 ms instead of 0.9 ms
+    /// (100,000 updates, measured with `cargo bench --bench index`).
+    fn refresh_statistics(&mut self) -> Result<(), StoreError> {
+        self.with(|c| c.batch_execute("ANALYZE updates, keys, terms, term_counts, hubs, pairs"))
+    }
+
     fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError> {
         self.with(chunk_rows)
     }
