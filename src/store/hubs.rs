@@ -54,6 +54,12 @@ pub fn page_pairs<'a, S: std::hash::BuildHasher>(
     pairs
 }
 
+/// Term ids as an SQL list (`1,2,3`): integers read from the index itself, written into the
+/// SQL as numbers.
+pub fn id_list(ids: &[i64]) -> String {
+    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+}
+
 /// The pair row of two distinct terms (`None`: the same term twice).
 pub fn pair_of(x: i64, y: i64) -> Option<(i64, i64)> {
     match x.cmp(&y) {

@@ -15,10 +15,11 @@ use crate::index::{four, from, index_args, run, status, sync, temp, text};
 /// The lowered threshold (the demo range synced here has a few thousand updates).
 const THRESHOLD: &str = "100";
 
-/// A new index at `index` that makes terms hubs at [`THRESHOLD`] updates.
-fn lowered(index: &Path) {
-    let mut writer = store::open_writer(&Location::Sqlite(index.to_owned())).expect("creates");
-    writer
+/// A new index at `location` (a path or a PostgreSQL URL) that makes terms hubs at
+/// [`THRESHOLD`] updates.
+pub(crate) fn lowered(location: &str) {
+    store::open_writer(&Location::parse(location))
+        .expect("creates")
         .meta_set(store::hubs::THRESHOLD_KEY, THRESHOLD)
         .expect("threshold");
 }
@@ -79,7 +80,7 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let demo = four();
     let (dir, index) = temp();
     let url = &demo.handle.scan_url;
-    lowered(&index);
+    lowered(index.to_str().expect("utf-8"));
     let (code, _, err) = sync(
         dir.path(),
         url,

@@ -28,6 +28,7 @@ use crate::common::bin::bin;
 use crate::index::{
     four, from, history, ids, index_args, kill_syncs_at_random_moments, run, status, sync, text,
 };
+use crate::index_pairs::lowered;
 use crate::index_verify::verify;
 
 /// The tests of this file, for the message that says they were skipped.
@@ -245,12 +246,8 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
     let pg_at = db.url.as_str();
     // Terms become hubs at 100 updates (100,000 on a real index), so the counts kept for
     // two frequent terms together are written, read and pruned on both engines.
-    for at in [sqlite_at, pg_at] {
-        store::open_writer(&Location::parse(at))
-            .expect("creates")
-            .meta_set(store::hubs::THRESHOLD_KEY, "100")
-            .expect("threshold");
-    }
+    lowered(sqlite_at);
+    lowered(pg_at);
     let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--from", from()]);
     assert_eq!(code, 0, "{err}");
     let (code, out, err) = sync(dir.path(), url, pg_at, &["--from", from()]);
@@ -893,10 +890,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     let sqlite = dir.path().join("index.sqlite");
     let sqlite_at = sqlite.to_str().expect("utf-8");
     for at in [sqlite_at, db.url.as_str()] {
-        store::open_writer(&Location::parse(at))
-            .expect("creates")
-            .meta_set(store::hubs::THRESHOLD_KEY, "100")
-            .expect("threshold");
+        lowered(at);
         let (code, _, err) = sync(dir.path(), url, at, &["--from", from(), "--verify", "1"]);
         assert_eq!(code, 0, "{err}");
     }

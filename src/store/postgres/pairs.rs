@@ -97,11 +97,7 @@ pub(super) fn prune(c: &mut impl GenericClient, before: i64) -> Result<(), postg
         if later.is_empty() {
             break;
         }
-        let list = later
-            .iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
+        let list = hubs::id_list(later);
         // Each removed update of `a` probed for the later hubs by primary key (LATERAL: one
         // look-up per update, never a hash of every key of the hubs).
         c.execute(

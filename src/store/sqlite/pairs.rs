@@ -88,13 +88,8 @@ pub(super) fn prune(tx: &Transaction<'_>, before: i64) -> rusqlite::Result<()> {
         if later.is_empty() {
             break;
         }
-        // Each removed update of `a` probed for the later hubs by primary key (the ids are
-        // integers read from the index, written into the SQL as numbers).
-        let list = later
-            .iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
+        // Each removed update of `a` probed for the later hubs by primary key.
+        let list = hubs::id_list(later);
         let mut stmt = tx.prepare(&format!(
             "SELECT y.term, count(*) FROM keys x JOIN keys y
                ON y.term IN ({list}) AND y.migration_id = x.migration_id
