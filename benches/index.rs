@@ -674,6 +674,8 @@ fn index_benches(c: &mut Criterion) {
         }
     }
 
+    non_hub_counts(&path, &copier.dso);
+
     if let Ok(url) = std::env::var("INDEX_BENCH_PG_URL") {
         let location = pg_cached(&url, &template, &copier, n);
         let mut pg = store::open_reader(&location).expect("PostgreSQL reader");
@@ -686,6 +688,50 @@ fn index_benches(c: &mut Criterion) {
         search_group(c, &format!("index_search_pg_{n}"), pg.as_mut(), &parsed);
     }
     search_group(c, &format!("index_search_{n}"), index.as_mut(), &parsed);
+}
+
+/// The counts of two terms that are not both hubs: the DSO party with the most frequent
+/// party, template or choice below the hub threshold (and one below a tenth of it), which
+/// probe that term's updates one by one; warm, and cold when the page cache can be dropped.
+fn non_hub_counts(path: &Path, dso: &str) {
+    let conn =
+        rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .expect("the index opens");
+    let threshold = store::hubs::DEFAULT_THRESHOLD;
+    for below in [threshold, threshold / 10] {
+        let term: Option<(i64, String, i64)> = conn
+            .query_row(
+                "SELECT kind, value, n FROM terms WHERE n < ?1 AND kind IN (1, 2, 3)
+                 ORDER BY n DESC LIMIT 1",
+                [below],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .ok();
+        let Some((kind, value, n)) = term else {
+            continue;
+        };
+        let field = ["party", "template", "choice"][(kind - 1) as usize];
+        let query =
+            Query::parse(&[format!("party:{dso}"), format!("{field}:{value}")]).expect("a query");
+        let cold = drop_caches();
+        let mut index = store::open_reader(&Location::Sqlite(path.to_owned())).expect("reader");
+        let mut times = Vec::new();
+        let mut count = 0;
+        for _ in 0..3 {
+            let t = Instant::now();
+            count = index.count(&query, None, None).expect("count");
+            times.push(format!("{:.1} ms", t.elapsed().as_secs_f64() * 1e3));
+        }
+        eprintln!(
+            "index bench: the DSO party and a {field} of {n} updates (no hub): count {count} in {} ({})",
+            times.join(", "),
+            if cold {
+                "the first cold"
+            } else {
+                "warm: the page cache cannot be dropped"
+            }
+        );
+    }
 }
 
 /// The PostgreSQL index of `n` updates in its own database (built when missing or unfinished).
