@@ -710,7 +710,7 @@ fn non_hub_counts(path: &Path, dso: &str) {
         let Some((kind, value, n)) = term else {
             continue;
         };
-        let field = ["party", "template", "choice"][(kind - 1) as usize];
+        let field = KeyKind::from_code(kind).expect("a key kind").field();
         let query =
             Query::parse(&[format!("party:{dso}"), format!("{field}:{value}")]).expect("a query");
         let cold = drop_caches();

@@ -891,7 +891,7 @@ fn a_first_sync_without_index_flag_creates_the_default_index_in_the_data_dir() {
 
 /// `index search TERM… --count` over the whole index (no time bounds: a one-term count is the
 /// count kept with its key).
-fn count_all(dir: &Path, index: &Path, terms: &[&str]) -> u64 {
+pub(crate) fn count_all(dir: &Path, index: &Path, terms: &[&str]) -> u64 {
     let mut args = index_args(index, "search");
     args.extend_from_slice(terms);
     args.push("--count");

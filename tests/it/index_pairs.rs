@@ -10,7 +10,9 @@ use std::path::Path;
 
 use cantonscope::store::{self, Location};
 
-use crate::index::{four, from, index_args, run, status, sync, temp, text};
+use cantonscope::model::index::KeyKind;
+
+use crate::index::{count_all, four, from, index_args, run, status, sync, temp, text};
 
 /// The lowered threshold (the demo range synced here has a few thousand updates).
 const THRESHOLD: &str = "100";
@@ -37,7 +39,7 @@ fn hubs(index: &Path) -> (Vec<String>, i64) {
         .expect("rows")
         .map(|r| {
             let (kind, value) = r.expect("a row");
-            let field = ["party", "template", "choice", "contract"][(kind - 1) as usize];
+            let field = KeyKind::from_code(kind).expect("a key kind").field();
             format!("{field}:{value}")
         })
         .collect();
@@ -49,13 +51,9 @@ fn hubs(index: &Path) -> (Vec<String>, i64) {
 
 /// `index search TERMS --count` and the number of rows `index search TERMS` lists.
 fn count_and_rows(dir: &Path, index: &Path, terms: &[&str]) -> (u64, u64) {
+    let count = count_all(dir, index, terms);
     let mut args = index_args(index, "search");
     args.extend_from_slice(terms);
-    let mut counting = args.clone();
-    counting.push("--count");
-    let output = run(dir, "http://127.0.0.1:9", &counting);
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    let count = text(&output.stdout).trim().parse().expect("a count");
     args.extend_from_slice(&["--limit", "1000000"]);
     let output = run(dir, "http://127.0.0.1:9", &args);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));

@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Once, PoisonError, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
+use cantonscope::model::index::KeyKind;
 use cantonscope::model::index::read::{RangeFrom, RangeKey};
 use cantonscope::store::{self, Location};
 use serde_json::Value;
@@ -216,7 +217,7 @@ fn same_hubs(db: &Database, sqlite: &Path) -> Vec<String> {
     in_pg
         .into_iter()
         .map(|(kind, value)| {
-            let field = ["party", "template", "choice", "contract"][(kind - 1) as usize];
+            let field = KeyKind::from_code(kind).expect("a key kind").field();
             format!("{field}:{value}")
         })
         .collect()

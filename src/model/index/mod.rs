@@ -53,6 +53,18 @@ impl KeyKind {
         }
     }
 
+    /// The kind of a stored number ([`KeyKind::code`]).
+    pub fn from_code(code: i64) -> Option<KeyKind> {
+        [
+            KeyKind::Party,
+            KeyKind::Template,
+            KeyKind::Choice,
+            KeyKind::Contract,
+        ]
+        .into_iter()
+        .find(|k| k.code() == code)
+    }
+
     /// The query field naming it.
     pub fn field(self) -> &'static str {
         match self {
