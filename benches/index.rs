@@ -35,7 +35,8 @@ use cantonscope::demo::{self, DemoConfig};
 use cantonscope::model::format::parse_time_micros;
 use cantonscope::model::index::query::Query;
 use cantonscope::model::index::{
-    KeyKind, SUMMARY_VERSION, digest_of, items_and_digests, keys_of, row_with_digest, rows_of,
+    KeyKind, SUMMARY_VERSION, body_packer, digest_of, items_and_digests, keys_of, row_with_digest,
+    rows_of,
 };
 use cantonscope::model::summary::Summarizer;
 use cantonscope::store::{self, IndexStore, Location, NetworkId, PageWrite, Position};
@@ -247,12 +248,13 @@ impl Copier {
 /// Turns item texts into a page write (decode, digest, summary, keys).
 fn page_of(texts: &[String], page_start: Option<Position>, bodies: bool) -> PageWrite {
     let mut summarizer = Summarizer::default();
+    let mut packer = bodies.then(|| body_packer().expect("zstd"));
     let mut rows = Vec::with_capacity(texts.len());
     let mut cursor = None;
     for text in texts {
         let item: UpdateItem = serde_json::from_str(text).expect("an item decodes");
         let digest = digest_of(text).expect("a digest");
-        let row = row_with_digest(&item, &mut summarizer, digest).expect("a row");
+        let row = row_with_digest(&item, &mut summarizer, digest, packer.as_mut()).expect("a row");
         cursor = Some(Position {
             migration_id: row.migration_id,
             record_time: item.record_time().unwrap_or_default().to_owned(),
@@ -264,20 +266,21 @@ fn page_of(texts: &[String], page_start: Option<Position>, bodies: bool) -> Page
         page_start,
         cursor: cursor.expect("a page is not empty"),
         scans: vec!["bench".to_owned()],
-        bodies,
     }
 }
 
-/// [`page_of`] the way `index sync` does it: the page's body split once, its items decoded and
-/// digested on every core (`page_item_texts`, `items_and_digests`), then the rows on every core
-/// (`rows_of`).
-fn page_par(texts: &[String], page_start: Option<Position>, bodies: bool) -> PageWrite {
-    // As the sync gets it: one page body, split once, its items decoded and digested on every
-    // core.
-    let body = format!("{{\"transactions\":[{}]}}", texts.join(","));
+/// A page's body as a scan sends it (`{"transactions":[…]}`) of its items' texts.
+fn page_body(texts: &[String]) -> String {
+    format!("{{\"transactions\":[{}]}}", texts.join(","))
+}
+
+/// [`page_of`] the way `index sync` does it from a page's body as it arrived ([`page_body`]):
+/// split once, its items decoded and digested on every core (`page_item_texts`,
+/// `items_and_digests`), then the rows on every core (`rows_of`).
+fn page_par(body: &str, page_start: Option<Position>, bodies: bool) -> PageWrite {
     let split = scan::page_item_texts(body.as_bytes()).expect("a page");
     let (items, digests) = items_and_digests(&split).expect("decoded");
-    let rows = rows_of(&items, &digests).expect("rows");
+    let rows = rows_of(&items, &digests, bodies).expect("rows");
     let last = items.last().expect("a page is not empty");
     PageWrite {
         cursor: Position {
@@ -287,7 +290,6 @@ fn page_par(texts: &[String], page_start: Option<Position>, bodies: bool) -> Pag
         rows,
         page_start,
         scans: vec!["bench".to_owned()],
-        bodies,
     }
 }
 
@@ -311,9 +313,18 @@ fn cpu_seconds() -> f64 {
 /// `INDEX_SYNC_CPU_RUNS=N cargo bench --bench index`: the sync's way (as in the
 /// `index_sync_cpu` group) `N` times, then the CPU time it took per update — the figure that
 /// stays meaningful on a machine busy with other work, where wall-clock rates do not.
-fn sync_cpu_per_update(pages: &[Vec<String>], copier: &Copier, updates: usize, runs: usize) {
+fn sync_cpu_per_update(
+    pages: &[Vec<String>],
+    page_bodies: &[String],
+    copier: &Copier,
+    updates: usize,
+    runs: usize,
+) {
     let cpu = cpu_seconds();
     let wall = Instant::now();
+    // The one writer's time in `write_page`, and waiting for the next page.
+    let mut writing = Duration::ZERO;
+    let mut waiting = Duration::ZERO;
     for _ in 0..runs {
         let dir = tempfile::tempdir().expect("temp dir");
         let (mut index, chunk) = new_index(&dir.path().join("i.sqlite"), copier);
@@ -321,8 +332,8 @@ fn sync_cpu_per_update(pages: &[Vec<String>], copier: &Copier, updates: usize, r
         std::thread::scope(|s| {
             s.spawn(|| {
                 let mut start = None;
-                for texts in pages {
-                    let page = page_par(texts, start.take(), true);
+                for body in page_bodies {
+                    let page = page_par(body, start.take(), true);
                     start = Some(page.cursor.clone());
                     if tx.send(page).is_err() {
                         break;
@@ -330,18 +341,53 @@ fn sync_cpu_per_update(pages: &[Vec<String>], copier: &Copier, updates: usize, r
                 }
                 drop(tx);
             });
+            let mut at = Instant::now();
             for page in rx {
+                waiting += at.elapsed();
+                at = Instant::now();
                 index.write_page(chunk, &page).expect("written");
+                writing += at.elapsed();
+                at = Instant::now();
             }
         });
     }
     let cpu = cpu_seconds() - cpu;
+    let wall = wall.elapsed().as_secs_f64();
     let n = (updates * runs) as f64;
     eprintln!(
-        "index sync CPU: {n} updates in {cpu:.2} CPU s ({:.1} µs/update, {:.0} updates per CPU-second); wall {:.2} s",
+        "index sync CPU: {n} updates in {cpu:.2} CPU s ({:.1} µs/update, {:.0} updates per CPU-second); wall {wall:.2} s ({:.0} updates/s); the writer wrote {:.2} s and waited for pages {:.2} s",
         cpu * 1e6 / n,
         n / cpu,
-        wall.elapsed().as_secs_f64()
+        n / wall,
+        writing.as_secs_f64(),
+        waiting.as_secs_f64(),
+    );
+    // The writer alone, the pages made before: its CPU per update and its ceiling.
+    let made: Vec<PageWrite> = {
+        let mut start = None;
+        page_bodies
+            .iter()
+            .map(|body| {
+                let page = page_par(body, start.take(), true);
+                start = Some(page.cursor.clone());
+                page
+            })
+            .collect()
+    };
+    let cpu = cpu_seconds();
+    let wall = Instant::now();
+    for _ in 0..runs {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (mut index, chunk) = new_index(&dir.path().join("i.sqlite"), copier);
+        for page in &made {
+            index.write_page(chunk, page).expect("written");
+        }
+    }
+    let cpu = cpu_seconds() - cpu;
+    eprintln!(
+        "  the writer alone: {:.1} µs CPU/update, at most {:.0} updates/s",
+        cpu * 1e6 / n,
+        n / wall.elapsed().as_secs_f64()
     );
     // Parts of it, one thread each, CPU µs per update.
     let texts: Vec<&String> = pages.iter().flatten().collect();
@@ -446,7 +492,7 @@ fn build_at(
                     let take = texts.len().min(n - made);
                     let copied: Vec<String> =
                         texts[..take].iter().map(|t| copier.copy(t, k)).collect();
-                    let page = page_par(&copied, start.take(), bodies);
+                    let page = page_par(&page_body(&copied), start.take(), bodies);
                     start = Some(page.cursor.clone());
                     made += take;
                     if tx.send(page).is_err() || made >= n {
@@ -525,11 +571,13 @@ fn index_benches(c: &mut Criterion) {
         .map(|t| t.iter().map(|s| copier.copy(s, 1)).collect())
         .collect();
     let updates: usize = pages.iter().map(Vec::len).sum();
+    // The page bodies as they arrive from a scan (receiving them is not the sync's CPU work).
+    let page_bodies: Vec<String> = pages.iter().map(|p| page_body(p)).collect();
     if let Some(runs) = std::env::var("INDEX_SYNC_CPU_RUNS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
     {
-        sync_cpu_per_update(&pages, &copier, updates, runs);
+        sync_cpu_per_update(&pages, &page_bodies, &copier, updates, runs);
         return;
     }
     let mut group = c.benchmark_group("index_sync_cpu");
@@ -589,8 +637,8 @@ fn index_benches(c: &mut Criterion) {
                     std::thread::scope(|s| {
                         s.spawn(|| {
                             let mut start = None;
-                            for texts in &pages {
-                                let page = page_par(texts, start.take(), true);
+                            for body in &page_bodies {
+                                let page = page_par(body, start.take(), true);
                                 start = Some(page.cursor.clone());
                                 if tx.send(page).is_err() {
                                     break;

@@ -204,11 +204,6 @@ impl Chunk {
     }
 }
 
-/// zstd level of the bodies, on both engines: level 1 costs about half the CPU of level 3 for
-/// bodies a few percent larger (`INDEX_SYNC_CPU_RUNS=N cargo bench --bench index` prints both).
-/// A body of any level reads back the same.
-const ZSTD_LEVEL: i32 = 1;
-
 /// An update's body as kept (zstd) made text again; `shown` names the index in the error.
 fn unpack_body(shown: &str, update_id: &str, compressed: &[u8]) -> Result<String, StoreError> {
     let bytes = zstd::stream::decode_all(compressed).map_err(|e| StoreError::Corrupt {
@@ -231,8 +226,6 @@ pub struct PageWrite {
     pub cursor: Position,
     /// The scans that confirmed every row.
     pub scans: Vec<String>,
-    /// Keep the bodies (zstd).
-    pub bodies: bool,
 }
 
 /// What writing a page did.

@@ -533,9 +533,13 @@ impl Syncer<'_> {
             migration_id: last.migration_id().unwrap_or_default(),
             record_time: last.record_time().unwrap_or_default().to_owned(),
         };
-        // On every core (scoped threads): summaries, keys and compact bodies.
-        let rows = rows_of(&page.transactions[keep.clone()], &digests[keep.clone()])
-            .map_err(|e| Halt::Failed(EXIT_DECODE, e))?;
+        // On every core: summaries, keys and packed bodies.
+        let rows = rows_of(
+            &page.transactions[keep.clone()],
+            &digests[keep.clone()],
+            self.plan.bodies,
+        )
+        .map_err(|e| Halt::Failed(EXIT_DECODE, e))?;
         if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
             let start = chunk
                 .start
@@ -555,7 +559,6 @@ impl Syncer<'_> {
             page_start,
             cursor,
             scans: scans.clone(),
-            bodies: self.plan.bodies,
         };
         let id = chunk.id;
         let written = self.store.call(move |s| s.write_page(id, &write)).await?;

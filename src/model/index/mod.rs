@@ -90,8 +90,31 @@ pub struct IndexRow {
     /// Every party, template, choice and contract id of every event, sorted and distinct.
     pub keys: Vec<(KeyKind, String)>,
     pub digest: Digest,
-    /// The item's JSON as the server sent it, without whitespace between tokens.
-    pub body: String,
+    /// The item's JSON as the server sent it, without whitespace between tokens, compressed
+    /// ([`pack_body`]); `None` in an index kept without bodies.
+    pub body: Option<Vec<u8>>,
+}
+
+/// zstd level of the bodies, on both engines: level 1 costs about half the CPU of level 3 for
+/// bodies a few percent larger (`INDEX_SYNC_CPU_RUNS=N cargo bench --bench index` prints both).
+/// A body of any level reads back the same.
+pub const ZSTD_LEVEL: i32 = 1;
+
+/// A body compressor, reused body after body (a new context per body cost an allocation of its
+/// tables each time; the frames are the same as `zstd::bulk::compress`'s).
+pub fn body_packer() -> Result<zstd::bulk::Compressor<'static>, String> {
+    zstd::bulk::Compressor::new(ZSTD_LEVEL).map_err(|e| format!("cannot start zstd: {e}"))
+}
+
+/// An item's JSON as the index keeps it: without whitespace between tokens ([`compact_json`]),
+/// zstd-compressed.
+pub fn pack_body(
+    item_json: &str,
+    packer: &mut zstd::bulk::Compressor<'static>,
+) -> Result<Vec<u8>, String> {
+    packer
+        .compress(compact_json(item_json).as_bytes())
+        .map_err(|e| format!("cannot compress a body: {e}"))
 }
 
 /// The canonical digest of one update item's JSON text (local fields left out).
@@ -163,19 +186,22 @@ pub fn keys_of(item: &UpdateItem) -> Vec<(KeyKind, String)> {
     keys.into_iter().map(|(k, s)| (k, s.to_owned())).collect()
 }
 
-/// The row of one decoded item, its summary made by `summarizer` (callers use a fresh one per
-/// page, so its interned strings do not grow with the history). An error for an item without
-/// an update id, a migration or a readable record time: such an item cannot be kept by its key.
+/// The row of one decoded item with its body, its summary made by `summarizer` (callers use a
+/// fresh one per page, so its interned strings do not grow with the history). An error for an
+/// item without an update id, a migration or a readable record time: such an item cannot be
+/// kept by its key.
 pub fn row_of(item: &UpdateItem, summarizer: &mut Summarizer) -> Result<IndexRow, String> {
     let digest = digest_of(item.raw().get())?;
-    row_with_digest(item, summarizer, digest)
+    row_with_digest(item, summarizer, digest, Some(&mut body_packer()?))
 }
 
-/// [`row_of`] with the item's digest already computed ([`digest_of`] of its JSON).
+/// [`row_of`] with the item's digest already computed ([`digest_of`] of its JSON), its body
+/// packed by `packer` (none: kept without a body).
 pub fn row_with_digest(
     item: &UpdateItem,
     summarizer: &mut Summarizer,
     digest: Digest,
+    packer: Option<&mut zstd::bulk::Compressor<'static>>,
 ) -> Result<IndexRow, String> {
     let raw = item.raw().get();
     let update_id = item
@@ -201,7 +227,7 @@ pub fn row_with_digest(
         record_time,
         keys: keys_of(item),
         digest,
-        body: compact_json(raw),
+        body: packer.map(|p| pack_body(raw, p)).transpose()?,
     };
     Ok(row)
 }
@@ -269,14 +295,25 @@ pub fn items_and_digests(texts: &[&RawValue]) -> Result<(Vec<UpdateItem>, Vec<Di
     Ok((items, digests))
 }
 
-/// The rows of a page's items with their digests ([`row_with_digest`]), on every core (a
-/// fresh summarizer per part).
-pub fn rows_of(items: &[UpdateItem], digests: &[Digest]) -> Result<Vec<IndexRow>, String> {
+/// The rows of a page's items with their digests ([`row_with_digest`]), their bodies packed
+/// when `bodies`, on every core (a fresh summarizer and packer per part). The bodies are packed
+/// here, before the writer, so a sync's one writer thread only writes while the next page's
+/// rows are made on the other cores (packing in the writer was a third of its time); an update
+/// the index already has is packed for nothing, which only a sync over a range it holds does.
+pub fn rows_of(
+    items: &[UpdateItem],
+    digests: &[Digest],
+    bodies: bool,
+) -> Result<Vec<IndexRow>, String> {
     let pairs: Vec<(&UpdateItem, &Digest)> = items.iter().zip(digests).collect();
     par_chunks(&pairs, |part| {
         let mut summarizer = Summarizer::default();
+        let mut packer = match bodies.then(body_packer).transpose() {
+            Ok(packer) => packer,
+            Err(e) => return vec![Err(e)],
+        };
         part.iter()
-            .map(|(item, digest)| row_with_digest(item, &mut summarizer, **digest))
+            .map(|(item, digest)| row_with_digest(item, &mut summarizer, **digest, packer.as_mut()))
             .collect()
     })
     .into_iter()
@@ -470,7 +507,14 @@ mod tests {
         assert!(keys.contains(&(KeyKind::Contract, "00c2".to_owned())));
         let row = row_of(&item, &mut Summarizer::default()).expect("row");
         assert_eq!(row.update_id, "1220aa");
-        assert!(!row.body.contains('\n'));
+        let body = zstd::stream::decode_all(row.body.as_deref().expect("a body")).expect("zstd");
+        let body = String::from_utf8(body).expect("UTF-8");
+        assert!(!body.contains('\n'));
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).expect("JSON"),
+            serde_json::from_str::<Value>(item.raw().get()).expect("JSON"),
+            "the kept body is the item"
+        );
     }
 
     #[test]
@@ -493,7 +537,7 @@ mod tests {
             })
             .collect();
         let digests = digests_of(&items).expect("digests");
-        let rows = rows_of(&items, &digests).expect("rows");
+        let rows = rows_of(&items, &digests, true).expect("rows");
         let mut summarizer = Summarizer::default();
         let one_by_one: Vec<IndexRow> = items
             .iter()

@@ -1,6 +1,5 @@
 //! The sync's writes: a page in one transaction with its chunk's cursor, and prune.
 
-use super::super::ZSTD_LEVEL;
 use super::pairs;
 use super::{
     Chunk, Fail, HashMap, HashSet, PageWrite, PageWritten, PgIndex, Position, StoreError,
@@ -10,7 +9,6 @@ use super::{
 /// Writes one page in `tx` (see [`IndexStore::write_page`]).
 fn write_rows(
     tx: &mut postgres::Transaction<'_>,
-    shown: &str,
     chunk: &Chunk,
     page: &PageWrite,
 ) -> Result<PageWritten, Fail> {
@@ -49,21 +47,7 @@ fn write_rows(
         new.push(row);
     }
     if !new.is_empty() {
-        let mut bodies: Vec<Option<Vec<u8>>> = Vec::with_capacity(new.len());
-        for row in &new {
-            bodies.push(if page.bodies {
-                Some(
-                    zstd::bulk::compress(row.body.as_bytes(), ZSTD_LEVEL).map_err(|e| {
-                        Fail::Store(StoreError::Engine {
-                            path: shown.to_owned(),
-                            detail: format!("cannot compress the body of {}: {e}", row.update_id),
-                        })
-                    })?,
-                )
-            } else {
-                None
-            });
-        }
+        let bodies: Vec<Option<&[u8]>> = new.iter().map(|r| r.body.as_deref()).collect();
         let update_ids: Vec<&str> = new.iter().map(|r| r.update_id.as_str()).collect();
         let migrations: Vec<i64> = new.iter().map(|r| r.migration_id).collect();
         let times: Vec<i64> = new.iter().map(|r| r.record_time).collect();
@@ -223,7 +207,7 @@ impl PgIndex {
                 detail: format!("no chunk {chunk}"),
             })?;
         // An error drops the transaction, which rolls it back: nothing of the page is kept.
-        let written = write_rows(&mut tx, &shown, &current, page).map_err(|f| target.fail(f))?;
+        let written = write_rows(&mut tx, &current, page).map_err(|f| target.fail(f))?;
         tx.commit().map_err(|e| target.error(&e))?;
         Ok(written)
     }

@@ -31,7 +31,7 @@ use super::{
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
 use crate::model::index::read::{IndexReach, SyncRunning};
-use crate::model::index::{IndexRow, KeyKind, SUMMARY_VERSION, SearchRow, par_chunks};
+use crate::model::index::{IndexRow, KeyKind, SUMMARY_VERSION, SearchRow};
 
 /// An index in an SQLite file.
 pub struct SqliteIndex {

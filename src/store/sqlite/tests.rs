@@ -18,7 +18,10 @@ fn row(id: &str, second: i64, party: &str) -> IndexRow {
             (KeyKind::Contract, format!("00{id}")),
         ],
         digest: [second as u8; 32],
-        body: format!("{{\"update_id\":\"{id}\"}}"),
+        body: Some(
+            zstd::bulk::compress(format!("{{\"update_id\":\"{id}\"}}").as_bytes(), 1)
+                .expect("zstd"),
+        ),
     }
 }
 
@@ -32,7 +35,6 @@ fn page(rows: Vec<IndexRow>) -> PageWrite {
         page_start: None,
         rows,
         scans: vec!["sv1".to_owned()],
-        bodies: true,
     }
 }
 

@@ -1,10 +1,9 @@
 //! The sync's writes: a page in one transaction with its chunk's cursor, and prune.
 
-use super::super::ZSTD_LEVEL;
 use super::pairs;
 use super::{
     Chunk, HashMap, IndexRow, OptionalExtension, PageWrite, PageWritten, Position, SqliteIndex,
-    StoreError, Transaction, engine_error, format_time_micros, par_chunks, params,
+    StoreError, Transaction, engine_error, format_time_micros, params,
 };
 
 /// Rows per multi-row INSERT (a statement's fixed cost shared; SQLite takes up to 32,766
@@ -24,13 +23,13 @@ fn values_sql(head: &str, columns: usize, rows: usize) -> String {
     format!("{head}{}", vec![group; rows].join(","))
 }
 
-/// Runs `statement` ([`INSERT_UPDATE`] of `rows.len()` rows) for `rows` (row, seq, body).
+/// Runs `statement` ([`INSERT_UPDATE`] of `rows.len()` rows) for `rows` (row, seq).
 fn insert_updates(
     statement: &mut rusqlite::CachedStatement<'_>,
-    rows: &[(&IndexRow, i64, &Option<Vec<u8>>)],
+    rows: &[(&IndexRow, i64)],
     chunk: i64,
 ) -> rusqlite::Result<()> {
-    for (i, (row, seq, body)) in rows.iter().enumerate() {
+    for (i, (row, seq)) in rows.iter().enumerate() {
         let at = i * 10;
         let parties = serde_json::to_string(&row.parties).unwrap_or_else(|_| "[]".to_owned());
         statement.raw_bind_parameter(at + 1, seq)?;
@@ -41,7 +40,7 @@ fn insert_updates(
         statement.raw_bind_parameter(at + 6, &row.root_action)?;
         statement.raw_bind_parameter(at + 7, &parties)?;
         statement.raw_bind_parameter(at + 8, row.digest.as_slice())?;
-        statement.raw_bind_parameter(at + 9, body)?;
+        statement.raw_bind_parameter(at + 9, &row.body)?;
         statement.raw_bind_parameter(at + 10, chunk)?;
     }
     statement.raw_execute().map(|_| ())
@@ -126,26 +125,6 @@ fn write_rows(
         }
         fresh.push(row);
     }
-    // The bodies compressed on every core; then the rows in page order.
-    let bodies: Vec<Option<Vec<u8>>> = if page.bodies {
-        par_chunks(&fresh, |part| {
-            // One context per part, reused body after body (a new one per body cost an
-            // allocation of its tables each time); the same frames as `bulk::compress`.
-            // Measured: no CPU difference on mainnet-sized bodies (33 µs either way).
-            let mut compressor = match zstd::bulk::Compressor::new(ZSTD_LEVEL) {
-                Ok(compressor) => compressor,
-                Err(e) => return vec![Err(e)],
-            };
-            part.iter()
-                .map(|row| compressor.compress(row.body.as_bytes()).map(Some))
-                .collect()
-        })
-        .into_iter()
-        .collect::<Result<_, _>>()
-        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?
-    } else {
-        vec![None; fresh.len()]
-    };
     // The updates in statements of UPDATES_PER_INSERT rows (the rest one by one), their `seq`
     // given here: the next after the newest, as SQLite would have chosen.
     let first_seq: i64 =
@@ -153,11 +132,7 @@ fn write_rows(
             r.get(0)
         })?;
     let new_rows: Vec<(&IndexRow, i64)> = fresh.iter().copied().zip(first_seq..).collect();
-    let rows: Vec<(&IndexRow, i64, &Option<Vec<u8>>)> = new_rows
-        .iter()
-        .zip(&bodies)
-        .map(|((row, seq), body)| (*row, *seq, body))
-        .collect();
+    let rows = &new_rows;
     let full = rows.len() - rows.len() % UPDATES_PER_INSERT;
     let mut many = tx.prepare_cached(&values_sql(INSERT_UPDATE, 10, UPDATES_PER_INSERT))?;
     for batch in rows[..full].chunks(UPDATES_PER_INSERT) {
