@@ -33,10 +33,10 @@ use cantonscope::api::scan::{self, UpdateItem, UpdatesRequest};
 use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::demo::{self, DemoConfig};
 use cantonscope::model::format::parse_time_micros;
+use cantonscope::model::index::pack::{Packing, train_dictionary};
 use cantonscope::model::index::query::Query;
 use cantonscope::model::index::{
-    KeyKind, SUMMARY_VERSION, body_packer, digest_of, items_and_digests, keys_of, row_with_digest,
-    rows_of,
+    KeyKind, SUMMARY_VERSION, digest_of, items_and_digests, keys_of, row_with_digest, rows_of,
 };
 use cantonscope::model::summary::Summarizer;
 use cantonscope::store::{self, IndexStore, Location, NetworkId, PageWrite, Position};
@@ -108,6 +108,9 @@ struct Copier {
     rare: String,
     /// A contract id of the template.
     contract: String,
+    /// The body dictionary of every bench index, trained as a sync trains it: from its first
+    /// page (of the first copy).
+    dictionary: Vec<u8>,
 }
 
 fn mix(mut x: u64) -> u64 {
@@ -166,7 +169,7 @@ impl Copier {
             }
         }
         let span = times.iter().max().unwrap_or(&0) - times.iter().min().unwrap_or(&0) + 1_000_000;
-        Copier {
+        let mut copier = Copier {
             rewrite,
             update_ids,
             span,
@@ -174,7 +177,27 @@ impl Copier {
             dso,
             rare,
             contract,
-        }
+            dictionary: Vec::new(),
+        };
+        let first: Vec<String> = items[..PAGE.min(items.len())]
+            .iter()
+            .map(|t| copier.copy(t, 0))
+            .collect();
+        let trained = Instant::now();
+        copier.dictionary =
+            train_dictionary(first.iter().map(String::as_str)).expect("a dictionary");
+        eprintln!(
+            "index bench: the body dictionary ({} bytes) trained from {} bodies in {:.0} ms",
+            copier.dictionary.len(),
+            first.len(),
+            trained.elapsed().as_secs_f64() * 1e3
+        );
+        copier
+    }
+
+    /// How the bench's bodies are packed: with [`Copier::dictionary`].
+    fn packing(&self) -> Packing {
+        Packing::with_dictionary(&self.dictionary).expect("a dictionary")
     }
 
     /// A string of the template as copy `k` has it.
@@ -246,9 +269,9 @@ impl Copier {
 }
 
 /// Turns item texts into a page write (decode, digest, summary, keys).
-fn page_of(texts: &[String], page_start: Option<Position>, bodies: bool) -> PageWrite {
+fn page_of(texts: &[String], page_start: Option<Position>, packing: Option<&Packing>) -> PageWrite {
     let mut summarizer = Summarizer::default();
-    let mut packer = bodies.then(|| body_packer().expect("zstd"));
+    let mut packer = packing.map(|p| p.packer().expect("zstd"));
     let mut rows = Vec::with_capacity(texts.len());
     let mut cursor = None;
     for text in texts {
@@ -277,10 +300,10 @@ fn page_body(texts: &[String]) -> String {
 /// [`page_of`] the way `index sync` does it from a page's body as it arrived ([`page_body`]):
 /// split once, its items decoded and digested on every core (`page_item_texts`,
 /// `items_and_digests`), then the rows on every core (`rows_of`).
-fn page_par(body: &str, page_start: Option<Position>, bodies: bool) -> PageWrite {
+fn page_par(body: &str, page_start: Option<Position>, packing: Option<&Packing>) -> PageWrite {
     let split = scan::page_item_texts(body.as_bytes()).expect("a page");
     let (items, digests) = items_and_digests(&split).expect("decoded");
-    let rows = rows_of(&items, &digests, bodies).expect("rows");
+    let rows = rows_of(&items, &digests, packing).expect("rows");
     let last = items.last().expect("a page is not empty");
     PageWrite {
         cursor: Position {
@@ -320,6 +343,7 @@ fn sync_cpu_per_update(
     updates: usize,
     runs: usize,
 ) {
+    let packing = copier.packing();
     let cpu = cpu_seconds();
     let wall = Instant::now();
     // The one writer's time in `write_page`, and waiting for the next page.
@@ -333,7 +357,7 @@ fn sync_cpu_per_update(
             s.spawn(|| {
                 let mut start = None;
                 for body in page_bodies {
-                    let page = page_par(body, start.take(), true);
+                    let page = page_par(body, start.take(), Some(&packing));
                     start = Some(page.cursor.clone());
                     if tx.send(page).is_err() {
                         break;
@@ -368,7 +392,7 @@ fn sync_cpu_per_update(
         page_bodies
             .iter()
             .map(|body| {
-                let page = page_par(body, start.take(), true);
+                let page = page_par(body, start.take(), Some(&packing));
                 start = Some(page.cursor.clone());
                 page
             })
@@ -439,6 +463,13 @@ fn sync_cpu_per_update(
                 .map_or(0, |z| z.len())
         });
     }
+    let packer = std::cell::RefCell::new(packing.packer().expect("zstd"));
+    part("zstd level 1 with the index's dictionary (as kept)", &|t| {
+        packer
+            .borrow_mut()
+            .compress(t.as_bytes())
+            .map_or(0, |z| z.len())
+    });
     part("keys_of", &|t| {
         serde_json::from_str::<UpdateItem>(t).map_or(0, |i| keys_of(&i).len())
     });
@@ -456,6 +487,9 @@ fn new_index_at(location: &Location, copier: &Copier) -> (Box<dyn IndexStore>, i
             synchronizer: String::new(),
         })
         .expect("network");
+    index
+        .add_body_dictionary(&copier.dictionary, 0)
+        .expect("dictionary");
     let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
     (index, chunk.id)
 }
@@ -482,6 +516,8 @@ fn build_at(
     let started = Instant::now();
     let (mut index, chunk) = new_index_at(location, copier);
     let (tx, rx) = mpsc::sync_channel::<PageWrite>(4);
+    let packing = copier.packing();
+    let packing = bodies.then_some(&packing);
     std::thread::scope(|s| {
         s.spawn(move || {
             let mut made = 0usize;
@@ -492,7 +528,7 @@ fn build_at(
                     let take = texts.len().min(n - made);
                     let copied: Vec<String> =
                         texts[..take].iter().map(|t| copier.copy(t, k)).collect();
-                    let page = page_par(&page_body(&copied), start.take(), bodies);
+                    let page = page_par(&page_body(&copied), start.take(), packing);
                     start = Some(page.cursor.clone());
                     made += take;
                     if tx.send(page).is_err() || made >= n {
@@ -573,6 +609,7 @@ fn index_benches(c: &mut Criterion) {
     let updates: usize = pages.iter().map(Vec::len).sum();
     // The page bodies as they arrive from a scan (receiving them is not the sync's CPU work).
     let page_bodies: Vec<String> = pages.iter().map(|p| page_body(p)).collect();
+    let packing = copier.packing();
     if let Some(runs) = std::env::var("INDEX_SYNC_CPU_RUNS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
@@ -590,7 +627,7 @@ fn index_benches(c: &mut Criterion) {
                 let (mut index, chunk) = new_index(&dir.path().join("i.sqlite"), &copier);
                 let mut start = None;
                 for texts in &pages {
-                    let page = page_of(texts, start.take(), true);
+                    let page = page_of(texts, start.take(), Some(&packing));
                     start = Some(page.cursor.clone());
                     index.write_page(chunk, &page).expect("written");
                 }
@@ -609,7 +646,7 @@ fn index_benches(c: &mut Criterion) {
                     s.spawn(|| {
                         let mut start = None;
                         for texts in &pages {
-                            let page = page_of(texts, start.take(), true);
+                            let page = page_of(texts, start.take(), Some(&packing));
                             start = Some(page.cursor.clone());
                             if tx.send(page).is_err() {
                                 break;
@@ -638,7 +675,7 @@ fn index_benches(c: &mut Criterion) {
                         s.spawn(|| {
                             let mut start = None;
                             for body in &page_bodies {
-                                let page = page_par(body, start.take(), true);
+                                let page = page_par(body, start.take(), Some(&packing));
                                 start = Some(page.cursor.clone());
                                 if tx.send(page).is_err() {
                                     break;

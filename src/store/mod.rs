@@ -41,6 +41,7 @@ mod sqlite;
 
 pub use postgres::redact_url;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -51,7 +52,7 @@ use crate::model::index::read::{IndexReach, RangeFrom, RangeKey};
 use crate::model::index::{IndexRow, SearchRow};
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// A heartbeat older than this says the sync that wrote it is gone.
 pub const HEARTBEAT_STALE_MICROS: i64 = 30_000_000;
@@ -204,16 +205,56 @@ impl Chunk {
     }
 }
 
-/// An update's body as kept (zstd) made text again; `shown` names the index in the error.
-fn unpack_body(shown: &str, update_id: &str, compressed: &[u8]) -> Result<String, StoreError> {
-    let bytes = zstd::stream::decode_all(compressed).map_err(|e| StoreError::Corrupt {
-        path: shown.to_owned(),
-        detail: format!("the body of {update_id} does not decompress: {e}"),
-    })?;
-    String::from_utf8(bytes).map_err(|e| StoreError::Corrupt {
-        path: shown.to_owned(),
-        detail: format!("the body of {update_id} is not UTF-8: {e}"),
-    })
+/// The dictionaries an index's bodies were packed with (`crate::model::index::pack`), by zstd
+/// dictionary id, loaded the first time a body names one not loaded yet.
+#[derive(Default)]
+struct BodyDictionaries(HashMap<u32, zstd::dict::DecoderDictionary<'static>>);
+
+impl BodyDictionaries {
+    /// Whether `packed` names a dictionary not loaded (the caller loads them: [`Self::load`]).
+    fn wants(&self, packed: &[u8]) -> bool {
+        crate::model::index::pack::body_dictionary_id(packed)
+            .is_some_and(|id| !self.0.contains_key(&id))
+    }
+
+    /// Keeps the index's dictionaries (id, bytes) for [`Self::unpack`].
+    fn load(&mut self, dictionaries: Vec<(i64, Vec<u8>)>) {
+        for (id, bytes) in dictionaries {
+            if let Ok(id) = u32::try_from(id) {
+                self.0
+                    .entry(id)
+                    .or_insert_with(|| zstd::dict::DecoderDictionary::copy(&bytes));
+            }
+        }
+    }
+
+    /// An update's body as kept made text again; `shown` names the index in the error.
+    fn unpack(&self, shown: &str, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
+        let corrupt = |detail: String| StoreError::Corrupt {
+            path: shown.to_owned(),
+            detail,
+        };
+        let mut bytes = Vec::new();
+        let read = match crate::model::index::pack::body_dictionary_id(packed) {
+            None => zstd::stream::read::Decoder::new(packed)
+                .and_then(|mut d| std::io::Read::read_to_end(&mut d, &mut bytes)),
+            Some(id) => {
+                let dictionary = self.0.get(&id).ok_or_else(|| {
+                    corrupt(format!(
+                        "the body of {update_id} was packed with dictionary {id}, which the index does not have"
+                    ))
+                })?;
+                zstd::stream::read::Decoder::with_prepared_dictionary(
+                    std::io::BufReader::new(packed),
+                    dictionary,
+                )
+                .and_then(|mut d| std::io::Read::read_to_end(&mut d, &mut bytes))
+            }
+        };
+        read.map_err(|e| corrupt(format!("the body of {update_id} does not decompress: {e}")))?;
+        String::from_utf8(bytes)
+            .map_err(|e| corrupt(format!("the body of {update_id} is not UTF-8: {e}")))
+    }
 }
 
 /// What a sync writes for one page.
@@ -446,6 +487,12 @@ pub trait IndexStore: Send {
     ) -> Result<u64, StoreError>;
     /// An update's body as kept (`None`: not in the index, or kept without bodies).
     fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError>;
+    /// The dictionary new bodies are packed with: the newest the index keeps (`None`: it has
+    /// none yet; a sync trains one from the first page it writes).
+    fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError>;
+    /// Keeps `dictionary` (a zstd dictionary, by its own id) as the one new bodies are packed
+    /// with; the bodies packed with earlier ones stay readable.
+    fn add_body_dictionary(&mut self, dictionary: &[u8], now: i64) -> Result<(), StoreError>;
     /// Removes every update recorded before `before` (µs) with its keys; chunks that end
     /// before it go, the others start after the newest update removed. Returns how many
     /// updates were removed.

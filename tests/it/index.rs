@@ -244,13 +244,23 @@ fn a_sync_equals_scan_updates_all_and_search_equals_the_history_filter() {
             "{id}"
         );
     }
-    // Bodies open from the index as the scan sent them.
-    let body = store.body(&kept[3].0).expect("read").expect("a body");
-    assert_eq!(
-        serde_json::from_str::<Value>(&body).expect("json"),
-        lines[3]
-    );
+    // Bodies open from the index as the scan sent them, packed with the one dictionary the
+    // sync trained once it had written 200 bodies: those before it (a page or so of each of
+    // the 4 chunks walked at once) are packed without one.
+    for (line, (id, _)) in lines.iter().zip(&kept) {
+        let body = store.body(id).expect("read").expect("a body");
+        assert_eq!(serde_json::from_str::<Value>(&body).expect("json"), *line);
+    }
     drop(store);
+    let (dictionaries, named) = dictionaries(&index);
+    assert_eq!(dictionaries.len(), 1, "one dictionary");
+    let plain = named.iter().filter(|n| n.is_none()).count();
+    assert!(
+        plain < cantonscope::model::index::pack::DICTIONARY_SAMPLES + 4 * 97,
+        "{plain}"
+    );
+    assert!(named.iter().flatten().all(|n| *n == dictionaries[0]));
+    assert!(plain < lines.len() / 2, "{plain} of {}", lines.len());
 
     // Status: the range, verified by two or more scans, nothing running.
     let st = status(dir.path(), &index);
@@ -937,6 +947,139 @@ fn pruned_keys_leave_the_counts_and_the_counts_equal_the_searches() {
 
 /// Turns an index into the schema 1 of the cantonscope before it (its `terms` and
 /// `keys` tables, as that version created them).
+/// The ids of an SQLite index's body dictionaries, and the dictionary each kept body names
+/// (in ledger order; `None`: packed without one).
+fn dictionaries(index: &Path) -> (Vec<u32>, Vec<Option<u32>>) {
+    use cantonscope::model::index::pack::body_dictionary_id;
+    let conn = rusqlite::Connection::open(index).expect("the index opens");
+    let ids: Vec<u32> = conn
+        .prepare("SELECT id FROM dictionaries ORDER BY added_at")
+        .expect("dictionaries")
+        .query_map([], |r| r.get(0))
+        .expect("ids")
+        .collect::<Result<_, _>>()
+        .expect("ids");
+    let named = conn
+        .prepare("SELECT body FROM updates ORDER BY migration_id, record_time, seq")
+        .expect("bodies")
+        .query_map([], |r| r.get::<_, Vec<u8>>(0))
+        .expect("bodies")
+        .map(|b| body_dictionary_id(&b.expect("a body")))
+        .collect();
+    (ids, named)
+}
+
+/// An index as schema 3 kept it: its bodies packed without a dictionary, no dictionaries.
+fn to_schema_3(index: &Path) {
+    let conn = rusqlite::Connection::open(index).expect("the index opens");
+    let dictionaries: Vec<Vec<u8>> = conn
+        .prepare("SELECT dictionary FROM dictionaries")
+        .expect("dictionaries")
+        .query_map([], |r| r.get(0))
+        .expect("dictionaries")
+        .collect::<Result<_, _>>()
+        .expect("dictionaries");
+    let bodies: Vec<(i64, Vec<u8>)> = conn
+        .prepare("SELECT seq, body FROM updates")
+        .expect("bodies")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("bodies")
+        .collect::<Result<_, _>>()
+        .expect("bodies");
+    for (seq, packed) in bodies {
+        let id = cantonscope::model::index::pack::body_dictionary_id(&packed);
+        let text = match id {
+            None => zstd::stream::decode_all(&packed[..]).expect("plain"),
+            Some(id) => {
+                let dictionary = dictionaries
+                    .iter()
+                    .find(|d| cantonscope::model::index::pack::dictionary_id(d) == Some(id))
+                    .expect("its dictionary");
+                zstd::bulk::Decompressor::with_dictionary(dictionary)
+                    .expect("zstd")
+                    .decompress(&packed, 1 << 24)
+                    .expect("unpacked")
+            }
+        };
+        let plain = zstd::bulk::compress(&text, 1).expect("packed");
+        conn.execute(
+            "UPDATE updates SET body = ?1 WHERE seq = ?2",
+            rusqlite::params![plain, seq],
+        )
+        .expect("repacked");
+    }
+    conn.execute_batch(
+        "DROP TABLE dictionaries; UPDATE meta SET value = '3' WHERE key = 'schema_version';",
+    )
+    .expect("schema 3");
+}
+
+#[test]
+fn a_schema_3_index_is_migrated_and_keeps_its_bodies_while_new_ones_get_a_dictionary() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let bodies = |index: &Path| {
+        let location = cantonscope::store::Location::Sqlite(index.to_owned());
+        let mut store = cantonscope::store::open_reader(&location).expect("index opens");
+        store
+            .digests()
+            .expect("digests")
+            .into_iter()
+            .map(|(id, _)| store.body(&id).expect("read").expect("a body"))
+            .collect::<Vec<String>>()
+    };
+    // An hour of the history, then as schema 3 kept it.
+    let until = format_time_micros(parse_time_micros(from()).expect("a time") + 3_600_000_000);
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        &index,
+        &["--from", from(), "--until", &until, "--verify", "1"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let old = bodies(&index);
+    to_schema_3(&index);
+
+    // Readers refuse it with what to do.
+    let mut args = index_args(&index, "search");
+    args.push("choice:AmuletRules_Transfer");
+    let output = run(dir.path(), url, &args);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("older cantonscope (schema 3)"));
+
+    // The next sync migrates it and goes on to the head (two hours more), its bodies packed
+    // with a dictionary trained from its first pages; the bodies kept before read the same.
+    let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("migrated the index from schema 3 to schema 4"),
+        "{err}"
+    );
+    assert_eq!(status(dir.path(), &index)["schema_version"], 4);
+    let now = bodies(&index);
+    assert_eq!(
+        now[..old.len()],
+        old[..],
+        "the bodies kept before read the same"
+    );
+    let (ids, named) = dictionaries(&index);
+    assert!(
+        now.len() - old.len() >= cantonscope::model::index::pack::DICTIONARY_SAMPLES,
+        "{} new",
+        now.len() - old.len()
+    );
+    assert_eq!(ids.len(), 1);
+    assert!(named[..old.len()].iter().all(Option::is_none));
+    let new = &named[old.len()..];
+    let plain = new.iter().take_while(|n| n.is_none()).count();
+    assert!(
+        plain < cantonscope::model::index::pack::DICTIONARY_SAMPLES,
+        "{plain}"
+    );
+    assert!(new[plain..].iter().all(|n| *n == Some(ids[0])), "{new:?}");
+}
+
 fn to_schema_1(index: &Path) {
     let conn = rusqlite::Connection::open(index).expect("the index opens");
     conn.execute_batch(
@@ -990,11 +1133,11 @@ fn a_schema_1_index_is_refused_by_readers_and_migrated_by_the_next_sync() {
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 1 to schema 3"),
+        err.contains("migrated the index from schema 1 to schema 4"),
         "{err}"
     );
     let st = status(dir.path(), &index);
-    assert_eq!(st["schema_version"], 3);
+    assert_eq!(st["schema_version"], 4);
     // The same answers as before (updates the sync added since are newer).
     let known: BTreeSet<&str> = kept_before.iter().map(|(id, _)| id.as_str()).collect();
     let now = search(dir.path(), &index, &choice);

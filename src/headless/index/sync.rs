@@ -11,6 +11,9 @@ use super::{
     now_micros, open_locked, parse_time_micros, quorum, rows_of, say, scan, store_code,
     write_pretty,
 };
+use crate::api::scan::UpdateItem;
+use crate::model::index::pack::{DICTIONARY_SAMPLES, Packing, train_dictionary};
+use std::rc::Rc;
 
 // ---------------------------------------------------------------------------------------------
 // sync
@@ -89,6 +92,10 @@ pub(super) struct Syncer<'a> {
     /// never held across an `.await`.
     pub(super) err: RefCell<&'a mut dyn Write>,
     pub(super) cancel: &'a Cancel,
+    /// How bodies are packed, once the index's dictionary is known.
+    pub(super) packing: RefCell<Option<Rc<Packing>>>,
+    /// Until the index has a dictionary: the bodies written so far, to train it from.
+    pub(super) samples: RefCell<Vec<String>>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -323,6 +330,8 @@ pub(super) async fn connect<'a>(
         end: Cell::new(plan.until),
         err: RefCell::new(err),
         cancel,
+        packing: RefCell::new(None),
+        samples: RefCell::new(Vec::new()),
     };
     Ok(syncer)
 }
@@ -514,6 +523,43 @@ impl Syncer<'_> {
         Ok(())
     }
 
+    /// How the bodies of `items` (a page's) are packed: with the index's dictionary (read
+    /// once), else with one trained from the bodies of this page and those written before it
+    /// once they are [`DICTIONARY_SAMPLES`] (small pages: a `--follow` at the head) and kept
+    /// in the index, else without one, for this page only.
+    async fn packing(&self, items: &[UpdateItem]) -> Result<Rc<Packing>, Halt> {
+        if let Some(packing) = self.packing.borrow().as_ref() {
+            return Ok(Rc::clone(packing));
+        }
+        let mut dictionary = self.store.call(|s| s.body_dictionary()).await?;
+        let samples = dictionary.is_none().then(|| {
+            let mut samples = self.samples.borrow_mut();
+            samples.extend(items.iter().map(|i| i.raw().get().to_owned()));
+            (samples.len() >= DICTIONARY_SAMPLES).then(|| std::mem::take(&mut *samples))
+        });
+        if let Some(Some(samples)) = samples
+            && let Some(trained) = train_dictionary(samples.iter().map(String::as_str))
+        {
+            let kept = trained.clone();
+            self.store
+                .call(move |s| s.add_body_dictionary(&kept, now_micros()))
+                .await?;
+            dictionary = Some(trained);
+        }
+        let Some(dictionary) = dictionary else {
+            return Ok(Rc::new(Packing::plain()));
+        };
+        let packing = match Packing::with_dictionary(&dictionary) {
+            Ok(packing) => Rc::new(packing),
+            Err(detail) => {
+                let path = self.store.call(|s| Ok(s.shown())).await?;
+                return Err(StoreError::Corrupt { path, detail }.into());
+            }
+        };
+        *self.packing.borrow_mut() = Some(Rc::clone(&packing));
+        Ok(packing)
+    }
+
     /// Writes the confirmed items `keep` of `page` as one transaction with the chunk's cursor.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn write(
@@ -534,10 +580,15 @@ impl Syncer<'_> {
             record_time: last.record_time().unwrap_or_default().to_owned(),
         };
         // On every core: summaries, keys and packed bodies.
+        let packing = if self.plan.bodies {
+            Some(self.packing(&page.transactions[keep.clone()]).await?)
+        } else {
+            None
+        };
         let rows = rows_of(
             &page.transactions[keep.clone()],
             &digests[keep.clone()],
-            self.plan.bodies,
+            packing.as_deref(),
         )
         .map_err(|e| Halt::Failed(EXIT_DECODE, e))?;
         if let (Some(first), Some(last)) = (rows.first(), rows.last()) {

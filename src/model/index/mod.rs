@@ -10,6 +10,7 @@
 //! check calls them equal, and a digest kept in the index compares with one computed later.
 
 mod canonical;
+pub mod pack;
 pub mod query;
 pub mod read;
 pub mod verify;
@@ -25,6 +26,7 @@ use super::consensus::{LocalFields, canonical_json};
 use super::export::ExportRow;
 use super::format::parse_time_micros;
 use super::summary::Summarizer;
+use pack::{Packing, pack_body};
 
 /// The version of what the index derives from a body (the row fields and keys): an index whose
 /// summaries are of another version is rebuilt from its bodies or refused, never misread.
@@ -91,30 +93,8 @@ pub struct IndexRow {
     pub keys: Vec<(KeyKind, String)>,
     pub digest: Digest,
     /// The item's JSON as the server sent it, without whitespace between tokens, compressed
-    /// ([`pack_body`]); `None` in an index kept without bodies.
+    /// ([`pack::pack_body`]); `None` in an index kept without bodies.
     pub body: Option<Vec<u8>>,
-}
-
-/// zstd level of the bodies, on both engines: level 1 costs about half the CPU of level 3 for
-/// bodies a few percent larger (`INDEX_SYNC_CPU_RUNS=N cargo bench --bench index` prints both).
-/// A body of any level reads back the same.
-pub const ZSTD_LEVEL: i32 = 1;
-
-/// A body compressor, reused body after body (a new context per body cost an allocation of its
-/// tables each time; the frames are the same as `zstd::bulk::compress`'s).
-pub fn body_packer() -> Result<zstd::bulk::Compressor<'static>, String> {
-    zstd::bulk::Compressor::new(ZSTD_LEVEL).map_err(|e| format!("cannot start zstd: {e}"))
-}
-
-/// An item's JSON as the index keeps it: without whitespace between tokens ([`compact_json`]),
-/// zstd-compressed.
-pub fn pack_body(
-    item_json: &str,
-    packer: &mut zstd::bulk::Compressor<'static>,
-) -> Result<Vec<u8>, String> {
-    packer
-        .compress(compact_json(item_json).as_bytes())
-        .map_err(|e| format!("cannot compress a body: {e}"))
 }
 
 /// The canonical digest of one update item's JSON text (local fields left out).
@@ -192,7 +172,12 @@ pub fn keys_of(item: &UpdateItem) -> Vec<(KeyKind, String)> {
 /// kept by its key.
 pub fn row_of(item: &UpdateItem, summarizer: &mut Summarizer) -> Result<IndexRow, String> {
     let digest = digest_of(item.raw().get())?;
-    row_with_digest(item, summarizer, digest, Some(&mut body_packer()?))
+    row_with_digest(
+        item,
+        summarizer,
+        digest,
+        Some(&mut Packing::plain().packer()?),
+    )
 }
 
 /// [`row_of`] with the item's digest already computed ([`digest_of`] of its JSON), its body
@@ -201,7 +186,7 @@ pub fn row_with_digest(
     item: &UpdateItem,
     summarizer: &mut Summarizer,
     digest: Digest,
-    packer: Option<&mut zstd::bulk::Compressor<'static>>,
+    packer: Option<&mut zstd::bulk::Compressor<'_>>,
 ) -> Result<IndexRow, String> {
     let raw = item.raw().get();
     let update_id = item
@@ -296,19 +281,20 @@ pub fn items_and_digests(texts: &[&RawValue]) -> Result<(Vec<UpdateItem>, Vec<Di
 }
 
 /// The rows of a page's items with their digests ([`row_with_digest`]), their bodies packed
-/// when `bodies`, on every core (a fresh summarizer and packer per part). The bodies are packed
+/// with `packing` (none: kept without bodies), on every core (a fresh summarizer and packer
+/// per part). The bodies are packed
 /// here, before the writer, so a sync's one writer thread only writes while the next page's
 /// rows are made on the other cores (packing in the writer was a third of its time); an update
 /// the index already has is packed for nothing, which only a sync over a range it holds does.
 pub fn rows_of(
     items: &[UpdateItem],
     digests: &[Digest],
-    bodies: bool,
+    packing: Option<&Packing>,
 ) -> Result<Vec<IndexRow>, String> {
     let pairs: Vec<(&UpdateItem, &Digest)> = items.iter().zip(digests).collect();
     par_chunks(&pairs, |part| {
         let mut summarizer = Summarizer::default();
-        let mut packer = match bodies.then(body_packer).transpose() {
+        let mut packer = match packing.map(Packing::packer).transpose() {
             Ok(packer) => packer,
             Err(e) => return vec![Err(e)],
         };
@@ -537,7 +523,7 @@ mod tests {
             })
             .collect();
         let digests = digests_of(&items).expect("digests");
-        let rows = rows_of(&items, &digests, true).expect("rows");
+        let rows = rows_of(&items, &digests, Some(&Packing::plain())).expect("rows");
         let mut summarizer = Summarizer::default();
         let one_by_one: Vec<IndexRow> = items
             .iter()

@@ -50,7 +50,7 @@ use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 use super::{
     Chunk, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
     IndexStore, KeptDigest, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position,
-    RangeFrom, SCHEMA_VERSION, StoreError, unpack_body,
+    RangeFrom, SCHEMA_VERSION, StoreError,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -65,6 +65,8 @@ pub struct PgIndex {
     /// Always `Some` until dropped (taken to close it on a thread of its own).
     client: Option<Client>,
     target: Target,
+    /// Its body dictionaries, as reads need them.
+    dictionaries: super::BodyDictionaries,
 }
 
 impl Drop for PgIndex {
@@ -368,6 +370,34 @@ impl IndexStore for PgIndex {
 
     fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
         self.read_body(update_id)
+    }
+
+    fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self
+            .with(|c| {
+                c.query_opt(
+                    "SELECT dictionary FROM dictionaries ORDER BY added_at DESC, id DESC LIMIT 1",
+                    &[],
+                )
+            })?
+            .map(|r| r.get(0)))
+    }
+
+    fn add_body_dictionary(&mut self, dictionary: &[u8], now: i64) -> Result<(), StoreError> {
+        let id = crate::model::index::pack::dictionary_id(dictionary).ok_or_else(|| {
+            StoreError::Engine {
+                path: self.target.shown.clone(),
+                detail: "a body dictionary that is not a zstd dictionary".to_owned(),
+            }
+        })?;
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO dictionaries (id, added_at, dictionary) VALUES ($1, $2, $3)
+                 ON CONFLICT (id) DO NOTHING",
+                &[&i64::from(id), &now, &dictionary],
+            )
+        })
+        .map(|_| ())
     }
 
     fn prune(&mut self, before: i64) -> Result<u64, StoreError> {

@@ -6,7 +6,7 @@ use super::{
     Client, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
     IndexStore, IsolationLevel, KeptDigest, KeptUpdate, MigrationRange, PgIndex, RangeFrom,
     SCHEMA_VERSION, SUMMARY_VERSION, SearchRow, StoreError, SyncRunning, chunk_rows, closed,
-    format_time_micros, unpack_body,
+    format_time_micros,
 };
 
 impl PgIndex {
@@ -261,11 +261,10 @@ impl PgIndex {
             .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
             .collect())
         })?;
-        let shown = &self.target.shown;
         rows.into_iter()
             .map(|(update_id, migration_id, record_time, body)| {
                 let body = body
-                    .map(|compressed| unpack_body(shown, &update_id, &compressed))
+                    .map(|compressed| self.unpack(&update_id, &compressed))
                     .transpose()?;
                 Ok(KeptUpdate {
                     update_id,
@@ -288,7 +287,23 @@ impl PgIndex {
         let Some(Some(compressed)) = body else {
             return Ok(None);
         };
-        unpack_body(&self.target.shown, update_id, &compressed).map(Some)
+        self.unpack(update_id, &compressed).map(Some)
+    }
+
+    /// A kept body made text again, the index's dictionaries loaded first when it names one
+    /// not loaded yet.
+    fn unpack(&mut self, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
+        if self.dictionaries.wants(packed) {
+            let all: Vec<(i64, Vec<u8>)> = self.with(|c| {
+                Ok(c.query("SELECT id, dictionary FROM dictionaries", &[])?
+                    .iter()
+                    .map(|r| (r.get(0), r.get(1)))
+                    .collect())
+            })?;
+            self.dictionaries.load(all);
+        }
+        self.dictionaries
+            .unpack(&self.target.shown, update_id, packed)
     }
 
     pub(super) fn read_kept_digests(

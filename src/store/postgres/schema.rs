@@ -71,6 +71,11 @@ CREATE TABLE IF NOT EXISTS divergences (
     resolved BOOLEAN NOT NULL,
     detail TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS dictionaries (
+    id BIGINT PRIMARY KEY,
+    added_at BIGINT NOT NULL,
+    dictionary BYTEA NOT NULL
+);
 CREATE TABLE IF NOT EXISTS sync_heartbeat (
     id BIGINT PRIMARY KEY CHECK (id = 1),
     pid BIGINT NOT NULL,
@@ -82,7 +87,7 @@ CREATE TABLE IF NOT EXISTS sync_heartbeat (
 "#;
 
 /// The index's tables, for its size.
-pub(super) const TABLES: [&str; 10] = [
+pub(super) const TABLES: [&str; 11] = [
     "meta",
     "updates",
     "terms",
@@ -92,6 +97,7 @@ pub(super) const TABLES: [&str; 10] = [
     "pairs",
     "chunks",
     "divergences",
+    "dictionaries",
     "sync_heartbeat",
 ];
 
@@ -108,6 +114,7 @@ impl PgIndex {
         let mut index = PgIndex {
             client: Some(client),
             target,
+            dictionaries: crate::store::BodyDictionaries::default(),
         };
         if holder.is_some() {
             index.lock()?;
@@ -145,9 +152,17 @@ impl PgIndex {
                 &[&SCHEMA_VERSION.to_string(), &SUMMARY_VERSION.to_string()],
             )
             .map_err(|e| target.error(&e))?;
-            // Schema 2 (the first on PostgreSQL) → 3: the pairs of the frequent terms.
-            if older.is_some() {
+            // Schema 2 (the first on PostgreSQL) → 3: the pairs of the frequent terms; 3 → 4:
+            // the bodies' dictionaries (the table made above).
+            if older == Some(2) {
                 pairs::migrate_2_to_3(&mut tx).map_err(|e| target.error(&e))?;
+            }
+            if older.is_some() {
+                tx.execute(
+                    "UPDATE meta SET value = $1 WHERE key = 'schema_version'",
+                    &[&SCHEMA_VERSION.to_string()],
+                )
+                .map_err(|e| target.error(&e))?;
             }
             tx.commit().map_err(|e| target.error(&e))?;
         }
@@ -179,8 +194,8 @@ impl PgIndex {
     }
 
     /// The schema version of the index, checked: a newer or unknown one, or summaries of
-    /// another version, are refused (schema 2, the first on PostgreSQL, is for the caller to
-    /// migrate or refuse).
+    /// another version, are refused (an older one from schema 2, the first on PostgreSQL, is
+    /// for the caller to migrate or refuse).
     pub(super) fn check_versions(&mut self) -> Result<i64, StoreError> {
         let path = self.target.shown.clone();
         let mut number = |key: &str| -> Result<Option<i64>, StoreError> {
@@ -195,8 +210,7 @@ impl PgIndex {
         let schema = number("schema_version")?;
         let summary = number("summary_version")?;
         if let Some(found) = schema
-            && found != SCHEMA_VERSION
-            && found != 2
+            && !(2..=SCHEMA_VERSION).contains(&found)
         {
             if found > SCHEMA_VERSION {
                 return Err(StoreError::NewerSchema { path, found });

@@ -24,9 +24,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
 use super::{
-    Chunk, DivergenceRecord, Heartbeat, IndexStatus, IndexStore, KeptDigest, KeptUpdate,
-    MigrationRange, PageWrite, PageWritten, Position, RangeFrom, RangeKey, SCHEMA_VERSION,
-    StoreError, gaps, unpack_body,
+    BodyDictionaries, Chunk, DivergenceRecord, Heartbeat, IndexStatus, IndexStore, KeptDigest,
+    KeptUpdate, MigrationRange, PageWrite, PageWritten, Position, RangeFrom, RangeKey,
+    SCHEMA_VERSION, StoreError, gaps,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -39,6 +39,8 @@ pub struct SqliteIndex {
     path: PathBuf,
     /// What opening it did that the user should hear of.
     notices: Vec<String>,
+    /// Its body dictionaries, as reads need them.
+    dictionaries: BodyDictionaries,
 }
 
 impl SqliteIndex {
@@ -254,6 +256,33 @@ impl IndexStore for SqliteIndex {
 
     fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
         self.read_body(update_id)
+    }
+
+    fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT dictionary FROM dictionaries ORDER BY added_at DESC, id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.engine(&e))
+    }
+
+    fn add_body_dictionary(&mut self, dictionary: &[u8], now: i64) -> Result<(), StoreError> {
+        let id = crate::model::index::pack::dictionary_id(dictionary).ok_or_else(|| {
+            StoreError::Engine {
+                path: self.shown(),
+                detail: "a body dictionary that is not a zstd dictionary".to_owned(),
+            }
+        })?;
+        self.conn
+            .execute(
+                "INSERT OR IGNORE INTO dictionaries (id, added_at, dictionary) VALUES (?1, ?2, ?3)",
+                params![i64::from(id), now, dictionary],
+            )
+            .map(|_| ())
+            .map_err(|e| self.engine(&e))
     }
 
     fn prune(&mut self, before: i64) -> Result<u64, StoreError> {

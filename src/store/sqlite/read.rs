@@ -5,7 +5,7 @@ use super::{
     Chunk, DivergenceRecord, Heartbeat, IndexReach, IndexStatus, IndexStore, KeptDigest,
     KeptUpdate, MigrationRange, OptionalExtension, PathBuf, Position, RangeFrom, RangeKey,
     SCHEMA_VERSION, SUMMARY_VERSION, SearchRow, SqliteIndex, StoreError, SyncRunning, engine_error,
-    format_time_micros, gaps, params, unpack_body,
+    format_time_micros, gaps, params,
 };
 
 impl SqliteIndex {
@@ -164,7 +164,25 @@ impl SqliteIndex {
         let Some(Some(compressed)) = body else {
             return Ok(None);
         };
-        unpack_body(&self.shown(), update_id, &compressed).map(Some)
+        self.unpack(update_id, &compressed).map(Some)
+    }
+
+    /// A kept body made text again, the index's dictionaries loaded first when it names one
+    /// not loaded yet.
+    fn unpack(&mut self, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
+        if self.dictionaries.wants(packed) {
+            let e = |e: rusqlite::Error| engine_error(&self.path, &e);
+            let all = self
+                .conn
+                .prepare("SELECT id, dictionary FROM dictionaries")
+                .and_then(|mut stmt| {
+                    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                        .collect::<rusqlite::Result<Vec<(i64, Vec<u8>)>>>()
+                })
+                .map_err(e)?;
+            self.dictionaries.load(all);
+        }
+        self.dictionaries.unpack(&self.shown(), update_id, packed)
     }
 
     pub(super) fn read_kept_digests(
@@ -370,12 +388,11 @@ impl SqliteIndex {
             .map_err(e)?
             .collect::<Result<Vec<_>, _>>()
             .map_err(e)?;
+        drop(stmt);
         rows.into_iter()
             .map(|(update_id, migration_id, record_time, body)| {
                 let body = body
-                    .map(|compressed| {
-                        unpack_body(&path.display().to_string(), &update_id, &compressed)
-                    })
+                    .map(|compressed| self.unpack(&update_id, &compressed))
                     .transpose()?;
                 Ok(KeptUpdate {
                     update_id,

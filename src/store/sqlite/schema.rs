@@ -72,6 +72,16 @@ CREATE TABLE IF NOT EXISTS sync_heartbeat (
 );
 ";
 
+/// Schema 4: the dictionaries the bodies are packed with (`crate::model::index::pack`), by
+/// zstd's dictionary id; the newest packs new bodies.
+const DICTIONARIES: &str = "
+CREATE TABLE IF NOT EXISTS dictionaries (
+    id INTEGER PRIMARY KEY,
+    added_at INTEGER NOT NULL,
+    dictionary BLOB NOT NULL
+);
+";
+
 /// Schema 1 → 2: the keys carry (migration, record time) so a key's updates are in ledger order,
 /// and each term its count. Rebuilt from the schema-1 tables in the transaction that runs it.
 const MIGRATE_1_TO_2: &str = "
@@ -145,6 +155,7 @@ impl SqliteIndex {
             conn,
             path: path.to_owned(),
             notices: Vec::new(),
+            dictionaries: crate::store::BodyDictionaries::default(),
         };
         index
             .conn
@@ -234,6 +245,7 @@ impl SqliteIndex {
                 .map_err(|e| index.engine(&e))?;
             tx.execute_batch(SCHEMA)
                 .and_then(|()| tx.execute_batch(pairs::CREATE))
+                .and_then(|()| tx.execute_batch(DICTIONARIES))
                 .map_err(|e| engine_error(path, &e))?;
             tx.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1')",
@@ -276,13 +288,27 @@ impl SqliteIndex {
                 .map_err(|e| engine_error(&path, &e))?;
             done.push("keys in ledger order with per-key counts".to_owned());
         }
-        let hubs = pairs::migrate_2_to_3(&tx).map_err(|e| engine_error(&path, &e))?;
-        done.push(format!(
-            "the counts of two frequent terms together ({hubs} frequent terms)"
-        ));
+        if found < 3 {
+            let hubs = pairs::migrate_2_to_3(&tx).map_err(|e| engine_error(&path, &e))?;
+            done.push(format!(
+                "the counts of two frequent terms together, for fast search ({hubs} frequent terms)"
+            ));
+        }
+        tx.execute_batch(DICTIONARIES)
+            .and_then(|()| {
+                tx.execute(
+                    "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
+                    [SCHEMA_VERSION.to_string()],
+                )
+                .map(|_| ())
+            })
+            .map_err(|e| engine_error(&path, &e))?;
+        done.push(
+            "a table for the bodies' dictionary, trained by the next page written".to_owned(),
+        );
         tx.commit().map_err(|e| engine_error(&path, &e))?;
         self.notices.push(format!(
-            "{}: migrated the index from schema {found} to schema {SCHEMA_VERSION} ({updates} updates; {}, for fast search) in {:.1} s",
+            "{}: migrated the index from schema {found} to schema {SCHEMA_VERSION} ({updates} updates; {}) in {:.1} s",
             path.display(),
             done.join("; "),
             started.elapsed().as_secs_f64()

@@ -366,3 +366,59 @@ fn a_count_of_two_frequent_terms_is_kept_per_pair_through_pages_and_prune() {
     written.retain(|(second, _)| *second >= 35);
     check(&mut index, &written, "after prune");
 }
+
+#[test]
+fn bodies_read_back_whether_packed_with_a_dictionary_or_without_and_a_missing_one_is_named() {
+    use crate::model::index::pack::{Packing, pack_body, train_dictionary};
+    let dir = tempfile::tempdir().expect("dir");
+    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
+    let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+    let text = |i: usize| {
+        format!(
+            "{{\"update_id\":\"aa{i:03}\",\"events\":[{{\"template_id\":\"Splice.Amulet:Amulet\",\"owner\":\"alice::1220{i:04x}\",\"amount\":\"{}.0\"}}]}}",
+            i * 7
+        )
+    };
+    let samples: Vec<String> = (0..300).map(text).collect();
+    let dictionary = train_dictionary(samples.iter().map(String::as_str)).expect("trained");
+    assert_eq!(index.body_dictionary().expect("none yet"), None);
+    index.add_body_dictionary(&dictionary, 1).expect("kept");
+    assert_eq!(
+        index.body_dictionary().expect("read").as_deref(),
+        Some(&dictionary[..])
+    );
+    let with = Packing::with_dictionary(&dictionary).expect("a dictionary");
+    let rows: Vec<IndexRow> = (0..4)
+        .map(|i| {
+            let packing = if i % 2 == 0 { &with } else { &Packing::plain() };
+            let mut packer = packing.packer().expect("zstd");
+            IndexRow {
+                body: Some(pack_body(&text(i), &mut packer).expect("packed")),
+                ..row(&format!("aa{i:03}"), i as i64, "alice")
+            }
+        })
+        .collect();
+    index.write_page(chunk.id, &page(rows)).expect("written");
+    drop(index);
+    // A reader of its own: the dictionaries are loaded from the file when a body names one.
+    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), false).expect("reader");
+    for i in 0..4 {
+        assert_eq!(
+            index.body(&format!("aa{i:03}")).expect("read").as_deref(),
+            Some(text(i).as_str()),
+            "body {i}"
+        );
+    }
+    // A body naming a dictionary the index does not have: a corrupt index, said so.
+    drop(index);
+    let conn = Connection::open(dir.path().join("i.sqlite")).expect("open");
+    conn.execute("DELETE FROM dictionaries", []).expect("gone");
+    drop(conn);
+    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), false).expect("reader");
+    let err = index.body("aa000").expect_err("no dictionary").to_string();
+    assert!(err.contains("packed with dictionary"), "{err}");
+    assert_eq!(
+        index.body("aa001").expect("plain").as_deref(),
+        Some(text(1).as_str())
+    );
+}
