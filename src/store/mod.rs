@@ -217,13 +217,15 @@ impl BodyDictionaries {
             .is_some_and(|id| !self.0.contains_key(&id))
     }
 
-    /// Keeps the index's dictionaries (id, bytes) for [`Self::unpack`].
+    /// Keeps the index's dictionaries (id, bytes) for [`Self::unpack`]; one zstd cannot load
+    /// is left out (a body naming it is then reported as corrupt, never a panic).
     fn load(&mut self, dictionaries: Vec<(i64, Vec<u8>)>) {
         for (id, bytes) in dictionaries {
-            if let Ok(id) = u32::try_from(id) {
-                self.0
-                    .entry(id)
-                    .or_insert_with(|| zstd::dict::DecoderDictionary::copy(&bytes));
+            if let Ok(id) = u32::try_from(id)
+                && !self.0.contains_key(&id)
+                && let Ok(dictionary) = zstd::dict::DecoderDictionary::try_copy(&bytes)
+            {
+                self.0.insert(id, dictionary);
             }
         }
     }
@@ -241,7 +243,7 @@ impl BodyDictionaries {
             Some(id) => {
                 let dictionary = self.0.get(&id).ok_or_else(|| {
                     corrupt(format!(
-                        "the body of {update_id} was packed with dictionary {id}, which the index does not have"
+                        "the body of {update_id} was packed with dictionary {id}, which the index does not have (or is damaged)"
                     ))
                 })?;
                 zstd::stream::read::Decoder::with_prepared_dictionary(

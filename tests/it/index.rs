@@ -1015,6 +1015,27 @@ fn to_schema_3(index: &Path) {
 }
 
 #[test]
+fn chunks_walked_side_by_side_train_one_dictionary_and_every_body_reads_back() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    // Pages of 300: each of the 4 chunks' first page alone has enough bodies to train from.
+    let mut args = index_args(&index, "sync");
+    args.extend_from_slice(&["--request-rate", "1000", "--page-size", "300"]);
+    args.extend_from_slice(&["--from", from(), "--verify", "1", "--chunks", "4"]);
+    let output = run(dir.path(), url, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let (ids, named) = dictionaries(&index);
+    assert_eq!(ids.len(), 1, "one dictionary: {ids:?}");
+    assert!(named.iter().flatten().all(|n| *n == ids[0]));
+    let location = cantonscope::store::Location::Sqlite(index.clone());
+    let mut store = cantonscope::store::open_reader(&location).expect("index opens");
+    for (id, _) in store.digests().expect("digests") {
+        assert!(store.body(&id).expect("read").is_some(), "{id}");
+    }
+}
+
+#[test]
 fn a_schema_3_index_is_migrated_and_keeps_its_bodies_while_new_ones_get_a_dictionary() {
     let demo = four();
     let (dir, index) = temp();

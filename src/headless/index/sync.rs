@@ -96,6 +96,9 @@ pub(super) struct Syncer<'a> {
     pub(super) packing: RefCell<Option<Rc<Packing>>>,
     /// Until the index has a dictionary: the bodies written so far, to train it from.
     pub(super) samples: RefCell<Vec<String>>,
+    /// Held while a chunk reads, trains or keeps the dictionary, so chunks walking side by
+    /// side train one, not one each.
+    pub(super) training: tokio::sync::Mutex<()>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -332,6 +335,7 @@ pub(super) async fn connect<'a>(
         cancel,
         packing: RefCell::new(None),
         samples: RefCell::new(Vec::new()),
+        training: tokio::sync::Mutex::new(()),
     };
     Ok(syncer)
 }
@@ -531,6 +535,11 @@ impl Syncer<'_> {
         if let Some(packing) = self.packing.borrow().as_ref() {
             return Ok(Rc::clone(packing));
         }
+        let _training = self.training.lock().await;
+        // Another chunk may have made it while this one waited.
+        if let Some(packing) = self.packing.borrow().as_ref() {
+            return Ok(Rc::clone(packing));
+        }
         let mut dictionary = self.store.call(|s| s.body_dictionary()).await?;
         let samples = dictionary.is_none().then(|| {
             let mut samples = self.samples.borrow_mut();
@@ -540,11 +549,15 @@ impl Syncer<'_> {
         if let Some(Some(samples)) = samples
             && let Some(trained) = train_dictionary(samples.iter().map(String::as_str))
         {
-            let kept = trained.clone();
-            self.store
-                .call(move |s| s.add_body_dictionary(&kept, now_micros()))
+            // Packed with what the index keeps (read back), so every body names a dictionary
+            // the index has, whatever it made of this one.
+            dictionary = self
+                .store
+                .call(move |s| {
+                    s.add_body_dictionary(&trained, now_micros())?;
+                    s.body_dictionary()
+                })
                 .await?;
-            dictionary = Some(trained);
         }
         let Some(dictionary) = dictionary else {
             return Ok(Rc::new(Packing::plain()));

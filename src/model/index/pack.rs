@@ -44,8 +44,10 @@ impl Packing {
     pub fn with_dictionary(dictionary: &[u8]) -> Result<Packing, String> {
         let id = dictionary_id(dictionary)
             .ok_or("the index's body dictionary is not a zstd dictionary")?;
+        let prepared = EncoderDictionary::try_copy(dictionary, ZSTD_LEVEL)
+            .map_err(|e| format!("the index's body dictionary {id} is damaged: {e}"))?;
         Ok(Packing {
-            dictionary: Some((id, EncoderDictionary::copy(dictionary, ZSTD_LEVEL))),
+            dictionary: Some((id, prepared)),
         })
     }
 
