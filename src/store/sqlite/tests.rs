@@ -422,3 +422,42 @@ fn bodies_read_back_whether_packed_with_a_dictionary_or_without_and_a_missing_on
         Some(text(1).as_str())
     );
 }
+
+#[test]
+fn a_damaged_dictionary_is_a_corrupt_index_error_not_a_panic() {
+    use crate::model::index::pack::{Packing, pack_body, train_dictionary};
+    let samples: Vec<String> = (0..300)
+        .map(|i| {
+            format!(
+                "{{\"update_id\":\"aa{i:03}\",\"template_id\":\"Splice.Amulet:Amulet\",\"n\":{i}}}"
+            )
+        })
+        .collect();
+    let dictionary = train_dictionary(samples.iter().map(String::as_str)).expect("trained");
+    let packed = pack_body(
+        &samples[0],
+        &mut Packing::with_dictionary(&dictionary)
+            .expect("a dictionary")
+            .packer()
+            .expect("zstd"),
+    )
+    .expect("packed");
+    // Its header (magic number, id) intact, its tables not.
+    let mut damaged = dictionary.clone();
+    for byte in &mut damaged[8..] {
+        *byte = 0xff;
+    }
+    let err = Packing::with_dictionary(&damaged).err().expect("refused");
+    assert!(err.contains("damaged"), "{err}");
+    let dir = tempfile::tempdir().expect("dir");
+    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
+    index.add_body_dictionary(&damaged, 1).expect("kept");
+    let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+    let rows = vec![IndexRow {
+        body: Some(packed),
+        ..row("aa000", 0, "alice")
+    }];
+    index.write_page(chunk.id, &page(rows)).expect("written");
+    let err = index.body("aa000").expect_err("corrupt").to_string();
+    assert!(err.contains("damaged"), "{err}");
+}
