@@ -15,8 +15,18 @@
 //!
 //! A count uses a pair only when both terms are hubs, so what the threshold was when a term
 //! became one changes only speed, never an answer.
+//!
+//! Every hub also keeps which updates have it, as a bitmap over the updates' `seq` in blocks of
+//! [`BLOCK_SEQS`] (`hub_bits`: a block is a list of offsets while it has few, else 512 bytes of
+//! bits; a block no update sets is no row). A count of a hub with a term that is not one walks
+//! the other term's updates (at most the threshold's number, one range of `keys` read in order)
+//! and tests each in the hub's bitmap (at most a bit per update of the index, read in order),
+//! instead of probing the hub's keys one update at a time (a random read each when cold). The
+//! bitmaps follow the pairs' rule: a page sets the bits of the hubs before it, a new hub's bits
+//! are read from its keys, prune clears the bits of the updates it removes (a seq may be used
+//! again once its update is gone).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Updates a term has when it becomes a hub. A count of two terms that are not both hubs
 /// probes at most this many updates (about 0.1 s warm).
@@ -69,9 +79,195 @@ pub fn pair_of(x: i64, y: i64) -> Option<(i64, i64)> {
     }
 }
 
+/// Updates (by `seq`) one row of a hub's bitmap covers.
+pub const BLOCK_SEQS: i64 = 4096;
+
+/// u64 words of a block's bits.
+const WORDS: usize = (BLOCK_SEQS / 64) as usize;
+
+/// Offsets a block keeps as a list (2 bytes each) before it keeps bits (512 bytes).
+const MAX_LISTED: usize = WORDS * 8 / 2 - 1;
+
+/// The block holding `seq`.
+pub fn block_of(seq: i64) -> i64 {
+    seq.div_euclid(BLOCK_SEQS)
+}
+
+/// One block of a hub's bitmap: which of its [`BLOCK_SEQS`] updates have the hub.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block(Box<[u64; WORDS]>);
+
+impl Default for Block {
+    fn default() -> Block {
+        Block(Box::new([0; WORDS]))
+    }
+}
+
+impl Block {
+    /// A block as stored: 512 bytes are its bits, anything else a list of little-endian u16
+    /// offsets (bytes that are neither, from a damaged row, read as what they spell: never a
+    /// panic).
+    pub fn decode(bytes: &[u8]) -> Block {
+        let mut block = Block::default();
+        if bytes.len() == WORDS * 8 {
+            for (word, b) in block.0.iter_mut().zip(bytes.chunks_exact(8)) {
+                *word = u64::from_le_bytes(b.try_into().unwrap_or_default());
+            }
+        } else {
+            for b in bytes.chunks_exact(2) {
+                block.put(i64::from(u16::from_le_bytes([b[0], b[1]])), true);
+            }
+        }
+        block
+    }
+
+    /// The block as stored (`None`: no update has the hub, no row).
+    pub fn encode(&self) -> Option<Vec<u8>> {
+        let set: usize = self.0.iter().map(|w| w.count_ones() as usize).sum();
+        if set == 0 {
+            return None;
+        }
+        if set > MAX_LISTED {
+            return Some(self.0.iter().flat_map(|w| w.to_le_bytes()).collect());
+        }
+        let mut out = Vec::with_capacity(set * 2);
+        for (i, word) in self.0.iter().enumerate() {
+            let mut w = *word;
+            while w != 0 {
+                let bit = w.trailing_zeros() as usize;
+                out.extend_from_slice(&((i * 64 + bit) as u16).to_le_bytes());
+                w &= w - 1;
+            }
+        }
+        Some(out)
+    }
+
+    /// Sets (`on`) or clears the bit of `seq` (taken within its block).
+    pub fn put(&mut self, seq: i64, on: bool) {
+        let at = seq.rem_euclid(BLOCK_SEQS) as usize;
+        let mask = 1u64 << (at % 64);
+        if on {
+            self.0[at / 64] |= mask;
+        } else {
+            self.0[at / 64] &= !mask;
+        }
+    }
+
+    /// Whether the update `seq` (taken within its block) has the hub.
+    pub fn has(&self, seq: i64) -> bool {
+        let at = seq.rem_euclid(BLOCK_SEQS) as usize;
+        self.0[at / 64] & (1u64 << (at % 64)) != 0
+    }
+}
+
+/// Seqs grouped by their block.
+pub fn by_block(seqs: impl IntoIterator<Item = i64>) -> BTreeMap<i64, Vec<i64>> {
+    let mut out: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    for seq in seqs {
+        out.entry(block_of(seq)).or_default().push(seq);
+    }
+    out
+}
+
+/// For a page's updates (`seq`, term ids), the seqs each of `hubs` gets set, by (hub, block).
+pub fn page_bits<'a, S: std::hash::BuildHasher>(
+    updates: impl IntoIterator<Item = (i64, &'a [i64])>,
+    hubs: &HashSet<i64, S>,
+) -> BTreeMap<(i64, i64), Vec<i64>> {
+    let mut out: BTreeMap<(i64, i64), Vec<i64>> = BTreeMap::new();
+    for (seq, terms) in updates {
+        for term in terms.iter().filter(|t| hubs.contains(t)) {
+            let seqs = out.entry((*term, block_of(seq))).or_default();
+            if seqs.last() != Some(&seq) && !seqs.contains(&seq) {
+                seqs.push(seq);
+            }
+        }
+    }
+    out
+}
+
+/// A hub's bitmap, read whole for a count.
+#[derive(Debug, Default)]
+pub struct HubBits(HashMap<i64, Block>);
+
+impl HubBits {
+    /// Adds a stored block.
+    pub fn insert(&mut self, block: i64, bytes: &[u8]) {
+        self.0.insert(block, Block::decode(bytes));
+    }
+
+    /// Whether the update `seq` has the hub.
+    pub fn has(&self, seq: i64) -> bool {
+        self.0.get(&block_of(seq)).is_some_and(|b| b.has(seq))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_block_keeps_a_list_while_sparse_and_bits_when_dense_and_reads_back_either() {
+        let mut block = Block::default();
+        assert_eq!(block.encode(), None, "an empty block is no row");
+        for seq in [4096 * 3 + 5, 4096 * 3, 4096 * 4 - 1] {
+            block.put(seq, true);
+        }
+        let listed = block.encode().expect("set");
+        assert_eq!(listed.len(), 6, "three offsets of 2 bytes");
+        let back = Block::decode(&listed);
+        assert_eq!(back, block);
+        assert!(back.has(4096 * 3 + 5) && back.has(4096 * 3) && back.has(4095));
+        assert!(!back.has(4096 * 3 + 6));
+        // Dense: past 255 offsets the block is its 512 bytes of bits.
+        for seq in (0..4096).step_by(3) {
+            block.put(seq, true);
+        }
+        let bits = block.encode().expect("set");
+        assert_eq!(bits.len(), 512);
+        assert_eq!(Block::decode(&bits), block);
+        for seq in (0..4096).step_by(3) {
+            block.put(seq, false);
+        }
+        block.put(4096 * 3, false);
+        block.put(4095, false);
+        assert_eq!(block.encode(), Some(vec![5, 0]), "a list again once sparse");
+        // A damaged row (an odd length, an offset past the block) reads as what it spells.
+        let damaged = Block::decode(&[0xff, 0xff, 7]);
+        assert!(damaged.has(4095) && !damaged.has(7));
+    }
+
+    #[test]
+    fn a_page_sets_each_hub_bit_of_its_updates_once_by_block() {
+        let hubs: HashSet<i64> = [1, 2].into_iter().collect();
+        let updates: Vec<(i64, Vec<i64>)> = vec![
+            (4094, vec![1, 9, 1]),
+            (4095, vec![2]),
+            (4096, vec![1, 2]),
+            (4097, vec![9]),
+        ];
+        let bits = page_bits(updates.iter().map(|(s, t)| (*s, t.as_slice())), &hubs);
+        let got: Vec<_> = bits.into_iter().collect();
+        assert_eq!(
+            got,
+            vec![
+                ((1, 0), vec![4094]),
+                ((1, 1), vec![4096]),
+                ((2, 0), vec![4095]),
+                ((2, 1), vec![4096]),
+            ]
+        );
+        let mut hub = HubBits::default();
+        for (block, seqs) in by_block([4094, 4096, 9000]) {
+            let mut b = Block::default();
+            for seq in seqs {
+                b.put(seq, true);
+            }
+            hub.insert(block, &b.encode().expect("set"));
+        }
+        assert!(hub.has(4094) && hub.has(4096) && hub.has(9000));
+        assert!(!hub.has(4095) && !hub.has(1) && !hub.has(-3));
+    }
 
     #[test]
     fn a_page_counts_each_two_hubs_an_update_has_once() {

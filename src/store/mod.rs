@@ -16,6 +16,8 @@
 //! hubs      the terms with many updates (100,000: [`hubs::DEFAULT_THRESHOLD`])
 //! pairs     (hub, hub, n): how many updates have both, kept per page and on prune, so a
 //!           count of two frequent terms reads one row ([`hubs`])
+//! hub_bits  (hub, block, bits): which updates (by seq) have each hub, so a count of a hub
+//!           and a rarer term tests the rarer term's updates in it ([`hubs`])
 //! chunks    ranges of the history a sync walked: exclusive start cursor, exclusive end,
 //!           the cursor after the last committed page and the one that page was asked after,
 //!           state, --verify N, the scans that confirmed it
@@ -52,7 +54,7 @@ use crate::model::index::read::{IndexReach, RangeFrom, RangeKey};
 use crate::model::index::{IndexRow, SearchRow};
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// A heartbeat older than this says the sync that wrote it is gone.
 pub const HEARTBEAT_STALE_MICROS: i64 = 30_000_000;

@@ -4,7 +4,9 @@
 //! index's hub threshold lowered (100,000 updates on a real index) so the demo's frequent
 //! parties, templates, choices and contracts are hubs: every count of two of them equals the
 //! number of updates a search of the two lists, after a sync, a prune, and the migration of
-//! an index of schema 2 (which had no such counts).
+//! an index of schema 2 (which had no such counts) and of schema 4 (which had no bitmaps of
+//! the hubs' updates). So do the counts the bitmaps answer: a hub with a rarer term, two hubs
+//! from a time.
 
 use std::path::Path;
 
@@ -49,6 +51,30 @@ fn hubs(index: &Path) -> (Vec<String>, i64) {
     (terms, pairs)
 }
 
+/// The most frequent terms that are not hubs (`party:…`), and how many bitmap rows are kept.
+fn rare(index: &Path) -> (Vec<String>, i64) {
+    let conn = rusqlite::Connection::open(index).expect("opens");
+    let mut stmt = conn
+        .prepare(
+            "SELECT kind, value FROM terms WHERE kind IN (1, 2, 3)
+               AND id NOT IN (SELECT term FROM hubs) ORDER BY n DESC LIMIT 3",
+        )
+        .expect("terms");
+    let terms = stmt
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+        .expect("rows")
+        .map(|r| {
+            let (kind, value) = r.expect("a row");
+            let field = KeyKind::from_code(kind).expect("a key kind").field();
+            format!("{field}:{value}")
+        })
+        .collect();
+    let bits = conn
+        .query_row("SELECT count(*) FROM hub_bits", [], |r| r.get(0))
+        .expect("bits");
+    (terms, bits)
+}
+
 /// `index search TERMS --count` and the number of rows `index search TERMS` lists.
 fn count_and_rows(dir: &Path, index: &Path, terms: &[&str]) -> (u64, u64) {
     let count = count_all(dir, index, terms);
@@ -60,17 +86,32 @@ fn count_and_rows(dir: &Path, index: &Path, terms: &[&str]) -> (u64, u64) {
     (count, text(&output.stdout).lines().count() as u64)
 }
 
-/// Every two of the first `n` hubs: the count equals the rows (and some pairs share updates).
-fn counts_equal_rows(dir: &Path, index: &Path, hubs: &[String], n: usize, at: &str) {
+/// Every two of the first `n` hubs, over the whole index and from `since`, and each of them
+/// with the most frequent terms that are not hubs: the count equals the rows (and some share
+/// updates).
+fn counts_equal_rows(dir: &Path, index: &Path, hubs: &[String], n: usize, since: &str, at: &str) {
     let mut shared = 0;
+    let (rare, bits) = rare(index);
+    assert!(rare.len() == 3 && bits > 0, "{rare:?} {bits} {at}");
     for (i, x) in hubs.iter().take(n).enumerate() {
         for y in hubs.iter().take(n).skip(i + 1) {
             let (count, rows) = count_and_rows(dir, index, &[x, y]);
             assert_eq!(count, rows, "{x} {y} {at}");
             shared += usize::from(count > 0);
+            let (count, rows) = count_and_rows(dir, index, &[x, y, "--from", since]);
+            assert_eq!(count, rows, "{x} {y} from {since} {at}");
+            shared += usize::from(count > 0);
+        }
+        for y in &rare {
+            let (count, rows) = count_and_rows(dir, index, &[x, y]);
+            assert_eq!(count, rows, "{x} {y} {at}");
+            shared += usize::from(count > 0);
         }
     }
-    assert!(shared >= n, "frequent terms share updates: {shared} {at}");
+    assert!(
+        shared >= 3 * n,
+        "frequent terms share updates: {shared} {at}"
+    );
 }
 
 #[test]
@@ -96,27 +137,31 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
         "{terms:?}"
     );
     assert!(pairs >= 10, "{pairs}");
-    counts_equal_rows(dir.path(), &index, &terms, 6, "after the sync");
-
-    // Prune the older half: the pairs lose its updates.
     let kept = crate::index::kept(&index);
-    let cut = crate::index::history(dir.path(), url)
-        .into_iter()
-        .find(|l| l["update_id"] == kept[kept.len() / 2].0.as_str())
-        .and_then(|l| l["record_time"].as_str().map(str::to_owned))
-        .expect("a time");
+    let history = crate::index::history(dir.path(), url);
+    let time_of = |at: usize| {
+        history
+            .iter()
+            .find(|l| l["update_id"] == kept[at].0.as_str())
+            .and_then(|l| l["record_time"].as_str().map(str::to_owned))
+            .expect("a time")
+    };
+    let (cut, since) = (time_of(kept.len() / 2), time_of(kept.len() * 3 / 4));
+    counts_equal_rows(dir.path(), &index, &terms, 6, &since, "after the sync");
+
+    // Prune the older half: the pairs and bitmaps lose its updates.
     let mut args = index_args(&index, "prune");
     args.extend_from_slice(&["--before", &cut]);
     let output = run(dir.path(), url, &args);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    counts_equal_rows(dir.path(), &index, &terms, 6, "after prune");
+    counts_equal_rows(dir.path(), &index, &terms, 6, &since, "after prune");
 
     // An index of schema 2 (no hubs, no pairs): refused by readers, migrated by the next
     // sync, which counts the pairs from the keys.
     {
         let conn = rusqlite::Connection::open(&index).expect("opens");
         conn.execute_batch(
-            "DROP TABLE hubs; DROP TABLE pairs;
+            "DROP TABLE hubs; DROP TABLE pairs; DROP TABLE hub_bits;
              UPDATE meta SET value = '2' WHERE key = 'schema_version';",
         )
         .expect("schema 2");
@@ -130,11 +175,43 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 2 to schema 4"),
+        err.contains("migrated the index from schema 2 to schema 5"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 4);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 5);
     let (again, pairs) = hubs(&index);
     assert!(again.len() >= 6 && pairs >= 10, "{again:?} {pairs}");
-    counts_equal_rows(dir.path(), &index, &again, 6, "after the migration");
+    counts_equal_rows(dir.path(), &index, &again, 6, &since, "after the migration");
+
+    // An index of schema 4 (pairs, no bitmaps): refused by readers, migrated by the next sync,
+    // which makes the hubs' bitmaps from the keys.
+    {
+        let conn = rusqlite::Connection::open(&index).expect("opens");
+        conn.execute_batch(
+            "DROP TABLE hub_bits; UPDATE meta SET value = '4' WHERE key = 'schema_version';",
+        )
+        .expect("schema 4");
+    }
+    let mut args = index_args(&index, "search");
+    args.extend_from_slice(&[&again[0], "--count"]);
+    let output = run(dir.path(), url, &args);
+    assert_eq!(output.status.code(), Some(2));
+    let err = text(&output.stderr);
+    assert!(err.contains("older cantonscope (schema 4)"), "{err}");
+    let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("migrated the index from schema 4 to schema 5")
+            && err.contains("the bitmaps of the frequent terms"),
+        "{err}"
+    );
+    assert_eq!(status(dir.path(), &index)["schema_version"], 5);
+    counts_equal_rows(
+        dir.path(),
+        &index,
+        &again,
+        6,
+        &since,
+        "after the migration from 4",
+    );
 }

@@ -897,7 +897,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     // Schema 2, as the cantonscope before kept it: no hubs, no pairs.
     let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
     pg.batch_execute(
-        "DROP TABLE hubs; DROP TABLE pairs;
+        "DROP TABLE hubs; DROP TABLE pairs; DROP TABLE hub_bits;
          UPDATE meta SET value = '2' WHERE key = 'schema_version';",
     )
     .expect("schema 2");
@@ -912,7 +912,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     // The next sync migrates it: the same hubs and pairs as the SQLite index of the same sync.
     let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 4);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 5);
     let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
@@ -920,12 +920,32 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
         kept(&Location::Sqlite(sqlite.clone()))
     );
     let hubs = same_hubs(&db, &sqlite);
-    for query in hub_pairs(&hubs) {
-        let terms: Vec<&str> = query.iter().map(String::as_str).collect();
-        assert_eq!(
-            search(dir.path(), &db.url, &terms, &["--count"]),
-            search(dir.path(), sqlite_at, &terms, &["--count"]),
-            "{query:?}"
-        );
-    }
+    // Over the whole index (the pairs) and from a time (the hubs' bitmaps).
+    let compare = |at: &str| {
+        for query in hub_pairs(&hubs) {
+            let terms: Vec<&str> = query.iter().map(String::as_str).collect();
+            for extra in [vec!["--count"], vec!["--count", "--from", from()]] {
+                assert_eq!(
+                    search(dir.path(), &db.url, &terms, &extra),
+                    search(dir.path(), sqlite_at, &terms, &extra),
+                    "{query:?} {extra:?} {at}"
+                );
+            }
+        }
+    };
+    compare("after the migration from schema 2");
+    // Schema 4 (pairs, no bitmaps): the next sync makes the bitmaps from the keys.
+    pg.batch_execute(
+        "DROP TABLE hub_bits; UPDATE meta SET value = '4' WHERE key = 'schema_version';",
+    )
+    .expect("schema 4");
+    let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 5);
+    let bits: i64 = pg
+        .query_one("SELECT count(*) FROM hub_bits", &[])
+        .expect("bits")
+        .get(0);
+    assert!(bits > 0, "the hubs' bitmaps are made");
+    compare("after the migration from schema 4");
 }

@@ -1,11 +1,12 @@
-//! The counts of two hubs together (see [`crate::store::hubs`]) in PostgreSQL: a page's
-//! share, a term becoming a hub, prune, schema 2 → 3, and the count that reads them. The term
-//! ids written into SQL are integers read from the index itself.
+//! The counts of two hubs together and the hubs' bitmaps (see [`crate::store::hubs`]) in
+//! PostgreSQL: a page's share, a term becoming a hub, prune, schema 2 → 3 and 4 → 5, and the
+//! counts that read them. The term ids written into SQL are integers read from the index
+//! itself.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use super::GenericClient;
-use crate::store::hubs::{self, THRESHOLD_KEY};
+use crate::store::hubs::{self, Block, HubBits, THRESHOLD_KEY};
 
 /// The hubs, and the threshold a term becomes one at.
 pub(super) fn load(c: &mut impl GenericClient) -> Result<(HashSet<i64>, i64), postgres::Error> {
@@ -20,15 +21,25 @@ pub(super) fn load(c: &mut impl GenericClient) -> Result<(HashSet<i64>, i64), po
     Ok((hubs, hubs::threshold(threshold.as_deref())))
 }
 
-/// A page's updates (their term ids) raise the pairs of the hubs they have.
-pub(super) fn add_page<'a>(
+/// A page's updates (their seq and term ids) raise the pairs of the hubs they have and set
+/// their bits.
+pub(super) fn add_page(
     c: &mut impl GenericClient,
-    updates: impl IntoIterator<Item = &'a [i64]>,
+    updates: &[(i64, Vec<i64>)],
     hubs: &HashSet<i64>,
 ) -> Result<(), postgres::Error> {
+    if hubs.is_empty() {
+        return Ok(());
+    }
+    put_bits(
+        c,
+        hubs::page_bits(updates.iter().map(|(s, t)| (*s, t.as_slice())), hubs),
+        true,
+    )?;
     if hubs.len() < 2 {
         return Ok(());
     }
+    let updates = updates.iter().map(|(_, t)| t.as_slice());
     let mut pairs: Vec<_> = hubs::page_pairs(updates, hubs).into_iter().collect();
     if pairs.is_empty() {
         return Ok(());
@@ -83,7 +94,110 @@ pub(super) fn promote(
         "INSERT INTO hubs (term) VALUES ($1) ON CONFLICT DO NOTHING",
         &[&term],
     )?;
+    build_bits(c, term)
+}
+
+/// Sets (`on`) or clears the bits of the seqs given by (hub, block); a block left empty goes.
+/// The blocks are read in one statement and written back in two.
+fn put_bits(
+    c: &mut impl GenericClient,
+    changes: BTreeMap<(i64, i64), Vec<i64>>,
+    on: bool,
+) -> Result<(), postgres::Error> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let (terms, blocks): (Vec<i64>, Vec<i64>) = changes.keys().copied().unzip();
+    let stored: std::collections::HashMap<(i64, i64), Vec<u8>> = c
+        .query(
+            "SELECT b.term, b.block, b.bits FROM hub_bits b
+             JOIN UNNEST($1::int8[], $2::int8[]) AS x (term, block)
+               ON b.term = x.term AND b.block = x.block",
+            &[&terms, &blocks],
+        )?
+        .iter()
+        .map(|r| ((r.get(0), r.get(1)), r.get(2)))
+        .collect();
+    let (mut kept, mut gone) = (
+        (Vec::new(), Vec::new(), Vec::new()),
+        (Vec::new(), Vec::new()),
+    );
+    for ((term, block), seqs) in changes {
+        let mut bits = stored
+            .get(&(term, block))
+            .map(|b| Block::decode(b))
+            .unwrap_or_default();
+        for seq in seqs {
+            bits.put(seq, on);
+        }
+        if let Some(bytes) = bits.encode() {
+            kept.0.push(term);
+            kept.1.push(block);
+            kept.2.push(bytes);
+        } else {
+            gone.0.push(term);
+            gone.1.push(block);
+        }
+    }
+    if !kept.0.is_empty() {
+        c.execute(
+            "INSERT INTO hub_bits (term, block, bits)
+             SELECT * FROM UNNEST($1::int8[], $2::int8[], $3::bytea[])
+             ON CONFLICT (term, block) DO UPDATE SET bits = excluded.bits",
+            &[&kept.0, &kept.1, &kept.2],
+        )?;
+    }
+    if !gone.0.is_empty() {
+        c.execute(
+            "DELETE FROM hub_bits b USING UNNEST($1::int8[], $2::int8[]) AS x (term, block)
+             WHERE b.term = x.term AND b.block = x.block",
+            &[&gone.0, &gone.1],
+        )?;
+    }
     Ok(())
+}
+
+/// A hub's bitmap made from its keys (any earlier one replaced).
+fn build_bits(c: &mut impl GenericClient, term: i64) -> Result<(), postgres::Error> {
+    c.execute("DELETE FROM hub_bits WHERE term = $1", &[&term])?;
+    let seqs: Vec<i64> = c
+        .query("SELECT seq FROM keys WHERE term = $1", &[&term])?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let changes = hubs::by_block(seqs)
+        .into_iter()
+        .map(|(block, seqs)| ((term, block), seqs))
+        .collect();
+    put_bits(c, changes, true)
+}
+
+/// Schema 3 or 4 → 5: every hub's bitmap made from its keys. Returns how many hubs there are.
+pub(super) fn migrate_4_to_5(c: &mut impl GenericClient) -> Result<usize, postgres::Error> {
+    let (hubs, _) = load(c)?;
+    let mut hubs: Vec<i64> = hubs.into_iter().collect();
+    hubs.sort_unstable();
+    for term in &hubs {
+        build_bits(c, *term)?;
+    }
+    Ok(hubs.len())
+}
+
+/// The bitmap of `term` when it is a hub (`None`: it is not one).
+pub(super) fn bits(
+    c: &mut impl GenericClient,
+    term: i64,
+) -> Result<Option<HubBits>, postgres::Error> {
+    if c.query_opt("SELECT 1 FROM hubs WHERE term = $1", &[&term])?
+        .is_none()
+    {
+        return Ok(None);
+    }
+    let mut bits = HubBits::default();
+    for row in c.query("SELECT block, bits FROM hub_bits WHERE term = $1", &[&term])? {
+        bits.insert(row.get(0), row.get(1));
+    }
+    Ok(Some(bits))
 }
 
 /// Prune's share, before the keys older than `before` go: each pair lowered by the removed
@@ -92,6 +206,22 @@ pub(super) fn prune(c: &mut impl GenericClient, before: i64) -> Result<(), postg
     let (hubs, _) = load(c)?;
     let mut hubs: Vec<i64> = hubs.into_iter().collect();
     hubs.sort_unstable();
+    // The bits of the removed updates cleared.
+    for term in &hubs {
+        let seqs: Vec<i64> = c
+            .query(
+                "SELECT seq FROM keys WHERE term = $1 AND record_time < $2",
+                &[term, &before],
+            )?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let changes = hubs::by_block(seqs)
+            .into_iter()
+            .map(|(block, seqs)| ((*term, block), seqs))
+            .collect();
+        put_bits(c, changes, false)?;
+    }
     for (i, a) in hubs.iter().enumerate() {
         let later = &hubs[i + 1..];
         if later.is_empty() {
@@ -119,8 +249,8 @@ pub(super) fn prune(c: &mut impl GenericClient, before: i64) -> Result<(), postg
 }
 
 /// Schema 2 → 3: the hubs and their pairs counted from the keys, the most frequent term
-/// first (each new hub's pairs driven by its own updates, the fewer of the two). Returns how
-/// many hubs there are.
+/// first (each new hub's pairs driven by its own updates, the fewer of the two), and their
+/// bitmaps. Returns how many hubs there are.
 pub(super) fn migrate_2_to_3(c: &mut impl GenericClient) -> Result<usize, postgres::Error> {
     let (mut hubs, threshold) = load(c)?;
     let frequent: Vec<i64> = c

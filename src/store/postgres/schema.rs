@@ -46,6 +46,12 @@ CREATE TABLE IF NOT EXISTS pairs (
     n BIGINT NOT NULL,
     PRIMARY KEY (a, b)
 );
+CREATE TABLE IF NOT EXISTS hub_bits (
+    term BIGINT NOT NULL,
+    block BIGINT NOT NULL,
+    bits BYTEA NOT NULL,
+    PRIMARY KEY (term, block)
+);
 CREATE TABLE IF NOT EXISTS chunks (
     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     start_migration BIGINT,
@@ -87,7 +93,7 @@ CREATE TABLE IF NOT EXISTS sync_heartbeat (
 "#;
 
 /// The index's tables, for its size.
-pub(super) const TABLES: [&str; 11] = [
+pub(super) const TABLES: [&str; 12] = [
     "meta",
     "updates",
     "terms",
@@ -98,6 +104,7 @@ pub(super) const TABLES: [&str; 11] = [
     "chunks",
     "divergences",
     "dictionaries",
+    "hub_bits",
     "sync_heartbeat",
 ];
 
@@ -152,10 +159,17 @@ impl PgIndex {
                 &[&SCHEMA_VERSION.to_string(), &SUMMARY_VERSION.to_string()],
             )
             .map_err(|e| target.error(&e))?;
-            // Schema 2 (the first on PostgreSQL) → 3: the pairs of the frequent terms; 3 → 4:
-            // the bodies' dictionaries (the table made above).
-            if older == Some(2) {
-                pairs::migrate_2_to_3(&mut tx).map_err(|e| target.error(&e))?;
+            // Schema 2 (the first on PostgreSQL) → 3: the pairs of the frequent terms (and
+            // their bitmaps); 3 → 4: the bodies' dictionaries (the table made above); 4 → 5:
+            // the bitmaps of the frequent terms.
+            match older {
+                Some(2) => {
+                    pairs::migrate_2_to_3(&mut tx).map_err(|e| target.error(&e))?;
+                }
+                Some(3 | 4) => {
+                    pairs::migrate_4_to_5(&mut tx).map_err(|e| target.error(&e))?;
+                }
+                _ => {}
             }
             if older.is_some() {
                 tx.execute(

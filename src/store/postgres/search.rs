@@ -114,6 +114,8 @@ struct Plan {
     range: Vec<String>,
     /// The other terms, over `u`.
     others: Vec<String>,
+    /// The single-id terms among the others, with the place of each in `others`.
+    singles: Vec<(i64, usize)>,
     /// The other term of a query of two single-id terms.
     pair: Option<i64>,
 }
@@ -170,6 +172,7 @@ impl Plan {
         }
         // The ids are integers read from the index itself, written into the SQL as numbers.
         let mut others = Vec::new();
+        let mut probes = Vec::new();
         let mut driven = false;
         for set in &sets {
             match set {
@@ -178,11 +181,14 @@ impl Plan {
                 }
                 // Probed by the driving key's own columns (`k`), so the probe is one primary-key
                 // look-up: by `u`'s, the planner hashes every key of the term instead.
-                TermSet::Terms(ids) if ids.len() == 1 => others.push(format!(
-                    "EXISTS (SELECT 1 FROM keys o WHERE o.term = {} AND o.migration_id = {at}.migration_id
-                       AND o.record_time = {at}.record_time AND o.seq = {at}.seq)",
-                    ids[0]
-                )),
+                TermSet::Terms(ids) if ids.len() == 1 => {
+                    probes.push((ids[0], others.len()));
+                    others.push(format!(
+                        "EXISTS (SELECT 1 FROM keys o WHERE o.term = {} AND o.migration_id = {at}.migration_id
+                           AND o.record_time = {at}.record_time AND o.seq = {at}.seq)",
+                        ids[0]
+                    ));
+                }
                 TermSet::Terms(ids) => others.push(format!(
                     "u.seq IN (SELECT o.seq FROM keys o WHERE o.term IN ({}))",
                     join(ids)
@@ -199,6 +205,7 @@ impl Plan {
             drive,
             range,
             others,
+            singles: probes,
             pair,
         }))
     }
@@ -287,13 +294,47 @@ impl PgIndex {
                 .isolation_level(IsolationLevel::RepeatableRead)
                 .read_only(true)
                 .start()?;
-            let Some(plan) = Plan::of(&mut tx, &shown, query, from, until)? else {
+            let Some(mut plan) = Plan::of(&mut tx, &shown, query, from, until)? else {
                 return Ok(0);
             };
             // Two frequent terms over the whole index: the count kept for the pair.
             if let (Some(term), Some(other), true) = (plan.drive, plan.pair, plan.range.is_empty())
                 && let Some(n) = super::pairs::count(&mut tx, term, other)?
             {
+                tx.commit()?;
+                return Ok(n);
+            }
+            // Hubs among the other terms: the driver's updates tested in their bitmaps, not
+            // probed.
+            let mut bitmaps = Vec::new();
+            let singles = match plan.drive {
+                Some(_) => std::mem::take(&mut plan.singles),
+                None => Vec::new(),
+            };
+            for (term, at) in singles.into_iter().rev() {
+                if let Some(bits) = super::pairs::bits(&mut tx, term)? {
+                    bitmaps.push(bits);
+                    plan.others.remove(at);
+                }
+            }
+            if let (Some(term), false) = (plan.drive, bitmaps.is_empty()) {
+                let join = if plan.others.is_empty() {
+                    ""
+                } else {
+                    "JOIN updates u ON u.seq = k.seq"
+                };
+                let sql = format!(
+                    "SELECT k.seq FROM keys k {join} WHERE k.term = {term} AND {}",
+                    plan.conditions()
+                );
+                use postgres::fallible_iterator::FallibleIterator;
+                let mut rows = tx.query_raw(&sql, std::iter::empty::<i64>())?;
+                let mut n: i64 = 0;
+                while let Some(row) = rows.next()? {
+                    let seq: i64 = row.get(0);
+                    n += i64::from(bitmaps.iter().all(|b| b.has(seq)));
+                }
+                drop(rows);
                 tx.commit()?;
                 return Ok(n);
             }

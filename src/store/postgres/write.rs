@@ -105,7 +105,7 @@ fn write_rows(
             .collect();
         let mut keys: HashSet<(i64, i64, i64, i64)> = HashSet::new();
         let mut counts: HashMap<i64, i64> = HashMap::new();
-        let mut row_terms: Vec<Vec<i64>> = Vec::with_capacity(new.len());
+        let mut row_terms: Vec<(i64, Vec<i64>)> = Vec::with_capacity(new.len());
         for row in &new {
             let Some(seq) = seqs.get(&row.update_id) else {
                 continue;
@@ -120,7 +120,7 @@ fn write_rows(
                     *counts.entry(*term).or_default() += 1;
                 }
             }
-            row_terms.push(terms);
+            row_terms.push((*seq, terms));
         }
         let (k_terms, k_migrations, k_times, k_seqs): (Vec<i64>, Vec<i64>, Vec<i64>, Vec<i64>) =
             keys.iter().fold(
@@ -151,10 +151,11 @@ fn write_rows(
             .iter()
             .map(|r| (r.get(0), r.get(1)))
             .collect();
-        // The pairs of the hubs the page's updates have; then the terms that reached the
-        // threshold become hubs, their pairs counted over the keys (this page's included).
+        // The pairs and bits of the hubs the page's updates have; then the terms that reached
+        // the threshold become hubs, their pairs and bits read from the keys (this page's
+        // included).
         let (mut hubs, threshold) = pairs::load(tx)?;
-        pairs::add_page(tx, row_terms.iter().map(Vec::as_slice), &hubs)?;
+        pairs::add_page(tx, &row_terms, &hubs)?;
         let mut new_hubs: Vec<i64> = raised
             .iter()
             .filter(|(term, n)| *n >= threshold && !hubs.contains(term))
@@ -263,6 +264,10 @@ impl PgIndex {
             )?;
             tx.execute(
                 "DELETE FROM hubs WHERE NOT EXISTS (SELECT 1 FROM terms WHERE terms.id = hubs.term)",
+                &[],
+            )?;
+            tx.execute(
+                "DELETE FROM hub_bits WHERE NOT EXISTS (SELECT 1 FROM hubs WHERE hubs.term = hub_bits.term)",
                 &[],
             )?;
             tx.commit()?;

@@ -1,10 +1,11 @@
-//! The counts of two hubs together (see [`crate::store::hubs`]) in SQLite: a page's share,
-//! a term becoming a hub, prune, schema 2 → 3, and the count that reads them.
+//! The counts of two hubs together and the hubs' bitmaps (see [`crate::store::hubs`]) in
+//! SQLite: a page's share, a term becoming a hub, prune, schema 2 → 3 and 4 → 5, and the
+//! counts that read them.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use super::{OptionalExtension, Transaction, params};
-use crate::store::hubs::{self, THRESHOLD_KEY};
+use crate::store::hubs::{self, Block, HubBits, THRESHOLD_KEY};
 
 /// The hubs, and the threshold a term becomes one at.
 pub(super) fn load(tx: &Transaction<'_>) -> rusqlite::Result<(HashSet<i64>, i64)> {
@@ -22,15 +23,25 @@ pub(super) fn load(tx: &Transaction<'_>) -> rusqlite::Result<(HashSet<i64>, i64)
     Ok((hubs, hubs::threshold(threshold.as_deref())))
 }
 
-/// A page's updates (their term ids) raise the pairs of the hubs they have.
-pub(super) fn add_page<'a>(
+/// A page's updates (their seq and term ids) raise the pairs of the hubs they have and set
+/// their bits.
+pub(super) fn add_page(
     tx: &Transaction<'_>,
-    updates: impl IntoIterator<Item = &'a [i64]>,
+    updates: &[(i64, Vec<i64>)],
     hubs: &HashSet<i64>,
 ) -> rusqlite::Result<()> {
+    if hubs.is_empty() {
+        return Ok(());
+    }
+    put_bits(
+        tx,
+        hubs::page_bits(updates.iter().map(|(s, t)| (*s, t.as_slice())), hubs),
+        true,
+    )?;
     if hubs.len() < 2 {
         return Ok(());
     }
+    let updates = updates.iter().map(|(_, t)| t.as_slice());
     let mut upsert = tx.prepare_cached(
         "INSERT INTO pairs (a, b, n) VALUES (?1, ?2, ?3)
          ON CONFLICT (a, b) DO UPDATE SET n = n + excluded.n",
@@ -73,7 +84,76 @@ pub(super) fn promote(
         }
     }
     tx.execute("INSERT OR IGNORE INTO hubs (term) VALUES (?1)", [term])?;
+    build_bits(tx, term)
+}
+
+/// Sets (`on`) or clears the bits of the seqs given by (hub, block); a block left empty goes.
+fn put_bits(
+    tx: &Transaction<'_>,
+    changes: BTreeMap<(i64, i64), Vec<i64>>,
+    on: bool,
+) -> rusqlite::Result<()> {
+    let mut read = tx.prepare_cached("SELECT bits FROM hub_bits WHERE term = ?1 AND block = ?2")?;
+    let mut write = tx.prepare_cached(
+        "INSERT INTO hub_bits (term, block, bits) VALUES (?1, ?2, ?3)
+         ON CONFLICT (term, block) DO UPDATE SET bits = excluded.bits",
+    )?;
+    let mut delete = tx.prepare_cached("DELETE FROM hub_bits WHERE term = ?1 AND block = ?2")?;
+    for ((term, block), seqs) in changes {
+        let stored: Option<Vec<u8>> = read
+            .query_row(params![term, block], |r| r.get(0))
+            .optional()?;
+        let mut bits = stored.as_deref().map(Block::decode).unwrap_or_default();
+        for seq in seqs {
+            bits.put(seq, on);
+        }
+        match bits.encode() {
+            Some(bytes) => write.execute(params![term, block, bytes])?,
+            None => delete.execute(params![term, block])?,
+        };
+    }
     Ok(())
+}
+
+/// A hub's bitmap made from its keys (any earlier one replaced).
+fn build_bits(tx: &Transaction<'_>, term: i64) -> rusqlite::Result<()> {
+    tx.execute("DELETE FROM hub_bits WHERE term = ?1", [term])?;
+    let mut stmt = tx.prepare_cached("SELECT seq FROM keys WHERE term = ?1")?;
+    let seqs = stmt
+        .query_map([term], |r| r.get(0))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    let changes = hubs::by_block(seqs)
+        .into_iter()
+        .map(|(block, seqs)| ((term, block), seqs))
+        .collect();
+    put_bits(tx, changes, true)
+}
+
+/// Schema 4 → 5: every hub's bitmap made from its keys. Returns how many hubs there are.
+pub(super) fn migrate_4_to_5(tx: &Transaction<'_>) -> rusqlite::Result<usize> {
+    tx.execute_batch(CREATE)?;
+    let (hubs, _) = load(tx)?;
+    let mut hubs: Vec<i64> = hubs.into_iter().collect();
+    hubs.sort_unstable();
+    for term in &hubs {
+        build_bits(tx, *term)?;
+    }
+    Ok(hubs.len())
+}
+
+/// The bitmap of `term` when it is a hub (`None`: it is not one).
+pub(super) fn bits(tx: &Transaction<'_>, term: i64) -> rusqlite::Result<Option<HubBits>> {
+    let mut is_hub = tx.prepare_cached("SELECT 1 FROM hubs WHERE term = ?1")?;
+    if !is_hub.exists([term])? {
+        return Ok(None);
+    }
+    let mut stmt = tx.prepare_cached("SELECT block, bits FROM hub_bits WHERE term = ?1")?;
+    let mut rows = stmt.query([term])?;
+    let mut bits = HubBits::default();
+    while let Some(row) = rows.next()? {
+        bits.insert(row.get(0)?, row.get_ref(1)?.as_blob()?);
+    }
+    Ok(Some(bits))
 }
 
 /// Prune's share, before the keys older than `before` go: each pair lowered by the removed
@@ -82,6 +162,19 @@ pub(super) fn prune(tx: &Transaction<'_>, before: i64) -> rusqlite::Result<()> {
     let (hubs, _) = load(tx)?;
     let mut hubs: Vec<i64> = hubs.into_iter().collect();
     hubs.sort_unstable();
+    // The bits of the removed updates cleared (their seqs may be used again).
+    let mut removed =
+        tx.prepare_cached("SELECT seq FROM keys WHERE term = ?1 AND record_time < ?2")?;
+    for term in &hubs {
+        let seqs = removed
+            .query_map(params![term, before], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        let changes = hubs::by_block(seqs)
+            .into_iter()
+            .map(|(block, seqs)| ((*term, block), seqs))
+            .collect();
+        put_bits(tx, changes, false)?;
+    }
     let mut lower = tx.prepare_cached("UPDATE pairs SET n = n - ?3 WHERE a = ?1 AND b = ?2")?;
     for (i, a) in hubs.iter().enumerate() {
         let later = &hubs[i + 1..];
@@ -112,14 +205,15 @@ pub(super) fn prune(tx: &Transaction<'_>, before: i64) -> rusqlite::Result<()> {
 /// After prune removed the terms no update has: their hub rows go too.
 pub(super) fn forget_gone(tx: &Transaction<'_>, gone: &[i64]) -> rusqlite::Result<()> {
     let mut stmt = tx.prepare_cached("DELETE FROM hubs WHERE term = ?1")?;
+    let mut bits = tx.prepare_cached("DELETE FROM hub_bits WHERE term = ?1")?;
     for term in gone {
         stmt.execute([term])?;
+        bits.execute([term])?;
     }
     Ok(())
 }
 
-/// Schema 2 → 3: the hubs and their pairs counted from the keys, the most frequent term
-/// first (each new hub's pairs driven by its own updates, the fewer of the two).
+/// The hubs, their pairs and their bitmaps (schema 3, the bitmaps schema 5).
 pub(super) const CREATE: &str = "
 CREATE TABLE IF NOT EXISTS hubs (term INTEGER PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS pairs (
@@ -128,8 +222,17 @@ CREATE TABLE IF NOT EXISTS pairs (
     n INTEGER NOT NULL,
     PRIMARY KEY (a, b)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS hub_bits (
+    term INTEGER NOT NULL,
+    block INTEGER NOT NULL,
+    bits BLOB NOT NULL,
+    PRIMARY KEY (term, block)
+) WITHOUT ROWID;
 ";
 
+/// Schema 2 → 3: the hubs and their pairs counted from the keys, the most frequent term
+/// first (each new hub's pairs driven by its own updates, the fewer of the two), and their
+/// bitmaps.
 pub(super) fn migrate_2_to_3(tx: &Transaction<'_>) -> rusqlite::Result<usize> {
     tx.execute_batch(CREATE)?;
     let (mut hubs, threshold) = load(tx)?;

@@ -291,7 +291,12 @@ impl SqliteIndex {
         if found < 3 {
             let hubs = pairs::migrate_2_to_3(&tx).map_err(|e| engine_error(&path, &e))?;
             done.push(format!(
-                "the counts of two frequent terms together, for fast search ({hubs} frequent terms)"
+                "the counts of two frequent terms together and their bitmaps, for fast search ({hubs} frequent terms)"
+            ));
+        } else if found < 5 {
+            let hubs = pairs::migrate_4_to_5(&tx).map_err(|e| engine_error(&path, &e))?;
+            done.push(format!(
+                "the bitmaps of the frequent terms, for fast counts ({hubs} frequent terms)"
             ));
         }
         tx.execute_batch(DICTIONARIES)
@@ -303,9 +308,11 @@ impl SqliteIndex {
                 .map(|_| ())
             })
             .map_err(|e| engine_error(&path, &e))?;
-        done.push(
-            "a table for the bodies' dictionary, trained by the next page written".to_owned(),
-        );
+        if found < 4 {
+            done.push(
+                "a table for the bodies' dictionary, trained by the next page written".to_owned(),
+            );
+        }
         tx.commit().map_err(|e| engine_error(&path, &e))?;
         self.notices.push(format!(
             "{}: migrated the index from schema {found} to schema {SCHEMA_VERSION} ({updates} updates; {}) in {:.1} s",

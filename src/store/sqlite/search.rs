@@ -251,7 +251,7 @@ impl SqliteIndex {
     ) -> Result<u64, StoreError> {
         let e = |e: rusqlite::Error| engine_error(&self.path, &e);
         let tx = self.conn.unchecked_transaction().map_err(e)?;
-        let Some(plan) = self.plan(query)? else {
+        let Some(mut plan) = self.plan(query)? else {
             return Ok(0);
         };
         let segments = self.segments(from, until)?;
@@ -269,6 +269,46 @@ impl SqliteIndex {
             && let Some(n) = super::pairs::count(&tx, *x, *y).map_err(e)?
         {
             return Ok(u64::try_from(n).unwrap_or(0));
+        }
+        // Hubs among the other terms: the driver's updates tested in their bitmaps, not probed.
+        let mut bitmaps = Vec::new();
+        let mut others = Vec::with_capacity(plan.others.len());
+        for other in std::mem::take(&mut plan.others) {
+            if let Resolved::Terms { ids, .. } = &other
+                && let [id] = ids.as_slice()
+                && let Some(bits) = super::pairs::bits(&tx, *id).map_err(e)?
+            {
+                bitmaps.push(bits);
+            } else {
+                others.push(other);
+            }
+        }
+        plan.others = others;
+        if !bitmaps.is_empty() {
+            let mut stmt = self
+                .conn
+                .prepare(&plan.sql(segments.is_some(), Select::Seqs))
+                .map_err(e)?;
+            let mut total: u64 = 0;
+            let mut tally = |params: &[i64]| -> rusqlite::Result<()> {
+                let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
+                while let Some(row) = rows.next()? {
+                    let seq: i64 = row.get(0)?;
+                    total += u64::from(bitmaps.iter().all(|b| b.has(seq)));
+                }
+                Ok(())
+            };
+            match segments {
+                None => tally(&[]).map_err(e)?,
+                Some(parts) => {
+                    for part in parts {
+                        tally(&part).map_err(e)?;
+                    }
+                }
+            }
+            drop(stmt);
+            tx.commit().map_err(e)?;
+            return Ok(total);
         }
         let mut stmt = self
             .conn
@@ -332,6 +372,8 @@ enum Select {
     /// (migration, record time, seq) newest first, `LIMIT ?4`.
     Page,
     Count,
+    /// The seqs of the matching updates, each once.
+    Seqs,
 }
 
 impl Plan {
@@ -373,6 +415,7 @@ impl Plan {
                  ORDER BY a.migration_id DESC, a.record_time DESC, a.seq DESC LIMIT {limit}"
             ),
             Select::Count => format!("SELECT count(*) FROM (SELECT {distinct}a.seq FROM {clause})"),
+            Select::Seqs => format!("SELECT {distinct}a.seq FROM {clause}"),
         }
     }
 }

@@ -299,7 +299,7 @@ fn a_long_page_read_again_keeps_what_the_index_has_and_adds_only_the_rest() {
 }
 
 #[test]
-fn a_count_of_two_frequent_terms_is_kept_per_pair_through_pages_and_prune() {
+fn counts_of_frequent_terms_read_their_pairs_and_bitmaps_through_pages_prune_and_reused_seqs() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
     // Terms become hubs at 4 updates (100,000 on a real index), so they do in this test's
@@ -307,25 +307,68 @@ fn a_count_of_two_frequent_terms_is_kept_per_pair_through_pages_and_prune() {
     index
         .meta_set(crate::store::hubs::THRESHOLD_KEY, "4")
         .expect("threshold");
-    let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+    let at = |second: i64| 1_800_000_000_000_000 + second * 1_000_000;
+    // The later half walked first, so the earlier updates get the highest seqs: pruning them
+    // frees seqs that the next updates written get again.
+    let later = index
+        .start_chunk(
+            Some(Position {
+                migration_id: 1,
+                record_time: format_time_micros(at(39)),
+            }),
+            None,
+            1,
+            0,
+        )
+        .expect("chunk");
+    let earlier = index.start_chunk(None, Some(at(40)), 1, 0).expect("chunk");
     let parties = ["dso", "sv1", "sv2", "alice", "bob", "carol"];
     let share = [95, 60, 40, 25, 12, 4];
-    let has = |i: i64, k: usize| (i * 37 + k as i64 * 101 + i * i * 13) % 100 < share[k];
-    let mut written: Vec<(i64, Vec<&str>)> = Vec::new();
-    let check = |index: &mut SqliteIndex, written: &[(i64, Vec<&str>)], at: &str| {
-        for (i, x) in parties.iter().enumerate() {
-            for y in &parties[i + 1..] {
-                let q = Query::parse(&[format!("party:{x}"), format!("party:{y}")]).expect("q");
-                let expected = written
-                    .iter()
-                    .filter(|(_, p)| p.contains(x) && p.contains(y))
-                    .count() as u64;
-                let got = index.count(&q, None, None).expect("count");
-                assert_eq!(got, expected, "{x} and {y} {at}");
-            }
+    // From second 80 (written after the prune, on seqs used before) the rarer parties go
+    // without the frequent ones, so a bit left by a pruned update would be counted.
+    let has = |i: i64, k: usize| {
+        if i >= 80 {
+            (i + k as i64) % 3 == 0
+        } else {
+            (i * 37 + k as i64 * 101 + i * i * 13) % 100 < share[k]
         }
     };
-    for first in (0..80).step_by(10) {
+    let mut written: Vec<(i64, Vec<&str>)> = Vec::new();
+    // Every two parties over the whole index (a pair row when both are hubs, a bitmap when
+    // one is), from second 25 to 95 (bitmaps, or probes), and every three in a row.
+    let check = |index: &mut SqliteIndex, written: &[(i64, Vec<&str>)], when: &str| {
+        let expect = |terms: &[&str], within: bool| {
+            written
+                .iter()
+                .filter(|(s, p)| {
+                    (!within || (25..=95).contains(s)) && terms.iter().all(|t| p.contains(t))
+                })
+                .count() as u64
+        };
+        let query = |terms: &[&str]| {
+            Query::parse(
+                &terms
+                    .iter()
+                    .map(|t| format!("party:{t}"))
+                    .collect::<Vec<_>>(),
+            )
+            .expect("q")
+        };
+        for (i, x) in parties.iter().enumerate() {
+            for y in &parties[i + 1..] {
+                let q = query(&[x, y]);
+                let got = index.count(&q, None, None).expect("count");
+                assert_eq!(got, expect(&[x, y], false), "{x} and {y} {when}");
+                let got = index.count(&q, Some(at(25)), Some(at(95))).expect("count");
+                assert_eq!(got, expect(&[x, y], true), "{x} and {y}, 25 to 95, {when}");
+            }
+        }
+        for three in parties.windows(3) {
+            let got = index.count(&query(three), None, None).expect("count");
+            assert_eq!(got, expect(three, false), "{three:?} {when}");
+        }
+    };
+    let page_of = |first: i64, written: &mut Vec<(i64, Vec<&str>)>| {
         let rows: Vec<IndexRow> = (first..first + 10)
             .map(|i| {
                 let mut r = row(&format!("up{i:03}"), i, "dso");
@@ -342,29 +385,51 @@ fn a_count_of_two_frequent_terms_is_kept_per_pair_through_pages_and_prune() {
                 r
             })
             .collect();
-        index.write_page(chunk.id, &page(rows)).expect("page");
+        page(rows)
+    };
+    for first in [40, 50, 60, 70, 0, 10, 20, 30] {
+        let chunk = if first < 40 { earlier.id } else { later.id };
+        let page = page_of(first, &mut written);
+        index.write_page(chunk, &page).expect("page");
         check(
             &mut index,
             &written,
             &format!("after the page from {first}"),
         );
     }
-    let hubs: i64 = index
-        .conn
-        .query_row("SELECT count(*) FROM hubs", [], |r| r.get(0))
-        .expect("hubs");
-    assert!(hubs >= 5, "the frequent parties are hubs: {hubs}");
-    let pairs: i64 = index
-        .conn
-        .query_row("SELECT count(*) FROM pairs", [], |r| r.get(0))
-        .expect("pairs");
-    assert!(pairs >= 8, "their pairs are kept: {pairs}");
-    // Prune: the pairs lose the updates removed.
-    index
-        .prune(1_800_000_000_000_000 + 35 * 1_000_000)
-        .expect("prune");
-    written.retain(|(second, _)| *second >= 35);
+    let count = |index: &SqliteIndex, table: &str| -> i64 {
+        index
+            .conn
+            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .expect("count")
+    };
+    assert!(count(&index, "hubs") >= 5, "the frequent parties are hubs");
+    assert!(count(&index, "pairs") >= 8, "their pairs are kept");
+    assert!(count(&index, "hub_bits") >= 5, "their bitmaps are kept");
+    let top = |index: &SqliteIndex| -> i64 {
+        index
+            .conn
+            .query_row("SELECT max(seq) FROM updates", [], |r| r.get(0))
+            .expect("seq")
+    };
+    let before = top(&index);
+    // Prune the earlier half (the highest seqs): the pairs and bits lose its updates.
+    index.prune(at(40)).expect("prune");
+    written.retain(|(second, _)| *second >= 40);
     check(&mut index, &written, "after prune");
+    for first in [80, 90] {
+        let page = page_of(first, &mut written);
+        index.write_page(later.id, &page).expect("page");
+        check(
+            &mut index,
+            &written,
+            &format!("after the page from {first}"),
+        );
+    }
+    assert!(
+        top(&index) < before,
+        "the pruned updates' seqs were used again"
+    );
 }
 
 #[test]

@@ -221,7 +221,7 @@ fn write_rows(
         // The keys sorted as the table keeps them (each term's run written in place), in
         // statements of KEYS_PER_INSERT rows.
         let mut keys: Vec<[i64; 4]> = Vec::new();
-        let mut row_terms: Vec<Vec<i64>> = Vec::with_capacity(new_rows.len());
+        let mut row_terms: Vec<(i64, Vec<i64>)> = Vec::with_capacity(new_rows.len());
         for (row, seq) in &new_rows {
             let mut terms = Vec::with_capacity(row.keys.len());
             for (kind, value) in &row.keys {
@@ -229,7 +229,7 @@ fn write_rows(
                 keys.push([term, row.migration_id, row.record_time, *seq]);
                 terms.push(term);
             }
-            row_terms.push(terms);
+            row_terms.push((*seq, terms));
         }
         keys.sort_unstable();
         keys.dedup();
@@ -242,9 +242,10 @@ fn write_rows(
         for key in keys[full..].chunks(1) {
             insert_keys(&mut one, key)?;
         }
-        // The pairs of the hubs the page's updates have; then the terms that reached the
-        // threshold become hubs, their pairs counted over the keys (this page's included).
-        pairs::add_page(tx, row_terms.iter().map(Vec::as_slice), &hubs)?;
+        // The pairs and bits of the hubs the page's updates have; then the terms that reached
+        // the threshold become hubs, their pairs and bits read from the keys (this page's
+        // included).
+        pairs::add_page(tx, &row_terms, &hubs)?;
         new_hubs.sort_unstable();
         for term in new_hubs {
             pairs::promote(tx, term, &mut hubs)?;
