@@ -207,6 +207,17 @@ impl Chunk {
     }
 }
 
+/// The zstd id of a body dictionary an index at `path` is asked to keep (an error when the bytes
+/// are not a zstd dictionary).
+fn dictionary_id_of(path: String, dictionary: &[u8]) -> Result<i64, StoreError> {
+    crate::model::index::pack::dictionary_id(dictionary)
+        .map(i64::from)
+        .ok_or_else(|| StoreError::Engine {
+            path,
+            detail: "a body dictionary that is not a zstd dictionary".to_owned(),
+        })
+}
+
 /// The dictionaries an index's bodies were packed with (`crate::model::index::pack`), by zstd
 /// dictionary id, loaded the first time a body names one not loaded yet.
 #[derive(Default)]

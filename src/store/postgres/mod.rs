@@ -384,17 +384,12 @@ impl IndexStore for PgIndex {
     }
 
     fn add_body_dictionary(&mut self, dictionary: &[u8], now: i64) -> Result<(), StoreError> {
-        let id = crate::model::index::pack::dictionary_id(dictionary).ok_or_else(|| {
-            StoreError::Engine {
-                path: self.target.shown.clone(),
-                detail: "a body dictionary that is not a zstd dictionary".to_owned(),
-            }
-        })?;
+        let id = super::dictionary_id_of(self.target.shown.clone(), dictionary)?;
         self.with(|c| {
             c.execute(
                 "INSERT INTO dictionaries (id, added_at, dictionary) VALUES ($1, $2, $3)
                  ON CONFLICT (id) DO NOTHING",
-                &[&i64::from(id), &now, &dictionary],
+                &[&id, &now, &dictionary],
             )
         })
         .map(|_| ())

@@ -270,16 +270,11 @@ impl IndexStore for SqliteIndex {
     }
 
     fn add_body_dictionary(&mut self, dictionary: &[u8], now: i64) -> Result<(), StoreError> {
-        let id = crate::model::index::pack::dictionary_id(dictionary).ok_or_else(|| {
-            StoreError::Engine {
-                path: self.shown(),
-                detail: "a body dictionary that is not a zstd dictionary".to_owned(),
-            }
-        })?;
+        let id = super::dictionary_id_of(self.shown(), dictionary)?;
         self.conn
             .execute(
                 "INSERT OR IGNORE INTO dictionaries (id, added_at, dictionary) VALUES (?1, ?2, ?3)",
-                params![i64::from(id), now, dictionary],
+                params![id, now, dictionary],
             )
             .map(|_| ())
             .map_err(|e| self.engine(&e))
