@@ -186,19 +186,49 @@ pub fn page_bits<'a, S: std::hash::BuildHasher>(
     out
 }
 
-/// A hub's bitmap, read whole for a count.
+/// A hub's bitmap as read: whole (for a count, which tests updates all over the history) or a
+/// block at a time (for a first page, which tests the newest few).
 #[derive(Debug, Default)]
-pub struct HubBits(HashMap<i64, Block>);
+pub struct HubBits {
+    blocks: HashMap<i64, Option<Block>>,
+    whole: bool,
+}
 
 impl HubBits {
-    /// Adds a stored block.
-    pub fn insert(&mut self, block: i64, bytes: &[u8]) {
-        self.0.insert(block, Block::decode(bytes));
+    /// A bitmap to be read whole: every block it has is [`Self::insert`]ed.
+    pub fn whole() -> HubBits {
+        HubBits {
+            blocks: HashMap::new(),
+            whole: true,
+        }
     }
 
-    /// Whether the update `seq` has the hub.
+    /// A bitmap read a block at a time: [`Self::unread`] says which block to read next.
+    pub fn by_block() -> HubBits {
+        HubBits::default()
+    }
+
+    /// Adds a stored block.
+    pub fn insert(&mut self, block: i64, bytes: &[u8]) {
+        self.blocks.insert(block, Some(Block::decode(bytes)));
+    }
+
+    /// Records that the hub has no row for `block` (none of its updates has the hub).
+    pub fn none_in(&mut self, block: i64) {
+        self.blocks.insert(block, None);
+    }
+
+    /// The block to read before `seq` can be tested (`None`: it is read, or the bitmap is).
+    pub fn unread(&self, seq: i64) -> Option<i64> {
+        let block = block_of(seq);
+        (!self.whole && !self.blocks.contains_key(&block)).then_some(block)
+    }
+
+    /// Whether the update `seq` has the hub (its block read, see [`Self::unread`]).
     pub fn has(&self, seq: i64) -> bool {
-        self.0.get(&block_of(seq)).is_some_and(|b| b.has(seq))
+        self.blocks
+            .get(&block_of(seq))
+            .is_some_and(|b| b.as_ref().is_some_and(|b| b.has(seq)))
     }
 }
 
@@ -257,16 +287,31 @@ mod tests {
                 ((2, 1), vec![4096]),
             ]
         );
-        let mut hub = HubBits::default();
+        let mut hub = HubBits::whole();
+        let mut stored = Vec::new();
         for (block, seqs) in by_block([4094, 4096, 9000]) {
             let mut b = Block::default();
             for seq in seqs {
                 b.put(seq, true);
             }
-            hub.insert(block, &b.encode().expect("set"));
+            stored.push((block, b.encode().expect("set")));
+        }
+        for (block, bytes) in &stored {
+            hub.insert(*block, bytes);
         }
         assert!(hub.has(4094) && hub.has(4096) && hub.has(9000));
         assert!(!hub.has(4095) && !hub.has(1) && !hub.has(-3));
+        assert_eq!(hub.unread(5 * 4096), None, "a whole bitmap is read");
+        // Read a block at a time: each block once, a block without a row has none.
+        let mut lazy = HubBits::by_block();
+        assert_eq!(lazy.unread(9000), Some(2));
+        lazy.insert(2, &stored[2].1);
+        assert_eq!(lazy.unread(9001), None);
+        assert!(lazy.has(9000) && !lazy.has(9001));
+        assert_eq!(lazy.unread(5 * 4096), Some(5));
+        lazy.none_in(5);
+        assert_eq!(lazy.unread(5 * 4096 + 1), None);
+        assert!(!lazy.has(5 * 4096));
     }
 
     #[test]

@@ -183,17 +183,22 @@ pub(super) fn migrate_4_to_5(c: &mut impl GenericClient) -> Result<usize, postgr
     Ok(hubs.len())
 }
 
-/// The bitmap of `term` when it is a hub (`None`: it is not one).
+/// The bitmap of `term` when it is a hub (`None`: it is not one): read `whole`, or to be read a
+/// block at a time ([`read_block`]).
 pub(super) fn bits(
     c: &mut impl GenericClient,
     term: i64,
+    whole: bool,
 ) -> Result<Option<HubBits>, postgres::Error> {
     if c.query_opt("SELECT 1 FROM hubs WHERE term = $1", &[&term])?
         .is_none()
     {
         return Ok(None);
     }
-    let mut bits = HubBits::default();
+    if !whole {
+        return Ok(Some(HubBits::by_block()));
+    }
+    let mut bits = HubBits::whole();
     for row in c.query("SELECT block, bits FROM hub_bits WHERE term = $1", &[&term])? {
         bits.insert(row.get(0), row.get(1));
     }
@@ -293,4 +298,27 @@ pub(super) fn count(
         .query_opt("SELECT n FROM pairs WHERE a = $1 AND b = $2", &[&a, &b])?
         .map(|r| r.get(0));
     Ok(Some(n.unwrap_or(0)))
+}
+
+/// Reads the block of `term`'s bitmap that `seq` needs, when not read yet.
+pub(super) fn read_block(
+    c: &mut impl GenericClient,
+    term: i64,
+    bits: &mut HubBits,
+    seq: i64,
+) -> Result<(), postgres::Error> {
+    let Some(block) = bits.unread(seq) else {
+        return Ok(());
+    };
+    let stored: Option<Vec<u8>> = c
+        .query_opt(
+            "SELECT bits FROM hub_bits WHERE term = $1 AND block = $2",
+            &[&term, &block],
+        )?
+        .map(|r| r.get(0));
+    match stored {
+        Some(bytes) => bits.insert(block, &bytes),
+        None => bits.none_in(block),
+    }
+    Ok(())
 }

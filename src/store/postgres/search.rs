@@ -1,6 +1,8 @@
 //! Search and count: a query's terms resolved to term ids (prefixes matched in Rust, a batch
 //! at a time), the rarest single-id term walking `keys` newest first.
 
+use crate::store::hubs::HubBits;
+
 use super::{
     Client, Fail, GenericClient, HashMap, IsolationLevel, KeyKind, PgIndex, Query, SearchRow,
     StoreError, Term, closed, format_time_micros,
@@ -10,6 +12,8 @@ use super::{
 const MAX_PREFIX_MATCHES: usize = 100_000;
 /// Rows read per step of a prefix walk.
 const PREFIX_BATCH: i64 = 1_000;
+/// Keys read per step of a walk tested in hubs' bitmaps.
+const WALK_BATCH: i32 = 500;
 
 /// What a query term stands for: term ids, or (an update-id prefix) the updates' seqs.
 enum TermSet {
@@ -210,6 +214,41 @@ impl Plan {
         }))
     }
 
+    /// Takes the other single-id terms that are hubs out of the plan (when a term drives it),
+    /// with their bitmaps (read `whole`, or a block at a time): the caller tests the driving
+    /// term's updates in them.
+    fn take_hubs(
+        &mut self,
+        c: &mut impl GenericClient,
+        whole: bool,
+    ) -> Result<Vec<(i64, HubBits)>, Fail> {
+        let mut hubs = Vec::new();
+        if self.drive.is_none() {
+            return Ok(hubs);
+        }
+        for (term, at) in std::mem::take(&mut self.singles).into_iter().rev() {
+            if let Some(bits) = super::pairs::bits(c, term, whole)? {
+                hubs.push((term, bits));
+                self.others.remove(at);
+            }
+        }
+        Ok(hubs)
+    }
+
+    /// The joins and conditions of a walk of the driving term's keys (`k`): `updates` (`u`)
+    /// joined only when another term needs it.
+    fn walk(&self, term: i64) -> String {
+        let join = if self.others.is_empty() {
+            ""
+        } else {
+            "JOIN updates u ON u.seq = k.seq"
+        };
+        format!(
+            "keys k {join} WHERE k.term = {term} AND {}",
+            self.conditions()
+        )
+    }
+
     fn conditions(&self) -> String {
         let all: Vec<&String> = self.range.iter().chain(&self.others).collect();
         if all.is_empty() {
@@ -254,11 +293,55 @@ impl PgIndex {
                 .isolation_level(IsolationLevel::RepeatableRead)
                 .read_only(true)
                 .start()?;
-            let Some(plan) = Plan::of(&mut tx, &shown, query, from, until)? else {
+            let Some(mut plan) = Plan::of(&mut tx, &shown, query, from, until)? else {
                 return Ok(Vec::new());
             };
             let columns =
                 "u.update_id, u.migration_id, u.record_time, u.kind, u.root_action, u.parties";
+            // Hubs among the other terms: the driving term's keys walked newest first, a batch
+            // at a time, and tested in the hubs' bitmaps (a block read when first needed) until
+            // the page is full.
+            let mut bitmaps = plan.take_hubs(&mut tx, false)?;
+            if let (Some(term), false) = (plan.drive, bitmaps.is_empty()) {
+                let walk = tx.prepare(&format!(
+                    "SELECT k.seq FROM {}
+                     ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC",
+                    plan.walk(term)
+                ))?;
+                let portal = tx.bind(&walk, &[])?;
+                let mut seqs: Vec<i64> = Vec::new();
+                'walk: loop {
+                    let batch = tx.query_portal(&portal, WALK_BATCH)?;
+                    for row in &batch {
+                        let seq: i64 = row.get(0);
+                        let mut all = true;
+                        for (hub, bits) in &mut bitmaps {
+                            super::pairs::read_block(&mut tx, *hub, bits, seq)?;
+                            all &= bits.has(seq);
+                        }
+                        if all {
+                            seqs.push(seq);
+                            if i64::try_from(seqs.len()).unwrap_or(i64::MAX) >= limit {
+                                break 'walk;
+                            }
+                        }
+                    }
+                    if batch.len() < WALK_BATCH as usize {
+                        break;
+                    }
+                }
+                let mut found: HashMap<i64, SearchRow> = tx
+                    .query(
+                        &format!("SELECT {columns}, u.seq FROM updates u WHERE u.seq = ANY($1)"),
+                        &[&seqs],
+                    )?
+                    .iter()
+                    .map(|r| (r.get(6), search_row(r)))
+                    .collect();
+                let rows = seqs.iter().filter_map(|s| found.remove(s)).collect();
+                tx.commit()?;
+                return Ok(rows);
+            }
             let sql = match plan.drive {
                 Some(term) => format!(
                     "SELECT {columns} FROM keys k JOIN updates u ON u.seq = k.seq
@@ -306,33 +389,15 @@ impl PgIndex {
             }
             // Hubs among the other terms: the driver's updates tested in their bitmaps, not
             // probed.
-            let mut bitmaps = Vec::new();
-            let singles = match plan.drive {
-                Some(_) => std::mem::take(&mut plan.singles),
-                None => Vec::new(),
-            };
-            for (term, at) in singles.into_iter().rev() {
-                if let Some(bits) = super::pairs::bits(&mut tx, term)? {
-                    bitmaps.push(bits);
-                    plan.others.remove(at);
-                }
-            }
+            let bitmaps = plan.take_hubs(&mut tx, true)?;
             if let (Some(term), false) = (plan.drive, bitmaps.is_empty()) {
-                let join = if plan.others.is_empty() {
-                    ""
-                } else {
-                    "JOIN updates u ON u.seq = k.seq"
-                };
-                let sql = format!(
-                    "SELECT k.seq FROM keys k {join} WHERE k.term = {term} AND {}",
-                    plan.conditions()
-                );
+                let sql = format!("SELECT k.seq FROM {}", plan.walk(term));
                 use postgres::fallible_iterator::FallibleIterator;
                 let mut rows = tx.query_raw(&sql, std::iter::empty::<i64>())?;
                 let mut n: i64 = 0;
                 while let Some(row) = rows.next()? {
                     let seq: i64 = row.get(0);
-                    n += i64::from(bitmaps.iter().all(|b| b.has(seq)));
+                    n += i64::from(bitmaps.iter().all(|(_, b)| b.has(seq)));
                 }
                 drop(rows);
                 tx.commit()?;

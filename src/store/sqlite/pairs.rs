@@ -141,19 +141,48 @@ pub(super) fn migrate_4_to_5(tx: &Transaction<'_>) -> rusqlite::Result<usize> {
     Ok(hubs.len())
 }
 
-/// The bitmap of `term` when it is a hub (`None`: it is not one).
-pub(super) fn bits(tx: &Transaction<'_>, term: i64) -> rusqlite::Result<Option<HubBits>> {
+/// The bitmap of `term` when it is a hub (`None`: it is not one): read `whole`, or to be read a
+/// block at a time ([`read_block`]).
+pub(super) fn bits(
+    tx: &Transaction<'_>,
+    term: i64,
+    whole: bool,
+) -> rusqlite::Result<Option<HubBits>> {
     let mut is_hub = tx.prepare_cached("SELECT 1 FROM hubs WHERE term = ?1")?;
     if !is_hub.exists([term])? {
         return Ok(None);
     }
+    if !whole {
+        return Ok(Some(HubBits::by_block()));
+    }
     let mut stmt = tx.prepare_cached("SELECT block, bits FROM hub_bits WHERE term = ?1")?;
     let mut rows = stmt.query([term])?;
-    let mut bits = HubBits::default();
+    let mut bits = HubBits::whole();
     while let Some(row) = rows.next()? {
         bits.insert(row.get(0)?, row.get_ref(1)?.as_blob()?);
     }
     Ok(Some(bits))
+}
+
+/// Reads the block of `term`'s bitmap that `seq` needs, when not read yet.
+pub(super) fn read_block(
+    tx: &Transaction<'_>,
+    term: i64,
+    bits: &mut HubBits,
+    seq: i64,
+) -> rusqlite::Result<()> {
+    let Some(block) = bits.unread(seq) else {
+        return Ok(());
+    };
+    let mut stmt = tx.prepare_cached("SELECT bits FROM hub_bits WHERE term = ?1 AND block = ?2")?;
+    let stored: Option<Vec<u8>> = stmt
+        .query_row(params![term, block], |r| r.get(0))
+        .optional()?;
+    match stored {
+        Some(bytes) => bits.insert(block, &bytes),
+        None => bits.none_in(block),
+    }
+    Ok(())
 }
 
 /// Prune's share, before the keys older than `before` go: each pair lowered by the removed

@@ -1,5 +1,8 @@
 //! Search and count over the key tables: a query's terms resolved to term ids (prefixes
-//! matched in Rust), the rarest term driving, time bounds as per-migration ranges.
+//! matched in Rust), the rarest term driving, time bounds as per-migration ranges, the other
+//! terms probed in the keys or, when they are hubs, tested in their bitmaps.
+
+use crate::store::hubs::HubBits;
 
 use super::{
     KeyKind, OptionalExtension, Query, SearchRow, SqliteIndex, StoreError, Term, engine_error,
@@ -180,15 +183,18 @@ impl SqliteIndex {
         // One short read transaction: the term look-ups and the rows see the same index.
         let e = |e: rusqlite::Error| engine_error(&self.path, &e);
         let tx = self.conn.unchecked_transaction().map_err(e)?;
-        let Some(plan) = self.plan(query)? else {
+        let Some(mut plan) = self.plan(query)? else {
             return Ok(Vec::new());
         };
         if limit == 0 {
             return Ok(Vec::new());
         }
         let segments = self.segments(from, until)?;
+        // Hubs among the other terms: the driver's updates walked newest first and tested in
+        // the hubs' bitmaps (a block read when first needed) until the page is full.
+        let mut bitmaps = plan.take_hubs(&tx, false).map_err(e)?;
         let mut seqs: Vec<i64> = Vec::new();
-        {
+        if bitmaps.is_empty() {
             let mut stmt = self
                 .conn
                 .prepare(&plan.sql(segments.is_some(), Select::Page))
@@ -210,6 +216,36 @@ impl SqliteIndex {
                             break;
                         }
                         take(&[migration, from, until, left], &mut seqs).map_err(e)?;
+                    }
+                }
+            }
+        } else {
+            let mut stmt = self
+                .conn
+                .prepare(&plan.sql(segments.is_some(), Select::Walk))
+                .map_err(e)?;
+            let mut walk = |params: &[i64], seqs: &mut Vec<i64>| -> rusqlite::Result<()> {
+                let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
+                while seqs.len() < limit
+                    && let Some(row) = rows.next()?
+                {
+                    let seq: i64 = row.get(2)?;
+                    let mut all = true;
+                    for (term, bits) in &mut bitmaps {
+                        super::pairs::read_block(&tx, *term, bits, seq)?;
+                        all &= bits.has(seq);
+                    }
+                    if all {
+                        seqs.push(seq);
+                    }
+                }
+                Ok(())
+            };
+            match &segments {
+                None => walk(&[], &mut seqs).map_err(e)?,
+                Some(parts) => {
+                    for part in parts {
+                        walk(part, &mut seqs).map_err(e)?;
                     }
                 }
             }
@@ -271,19 +307,7 @@ impl SqliteIndex {
             return Ok(u64::try_from(n).unwrap_or(0));
         }
         // Hubs among the other terms: the driver's updates tested in their bitmaps, not probed.
-        let mut bitmaps = Vec::new();
-        let mut others = Vec::with_capacity(plan.others.len());
-        for other in std::mem::take(&mut plan.others) {
-            if let Resolved::Terms { ids, .. } = &other
-                && let [id] = ids.as_slice()
-                && let Some(bits) = super::pairs::bits(&tx, *id).map_err(e)?
-            {
-                bitmaps.push(bits);
-            } else {
-                others.push(other);
-            }
-        }
-        plan.others = others;
+        let bitmaps = plan.take_hubs(&tx, true).map_err(e)?;
         if !bitmaps.is_empty() {
             let mut stmt = self
                 .conn
@@ -294,7 +318,7 @@ impl SqliteIndex {
                 let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
                 while let Some(row) = rows.next()? {
                     let seq: i64 = row.get(0)?;
-                    total += u64::from(bitmaps.iter().all(|b| b.has(seq)));
+                    total += u64::from(bitmaps.iter().all(|(_, b)| b.has(seq)));
                 }
                 Ok(())
             };
@@ -374,9 +398,34 @@ enum Select {
     Count,
     /// The seqs of the matching updates, each once.
     Seqs,
+    /// (migration, record time, seq) newest first, every one.
+    Walk,
 }
 
 impl Plan {
+    /// Takes the other terms that are hubs out of the plan, with their bitmaps (read `whole`,
+    /// or a block at a time): the caller tests the driver's updates in them.
+    fn take_hubs(
+        &mut self,
+        tx: &rusqlite::Transaction<'_>,
+        whole: bool,
+    ) -> rusqlite::Result<Vec<(i64, HubBits)>> {
+        let mut hubs = Vec::new();
+        let mut others = Vec::with_capacity(self.others.len());
+        for other in std::mem::take(&mut self.others) {
+            if let Resolved::Terms { ids, .. } = &other
+                && let [id] = ids.as_slice()
+                && let Some(bits) = super::pairs::bits(tx, *id, whole)?
+            {
+                hubs.push((*id, bits));
+            } else {
+                others.push(other);
+            }
+        }
+        self.others = others;
+        Ok(hubs)
+    }
+
     /// The SQL over one part of the history: with `segmented`, `?1` is the migration and
     /// `?2..=?3` the record times. The term ids and seqs are integers read from the index
     /// itself, written into the SQL as numbers.
@@ -416,6 +465,10 @@ impl Plan {
             ),
             Select::Count => format!("SELECT count(*) FROM (SELECT {distinct}a.seq FROM {clause})"),
             Select::Seqs => format!("SELECT {distinct}a.seq FROM {clause}"),
+            Select::Walk => format!(
+                "SELECT {distinct}a.migration_id, a.record_time, a.seq FROM {clause}
+                 ORDER BY a.migration_id DESC, a.record_time DESC, a.seq DESC"
+            ),
         }
     }
 }

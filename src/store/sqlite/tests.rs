@@ -337,13 +337,43 @@ fn counts_of_frequent_terms_read_their_pairs_and_bitmaps_through_pages_prune_and
     // Every two parties over the whole index (a pair row when both are hubs, a bitmap when
     // one is), from second 25 to 95 (bitmaps, or probes), and every three in a row.
     let check = |index: &mut SqliteIndex, written: &[(i64, Vec<&str>)], when: &str| {
-        let expect = |terms: &[&str], within: bool| {
-            written
+        // The updates with all of `terms` (`within` 25 to 95), newest first.
+        let matching = |terms: &[&str], within: bool| {
+            let mut ids: Vec<(i64, String)> = written
                 .iter()
                 .filter(|(s, p)| {
                     (!within || (25..=95).contains(s)) && terms.iter().all(|t| p.contains(t))
                 })
-                .count() as u64
+                .map(|(s, _)| (*s, format!("up{s:03}")))
+                .collect();
+            ids.sort_unstable_by(|a, b| b.cmp(a));
+            ids.into_iter().map(|(_, id)| id).collect::<Vec<_>>()
+        };
+        let expect = |terms: &[&str], within: bool| matching(terms, within).len() as u64;
+        // A page of the newest 3, and every match: the search walks the same way.
+        let pages = |index: &mut SqliteIndex, terms: &[&str], within: bool| {
+            let q = Query::parse(
+                &terms
+                    .iter()
+                    .map(|t| format!("party:{t}"))
+                    .collect::<Vec<_>>(),
+            )
+            .expect("q");
+            let (from, until) = if within {
+                (Some(at(25)), Some(at(95)))
+            } else {
+                (None, None)
+            };
+            let all = matching(terms, within);
+            for limit in [3, 1000] {
+                let rows = index.search(&q, from, until, limit).expect("search");
+                let ids: Vec<&str> = rows.iter().map(|r| r.update_id.as_str()).collect();
+                let expected: Vec<&str> = all.iter().take(limit).map(String::as_str).collect();
+                assert_eq!(
+                    ids, expected,
+                    "{terms:?} within {within}, {limit} rows, {when}"
+                );
+            }
         };
         let query = |terms: &[&str]| {
             Query::parse(
@@ -361,11 +391,14 @@ fn counts_of_frequent_terms_read_their_pairs_and_bitmaps_through_pages_prune_and
                 assert_eq!(got, expect(&[x, y], false), "{x} and {y} {when}");
                 let got = index.count(&q, Some(at(25)), Some(at(95))).expect("count");
                 assert_eq!(got, expect(&[x, y], true), "{x} and {y}, 25 to 95, {when}");
+                pages(index, &[x, y], false);
+                pages(index, &[x, y], true);
             }
         }
         for three in parties.windows(3) {
             let got = index.count(&query(three), None, None).expect("count");
             assert_eq!(got, expect(three, false), "{three:?} {when}");
+            pages(index, three, false);
         }
     };
     let page_of = |first: i64, written: &mut Vec<(i64, Vec<&str>)>| {
