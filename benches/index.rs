@@ -820,14 +820,12 @@ fn non_hub_counts(path: &Path, dso: &str) {
         for (with, name) in pairs {
             let query = Query::parse(&[with, format!("{field}:{value}")]).expect("a query");
             let cold = drop_caches();
-            let mut index =
-                store::open_reader(&Location::Sqlite(path.to_owned())).expect("reader");
+            let mut index = store::open_reader(&Location::Sqlite(path.to_owned())).expect("reader");
             let t = Instant::now();
             let rows = index.search(&query, None, None, 100).expect("search");
             let page = t.elapsed().as_secs_f64() * 1e3;
             drop_caches();
-            let mut index =
-                store::open_reader(&Location::Sqlite(path.to_owned())).expect("reader");
+            let mut index = store::open_reader(&Location::Sqlite(path.to_owned())).expect("reader");
             let mut times = Vec::new();
             let mut count = 0;
             for _ in 0..3 {
