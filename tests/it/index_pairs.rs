@@ -28,14 +28,11 @@ pub(crate) fn lowered(location: &str) {
         .expect("threshold");
 }
 
-/// The hubs as query terms (`party:…`), most frequent first, and how many pairs are kept.
-fn hubs(index: &Path) -> (Vec<String>, i64) {
+/// The terms `sql` selects (kind, value) as query terms (`party:…`), and the count `count`
+/// selects.
+fn terms_and(index: &Path, sql: &str, count: &str) -> (Vec<String>, i64) {
     let conn = rusqlite::Connection::open(index).expect("opens");
-    let mut stmt = conn
-        .prepare(
-            "SELECT t.kind, t.value FROM hubs h JOIN terms t ON t.id = h.term ORDER BY t.n DESC",
-        )
-        .expect("hubs");
+    let mut stmt = conn.prepare(sql).expect("terms");
     let terms = stmt
         .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
         .expect("rows")
@@ -45,34 +42,27 @@ fn hubs(index: &Path) -> (Vec<String>, i64) {
             format!("{field}:{value}")
         })
         .collect();
-    let pairs = conn
-        .query_row("SELECT count(*) FROM pairs", [], |r| r.get(0))
-        .expect("pairs");
-    (terms, pairs)
+    let n = conn.query_row(count, [], |r| r.get(0)).expect("a count");
+    (terms, n)
 }
 
-/// The most frequent terms that are not hubs (`party:…`), and how many bitmap rows are kept.
+/// The hubs as query terms, most frequent first, and how many pairs are kept.
+fn hubs(index: &Path) -> (Vec<String>, i64) {
+    terms_and(
+        index,
+        "SELECT t.kind, t.value FROM hubs h JOIN terms t ON t.id = h.term ORDER BY t.n DESC",
+        "SELECT count(*) FROM pairs",
+    )
+}
+
+/// The most frequent terms that are not hubs, and how many bitmap rows are kept.
 fn rare(index: &Path) -> (Vec<String>, i64) {
-    let conn = rusqlite::Connection::open(index).expect("opens");
-    let mut stmt = conn
-        .prepare(
-            "SELECT kind, value FROM terms WHERE kind IN (1, 2, 3)
-               AND id NOT IN (SELECT term FROM hubs) ORDER BY n DESC LIMIT 3",
-        )
-        .expect("terms");
-    let terms = stmt
-        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-        .expect("rows")
-        .map(|r| {
-            let (kind, value) = r.expect("a row");
-            let field = KeyKind::from_code(kind).expect("a key kind").field();
-            format!("{field}:{value}")
-        })
-        .collect();
-    let bits = conn
-        .query_row("SELECT count(*) FROM hub_bits", [], |r| r.get(0))
-        .expect("bits");
-    (terms, bits)
+    terms_and(
+        index,
+        "SELECT kind, value FROM terms WHERE kind IN (1, 2, 3)
+           AND id NOT IN (SELECT term FROM hubs) ORDER BY n DESC LIMIT 3",
+        "SELECT count(*) FROM hub_bits",
+    )
 }
 
 /// `index search TERMS --count` and the number of rows `index search TERMS` lists.
