@@ -160,11 +160,14 @@ impl Block {
     }
 }
 
-/// Seqs grouped by their block.
-pub fn by_block(seqs: impl IntoIterator<Item = i64>) -> BTreeMap<i64, Vec<i64>> {
-    let mut out: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+/// The seqs of one hub's updates grouped by (hub, block), as [`page_bits`] gives them.
+pub fn term_blocks(
+    term: i64,
+    seqs: impl IntoIterator<Item = i64>,
+) -> BTreeMap<(i64, i64), Vec<i64>> {
+    let mut out: BTreeMap<(i64, i64), Vec<i64>> = BTreeMap::new();
     for seq in seqs {
-        out.entry(block_of(seq)).or_default().push(seq);
+        out.entry((term, block_of(seq))).or_default().push(seq);
     }
     out
 }
@@ -289,7 +292,7 @@ mod tests {
         );
         let mut hub = HubBits::whole();
         let mut stored = Vec::new();
-        for (block, seqs) in by_block([4094, 4096, 9000]) {
+        for ((_, block), seqs) in term_blocks(1, [4094, 4096, 9000]) {
             let mut b = Block::default();
             for seq in seqs {
                 b.put(seq, true);

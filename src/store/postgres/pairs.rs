@@ -165,11 +165,7 @@ fn build_bits(c: &mut impl GenericClient, term: i64) -> Result<(), postgres::Err
         .iter()
         .map(|r| r.get(0))
         .collect();
-    let changes = hubs::by_block(seqs)
-        .into_iter()
-        .map(|(block, seqs)| ((term, block), seqs))
-        .collect();
-    put_bits(c, changes, true)
+    put_bits(c, hubs::term_blocks(term, seqs), true)
 }
 
 /// Schema 3 or 4 → 5: every hub's bitmap made from its keys. Returns how many hubs there are.
@@ -221,11 +217,7 @@ pub(super) fn prune(c: &mut impl GenericClient, before: i64) -> Result<(), postg
             .iter()
             .map(|r| r.get(0))
             .collect();
-        let changes = hubs::by_block(seqs)
-            .into_iter()
-            .map(|(block, seqs)| ((*term, block), seqs))
-            .collect();
-        put_bits(c, changes, false)?;
+        put_bits(c, hubs::term_blocks(*term, seqs), false)?;
     }
     for (i, a) in hubs.iter().enumerate() {
         let later = &hubs[i + 1..];

@@ -122,11 +122,7 @@ fn build_bits(tx: &Transaction<'_>, term: i64) -> rusqlite::Result<()> {
     let seqs = stmt
         .query_map([term], |r| r.get(0))?
         .collect::<rusqlite::Result<Vec<i64>>>()?;
-    let changes = hubs::by_block(seqs)
-        .into_iter()
-        .map(|(block, seqs)| ((term, block), seqs))
-        .collect();
-    put_bits(tx, changes, true)
+    put_bits(tx, hubs::term_blocks(term, seqs), true)
 }
 
 /// Schema 4 → 5: every hub's bitmap made from its keys. Returns how many hubs there are.
@@ -198,11 +194,7 @@ pub(super) fn prune(tx: &Transaction<'_>, before: i64) -> rusqlite::Result<()> {
         let seqs = removed
             .query_map(params![term, before], |r| r.get(0))?
             .collect::<rusqlite::Result<Vec<i64>>>()?;
-        let changes = hubs::by_block(seqs)
-            .into_iter()
-            .map(|(block, seqs)| ((*term, block), seqs))
-            .collect();
-        put_bits(tx, changes, false)?;
+        put_bits(tx, hubs::term_blocks(*term, seqs), false)?;
     }
     let mut lower = tx.prepare_cached("UPDATE pairs SET n = n - ?3 WHERE a = ?1 AND b = ?2")?;
     for (i, a) in hubs.iter().enumerate() {
