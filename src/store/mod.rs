@@ -38,6 +38,7 @@
 
 pub mod hubs;
 pub mod lock;
+pub mod newest;
 mod postgres;
 mod sqlite;
 
@@ -54,7 +55,7 @@ use crate::model::index::read::{IndexReach, RangeFrom, RangeKey};
 use crate::model::index::{IndexRow, SearchRow};
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// A heartbeat older than this says the sync that wrote it is gone.
 pub const HEARTBEAT_STALE_MICROS: i64 = 30_000_000;

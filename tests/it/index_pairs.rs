@@ -152,6 +152,7 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
         let conn = rusqlite::Connection::open(&index).expect("opens");
         conn.execute_batch(
             "DROP TABLE hubs; DROP TABLE pairs; DROP TABLE hub_bits;
+             ALTER TABLE terms DROP COLUMN last_migration; ALTER TABLE terms DROP COLUMN last_time; ALTER TABLE terms DROP COLUMN last_seq;
              UPDATE meta SET value = '2' WHERE key = 'schema_version';",
         )
         .expect("schema 2");
@@ -165,10 +166,10 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 2 to schema 5"),
+        err.contains("migrated the index from schema 2 to schema 6"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 5);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 6);
     let (again, pairs) = hubs(&index);
     assert!(again.len() >= 6 && pairs >= 10, "{again:?} {pairs}");
     counts_equal_rows(dir.path(), &index, &again, 6, &since, "after the migration");
@@ -178,7 +179,8 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     {
         let conn = rusqlite::Connection::open(&index).expect("opens");
         conn.execute_batch(
-            "DROP TABLE hub_bits; UPDATE meta SET value = '4' WHERE key = 'schema_version';",
+            "DROP TABLE hub_bits; ALTER TABLE terms DROP COLUMN last_migration; ALTER TABLE terms DROP COLUMN last_time; ALTER TABLE terms DROP COLUMN last_seq;
+             UPDATE meta SET value = '4' WHERE key = 'schema_version';",
         )
         .expect("schema 4");
     }
@@ -191,11 +193,11 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 4 to schema 5")
+        err.contains("migrated the index from schema 4 to schema 6")
             && err.contains("the bitmaps of the frequent terms"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 5);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 6);
     counts_equal_rows(
         dir.path(),
         &index,

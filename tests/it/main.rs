@@ -42,6 +42,7 @@ mod index;
 mod index_explorer;
 mod index_pairs;
 mod index_pg;
+mod index_prefix;
 mod index_verify;
 mod layering;
 mod locator;

@@ -4,6 +4,16 @@
 use super::pairs;
 use super::{PgIndex, SCHEMA_VERSION, SUMMARY_VERSION, StoreError, Target, closed, truncate};
 
+/// Schema 5 → 6: each term keeps its newest key (migration, record time, seq), read from its
+/// keys.
+const MIGRATE_5_TO_6: &str = "
+ALTER TABLE term_counts ADD COLUMN last_migration BIGINT, ADD COLUMN last_time BIGINT,
+    ADD COLUMN last_seq BIGINT;
+UPDATE term_counts t SET (last_migration, last_time, last_seq) = (
+    SELECT k.migration_id, k.record_time, k.seq FROM keys k WHERE k.term = t.term
+    ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1);
+";
+
 /// The tables: those of the SQLite file (see [`super`]), with `keys` carrying the update's
 /// position and `term_counts` the updates per term.
 const SCHEMA: &str = r#"
@@ -37,7 +47,10 @@ CREATE TABLE IF NOT EXISTS keys (
 );
 CREATE TABLE IF NOT EXISTS term_counts (
     term BIGINT PRIMARY KEY,
-    updates BIGINT NOT NULL
+    updates BIGINT NOT NULL,
+    last_migration BIGINT,
+    last_time BIGINT,
+    last_seq BIGINT
 );
 CREATE TABLE IF NOT EXISTS hubs (term BIGINT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS pairs (
@@ -161,7 +174,7 @@ impl PgIndex {
             .map_err(|e| target.error(&e))?;
             // Schema 2 (the first on PostgreSQL) → 3: the pairs of the frequent terms (and
             // their bitmaps); 3 → 4: the bodies' dictionaries (the table made above); 4 → 5:
-            // the bitmaps of the frequent terms.
+            // the bitmaps of the frequent terms; 5 → 6: each term's newest key.
             match older {
                 Some(2) => {
                     pairs::migrate_2_to_3(&mut tx).map_err(|e| target.error(&e))?;
@@ -170,6 +183,10 @@ impl PgIndex {
                     pairs::migrate_4_to_5(&mut tx).map_err(|e| target.error(&e))?;
                 }
                 _ => {}
+            }
+            if older.is_some_and(|v| v < 6) {
+                tx.batch_execute(MIGRATE_5_TO_6)
+                    .map_err(|e| target.error(&e))?;
             }
             if older.is_some() {
                 tx.execute(

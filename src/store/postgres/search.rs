@@ -2,6 +2,7 @@
 //! at a time), the rarest single-id term walking `keys` newest first.
 
 use crate::store::hubs::HubBits;
+use crate::store::newest::{self, Head, Pos};
 
 use super::{
     Client, Fail, GenericClient, HashMap, IsolationLevel, KeyKind, PgIndex, Query, SearchRow,
@@ -122,6 +123,9 @@ struct Plan {
     singles: Vec<(i64, usize)>,
     /// The other term of a query of two single-id terms.
     pair: Option<i64>,
+    /// The terms of a query of one prefix of several contracts over the whole index, whose
+    /// pages merge the terms' keys from each one's newest ([`newest::merge`]).
+    merge: Option<Vec<i64>>,
 }
 
 impl Plan {
@@ -200,6 +204,15 @@ impl Plan {
                 TermSet::Seqs(seqs) => others.push(format!("u.seq IN ({})", join(seqs))),
             }
         }
+        let merge = match (sets.as_slice(), range.is_empty()) {
+            ([TermSet::Terms(ids)], true) if ids.len() > 1 => {
+                let mut ids = ids.clone();
+                ids.sort_unstable();
+                ids.dedup();
+                Some(ids)
+            }
+            _ => None,
+        };
         let pair = match (sets.len(), singles.as_slice()) {
             (2, [x, y]) if Some(*x) == drive => Some(*y),
             (2, [x, _]) => Some(*x),
@@ -211,6 +224,7 @@ impl Plan {
             others,
             singles: probes,
             pair,
+            merge,
         }))
     }
 
@@ -274,6 +288,21 @@ fn search_row(r: &postgres::Row) -> SearchRow {
     }
 }
 
+/// The rows of the updates `seqs`, in that order.
+fn rows_of(c: &mut impl GenericClient, seqs: &[i64]) -> Result<Vec<SearchRow>, postgres::Error> {
+    let mut found: HashMap<i64, SearchRow> = c
+        .query(
+            "SELECT u.update_id, u.migration_id, u.record_time, u.kind, u.root_action, u.parties,
+                    u.seq
+             FROM updates u WHERE u.seq = ANY($1)",
+            &[&seqs],
+        )?
+        .iter()
+        .map(|r| (r.get(6), search_row(r)))
+        .collect();
+    Ok(seqs.iter().filter_map(|s| found.remove(s)).collect())
+}
+
 impl PgIndex {
     pub(super) fn search_rows(
         &mut self,
@@ -298,6 +327,64 @@ impl PgIndex {
             };
             let columns =
                 "u.update_id, u.migration_id, u.record_time, u.kind, u.root_action, u.parties";
+            // A prefix of several contracts over the whole index: their keys merged newest
+            // first from each term's newest key, a term's keys read only when the page reaches
+            // into them.
+            if let Some(ids) = &plan.merge {
+                let mut heads: HashMap<i64, Head> = tx
+                    .query(
+                        "SELECT term, updates, last_migration, last_time, last_seq
+                         FROM term_counts WHERE term = ANY($1)",
+                        &[ids],
+                    )?
+                    .iter()
+                    .map(|r| {
+                        let last: (Option<i64>, Option<i64>, Option<i64>) =
+                            (r.get(2), r.get(3), r.get(4));
+                        let head = Head {
+                            id: r.get(0),
+                            n: r.get(1),
+                            last: match last {
+                                (Some(m), Some(t), Some(s)) => Some((m, t, s)),
+                                _ => None,
+                            },
+                        };
+                        (head.id, head)
+                    })
+                    .collect();
+                // A term without its count (never on an index this build wrote) is read whole.
+                let heads: Vec<Head> = ids
+                    .iter()
+                    .map(|id| {
+                        heads.remove(id).unwrap_or(Head {
+                            id: *id,
+                            n: i64::MAX,
+                            last: None,
+                        })
+                    })
+                    .collect();
+                let run = tx.prepare(
+                    "SELECT migration_id, record_time, seq FROM keys
+                     WHERE term = $1 AND (migration_id, record_time, seq) < ($2, $3, $4)
+                     ORDER BY migration_id DESC, record_time DESC, seq DESC LIMIT $5",
+                )?;
+                let seqs = newest::merge(
+                    &heads,
+                    usize::try_from(limit).unwrap_or(usize::MAX),
+                    &mut |term, below: Pos, most| {
+                        let most = i64::try_from(most).unwrap_or(i64::MAX);
+                        Ok(tx
+                            .query(&run, &[&term, &below.0, &below.1, &below.2, &most])?
+                            .iter()
+                            .map(|r| (r.get(0), r.get(1), r.get(2)))
+                            .collect())
+                    },
+                    &mut |_| Ok::<bool, postgres::Error>(true),
+                )?;
+                let rows = rows_of(&mut tx, &seqs)?;
+                tx.commit()?;
+                return Ok(rows);
+            }
             // Hubs among the other terms: the driving term's keys walked newest first, a batch
             // at a time, and tested in the hubs' bitmaps (a block read when first needed) until
             // the page is full.
@@ -330,15 +417,7 @@ impl PgIndex {
                         break;
                     }
                 }
-                let mut found: HashMap<i64, SearchRow> = tx
-                    .query(
-                        &format!("SELECT {columns}, u.seq FROM updates u WHERE u.seq = ANY($1)"),
-                        &[&seqs],
-                    )?
-                    .iter()
-                    .map(|r| (r.get(6), search_row(r)))
-                    .collect();
-                let rows = seqs.iter().filter_map(|s| found.remove(s)).collect();
+                let rows = rows_of(&mut tx, &seqs)?;
                 tx.commit()?;
                 return Ok(rows);
             }

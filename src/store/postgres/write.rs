@@ -5,6 +5,7 @@ use super::{
     Chunk, Fail, HashMap, HashSet, PageWrite, PageWritten, PgIndex, Position, StoreError,
     chunk_rows, closed, format_time_micros,
 };
+use crate::store::newest::Pos;
 
 /// Writes one page in `tx` (see [`IndexStore::write_page`]).
 fn write_rows(
@@ -104,7 +105,8 @@ fn write_rows(
             .map(|r| ((r.get(0), r.get(1)), r.get(2)))
             .collect();
         let mut keys: HashSet<(i64, i64, i64, i64)> = HashSet::new();
-        let mut counts: HashMap<i64, i64> = HashMap::new();
+        // Per term: how many of the page's updates have it, and the newest of them.
+        let mut counts: HashMap<i64, (i64, Pos)> = HashMap::new();
         let mut row_terms: Vec<(i64, Vec<i64>)> = Vec::with_capacity(new.len());
         for row in &new {
             let Some(seq) = seqs.get(&row.update_id) else {
@@ -117,7 +119,9 @@ fn write_rows(
                 };
                 terms.push(*term);
                 if keys.insert((*term, row.migration_id, row.record_time, *seq)) {
-                    *counts.entry(*term).or_default() += 1;
+                    let entry = counts.entry(*term).or_default();
+                    entry.0 += 1;
+                    entry.1 = entry.1.max((row.migration_id, row.record_time, *seq));
                 }
             }
             row_terms.push((*seq, terms));
@@ -140,13 +144,30 @@ fn write_rows(
             &[&k_terms, &k_migrations, &k_times, &k_seqs],
         )?;
         let c_terms: Vec<i64> = counts.keys().copied().collect();
-        let c_counts: Vec<i64> = c_terms.iter().map(|t| counts[t]).collect();
+        let c_counts: Vec<i64> = c_terms.iter().map(|t| counts[t].0).collect();
+        let c_last: [Vec<i64>; 3] = [
+            c_terms.iter().map(|t| counts[t].1.0).collect(),
+            c_terms.iter().map(|t| counts[t].1.1).collect(),
+            c_terms.iter().map(|t| counts[t].1.2).collect(),
+        ];
+        // A known term: its count raised, its newest key the later of its own and the page's
+        // (kept unknown when unknown: its older keys may be later than the page's).
         let raised: Vec<(i64, i64)> = tx
             .query(
-                "INSERT INTO term_counts (term, updates) SELECT * FROM UNNEST($1::int8[], $2::int8[])
-                 ON CONFLICT (term) DO UPDATE SET updates = term_counts.updates + excluded.updates
-                 RETURNING term, updates",
-                &[&c_terms, &c_counts],
+                "INSERT INTO term_counts (term, updates, last_migration, last_time, last_seq)
+                 SELECT * FROM UNNEST($1::int8[], $2::int8[], $3::int8[], $4::int8[], $5::int8[])
+                 ON CONFLICT (term) DO UPDATE SET updates = term_counts.updates + excluded.updates,
+                   last_migration = CASE WHEN newer THEN excluded.last_migration ELSE term_counts.last_migration END,
+                   last_time = CASE WHEN newer THEN excluded.last_time ELSE term_counts.last_time END,
+                   last_seq = CASE WHEN newer THEN excluded.last_seq ELSE term_counts.last_seq END
+                 RETURNING term, updates"
+                    .replace(
+                        "newer",
+                        "(term_counts.last_seq IS NOT NULL AND (excluded.last_migration, excluded.last_time, excluded.last_seq)
+                           > (term_counts.last_migration, term_counts.last_time, term_counts.last_seq))",
+                    )
+                    .as_str(),
+                &[&c_terms, &c_counts, &c_last[0], &c_last[1], &c_last[2]],
             )?
             .iter()
             .map(|r| (r.get(0), r.get(1)))
@@ -250,6 +271,14 @@ impl PgIndex {
                 "WITH gone AS (DELETE FROM keys WHERE record_time < $1 RETURNING term),
                       n AS (SELECT term, count(*) AS n FROM gone GROUP BY term)
                  UPDATE term_counts t SET updates = t.updates - n.n FROM n WHERE t.term = n.term",
+                &[&before],
+            )?;
+            // A term that keeps updates keeps its newest key, read again when it was removed.
+            tx.execute(
+                "UPDATE term_counts t SET (last_migration, last_time, last_seq) = (
+                     SELECT k.migration_id, k.record_time, k.seq FROM keys k WHERE k.term = t.term
+                     ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1)
+                 WHERE t.updates > 0 AND (t.last_time < $1 OR t.last_seq IS NULL)",
                 &[&before],
             )?;
             let removed = tx.execute("DELETE FROM updates WHERE record_time < $1", &[&before])?;

@@ -28,6 +28,9 @@ CREATE TABLE IF NOT EXISTS terms (
     value TEXT NOT NULL,
     id INTEGER NOT NULL,
     n INTEGER NOT NULL,
+    last_migration INTEGER,
+    last_time INTEGER,
+    last_seq INTEGER,
     PRIMARY KEY (kind, value)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS keys (
@@ -80,6 +83,17 @@ CREATE TABLE IF NOT EXISTS dictionaries (
     added_at INTEGER NOT NULL,
     dictionary BLOB NOT NULL
 );
+";
+
+/// Schema 5 → 6: each term keeps its newest key (migration, record time, seq), read from its
+/// keys (a term without keys keeps none: its keys are read when needed).
+const MIGRATE_5_TO_6: &str = "
+ALTER TABLE terms ADD COLUMN last_migration INTEGER;
+ALTER TABLE terms ADD COLUMN last_time INTEGER;
+ALTER TABLE terms ADD COLUMN last_seq INTEGER;
+UPDATE terms SET (last_migration, last_time, last_seq) = (
+    SELECT k.migration_id, k.record_time, k.seq FROM keys k WHERE k.term = terms.id
+    ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1);
 ";
 
 /// Schema 1 → 2: the keys carry (migration, record time) so a key's updates are in ledger order,
@@ -308,6 +322,13 @@ impl SqliteIndex {
                 .map(|_| ())
             })
             .map_err(|e| engine_error(&path, &e))?;
+        if found < 6 {
+            tx.execute_batch(MIGRATE_5_TO_6)
+                .map_err(|e| engine_error(&path, &e))?;
+            done.push(
+                "each term's newest update, for fast pages of a contract-id prefix".to_owned(),
+            );
+        }
         if found < 4 {
             done.push(
                 "a table for the bodies' dictionary, trained by the next page written".to_owned(),

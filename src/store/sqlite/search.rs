@@ -3,6 +3,7 @@
 //! terms probed in the keys or, when they are hubs, tested in their bitmaps.
 
 use crate::store::hubs::HubBits;
+use crate::store::newest::{self, Head, Pos};
 
 use super::{
     KeyKind, OptionalExtension, Query, SearchRow, SqliteIndex, StoreError, Term, engine_error,
@@ -26,39 +27,46 @@ impl SqliteIndex {
                     })
                     .map_err(|e| self.engine(&e))?;
                 Ok(match found {
-                    Some((id, n)) => Resolved::Terms { ids: vec![id], n },
+                    Some((id, n)) => Resolved::Terms {
+                        ids: vec![id],
+                        n,
+                        heads: Vec::new(),
+                    },
                     None => Resolved::Terms {
                         ids: Vec::new(),
                         n: 0,
+                        heads: Vec::new(),
                     },
                 })
             }
             Term::ContractPrefix(prefixes) => {
-                let mut ids = Vec::new();
-                let mut n = 0;
+                let mut heads = Vec::new();
                 for prefix in prefixes {
                     self.scan_prefix(
-                        "SELECT id, value, n FROM terms WHERE kind = ?1 AND value >= ?2 ORDER BY kind, value",
+                        "SELECT id, value, n, last_migration, last_time, last_seq FROM terms
+                         WHERE kind = ?1 AND value >= ?2 ORDER BY kind, value",
                         Some(KeyKind::Contract.code()),
                         prefix,
-                        &mut |id, count| {
-                            ids.push(id);
-                            n += count;
-                        },
+                        &mut |head| heads.push(head),
                     )?;
                 }
-                ids.sort_unstable();
-                ids.dedup();
-                Ok(Resolved::Terms { ids, n })
+                heads.sort_unstable_by_key(|h| h.id);
+                heads.dedup_by_key(|h| h.id);
+                Ok(Resolved::Terms {
+                    ids: heads.iter().map(|h| h.id).collect(),
+                    n: heads.iter().map(|h| h.n).sum(),
+                    heads,
+                })
             }
             Term::UpdatePrefix(prefixes) => {
                 let mut seqs = Vec::new();
                 for prefix in prefixes {
                     self.scan_prefix(
-                        "SELECT seq, update_id, 1 FROM updates WHERE update_id >= ?2 AND ?1 IS NULL ORDER BY update_id",
+                        "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
+                         WHERE update_id >= ?2 AND ?1 IS NULL ORDER BY update_id",
                         None,
                         prefix,
-                        &mut |seq, _| seqs.push(seq),
+                        &mut |head| seqs.push(head.id),
                     )?;
                 }
                 seqs.sort_unstable();
@@ -68,14 +76,14 @@ impl SqliteIndex {
         }
     }
 
-    /// Walks `sql`'s rows (id, text, count) in text order from `prefix` while the text starts
-    /// with it (the prefix is matched here, in Rust, not by the engine).
+    /// Walks `sql`'s rows (id, text, count, newest key) in text order from `prefix` while the
+    /// text starts with it (the prefix is matched here, in Rust, not by the engine).
     fn scan_prefix(
         &self,
         sql: &str,
         kind: Option<i64>,
         prefix: &str,
-        out: &mut dyn FnMut(i64, i64),
+        out: &mut dyn FnMut(Head),
     ) -> Result<(), StoreError> {
         let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.engine(&e))?;
         let mut rows = stmt
@@ -87,10 +95,20 @@ impl SqliteIndex {
             if !text.starts_with(prefix) {
                 break;
             }
-            out(
-                row.get(0).map_err(|e| self.engine(&e))?,
-                row.get(2).map_err(|e| self.engine(&e))?,
-            );
+            let head = (|| -> rusqlite::Result<Head> {
+                let last: (Option<i64>, Option<i64>, Option<i64>) =
+                    (row.get(3)?, row.get(4)?, row.get(5)?);
+                Ok(Head {
+                    id: row.get(0)?,
+                    n: row.get(2)?,
+                    last: match last {
+                        (Some(m), Some(t), Some(s)) => Some((m, t, s)),
+                        _ => None,
+                    },
+                })
+            })()
+            .map_err(|e| self.engine(&e))?;
+            out(head);
             matched += 1;
             if matched > MAX_PREFIX_MATCHES {
                 return Err(StoreError::Engine {
@@ -194,7 +212,15 @@ impl SqliteIndex {
         // the hubs' bitmaps (a block read when first needed) until the page is full.
         let mut bitmaps = plan.take_hubs(&tx, false).map_err(e)?;
         let mut seqs: Vec<i64> = Vec::new();
-        if bitmaps.is_empty() {
+        if let (None, Resolved::Terms { heads, .. }) = (&segments, &plan.driver)
+            && !heads.is_empty()
+        {
+            // A contract-id prefix over the whole index: its terms' keys merged from each
+            // term's newest one, a term's run read only when the page reaches into it.
+            seqs = self
+                .merged(&tx, heads, &plan.others, &mut bitmaps, limit)
+                .map_err(e)?;
+        } else if bitmaps.is_empty() {
             let mut stmt = self
                 .conn
                 .prepare(&plan.sql(segments.is_some(), Select::Page))
@@ -279,6 +305,60 @@ impl SqliteIndex {
         Ok(rows)
     }
 
+    /// The seqs of the `limit` newest updates of `heads`' terms that pass `others` and have
+    /// the hubs of `bitmaps` ([`newest::merge`]).
+    fn merged(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        heads: &[Head],
+        others: &[Resolved],
+        bitmaps: &mut [(i64, HubBits)],
+        limit: usize,
+    ) -> rusqlite::Result<Vec<i64>> {
+        let mut run = self.conn.prepare_cached(
+            "SELECT migration_id, record_time, seq FROM keys
+             WHERE term = ?1 AND (migration_id, record_time, seq) < (?2, ?3, ?4)
+             ORDER BY migration_id DESC, record_time DESC, seq DESC LIMIT ?5",
+        )?;
+        let mut probes = Vec::with_capacity(others.len());
+        for other in others {
+            probes.push(match other {
+                Resolved::Terms { ids, .. } => Some(self.conn.prepare(&format!(
+                    "SELECT 1 FROM keys WHERE term IN ({}) AND migration_id = ?1 AND record_time = ?2 AND seq = ?3",
+                    join(ids)
+                ))?),
+                Resolved::Seqs(_) | Resolved::All => None,
+            });
+        }
+        let mut read = |term: i64, below: Pos, most: usize| -> rusqlite::Result<Vec<Pos>> {
+            let most = i64::try_from(most).unwrap_or(i64::MAX);
+            run.query_map(params![term, below.0, below.1, below.2, most], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?
+            .collect()
+        };
+        let mut keep = |pos: Pos| -> rusqlite::Result<bool> {
+            for (term, bits) in bitmaps.iter_mut() {
+                super::pairs::read_block(tx, *term, bits, pos.2)?;
+                if !bits.has(pos.2) {
+                    return Ok(false);
+                }
+            }
+            for (other, probe) in others.iter().zip(&mut probes) {
+                let has = match (other, probe) {
+                    (_, Some(probe)) => probe.exists(params![pos.0, pos.1, pos.2])?,
+                    (Resolved::Seqs(seqs), None) => seqs.binary_search(&pos.2).is_ok(),
+                    (_, None) => true,
+                };
+                if !has {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        newest::merge(heads, limit, &mut read, &mut keep)
+    }
+
     pub(super) fn count_rows(
         &mut self,
         query: &Query,
@@ -292,7 +372,7 @@ impl SqliteIndex {
         };
         let segments = self.segments(from, until)?;
         // One key over the whole history: the count kept with its term.
-        if let (None, Resolved::Terms { ids, n }, true) =
+        if let (None, Resolved::Terms { ids, n, .. }, true) =
             (&segments, &plan.driver, plan.others.is_empty())
             && ids.len() == 1
         {
@@ -358,8 +438,13 @@ impl SqliteIndex {
 
 /// What one term of a query stands for.
 enum Resolved {
-    /// Term ids and how many updates have them (summed: an estimate for a prefix).
-    Terms { ids: Vec<i64>, n: i64 },
+    /// Term ids and how many updates have them (summed: an estimate for a prefix); a prefix's
+    /// terms with the newest key of each, for [`newest::merge`].
+    Terms {
+        ids: Vec<i64>,
+        n: i64,
+        heads: Vec<Head>,
+    },
     /// The seqs of the updates (an update-id prefix).
     Seqs(Vec<i64>),
     /// Every update (a query without terms).

@@ -559,3 +559,157 @@ fn a_damaged_dictionary_is_a_corrupt_index_error_not_a_panic() {
     let err = index.body("aa000").expect_err("corrupt").to_string();
     assert!(err.contains("damaged"), "{err}");
 }
+
+#[test]
+fn contract_prefix_pages_merge_from_each_terms_newest_key_through_pages_prune_and_reused_seqs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
+    index
+        .meta_set(crate::store::hubs::THRESHOLD_KEY, "4")
+        .expect("threshold");
+    let at = |second: i64| 1_800_000_000_000_000 + second * 1_000_000;
+    // The later half walked first: the earlier updates get the highest seqs, which the prune
+    // frees for the updates written after it.
+    let later = index
+        .start_chunk(
+            Some(Position {
+                migration_id: 1,
+                record_time: format_time_micros(at(39)),
+            }),
+            None,
+            1,
+            0,
+        )
+        .expect("chunk");
+    let earlier = index.start_chunk(None, Some(at(40)), 1, 0).expect("chunk");
+    // Update i has contract cafe{g}{c} for a few (g, c): some contracts in one update, some in
+    // many; every other update has the party dso (a hub at 4), every third bob (not one).
+    let contracts = |i: i64| -> Vec<String> {
+        let mut v = vec![format!("cafe{}{:02}", i % 3, i % 7)];
+        if i % 5 == 0 {
+            v.push(format!("cafe{}{:02}", (i / 5) % 3, 50 + i));
+        }
+        v
+    };
+    let parties = |i: i64| -> Vec<&'static str> {
+        let mut v = Vec::new();
+        if i % 2 == 0 {
+            v.push("dso");
+        }
+        if i % 3 == 0 {
+            v.push("bob");
+        }
+        v
+    };
+    // Updates from 100 are of migration 2, at seconds 0 to 9.
+    let place = |i: i64| if i >= 100 { (2, i - 100) } else { (1, i) };
+    let mut written: Vec<i64> = Vec::new();
+    let check = |index: &mut SqliteIndex, written: &[i64], when: &str| {
+        for words in [
+            vec!["contract:cafe1"],
+            vec!["contract:cafe"],
+            vec!["contract:1220cafe2"],
+            vec!["contract:cafe0", "party:dso"],
+            vec!["contract:cafe", "party:bob"],
+            vec!["contract:cafe", "party:dso", "party:bob"],
+            vec!["contract:cafe", "id:up01"],
+        ] {
+            let q = Query::parse(&words).expect("q");
+            let mut expected: Vec<i64> = written
+                .iter()
+                .copied()
+                .filter(|i| {
+                    q.terms.iter().all(|t| match t {
+                        Term::ContractPrefix(_) => {
+                            contracts(*i).iter().any(|c| t.prefix_matches(c))
+                        }
+                        Term::UpdatePrefix(_) => t.prefix_matches(&format!("up{i:03}")),
+                        Term::Exact(_, p) => parties(*i).contains(&p.as_str()),
+                    })
+                })
+                .collect();
+            expected.sort_unstable_by_key(|i| std::cmp::Reverse(place(*i)));
+            for limit in [1, 4, 1000] {
+                let rows = index.search(&q, None, None, limit).expect("search");
+                let got: Vec<String> = rows.into_iter().map(|r| r.update_id).collect();
+                let want: Vec<String> = expected
+                    .iter()
+                    .take(limit)
+                    .map(|i| format!("up{i:03}"))
+                    .collect();
+                assert_eq!(got, want, "{words:?}, {limit} rows, {when}");
+            }
+        }
+    };
+    let page_of = |first: i64, written: &mut Vec<i64>| {
+        let rows: Vec<IndexRow> = (first..first + 10)
+            .map(|i| {
+                let (migration, second) = place(i);
+                let mut r = row(&format!("up{i:03}"), second, "nobody");
+                r.migration_id = migration;
+                r.keys = parties(i)
+                    .into_iter()
+                    .map(|p| (KeyKind::Party, p.to_owned()))
+                    .chain(contracts(i).into_iter().map(|c| (KeyKind::Contract, c)))
+                    .collect();
+                written.push(i);
+                r
+            })
+            .collect();
+        page(rows)
+    };
+    for first in [40, 50, 60, 70, 0, 10, 20, 30] {
+        let chunk = if first < 40 { earlier.id } else { later.id };
+        let page = page_of(first, &mut written);
+        index.write_page(chunk, &page).expect("page");
+        check(
+            &mut index,
+            &written,
+            &format!("after the page from {first}"),
+        );
+    }
+    // Each term's newest key is its last key.
+    let stale: i64 = index
+        .conn
+        .query_row(
+            "SELECT count(*) FROM terms t WHERE (t.last_migration, t.last_time, t.last_seq) IS NOT (
+                SELECT k.migration_id, k.record_time, k.seq FROM keys k WHERE k.term = t.id
+                ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1)",
+            [],
+            |r| r.get(0),
+        )
+        .expect("stale");
+    assert_eq!(stale, 0, "terms whose newest key is not their last");
+    // A term whose newest key is unknown (as a term without keys keeps none) is read whole.
+    index
+        .conn
+        .execute(
+            "UPDATE terms SET last_migration = NULL, last_time = NULL, last_seq = NULL
+             WHERE value LIKE 'cafe1%'",
+            [],
+        )
+        .expect("unknown");
+    check(&mut index, &written, "with unknown newest keys");
+    // Prune the earlier half (the highest seqs): the terms' newest keys are read again, and
+    // the next updates get the freed seqs.
+    index.prune(at(40)).expect("prune");
+    written.retain(|second| *second >= 40);
+    check(&mut index, &written, "after prune");
+    for first in [80, 90] {
+        let page = page_of(first, &mut written);
+        index.write_page(later.id, &page).expect("page");
+        check(
+            &mut index,
+            &written,
+            &format!("after the page from {first}"),
+        );
+    }
+    // Updates of a later migration at earlier times: the newest keys of their terms, removed
+    // by a prune before a time after them, which leaves the terms' keys of migration 1.
+    let page = page_of(100, &mut written);
+    index.write_page(later.id, &page).expect("page");
+    check(&mut index, &written, "after migration 2");
+    index.prune(at(40)).expect("prune");
+    written.retain(|i| *i < 100);
+    check(&mut index, &written, "after the prune of migration 2");
+}

@@ -5,6 +5,7 @@ use super::{
     Chunk, HashMap, IndexRow, OptionalExtension, PageWrite, PageWritten, Position, SqliteIndex,
     StoreError, Transaction, engine_error, format_time_micros, params,
 };
+use crate::store::newest::Pos;
 
 /// Rows per multi-row INSERT (a statement's fixed cost shared; SQLite takes up to 32,766
 /// parameters a statement).
@@ -14,7 +15,16 @@ const TERMS_PER_UPSERT: usize = 200;
 const IDS_PER_SELECT: usize = 100;
 
 const INSERT_UPDATE: &str = "INSERT INTO updates (seq, update_id, migration_id, record_time, kind, root_action, parties, digest, body, chunk) VALUES ";
-const INSERT_TERM: &str = "INSERT INTO terms (kind, value, id, n) VALUES ";
+const INSERT_TERM: &str =
+    "INSERT INTO terms (kind, value, id, n, last_migration, last_time, last_seq) VALUES ";
+/// A known term: its count raised, its newest key the later of its own and the page's (kept
+/// unknown when unknown: its older keys may be later than the page's).
+const UPSERT_TERM: &str = " ON CONFLICT (kind, value) DO UPDATE SET n = n + excluded.n,
+    last_migration = CASE WHEN newer THEN excluded.last_migration ELSE terms.last_migration END,
+    last_time = CASE WHEN newer THEN excluded.last_time ELSE terms.last_time END,
+    last_seq = CASE WHEN newer THEN excluded.last_seq ELSE terms.last_seq END
+    RETURNING kind, value, id, n";
+const NEWER: &str = "(terms.last_seq IS NOT NULL AND (excluded.last_migration, excluded.last_time, excluded.last_seq) > (terms.last_migration, terms.last_time, terms.last_seq))";
 const INSERT_KEY: &str = "INSERT INTO keys (term, migration_id, record_time, seq) VALUES ";
 
 /// `head` and `rows` groups of `columns` parameters.
@@ -143,12 +153,15 @@ fn write_rows(
         insert_updates(&mut one, row, chunk.id)?;
     }
     written.inserted = new_rows.len() as u64;
-    // The page's distinct keys, each with how many of its new updates have it.
-    let mut counts: HashMap<(i64, &str), (i64, i64), foldhash::fast::RandomState> =
+    // The page's distinct keys, each with how many of its new updates have it and the newest.
+    let mut counts: HashMap<(i64, &str), (i64, i64, Pos), foldhash::fast::RandomState> =
         HashMap::default();
-    for (row, _) in &new_rows {
+    for (row, seq) in &new_rows {
+        let at = (row.migration_id, row.record_time, *seq);
         for (kind, value) in &row.keys {
-            counts.entry((kind.code(), value.as_str())).or_default().1 += 1;
+            let entry = counts.entry((kind.code(), value.as_str())).or_default();
+            entry.1 += 1;
+            entry.2 = entry.2.max(at);
         }
     }
     if !counts.is_empty() {
@@ -163,8 +176,8 @@ fn write_rows(
         // The terms in the table's order, TERMS_PER_UPSERT a statement: a new term gets the id
         // offered (its place in this list after `first_new`), a known one its count raised and
         // its own id returned (the ids offered to known terms stay unused: gaps, never reused).
-        let mut terms: Vec<(i64, &str, i64)> =
-            counts.iter().map(|(k, v)| (k.0, k.1, v.1)).collect();
+        let mut terms: Vec<(i64, &str, i64, Pos)> =
+            counts.iter().map(|(k, v)| (k.0, k.1, v.1, v.2)).collect();
         terms.sort_unstable();
         let offered = first_new..;
         let mut upserts = Vec::new();
@@ -173,14 +186,18 @@ fn write_rows(
             .zip(offered.step_by(TERMS_PER_UPSERT))
         {
             let mut upsert = tx.prepare_cached(&format!(
-                "{} ON CONFLICT (kind, value) DO UPDATE SET n = n + excluded.n RETURNING kind, value, id, n",
-                values_sql(INSERT_TERM, 4, batch.len())
+                "{}{}",
+                values_sql(INSERT_TERM, 7, batch.len()),
+                UPSERT_TERM.replace("newer", NEWER)
             ))?;
-            for (i, (kind, value, n)) in batch.iter().enumerate() {
-                upsert.raw_bind_parameter(i * 4 + 1, kind)?;
-                upsert.raw_bind_parameter(i * 4 + 2, value)?;
-                upsert.raw_bind_parameter(i * 4 + 3, ids + i as i64)?;
-                upsert.raw_bind_parameter(i * 4 + 4, n)?;
+            for (i, (kind, value, n, last)) in batch.iter().enumerate() {
+                upsert.raw_bind_parameter(i * 7 + 1, kind)?;
+                upsert.raw_bind_parameter(i * 7 + 2, value)?;
+                upsert.raw_bind_parameter(i * 7 + 3, ids + i as i64)?;
+                upsert.raw_bind_parameter(i * 7 + 4, n)?;
+                upsert.raw_bind_parameter(i * 7 + 5, last.0)?;
+                upsert.raw_bind_parameter(i * 7 + 6, last.1)?;
+                upsert.raw_bind_parameter(i * 7 + 7, last.2)?;
             }
             let mut returned = upsert.raw_query();
             while let Some(r) = returned.next()? {
@@ -206,7 +223,7 @@ fn write_rows(
             }
             next = next.max(id + 1);
         }
-        for ((kind, value, _), id) in terms.iter().zip(ids) {
+        for ((kind, value, _, _), id) in terms.iter().zip(ids) {
             let id = id.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
             if let Some(entry) = counts.get_mut(&(*kind, *value)) {
                 entry.0 = id;
@@ -352,6 +369,16 @@ impl SqliteIndex {
                 "UPDATE terms SET n = n - (SELECT p.n FROM pruned p WHERE p.term = terms.id)
                    WHERE id IN (SELECT term FROM pruned)",
                 [],
+            )?;
+            // A term that keeps updates keeps its newest key (read again: the removed ones may
+            // have held it, and SQLite gives a removed seq to the next update written).
+            tx.execute(
+                "UPDATE terms SET (last_migration, last_time, last_seq) = (
+                     SELECT k.migration_id, k.record_time, k.seq FROM keys k
+                     WHERE k.term = terms.id AND k.record_time >= ?1
+                     ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1)
+                   WHERE id IN (SELECT term FROM pruned) AND n > 0",
+                [before],
             )?;
             let gone: Vec<i64> = tx
                 .prepare("SELECT id FROM terms WHERE id IN (SELECT term FROM pruned) AND n <= 0")?
