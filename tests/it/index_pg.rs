@@ -898,6 +898,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
     pg.batch_execute(
         "DROP TABLE hubs; DROP TABLE pairs; DROP TABLE hub_bits;
+         ALTER TABLE term_counts DROP COLUMN last_migration, DROP COLUMN last_time, DROP COLUMN last_seq;
          UPDATE meta SET value = '2' WHERE key = 'schema_version';",
     )
     .expect("schema 2");
@@ -912,7 +913,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     // The next sync migrates it: the same hubs and pairs as the SQLite index of the same sync.
     let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 5);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 6);
     let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
@@ -936,16 +937,47 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     compare("after the migration from schema 2");
     // Schema 4 (pairs, no bitmaps): the next sync makes the bitmaps from the keys.
     pg.batch_execute(
-        "DROP TABLE hub_bits; UPDATE meta SET value = '4' WHERE key = 'schema_version';",
+        "DROP TABLE hub_bits; ALTER TABLE term_counts DROP COLUMN last_migration, DROP COLUMN last_time, DROP COLUMN last_seq;
+         UPDATE meta SET value = '4' WHERE key = 'schema_version';",
     )
     .expect("schema 4");
     let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 5);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 6);
     let bits: i64 = pg
         .query_one("SELECT count(*) FROM hub_bits", &[])
         .expect("bits")
         .get(0);
     assert!(bits > 0, "the hubs' bitmaps are made");
     compare("after the migration from schema 4");
+    // Schema 5 (no newest key per term): the next sync reads each term's from its keys, and
+    // the pages of a contract-id prefix over the whole index (merged from each contract's
+    // newest key) are SQLite's.
+    pg.batch_execute(
+        "ALTER TABLE term_counts DROP COLUMN last_migration, DROP COLUMN last_time, DROP COLUMN last_seq;
+         UPDATE meta SET value = '5' WHERE key = 'schema_version';",
+    )
+    .expect("schema 5");
+    let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 6);
+    let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        kept(&db.location()),
+        kept(&Location::Sqlite(sqlite.clone()))
+    );
+    compare("after the migration from schema 5");
+    for prefix in crate::index_prefix::prefixes(&sqlite) {
+        let term = format!("contract:{prefix}");
+        for limit in ["1", "3", "100", "100000"] {
+            let on_pg = search(dir.path(), &db.url, &[&term], &["--limit", limit]);
+            assert!(limit == "1" || on_pg.len() > 1, "{term}: {on_pg:?}");
+            assert_eq!(
+                on_pg,
+                search(dir.path(), sqlite_at, &[&term], &["--limit", limit]),
+                "{term}, {limit} rows"
+            );
+        }
+    }
 }

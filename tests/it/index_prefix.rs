@@ -34,7 +34,7 @@ fn search(dir: &Path, index: &Path, words: &[&str], limit: usize) -> Vec<String>
 
 /// The two 4-character prefixes of the index's contract ids that the most contracts share,
 /// and the 8 characters of the contract in the most updates.
-fn prefixes(index: &Path) -> Vec<String> {
+pub(crate) fn prefixes(index: &Path) -> Vec<String> {
     let conn = rusqlite::Connection::open(index).expect("opens");
     let code = KeyKind::Contract.code();
     let mut out: Vec<String> = conn
