@@ -10,6 +10,8 @@
 //!           History row (root action, parties), SHA-256 digest, zstd body (optional)
 //! terms     every distinct party / template / choice / contract id, numbered, with how many
 //!           updates have it (kept at write time and on prune: a one-term count reads one row)
+//!           and its newest key (migration, record time, seq: a contract-id prefix's page
+//!           merges its terms' keys from there, [`newest`])
 //! keys      (term, migration, record time, update) rows: every event's keys, nested events
 //!           too, in ledger order per term, so the newest updates of a key are the last rows
 //!           of its range and a first page reads only what it shows
@@ -29,7 +31,8 @@
 //!
 //! On PostgreSQL (a team's index) `keys` also carries each update's (migration, record time), its
 //! primary key ordered (term, migration, record time, seq) so a term's newest-first page walks
-//! it with a LIMIT, and `term_counts` keeps the updates per term at write and prune time.
+//! it with a LIMIT, and `term_counts` keeps the updates per term and its newest key at write
+//! and prune time.
 //!
 //! Every page a sync writes is one transaction with its chunk's cursor, so a sync killed at any
 //! moment leaves whole pages. One writer at a time ([`open_locked`]): on SQLite

@@ -85,16 +85,43 @@ CREATE TABLE IF NOT EXISTS dictionaries (
 );
 ";
 
-/// Schema 5 → 6: each term keeps its newest key (migration, record time, seq), read from its
-/// keys (a term without keys keeps none: its keys are read when needed).
-const MIGRATE_5_TO_6: &str = "
-ALTER TABLE terms ADD COLUMN last_migration INTEGER;
-ALTER TABLE terms ADD COLUMN last_time INTEGER;
-ALTER TABLE terms ADD COLUMN last_seq INTEGER;
-UPDATE terms SET (last_migration, last_time, last_seq) = (
-    SELECT k.migration_id, k.record_time, k.seq FROM keys k WHERE k.term = terms.id
-    ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1);
-";
+/// Schema 5 → 6: each term keeps its newest key (migration, record time, seq), read in one
+/// walk of the keys in their order (a term's newest is the last of its run), not a look-up per
+/// term: 22 million terms at 10 M updates. A term without keys keeps none (read when needed).
+fn migrate_5_to_6(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "ALTER TABLE terms ADD COLUMN last_migration INTEGER;
+         ALTER TABLE terms ADD COLUMN last_time INTEGER;
+         ALTER TABLE terms ADD COLUMN last_seq INTEGER;
+         CREATE TEMP TABLE term_last (term INTEGER PRIMARY KEY, m INTEGER, t INTEGER, s INTEGER);",
+    )?;
+    {
+        let mut keys = tx.prepare(
+            "SELECT term, migration_id, record_time, seq FROM keys
+             ORDER BY term, migration_id, record_time, seq",
+        )?;
+        let mut keep = tx.prepare("INSERT INTO temp.term_last VALUES (?1, ?2, ?3, ?4)")?;
+        let mut rows = keys.query([])?;
+        let mut run: Option<[i64; 4]> = None;
+        while let Some(r) = rows.next()? {
+            let key = [r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?];
+            if let Some(last) = run
+                && last[0] != key[0]
+            {
+                keep.execute(last)?;
+            }
+            run = Some(key);
+        }
+        if let Some(last) = run {
+            keep.execute(last)?;
+        }
+    }
+    tx.execute_batch(
+        "UPDATE terms SET (last_migration, last_time, last_seq) =
+             (SELECT m, t, s FROM temp.term_last WHERE term = terms.id);
+         DROP TABLE temp.term_last;",
+    )
+}
 
 /// Schema 1 → 2: the keys carry (migration, record time) so a key's updates are in ledger order,
 /// and each term its count. Rebuilt from the schema-1 tables in the transaction that runs it.
@@ -323,8 +350,7 @@ impl SqliteIndex {
             })
             .map_err(|e| engine_error(&path, &e))?;
         if found < 6 {
-            tx.execute_batch(MIGRATE_5_TO_6)
-                .map_err(|e| engine_error(&path, &e))?;
+            migrate_5_to_6(&tx).map_err(|e| engine_error(&path, &e))?;
             done.push(
                 "each term's newest update, for fast pages of a contract-id prefix".to_owned(),
             );
