@@ -237,6 +237,17 @@ impl PgIndex {
     pub(super) fn prune_before(&mut self, before: i64) -> Result<u64, StoreError> {
         self.with(|c| {
             let mut tx = c.transaction()?;
+            // Nothing older: nothing to walk (the key tables are read whole below).
+            let any: bool = tx
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM updates WHERE record_time < $1)",
+                    &[&before],
+                )?
+                .get(0);
+            if !any {
+                tx.commit()?;
+                return Ok(0);
+            }
             let chunks = chunk_rows(&mut tx)?;
             // Per chunk, the newest update removed: the chunk now starts after it.
             for chunk in &chunks {

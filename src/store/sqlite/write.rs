@@ -329,6 +329,15 @@ impl SqliteIndex {
             .transaction()
             .map_err(|e| engine_error(&path, &e))?;
         let run = || -> rusqlite::Result<u64> {
+            // Nothing older: nothing to walk (the key tables are read whole below).
+            let any: bool = tx.query_row(
+                "SELECT EXISTS (SELECT 1 FROM updates WHERE record_time < ?1)",
+                [before],
+                |r| r.get(0),
+            )?;
+            if !any {
+                return Ok(0);
+            }
             // Per chunk, the newest update removed: the chunk now starts after it.
             for chunk in &chunks {
                 let newest: Option<(i64, i64)> = tx
