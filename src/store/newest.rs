@@ -118,6 +118,17 @@ mod tests {
                 .collect()
         }
 
+        /// The merged page of `limit` with every update kept.
+        fn page(&mut self, heads: &[Head], limit: usize) -> Vec<i64> {
+            merge(
+                heads,
+                limit,
+                &mut |t, b, m| Ok::<_, ()>(self.read(t, b, m)),
+                &mut |_| Ok(true),
+            )
+            .unwrap()
+        }
+
         /// What a query over every key would answer.
         fn oracle(&self, limit: usize, keep: impl Fn(Pos) -> bool) -> Vec<i64> {
             let mut all: Vec<Pos> = self
@@ -196,37 +207,19 @@ mod tests {
         // 695 terms of one update each, as the benchmark's prefix: no run is read.
         let mut r = runs(695, 1, 1_000_000, 7);
         let heads = r.heads(true);
-        let got = merge(
-            &heads,
-            100,
-            &mut |t, b, m| Ok::<_, ()>(r.read(t, b, m)),
-            &mut |_| Ok(true),
-        )
-        .unwrap();
+        let got = r.page(&heads, 100);
         assert_eq!(got, r.oracle(100, |_| true));
         assert_eq!(r.reads, 0);
         // Terms of a few updates: only the terms whose keys reach the page are read, once each.
         let mut r = runs(695, 4, 1_000_000, 9);
         let heads = r.heads(true);
-        let got = merge(
-            &heads,
-            100,
-            &mut |t, b, m| Ok::<_, ()>(r.read(t, b, m)),
-            &mut |_| Ok(true),
-        )
-        .unwrap();
+        let got = r.page(&heads, 100);
         assert_eq!(got, r.oracle(100, |_| true));
         assert!(r.reads <= 100, "{} runs read", r.reads);
         // Without the heads every term is read.
         r.reads = 0;
         let heads = r.heads(false);
-        merge(
-            &heads,
-            100,
-            &mut |t, b, m| Ok::<_, ()>(r.read(t, b, m)),
-            &mut |_| Ok(true),
-        )
-        .unwrap();
+        r.page(&heads, 100);
         assert_eq!(r.reads, 695);
     }
 

@@ -38,6 +38,36 @@ fn page(rows: Vec<IndexRow>) -> PageWrite {
     }
 }
 
+/// The time of `second` (as [`row`] writes it).
+fn at_second(second: i64) -> i64 {
+    1_800_000_000_000_000 + second * 1_000_000
+}
+
+/// A new index in `dir` whose terms become hubs at 4 updates (100,000 on a real index), and two
+/// chunks: from second 40 on, and before it. Walking the later first gives the earlier updates
+/// the highest seqs, so pruning them frees seqs that the next updates written get again.
+fn hubs_at_4_and_two_chunks(dir: &std::path::Path) -> (SqliteIndex, Chunk, Chunk) {
+    let mut index = SqliteIndex::open(&dir.join("i.sqlite"), true).expect("open");
+    index
+        .meta_set(crate::store::hubs::THRESHOLD_KEY, "4")
+        .expect("threshold");
+    let later = index
+        .start_chunk(
+            Some(Position {
+                migration_id: 1,
+                record_time: format_time_micros(at_second(39)),
+            }),
+            None,
+            1,
+            0,
+        )
+        .expect("chunk");
+    let earlier = index
+        .start_chunk(None, Some(at_second(40)), 1, 0)
+        .expect("chunk");
+    (index, later, earlier)
+}
+
 #[test]
 fn gaps_are_the_ranges_between_chunks_no_chunk_covers() {
     let at = |m: i64, s: i64| Position {
@@ -301,27 +331,8 @@ fn a_long_page_read_again_keeps_what_the_index_has_and_adds_only_the_rest() {
 #[test]
 fn counts_of_frequent_terms_read_their_pairs_and_bitmaps_through_pages_prune_and_reused_seqs() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
-    // Terms become hubs at 4 updates (100,000 on a real index), so they do in this test's
-    // pages, at different pages.
-    index
-        .meta_set(crate::store::hubs::THRESHOLD_KEY, "4")
-        .expect("threshold");
-    let at = |second: i64| 1_800_000_000_000_000 + second * 1_000_000;
-    // The later half walked first, so the earlier updates get the highest seqs: pruning them
-    // frees seqs that the next updates written get again.
-    let later = index
-        .start_chunk(
-            Some(Position {
-                migration_id: 1,
-                record_time: format_time_micros(at(39)),
-            }),
-            None,
-            1,
-            0,
-        )
-        .expect("chunk");
-    let earlier = index.start_chunk(None, Some(at(40)), 1, 0).expect("chunk");
+    let (mut index, later, earlier) = hubs_at_4_and_two_chunks(dir.path());
+    let at = at_second;
     let parties = ["dso", "sv1", "sv2", "alice", "bob", "carol"];
     let share = [95, 60, 40, 25, 12, 4];
     // From second 80 (written after the prune, on seqs used before) the rarer parties go
@@ -563,25 +574,8 @@ fn a_damaged_dictionary_is_a_corrupt_index_error_not_a_panic() {
 #[test]
 fn contract_prefix_pages_merge_from_each_terms_newest_key_through_pages_prune_and_reused_seqs() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
-    index
-        .meta_set(crate::store::hubs::THRESHOLD_KEY, "4")
-        .expect("threshold");
-    let at = |second: i64| 1_800_000_000_000_000 + second * 1_000_000;
-    // The later half walked first: the earlier updates get the highest seqs, which the prune
-    // frees for the updates written after it.
-    let later = index
-        .start_chunk(
-            Some(Position {
-                migration_id: 1,
-                record_time: format_time_micros(at(39)),
-            }),
-            None,
-            1,
-            0,
-        )
-        .expect("chunk");
-    let earlier = index.start_chunk(None, Some(at(40)), 1, 0).expect("chunk");
+    let (mut index, later, earlier) = hubs_at_4_and_two_chunks(dir.path());
+    let at = at_second;
     // Update i has contract cafe{g}{c} for a few (g, c): some contracts in one update, some in
     // many; every other update has the party dso (a hub at 4), every third bob (not one).
     let contracts = |i: i64| -> Vec<String> {
