@@ -543,6 +543,8 @@ fn build_at(
         }
     });
     index.set_chunk_state(chunk, "done", 0).expect("done");
+    // As a sync ends: the planner's statistics of the freshly filled tables (PostgreSQL).
+    index.refresh_statistics().expect("statistics");
     n as f64 / started.elapsed().as_secs_f64()
 }
 
