@@ -212,13 +212,20 @@ impl SqliteIndex {
         // the hubs' bitmaps (a block read when first needed) until the page is full.
         let mut bitmaps = plan.take_hubs(&tx, false).map_err(e)?;
         let mut seqs: Vec<i64> = Vec::new();
-        if let (None, Resolved::Terms { heads, .. }) = (&segments, &plan.driver)
+        if let Resolved::Terms { heads, .. } = &plan.driver
             && !heads.is_empty()
         {
-            // A contract-id prefix over the whole index: its terms' keys merged from each
-            // term's newest one, a term's run read only when the page reaches into it.
+            // A contract-id prefix: its terms' keys merged from each term's newest one, a
+            // term's run read only when the page reaches into it.
             seqs = self
-                .merged(&tx, heads, &plan.others, &mut bitmaps, limit)
+                .merged(
+                    &tx,
+                    heads,
+                    segments.as_deref(),
+                    &plan.others,
+                    &mut bitmaps,
+                    limit,
+                )
                 .map_err(e)?;
         } else if bitmaps.is_empty() {
             let mut stmt = self
@@ -306,11 +313,14 @@ impl SqliteIndex {
     }
 
     /// The seqs of the `limit` newest updates of `heads`' terms that pass `others` and have
-    /// the hubs of `bitmaps` ([`newest::merge`]).
+    /// the hubs of `bitmaps` ([`newest::merge`]), within `segments` (newest first, one merge
+    /// each: a term enters a segment's at its newest key when that lies in the segment, and
+    /// is read from the segment's end when its newest is later).
     fn merged(
         &self,
         tx: &rusqlite::Transaction<'_>,
         heads: &[Head],
+        segments: Option<&[[i64; 3]]>,
         others: &[Resolved],
         bitmaps: &mut [(i64, HubBits)],
         limit: usize,
@@ -330,13 +340,12 @@ impl SqliteIndex {
                 Resolved::Seqs(_) | Resolved::All => None,
             });
         }
-        let mut read = |term: i64, below: Pos, most: usize| -> rusqlite::Result<Vec<Pos>> {
-            let most = i64::try_from(most).unwrap_or(i64::MAX);
-            run.query_map(params![term, below.0, below.1, below.2, most], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            })?
-            .collect()
-        };
+        let mut bounded = self.conn.prepare_cached(
+            "SELECT migration_id, record_time, seq FROM keys
+             WHERE term = ?1 AND migration_id = ?2 AND record_time >= ?3
+               AND (record_time, seq) < (?4, ?5)
+             ORDER BY record_time DESC, seq DESC LIMIT ?6",
+        )?;
         let mut keep = |pos: Pos| -> rusqlite::Result<bool> {
             for (term, bits) in bitmaps.iter_mut() {
                 super::pairs::read_block(tx, *term, bits, pos.2)?;
@@ -356,7 +365,61 @@ impl SqliteIndex {
             }
             Ok(true)
         };
-        newest::merge(heads, limit, &mut read, &mut keep)
+        let parts: Vec<Option<[i64; 3]>> = match segments {
+            None => vec![None],
+            Some(parts) => parts.iter().copied().map(Some).collect(),
+        };
+        let mut out: Vec<i64> = Vec::new();
+        for part in parts {
+            if out.len() >= limit {
+                break;
+            }
+            let got = match part {
+                None => newest::merge(
+                    heads,
+                    limit,
+                    &mut |term, below: Pos, most| {
+                        let most = i64::try_from(most).unwrap_or(i64::MAX);
+                        run.query_map(params![term, below.0, below.1, below.2, most], |r| {
+                            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                        })?
+                        .collect()
+                    },
+                    &mut keep,
+                )?,
+                Some([migration, from, until]) => {
+                    let top: Pos = (migration, until, i64::MAX);
+                    let part_heads: Vec<Head> = heads
+                        .iter()
+                        .filter_map(|h| match h.last {
+                            Some(last) if last < (migration, from, i64::MIN) => None,
+                            Some(last) if last <= top => Some(*h),
+                            _ => Some(Head { last: None, ..*h }),
+                        })
+                        .collect();
+                    newest::merge(
+                        &part_heads,
+                        limit - out.len(),
+                        &mut |term, below: Pos, most| {
+                            let below = below.min(top);
+                            if below.0 < migration {
+                                return Ok(Vec::new());
+                            }
+                            let most = i64::try_from(most).unwrap_or(i64::MAX);
+                            bounded
+                                .query_map(
+                                    params![term, migration, from, below.1, below.2, most],
+                                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                                )?
+                                .collect()
+                        },
+                        &mut keep,
+                    )?
+                }
+            };
+            out.extend(got);
+        }
+        Ok(out)
     }
 
     pub(super) fn count_rows(

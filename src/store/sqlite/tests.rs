@@ -623,15 +623,32 @@ fn contract_prefix_pages_merge_from_each_terms_newest_key_through_pages_prune_an
                 })
                 .collect();
             expected.sort_unstable_by_key(|i| std::cmp::Reverse(place(*i)));
-            for limit in [1, 4, 1000] {
-                let rows = index.search(&q, None, None, limit).expect("search");
-                let got: Vec<String> = rows.into_iter().map(|r| r.update_id).collect();
-                let want: Vec<String> = expected
-                    .iter()
-                    .take(limit)
-                    .map(|i| format!("up{i:03}"))
-                    .collect();
-                assert_eq!(got, want, "{words:?}, {limit} rows, {when}");
+            // Over the whole index, and within bounds (each migration's part merged apart).
+            for (from, until) in [
+                (None, None),
+                (Some(5), Some(75)),
+                (None, Some(55)),
+                (Some(3), None),
+            ] {
+                for limit in [1, 4, 1000] {
+                    let rows = index
+                        .search(&q, from.map(at), until.map(at), limit)
+                        .expect("search");
+                    let got: Vec<String> = rows.into_iter().map(|r| r.update_id).collect();
+                    let want: Vec<String> = expected
+                        .iter()
+                        .filter(|i| {
+                            let second = place(**i).1;
+                            from.is_none_or(|f| second >= f) && until.is_none_or(|u| second <= u)
+                        })
+                        .take(limit)
+                        .map(|i| format!("up{i:03}"))
+                        .collect();
+                    assert_eq!(
+                        got, want,
+                        "{words:?} {from:?}..{until:?}, {limit} rows, {when}"
+                    );
+                }
             }
         }
     };
