@@ -313,9 +313,7 @@ impl SqliteIndex {
     }
 
     /// The seqs of the `limit` newest updates of `heads`' terms that pass `others` and have
-    /// the hubs of `bitmaps` ([`newest::merge`]), within `segments` (newest first, one merge
-    /// each: a term enters a segment's at its newest key when that lies in the segment, and
-    /// is read from the segment's end when its newest is later).
+    /// the hubs of `bitmaps` ([`newest::merge`]), within `segments` when bounded.
     fn merged(
         &self,
         tx: &rusqlite::Transaction<'_>,
@@ -342,9 +340,10 @@ impl SqliteIndex {
         }
         let mut bounded = self.conn.prepare_cached(
             "SELECT migration_id, record_time, seq FROM keys
-             WHERE term = ?1 AND migration_id = ?2 AND record_time >= ?3
-               AND (record_time, seq) < (?4, ?5)
-             ORDER BY record_time DESC, seq DESC LIMIT ?6",
+             WHERE term = ?1 AND (migration_id, record_time, seq) < (?2, ?3, ?4)
+               AND (migration_id, record_time, seq) >= (?5, ?6, ?7)
+               AND record_time >= ?6 AND record_time <= ?8
+             ORDER BY migration_id DESC, record_time DESC, seq DESC LIMIT ?9",
         )?;
         let mut keep = |pos: Pos| -> rusqlite::Result<bool> {
             for (term, bits) in bitmaps.iter_mut() {
@@ -365,61 +364,54 @@ impl SqliteIndex {
             }
             Ok(true)
         };
-        let parts: Vec<Option<[i64; 3]>> = match segments {
-            None => vec![None],
-            Some(parts) => parts.iter().copied().map(Some).collect(),
+        let Some(parts) = segments else {
+            return newest::merge(
+                heads,
+                limit,
+                &mut |term, below: Pos, most| {
+                    let most = i64::try_from(most).unwrap_or(i64::MAX);
+                    run.query_map(params![term, below.0, below.1, below.2, most], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })?
+                    .collect()
+                },
+                &mut keep,
+            );
         };
-        let mut out: Vec<i64> = Vec::new();
-        for part in parts {
-            if out.len() >= limit {
-                break;
-            }
-            let got = match part {
-                None => newest::merge(
-                    heads,
-                    limit,
-                    &mut |term, below: Pos, most| {
-                        let most = i64::try_from(most).unwrap_or(i64::MAX);
-                        run.query_map(params![term, below.0, below.1, below.2, most], |r| {
-                            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                        })?
-                        .collect()
-                    },
-                    &mut keep,
-                )?,
-                Some([migration, from, until]) => {
-                    let top: Pos = (migration, until, i64::MAX);
-                    let part_heads: Vec<Head> = heads
-                        .iter()
-                        .filter_map(|h| match h.last {
-                            Some(last) if last < (migration, from, i64::MIN) => None,
-                            Some(last) if last <= top => Some(*h),
-                            _ => Some(Head { last: None, ..*h }),
-                        })
-                        .collect();
-                    newest::merge(
-                        &part_heads,
-                        limit - out.len(),
-                        &mut |term, below: Pos, most| {
-                            let below = below.min(top);
-                            if below.0 < migration {
-                                return Ok(Vec::new());
-                            }
-                            let most = i64::try_from(most).unwrap_or(i64::MAX);
-                            bounded
-                                .query_map(
-                                    params![term, migration, from, below.1, below.2, most],
-                                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-                                )?
-                                .collect()
-                        },
-                        &mut keep,
+        // Within bounds: one merge over the migrations the bounds reach (newest first in
+        // `parts`, each with the same times), from `hi` down to `lo`; a term enters at its
+        // newest key when that is within them, else is read from `hi` down (one read).
+        let (Some(newest), Some(oldest)) = (parts.first(), parts.last()) else {
+            return Ok(Vec::new());
+        };
+        let (from, until) = (newest[1], newest[2]);
+        let hi: Pos = (newest[0], until, i64::MAX);
+        let lo: Pos = (oldest[0], from, i64::MIN);
+        let within: Vec<Head> = heads
+            .iter()
+            .filter_map(|h| match h.last {
+                Some(last) if last < lo => None,
+                Some(last) if last <= hi && (from..=until).contains(&last.1) => Some(*h),
+                _ => Some(Head { last: None, ..*h }),
+            })
+            .collect();
+        newest::merge(
+            &within,
+            limit,
+            &mut |term, below: Pos, most| {
+                let below = below.min(hi);
+                let most = i64::try_from(most).unwrap_or(i64::MAX);
+                bounded
+                    .query_map(
+                        params![
+                            term, below.0, below.1, below.2, lo.0, from, lo.2, until, most
+                        ],
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
                     )?
-                }
-            };
-            out.extend(got);
-        }
-        Ok(out)
+                    .collect()
+            },
+            &mut keep,
+        )
     }
 
     pub(super) fn count_rows(
