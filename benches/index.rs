@@ -22,6 +22,8 @@
 //! `INDEX_BENCH_PG_URL=postgres://USER:PASSWORD@HOST:PORT/postgres` (a role that may create
 //! databases) runs the same searches on PostgreSQL too: the index of the same updates is built
 //! once in the database `cantonscope_bench_<updates>_<seed>_s<schema>_v<summary>` and kept there.
+//! With `INDEX_BENCH_PG_RESTART` (a shell command restarting that server) it measures them cold
+//! too: the server restarted and the page cache dropped before each first page and each count.
 
 use std::collections::{HashMap, HashSet};
 use std::hint::black_box;
@@ -772,6 +774,7 @@ fn index_benches(c: &mut Criterion) {
             status.size_bytes as f64 / 1_048_576.0,
             status.size_bytes as f64 / n as f64
         );
+        pg_cold(&location, &parsed);
         search_group(c, &format!("index_search_pg_{n}"), pg.as_mut(), &parsed);
     }
     search_group(c, &format!("index_search_{n}"), index.as_mut(), &parsed);
@@ -846,6 +849,46 @@ fn non_hub_counts(path: &Path, dso: &str) {
                 }
             );
         }
+    }
+}
+
+/// PostgreSQL with a cold cache: `INDEX_BENCH_PG_RESTART` is a shell command that restarts the
+/// server (its shared buffers emptied), run before each measurement with the page cache dropped
+/// after it; each first page and each count measured on its own, by a fresh reader.
+fn pg_cold(location: &Location, parsed: &[(&str, Query)]) {
+    let Ok(restart) = std::env::var("INDEX_BENCH_PG_RESTART") else {
+        eprintln!(
+            "index bench: PostgreSQL cold cache skipped (INDEX_BENCH_PG_RESTART, a command restarting the server, is not set)"
+        );
+        return;
+    };
+    let cold = || -> Box<dyn IndexStore> {
+        let status = std::process::Command::new("sh")
+            .args(["-c", &restart])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("INDEX_BENCH_PG_RESTART runs");
+        assert!(status.success(), "INDEX_BENCH_PG_RESTART failed: {status}");
+        assert!(
+            drop_caches(),
+            "a cold PostgreSQL needs the page cache dropped (root)"
+        );
+        store::open_reader(location).expect("PostgreSQL reader")
+    };
+    for (name, query) in parsed {
+        let mut index = cold();
+        let t = Instant::now();
+        let rows = index.search(query, None, None, 100).expect("search");
+        let first = t.elapsed();
+        let mut index = cold();
+        let t = Instant::now();
+        let count = index.count(query, None, None).expect("count");
+        eprintln!(
+            "index bench: PostgreSQL cold, {name}: first page ({} rows) {:.1} ms; count {count} in {:.1} ms",
+            rows.len(),
+            first.as_secs_f64() * 1e3,
+            t.elapsed().as_secs_f64() * 1e3
+        );
     }
 }
 
