@@ -767,6 +767,7 @@ fn index_benches(c: &mut Criterion) {
 
     if let Ok(url) = std::env::var("INDEX_BENCH_PG_URL") {
         let location = pg_cached(&url, &template, &copier, n);
+        pg_cold(&location, &parsed);
         let mut pg = store::open_reader(&location).expect("PostgreSQL reader");
         let status = pg.status(0).expect("status");
         eprintln!(
@@ -774,7 +775,6 @@ fn index_benches(c: &mut Criterion) {
             status.size_bytes as f64 / 1_048_576.0,
             status.size_bytes as f64 / n as f64
         );
-        pg_cold(&location, &parsed);
         search_group(c, &format!("index_search_pg_{n}"), pg.as_mut(), &parsed);
     }
     search_group(c, &format!("index_search_{n}"), index.as_mut(), &parsed);

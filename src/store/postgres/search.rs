@@ -44,8 +44,7 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
                 walk_prefix(
                     c,
                     shown,
-                    "SELECT id, value FROM terms WHERE kind = $1 AND value >= $2 ORDER BY value LIMIT $3",
-                    "SELECT id, value FROM terms WHERE kind = $1 AND value > $2 ORDER BY value LIMIT $3",
+                    "SELECT id, value FROM terms WHERE kind = $1 AND value",
                     Some(KeyKind::Contract.code()),
                     prefix,
                     &mut ids,
@@ -59,8 +58,7 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
                 walk_prefix(
                     c,
                     shown,
-                    "SELECT seq, update_id FROM updates WHERE $1::bigint IS NULL AND update_id >= $2 ORDER BY update_id LIMIT $3",
-                    "SELECT seq, update_id FROM updates WHERE $1::bigint IS NULL AND update_id > $2 ORDER BY update_id LIMIT $3",
+                    "SELECT seq, update_id FROM updates WHERE $1::bigint IS NULL AND update_id",
                     None,
                     prefix,
                     &mut seqs,
@@ -71,22 +69,50 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
     }
 }
 
+/// The least string above every string starting with `prefix`, in byte order (the order of
+/// a `COLLATE "C"` column): the prefix with its last character raised, those that cannot be
+/// raised dropped; none when no character can be.
+fn prefix_end(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        let raised = (u32::from(last) + 1..=u32::from(char::MAX)).find_map(char::from_u32);
+        if let Some(next) = raised {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
+}
+
 /// Walks rows (id, text) in byte order from `prefix` while the text starts with it (matched
-/// here, in Rust, not by the engine), a batch at a time.
+/// here, in Rust, not by the engine), a batch at a time. `select` ends with the text column,
+/// which is bounded below by the prefix and above by [`prefix_end`], so a batch holds only
+/// matching rows (each row a heap read when cold: a batch of 1,000 rows read to find 70 took
+/// 150 ms at 1 M updates).
 fn walk_prefix(
     c: &mut impl GenericClient,
     shown: &str,
-    first: &str,
-    next: &str,
+    select: &str,
     kind: Option<i64>,
     prefix: &str,
     out: &mut Vec<i64>,
 ) -> Result<(), Fail> {
+    let column = select.rsplit(' ').next().unwrap_or_default();
+    let end = prefix_end(prefix);
+    let upper = if end.is_some() {
+        format!(" AND {column} < $4")
+    } else {
+        String::new()
+    };
+    let first = format!("{select} >= $2{upper} ORDER BY {column} LIMIT $3");
+    let next = format!("{select} > $2{upper} ORDER BY {column} LIMIT $3");
     let mut after: Option<String> = None;
     loop {
-        let rows = match &after {
-            None => c.query(first, &[&kind, &prefix, &PREFIX_BATCH])?,
-            Some(last) => c.query(next, &[&kind, last, &PREFIX_BATCH])?,
+        let from = after.as_deref().unwrap_or(prefix);
+        let sql = if after.is_some() { &next } else { &first };
+        let rows = match &end {
+            Some(end) => c.query(sql.as_str(), &[&kind, &from, &PREFIX_BATCH, end])?,
+            None => c.query(sql.as_str(), &[&kind, &from, &PREFIX_BATCH])?,
         };
         for row in &rows {
             let text: String = row.get(1);
@@ -505,5 +531,33 @@ impl PgIndex {
         run(client)
             .map(|n| u64::try_from(n).unwrap_or(0))
             .map_err(|f| target.fail(f))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefix_end;
+
+    #[test]
+    fn a_prefix_ends_before_the_first_string_not_starting_with_it() {
+        assert_eq!(prefix_end("00ab").as_deref(), Some("00ac"));
+        assert_eq!(prefix_end("1220f").as_deref(), Some("1220g"));
+        // A character that cannot be raised is dropped, the one before raised.
+        assert_eq!(prefix_end("a\u{10FFFF}").as_deref(), Some("b"));
+        // Past the surrogates, as byte order has them.
+        assert_eq!(prefix_end("\u{D7FF}").as_deref(), Some("\u{E000}"));
+        assert_eq!(prefix_end("\u{10FFFF}"), None);
+        assert_eq!(prefix_end(""), None);
+        for prefix in ["00ab", "1220f", "a\u{10FFFF}", "\u{D7FF}"] {
+            let end = prefix_end(prefix).expect("an end");
+            for text in [
+                prefix.to_owned(),
+                format!("{prefix}ff"),
+                format!("{prefix}\u{10FFFF}"),
+            ] {
+                assert!(text.as_bytes() < end.as_bytes(), "{text:?} < {end:?}");
+            }
+            assert!(!end.starts_with(prefix));
+        }
     }
 }
