@@ -881,18 +881,7 @@ fn pg_cold(location: &Location, parsed: &[(&str, Query)]) {
         );
         if catalogs_warm {
             let mut other = postgres::Client::connect(url, postgres::NoTls).expect("connects");
-            for table in [
-                "meta",
-                "updates",
-                "terms",
-                "keys",
-                "term_counts",
-                "hubs",
-                "pairs",
-                "hub_bits",
-                "chunks",
-                "dictionaries",
-            ] {
+            for table in store::POSTGRES_TABLES {
                 other
                     .batch_execute(&format!("EXPLAIN SELECT * FROM {table}"))
                     .expect("planned");

@@ -45,6 +45,7 @@ pub mod newest;
 mod postgres;
 mod sqlite;
 
+pub use postgres::TABLES as POSTGRES_TABLES;
 pub use postgres::redact_url;
 
 use std::collections::HashMap;

@@ -157,11 +157,17 @@ pub(crate) fn status(dir: &Path, index: &(impl AsRef<Path> + ?Sized)) -> Value {
     serde_json::from_slice(&output.stdout).expect("status JSON")
 }
 
-/// `index search` of `terms`: the update ids, newest first.
+/// `index search` of `terms` from the test's start: the update ids, newest first.
 fn search(dir: &Path, index: &Path, terms: &[&str]) -> Vec<String> {
+    search_ids(dir, index, terms, &["--limit", "1000000", "--from", from()])
+}
+
+/// `index search TERMS EXTRA…`: the update ids, newest first (each row with the History
+/// export's fields).
+pub(crate) fn search_ids(dir: &Path, index: &Path, terms: &[&str], extra: &[&str]) -> Vec<String> {
     let mut args = index_args(index, "search");
     args.extend_from_slice(terms);
-    args.extend_from_slice(&["--limit", "1000000", "--from", from()]);
+    args.extend_from_slice(extra);
     let output = run(dir, "http://127.0.0.1:9", &args);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     text(&output.stdout)

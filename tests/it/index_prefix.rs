@@ -17,19 +17,7 @@ use crate::index::{four, from, history, index_args, run, status, sync, temp, tex
 
 /// `index search WORDS --limit LIMIT` over the whole index: the update ids, newest first.
 fn search(dir: &Path, index: &Path, words: &[&str], limit: usize) -> Vec<String> {
-    let mut args = index_args(index, "search");
-    args.extend_from_slice(words);
-    let limit = limit.to_string();
-    args.extend_from_slice(&["--limit", &limit]);
-    let output = run(dir, "http://127.0.0.1:9", &args);
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    text(&output.stdout)
-        .lines()
-        .map(|l| {
-            let row: Value = serde_json::from_str(l).expect("a JSON line");
-            row["update_id"].as_str().expect("id").to_owned()
-        })
-        .collect()
+    crate::index::search_ids(dir, index, words, &["--limit", &limit.to_string()])
 }
 
 /// The two 4-character prefixes of the index's contract ids that the most contracts share,

@@ -37,6 +37,7 @@ pub use connect::redact_url;
 #[cfg(test)]
 use connect::scrub;
 use connect::{Fail, Target, closed, truncate};
+pub use schema::TABLES;
 
 use std::collections::{HashMap, HashSet};
 use std::str::FromStr;

@@ -105,8 +105,8 @@ CREATE TABLE IF NOT EXISTS sync_heartbeat (
 );
 "#;
 
-/// The index's tables, for its size.
-pub(super) const TABLES: [&str; 12] = [
+/// The index's tables (for its size).
+pub const TABLES: [&str; 12] = [
     "meta",
     "updates",
     "terms",

@@ -68,6 +68,29 @@ fn hubs_at_4_and_two_chunks(dir: &std::path::Path) -> (SqliteIndex, Chunk, Chunk
     (index, later, earlier)
 }
 
+/// The pages of 10 updates from 0 to 80, later ones first, then from 0 (those below 40 in the
+/// chunk `earlier`, the rest in `later`): (first update, chunk).
+fn out_of_order(earlier: &Chunk, later: &Chunk) -> Vec<(i64, i64)> {
+    [40, 50, 60, 70, 0, 10, 20, 30]
+        .map(|first| (first, if first < 40 { earlier.id } else { later.id }))
+        .to_vec()
+}
+
+/// Writes the pages `page_of` makes from each (first update, chunk), `check` run after each.
+fn write_pages<W: ?Sized, O: std::ops::DerefMut<Target = W>>(
+    index: &mut SqliteIndex,
+    pages: &[(i64, i64)],
+    written: &mut O,
+    page_of: impl Fn(i64, &mut O) -> PageWrite,
+    check: impl Fn(&mut SqliteIndex, &W, &str),
+) {
+    for (first, chunk) in pages {
+        let page = page_of(*first, written);
+        index.write_page(*chunk, &page).expect("page");
+        check(index, written, &format!("after the page from {first}"));
+    }
+}
+
 #[test]
 fn gaps_are_the_ranges_between_chunks_no_chunk_covers() {
     let at = |m: i64, s: i64| Position {
@@ -431,16 +454,8 @@ fn counts_of_frequent_terms_read_their_pairs_and_bitmaps_through_pages_prune_and
             .collect();
         page(rows)
     };
-    for first in [40, 50, 60, 70, 0, 10, 20, 30] {
-        let chunk = if first < 40 { earlier.id } else { later.id };
-        let page = page_of(first, &mut written);
-        index.write_page(chunk, &page).expect("page");
-        check(
-            &mut index,
-            &written,
-            &format!("after the page from {first}"),
-        );
-    }
+    let pages = out_of_order(&earlier, &later);
+    write_pages(&mut index, &pages, &mut written, page_of, check);
     let count = |index: &SqliteIndex, table: &str| -> i64 {
         index
             .conn
@@ -461,15 +476,8 @@ fn counts_of_frequent_terms_read_their_pairs_and_bitmaps_through_pages_prune_and
     index.prune(at(40)).expect("prune");
     written.retain(|(second, _)| *second >= 40);
     check(&mut index, &written, "after prune");
-    for first in [80, 90] {
-        let page = page_of(first, &mut written);
-        index.write_page(later.id, &page).expect("page");
-        check(
-            &mut index,
-            &written,
-            &format!("after the page from {first}"),
-        );
-    }
+    let pages = [(80, later.id), (90, later.id)];
+    write_pages(&mut index, &pages, &mut written, page_of, check);
     assert!(
         top(&index) < before,
         "the pruned updates' seqs were used again"
@@ -669,16 +677,8 @@ fn contract_prefix_pages_merge_from_each_terms_newest_key_through_pages_prune_an
             .collect();
         page(rows)
     };
-    for first in [40, 50, 60, 70, 0, 10, 20, 30] {
-        let chunk = if first < 40 { earlier.id } else { later.id };
-        let page = page_of(first, &mut written);
-        index.write_page(chunk, &page).expect("page");
-        check(
-            &mut index,
-            &written,
-            &format!("after the page from {first}"),
-        );
-    }
+    let pages = out_of_order(&earlier, &later);
+    write_pages(&mut index, &pages, &mut written, page_of, check);
     // Each term's newest key is its last key.
     let stale: i64 = index
         .conn
@@ -706,15 +706,8 @@ fn contract_prefix_pages_merge_from_each_terms_newest_key_through_pages_prune_an
     index.prune(at(40)).expect("prune");
     written.retain(|second| *second >= 40);
     check(&mut index, &written, "after prune");
-    for first in [80, 90] {
-        let page = page_of(first, &mut written);
-        index.write_page(later.id, &page).expect("page");
-        check(
-            &mut index,
-            &written,
-            &format!("after the page from {first}"),
-        );
-    }
+    let pages = [(80, later.id), (90, later.id)];
+    write_pages(&mut index, &pages, &mut written, page_of, check);
     // Updates of a later migration at earlier times: the newest keys of their terms, removed
     // by a prune before a time after them, which leaves the terms' keys of migration 1.
     let page = page_of(100, &mut written);
