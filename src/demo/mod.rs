@@ -95,6 +95,11 @@ pub struct DemoConfig {
     pub stagger: bool,
     /// Faults of individual scans (none by default).
     pub faults: DemoFaults,
+    /// The history ends when it is generated at any time of day: off, one generated in a UTC
+    /// day's first quarter hour ends before midnight ([`history_end`]), its head up to a quarter
+    /// hour old. On for checks of a fresh head (scan health), whose answers would otherwise
+    /// depend on the time of day they run at.
+    pub end_now: bool,
 }
 
 impl DemoConfig {
@@ -123,6 +128,7 @@ impl Default for DemoConfig {
             basic_auth: None,
             stagger: true,
             faults: DemoFaults::default(),
+            end_now: false,
         }
     }
 }
@@ -198,7 +204,8 @@ impl Drop for DemoHandle {
 
 /// A seed's generated history without its last round, and when the history ends.
 type Cached = (generate::Unfinished, i64);
-type Cache = Mutex<HashMap<(u64, usize), Arc<Cached>>>;
+/// By (seed, SVs, [`DemoConfig::end_now`]).
+type Cache = Mutex<HashMap<(u64, usize, bool), Arc<Cached>>>;
 
 fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();
@@ -210,22 +217,23 @@ fn cache() -> &'static Cache {
 /// round, then cloned (cheaply: updates are shared) and finished (the last round's open mining
 /// round follows the live pace when it goes live, see [`generate::Unfinished::finish`]). Its
 /// history ends just before the first generation in this process.
-fn world_for(seed: u64, svs: usize, rate: f64) -> World {
+fn world_for(seed: u64, svs: usize, rate: f64, end_now: bool) -> World {
     let svs = svs.clamp(network::NUM_SVS, network::MAX_SVS);
     let cached = {
         let mut c = cache().lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(w) = c.get(&(seed, svs)) {
+        if let Some(w) = c.get(&(seed, svs, end_now)) {
             Arc::clone(w)
         } else {
             // Times come from the first world of this seed, so every number of SVs has the
             // same history (the same record times included).
+            let now = util::now_micros();
             let generated_at = c
                 .iter()
-                .find(|((s, _), _)| *s == seed)
-                .map_or_else(|| history_end(util::now_micros()), |(_, w)| w.1);
+                .find(|((s, _, e), _)| *s == seed && *e == end_now)
+                .map_or_else(|| ends_at(now, end_now), |(_, w)| w.1);
             let unfinished = generate::history_before_last_round(seed, generated_at, svs);
             let cached = Arc::new((unfinished, generated_at));
-            c.insert((seed, svs), Arc::clone(&cached));
+            c.insert((seed, svs, end_now), Arc::clone(&cached));
             cached
         }
     };
@@ -258,10 +266,21 @@ pub fn history_end(now: i64) -> i64 {
     }
 }
 
+/// When a history generated at `now` ends: [`history_end`], or `now` for
+/// [`DemoConfig::end_now`].
+fn ends_at(now: i64, end_now: bool) -> i64 {
+    if end_now { now } else { history_end(now) }
+}
+
 /// The generated ledger of `seed` without a server (for checks and tests), on the network of
 /// [`NUM_SVS`] SVs (the history of every demo network of this seed).
 pub fn generate(seed: u64) -> Ledger {
-    world_for(seed, network::NUM_SVS, 0.0).ledger
+    world_for(seed, network::NUM_SVS, 0.0, false).ledger
+}
+
+/// [`generate`] for a demo started with [`DemoConfig::end_now`] (the same history).
+pub fn generate_ending_now(seed: u64) -> Ledger {
+    world_for(seed, network::NUM_SVS, 0.0, true).ledger
 }
 
 /// Binds, spawns the server (and the live task when `rate > 0`) and returns at once.
@@ -299,8 +318,8 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
     let seed = cfg.seed;
     // One SV per scan: more scans than active SVs bring their SVs.
     let svs = cfg.total_scans().max(network::NUM_SVS);
-    let rate = cfg.rate;
-    let world = tokio::task::spawn_blocking(move || world_for(seed, svs, rate))
+    let (rate, end_now) = (cfg.rate, cfg.end_now);
+    let world = tokio::task::spawn_blocking(move || world_for(seed, svs, rate, end_now))
         .await
         .map_err(io::Error::other)?;
     let listener = tokio::net::TcpListener::bind(cfg.listen)
@@ -399,7 +418,7 @@ async fn wait_for_signal() -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{history_end, util};
+    use super::{ends_at, history_end, util};
 
     /// A history generated in the first quarter hour of a day ends before midnight, so its last
     /// ten minutes are of one day (the Time column shows no dates); otherwise it ends now.
@@ -410,6 +429,9 @@ mod tests {
         for after in [0, util::SECOND, 5 * util::MINUTE, 15 * util::MINUTE - 1] {
             let end = history_end(midnight + after);
             assert_eq!(end, midnight - util::SECOND, "{after}");
+            assert_eq!(ends_at(midnight + after, false), end);
+            // Unless the demo is made to end now (checks of a fresh head).
+            assert_eq!(ends_at(midnight + after, true), midnight + after);
             // The recent window before it stays in the day before.
             assert!(end - 10 * util::MINUTE > midnight - 24 * util::HOUR);
         }
@@ -419,6 +441,8 @@ mod tests {
             midnight + 12 * util::HOUR,
         ] {
             assert_eq!(history_end(now), now);
+            assert_eq!(ends_at(now, true), now);
+            assert_eq!(ends_at(now, false), now);
         }
     }
 }

@@ -14,7 +14,9 @@ use std::time::Duration;
 
 use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::config::{self, LoadedFile, Overrides, Settings};
-use cantonscope::demo::{DemoConfig, DemoFaults, DemoHandle, DemoTime, DownMode, generate};
+use cantonscope::demo::{
+    DemoConfig, DemoFaults, DemoHandle, DemoTime, DownMode, generate, generate_ending_now,
+};
 use cantonscope::model::consensus::{
     self, Answer, LocalFields, ScanClass, UnknownReason, group_answers,
 };
@@ -226,12 +228,19 @@ fn faults_13(f: &Faulty) -> DemoFaults {
 }
 
 async fn start_13(seed: u64, rate: f64, faults: DemoFaults) -> DemoHandle {
+    start_13_ending(seed, rate, faults, false).await
+}
+
+/// [`start_13`], its history ending at its start when `end_now` (at any time of day: checks
+/// of the head's age).
+async fn start_13_ending(seed: u64, rate: f64, faults: DemoFaults, end_now: bool) -> DemoHandle {
     cantonscope::demo::start(
         DemoConfig {
             seed,
             rate,
             stagger: false,
             faults,
+            end_now,
             ..DemoConfig::default()
         }
         .with_total_scans(13),
@@ -525,13 +534,14 @@ fn a_sweep_can_be_cancelled() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Health (its own seed: the ages of the newest update and round are fresh)
+// Health (its own seed, its history ending at its start at any time of day: the ages of the
+// newest update and round are fresh)
 
 #[test]
 fn health_classifies_every_scan() {
     let rt = runtime();
     rt.block_on(async {
-        let handle = start_13(
+        let handle = start_13_ending(
             101,
             0.0,
             DemoFaults {
@@ -539,6 +549,7 @@ fn health_classifies_every_scan() {
                 down: Some((DOWN, DownMode::Refused)),
                 ..DemoFaults::default()
             },
+            true,
         )
         .await;
         let net = network(&handle, 10.0).await;
@@ -599,6 +610,7 @@ fn health_classifies_every_scan() {
             seed: 101,
             scans: 4,
             stagger: false,
+            end_now: true,
             faults: DemoFaults {
                 lagging: Some((3, Duration::from_secs(400))),
                 down: Some((1, DownMode::Unavailable)),
@@ -739,7 +751,7 @@ const CLI_SEED: u64 = 104;
 fn cli_demo() -> &'static CliDemo {
     static DEMO: OnceLock<CliDemo> = OnceLock::new();
     DEMO.get_or_init(|| {
-        let ledger = generate(CLI_SEED);
+        let ledger = generate_ending_now(CLI_SEED);
         let n = ledger.len();
         let diverge_index = (n - 40..n)
             .find(|i| ledger.updates()[*i].tx().is_some())
@@ -750,6 +762,7 @@ fn cli_demo() -> &'static CliDemo {
                 seed: CLI_SEED,
                 scans: 4,
                 stagger: false,
+                end_now: true,
                 faults: DemoFaults {
                     lagging: Some((3, Duration::from_secs(42))),
                     down: Some((1, DownMode::Refused)),
@@ -952,7 +965,7 @@ fn the_scan_list_is_kept_only_in_the_data_dir() {
 #[test]
 fn cli_check_update_exit_codes() {
     let demo = cli_demo();
-    let ledger = generate(CLI_SEED);
+    let ledger = generate_ending_now(CLI_SEED);
     let n = ledger.len();
     // Before the divergence: scans 1, 3, 4 agree, scan 2 is unreachable → 0.
     let old = ledger.updates()[demo.diverge_index - 30].update_id.clone();
@@ -1030,7 +1043,7 @@ fn cli_check_update_exit_codes() {
 #[test]
 fn cli_sweep_reports_the_first_diverging_update() {
     let demo = cli_demo();
-    let ledger = generate(CLI_SEED);
+    let ledger = generate_ending_now(CLI_SEED);
     let start = &ledger.updates()[demo.diverge_index - 25];
     let from = chrono::DateTime::from_timestamp_micros(start.record_time - 1)
         .expect("time")
@@ -1495,9 +1508,9 @@ fn cli_health_as_a_table_has_a_row_per_scan_and_the_verdict() {
 fn backfilling_and_rate_limited_scans_are_states_of_their_own() {
     let rt = runtime();
     rt.block_on(async {
-        let ledger = generate(SEED);
+        let ledger = generate_ending_now(SEED);
         let n = ledger.len();
-        let handle = start_13(
+        let handle = start_13_ending(
             SEED,
             0.0,
             DemoFaults {
@@ -1511,6 +1524,7 @@ fn backfilling_and_rate_limited_scans_are_states_of_their_own() {
                 rate_limit: Some((LIMITED, 1)),
                 ..DemoFaults::default()
             },
+            true,
         )
         .await;
         let net = network(&handle, 10.0).await;
