@@ -41,12 +41,15 @@ impl Term {
     }
 }
 
+/// The text and its other form: with `1220` before it, or without the `1220` it starts with
+/// when what follows is a prefix long enough ([`MIN_PREFIX`]; `1220ab` does not also stand for
+/// every id starting with `ab`, nor `1220` for every id).
 fn prefixes(text: &str) -> Vec<String> {
     let bare = text.strip_prefix("1220").unwrap_or(text);
     let mut out = vec![text.to_owned()];
     if bare.len() == text.len() {
         out.push(format!("1220{text}"));
-    } else {
+    } else if bare.len() >= MIN_PREFIX {
         out.push(bare.to_owned());
     }
     out
@@ -76,9 +79,7 @@ impl Query {
                 "template" => Term::Exact(KeyKind::Template, text.to_owned()),
                 "choice" => Term::Exact(KeyKind::Choice, text.to_owned()),
                 "contract" | "id" => {
-                    if text.strip_prefix("1220").unwrap_or(text).len() < MIN_PREFIX
-                        && text.len() < MIN_PREFIX
-                    {
+                    if text.len() < MIN_PREFIX {
                         return refuse(&format!("a prefix needs at least {MIN_PREFIX} characters"));
                     }
                     if field == "contract" {
@@ -116,6 +117,12 @@ mod tests {
         let id = Query::parse(&["id:1220abcd"]).expect("id");
         assert!(id.terms[0].prefix_matches("abcd99"));
         assert!(id.terms[0].prefix_matches("1220abcd99"));
+        // A 1220 followed by less than a prefix is only the 1220 form.
+        for (text, not) in [("1220ab", "ab99ff"), ("1220", "00ab12")] {
+            let q = Query::parse(&[format!("contract:{text}")]).expect(text);
+            assert!(q.terms[0].prefix_matches(&format!("{text}99")), "{text}");
+            assert!(!q.terms[0].prefix_matches(not), "{text} {not}");
+        }
         for bad in [
             "alice",
             "party:re:^a",

@@ -11,8 +11,9 @@ use super::{
 
 /// Most keys a prefix term may stand for (as on SQLite).
 const MAX_PREFIX_MATCHES: usize = 100_000;
-/// Rows read per step of a prefix walk.
-const PREFIX_BATCH: i64 = 1_000;
+/// Rows read per step of a prefix walk (all of them match: the walk is bounded above; at most
+/// 200 steps for the most a prefix may stand for).
+const PREFIX_BATCH: i64 = 500;
 /// Keys read per step of a walk tested in hubs' bitmaps.
 const WALK_BATCH: i32 = 500;
 
