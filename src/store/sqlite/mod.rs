@@ -10,6 +10,7 @@
 //! read.rs    chunks, status and gaps, bodies, digests, the explorer's reads
 //! ```
 
+mod checkpoint;
 mod pairs;
 mod read;
 mod schema;
@@ -41,6 +42,8 @@ pub struct SqliteIndex {
     notices: Vec<String>,
     /// Its body dictionaries, as reads need them.
     dictionaries: BodyDictionaries,
+    /// A writer's WAL copier ([`checkpoint`]); none for a reader.
+    checkpointer: Option<checkpoint::Checkpointer>,
 }
 
 impl SqliteIndex {

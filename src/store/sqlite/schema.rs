@@ -197,6 +197,7 @@ impl SqliteIndex {
             path: path.to_owned(),
             notices: Vec::new(),
             dictionaries: crate::store::BodyDictionaries::default(),
+            checkpointer: None,
         };
         index
             .conn
@@ -294,6 +295,7 @@ impl SqliteIndex {
             )
             .map_err(|e| index.engine(&e))?;
             tx.commit().map_err(|e| index.engine(&e))?;
+            index.checkpointer = super::checkpoint::Checkpointer::start(&index.conn, path);
         }
         Ok(index)
     }

@@ -717,3 +717,42 @@ fn contract_prefix_pages_merge_from_each_terms_newest_key_through_pages_prune_an
     written.retain(|i| *i < 100);
     check(&mut index, &written, "after the prune of migration 2");
 }
+
+#[test]
+fn a_writers_wal_is_copied_into_the_file_by_its_own_thread_and_stays_bounded() {
+    use super::checkpoint::{BOUND, WAKE_AT, wal_pages};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("i.sqlite");
+    let mut index = SqliteIndex::open(&path, true).expect("open");
+    let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+    let size = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    let mut written = 0;
+    let mut write = |index: &mut SqliteIndex| {
+        let rows = (written..written + 20)
+            .map(|n| row(&format!("up{n:05}"), n, &format!("party{}", n % 7)))
+            .collect();
+        written += 20;
+        index.write_page(chunk.id, &page(rows)).expect("page");
+        wal_pages()
+    };
+    // Pages until the WAL passes the wake-up mark, below the writer's own bound.
+    let before = size(&path);
+    let reached = (0..40).map(|_| write(&mut index)).find(|p| *p >= WAKE_AT);
+    assert!(reached.is_some_and(|p| p < BOUND), "{reached:?} WAL pages");
+    // The thread copies them into the index file while the writer stays open (SQLite's own
+    // automatic checkpoint is replaced, and the writer copies only past the bound).
+    let copied = (0..200).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(25));
+        size(&path) > before
+    });
+    assert!(copied, "the file stayed at {before} bytes");
+    // Writing on, the WAL starts over after copies that caught up, and never goes far past the
+    // bound (at most one page's commit beyond it).
+    let after_each: Vec<_> = (0..40).map(|_| write(&mut index)).collect();
+    assert!(
+        after_each.windows(2).any(|w| w[1] < w[0]),
+        "the WAL started over: {after_each:?}"
+    );
+    let most = after_each.iter().copied().max().unwrap_or(0);
+    assert!(most < 2 * BOUND, "{most} WAL pages: {after_each:?}");
+}

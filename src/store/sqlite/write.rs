@@ -291,6 +291,15 @@ fn write_rows(
 }
 
 impl SqliteIndex {
+    /// After a writing commit: the WAL copied into the file when it has grown
+    /// ([`super::checkpoint`]).
+    fn after_commit(&self) -> Result<(), StoreError> {
+        match &self.checkpointer {
+            Some(c) => c.after_commit(&self.conn).map_err(|e| self.engine(&e)),
+            None => Ok(()),
+        }
+    }
+
     pub(super) fn write_page_tx(
         &mut self,
         chunk: i64,
@@ -318,6 +327,7 @@ impl SqliteIndex {
             return Err(error);
         }
         tx.commit().map_err(|e| engine_error(&path, &e))?;
+        self.after_commit()?;
         Ok(written)
     }
 
@@ -403,6 +413,7 @@ impl SqliteIndex {
         };
         let removed = run().map_err(|e| engine_error(&path, &e))?;
         tx.commit().map_err(|e| engine_error(&path, &e))?;
+        self.after_commit()?;
         Ok(removed)
     }
 }
