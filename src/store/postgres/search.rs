@@ -45,7 +45,8 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
                 walk_prefix(
                     c,
                     shown,
-                    "SELECT id, value FROM terms WHERE kind = $1 AND value",
+                    "SELECT id, value FROM terms WHERE kind = $1",
+                    "value",
                     Some(KeyKind::Contract.code()),
                     prefix,
                     &mut ids,
@@ -59,7 +60,8 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
                 walk_prefix(
                     c,
                     shown,
-                    "SELECT seq, update_id FROM updates WHERE $1::bigint IS NULL AND update_id",
+                    "SELECT seq, update_id FROM updates WHERE $1::bigint IS NULL",
+                    "update_id",
                     None,
                     prefix,
                     &mut seqs,
@@ -86,27 +88,27 @@ fn prefix_end(prefix: &str) -> Option<String> {
 }
 
 /// Walks rows (id, text) in byte order from `prefix` while the text starts with it (matched
-/// here, in Rust, not by the engine), a batch at a time. `select` ends with the text column,
-/// which is bounded below by the prefix and above by [`prefix_end`], so a batch holds only
-/// matching rows (each row a heap read when cold: a batch of 1,000 rows read to find 70 took
-/// 150 ms at 1 M updates).
+/// here, in Rust, not by the engine), a batch at a time: `select` (ending in its WHERE
+/// clause) with `column`, the text, bounded below by the prefix and above by [`prefix_end`],
+/// so a batch holds only matching rows (each row a heap read when cold: a batch of 1,000 rows
+/// read to find 70 took 150 ms at 1 M updates).
 fn walk_prefix(
     c: &mut impl GenericClient,
     shown: &str,
     select: &str,
+    column: &str,
     kind: Option<i64>,
     prefix: &str,
     out: &mut Vec<i64>,
 ) -> Result<(), Fail> {
-    let column = select.rsplit(' ').next().unwrap_or_default();
     let end = prefix_end(prefix);
     let upper = if end.is_some() {
         format!(" AND {column} < $4")
     } else {
         String::new()
     };
-    let first = format!("{select} >= $2{upper} ORDER BY {column} LIMIT $3");
-    let next = format!("{select} > $2{upper} ORDER BY {column} LIMIT $3");
+    let first = format!("{select} AND {column} >= $2{upper} ORDER BY {column} LIMIT $3");
+    let next = format!("{select} AND {column} > $2{upper} ORDER BY {column} LIMIT $3");
     let mut after: Option<String> = None;
     loop {
         let from = after.as_deref().unwrap_or(prefix);
