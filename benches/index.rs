@@ -38,7 +38,8 @@ use cantonscope::model::format::parse_time_micros;
 use cantonscope::model::index::pack::{Packing, train_dictionary};
 use cantonscope::model::index::query::Query;
 use cantonscope::model::index::{
-    KeyKind, SUMMARY_VERSION, digest_of, items_and_digests, keys_of, row_with_digest, rows_of,
+    KeyKind, SUMMARY_VERSION, digest_of, drop_aside, items_and_digests, keys_of, row_with_digest,
+    rows_of,
 };
 use cantonscope::model::summary::Summarizer;
 use cantonscope::store::{self, IndexStore, Location, NetworkId, PageWrite, Position};
@@ -307,7 +308,7 @@ fn page_par(body: &str, page_start: Option<Position>, packing: Option<&Packing>)
     let (items, digests) = items_and_digests(&split).expect("decoded");
     let rows = rows_of(&items, &digests, packing).expect("rows");
     let last = items.last().expect("a page is not empty");
-    PageWrite {
+    let page = PageWrite {
         cursor: Position {
             migration_id: last.migration_id().unwrap_or_default(),
             record_time: last.record_time().unwrap_or_default().to_owned(),
@@ -315,7 +316,10 @@ fn page_par(body: &str, page_start: Option<Position>, packing: Option<&Packing>)
         rows,
         page_start,
         scans: vec!["bench".to_owned()],
-    }
+    };
+    // Freed on the pool, as the sync frees its pages.
+    drop_aside(items);
+    page
 }
 
 /// This process's user + system CPU seconds so far (all its threads, ended ones too), from
@@ -372,6 +376,7 @@ fn sync_cpu_per_update(
                 waiting += at.elapsed();
                 at = Instant::now();
                 index.write_page(chunk, &page).expect("written");
+                drop_aside(page);
                 writing += at.elapsed();
                 at = Instant::now();
             }
@@ -388,6 +393,9 @@ fn sync_cpu_per_update(
         writing.as_secs_f64(),
         waiting.as_secs_f64(),
     );
+    if std::env::var_os("INDEX_SYNC_CPU_ONLY").is_some() {
+        return;
+    }
     // The writer alone, the pages made before: its CPU per update and its ceiling.
     let made: Vec<PageWrite> = {
         let mut start = None;
@@ -472,6 +480,15 @@ fn sync_cpu_per_update(
             .compress(t.as_bytes())
             .map_or(0, |z| z.len())
     });
+    let summarizer = std::cell::RefCell::new(Summarizer::default());
+    part(
+        "decode, summary, History row and keys (no digest, no body)",
+        &|t| {
+            let item = serde_json::from_str::<UpdateItem>(t).expect("an item");
+            row_with_digest(&item, &mut summarizer.borrow_mut(), [0; 32], None)
+                .map_or(0, |r| r.keys.len())
+        },
+    );
     part("keys_of", &|t| {
         serde_json::from_str::<UpdateItem>(t).map_or(0, |i| keys_of(&i).len())
     });
@@ -604,11 +621,21 @@ fn index_benches(c: &mut Criterion) {
         copier.rare
     );
 
-    // Sync CPU work: 20 pages of copies into a fresh index per iteration.
-    let pages: Vec<Vec<String>> = template
-        .chunks(PAGE)
-        .take(20)
-        .map(|t| t.iter().map(|s| copier.copy(s, 1)).collect())
+    // Sync CPU work: 20 pages of copies into a fresh index per iteration
+    // (`INDEX_SYNC_CPU_COPIES` copies of them one after the other).
+    let copies: u64 = std::env::var("INDEX_SYNC_CPU_COPIES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let copier_ref = &copier;
+    let pages: Vec<Vec<String>> = (1..=copies)
+        .flat_map(|k| {
+            template.chunks(PAGE).take(20).map(move |t| {
+                t.iter()
+                    .map(|s| copier_ref.copy(s, k))
+                    .collect::<Vec<String>>()
+            })
+        })
         .collect();
     let updates: usize = pages.iter().map(Vec::len).sum();
     // The page bodies as they arrive from a scan (receiving them is not the sync's CPU work).
@@ -689,6 +716,7 @@ fn index_benches(c: &mut Criterion) {
                         });
                         for page in rx {
                             index.write_page(chunk, &page).expect("written");
+                            drop_aside(page);
                         }
                     });
                     dir

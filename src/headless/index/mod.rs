@@ -60,7 +60,7 @@ use crate::model::consensus::{MAX_DIFFERENCES, json_diff, quorum};
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::Query;
 use crate::model::index::verify::{Answered, Stop, judge};
-use crate::model::index::{Digest, digest_hex, digests_of, items_and_digests, rows_of};
+use crate::model::index::{Digest, digest_hex, digests_of, drop_aside, items_and_digests, rows_of};
 use crate::model::json_text;
 use crate::model::page_walk::{PageWalk, cursor_at};
 use crate::network::discovery::{ListSource, discover};

@@ -7,9 +7,9 @@ use super::{
     EXIT_OK, EXIT_SERVER, EXIT_USAGE, FOLLOW_POLL, Heartbeat, Instant, ListSource, Location,
     Network, NetworkId, Ordering, PageWalk, PageWrite, Position, RefCell, ScanBudget, Settings,
     Store, StoreError, UpdatesAfter, UpdatesPage, Value, VerifyArg, Write, api_config,
-    counters_json, cursor_at, describe, discover, format_time_micros, host_name, join_all, json,
-    now_micros, open_locked, parse_time_micros, quorum, rows_of, say, scan, store_code,
-    write_pretty,
+    counters_json, cursor_at, describe, discover, drop_aside, format_time_micros, host_name,
+    join_all, json, now_micros, open_locked, parse_time_micros, quorum, rows_of, say, scan,
+    store_code, write_pretty,
 };
 use crate::api::scan::UpdateItem;
 use crate::model::index::pack::{DICTIONARY_SAMPLES, Packing, train_dictionary};
@@ -504,6 +504,7 @@ impl Syncer<'_> {
                 .await?;
                 walk.on_page(&page)
                     .map_err(|e| Halt::Failed(EXIT_SERVER, e))?;
+                drop_aside(page);
             }
             if let Some(halt) = verified.halt {
                 if let Halt::Diverged(record, _) = &halt {
@@ -625,7 +626,14 @@ impl Syncer<'_> {
             scans: scans.clone(),
         };
         let id = chunk.id;
-        let written = self.store.call(move |s| s.write_page(id, &write)).await?;
+        let written = self
+            .store
+            .call(move |s| {
+                let written = s.write_page(id, &write);
+                drop_aside(write);
+                written
+            })
+            .await?;
         {
             let mut counters = self.counters.borrow_mut();
             counters.pages += 1;

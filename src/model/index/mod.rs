@@ -15,6 +15,8 @@ pub mod query;
 pub mod read;
 pub mod verify;
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 use serde_json::value::RawValue;
 use sha2::{Digest as _, Sha256};
@@ -244,6 +246,13 @@ pub fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> Vec<R> + Sy
     parts.into_iter().flatten().collect()
 }
 
+/// Drops `value` on [`par_chunks`]' pool, not on this thread: a page's thousand decoded items
+/// or rows take 3–4 ms to free, time the thread walking the chunks or the one writer would
+/// otherwise spend on it while a core waits (measured: 3–8% more updates a second).
+pub fn drop_aside<T: Send + 'static>(value: T) {
+    rayon::spawn(move || drop(value));
+}
+
 /// The digests of a page's items ([`digest_of`] of each item's JSON), on every core.
 pub fn digests_of(items: &[UpdateItem]) -> Result<Vec<Digest>, String> {
     par_chunks(items, |part| {
@@ -311,14 +320,15 @@ pub fn rows_of(
     .collect()
 }
 
-/// The JSON text without the whitespace between tokens (strings untouched). Byte by byte,
-/// copying the runs between whitespace, a string skipped to its closing quote with `memchr`
-/// (most of an update's bytes are in strings): JSON's whitespace, quotes and backslashes are
-/// ASCII and never part of a multi-byte character, so this is the same as walking the
-/// characters.
-pub fn compact_json(text: &str) -> String {
+/// The JSON text without the whitespace between tokens (strings untouched), borrowed when it
+/// has none (a scan's compact JSON: nothing copied). Byte by byte, copying the runs between
+/// whitespace, a string skipped to its closing quote with `memchr` (most of an update's bytes
+/// are in strings): JSON's whitespace, quotes and backslashes are ASCII and never part of a
+/// multi-byte character, so this is the same as walking the characters.
+pub fn compact_json(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    // Made at the first whitespace.
+    let mut out: Option<Vec<u8>> = None;
     // The start of the run not yet copied.
     let mut run = 0;
     let mut i = 0;
@@ -342,16 +352,23 @@ pub fn compact_json(text: &str) -> String {
                 }
             }
             b' ' | b'\t' | b'\n' | b'\r' => {
-                out.extend_from_slice(&bytes[run..i]);
+                out.get_or_insert_with(|| Vec::with_capacity(bytes.len()))
+                    .extend_from_slice(&bytes[run..i]);
                 i += 1;
                 run = i;
             }
             _ => i += 1,
         }
     }
+    let Some(mut out) = out else {
+        return Cow::Borrowed(text);
+    };
     out.extend_from_slice(&bytes[run..]);
     // Only ASCII bytes were left out, so the text is still UTF-8.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    Cow::Owned(
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
 }
 
 /// One result row of a search: the History export's row fields.
@@ -475,9 +492,17 @@ mod tests {
             "\"unterminated \\",
             "  ",
             "",
+            r#"{"a b":["c d",1],"e":"\" f"}"#,
         ];
         for text in texts {
-            assert_eq!(compact_json(text), walked(text), "{text:?}");
+            let compact = compact_json(text);
+            assert_eq!(compact, walked(text), "{text:?}");
+            // Text with nothing to leave out is not copied.
+            assert_eq!(
+                matches!(compact, Cow::Borrowed(_)),
+                compact == text,
+                "{text:?}"
+            );
         }
     }
 

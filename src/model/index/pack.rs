@@ -79,7 +79,10 @@ pub fn pack_body(item_json: &str, packer: &mut Compressor<'_>) -> Result<Vec<u8>
 /// [`DICTIONARY_SAMPLES`] or when zstd finds nothing to learn (it refuses samples too few or
 /// too small).
 pub fn train_dictionary<'a>(bodies: impl IntoIterator<Item = &'a str>) -> Option<Vec<u8>> {
-    let samples: Vec<String> = bodies.into_iter().map(compact_json).collect();
+    let samples: Vec<String> = bodies
+        .into_iter()
+        .map(|b| compact_json(b).into_owned())
+        .collect();
     if samples.len() < DICTIONARY_SAMPLES {
         return None;
     }

@@ -180,8 +180,13 @@ fn write_rows(
             counts.iter().map(|(k, v)| (k.0, k.1, v.1, v.2)).collect();
         terms.sort_unstable();
         let offered = first_new..;
-        let mut upserts = Vec::new();
-        for (batch, ids) in terms
+        // Each term's id, found by its (kind, value) in the sorted list as the upsert returns
+        // it (read in place, not copied); a term without one would write keys of no term: an
+        // error, the page rolled back.
+        let mut ids: Vec<Option<i64>> = vec![None; terms.len()];
+        let (mut hubs, threshold) = pairs::load(tx)?;
+        let mut new_hubs: Vec<i64> = Vec::new();
+        for (batch, first_id) in terms
             .chunks(TERMS_PER_UPSERT)
             .zip(offered.step_by(TERMS_PER_UPSERT))
         {
@@ -193,7 +198,7 @@ fn write_rows(
             for (i, (kind, value, n, last)) in batch.iter().enumerate() {
                 upsert.raw_bind_parameter(i * 7 + 1, kind)?;
                 upsert.raw_bind_parameter(i * 7 + 2, value)?;
-                upsert.raw_bind_parameter(i * 7 + 3, ids + i as i64)?;
+                upsert.raw_bind_parameter(i * 7 + 3, first_id + i as i64)?;
                 upsert.raw_bind_parameter(i * 7 + 4, n)?;
                 upsert.raw_bind_parameter(i * 7 + 5, last.0)?;
                 upsert.raw_bind_parameter(i * 7 + 6, last.1)?;
@@ -201,27 +206,16 @@ fn write_rows(
             }
             let mut returned = upsert.raw_query();
             while let Some(r) = returned.next()? {
-                upserts.push((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, i64>(2)?,
-                    r.get::<_, i64>(3)?,
-                ));
+                let (kind, value) = (r.get::<_, i64>(0)?, r.get_ref(1)?.as_str()?);
+                let (id, n) = (r.get::<_, i64>(2)?, r.get::<_, i64>(3)?);
+                if n >= threshold && !hubs.contains(&id) {
+                    new_hubs.push(id);
+                }
+                if let Ok(at) = terms.binary_search_by(|t| (t.0, t.1).cmp(&(kind, value))) {
+                    ids[at] = Some(id);
+                }
+                next = next.max(id + 1);
             }
-        }
-        // Each term's id, found by its (kind, value) in the sorted list; a term without one
-        // would write keys of no term: an error, the page rolled back.
-        let mut ids: Vec<Option<i64>> = vec![None; terms.len()];
-        let (mut hubs, threshold) = pairs::load(tx)?;
-        let mut new_hubs: Vec<i64> = Vec::new();
-        for (kind, value, id, n) in upserts {
-            if n >= threshold && !hubs.contains(&id) {
-                new_hubs.push(id);
-            }
-            if let Ok(at) = terms.binary_search_by(|t| (t.0, t.1).cmp(&(kind, value.as_str()))) {
-                ids[at] = Some(id);
-            }
-            next = next.max(id + 1);
         }
         for ((kind, value, _, _), id) in terms.iter().zip(ids) {
             let id = id.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
