@@ -287,12 +287,12 @@ fn page_of(texts: &[String], page_start: Option<Position>, packing: Option<&Pack
         });
         rows.push(row);
     }
-    PageWrite {
+    PageWrite::new(
         rows,
         page_start,
-        cursor: cursor.expect("a page is not empty"),
-        scans: vec!["bench".to_owned()],
-    }
+        cursor.expect("a page is not empty"),
+        vec!["bench".to_owned()],
+    )
 }
 
 /// A page's body as a scan sends it (`{"transactions":[…]}`) of its items' texts.
@@ -308,15 +308,11 @@ fn page_par(body: &str, page_start: Option<Position>, packing: Option<&Packing>)
     let (items, digests) = items_and_digests(&split).expect("decoded");
     let rows = rows_of(&items, &digests, packing).expect("rows");
     let last = items.last().expect("a page is not empty");
-    let page = PageWrite {
-        cursor: Position {
-            migration_id: last.migration_id().unwrap_or_default(),
-            record_time: last.record_time().unwrap_or_default().to_owned(),
-        },
-        rows,
-        page_start,
-        scans: vec!["bench".to_owned()],
+    let cursor = Position {
+        migration_id: last.migration_id().unwrap_or_default(),
+        record_time: last.record_time().unwrap_or_default().to_owned(),
     };
+    let page = PageWrite::new(rows, page_start, cursor, vec!["bench".to_owned()]);
     // Freed on the pool, as the sync frees its pages.
     drop_aside(items);
     page

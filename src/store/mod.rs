@@ -56,6 +56,7 @@ use serde::Serialize;
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::Query;
 use crate::model::index::read::{IndexReach, RangeFrom, RangeKey};
+use crate::model::index::terms::PageTerms;
 use crate::model::index::{IndexRow, SearchRow};
 
 /// The schema this build writes and reads.
@@ -280,13 +281,38 @@ impl BodyDictionaries {
 /// What a sync writes for one page.
 #[derive(Debug, Clone)]
 pub struct PageWrite {
-    pub rows: Vec<IndexRow>,
+    rows: Vec<IndexRow>,
+    /// The rows' search terms, grouped before the writer.
+    terms: PageTerms,
     /// The cursor the page was asked after.
     pub page_start: Option<Position>,
     /// After the page's last update.
     pub cursor: Position,
     /// The scans that confirmed every row.
     pub scans: Vec<String>,
+}
+
+impl PageWrite {
+    /// The page of `rows`, their terms grouped here (on the thread making the page, not in
+    /// the writer).
+    pub fn new(
+        rows: Vec<IndexRow>,
+        page_start: Option<Position>,
+        cursor: Position,
+        scans: Vec<String>,
+    ) -> PageWrite {
+        PageWrite {
+            terms: PageTerms::of(&rows),
+            rows,
+            page_start,
+            cursor,
+            scans,
+        }
+    }
+
+    pub fn rows(&self) -> &[IndexRow] {
+        &self.rows
+    }
 }
 
 /// What writing a page did.

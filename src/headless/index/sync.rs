@@ -619,12 +619,7 @@ impl Syncer<'_> {
         if self.needed == 1 {
             scans = vec![describe(&self.net, self.primary)];
         }
-        let write = PageWrite {
-            rows,
-            page_start,
-            cursor,
-            scans: scans.clone(),
-        };
+        let write = PageWrite::new(rows, page_start, cursor, scans.clone());
         let id = chunk.id;
         let written = self
             .store

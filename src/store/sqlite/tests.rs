@@ -27,15 +27,11 @@ fn row(id: &str, second: i64, party: &str) -> IndexRow {
 
 fn page(rows: Vec<IndexRow>) -> PageWrite {
     let last = rows.last().expect("rows");
-    PageWrite {
-        cursor: Position {
-            migration_id: last.migration_id,
-            record_time: format_time_micros(last.record_time),
-        },
-        page_start: None,
-        rows,
-        scans: vec!["sv1".to_owned()],
-    }
+    let cursor = Position {
+        migration_id: last.migration_id,
+        record_time: format_time_micros(last.record_time),
+    };
+    PageWrite::new(rows, None, cursor, vec!["sv1".to_owned()])
 }
 
 /// The time of `second` (as [`row`] writes it).

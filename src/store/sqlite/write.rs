@@ -108,15 +108,19 @@ fn write_rows(
     let mut written = PageWritten::default();
     let walked_to = chunk.cursor.as_ref().map(Position::order);
     let start = chunk.start.as_ref().map(Position::order);
-    // Before the chunk (a page read again after a prune): not the chunk's to write.
-    let in_chunk: Vec<&IndexRow> = page
-        .rows
+    // Before the chunk (a page read again after a prune): not the chunk's to write. Rows are
+    // known by their place in the page, which is how the page's terms name them.
+    let rows = page.rows();
+    let in_chunk: Vec<&IndexRow> = rows
         .iter()
         .filter(|row| start.is_none_or(|s| (row.migration_id, row.record_time) > s))
         .collect();
     let stored = stored_digests(tx, &in_chunk)?;
-    let mut fresh: Vec<&IndexRow> = Vec::with_capacity(in_chunk.len());
-    for row in in_chunk {
+    let mut fresh: Vec<usize> = Vec::with_capacity(in_chunk.len());
+    for (at, row) in rows.iter().enumerate() {
+        if start.is_some_and(|s| (row.migration_id, row.record_time) <= s) {
+            continue;
+        }
         let position = (row.migration_id, row.record_time);
         let kept = super::super::kept(
             stored.get(row.update_id.as_str()).map(Vec::as_slice),
@@ -133,7 +137,7 @@ fn write_rows(
                 return Ok(written);
             }
         }
-        fresh.push(row);
+        fresh.push(at);
     }
     // The updates in statements of UPDATES_PER_INSERT rows (the rest one by one), their `seq`
     // given here: the next after the newest, as SQLite would have chosen.
@@ -141,30 +145,34 @@ fn write_rows(
         tx.query_row("SELECT coalesce(max(seq), 0) + 1 FROM updates", [], |r| {
             r.get(0)
         })?;
-    let new_rows: Vec<(&IndexRow, i64)> = fresh.iter().copied().zip(first_seq..).collect();
-    let rows = &new_rows;
-    let full = rows.len() - rows.len() % UPDATES_PER_INSERT;
+    let new_rows: Vec<(&IndexRow, i64)> =
+        fresh.iter().map(|at| &rows[*at]).zip(first_seq..).collect();
+    let full = new_rows.len() - new_rows.len() % UPDATES_PER_INSERT;
     let mut many = tx.prepare_cached(&values_sql(INSERT_UPDATE, 10, UPDATES_PER_INSERT))?;
-    for batch in rows[..full].chunks(UPDATES_PER_INSERT) {
+    for batch in new_rows[..full].chunks(UPDATES_PER_INSERT) {
         insert_updates(&mut many, batch, chunk.id)?;
     }
     let mut one = tx.prepare_cached(&values_sql(INSERT_UPDATE, 10, 1))?;
-    for row in rows[full..].chunks(1) {
+    for row in new_rows[full..].chunks(1) {
         insert_updates(&mut one, row, chunk.id)?;
     }
     written.inserted = new_rows.len() as u64;
-    // The page's distinct keys, each with how many of its new updates have it and the newest.
-    let mut counts: HashMap<(i64, &str), (i64, i64, Pos), foldhash::fast::RandomState> =
-        HashMap::default();
-    for (row, seq) in &new_rows {
-        let at = (row.migration_id, row.record_time, *seq);
-        for (kind, value) in &row.keys {
-            let entry = counts.entry((kind.code(), value.as_str())).or_default();
-            entry.1 += 1;
-            entry.2 = entry.2.max(at);
+    // Of the page's terms (grouped before the writer, in the table's order), how many of its
+    // new updates have each, and the newest of them.
+    let terms = &page.terms;
+    let mut counts: Vec<(i64, Pos)> = vec![(0, Pos::default()); terms.len()];
+    for (at, seq) in fresh.iter().zip(first_seq..) {
+        let row = &rows[*at];
+        let position = (row.migration_id, row.record_time, seq);
+        for t in terms.of_row(*at) {
+            let count = &mut counts[*t as usize];
+            count.0 += 1;
+            count.1 = count.1.max(position);
         }
     }
-    if !counts.is_empty() {
+    // The terms the new updates have, in the table's order.
+    let used: Vec<usize> = (0..terms.len()).filter(|t| counts[*t].0 > 0).collect();
+    if !used.is_empty() {
         let mut next: i64 = tx
             .query_row("SELECT value FROM meta WHERE key = 'next_term'", [], |r| {
                 r.get::<_, String>(0)
@@ -173,29 +181,26 @@ fn write_rows(
             .and_then(|t| t.parse().ok())
             .unwrap_or(1);
         let first_new = next;
-        // The terms in the table's order, TERMS_PER_UPSERT a statement: a new term gets the id
-        // offered (its place in this list after `first_new`), a known one its count raised and
-        // its own id returned (the ids offered to known terms stay unused: gaps, never reused).
-        let mut terms: Vec<(i64, &str, i64, Pos)> =
-            counts.iter().map(|(k, v)| (k.0, k.1, v.1, v.2)).collect();
-        terms.sort_unstable();
-        let offered = first_new..;
-        // Each term's id, found by its (kind, value) in the sorted list as the upsert returns
-        // it (read in place, not copied); a term without one would write keys of no term: an
-        // error, the page rolled back.
+        // TERMS_PER_UPSERT a statement: a new term gets the id offered (its place in this
+        // list after `first_new`), a known one its count raised and its own id returned (the
+        // ids offered to known terms stay unused: gaps, never reused). Each term's id is found
+        // by its (kind, value) in the sorted list as the upsert returns it (read in place);
+        // a term without one would write keys of no term: an error, the page rolled back.
         let mut ids: Vec<Option<i64>> = vec![None; terms.len()];
         let (mut hubs, threshold) = pairs::load(tx)?;
         let mut new_hubs: Vec<i64> = Vec::new();
-        for (batch, first_id) in terms
+        for (batch, first_id) in used
             .chunks(TERMS_PER_UPSERT)
-            .zip(offered.step_by(TERMS_PER_UPSERT))
+            .zip((first_new..).step_by(TERMS_PER_UPSERT))
         {
             let mut upsert = tx.prepare_cached(&format!(
                 "{}{}",
                 values_sql(INSERT_TERM, 7, batch.len()),
                 UPSERT_TERM.replace("newer", NEWER)
             ))?;
-            for (i, (kind, value, n, last)) in batch.iter().enumerate() {
+            for (i, t) in batch.iter().enumerate() {
+                let (kind, value) = terms.term(rows, *t);
+                let (n, last) = counts[*t];
                 upsert.raw_bind_parameter(i * 7 + 1, kind)?;
                 upsert.raw_bind_parameter(i * 7 + 2, value)?;
                 upsert.raw_bind_parameter(i * 7 + 3, first_id + i as i64)?;
@@ -205,23 +210,30 @@ fn write_rows(
                 upsert.raw_bind_parameter(i * 7 + 7, last.2)?;
             }
             let mut returned = upsert.raw_query();
+            let mut i = 0;
             while let Some(r) = returned.next()? {
                 let (kind, value) = (r.get::<_, i64>(0)?, r.get_ref(1)?.as_str()?);
                 let (id, n) = (r.get::<_, i64>(2)?, r.get::<_, i64>(3)?);
                 if n >= threshold && !hubs.contains(&id) {
                     new_hubs.push(id);
                 }
-                if let Ok(at) = terms.binary_search_by(|t| (t.0, t.1).cmp(&(kind, value))) {
-                    ids[at] = Some(id);
+                // SQLite returns them in the order given (not a promise it makes: looked up
+                // when not).
+                let at = match batch.get(i) {
+                    Some(t) if terms.term(rows, *t) == (kind, value) => Some(i),
+                    _ => batch
+                        .binary_search_by(|t| terms.term(rows, *t).cmp(&(kind, value)))
+                        .ok(),
+                };
+                if let Some(at) = at {
+                    ids[batch[at]] = Some(id);
                 }
+                i += 1;
                 next = next.max(id + 1);
             }
         }
-        for ((kind, value, _, _), id) in terms.iter().zip(ids) {
-            let id = id.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
-            if let Some(entry) = counts.get_mut(&(*kind, *value)) {
-                entry.0 = id;
-            }
+        if used.iter().any(|t| ids[*t].is_none()) {
+            return Err(rusqlite::Error::QueryReturnedNoRows);
         }
         if next != first_new {
             tx.execute(
@@ -232,15 +244,17 @@ fn write_rows(
         // The keys sorted as the table keeps them (each term's run written in place), in
         // statements of KEYS_PER_INSERT rows.
         let mut keys: Vec<[i64; 4]> = Vec::new();
-        let mut row_terms: Vec<(i64, Vec<i64>)> = Vec::with_capacity(new_rows.len());
-        for (row, seq) in &new_rows {
-            let mut terms = Vec::with_capacity(row.keys.len());
-            for (kind, value) in &row.keys {
-                let term = counts[&(kind.code(), value.as_str())].0;
-                keys.push([term, row.migration_id, row.record_time, *seq]);
-                terms.push(term);
+        let mut row_terms: Vec<(i64, Vec<i64>)> = Vec::with_capacity(fresh.len());
+        for (at, seq) in fresh.iter().zip(first_seq..) {
+            let row = &rows[*at];
+            let of_row = terms.of_row(*at);
+            let mut own = Vec::with_capacity(of_row.len());
+            for t in of_row {
+                let term = ids[*t as usize].unwrap_or_default();
+                keys.push([term, row.migration_id, row.record_time, seq]);
+                own.push(term);
             }
-            row_terms.push((*seq, terms));
+            row_terms.push((seq, own));
         }
         keys.sort_unstable();
         keys.dedup();
