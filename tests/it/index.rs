@@ -323,6 +323,14 @@ fn a_sync_equals_scan_updates_all_and_search_equals_the_history_filter() {
             &format!("choice:re:{} party:re:{}", re(choice), re(&party))
         )
     );
+    // A template by its name, whichever package: every template id ending in it.
+    let name = "Splice.Amulet:Amulet";
+    let found_by_name = search(dir.path(), &index, &[&format!("template:{name}")]);
+    assert!(!found_by_name.is_empty());
+    assert_eq!(
+        found_by_name,
+        filtered(&lines, &format!("template:re::{}$", regex::escape(name)))
+    );
     let term = format!("choice:{choice}");
     let mut args = index_args(&index, "search");
     args.extend_from_slice(&[&term, "--count", "--from", from()]);

@@ -386,6 +386,11 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
             format!("party:{party}"),
         ],
         vec![format!("party:{dso}"), format!("template:{template}")],
+        // The template by its name, whichever package.
+        vec![format!(
+            "template:{}",
+            template.split_once(':').expect("package:Module:Entity").1
+        )],
         vec![format!("contract:{}", &contract[..24])],
         vec![format!("id:{}", &id[..20])],
         vec![format!("id:{}", &id[4..24])],

@@ -21,6 +21,15 @@ pub enum Term {
     ContractPrefix(Vec<String>),
     /// An update id starting with one of the prefixes.
     UpdatePrefix(Vec<String>),
+    /// A template named without its package (`Module:Entity`): every template id
+    /// `package:Module:Entity` of that name, whichever package (a template upgraded over
+    /// months has several).
+    TemplateName(String),
+}
+
+/// Whether the template id `id` (`package:Module:Entity`) is named `name` (`Module:Entity`).
+pub fn template_named(id: &str, name: &str) -> bool {
+    id.split_once(':').is_some_and(|(_, rest)| rest == name)
 }
 
 /// A parsed query: every term must match.
@@ -36,7 +45,7 @@ impl Term {
             Term::ContractPrefix(p) | Term::UpdatePrefix(p) => {
                 p.iter().any(|p| id.starts_with(p.as_str()))
             }
-            Term::Exact(..) => false,
+            Term::Exact(..) | Term::TemplateName(_) => false,
         }
     }
 }
@@ -76,6 +85,9 @@ impl Query {
             }
             let term = match field {
                 "party" => Term::Exact(KeyKind::Party, text.to_owned()),
+                // `Module:Entity` names the template in every package; with the package
+                // (`package:Module:Entity`) it is one template id.
+                "template" if text.matches(':').count() == 1 => Term::TemplateName(text.to_owned()),
                 "template" => Term::Exact(KeyKind::Template, text.to_owned()),
                 "choice" => Term::Exact(KeyKind::Choice, text.to_owned()),
                 "contract" | "id" => {
@@ -103,6 +115,43 @@ impl Query {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_template_without_its_package_is_every_template_of_that_name() {
+        let q = Query::parse(&["template:Splice.Amulet:Amulet"]).expect("q");
+        assert_eq!(
+            q.terms,
+            vec![Term::TemplateName("Splice.Amulet:Amulet".to_owned())]
+        );
+        let q = Query::parse(&["template:4ebd:Splice.Amulet:Amulet"]).expect("q");
+        assert_eq!(
+            q.terms,
+            vec![Term::Exact(
+                KeyKind::Template,
+                "4ebd:Splice.Amulet:Amulet".to_owned()
+            )]
+        );
+        assert!(template_named(
+            "4ebd:Splice.Amulet:Amulet",
+            "Splice.Amulet:Amulet"
+        ));
+        assert!(template_named(
+            "72aa:Splice.Amulet:Amulet",
+            "Splice.Amulet:Amulet"
+        ));
+        assert!(!template_named(
+            "4ebd:Splice.Amulet:AmuletRules",
+            "Splice.Amulet:Amulet"
+        ));
+        assert!(!template_named(
+            "4ebd:X.Splice.Amulet:Amulet",
+            "Splice.Amulet:Amulet"
+        ));
+        assert!(!template_named(
+            "Splice.Amulet:Amulet",
+            "Splice.Amulet:Amulet"
+        ));
+    }
 
     #[test]
     fn fielded_terms_parse_and_the_rest_is_refused() {

@@ -1,6 +1,7 @@
 //! Search and count: a query's terms resolved to term ids (prefixes matched in Rust, a batch
 //! at a time), the rarest single-id term walking `keys` newest first.
 
+use crate::model::index::query::template_named;
 use crate::store::hubs::HubBits;
 use crate::store::newest::{self, Head, Pos};
 
@@ -52,6 +53,20 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
                     &mut ids,
                 )?;
             }
+            Ok(TermSet::Terms(ids))
+        }
+        Term::TemplateName(name) => {
+            // Every template id (a few hundred on a network, one per template and package
+            // version), its name matched here.
+            let ids = c
+                .query(
+                    "SELECT id, value FROM terms WHERE kind = $1",
+                    &[&KeyKind::Template.code()],
+                )?
+                .iter()
+                .filter(|r| template_named(r.get(1), name))
+                .map(|r| r.get(0))
+                .collect();
             Ok(TermSet::Terms(ids))
         }
         Term::UpdatePrefix(prefixes) => {

@@ -2,6 +2,7 @@
 //! matched in Rust), the rarest term driving, time bounds as per-migration ranges, the other
 //! terms probed in the keys or, when they are hubs, tested in their bitmaps.
 
+use crate::model::index::query::template_named;
 use crate::store::hubs::HubBits;
 use crate::store::newest::{self, Head, Pos};
 
@@ -48,10 +49,29 @@ impl SqliteIndex {
                         Some(KeyKind::Contract.code()),
                         prefix,
                         &mut |head| heads.push(head),
+                        &|_| true,
                     )?;
                 }
                 heads.sort_unstable_by_key(|h| h.id);
                 heads.dedup_by_key(|h| h.id);
+                Ok(Resolved::Terms {
+                    ids: heads.iter().map(|h| h.id).collect(),
+                    n: heads.iter().map(|h| h.n).sum(),
+                    heads,
+                })
+            }
+            Term::TemplateName(name) => {
+                // Every template id (a few hundred on a network, one per template and package
+                // version), its name matched here.
+                let mut heads = Vec::new();
+                self.scan_prefix(
+                    "SELECT id, value, n, last_migration, last_time, last_seq FROM terms
+                     WHERE kind = ?1 AND value >= ?2 ORDER BY kind, value",
+                    Some(KeyKind::Template.code()),
+                    "",
+                    &mut |head| heads.push(head),
+                    &|id| template_named(id, name),
+                )?;
                 Ok(Resolved::Terms {
                     ids: heads.iter().map(|h| h.id).collect(),
                     n: heads.iter().map(|h| h.n).sum(),
@@ -67,6 +87,7 @@ impl SqliteIndex {
                         None,
                         prefix,
                         &mut |head| seqs.push(head.id),
+                        &|_| true,
                     )?;
                 }
                 seqs.sort_unstable();
@@ -84,6 +105,7 @@ impl SqliteIndex {
         kind: Option<i64>,
         prefix: &str,
         out: &mut dyn FnMut(Head),
+        keep: &dyn Fn(&str) -> bool,
     ) -> Result<(), StoreError> {
         let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.engine(&e))?;
         let mut rows = stmt
@@ -94,6 +116,9 @@ impl SqliteIndex {
             let text: String = row.get(1).map_err(|e| self.engine(&e))?;
             if !text.starts_with(prefix) {
                 break;
+            }
+            if !keep(&text) {
+                continue;
             }
             let head = (|| -> rusqlite::Result<Head> {
                 let last: (Option<i64>, Option<i64>, Option<i64>) =
