@@ -249,7 +249,8 @@ pub fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> Vec<R> + Sy
 
 /// Drops `value` on [`par_chunks`]' pool, not on this thread: a page's thousand decoded items
 /// or rows take 3–4 ms to free, time the thread walking the chunks or the one writer would
-/// otherwise spend on it while a core waits (measured: 3–8% more updates a second).
+/// otherwise spend on it while a core waits (three runs alternating in one sitting: 2–9% more
+/// updates a second).
 pub fn drop_aside<T: Send + 'static>(value: T) {
     rayon::spawn(move || drop(value));
 }
