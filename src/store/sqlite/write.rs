@@ -111,16 +111,15 @@ fn write_rows(
     // Before the chunk (a page read again after a prune): not the chunk's to write. Rows are
     // known by their place in the page, which is how the page's terms name them.
     let rows = page.rows();
-    let in_chunk: Vec<&IndexRow> = rows
+    let in_chunk: Vec<(usize, &IndexRow)> = rows
         .iter()
-        .filter(|row| start.is_none_or(|s| (row.migration_id, row.record_time) > s))
+        .enumerate()
+        .filter(|(_, row)| start.is_none_or(|s| (row.migration_id, row.record_time) > s))
         .collect();
-    let stored = stored_digests(tx, &in_chunk)?;
+    let in_chunk_rows: Vec<&IndexRow> = in_chunk.iter().map(|(_, row)| *row).collect();
+    let stored = stored_digests(tx, &in_chunk_rows)?;
     let mut fresh: Vec<usize> = Vec::with_capacity(in_chunk.len());
-    for (at, row) in rows.iter().enumerate() {
-        if start.is_some_and(|s| (row.migration_id, row.record_time) <= s) {
-            continue;
-        }
+    for (at, row) in in_chunk {
         let position = (row.migration_id, row.record_time);
         let kept = super::super::kept(
             stored.get(row.update_id.as_str()).map(Vec::as_slice),
