@@ -5,12 +5,13 @@
 //! a thread with its own connection, which copies it (`PASSIVE`: alongside the writer's next
 //! pages, never blocking them); SQLite starts the WAL over at the first commit after a copy
 //! that caught up. A writer that outruns it copies the WAL itself at four times that
-//! (256 MiB), so the WAL stays bounded.
+//! (256 MiB), after the thread's copy under way (SQLite refuses a second checkpoint while one
+//! runs), so the WAL stays bounded even on a slow disk.
 
 use std::cell::Cell;
 use std::ffi::c_int;
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::thread;
 
 use rusqlite::hooks::Wal;
@@ -44,6 +45,8 @@ fn note_pages(_: &Wal, pages: c_int) -> rusqlite::Result<()> {
 /// is left, as the writer's own close would).
 pub(super) struct Checkpointer {
     wake: Option<mpsc::SyncSender<()>>,
+    /// Held by whichever copies: the writer at the bound waits here for the thread's copy.
+    copying: Arc<Mutex<()>>,
     thread: Option<thread::JoinHandle<()>>,
 }
 
@@ -57,10 +60,13 @@ impl Checkpointer {
         )
         .ok()?;
         let (wake, woken) = mpsc::sync_channel::<()>(1);
+        let copying = Arc::new(Mutex::new(()));
+        let theirs = Arc::clone(&copying);
         let thread = thread::Builder::new()
             .name("index-checkpoint".into())
             .spawn(move || {
                 for () in woken {
+                    let _copying = theirs.lock().unwrap_or_else(PoisonError::into_inner);
                     // Busy (another copy under way) or failed: the next wake tries again, and
                     // the writer's bound keeps the WAL from growing meanwhile.
                     let _ = other.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
@@ -71,15 +77,18 @@ impl Checkpointer {
         conn.wal_hook(Some(note_pages));
         Some(Checkpointer {
             wake: Some(wake),
+            copying,
             thread: Some(thread),
         })
     }
 
     /// After a commit of `conn`: wakes the thread when the WAL has grown past [`WAKE_AT`]
-    /// pages (unless it is still copying), copies the WAL here past [`BOUND`].
+    /// pages (unless it is still copying), copies the WAL here past [`BOUND`], once the
+    /// thread's copy under way has ended (a second checkpoint would be refused as busy).
     pub(super) fn after_commit(&self, conn: &Connection) -> rusqlite::Result<()> {
         let pages = WAL_PAGES.with(Cell::get);
         if pages >= BOUND {
+            let _copying = self.copying.lock().unwrap_or_else(PoisonError::into_inner);
             conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
         } else if pages >= WAKE_AT
             && let Some(wake) = &self.wake
