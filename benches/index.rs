@@ -335,6 +335,30 @@ fn cpu_seconds() -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
+/// Time spent copying an index to write onto, left out of the figures.
+#[derive(Default)]
+struct Copying {
+    wall: Duration,
+    cpu: f64,
+}
+
+/// Where a run's index is, in `dir`: a new file, or a copy of `onto` (its time added to
+/// `copying`).
+fn run_index(dir: &Path, onto: Option<&Path>, copying: &mut Copying) -> PathBuf {
+    let path = dir.join("i.sqlite");
+    if let Some(onto) = onto {
+        let (at, cpu) = (Instant::now(), cpu_seconds());
+        std::fs::copy(onto, &path).expect("the index copied");
+        // On disk before the run, so that its writeback does not take the run's I/O.
+        std::fs::File::open(&path)
+            .and_then(|f| f.sync_all())
+            .expect("the copy synced");
+        copying.wall += at.elapsed();
+        copying.cpu += cpu_seconds() - cpu;
+    }
+    path
+}
+
 /// `INDEX_SYNC_CPU_RUNS=N cargo bench --bench index`: the sync's way (as in the
 /// `index_sync_cpu` group) `N` times, then the CPU time it took per update — the figure that
 /// stays meaningful on a machine busy with other work, where wall-clock rates do not.
@@ -344,6 +368,7 @@ fn sync_cpu_per_update(
     copier: &Copier,
     updates: usize,
     runs: usize,
+    onto: Option<&Path>,
 ) {
     let packing = copier.packing();
     let cpu = cpu_seconds();
@@ -355,9 +380,12 @@ fn sync_cpu_per_update(
     // creating the index and closing it (the WAL's last 64 MiB copied into the file and
     // synced), which a sync does once.
     let mut streaming = Duration::ZERO;
+    // Copying the index of `INDEX_SYNC_CPU_ONTO` (not the sync's): its wall and CPU time.
+    let mut copying = Copying::default();
     for _ in 0..runs {
         let dir = tempfile::tempdir().expect("temp dir");
-        let (mut index, chunk) = new_index(&dir.path().join("i.sqlite"), copier);
+        let path = run_index(dir.path(), onto, &mut copying);
+        let (mut index, chunk) = new_index(&path, copier);
         let (tx, rx) = mpsc::sync_channel::<PageWrite>(2);
         let started = Instant::now();
         std::thread::scope(|s| {
@@ -384,8 +412,8 @@ fn sync_cpu_per_update(
         });
         streaming += started.elapsed();
     }
-    let cpu = cpu_seconds() - cpu;
-    let wall = wall.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu - copying.cpu;
+    let wall = (wall.elapsed() - copying.wall).as_secs_f64();
     let n = (updates * runs) as f64;
     eprintln!(
         "index sync CPU: {n} updates in {cpu:.2} CPU s ({:.1} µs/update, {:.0} updates per CPU-second); wall {wall:.2} s ({:.0} updates/s; {:.0} from each run's first page to its last, the index not created nor closed); the writer wrote {:.2} s and waited for pages {:.2} s",
@@ -413,18 +441,20 @@ fn sync_cpu_per_update(
     };
     let cpu = cpu_seconds();
     let wall = Instant::now();
+    let mut copying = Copying::default();
     for _ in 0..runs {
         let dir = tempfile::tempdir().expect("temp dir");
-        let (mut index, chunk) = new_index(&dir.path().join("i.sqlite"), copier);
+        let path = run_index(dir.path(), onto, &mut copying);
+        let (mut index, chunk) = new_index(&path, copier);
         for page in &made {
             index.write_page(chunk, page).expect("written");
         }
     }
-    let cpu = cpu_seconds() - cpu;
+    let cpu = cpu_seconds() - cpu - copying.cpu;
     eprintln!(
         "  the writer alone: {:.1} µs CPU/update, at most {:.0} updates/s",
         cpu * 1e6 / n,
-        n / wall.elapsed().as_secs_f64()
+        n / (wall.elapsed() - copying.wall).as_secs_f64()
     );
     // Parts of it, one thread each, CPU µs per update.
     let texts: Vec<&String> = pages.iter().flatten().collect();
@@ -631,7 +661,17 @@ fn index_benches(c: &mut Criterion) {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
     let copier_ref = &copier;
-    let pages: Vec<Vec<String>> = (1..=copies)
+    // `INDEX_SYNC_CPU_ONTO=N`: each run writes onto a copy of the cached index of N updates
+    // (its copies of the history are 0..=N/len; these follow them), as a sync that extends a
+    // large index does.
+    let onto = std::env::var("INDEX_SYNC_CPU_ONTO")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .map(|n| (n, cached(&template, &copier, n, true)));
+    let first = onto
+        .as_ref()
+        .map_or(1, |(n, _)| (n / template.len()) as u64 + 1);
+    let pages: Vec<Vec<String>> = (first..first + copies)
         .flat_map(|k| {
             template.chunks(PAGE).take(20).map(move |t| {
                 t.iter()
@@ -648,7 +688,8 @@ fn index_benches(c: &mut Criterion) {
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
     {
-        sync_cpu_per_update(&pages, &page_bodies, &copier, updates, runs);
+        let onto = onto.as_ref().map(|(_, path)| path.as_path());
+        sync_cpu_per_update(&pages, &page_bodies, &copier, updates, runs, onto);
         return;
     }
     let mut group = c.benchmark_group("index_sync_cpu");
