@@ -413,7 +413,7 @@ fn sync_cpu_per_update(
         streaming += started.elapsed();
     }
     let cpu = cpu_seconds() - cpu - copying.cpu;
-    let wall = (wall.elapsed() - copying.wall).as_secs_f64();
+    let wall = wall.elapsed().saturating_sub(copying.wall).as_secs_f64();
     let n = (updates * runs) as f64;
     eprintln!(
         "index sync CPU: {n} updates in {cpu:.2} CPU s ({:.1} µs/update, {:.0} updates per CPU-second); wall {wall:.2} s ({:.0} updates/s; {:.0} from each run's first page to its last, the index not created nor closed); the writer wrote {:.2} s and waited for pages {:.2} s",
@@ -454,7 +454,7 @@ fn sync_cpu_per_update(
     eprintln!(
         "  the writer alone: {:.1} µs CPU/update, at most {:.0} updates/s",
         cpu * 1e6 / n,
-        n / (wall.elapsed() - copying.wall).as_secs_f64()
+        n / wall.elapsed().saturating_sub(copying.wall).as_secs_f64()
     );
     // Parts of it, one thread each, CPU µs per update.
     let texts: Vec<&String> = pages.iter().flatten().collect();
