@@ -342,21 +342,49 @@ struct Copying {
     cpu: f64,
 }
 
-/// Where a run's index is, in `dir`: a new file, or a copy of `onto` (its time added to
-/// `copying`).
-fn run_index(dir: &Path, onto: Option<&Path>, copying: &mut Copying) -> PathBuf {
+/// The index a run writes onto (`INDEX_SYNC_CPU_ONTO`): a cached SQLite file, or a cached
+/// PostgreSQL database (its server's URL, one that may create databases, and its name).
+enum Onto {
+    Sqlite(PathBuf),
+    Postgres { admin_url: String, name: String },
+}
+
+/// Where a run's index is: a new file in `dir`, or a copy of `onto` (its time added to
+/// `copying`): the file copied into `dir`, the database copied into `<name>_onto`.
+fn run_index(dir: &Path, onto: Option<&Onto>, copying: &mut Copying) -> Location {
     let path = dir.join("i.sqlite");
-    if let Some(onto) = onto {
-        let (at, cpu) = (Instant::now(), cpu_seconds());
-        std::fs::copy(onto, &path).expect("the index copied");
-        // On disk before the run, so that its writeback does not take the run's I/O.
-        std::fs::File::open(&path)
-            .and_then(|f| f.sync_all())
-            .expect("the copy synced");
-        copying.wall += at.elapsed();
-        copying.cpu += cpu_seconds() - cpu;
-    }
-    path
+    let (at, cpu) = (Instant::now(), cpu_seconds());
+    let location = match onto {
+        None => return Location::Sqlite(path),
+        Some(Onto::Sqlite(from)) => {
+            std::fs::copy(from, &path).expect("the index copied");
+            // On disk before the run, so that its writeback does not take the run's I/O.
+            std::fs::File::open(&path)
+                .and_then(|f| f.sync_all())
+                .expect("the copy synced");
+            Location::Sqlite(path)
+        }
+        Some(Onto::Postgres { admin_url, name }) => {
+            let mut admin = postgres::Client::connect(admin_url, postgres::NoTls)
+                .expect("INDEX_BENCH_PG_URL answers");
+            // One statement each: DROP and CREATE DATABASE refuse a transaction block.
+            for statement in [
+                format!("DROP DATABASE IF EXISTS {name}_onto"),
+                format!("CREATE DATABASE {name}_onto TEMPLATE {name} STRATEGY FILE_COPY"),
+                "CHECKPOINT".to_owned(),
+            ] {
+                admin
+                    .batch_execute(&statement)
+                    .expect("the database copied");
+            }
+            let mut url = reqwest::Url::parse(admin_url).expect("a URL");
+            url.set_path(&format!("/{name}_onto"));
+            Location::Postgres(url.to_string())
+        }
+    };
+    copying.wall += at.elapsed();
+    copying.cpu += cpu_seconds() - cpu;
+    location
 }
 
 /// `INDEX_SYNC_CPU_RUNS=N cargo bench --bench index`: the sync's way (as in the
@@ -368,7 +396,7 @@ fn sync_cpu_per_update(
     copier: &Copier,
     updates: usize,
     runs: usize,
-    onto: Option<&Path>,
+    onto: Option<&Onto>,
 ) {
     let packing = copier.packing();
     let cpu = cpu_seconds();
@@ -384,8 +412,8 @@ fn sync_cpu_per_update(
     let mut copying = Copying::default();
     for _ in 0..runs {
         let dir = tempfile::tempdir().expect("temp dir");
-        let path = run_index(dir.path(), onto, &mut copying);
-        let (mut index, chunk) = new_index(&path, copier);
+        let location = run_index(dir.path(), onto, &mut copying);
+        let (mut index, chunk) = new_index_at(&location, copier);
         let (tx, rx) = mpsc::sync_channel::<PageWrite>(2);
         let started = Instant::now();
         std::thread::scope(|s| {
@@ -444,8 +472,8 @@ fn sync_cpu_per_update(
     let mut copying = Copying::default();
     for _ in 0..runs {
         let dir = tempfile::tempdir().expect("temp dir");
-        let path = run_index(dir.path(), onto, &mut copying);
-        let (mut index, chunk) = new_index(&path, copier);
+        let location = run_index(dir.path(), onto, &mut copying);
+        let (mut index, chunk) = new_index_at(&location, copier);
         for page in &made {
             index.write_page(chunk, page).expect("written");
         }
@@ -663,14 +691,11 @@ fn index_benches(c: &mut Criterion) {
     let copier_ref = &copier;
     // `INDEX_SYNC_CPU_ONTO=N`: each run writes onto a copy of the cached index of N updates
     // (its copies of the history are 0..=N/len; these follow them), as a sync that extends a
-    // large index does.
-    let onto = std::env::var("INDEX_SYNC_CPU_ONTO")
+    // large index does; onto the PostgreSQL one too with `INDEX_BENCH_PG_URL`.
+    let onto_n = std::env::var("INDEX_SYNC_CPU_ONTO")
         .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .map(|n| (n, cached(&template, &copier, n, true)));
-    let first = onto
-        .as_ref()
-        .map_or(1, |(n, _)| (n / template.len()) as u64 + 1);
+        .and_then(|v| v.parse::<usize>().ok());
+    let first = onto_n.map_or(1, |n| (n / template.len()) as u64 + 1);
     let pages: Vec<Vec<String>> = (first..first + copies)
         .flat_map(|k| {
             template.chunks(PAGE).take(20).map(move |t| {
@@ -688,8 +713,29 @@ fn index_benches(c: &mut Criterion) {
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
     {
-        let onto = onto.as_ref().map(|(_, path)| path.as_path());
-        sync_cpu_per_update(&pages, &page_bodies, &copier, updates, runs, onto);
+        let Some(n) = onto_n else {
+            sync_cpu_per_update(&pages, &page_bodies, &copier, updates, runs, None);
+            return;
+        };
+        let onto = Onto::Sqlite(cached(&template, &copier, n, true));
+        eprintln!("onto the SQLite index of {n} updates:");
+        sync_cpu_per_update(&pages, &page_bodies, &copier, updates, runs, Some(&onto));
+        if let Ok(admin_url) = std::env::var("INDEX_BENCH_PG_URL") {
+            pg_cached(&admin_url, &template, &copier, n);
+            eprintln!(
+                "onto the PostgreSQL index of {n} updates (the CPU is this process's, not the server's):"
+            );
+            let name = pg_name(n);
+            let onto = Onto::Postgres { admin_url, name };
+            sync_cpu_per_update(&pages, &page_bodies, &copier, updates, runs, Some(&onto));
+            if let Onto::Postgres { admin_url, name } = &onto {
+                postgres::Client::connect(admin_url, postgres::NoTls)
+                    .and_then(|mut admin| {
+                        admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name}_onto"))
+                    })
+                    .expect("the copy dropped");
+            }
+        }
         return;
     }
     let mut group = c.benchmark_group("index_sync_cpu");
@@ -986,11 +1032,16 @@ fn pg_cold(location: &Location, parsed: &[(&str, Query)]) {
 }
 
 /// The PostgreSQL index of `n` updates in its own database (built when missing or unfinished).
-fn pg_cached(admin_url: &str, template: &[String], copier: &Copier, n: usize) -> Location {
-    let name = format!(
+/// The name of the cached PostgreSQL database of `n` updates.
+fn pg_name(n: usize) -> String {
+    format!(
         "cantonscope_bench_{n}_{SEED}_s{}_v{SUMMARY_VERSION}",
         store::SCHEMA_VERSION
-    );
+    )
+}
+
+fn pg_cached(admin_url: &str, template: &[String], copier: &Copier, n: usize) -> Location {
+    let name = pg_name(n);
     let mut url = reqwest::Url::parse(admin_url).expect("INDEX_BENCH_PG_URL is a URL");
     url.set_path(&format!("/{name}"));
     let location = Location::Postgres(url.to_string());
