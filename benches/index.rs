@@ -387,6 +387,68 @@ fn run_index(dir: &Path, onto: Option<&Onto>, copying: &mut Copying) -> Location
     location
 }
 
+/// The pages (by number) that the frames of the WAL at `path` hold, from its `from`th frame:
+/// SQLite's WAL is a 32-byte header, then frames of a 24-byte header (the page's number
+/// first) and the page; a frame is valid while its salts are the header's.
+fn wal_frames(path: &Path, from: usize) -> Vec<u32> {
+    let wal = std::fs::read(path).unwrap_or_default();
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    if wal.len() < 32 {
+        return Vec::new();
+    }
+    let page = be(&wal[8..12]) as usize;
+    wal[32..]
+        .chunks_exact(24 + page)
+        .take_while(|f| f[8..16] == wal[16..24])
+        .skip(from)
+        .map(|f| be(&f[..4]))
+        .collect()
+}
+
+/// `INDEX_SYNC_CPU_WAL=1` with `INDEX_SYNC_CPU_ONTO`: the WAL that the first page written onto
+/// a copy of `onto` leaves, its distinct pages counted by table or index (SQLite's `dbstat`).
+fn wal_by_table(onto: &Path, page_body: &str, copier: &Copier) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let location = run_index(
+        dir.path(),
+        Some(&Onto::Sqlite(onto.to_owned())),
+        &mut Copying::default(),
+    );
+    let Location::Sqlite(path) = &location else {
+        return;
+    };
+    let wal = PathBuf::from(format!("{}-wal", path.display()));
+    let (mut index, chunk) = new_index_at(&location, copier);
+    let before = wal_frames(&wal, 0).len();
+    let page = page_par(page_body, None, Some(&copier.packing()));
+    index.write_page(chunk, &page).expect("written");
+    // Read while the writer is open: closing it copies the WAL into the file.
+    let frames = wal_frames(&wal, before);
+    let distinct: HashSet<u32> = frames.iter().copied().collect();
+    let conn = rusqlite::Connection::open(path).expect("a reader");
+    let mut stat = conn
+        .prepare("SELECT name, pageno FROM dbstat")
+        .expect("dbstat");
+    let mut by_table: HashMap<String, usize> = HashMap::new();
+    let rows = stat
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, u32>(1)?)))
+        .expect("dbstat rows");
+    for (name, page) in rows.map(|r| r.expect("a dbstat row")) {
+        if distinct.contains(&page) {
+            *by_table.entry(name).or_default() += 1;
+        }
+    }
+    let mut by_table: Vec<_> = by_table.into_iter().collect();
+    by_table.sort_by_key(|t| std::cmp::Reverse(t.1));
+    eprintln!(
+        "the WAL of the first page ({} updates) onto it: {} frames, {} distinct pages: {by_table:?}",
+        page.rows().len(),
+        frames.len(),
+        distinct.len()
+    );
+    drop(index);
+}
+
 /// `INDEX_SYNC_CPU_RUNS=N cargo bench --bench index`: the sync's way (as in the
 /// `index_sync_cpu` group) `N` times, then the CPU time it took per update — the figure that
 /// stays meaningful on a machine busy with other work, where wall-clock rates do not.
@@ -717,8 +779,12 @@ fn index_benches(c: &mut Criterion) {
             sync_cpu_per_update(&pages, &page_bodies, &copier, updates, runs, None);
             return;
         };
-        let onto = Onto::Sqlite(cached(&template, &copier, n, true));
+        let cached_path = cached(&template, &copier, n, true);
         eprintln!("onto the SQLite index of {n} updates:");
+        if std::env::var_os("INDEX_SYNC_CPU_WAL").is_some() {
+            wal_by_table(&cached_path, &page_bodies[0], &copier);
+        }
+        let onto = Onto::Sqlite(cached_path);
         sync_cpu_per_update(&pages, &page_bodies, &copier, updates, runs, Some(&onto));
         if let Ok(admin_url) = std::env::var("INDEX_BENCH_PG_URL") {
             pg_cached(&admin_url, &template, &copier, n);
