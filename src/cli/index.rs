@@ -153,8 +153,9 @@ pub enum IndexCommand {
     #[command(after_help = INDEX_EXIT_CODES)]
     Status,
     /// The updates matching every term, newest first, as JSON Lines (the History export's row
-    /// fields). Terms: party:P template:T choice:C (exact; template:Module:Entity in every
-    /// package), contract:PREFIX id:PREFIX (with or without 1220).
+    /// fields). Terms: party:P template:T choice:C (exact; party:HINT every party HINT::…,
+    /// template:Module:Entity in every package), contract:PREFIX id:PREFIX (with or without
+    /// 1220).
     #[command(after_help = INDEX_EXIT_CODES)]
     Search {
         /// The terms (all must match).

@@ -323,6 +323,25 @@ fn a_sync_equals_scan_updates_all_and_search_equals_the_history_filter() {
             &format!("choice:re:{} party:re:{}", re(choice), re(&party))
         )
     );
+    // A party by its hint alone: every party `hint::…` (the DSO's too, in nearly every
+    // update), alone and with another term.
+    let (hint, _) = party.split_once("::").expect("hint::fingerprint");
+    for hint in [hint, "DSO"] {
+        let found = search(dir.path(), &index, &[&format!("party:{hint}")]);
+        assert!(!found.is_empty(), "{hint}");
+        let hinted = format!("party:re:^{}::", regex::escape(hint));
+        assert_eq!(found, filtered(&lines, &hinted), "{hint}");
+        let with_choice = search(
+            dir.path(),
+            &index,
+            &[&format!("choice:{choice}"), &format!("party:{hint}")],
+        );
+        assert_eq!(
+            with_choice,
+            filtered(&lines, &format!("choice:re:{} {hinted}", re(choice))),
+            "{hint}"
+        );
+    }
     // A template by its name, whichever package: every template id ending in it.
     let name = "Splice.Amulet:Amulet";
     let found_by_name = search(dir.path(), &index, &[&format!("template:{name}")]);

@@ -395,6 +395,17 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
         vec![format!("id:{}", &id[..20])],
         vec![format!("id:{}", &id[4..24])],
         vec!["party:nobody::1220".to_owned()],
+        // Parties by their hint alone: one party's, and the DSO's (a hub).
+        vec![format!(
+            "party:{}",
+            party.split_once("::").expect("hint::fingerprint").0
+        )],
+        vec!["party:DSO".to_owned()],
+        vec![
+            "party:DSO".to_owned(),
+            "choice:AmuletRules_Transfer".to_owned(),
+        ],
+        vec!["party:nobody".to_owned()],
         // Every update: more than one batch of the prefix walk.
         vec!["id:1220".to_owned()],
     ];

@@ -25,6 +25,15 @@ pub enum Term {
     /// `package:Module:Entity` of that name, whichever package (a template upgraded over
     /// months has several).
     TemplateName(String),
+    /// A party named by its hint alone (`alice`, no `::`): every party `alice::<fingerprint>`
+    /// (one hint may stand for parties of several participants), and one whose id is `alice`.
+    PartyHint(String),
+}
+
+/// Whether the party id `id` has the hint `hint` (`hint::…`), or is `hint`.
+pub fn party_hinted(id: &str, hint: &str) -> bool {
+    id.strip_prefix(hint)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
 }
 
 /// Whether the template id `id` (`package:Module:Entity`) is named `name` (`Module:Entity`).
@@ -45,7 +54,7 @@ impl Term {
             Term::ContractPrefix(p) | Term::UpdatePrefix(p) => {
                 p.iter().any(|p| id.starts_with(p.as_str()))
             }
-            Term::Exact(..) | Term::TemplateName(_) => false,
+            Term::Exact(..) | Term::TemplateName(_) | Term::PartyHint(_) => false,
         }
     }
 }
@@ -84,6 +93,8 @@ impl Query {
                 return refuse("a term without text");
             }
             let term = match field {
+                // A hint alone (`alice`) names every party `alice::…`.
+                "party" if !text.contains("::") => Term::PartyHint(text.to_owned()),
                 "party" => Term::Exact(KeyKind::Party, text.to_owned()),
                 // `Module:Entity` names the template in every package; with the package
                 // (`package:Module:Entity`) it is one template id.
@@ -115,6 +126,22 @@ impl Query {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_party_hint_alone_is_every_party_of_that_hint() {
+        let q = Query::parse(&["party:alice"]).expect("q");
+        assert_eq!(q.terms, vec![Term::PartyHint("alice".to_owned())]);
+        let q = Query::parse(&["party:alice::1220ab"]).expect("q");
+        assert_eq!(
+            q.terms,
+            vec![Term::Exact(KeyKind::Party, "alice::1220ab".to_owned())]
+        );
+        assert!(party_hinted("alice::1220ab", "alice"));
+        assert!(party_hinted("alice", "alice"));
+        assert!(!party_hinted("alice-2::1220ab", "alice"));
+        assert!(!party_hinted("alic::1220ab", "alice"));
+        assert!(!party_hinted("malice::1220ab", "alice"));
+    }
 
     #[test]
     fn a_template_without_its_package_is_every_template_of_that_name() {

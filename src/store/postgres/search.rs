@@ -1,7 +1,7 @@
 //! Search and count: a query's terms resolved to term ids (prefixes matched in Rust, a batch
 //! at a time), the rarest single-id term walking `keys` newest first.
 
-use crate::model::index::query::template_named;
+use crate::model::index::query::{party_hinted, template_named};
 use crate::store::hubs::HubBits;
 use crate::store::newest::{self, Head, Pos};
 
@@ -65,6 +65,26 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
                 )?
                 .iter()
                 .filter(|r| template_named(r.get(1), name))
+                .map(|r| r.get(0))
+                .collect();
+            Ok(TermSet::Terms(ids))
+        }
+        Term::PartyHint(hint) => {
+            // The parties whose ids start with the hint (a range of the terms' index), their
+            // hint matched here.
+            let rows = match prefix_end(hint) {
+                Some(end) => c.query(
+                    "SELECT id, value FROM terms WHERE kind = $1 AND value >= $2 AND value < $3",
+                    &[&KeyKind::Party.code(), hint, &end],
+                )?,
+                None => c.query(
+                    "SELECT id, value FROM terms WHERE kind = $1 AND value >= $2",
+                    &[&KeyKind::Party.code(), hint],
+                )?,
+            };
+            let ids = rows
+                .iter()
+                .filter(|r| party_hinted(r.get(1), hint))
                 .map(|r| r.get(0))
                 .collect();
             Ok(TermSet::Terms(ids))

@@ -2,7 +2,7 @@
 //! matched in Rust), the rarest term driving, time bounds as per-migration ranges, the other
 //! terms probed in the keys or, when they are hubs, tested in their bitmaps.
 
-use crate::model::index::query::template_named;
+use crate::model::index::query::{party_hinted, template_named};
 use crate::store::hubs::HubBits;
 use crate::store::newest::{self, Head, Pos};
 
@@ -72,6 +72,31 @@ impl SqliteIndex {
                     &mut |head| heads.push(head),
                     &|id| template_named(id, name),
                 )?;
+                Ok(Resolved::Terms {
+                    ids: heads.iter().map(|h| h.id).collect(),
+                    n: heads.iter().map(|h| h.n).sum(),
+                    heads,
+                })
+            }
+            Term::PartyHint(hint) => {
+                // The parties whose ids start with the hint, their hint matched here.
+                let mut heads = Vec::new();
+                self.scan_prefix(
+                    "SELECT id, value, n, last_migration, last_time, last_seq FROM terms
+                     WHERE kind = ?1 AND value >= ?2 ORDER BY kind, value",
+                    Some(KeyKind::Party.code()),
+                    hint,
+                    &mut |head| heads.push(head),
+                    &|id| party_hinted(id, hint),
+                )?;
+                if let [one] = heads[..] {
+                    // One party (the usual case): the plans of its whole id.
+                    return Ok(Resolved::Terms {
+                        ids: vec![one.id],
+                        n: one.n,
+                        heads: Vec::new(),
+                    });
+                }
                 Ok(Resolved::Terms {
                     ids: heads.iter().map(|h| h.id).collect(),
                     n: heads.iter().map(|h| h.n).sum(),

@@ -1,7 +1,7 @@
 //! Unit tests of the SQLite index.
 
 use super::*;
-use crate::model::index::query::Query;
+use crate::model::index::query::{Query, party_hinted};
 use crate::model::index::{IndexRow, KeyKind};
 use crate::store::Gap;
 
@@ -624,6 +624,7 @@ fn contract_prefix_pages_merge_from_each_terms_newest_key_through_pages_prune_an
                         Term::UpdatePrefix(_) => t.prefix_matches(&format!("up{i:03}")),
                         Term::Exact(_, p) => parties(*i).contains(&p.as_str()),
                         Term::TemplateName(_) => false,
+                        Term::PartyHint(h) => parties(*i).iter().any(|p| party_hinted(p, h)),
                     })
                 })
                 .collect();
