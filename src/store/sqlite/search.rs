@@ -43,51 +43,32 @@ impl SqliteIndex {
             Term::ContractPrefix(prefixes) => {
                 let mut heads = Vec::new();
                 for prefix in prefixes {
-                    self.scan_prefix(
-                        "SELECT id, value, n, last_migration, last_time, last_seq FROM terms
-                         WHERE kind = ?1 AND value >= ?2 ORDER BY kind, value",
-                        Some(KeyKind::Contract.code()),
-                        prefix,
-                        &mut |head| heads.push(head),
-                        &|_| true,
-                    )?;
+                    self.term_heads(KeyKind::Contract, prefix, &|_| true, &mut heads)?;
                 }
                 heads.sort_unstable_by_key(|h| h.id);
                 heads.dedup_by_key(|h| h.id);
-                Ok(Resolved::Terms {
-                    ids: heads.iter().map(|h| h.id).collect(),
-                    n: heads.iter().map(|h| h.n).sum(),
-                    heads,
-                })
+                Ok(Resolved::of_heads(heads))
             }
             Term::TemplateName(name) => {
                 // Every template id (a few hundred on a network, one per template and package
                 // version), its name matched here.
                 let mut heads = Vec::new();
-                self.scan_prefix(
-                    "SELECT id, value, n, last_migration, last_time, last_seq FROM terms
-                     WHERE kind = ?1 AND value >= ?2 ORDER BY kind, value",
-                    Some(KeyKind::Template.code()),
+                self.term_heads(
+                    KeyKind::Template,
                     "",
-                    &mut |head| heads.push(head),
                     &|id| template_named(id, name),
+                    &mut heads,
                 )?;
-                Ok(Resolved::Terms {
-                    ids: heads.iter().map(|h| h.id).collect(),
-                    n: heads.iter().map(|h| h.n).sum(),
-                    heads,
-                })
+                Ok(Resolved::of_heads(heads))
             }
             Term::PartyHint(hint) => {
                 // The parties whose ids start with the hint, their hint matched here.
                 let mut heads = Vec::new();
-                self.scan_prefix(
-                    "SELECT id, value, n, last_migration, last_time, last_seq FROM terms
-                     WHERE kind = ?1 AND value >= ?2 ORDER BY kind, value",
-                    Some(KeyKind::Party.code()),
+                self.term_heads(
+                    KeyKind::Party,
                     hint,
-                    &mut |head| heads.push(head),
                     &|id| party_hinted(id, hint),
+                    &mut heads,
                 )?;
                 if let [one] = heads[..] {
                     // One party (the usual case): the plans of its whole id.
@@ -97,11 +78,7 @@ impl SqliteIndex {
                         heads: Vec::new(),
                     });
                 }
-                Ok(Resolved::Terms {
-                    ids: heads.iter().map(|h| h.id).collect(),
-                    n: heads.iter().map(|h| h.n).sum(),
-                    heads,
-                })
+                Ok(Resolved::of_heads(heads))
             }
             Term::UpdatePrefix(prefixes) => {
                 let mut seqs = Vec::new();
@@ -120,6 +97,24 @@ impl SqliteIndex {
                 Ok(Resolved::Seqs(seqs))
             }
         }
+    }
+
+    /// The terms of `kind` whose text starts with `prefix` and passes `keep`, onto `heads`.
+    fn term_heads(
+        &self,
+        kind: KeyKind,
+        prefix: &str,
+        keep: &dyn Fn(&str) -> bool,
+        heads: &mut Vec<Head>,
+    ) -> Result<(), StoreError> {
+        self.scan_prefix(
+            "SELECT id, value, n, last_migration, last_time, last_seq FROM terms
+             WHERE kind = ?1 AND value >= ?2 ORDER BY kind, value",
+            Some(kind.code()),
+            prefix,
+            &mut |head| heads.push(head),
+            keep,
+        )
     }
 
     /// Walks `sql`'s rows (id, text, count, newest key) in text order from `prefix` while the
@@ -557,6 +552,15 @@ enum Resolved {
 }
 
 impl Resolved {
+    /// Terms found with their newest keys.
+    fn of_heads(heads: Vec<Head>) -> Resolved {
+        Resolved::Terms {
+            ids: heads.iter().map(|h| h.id).collect(),
+            n: heads.iter().map(|h| h.n).sum(),
+            heads,
+        }
+    }
+
     fn is_empty(&self) -> bool {
         match self {
             Resolved::Terms { ids, .. } => ids.is_empty(),
