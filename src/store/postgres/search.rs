@@ -43,50 +43,33 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
         Term::ContractPrefix(prefixes) => {
             let mut ids = Vec::new();
             for prefix in prefixes {
-                walk_prefix(
-                    c,
-                    shown,
-                    "SELECT id, value FROM terms WHERE kind = $1",
-                    "value",
-                    Some(KeyKind::Contract.code()),
-                    prefix,
-                    &mut ids,
-                )?;
+                walk_terms(c, shown, KeyKind::Contract, (prefix, &|_| true), &mut ids)?;
             }
             Ok(TermSet::Terms(ids))
         }
         Term::TemplateName(name) => {
             // Every template id (a few hundred on a network, one per template and package
             // version), its name matched here.
-            let ids = c
-                .query(
-                    "SELECT id, value FROM terms WHERE kind = $1",
-                    &[&KeyKind::Template.code()],
-                )?
-                .iter()
-                .filter(|r| template_named(r.get(1), name))
-                .map(|r| r.get(0))
-                .collect();
+            let mut ids = Vec::new();
+            walk_terms(
+                c,
+                shown,
+                KeyKind::Template,
+                ("", &|id| template_named(id, name)),
+                &mut ids,
+            )?;
             Ok(TermSet::Terms(ids))
         }
         Term::PartyHint(hint) => {
-            // The parties whose ids start with the hint (a range of the terms' index), their
-            // hint matched here.
-            let rows = match prefix_end(hint) {
-                Some(end) => c.query(
-                    "SELECT id, value FROM terms WHERE kind = $1 AND value >= $2 AND value < $3",
-                    &[&KeyKind::Party.code(), hint, &end],
-                )?,
-                None => c.query(
-                    "SELECT id, value FROM terms WHERE kind = $1 AND value >= $2",
-                    &[&KeyKind::Party.code(), hint],
-                )?,
-            };
-            let ids = rows
-                .iter()
-                .filter(|r| party_hinted(r.get(1), hint))
-                .map(|r| r.get(0))
-                .collect();
+            // The parties whose ids start with the hint, their hint matched here.
+            let mut ids = Vec::new();
+            walk_terms(
+                c,
+                shown,
+                KeyKind::Party,
+                (hint, &|id| party_hinted(id, hint)),
+                &mut ids,
+            )?;
             Ok(TermSet::Terms(ids))
         }
         Term::UpdatePrefix(prefixes) => {
@@ -98,7 +81,7 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
                     "SELECT seq, update_id FROM updates WHERE $1::bigint IS NULL",
                     "update_id",
                     None,
-                    prefix,
+                    (prefix, &|_| true),
                     &mut seqs,
                 )?;
             }
@@ -122,18 +105,37 @@ fn prefix_end(prefix: &str) -> Option<String> {
     None
 }
 
+/// The ids of the terms of `kind` whose value starts with the prefix and passes `keep`.
+fn walk_terms(
+    c: &mut impl GenericClient,
+    shown: &str,
+    kind: KeyKind,
+    prefix_keep: (&str, &dyn Fn(&str) -> bool),
+    out: &mut Vec<i64>,
+) -> Result<(), Fail> {
+    walk_prefix(
+        c,
+        shown,
+        "SELECT id, value FROM terms WHERE kind = $1",
+        "value",
+        Some(kind.code()),
+        prefix_keep,
+        out,
+    )
+}
+
 /// Walks rows (id, text) in byte order from `prefix` while the text starts with it (matched
 /// here, in Rust, not by the engine), a batch at a time: `select` (ending in its WHERE
 /// clause) with `column`, the text, bounded below by the prefix and above by [`prefix_end`],
 /// so a batch holds only matching rows (each row a heap read when cold: a batch of 1,000 rows
-/// read to find 70 took 150 ms at 1 M updates).
+/// read to find 70 took 150 ms at 1 M updates); of those, the ids of the texts `keep` passes.
 fn walk_prefix(
     c: &mut impl GenericClient,
     shown: &str,
     select: &str,
     column: &str,
     kind: Option<i64>,
-    prefix: &str,
+    (prefix, keep): (&str, &dyn Fn(&str) -> bool),
     out: &mut Vec<i64>,
 ) -> Result<(), Fail> {
     let end = prefix_end(prefix);
@@ -157,7 +159,9 @@ fn walk_prefix(
             if !text.starts_with(prefix) {
                 return Ok(());
             }
-            out.push(row.get(0));
+            if keep(&text) {
+                out.push(row.get(0));
+            }
             if out.len() > MAX_PREFIX_MATCHES {
                 return Err(Fail::Store(StoreError::Engine {
                     path: shown.to_owned(),
