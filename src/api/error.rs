@@ -153,6 +153,9 @@ pub enum ApiError {
         "--offline: no node is asked (the explorer reads the local index only); this needs a node"
     )]
     Offline,
+    /// A local file of ours (the kept findings) could not be read or written.
+    #[error("{}", sanitize_line(what, MAX_TEXT))]
+    Local { what: String },
     /// The ledger token could not be obtained (file unreadable, command failed).
     #[error("ledger token: {}", sanitize_line(detail, MAX_TEXT))]
     Token { detail: String },
@@ -202,7 +205,10 @@ impl ApiError {
             | ApiError::Decode { endpoint, .. }
             | ApiError::NotJson { endpoint, .. }
             | ApiError::Http { endpoint, .. } => Some(endpoint),
-            ApiError::NotConfigured { .. } | ApiError::Token { .. } | ApiError::Offline => None,
+            ApiError::NotConfigured { .. }
+            | ApiError::Token { .. }
+            | ApiError::Offline
+            | ApiError::Local { .. } => None,
         }
     }
 
@@ -242,6 +248,7 @@ impl ApiError {
             | ApiError::Decode { .. }
             | ApiError::NotConfigured { .. }
             | ApiError::Offline
+            | ApiError::Local { .. }
             | ApiError::Token { .. } => None,
         }
     }
@@ -275,6 +282,7 @@ impl ApiError {
             ApiError::NotConfigured { .. } | ApiError::Token { .. } | ApiError::Offline => 2,
             ApiError::Timeout { .. } | ApiError::Connect { .. } => 3,
             ApiError::Decode { .. } => 4,
+            ApiError::Local { .. } => 1,
             // A 2xx that is not JSON could not be decoded; an error page is the server's error.
             ApiError::NotJson { status, .. } => {
                 if (200..=299).contains(status) {

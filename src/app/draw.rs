@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! ┌──────────────────────────────────────────────────────────────────────────────┐
-//! │ cantonscope · profile · ● scan OK · migration 1 · newest 10:41:07 (2s) · LIVE│ header 1 row
+//! │ cantonscope · profile · ● scan OK · net 4/4 · mig 1 · newest 10:41:07 (2s) · LIVE│ header
 //! │ 1 History 1,234  2 Update  3 Verdict  4 Status  5 Holdings …                 │ tabs   1 row
 //! ├──────────────────────────────────────────────────────────────────────────────┤
 //! │ body: the focused pane (lists, trees, JSON, cards); overlays (help, palette, │
@@ -91,10 +91,18 @@ fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
     buf.set_style(area, theme.header);
     // The widest variant that fits: full, compact (short time, no zone), minimal; the index's
-    // part (when the profile has an index) shortens along.
-    const VARIANTS: [(u8, u8); 5] = [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2)];
-    for (i, (level, index)) in VARIANTS.iter().enumerate() {
-        let line = header_line(app, *level, *index);
+    // part (when the profile has an index) shortens along; last, the newest update's part
+    // gives way, so the network's part (`net 4/7 · 1 down · …`) always stays.
+    const VARIANTS: [(u8, u8, bool); 6] = [
+        (0, 0, true),
+        (1, 0, true),
+        (1, 1, true),
+        (2, 1, true),
+        (2, 2, true),
+        (2, 2, false),
+    ];
+    for (i, (level, index, newest)) in VARIANTS.iter().enumerate() {
+        let line = header_line(app, *level, *index, *newest);
         if i + 1 == VARIANTS.len() || line.width() <= usize::from(area.width) {
             buf.set_line(area.x, area.y, &line, area.width);
             return;
@@ -160,7 +168,31 @@ fn index_span(app: &App, level: u8) -> Option<Span<'static>> {
     ))
 }
 
-fn header_line(app: &App, level: u8, index_level: u8) -> Line<'static> {
+/// The network's part of the header (`net 4/7 · 1 down · 1 lag 48s · 1 forked`), in the
+/// Status verdict's colours: red without a healthy quorum, green when all is well, amber
+/// otherwise; `net …` before the first measurement. `None` when the network is not measured.
+fn network_span(app: &App) -> Option<Span<'static>> {
+    let theme = &app.theme;
+    let net = &app.sh.health.network;
+    if !net.is_enabled() {
+        return None;
+    }
+    Some(match net.header_part() {
+        None => Span::styled("net …", theme.muted),
+        Some(part) => Span::styled(
+            part.text.clone(),
+            if !part.quorum_ok {
+                theme.status_err
+            } else if part.all_well {
+                theme.status_ok
+            } else {
+                theme.status_warn
+            },
+        ),
+    })
+}
+
+fn header_line(app: &App, level: u8, index_level: u8, newest: bool) -> Line<'static> {
     let theme = &app.theme;
     let sep = Span::styled(" · ", theme.muted);
     let mut spans = Vec::new();
@@ -195,8 +227,12 @@ fn header_line(app: &App, level: u8, index_level: u8) -> Line<'static> {
             format!("● scan {}", health.label()),
             crate::panes::status::health_style(health, theme),
         ));
+        if let Some(net) = network_span(app) {
+            spans.push(sep.clone());
+            spans.push(net);
+        }
     }
-    if let Some(last) = app.sh.history.last() {
+    if let Some(last) = app.sh.history.last().filter(|_| newest) {
         spans.push(sep.clone());
         spans.push(Span::styled(
             if level == 0 {
@@ -245,9 +281,10 @@ fn header_line(app: &App, level: u8, index_level: u8) -> Line<'static> {
                 human_secs(lag)
             )
         } else {
-            // `HH:MM:SS` of the newest update.
+            // `HH:MM:SS` of the newest update and its age (without "ago": the network's part
+            // needs the room).
             let hms = time.get(11..19).unwrap_or(&time);
-            format!("newest {hms} ({} ago)", human_secs(lag))
+            format!("newest {hms} ({})", human_secs(lag))
         };
         spans.push(sep.clone());
         spans.push(Span::styled(

@@ -4,6 +4,7 @@
 
 use crate::feed::health::{HealthIntent, HealthOut};
 use crate::feed::loader::Note;
+use crate::model::findings::NotifyMode;
 use crate::msg::{Effect, Fetched};
 use crate::panes::{Out, Shared};
 use crate::ui::format::human_duration;
@@ -28,7 +29,7 @@ pub fn drive(sh: &mut Shared, out: &mut Out, reply: Option<&Fetched>) -> bool {
             sh.health.node_failed(i, text, sh.now, &mut ho);
         }
     }
-    finish(ho, out)
+    finish(ho, sh.ctx.notify, out)
 }
 
 /// Carries out `intent`.
@@ -41,11 +42,12 @@ pub fn intent(intent: HealthIntent, sh: &mut Shared, out: &mut Out) -> bool {
             }
         }
         HealthIntent::MeasureNetworkNow => sh.health.measure_network(sh.now, &mut sh.ids, &mut ho),
+        HealthIntent::Record(ops) => sh.health.record(ops, sh.now, &mut sh.ids, &mut ho),
     }
-    finish(ho, out)
+    finish(ho, sh.ctx.notify, out)
 }
 
-fn finish(ho: HealthOut, out: &mut Out) -> bool {
+fn finish(ho: HealthOut, mode: NotifyMode, out: &mut Out) -> bool {
     out.effects
         .extend(ho.cancels.into_iter().map(Effect::Cancel));
     out.effects.extend(
@@ -53,6 +55,12 @@ fn finish(ho: HealthOut, out: &mut Out) -> bool {
             .into_iter()
             .map(|(id, request)| Effect::Fetch { id, request }),
     );
+    if !ho.announce.is_empty() && mode != NotifyMode::Off {
+        out.effects.push(Effect::Notify {
+            text: ho.announce.join(" · "),
+            mode,
+        });
+    }
     for (level, text) in ho.notes {
         match level {
             Note::Info => out.info(text),

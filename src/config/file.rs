@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::ConfigError;
-use super::values::{BaseUrl, HistoryStart, TimeZone, deserialize_duration};
+use super::values::{BaseUrl, HistoryStart, NotifyMode, TimeZone, deserialize_duration};
 
 /// The whole config file, as written. Every key may be left out (`#[serde(default)]`).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
@@ -81,6 +81,13 @@ pub struct ProfileFile {
     /// A healthy scan this far behind the newest head of all scans is lagging (default `30s`).
     #[serde(deserialize_with = "deserialize_duration")]
     pub max_lag: Option<Duration>,
+    /// How often the head check compares every scan's newest updates, update by update
+    /// (default `60s`; `0s` turns it off).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub fork_check: Option<Duration>,
+    /// How the explorer announces a new finding: `bell` (the default), `osc` (a desktop
+    /// notification, OSC 777 / OSC 9, and the bell) or `off`.
+    pub notify: Option<NotifyMode>,
     /// The Status dashboard turns the newest update's lag amber past this (default `60s`).
     #[serde(deserialize_with = "deserialize_duration")]
     pub lag_warn: Option<Duration>,

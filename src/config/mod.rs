@@ -28,7 +28,9 @@ pub use logging::init_logging;
 pub use paths::{ConfigLocation, default_log_file, locate_config};
 pub use resolve::resolve;
 
-pub use values::{BaseUrl, HistoryStart, TimeZone, format_duration, parse_duration, parse_refresh};
+pub use values::{
+    BaseUrl, HistoryStart, NotifyMode, TimeZone, format_duration, parse_duration, parse_refresh,
+};
 
 /// Environment variable: scan base URL.
 pub const SCAN_URL_ENV: &str = "CANTONSCOPE_SCAN_URL";
@@ -66,6 +68,9 @@ pub const DEFAULT_GOVERNANCE_INTERVAL: Duration = Duration::from_secs(45);
 /// Accepted `governance_interval`s.
 pub const GOVERNANCE_INTERVAL_RANGE: std::ops::RangeInclusive<Duration> =
     Duration::from_secs(10)..=Duration::from_secs(3600);
+/// Default interval of the head check (`fork_check`).
+pub const DEFAULT_FORK_CHECK: Duration = Duration::from_secs(60);
+
 /// Shortest accepted `network_health_interval`.
 pub const MIN_NETWORK_HEALTH_INTERVAL: Duration = Duration::from_secs(5);
 
@@ -210,6 +215,10 @@ pub struct NetworkSettings {
     pub governance_interval: Duration,
     /// How often the network's health is measured (`network_health_interval`).
     pub health_interval: Duration,
+    /// How often the head check runs (`fork_check`; zero: never).
+    pub fork_check: Duration,
+    /// How a new finding is announced (`notify`).
+    pub notify: NotifyMode,
 }
 
 impl Default for NetworkSettings {
@@ -222,6 +231,8 @@ impl Default for NetworkSettings {
             governance_interval: DEFAULT_GOVERNANCE_INTERVAL,
             traffic: TrafficThresholds::default(),
             health_interval: DEFAULT_NETWORK_HEALTH_INTERVAL,
+            fork_check: DEFAULT_FORK_CHECK,
+            notify: NotifyMode::Bell,
         }
     }
 }

@@ -470,6 +470,20 @@ fn network_settings(
         }
         network.health_interval = interval;
     }
+    if let Some(every) = profile.fork_check {
+        if !every.is_zero() && every < MIN_NETWORK_HEALTH_INTERVAL {
+            return Err(profile_error(
+                "fork_check",
+                format!(
+                    "{} is too short (at least {}, or 0s to turn the head check off)",
+                    format_duration(every),
+                    format_duration(MIN_NETWORK_HEALTH_INTERVAL)
+                ),
+            ));
+        }
+        network.fork_check = every;
+    }
+    network.notify = profile.notify.unwrap_or_default();
     if let Some(interval) = profile.governance_interval {
         if !GOVERNANCE_INTERVAL_RANGE.contains(&interval) {
             return Err(profile_error(

@@ -176,6 +176,8 @@ impl<'de> Deserialize<'de> for BaseUrl {
     }
 }
 
+pub use crate::model::findings::NotifyMode;
+
 /// How record times are shown: in UTC (the default) or in the local time zone.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -5,22 +5,28 @@
 //! clock and replies and returns requests as data ([`HealthOut`]); the app's `app::health`
 //! runs it.
 
+use std::collections::BTreeSet;
+
 use super::loader::Note;
 use super::node_poll::{NodePoller, Transition};
 use crate::api::scan::{self, DsoInfo};
-use crate::model::network::{MySv, NetworkHealth, NetworkSnapshot, resolve_my_sv};
+use crate::model::findings::{FLAP_WINDOW_US, FindingOp, FindingsBook};
+use crate::model::network::{HealthState, MySv, NetworkHealth, NetworkSnapshot, resolve_my_sv};
 use crate::msg::{Fetched, PaneId, Request, RequestId, RequestIds};
 
 /// The default interval between two measurements of every scan (µs).
 pub const NETWORK_INTERVAL_US: i64 = 30_000_000;
 
 /// What a pane can ask of the health.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum HealthIntent {
     /// Poll every node of the profile now (`r` in Status).
     PollNodesNow,
     /// Measure every scan of the network now (`r` in Network).
     MeasureNetworkNow,
+    /// Keep these changes to the network's findings (a fork found by `b` or a sweep, an
+    /// acknowledgement, …).
+    Record(Vec<FindingOp>),
 }
 
 /// What one step of the health produced.
@@ -34,6 +40,8 @@ pub struct HealthOut {
     pub notes: Vec<(Note, String)>,
     /// Whether anything a reader shows changed.
     pub changed: bool,
+    /// New findings to announce (the bell, a desktop notification), one line each.
+    pub announce: Vec<String>,
 }
 
 impl HealthOut {
@@ -57,6 +65,8 @@ pub struct NetworkWatch {
     pub epoch: u64,
     /// The Status verdict's part of the last measurement.
     part: Option<NetworkPart>,
+    /// The header's part of the last measurement.
+    header: Option<HeaderPart>,
     /// The measurement in flight.
     pending: Option<RequestId>,
     /// When the last measurement started (µs); `None` before the first.
@@ -65,6 +75,19 @@ pub struct NetworkWatch {
     interval_us: i64,
     /// Whether the network is measured at all (a scan is configured).
     enabled: bool,
+    /// The network's findings as last kept (from a measurement or a change).
+    pub findings: FindingsBook,
+    /// Between two head checks (µs; 0: never).
+    fork_check_us: i64,
+    /// When the last head check was asked (µs).
+    last_head_check: Option<i64>,
+    /// A change of the findings in flight, and the changes waiting for it.
+    findings_pending: Option<RequestId>,
+    queued: Vec<FindingOp>,
+    /// The findings already announced, or there at the first measurement (never announced).
+    announced: BTreeSet<String>,
+    /// Whether a measurement has arrived.
+    measured_once: bool,
 }
 
 impl NetworkWatch {
@@ -101,13 +124,59 @@ impl NetworkWatch {
         Some((snapshot.observations.get(i)?, health.scans.get(i)?))
     }
 
-    /// Takes a measurement in.
-    fn accept(&mut self, snapshot: NetworkSnapshot) {
-        self.health = Some(snapshot.assess());
+    /// Whether the head check runs (`fork_check` is not 0).
+    pub fn head_check_enabled(&self) -> bool {
+        self.fork_check_us > 0
+    }
+
+    /// Takes a measurement in: its findings, and the scans down opened or cleared as findings
+    /// (queued, sent by the next tick).
+    fn accept(&mut self, snapshot: NetworkSnapshot, now: i64, out: &mut HealthOut) {
+        let health = snapshot.assess();
+        self.queued.extend(crate::model::network::down_ops(
+            &snapshot.entries,
+            &health,
+            &snapshot.findings,
+        ));
+        self.findings = snapshot.findings.clone();
+        self.health = Some(health);
         self.snapshot = Some(snapshot);
         self.part = self.judge_part();
+        self.header = self.judge_header();
         self.error = None;
         self.epoch += 1;
+        self.announce(now, out);
+        self.measured_once = true;
+    }
+
+    /// Takes the findings after a change in, re-judging the last measurement by them.
+    fn accept_findings(&mut self, book: FindingsBook, now: i64, out: &mut HealthOut) {
+        self.findings = book;
+        if let Some(snapshot) = &mut self.snapshot {
+            snapshot.findings = self.findings.clone();
+            self.health = Some(snapshot.assess());
+            self.part = self.judge_part();
+            self.header = self.judge_header();
+            self.epoch += 1;
+        }
+        self.announce(now, out);
+    }
+
+    /// Announces the findings that need attention and were not announced yet; those present
+    /// at the first measurement are taken as known. A finding that comes back within the flap
+    /// window keeps its id and is not announced again.
+    fn announce(&mut self, now: i64, out: &mut HealthOut) {
+        let book = &self.findings;
+        self.announced.retain(|id| {
+            book.by_id(id)
+                .is_some_and(|f| f.cleared_at.is_none_or(|c| now - c < FLAP_WINDOW_US))
+        });
+        for f in book.needing_attention(now) {
+            let id = f.id();
+            if self.announced.insert(id) && self.measured_once {
+                out.announce.push(format!("{}: {}", f.name, f.kind.words()));
+            }
+        }
     }
 }
 
@@ -167,6 +236,58 @@ impl NetworkWatch {
         self.part.as_ref()
     }
 
+    /// The header's part (`net 4/7 · 1 down · 1 lag 48s · 1 forked`), once measured.
+    pub fn header_part(&self) -> Option<&HeaderPart> {
+        self.header.as_ref()
+    }
+
+    fn judge_header(&self) -> Option<HeaderPart> {
+        let health = self.health.as_ref()?;
+        let counted: Vec<bool> = self
+            .snapshot
+            .as_ref()
+            .map(NetworkSnapshot::counted)
+            .unwrap_or_default();
+        let is_counted = |i: usize| counted.get(i).copied().unwrap_or(true);
+        let well = health
+            .scans
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| is_counted(*i) && s.is_well())
+            .count();
+        let mut text = format!("net {well}/{}", health.n);
+        let mut add = |count: usize, what: String| {
+            if count > 0 {
+                text.push_str(&format!(" · {count} {what}"));
+            }
+        };
+        add(health.down, "down".into());
+        add(health.unhealthy, "unhealthy".into());
+        let max_lag = health
+            .scans
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| is_counted(*i) && s.state == HealthState::Healthy && s.lagging)
+            .filter_map(|(_, s)| s.lag_behind_newest)
+            .max();
+        add(
+            health.lagging,
+            format!(
+                "lag {}",
+                crate::model::format::human_age(max_lag.unwrap_or(0))
+            ),
+        );
+        add(health.forked, "forked".into());
+        add(health.diverged, "diverged".into());
+        add(health.backfilling, "backfill".into());
+        add(health.rate_limited, "429".into());
+        Some(HeaderPart {
+            text,
+            quorum_ok: health.healthy >= health.quorum && health.n > 0,
+            all_well: well == health.n,
+        })
+    }
+
     fn judge_part(&self) -> Option<NetworkPart> {
         let (snapshot, health) = (self.snapshot.as_ref()?, self.health.as_ref()?);
         if health.n < 2 {
@@ -181,7 +302,9 @@ impl NetworkWatch {
         let mut named = Vec::new();
         let mut named_scans = Vec::new();
         let states = [
+            crate::model::network::HealthState::Forked,
             crate::model::network::HealthState::Down,
+            crate::model::network::HealthState::DivergedHistory,
             crate::model::network::HealthState::Unhealthy,
             crate::model::network::HealthState::Backfilling,
             crate::model::network::HealthState::RateLimited,
@@ -191,6 +314,8 @@ impl NetworkWatch {
                 if scan.state == state {
                     let what = match state {
                         crate::model::network::HealthState::Down => "down",
+                        crate::model::network::HealthState::Forked => "forked",
+                        crate::model::network::HealthState::DivergedHistory => "diverged history",
                         crate::model::network::HealthState::Backfilling => "backfilling",
                         crate::model::network::HealthState::RateLimited => "rate-limited",
                         _ => "unhealthy",
@@ -220,6 +345,18 @@ impl NetworkWatch {
     }
 }
 
+/// The network's part of the header: how many scans are healthy of all (lagging, down,
+/// forked scans never count as healthy), then only the non-zero counts of the others, e.g.
+/// `net 4/7 · 1 down · 1 lag 48s · 1 forked`, or `net 7/7` when all is well.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderPart {
+    pub text: String,
+    /// A quorum of the network is healthy.
+    pub quorum_ok: bool,
+    /// Every counted scan is healthy and none lags.
+    pub all_well: bool,
+}
+
 /// The health the app owns.
 #[derive(Debug, Clone)]
 pub struct Health {
@@ -232,6 +369,33 @@ pub struct Health {
 }
 
 impl Health {
+    /// The head check every `every_us` µs (0: never).
+    pub fn with_fork_check(mut self, every_us: i64) -> Self {
+        self.network.fork_check_us = every_us.max(0);
+        self
+    }
+
+    /// Queues changes to the network's findings (sent at once when none is in flight).
+    pub fn record(
+        &mut self,
+        ops: Vec<FindingOp>,
+        now: i64,
+        ids: &mut RequestIds,
+        out: &mut HealthOut,
+    ) {
+        self.network.queued.extend(ops);
+        self.send_findings(now, ids, out);
+    }
+
+    fn send_findings(&mut self, now: i64, ids: &mut RequestIds, out: &mut HealthOut) {
+        let net = &mut self.network;
+        if net.findings_pending.is_some() || net.queued.is_empty() || !net.enabled {
+            return;
+        }
+        let ops = std::mem::take(&mut net.queued);
+        net.findings_pending = Some(out.fetch(ids, Request::Findings { ops, now }));
+    }
+
     /// The health of these nodes; the network is measured every `network_interval_us` when
     /// `measure_network` (a scan is configured).
     /// `configured_sv` is the profile's `sv` key.
@@ -284,6 +448,7 @@ impl Health {
         if net.enabled && net.pending.is_none() && due {
             self.measure_network(now, ids, out);
         }
+        self.send_findings(now, ids, out);
         stale
     }
 
@@ -312,7 +477,21 @@ impl Health {
             .as_ref()
             .map(NetworkSnapshot::heads)
             .unwrap_or_default();
-        net.pending = Some(out.fetch(ids, Request::NetworkHealth { now, heads }));
+        let head_check = net.fork_check_us > 0
+            && net
+                .last_head_check
+                .is_none_or(|t| now - t >= net.fork_check_us);
+        if head_check {
+            net.last_head_check = Some(now);
+        }
+        net.pending = Some(out.fetch(
+            ids,
+            Request::NetworkHealth {
+                now,
+                heads,
+                head_check,
+            },
+        ));
         net.started_at = Some(now);
         out.changed = true;
     }
@@ -320,6 +499,7 @@ impl Health {
     /// Whether `id` is a request of the health's.
     pub fn owns(&self, id: RequestId) -> bool {
         self.network.pending == Some(id)
+            || self.network.findings_pending == Some(id)
             || self.dso.pending == Some(id)
             || self.nodes.nodes().iter().any(|n| n.in_flight() == Some(id))
     }
@@ -348,11 +528,23 @@ impl Health {
             out.changed = true;
             return;
         }
+        if self.network.findings_pending == Some(reply.id) {
+            self.network.findings_pending = None;
+            match reply.result.as_ref().map(|r| r.findings()) {
+                Ok(Some(book)) => self.network.accept_findings(book.clone(), now, out),
+                Ok(None) => {}
+                Err(e) => out
+                    .notes
+                    .push((Note::Warn, format!("the findings could not be kept: {e}"))),
+            }
+            out.changed = true;
+            return;
+        }
         if self.network.pending == Some(reply.id) {
             self.network.pending = None;
             match &reply.result {
                 Ok(r) => match r.network_health() {
-                    Some(snapshot) => self.network.accept(snapshot.clone()),
+                    Some(snapshot) => self.network.accept(snapshot.clone(), now, out),
                     None => {
                         self.network.error =
                             Some("unexpected response to the network health".into());

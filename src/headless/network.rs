@@ -27,10 +27,11 @@ use crate::api::{ApiClient, ApiConfig};
 use crate::cli::{NetworkArgs, NetworkCommand};
 use crate::config::{HistoryStart, Settings};
 use crate::model::consensus::{Consensus, Difference, ScanClass};
+use crate::model::findings::FindingKind;
 use crate::model::format::format_time_micros;
 use crate::model::json_text;
 use crate::model::network::{
-    HealthOutcome, HealthState, HealthThresholds, NodeState, ScanEntry, assess, quorum_of, url_host,
+    HealthOutcome, HealthThresholds, NodeState, ScanEntry, quorum_of, url_host,
 };
 use crate::model::sweep::{Cursor, SweepEnd, SweepPlan, SweepProgress};
 use crate::network::check::{UpdateSource, check_update};
@@ -175,7 +176,15 @@ pub async fn run_with(
                 max_update_age: max_update_age.unwrap_or(configured.max_update_age),
                 max_lag: max_lag.unwrap_or(configured.max_lag),
             };
-            match until_cancelled(cancel, run_health(&net, &discovered, &thresholds, out)).await {
+            let findings = crate::network::findings::settings_path(settings, data_dir.as_deref());
+            let health = run_health(
+                &net,
+                &discovered,
+                &thresholds,
+                findings.as_deref(),
+                (out, err),
+            );
+            match until_cancelled(cancel, health).await {
                 Some(result) => result,
                 None => return interrupted(err),
             }
@@ -186,7 +195,9 @@ pub async fn run_with(
             } else {
                 UpdateSource::Update
             };
-            match until_cancelled(cancel, run_check(&net, update_id, source, out, err)).await {
+            let findings = crate::network::findings::settings_path(settings, data_dir.as_deref());
+            let check = run_check(&net, update_id, source, findings.as_deref(), out, err);
+            match until_cancelled(cancel, check).await {
                 Some(result) => result,
                 None => return interrupted(err),
             }
@@ -275,11 +286,15 @@ async fn run_health(
     net: &Network,
     discovered: &Discovered,
     thresholds: &HealthThresholds,
-    out: &mut dyn Write,
+    findings_path: Option<&std::path::Path>,
+    (out, err): (&mut dyn Write, &mut dyn Write),
 ) -> Result<i32, String> {
     let now = now_micros();
-    let observations = health::observe_all(net, now).await;
-    let health = assess(&observations, &net.counted(), now, thresholds);
+    let measured = health::measure_with_findings(net, now, thresholds, findings_path).await;
+    if let Some(problem) = &measured.findings_error {
+        say(err, &format!("warning: {problem}"));
+    }
+    let (observations, health) = (&measured.observations, &measured.health);
     let scans: Vec<Value> = net
         .entries()
         .zip(observations.iter().zip(&health.scans))
@@ -301,14 +316,18 @@ async fn run_health(
                 Some(NodeState::Unknown(e)) => ("unknown", Some(e.clone())),
                 None => ("unknown", None),
             };
+            let url = crate::api::redact_userinfo(&entry.url);
+            let open_about = |kind: FindingKind| -> Vec<Value> {
+                measured
+                    .findings
+                    .open_about(kind, &url)
+                    .map(finding_json)
+                    .collect()
+            };
             let extra = json!({
-                "state": match h.state {
-                    HealthState::Healthy => "healthy",
-                    HealthState::Backfilling => "backfilling",
-                    HealthState::RateLimited => "rate_limited",
-                    HealthState::Unhealthy => "unhealthy",
-                    HealthState::Down => "down",
-                },
+                "state": h.state.name(),
+                "forked": open_about(FindingKind::Forked).into_iter().next(),
+                "diverged_history": open_about(FindingKind::DivergedHistory),
                 "lagging": h.lagging,
                 "reasons": h.reasons,
                 "reachable": o.reachable,
@@ -355,6 +374,8 @@ async fn run_health(
         "quorum_healthy": health.healthy,
         "unhealthy": health.unhealthy,
         "down": health.down,
+        "forked": health.forked,
+        "diverged_history": health.diverged,
         "backfilling": health.backfilling,
         "rate_limited": health.rate_limited,
         "newest_head": health.newest_head.map(format_time_micros),
@@ -364,6 +385,11 @@ async fn run_health(
             "max_lag_s": thresholds.max_lag.as_secs_f64(),
         },
         "scan_list": discovered.source.name(),
+        "head_check": measured.head_check.as_ref().map(|c| json!({
+            "after": cursor_json(Some(&c.after)),
+            "page_size": crate::model::network::fork::HEAD_CHECK_PAGE,
+        })),
+        "findings": measured.findings.open().map(finding_json).collect::<Vec<_>>(),
         "scans": scans,
     });
     write_json(out, &value)?;
@@ -371,6 +397,26 @@ async fn run_health(
         HealthOutcome::AllHealthy => EXIT_OK,
         HealthOutcome::Degraded => EXIT_DEGRADED,
         HealthOutcome::NoHealthyQuorum => EXIT_NO_QUORUM,
+    })
+}
+
+/// One finding as JSON (times in RFC 3339).
+pub(crate) fn finding_json(f: &crate::model::findings::Finding) -> Value {
+    json!({
+        "id": f.id(),
+        "kind": f.kind.name(),
+        "subject": f.subject,
+        "name": f.name,
+        "update_id": f.update_id,
+        "record_time": f.record_time.map(format_time_micros),
+        "path": f.path,
+        "found_by": f.found_by.name(),
+        "detail": f.detail,
+        "first_seen": format_time_micros(f.first_seen),
+        "last_seen": format_time_micros(f.last_seen),
+        "cleared_at": f.cleared_at.map(format_time_micros),
+        "acknowledged_until": f.acked_until.map(format_time_micros),
+        "opened": f.opened,
     })
 }
 
@@ -395,11 +441,33 @@ async fn run_check(
     net: &Network,
     update_id: &str,
     source: UpdateSource,
+    findings_path: Option<&std::path::Path>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<i32, String> {
     let checked = check_update(net, update_id, source).await;
     let check = &checked.check;
+    // The update's own check (not its verdict) makes findings: a scan that serves it
+    // differently has a diverged history there; one that agrees clears it.
+    if let (UpdateSource::Update, Some(path)) = (source, findings_path) {
+        let entries: Vec<ScanEntry> = net
+            .entries()
+            .map(|e| ScanEntry {
+                url: crate::api::redact_userinfo(&e.url),
+                ..e.clone()
+            })
+            .collect();
+        let ops = crate::model::network::fork::update_check_ops(&entries, update_id, check);
+        if let Err(e) = crate::network::findings::update(path, &ops, now_micros()) {
+            say(
+                err,
+                &format!(
+                    "warning: the findings could not be kept in {}: {e}",
+                    path.display()
+                ),
+            );
+        }
+    }
     let scans: Vec<Value> = net
         .entries()
         .zip(checked.replies.iter().zip(&check.classes))

@@ -15,6 +15,7 @@ pub mod consensus;
 pub mod event_tree;
 pub mod export;
 pub mod export_range;
+pub mod findings;
 pub mod forest;
 pub mod format;
 pub mod governance;

@@ -81,6 +81,15 @@ pub enum Request {
     NetworkHealth {
         now: i64,
         heads: Vec<(String, HistoryHead)>,
+        /// Run the head check too (one `/v2/updates` page per scan, compared update by update)
+        /// and keep what it finds.
+        head_check: bool,
+    },
+    /// Changes to the network's kept findings (opened by `b` or a sweep, acknowledged, …),
+    /// answered with the findings after them.
+    Findings {
+        ops: Vec<crate::model::findings::FindingOp>,
+        now: i64,
     },
     /// One update on every scan: `GET /v2/updates/{id}` and `GET /v0/events/{id}`.
     NetworkCheck { update_id: String, now: i64 },
@@ -173,6 +182,7 @@ impl Request {
             // Scans are numbered from 1, as the UI shows them.
             Request::OnScan { scan, call } => format!("{} on scan {}", call.name(), scan + 1),
             Request::NetworkHealth { .. } => "network health".into(),
+            Request::Findings { ops, .. } => format!("findings ({} changes)", ops.len()),
             Request::NetworkCheck { update_id, .. } => format!("network check {update_id}"),
             Request::SweepPage { .. } => "network sweep page".into(),
             Request::SweepStart { .. } => "network sweep start".into(),
@@ -221,6 +231,8 @@ responses! {
     Api(Answer) => api,
     NetworkHealth(Box<NetworkSnapshot>) => network_health,
     NetworkCheck(Box<NetworkCheck>) => network_check,
+    /// The network's findings after a change.
+    Findings(Box<crate::model::findings::FindingsBook>) => findings,
     SweepPage(Box<SweepPageReply>) => sweep_page,
     /// Where the sweep starts, or why that could not be found.
     SweepStart(Result<Cursor, String>) => sweep_start,
@@ -259,6 +271,12 @@ pub enum Effect {
     Cancel(RequestId),
     /// Copy text to the clipboard through OSC 52.
     Copy(String),
+    /// Announce new findings: the terminal bell once and, with `notify = "osc"`, a desktop
+    /// notification of this text (made terminal-safe by the runtime).
+    Notify {
+        text: String,
+        mode: crate::model::findings::NotifyMode,
+    },
     /// Write (create or truncate) a file; answer with `Action::Written`. File effects run in
     /// the order they were issued.
     WriteFile {

@@ -218,3 +218,203 @@ async fn find_head(
         .unwrap_or_else(|| Err("the search for the newest update stopped".to_owned()));
     (result, answered)
 }
+
+/// The head check (`model::network::fork`): pages of `/v2/updates` from the same cursor, a
+/// little before the oldest head of the newest migration, asked of every scan and compared
+/// update by update; while the pages are full and end before that oldest head, the next page
+/// is asked (at most [`HEAD_CHECK_MAX_PAGES`]), so a busy network is compared up to its head.
+/// `None` when no head is known.
+pub async fn head_check(
+    net: &Network,
+    observations: &[ScanObservation],
+) -> Option<crate::model::network::fork::HeadCheck> {
+    use crate::model::consensus::digest::{ItemDigest, PageDigest};
+    use crate::model::network::fork::{
+        HEAD_CHECK_MAX_PAGES, HEAD_CHECK_PAGE, head_check_cursor, judge_head_check,
+    };
+    use crate::model::sweep::{PageAnswer, item_info};
+    let heads: Vec<Option<&HistoryHead>> = observations
+        .iter()
+        .map(|o| match &o.head {
+            Some(Ok(Some(head))) => Some(head),
+            _ => None,
+        })
+        .collect();
+    let after = head_check_cursor(&heads)?;
+    let oldest_head = heads
+        .iter()
+        .flatten()
+        .filter(|h| h.migration_id == after.migration_id)
+        .map(|h| h.record_time)
+        .min()?;
+    let digester = crate::model::consensus::digest::Digester::new();
+    // Per scan: the items read so far (spans into `bodies`), or why the scan stopped.
+    let mut items: Vec<Vec<ItemDigest>> = vec![Vec::new(); net.len()];
+    let mut bodies: Vec<Vec<u8>> = vec![Vec::new(); net.len()];
+    let mut failed: Vec<Option<(Option<u16>, String)>> = observations
+        .iter()
+        .map(|o| (!o.reachable).then(|| (None, "down".to_owned())))
+        .collect();
+    let mut cursor = after.clone();
+    for _ in 0..HEAD_CHECK_MAX_PAGES {
+        let request = UpdatesRequest::after(
+            i32::try_from(HEAD_CHECK_PAGE).unwrap_or(100),
+            cursor.migration_id,
+            cursor.record_time.clone(),
+        );
+        let call = scan::updates(&request);
+        let answers = join_all((0..net.len()).map(|i| {
+            let (call, digester, skip) = (&call, &digester, failed[i].is_some());
+            async move {
+                if skip {
+                    return None;
+                }
+                Some(super::sweep::page_answer(net.ask(i, call).await, digester))
+            }
+        }))
+        .await;
+        let mut next: Option<(i64, crate::model::sweep::Cursor)> = None;
+        for (i, answer) in answers.into_iter().enumerate() {
+            match answer {
+                None => {}
+                Some(PageAnswer::Failed { status, message }) => {
+                    if items[i].is_empty() {
+                        failed[i] = Some((status, message));
+                    } else {
+                        // What it said before stands; it is compared that far.
+                        failed[i] = Some((status, String::new()));
+                    }
+                }
+                Some(PageAnswer::Page { digest, body }) => {
+                    let offset = bodies[i].len();
+                    let full = digest.items.len() >= HEAD_CHECK_PAGE;
+                    let last = digest
+                        .items
+                        .last()
+                        .and_then(|item| body.get(item.span.clone()))
+                        .and_then(item_info);
+                    for item in digest.items {
+                        items[i].push(ItemDigest {
+                            hash: item.hash,
+                            span: item.span.start + offset..item.span.end + offset,
+                        });
+                    }
+                    bodies[i].extend_from_slice(&body);
+                    if !full {
+                        // Its head is in this page: nothing more to ask of it.
+                        failed[i] = Some((None, String::new()));
+                    } else if let Some(last) = last
+                        && let Some(t) = crate::model::format::parse_time_micros(&last.record_time)
+                        && next.as_ref().is_none_or(|(n, _)| t < *n)
+                    {
+                        next = Some((
+                            t,
+                            crate::model::sweep::Cursor {
+                                migration_id: last.migration_id,
+                                record_time: last.record_time,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        match next {
+            Some((t, c)) if t < oldest_head => cursor = c,
+            _ => break,
+        }
+    }
+    let answers: Vec<PageAnswer> = (0..net.len())
+        .map(|i| match &failed[i] {
+            Some((status, message)) if items[i].is_empty() && !message.is_empty() => {
+                PageAnswer::Failed {
+                    status: *status,
+                    message: message.clone(),
+                }
+            }
+            _ => PageAnswer::Page {
+                digest: PageDigest {
+                    items: std::mem::take(&mut items[i]),
+                },
+                body: std::mem::take(&mut bodies[i]),
+            },
+        })
+        .collect();
+    Some(judge_head_check(after, &answers, &net.counted()))
+}
+
+/// One measurement of every scan with the head check, judged by the network's kept findings:
+/// what `network health` and `check` run once (the explorer runs the same parts over time).
+#[derive(Debug, Clone)]
+pub struct Measured {
+    pub observations: Vec<ScanObservation>,
+    pub head_check: Option<crate::model::network::fork::HeadCheck>,
+    /// The findings after this measurement's were kept.
+    pub findings: crate::model::findings::FindingsBook,
+    /// Why the findings could not be kept (they are judged all the same).
+    pub findings_error: Option<String>,
+    pub health: crate::model::network::NetworkHealth,
+}
+
+/// Measures every scan at `now`, runs the head check, keeps what it finds (and the scans
+/// down) in `findings_path` (nowhere when `None`), and judges the network by them.
+pub async fn measure_with_findings(
+    net: &Network,
+    now: i64,
+    thresholds: &crate::model::network::HealthThresholds,
+    findings_path: Option<&std::path::Path>,
+) -> Measured {
+    use crate::model::network::{assess_with, down_ops, fork_marks};
+    let observations = observe_all(net, now).await;
+    let head_check = head_check(net, &observations).await;
+    let entries: Vec<crate::model::network::ScanEntry> = net
+        .entries()
+        .map(|e| crate::model::network::ScanEntry {
+            url: crate::api::redact_userinfo(&e.url),
+            ..e.clone()
+        })
+        .collect();
+    let counted = net.counted();
+    let mut ops = head_check
+        .as_ref()
+        .map(|c| c.ops(&entries))
+        .unwrap_or_default();
+    let kept = findings_path.map(super::findings::read).unwrap_or_default();
+    let mut preview = kept.clone();
+    preview.apply(&ops, now);
+    let first = assess_with(
+        &observations,
+        &counted,
+        now,
+        thresholds,
+        &fork_marks(&entries, &preview),
+    );
+    ops.extend(down_ops(&entries, &first, &preview));
+    let kept_in = findings_path.map(|path| (path, super::findings::update(path, &ops, now)));
+    let (findings, findings_error) = if let Some((_, Ok((book, _)))) = kept_in {
+        (book, None)
+    } else {
+        // Not kept (no data directory, or the file could not be written): judged all the same.
+        let mut book = kept;
+        book.apply(&ops, now);
+        let problem = kept_in.and_then(|(path, result)| {
+            result
+                .err()
+                .map(|e| format!("the findings could not be kept in {}: {e}", path.display()))
+        });
+        (book, problem)
+    };
+    let health = assess_with(
+        &observations,
+        &counted,
+        now,
+        thresholds,
+        &fork_marks(&entries, &findings),
+    );
+    Measured {
+        observations,
+        head_check,
+        findings,
+        findings_error,
+        health,
+    }
+}

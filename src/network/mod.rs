@@ -13,6 +13,7 @@
 
 pub mod check;
 pub mod discovery;
+pub mod findings;
 pub mod health;
 pub mod limiter;
 pub mod session;

@@ -19,6 +19,7 @@ use crate::api::scan::{self, UpdatesRequest};
 use crate::api::{ApiCall, ApiClient, ApiError, redact_userinfo};
 use crate::config::Settings;
 use crate::model::consensus::digest::Digester;
+use crate::model::findings::{FindingOp, FindingsBook};
 use crate::model::format::format_time_micros;
 use crate::model::network::{
     CheckedOnScans, HistoryHead, NetworkCheck, NetworkSnapshot, SCAN_LIST_REFRESH, ScanEntry,
@@ -40,6 +41,8 @@ pub struct NetworkSession {
     settings: Settings,
     data_dir: Option<PathBuf>,
     current: Mutex<Option<Current>>,
+    /// The findings, when there is no data directory to keep them in.
+    memory: Mutex<FindingsBook>,
 }
 
 impl std::fmt::Debug for NetworkSession {
@@ -57,6 +60,7 @@ impl NetworkSession {
             settings,
             data_dir,
             current: Mutex::new(None),
+            memory: Mutex::new(FindingsBook::default()),
         }
     }
 
@@ -94,8 +98,15 @@ impl NetworkSession {
     /// Runs one network request.
     pub async fn execute(&self, request: &Request) -> Result<Response, ApiError> {
         match request {
-            Request::NetworkHealth { now, heads } => Ok(Response::NetworkHealth(Box::new(
-                self.health(*now, heads).await,
+            Request::NetworkHealth {
+                now,
+                heads,
+                head_check,
+            } => Ok(Response::NetworkHealth(Box::new(
+                self.health(*now, heads, *head_check).await,
+            ))),
+            Request::Findings { ops, now } => Ok(Response::Findings(Box::new(
+                self.findings(ops, *now).await?,
             ))),
             Request::NetworkCheck { update_id, now } => Ok(Response::NetworkCheck(Box::new(
                 self.check(update_id, *now).await,
@@ -124,8 +135,40 @@ impl NetworkSession {
         }
     }
 
-    /// Measures every scan (see [`health::observe`]), paging forward from the known heads.
-    pub async fn health(&self, now: i64, heads: &[(String, HistoryHead)]) -> NetworkSnapshot {
+    /// The file the network's findings are kept in (`None`: not kept).
+    pub fn findings_path(&self) -> Option<PathBuf> {
+        super::findings::settings_path(&self.settings, self.data_dir.as_deref())
+    }
+
+    /// Applies `ops` to the kept findings; the book after (without a data directory: kept in
+    /// memory for the session).
+    pub async fn findings(&self, ops: &[FindingOp], now: i64) -> Result<FindingsBook, ApiError> {
+        let Some(path) = self.findings_path() else {
+            // Kept in memory for this session (the built-in demo, no data directory).
+            let mut book = self.memory.lock().await;
+            book.apply(ops, now);
+            return Ok(book.clone());
+        };
+        let ops = ops.to_vec();
+        tokio::task::spawn_blocking(move || super::findings::update(&path, &ops, now))
+            .await
+            .map_err(|e| ApiError::Local {
+                what: format!("the findings: {e}"),
+            })?
+            .map(|(book, _)| book)
+            .map_err(|e| ApiError::Local {
+                what: format!("the findings could not be kept: {e}"),
+            })
+    }
+
+    /// Measures every scan (see [`health::observe`]), paging forward from the known heads;
+    /// with `head_check`, runs the head check too and keeps what it found.
+    pub async fn health(
+        &self,
+        now: i64,
+        heads: &[(String, HistoryHead)],
+        head_check: bool,
+    ) -> NetworkSnapshot {
         let (net, discovered) = self.network(now).await;
         let known: Vec<Option<HistoryHead>> = net
             .entries()
@@ -137,13 +180,35 @@ impl NetworkSession {
             })
             .collect();
         let observations = health::observe_all_from(&net, now, &known).await;
+        let head_check = if head_check {
+            health::head_check(&net, &observations).await
+        } else {
+            None
+        };
+        let entries = display_entries(&net);
+        let ops = head_check
+            .as_ref()
+            .map(|c| c.ops(&entries))
+            .unwrap_or_default();
+        let mut warnings = discovered.warnings.clone();
+        let findings = match self.findings(&ops, now).await {
+            Ok(book) => book,
+            Err(e) => {
+                warnings.push(format!("the findings could not be kept: {e}"));
+                let mut book = FindingsBook::default();
+                book.apply(&ops, now);
+                book
+            }
+        };
         NetworkSnapshot {
-            entries: display_entries(&net),
+            entries,
             list_source: list_source(&discovered),
-            warnings: discovered.warnings.clone(),
+            warnings,
             observations,
             thresholds: self.settings.network.thresholds,
             checked_at: now,
+            head_check,
+            findings,
         }
     }
 

@@ -60,6 +60,10 @@ pub struct AppContext {
     /// How often every scan of the network is measured, in milliseconds
     /// (`network_health_interval`).
     pub network_interval_ms: u64,
+    /// How often the head check runs, in milliseconds (`fork_check`; 0: never).
+    pub fork_check_ms: u64,
+    /// How new findings are announced (`notify`).
+    pub notify: crate::model::findings::NotifyMode,
     /// The profile's `sv` key: "my SV" by name or party (else the scan's own, from `/v0/dso`).
     pub sv: Option<String>,
     /// Where data kept between runs lives (the scan list; the local history index will): the
@@ -86,6 +90,8 @@ impl Default for AppContext {
             traffic: crate::feed::dashboard::TrafficThresholds::default(),
             governance_every: crate::feed::dashboard::GOVERNANCE_EVERY_US,
             network_interval_ms: 30_000,
+            fork_check_ms: 60_000,
+            notify: crate::model::findings::NotifyMode::Bell,
             sv: None,
             data_dir: None,
             index: None,
@@ -158,6 +164,11 @@ impl Shared {
                     .unwrap_or(i64::MAX / 1000)
                     .saturating_mul(1000),
                 ctx.sv.clone(),
+            )
+            .with_fork_check(
+                i64::try_from(ctx.fork_check_ms)
+                    .unwrap_or(i64::MAX / 1000)
+                    .saturating_mul(1000),
             ),
             index: crate::feed::index::IndexFeed::new(ctx.index.clone()),
             ctx,

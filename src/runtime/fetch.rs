@@ -55,6 +55,7 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
         Request::Api(call) => clients.main.send(call).await.map(Response::Api),
         Request::OnScan { scan, call } => clients.scan(*scan).send(call).await.map(Response::Api),
         Request::NetworkHealth { .. }
+        | Request::Findings { .. }
         | Request::NetworkCheck { .. }
         | Request::SweepPage { .. }
         | Request::SweepStart { .. }

@@ -360,6 +360,13 @@ impl Runner {
                     h.abort();
                 }
             }
+            Effect::Notify { text, mode } => {
+                let seq = crate::ui::notify::notify_sequence(&text, mode, self.mux);
+                let mut out = io::stdout();
+                let _ = out.write_all(seq.as_bytes());
+                let _ = out.flush();
+                tracing::info!("announced: {}", crate::ui::notify::notify_text(&text));
+            }
             Effect::Copy(text) => match osc52_sequence(&text, self.mux) {
                 Ok(seq) => {
                     let mut out = io::stdout();
@@ -492,6 +499,8 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
             .max(100),
         network_interval_ms: u64::try_from(settings.network.health_interval.as_millis())
             .unwrap_or(30_000),
+        fork_check_ms: u64::try_from(settings.network.fork_check.as_millis()).unwrap_or(60_000),
+        notify: settings.network.notify,
         sv: settings.sv.clone(),
         data_dir: settings.data_path(),
         index: index

@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! ┌──────────────────────────────────────────────────────────────────────────────┐
-//! │ cantonscope · profile · ● scan OK · migration 1 · newest 10:41:07 (2s) · LIVE│ header 1 row
+//! │ cantonscope · profile · ● scan OK · net 4/4 · mig 1 · newest 10:41:07 (2s) · LIVE│ header
 //! │ 1 History 1,234  2 Update  3 Verdict  4 Status  5 Holdings …                 │ tabs   1 row
 //! ├──────────────────────────────────────────────────────────────────────────────┤
 //! │ body: the focused pane (lists, trees, JSON, cards); overlays (help, palette, │
@@ -41,6 +41,7 @@ pub mod help;
 pub mod json;
 pub mod layout;
 pub mod load;
+pub mod notify;
 pub mod osc52;
 pub mod palette;
 pub mod safe;

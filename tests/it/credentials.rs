@@ -112,8 +112,18 @@ fn an_unreachable_scan_is_named_without_its_password() {
             assert!(errors.contains("http://***@127.0.0.1"), "{json}");
         }
     }
-    // Nothing kept: no list was fetched.
-    assert!(files(&dir.path().join("data")).is_empty());
+    // No list kept (none was fetched); only the network's findings (the scan down, found by
+    // `network health`), which name the scan without its password.
+    let kept = files(&dir.path().join("data"));
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let name = kept[0]
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    assert!(name.starts_with("findings-"), "{kept:?}");
+    let findings = std::fs::read_to_string(&kept[0]).expect("readable");
+    assert!(findings.contains("scan_down"), "{findings}");
+    assert!(!findings.contains(PASSWORD), "{findings}");
 }
 
 /// The kept scan list holds the seed without its password, is readable by its owner only, and

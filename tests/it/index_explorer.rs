@@ -124,23 +124,31 @@ fn the_header_says_how_far_the_index_reaches_and_whether_a_sync_runs() {
     h.tick(5.0);
     let running = h.app.sh.index.reach.clone().expect("reach").sync_running;
     assert_eq!(running.map(|r| r.pid), Some(4242));
+    // (At 200 columns the header says it in words; narrower, `⟳` beside the index's reach.)
     let header = h
-        .screen(120, 40)
+        .screen(200, 60)
         .lines()
         .next()
         .unwrap_or_default()
         .to_owned();
     assert!(header.contains("syncing"), "{header}");
-    writer.beat(&beat(h.now - 600_000_000)).expect("stale beat");
-    h.tick(5.0);
-    let header = h
+    let narrow = h
         .screen(120, 40)
         .lines()
         .next()
         .unwrap_or_default()
         .to_owned();
+    assert!(narrow.contains('⟳'), "{narrow}");
+    writer.beat(&beat(h.now - 600_000_000)).expect("stale beat");
+    h.tick(5.0);
+    let header = h
+        .screen(200, 60)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
     assert!(
-        !header.contains("syncing"),
+        !header.contains("syncing") && !header.contains('⟳'),
         "a stale heartbeat is no running sync: {header}"
     );
 }

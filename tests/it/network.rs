@@ -854,7 +854,23 @@ fn cli_scans_and_health() {
         .iter()
         .map(|s| s["state"].as_str().unwrap_or_default())
         .collect();
-    assert_eq!(states, ["healthy", "down", "healthy", "healthy"]);
+    // The diverging scan differs at the head: the head check finds it forked (it never reads
+    // healthy), naming the update and one JSON path.
+    assert_eq!(states, ["healthy", "down", "forked", "healthy"]);
+    let forked = &health["scans"][2]["forked"];
+    assert_eq!(forked["found_by"], "head check", "{health}");
+    assert!(forked["update_id"].is_string(), "{health}");
+    assert!(
+        forked["path"].as_str().is_some_and(|p| p.starts_with('$')),
+        "{health}"
+    );
+    assert!(health["head_check"]["after"].is_object(), "{health}");
+    assert!(
+        health["findings"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|f| f["kind"] == "forked")),
+        "{health}"
+    );
     assert_eq!(health["scans"][3]["lagging"], true);
     assert_eq!(health["scans"][1]["status"], "unreachable");
     assert_eq!(health["scans"][0]["version"], "0.6.10");
@@ -863,7 +879,8 @@ fn cli_scans_and_health() {
     assert!(
         health["verdict"]
             .as_str()
-            .is_some_and(|v| v.starts_with("4 scans · 2 healthy · 1 lagging ")),
+            .is_some_and(|v| v.starts_with("4 scans · 1 healthy · 1 lagging ")
+                && v.contains(" · 1 forked · ")),
         "{}",
         health["verdict"]
     );
@@ -874,12 +891,13 @@ fn cli_scans_and_health() {
             count("healthy"),
             count("lagging"),
             count("unhealthy"),
-            count("down")
+            count("down"),
+            count("forked")
         ],
-        [Some(2), Some(1), Some(0), Some(1)],
+        [Some(1), Some(1), Some(0), Some(1), Some(1)],
         "{health}"
     );
-    assert_eq!(count("quorum_healthy"), Some(3));
+    assert_eq!(count("quorum_healthy"), Some(2));
     for scan in health["scans"].as_array().expect("scans") {
         for age in [
             &scan["newest_update_age_s"],
@@ -1485,7 +1503,7 @@ fn cli_health_as_a_table_has_a_row_per_scan_and_the_verdict() {
             .find(|l| l.starts_with(name))
             .unwrap_or_else(|| panic!("no row for {name}: {text}"));
         assert!(
-            ["healthy", "unhealthy", "down"]
+            ["healthy", "unhealthy", "down", "forked"]
                 .iter()
                 .any(|state| row.split_whitespace().any(|w| w == *state)),
             "{row}"
@@ -1559,6 +1577,87 @@ fn backfilling_and_rate_limited_scans_are_states_of_their_own() {
             h.n
         );
         assert_eq!(h.outcome, HealthOutcome::AllHealthy, "{}", h.verdict);
+        handle.shutdown().await;
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The head check (issue 35): forked now, never for a scan that only trails
+
+/// A staggered network (scan K trails by K − 1 updates, as `cantonscope demo` and
+/// `serve-demo` serve it, live updates arriving): the head check compares every scan, and none
+/// is forked; a diverging scan on the same network is.
+#[test]
+fn the_head_check_finds_no_fork_on_a_staggered_network_and_finds_a_diverging_scan() {
+    let rt = runtime();
+    rt.block_on(async {
+        let handle = cantonscope::demo::start(
+            DemoConfig {
+                seed: SEED,
+                rate: 5.0,
+                stagger: true,
+                end_now: true,
+                ..DemoConfig::default()
+            }
+            .with_total_scans(5),
+        )
+        .await
+        .expect("demo starts");
+        let net = network(&handle, 50.0).await;
+        for round in 0..3 {
+            let now = now();
+            let observations = health::observe_all(&net, now).await;
+            let check = health::head_check(&net, &observations)
+                .await
+                .expect("heads known");
+            for (i, verdict) in check.scans.iter().enumerate() {
+                assert!(
+                    matches!(
+                        verdict,
+                        cantonscope::model::network::fork::HeadVerdict::Agrees { compared } if *compared > 0
+                    ),
+                    "round {round}, scan {}: {verdict:?}",
+                    i + 1
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(700)).await;
+        }
+        handle.shutdown().await;
+
+        // The same network with scan 3 diverging from two minutes ago: forked at an update
+        // after that, the others agree.
+        let handle = cantonscope::demo::start(
+            DemoConfig {
+                seed: SEED,
+                rate: 5.0,
+                stagger: true,
+                end_now: true,
+                faults: DemoFaults {
+                    diverging: Some((2, DemoTime::BeforeHead(Duration::from_secs(120)))),
+                    ..DemoFaults::default()
+                },
+                ..DemoConfig::default()
+            }
+            .with_total_scans(5),
+        )
+        .await
+        .expect("demo starts");
+        let net = network(&handle, 50.0).await;
+        let observations = health::observe_all(&net, now()).await;
+        let check = health::head_check(&net, &observations)
+            .await
+            .expect("heads known");
+        for (i, verdict) in check.scans.iter().enumerate() {
+            use cantonscope::model::network::fork::HeadVerdict;
+            if i == 2 {
+                assert!(
+                    matches!(verdict, HeadVerdict::Forked { path: Some(p), .. } if p.starts_with('$')),
+                    "{verdict:?}"
+                );
+            } else {
+                assert!(matches!(verdict, HeadVerdict::Agrees { .. }), "scan {}: {verdict:?}", i + 1);
+            }
+        }
         handle.shutdown().await;
     });
 }

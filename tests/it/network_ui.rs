@@ -121,11 +121,13 @@ fn the_status_verdict_follows_my_nodes_and_names_every_scan_that_is_not_healthy(
         line.trim_start().starts_with("HEALTHY  my nodes OK · "),
         "{line}"
     );
+    assert!(line.contains("network 9 of 13 healthy, quorum ✓"), "{line}");
+    assert!(line.contains(&format!("{} down", names[DOWN])), "{line}");
+    // The diverging scan is forked (the head check found it), named first.
     assert!(
-        line.contains("network 10 of 13 healthy, quorum ✓"),
+        line.contains(&format!("quorum ✓ · {} forked", names[DIVERGING])),
         "{line}"
     );
-    assert!(line.contains(&format!("{} down", names[DOWN])), "{line}");
     // Issue 21: the backfilling scan is not counted healthy, and is named.
     assert!(
         line.contains(&format!("{} backfilling", names[BACKFILLING])),
@@ -136,7 +138,8 @@ fn the_status_verdict_follows_my_nodes_and_names_every_scan_that_is_not_healthy(
     assert!(behind.is_match(&line), "{line}");
     // The down and the lagging scan are never counted healthy: 11, not 12 or 13.
     assert!(!line.contains("13 of 13"), "{line}");
-    // Enter opens the Network pane on the first scan the verdict names; Esc comes back.
+    // Enter opens the Network pane on the first scan the verdict names (the forked one);
+    // Esc comes back.
     h.cmd(Command::Select);
     assert_eq!(h.app.focus, PaneId::Network);
     assert_eq!(
@@ -144,7 +147,7 @@ fn the_status_verdict_follows_my_nodes_and_names_every_scan_that_is_not_healthy(
             .network
             .selected_scan()
             .map(|r| r.entry.sv_name.clone()),
-        Some(names[DOWN].clone())
+        Some(names[DIVERGING].clone())
     );
     h.cmd(Command::Back);
     assert_eq!(h.app.focus, PaneId::Status);
@@ -196,6 +199,8 @@ fn the_matrix_classifies_every_scan() {
     expected[LAGGING] = "lagging";
     expected[DOWN] = "down";
     expected[BACKFILLING] = "backfill";
+    // The diverging scan differs at the head: the head check finds it forked.
+    expected[DIVERGING] = "forked";
     assert_eq!(states, expected);
     assert!(!rows[DOWN].observation.reachable);
     assert!(rows[LIMITED].observation.reachable, "429s are waited out");
@@ -212,7 +217,7 @@ fn the_matrix_classifies_every_scan() {
     assert_eq!(
         verdict,
         format!(
-            "13 scans · 10 healthy · 1 lagging {lag} s · 1 backfilling · 1 down · quorum 5 healthy ✓"
+            "13 scans · 9 healthy · 1 lagging {lag} s · 1 backfilling · 1 down · 1 forked · quorum 5 healthy ✓"
         )
     );
     let screen = h.screen(120, 40);
@@ -1091,4 +1096,53 @@ fn verdict_ingestion_lag_per_scan_in_the_matrix_the_card_and_status() {
         status.contains(&format!("verdict ingestion lag {lag} s")),
         "{status}"
     );
+}
+
+/// Issue 35: the header's first line never hides a scan that is down, lagging or forked, at
+/// 80 columns as at 200; at 80 the newest update's part gives way to it.
+#[test]
+fn the_header_counts_down_lagging_and_forked_scans_at_every_width() {
+    let mut h = faulty();
+    let part = regex::Regex::new(r"net 9/13 · 1 down · 1 lag \d+s · 1 forked · 1 backfill")
+        .expect("regex");
+    let wide = h.screen(200, 60);
+    let wide = wide.lines().next().unwrap_or_default();
+    assert!(part.is_match(wide), "{wide}");
+    assert!(
+        wide.contains("● scan OK") && wide.contains("newest"),
+        "{wide}"
+    );
+    let narrow = h.screen(80, 24);
+    let narrow = narrow.lines().next().unwrap_or_default();
+    assert!(part.is_match(narrow), "{narrow}");
+    assert!(!narrow.contains("newest"), "{narrow}");
+    assert!(unicode_width::UnicodeWidthStr::width(narrow.trim_end()) <= 80);
+}
+
+/// Issue 35: at 80x24 the Status verdict names the failing scans before anything else.
+#[test]
+fn at_80_columns_the_status_verdict_names_the_failing_scans_first() {
+    let mut h = faulty_with(|s| s.extra_scan_urls.clear());
+    h.cmd(Command::Pane4);
+    let names: Vec<String> = h
+        .app
+        .network
+        .scan_rows()
+        .iter()
+        .map(|r| r.entry.sv_name.clone())
+        .collect();
+    let screen = h.screen(80, 24);
+    let line = screen
+        .lines()
+        .find(|l| l.contains(" HEALTHY ") || l.contains(" DEGRADED "))
+        .unwrap_or_else(|| panic!("no verdict:\n{screen}"));
+    let forked = format!("{} forked", names[DIVERGING]);
+    let down = format!("{} down", names[DOWN]);
+    assert!(line.contains(&forked), "{line}");
+    let at = |s: &str| line.find(s).unwrap_or(usize::MAX);
+    assert!(at(&forked) < at("my nodes"), "{line}");
+    // What does not fit is counted, and only that.
+    if !line.contains(&down) {
+        assert!(line.contains("more (Enter)"), "{line}");
+    }
 }

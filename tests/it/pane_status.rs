@@ -266,11 +266,12 @@ fn start_polls_every_configured_node_once() {
             req::ledger_end(),
             req::amulet_rules(),
             // The app's health also reads the DSO ("my SV") and measures every scan of the
-            // network from the start.
+            // network from the start, with the head check (is any scan forked?).
             Request::api(cantonscope::api::scan::dso()),
             Request::NetworkHealth {
                 now: t0(),
-                heads: Vec::new()
+                heads: Vec::new(),
+                head_check: true,
             },
             req::mining_rounds(),
             req::ledger_participant_id(),

@@ -97,6 +97,28 @@ pub enum HealthState {
     RateLimited,
     Unhealthy,
     Down,
+    /// Answers, but differs from the other scans at the head now (an open `forked` finding:
+    /// the head check, `b`, a sweep or the index found it; a newer head check that agrees
+    /// clears it).
+    Forked,
+    /// Answers, but served a past update differently from the others (an open `diverged
+    /// history` finding, kept until that update is checked again and agrees).
+    DivergedHistory,
+}
+
+impl HealthState {
+    /// As written in JSON (`healthy`, `forked`, `diverged_history`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            HealthState::Healthy => "healthy",
+            HealthState::Backfilling => "backfilling",
+            HealthState::RateLimited => "rate_limited",
+            HealthState::Unhealthy => "unhealthy",
+            HealthState::Down => "down",
+            HealthState::Forked => "forked",
+            HealthState::DivergedHistory => "diverged_history",
+        }
+    }
 }
 
 /// A scan's verdict ingestion lag (µs, at least 0): the record time of its newest update
@@ -128,6 +150,13 @@ pub struct ScanHealth {
     pub verdict_lag: Option<i64>,
 }
 
+impl ScanHealth {
+    /// Healthy, not lagging, not forked: what the header counts as healthy.
+    pub fn is_well(&self) -> bool {
+        self.state == HealthState::Healthy && !self.lagging
+    }
+}
+
 /// What the health of the whole network means for a script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -155,6 +184,9 @@ pub struct NetworkHealth {
     pub lagging: usize,
     pub unhealthy: usize,
     pub down: usize,
+    /// Counted scans with an open `forked` / `diverged history` finding (not healthy).
+    pub forked: usize,
+    pub diverged: usize,
     /// Counted scans still backfilling, and refusing with 429 (neither healthy nor faulty).
     pub backfilling: usize,
     pub rate_limited: usize,
@@ -200,6 +232,20 @@ pub fn assess(
     now: i64,
     thresholds: &HealthThresholds,
 ) -> NetworkHealth {
+    assess_with(observations, counted, now, thresholds, &[])
+}
+
+/// [`assess`], where `forks[i]` is what the kept findings say of scan `i`: an open `forked`
+/// finding makes it [`HealthState::Forked`], an open `diverged history` one
+/// [`HealthState::DivergedHistory`] (a scan that is down stays down); the finding's detail
+/// leads its reasons.
+pub fn assess_with(
+    observations: &[ScanObservation],
+    counted: &[bool],
+    now: i64,
+    thresholds: &HealthThresholds,
+    forks: &[ForkMark],
+) -> NetworkHealth {
     let newest_head = observations
         .iter()
         .filter_map(|o| match &o.head {
@@ -212,7 +258,8 @@ pub fn assess(
     let max_lag = duration_micros(thresholds.max_lag);
     let scans: Vec<ScanHealth> = observations
         .iter()
-        .map(|o| {
+        .enumerate()
+        .map(|(index, o)| {
             let mut reasons = Vec::new();
             let head = match &o.head {
                 Some(Ok(Some(head))) => Some(head),
@@ -273,7 +320,14 @@ pub fn assess(
                 ("newest update", "its history is empty"),
                 |head| ("newest update".to_owned(), now - head.record_time),
             ));
-            let state = if o.rate_limited {
+            let fork = forks.get(index).cloned().unwrap_or_default();
+            let state = if let Some(detail) = &fork.forked {
+                reasons.insert(0, format!("forked: {detail}"));
+                HealthState::Forked
+            } else if let Some(detail) = &fork.diverged {
+                reasons.insert(0, format!("diverged history: {detail}"));
+                HealthState::DivergedHistory
+            } else if o.rate_limited {
                 reasons.insert(0, "rate-limited (429)".to_owned());
                 HealthState::RateLimited
             } else if reasons.is_empty() && o.backfilling {
@@ -323,6 +377,12 @@ pub fn assess(
     let rate_limited = counted_scans()
         .filter(|s| s.state == HealthState::RateLimited)
         .count();
+    let forked = counted_scans()
+        .filter(|s| s.state == HealthState::Forked)
+        .count();
+    let diverged = counted_scans()
+        .filter(|s| s.state == HealthState::DivergedHistory)
+        .count();
     let max_lag_seen = counted_scans()
         .filter(|s| s.lagging)
         .filter_map(|s| s.lag_behind_newest)
@@ -358,6 +418,12 @@ pub fn assess(
     if down > 0 {
         parts.push(format!("{down} down"));
     }
+    if forked > 0 {
+        parts.push(format!("{forked} forked"));
+    }
+    if diverged > 0 {
+        parts.push(format!("{diverged} diverged history"));
+    }
     parts.push(format!(
         "quorum {q} healthy {}",
         if healthy >= q && n > 0 { "✓" } else { "✗" }
@@ -372,6 +438,8 @@ pub fn assess(
         lagging,
         unhealthy,
         down,
+        forked,
+        diverged,
         backfilling,
         rate_limited,
         outcome,
@@ -394,6 +462,85 @@ pub struct NetworkSnapshot {
     pub thresholds: HealthThresholds,
     /// When the scans were measured (µs since the epoch).
     pub checked_at: i64,
+    /// The head check run with this measurement, if one was due.
+    pub head_check: Option<super::fork::HeadCheck>,
+    /// The network's findings as kept after this measurement (the head check's applied).
+    pub findings: crate::model::findings::FindingsBook,
+}
+
+/// The findings a measurement makes of scans down: a counted scan that is down and has no
+/// open `scan down` finding opens one; a scan that answers again clears its own.
+pub fn down_ops(
+    entries: &[ScanEntry],
+    health: &NetworkHealth,
+    book: &crate::model::findings::FindingsBook,
+) -> Vec<crate::model::findings::FindingOp> {
+    use crate::model::findings::{FindingKind, FindingOp, FoundBy};
+    let mut ops = Vec::new();
+    for (entry, scan) in entries.iter().zip(&health.scans) {
+        let down = scan.state == HealthState::Down;
+        let open = book
+            .open_about(FindingKind::ScanDown, &entry.url)
+            .next()
+            .is_some();
+        if down && !open && entry.counted {
+            ops.push(FindingOp::open(
+                FindingKind::ScanDown,
+                (&entry.url, &entry.sv_name),
+                FoundBy::Health,
+                scan.reasons
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "down".into()),
+            ));
+        } else if !down && open {
+            ops.push(FindingOp::clear(
+                FindingKind::ScanDown,
+                &entry.url,
+                "answers again",
+            ));
+        }
+    }
+    ops
+}
+
+/// What the kept findings say of one scan: the detail of its open `forked` and `diverged
+/// history` findings (the newest of each).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ForkMark {
+    pub forked: Option<String>,
+    pub diverged: Option<String>,
+}
+
+/// What `book` says of each scan of `entries` (see [`assess_with`]).
+pub fn fork_marks(
+    entries: &[ScanEntry],
+    book: &crate::model::findings::FindingsBook,
+) -> Vec<ForkMark> {
+    use crate::model::findings::FindingKind;
+    let newest = |kind: FindingKind, url: &str| {
+        book.open_about(kind, url)
+            .max_by_key(|f| f.last_seen)
+            .map(|f| f.detail.clone())
+    };
+    entries
+        .iter()
+        .map(|e| {
+            let diverged = book
+                .open_about(FindingKind::DivergedHistory, &e.url)
+                .count();
+            ForkMark {
+                forked: newest(FindingKind::Forked, &e.url),
+                diverged: newest(FindingKind::DivergedHistory, &e.url).map(|d| {
+                    if diverged > 1 {
+                        format!("{diverged} updates, e.g. {d}")
+                    } else {
+                        d
+                    }
+                }),
+            }
+        })
+        .collect()
 }
 
 impl NetworkSnapshot {
@@ -404,11 +551,12 @@ impl NetworkSnapshot {
 
     /// The health of every scan and of the network at the time of the measurement.
     pub fn assess(&self) -> NetworkHealth {
-        assess(
+        assess_with(
             &self.observations,
             &self.counted(),
             self.checked_at,
             &self.thresholds,
+            &fork_marks(&self.entries, &self.findings),
         )
     }
 

@@ -23,6 +23,7 @@ use super::consensus::{fault_tolerance, quorum};
 use crate::api::scan::DsoScans;
 pub use crate::api::without_userinfo;
 
+pub mod fork;
 mod head;
 mod health;
 mod my_sv;
@@ -32,9 +33,9 @@ pub use head::{
     record_time_micros,
 };
 pub use health::{
-    CheckedOnScans, HealthOutcome, HealthState, HealthThresholds, HistoryHead, NetworkCheck,
-    NetworkHealth, NetworkSnapshot, NodeState, RoundSeen, ScanHealth, ScanObservation, assess,
-    verdict_lag,
+    CheckedOnScans, ForkMark, HealthOutcome, HealthState, HealthThresholds, HistoryHead,
+    NetworkCheck, NetworkHealth, NetworkSnapshot, NodeState, RoundSeen, ScanHealth,
+    ScanObservation, assess, assess_with, down_ops, fork_marks, verdict_lag,
 };
 pub use my_sv::{MySv, MySvSource, resolve_my_sv};
 

@@ -477,13 +477,26 @@ impl NetworkPane {
         }
     }
 
-    pub(super) fn on_check_reply(&mut self, reply: &Fetched) {
+    /// Takes a consensus check in; for an update (not a pane's query), the findings it makes
+    /// (diverged history at that update, or cleared there).
+    pub(super) fn on_check_reply(
+        &mut self,
+        reply: &Fetched,
+    ) -> Vec<crate::model::findings::FindingOp> {
         let answer = self
             .check
             .load
             .accept(reply, "the consensus check", Response::network_check);
         let Some(answer) = answer else {
-            return;
+            return Vec::new();
+        };
+        let ops = match &answer {
+            Ok(check) if check.query.is_none() => crate::model::network::fork::update_check_ops(
+                &check.entries,
+                &check.update_id,
+                &check.update.check,
+            ),
+            _ => Vec::new(),
         };
         self.check.diff_open = false;
         self.check.load = match answer {
@@ -505,6 +518,7 @@ impl NetworkPane {
             }
             Err(f) => Load::Failed(f.to_string()),
         };
+        ops
     }
 
     pub(super) fn render_consensus(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {

@@ -22,11 +22,12 @@ use ratatui::text::{Line, Span};
 use crate::api::ApiCall;
 use crate::api::scan::{self, SynchronizerBftSequencer};
 use crate::config::keymap::KeyContext;
+use crate::feed::health::HealthIntent;
 use crate::msg::Command;
 use crate::msg::tabs::{Tabs, tabs};
 use crate::msg::{Fetched, Request, Response};
 use crate::panes::form::{Form, FormOutcome, Load};
-use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
+use crate::panes::{AppEvent, Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::explain::explain;
 use crate::ui::sections::framed_sections;
 use crate::ui::table::{DataTable, ListCol, TableInput};
@@ -480,7 +481,10 @@ impl Pane for NetworkPane {
             return;
         }
         if let Request::NetworkCheck { .. } | Request::OnEveryScan { .. } = request {
-            self.on_check_reply(reply);
+            let ops = self.on_check_reply(reply);
+            if !ops.is_empty() {
+                out.events.push(AppEvent::Health(HealthIntent::Record(ops)));
+            }
             return;
         }
         if let Some(answer) = self.sequencers.accept(

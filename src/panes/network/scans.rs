@@ -58,7 +58,7 @@ impl ScanRow {
         )
     }
 
-    /// `healthy`, `lagging`, `unhealthy` or `down`.
+    /// `healthy`, `lagging`, `unhealthy`, `down`, `forked`, `diverged`, ….
     pub fn state_name(&self) -> &'static str {
         match self.health.state {
             HealthState::Healthy if self.health.lagging => "lagging",
@@ -68,6 +68,8 @@ impl ScanRow {
             HealthState::RateLimited => "limit 429",
             HealthState::Unhealthy => "unhealthy",
             HealthState::Down => "down",
+            HealthState::Forked => "forked",
+            HealthState::DivergedHistory => "diverged",
         }
     }
 
@@ -76,8 +78,8 @@ impl ScanRow {
             HealthState::Healthy if self.health.lagging => 1,
             HealthState::Healthy => 0,
             HealthState::Backfilling | HealthState::RateLimited => 1,
-            HealthState::Unhealthy => 2,
-            HealthState::Down => 3,
+            HealthState::Unhealthy | HealthState::DivergedHistory => 2,
+            HealthState::Forked | HealthState::Down => 3,
         }
     }
 
@@ -86,7 +88,10 @@ impl ScanRow {
             HealthState::Healthy if self.health.lagging => theme.status_warn,
             HealthState::Healthy => theme.status_ok,
             HealthState::Backfilling | HealthState::RateLimited => theme.status_warn,
-            HealthState::Unhealthy | HealthState::Down => theme.status_err,
+            HealthState::Unhealthy
+            | HealthState::Down
+            | HealthState::Forked
+            | HealthState::DivergedHistory => theme.status_err,
         }
     }
 

@@ -402,47 +402,84 @@ impl StatusPane {
             Level::Stalled => theme.status_err,
             Level::Down => theme.status_err,
         };
-        let mut spans = vec![
+        let head = vec![
             Span::styled(format!(" {} ", v.level.label()), style.patch(bold())),
             Span::raw(" "),
-            Span::styled(v.reasons.join(" · "), style),
         ];
-        if let Some(part) = self.network_part(sh) {
-            let net_style = if !part.quorum_ok {
-                theme.status_err
-            } else if part.all_well {
-                theme.status_ok
-            } else {
-                theme.status_warn
-            };
-            spans.push(Span::styled(" · ", theme.muted));
-            spans.push(Span::styled(part.summary.clone(), net_style));
-            // Every scan that is not healthy, by name, as many as fit; the rest are counted
-            // (Enter shows them all in the Network pane).
-            let width = usize::from(area.width);
-            let used = |spans: &[Span<'_>]| spans.iter().map(Span::width).sum::<usize>();
-            let total = part.named.len();
-            for (i, name) in part.named.iter().enumerate() {
-                let name = safe_line(name, 60).into_owned();
-                let left = total - i - 1;
-                let more = if left > 0 {
-                    format!(" · +{left} more (Enter)").len()
-                } else {
-                    0
-                };
-                if used(&spans) + 3 + unicode_width::UnicodeWidthStr::width(name.as_str()) + more
-                    > width
-                {
-                    spans.push(Span::styled(
-                        format!(" · +{} more (Enter)", total - i),
-                        theme.muted,
-                    ));
-                    break;
-                }
-                spans.push(Span::styled(" · ", theme.muted));
-                spans.push(Span::styled(name, net_style));
+        let reasons = Span::styled(v.reasons.join(" · "), style);
+        let width = usize::from(area.width);
+        let used = |spans: &[Span<'_>]| spans.iter().map(Span::width).sum::<usize>();
+        let spans = match self.network_part(sh) {
+            None => {
+                let mut spans = head;
+                spans.push(reasons);
+                spans
             }
-        }
+            Some(part) => {
+                let net_style = if !part.quorum_ok {
+                    theme.status_err
+                } else if part.all_well {
+                    theme.status_ok
+                } else {
+                    theme.status_warn
+                };
+                let names: Vec<Span<'static>> = part
+                    .named
+                    .iter()
+                    .map(|n| Span::styled(safe_line(n, 60).into_owned(), net_style))
+                    .collect();
+                let sep = || Span::styled(" · ", theme.muted);
+                // Widest first: my nodes' reasons, the network's summary, every scan that is not
+                // healthy by name; then without the summary; then the scans named first (so a
+                // narrow screen never hides which scans fail), my nodes' reasons after them.
+                let mut full = head.clone();
+                full.push(reasons.clone());
+                full.push(sep());
+                full.push(Span::styled(part.summary.clone(), net_style));
+                for name in &names {
+                    full.push(sep());
+                    full.push(name.clone());
+                }
+                let mut short = head.clone();
+                short.push(reasons.clone());
+                for name in &names {
+                    short.push(sep());
+                    short.push(name.clone());
+                }
+                if used(&full) <= width || names.is_empty() {
+                    full
+                } else if used(&short) <= width {
+                    short
+                } else {
+                    // The names first, as many as fit; the rest counted (Enter shows them all
+                    // in the Network pane).
+                    let mut spans = head;
+                    let total = names.len();
+                    for (i, name) in names.into_iter().enumerate() {
+                        let left = total - i - 1;
+                        let more = if left > 0 {
+                            format!(" · +{left} more (Enter)").len()
+                        } else {
+                            0
+                        };
+                        if i > 0 && used(&spans) + 3 + name.width() + more > width {
+                            spans.push(Span::styled(
+                                format!(" · +{} more (Enter)", total - i),
+                                theme.muted,
+                            ));
+                            break;
+                        }
+                        if i > 0 {
+                            spans.push(sep());
+                        }
+                        spans.push(name);
+                    }
+                    spans.push(sep());
+                    spans.push(reasons);
+                    spans
+                }
+            }
+        };
         let line = Line::from(spans);
         let line = fit_line(line, usize::from(area.width));
         buf.set_line(area.x, area.y, &line, area.width);

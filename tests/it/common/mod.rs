@@ -44,6 +44,8 @@ pub struct Harness {
     pub now: i64,
     /// Texts copied through OSC 52, in order.
     pub copied: Vec<String>,
+    /// New findings announced (the bell, a desktop notification), in order.
+    pub announced: Vec<String>,
     /// Whether the app asked to quit.
     pub quit: bool,
     /// Requests that went out (described), in order.
@@ -153,6 +155,7 @@ impl Harness {
             clients,
             now,
             copied: Vec::new(),
+            announced: Vec::new(),
             quit: false,
             requests: Vec::new(),
         };
@@ -182,6 +185,7 @@ impl Harness {
             clients,
             now,
             copied: Vec::new(),
+            announced: Vec::new(),
             quit: false,
             requests: Vec::new(),
         };
@@ -220,6 +224,10 @@ impl Harness {
                 Effect::Cancel(_) => Vec::new(),
                 Effect::Copy(text) => {
                     self.copied.push(text);
+                    Vec::new()
+                }
+                Effect::Notify { text, .. } => {
+                    self.announced.push(text);
                     Vec::new()
                 }
                 Effect::WriteFile { id, path, contents } => {

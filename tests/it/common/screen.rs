@@ -60,6 +60,11 @@ pub fn stable(screen: &str) -> String {
             "browsing <mm-dd hh:mm>",
         ),
         (r"\(\d+[smhd] ago\)", "(<age>)"),
+        // The header's newest update at 80 to 120 columns: its age without "ago".
+        (
+            r"\(\d+[smhd]( \d+[smhd])?\)( · (LIVE|PAUSED|OFFLINE|CONNECTING))",
+            "(<age>)$2",
+        ),
         (r"\b\d+(ms| ms)\b", "<ms>"),
         (r"\bup \d+[smhd]( \d+[smhd])?", "up <uptime>"),
         (r"\b\d+[smhd] ago\b", "<age> ago"),
