@@ -9,6 +9,7 @@
 //!
 //! Nothing here writes to the terminal except through the `out` / `err` writers it is given.
 
+pub mod check;
 pub mod governance;
 pub mod index;
 pub mod network;

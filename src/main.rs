@@ -118,6 +118,25 @@ fn main() -> ExitCode {
         Some(Command::Ledger(command)) => output(table, |out| {
             headless(&runtime, ApiCommand::Ledger(command), &settings, out)
         }),
+        Some(Command::Check(args)) => {
+            use std::io::IsTerminal;
+            let format = match cli.global.output {
+                Some(OutputFormat::Prometheus) => headless::check::CheckOutput::Prometheus,
+                Some(OutputFormat::Json) => headless::check::CheckOutput::Json,
+                Some(OutputFormat::Table) => headless::check::CheckOutput::Table,
+                None if std::io::stdout().is_terminal() => headless::check::CheckOutput::Table,
+                None => headless::check::CheckOutput::Json,
+            };
+            let mut err = std::io::stderr().lock();
+            let mut out = std::io::stdout().lock();
+            exit_code(runtime.block_on(headless::check::run(
+                args, &settings, format, &mut out, &mut err,
+            )))
+        }
+        _ if cli.global.output == Some(OutputFormat::Prometheus) => fail(
+            "cantonscope: --output prometheus is for `check` only",
+            EXIT_USAGE,
+        ),
         Some(Command::Governance(command)) => output(table, |out| {
             let mut err = std::io::stderr().lock();
             runtime.block_on(headless::governance::run(command, &settings, out, &mut err))

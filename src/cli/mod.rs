@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::{BaseUrl, HistoryStart, Overrides, parse_refresh};
 
+mod check;
 mod demo;
 mod governance;
 mod index;
@@ -19,6 +20,7 @@ mod scan;
 mod validator;
 mod values;
 
+pub use check::{CHECK_EXIT_CODES, CheckArgs};
 pub use demo::{
     DEFAULT_DEMO_LAG, DEFAULT_SERVE_DEMO_LISTEN, DemoArgs, DemoFaultArgs, DownModeArg,
     ServeDemoArgs,
@@ -95,6 +97,8 @@ pub enum OutputFormat {
     Table,
     /// The JSON (JSON Lines for streams), whole.
     Json,
+    /// The Prometheus text exposition format (`check` only).
+    Prometheus,
 }
 
 /// Flags of the explorer (root command and `demo`).
@@ -155,6 +159,12 @@ pub enum Command {
     /// The local history index: a verified copy of every update, searchable offline (sync,
     /// status, search).
     Index(IndexArgs),
+
+    /// Is anything wrong? One run for cron and Prometheus: the network's health with the head
+    /// check, forks and diverged histories, votes that need my SV's vote soon, my node's
+    /// alerts, the local index's lag; exit 0 all well, 5 something needs attention, 3 a node of
+    /// mine is unreachable.
+    Check(CheckArgs),
 
     /// Governance of the DSO on the profile's scan: open vote requests, results, what still
     /// needs my SV's vote, SV reward weights, as JSON.

@@ -168,6 +168,19 @@ fn me_of(me: Option<&MySv>) -> Option<(Option<&str>, Option<&str>)> {
     me.map(|me| (me.name.as_deref(), me.party.as_deref()))
 }
 
+/// My SV and the open requests (as [`open_requests`]), or one line saying why they could not
+/// be read (`check`).
+pub(crate) async fn open_requests_of(
+    client: &ApiClient,
+    settings: &Settings,
+) -> Result<(Option<MySv>, Vec<OpenRequest>), String> {
+    match open_requests(client, settings).await {
+        Ok((_, me, rows)) => Ok((me, rows)),
+        Err(Failure::Api(e)) => Err(crate::headless::error_line(&e)),
+        Err(Failure::Usage(m) | Failure::Server(m) | Failure::Output(m)) => Err(m),
+    }
+}
+
 /// The open requests, summarised and sorted by deadline, with the DSO and my SV.
 async fn open_requests(
     client: &ApiClient,

@@ -24,6 +24,54 @@ pub(super) struct PageOf {
 }
 
 impl Syncer<'_> {
+    /// Notes that `scan` serves `item` differently from the version kept (or from the others,
+    /// on a dispute): a diverged history of that scan at that update, kept with the network's
+    /// findings when the sync or verify ends.
+    pub(super) fn note_diverged(&self, scan: usize, item: &UpdateItem, detail: String) {
+        use crate::model::findings::{FindingKind, FindingOp, FoundBy};
+        let Some(entry) = self.net.entry(scan) else {
+            return;
+        };
+        let url = crate::api::redact_userinfo(&entry.url);
+        let record_time = item
+            .record_time()
+            .and_then(crate::model::format::parse_time_micros);
+        self.findings.borrow_mut().push(FindingOp::open_at(
+            FindingKind::DivergedHistory,
+            (&url, &entry.sv_name),
+            // Set when kept (a sync's or a verify's).
+            FoundBy::IndexSync,
+            detail,
+            (item.update_id().unwrap_or_default(), record_time, None),
+        ));
+    }
+
+    /// Keeps the diverged histories found (as `found_by`) in the network's findings, so the
+    /// explorer, `network health` and `check` name those scans too.
+    pub(super) fn keep_findings(&self, found_by: crate::model::findings::FoundBy) {
+        let mut ops = std::mem::take(&mut *self.findings.borrow_mut());
+        if ops.is_empty() {
+            return;
+        }
+        for op in &mut ops {
+            if let crate::model::findings::FindingOp::Open(f) = op {
+                f.found_by = found_by;
+            }
+        }
+        let Some(path) = &self.findings_path else {
+            return;
+        };
+        if let Err(e) = crate::network::findings::update(path, &ops, now_micros()) {
+            super::say(
+                &mut **self.err.borrow_mut(),
+                &format!(
+                    "warning: the findings could not be kept in {}: {e}",
+                    path.display()
+                ),
+            );
+        }
+    }
+
     /// The primary scan's answer, or why the sync cannot go on.
     pub(super) async fn primary_page(&self, call: &Call<UpdatesPage>) -> Result<PageOf, Halt> {
         let reply = self.net.ask(self.primary, call).await;
@@ -151,6 +199,28 @@ impl Syncer<'_> {
             // As far as it goes.
             let mut halt = None;
             if let Stop::Disputed { groups } = &judged.stop {
+                // No version has the scans needed: the scans outside the largest group have a
+                // diverged history there.
+                let largest = groups.iter().map(|(_, m)| m.len()).max().unwrap_or(0);
+                let reference = groups.iter().position(|(_, m)| m.len() == largest);
+                for (g, (_, members)) in groups.iter().enumerate() {
+                    if Some(g) == reference {
+                        continue;
+                    }
+                    for &scan in members {
+                        let item = pages
+                            .iter()
+                            .find(|p| p.scan == scan)
+                            .and_then(|p| p.page.transactions.get(judged.confirmed));
+                        if let Some(item) = item {
+                            self.note_diverged(
+                                scan,
+                                item,
+                                "disagrees with the other scans on this update; no version has the scans needed".to_owned(),
+                            );
+                        }
+                    }
+                }
                 let record = self.divergence(&pages, judged.confirmed, groups);
                 halt = Some(self.diverged(record));
             } else if judged.confirmed == 0 && ask_one == Some(false) && pages.len() == 1 {

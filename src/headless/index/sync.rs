@@ -99,6 +99,11 @@ pub(super) struct Syncer<'a> {
     /// Held while a chunk reads, trains or keeps the dictionary, so chunks walking side by
     /// side train one, not one each.
     pub(super) training: tokio::sync::Mutex<()>,
+    /// Scans found serving an update differently (diverged history), for the network's
+    /// findings ([`Syncer::keep_findings`]).
+    pub(super) findings: RefCell<Vec<crate::model::findings::FindingOp>>,
+    /// Where the network's findings are kept (`None`: nowhere).
+    pub(super) findings_path: Option<std::path::PathBuf>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -229,6 +234,7 @@ pub(super) async fn sync_inner(
         .await
         .map_err(|halt| (halt, Counters::default()))?;
     let result = syncer.run().await;
+    syncer.keep_findings(crate::model::findings::FoundBy::IndexSync);
     let counters = syncer.counters.into_inner();
     match result {
         Ok(()) => Ok(counters),
@@ -336,6 +342,11 @@ pub(super) async fn connect<'a>(
         packing: RefCell::new(None),
         samples: RefCell::new(Vec::new()),
         training: tokio::sync::Mutex::new(()),
+        findings: RefCell::new(Vec::new()),
+        findings_path: crate::network::findings::settings_path(
+            settings,
+            settings.data_path().as_deref(),
+        ),
     };
     Ok(syncer)
 }
@@ -647,6 +658,14 @@ impl Syncer<'_> {
                 &mut **self.err.borrow_mut(),
                 &format!(
                     "warning: {name} has another version of update {update_id}; {} scans agree on the one kept",
+                    scans.len()
+                ),
+            );
+            self.note_diverged(
+                *scan,
+                item,
+                format!(
+                    "has another version of update {update_id} than the {} scans that agree on the one the index keeps",
                     scans.len()
                 ),
             );

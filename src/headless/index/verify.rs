@@ -164,6 +164,7 @@ pub(super) async fn verify(
         if syncer.plan.progress == ProgressMode::Line {
             let _ = writeln!(syncer.err.borrow_mut());
         }
+        syncer.keep_findings(crate::model::findings::FoundBy::IndexVerify);
         let pages = syncer.counters.borrow().pages;
         (checks, found, halt, pages)
     };
@@ -359,6 +360,14 @@ impl Syncer<'_> {
                     );
                     for (position, scan) in verified.odd.iter().filter(|(p, _)| keep.contains(p)) {
                         if let Some(item) = page.transactions.get(*position) {
+                            self.note_diverged(
+                                *scan,
+                                item,
+                                format!(
+                                    "serves update {} differently from the scans that agree with the index",
+                                    item.update_id().unwrap_or_default()
+                                ),
+                            );
                             Found::push(
                                 &mut found.odd,
                                 json!({
