@@ -15,6 +15,8 @@ pub fn drive(sh: &mut Shared, out: &mut Out, reply: Option<&Fetched>) -> bool {
     let mut ho = HealthOut::default();
     if let Some(reply) = reply {
         sh.health.on_reply(reply, sh.now, &mut ho);
+        // What the reply found (scans down) is kept at once.
+        sh.health.send_findings(sh.now, &mut sh.ids, &mut ho);
     } else {
         let stale = sh.health.tick(sh.now, &mut sh.ids, &mut ho);
         for (i, waited) in stale {

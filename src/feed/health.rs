@@ -133,11 +133,16 @@ impl NetworkWatch {
     /// (queued, sent by the next tick).
     fn accept(&mut self, snapshot: NetworkSnapshot, now: i64, out: &mut HealthOut) {
         let health = snapshot.assess();
-        self.queued.extend(crate::model::network::down_ops(
-            &snapshot.entries,
-            &health,
-            &snapshot.findings,
-        ));
+        let down = crate::model::network::down_ops(&snapshot.entries, &health, &snapshot.findings);
+        if !self.measured_once {
+            // Found by the first measurement: known, not announced.
+            for op in &down {
+                if let FindingOp::Open(f) = op {
+                    self.announced.insert(f.id());
+                }
+            }
+        }
+        self.queued.extend(down);
         self.findings = snapshot.findings.clone();
         self.health = Some(health);
         self.snapshot = Some(snapshot);
@@ -167,9 +172,10 @@ impl NetworkWatch {
     /// window keeps its id and is not announced again.
     fn announce(&mut self, now: i64, out: &mut HealthOut) {
         let book = &self.findings;
+        // A finding cleared longer than the flap window ago rings again when it comes back.
         self.announced.retain(|id| {
             book.by_id(id)
-                .is_some_and(|f| f.cleared_at.is_none_or(|c| now - c < FLAP_WINDOW_US))
+                .is_none_or(|f| f.cleared_at.is_none_or(|c| now - c < FLAP_WINDOW_US))
         });
         for f in book.needing_attention(now) {
             let id = f.id();
@@ -387,7 +393,8 @@ impl Health {
         self.send_findings(now, ids, out);
     }
 
-    fn send_findings(&mut self, now: i64, ids: &mut RequestIds, out: &mut HealthOut) {
+    /// Sends the queued changes to the findings, when none is in flight.
+    pub fn send_findings(&mut self, now: i64, ids: &mut RequestIds, out: &mut HealthOut) {
         let net = &mut self.network;
         if net.findings_pending.is_some() || net.queued.is_empty() || !net.enabled {
             return;

@@ -98,6 +98,7 @@ commands! {
     Execute => "execute", "execute", "execute a prepared transaction (asks to confirm)";
     Consensus => "consensus", "bft check", "check on every scan (BFT consensus): the update, or what the pane shows (Governance: results count and open requests)";
     Sweep => "sweep", "sweep", "compare the history of every scan (asks from where; stops a running sweep)";
+    Acknowledge => "acknowledge", "acknowledge", "acknowledge the selected finding for 4h: listed, but no bell and not counted by check (again: take it back)";
     SortReverse => "sort_reverse", "reverse", "reverse the sort order";
     Back => "back", "back", "back / close";
     Cancel => "cancel", "cancel", "cancel";

@@ -1146,3 +1146,81 @@ fn at_80_columns_the_status_verdict_names_the_failing_scans_first() {
         assert!(line.contains("more (Enter)"), "{line}");
     }
 }
+
+/// Issue 35: the findings log lists what the head check found (the forked scan, the scan
+/// down); `a` acknowledges one; a new finding while the explorer runs rings once (what the
+/// first measurement found does not).
+#[test]
+fn the_findings_log_lists_acknowledges_and_a_new_finding_rings_once() {
+    let (diverge, _) = fault_points();
+    let ledger = generate(SEED);
+    let mut h = network_pane();
+    let names: Vec<String> = h
+        .app
+        .network
+        .scan_rows()
+        .iter()
+        .map(|r| r.entry.sv_name.clone())
+        .collect();
+    assert!(
+        h.announced.is_empty(),
+        "found at the first measurement: {:?}",
+        h.announced
+    );
+    // `[` from the matrix: the findings, the last section.
+    h.cmd(Command::PrevSection);
+    assert_eq!(h.app.network.section(), NetSection::Findings);
+    let rows = h.app.network.finding_rows().to_vec();
+    let forked = rows
+        .iter()
+        .find(|r| r.finding.kind == cantonscope::model::findings::FindingKind::Forked)
+        .unwrap_or_else(|| panic!("no forked finding: {rows:?}"));
+    assert_eq!(forked.finding.name, names[DIVERGING]);
+    assert!(
+        forked
+            .finding
+            .path
+            .as_deref()
+            .is_some_and(|p| p.starts_with('$'))
+    );
+    assert!(rows.iter().any(|r| {
+        r.finding.kind == cantonscope::model::findings::FindingKind::ScanDown
+            && r.finding.name == names[DOWN]
+    }));
+    let screen = h.screen(200, 60);
+    assert!(screen.contains("Findings"), "{screen}");
+    assert!(
+        screen.contains(&names[DIVERGING]) && screen.contains("forked"),
+        "{screen}"
+    );
+    // a on the forked one: acknowledged, still listed.
+    let at = rows.iter().position(|r| r.id == forked.id).expect("listed");
+    for _ in 0..at {
+        h.cmd(Command::Down);
+    }
+    assert_eq!(
+        h.app.network.selected_finding().map(|r| r.id.clone()),
+        Some(forked.id.clone())
+    );
+    h.key(KeyCode::Char('a'));
+    let row = h
+        .app
+        .network
+        .finding_rows()
+        .iter()
+        .find(|r| r.id == forked.id)
+        .cloned()
+        .expect("still listed");
+    assert_eq!(row.state, "acked");
+    // b on an update the diverging scan serves differently: a new finding (its diverged
+    // history), announced once.
+    h.palette(&format!("bft {}", ledger.updates()[diverge].update_id));
+    assert_eq!(h.announced.len(), 1, "{:?}", h.announced);
+    assert!(
+        h.announced[0].contains(&names[DIVERGING]) && h.announced[0].contains("diverged history"),
+        "{:?}",
+        h.announced
+    );
+    h.palette(&format!("bft {}", ledger.updates()[diverge].update_id));
+    assert_eq!(h.announced.len(), 1, "seen again: no second bell");
+}

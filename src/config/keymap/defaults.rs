@@ -53,6 +53,7 @@ pub(super) const GLOBAL: DefaultTable = &[
     (Command::Execute, &["x"]),
     (Command::Consensus, &["b"]),
     (Command::Sweep, &["S"]),
+    (Command::Acknowledge, &["a"]),
     (Command::ShowValue, &["v"]),
     (Command::Back, &["esc"]),
     (Command::Quit, &["q", "ctrl-c"]),

@@ -39,7 +39,7 @@ impl NetworkPane {
         let syncs = sh.history.symbols_of(cat::SYNCHRONIZER);
         let parties = sh.history.parties();
         let form = match self.section {
-            NetSection::Scans | NetSection::Sequencers => return,
+            NetSection::Scans | NetSection::Sequencers | NetSection::Findings => return,
             NetSection::Bootstrapping => {
                 let text = self
                     .boot_prefix

@@ -36,10 +36,12 @@ use crate::ui::theme::Theme;
 
 mod bootstrapping;
 mod consensus;
+mod findings;
 mod forms;
 mod hash;
 mod hosting;
 mod scans;
+pub use findings::FindingRow;
 mod sequencers;
 mod sweep;
 
@@ -66,6 +68,7 @@ tabs! {
         Bootstrapping => "Bootstrapping",
         Participants => "Party hosting",
         RewardWeight => "Reward weight",
+        Findings => "Findings",
     }
 }
 
@@ -90,6 +93,9 @@ pub struct NetworkPane {
     hosting_query: Option<(String, String)>,
     hosting_table: DataTable<ListCol>,
     weight: Load<Weight>,
+    /// The network's findings log (the app's, taken in by `sync_scans`).
+    findings: Vec<findings::FindingRow>,
+    findings_table: DataTable<findings::FindingCol>,
     weight_query: Option<(String, Option<String>)>,
     form: Option<(FormKind, Form)>,
     hash: Option<HashLookup>,
@@ -115,6 +121,8 @@ impl Default for NetworkPane {
             hosting_query: None,
             hosting_table: hosting_table(),
             weight: Load::Idle,
+            findings: Vec::new(),
+            findings_table: findings::findings_table(),
             weight_query: None,
             form: None,
             hash: None,
@@ -176,6 +184,7 @@ impl NetworkPane {
             NetSection::Bootstrapping => self.boot.failure(),
             NetSection::Participants => self.hosting.failure(),
             NetSection::RewardWeight => self.weight.failure(),
+            NetSection::Findings => None,
         }
     }
 
@@ -195,6 +204,8 @@ impl NetworkPane {
                 Some((sv, b)) => self.query_weight(sv, b, sh, out),
                 None => self.open_form(sh),
             },
+            // The findings come with every measurement: measure now.
+            NetSection::Findings => self.measure(sh, out),
         }
     }
 
@@ -222,6 +233,12 @@ impl NetworkPane {
                 .done()
                 .and_then(|w| w.weight.clone())
                 .map(|w| ("reward weight".to_string(), w)),
+            NetSection::Findings => self.selected_finding().map(|r| {
+                r.finding.update_id.clone().map_or_else(
+                    || ("finding id".to_string(), r.id.clone()),
+                    |u| ("update id".to_string(), u),
+                )
+            }),
         };
         if let Some((what, text)) = copied {
             out.copy(&what, text);
@@ -237,6 +254,7 @@ impl NetworkPane {
             NetSection::Sequencers => self.seq_table.columns().letter_hint(),
             NetSection::Bootstrapping => self.boot_table.columns().letter_hint(),
             NetSection::Participants => self.hosting_table.columns().letter_hint(),
+            NetSection::Findings => self.findings_table.columns().letter_hint(),
             NetSection::RewardWeight => return None,
         };
         Some(hint).filter(|h| !h.is_empty())
@@ -264,6 +282,7 @@ impl NetworkPane {
                     .map_or(&[][..], |h| h.participants.as_slice());
                 self.hosting_table.input(input, rows)
             }
+            NetSection::Findings => self.findings_table.input(input, &self.findings),
             NetSection::RewardWeight => false,
         }
     }
@@ -276,6 +295,7 @@ impl NetworkPane {
             NetSection::Sequencers => self.seq_table.is_filtering(),
             NetSection::Bootstrapping => self.boot_table.is_filtering(),
             NetSection::Participants => self.hosting_table.is_filtering(),
+            NetSection::Findings => self.findings_table.is_filtering(),
             NetSection::RewardWeight => false,
         }
     }
@@ -324,6 +344,7 @@ impl NetworkPane {
             NetSection::Bootstrapping => self.render_boot(area, buf, cx),
             NetSection::Participants => self.render_hosting(area, buf, cx),
             NetSection::RewardWeight => self.render_weight(area, buf, cx.theme),
+            NetSection::Findings => self.render_findings(area, buf, cx),
         }
     }
 }
@@ -435,6 +456,14 @@ impl Pane for NetworkPane {
                 }
                 known
             }
+            Command::Acknowledge if self.section == NetSection::Findings => {
+                self.acknowledge(sh, out);
+                true
+            }
+            Command::Select if self.section == NetSection::Findings => {
+                self.open_finding(sh, out);
+                true
+            }
             Command::Select if self.section == NetSection::Scans => {
                 self.scans.detail = self.selected_scan().map(|r| r.index);
                 true
@@ -444,7 +473,10 @@ impl Pane for NetworkPane {
                 true
             }
             Command::Edit => {
-                if matches!(self.section, NetSection::Sequencers | NetSection::Scans) {
+                if matches!(
+                    self.section,
+                    NetSection::Sequencers | NetSection::Scans | NetSection::Findings
+                ) {
                     return false;
                 }
                 self.open_form(sh);
@@ -594,6 +626,7 @@ impl Pane for NetworkPane {
             NetSection::Bootstrapping => self.boot.is_idle(),
             NetSection::Participants => self.hosting.is_idle(),
             NetSection::RewardWeight => self.weight.is_idle(),
+            NetSection::Findings => false,
         };
         if body.height > 0 && !(idle && self.form.is_some()) {
             self.render_body(body, buf, cx.focus(focused && !self.is_editing()));
@@ -639,6 +672,13 @@ impl Pane for NetworkPane {
                 Command::NextSection,
                 Command::Refresh,
             ],
+            NetSection::Findings => vec![
+                Command::Acknowledge,
+                Command::Select,
+                Command::Copy,
+                Command::Filter,
+                Command::PrevSection,
+            ],
         }
     }
 
@@ -683,6 +723,7 @@ impl Pane for NetworkPane {
             NetSection::Participants => self
                 .hosting_table
                 .selected_fields(&self.hosting.done()?.participants, &style)?,
+            NetSection::Findings => self.findings_table.selected_fields(&self.findings, sh)?,
             NetSection::RewardWeight => return None,
         };
         Some((format!("{} row", self.section.title()), fields))
@@ -698,6 +739,7 @@ impl Pane for NetworkPane {
             NetSection::Sequencers => self.sequencers.done().map(Vec::len),
             NetSection::Bootstrapping => self.boot.done().map(|b| b.txs.len()),
             NetSection::Participants => self.hosting.done().map(|h| h.participants.len()),
+            NetSection::Findings => Some(self.findings.len()),
             NetSection::RewardWeight => None,
         }
     }

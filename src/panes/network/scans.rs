@@ -481,7 +481,7 @@ impl NetworkPane {
             .table
             .columns_mut()
             .set_width(ScanCol::Sv, sv_width(longest));
-        changed
+        changed | self.sync_findings(sh)
     }
 
     /// The selected scan's row.
