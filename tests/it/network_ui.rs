@@ -1224,3 +1224,39 @@ fn the_findings_log_lists_acknowledges_and_a_new_finding_rings_once() {
     h.palette(&format!("bft {}", ledger.updates()[diverge].update_id));
     assert_eq!(h.announced.len(), 1, "seen again: no second bell");
 }
+
+/// Issue 35: one measurement per fact — the Status cards' verdict ingestion lag is the Network
+/// matrix's, scan by scan, from the first measurement on.
+#[test]
+fn status_cards_and_the_matrix_read_one_verdict_ingestion_lag() {
+    let mut h = Harness::start_with(Options {
+        scans: 4,
+        rate: 1.0,
+        ..Options::default()
+    });
+    h.cmd(Command::Pane4);
+    let status = h.screen(200, 60);
+    let rows = h.app.network.scan_rows().to_vec();
+    assert_eq!(rows.len(), 4);
+    let mut compared = 0;
+    for (k, row) in rows.iter().enumerate() {
+        let Some(lag) = row.health.verdict_lag else {
+            continue;
+        };
+        let label = cantonscope::panes::network::age_label(Some(lag));
+        let card = status
+            .lines()
+            .skip_while(|l| !l.contains(&format!("scan {} ·", k + 1)))
+            .nth(1)
+            .unwrap_or_default()
+            .to_owned();
+        let want = format!("verdict ingestion lag {label}");
+        assert!(
+            card.contains(&want),
+            "scan {}: {want:?} not in {card:?}\n{status}",
+            k + 1
+        );
+        compared += 1;
+    }
+    assert!(compared >= 2, "{status}");
+}
