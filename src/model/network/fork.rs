@@ -16,14 +16,14 @@ use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::sweep::{Cursor, PageAnswer, item_info};
 
 /// Updates asked of each scan by one page of the head check.
-pub const HEAD_CHECK_PAGE: usize = 100;
+pub const HEAD_CHECK_PAGE: usize = 50;
 
-/// At most this many pages a head check (a busy network: 100 updates may end before the
+/// At most this many pages a head check (a busy network: 50 updates may end before the
 /// oldest head).
-pub const HEAD_CHECK_MAX_PAGES: usize = 3;
+pub const HEAD_CHECK_MAX_PAGES: usize = 2;
 
 /// How far before the oldest head (of the newest migration) the head check starts (µs).
-pub const HEAD_CHECK_BACK_US: i64 = 30_000_000;
+pub const HEAD_CHECK_BACK_US: i64 = 10_000_000;
 
 /// What the head check says of one scan.
 #[derive(Debug, Clone, PartialEq, Eq)]
