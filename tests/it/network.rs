@@ -479,10 +479,28 @@ fn the_sweep_finds_every_differing_update_the_scans_own_pages_show() {
     let rt = runtime();
     rt.block_on(async {
         let f = faulty();
-        let handle = start_13(SEED, 0.0, faults_13(&f)).await;
-        let net = network(&handle, 20.0).await;
         let ledger = generate(SEED);
-        let start = &ledger.updates()[f.backfill_index - 40];
+        // The scan diverges a little before the newest reassignments, so that they sit
+        // between differing transactions; the sweep starts before it, and before the
+        // backfilling scan's history.
+        let newest_reassignment = (0..ledger.len())
+            .rev()
+            .find(|i| ledger.updates()[*i].tx().is_none())
+            .expect("a reassignment");
+        let diverge = (newest_reassignment - 20..newest_reassignment)
+            .find(|i| ledger.updates()[*i].tx().is_some())
+            .expect("a transaction");
+        assert!(diverge < f.backfill_index);
+        let faults = DemoFaults {
+            diverging: Some((
+                DIVERGING,
+                DemoTime::At(ledger.updates()[diverge].record_time),
+            )),
+            ..faults_13(&f)
+        };
+        let handle = start_13(SEED, 0.0, faults).await;
+        let net = network(&handle, 20.0).await;
+        let start = &ledger.updates()[diverge - 10];
         let from = Cursor {
             migration_id: start.migration_id,
             record_time: start.record_time_string(),
@@ -502,11 +520,15 @@ fn the_sweep_finds_every_differing_update_the_scans_own_pages_show() {
         // The truth: the diverging scan's own pages against the first scan's.
         let reference = own_items(&net, 0, &from).await;
         let diverging = own_items(&net, DIVERGING, &from).await;
-        let (expected, _) = truth(&reference, &diverging);
-        assert!(!expected.is_empty(), "the diverging scan differs");
+        let (expected, reassignments_inside) = truth(&reference, &diverging);
+        assert_eq!(
+            (expected.len(), reassignments_inside),
+            (1, 2),
+            "one range, with the two agreeing reassignments inside: {expected:?}"
+        );
         assert_eq!(
             expected[0].0,
-            ledger.updates()[f.diverge_index].update_id,
+            ledger.updates()[diverge].update_id,
             "from the first transaction at the divergence point"
         );
         let found: Vec<(String, String, String, String, u64)> = state
