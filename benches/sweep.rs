@@ -79,10 +79,7 @@ fn compare_vs_decode(c: &mut Criterion, bytes: &[u8]) {
                     body: Vec::new(),
                 })
                 .collect();
-            let mut sweep = Sweep::new(
-                SweepPlan::new(None, 1000),
-                vec![true; 4],
-            );
+            let mut sweep = Sweep::new(SweepPlan::new(None, 1000), vec![true; 4]);
             sweep.on_page(black_box(&answers));
             sweep.counts()
         });

@@ -23,8 +23,8 @@ Exit codes:
      ranges, up to --max-differences)
   6  health: fewer than a quorum healthy
      check-update: no consensus (no group of f + 1 matching answers, or two)
-     sweep: fewer than a quorum of scans answered a page (or no scan could say where
-     --from is in the history)
+     sweep: no difference found and fewer than a quorum of scans answered a page (or no
+     scan could say where --from is in the history)
   1  scans: the scan list could not be read (no scan answered /v0/scans and none was
      kept); the other commands then ask only the profile's own and pinned scans
      check-update: a consensus on an error answer: 404, no scan has the update

@@ -12,6 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use cantonscope::api::scan::UpdatesRequest;
 use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::config::{self, LoadedFile, Overrides, Settings};
 use cantonscope::demo::{
@@ -23,7 +24,6 @@ use cantonscope::model::consensus::{
 use cantonscope::model::network::{
     HealthOutcome, HealthState, HealthThresholds, ScanSelection, assess,
 };
-use cantonscope::api::scan::UpdatesRequest;
 use cantonscope::model::sweep::{Cursor, Sweep, SweepEnd, SweepPlan};
 use cantonscope::network::check::{UpdateSource, check_update};
 use cantonscope::network::discovery::{ListSource, discover};
@@ -397,7 +397,8 @@ fn check_update_classifies_every_scan() {
 async fn own_items(net: &Network, scan: usize, from: &Cursor) -> Vec<Value> {
     const PAGE: usize = 100;
     let mut items = Vec::new();
-    let mut request = UpdatesRequest::after(PAGE as i32, from.migration_id, from.record_time.clone());
+    let mut request =
+        UpdatesRequest::after(PAGE as i32, from.migration_id, from.record_time.clone());
     loop {
         let call = cantonscope::api::scan::updates(&request);
         let reply = net.ask(scan, &call).await;
@@ -419,7 +420,10 @@ async fn own_items(net: &Network, scan: usize, from: &Cursor) -> Vec<Value> {
             .as_i64()
             .or_else(|| migration.as_str().and_then(|m| m.parse().ok()))
             .expect("a migration id");
-        let time = last["record_time"].as_str().expect("a record time").to_owned();
+        let time = last["record_time"]
+            .as_str()
+            .expect("a record time")
+            .to_owned();
         request = UpdatesRequest::after(PAGE as i32, migration, time);
         let full = page_items.len() == PAGE;
         for mut item in page_items {
@@ -433,19 +437,29 @@ async fn own_items(net: &Network, scan: usize, from: &Cursor) -> Vec<Value> {
     items
 }
 
+/// A range of differing updates: first and last update id, first and last record time, count.
+type Bounds = (String, String, String, String, u64);
+
 /// The differing updates between two scans' own histories, as the sweep should report them:
 /// (first update id, last update id, first record time, last record time, count) per range of
 /// consecutive differing updates, an agreeing reassignment not ending a range (an agreeing
 /// transaction does); and how many agreeing reassignments sit inside the ranges.
-fn truth(reference: &[Value], other: &[Value]) -> (Vec<(String, String, String, String, u64)>, usize) {
-    assert_eq!(reference.len(), other.len(), "both scans have the whole range");
+fn truth(reference: &[Value], other: &[Value]) -> (Vec<Bounds>, usize) {
+    assert_eq!(
+        reference.len(),
+        other.len(),
+        "both scans have the whole range"
+    );
     let text = |v: &Value, key: &str| v[key].as_str().unwrap_or_default().to_owned();
-    let mut ranges: Vec<(String, String, String, String, u64)> = Vec::new();
+    let mut ranges: Vec<Bounds> = Vec::new();
     let mut open = false;
     let mut pending_reassignments = 0;
     let mut inside = 0;
     for (mine, theirs) in reference.iter().zip(other) {
-        assert_eq!(mine["update_id"], theirs["update_id"], "aligned by position");
+        assert_eq!(
+            mine["update_id"], theirs["update_id"],
+            "aligned by position"
+        );
         if mine != theirs {
             match ranges.last_mut() {
                 Some(range) if open => {
@@ -505,10 +519,7 @@ fn the_sweep_finds_every_differing_update_the_scans_own_pages_show() {
             migration_id: start.migration_id,
             record_time: start.record_time_string(),
         };
-        let mut state = Sweep::new(
-            SweepPlan::new(Some(from.clone()), 25),
-            net.counted(),
-        );
+        let mut state = Sweep::new(SweepPlan::new(Some(from.clone()), 25), net.counted());
         let mut progress_calls = 0;
         sweep::run(&net, &mut state, &Cancel::new(), now, |_| {
             progress_calls += 1;
@@ -531,7 +542,7 @@ fn the_sweep_finds_every_differing_update_the_scans_own_pages_show() {
             ledger.updates()[diverge].update_id,
             "from the first transaction at the divergence point"
         );
-        let found: Vec<(String, String, String, String, u64)> = state
+        let found: Vec<Bounds> = state
             .ranges()
             .iter()
             .map(|r| {
@@ -556,7 +567,11 @@ fn the_sweep_finds_every_differing_update_the_scans_own_pages_show() {
             assert_eq!(range.example_path(), Some("$.workflow_id"));
         }
         assert_eq!(
-            state.minority_scans().iter().map(|m| m.scan).collect::<Vec<_>>(),
+            state
+                .minority_scans()
+                .iter()
+                .map(|m| m.scan)
+                .collect::<Vec<_>>(),
             [DIVERGING]
         );
         // Every update was compared, the differing ones included.
@@ -618,7 +633,11 @@ fn the_budget_is_respected_and_a_lagging_scan_is_no_difference() {
         sweep::run(&net, &mut state, &Cancel::new(), now, |_| {}).await;
         assert_eq!(state.end(), Some(&SweepEnd::ReachedHead));
         assert_eq!(state.counts().1, 60, "every update up to the head");
-        assert_eq!(state.differing_updates(), 0, "the lagging scan is no difference");
+        assert_eq!(
+            state.differing_updates(),
+            0,
+            "the lagging scan is no difference"
+        );
         let stats = handle.requests(1);
         assert_eq!(stats.len(), 1, "one client: {stats:?}");
         let (_, s) = stats[0];
@@ -1250,8 +1269,14 @@ fn cli_sweep_reports_every_differing_update_in_ranges() {
     assert_eq!(first3["end"], "max_differences");
     assert_eq!(first3["truncated"], true);
     assert_eq!(first3["differing_updates"], 3);
-    assert_eq!(first3["ranges"][0]["first_update_id"], txs[0].update_id.as_str());
-    assert_eq!(first3["ranges"][0]["last_update_id"], txs[2].update_id.as_str());
+    assert_eq!(
+        first3["ranges"][0]["first_update_id"],
+        txs[0].update_id.as_str()
+    );
+    assert_eq!(
+        first3["ranges"][0]["last_update_id"],
+        txs[2].update_id.as_str()
+    );
     assert_eq!(
         first3["cursor"]["record_time"],
         txs[2].record_time_string(),
@@ -1263,7 +1288,10 @@ fn cli_sweep_reports_every_differing_update_in_ranges() {
     assert_eq!(output.status.code(), Some(0), "{limited}");
     assert_eq!(limited["end"], "page_limit");
     assert_eq!(limited["outcome"], "agree");
-    assert_eq!((&limited["updates"], &limited["pages"]), (&10.into(), &2.into()));
+    assert_eq!(
+        (&limited["updates"], &limited["pages"]),
+        (&10.into(), &2.into())
+    );
     assert_eq!(limited["differing_updates"], 0);
     assert_eq!(limited["ranges"], serde_json::json!([]));
     assert!(output.stderr.is_empty());

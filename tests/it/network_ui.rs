@@ -609,11 +609,23 @@ fn the_sweep_lists_every_range_of_differing_updates_and_opens_the_first_check() 
     let cli = crate::common::bin::bin(dir.path())
         .arg("--scan-url")
         .arg(&h.demo.as_ref().expect("demo").scan_url)
-        .args(["network", "sweep", "--quiet", "--page-size", "200", "--from"])
+        .args([
+            "network",
+            "sweep",
+            "--quiet",
+            "--page-size",
+            "200",
+            "--from",
+        ])
         .arg(cantonscope::model::summary::format_time_micros(start - 1))
         .output()
         .expect("runs");
-    assert_eq!(cli.status.code(), Some(5), "{}", String::from_utf8_lossy(&cli.stderr));
+    assert_eq!(
+        cli.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
+    );
     let mut printed: serde_json::Value = serde_json::from_slice(&cli.stdout).expect("json");
     let mut saved = saved;
     for doc in [&mut printed, &mut saved] {

@@ -468,7 +468,10 @@ impl Sweep {
             self.end = Some(SweepEnd::NoQuorum {
                 page,
                 answered,
-                failures: vec![(last.unwrap_or_default(), "the last item has no position".into())],
+                failures: vec![(
+                    last.unwrap_or_default(),
+                    "the last item has no position".into(),
+                )],
             });
             return;
         }
@@ -818,10 +821,16 @@ mod tests {
             (&first["first_update_id"], &first["last_update_id"]),
             (&"u3".into(), &"u5".into())
         );
-        assert_eq!((&first["first_page"], &first["last_page"]), (&1.into(), &2.into()));
+        assert_eq!(
+            (&first["first_page"], &first["last_page"]),
+            (&1.into(), &2.into())
+        );
         assert_eq!(first["count"], 3);
         assert_eq!(first["example_path"], "$.workflow_id");
-        assert_eq!(first["sides"][0]["scans"], serde_json::json!(["SV-0", "SV-2", "SV-3"]));
+        assert_eq!(
+            first["sides"][0]["scans"],
+            serde_json::json!(["SV-0", "SV-2", "SV-3"])
+        );
         assert_eq!(first["sides"][1]["scans"], serde_json::json!(["SV-1"]));
         assert_eq!(first["sides"][1]["count"], 1);
         let back: SweepReport = serde_json::from_value(json).expect("reads back");
@@ -876,7 +885,11 @@ mod tests {
         assert!(sweep.truncated());
         assert_eq!(sweep.differing_updates(), 2);
         assert_eq!(ids(&sweep.ranges()[0]), ("u2", "u3", 2));
-        assert_eq!(sweep.counts(), (1, 4), "the page counts, up to where it stopped");
+        assert_eq!(
+            sweep.counts(),
+            (1, 4),
+            "the page counts, up to where it stopped"
+        );
         assert_eq!(
             sweep.cursor().map(|c| c.record_time.as_str()),
             Some("2026-01-01T00:00:03.000000Z")

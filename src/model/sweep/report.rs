@@ -235,7 +235,11 @@ impl SweepReport {
                 })
                 .collect(),
             no_quorum,
-            ranges: sweep.ranges().iter().map(|r| range_report(r, &name)).collect(),
+            ranges: sweep
+                .ranges()
+                .iter()
+                .map(|r| range_report(r, &name))
+                .collect(),
         }
     }
 

@@ -465,7 +465,10 @@ impl NetworkPane {
                 group_thousands(updates)
             );
             if let Some(p) = p.as_ref().filter(|p| p.differing_updates > 0) {
-                text.push_str(&format!(" · {} differ", group_thousands(p.differing_updates)));
+                text.push_str(&format!(
+                    " · {} differ",
+                    group_thousands(p.differing_updates)
+                ));
             }
             if let Some(p) = &p {
                 let rate = p.updates_per_s.max(0.0).round() as u64;
@@ -561,7 +564,8 @@ impl NetworkPane {
     }
 
     fn range_line(&self, range: &DiffRange, sh: &Shared, theme: &Theme) -> Line<'static> {
-        let time = |t: &str| parse_time_micros(t).map_or_else(|| t.to_owned(), |m| sh.format_time(m));
+        let time =
+            |t: &str| parse_time_micros(t).map_or_else(|| t.to_owned(), |m| sh.format_time(m));
         let first = time(&range.first.record_time);
         let last = time(&range.last.record_time);
         // The last time without the date the first one shows.
@@ -583,22 +587,28 @@ impl NetworkPane {
             .collect();
         let reference = range.sides.first().map_or(0, |s| s.members.len());
         Line::from(vec![
-            Span::styled(format!("{:>7}  ", group_thousands(range.count)), theme.status_err),
+            Span::styled(
+                format!("{:>7}  ", group_thousands(range.count)),
+                theme.status_err,
+            ),
             Span::raw(format!("{first} → {last}  ")),
             Span::raw(format!(
                 "{} against {reference} scans  ",
                 others.join(" / ")
             )),
-            Span::styled(
-                range.example_path().unwrap_or("").to_owned(),
-                theme.muted,
-            ),
+            Span::styled(range.example_path().unwrap_or("").to_owned(), theme.muted),
         ])
     }
 
     /// Draws the sweep line at the bottom of `area` and the differing ranges above it (at most
     /// a third of `area`); returns the area left above them.
-    pub(super) fn render_sweep(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) -> Rect {
+    pub(super) fn render_sweep(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        sh: &Shared,
+        theme: &Theme,
+    ) -> Rect {
         let area = self.render_sweep_line(area, buf, theme);
         let lines = self.sweep_range_lines(sh, theme);
         let room = usize::from(area.height / 3);
@@ -610,7 +620,10 @@ impl NetworkPane {
         for (k, line) in lines.into_iter().take(shown).enumerate() {
             let line = if k + 1 == shown && k + 1 < self.sweep_range_count() + 1 {
                 Line::from(Span::styled(
-                    format!("… {} more ranges: s saves them all", self.sweep_range_count() + 1 - k),
+                    format!(
+                        "… {} more ranges: s saves them all",
+                        self.sweep_range_count() + 1 - k
+                    ),
                     theme.muted,
                 ))
             } else {
