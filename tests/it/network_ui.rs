@@ -566,7 +566,7 @@ fn the_sweep_lists_every_range_of_differing_updates_and_opens_the_first_check() 
     let screen = h.screen(120, 40);
     assert!(
         screen.contains(&format!(
-            "sweep {} differing updates in 1 ranges",
+            "sweep {} differing updates in 1 range",
             txs.len()
         )),
         "{screen}"
@@ -632,6 +632,28 @@ fn the_sweep_lists_every_range_of_differing_updates_and_opens_the_first_check() 
         doc.as_object_mut().expect("an object").remove("from");
     }
     assert_eq!(printed, saved);
+}
+
+/// The explorer after a sweep from the oldest loaded update: the ranges listed above the
+/// sweep's outcome, the first differing update's consensus check open.
+fn swept() -> Harness {
+    let mut h = faulty();
+    h.cmd(Command::Pane7);
+    h.palette("sweep");
+    assert!(h.app.network.sweep_state().end().is_some());
+    h
+}
+
+#[test]
+fn snapshot_sweep_ranges_80x24() {
+    let mut h = swept();
+    assert_snapshot!("snapshot_sweep_ranges_80x24", masked(&h.screen(80, 24)));
+}
+
+#[test]
+fn snapshot_sweep_ranges_120x40() {
+    let mut h = swept();
+    assert_snapshot!("snapshot_sweep_ranges_120x40", masked(&h.screen(120, 40)));
 }
 
 /// `s` asks where to save (pre-filled with `./sweep-<time>.json`); a file that exists is never

@@ -15,8 +15,8 @@
 //!
 //! ```text
 //! differing ranges: 2 · 61 updates
-//!      58  2026-01-01 10:40:02.120 → 10:41:07.004  Gemini-Labs-2 against 11 scans  $.workflow_id
-//!       3  2026-01-01 10:42:00.001 → 10:42:00.950  Orb-3 against 10 scans  $.workflow_id
+//!      58  2026-01-01 10:40:02.120 → 2026-01-01 10:41:07.004  Gemini-Labs-2 against 11 scans  $.workflow_id
+//!       3  2026-01-01 10:42:00.001 → 2026-01-01 10:42:00.950  Orb-3 against 10 scans  $.workflow_id
 //! sweep ██████████░░░░░░░░  12 pages · 2,400 updates · 61 differ · 350/s · ETA 20s · S stop
 //! ```
 
@@ -328,12 +328,11 @@ impl NetworkPane {
                 ""
             };
             out.warn(format!(
-                "sweep: {} differing updates{more} in {} ranges, of {} updates ({} pages); the \
-                 first: {}",
-                group_thousands(differing),
-                group_thousands(sweep.ranges().len() as u64),
-                group_thousands(updates),
-                group_thousands(pages),
+                "sweep: {}{more} in {}, of {} ({}); the first: {}",
+                counted(differing, "differing update", "differing updates"),
+                counted(sweep.ranges().len() as u64, "range", "ranges"),
+                counted(updates, "update", "updates"),
+                counted(pages, "page", "pages"),
                 first.as_deref().unwrap_or("?"),
             ));
             if let Some(id) = first.filter(|id| !id.is_empty()) {
@@ -501,12 +500,11 @@ impl NetworkPane {
                     };
                     (
                         format!(
-                            "{} differing updates in {} ranges, of {} updates ({} pages){how} · s \
-                             save",
-                            group_thousands(differing),
-                            group_thousands(ranges as u64),
-                            group_thousands(updates),
-                            group_thousands(pages),
+                            "{} in {}, of {} ({}){how} · s save",
+                            counted(differing, "differing update", "differing updates"),
+                            counted(ranges as u64, "range", "ranges"),
+                            counted(updates, "update", "updates"),
+                            counted(pages, "page", "pages"),
                         ),
                         theme.status_err,
                     )
@@ -549,9 +547,9 @@ impl NetworkPane {
             return Vec::new();
         }
         let mut heading = format!(
-            "differing ranges: {} · {} updates",
+            "differing ranges: {} · {}",
             group_thousands(sweep.ranges().len() as u64),
-            group_thousands(sweep.differing_updates())
+            counted(sweep.differing_updates(), "update", "updates")
         );
         if sweep.truncated() {
             heading.push_str(" · stopped at the limit");
@@ -568,11 +566,6 @@ impl NetworkPane {
             |t: &str| parse_time_micros(t).map_or_else(|| t.to_owned(), |m| sh.format_time(m));
         let first = time(&range.first.record_time);
         let last = time(&range.last.record_time);
-        // The last time without the date the first one shows.
-        let last = match (first.split_once(' '), last.split_once(' ')) {
-            (Some((d1, _)), Some((d2, rest))) if d1 == d2 => rest.to_owned(),
-            _ => last,
-        };
         let name = |i: &usize| {
             self.sweep
                 .scans
@@ -648,6 +641,11 @@ impl NetworkPane {
             _ => area,
         }
     }
+}
+
+/// `n` and what it counts, in the singular for 1.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", group_thousands(n), if n == 1 { one } else { many })
 }
 
 /// Draws `line` at (`x`, `y`), each span made safe for the terminal.
