@@ -2,8 +2,9 @@
 //! grouping rules as tables; discovery (global synchronizer, pins, selection, the kept list while
 //! the seed is down); each scan's health (lagging, down refused / 503, unhealthy); one update
 //! across all scans (agree, disagree with the differing path, don't know when behind or
-//! backfilling, unreachable, 404 consensus); the sweep finding exactly the first diverging
-//! update, a lagging scan not counting as a difference, the request budget respected (the
+//! backfilling, unreachable, 404 consensus); the sweep finding every differing update, in the
+//! ranges the scans' own pages show (an agreeing reassignment inside one), a lagging scan not
+//! counting as a difference, the request budget respected (the
 //! demo's per-client counter) and 429s waited out; cancel; the config keys; the CLI's JSON and
 //! exit codes. Each scenario uses its own seed, so time-based health is fresh when it runs.
 
@@ -1301,6 +1302,51 @@ fn cli_sweep_reports_every_differing_update_in_ranges() {
     let (output, back) = network_cli(&["sweep", "--from", "-2h", "--pages", "1", "--quiet"]);
     assert_ne!(output.status.code(), Some(2), "{back}");
     assert!(back["end"].is_string(), "{back}");
+}
+
+/// `network sweep --output table`: the outcome and counts, then a row per range of differing
+/// updates, read from the same JSON.
+#[test]
+fn cli_sweep_as_a_table_has_a_row_per_range() {
+    let demo = cli_demo();
+    let ledger = generate_ending_now(CLI_SEED);
+    let start = &ledger.updates()[demo.diverge_index - 25];
+    let from = chrono::DateTime::from_timestamp_micros(start.record_time - 1)
+        .expect("time")
+        .to_rfc3339();
+    let args = ["sweep", "--from", &from, "--page-size", "50", "--quiet"];
+    let (_, json) = network_cli(&args);
+    let output = network_cli_raw(&[&args[..], &["--output", "table"]].concat());
+    assert_eq!(output.status.code(), Some(5));
+    let text = String::from_utf8_lossy(&output.stdout);
+    let summary = |label: &str| {
+        text.lines()
+            .find(|l| l.starts_with(label))
+            .map(|l| l[label.len()..].trim().to_owned())
+            .unwrap_or_else(|| panic!("no {label}: {text}"))
+    };
+    assert_eq!(summary("outcome"), "differ");
+    assert_eq!(
+        summary("differing updates"),
+        json["differing_updates"].to_string()
+    );
+    let header = text
+        .lines()
+        .position(|l| l.starts_with("COUNT"))
+        .unwrap_or_else(|| panic!("no header: {text}"));
+    let rows: Vec<&str> = text.lines().skip(header + 1).collect();
+    let ranges = json["ranges"].as_array().expect("ranges");
+    assert_eq!(rows.len(), ranges.len(), "{text}");
+    for (row, range) in rows.iter().zip(ranges) {
+        let differing = range["sides"][1]["scans"][0].as_str().expect("a scan");
+        assert!(
+            row.trim_start().starts_with(&range["count"].to_string())
+                && row.contains(range["first_record_time"].as_str().expect("time"))
+                && row.contains(differing)
+                && row.contains("$.workflow_id"),
+            "{row}"
+        );
+    }
 }
 
 /// `sweep --from` reads times as `:time` does and says so in one message; `now`, `recent` and a

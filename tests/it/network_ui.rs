@@ -565,10 +565,7 @@ fn the_sweep_lists_every_range_of_differing_updates_and_opens_the_first_check() 
     );
     let screen = h.screen(120, 40);
     assert!(
-        screen.contains(&format!(
-            "sweep {} differing updates in 1 range",
-            txs.len()
-        )),
+        screen.contains(&format!("sweep {} differing updates in 1 range", txs.len())),
         "{screen}"
     );
     // The ranges are listed above it: the count, the scan off the reference, the path.
