@@ -1320,10 +1320,11 @@ fn cli_sweep_as_a_table_has_a_row_per_range() {
     assert_eq!(output.status.code(), Some(5));
     let text = String::from_utf8_lossy(&output.stdout);
     let summary = |label: &str| {
-        text.lines()
+        let line = text
+            .lines()
             .find(|l| l.starts_with(label))
-            .map(|l| l[label.len()..].trim().to_owned())
-            .unwrap_or_else(|| panic!("no {label}: {text}"))
+            .unwrap_or_else(|| panic!("no {label}: {text}"));
+        line[label.len()..].trim().to_owned()
     };
     assert_eq!(summary("outcome"), "differ");
     assert_eq!(
