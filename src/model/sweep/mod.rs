@@ -801,7 +801,7 @@ mod tests {
         let scans: Vec<report::ScanRef> = (0..4)
             .map(|i| report::ScanRef {
                 name: format!("SV-{i}"),
-                url: format!("http://scan{i}.example"),
+                url: format!("http://alice:pw{i}@scan{i}.example"),
             })
             .collect();
         let report = SweepReport::of(&sweep, &scans, "the beginning of the history");
@@ -816,6 +816,7 @@ mod tests {
         assert_eq!(json["n"], 4);
         assert_eq!(json["quorum"], 2);
         assert_eq!(json["scans"][3]["failed_pages"], 1);
+        assert_eq!(json["scans"][3]["url"], "http://***@scan3.example");
         let first = &json["ranges"][0];
         assert_eq!(
             (&first["first_update_id"], &first["last_update_id"]),

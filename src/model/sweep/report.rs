@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Cursor, DiffRange, MinorityScan, Sweep, SweepEnd};
+use crate::api::redact_userinfo;
 use crate::model::consensus::fault_tolerance;
 
 /// The schema (and its version) of a [`SweepReport`].
@@ -65,7 +66,8 @@ impl From<&Cursor> for CursorReport {
     }
 }
 
-/// One scan: its name, URL, whether it counts in `n`, and the pages it failed to answer.
+/// One scan: its name, URL (user info as `***`), whether it counts in `n`, and the pages it
+/// failed to answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScanReport {
     pub name: String,
@@ -229,7 +231,11 @@ impl SweepReport {
                 .enumerate()
                 .map(|(i, failed)| ScanReport {
                     name: name(i),
-                    url: scans.get(i).map(|s| s.url.clone()).unwrap_or_default(),
+                    // Never a password: the file and the output are shared.
+                    url: scans
+                        .get(i)
+                        .map(|s| redact_userinfo(&s.url))
+                        .unwrap_or_default(),
                     counted: counted.get(i).copied().unwrap_or(false),
                     failed_pages: *failed,
                 })
