@@ -79,14 +79,7 @@ fn compare_vs_decode(c: &mut Criterion, bytes: &[u8]) {
                     body: Vec::new(),
                 })
                 .collect();
-            let mut sweep = Sweep::new(
-                SweepPlan {
-                    from: None,
-                    page_size: 1000,
-                    max_pages: None,
-                },
-                vec![true; 4],
-            );
+            let mut sweep = Sweep::new(SweepPlan::new(None, 1000), vec![true; 4]);
             sweep.on_page(black_box(&answers));
             sweep.counts()
         });
@@ -131,9 +124,8 @@ fn pages_per_second(c: &mut Criterion, rt: &tokio::runtime::Runtime, handle: &De
             rt.block_on(async {
                 let mut state = Sweep::new(
                     SweepPlan {
-                        from: None,
-                        page_size: 1000,
                         max_pages: Some(PAGES),
+                        ..SweepPlan::new(None, 1000)
                     },
                     net.counted(),
                 );

@@ -6,7 +6,9 @@ use clap::{Args, Subcommand};
 
 use crate::config::{HistoryStart, parse_duration};
 
-use super::values::{parse_pages, parse_request_rate, parse_sweep_from, parse_timeout};
+use super::values::{
+    parse_max_differences, parse_pages, parse_request_rate, parse_sweep_from, parse_timeout,
+};
 
 /// Exit codes of the `network` commands (shown in their help).
 pub const NETWORK_EXIT_CODES: &str = "\
@@ -17,11 +19,12 @@ Exit codes:
      sweep: no difference up to the head or the page limit
   5  health: some scan unhealthy or down, but a quorum (f + 1) healthy
      check-update: a consensus, but some scan disagrees or this profile's scan does not agree
-     sweep: the scans differ (the first differing update is reported)
+     sweep: some update differs between scans (every differing update is reported, in
+     ranges, up to --max-differences)
   6  health: fewer than a quorum healthy
      check-update: no consensus (no group of f + 1 matching answers, or two)
-     sweep: fewer than a quorum of scans answered a page (or no scan could say where
-     --from is in the history)
+     sweep: no difference found and fewer than a quorum of scans answered a page (or no
+     scan could say where --from is in the history)
   1  scans: the scan list could not be read (no scan answered /v0/scans and none was
      kept); the other commands then ask only the profile's own and pinned scans
      check-update: a consensus on an error answer: 404, no scan has the update
@@ -81,8 +84,10 @@ pub enum NetworkCommand {
         #[arg(long)]
         events: bool,
     },
-    /// Compare POST /v2/updates across every scan page by page until the scans differ, the
-    /// head, or --pages; progress as JSON lines on stderr, the result as JSON on stdout.
+    /// Compare POST /v2/updates across every scan page by page up to the head (or --pages, or
+    /// --max-differences differing updates), going on past differences: every differing update,
+    /// grouped into ranges; progress as JSON lines on stderr, the result as JSON on stdout
+    /// (schema cantonscope.sweep/1, as the explorer saves it).
     #[command(after_help = NETWORK_EXIT_CODES)]
     Sweep {
         /// Start at this record time, read as `:time` reads it in UTC (RFC 3339, a span back
@@ -96,6 +101,10 @@ pub enum NetworkCommand {
         /// Updates per page (1..=1000).
         #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u16).range(1..=1000))]
         page_size: u16,
+        /// Stop once this many differing updates are found (at least 1); the result then says
+        /// "truncated": true.
+        #[arg(long, value_name = "N", default_value_t = crate::model::sweep::DEFAULT_MAX_DIFFERENCES, value_parser = parse_max_differences)]
+        max_differences: u64,
         /// No progress lines on stderr.
         #[arg(long)]
         quiet: bool,

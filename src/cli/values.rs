@@ -66,6 +66,17 @@ pub(super) fn parse_pages(text: &str) -> Result<u64, String> {
     }
 }
 
+/// A `network sweep --max-differences`: a whole number, at least 1.
+pub(super) fn parse_max_differences(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err("--max-differences must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "--max-differences must be a whole number of updates, got {text:?}"
+        )),
+    }
+}
+
 /// A `network sweep --from`: `begin`, or a time as `:time` reads it in UTC ([`parse_time`]),
 /// not in the future.
 pub(super) fn parse_sweep_from(text: &str) -> Result<HistoryStart, String> {

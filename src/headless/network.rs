@@ -7,8 +7,10 @@
 //! - `check-update ID`: the answers of every scan grouped; 0 consensus and this profile's scan
 //!   agrees, 5 consensus but some scan disagrees, 6 no consensus, 1 a consensus on an error
 //!   answer (404: no scan has the update; `"found": false`).
-//! - `sweep`: pages of `/v2/updates` compared until the scans differ; 0 no difference, 5
-//!   diverged, 6 no quorum.
+//! - `sweep`: pages of `/v2/updates` compared up to the head (or `--pages`, or
+//!   `--max-differences` differing updates), every differing update kept in ranges; the result
+//!   is a [`SweepReport`], as the explorer saves it; 0 no difference, 5 some update differs, 6
+//!   no quorum.
 //!
 //! Every request (discovery's `/v0/scans` included) is sent once within `--timeout`; Ctrl-C ends
 //! any command at once with 130 (the sweep prints its result so far).
@@ -33,12 +35,13 @@ use crate::model::json_text;
 use crate::model::network::{
     HealthOutcome, HealthThresholds, NodeState, ScanEntry, quorum_of, url_host,
 };
-use crate::model::sweep::{Cursor, SweepEnd, SweepPlan, SweepProgress};
+use crate::model::sweep::report::{EndKind, Outcome, ScanRef};
+use crate::model::sweep::{SweepPlan, SweepProgress, SweepReport};
 use crate::network::check::{UpdateSource, check_update};
 use crate::network::discovery::{Discovered, ListSource, discover};
 use crate::network::{Cancel, Network, ScanBudget, health, sweep};
 
-/// Exit code: degraded (health), some scan disagrees (check-update), diverged (sweep).
+/// Exit code: degraded (health), some scan disagrees (check-update), differences (sweep).
 pub const EXIT_DEGRADED: i32 = 5;
 /// Exit code: no (healthy) quorum.
 pub const EXIT_NO_QUORUM: i32 = 6;
@@ -206,12 +209,14 @@ pub async fn run_with(
             from,
             pages,
             page_size,
+            max_differences,
             quiet,
         } => {
             let plan = SweepRequest {
                 from: *from,
                 pages: *pages,
                 page_size: usize::from(*page_size),
+                max_differences: *max_differences,
                 quiet: *quiet,
             };
             run_sweep(&net, &plan, out, err, cancel).await
@@ -622,20 +627,15 @@ struct SweepRequest {
     from: Option<HistoryStart>,
     pages: Option<u64>,
     page_size: usize,
+    max_differences: u64,
     quiet: bool,
-}
-
-fn cursor_json(cursor: Option<&Cursor>) -> Value {
-    cursor.map_or(
-        Value::Null,
-        |c| json!({"after_migration_id": c.migration_id, "after_record_time": c.record_time}),
-    )
 }
 
 fn progress_json(p: &SweepProgress) -> Value {
     json!({
         "pages": p.pages,
         "updates": p.updates,
+        "differing_updates": p.differing_updates,
         "elapsed_s": (p.elapsed.as_secs_f64() * 1e3).round() / 1e3,
         "updates_per_s": (p.updates_per_s * 10.0).round() / 10.0,
         "pages_per_s": (p.pages_per_s * 100.0).round() / 100.0,
@@ -698,6 +698,7 @@ async fn run_sweep(
         from: from.clone(),
         page_size: request.page_size,
         max_pages: request.pages,
+        max_differences: request.max_differences,
     };
     let mut state = crate::model::sweep::Sweep::new(plan, net.counted());
     if cancelled {
@@ -710,86 +711,26 @@ async fn run_sweep(
         }
     })
     .await;
-    let progress = state.progress(Duration::ZERO, now_micros());
-    let (n, f, quorum) = quorum_of(&net.entries().cloned().collect::<Vec<_>>());
-    let (_, updates) = state.counts();
-    let pages = sweep::pages_read(&state);
-    let failed: Vec<Value> = state
-        .failed_pages()
-        .iter()
-        .enumerate()
-        .filter(|(_, count)| **count > 0)
-        .map(|(scan, count)| {
-            json!({"sv_name": net.entry(scan).map(|e| e.sv_name.clone()), "pages": count})
+    let scans: Vec<ScanRef> = (0..net.len())
+        .map(|i| {
+            net.entry(i).map_or_else(ScanRef::default, |e| ScanRef {
+                name: e.sv_name.clone(),
+                url: e.url.clone(),
+            })
         })
         .collect();
-    let mut value = json!({
-        "pages": pages,
-        "updates": updates,
-        "n": n,
-        "f": f,
-        "quorum": quorum,
-        "from": cursor_json(from.as_ref()),
-        "cursor": cursor_json(state.cursor()),
-        "record_time": progress.record_time,
-        "failed_pages": failed,
-    });
-    let (end, code, detail) = match state.end() {
-        Some(SweepEnd::ReachedHead) | None => ("reached_head", EXIT_OK, Value::Null),
-        Some(SweepEnd::PageLimit) => ("page_limit", EXIT_OK, Value::Null),
-        Some(SweepEnd::Cancelled) => ("cancelled", EXIT_INTERRUPTED, Value::Null),
-        Some(SweepEnd::Diverged(d)) => {
-            let groups: Vec<Value> = d
-                .groups
-                .iter()
-                .map(|g| {
-                    json!({
-                        "members": sv_names(net, &g.members),
-                        "quorum": g.is_quorum,
-                        "update_id": g.update_id,
-                        "record_time": g.record_time,
-                        "differences": differences_json(&g.differences),
-                        "truncated": g.truncated,
-                    })
-                })
-                .collect();
-            let detail = json!({
-                "page": d.page,
-                "index": d.index,
-                "after": cursor_json(d.after.as_ref()),
-                "update_id": d.update_id(),
-                "record_time": d.groups.first().and_then(|g| g.record_time.clone()),
-                "groups": groups,
-            });
-            ("diverged", EXIT_DEGRADED, detail)
-        }
-        Some(SweepEnd::NoQuorum {
-            page,
-            answered,
-            failures,
-        }) => {
-            let failures: Vec<Value> = failures
-                .iter()
-                .map(|(scan, error)| {
-                    json!({"sv_name": net.entry(*scan).map(|e| e.sv_name.clone()), "error": error})
-                })
-                .collect();
-            let detail = json!({"page": page, "answered": answered, "failures": failures});
-            ("no_quorum", EXIT_NO_QUORUM, detail)
-        }
+    let label = match request.from {
+        Some(HistoryStart::At(time)) => format_time_micros(time.timestamp_micros()),
+        _ => "the beginning of the history".to_owned(),
     };
-    if let Value::Object(map) = &mut value {
-        map.insert("end".to_owned(), json!(end));
-        match end {
-            "diverged" => {
-                map.insert("divergence".to_owned(), detail);
-            }
-            "no_quorum" => {
-                map.insert("no_quorum".to_owned(), detail);
-            }
-            _ => {}
-        }
-    }
+    let report = SweepReport::of(&state, &scans, &label);
+    let code = match (report.end, report.outcome) {
+        (EndKind::Cancelled, _) => EXIT_INTERRUPTED,
+        (_, Outcome::Differ) => EXIT_DEGRADED,
+        (EndKind::NoQuorum, _) => EXIT_NO_QUORUM,
+        _ => EXIT_OK,
+    };
+    let value = serde_json::to_value(&report).map_err(|e| e.to_string())?;
     write_json(out, &value)?;
     Ok(code)
 }

@@ -103,6 +103,32 @@ pub const NETWORK_CHECK: View = View {
     ],
 };
 
+/// `network sweep`: a row per range of differing updates.
+pub const NETWORK_SWEEP: View = View {
+    summary: &[
+        ("outcome", "/outcome"),
+        ("end", "/end"),
+        ("differing updates", "/differing_updates"),
+        ("truncated", "/truncated"),
+        ("pages", "/pages"),
+        ("updates", "/updates"),
+        ("from", "/from"),
+        ("cursor", "/cursor/record_time"),
+        ("no quorum on page", "/no_quorum/page"),
+    ],
+    rows: Some("/ranges"),
+    columns: &[
+        ("COUNT", "/count"),
+        ("FIRST RECORD TIME", "/first_record_time"),
+        ("LAST RECORD TIME", "/last_record_time"),
+        ("DIFFERING SCANS", "/sides/1/scans"),
+        ("AGAINST", "/sides/0/count"),
+        ("EXAMPLE PATH", "/example_path"),
+        ("FIRST UPDATE", "/first_update_id"),
+        ("LAST UPDATE", "/last_update_id"),
+    ],
+};
+
 /// `scan holdings`.
 pub const HOLDINGS: View = View {
     summary: &[
@@ -222,7 +248,7 @@ pub fn view_for(command: &Command) -> Option<View> {
             NetworkCommand::Scans => NETWORK_SCANS,
             NetworkCommand::Health { .. } => NETWORK_HEALTH,
             NetworkCommand::CheckUpdate { .. } => NETWORK_CHECK,
-            NetworkCommand::Sweep { .. } => return None,
+            NetworkCommand::Sweep { .. } => NETWORK_SWEEP,
         },
         Command::Scan(scan) => match scan {
             ScanCommand::Status => KEY_VALUE,

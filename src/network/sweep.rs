@@ -14,7 +14,7 @@ use crate::model::consensus::LocalFields;
 use crate::model::consensus::digest::Digester;
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::network::{FAR_FUTURE, migration_at};
-use crate::model::sweep::{Cursor, ItemInfo, PageAnswer, Sweep, SweepEnd, SweepProgress};
+use crate::model::sweep::{Cursor, ItemInfo, PageAnswer, Sweep, SweepProgress};
 
 /// Runs `sweep` to its end (or until `cancel` fires), calling `progress` after every page.
 /// `now` gives the current time (µs) for the estimate.
@@ -46,17 +46,8 @@ pub async fn run(
             }
         };
         sweep.on_page(&answers);
-        let mut so_far = sweep.progress(started.elapsed(), now());
-        so_far.pages = pages_read(sweep);
-        progress(&so_far);
+        progress(&sweep.progress(started.elapsed(), now()));
     }
-}
-
-/// Pages read so far: the ones compared to their end and the one a divergence was found in
-/// ([`Sweep::counts`] counts only the former, so a first page that diverges read "0 pages").
-pub fn pages_read(sweep: &Sweep) -> u64 {
-    let (pages, _) = sweep.counts();
-    pages + u64::from(matches!(sweep.end(), Some(SweepEnd::Diverged(_))))
 }
 
 /// One scan's reply to a page, reduced to its item hashes.
@@ -117,6 +108,7 @@ pub async fn start_at(net: &Network, scan: usize, time: i64) -> Result<Cursor, S
                 update_id: item.update_id()?.to_owned(),
                 migration_id: item.migration_id()?,
                 record_time: item.record_time()?.to_owned(),
+                reassignment: false,
             })
         });
         let Some(info) = first else { break };

@@ -2,8 +2,9 @@
 //! grouping rules as tables; discovery (global synchronizer, pins, selection, the kept list while
 //! the seed is down); each scan's health (lagging, down refused / 503, unhealthy); one update
 //! across all scans (agree, disagree with the differing path, don't know when behind or
-//! backfilling, unreachable, 404 consensus); the sweep finding exactly the first diverging
-//! update, a lagging scan not counting as a difference, the request budget respected (the
+//! backfilling, unreachable, 404 consensus); the sweep finding every differing update, in the
+//! ranges the scans' own pages show (an agreeing reassignment inside one), a lagging scan not
+//! counting as a difference, the request budget respected (the
 //! demo's per-client counter) and 429s waited out; cancel; the config keys; the CLI's JSON and
 //! exit codes. Each scenario uses its own seed, so time-based health is fresh when it runs.
 
@@ -12,6 +13,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use cantonscope::api::scan::UpdatesRequest;
 use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::config::{self, LoadedFile, Overrides, Settings};
 use cantonscope::demo::{
@@ -391,48 +393,191 @@ fn check_update_classifies_every_scan() {
     });
 }
 
+/// One scan's own `/v2/updates` items after `from` up to its head, as the project's client
+/// reads them (pages of 100), local fields removed.
+async fn own_items(net: &Network, scan: usize, from: &Cursor) -> Vec<Value> {
+    const PAGE: usize = 100;
+    let mut items = Vec::new();
+    let mut request =
+        UpdatesRequest::after(PAGE as i32, from.migration_id, from.record_time.clone());
+    loop {
+        let call = cantonscope::api::scan::updates(&request);
+        let reply = net.ask(scan, &call).await;
+        let exchange = reply
+            .success()
+            .unwrap_or_else(|| panic!("scan {scan}: {:?}", reply.problem()));
+        // The client decodes it (a real page), then the items are compared as JSON.
+        call.decode_response(exchange.status, &exchange.headers, &exchange.body)
+            .expect("a page");
+        let page: Value = serde_json::from_slice(&exchange.body).expect("json");
+        let page_items = page["transactions"].as_array().expect("items").clone();
+        let Some(last) = page_items.last() else {
+            break;
+        };
+        let migration = &last
+            .get("migration_id")
+            .unwrap_or(&last["event"]["migration_id"]);
+        let migration = migration
+            .as_i64()
+            .or_else(|| migration.as_str().and_then(|m| m.parse().ok()))
+            .expect("a migration id");
+        let time = last["record_time"]
+            .as_str()
+            .expect("a record time")
+            .to_owned();
+        request = UpdatesRequest::after(PAGE as i32, migration, time);
+        let full = page_items.len() == PAGE;
+        for mut item in page_items {
+            LocalFields::UPDATE.strip(&mut item);
+            items.push(item);
+        }
+        if !full {
+            break;
+        }
+    }
+    items
+}
+
+/// A range of differing updates: first and last update id, first and last record time, count.
+type Bounds = (String, String, String, String, u64);
+
+/// The differing updates between two scans' own histories, as the sweep should report them:
+/// (first update id, last update id, first record time, last record time, count) per range of
+/// consecutive differing updates, an agreeing reassignment not ending a range (an agreeing
+/// transaction does); and how many agreeing reassignments sit inside the ranges.
+fn truth(reference: &[Value], other: &[Value]) -> (Vec<Bounds>, usize) {
+    assert_eq!(
+        reference.len(),
+        other.len(),
+        "both scans have the whole range"
+    );
+    let text = |v: &Value, key: &str| v[key].as_str().unwrap_or_default().to_owned();
+    let mut ranges: Vec<Bounds> = Vec::new();
+    let mut open = false;
+    let mut pending_reassignments = 0;
+    let mut inside = 0;
+    for (mine, theirs) in reference.iter().zip(other) {
+        assert_eq!(
+            mine["update_id"], theirs["update_id"],
+            "aligned by position"
+        );
+        if mine != theirs {
+            match ranges.last_mut() {
+                Some(range) if open => {
+                    range.1 = text(mine, "update_id");
+                    range.3 = text(mine, "record_time");
+                    range.4 += 1;
+                    inside += pending_reassignments;
+                }
+                _ => ranges.push((
+                    text(mine, "update_id"),
+                    text(mine, "update_id"),
+                    text(mine, "record_time"),
+                    text(mine, "record_time"),
+                    1,
+                )),
+            }
+            open = true;
+            pending_reassignments = 0;
+        } else if mine.get("event").is_some() {
+            pending_reassignments += 1;
+        } else {
+            open = false;
+            pending_reassignments = 0;
+        }
+    }
+    (ranges, inside)
+}
+
 #[test]
-fn the_sweep_finds_exactly_the_first_diverging_update() {
+fn the_sweep_finds_every_differing_update_the_scans_own_pages_show() {
     let rt = runtime();
     rt.block_on(async {
         let f = faulty();
-        let handle = start_13(SEED, 0.0, faults_13(&f)).await;
-        let net = network(&handle, 20.0).await;
         let ledger = generate(SEED);
-        let start = &ledger.updates()[f.backfill_index - 40];
-        let mut state = Sweep::new(
-            SweepPlan {
-                from: Some(Cursor {
-                    migration_id: start.migration_id,
-                    record_time: start.record_time_string(),
-                }),
-                page_size: 25,
-                max_pages: None,
-            },
-            net.counted(),
-        );
+        // The scan diverges a little before the newest reassignments, so that they sit
+        // between differing transactions; the sweep starts before it, and before the
+        // backfilling scan's history.
+        let newest_reassignment = (0..ledger.len())
+            .rev()
+            .find(|i| ledger.updates()[*i].tx().is_none())
+            .expect("a reassignment");
+        let diverge = (newest_reassignment - 20..newest_reassignment)
+            .find(|i| ledger.updates()[*i].tx().is_some())
+            .expect("a transaction");
+        assert!(diverge < f.backfill_index);
+        let faults = DemoFaults {
+            diverging: Some((
+                DIVERGING,
+                DemoTime::At(ledger.updates()[diverge].record_time),
+            )),
+            ..faults_13(&f)
+        };
+        let handle = start_13(SEED, 0.0, faults).await;
+        let net = network(&handle, 20.0).await;
+        let start = &ledger.updates()[diverge - 10];
+        let from = Cursor {
+            migration_id: start.migration_id,
+            record_time: start.record_time_string(),
+        };
+        let mut state = Sweep::new(SweepPlan::new(Some(from.clone()), 25), net.counted());
         let mut progress_calls = 0;
         sweep::run(&net, &mut state, &Cancel::new(), now, |_| {
             progress_calls += 1;
         })
         .await;
-        let Some(SweepEnd::Diverged(d)) = state.end() else {
-            panic!("{:?}", state.end());
-        };
-        let expected = &ledger.updates()[f.diverge_index];
-        assert_eq!(d.update_id(), Some(expected.update_id.as_str()));
-        assert_eq!(d.groups.len(), 2);
-        assert_eq!(d.groups[1].members, [DIVERGING]);
-        assert_eq!(d.groups[1].differences[0].path, "$.workflow_id");
+        // It goes on past the first difference, to the head.
+        assert_eq!(state.end(), Some(&SweepEnd::ReachedHead));
+
+        // The truth: the diverging scan's own pages against the first scan's.
+        let reference = own_items(&net, 0, &from).await;
+        let diverging = own_items(&net, DIVERGING, &from).await;
+        let (expected, reassignments_inside) = truth(&reference, &diverging);
         assert_eq!(
-            d.groups[0].members.len(),
-            11,
-            "all but the down and the diverging"
+            (expected.len(), reassignments_inside),
+            (1, 2),
+            "one range, with the two agreeing reassignments inside: {expected:?}"
         );
-        // Every update before it was attested.
+        assert_eq!(
+            expected[0].0,
+            ledger.updates()[diverge].update_id,
+            "from the first transaction at the divergence point"
+        );
+        let found: Vec<Bounds> = state
+            .ranges()
+            .iter()
+            .map(|r| {
+                (
+                    r.first.update_id.clone(),
+                    r.last.update_id.clone(),
+                    r.first.record_time.clone(),
+                    r.last.record_time.clone(),
+                    r.count,
+                )
+            })
+            .collect();
+        assert_eq!(found, expected);
+        let total: u64 = expected.iter().map(|r| r.4).sum();
+        assert_eq!(state.differing_updates(), total);
+        assert!(!state.truncated());
+        for range in state.ranges() {
+            let sides: Vec<&[usize]> = range.sides.iter().map(|s| s.members.as_slice()).collect();
+            assert_eq!(sides.len(), 2, "{sides:?}");
+            assert_eq!(sides[1], [DIVERGING]);
+            assert_eq!(sides[0].len(), 11, "all but the down and the diverging");
+            assert_eq!(range.example_path(), Some("$.workflow_id"));
+        }
+        assert_eq!(
+            state
+                .minority_scans()
+                .iter()
+                .map(|m| m.scan)
+                .collect::<Vec<_>>(),
+            [DIVERGING]
+        );
+        // Every update was compared, the differing ones included.
         let (_, updates) = state.counts();
-        let before = (f.backfill_index - 39..f.diverge_index).count() as u64;
-        assert_eq!(updates, before);
+        assert_eq!(updates, reference.len() as u64);
         assert!(progress_calls >= 1);
         // The backfilling scan could not serve the first pages; the down scan none.
         assert!(state.failed_pages()[BACKFILLING] >= 1);
@@ -477,19 +622,23 @@ fn the_budget_is_respected_and_a_lagging_scan_is_no_difference() {
         let n = ledger.len();
         let start = &ledger.updates()[n - 61];
         let mut state = Sweep::new(
-            SweepPlan {
-                from: Some(Cursor {
+            SweepPlan::new(
+                Some(Cursor {
                     migration_id: start.migration_id,
                     record_time: start.record_time_string(),
                 }),
-                page_size: 10,
-                max_pages: None,
-            },
+                10,
+            ),
             net.counted(),
         );
         sweep::run(&net, &mut state, &Cancel::new(), now, |_| {}).await;
         assert_eq!(state.end(), Some(&SweepEnd::ReachedHead));
         assert_eq!(state.counts().1, 60, "every update up to the head");
+        assert_eq!(
+            state.differing_updates(),
+            0,
+            "the lagging scan is no difference"
+        );
         let stats = handle.requests(1);
         assert_eq!(stats.len(), 1, "one client: {stats:?}");
         let (_, s) = stats[0];
@@ -512,14 +661,7 @@ fn a_sweep_can_be_cancelled() {
         .await
         .expect("demo");
         let net = network(&handle, 1.0).await;
-        let mut state = Sweep::new(
-            SweepPlan {
-                from: None,
-                page_size: 5,
-                max_pages: None,
-            },
-            net.counted(),
-        );
+        let mut state = Sweep::new(SweepPlan::new(None, 5), net.counted());
         let cancel = Cancel::new();
         let stop = async {
             tokio::time::sleep(Duration::from_millis(1500)).await;
@@ -1059,7 +1201,7 @@ fn cli_check_update_exit_codes() {
 }
 
 #[test]
-fn cli_sweep_reports_the_first_diverging_update() {
+fn cli_sweep_reports_every_differing_update_in_ranges() {
     let demo = cli_demo();
     let ledger = generate_ending_now(CLI_SEED);
     let start = &ledger.updates()[demo.diverge_index - 25];
@@ -1068,11 +1210,37 @@ fn cli_sweep_reports_the_first_diverging_update() {
         .to_rfc3339();
     let (output, sweep) = network_cli(&["sweep", "--from", &from, "--page-size", "10"]);
     assert_eq!(output.status.code(), Some(5), "{sweep}");
-    assert_eq!(sweep["end"], "diverged");
+    assert_eq!(sweep["schema"], "cantonscope.sweep/1");
+    // It goes on past the differences, to the head.
+    assert_eq!(sweep["end"], "reached_head", "{sweep}");
+    assert_eq!(sweep["outcome"], "differ");
+    assert_eq!(sweep["truncated"], false);
+    // The truth from the ledger the demo serves: the diverging scan renders every transaction
+    // from its point on differently, reassignments alike; one range, from the first of those
+    // transactions to the last.
+    let txs: Vec<_> = ledger.updates()[demo.diverge_index..]
+        .iter()
+        .filter(|u| u.tx().is_some())
+        .collect();
+    assert_eq!(sweep["differing_updates"], txs.len(), "{sweep}");
+    let ranges = sweep["ranges"].as_array().expect("ranges");
+    assert_eq!(ranges.len(), 1, "{sweep}");
+    let range = &ranges[0];
+    assert_eq!(range["count"], txs.len());
+    assert_eq!(range["first_update_id"], txs[0].update_id.as_str());
     assert_eq!(
-        sweep["divergence"]["update_id"],
-        ledger.updates()[demo.diverge_index].update_id.as_str()
+        range["last_update_id"],
+        txs.last().expect("a transaction").update_id.as_str()
     );
+    assert_eq!(range["first_record_time"], txs[0].record_time_string());
+    assert_eq!(range["example_path"], "$.workflow_id");
+    let sides = range["sides"].as_array().expect("sides");
+    assert_eq!(sides.len(), 2);
+    assert_eq!(sides[1]["indexes"], serde_json::json!([2]));
+    assert_eq!(sides[1]["scans"][0], sweep["scans"][2]["name"]);
+    assert_eq!(sides[1]["count"], 1);
+    assert_eq!(sides[0]["quorum"], true);
+    assert_eq!(sides[1]["quorum"], false);
     // Progress: one JSON line per page on stderr.
     let stderr = String::from_utf8_lossy(&output.stderr);
     let lines: Vec<Value> = stderr
@@ -1091,20 +1259,60 @@ fn cli_sweep_reports_the_first_diverging_update() {
         let decimals = elapsed.split_once('.').map_or(0, |(_, d)| d.len());
         assert!(decimals <= 3, "{elapsed}");
     }
-    // The page the divergence is in counts as read (a first page that diverged read 0 pages
-    // with 255 updates): 10 updates a page, the differing one included.
+    // Pages are numbered as the progress lines number them: the last page read is `pages`
+    // (10 updates a page, the last one short: the head).
     let (pages, updates) = (
         sweep["pages"].as_u64().expect("pages"),
         sweep["updates"].as_u64().expect("updates"),
     );
-    assert!(pages * 10 > updates, "{pages} pages, {updates} updates");
+    assert_eq!(pages, updates / 10 + 1, "{pages} pages, {updates} updates");
     assert_eq!(lines.last().map(|l| &l["pages"]), Some(&sweep["pages"]));
+    assert_eq!(
+        lines.last().map(|l| &l["differing_updates"]),
+        Some(&sweep["differing_updates"])
+    );
+    assert_eq!(range["last_page"], sweep["pages"]);
+
+    // --max-differences stops early and says so.
+    let (output, first3) = network_cli(&[
+        "sweep",
+        "--from",
+        &from,
+        "--page-size",
+        "10",
+        "--max-differences",
+        "3",
+        "--quiet",
+    ]);
+    assert_eq!(output.status.code(), Some(5), "{first3}");
+    assert_eq!(first3["end"], "max_differences");
+    assert_eq!(first3["truncated"], true);
+    assert_eq!(first3["differing_updates"], 3);
+    assert_eq!(
+        first3["ranges"][0]["first_update_id"],
+        txs[0].update_id.as_str()
+    );
+    assert_eq!(
+        first3["ranges"][0]["last_update_id"],
+        txs[2].update_id.as_str()
+    );
+    assert_eq!(
+        first3["cursor"]["record_time"],
+        txs[2].record_time_string(),
+        "it stopped after the last one it kept"
+    );
 
     // A page limit, quietly: no difference in the first pages → 0.
     let (output, limited) = network_cli(&["sweep", "--pages", "2", "--page-size", "5", "--quiet"]);
     assert_eq!(output.status.code(), Some(0), "{limited}");
     assert_eq!(limited["end"], "page_limit");
-    assert_eq!(limited["updates"], 10);
+    assert_eq!(limited["outcome"], "agree");
+    assert_eq!(
+        (&limited["updates"], &limited["pages"]),
+        (&10.into(), &2.into())
+    );
+    assert_eq!(limited["differing_updates"], 0);
+    assert_eq!(limited["ranges"], serde_json::json!([]));
     assert!(output.stderr.is_empty());
 
     // A span back from now, as the explorer's `S` and `:time` take it (it used to be a usage
@@ -1112,6 +1320,52 @@ fn cli_sweep_reports_the_first_diverging_update() {
     let (output, back) = network_cli(&["sweep", "--from", "-2h", "--pages", "1", "--quiet"]);
     assert_ne!(output.status.code(), Some(2), "{back}");
     assert!(back["end"].is_string(), "{back}");
+}
+
+/// `network sweep --output table`: the outcome and counts, then a row per range of differing
+/// updates, read from the same JSON.
+#[test]
+fn cli_sweep_as_a_table_has_a_row_per_range() {
+    let demo = cli_demo();
+    let ledger = generate_ending_now(CLI_SEED);
+    let start = &ledger.updates()[demo.diverge_index - 25];
+    let from = chrono::DateTime::from_timestamp_micros(start.record_time - 1)
+        .expect("time")
+        .to_rfc3339();
+    let args = ["sweep", "--from", &from, "--page-size", "50", "--quiet"];
+    let (_, json) = network_cli(&args);
+    let output = network_cli_raw(&[&args[..], &["--output", "table"]].concat());
+    assert_eq!(output.status.code(), Some(5));
+    let text = String::from_utf8_lossy(&output.stdout);
+    let summary = |label: &str| {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("no {label}: {text}"));
+        line[label.len()..].trim().to_owned()
+    };
+    assert_eq!(summary("outcome"), "differ");
+    assert_eq!(
+        summary("differing updates"),
+        json["differing_updates"].to_string()
+    );
+    let header = text
+        .lines()
+        .position(|l| l.starts_with("COUNT"))
+        .unwrap_or_else(|| panic!("no header: {text}"));
+    let rows: Vec<&str> = text.lines().skip(header + 1).collect();
+    let ranges = json["ranges"].as_array().expect("ranges");
+    assert_eq!(rows.len(), ranges.len(), "{text}");
+    for (row, range) in rows.iter().zip(ranges) {
+        let differing = range["sides"][1]["scans"][0].as_str().expect("a scan");
+        assert!(
+            row.trim_start().starts_with(&range["count"].to_string())
+                && row.contains(range["first_record_time"].as_str().expect("time"))
+                && row.contains(differing)
+                && row.contains("$.workflow_id"),
+            "{row}"
+        );
+    }
 }
 
 /// `sweep --from` reads times as `:time` does and says so in one message; `now`, `recent` and a

@@ -2,7 +2,8 @@
 //! lagging 42 s, one down, one diverging, one still backfilling, one rate-limited): the Scans
 //! matrix classifies each scan, its verdict line, sorting, filtering and the scan card; the
 //! consensus view of one update (`:bft`, `b` from History and Update); the background sweep
-//! (progress, cancel, the first differing update and its consensus check, saved as JSON).
+//! (progress, cancel, every range of differing updates and the first one's consensus check,
+//! saved as JSON: the same document `network sweep` prints).
 //! Snapshots of the Network pane and the consensus view at 80x24 and 120x40.
 
 use std::time::Duration;
@@ -503,7 +504,7 @@ fn snapshot_consensus_120x40() {
 }
 
 #[test]
-fn the_sweep_stops_at_the_first_differing_update_and_opens_its_check() {
+fn the_sweep_lists_every_range_of_differing_updates_and_opens_the_first_check() {
     let (diverge, _) = fault_points();
     let ledger = generate(SEED);
     let mut h = faulty();
@@ -534,17 +535,33 @@ fn the_sweep_stops_at_the_first_differing_update_and_opens_its_check() {
         Some(cantonscope::model::summary::format_time_micros(start - 1))
     );
     assert!(!sweep.is_running());
-    let Some(cantonscope::model::sweep::SweepEnd::Diverged(d)) = sweep.end() else {
-        panic!("{:?}", sweep.end());
-    };
-    assert_eq!(d.update_id(), Some(expected.as_str()));
-    assert_eq!(d.groups[1].members, [DIVERGING]);
+    // It went on to the head: every transaction from the divergence point on differs.
+    assert_eq!(
+        sweep.end(),
+        Some(&cantonscope::model::sweep::SweepEnd::ReachedHead)
+    );
+    let swept = sweep.sweep.as_ref().expect("swept");
+    let txs: Vec<_> = ledger.updates()[diverge..]
+        .iter()
+        .filter(|u| u.record_time >= start && u.tx().is_some())
+        .collect();
+    assert_eq!(swept.differing_updates(), txs.len() as u64);
+    let ranges = swept.ranges();
+    assert_eq!(ranges.len(), 1, "{ranges:#?}");
+    assert_eq!(ranges[0].first.update_id, expected);
+    assert_eq!(
+        ranges[0].last.update_id,
+        txs.last().expect("a transaction").update_id
+    );
+    assert_eq!(ranges[0].sides[1].members, [DIVERGING]);
     let pages = h
         .requests
         .iter()
         .filter(|r| *r == "network sweep page")
         .count();
     assert!(pages >= 1, "{pages}");
+    // The status line says as many pages as were read.
+    assert_eq!(swept.counts().0, pages as u64);
     // Its consensus check is open.
     assert!(h.app.network.is_consensus_open());
     assert_eq!(
@@ -553,9 +570,21 @@ fn the_sweep_stops_at_the_first_differing_update_and_opens_its_check() {
     );
     let screen = h.screen(120, 40);
     assert!(
-        screen.contains("sweep the scans differ at update"),
+        screen.contains(&format!("sweep {} differing updates in 1 range", txs.len())),
         "{screen}"
     );
+    // The ranges are listed above it: the count, the scan off the reference, the path.
+    let listed = screen
+        .lines()
+        .find(|l| l.contains("against 11 scans"))
+        .unwrap_or_else(|| panic!("no range line:\n{screen}"));
+    assert!(
+        listed.contains(&txs.len().to_string())
+            && listed.contains("Gemini-Labs-2")
+            && listed.contains("$.workflow_id"),
+        "{listed}"
+    );
+    assert!(screen.contains("differing ranges: 1"), "{screen}");
     // Saved as JSON, the path named in the status line.
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("sweep.json");
@@ -567,13 +596,66 @@ fn the_sweep_stops_at_the_first_differing_update_and_opens_its_check() {
     );
     let saved: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&path).expect("saved")).expect("json");
-    assert_eq!(saved["end"]["result"], "diverged");
-    assert_eq!(saved["end"]["update_id"], expected.as_str());
-    assert_eq!(saved["end"]["groups"][1]["scans"][0], "Gemini-Labs-2");
+    assert_eq!(saved["schema"], "cantonscope.sweep/1");
+    assert_eq!(saved["end"], "reached_head");
+    assert_eq!(saved["differing_updates"], txs.len());
+    assert_eq!(saved["truncated"], false);
+    // Pages as the status line counts them (it said `page 1` where the file said 0).
+    assert_eq!(saved["pages"], pages);
+    assert_eq!(saved["ranges"][0]["first_update_id"], expected.as_str());
+    assert_eq!(saved["ranges"][0]["sides"][1]["scans"][0], "Gemini-Labs-2");
+    assert_eq!(saved["ranges"][0]["example_path"], "$.workflow_id");
+
+    // `network sweep` over the same scans from the same start, 200 updates a page as here,
+    // prints the same document (but for where it started, in words).
+    let cli = crate::common::bin::bin(dir.path())
+        .arg("--scan-url")
+        .arg(&h.demo.as_ref().expect("demo").scan_url)
+        .args([
+            "network",
+            "sweep",
+            "--quiet",
+            "--page-size",
+            "200",
+            "--from",
+        ])
+        .arg(cantonscope::model::summary::format_time_micros(start - 1))
+        .output()
+        .expect("runs");
     assert_eq!(
-        saved["end"]["groups"][1]["differences"][0]["path"],
-        "$.workflow_id"
+        cli.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
     );
+    let mut printed: serde_json::Value = serde_json::from_slice(&cli.stdout).expect("json");
+    let mut saved = saved;
+    for doc in [&mut printed, &mut saved] {
+        doc.as_object_mut().expect("an object").remove("from");
+    }
+    assert_eq!(printed, saved);
+}
+
+/// The explorer after a sweep from the oldest loaded update: the ranges listed above the
+/// sweep's outcome, the first differing update's consensus check open.
+fn swept() -> Harness {
+    let mut h = faulty();
+    h.cmd(Command::Pane7);
+    h.palette("sweep");
+    assert!(h.app.network.sweep_state().end().is_some());
+    h
+}
+
+#[test]
+fn snapshot_sweep_ranges_80x24() {
+    let mut h = swept();
+    assert_snapshot!("snapshot_sweep_ranges_80x24", masked(&h.screen(80, 24)));
+}
+
+#[test]
+fn snapshot_sweep_ranges_120x40() {
+    let mut h = swept();
+    assert_snapshot!("snapshot_sweep_ranges_120x40", masked(&h.screen(120, 40)));
 }
 
 /// `s` asks where to save (pre-filled with `./sweep-<time>.json`); a file that exists is never
@@ -694,10 +776,12 @@ fn the_sweep_starts_from_the_time_the_user_gives() {
         "{}",
         sweep.from
     );
-    let Some(cantonscope::model::sweep::SweepEnd::Diverged(d)) = sweep.end() else {
-        panic!("{:?}", sweep.end());
-    };
-    assert_eq!(d.update_id(), Some(expected.as_str()));
+    let first = sweep
+        .sweep
+        .as_ref()
+        .and_then(|s| s.ranges().first())
+        .map(|r| r.first.update_id.clone());
+    assert_eq!(first, Some(expected.clone()), "{:?}", sweep.end());
     let (_, updates) = h
         .app
         .network

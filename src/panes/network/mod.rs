@@ -333,11 +333,11 @@ impl NetworkPane {
     fn render_body(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
         match self.section {
             NetSection::Scans if self.check.open => {
-                let area = self.render_sweep_line(area, buf, cx.theme);
+                let area = self.render_sweep(area, buf, cx.sh, cx.theme);
                 self.render_consensus(area, buf, cx);
             }
             NetSection::Scans => {
-                let area = self.render_sweep_line(area, buf, cx.theme);
+                let area = self.render_sweep(area, buf, cx.sh, cx.theme);
                 self.render_scans(area, buf, cx);
             }
             NetSection::Sequencers => self.render_sequencers(area, buf, cx),

@@ -6,13 +6,18 @@
 //! `:time` reads it: RFC 3339, `-2h`, `yesterday 14:00`); `:sweep`, `:sweep begin` and
 //! `:sweep from <when>` start it at once. A time is first looked up in the scans' history
 //! (`Request::SweepStart`: which migration it falls in). `S` again (or `:sweep cancel`) stops
-//! it. It stops by itself at the first update where the scans differ and opens that update's
-//! consensus check. `s` (or `:sweep save [FILE]`) saves the result as JSON: the path is asked
+//! it. It goes on past differences up to the head (or [`DEFAULT_MAX_DIFFERENCES`] differing
+//! updates): the ranges of differing updates are listed above the progress line, and when it
+//! ends the consensus check of the first differing update opens. `s` (or `:sweep save [FILE]`)
+//! saves the result as JSON (a [`SweepReport`], as `network sweep` prints it): the path is asked
 //! (pre-filled with `./sweep-<time>.json`) and an existing file is never replaced without a
 //! second ↵ on the same name.
 //!
 //! ```text
-//! sweep ██████████░░░░░░░░  12 pages · 2,400 updates · 350/s · ETA 20s · at 10:41:07 · S stop
+//! differing ranges: 2 · 61 updates
+//!      58  2026-01-01 10:40:02.120 → 2026-01-01 10:41:07.004  Gemini-Labs-2 against 11 scans  $.workflow_id
+//!       3  2026-01-01 10:42:00.001 → 2026-01-01 10:42:00.950  Orb-3 against 10 scans  $.workflow_id
+//! sweep ██████████░░░░░░░░  12 pages · 2,400 updates · 61 differ · 350/s · ETA 20s · S stop
 //! ```
 
 use std::path::PathBuf;
@@ -21,10 +26,14 @@ use std::time::Duration;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use serde_json::{Value, json};
 
+use crate::model::format::parse_time_micros;
 use crate::model::summary::format_time_micros;
-use crate::model::sweep::{Cursor, Sweep, SweepEnd, SweepPlan, SweepProgress};
+use crate::model::sweep::report::ScanRef;
+use crate::model::sweep::{
+    Cursor, DEFAULT_MAX_DIFFERENCES, DiffRange, Sweep, SweepEnd, SweepPlan, SweepProgress,
+    SweepReport,
+};
 use crate::model::when::parse_when;
 use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::form::Form;
@@ -98,8 +107,8 @@ pub struct SweepState {
     pub progress: Option<SweepProgress>,
     /// Why it could not go on (a failed request, the scans changed).
     pub error: Option<String>,
-    /// SV names in scan order (for the result).
-    names: Vec<String>,
+    /// The scans in scan order (for the result).
+    scans: Vec<ScanRef>,
 }
 
 impl SweepState {
@@ -116,6 +125,12 @@ impl SweepState {
     /// Why it ended, once it has.
     pub fn end(&self) -> Option<&SweepEnd> {
         self.sweep.as_ref().and_then(Sweep::end)
+    }
+
+    /// What it found so far, as it is saved (`None` before its first page).
+    pub fn report(&self) -> Option<SweepReport> {
+        let sweep = self.sweep.as_ref()?;
+        Some(SweepReport::of(sweep, &self.scans, &self.from))
     }
 }
 
@@ -178,9 +193,8 @@ impl NetworkPane {
     /// Asks for the first page after `from`.
     fn begin_sweep(&mut self, from: Option<Cursor>, label: &str, sh: &mut Shared, out: &mut Out) {
         let plan = SweepPlan {
-            from: from.clone(),
-            page_size: SWEEP_PAGE,
-            max_pages: None,
+            max_differences: DEFAULT_MAX_DIFFERENCES,
+            ..SweepPlan::new(from.clone(), SWEEP_PAGE)
         };
         self.sweep = SweepState {
             plan: Some(plan),
@@ -265,12 +279,16 @@ impl NetworkPane {
                 return;
             };
             self.sweep.sweep = Some(Sweep::new(plan, page.counted.clone()));
-            self.sweep.names = self
-                .scans
-                .rows
-                .iter()
-                .map(|r| r.entry.sv_name.clone())
-                .collect();
+            let mut scans = vec![ScanRef::default(); page.answers.len()];
+            for row in &self.scans.rows {
+                if let Some(scan) = scans.get_mut(row.index) {
+                    *scan = ScanRef {
+                        name: row.entry.sv_name.clone(),
+                        url: row.entry.url.clone(),
+                    };
+                }
+            }
+            self.sweep.scans = scans;
         }
         let Some(sweep) = &mut self.sweep.sweep else {
             return;
@@ -296,29 +314,36 @@ impl NetworkPane {
             return;
         }
         let (pages, updates) = sweep.counts();
-        match sweep.end() {
-            Some(SweepEnd::Diverged(d)) => {
-                let id = d.update_id().map(str::to_owned);
-                out.warn(format!(
-                    "sweep: the scans differ at update {} (page {}, after {} updates that agree)",
-                    id.as_deref().unwrap_or("?"),
-                    d.page + 1,
-                    group_thousands(updates)
-                ));
-                if let Some(id) = id {
-                    self.open_check(&id, sh, out);
-                }
+        let differing = sweep.differing_updates();
+        let first = sweep.ranges().first().map(|r| r.first.update_id.clone());
+        if let Some(SweepEnd::NoQuorum { page, answered, .. }) = sweep.end() {
+            out.error(format!(
+                "sweep: only {answered} scans answered page {page}: no quorum"
+            ));
+        }
+        if differing > 0 {
+            let more = if sweep.truncated() {
+                " (the limit: there may be more)"
+            } else {
+                ""
+            };
+            out.warn(format!(
+                "sweep: {}{more} in {}, of {} ({}); the first: {}",
+                counted(differing, "differing update", "differing updates"),
+                counted(sweep.ranges().len() as u64, "range", "ranges"),
+                counted(updates, "update", "updates"),
+                counted(pages, "page", "pages"),
+                first.as_deref().unwrap_or("?"),
+            ));
+            if let Some(id) = first.filter(|id| !id.is_empty()) {
+                self.open_check(&id, sh, out);
             }
-            Some(SweepEnd::ReachedHead) => out.info(format!(
+        } else if let Some(SweepEnd::ReachedHead) = sweep.end() {
+            out.info(format!(
                 "sweep: no difference in {} updates ({} pages) up to the head",
                 group_thousands(updates),
                 group_thousands(pages)
-            )),
-            Some(SweepEnd::NoQuorum { page, answered, .. }) => out.error(format!(
-                "sweep: only {answered} scans answered page {}: no quorum",
-                page + 1
-            )),
-            Some(SweepEnd::PageLimit | SweepEnd::Cancelled) | None => {}
+            ));
         }
     }
 
@@ -361,7 +386,8 @@ impl NetworkPane {
             self.sweep_save_prompt("", Some("enter a file path".into()));
             return;
         }
-        let contents = serde_json::to_vec_pretty(&self.sweep_json(sweep)).unwrap_or_default();
+        let report = SweepReport::of(sweep, &self.sweep.scans, &self.sweep.from);
+        let contents = serde_json::to_vec_pretty(&report).unwrap_or_default();
         let id = out.next_id(sh);
         out.effects
             .push(self.sweep.file.write(id, PathBuf::from(path), contents));
@@ -395,51 +421,6 @@ impl NetworkPane {
             Err(e) => out.error(format!("could not save the sweep to {path}: {e}")),
         }
         true
-    }
-
-    fn sweep_json(&self, sweep: &Sweep) -> Value {
-        let name = |i: &usize| self.sweep.names.get(*i).cloned().unwrap_or_default();
-        let (pages, updates) = sweep.counts();
-        let end = match sweep.end() {
-            None => json!({"result": "running"}),
-            Some(SweepEnd::ReachedHead) => json!({"result": "reached_head"}),
-            Some(SweepEnd::PageLimit) => json!({"result": "page_limit"}),
-            Some(SweepEnd::Cancelled) => json!({"result": "cancelled"}),
-            Some(SweepEnd::NoQuorum {
-                page,
-                answered,
-                failures,
-            }) => json!({
-                "result": "no_quorum",
-                "page": page,
-                "answered": answered,
-                "failures": failures.iter().map(|(i, why)| json!({"scan": name(i), "error": why})).collect::<Vec<_>>(),
-            }),
-            Some(SweepEnd::Diverged(d)) => json!({
-                "result": "diverged",
-                "update_id": d.update_id(),
-                "page": d.page,
-                "index": d.index,
-                "after": d.after.as_ref().map(|c| json!({"migration_id": c.migration_id, "record_time": c.record_time})),
-                "groups": d.groups.iter().map(|g| json!({
-                    "scans": g.members.iter().map(name).collect::<Vec<_>>(),
-                    "is_quorum": g.is_quorum,
-                    "update_id": g.update_id,
-                    "record_time": g.record_time,
-                    "differences": g.differences.iter().map(|x| json!({"path": x.path, "quorum": x.quorum, "this": x.this})).collect::<Vec<_>>(),
-                    "truncated": g.truncated,
-                })).collect::<Vec<_>>(),
-            }),
-        };
-        json!({
-            "from": self.sweep.from,
-            "start_after": self.sweep.start.as_ref().map(|c| json!({"migration_id": c.migration_id, "record_time": c.record_time})),
-            "pages": pages,
-            "updates": updates,
-            "cursor": sweep.cursor().map(|c| json!({"migration_id": c.migration_id, "record_time": c.record_time})),
-            "failed_pages": sweep.failed_pages().iter().enumerate().map(|(i, n)| json!({"scan": name(&i), "pages": n})).collect::<Vec<_>>(),
-            "end": end,
-        })
     }
 
     /// The sweep's line under the Scans section: a progress bar while it runs, its outcome
@@ -482,6 +463,12 @@ impl NetworkPane {
                 group_thousands(pages),
                 group_thousands(updates)
             );
+            if let Some(p) = p.as_ref().filter(|p| p.differing_updates > 0) {
+                text.push_str(&format!(
+                    " · {} differ",
+                    group_thousands(p.differing_updates)
+                ));
+            }
             if let Some(p) = &p {
                 let rate = p.updates_per_s.max(0.0).round() as u64;
                 text.push_str(&format!(" · {}/s", group_thousands(rate)));
@@ -498,8 +485,30 @@ impl NetworkPane {
             text.push_str(" · S stop");
             spans.push(Span::styled(text, theme.muted));
         } else {
+            let differing = p.as_ref().map_or(0, |p| p.differing_updates);
+            let ranges = p.as_ref().map_or(0, |p| p.ranges);
+            let truncated = state.sweep.as_ref().is_some_and(Sweep::truncated);
             let (text, style) = match (state.end(), &state.error) {
                 (_, Some(e)) => (format!("stopped: {e}"), theme.status_err),
+                (end, _) if differing > 0 => {
+                    let how = match end {
+                        _ if truncated => " · stopped at the limit: there may be more",
+                        Some(SweepEnd::ReachedHead) => " up to the head",
+                        Some(SweepEnd::NoQuorum { .. }) => " · then no quorum",
+                        Some(SweepEnd::Cancelled) => " · stopped",
+                        _ => "",
+                    };
+                    (
+                        format!(
+                            "{} in {}, of {} ({}){how} · s save",
+                            counted(differing, "differing update", "differing updates"),
+                            counted(ranges as u64, "range", "ranges"),
+                            counted(updates, "update", "updates"),
+                            counted(pages, "page", "pages"),
+                        ),
+                        theme.status_err,
+                    )
+                }
                 (Some(SweepEnd::ReachedHead), _) => (
                     format!(
                         "no difference in {} updates up to the head · s save",
@@ -507,16 +516,8 @@ impl NetworkPane {
                     ),
                     theme.status_ok,
                 ),
-                (Some(SweepEnd::Diverged(d)), _) => (
-                    format!(
-                        "the scans differ at update {} (after {} updates that agree) · s save",
-                        d.update_id().unwrap_or("?"),
-                        group_thousands(updates)
-                    ),
-                    theme.status_err,
-                ),
                 (Some(SweepEnd::NoQuorum { page, answered, .. }), _) => (
-                    format!("no quorum: {answered} scans answered page {}", page + 1),
+                    format!("no quorum: {answered} scans answered page {page}"),
                     theme.status_err,
                 ),
                 (Some(SweepEnd::Cancelled), _) => (
@@ -526,33 +527,138 @@ impl NetworkPane {
                     ),
                     theme.status_warn,
                 ),
-                (Some(SweepEnd::PageLimit) | None, _) => (String::new(), theme.muted),
+                (Some(SweepEnd::PageLimit | SweepEnd::DifferenceLimit) | None, _) => {
+                    (String::new(), theme.muted)
+                }
             };
             spans.push(Span::styled(text, style));
         }
         Some(Line::from(spans))
     }
 
+    /// The list of differing ranges drawn above the sweep line: a heading, then one line per
+    /// range (count, first and last record time, the scans off the reference side against how
+    /// many on it, one differing path). Empty without differences.
+    pub(super) fn sweep_range_lines(&self, sh: &Shared, theme: &Theme) -> Vec<Line<'static>> {
+        let Some(sweep) = &self.sweep.sweep else {
+            return Vec::new();
+        };
+        if sweep.ranges().is_empty() {
+            return Vec::new();
+        }
+        let mut heading = format!(
+            "differing ranges: {} · {}",
+            group_thousands(sweep.ranges().len() as u64),
+            counted(sweep.differing_updates(), "update", "updates")
+        );
+        if sweep.truncated() {
+            heading.push_str(" · stopped at the limit");
+        }
+        let mut lines = vec![Line::from(Span::styled(heading, theme.title))];
+        for range in sweep.ranges() {
+            lines.push(self.range_line(range, sh, theme));
+        }
+        lines
+    }
+
+    fn range_line(&self, range: &DiffRange, sh: &Shared, theme: &Theme) -> Line<'static> {
+        let time =
+            |t: &str| parse_time_micros(t).map_or_else(|| t.to_owned(), |m| sh.format_time(m));
+        let first = time(&range.first.record_time);
+        let last = time(&range.last.record_time);
+        let name = |i: &usize| {
+            self.sweep
+                .scans
+                .get(*i)
+                .map_or_else(|| format!("scan {}", i + 1), |s| s.name.clone())
+        };
+        let others: Vec<String> = range
+            .sides
+            .iter()
+            .skip(1)
+            .map(|side| side.members.iter().map(name).collect::<Vec<_>>().join(", "))
+            .collect();
+        let reference = range.sides.first().map_or(0, |s| s.members.len());
+        Line::from(vec![
+            Span::styled(
+                format!("{:>7}  ", group_thousands(range.count)),
+                theme.status_err,
+            ),
+            Span::raw(format!("{first} → {last}  ")),
+            Span::raw(format!(
+                "{} against {reference} scans  ",
+                others.join(" / ")
+            )),
+            Span::styled(range.example_path().unwrap_or("").to_owned(), theme.muted),
+        ])
+    }
+
+    /// Draws the sweep line at the bottom of `area` and the differing ranges above it (at most
+    /// a third of `area`); returns the area left above them.
+    pub(super) fn render_sweep(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        sh: &Shared,
+        theme: &Theme,
+    ) -> Rect {
+        let area = self.render_sweep_line(area, buf, theme);
+        let lines = self.sweep_range_lines(sh, theme);
+        let room = usize::from(area.height / 3);
+        if lines.is_empty() || room < 2 {
+            return area;
+        }
+        let shown = lines.len().min(room);
+        let top = area.bottom() - shown as u16;
+        for (k, line) in lines.into_iter().take(shown).enumerate() {
+            let line = if k + 1 == shown && k + 1 < self.sweep_range_count() + 1 {
+                Line::from(Span::styled(
+                    format!(
+                        "… {} more ranges: s saves them all",
+                        self.sweep_range_count() + 1 - k
+                    ),
+                    theme.muted,
+                ))
+            } else {
+                line
+            };
+            set_safe_line(buf, area.x, top + k as u16, line, area.width);
+        }
+        Rect::new(area.x, area.y, area.width, area.height - shown as u16)
+    }
+
+    fn sweep_range_count(&self) -> usize {
+        self.sweep.sweep.as_ref().map_or(0, |s| s.ranges().len())
+    }
+
     /// Draws the sweep line at the bottom of `area`; returns the area left above it.
     pub(super) fn render_sweep_line(&self, area: Rect, buf: &mut Buffer, theme: &Theme) -> Rect {
         match self.sweep_line(area.width, theme) {
             Some(line) if area.height > 2 => {
-                let y = area.bottom() - 1;
-                let safe: Vec<Span<'static>> = line
-                    .spans
-                    .into_iter()
-                    .map(|s| {
-                        Span::styled(
-                            crate::ui::safe::safe_line(&s.content, usize::from(area.width))
-                                .into_owned(),
-                            s.style,
-                        )
-                    })
-                    .collect();
-                buf.set_line(area.x, y, &Line::from(safe), area.width);
+                set_safe_line(buf, area.x, area.bottom() - 1, line, area.width);
                 Rect::new(area.x, area.y, area.width, area.height - 1)
             }
             _ => area,
         }
     }
+}
+
+/// `n` and what it counts, in the singular for 1.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", group_thousands(n), if n == 1 { one } else { many })
+}
+
+/// Draws `line` at (`x`, `y`), each span made safe for the terminal.
+fn set_safe_line(buf: &mut Buffer, x: u16, y: u16, line: Line<'static>, width: u16) {
+    let safe: Vec<Span<'static>> = line
+        .spans
+        .into_iter()
+        .map(|s| {
+            Span::styled(
+                crate::ui::safe::safe_line(&s.content, usize::from(width)).into_owned(),
+                s.style,
+            )
+        })
+        .collect();
+    buf.set_line(x, y, &Line::from(safe), width);
 }
