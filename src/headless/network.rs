@@ -219,7 +219,8 @@ pub async fn run_with(
                 max_differences: *max_differences,
                 quiet: *quiet,
             };
-            run_sweep(&net, &plan, out, err, cancel).await
+            let findings = crate::network::findings::settings_path(settings, data_dir.as_deref());
+            run_sweep(&net, &plan, findings.as_deref(), out, err, cancel).await
         }
     };
     match result {
@@ -391,7 +392,10 @@ async fn run_health(
         },
         "scan_list": discovered.source.name(),
         "head_check": measured.head_check.as_ref().map(|c| json!({
-            "after": cursor_json(Some(&c.after)),
+            "after": {
+                "migration_id": c.after.migration_id,
+                "record_time": c.after.record_time,
+            },
             "page_size": crate::model::network::fork::HEAD_CHECK_PAGE,
         })),
         "findings": measured.findings.open().map(finding_json).collect::<Vec<_>>(),
@@ -647,6 +651,7 @@ fn progress_json(p: &SweepProgress) -> Value {
 async fn run_sweep(
     net: &Network,
     request: &SweepRequest,
+    findings_path: Option<&std::path::Path>,
     out: &mut dyn Write,
     err: &mut dyn Write,
     cancel: &Cancel,
@@ -724,6 +729,20 @@ async fn run_sweep(
         _ => "the beginning of the history".to_owned(),
     };
     let report = SweepReport::of(&state, &scans, &label);
+    // What it found (and re-checked) is kept with the network's findings.
+    if let (Some(path), false) = (findings_path, report.end == EndKind::Cancelled) {
+        let book = crate::network::findings::read(path);
+        let ops = report.findings(&book);
+        if let Err(e) = crate::network::findings::update(path, &ops, now_micros()) {
+            say(
+                err,
+                &format!(
+                    "warning: the findings could not be kept in {}: {e}",
+                    path.display()
+                ),
+            );
+        }
+    }
     let code = match (report.end, report.outcome) {
         (EndKind::Cancelled, _) => EXIT_INTERRUPTED,
         (_, Outcome::Differ) => EXIT_DEGRADED,

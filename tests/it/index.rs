@@ -499,6 +499,26 @@ fn a_quorum_outvotes_an_odd_scan_and_records_it() {
         assert_eq!(d["resolved"], true);
         assert_eq!(d["detail"]["odd_scans"][0], "Boreal-Ops-2");
     }
+    // Issue 35: the index's divergences are findings of the network: `network health` names
+    // the odd scan's diverged history (found by the index sync) and never calls it healthy.
+    let output = crate::common::bin::bin(dir.path())
+        .args(["--scan-url", url, "network", "health"])
+        .output()
+        .expect("runs");
+    let health: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let scan = health["scans"]
+        .as_array()
+        .expect("scans")
+        .iter()
+        .find(|s| s["sv_name"] == "Boreal-Ops-2")
+        .expect("the odd scan");
+    assert!(
+        scan["diverged_history"]
+            .as_array()
+            .is_some_and(|d| d.iter().any(|f| f["found_by"] == "index sync")),
+        "{scan}"
+    );
+    assert_ne!(scan["state"], "healthy", "{scan}");
 }
 
 #[test]

@@ -1915,3 +1915,38 @@ fn the_head_check_finds_no_fork_on_a_staggered_network_and_finds_a_diverging_sca
         handle.shutdown().await;
     });
 }
+
+/// Issue 35: a sweep's differences are findings of the network: the diverging scan has a
+/// diverged history found by the sweep, with the range's first update and a JSON path, that
+/// `network health` and `check` read.
+#[test]
+fn cli_sweep_keeps_the_diverging_scan_as_a_finding() {
+    let demo = cli_demo();
+    let ledger = generate_ending_now(CLI_SEED);
+    let from = ledger.updates()[demo.diverge_index.saturating_sub(5)].record_time;
+    let from = cantonscope::model::format::format_time_micros(from);
+    let (output, report) = network_cli(&["sweep", "--from", &from, "--quiet"]);
+    assert_eq!(output.status.code(), Some(5), "{report}");
+    let output = bin(demo.dir.path())
+        .arg("--scan-url")
+        .arg(&demo.handle.scan_url)
+        .args(["--output", "json", "check", "--log"])
+        .output()
+        .expect("runs");
+    let log: Value = serde_json::from_slice(&output.stdout).expect("json");
+    let found = log["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["kind"] == "diverged_history" && f["found_by"] == "sweep")
+        .unwrap_or_else(|| panic!("no sweep finding: {log}"));
+    assert_eq!(found["name"], report["scans"][2]["name"], "{found}");
+    assert!(
+        found["path"].as_str().is_some_and(|p| p.starts_with('$')),
+        "{found}"
+    );
+    assert_eq!(
+        found["update_id"], report["ranges"][0]["first_update_id"],
+        "{found}"
+    );
+}

@@ -249,6 +249,88 @@ impl SweepReport {
         }
     }
 
+    /// The findings this sweep makes: each scan on a minority side of a range has a diverged
+    /// history at the range's first update (one JSON path); a diverged history kept in `book`
+    /// whose update lies inside the span swept is cleared for a scan that answered every page
+    /// and is on no minority side (the range was checked again and agrees).
+    pub fn findings(
+        &self,
+        book: &crate::model::findings::FindingsBook,
+    ) -> Vec<crate::model::findings::FindingOp> {
+        use crate::model::findings::{FindingKind, FindingOp, FoundBy};
+        use crate::model::format::parse_time_micros;
+        let minority = self.minority_scans();
+        let mut ops = Vec::new();
+        for m in &minority {
+            let Some(scan) = self.scans.get(m.scan) else {
+                continue;
+            };
+            let range = self
+                .ranges
+                .iter()
+                .find(|r| r.first_update_id == m.first_update_id);
+            let record_time = range.and_then(|r| parse_time_micros(&r.first_record_time));
+            let differing: u64 = self
+                .ranges
+                .iter()
+                .filter(|r| {
+                    r.sides
+                        .iter()
+                        .skip(1)
+                        .any(|side| !side.quorum && side.indexes.contains(&m.scan))
+                })
+                .map(|r| r.count)
+                .sum();
+            ops.push(FindingOp::open_at(
+                FindingKind::DivergedHistory,
+                (&scan.url, &scan.name),
+                FoundBy::Sweep,
+                format!(
+                    "the sweep found {differing} updates it serves differently from the others, from {}",
+                    range.map_or("?", |r| r.first_record_time.as_str())
+                ),
+                (&m.first_update_id, record_time, m.example_path.as_deref()),
+            ));
+        }
+        // What the sweep compared: after its start up to where it reached.
+        let start = self
+            .start_after
+            .as_ref()
+            .and_then(|c| parse_time_micros(&c.record_time));
+        let end = self
+            .cursor
+            .as_ref()
+            .and_then(|c| parse_time_micros(&c.record_time));
+        let Some(end) = end else {
+            return ops;
+        };
+        for f in book
+            .open()
+            .filter(|f| f.kind == FindingKind::DivergedHistory)
+        {
+            let Some(t) = f.record_time else { continue };
+            if t > end || start.is_some_and(|s| t <= s) {
+                continue;
+            }
+            let scan = self
+                .scans
+                .iter()
+                .position(|s| crate::model::network::same_url(&s.url, &f.subject));
+            let Some(index) = scan else { continue };
+            let agreed =
+                self.scans[index].failed_pages == 0 && minority.iter().all(|m| m.scan != index);
+            if agreed {
+                ops.push(FindingOp::Clear {
+                    kind: FindingKind::DivergedHistory,
+                    subject: f.subject.clone(),
+                    update_id: f.update_id.clone(),
+                    detail: "a sweep over it agreed".to_owned(),
+                });
+            }
+        }
+        ops
+    }
+
     /// The scans on a minority side of any range (a side that is not a quorum, against a
     /// reference side that is), by position in `scans`, each with the first differing update
     /// of its first such range and where it differed there. The same as

@@ -316,6 +316,16 @@ impl NetworkPane {
         let (pages, updates) = sweep.counts();
         let differing = sweep.differing_updates();
         let first = sweep.ranges().first().map(|r| r.first.update_id.clone());
+        // What it found (and re-checked) is kept with the network's findings.
+        if !matches!(sweep.end(), Some(SweepEnd::Cancelled)) {
+            let report = SweepReport::of(sweep, &self.sweep.scans, &self.sweep.from);
+            let ops = report.findings(&sh.health.network.findings);
+            if !ops.is_empty() {
+                out.events.push(crate::panes::AppEvent::Health(
+                    crate::feed::health::HealthIntent::Record(ops),
+                ));
+            }
+        }
         if let Some(SweepEnd::NoQuorum { page, answered, .. }) = sweep.end() {
             out.error(format!(
                 "sweep: only {answered} scans answered page {page}: no quorum"
