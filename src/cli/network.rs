@@ -13,11 +13,13 @@ use super::values::{
 /// Exit codes of the `network` commands (shown in their help).
 pub const NETWORK_EXIT_CODES: &str = "\
 Exit codes:
-  0  health: every scan healthy (lagging ones included), backfilling or rate-limited
+  0  health: every scan healthy (lagging ones included), backfilling or rate-limited; none
+     forked or diverged
      check-update: a consensus on the update, this profile's scan agrees and no scan
      disagrees
      sweep: no difference up to the head or the page limit
-  5  health: some scan unhealthy or down, but a quorum (f + 1) healthy
+  5  health: some scan unhealthy, down, forked (it differs at the head now: the head
+     check) or with a diverged history (b, a sweep, the index), but a quorum (f + 1) healthy
      check-update: a consensus, but some scan disagrees or this profile's scan does not agree
      sweep: some update differs between scans (every differing update is reported, in
      ranges, up to --max-differences)

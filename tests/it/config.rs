@@ -790,3 +790,35 @@ fn my_sv_and_network_health_interval_per_profile() {
         assert!(message.contains(needle), "{text:?}: {message}");
     }
 }
+
+/// Issue 35: `fork_check` (0s turns the head check off; too short is an error naming the key)
+/// and `notify` (bell, osc, off; anything else is an error).
+#[test]
+fn fork_check_and_notify_are_read_and_checked() {
+    use cantonscope::config::NotifyMode;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.toml");
+    let load = |text: &str| {
+        std::fs::write(&path, text).expect("write");
+        cantonscope::config::load_with_env(
+            &cantonscope::config::Overrides {
+                config: Some(path.clone()),
+                ..Default::default()
+            },
+            &cantonscope::config::Env::default(),
+        )
+    };
+    let s = load("[profiles.default]\nfork_check = \"0s\"\nnotify = \"osc\"\n").expect("loads");
+    assert_eq!(s.network.fork_check, std::time::Duration::ZERO);
+    assert_eq!(s.network.notify, NotifyMode::Osc);
+    let s = load("[profiles.default]\n").expect("loads");
+    assert_eq!(s.network.fork_check, std::time::Duration::from_secs(60));
+    assert_eq!(s.network.notify, NotifyMode::Bell);
+    let e = load("[profiles.default]\nfork_check = \"1s\"\n").expect_err("too short");
+    assert!(e.to_string().contains("fork_check"), "{e}");
+    let e = load("[profiles.default]\nnotify = \"loud\"\n").expect_err("unknown");
+    assert!(
+        e.to_string().contains("config.toml:2") && e.to_string().contains("`bell`"),
+        "{e}"
+    );
+}
