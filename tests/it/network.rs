@@ -1925,9 +1925,17 @@ fn cli_sweep_keeps_the_diverging_scan_as_a_finding() {
     let ledger = generate_ending_now(CLI_SEED);
     let from = ledger.updates()[demo.diverge_index.saturating_sub(5)].record_time;
     let from = cantonscope::model::format::format_time_micros(from);
-    let (output, report) = network_cli(&["sweep", "--from", &from, "--quiet"]);
+    // A data directory of its own (the other tests' checks of the same update keep theirs).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = bin(dir.path())
+        .arg("--scan-url")
+        .arg(&demo.handle.scan_url)
+        .args(["network", "sweep", "--from", &from, "--quiet"])
+        .output()
+        .expect("runs");
+    let report: Value = serde_json::from_slice(&output.stdout).expect("json");
     assert_eq!(output.status.code(), Some(5), "{report}");
-    let output = bin(demo.dir.path())
+    let output = bin(dir.path())
         .arg("--scan-url")
         .arg(&demo.handle.scan_url)
         .args(["--output", "json", "check", "--log"])

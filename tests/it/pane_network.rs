@@ -96,6 +96,7 @@ fn sections_switch_both_ways_and_the_tab_row_names_them() {
         "Bootstrapping",
         "Party hosting",
         "Reward weight",
+        "Findings",
     ] {
         assert!(screen.contains(name), "{name} in\n{screen}");
     }
@@ -104,8 +105,9 @@ fn sections_switch_both_ways_and_the_tab_row_names_them() {
     h.cmd(Command::PrevSection);
     h.cmd(Command::PrevSection);
     assert_eq!(h.app.network.section(), NetSection::Scans);
+    // Before the matrix, around: the findings log, the last section.
     h.cmd(Command::PrevSection);
-    assert_eq!(h.app.network.section(), NetSection::RewardWeight);
+    assert_eq!(h.app.network.section(), NetSection::Findings);
     h.key(KeyCode::Char(']'));
     assert_eq!(h.app.network.section(), NetSection::Scans);
 }
