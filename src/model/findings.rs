@@ -417,6 +417,11 @@ impl FindingsBook {
         {
             f.last_seen = now;
             f.detail.clone_from(&new.detail);
+            // Where it differs now (a diverged history keeps its update: it is its key).
+            if new.update_id.is_some() {
+                f.update_id.clone_from(&new.update_id);
+                f.record_time = new.record_time;
+            }
             if new.path.is_some() {
                 f.path.clone_from(&new.path);
             }
