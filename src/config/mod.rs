@@ -23,7 +23,9 @@ use std::time::Duration;
 use crate::api::{Secret, TokenSource};
 use crate::feed::dashboard::{LagThresholds, TrafficThresholds};
 use crate::model::network::{HealthThresholds, ScanSelection};
-pub use file::{ConfigFile, KeySpecs, NetworkScans, ProfileFile, parse_config};
+pub use file::{
+    AlertsFile, ConfigFile, KeySpecs, MetricsEndpointFile, NetworkScans, ProfileFile, parse_config,
+};
 pub use logging::init_logging;
 pub use paths::{ConfigLocation, default_log_file, locate_config};
 pub use resolve::resolve;
@@ -190,6 +192,55 @@ pub struct Settings {
     /// The profile's `sv` key: this profile's SV, by name or party id (trimmed, never empty).
     /// `None`: the scan's `/v0/dso` says (see `model::network::resolve_my_sv`).
     pub sv: Option<String>,
+    /// My node: the operator's own metrics endpoints, their Prometheus, the rules.
+    pub node: NodeSettings,
+}
+
+/// Default interval of the metrics scrapes (`metrics_refresh`).
+pub const DEFAULT_METRICS_REFRESH: Duration = Duration::from_secs(15);
+/// Shortest accepted `metrics_refresh`.
+pub const MIN_METRICS_REFRESH: Duration = Duration::from_secs(1);
+
+/// One of the operator's Prometheus endpoints (`metrics = [{ name, url }]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricsEndpoint {
+    /// Its name (`participant`).
+    pub name: String,
+    /// The exposition's whole URL (basic-auth user info kept in it, shown redacted).
+    pub url: BaseUrl,
+    /// A bearer token for this endpoint only.
+    pub token: Option<TokenSource>,
+}
+
+/// The My node settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeSettings {
+    /// The endpoints scraped (`metrics`).
+    pub endpoints: Vec<MetricsEndpoint>,
+    /// How often (`metrics_refresh`).
+    pub refresh: Duration,
+    /// The SV's own Prometheus (`prometheus`), read instead of the endpoints when set.
+    pub prometheus: Option<BaseUrl>,
+    /// The rules' thresholds (`[alerts]`, `traffic_*_percent`).
+    pub rules: crate::model::metrics::AlertRules,
+}
+
+impl Default for NodeSettings {
+    fn default() -> Self {
+        NodeSettings {
+            endpoints: Vec::new(),
+            refresh: DEFAULT_METRICS_REFRESH,
+            prometheus: None,
+            rules: crate::model::metrics::AlertRules::default(),
+        }
+    }
+}
+
+impl NodeSettings {
+    /// Whether anything is configured to read.
+    pub fn is_configured(&self) -> bool {
+        !self.endpoints.is_empty() || self.prometheus.is_some()
+    }
 }
 
 /// The settings of the network views and commands.
@@ -255,6 +306,7 @@ impl Default for Settings {
             index: None,
             offline: false,
             sv: None,
+            node: NodeSettings::default(),
         }
     }
 }
