@@ -255,6 +255,9 @@ fn run_demo_tui(
     ) {
         return fail(&format!("cantonscope: {error}"), 1);
     }
+    if let Err(error) = settings.use_demo_metrics(&handle.metrics_urls) {
+        return fail(&format!("cantonscope: {error}"), 1);
+    }
     run_tui(runtime, settings, Some(handle), None)
 }
 

@@ -407,6 +407,26 @@ impl Settings {
         Ok(())
     }
 
+    /// Point the My node settings at a demo network's metrics endpoints (`(node, URL)`), as
+    /// `cantonscope demo` does.
+    pub fn use_demo_metrics(&mut self, urls: &[(String, String)]) -> Result<(), ConfigError> {
+        self.node.endpoints = urls
+            .iter()
+            .map(|(name, url)| {
+                Ok(MetricsEndpoint {
+                    name: name.clone(),
+                    url: url.parse().map_err(|message| ConfigError::Invalid {
+                        origin: "demo network".to_owned(),
+                        message,
+                    })?,
+                    token: None,
+                })
+            })
+            .collect::<Result<_, ConfigError>>()?;
+        self.node.prometheus = None;
+        Ok(())
+    }
+
     /// True when no node at all is configured (the explorer then explains how to configure one
     /// and offers the demo).
     pub fn has_no_nodes(&self) -> bool {
