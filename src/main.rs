@@ -126,6 +126,10 @@ fn main() -> ExitCode {
             let mut err = std::io::stderr().lock();
             runtime.block_on(headless::network::run(args, &settings, out, &mut err))
         }),
+        Some(Command::Node(args)) => output(table, |out| {
+            let mut err = std::io::stderr().lock();
+            runtime.block_on(headless::node::run(args, &settings, out, &mut err))
+        }),
         Some(Command::Index(args)) => output(table, |out| {
             let mut err = std::io::stderr().lock();
             runtime.block_on(headless::index::run(args, &settings, out, &mut err))

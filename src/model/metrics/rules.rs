@@ -315,8 +315,8 @@ pub fn evaluate(
     ctx.traffic();
     ctx.ordering();
     ctx.votes();
-    // Since when each firing row fires: the rule's own time when it knows one, else the
-    // previous run's, else now.
+    // Since when each firing row fires: the earlier of the rule's own time and the previous
+    // run's, else now.
     let mut rows = std::mem::take(&mut ctx.rows);
     for row in &mut rows {
         let key = format!(
@@ -325,10 +325,13 @@ pub fn evaluate(
             row.subject.as_deref().unwrap_or("")
         );
         if row.state.is_firing() {
-            let since = row
-                .since_us
-                .or_else(|| previous.and_then(|p| p.firing.get(&key).copied()))
-                .unwrap_or(now_us);
+            // Firing before too: since then (an age that keeps its distance from the clock
+            // fires since it first did, not since its sliding time + threshold).
+            let before = previous.and_then(|p| p.firing.get(&key).copied());
+            let since = match (row.since_us, before) {
+                (Some(own), Some(before)) => own.min(before),
+                (own, before) => own.or(before).unwrap_or(now_us),
+            };
             row.since_us = Some(since);
             ctx.next.firing.insert(key, since);
         } else {
