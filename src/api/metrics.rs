@@ -131,6 +131,38 @@ async fn parse_body(body: Vec<u8>) -> Vec<Sample> {
     }
 }
 
+/// Where the node's metrics come from: its endpoints, or its Prometheus.
+#[derive(Clone, Debug)]
+pub struct MetricsSources {
+    /// The endpoints scraped (when there is no Prometheus).
+    pub targets: Vec<MetricsTarget>,
+    /// The SV's Prometheus base URL.
+    pub prometheus: Option<String>,
+    /// The metric names asked of the Prometheus.
+    pub names: Vec<&'static str>,
+}
+
+/// One reading of `sources` at `at_us`: a scrape per endpoint, or the Prometheus's samples
+/// (one scrape per `job`; one failed scrape named `prometheus` when it did not answer).
+pub async fn read_sources(client: &ApiClient, sources: &MetricsSources, at_us: i64) -> Vec<Scrape> {
+    match &sources.prometheus {
+        Some(base) => match prometheus_samples(client, base, &sources.names, None, at_us).await {
+            Ok(scrapes) if !scrapes.is_empty() => scrapes,
+            Ok(_) => vec![Scrape {
+                endpoint: "prometheus".to_owned(),
+                at_us,
+                result: Ok(Vec::new()),
+            }],
+            Err(error) => vec![Scrape {
+                endpoint: "prometheus".to_owned(),
+                at_us,
+                result: Err(error),
+            }],
+        },
+        None => scrape_all(client, &sources.targets, at_us).await,
+    }
+}
+
 /// Scrapes every target at once.
 pub async fn scrape_all(client: &ApiClient, targets: &[MetricsTarget], at_us: i64) -> Vec<Scrape> {
     futures_util::future::join_all(targets.iter().map(|t| scrape(client, t, at_us))).await

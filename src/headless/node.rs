@@ -59,23 +59,16 @@ impl NodeReport {
 
 /// Every metric name the rules read (what a Prometheus query asks for).
 pub fn rule_metric_names() -> Vec<&'static str> {
-    let mut all = vec![
-        names::SEQUENCING_TIME,
-        names::ACKNOWLEDGMENTS,
-        names::OPEN_ROUND,
-        names::ISSUING_ROUND,
-        names::STATUS_REPORT,
-        names::BFT_CONSENSUS,
-        names::NON_RESPONSIVE,
-        names::INGESTED,
-        names::TRIGGERS,
-        names::COMMITMENTS,
-        names::TRAFFIC_PURCHASED,
-        names::TRAFFIC_CONSUMED,
-        names::VOTES,
-    ];
-    all.extend(names::ORDERING_HEIGHTS);
-    all
+    names::all()
+}
+
+/// The profile's metrics sources, as the explorer's runtime reads them.
+pub fn sources(node: &NodeSettings) -> crate::api::metrics::MetricsSources {
+    crate::api::metrics::MetricsSources {
+        targets: targets(node),
+        prometheus: node.prometheus.as_ref().map(|u| u.as_str().to_owned()),
+        names: names::all(),
+    }
 }
 
 /// The targets of the profile's `metrics`.

@@ -106,6 +106,27 @@ pub mod names {
     ];
     /// Open vote requests by state.
     pub const VOTES: &str = "splice_sv_vote_requests_active";
+
+    /// Every metric name the rules read (what a Prometheus query asks for).
+    pub fn all() -> Vec<&'static str> {
+        let mut all = vec![
+            SEQUENCING_TIME,
+            ACKNOWLEDGMENTS,
+            OPEN_ROUND,
+            ISSUING_ROUND,
+            STATUS_REPORT,
+            BFT_CONSENSUS,
+            NON_RESPONSIVE,
+            INGESTED,
+            TRIGGERS,
+            COMMITMENTS,
+            TRAFFIC_PURCHASED,
+            TRAFFIC_CONSUMED,
+            VOTES,
+        ];
+        all.extend(ORDERING_HEIGHTS);
+        all
+    }
 }
 
 impl RuleId {
