@@ -514,7 +514,7 @@ impl<'a> Ctx<'a> {
             AlertState::NotExported
         } else {
             not_determined(format!(
-                "not exported by the endpoints that answered; unreachable: {}",
+                "not exported by those that answered; unreachable: {}",
                 down.join(", ")
             ))
         };

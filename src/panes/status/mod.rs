@@ -206,6 +206,17 @@ impl StatusPane {
             self.lag,
         );
         self.traffic.judge(&mut v);
+        // My node's firing rules turn the headline amber and are named.
+        let mut firing: Vec<&str> = Vec::new();
+        for row in sh.health.node.rows.iter().filter(|r| r.state.is_firing()) {
+            if !firing.contains(&row.title.as_str()) {
+                firing.push(&row.title);
+            }
+        }
+        if !firing.is_empty() {
+            v.level = v.level.max(Level::Degraded);
+            v.reasons.push(format!("my node: {}", firing.join(", ")));
+        }
         // With more than one scan known, my nodes (above) and whether a quorum of the network
         // is healthy decide the headline; the network's own part follows it (`network_part`).
         if let Some(part) = sh.health.network.verdict_part() {
