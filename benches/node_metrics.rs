@@ -119,7 +119,7 @@ fn main() {
     let mut group = c.benchmark_group("node_metrics");
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.bench_function("parse_10k_lines", |b| {
-        b.iter(|| black_box(parse::parse(black_box(&text))))
+        b.iter(|| black_box(parse::parse(black_box(&text))));
     });
     group.bench_function("evaluate_10k_lines", |b| {
         b.iter(|| {

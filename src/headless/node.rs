@@ -98,12 +98,12 @@ pub async fn node_alerts(
         return prometheus_alerts(client, node, base.as_str(), now_us).await;
     }
     let scrapes = scrape_all(client, &targets(node), now_us).await;
-    report(node, scrapes, previous, now_us, "endpoints")
+    report(node, &scrapes, previous, now_us, "endpoints")
 }
 
 fn report(
     node: &NodeSettings,
-    scrapes: Vec<Scrape>,
+    scrapes: &[Scrape],
     previous: Option<&SampleSet>,
     now_us: i64,
     source: &'static str,
@@ -117,7 +117,7 @@ fn report(
                 .map(|e| (s.endpoint.clone(), e.clone()))
         })
         .collect();
-    let (rules, keep) = evaluate(&node.rules, &scrapes, previous, now_us);
+    let (rules, keep) = evaluate(&node.rules, scrapes, previous, now_us);
     NodeReport {
         at_us: now_us,
         source,
@@ -176,7 +176,7 @@ async fn prometheus_alerts(
                 result: Err(error),
             }],
         };
-    let mut out = report(node, scrapes, previous.as_ref(), now_us, "prometheus");
+    let mut out = report(node, &scrapes, previous.as_ref(), now_us, "prometheus");
     // Prometheus keeps the history: nothing of it is worth keeping here.
     out.keep = SampleSet::default();
     out

@@ -213,6 +213,7 @@ pub fn parse_float(text: &str) -> Option<f64> {
 }
 
 #[cfg(test)]
+#[allow(clippy::float_cmp, clippy::format_collect)]
 mod tests {
     use super::*;
 

@@ -437,7 +437,9 @@ fn epoch_micros_any(value: f64) -> Option<i64> {
     } else {
         value * 1e6
     };
-    (micros >= Y2000_S * 1e6 && micros < 1e17).then_some(micros as i64)
+    (Y2000_S * 1e6..1e17)
+        .contains(&micros)
+        .then_some(micros as i64)
 }
 
 /// A µs timestamp of a value known to be µs; `None` when it is not a time yet (0, negative, the
@@ -646,7 +648,7 @@ impl<'a> Ctx<'a> {
     fn level(&mut self, key: &str, value: f64) -> Level {
         let prev = self.prev.and_then(|p| p.levels.get(key)).copied();
         let level = match prev {
-            Some(p) if p.value == value => p,
+            Some(p) if p.value.to_bits() == value.to_bits() => p,
             Some(_) => Level {
                 value,
                 since_us: self.now,
@@ -946,7 +948,7 @@ impl<'a> Ctx<'a> {
         }
         // The oldest store of each endpoint.
         let mut oldest: BTreeMap<&str, (i64, String)> = BTreeMap::new();
-        let mut unset: BTreeMap<&str, ()> = BTreeMap::new();
+        let mut unset: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
         for (endpoint, sample) in &found {
             match micros_of(sample.value, 1e3) {
                 Some(time) => {
@@ -957,11 +959,11 @@ impl<'a> Ctx<'a> {
                     }
                 }
                 None => {
-                    unset.insert(endpoint, ());
+                    unset.insert(endpoint);
                 }
             }
         }
-        for endpoint in unset.keys() {
+        for endpoint in &unset {
             if !oldest.contains_key(endpoint) {
                 self.rows.push(row(
                     id,
@@ -1028,7 +1030,7 @@ impl<'a> Ctx<'a> {
             let subject = subject_of(endpoint, sample, per_endpoint[endpoint], &[]);
             match epoch_micros_any(sample.value) {
                 Some(time) => {
-                    self.age_row(id, Some(subject), time, threshold, 0, Severity::Critical)
+                    self.age_row(id, Some(subject), time, threshold, 0, Severity::Critical);
                 }
                 None => self.rows.push(row(
                     id,

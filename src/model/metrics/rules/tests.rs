@@ -1,4 +1,5 @@
 //! Each rule fires, clears, is not exported, is not determined.
+#![allow(clippy::float_cmp)]
 
 use super::*;
 use crate::model::metrics::scrape_of;
@@ -220,7 +221,7 @@ fn scan_disagreement_share_per_connection_and_success() {
     );
     match &of(&rows, RuleId::ScanDisagreement)[0].state {
         AlertState::NotDetermined { why } => {
-            assert!(why.contains("older than the 30m window"), "{why}")
+            assert!(why.contains("older than the 30m window"), "{why}");
         }
         other => panic!("{other:?}"),
     }
