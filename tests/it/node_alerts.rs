@@ -346,3 +346,73 @@ fn the_binary_judges_the_demo_and_keeps_its_samples() {
     assert_eq!(automation["state"], "ok", "{automation}");
     runtime.block_on(handle.shutdown());
 }
+
+/// `prometheus = URL`: the rules run over `/api/v1/query` answers, the windows from
+/// Prometheus's own history (its answers at each window's edge), no kept samples needed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prometheus_answers_with_its_own_windows() {
+    use axum::extract::Query;
+    use std::collections::HashMap;
+    // A Prometheus whose automation failures grow a failure a minute, whose round never
+    // changes and whose sequencer client is a second behind whatever time is asked.
+    async fn query(Query(q): Query<HashMap<String, String>>) -> axum::Json<Value> {
+        let t: f64 = q.get("time").and_then(|t| t.parse().ok()).unwrap_or(0.0);
+        assert!(
+            q.get("query")
+                .is_some_and(|s| s.contains("splice_trigger_completed_total"))
+        );
+        let sample = |name: &str, job: &str, labels: Value, value: f64| {
+            let mut metric = labels;
+            metric["__name__"] = json!(name);
+            metric["job"] = json!(job);
+            json!({"metric": metric, "value": [t, value.to_string()]})
+        };
+        axum::Json(
+            json!({"status": "success", "data": {"resultType": "vector", "result": [
+                sample("splice_trigger_completed_total", "sv-app", json!({"outcome": "failure"}), (t / 60.0).floor()),
+                sample("splice_sv_dso_store_latest_open_mining_round", "sv-app", json!({}), 77.0),
+                sample("daml_sequencer_client_handler_last_sequencing_time_micros", "participant", json!({}), (t - 1.0) * 1e6),
+            ]}}),
+        )
+    }
+    let app = axum::Router::new().route("/api/v1/query", axum::routing::get(query));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    let settings = NodeSettings {
+        prometheus: Some(format!("http://{addr}").parse().unwrap()),
+        ..NodeSettings::default()
+    };
+    let client = ApiClient::new(ApiConfig::default()).unwrap();
+    let now = chrono::Utc::now().timestamp_micros();
+    let report = node_alerts(&client, &settings, None, now).await;
+    assert_eq!(report.source, "prometheus");
+    assert_eq!(report.unreachable, []);
+    assert!(
+        firing(&report, RuleId::AutomationFailures),
+        "{:?}",
+        report.rules
+    );
+    assert!(
+        firing(&report, RuleId::RoundsNotAdvancing),
+        "{:?}",
+        report.rules
+    );
+    let delay = rows(&report, RuleId::SequencerClientDelay);
+    assert_eq!(delay[0].state, AlertState::Ok);
+    assert_eq!(delay[0].subject.as_deref(), Some("participant"));
+    assert_eq!(
+        rows(&report, RuleId::MediatorAckLag)[0].state,
+        AlertState::NotExported
+    );
+    server.abort();
+
+    // A Prometheus that does not answer: named, every rule not determined.
+    let report = node_alerts(&client, &settings, None, now).await;
+    assert_eq!(report.unreachable.len(), 1);
+    assert!(
+        report.unreachable[0].1.contains("prometheus"),
+        "{:?}",
+        report.unreachable
+    );
+}
