@@ -241,6 +241,24 @@ impl NodeSettings {
     pub fn is_configured(&self) -> bool {
         !self.endpoints.is_empty() || self.prometheus.is_some()
     }
+
+    /// Where the metrics are read from, as the client reads them (the endpoints with their
+    /// real URLs and tokens, or the Prometheus and the rules' metric names).
+    pub fn sources(&self) -> crate::api::metrics::MetricsSources {
+        crate::api::metrics::MetricsSources {
+            targets: self
+                .endpoints
+                .iter()
+                .map(|e| crate::api::metrics::MetricsTarget {
+                    name: e.name.clone(),
+                    url: e.url.as_str().to_owned(),
+                    token: e.token.clone(),
+                })
+                .collect(),
+            prometheus: self.prometheus.as_ref().map(|u| u.as_str().to_owned()),
+            names: crate::model::metrics::rules::names::all(),
+        }
+    }
 }
 
 /// The settings of the network views and commands.

@@ -454,16 +454,48 @@ fn duration_or_off(text: &str) -> Result<Option<Duration>, String> {
     if text.trim().eq_ignore_ascii_case("off") {
         return Ok(None);
     }
-    crate::config::parse_duration(text).map(|d| (!d.is_zero()).then_some(d))
+    parse_span(text).map(|d| (!d.is_zero()).then_some(d))
+}
+
+/// A span as the control request writes it: `45m`, `10m`, `1h30m`, `90s`, `500ms`.
+fn parse_span(text: &str) -> Result<Duration, String> {
+    let mut total = Duration::ZERO;
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return Err("empty duration".to_owned());
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let number: u64 = rest[..digits]
+            .parse()
+            .map_err(|_| format!("bad duration {text:?}"))?;
+        rest = &rest[digits..];
+        let unit = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let part = match &rest[..unit] {
+            "ms" => Duration::from_millis(number),
+            "s" => Duration::from_secs(number),
+            "m" => Duration::from_secs(number.saturating_mul(60)),
+            "h" => Duration::from_secs(number.saturating_mul(3600)),
+            "d" => Duration::from_secs(number.saturating_mul(86_400)),
+            other => return Err(format!("bad unit {other:?} in {text:?} (ms, s, m, h, d)")),
+        };
+        total = total.saturating_add(part);
+        rest = &rest[unit..];
+    }
+    Ok(total)
 }
 
 fn faults_json(m: &NodeMetrics) -> serde_json::Value {
-    let text = |d: Option<Duration>| d.map(crate::config::format_duration);
+    let text = |d: Option<Duration>| d.map(|d| format!("{}s", d.as_secs()));
     serde_json::json!({
         "stalled_rounds": text(m.faults.stalled_rounds),
         "sequencer_delay": text(m.faults.sequencer_delay),
         "automation_failures": m.faults.automation_failures,
-        "clock_offset": crate::config::format_duration(Duration::from_micros(m.offset.unsigned_abs())),
+        "clock_offset": format!("{}s", m.offset / SECOND),
     })
 }
 
@@ -538,10 +570,7 @@ pub(crate) fn routes(state: Shared) -> Router {
                         if let Some(on) = body.automation_failures {
                             faults.automation_failures = on;
                         }
-                        body.advance_clock
-                            .as_deref()
-                            .map(crate::config::parse_duration)
-                            .transpose()
+                        body.advance_clock.as_deref().map(parse_span).transpose()
                     })();
                     match parsed {
                         Ok(advance) => {

@@ -62,25 +62,14 @@ pub fn rule_metric_names() -> Vec<&'static str> {
     names::all()
 }
 
-/// The profile's metrics sources, as the explorer's runtime reads them.
+/// The profile's metrics sources ([`NodeSettings::sources`]).
 pub fn sources(node: &NodeSettings) -> crate::api::metrics::MetricsSources {
-    crate::api::metrics::MetricsSources {
-        targets: targets(node),
-        prometheus: node.prometheus.as_ref().map(|u| u.as_str().to_owned()),
-        names: names::all(),
-    }
+    node.sources()
 }
 
 /// The targets of the profile's `metrics`.
 pub fn targets(node: &NodeSettings) -> Vec<MetricsTarget> {
-    node.endpoints
-        .iter()
-        .map(|e| MetricsTarget {
-            name: e.name.clone(),
-            url: e.url.as_str().to_owned(),
-            token: e.token.clone(),
-        })
-        .collect()
+    node.sources().targets
 }
 
 /// Reads the node once at `now_us` and judges it. With `prometheus` configured the metrics

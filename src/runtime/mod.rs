@@ -536,9 +536,7 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
         ));
     }
     if settings.node.is_configured() {
-        clients.node = Some(std::sync::Arc::new(crate::headless::node::sources(
-            &settings.node,
-        )));
+        clients.node = Some(std::sync::Arc::new(settings.node.sources()));
     }
     let mut app = App::new(ctx, theme, keymap, now);
     app.sh.local_time = settings.time_zone == TimeZone::Local;

@@ -416,3 +416,24 @@ async fn a_prometheus_answers_with_its_own_windows() {
         report.unreachable
     );
 }
+
+/// A metrics endpoint's password never shows in the sources' or the settings' `Debug`.
+#[test]
+fn metrics_passwords_never_print() {
+    let node = NodeSettings {
+        endpoints: vec![MetricsEndpoint {
+            name: "participant".into(),
+            url: "https://ops:hunter2@participant:10013/metrics"
+                .parse()
+                .unwrap(),
+            token: Some(cantonscope::api::TokenSource::Literal(
+                cantonscope::api::Secret::new("tok-secret"),
+            )),
+        }],
+        ..NodeSettings::default()
+    };
+    let shown = format!("{node:?} {:?}", cantonscope::headless::node::sources(&node));
+    assert!(!shown.contains("hunter2"), "{shown}");
+    assert!(!shown.contains("tok-secret"), "{shown}");
+    assert!(shown.contains("***@participant"), "{shown}");
+}

@@ -19,26 +19,16 @@
 //! its window. Without such a point the rule is `not determined`, named, never a finding. A
 //! metric no endpoint exports is `not exported`, never a zero.
 
-pub mod parse;
 pub mod rules;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use parse::{Exposition, Limits, Sample};
+/// The text exposition reader (a wire format: it lives with the client, in `api`).
+pub use crate::api::metrics::exposition as parse;
+pub use crate::api::metrics::{Exposition, Limits, Sample, Scrape};
 pub use rules::{AlertRules, RuleId, Source, evaluate};
-
-/// One endpoint's scrape at one time: its samples, or why there are none.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Scrape {
-    /// The endpoint's configured name (`participant`, `sv-app`, …).
-    pub endpoint: String,
-    /// When it was read, µs since the epoch.
-    pub at_us: i64,
-    /// The samples, or the error that prevented them (no credentials in it).
-    pub result: Result<Vec<Sample>, String>,
-}
 
 /// How bad a firing rule is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

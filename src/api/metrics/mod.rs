@@ -10,15 +10,29 @@ use serde::Deserialize;
 use super::auth::{Secret, TokenProvider, TokenSource};
 use super::client::{ApiClient, redact_userinfo};
 use super::error::ApiError;
-use crate::model::metrics::{Sample, Scrape, parse};
+pub mod exposition;
+
+use exposition as parse;
+pub use exposition::{Exposition, Limits, Sample};
 
 /// Bodies larger than this are parsed on a blocking thread.
 const BLOCKING_PARSE_BYTES: usize = 256 * 1024;
 /// The endpoint name errors carry.
 const ENDPOINT: &str = "metrics";
 
-/// One endpoint to scrape.
-#[derive(Clone, Debug)]
+/// One endpoint's scrape at one time: its samples, or why there are none.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scrape {
+    /// The endpoint's configured name (`participant`, `sv-app`, …).
+    pub endpoint: String,
+    /// When it was read, µs since the epoch.
+    pub at_us: i64,
+    /// The samples, or the error that prevented them (no credentials in it).
+    pub result: Result<Vec<Sample>, String>,
+}
+
+/// One endpoint to scrape. `Debug` shows its URL without the password.
+#[derive(Clone)]
 pub struct MetricsTarget {
     /// Its name (rows and errors say it).
     pub name: String,
@@ -26,6 +40,16 @@ pub struct MetricsTarget {
     pub url: String,
     /// A bearer token for it.
     pub token: Option<TokenSource>,
+}
+
+impl std::fmt::Debug for MetricsTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MetricsTarget")
+            .field("name", &self.name)
+            .field("url", &redact_userinfo(&self.url))
+            .field("token", &self.token.as_ref().map(|_| "***"))
+            .finish()
+    }
 }
 
 impl ApiClient {

@@ -1,4 +1,4 @@
-//! The Prometheus text exposition format (version 0.0.4), read line by line into flat samples,
+//! The Prometheus text exposition format (a node's `/metrics`) (version 0.0.4), read line by line into flat samples,
 //! the way PromQL sees them: a histogram is its `_bucket{le=…}`, `_sum` and `_count` samples.
 //!
 //! Written here rather than taken from a crate: `prometheus-parse` 0.2.5 splits labels on `,`
