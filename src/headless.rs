@@ -13,6 +13,7 @@ pub mod check;
 pub mod governance;
 pub mod index;
 pub mod network;
+pub mod node;
 pub mod parties;
 pub mod table;
 pub mod updates;

@@ -145,6 +145,10 @@ fn main() -> ExitCode {
             let mut err = std::io::stderr().lock();
             runtime.block_on(headless::network::run(args, &settings, out, &mut err))
         }),
+        Some(Command::Node(args)) => output(table, |out| {
+            let mut err = std::io::stderr().lock();
+            runtime.block_on(headless::node::run(args, &settings, out, &mut err))
+        }),
         Some(Command::Index(args)) => output(table, |out| {
             let mut err = std::io::stderr().lock();
             runtime.block_on(headless::index::run(args, &settings, out, &mut err))
@@ -272,6 +276,9 @@ fn run_demo_tui(
         &handle.ledger_url,
         &handle.token,
     ) {
+        return fail(&format!("cantonscope: {error}"), 1);
+    }
+    if let Err(error) = settings.use_demo_metrics(&handle.metrics_urls) {
         return fail(&format!("cantonscope: {error}"), 1);
     }
     run_tui(runtime, settings, Some(handle), None)

@@ -171,7 +171,7 @@ fn header_list(resp: &reqwest::Response) -> Vec<(String, String)> {
 
 /// A transport failure: timeout, or connection / TLS / broken body. The detail names the cause
 /// chain but not the URL (reqwest's own message repeats it).
-fn transport_error(endpoint: &'static str, e: &reqwest::Error) -> ApiError {
+pub(super) fn transport_error(endpoint: &'static str, e: &reqwest::Error) -> ApiError {
     if e.is_timeout() {
         return ApiError::Timeout { endpoint };
     }
@@ -258,6 +258,11 @@ impl ApiClient {
     pub fn with_max_response_mib(mut self, mib: u32) -> ApiClient {
         self.max_response_mib = mib.max(1);
         self
+    }
+
+    /// The shared HTTP client (the metrics reads use it directly: whole URLs, no group).
+    pub(super) fn http(&self) -> &reqwest::Client {
+        &self.shared.http
     }
 
     /// The scan base URL, if configured.
@@ -508,7 +513,7 @@ impl ApiClient {
     /// at most the cap: a 2xx body beyond [`ApiClient::with_max_response_mib`] is aborted as
     /// [`ApiError::ResponseTooLarge`]; an error body is cut at [`MAX_ERROR_BODY`] (only its start
     /// is ever shown).
-    async fn read_body(
+    pub(super) async fn read_body(
         &self,
         resp: reqwest::Response,
         endpoint: &'static str,

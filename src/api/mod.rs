@@ -18,6 +18,7 @@ pub mod client;
 pub mod error;
 pub mod json;
 pub mod ledger;
+pub mod metrics;
 pub mod scan;
 pub mod validator;
 

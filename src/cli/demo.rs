@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use crate::config::parse_duration;
-use crate::demo::{DemoFaults, DemoTime, DownMode};
+use crate::demo::{DemoFaults, DemoTime, DownMode, NodeFaults};
 
 use super::TuiArgs;
 use super::values::{parse_demo_time, parse_rate, parse_scan_number, parse_scans};
@@ -111,6 +111,17 @@ pub struct DemoFaultArgs {
     /// with the same next_page_token (as an older scan may).
     #[arg(long, value_name = "K", value_parser = parse_scan_number)]
     pub ignores_page_token: Option<usize>,
+    /// The first SV's metrics: the newest mining round opened this long ago and no round opens
+    /// any more (e.g. 45m). Switch while running: POST /demo/faults.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub stalled_rounds: Option<Duration>,
+    /// The first SV's metrics: the sequencer client's last sequencing time trails the clock by
+    /// this much (e.g. 10m).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub sequencer_delay: Option<Duration>,
+    /// The first SV's metrics: the SV app's automation keeps failing.
+    #[arg(long)]
+    pub automation_failures: bool,
 }
 
 /// Value of `--down-mode`.
@@ -168,6 +179,11 @@ impl DemoFaultArgs {
                 .map(|k| (k - 1, self.rate_limit.unwrap_or(5))),
             update_trees_removed: self.no_update_trees,
             page_token_ignored: self.ignores_page_token.map(|k| k - 1),
+            node: NodeFaults {
+                stalled_rounds: self.stalled_rounds.filter(|d| !d.is_zero()),
+                sequencer_delay: self.sequencer_delay.filter(|d| !d.is_zero()),
+                automation_failures: self.automation_failures,
+            },
         }
     }
 }

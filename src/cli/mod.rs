@@ -16,6 +16,7 @@ mod governance;
 mod index;
 mod ledger;
 mod network;
+mod node;
 mod scan;
 mod validator;
 mod values;
@@ -29,6 +30,7 @@ pub use governance::{GOVERNANCE_EXIT_CODES, GovernanceCommand, OutcomeArg};
 pub use index::{INDEX_EXIT_CODES, IndexArgs, IndexCommand, ProgressArg, VerifyArg, WalkArgs};
 pub use ledger::LedgerCommand;
 pub use network::{NETWORK_EXIT_CODES, NetworkArgs, NetworkCommand};
+pub use node::{NODE_EXIT_CODES, NodeArgs, NodeCommand};
 pub use scan::{EncodingArg, MatchArg, ScanCommand};
 pub use validator::ValidatorCommand;
 use values::parse_max_response_mib;
@@ -159,6 +161,9 @@ pub enum Command {
     /// The local history index: a verified copy of every update, searchable offline (sync,
     /// status, search).
     Index(IndexArgs),
+    /// My node: the operator's own metrics endpoints (metrics in the profile) or its
+    /// Prometheus, judged by Digital Asset's alert rules, as JSON.
+    Node(NodeArgs),
 
     /// Is anything wrong? One run for cron and Prometheus: the network's health with the head
     /// check, forks and diverged histories, votes that need my SV's vote soon, my node's

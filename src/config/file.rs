@@ -102,6 +102,75 @@ pub struct ProfileFile {
     /// How often governance (the open vote requests) is read (default `45s`, 10 s to 1 h).
     #[serde(deserialize_with = "deserialize_duration")]
     pub governance_interval: Option<Duration>,
+    /// The operator's own Prometheus endpoints (SV app, scan, validator, participant,
+    /// sequencer, mediator), judged by the My node rules.
+    pub metrics: Option<Vec<MetricsEndpointFile>>,
+    /// How often they are scraped (default `15s`, at least `1s`).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub metrics_refresh: Option<Duration>,
+    /// The SV's own Prometheus (`/api/v1/query` is appended): the rules' metrics are read from
+    /// it, its own windows standing for the previous run.
+    pub prometheus: Option<BaseUrl>,
+    /// Overrides of the My node rules' thresholds.
+    pub alerts: Option<AlertsFile>,
+}
+
+/// One `metrics = [{ name, url }]` entry.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsEndpointFile {
+    /// A short name (`participant`, `sv-app`): rows and errors name the endpoint by it.
+    pub name: String,
+    /// The whole URL of the exposition (`http://host:10013/metrics`); basic auth as
+    /// `https://user:password@host/metrics`.
+    pub url: BaseUrl,
+    /// A file holding a bearer token sent to this endpoint only.
+    pub token_file: Option<PathBuf>,
+}
+
+/// `[profiles.X.alerts]`: the My node rules' thresholds, each optional (the default is the DA
+/// rule's, the validator docs' or the profile's, as the README's on-call section lists).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AlertsFile {
+    /// Sequencer client delay (default `90s`) …
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub sequencer_client_delay: Option<Duration>,
+    /// … held for (default `5m`).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub sequencer_client_delay_for: Option<Duration>,
+    /// Mediator acknowledgement lag (default `900s`) …
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub mediator_ack_lag: Option<Duration>,
+    /// … held for (default `5m`).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub mediator_ack_lag_for: Option<Duration>,
+    /// No new round for (default `30m`).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub rounds_not_advancing: Option<Duration>,
+    /// SV status report age (default `300s`).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub status_report_age: Option<Duration>,
+    /// Share of disagreeing BFT scan reads, percent (default 10) …
+    pub scan_disagreement_percent: Option<f64>,
+    /// … over (default `30m`).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub scan_disagreement_window: Option<Duration>,
+    /// DSO missed confirmations counted over (default `10m`).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub missed_confirmations_window: Option<Duration>,
+    /// Store ingestion lag (default `20m`).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub ingestion_lag: Option<Duration>,
+    /// Automation failures counted over (default `10m`).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub automation_failures_window: Option<Duration>,
+    /// ACS commitment checkpoint age (default `2400s`).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub acs_commitments: Option<Duration>,
+    /// No new ordering block for (default `5m`).
+    #[serde(deserialize_with = "deserialize_duration")]
+    pub ordering_layer: Option<Duration>,
 }
 
 /// The value of `network_scans`: `"all"` or a list of SV names.

@@ -23,7 +23,9 @@ use std::time::Duration;
 use crate::api::{Secret, TokenSource};
 use crate::feed::dashboard::{LagThresholds, TrafficThresholds};
 use crate::model::network::{HealthThresholds, ScanSelection};
-pub use file::{ConfigFile, KeySpecs, NetworkScans, ProfileFile, parse_config};
+pub use file::{
+    AlertsFile, ConfigFile, KeySpecs, MetricsEndpointFile, NetworkScans, ProfileFile, parse_config,
+};
 pub use logging::init_logging;
 pub use paths::{ConfigLocation, default_log_file, locate_config};
 pub use resolve::resolve;
@@ -195,6 +197,73 @@ pub struct Settings {
     /// The profile's `sv` key: this profile's SV, by name or party id (trimmed, never empty).
     /// `None`: the scan's `/v0/dso` says (see `model::network::resolve_my_sv`).
     pub sv: Option<String>,
+    /// My node: the operator's own metrics endpoints, their Prometheus, the rules.
+    pub node: NodeSettings,
+}
+
+/// Default interval of the metrics scrapes (`metrics_refresh`).
+pub const DEFAULT_METRICS_REFRESH: Duration = Duration::from_secs(15);
+/// Shortest accepted `metrics_refresh`.
+pub const MIN_METRICS_REFRESH: Duration = Duration::from_secs(1);
+
+/// One of the operator's Prometheus endpoints (`metrics = [{ name, url }]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricsEndpoint {
+    /// Its name (`participant`).
+    pub name: String,
+    /// The exposition's whole URL (basic-auth user info kept in it, shown redacted).
+    pub url: BaseUrl,
+    /// A bearer token for this endpoint only.
+    pub token: Option<TokenSource>,
+}
+
+/// The My node settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeSettings {
+    /// The endpoints scraped (`metrics`).
+    pub endpoints: Vec<MetricsEndpoint>,
+    /// How often (`metrics_refresh`).
+    pub refresh: Duration,
+    /// The SV's own Prometheus (`prometheus`), read instead of the endpoints when set.
+    pub prometheus: Option<BaseUrl>,
+    /// The rules' thresholds (`[alerts]`, `traffic_*_percent`).
+    pub rules: crate::model::metrics::AlertRules,
+}
+
+impl Default for NodeSettings {
+    fn default() -> Self {
+        NodeSettings {
+            endpoints: Vec::new(),
+            refresh: DEFAULT_METRICS_REFRESH,
+            prometheus: None,
+            rules: crate::model::metrics::AlertRules::default(),
+        }
+    }
+}
+
+impl NodeSettings {
+    /// Whether anything is configured to read.
+    pub fn is_configured(&self) -> bool {
+        !self.endpoints.is_empty() || self.prometheus.is_some()
+    }
+
+    /// Where the metrics are read from, as the client reads them (the endpoints with their
+    /// real URLs and tokens, or the Prometheus and the rules' metric names).
+    pub fn sources(&self) -> crate::api::metrics::MetricsSources {
+        crate::api::metrics::MetricsSources {
+            targets: self
+                .endpoints
+                .iter()
+                .map(|e| crate::api::metrics::MetricsTarget {
+                    name: e.name.clone(),
+                    url: e.url.as_str().to_owned(),
+                    token: e.token.clone(),
+                })
+                .collect(),
+            prometheus: self.prometheus.as_ref().map(|u| u.as_str().to_owned()),
+            names: crate::model::metrics::rules::names::all(),
+        }
+    }
 }
 
 /// The settings of the network views and commands.
@@ -266,6 +335,7 @@ impl Default for Settings {
             index: None,
             offline: false,
             sv: None,
+            node: NodeSettings::default(),
         }
     }
 }
@@ -363,6 +433,26 @@ impl Settings {
         self.token_origin = Origin::Default;
         self.profile = Some("demo".to_owned());
         self.embedded_demo = true;
+        Ok(())
+    }
+
+    /// Point the My node settings at a demo network's metrics endpoints (`(node, URL)`), as
+    /// `cantonscope demo` does.
+    pub fn use_demo_metrics(&mut self, urls: &[(String, String)]) -> Result<(), ConfigError> {
+        self.node.endpoints = urls
+            .iter()
+            .map(|(name, url)| {
+                Ok(MetricsEndpoint {
+                    name: name.clone(),
+                    url: url.parse().map_err(|message| ConfigError::Invalid {
+                        origin: "demo network".to_owned(),
+                        message,
+                    })?,
+                    token: None,
+                })
+            })
+            .collect::<Result<_, ConfigError>>()?;
+        self.node.prometheus = None;
         Ok(())
     }
 

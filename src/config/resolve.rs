@@ -9,10 +9,10 @@ use std::time::Duration;
 use super::{
     BaseUrl, ConfigError, ConfigFile, DEFAULT_LOG_LEVEL, DEFAULT_MAX_RESPONSE_MIB, DEFAULT_REFRESH,
     DEFAULT_THEME, Env, GOVERNANCE_INTERVAL_RANGE, KeySpecs, LEDGER_URL_ENV, LoadedFile,
-    MAX_RESPONSE_MIB_ENV, MAX_RESPONSE_MIB_RANGE, MAX_SCAN_REQUEST_RATE,
-    MIN_NETWORK_HEALTH_INTERVAL, MIN_REFRESH, NO_COLOR_THEME, NetworkScans, NetworkSettings,
-    Origin, Overrides, ProfileFile, SCAN_URL_ENV, Settings, TOKEN_ENV, VALIDATOR_URL_ENV, file,
-    format_duration, keymap, parse_config, paths, values,
+    MAX_RESPONSE_MIB_ENV, MAX_RESPONSE_MIB_RANGE, MAX_SCAN_REQUEST_RATE, MIN_METRICS_REFRESH,
+    MIN_NETWORK_HEALTH_INTERVAL, MIN_REFRESH, MetricsEndpoint, NO_COLOR_THEME, NetworkScans,
+    NetworkSettings, NodeSettings, Origin, Overrides, ProfileFile, SCAN_URL_ENV, Settings,
+    TOKEN_ENV, VALIDATOR_URL_ENV, file, format_duration, keymap, parse_config, paths, values,
 };
 use crate::api::{Secret, TokenSource};
 use crate::feed::dashboard::{LagThresholds, TrafficThresholds};
@@ -277,6 +277,7 @@ pub fn resolve(
     };
 
     settings.network = network_settings(profile, &profile_error)?;
+    settings.node = node_settings(profile, file, &settings.network, &profile_error)?;
     settings.sv = match profile.sv.as_deref().map(str::trim) {
         None => None,
         Some("") => {
@@ -499,6 +500,161 @@ fn network_settings(
         network.governance_interval = interval;
     }
     Ok(network)
+}
+
+/// The My node keys of a profile (`metrics`, `metrics_refresh`, `prometheus`, `[alerts]`),
+/// checked.
+fn node_settings(
+    profile: &ProfileFile,
+    file: Option<&LoadedFile>,
+    network: &NetworkSettings,
+    profile_error: &dyn Fn(&str, String) -> ConfigError,
+) -> Result<NodeSettings, ConfigError> {
+    let mut node = NodeSettings::default();
+    for entry in profile.metrics.iter().flatten() {
+        let name = entry.name.trim();
+        if name.is_empty() {
+            return Err(profile_error(
+                "metrics",
+                "an endpoint has an empty name".to_owned(),
+            ));
+        }
+        if node.endpoints.iter().any(|e| e.name == name) {
+            return Err(profile_error(
+                "metrics",
+                format!("two endpoints are named {name:?}"),
+            ));
+        }
+        node.endpoints.push(MetricsEndpoint {
+            name: name.to_owned(),
+            url: entry.url.clone(),
+            token: entry
+                .token_file
+                .as_ref()
+                .map(|path| TokenSource::File(resolve_relative(path, file))),
+        });
+    }
+    if let Some(refresh) = profile.metrics_refresh {
+        if refresh < MIN_METRICS_REFRESH {
+            return Err(profile_error(
+                "metrics_refresh",
+                format!(
+                    "{} is too short (at least {})",
+                    format_duration(refresh),
+                    format_duration(MIN_METRICS_REFRESH)
+                ),
+            ));
+        }
+        node.refresh = refresh;
+    }
+    node.prometheus.clone_from(&profile.prometheus);
+    node.rules.traffic_warn_percent = network.traffic.warn;
+    node.rules.traffic_error_percent = network.traffic.error;
+    let Some(alerts) = &profile.alerts else {
+        return Ok(node);
+    };
+    let rules = &mut node.rules;
+    let micros = |d: Duration| i64::try_from(d.as_micros()).unwrap_or(i64::MAX / 4);
+    let durations: [(&str, Option<Duration>, &mut i64, bool); 12] = [
+        (
+            "sequencer_client_delay",
+            alerts.sequencer_client_delay,
+            &mut rules.sequencer_delay_us,
+            false,
+        ),
+        (
+            "sequencer_client_delay_for",
+            alerts.sequencer_client_delay_for,
+            &mut rules.sequencer_delay_for_us,
+            true,
+        ),
+        (
+            "mediator_ack_lag",
+            alerts.mediator_ack_lag,
+            &mut rules.mediator_lag_us,
+            false,
+        ),
+        (
+            "mediator_ack_lag_for",
+            alerts.mediator_ack_lag_for,
+            &mut rules.mediator_lag_for_us,
+            true,
+        ),
+        (
+            "rounds_not_advancing",
+            alerts.rounds_not_advancing,
+            &mut rules.rounds_window_us,
+            false,
+        ),
+        (
+            "status_report_age",
+            alerts.status_report_age,
+            &mut rules.status_report_age_us,
+            false,
+        ),
+        (
+            "scan_disagreement_window",
+            alerts.scan_disagreement_window,
+            &mut rules.disagreement_window_us,
+            false,
+        ),
+        (
+            "missed_confirmations_window",
+            alerts.missed_confirmations_window,
+            &mut rules.missed_confirmations_window_us,
+            false,
+        ),
+        (
+            "ingestion_lag",
+            alerts.ingestion_lag,
+            &mut rules.ingestion_lag_us,
+            false,
+        ),
+        (
+            "automation_failures_window",
+            alerts.automation_failures_window,
+            &mut rules.automation_failures_window_us,
+            false,
+        ),
+        (
+            "acs_commitments",
+            alerts.acs_commitments,
+            &mut rules.acs_commitment_age_us,
+            false,
+        ),
+        (
+            "ordering_layer",
+            alerts.ordering_layer,
+            &mut rules.ordering_window_us,
+            false,
+        ),
+    ];
+    for (key, value, slot, zero_ok) in durations {
+        let Some(value) = value else { continue };
+        if value.is_zero() && !zero_ok {
+            return Err(profile_error(
+                "alerts",
+                format!("{key} must be longer than 0s"),
+            ));
+        }
+        if value > Duration::from_secs(30 * 86_400) {
+            return Err(profile_error(
+                "alerts",
+                format!("{key} must be at most 30 days"),
+            ));
+        }
+        *slot = micros(value);
+    }
+    if let Some(percent) = alerts.scan_disagreement_percent {
+        if !(percent.is_finite() && percent > 0.0 && percent < 100.0) {
+            return Err(profile_error(
+                "alerts",
+                format!("scan_disagreement_percent must be above 0 and below 100, got {percent}"),
+            ));
+        }
+        rules.disagreement_percent = percent;
+    }
+    Ok(node)
 }
 
 /// Check the `[keys]` table with the keymap's own parser so a bad key or command name is a load

@@ -83,6 +83,9 @@ pub struct DemoFaults {
     /// A scan that ignores `pageToken` on `POST /v0/admin/sv/voteresults`: every page it
     /// answers is the first one, with the same `next_page_token` (as an older scan may).
     pub page_token_ignored: Option<usize>,
+    /// Faults of the first SV's nodes as their metrics show them (switchable while the demo
+    /// runs with `POST /demo/faults`).
+    pub node: super::node_metrics::NodeFaults,
 }
 
 impl DemoFaults {

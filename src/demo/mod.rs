@@ -41,6 +41,7 @@ mod ledger;
 mod ledger_api;
 mod ledger_render;
 mod network;
+mod node_metrics;
 mod render;
 mod reply;
 mod scan_api;
@@ -66,6 +67,7 @@ pub use ledger::{
     SNAPSHOT_PERIOD, TcRec, TcStatus, Tx, Update, WeightChange,
 };
 pub use network::{NUM_SVS, PartyIdx, Tpl};
+pub use node_metrics::{NODES as METRICS_NODES, NodeFaults};
 
 use state::{AppState, World};
 
@@ -147,6 +149,13 @@ pub struct DemoHandle {
     /// Every scan instance, the first being `scan_url` (as `/v0/scans` lists them; a scan that
     /// is down with refused connections has a closed port here).
     pub scan_urls: Vec<String>,
+    /// The first SV's nodes' metrics: `(node, URL of its exposition)`, as `metrics` in a
+    /// profile names them (`sv-app`, `scan`, `validator`, `participant`, `sequencer`,
+    /// `mediator`).
+    pub metrics_urls: Vec<(String, String)>,
+    /// `POST` here switches the node faults (`{"stalled_rounds": "45m" | "off",
+    /// "sequencer_delay": …, "automation_failures": bool, "advance_clock": "31m"}`).
+    pub faults_url: String,
     counters: Arc<faults::RequestCounters>,
     shutdown: Option<oneshot::Sender<()>>,
     join: Option<JoinHandle<()>>,
@@ -365,7 +374,13 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
     let live =
         (cfg.rate > 0.0).then(|| tokio::spawn(server::live_loop(Arc::clone(&state), cfg.rate)));
     let exp = util::now_micros() / 1_000_000 + 24 * 3600;
+    let metrics_urls = node_metrics::NODES
+        .iter()
+        .map(|node| ((*node).to_owned(), format!("{base}/metrics/{node}")))
+        .collect();
     Ok(DemoHandle {
+        metrics_urls,
+        faults_url: format!("{base}/demo/faults"),
         scan_url: base.clone(),
         validator_url: base.clone(),
         ledger_url: base,
@@ -390,6 +405,12 @@ pub async fn serve_forever(cfg: DemoConfig) -> io::Result<()> {
         "ledger_url": handle.ledger_url,
         "token": handle.token,
         "scan_urls": handle.scan_urls,
+        "metrics": handle
+            .metrics_urls
+            .iter()
+            .map(|(name, url)| serde_json::json!({"name": name, "url": url}))
+            .collect::<Vec<_>>(),
+        "faults_url": handle.faults_url,
     });
     {
         let mut out = io::stdout().lock();

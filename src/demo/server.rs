@@ -27,10 +27,12 @@ async fn not_found() -> Response {
 /// The whole demo network. With `basic_auth` (`user:password`), the scan and validator groups
 /// answer 401 unless the request carries those credentials as HTTP basic auth.
 pub(crate) fn router(state: &Shared, basic_auth: Option<String>) -> Router {
-    let mut open = Router::new().nest(
-        "/api/validator",
-        super::validator_api::routes(Arc::clone(state)),
-    );
+    let mut open = Router::new()
+        .nest(
+            "/api/validator",
+            super::validator_api::routes(Arc::clone(state)),
+        )
+        .merge(super::node_metrics::routes(Arc::clone(state)));
     for k in 0..state.scans {
         let down = state.faults.down.filter(|(s, _)| *s == k).map(|(_, m)| m);
         if down == Some(DownMode::Refused) {

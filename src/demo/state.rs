@@ -28,6 +28,8 @@ pub(crate) struct AppState {
     pub stagger: bool,
     pub faults: Faults,
     pub counters: Arc<RequestCounters>,
+    /// The nodes' metrics and their faults.
+    pub node_metrics: super::node_metrics::SharedMetrics,
 }
 
 /// Where each scan instance started indexing external transaction hashes, as a fraction of the
@@ -46,6 +48,9 @@ impl AppState {
             stagger: true,
             faults: Faults::default(),
             counters: Arc::default(),
+            node_metrics: Arc::new(std::sync::Mutex::new(
+                super::node_metrics::NodeMetrics::new(&super::node_metrics::NodeFaults::default()),
+            )),
         }
     }
 
@@ -60,6 +65,9 @@ impl AppState {
         self.stagger = stagger;
         let resolved = Faults::resolve(faults, &self.read().ledger);
         self.faults = resolved;
+        self.node_metrics = Arc::new(std::sync::Mutex::new(
+            super::node_metrics::NodeMetrics::new(&faults.node),
+        ));
         self.urls = urls;
         self
     }

@@ -372,6 +372,8 @@ pub struct Health {
     pub network: NetworkWatch,
     /// The DSO and "my SV".
     pub dso: DsoWatch,
+    /// My node: the operator's own metrics, judged by the alert rules.
+    pub node: super::node_metrics::NodeWatch,
 }
 
 impl Health {
@@ -426,7 +428,15 @@ impl Health {
                 next_due: if measure_network { i64::MIN } else { i64::MAX },
                 ..DsoWatch::default()
             },
+            node: super::node_metrics::NodeWatch::default(),
         }
+    }
+
+    /// The same health with `node` watching the operator's own metrics.
+    #[must_use]
+    pub fn with_node(mut self, node: super::node_metrics::NodeWatch) -> Self {
+        self.node = node;
+        self
     }
 
     /// What is due at `now`: nodes due polled, the network measured when its interval
@@ -449,6 +459,10 @@ impl Health {
         }
         if self.dso.pending.is_none() && now >= self.dso.next_due {
             self.dso.pending = Some(out.fetch(ids, Request::api(scan::dso())));
+        }
+        if let Some((id, request)) = self.node.tick(now, ids) {
+            out.fetches.push((id, request));
+            out.changed = true;
         }
         let net = &self.network;
         let due = net.started_at.is_none_or(|t| now - t >= net.interval_us);
@@ -507,12 +521,29 @@ impl Health {
     pub fn owns(&self, id: RequestId) -> bool {
         self.network.pending == Some(id)
             || self.network.findings_pending == Some(id)
+            || self.node.owns(id)
             || self.dso.pending == Some(id)
             || self.nodes.nodes().iter().any(|n| n.in_flight() == Some(id))
     }
 
     /// A reply to one of the health's requests (others are ignored).
     pub fn on_reply(&mut self, reply: &Fetched, now: i64, out: &mut HealthOut) {
+        if self.node.on_reply(reply, now) {
+            // A rule that fires is a finding (kept, announced); one back within its threshold
+            // clears it.
+            let ops = crate::model::metrics::alert_ops(&self.node.rows, &self.network.findings);
+            // What the first scrape finds is known, not announced.
+            if self.node.epoch <= 1 {
+                for op in &ops {
+                    if let FindingOp::Open(f) = op {
+                        self.network.announced.insert(f.id());
+                    }
+                }
+            }
+            self.network.queued.extend(ops);
+            out.changed = true;
+            return;
+        }
         if self.dso.pending == Some(reply.id) {
             let dso = &mut self.dso;
             dso.pending = None;

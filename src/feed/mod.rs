@@ -10,4 +10,5 @@ pub mod dashboard;
 pub mod health;
 pub mod index;
 pub mod loader;
+pub mod node_metrics;
 pub mod node_poll;

@@ -218,10 +218,14 @@ pub async fn run(
             }
         }
     }
-    // Findings kept by others (the explorer, an index sync) and not judged above: their
-    // scans are judged by this run's health; votes by this run's reading.
-    for f in book.open().filter(|f| f.kind == FindingKind::NodeAlert) {
-        add_kept(&mut report, f, now);
+    let alert_ops = judge_node(&mut report, &client, settings, now, &book, err).await;
+    if let (false, Some(p)) = (alert_ops.is_empty(), path.as_deref())
+        && let Err(e) = findings::update(p, &alert_ops, now)
+    {
+        say(
+            err,
+            &format!("warning: the findings could not be kept: {e}"),
+        );
     }
     judge_index(&mut report, settings, now).await;
     if let Some(file) = &args.textfile
@@ -542,22 +546,109 @@ async fn judge_votes(
     ops
 }
 
-/// A kept finding no rule of this run judges (a node alert from the explorer).
-fn add_kept(report: &mut CheckReport, f: &Finding, now: i64) {
-    if f.is_acked(now) {
-        report.row(f.kind.name(), &f.name, "acknowledged", f.detail.clone());
-        return;
+/// My node's alert rules over one scrape of the profile's metrics endpoints (or its
+/// Prometheus), counter rules against the previous run's samples (kept under the data
+/// directory); the findings to keep. Nothing when the profile configures no metrics.
+async fn judge_node(
+    report: &mut CheckReport,
+    client: &ApiClient,
+    settings: &Settings,
+    now: i64,
+    book: &FindingsBook,
+    err: &mut dyn Write,
+) -> Vec<FindingOp> {
+    use crate::model::metrics::AlertState;
+    if !settings.node.is_configured() {
+        report.row(
+            "node_alerts",
+            "my node",
+            "not determined",
+            "no metrics configured (profile keys metrics or prometheus)",
+        );
+        return Vec::new();
     }
-    report.findings.push(CheckFinding {
-        kind: f.kind.name().to_owned(),
-        subject: f.name.clone(),
-        value: None,
-        threshold: None,
-        since: Some(f.first_seen),
-        open: Some("cs1:status".into()),
-        detail: f.detail.clone(),
-        id: Some(f.id()),
-    });
+    let kept = super::node::kept_samples_path(settings);
+    let previous = kept.as_deref().and_then(super::node::load_samples);
+    let node = super::node::node_alerts(client, &settings.node, previous.as_ref(), now).await;
+    if let Some(path) = &kept
+        && let Err(e) = super::node::keep_samples(path, &node.keep)
+    {
+        say(
+            err,
+            &format!(
+                "warning: the samples could not be kept in {}: {e}",
+                path.display()
+            ),
+        );
+    }
+    for (endpoint, problem) in &node.unreachable {
+        report
+            .unreachable
+            .push(format!("my metrics endpoint {endpoint} ({problem})"));
+    }
+    let ops = crate::model::metrics::alert_ops(&node.rules, book);
+    for row in &node.rules {
+        let subject = match &row.subject {
+            Some(s) => format!("{} · {s}", row.title),
+            None => row.title.clone(),
+        };
+        let (state, firing) = match &row.state {
+            AlertState::Firing { severity } => {
+                (format!("firing ({severity:?})").to_lowercase(), true)
+            }
+            AlertState::Ok => ("ok".to_owned(), false),
+            AlertState::Info => ("info".to_owned(), false),
+            AlertState::NotExported => ("not exported".to_owned(), false),
+            AlertState::NotDetermined { why } => {
+                report.checks.push(CheckRow {
+                    check: "node_alert".into(),
+                    subject: subject.clone(),
+                    state: "not determined".into(),
+                    value: row.value.clone(),
+                    threshold: Some(row.threshold.clone()),
+                    detail: why.clone(),
+                });
+                continue;
+            }
+        };
+        let key = format!("rule:{subject}");
+        let acked = firing
+            && book
+                .open()
+                .any(|f| f.kind == FindingKind::NodeAlert && f.subject == key && f.is_acked(now));
+        report.checks.push(CheckRow {
+            check: "node_alert".into(),
+            subject: subject.clone(),
+            state: if acked {
+                format!("{state} (acknowledged)")
+            } else {
+                state
+            },
+            value: row.value.clone(),
+            threshold: Some(row.threshold.clone()),
+            detail: format!("{} · {}", row.source.as_str(), row.expression),
+        });
+        if firing && !acked {
+            report.findings.push(CheckFinding {
+                kind: "node_alert".into(),
+                subject,
+                value: row.value.clone(),
+                threshold: Some(row.threshold.clone()),
+                since: row.since_us,
+                open: Some("cs1:status".into()),
+                detail: format!("{} · {}", row.source.as_str(), row.expression),
+                id: Some(
+                    crate::model::findings::FindingKey {
+                        kind: FindingKind::NodeAlert,
+                        subject: key,
+                        update_id: None,
+                    }
+                    .id(),
+                ),
+            });
+        }
+    }
+    ops
 }
 
 /// The local index's lag, when an index is configured.

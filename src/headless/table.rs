@@ -269,9 +269,31 @@ pub fn view_for(command: &Command) -> Option<View> {
             IndexCommand::Verify { .. } => INDEX_VERIFY,
             _ => return None,
         },
+        Command::Node(_) => NODE_ALERTS,
         _ => return None,
     })
 }
+
+/// `node alerts`.
+pub const NODE_ALERTS: View = View {
+    summary: &[
+        ("at", "/at"),
+        ("source", "/source"),
+        ("firing", "/firing"),
+        ("worst", "/worst"),
+    ],
+    rows: Some("/rules"),
+    columns: &[
+        ("SIGNAL", "/title"),
+        ("SUBJECT", "/subject"),
+        ("STATE", "/state"),
+        ("SEVERITY", "/severity"),
+        ("VALUE", "/value"),
+        ("THRESHOLD", "/threshold"),
+        ("SINCE", "/since"),
+        ("DEFAULT FROM", "/source"),
+    ],
+};
 
 /// [`render`] of the document `text` with `extra` top-level fields after its own: what the
 /// table shows beside the command's JSON (`scan status`: the verdict ingestion lag, which the

@@ -27,6 +27,7 @@ pub mod json_text;
 pub mod ledger_tree;
 pub mod lifecycle;
 pub mod locator;
+pub mod metrics;
 pub mod network;
 pub mod page_walk;
 pub mod reassign;

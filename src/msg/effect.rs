@@ -118,6 +118,9 @@ pub enum Request {
     History { req: UpdatesRequest, name: String },
     /// A read of the local history index, run on a blocking thread.
     Index(IndexRead),
+    /// My node: every configured metrics endpoint scraped (or the Prometheus queried) once;
+    /// `now`: the app's clock.
+    NodeMetrics { now: i64 },
 }
 
 impl Request {
@@ -189,6 +192,7 @@ impl Request {
             Request::OnEveryScan { call, .. } => format!("on every scan: {}", call.name()),
             Request::History { name, .. } => name.clone(),
             Request::Index(read) => read.describe(),
+            Request::NodeMetrics { .. } => "node metrics".into(),
         }
     }
 }
@@ -238,6 +242,8 @@ responses! {
     SweepStart(Result<Cursor, String>) => sweep_start,
     /// What the local index answered.
     Index(Box<IndexReply>) => index,
+    /// My node: one scrape per endpoint (samples or the error).
+    NodeMetrics(Box<Vec<crate::model::metrics::Scrape>>) => node_metrics,
 }
 
 impl Response {

@@ -73,6 +73,11 @@ pub struct AppContext {
     pub index: Option<String>,
     /// `--offline`: the explorer reads the index alone; no node is asked.
     pub offline: bool,
+    /// My node: whether metrics (or a Prometheus) are configured, how often they are read
+    /// (ms), and the rules' thresholds.
+    pub node_metrics: bool,
+    pub node_metrics_ms: u64,
+    pub node_rules: crate::model::metrics::AlertRules,
 }
 
 impl Default for AppContext {
@@ -96,6 +101,9 @@ impl Default for AppContext {
             data_dir: None,
             index: None,
             offline: false,
+            node_metrics: false,
+            node_metrics_ms: 15_000,
+            node_rules: crate::model::metrics::AlertRules::default(),
         }
     }
 }
@@ -169,7 +177,14 @@ impl Shared {
                 i64::try_from(ctx.fork_check_ms)
                     .unwrap_or(i64::MAX / 1000)
                     .saturating_mul(1000),
-            ),
+            )
+            .with_node(crate::feed::node_metrics::NodeWatch::new(
+                ctx.node_rules.clone(),
+                i64::try_from(ctx.node_metrics_ms)
+                    .unwrap_or(i64::MAX / 1000)
+                    .saturating_mul(1000),
+                ctx.node_metrics,
+            )),
             index: crate::feed::index::IndexFeed::new(ctx.index.clone()),
             ctx,
         }

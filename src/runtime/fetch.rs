@@ -17,6 +17,8 @@ pub struct Clients {
     pub network: Option<Arc<crate::network::session::NetworkSession>>,
     /// The local history index, when the profile has one.
     pub index: Option<super::index::IndexSource>,
+    /// My node's metrics endpoints (or Prometheus), when the profile has some.
+    pub node: Option<Arc<crate::api::metrics::MetricsSources>>,
 }
 
 impl Clients {
@@ -28,6 +30,7 @@ impl Clients {
             scans,
             network: None,
             index: None,
+            node: None,
         }
     }
 
@@ -52,6 +55,14 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
             super::index::history_page(clients.index.as_ref(), &clients.main, req).await
         }
         _ if offline => Err(super::index::offline_error()),
+        Request::NodeMetrics { now } => match &clients.node {
+            Some(sources) => Ok(Response::NodeMetrics(Box::new(
+                crate::api::metrics::read_sources(&clients.main, sources, *now).await,
+            ))),
+            None => Err(ApiError::NotConfigured {
+                what: "metrics endpoints (metrics or prometheus in the profile)".into(),
+            }),
+        },
         Request::Api(call) => clients.main.send(call).await.map(Response::Api),
         Request::OnScan { scan, call } => clients.scan(*scan).send(call).await.map(Response::Api),
         Request::NetworkHealth { .. }

@@ -512,6 +512,9 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
         traffic: settings.network.traffic,
         governance_every: i64::try_from(settings.network.governance_interval.as_micros())
             .unwrap_or(i64::MAX),
+        node_metrics: settings.node.is_configured() && !settings.offline,
+        node_metrics_ms: u64::try_from(settings.node.refresh.as_millis()).unwrap_or(15_000),
+        node_rules: settings.node.rules.clone(),
     };
     // The clients get the real URLs, credentials included; only the context is redacted.
     let api = crate::api::ApiClient::new(crate::api::ApiConfig {
@@ -540,6 +543,9 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
                 settings.data_path(),
             ),
         ));
+    }
+    if settings.node.is_configured() {
+        clients.node = Some(std::sync::Arc::new(settings.node.sources()));
     }
     let mut app = App::new(ctx, theme, keymap, now);
     app.sh.local_time = settings.time_zone == TimeZone::Local;

@@ -208,3 +208,108 @@ fn my_scan_unreachable_is_3() {
     let output = bin(dir.path()).args(["check"]).output().expect("runs");
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// My node's alerts in `check` (issue 35 §4, §5): the demo's sequencer client delay fires in
+/// one run (an age rule), a finding with its threshold and since; a counter rule without a
+/// previous run is `not determined`, named and not a finding; the Prometheus output read back
+/// by the exposition reader the explorer scrapes with; an unreachable metrics endpoint is 3.
+#[test]
+fn my_node_alerts_are_findings_and_the_output_reads_back_as_an_exposition() {
+    let rt = runtime();
+    let handle = rt
+        .block_on(cantonscope::demo::start(
+            DemoConfig {
+                seed: 7,
+                end_now: true,
+                faults: DemoFaults {
+                    node: cantonscope::demo::NodeFaults {
+                        sequencer_delay: Some(Duration::from_secs(600)),
+                        ..Default::default()
+                    },
+                    ..DemoFaults::default()
+                },
+                ..DemoConfig::default()
+            }
+            .with_total_scans(4),
+        ))
+        .expect("demo starts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("config.toml");
+    let endpoints: Vec<String> = handle
+        .metrics_urls
+        .iter()
+        .map(|(name, url)| format!("{{ name = \"{name}\", url = \"{url}\" }}"))
+        .collect();
+    std::fs::write(
+        &config,
+        format!("[profiles.default]\nmetrics = [{}]\n", endpoints.join(", ")),
+    )
+    .expect("config");
+    let run_with = |extra: &[&str]| {
+        let output = bin(dir.path())
+            .args(["--config", config.to_str().expect("utf-8")])
+            .args(["--scan-url", &handle.scan_url])
+            .args(extra)
+            .args(["check", "--within", "1s"])
+            .output()
+            .expect("runs");
+        output
+    };
+    let output = run_with(&["--output", "json"]);
+    let json: Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(output.status.code(), Some(5), "{json}");
+    let alerts = of_kind(&json, "node_alert");
+    let delay = alerts
+        .iter()
+        .find(|f| {
+            f["subject"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("sequencer client delay"))
+        })
+        .unwrap_or_else(|| panic!("no sequencer delay: {json}"));
+    assert!(
+        delay["threshold"].is_string() && delay["since"].is_string(),
+        "{delay}"
+    );
+    let checks = json["checks"].as_array().expect("checks");
+    assert!(
+        checks
+            .iter()
+            .any(|c| c["check"] == "node_alert" && c["state"] == "not determined"),
+        "a counter rule has no previous run yet: {json}"
+    );
+    // The exposition parses with the reader the explorer scrapes with.
+    let output = run_with(&["--output", "prometheus"]);
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    let parsed = cantonscope::api::metrics::exposition::parse(&text);
+    assert_eq!(parsed.skipped, 0, "{text}");
+    let value = |name: &str| {
+        parsed
+            .samples
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.value)
+    };
+    assert_eq!(value("cantonscope_check_exit_code"), Some(5.0));
+    assert!(value("cantonscope_check_last_run_timestamp_seconds").is_some_and(|t| t > 1.7e9));
+    assert!(parsed.samples.iter().any(|s| {
+        s.name == "cantonscope_check_finding"
+            && s.labels
+                .iter()
+                .any(|(k, v)| k == "kind" && v == "node_alert")
+    }));
+    // A metrics endpoint of mine that does not answer: 3.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    std::fs::write(
+        &config,
+        format!("[profiles.default]\nmetrics = [{{ name = \"participant\", url = \"http://127.0.0.1:{port}/metrics\" }}]\n"),
+    )
+    .expect("config");
+    let output = run_with(&["--output", "json"]);
+    let json: Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(output.status.code(), Some(3), "{json}");
+    drop(handle);
+}

@@ -822,3 +822,92 @@ fn fork_check_and_notify_are_read_and_checked() {
         "{e}"
     );
 }
+
+/// My node: `metrics`, `metrics_refresh`, `prometheus`, `[profiles.X.alerts]`; the traffic
+/// thresholds come from the profile's own keys; bad values name the file and line.
+#[test]
+fn my_node_keys() {
+    let text = r#"
+[profiles.sv]
+traffic_warn_percent = 30
+metrics = [
+  { name = "participant", url = "http://user:pw@127.0.0.1:10013/metrics" },
+  { name = "sv-app", url = "http://127.0.0.1:10014/metrics", token_file = "sv.jwt" },
+]
+metrics_refresh = "30s"
+prometheus = "http://prometheus.sv:9090"
+
+[profiles.sv.alerts]
+sequencer_client_delay = "2m"
+sequencer_client_delay_for = "0s"
+rounds_not_advancing = "45m"
+scan_disagreement_percent = 25
+"#;
+    let flags = Overrides {
+        profile: Some("sv".to_owned()),
+        ..Overrides::default()
+    };
+    let settings = resolve(Some(&file(text)), &env(&[]), &flags).expect("valid");
+    let node = &settings.node;
+    assert_eq!(node.endpoints.len(), 2);
+    assert_eq!(node.endpoints[0].name, "participant");
+    assert_eq!(
+        node.endpoints[0].url.as_str(),
+        "http://user:pw@127.0.0.1:10013/metrics"
+    );
+    // The password never shows in Debug.
+    assert!(!format!("{settings:?}").contains("pw@"));
+    assert_eq!(
+        node.endpoints[1].token,
+        Some(TokenSource::File(PathBuf::from("/etc/cs/sv.jwt")))
+    );
+    assert_eq!(node.refresh, Duration::from_secs(30));
+    assert_eq!(
+        node.prometheus.as_ref().map(config::BaseUrl::as_str),
+        Some("http://prometheus.sv:9090")
+    );
+    assert_eq!(node.rules.sequencer_delay_us, 120_000_000);
+    assert_eq!(node.rules.sequencer_delay_for_us, 0);
+    assert_eq!(node.rules.rounds_window_us, 45 * 60_000_000);
+    assert!((node.rules.disagreement_percent - 25.0).abs() < f64::EPSILON);
+    assert_eq!(node.rules.traffic_warn_percent, 30);
+    assert_eq!(node.rules.traffic_error_percent, 5);
+    // Defaults.
+    let settings = resolve(None, &env(&[]), &Overrides::default()).expect("valid");
+    assert_eq!(settings.node.refresh, Duration::from_secs(15));
+    assert!(!settings.node.is_configured());
+    assert_eq!(settings.node.rules.ingestion_lag_us, 20 * 60_000_000);
+
+    for (bad, says) in [
+        (
+            "[profiles.sv.alerts]\nsequencer_delay = \"1m\"\n",
+            "unknown field",
+        ),
+        (
+            "[profiles.sv]\nmetrics = [{ name = \"a\", url = \"ftp://x\" }]\n",
+            "http",
+        ),
+        (
+            "[profiles.sv]\nmetrics = [{ name = \"a\", url = \"http://x\", user = \"u\" }]\n",
+            "unknown field",
+        ),
+        (
+            "[profiles.sv]\nmetrics = [{ name = \"a\", url = \"http://x\" }, { name = \"a\", url = \"http://y\" }]\n",
+            "two endpoints",
+        ),
+        ("[profiles.sv]\nmetrics_refresh = \"100ms\"\n", "too short"),
+        (
+            "[profiles.sv.alerts]\nrounds_not_advancing = \"0s\"\n",
+            "longer than 0s",
+        ),
+        (
+            "[profiles.sv.alerts]\nscan_disagreement_percent = 150\n",
+            "below 100",
+        ),
+    ] {
+        let error = resolve(Some(&file(bad)), &env(&[]), &flags).expect_err(bad);
+        let message = error.to_string();
+        assert!(message.contains(says), "{bad}: {message}");
+        assert!(message.starts_with("/etc/cs/config.toml:"), "{message}");
+    }
+}

@@ -1207,6 +1207,167 @@ fn the_sanitiser_leaves_nothing_a_terminal_would_act_on() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The Prometheus text exposition (My node)
+// ---------------------------------------------------------------------------------------------
+
+/// Pieces of a hostile exposition line.
+const EXPOSITION_PIECES: &[&str] = &[
+    "{",
+    "}",
+    "\"",
+    "\\",
+    "\\\"",
+    "=",
+    ",",
+    " ",
+    "\t",
+    "#",
+    "# HELP x y",
+    "# TYPE x histogram",
+    "NaN",
+    "+Inf",
+    "-Inf",
+    "1e308",
+    "-0",
+    "0x10",
+    "9223372036854775808",
+    "_bucket",
+    "le=\"+Inf\"",
+    "daml_sequencer_client_handler_last_sequencing_time_micros",
+    "splice_trigger_completed_total",
+    "member=\"MED::x\"",
+    "outcome=\"failure\"",
+    "\r",
+    "\u{0}",
+    "\u{feff}",
+    "é",
+    "\n",
+];
+
+fn exposition_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => prop::collection::vec(prop::sample::select(EXPOSITION_PIECES), 0..24).prop_map(|p| p.concat()),
+        1 => nasty_string(),
+        1 => ("[a-z_:]{1,12}", prop::collection::vec(("[a-z_]{1,6}", nasty_string()), 0..6), any::<f64>(), prop::option::of(any::<i64>()))
+            .prop_map(|(name, labels, value, ts)| {
+                let labels: Vec<String> = labels
+                    .iter()
+                    .map(|(k, v)| format!("{k}=\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")))
+                    .collect();
+                let ts = ts.map(|t| format!(" {t}")).unwrap_or_default();
+                format!("{name}{{{}}} {value}{ts}", labels.join(","))
+            }),
+        1 => (prop::sample::select(EXPOSITION_PIECES), 1000usize..20_000).prop_map(|(s, n)| s.repeat(n)),
+    ]
+}
+
+/// Hostile exposition text: the reader never panics, keeps no more than the text holds (each
+/// sample's name and labels come from its own line), and the rules judge whatever it kept.
+#[test]
+fn the_exposition_reader_survives_hostile_text_in_bounded_memory() {
+    use cantonscope::model::metrics::{self, AlertRules, SampleSet, parse};
+    runner(256, 1)
+        .run(&prop::collection::vec(exposition_line(), 0..40), |lines| {
+            let text = lines.join("\n");
+            let parsed = bounded(LIMIT, {
+                let text = text.clone();
+                move || parse::parse(&text)
+            });
+            let lines_in = text.split('\n').count();
+            assert!(parsed.samples.len() + parsed.skipped <= lines_in);
+            let held: usize = parsed
+                .samples
+                .iter()
+                .map(|s| {
+                    s.name.len()
+                        + s.labels
+                            .iter()
+                            .map(|(k, v)| k.len() + v.len())
+                            .sum::<usize>()
+                })
+                .sum();
+            assert!(
+                held <= text.len(),
+                "{held} bytes held from {} of text",
+                text.len()
+            );
+            for sample in &parsed.samples {
+                assert!(
+                    sample.labels.windows(2).all(|w| w[0].0 < w[1].0),
+                    "{sample:?}"
+                );
+            }
+            let scrape = metrics::Scrape {
+                endpoint: "x".into(),
+                at_us: 1_800_000_000_000_000,
+                result: Ok(parsed.samples),
+            };
+            let (rows, keep) = metrics::evaluate(
+                &AlertRules::default(),
+                std::slice::from_ref(&scrape),
+                None,
+                scrape.at_us,
+            );
+            let (_, again) = metrics::evaluate(
+                &AlertRules::default(),
+                &[scrape],
+                Some(&keep),
+                1_800_000_060_000_000,
+            );
+            assert!(!rows.is_empty());
+            assert_eq!(
+                SampleSet::from_json(&again.to_json()).map(|s| s.counters.len()),
+                Some(again.counters.len())
+            );
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// Written samples read back as written: names, labels with any text, values, timestamps.
+#[test]
+fn exposition_samples_read_back_as_written() {
+    use cantonscope::model::metrics::parse;
+    runner(256, 1)
+        .run(
+            &(
+                "[a-z_:][a-z0-9_:]{0,12}",
+                prop::collection::btree_map("[a-z_][a-z0-9_]{0,6}", any::<String>(), 0..6),
+                -1e12f64..1e12,
+                prop::option::of(any::<i64>()),
+            ),
+            |(name, labels, value, ts)| {
+                let written: Vec<String> = labels
+                    .iter()
+                    .map(|(k, v)| {
+                        format!(
+                            "{k}=\"{}\"",
+                            v.replace('\\', "\\\\")
+                                .replace('"', "\\\"")
+                                .replace('\n', "\\n")
+                        )
+                    })
+                    .collect();
+                let ts_text = ts.map(|t| format!(" {t}")).unwrap_or_default();
+                let line = format!("{name}{{{}}} {value}{ts_text}", written.join(","));
+                let parsed = parse::parse(&line);
+                // A label value with `\r` ends the line early: only those may be lost.
+                if labels.values().any(|v| v.contains('\r')) {
+                    return Ok(());
+                }
+                assert_eq!(parsed.skipped, 0, "{line:?}");
+                let sample = &parsed.samples[0];
+                assert_eq!(sample.name, name);
+                assert_eq!(sample.labels, labels.into_iter().collect::<Vec<_>>());
+                assert_eq!(sample.value, value);
+                assert_eq!(sample.timestamp_ms, ts);
+                Ok(())
+            },
+        )
+        .unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
 // The whole app: every pane drawn over generated answers
 // ---------------------------------------------------------------------------------------------
 

@@ -50,6 +50,7 @@ mod locator;
 mod network;
 mod network_ui;
 mod no_overwrite;
+mod node_alerts;
 mod pane_governance;
 mod pane_history;
 mod pane_holdings;

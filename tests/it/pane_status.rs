@@ -814,3 +814,93 @@ fn uptime_parsing() {
     assert_eq!(human_duration(90 * SEC), "1m 30s");
     assert_eq!(retry_delay_ms(2000, 1), 4000);
 }
+
+// ---------------------------------------------------------------------------------------------
+// My node
+// ---------------------------------------------------------------------------------------------
+
+/// Expositions of an SV's nodes at `now` whose sequencer client is 10 minutes behind, with a
+/// round that has not changed and failing automation.
+fn node_scrapes(
+    now: i64,
+    open_round: i64,
+    failures: i64,
+) -> Vec<cantonscope::model::metrics::Scrape> {
+    use cantonscope::model::metrics::scrape_of;
+    vec![
+        scrape_of(
+            "participant",
+            now,
+            &format!(
+                "daml_sequencer_client_handler_last_sequencing_time_micros {}\n\
+                 daml_participant_sync_commitments_last_locally_checkpointed {}\n\
+                 daml_sequencer_client_traffic_control_extra_traffic_purchased 100\n\
+                 daml_sequencer_client_traffic_control_extra_traffic_consumed 90\n",
+                now - 10 * MIN,
+                now - MIN
+            ),
+        ),
+        scrape_of(
+            "sv-app",
+            now,
+            &format!(
+                "splice_sv_dso_store_latest_open_mining_round {open_round}\n\
+                 splice_trigger_completed_total{{outcome=\"failure\"}} {failures}\n\
+                 splice_sv_vote_requests_active{{state=\"action_needed\"}} 2\n"
+            ),
+        ),
+        cantonscope::model::metrics::Scrape {
+            endpoint: "mediator".into(),
+            at_us: now,
+            result: Err("mediator (http://mediator:10013/metrics): connection failed".into()),
+        },
+    ]
+}
+
+/// The card first on Status: each rule with its value, threshold, since and source, firing
+/// rows first; Enter on it opens the mining rounds card when the rounds are what fires worst.
+#[test]
+fn my_node_card_snapshot_and_enter() {
+    let context = AppContext {
+        node_metrics: true,
+        ..ctx(true)
+    };
+    let mut sh = Shared::new(context, t0() - 40 * MIN);
+    let mut pane = StatusPane::new(&sh);
+    let mut out = Out::default();
+    start(&mut pane, &mut sh, &mut out);
+    let (id, request) = fetches(&out)
+        .into_iter()
+        .find(|(_, r)| matches!(r, Request::NodeMetrics { .. }))
+        .expect("a metrics scrape at start");
+    let first = Response::NodeMetrics(Box::new(node_scrapes(t0() - 40 * MIN, 1234, 3)));
+    answer(&mut pane, &mut sh, id, request, Ok(first), 0);
+    // 40 minutes later: the same round, two more failures.
+    let out = tick(&mut pane, &mut sh, t0());
+    let (id, _) = fetches(&out)
+        .into_iter()
+        .find(|(_, r)| matches!(r, Request::NodeMetrics { .. }))
+        .expect("the next scrape");
+    let second = Response::NodeMetrics(Box::new(node_scrapes(t0(), 1234, 5)));
+    answer(
+        &mut pane,
+        &mut sh,
+        id,
+        Request::NodeMetrics { now: t0() },
+        Ok(second),
+        0,
+    );
+    let _ = tick(&mut pane, &mut sh, t0());
+    let t = draw(&mut pane, &sh, 120, 40);
+    let text = screen_text(&t);
+    assert!(text.contains("my node"), "{text}");
+    assert!(text.contains("rounds not advancing"), "{text}");
+    assert!(text.contains("(DA rule)"), "{text}");
+    assert!(text.contains("not exported"), "{text}");
+    assert_snapshot!("status_my_node_120x40", t.backend());
+    // Enter: the worst firing row explained by the mining rounds card.
+    let mut out = Out::default();
+    assert!(pane.on_command(Command::Select, &mut sh, &mut out));
+    let fields = pane.fields(&sh).expect("the selected card");
+    assert!(fields.0.starts_with("mining rounds"), "{:?}", fields.0);
+}

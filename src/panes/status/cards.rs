@@ -71,6 +71,7 @@ impl StatusPane {
             Card::Rounds => "mining rounds · scan 1".to_string(),
             Card::Traffic => "traffic · this validator on the global synchronizer".to_string(),
             Card::Governance => "governance · open vote requests · scan 1".to_string(),
+            Card::MyNode => "my node · alert rules over its metrics".to_string(),
             Card::Node(i) => match sh.health.nodes.nodes().get(i) {
                 Some(n) => format!("{} · {}", n.kind.name(), n.url),
                 None => String::new(),
@@ -108,6 +109,7 @@ impl StatusPane {
             Card::Rounds => self.render_rounds(rows, sh, theme),
             Card::Traffic => self.render_traffic(rows, sh, theme),
             Card::Governance => self.render_governance(rows, sh, theme),
+            Card::MyNode => self.render_my_node(rows, sh, theme),
             Card::Node(i) => {
                 if let Some(n) = sh.health.nodes.nodes().get(i) {
                     self.render_node(n, rows, sh, theme);
@@ -236,6 +238,113 @@ impl StatusPane {
 
     /// Open requests, how many need my SV's vote, the next deadline (amber under a day, red
     /// under two hours), and the age of the answer.
+    fn render_my_node(&self, rows: &mut CardRows<'_>, sh: &Shared, theme: &Theme) {
+        use crate::model::metrics::{AlertState, Severity};
+        let node = &sh.health.node;
+        let Some(at) = node.at else {
+            match &node.error {
+                Some(e) => rows.wrapped_cut(&format!("error: {e}"), theme.status_err, 2),
+                None => rows.line(Line::styled("waiting for the first scrape", theme.muted)),
+            }
+            return;
+        };
+        let count =
+            |f: &dyn Fn(&AlertState) -> bool| node.rows.iter().filter(|r| f(&r.state)).count();
+        let firing = count(&|s| s.is_firing());
+        let mut head = vec![if firing > 0 {
+            Span::styled(
+                format!("{firing} firing"),
+                match node.worst() {
+                    Some(Severity::Critical) => theme.status_err.patch(bold()),
+                    _ => theme.status_warn.patch(bold()),
+                },
+            )
+        } else {
+            Span::styled("nothing fires", theme.status_ok)
+        }];
+        for (n, what) in [
+            (count(&|s| *s == AlertState::Ok), "ok"),
+            (
+                count(&|s| matches!(s, AlertState::NotDetermined { .. })),
+                "not determined",
+            ),
+            (count(&|s| *s == AlertState::NotExported), "not exported"),
+        ] {
+            if n > 0 {
+                head.push(Span::styled(format!(" · {n} {what}"), theme.muted));
+            }
+        }
+        if !node.unreachable.is_empty() {
+            head.push(Span::styled(
+                format!(" · {} unreachable", node.unreachable.len()),
+                theme.status_err,
+            ));
+        }
+        head.push(Span::styled(
+            format!(" · read {} ago", human_duration(sh.now - at)),
+            theme.muted,
+        ));
+        rows.line(Line::from(head));
+        // Firing rows first (critical, then warnings), then the others in the rules' order.
+        let rank = |s: &AlertState| match s {
+            AlertState::Firing {
+                severity: Severity::Critical,
+            } => 0,
+            AlertState::Firing { .. } => 1,
+            _ => 2,
+        };
+        let mut ordered: Vec<_> = node.rows.iter().collect();
+        ordered.sort_by_key(|r| rank(&r.state));
+        for r in ordered {
+            let (mark, style) = match &r.state {
+                AlertState::Firing {
+                    severity: Severity::Critical,
+                } => ("✗", theme.status_err),
+                AlertState::Firing { .. } => ("!", theme.status_warn),
+                AlertState::Ok => ("✓", theme.status_ok),
+                AlertState::Info => ("i", theme.accent),
+                AlertState::NotExported | AlertState::NotDetermined { .. } => ("·", theme.muted),
+            };
+            let mut spans = vec![
+                Span::styled(format!("{mark} "), style),
+                Span::styled(
+                    r.title.clone(),
+                    if r.state.is_firing() {
+                        style
+                    } else {
+                        Style::default()
+                    },
+                ),
+            ];
+            if let Some(subject) = &r.subject {
+                spans.push(Span::styled(
+                    format!(" · {}", safe_line(subject, 60)),
+                    theme.muted,
+                ));
+            }
+            let value = match &r.state {
+                AlertState::NotExported => "not exported".to_owned(),
+                AlertState::NotDetermined { why } => format!("not determined: {why}"),
+                _ => r.value.clone().unwrap_or_default(),
+            };
+            spans.push(Span::raw(format!("  {}", safe_line(&value, 80))));
+            if r.threshold != "-" {
+                spans.push(Span::styled(format!("  {}", r.threshold), theme.muted));
+            }
+            if let Some(since) = r.since_us {
+                spans.push(Span::styled(
+                    format!("  since {}", sh.format_time(since)),
+                    theme.time,
+                ));
+            }
+            spans.push(Span::styled(
+                format!("  ({})", r.source.as_str()),
+                theme.muted,
+            ));
+            rows.line(Line::from(spans));
+        }
+    }
+
     fn render_governance(&self, rows: &mut CardRows<'_>, sh: &Shared, theme: &Theme) {
         let g = self.governance();
         let me = sh.health.dso.my_sv();

@@ -46,6 +46,8 @@ pub const NO_TOKEN_TEXT: &str =
 const CARD_MIN_WIDTH: u16 = 60;
 /// The updates-per-minute chart below the cards is drawn when at least this many rows are left.
 const MIN_CHART_ROWS: u16 = 5;
+/// Most rule rows the My node card shows (`v` lists them all).
+const MAX_NODE_ROWS: u16 = 14;
 /// How often the mining rounds are read (µs); they change every few minutes.
 const ROUNDS_EVERY_US: i64 = 30_000_000;
 
@@ -67,6 +69,8 @@ enum Card {
     Rounds,
     Traffic,
     Governance,
+    /// My node: the operator's own metrics judged by the alert rules.
+    MyNode,
 }
 
 /// What decides the height of a node's card, as the app's health last said.
@@ -109,6 +113,8 @@ pub struct StatusPane {
     first_row: usize,
     area: Rect,
     last_second: i64,
+    /// Rows of the My node card, as last judged (its height).
+    node_rows: u16,
 }
 
 impl StatusPane {
@@ -130,6 +136,10 @@ impl StatusPane {
         if scans > 0 {
             cards.push(Card::Governance);
         }
+        if sh.health.node.is_enabled() {
+            // First: what pages the operator is what they look at first.
+            cards.insert(0, Card::MyNode);
+        }
         StatusPane {
             shapes,
             network_shown: false,
@@ -143,6 +153,7 @@ impl StatusPane {
             first_row: 0,
             area: Rect::default(),
             last_second: i64::MIN,
+            node_rows: 0,
         }
     }
 
@@ -195,6 +206,17 @@ impl StatusPane {
             self.lag,
         );
         self.traffic.judge(&mut v);
+        // My node's firing rules turn the headline amber and are named.
+        let mut firing: Vec<&str> = Vec::new();
+        for row in sh.health.node.rows.iter().filter(|r| r.state.is_firing()) {
+            if !firing.contains(&row.title.as_str()) {
+                firing.push(&row.title);
+            }
+        }
+        if !firing.is_empty() {
+            v.level = v.level.max(Level::Degraded);
+            v.reasons.push(format!("my node: {}", firing.join(", ")));
+        }
         // With more than one scan known, my nodes (above) and whether a quorum of the network
         // is healthy decide the headline; the network's own part follows it (`network_part`).
         if let Some(part) = sh.health.network.verdict_part() {
@@ -216,6 +238,54 @@ impl StatusPane {
     /// The mining rounds last read from scan 0.
     pub fn rounds(&self) -> &Rounds {
         &self.rounds
+    }
+
+    /// Enter on the My node card: what explains its worst firing row (rounds: the mining
+    /// rounds card; a scan's disagreement: that scan's Network row; ingestion lag: the scan's
+    /// card). False when nothing fires or nothing explains it.
+    fn explain_node(&mut self, sh: &Shared, out: &mut Out) -> bool {
+        use crate::model::metrics::{RuleId, Severity};
+        let rows = &sh.health.node.rows;
+        let worst = [Severity::Critical, Severity::Warning]
+            .into_iter()
+            .find_map(|severity| {
+                rows.iter().find(|r| {
+                    r.state == crate::model::metrics::AlertState::Firing { severity }
+                        && matches!(
+                            r.id,
+                            RuleId::RoundsNotAdvancing
+                                | RuleId::ScanDisagreement
+                                | RuleId::IngestionLag
+                        )
+                })
+            });
+        let Some(row) = worst else {
+            return false;
+        };
+        let select = |pane: &mut Self, card: Card| match pane.cards.iter().position(|c| *c == card)
+        {
+            Some(i) => {
+                pane.selected = i;
+                let grid = pane.grid(pane.area);
+                pane.first_row = pane.first_visible_row(&grid, pane.area.height);
+                true
+            }
+            None => false,
+        };
+        match row.id {
+            RuleId::RoundsNotAdvancing => select(self, Card::Rounds),
+            RuleId::ScanDisagreement => {
+                let subject = row.subject.as_deref().unwrap_or("");
+                let scan = sh.health.network.snapshot.as_ref().and_then(|s| {
+                    s.entries
+                        .iter()
+                        .position(|e| crate::model::network::same_url(&e.url, subject))
+                });
+                out.events.push(AppEvent::ShowScan(scan));
+                true
+            }
+            _ => select(self, Card::Node(0)),
+        }
     }
 
     /// The number of cards (one per configured node, one for the history).
@@ -257,6 +327,7 @@ impl StatusPane {
 
     fn card_height(&self, card: Card) -> u16 {
         2 + match card {
+            Card::MyNode => 1 + self.node_rows.clamp(1, MAX_NODE_ROWS),
             Card::History | Card::Rounds | Card::Traffic | Card::Governance => 4,
             Card::Node(i) => match self.shapes.get(i) {
                 Some(n) if !n.polled => 3,
@@ -345,6 +416,10 @@ impl Pane for StatusPane {
             Command::Refresh => out
                 .events
                 .push(AppEvent::Health(HealthIntent::PollNodesNow)),
+            // Enter on My node: what explains its worst firing row.
+            Command::Select if self.cards.get(self.selected) == Some(&Card::MyNode) => {
+                return self.explain_node(sh, out);
+            }
             // Enter: the network part of the verdict, in the Network pane (on the first scan
             // it names).
             Command::Select => match self.network_part(sh) {
@@ -379,6 +454,13 @@ impl Pane for StatusPane {
                         None => return false,
                     }
                 }
+                Some(Card::MyNode) => {
+                    let rows = &sh.health.node.rows;
+                    match rows.iter().find(|r| r.state.is_firing()).or(rows.first()) {
+                        Some(r) => out.copy("rule expression", r.expression.clone()),
+                        None => return false,
+                    }
+                }
                 Some(Card::History) => match sh.history.last() {
                     Some(s) => out.copy("newest update id", s.update_id.to_string()),
                     None => return false,
@@ -396,6 +478,13 @@ impl Pane for StatusPane {
         let network_shown = sh.health.network.verdict_part().is_some();
         if network_shown != self.network_shown {
             self.network_shown = network_shown;
+            changed = true;
+        }
+        let node_rows = u16::try_from(sh.health.node.rows.len()).unwrap_or(u16::MAX);
+        if node_rows != self.node_rows {
+            self.node_rows = node_rows;
+            let grid = self.grid(self.area);
+            self.first_row = self.first_visible_row(&grid, self.area.height);
             changed = true;
         }
         let shapes = NodeShape::of(&sh.health.nodes);
@@ -560,7 +649,8 @@ impl Pane for StatusPane {
         // nodes of their own).
         let polled = sh.health.nodes.nodes().iter().any(|n| n.last_ok.is_some());
         let extra = usize::from(self.cards.contains(&Card::Traffic))
-            + usize::from(self.cards.contains(&Card::Governance));
+            + usize::from(self.cards.contains(&Card::Governance))
+            + usize::from(self.cards.contains(&Card::MyNode));
         polled.then_some(self.card_count() - extra)
     }
 }
