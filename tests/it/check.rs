@@ -246,14 +246,13 @@ fn my_node_alerts_are_findings_and_the_output_reads_back_as_an_exposition() {
     )
     .expect("config");
     let run_with = |extra: &[&str]| {
-        let output = bin(dir.path())
+        bin(dir.path())
             .args(["--config", config.to_str().expect("utf-8")])
             .args(["--scan-url", &handle.scan_url])
             .args(extra)
             .args(["check", "--within", "1s"])
             .output()
-            .expect("runs");
-        output
+            .expect("runs")
     };
     let output = run_with(&["--output", "json"]);
     let json: Value = serde_json::from_slice(&output.stdout).expect("json");
