@@ -142,6 +142,27 @@ impl From<ApiError> for Failure {
     }
 }
 
+/// Applies `ops` to the network's findings kept at `path` at `now` (µs); the book after, or
+/// `None` with a warning on `err` when the file could not be written.
+pub fn keep_findings(
+    path: &std::path::Path,
+    ops: &[crate::model::findings::FindingOp],
+    now: i64,
+    err: &mut dyn Write,
+) -> Option<crate::model::findings::FindingsBook> {
+    match crate::network::findings::update(path, ops, now) {
+        Ok((book, _)) => Some(book),
+        Err(e) => {
+            let _ = writeln!(
+                err,
+                "cantonscope: warning: the findings could not be kept in {}: {e}",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
 /// The one stderr line for an API error, with the HTTP status when the message lacks it.
 pub fn error_line(error: &ApiError) -> String {
     let mut line = format!("cantonscope: {error}");

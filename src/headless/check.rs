@@ -207,25 +207,20 @@ pub async fn run(
     let mut book = measured.findings;
     let vote_ops = judge_votes(&mut report, &client, settings, args.within, now, &book).await;
     if !vote_ops.is_empty() {
-        match path.as_deref().map(|p| findings::update(p, &vote_ops, now)) {
-            Some(Ok((kept, _))) => book = kept,
-            Some(Err(e)) => say(
-                err,
-                &format!("warning: the findings could not be kept: {e}"),
-            ),
+        match path.as_deref() {
+            Some(p) => {
+                if let Some(kept) = super::keep_findings(p, &vote_ops, now, err) {
+                    book = kept;
+                }
+            }
             None => {
                 book.apply(&vote_ops, now);
             }
         }
     }
     let alert_ops = judge_node(&mut report, &client, settings, now, &book, err).await;
-    if let (false, Some(p)) = (alert_ops.is_empty(), path.as_deref())
-        && let Err(e) = findings::update(p, &alert_ops, now)
-    {
-        say(
-            err,
-            &format!("warning: the findings could not be kept: {e}"),
-        );
+    if let (false, Some(p)) = (alert_ops.is_empty(), path.as_deref()) {
+        super::keep_findings(p, &alert_ops, now, err);
     }
     judge_index(&mut report, settings, now).await;
     if let Some(file) = &args.textfile

@@ -467,15 +467,7 @@ async fn run_check(
             })
             .collect();
         let ops = crate::model::network::fork::update_check_ops(&entries, update_id, check);
-        if let Err(e) = crate::network::findings::update(path, &ops, now_micros()) {
-            say(
-                err,
-                &format!(
-                    "warning: the findings could not be kept in {}: {e}",
-                    path.display()
-                ),
-            );
-        }
+        super::keep_findings(path, &ops, now_micros(), err);
     }
     let scans: Vec<Value> = net
         .entries()
@@ -733,15 +725,7 @@ async fn run_sweep(
     if let (Some(path), false) = (findings_path, report.end == EndKind::Cancelled) {
         let book = crate::network::findings::read(path);
         let ops = report.findings(&book);
-        if let Err(e) = crate::network::findings::update(path, &ops, now_micros()) {
-            say(
-                err,
-                &format!(
-                    "warning: the findings could not be kept in {}: {e}",
-                    path.display()
-                ),
-            );
-        }
+        super::keep_findings(path, &ops, now_micros(), err);
     }
     let code = match (report.end, report.outcome) {
         (EndKind::Cancelled, _) => EXIT_INTERRUPTED,

@@ -61,15 +61,7 @@ impl Syncer<'_> {
         let Some(path) = &self.findings_path else {
             return;
         };
-        if let Err(e) = crate::network::findings::update(path, &ops, now_micros()) {
-            super::say(
-                &mut **self.err.borrow_mut(),
-                &format!(
-                    "warning: the findings could not be kept in {}: {e}",
-                    path.display()
-                ),
-            );
-        }
+        crate::headless::keep_findings(path, &ops, now_micros(), &mut **self.err.borrow_mut());
     }
 
     /// The primary scan's answer, or why the sync cannot go on.
