@@ -270,6 +270,12 @@ fn the_matrix_refreshes_at_the_interval_sorts_filters_and_opens_a_card() {
     assert!(card.contains("Fornax-Ops-1"), "{card}");
     assert!(card.contains("Reachable  no"), "{card}");
     assert!(card.contains("connection failed"), "{card}");
+    // Its measurement time says its zone, as every other time does.
+    let measured = card
+        .lines()
+        .find(|l| l.contains("Measured"))
+        .unwrap_or_else(|| panic!("no Measured line: {card}"));
+    assert!(measured.contains(" UTC"), "{measured}");
     h.cmd(Command::Back);
     assert!(!h.screen(120, 40).contains("Reachable  no"));
     h.cmd(Command::Back);

@@ -686,7 +686,9 @@ impl NetworkPane {
         lines.push(("Open round", round, theme.json_number));
         lines.push(("Verdicts", verdict_words(o, h, sh), theme.json_number));
         if let Some(snap) = &self.scans.snapshot {
-            lines.push(("Measured", sh.format_time(snap.checked_at), theme.time));
+            // With its zone, as every other time of the card has it.
+            let at = format!("{} {}", sh.format_time(snap.checked_at), sh.zone_label());
+            lines.push(("Measured", at, theme.time));
         }
         if let Some(why) = &o.down_reason {
             lines.push(("Down", why.clone(), theme.status_err));
