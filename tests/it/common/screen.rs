@@ -62,7 +62,7 @@ pub fn stable(screen: &str) -> String {
         (r"\(\d+[smhd] ago\)", "(<age>)"),
         // The header's newest update at 80 to 120 columns: its age without "ago".
         (
-            r"\(\d+[smhd]( \d+[smhd])?\)( · (LIVE|PAUSED|OFFLINE|CONNECTING))",
+            r"\(\d+[smhd]( \d+[smhd])?\)( · (LIVE|PAUSED|OFFLINE|CONNECTING|BROWSING))",
             "(<age>)$2",
         ),
         (r"\b\d+(ms| ms)\b", "<ms>"),
