@@ -34,7 +34,7 @@ pub use state::{App, Overlay, Toast, with_pane_names};
 
 use crate::api::ledger::LedgerEnd;
 use crate::api::scan::EventHistoryItem;
-use crate::msg::{Action, Effect};
+use crate::msg::{Action, Effect, Owner};
 
 /// After `/` found no filter, typed keys are ignored until this long after the last one (µs).
 const TYPING_GUARD_US: i64 = 3_000_000;
@@ -190,24 +190,32 @@ impl App {
                         self.ledger_went_back(back, &mut out);
                     }
                 }
-                if self.sh.index.owns(reply.id) {
-                    out.owner = PaneId::History;
-                    index::drive(&mut self.sh, &mut out, Some(&reply));
-                } else if self.sh.health.owns(reply.id) {
-                    out.owner = PaneId::Status;
-                    health::drive(&mut self.sh, &mut out, Some(&reply));
-                    self.panes.network.sync_scans(&self.sh);
-                } else if reply.id.owner == PaneId::History && self.loader.owns(reply.id) {
-                    self.drive_history(Some(&reply), &mut out);
-                } else {
-                    let (pane, sh) = self.split(reply.id.owner, &mut out);
-                    pane.on_fetched(&reply, sh, &mut out);
+                match reply.id.owner {
+                    Owner::Index => {
+                        out.owner = PaneId::History;
+                        index::drive(&mut self.sh, &mut out, Some(&reply));
+                    }
+                    Owner::Health => {
+                        out.owner = PaneId::Status;
+                        health::drive(&mut self.sh, &mut out, Some(&reply));
+                        self.panes.network.sync_scans(&self.sh);
+                    }
+                    Owner::Loader => self.drive_history(Some(&reply), &mut out),
+                    Owner::Timeline => {
+                        let (pane, sh) = self.split(PaneId::History, &mut out);
+                        pane.on_fetched(&reply, sh, &mut out);
+                    }
+                    Owner::Pane(id) => {
+                        let (pane, sh) = self.split(id, &mut out);
+                        pane.on_fetched(&reply, sh, &mut out);
+                    }
                 }
                 self.dirty = true;
             }
             Action::Written { id, path, result } => {
-                out.owner = id.owner;
-                let claimed = self.pane_mut(id.owner).on_written(id, &result, &mut out);
+                let owner = id.owner.pane().unwrap_or(self.focus);
+                out.owner = owner;
+                let claimed = self.pane_mut(owner).on_written(id, &result, &mut out);
                 if claimed {
                     self.dirty = true;
                     return self.finish(out);
@@ -220,7 +228,8 @@ impl App {
             }
             Action::FileRead { id, path, result } => {
                 // To the pane that asked, wherever the focus went meanwhile.
-                let (pane, sh) = self.split(id.owner, &mut out);
+                let owner = id.owner.pane().unwrap_or(self.focus);
+                let (pane, sh) = self.split(owner, &mut out);
                 pane.on_file_read(id, &path, &result, sh, &mut out);
                 self.dirty = true;
             }

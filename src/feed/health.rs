@@ -12,7 +12,7 @@ use super::node_poll::{NodePoller, Transition};
 use crate::api::scan::{self, DsoInfo};
 use crate::model::findings::{FLAP_WINDOW_US, FindingOp, FindingsBook};
 use crate::model::network::{HealthState, MySv, NetworkHealth, NetworkSnapshot, resolve_my_sv};
-use crate::msg::{Fetched, PaneId, Request, RequestId, RequestIds};
+use crate::msg::{Fetched, Owner, Request, RequestId, RequestIds};
 
 /// The default interval between two measurements of every scan (µs).
 pub const NETWORK_INTERVAL_US: i64 = 30_000_000;
@@ -46,7 +46,7 @@ pub struct HealthOut {
 
 impl HealthOut {
     fn fetch(&mut self, ids: &mut RequestIds, request: Request) -> RequestId {
-        let id = ids.next(PaneId::Status);
+        let id = ids.next(Owner::Health);
         self.fetches.push((id, request));
         id
     }

@@ -7,7 +7,7 @@
 //! now and then.
 
 use crate::model::index::read::{IndexAnswer, IndexReach, IndexRead};
-use crate::msg::{Fetched, PaneId, Request, RequestId, RequestIds};
+use crate::msg::{Fetched, Owner, Request, RequestId, RequestIds};
 
 use super::loader::Note;
 
@@ -58,7 +58,7 @@ impl IndexFeed {
         if self.location.is_none() || self.pending.is_some() || now < self.next_at {
             return None;
         }
-        let id = ids.next(PaneId::History);
+        let id = ids.next(Owner::Index);
         self.pending = Some(id);
         Some((id, Request::Index(IndexRead::Reach { now })))
     }

@@ -4,7 +4,7 @@
 //! the clock and replies, and returns requests as data; the Status card only reads it.
 
 use crate::model::metrics::{AlertRules, RuleState, SampleSet, Scrape, Severity, evaluate};
-use crate::msg::{Fetched, PaneId, Request, RequestId, RequestIds};
+use crate::msg::{Fetched, Owner, Request, RequestId, RequestIds};
 
 /// The operator's own node, as last scraped and judged.
 #[derive(Debug, Clone, Default)]
@@ -67,7 +67,7 @@ impl NodeWatch {
         if !self.enabled || self.pending.is_some() || !due {
             return None;
         }
-        let id = ids.next(PaneId::Status);
+        let id = ids.next(Owner::Health);
         self.pending = Some(id);
         self.started_at = Some(now);
         Some((id, Request::NodeMetrics { now }))

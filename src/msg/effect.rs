@@ -12,18 +12,61 @@ use crate::model::index::read::{IndexAnswer, IndexRead, IndexReply};
 use crate::model::network::{HistoryHead, NetworkCheck, NetworkSnapshot};
 use crate::model::sweep::{Cursor, SweepPageReply};
 
-/// Identifies one request (a fetch or a file operation) and the pane that sent it: the app
-/// delivers the reply to that pane only. A pane keeps the id of its current request and drops
-/// replies to older ones (latest request wins). Ids grow: a larger `seq` was sent later.
+/// Who sent a request, and so who takes its reply: a pane, or one of the state machines the
+/// app owns (the history loader, History's timeline, health, the local index's feed).
+/// `App::handle` routes a reply by this alone (one match, no probing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Owner {
+    /// A pane.
+    Pane(PaneId),
+    /// The history loader ([`crate::feed::loader`]).
+    Loader,
+    /// History's timeline over the local index and the scan ([`crate::feed::timeline`]).
+    Timeline,
+    /// The health the app owns: my nodes, the network watch, my node's metrics
+    /// ([`crate::feed::health`]).
+    Health,
+    /// The local index's reach ([`crate::feed::index`]).
+    Index,
+}
+
+impl Default for Owner {
+    fn default() -> Self {
+        Owner::Pane(PaneId::default())
+    }
+}
+
+impl From<PaneId> for Owner {
+    fn from(pane: PaneId) -> Self {
+        Owner::Pane(pane)
+    }
+}
+
+impl Owner {
+    /// The pane, when a pane sent it.
+    pub fn pane(self) -> Option<PaneId> {
+        match self {
+            Owner::Pane(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// Identifies one request (a fetch or a file operation) and who sent it ([`Owner`]): the app
+/// delivers the reply to that owner only. An owner keeps the id of its current request and
+/// drops replies to older ones (latest request wins). Ids grow: a larger `seq` was sent later.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct RequestId {
     pub seq: u64,
-    pub owner: PaneId,
+    pub owner: Owner,
 }
 
 impl RequestId {
-    pub fn new(owner: PaneId, seq: u64) -> Self {
-        RequestId { seq, owner }
+    pub fn new(owner: impl Into<Owner>, seq: u64) -> Self {
+        RequestId {
+            seq,
+            owner: owner.into(),
+        }
     }
 }
 
@@ -33,7 +76,7 @@ pub struct RequestIds(u64);
 
 impl RequestIds {
     /// A new id for a request of `owner`.
-    pub fn next(&mut self, owner: PaneId) -> RequestId {
+    pub fn next(&mut self, owner: impl Into<Owner>) -> RequestId {
         self.0 += 1;
         RequestId::new(owner, self.0)
     }

@@ -209,8 +209,8 @@ impl Shared {
         crate::model::reread::ledger_end_reread(before, end).err()
     }
 
-    /// A new id for a request of pane `owner`.
-    pub fn next_request_id(&mut self, owner: PaneId) -> RequestId {
+    /// A new id for a request of `owner` (a pane, or a state machine of the app's).
+    pub fn next_request_id(&mut self, owner: impl Into<crate::msg::Owner>) -> RequestId {
         self.ids.next(owner)
     }
 

@@ -350,7 +350,7 @@ impl Ctx<'_> {
     }
 
     fn fetch(&mut self, page: PageFetch) -> RequestId {
-        let id = self.ids.next(crate::msg::PaneId::History);
+        let id = self.ids.next(crate::msg::Owner::Loader);
         self.out.fetches.push((id, page));
         id
     }
