@@ -14,6 +14,7 @@ pub mod locate;
 pub mod palette_cmd;
 pub mod panes;
 pub mod state;
+pub mod timeline;
 mod view;
 
 use crossterm::event::{KeyEvent, KeyEventKind};
@@ -202,8 +203,7 @@ impl App {
                     }
                     Owner::Loader => self.drive_history(Some(&reply), &mut out),
                     Owner::Timeline => {
-                        let (pane, sh) = self.split(PaneId::History, &mut out);
-                        pane.on_fetched(&reply, sh, &mut out);
+                        self.drive_timeline(timeline::Step::Reply(&reply), &mut out);
                     }
                     Owner::Pane(id) => {
                         let (pane, sh) = self.split(id, &mut out);
@@ -288,8 +288,19 @@ impl App {
         }
     }
 
+    /// Runs History's timeline: queued intents, and a reply or the tick (see
+    /// [`timeline::drive`]).
+    fn drive_timeline(&mut self, step: timeline::Step<'_>, out: &mut Out) {
+        let owner = std::mem::replace(&mut out.owner, PaneId::History);
+        if timeline::drive(&mut self.panes.history, &mut self.sh, out, step) {
+            self.dirty = true;
+        }
+        out.owner = owner;
+    }
+
     /// Applies the app events the panes produced and returns the effects.
     fn finish(&mut self, mut out: Out) -> Vec<Effect> {
+        self.drive_timeline(timeline::Step::Intents, &mut out);
         self.drive_history(None, &mut out);
         // Events can produce more events (opening an update may fetch and message).
         let mut guard = 0;
@@ -422,6 +433,11 @@ impl App {
                 out.events.push(AppEvent::Loader(intent));
                 self.drive_history(None, out);
             }
+            AppEvent::Timeline(intent) => {
+                out.events.push(AppEvent::Timeline(intent));
+                self.drive_timeline(timeline::Step::Intents, out);
+                self.drive_history(None, out);
+            }
             AppEvent::Message(level, text) => self.show_toast(level, text),
             AppEvent::Error(source, text) => {
                 let at = chrono::DateTime::from_timestamp_micros(self.sh.now).unwrap_or_default();
@@ -502,6 +518,15 @@ impl App {
         for id in PaneId::ALL {
             let (pane, sh) = self.split(id, out);
             changed |= pane.on_tick(sh, out);
+            if id == PaneId::History {
+                // History's timeline in step with the loaded window, as the pane's rows are.
+                changed |= timeline::drive(
+                    &mut self.panes.history,
+                    &mut self.sh,
+                    out,
+                    timeline::Step::Tick,
+                );
+            }
         }
         if self.toast.as_ref().is_some_and(|t| t.until <= now) {
             self.toast = None;

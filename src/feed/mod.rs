@@ -12,3 +12,4 @@ pub mod index;
 pub mod loader;
 pub mod node_metrics;
 pub mod node_poll;
+pub mod timeline;

@@ -32,6 +32,7 @@ pub mod network;
 pub mod page_walk;
 pub mod reassign;
 pub mod reread;
+pub mod scroll;
 pub mod summary;
 pub mod summary_telling;
 pub mod sweep;

@@ -175,3 +175,19 @@ impl serde::Serialize for Command {
         serializer.serialize_str(self.name())
     }
 }
+
+impl crate::model::scroll::ScrollState {
+    /// Applies a movement command (↑ ↓ PgUp PgDn g G); returns whether `cmd` was one.
+    pub fn navigate(&mut self, cmd: crate::msg::Command) -> bool {
+        match cmd {
+            Command::Up => self.up(1),
+            Command::Down => self.down(1),
+            Command::PageUp => self.page_up(),
+            Command::PageDown => self.page_down(),
+            Command::Top => self.top(),
+            Command::Bottom => self.bottom(),
+            _ => return false,
+        }
+        true
+    }
+}

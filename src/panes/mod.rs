@@ -143,6 +143,9 @@ pub struct Shared {
     /// The local history index: its reach and whether it can be used; written by the app only
     /// (`app::index`), read by the header and the panes that read the index.
     pub index: crate::feed::index::IndexFeed,
+    /// History's timeline over the local index, the scan's reads of its gaps and the loaded rows,
+    /// while History shows it; written by the app only (`app::timeline`), read by History.
+    pub timeline: Option<crate::feed::timeline::Timeline>,
 }
 
 impl Shared {
@@ -186,6 +189,7 @@ impl Shared {
                 ctx.node_metrics,
             )),
             index: crate::feed::index::IndexFeed::new(ctx.index.clone()),
+            timeline: None,
             ctx,
         }
     }
@@ -289,6 +293,8 @@ pub enum AppEvent {
     Error(PaneId, String),
     /// A request to the history loader (the app owns it).
     Loader(LoaderIntent),
+    /// A request to History's timeline (the app owns it).
+    Timeline(crate::feed::timeline::TimelineIntent),
     /// A request to the health (the app owns it).
     Health(HealthIntent),
     /// Show the Network pane's scans, on the scan at this index of the measurement if given.

@@ -515,10 +515,11 @@ fn kept_in_time_order(h: &Harness) -> Vec<(i64, String)> {
 }
 
 /// The History list read from the index.
-fn range(h: &Harness) -> &cantonscope::panes::history::IndexRange {
+fn range(h: &Harness) -> &cantonscope::panes::history::Timeline {
     h.app
-        .history
-        .index_range()
+        .sh
+        .timeline
+        .as_ref()
         .expect("History reads from the index")
 }
 
@@ -626,9 +627,9 @@ fn l_over_the_index_shows_the_whole_span_paged_without_filling_the_memory_budget
     assert!(h.app.update_pane.error().is_none());
     // Esc: back to the one list, Esc again: the loaded rows alone.
     h.key(KeyCode::Esc);
-    assert!(h.app.history.index_range().is_some());
+    assert!(h.app.sh.timeline.is_some());
     h.key(KeyCode::Esc);
-    assert!(h.app.history.index_range().is_none());
+    assert!(h.app.sh.timeline.is_none());
     assert_eq!(h.app.history.row_count(&h.app.sh), loaded);
 }
 
@@ -705,7 +706,7 @@ fn time_and_scrolling_above_the_loaded_rows_read_on_from_the_index() {
     let loaded_first = h.app.sh.history.first().expect("loaded").clone();
     // Scrolling above the first loaded row: the row just above it, from the index.
     h.key(KeyCode::Home);
-    assert!(h.app.history.index_range().is_none());
+    assert!(h.app.sh.timeline.is_none());
     h.key(KeyCode::Up);
     let r = range(&h);
     assert_eq!(r.total(), Some(kept.len() as u64), "the whole index");
@@ -726,7 +727,7 @@ fn time_and_scrolling_above_the_loaded_rows_read_on_from_the_index() {
     );
     // `f` follows the live tail again, in the loaded rows.
     h.key(KeyCode::Char('f'));
-    assert!(h.app.history.index_range().is_none());
+    assert!(h.app.sh.timeline.is_none());
     assert!(h.app.history.is_following());
     // `:time` a day back, outside the loaded rows: the index at that time; no reload.
     let t = h.now - 86_400_000_000;
@@ -1370,12 +1371,9 @@ fn scrolling_up_from_the_loaded_rows_over_a_gap_lands_on_the_update_right_above_
         "the index lacks the update right above"
     );
     // Browsing from a time, History starts on the first loaded row: ↑ goes above it.
-    assert!(h.app.history.index_range().is_none());
+    assert!(h.app.sh.timeline.is_none());
     h.key(KeyCode::Up);
-    assert!(
-        h.app.history.index_range().is_some(),
-        "the index's list opened"
-    );
+    assert!(h.app.sh.timeline.is_some(), "the index's list opened");
     until_gaps_read(&mut h);
     assert_eq!(
         range(&h)

@@ -68,6 +68,14 @@ pub const MAX_MIGRATION_JUMP: i64 = 100;
 const IDS_NAMED: usize = 5;
 /// Default memory budget of the loaded history (MiB; profile key `history_memory_mib`).
 pub const DEFAULT_MEMORY_MIB: u32 = 256;
+/// The part of the memory budget (bytes) the loaded rows keep to: 7/8 of it. The loader drops
+/// the oldest rows down to it, a span load fills up to it, and History's timeline
+/// ([`crate::feed::timeline`]) keeps the rows it reads from the scan in the rest. The budget
+/// itself is one number, [`Feed::memory_budget`].
+pub fn loaded_share(budget: usize) -> usize {
+    budget / 8 * 7
+}
+
 /// The message when a server ignores `after`.
 pub const SAME_PAGE_TWICE: &str = "the scan returned the same page twice";
 
@@ -550,7 +558,7 @@ impl Loader {
         if cx.history.memory_bytes() <= self.budget {
             return;
         }
-        let target = self.budget / 8 * 7;
+        let target = loaded_share(self.budget);
         let mut dropped = 0;
         while cx.history.memory_bytes() > target && cx.history.len() > 1 {
             let n = (cx.history.len() / 8).max(1).min(cx.history.len() - 1);

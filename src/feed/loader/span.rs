@@ -24,7 +24,7 @@ const BYTES_PER_UPDATE: usize = 300;
 
 /// The memory a span load fills at most (bytes), for a budget.
 pub fn span_limit(budget: usize) -> usize {
-    budget / 8 * 7
+    super::loaded_share(budget)
 }
 
 /// What loading back to `since` would add to the history's memory (bytes), reckoned from the

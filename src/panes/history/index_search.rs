@@ -32,7 +32,7 @@ use crate::ui::text_input::{InputOutcome, TextInput};
 
 use super::super::{AppEvent, Out, RenderCtx, Shared};
 use super::HistoryPane;
-use super::paged::PagedList;
+use crate::feed::timeline::PagedList;
 
 /// Most rows one search keeps (a larger result says how to narrow it).
 pub const MAX_KEPT: usize = 20_000;

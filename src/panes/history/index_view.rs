@@ -1,6 +1,6 @@
-//! The History pane over the local index's list ([`IndexRange`](super::index_range::IndexRange)):
-//! opening it (`L`, `:time`, scrolling above the loaded rows), moving through the one scroll of
-//! the index's rows and the loaded rows, its replies, and drawing it.
+//! The History pane over the app's timeline ([`Timeline`], in `Shared::timeline`): opening it
+//! (`L`, `:time`, scrolling above the loaded rows), the commands over the one scroll of the
+//! index's rows and the loaded rows (sent to the timeline as intents), and drawing it.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -8,55 +8,55 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Widget};
 
-use crate::feed::loader::LoaderIntent;
+use crate::feed::timeline::{Aim, At, FillEnd, Land, Place, Timeline, TimelineIntent, index_reach};
 use crate::model::format::format_time_micros;
-use crate::model::index::read::RANGE_PAGE;
-use crate::msg::{Command, Fetched};
+use crate::model::history::History;
+use crate::msg::Command;
 use crate::ui::format::group_thousands;
 use crate::ui::safe::safe_line;
 use crate::ui::table::Draw;
 
 use super::super::{AppEvent, Out, RenderCtx, Shared};
 use super::HistoryPane;
-use super::index_fill::{FillEnd, ScanFill};
-use super::index_range::{
-    Aim, At, IndexRange, IndexedRow, JointRow, Land, Place, READING, index_reach,
-};
+use super::rows::{IndexedRow, JointRow, READING};
 use super::table::{DATED_RANGE_WIDTH, loaded_range};
 
 impl HistoryPane {
     /// The loaded rows and the loaded selection, for the one scroll.
-    fn loaded_rows(&self, sh: &Shared) -> (usize, usize) {
-        (self.view.len(&sh.history), self.scroll.cursor())
+    pub fn loaded_rows(&self, history: &History) -> (usize, usize) {
+        (self.view.len(history), self.scroll.cursor())
     }
 
-    /// Opens History over the index from `since` on, up to the loaded rows, landing the
-    /// selection as `land`.
+    /// The timeline's selection went to loaded row `l`.
+    pub fn select_loaded(&mut self, l: usize) {
+        self.scroll.select(l);
+    }
+
+    /// Asks the app to show History over the index from `since` on, up to the loaded rows,
+    /// landing the selection as `land`.
     fn open_index_range(&mut self, since: i64, land: Land, sh: &mut Shared, out: &mut Out) {
         self.pause(sh);
         self.resync(sh);
-        let before = sh.history.first().map(|s| s.record_time);
-        let mut range = IndexRange::new(since, before, land);
-        let locate = match land {
-            Land::At(t) | Land::Before(t) => Some(t),
-            Land::Last | Land::Loaded => None,
-        };
-        range.joint.set_viewport(self.index_range_viewport());
-        let (loaded, cursor) = self.loaded_rows(sh);
-        range.sync(loaded, cursor);
-        range.kept = sh.index.reach.as_ref().map(|r| r.updates);
-        range.read(0, true, locate, sh, out);
-        if !sh.ctx.offline {
+        out.events.push(AppEvent::Timeline(TimelineIntent::Open {
+            since,
+            land,
             // What the index lacks of the list comes from the scan (none is asked offline).
-            range.fill = Some(ScanFill::ask(since, before, sh, out));
+            scan: !sh.ctx.offline,
+        }));
+        self.over_timeline = true;
+    }
+
+    /// Back to the loaded rows alone.
+    pub(super) fn close_timeline(&mut self, out: &mut Out) {
+        if std::mem::take(&mut self.over_timeline) {
+            out.events.push(AppEvent::Timeline(TimelineIntent::Close));
         }
-        self.index_range = Some(range);
     }
 
     /// `L` with an index that holds updates older than the loaded ones: the span is read from
     /// the index as the list scrolls, not loaded into memory. Returns whether it was.
     pub(super) fn span_from_index(&mut self, since: i64, sh: &mut Shared, out: &mut Out) -> bool {
-        let Some((first, last)) = index_reach(sh) else {
+        let Some((first, last)) = index_reach(&sh.index) else {
             return false;
         };
         let loaded_first = sh.history.first().map(|s| s.record_time);
@@ -101,7 +101,7 @@ impl HistoryPane {
     /// `:time` before the loaded rows within the index's reach: the whole index up to the
     /// loaded rows, at that time. Returns whether it was.
     pub(super) fn time_from_index(&mut self, micros: i64, sh: &mut Shared, out: &mut Out) -> bool {
-        let Some((first, last)) = index_reach(sh) else {
+        let Some((first, last)) = index_reach(&sh.index) else {
             return false;
         };
         if micros < first || micros > last {
@@ -123,7 +123,7 @@ impl HistoryPane {
     /// Scrolling above the first loaded row when the index holds older updates: the whole
     /// index above the loaded rows, on the row just above. Returns whether it was.
     pub(super) fn earlier_from_index(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
-        let Some((first, _)) = index_reach(sh) else {
+        let Some((first, _)) = index_reach(&sh.index) else {
             return false;
         };
         let Some(loaded_first) = sh.history.first().map(|s| s.record_time) else {
@@ -136,65 +136,19 @@ impl HistoryPane {
         true
     }
 
-    /// History read from the index, while shown.
-    pub fn index_range(&self) -> Option<&IndexRange> {
-        self.index_range.as_ref()
-    }
-
-    /// The selected row from the index, when the selection is on one.
-    pub(super) fn index_range_selected(&self) -> Option<&IndexedRow> {
-        self.index_range.as_ref().and_then(IndexRange::selected)
-    }
-
-    /// The loaded window moved under the index's rows (its oldest rows dropped for the memory
-    /// budget, or earlier ones loaded): they are counted again up to its new first row, and the
-    /// one scroll is brought in step.
-    pub(super) fn index_range_follow_loaded(&mut self, sh: &mut Shared, out: &mut Out) {
-        let loaded = self.loaded_rows(sh);
-        let Some(r) = &mut self.index_range else {
-            return;
-        };
-        let first = sh.history.first().map(|s| s.record_time);
-        if let Some(t) = first
-            && first != r.before
-        {
-            // Later: the memory budget dropped loaded rows; the stretch up to the new first
-            // loaded row is the list's now (from the index where it has it, else the scan).
-            let later = r.before.is_some_and(|b| t > b);
-            r.before = first;
-            r.recount = true;
-            if let Some(fill) = &mut r.fill {
-                if later {
-                    fill.refresh(first, sh, out);
-                } else {
-                    fill.trim(t);
-                }
-            }
-        }
-        // A sync wrote into the index: what it wrote may be in the list.
-        let kept = sh.index.reach.as_ref().map(|reach| reach.updates);
-        if kept.is_some() && kept != r.kept {
-            if r.kept.is_some() {
-                r.index_changed(sh, out);
-            }
-            r.kept = kept;
-        }
-        r.sync(loaded.0, loaded.1);
-        r.pump(sh, out);
-    }
-
-    /// A command while History lists rows from the index; `None` when it is not the list's.
+    /// A command while History lists rows through the timeline; `None` when it is not the
+    /// list's.
     pub(super) fn index_range_command(
         &mut self,
         cmd: Command,
         sh: &mut Shared,
         out: &mut Out,
     ) -> Option<bool> {
-        self.index_range.as_ref()?;
+        if !self.over_timeline {
+            return None;
+        }
         self.resync(sh);
-        let loaded = self.loaded_rows(sh);
-        let r = self.index_range.as_mut()?;
-        r.sync(loaded.0, loaded.1);
+        let r = sh.timeline.as_ref()?;
         let in_index = r.in_index();
         match cmd {
             Command::Up
@@ -202,23 +156,7 @@ impl HistoryPane {
             | Command::PageUp
             | Command::PageDown
             | Command::Top
-            | Command::Bottom => {
-                r.aim = None;
-                r.joint.navigate(cmd);
-                let c = r.joint.cursor();
-                r.settle();
-                if let Place::Loaded(l) = r.place(c) {
-                    self.scroll.select(l);
-                }
-                let at_end = c + 1 >= r.joint.len();
-                r.pump(sh, out);
-                if matches!(cmd, Command::Down | Command::PageDown | Command::Bottom)
-                    && at_end
-                    && !sh.feed.at_head
-                {
-                    out.events.push(AppEvent::Loader(LoaderIntent::More));
-                }
-            }
+            | Command::Bottom => out.events.push(AppEvent::Timeline(TimelineIntent::Move(cmd))),
             Command::Select if in_index => match r.selected() {
                 Some(row) if !row.update_id.is_empty() => {
                     out.events.push(AppEvent::OpenUpdate {
@@ -235,11 +173,8 @@ impl HistoryPane {
                 }
             }
             Command::Copy => self.copy_selected(sh, out),
-            Command::Refresh if r.at == At::Index => {
-                if !r.is_loading() {
-                    let page = r.list.cursor() / RANGE_PAGE;
-                    r.read(page, false, None, sh, out);
-                }
+            Command::Refresh if r.on_index_row() => {
+                out.events.push(AppEvent::Timeline(TimelineIntent::Reread));
             }
             // The `/` filter works on loaded rows: over the index it is the whole-history
             // search, which says so.
@@ -248,10 +183,10 @@ impl HistoryPane {
                 self.index_search_set_viewport();
             }
             Command::FollowTail => {
-                self.index_range = None;
+                self.close_timeline(out);
                 self.follow(sh);
             }
-            Command::Back | Command::Cancel => self.index_range = None,
+            Command::Back | Command::Cancel => self.close_timeline(out),
             Command::Export => out.info(
                 "e exports the loaded rows (Esc drops the index's rows); X exports a range from the server",
             ),
@@ -263,43 +198,22 @@ impl HistoryPane {
         Some(true)
     }
 
-    /// The reply to a read of the list; whether it was one.
-    pub(super) fn on_index_range_reply(
-        &mut self,
-        reply: &Fetched,
-        sh: &mut Shared,
-        out: &mut Out,
-    ) -> bool {
-        let loaded = self.loaded_rows(sh);
-        self.index_range
-            .as_mut()
-            .is_some_and(|r| r.on_reply(reply, loaded, sh, out))
-    }
-
-    /// Keeps the list's page size in step with the area.
-    pub(super) fn index_range_set_viewport(&mut self) {
-        let rows = self.index_range_viewport();
-        if let Some(r) = &mut self.index_range {
-            r.joint.set_viewport(rows);
-        }
-    }
-
     /// Rows of the list in the pane's area (the border, the header and the last line).
-    fn index_range_viewport(&self) -> usize {
+    pub fn timeline_viewport(&self) -> usize {
         usize::from(self.area.height.saturating_sub(4).max(1))
     }
 
     /// Draws the one list (the index's rows, then the loaded rows) over the whole pane.
     pub(super) fn render_index_range(
         &self,
-        r: &IndexRange,
+        r: &Timeline,
         area: Rect,
         buf: &mut Buffer,
         cx: RenderCtx<'_>,
     ) {
         let RenderCtx { sh, theme, focused } = cx;
         let above = r.above();
-        let (loaded, loaded_cursor) = self.loaded_rows(sh);
+        let (loaded, loaded_cursor) = self.loaded_rows(&sh.history);
         let mut joint = r.joint;
         joint.set_len(above + loaded);
         joint.select(match r.at {

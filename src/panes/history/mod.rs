@@ -21,12 +21,9 @@
 //! [`HistoryPane::on_history`].
 
 mod export;
-mod index_fill;
-mod index_range;
-mod index_row;
 mod index_search;
 mod index_view;
-mod paged;
+mod rows;
 mod server_export;
 mod span;
 mod start;
@@ -57,12 +54,12 @@ pub use crate::feed::loader::{
     DISCOVER_TIME, EARLIER_ENOUGH, EARLIER_FIRST_STEP, EARLIER_MAX_STEP, MAX_BACKOFF_MS, PAGE_SIZE,
     SEEK_STEPS,
 };
+pub use crate::feed::timeline::{
+    Aim, FillEnd, Gap, IndexedRow, KEPT_PAGES as INDEX_RANGE_KEPT_PAGES, Land, PAGES_PER_SEC,
+    ScanFill, Timeline,
+};
 use export::ExportWrites;
-pub use index_fill::{FillEnd, Gap, ScanFill};
-pub use index_range::{Aim, IndexRange, KEPT_PAGES as INDEX_RANGE_KEPT_PAGES, Land};
-pub use index_row::IndexedRow;
 pub use index_search::{IndexSearch, MAX_KEPT as INDEX_SEARCH_MAX_KEPT, NO_INDEX};
-pub use server_export::PAGES_PER_SEC;
 use server_export::RangeExport;
 pub use span::{SPAN_CHOICES, parse_span};
 use span::{SpanPrompt, render_span_progress};
@@ -133,9 +130,9 @@ pub struct HistoryPane {
     span_line: bool,
     /// The whole-history search (`F`), while shown.
     index_search: Option<IndexSearch>,
-    /// History read from the local index (`L`, `:time`, scrolling above the loaded rows with
-    /// an index), while shown.
-    index_range: Option<IndexRange>,
+    /// History reads through the app's timeline (`Shared::timeline`: `L`, `:time`, scrolling
+    /// above the loaded rows with an index): the pane opened it and has not closed it.
+    over_timeline: bool,
     area: Rect,
 }
 
@@ -167,7 +164,7 @@ impl HistoryPane {
             span_label: String::new(),
             span_line: false,
             index_search: None,
-            index_range: None,
+            over_timeline: false,
             area: Rect::default(),
         }
     }
@@ -223,11 +220,11 @@ impl HistoryPane {
 
     /// The selected update's id.
     pub fn selected_update_id(&self, sh: &Shared) -> Option<String> {
-        if let Some(r) = &self.index_range
+        if let Some(r) = &sh.timeline
             && r.in_index()
         {
-            return self
-                .index_range_selected()
+            return r
+                .selected()
                 .filter(|row| !row.update_id.is_empty())
                 .map(|row| row.update_id.clone());
         }
@@ -490,23 +487,11 @@ impl Pane for HistoryPane {
             self.step_export(sh, out);
         }
         let paging = self.pump_range_export(sh, out);
-        // History read from the index: the pages the screen needs after a resize, and the
-        // index's rows in step with the loaded window.
-        let was_loading = self
-            .index_range
-            .as_ref()
-            .is_some_and(IndexRange::is_loading);
-        self.index_range_follow_loaded(sh, out);
-        let reading = !was_loading
-            && self
-                .index_range
-                .as_ref()
-                .is_some_and(IndexRange::is_loading);
-        changed || exporting || paging || reading
+        changed || exporting || paging
     }
 
     fn on_fetched(&mut self, reply: &crate::msg::Fetched, sh: &mut Shared, out: &mut Out) {
-        if self.on_index_search_reply(reply, sh, out) || self.on_index_range_reply(reply, sh, out) {
+        if self.on_index_search_reply(reply, sh, out) {
             return;
         }
         self.on_range_page(reply, sh, out);
@@ -532,7 +517,6 @@ impl Pane for HistoryPane {
         self.area = area;
         self.scroll.set_viewport(self.list_viewport());
         self.index_search_set_viewport();
-        self.index_range_set_viewport();
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
@@ -544,7 +528,7 @@ impl Pane for HistoryPane {
             self.render_index_search(s, area, buf, cx);
             return;
         }
-        if let Some(r) = &self.index_range {
+        if let Some(r) = &sh.timeline {
             self.render_index_range(r, area, buf, cx);
             if let Some(prompt) = &self.span_prompt {
                 prompt.render(area, buf, sh, theme);
@@ -669,7 +653,7 @@ impl Pane for HistoryPane {
         if self.wants_raw_keys() {
             return vec![Command::Confirm, Command::Cancel];
         }
-        if self.index_range.is_some() && self.index_search.is_none() {
+        if self.over_timeline && self.index_search.is_none() {
             return vec![
                 Command::Select,
                 Command::Copy,

@@ -19,7 +19,7 @@ impl HistoryPane {
     /// the tail); otherwise asks the loader to reload from that time.
     pub fn goto_time(&mut self, micros: i64, sh: &mut Shared, out: &mut Out) {
         self.resync(sh);
-        self.index_range = None;
+        self.close_timeline(out);
         let in_range = match (sh.history.first(), sh.history.last()) {
             (Some(first), Some(last)) => {
                 micros >= first.record_time && (micros <= last.record_time || sh.feed.at_head)
@@ -62,7 +62,7 @@ impl HistoryPane {
             out.warn("export cancelled: the history is being reloaded");
         }
         self.export_dialog = None;
-        self.index_range = None;
+        self.close_timeline(out);
         self.following = origin.follows();
         self.browsing = !self.following;
         self.new_rows = 0;

@@ -22,7 +22,7 @@ impl HistoryPane {
         match Filter::parse(text) {
             Ok(f) => {
                 // The filter is the loaded rows': they are shown again.
-                self.index_range = None;
+                self.close_timeline(out);
                 self.apply_filter(f, sh);
                 self.filter.set_text(text);
             }

@@ -1,6 +1,5 @@
-//! One list read from the local index a page at a time, shared by History's rows older than
-//! the loaded window ([`super::index_range`]) and the whole-history search
-//! ([`super::index_search`]): the pages read (at most a given number kept, the ones farthest
+//! One list read from the local index a page at a time, shared by History's timeline (its rows
+//! older than the loaded window, [`super::Timeline`]) and History's whole-history search (`F`): the pages read (at most a given number kept, the ones farthest
 //! from the selection leave first), the one read in flight (latest request wins), the rows the
 //! screen needs and does not have, the list's length (the index's count, or the rows read so
 //! far) and the cursor over it. What a page's read asks is the owner's (a keyset bound from a
@@ -10,8 +9,8 @@ use std::ops::Range;
 
 use crate::model::index::SearchRow;
 use crate::model::index::read::{IndexAnswer, RangeFrom, RangeKey, RowDetail};
+use crate::model::scroll::ScrollState;
 use crate::msg::{Fetched, RequestId, UNEXPECTED_INDEX_ANSWER};
-use crate::ui::scroll::ScrollState;
 
 /// A list of rows read from the index in pages of `page_size`.
 #[derive(Debug, Clone)]
@@ -27,7 +26,7 @@ pub struct PagedList<R> {
     pending: Option<(RequestId, usize)>,
     /// Why the last read failed.
     error: Option<String>,
-    pub(super) scroll: ScrollState,
+    pub scroll: ScrollState,
 }
 
 /// What a page's answer brought besides its rows.
@@ -215,14 +214,10 @@ impl<R> PagedList<R> {
 mod tests {
     use super::*;
     use crate::model::index::read::{IndexRead, RangePage};
-    use crate::msg::{Request, Response};
-    use crate::panes::PaneId;
+    use crate::msg::{Owner, Request, Response};
 
     fn id(seq: u64) -> RequestId {
-        RequestId {
-            seq,
-            owner: PaneId::History,
-        }
+        RequestId::new(Owner::Timeline, seq)
     }
 
     fn row(n: usize) -> SearchRow {

@@ -1,19 +1,24 @@
-//! History reaching back through the local index: one list of the updates the index keeps
-//! from a time on that are older than the loaded window (`L` back to the span's start,
-//! `:time` and scrolling above the loaded window over the whole index), then the loaded rows
-//! (the live tail, in memory), one scroll over both: ↑ ↓ PgUp PgDn g G move from the loaded
-//! rows into the index's and back. The index's rows stop where the loaded ones start (its
-//! count is asked up to the loaded window's first record time), so an update held by both is
-//! listed once, as the loaded row. They are read a page of [`RANGE_PAGE`] summary rows at a
-//! time around the rows on screen (an effect each, latest request wins) and kept in a bounded
+//! History's timeline: the one list of History rows over `[since, now]` (reth's
+//! `ConsistentProvider` is the model: one view over disk and memory, below its readers). The
+//! local index's rows from a time on that are older than the loaded window (`L` back to the
+//! span's start, `:time` and scrolling above the loaded window over the whole index), the rows
+//! the scan sent for the parts the index lacks ([`ScanFill`], `gaps`), then the loaded rows (the
+//! live tail, in memory, the loader's): one scroll over all three. The index's rows stop where the
+//! loaded ones start (its count is asked up to the loaded window's first record time), so an
+//! update held by both is listed once, as the loaded row. They are read a page of [`RANGE_PAGE`]
+//! summary rows at a time around the rows on screen (latest request wins) and kept in a bounded
 //! cache of [`KEPT_PAGES`] pages ([`PagedList`]), so memory stays bounded whatever the span: no
-//! update body is held. The list's length is the index's count plus the loaded rows (so the
-//! title and the position are right before any row is read). Esc drops the index's rows (the
-//! loaded rows alone again), `f` follows the live tail. The pane's side (opening, moving, replies,
-//! drawing) is in `index_view`. `:time` in a part the index lacks lands once the scan sent it
-//! ([`IndexRange::aiming`]); a sync writing the index while the list is open (its reach's count
-//! moved, or a page holds an update the scan sent too) counts it again and asks its gaps again,
-//! so each update is listed once, the index's row preferred.
+//! update body is held. The list's length is the index's count plus the scan's rows plus the
+//! loaded rows (so the title and the position are right before any row is read). `:time` in a
+//! part the index lacks lands once the scan sent it ([`Timeline::aiming`]); a sync writing the
+//! index while the list is open (its reach's count moved, or a page holds an update the scan
+//! sent too) counts it again and asks its gaps again, so each update is listed once, the
+//! index's row preferred.
+//!
+//! A pure state machine owned by the app (in `Shared::timeline`, driven by `app/timeline.rs` as
+//! `app/loader.rs` drives the loader): the History pane sends it intents ([`TimelineIntent`]:
+//! open, move, read again, close) and reads it; it emits requests as data
+//! ([`TimelineOut::fetches`], owned by [`Owner::Timeline`]) and does no I/O.
 //!
 //! ```text
 //! ┌History · 11-26 14:00–11-27 14:00 UTC · 1,234,567 updates (local index) · 43 loaded · paused┐
@@ -24,14 +29,81 @@
 //! └───────────────────────────────────────────────────────────────────────────────┘
 //! ```
 
-use crate::model::index::read::{IndexRead, RANGE_PAGE};
-use crate::msg::{Fetched, Request};
-use crate::ui::scroll::ScrollState;
+mod gaps;
+mod paged;
+mod row;
+#[cfg(test)]
+mod tests;
 
-use super::super::{Out, Shared};
-use super::index_fill::{FillReply, Gap, ScanFill};
-pub(super) use super::index_row::{IndexedRow, JointRow, READING};
-use super::paged::PagedList;
+use crate::model::history::History;
+use crate::model::index::read::{IndexRead, RANGE_PAGE};
+use crate::model::scroll::ScrollState;
+use crate::msg::{Command, Fetched, Owner, Request, RequestId, RequestIds};
+
+use super::loader::{Feed, Note};
+pub use gaps::{FillEnd, FillReply, Gap, ScanFill};
+pub use paged::{PageReply, PagedList};
+pub use row::{IndexedRow, row_bytes};
+
+/// Pages a second the scan is asked for History's gaps (and the export from the server).
+pub const PAGES_PER_SEC: i64 = 4;
+
+/// What the timeline emits in one step.
+#[derive(Debug, Default)]
+pub struct TimelineOut {
+    /// Requests to send.
+    pub fetches: Vec<(RequestId, Request)>,
+    /// Messages for the user.
+    pub notes: Vec<(Note, String)>,
+}
+
+/// What the timeline reads of the app's state, and where it writes what it emits.
+pub struct Ctx<'a> {
+    pub now: i64,
+    pub history: &'a History,
+    pub feed: &'a Feed,
+    pub ids: &'a mut RequestIds,
+    pub out: &'a mut TimelineOut,
+}
+
+impl Ctx<'_> {
+    /// Sends `request` (owned by the timeline); its id.
+    pub fn fetch(&mut self, request: Request) -> RequestId {
+        let id = self.ids.next(Owner::Timeline);
+        self.out.fetches.push((id, request));
+        id
+    }
+
+    fn note(&mut self, level: Note, text: impl Into<String>) {
+        self.out.notes.push((level, text.into()));
+    }
+
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.note(Note::Info, text);
+    }
+
+    pub fn warn(&mut self, text: impl Into<String>) {
+        self.note(Note::Warn, text);
+    }
+
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.note(Note::Error, text);
+    }
+}
+
+/// What the History pane asks of the timeline (through the app).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TimelineIntent {
+    /// Show History over the index from `since` on, up to the loaded rows, landing the selection
+    /// as `land`; with `scan`, the parts the index lacks are read from the scan.
+    Open { since: i64, land: Land, scan: bool },
+    /// A movement command over the one scroll.
+    Move(Command),
+    /// Read the selected page of the index again.
+    Reread,
+    /// Back to the loaded rows alone.
+    Close,
+}
 
 /// Pages of rows kept at most (the ones farthest from the selection leave first).
 pub const KEPT_PAGES: usize = 8;
@@ -71,7 +143,7 @@ impl Aim {
 
 /// Where the selection is in the one list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum At {
+pub enum At {
     /// On a row from the index (the paged list's cursor).
     Index,
     /// On row `k` the scan sent for gap `g`.
@@ -82,7 +154,7 @@ pub(super) enum At {
 
 /// A row of the one list by its part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Place {
+pub enum Place {
     /// Row `i` of the index's rows.
     Index(usize),
     /// Row `k` the scan sent for gap `g`.
@@ -96,37 +168,37 @@ pub(super) enum Place {
 /// the parts the index lacks ([`ScanFill`]) in their places among them, and the one scroll
 /// over them and the loaded rows below.
 #[derive(Debug, Clone)]
-pub struct IndexRange {
-    pub(super) since: i64,
+pub struct Timeline {
+    pub since: i64,
     /// The loaded window's first record time: the index's rows are the ones before it
     /// (`None`: nothing loaded, every row from `since`).
-    pub(super) before: Option<i64>,
-    pub(super) list: PagedList<IndexedRow>,
+    pub before: Option<i64>,
+    pub list: PagedList<IndexedRow>,
     /// The parts of the list the index lacks, read from the scan (`None`: `--offline`).
-    pub(super) fill: Option<ScanFill>,
+    pub fill: Option<ScanFill>,
     /// Where to select once counted.
-    pub(super) land: Option<Land>,
+    pub land: Option<Land>,
     /// Where the selection is.
-    pub(super) at: At,
+    pub at: At,
     /// The one scroll: the index's rows (with the scan's in the gaps), then the loaded rows.
-    pub(super) joint: ScrollState,
+    pub joint: ScrollState,
     /// Loaded rows below the index's, as last brought in step.
-    pub(super) loaded: usize,
+    pub loaded: usize,
     /// The loaded window's first row moved: the index's rows are counted again.
-    pub(super) recount: bool,
+    pub recount: bool,
     /// Where the selection goes when it falls in a part the index lacks (`:time`, or the row
     /// right above the loaded ones), once the scan has sent that part of the gap.
-    pub(super) aim: Option<Aim>,
+    pub aim: Option<Aim>,
     /// The updates the index kept when last looked at (a sync that writes more may write
     /// into the list: it is counted again, and its gaps asked again).
-    pub(super) kept: Option<u64>,
+    pub kept: Option<u64>,
     /// The index is counted again because it changed: the pages read go if the count moved.
-    pub(super) checking: bool,
+    pub checking: bool,
 }
 
-impl IndexRange {
-    pub(super) fn new(since: i64, before: Option<i64>, land: Land) -> Self {
-        IndexRange {
+impl Timeline {
+    pub fn new(since: i64, before: Option<i64>, land: Land) -> Self {
+        Timeline {
             since,
             before,
             list: PagedList::new(RANGE_PAGE, KEPT_PAGES),
@@ -211,17 +283,17 @@ impl IndexRange {
 
     /// The index changed under the list (a sync wrote into it): it is counted again and asked
     /// again which parts it lacks.
-    pub(super) fn index_changed(&mut self, sh: &mut Shared, out: &mut Out) {
+    pub fn index_changed(&mut self, cx: &mut Ctx) {
         self.recount = true;
         self.checking = true;
         if let Some(fill) = &mut self.fill {
-            fill.refresh(self.before, sh, out);
+            fill.refresh(self.before, cx);
         }
     }
 
     /// The scan's rows of the updates page `page` of the index holds go (each update once, the
     /// index's row preferred): the index changed under the list, read again.
-    fn drop_twins(&mut self, page: usize, sh: &mut Shared, out: &mut Out) {
+    fn drop_twins(&mut self, page: usize, cx: &mut Ctx) {
         let (Some(fill), Some(rows)) = (&mut self.fill, self.list.page(page)) else {
             return;
         };
@@ -229,7 +301,7 @@ impl IndexRange {
             rows.iter().map(|r| r.update_id.as_str()).collect();
         if fill.forget(&ids) {
             self.list.forget_pages();
-            self.index_changed(sh, out);
+            self.index_changed(cx);
         }
     }
 
@@ -286,7 +358,7 @@ impl IndexRange {
         }
     }
 
-    pub(super) fn scan_row(&self, g: usize, k: usize) -> Option<&IndexedRow> {
+    pub fn scan_row(&self, g: usize, k: usize) -> Option<&IndexedRow> {
         self.fill.as_ref()?.gaps().get(g)?.rows.get(k)
     }
 
@@ -305,13 +377,13 @@ impl IndexRange {
     }
 
     /// Rows from the index (0 until counted).
-    pub(super) fn index_len(&self) -> usize {
+    pub fn index_len(&self) -> usize {
         self.list.scroll.len()
     }
 
     /// The gaps with their place among the index's rows (the row before which each goes,
     /// within the rows counted), in the list's order.
-    pub(super) fn gaps(&self) -> impl Iterator<Item = (usize, &Gap)> {
+    pub fn gaps(&self) -> impl Iterator<Item = (usize, &Gap)> {
         let n = self.index_len();
         let mut floor = 0;
         self.fill
@@ -327,12 +399,12 @@ impl IndexRange {
     }
 
     /// Rows above the loaded ones: the index's and the scan's.
-    pub(super) fn above(&self) -> usize {
+    pub fn above(&self) -> usize {
         self.index_len() + self.scan_rows()
     }
 
     /// Which part row `j` of the one list is in.
-    pub(super) fn place(&self, j: usize) -> Place {
+    pub fn place(&self, j: usize) -> Place {
         let n = self.index_len();
         let (mut index, mut joint) = (0usize, 0usize);
         for (g, (at, gap)) in self.gaps().enumerate() {
@@ -355,7 +427,7 @@ impl IndexRange {
     }
 
     /// The row number in the one list of a row by its part.
-    pub(super) fn joint_of(&self, place: Place) -> usize {
+    pub fn joint_of(&self, place: Place) -> usize {
         match place {
             Place::Index(i) => {
                 i + self
@@ -379,7 +451,7 @@ impl IndexRange {
     }
 
     /// The selection follows the one scroll's cursor.
-    pub(super) fn settle(&mut self) {
+    pub fn settle(&mut self) {
         match self.place(self.joint.cursor()) {
             Place::Index(i) => {
                 self.at = At::Index;
@@ -392,7 +464,7 @@ impl IndexRange {
 
     /// Brings the one scroll in step with `loaded` rows below, the loaded selection on
     /// `loaded_cursor`.
-    pub(super) fn sync(&mut self, loaded: usize, loaded_cursor: usize) {
+    pub fn sync(&mut self, loaded: usize, loaded_cursor: usize) {
         self.loaded = loaded;
         let n = self.index_len();
         let above = self.above();
@@ -406,39 +478,29 @@ impl IndexRange {
         self.settle();
     }
 
-    pub(super) fn read(
-        &mut self,
-        page: usize,
-        count: bool,
-        locate: Option<i64>,
-        sh: &mut Shared,
-        out: &mut Out,
-    ) {
+    pub fn read(&mut self, page: usize, count: bool, locate: Option<i64>, cx: &mut Ctx) {
         let from = self.list.bound(page, IndexedRow::key);
-        let id = out.fetch(
-            sh,
-            Request::Index(IndexRead::Range {
-                since: self.since,
-                before: self.before,
-                offset: page * RANGE_PAGE,
-                from,
-                limit: RANGE_PAGE,
-                count,
-                locate,
-            }),
-        );
+        let id = cx.fetch(Request::Index(IndexRead::Range {
+            since: self.since,
+            before: self.before,
+            offset: page * RANGE_PAGE,
+            from,
+            limit: RANGE_PAGE,
+            count,
+            locate,
+        }));
         self.list.sent(id, page);
     }
 
     /// Reads the first page of the index's rows on screen that is not kept (one read at a
     /// time), or counts them again; asks the scan for the next page of the index's gaps when
     /// one is due.
-    pub(super) fn pump(&mut self, sh: &mut Shared, out: &mut Out) {
+    pub fn pump(&mut self, cx: &mut Ctx) {
         if self.list.total().is_none() {
             return;
         }
         if let Some(fill) = &mut self.fill {
-            fill.pump(sh, out);
+            fill.pump(cx);
         }
         if self.list.is_loading() {
             return;
@@ -457,7 +519,7 @@ impl IndexRange {
                 self.land = Some(Land::At(t));
             }
             let page = self.list.cursor() / RANGE_PAGE;
-            self.read(page, true, locate, sh, out);
+            self.read(page, true, locate, cx);
             return;
         }
         let shown = self.joint.visible_range(self.joint.viewport());
@@ -475,25 +537,19 @@ impl IndexRange {
         if lo < hi
             && let Some(page) = self.list.missing_in(lo..hi)
         {
-            self.read(page, false, None, sh, out);
+            self.read(page, false, None, cx);
         }
     }
 
     /// The reply to a read; whether it was this list's.
-    pub(super) fn on_reply(
-        &mut self,
-        reply: &Fetched,
-        loaded: (usize, usize),
-        sh: &mut Shared,
-        out: &mut Out,
-    ) -> bool {
+    pub fn on_reply(&mut self, reply: &Fetched, loaded: (usize, usize), cx: &mut Ctx) -> bool {
         // The scan's row selected, to keep the selection on it when the gaps are merged anew.
         let on_scan = match self.at {
             At::Scan(..) => self.selected().map(|r| r.update_id.clone()),
             _ => None,
         };
         if let Some(fill) = &mut self.fill
-            && let Some(got) = fill.on_reply(reply, sh, out)
+            && let Some(got) = fill.on_reply(reply, cx)
         {
             if got == FillReply::Merged
                 && let Some(id) = on_scan
@@ -507,11 +563,11 @@ impl IndexRange {
             if got == FillReply::Gaps
                 && let Some(said) = fill.describe()
             {
-                out.info(said);
+                cx.info(said);
             }
             self.sync(loaded.0, loaded.1);
             self.aim_at();
-            self.pump(sh, out);
+            self.pump(cx);
             return true;
         }
         let counted = self.list.total();
@@ -545,85 +601,134 @@ impl IndexRange {
                         self.list.forget_pages();
                     }
                 }
-                self.drop_twins(p.page, sh, out);
+                self.drop_twins(p.page, cx);
                 self.sync(loaded.0, loaded.1);
                 self.aim_at();
-                self.pump(sh, out);
+                self.pump(cx);
                 true
             }
             Some(Err(e)) => {
-                out.error(format!("History from the local index: {e}"));
+                cx.error(format!("History from the local index: {e}"));
                 true
             }
         }
     }
 }
 
-/// Why History cannot reach back through the index now (`None`: it can).
-pub(super) fn index_reach(sh: &Shared) -> Option<(i64, i64)> {
-    if !sh.index.usable() {
+/// How far the local index reaches `(first, last)` record times (µs), when History can read
+/// through it now (`None`: no index, not usable, or empty).
+pub fn index_reach(index: &super::index::IndexFeed) -> Option<(i64, i64)> {
+    if !index.usable() {
         return None;
     }
-    let reach = sh.index.reach.as_ref()?;
+    let reach = index.reach.as_ref()?;
     Some((reach.first?, reach.last?))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::index::read::Hole;
+/// What a movement over the timeline asks of the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Moved {
+    /// The selection is on this loaded row: the pane selects it.
+    pub loaded: Option<usize>,
+    /// The selection went down to the last row: more loaded rows are wanted.
+    pub at_end: bool,
+}
 
-    #[test]
-    fn the_scans_rows_take_their_places_among_the_index_rows_in_one_scroll() {
-        let hole = |after: Option<(i64, i64)>, offset: u64| Hole {
-            after,
-            through: None,
-            offset,
+impl Timeline {
+    /// The timeline from `since` on up to the loaded rows (`loaded`: their count and the loaded
+    /// selection), landing the selection as `land`, `viewport` rows on screen; `kept`: the
+    /// updates the index keeps now; with `scan`, the parts the index lacks are read from the
+    /// scan.
+    pub fn open(
+        since: i64,
+        land: Land,
+        scan: bool,
+        viewport: usize,
+        loaded: (usize, usize),
+        kept: Option<u64>,
+        cx: &mut Ctx,
+    ) -> Timeline {
+        let before = cx.history.first().map(|s| s.record_time);
+        let mut t = Timeline::new(since, before, land);
+        let locate = match land {
+            Land::At(t) | Land::Before(t) => Some(t),
+            Land::Last | Land::Loaded => None,
         };
-        let mut r = IndexRange::new(0, Some(1_000), Land::Loaded);
-        r.list.scroll.set_len(10);
-        r.fill = Some(ScanFill::with_gaps(vec![
-            (hole(None, 0), 2),
-            (hole(Some((0, 50)), 4), 3),
-            (hole(Some((0, 90)), 10), 1),
-        ]));
-        r.sync(2, 1);
-        // The scan's 2, index 0–3, the scan's 3, index 4–9, the scan's 1, the loaded 2.
-        let want = [
-            Place::Scan(0, 0),
-            Place::Scan(0, 1),
-            Place::Index(0),
-            Place::Index(1),
-            Place::Index(2),
-            Place::Index(3),
-            Place::Scan(1, 0),
-            Place::Scan(1, 1),
-            Place::Scan(1, 2),
-            Place::Index(4),
-            Place::Index(5),
-            Place::Index(6),
-            Place::Index(7),
-            Place::Index(8),
-            Place::Index(9),
-            Place::Scan(2, 0),
-            Place::Loaded(0),
-            Place::Loaded(1),
-        ];
-        for (j, place) in want.iter().enumerate() {
-            assert_eq!(r.place(j), *place, "row {j}");
-            assert_eq!(r.joint_of(*place), j, "{place:?}");
+        t.joint.set_viewport(viewport);
+        t.sync(loaded.0, loaded.1);
+        t.kept = kept;
+        t.read(0, true, locate, cx);
+        if scan {
+            // What the index lacks of the list comes from the scan (none is asked offline).
+            t.fill = Some(ScanFill::ask(since, before, cx));
         }
-        assert_eq!(r.above(), 16);
-        // The selection stayed on the loaded row selected; on a scan row it stays there as
-        // the list is brought in step again.
-        assert_eq!(r.cursor(), 17);
-        assert!(!r.in_index());
-        r.joint.select(7);
-        r.settle();
-        assert!(r.in_index());
-        r.sync(2, 1);
-        assert_eq!(r.cursor(), 7);
-        assert_eq!(r.selected().map(|row| row.update_id.as_str()), Some("s1"));
-        assert!(r.selected().is_some_and(|row| row.from_scan));
+        t
+    }
+
+    /// Keeps the page size in step with the rows on screen.
+    pub fn set_viewport(&mut self, rows: usize) {
+        self.joint.set_viewport(rows);
+    }
+
+    /// A movement command over the one scroll (the timeline brought in step with `loaded` rows
+    /// first).
+    pub fn navigate(&mut self, cmd: Command, loaded: (usize, usize), cx: &mut Ctx) -> Moved {
+        self.sync(loaded.0, loaded.1);
+        self.aim = None;
+        self.joint.navigate(cmd);
+        let c = self.joint.cursor();
+        self.settle();
+        let loaded = match self.place(c) {
+            Place::Loaded(l) => Some(l),
+            _ => None,
+        };
+        let at_end = c + 1 >= self.joint.len();
+        self.pump(cx);
+        Moved { loaded, at_end }
+    }
+
+    /// Reads the selected page of the index again (when no read is in flight).
+    pub fn reread(&mut self, cx: &mut Ctx) {
+        if self.at == At::Index && !self.is_loading() {
+            let page = self.list.cursor() / RANGE_PAGE;
+            self.read(page, false, None, cx);
+        }
+    }
+
+    /// Whether the selection is on a row read from the index (not the scan's, not loaded).
+    pub fn on_index_row(&self) -> bool {
+        self.at == At::Index
+    }
+
+    /// The loaded window moved under the index's rows (its oldest rows dropped for the memory
+    /// budget, or earlier ones loaded): they are counted again up to its new first row; a sync
+    /// wrote into the index (it keeps `kept` updates now): what it wrote may be in the list. The
+    /// one scroll is brought in step with `loaded` rows below.
+    pub fn follow_loaded(&mut self, loaded: (usize, usize), kept: Option<u64>, cx: &mut Ctx) {
+        let first = cx.history.first().map(|s| s.record_time);
+        if let Some(t) = first
+            && first != self.before
+        {
+            // Later: the memory budget dropped loaded rows; the stretch up to the new first
+            // loaded row is the list's now (from the index where it has it, else the scan).
+            let later = self.before.is_some_and(|b| t > b);
+            self.before = first;
+            self.recount = true;
+            if let Some(fill) = &mut self.fill {
+                if later {
+                    fill.refresh(first, cx);
+                } else {
+                    fill.trim(t);
+                }
+            }
+        }
+        if kept.is_some() && kept != self.kept {
+            if self.kept.is_some() {
+                self.index_changed(cx);
+            }
+            self.kept = kept;
+        }
+        self.sync(loaded.0, loaded.1);
+        self.pump(cx);
     }
 }

@@ -13,15 +13,14 @@
 
 use crate::api::scan::UpdatesPage;
 use crate::feed::loader::PAGE_SIZE;
-use crate::model::format::format_time_micros;
+use crate::model::format::{format_time_micros, group_thousands};
 use crate::model::index::read::{Hole, IndexAnswer, IndexRead, RowDetail, summary_row};
 use crate::model::page_walk::{PageWalk, cursor_at, cursor_position};
 use crate::model::summary::Summarizer;
 use crate::msg::{Fetched, Request, RequestId, UNEXPECTED_INDEX_ANSWER};
 
-use super::super::{Out, Shared};
-use super::index_row::IndexedRow;
-use super::server_export::PAGES_PER_SEC;
+use super::row::{IndexedRow, row_bytes};
+use super::{Ctx, PAGES_PER_SEC};
 
 /// One part of the list the index lacks, and what the scan sent of it so far (in the list's
 /// order).
@@ -94,23 +93,10 @@ pub enum FillReply {
     Nothing,
 }
 
-/// The memory a row takes (reckoned: the struct and its strings).
-fn row_bytes(r: &IndexedRow) -> usize {
-    std::mem::size_of::<IndexedRow>()
-        + r.update_id.len()
-        + r.kind.len()
-        + r.summary.len()
-        + r.synchronizer.as_ref().map_or(0, String::len)
-        + r.parties
-            .iter()
-            .map(|p| p.len() + std::mem::size_of::<String>())
-            .sum::<usize>()
-}
-
 impl ScanFill {
     /// Asks the index for the gaps of the list from `since` up to `before`.
-    pub fn ask(since: i64, before: Option<i64>, sh: &mut Shared, out: &mut Out) -> ScanFill {
-        let id = out.fetch(sh, Request::Index(IndexRead::Holes { since, before }));
+    pub fn ask(since: i64, before: Option<i64>, cx: &mut Ctx) -> ScanFill {
+        let id = cx.fetch(Request::Index(IndexRead::Holes { since, before }));
         ScanFill {
             since,
             before,
@@ -200,14 +186,11 @@ impl ScanFill {
     /// The list changed under the gaps read (it now ends at `before`: the memory budget dropped
     /// loaded rows; or a sync wrote into the index): the index is asked again which parts it
     /// lacks, and the answer is merged with what the scan sent ([`ScanFill::merge`]).
-    pub fn refresh(&mut self, before: Option<i64>, sh: &mut Shared, out: &mut Out) {
-        let id = out.fetch(
-            sh,
-            Request::Index(IndexRead::Holes {
-                since: self.since,
-                before,
-            }),
-        );
+    pub fn refresh(&mut self, before: Option<i64>, cx: &mut Ctx) {
+        let id = cx.fetch(Request::Index(IndexRead::Holes {
+            since: self.since,
+            before,
+        }));
         self.asking = Some((id, before));
     }
 
@@ -301,23 +284,23 @@ impl ScanFill {
     /// The walk over gap `g`: from its start (after the covered range before it, or from the
     /// list's start in the migration in force then) through its end (the covered range after
     /// it starts, or the loaded rows).
-    fn walk_of(&self, g: &Gap, sh: &Shared) -> Option<PageWalk> {
+    fn walk_of(&self, g: &Gap, cx: &Ctx) -> Option<PageWalk> {
         let (cursor, from) = if let Some(t) = g.upto {
             // Read before through `t`: on after it.
-            let migration = sh
+            let migration = cx
                 .feed
                 .migration_at(t)
                 .or(g.hole.after.map(|(m, _)| m))
-                .or(sh.feed.migration)
+                .or(cx.feed.migration)
                 .unwrap_or(0);
             (cursor_at(migration, t.saturating_add(1)), t)
         } else if let Some((migration, t)) = g.hole.after {
             (cursor_at(migration, t.saturating_add(1)), t)
         } else {
-            let migration = sh
+            let migration = cx
                 .feed
                 .migration_at(self.since)
-                .or(sh.feed.migration)
+                .or(cx.feed.migration)
                 .unwrap_or(0);
             (cursor_at(migration, self.since), self.since)
         };
@@ -329,15 +312,15 @@ impl ScanFill {
         Some(PageWalk::new(Some(cursor), Some(until), PAGE_SIZE).from_time(from))
     }
 
-    /// Sends the next page when one is due (`sh.now`), within the memory budget.
-    pub fn pump(&mut self, sh: &mut Shared, out: &mut Out) {
-        if self.end.is_some() || self.gaps.is_none() || self.fetch.is_some() || sh.now < self.due {
+    /// Sends the next page when one is due (`cx.now`), within the memory budget.
+    pub fn pump(&mut self, cx: &mut Ctx) {
+        if self.end.is_some() || self.gaps.is_none() || self.fetch.is_some() || cx.now < self.due {
             return;
         }
-        // The loaded rows are kept within 7/8 of the budget (the loader drops the oldest down to
-        // it): the scan's rows of the gaps have the rest, so a stretch the budget drops from the
-        // loaded rows can be read again as summary rows.
-        if sh.history.memory_bytes().saturating_add(self.bytes) >= sh.feed.memory_budget {
+        // The loaded rows keep to the loader's share of the budget (`loaded_share`): the scan's
+        // rows of the gaps have the rest, so a stretch the budget drops from the loaded rows can
+        // be read again as summary rows.
+        if cx.history.memory_bytes().saturating_add(self.bytes) >= cx.feed.memory_budget {
             self.end = Some(FillEnd::Budget);
             if std::mem::replace(&mut self.budget_said, true) {
                 return;
@@ -347,26 +330,26 @@ impl ScanFill {
                 .as_ref()
                 .and_then(|(_, w)| w.cursor())
                 .map(|c| c.after_record_time.clone());
-            out.warn(format!(
+            cx.warn(format!(
                 "memory budget full ({} MiB): the index's gaps are read from the scan in part{} (history_memory_mib)",
-                sh.feed.memory_budget >> 20,
+                cx.feed.memory_budget >> 20,
                 reached.map(|t| format!(", up to {t}")).unwrap_or_default()
             ));
             return;
         }
         if self.walk.as_ref().is_none_or(|(_, w)| w.is_done()) {
             let Some(g) = self.next_gap() else {
-                self.finish(out);
+                self.finish(cx);
                 return;
             };
             let gaps = self.gaps();
-            if let Some(w) = self.walk_of(&gaps[g], sh) {
+            if let Some(w) = self.walk_of(&gaps[g], cx) {
                 self.walk = Some((g, w));
             } else {
                 if let Some(gaps) = &mut self.gaps {
                     gaps[g].done = true;
                 }
-                return self.pump(sh, out);
+                return self.pump(cx);
             }
         }
         let Some((_, walk)) = &self.walk else {
@@ -379,19 +362,19 @@ impl ScanFill {
             .map(|a| a.after_record_time.clone())
             .unwrap_or_default();
         let call = crate::api::scan::updates(&req).named(format!("updates IndexGap after {after}"));
-        self.fetch = Some(out.fetch(sh, Request::api(call)));
+        self.fetch = Some(cx.fetch(Request::api(call)));
         self.pages = self.pages.saturating_add(1);
-        self.due = sh.now.saturating_add(1_000_000 / PAGES_PER_SEC);
+        self.due = cx.now.saturating_add(1_000_000 / PAGES_PER_SEC);
     }
 
-    fn finish(&mut self, out: &mut Out) {
+    fn finish(&mut self, cx: &mut Ctx) {
         self.end = Some(FillEnd::Done);
         self.walk = None;
         let rows = self.rows();
         if !self.gaps().is_empty() {
-            out.info(format!(
+            cx.info(format!(
                 "the local index's gaps read from the scan: {} update{} in {} page{}",
-                crate::ui::format::group_thousands(rows),
+                group_thousands(rows),
                 if rows == 1 { "" } else { "s" },
                 self.pages,
                 if self.pages == 1 { "" } else { "s" }
@@ -400,12 +383,7 @@ impl ScanFill {
     }
 
     /// The reply to one of this fill's requests (`None`: not one of them).
-    pub fn on_reply(
-        &mut self,
-        reply: &Fetched,
-        sh: &mut Shared,
-        out: &mut Out,
-    ) -> Option<FillReply> {
+    pub fn on_reply(&mut self, reply: &Fetched, cx: &mut Ctx) -> Option<FillReply> {
         if let Some((id, before)) = self.asking
             && id == reply.id
         {
@@ -418,7 +396,7 @@ impl ScanFill {
             return Some(match answer {
                 Ok(holes) if self.gaps.is_some() => {
                     self.merge(holes, before);
-                    self.pump(sh, out);
+                    self.pump(cx);
                     FillReply::Merged
                 }
                 Ok(holes) => {
@@ -431,7 +409,7 @@ impl ScanFill {
                 }
                 Err(e) => {
                     self.end = Some(FillEnd::Failed);
-                    out.error(format!(
+                    cx.error(format!(
                         "History: what the local index lacks could not be read: {e}"
                     ));
                     FillReply::Nothing
@@ -458,7 +436,7 @@ impl ScanFill {
             Err(e) => {
                 self.end = Some(FillEnd::Failed);
                 self.walk = None;
-                out.error(format!(
+                cx.error(format!(
                     "History: reading what the local index lacks from the scan failed: {e}"
                 ));
                 return Some(FillReply::Nothing);
@@ -495,7 +473,7 @@ impl ScanFill {
         if take.done {
             self.walk = None;
         }
-        self.pump(sh, out);
+        self.pump(cx);
         Some(FillReply::Rows)
     }
 
@@ -521,7 +499,7 @@ impl ScanFill {
 #[cfg(test)]
 impl ScanFill {
     /// A fill whose gaps are known, each with `rows` rows from the scan (tests).
-    pub(super) fn with_gaps(gaps: Vec<(Hole, usize)>) -> ScanFill {
+    pub(crate) fn with_gaps(gaps: Vec<(Hole, usize)>) -> ScanFill {
         let row = |i: usize| IndexedRow {
             record_time: Some(i64::try_from(i).unwrap_or(0)),
             migration_id: 0,

@@ -1,40 +1,18 @@
-//! A row of History's list over the local index ([`IndexedRow`]: read from the index, or sent
-//! by the scan for a part the index lacks) and a row of the one scroll over it and the loaded
-//! rows ([`JointRow`]), with the cells the History table draws of them.
+//! The cells the History table draws of a row of the timeline ([`IndexedRow`]: read from the
+//! index, or sent by the scan for a part the index lacks) and of a row of the one scroll over
+//! it and the loaded rows ([`JointRow`]).
 
 use std::borrow::Cow;
 
 use ratatui::style::Style;
 
-use crate::model::format::parse_time_micros;
-use crate::model::index::SearchRow;
-use crate::model::index::read::{RangeKey, RowDetail};
+pub use crate::feed::timeline::IndexedRow;
 use crate::model::summary::{UpdateSummary, short_party};
 use crate::ui::table::{Cell, TableRow};
 use crate::ui::theme::Theme;
 
 use super::super::Shared;
 use super::table::{HistoryCol, distinct_id};
-
-/// One row of History read from the index: the summary row fields the index keeps, and the
-/// event count and synchronizer read from the update's kept body (none when the index keeps no
-/// bodies: `index sync --no-bodies`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IndexedRow {
-    /// µs (`None`: a row not read yet).
-    pub record_time: Option<i64>,
-    pub migration_id: i64,
-    pub update_id: String,
-    pub kind: String,
-    pub summary: String,
-    pub events: Option<u32>,
-    pub synchronizer: Option<String>,
-    /// The update's parties as the index keeps them with its summary row (sorted, distinct):
-    /// the Parties column, without reading the body.
-    pub parties: Vec<String>,
-    /// Sent by the scan for a part of the list the index lacks (not read from the index).
-    pub from_scan: bool,
-}
 
 /// What a row not read yet shows.
 pub(super) static READING: IndexedRow = IndexedRow {
@@ -48,43 +26,6 @@ pub(super) static READING: IndexedRow = IndexedRow {
     parties: Vec::new(),
     from_scan: false,
 };
-
-impl IndexedRow {
-    pub(super) fn of(r: SearchRow, detail: Option<RowDetail>) -> Self {
-        let (events, synchronizer) = match detail {
-            Some(d) => (Some(d.events), Some(d.synchronizer)),
-            None => (None, None),
-        };
-        IndexedRow {
-            record_time: parse_time_micros(&r.record_time),
-            migration_id: r.migration_id,
-            update_id: r.update_id,
-            kind: r.kind,
-            summary: r.root_action,
-            events,
-            synchronizer,
-            parties: r.parties,
-            from_scan: false,
-        }
-    }
-
-    /// A row the scan sent for a part of the list the index lacks.
-    pub(super) fn from_scan(r: SearchRow, detail: Option<RowDetail>) -> Self {
-        IndexedRow {
-            from_scan: true,
-            ..IndexedRow::of(r, detail)
-        }
-    }
-
-    /// Its place in the list, for a keyset read of the page after or before it.
-    pub(super) fn key(&self) -> Option<RangeKey> {
-        Some(RangeKey {
-            migration_id: self.migration_id,
-            record_time: self.record_time?,
-            update_id: self.update_id.clone(),
-        })
-    }
-}
 
 impl TableRow for IndexedRow {
     type Col = HistoryCol;
