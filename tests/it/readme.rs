@@ -109,3 +109,23 @@ fn readme_shows_a_capture_of_the_explorer() {
         "{CAPTURE} shows the Status pane"
     );
 }
+
+#[test]
+fn readme_quick_start_keys_are_the_default_keymap() {
+    use cantonscope::app::with_pane_names;
+    use cantonscope::config::keymap::KeyMap;
+    use cantonscope::ui::help::markdown_tables;
+    // The keys the quick start names do what it says they do.
+    let table = markdown_tables(&with_pane_names(KeyMap::defaults()));
+    for row in [
+        "| `?` | show the keys",
+        "| `b` | check on every scan",
+        "| `S` | compare the history of every scan",
+        "| `F` | search the whole local index",
+        "| `W` | copy this view's locator",
+        "| `0` | go to Governance",
+        "| `7` | go to Network",
+    ] {
+        assert!(table.contains(row), "the keymap has {row:?}");
+    }
+}
