@@ -12,7 +12,7 @@
 //!
 //! The index is built once and cached under `target/index-bench/` by (updates, seed, schema
 //! version, summary version); the first run builds it and says so. `INDEX_BENCH_UPDATES` sets
-//! its size (default 1,000,000); the README's 10 M figures come from
+//! its size (default 1,000,000); the 10 M figures of `docs/src/performance.md` come from
 //! `INDEX_BENCH_UPDATES=10000000 cargo bench --bench index`.
 //!
 //! Before the timed groups it prints the build's updates/s, the size on disk per update (rows

@@ -129,7 +129,8 @@ pub struct MetricsEndpointFile {
 }
 
 /// `[profiles.X.alerts]`: the My node rules' thresholds, each optional (the default is the DA
-/// rule's, the validator docs' or the profile's, as the README's on-call section lists).
+/// rule's, the validator docs' or the profile's, as the book's on-call chapter,
+/// `docs/src/on-call.md`, lists).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AlertsFile {

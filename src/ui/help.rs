@@ -96,8 +96,8 @@ pub fn help_rows(keymap: &KeyMap) -> Vec<HelpRow> {
     rows
 }
 
-/// The keymap as Markdown tables, one per help section (the README's keys section is generated
-/// with this and checked by a test).
+/// The keymap as Markdown tables, one per help section (the book's keys page, `docs/src/keys.md`,
+/// is generated with this and checked by a test).
 pub fn markdown_tables(keymap: &KeyMap) -> String {
     let rows = help_rows(keymap);
     let mut out = String::new();

@@ -54,11 +54,11 @@ fn overlays() {
     shots(&mut h, "app_error_log");
 }
 
-/// Writes the README's text captures (`assets/screens/*.txt`, 120x40, real times) from the real
-/// explorer on the demo network. Run:
+/// Writes the text captures of the README and the book's `docs/src/screens.md`
+/// (`assets/screens/*.txt`, 120x40, real times) from the real explorer on the demo network. Run:
 /// `cargo test --test it app_snapshots::write_readme_screens -- --ignored`.
 #[test]
-#[ignore = "writes assets/screens; run with --ignored to refresh the README captures"]
+#[ignore = "writes assets/screens; run with --ignored to refresh the README and book captures"]
 fn write_readme_screens() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/screens");
     std::fs::create_dir_all(dir).expect("assets/screens");

@@ -13,7 +13,8 @@
 //! Short run (part of `cargo test`): a few dozen cases per property. Long run:
 //! `PROPTEST_CASES=200000 cargo test --release --test it fuzz::` — 200,000 cases for each of
 //! the five properties and a hundredth of that for the app-level one (each of its cases drives
-//! the whole app through every pane): 1,002,000 cases in all (the README has the measured time).
+//! the whole app through every pane): 1,002,000 cases in all (`docs/src/performance.md` has the
+//! measured time).
 
 use std::sync::mpsc;
 use std::sync::{Arc, OnceLock};
