@@ -181,7 +181,7 @@ impl App {
                 if let Ok(response) = &reply.result {
                     if let (Some(body), Some(update_id)) = (
                         response.shared::<EventHistoryItem>(),
-                        reply.request.call().and_then(|c| c.subject()),
+                        reply.request.body_subject(),
                     ) {
                         self.sh.bodies.insert(update_id.to_owned(), body.clone());
                     }

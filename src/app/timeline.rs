@@ -40,6 +40,8 @@ pub fn drive(pane: &mut HistoryPane, sh: &mut Shared, out: &mut Out, step: Step<
     let mut changed = !intents.is_empty();
     let kept = sh.index.reach.as_ref().map(|r| r.updates);
     let viewport = pane.timeline_viewport();
+    // What the index lacks of the list comes from the scan; with `--offline` no node is asked.
+    let scan = !sh.ctx.offline;
     let Shared {
         timeline,
         history,
@@ -58,7 +60,7 @@ pub fn drive(pane: &mut HistoryPane, sh: &mut Shared, out: &mut Out, step: Step<
     for intent in intents {
         let loaded = pane.loaded_rows(cx.history);
         match intent {
-            TimelineIntent::Open { since, land, scan } => {
+            TimelineIntent::Open { since, land } => {
                 *timeline = Some(Timeline::open(
                     since, land, scan, viewport, loaded, kept, &mut cx,
                 ));

@@ -159,6 +159,12 @@ pub enum Request {
     /// log: answered from the local index where the index covers it (all of it with
     /// `--offline`), else by the profile's scan; the answer is an `UpdatesPage` either way.
     History { req: UpdatesRequest, name: String },
+    /// An update's body and verdict, wherever the explorer can read it (decided here, in the
+    /// runtime, for every pane that shows one): the profile's scan (`GET /v0/events/{id}`,
+    /// answered [`Response::Api`]); with `--offline`, or when the scan does not answer (a
+    /// transient failure) and the profile has a usable index, the local index's copy (answered
+    /// [`Response::Kept`], which says why).
+    Body { update_id: String },
     /// A read of the local history index, run on a blocking thread.
     Index(IndexRead),
     /// My node: every configured metrics endpoint scraped (or the Prometheus queried) once;
@@ -166,7 +172,23 @@ pub enum Request {
     NodeMetrics { now: i64 },
 }
 
+/// An update's body the local index answered for `Request::Body`: its reply (the item's JSON,
+/// or none kept), and the scan's failure when the scan was asked first (`None`: `--offline`).
+#[derive(Debug, Clone)]
+pub struct KeptBody {
+    pub reply: IndexReply,
+    pub scan_failed: Option<ApiError>,
+}
+
 impl Request {
+    /// The update a body request is for (`Request::Body`, or a `GET /v0/events/{id}` call).
+    pub fn body_subject(&self) -> Option<&str> {
+        match self {
+            Request::Body { update_id } => Some(update_id),
+            other => other.call().and_then(|c| c.subject()),
+        }
+    }
+
     /// A request for `call` on the profile's node.
     pub fn api<T: Into<Answer> + 'static>(call: Call<T>) -> Request {
         Request::Api(call.into_answer())
@@ -234,6 +256,11 @@ impl Request {
             Request::SweepStart { .. } => "network sweep start".into(),
             Request::OnEveryScan { call, .. } => format!("on every scan: {}", call.name()),
             Request::History { name, .. } => name.clone(),
+            Request::Body { update_id } => {
+                let call =
+                    crate::api::scan::event(update_id, &crate::api::scan::ValueEncoding::default());
+                format!("{} {update_id}", call.name())
+            }
             Request::Index(read) => read.describe(),
             Request::NodeMetrics { .. } => "node metrics".into(),
         }
@@ -285,6 +312,8 @@ responses! {
     SweepStart(Result<Cursor, String>) => sweep_start,
     /// What the local index answered.
     Index(Box<IndexReply>) => index,
+    /// An update's body read from the local index in place of the scan (`Request::Body`).
+    Kept(Box<KeptBody>) => kept,
     /// My node: one scrape per endpoint (samples or the error).
     NodeMetrics(Box<Vec<crate::model::metrics::Scrape>>) => node_metrics,
 }

@@ -13,7 +13,7 @@ pub mod tabs;
 pub use action::{Action, ThemeSource};
 pub use command::{Command, UnknownCommand};
 pub use effect::{
-    Effect, FILE_EXISTS, Fetched, Owner, Request, RequestId, RequestIds, Response,
+    Effect, FILE_EXISTS, Fetched, KeptBody, Owner, Request, RequestId, RequestIds, Response,
     UNEXPECTED_INDEX_ANSWER,
 };
 pub use pane::PaneId;

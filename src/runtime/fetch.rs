@@ -54,6 +54,7 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
         Request::History { req, .. } => {
             super::index::history_page(clients.index.as_ref(), &clients.main, req).await
         }
+        Request::Body { update_id } => body(clients, update_id, offline).await,
         _ if offline => Err(super::index::offline_error()),
         Request::NodeMetrics { now } => match &clients.node {
             Some(sources) => Ok(Response::NodeMetrics(Box::new(
@@ -76,5 +77,35 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
                 what: "a scan URL (the network is discovered from its /v0/scans)".into(),
             }),
         },
+    }
+}
+
+/// An update's body: the scan's `/v0/events/{id}`, else (offline, or the scan not answering
+/// with an index at hand) the local index's copy. Where it came from is the answer's variant.
+async fn body(clients: &Clients, update_id: &str, offline: bool) -> Result<Response, ApiError> {
+    let scan_failed = if offline {
+        None
+    } else {
+        let call = crate::api::scan::event(update_id, &crate::api::scan::ValueEncoding::default());
+        match clients.main.send(&call.into_answer()).await {
+            Ok(answer) => return Ok(Response::Api(answer)),
+            Err(e) if e.is_transient() && clients.index.is_some() => Some(e),
+            Err(e) => return Err(e),
+        }
+    };
+    let Some(source) = &clients.index else {
+        return Err(super::index::offline_error());
+    };
+    let read = crate::model::index::read::IndexRead::Body {
+        update_id: update_id.to_owned(),
+    };
+    let reply = super::index::read(source, read).await;
+    match (reply, scan_failed) {
+        // An index that cannot be used says nothing of the update: the scan's failure stands.
+        (Err(f), Some(e)) if f.unusable => Err(e),
+        (reply, scan_failed) => Ok(Response::Kept(Box::new(crate::msg::KeptBody {
+            reply,
+            scan_failed,
+        }))),
     }
 }

@@ -816,3 +816,90 @@ fn the_readme_rules_parse() {
     assert!(parse_rules("no such sentence").is_err());
     assert!(parse_rules("Dependencies point one way: `a` ← b.\n").is_err());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Data access stays below the panes
+// ---------------------------------------------------------------------------------------------
+
+/// What a pane must not name (in code: comments and strings do not count): the page walk and
+/// the summarizer (the timeline's and the loader's jobs, `feed/`), the index reads the timeline
+/// owns, and the body read the runtime decides (`Request::Body`). The export from the server
+/// (`panes/history/server_export.rs`) is excepted until it moves.
+const PANE_FORBIDDEN: &[&str] = &[
+    "Summarizer",
+    "PageWalk",
+    "IndexRead::Range",
+    "IndexRead::Holes",
+    "IndexRead::Body",
+];
+const PANE_FORBIDDEN_EXCEPT: &[&str] = &["panes/history/server_export.rs"];
+
+/// Where `code` (stripped of comments and literals) names one of `names`: `file:line name`.
+fn named_in(rel: &str, code: &str, names: &[&str]) -> Vec<String> {
+    let flat: String = code
+        .chars()
+        .filter(|c| !c.is_whitespace() || *c == '\n')
+        .collect();
+    let mut found = Vec::new();
+    for (n, line) in flat.lines().enumerate() {
+        for name in names {
+            let mut from = 0;
+            while let Some(at) = line[from..].find(name) {
+                let start = from + at;
+                let end = start + name.len();
+                let word = |c: char| c.is_alphanumeric() || c == '_';
+                let before = line[..start].chars().next_back().is_some_and(word);
+                let after = line[end..].chars().next().is_some_and(word);
+                if !before && !after {
+                    found.push(format!("src/{rel}:{} names {name}", n + 1));
+                }
+                from = end;
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_pane_walks_pages_or_reads_what_the_timeline_and_the_runtime_own() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("src");
+    let mut names = Vec::new();
+    rust_files(&src, &src, &mut names);
+    let mut found = Vec::new();
+    let mut panes = 0;
+    for rel in names.iter().filter(|r| r.starts_with("panes/")) {
+        panes += 1;
+        if PANE_FORBIDDEN_EXCEPT.contains(&rel.as_str()) {
+            continue;
+        }
+        let source = std::fs::read_to_string(src.join(rel)).expect("a source file");
+        found.extend(named_in(rel, &strip(&source), PANE_FORBIDDEN));
+    }
+    assert!(panes > 30, "found the panes ({panes} files)");
+    assert!(
+        found.is_empty(),
+        "panes reach below the timeline and the runtime (send an intent to the timeline, or a \
+         `Request::Body`):\n{}",
+        found.join("\n")
+    );
+    // The app routes replies by their owner: no probing which state machine owns a reply.
+    let app = std::fs::read_to_string(src.join("app/mod.rs")).expect("app/mod.rs");
+    assert!(
+        !strip(&app).contains("owns("),
+        "App::handle routes replies by `Owner`, without `owns()`"
+    );
+}
+
+#[test]
+fn the_pane_rule_finds_a_name_in_code_and_not_in_comments() {
+    let code = "// PageWalk in a comment\nlet s = \"Summarizer\";\nuse crate::model::page_walk::PageWalk;\nlet x = MyPageWalker;\nIndexRead :: Holes { since }";
+    let found = named_in("panes/x.rs", &strip(code), PANE_FORBIDDEN);
+    assert_eq!(
+        found,
+        vec![
+            "src/panes/x.rs:3 names PageWalk".to_owned(),
+            "src/panes/x.rs:5 names IndexRead::Holes".to_owned(),
+        ]
+    );
+}

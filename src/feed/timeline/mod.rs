@@ -95,8 +95,8 @@ impl Ctx<'_> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TimelineIntent {
     /// Show History over the index from `since` on, up to the loaded rows, landing the selection
-    /// as `land`; with `scan`, the parts the index lacks are read from the scan.
-    Open { since: i64, land: Land, scan: bool },
+    /// as `land` (the parts the index lacks are read from the scan, unless the app is offline).
+    Open { since: i64, land: Land },
     /// A movement command over the one scroll.
     Move(Command),
     /// Read the selected page of the index again.

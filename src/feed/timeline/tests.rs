@@ -56,3 +56,298 @@ fn the_scans_rows_take_their_places_among_the_index_rows_in_one_scroll() {
     assert_eq!(r.selected().map(|row| row.update_id.as_str()), Some("s1"));
     assert!(r.selected().is_some_and(|row| row.from_scan));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The timeline driven as the app drives it, against an index and a scan held here
+// ---------------------------------------------------------------------------------------------
+
+use serde_json::json;
+
+use crate::api::ApiError;
+use crate::model::format::format_time_micros;
+use crate::model::history::Placement;
+use crate::model::index::SearchRow;
+use crate::model::index::read::{IndexAnswer, RangeFrom, RangePage};
+use crate::msg::Response;
+
+const SEC: i64 = 1_000_000;
+/// 2026-11-22T10:00:00Z
+const T0: i64 = 1_795_341_600 * SEC;
+
+fn time(i: i64) -> i64 {
+    T0 + i * SEC
+}
+
+fn update_id(i: i64) -> String {
+    format!("1220{i:064x}")
+}
+
+fn item(i: i64) -> serde_json::Value {
+    let mut v = crate::model::fixtures::transaction(&update_id(i), 0, vec![]);
+    v["migration_id"] = json!(0);
+    v["record_time"] = json!(format_time_micros(time(i)));
+    v
+}
+
+/// The timeline with what it reads, a local index that keeps updates `0..kept` (in one chunk
+/// from the ledger's begin) and a scan that serves every update `0..all`, of which
+/// `loaded..all` are the loaded window.
+struct Rig {
+    timeline: Timeline,
+    history: History,
+    feed: Feed,
+    ids: RequestIds,
+    now: i64,
+    pending: Vec<(RequestId, Request)>,
+    notes: Vec<(Note, String)>,
+    kept: i64,
+    all: i64,
+}
+
+impl Rig {
+    fn new(kept: i64, loaded: i64, all: i64) -> Rig {
+        let mut history = History::default();
+        let items: Vec<_> = (loaded..all)
+            .map(|i| crate::model::fixtures::item(&item(i)))
+            .collect();
+        history.add_page(&items, Placement::Append);
+        let mut feed = Feed::default();
+        feed.memory_budget = 64 << 20;
+        let mut rig = Rig {
+            timeline: Timeline::new(0, None, Land::Last),
+            history,
+            feed,
+            ids: RequestIds::default(),
+            now: time(all),
+            pending: Vec::new(),
+            notes: Vec::new(),
+            kept,
+            all,
+        };
+        let loaded_rows = (rig.history.len(), rig.history.len() - 1);
+        rig.timeline = rig.step(|_, cx| {
+            Timeline::open(
+                time(0),
+                Land::Last,
+                true,
+                30,
+                loaded_rows,
+                Some(u64::try_from(kept).unwrap_or(0)),
+                cx,
+            )
+        });
+        rig
+    }
+
+    fn step<T>(&mut self, f: impl FnOnce(&mut Timeline, &mut Ctx) -> T) -> T {
+        let mut out = TimelineOut::default();
+        let mut cx = Ctx {
+            now: self.now,
+            history: &self.history,
+            feed: &self.feed,
+            ids: &mut self.ids,
+            out: &mut out,
+        };
+        let got = f(&mut self.timeline, &mut cx);
+        self.pending.extend(out.fetches);
+        self.notes.extend(out.notes);
+        got
+    }
+
+    fn loaded(&self) -> (usize, usize) {
+        (self.history.len(), 0)
+    }
+
+    fn index_row(&self, i: i64) -> SearchRow {
+        SearchRow {
+            record_time: format_time_micros(time(i)),
+            update_id: update_id(i),
+            migration_id: 0,
+            kind: "transaction".into(),
+            root_action: String::new(),
+            parties: Vec::new(),
+        }
+    }
+
+    /// What the index or the scan answers to `request`.
+    fn answer_of(&self, request: &Request) -> Result<Response, ApiError> {
+        let index = |a: IndexAnswer| Ok(Response::Index(Box::new(Ok(a))));
+        match request {
+            Request::Index(IndexRead::Holes { since, before }) => {
+                let last = time(self.kept - 1);
+                let holes = if before.is_none_or(|b| b > last + 1) {
+                    vec![crate::model::index::read::Hole {
+                        after: Some((0, last)),
+                        through: None,
+                        offset: u64::try_from(self.kept).unwrap_or(0),
+                    }]
+                } else {
+                    Vec::new()
+                };
+                assert!(*since <= time(0));
+                index(IndexAnswer::Holes(holes))
+            }
+            Request::Index(IndexRead::Range {
+                since,
+                before,
+                from,
+                limit,
+                count,
+                locate,
+                ..
+            }) => {
+                let list: Vec<i64> = (0..self.kept)
+                    .filter(|i| time(*i) >= *since && before.is_none_or(|b| time(*i) < b))
+                    .collect();
+                let at = |key: &crate::model::index::read::RangeKey| {
+                    list.iter()
+                        .position(|i| time(*i) == key.record_time)
+                        .expect("a key of the list")
+                };
+                let start = match from {
+                    RangeFrom::Offset(n) => *n,
+                    RangeFrom::After(key) => at(key) + 1,
+                    RangeFrom::Before(key) => at(key).saturating_sub(*limit),
+                };
+                let rows: Vec<SearchRow> = list
+                    .iter()
+                    .skip(start)
+                    .take(*limit)
+                    .map(|i| self.index_row(*i))
+                    .collect();
+                let n = rows.len();
+                index(IndexAnswer::Range(RangePage {
+                    offset: start,
+                    rows,
+                    total: count.then(|| list.len() as u64),
+                    located: locate.map(|t| list.iter().filter(|i| time(**i) < t).count() as u64),
+                    details: vec![None; n],
+                }))
+            }
+            // A page of `/v2/updates` from after the index's newest update: the scan sends
+            // everything it has after it, the loaded window too.
+            Request::Api(_) => {
+                let items: Vec<_> = (self.kept..self.all).map(item).collect();
+                let page: crate::api::scan::UpdatesPage =
+                    serde_json::from_value(json!({ "transactions": items })).expect("a page");
+                Ok(Response::from(page))
+            }
+            other => panic!("the timeline asked {other:?}"),
+        }
+    }
+
+    /// Answers every request until none is left.
+    fn settle(&mut self) {
+        let mut guard = 0;
+        while !self.pending.is_empty() {
+            guard += 1;
+            assert!(guard < 100, "the timeline keeps asking");
+            let (id, request) = self.pending.remove(0);
+            let reply = Fetched {
+                id,
+                result: self.answer_of(&request),
+                request,
+                elapsed_ms: 0,
+            };
+            let loaded = self.loaded();
+            self.step(|t, cx| t.on_reply(&reply, loaded, cx));
+        }
+    }
+
+    /// The update ids of the one list, row by row (the loaded rows from the history).
+    fn listed(&self) -> Vec<String> {
+        let t = &self.timeline;
+        let total = usize::try_from(t.total().expect("counted")).expect("a length");
+        (0..total)
+            .map(|j| match t.place(j) {
+                Place::Loaded(l) => self.history.get(l).expect("loaded").update_id.to_string(),
+                _ => t.row(j).expect("read").update_id.clone(),
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn the_index_the_scans_gap_and_the_loaded_window_list_every_update_exactly_once() {
+    // The index keeps 0..10, the scan fills 10..15, 15..20 are loaded.
+    let mut rig = Rig::new(10, 15, 20);
+    rig.settle();
+    // The next pace step finds no gap left to read.
+    rig.now += SEC;
+    rig.step(Timeline::pump);
+    let want: Vec<String> = (0..20).map(update_id).collect();
+    assert_eq!(rig.listed(), want);
+    let t = &rig.timeline;
+    assert_eq!(t.index_rows(), Some(10));
+    assert_eq!(
+        t.scan_rows(),
+        5,
+        "the scan's rows stop where the loaded ones start"
+    );
+    assert_eq!(t.fill().and_then(ScanFill::end), Some(&FillEnd::Done));
+    assert!((0..10).all(|j| matches!(t.place(j), Place::Index(_))));
+    assert!((10..15).all(|j| matches!(t.place(j), Place::Scan(0, _))));
+    assert!((15..20).all(|j| matches!(t.place(j), Place::Loaded(_))));
+    assert!(
+        rig.notes.iter().any(|(_, n)| n.contains("lacks 1 range")),
+        "says what the index lacks: {:?}",
+        rig.notes
+    );
+}
+
+#[test]
+fn a_sync_writing_into_the_gap_keeps_every_row_number_and_each_update_once() {
+    let mut rig = Rig::new(10, 15, 20);
+    rig.settle();
+    // The user is on update 13, a row the scan sent.
+    rig.timeline.joint.select(13);
+    rig.timeline.settle();
+    assert_eq!(
+        rig.timeline.selected().map(|r| r.update_id.clone()),
+        Some(update_id(13))
+    );
+    let before = rig.listed();
+    // A sync writes 10..13 into the index: the timeline sees its count move.
+    rig.kept = 13;
+    let loaded = rig.loaded();
+    rig.step(|t, cx| t.follow_loaded(loaded, Some(13), cx));
+    rig.settle();
+    assert_eq!(
+        rig.listed(),
+        before,
+        "every update at the same row number, once"
+    );
+    let t = &rig.timeline;
+    assert_eq!(t.index_rows(), Some(13));
+    assert_eq!(
+        t.scan_rows(),
+        2,
+        "the scan's rows of what the index holds now went"
+    );
+    assert_eq!(t.cursor(), 13, "the selection stayed on its row");
+    assert_eq!(
+        t.selected().map(|r| r.update_id.clone()),
+        Some(update_id(13))
+    );
+}
+
+#[test]
+fn the_scans_rows_wait_for_room_in_the_memory_budget_and_the_list_still_counts_right() {
+    let mut rig = Rig::new(10, 15, 20);
+    // The loaded rows already fill the budget: nothing is asked of the scan.
+    rig.feed.memory_budget = rig.history.memory_bytes();
+    rig.settle();
+    let t = &rig.timeline;
+    assert_eq!(t.fill().and_then(ScanFill::end), Some(&FillEnd::Budget));
+    assert_eq!(t.scan_rows(), 0);
+    assert_eq!(t.fill().map(ScanFill::pages), Some(0));
+    assert_eq!(t.total(), Some(15), "the index's 10 and the loaded 5");
+    let warned: Vec<_> = rig
+        .notes
+        .iter()
+        .filter(|(level, n)| *level == Note::Warn && n.contains("memory budget full"))
+        .collect();
+    assert_eq!(warned.len(), 1, "said once: {:?}", rig.notes);
+    // The index's rows are held a page cache at a time, whatever the span.
+    assert!(t.rows_held() <= KEPT_PAGES * RANGE_PAGE);
+}

@@ -69,7 +69,7 @@ impl HistoryPane {
 
     /// `e`: opens the export dialog over the rows shown now (frozen until the export ends).
     pub(super) fn open_export(&mut self, sh: &Shared, out: &mut Out) {
-        if let Some(job) = &self.export {
+        if let Some(job) = &self.exports.job {
             out.warn(format!(
                 "an export is running ({}%): Esc cancels it",
                 job.percent()
@@ -86,30 +86,30 @@ impl HistoryPane {
             });
             return;
         }
-        self.export_dialog = Some(ExportDialog::new(snapshot, sh.now));
+        self.exports.dialog = Some(ExportDialog::new(snapshot, sh.now));
     }
 
     pub(super) fn on_export_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        let Some(dialog) = &mut self.export_dialog else {
+        let Some(dialog) = &mut self.exports.dialog else {
             return;
         };
         match dialog.handle_key(key) {
             DialogOutcome::Submit => {
-                if let Some(dialog) = self.export_dialog.take() {
+                if let Some(dialog) = self.exports.dialog.take() {
                     let retry = dialog.clone();
                     match dialog.into_job() {
                         Ok(job) => {
-                            self.export_writes = Some(ExportWrites::new(&job, retry));
-                            self.export = Some(job);
+                            self.exports.writes = Some(ExportWrites::new(&job, retry));
+                            self.exports.job = Some(job);
                             self.step_export(sh, out);
                         }
-                        Err(dialog) => self.export_dialog = Some(*dialog),
+                        Err(dialog) => self.exports.dialog = Some(*dialog),
                     }
                 }
             }
             DialogOutcome::Cancel => {
-                self.export_dialog = None;
-                self.export_file.forget();
+                self.exports.dialog = None;
+                self.exports.file.forget();
             }
             DialogOutcome::Changed | DialogOutcome::Nothing => {}
         }
@@ -120,7 +120,7 @@ impl HistoryPane {
     /// chunk creates it, the next ones append once it landed; the runtime runs file effects in
     /// order).
     pub(super) fn step_export(&mut self, sh: &mut Shared, out: &mut Out) {
-        let (Some(job), Some(writes)) = (&mut self.export, &mut self.export_writes) else {
+        let (Some(job), Some(writes)) = (&mut self.exports.job, &mut self.exports.writes) else {
             return;
         };
         if !writes.ids.is_empty() && !writes.opened {
@@ -134,7 +134,7 @@ impl HistoryPane {
                 if !chunk.is_empty() || writes.ids.is_empty() {
                     let id = out.next_id(sh);
                     out.effects.push(if writes.ids.is_empty() {
-                        self.export_file.write(id, path, chunk)
+                        self.exports.file.write(id, path, chunk)
                     } else {
                         Effect::AppendFile {
                             id,
@@ -147,11 +147,11 @@ impl HistoryPane {
                 }
                 if finished {
                     writes.encoded = true;
-                    self.export = None;
+                    self.exports.job = None;
                 }
             }
             Err(e) => {
-                self.export = None;
+                self.exports.job = None;
                 writes.give_up(out);
                 out.error(format!(
                     "export cancelled: {e}; the partial file was removed"
@@ -168,7 +168,7 @@ impl HistoryPane {
         result: &Result<usize, String>,
         out: &mut Out,
     ) -> bool {
-        let Some(w) = &mut self.export_writes else {
+        let Some(w) = &mut self.exports.writes else {
             return false;
         };
         if !w.ids.contains(&id) {
@@ -176,17 +176,17 @@ impl HistoryPane {
         }
         w.pending = w.pending.saturating_sub(1);
         if w.ids.first() == Some(&id) && !w.opened {
-            if self.export_file.refused(&w.path, result, out) {
+            if self.exports.file.refused(&w.path, result, out) {
                 // Nothing was written: the dialog comes back (unless the export was stopped).
                 let retry = w.retry.take();
                 if !w.over {
                     w.over = true;
-                    self.export = None;
-                    if self.export_dialog.is_none()
+                    self.exports.job = None;
+                    if self.exports.dialog.is_none()
                         && let Some(mut dialog) = retry
                     {
                         dialog.set_validation(EXISTS_NOTE);
-                        self.export_dialog = Some(*dialog);
+                        self.exports.dialog = Some(*dialog);
                     }
                     self.scroll.set_viewport(self.list_viewport());
                 }
@@ -226,7 +226,7 @@ impl HistoryPane {
                     "export failed: could not write {}: {e}",
                     w.path.display()
                 ));
-                self.export = None;
+                self.exports.job = None;
                 self.scroll.set_viewport(self.list_viewport());
             }
         }
@@ -235,8 +235,8 @@ impl HistoryPane {
 
     /// Stops a running export and removes what it wrote so far. Returns the message.
     pub(super) fn abort_export(&mut self, out: &mut Out) -> Option<(usize, usize)> {
-        let job = self.export.take()?;
-        if let Some(w) = &mut self.export_writes
+        let job = self.exports.job.take()?;
+        if let Some(w) = &mut self.exports.writes
             && !w.over
         {
             w.give_up(out);

@@ -37,12 +37,8 @@ impl HistoryPane {
     fn open_index_range(&mut self, since: i64, land: Land, sh: &mut Shared, out: &mut Out) {
         self.pause(sh);
         self.resync(sh);
-        out.events.push(AppEvent::Timeline(TimelineIntent::Open {
-            since,
-            land,
-            // What the index lacks of the list comes from the scan (none is asked offline).
-            scan: !sh.ctx.offline,
-        }));
+        out.events
+            .push(AppEvent::Timeline(TimelineIntent::Open { since, land }));
         self.over_timeline = true;
     }
 
@@ -71,7 +67,7 @@ impl HistoryPane {
         };
         let mut said = format!(
             "the last {} from the local index, read as you scroll (not loaded into memory)",
-            self.span_label
+            self.span.label
         );
         let offline = sh.ctx.offline;
         if first > since {

@@ -87,15 +87,8 @@ impl Known {
 /// The History pane.
 #[derive(Debug)]
 pub struct HistoryPane {
-    following: bool,
-    /// The user went to a time (`:time`, `--from`): the header says "browsing" until following
-    /// resumes.
-    browsing: bool,
-    /// Rows that arrived at the head since following was paused.
-    new_rows: usize,
-    /// Where the history stood when following was paused (the absolute index of the first
-    /// update that came after): the new rows are the view's rows from there.
-    paused_at: Option<i64>,
+    /// Following the newest update, or paused, or browsing at a time.
+    tail: Tail,
     /// The "loading earlier updates" row is shown (the loader's, as last seen).
     earlier_row: bool,
     /// The list is drawn newest first (`R` flips it); the scroll state stays in ledger order
@@ -108,26 +101,10 @@ pub struct HistoryPane {
     columns: Columns<HistoryCol>,
     /// The `/` input (the filter itself is `view.filter`).
     filter: FilterInput,
-    /// The export dialog, while open.
-    export_dialog: Option<ExportDialog>,
-    /// The running export (encoded a chunk per tick).
-    export: Option<ExportJob>,
-    /// The writes of the current (or last) export.
-    export_writes: Option<ExportWrites>,
-    /// The path of an export the user was told exists (`e` and `X`): ↵ again replaces it.
-    export_file: NewFile,
-    /// The export-from-the-server dialog, while open.
-    range_dialog: Option<RangeDialog>,
-    /// The running export from the server.
-    range_export: Option<RangeExport>,
-    /// Writes of a stopped export from the server still to be answered.
-    range_orphans: Vec<RequestId>,
-    /// The "load the last …" prompt, while open.
-    span_prompt: Option<SpanPrompt>,
-    /// The span of the running (or last) span load, as the user asked it (`6h`).
-    span_label: String,
-    /// The span load's progress line is shown (the loader's, as last seen).
-    span_line: bool,
+    /// The exports: of the shown rows (`e`) and from the server (`X`).
+    exports: Exports,
+    /// The span load (`L`): its prompt and progress line.
+    span: SpanState,
     /// The whole-history search (`F`), while shown.
     index_search: Option<IndexSearch>,
     /// History reads through the app's timeline (`Shared::timeline`: `L`, `:time`, scrolling
@@ -136,16 +113,57 @@ pub struct HistoryPane {
     area: Rect,
 }
 
+/// Where the list stands against the newest update.
+#[derive(Debug, Default)]
+struct Tail {
+    following: bool,
+    /// The user went to a time (`:time`, `--from`): the header says "browsing" until following
+    /// resumes.
+    browsing: bool,
+    /// Rows that arrived at the head since following was paused.
+    new_rows: usize,
+    /// Where the history stood when following was paused (the absolute index of the first
+    /// update that came after): the new rows are the view's rows from there.
+    paused_at: Option<i64>,
+}
+
+/// The exports of the pane: of the shown rows (`e`) and from the server (`X`).
+#[derive(Debug, Default)]
+struct Exports {
+    /// The export dialog, while open.
+    dialog: Option<ExportDialog>,
+    /// The running export (encoded a chunk per tick).
+    job: Option<ExportJob>,
+    /// The writes of the current (or last) export.
+    writes: Option<ExportWrites>,
+    /// The path of an export the user was told exists (`e` and `X`): ↵ again replaces it.
+    file: NewFile,
+    /// The export-from-the-server dialog, while open.
+    range_dialog: Option<RangeDialog>,
+    /// The running export from the server.
+    range: Option<RangeExport>,
+    /// Writes of a stopped export from the server still to be answered.
+    range_orphans: Vec<RequestId>,
+}
+
+/// The span load (`L`, `:load 6h`) as the pane shows it.
+#[derive(Debug, Default)]
+struct SpanState {
+    /// The "load the last …" prompt, while open.
+    prompt: Option<SpanPrompt>,
+    /// The span of the running (or last) span load, as the user asked it (`6h`).
+    label: String,
+    /// The span load's progress line is shown (the loader's, as last seen).
+    line: bool,
+}
+
 impl HistoryPane {
     /// A pane over the shared history; nothing is fetched until [`HistoryPane::start`].
     pub fn new(sh: &Shared) -> Self {
         let mut view = FilteredView::default();
         view.sync(&sh.history, 0);
         HistoryPane {
-            following: false,
-            browsing: false,
-            new_rows: 0,
-            paused_at: None,
+            tail: Tail::default(),
             earlier_row: false,
             newest_first: false,
             scroll: ScrollState::new(sh.history.len()),
@@ -153,16 +171,8 @@ impl HistoryPane {
             known: Known::of(&sh.history),
             columns: columns(),
             filter: FilterInput::default(),
-            export_dialog: None,
-            export: None,
-            export_writes: None,
-            export_file: NewFile::default(),
-            range_dialog: None,
-            range_export: None,
-            range_orphans: Vec::new(),
-            span_prompt: None,
-            span_label: String::new(),
-            span_line: false,
+            exports: Exports::default(),
+            span: SpanState::default(),
             index_search: None,
             over_timeline: false,
             area: Rect::default(),
@@ -180,17 +190,17 @@ impl HistoryPane {
 
     /// Whether the selection follows the newest update.
     pub fn is_following(&self) -> bool {
-        self.following
+        self.tail.following
     }
 
     /// Whether the user went to a time (`:time`, `--from`) and browses there.
     pub fn is_browsing(&self) -> bool {
-        self.browsing && !self.following
+        self.tail.browsing && !self.tail.following
     }
 
     /// Rows that arrived since following was paused.
     pub fn new_count(&self) -> usize {
-        self.new_rows
+        self.tail.new_rows
     }
 
     /// Number of rows shown (matching the filter, if any).
@@ -243,7 +253,7 @@ impl HistoryPane {
 
     /// Whether the "load the last …" prompt is open.
     pub fn is_span_prompt_open(&self) -> bool {
-        self.span_prompt.is_some()
+        self.span.prompt.is_some()
     }
 
     /// Whether a span load is running (the loader's, as the feed says).
@@ -253,17 +263,17 @@ impl HistoryPane {
 
     /// Whether the export dialog is open.
     pub fn is_export_dialog_open(&self) -> bool {
-        self.export_dialog.is_some()
+        self.exports.dialog.is_some()
     }
 
     /// The export dialog, while open.
     pub fn export_dialog(&self) -> Option<&ExportDialog> {
-        self.export_dialog.as_ref()
+        self.exports.dialog.as_ref()
     }
 
     /// Progress of the running export: (rows done, rows in total).
     pub fn export_progress(&self) -> Option<(usize, usize)> {
-        self.export.as_ref().map(|j| (j.done(), j.total()))
+        self.exports.job.as_ref().map(|j| (j.done(), j.total()))
     }
 
     /// The filter input's parse error, if the text typed so far does not parse.
@@ -303,9 +313,9 @@ impl Pane for HistoryPane {
             .as_ref()
             .is_some_and(IndexSearch::is_typing)
             || self.filter.is_open()
-            || self.export_dialog.is_some()
-            || self.span_prompt.is_some()
-            || self.range_dialog.is_some()
+            || self.exports.dialog.is_some()
+            || self.span.prompt.is_some()
+            || self.exports.range_dialog.is_some()
     }
 
     fn on_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
@@ -317,15 +327,15 @@ impl Pane for HistoryPane {
             self.on_index_search_key(key, sh, out);
             return;
         }
-        if self.export_dialog.is_some() {
+        if self.exports.dialog.is_some() {
             self.on_export_key(key, sh, out);
             return;
         }
-        if self.span_prompt.is_some() {
+        if self.span.prompt.is_some() {
             self.on_span_key(key, sh, out);
             return;
         }
-        if self.range_dialog.is_some() {
+        if self.exports.range_dialog.is_some() {
             self.on_range_key(key, sh, out);
             return;
         }
@@ -360,7 +370,7 @@ impl Pane for HistoryPane {
     }
 
     fn on_paste(&mut self, text: &str, sh: &mut Shared, _out: &mut Out) {
-        if let Some(dialog) = &mut self.export_dialog {
+        if let Some(dialog) = &mut self.exports.dialog {
             dialog.paste(text);
             return;
         }
@@ -440,7 +450,7 @@ impl Pane for HistoryPane {
             Command::Back | Command::Cancel if self.is_range_exporting() => {
                 self.cancel_range_export(out)
             }
-            Command::Back | Command::Cancel if self.export.is_some() => {
+            Command::Back | Command::Cancel if self.exports.job.is_some() => {
                 self.cancel_export(out);
                 true
             }
@@ -482,7 +492,7 @@ impl Pane for HistoryPane {
         let before = (self.known, self.scroll);
         self.resync(sh);
         let changed = before != (self.known, self.scroll);
-        let exporting = self.export.is_some();
+        let exporting = self.exports.job.is_some();
         if exporting {
             self.step_export(sh, out);
         }
@@ -530,7 +540,7 @@ impl Pane for HistoryPane {
         }
         if let Some(r) = &sh.timeline {
             self.render_index_range(r, area, buf, cx);
-            if let Some(prompt) = &self.span_prompt {
+            if let Some(prompt) = &self.span.prompt {
                 prompt.render(area, buf, sh, theme);
             }
             return;
@@ -570,14 +580,14 @@ impl Pane for HistoryPane {
             list.height -= 1;
             render_span_progress(
                 &p,
-                &self.span_label,
+                &self.span.label,
                 sh,
                 Rect::new(list.x, list.bottom(), list.width, 1),
                 buf,
                 theme,
             );
         }
-        if let Some(job) = &self.export
+        if let Some(job) = &self.exports.job
             && list.height >= 2
         {
             list.height -= 1;
@@ -617,13 +627,13 @@ impl Pane for HistoryPane {
             list.height -= 1;
         }
         self.render_rows(list, buf, cx);
-        if let Some(dialog) = &self.export_dialog {
+        if let Some(dialog) = &self.exports.dialog {
             dialog.render(area, buf, theme);
         }
-        if let Some(prompt) = &self.span_prompt {
+        if let Some(prompt) = &self.span.prompt {
             prompt.render(area, buf, sh, theme);
         }
-        if let Some(dialog) = &self.range_dialog {
+        if let Some(dialog) = &self.exports.range_dialog {
             dialog.render(area, buf, theme);
         }
     }

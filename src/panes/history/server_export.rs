@@ -107,38 +107,38 @@ impl RangeExport {
 impl HistoryPane {
     /// `X`: opens the dialog (or says an export runs).
     pub(super) fn open_range_export(&mut self, sh: &Shared, out: &mut Out) {
-        if let Some(job) = &self.range_export {
+        if let Some(job) = &self.exports.range {
             out.warn(format!(
                 "an export from the server is running ({}%): Esc stops it",
                 job.percent()
             ));
             return;
         }
-        self.range_dialog = Some(RangeDialog::new(sh.now));
+        self.exports.range_dialog = Some(RangeDialog::new(sh.now));
     }
 
     /// Whether the export-from-the-server dialog is open.
     pub fn is_range_dialog_open(&self) -> bool {
-        self.range_dialog.is_some()
+        self.exports.range_dialog.is_some()
     }
 
     /// The dialog, while open (tests fill it in).
     pub fn range_dialog_mut(&mut self) -> Option<&mut RangeDialog> {
-        self.range_dialog.as_mut()
+        self.exports.range_dialog.as_mut()
     }
 
     /// Whether an export from the server runs.
     pub fn is_range_exporting(&self) -> bool {
-        self.range_export.is_some()
+        self.exports.range.is_some()
     }
 
     pub(super) fn on_range_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        let Some(dialog) = &mut self.range_dialog else {
+        let Some(dialog) = &mut self.exports.range_dialog else {
             return;
         };
         match dialog.handle_key(key) {
             DialogOutcome::Submit => {
-                let Some(dialog) = self.range_dialog.take() else {
+                let Some(dialog) = self.exports.range_dialog.take() else {
                     return;
                 };
                 let retry = dialog.clone();
@@ -152,19 +152,22 @@ impl HistoryPane {
                 };
                 match dialog.resolve(when) {
                     Ok(ask) => self.start_range_export(ask, retry, sh, out),
-                    Err(dialog) => self.range_dialog = Some(*dialog),
+                    Err(dialog) => self.exports.range_dialog = Some(*dialog),
                 }
             }
             DialogOutcome::Cancel => {
-                self.range_dialog = None;
-                self.export_file.forget();
+                self.exports.range_dialog = None;
+                self.exports.file.forget();
             }
             DialogOutcome::Changed | DialogOutcome::Nothing => {}
         }
     }
 
     pub(super) fn paste_range(&mut self, text: &str) -> bool {
-        self.range_dialog.as_mut().is_some_and(|d| d.paste(text))
+        self.exports
+            .range_dialog
+            .as_mut()
+            .is_some_and(|d| d.paste(text))
     }
 
     fn start_range_export(
@@ -195,7 +198,7 @@ impl HistoryPane {
             id,
             path: sidecar_path(&ask.path),
         });
-        self.range_export = Some(RangeExport {
+        self.exports.range = Some(RangeExport {
             walk: PageWalk::new(
                 Some(cursor_at(migration, ask.from)),
                 Some(ask.until),
@@ -229,7 +232,7 @@ impl HistoryPane {
         sh: &mut Shared,
         out: &mut Out,
     ) -> bool {
-        let Some(job) = &mut self.range_export else {
+        let Some(job) = &mut self.exports.range else {
             return false;
         };
         if job.stage != Stage::Opening(id) {
@@ -245,7 +248,7 @@ impl HistoryPane {
                         job.path.display(),
                         side_path.display()
                     ));
-                    self.range_export = None;
+                    self.exports.range = None;
                     return true;
                 }
             };
@@ -257,7 +260,7 @@ impl HistoryPane {
                     side.until,
                     group_thousands(side.updates)
                 ));
-                self.range_export = None;
+                self.exports.range = None;
                 return true;
             }
             // Resume the sidecar's range and format, whatever the dialog said.
@@ -297,7 +300,7 @@ impl HistoryPane {
             // A new file (or the one the user chose to replace); its sidecar once it is.
             let wid = out.next_id(sh);
             out.effects
-                .push(self.export_file.write(wid, job.path.clone(), head));
+                .push(self.exports.file.write(wid, job.path.clone(), head));
             job.writes.push(wid);
             job.creating = Some(wid);
             job.next_side = Some((out.next_id(sh), side.clone()));
@@ -309,7 +312,7 @@ impl HistoryPane {
 
     /// Sends the next page when it is due (on ticks).
     pub(super) fn pump_range_export(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
-        let Some(job) = &mut self.range_export else {
+        let Some(job) = &mut self.exports.range else {
             return false;
         };
         if job.stage != Stage::Running
@@ -338,7 +341,7 @@ impl HistoryPane {
         sh: &mut Shared,
         out: &mut Out,
     ) -> bool {
-        let Some(job) = &mut self.range_export else {
+        let Some(job) = &mut self.exports.range else {
             return false;
         };
         if job.fetch != Some(reply.id) {
@@ -392,11 +395,11 @@ impl HistoryPane {
         result: &Result<usize, String>,
         out: &mut Out,
     ) -> bool {
-        if let Some(at) = self.range_orphans.iter().position(|w| *w == id) {
-            self.range_orphans.swap_remove(at);
+        if let Some(at) = self.exports.range_orphans.iter().position(|w| *w == id) {
+            self.exports.range_orphans.swap_remove(at);
             return true;
         }
-        let Some(job) = &mut self.range_export else {
+        let Some(job) = &mut self.exports.range else {
             return false;
         };
         let Some(at) = job.writes.iter().position(|w| *w == id) else {
@@ -406,14 +409,14 @@ impl HistoryPane {
         if job.creating == Some(id) {
             job.creating = None;
             let retry = job.retry.take();
-            if self.export_file.refused(&job.path, result, out) {
+            if self.exports.file.refused(&job.path, result, out) {
                 // Nothing was written (the sidecar waited for the header): ask again.
-                self.range_export = None;
-                if self.range_dialog.is_none()
+                self.exports.range = None;
+                if self.exports.range_dialog.is_none()
                     && let Some(mut dialog) = retry
                 {
                     dialog.set_error(0, EXISTS_NOTE);
-                    self.range_dialog = Some(dialog);
+                    self.exports.range_dialog = Some(dialog);
                 }
                 return true;
             }
@@ -443,7 +446,7 @@ impl HistoryPane {
                     group_thousands(side.bytes)
                 ));
             }
-            self.range_export = None;
+            self.exports.range = None;
         } else if job.pages_now > 0 {
             let secs = (job.now - job.started).max(1) as f64 / 1e6;
             out.info(format!(
@@ -459,18 +462,20 @@ impl HistoryPane {
 
     /// Esc: stops the export (the file and its sidecar stay; the same file resumes).
     pub(super) fn cancel_range_export(&mut self, out: &mut Out) -> bool {
-        if self.range_export.is_none() {
+        if self.exports.range.is_none() {
             return false;
         }
         self.stop_range("cancelled", out)
     }
 
     fn stop_range(&mut self, why: &str, out: &mut Out) -> bool {
-        let Some(job) = self.range_export.take() else {
+        let Some(job) = self.exports.range.take() else {
             return false;
         };
         // Writes still in flight are answered later: absorbed quietly.
-        self.range_orphans.extend(job.writes.iter().copied());
+        self.exports
+            .range_orphans
+            .extend(job.writes.iter().copied());
         if let Some(id) = job.fetch {
             out.effects.push(Effect::Cancel(id));
         }
@@ -494,7 +499,8 @@ impl HistoryPane {
 
     /// The History title's part while an export from the server runs.
     pub(super) fn range_badge(&self) -> Option<String> {
-        self.range_export
+        self.exports
+            .range
             .as_ref()
             .map(|j| format!("export {}%", j.percent()))
     }

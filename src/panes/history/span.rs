@@ -90,19 +90,19 @@ impl HistoryPane {
             .with_placeholder("1h, 6h, 24h, 90m, 2d…")
             .with_text(DEFAULT_SPAN);
         input.move_to_end();
-        self.span_prompt = Some(SpanPrompt { input });
+        self.span.prompt = Some(SpanPrompt { input });
     }
 
     /// Starts loading `secs` back from now (the prompt's Enter, `:load`).
     pub fn load_span(&mut self, secs: i64, sh: &mut Shared, out: &mut Out) {
         let since = sh.now.saturating_sub(secs.saturating_mul(1_000_000));
-        self.span_label = human_secs(secs);
+        self.span.label = human_secs(secs);
         if self.span_from_index(since, sh, out) {
             return;
         }
         out.info(format!(
             "loading the last {} in the background: {}",
-            self.span_label,
+            self.span.label,
             memory_words(sh, secs)
         ));
         out.events
@@ -110,18 +110,18 @@ impl HistoryPane {
     }
 
     pub(super) fn on_span_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
-        let Some(prompt) = &mut self.span_prompt else {
+        let Some(prompt) = &mut self.span.prompt else {
             return;
         };
         match prompt.input.handle_key(key) {
             InputOutcome::Submitted(text) => match parse_span(&text) {
                 Ok(secs) => {
-                    self.span_prompt = None;
+                    self.span.prompt = None;
                     self.load_span(secs, sh, out);
                 }
                 Err(e) => prompt.input.set_validation(Some(e)),
             },
-            InputOutcome::Cancelled => self.span_prompt = None,
+            InputOutcome::Cancelled => self.span.prompt = None,
             InputOutcome::Changed => {
                 let v = parse_span(&prompt.input.text()).err();
                 prompt.input.set_validation(v);
@@ -131,7 +131,8 @@ impl HistoryPane {
     }
 
     pub(super) fn paste_span(&mut self, text: &str) -> bool {
-        self.span_prompt
+        self.span
+            .prompt
             .as_mut()
             .is_some_and(|p| p.input.insert_str(text))
     }

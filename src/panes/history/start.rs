@@ -26,7 +26,7 @@ impl HistoryPane {
             }
             _ => false,
         };
-        self.browsing = true;
+        self.tail.browsing = true;
         if !in_range && self.time_from_index(micros, sh, out) {
             return;
         }
@@ -61,11 +61,11 @@ impl HistoryPane {
         if self.abort_export(out).is_some() {
             out.warn("export cancelled: the history is being reloaded");
         }
-        self.export_dialog = None;
+        self.exports.dialog = None;
         self.close_timeline(out);
-        self.following = origin.follows();
-        self.browsing = !self.following;
-        self.new_rows = 0;
+        self.tail.following = origin.follows();
+        self.tail.browsing = !self.tail.following;
+        self.tail.new_rows = 0;
     }
 
     /// What the list needs from the loader now: following, or near the end of what is loaded.
@@ -80,7 +80,7 @@ impl HistoryPane {
             len.saturating_sub(index) <= PAGE
         };
         Demand {
-            following: self.following,
+            following: self.tail.following,
             near_end,
         }
     }
@@ -89,11 +89,11 @@ impl HistoryPane {
     /// count rows that arrived at the head while paused.
     pub fn on_history(&mut self, change: &crate::feed::loader::HistoryChange, sh: &Shared) {
         let appended = self.resync(sh);
-        if !self.following && change.at_head {
-            self.new_rows += appended;
+        if !self.tail.following && change.at_head {
+            self.tail.new_rows += appended;
         }
         self.earlier_row = sh.feed.loading_earlier;
-        self.span_line = Self::span_running(sh);
+        self.span.line = Self::span_running(sh);
         self.scroll.set_viewport(self.list_viewport());
     }
 }

@@ -34,28 +34,32 @@ impl HistoryPane {
         let used = 1
             + self.filter_bar_height()
             + u16::from(self.earlier_row)
-            + u16::from(self.export.is_some())
-            + u16::from(self.span_line);
+            + u16::from(self.exports.job.is_some())
+            + u16::from(self.span.line);
         usize::from(inner.saturating_sub(used).max(1))
     }
 
     pub(super) fn status_parts(&self, sh: &Shared) -> Vec<(String, StatusTone)> {
         let feed = &sh.feed;
         let mut parts = Vec::new();
-        if self.following && sh.ctx.offline {
+        if self.tail.following && sh.ctx.offline {
             // No node is asked: the tail is the index's (it grows while a sync writes it).
             parts.push(("the local index".to_string(), StatusTone::Muted));
-        } else if self.following {
+        } else if self.tail.following {
             if feed.at_head {
                 parts.push(("live".to_string(), StatusTone::Ok));
             } else {
                 parts.push(("following".to_string(), StatusTone::Ok));
             }
         } else if feed.phase != Phase::Idle {
-            let paused = if self.browsing { "browsing" } else { "paused" };
-            if self.new_rows > 0 {
+            let paused = if self.tail.browsing {
+                "browsing"
+            } else {
+                "paused"
+            };
+            if self.tail.new_rows > 0 {
                 parts.push((
-                    format!("{paused} · {} new", group_thousands(self.new_rows)),
+                    format!("{paused} · {} new", group_thousands(self.tail.new_rows)),
                     StatusTone::Warn,
                 ));
             } else {
@@ -94,7 +98,7 @@ impl HistoryPane {
                 StatusTone::Err,
             ));
         }
-        if let Some(job) = &self.export {
+        if let Some(job) = &self.exports.job {
             parts.push((format!("export {}%", job.percent()), StatusTone::Ok));
         }
         if let Some(export) = self.range_badge() {

@@ -37,11 +37,11 @@ impl HistoryPane {
         let rows = self.view.len(&sh.history);
         self.scroll.set_len(rows);
         // New rows are counted in the view shown: the ones the new filter keeps.
-        if let (false, Some(mark)) = (self.following, self.paused_at) {
+        if let (false, Some(mark)) = (self.tail.following, self.tail.paused_at) {
             let first_new = usize::try_from(mark - sh.history.base()).unwrap_or(0);
-            self.new_rows = rows - self.view.row_of(first_new.min(sh.history.len()));
+            self.tail.new_rows = rows - self.view.row_of(first_new.min(sh.history.len()));
         }
-        if self.following {
+        if self.tail.following {
             self.scroll.bottom();
         } else if let Some(i) = selected {
             self.scroll
@@ -94,7 +94,7 @@ impl HistoryPane {
             self.view.set(filter, h);
             self.scroll = ScrollState::new(self.view.len(h));
             self.scroll.set_viewport(self.list_viewport());
-            if self.following {
+            if self.tail.following {
                 self.scroll.bottom();
             }
             return 0;
@@ -106,7 +106,7 @@ impl HistoryPane {
             let filter = self.view.filter.take();
             self.view.set(filter, h);
             self.scroll.set_len(self.view.len(h));
-            if self.following {
+            if self.tail.following {
                 self.scroll.bottom();
             }
             return 0;
@@ -135,7 +135,7 @@ impl HistoryPane {
         };
         let appended = rows.saturating_sub(old_rows.saturating_sub(gone) + front);
         self.scroll.set_len(rows);
-        if self.following {
+        if self.tail.following {
             self.scroll.bottom();
         } else if front > 0 || gone > 0 {
             match selected {
@@ -156,10 +156,10 @@ impl HistoryPane {
 
     /// Stops following; rows arriving from now on count as new.
     pub(super) fn pause(&mut self, sh: &Shared) {
-        if self.following {
-            self.following = false;
-            self.new_rows = 0;
-            self.paused_at = Some(sh.history.base() + sh.history.len() as i64);
+        if self.tail.following {
+            self.tail.following = false;
+            self.tail.new_rows = 0;
+            self.tail.paused_at = Some(sh.history.base() + sh.history.len() as i64);
         }
     }
 
@@ -193,9 +193,9 @@ impl HistoryPane {
 
     pub(super) fn follow(&mut self, sh: &Shared) {
         self.resync(sh);
-        self.following = true;
-        self.browsing = false;
-        self.new_rows = 0;
+        self.tail.following = true;
+        self.tail.browsing = false;
+        self.tail.new_rows = 0;
         self.scroll.bottom();
     }
 

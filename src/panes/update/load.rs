@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use crate::api::scan::{self, EventHistoryItem, UpdateItem};
+use crate::api::scan::{EventHistoryItem, UpdateItem};
 use crate::model::event_tree::ScanTree;
 use crate::model::reassign::resolve_link;
 use crate::model::summary::short_id;
-use crate::msg::{Effect, Fetched, Request};
+use crate::msg::{Effect, KeptBody, Request};
 use crate::ui::safe::sanitize;
 use crate::ui::tree::TreeState;
 
@@ -18,21 +18,12 @@ use super::{
     Content, EXPAND_ALL_MAX_EVENTS, Focus, INITIAL_DEPTH, Out, Shared, TxView, UpdatePane, Want,
 };
 
-/// The request for an update's body and verdict (`GET /v0/events/{update_id}`), or, with
-/// `--offline`, for the body the local index keeps.
-fn event_request(update_id: &str, sh: &Shared) -> Request {
-    if sh.ctx.offline {
-        index_body_request(update_id)
-    } else {
-        Request::api(scan::event(update_id, &scan::ValueEncoding::default()))
-    }
-}
-
-/// The request for the body the local index keeps of an update.
-pub(super) fn index_body_request(update_id: &str) -> Request {
-    Request::Index(crate::model::index::read::IndexRead::Body {
+/// The request for an update's body and verdict: the runtime reads it from the scan, or the
+/// local index's copy (`--offline`, or the scan not answering).
+fn event_request(update_id: &str) -> Request {
+    Request::Body {
         update_id: update_id.to_owned(),
-    })
+    }
 }
 
 /// The update of a body the index keeps (the item's JSON), as the pane shows bodies.
@@ -80,7 +71,7 @@ impl UpdatePane {
             self.show(body, &want, sh);
         } else {
             self.want = want;
-            self.pending = Some(out.fetch(sh, event_request(update_id, sh)));
+            self.pending = Some(out.fetch(sh, event_request(update_id)));
         }
     }
 
@@ -97,29 +88,37 @@ impl UpdatePane {
             None => std::mem::take(&mut self.want),
         };
         self.error = None;
-        self.pending = Some(out.fetch(sh, event_request(&id, sh)));
+        self.pending = Some(out.fetch(sh, event_request(&id)));
     }
 
-    /// The reply to a read of the index's copy of the open update.
-    pub(super) fn on_index_body(
+    /// The local index's copy of the open update, read in place of the scan's (`--offline`, or
+    /// the scan did not answer: `kept.scan_failed`).
+    pub(super) fn on_kept_body(
         &mut self,
-        reply: &Fetched,
+        id: crate::msg::RequestId,
         update_id: &str,
+        kept: &KeptBody,
         sh: &mut Shared,
         out: &mut Out,
     ) {
-        if self.pending != Some(reply.id) || self.update_id.as_deref() != Some(update_id) {
+        if self.pending != Some(id) || self.update_id.as_deref() != Some(update_id) {
             return;
         }
         self.pending = None;
-        let answer = reply.index_answer();
         let short = short_id(&sanitize(update_id), 16);
+        if let Some(failure) = &kept.scan_failed {
+            self.error = Some(failure.to_string());
+            out.warn(format!(
+                "update {short}: {failure}; showing the local index's copy"
+            ));
+        }
+        let answer = kept.reply.clone().map_err(|f| f.message);
         match answer {
             Ok(crate::model::index::read::IndexAnswer::Body(Some(json))) => {
                 match body_of_kept(&json) {
                     Some(body) => {
                         let body = Arc::new(body);
-                        if sh.ctx.offline {
+                        if kept.scan_failed.is_none() {
                             // No node to ask for the verdict: the Verdict pane shows the body's.
                             sh.bodies.insert(update_id.to_owned(), body.clone());
                         }
@@ -135,7 +134,7 @@ impl UpdatePane {
                 }
             }
             Ok(_) => {
-                let why = if sh.ctx.offline {
+                let why = if kept.scan_failed.is_none() {
                     "not in the local index (or kept without its body: --no-bodies); --offline asks no node"
                 } else {
                     "the scan did not answer and the local index does not keep it"

@@ -65,7 +65,6 @@ mod tree;
 use details::Details;
 use layout::{Areas, render_title, split};
 use lifecycle::LifecycleList;
-use load::index_body_request;
 use reassign::ReassignView;
 
 /// Trees with at most this many events start fully expanded.
@@ -381,21 +380,19 @@ impl Pane for UpdatePane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
-        if let Request::Index(crate::model::index::read::IndexRead::Body { update_id }) =
-            &reply.request
-        {
-            self.on_index_body(reply, update_id, sh, out);
-            return;
-        }
         if let Request::Index(crate::model::index::read::IndexRead::Lifecycle { .. }) =
             &reply.request
         {
             self.on_index_lifecycle(reply, sh, out);
             return;
         }
-        let Some(update_id) = reply.request.call().and_then(|c| c.subject()) else {
+        let Some(update_id) = reply.request.body_subject() else {
             return;
         };
+        if let Ok(Response::Kept(kept)) = &reply.result {
+            self.on_kept_body(reply.id, update_id, kept, sh, out);
+            return;
+        }
         if self.update_id.as_deref() != Some(update_id) {
             return;
         }
@@ -414,17 +411,7 @@ impl Pane for UpdatePane {
             }
             Some(Err(failure)) => {
                 self.error = Some(failure.to_string());
-                let unreachable = failure
-                    .api()
-                    .is_some_and(crate::api::ApiError::is_transient);
-                if unreachable && sh.index.usable() {
-                    // The scan does not answer: the local index's copy, when it keeps one.
-                    let short = short_id(&sanitize(update_id), 16);
-                    out.warn(format!(
-                        "update {short}: {failure}; showing the local index's copy"
-                    ));
-                    self.pending = Some(out.fetch(sh, index_body_request(update_id)));
-                } else if failure.api().is_some() {
+                if failure.api().is_some() {
                     let short = short_id(&sanitize(update_id), 16);
                     out.error(format!("update {short}: {failure}"));
                 }

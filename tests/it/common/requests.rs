@@ -2,7 +2,7 @@
 //! reading of a request back into what it asks, for tests that answer by kind.
 
 use cantonscope::api::ledger::{self, LedgerEnd};
-use cantonscope::api::scan::{self, HoldingsSummaryRequest, ValueEncoding};
+use cantonscope::api::scan::{self, HoldingsSummaryRequest};
 use cantonscope::api::validator;
 use cantonscope::msg::{Request, Response};
 
@@ -38,9 +38,12 @@ pub fn traffic_status(domain_id: &str, member_id: &str) -> Request {
     Request::api(scan::member_traffic_status(domain_id, member_id))
 }
 
-/// `GET /v0/events/{update_id}` (the Update pane's body and verdict).
+/// The Update pane's body and verdict: `GET /v0/events/{update_id}` on the scan, or the local
+/// index's copy (the runtime decides which: `Request::Body`).
 pub fn event(update_id: &str) -> Request {
-    Request::api(scan::event(update_id, &ValueEncoding::default()))
+    Request::Body {
+        update_id: update_id.to_owned(),
+    }
 }
 
 /// `POST /v1/holdings/summary`.
