@@ -500,17 +500,7 @@ impl ScanFill {
 impl ScanFill {
     /// A fill whose gaps are known, each with `rows` rows from the scan (tests).
     pub(crate) fn with_gaps(gaps: Vec<(Hole, usize)>) -> ScanFill {
-        let row = |i: usize| IndexedRow {
-            record_time: Some(i64::try_from(i).unwrap_or(0)),
-            migration_id: 0,
-            update_id: format!("s{i}"),
-            kind: "transaction".into(),
-            summary: String::new(),
-            events: None,
-            synchronizer: None,
-            parties: Vec::new(),
-            from_scan: true,
-        };
+        let row = |i: usize| super::row::scan_row(i64::try_from(i).unwrap_or(0), format!("s{i}"));
         ScanFill {
             since: 0,
             before: None,
@@ -541,17 +531,7 @@ mod tests {
     use super::*;
 
     fn row(t: i64) -> IndexedRow {
-        IndexedRow {
-            record_time: Some(t),
-            migration_id: 0,
-            update_id: format!("u{t}"),
-            kind: "transaction".into(),
-            summary: String::new(),
-            events: None,
-            synchronizer: None,
-            parties: Vec::new(),
-            from_scan: true,
-        }
+        super::super::row::scan_row(t, format!("u{t}"))
     }
 
     fn hole(after: Option<i64>, through: Option<i64>) -> Hole {

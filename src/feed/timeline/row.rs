@@ -74,3 +74,19 @@ pub fn row_bytes(r: &IndexedRow) -> usize {
             .map(|p| p.len() + std::mem::size_of::<String>())
             .sum::<usize>()
 }
+
+/// A row the scan sent at `t` (µs), named `update_id` (tests).
+#[cfg(test)]
+pub(crate) fn scan_row(t: i64, update_id: String) -> IndexedRow {
+    IndexedRow {
+        record_time: Some(t),
+        migration_id: 0,
+        update_id,
+        kind: "transaction".into(),
+        summary: String::new(),
+        events: None,
+        synchronizer: None,
+        parties: Vec::new(),
+        from_scan: true,
+    }
+}

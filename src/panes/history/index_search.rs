@@ -32,6 +32,7 @@ use crate::ui::text_input::{InputOutcome, TextInput};
 
 use super::super::{AppEvent, Out, RenderCtx, Shared};
 use super::HistoryPane;
+use super::table::put_line;
 use crate::feed::timeline::PagedList;
 
 /// Most rows one search keeps (a larger result says how to narrow it).
@@ -355,27 +356,18 @@ impl HistoryPane {
             let row = Rect::new(inner.x, bottom, inner.width, 1);
             input.render_prompted(row, buf, "F ", theme, focused);
             if let Some(e) = input.validation() {
-                buf.set_line(
+                put_line(
+                    buf,
                     inner.x,
                     bottom.saturating_sub(1),
-                    &Line::styled(
-                        safe_line(e, usize::from(inner.width)).into_owned(),
-                        theme.status_warn,
-                    ),
                     inner.width,
+                    e,
+                    theme.status_warn,
                 );
             }
         } else {
             let keys = "the whole local index, not the loaded rows · ↵ open · y copy id · F new search · Esc back to the loaded rows";
-            buf.set_line(
-                inner.x,
-                bottom,
-                &Line::styled(
-                    safe_line(keys, usize::from(inner.width)).into_owned(),
-                    theme.muted,
-                ),
-                inner.width,
-            );
+            put_line(buf, inner.x, bottom, inner.width, keys, theme.muted);
         }
         let list = Rect::new(
             inner.x,

@@ -13,13 +13,12 @@ use crate::model::format::format_time_micros;
 use crate::model::history::History;
 use crate::msg::Command;
 use crate::ui::format::group_thousands;
-use crate::ui::safe::safe_line;
 use crate::ui::table::Draw;
 
 use super::super::{AppEvent, Out, RenderCtx, Shared};
 use super::HistoryPane;
 use super::rows::{IndexedRow, JointRow, READING};
-use super::table::{DATED_RANGE_WIDTH, loaded_range};
+use super::table::{DATED_RANGE_WIDTH, loaded_range, put_line};
 
 impl HistoryPane {
     /// The loaded rows and the loaded selection, for the one scroll.
@@ -319,15 +318,7 @@ impl HistoryPane {
         } else {
             "the local index, then the loaded rows · ↵ open · Esc loaded rows only · f follow · F search the index"
         };
-        buf.set_line(
-            inner.x,
-            bottom,
-            &Line::styled(
-                safe_line(keys, usize::from(inner.width)).into_owned(),
-                theme.muted,
-            ),
-            inner.width,
-        );
+        put_line(buf, inner.x, bottom, inner.width, keys, theme.muted);
         let mut list = Rect::new(inner.x, inner.y, inner.width, inner.height - 1);
         let draw = Draw::new(sh, theme, focused);
         self.columns.render_header::<IndexedRow>(
@@ -348,14 +339,13 @@ impl HistoryPane {
             } else {
                 "the local index holds no update from here on".to_owned()
             };
-            buf.set_line(
+            put_line(
+                buf,
                 list.x,
                 list.y,
-                &Line::styled(
-                    safe_line(&text, usize::from(list.width)).into_owned(),
-                    theme.muted.add_modifier(Modifier::ITALIC),
-                ),
                 list.width,
+                &text,
+                theme.muted.add_modifier(Modifier::ITALIC),
             );
             return;
         }

@@ -385,6 +385,22 @@ impl TableRow for UpdateSummary {
     }
 }
 
+/// Writes `text` on row `y` from `x`, at most `width` columns, neutralised and cut to fit.
+pub(super) fn put_line(
+    buf: &mut ratatui::buffer::Buffer,
+    x: u16,
+    y: u16,
+    width: u16,
+    text: &str,
+    style: ratatui::style::Style,
+) {
+    let line = ratatui::text::Line::styled(
+        crate::ui::safe::safe_line(text, usize::from(width)).into_owned(),
+        style,
+    );
+    buf.set_line(x, y, &line, width);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
