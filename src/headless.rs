@@ -278,6 +278,7 @@ async fn run_scan(
             from,
             until,
             request_rate,
+            limit,
         } => {
             let after = match (after_migration_id, after_record_time) {
                 (Some(migration_id), Some(record_time)) => Some(scan::UpdatesAfter {
@@ -294,6 +295,7 @@ async fn run_scan(
                     until: until.clone(),
                     rate: request_rate.unwrap_or(rate),
                     encoding: encoding(*encoding_arg),
+                    limit: *limit,
                 };
                 let stats = updates::walk(client, &walk, out, err)
                     .await

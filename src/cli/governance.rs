@@ -63,7 +63,11 @@ pub enum GovernanceCommand {
         until: Option<String>,
         /// Results per page asked of the scan (1..=1000).
         #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..=1000))]
-        limit: u16,
+        page_size: u16,
+        /// At most this many results in all (default: every one). Earlier versions read
+        /// --limit as the page size: that is --page-size now.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        limit: Option<u64>,
     },
     /// The open requests my SV has not voted on (exit 5 when there is one, 0 when none).
     #[command(after_help = GOVERNANCE_EXIT_CODES)]

@@ -58,6 +58,10 @@ pub enum ScanCommand {
         /// else 10].
         #[arg(long, value_name = "N", requires = "all", value_parser = parse_request_rate)]
         request_rate: Option<f64>,
+        /// With --all: at most this many updates in all (default: every one up to --until or
+        /// the head; --page-size is the page asked of the scan).
+        #[arg(long, value_name = "N", requires = "all", value_parser = clap::value_parser!(u64).range(1..))]
+        limit: Option<u64>,
     },
     /// GET /v0/events/{update_id}: the update, verdict, traffic summary and app activity.
     Event {

@@ -104,6 +104,7 @@ pub async fn run(
             requester,
             from,
             until,
+            page_size,
             limit,
         } => {
             let query = ResultsQuery {
@@ -113,7 +114,7 @@ pub async fn run(
                 from: from.as_deref().map(utc),
                 until: until.as_deref().map(utc),
             };
-            results(&client, &query, i64::from(*limit), out).await
+            results(&client, &query, i64::from(*page_size), *limit, out).await
         }
         GovernanceCommand::NeedsVote { within } => {
             needs_vote(&client, settings, *within, now, out).await
@@ -262,14 +263,21 @@ async fn needs_vote(
     })
 }
 
-/// Reads every page of results matching `filter`, handing each page to `each`. A page token
-/// seen before, or a page that repeats the previous one (a scan that ignores the token), ends
-/// the walk as a server error ([`PageGuard`]).
+/// Whether a walk over pages goes on after a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    On,
+    Stop,
+}
+
+/// Reads every page of results matching `filter` (`page_size` a page), handing each page to
+/// `each` until it says stop. A page token seen before, or a page that repeats the previous one
+/// (a scan that ignores the token), ends the walk as a server error ([`PageGuard`]).
 async fn walk_results(
     client: &ApiClient,
     filter: &VoteResultsFilter,
-    limit: i64,
-    mut each: impl FnMut(&[VoteResult]) -> Result<(), Failure>,
+    page_size: i64,
+    mut each: impl FnMut(&[VoteResult]) -> Result<Walk, Failure>,
 ) -> Result<(), Failure> {
     let mut token = None;
     let mut guard = PageGuard::default();
@@ -277,13 +285,13 @@ async fn walk_results(
         let page = client
             .send(&scan::vote_results(&VoteResultsRequest {
                 filter: filter.clone(),
-                limit,
+                limit: page_size,
                 page_token: token,
             }))
             .await?;
         let (keep, next) = guard.next(&page.results, page.next_page_token);
-        if keep {
-            each(&page.results)?;
+        if keep && each(&page.results)? == Walk::Stop {
+            return Ok(());
         }
         match next {
             NextPage::End => return Ok(()),
@@ -299,16 +307,22 @@ async fn walk_results(
 async fn results(
     client: &ApiClient,
     query: &ResultsQuery,
-    limit: i64,
+    page_size: i64,
+    limit: Option<u64>,
     out: &mut dyn Write,
 ) -> Result<i32, Failure> {
     let dso = client.send(&scan::dso()).await?;
-    walk_results(client, &query.server_filter(), limit, |page| {
+    let mut left = limit.unwrap_or(u64::MAX);
+    walk_results(client, &query.server_filter(), page_size, |page| {
         for result in page {
             let row = ClosedRequest::of(result, &dso.svs);
             if !query.keeps(&row) {
                 continue;
             }
+            if left == 0 {
+                return Ok(Walk::Stop);
+            }
+            left -= 1;
             let mut line = to_value(&row);
             // A past config action's changes, when it carries its baseConfig (the config in
             // force then is not known here).
@@ -317,7 +331,7 @@ async fn results(
             }
             write_json_line(out, &line)?;
         }
-        Ok(())
+        Ok(if left == 0 { Walk::Stop } else { Walk::On })
     })
     .await?;
     Ok(EXIT_OK)
@@ -338,7 +352,7 @@ async fn weights(
     let mut all = Vec::new();
     walk_results(client, &filter, 100, |page| {
         all.extend_from_slice(page);
-        Ok(())
+        Ok(Walk::On)
     })
     .await?;
     let mut svs = Vec::new();

@@ -52,6 +52,8 @@ pub struct WalkRequest {
     /// Requests per second at most.
     pub rate: f64,
     pub encoding: ValueEncoding,
+    /// At most this many updates in all (`None`: every one).
+    pub limit: Option<u64>,
 }
 
 /// What the walk did.
@@ -183,6 +185,9 @@ pub async fn walk(
             stats.pages += 1;
         }
         for item in &page.transactions[take.range()] {
+            if req.limit.is_some_and(|n| stats.updates >= n) {
+                break;
+            }
             let line = compact_json(item.raw().get());
             if !write_line(out, &json_text::escape_unsafe(&line))? {
                 return Ok(stats);
@@ -197,6 +202,9 @@ pub async fn walk(
                 return Ok(stats);
             }
             return Err(WalkError::Output(format!("cannot write the output: {e}")));
+        }
+        if req.limit.is_some_and(|n| stats.updates >= n) {
+            break;
         }
         if progress && let Some(next) = pages.cursor() {
             let _ = write!(

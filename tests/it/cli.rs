@@ -1000,6 +1000,35 @@ fn scan_updates_all_writes_every_update_once_as_json_lines() {
 }
 
 #[test]
+fn scan_updates_all_limit_is_the_number_of_updates_across_pages() {
+    let expected = demo_updates();
+    // Pages of 7: 20 updates come from 3 pages, the first 20 of the history.
+    let lines = all_updates(&["--page-size", "7", "--limit", "20"]);
+    let ids: Vec<&str> = lines
+        .iter()
+        .map(|l| l["update_id"].as_str().expect("id"))
+        .collect();
+    let want: Vec<&str> = expected[..20]
+        .iter()
+        .map(|(id, _, _)| id.as_str())
+        .collect();
+    assert_eq!(ids, want);
+    // A limit of none is a usage error, and --limit needs --all (one page has --page-size).
+    for args in [
+        &["scan", "updates", "--all", "--limit", "0"][..],
+        &["scan", "updates", "--limit", "5"],
+    ] {
+        let output = run(args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
 fn scan_updates_all_from_until_keeps_the_range() {
     let expected = demo_updates();
     let (from, until) = (

@@ -401,8 +401,13 @@ mod cli {
                     .map(|l| serde_json::from_str(l).expect("a JSON line"))
                     .collect()
             };
-            let all = lines(&["results", "--limit", "3"]);
+            // Pages of 3: the walk goes through every page.
+            let all = lines(&["results", "--page-size", "3"]);
             assert!(all.len() >= 10, "{}", all.len());
+            // --limit is the number of results, across pages; the same first ones.
+            let four = lines(&["results", "--page-size", "3", "--limit", "4"]);
+            assert_eq!(four, all[..4].to_vec(), "the first 4 results, over 2 pages");
+            assert_eq!(lines(&["results", "--limit", "1"]), all[..1].to_vec());
             let outcomes: Vec<&str> = all
                 .iter()
                 .map(|r| r["outcome"].as_str().expect("outcome"))
@@ -477,7 +482,7 @@ mod cli {
             }))
             .expect("demo");
         let dir = tempfile::tempdir().expect("tempdir");
-        let o = run(dir.path(), &demo.scan_url, &["results", "--limit", "3"]);
+        let o = run(dir.path(), &demo.scan_url, &["results", "--page-size", "3"]);
         assert_eq!(o.status.code(), Some(1), "{}", err(&o));
         assert!(
             err(&o).contains("the scan sent the same page twice (it may ignore pageToken)"),
@@ -513,7 +518,7 @@ mod cli {
                 .as_str()
                 .expect("date")
                 .to_owned();
-            let until = lines(&["results", "--until", &middle, "--limit", "2"]);
+            let until = lines(&["results", "--until", &middle, "--page-size", "2"]);
             assert!(!until.is_empty());
             assert_eq!(
                 until.len(),
@@ -535,11 +540,12 @@ mod cli {
                 accepted.len(),
                 all.iter().filter(|r| r["outcome"] == "accepted").count()
             );
-            // Usage errors exit 2 before asking the scan: a page size out of 1..=1000, a time
-            // that is none, an outcome that is none.
+            // Usage errors exit 2 before asking the scan: a page size out of 1..=1000, a limit
+            // of none, a time that is none, an outcome that is none.
             for args in [
-                &["results", "--limit", "0"][..],
-                &["results", "--limit", "1001"],
+                &["results", "--page-size", "0"][..],
+                &["results", "--page-size", "1001"],
+                &["results", "--limit", "0"],
                 &["results", "--from", "next tuesday"],
                 &["results", "--outcome", "pending"],
             ] {
