@@ -537,6 +537,19 @@ impl Pane for UpdatePane {
         if self.focus == Focus::Details {
             hints.push(Command::ShowValue);
         }
+        // The open update's id, its check on every scan and its locator (Y, b, W): beside `y`
+        // in the tree (what fits of the footer comes first), after Esc and `v` in the details.
+        let ids = [
+            Command::CopyUpdateId,
+            Command::Consensus,
+            Command::CopyLocator,
+        ];
+        match hints.iter().position(|c| *c == Command::Copy) {
+            Some(at) if self.focus == Focus::Tree => {
+                hints.splice(at + 1..at + 1, ids);
+            }
+            _ => hints.extend(ids),
+        }
         hints.push(Command::Refresh);
         hints
     }
