@@ -40,6 +40,7 @@ mod generate;
 mod ledger;
 mod ledger_api;
 mod ledger_render;
+mod metrics_api;
 mod network;
 mod node_metrics;
 mod render;
@@ -61,13 +62,13 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use auth::{demo_secret, make_token};
-pub use faults::{DemoFaults, DemoTime, DownMode, MAX_SCANS, RequestStats};
+pub use faults::{DemoFaults, DemoTime, DownMode, MAX_SCANS, NodeFaults, RequestStats};
 pub use ledger::{
     Body, CreateNode, ExerciseNode, FaucetStats, Holding, Ledger, Node, Reassign, ReassignKind,
     SNAPSHOT_PERIOD, TcRec, TcStatus, Tx, Update, WeightChange,
 };
 pub use network::{NUM_SVS, PartyIdx, Tpl};
-pub use node_metrics::{NODES as METRICS_NODES, NodeFaults};
+pub use node_metrics::NODES as METRICS_NODES;
 
 use state::{AppState, World};
 

@@ -49,7 +49,7 @@ impl AppState {
             faults: Faults::default(),
             counters: Arc::default(),
             node_metrics: Arc::new(std::sync::Mutex::new(
-                super::node_metrics::NodeMetrics::new(&super::node_metrics::NodeFaults::default()),
+                super::node_metrics::NodeMetrics::new(&super::faults::NodeFaults::default()),
             )),
         }
     }

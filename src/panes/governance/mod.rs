@@ -47,6 +47,7 @@ pub use svs::{SvRow, SvsView};
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::api::scan;
@@ -86,6 +87,14 @@ pub enum DetailOf {
 
 /// What Detail says when no request is chosen.
 pub const NO_DETAIL_TEXT: &str = "No request chosen: select one in Open and press Enter.";
+
+/// A label (muted, padded) and its value.
+fn row(label: &str, value: impl Into<String>, style: Style, theme: &Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{label:<13}"), theme.muted),
+        Span::styled(value.into(), style),
+    ])
+}
 
 /// The Governance pane.
 #[derive(Debug)]
