@@ -21,7 +21,7 @@ use super::reply::scan_error;
 use super::util::now_micros;
 
 /// Most scan instances a demo network serves (13, as MainNet lists): one per SV.
-pub const MAX_SCANS: usize = super::network::MAX_SVS;
+pub const MAX_SCANS: usize = super::topology::MAX_SVS;
 
 /// The node faults, switchable while the demo runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -35,7 +35,7 @@ pub struct NodeFaults {
 }
 
 /// The SV name of scan instance `scan`: the network has one SV per scan (scan k is SV k).
-pub(crate) fn sv_name(net: &super::network::Network, scan: usize) -> String {
+pub(crate) fn sv_name(net: &super::topology::Network, scan: usize) -> String {
     match net.svs.get(scan) {
         Some(sv) => sv.name.clone(),
         None => format!("Extra-SV-{}", scan + 1),

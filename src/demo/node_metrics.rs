@@ -104,7 +104,7 @@ impl NodeMetrics {
     pub fn exposition(
         &self,
         node: &str,
-        net: &super::network::Network,
+        net: &super::topology::Network,
         scan_urls: &[String],
     ) -> Option<String> {
         let now = self.now();

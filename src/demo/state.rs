@@ -7,7 +7,7 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use super::faults::{DemoFaults, Faults, RequestCounters};
 use super::generate::Generator;
 use super::ledger::Ledger;
-use super::network::Network;
+use super::topology::Network;
 use super::util::now_micros;
 
 /// The ledger plus the generator that extends it.

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::{Con, Generator, ROUND_LEN, TreeB, Vote, micros_obj};
 use crate::demo::ledger::Ledger;
-use crate::demo::network::Tpl;
+use crate::demo::topology::Tpl;
 use crate::demo::util::{HOUR, fmt_amount, fmt_time6};
 
 impl Generator {

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::ledger::{CreateNode, Ledger};
-use super::network::{Network, PartyIdx, PartyKind, SyncIdx, Tpl};
+use super::topology::{Network, PartyIdx, PartyKind, SyncIdx, Tpl};
 use super::util::{MINUTE, Rng, SECOND, UNIT};
 
 use plan::Intent;

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::{Con, Generator, Intent, ROUND_LEN, ROUNDS, TreeB, Vote};
 use crate::demo::ledger::Ledger;
-use crate::demo::network::Tpl;
+use crate::demo::topology::Tpl;
 use crate::demo::util::{HOUR, SECOND, fmt_time6};
 
 /// A step of the script.

@@ -25,7 +25,7 @@
 
 mod across;
 mod detail;
-mod detail_view;
+mod detail_section;
 mod lookup;
 mod open;
 mod past;
