@@ -52,13 +52,7 @@ impl NodeWatch {
 
     /// The worst firing severity of the last judgement.
     pub fn worst(&self) -> Option<Severity> {
-        self.rows
-            .iter()
-            .filter_map(|r| match r.state {
-                crate::model::metrics::AlertState::Firing { severity } => Some(severity),
-                _ => None,
-            })
-            .max()
+        crate::model::metrics::worst_firing(&self.rows)
     }
 
     /// The scrape due at `now`, if one is (its id from `ids`).

@@ -243,12 +243,12 @@ impl GovernancePane {
             return false;
         }
         // `r`: now, unless a read is in flight.
-        let due = self.watch.due(sh.now) || (now && self.watch.due(i64::MAX));
+        let due = self.watch.poll.due(sh.now) || (now && self.watch.poll.due(i64::MAX));
         if !due {
             return false;
         }
         let id = out.fetch(sh, Request::api(scan::vote_requests()));
-        self.watch.sent(id);
+        self.watch.poll.sent(id);
         true
     }
 
@@ -537,7 +537,7 @@ impl Pane for GovernancePane {
             };
             return;
         }
-        if !self.watch.is_waiting_for(reply.id) {
+        if !self.watch.poll.is_waiting_for(reply.id) {
             return;
         }
         let result = match &reply.result {
