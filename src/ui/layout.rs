@@ -1,8 +1,8 @@
 //! Layout helpers: the screen split, centred overlay rectangles, the minimum-size check and
 //! its "terminal too small" message, text wrapping by display width, lines of server text cut to
 //! a width, a cell of text cut to its width ([`cell`]) and a paragraph of it wrapped to an area
-//! ([`paragraph`]) (both of which `ui::form` re-exports), and a one-line text sparkline for
-//! cards.
+//! ([`paragraph`]) (both of which `ui::form` re-exports), a one-line heading over a body
+//! ([`heading`]), and a one-line text sparkline for cards.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -34,6 +34,23 @@ pub fn paragraph(area: Rect, buf: &mut Buffer, text: &str, style: Style) -> u16 
         rows += 1;
     }
     rows
+}
+
+/// `area` under its first row: the body under a one-line heading.
+pub fn below_heading(area: Rect) -> Rect {
+    Rect::new(
+        area.x,
+        area.y + 1,
+        area.width,
+        area.height.saturating_sub(1),
+    )
+}
+
+/// Writes `text` (sanitized, cut to the width) as the first row of `area`; returns the area
+/// under it.
+pub fn heading(buf: &mut Buffer, area: Rect, text: &str, style: Style) -> Rect {
+    cell(buf, area.x, area.y, text, area.width, style);
+    below_heading(area)
 }
 
 /// Writes `text` (sanitized, cut to `width` columns) at (x, y).

@@ -133,6 +133,22 @@ pub struct GovernancePane {
 }
 
 impl GovernancePane {
+    /// A key or a paste for the table of the section shown (not Results, whose dialog takes
+    /// them first).
+    fn table_input(&mut self, input: TableInput<'_>, sh: &mut Shared, out: &mut Out) {
+        match self.section {
+            GovSection::Svs => {
+                self.svs.input(input, sh, out);
+            }
+            GovSection::Across => {
+                self.across.input(input);
+            }
+            _ => {
+                self.table.input(input, &self.rows);
+            }
+        }
+    }
+
     /// A new pane (nothing read until it is shown).
     pub fn new(_sh: &Shared) -> Self {
         GovernancePane {
@@ -372,34 +388,18 @@ impl Pane for GovernancePane {
     }
 
     fn on_key(&mut self, key: &crossterm::event::KeyEvent, sh: &mut Shared, out: &mut Out) {
-        match self.section {
-            GovSection::Results => {
-                self.results.on_key(key, sh, out);
-            }
-            GovSection::Svs => {
-                self.svs.input(TableInput::Key(key), sh, out);
-            }
-            GovSection::Across => {
-                self.across.input(TableInput::Key(key));
-            }
-            _ => {
-                self.table.input(TableInput::Key(key), &self.rows);
-            }
+        if self.section == GovSection::Results {
+            self.results.on_key(key, sh, out);
+        } else {
+            self.table_input(TableInput::Key(key), sh, out);
         }
     }
 
     fn on_paste(&mut self, text: &str, sh: &mut Shared, out: &mut Out) {
-        match self.section {
-            GovSection::Results => self.results.on_paste(text),
-            GovSection::Svs => {
-                self.svs.input(TableInput::Paste(text), sh, out);
-            }
-            GovSection::Across => {
-                self.across.input(TableInput::Paste(text));
-            }
-            _ => {
-                self.table.input(TableInput::Paste(text), &self.rows);
-            }
+        if self.section == GovSection::Results {
+            self.results.on_paste(text);
+        } else {
+            self.table_input(TableInput::Paste(text), sh, out);
         }
     }
 

@@ -27,6 +27,7 @@ use crate::panes::AppEvent;
 use crate::panes::form::{cell, paragraph};
 use crate::panes::{Out, RenderCtx, Shared};
 use crate::ui::format::{age_label, group_thousands};
+use crate::ui::layout::below_heading;
 use crate::ui::safe::safe_line;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
@@ -518,12 +519,7 @@ impl NetworkPane {
                 cell(buf, area.right() - w, area.y, &source, w, theme.muted);
             }
         }
-        let body = Rect::new(
-            area.x,
-            area.y + 1,
-            area.width,
-            area.height.saturating_sub(1),
-        );
+        let body = below_heading(area);
         if body.height == 0 {
             return;
         }

@@ -29,6 +29,7 @@ use crate::msg::{Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::format::group_thousands;
 use crate::ui::json::JsonView;
+use crate::ui::layout::below_heading;
 use crate::ui::safe::safe_line;
 use crate::ui::table::{DataTable, Draw};
 use crate::ui::theme::Theme;
@@ -601,12 +602,7 @@ fn render_list(t: &Trees, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &The
         put_styled(area, 1, buf, empty, theme.muted);
         return;
     }
-    let table = Rect::new(
-        area.x,
-        area.y + 1,
-        area.width,
-        area.height.saturating_sub(1),
-    );
+    let table = below_heading(area);
     let draw = Draw::new(sh, theme, focused);
     t.table.render(table, buf, &t.items, &draw);
 }
