@@ -98,15 +98,7 @@ impl NodeWatch {
         let (rows, kept) = evaluate(&self.rules, scrapes, self.kept.as_ref(), at);
         self.rows = rows;
         self.kept = Some(kept);
-        self.unreachable = scrapes
-            .iter()
-            .filter_map(|s| {
-                s.result
-                    .as_ref()
-                    .err()
-                    .map(|e| (s.endpoint.clone(), e.clone()))
-            })
-            .collect();
+        self.unreachable = crate::model::metrics::unreachable(scrapes);
         self.at = Some(at);
         self.error = None;
         self.epoch += 1;

@@ -91,15 +91,7 @@ fn report(
     now_us: i64,
     source: &'static str,
 ) -> NodeReport {
-    let unreachable = scrapes
-        .iter()
-        .filter_map(|s| {
-            s.result
-                .as_ref()
-                .err()
-                .map(|e| (s.endpoint.clone(), e.clone()))
-        })
-        .collect();
+    let unreachable = crate::model::metrics::unreachable(scrapes);
     let (rules, keep) = evaluate(&node.rules, scrapes, previous, now_us);
     NodeReport {
         at_us: now_us,

@@ -113,6 +113,19 @@ pub struct RuleState {
     pub expression: String,
 }
 
+/// `(endpoint, error)` of each scrape of `scrapes` that failed.
+pub fn unreachable(scrapes: &[Scrape]) -> Vec<(String, String)> {
+    scrapes
+        .iter()
+        .filter_map(|s| {
+            s.result
+                .as_ref()
+                .err()
+                .map(|e| (s.endpoint.clone(), e.clone()))
+        })
+        .collect()
+}
+
 /// The worst severity among the firing rules of `rules` (`None` when none fires): what the
 /// explorer's card and `check` headline.
 pub fn worst_firing(rules: &[RuleState]) -> Option<Severity> {
