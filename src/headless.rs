@@ -96,6 +96,16 @@ fn client_or_exit(
     })
 }
 
+/// The scans of `net` as findings and reports name them: their URLs without user info.
+fn redacted_entries(net: &crate::network::Network) -> Vec<crate::model::network::ScanEntry> {
+    net.entries()
+        .map(|e| crate::model::network::ScanEntry {
+            url: crate::api::redact_userinfo(&e.url),
+            ..e.clone()
+        })
+        .collect()
+}
+
 /// Says `line` on `err` as `cantonscope: <line>` (the diagnostics of `check`, `network …` and
 /// `governance …`).
 fn say(err: &mut dyn Write, line: &str) {

@@ -168,13 +168,7 @@ pub async fn run(
     if let Some(problem) = &measured.findings_error {
         say(err, &format!("warning: {problem}"));
     }
-    let entries: Vec<ScanEntry> = net
-        .entries()
-        .map(|e| ScanEntry {
-            url: crate::api::redact_userinfo(&e.url),
-            ..e.clone()
-        })
-        .collect();
+    let entries = super::redacted_entries(&net);
     judge_network(
         &mut report,
         &entries,

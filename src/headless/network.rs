@@ -445,13 +445,7 @@ async fn run_check(
     // The update's own check (not its verdict) makes findings: a scan that serves it
     // differently has a diverged history there; one that agrees clears it.
     if let (UpdateSource::Update, Some(path)) = (source, findings_path) {
-        let entries: Vec<ScanEntry> = net
-            .entries()
-            .map(|e| ScanEntry {
-                url: crate::api::redact_userinfo(&e.url),
-                ..e.clone()
-            })
-            .collect();
+        let entries = super::redacted_entries(net);
         let ops = crate::model::network::fork::update_check_ops(&entries, update_id, check);
         super::keep_findings(path, &ops, now_micros(), err);
     }

@@ -15,6 +15,16 @@
 //! no module is an item of the root). Test code inside `src/` counts like any other code.
 //! Comments, doc links and string literals do not count. A failure names the file and line of
 //! every arrow at fault.
+//!
+//! Between files, two more rules (every `crate::`, `super::` and `self::` path in code resolved
+//! to the file of its longest prefix that is a module):
+//!
+//! - [`no_pane_uses_another_pane`]: a file of a pane (`src/panes/X…`) names no other pane
+//!   (`crate::panes::Y…`); the pane kit under `src/panes/` ([`PANE_KIT`]: `panes/mod.rs` with
+//!   its items, `form`, `new_file`, `export`) is no pane, and every pane may use it;
+//! - [`no_cycle_between_files`]: no cycle between files, the references between a module and
+//!   its own ancestors or descendants aside (`use super::*` in a child, `self::x` in a parent);
+//!   a failure names each arrow of the cycle with its file and line.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
