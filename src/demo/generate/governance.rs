@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Con, Generator, ROUND_LEN, TreeB, Vote, micros_obj};
+use super::{Con, Generator, ROUND_LEN, TreeB, Vote, micros_obj, pending_request};
 
 /// A vote request being closed: the `DsoRules` it is closed under, the request, its requester
 /// (who closes it), the tree so far and the node of the `DsoRules_CloseVoteRequest` exercise.
@@ -43,12 +43,7 @@ impl Generator {
         let vote_before = self.now + 4 * ROUND_LEN;
         let mut vote = Vote {
             id: self.next_vote,
-            con: Con {
-                cid: String::new(),
-                tpl: Tpl::VoteRequest,
-                sigs: vec![dso],
-                obs: vec![],
-            },
+            con: pending_request(dso),
             first_cid: String::new(),
             requester,
             target,

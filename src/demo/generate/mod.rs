@@ -50,6 +50,17 @@ pub struct Con {
     pub obs: Vec<PartyIdx>,
 }
 
+/// The contract of a vote request not created yet (signed by the DSO): its id comes when the
+/// request is submitted.
+fn pending_request(dso: PartyIdx) -> Con {
+    Con {
+        cid: String::new(),
+        tpl: Tpl::VoteRequest,
+        sigs: vec![dso],
+        obs: vec![],
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Holding {
     con: Con,

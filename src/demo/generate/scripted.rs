@@ -11,9 +11,8 @@
 
 use serde_json::{Value, json};
 
-use super::{Con, Generator, Intent, ROUND_LEN, ROUNDS, Vote};
+use super::{Generator, Intent, ROUND_LEN, ROUNDS, Vote, pending_request};
 use crate::demo::ledger::Ledger;
-use crate::demo::topology::Tpl;
 use crate::demo::util::{HOUR, SECOND, fmt_time6};
 
 /// A step of the script.
@@ -272,12 +271,7 @@ impl Generator {
         };
         let vote = Vote {
             id: FIRST_ID + k as u32,
-            con: Con {
-                cid: String::new(),
-                tpl: Tpl::VoteRequest,
-                sigs: vec![dso],
-                obs: vec![],
-            },
+            con: pending_request(dso),
             first_cid: String::new(),
             requester: s.requester,
             target: s.requester,
