@@ -1,4 +1,5 @@
-//! The network: every SV's scan, open and issuing mining rounds, backfilling status.
+//! The scans and the rounds: every SV's scan (`/v0/scans`), open and issuing mining rounds,
+//! backfilling status.
 
 use axum::body::Bytes;
 use axum::extract::State;
