@@ -20,6 +20,7 @@ pub mod updates;
 
 use std::io::Write;
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::json;
 
@@ -69,6 +70,47 @@ pub fn api_config(settings: &Settings) -> ApiConfig {
         token: settings.token.clone(),
         ..ApiConfig::default()
     }
+}
+
+/// The client configuration of a command that sends every request once, bounded by `timeout`
+/// (`check`, `network …`).
+pub fn api_config_once(settings: &Settings, timeout: Duration) -> ApiConfig {
+    ApiConfig {
+        request_timeout: timeout,
+        connect_timeout: timeout.min(ApiConfig::default().connect_timeout),
+        retries: 0,
+        ..api_config(settings)
+    }
+}
+
+/// The API client of `config`; when there is none, `say` says why on `err` and the exit code
+/// is the error.
+fn client_or_exit(
+    config: ApiConfig,
+    err: &mut dyn Write,
+    say: fn(&mut dyn Write, &str),
+) -> Result<ApiClient, i32> {
+    ApiClient::new(config).map_err(|error| {
+        say(err, &error.to_string());
+        error.exit_code()
+    })
+}
+
+/// The scans of `net` as findings and reports name them: their URLs without user info.
+fn redacted_entries(net: &crate::network::Network) -> Vec<crate::model::network::ScanEntry> {
+    net.entries()
+        .map(|e| crate::model::network::ScanEntry {
+            url: crate::api::redact_userinfo(&e.url),
+            ..e.clone()
+        })
+        .collect()
+}
+
+/// Says `line` on `err` as `cantonscope: <line>` (the diagnostics of `check`, `network …` and
+/// `governance …`).
+fn say(err: &mut dyn Write, line: &str) {
+    let _ = writeln!(err, "cantonscope: {line}");
+    let _ = err.flush();
 }
 
 /// Run one headless command: the response goes to `out`, diagnostics to `err`. Returns the

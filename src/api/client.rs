@@ -169,6 +169,16 @@ fn header_list(resp: &reqwest::Response) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The `Authorization: Bearer …` header of `token`, marked sensitive (never logged).
+pub(super) fn bearer(token: &Secret) -> Result<reqwest::header::HeaderValue, ApiError> {
+    let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose()))
+        .map_err(|_| ApiError::Token {
+        detail: "the token contains characters not allowed in a header".into(),
+    })?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
 /// A transport failure: timeout, or connection / TLS / broken body. The detail names the cause
 /// chain but not the URL (reqwest's own message repeats it).
 pub(super) fn transport_error(endpoint: &'static str, e: &reqwest::Error) -> ApiError {
@@ -446,13 +456,7 @@ impl ApiClient {
         }
         req = req.header(reqwest::header::ACCEPT, "application/json, */*;q=0.5");
         if let Some(token) = token {
-            let mut value =
-                reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose()))
-                    .map_err(|_| ApiError::Token {
-                        detail: "the token contains characters not allowed in a header".into(),
-                    })?;
-            value.set_sensitive(true);
-            req = req.header(reqwest::header::AUTHORIZATION, value);
+            req = req.header(reqwest::header::AUTHORIZATION, bearer(token)?);
         }
         Ok(req)
     }

@@ -2,8 +2,9 @@
 //! of the generated network: scan k is SV k), their listing
 //! in `/v0/scans`, and the faults a demo scan can be given: lagging, down (connection refused or
 //! 503), diverging, still backfilling, rate-limited (429), ignoring `pageToken` on the vote
-//! results (as an older scan may). Also the per-client request counter
-//! tests read through [`super::DemoHandle::requests`].
+//! results (as an older scan may); and the faults of the first SV's nodes ([`NodeFaults`]) that
+//! their metrics show (`super::node_metrics`). Also the per-client request counter tests read
+//! through [`super::DemoHandle::requests`].
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -20,10 +21,21 @@ use super::reply::scan_error;
 use super::util::now_micros;
 
 /// Most scan instances a demo network serves (13, as MainNet lists): one per SV.
-pub const MAX_SCANS: usize = super::network::MAX_SVS;
+pub const MAX_SCANS: usize = super::topology::MAX_SVS;
+
+/// The node faults, switchable while the demo runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeFaults {
+    /// The newest round opened this long ago and no round opens any more.
+    pub stalled_rounds: Option<Duration>,
+    /// The sequencer client's last sequencing time trails the clock by this much.
+    pub sequencer_delay: Option<Duration>,
+    /// SV app automation keeps failing.
+    pub automation_failures: bool,
+}
 
 /// The SV name of scan instance `scan`: the network has one SV per scan (scan k is SV k).
-pub(crate) fn sv_name(net: &super::network::Network, scan: usize) -> String {
+pub(crate) fn sv_name(net: &super::topology::Network, scan: usize) -> String {
     match net.svs.get(scan) {
         Some(sv) => sv.name.clone(),
         None => format!("Extra-SV-{}", scan + 1),
@@ -85,7 +97,7 @@ pub struct DemoFaults {
     pub page_token_ignored: Option<usize>,
     /// Faults of the first SV's nodes as their metrics show them (switchable while the demo
     /// runs with `POST /demo/faults`).
-    pub node: super::node_metrics::NodeFaults,
+    pub node: NodeFaults,
 }
 
 impl DemoFaults {

@@ -8,8 +8,8 @@
 use serde_json::{Map, Value, json};
 
 use super::ledger::{Body, CreateNode, ExerciseNode, Node, ReassignKind, Tx, Update};
-use super::network::{Network, PartyIdx};
 use super::render::traffic_cost;
+use super::topology::{Network, PartyIdx};
 use super::util::fmt_time;
 
 fn parties(net: &Network, ps: &[PartyIdx]) -> Value {

@@ -40,13 +40,14 @@ mod generate;
 mod ledger;
 mod ledger_api;
 mod ledger_render;
-mod network;
+mod metrics_api;
 mod node_metrics;
 mod render;
 mod reply;
 mod scan_api;
 mod server;
 mod state;
+mod topology;
 mod util;
 mod validator_api;
 
@@ -61,13 +62,13 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use auth::{demo_secret, make_token};
-pub use faults::{DemoFaults, DemoTime, DownMode, MAX_SCANS, RequestStats};
+pub use faults::{DemoFaults, DemoTime, DownMode, MAX_SCANS, NodeFaults, RequestStats};
 pub use ledger::{
     Body, CreateNode, ExerciseNode, FaucetStats, Holding, Ledger, Node, Reassign, ReassignKind,
     SNAPSHOT_PERIOD, TcRec, TcStatus, Tx, Update, WeightChange,
 };
-pub use network::{NUM_SVS, PartyIdx, Tpl};
-pub use node_metrics::{NODES as METRICS_NODES, NodeFaults};
+pub use node_metrics::NODES as METRICS_NODES;
+pub use topology::{NUM_SVS, PartyIdx, Tpl};
 
 use state::{AppState, World};
 
@@ -86,7 +87,7 @@ pub struct DemoConfig {
     /// list as many scans as MainNet (13). The network then has one SV per scan: the further
     /// SVs are members of the DSO from its bootstrap (listed in its `DsoRules`, each with its
     /// party, participant and reward weight) and otherwise idle, so the generated history is
-    /// the same for every number of scans (see `network`).
+    /// the same for every number of scans (see `topology`).
     pub extra_scans: usize,
     /// `user:password` the scan and validator groups require as HTTP basic auth (as servers
     /// behind an authenticating proxy do); `None`: open.
@@ -113,8 +114,8 @@ impl DemoConfig {
     /// Sets `scans` and `extra_scans` for `total` scans (1..=[`MAX_SCANS`]).
     #[must_use]
     pub fn with_total_scans(mut self, total: usize) -> DemoConfig {
-        self.scans = total.min(network::NUM_SVS);
-        self.extra_scans = total.saturating_sub(network::NUM_SVS);
+        self.scans = total.min(topology::NUM_SVS);
+        self.extra_scans = total.saturating_sub(topology::NUM_SVS);
         self
     }
 }
@@ -227,7 +228,7 @@ fn cache() -> &'static Cache {
 /// round follows the live pace when it goes live, see [`generate::Unfinished::finish`]). Its
 /// history ends just before the first generation in this process.
 fn world_for(seed: u64, svs: usize, rate: f64, end_now: bool) -> World {
-    let svs = svs.clamp(network::NUM_SVS, network::MAX_SVS);
+    let svs = svs.clamp(topology::NUM_SVS, topology::MAX_SVS);
     let cached = {
         let mut c = cache().lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(w) = c.get(&(seed, svs, end_now)) {
@@ -284,22 +285,22 @@ fn ends_at(now: i64, end_now: bool) -> i64 {
 /// The generated ledger of `seed` without a server (for checks and tests), on the network of
 /// [`NUM_SVS`] SVs (the history of every demo network of this seed).
 pub fn generate(seed: u64) -> Ledger {
-    world_for(seed, network::NUM_SVS, 0.0, false).ledger
+    world_for(seed, topology::NUM_SVS, 0.0, false).ledger
 }
 
 /// [`generate`] for a demo started with [`DemoConfig::end_now`] (the same history).
 pub fn generate_ending_now(seed: u64) -> Ledger {
-    world_for(seed, network::NUM_SVS, 0.0, true).ledger
+    world_for(seed, topology::NUM_SVS, 0.0, true).ledger
 }
 
 /// Binds, spawns the server (and the live task when `rate > 0`) and returns at once.
 pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
-    if cfg.extra_scans > 0 && (cfg.scans != network::NUM_SVS || cfg.total_scans() > MAX_SCANS) {
+    if cfg.extra_scans > 0 && (cfg.scans != topology::NUM_SVS || cfg.total_scans() > MAX_SCANS) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!(
                 "extra scans need all {} SV scans and at most {MAX_SCANS} scans in all, got {} + {}",
-                network::NUM_SVS,
+                topology::NUM_SVS,
                 cfg.scans,
                 cfg.extra_scans
             ),
@@ -308,12 +309,12 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
     if let Err(message) = cfg.faults.validate(cfg.total_scans()) {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, message));
     }
-    if cfg.scans == 0 || cfg.scans > network::NUM_SVS {
+    if cfg.scans == 0 || cfg.scans > topology::NUM_SVS {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!(
                 "--scans must be between 1 and {} (one scan per SV), got {}",
-                network::NUM_SVS,
+                topology::NUM_SVS,
                 cfg.scans
             ),
         ));
@@ -326,7 +327,7 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
     }
     let seed = cfg.seed;
     // One SV per scan: more scans than active SVs bring their SVs.
-    let svs = cfg.total_scans().max(network::NUM_SVS);
+    let svs = cfg.total_scans().max(topology::NUM_SVS);
     let (rate, end_now) = (cfg.rate, cfg.end_now);
     let world = tokio::task::spawn_blocking(move || world_for(seed, svs, rate, end_now))
         .await

@@ -13,7 +13,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value, json};
 
 use super::ledger::{Body, CreateNode, ExerciseNode, Node, Reassign, ReassignKind, Tx, Update};
-use super::network::{Network, PartyIdx, Tpl};
+use super::topology::{Network, PartyIdx, Tpl};
 use super::util::{fmt_time, fmt_time6, sha256_hex};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

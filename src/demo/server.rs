@@ -32,7 +32,7 @@ pub(crate) fn router(state: &Shared, basic_auth: Option<String>) -> Router {
             "/api/validator",
             super::validator_api::routes(Arc::clone(state)),
         )
-        .merge(super::node_metrics::routes(Arc::clone(state)));
+        .merge(super::metrics_api::routes(Arc::clone(state)));
     for k in 0..state.scans {
         let down = state.faults.down.filter(|(s, _)| *s == k).map(|(_, m)| m);
         if down == Some(DownMode::Refused) {

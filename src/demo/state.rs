@@ -7,7 +7,7 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use super::faults::{DemoFaults, Faults, RequestCounters};
 use super::generate::Generator;
 use super::ledger::Ledger;
-use super::network::Network;
+use super::topology::Network;
 use super::util::now_micros;
 
 /// The ledger plus the generator that extends it.
@@ -49,7 +49,7 @@ impl AppState {
             faults: Faults::default(),
             counters: Arc::default(),
             node_metrics: Arc::new(std::sync::Mutex::new(
-                super::node_metrics::NodeMetrics::new(&super::node_metrics::NodeFaults::default()),
+                super::node_metrics::NodeMetrics::new(&super::faults::NodeFaults::default()),
             )),
         }
     }

@@ -9,10 +9,10 @@ use axum::routing::get;
 use serde_json::{Map, Value, json};
 
 use super::ledger::TcStatus;
-use super::network::Tpl;
 use super::render::contract_with_state;
 use super::reply::{json_ok, scan_error};
 use super::state::Shared;
+use super::topology::Tpl;
 use super::util::{HOUR, now_micros, parse_query, query_one};
 
 pub(crate) fn routes(app: Shared) -> Router {

@@ -179,24 +179,15 @@ pub fn judge(
     Verdict { level, reasons }
 }
 
-/// The mining rounds of scan 0, polled slowly.
-#[derive(Debug, Clone, Default)]
-pub struct Rounds {
+/// One request read slowly, at most one in flight: the cadence of the Status dashboard's
+/// mining rounds and of the governance watch.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SlowPoll {
     in_flight: Option<RequestId>,
     next_due: i64,
-    /// Open rounds, oldest first.
-    pub open: Vec<MiningRound>,
-    /// Issuing rounds, oldest first.
-    pub issuing: Vec<i64>,
-    /// When the last answer arrived (µs).
-    pub at: Option<i64>,
-    /// The last error, while the last request failed.
-    pub error: Option<String>,
-    /// The synchronizer the rounds live on (the global synchronizer), from the last answer.
-    pub domain_id: Option<String>,
 }
 
-impl Rounds {
+impl SlowPoll {
     /// Whether a request is due at `now`.
     pub fn due(&self, now: i64) -> bool {
         self.in_flight.is_none() && now >= self.next_due
@@ -212,6 +203,32 @@ impl Rounds {
         self.in_flight == Some(id)
     }
 
+    /// Records that the answer (or failure) arrived at `now`: the next request is due
+    /// `every_us` later.
+    fn answered(&mut self, now: i64, every_us: i64) {
+        self.in_flight = None;
+        self.next_due = now.saturating_add(every_us);
+    }
+}
+
+/// The mining rounds of scan 0, polled slowly.
+#[derive(Debug, Clone, Default)]
+pub struct Rounds {
+    /// The request in flight and when the next is due.
+    pub poll: SlowPoll,
+    /// Open rounds, oldest first.
+    pub open: Vec<MiningRound>,
+    /// Issuing rounds, oldest first.
+    pub issuing: Vec<i64>,
+    /// When the last answer arrived (µs).
+    pub at: Option<i64>,
+    /// The last error, while the last request failed.
+    pub error: Option<String>,
+    /// The synchronizer the rounds live on (the global synchronizer), from the last answer.
+    pub domain_id: Option<String>,
+}
+
+impl Rounds {
     /// Records an answer at `now`; the next request is due `every_us` later.
     pub fn on_result(
         &mut self,
@@ -219,8 +236,7 @@ impl Rounds {
         now: i64,
         every_us: i64,
     ) {
-        self.in_flight = None;
-        self.next_due = now.saturating_add(every_us);
+        self.poll.answered(now, every_us);
         match result {
             Ok(r) => {
                 let mut open: Vec<MiningRound> = r
@@ -696,8 +712,8 @@ pub const GOVERNANCE_EVERY_US: i64 = 45 * SEC;
 /// `/v0/admin/sv/voterequests`).
 #[derive(Debug, Default)]
 pub struct GovernanceWatch {
-    in_flight: Option<RequestId>,
-    next_due: i64,
+    /// The request in flight and when the next is due.
+    pub poll: SlowPoll,
     /// The last answer.
     pub requests: Option<std::sync::Arc<VoteRequests>>,
     /// When the last answer arrived (µs).
@@ -707,21 +723,6 @@ pub struct GovernanceWatch {
 }
 
 impl GovernanceWatch {
-    /// Whether a request is due at `now`.
-    pub fn due(&self, now: i64) -> bool {
-        self.in_flight.is_none() && now >= self.next_due
-    }
-
-    /// Records that request `id` went out.
-    pub fn sent(&mut self, id: RequestId) {
-        self.in_flight = Some(id);
-    }
-
-    /// Whether `id` is the request in flight.
-    pub fn is_waiting_for(&self, id: RequestId) -> bool {
-        self.in_flight == Some(id)
-    }
-
     /// Records an answer at `now`; the next request is due `every_us` later. A failure keeps
     /// the last answer (shown with its age) and says why.
     pub fn on_result(
@@ -730,8 +731,7 @@ impl GovernanceWatch {
         now: i64,
         every_us: i64,
     ) {
-        self.in_flight = None;
-        self.next_due = now.saturating_add(every_us);
+        self.poll.answered(now, every_us);
         match result {
             Ok(r) => {
                 self.requests = Some(r);

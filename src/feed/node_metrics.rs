@@ -52,13 +52,7 @@ impl NodeWatch {
 
     /// The worst firing severity of the last judgement.
     pub fn worst(&self) -> Option<Severity> {
-        self.rows
-            .iter()
-            .filter_map(|r| match r.state {
-                crate::model::metrics::AlertState::Firing { severity } => Some(severity),
-                _ => None,
-            })
-            .max()
+        crate::model::metrics::worst_firing(&self.rows)
     }
 
     /// The scrape due at `now`, if one is (its id from `ids`).
@@ -104,15 +98,7 @@ impl NodeWatch {
         let (rows, kept) = evaluate(&self.rules, scrapes, self.kept.as_ref(), at);
         self.rows = rows;
         self.kept = Some(kept);
-        self.unreachable = scrapes
-            .iter()
-            .filter_map(|s| {
-                s.result
-                    .as_ref()
-                    .err()
-                    .map(|e| (s.endpoint.clone(), e.clone()))
-            })
-            .collect();
+        self.unreachable = crate::model::metrics::unreachable(scrapes);
         self.at = Some(at);
         self.error = None;
         self.epoch += 1;

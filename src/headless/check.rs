@@ -20,8 +20,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::network::finding_json;
-use super::{EXIT_OK, EXIT_USAGE, api_config};
-use crate::api::{ApiClient, ApiConfig};
+use super::{EXIT_OK, EXIT_USAGE, api_config_once, client_or_exit, say};
+use crate::api::ApiClient;
 use crate::cli::CheckArgs;
 use crate::config::Settings;
 use crate::model::findings::{Finding, FindingKind, FindingOp, FindingsBook, FoundBy};
@@ -111,11 +111,6 @@ impl CheckReport {
     }
 }
 
-fn say(err: &mut dyn Write, line: &str) {
-    let _ = writeln!(err, "cantonscope: {line}");
-    let _ = err.flush();
-}
-
 fn now_micros() -> i64 {
     chrono::Utc::now().timestamp_micros()
 }
@@ -149,18 +144,10 @@ pub async fn run(
         });
         return write_value(out, err, &value);
     }
-    let config = ApiConfig {
-        request_timeout: args.timeout,
-        connect_timeout: args.timeout.min(ApiConfig::default().connect_timeout),
-        retries: 0,
-        ..api_config(settings)
-    };
-    let client = match ApiClient::new(config) {
+    let config = api_config_once(settings, args.timeout);
+    let client = match client_or_exit(config, err, say) {
         Ok(client) => client.with_max_response_mib(settings.max_response_mib),
-        Err(error) => {
-            say(err, &error.to_string());
-            return error.exit_code();
-        }
+        Err(code) => return code,
     };
     let discovered = discover(&client, settings, data_dir.as_deref(), now).await;
     for warning in &discovered.warnings {
@@ -181,13 +168,7 @@ pub async fn run(
     if let Some(problem) = &measured.findings_error {
         say(err, &format!("warning: {problem}"));
     }
-    let entries: Vec<ScanEntry> = net
-        .entries()
-        .map(|e| ScanEntry {
-            url: crate::api::redact_userinfo(&e.url),
-            ..e.clone()
-        })
-        .collect();
+    let entries = super::redacted_entries(&net);
     judge_network(
         &mut report,
         &entries,

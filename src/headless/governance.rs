@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config, write_text};
+use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config, client_or_exit, say, write_text};
 use crate::api::scan::GovAction;
 use crate::api::scan::{
     self, DsoInfo, RewardWeightRequest, VoteResult, VoteResultsFilter, VoteResultsRequest,
@@ -54,11 +54,6 @@ impl From<ApiError> for Failure {
     }
 }
 
-fn say(err: &mut dyn Write, line: &str) {
-    let _ = writeln!(err, "cantonscope: {line}");
-    let _ = err.flush();
-}
-
 fn write_json(out: &mut dyn Write, value: &Value) -> Result<(), Failure> {
     let compact = serde_json::to_vec(value).map_err(|e| Failure::Output(e.to_string()))?;
     let pretty = json_text::pretty_bytes(&compact).map_err(|e| Failure::Output(e.to_string()))?;
@@ -88,12 +83,9 @@ pub async fn run(
         );
         return EXIT_USAGE;
     }
-    let client = match ApiClient::new(api_config(settings)) {
+    let client = match client_or_exit(api_config(settings), err, say) {
         Ok(client) => client.with_max_response_mib(settings.max_response_mib),
-        Err(error) => {
-            say(err, &error.to_string());
-            return error.exit_code();
-        }
+        Err(code) => return code,
     };
     let now = chrono::Utc::now().timestamp_micros();
     let result = match command {

@@ -24,8 +24,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config, write_text};
-use crate::api::{ApiClient, ApiConfig};
+use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config_once, client_or_exit, say, write_text};
 use crate::cli::{NetworkArgs, NetworkCommand};
 use crate::config::{HistoryStart, Settings};
 use crate::model::consensus::{Consensus, Difference, ScanClass};
@@ -76,11 +75,6 @@ fn write_json_line(err: &mut dyn Write, value: &Value) {
     let _ = err.flush();
 }
 
-fn say(err: &mut dyn Write, line: &str) {
-    let _ = writeln!(err, "cantonscope: {line}");
-    let _ = err.flush();
-}
-
 /// Runs one `network` command; returns the exit code.
 pub async fn run(
     args: &NetworkArgs,
@@ -119,18 +113,10 @@ pub async fn run_with(
         return EXIT_USAGE;
     }
     // Every request (the scan list's included) is sent once and bounded by --timeout.
-    let config = ApiConfig {
-        request_timeout: args.timeout,
-        connect_timeout: args.timeout.min(ApiConfig::default().connect_timeout),
-        retries: 0,
-        ..api_config(settings)
-    };
-    let client = match ApiClient::new(config) {
+    let config = api_config_once(settings, args.timeout);
+    let client = match client_or_exit(config, err, say) {
         Ok(client) => client,
-        Err(error) => {
-            say(err, &error.to_string());
-            return error.exit_code();
-        }
+        Err(code) => return code,
     };
     let data_dir = settings.data_path();
     let discovering = discover(&client, settings, data_dir.as_deref(), now_micros());
@@ -459,13 +445,7 @@ async fn run_check(
     // The update's own check (not its verdict) makes findings: a scan that serves it
     // differently has a diverged history there; one that agrees clears it.
     if let (UpdateSource::Update, Some(path)) = (source, findings_path) {
-        let entries: Vec<ScanEntry> = net
-            .entries()
-            .map(|e| ScanEntry {
-                url: crate::api::redact_userinfo(&e.url),
-                ..e.clone()
-            })
-            .collect();
+        let entries = super::redacted_entries(net);
         let ops = crate::model::network::fork::update_check_ops(&entries, update_id, check);
         super::keep_findings(path, &ops, now_micros(), err);
     }

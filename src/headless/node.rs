@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config};
+use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config, client_or_exit};
 use crate::api::ApiClient;
 use crate::api::metrics::{MetricsTarget, prometheus_samples, scrape_all};
 use crate::cli::{NodeArgs, NodeCommand};
@@ -42,13 +42,7 @@ pub struct NodeReport {
 impl NodeReport {
     /// The worst firing severity, if any rule fires.
     pub fn worst(&self) -> Option<Severity> {
-        self.rules
-            .iter()
-            .filter_map(|r| match r.state {
-                crate::model::metrics::AlertState::Firing { severity } => Some(severity),
-                _ => None,
-            })
-            .max()
+        crate::model::metrics::worst_firing(&self.rules)
     }
 
     /// Whether nothing could be read at all.
@@ -97,15 +91,7 @@ fn report(
     now_us: i64,
     source: &'static str,
 ) -> NodeReport {
-    let unreachable = scrapes
-        .iter()
-        .filter_map(|s| {
-            s.result
-                .as_ref()
-                .err()
-                .map(|e| (s.endpoint.clone(), e.clone()))
-        })
-        .collect();
+    let unreachable = crate::model::metrics::unreachable(scrapes);
     let (rules, keep) = evaluate(&node.rules, scrapes, previous, now_us);
     NodeReport {
         at_us: now_us,
@@ -271,12 +257,9 @@ async fn alerts(
         );
         return EXIT_USAGE;
     }
-    let client = match ApiClient::new(api_config(settings)) {
+    let client = match client_or_exit(api_config(settings), err, say) {
         Ok(client) => client.with_max_response_mib(settings.max_response_mib),
-        Err(error) => {
-            say(err, &error.to_string());
-            return error.exit_code();
-        }
+        Err(code) => return code,
     };
     let path = (!no_keep && node.prometheus.is_none())
         .then(|| kept_samples_path(settings))

@@ -20,7 +20,7 @@ use crate::msg::Command;
 pub use crate::msg::PaneId;
 use crate::msg::{Effect, Fetched, Request, RequestId, RequestIds};
 use crate::ui::theme::Theme;
-use crate::ui::value_view::{ValueOutcome, ValueView};
+use crate::ui::whole_value::{ValueOutcome, ValueView};
 
 pub mod export;
 pub mod form;
@@ -391,7 +391,7 @@ impl Out {
 
     /// Gives `cmd` to the full-value view when one is open (Esc closes it, `y` copies what it
     /// shows); returns whether one was open, and so took the command.
-    pub fn value_view(&mut self, view: &mut Option<ValueView>, cmd: Command) -> bool {
+    pub fn whole_value(&mut self, view: &mut Option<ValueView>, cmd: Command) -> bool {
         let Some(v) = view else {
             return false;
         };

@@ -24,7 +24,7 @@ use crate::msg::Command;
 use crate::ui::layout::centered_pct;
 use crate::ui::safe::{safe_line, sanitize_multiline};
 use crate::ui::theme::Theme;
-use crate::ui::value_view::{ValueOutcome, ValueView};
+use crate::ui::whole_value::{ValueOutcome, ValueView};
 
 /// One field of a selection: its name and its whole value (as the server sent it; sanitised
 /// when drawn and when copied).

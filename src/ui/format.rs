@@ -1,6 +1,7 @@
 //! How numbers, durations, times and ids read on screen: everything of [`crate::model::format`]
-//! (re-exported here, so the panes name one module), and the amount columns, whose server text
-//! is sanitized for the terminal. Plain string functions (no theme, no buffer): the panes style
+//! (re-exported here, so the panes name one module), the ages the network's matrix and the
+//! scans' cards show ([`age_label`]), and the amount columns, whose server text is sanitized
+//! for the terminal. Plain string functions (no theme, no buffer): the panes style
 //! and sanitize what they return.
 
 pub use crate::model::format::{
@@ -10,6 +11,22 @@ pub use crate::model::format::{
 
 use crate::model::amount::{Amount, AmountCell, column_decimals, trim_decimal};
 use crate::ui::safe::sanitize;
+
+/// Seconds of a µs age, for the network's matrix and the scans' cards (`0 s`, `42 s`, `5m 3s`;
+/// `—` for none).
+pub fn age_label(us: Option<i64>) -> String {
+    match us {
+        None => "—".to_owned(),
+        Some(us) => {
+            let s = us.max(0) / 1_000_000;
+            if s < 120 {
+                format!("{s} s")
+            } else {
+                human_secs(s)
+            }
+        }
+    }
+}
 
 /// The texts of one amount column (for a right-aligned column): every value with the same
 /// number of decimals, the most any of them needs (`4,195.000`, `883.190`, `122.192`), so the

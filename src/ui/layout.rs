@@ -1,15 +1,57 @@
 //! Layout helpers: the screen split, centred overlay rectangles, the minimum-size check and
 //! its "terminal too small" message, text wrapping by display width, lines of server text cut to
-//! a width, a cell of text cut to its width ([`cell`], which `ui::form` re-exports), and a
-//! one-line text sparkline for cards.
+//! a width, a cell of text cut to its width ([`cell`]) and a paragraph of it wrapped to an area
+//! ([`paragraph`]) (both of which `ui::form` re-exports), a one-line heading over a body
+//! ([`heading`]), and a one-line text sparkline for cards.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::ui::safe::{safe_line, truncate_width};
+use crate::ui::safe::{safe_line, sanitize_multiline, truncate_width};
 use crate::ui::theme::Theme;
+
+/// Draws sanitized, wrapped text from `area.y`; returns the rows used.
+pub fn paragraph(area: Rect, buf: &mut Buffer, text: &str, style: Style) -> u16 {
+    if area.width == 0 || area.height == 0 {
+        return 0;
+    }
+    let clean = sanitize_multiline(text);
+    let mut rows = 0u16;
+    for line in wrap_text(&clean, usize::from(area.width)) {
+        if rows >= area.height {
+            break;
+        }
+        buf.set_stringn(
+            area.x,
+            area.y + rows,
+            safe_line(&line, usize::from(area.width)),
+            usize::from(area.width),
+            style,
+        );
+        rows += 1;
+    }
+    rows
+}
+
+/// `area` under its first row: the body under a one-line heading.
+pub fn below_heading(area: Rect) -> Rect {
+    Rect::new(
+        area.x,
+        area.y + 1,
+        area.width,
+        area.height.saturating_sub(1),
+    )
+}
+
+/// Writes `text` (sanitized, cut to the width) as the first row of `area`; returns the area
+/// under it.
+pub fn heading(buf: &mut Buffer, area: Rect, text: &str, style: Style) -> Rect {
+    cell(buf, area.x, area.y, text, area.width, style);
+    below_heading(area)
+}
 
 /// Writes `text` (sanitized, cut to `width` columns) at (x, y).
 pub fn cell(

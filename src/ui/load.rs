@@ -11,7 +11,7 @@ use ratatui::layout::Rect;
 
 use crate::api::ApiError;
 use crate::msg::{Fetched, RequestId, Response};
-use crate::ui::form::paragraph;
+use crate::ui::layout::paragraph;
 use crate::ui::theme::Theme;
 
 /// Why a request failed: the API said so, or the answer was of another kind than asked for.

@@ -24,7 +24,7 @@
 //!
 //! Modules: [`safe`] (sanitizer for untrusted text), [`format`] (numbers, durations, times and
 //! ids for display), [`theme`], [`scroll`] (cursor/offset shared by the widgets), [`layout`],
-//! [`tree`] (generic tree view, the tree/details split, sideways scrolling), [`value_view`] (the
+//! [`tree`] (generic tree view, the tree/details split, sideways scrolling), [`whole_value`] (the
 //! full value of a cut field), [`json`] (JSON viewer), [`table`] (the data table), [`form`]
 //! (the form kit: fields with Tab completion, error text), [`load`] (a request's state and
 //! the matching of its reply),
@@ -52,7 +52,7 @@ pub mod text_input;
 pub mod theme;
 pub mod tree;
 pub mod tree_labels;
-pub mod value_view;
+pub mod whole_value;
 
 pub use theme::Theme;
 

@@ -1,8 +1,8 @@
-//! The README's layering is the code's: every reference one top-level module of `src/` makes to
+//! The architecture chapter's layering (`docs/src/architecture.md`) is the code's: every reference one top-level module of `src/` makes to
 //! another (`use crate::…` lines, multi-line `use crate::{a, b::{…}}` groups, `super::` paths
 //! that climb to the crate root, and `crate::x::…` paths in code) is an arrow, and the graph of
-//! those arrows must follow the README's "Dependencies point one way:" paragraph, which this test
-//! parses (so the README and the code cannot drift apart):
+//! those arrows must follow the chapter's "Dependencies point one way:" paragraph, which this test
+//! parses (so the book and the code cannot drift apart):
 //!
 //! - the line `` `api` ← `model` ← … ← `runtime` ``: a module on it uses only modules to its left;
 //! - after "Beside that line:", one clause per module off the line, `` `x` uses … and is used by
@@ -15,6 +15,16 @@
 //! no module is an item of the root). Test code inside `src/` counts like any other code.
 //! Comments, doc links and string literals do not count. A failure names the file and line of
 //! every arrow at fault.
+//!
+//! Between files, two more rules (every `crate::`, `super::` and `self::` path in code resolved
+//! to the file of its longest prefix that is a module):
+//!
+//! - [`no_pane_uses_another_pane`]: a file of a pane (`src/panes/X…`) names no other pane
+//!   (`crate::panes::Y…`); the pane kit under `src/panes/` ([`PANE_KIT`]: `panes/mod.rs` with
+//!   its items, `form`, `new_file`, `export`) is no pane, and every pane may use it;
+//! - [`no_cycle_between_files`]: no cycle between files, the references between a module and
+//!   its own ancestors or descendants aside (`use super::*` in a child, `self::x` in a parent);
+//!   a failure names each arrow of the cycle with its file and line.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -469,28 +479,20 @@ fn target(
     }
 }
 
-/// The arrows of one file (`rel` under `src/`) to other top-level modules.
-fn arrows_of(rel: &str, source: &str, modules: &BTreeSet<String>) -> Vec<Arrow> {
+/// A path in code (its segments, with their lines) and the module it is written in (the file's
+/// module path, then the inline modules around it).
+type CodePath = (Vec<Segment>, Vec<String>);
+
+/// Every path of one file (`rel` under `src/`) that starts at `crate`, `super`, `self` or
+/// `cantonscope`: the paths of its `use` trees and those in its code (not in comments, doc
+/// links or literals).
+fn paths_of(rel: &str, source: &str) -> Vec<CodePath> {
     let toks = tokens(&strip(source));
     let file_module = module_path(rel);
-    let is_main = rel == "main.rs";
-    let from = top_module(rel);
     let mut out = Vec::new();
     // Inline modules (`mod tests {`): the brace depth each opened at, and its name.
     let mut inline: Vec<(usize, String)> = Vec::new();
     let mut depth = 0usize;
-    let push = |path: &[Segment], module: &[String], out: &mut Vec<Arrow>| {
-        if let Some((to, line)) = target(path, module, is_main, modules)
-            && to != from
-        {
-            out.push(Arrow {
-                from: from.clone(),
-                to,
-                file: format!("src/{rel}"),
-                line,
-            });
-        }
-    };
     let mut i = 0;
     while i < toks.len() {
         let module: Vec<String> = file_module
@@ -520,9 +522,7 @@ fn arrows_of(rel: &str, source: &str, modules: &BTreeSet<String>) -> Vec<Arrow> 
                     .unwrap_or(toks.len());
                 let mut paths = Vec::new();
                 use_paths(&toks[i + 1..end], &[], &mut paths);
-                for path in paths {
-                    push(&path, &module, &mut out);
-                }
+                out.extend(paths.into_iter().map(|path| (path, module.clone())));
                 i = end + 1;
                 continue;
             }
@@ -539,7 +539,7 @@ fn arrows_of(rel: &str, source: &str, modules: &BTreeSet<String>) -> Vec<Arrow> 
                     k += 2;
                 }
                 if path.len() > 1 {
-                    push(&path, &module, &mut out);
+                    out.push((path, module));
                 }
                 i = k;
                 continue;
@@ -549,6 +549,23 @@ fn arrows_of(rel: &str, source: &str, modules: &BTreeSet<String>) -> Vec<Arrow> 
         i += 1;
     }
     out
+}
+
+/// The arrows of one file (`rel` under `src/`) to other top-level modules.
+fn arrows_of(rel: &str, source: &str, modules: &BTreeSet<String>) -> Vec<Arrow> {
+    let is_main = rel == "main.rs";
+    let from = top_module(rel);
+    paths_of(rel, source)
+        .into_iter()
+        .filter_map(|(path, module)| target(&path, &module, is_main, modules))
+        .filter(|(to, _)| *to != from)
+        .map(|(to, line)| Arrow {
+            from: from.clone(),
+            to,
+            file: format!("src/{rel}"),
+            line,
+        })
+        .collect()
 }
 
 /// Every `.rs` file under `dir`, as paths relative to `root`, sorted.
@@ -570,22 +587,26 @@ fn rust_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
 // The check
 // ---------------------------------------------------------------------------------------------
 
-/// The strongly connected components (of more than one module) of the module graph.
+/// The strongly connected components (of more than one node) of a graph: the cycles.
 fn cycles(edges: &BTreeSet<(String, String)>) -> Vec<BTreeSet<String>> {
+    let mut next: BTreeMap<&String, Vec<&String>> = BTreeMap::new();
+    for (a, b) in edges {
+        next.entry(a).or_default().push(b);
+    }
     let nodes: BTreeSet<&String> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
-    let reach = |from: &String| -> BTreeSet<String> {
+    let reach = |from: &String| -> BTreeSet<&String> {
         let mut seen = BTreeSet::new();
-        let mut stack = vec![from.clone()];
+        let mut stack = vec![from];
         while let Some(n) = stack.pop() {
-            for (a, b) in edges {
-                if *a == n && seen.insert(b.clone()) {
-                    stack.push(b.clone());
+            for b in next.get(n).into_iter().flatten() {
+                if seen.insert(*b) {
+                    stack.push(*b);
                 }
             }
         }
         seen
     };
-    let reaches: BTreeMap<&String, BTreeSet<String>> =
+    let reaches: BTreeMap<&String, BTreeSet<&String>> =
         nodes.iter().map(|n| (*n, reach(n))).collect();
     let mut out: Vec<BTreeSet<String>> = Vec::new();
     for n in &nodes {
@@ -665,11 +686,150 @@ fn problems(readme: &str, files: &[(String, String)]) -> Vec<String> {
     out
 }
 
-#[test]
-fn the_modules_follow_the_readme_layering() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("docs/src/architecture.md")).expect("book");
-    let src = root.join("src");
+// ---------------------------------------------------------------------------------------------
+// Between files
+// ---------------------------------------------------------------------------------------------
+
+/// The modules directly under `src/panes/` that are no pane but the kit every pane may use:
+/// `panes/mod.rs` itself (the [`Pane`] trait, `Out`, `Shared`: items of `panes`, not modules),
+/// `form` (the query panes' form over a table), `new_file` (saving without overwriting) and
+/// `export` (the export dialog). Every other module under `src/panes/` is a pane.
+const PANE_KIT: [&str; 3] = ["form", "new_file", "export"];
+
+/// One reference from a file to another (both under `src/`), with its line.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct FileArrow {
+    from: String,
+    to: String,
+    line: usize,
+}
+
+/// The module `path` (written in `module`) names, from the crate root, and the line of its
+/// last segment; `None` for a path that does not start at `crate`, `super` or `self`.
+fn absolute(path: &[Segment], module: &[String]) -> Option<(Vec<String>, usize)> {
+    let line = path.last()?.1;
+    let names = |rest: &[Segment]| rest.iter().map(|(s, _)| s.clone()).collect::<Vec<_>>();
+    let abs = match path.first()?.0.as_str() {
+        "crate" => names(&path[1..]),
+        "self" => module.iter().cloned().chain(names(&path[1..])).collect(),
+        "super" => {
+            let ups = path.iter().take_while(|(s, _)| s == "super").count();
+            let base = module.len().checked_sub(ups)?;
+            module[..base]
+                .iter()
+                .cloned()
+                .chain(names(&path[ups..]))
+                .collect()
+        }
+        _ => return None,
+    };
+    Some((abs, line))
+}
+
+/// Whether one module path is the other's ancestor (or the same).
+fn related(a: &[String], b: &[String]) -> bool {
+    a.starts_with(b) || b.starts_with(a)
+}
+
+/// The references between files of `files` (the binary, `main.rs`, aside: nothing refers to
+/// it), but those between a module and its own ancestors or descendants: a path resolves to the
+/// file of its longest prefix that is a module.
+fn file_arrows(files: &[(String, String)]) -> Vec<FileArrow> {
+    let by_module: BTreeMap<Vec<String>, &str> = files
+        .iter()
+        .filter(|(rel, _)| rel != "main.rs")
+        .map(|(rel, _)| (module_path(rel), rel.as_str()))
+        .collect();
+    let mut out = Vec::new();
+    for (rel, source) in files.iter().filter(|(rel, _)| rel != "main.rs") {
+        let from = module_path(rel);
+        for (path, module) in paths_of(rel, source) {
+            let Some((abs, line)) = absolute(&path, &module) else {
+                continue;
+            };
+            let Some((to_module, to)) = (0..=abs.len())
+                .rev()
+                .find_map(|n| by_module.get_key_value(&abs[..n]))
+            else {
+                continue;
+            };
+            if !related(&from, to_module) {
+                out.push(FileArrow {
+                    from: format!("src/{rel}"),
+                    to: format!("src/{to}"),
+                    line,
+                });
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Every cycle between the files of `files`: one line per cycle, naming its files and the file
+/// and line of each of its arrows.
+fn file_cycles(files: &[(String, String)]) -> Vec<String> {
+    let mut by_edge: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    for a in file_arrows(files) {
+        by_edge.entry((a.from, a.to)).or_default().push(a.line);
+    }
+    let edges: BTreeSet<(String, String)> = by_edge.keys().cloned().collect();
+    cycles(&edges)
+        .into_iter()
+        .map(|component| {
+            let inside: Vec<String> = by_edge
+                .iter()
+                .filter(|((a, b), _)| component.contains(a) && component.contains(b))
+                .map(|((a, b), lines)| {
+                    let at: Vec<String> = lines.iter().map(|l| format!("{a}:{l}")).collect();
+                    format!("{a} → {b} ({})", at.join(", "))
+                })
+                .collect();
+            format!(
+                "cycle between {}: {}",
+                component.iter().cloned().collect::<Vec<_>>().join(", "),
+                inside.join("; ")
+            )
+        })
+        .collect()
+}
+
+/// Every reference of a pane's file to another pane (a module under `src/panes/` that is not
+/// in [`PANE_KIT`]): one line each, with its file and line.
+fn pane_imports(files: &[(String, String)]) -> Vec<String> {
+    let panes: BTreeSet<String> = files
+        .iter()
+        .map(|(rel, _)| module_path(rel))
+        .filter(|m| m.len() >= 2 && m[0] == "panes" && !PANE_KIT.contains(&m[1].as_str()))
+        .map(|m| m[1].clone())
+        .collect();
+    let mut out = Vec::new();
+    for (rel, source) in files {
+        let from = module_path(rel);
+        if from.len() < 2 || from[0] != "panes" || !panes.contains(&from[1]) {
+            continue;
+        }
+        for (path, module) in paths_of(rel, source) {
+            if let Some((abs, line)) = absolute(&path, &module)
+                && abs.len() >= 2
+                && abs[0] == "panes"
+                && abs[1] != from[1]
+                && panes.contains(&abs[1])
+            {
+                out.push(format!(
+                    "src/{rel}:{line}: the {} pane uses the {} pane",
+                    from[1], abs[1]
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The sources under `src/` (path under `src/`, text).
+fn sources() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut names = Vec::new();
     rust_files(&src, &src, &mut names);
     assert!(
@@ -677,13 +837,20 @@ fn the_modules_follow_the_readme_layering() {
         "found the sources ({} files)",
         names.len()
     );
-    let files: Vec<(String, String)> = names
+    names
         .into_iter()
         .map(|rel| {
             let source = std::fs::read_to_string(src.join(&rel)).expect("a source file");
             (rel, source)
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn the_modules_follow_the_readme_layering() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("docs/src/architecture.md")).expect("book");
+    let files = sources();
     let found = problems(&readme, &files);
     assert!(
         found.is_empty(),
@@ -815,6 +982,90 @@ fn the_readme_rules_parse() {
     assert!(rules.check("c", "main").is_err());
     assert!(parse_rules("no such sentence").is_err());
     assert!(parse_rules("Dependencies point one way: `a` ← b.\n").is_err());
+}
+
+#[test]
+fn no_pane_uses_another_pane() {
+    let found = pane_imports(&sources());
+    assert!(
+        found.is_empty(),
+        "a pane uses another pane (move what they share to `ui`, or to the pane kit):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn no_cycle_between_files() {
+    let files = sources();
+    let found = file_cycles(&files);
+    assert!(
+        found.is_empty(),
+        "files that use each other (move what both need to where both can use it one way):\n{}",
+        found.join("\n")
+    );
+    // The check saw real arrows between files.
+    let arrows = file_arrows(&files);
+    assert!(
+        arrows
+            .iter()
+            .any(|a| a.from.starts_with("src/runtime/") && a.to.starts_with("src/app/"))
+    );
+}
+
+#[test]
+fn the_file_checker_finds_a_cycle_and_a_pane_using_a_pane() {
+    let files = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+        list.iter()
+            .map(|(a, b)| ((*a).to_string(), (*b).to_string()))
+            .collect()
+    };
+    let tree = files(&[
+        ("lib.rs", "pub mod ui;\npub mod panes;\n"),
+        (
+            "ui/mod.rs",
+            "pub mod form;\npub mod load;\nuse self::form::Form;\n",
+        ),
+        (
+            "ui/form.rs",
+            "//! Not an arrow: [`crate::ui::load`], \"super::load\".\nuse super::load::Load;\nuse super::Theme;\n",
+        ),
+        (
+            "ui/load.rs",
+            "mod tests {\n    use super::*;\n}\nfn f() {\n    crate::ui::form::g();\n}\n",
+        ),
+        (
+            "panes/mod.rs",
+            "pub mod form;\npub mod a;\npub mod b;\nuse self::a::A;\n",
+        ),
+        ("panes/form.rs", "use crate::ui::load::Load;\n"),
+        ("panes/a/mod.rs", "use crate::panes::{Pane, form::Kit};\n"),
+        (
+            "panes/a/view.rs",
+            "use super::super::b::B;\nuse crate::ui::load::Load;\n",
+        ),
+        ("panes/b.rs", "use crate::panes::a::view::Row;\n"),
+    ]);
+    let found = file_cycles(&tree);
+    assert_eq!(
+        found,
+        [
+            "cycle between src/panes/a/view.rs, src/panes/b.rs: \
+             src/panes/a/view.rs → src/panes/b.rs (src/panes/a/view.rs:1); \
+             src/panes/b.rs → src/panes/a/view.rs (src/panes/b.rs:1)",
+            "cycle between src/ui/form.rs, src/ui/load.rs: \
+             src/ui/form.rs → src/ui/load.rs (src/ui/form.rs:2); \
+             src/ui/load.rs → src/ui/form.rs (src/ui/load.rs:5)",
+        ],
+        "a module and its ancestors (ui/mod.rs, the tests of ui/load.rs) make no cycle"
+    );
+    assert_eq!(
+        pane_imports(&tree),
+        [
+            "src/panes/a/view.rs:1: the a pane uses the b pane",
+            "src/panes/b.rs:1: the b pane uses the a pane",
+        ],
+        "every pane may use the kit (panes/form.rs, panes/mod.rs)"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

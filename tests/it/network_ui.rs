@@ -1333,7 +1333,7 @@ fn status_cards_and_the_matrix_read_one_verdict_ingestion_lag() {
         let Some(lag) = row.health.verdict_lag else {
             continue;
         };
-        let label = cantonscope::panes::network::age_label(Some(lag));
+        let label = cantonscope::ui::format::age_label(Some(lag));
         let card = status
             .lines()
             .skip_while(|l| !l.contains(&format!("scan {} ·", k + 1)))

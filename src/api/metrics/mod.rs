@@ -68,13 +68,10 @@ impl ApiClient {
             .timeout(timeout)
             .header(reqwest::header::ACCEPT, accept);
         if let Some(token) = token {
-            let mut value =
-                reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose()))
-                    .map_err(|_| ApiError::Token {
-                        detail: "the token contains characters not allowed in a header".into(),
-                    })?;
-            value.set_sensitive(true);
-            req = req.header(reqwest::header::AUTHORIZATION, value);
+            req = req.header(
+                reqwest::header::AUTHORIZATION,
+                super::client::bearer(token)?,
+            );
         }
         let resp = req
             .send()

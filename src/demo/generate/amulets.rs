@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use super::{
     AMULET_PRICE, Con, Coupon, Generator, HOLDING_RATE, Holding, Locked, Output, TreeB, round_obj,
 };
-use crate::demo::network::{PartyIdx, Tpl};
+use crate::demo::topology::{PartyIdx, Tpl};
 use crate::demo::util::{UNIT, fmt_amount, fmt_time6};
 
 impl Generator {

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::{Con, Featured, Generator, TreeB, TxMeta};
 use crate::demo::ledger::{Body, Ledger, Reassign, ReassignKind, Update};
-use crate::demo::network::{APP, GLOBAL, SyncIdx, Tpl};
+use crate::demo::topology::{APP, GLOBAL, SyncIdx, Tpl};
 
 impl Generator {
     pub(super) fn unassign(&mut self, l: &mut Ledger, f: usize) {

@@ -8,7 +8,7 @@ use super::{
     round_obj, transfer_config,
 };
 use crate::demo::ledger::{CreateNode, Ledger};
-use crate::demo::network::{GLOBAL, PartyIdx, Tpl};
+use crate::demo::topology::{GLOBAL, PartyIdx, Tpl};
 use crate::demo::util::{HOUR, UNIT, fmt_time6};
 
 impl Generator {

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::{Generator, PendingTc, ROUND_LEN, TcOrder, TcOutcome, TreeB, TxMeta};
 use crate::demo::ledger::{Body, Ledger, Tx, Update};
-use crate::demo::network::{GLOBAL, PartyIdx, Tpl};
+use crate::demo::topology::{GLOBAL, PartyIdx, Tpl};
 use crate::demo::util::{HOUR, UNIT, fmt_amount, fmt_time6};
 
 impl Generator {

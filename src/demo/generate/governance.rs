@@ -3,9 +3,19 @@
 
 use serde_json::{Value, json};
 
-use super::{Con, Generator, ROUND_LEN, TreeB, Vote, micros_obj};
+use super::{Con, Generator, ROUND_LEN, TreeB, Vote, micros_obj, pending_request};
+
+/// A vote request being closed: the `DsoRules` it is closed under, the request, its requester
+/// (who closes it), the tree so far and the node of the `DsoRules_CloseVoteRequest` exercise.
+pub(super) struct Closing {
+    rules: Con,
+    pub vote: Vote,
+    closer: PartyIdx,
+    b: TreeB,
+    x: u32,
+}
 use crate::demo::ledger::Ledger;
-use crate::demo::network::Tpl;
+use crate::demo::topology::{PartyIdx, Tpl};
 use crate::demo::util::{HOUR, fmt_amount, fmt_time6};
 
 impl Generator {
@@ -33,12 +43,7 @@ impl Generator {
         let vote_before = self.now + 4 * ROUND_LEN;
         let mut vote = Vote {
             id: self.next_vote,
-            con: Con {
-                cid: String::new(),
-                tpl: Tpl::VoteRequest,
-                sigs: vec![dso],
-                obs: vec![],
-            },
+            con: pending_request(dso),
             first_cid: String::new(),
             requester,
             target,
@@ -56,10 +61,24 @@ impl Generator {
         vote.action = self.vote_action(&vote);
         let action = vote.action.clone();
         let reason = self.vote_reason(&vote);
-        let mut b = TreeB::new();
         let arg = json!({"requester": self.pid(sv), "action": action, "reason": reason, "voteRequestTimeout": micros_obj(4 * ROUND_LEN), "targetEffectiveAt": null});
-        let x = b.exercise(None, &rules, "DsoRules_RequestVote", arg, false, vec![sv]);
-        let args = self.vote_args(&vote, &reason);
+        self.submit_request(l, &rules, vote, &reason, arg);
+    }
+
+    /// Submits `vote`'s request by its requester (`DsoRules_RequestVote` with `arg`, creating
+    /// the request with `reason`) and keeps it among the open requests.
+    pub(super) fn submit_request(
+        &mut self,
+        l: &mut Ledger,
+        rules: &Con,
+        mut vote: Vote,
+        reason: &Value,
+        arg: Value,
+    ) {
+        let sv = self.net.svs[vote.requester].party;
+        let mut b = TreeB::new();
+        let x = b.exercise(None, rules, "DsoRules_RequestVote", arg, false, vec![sv]);
+        let args = self.vote_args(&vote, reason);
         let con = self.create_dso(&mut b, Some(x), Tpl::VoteRequest, args);
         b.set_result(x, json!({"voteRequest": con.cid}));
         vote.first_cid.clone_from(&con.cid);
@@ -178,17 +197,14 @@ impl Generator {
         self.submit(l, b, vec![sv], "cast-vote");
     }
 
-    pub(super) fn close_vote(&mut self, l: &mut Ledger, id: u32) {
-        let Some(rules) = self.dso_rules.clone() else {
-            return;
-        };
-        let Some(vi) = self.votes.iter().position(|v| v.id == id) else {
-            return;
-        };
+    /// Starts closing the open vote request `id`: takes it from the open requests and begins
+    /// the tree with its requester exercising `DsoRules_CloseVoteRequest`, which archives the
+    /// request. `None` without `DsoRules` or such a request.
+    pub(super) fn begin_close(&mut self, id: u32) -> Option<Closing> {
+        let rules = self.dso_rules.clone()?;
+        let vi = self.votes.iter().position(|v| v.id == id)?;
         let vote = self.votes.remove(vi);
         let dso = self.dso();
-        let accepts = vote.votes.iter().filter(|v| v.1).count();
-        let accepted = accepts * 4 >= self.net.active_svs().len() * 3;
         let closer = self.net.svs[vote.requester].party;
         let mut b = TreeB::new();
         let arg = json!({"requestCid": vote.con.cid, "amuletRulesCid": self.amulet_rules.as_ref().map(|c| c.cid.clone())});
@@ -201,39 +217,67 @@ impl Generator {
             vec![closer],
         );
         b.archive(Some(x), &vote.con, vec![dso]);
+        Some(Closing {
+            rules,
+            vote,
+            closer,
+            b,
+            x,
+        })
+    }
+
+    /// Ends a closing with its `outcome`: the close's result, submitted by the requester.
+    pub(super) fn finish_close(&mut self, l: &mut Ledger, closing: Closing, outcome: &Value) {
+        let Closing {
+            vote,
+            closer,
+            mut b,
+            x,
+            ..
+        } = closing;
+        let result = self.close_result(&vote, outcome);
+        b.set_result(x, result);
+        self.submit(l, b, vec![closer], "close-vote");
+    }
+
+    pub(super) fn close_vote(&mut self, l: &mut Ledger, id: u32) {
+        let Some(mut c) = self.begin_close(id) else {
+            return;
+        };
+        let dso = self.dso();
+        let accepts = c.vote.votes.iter().filter(|v| v.1).count();
+        let accepted = accepts * 4 >= self.net.active_svs().len() * 3;
         let outcome = if accepted {
-            let arg = json!({"action": vote.action, "amuletRulesCid": self.amulet_rules.as_ref().map(|c| c.cid.clone()), "confirmationCid": null});
-            let e = b.exercise(
-                Some(x),
-                &rules,
+            let arg = json!({"action": c.vote.action, "amuletRulesCid": self.amulet_rules.as_ref().map(|c| c.cid.clone()), "confirmationCid": null});
+            let e = c.b.exercise(
+                Some(c.x),
+                &c.rules,
                 "DsoRules_ExecuteConfirmedAction",
                 arg,
                 false,
                 vec![dso],
             );
-            let arg = json!({"svParty": self.net.party_id(self.net.svs[vote.target].party), "newRewardWeight": vote.new_weight.to_string()});
-            let w = b.exercise(
+            let arg = json!({"svParty": self.net.party_id(self.net.svs[c.vote.target].party), "newRewardWeight": c.vote.new_weight.to_string()});
+            let w = c.b.exercise(
                 Some(e),
-                &rules,
+                &c.rules,
                 "DsoRules_UpdateSvRewardWeight",
                 arg,
                 true,
                 vec![dso],
             );
-            self.sv_weights[vote.target] = vote.new_weight;
+            self.sv_weights[c.vote.target] = c.vote.new_weight;
             self.dso_epoch += 1;
             let args = self.dso_rules_args();
-            let new_rules = self.create_dso(&mut b, Some(w), Tpl::DsoRules, args);
-            b.set_result(w, json!({"newDsoRules": new_rules.cid}));
-            b.set_result(e, json!({"newDsoRules": new_rules.cid}));
+            let new_rules = self.create_dso(&mut c.b, Some(w), Tpl::DsoRules, args);
+            c.b.set_result(w, json!({"newDsoRules": new_rules.cid}));
+            c.b.set_result(e, json!({"newDsoRules": new_rules.cid}));
             self.dso_rules = Some(new_rules);
             json!({"tag": "VRO_Accepted", "value": {"effectiveAt": fmt_time6(self.now)}})
         } else {
             json!({"tag": "VRO_Rejected", "value": {}})
         };
-        let result = self.close_result(&vote, &outcome);
-        b.set_result(x, result);
-        self.submit(l, b, vec![closer], "close-vote");
+        self.finish_close(l, c, &outcome);
     }
 
     pub(super) fn allocate_dev_fund(&mut self, l: &mut Ledger) {

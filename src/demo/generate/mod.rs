@@ -21,7 +21,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::ledger::{CreateNode, Ledger};
-use super::network::{Network, PartyIdx, PartyKind, SyncIdx, Tpl};
+use super::topology::{Network, PartyIdx, PartyKind, SyncIdx, Tpl};
 use super::util::{MINUTE, Rng, SECOND, UNIT};
 
 use plan::Intent;
@@ -48,6 +48,17 @@ pub struct Con {
     pub tpl: Tpl,
     pub sigs: Vec<PartyIdx>,
     pub obs: Vec<PartyIdx>,
+}
+
+/// The contract of a vote request not created yet (signed by the DSO): its id comes when the
+/// request is submitted.
+fn pending_request(dso: PartyIdx) -> Con {
+    Con {
+        cid: String::new(),
+        tpl: Tpl::VoteRequest,
+        sigs: vec![dso],
+        obs: vec![],
+    }
 }
 
 #[derive(Clone, Debug)]

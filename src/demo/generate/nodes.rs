@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{Con, Generator, TreeB, TxMeta};
 use crate::demo::ledger::{Body, CreateNode, Ledger, Node, Tx, Update};
-use crate::demo::network::{PartyIdx, Tpl};
+use crate::demo::topology::{PartyIdx, Tpl};
 
 impl Generator {
     /// Adds the creation of a `tpl` contract, its stakeholders as [`Generator::stake`] gives them

@@ -2,7 +2,7 @@
 //! each one.
 
 use crate::demo::ledger::Ledger;
-use crate::demo::network::APP;
+use crate::demo::topology::APP;
 use crate::demo::util::{Rng, SECOND, UNIT};
 
 use super::{Generator, scripted};

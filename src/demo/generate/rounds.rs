@@ -10,7 +10,7 @@ use super::{
     micros_obj, round_obj,
 };
 use crate::demo::ledger::Ledger;
-use crate::demo::network::Tpl;
+use crate::demo::topology::Tpl;
 use crate::demo::util::{UNIT, fmt_amount, fmt_time6};
 
 impl Generator {

@@ -11,9 +11,8 @@
 
 use serde_json::{Value, json};
 
-use super::{Con, Generator, Intent, ROUND_LEN, ROUNDS, TreeB, Vote};
+use super::{Generator, Intent, ROUND_LEN, ROUNDS, Vote, pending_request};
 use crate::demo::ledger::Ledger;
-use crate::demo::network::Tpl;
 use crate::demo::util::{HOUR, SECOND, fmt_time6};
 
 /// A step of the script.
@@ -270,14 +269,9 @@ impl Generator {
         } else {
             Vec::new()
         };
-        let mut vote = Vote {
+        let vote = Vote {
             id: FIRST_ID + k as u32,
-            con: Con {
-                cid: String::new(),
-                tpl: Tpl::VoteRequest,
-                sigs: vec![dso],
-                obs: vec![],
-            },
+            con: pending_request(dso),
             first_cid: String::new(),
             requester: s.requester,
             target: s.requester,
@@ -292,49 +286,22 @@ impl Generator {
             script: Some(s.ending),
         };
         let reason = reason(vote.id);
-        let mut b = TreeB::new();
         let arg = json!({"requester": self.pid(sv), "action": vote.action, "reason": reason,
             "voteRequestTimeout": {"microseconds": (vote_before - self.now).to_string()},
             "targetEffectiveAt": vote.target_effective_at.map(fmt_time6)});
-        let x = b.exercise(None, &rules, "DsoRules_RequestVote", arg, false, vec![sv]);
-        let args = self.vote_args(&vote, &reason);
-        let con = self.create_dso(&mut b, Some(x), Tpl::VoteRequest, args);
-        b.set_result(x, json!({"voteRequest": con.cid}));
-        vote.first_cid.clone_from(&con.cid);
-        vote.con = con;
-        self.votes.push(vote);
-        self.submit(l, b, vec![sv], "request-vote");
+        self.submit_request(l, &rules, vote, &reason, arg);
     }
 
     fn scripted_close(&mut self, l: &mut Ledger, k: usize) {
-        let Some(rules) = self.dso_rules.clone() else {
+        let Some(closing) = self.begin_close(FIRST_ID + k as u32) else {
             return;
         };
-        let Some(vi) = self.votes.iter().position(|v| v.id == FIRST_ID + k as u32) else {
-            return;
-        };
-        let vote = self.votes.remove(vi);
-        let dso = self.dso();
-        let closer = self.net.svs[vote.requester].party;
-        let mut b = TreeB::new();
-        let arg = json!({"requestCid": vote.con.cid, "amuletRulesCid": self.amulet_rules.as_ref().map(|c| c.cid.clone())});
-        let x = b.exercise(
-            None,
-            &rules,
-            "DsoRules_CloseVoteRequest",
-            arg,
-            false,
-            vec![closer],
-        );
-        b.archive(Some(x), &vote.con, vec![dso]);
-        let outcome = match vote.script {
+        let outcome = match closing.vote.script {
             Some(Ending::AcceptedButFailed) => json!({"tag": "VRO_AcceptedButActionFailed",
                 "value": {"description": "Featured app right already granted to this provider"}}),
             Some(Ending::Rejected) => json!({"tag": "VRO_Rejected", "value": {}}),
             _ => json!({"tag": "VRO_Expired", "value": {}}),
         };
-        let result = self.close_result(&vote, &outcome);
-        b.set_result(x, result);
-        self.submit(l, b, vec![closer], "close-vote");
+        self.finish_close(l, closing, &outcome);
     }
 }

@@ -1,6 +1,6 @@
 use super::*;
 use crate::demo::ledger::{Body, Node};
-use crate::demo::network::{MAX_SVS, NUM_SVS};
+use crate::demo::topology::{MAX_SVS, NUM_SVS};
 
 #[test]
 fn history_is_ordered_and_large() {

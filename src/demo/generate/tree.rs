@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::demo::ledger::{ExerciseNode, Node};
-use crate::demo::network::PartyIdx;
+use crate::demo::topology::PartyIdx;
 
 use super::Con;
 

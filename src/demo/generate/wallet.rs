@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::{AMULET_PRICE, Con, Coupon, Generator, TreeB, TxMeta, round_obj};
 use crate::demo::ledger::Ledger;
-use crate::demo::network::PartyIdx;
+use crate::demo::topology::PartyIdx;
 use crate::demo::util::{HOUR, UNIT, fmt_amount};
 
 impl Generator {

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::update::{Body, CreateNode, ExerciseNode, Node, ReassignKind, Update};
 use super::{AmuletRec, ContractRec, Ledger, TcRec, TcStatus, WeightChange, str_at};
-use crate::demo::network::{SyncIdx, Tpl};
+use crate::demo::topology::{SyncIdx, Tpl};
 use crate::demo::util::parse_amount;
 
 impl Ledger {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::network::{Network, PartyIdx, SyncIdx, Tpl};
+use super::topology::{Network, PartyIdx, SyncIdx, Tpl};
 use super::util::MINUTE;
 
 /// Period of the ACS snapshots: snapshot record times are the multiples of this period (UTC)

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::update::{Body, CreateNode, Node, Update};
 use super::{FaucetStats, Holding, Ledger, SNAPSHOT_PERIOD, TcRec, WeightChange};
-use crate::demo::network::{PartyIdx, SyncIdx, Tpl};
+use crate::demo::topology::{PartyIdx, SyncIdx, Tpl};
 
 impl Ledger {
     pub fn len(&self) -> usize {

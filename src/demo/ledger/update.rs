@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::demo::network::{PartyIdx, SyncIdx, Tpl};
+use crate::demo::topology::{PartyIdx, SyncIdx, Tpl};
 
 #[derive(Clone, Debug)]
 pub struct CreateNode {

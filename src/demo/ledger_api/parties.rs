@@ -6,9 +6,9 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::request::{Authorized, invalid, not_found, valid_party, valid_user_id};
-use crate::demo::network::PartyIdx;
 use crate::demo::reply::{Reply, json_ok};
 use crate::demo::state::Shared;
+use crate::demo::topology::PartyIdx;
 use crate::demo::util::{parse_query, query_all, query_one};
 
 pub(super) async fn parties(

@@ -12,9 +12,9 @@ use serde_json::Value;
 use super::request::{Kind, LIST_LIMIT, authorize, canton_error, invalid, not_found, valid_party};
 use crate::demo::ledger::{Body, Node, Update};
 use crate::demo::ledger_render::{checkpoint_item, flat_item, tree_item};
-use crate::demo::network::{Network, PACKAGES, PartyIdx, Tpl};
 use crate::demo::reply::{Fail, Reply, done, json_ok};
 use crate::demo::state::Shared;
+use crate::demo::topology::{Network, PACKAGES, PartyIdx, Tpl};
 use crate::demo::util::{parse_query, query_one};
 
 fn int_field(body: &serde_json::Map<String, Value>, key: &str) -> Result<Option<i64>, Fail> {

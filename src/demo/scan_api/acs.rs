@@ -6,8 +6,8 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::request::{ScanCtx, bad, int_field, not_found, parse_body, str_field};
-use crate::demo::network::PartyIdx;
 use crate::demo::reply::{Reply, done, json_ok};
+use crate::demo::topology::PartyIdx;
 use crate::demo::util::{fmt_amount, fmt_time, parse_query, parse_time, query_one};
 
 pub(super) async fn snapshot_timestamp(

@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 
 use super::request::{ScanCtx, not_found};
 use crate::demo::ledger::{CreateNode, Ledger};
-use crate::demo::network::{GLOBAL, Network, Tpl};
 use crate::demo::render::contract_with_state;
 use crate::demo::reply::{Fail, done, json_ok};
+use crate::demo::topology::{GLOBAL, Network, Tpl};
 use crate::demo::util::{fmt_time6, sha256_hex};
 
 /// Votes needed to pass a vote request among `svs` SVs, as Splice's `DsoRules` derives it

@@ -18,9 +18,9 @@ use serde_json::{Map, Value, json};
 
 use super::request::{ScanCtx, bad, not_found, parse_body};
 use crate::demo::ledger::{Body, Ledger, Node};
-use crate::demo::network::Tpl;
 use crate::demo::render::contract_with_state;
 use crate::demo::reply::{Fail, done, json_ok};
+use crate::demo::topology::Tpl;
 use crate::demo::util::{HOUR, fmt_time6, parse_time, sha256_hex};
 
 /// Most results one page returns.

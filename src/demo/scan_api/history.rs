@@ -13,9 +13,9 @@ use super::request::{
     ScanCtx, bad, encoding_of, int_field, not_found, parse_body, query_encoding, str_field,
 };
 use crate::demo::ledger::Update;
-use crate::demo::network::Network;
 use crate::demo::render::{Encoding, ScanUpdateJson, event_item, scan_update};
 use crate::demo::reply::{Reply, done, json_ok, scan_error};
+use crate::demo::topology::Network;
 use crate::demo::util::{fmt_time, parse_time};
 
 pub(super) async fn updates(State(c): State<ScanCtx>, body: Bytes) -> Response {

@@ -3,8 +3,8 @@
 //! update by hash, ACS snapshot times and holdings, validator faucets, BFT sequencers,
 //! reward weights, bootstrapping transactions, party hosting, status and version, the DSO
 //! (`/v0/dso`, each scan naming its own SV), governance (vote requests, vote results and their
-//! count, amulet price votes) and the network endpoints (`/v0/scans`, open and
-//! issuing mining rounds, backfilling status). Scans with faults
+//! count, amulet price votes) and the scans and rounds (`/v0/scans`, open and issuing mining
+//! rounds, backfilling status). Scans with faults
 //! (`super::faults`) lag, diverge or lack their early history here. This file is the router; what
 //! an endpoint reads of its request, and its 400 / 404 replies, are `request.rs`.
 
@@ -14,8 +14,8 @@ mod governance;
 mod history;
 mod members;
 mod names;
-mod network;
 mod request;
+mod scans_and_rounds;
 mod traffic;
 
 use axum::Router;
@@ -33,8 +33,8 @@ use members::{
     amulet_rules, bft_sequencers, bootstrapping, dso_party_id, participant_ids,
     previous_reward_weight, status, validator_faucets, version,
 };
-use network::{backfilling_status, list_scans, open_and_issuing_mining_rounds};
 use request::ScanCtx;
+use scans_and_rounds::{backfilling_status, list_scans, open_and_issuing_mining_rounds};
 use traffic::member_traffic_status;
 
 pub(crate) fn routes(app: Shared, scan: usize) -> Router {

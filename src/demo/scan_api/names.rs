@@ -8,8 +8,8 @@ use axum::response::{IntoResponse as _, Response};
 use serde_json::{Value, json};
 
 use super::request::{ScanCtx, bad, not_found};
-use crate::demo::network::PartyKind;
 use crate::demo::reply::{Fail, json_ok};
+use crate::demo::topology::PartyKind;
 use crate::demo::util::{fmt_time6, parse_query, query_one};
 
 /// The suffix of the demo's ANS names.
@@ -44,7 +44,7 @@ pub(super) async fn validator_licenses(
     let w = c.app.read();
     let mut licenses: Vec<(i64, &str)> = w
         .ledger
-        .active_contracts(crate::demo::network::Tpl::ValidatorLicense)
+        .active_contracts(crate::demo::topology::Tpl::ValidatorLicense)
         .into_iter()
         .filter_map(|cid| w.ledger.contract(cid).map(|(_, at, _)| (at, cid)))
         .collect();

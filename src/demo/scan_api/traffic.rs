@@ -8,8 +8,8 @@ use serde_json::json;
 
 use super::request::{ScanCtx, bad, not_found};
 use crate::demo::ledger::Update;
-use crate::demo::network::Network;
 use crate::demo::reply::json_ok;
+use crate::demo::topology::Network;
 use crate::demo::util::now_micros;
 
 /// Bytes of extra traffic one transaction costs its submitting participant: a fixed envelope
@@ -50,7 +50,7 @@ pub(crate) fn participant_traffic(
             break;
         }
         let Some(tx) = u.tx() else { continue };
-        if tx.sync != crate::demo::network::GLOBAL {
+        if tx.sync != crate::demo::topology::GLOBAL {
             continue;
         }
         let Some(&submitter) = tx.submitters.first() else {
@@ -100,7 +100,7 @@ pub(super) async fn member_traffic_status(
     let participant = net.participants.iter().position(|p| p.id == member_id);
     let (Some(participant), true) = (
         participant,
-        domain_id == net.sync_id(crate::demo::network::GLOBAL),
+        domain_id == net.sync_id(crate::demo::topology::GLOBAL),
     ) else {
         return not_found(format!(
             "No traffic state found for member {member_id} on synchronizer {domain_id}"
@@ -128,7 +128,7 @@ mod tests {
     #[test]
     fn traffic_follows_the_validators_submissions_and_the_top_up_schedule() {
         let now = 1_800_000_000 * SEC;
-        let (l, _) = generate_history(42, now, crate::demo::network::NUM_SVS);
+        let (l, _) = generate_history(42, now, crate::demo::topology::NUM_SVS);
         let net = l.network();
         let me = net.ledger_participant;
         let ups = l.updates();
@@ -139,7 +139,7 @@ mod tests {
             .iter()
             .find(|u| {
                 u.tx().is_some_and(|t| {
-                    t.sync == crate::demo::network::GLOBAL
+                    t.sync == crate::demo::topology::GLOBAL
                         && t.submitters
                             .first()
                             .is_some_and(|&p| net.host(p).id == net.participants[me].id)

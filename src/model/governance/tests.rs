@@ -138,24 +138,28 @@ fn my_vote_by_name_or_party() {
     assert_eq!(unknown.my_vote, None);
 }
 
+/// Weight requests `(key, vote before, whether my SV's vote is needed)` summarised.
+fn deadlines(list: &[(&str, &str, bool)]) -> Vec<OpenRequest> {
+    list.iter()
+        .map(|&(key, before, needed)| {
+            let mut r = weight_request(json!([]));
+            r.tracking_cid = Some(key.into());
+            r.vote_before = before.into();
+            let me = if needed { "Delta" } else { "Alpha" };
+            OpenRequest::of(&r, &svs(), Some(3), Some((Some(me), None)))
+        })
+        .collect()
+}
+
 #[test]
 fn needing_my_vote_sorted_and_within_a_window() {
     let day = 86_400_000_000_i64;
     let now = parse_time_micros("2026-01-01T00:00:00Z").expect("time");
-    let mut reqs: Vec<OpenRequest> = [
+    let mut reqs = deadlines(&[
         ("k1", "2026-01-05T00:00:00Z", true),
         ("k2", "2026-01-01T12:00:00Z", true),
         ("k3", "2026-01-02T00:00:00Z", false),
-    ]
-    .into_iter()
-    .map(|(key, before, needed)| {
-        let mut r = weight_request(json!([]));
-        r.tracking_cid = Some(key.into());
-        r.vote_before = before.into();
-        let me = if needed { "Delta" } else { "Alpha" };
-        OpenRequest::of(&r, &svs(), Some(3), Some((Some(me), None)))
-    })
-    .collect();
+    ]);
     sort_by_deadline(&mut reqs);
     let keys: Vec<&str> = reqs.iter().map(|r| r.key.as_str()).collect();
     assert_eq!(keys, ["k2", "k3", "k1"]);
@@ -295,20 +299,11 @@ fn price_median_and_spread() {
 fn the_open_summary_and_deadline_colours() {
     let hour = 3_600_000_000_i64;
     let now = parse_time_micros("2026-01-01T00:00:00Z").expect("time");
-    let reqs: Vec<OpenRequest> = [
+    let reqs = deadlines(&[
         ("k1", "2026-01-01T01:00:00Z", false),
         ("k2", "2026-01-01T20:00:00Z", true),
         ("k3", "2026-01-04T00:00:00Z", true),
-    ]
-    .into_iter()
-    .map(|(key, before, needed)| {
-        let mut r = weight_request(json!([]));
-        r.tracking_cid = Some(key.into());
-        r.vote_before = before.into();
-        let me = if needed { "Delta" } else { "Alpha" };
-        OpenRequest::of(&r, &svs(), Some(3), Some((Some(me), None)))
-    })
-    .collect();
+    ]);
     let s = OpenSummary::of(&reqs, now, true);
     assert_eq!(s.open, 3);
     assert_eq!(s.needs_my_vote, Some(2));

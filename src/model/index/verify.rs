@@ -115,20 +115,15 @@ mod tests {
         [x; 32]
     }
 
+    fn answered(scan: usize, digests: &[Digest]) -> Answered<'_> {
+        Answered { scan, digests }
+    }
+
     #[test]
     fn agreeing_scans_confirm_and_a_short_page_does_not_dispute() {
         let a = [d(1), d(2), d(3)];
         let b = [d(1), d(2)];
-        let answers = [
-            Answered {
-                scan: 0,
-                digests: &a,
-            },
-            Answered {
-                scan: 1,
-                digests: &b,
-            },
-        ];
+        let answers = [answered(0, &a), answered(1, &b)];
         let j = judge(&answers, 0, 2, 1, 3);
         assert_eq!(j.confirmed, 2);
         assert_eq!(j.stop, Stop::Unknown { have: 1 });
@@ -142,28 +137,13 @@ mod tests {
     fn a_difference_is_kept_by_a_quorum_or_disputed() {
         let good = [d(1), d(2)];
         let bad = [d(1), d(9)];
-        let two = [
-            Answered {
-                scan: 0,
-                digests: &good,
-            },
-            Answered {
-                scan: 1,
-                digests: &bad,
-            },
-        ];
+        let two = [answered(0, &good), answered(1, &bad)];
         let j = judge(&two, 0, 2, 1, 2);
         assert_eq!(j.confirmed, 1);
         assert!(matches!(j.stop, Stop::Disputed { ref groups } if groups.len() == 2));
         let mut four = two.to_vec();
-        four.push(Answered {
-            scan: 2,
-            digests: &good,
-        });
-        four.push(Answered {
-            scan: 3,
-            digests: &good,
-        });
+        four.push(answered(2, &good));
+        four.push(answered(3, &good));
         let j = judge(&four, 0, 2, 2, 2);
         assert_eq!((j.confirmed, j.stop.clone()), (2, Stop::End));
         assert_eq!(j.odd, vec![(1, 1)]);

@@ -113,6 +113,31 @@ pub struct RuleState {
     pub expression: String,
 }
 
+/// `(endpoint, error)` of each scrape of `scrapes` that failed.
+pub fn unreachable(scrapes: &[Scrape]) -> Vec<(String, String)> {
+    scrapes
+        .iter()
+        .filter_map(|s| {
+            s.result
+                .as_ref()
+                .err()
+                .map(|e| (s.endpoint.clone(), e.clone()))
+        })
+        .collect()
+}
+
+/// The worst severity among the firing rules of `rules` (`None` when none fires): what the
+/// explorer's card and `check` headline.
+pub fn worst_firing(rules: &[RuleState]) -> Option<Severity> {
+    rules
+        .iter()
+        .filter_map(|r| match r.state {
+            AlertState::Firing { severity } => Some(severity),
+            _ => None,
+        })
+        .max()
+}
+
 /// What is kept between runs (and between the explorer's scrapes): the counters' recent points,
 /// when each level (round, height) last changed, and since when each rule fires. Serialized as
 /// JSON under the data directory by `check` ([`SampleSet::FILE_NAME`]).

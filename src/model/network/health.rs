@@ -361,28 +361,15 @@ pub fn assess_with(
             .filter(|(i, _)| is_counted(*i))
             .map(|(_, s)| s)
     };
-    let healthy = counted_scans()
-        .filter(|s| s.state == HealthState::Healthy)
-        .count();
+    let in_state = |state: HealthState| counted_scans().filter(|s| s.state == state).count();
+    let healthy = in_state(HealthState::Healthy);
     let lagging = counted_scans().filter(|s| s.lagging).count();
-    let unhealthy = counted_scans()
-        .filter(|s| s.state == HealthState::Unhealthy)
-        .count();
-    let down = counted_scans()
-        .filter(|s| s.state == HealthState::Down)
-        .count();
-    let backfilling = counted_scans()
-        .filter(|s| s.state == HealthState::Backfilling)
-        .count();
-    let rate_limited = counted_scans()
-        .filter(|s| s.state == HealthState::RateLimited)
-        .count();
-    let forked = counted_scans()
-        .filter(|s| s.state == HealthState::Forked)
-        .count();
-    let diverged = counted_scans()
-        .filter(|s| s.state == HealthState::DivergedHistory)
-        .count();
+    let unhealthy = in_state(HealthState::Unhealthy);
+    let down = in_state(HealthState::Down);
+    let backfilling = in_state(HealthState::Backfilling);
+    let rate_limited = in_state(HealthState::RateLimited);
+    let forked = in_state(HealthState::Forked);
+    let diverged = in_state(HealthState::DivergedHistory);
     let max_lag_seen = counted_scans()
         .filter(|s| s.lagging)
         .filter_map(|s| s.lag_behind_newest)
@@ -406,23 +393,17 @@ pub fn assess_with(
             secs(max_lag_seen.unwrap_or_default())
         ));
     }
-    if backfilling > 0 {
-        parts.push(format!("{backfilling} backfilling"));
-    }
-    if rate_limited > 0 {
-        parts.push(format!("{rate_limited} rate-limited"));
-    }
-    if unhealthy > 0 {
-        parts.push(format!("{unhealthy} unhealthy"));
-    }
-    if down > 0 {
-        parts.push(format!("{down} down"));
-    }
-    if forked > 0 {
-        parts.push(format!("{forked} forked"));
-    }
-    if diverged > 0 {
-        parts.push(format!("{diverged} diverged history"));
+    for (count, what) in [
+        (backfilling, "backfilling"),
+        (rate_limited, "rate-limited"),
+        (unhealthy, "unhealthy"),
+        (down, "down"),
+        (forked, "forked"),
+        (diverged, "diverged history"),
+    ] {
+        if count > 0 {
+            parts.push(format!("{count} {what}"));
+        }
     }
     parts.push(format!(
         "quorum {q} healthy {}",

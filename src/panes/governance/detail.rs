@@ -6,7 +6,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::lookup::UpdateLookup;
-use super::{GovernancePane, NO_DETAIL_TEXT, deadline_words, my_vote_style, urgency_style};
+use super::{GovernancePane, NO_DETAIL_TEXT, deadline_words, my_vote_style, row, urgency_style};
 use crate::api::scan::{DsoInfo, VoteRequest};
 use crate::model::format::parse_time_micros;
 use crate::model::governance::{DiffBase, OpenRequest, action_diff, config_in_force};
@@ -17,19 +17,6 @@ use crate::ui::theme::Theme;
 
 /// Longest server text a detail line shows.
 const MAX: usize = 400;
-
-/// A label (muted, padded) and its value.
-pub(super) fn row(
-    label: &str,
-    value: impl Into<String>,
-    style: Style,
-    theme: &Theme,
-) -> Line<'static> {
-    Line::from(vec![
-        Span::styled(format!("{label:<13}"), theme.muted),
-        Span::styled(value.into(), style),
-    ])
-}
 
 /// A server time as the session shows times, with the zone.
 pub(super) fn time(raw: &str, sh: &Shared) -> String {

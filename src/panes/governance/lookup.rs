@@ -7,7 +7,7 @@
 
 use ratatui::text::{Line, Span};
 
-use super::detail::row;
+use super::row;
 use crate::model::governance::{VoteUpdates, vote_updates_loaded};
 use crate::model::index::read::{IndexAnswer, IndexRead};
 use crate::msg::{Effect, Fetched, Request, RequestId, UNEXPECTED_INDEX_ANSWER};

@@ -25,7 +25,7 @@
 
 mod across;
 mod detail;
-mod detail_view;
+mod detail_section;
 mod lookup;
 mod open;
 mod past;
@@ -47,6 +47,7 @@ pub use svs::{SvRow, SvsView};
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::api::scan;
@@ -87,6 +88,14 @@ pub enum DetailOf {
 /// What Detail says when no request is chosen.
 pub const NO_DETAIL_TEXT: &str = "No request chosen: select one in Open and press Enter.";
 
+/// A label (muted, padded) and its value.
+fn row(label: &str, value: impl Into<String>, style: Style, theme: &Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{label:<13}"), theme.muted),
+        Span::styled(value.into(), style),
+    ])
+}
+
 /// The Governance pane.
 #[derive(Debug)]
 pub struct GovernancePane {
@@ -124,6 +133,22 @@ pub struct GovernancePane {
 }
 
 impl GovernancePane {
+    /// A key or a paste for the table of the section shown (not Results, whose dialog takes
+    /// them first).
+    fn table_input(&mut self, input: TableInput<'_>, sh: &mut Shared, out: &mut Out) {
+        match self.section {
+            GovSection::Svs => {
+                self.svs.input(input, sh, out);
+            }
+            GovSection::Across => {
+                self.across.input(input);
+            }
+            _ => {
+                self.table.input(input, &self.rows);
+            }
+        }
+    }
+
     /// A new pane (nothing read until it is shown).
     pub fn new(_sh: &Shared) -> Self {
         GovernancePane {
@@ -234,12 +259,12 @@ impl GovernancePane {
             return false;
         }
         // `r`: now, unless a read is in flight.
-        let due = self.watch.due(sh.now) || (now && self.watch.due(i64::MAX));
+        let due = self.watch.poll.due(sh.now) || (now && self.watch.poll.due(i64::MAX));
         if !due {
             return false;
         }
         let id = out.fetch(sh, Request::api(scan::vote_requests()));
-        self.watch.sent(id);
+        self.watch.poll.sent(id);
         true
     }
 
@@ -363,34 +388,18 @@ impl Pane for GovernancePane {
     }
 
     fn on_key(&mut self, key: &crossterm::event::KeyEvent, sh: &mut Shared, out: &mut Out) {
-        match self.section {
-            GovSection::Results => {
-                self.results.on_key(key, sh, out);
-            }
-            GovSection::Svs => {
-                self.svs.input(TableInput::Key(key), sh, out);
-            }
-            GovSection::Across => {
-                self.across.input(TableInput::Key(key));
-            }
-            _ => {
-                self.table.input(TableInput::Key(key), &self.rows);
-            }
+        if self.section == GovSection::Results {
+            self.results.on_key(key, sh, out);
+        } else {
+            self.table_input(TableInput::Key(key), sh, out);
         }
     }
 
     fn on_paste(&mut self, text: &str, sh: &mut Shared, out: &mut Out) {
-        match self.section {
-            GovSection::Results => self.results.on_paste(text),
-            GovSection::Svs => {
-                self.svs.input(TableInput::Paste(text), sh, out);
-            }
-            GovSection::Across => {
-                self.across.input(TableInput::Paste(text));
-            }
-            _ => {
-                self.table.input(TableInput::Paste(text), &self.rows);
-            }
+        if self.section == GovSection::Results {
+            self.results.on_paste(text);
+        } else {
+            self.table_input(TableInput::Paste(text), sh, out);
         }
     }
 
@@ -528,7 +537,7 @@ impl Pane for GovernancePane {
             };
             return;
         }
-        if !self.watch.is_waiting_for(reply.id) {
+        if !self.watch.poll.is_waiting_for(reply.id) {
             return;
         }
         let result = match &reply.result {

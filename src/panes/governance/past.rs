@@ -8,9 +8,10 @@
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::detail::{Head, diff_lines, id_lines, row, time, vote_lines};
+use super::detail::{Head, diff_lines, id_lines, time, vote_lines};
 use super::lookup::UpdateLookup;
 use super::results::outcome_style;
+use super::row;
 use crate::api::scan::{DsoInfo, VoteOutcome, VoteResult};
 use crate::model::governance::{ClosedRequest, config_in_force_then};
 use crate::panes::Shared;

@@ -14,6 +14,7 @@ use crate::msg::{Request, RequestId};
 use crate::panes::form::{Load, cell, file_part, paragraph};
 use crate::panes::new_file::EXISTS_NOTE;
 use crate::panes::{Out, RenderCtx, Shared};
+use crate::ui::layout::heading;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::text_input::TextInput;
 use crate::ui::theme::Theme;
@@ -294,13 +295,7 @@ impl NetworkPane {
                     b.txs.len(),
                     bytes_label(total)
                 );
-                cell(buf, area.x, area.y, &line, area.width, theme.muted);
-                let table = Rect::new(
-                    area.x,
-                    area.y + 1,
-                    area.width,
-                    area.height.saturating_sub(1),
-                );
+                let table = heading(buf, area, &line, theme.muted);
                 let draw = Draw::new(&(), theme, focused);
                 self.boot_table.render(table, buf, &b.txs, &draw);
             }

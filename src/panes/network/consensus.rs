@@ -345,26 +345,30 @@ impl NetworkPane {
     /// Asks every scan a pane's query (`b` in Holdings, Validators, Party hosting, Reward
     /// weight) and shows the grouped answers in the consensus view.
     pub fn open_query(&mut self, call: ApiCall, label: &str, sh: &mut Shared, out: &mut Out) {
-        if let Load::Loading(old) = self.check.load {
-            out.effects.push(Effect::Cancel(old));
-        }
-        let id = out.fetch(
-            sh,
-            Request::OnEveryScan {
-                call: call.clone(),
-                what: label.to_owned(),
-                now: sh.now,
-                unordered: crate::model::consensus::Unordered::NONE,
-            },
-        );
-        self.check.load = Load::Loading(id);
-        self.remember_where_from();
-        if self.check.query.is_none() {
-            self.check.table = check_table(true);
-        }
+        let request = Request::OnEveryScan {
+            call: call.clone(),
+            what: label.to_owned(),
+            now: sh.now,
+            unordered: crate::model::consensus::Unordered::NONE,
+        };
+        self.open_asking(request, true, sh, out);
         self.check.update_id = None;
         self.check.query = Some(label.to_owned());
         self.check.request = Some(call);
+    }
+
+    /// Sends `request` (cancelling the one before) and opens the consensus view, empty, with
+    /// the table of a query (`query`) or of an update check.
+    fn open_asking(&mut self, request: Request, query: bool, sh: &mut Shared, out: &mut Out) {
+        if let Load::Loading(old) = self.check.load {
+            out.effects.push(Effect::Cancel(old));
+        }
+        let id = out.fetch(sh, request);
+        self.check.load = Load::Loading(id);
+        self.remember_where_from();
+        if self.check.query.is_some() != query {
+            self.check.table = check_table(query);
+        }
         self.check.rows.clear();
         self.check.table.reset_rows(&self.check.rows);
         self.check.open = true;
@@ -400,29 +404,13 @@ impl NetworkPane {
             out.error("bft: give an update id (or press b on an update)");
             return;
         }
-        if let Load::Loading(old) = self.check.load {
-            out.effects.push(Effect::Cancel(old));
-        }
-        let id = out.fetch(
-            sh,
-            Request::NetworkCheck {
-                update_id: update_id.to_owned(),
-                now: sh.now,
-            },
-        );
-        self.check.load = Load::Loading(id);
-        self.remember_where_from();
-        if self.check.query.is_some() {
-            self.check.table = check_table(false);
-        }
+        let request = Request::NetworkCheck {
+            update_id: update_id.to_owned(),
+            now: sh.now,
+        };
+        self.open_asking(request, false, sh, out);
         self.check.update_id = Some(update_id.to_owned());
         self.check.query = None;
-        self.check.rows.clear();
-        self.check.table.reset_rows(&self.check.rows);
-        self.check.open = true;
-        self.check.diff_open = false;
-        self.scans.detail = None;
-        self.section = super::NetSection::Scans;
     }
 
     /// A command while the consensus view is shown: Esc back to the matrix (from the

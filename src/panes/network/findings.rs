@@ -12,8 +12,9 @@ use ratatui::layout::Rect;
 use super::NetworkPane;
 use crate::feed::health::HealthIntent;
 use crate::model::findings::{Finding, FindingKind, FindingOp};
-use crate::panes::form::{cell, paragraph};
+use crate::panes::form::paragraph;
 use crate::panes::{AppEvent, Out, RenderCtx, Shared};
+use crate::ui::layout::heading;
 use crate::ui::safe::safe_line;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
@@ -271,13 +272,7 @@ impl NetworkPane {
             "{open} open · {acked} acknowledged · {} cleared (kept 14 days) · a acknowledge 4h · ↵ open",
             self.findings.len() - open - acked
         );
-        cell(buf, area.x, area.y, &line, area.width, theme.muted);
-        let table = Rect::new(
-            area.x,
-            area.y + 1,
-            area.width,
-            area.height.saturating_sub(1),
-        );
+        let table = heading(buf, area, &line, theme.muted);
         // The times in the zone the user chose.
         let draw = Draw::new(sh, theme, focused);
         self.findings_table

@@ -55,7 +55,7 @@ use hash::HashLookup;
 use hosting::hosting_table;
 use hosting::{Hosting, Weight};
 use scans::ScansState;
-pub use scans::{ScanCol, ScanRow, age_label};
+pub use scans::{ScanCol, ScanRow};
 pub use sequencers::SeqCol;
 use sequencers::seq_table;
 pub use sweep::{SWEEP_PAGE, SweepFrom, SweepState};

@@ -26,7 +26,8 @@ use crate::model::network::{
 use crate::panes::AppEvent;
 use crate::panes::form::{cell, paragraph};
 use crate::panes::{Out, RenderCtx, Shared};
-use crate::ui::format::{group_thousands, human_secs};
+use crate::ui::format::{age_label, group_thousands};
+use crate::ui::layout::below_heading;
 use crate::ui::safe::safe_line;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
@@ -119,21 +120,6 @@ impl ScanRow {
             Some(NodeState::NotInitialized) => "not init",
             Some(NodeState::Failed(_)) => "failed",
             Some(NodeState::Unknown(_)) | None => "unknown",
-        }
-    }
-}
-
-/// Seconds of a µs age, for the matrix (`0 s`, `42 s`, `5m 3s`).
-pub fn age_label(us: Option<i64>) -> String {
-    match us {
-        None => "—".to_owned(),
-        Some(us) => {
-            let s = us.max(0) / 1_000_000;
-            if s < 120 {
-                format!("{s} s")
-            } else {
-                human_secs(s)
-            }
         }
     }
 }
@@ -533,12 +519,7 @@ impl NetworkPane {
                 cell(buf, area.right() - w, area.y, &source, w, theme.muted);
             }
         }
-        let body = Rect::new(
-            area.x,
-            area.y + 1,
-            area.width,
-            area.height.saturating_sub(1),
-        );
+        let body = below_heading(area);
         if body.height == 0 {
             return;
         }

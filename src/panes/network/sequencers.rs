@@ -8,8 +8,9 @@ use ratatui::layout::Rect;
 use super::NetworkPane;
 use crate::api::scan::SynchronizerBftSequencer;
 use crate::msg::{Effect, Request};
-use crate::panes::form::{Load, cell, paragraph};
+use crate::panes::form::{Load, paragraph};
 use crate::panes::{Out, RenderCtx, Shared};
+use crate::ui::layout::heading;
 use crate::ui::load::Waiting;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
@@ -91,13 +92,7 @@ impl NetworkPane {
             seqs.len(),
             if seqs.len() == 1 { "" } else { "s" }
         );
-        cell(buf, area.x, area.y, &line, area.width, theme.muted);
-        let table = Rect::new(
-            area.x,
-            area.y + 1,
-            area.width,
-            area.height.saturating_sub(1),
-        );
+        let table = heading(buf, area, &line, theme.muted);
         let draw = Draw::new(&(), theme, focused);
         self.seq_table.render(table, buf, seqs, &draw);
     }

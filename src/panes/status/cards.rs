@@ -9,7 +9,9 @@ use ratatui::widgets::{Sparkline, SparklineBar, Widget};
 
 use crate::api::scan::NodeStatus;
 use crate::panes::Shared;
-use crate::ui::format::{group_thousands, human_duration, human_interval_ms, human_uptime};
+use crate::ui::format::{
+    age_label, group_thousands, human_duration, human_interval_ms, human_uptime,
+};
 use crate::ui::layout::{fit_line, framed, wrap_text};
 use crate::ui::safe::{safe_line, sanitize};
 use crate::ui::theme::Theme;
@@ -642,10 +644,7 @@ impl StatusPane {
             // (`/v0/events/latest-record-time`) behind its newest update; "—" on a scan
             // without the endpoint (nothing when it could not be read).
             l1.push(Span::styled(" · verdict ingestion lag ", theme.muted));
-            l1.push(Span::styled(
-                crate::panes::network::age_label(h.verdict_lag),
-                theme.json_number,
-            ));
+            l1.push(Span::styled(age_label(h.verdict_lag), theme.json_number));
         }
         rows.line(Line::from(l1));
 

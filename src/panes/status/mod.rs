@@ -167,11 +167,11 @@ impl StatusPane {
 
     /// Asks scan 0 for the open vote requests when they are due.
     fn poll_governance(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
-        if sh.ctx.scan_urls.is_empty() || !self.governance.due(sh.now) {
+        if sh.ctx.scan_urls.is_empty() || !self.governance.poll.due(sh.now) {
             return false;
         }
         let id = out.fetch(sh, Request::api(scan::vote_requests()));
-        self.governance.sent(id);
+        self.governance.poll.sent(id);
         true
     }
 
@@ -182,12 +182,12 @@ impl StatusPane {
 
     /// Asks scan 0 for the mining rounds when they are due.
     fn poll_rounds(&mut self, sh: &mut Shared, out: &mut Out) -> bool {
-        if sh.ctx.scan_urls.is_empty() || !self.rounds.due(sh.now) {
+        if sh.ctx.scan_urls.is_empty() || !self.rounds.poll.due(sh.now) {
             return false;
         }
         let call = scan::open_and_issuing_mining_rounds(&scan::MiningRoundsRequest::default());
         let id = out.fetch(sh, Request::api(call));
-        self.rounds.sent(id);
+        self.rounds.poll.sent(id);
         true
     }
 
@@ -506,7 +506,7 @@ impl Pane for StatusPane {
     }
 
     fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, _out: &mut Out) {
-        if self.rounds.is_waiting_for(reply.id) {
+        if self.rounds.poll.is_waiting_for(reply.id) {
             let result = match &reply.result {
                 Ok(r) => r
                     .answer::<scan::OpenAndIssuingMiningRounds>()
@@ -520,7 +520,7 @@ impl Pane for StatusPane {
             self.on_traffic(reply, sh);
             return;
         }
-        if self.governance.is_waiting_for(reply.id) {
+        if self.governance.poll.is_waiting_for(reply.id) {
             let result = match &reply.result {
                 Ok(r) => r
                     .shared::<scan::VoteRequests>()

@@ -39,7 +39,7 @@ impl UpdatePane {
                 _ => false,
             };
         }
-        if out.value_view(&mut self.value_view, cmd) {
+        if out.whole_value(&mut self.whole_value, cmd) {
             return true;
         }
         if self.lifecycle.is_some() {

@@ -22,7 +22,7 @@ use crate::ui::scroll::ScrollState;
 use crate::ui::scroll::Scrolled;
 use crate::ui::theme::Theme;
 use crate::ui::tree::{NodeId, skip_columns};
-use crate::ui::value_view::ValueView;
+use crate::ui::whole_value::ValueView;
 
 use super::layout::{Areas, fmt_time, render_title};
 use super::{Content, Focus, Out, Shared, UpdatePane, Want};
@@ -289,7 +289,7 @@ impl UpdatePane {
             Some((title, value)) => {
                 let mut view = ValueView::new(title, value);
                 view.set_area(self.area);
-                self.value_view = Some(view);
+                self.whole_value = Some(view);
             }
             None => out.info("no value under the cursor"),
         }

@@ -45,7 +45,7 @@ impl UpdatePane {
 
     pub(super) fn load(&mut self, update_id: &str, want: Want, sh: &mut Shared, out: &mut Out) {
         self.lifecycle = None;
-        self.value_view = None;
+        self.whole_value = None;
         self.save = None;
         sh.current_update = Some(update_id.to_string());
         let same = self.update_id.as_deref() == Some(update_id);

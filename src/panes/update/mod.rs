@@ -49,7 +49,7 @@ use crate::ui::safe::sanitize;
 use crate::ui::scroll::Scrolled;
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::tree::{TreeSplit, TreeState};
-use crate::ui::value_view::ValueView;
+use crate::ui::whole_value::ValueView;
 
 use super::{Out, Pane, PaneId, RenderCtx, Shared};
 
@@ -134,7 +134,7 @@ pub struct UpdatePane {
     /// runs.
     split: TreeSplit,
     /// The full value of a field (`v`), over the pane.
-    value_view: Option<ValueView>,
+    whole_value: Option<ValueView>,
     /// What is shown is the local index's copy (no verdict with it).
     from_index: bool,
     area: Rect,
@@ -162,7 +162,7 @@ impl UpdatePane {
             saving: save::Saving::default(),
             back: Vec::new(),
             split: TreeSplit::default(),
-            value_view: None,
+            whole_value: None,
             from_index: false,
             area: Rect::default(),
         }
@@ -255,7 +255,7 @@ impl UpdatePane {
 
     /// The full value shown by `v`, when its box is open.
     pub fn shown_value(&self) -> Option<&str> {
-        self.value_view.as_ref().map(ValueView::value)
+        self.whole_value.as_ref().map(ValueView::value)
     }
 
     /// How far the details panel is scrolled sideways, in columns.
@@ -301,7 +301,7 @@ impl UpdatePane {
             l.scroll
                 .set_viewport(usize::from(self.area.height.saturating_sub(4)).max(1));
         }
-        if let Some(v) = &mut self.value_view {
+        if let Some(v) = &mut self.whole_value {
             v.set_area(self.area);
         }
     }
@@ -339,7 +339,7 @@ impl Pane for UpdatePane {
     fn key_context(&self) -> KeyContext {
         if self.save.is_some() {
             KeyContext::TextInput
-        } else if self.lifecycle.is_some() || self.value_view.is_some() {
+        } else if self.lifecycle.is_some() || self.whole_value.is_some() {
             KeyContext::Overlay
         } else {
             KeyContext::Tree
@@ -493,7 +493,7 @@ impl Pane for UpdatePane {
         if let Some(l) = &self.lifecycle {
             self.render_lifecycle(l, area, buf, sh, theme);
         }
-        if let Some(v) = &self.value_view {
+        if let Some(v) = &self.whole_value {
             v.render(area, buf, theme);
         }
     }
@@ -502,7 +502,7 @@ impl Pane for UpdatePane {
         if self.save.is_some() {
             return vec![Command::Confirm, Command::Cancel];
         }
-        if self.value_view.is_some() {
+        if self.whole_value.is_some() {
             return vec![Command::Down, Command::Copy, Command::Cancel];
         }
         if self.lifecycle.is_some() {
@@ -545,8 +545,9 @@ impl Pane for UpdatePane {
             Command::CopyLocator,
         ];
         match hints.iter().position(|c| *c == Command::Copy) {
-            Some(at) if self.focus == Focus::Tree => {
-                hints.splice(at + 1..at + 1, ids);
+            Some(copy) if self.focus == Focus::Tree => {
+                let after = copy + 1;
+                hints.splice(after..after, ids);
             }
             _ => hints.extend(ids),
         }

@@ -41,14 +41,14 @@ use crate::config::keymap::KeyContext;
 use crate::ui::table::{DataTable, TableRow};
 use crate::ui::text_input::InputOutcome;
 
-pub use crate::ui::layout::cell;
+pub use crate::ui::layout::{cell, paragraph};
 pub use crate::ui::load::Load;
 pub use field::{Field, Kind};
 pub use ids::{
     id_list_rows, id_list_summary, id_order, is_separator, looks_like_party, matching,
     render_id_list, split_ids,
 };
-pub use parts::{file_part, file_safe, key_line, paragraph, progress_bar, render_section_tabs};
+pub use parts::{file_part, file_safe, key_line, progress_bar, render_section_tabs};
 
 /// What a key did to the form.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,14 +1,11 @@
 //! Pieces of the query panes around the form: the section tab row, the one-line explanation of
-//! API errors, wrapped paragraphs of server text, cut cells and file-name-safe parts.
+//! API errors, cut cells and file-name-safe parts.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
-use crate::ui::layout::wrap_text;
-use crate::ui::safe::{safe_line, sanitize_multiline};
 use crate::ui::theme::Theme;
 
 /// A dialog's key line: each key in the key style, its description after it, the pairs
@@ -70,29 +67,6 @@ pub fn render_section_tabs(
     spans.push(Span::styled("   [ ]", theme.key_hint));
     spans.push(Span::styled(" section", theme.key_desc));
     buf.set_line(area.x, area.y, &Line::from(spans), area.width);
-}
-
-/// Draws sanitized, wrapped text from `area.y`; returns the rows used.
-pub fn paragraph(area: Rect, buf: &mut Buffer, text: &str, style: Style) -> u16 {
-    if area.width == 0 || area.height == 0 {
-        return 0;
-    }
-    let clean = sanitize_multiline(text);
-    let mut rows = 0u16;
-    for line in wrap_text(&clean, usize::from(area.width)) {
-        if rows >= area.height {
-            break;
-        }
-        buf.set_stringn(
-            area.x,
-            area.y + rows,
-            safe_line(&line, usize::from(area.width)),
-            usize::from(area.width),
-            style,
-        );
-        rows += 1;
-    }
-    rows
 }
 
 /// `s` with every character but ASCII letters, digits, `-`, `_` (and `.` when `dots`) made

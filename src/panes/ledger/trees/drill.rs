@@ -22,7 +22,7 @@ use crate::ui::theme::Theme;
 use crate::ui::tree::{
     HSCROLL_STEP, TreeCommand, TreeState, fit_line, render_shifted, skip_columns,
 };
-use crate::ui::value_view::ValueView;
+use crate::ui::whole_value::ValueView;
 
 use super::super::common::{kv_line, put, put_safe};
 
@@ -117,7 +117,7 @@ impl Trees {
                     Some((title, value)) => {
                         let mut view = ValueView::new(title, value);
                         view.set_area(self.value_area());
-                        self.value_view = Some(view);
+                        self.whole_value = Some(view);
                     }
                     None => out.info("no value under the cursor"),
                 }

@@ -29,11 +29,12 @@ use crate::msg::{Fetched, Request, RequestId, Response};
 use crate::panes::{Out, Shared};
 use crate::ui::format::group_thousands;
 use crate::ui::json::JsonView;
+use crate::ui::layout::below_heading;
 use crate::ui::safe::safe_line;
 use crate::ui::table::{DataTable, Draw};
 use crate::ui::theme::Theme;
 use crate::ui::tree::{TreeSplit, TreeState};
-use crate::ui::value_view::ValueView;
+use crate::ui::whole_value::ValueView;
 
 use super::SectionView;
 use super::common::{FORM_HINTS, LIST_HINTS, SectionState, put_styled, split_list};
@@ -137,7 +138,7 @@ pub struct Trees {
     /// runs (over every tree opened).
     split: TreeSplit,
     /// The full value of a field (`v`), over the section.
-    value_view: Option<ValueView>,
+    whole_value: Option<ValueView>,
 }
 
 impl Default for Trees {
@@ -159,7 +160,7 @@ impl Default for Trees {
             rows: 0,
             width: 0,
             split: TreeSplit::default(),
-            value_view: None,
+            whole_value: None,
         }
     }
 }
@@ -196,7 +197,7 @@ impl Trees {
     pub fn set_width(&mut self, width: u16) {
         self.width = width;
         let area = self.value_area();
-        if let Some(v) = &mut self.value_view {
+        if let Some(v) = &mut self.whole_value {
             v.set_area(area);
         }
     }
@@ -213,7 +214,7 @@ impl Trees {
 
     /// The full value shown by `v`, when its box is open.
     pub fn shown_value(&self) -> Option<&str> {
-        self.value_view.as_ref().map(ValueView::value)
+        self.whole_value.as_ref().map(ValueView::value)
     }
 
     /// How far the details of the open tree are scrolled sideways, in columns.
@@ -390,7 +391,7 @@ impl Trees {
             return;
         };
         self.drill = None;
-        self.value_view = None;
+        self.whole_value = None;
         let end = end.unwrap_or(0);
         if req.begin_exclusive >= end {
             self.pending = None;
@@ -426,7 +427,7 @@ impl SectionView for Trees {
     fn key_context(&self) -> KeyContext {
         if self.wants_raw_keys() {
             KeyContext::TextInput
-        } else if self.value_view.is_some() {
+        } else if self.whole_value.is_some() {
             KeyContext::Overlay
         } else if self.drill.is_some() {
             KeyContext::Tree
@@ -448,18 +449,18 @@ impl SectionView for Trees {
     fn sort_by_letter(&mut self, letter: char) -> bool {
         self.form.is_none()
             && self.drill.is_none()
-            && self.value_view.is_none()
+            && self.whole_value.is_none()
             && self.table.sort_by_letter(letter, &self.items)
     }
 
     fn sort_letters(&self) -> Option<String> {
         let hint = self.table.columns().letter_hint();
-        let shown = self.form.is_none() && self.drill.is_none() && self.value_view.is_none();
+        let shown = self.form.is_none() && self.drill.is_none() && self.whole_value.is_none();
         (shown && !self.items.is_empty() && !hint.is_empty()).then_some(hint)
     }
 
     fn on_command(&mut self, cmd: Command, sh: &mut Shared, out: &mut Out) -> bool {
-        if out.value_view(&mut self.value_view, cmd) {
+        if out.whole_value(&mut self.whole_value, cmd) {
             return true;
         }
         if self.drill.is_some() && cmd != Command::Edit {
@@ -515,7 +516,7 @@ impl SectionView for Trees {
     fn set_rows(&mut self, rows: usize) {
         self.rows = rows;
         let area = self.value_area();
-        if let Some(v) = &mut self.value_view {
+        if let Some(v) = &mut self.whole_value {
             v.set_area(area);
         }
         self.table.set_viewport(rows.saturating_sub(2).max(1));
@@ -530,7 +531,7 @@ impl SectionView for Trees {
         }
         if let Some(d) = &self.drill {
             render_drill(self, d, area, buf, sh, theme, focused);
-            if let Some(v) = &self.value_view {
+            if let Some(v) = &self.whole_value {
                 v.render(area, buf, theme);
             }
             return;
@@ -567,7 +568,7 @@ impl SectionView for Trees {
             FORM_HINTS.to_vec()
         } else if self.wants_raw_keys() {
             vec![Command::Confirm, Command::Cancel]
-        } else if self.value_view.is_some() {
+        } else if self.whole_value.is_some() {
             vec![Command::Down, Command::Copy, Command::Cancel]
         } else if let Some(Drill::Tree(d)) = &self.drill {
             if d.focus == DrillFocus::Tree {
@@ -601,12 +602,7 @@ fn render_list(t: &Trees, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &The
         put_styled(area, 1, buf, empty, theme.muted);
         return;
     }
-    let table = Rect::new(
-        area.x,
-        area.y + 1,
-        area.width,
-        area.height.saturating_sub(1),
-    );
+    let table = below_heading(area);
     let draw = Draw::new(sh, theme, focused);
     t.table.render(table, buf, &t.items, &draw);
 }

@@ -1,4 +1,5 @@
-//! The network: every SV's scan, open and issuing mining rounds, backfilling status.
+//! The scans and the rounds: every SV's scan (`/v0/scans`), open and issuing mining rounds,
+//! backfilling status.
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -18,7 +19,7 @@ pub(super) async fn list_scans(State(c): State<ScanCtx>) -> Response {
         .map(|(k, url)| json!({"publicUrl": url, "svName": crate::demo::faults::sv_name(net, k)}))
         .collect();
     json_ok(&json!({
-        "scans": [{"domainId": net.sync_id(crate::demo::network::GLOBAL), "scans": scans}]
+        "scans": [{"domainId": net.sync_id(crate::demo::topology::GLOBAL), "scans": scans}]
     }))
 }
 
@@ -57,7 +58,7 @@ pub(super) async fn open_and_issuing_mining_rounds(
             .lag_of(c.scan)
             .map(|lag| c.app.lag_cutoff(l, lag));
         let net = &c.app.net;
-        let rounds = |tpl: crate::demo::network::Tpl, cached: &[String]| -> Value {
+        let rounds = |tpl: crate::demo::topology::Tpl, cached: &[String]| -> Value {
             let mut m = Map::new();
             for cid in l.active_contracts(tpl) {
                 let Some((create, created_at, sync)) = l.contract(cid) else {
@@ -78,8 +79,8 @@ pub(super) async fn open_and_issuing_mining_rounds(
         };
         Ok(json_ok(&json!({
             "time_to_live_in_microseconds": 600_000_000,
-            "open_mining_rounds": rounds(crate::demo::network::Tpl::OpenMiningRound, &cached_open),
-            "issuing_mining_rounds": rounds(crate::demo::network::Tpl::IssuingMiningRound, &cached_issuing),
+            "open_mining_rounds": rounds(crate::demo::topology::Tpl::OpenMiningRound, &cached_open),
+            "issuing_mining_rounds": rounds(crate::demo::topology::Tpl::IssuingMiningRound, &cached_issuing),
         })))
     })())
 }

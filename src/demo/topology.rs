@@ -1,5 +1,6 @@
-//! The static shape of the demo network: parties (DSO, SVs, validators, users), participants and
-//! who hosts whom, the two synchronizers, the Daml packages and the Splice templates used.
+//! The demo network's topology, its static shape: parties (DSO, SVs, validators, users),
+//! participants and who hosts whom, the two synchronizers, the Daml packages and the Splice
+//! templates used.
 //!
 //! A network has [`NUM_SVS`] SVs, or up to [`MAX_SVS`] when the demo serves more scans (one SV
 //! per scan). The first [`NUM_SVS`] are the *active* SVs ([`Network::active_svs`]): they run
