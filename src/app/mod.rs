@@ -13,9 +13,9 @@ pub mod loader;
 pub mod locate;
 pub mod palette_cmd;
 pub mod panes;
+mod screen;
 pub mod state;
 pub mod timeline;
-mod view;
 
 use crossterm::event::{KeyEvent, KeyEventKind};
 use ratatui::layout::Rect;

@@ -22,13 +22,13 @@
 
 mod export;
 mod index_search;
-mod index_view;
+mod loaded;
+mod over_timeline;
 mod rows;
 mod server_export;
 mod span;
 mod start;
 mod table;
-mod view;
 
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
