@@ -93,27 +93,38 @@ pub fn price_lines(
         ])),
     }
     lines.push(Line::default());
-    let mut rows: Vec<_> = votes.votes.iter().collect();
-    rows.sort_by(|a, b| sv_name(&a.sv, dso).cmp(sv_name(&b.sv, dso)));
+    // Every SV of the DSO: the ones that sent a vote contract, and the idle ones (none).
+    let mut rows: Vec<(&str, Option<&crate::api::scan::AmuletPriceVote>)> = votes
+        .votes
+        .iter()
+        .map(|v| (sv_name(&v.sv, dso), Some(v)))
+        .collect();
+    if let Some(d) = dso {
+        for sv in &d.svs {
+            if !votes.votes.iter().any(|v| v.sv == sv.party) {
+                rows.push((sv.name.as_str(), None));
+            }
+        }
+    }
+    rows.sort_by(|a, b| a.0.cmp(b.0));
     // The mark, the name and a space, then the price (and two spaces).
-    let name_w = name_column(
-        rows.iter().map(|v| sv_name(&v.sv, dso)),
-        20,
-        width,
-        2 + 1 + 16,
-    );
+    let name_w = name_column(rows.iter().map(|(name, _)| *name), 20, width, 2 + 1 + 16);
     lines.push(Line::styled(
         format!("  {}{:>14}  cast at", padded_name("SV", name_w), "price"),
         theme.table_header,
     ));
-    for v in rows {
-        let name = sv_name(&v.sv, dso);
+    for (name, vote) in rows {
         let mine = sh.health.dso.is_mine(name);
-        let cast = parse_time_micros(&v.last_updated_at).map_or_else(
-            || safe_line(&v.last_updated_at, 40).into_owned(),
-            |t| format!("{} {}", sh.format_time(t), sh.zone_label()),
+        let cast = vote.map_or_else(
+            || "never voted".to_owned(),
+            |v| {
+                parse_time_micros(&v.last_updated_at).map_or_else(
+                    || safe_line(&v.last_updated_at, 40).into_owned(),
+                    |t| format!("{} {}", sh.format_time(t), sh.zone_label()),
+                )
+            },
         );
-        let (price, style) = match v.amulet_price.as_deref() {
+        let (price, style) = match vote.and_then(|v| v.amulet_price.as_deref()) {
             Some(p) => (safe_line(p, 14).into_owned(), Style::default()),
             None => ("no vote".to_string(), theme.muted),
         };
@@ -121,10 +132,17 @@ pub fn price_lines(
             Span::styled(if mine { "★ " } else { "  " }, theme.accent),
             Span::styled(padded_name(name, name_w), theme.party),
             Span::styled(format!("{price:>14}  "), style),
-            Span::styled(cast, theme.time),
+            Span::styled(
+                cast,
+                if vote.is_some() {
+                    theme.time
+                } else {
+                    theme.muted
+                },
+            ),
         ]));
     }
-    if votes.votes.is_empty() {
+    if votes.votes.is_empty() && dso.is_none_or(|d| d.svs.is_empty()) {
         lines.push(Line::styled("  no price votes", theme.muted));
     }
     lines
@@ -143,5 +161,45 @@ impl GovernancePane {
             let y = area.y + u16::try_from(i).unwrap_or(u16::MAX);
             buf.set_line(area.x, y, line, area.width);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::scan::AmuletPriceVote;
+    use crate::panes::AppContext;
+
+    #[test]
+    fn the_table_lists_every_sv_of_the_dso_the_idle_ones_too() {
+        let dso: DsoInfo = serde_json::from_str(
+            r#"{"sv_party_id":"A::1","dso_rules":{"contract":{"payload":{"svs":[
+                ["A::1",{"name":"Alpha"}],["B::1",{"name":"Beta"}],["C::1",{"name":"Gamma"}]]}}}}"#,
+        )
+        .expect("decodes");
+        let votes = AmuletPriceVotes {
+            votes: vec![AmuletPriceVote {
+                contract_id: "00a".into(),
+                sv: "B::1".into(),
+                amulet_price: Some("0.005".into()),
+                last_updated_at: "2026-12-01T10:00:00Z".into(),
+            }],
+        };
+        let sh = Shared::new(AppContext::default(), 0);
+        let text: Vec<String> = price_lines(&votes, Some(&dso), 100, &sh, &Theme::default())
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        let text = text.join("\n");
+        assert!(text.contains("1 of 3 SVs voted a price"), "{text}");
+        for name in ["Alpha", "Beta", "Gamma"] {
+            assert_eq!(
+                text.lines().filter(|l| l.contains(name)).count(),
+                1,
+                "{name} listed once: {text}"
+            );
+        }
+        let idle = text.lines().filter(|l| l.contains("never voted")).count();
+        assert_eq!(idle, 2, "{text}");
     }
 }

@@ -484,9 +484,9 @@ impl ResultsView {
         let paging = if self.page.is_some() {
             " · reading…".to_owned()
         } else if self.done {
-            format!(" · all read ({} pages)", self.pages)
+            format!(" · all read ({})", pages(self.pages))
         } else {
-            format!(" · {} pages read, more below", self.pages)
+            format!(" · {} read, more below", pages(self.pages))
         };
         spans.push(Span::styled(paging, theme.muted));
         Line::from(spans)
@@ -538,4 +538,9 @@ impl ResultsView {
             );
         }
     }
+}
+
+/// `1 page`, `3 pages`.
+fn pages(n: usize) -> String {
+    format!("{n} page{}", if n == 1 { "" } else { "s" })
 }
