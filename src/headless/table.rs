@@ -363,28 +363,41 @@ pub fn render(view: &View, text: &str) -> Option<String> {
             out.push('\n');
         }
     }
+    // A column no row fills (a field this server does not send) is left out.
+    let kept: Vec<(&str, &str)> = view
+        .columns
+        .iter()
+        .copied()
+        .filter(|(_, pointer)| {
+            rows.is_empty()
+                || rows
+                    .iter()
+                    .any(|r| r.pointer(pointer).is_some_and(|v| !cell(v).is_empty()))
+        })
+        .collect();
+    let columns = kept.as_slice();
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
-            view.columns
+            columns
                 .iter()
                 .map(|(_, pointer)| row.pointer(pointer).map(cell).unwrap_or_default())
+                .map(|text| grouped_decimal(&text).unwrap_or(text))
                 .collect()
         })
         .collect();
     // Numbers (and amounts, which Daml sends as decimal text) align right; the rest left.
-    let numeric: Vec<bool> = (0..view.columns.len())
+    let numeric: Vec<bool> = (0..columns.len())
         .map(|c| {
             rows.iter()
-                .any(|r| r.pointer(view.columns[c].1).is_some_and(is_number))
+                .any(|r| r.pointer(columns[c].1).is_some_and(is_number))
                 && rows.iter().all(|r| {
-                    r.pointer(view.columns[c].1)
+                    r.pointer(columns[c].1)
                         .is_none_or(|v| is_number(v) || v.is_null())
                 })
         })
         .collect();
-    let widths: Vec<usize> = view
-        .columns
+    let widths: Vec<usize> = columns
         .iter()
         .enumerate()
         .map(|(c, (header, _))| {
@@ -414,7 +427,7 @@ pub fn render(view: &View, text: &str) -> Option<String> {
         text.push('\n');
         text
     };
-    out.push_str(&line(view.columns.iter().map(|(h, _)| *h).collect()));
+    out.push_str(&line(columns.iter().map(|(h, _)| *h).collect()));
     for row in &cells {
         out.push_str(&line(row.iter().map(String::as_str).collect()));
     }
@@ -422,6 +435,26 @@ pub fn render(view: &View, text: &str) -> Option<String> {
         out.push_str("(none)\n");
     }
     Some(out)
+}
+
+/// A decimal amount as Daml sends it (`1234567.5000000000`) with its thousands grouped
+/// (`1,234,567.5000000000`); `None` for any other text.
+fn grouped_decimal(text: &str) -> Option<String> {
+    let (sign, digits) = match text.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", text),
+    };
+    let (int, frac) = digits.split_once('.')?;
+    if int.is_empty()
+        || frac.is_empty()
+        || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    Some(format!(
+        "{sign}{}.{frac}",
+        crate::model::format::group_digits(int)
+    ))
 }
 
 /// A number, or text that is one (`15178.9131348131`, `-2`).
@@ -541,5 +574,27 @@ mod tests {
         .expect("key value");
         assert!(status.contains("success.ports.admin  5012"), "{status}");
         assert!(status.contains("success.active       yes"), "{status}");
+    }
+
+    #[test]
+    fn amounts_group_their_thousands_and_a_column_no_row_fills_is_left_out() {
+        let json = r#"{"record_time":"2026-12-01T00:00:00Z","migration_id":0,
+            "summaries":[
+              {"party_id":"alice::1220","total_unlocked_coin":"1234567.5000000000",
+               "total_locked_coin":"0.0000000000","total_coin_holdings":"1234567.5000000000"},
+              {"party_id":"bob::1220","total_unlocked_coin":"-1000.25",
+               "total_locked_coin":"12.0","total_coin_holdings":"987.75"}]}"#;
+        let table = render(&HOLDINGS, json).expect("a table");
+        assert!(!table.contains("FEES"), "{table}");
+        assert!(table.contains("1,234,567.5000000000"), "{table}");
+        assert!(table.contains("-1,000.25"), "{table}");
+        let header = table
+            .lines()
+            .find(|l| l.starts_with("PARTY"))
+            .expect("header");
+        assert!(header.ends_with("HOLDINGS"), "{header}");
+        // A value that is no decimal stays as sent.
+        assert_eq!(grouped_decimal("1220abc.5"), None);
+        assert_eq!(grouped_decimal("2026"), None);
     }
 }

@@ -33,7 +33,25 @@ pub fn age_label(us: Option<i64>) -> String {
 /// decimal points line up; a value that does not parse shows its server text (`raws[i]`,
 /// without trailing zeros, sanitized).
 pub fn amount_column(values: &[Option<Amount>], raws: &[&str]) -> Vec<String> {
-    let decimals = column_decimals(values);
+    amount_column_at(values, raws, column_decimals(values))
+}
+
+/// The texts of a table's amount columns (`(values, raws)` each, as [`amount_column`] takes
+/// them): one number of decimals for the whole table, the most any value needs, so amounts read
+/// alike across columns (Locked beside Unlocked).
+pub fn amount_table(columns: &[(Vec<Option<Amount>>, Vec<&str>)]) -> Vec<Vec<String>> {
+    let decimals = columns
+        .iter()
+        .map(|(values, _)| column_decimals(values))
+        .max()
+        .unwrap_or(0);
+    columns
+        .iter()
+        .map(|(values, raws)| amount_column_at(values, raws, decimals))
+        .collect()
+}
+
+fn amount_column_at(values: &[Option<Amount>], raws: &[&str], decimals: usize) -> Vec<String> {
     values
         .iter()
         .enumerate()

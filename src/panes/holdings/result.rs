@@ -9,7 +9,7 @@ use crate::api::ApiError;
 use crate::api::scan::HoldingsSummaryResponse;
 use crate::model::amount::{Amount, AmountCell, sum_amounts};
 use crate::ui::explain::explain_scan;
-use crate::ui::format::amount_column;
+use crate::ui::format::amount_table;
 use crate::ui::table::{Cell, Column, Columns, KEEP, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
 
@@ -216,32 +216,25 @@ pub fn explain_error(e: &ApiError, exact: bool) -> String {
 }
 
 /// Amount strings per amount column (unlocked, locked, total): one per row (in `r.rows`
-/// order) then the total, with the column's number of decimals.
+/// order) then the total, with the table's one number of decimals.
 pub(super) fn formatted(r: &HoldingsResult) -> [Vec<String>; 3] {
     let col = |k: usize| {
-        let mut values: Vec<Option<Amount>> = r
-            .rows
-            .iter()
-            .map(|row| match k {
-                0 => row.unlocked.value,
-                1 => row.locked.value,
-                _ => row.total.value,
-            })
-            .collect();
+        fn pick(row: &HoldingRow, k: usize) -> &crate::model::amount::AmountCell {
+            match k {
+                0 => &row.unlocked,
+                1 => &row.locked,
+                _ => &row.total,
+            }
+        }
+        let mut values: Vec<Option<Amount>> = r.rows.iter().map(|row| pick(row, k).value).collect();
         values.push(r.totals[k]);
-        let mut raws: Vec<&str> = r
-            .rows
-            .iter()
-            .map(|row| match k {
-                0 => row.unlocked.raw.as_str(),
-                1 => row.locked.raw.as_str(),
-                _ => row.total.raw.as_str(),
-            })
-            .collect();
+        let mut raws: Vec<&str> = r.rows.iter().map(|row| pick(row, k).raw.as_str()).collect();
         raws.push("?");
-        amount_column(&values, &raws)
+        (values, raws)
     };
-    [col(0), col(1), col(2)]
+    let mut texts = amount_table(&[col(0), col(1), col(2)]).into_iter();
+    let mut next = || texts.next().unwrap_or_default();
+    [next(), next(), next()]
 }
 
 pub(super) fn amount_index(col: HoldCol) -> usize {
