@@ -62,6 +62,7 @@ mod pane_status;
 mod pane_update;
 mod pane_validators;
 mod pane_verdict;
+mod pasted_ids;
 mod readme;
 mod safety;
 mod soak;
