@@ -171,17 +171,11 @@ fn run_tui(
     demo: Option<DemoHandle>,
     open: Option<cantonscope::model::locator::Locator>,
 ) -> ExitCode {
-    if settings.offline && settings.explorer_index().is_none() {
+    if let Some(refusal) = cantonscope::runtime::offline_refusal(&settings) {
         if let Some(handle) = demo {
             runtime.block_on(handle.shutdown());
         }
-        return fail(
-            &format!(
-                "cantonscope: {}",
-                cantonscope::runtime::OFFLINE_WITHOUT_INDEX
-            ),
-            EXIT_USAGE,
-        );
+        return fail(&format!("cantonscope: {refusal}"), EXIT_USAGE);
     }
     if demo.is_none() && !settings.offline && settings.has_no_nodes() {
         return no_nodes(runtime, settings);

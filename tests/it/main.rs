@@ -28,6 +28,7 @@ mod api_demo;
 mod api_errors;
 mod app_flows;
 mod app_snapshots;
+mod bad_input;
 mod book;
 mod check;
 mod cli;
