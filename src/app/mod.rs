@@ -39,6 +39,17 @@ use crate::msg::{Action, Effect, Owner};
 
 /// After `/` found no filter, typed keys are ignored until this long after the last one (µs).
 const TYPING_GUARD_US: i64 = 3_000_000;
+
+/// The keys that open a prompt to type into: when the prompt does not open (refused, or not in
+/// this pane), what is typed next is ignored until Esc or Enter (or a pause) rather than run
+/// as keys.
+const PROMPTS: [Command; 5] = [
+    Command::Filter,
+    Command::SearchIndex,
+    Command::LoadSpan,
+    Command::ExportRange,
+    Command::Edit,
+];
 /// Panes remembered for going back.
 const BACK_STACK_MAX: usize = 32;
 /// How long a status-line message stays, in microseconds.
@@ -635,7 +646,7 @@ impl App {
                 KeyCode::Char(_) | KeyCode::Backspace if plain => {
                     self.typing_guard = Some(self.sh.now + TYPING_GUARD_US);
                     out.info(format!(
-                        "no filter is open in the {} pane: typed text ignored (Esc)",
+                        "no prompt is open in the {} pane: typed text ignored (Esc)",
                         focus.title()
                     ));
                     return;
@@ -750,6 +761,13 @@ impl App {
                 let focus = self.focus;
                 let (pane, sh) = self.split(focus, out);
                 let used = pane.on_command(cmd, sh, out);
+                // A prompt the pane refused (F without a usable index, say): what the user
+                // types next was meant for it, not to run as keys.
+                let refused = used
+                    && PROMPTS.contains(&cmd)
+                    && !pane.wants_raw_keys()
+                    && pane.key_context() != KeyContext::Overlay;
+                let now = sh.now;
                 if !used && cmd == Command::ShowValue {
                     return self.show_fields(out);
                 }
@@ -762,6 +780,9 @@ impl App {
                     out.info(format!(
                         "sort by {letters}: its letter (again: the other way)"
                     ));
+                }
+                if refused {
+                    self.typing_guard = Some(now + TYPING_GUARD_US);
                 }
                 if !used && cmd == Command::SwitchFocus {
                     // Tab in a tree without a details panel: the next pane, as elsewhere.
@@ -784,7 +805,7 @@ impl App {
                     // An "Everywhere" key that means nothing here says so.
                     let what = self.keymap.description(KeyContext::Global, cmd);
                     out.info(format!("{what}: not in the {} pane", focus.title()));
-                    if cmd == Command::Filter {
+                    if PROMPTS.contains(&cmd) {
                         // What the user types next was meant for a filter: keep it from
                         // running commands until Esc or Enter (or a pause).
                         self.typing_guard = Some(self.sh.now + TYPING_GUARD_US);

@@ -69,6 +69,7 @@ mod safety;
 mod soak;
 mod terminal;
 mod traffic;
+mod typed_keys;
 mod ui_foundation;
 mod whole_fields;
 mod zoom;
