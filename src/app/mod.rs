@@ -144,7 +144,25 @@ impl App {
         {
             self.toast = None;
         }
+        self.place_hint(self.toast_seq != shown);
         effects
+    }
+
+    /// A hint belongs to the pane that showed it: placed when shown (`new`), and gone once the
+    /// focus left that pane or the input it was about closed.
+    fn place_hint(&mut self, new: bool) {
+        let focus = self.focus;
+        let typing = self.pane(focus).wants_raw_keys();
+        let Some(toast) = self.toast.as_mut().filter(|t| t.level == Level::Info) else {
+            return;
+        };
+        if new {
+            toast.pane = Some(focus);
+            toast.typing = typing;
+        } else if toast.pane.is_some_and(|p| p != focus) || (toast.typing && !typing) {
+            self.toast = None;
+            self.dirty = true;
+        }
     }
 
     fn handle(&mut self, action: Action, mut out: Out) -> Vec<Effect> {
@@ -515,6 +533,8 @@ impl App {
             text,
             from_command: self.acted,
             until: self.sh.now + life,
+            pane: None,
+            typing: false,
         });
     }
 
