@@ -411,6 +411,24 @@ impl App {
                 self.panes.history.load_span(secs, &mut self.sh, out);
                 self.go_to(PaneId::History);
             }
+            AppEvent::FindUpdateInIndex(text) => {
+                out.owner = PaneId::History;
+                let found =
+                    crate::model::id_pattern::IdPattern::parse(&text).is_ok_and(|pattern| {
+                        self.panes
+                            .history
+                            .search_index_for_id(pattern, &mut self.sh, out)
+                    });
+                if found {
+                    self.go_to(PaneId::History);
+                } else {
+                    out.warn(format!(
+                        "event {}: not found among the {} loaded updates, and there is no usable local index to look in",
+                        crate::ui::safe::safe_line(&text, 40),
+                        self.sh.history.len()
+                    ));
+                }
+            }
             AppEvent::FilterHistory(text) => {
                 out.owner = PaneId::History;
                 self.panes.history.set_filter(&text, &self.sh, out);

@@ -130,9 +130,20 @@ pub fn intent(app: &App, cmd: &PaletteCommand) -> Result<AppEvent, String> {
     let arg = cmd.args.join(" ");
     let arg = arg.trim();
     Ok(match cmd.name.as_str() {
-        "event" => AppEvent::OpenUpdate {
-            update_id: resolve_update_id(&app.sh.history, arg, "event")?,
-            event_id: None,
+        "event" => match resolve_update_id(&app.sh.history, arg, "event") {
+            Ok(update_id) => AppEvent::OpenUpdate {
+                update_id,
+                event_id: None,
+            },
+            // Not loaded: an abbreviation is looked up in the local index when there is one.
+            Err(e)
+                if e.contains("not found among")
+                    && app.sh.index.usable()
+                    && IdPattern::parse(arg).is_ok_and(|p| p.whole().is_none()) =>
+            {
+                AppEvent::FindUpdateInIndex(arg.to_owned())
+            }
+            Err(e) => return Err(e),
         },
         "hash" => AppEvent::LookupHash(arg.to_owned()),
         "bft" => match arg {

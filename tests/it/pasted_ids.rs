@@ -148,3 +148,49 @@ fn an_id_pasted_as_the_screen_draws_it_opens_in_event_and_a_malformed_one_names_
     assert!(status.contains("not found among"), "{status}");
     assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
 }
+
+#[test]
+fn event_with_an_abbreviation_of_an_update_not_loaded_looks_in_the_local_index() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = crate::index_explorer::with_index(dir.path(), false);
+    let loaded: std::collections::HashSet<String> = h
+        .app
+        .sh
+        .history
+        .iter()
+        .map(|s| s.update_id.to_string())
+        .collect();
+    let index = h.app.sh.ctx.index.clone().expect("an index");
+    let mut store = open_reader(&Location::parse(&index)).expect("opens");
+    let rows = store
+        .search(
+            &Query::parse(&["id:1220"]).expect("a query"),
+            None,
+            None,
+            100_000,
+        )
+        .expect("searches");
+    let ids: Vec<&str> = rows.iter().map(|r| r.update_id.as_str()).collect();
+    let target = *ids
+        .iter()
+        .find(|id| !loaded.contains(**id))
+        .expect("an update of the index not loaded");
+    let pasted = (12..40)
+        .map(|n| format!("{}…", &target[4..n]))
+        .find(|p| {
+            let pattern = cantonscope::model::id_pattern::IdPattern::parse(p).expect("parses");
+            ids.iter().filter(|id| pattern.matches(id)).count() == 1
+        })
+        .expect("a unique head");
+    h.palette(&format!("event {pasted}"));
+    assert_eq!(
+        h.app.update_pane.update_id(),
+        Some(target),
+        ":event {pasted}: {}",
+        crate::common::toast(&h)
+    );
+    // Nothing in the index either: said so.
+    h.palette("event ffffffffffff…");
+    let said = crate::common::toast(&h);
+    assert!(said.contains("nor in the local index"), "{said}");
+}
