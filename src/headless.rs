@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod governance;
+pub mod ids;
 pub mod index;
 pub mod network;
 pub mod node;

@@ -19,7 +19,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     // Usage errors exit with 2 (clap's default); --help and --version exit with 0.
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
     // Generated from the command line's definition: no settings needed.
     let generated = match &cli.command {
         Some(Command::Completions { shell }) => Some(cantonscope::cli::completions(*shell)),
@@ -43,6 +43,12 @@ fn main() -> ExitCode {
     settings.offline = tui.offline;
     if let Some(index) = tui.index {
         settings.index = Some(index);
+    }
+    // An update id given abbreviated is completed from the local index before any scan is asked.
+    if let Some(command) = cli.command.as_mut()
+        && let Err(error) = headless::ids::resolve_command_ids(command, &settings)
+    {
+        return fail(&format!("cantonscope: {error}"), EXIT_USAGE);
     }
     if let Err(error) = config::init_logging(&settings) {
         return fail(&format!("cantonscope: {error}"), EXIT_USAGE);
@@ -165,17 +171,11 @@ fn run_tui(
     demo: Option<DemoHandle>,
     open: Option<cantonscope::model::locator::Locator>,
 ) -> ExitCode {
-    if settings.offline && settings.explorer_index().is_none() {
+    if let Some(refusal) = cantonscope::runtime::offline_refusal(&settings) {
         if let Some(handle) = demo {
             runtime.block_on(handle.shutdown());
         }
-        return fail(
-            &format!(
-                "cantonscope: {}",
-                cantonscope::runtime::OFFLINE_WITHOUT_INDEX
-            ),
-            EXIT_USAGE,
-        );
+        return fail(&format!("cantonscope: {refusal}"), EXIT_USAGE);
     }
     if demo.is_none() && !settings.offline && settings.has_no_nodes() {
         return no_nodes(runtime, settings);

@@ -194,10 +194,23 @@ pub(super) fn transport_error(endpoint: &'static str, e: &reqwest::Error) -> Api
     };
     let mut parts = vec![head.to_owned()];
     push_sources(&mut parts, std::error::Error::source(e));
-    ApiError::Connect {
-        endpoint,
-        detail: parts.join(": "),
+    let mut detail = parts.join(": ");
+    if let Some(hint) = e.url().and_then(|url| plain_http_hint(url, &detail)) {
+        detail.push_str(&hint);
     }
+    ApiError::Connect { endpoint, detail }
+}
+
+/// A hint when TLS was spoken to a port that answers plain HTTP (rustls reads the HTTP answer
+/// as a record of the wrong type): "is it plain http? try http://host:port".
+fn plain_http_hint(url: &reqwest::Url, detail: &str) -> Option<String> {
+    let plain = detail.contains("InvalidContentType") || detail.contains("corrupt message");
+    if !(plain && url.scheme() == "https") {
+        return None;
+    }
+    let host = url.host_str()?;
+    let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+    Some(format!(" (is it plain http? try http://{host}{port})"))
 }
 
 fn truncate_text(bytes: &[u8]) -> String {

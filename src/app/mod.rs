@@ -39,6 +39,17 @@ use crate::msg::{Action, Effect, Owner};
 
 /// After `/` found no filter, typed keys are ignored until this long after the last one (µs).
 const TYPING_GUARD_US: i64 = 3_000_000;
+
+/// The keys that open a prompt to type into: when the prompt does not open (refused, or not in
+/// this pane), what is typed next is ignored until Esc or Enter (or a pause) rather than run
+/// as keys.
+const PROMPTS: [Command; 5] = [
+    Command::Filter,
+    Command::SearchIndex,
+    Command::LoadSpan,
+    Command::ExportRange,
+    Command::Edit,
+];
 /// Panes remembered for going back.
 const BACK_STACK_MAX: usize = 32;
 /// How long a status-line message stays, in microseconds.
@@ -133,7 +144,25 @@ impl App {
         {
             self.toast = None;
         }
+        self.place_hint(self.toast_seq != shown);
         effects
+    }
+
+    /// A hint belongs to the pane that showed it: placed when shown (`new`), and gone once the
+    /// focus left that pane or the input it was about closed.
+    fn place_hint(&mut self, new: bool) {
+        let focus = self.focus;
+        let typing = self.pane(focus).wants_raw_keys();
+        let Some(toast) = self.toast.as_mut().filter(|t| t.level == Level::Info) else {
+            return;
+        };
+        if new {
+            toast.pane = Some(focus);
+            toast.typing = typing;
+        } else if toast.pane.is_some_and(|p| p != focus) || (toast.typing && !typing) {
+            self.toast = None;
+            self.dirty = true;
+        }
     }
 
     fn handle(&mut self, action: Action, mut out: Out) -> Vec<Effect> {
@@ -382,6 +411,24 @@ impl App {
                 self.panes.history.load_span(secs, &mut self.sh, out);
                 self.go_to(PaneId::History);
             }
+            AppEvent::FindUpdateInIndex(text) => {
+                out.owner = PaneId::History;
+                let found =
+                    crate::model::id_pattern::IdPattern::parse(&text).is_ok_and(|pattern| {
+                        self.panes
+                            .history
+                            .search_index_for_id(pattern, &mut self.sh, out)
+                    });
+                if found {
+                    self.go_to(PaneId::History);
+                } else {
+                    out.warn(format!(
+                        "event {}: not found among the {} loaded updates, and there is no usable local index to look in",
+                        crate::ui::safe::safe_line(&text, 40),
+                        self.sh.history.len()
+                    ));
+                }
+            }
             AppEvent::FilterHistory(text) => {
                 out.owner = PaneId::History;
                 self.panes.history.set_filter(&text, &self.sh, out);
@@ -504,6 +551,8 @@ impl App {
             text,
             from_command: self.acted,
             until: self.sh.now + life,
+            pane: None,
+            typing: false,
         });
     }
 
@@ -635,7 +684,7 @@ impl App {
                 KeyCode::Char(_) | KeyCode::Backspace if plain => {
                     self.typing_guard = Some(self.sh.now + TYPING_GUARD_US);
                     out.info(format!(
-                        "no filter is open in the {} pane: typed text ignored (Esc)",
+                        "no prompt is open in the {} pane: typed text ignored (Esc)",
                         focus.title()
                     ));
                     return;
@@ -750,6 +799,13 @@ impl App {
                 let focus = self.focus;
                 let (pane, sh) = self.split(focus, out);
                 let used = pane.on_command(cmd, sh, out);
+                // A prompt the pane refused (F without a usable index, say): what the user
+                // types next was meant for it, not to run as keys.
+                let refused = used
+                    && PROMPTS.contains(&cmd)
+                    && !pane.wants_raw_keys()
+                    && pane.key_context() != KeyContext::Overlay;
+                let now = sh.now;
                 if !used && cmd == Command::ShowValue {
                     return self.show_fields(out);
                 }
@@ -762,6 +818,9 @@ impl App {
                     out.info(format!(
                         "sort by {letters}: its letter (again: the other way)"
                     ));
+                }
+                if refused {
+                    self.typing_guard = Some(now + TYPING_GUARD_US);
                 }
                 if !used && cmd == Command::SwitchFocus {
                     // Tab in a tree without a details panel: the next pane, as elsewhere.
@@ -784,7 +843,7 @@ impl App {
                     // An "Everywhere" key that means nothing here says so.
                     let what = self.keymap.description(KeyContext::Global, cmd);
                     out.info(format!("{what}: not in the {} pane", focus.title()));
-                    if cmd == Command::Filter {
+                    if PROMPTS.contains(&cmd) {
                         // What the user types next was meant for a filter: keep it from
                         // running commands until Esc or Enter (or a pause).
                         self.typing_guard = Some(self.sh.now + TYPING_GUARD_US);

@@ -1,5 +1,6 @@
 //! The `:` command palette's commands: their completion entries, and what each one does.
 
+use crate::model::id_pattern::IdPattern;
 use crate::model::when::parse_when;
 use crate::msg::{Command, Tabs};
 use crate::panes::network::SweepFrom;
@@ -129,9 +130,20 @@ pub fn intent(app: &App, cmd: &PaletteCommand) -> Result<AppEvent, String> {
     let arg = cmd.args.join(" ");
     let arg = arg.trim();
     Ok(match cmd.name.as_str() {
-        "event" => AppEvent::OpenUpdate {
-            update_id: resolve_update_id(&app.sh.history, arg, "event")?,
-            event_id: None,
+        "event" => match resolve_update_id(&app.sh.history, arg, "event") {
+            Ok(update_id) => AppEvent::OpenUpdate {
+                update_id,
+                event_id: None,
+            },
+            // Not loaded: an abbreviation is looked up in the local index when there is one.
+            Err(e)
+                if e.contains("not found among")
+                    && app.sh.index.usable()
+                    && IdPattern::parse(arg).is_ok_and(|p| p.whole().is_none()) =>
+            {
+                AppEvent::FindUpdateInIndex(arg.to_owned())
+            }
+            Err(e) => return Err(e),
         },
         "hash" => AppEvent::LookupHash(arg.to_owned()),
         "bft" => match arg {
@@ -197,7 +209,8 @@ pub fn intent(app: &App, cmd: &PaletteCommand) -> Result<AppEvent, String> {
     })
 }
 
-/// The update id `text` names: itself when it is a whole id (64 hex digits after an optional
+/// The update id `text` names ([`IdPattern`]: `…` or `...` marks an abbreviation, matched as
+/// head and tail): itself when it is a whole id (64 hex digits after an optional
 /// `1220`-style multihash prefix, put back when left out, or any id of a loaded update), else
 /// the one loaded update id it is a prefix of (case-insensitive), with or without the `1220`
 /// the lists leave out. Several matches are "ambiguous: N matches"; none is
@@ -215,18 +228,19 @@ pub fn resolve_update_id(
     if history.find_update(text).is_some() {
         return Ok(text.to_string());
     }
-    if text.len() >= 64 {
-        return crate::model::format::whole_update_id(text).map_err(|e| format!("{command}: {e}"));
+    // Text that is no update id names no loaded update either (and goes to no scan).
+    let pattern = IdPattern::parse(text).ok();
+    if let Some(whole) = pattern.as_ref().and_then(IdPattern::whole) {
+        return Ok(whole.to_owned());
     }
-    let mut found: Vec<&str> = history
-        .iter()
-        .map(|s| &*s.update_id)
-        .filter(|id| crate::model::format::names_update_id(id, text))
-        .collect();
-    found.sort_unstable();
-    found.dedup();
+    let found = match &pattern {
+        Some(pattern) => {
+            crate::model::id_pattern::matching(pattern, history.iter().map(|s| &*s.update_id))
+        }
+        None => Vec::new(),
+    };
     match found.as_slice() {
-        [one] => Ok((*one).to_string()),
+        [one] => Ok(one.clone()),
         [] => Err(format!(
             "{command} {}: not found among the {} loaded updates (give the whole id to fetch it)",
             crate::ui::safe::safe_line(text, 40),

@@ -24,6 +24,12 @@ pub struct Toast {
     /// Shown in answer to a command of the user (the next command that succeeds clears it),
     /// not by something that arrived by itself (a node going down).
     pub from_command: bool,
+    /// A hint (an info message) belongs to the pane focused when it was shown: it goes when
+    /// the focus leaves that pane (`None`: not yet placed, or not a hint).
+    pub pane: Option<PaneId>,
+    /// It was shown while that pane's text input was open: it is about the input, and goes
+    /// when the input closes.
+    pub typing: bool,
 }
 
 /// An overlay drawn over the panes.

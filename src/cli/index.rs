@@ -37,7 +37,7 @@ pub struct IndexArgs {
     /// The index: an SQLite file, or a postgres:// URL (a team's index) [default:
     /// $CANTONSCOPE_INDEX, the profile's `index`, else <data dir>/index/<profile or
     /// "default">.sqlite].
-    #[arg(long, global = true, value_name = "PATH|URL")]
+    #[arg(long, global = true, value_name = "PATH|URL", value_parser = super::values::index_location)]
     pub index: Option<String>,
 }
 

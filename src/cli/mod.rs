@@ -128,7 +128,7 @@ pub struct TuiArgs {
     pub offline: bool,
     /// The local history index the explorer reads (a path; overrides $CANTONSCOPE_INDEX and the
     /// profile's `index`) [default: <data dir>/index/<profile>.sqlite when it exists].
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = values::index_location)]
     pub index: Option<String>,
 }
 

@@ -78,8 +78,10 @@ pub enum NetworkCommand {
     /// agree, disagree (with the JSON paths that differ), don't know, fail.
     #[command(after_help = NETWORK_EXIT_CODES)]
     CheckUpdate {
-        /// The whole update id (68 hex characters; the 64 after `1220` also do).
-        #[arg(value_parser = crate::model::format::whole_update_id)]
+        /// The whole update id (68 hex characters; the 64 after `1220` also do), or an
+        /// abbreviation as the explorer shows it (`1220d17b…9f1e`, `9237fcb34d82…`) that names
+        /// one update of the local index.
+        #[arg(value_parser = crate::model::id_pattern::update_id_arg)]
         update_id: String,
         /// Compare GET /v0/events/{update_id} instead (without verdict.finalization_time and
         /// app_activity_records, which are local to each scan).

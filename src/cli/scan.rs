@@ -65,8 +65,10 @@ pub enum ScanCommand {
     },
     /// GET /v0/events/{update_id}: the update, verdict, traffic summary and app activity.
     Event {
-        /// The whole update id (68 hex characters; the 64 after `1220` also do).
-        #[arg(value_parser = crate::model::format::whole_update_id)]
+        /// The whole update id (68 hex characters; the 64 after `1220` also do), or an
+        /// abbreviation as the explorer shows it (`1220d17b…9f1e`, `9237fcb34d82…`) that names
+        /// one update of the local index.
+        #[arg(value_parser = crate::model::id_pattern::update_id_arg)]
         update_id: String,
     },
     /// GET /v2/updates/hash/{hash}: the update of a prepared transaction's hash.

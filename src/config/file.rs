@@ -242,9 +242,49 @@ pub fn parse_config(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> 
             path: path.to_owned(),
             line,
             column,
-            message: err.message().trim().to_owned(),
+            message: with_suggestion(err.message().trim()),
         }
     })
+}
+
+/// A message of an unknown field (`unknown field `refersh`, expected one of `refresh`, …`) with
+/// the nearest known field suggested when it is a likely typo: "did you mean `refresh`?".
+fn with_suggestion(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return message.to_owned();
+    };
+    let Some((typed, expected)) = rest.split_once('`') else {
+        return message.to_owned();
+    };
+    let known = expected.split('`').skip(1).step_by(2);
+    let best = known
+        .map(|k| (edit_distance(typed, k), k))
+        .min_by_key(|(d, _)| *d);
+    match best {
+        // At most a third of the word changed (two letters swapped count as two).
+        Some((d, known)) if d > 0 && d <= (typed.chars().count().max(3) / 3).max(2) => {
+            format!("{message}; did you mean `{known}`?")
+        }
+        _ => message.to_owned(),
+    }
+}
+
+/// The Levenshtein distance of `a` and `b`, in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// Line and column of the key at `path` (e.g. `["profiles", "main", "refresh"]` or
@@ -283,6 +323,19 @@ pub(crate) fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_field_near_a_known_one_is_suggested() {
+        let message = "unknown field `refersh`, expected one of `scan_url`, `refresh`, `theme`";
+        assert_eq!(
+            with_suggestion(message),
+            format!("{message}; did you mean `refresh`?")
+        );
+        let far = "unknown field `colour`, expected one of `scan_url`, `refresh`";
+        assert_eq!(with_suggestion(far), far);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "ab"), 2);
+    }
 
     #[test]
     fn line_and_column_counts_from_one() {

@@ -152,7 +152,18 @@ impl FromStr for BaseUrl {
         if trimmed.chars().any(|c| c.is_whitespace() || c.is_control()) {
             return Err(format!("invalid URL {shown:?}: contains whitespace"));
         }
-        Ok(BaseUrl(format!("{scheme}{}", rest.trim_end_matches('/'))))
+        let base = format!("{scheme}{}", rest.trim_end_matches('/'));
+        // The client appends `/api/scan/…` (`/api/validator/…`) itself.
+        for api in ["/api/scan", "/api/validator"] {
+            let lower = base.to_ascii_lowercase();
+            if lower.ends_with(api) {
+                return Err(format!(
+                    "invalid URL {shown:?}: the base URL is expected, without {api} (cantonscope adds it): try {}",
+                    crate::api::redact_userinfo(&base[..base.len() - api.len()])
+                ));
+            }
+        }
+        Ok(BaseUrl(base))
     }
 }
 
@@ -331,6 +342,14 @@ mod tests {
         let url: BaseUrl = "https://scan.example.com/sv2".parse().expect("valid");
         assert_eq!(url.as_str(), "https://scan.example.com/sv2");
         assert!("scan.example.com".parse::<BaseUrl>().is_err());
+        let err = "https://scan.example.com/sv2/api/scan/"
+            .parse::<BaseUrl>()
+            .unwrap_err();
+        assert!(
+            err.contains("the base URL is expected, without /api/scan")
+                && err.ends_with("try https://scan.example.com/sv2"),
+            "{err}"
+        );
         assert_eq!(
             "HTTPS://Scan.example.com/"
                 .parse::<BaseUrl>()

@@ -21,6 +21,7 @@ pub mod format;
 pub mod governance;
 pub mod history;
 pub mod history_stats;
+pub mod id_pattern;
 pub mod index;
 pub mod intern;
 pub mod json_text;

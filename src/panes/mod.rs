@@ -278,6 +278,9 @@ pub enum Level {
 /// Something a pane wants the app to do beyond its own state.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AppEvent {
+    /// An abbreviated update id no loaded update matches (`:event 9237fcb34d82…`): looked up
+    /// in the local index (History's whole-index search), the one match opened.
+    FindUpdateInIndex(String),
     /// Open an update in the Update pane (fetching it if needed), optionally selecting an event,
     /// and focus that pane.
     OpenUpdate {

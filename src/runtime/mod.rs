@@ -433,6 +433,24 @@ async fn read_file_limited(path: &std::path::Path) -> Result<Vec<u8>, String> {
 /// Why `--offline` cannot start without an index.
 pub const OFFLINE_WITHOUT_INDEX: &str = "--offline reads the local history index, and this profile has none: start one with `cantonscope index sync --from -30d --follow` (in a tmux pane), or name one with --index PATH, $CANTONSCOPE_INDEX or the profile's `index`";
 
+/// Why `--offline` cannot open the explorer: no index, or an SQLite index named that does not
+/// exist (offline there is nothing else to read; headless says the same), else `None`.
+pub fn offline_refusal(settings: &crate::config::Settings) -> Option<String> {
+    if !settings.offline {
+        return None;
+    }
+    let Some(index) = settings.explorer_index() else {
+        return Some(OFFLINE_WITHOUT_INDEX.to_owned());
+    };
+    match crate::store::Location::parse(&index) {
+        crate::store::Location::Sqlite(path) if !path.exists() => Some(format!(
+            "--offline: {}",
+            crate::store::StoreError::Missing(path.display().to_string())
+        )),
+        _ => None,
+    }
+}
+
 /// Builds the app and its clients from resolved settings (no terminal involved), so tests and
 /// the binary start the explorer the same way.
 pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clients), String> {
@@ -467,8 +485,8 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
             .map(|u| u.as_str().to_string()),
     );
     let index = settings.explorer_index();
-    if settings.offline && index.is_none() {
-        return Err(OFFLINE_WITHOUT_INDEX.to_owned());
+    if let Some(refusal) = offline_refusal(settings) {
+        return Err(refusal);
     }
     let start = match settings.from {
         HistoryStart::Recent => StartFrom::Recent { window_secs: 600 },

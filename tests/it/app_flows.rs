@@ -1210,9 +1210,10 @@ fn long_messages_wrap_and_an_old_error_goes_with_the_next_command() {
         "the footer is back: {screen}"
     );
     assert!(screen.contains("! 1 error"), "{screen}");
-    // Longer than two lines: cut with a hint; the error log has it whole.
+    // Longer than two lines: cut with a hint; the error log has it whole. (A text that is no
+    // update id is not sent to a scan: a long error of another command.)
     let long = format!("1220{}{tail}", "cd".repeat(90));
-    h.palette(&format!("event {long}"));
+    h.palette(&format!("theme {long}"));
     let screen = h.screen(80, 24);
     assert!(screen.contains("(! shows it whole)"), "{screen}");
     assert!(!screen.contains(tail), "{screen}");

@@ -646,7 +646,9 @@ fn path_str(path: &Path) -> &str {
 
 #[test]
 fn server_errors_exit_1_with_one_line() {
-    let err = fails_with(&["scan", "event", "1220doesnotexist"], 1);
+    // A well-formed id no update has (a malformed one is a usage error, no scan asked).
+    let absent = format!("1220{}", "deadbeef".repeat(8));
+    let err = fails_with(&["scan", "event", &absent], 1);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("404"), "{err}");
 

@@ -56,7 +56,7 @@ fn sync_index_from(dir: &Path, scan_url: &str, from: &str) -> PathBuf {
 }
 
 /// The explorer on the demo with an index synced from it (`offline`: `--offline`).
-fn with_index(dir: &Path, offline: bool) -> Harness {
+pub(crate) fn with_index(dir: &Path, offline: bool) -> Harness {
     with_index_reaching(dir, offline, SYNCED_SECS)
 }
 

@@ -787,7 +787,13 @@ fn headless_error_lines_carry_no_bidi_or_invisible_characters() {
     let run = run_cli(
         dir.path(),
         &[],
-        &["scan", "event", "some-update", "--scan-url", &server.url],
+        &[
+            "scan",
+            "event",
+            "1220abababababababababababababababababababababababababababababababab",
+            "--scan-url",
+            &server.url,
+        ],
     );
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(run.stderr.contains("no such update"), "{}", run.stderr);

@@ -102,6 +102,12 @@ impl Query {
                 "template" => Term::Exact(KeyKind::Template, text.to_owned()),
                 "choice" => Term::Exact(KeyKind::Choice, text.to_owned()),
                 "contract" | "id" => {
+                    // As the screen draws an id (`1220d17b…9f1e`, `9237fcb34d82...`): the
+                    // head before the ellipsis is the prefix.
+                    let text = text
+                        .split_once('…')
+                        .or_else(|| text.split_once("..."))
+                        .map_or(text, |(head, _)| head);
                     if text.len() < MIN_PREFIX {
                         return refuse(&format!("a prefix needs at least {MIN_PREFIX} characters"));
                     }
@@ -193,6 +199,12 @@ mod tests {
         let id = Query::parse(&["id:1220abcd"]).expect("id");
         assert!(id.terms[0].prefix_matches("abcd99"));
         assert!(id.terms[0].prefix_matches("1220abcd99"));
+        // An id as the screen draws it: its head is the prefix.
+        for pasted in ["id:abcd…9f1e", "id:abcd...", "id:1220abcd…"] {
+            let q = Query::parse(&[pasted]).expect(pasted);
+            assert!(q.terms[0].prefix_matches("1220abcd99"), "{pasted}");
+        }
+        assert!(Query::parse(&["id:ab…"]).is_err());
         // A 1220 followed by less than a prefix is only the 1220 form.
         for (text, not) in [("1220ab", "ab99ff"), ("1220", "00ab12")] {
             let q = Query::parse(&[format!("contract:{text}")]).expect(text);

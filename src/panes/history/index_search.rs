@@ -21,6 +21,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Widget};
 
 use crate::model::format::parse_time_micros;
+use crate::model::id_pattern::IdPattern;
 use crate::model::index::SearchRow;
 use crate::model::index::query::{Query, SEARCH_SYNTAX};
 use crate::model::index::read::{IndexRead, SEARCH_PAGE, next_page_after};
@@ -56,6 +57,9 @@ pub struct IndexSearch {
     list: PagedList<SearchRow>,
     /// Every page was read.
     ended: bool,
+    /// An abbreviated update id looked up here (`:event 9237fcb34d82…` not loaded): the one
+    /// match of the first page opens, else the matches stay listed.
+    open_unique: Option<IdPattern>,
 }
 
 impl IndexSearch {
@@ -68,6 +72,7 @@ impl IndexSearch {
             query: None,
             list: PagedList::new(SEARCH_PAGE, MAX_KEPT / SEARCH_PAGE),
             ended: false,
+            open_unique: None,
         }
     }
 
@@ -168,6 +173,30 @@ impl IndexSearch {
                 self.ended = page.rows < SEARCH_PAGE;
                 let read = page.page * SEARCH_PAGE + page.rows;
                 self.list.scroll.set_len(read);
+                if let Some(pattern) = self.open_unique.take() {
+                    let found: Vec<String> = self
+                        .rows()
+                        .iter()
+                        .filter(|r| pattern.matches(&r.update_id))
+                        .map(|r| r.update_id.clone())
+                        .collect();
+                    match found.as_slice() {
+                        [one] if self.ended || read < SEARCH_PAGE => {
+                            out.events.push(AppEvent::OpenUpdate {
+                                update_id: one.clone(),
+                                event_id: None,
+                            });
+                        }
+                        [] => out.warn(format!(
+                            "{}: not found among the loaded updates nor in the local index",
+                            safe_line(&self.text, 60)
+                        )),
+                        many => out.info(format!(
+                            "{} updates of the local index match: ↵ opens one",
+                            many.len()
+                        )),
+                    }
+                }
                 if read >= MAX_KEPT && !self.ended {
                     out.info(format!(
                         "the first {} matches are shown: add a term to narrow the search",
@@ -208,6 +237,27 @@ impl HistoryPane {
                 .to_owned();
             self.index_search = Some(IndexSearch::new(&text));
         }
+    }
+
+    /// `:event 9237fcb34d82…` for an update not loaded: the local index searched for the
+    /// abbreviation (its head), the one match opened; `false` without a usable index.
+    pub fn search_index_for_id(
+        &mut self,
+        pattern: IdPattern,
+        sh: &mut Shared,
+        out: &mut Out,
+    ) -> bool {
+        if !sh.index.usable() {
+            return false;
+        }
+        let mut search = IndexSearch::new("");
+        search.input = None;
+        if !search.submit(&pattern.search_term(), sh, out) {
+            return false;
+        }
+        search.open_unique = Some(pattern);
+        self.index_search = Some(search);
+        true
     }
 
     /// The whole-history search, when open.
