@@ -17,7 +17,7 @@
 //!   password never reaches a message: errors are scrubbed of it and name the URL redacted.
 //!
 //! ```text
-//! mod.rs      the index's connection, the writer lock, the IndexStore calls
+//! mod.rs      the index's connection, the writer lock, the IndexReader and IndexWriter calls
 //! connect.rs  the URL, TLS, the driver's errors
 //! schema.rs   tables, open (create, check versions), meta
 //! write.rs    a page in one transaction with its chunk's cursor; prune
@@ -49,9 +49,9 @@ use postgres::error::SqlState;
 use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 
 use super::{
-    Chunk, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
-    IndexStore, KeptDigest, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position,
-    RangeFrom, SCHEMA_VERSION, StoreError,
+    Chunk, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexReader,
+    IndexStatus, IndexWriter, KeptDigest, KeptUpdate, MigrationRange, PageWrite, PageWritten,
+    Position, RangeFrom, SCHEMA_VERSION, StoreError,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -194,7 +194,7 @@ fn chunk_rows(c: &mut impl GenericClient) -> Result<Vec<Chunk>, postgres::Error>
         .collect())
 }
 
-impl IndexStore for PgIndex {
+impl IndexReader for PgIndex {
     fn shown(&self) -> String {
         self.target.shown.clone()
     }
@@ -203,6 +203,87 @@ impl IndexStore for PgIndex {
         self.meta(key)
     }
 
+    fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError> {
+        self.with(chunk_rows)
+    }
+
+    fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
+        self.read_status(now)
+    }
+
+    fn search(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        self.search_rows(query, from, until, limit)
+    }
+
+    fn count(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+    ) -> Result<u64, StoreError> {
+        self.count_rows(query, from, until)
+    }
+
+    fn reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
+        self.read_reach(now)
+    }
+
+    fn page_after(
+        &mut self,
+        after: Option<(i64, i64)>,
+        limit: usize,
+    ) -> Result<Vec<KeptUpdate>, StoreError> {
+        self.read_page_after(after, limit)
+    }
+
+    fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
+        self.read_range_count(since, before)
+    }
+
+    fn range_rows(
+        &mut self,
+        since: i64,
+        from: &RangeFrom,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        self.read_range_rows(since, from, limit)
+    }
+
+    fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
+        self.read_body(update_id)
+    }
+
+    fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self
+            .with(|c| {
+                c.query_opt(
+                    "SELECT dictionary FROM dictionaries ORDER BY added_at DESC, id DESC LIMIT 1",
+                    &[],
+                )
+            })?
+            .map(|r| r.get(0)))
+    }
+
+    fn kept_digests(
+        &mut self,
+        after: Option<(i64, i64)>,
+        through: (i64, i64),
+    ) -> Result<Vec<KeptDigest>, StoreError> {
+        self.read_kept_digests(after, through)
+    }
+
+    fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {
+        self.read_digests()
+    }
+}
+
+impl IndexWriter for PgIndex {
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.set_meta(key, value)
     }
@@ -217,10 +298,6 @@ impl IndexStore for PgIndex {
     /// (100,000 updates, measured with `cargo bench --bench index`).
     fn refresh_statistics(&mut self) -> Result<(), StoreError> {
         self.with(|c| c.batch_execute("ANALYZE updates, keys, terms, term_counts, hubs, pairs"))
-    }
-
-    fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError> {
-        self.with(chunk_rows)
     }
 
     fn start_chunk(
@@ -321,69 +398,6 @@ impl IndexStore for PgIndex {
         .map(|_| ())
     }
 
-    fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
-        self.read_status(now)
-    }
-
-    fn search(
-        &mut self,
-        query: &Query,
-        from: Option<i64>,
-        until: Option<i64>,
-        limit: usize,
-    ) -> Result<Vec<SearchRow>, StoreError> {
-        self.search_rows(query, from, until, limit)
-    }
-
-    fn count(
-        &mut self,
-        query: &Query,
-        from: Option<i64>,
-        until: Option<i64>,
-    ) -> Result<u64, StoreError> {
-        self.count_rows(query, from, until)
-    }
-
-    fn reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
-        self.read_reach(now)
-    }
-
-    fn page_after(
-        &mut self,
-        after: Option<(i64, i64)>,
-        limit: usize,
-    ) -> Result<Vec<KeptUpdate>, StoreError> {
-        self.read_page_after(after, limit)
-    }
-
-    fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
-        self.read_range_count(since, before)
-    }
-
-    fn range_rows(
-        &mut self,
-        since: i64,
-        from: &RangeFrom,
-        limit: usize,
-    ) -> Result<Vec<SearchRow>, StoreError> {
-        self.read_range_rows(since, from, limit)
-    }
-
-    fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
-        self.read_body(update_id)
-    }
-
-    fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
-        Ok(self
-            .with(|c| {
-                c.query_opt(
-                    "SELECT dictionary FROM dictionaries ORDER BY added_at DESC, id DESC LIMIT 1",
-                    &[],
-                )
-            })?
-            .map(|r| r.get(0)))
-    }
-
     fn add_body_dictionary(&mut self, dictionary: &[u8], now: i64) -> Result<(), StoreError> {
         let id = super::dictionary_id_of(self.target.shown.clone(), dictionary)?;
         self.with(|c| {
@@ -398,18 +412,6 @@ impl IndexStore for PgIndex {
 
     fn prune(&mut self, before: i64) -> Result<u64, StoreError> {
         self.prune_before(before)
-    }
-
-    fn kept_digests(
-        &mut self,
-        after: Option<(i64, i64)>,
-        through: (i64, i64),
-    ) -> Result<Vec<KeptDigest>, StoreError> {
-        self.read_kept_digests(after, through)
-    }
-
-    fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {
-        self.read_digests()
     }
 }
 

@@ -3,8 +3,8 @@
 
 use super::schema::TABLES;
 use super::{
-    Client, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
-    IndexStore, IsolationLevel, KeptDigest, KeptUpdate, MigrationRange, PgIndex, RangeFrom,
+    Client, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexReader,
+    IndexStatus, IsolationLevel, KeptDigest, KeptUpdate, MigrationRange, PgIndex, RangeFrom,
     SCHEMA_VERSION, SUMMARY_VERSION, SearchRow, StoreError, SyncRunning, chunk_rows, closed,
     format_time_micros,
 };

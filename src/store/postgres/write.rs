@@ -7,7 +7,7 @@ use super::{
 };
 use crate::store::newest::Pos;
 
-/// Writes one page in `tx` (see [`IndexStore::write_page`]).
+/// Writes one page in `tx` (see [`IndexWriter::write_page`]).
 fn write_rows(
     tx: &mut postgres::Transaction<'_>,
     chunk: &Chunk,

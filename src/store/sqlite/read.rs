@@ -2,7 +2,7 @@
 //! (the header's reach and History's pages; short read transactions only).
 
 use super::{
-    Chunk, DivergenceRecord, Heartbeat, IndexReach, IndexStatus, IndexStore, KeptDigest,
+    Chunk, DivergenceRecord, Heartbeat, IndexReach, IndexReader, IndexStatus, KeptDigest,
     KeptUpdate, MigrationRange, OptionalExtension, PathBuf, Position, RangeFrom, RangeKey,
     SCHEMA_VERSION, SUMMARY_VERSION, SearchRow, SqliteIndex, StoreError, SyncRunning, engine_error,
     format_time_micros, gaps, params,

@@ -97,7 +97,7 @@ fn stored_digests(
     Ok(stored)
 }
 
-/// Writes one page in `tx` (see [`IndexStore::write_page`]): its new updates, the count of
+/// Writes one page in `tx` (see [`IndexWriter::write_page`]): its new updates, the count of
 /// each of their keys' terms (one statement per distinct key of the page), then their keys.
 fn write_rows(
     tx: &Transaction<'_>,
