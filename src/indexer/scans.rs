@@ -2,6 +2,8 @@
 //! verifiers in rotation, a disagreement put to every scan ([`judge`]), the record and message
 //! of a divergence. Shared by a sync and a verify.
 
+use std::ops::Range;
+
 use serde_json::{Value, json};
 
 use super::{Engine, Failure, Halt, now_micros};
@@ -10,7 +12,7 @@ use crate::api::{Call, Exchange};
 use crate::model::consensus::{MAX_DIFFERENCES, json_diff};
 use crate::model::index::verify::{Answered, Stop, judge};
 use crate::model::index::{Digest, digest_hex, digests_of, items_and_digests};
-use crate::model::page_walk::{PageTake, PageWalk};
+use crate::model::page_walk::PageWalk;
 use crate::network::{Reply, Transport};
 use crate::store::DivergenceRecord;
 
@@ -101,12 +103,10 @@ impl Engine<'_> {
         }
     }
 
-    /// The next page of `walk` from the profile's scan, verified ([`Syncer::verify_page`]) up
-    /// to the end of the walk's range; `None` for an empty page (the walk has taken it: done).
-    pub(super) async fn next_page(
-        &self,
-        walk: &mut PageWalk,
-    ) -> Result<Option<(PageTake, Verified)>, Halt> {
+    /// The next page of `walk` from the profile's scan, verified ([`Engine::verify_page`]) up
+    /// to the end of the walk's range and cut after its confirmed items; `None` for an empty
+    /// page (the walk has taken it: done).
+    pub(super) async fn next_page(&self, walk: &mut PageWalk) -> Result<Option<Confirmed>, Halt> {
         let call = scan::updates(&walk.request());
         let primary = self.primary_page(&call).await?;
         let take = walk
@@ -119,7 +119,17 @@ impl Engine<'_> {
             return Ok(None);
         }
         let verified = self.verify_page(primary, &call, take.keep).await;
-        Ok(Some((take, verified)))
+        let confirmed = verified.confirmed;
+        let mut page = verified.body.page;
+        page.transactions.truncate(confirmed);
+        Ok(Some(Confirmed {
+            page,
+            digests: verified.body.digests,
+            keep: take.skip.min(confirmed)..confirmed,
+            confirmers: verified.confirmers,
+            odd: verified.odd,
+            halt: verified.halt,
+        }))
     }
 
     /// Asks verifiers until the page's items are confirmed as far as they can be: returns the
@@ -335,6 +345,22 @@ impl Engine<'_> {
         );
         Halt::Diverged(Box::new(record), message)
     }
+}
+
+/// A page of the walk as far as the scans confirm it.
+pub(super) struct Confirmed {
+    /// Its confirmed items (empty: none yet), from the scan whose version is kept.
+    pub(super) page: UpdatesPage,
+    /// Their digests (and those of the items after them).
+    pub(super) digests: Vec<Digest>,
+    /// The items of `page` that are the walk's (those before them were read before).
+    pub(super) keep: Range<usize>,
+    /// The scans that confirmed them.
+    pub(super) confirmers: Vec<usize>,
+    /// (position, scan) of confirmed items a scan has in another version.
+    pub(super) odd: Vec<(usize, usize)>,
+    /// Why the walk cannot go past them.
+    pub(super) halt: Option<Halt>,
 }
 
 /// What verifying a page found.

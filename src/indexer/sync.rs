@@ -3,17 +3,17 @@
 //! written as one transaction with its chunk's cursor, the bodies packed with the index's
 //! dictionary (trained from the first pages when it has none).
 
-use std::ops::Range;
 use std::rc::Rc;
 
 use futures_util::future::join_all;
 use serde_json::json;
 
+use super::scans::Confirmed;
 use super::{Engine, FOLLOW_POLL, Failure, Halt, now_micros, to_after, to_position};
 use crate::api::scan::{UpdateItem, UpdatesPage};
 use crate::model::format::parse_time_micros;
 use crate::model::index::pack::{DICTIONARY_SAMPLES, Packing, train_dictionary};
-use crate::model::index::{Digest, drop_aside, rows_of};
+use crate::model::index::{drop_aside, rows_of};
 use crate::model::page_walk::{PageWalk, cursor_at};
 use crate::store::{Chunk, DivergenceRecord, IndexReader, PageWrite, Position, StoreError};
 
@@ -148,37 +148,25 @@ impl Engine<'_> {
                 continue;
             }
             let page_start = walk.cursor().map(to_position);
-            let Some((take, verified)) = self.next_page(&mut walk).await? else {
+            let Some(confirmed) = self.next_page(&mut walk).await? else {
                 continue;
             };
-            let confirmed = verified.confirmed;
-            if confirmed > 0 {
-                let mut page = verified.body.page;
-                page.transactions.truncate(confirmed);
-                let keep = take.skip.min(confirmed)..confirmed;
-                let digests = &verified.body.digests;
-                self.write(
-                    &chunk,
-                    &page,
-                    digests,
-                    keep,
-                    page_start,
-                    &verified.confirmers,
-                    &verified.odd,
-                )
-                .await?;
-                walk.on_page(&page)
+            let any = !confirmed.page.transactions.is_empty();
+            if any {
+                self.write(&chunk, &confirmed, page_start).await?;
+                walk.on_page(&confirmed.page)
                     .map_err(|e| Halt::Failed(Failure::Server(e)))?;
-                drop_aside(page);
             }
-            if let Some(halt) = verified.halt {
+            let Confirmed { page, halt, .. } = confirmed;
+            drop_aside(page);
+            if let Some(halt) = halt {
                 if let Halt::Diverged(record, _) = &halt {
                     let kept = (**record).clone();
                     self.store.call(move |s| s.record_divergence(&kept)).await?;
                 }
                 return Err(halt);
             }
-            if confirmed == 0 {
+            if !any {
                 // Nothing the other scans can confirm yet: the verified head (an empty page
                 // ends the walk where it is).
                 let _ = walk.on_page(&UpdatesPage {
@@ -239,18 +227,22 @@ impl Engine<'_> {
         Ok(packing)
     }
 
-    /// Writes the confirmed items `keep` of `page` as one transaction with the chunk's cursor.
-    #[allow(clippy::too_many_arguments)]
+    /// Writes the confirmed items `keep` of the page as one transaction with the chunk's cursor.
     async fn write(
         &self,
         chunk: &Chunk,
-        page: &UpdatesPage,
-        digests: &[Digest],
-        keep: Range<usize>,
+        confirmed: &Confirmed,
         page_start: Option<Position>,
-        confirmers: &[usize],
-        odd: &[(usize, usize)],
     ) -> Result<(), Halt> {
+        let Confirmed {
+            page,
+            digests,
+            keep,
+            confirmers,
+            odd,
+            ..
+        } = confirmed;
+        let keep = keep.clone();
         let Some(last) = page.transactions.last() else {
             return Ok(());
         };

@@ -9,11 +9,11 @@ use std::ops::Range;
 use serde_json::{Value, json};
 
 use super::{Engine, Failure, Halt, to_after};
-use crate::api::scan::{UpdateItem, UpdatesPage};
+use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage};
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::{Digest, digest_hex};
 use crate::model::page_walk::{PageWalk, cursor_at, cursor_position};
-use crate::store::{KeptDigest, Position};
+use crate::store::{At, KeptDigest, Position};
 
 /// Most updates each list of the report names (the counts are whole).
 const MAX_LISTED: usize = 1_000;
@@ -59,14 +59,20 @@ impl Found {
     }
 }
 
-/// (migration, µs) of an item.
-fn position_of(item: &UpdateItem) -> (i64, i64) {
-    (
+/// Where an item is.
+fn position_of(item: &UpdateItem) -> At {
+    At::new(
         item.migration_id().unwrap_or_default(),
         item.record_time()
             .and_then(parse_time_micros)
             .unwrap_or_default(),
     )
+}
+
+/// Where a walk's cursor is (its start: before every update of its record time).
+fn at_cursor(cursor: &UpdatesAfter) -> At {
+    let (m, t) = cursor_position(cursor);
+    At::new(m, t.unwrap_or(i64::MIN))
 }
 
 fn kept_json(kept: &KeptDigest) -> Value {
@@ -157,10 +163,7 @@ impl Engine<'_> {
         let end_now = self.end.get().map_or(end, |e| e.max(end));
         self.end.set(Some(end_now));
         // Everything stored after this has not been compared yet.
-        let mut checked_to: Option<(i64, i64)> = begin.as_ref().map(|b| {
-            let (m, t) = cursor_position(b);
-            (m, t.unwrap_or(i64::MIN))
-        });
+        let mut checked_to: Option<At> = begin.as_ref().map(at_cursor);
         loop {
             if self.cancel.is_cancelled() {
                 return Err(Halt::Interrupted);
@@ -168,18 +171,14 @@ impl Engine<'_> {
             if walk.is_done() {
                 break;
             }
-            let page_start = walk.cursor().map(|c| {
-                let (m, t) = cursor_position(c);
-                (m, t.unwrap_or(i64::MIN))
-            });
-            let Some((take, verified)) = self.next_page(&mut walk).await? else {
+            let page_start = walk.cursor().map(at_cursor);
+            let Some(verified) = self.next_page(&mut walk).await? else {
                 continue;
             };
-            let confirmed = verified.confirmed;
+            let confirmed = verified.page.transactions.len();
             if confirmed > 0 {
-                let mut page = verified.body.page;
-                page.transactions.truncate(confirmed);
-                let keep = take.skip.min(confirmed)..confirmed;
+                let page = &verified.page;
+                let keep = verified.keep.clone();
                 let lower = match keep.start.checked_sub(1) {
                     Some(before) => page.transactions.get(before).map(position_of),
                     None => page_start,
@@ -192,8 +191,8 @@ impl Engine<'_> {
                         .await?;
                     let scans = self.confirmed_by(&verified.confirmers);
                     self.compare(
-                        &page,
-                        &verified.body.digests,
+                        page,
+                        &verified.digests,
                         keep.clone(),
                         stored,
                         &scans,
@@ -223,7 +222,7 @@ impl Engine<'_> {
                     check.scans.extend(scans);
                     checked_to = Some(through);
                     if let Some(entry) = self.reach.borrow_mut().get_mut(&(id as i64)) {
-                        entry.1 = through.1;
+                        entry.1 = through.record_time;
                     }
                 }
                 {
@@ -232,7 +231,7 @@ impl Engine<'_> {
                     counters.known += keep.len() as u64;
                 }
                 self.progress();
-                walk.on_page(&page)
+                walk.on_page(page)
                     .map_err(|e| Halt::Failed(Failure::Server(e)))?;
             }
             if let Some(halt) = verified.halt {
@@ -245,7 +244,7 @@ impl Engine<'_> {
         }
         // The scans have nothing more up to the range's end: what the index keeps there, they
         // do not serve.
-        let tail_end = (through.migration_id, end);
+        let tail_end = At::new(through.migration_id, end);
         if checked_to.is_none_or(|c| c < tail_end) {
             let stored = self
                 .store
@@ -285,7 +284,10 @@ impl Engine<'_> {
         for (item, digest) in page.transactions[keep.clone()].iter().zip(&digests[keep]) {
             let update_id = item.update_id().unwrap_or_default();
             let agreed = digest_hex(digest);
-            let (migration_id, record_time) = position_of(item);
+            let At {
+                migration_id,
+                record_time,
+            } = position_of(item);
             match kept.remove(update_id) {
                 Some(stored) if stored.digest == agreed => {}
                 Some(stored) => {

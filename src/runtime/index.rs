@@ -16,7 +16,7 @@ use crate::model::index::read::{
 };
 use crate::model::lifecycle::Lifecycle;
 use crate::msg::Response;
-use crate::store::{IndexReader, KeptUpdate, Location, StoreError, open_reader};
+use crate::store::{At, IndexReader, KeptUpdate, Location, StoreError, open_reader};
 
 /// The index of a session.
 #[derive(Debug, Clone)]
@@ -259,7 +259,7 @@ fn local_page(
     };
     let limit = usize::try_from(req.page_size.max(1)).unwrap_or(1);
     let mut store = open_reader(location)?;
-    let kept = store.page_after(after, limit)?;
+    let kept = store.page_after(after.map(At::from), limit)?;
     if !offline {
         let full = kept.len() == limit;
         if !full || !covered(store.as_mut(), after, kept.last())? {

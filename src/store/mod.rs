@@ -40,11 +40,88 @@
 //! [`lock::WriterLock`] (`flock` on a file next to the index), on PostgreSQL
 //! `pg_try_advisory_lock` in the writer's connection; both die with their process.
 
+/// The reads every engine answers with its own functions of the same names (`read_status`,
+/// `search_rows`, `count_rows`, `read_body`, `read_kept_digests`, `read_digests`, `read_reach`,
+/// `read_page_after`, `read_range_count`, `read_range_rows`): the [`IndexReader`] methods that
+/// only hand over, written once for both engines' `impl IndexReader`.
+macro_rules! engine_reads {
+    () => {
+        fn status(&mut self, now: i64) -> Result<$crate::store::IndexStatus, StoreError> {
+            self.read_status(now)
+        }
+
+        fn search(
+            &mut self,
+            query: &$crate::model::index::query::Query,
+            from: Option<i64>,
+            until: Option<i64>,
+            limit: usize,
+        ) -> Result<Vec<$crate::model::index::SearchRow>, StoreError> {
+            self.search_rows(query, from, until, limit)
+        }
+
+        fn count(
+            &mut self,
+            query: &$crate::model::index::query::Query,
+            from: Option<i64>,
+            until: Option<i64>,
+        ) -> Result<u64, StoreError> {
+            self.count_rows(query, from, until)
+        }
+
+        fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
+            self.read_body(update_id)
+        }
+
+        fn kept_digests(
+            &mut self,
+            after: Option<$crate::store::At>,
+            through: $crate::store::At,
+        ) -> Result<Vec<$crate::store::KeptDigest>, StoreError> {
+            self.read_kept_digests(after, through)
+        }
+
+        fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {
+            self.read_digests()
+        }
+
+        fn reach(
+            &mut self,
+            now: i64,
+        ) -> Result<$crate::model::index::read::IndexReach, StoreError> {
+            self.read_reach(now)
+        }
+
+        fn page_after(
+            &mut self,
+            after: Option<$crate::store::At>,
+            limit: usize,
+        ) -> Result<Vec<$crate::store::KeptUpdate>, StoreError> {
+            self.read_page_after(after, limit)
+        }
+
+        fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
+            self.read_range_count(since, before)
+        }
+
+        fn range_rows(
+            &mut self,
+            since: i64,
+            from: &$crate::model::index::read::RangeFrom,
+            limit: usize,
+        ) -> Result<Vec<$crate::model::index::SearchRow>, StoreError> {
+            self.read_range_rows(since, from, limit)
+        }
+    };
+}
+use engine_reads;
+
 pub mod hubs;
 pub mod lock;
 pub mod newest;
 mod postgres;
 mod sqlite;
+mod write;
 
 pub use postgres::TABLES as POSTGRES_TABLES;
 pub use postgres::redact_url;
@@ -59,6 +136,7 @@ use crate::model::index::query::Query;
 use crate::model::index::read::{IndexReach, RangeFrom, RangeKey};
 use crate::model::index::terms::PageTerms;
 use crate::model::index::{IndexRow, SearchRow};
+pub use crate::model::position::At;
 
 /// The schema this build writes and reads.
 pub const SCHEMA_VERSION: i64 = 6;
@@ -167,9 +245,9 @@ pub struct Position {
 }
 
 impl Position {
-    /// (migration, µs), for ordering.
-    pub fn order(&self) -> (i64, i64) {
-        (
+    /// Where it is (its record time in µs), for ordering.
+    pub fn order(&self) -> At {
+        At::new(
             self.migration_id,
             parse_time_micros(&self.record_time).unwrap_or(i64::MIN),
         )
@@ -456,8 +534,8 @@ pub trait IndexReader: Send {
     /// `index verify` compares with the scans' pages.
     fn kept_digests(
         &mut self,
-        after: Option<(i64, i64)>,
-        through: (i64, i64),
+        after: Option<At>,
+        through: At,
     ) -> Result<Vec<KeptDigest>, StoreError>;
 
     /// How far the index reaches (update count, oldest and newest record time) and the sync
@@ -469,7 +547,7 @@ pub trait IndexReader: Send {
     /// `/v2/updates` answers, read from the index.
     fn page_after(
         &mut self,
-        after: Option<(i64, i64)>,
+        after: Option<At>,
         limit: usize,
     ) -> Result<Vec<KeptUpdate>, StoreError>;
 
@@ -574,7 +652,14 @@ pub trait IndexWriter: IndexReader {
         end_before: Option<i64>,
         verify: i64,
         now: i64,
-    ) -> Result<Chunk, StoreError>;
+    ) -> Result<Chunk, StoreError> {
+        let mut chunk = Chunk::opened(0, start, end_before, verify);
+        chunk.id = self.insert_chunk(&chunk, now)?;
+        Ok(chunk)
+    }
+
+    /// Adds `chunk` (new, open) started at `now`; its id.
+    fn insert_chunk(&mut self, chunk: &Chunk, now: i64) -> Result<i64, StoreError>;
 
     /// Writes one page and moves the chunk's cursor, in one transaction. An update the index
     /// has with another digest, or an update the chunk already walked past that the index does
@@ -631,6 +716,25 @@ pub struct KeptUpdate {
     pub record_time: i64,
     /// The item's JSON as kept.
     pub body: Option<String>,
+}
+
+/// The updates of [`IndexReader::page_after`] as read (update id, migration, µs, packed body),
+/// their bodies unpacked with `unpack`.
+fn kept_updates(
+    rows: Vec<(String, i64, i64, Option<Vec<u8>>)>,
+    mut unpack: impl FnMut(&str, &[u8]) -> Result<String, StoreError>,
+) -> Result<Vec<KeptUpdate>, StoreError> {
+    rows.into_iter()
+        .map(|(update_id, migration_id, record_time, body)| {
+            let body = body.map(|packed| unpack(&update_id, &packed)).transpose()?;
+            Ok(KeptUpdate {
+                update_id,
+                migration_id,
+                record_time,
+                body,
+            })
+        })
+        .collect()
 }
 
 /// Opens the index at `location` for writing (created when missing), without the writer lock

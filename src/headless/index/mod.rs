@@ -289,14 +289,18 @@ fn verify_of(arg: VerifyArg) -> Verify {
 
 /// Writes a command's answer as JSON, or says why there is none; the exit code.
 fn answer(result: Result<Value, StoreError>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let written = match result {
-        Ok(value) => write_pretty(out, &value),
+    match result {
+        Ok(value) => written(write_pretty(out, &value), err),
         Err(e) => {
             say(err, &e.to_string());
-            return store_code(&e);
+            store_code(&e)
         }
-    };
-    match written {
+    }
+}
+
+/// The exit code of a command whose answer was written (`Err`: why not, said).
+fn written(result: Result<(), String>, err: &mut dyn Write) -> i32 {
+    match result {
         Ok(()) => EXIT_OK,
         Err(e) => {
             say(err, &e);

@@ -1,8 +1,8 @@
 //! `index search`: fielded terms over the key tables, newest first, as JSON Lines.
 
 use super::{
-    EXIT_OK, EXIT_USAGE, Location, Query, Write, json_text, open_reader, parse_time_micros, say,
-    store_code, write_text,
+    EXIT_USAGE, Location, Query, Write, json_text, open_reader, parse_time_micros, say, store_code,
+    write_text,
 };
 
 #[allow(clippy::too_many_arguments)]
@@ -55,11 +55,5 @@ pub(super) async fn search(
             }
         }
     };
-    match written {
-        Ok(()) => EXIT_OK,
-        Err(e) => {
-            say(err, &e);
-            EXIT_USAGE
-        }
-    }
+    super::written(written, err)
 }

@@ -145,21 +145,25 @@ impl PgIndex {
 
     fn heartbeat(&mut self) -> Result<Option<Heartbeat>, StoreError> {
         Ok(self
-            .with(|c| {
-                c.query_opt(
-                    "SELECT pid, host, started_at, beat_at, command FROM sync_heartbeat WHERE id = 1",
-                    &[],
-                )
-            })?
-            .map(|r| Heartbeat {
-                pid: r.get(0),
-                host: r.get(1),
-                started_at: r.get(2),
-                beat_at: r.get(3),
-                command: r.get(4),
-            }))
+            .with(|c| c.query_opt(HEARTBEAT_SQL, &[]))?
+            .map(|r| heartbeat_of(&r)))
     }
 }
+
+/// A heartbeat as [`HEARTBEAT_SQL`] reads it.
+fn heartbeat_of(r: &postgres::Row) -> Heartbeat {
+    Heartbeat {
+        pid: r.get(0),
+        host: r.get(1),
+        started_at: r.get(2),
+        beat_at: r.get(3),
+        command: r.get(4),
+    }
+}
+
+/// The heartbeat's row.
+const HEARTBEAT_SQL: &str =
+    "SELECT pid, host, started_at, beat_at, command FROM sync_heartbeat WHERE id = 1";
 
 fn chunk_rows(c: &mut impl GenericClient) -> Result<Vec<Chunk>, postgres::Error> {
     let rows = c.query(
@@ -207,58 +211,6 @@ impl IndexReader for PgIndex {
         self.with(chunk_rows)
     }
 
-    fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
-        self.read_status(now)
-    }
-
-    fn search(
-        &mut self,
-        query: &Query,
-        from: Option<i64>,
-        until: Option<i64>,
-        limit: usize,
-    ) -> Result<Vec<SearchRow>, StoreError> {
-        self.search_rows(query, from, until, limit)
-    }
-
-    fn count(
-        &mut self,
-        query: &Query,
-        from: Option<i64>,
-        until: Option<i64>,
-    ) -> Result<u64, StoreError> {
-        self.count_rows(query, from, until)
-    }
-
-    fn reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
-        self.read_reach(now)
-    }
-
-    fn page_after(
-        &mut self,
-        after: Option<(i64, i64)>,
-        limit: usize,
-    ) -> Result<Vec<KeptUpdate>, StoreError> {
-        self.read_page_after(after, limit)
-    }
-
-    fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
-        self.read_range_count(since, before)
-    }
-
-    fn range_rows(
-        &mut self,
-        since: i64,
-        from: &RangeFrom,
-        limit: usize,
-    ) -> Result<Vec<SearchRow>, StoreError> {
-        self.read_range_rows(since, from, limit)
-    }
-
-    fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
-        self.read_body(update_id)
-    }
-
     fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
         Ok(self
             .with(|c| {
@@ -270,17 +222,7 @@ impl IndexReader for PgIndex {
             .map(|r| r.get(0)))
     }
 
-    fn kept_digests(
-        &mut self,
-        after: Option<(i64, i64)>,
-        through: (i64, i64),
-    ) -> Result<Vec<KeptDigest>, StoreError> {
-        self.read_kept_digests(after, through)
-    }
-
-    fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {
-        self.read_digests()
-    }
+    super::engine_reads!();
 }
 
 impl IndexWriter for PgIndex {
@@ -300,28 +242,22 @@ impl IndexWriter for PgIndex {
         self.with(|c| c.batch_execute("ANALYZE updates, keys, terms, term_counts, hubs, pairs"))
     }
 
-    fn start_chunk(
-        &mut self,
-        start: Option<Position>,
-        end_before: Option<i64>,
-        verify: i64,
-        now: i64,
-    ) -> Result<Chunk, StoreError> {
-        let id: i64 = self.with(|c| {
+    fn insert_chunk(&mut self, chunk: &Chunk, now: i64) -> Result<i64, StoreError> {
+        let start = chunk.start.as_ref();
+        self.with(|c| {
             c.query_one(
                 "INSERT INTO chunks (start_migration, start_time, end_before, state, verify, scans, started_at)
                  VALUES ($1, $2, $3, 'open', $4, '[]', $5) RETURNING id",
                 &[
-                    &start.as_ref().map(|p| p.migration_id),
-                    &start.as_ref().map(|p| p.record_time.clone()),
-                    &end_before,
-                    &verify,
+                    &start.map(|p| p.migration_id),
+                    &start.map(|p| p.record_time.clone()),
+                    &chunk.end_before,
+                    &chunk.verify,
                     &now,
                 ],
             )
             .map(|r| r.get(0))
-        })?;
-        Ok(Chunk::opened(id, start, end_before, verify))
+        })
     }
 
     fn write_page(&mut self, chunk: i64, page: &PageWrite) -> Result<PageWritten, StoreError> {

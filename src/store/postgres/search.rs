@@ -344,7 +344,7 @@ impl Plan {
     }
 }
 
-fn search_row(r: &postgres::Row) -> SearchRow {
+pub(super) fn search_row(r: &postgres::Row) -> SearchRow {
     let parties: String = r.get(5);
     SearchRow {
         update_id: r.get(0),

@@ -104,33 +104,6 @@ impl IndexReader for SqliteIndex {
         self.chunk_rows()
     }
 
-    fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
-        self.read_status(now)
-    }
-
-    fn search(
-        &mut self,
-        query: &Query,
-        from: Option<i64>,
-        until: Option<i64>,
-        limit: usize,
-    ) -> Result<Vec<SearchRow>, StoreError> {
-        self.search_rows(query, from, until, limit)
-    }
-
-    fn count(
-        &mut self,
-        query: &Query,
-        from: Option<i64>,
-        until: Option<i64>,
-    ) -> Result<u64, StoreError> {
-        self.count_rows(query, from, until)
-    }
-
-    fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
-        self.read_body(update_id)
-    }
-
     fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
         self.conn
             .query_row(
@@ -146,43 +119,7 @@ impl IndexReader for SqliteIndex {
         std::mem::take(&mut self.notices)
     }
 
-    fn kept_digests(
-        &mut self,
-        after: Option<(i64, i64)>,
-        through: (i64, i64),
-    ) -> Result<Vec<KeptDigest>, StoreError> {
-        self.read_kept_digests(after, through)
-    }
-
-    fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {
-        self.read_digests()
-    }
-
-    // The explorer's reads (read.rs).
-    fn reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
-        self.explorer_reach(now)
-    }
-
-    fn page_after(
-        &mut self,
-        after: Option<(i64, i64)>,
-        limit: usize,
-    ) -> Result<Vec<KeptUpdate>, StoreError> {
-        self.explorer_page_after(after, limit)
-    }
-
-    fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
-        self.explorer_range_count(since, before)
-    }
-
-    fn range_rows(
-        &mut self,
-        since: i64,
-        from: &RangeFrom,
-        limit: usize,
-    ) -> Result<Vec<SearchRow>, StoreError> {
-        self.explorer_range_rows(since, from, limit)
-    }
+    super::engine_reads!();
 }
 
 impl IndexWriter for SqliteIndex {
@@ -197,28 +134,22 @@ impl IndexWriter for SqliteIndex {
             .map_err(|e| self.engine(&e))
     }
 
-    fn start_chunk(
-        &mut self,
-        start: Option<Position>,
-        end_before: Option<i64>,
-        verify: i64,
-        now: i64,
-    ) -> Result<Chunk, StoreError> {
+    fn insert_chunk(&mut self, chunk: &Chunk, now: i64) -> Result<i64, StoreError> {
+        let start = chunk.start.as_ref();
         self.conn
             .execute(
                 "INSERT INTO chunks (start_migration, start_time, end_before, state, verify, scans, started_at)
                  VALUES (?1, ?2, ?3, 'open', ?4, '[]', ?5)",
                 params![
-                    start.as_ref().map(|p| p.migration_id),
-                    start.as_ref().map(|p| p.record_time.clone()),
-                    end_before,
-                    verify,
+                    start.map(|p| p.migration_id),
+                    start.map(|p| p.record_time.clone()),
+                    chunk.end_before,
+                    chunk.verify,
                     now
                 ],
             )
             .map_err(|e| self.engine(&e))?;
-        let id = self.conn.last_insert_rowid();
-        Ok(Chunk::opened(id, start, end_before, verify))
+        Ok(self.conn.last_insert_rowid())
     }
 
     fn write_page(&mut self, chunk: i64, page: &PageWrite) -> Result<PageWritten, StoreError> {
