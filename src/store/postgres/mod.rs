@@ -165,6 +165,14 @@ fn heartbeat_of(r: &postgres::Row) -> Heartbeat {
 const HEARTBEAT_SQL: &str =
     "SELECT pid, host, started_at, beat_at, command FROM sync_heartbeat WHERE id = 1";
 
+/// One short read-only snapshot: every read of it sees the same index.
+fn snapshot(c: &mut Client) -> Result<postgres::Transaction<'_>, postgres::Error> {
+    c.build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+}
+
 fn chunk_rows(c: &mut impl GenericClient) -> Result<Vec<Chunk>, postgres::Error> {
     let rows = c.query(
         "SELECT id, start_migration, start_time, end_before, cursor_migration, cursor_time,
@@ -222,7 +230,7 @@ impl IndexReader for PgIndex {
             .map(|r| r.get(0)))
     }
 
-    super::engine_reads!();
+    super::reads::engine_reads!();
 }
 
 impl IndexWriter for PgIndex {

@@ -4,8 +4,8 @@
 use super::schema::TABLES;
 use super::{
     Client, DivergenceRecord, HEARTBEAT_STALE_MICROS, IndexReach, IndexReader, IndexStatus,
-    IsolationLevel, KeptDigest, KeptUpdate, MigrationRange, PgIndex, RangeFrom, SCHEMA_VERSION,
-    SUMMARY_VERSION, SearchRow, StoreError, SyncRunning, chunk_rows, closed, format_time_micros,
+    KeptDigest, KeptUpdate, MigrationRange, PgIndex, RangeFrom, SCHEMA_VERSION, SUMMARY_VERSION,
+    SearchRow, StoreError, SyncRunning, chunk_rows, closed, format_time_micros,
 };
 use crate::store::At;
 
@@ -103,11 +103,7 @@ impl PgIndex {
         let client = self.client.as_mut().ok_or_else(|| closed(target))?;
         // One read-only snapshot for a consistent picture.
         let run = |c: &mut Client| -> Result<_, postgres::Error> {
-            let mut tx = c
-                .build_transaction()
-                .isolation_level(IsolationLevel::RepeatableRead)
-                .read_only(true)
-                .start()?;
+            let mut tx = super::snapshot(c)?;
             let size_sql = format!(
                 "SELECT ({})::bigint",
                 TABLES
@@ -242,7 +238,7 @@ impl PgIndex {
             .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
             .collect())
         })?;
-        super::super::kept_updates(rows, |id, packed| self.unpack(id, packed))
+        super::super::reads::kept_updates(rows, |id, packed| self.unpack(id, packed))
     }
 
     pub(super) fn read_body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {

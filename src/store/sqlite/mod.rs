@@ -119,7 +119,7 @@ impl IndexReader for SqliteIndex {
         std::mem::take(&mut self.notices)
     }
 
-    super::engine_reads!();
+    super::reads::engine_reads!();
 }
 
 impl IndexWriter for SqliteIndex {

@@ -381,6 +381,6 @@ impl SqliteIndex {
             .collect::<Result<Vec<_>, _>>()
             .map_err(e)?;
         drop(stmt);
-        super::super::kept_updates(rows, |id, packed| self.unpack(id, packed))
+        super::super::reads::kept_updates(rows, |id, packed| self.unpack(id, packed))
     }
 }
