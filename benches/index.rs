@@ -42,7 +42,9 @@ use cantonscope::model::index::{
     rows_of,
 };
 use cantonscope::model::summary::Summarizer;
-use cantonscope::store::{self, IndexStore, Location, NetworkId, PageWrite, Position};
+use cantonscope::store::{
+    self, IndexReader, IndexWriter, Location, NetworkId, PageWrite, Position,
+};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::Value;
 
@@ -617,11 +619,11 @@ fn sync_cpu_per_update(
     });
 }
 
-fn new_index(path: &Path, copier: &Copier) -> (Box<dyn IndexStore>, i64) {
+fn new_index(path: &Path, copier: &Copier) -> (Box<dyn IndexWriter>, i64) {
     new_index_at(&Location::Sqlite(path.to_owned()), copier)
 }
 
-fn new_index_at(location: &Location, copier: &Copier) -> (Box<dyn IndexStore>, i64) {
+fn new_index_at(location: &Location, copier: &Copier) -> (Box<dyn IndexWriter>, i64) {
     let mut index = store::open_writer(location).expect("index opens");
     index
         .claim_network(&NetworkId {
@@ -1052,7 +1054,7 @@ fn pg_cold(location: &Location, parsed: &[(&str, Query)]) {
     let Location::Postgres(url) = location else {
         return;
     };
-    let cold = |catalogs_warm: bool| -> Box<dyn IndexStore> {
+    let cold = |catalogs_warm: bool| -> Box<dyn IndexReader> {
         let status = std::process::Command::new("sh")
             .args(["-c", &restart])
             .stdout(std::process::Stdio::null())
@@ -1134,7 +1136,7 @@ fn pg_cached(admin_url: &str, template: &[String], copier: &Copier, n: usize) ->
 fn search_group(
     c: &mut Criterion,
     group_name: &str,
-    index: &mut dyn IndexStore,
+    index: &mut dyn IndexReader,
     parsed: &[(&str, Query)],
 ) {
     let mut group = c.benchmark_group(group_name);

@@ -11,6 +11,7 @@ pub mod config;
 pub mod demo;
 pub mod feed;
 pub mod headless;
+pub mod indexer;
 pub mod model;
 pub mod msg;
 pub mod network;

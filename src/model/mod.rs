@@ -31,6 +31,7 @@ pub mod locator;
 pub mod metrics;
 pub mod network;
 pub mod page_walk;
+pub mod position;
 pub mod reassign;
 pub mod reread;
 pub mod scroll;

@@ -1,6 +1,6 @@
 //! Whether history read before still stands when it is read again: one check shared by the
 //! local index's sync (each update of a page it already keeps or walked past, see
-//! `store::IndexStore::write_page`) and the explorer's loader (the newest loaded update, read
+//! `store::IndexWriter::write_page`) and the explorer's loader (the newest loaded update, read
 //! again once the scan answers after failing: a `serve-demo` restarted with another ledger on the
 //! same port, a scan restored from a backup). The participant's ledger end is checked here too
 //! ([`ledger_end_reread`]): the JSON Ledger API has no update to read again, but its end never

@@ -1,5 +1,5 @@
 //! The local history index in the explorer: the reads of [`IndexRead`] and the history pages
-//! the loader asks for, run on a blocking thread over [`crate::store::IndexStore`] (the index is
+//! the loader asks for, run on a blocking thread over [`crate::store::IndexReader`] (the index is
 //! opened for each read and closed after it, so no read transaction outlives it and a sync in
 //! another process checkpoints freely). With `--offline` the index answers every history page
 //! and nothing else is asked of a node; otherwise a page comes from the index only when a
@@ -16,7 +16,7 @@ use crate::model::index::read::{
 };
 use crate::model::lifecycle::Lifecycle;
 use crate::msg::Response;
-use crate::store::{IndexStore, KeptUpdate, Location, StoreError, open_reader};
+use crate::store::{At, IndexReader, KeptUpdate, Location, StoreError, open_reader};
 
 /// The index of a session.
 #[derive(Debug, Clone)]
@@ -66,7 +66,7 @@ pub fn read_now(location: &Location, read: &IndexRead) -> IndexReply {
     answer(store.as_mut(), read).map_err(failure)
 }
 
-fn answer(store: &mut dyn IndexStore, read: &IndexRead) -> Result<IndexAnswer, StoreError> {
+fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, StoreError> {
     match read {
         IndexRead::Reach { now } => store.reach(*now).map(IndexAnswer::Reach),
         IndexRead::Search {
@@ -131,7 +131,7 @@ fn answer(store: &mut dyn IndexStore, read: &IndexRead) -> Result<IndexAnswer, S
 
 /// An update's event count and synchronizer from its body as kept (`None`: kept without it,
 /// or a body that does not decode).
-fn detail(store: &mut dyn IndexStore, update_id: &str) -> Result<Option<RowDetail>, StoreError> {
+fn detail(store: &mut dyn IndexReader, update_id: &str) -> Result<Option<RowDetail>, StoreError> {
     let Some(body) = store.body(update_id)? else {
         return Ok(None);
     };
@@ -144,7 +144,7 @@ fn detail(store: &mut dyn IndexStore, update_id: &str) -> Result<Option<RowDetai
 /// The parts of History's list from `since` up to `before` no chunk covers, each with the
 /// index's rows of the list before it.
 fn holes(
-    store: &mut dyn IndexStore,
+    store: &mut dyn IndexReader,
     since: i64,
     before: Option<i64>,
 ) -> Result<IndexAnswer, StoreError> {
@@ -173,7 +173,7 @@ fn holes(
 
 /// Every update of the index touching `contract_id` (the newest [`LIFECYCLE_MAX`]), read from
 /// their bodies into a lifecycle, oldest first.
-fn lifecycle(store: &mut dyn IndexStore, contract_id: &str) -> Result<IndexAnswer, StoreError> {
+fn lifecycle(store: &mut dyn IndexReader, contract_id: &str) -> Result<IndexAnswer, StoreError> {
     let (items, more) = touching_more(store, contract_id)?;
     let mut history = History::default();
     history.add_page(&items, Placement::Append);
@@ -184,13 +184,13 @@ fn lifecycle(store: &mut dyn IndexStore, contract_id: &str) -> Result<IndexAnswe
 
 /// The updates of the index touching `contract_id` (the newest [`LIFECYCLE_MAX`]), from their
 /// bodies, oldest first.
-fn touching(store: &mut dyn IndexStore, contract_id: &str) -> Result<Vec<UpdateItem>, StoreError> {
+fn touching(store: &mut dyn IndexReader, contract_id: &str) -> Result<Vec<UpdateItem>, StoreError> {
     touching_more(store, contract_id).map(|(items, _)| items)
 }
 
 /// [`touching`], and whether the contract has more updates than were read.
 fn touching_more(
-    store: &mut dyn IndexStore,
+    store: &mut dyn IndexReader,
     contract_id: &str,
 ) -> Result<(Vec<UpdateItem>, bool), StoreError> {
     let query =
@@ -259,7 +259,7 @@ fn local_page(
     };
     let limit = usize::try_from(req.page_size.max(1)).unwrap_or(1);
     let mut store = open_reader(location)?;
-    let kept = store.page_after(after, limit)?;
+    let kept = store.page_after(after.map(At::from), limit)?;
     if !offline {
         let full = kept.len() == limit;
         if !full || !covered(store.as_mut(), after, kept.last())? {
@@ -277,7 +277,7 @@ fn local_page(
 
 /// Whether one chunk of the index walked everything after `after` up to `last`.
 fn covered(
-    store: &mut dyn IndexStore,
+    store: &mut dyn IndexReader,
     after: Option<(i64, i64)>,
     last: Option<&KeptUpdate>,
 ) -> Result<bool, StoreError> {

@@ -1,7 +1,8 @@
 //! The local history index's storage: the only code that knows SQLite and PostgreSQL,
 //! as `api/` is the only code that knows HTTP. Its reads and writes are typed calls on
-//! [`IndexStore`]; the engine behind it is chosen by the index's location ([`Location`]). The
-//! schema and the answers are the same on every engine: text matching (a contract-id prefix,
+//! [`IndexReader`] and [`IndexWriter`] (an index opened for reading is only a reader); the
+//! engine behind them is chosen by the index's location ([`Location`]). The schema and the
+//! answers are the same on every engine: text matching (a contract-id prefix,
 //! for one) is done in Rust over the key tables, never with `LIKE`, whose case rules differ
 //! between engines.
 //!
@@ -43,12 +44,13 @@ pub mod hubs;
 pub mod lock;
 pub mod newest;
 mod postgres;
+mod reads;
 mod sqlite;
+mod write;
 
 pub use postgres::TABLES as POSTGRES_TABLES;
 pub use postgres::redact_url;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -58,6 +60,8 @@ use crate::model::index::query::Query;
 use crate::model::index::read::{IndexReach, RangeFrom, RangeKey};
 use crate::model::index::terms::PageTerms;
 use crate::model::index::{IndexRow, SearchRow};
+pub use crate::model::position::At;
+use reads::{BodyDictionaries, dictionary_id_of};
 
 /// The schema this build writes and reads.
 pub const SCHEMA_VERSION: i64 = 6;
@@ -166,9 +170,9 @@ pub struct Position {
 }
 
 impl Position {
-    /// (migration, µs), for ordering.
-    pub fn order(&self) -> (i64, i64) {
-        (
+    /// Where it is (its record time in µs), for ordering.
+    pub fn order(&self) -> At {
+        At::new(
             self.migration_id,
             parse_time_micros(&self.record_time).unwrap_or(i64::MIN),
         )
@@ -210,71 +214,6 @@ impl Chunk {
             scans: Vec::new(),
             updates: 0,
         }
-    }
-}
-
-/// The zstd id of a body dictionary an index at `path` is asked to keep (an error when the bytes
-/// are not a zstd dictionary).
-fn dictionary_id_of(path: String, dictionary: &[u8]) -> Result<i64, StoreError> {
-    crate::model::index::pack::dictionary_id(dictionary)
-        .map(i64::from)
-        .ok_or_else(|| StoreError::Engine {
-            path,
-            detail: "a body dictionary that is not a zstd dictionary".to_owned(),
-        })
-}
-
-/// The dictionaries an index's bodies were packed with (`crate::model::index::pack`), by zstd
-/// dictionary id, loaded the first time a body names one not loaded yet.
-#[derive(Default)]
-struct BodyDictionaries(HashMap<u32, zstd::dict::DecoderDictionary<'static>>);
-
-impl BodyDictionaries {
-    /// Whether `packed` names a dictionary not loaded (the caller loads them: [`Self::load`]).
-    fn wants(&self, packed: &[u8]) -> bool {
-        crate::model::index::pack::body_dictionary_id(packed)
-            .is_some_and(|id| !self.0.contains_key(&id))
-    }
-
-    /// Keeps the index's dictionaries (id, bytes) for [`Self::unpack`]; one zstd cannot load
-    /// is left out (a body naming it is then reported as corrupt, never a panic).
-    fn load(&mut self, dictionaries: Vec<(i64, Vec<u8>)>) {
-        for (id, bytes) in dictionaries {
-            if let Ok(id) = u32::try_from(id)
-                && !self.0.contains_key(&id)
-                && let Ok(dictionary) = zstd::dict::DecoderDictionary::try_copy(&bytes)
-            {
-                self.0.insert(id, dictionary);
-            }
-        }
-    }
-
-    /// An update's body as kept made text again; `shown` names the index in the error.
-    fn unpack(&self, shown: &str, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
-        let corrupt = |detail: String| StoreError::Corrupt {
-            path: shown.to_owned(),
-            detail,
-        };
-        let mut bytes = Vec::new();
-        let read = match crate::model::index::pack::body_dictionary_id(packed) {
-            None => zstd::stream::read::Decoder::new(packed)
-                .and_then(|mut d| std::io::Read::read_to_end(&mut d, &mut bytes)),
-            Some(id) => {
-                let dictionary = self.0.get(&id).ok_or_else(|| {
-                    corrupt(format!(
-                        "the body of {update_id} was packed with dictionary {id}, which the index does not have (or is damaged)"
-                    ))
-                })?;
-                zstd::stream::read::Decoder::with_prepared_dictionary(
-                    std::io::BufReader::new(packed),
-                    dictionary,
-                )
-                .and_then(|mut d| std::io::Read::read_to_end(&mut d, &mut bytes))
-            }
-        };
-        read.map_err(|e| corrupt(format!("the body of {update_id} does not decompress: {e}")))?;
-        String::from_utf8(bytes)
-            .map_err(|e| corrupt(format!("the body of {update_id} is not UTF-8: {e}")))
     }
 }
 
@@ -388,26 +327,14 @@ pub struct IndexStatus {
     pub verifications: Vec<serde_json::Value>,
 }
 
-/// The typed reads and writes of an index. One engine per implementation; the sync holds the
-/// writer lock while it writes.
-pub trait IndexStore: Send {
-    // --- The engine's primitives ---
-
+/// The typed reads of an index, on every engine. An index opened for reading
+/// ([`open_reader`]) is only this: it cannot write.
+pub trait IndexReader: Send {
     /// How messages name the index (a path; a URL without its password).
     fn shown(&self) -> String;
+
     /// A value of the index's meta table (`None`: not set).
     fn meta_get(&mut self, key: &str) -> Result<Option<String>, StoreError>;
-    /// Sets a value of the meta table.
-    fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError>;
-    /// Removes the heartbeat of the running sync.
-    fn clear_beat(&mut self) -> Result<(), StoreError>;
-    /// Brings the engine's planner statistics up to date after a sync wrote (PostgreSQL:
-    /// `ANALYZE`; SQLite's queries are written to their plan and need none).
-    fn refresh_statistics(&mut self) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    // --- The same on every engine (over the primitives) ---
 
     /// The network the index belongs to (`None`: a new index).
     fn network(&mut self) -> Result<Option<NetworkId>, StoreError> {
@@ -418,6 +345,107 @@ pub trait IndexStore: Send {
             dso_party,
             synchronizer: self.meta_get("synchronizer")?.unwrap_or_default(),
         }))
+    }
+
+    /// The last `index verify` of each range (see [`IndexWriter::record_verification`]).
+    fn verifications(&mut self) -> Result<Vec<serde_json::Value>, StoreError> {
+        Ok(self
+            .meta_get("verifications")?
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default())
+    }
+
+    /// The chunks, oldest first.
+    fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError>;
+
+    /// What `index status` shows.
+    fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError>;
+
+    /// The updates matching `query` with a record time in `from..=until`, newest first, at
+    /// most `limit`.
+    fn search(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError>;
+
+    /// How many updates match.
+    fn count(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+    ) -> Result<u64, StoreError>;
+
+    /// An update's body as kept (`None`: not in the index, or kept without bodies).
+    fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError>;
+
+    /// The dictionary new bodies are packed with: the newest the index keeps (`None`: it has
+    /// none yet; a sync trains one from the first page it writes).
+    fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// Every update id with its digest, in ledger order (tests, `index verify`).
+    fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError>;
+
+    /// The updates kept after `after` (exclusive; `None`: from the beginning) up to `through`
+    /// (inclusive), as (migration, record time µs), in ledger order with their digests: what
+    /// `index verify` compares with the scans' pages.
+    fn kept_digests(
+        &mut self,
+        after: Option<At>,
+        through: At,
+    ) -> Result<Vec<KeptDigest>, StoreError>;
+
+    /// How far the index reaches (update count, oldest and newest record time) and the sync
+    /// whose heartbeat is fresh at `now`: one short read transaction, cheap enough for a timer.
+    fn reach(&mut self, now: i64) -> Result<IndexReach, StoreError>;
+
+    /// At most `limit` updates after `after` (migration, record time µs; `None`: from the
+    /// beginning) in ledger order, each with its body (`None` when kept without bodies): what
+    /// `/v2/updates` answers, read from the index.
+    fn page_after(
+        &mut self,
+        after: Option<At>,
+        limit: usize,
+    ) -> Result<Vec<KeptUpdate>, StoreError>;
+
+    /// How many updates were recorded at or after `since` and before `before` (µs; `None`: up
+    /// to the newest): the length of History's list read from the index.
+    fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError>;
+
+    /// The updates recorded at or after `since` in the list's order ([`RangeKey`]: record
+    /// time, migration, update id), from where `from` says, at most `limit`, as summary rows
+    /// in that order: one page of History's list read from the index.
+    fn range_rows(
+        &mut self,
+        since: i64,
+        from: &RangeFrom,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError>;
+
+    /// What opening the index did that the user should hear of (an older schema migrated),
+    /// each once.
+    fn notices(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The typed writes of an index, on every engine (one writer at a time: [`open_locked`]). The
+/// provided methods are the same on every engine, over each engine's few primitives
+/// (`meta_set`, `clear_beat`).
+pub trait IndexWriter: IndexReader {
+    /// Sets a value of the meta table.
+    fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError>;
+
+    /// Removes the heartbeat of the running sync.
+    fn clear_beat(&mut self) -> Result<(), StoreError>;
+
+    /// Brings the engine's planner statistics up to date after a sync wrote (PostgreSQL:
+    /// `ANALYZE`; SQLite's queries are written to their plan and need none).
+    fn refresh_statistics(&mut self) -> Result<(), StoreError> {
+        Ok(())
     }
 
     /// Records the network of a new index, or refuses another network's scans. A synchronizer
@@ -462,14 +490,6 @@ pub trait IndexStore: Send {
         self.refresh_statistics()
     }
 
-    /// The last `index verify` of each range (see [`IndexStore::record_verification`]).
-    fn verifications(&mut self) -> Result<Vec<serde_json::Value>, StoreError> {
-        Ok(self
-            .meta_get("verifications")?
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default())
-    }
-
     /// Records what `index verify` found for the ranges it checked: each replaces the earlier
     /// record of the same range (`"after"` and `"through"`), the newest last, at most
     /// [`MAX_VERIFICATIONS`] kept. The updates themselves are never touched.
@@ -485,10 +505,6 @@ pub trait IndexStore: Send {
         self.meta_set("verifications", &serde_json::Value::Array(kept).to_string())
     }
 
-    // --- Each engine's own ---
-
-    /// The chunks, oldest first.
-    fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError>;
     /// A new open chunk.
     fn start_chunk(
         &mut self,
@@ -496,100 +512,51 @@ pub trait IndexStore: Send {
         end_before: Option<i64>,
         verify: i64,
         now: i64,
-    ) -> Result<Chunk, StoreError>;
+    ) -> Result<Chunk, StoreError> {
+        let mut chunk = Chunk::opened(0, start, end_before, verify);
+        chunk.id = self.insert_chunk(&chunk, now)?;
+        Ok(chunk)
+    }
+
+    /// Adds `chunk` (new, open) started at `now`; its id.
+    fn insert_chunk(&mut self, chunk: &Chunk, now: i64) -> Result<i64, StoreError>;
+
     /// Writes one page and moves the chunk's cursor, in one transaction. An update the index
     /// has with another digest, or an update the chunk already walked past that the index does
     /// not have, is history rewritten: nothing is written.
     fn write_page(&mut self, chunk: i64, page: &PageWrite) -> Result<PageWritten, StoreError>;
+
     /// Sets a chunk's state (`done`, `diverged`, `open`).
     fn set_chunk_state(&mut self, chunk: i64, state: &str, now: i64) -> Result<(), StoreError>;
+
     /// Records a divergence (an unresolved one replaces an earlier record of the same update).
     fn record_divergence(&mut self, divergence: &DivergenceRecord) -> Result<(), StoreError>;
+
     /// Marks the unresolved divergences of `update_ids` resolved (the scans agree on them now),
     /// in one transaction (a page's updates at once: one call per page, not per update).
     fn resolve_divergences(&mut self, update_ids: &[String]) -> Result<(), StoreError>;
+
     /// Writes the heartbeat of a sync that starts.
     fn beat(&mut self, heartbeat: &Heartbeat) -> Result<(), StoreError>;
-    /// Moves the heartbeat of the running sync `pid` on (nothing once [`IndexStore::end_sync`]
+
+    /// Moves the heartbeat of the running sync `pid` on (nothing once [`IndexWriter::end_sync`]
     /// removed it, so a late beat never brings back a sync that ended).
     fn refresh_beat(&mut self, pid: i64, beat_at: i64) -> Result<(), StoreError>;
-    /// What `index status` shows.
-    fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError>;
-    /// The updates matching `query` with a record time in `from..=until`, newest first, at
-    /// most `limit`.
-    fn search(
-        &mut self,
-        query: &Query,
-        from: Option<i64>,
-        until: Option<i64>,
-        limit: usize,
-    ) -> Result<Vec<SearchRow>, StoreError>;
-    /// How many updates match.
-    fn count(
-        &mut self,
-        query: &Query,
-        from: Option<i64>,
-        until: Option<i64>,
-    ) -> Result<u64, StoreError>;
-    /// An update's body as kept (`None`: not in the index, or kept without bodies).
-    fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError>;
-    /// The dictionary new bodies are packed with: the newest the index keeps (`None`: it has
-    /// none yet; a sync trains one from the first page it writes).
-    fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError>;
+
     /// Keeps `dictionary` (a zstd dictionary, by its own id) as the one new bodies are packed
     /// with; the bodies packed with earlier ones stay readable.
     fn add_body_dictionary(&mut self, dictionary: &[u8], now: i64) -> Result<(), StoreError>;
+
     /// Removes every update recorded before `before` (µs) with its keys; chunks that end
     /// before it go, the others start after the newest update removed. Returns how many
     /// updates were removed.
     fn prune(&mut self, before: i64) -> Result<u64, StoreError>;
-    /// Every update id with its digest, in ledger order (tests, `index verify`).
-    fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError>;
-    /// The updates kept after `after` (exclusive; `None`: from the beginning) up to `through`
-    /// (inclusive), as (migration, record time µs), in ledger order with their digests: what
-    /// `index verify` compares with the scans' pages.
-    fn kept_digests(
-        &mut self,
-        after: Option<(i64, i64)>,
-        through: (i64, i64),
-    ) -> Result<Vec<KeptDigest>, StoreError>;
-
-    // --- The explorer's reads (issue 19 step 3) ---
-
-    /// How far the index reaches (update count, oldest and newest record time) and the sync
-    /// whose heartbeat is fresh at `now`: one short read transaction, cheap enough for a timer.
-    fn reach(&mut self, now: i64) -> Result<IndexReach, StoreError>;
-    /// At most `limit` updates after `after` (migration, record time µs; `None`: from the
-    /// beginning) in ledger order, each with its body (`None` when kept without bodies): what
-    /// `/v2/updates` answers, read from the index.
-    fn page_after(
-        &mut self,
-        after: Option<(i64, i64)>,
-        limit: usize,
-    ) -> Result<Vec<KeptUpdate>, StoreError>;
-    /// How many updates were recorded at or after `since` and before `before` (µs; `None`: up
-    /// to the newest): the length of History's list read from the index.
-    fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError>;
-    /// The updates recorded at or after `since` in the list's order ([`RangeKey`]: record
-    /// time, migration, update id), from where `from` says, at most `limit`, as summary rows
-    /// in that order: one page of History's list read from the index.
-    fn range_rows(
-        &mut self,
-        since: i64,
-        from: &RangeFrom,
-        limit: usize,
-    ) -> Result<Vec<SearchRow>, StoreError>;
-    /// What opening the index did that the user should hear of (an older schema migrated),
-    /// each once.
-    fn notices(&mut self) -> Vec<String> {
-        Vec::new()
-    }
 }
 
 /// Most verification records an index keeps (the oldest go first).
 pub const MAX_VERIFICATIONS: usize = 200;
 
-/// One update as [`IndexStore::kept_digests`] reads it.
+/// One update as [`IndexReader::kept_digests`] reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeptDigest {
     pub update_id: String,
@@ -600,7 +567,7 @@ pub struct KeptDigest {
     pub digest: String,
 }
 
-/// One update as [`IndexStore::page_after`] reads it.
+/// One update as [`IndexReader::page_after`] reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeptUpdate {
     pub update_id: String,
@@ -613,7 +580,7 @@ pub struct KeptUpdate {
 
 /// Opens the index at `location` for writing (created when missing), without the writer lock
 /// (tests, benchmarks: a sync takes [`open_locked`]).
-pub fn open_writer(location: &Location) -> Result<Box<dyn IndexStore>, StoreError> {
+pub fn open_writer(location: &Location) -> Result<Box<dyn IndexWriter>, StoreError> {
     match location {
         Location::Sqlite(path) => Ok(Box::new(sqlite::SqliteIndex::open(path, true)?)),
         Location::Postgres(url) => Ok(Box::new(postgres::PgIndex::open(url, true, None)?)),
@@ -621,7 +588,7 @@ pub fn open_writer(location: &Location) -> Result<Box<dyn IndexStore>, StoreErro
 }
 
 /// Opens an existing index for reading.
-pub fn open_reader(location: &Location) -> Result<Box<dyn IndexStore>, StoreError> {
+pub fn open_reader(location: &Location) -> Result<Box<dyn IndexReader>, StoreError> {
     match location {
         Location::Sqlite(path) => Ok(Box::new(sqlite::SqliteIndex::open(path, false)?)),
         Location::Postgres(url) => Ok(Box::new(postgres::PgIndex::open(url, false, None)?)),
@@ -630,7 +597,7 @@ pub fn open_reader(location: &Location) -> Result<Box<dyn IndexStore>, StoreErro
 
 /// The one writer of an index: its store and the lock that makes it the only one.
 pub struct Writer {
-    pub store: Box<dyn IndexStore>,
+    pub store: Box<dyn IndexWriter>,
     /// The file lock of an SQLite index (PostgreSQL's advisory lock lives in the store's own
     /// connection and goes with it).
     pub lock: Option<lock::WriterLock>,

@@ -507,7 +507,10 @@ fn kept_in_time_order(h: &Harness) -> Vec<(i64, String)> {
     loop {
         let page = reader.page_after(after, 1000).expect("page");
         let Some(last) = page.last() else { break };
-        after = Some((last.migration_id, last.record_time));
+        after = Some(cantonscope::store::At::new(
+            last.migration_id,
+            last.record_time,
+        ));
         all.extend(page.into_iter().map(|k| (k.record_time, k.update_id)));
     }
     all.sort_by_key(|(t, _)| *t);

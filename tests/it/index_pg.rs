@@ -803,7 +803,7 @@ fn key_of(row: &cantonscope::model::index::SearchRow) -> RangeKey {
 /// by OFFSET, forwards after each page's last row, and backwards before each page's first
 /// row (from the last page read by OFFSET); the three must be the same pages.
 fn pages_three_ways(
-    index: &mut dyn store::IndexStore,
+    index: &mut dyn store::IndexReader,
     since: i64,
     size: usize,
 ) -> Vec<Vec<cantonscope::model::index::SearchRow>> {

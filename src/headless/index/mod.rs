@@ -1,84 +1,58 @@
 //! `cantonscope index …`: the local history index from the shell.
 //!
-//! - `sync`: walks `POST /v2/updates` ([`PageWalk`], as `scan updates --all` does) into the
-//!   index. The bodies come from the profile's own scan; each page is asked of other scans too
-//!   (the verifiers rotate among them) and written only when `--verify N` scans have every
-//!   update with the same digest ([`judge`]). A disagreement is put to every scan: a version
-//!   held by f + 1 (and at least N) scans is written and the odd scans recorded; otherwise the
-//!   sync stops at that update (exit 5) without writing it. A scan that fails (403, down,
-//!   backfilling) is skipped for another; exit 6 when N scans cannot be had. Each page is one
-//!   transaction with its chunk's cursor; a sync resumes each unfinished chunk by re-reading
-//!   its last committed page (which also detects history rewritten under the index).
+//! - `sync`: fills the index with the engine of [`crate::indexer`] (chunks, the quorum, resume),
+//!   its progress on stderr, its outcome as JSON; exit 5 at a divergence, 6 when the scans
+//!   needed cannot be had.
+//! - `verify`: the stored digests against the scans now, with the same engine.
 //! - `status`: the index's bookkeeping as JSON.
 //! - `search`: fielded terms over the key tables, newest first, as JSON Lines.
+//! - `prune`: drops the updates recorded before a time.
 //!
-//! The store is only reached through [`IndexStore`] calls run on a blocking thread.
+//! The store is only reached through [`IndexReader`] and [`IndexWriter`] calls run on a
+//! blocking thread ([`Shared`]).
 //!
 //! ```text
-//! mod.rs       dispatch; the store on blocking threads; messages and exit codes
-//! sync.rs      index sync: chunks, the walk, writing verified pages
-//! scans.rs     a page from the scans, verified (shared by sync and verify)
-//! progress.rs  a sync's counters and progress lines
-//! verify.rs    index verify: the stored digests against the scans now
+//! mod.rs       dispatch; opening the index; messages and exit codes
+//! sync.rs      index sync: the engine driven, its outcome
+//! verify.rs    index verify: the engine driven, its report
+//! progress.rs  the engine's observer: warnings and progress lines on stderr
 //! status.rs, search.rs, prune.rs   the other commands
 //! ```
 
 mod progress;
 mod prune;
-mod scans;
 mod search;
 mod status;
 mod sync;
 mod verify;
 
-use progress::counters_json;
+use progress::{ProgressMode, Stderr};
 use prune::prune;
-use scans::describe;
 use search::search;
 use status::status;
-use sync::{Counters, Halt, ProgressMode, SyncPlan, Syncer, sync};
+use sync::sync;
 use verify::verify;
 
-use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
-use futures_util::future::join_all;
 use serde_json::{Value, json};
-use tokio::time::Instant;
 
 use super::network::{EXIT_DEGRADED, EXIT_INTERRUPTED, EXIT_NO_QUORUM};
-use super::{EXIT_CONNECT, EXIT_DECODE, EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config, write_text};
-use crate::api::scan::{self, UpdateItem, UpdatesAfter, UpdatesPage};
-use crate::api::{ApiClient, ApiConfig, Call, Exchange};
+use super::{
+    EXIT_CONNECT, EXIT_DECODE, EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config, error_line, write_text,
+};
 use crate::cli::{IndexArgs, IndexCommand, ProgressArg, VerifyArg};
 use crate::config::Settings;
-use crate::model::consensus::{MAX_DIFFERENCES, json_diff, quorum};
+use crate::indexer::{Failure, Halt, Plan, Shared, Verify, blocking, now_micros};
+use crate::model::findings::FindingOp;
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::Query;
-use crate::model::index::verify::{Answered, Stop, judge};
-use crate::model::index::{Digest, digest_hex, digests_of, drop_aside, items_and_digests, rows_of};
 use crate::model::json_text;
-use crate::model::page_walk::{PageWalk, cursor_at};
-use crate::network::discovery::{ListSource, discover};
-use crate::network::{Cancel, Network, Reply, ScanBudget, Transport};
+use crate::network::Cancel;
 use crate::store::lock::{WriterLock, host_name};
-use crate::store::{
-    Chunk, DivergenceRecord, Heartbeat, IndexStore, Location, NetworkId, PageWrite, Position,
-    StoreError,
-};
-
-/// How often the heartbeat is written while a sync runs.
-const BEAT_EVERY: Duration = Duration::from_secs(5);
-/// How long `--follow` waits at the head before asking again.
-const FOLLOW_POLL: Duration = Duration::from_secs(2);
-
-fn now_micros() -> i64 {
-    chrono::Utc::now().timestamp_micros()
-}
+use crate::store::{IndexReader, IndexWriter, Location, StoreError};
 
 fn say(err: &mut dyn Write, line: &str) {
     let _ = writeln!(err, "cantonscope: {line}");
@@ -96,52 +70,50 @@ fn store_code(error: &StoreError) -> i32 {
     }
 }
 
-/// The store, shared with the blocking threads that run its calls.
-#[derive(Clone)]
-struct Store(Arc<Mutex<Box<dyn IndexStore>>>);
-
-impl Store {
-    async fn call<T: Send + 'static>(
-        &self,
-        f: impl FnOnce(&mut dyn IndexStore) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        let store = Arc::clone(&self.0);
-        tokio::task::spawn_blocking(move || {
-            let mut guard = store.lock().unwrap_or_else(PoisonError::into_inner);
-            f(guard.as_mut())
-        })
-        .await
-        .unwrap_or_else(|e| {
-            Err(StoreError::Engine {
-                path: String::new(),
-                detail: format!("the index thread failed: {e}"),
-            })
-        })
+/// The exit code and message of what stopped the engine.
+fn halt_code(halt: &Halt) -> (i32, String) {
+    match halt {
+        Halt::Failed(failure) => match failure {
+            Failure::Usage(m) => (EXIT_USAGE, m.clone()),
+            Failure::Server(m) => (EXIT_SERVER, m.clone()),
+            Failure::Connect(m) => (EXIT_CONNECT, m.clone()),
+            Failure::Decode(m) => (EXIT_DECODE, m.clone()),
+            Failure::NoQuorum(m) => (EXIT_NO_QUORUM, m.clone()),
+            Failure::Api(e) => (e.exit_code(), error_line(e)),
+            Failure::Store(e) => (store_code(e), e.to_string()),
+        },
+        Halt::Interrupted => (EXIT_INTERRUPTED, "interrupted".to_owned()),
+        Halt::Diverged(_, message) => (EXIT_DEGRADED, message.clone()),
     }
-}
-
-/// Opens the index on a blocking thread; what opening it did (a schema migrated) is said on
-/// stderr.
-async fn open(location: Location, write: bool, err: &mut dyn Write) -> Result<Store, StoreError> {
-    let opened = blocking(move || {
-        if write {
-            crate::store::open_writer(&location)
-        } else {
-            crate::store::open_reader(&location)
-        }
-    })
-    .await;
-    opened.map(|mut store| {
-        tell_notices(store.as_mut(), err);
-        Store(Arc::new(Mutex::new(store)))
-    })
 }
 
 /// Says on stderr what opening the index did (an older schema migrated).
-fn tell_notices(store: &mut dyn IndexStore, err: &mut dyn Write) {
+fn tell_notices(store: &mut dyn IndexReader, err: &mut dyn Write) {
     for notice in store.notices() {
         say(err, &notice);
     }
+}
+
+/// Opens an existing index for reading on a blocking thread; what opening it did is said on
+/// stderr.
+async fn open_reader(
+    location: Location,
+    err: &mut dyn Write,
+) -> Result<Shared<dyn IndexReader>, StoreError> {
+    let mut store = blocking(move || crate::store::open_reader(&location)).await?;
+    tell_notices(store.as_mut(), err);
+    Ok(Shared::new(store))
+}
+
+/// Opens the index for writing (without the writer lock) on a blocking thread; what opening it
+/// did is said on stderr.
+async fn open_writer(
+    location: Location,
+    err: &mut dyn Write,
+) -> Result<Shared<dyn IndexWriter>, StoreError> {
+    let mut store = blocking(move || crate::store::open_writer(&location)).await?;
+    tell_notices(store.as_mut(), err);
+    Ok(Shared::new(store))
 }
 
 /// Takes the writer lock and opens the index for writing (see [`crate::store::open_locked`]):
@@ -149,29 +121,21 @@ fn tell_notices(store: &mut dyn IndexStore, err: &mut dyn Write) {
 /// connection). What opening it did is said on stderr.
 async fn open_locked(
     location: Location,
-    holder: String,
+    command: &str,
+    since: i64,
     must_exist: bool,
     err: &mut dyn Write,
-) -> Result<(Store, Option<WriterLock>), StoreError> {
-    blocking(move || crate::store::open_locked(&location, &holder, must_exist))
-        .await
-        .map(|mut w| {
-            tell_notices(w.store.as_mut(), err);
-            (Store(Arc::new(Mutex::new(w.store))), w.lock)
-        })
-}
-
-/// Runs `f` on a blocking thread (the store's engines block; PostgreSQL's client runs its own
-/// runtime, which may not be entered from an async task).
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, StoreError> {
-    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
-        Err(StoreError::Engine {
-            path: String::new(),
-            detail: format!("the index thread failed: {e}"),
-        })
-    })
+) -> Result<(Shared<dyn IndexWriter>, Option<WriterLock>), StoreError> {
+    let holder = format!(
+        "pid {} on {} since {} (cantonscope {command})",
+        std::process::id(),
+        host_name(),
+        format_time_micros(since)
+    );
+    let mut writer =
+        blocking(move || crate::store::open_locked(&location, &holder, must_exist)).await?;
+    tell_notices(writer.store.as_mut(), err);
+    Ok((Shared::new(writer.store), writer.lock))
 }
 
 /// Runs one `index` command; returns the exit code.
@@ -225,8 +189,14 @@ pub async fn run_with(
     };
     let location = Location::parse(&location);
     match &args.command {
-        IndexCommand::Status => status(location, out, err).await,
-        IndexCommand::Prune { before } => prune(location, before, out, err).await,
+        IndexCommand::Status => answer(status(location, err).await, out, err),
+        IndexCommand::Prune { before } => {
+            let Some(micros) = parse_time_micros(before) else {
+                say(err, &format!("--before is not a time: {before}"));
+                return EXIT_USAGE;
+            };
+            answer(prune(location, micros, err).await, out, err)
+        }
         IndexCommand::Search {
             query,
             from,
@@ -252,20 +222,20 @@ pub async fn run_with(
             verify: scans,
             walk,
         } => {
-            let plan = SyncPlan {
+            let plan = Plan {
                 from: from.clone(),
                 until: until.as_deref().and_then(parse_time_micros),
                 follow: false,
-                verify: *scans,
+                verify: verify_of(*scans),
                 bodies: false,
-                progress: progress_mode(walk.progress),
                 page_size: i32::from(walk.page_size),
                 chunks: 1,
                 rate: walk.request_rate.unwrap_or(settings.network.request_rate),
                 timeout: walk.timeout,
             };
             let from = from.as_deref().and_then(parse_time_micros);
-            verify(location, settings, &plan, from, out, err, cancel).await
+            let progress = progress_mode(walk.progress);
+            verify(location, settings, &plan, progress, from, out, err, cancel).await
         }
         IndexCommand::Sync {
             from,
@@ -276,19 +246,65 @@ pub async fn run_with(
             walk,
             chunks,
         } => {
-            let plan = SyncPlan {
+            let plan = Plan {
                 from: from.clone(),
                 until: until.as_deref().and_then(parse_time_micros),
                 follow: *follow,
-                verify: *verify,
+                verify: verify_of(*verify),
                 bodies: !*no_bodies,
-                progress: progress_mode(walk.progress),
                 page_size: i32::from(walk.page_size),
                 chunks: usize::from(*chunks),
                 rate: walk.request_rate.unwrap_or(settings.network.request_rate),
                 timeout: walk.timeout,
             };
-            sync(location, settings, &plan, out, err, cancel, terminated).await
+            let progress = progress_mode(walk.progress);
+            let stopped = || terminated.load(Ordering::SeqCst);
+            sync(
+                location, settings, &plan, progress, out, err, cancel, &stopped,
+            )
+            .await
+        }
+    }
+}
+
+/// Keeps the diverged histories a sync or verify found with the network's findings (a warning
+/// when they cannot be).
+fn keep_findings(settings: &Settings, ops: &[FindingOp], err: &mut dyn Write) {
+    if ops.is_empty() {
+        return;
+    }
+    let path = crate::network::findings::settings_path(settings, settings.data_path().as_deref());
+    if let Some(path) = path {
+        super::keep_findings(&path, ops, now_micros(), err);
+    }
+}
+
+/// `--verify` as the engine takes it.
+fn verify_of(arg: VerifyArg) -> Verify {
+    match arg {
+        VerifyArg::Scans(n) => Verify::Scans(n),
+        VerifyArg::Quorum => Verify::Quorum,
+    }
+}
+
+/// Writes a command's answer as JSON, or says why there is none; the exit code.
+fn answer(result: Result<Value, StoreError>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    match result {
+        Ok(value) => written(write_pretty(out, &value), err),
+        Err(e) => {
+            say(err, &e.to_string());
+            store_code(&e)
+        }
+    }
+}
+
+/// The exit code of a command whose answer was written (`Err`: why not, said).
+fn written(result: Result<(), String>, err: &mut dyn Write) -> i32 {
+    match result {
+        Ok(()) => EXIT_OK,
+        Err(e) => {
+            say(err, &e);
+            EXIT_USAGE
         }
     }
 }

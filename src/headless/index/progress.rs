@@ -1,9 +1,15 @@
-//! What a running sync says: its counters, and progress on stderr (a line on a terminal, JSON
-//! Lines with `--progress json`).
+//! What a running sync or verify says on stderr: the engine's lines, and its progress (a line
+//! on a terminal, JSON Lines with `--progress json`); a sync's counters as JSON.
 
-use super::{
-    Counters, ProgressMode, Syncer, Value, format_time_micros, json, json_text, now_micros,
-};
+use super::{Value, Write, json, json_text, say};
+use crate::indexer::{Counters, Observer, Progress};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ProgressMode {
+    Quiet,
+    Line,
+    Json,
+}
 
 pub(super) fn counters_json(c: &Counters) -> Value {
     json!({
@@ -15,42 +21,33 @@ pub(super) fn counters_json(c: &Counters) -> Value {
     })
 }
 
-impl Syncer<'_> {
-    pub(super) fn progress(&self) {
-        if self.plan.progress == ProgressMode::Quiet {
-            return;
-        }
-        let counters = self.counters.borrow();
-        let elapsed = self.started.elapsed().as_secs_f64().max(1e-6);
-        let updates = counters.inserted + counters.known;
-        let rate = updates as f64 / elapsed;
-        let reach = self.reach.borrow();
-        let first = reach.values().map(|r| r.0).min();
-        let last = reach.values().map(|r| r.1).max();
-        let end = self.end.get().unwrap_or_else(now_micros);
-        let share = match first {
-            Some(first) if end > first => {
-                let done: i64 = reach.values().map(|r| r.1 - r.0).sum();
-                (done as f64 / (end - first) as f64).clamp(0.0, 1.0)
-            }
-            _ => 0.0,
-        };
-        let eta = (share > 0.0).then(|| elapsed * (1.0 - share) / share);
-        let at = last.map(format_time_micros).unwrap_or_default();
-        let mut err = self.err.borrow_mut();
-        match self.plan.progress {
+/// The engine's observer: everything on stderr.
+pub(super) struct Stderr<'a> {
+    pub(super) err: &'a mut dyn Write,
+    pub(super) mode: ProgressMode,
+}
+
+impl Observer for Stderr<'_> {
+    fn say(&mut self, line: &str) {
+        say(self.err, line);
+    }
+
+    fn progress(&mut self, p: &Progress) {
+        let err = &mut *self.err;
+        match self.mode {
+            ProgressMode::Quiet => return,
             ProgressMode::Json => {
                 let line = json!({
-                    "pages": counters.pages,
-                    "updates": updates,
-                    "written": counters.inserted,
-                    "updates_per_s": (rate * 10.0).round() / 10.0,
-                    "share": (share * 1000.0).round() / 1000.0,
-                    "eta_s": eta.map(f64::round),
-                    "record_time": at,
-                    "chunks": reach.len(),
-                    "scans": self.net.len(),
-                    "verify": self.needed,
+                    "pages": p.pages,
+                    "updates": p.updates,
+                    "written": p.written,
+                    "updates_per_s": (p.updates_per_s * 10.0).round() / 10.0,
+                    "share": (p.share * 1000.0).round() / 1000.0,
+                    "eta_s": p.eta_s.map(f64::round),
+                    "record_time": p.record_time,
+                    "chunks": p.chunks,
+                    "scans": p.scans,
+                    "verify": p.verify,
                 });
                 let _ = writeln!(err, "{}", json_text::escape_unsafe(&line.to_string()));
             }
@@ -58,18 +55,18 @@ impl Syncer<'_> {
                 let _ = write!(
                     err,
                     "\r{:5.1} % · {} pages · {} updates · {:.0} updates/s · ETA {} · at {} · {} chunks · {} scans, verify {}   ",
-                    share * 100.0,
-                    counters.pages,
-                    updates,
-                    rate,
-                    eta.map_or_else(|| "?".to_owned(), |e| format!("{e:.0} s")),
-                    crate::api::sanitize_line(&at, 40),
-                    reach.len(),
-                    self.net.len(),
-                    self.needed
+                    p.share * 100.0,
+                    p.pages,
+                    p.updates,
+                    p.updates_per_s,
+                    p.eta_s
+                        .map_or_else(|| "?".to_owned(), |e| format!("{e:.0} s")),
+                    crate::api::sanitize_line(&p.record_time, 40),
+                    p.chunks,
+                    p.scans,
+                    p.verify
                 );
             }
-            ProgressMode::Quiet => {}
         }
         let _ = err.flush();
     }

@@ -1,8 +1,8 @@
 //! `index search`: fielded terms over the key tables, newest first, as JSON Lines.
 
 use super::{
-    EXIT_OK, EXIT_USAGE, Location, Query, Write, json_text, open, parse_time_micros, say,
-    store_code, write_text,
+    EXIT_USAGE, Location, Query, Write, json_text, open_reader, parse_time_micros, say, store_code,
+    write_text,
 };
 
 #[allow(clippy::too_many_arguments)]
@@ -25,7 +25,7 @@ pub(super) async fn search(
     };
     let from = from.and_then(parse_time_micros);
     let until = until.and_then(parse_time_micros);
-    let store = match open(location, false, err).await {
+    let store = match open_reader(location, err).await {
         Ok(store) => store,
         Err(e) => {
             say(err, &e.to_string());
@@ -55,11 +55,5 @@ pub(super) async fn search(
             }
         }
     };
-    match written {
-        Ok(()) => EXIT_OK,
-        Err(e) => {
-            say(err, &e);
-            EXIT_USAGE
-        }
-    }
+    super::written(written, err)
 }

@@ -2,7 +2,7 @@
 //! History export's row fields, the searchable keys of every event, nested ones too, a digest
 //! stable across processes, the compact body), the query grammar of `index search`
 //! ([`query`]), and how a page is judged verified across scans ([`verify`]). The storage itself
-//! is `crate::store`; the sync that feeds it is `headless::index`.
+//! is `crate::store`; the sync that feeds it is `crate::indexer`.
 //!
 //! The digest is SHA-256 of the update's canonical JSON ([`canonical_json`]: sorted keys, no
 //! whitespace) without the fields local to one scan ([`LocalFields::UPDATE`]: a reassignment's

@@ -17,7 +17,7 @@
 //!   password never reaches a message: errors are scrubbed of it and name the URL redacted.
 //!
 //! ```text
-//! mod.rs      the index's connection, the writer lock, the IndexStore calls
+//! mod.rs      the index's connection, the writer lock, the IndexReader and IndexWriter calls
 //! connect.rs  the URL, TLS, the driver's errors
 //! schema.rs   tables, open (create, check versions), meta
 //! write.rs    a page in one transaction with its chunk's cursor; prune
@@ -49,9 +49,9 @@ use postgres::error::SqlState;
 use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 
 use super::{
-    Chunk, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
-    IndexStore, KeptDigest, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position,
-    RangeFrom, SCHEMA_VERSION, StoreError,
+    Chunk, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexReader,
+    IndexStatus, IndexWriter, KeptDigest, KeptUpdate, MigrationRange, PageWrite, PageWritten,
+    Position, RangeFrom, SCHEMA_VERSION, StoreError,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -145,20 +145,32 @@ impl PgIndex {
 
     fn heartbeat(&mut self) -> Result<Option<Heartbeat>, StoreError> {
         Ok(self
-            .with(|c| {
-                c.query_opt(
-                    "SELECT pid, host, started_at, beat_at, command FROM sync_heartbeat WHERE id = 1",
-                    &[],
-                )
-            })?
-            .map(|r| Heartbeat {
-                pid: r.get(0),
-                host: r.get(1),
-                started_at: r.get(2),
-                beat_at: r.get(3),
-                command: r.get(4),
-            }))
+            .with(|c| c.query_opt(HEARTBEAT_SQL, &[]))?
+            .map(|r| heartbeat_of(&r)))
     }
+}
+
+/// A heartbeat as [`HEARTBEAT_SQL`] reads it.
+fn heartbeat_of(r: &postgres::Row) -> Heartbeat {
+    Heartbeat {
+        pid: r.get(0),
+        host: r.get(1),
+        started_at: r.get(2),
+        beat_at: r.get(3),
+        command: r.get(4),
+    }
+}
+
+/// The heartbeat's row.
+const HEARTBEAT_SQL: &str =
+    "SELECT pid, host, started_at, beat_at, command FROM sync_heartbeat WHERE id = 1";
+
+/// One short read-only snapshot: every read of it sees the same index.
+fn snapshot(c: &mut Client) -> Result<postgres::Transaction<'_>, postgres::Error> {
+    c.build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
 }
 
 fn chunk_rows(c: &mut impl GenericClient) -> Result<Vec<Chunk>, postgres::Error> {
@@ -194,7 +206,7 @@ fn chunk_rows(c: &mut impl GenericClient) -> Result<Vec<Chunk>, postgres::Error>
         .collect())
 }
 
-impl IndexStore for PgIndex {
+impl IndexReader for PgIndex {
     fn shown(&self) -> String {
         self.target.shown.clone()
     }
@@ -203,6 +215,25 @@ impl IndexStore for PgIndex {
         self.meta(key)
     }
 
+    fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError> {
+        self.with(chunk_rows)
+    }
+
+    fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self
+            .with(|c| {
+                c.query_opt(
+                    "SELECT dictionary FROM dictionaries ORDER BY added_at DESC, id DESC LIMIT 1",
+                    &[],
+                )
+            })?
+            .map(|r| r.get(0)))
+    }
+
+    super::reads::engine_reads!();
+}
+
+impl IndexWriter for PgIndex {
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.set_meta(key, value)
     }
@@ -219,32 +250,22 @@ impl IndexStore for PgIndex {
         self.with(|c| c.batch_execute("ANALYZE updates, keys, terms, term_counts, hubs, pairs"))
     }
 
-    fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError> {
-        self.with(chunk_rows)
-    }
-
-    fn start_chunk(
-        &mut self,
-        start: Option<Position>,
-        end_before: Option<i64>,
-        verify: i64,
-        now: i64,
-    ) -> Result<Chunk, StoreError> {
-        let id: i64 = self.with(|c| {
+    fn insert_chunk(&mut self, chunk: &Chunk, now: i64) -> Result<i64, StoreError> {
+        let start = chunk.start.as_ref();
+        self.with(|c| {
             c.query_one(
                 "INSERT INTO chunks (start_migration, start_time, end_before, state, verify, scans, started_at)
                  VALUES ($1, $2, $3, 'open', $4, '[]', $5) RETURNING id",
                 &[
-                    &start.as_ref().map(|p| p.migration_id),
-                    &start.as_ref().map(|p| p.record_time.clone()),
-                    &end_before,
-                    &verify,
+                    &start.map(|p| p.migration_id),
+                    &start.map(|p| p.record_time.clone()),
+                    &chunk.end_before,
+                    &chunk.verify,
                     &now,
                 ],
             )
             .map(|r| r.get(0))
-        })?;
-        Ok(Chunk::opened(id, start, end_before, verify))
+        })
     }
 
     fn write_page(&mut self, chunk: i64, page: &PageWrite) -> Result<PageWritten, StoreError> {
@@ -321,69 +342,6 @@ impl IndexStore for PgIndex {
         .map(|_| ())
     }
 
-    fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
-        self.read_status(now)
-    }
-
-    fn search(
-        &mut self,
-        query: &Query,
-        from: Option<i64>,
-        until: Option<i64>,
-        limit: usize,
-    ) -> Result<Vec<SearchRow>, StoreError> {
-        self.search_rows(query, from, until, limit)
-    }
-
-    fn count(
-        &mut self,
-        query: &Query,
-        from: Option<i64>,
-        until: Option<i64>,
-    ) -> Result<u64, StoreError> {
-        self.count_rows(query, from, until)
-    }
-
-    fn reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
-        self.read_reach(now)
-    }
-
-    fn page_after(
-        &mut self,
-        after: Option<(i64, i64)>,
-        limit: usize,
-    ) -> Result<Vec<KeptUpdate>, StoreError> {
-        self.read_page_after(after, limit)
-    }
-
-    fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
-        self.read_range_count(since, before)
-    }
-
-    fn range_rows(
-        &mut self,
-        since: i64,
-        from: &RangeFrom,
-        limit: usize,
-    ) -> Result<Vec<SearchRow>, StoreError> {
-        self.read_range_rows(since, from, limit)
-    }
-
-    fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
-        self.read_body(update_id)
-    }
-
-    fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
-        Ok(self
-            .with(|c| {
-                c.query_opt(
-                    "SELECT dictionary FROM dictionaries ORDER BY added_at DESC, id DESC LIMIT 1",
-                    &[],
-                )
-            })?
-            .map(|r| r.get(0)))
-    }
-
     fn add_body_dictionary(&mut self, dictionary: &[u8], now: i64) -> Result<(), StoreError> {
         let id = super::dictionary_id_of(self.target.shown.clone(), dictionary)?;
         self.with(|c| {
@@ -398,18 +356,6 @@ impl IndexStore for PgIndex {
 
     fn prune(&mut self, before: i64) -> Result<u64, StoreError> {
         self.prune_before(before)
-    }
-
-    fn kept_digests(
-        &mut self,
-        after: Option<(i64, i64)>,
-        through: (i64, i64),
-    ) -> Result<Vec<KeptDigest>, StoreError> {
-        self.read_kept_digests(after, through)
-    }
-
-    fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {
-        self.read_digests()
     }
 }
 

@@ -3,11 +3,11 @@
 
 use super::schema::TABLES;
 use super::{
-    Client, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexStatus,
-    IndexStore, IsolationLevel, KeptDigest, KeptUpdate, MigrationRange, PgIndex, RangeFrom,
-    SCHEMA_VERSION, SUMMARY_VERSION, SearchRow, StoreError, SyncRunning, chunk_rows, closed,
-    format_time_micros,
+    Client, DivergenceRecord, HEARTBEAT_STALE_MICROS, IndexReach, IndexReader, IndexStatus,
+    KeptDigest, KeptUpdate, MigrationRange, PgIndex, RangeFrom, SCHEMA_VERSION, SUMMARY_VERSION,
+    SearchRow, StoreError, SyncRunning, chunk_rows, closed, format_time_micros,
 };
+use crate::store::At;
 
 impl PgIndex {
     pub(super) fn read_range_count(
@@ -86,17 +86,7 @@ impl PgIndex {
             };
             Ok(found
                 .iter()
-                .map(|r| {
-                    let parties: String = r.get(5);
-                    SearchRow {
-                        update_id: r.get(0),
-                        migration_id: r.get(1),
-                        record_time: format_time_micros(r.get(2)),
-                        kind: r.get(3),
-                        root_action: r.get(4),
-                        parties: serde_json::from_str(&parties).unwrap_or_default(),
-                    }
-                })
+                .map(super::search::search_row)
                 .collect::<Vec<_>>())
         })?;
         if backwards {
@@ -113,11 +103,7 @@ impl PgIndex {
         let client = self.client.as_mut().ok_or_else(|| closed(target))?;
         // One read-only snapshot for a consistent picture.
         let run = |c: &mut Client| -> Result<_, postgres::Error> {
-            let mut tx = c
-                .build_transaction()
-                .isolation_level(IsolationLevel::RepeatableRead)
-                .read_only(true)
-                .start()?;
+            let mut tx = super::snapshot(c)?;
             let size_sql = format!(
                 "SELECT ({})::bigint",
                 TABLES
@@ -163,17 +149,8 @@ impl PgIndex {
                 })
                 .collect::<Vec<_>>();
             let heartbeat = tx
-                .query_opt(
-                    "SELECT pid, host, started_at, beat_at, command FROM sync_heartbeat WHERE id = 1",
-                    &[],
-                )?
-                .map(|r| Heartbeat {
-                    pid: r.get(0),
-                    host: r.get(1),
-                    started_at: r.get(2),
-                    beat_at: r.get(3),
-                    command: r.get(4),
-                });
+                .query_opt(super::HEARTBEAT_SQL, &[])?
+                .map(|r| super::heartbeat_of(&r));
             let last_sync: Option<String> = tx
                 .query_opt("SELECT value FROM meta WHERE key = 'last_sync'", &[])?
                 .map(|r| r.get(0));
@@ -245,10 +222,10 @@ impl PgIndex {
 
     pub(super) fn read_page_after(
         &mut self,
-        after: Option<(i64, i64)>,
+        after: Option<At>,
         limit: usize,
     ) -> Result<Vec<KeptUpdate>, StoreError> {
-        let (migration, time) = after.unwrap_or((i64::MIN, i64::MIN));
+        let (migration, time) = after.unwrap_or(At::BEGIN).pair();
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows: Vec<(String, i64, i64, Option<Vec<u8>>)> = self.with(|c| {
             Ok(c.query(
@@ -261,19 +238,7 @@ impl PgIndex {
             .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
             .collect())
         })?;
-        rows.into_iter()
-            .map(|(update_id, migration_id, record_time, body)| {
-                let body = body
-                    .map(|compressed| self.unpack(&update_id, &compressed))
-                    .transpose()?;
-                Ok(KeptUpdate {
-                    update_id,
-                    migration_id,
-                    record_time,
-                    body,
-                })
-            })
-            .collect()
+        super::super::reads::kept_updates(rows, |id, packed| self.unpack(id, packed))
     }
 
     pub(super) fn read_body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
@@ -308,10 +273,11 @@ impl PgIndex {
 
     pub(super) fn read_kept_digests(
         &mut self,
-        after: Option<(i64, i64)>,
-        through: (i64, i64),
+        after: Option<At>,
+        through: At,
     ) -> Result<Vec<KeptDigest>, StoreError> {
-        let (migration, time) = after.unwrap_or((i64::MIN, i64::MIN));
+        let (migration, time) = after.unwrap_or(At::BEGIN).pair();
+        let through = through.pair();
         self.with(|c| {
             c.query(
                 "SELECT update_id, migration_id, record_time, digest FROM updates

@@ -6,8 +6,8 @@ use crate::store::hubs::HubBits;
 use crate::store::newest::{self, Head, Pos};
 
 use super::{
-    Client, Fail, GenericClient, HashMap, IsolationLevel, KeyKind, PgIndex, Query, SearchRow,
-    StoreError, Term, closed, format_time_micros,
+    Client, Fail, GenericClient, HashMap, KeyKind, PgIndex, Query, SearchRow, StoreError, Term,
+    closed, format_time_micros,
 };
 
 /// Most keys a prefix term may stand for (as on SQLite).
@@ -47,31 +47,21 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
             }
             Ok(TermSet::Terms(ids))
         }
-        Term::TemplateName(name) => {
-            // Every template id (a few hundred on a network, one per template and package
-            // version), its name matched here.
-            let mut ids = Vec::new();
-            walk_terms(
-                c,
-                shown,
-                KeyKind::Template,
-                ("", &|id| template_named(id, name)),
-                &mut ids,
-            )?;
-            Ok(TermSet::Terms(ids))
-        }
-        Term::PartyHint(hint) => {
-            // The parties whose ids start with the hint, their hint matched here.
-            let mut ids = Vec::new();
-            walk_terms(
-                c,
-                shown,
-                KeyKind::Party,
-                (hint, &|id| party_hinted(id, hint)),
-                &mut ids,
-            )?;
-            Ok(TermSet::Terms(ids))
-        }
+        // Every template id (a few hundred on a network, one per template and package
+        // version), its name matched here.
+        Term::TemplateName(name) => terms_walked(
+            c,
+            shown,
+            KeyKind::Template,
+            ("", &|id| template_named(id, name)),
+        ),
+        // The parties whose ids start with the hint, their hint matched here.
+        Term::PartyHint(hint) => terms_walked(
+            c,
+            shown,
+            KeyKind::Party,
+            (hint, &|id| party_hinted(id, hint)),
+        ),
         Term::UpdatePrefix(prefixes) => {
             let mut seqs = Vec::new();
             for prefix in prefixes {
@@ -106,6 +96,18 @@ fn prefix_end(prefix: &str) -> Option<String> {
 }
 
 /// The ids of the terms of `kind` whose value starts with the prefix and passes `keep`.
+/// The terms of `kind` [`walk_terms`] finds.
+fn terms_walked(
+    c: &mut impl GenericClient,
+    shown: &str,
+    kind: KeyKind,
+    prefix_keep: (&str, &dyn Fn(&str) -> bool),
+) -> Result<TermSet, Fail> {
+    let mut ids = Vec::new();
+    walk_terms(c, shown, kind, prefix_keep, &mut ids)?;
+    Ok(TermSet::Terms(ids))
+}
+
 fn walk_terms(
     c: &mut impl GenericClient,
     shown: &str,
@@ -344,7 +346,7 @@ impl Plan {
     }
 }
 
-fn search_row(r: &postgres::Row) -> SearchRow {
+pub(super) fn search_row(r: &postgres::Row) -> SearchRow {
     let parties: String = r.get(5);
     SearchRow {
         update_id: r.get(0),
@@ -385,11 +387,7 @@ impl PgIndex {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         // One short read-only snapshot: the term look-ups and the rows see the same index.
         let run = |c: &mut Client| -> Result<Vec<SearchRow>, Fail> {
-            let mut tx = c
-                .build_transaction()
-                .isolation_level(IsolationLevel::RepeatableRead)
-                .read_only(true)
-                .start()?;
+            let mut tx = super::snapshot(c)?;
             let Some(mut plan) = Plan::of(&mut tx, &shown, query, from, until)? else {
                 return Ok(Vec::new());
             };
@@ -519,11 +517,7 @@ impl PgIndex {
         let target = &self.target;
         let client = self.client.as_mut().ok_or_else(|| closed(target))?;
         let run = |c: &mut Client| -> Result<i64, Fail> {
-            let mut tx = c
-                .build_transaction()
-                .isolation_level(IsolationLevel::RepeatableRead)
-                .read_only(true)
-                .start()?;
+            let mut tx = super::snapshot(c)?;
             let Some(mut plan) = Plan::of(&mut tx, &shown, query, from, until)? else {
                 return Ok(0);
             };

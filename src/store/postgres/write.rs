@@ -2,27 +2,20 @@
 
 use super::pairs;
 use super::{
-    Chunk, Fail, HashMap, HashSet, PageWrite, PageWritten, PgIndex, Position, StoreError,
-    chunk_rows, closed, format_time_micros,
+    Chunk, Fail, HashMap, HashSet, PageWrite, PageWritten, PgIndex, StoreError, chunk_rows, closed,
 };
+use crate::store::At;
 use crate::store::newest::Pos;
+use crate::store::write::{self, Pruned};
 
-/// Writes one page in `tx` (see [`IndexStore::write_page`]).
+/// Writes one page in `tx` (see [`IndexWriter::write_page`]).
 fn write_rows(
     tx: &mut postgres::Transaction<'_>,
     chunk: &Chunk,
     page: &PageWrite,
 ) -> Result<PageWritten, Fail> {
-    let mut written = PageWritten::default();
-    let walked_to = chunk.cursor.as_ref().map(Position::order);
-    let start = chunk.start.as_ref().map(Position::order);
-    let rows: Vec<_> = page
-        .rows
-        .iter()
-        // Before the chunk (a page read again after a prune): not the chunk's to write.
-        .filter(|row| start.is_none_or(|s| (row.migration_id, row.record_time) > s))
-        .collect();
-    let ids: Vec<&str> = rows.iter().map(|r| r.update_id.as_str()).collect();
+    let in_chunk = write::in_chunk(chunk, page);
+    let ids: Vec<&str> = in_chunk.iter().map(|(_, r)| r.update_id.as_str()).collect();
     let mut stored: HashMap<String, Vec<u8>> = tx
         .query(
             "SELECT update_id, digest FROM updates WHERE update_id = ANY($1)",
@@ -31,22 +24,13 @@ fn write_rows(
         .iter()
         .map(|r| (r.get(0), r.get(1)))
         .collect();
-    let mut new = Vec::new();
-    for row in rows {
-        let position = (row.migration_id, row.record_time);
-        let kept = super::super::kept(stored.get(&row.update_id).map(Vec::as_slice), &row.digest);
-        match crate::model::reread::reread(&row.update_id, position, kept, walked_to) {
-            Ok(crate::model::reread::Reread::Known) => {
-                written.known += 1;
-                continue;
-            }
-            Ok(crate::model::reread::Reread::New) => {}
-            Err(r) => return Err(Fail::Store(r.into())),
-        }
-        // The same update twice in a page is written once.
-        stored.insert(row.update_id.clone(), row.digest.to_vec());
-        new.push(row);
-    }
+    let decided =
+        write::decide(chunk, &in_chunk, &mut stored).map_err(|r| Fail::Store(r.into()))?;
+    let mut written = PageWritten {
+        inserted: 0,
+        known: decided.known,
+    };
+    let new: Vec<_> = decided.fresh.iter().map(|at| &page.rows[*at]).collect();
     if !new.is_empty() {
         let bodies: Vec<Option<&[u8]>> = new.iter().map(|r| r.body.as_deref()).collect();
         let update_ids: Vec<&str> = new.iter().map(|r| r.update_id.as_str()).collect();
@@ -188,12 +172,6 @@ fn write_rows(
         }
         written.inserted = new.len() as u64;
     }
-    let mut scans = chunk.scans.clone();
-    for scan in &page.scans {
-        if !scans.contains(scan) {
-            scans.push(scan.clone());
-        }
-    }
     tx.execute(
         "UPDATE chunks SET cursor_migration = $2, cursor_time = $3, page_start_migration = $4,
                 page_start_time = $5, scans = $6, updates = updates + $7 WHERE id = $1",
@@ -203,7 +181,7 @@ fn write_rows(
             &page.cursor.record_time,
             &page.page_start.as_ref().map(|p| p.migration_id),
             &page.page_start.as_ref().map(|p| p.record_time.clone()),
-            &serde_json::to_string(&scans).unwrap_or_else(|_| "[]".to_owned()),
+            &write::merged_scans(chunk, page),
             &(written.inserted as i64),
         ],
     )?;
@@ -262,17 +240,16 @@ impl PgIndex {
                 let Some((migration, time)) = newest else {
                     continue;
                 };
-                let emptied = chunk
-                    .cursor
-                    .as_ref()
-                    .is_some_and(|c| Position::order(c) <= (migration, time));
-                if emptied {
-                    tx.execute("DELETE FROM chunks WHERE id = $1", &[&chunk.id])?;
-                } else {
-                    tx.execute(
-                        "UPDATE chunks SET start_migration = $2, start_time = $3 WHERE id = $1",
-                        &[&chunk.id, &migration, &format_time_micros(time)],
-                    )?;
+                match write::pruned_chunk(chunk, At::new(migration, time)) {
+                    Pruned::Gone => {
+                        tx.execute("DELETE FROM chunks WHERE id = $1", &[&chunk.id])?;
+                    }
+                    Pruned::StartsAfter(migration, time) => {
+                        tx.execute(
+                            "UPDATE chunks SET start_migration = $2, start_time = $3 WHERE id = $1",
+                            &[&chunk.id, &migration, &time],
+                        )?;
+                    }
                 }
             }
             // The pairs of hubs lowered by the removed updates (read before their keys go).

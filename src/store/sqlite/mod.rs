@@ -2,7 +2,7 @@
 //! writes; reads are short transactions so checkpoints are not starved).
 //!
 //! ```text
-//! mod.rs     the connection, its errors, the IndexStore calls
+//! mod.rs     the connection, its errors, the IndexReader and IndexWriter calls
 //! schema.rs  tables, open (create, check versions, migrate schema 1), meta
 //! write.rs   a page in one transaction with its chunk's cursor; prune
 //! search.rs  search and count over the key tables
@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
 use super::{
-    BodyDictionaries, Chunk, DivergenceRecord, Heartbeat, IndexStatus, IndexStore, KeptDigest,
-    KeptUpdate, MigrationRange, PageWrite, PageWritten, Position, RangeFrom, RangeKey,
+    BodyDictionaries, Chunk, DivergenceRecord, Heartbeat, IndexReader, IndexStatus, IndexWriter,
+    KeptDigest, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position, RangeFrom, RangeKey,
     SCHEMA_VERSION, StoreError, gaps,
 };
 use crate::model::format::format_time_micros;
@@ -91,7 +91,7 @@ fn is_corruption(e: &rusqlite::Error) -> bool {
     )
 }
 
-impl IndexStore for SqliteIndex {
+impl IndexReader for SqliteIndex {
     fn shown(&self) -> String {
         self.path.display().to_string()
     }
@@ -100,6 +100,29 @@ impl IndexStore for SqliteIndex {
         self.meta(key)
     }
 
+    fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError> {
+        self.chunk_rows()
+    }
+
+    fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT dictionary FROM dictionaries ORDER BY added_at DESC, id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.engine(&e))
+    }
+
+    fn notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
+    }
+
+    super::reads::engine_reads!();
+}
+
+impl IndexWriter for SqliteIndex {
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.set_meta(key, value)
     }
@@ -111,32 +134,22 @@ impl IndexStore for SqliteIndex {
             .map_err(|e| self.engine(&e))
     }
 
-    fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError> {
-        self.chunk_rows()
-    }
-
-    fn start_chunk(
-        &mut self,
-        start: Option<Position>,
-        end_before: Option<i64>,
-        verify: i64,
-        now: i64,
-    ) -> Result<Chunk, StoreError> {
+    fn insert_chunk(&mut self, chunk: &Chunk, now: i64) -> Result<i64, StoreError> {
+        let start = chunk.start.as_ref();
         self.conn
             .execute(
                 "INSERT INTO chunks (start_migration, start_time, end_before, state, verify, scans, started_at)
                  VALUES (?1, ?2, ?3, 'open', ?4, '[]', ?5)",
                 params![
-                    start.as_ref().map(|p| p.migration_id),
-                    start.as_ref().map(|p| p.record_time.clone()),
-                    end_before,
-                    verify,
+                    start.map(|p| p.migration_id),
+                    start.map(|p| p.record_time.clone()),
+                    chunk.end_before,
+                    chunk.verify,
                     now
                 ],
             )
             .map_err(|e| self.engine(&e))?;
-        let id = self.conn.last_insert_rowid();
-        Ok(Chunk::opened(id, start, end_before, verify))
+        Ok(self.conn.last_insert_rowid())
     }
 
     fn write_page(&mut self, chunk: i64, page: &PageWrite) -> Result<PageWritten, StoreError> {
@@ -234,44 +247,6 @@ impl IndexStore for SqliteIndex {
             .map_err(|e| self.engine(&e))
     }
 
-    fn status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
-        self.read_status(now)
-    }
-
-    fn search(
-        &mut self,
-        query: &Query,
-        from: Option<i64>,
-        until: Option<i64>,
-        limit: usize,
-    ) -> Result<Vec<SearchRow>, StoreError> {
-        self.search_rows(query, from, until, limit)
-    }
-
-    fn count(
-        &mut self,
-        query: &Query,
-        from: Option<i64>,
-        until: Option<i64>,
-    ) -> Result<u64, StoreError> {
-        self.count_rows(query, from, until)
-    }
-
-    fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
-        self.read_body(update_id)
-    }
-
-    fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT dictionary FROM dictionaries ORDER BY added_at DESC, id DESC LIMIT 1",
-                [],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(|e| self.engine(&e))
-    }
-
     fn add_body_dictionary(&mut self, dictionary: &[u8], now: i64) -> Result<(), StoreError> {
         let id = super::dictionary_id_of(self.shown(), dictionary)?;
         self.conn
@@ -285,47 +260,5 @@ impl IndexStore for SqliteIndex {
 
     fn prune(&mut self, before: i64) -> Result<u64, StoreError> {
         self.prune_before(before)
-    }
-
-    fn notices(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.notices)
-    }
-
-    fn kept_digests(
-        &mut self,
-        after: Option<(i64, i64)>,
-        through: (i64, i64),
-    ) -> Result<Vec<KeptDigest>, StoreError> {
-        self.read_kept_digests(after, through)
-    }
-
-    fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {
-        self.read_digests()
-    }
-
-    // The explorer's reads (read.rs).
-    fn reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
-        self.explorer_reach(now)
-    }
-
-    fn page_after(
-        &mut self,
-        after: Option<(i64, i64)>,
-        limit: usize,
-    ) -> Result<Vec<KeptUpdate>, StoreError> {
-        self.explorer_page_after(after, limit)
-    }
-
-    fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
-        self.explorer_range_count(since, before)
-    }
-
-    fn range_rows(
-        &mut self,
-        since: i64,
-        from: &RangeFrom,
-        limit: usize,
-    ) -> Result<Vec<SearchRow>, StoreError> {
-        self.explorer_range_rows(since, from, limit)
     }
 }

@@ -2,11 +2,12 @@
 //! (the header's reach and History's pages; short read transactions only).
 
 use super::{
-    Chunk, DivergenceRecord, Heartbeat, IndexReach, IndexStatus, IndexStore, KeptDigest,
+    Chunk, DivergenceRecord, Heartbeat, IndexReach, IndexReader, IndexStatus, KeptDigest,
     KeptUpdate, MigrationRange, OptionalExtension, PathBuf, Position, RangeFrom, RangeKey,
     SCHEMA_VERSION, SUMMARY_VERSION, SearchRow, SqliteIndex, StoreError, SyncRunning, engine_error,
     format_time_micros, gaps, params,
 };
+use crate::store::At;
 
 impl SqliteIndex {
     pub(super) fn chunk_rows(&self) -> Result<Vec<Chunk>, StoreError> {
@@ -187,10 +188,11 @@ impl SqliteIndex {
 
     pub(super) fn read_kept_digests(
         &mut self,
-        after: Option<(i64, i64)>,
-        through: (i64, i64),
+        after: Option<At>,
+        through: At,
     ) -> Result<Vec<KeptDigest>, StoreError> {
-        let (migration, time) = after.unwrap_or((i64::MIN, i64::MIN));
+        let (migration, time) = after.unwrap_or(At::BEGIN).pair();
+        let through = through.pair();
         let e = |e: rusqlite::Error| engine_error(&self.path, &e);
         let mut stmt = self
             .conn
@@ -231,7 +233,7 @@ impl SqliteIndex {
 }
 
 impl SqliteIndex {
-    pub(super) fn explorer_reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
+    pub(super) fn read_reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
         let path = self.path.clone();
         let e = |e: rusqlite::Error| engine_error(&path, &e);
         let tx = self.conn.unchecked_transaction().map_err(e)?;
@@ -261,7 +263,7 @@ impl SqliteIndex {
         })
     }
 
-    pub(super) fn explorer_range_count(
+    pub(super) fn read_range_count(
         &mut self,
         since: i64,
         before: Option<i64>,
@@ -278,7 +280,7 @@ impl SqliteIndex {
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
-    pub(super) fn explorer_range_rows(
+    pub(super) fn read_range_rows(
         &mut self,
         since: i64,
         from: &RangeFrom,
@@ -321,17 +323,7 @@ impl SqliteIndex {
             ),
         };
         let mut stmt = self.conn.prepare_cached(&sql).map_err(e)?;
-        let map = |r: &rusqlite::Row<'_>| {
-            let parties: String = r.get(5)?;
-            Ok(SearchRow {
-                update_id: r.get(0)?,
-                migration_id: r.get(1)?,
-                record_time: format_time_micros(r.get(2)?),
-                kind: r.get(3)?,
-                root_action: r.get(4)?,
-                parties: serde_json::from_str(&parties).unwrap_or_default(),
-            })
-        };
+        let map = super::search::search_row;
         let rows = match from {
             RangeFrom::After(k) | RangeFrom::Before(k) => {
                 let RangeKey {
@@ -359,14 +351,14 @@ impl SqliteIndex {
         })
     }
 
-    pub(super) fn explorer_page_after(
+    pub(super) fn read_page_after(
         &mut self,
-        after: Option<(i64, i64)>,
+        after: Option<At>,
         limit: usize,
     ) -> Result<Vec<KeptUpdate>, StoreError> {
         let path = self.path.clone();
         let e = |e: rusqlite::Error| engine_error(&path, &e);
-        let (migration, time) = after.unwrap_or((i64::MIN, i64::MIN));
+        let (migration, time) = after.unwrap_or(At::BEGIN).pair();
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut stmt = self
             .conn
@@ -389,18 +381,6 @@ impl SqliteIndex {
             .collect::<Result<Vec<_>, _>>()
             .map_err(e)?;
         drop(stmt);
-        rows.into_iter()
-            .map(|(update_id, migration_id, record_time, body)| {
-                let body = body
-                    .map(|compressed| self.unpack(&update_id, &compressed))
-                    .transpose()?;
-                Ok(KeptUpdate {
-                    update_id,
-                    migration_id,
-                    record_time,
-                    body,
-                })
-            })
-            .collect()
+        super::super::reads::kept_updates(rows, |id, packed| self.unpack(id, packed))
     }
 }

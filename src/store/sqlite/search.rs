@@ -337,19 +337,7 @@ impl SqliteIndex {
             .map_err(e)?;
         let mut rows = Vec::with_capacity(seqs.len());
         for seq in seqs {
-            let row = row_of
-                .query_row([seq], |r| {
-                    let parties: String = r.get(5)?;
-                    Ok(SearchRow {
-                        update_id: r.get(0)?,
-                        migration_id: r.get(1)?,
-                        record_time: format_time_micros(r.get(2)?),
-                        kind: r.get(3)?,
-                        root_action: r.get(4)?,
-                        parties: serde_json::from_str(&parties).unwrap_or_default(),
-                    })
-                })
-                .map_err(e)?;
+            let row = row_of.query_row([seq], search_row).map_err(e)?;
             rows.push(row);
         }
         drop(row_of);
@@ -669,4 +657,18 @@ impl Plan {
 
 fn join(ids: &[i64]) -> String {
     ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// A summary row as the searches and History's pages read it (update id, migration, µs, kind,
+/// root action, parties).
+pub(super) fn search_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SearchRow> {
+    let parties: String = r.get(5)?;
+    Ok(SearchRow {
+        update_id: r.get(0)?,
+        migration_id: r.get(1)?,
+        record_time: format_time_micros(r.get(2)?),
+        kind: r.get(3)?,
+        root_action: r.get(4)?,
+        parties: serde_json::from_str(&parties).unwrap_or_default(),
+    })
 }

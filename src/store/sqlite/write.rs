@@ -2,10 +2,12 @@
 
 use super::pairs;
 use super::{
-    Chunk, HashMap, IndexRow, OptionalExtension, PageWrite, PageWritten, Position, SqliteIndex,
-    StoreError, Transaction, engine_error, format_time_micros, params,
+    Chunk, HashMap, IndexRow, OptionalExtension, PageWrite, PageWritten, SqliteIndex, StoreError,
+    Transaction, engine_error, params,
 };
+use crate::store::At;
 use crate::store::newest::Pos;
+use crate::store::write::{self, Pruned};
 
 /// Rows per multi-row INSERT (a statement's fixed cost shared; SQLite takes up to 32,766
 /// parameters a statement).
@@ -97,7 +99,7 @@ fn stored_digests(
     Ok(stored)
 }
 
-/// Writes one page in `tx` (see [`IndexStore::write_page`]): its new updates, the count of
+/// Writes one page in `tx` (see [`IndexWriter::write_page`]): its new updates, the count of
 /// each of their keys' terms (one statement per distinct key of the page), then their keys.
 fn write_rows(
     tx: &Transaction<'_>,
@@ -105,39 +107,23 @@ fn write_rows(
     page: &PageWrite,
     rewritten: &mut Option<StoreError>,
 ) -> rusqlite::Result<PageWritten> {
-    let mut written = PageWritten::default();
-    let walked_to = chunk.cursor.as_ref().map(Position::order);
-    let start = chunk.start.as_ref().map(Position::order);
-    // Before the chunk (a page read again after a prune): not the chunk's to write. Rows are
-    // known by their place in the page, which is how the page's terms name them.
     let rows = page.rows();
-    let in_chunk: Vec<(usize, &IndexRow)> = rows
-        .iter()
-        .enumerate()
-        .filter(|(_, row)| start.is_none_or(|s| (row.migration_id, row.record_time) > s))
-        .collect();
+    let in_chunk = write::in_chunk(chunk, page);
     let in_chunk_rows: Vec<&IndexRow> = in_chunk.iter().map(|(_, row)| *row).collect();
-    let stored = stored_digests(tx, &in_chunk_rows)?;
-    let mut fresh: Vec<usize> = Vec::with_capacity(in_chunk.len());
-    for (at, row) in in_chunk {
-        let position = (row.migration_id, row.record_time);
-        let kept = super::super::kept(
-            stored.get(row.update_id.as_str()).map(Vec::as_slice),
-            &row.digest,
-        );
-        match crate::model::reread::reread(&row.update_id, position, kept, walked_to) {
-            Ok(crate::model::reread::Reread::Known) => {
-                written.known += 1;
-                continue;
-            }
-            Ok(crate::model::reread::Reread::New) => {}
-            Err(r) => {
-                *rewritten = Some(r.into());
-                return Ok(written);
-            }
+    let mut stored = stored_digests(tx, &in_chunk_rows)?;
+    let (fresh, mut written) = match write::decide(chunk, &in_chunk, &mut stored) {
+        Ok(decided) => (
+            decided.fresh,
+            PageWritten {
+                inserted: 0,
+                known: decided.known,
+            },
+        ),
+        Err(r) => {
+            *rewritten = Some(r.into());
+            return Ok(PageWritten::default());
         }
-        fresh.push(at);
-    }
+    };
     // The updates in statements of UPDATES_PER_INSERT rows (the rest one by one), their `seq`
     // given here: the next after the newest, as SQLite would have chosen.
     let first_seq: i64 =
@@ -275,12 +261,6 @@ fn write_rows(
             pairs::promote(tx, term, &mut hubs)?;
         }
     }
-    let mut scans = chunk.scans.clone();
-    for scan in &page.scans {
-        if !scans.contains(scan) {
-            scans.push(scan.clone());
-        }
-    }
     tx.execute(
         "UPDATE chunks SET cursor_migration = ?2, cursor_time = ?3, page_start_migration = ?4,
                 page_start_time = ?5, scans = ?6, updates = updates + ?7 WHERE id = ?1",
@@ -290,7 +270,7 @@ fn write_rows(
             page.cursor.record_time,
             page.page_start.as_ref().map(|p| p.migration_id),
             page.page_start.as_ref().map(|p| p.record_time.clone()),
-            serde_json::to_string(&scans).unwrap_or_else(|_| "[]".to_owned()),
+            write::merged_scans(chunk, page),
             written.inserted as i64,
         ],
     )?;
@@ -369,17 +349,16 @@ impl SqliteIndex {
                 let Some((migration, time)) = newest else {
                     continue;
                 };
-                let emptied = chunk
-                    .cursor
-                    .as_ref()
-                    .is_some_and(|c| Position::order(c) <= (migration, time));
-                if emptied {
-                    tx.execute("DELETE FROM chunks WHERE id = ?1", [chunk.id])?;
-                } else {
-                    tx.execute(
-                        "UPDATE chunks SET start_migration = ?2, start_time = ?3 WHERE id = ?1",
-                        params![chunk.id, migration, format_time_micros(time)],
-                    )?;
+                match write::pruned_chunk(chunk, At::new(migration, time)) {
+                    Pruned::Gone => {
+                        tx.execute("DELETE FROM chunks WHERE id = ?1", [chunk.id])?;
+                    }
+                    Pruned::StartsAfter(migration, time) => {
+                        tx.execute(
+                            "UPDATE chunks SET start_migration = ?2, start_time = ?3 WHERE id = ?1",
+                            params![chunk.id, migration, time],
+                        )?;
+                    }
                 }
             }
             // Each term loses the keys of the updates removed; a term no update has goes.

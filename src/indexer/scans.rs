@@ -1,20 +1,20 @@
 //! Asking the scans for a page and judging their answers: the profile's scan for the bodies,
 //! verifiers in rotation, a disagreement put to every scan ([`judge`]), the record and message
-//! of a divergence. Shared by `index sync` and `index verify`.
+//! of a divergence. Shared by a sync and a verify.
 
-use super::{
-    Answered, Call, Digest, DivergenceRecord, EXIT_CONNECT, EXIT_DECODE, EXIT_NO_QUORUM,
-    EXIT_SERVER, Exchange, Halt, MAX_DIFFERENCES, Network, Reply, Stop, Syncer, Transport,
-    UpdateItem, UpdatesPage, Value, digest_hex, digests_of, items_and_digests, json, json_diff,
-    judge, now_micros,
-};
-use crate::api::scan;
-use crate::model::page_walk::{PageTake, PageWalk};
+use std::ops::Range;
 
-pub(super) fn describe(net: &Network, scan: usize) -> String {
-    net.entry(scan)
-        .map_or_else(|| format!("scan {scan}"), |e| e.sv_name.clone())
-}
+use serde_json::{Value, json};
+
+use super::{Engine, Failure, Halt, now_micros};
+use crate::api::scan::{self, UpdateItem, UpdatesPage};
+use crate::api::{Call, Exchange};
+use crate::model::consensus::{MAX_DIFFERENCES, json_diff};
+use crate::model::index::verify::{Answered, Stop, judge};
+use crate::model::index::{Digest, digest_hex, digests_of, items_and_digests};
+use crate::model::page_walk::PageWalk;
+use crate::network::{Reply, Transport};
+use crate::store::DivergenceRecord;
 
 /// One scan's answer to a page.
 pub(super) struct PageOf {
@@ -23,7 +23,23 @@ pub(super) struct PageOf {
     pub(super) digests: Vec<Digest>,
 }
 
-impl Syncer<'_> {
+impl Engine<'_> {
+    /// How messages name scan `scan`.
+    pub(super) fn describe(&self, scan: usize) -> String {
+        self.net
+            .entry(scan)
+            .map_or_else(|| format!("scan {scan}"), |e| e.sv_name.clone())
+    }
+
+    /// The scans named as confirming a page: `confirmers`, or the profile's scan alone when
+    /// the page is not verified (`N` = 1).
+    pub(super) fn confirmed_by(&self, confirmers: &[usize]) -> Vec<String> {
+        if self.needed == 1 {
+            return vec![self.describe(self.primary)];
+        }
+        confirmers.iter().map(|s| self.describe(*s)).collect()
+    }
+
     /// Notes that `scan` serves `item` differently from the version kept (or from the others,
     /// on a dispute): a diverged history of that scan at that update, kept with the network's
     /// findings when the sync or verify ends.
@@ -46,51 +62,28 @@ impl Syncer<'_> {
         ));
     }
 
-    /// Keeps the diverged histories found (as `found_by`) in the network's findings, so the
-    /// explorer, `network health` and `check` name those scans too.
-    pub(super) fn keep_findings(&self, found_by: crate::model::findings::FoundBy) {
-        let mut ops = std::mem::take(&mut *self.findings.borrow_mut());
-        if ops.is_empty() {
-            return;
-        }
-        for op in &mut ops {
-            if let crate::model::findings::FindingOp::Open(f) = op {
-                f.found_by = found_by;
-            }
-        }
-        let Some(path) = &self.findings_path else {
-            return;
-        };
-        crate::headless::keep_findings(path, &ops, now_micros(), &mut **self.err.borrow_mut());
-    }
-
     /// The primary scan's answer, or why the sync cannot go on.
     pub(super) async fn primary_page(&self, call: &Call<UpdatesPage>) -> Result<PageOf, Halt> {
         let reply = self.net.ask(self.primary, call).await;
-        let name = describe(&self.net, self.primary);
+        let name = self.describe(self.primary);
         if reply.success().is_some()
             && let Ok(exchange) = reply.result
         {
             return decoded(self.primary, call, exchange)
                 .await
-                .map_err(|e| Halt::Failed(EXIT_DECODE, format!("{name}: {e}")));
+                .map_err(|e| Halt::Failed(Failure::Decode(format!("{name}: {e}"))));
         }
         match &reply.result {
-            Ok(_) => Err(Halt::Failed(
-                EXIT_SERVER,
-                format!(
-                    "the profile's scan ({name}) answered {}",
-                    reply.problem().unwrap_or_default()
-                ),
-            )),
-            Err(Transport::Timeout) => Err(Halt::Failed(
-                EXIT_CONNECT,
-                format!("the profile's scan ({name}) timed out"),
-            )),
-            Err(Transport::Unreachable(detail)) => Err(Halt::Failed(
-                EXIT_CONNECT,
-                format!("the profile's scan ({name}): {detail}"),
-            )),
+            Ok(_) => Err(Halt::Failed(Failure::Server(format!(
+                "the profile's scan ({name}) answered {}",
+                reply.problem().unwrap_or_default()
+            )))),
+            Err(Transport::Timeout) => Err(Halt::Failed(Failure::Connect(format!(
+                "the profile's scan ({name}) timed out"
+            )))),
+            Err(Transport::Unreachable(detail)) => Err(Halt::Failed(Failure::Connect(format!(
+                "the profile's scan ({name}): {detail}"
+            )))),
         }
     }
 
@@ -110,25 +103,33 @@ impl Syncer<'_> {
         }
     }
 
-    /// The next page of `walk` from the profile's scan, verified ([`Syncer::verify_page`]) up
-    /// to the end of the walk's range; `None` for an empty page (the walk has taken it: done).
-    pub(super) async fn next_page(
-        &self,
-        walk: &mut PageWalk,
-    ) -> Result<Option<(PageTake, Verified)>, Halt> {
+    /// The next page of `walk` from the profile's scan, verified ([`Engine::verify_page`]) up
+    /// to the end of the walk's range and cut after its confirmed items; `None` for an empty
+    /// page (the walk has taken it: done).
+    pub(super) async fn next_page(&self, walk: &mut PageWalk) -> Result<Option<Confirmed>, Halt> {
         let call = scan::updates(&walk.request());
         let primary = self.primary_page(&call).await?;
         let take = walk
             .clone()
             .on_page(&primary.page)
-            .map_err(|e| Halt::Failed(EXIT_SERVER, e))?;
+            .map_err(|e| Halt::Failed(Failure::Server(e)))?;
         if primary.page.transactions.is_empty() {
             walk.on_page(&primary.page)
-                .map_err(|e| Halt::Failed(EXIT_SERVER, e))?;
+                .map_err(|e| Halt::Failed(Failure::Server(e)))?;
             return Ok(None);
         }
         let verified = self.verify_page(primary, &call, take.keep).await;
-        Ok(Some((take, verified)))
+        let confirmed = verified.confirmed;
+        let mut page = verified.body.page;
+        page.transactions.truncate(confirmed);
+        Ok(Some(Confirmed {
+            page,
+            digests: verified.body.digests,
+            keep: take.skip.min(confirmed)..confirmed,
+            confirmers: verified.confirmers,
+            odd: verified.odd,
+            halt: verified.halt,
+        }))
     }
 
     /// Asks verifiers until the page's items are confirmed as far as they can be: returns the
@@ -182,7 +183,7 @@ impl Syncer<'_> {
                     match self.verifier_page(scan, call).await {
                         Ok(page) => pages.push(page),
                         Err(problem) => {
-                            failures.push(format!("{} ({problem})", describe(&self.net, scan)));
+                            failures.push(format!("{} ({problem})", self.describe(scan)));
                         }
                     }
                 }
@@ -216,18 +217,15 @@ impl Syncer<'_> {
                 let record = self.divergence(&pages, judged.confirmed, groups);
                 halt = Some(self.diverged(record));
             } else if judged.confirmed == 0 && ask_one == Some(false) && pages.len() == 1 {
-                halt = Some(Halt::Failed(
-                    EXIT_NO_QUORUM,
-                    format!(
-                        "not enough scans to verify with: --verify needs {} scans to agree; {}",
-                        self.needed,
-                        if failures.is_empty() {
-                            "no other scan to ask".to_owned()
-                        } else {
-                            format!("failed: {}", failures.join(", "))
-                        }
-                    ),
-                ));
+                halt = Some(Halt::Failed(Failure::NoQuorum(format!(
+                    "not enough scans to verify with: --verify needs {} scans to agree; {}",
+                    self.needed,
+                    if failures.is_empty() {
+                        "no other scan to ask".to_owned()
+                    } else {
+                        format!("failed: {}", failures.join(", "))
+                    }
+                ))));
             }
             if let Some(body) = pages.iter().find(|p| p.scan == body_scan) {
                 let have = body.page.transactions.len().min(limit);
@@ -279,7 +277,7 @@ impl Syncer<'_> {
             .map(|(digest, members)| {
                 json!({
                     "digest": digest_hex(digest),
-                    "scans": members.iter().map(|s| describe(&self.net, *s)).collect::<Vec<_>>(),
+                    "scans": members.iter().map(|s| self.describe(*s)).collect::<Vec<_>>(),
                 })
             })
             .collect();
@@ -347,6 +345,22 @@ impl Syncer<'_> {
         );
         Halt::Diverged(Box::new(record), message)
     }
+}
+
+/// A page of the walk as far as the scans confirm it.
+pub(super) struct Confirmed {
+    /// Its confirmed items (empty: none yet), from the scan whose version is kept.
+    pub(super) page: UpdatesPage,
+    /// Their digests (and those of the items after them).
+    pub(super) digests: Vec<Digest>,
+    /// The items of `page` that are the walk's (those before them were read before).
+    pub(super) keep: Range<usize>,
+    /// The scans that confirmed them.
+    pub(super) confirmers: Vec<usize>,
+    /// (position, scan) of confirmed items a scan has in another version.
+    pub(super) odd: Vec<(usize, usize)>,
+    /// Why the walk cannot go past them.
+    pub(super) halt: Option<Halt>,
 }
 
 /// What verifying a page found.

@@ -1,0 +1,335 @@
+//! The engine that fills and verifies the local history index: library code any driver runs
+//! (the headless `index sync` and `index verify` commands today; the explorer or a daemon the
+//! same way).
+//!
+//! A sync walks `POST /v2/updates` ([`PageWalk`], as `scan updates --all` does) into the index.
+//! The bodies come from the profile's own scan; each page is asked of other scans too (the
+//! verifiers rotate among them) and written only when `N` scans have every update with the same
+//! digest ([`judge`](crate::model::index::verify::judge)). A disagreement is put to every scan:
+//! a version held by f + 1 (and at least N) scans is written and the odd scans recorded;
+//! otherwise the sync stops at that update ([`Halt::Diverged`]) without writing it. A scan that
+//! fails (403, down, backfilling) is skipped for another ([`Failure::NoQuorum`] when N scans
+//! cannot be had). Each page is one transaction with its chunk's cursor; a sync resumes each
+//! unfinished chunk by re-reading its last committed page (which also detects history rewritten
+//! under the index). Bodies are packed with a dictionary trained from the first pages.
+//!
+//! The engine takes everything as parameters: the store ([`Shared`]), an [`ApiClient`] and the
+//! settings (the scans are discovered from them), a [`Plan`], an [`Observer`] (lines for the
+//! user and the progress after each page: the engine never prints) and the [`Cancel`] signal.
+//! It ends with typed outcomes ([`Halt`], [`Failure`]) and the findings it made
+//! ([`Engine::take_findings`]); the driver says them and chooses exit codes.
+//!
+//! It is async functions only: it spawns no task. The store's calls and the decoding of pages
+//! run on tokio's blocking threads ([`Shared::call`]), a heartbeat is a future the driver runs
+//! ([`beat_every`]).
+//!
+//! ```text
+//! mod.rs       the plan, the outcomes, the observer, connecting to the scans
+//! shared.rs    the store shared with the blocking threads that run its calls
+//! sync.rs      a sync: chunks, the walk, writing verified pages, the body dictionary
+//! scans.rs     a page from the scans, verified (shared by sync and verify)
+//! verify.rs    a verify: the stored digests against the scans now
+//! progress.rs  the progress after a page
+//! ```
+
+mod progress;
+mod scans;
+mod shared;
+mod sync;
+mod verify;
+
+pub use progress::Progress;
+pub use shared::{Shared, blocking};
+pub use verify::{Found, RangeCheck};
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::api::ApiClient;
+use crate::api::scan::{self, UpdatesAfter};
+use crate::config::Settings;
+use crate::model::consensus::quorum;
+use crate::model::findings::{FindingOp, FoundBy};
+use crate::model::index::pack::Packing;
+use crate::network::discovery::{ListSource, discover};
+use crate::network::{Cancel, Network, ScanBudget};
+use crate::store::{DivergenceRecord, IndexWriter, NetworkId, Position, StoreError};
+
+/// How often a sync's heartbeat is written ([`beat_every`]).
+pub const BEAT_EVERY: Duration = Duration::from_secs(5);
+/// How long a following sync waits at the head before asking again.
+const FOLLOW_POLL: Duration = Duration::from_secs(2);
+
+/// Unix µs now.
+pub fn now_micros() -> i64 {
+    chrono::Utc::now().timestamp_micros()
+}
+
+/// How many scans must agree on a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verify {
+    /// This many scans (1: unverified, recorded as such).
+    Scans(usize),
+    /// f + 1 of the network.
+    Quorum,
+}
+
+impl Verify {
+    /// As the user gave it (`3`, `quorum`).
+    pub fn label(self) -> String {
+        match self {
+            Verify::Scans(n) => n.to_string(),
+            Verify::Quorum => "quorum".to_owned(),
+        }
+    }
+}
+
+/// What a sync or a verify is asked.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// `begin` or an RFC 3339 time.
+    pub from: Option<String>,
+    /// Inclusive, µs.
+    pub until: Option<i64>,
+    /// Go on at the head, asking again every [`FOLLOW_POLL`].
+    pub follow: bool,
+    pub verify: Verify,
+    /// Keep the updates' bodies.
+    pub bodies: bool,
+    pub page_size: i32,
+    /// Requests per second per scan.
+    pub rate: f64,
+    pub timeout: Duration,
+    /// Time chunks a `from` time range is walked in, side by side.
+    pub chunks: usize,
+}
+
+/// Why the engine could not go on (each is one exit code and message of the driver's).
+#[derive(Debug)]
+pub enum Failure {
+    /// Asked what cannot be done (a `from` that is no time, the profile's scan not listed).
+    Usage(String),
+    /// A scan answered what the walk cannot take (an error status, a page out of order).
+    Server(String),
+    /// A scan that cannot be reached or timed out.
+    Connect(String),
+    /// A page that cannot be decoded or summarised.
+    Decode(String),
+    /// Fewer scans than the verification needs.
+    NoQuorum(String),
+    /// The profile's scan refused the network's DSO read.
+    Api(crate::api::ApiError),
+    /// The index.
+    Store(StoreError),
+}
+
+/// Why a sync or a verify stopped before its end.
+#[derive(Debug)]
+pub enum Halt {
+    Failed(Failure),
+    /// Scans disagree: the record (kept by a sync) and the message.
+    Diverged(Box<DivergenceRecord>, String),
+    Interrupted,
+}
+
+impl From<StoreError> for Halt {
+    fn from(e: StoreError) -> Self {
+        Halt::Failed(Failure::Store(e))
+    }
+}
+
+/// What the engine tells its driver while it runs.
+pub trait Observer {
+    /// A line for the user (a warning; what the scan list said).
+    fn say(&mut self, line: &str);
+    /// How far the walk is, after each page.
+    fn progress(&mut self, progress: &Progress);
+}
+
+/// The running walk's counters.
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub pages: u64,
+    pub inserted: u64,
+    pub known: u64,
+    pub odd: u64,
+    /// Updates the profile's scan had that no other scan could confirm yet (at the head).
+    pub unconfirmed: u64,
+}
+
+/// Everything one sync or verify works with.
+pub struct Engine<'a> {
+    net: Network,
+    primary: usize,
+    store: Shared<dyn IndexWriter>,
+    plan: &'a Plan,
+    needed: usize,
+    threshold: usize,
+    /// Where the verifiers of the next page start.
+    rotation: Cell<usize>,
+    counters: RefCell<Counters>,
+    started: Instant,
+    /// Per chunk walked: the record times (µs) it started at and has reached, for the share
+    /// of the range done.
+    reach: RefCell<BTreeMap<i64, (i64, i64)>>,
+    /// The end of the range (µs), for the share.
+    end: Cell<Option<i64>>,
+    /// Chunks walk concurrently on this one task: every borrow of these cells is short and
+    /// never held across an `.await`.
+    observer: RefCell<&'a mut dyn Observer>,
+    cancel: &'a Cancel,
+    /// How bodies are packed, once the index's dictionary is known.
+    packing: RefCell<Option<Rc<Packing>>>,
+    /// Until the index has a dictionary: the bodies written so far, to train it from.
+    samples: RefCell<Vec<String>>,
+    /// Held while a chunk reads, trains or keeps the dictionary, so chunks walking side by
+    /// side train one, not one each.
+    training: tokio::sync::Mutex<()>,
+    /// Scans found serving an update differently (diverged history), for the network's
+    /// findings ([`Engine::take_findings`]).
+    findings: RefCell<Vec<FindingOp>>,
+}
+
+impl<'a> Engine<'a> {
+    /// What a sync or a verify works with: the network's scans (the profile's own among them,
+    /// found with `client` from `settings`), the index's network claimed (another network's
+    /// index refused), the verification checked against the scans there are.
+    pub async fn connect(
+        store: Shared<dyn IndexWriter>,
+        client: &ApiClient,
+        settings: &Settings,
+        plan: &'a Plan,
+        observer: &'a mut dyn Observer,
+        cancel: &'a Cancel,
+    ) -> Result<Engine<'a>, Halt> {
+        let discovered = discover(
+            client,
+            settings,
+            settings.data_path().as_deref(),
+            now_micros(),
+        )
+        .await;
+        for warning in &discovered.warnings {
+            observer.say(&format!("warning: {warning}"));
+        }
+        if let ListSource::Unavailable { errors } = &discovered.source {
+            for error in errors {
+                observer.say(&format!("cannot read the scan list: {error}"));
+            }
+        }
+        let synchronizer = discovered
+            .list
+            .as_ref()
+            .map(|l| l.domain_id.clone())
+            .unwrap_or_default();
+        let budget = ScanBudget {
+            rate: plan.rate,
+            timeout: plan.timeout,
+            ..ScanBudget::default()
+        };
+        let net = Network::new(client, discovered.entries.clone(), budget);
+        let Some(primary) = net.entries().position(|e| e.own) else {
+            return Err(Halt::Failed(Failure::Usage(
+                "the profile's scan is not among the scans to ask".to_owned(),
+            )));
+        };
+        // The network the index belongs to.
+        let dso = client
+            .send(&scan::dso())
+            .await
+            .map_err(|e| Halt::Failed(Failure::Api(e)))?;
+        let network = NetworkId {
+            dso_party: dso.dso_party_id.clone(),
+            synchronizer,
+        };
+        store.call(move |s| s.claim_network(&network)).await?;
+        let counted = net.counted().iter().filter(|c| **c).count();
+        let needed = match plan.verify {
+            Verify::Scans(n) => n,
+            Verify::Quorum => quorum(counted),
+        };
+        if needed > net.len() {
+            return Err(Halt::Failed(Failure::NoQuorum(format!(
+                "not enough scans to verify with: --verify needs {needed} scans to agree and the network has {} ({})",
+                net.len(),
+                net.entries()
+                    .map(|e| e.sv_name.clone())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))));
+        }
+        Ok(Engine {
+            net,
+            primary,
+            store,
+            plan,
+            needed,
+            threshold: quorum(counted).max(needed),
+            rotation: Cell::new(0),
+            counters: RefCell::new(Counters::default()),
+            started: Instant::now(),
+            reach: RefCell::new(BTreeMap::new()),
+            end: Cell::new(plan.until),
+            observer: RefCell::new(observer),
+            cancel,
+            packing: RefCell::new(None),
+            samples: RefCell::new(Vec::new()),
+            training: tokio::sync::Mutex::new(()),
+            findings: RefCell::new(Vec::new()),
+        })
+    }
+
+    /// The counters so far.
+    pub fn counters(&self) -> std::cell::Ref<'_, Counters> {
+        self.counters.borrow()
+    }
+
+    /// The counters, the engine done.
+    pub fn into_counters(self) -> Counters {
+        self.counters.into_inner()
+    }
+
+    /// The diverged histories found since the last call, as findings `found_by` (a sync's or a
+    /// verify's), for the driver to keep with the network's findings (so the explorer,
+    /// `network health` and `check` name those scans too).
+    pub fn take_findings(&self, found_by: FoundBy) -> Vec<FindingOp> {
+        let mut ops = std::mem::take(&mut *self.findings.borrow_mut());
+        for op in &mut ops {
+            if let FindingOp::Open(f) = op {
+                f.found_by = found_by;
+            }
+        }
+        ops
+    }
+
+    fn say(&self, line: &str) {
+        self.observer.borrow_mut().say(line);
+    }
+}
+
+/// Moves the heartbeat of the running sync `pid` on every [`BEAT_EVERY`], forever: the driver
+/// runs it beside the sync and drops it when the sync ends.
+pub async fn beat_every(store: Shared<dyn IndexWriter>, pid: i64) {
+    loop {
+        tokio::time::sleep(BEAT_EVERY).await;
+        let _ = store.call(move |s| s.refresh_beat(pid, now_micros())).await;
+    }
+}
+
+fn to_after(p: &Position) -> UpdatesAfter {
+    UpdatesAfter {
+        after_migration_id: p.migration_id,
+        after_record_time: p.record_time.clone(),
+    }
+}
+
+fn to_position(a: &UpdatesAfter) -> Position {
+    Position {
+        migration_id: a.after_migration_id,
+        record_time: a.after_record_time.clone(),
+    }
+}

@@ -1,0 +1,336 @@
+//! A sync: the chunks an earlier sync left open resumed, then the range asked for walked (in
+//! time chunks side by side for a `from` time), each page verified ([`super::scans`]) and
+//! written as one transaction with its chunk's cursor, the bodies packed with the index's
+//! dictionary (trained from the first pages when it has none).
+
+use std::rc::Rc;
+
+use futures_util::future::join_all;
+use serde_json::json;
+
+use super::scans::Confirmed;
+use super::{Engine, FOLLOW_POLL, Failure, Halt, now_micros, to_after, to_position};
+use crate::api::scan::{UpdateItem, UpdatesPage};
+use crate::model::format::parse_time_micros;
+use crate::model::index::pack::{DICTIONARY_SAMPLES, Packing, train_dictionary};
+use crate::model::index::{drop_aside, rows_of};
+use crate::model::page_walk::{PageWalk, cursor_at};
+use crate::store::{Chunk, DivergenceRecord, IndexReader, PageWrite, Position, StoreError};
+
+impl Engine<'_> {
+    /// Runs the sync: the chunks an earlier sync left open, then the range of the plan (from
+    /// where the index reaches when it names none).
+    pub async fn sync(&self) -> Result<(), Halt> {
+        let chunks = self.store.call(IndexReader::chunks).await?;
+        // First the chunks an earlier sync left unfinished, side by side.
+        let open: Vec<Chunk> = chunks.into_iter().filter(|c| c.state == "open").collect();
+        self.walk_chunks(open).await?;
+        // Then the range asked for.
+        let start: Option<Position> = match self.plan.from.as_deref() {
+            Some("begin") => None,
+            Some(time) => {
+                let micros = parse_time_micros(time).ok_or_else(|| {
+                    Halt::Failed(Failure::Usage(format!("--from is not a time: {time}")))
+                })?;
+                return self.walk_range(micros).await;
+            }
+            None => {
+                let chunks = self.store.call(IndexReader::chunks).await?;
+                let newest = chunks
+                    .into_iter()
+                    .filter(|c| c.cursor.is_some())
+                    .max_by_key(|c| c.cursor.as_ref().map(Position::order));
+                match newest {
+                    // The chunk that reached the head goes on from its last committed page,
+                    // read again (a history rewritten under the index is seen there).
+                    Some(chunk) if chunk.end_before.is_none() => {
+                        let id = chunk.id;
+                        self.store
+                            .call(move |s| s.set_chunk_state(id, "open", now_micros()))
+                            .await?;
+                        return self.walk_chunk(chunk).await;
+                    }
+                    Some(chunk) => chunk.cursor,
+                    None => None,
+                }
+            }
+        };
+        let end_before = self.plan.until.map(|u| u.saturating_add(1));
+        let verify = self.needed as i64;
+        let chunk = self
+            .store
+            .call(move |s| s.start_chunk(start, end_before, verify, now_micros()))
+            .await?;
+        self.walk_chunk(chunk).await
+    }
+
+    /// Walks the range from `from` (µs) to `--until` (or the head) in `--chunks` time chunks
+    /// side by side, each from the cursor at its start time.
+    async fn walk_range(&self, from: i64) -> Result<(), Halt> {
+        let end = self.plan.until.unwrap_or_else(now_micros);
+        self.end.set(Some(end));
+        let parts = i64::try_from(self.plan.chunks.max(1)).unwrap_or(1);
+        // Ranges shorter than an hour are one chunk.
+        let parts = if end - from < 3_600_000_000 { 1 } else { parts };
+        let step = (end - from) / parts;
+        let verify = self.needed as i64;
+        let mut chunks = Vec::new();
+        for i in 0..parts {
+            let start_time = from + i * step;
+            // The migration whose first update is the newest at or before the start time.
+            let at = crate::network::sweep::start_at(&self.net, self.primary, start_time)
+                .await
+                .map_err(|e| {
+                    Halt::Failed(Failure::Server(format!("cannot find where --from is: {e}")))
+                })?;
+            let start = Some(to_position(&cursor_at(at.migration_id, start_time)));
+            let end_before = if i + 1 < parts {
+                Some(from + (i + 1) * step)
+            } else {
+                self.plan.until.map(|u| u.saturating_add(1))
+            };
+            let chunk = self
+                .store
+                .call(move |s| s.start_chunk(start, end_before, verify, now_micros()))
+                .await?;
+            chunks.push(chunk);
+        }
+        self.walk_chunks(chunks).await
+    }
+
+    /// Walks `chunks` side by side, each to its end or to what stops it (a divergence stops
+    /// only its own chunk: the others go on, so everything the scans agree on before it is
+    /// kept); the sync then ends with the earliest chunk's stop. What each committed stays, and
+    /// an unfinished chunk is resumed by the next sync.
+    async fn walk_chunks(&self, chunks: Vec<Chunk>) -> Result<(), Halt> {
+        join_all(chunks.into_iter().map(|c| self.walk_chunk(c)))
+            .await
+            .into_iter()
+            .collect::<Result<Vec<()>, Halt>>()
+            .map(|_| ())
+    }
+
+    async fn walk_chunk(&self, chunk: Chunk) -> Result<(), Halt> {
+        // Resume by re-reading the last committed page; a new chunk starts at its start.
+        let from_time = if chunk.page_start.is_none() {
+            chunk
+                .start
+                .as_ref()
+                .and_then(|p| parse_time_micros(&p.record_time))
+                .map(|t| t + 1)
+        } else {
+            None
+        };
+        let begin = chunk
+            .page_start
+            .as_ref()
+            .or(chunk.start.as_ref())
+            .map(to_after);
+        let until = chunk.end_before.map(|e| e - 1);
+        let mut walk = PageWalk::new(begin, until, self.plan.page_size);
+        if let Some(t) = from_time {
+            walk = walk.from_time(t);
+        }
+        let follow = self.plan.follow && chunk.end_before.is_none();
+        loop {
+            if self.cancel.is_cancelled() {
+                return Err(Halt::Interrupted);
+            }
+            if walk.is_done() {
+                if !follow {
+                    break;
+                }
+                tokio::select! {
+                    () = tokio::time::sleep(FOLLOW_POLL) => {}
+                    () = self.cancel.cancelled() => return Err(Halt::Interrupted),
+                }
+                walk = PageWalk::new(walk.cursor().cloned(), None, self.plan.page_size);
+                continue;
+            }
+            let page_start = walk.cursor().map(to_position);
+            let Some(confirmed) = self.next_page(&mut walk).await? else {
+                continue;
+            };
+            let any = !confirmed.page.transactions.is_empty();
+            if any {
+                self.write(&chunk, &confirmed, page_start).await?;
+                walk.on_page(&confirmed.page)
+                    .map_err(|e| Halt::Failed(Failure::Server(e)))?;
+            }
+            let Confirmed { page, halt, .. } = confirmed;
+            drop_aside(page);
+            if let Some(halt) = halt {
+                if let Halt::Diverged(record, _) = &halt {
+                    let kept = (**record).clone();
+                    self.store.call(move |s| s.record_divergence(&kept)).await?;
+                }
+                return Err(halt);
+            }
+            if !any {
+                // Nothing the other scans can confirm yet: the verified head (an empty page
+                // ends the walk where it is).
+                let _ = walk.on_page(&UpdatesPage {
+                    transactions: Vec::new(),
+                });
+            }
+        }
+        let id = chunk.id;
+        self.store
+            .call(move |s| s.set_chunk_state(id, "done", now_micros()))
+            .await?;
+        Ok(())
+    }
+
+    /// How the bodies of `items` (a page's) are packed: with the index's dictionary (read
+    /// once), else with one trained from the bodies of this page and those written before it
+    /// once they are [`DICTIONARY_SAMPLES`] (small pages: a `--follow` at the head) and kept
+    /// in the index, else without one, for this page only.
+    async fn packing(&self, items: &[UpdateItem]) -> Result<Rc<Packing>, Halt> {
+        if let Some(packing) = self.packing.borrow().as_ref() {
+            return Ok(Rc::clone(packing));
+        }
+        let _training = self.training.lock().await;
+        // Another chunk may have made it while this one waited.
+        if let Some(packing) = self.packing.borrow().as_ref() {
+            return Ok(Rc::clone(packing));
+        }
+        let mut dictionary = self.store.call(IndexReader::body_dictionary).await?;
+        let samples = dictionary.is_none().then(|| {
+            let mut samples = self.samples.borrow_mut();
+            samples.extend(items.iter().map(|i| i.raw().get().to_owned()));
+            (samples.len() >= DICTIONARY_SAMPLES).then(|| std::mem::take(&mut *samples))
+        });
+        if let Some(Some(samples)) = samples
+            && let Some(trained) = train_dictionary(samples.iter().map(String::as_str))
+        {
+            // Packed with what the index keeps (read back), so every body names a dictionary
+            // the index has, whatever it made of this one.
+            dictionary = self
+                .store
+                .call(move |s| {
+                    s.add_body_dictionary(&trained, now_micros())?;
+                    s.body_dictionary()
+                })
+                .await?;
+        }
+        let Some(dictionary) = dictionary else {
+            return Ok(Rc::new(Packing::plain()));
+        };
+        let packing = match Packing::with_dictionary(&dictionary) {
+            Ok(packing) => Rc::new(packing),
+            Err(detail) => {
+                let path = self.store.call(|s| Ok(s.shown())).await?;
+                return Err(StoreError::Corrupt { path, detail }.into());
+            }
+        };
+        *self.packing.borrow_mut() = Some(Rc::clone(&packing));
+        Ok(packing)
+    }
+
+    /// Writes the confirmed items `keep` of the page as one transaction with the chunk's cursor.
+    async fn write(
+        &self,
+        chunk: &Chunk,
+        confirmed: &Confirmed,
+        page_start: Option<Position>,
+    ) -> Result<(), Halt> {
+        let Confirmed {
+            page,
+            digests,
+            keep,
+            confirmers,
+            odd,
+            ..
+        } = confirmed;
+        let keep = keep.clone();
+        let Some(last) = page.transactions.last() else {
+            return Ok(());
+        };
+        let cursor = Position {
+            migration_id: last.migration_id().unwrap_or_default(),
+            record_time: last.record_time().unwrap_or_default().to_owned(),
+        };
+        // On every core: summaries, keys and packed bodies.
+        let packing = if self.plan.bodies {
+            Some(self.packing(&page.transactions[keep.clone()]).await?)
+        } else {
+            None
+        };
+        let rows = rows_of(
+            &page.transactions[keep.clone()],
+            &digests[keep.clone()],
+            packing.as_deref(),
+        )
+        .map_err(|e| Halt::Failed(Failure::Decode(e)))?;
+        if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
+            let start = chunk
+                .start
+                .as_ref()
+                .and_then(|p| parse_time_micros(&p.record_time))
+                .unwrap_or(first.record_time);
+            let mut reach = self.reach.borrow_mut();
+            let entry = reach.entry(chunk.id).or_insert((start, start));
+            entry.1 = last.record_time;
+        }
+        let scans = self.confirmed_by(confirmers);
+        let write = PageWrite::new(rows, page_start, cursor, scans.clone());
+        let id = chunk.id;
+        let written = self
+            .store
+            .call(move |s| {
+                let written = s.write_page(id, &write);
+                drop_aside(write);
+                written
+            })
+            .await?;
+        {
+            let mut counters = self.counters.borrow_mut();
+            counters.pages += 1;
+            counters.inserted += written.inserted;
+            counters.known += written.known;
+        }
+        // Odd scans: a quorum kept another version than theirs.
+        for (position, scan) in odd.iter().filter(|(p, _)| keep.contains(p)) {
+            let Some(item) = page.transactions.get(*position) else {
+                continue;
+            };
+            self.counters.borrow_mut().odd += 1;
+            let name = self.describe(*scan);
+            let update_id = item.update_id().unwrap_or_default().to_owned();
+            self.say(&format!(
+                "warning: {name} has another version of update {update_id}; {} scans agree on the one kept",
+                scans.len()
+            ));
+            self.note_diverged(
+                *scan,
+                item,
+                format!(
+                    "has another version of update {update_id} than the {} scans that agree on the one the index keeps",
+                    scans.len()
+                ),
+            );
+            let record = DivergenceRecord {
+                update_id,
+                migration_id: item.migration_id().unwrap_or_default(),
+                record_time: item.record_time().unwrap_or_default().to_owned(),
+                found_at: now_micros(),
+                resolved: true,
+                detail: json!({ "odd_scans": [name], "kept_by": scans }),
+            };
+            self.store
+                .call(move |s| s.record_divergence(&record))
+                .await?;
+        }
+        // Updates the scans disagreed on before and agree on now (one store call a page: a
+        // call per update cost a blocking-thread hand-off and a statement each).
+        let ids: Vec<String> = page.transactions[keep]
+            .iter()
+            .filter_map(|item| item.update_id().map(str::to_owned))
+            .collect();
+        self.store
+            .call(move |s| s.resolve_divergences(&ids))
+            .await?;
+        self.progress();
+        Ok(())
+    }
+}

@@ -1,0 +1,86 @@
+//! The write decisions every engine makes the same way; only their SQL differs
+//! (`sqlite/write.rs`, `postgres/write.rs`).
+//!
+//! - Each row of a page, in order ([`decide`]): before the chunk's start (a page read again
+//!   after a prune) it is not the chunk's to write; kept with the same digest it is known; not
+//!   kept and after everything the chunk walked it is new (the same update twice in a page is
+//!   new once); anything else is history rewritten under the index, and nothing is written.
+//! - The chunk's scans after a page ([`merged_scans`]) and a chunk after a prune
+//!   ([`pruned_chunk`]).
+
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+
+use super::{At, Chunk, IndexRow, PageWrite, Position, format_time_micros, kept};
+use crate::model::reread::{Reread, Rewrite, reread};
+
+/// The rows of `page` after the chunk's start, with their place in the page (which is how the
+/// page's terms name them).
+pub(super) fn in_chunk<'p>(chunk: &Chunk, page: &'p PageWrite) -> Vec<(usize, &'p IndexRow)> {
+    let start = chunk.start.as_ref().map(Position::order);
+    page.rows
+        .iter()
+        .enumerate()
+        .filter(|(_, row)| start.is_none_or(|s| At::new(row.migration_id, row.record_time) > s))
+        .collect()
+}
+
+/// What a page's rows are to the index.
+#[derive(Debug, Default)]
+pub(super) struct Decided {
+    /// The places in the page of the rows to write, in page order.
+    pub fresh: Vec<usize>,
+    /// Rows the index keeps already, the same.
+    pub known: u64,
+}
+
+/// Decides each row of `rows` (from [`in_chunk`]) against the digests the index keeps of them
+/// (`stored`, by update id; a new row is added, so a second copy of it is known).
+pub(super) fn decide<S: BuildHasher>(
+    chunk: &Chunk,
+    rows: &[(usize, &IndexRow)],
+    stored: &mut HashMap<String, Vec<u8>, S>,
+) -> Result<Decided, Rewrite> {
+    let walked_to = chunk.cursor.as_ref().map(|c| c.order().pair());
+    let mut decided = Decided::default();
+    for (at, row) in rows {
+        let position = (row.migration_id, row.record_time);
+        let kept = kept(stored.get(&row.update_id).map(Vec::as_slice), &row.digest);
+        match reread(&row.update_id, position, kept, walked_to)? {
+            Reread::Known => decided.known += 1,
+            Reread::New => {
+                stored.insert(row.update_id.clone(), row.digest.to_vec());
+                decided.fresh.push(*at);
+            }
+        }
+    }
+    Ok(decided)
+}
+
+/// The chunk's scans with those that confirmed `page` added.
+pub(super) fn merged_scans(chunk: &Chunk, page: &PageWrite) -> String {
+    let mut scans = chunk.scans.clone();
+    for scan in &page.scans {
+        if !scans.contains(scan) {
+            scans.push(scan.clone());
+        }
+    }
+    serde_json::to_string(&scans).unwrap_or_else(|_| "[]".to_owned())
+}
+
+/// What a prune does to a chunk whose newest update removed is at `newest`.
+pub(super) enum Pruned {
+    /// Everything it walked is removed: the chunk goes.
+    Gone,
+    /// It now starts after the update removed: (migration, record time).
+    StartsAfter(i64, String),
+}
+
+pub(super) fn pruned_chunk(chunk: &Chunk, newest: At) -> Pruned {
+    let emptied = chunk.cursor.as_ref().is_some_and(|c| c.order() <= newest);
+    if emptied {
+        Pruned::Gone
+    } else {
+        Pruned::StartsAfter(newest.migration_id, format_time_micros(newest.record_time))
+    }
+}
