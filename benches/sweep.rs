@@ -9,11 +9,11 @@ use std::time::Duration;
 use cantonscope::api::scan::{self, UpdatesPage, UpdatesRequest};
 use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::demo::{self, DemoConfig, DemoHandle};
+use cantonscope::every_scan::{Cancel, Network, ScanBudget, sweep};
 use cantonscope::model::consensus::LocalFields;
 use cantonscope::model::consensus::digest::Digester;
 use cantonscope::model::network::{ScanEntry, select_scans};
 use cantonscope::model::sweep::{PageAnswer, Sweep, SweepPlan};
-use cantonscope::network::{Cancel, Network, ScanBudget, sweep};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 

@@ -98,7 +98,7 @@ fn client_or_exit(
 }
 
 /// The scans of `net` as findings and reports name them: their URLs without user info.
-fn redacted_entries(net: &crate::network::Network) -> Vec<crate::model::network::ScanEntry> {
+fn redacted_entries(net: &crate::every_scan::Network) -> Vec<crate::model::network::ScanEntry> {
     net.entries()
         .map(|e| crate::model::network::ScanEntry {
             url: crate::api::redact_userinfo(&e.url),
@@ -193,7 +193,7 @@ pub fn keep_findings(
     now: i64,
     err: &mut dyn Write,
 ) -> Option<crate::model::findings::FindingsBook> {
-    match crate::network::findings::update(path, ops, now) {
+    match crate::every_scan::findings::update(path, ops, now) {
         Ok((book, _)) => Some(book),
         Err(e) => {
             let _ = writeln!(
@@ -406,7 +406,7 @@ async fn run_scan(
             let migration_id = if let Some(m) = migration_id {
                 *m
             } else {
-                let limiter = crate::network::limiter::Limiter::new(rate);
+                let limiter = crate::every_scan::limiter::Limiter::new(rate);
                 updates::newest_migration(client, &limiter)
                     .await
                     .map_err(walk_failure)?
@@ -488,8 +488,8 @@ async fn run_scan(
 pub async fn status_table_fields(
     settings: &Settings,
 ) -> serde_json::Map<String, serde_json::Value> {
+    use crate::every_scan::{Network, ScanBudget};
     use crate::model::format::format_time_micros;
-    use crate::network::{Network, ScanBudget};
     let mut fields = serde_json::Map::new();
     let (Ok(client), Some(url)) = (
         ApiClient::new(api_config(settings)),
@@ -511,7 +511,7 @@ pub async fn status_table_fields(
     };
     let net = Network::new(&client, vec![entry], budget);
     let now = chrono::Utc::now().timestamp_micros();
-    let heads = crate::network::health::verdict_heads(&net, 0, now).await;
+    let heads = crate::every_scan::health::verdict_heads(&net, 0, now).await;
     let unknown = |e: &str| json!(format!("unknown: {e}"));
     fields.insert(
         "latest_event_record_time".into(),

@@ -24,12 +24,12 @@ use super::{EXIT_OK, EXIT_USAGE, api_config_once, client_or_exit, say};
 use crate::api::ApiClient;
 use crate::cli::CheckArgs;
 use crate::config::Settings;
+use crate::every_scan::discovery::discover;
+use crate::every_scan::{Network, ScanBudget, findings, health};
 use crate::model::findings::{Finding, FindingKind, FindingOp, FindingsBook, FoundBy};
 use crate::model::format::{format_time_micros, human_age};
 use crate::model::json_text;
 use crate::model::network::{HealthState, NetworkHealth, ScanEntry};
-use crate::network::discovery::discover;
-use crate::network::{Network, ScanBudget, findings, health};
 
 /// Exit code: something needs attention.
 pub const EXIT_ATTENTION: i32 = 5;

@@ -27,6 +27,9 @@ use serde_json::{Value, json};
 use super::{EXIT_OK, EXIT_SERVER, EXIT_USAGE, api_config_once, client_or_exit, say, write_text};
 use crate::cli::{NetworkArgs, NetworkCommand};
 use crate::config::{HistoryStart, Settings};
+use crate::every_scan::check::{UpdateSource, check_update};
+use crate::every_scan::discovery::{Discovered, ListSource, discover};
+use crate::every_scan::{Cancel, Network, ScanBudget, health, sweep};
 use crate::model::consensus::{Consensus, Difference, ScanClass};
 use crate::model::findings::FindingKind;
 use crate::model::format::format_time_micros;
@@ -36,9 +39,6 @@ use crate::model::network::{
 };
 use crate::model::sweep::report::{EndKind, Outcome, ScanRef};
 use crate::model::sweep::{SweepPlan, SweepProgress, SweepReport};
-use crate::network::check::{UpdateSource, check_update};
-use crate::network::discovery::{Discovered, ListSource, discover};
-use crate::network::{Cancel, Network, ScanBudget, health, sweep};
 
 /// Exit code: degraded (health), some scan disagrees (check-update), differences (sweep).
 pub const EXIT_DEGRADED: i32 = 5;
@@ -165,7 +165,8 @@ pub async fn run_with(
                 max_update_age: max_update_age.unwrap_or(configured.max_update_age),
                 max_lag: max_lag.unwrap_or(configured.max_lag),
             };
-            let findings = crate::network::findings::settings_path(settings, data_dir.as_deref());
+            let findings =
+                crate::every_scan::findings::settings_path(settings, data_dir.as_deref());
             let health = run_health(
                 &net,
                 &discovered,
@@ -184,7 +185,8 @@ pub async fn run_with(
             } else {
                 UpdateSource::Update
             };
-            let findings = crate::network::findings::settings_path(settings, data_dir.as_deref());
+            let findings =
+                crate::every_scan::findings::settings_path(settings, data_dir.as_deref());
             let check = run_check(&net, update_id, source, findings.as_deref(), out, err);
             match until_cancelled(cancel, check).await {
                 Some(result) => result,
@@ -205,7 +207,8 @@ pub async fn run_with(
                 max_differences: *max_differences,
                 quiet: *quiet,
             };
-            let findings = crate::network::findings::settings_path(settings, data_dir.as_deref());
+            let findings =
+                crate::every_scan::findings::settings_path(settings, data_dir.as_deref());
             run_sweep(&net, &plan, findings.as_deref(), out, err, cancel).await
         }
     };
@@ -542,7 +545,7 @@ async fn run_check(
                 .members
                 .first()
                 .and_then(|m| checked.replies.get(*m))
-                .and_then(crate::network::Reply::problem)
+                .and_then(crate::every_scan::Reply::problem)
                 .unwrap_or_else(|| format!("HTTP {}", group.status));
             format!("the scans agree on an error for update {update_id} ({size} of {n}): {problem}")
         };
@@ -703,7 +706,7 @@ async fn run_sweep(
     let report = SweepReport::of(&state, &scans, &label);
     // What it found (and re-checked) is kept with the network's findings.
     if let (Some(path), false) = (findings_path, report.end == EndKind::Cancelled) {
-        let book = crate::network::findings::read(path);
+        let book = crate::every_scan::findings::read(path);
         let ops = report.findings(&book);
         super::keep_findings(path, &ops, now_micros(), err);
     }

@@ -11,12 +11,12 @@ use std::io::{IsTerminal, Write};
 
 use crate::api::scan::{self, UpdatesAfter, UpdatesRequest, ValueEncoding};
 use crate::api::{ApiClient, ApiError};
+use crate::every_scan::limiter::Limiter;
 use crate::model::format::parse_time_micros;
 use crate::model::index::compact_json;
 use crate::model::json_text;
 use crate::model::network::{FAR_FUTURE, migration_at};
 use crate::model::page_walk::{PageWalk, cursor_at};
-use crate::network::limiter::Limiter;
 
 /// Most migrations looked at (each a request).
 const MAX_MIGRATIONS: usize = 1000;

@@ -52,11 +52,11 @@ use tokio::time::Instant;
 use crate::api::ApiClient;
 use crate::api::scan::{self, UpdatesAfter};
 use crate::config::Settings;
+use crate::every_scan::discovery::{ListSource, discover};
+use crate::every_scan::{Cancel, Network, ScanBudget};
 use crate::model::consensus::quorum;
 use crate::model::findings::{FindingOp, FoundBy};
 use crate::model::index::pack::Packing;
-use crate::network::discovery::{ListSource, discover};
-use crate::network::{Cancel, Network, ScanBudget};
 use crate::store::{DivergenceRecord, IndexWriter, NetworkId, Position, StoreError};
 
 /// How often a sync's heartbeat is written ([`beat_every`]).

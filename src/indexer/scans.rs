@@ -9,11 +9,11 @@ use serde_json::{Value, json};
 use super::{Engine, Failure, Halt, now_micros};
 use crate::api::scan::{self, UpdateItem, UpdatesPage};
 use crate::api::{Call, Exchange};
+use crate::every_scan::{Reply, Transport};
 use crate::model::consensus::{MAX_DIFFERENCES, json_diff};
 use crate::model::index::verify::{Answered, Stop, judge};
 use crate::model::index::{Digest, digest_hex, digests_of, items_and_digests};
 use crate::model::page_walk::PageWalk;
-use crate::network::{Reply, Transport};
 use crate::store::DivergenceRecord;
 
 /// One scan's answer to a page.

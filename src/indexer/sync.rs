@@ -78,7 +78,7 @@ impl Engine<'_> {
         for i in 0..parts {
             let start_time = from + i * step;
             // The migration whose first update is the newest at or before the start time.
-            let at = crate::network::sweep::start_at(&self.net, self.primary, start_time)
+            let at = crate::every_scan::sweep::start_at(&self.net, self.primary, start_time)
                 .await
                 .map_err(|e| {
                     Halt::Failed(Failure::Server(format!("cannot find where --from is: {e}")))

@@ -14,7 +14,7 @@ pub struct Clients {
     pub main: ApiClient,
     pub scans: Vec<ApiClient>,
     /// The whole network (discovered scans, each within its budget), when scans are configured.
-    pub network: Option<Arc<crate::network::session::NetworkSession>>,
+    pub network: Option<Arc<crate::every_scan::session::NetworkSession>>,
     /// The local history index, when the profile has one.
     pub index: Option<super::index::IndexSource>,
     /// My node's metrics endpoints (or Prometheus), when the profile has some.

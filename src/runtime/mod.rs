@@ -554,7 +554,7 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
     });
     if !scan_urls.is_empty() {
         clients.network = Some(std::sync::Arc::new(
-            crate::network::session::NetworkSession::new(
+            crate::every_scan::session::NetworkSession::new(
                 api,
                 settings.clone(),
                 // None for the built-in demo: its ports change every run.

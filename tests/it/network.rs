@@ -19,6 +19,9 @@ use cantonscope::config::{self, LoadedFile, Overrides, Settings};
 use cantonscope::demo::{
     DemoConfig, DemoFaults, DemoHandle, DemoTime, DownMode, generate, generate_ending_now,
 };
+use cantonscope::every_scan::check::{UpdateSource, check_update};
+use cantonscope::every_scan::discovery::{ListSource, discover};
+use cantonscope::every_scan::{Cancel, Network, ScanBudget, health, sweep};
 use cantonscope::model::consensus::{
     self, Answer, LocalFields, ScanClass, UnknownReason, group_answers,
 };
@@ -26,9 +29,6 @@ use cantonscope::model::network::{
     HealthOutcome, HealthState, HealthThresholds, ScanSelection, assess,
 };
 use cantonscope::model::sweep::{Cursor, Sweep, SweepEnd, SweepPlan};
-use cantonscope::network::check::{UpdateSource, check_update};
-use cantonscope::network::discovery::{ListSource, discover};
-use cantonscope::network::{Cancel, Network, ScanBudget, health, sweep};
 use serde_json::Value;
 
 use crate::common::bin::{bin, runtime};
@@ -316,7 +316,7 @@ fn check_update_classifies_every_scan() {
         assert_eq!(net.len(), 13);
         let ledger = generate(SEED);
         let n = ledger.len();
-        let names = |check: &cantonscope::network::check::CheckedUpdate| -> Vec<&'static str> {
+        let names = |check: &cantonscope::every_scan::check::CheckedUpdate| -> Vec<&'static str> {
             check.check.classes.iter().map(ScanClass::name).collect()
         };
 

@@ -45,12 +45,12 @@ use super::{
 };
 use crate::cli::{IndexArgs, IndexCommand, ProgressArg, VerifyArg};
 use crate::config::Settings;
+use crate::every_scan::Cancel;
 use crate::indexer::{Failure, Halt, Plan, Shared, Verify, blocking, now_micros};
 use crate::model::findings::FindingOp;
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::Query;
 use crate::model::json_text;
-use crate::network::Cancel;
 use crate::store::lock::{WriterLock, host_name};
 use crate::store::{IndexReader, IndexWriter, Location, StoreError};
 
@@ -273,7 +273,8 @@ fn keep_findings(settings: &Settings, ops: &[FindingOp], err: &mut dyn Write) {
     if ops.is_empty() {
         return;
     }
-    let path = crate::network::findings::settings_path(settings, settings.data_path().as_deref());
+    let path =
+        crate::every_scan::findings::settings_path(settings, settings.data_path().as_deref());
     if let Some(path) = path {
         super::keep_findings(&path, ops, now_micros(), err);
     }

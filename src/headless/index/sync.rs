@@ -9,9 +9,9 @@ use super::{
     write_pretty,
 };
 use crate::api::{ApiClient, ApiConfig, ApiError};
+use crate::every_scan::Cancel;
 use crate::indexer::{Counters, Engine, Shared, beat_every};
 use crate::model::findings::FoundBy;
-use crate::network::Cancel;
 use crate::store::lock::host_name;
 use crate::store::{Heartbeat, IndexWriter};
 

@@ -10,9 +10,9 @@ use super::{
     Value, Write, format_time_micros, json, now_micros, open_reader, open_writer,
     parse_time_micros, say, store_code, write_pretty,
 };
+use crate::every_scan::Cancel;
 use crate::indexer::{Engine, Found, RangeCheck, Shared};
 use crate::model::findings::{FindingOp, FoundBy};
-use crate::network::Cancel;
 use crate::store::{IndexReader, IndexWriter, Position, covered};
 
 /// Runs `index verify`; returns the exit code.
