@@ -176,6 +176,21 @@ impl serde::Serialize for Command {
     }
 }
 
+impl Command {
+    /// A movement over a list: ↑ ↓ PgUp PgDn g G.
+    pub fn is_move(self) -> bool {
+        matches!(
+            self,
+            Command::Up
+                | Command::Down
+                | Command::PageUp
+                | Command::PageDown
+                | Command::Top
+                | Command::Bottom
+        )
+    }
+}
+
 impl crate::model::scroll::ScrollState {
     /// Applies a movement command (↑ ↓ PgUp PgDn g G); returns whether `cmd` was one.
     pub fn navigate(&mut self, cmd: crate::msg::Command) -> bool {

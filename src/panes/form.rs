@@ -12,7 +12,6 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::api::ApiCall;
-use crate::config::keymap::KeyContext;
 use crate::msg::{Command, Fetched, Tabs};
 use crate::panes::{Out, Pane, PaneId, RenderCtx, Shared};
 use crate::ui::layout::{framed, wrap_text};
@@ -171,10 +170,6 @@ pub trait QueryPane {
 impl<P: QueryPane> Pane for P {
     fn id(&self) -> PaneId {
         P::ID
-    }
-
-    fn key_context(&self) -> KeyContext {
-        raw_or_list(self.wants_raw_keys())
     }
 
     fn wants_raw_keys(&self) -> bool {

@@ -413,8 +413,11 @@ pub trait Pane {
     /// Which pane this is.
     fn id(&self) -> PaneId;
 
-    /// The key context for keymap lookups (list, tree, or text input while an input is open).
-    fn key_context(&self) -> KeyContext;
+    /// The key context for keymap lookups (list, tree, or text input while an input is open):
+    /// by default a text input while raw keys go to the pane, else a list.
+    fn key_context(&self) -> KeyContext {
+        crate::ui::form::raw_or_list(self.wants_raw_keys())
+    }
 
     /// Whether raw keys go to [`Pane::on_key`] (a text input is open) instead of the keymap.
     fn wants_raw_keys(&self) -> bool {

@@ -52,7 +52,6 @@ use ratatui::text::{Line, Span};
 
 use crate::api::scan;
 use crate::api::scan::AmuletPriceVotes;
-use crate::config::keymap::KeyContext;
 use crate::feed::dashboard::GovernanceWatch;
 use crate::model::governance::{MyVote, OpenRequest};
 use crate::msg::tabs::{Tabs, tabs};
@@ -366,14 +365,6 @@ impl Pane for GovernancePane {
 
     fn id(&self) -> PaneId {
         PaneId::Governance
-    }
-
-    fn key_context(&self) -> KeyContext {
-        if self.wants_raw_keys() {
-            KeyContext::TextInput
-        } else {
-            KeyContext::List
-        }
     }
 
     fn wants_raw_keys(&self) -> bool {

@@ -310,12 +310,7 @@ impl HistoryPane {
     ) -> Option<bool> {
         let s = self.index_search.as_mut()?;
         match cmd {
-            Command::Up
-            | Command::Down
-            | Command::PageUp
-            | Command::PageDown
-            | Command::Top
-            | Command::Bottom => {
+            cmd if cmd.is_move() => {
                 s.list.scroll.navigate(cmd);
                 s.read_ahead(sh, out);
             }

@@ -37,7 +37,6 @@ use ratatui::style::Modifier;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Widget};
 
-use crate::config::keymap::KeyContext;
 use crate::feed::loader::LoaderIntent;
 use crate::model::export::ExportJob;
 use crate::model::history::FilteredView;
@@ -300,14 +299,6 @@ impl Pane for HistoryPane {
         PaneId::History
     }
 
-    fn key_context(&self) -> KeyContext {
-        if self.wants_raw_keys() {
-            KeyContext::TextInput
-        } else {
-            KeyContext::List
-        }
-    }
-
     fn wants_raw_keys(&self) -> bool {
         self.index_search
             .as_ref()
@@ -395,12 +386,7 @@ impl Pane for HistoryPane {
                 self.index_search_set_viewport();
                 true
             }
-            Command::Up
-            | Command::Down
-            | Command::PageUp
-            | Command::PageDown
-            | Command::Top
-            | Command::Bottom => {
+            cmd if cmd.is_move() => {
                 // Newest first: the keys move on screen, so in ledger order the other way.
                 let cmd = if self.newest_first {
                     match cmd {

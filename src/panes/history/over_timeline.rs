@@ -146,12 +146,7 @@ impl HistoryPane {
         let r = sh.timeline.as_ref()?;
         let in_index = r.in_index();
         match cmd {
-            Command::Up
-            | Command::Down
-            | Command::PageUp
-            | Command::PageDown
-            | Command::Top
-            | Command::Bottom => out.events.push(AppEvent::Timeline(TimelineIntent::Move(cmd))),
+            cmd if cmd.is_move() => out.events.push(AppEvent::Timeline(TimelineIntent::Move(cmd))),
             Command::Select if in_index => match r.selected() {
                 Some(row) if !row.update_id.is_empty() => {
                     out.events.push(AppEvent::OpenUpdate {
