@@ -1,7 +1,8 @@
 //! The local history index in the explorer: the reads of [`IndexRead`] and the history pages
-//! the loader asks for, run on a blocking thread over [`crate::store::IndexReader`] (the index is
+//! the loader asks for, run on a blocking thread over [`crate::store::IndexReader`] (an SQLite index is
 //! opened for each read and closed after it, so no read transaction outlives it and a sync in
-//! another process checkpoints freely). With `--offline` the index answers every history page
+//! another process checkpoints freely; a PostgreSQL index's reader is kept between reads, so
+//! the connection and the schema check are made once, not on every read). With `--offline` the index answers every history page
 //! and nothing else is asked of a node; otherwise a page comes from the index only when a
 //! chunk the index walked covers all of it, and from the profile's scan when the index lacks it.
 
@@ -24,6 +25,76 @@ pub struct IndexSource {
     pub location: Location,
     /// `--offline`: the explorer reads the index alone.
     pub offline: bool,
+    /// A PostgreSQL index's reader, kept between reads (connected and its schema checked once,
+    /// not on every read; dropped after a failed read, so the next one connects again). An
+    /// SQLite index is opened for each read and closed after it.
+    kept: KeptReader,
+}
+
+/// The reader an [`IndexSource`] keeps between reads (PostgreSQL only).
+#[derive(Clone, Default)]
+struct KeptReader(std::sync::Arc<std::sync::Mutex<Option<Box<dyn IndexReader>>>>);
+
+impl std::fmt::Debug for KeptReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("KeptReader")
+    }
+}
+
+impl IndexSource {
+    /// The index at `location`; `offline`: the explorer reads it alone.
+    pub fn new(location: Location, offline: bool) -> Self {
+        IndexSource {
+            location,
+            offline,
+            kept: KeptReader::default(),
+        }
+    }
+
+    /// Whether a reader is kept open between reads now (a PostgreSQL index once read).
+    pub fn holds_reader(&self) -> bool {
+        self.kept
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .is_some()
+    }
+
+    /// Runs `f` over a reader of the index: the kept one (PostgreSQL), else one opened for it.
+    fn with_reader<T>(
+        &self,
+        f: impl FnOnce(&mut dyn IndexReader) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if !matches!(self.location, Location::Postgres(_)) {
+            let mut store = open_reader(&self.location)?;
+            return f(store.as_mut());
+        }
+        let mut slot = self
+            .kept
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut store = match slot.take() {
+            Some(store) => store,
+            None => open_reader(&self.location)?,
+        };
+        let result = f(store.as_mut());
+        if result.is_ok() {
+            *slot = Some(store);
+        }
+        result
+    }
+
+    /// Runs one read here (blocking).
+    pub fn read_here(&self, read: &IndexRead) -> IndexReply {
+        let reach = matches!(read, IndexRead::Reach { .. });
+        let failure = |e: StoreError| IndexFailure {
+            unusable: reach || unusable(&e),
+            message: crate::api::sanitize_line(&e.to_string(), 400),
+        };
+        self.with_reader(|store| answer(store, read))
+            .map_err(failure)
+    }
 }
 
 /// The error a request that needs a node gets with `--offline`.
@@ -44,8 +115,8 @@ fn unusable(e: &StoreError) -> bool {
 
 /// Runs one read on a blocking thread.
 pub async fn read(source: &IndexSource, read: IndexRead) -> IndexReply {
-    let location = source.location.clone();
-    tokio::task::spawn_blocking(move || read_now(&location, &read))
+    let source = source.clone();
+    tokio::task::spawn_blocking(move || source.read_here(&read))
         .await
         .unwrap_or_else(|e| {
             Err(IndexFailure {
@@ -53,17 +124,6 @@ pub async fn read(source: &IndexSource, read: IndexRead) -> IndexReply {
                 unusable: false,
             })
         })
-}
-
-/// Runs one read here (blocking).
-pub fn read_now(location: &Location, read: &IndexRead) -> IndexReply {
-    let reach = matches!(read, IndexRead::Reach { .. });
-    let failure = |e: StoreError| IndexFailure {
-        unusable: reach || unusable(&e),
-        message: crate::api::sanitize_line(&e.to_string(), 400),
-    };
-    let mut store = open_reader(location).map_err(failure)?;
-    answer(store.as_mut(), read).map_err(failure)
 }
 
 fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, StoreError> {
@@ -221,12 +281,14 @@ pub async fn history_page(
     req: &UpdatesRequest,
 ) -> Result<Response, ApiError> {
     if let Some(source) = index {
-        let location = source.location.clone();
         let offline = source.offline;
         let request = req.clone();
-        let local = tokio::task::spawn_blocking(move || local_page(&location, &request, offline))
-            .await
-            .unwrap_or(Ok(None));
+        let reader = source.clone();
+        let local = tokio::task::spawn_blocking(move || {
+            reader.with_reader(|store| local_page(store, &request, offline))
+        })
+        .await
+        .unwrap_or(Ok(None));
         match local {
             Ok(Some(page)) => return Ok(Response::Api(Answer::from(page))),
             Ok(None) if !offline => {}
@@ -246,7 +308,7 @@ pub async fn history_page(
 /// The page from the index: `None` when the index does not cover it (online), or, offline,
 /// whatever the index holds after the cursor.
 fn local_page(
-    location: &Location,
+    store: &mut dyn IndexReader,
     req: &UpdatesRequest,
     offline: bool,
 ) -> Result<Option<UpdatesPage>, StoreError> {
@@ -258,11 +320,10 @@ fn local_page(
         None => None,
     };
     let limit = usize::try_from(req.page_size.max(1)).unwrap_or(1);
-    let mut store = open_reader(location)?;
     let kept = store.page_after(after.map(At::from), limit)?;
     if !offline {
         let full = kept.len() == limit;
-        if !full || !covered(store.as_mut(), after, kept.last())? {
+        if !full || !covered(store, after, kept.last())? {
             return Ok(None);
         }
     }

@@ -426,10 +426,7 @@ fn history_pages_come_from_the_index_where_it_covers_them_and_from_the_scan_wher
     let h = with_index(dir.path(), false);
     let location =
         cantonscope::store::Location::parse(h.app.sh.ctx.index.as_deref().expect("index"));
-    let source = IndexSource {
-        location: location.clone(),
-        offline: false,
-    };
+    let source = IndexSource::new(location.clone(), false);
     let live = h.clients.main.clone();
     // A scan that is not there: a page it would have to answer fails.
     let dead = cantonscope::api::ApiClient::new(cantonscope::api::ApiConfig {
@@ -474,10 +471,7 @@ fn history_pages_come_from_the_index_where_it_covers_them_and_from_the_scan_wher
         50
     );
     // Offline, whatever the index holds answers, and nothing is asked of the scan.
-    let offline = IndexSource {
-        location,
-        offline: true,
-    };
+    let offline = IndexSource::new(location, true);
     let local = page(&dead, Some(&offline), &from_begin).expect("the index answers");
     assert_eq!(ids(&local)[0], first.update_id);
 }

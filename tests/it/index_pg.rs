@@ -890,6 +890,26 @@ fn deep_pages_read_by_keyset_equal_the_offset_answers_on_both_engines() {
     let mut on_pg = store::open_reader(&db.location()).expect("opens");
     assert_eq!(pages_three_ways(on_pg.as_mut(), 0, 200), sqlite_pages);
     assert_eq!(pages_three_ways(on_pg.as_mut(), mid, 97), sqlite_from_mid);
+    drop(on_pg);
+
+    // The explorer's reads: a PostgreSQL index keeps its reader (one connection, its schema
+    // checked once) from read to read; an SQLite index is opened for each read.
+    use cantonscope::model::index::read::{IndexAnswer, IndexRead};
+    use cantonscope::runtime::index::IndexSource;
+    let now = chrono::Utc::now().timestamp_micros();
+    let reach = IndexRead::Reach { now };
+    let pg = IndexSource::new(db.location(), false);
+    assert!(!pg.holds_reader());
+    let first = pg.read_here(&reach).expect("the reach");
+    assert!(pg.holds_reader(), "the reader is kept after a read");
+    let again = pg.read_here(&reach).expect("the reach again");
+    assert!(matches!(
+        (&first, &again),
+        (IndexAnswer::Reach(a), IndexAnswer::Reach(b)) if a.updates == b.updates && a.updates == total
+    ));
+    let lite = IndexSource::new(Location::Sqlite(sqlite), false);
+    lite.read_here(&reach).expect("the reach");
+    assert!(!lite.holds_reader(), "SQLite is opened for each read");
 }
 
 /// The start of the deep test's range: long enough before now for a few thousand updates.
