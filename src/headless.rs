@@ -107,6 +107,15 @@ fn redacted_entries(net: &crate::every_scan::Network) -> Vec<crate::model::netwo
         .collect()
 }
 
+/// What a command that needs a scan says when none is configured; `why` (`"; …"`, or empty)
+/// what it needs the scan for.
+pub(crate) fn no_scan_configured(why: &str) -> String {
+    format!(
+        "no scan configured: give --scan-url (or $CANTONSCOPE_SCAN_URL, or scan_url in the \
+         profile){why}"
+    )
+}
+
 /// Says `line` on `err` as `cantonscope: <line>` (the diagnostics of `check`, `network …` and
 /// `governance …`).
 fn say(err: &mut dyn Write, line: &str) {

@@ -126,8 +126,7 @@ pub async fn run(
     if settings.scan_url.is_none() {
         say(
             err,
-            "no scan configured: give --scan-url (or $CANTONSCOPE_SCAN_URL, or scan_url in the \
-             profile); check measures the network it belongs to",
+            &crate::headless::no_scan_configured("; check measures the network it belongs to"),
         );
         return EXIT_USAGE;
     }

@@ -77,10 +77,7 @@ pub async fn run(
     err: &mut dyn Write,
 ) -> i32 {
     if settings.scan_url.is_none() {
-        say(
-            err,
-            "no scan configured: give --scan-url (or $CANTONSCOPE_SCAN_URL, or scan_url in the profile)",
-        );
+        say(err, &crate::headless::no_scan_configured(""));
         return EXIT_USAGE;
     }
     let client = match client_or_exit(api_config(settings), err, say) {

@@ -107,8 +107,7 @@ pub async fn run_with(
     if settings.scan_url.is_none() && settings.extra_scan_urls.is_empty() {
         say(
             err,
-            "no scan configured: give --scan-url (or $CANTONSCOPE_SCAN_URL, or scan_url in the \
-             profile); its /v0/scans lists the others",
+            &crate::headless::no_scan_configured("; its /v0/scans lists the others"),
         );
         return EXIT_USAGE;
     }

@@ -39,8 +39,9 @@ pub(super) async fn sync(
     if settings.scan_url.is_none() {
         say(
             err,
-            "no scan configured: give --scan-url (or $CANTONSCOPE_SCAN_URL, or scan_url in the \
-             profile); the index takes its bodies from it and its /v0/scans lists the verifiers",
+            &crate::headless::no_scan_configured(
+                "; the index takes its bodies from it and its /v0/scans lists the verifiers",
+            ),
         );
         return EXIT_USAGE;
     }

@@ -30,8 +30,7 @@ pub(super) async fn verify(
     if settings.scan_url.is_none() {
         say(
             err,
-            "no scan configured: give --scan-url (or $CANTONSCOPE_SCAN_URL, or scan_url in the \
-             profile); its /v0/scans lists the scans to verify with",
+            &crate::headless::no_scan_configured("; its /v0/scans lists the scans to verify with"),
         );
         return EXIT_USAGE;
     }

@@ -279,22 +279,23 @@ pub fn assess_with(
             let verdict_lag = head
                 .zip(verdict_head)
                 .map(|(h, v)| verdict_lag(h.record_time, v));
+            let health = |state: HealthState, lagging: bool, reasons: Vec<String>| ScanHealth {
+                state,
+                lagging,
+                reasons,
+                lag_behind_newest,
+                update_age,
+                round_age,
+                verdict_head,
+                verdict_lag,
+            };
             if !o.reachable {
                 reasons.push(
                     o.down_reason
                         .clone()
                         .unwrap_or_else(|| "unreachable".to_owned()),
                 );
-                return ScanHealth {
-                    state: HealthState::Down,
-                    lagging: false,
-                    reasons,
-                    lag_behind_newest,
-                    update_age,
-                    round_age,
-                    verdict_head,
-                    verdict_lag,
-                };
+                return health(HealthState::Down, false, reasons);
             }
             match &o.status {
                 Some(NodeState::Active) | None => {}
@@ -338,17 +339,9 @@ pub fn assess_with(
             } else {
                 HealthState::Unhealthy
             };
-            ScanHealth {
-                state,
-                lagging: state == HealthState::Healthy
-                    && lag_behind_newest.is_some_and(|lag| lag > max_lag),
-                reasons,
-                lag_behind_newest,
-                update_age,
-                round_age,
-                verdict_head,
-                verdict_lag,
-            }
+            let lagging =
+                state == HealthState::Healthy && lag_behind_newest.is_some_and(|lag| lag > max_lag);
+            health(state, lagging, reasons)
         })
         .collect();
     let is_counted = |i: usize| counted.get(i).copied().unwrap_or(true);

@@ -575,27 +575,19 @@ impl Pane for GovernancePane {
     }
 
     fn hints(&self) -> Vec<Command> {
+        // The keys of the two request tables (Open, Results) after ↵ (and Results' `i`).
+        let table = [
+            Command::NextSection,
+            Command::Refresh,
+            Command::Filter,
+            Command::Sort,
+            Command::Copy,
+            Command::Consensus,
+        ];
         match self.section {
-            GovSection::Open => vec![
-                Command::Select,
-                Command::NextSection,
-                Command::Refresh,
-                Command::Filter,
-                Command::Sort,
-                Command::Copy,
-                Command::Consensus,
-            ],
+            GovSection::Open => [&[Command::Select][..], &table].concat(),
             GovSection::PriceVotes => vec![Command::NextSection, Command::Refresh],
-            GovSection::Results => vec![
-                Command::Select,
-                Command::Edit,
-                Command::NextSection,
-                Command::Refresh,
-                Command::Filter,
-                Command::Sort,
-                Command::Copy,
-                Command::Consensus,
-            ],
+            GovSection::Results => [&[Command::Select, Command::Edit][..], &table].concat(),
             GovSection::Svs => vec![
                 Command::NextSection,
                 Command::Refresh,
