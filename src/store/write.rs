@@ -41,10 +41,10 @@ pub(super) fn decide<S: BuildHasher>(
     rows: &[(usize, &IndexRow)],
     stored: &mut HashMap<String, Vec<u8>, S>,
 ) -> Result<Decided, Rewrite> {
-    let walked_to = chunk.cursor.as_ref().map(|c| c.order().pair());
+    let walked_to = chunk.cursor.as_ref().map(Position::order);
     let mut decided = Decided::default();
     for (at, row) in rows {
-        let position = (row.migration_id, row.record_time);
+        let position = At::new(row.migration_id, row.record_time);
         let kept = kept(stored.get(&row.update_id).map(Vec::as_slice), &row.digest);
         match reread(&row.update_id, position, kept, walked_to)? {
             Reread::Known => decided.known += 1,

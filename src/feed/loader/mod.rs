@@ -25,6 +25,7 @@ use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest};
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::history::History;
 use crate::model::network::{FAR_FUTURE, HEAD_WINDOWS};
+use crate::model::position::At;
 use crate::msg::{Fetched, Request, RequestId, RequestIds};
 
 pub use range::{RANGE_PAGES_PER_SEC, RangeAsk, RangeEvent};
@@ -176,7 +177,7 @@ pub struct Feed {
     /// The running span load (or the last one, until another starts), as readers see it.
     pub span: Option<SpanProgress>,
     /// Decode errors of the most recent malformed items, by position.
-    malformed: VecDeque<(Pos, String)>,
+    malformed: VecDeque<(At, String)>,
 }
 
 impl Feed {
@@ -195,7 +196,7 @@ impl Feed {
     }
 
     /// The decode error recorded for a malformed item at `(migration, record time)`.
-    pub fn malformed_error(&self, pos: Pos) -> Option<&str> {
+    pub fn malformed_error(&self, pos: At) -> Option<&str> {
         self.malformed
             .iter()
             .rev()
@@ -440,9 +441,6 @@ struct SpanJob {
     progress: SpanProgress,
 }
 
-/// Position of an update in ledger order: `(migration id, record time µs)`.
-pub type Pos = (i64, i64);
-
 /// The loader's machinery (what readers see is in [`Feed`]).
 #[derive(Debug)]
 pub struct Loader {
@@ -492,15 +490,15 @@ pub struct Loader {
     head_check_every: u32,
     /// The update that was the newest loaded at the last check (or when the head was reached):
     /// the next check reads from just before it.
-    checkpoint: Option<(String, Pos)>,
+    checkpoint: Option<(String, At)>,
 }
 
 /// What tells two pages apart: length, first and last item.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct PageMark {
     len: usize,
-    first: (Option<Pos>, Option<String>),
-    last: (Option<Pos>, Option<String>),
+    first: (Option<At>, Option<String>),
+    last: (Option<At>, Option<String>),
 }
 
 impl PageMark {
@@ -799,12 +797,12 @@ fn after_at(migration: i64, micros: i64) -> UpdatesAfter {
     }
 }
 
-fn cursor_position(c: &UpdatesAfter) -> Option<Pos> {
-    parse_time_micros(&c.after_record_time).map(|t| (c.after_migration_id, t))
+fn cursor_position(c: &UpdatesAfter) -> Option<At> {
+    parse_time_micros(&c.after_record_time).map(|t| At::new(c.after_migration_id, t))
 }
 
 /// `(migration id, record time)` of an item; for malformed items read from their raw JSON.
-pub fn item_position(item: &UpdateItem) -> Option<Pos> {
+pub fn item_position(item: &UpdateItem) -> Option<At> {
     match item {
         UpdateItem::Malformed { raw, .. } => {
             let v = raw.to_value().ok()?;
@@ -813,9 +811,9 @@ pub fn item_position(item: &UpdateItem) -> Option<Pos> {
                 .get("record_time")
                 .and_then(serde_json::Value::as_str)
                 .and_then(parse_time_micros)?;
-            Some((m, t))
+            Some(At::new(m, t))
         }
-        _ => Some((
+        _ => Some(At::new(
             item.migration_id()?,
             parse_time_micros(item.record_time()?)?,
         )),

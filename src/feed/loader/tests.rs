@@ -99,8 +99,9 @@ fn purpose(r: &PageFetch) -> UpdatesPurpose {
     r.purpose
 }
 
-fn after(r: &PageFetch) -> Option<Pos> {
-    r.req.after.as_ref().and_then(cursor_position)
+/// Where a request starts, as `(migration, µs)`.
+fn after(r: &PageFetch) -> Option<(i64, i64)> {
+    r.req.after.as_ref().and_then(cursor_position).map(At::pair)
 }
 
 /// Recent start on migration 0, answered up to the head with `n` updates.
@@ -494,7 +495,7 @@ fn serve(times: &[i64], r: &PageFetch) -> Result<Response, ApiError> {
     let items = times
         .iter()
         .enumerate()
-        .filter(|(_, t)| from.is_none_or(|f| (0, **t) > f))
+        .filter(|(_, t)| from.is_none_or(|f| At::new(0, **t) > f))
         .take(n)
         .map(|(i, t)| tx(i as u64, 0, *t))
         .collect();

@@ -159,9 +159,11 @@ impl ScanFill {
     /// before it, or the list's start) through its end (the covered range after it starts, or
     /// the loaded rows: `before`).
     fn span_of(&self, hole: &Hole, before: Option<i64>) -> (i64, i64) {
-        let first = hole.after.map_or(self.since, |(_, t)| t.saturating_add(1));
+        let first = hole
+            .after
+            .map_or(self.since, |a| a.record_time.saturating_add(1));
         let last = match (hole.through, before) {
-            (Some((_, t)), _) => t,
+            (Some(through), _) => through.record_time,
             (None, Some(b)) => b.saturating_sub(1),
             (None, None) => i64::MAX,
         };
@@ -286,12 +288,15 @@ impl ScanFill {
             let migration = cx
                 .feed
                 .migration_at(t)
-                .or(g.hole.after.map(|(m, _)| m))
+                .or(g.hole.after.map(|a| a.migration_id))
                 .or(cx.feed.migration)
                 .unwrap_or(0);
             (At::new(migration, t.saturating_add(1)), t)
-        } else if let Some((migration, t)) = g.hole.after {
-            (At::new(migration, t.saturating_add(1)), t)
+        } else if let Some(after) = g.hole.after {
+            (
+                At::new(after.migration_id, after.record_time.saturating_add(1)),
+                after.record_time,
+            )
         } else {
             let migration = cx
                 .feed
@@ -301,7 +306,7 @@ impl ScanFill {
             (At::new(migration, self.since), self.since)
         };
         let until = match (g.hole.through, self.before) {
-            (Some((_, t)), _) => t,
+            (Some(through), _) => through.record_time,
             (None, Some(b)) => b.saturating_sub(1),
             (None, None) => return None,
         };
@@ -463,7 +468,7 @@ impl ScanFill {
         if gaps.is_empty() {
             return None;
         }
-        let first = gaps.first().map(|g| g.hole.after.map(|(_, t)| t));
+        let first = gaps.first().map(|g| g.hole.after.map(|a| a.record_time));
         Some(format!(
             "the local index lacks {} range{} of the list{}: read from the scan",
             gaps.len(),
@@ -514,8 +519,8 @@ mod tests {
 
     fn hole(after: Option<i64>, through: Option<i64>) -> Hole {
         Hole {
-            after: after.map(|t| (0, t)),
-            through: through.map(|t| (0, t)),
+            after: after.map(|t| At::new(0, t)),
+            through: through.map(|t| At::new(0, t)),
             offset: 0,
         }
     }

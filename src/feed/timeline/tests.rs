@@ -6,7 +6,7 @@ use crate::model::index::read::Hole;
 #[test]
 fn the_scans_rows_take_their_places_among_the_index_rows_in_one_scroll() {
     let hole = |after: Option<(i64, i64)>, offset: u64| Hole {
-        after,
+        after: after.map(crate::model::position::At::from),
         through: None,
         offset,
     };
@@ -221,7 +221,7 @@ impl Rig {
                 let last = time(self.kept - 1);
                 let holes = if before.is_none_or(|b| b > last + 1) {
                     vec![crate::model::index::read::Hole {
-                        after: Some((0, last)),
+                        after: Some(crate::model::position::At::new(0, last)),
                         through: None,
                         offset: u64::try_from(self.kept).unwrap_or(0),
                     }]
