@@ -50,8 +50,8 @@ use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 
 use super::{
     Chunk, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexReader,
-    IndexStatus, IndexWriter, KeptDigest, KeptUpdate, MigrationRange, PageWrite, PageWritten,
-    Position, RangeFrom, SCHEMA_VERSION, StoreError,
+    IndexStatus, IndexWriter, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position,
+    SCHEMA_VERSION, StoreError,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -230,7 +230,7 @@ impl IndexReader for PgIndex {
             .map(|r| r.get(0)))
     }
 
-    super::reads::engine_reads!();
+    super::reads::engine_reads!(mark: '$', bytewise: " COLLATE \"C\"");
 }
 
 impl IndexWriter for PgIndex {
