@@ -96,16 +96,13 @@ fn put_bits(
         return Ok(());
     }
     let (terms, blocks): (Vec<i64>, Vec<i64>) = changes.keys().copied().unzip();
-    let stored: std::collections::HashMap<(i64, i64), Vec<u8>> = c
-        .query(
-            "SELECT b.term, b.block, b.bits FROM hub_bits b
-             JOIN UNNEST($1::int8[], $2::int8[]) AS x (term, block)
-               ON b.term = x.term AND b.block = x.block",
-            &[&terms, &blocks],
-        )?
-        .iter()
-        .map(|r| ((r.get(0), r.get(1)), r.get(2)))
-        .collect();
+    let stored: std::collections::HashMap<(i64, i64), Vec<u8>> = super::by_first_two(
+        c,
+        "SELECT b.term, b.block, b.bits FROM hub_bits b
+         JOIN UNNEST($1::int8[], $2::int8[]) AS x (term, block)
+           ON b.term = x.term AND b.block = x.block",
+        &[&terms, &blocks],
+    )?;
     let (mut kept, mut gone) = (
         (Vec::new(), Vec::new(), Vec::new()),
         (Vec::new(), Vec::new()),
