@@ -57,7 +57,7 @@ use serde::Serialize;
 
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::Query;
-use crate::model::index::read::{IndexReach, RangeFrom, RangeKey};
+use crate::model::index::read::{IndexReach, RangeFrom};
 use crate::model::index::terms::PageTerms;
 use crate::model::index::{IndexRow, SearchRow};
 pub use crate::model::position::At;
@@ -415,8 +415,8 @@ pub trait IndexReader: Send {
     /// to the newest): the length of History's list read from the index.
     fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError>;
 
-    /// The updates recorded at or after `since` in the list's order ([`RangeKey`]: record
-    /// time, migration, update id), from where `from` says, at most `limit`, as summary rows
+    /// The updates recorded at or after `since` in the list's order
+    /// ([`RangeKey`](crate::model::index::read::RangeKey): record time, migration, update id), from where `from` says, at most `limit`, as summary rows
     /// in that order: one page of History's list read from the index.
     fn range_rows(
         &mut self,

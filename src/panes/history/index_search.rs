@@ -28,6 +28,7 @@ use crate::model::index::read::{IndexRead, SEARCH_PAGE, next_page_after};
 use crate::model::summary::short_id;
 use crate::msg::{Command, Fetched, Request};
 use crate::ui::format::group_thousands;
+use crate::ui::layout::below_heading;
 use crate::ui::safe::safe_line;
 use crate::ui::text_input::{InputOutcome, TextInput};
 
@@ -441,12 +442,7 @@ impl HistoryPane {
             &Line::styled(safe_line(&header, w).into_owned(), theme.title),
             list.width,
         );
-        let rows = Rect::new(
-            list.x,
-            list.y + 1,
-            list.width,
-            list.height.saturating_sub(1),
-        );
+        let rows = below_heading(list);
         if s.read() == 0 {
             let text = if s.is_loading() {
                 "searching the whole local index…".to_owned()
