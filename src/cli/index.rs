@@ -149,9 +149,16 @@ pub enum IndexCommand {
         before: String,
     },
     /// The index as JSON: its range per migration, update count, size on disk, gaps, the
-    /// scans that confirmed each range, divergences, the last sync, a sync running.
+    /// scans that confirmed each range, divergences, the last sync, a sync running, the last
+    /// verify of each range. Times are RFC 3339. With --output table: a summary that fits a
+    /// screen (sizes in kB/MB/GB; the divergences as their count, first, last and scans; the
+    /// newest chunks and verifications); the JSON keeps every divergence.
     #[command(after_help = INDEX_EXIT_CODES)]
-    Status,
+    Status {
+        /// With --output table, also list every divergence, one row each.
+        #[arg(long)]
+        divergences: bool,
+    },
     /// The updates matching every term, newest first, as JSON Lines (the History export's row
     /// fields). Terms: party:P template:T choice:C (exact; party:HINT every party HINT::…,
     /// template:Module:Entity in every package), contract:PREFIX id:PREFIX (with or without
