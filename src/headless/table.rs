@@ -313,6 +313,8 @@ fn index_status(doc: &Value, all: bool) -> String {
             human_bytes(i64::try_from(count("/size_bytes")).unwrap_or(i64::MAX)),
         ),
     ];
+    // A new index has no network yet.
+    lines.retain(|(_, value)| !value.is_empty());
     if let Some(last) = doc.pointer("/last_sync").filter(|v| !v.is_null()) {
         let at = |key: &str| last.get(key).map(cell).unwrap_or_default();
         lines.push((
@@ -885,5 +887,68 @@ mod tests {
         // A value that is no decimal stays as sent.
         assert_eq!(grouped_decimal("1220abc.5"), None);
         assert_eq!(grouped_decimal("2026"), None);
+    }
+
+    #[test]
+    fn index_status_fits_a_screen_however_many_divergences_and_lists_them_when_asked() {
+        let divergences: Vec<serde_json::Value> = (0..1_000)
+            .map(|i| {
+                serde_json::json!({
+                    "update_id": format!("1220{i:060}"),
+                    "migration_id": 1,
+                    "record_time": format!("2026-01-01T00:{:02}:{:02}Z", i / 60 % 60, i % 60),
+                    "found_at": "2026-01-02T00:00:00Z",
+                    "resolved": i != 999,
+                    "detail": if i == 999 {
+                        serde_json::json!({"versions": [
+                            {"digest": "aa", "scans": ["A", "C"]},
+                            {"digest": "bb", "scans": ["B"]},
+                        ]})
+                    } else {
+                        serde_json::json!({"odd_scans": ["B"], "kept_by": ["A", "C", "D"]})
+                    },
+                })
+            })
+            .collect();
+        let chunks: Vec<serde_json::Value> = (0..40)
+            .map(|i| serde_json::json!({"id": i, "state": "done", "scans": ["A", "C"]}))
+            .collect();
+        let doc = serde_json::json!({
+            "location": "i.sqlite", "schema_version": 6, "summary_version": 1,
+            "updates": 1_234_567, "bodies": 1_234_567, "size_bytes": 12_345_678,
+            "migrations": [], "chunks": chunks, "gaps": [], "divergences": divergences,
+            "last_sync": null, "sync_running": null, "verifications": [],
+        });
+        let shown = index_status(&doc, false);
+        assert!(shown.lines().count() <= 80, "{shown}");
+        let line = |label: &str| {
+            shown
+                .lines()
+                .find(|l| l.starts_with(&format!("{label}  ")))
+                .unwrap_or_else(|| panic!("{label}: {shown}"))
+                .to_owned()
+        };
+        assert!(line("updates").contains("1,234,567"), "{shown}");
+        assert!(line("size").ends_with("12.3 MB"), "{shown}");
+        assert!(
+            line("divergences").starts_with("divergences      1000: 999 resolved"),
+            "{shown}"
+        );
+        assert!(
+            line("first").contains("00:00:00Z update 1220000"),
+            "{shown}"
+        );
+        assert!(line("last").contains("00:16:39Z"), "{shown}");
+        assert!(
+            line("diverging scans").ends_with("B (1000 updates)"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("… 35 older: --output json has them all"),
+            "{shown}"
+        );
+        let all = index_status(&doc, true);
+        let rows = all.lines().filter(|l| l.starts_with("2026-01-01T")).count();
+        assert_eq!(rows, 1_000, "a row each: {all}");
     }
 }
