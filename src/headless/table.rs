@@ -243,13 +243,14 @@ pub const INDEX_VERIFY: View = View {
     ],
     rows: Some("/ranges"),
     columns: &[
-        ("AFTER", "/after"),
-        ("THROUGH", "/through"),
+        ("AFTER", "/after/record_time"),
+        ("THROUGH", "/through/record_time"),
         ("UPDATES", "/updates_checked"),
         ("SCANS", "/scans"),
         ("MISMATCHES", "/mismatches"),
         ("MISSING", "/missing"),
         ("EXTRA", "/extra"),
+        ("UNCHECKED", "/unchecked"),
         ("COMPLETE", "/complete"),
     ],
     custom: None,
@@ -407,18 +408,11 @@ fn index_status(doc: &Value, all: bool) -> String {
     newest(
         "verifications",
         "/verifications",
-        &[
-            ("VERIFIED AT", "/verified_at"),
-            ("AFTER", "/after/record_time"),
-            ("THROUGH", "/through/record_time"),
-            ("VERIFY", "/verify"),
-            ("UPDATES", "/updates_checked"),
-            ("SCANS", "/scans"),
-            ("MISMATCHES", "/mismatches"),
-            ("MISSING", "/missing"),
-            ("EXTRA", "/extra"),
-            ("COMPLETE", "/complete"),
-        ],
+        // A verification record is the range of `index verify`'s report, when and how.
+        &[("VERIFIED AT", "/verified_at"), ("VERIFY", "/verify")]
+            .into_iter()
+            .chain(INDEX_VERIFY.columns.iter().copied())
+            .collect::<Vec<_>>(),
     );
     if all {
         out.push_str(&format!("\ndivergences ({})\n", divergences.len()));
