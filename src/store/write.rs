@@ -57,7 +57,7 @@ pub(super) fn decide<S: BuildHasher>(
     Ok(decided)
 }
 
-/// The chunk's scans with those that confirmed `page` added.
+/// The chunk's scans with those that confirmed `page` added and its odd scans taken out.
 pub(super) fn merged_scans(chunk: &Chunk, page: &PageWrite) -> String {
     let mut scans = chunk.scans.clone();
     for scan in &page.scans {
@@ -65,6 +65,7 @@ pub(super) fn merged_scans(chunk: &Chunk, page: &PageWrite) -> String {
             scans.push(scan.clone());
         }
     }
+    scans.retain(|s| !page.odd.contains(s));
     serde_json::to_string(&scans).unwrap_or_else(|_| "[]".to_owned())
 }
 
