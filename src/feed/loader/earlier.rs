@@ -32,6 +32,11 @@ impl Loader {
             .map(|p| (p, true))
     }
 
+    /// The record time (µs) of the oldest known position ([`Loader::earlier_bound`]).
+    pub(super) fn earlier_anchor(&self, history: &History) -> Option<i64> {
+        self.earlier_bound(history).map(|(b, _)| b.record_time)
+    }
+
     pub(super) fn start_earlier(&mut self, cx: &mut Ctx) {
         if self.earlier.is_some() || self.span.is_some() {
             return;
@@ -55,14 +60,7 @@ impl Loader {
     }
 
     pub(super) fn pump_earlier(&mut self, cx: &mut Ctx) {
-        let Some((
-            At {
-                record_time: anchor,
-                ..
-            },
-            _,
-        )) = self.earlier_bound(cx.history)
-        else {
+        let Some(anchor) = self.earlier_anchor(cx.history) else {
             return;
         };
         let Some(job) = &mut self.earlier else {

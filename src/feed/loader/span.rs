@@ -177,14 +177,7 @@ impl Loader {
     }
 
     pub(super) fn pump_span(&mut self, cx: &mut Ctx) {
-        let Some((
-            At {
-                record_time: anchor,
-                ..
-            },
-            _,
-        )) = self.earlier_bound(cx.history)
-        else {
+        let Some(anchor) = self.earlier_anchor(cx.history) else {
             return;
         };
         let Some(job) = &mut self.span else {
