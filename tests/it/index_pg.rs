@@ -406,6 +406,12 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
             "choice:AmuletRules_Transfer".to_owned(),
         ],
         vec!["party:nobody".to_owned()],
+        // Kinds of update by the choices they stand for: one choice, two, four (issue 38).
+        vec!["is:transfer".to_owned()],
+        vec!["is:vote".to_owned()],
+        vec!["is:reward".to_owned()],
+        vec!["is:reward".to_owned(), "party:DSO".to_owned()],
+        vec!["is:transfer".to_owned(), format!("party:{party}")],
         // Every update: more than one batch of the prefix walk.
         vec!["id:1220".to_owned()],
     ];

@@ -47,6 +47,7 @@ mod index_pairs;
 mod index_pg;
 mod index_prefix;
 mod index_verify;
+mod is_terms;
 mod layering;
 mod locator;
 mod network;

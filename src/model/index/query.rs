@@ -1,13 +1,15 @@
 //! The query grammar of `index search`, the History filter's fielded terms over the whole index:
 //! `party:`, `template:` and `choice:` match a key exactly; `contract:` and `id:` match a prefix
-//! of a contract id or an update id, given with or without its `1220`; every term must match.
+//! of a contract id or an update id, given with or without its `1220`; `is:NAME` is an update
+//! exercising one of the choices of that kind (`is:transfer`, see [`crate::model::is_term`]);
+//! every term must match.
 //! Bare words and `re:` would mean reading every key of the index: they are refused with a
 //! message naming the fielded terms.
 
 use super::KeyKind;
 
 /// The fielded terms, for messages.
-pub const SEARCH_SYNTAX: &str = "party:P template:T choice:C (exact) · contract:PREFIX id:PREFIX (a prefix, with or without 1220) · terms separated by spaces must all match";
+pub const SEARCH_SYNTAX: &str = "party:P template:T choice:C (exact) · contract:PREFIX id:PREFIX (a prefix, with or without 1220) · is:transfer, is:vote, is:reward… · terms separated by spaces must all match";
 
 /// Shortest prefix `contract:` and `id:` take (shorter ones would match most of the index).
 pub const MIN_PREFIX: usize = 4;
@@ -28,6 +30,8 @@ pub enum Term {
     /// A party named by its hint alone (`alice`, no `::`): every party `alice::<fingerprint>`
     /// (one hint may stand for parties of several participants), and one whose id is `alice`.
     PartyHint(String),
+    /// An update exercising any of these choices (an `is:` term).
+    Choices(Vec<String>),
 }
 
 /// Whether the party id `id` has the hint `hint` (`hint::…`), or is `hint`.
@@ -54,7 +58,9 @@ impl Term {
             Term::ContractPrefix(p) | Term::UpdatePrefix(p) => {
                 p.iter().any(|p| id.starts_with(p.as_str()))
             }
-            Term::Exact(..) | Term::TemplateName(_) | Term::PartyHint(_) => false,
+            Term::Exact(..) | Term::TemplateName(_) | Term::PartyHint(_) | Term::Choices(_) => {
+                false
+            }
         }
     }
 }
@@ -101,6 +107,10 @@ impl Query {
                 "template" if text.matches(':').count() == 1 => Term::TemplateName(text.to_owned()),
                 "template" => Term::Exact(KeyKind::Template, text.to_owned()),
                 "choice" => Term::Exact(KeyKind::Choice, text.to_owned()),
+                "is" => match crate::model::is_term::choices(text) {
+                    Ok(choices) => Term::Choices(choices.into_iter().map(str::to_owned).collect()),
+                    Err(e) => return Err(e),
+                },
                 "contract" | "id" => {
                     // As the screen draws an id (`1220d17b…9f1e`, `9237fcb34d82...`): the
                     // head before the ellipsis is the prefix.

@@ -62,6 +62,20 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
             KeyKind::Party,
             (hint, &|id| party_hinted(id, hint)),
         ),
+        // Each choice by its whole name.
+        Term::Choices(choices) => {
+            let mut ids = Vec::new();
+            for choice in choices {
+                walk_terms(
+                    c,
+                    shown,
+                    KeyKind::Choice,
+                    (choice, &|value| value == choice),
+                    &mut ids,
+                )?;
+            }
+            Ok(TermSet::Terms(ids))
+        }
         Term::UpdatePrefix(prefixes) => {
             let mut seqs = Vec::new();
             for prefix in prefixes {

@@ -70,15 +70,16 @@ impl SqliteIndex {
                     &|id| party_hinted(id, hint),
                     &mut heads,
                 )?;
-                if let [one] = heads[..] {
-                    // One party (the usual case): the plans of its whole id.
-                    return Ok(Resolved::Terms {
-                        ids: vec![one.id],
-                        n: one.n,
-                        heads: Vec::new(),
-                    });
+                // One party (the usual case): the plans of its whole id.
+                Ok(Resolved::of_keys(heads))
+            }
+            Term::Choices(choices) => {
+                // Each choice by its whole name; one found (the usual case) is one key.
+                let mut heads = Vec::new();
+                for choice in choices {
+                    self.term_heads(KeyKind::Choice, choice, &|c| c == choice, &mut heads)?;
                 }
-                Ok(Resolved::of_heads(heads))
+                Ok(Resolved::of_keys(heads))
             }
             Term::UpdatePrefix(prefixes) => {
                 let mut seqs = Vec::new();
@@ -546,6 +547,19 @@ impl Resolved {
             ids: heads.iter().map(|h| h.id).collect(),
             n: heads.iter().map(|h| h.n).sum(),
             heads,
+        }
+    }
+
+    /// Whole keys found: one is planned as an exact term (its count, its pairs, its hub), more
+    /// as a prefix's terms.
+    fn of_keys(heads: Vec<Head>) -> Resolved {
+        match heads[..] {
+            [one] => Resolved::Terms {
+                ids: vec![one.id],
+                n: one.n,
+                heads: Vec::new(),
+            },
+            _ => Resolved::of_heads(heads),
         }
     }
 
