@@ -305,6 +305,16 @@ pub fn resolve(
         ),
         (None, None) => None,
     };
+    settings.export_dir = match profile.export_dir.as_deref() {
+        Some(dir) if dir.as_os_str().is_empty() => {
+            return Err(profile_error(
+                "export_dir",
+                "expected a folder, got an empty text".to_owned(),
+            ));
+        }
+        Some(dir) => Some(resolve_relative(dir, file)),
+        None => None,
+    };
     settings.read_only = flags.read_only || profile.read_only.unwrap_or(false);
     settings.read_only_origin = if flags.read_only {
         Origin::Flag

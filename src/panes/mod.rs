@@ -71,6 +71,12 @@ pub struct AppContext {
     pub data_dir: Option<std::path::PathBuf>,
     /// The local history index, as messages name it (`None`: the profile has none).
     pub index: Option<String>,
+    /// The profile's `export_dir`: where exports go by default (`None`: the current directory).
+    pub export_dir: Option<std::path::PathBuf>,
+    /// The profile's state file (`None`: nothing is kept, as for the built-in demo) and what it
+    /// held when the explorer started, kept up to date as the state changes.
+    pub state_file: Option<std::path::PathBuf>,
+    pub state: crate::config::state::ProfileState,
     /// `--offline`: the explorer reads the index alone; no node is asked.
     pub offline: bool,
     /// My node: whether metrics (or a Prometheus) are configured, how often they are read
@@ -100,6 +106,9 @@ impl Default for AppContext {
             sv: None,
             data_dir: None,
             index: None,
+            export_dir: None,
+            state_file: None,
+            state: crate::config::state::ProfileState::default(),
             offline: false,
             node_metrics: false,
             node_metrics_ms: 15_000,

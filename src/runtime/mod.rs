@@ -385,6 +385,13 @@ impl Runner {
                 self.file_op(FileOp::write(id, path, contents, WriteMode::Append));
             }
             Effect::RemoveFile(path) => self.file_op(FileOp::Remove(path)),
+            Effect::KeepFile { path, contents } => {
+                tokio::task::spawn_blocking(move || {
+                    if let Err(e) = crate::config::state::write_atomically(&path, &contents) {
+                        tracing::warn!("could not keep {}: {e}", path.display());
+                    }
+                });
+            }
             Effect::TruncateFile { id, path, len } => {
                 self.file_op(FileOp::Truncate { id, path, len });
             }
@@ -494,6 +501,9 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
         HistoryStart::Now => StartFrom::Now,
         HistoryStart::At(t) => StartFrom::Time(t.timestamp_micros()),
     };
+    let state_file = settings
+        .data_path()
+        .map(|dir| crate::config::state::state_path(&dir, settings.profile.as_deref()));
     let ctx = AppContext {
         profile: settings
             .profile
@@ -524,6 +534,12 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
         index: index
             .as_deref()
             .map(|i| crate::store::Location::parse(i).describe()),
+        export_dir: settings.export_dir.clone(),
+        state: state_file
+            .as_deref()
+            .map(crate::config::state::ProfileState::read)
+            .unwrap_or_default(),
+        state_file,
         offline: settings.offline,
         start,
         lag: settings.network.lag,
