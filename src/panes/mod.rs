@@ -287,9 +287,13 @@ pub enum Level {
 /// Something a pane wants the app to do beyond its own state.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AppEvent {
-    /// An abbreviated update id no loaded update matches (`:event 9237fcb34d82…`): looked up
-    /// in the local index (History's whole-index search), the one match opened.
-    FindUpdateInIndex(String),
+    /// An abbreviated update id no loaded update matches (`:event 9237fcb34d82…`, `:bft …`,
+    /// `:open cs1:update/…`): looked up in the local index (History's whole-index search), and
+    /// the view `then` opened on the one match.
+    FindUpdateInIndex {
+        text: String,
+        then: crate::model::locator::Locator,
+    },
     /// Open an update in the Update pane (fetching it if needed), optionally selecting an event,
     /// and focus that pane.
     OpenUpdate {

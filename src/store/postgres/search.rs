@@ -40,10 +40,11 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
                 .map(|r| r.get(0));
             Ok(TermSet::Terms(id.into_iter().collect()))
         }
-        Term::ContractPrefix(prefixes) => {
+        Term::ContractPrefix(prefix) => {
             let mut ids = Vec::new();
-            for prefix in prefixes {
-                walk_terms(c, shown, KeyKind::Contract, (prefix, &|_| true), &mut ids)?;
+            for head in &prefix.heads {
+                let tail = |id: &str| prefix.tail_matches(head, id);
+                walk_terms(c, shown, KeyKind::Contract, (head, &tail), &mut ids)?;
             }
             Ok(TermSet::Terms(ids))
         }
@@ -76,16 +77,16 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
             }
             Ok(TermSet::Terms(ids))
         }
-        Term::UpdatePrefix(prefixes) => {
+        Term::UpdatePrefix(prefix) => {
             let mut seqs = Vec::new();
-            for prefix in prefixes {
+            for head in &prefix.heads {
                 walk_prefix(
                     c,
                     shown,
                     "SELECT seq, update_id FROM updates WHERE $1::bigint IS NULL",
                     "update_id",
                     None,
-                    (prefix, &|_| true),
+                    (head, &|id| prefix.tail_matches(head, id)),
                     &mut seqs,
                 )?;
             }

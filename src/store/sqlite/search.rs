@@ -40,10 +40,11 @@ impl SqliteIndex {
                     },
                 })
             }
-            Term::ContractPrefix(prefixes) => {
+            Term::ContractPrefix(prefix) => {
                 let mut heads = Vec::new();
-                for prefix in prefixes {
-                    self.term_heads(KeyKind::Contract, prefix, &|_| true, &mut heads)?;
+                for head in &prefix.heads {
+                    let tail = |id: &str| prefix.tail_matches(head, id);
+                    self.term_heads(KeyKind::Contract, head, &tail, &mut heads)?;
                 }
                 heads.sort_unstable_by_key(|h| h.id);
                 heads.dedup_by_key(|h| h.id);
@@ -81,16 +82,16 @@ impl SqliteIndex {
                 }
                 Ok(Resolved::of_keys(heads))
             }
-            Term::UpdatePrefix(prefixes) => {
+            Term::UpdatePrefix(prefix) => {
                 let mut seqs = Vec::new();
-                for prefix in prefixes {
+                for head in &prefix.heads {
                     self.scan_prefix(
                         "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
                          WHERE update_id >= ?2 AND ?1 IS NULL ORDER BY update_id",
                         None,
-                        prefix,
-                        &mut |head| seqs.push(head.id),
-                        &|_| true,
+                        head,
+                        &mut |found| seqs.push(found.id),
+                        &|id| prefix.tail_matches(head, id),
                     )?;
                 }
                 seqs.sort_unstable();
