@@ -415,19 +415,19 @@ impl App {
                 self.panes.history.load_span(secs, &mut self.sh, out);
                 self.go_to(PaneId::History);
             }
-            AppEvent::FindUpdateInIndex(text) => {
+            AppEvent::FindUpdateInIndex { text, then } => {
                 out.owner = PaneId::History;
                 let found =
                     crate::model::id_pattern::IdPattern::parse(&text).is_ok_and(|pattern| {
                         self.panes
                             .history
-                            .search_index_for_id(pattern, &mut self.sh, out)
+                            .search_index_for_id(pattern, then, &mut self.sh, out)
                     });
                 if found {
                     self.go_to(PaneId::History);
                 } else {
                     out.warn(format!(
-                        "event {}: not found among the {} loaded updates, and there is no usable local index to look in",
+                        "{}: not found among the {} loaded updates, and there is no usable local index to look in",
                         crate::ui::safe::safe_line(&text, 40),
                         self.sh.history.len()
                     ));
@@ -459,6 +459,18 @@ impl App {
             }
             AppEvent::Run(cmd) => self.on_command(cmd, out),
             AppEvent::LoadTheme(name) => out.effects.push(Effect::LoadTheme(name)),
+            // An update id abbreviated by hand: completed among the loaded updates, else in
+            // the local index, before the view opens.
+            AppEvent::Open(loc) if loc.abbreviated().is_some() => {
+                let text = loc.abbreviated().unwrap_or_default().to_owned();
+                match palette_cmd::resolve_update_id(&self.sh.history, &text, "open") {
+                    Ok(whole) => out.events.push(AppEvent::Open(loc.with_update_id(&whole))),
+                    Err(e) => match palette_cmd::in_index(self, &text, e, loc.clone()) {
+                        Ok(find) => out.events.push(find),
+                        Err(e) => out.warn(e),
+                    },
+                }
+            }
             AppEvent::Open(loc) => match loc {
                 crate::model::locator::Locator::Holdings(party) => {
                     out.owner = PaneId::Holdings;

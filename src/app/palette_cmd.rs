@@ -1,6 +1,7 @@
 //! The `:` command palette's commands: their completion entries, and what each one does.
 
 use crate::model::id_pattern::IdPattern;
+use crate::model::locator::Locator;
 use crate::model::when::parse_when;
 use crate::msg::{Command, Tabs};
 use crate::panes::network::SweepFrom;
@@ -130,25 +131,26 @@ pub fn intent(app: &App, cmd: &PaletteCommand) -> Result<AppEvent, String> {
     let arg = cmd.args.join(" ");
     let arg = arg.trim();
     Ok(match cmd.name.as_str() {
-        "event" => match resolve_update_id(&app.sh.history, arg, "event") {
-            Ok(update_id) => AppEvent::OpenUpdate {
-                update_id,
-                event_id: None,
-            },
-            // Not loaded: an abbreviation is looked up in the local index when there is one.
-            Err(e)
-                if e.contains("not found among")
-                    && app.sh.index.usable()
-                    && IdPattern::parse(arg).is_ok_and(|p| p.whole().is_none()) =>
-            {
-                AppEvent::FindUpdateInIndex(arg.to_owned())
+        "event" => {
+            let view = Locator::Update {
+                update_id: arg.to_owned(),
+                verdict: false,
+            };
+            match resolve_update_id(&app.sh.history, arg, "event") {
+                Ok(update_id) => AppEvent::OpenUpdate {
+                    update_id,
+                    event_id: None,
+                },
+                Err(e) => in_index(app, arg, e, view)?,
             }
-            Err(e) => return Err(e),
-        },
+        }
         "hash" => AppEvent::LookupHash(arg.to_owned()),
         "bft" => match arg {
             "" => AppEvent::Run(Command::Consensus),
-            id => AppEvent::CheckUpdate(resolve_update_id(&app.sh.history, id, "bft")?),
+            id => match resolve_update_id(&app.sh.history, id, "bft") {
+                Ok(update_id) => AppEvent::CheckUpdate(update_id),
+                Err(e) => in_index(app, id, e, Locator::NetworkCheck(id.to_owned()))?,
+            },
         },
         "sweep" => {
             let (word, rest) = arg.split_once(' ').unwrap_or((arg, ""));
@@ -190,9 +192,7 @@ pub fn intent(app: &App, cmd: &PaletteCommand) -> Result<AppEvent, String> {
             crate::panes::history::parse_span(arg).map_err(|e| format!("not a span: {e}"))?,
         ),
         "theme" => AppEvent::LoadTheme(arg.to_owned()),
-        "open" => AppEvent::Open(
-            crate::model::locator::Locator::parse(arg).map_err(|e| format!("open: {e}"))?,
-        ),
+        "open" => AppEvent::Open(Locator::parse(arg).map_err(|e| format!("open: {e}"))?),
         "filter" => AppEvent::FilterHistory(cmd.args.join(" ")),
         "pane" => AppEvent::Focus(pane_named(arg)?),
         "follow" => AppEvent::FollowTail,
@@ -207,6 +207,23 @@ pub fn intent(app: &App, cmd: &PaletteCommand) -> Result<AppEvent, String> {
             None => return Err(format!("unknown command {other:?}")),
         },
     })
+}
+
+/// An abbreviation `text` no loaded update matches (`resolve_update_id`'s error `e`): looked up
+/// in the local index when there is a usable one, the view `then` opened on the one match; else
+/// the error.
+pub fn in_index(app: &App, text: &str, e: String, then: Locator) -> Result<AppEvent, String> {
+    if e.contains("not found among")
+        && app.sh.index.usable()
+        && IdPattern::parse(text).is_ok_and(|p| p.whole().is_none())
+    {
+        Ok(AppEvent::FindUpdateInIndex {
+            text: text.to_owned(),
+            then,
+        })
+    } else {
+        Err(e)
+    }
 }
 
 /// The update id `text` names ([`IdPattern`]: `…` or `...` marks an abbreviation, matched as

@@ -168,7 +168,9 @@ pub enum IndexCommand {
     /// The updates matching every term, newest first, as JSON Lines (the History export's row
     /// fields). Terms: party:P template:T choice:C (exact; party:HINT every party HINT::…,
     /// template:Module:Entity in every package), contract:PREFIX id:PREFIX (with or without
-    /// 1220).
+    /// 1220), is:KIND (an update exercising the choices of a kind: transfer, tap, liveness,
+    /// faucet-coupon, status-report, sv-reward, vote, vote-request, activity-marker, unlock;
+    /// reward: any of sv-reward, faucet-coupon, liveness, activity-marker).
     #[command(after_help = INDEX_EXIT_CODES)]
     Search {
         /// The terms (all must match).

@@ -215,7 +215,8 @@ pub fn man_page() -> Vec<u8> {
 /// `cantonscope open LOCATOR`
 #[derive(Debug, Clone, Args)]
 pub struct OpenArgs {
-    /// The view: a cs1: locator (whole ids; no URL, host or credential).
+    /// The view: a cs1: locator (no URL, host or credential; an update id may be abbreviated as
+    /// the screen shows it, 1220d17b…9f1e, completed from the local index).
     #[arg(value_name = "LOCATOR", value_parser = parse_locator)]
     pub locator: crate::model::locator::Locator,
     #[command(flatten)]

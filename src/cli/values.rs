@@ -117,17 +117,9 @@ pub(super) fn parse_request_rate(text: &str) -> Result<f64, String> {
 
 /// Check that a time is RFC 3339 (as the APIs expect) and keep the text as given.
 /// `now` (any case) or an RFC 3339 time.
-/// An index location (`--index`): a postgres:// URL, or the path of an SQLite file (a
-/// directory is refused, saying what is expected, before SQLite reports a "disk I/O error").
+/// An index location (`--index`): see [`crate::config::values::index_location`].
 pub fn index_location(text: &str) -> Result<String, String> {
-    let postgres = text.starts_with("postgres://") || text.starts_with("postgresql://");
-    if !postgres && std::path::Path::new(text).is_dir() {
-        return Err(format!(
-            "{text} is a directory: the index is an SQLite file path (such as {}) or a postgres:// URL",
-            std::path::Path::new(text).join("index.sqlite").display()
-        ));
-    }
-    Ok(text.to_owned())
+    crate::config::values::index_location(text)
 }
 
 pub fn parse_time_or_now(text: &str) -> Result<String, String> {

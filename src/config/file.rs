@@ -65,6 +65,9 @@ pub struct ProfileFile {
     /// The local history index: a file path (relative to the config file), or a `postgres://`
     /// URL. Default: `<data dir>/index/<profile or "default">.sqlite`.
     pub index: Option<String>,
+    /// The folder exports are written to by default (relative to the config file). Default:
+    /// the current directory.
+    pub export_dir: Option<PathBuf>,
     /// Which of the scans the network lists to use: `"all"` or a list of SV names.
     pub network_scans: Option<NetworkScans>,
     /// How often the whole network's health is measured (default `30s`, at least `5s`).

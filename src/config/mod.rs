@@ -14,6 +14,7 @@ pub mod keymap;
 pub mod logging;
 pub mod paths;
 mod resolve;
+pub mod state;
 pub mod values;
 
 use std::collections::BTreeMap;
@@ -192,6 +193,9 @@ pub struct Settings {
     /// The local history index named by `$CANTONSCOPE_INDEX` or the profile's `index` key (a
     /// path or a `postgres://` URL); `None`: the default file ([`Settings::index_location`]).
     pub index: Option<String>,
+    /// The profile's `export_dir`: where the explorer's exports go by default (`None`: the
+    /// current directory).
+    pub export_dir: Option<PathBuf>,
     /// `--offline`: the explorer reads the local index alone and asks no node.
     pub offline: bool,
     /// The profile's `sv` key: this profile's SV, by name or party id (trimmed, never empty).
@@ -333,6 +337,7 @@ impl Default for Settings {
             history_memory_mib: crate::feed::loader::DEFAULT_MEMORY_MIB,
             network: NetworkSettings::default(),
             index: None,
+            export_dir: None,
             offline: false,
             sv: None,
             node: NodeSettings::default(),

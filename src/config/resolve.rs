@@ -290,7 +290,14 @@ pub fn resolve(
     };
     settings.data_dir = env_value(env, paths::DATA_DIR_ENV).map(PathBuf::from);
     settings.index = match (env_value(env, paths::INDEX_ENV), profile.index.as_deref()) {
-        (Some(named), _) => Some(named.to_owned()),
+        (Some(named), _) => {
+            Some(
+                values::index_location(named).map_err(|message| ConfigError::Invalid {
+                    origin: format!("${}", paths::INDEX_ENV),
+                    message,
+                })?,
+            )
+        }
         (None, Some(named)) if named.trim().is_empty() => {
             return Err(profile_error(
                 "index",
@@ -299,11 +306,20 @@ pub fn resolve(
         }
         (None, Some(named)) if named.contains("://") => Some(named.to_owned()),
         (None, Some(named)) => Some(
-            resolve_relative(Path::new(named), file)
-                .to_string_lossy()
-                .into_owned(),
+            values::index_location(&resolve_relative(Path::new(named), file).to_string_lossy())
+                .map_err(|message| profile_error("index", message))?,
         ),
         (None, None) => None,
+    };
+    settings.export_dir = match profile.export_dir.as_deref() {
+        Some(dir) if dir.as_os_str().is_empty() => {
+            return Err(profile_error(
+                "export_dir",
+                "expected a folder, got an empty text".to_owned(),
+            ));
+        }
+        Some(dir) => Some(resolve_relative(dir, file)),
+        None => None,
     };
     settings.read_only = flags.read_only || profile.read_only.unwrap_or(false);
     settings.read_only_origin = if flags.read_only {

@@ -316,6 +316,20 @@ pub fn validate_log_level(text: &str) -> Result<String, String> {
         .map_err(|err| format!("invalid log level {trimmed:?}: {err}"))
 }
 
+/// An index location (`--index`, `$CANTONSCOPE_INDEX`, the profile's `index`): a postgres://
+/// URL, or the path of an SQLite file (a directory is refused, saying what is expected, before
+/// SQLite reports a "disk I/O error").
+pub fn index_location(text: &str) -> Result<String, String> {
+    let postgres = text.starts_with("postgres://") || text.starts_with("postgresql://");
+    if !postgres && std::path::Path::new(text).is_dir() {
+        return Err(format!(
+            "{text} is a directory: the index is an SQLite file path (such as {}) or a postgres:// URL",
+            std::path::Path::new(text).join("index.sqlite").display()
+        ));
+    }
+    Ok(text.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

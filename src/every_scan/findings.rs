@@ -56,25 +56,7 @@ pub fn update(
 
 /// Writes `book` to `path` (a temporary file renamed over the old one).
 pub fn write(path: &Path, book: &FindingsBook) -> std::io::Result<()> {
-    use std::io::Write as _;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    {
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt as _;
-            options.mode(0o600);
-        }
-        let mut file = options.open(&tmp)?;
-        file.write_all(book.to_json().as_bytes())?;
-        file.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
+    crate::config::state::write_atomically(path, book.to_json().as_bytes())
 }
 
 #[cfg(test)]

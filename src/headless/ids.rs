@@ -16,6 +16,14 @@ const CANDIDATES: usize = 1000;
 /// index (`index`: its location, `None` without one), or why it cannot be.
 pub fn resolve_command_ids(command: &mut Command, settings: &Settings) -> Result<(), String> {
     let slot = match command {
+        // `open` a locator holding an abbreviation: the view of the whole id.
+        Command::Open(args) => {
+            if let Some(text) = args.locator.abbreviated() {
+                let whole = resolve_update_id(text, settings.explorer_index().as_deref())?;
+                args.locator = args.locator.with_update_id(&whole);
+            }
+            return Ok(());
+        }
         Command::Scan(ScanCommand::Event { update_id }) => update_id,
         Command::Network(args) => match &mut args.command {
             NetworkCommand::CheckUpdate { update_id, .. } => update_id,

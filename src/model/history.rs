@@ -323,7 +323,8 @@ impl Matcher {
 }
 
 /// A parsed filter: terms separated by spaces, each `[field:][re:]text`, fields `party`,
-/// `template`, `choice`, `id`, `contract`; an update matches when every term does (no symbol,
+/// `template`, `choice`, `id`, `contract`, or `is:NAME` (a kind of update, see
+/// [`super::is_term`]); an update matches when every term does (no symbol,
 /// id or contract of a summary holds a space, so a space never separates a real match).
 /// Substring match by default (case-insensitive unless the text has capitals); `re:` makes it
 /// a regular expression (write a space in one as `\s`).
@@ -343,7 +344,7 @@ struct Term {
 }
 
 /// The filter syntax, for the help line under the input.
-pub const FILTER_SYNTAX: &str = "text | party:… template:… choice:… id:… contract:… | re:<regex> (e.g. choice:re:^Amulet); terms separated by spaces must all match";
+pub const FILTER_SYNTAX: &str = "text | party:… template:… choice:… id:… contract:… | is:transfer, is:vote, is:reward… | re:<regex> (e.g. choice:re:^Amulet); terms separated by spaces must all match";
 
 impl Filter {
     /// Parses filter input. An empty input is `Ok(None)` (no filter).
@@ -390,6 +391,23 @@ impl Term {
             Some(("choice", r)) => (FilterField::Choice, r),
             Some(("id", r)) => (FilterField::UpdateId, r),
             Some(("contract", r)) => (FilterField::Contract, r),
+            Some(("is", name)) => {
+                // The update exercises one of the choices of that kind (as `index search`).
+                let choices = super::is_term::choices(name)?;
+                let pattern = choices
+                    .iter()
+                    .map(|c| regex::escape(c))
+                    .collect::<Vec<_>>()
+                    .join("|");
+                let re = RegexBuilder::new(&format!("^(?:{pattern})$"))
+                    .build()
+                    .map_err(|e| format!("is:{name}: {e}"))?;
+                return Ok(Term {
+                    field: FilterField::Choice,
+                    matcher: Matcher::Regex(re),
+                    sym_match: Vec::new(),
+                });
+            }
             _ => (FilterField::Any, text),
         };
         Ok(Term {

@@ -91,11 +91,12 @@ impl IdPattern {
         }
     }
 
-    /// The index search term that finds the candidates (`id:HEAD`, the tail checked after).
+    /// The index search term that finds it (`id:HEAD…TAIL`: the index checks head and tail).
     pub fn search_term(&self) -> String {
         match self {
             IdPattern::Whole(id) => format!("id:{id}"),
-            IdPattern::Part { head, .. } => format!("id:{head}"),
+            IdPattern::Part { head, tail } if tail.is_empty() => format!("id:{head}"),
+            IdPattern::Part { head, tail } => format!("id:{head}…{tail}"),
         }
     }
 }

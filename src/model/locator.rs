@@ -1,8 +1,10 @@
 //! View locators: a short text address of what the explorer shows, to paste into a chat so a
 //! colleague lands on the same view (`cantonscope open LOCATOR`, `:open LOCATOR`, `W` copies the
-//! current one). The grammar is versioned (`cs1:`) and holds whole ids only: never the shortened
-//! form the screen shows, never a URL, host or credential (the reader's own profile supplies
-//! those).
+//! current one). The grammar is versioned (`cs1:`); `W` writes whole ids only, never the
+//! shortened form the screen shows, and never a URL, host or credential (the reader's own
+//! profile supplies those). An update id typed by hand may be abbreviated as the screen shows it
+//! (`cs1:update/1220d17b…9f1e`, `cs1:network/check/9237fcb34d82...`): it is completed when the
+//! view is opened (from the loaded updates or the local index; `cantonscope open`: the index).
 //!
 //! ```text
 //! locator  = "cs1:" view
@@ -12,7 +14,8 @@
 //!          | "network/check/" UPDATE_ID             ; the update checked on every scan
 //!          | "holdings?party=" PARTY                ; the holdings of a party
 //!          | "governance/request/" CONTRACT_ID      ; a vote request by its tracking cid
-//! UPDATE_ID   = 68 hex characters (1220 + 64; 64 alone gets the 1220 back)
+//! UPDATE_ID   = 68 hex characters (1220 + 64; 64 alone gets the 1220 back), or HEAD "…" [TAIL]
+//!               (or "..."), an abbreviation completed when opened
 //! PARTY       = hint "::" fingerprint (at least 64 hex characters)
 //! CONTRACT_ID = at least 66 hex characters
 //! ```
@@ -145,13 +148,26 @@ pub fn update_id(s: &str) -> Result<String, LocatorError> {
         68 if is_hex(s) => Ok(s.to_ascii_lowercase()),
         64 if is_hex(s) => Ok(format!("1220{}", s.to_ascii_lowercase())),
         n if is_hex(s) && n < 68 => err(format!(
-            "{} is not a whole update id (68 hex characters; a prefix names nothing on a colleague's screen)",
+            "{} is not a whole update id (68 hex characters; a prefix names nothing on a colleague's screen; an abbreviation is marked with …, as the screen shows it)",
             quoted(s)
         )),
         _ => err(format!(
             "{} is not an update id (68 hex characters)",
             quoted(s)
         )),
+    }
+}
+
+/// An update id as a locator may hold it: whole ([`update_id`]), or abbreviated as the screen
+/// shows it, marked with `…` or `...` (kept as `head…tail`, lower case, to complete on opening).
+fn given_update_id(s: &str) -> Result<String, LocatorError> {
+    if !shortened(s) {
+        return update_id(s);
+    }
+    match super::id_pattern::IdPattern::parse(s) {
+        Ok(super::id_pattern::IdPattern::Part { head, tail }) => Ok(format!("{head}…{tail}")),
+        Ok(super::id_pattern::IdPattern::Whole(id)) => Ok(id),
+        Err(e) => err(e),
     }
 }
 
@@ -262,6 +278,30 @@ impl std::str::FromStr for Locator {
 }
 
 impl Locator {
+    /// The update id it holds abbreviated (`head…tail`), to complete before it is opened.
+    pub fn abbreviated(&self) -> Option<&str> {
+        match self {
+            Locator::Update { update_id: id, .. } | Locator::NetworkCheck(id)
+                if id.contains('…') =>
+            {
+                Some(id)
+            }
+            _ => None,
+        }
+    }
+
+    /// The same view of the update `whole` (a view of no update is itself).
+    pub fn with_update_id(&self, whole: &str) -> Locator {
+        match self {
+            Locator::Update { verdict, .. } => Locator::Update {
+                update_id: whole.to_owned(),
+                verdict: *verdict,
+            },
+            Locator::NetworkCheck(_) => Locator::NetworkCheck(whole.to_owned()),
+            other => other.clone(),
+        }
+    }
+
     /// Parses a locator (surrounding white space ignored).
     pub fn parse(text: &str) -> Result<Locator, LocatorError> {
         let text = text.trim();
@@ -322,14 +362,14 @@ impl Locator {
                     Some(f) => return err(format!("unknown #{f} (update/<id> takes #verdict)")),
                 };
                 Ok(Locator::Update {
-                    update_id: update_id(id)?,
+                    update_id: given_update_id(id)?,
                     verdict,
                 })
             }
             ["network", "check", id] => {
                 no_query("network/check/<id>")?;
                 no_fragment("network/check/<id>")?;
-                Ok(Locator::NetworkCheck(update_id(id)?))
+                Ok(Locator::NetworkCheck(given_update_id(id)?))
             }
             ["governance", "request", cid] => {
                 no_query("governance/request/<cid>")?;
@@ -481,9 +521,31 @@ mod tests {
     }
 
     #[test]
+    fn an_update_id_abbreviated_as_the_screen_shows_it_is_kept_to_complete() {
+        for (text, kept) in [
+            ("cs1:update/1220AAAA…aaab#verdict", "1220aaaa…aaab"),
+            ("cs1:network/check/aaaaaaaa...", "aaaaaaaa…"),
+        ] {
+            let loc = Locator::parse(text).expect(text);
+            assert_eq!(loc.abbreviated(), Some(kept), "{text}");
+            let whole = loc.with_update_id(UID);
+            assert_eq!(whole.abbreviated(), None);
+            assert!(whole.to_string().contains(UID), "{whole}");
+        }
+        assert_eq!(
+            Locator::parse("cs1:update/1220aaaa…aaab").map(|l| l.with_update_id(UID)),
+            Ok(Locator::Update {
+                update_id: UID.into(),
+                verdict: false
+            })
+        );
+        rejected("cs1:update/aa…", "too short an abbreviation");
+        rejected("cs1:update/zzzz…", "is not an update id");
+    }
+
+    #[test]
     fn short_ids_are_refused() {
         rejected("cs1:update/1220aaaaaaaa", "not a whole update id");
-        rejected("cs1:update/1220aaaa…aaab", "shortened update id");
         rejected(
             "cs1:holdings?party=alice::1220bbbb…bbbc",
             "shortened party id",

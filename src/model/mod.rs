@@ -24,6 +24,7 @@ pub mod history_stats;
 pub mod id_pattern;
 pub mod index;
 pub mod intern;
+pub mod is_term;
 pub mod json_text;
 pub mod ledger_tree;
 pub mod lifecycle;

@@ -43,20 +43,57 @@ pub enum TellingKind {
 }
 
 impl TellingKind {
+    /// Every kind, in the order `is:` lists them.
+    pub const ALL: [TellingKind; 10] = [
+        TellingKind::Transfer,
+        TellingKind::Tap,
+        TellingKind::Liveness,
+        TellingKind::FaucetCoupon,
+        TellingKind::StatusReport,
+        TellingKind::SvRewardCoupon,
+        TellingKind::Vote,
+        TellingKind::VoteRequest,
+        TellingKind::ActivityMarker,
+        TellingKind::Unlock,
+    ];
+
+    /// The choices whose exercise makes an update of this kind.
+    pub fn choices(self) -> &'static [&'static str] {
+        match self {
+            TellingKind::Transfer => &[TRANSFER_CHOICE],
+            TellingKind::Tap => &["AmuletRules_DevNet_Tap"],
+            TellingKind::Liveness => &["ValidatorLicense_RecordValidatorLivenessActivity"],
+            TellingKind::FaucetCoupon => &["ValidatorLicense_ReceiveFaucetCoupon"],
+            TellingKind::StatusReport => &["DsoRules_SubmitStatusReport"],
+            TellingKind::SvRewardCoupon => &["DsoRules_ReceiveSvRewardCoupon"],
+            TellingKind::Vote => &["DsoRules_CastVote", "VoteRequest_CastVote"],
+            TellingKind::VoteRequest => &["DsoRules_RequestVote"],
+            TellingKind::ActivityMarker => &["FeaturedAppRight_CreateActivityMarker"],
+            TellingKind::Unlock => &["LockedAmulet_Unlock", "LockedAmulet_OwnerExpireLock"],
+        }
+    }
+
+    /// Its name in an `is:` term (`is:transfer`, `is:sv-reward`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TellingKind::Transfer => "transfer",
+            TellingKind::Tap => "tap",
+            TellingKind::Liveness => "liveness",
+            TellingKind::FaucetCoupon => "faucet-coupon",
+            TellingKind::StatusReport => "status-report",
+            TellingKind::SvRewardCoupon => "sv-reward",
+            TellingKind::Vote => "vote",
+            TellingKind::VoteRequest => "vote-request",
+            TellingKind::ActivityMarker => "activity-marker",
+            TellingKind::Unlock => "unlock",
+        }
+    }
+
     /// The well-known choices other than transfers, with their kind.
     fn of_choice(choice: &str) -> Option<TellingKind> {
-        Some(match choice {
-            "AmuletRules_DevNet_Tap" => TellingKind::Tap,
-            "ValidatorLicense_RecordValidatorLivenessActivity" => TellingKind::Liveness,
-            "ValidatorLicense_ReceiveFaucetCoupon" => TellingKind::FaucetCoupon,
-            "DsoRules_SubmitStatusReport" => TellingKind::StatusReport,
-            "DsoRules_ReceiveSvRewardCoupon" => TellingKind::SvRewardCoupon,
-            "DsoRules_CastVote" | "VoteRequest_CastVote" => TellingKind::Vote,
-            "DsoRules_RequestVote" => TellingKind::VoteRequest,
-            "FeaturedAppRight_CreateActivityMarker" => TellingKind::ActivityMarker,
-            "LockedAmulet_Unlock" | "LockedAmulet_OwnerExpireLock" => TellingKind::Unlock,
-            _ => return None,
-        })
+        TellingKind::ALL
+            .into_iter()
+            .find(|k| *k != TellingKind::Transfer && k.choices().contains(&choice))
     }
 
     /// The words before the party.

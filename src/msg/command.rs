@@ -89,7 +89,7 @@ commands! {
     LoadSpan => "load_span", "load span", "load a span of history in the background (1h / 6h / 24h / any)";
     ExportRange => "export_range", "export range", "export a time range straight from the server";
     FlipOrder => "flip_order", "flip order", "flip the list: newest first / oldest first";
-    SearchIndex => "search_index", "search index", "search the whole local index, not only the loaded rows (party: template: choice: contract: id:)";
+    SearchIndex => "search_index", "search index", "search the whole local index, not only the loaded rows (party: template: choice: contract: id: is:)";
     Sort => "sort", "sort", "sort by the next column; then a column's letter (underlined in the header): by that column, again: the other way";
     Edit => "edit", "edit", "edit the query or form of this pane";
     NextSection => "next_section", "next section", "next section of this pane";

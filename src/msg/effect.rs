@@ -376,6 +376,10 @@ pub enum Effect {
         path: PathBuf,
         contents: Vec<u8>,
     },
+    /// Replace a file the explorer keeps between runs (the profile's state): its folder made, a
+    /// temporary file renamed over it, in order with the other file effects; no answer (a
+    /// failure is logged).
+    KeepFile { path: PathBuf, contents: Vec<u8> },
     /// Remove a file (a cancelled export's partial output); no answer.
     RemoveFile(PathBuf),
     /// Cut a file to `len` bytes (a resumed export drops a row cut short); answer with

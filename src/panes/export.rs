@@ -23,12 +23,15 @@ use ratatui::text::{Line, Span};
 use crate::model::export::{
     ExportFormat, ExportJob, ExportSnapshot, check_path, default_file_name,
 };
+use crate::msg::Effect;
 use crate::ui::form::{key_line, progress_bar};
 use crate::ui::format::group_thousands;
 use crate::ui::layout::{draw_overlay, overlay_block};
 use crate::ui::safe::safe_line;
 use crate::ui::text_input::{InputOutcome, TextInput};
 use crate::ui::theme::Theme;
+
+use super::{AppContext, Out, Shared};
 
 /// What a key did to the dialog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,6 +191,31 @@ impl PathFormat {
     }
 }
 
+/// The path an export dialog starts with: `cantonscope-<what>-<time>` in the format of the
+/// profile's last export (JSON Lines before the first), in the profile's `export_dir` (else
+/// the current directory, as a bare file name).
+pub fn start_path(ctx: &AppContext, now: i64, what: &str) -> String {
+    let format = ctx.state.export_format().unwrap_or(ExportFormat::JsonLines);
+    let name = default_file_name(now, format).replacen("export", what, 1);
+    match &ctx.export_dir {
+        Some(dir) => dir.join(name).display().to_string(),
+        None => name,
+    }
+}
+
+/// An export in `format` started: it is the profile's last export format from now on (the
+/// state file replaced when that changed).
+pub fn remember_format(sh: &mut Shared, format: ExportFormat, out: &mut Out) {
+    if sh.ctx.state.set_export_format(format)
+        && let Some(path) = &sh.ctx.state_file
+    {
+        out.effects.push(Effect::KeepFile {
+            path: path.clone(),
+            contents: sh.ctx.state.to_bytes(),
+        });
+    }
+}
+
 /// Ctrl-T: the key switching the format in both export dialogs.
 fn is_toggle_key(key: &KeyEvent) -> bool {
     key.kind != KeyEventKind::Release
@@ -205,12 +233,9 @@ pub struct ExportDialog {
 const LABEL_W: u16 = 8;
 
 impl ExportDialog {
-    /// A dialog for `snapshot`, with the default file name for the time `now` (µs).
-    pub fn new(snapshot: ExportSnapshot, now: i64) -> ExportDialog {
-        let file = PathFormat::new(
-            "file path (.jsonl or .csv)",
-            &default_file_name(now, ExportFormat::JsonLines),
-        );
+    /// A dialog for `snapshot`, starting at `path` (see [`start_path`]).
+    pub fn new(snapshot: ExportSnapshot, path: &str) -> ExportDialog {
+        let file = PathFormat::new("file path (.jsonl or .csv)", path);
         ExportDialog { file, snapshot }
     }
 
@@ -438,10 +463,9 @@ pub struct RangeAsk {
 const TIME_LABELS: [&str; 2] = ["From", "Until"];
 
 impl RangeDialog {
-    /// A dialog with the default file name for `now` and the last hour.
-    pub fn new(now: i64) -> RangeDialog {
-        let name = default_file_name(now, ExportFormat::JsonLines).replacen("export", "range", 1);
-        let file = PathFormat::new("file path (.jsonl or .csv); the same file resumes", &name);
+    /// A dialog starting at `path` (see [`start_path`]) and the last hour.
+    pub fn new(path: &str) -> RangeDialog {
+        let file = PathFormat::new("file path (.jsonl or .csv); the same file resumes", path);
         let mut from = TextInput::single_line()
             .with_placeholder("RFC 3339, -2h, 14:00")
             .with_text("-1h");

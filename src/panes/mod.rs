@@ -71,6 +71,12 @@ pub struct AppContext {
     pub data_dir: Option<std::path::PathBuf>,
     /// The local history index, as messages name it (`None`: the profile has none).
     pub index: Option<String>,
+    /// The profile's `export_dir`: where exports go by default (`None`: the current directory).
+    pub export_dir: Option<std::path::PathBuf>,
+    /// The profile's state file (`None`: nothing is kept, as for the built-in demo) and what it
+    /// held when the explorer started, kept up to date as the state changes.
+    pub state_file: Option<std::path::PathBuf>,
+    pub state: crate::config::state::ProfileState,
     /// `--offline`: the explorer reads the index alone; no node is asked.
     pub offline: bool,
     /// My node: whether metrics (or a Prometheus) are configured, how often they are read
@@ -100,6 +106,9 @@ impl Default for AppContext {
             sv: None,
             data_dir: None,
             index: None,
+            export_dir: None,
+            state_file: None,
+            state: crate::config::state::ProfileState::default(),
             offline: false,
             node_metrics: false,
             node_metrics_ms: 15_000,
@@ -278,9 +287,13 @@ pub enum Level {
 /// Something a pane wants the app to do beyond its own state.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AppEvent {
-    /// An abbreviated update id no loaded update matches (`:event 9237fcb34d82…`): looked up
-    /// in the local index (History's whole-index search), the one match opened.
-    FindUpdateInIndex(String),
+    /// An abbreviated update id no loaded update matches (`:event 9237fcb34d82…`, `:bft …`,
+    /// `:open cs1:update/…`): looked up in the local index (History's whole-index search), and
+    /// the view `then` opened on the one match.
+    FindUpdateInIndex {
+        text: String,
+        then: crate::model::locator::Locator,
+    },
     /// Open an update in the Update pane (fetching it if needed), optionally selecting an event,
     /// and focus that pane.
     OpenUpdate {

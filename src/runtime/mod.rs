@@ -172,6 +172,11 @@ enum FileOp {
         mode: WriteMode,
     },
     Remove(std::path::PathBuf),
+    /// A file kept between runs, replaced whole (`Effect::KeepFile`).
+    Keep {
+        path: std::path::PathBuf,
+        contents: Vec<u8>,
+    },
     Truncate {
         id: RequestId,
         path: std::path::PathBuf,
@@ -267,6 +272,16 @@ async fn run_file_ops(
             FileOp::Remove(path) => {
                 if let Err(e) = tokio::fs::remove_file(&path).await {
                     tracing::info!("could not remove {}: {e}", path.display());
+                }
+            }
+            FileOp::Keep { path, contents } => {
+                let shown = path.display().to_string();
+                let written = tokio::task::spawn_blocking(move || {
+                    crate::config::state::write_atomically(&path, &contents)
+                })
+                .await;
+                if let Ok(Err(e)) = written {
+                    tracing::warn!("could not keep {shown}: {e}");
                 }
             }
             FileOp::Truncate { id, path, len } => {
@@ -385,6 +400,7 @@ impl Runner {
                 self.file_op(FileOp::write(id, path, contents, WriteMode::Append));
             }
             Effect::RemoveFile(path) => self.file_op(FileOp::Remove(path)),
+            Effect::KeepFile { path, contents } => self.file_op(FileOp::Keep { path, contents }),
             Effect::TruncateFile { id, path, len } => {
                 self.file_op(FileOp::Truncate { id, path, len });
             }
@@ -494,6 +510,9 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
         HistoryStart::Now => StartFrom::Now,
         HistoryStart::At(t) => StartFrom::Time(t.timestamp_micros()),
     };
+    let state_file = settings
+        .data_path()
+        .map(|dir| crate::config::state::state_path(&dir, settings.profile.as_deref()));
     let ctx = AppContext {
         profile: settings
             .profile
@@ -524,6 +543,12 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
         index: index
             .as_deref()
             .map(|i| crate::store::Location::parse(i).describe()),
+        export_dir: settings.export_dir.clone(),
+        state: state_file
+            .as_deref()
+            .map(crate::config::state::ProfileState::read)
+            .unwrap_or_default(),
+        state_file,
         offline: settings.offline,
         start,
         lag: settings.network.lag,
@@ -631,9 +656,18 @@ mod tests {
         let (tx, _actions) = unbounded_channel();
         let task = tokio::spawn(run_file_ops(rx, tx));
         let _ = files.send(FileOp::Remove(path.clone()));
+        // Kept files are replaced whole, in order, their folder made: the last one stays.
+        let kept = dir.path().join("state").join("main.json");
+        for contents in ["first", "second"] {
+            let _ = files.send(FileOp::Keep {
+                path: kept.clone(),
+                contents: contents.as_bytes().to_vec(),
+            });
+        }
         drop(files);
         task.await.expect("writer ends");
         assert!(!path.exists(), "removed");
+        assert_eq!(std::fs::read_to_string(&kept).expect("kept"), "second");
     }
 
     #[tokio::test]

@@ -26,11 +26,26 @@ fn offline_with_a_missing_index_is_a_usage_error_as_headless() {
 fn an_index_that_is_a_directory_says_what_is_expected() {
     let dir = tempfile::tempdir().expect("tempdir");
     let place = dir.path().to_str().expect("utf-8");
-    for args in [
-        vec!["index", "--index", place, "status"],
-        vec!["--offline", "--index", place],
+    // The profile's `index` and $CANTONSCOPE_INDEX naming it say the same as --index.
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!("default_profile = \"main\"\n[profiles.main]\nindex = {place:?}\n"),
+    )
+    .expect("written");
+    let config = config.to_str().expect("utf-8");
+    for (args, env) in [
+        (vec!["index", "--index", place, "status"], None),
+        (vec!["--offline", "--index", place], None),
+        (vec!["--config", config, "index", "status"], None),
+        (vec!["--config", config, "--offline"], None),
+        (vec!["index", "status"], Some(place)),
     ] {
-        let output = bin(dir.path()).args(&args).output().expect("runs");
+        let mut command = bin(dir.path());
+        if let Some(index) = env {
+            command.env("CANTONSCOPE_INDEX", index);
+        }
+        let output = command.args(&args).output().expect("runs");
         let err = text(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
         assert!(
@@ -40,6 +55,9 @@ fn an_index_that_is_a_directory_says_what_is_expected() {
             "{args:?}: {err}"
         );
         assert!(!err.contains("disk I/O error"), "{err}");
+        if args.contains(&config) {
+            assert!(err.contains("config.toml:3:"), "the file's line: {err}");
+        }
     }
 }
 

@@ -911,3 +911,26 @@ scan_disagreement_percent = 25
         assert!(message.starts_with("/etc/cs/config.toml:"), "{message}");
     }
 }
+
+#[test]
+fn export_dir_is_relative_to_the_config_file_and_an_empty_one_is_refused() {
+    let settings = resolve(
+        Some(&file("[profiles.main]\nexport_dir = \"exports\"\n")),
+        &Env::new(),
+        &Overrides::default(),
+    )
+    .expect("resolves");
+    assert_eq!(settings.export_dir, Some(PathBuf::from("/etc/cs/exports")));
+    let err = resolve(
+        Some(&file("[profiles.main]\nexport_dir = \"\"\n")),
+        &Env::new(),
+        &Overrides::default(),
+    )
+    .expect_err("an empty folder");
+    assert!(err.to_string().contains("export_dir"), "{err}");
+    let settings = resolve(None, &Env::new(), &Overrides::default()).expect("resolves");
+    assert_eq!(
+        settings.export_dir, None,
+        "the current directory by default"
+    );
+}

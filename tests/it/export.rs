@@ -313,6 +313,98 @@ fn the_palette_filter_is_exported_too_and_the_format_follows_the_extension() {
     assert_eq!(exported, ids, "exactly the rows the filter shows");
 }
 
+/// The explorer on the demo as the profile `profile` with the data directory `data` and, when
+/// given, the profile's `export_dir`.
+fn as_profile(profile: &str, data: &Path, export_dir: Option<&Path>) -> Harness {
+    let (profile, data) = (profile.to_owned(), data.to_owned());
+    let export_dir = export_dir.map(Path::to_owned);
+    Harness::start_with(Options {
+        tweak: Box::new(move |s| {
+            s.embedded_demo = false;
+            s.profile = Some(profile);
+            s.data_dir = Some(data);
+            s.export_dir = export_dir;
+        }),
+        ..Options::default()
+    })
+}
+
+/// The export dialog's format and path as `e` opens it (closed again with Esc).
+fn opened_with(h: &mut Harness) -> (ExportFormat, String) {
+    h.key(KeyCode::Char('e'));
+    let dialog = h.app.history.export_dialog().expect("e opens the dialog");
+    let opened = (dialog.format(), dialog.path());
+    h.key(KeyCode::Esc);
+    opened
+}
+
+#[test]
+fn the_last_export_format_is_kept_per_profile_and_export_dir_is_where_files_go() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (data, exports) = (dir.path().join("data"), dir.path().join("exports"));
+    std::fs::create_dir(&exports).expect("folder");
+    let mut h = as_profile("main", &data, Some(&exports));
+    // A first run: JSON Lines, in the profile's export_dir.
+    let (format, path) = opened_with(&mut h);
+    assert_eq!(format, ExportFormat::JsonLines);
+    assert!(path.starts_with(&exports.display().to_string()), "{path}");
+    // CSV chosen and exported: the file lands in export_dir, and `e` opens with CSV again.
+    h.key(KeyCode::Char('e'));
+    h.key(KeyCode::Tab);
+    h.key(KeyCode::Enter);
+    let written: Vec<_> = std::fs::read_dir(&exports)
+        .expect("listed")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    assert_eq!(written.len(), 1, "{written:?}");
+    assert!(
+        written[0].extension().is_some_and(|e| e == "csv"),
+        "{written:?}"
+    );
+    let text = std::fs::read_to_string(&written[0]).expect("read");
+    assert!(text.starts_with(CSV_HEADER), "a CSV file");
+    let (format, path) = opened_with(&mut h);
+    assert_eq!(format, ExportFormat::Csv);
+    assert!(path.ends_with(".csv"), "{path}");
+    // `X` (from the server) opens with it too.
+    h.key(KeyCode::Char('X'));
+    let range = h
+        .app
+        .history
+        .range_dialog_mut()
+        .expect("X opens its dialog");
+    assert_eq!(range.format(), ExportFormat::Csv);
+    assert!(range.field(0).starts_with(&exports.display().to_string()));
+    h.key(KeyCode::Esc);
+    drop(h);
+
+    // The next run of the profile remembers; another profile does not, nor is the config
+    // file involved (the state is kept under the data directory).
+    let mut h = as_profile("main", &data, None);
+    let (format, path) = opened_with(&mut h);
+    assert_eq!(format, ExportFormat::Csv, "remembered across runs");
+    assert!(
+        !path.contains('/'),
+        "without export_dir, the current directory: {path}"
+    );
+    assert!(data.join("state").join("main.json").is_file());
+    let mut other = as_profile("other", &data, None);
+    assert_eq!(opened_with(&mut other).0, ExportFormat::JsonLines);
+    drop(other);
+
+    // Back to JSON Lines: remembered in turn.
+    h.key(KeyCode::Char('e'));
+    h.key(KeyCode::Tab);
+    clear_path(&mut h);
+    let back = dir.path().join("back.jsonl");
+    h.type_text(&back.display().to_string());
+    h.key(KeyCode::Enter);
+    assert!(back.is_file());
+    drop(h);
+    let mut h = as_profile("main", &data, None);
+    assert_eq!(opened_with(&mut h).0, ExportFormat::JsonLines);
+}
+
 #[test]
 fn esc_cancels_the_dialog_and_writes_nothing() {
     let mut h = Harness::start();

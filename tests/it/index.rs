@@ -189,7 +189,7 @@ pub(crate) fn search_ids(dir: &Path, index: &Path, terms: &[&str], extra: &[&str
 }
 
 /// The ids (newest first) of `lines` the History filter `filter` keeps.
-fn filtered(lines: &[Value], filter: &str) -> Vec<String> {
+pub(crate) fn filtered(lines: &[Value], filter: &str) -> Vec<String> {
     let mut summarizer = Summarizer::default();
     let summaries: Vec<_> = lines
         .iter()
@@ -215,14 +215,21 @@ pub(crate) fn temp() -> (tempfile::TempDir, PathBuf) {
     (dir, index)
 }
 
-#[test]
-fn a_sync_equals_scan_updates_all_and_search_equals_the_history_filter() {
-    let demo = four();
+/// An index synced from the shared demo over the tests' range: its folder, its file, the
+/// sync's JSON and the range's updates as `scan updates --all` prints them.
+pub(crate) fn synced() -> (tempfile::TempDir, PathBuf, Value, Vec<Value>) {
+    let url = &four().handle.scan_url;
     let (dir, index) = temp();
-    let url = &demo.handle.scan_url;
     let (code, out, err) = sync(dir.path(), url, &index, &["--from", from()]);
     assert_eq!(code, 0, "{err}");
     let lines = history(dir.path(), url);
+    (dir, index, out, lines)
+}
+
+#[test]
+fn a_sync_equals_scan_updates_all_and_search_equals_the_history_filter() {
+    let url = &four().handle.scan_url;
+    let (dir, index, out, lines) = synced();
     assert!(
         lines.len() > 500,
         "a range of several pages: {}",

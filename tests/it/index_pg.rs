@@ -394,6 +394,14 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
         vec![format!("contract:{}", &contract[..24])],
         vec![format!("id:{}", &id[..20])],
         vec![format!("id:{}", &id[4..24])],
+        // As the screen draws ids: head and tail (the tail checked on both engines).
+        vec![format!("id:{}…{}", &id[..8], &id[60..])],
+        vec![format!("id:{}…{}", &id[..6], &id[66..])],
+        vec![format!(
+            "contract:{}…{}",
+            &contract[..6],
+            &contract[contract.len() - 3..]
+        )],
         vec!["party:nobody::1220".to_owned()],
         // Parties by their hint alone: one party's, and the DSO's (a hub).
         vec![format!(
@@ -406,6 +414,12 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
             "choice:AmuletRules_Transfer".to_owned(),
         ],
         vec!["party:nobody".to_owned()],
+        // Kinds of update by the choices they stand for: one choice, two, four (issue 38).
+        vec!["is:transfer".to_owned()],
+        vec!["is:vote".to_owned()],
+        vec!["is:reward".to_owned()],
+        vec!["is:reward".to_owned(), "party:DSO".to_owned()],
+        vec!["is:transfer".to_owned(), format!("party:{party}")],
         // Every update: more than one batch of the prefix walk.
         vec!["id:1220".to_owned()],
     ];

@@ -48,6 +48,7 @@ mod index_pg;
 mod index_prefix;
 mod index_reports;
 mod index_verify;
+mod is_terms;
 mod layering;
 mod locator;
 mod network;

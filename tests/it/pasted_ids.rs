@@ -91,6 +91,61 @@ fn an_abbreviated_id_is_completed_from_the_index_and_an_ambiguous_one_is_refused
         assert!(out.contains(whole.as_str()), "{pasted}: {out} {err}");
         assert!(!err.contains("no scan has update"), "{pasted}: {err}");
     }
+    // `index search id:head…tail` checks the tail too: a short head the tail makes unique.
+    let head_tail = format!("id:{}…{}", &whole[..8], &whole[60..]);
+    let mut args = vec!["index", "--index", idx, "search", &head_tail];
+    let output = run(dir.path(), url, &args);
+    let out = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(out.lines().count(), 1, "{head_tail}: {out}");
+    assert!(out.contains(whole.as_str()), "{out}");
+    let last = whole.chars().last().expect("a digit");
+    let other = if last == '0' { '1' } else { '0' };
+    let wrong_tail = format!("id:{}…{}{other}", &whole[..8], &whole[60..67]);
+    args[4] = &wrong_tail;
+    let output = run(dir.path(), url, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(
+        !text(&output.stdout).contains(whole.as_str()),
+        "{wrong_tail} is not {whole}"
+    );
+    // `open` a locator holding an abbreviation: the view of the whole id, completed from the
+    // index before the explorer starts; none matching is a usage error.
+    use clap::Parser as _;
+    let abbreviated = format!("cs1:update/{}…{}#verdict", &whole[..8], &whole[60..]);
+    let mut cli = cantonscope::cli::Cli::try_parse_from(["cantonscope", "open", &abbreviated])
+        .expect("parses");
+    let settings = cantonscope::config::Settings {
+        index: Some(idx.to_owned()),
+        ..cantonscope::config::Settings::default()
+    };
+    let command = cli.command.as_mut().expect("a command");
+    cantonscope::headless::ids::resolve_command_ids(command, &settings).expect("completed");
+    match command {
+        cantonscope::cli::Command::Open(args) => assert_eq!(
+            args.locator,
+            cantonscope::model::locator::Locator::Update {
+                update_id: whole.clone(),
+                verdict: true
+            }
+        ),
+        other => panic!("{other:?}"),
+    }
+    for (args, says) in [
+        (
+            vec!["--index", idx, "open", "cs1:update/ffffffff…"],
+            "no update of the local index",
+        ),
+        (
+            vec!["open", "cs1:network/check/ffffffff…"],
+            "no local index to complete it from",
+        ),
+    ] {
+        let output = run(dir.path(), url, &args);
+        let err = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
     // `1220…` names every update of the index: how many, a few of them, exit 2.
     let output = run(dir.path(), url, &["--index", idx, "scan", "event", "1220…"]);
     let err = text(&output.stderr);
@@ -149,11 +204,11 @@ fn an_id_pasted_as_the_screen_draws_it_opens_in_event_and_a_malformed_one_names_
     assert_eq!(h.app.update_pane.update_id(), Some(target.as_str()));
 }
 
-#[test]
-fn event_with_an_abbreviation_of_an_update_not_loaded_looks_in_the_local_index() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut h = crate::index_explorer::with_index(dir.path(), false);
-    let loaded: std::collections::HashSet<String> = h
+/// The ids of the loaded updates, and of every update of the explorer's index.
+fn loaded_and_indexed(
+    h: &crate::common::Harness,
+) -> (std::collections::HashSet<String>, Vec<String>) {
+    let loaded = h
         .app
         .sh
         .history
@@ -170,7 +225,15 @@ fn event_with_an_abbreviation_of_an_update_not_loaded_looks_in_the_local_index()
             100_000,
         )
         .expect("searches");
-    let ids: Vec<&str> = rows.iter().map(|r| r.update_id.as_str()).collect();
+    (loaded, rows.into_iter().map(|r| r.update_id).collect())
+}
+
+#[test]
+fn event_with_an_abbreviation_of_an_update_not_loaded_looks_in_the_local_index() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = crate::index_explorer::with_index(dir.path(), false);
+    let (loaded, ids) = loaded_and_indexed(&h);
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
     let target = *ids
         .iter()
         .find(|id| !loaded.contains(**id))
@@ -191,6 +254,68 @@ fn event_with_an_abbreviation_of_an_update_not_loaded_looks_in_the_local_index()
     );
     // Nothing in the index either: said so.
     h.palette("event ffffffffffff…");
+    let said = crate::common::toast(&h);
+    assert!(said.contains("nor in the local index"), "{said}");
+}
+
+#[test]
+fn open_and_bft_take_abbreviations_completed_among_the_loaded_updates_or_in_the_index() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = crate::index_explorer::with_index(dir.path(), false);
+    let (loaded, ids) = loaded_and_indexed(&h);
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    // The shortest head…tail naming `id` alone among the index's updates.
+    let abbreviate = |id: &str| {
+        (8..40)
+            .map(|n| format!("{}…{}", &id[..n], &id[62..]))
+            .find(|p| {
+                let pattern = cantonscope::model::id_pattern::IdPattern::parse(p).expect("parses");
+                ids.iter().filter(|i| pattern.matches(i)).count() == 1
+            })
+            .expect("a unique abbreviation")
+    };
+    let in_memory = *ids
+        .iter()
+        .find(|id| loaded.contains(**id))
+        .expect("a loaded update");
+    let not_loaded = *ids
+        .iter()
+        .find(|id| !loaded.contains(**id))
+        .expect("an update of the index not loaded");
+
+    // Loaded: completed at once.
+    h.palette(&format!("open cs1:update/{}", abbreviate(in_memory)));
+    assert_eq!(h.app.update_pane.update_id(), Some(in_memory));
+    // Not loaded: found in the index, then the view the locator names.
+    h.palette(&format!(
+        "open cs1:update/{}#verdict",
+        abbreviate(not_loaded)
+    ));
+    assert_eq!(h.app.focus, cantonscope::panes::PaneId::Verdict);
+    assert_eq!(
+        h.app.sh.current_update.as_deref(),
+        Some(not_loaded),
+        "{}",
+        crate::common::toast(&h)
+    );
+    h.palette(&format!("bft {}", abbreviate(not_loaded)));
+    assert_eq!(
+        h.app.network.checked_update(),
+        Some(not_loaded),
+        ":bft: {}",
+        crate::common::toast(&h)
+    );
+    h.palette("pane history");
+    h.palette(&format!(
+        "open cs1:network/check/{}",
+        abbreviate(in_memory).replace('…', "...")
+    ));
+    assert_eq!(h.app.network.checked_update(), Some(in_memory));
+    // Nothing in the index either: said so.
+    h.palette("open cs1:update/ffffffffffff…");
+    let said = crate::common::toast(&h);
+    assert!(said.contains("nor in the local index"), "{said}");
+    h.palette("bft ffffffffffff…");
     let said = crate::common::toast(&h);
     assert!(said.contains("nor in the local index"), "{said}");
 }

@@ -1,13 +1,15 @@
 //! The query grammar of `index search`, the History filter's fielded terms over the whole index:
 //! `party:`, `template:` and `choice:` match a key exactly; `contract:` and `id:` match a prefix
-//! of a contract id or an update id, given with or without its `1220`; every term must match.
+//! of a contract id or an update id, given with or without its `1220`; `is:NAME` is an update
+//! exercising one of the choices of that kind (`is:transfer`, see [`crate::model::is_term`]);
+//! every term must match.
 //! Bare words and `re:` would mean reading every key of the index: they are refused with a
 //! message naming the fielded terms.
 
 use super::KeyKind;
 
 /// The fielded terms, for messages.
-pub const SEARCH_SYNTAX: &str = "party:P template:T choice:C (exact) · contract:PREFIX id:PREFIX (a prefix, with or without 1220) · terms separated by spaces must all match";
+pub const SEARCH_SYNTAX: &str = "party:P template:T choice:C (exact) · contract:PREFIX id:PREFIX (a prefix, with or without 1220) · is:transfer, is:vote, is:reward… · terms separated by spaces must all match";
 
 /// Shortest prefix `contract:` and `id:` take (shorter ones would match most of the index).
 pub const MIN_PREFIX: usize = 4;
@@ -18,9 +20,9 @@ pub enum Term {
     /// A key equal to the text.
     Exact(KeyKind, String),
     /// A contract id starting with one of the prefixes (the text, and `1220` + the text).
-    ContractPrefix(Vec<String>),
+    ContractPrefix(Prefix),
     /// An update id starting with one of the prefixes.
-    UpdatePrefix(Vec<String>),
+    UpdatePrefix(Prefix),
     /// A template named without its package (`Module:Entity`): every template id
     /// `package:Module:Entity` of that name, whichever package (a template upgraded over
     /// months has several).
@@ -28,6 +30,32 @@ pub enum Term {
     /// A party named by its hint alone (`alice`, no `::`): every party `alice::<fingerprint>`
     /// (one hint may stand for parties of several participants), and one whose id is `alice`.
     PartyHint(String),
+    /// An update exercising any of these choices (an `is:` term).
+    Choices(Vec<String>),
+}
+
+/// An id's head (in its forms: with and without `1220`) and, when it was given as the screen
+/// draws it (`1220d17b…9f1e`), its tail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prefix {
+    /// The forms of the head; an id starts with one of them.
+    pub heads: Vec<String>,
+    /// What the id ends with (empty: anything).
+    pub tail: String,
+}
+
+impl Prefix {
+    /// Whether `id`, which starts with `head`, ends with the tail (after the head).
+    pub fn tail_matches(&self, head: &str, id: &str) -> bool {
+        id.len() >= head.len() + self.tail.len() && id.ends_with(self.tail.as_str())
+    }
+
+    /// Whether `id` starts with one of the heads and ends with the tail.
+    pub fn matches(&self, id: &str) -> bool {
+        self.heads
+            .iter()
+            .any(|h| id.starts_with(h.as_str()) && self.tail_matches(h, id))
+    }
 }
 
 /// Whether the party id `id` has the hint `hint` (`hint::…`), or is `hint`.
@@ -51,10 +79,10 @@ impl Term {
     /// Whether `id` matches a prefix term (`false` for an exact term).
     pub fn prefix_matches(&self, id: &str) -> bool {
         match self {
-            Term::ContractPrefix(p) | Term::UpdatePrefix(p) => {
-                p.iter().any(|p| id.starts_with(p.as_str()))
+            Term::ContractPrefix(p) | Term::UpdatePrefix(p) => p.matches(id),
+            Term::Exact(..) | Term::TemplateName(_) | Term::PartyHint(_) | Term::Choices(_) => {
+                false
             }
-            Term::Exact(..) | Term::TemplateName(_) | Term::PartyHint(_) => false,
         }
     }
 }
@@ -101,20 +129,30 @@ impl Query {
                 "template" if text.matches(':').count() == 1 => Term::TemplateName(text.to_owned()),
                 "template" => Term::Exact(KeyKind::Template, text.to_owned()),
                 "choice" => Term::Exact(KeyKind::Choice, text.to_owned()),
+                "is" => match crate::model::is_term::choices(text) {
+                    Ok(choices) => Term::Choices(choices.into_iter().map(str::to_owned).collect()),
+                    Err(e) => return Err(e),
+                },
                 "contract" | "id" => {
                     // As the screen draws an id (`1220d17b…9f1e`, `9237fcb34d82...`): the
-                    // head before the ellipsis is the prefix.
-                    let text = text
+                    // head before the ellipsis is the prefix, the tail after it ends the id.
+                    let (head, tail) = text
                         .split_once('…')
                         .or_else(|| text.split_once("..."))
-                        .map_or(text, |(head, _)| head);
-                    if text.len() < MIN_PREFIX {
+                        .map_or((text, ""), |(head, tail)| {
+                            (head, tail.trim_start_matches(['…', '.']))
+                        });
+                    if head.len() < MIN_PREFIX {
                         return refuse(&format!("a prefix needs at least {MIN_PREFIX} characters"));
                     }
+                    let prefix = Prefix {
+                        heads: prefixes(head),
+                        tail: tail.to_owned(),
+                    };
                     if field == "contract" {
-                        Term::ContractPrefix(prefixes(text))
+                        Term::ContractPrefix(prefix)
                     } else {
-                        Term::UpdatePrefix(prefixes(text))
+                        Term::UpdatePrefix(prefix)
                     }
                 }
                 "re" => return refuse("a regular expression would read every key of the index"),
@@ -200,10 +238,21 @@ mod tests {
         assert!(id.terms[0].prefix_matches("abcd99"));
         assert!(id.terms[0].prefix_matches("1220abcd99"));
         // An id as the screen draws it: its head is the prefix.
-        for pasted in ["id:abcd…9f1e", "id:abcd...", "id:1220abcd…"] {
+        for pasted in ["id:abcd…99", "id:abcd...", "id:1220abcd…", "id:abcd...9"] {
             let q = Query::parse(&[pasted]).expect(pasted);
             assert!(q.terms[0].prefix_matches("1220abcd99"), "{pasted}");
         }
+        // The tail of `head…tail` is checked too, after the head.
+        for other in ["id:abcd…9f1e", "id:abcd...9f1e", "contract:abcd…9f1e"] {
+            let q = Query::parse(&[other]).expect(other);
+            assert!(!q.terms[0].prefix_matches("1220abcd99"), "{other}");
+            assert!(q.terms[0].prefix_matches("1220abcd00119f1e"), "{other}");
+        }
+        let q = Query::parse(&["id:abcd…cd"]).expect("q");
+        assert!(
+            !q.terms[0].prefix_matches("abcd"),
+            "the tail is after the head"
+        );
         assert!(Query::parse(&["id:ab…"]).is_err());
         // A 1220 followed by less than a prefix is only the 1220 form.
         for (text, not) in [("1220ab", "ab99ff"), ("1220", "00ab12")] {

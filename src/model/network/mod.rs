@@ -126,10 +126,10 @@ impl CachedScanList {
     }
 }
 
-/// The file name of the cached list of a profile and seed URL: the profile name (or
-/// `default`), made file-safe, and a short hash of the seed URL.
-pub fn cache_file_name(profile: Option<&str>, seed: &str) -> String {
-    let name: String = profile
+/// A profile's name as part of a file name (`default` without one): letters, digits, `-` and
+/// `_` kept, anything else `_`, at most 64 characters.
+pub fn file_stem(profile: Option<&str>) -> String {
+    profile
         .unwrap_or("default")
         .chars()
         .map(|c| {
@@ -140,7 +140,13 @@ pub fn cache_file_name(profile: Option<&str>, seed: &str) -> String {
             }
         })
         .take(64)
-        .collect();
+        .collect()
+}
+
+/// The file name of the cached list of a profile and seed URL: the profile name (or
+/// `default`), made file-safe, and a short hash of the seed URL.
+pub fn cache_file_name(profile: Option<&str>, seed: &str) -> String {
+    let name = file_stem(profile);
     // FNV-1a: stable across versions and platforms.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in normalize_url(seed).bytes() {

@@ -10,7 +10,7 @@ use crate::model::export::{CHUNK_ROWS, ExportSnapshot};
 use crate::msg::{Effect, RequestId};
 use crate::ui::format::group_thousands;
 
-use super::super::export::{DialogOutcome, ExportDialog};
+use super::super::export::{DialogOutcome, ExportDialog, remember_format, start_path};
 use super::super::new_file::EXISTS_NOTE;
 use super::super::{Out, Shared};
 use super::HistoryPane;
@@ -86,7 +86,8 @@ impl HistoryPane {
             });
             return;
         }
-        self.exports.dialog = Some(ExportDialog::new(snapshot, sh.now));
+        let path = start_path(&sh.ctx, sh.now, "export");
+        self.exports.dialog = Some(ExportDialog::new(snapshot, &path));
     }
 
     pub(super) fn on_export_key(&mut self, key: &KeyEvent, sh: &mut Shared, out: &mut Out) {
@@ -99,6 +100,7 @@ impl HistoryPane {
                     let retry = dialog.clone();
                     match dialog.into_job() {
                         Ok(job) => {
+                            remember_format(sh, job.format, out);
                             self.exports.writes = Some(ExportWrites::new(&job, retry));
                             self.exports.job = Some(job);
                             self.step_export(sh, out);

@@ -25,6 +25,7 @@ use crate::model::id_pattern::IdPattern;
 use crate::model::index::SearchRow;
 use crate::model::index::query::{Query, SEARCH_SYNTAX};
 use crate::model::index::read::{IndexRead, SEARCH_PAGE, next_page_after};
+use crate::model::locator::Locator;
 use crate::model::summary::short_id;
 use crate::msg::{Command, Fetched, Request};
 use crate::ui::format::group_thousands;
@@ -58,9 +59,10 @@ pub struct IndexSearch {
     list: PagedList<SearchRow>,
     /// Every page was read.
     ended: bool,
-    /// An abbreviated update id looked up here (`:event 9237fcb34d82…` not loaded): the one
-    /// match of the first page opens, else the matches stay listed.
-    open_unique: Option<IdPattern>,
+    /// An abbreviated update id looked up here (`:event 9237fcb34d82…` not loaded) and the
+    /// view to open on it: the one match of the first page opens it, else the matches stay
+    /// listed.
+    open_unique: Option<(IdPattern, Locator)>,
 }
 
 impl IndexSearch {
@@ -174,7 +176,7 @@ impl IndexSearch {
                 self.ended = page.rows < SEARCH_PAGE;
                 let read = page.page * SEARCH_PAGE + page.rows;
                 self.list.scroll.set_len(read);
-                if let Some(pattern) = self.open_unique.take() {
+                if let Some((pattern, then)) = self.open_unique.take() {
                     let found: Vec<String> = self
                         .rows()
                         .iter()
@@ -183,10 +185,7 @@ impl IndexSearch {
                         .collect();
                     match found.as_slice() {
                         [one] if self.ended || read < SEARCH_PAGE => {
-                            out.events.push(AppEvent::OpenUpdate {
-                                update_id: one.clone(),
-                                event_id: None,
-                            });
+                            out.events.push(AppEvent::Open(then.with_update_id(one)));
                         }
                         [] => out.warn(format!(
                             "{}: not found among the loaded updates nor in the local index",
@@ -241,10 +240,12 @@ impl HistoryPane {
     }
 
     /// `:event 9237fcb34d82…` for an update not loaded: the local index searched for the
-    /// abbreviation (its head), the one match opened; `false` without a usable index.
+    /// abbreviation (head and tail), the view `then` opened on the one match; `false` without
+    /// a usable index.
     pub fn search_index_for_id(
         &mut self,
         pattern: IdPattern,
+        then: Locator,
         sh: &mut Shared,
         out: &mut Out,
     ) -> bool {
@@ -256,7 +257,7 @@ impl HistoryPane {
         if !search.submit(&pattern.search_term(), sh, out) {
             return false;
         }
-        search.open_unique = Some(pattern);
+        search.open_unique = Some((pattern, then));
         self.index_search = Some(search);
         true
     }

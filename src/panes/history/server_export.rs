@@ -111,7 +111,8 @@ impl HistoryPane {
             ));
             return;
         }
-        self.exports.range_dialog = Some(RangeDialog::new(sh.now));
+        let path = crate::panes::export::start_path(&sh.ctx, sh.now, "range");
+        self.exports.range_dialog = Some(RangeDialog::new(&path));
     }
 
     /// Whether the export-from-the-server dialog is open.
@@ -148,7 +149,10 @@ impl HistoryPane {
                     }
                 };
                 match dialog.resolve(when) {
-                    Ok(ask) => self.start_range_export(ask, retry, sh, out),
+                    Ok(ask) => {
+                        crate::panes::export::remember_format(sh, ask.format, out);
+                        self.start_range_export(ask, retry, sh, out);
+                    }
                     Err(dialog) => self.exports.range_dialog = Some(*dialog),
                 }
             }

@@ -40,10 +40,11 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
                 .map(|r| r.get(0));
             Ok(TermSet::Terms(id.into_iter().collect()))
         }
-        Term::ContractPrefix(prefixes) => {
+        Term::ContractPrefix(prefix) => {
             let mut ids = Vec::new();
-            for prefix in prefixes {
-                walk_terms(c, shown, KeyKind::Contract, (prefix, &|_| true), &mut ids)?;
+            for head in &prefix.heads {
+                let tail = |id: &str| prefix.tail_matches(head, id);
+                walk_terms(c, shown, KeyKind::Contract, (head, &tail), &mut ids)?;
             }
             Ok(TermSet::Terms(ids))
         }
@@ -62,16 +63,30 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
             KeyKind::Party,
             (hint, &|id| party_hinted(id, hint)),
         ),
-        Term::UpdatePrefix(prefixes) => {
+        // Each choice by its whole name.
+        Term::Choices(choices) => {
+            let mut ids = Vec::new();
+            for choice in choices {
+                walk_terms(
+                    c,
+                    shown,
+                    KeyKind::Choice,
+                    (choice, &|value| value == choice),
+                    &mut ids,
+                )?;
+            }
+            Ok(TermSet::Terms(ids))
+        }
+        Term::UpdatePrefix(prefix) => {
             let mut seqs = Vec::new();
-            for prefix in prefixes {
+            for head in &prefix.heads {
                 walk_prefix(
                     c,
                     shown,
                     "SELECT seq, update_id FROM updates WHERE $1::bigint IS NULL",
                     "update_id",
                     None,
-                    (prefix, &|_| true),
+                    (head, &|id| prefix.tail_matches(head, id)),
                     &mut seqs,
                 )?;
             }

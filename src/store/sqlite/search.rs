@@ -40,10 +40,11 @@ impl SqliteIndex {
                     },
                 })
             }
-            Term::ContractPrefix(prefixes) => {
+            Term::ContractPrefix(prefix) => {
                 let mut heads = Vec::new();
-                for prefix in prefixes {
-                    self.term_heads(KeyKind::Contract, prefix, &|_| true, &mut heads)?;
+                for head in &prefix.heads {
+                    let tail = |id: &str| prefix.tail_matches(head, id);
+                    self.term_heads(KeyKind::Contract, head, &tail, &mut heads)?;
                 }
                 heads.sort_unstable_by_key(|h| h.id);
                 heads.dedup_by_key(|h| h.id);
@@ -70,26 +71,27 @@ impl SqliteIndex {
                     &|id| party_hinted(id, hint),
                     &mut heads,
                 )?;
-                if let [one] = heads[..] {
-                    // One party (the usual case): the plans of its whole id.
-                    return Ok(Resolved::Terms {
-                        ids: vec![one.id],
-                        n: one.n,
-                        heads: Vec::new(),
-                    });
-                }
-                Ok(Resolved::of_heads(heads))
+                // One party (the usual case): the plans of its whole id.
+                Ok(Resolved::of_keys(heads))
             }
-            Term::UpdatePrefix(prefixes) => {
+            Term::Choices(choices) => {
+                // Each choice by its whole name; one found (the usual case) is one key.
+                let mut heads = Vec::new();
+                for choice in choices {
+                    self.term_heads(KeyKind::Choice, choice, &|c| c == choice, &mut heads)?;
+                }
+                Ok(Resolved::of_keys(heads))
+            }
+            Term::UpdatePrefix(prefix) => {
                 let mut seqs = Vec::new();
-                for prefix in prefixes {
+                for head in &prefix.heads {
                     self.scan_prefix(
                         "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
                          WHERE update_id >= ?2 AND ?1 IS NULL ORDER BY update_id",
                         None,
-                        prefix,
-                        &mut |head| seqs.push(head.id),
-                        &|_| true,
+                        head,
+                        &mut |found| seqs.push(found.id),
+                        &|id| prefix.tail_matches(head, id),
                     )?;
                 }
                 seqs.sort_unstable();
@@ -546,6 +548,19 @@ impl Resolved {
             ids: heads.iter().map(|h| h.id).collect(),
             n: heads.iter().map(|h| h.n).sum(),
             heads,
+        }
+    }
+
+    /// Whole keys found: one is planned as an exact term (its count, its pairs, its hub), more
+    /// as a prefix's terms.
+    fn of_keys(heads: Vec<Head>) -> Resolved {
+        match heads[..] {
+            [one] => Resolved::Terms {
+                ids: vec![one.id],
+                n: one.n,
+                heads: Vec::new(),
+            },
+            _ => Resolved::of_heads(heads),
         }
     }
 

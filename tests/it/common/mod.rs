@@ -264,6 +264,11 @@ impl Harness {
                         result,
                     })
                 }
+                Effect::KeepFile { path, contents } => {
+                    cantonscope::config::state::write_atomically(&path, &contents)
+                        .expect("the state file is written");
+                    Vec::new()
+                }
                 Effect::RemoveFile(path) => {
                     let _ = std::fs::remove_file(path);
                     Vec::new()
