@@ -27,7 +27,7 @@ use serde_json::json;
 
 use crate::api::Call;
 use crate::api::{ApiClient, ApiConfig, ApiError, ledger, scan, validator};
-use crate::cli::{EncodingArg, LedgerCommand, MatchArg, ScanCommand, ValidatorCommand};
+use crate::cli::{EncodingArg, LedgerCommand, MatchArg, PageArgs, ScanCommand, ValidatorCommand};
 use crate::config::Settings;
 use crate::model::json_text;
 
@@ -252,6 +252,30 @@ fn encoding(arg: EncodingArg) -> scan::ValueEncoding {
     }
 }
 
+/// Where `page` starts (`None`: the ledger begin).
+fn page_after(page: &PageArgs) -> Option<scan::UpdatesAfter> {
+    match (page.after_migration_id, &page.after_record_time) {
+        (Some(migration_id), Some(record_time)) => Some(scan::UpdatesAfter {
+            after_migration_id: migration_id,
+            after_record_time: record_time.clone(),
+        }),
+        _ => None,
+    }
+}
+
+/// The one page `page` asks for (10 items unless told).
+fn page_request(page: &PageArgs) -> scan::UpdatesRequest {
+    let page_size = page.page_size.unwrap_or(10);
+    let mut request = match page_after(page) {
+        Some(a) => {
+            scan::UpdatesRequest::after(page_size, a.after_migration_id, a.after_record_time)
+        }
+        None => scan::UpdatesRequest::from_begin(page_size),
+    };
+    request.encoding = encoding(page.encoding);
+    request
+}
+
 /// Send a call and print its body as pretty JSON.
 async fn print_call<T: Send + 'static>(
     client: &ApiClient,
@@ -322,31 +346,21 @@ async fn run_scan(
 ) -> Result<(), Failure> {
     match command {
         ScanCommand::Updates {
-            page_size,
-            after_migration_id,
-            after_record_time,
-            encoding: encoding_arg,
+            page,
             all,
             from,
             until,
             request_rate,
             limit,
         } => {
-            let after = match (after_migration_id, after_record_time) {
-                (Some(migration_id), Some(record_time)) => Some(scan::UpdatesAfter {
-                    after_migration_id: *migration_id,
-                    after_record_time: record_time.clone(),
-                }),
-                _ => None,
-            };
             if *all {
                 let walk = updates::WalkRequest {
-                    page_size: page_size.unwrap_or(100),
+                    page_size: page.page_size.unwrap_or(100),
                     from: from.clone(),
-                    after,
+                    after: page_after(page),
                     until: until.clone(),
                     rate: request_rate.unwrap_or(rate),
-                    encoding: encoding(*encoding_arg),
+                    encoding: encoding(page.encoding),
                     limit: *limit,
                 };
                 let stats = updates::walk(client, &walk, out, err)
@@ -364,17 +378,7 @@ async fn run_scan(
                 }
                 return Ok(());
             }
-            let page_size = page_size.unwrap_or(10);
-            let mut request = match after {
-                Some(a) => scan::UpdatesRequest::after(
-                    page_size,
-                    a.after_migration_id,
-                    a.after_record_time,
-                ),
-                None => scan::UpdatesRequest::from_begin(page_size),
-            };
-            request.encoding = encoding(*encoding_arg);
-            let page = print_call(client, &scan::updates(&request), out).await?;
+            let page = print_call(client, &scan::updates(&page_request(page)), out).await?;
             let malformed = page.malformed_count();
             if malformed > 0 {
                 write_line(
@@ -386,6 +390,9 @@ async fn run_scan(
                     ),
                 );
             }
+        }
+        ScanCommand::Events { page } => {
+            print_call(client, &scan::events(&page_request(page)), out).await?;
         }
         ScanCommand::Event { update_id } => {
             let call = scan::event(update_id, &scan::ValueEncoding::CompactJson);

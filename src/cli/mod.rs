@@ -31,7 +31,7 @@ pub use index::{INDEX_EXIT_CODES, IndexArgs, IndexCommand, ProgressArg, VerifyAr
 pub use ledger::LedgerCommand;
 pub use network::{NETWORK_EXIT_CODES, NetworkArgs, NetworkCommand};
 pub use node::{NODE_EXIT_CODES, NodeArgs, NodeCommand};
-pub use scan::{EncodingArg, MatchArg, ScanCommand};
+pub use scan::{EncodingArg, MatchArg, PageArgs, ScanCommand};
 pub use validator::ValidatorCommand;
 use values::parse_max_response_mib;
 pub use values::{parse_from, parse_time, parse_time_or_now, parse_timestamp};

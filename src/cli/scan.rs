@@ -1,6 +1,6 @@
 //! `cantonscope scan …`: its commands and their flags.
 
-use clap::{Subcommand, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 
 use super::values::parse_request_rate;
 use super::{parse_from, parse_time, parse_time_or_now, parse_timestamp};
@@ -27,24 +27,32 @@ pub enum MatchArg {
     AtOrBefore,
 }
 
+/// A page of the history as asked of a scan (`scan updates`, `scan events`): its size, where it
+/// starts and the values' encoding.
+#[derive(Debug, Clone, Args)]
+pub struct PageArgs {
+    /// Maximum number of items per page (servers accept 1..=1000) [default: 10; `scan updates
+    /// --all`: 100].
+    #[arg(long, value_name = "N")]
+    pub page_size: Option<i32>,
+    /// Start after this migration id (with --after-record-time).
+    #[arg(long, value_name = "N", requires = "after_record_time")]
+    pub after_migration_id: Option<i64>,
+    /// Start after this record time (with --after-migration-id).
+    #[arg(long, value_name = "TS", requires = "after_migration_id", value_parser = parse_timestamp)]
+    pub after_record_time: Option<String>,
+    /// Encoding of contract values.
+    #[arg(long, value_enum, default_value = "compact_json")]
+    pub encoding: EncodingArg,
+}
+
 /// `cantonscope scan …`
 #[derive(Debug, Clone, Subcommand)]
 pub enum ScanCommand {
     /// POST /v2/updates: a page of the update history, or with --all every page as JSON Lines.
     Updates {
-        /// Maximum number of updates per page (servers accept 1..=1000) [default: 10, with
-        /// --all 100].
-        #[arg(long, value_name = "N")]
-        page_size: Option<i32>,
-        /// Start after this migration id (with --after-record-time).
-        #[arg(long, value_name = "N", requires = "after_record_time")]
-        after_migration_id: Option<i64>,
-        /// Start after this record time (with --after-migration-id).
-        #[arg(long, value_name = "TS", requires = "after_migration_id", value_parser = parse_timestamp)]
-        after_record_time: Option<String>,
-        /// Encoding of contract values.
-        #[arg(long, value_enum, default_value = "compact_json")]
-        encoding: EncodingArg,
+        #[command(flatten)]
+        page: PageArgs,
         /// Walk every page and write one update per line (JSON Lines) as they come.
         #[arg(long)]
         all: bool,
@@ -62,6 +70,14 @@ pub enum ScanCommand {
         /// the head; --page-size is the page asked of the scan).
         #[arg(long, value_name = "N", requires = "all", value_parser = clap::value_parser!(u64).range(1..))]
         limit: Option<u64>,
+    },
+    /// POST /v0/events: a page of the event history — each update with its mediator verdict,
+    /// traffic summary and app activity records (verdict-only events too: a rejected request,
+    /// a wholly private transaction) — up to the scan's verdict ingestion head. Paged as
+    /// `scan updates` is; an older scan (before Splice 0.8) answers 404.
+    Events {
+        #[command(flatten)]
+        page: PageArgs,
     },
     /// GET /v0/events/{update_id}: the update, verdict, traffic summary and app activity.
     Event {

@@ -217,6 +217,61 @@ fn scan_updates_pages_and_cursor() {
     );
 }
 
+#[test]
+fn scan_events_pages_the_event_history_each_event_as_scan_event_answers_it() {
+    let page = json_ok(&["scan", "events", "--page-size", "3"]);
+    let events = page["events"].as_array().expect("events array");
+    assert_eq!(events.len(), 3, "{page}");
+    // The same updates in the same order as the update history, each with its verdict part.
+    let updates = json_ok(&["scan", "updates", "--page-size", "3"]);
+    let updates = updates["transactions"].as_array().expect("transactions");
+    for (event, update) in events.iter().zip(updates) {
+        assert_eq!(event["update"]["update_id"], update["update_id"], "{event}");
+        assert!(event.get("verdict").is_some(), "{event}");
+        let id = event["update"]["update_id"].as_str().expect("an id");
+        assert_eq!(
+            *event,
+            json_ok(&["scan", "event", id]),
+            "a page's event is the one /v0/events/{{id}} serves"
+        );
+    }
+    // The cursor pages on after the last event, as `scan updates` does.
+    let last = &events[2]["update"];
+    let migration = last["migration_id"].as_i64().expect("migration").to_string();
+    let record_time = last["record_time"].as_str().expect("time");
+    let next = json_ok(&[
+        "scan",
+        "events",
+        "--page-size",
+        "2",
+        "--after-migration-id",
+        &migration,
+        "--after-record-time",
+        record_time,
+    ]);
+    let next = next["events"].as_array().expect("events");
+    assert_eq!(next.len(), 2);
+    assert_eq!(next[0]["update"]["update_id"], updates_after(&migration, record_time));
+    // The scan checks the request as Scan does: the message, exit 1, nothing on stdout.
+    let err = fails_with(&["scan", "events", "--page-size", "0"], 1);
+    assert!(err.contains("page_size must be between 1 and 1000"), "{err}");
+}
+
+/// The update right after `(migration, record_time)` in the update history.
+fn updates_after(migration: &str, record_time: &str) -> Value {
+    let page = json_ok(&[
+        "scan",
+        "updates",
+        "--page-size",
+        "1",
+        "--after-migration-id",
+        migration,
+        "--after-record-time",
+        record_time,
+    ]);
+    page["transactions"][0]["update_id"].clone()
+}
+
 /// stdout is the server's body: the same JSON value as a direct request returns, every field.
 #[test]
 fn output_equals_the_server_body() {

@@ -178,3 +178,46 @@ pub fn event(update_id: &str, encoding: &ValueEncoding) -> Call<EventHistoryItem
     .about(update_id)
     .named("event")
 }
+
+/// Response of `POST /v0/events`: a page of the event history, in ledger order.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct EventsPage {
+    #[serde(default)]
+    pub events: Vec<EventHistoryItem>,
+}
+
+impl EventHistoryItem {
+    /// Its place in the ledger: the update's, else the verdict's (an event with a verdict
+    /// only: a rejected request, a wholly private transaction). `None`: neither says.
+    pub fn position(&self) -> Option<crate::model::position::At> {
+        if let Some(update) = &self.update {
+            return Some(crate::model::position::At::new(
+                update.migration_id()?,
+                crate::model::format::parse_time_micros(update.record_time()?)?,
+            ));
+        }
+        let v = self.verdict.as_ref()?;
+        Some(crate::model::position::At::new(
+            v.migration_id,
+            crate::model::format::parse_time_micros(&v.record_time)?,
+        ))
+    }
+
+    /// The update id it is about: the update's, else the verdict's.
+    pub fn update_id(&self) -> Option<&str> {
+        self.update
+            .as_ref()
+            .and_then(UpdateItem::update_id)
+            .or_else(|| self.verdict.as_ref().map(|v| v.update_id.as_str()))
+    }
+}
+
+/// `POST /v0/events` (Splice 0.8 and later): a page of the event history, each update with its
+/// mediator verdict, traffic summary and app activity records, paged as `/v2/updates` is (the
+/// same request body), up to the scan's verdict ingestion head
+/// (`/v0/events/latest-record-time`). An older scan answers 404.
+pub fn events(req: &super::UpdatesRequest) -> Call<EventsPage> {
+    Group::Scan
+        .post("scan POST /v0/events", "/v0/events", req)
+        .named("events")
+}

@@ -1,4 +1,6 @@
-//! Update history: pages of updates, one update or event by id, one update by external hash.
+//! Update history: pages of updates (`/v2/updates`) and of events (`/v0/events`: each update
+//! with its verdict, traffic summary and app activity, up to the verdict ingestion's head), one
+//! update or event by id, one update by external hash.
 
 use std::sync::Arc;
 
@@ -14,7 +16,7 @@ use super::request::{
 };
 use crate::demo::ledger::Update;
 use crate::demo::render::{Encoding, ScanUpdateJson, event_item, scan_update};
-use crate::demo::reply::{Reply, done, json_ok, scan_error};
+use crate::demo::reply::{Fail, Reply, done, json_ok, scan_error};
 use crate::demo::topology::Network;
 use crate::demo::util::{fmt_time, parse_time};
 
@@ -22,7 +24,16 @@ pub(super) async fn updates(State(c): State<ScanCtx>, body: Bytes) -> Response {
     done(updates_inner(&c, &body))
 }
 
-fn updates_inner(c: &ScanCtx, body: &Bytes) -> Reply {
+/// What a page request (`/v2/updates`, `/v0/events`) asks: its size, the values' encoding and
+/// the cursor `(migration, µs)`, validated as Scan does; a scan still backfilling answers 503
+/// for a page before what it has.
+struct PageAsk {
+    page_size: usize,
+    enc: Encoding,
+    after: Option<(i64, i64)>,
+}
+
+fn page_ask(c: &ScanCtx, body: &Bytes) -> Result<PageAsk, Fail> {
     let req = parse_body(body)?;
     let page_size = match req.get("page_size") {
         None | Some(Value::Null) => return Err(bad("page_size is required")),
@@ -71,17 +82,31 @@ fn updates_inner(c: &ScanCtx, body: &Bytes) -> Reply {
         )
         .into());
     }
-    let (net, items) = {
-        let w = c.app.read();
-        let l = &w.ledger;
-        let start: usize = after.map_or(0, |(m, t)| l.cursor_start(m, t));
-        let end = c.app.visible_len(l, c.scan);
-        let stop = end.min(start.saturating_add(page_size as usize));
-        let items: Vec<(usize, Arc<Update>)> = (start..stop)
-            .filter_map(|i| l.update(i).map(|u| (i, Arc::clone(u))))
-            .collect();
-        (Arc::clone(&c.app.net), items)
-    };
+    Ok(PageAsk {
+        page_size: usize::try_from(page_size).unwrap_or(1),
+        enc,
+        after,
+    })
+}
+
+/// The updates of a page: after the cursor, up to `end` (this scan's visible history, or its
+/// verdict ingestion's head).
+fn page_items(c: &ScanCtx, ask: &PageAsk, trail: usize) -> Vec<(usize, Arc<Update>)> {
+    let w = c.app.read();
+    let l = &w.ledger;
+    let start: usize = ask.after.map_or(0, |(m, t)| l.cursor_start(m, t));
+    let end = c.app.visible_len(l, c.scan).saturating_sub(trail);
+    let stop = end.min(start.saturating_add(ask.page_size));
+    (start..stop)
+        .filter_map(|i| l.update(i).map(|u| (i, Arc::clone(u))))
+        .collect()
+}
+
+fn updates_inner(c: &ScanCtx, body: &Bytes) -> Reply {
+    let ask = page_ask(c, body)?;
+    let enc = ask.enc;
+    let items = page_items(c, &ask, 0);
+    let net = Arc::clone(&c.app.net);
     let page = Page {
         transactions: items
             .iter()
@@ -108,6 +133,31 @@ fn updates_inner(c: &ScanCtx, body: &Bytes) -> Reply {
 #[derive(serde::Serialize)]
 struct Page<'a> {
     transactions: Vec<ScanUpdateJson<'a>>,
+}
+
+/// `POST /v0/events` (Splice 0.8 and later): the event history, paged as `/v2/updates` is (same
+/// request, same cursor, same faults), each update with its verdict, traffic summary and app
+/// activity, up to the verdict ingestion's head ([`VERDICT_TRAIL`] updates behind this scan's
+/// newest). The highest-numbered scan of a network of several is older: it has no such route
+/// (404).
+pub(super) async fn events(State(c): State<ScanCtx>, body: Bytes) -> Response {
+    if c.app.scans > 1 && c.scan + 1 == c.app.scans {
+        return done(Err(not_found("The requested resource could not be found.")));
+    }
+    done((|| {
+        let ask = page_ask(&c, &body)?;
+        let events: Vec<Value> = page_items(&c, &ask, VERDICT_TRAIL)
+            .iter()
+            .map(|(i, u)| {
+                let mut value = event_item(&c.app.net, u, *i, c.scan, ask.enc);
+                if c.app.faults.diverges(c.scan, u) {
+                    crate::demo::faults::mark_diverged(&mut value);
+                }
+                value
+            })
+            .collect();
+        Ok(json_ok(&serde_json::json!({ "events": events })))
+    })())
 }
 
 fn json_bytes(body: Vec<u8>) -> Response {

@@ -46,6 +46,7 @@ pub(crate) fn routes(app: Shared, scan: usize) -> Router {
             "/v0/events/latest-record-time",
             get(latest_event_record_time),
         )
+        .route("/v0/events", post(history::events))
         .route("/v0/events/{update_id}", get(event_by_id))
         .route("/v1/holdings/summary", post(holdings_summary))
         .route("/v0/state/acs/snapshot-timestamp", get(snapshot_timestamp))
