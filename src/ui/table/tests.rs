@@ -348,3 +348,51 @@ fn cells_are_sanitised_aligned_and_rest_cells_span_the_row() {
     let line: String = (0..40).map(|x| buf[(x, 1)].symbol()).collect();
     assert_eq!(line, format!("a␛b{}42 spans t…", " ".repeat(26)));
 }
+
+#[test]
+fn a_narrow_table_folds_a_column_that_reads_the_same_on_every_row_in_view() {
+    let c = Columns::new(vec![
+        Column::new(Col::Name, "Name", Width::fill(10)),
+        Column::new(Col::Count, "Count", Width::Fixed(6))
+            .right()
+            .priority(5)
+            .folds(),
+        Column::new(Col::Note, "Note", Width::Fixed(8))
+            .priority(2)
+            .folds(),
+        Column::new(
+            Col::Extra,
+            "Extra",
+            Width::Wide {
+                narrow: 0,
+                wide: 7,
+                from: 60,
+            },
+        )
+        .priority(1),
+    ])
+    .fold_below(70);
+    let rows = rows();
+    let all: Vec<&Row> = rows.iter().collect();
+    let calls = Counter::new(0);
+    // The note reads the same everywhere: hidden, said once; the counts differ: kept. Its room
+    // goes to the name (the fill), not to a column the width had dropped.
+    let (cols, notes) = c.folded(40, &all, &calls);
+    assert_eq!(notes, vec![(Col::Note, "note note".to_string())]);
+    assert_eq!(
+        ids(&cols.layout(40)),
+        vec![(Col::Name, 0, 33), (Col::Count, 34, 6)]
+    );
+    // Two rows of the same count: that folds too.
+    let same: Vec<&Row> = vec![&rows[1], &rows[3]];
+    let (_, notes) = c.folded(40, &same, &calls);
+    assert_eq!(
+        notes.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+        vec![Col::Count, Col::Note]
+    );
+    // One row says nothing about the others; a wide table keeps its columns.
+    assert!(c.folded(40, &all[..1], &calls).1.is_empty());
+    let (cols, notes) = c.folded(80, &all, &calls);
+    assert!(notes.is_empty());
+    assert_eq!(ids(&cols.layout(80)), ids(&columns().layout(80)));
+}
