@@ -2,21 +2,23 @@
 //! one writer of the loaded history; the History pane asks it for things through
 //! [`AppEvent::Loader`] and every pane reads the result from [`Shared`].
 
-use crate::feed::loader::{Ctx, HistoryChange, Loader, LoaderOut, Note};
+use crate::feed::loader::{Ctx, HistoryChange, Loader, LoaderOut, Note, RangeEvent};
+use crate::feed::timeline::Timeline;
 use crate::msg::{Effect, Fetched};
 use crate::panes::history::HistoryPane;
 use crate::panes::{AppEvent, Out, Shared};
 
 /// One step of the loader: runs the intents queued in `out.events` (taking them out), the reply
 /// (if any) and the loader's pump; turns what it produced into effects and messages in `out`,
-/// and keeps the History pane's view in step. Returns whether anything changed.
+/// and keeps the History pane's view in step. Returns whether anything changed, and what the
+/// range it reads for History's timeline brought (for the timeline).
 pub fn drive(
     loader: &mut Loader,
     pane: &mut HistoryPane,
     sh: &mut Shared,
     out: &mut Out,
     reply: Option<&Fetched>,
-) -> bool {
+) -> (bool, Vec<RangeEvent>) {
     let mut intents = Vec::new();
     out.events.retain(|e| match e {
         AppEvent::Loader(i) => {
@@ -45,7 +47,8 @@ pub fn drive(
         || reply.is_some()
         || !lo.fetches.is_empty()
         || !lo.notes.is_empty()
-        || lo.change != HistoryChange::default();
+        || lo.change != HistoryChange::default()
+        || lo.has_range();
     out.effects
         .extend(lo.cancels.into_iter().map(Effect::Cancel));
     out.effects
@@ -60,7 +63,7 @@ pub fn drive(
             Note::Error => out.error(text),
         }
     }
-    changed
+    (changed, lo.range)
 }
 
 fn ctx<'a>(sh: &'a mut Shared, out: &'a mut LoaderOut) -> Ctx<'a> {
@@ -69,6 +72,7 @@ fn ctx<'a>(sh: &'a mut Shared, out: &'a mut LoaderOut) -> Ctx<'a> {
         history: &mut sh.history,
         feed: &mut sh.feed,
         ids: &mut sh.ids,
+        held: sh.timeline.as_ref().map_or(0, Timeline::scan_bytes),
         out,
     }
 }

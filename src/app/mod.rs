@@ -306,14 +306,18 @@ impl App {
     /// Runs the history loader: queued intents, a reply, what is due (see [`loader::drive`]).
     fn drive_history(&mut self, reply: Option<&crate::msg::Fetched>, out: &mut Out) {
         out.owner = PaneId::History;
-        if loader::drive(
+        let (changed, range) = loader::drive(
             &mut self.loader,
             &mut self.panes.history,
             &mut self.sh,
             out,
             reply,
-        ) {
-            self.dirty = true;
+        );
+        self.dirty |= changed;
+        if !range.is_empty() {
+            // What the loader read of the index's gaps, for History's timeline (which may ask
+            // it for the next gap: an intent the events loop runs).
+            self.drive_timeline(timeline::Step::Range(range), out);
         }
     }
 

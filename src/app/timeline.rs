@@ -4,19 +4,21 @@
 //! to its reads come here ([`crate::msg::Owner::Timeline`]), and on the clock it follows the
 //! loaded window and the index's reach. The pane only reads it.
 
-use crate::feed::loader::{LoaderIntent, Note};
+use crate::feed::loader::{LoaderIntent, Note, RangeEvent};
 use crate::feed::timeline::{Ctx, Timeline, TimelineIntent, TimelineOut};
 use crate::msg::{Command, Effect, Fetched};
 use crate::panes::history::HistoryPane;
 use crate::panes::{AppEvent, Out, Shared};
 
 /// What one step of the timeline takes besides the queued intents.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum Step<'a> {
     /// Only the intents the panes queued.
     Intents,
     /// A reply to one of its reads.
     Reply(&'a Fetched),
+    /// What the loader read of the index's gaps for it.
+    Range(Vec<RangeEvent>),
     /// The clock: in step with the loaded window and the index's reach.
     Tick,
 }
@@ -61,11 +63,18 @@ pub fn drive(pane: &mut HistoryPane, sh: &mut Shared, out: &mut Out, step: Step<
         let loaded = pane.loaded_rows(cx.history);
         match intent {
             TimelineIntent::Open { since, land } => {
+                if timeline.is_some() {
+                    cx.out.loader.push(LoaderIntent::StopRange);
+                }
                 *timeline = Some(Timeline::open(
                     since, land, scan, viewport, loaded, kept, &mut cx,
                 ));
             }
-            TimelineIntent::Close => *timeline = None,
+            TimelineIntent::Close => {
+                if timeline.take().is_some() {
+                    cx.out.loader.push(LoaderIntent::StopRange);
+                }
+            }
             TimelineIntent::Reread => {
                 if let Some(t) = timeline {
                     t.reread(&mut cx);
@@ -92,6 +101,7 @@ pub fn drive(pane: &mut HistoryPane, sh: &mut Shared, out: &mut Out, step: Step<
         match step {
             Step::Intents => {}
             Step::Reply(reply) => changed |= t.on_reply(reply, loaded, &mut cx),
+            Step::Range(events) => changed |= t.on_range(events, loaded, &mut cx),
             Step::Tick => {
                 // The pages the screen needs after a resize, and the index's rows in step with
                 // the loaded window.
@@ -102,6 +112,9 @@ pub fn drive(pane: &mut HistoryPane, sh: &mut Shared, out: &mut Out, step: Step<
         }
     }
     changed |= !to.fetches.is_empty() || !to.notes.is_empty();
+    // The gaps' reads, for the loader (the app runs it right after).
+    out.events
+        .extend(to.loader.into_iter().map(AppEvent::Loader));
     out.effects.extend(
         to.fetches
             .into_iter()

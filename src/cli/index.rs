@@ -24,7 +24,9 @@ Exit codes:
      verify: a stored update differs from what --verify scans agree on (another digest,
      missing from the index, or kept where the scans have none; the first is named), or
      the scans disagree among themselves with no version held by enough of them
-  6  sync, verify: not enough scans to verify with (fewer than --verify answered)
+  6  sync, verify: not enough scans to verify with (fewer than --verify answered);
+     verify: nothing differs but stored updates have fewer than --verify scans serving
+     them yet (outcome unchecked: the scans trail the index; verify again later)
   130 interrupted (Ctrl-C); every page committed before stays";
 
 /// `cantonscope index …`
@@ -105,7 +107,9 @@ pub enum IndexCommand {
         #[arg(long, conflicts_with = "until")]
         follow: bool,
         /// How many scans must agree on every update of a page before it is written: a number,
-        /// or quorum (f + 1 of the network). 1 writes unverified ranges.
+        /// or quorum (f + 1 of the network). 1 writes unverified ranges. When scans disagree,
+        /// every scan is asked and a version is kept only when f + 1 (and at least N) hold it;
+        /// its divergence record's kept_by names every scan that served it.
         #[arg(long, value_name = "N|quorum", default_value = "2", value_parser = parse_verify)]
         verify: VerifyArg,
         /// Do not keep the updates' bodies (only their summaries, keys and digests).
@@ -133,7 +137,9 @@ pub enum IndexCommand {
         #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
         until: Option<String>,
         /// How many scans must agree on an update for it to be the reference: a number, or
-        /// quorum (f + 1 of the network).
+        /// quorum (f + 1 of the network). When scans disagree, every scan is asked and a version
+        /// is kept only when f + 1 (and at least N) hold it. A range is complete when every
+        /// stored update of it was compared; the outcome is agree only when every range is.
         #[arg(long, value_name = "N|quorum", default_value = "2", value_parser = parse_verify)]
         verify: VerifyArg,
         // --progress, --page-size, --request-rate, --timeout (as `index sync`).
@@ -149,9 +155,16 @@ pub enum IndexCommand {
         before: String,
     },
     /// The index as JSON: its range per migration, update count, size on disk, gaps, the
-    /// scans that confirmed each range, divergences, the last sync, a sync running.
+    /// scans that confirmed each range, divergences, the last sync, a sync running, the last
+    /// verify of each range. Times are RFC 3339. With --output table: a summary that fits a
+    /// screen (sizes in kB/MB/GB; the divergences as their count, first, last and scans; the
+    /// newest chunks and verifications); the JSON keeps every divergence.
     #[command(after_help = INDEX_EXIT_CODES)]
-    Status,
+    Status {
+        /// With --output table, also list every divergence, one row each.
+        #[arg(long)]
+        divergences: bool,
+    },
     /// The updates matching every term, newest first, as JSON Lines (the History export's row
     /// fields). Terms: party:P template:T choice:C (exact; party:HINT every party HINT::…,
     /// template:Module:Entity in every package), contract:PREFIX id:PREFIX (with or without

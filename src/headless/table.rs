@@ -29,6 +29,8 @@ pub struct View {
     pub rows: Option<&'static str>,
     /// `(header, pointer into a row)`.
     pub columns: &'static [(&'static str, &'static str)],
+    /// A document read its own way instead (`index status`: a summary that fits a screen).
+    pub custom: Option<fn(&Value) -> String>,
 }
 
 /// A document without a list of rows (`scan status`): every leaf as `path  value`.
@@ -36,6 +38,7 @@ pub const KEY_VALUE: View = View {
     summary: &[],
     rows: None,
     columns: &[],
+    custom: None,
 };
 
 /// `network scans`.
@@ -56,6 +59,7 @@ pub const NETWORK_SCANS: View = View {
         ("LISTED", "/listed"),
         ("PINNED", "/pinned"),
     ],
+    custom: None,
 };
 
 /// `network health`.
@@ -81,6 +85,7 @@ pub const NETWORK_HEALTH: View = View {
         ("ROUND", "/newest_open_round/number"),
         ("REASONS", "/reasons"),
     ],
+    custom: None,
 };
 
 /// `network check-update`.
@@ -101,6 +106,7 @@ pub const NETWORK_CHECK: View = View {
         ("DETAIL", "/detail"),
         ("DIFFERS AT", "/differences/0/path"),
     ],
+    custom: None,
 };
 
 /// `network sweep`: a row per range of differing updates.
@@ -127,6 +133,7 @@ pub const NETWORK_SWEEP: View = View {
         ("FIRST UPDATE", "/first_update_id"),
         ("LAST UPDATE", "/last_update_id"),
     ],
+    custom: None,
 };
 
 /// `scan holdings`.
@@ -144,6 +151,7 @@ pub const HOLDINGS: View = View {
         ("HOLDINGS", "/total_coin_holdings"),
         ("FEES", "/accumulated_holding_fees_total"),
     ],
+    custom: None,
 };
 
 /// `scan validator-faucets`.
@@ -157,6 +165,7 @@ pub const FAUCETS: View = View {
         ("FIRST", "/firstCollectedInRound"),
         ("LAST", "/lastCollectedInRound"),
     ],
+    custom: None,
 };
 
 /// `governance requests` and `governance needs-vote`.
@@ -173,6 +182,7 @@ pub const GOVERNANCE_REQUESTS: View = View {
         ("VOTES", "/votes_words"),
         ("ACTION", "/action"),
     ],
+    custom: None,
 };
 
 /// `governance results` (JSON Lines).
@@ -187,6 +197,7 @@ pub const GOVERNANCE_RESULTS: View = View {
         ("REJECT", "/reject"),
         ("ACTION", "/action"),
     ],
+    custom: None,
 };
 
 /// `governance weights`.
@@ -200,6 +211,7 @@ pub const GOVERNANCE_WEIGHTS: View = View {
         ("KNOWN SINCE", "/known_since"),
         ("CHECKED", "/history_agrees"),
     ],
+    custom: None,
 };
 
 /// `index search` (JSON Lines).
@@ -214,6 +226,7 @@ pub const INDEX_SEARCH: View = View {
         ("ACTION", "/root_action"),
         ("PARTIES", "/parties"),
     ],
+    custom: None,
 };
 
 /// `index verify`'s report.
@@ -230,16 +243,276 @@ pub const INDEX_VERIFY: View = View {
     ],
     rows: Some("/ranges"),
     columns: &[
-        ("AFTER", "/after"),
-        ("THROUGH", "/through"),
+        ("AFTER", "/after/record_time"),
+        ("THROUGH", "/through/record_time"),
         ("UPDATES", "/updates_checked"),
         ("SCANS", "/scans"),
         ("MISMATCHES", "/mismatches"),
         ("MISSING", "/missing"),
         ("EXTRA", "/extra"),
+        ("UNCHECKED", "/unchecked"),
         ("COMPLETE", "/complete"),
     ],
+    custom: None,
 };
+
+/// `index status`: a summary that fits a screen however big the index is.
+pub const INDEX_STATUS: View = View {
+    summary: &[],
+    rows: None,
+    columns: &[],
+    custom: Some(|doc| index_status(doc, false)),
+};
+
+/// `index status --divergences`: the summary, then every divergence.
+pub const INDEX_STATUS_DIVERGENCES: View = View {
+    summary: &[],
+    rows: None,
+    columns: &[],
+    custom: Some(|doc| index_status(doc, true)),
+};
+
+/// Rows of each list `index status` shows as a table at most (the newest; the JSON has all).
+const STATUS_ROWS: usize = 5;
+
+/// `index status` as a person reads it: the index in a few `label  value` lines, the newest
+/// migrations, chunks and verifications (at most [`STATUS_ROWS`] each), the divergences as
+/// their count, first, last and scans (`all`: then one row each). Under 60 lines without
+/// `all`, whatever the index holds.
+fn index_status(doc: &Value, all: bool) -> String {
+    use crate::model::format::{group_thousands, human_bytes};
+    let text = |pointer: &str| doc.pointer(pointer).map(cell).unwrap_or_default();
+    let count = |pointer: &str| doc.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+    let list = |pointer: &str| {
+        doc.pointer(pointer)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut lines: Vec<(&str, String)> = vec![
+        ("location", text("/location")),
+        (
+            "schema",
+            format!(
+                "{} (summaries {})",
+                text("/schema_version"),
+                text("/summary_version")
+            ),
+        ),
+        ("network", text("/network/dso_party")),
+        ("synchronizer", text("/network/synchronizer")),
+        (
+            "updates",
+            format!(
+                "{} ({} with bodies)",
+                group_thousands(count("/updates")),
+                group_thousands(count("/bodies"))
+            ),
+        ),
+        (
+            "size",
+            human_bytes(i64::try_from(count("/size_bytes")).unwrap_or(i64::MAX)),
+        ),
+    ];
+    // A new index has no network yet.
+    lines.retain(|(_, value)| !value.is_empty());
+    if let Some(last) = doc.pointer("/last_sync").filter(|v| !v.is_null()) {
+        let at = |key: &str| last.get(key).map(cell).unwrap_or_default();
+        lines.push((
+            "last sync",
+            format!(
+                "{}, {} to {}",
+                at("outcome"),
+                at("started_at"),
+                at("ended_at")
+            ),
+        ));
+    }
+    lines.push((
+        "sync running",
+        match doc.pointer("/sync_running").filter(|v| !v.is_null()) {
+            Some(beat) => {
+                let at = |key: &str| beat.get(key).map(cell).unwrap_or_default();
+                format!(
+                    "pid {} on {} since {}, last beat {}",
+                    at("pid"),
+                    at("host"),
+                    at("started_at"),
+                    at("beat_at")
+                )
+            }
+            None => "no".to_owned(),
+        },
+    ));
+    let gaps = list("/gaps");
+    lines.push((
+        "gaps",
+        match gaps.first() {
+            None => "none".to_owned(),
+            Some(gap) => format!(
+                "{} (the first after {}, before {})",
+                gaps.len(),
+                gap.pointer("/after/record_time")
+                    .map(cell)
+                    .unwrap_or_default(),
+                gap.pointer("/before/record_time")
+                    .map(cell)
+                    .unwrap_or_default()
+            ),
+        },
+    ));
+    let divergences = list("/divergences");
+    lines.extend(divergence_lines(&divergences, all));
+    let width = lines.iter().map(|(l, _)| l.width()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (label, value) in &lines {
+        out.push_str(&format!("{label:width$}  {value}\n"));
+    }
+    // The newest rows of each list, and how many are left out.
+    let mut newest = |title: &str, pointer: &str, columns: &[(&str, &str)]| {
+        let rows = list(pointer);
+        let shown = &rows[rows.len().saturating_sub(STATUS_ROWS)..];
+        out.push_str(&format!("\n{title} ({})\n", rows.len()));
+        out.push_str(&grid(columns, shown));
+        if rows.len() > shown.len() {
+            out.push_str(&format!(
+                "… {} older: --output json has them all\n",
+                rows.len() - shown.len()
+            ));
+        }
+    };
+    newest(
+        "migrations",
+        "/migrations",
+        &[
+            ("MIGRATION", "/migration_id"),
+            ("UPDATES", "/updates"),
+            ("FIRST RECORD TIME", "/first_record_time"),
+            ("LAST RECORD TIME", "/last_record_time"),
+        ],
+    );
+    newest(
+        "chunks",
+        "/chunks",
+        &[
+            ("ID", "/id"),
+            ("AFTER", "/start/record_time"),
+            ("BEFORE", "/end_before"),
+            ("REACHED", "/cursor/record_time"),
+            ("STATE", "/state"),
+            ("VERIFY", "/verify"),
+            ("UPDATES", "/updates"),
+            ("SCANS", "/scans"),
+        ],
+    );
+    newest(
+        "verifications",
+        "/verifications",
+        // A verification record is the range of `index verify`'s report, when and how.
+        &[("VERIFIED AT", "/verified_at"), ("VERIFY", "/verify")]
+            .into_iter()
+            .chain(INDEX_VERIFY.columns.iter().copied())
+            .collect::<Vec<_>>(),
+    );
+    if all {
+        out.push_str(&format!("\ndivergences ({})\n", divergences.len()));
+        out.push_str(&grid(
+            &[
+                ("RECORD TIME", "/record_time"),
+                ("MIG", "/migration_id"),
+                ("UPDATE", "/update_id"),
+                ("RESOLVED", "/resolved"),
+                ("ODD SCANS", "/detail/odd_scans"),
+                ("KEPT BY", "/detail/kept_by"),
+                ("FOUND AT", "/found_at"),
+            ],
+            &divergences,
+        ));
+    }
+    out
+}
+
+/// The divergences in four lines: how many (resolved: a version kept; unresolved: a sync
+/// stops there), the first and the last by record time, the scans on the other side and on
+/// how many updates.
+fn divergence_lines(divergences: &[Value], all: bool) -> Vec<(&'static str, String)> {
+    use crate::model::format::parse_time_micros;
+    let unresolved = divergences
+        .iter()
+        .filter(|d| d["resolved"] == Value::Bool(false))
+        .count();
+    let mut lines = vec![(
+        "divergences",
+        if divergences.is_empty() {
+            "none".to_owned()
+        } else {
+            format!(
+                "{}: {} resolved (f + 1 scans kept a version), {unresolved} unresolved (a sync stops there){}",
+                divergences.len(),
+                divergences.len() - unresolved,
+                if all { "" } else { "; each: --divergences" }
+            )
+        },
+    )];
+    let at = |d: &&Value| {
+        d["record_time"]
+            .as_str()
+            .and_then(parse_time_micros)
+            .unwrap_or(i64::MIN)
+    };
+    let named = |d: &Value| {
+        format!(
+            "{} update {} (migration {})",
+            cell(&d["record_time"]),
+            cell(&d["update_id"]),
+            cell(&d["migration_id"])
+        )
+    };
+    if let (Some(first), Some(last)) = (
+        divergences.iter().min_by_key(at),
+        divergences.iter().max_by_key(at),
+    ) {
+        lines.push(("first", named(first)));
+        lines.push(("last", named(last)));
+    }
+    // The scans on the other side: the odd scans of a resolved one, the scans outside the
+    // largest version of an unresolved one.
+    let mut sides: Vec<(String, usize)> = Vec::new();
+    for d in divergences {
+        let mut names: Vec<&str> = d["detail"]["odd_scans"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if let Some(versions) = d["detail"]["versions"].as_array() {
+            names.extend(
+                versions
+                    .iter()
+                    .skip(1)
+                    .filter_map(|v| v["scans"].as_array())
+                    .flatten()
+                    .filter_map(Value::as_str),
+            );
+        }
+        for name in names {
+            match sides.iter_mut().find(|(n, _)| n == name) {
+                Some((_, n)) => *n += 1,
+                None => sides.push((name.to_owned(), 1)),
+            }
+        }
+    }
+    if !sides.is_empty() {
+        sides.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let named: Vec<String> = sides
+            .iter()
+            .map(|(name, n)| format!("{} ({n} updates)", sanitize_line(name, MAX_CELL)))
+            .collect();
+        lines.push((
+            "diverging scans",
+            sanitize_line(&named.join(", "), MAX_SUMMARY),
+        ));
+    }
+    lines
+}
 
 /// The table form of `command`'s output, when it has one (the others print JSON either way).
 pub fn view_for(command: &Command) -> Option<View> {
@@ -264,7 +537,8 @@ pub fn view_for(command: &Command) -> Option<View> {
             GovernanceCommand::Weights => GOVERNANCE_WEIGHTS,
         },
         Command::Index(args) => match &args.command {
-            IndexCommand::Status => KEY_VALUE,
+            IndexCommand::Status { divergences: false } => INDEX_STATUS,
+            IndexCommand::Status { divergences: true } => INDEX_STATUS_DIVERGENCES,
             IndexCommand::Search { count: false, .. } => INDEX_SEARCH,
             IndexCommand::Verify { .. } => INDEX_VERIFY,
             _ => return None,
@@ -293,6 +567,7 @@ pub const NODE_ALERTS: View = View {
         ("SINCE", "/since"),
         ("DEFAULT FROM", "/source"),
     ],
+    custom: None,
 };
 
 /// [`render`] of the document `text` with `extra` top-level fields after its own: what the
@@ -317,6 +592,10 @@ pub fn render_with(
 /// `text` (one JSON document, or JSON Lines when the view says so) as a table; `None` when it
 /// is not JSON of that shape (the caller prints it as it is).
 pub fn render(view: &View, text: &str) -> Option<String> {
+    if let Some(custom) = view.custom {
+        let doc: Value = serde_json::from_str(text).ok()?;
+        return Some(custom(&doc));
+    }
     let mut out = String::new();
     let (rows, doc): (Vec<Value>, Option<Value>) = match view.rows {
         Some(pointer) => {
@@ -363,9 +642,14 @@ pub fn render(view: &View, text: &str) -> Option<String> {
             out.push('\n');
         }
     }
+    out.push_str(&grid(view.columns, &rows));
+    Some(out)
+}
+
+/// `rows` as a table of `columns` (a header, then one line a row; `(none)` for no row).
+fn grid(columns: &[(&str, &str)], rows: &[Value]) -> String {
     // A column no row fills (a field this server does not send) is left out.
-    let kept: Vec<(&str, &str)> = view
-        .columns
+    let kept: Vec<(&str, &str)> = columns
         .iter()
         .copied()
         .filter(|(_, pointer)| {
@@ -376,6 +660,7 @@ pub fn render(view: &View, text: &str) -> Option<String> {
         })
         .collect();
     let columns = kept.as_slice();
+    let mut out = String::new();
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
@@ -434,7 +719,7 @@ pub fn render(view: &View, text: &str) -> Option<String> {
     if rows.is_empty() {
         out.push_str("(none)\n");
     }
-    Some(out)
+    out
 }
 
 /// A decimal amount as Daml sends it (`1234567.5000000000`) with its thousands grouped
@@ -596,5 +881,68 @@ mod tests {
         // A value that is no decimal stays as sent.
         assert_eq!(grouped_decimal("1220abc.5"), None);
         assert_eq!(grouped_decimal("2026"), None);
+    }
+
+    #[test]
+    fn index_status_fits_a_screen_however_many_divergences_and_lists_them_when_asked() {
+        let divergences: Vec<serde_json::Value> = (0..1_000)
+            .map(|i| {
+                serde_json::json!({
+                    "update_id": format!("1220{i:060}"),
+                    "migration_id": 1,
+                    "record_time": format!("2026-01-01T00:{:02}:{:02}Z", i / 60 % 60, i % 60),
+                    "found_at": "2026-01-02T00:00:00Z",
+                    "resolved": i != 999,
+                    "detail": if i == 999 {
+                        serde_json::json!({"versions": [
+                            {"digest": "aa", "scans": ["A", "C"]},
+                            {"digest": "bb", "scans": ["B"]},
+                        ]})
+                    } else {
+                        serde_json::json!({"odd_scans": ["B"], "kept_by": ["A", "C", "D"]})
+                    },
+                })
+            })
+            .collect();
+        let chunks: Vec<serde_json::Value> = (0..40)
+            .map(|i| serde_json::json!({"id": i, "state": "done", "scans": ["A", "C"]}))
+            .collect();
+        let doc = serde_json::json!({
+            "location": "i.sqlite", "schema_version": 6, "summary_version": 1,
+            "updates": 1_234_567, "bodies": 1_234_567, "size_bytes": 12_345_678,
+            "migrations": [], "chunks": chunks, "gaps": [], "divergences": divergences,
+            "last_sync": null, "sync_running": null, "verifications": [],
+        });
+        let shown = index_status(&doc, false);
+        assert!(shown.lines().count() <= 80, "{shown}");
+        let line = |label: &str| {
+            shown
+                .lines()
+                .find(|l| l.starts_with(&format!("{label}  ")))
+                .unwrap_or_else(|| panic!("{label}: {shown}"))
+                .to_owned()
+        };
+        assert!(line("updates").contains("1,234,567"), "{shown}");
+        assert!(line("size").ends_with("12.3 MB"), "{shown}");
+        assert!(
+            line("divergences").starts_with("divergences      1000: 999 resolved"),
+            "{shown}"
+        );
+        assert!(
+            line("first").contains("00:00:00Z update 1220000"),
+            "{shown}"
+        );
+        assert!(line("last").contains("00:16:39Z"), "{shown}");
+        assert!(
+            line("diverging scans").ends_with("B (1000 updates)"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("… 35 older: --output json has them all"),
+            "{shown}"
+        );
+        let all = index_status(&doc, true);
+        let rows = all.lines().filter(|l| l.starts_with("2026-01-01T")).count();
+        assert_eq!(rows, 1_000, "a row each: {all}");
     }
 }

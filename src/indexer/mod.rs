@@ -43,7 +43,7 @@ pub use shared::{Shared, blocking};
 pub use verify::{Found, RangeCheck};
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -192,6 +192,8 @@ pub struct Engine<'a> {
     /// Scans found serving an update differently (diverged history), for the network's
     /// findings ([`Engine::take_findings`]).
     findings: RefCell<Vec<FindingOp>>,
+    /// Per chunk written: the scans found odd in it, none of its confirming scans.
+    odd_in_chunk: RefCell<BTreeMap<i64, BTreeSet<String>>>,
 }
 
 impl<'a> Engine<'a> {
@@ -280,6 +282,7 @@ impl<'a> Engine<'a> {
             samples: RefCell::new(Vec::new()),
             training: tokio::sync::Mutex::new(()),
             findings: RefCell::new(Vec::new()),
+            odd_in_chunk: RefCell::new(BTreeMap::new()),
         })
     }
 

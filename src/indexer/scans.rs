@@ -37,7 +37,12 @@ impl Engine<'_> {
         if self.needed == 1 {
             return vec![self.describe(self.primary)];
         }
-        confirmers.iter().map(|s| self.describe(*s)).collect()
+        self.names(confirmers)
+    }
+
+    /// How messages name `scans`.
+    pub(super) fn names(&self, scans: &[usize]) -> Vec<String> {
+        scans.iter().map(|s| self.describe(*s)).collect()
     }
 
     /// Notes that `scan` serves `item` differently from the version kept (or from the others,
@@ -128,6 +133,7 @@ impl Engine<'_> {
             keep: take.skip.min(confirmed)..confirmed,
             confirmers: verified.confirmers,
             odd: verified.odd,
+            kept_by: verified.kept_by,
             halt: verified.halt,
         }))
     }
@@ -237,6 +243,7 @@ impl Engine<'_> {
                 confirmed: judged.confirmed,
                 confirmers: judged.confirmers,
                 odd: judged.odd,
+                kept_by: judged.kept_by,
                 halt,
             };
         }
@@ -359,6 +366,8 @@ pub(super) struct Confirmed {
     pub(super) confirmers: Vec<usize>,
     /// (position, scan) of confirmed items a scan has in another version.
     pub(super) odd: Vec<(usize, usize)>,
+    /// (position, scans) of those items: every scan known to hold the version kept.
+    pub(super) kept_by: Vec<(usize, Vec<usize>)>,
     /// Why the walk cannot go past them.
     pub(super) halt: Option<Halt>,
 }
@@ -373,6 +382,8 @@ pub(super) struct Verified {
     pub(super) confirmers: Vec<usize>,
     /// (position, scan) of confirmed items a scan has in another version.
     pub(super) odd: Vec<(usize, usize)>,
+    /// (position, scans) of those items: every scan known to hold the version kept.
+    pub(super) kept_by: Vec<(usize, Vec<usize>)>,
     /// Why the sync cannot go past the confirmed items.
     pub(super) halt: Option<Halt>,
 }

@@ -240,6 +240,7 @@ impl Engine<'_> {
             keep,
             confirmers,
             odd,
+            kept_by,
             ..
         } = confirmed;
         let keep = keep.clone();
@@ -272,8 +273,23 @@ impl Engine<'_> {
             let entry = reach.entry(chunk.id).or_insert((start, start));
             entry.1 = last.record_time;
         }
-        let scans = self.confirmed_by(confirmers);
-        let write = PageWrite::new(rows, page_start, cursor, scans.clone());
+        // A scan odd anywhere in the chunk is none of its confirming scans.
+        let odd_here: Vec<String> = {
+            let mut seen = self.odd_in_chunk.borrow_mut();
+            let seen = seen.entry(chunk.id).or_default();
+            for (position, scan) in odd {
+                if keep.contains(position) {
+                    seen.insert(self.describe(*scan));
+                }
+            }
+            seen.iter().cloned().collect()
+        };
+        let scans: Vec<String> = self
+            .confirmed_by(confirmers)
+            .into_iter()
+            .filter(|s| !odd_here.contains(s))
+            .collect();
+        let write = PageWrite::new(rows, page_start, cursor, scans).without(odd_here);
         let id = chunk.id;
         let written = self
             .store
@@ -289,33 +305,39 @@ impl Engine<'_> {
             counters.inserted += written.inserted;
             counters.known += written.known;
         }
-        // Odd scans: a quorum kept another version than theirs.
-        for (position, scan) in odd.iter().filter(|(p, _)| keep.contains(p)) {
+        // Odd scans: f + 1 (and N) scans kept another version than theirs; one record an
+        // update, naming every odd scan and every scan known to hold the version kept.
+        for (position, holders) in kept_by.iter().filter(|(p, _)| keep.contains(p)) {
             let Some(item) = page.transactions.get(*position) else {
                 continue;
             };
-            self.counters.borrow_mut().odd += 1;
-            let name = self.describe(*scan);
             let update_id = item.update_id().unwrap_or_default().to_owned();
-            self.say(&format!(
-                "warning: {name} has another version of update {update_id}; {} scans agree on the one kept",
-                scans.len()
-            ));
-            self.note_diverged(
-                *scan,
-                item,
-                format!(
-                    "has another version of update {update_id} than the {} scans that agree on the one the index keeps",
-                    scans.len()
-                ),
-            );
+            let holders = self.names(holders);
+            let mut names = Vec::new();
+            for (_, scan) in odd.iter().filter(|(p, _)| p == position) {
+                self.counters.borrow_mut().odd += 1;
+                let name = self.describe(*scan);
+                self.say(&format!(
+                    "warning: {name} has another version of update {update_id}; {} scans agree on the one kept",
+                    holders.len()
+                ));
+                self.note_diverged(
+                    *scan,
+                    item,
+                    format!(
+                        "has another version of update {update_id} than the {} scans that agree on the one the index keeps",
+                        holders.len()
+                    ),
+                );
+                names.push(name);
+            }
             let record = DivergenceRecord {
                 update_id,
                 migration_id: item.migration_id().unwrap_or_default(),
                 record_time: item.record_time().unwrap_or_default().to_owned(),
                 found_at: now_micros(),
                 resolved: true,
-                detail: json!({ "odd_scans": [name], "kept_by": scans }),
+                detail: json!({ "odd_scans": names, "kept_by": holders }),
             };
             self.store
                 .call(move |s| s.record_divergence(&record))

@@ -27,12 +27,19 @@ pub struct RangeCheck {
     pub through: Option<Position>,
     /// Stored updates compared.
     pub updates: u64,
-    /// The scans that confirmed its pages.
+    /// The scans that confirmed its pages, less those odd in it.
     pub scans: BTreeSet<String>,
+    /// The scans that served another version of one of its updates than the one kept.
+    pub odd_scans: BTreeSet<String>,
     pub mismatches: u64,
     pub missing: u64,
     pub extra: u64,
-    /// Walked to its end (`false`: stopped, or the scans could not confirm its last pages).
+    /// Stored updates of it that no version held by the scans needed confirms yet (the scans
+    /// lag behind the index there): not compared.
+    pub unchecked: u64,
+    /// Every stored update of it (within --from/--until) was compared with the version the
+    /// scans agree on: walked to its end, nothing left unchecked (`false`: stopped by a
+    /// divergence or an interruption, or `unchecked` updates).
     pub complete: bool,
 }
 
@@ -92,9 +99,11 @@ impl RangeCheck {
             "through": self.through,
             "updates_checked": self.updates,
             "scans": self.scans,
+            "odd_scans": self.odd_scans,
             "mismatches": self.mismatches,
             "missing": self.missing,
             "extra": self.extra,
+            "unchecked": self.unchecked,
             "complete": self.complete,
         })
     }
@@ -209,17 +218,28 @@ impl Engine<'_> {
                                     item.update_id().unwrap_or_default()
                                 ),
                             );
+                            let holders = verified
+                                .kept_by
+                                .iter()
+                                .find(|(p, _)| p == position)
+                                .map(|(_, holders)| self.names(holders))
+                                .unwrap_or_default();
+                            let name = self.describe(*scan);
                             Found::push(
                                 &mut found.odd,
                                 json!({
                                     "update_id": item.update_id().unwrap_or_default(),
-                                    "scan": self.describe(*scan),
-                                    "kept_by": scans,
+                                    "scan": name,
+                                    "kept_by": holders,
                                 }),
                             );
+                            check.odd_scans.insert(name);
                         }
                     }
+                    // A scan odd anywhere in the range is none of its confirming scans.
                     check.scans.extend(scans);
+                    let odd = &check.odd_scans;
+                    check.scans.retain(|s| !odd.contains(s));
                     checked_to = Some(through);
                     if let Some(entry) = self.reach.borrow_mut().get_mut(&(id as i64)) {
                         entry.1 = through.record_time;
@@ -238,7 +258,18 @@ impl Engine<'_> {
                 return Err(halt);
             }
             if confirmed == 0 {
-                // The scans cannot confirm the rest of the range yet: not checked.
+                // The scans cannot confirm the rest of the range yet: what the index keeps
+                // there is not checked (and the range not complete when there is some).
+                let tail_end = At::new(through.migration_id, end);
+                let stored = self
+                    .store
+                    .call(move |s| s.kept_digests(checked_to, tail_end))
+                    .await?;
+                check.unchecked = stored
+                    .iter()
+                    .filter(|k| from.is_none_or(|f| k.record_time >= f))
+                    .count() as u64;
+                check.complete = check.unchecked == 0;
                 return Ok(());
             }
         }

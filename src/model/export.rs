@@ -30,6 +30,7 @@ use crate::api::json::{INVISIBLE_MARK, needs_replacing};
 use super::format::format_time_micros;
 use super::history::{FilteredView, History};
 use super::json_text::escape_unsafe_from;
+use super::position::At;
 use super::summary::{Summarizer, UpdateSummary, cat};
 
 /// Rows encoded per [`ExportJob::step`] call (one call per tick).
@@ -273,7 +274,7 @@ enum Rows {
 pub struct ExportSnapshot {
     rows: Rows,
     /// `(migration id, record time)` of the oldest loaded update at the time.
-    anchor: Option<(i64, i64)>,
+    anchor: Option<At>,
     /// The filter text in force (for the dialog).
     pub filter: Option<String>,
 }
@@ -289,7 +290,7 @@ impl ExportSnapshot {
         };
         ExportSnapshot {
             rows,
-            anchor: history.first().map(|s| (s.migration_id, s.record_time)),
+            anchor: history.first().map(UpdateSummary::at),
             filter: view.filter.as_ref().map(|f| f.input.clone()),
         }
     }
@@ -320,7 +321,7 @@ impl ExportSnapshot {
         let Some(anchor) = self.anchor else {
             return Some(0);
         };
-        let pos = |i: usize| history.get(i).map(|s| (s.migration_id, s.record_time));
+        let pos = |i: usize| history.get(i).map(UpdateSummary::at);
         if pos(0) == Some(anchor) {
             return Some(0);
         }

@@ -8,6 +8,7 @@ use regex::{Regex, RegexBuilder};
 use crate::api::scan::UpdateItem;
 
 use super::intern::Sym;
+use super::position::At;
 use super::summary::{Summarizer, UpdateSummary, cat, contract_key};
 
 /// The loaded history.
@@ -124,8 +125,8 @@ impl History {
         self.items.back()
     }
 
-    fn position(s: &UpdateSummary) -> (i64, i64) {
-        (s.migration_id, s.record_time)
+    fn position(s: &UpdateSummary) -> At {
+        s.at()
     }
 
     /// Adds a page. Items that are not strictly newer (append) or strictly older (prepend) than

@@ -7,9 +7,7 @@
 //! goes back.
 
 use crate::model::format::format_time_micros;
-
-/// Position of an update in ledger order: `(migration id, record time µs)`.
-pub type Pos = (i64, i64);
+use crate::model::position::At;
 
 /// What the reader keeps under an update id it reads again.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +33,7 @@ pub enum Reread {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rewrite {
     pub update_id: String,
-    pub position: Pos,
+    pub position: At,
     /// What is wrong with it (`is gone from its position`, `has digest … where …`).
     pub what: String,
 }
@@ -45,8 +43,8 @@ impl Rewrite {
     pub fn at(&self) -> String {
         format!(
             "migration {}, {}",
-            self.position.0,
-            format_time_micros(self.position.1)
+            self.position.migration_id,
+            format_time_micros(self.position.record_time)
         )
     }
 }
@@ -62,9 +60,9 @@ impl std::fmt::Display for Rewrite {
 /// known id, or an update the reader never saw at a position it already read past).
 pub fn reread(
     update_id: &str,
-    position: Pos,
+    position: At,
     kept: Kept,
-    walked_to: Option<Pos>,
+    walked_to: Option<At>,
 ) -> Result<Reread, Rewrite> {
     let rewrite = |what: String| Rewrite {
         update_id: update_id.to_owned(),
@@ -86,9 +84,9 @@ pub fn reread(
 /// same update (or another one kept at the same position); `kept` says what the reader keeps
 /// under an id.
 pub fn newest_reread(
-    newest: (&str, Pos),
-    first: Option<(&str, Pos)>,
-    kept: impl Fn(&str, Pos) -> Kept,
+    newest: (&str, At),
+    first: Option<(&str, At)>,
+    kept: impl Fn(&str, At) -> Kept,
 ) -> Result<(), Rewrite> {
     let gone = || Rewrite {
         update_id: newest.0.to_owned(),
@@ -170,26 +168,26 @@ mod tests {
     #[test]
     fn known_new_and_rewritten() {
         assert_eq!(
-            reread("a", (1, 5), Kept::Same, Some((1, 9))),
+            reread("a", At::new(1, 5), Kept::Same, Some(At::new(1, 9))),
             Ok(Reread::Known)
         );
         assert_eq!(
-            reread("a", (1, 10), Kept::Absent, Some((1, 9))),
+            reread("a", At::new(1, 10), Kept::Absent, Some(At::new(1, 9))),
             Ok(Reread::New)
         );
-        assert!(reread("a", (1, 9), Kept::Absent, Some((1, 9))).is_err());
-        assert!(reread("a", (0, 99), Kept::Absent, Some((1, 9))).is_err());
-        let r = reread("a", (1, 5), Kept::Other("differs".into()), None).unwrap_err();
+        assert!(reread("a", At::new(1, 9), Kept::Absent, Some(At::new(1, 9))).is_err());
+        assert!(reread("a", At::new(0, 99), Kept::Absent, Some(At::new(1, 9))).is_err());
+        let r = reread("a", At::new(1, 5), Kept::Other("differs".into()), None).unwrap_err();
         assert_eq!(r.what, "differs");
-        let same = |_: &str, _: Pos| Kept::Same;
+        let same = |_: &str, _: At| Kept::Same;
         assert_eq!(
-            newest_reread(("a", (1, 9)), Some(("a", (1, 9))), same),
+            newest_reread(("a", At::new(1, 9)), Some(("a", At::new(1, 9))), same),
             Ok(())
         );
-        let r = newest_reread(("a", (1, 9)), None, same).unwrap_err();
+        let r = newest_reread(("a", At::new(1, 9)), None, same).unwrap_err();
         assert_eq!(r.update_id, "a");
-        assert!(newest_reread(("a", (1, 9)), Some(("b", (1, 10))), same).is_err());
-        let absent = |_: &str, _: Pos| Kept::Absent;
-        assert!(newest_reread(("a", (1, 9)), Some(("b", (1, 9))), absent).is_err());
+        assert!(newest_reread(("a", At::new(1, 9)), Some(("b", At::new(1, 10))), same).is_err());
+        let absent = |_: &str, _: At| Kept::Absent;
+        assert!(newest_reread(("a", At::new(1, 9)), Some(("b", At::new(1, 9))), absent).is_err());
     }
 }

@@ -331,6 +331,11 @@ impl Summarizer {
 }
 
 impl UpdateSummary {
+    /// Its place in the ledger.
+    pub fn at(&self) -> crate::model::position::At {
+        crate::model::position::At::new(self.migration_id, self.record_time)
+    }
+
     /// [`root_label`](Self::root_label) for a column `width` wide: a well-known Splice action
     /// keeps its amount whole by cutting the parties' names instead (see
     /// [`Telling::label_within`](crate::model::summary_telling::Telling::label_within)).

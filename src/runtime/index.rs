@@ -209,8 +209,9 @@ fn holes(
     before: Option<i64>,
 ) -> Result<IndexAnswer, StoreError> {
     let chunks = store.chunks()?;
-    let pos =
-        |p: &crate::store::Position| parse_time_micros(&p.record_time).map(|t| (p.migration_id, t));
+    let pos = |p: &crate::store::Position| {
+        parse_time_micros(&p.record_time).map(|t| At::new(p.migration_id, t))
+    };
     let covered: Vec<_> = crate::store::covered(&chunks)
         .iter()
         .filter_map(|(start, reach)| {
@@ -225,7 +226,7 @@ fn holes(
     for hole in &mut holes {
         hole.offset = match hole.after {
             None => 0,
-            Some((_, t)) => store.range_count(since, Some(t.saturating_add(1)))?,
+            Some(after) => store.range_count(since, Some(after.record_time.saturating_add(1)))?,
         };
     }
     Ok(IndexAnswer::Holes(holes))
@@ -314,13 +315,13 @@ fn local_page(
 ) -> Result<Option<UpdatesPage>, StoreError> {
     let after = match &req.after {
         Some(a) => match parse_time_micros(&a.after_record_time) {
-            Some(t) => Some((a.after_migration_id, t)),
+            Some(t) => Some(At::new(a.after_migration_id, t)),
             None => return Ok(None),
         },
         None => None,
     };
     let limit = usize::try_from(req.page_size.max(1)).unwrap_or(1);
-    let kept = store.page_after(after.map(At::from), limit)?;
+    let kept = store.page_after(after, limit)?;
     if !offline {
         let full = kept.len() == limit;
         if !full || !covered(store, after, kept.last())? {
@@ -339,14 +340,15 @@ fn local_page(
 /// Whether one chunk of the index walked everything after `after` up to `last`.
 fn covered(
     store: &mut dyn IndexReader,
-    after: Option<(i64, i64)>,
+    after: Option<At>,
     last: Option<&KeptUpdate>,
 ) -> Result<bool, StoreError> {
     let Some(last) = last else {
         return Ok(false);
     };
-    let pos =
-        |p: &crate::store::Position| parse_time_micros(&p.record_time).map(|t| (p.migration_id, t));
+    let pos = |p: &crate::store::Position| {
+        parse_time_micros(&p.record_time).map(|t| At::new(p.migration_id, t))
+    };
     Ok(store.chunks()?.iter().any(|c| {
         let starts_before = match (&c.start, after) {
             (None, _) => true,
@@ -357,7 +359,7 @@ fn covered(
             .cursor
             .as_ref()
             .and_then(pos)
-            .is_some_and(|cur| cur >= (last.migration_id, last.record_time));
+            .is_some_and(|cur| cur >= At::new(last.migration_id, last.record_time));
         starts_before && reaches
     }))
 }

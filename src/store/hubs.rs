@@ -172,6 +172,50 @@ pub fn term_blocks(
     out
 }
 
+/// Schema 4 → 5 in any engine: every one of `hubs` gets its bitmap built from its keys
+/// (`build`), in term order. Returns how many hubs there are.
+pub fn build_every<E>(
+    hubs: impl IntoIterator<Item = i64>,
+    mut build: impl FnMut(i64) -> Result<(), E>,
+) -> Result<usize, E> {
+    let mut hubs: Vec<i64> = hubs.into_iter().collect();
+    hubs.sort_unstable();
+    for term in &hubs {
+        build(*term)?;
+    }
+    Ok(hubs.len())
+}
+
+/// What a page's updates change of the hubs, as every engine writes it ([`page_changes`]).
+#[derive(Debug, Default)]
+pub struct PageChanges {
+    /// The seqs each hub gets set, by (hub, block) ([`page_bits`]).
+    pub bits: BTreeMap<(i64, i64), Vec<i64>>,
+    /// The pairs raised ((a, b), by how much), in order; none below two hubs ([`page_pairs`]).
+    pub pairs: Vec<((i64, i64), i64)>,
+}
+
+/// What a page's updates (their seq and term ids) change of `hubs`.
+pub fn page_changes<S: std::hash::BuildHasher>(
+    updates: &[(i64, Vec<i64>)],
+    hubs: &HashSet<i64, S>,
+) -> PageChanges {
+    if hubs.is_empty() {
+        return PageChanges::default();
+    }
+    let bits = page_bits(updates.iter().map(|(s, t)| (*s, t.as_slice())), hubs);
+    if hubs.len() < 2 {
+        return PageChanges {
+            bits,
+            pairs: Vec::new(),
+        };
+    }
+    let terms = updates.iter().map(|(_, t)| t.as_slice());
+    let mut pairs: Vec<_> = page_pairs(terms, hubs).into_iter().collect();
+    pairs.sort_unstable();
+    PageChanges { bits, pairs }
+}
+
 /// For a page's updates (`seq`, term ids), the seqs each of `hubs` gets set, by (hub, block).
 pub fn page_bits<'a, S: std::hash::BuildHasher>(
     updates: impl IntoIterator<Item = (i64, &'a [i64])>,

@@ -57,7 +57,7 @@ use serde::Serialize;
 
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::index::query::Query;
-use crate::model::index::read::{IndexReach, RangeFrom, RangeKey};
+use crate::model::index::read::{IndexReach, RangeFrom};
 use crate::model::index::terms::PageTerms;
 use crate::model::index::{IndexRow, SearchRow};
 pub use crate::model::position::At;
@@ -162,6 +162,22 @@ pub struct NetworkId {
     pub synchronizer: String,
 }
 
+/// Unix µs as RFC 3339, as every time of the index's JSON is written (serde hands a field by
+/// reference).
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn rfc3339<S: serde::Serializer>(micros: &i64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format_time_micros(*micros))
+}
+
+/// [`rfc3339`], or null.
+#[allow(clippy::ref_option)]
+fn rfc3339_or_null<S: serde::Serializer>(micros: &Option<i64>, s: S) -> Result<S::Ok, S::Error> {
+    match micros {
+        Some(m) => rfc3339(m, s),
+        None => s.serialize_none(),
+    }
+}
+
 /// A position in the history: after this migration and record time (as the server wrote it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Position {
@@ -185,7 +201,8 @@ pub struct Chunk {
     pub id: i64,
     /// Exclusive start (`None`: the ledger begin).
     pub start: Option<Position>,
-    /// Exclusive end, µs of record time (`None`: the head).
+    /// Exclusive end, µs of record time (`None`: the head); RFC 3339 in JSON.
+    #[serde(serialize_with = "rfc3339_or_null")]
     pub end_before: Option<i64>,
     /// After the last committed update (`None`: nothing yet).
     pub cursor: Option<Position>,
@@ -229,6 +246,9 @@ pub struct PageWrite {
     pub cursor: Position,
     /// The scans that confirmed every row.
     pub scans: Vec<String>,
+    /// Scans found serving another version of an update of the chunk: none of its confirming
+    /// scans ([`PageWrite::without`]).
+    pub odd: Vec<String>,
 }
 
 impl PageWrite {
@@ -246,7 +266,15 @@ impl PageWrite {
             page_start,
             cursor,
             scans,
+            odd: Vec::new(),
         }
+    }
+
+    /// The page, with `odd` (scans that served another version of an update of its chunk)
+    /// taken out of the chunk's confirming scans.
+    pub fn without(mut self, odd: Vec<String>) -> PageWrite {
+        self.odd = odd;
+        self
     }
 
     pub fn rows(&self) -> &[IndexRow] {
@@ -269,7 +297,8 @@ pub struct DivergenceRecord {
     pub update_id: String,
     pub migration_id: i64,
     pub record_time: String,
-    /// Unix µs when found.
+    /// Unix µs when found; RFC 3339 in JSON.
+    #[serde(serialize_with = "rfc3339")]
     pub found_at: i64,
     /// A quorum kept one version (the odd scans are named); `false`: the sync stopped there.
     pub resolved: bool,
@@ -282,8 +311,10 @@ pub struct DivergenceRecord {
 pub struct Heartbeat {
     pub pid: i64,
     pub host: String,
-    /// Unix µs.
+    /// Unix µs; RFC 3339 in JSON (as every time the index shows).
+    #[serde(serialize_with = "rfc3339")]
     pub started_at: i64,
+    #[serde(serialize_with = "rfc3339")]
     pub beat_at: i64,
     pub command: String,
 }
@@ -415,8 +446,8 @@ pub trait IndexReader: Send {
     /// to the newest): the length of History's list read from the index.
     fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError>;
 
-    /// The updates recorded at or after `since` in the list's order ([`RangeKey`]: record
-    /// time, migration, update id), from where `from` says, at most `limit`, as summary rows
+    /// The updates recorded at or after `since` in the list's order
+    /// ([`RangeKey`](crate::model::index::read::RangeKey): record time, migration, update id), from where `from` says, at most `limit`, as summary rows
     /// in that order: one page of History's list read from the index.
     fn range_rows(
         &mut self,

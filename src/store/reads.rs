@@ -4,14 +4,18 @@
 
 use std::collections::HashMap;
 
-use super::{KeptUpdate, StoreError};
+use super::{KeptDigest, KeptUpdate, StoreError};
+use crate::model::index::read::RangeFrom;
 
 /// The reads every engine answers with its own functions of the same names (`read_status`,
 /// `search_rows`, `count_rows`, `read_body`, `read_kept_digests`, `read_digests`, `read_reach`,
 /// `read_page_after`, `read_range_count`, `read_range_rows`): the [`IndexReader`] methods that
 /// only hand over, written once for both engines' `impl IndexReader`.
+///
+/// `mark` is the engine's SQL parameter mark and `bytewise` what makes update ids compare
+/// bytewise, for [`RangeRead::new`].
 macro_rules! engine_reads {
-    () => {
+    (mark: $mark:literal, bytewise: $bytewise:literal) => {
         fn status(&mut self, now: i64) -> Result<$crate::store::IndexStatus, StoreError> {
             self.read_status(now)
         }
@@ -44,7 +48,10 @@ macro_rules! engine_reads {
             after: Option<$crate::store::At>,
             through: $crate::store::At,
         ) -> Result<Vec<$crate::store::KeptDigest>, StoreError> {
-            self.read_kept_digests(after, through)
+            // No bound: from the beginning of the index.
+            let after = after.unwrap_or($crate::store::At::BEGIN).pair();
+            let rows = self.read_kept_digests(after, through.pair())?;
+            Ok($crate::store::reads::kept_digests(rows))
         }
 
         fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError> {
@@ -67,7 +74,9 @@ macro_rules! engine_reads {
         }
 
         fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
-            self.read_range_count(since, before)
+            // No bound: to the newest update.
+            let n = self.read_range_count(since, before.unwrap_or(i64::MAX))?;
+            Ok(u64::try_from(n).unwrap_or(0))
         }
 
         fn range_rows(
@@ -76,11 +85,98 @@ macro_rules! engine_reads {
             from: &$crate::model::index::read::RangeFrom,
             limit: usize,
         ) -> Result<Vec<$crate::model::index::SearchRow>, StoreError> {
-            self.read_range_rows(since, from, limit)
+            let read = $crate::store::reads::RangeRead::new(since, from, limit, $mark, $bytewise);
+            let mut rows = self.read_range_rows(&read)?;
+            if read.backwards {
+                rows.reverse();
+            }
+            Ok(rows)
         }
     };
 }
 pub(super) use engine_reads;
+
+/// A page of History's list read from the index ([`super::IndexReader::range_rows`]) as both
+/// engines read it: the same SQL but for the engine's parameter mark, and its parameters.
+pub(super) struct RangeRead<'a> {
+    /// Parameters: 1 `since`, 2 `limit`, then 3 to 5 the bound's record time, migration and
+    /// update id ([`RangeBound::Key`]) or 3 the rows left out ([`RangeBound::Offset`]).
+    pub sql: String,
+    pub since: i64,
+    pub limit: i64,
+    pub bound: RangeBound<'a>,
+    /// The rows are read newest first (the page before a key), answered in the list's order.
+    pub backwards: bool,
+}
+
+/// Where a [`RangeRead`] starts: after or before a row (record time, migration, update id), or
+/// leaving out the first rows.
+pub(super) enum RangeBound<'a> {
+    Key(i64, i64, &'a str),
+    Offset(i64),
+}
+
+impl<'a> RangeRead<'a> {
+    /// The read of the updates at or after `since` from `from`, `limit` of them. `mark` is the
+    /// engine's parameter mark (`$` or `?`); `bytewise` makes update ids compare bytewise (in
+    /// PostgreSQL `COLLATE "C"`; nothing in SQLite, whose BINARY collation is), so both engines
+    /// order ties alike whatever the database's collation.
+    pub(super) fn new(
+        since: i64,
+        from: &'a RangeFrom,
+        limit: usize,
+        mark: char,
+        bytewise: &str,
+    ) -> RangeRead<'a> {
+        const COLUMNS: &str =
+            "SELECT update_id, migration_id, record_time, kind, root_action, parties
+                 FROM updates";
+        let m = mark;
+        let id = format!("update_id{bytewise}");
+        let (sql, backwards) = match from {
+            RangeFrom::After(_) => (
+                format!(
+                    "{COLUMNS} WHERE record_time >= {m}1 AND record_time >= {m}3
+                       AND (record_time > {m}3 OR migration_id > {m}4
+                            OR (migration_id = {m}4 AND {id} > {m}5))
+                     ORDER BY record_time, migration_id, {id} LIMIT {m}2"
+                ),
+                false,
+            ),
+            RangeFrom::Before(_) => (
+                format!(
+                    "{COLUMNS} WHERE record_time >= {m}1 AND record_time <= {m}3
+                       AND (record_time < {m}3 OR migration_id < {m}4
+                            OR (migration_id = {m}4 AND {id} < {m}5))
+                     ORDER BY record_time DESC, migration_id DESC, {id} DESC LIMIT {m}2"
+                ),
+                true,
+            ),
+            RangeFrom::Offset(_) => (
+                format!(
+                    "{COLUMNS} WHERE record_time >= {m}1
+                     ORDER BY record_time, migration_id, {id} LIMIT {m}2 OFFSET {m}3"
+                ),
+                false,
+            ),
+        };
+        let bound = match from {
+            RangeFrom::After(k) | RangeFrom::Before(k) => {
+                RangeBound::Key(k.record_time, k.migration_id, &k.update_id)
+            }
+            RangeFrom::Offset(offset) => {
+                RangeBound::Offset(i64::try_from(*offset).unwrap_or(i64::MAX))
+            }
+        };
+        RangeRead {
+            sql,
+            since,
+            limit: i64::try_from(limit).unwrap_or(i64::MAX),
+            bound,
+            backwards,
+        }
+    }
+}
 
 /// The zstd id of a body dictionary an index at `path` is asked to keep (an error when the bytes
 /// are not a zstd dictionary).
@@ -150,6 +246,24 @@ impl BodyDictionaries {
         String::from_utf8(bytes)
             .map_err(|e| corrupt(format!("the body of {update_id} is not UTF-8: {e}")))
     }
+}
+
+/// An update as [`super::IndexReader::kept_digests`] reads it: update id, migration, µs,
+/// digest.
+pub(super) type DigestRow = (String, i64, i64, Vec<u8>);
+
+/// The updates of [`super::IndexReader::kept_digests`] as read, their digests in hex.
+pub(super) fn kept_digests(rows: Vec<DigestRow>) -> Vec<KeptDigest> {
+    rows.into_iter()
+        .map(
+            |(update_id, migration_id, record_time, digest)| KeptDigest {
+                update_id,
+                migration_id,
+                record_time,
+                digest: hex::encode(digest),
+            },
+        )
+        .collect()
 }
 
 /// The updates of [`super::IndexReader::page_after`] as read (update id, migration, µs, packed body),

@@ -41,10 +41,10 @@ pub(super) fn decide<S: BuildHasher>(
     rows: &[(usize, &IndexRow)],
     stored: &mut HashMap<String, Vec<u8>, S>,
 ) -> Result<Decided, Rewrite> {
-    let walked_to = chunk.cursor.as_ref().map(|c| c.order().pair());
+    let walked_to = chunk.cursor.as_ref().map(Position::order);
     let mut decided = Decided::default();
     for (at, row) in rows {
-        let position = (row.migration_id, row.record_time);
+        let position = At::new(row.migration_id, row.record_time);
         let kept = kept(stored.get(&row.update_id).map(Vec::as_slice), &row.digest);
         match reread(&row.update_id, position, kept, walked_to)? {
             Reread::Known => decided.known += 1,
@@ -57,7 +57,7 @@ pub(super) fn decide<S: BuildHasher>(
     Ok(decided)
 }
 
-/// The chunk's scans with those that confirmed `page` added.
+/// The chunk's scans with those that confirmed `page` added and its odd scans taken out.
 pub(super) fn merged_scans(chunk: &Chunk, page: &PageWrite) -> String {
     let mut scans = chunk.scans.clone();
     for scan in &page.scans {
@@ -65,6 +65,7 @@ pub(super) fn merged_scans(chunk: &Chunk, page: &PageWrite) -> String {
             scans.push(scan.clone());
         }
     }
+    scans.retain(|s| !page.odd.contains(s));
     serde_json::to_string(&scans).unwrap_or_else(|_| "[]".to_owned())
 }
 

@@ -46,6 +46,7 @@ mod index_explorer;
 mod index_pairs;
 mod index_pg;
 mod index_prefix;
+mod index_reports;
 mod index_verify;
 mod layering;
 mod locator;

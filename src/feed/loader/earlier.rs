@@ -4,8 +4,8 @@
 use super::UpdatesPurpose;
 use super::main_line::positioned;
 use super::{
-    Ctx, EARLIER_ENOUGH, EARLIER_FIRST_STEP, EARLIER_MAX_STEP, EARLIER_MIN_STEP, EarlierJob,
-    HistoryChange, Loader, Note, PAGE, PAGE_SIZE, Pos, Stage, cursor_position, item_position,
+    At, Ctx, EARLIER_ENOUGH, EARLIER_FIRST_STEP, EARLIER_MAX_STEP, EARLIER_MIN_STEP, EarlierJob,
+    HistoryChange, Loader, Note, PAGE, PAGE_SIZE, Stage, cursor_position, item_position,
 };
 use crate::api::scan::{UpdatesPage, UpdatesRequest};
 use crate::model::format::format_time_micros;
@@ -19,9 +19,9 @@ impl Loader {
 
     /// The oldest known position: the first loaded update, or the forward cursor when nothing
     /// is loaded (then updates at the cursor itself count as earlier).
-    pub(super) fn earlier_bound(&self, history: &History) -> Option<(Pos, bool)> {
+    pub(super) fn earlier_bound(&self, history: &History) -> Option<(At, bool)> {
         if let Some(first) = history.first() {
-            return Some(((first.migration_id, first.record_time), false));
+            return Some((first.at(), false));
         }
         if self.stage != Stage::Forward {
             return None;
@@ -40,11 +40,11 @@ impl Loader {
             cx.note(Note::Info, "reached ledger begin");
             return;
         }
-        let Some(((migration, _), _)) = self.earlier_bound(cx.history) else {
+        let Some((bound, _)) = self.earlier_bound(cx.history) else {
             return;
         };
         self.earlier = Some(EarlierJob {
-            migration,
+            migration: bound.migration_id,
             step: EARLIER_FIRST_STEP,
             gathered: 0,
             id: None,
@@ -55,7 +55,14 @@ impl Loader {
     }
 
     pub(super) fn pump_earlier(&mut self, cx: &mut Ctx) {
-        let Some(((_, anchor), _)) = self.earlier_bound(cx.history) else {
+        let Some((
+            At {
+                record_time: anchor,
+                ..
+            },
+            _,
+        )) = self.earlier_bound(cx.history)
+        else {
             return;
         };
         let Some(job) = &mut self.earlier else {
@@ -107,7 +114,9 @@ impl Loader {
             return;
         }
         if job.sent_after > 0 {
-            let anchor = self.earlier_bound(cx.history).map_or(0, |((_, t), _)| t);
+            let anchor = self
+                .earlier_bound(cx.history)
+                .map_or(0, |(b, _)| b.record_time);
             job.step = if job.step >= EARLIER_MAX_STEP {
                 // Ask for the whole migration.
                 anchor.max(job.step)
@@ -131,12 +140,8 @@ impl Loader {
 /// Where a page asked for before the oldest loaded update meets the history: the index of its
 /// first item not before `bound` (`inclusive`: `bound` itself counts as before), and whether the
 /// page was full. Items come in ledger order: the earlier ones are a prefix of the page.
-pub(super) fn earlier_cut(
-    page: &UpdatesPage,
-    bound: Pos,
-    inclusive: bool,
-) -> (Option<usize>, bool) {
-    let before = |p: Pos| if inclusive { p <= bound } else { p < bound };
+pub(super) fn earlier_cut(page: &UpdatesPage, bound: At, inclusive: bool) -> (Option<usize>, bool) {
+    let before = |p: At| if inclusive { p <= bound } else { p < bound };
     let cut = page
         .transactions
         .iter()

@@ -4,15 +4,16 @@
 
 use super::UpdatesPurpose;
 use super::{
-    Ctx, DISCOVER_TIME, Demand, HistoryChange, IDS_NAMED, Loader, MALFORMED_KEPT, MAX_BACKOFF_MS,
-    MAX_DISCOVER_STEPS, MAX_FUTURE, MAX_MIGRATION_JUMP, MICROS, Note, PAGE, PAGE_SIZE, PageMark,
-    Pos, SAME_PAGE_TWICE, SEEK_STEPS, SpanEnd, Stage, StartFrom, after_at, cursor_position,
-    item_position,
+    At, Ctx, DISCOVER_TIME, Demand, HistoryChange, IDS_NAMED, Loader, MALFORMED_KEPT,
+    MAX_BACKOFF_MS, MAX_DISCOVER_STEPS, MAX_FUTURE, MAX_MIGRATION_JUMP, MICROS, Note, PAGE,
+    PAGE_SIZE, PageMark, SAME_PAGE_TWICE, SEEK_STEPS, SpanEnd, Stage, StartFrom, after_at,
+    cursor_position, item_position,
 };
 use crate::api::scan::{UpdateItem, UpdatesPage, UpdatesRequest};
 use crate::model::format::format_time_micros;
 use crate::model::history::Placement;
 use crate::model::reread::{Kept, newest_reread};
+use crate::model::summary::UpdateSummary;
 
 impl Loader {
     // -----------------------------------------------------------------------------------------
@@ -167,10 +168,10 @@ impl Loader {
                         && self.cursor_at(newest)
                         && self.head_polls >= self.head_check_every =>
                 {
-                    let (m, t) = self
-                        .checkpoint
-                        .as_ref()
-                        .map_or((newest.migration_id, newest.record_time), |c| c.1);
+                    let At {
+                        migration_id: m,
+                        record_time: t,
+                    } = self.checkpoint.as_ref().map_or(newest.at(), |c| c.1);
                     (
                         UpdatesRequest::after(
                             PAGE_SIZE,
@@ -240,7 +241,7 @@ impl Loader {
                 let known = migration.max(cx.feed.migration.unwrap_or(0));
                 let next = page.transactions.first().map(|item| {
                     item_position(item)
-                        .map(|(m, _)| m)
+                        .map(|p| p.migration_id)
                         .filter(|&m| m > migration)
                         .unwrap_or(migration.saturating_add(1))
                 });
@@ -259,11 +260,11 @@ impl Loader {
                 };
                 self.discover_steps += 1;
                 // The first update of a later migration: where that migration starts.
-                if let (Some(n), Some((first_m, first_t))) =
+                if let (Some(n), Some(first)) =
                     (next, page.transactions.first().and_then(item_position))
-                    && first_m == n
+                    && first.migration_id == n
                 {
-                    self.found_starts.push((n, first_t));
+                    self.found_starts.push((n, first.record_time));
                 }
                 match next {
                     Some(next) if self.discover_steps < MAX_DISCOVER_STEPS => {
@@ -308,7 +309,7 @@ impl Loader {
         self.cursor
             .as_ref()
             .and_then(cursor_position)
-            .is_some_and(|pos| pos == (newest.migration_id, newest.record_time))
+            .is_some_and(|pos| pos == newest.at())
     }
 
     /// The newest loaded update read again ([`UpdatesPurpose::Verify`]): when it is gone or
@@ -318,11 +319,7 @@ impl Loader {
         self.on_success(cx);
         self.verify = false;
         self.due = cx.now;
-        let Some(newest) = cx
-            .history
-            .last()
-            .map(|s| (s.update_id.to_string(), (s.migration_id, s.record_time)))
-        else {
+        let Some(newest) = cx.history.last().map(|s| (s.update_id.to_string(), s.at())) else {
             return;
         };
         self.history_stands(page, (&newest.0, newest.1), cx);
@@ -334,7 +331,7 @@ impl Loader {
     pub(super) fn on_head_check(&mut self, page: &UpdatesPage, cx: &mut Ctx) {
         self.on_success(cx);
         self.head_polls = 0;
-        let Some(newest) = cx.history.last().map(|s| (s.migration_id, s.record_time)) else {
+        let Some(newest) = cx.history.last().map(UpdateSummary::at) else {
             return;
         };
         let checked = self.checkpoint.take().unwrap_or_else(|| {
@@ -355,17 +352,14 @@ impl Loader {
         // Never compared with the next forward page: head polls answer the same page often.
         self.last_page = None;
         self.forward_page(&rest, Some(newest), cx);
-        self.checkpoint = cx
-            .history
-            .last()
-            .map(|s| (s.update_id.to_string(), (s.migration_id, s.record_time)));
+        self.checkpoint = cx.history.last().map(|s| (s.update_id.to_string(), s.at()));
         if page.transactions.len() >= PAGE && !self.cursor_at_pos(newest) {
             // A full page (the updates checked, then new ones): more is waiting.
             self.due = cx.now;
         }
     }
 
-    fn cursor_at_pos(&self, pos: Pos) -> bool {
+    fn cursor_at_pos(&self, pos: At) -> bool {
         self.cursor.as_ref().and_then(cursor_position) == Some(pos)
     }
 
@@ -373,16 +367,16 @@ impl Loader {
     /// before it); when it is gone or another update stands there, the history under the
     /// explorer changed (a scan restarted with another ledger, its end gone back): say so and
     /// load it afresh.
-    fn history_stands(&mut self, page: &UpdatesPage, newest: (&str, Pos), cx: &mut Ctx) -> bool {
+    fn history_stands(&mut self, page: &UpdatesPage, newest: (&str, At), cx: &mut Ctx) -> bool {
         let newest = (newest.0.to_owned(), newest.1);
         let first = page
             .transactions
             .first()
             .and_then(|i| Some((i.update_id()?, item_position(i)?)));
         let history = &*cx.history;
-        let kept = |id: &str, pos: Pos| match history.find_update(id).and_then(|i| history.get(i)) {
+        let kept = |id: &str, pos: At| match history.find_update(id).and_then(|i| history.get(i)) {
             None => Kept::Absent,
-            Some(s) if (s.migration_id, s.record_time) == pos => Kept::Same,
+            Some(s) if s.at() == pos => Kept::Same,
             Some(s) => Kept::Other(format!(
                 "was loaded at migration {}, {}",
                 s.migration_id,
@@ -408,16 +402,13 @@ impl Loader {
         cx.feed.at_head = true;
         if self.checkpoint.is_none() {
             // What the first check at the head reads again.
-            self.checkpoint = cx
-                .history
-                .last()
-                .map(|s| (s.update_id.to_string(), (s.migration_id, s.record_time)));
+            self.checkpoint = cx.history.last().map(|s| (s.update_id.to_string(), s.at()));
         }
         let ms = i64::try_from(self.refresh_ms).unwrap_or(i64::MAX / 1000);
         self.due = cx.now.saturating_add(ms * 1000);
     }
 
-    fn forward_page(&mut self, page: &UpdatesPage, after: Option<Pos>, cx: &mut Ctx) {
+    fn forward_page(&mut self, page: &UpdatesPage, after: Option<At>, cx: &mut Ctx) {
         self.more_requested = false;
         let before = self.cursor.clone();
         self.append(page, after, cx);
@@ -439,7 +430,7 @@ impl Loader {
     /// Appends a page and moves the cursor. Items out of order (not after the cursor asked, the
     /// newest loaded update and the item before) or impossible (far in the future, an absurd
     /// migration id) are skipped and reported: they never move the cursor.
-    fn append(&mut self, page: &UpdatesPage, after: Option<Pos>, cx: &mut Ctx) {
+    fn append(&mut self, page: &UpdatesPage, after: Option<At>, cx: &mut Ctx) {
         let items = positioned(&page.transactions, cx);
         let items = self.screened(items, after, cx);
         let added = cx.history.add_page(&items, Placement::Append);
@@ -460,17 +451,17 @@ impl Loader {
     fn screened<'a>(
         &self,
         items: std::borrow::Cow<'a, [UpdateItem]>,
-        after: Option<Pos>,
+        after: Option<At>,
         cx: &mut Ctx,
     ) -> std::borrow::Cow<'a, [UpdateItem]> {
-        let newest_loaded = cx.history.last().map(|s| (s.migration_id, s.record_time));
+        let newest_loaded = cx.history.last().map(UpdateSummary::at);
         let mut floor = after.max(newest_loaded);
         let max_time = cx.now.saturating_add(MAX_FUTURE);
         let max_migration = cx
             .feed
             .migration
             .unwrap_or(0)
-            .max(after.map_or(0, |(m, _)| m))
+            .max(after.map_or(0, |p| p.migration_id))
             .saturating_add(MAX_MIGRATION_JUMP);
         let mut keep = Vec::with_capacity(items.len());
         let mut skipped = Vec::new();
@@ -478,7 +469,9 @@ impl Loader {
             let Some(pos) = item_position(item) else {
                 continue;
             };
-            let ok = floor.is_none_or(|f| pos > f) && pos.1 <= max_time && pos.0 <= max_migration;
+            let ok = floor.is_none_or(|f| pos > f)
+                && pos.record_time <= max_time
+                && pos.migration_id <= max_migration;
             if ok {
                 floor = Some(pos);
                 keep.push(i);
@@ -521,7 +514,7 @@ impl Loader {
         let Some(last) = cx.history.last() else {
             return;
         };
-        let last_pos = (last.migration_id, last.record_time);
+        let last_pos = last.at();
         if self
             .cursor
             .as_ref()
@@ -582,7 +575,11 @@ pub(super) fn positioned<'a>(
 fn ids_of(item: &UpdateItem) -> String {
     let id: String = item.update_id().unwrap_or("?").chars().take(24).collect();
     match item_position(item) {
-        Some((m, t)) => format!("{id} (migration {m}, {})", format_time_micros(t)),
+        Some(p) => format!(
+            "{id} (migration {}, {})",
+            p.migration_id,
+            format_time_micros(p.record_time)
+        ),
         None => id,
     }
 }

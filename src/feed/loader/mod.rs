@@ -16,6 +16,7 @@
 
 mod earlier;
 mod main_line;
+mod range;
 mod span;
 
 use std::collections::VecDeque;
@@ -24,8 +25,10 @@ use crate::api::scan::{UpdateItem, UpdatesAfter, UpdatesPage, UpdatesRequest};
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::history::History;
 use crate::model::network::{FAR_FUTURE, HEAD_WINDOWS};
+use crate::model::position::At;
 use crate::msg::{Fetched, Request, RequestId, RequestIds};
 
+pub use range::{RANGE_PAGES_PER_SEC, RangeAsk, RangeEvent};
 pub use span::{span_estimate, span_limit};
 
 /// Items per `/v2/updates` request (the largest page real servers accept).
@@ -118,6 +121,11 @@ pub enum LoaderIntent {
     LoadSpan { since: i64 },
     /// Stop the span load (what it loaded stays).
     CancelSpan,
+    /// Read a stretch of the history for History's timeline (the parts the local index lacks):
+    /// its pages come back in [`LoaderOut::range`] (replaces a range being read).
+    ReadRange(RangeAsk),
+    /// Stop reading the range.
+    StopRange,
 }
 
 /// What the reader of the list needs now (computed by the History pane).
@@ -169,7 +177,7 @@ pub struct Feed {
     /// The running span load (or the last one, until another starts), as readers see it.
     pub span: Option<SpanProgress>,
     /// Decode errors of the most recent malformed items, by position.
-    malformed: VecDeque<(Pos, String)>,
+    malformed: VecDeque<(At, String)>,
 }
 
 impl Feed {
@@ -188,7 +196,7 @@ impl Feed {
     }
 
     /// The decode error recorded for a malformed item at `(migration, record time)`.
-    pub fn malformed_error(&self, pos: Pos) -> Option<&str> {
+    pub fn malformed_error(&self, pos: At) -> Option<&str> {
         self.malformed
             .iter()
             .rev()
@@ -311,6 +319,8 @@ pub enum UpdatesPurpose {
     /// again (the history under the explorer still stands: not rewritten, its end not gone
     /// back), then the new updates.
     HeadCheck,
+    /// A page of a range read for History's timeline ([`LoaderIntent::ReadRange`]).
+    Range,
 }
 
 /// A page of `/v2/updates` the loader asks for, and why.
@@ -323,9 +333,15 @@ pub struct PageFetch {
 impl PageFetch {
     /// The request the runtime sends for it.
     pub fn request(&self) -> Request {
+        let name = match (self.purpose, &self.req.after) {
+            (UpdatesPurpose::Range, Some(after)) => {
+                format!("updates IndexGap after {}", after.after_record_time)
+            }
+            (purpose, _) => format!("updates {purpose:?}"),
+        };
         Request::History {
             req: self.req.clone(),
-            name: format!("updates {:?}", self.purpose),
+            name,
         }
     }
 }
@@ -341,6 +357,8 @@ pub struct LoaderOut {
     pub notes: Vec<(Note, String)>,
     /// How the history changed.
     pub change: HistoryChange,
+    /// What the range read for History's timeline brought ([`LoaderIntent::ReadRange`]).
+    pub range: Vec<RangeEvent>,
 }
 
 /// What a step works on: the clock, the history and its feed, the id source and the output.
@@ -349,6 +367,9 @@ pub struct Ctx<'a> {
     pub history: &'a mut History,
     pub feed: &'a mut Feed,
     pub ids: &'a mut RequestIds,
+    /// Memory History's timeline holds of the scan's rows (bytes): it counts in the budget of
+    /// the range read for it.
+    pub held: usize,
     pub out: &'a mut LoaderOut,
 }
 
@@ -387,6 +408,7 @@ enum Line {
     Main,
     Span,
     Earlier,
+    Range,
 }
 
 /// A running "load earlier updates" job.
@@ -419,9 +441,6 @@ struct SpanJob {
     progress: SpanProgress,
 }
 
-/// Position of an update in ledger order: `(migration id, record time µs)`.
-pub type Pos = (i64, i64);
-
 /// The loader's machinery (what readers see is in [`Feed`]).
 #[derive(Debug)]
 pub struct Loader {
@@ -447,6 +466,10 @@ pub struct Loader {
     more_requested: bool,
     earlier: Option<EarlierJob>,
     span: Option<SpanJob>,
+    /// The range read for History's timeline.
+    range: Option<range::RangeJob>,
+    /// When the next page of a range may be sent, whichever range it is (µs).
+    range_paced: i64,
     backoff_ms: u64,
     /// Polling interval (ms).
     refresh_ms: u64,
@@ -467,15 +490,15 @@ pub struct Loader {
     head_check_every: u32,
     /// The update that was the newest loaded at the last check (or when the head was reached):
     /// the next check reads from just before it.
-    checkpoint: Option<(String, Pos)>,
+    checkpoint: Option<(String, At)>,
 }
 
 /// What tells two pages apart: length, first and last item.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct PageMark {
     len: usize,
-    first: (Option<Pos>, Option<String>),
-    last: (Option<Pos>, Option<String>),
+    first: (Option<At>, Option<String>),
+    last: (Option<At>, Option<String>),
 }
 
 impl PageMark {
@@ -527,6 +550,8 @@ impl Loader {
             more_requested: false,
             earlier: None,
             span: None,
+            range: None,
+            range_paced: i64::MIN,
             backoff_ms: 0,
             refresh_ms: refresh_ms.max(100),
             last_page: None,
@@ -550,6 +575,12 @@ impl Loader {
     /// Sets the memory budget of the loaded history (MiB, at least 1).
     pub fn set_memory_budget_mib(&mut self, mib: u32) {
         self.budget = mib_bytes(mib.max(1));
+    }
+
+    /// Sets the memory budget in bytes (tests of what fills it).
+    #[cfg(test)]
+    pub(crate) fn set_memory_budget_bytes(&mut self, bytes: usize) {
+        self.budget = bytes.max(1);
     }
 
     /// Drops the oldest updates while the history is over its budget (down to 7/8 of it, an
@@ -619,6 +650,8 @@ impl Loader {
             Some(Line::Span)
         } else if self.earlier.is_some_and(|j| j.id == Some(id)) {
             Some(Line::Earlier)
+        } else if self.range_in_flight() == Some(id) {
+            Some(Line::Range)
         } else {
             None
         }
@@ -650,9 +683,12 @@ impl Loader {
                 if let Some(job) = &mut self.span {
                     job.due = i64::MIN;
                 }
+                self.refresh_range();
             }
             LoaderIntent::LoadSpan { since } => self.start_span(since, cx),
             LoaderIntent::CancelSpan => self.end_span(SpanEnd::Cancelled, cx),
+            LoaderIntent::ReadRange(ask) => self.start_range(ask, cx),
+            LoaderIntent::StopRange => self.stop_range(cx),
         }
     }
 
@@ -661,6 +697,7 @@ impl Loader {
         self.pump_main(demand, cx);
         self.pump_earlier(cx);
         self.pump_span(cx);
+        self.pump_range(cx);
         self.publish(cx);
     }
 
@@ -708,7 +745,9 @@ impl Loader {
             (Line::Main, Ok(page)) => self.on_main_page(page, req, cx),
             (Line::Span, Ok(page)) => self.on_span_page(page, cx),
             (Line::Earlier, Ok(page)) => self.on_earlier_page(page, cx),
+            (Line::Range, Ok(page)) => self.on_range_page(page, cx),
             (Line::Main, Err(msg)) => self.due = self.on_failure(msg, cx),
+            (Line::Range, Err(msg)) => self.on_range_failure(&msg, cx),
             (Line::Span | Line::Earlier, Err(msg)) => {
                 // The job retries after the back-off.
                 let due = self.on_failure(msg, cx);
@@ -758,12 +797,12 @@ fn after_at(migration: i64, micros: i64) -> UpdatesAfter {
     }
 }
 
-fn cursor_position(c: &UpdatesAfter) -> Option<Pos> {
-    parse_time_micros(&c.after_record_time).map(|t| (c.after_migration_id, t))
+fn cursor_position(c: &UpdatesAfter) -> Option<At> {
+    parse_time_micros(&c.after_record_time).map(|t| At::new(c.after_migration_id, t))
 }
 
 /// `(migration id, record time)` of an item; for malformed items read from their raw JSON.
-pub fn item_position(item: &UpdateItem) -> Option<Pos> {
+pub fn item_position(item: &UpdateItem) -> Option<At> {
     match item {
         UpdateItem::Malformed { raw, .. } => {
             let v = raw.to_value().ok()?;
@@ -772,9 +811,9 @@ pub fn item_position(item: &UpdateItem) -> Option<Pos> {
                 .get("record_time")
                 .and_then(serde_json::Value::as_str)
                 .and_then(parse_time_micros)?;
-            Some((m, t))
+            Some(At::new(m, t))
         }
-        _ => Some((
+        _ => Some(At::new(
             item.migration_id()?,
             parse_time_micros(item.record_time()?)?,
         )),

@@ -16,6 +16,7 @@ use super::{
 use crate::api::scan::UpdatesPage;
 use crate::model::format::format_time_micros;
 use crate::model::history::History;
+use crate::model::position::At;
 
 /// Updates a page should bring (three quarters of a page: a denser stretch still fits).
 const AIM: i64 = (PAGE as i64) * 3 / 4;
@@ -73,7 +74,14 @@ impl Loader {
             cx.note(Note::Warn, "a span load is running: Esc cancels it");
             return;
         }
-        let Some(((migration, oldest), _)) = self.earlier_bound(cx.history) else {
+        let Some((
+            At {
+                migration_id: migration,
+                record_time: oldest,
+            },
+            _,
+        )) = self.earlier_bound(cx.history)
+        else {
             cx.note(
                 Note::Warn,
                 "nothing loaded yet: try again once the history has loaded",
@@ -169,7 +177,14 @@ impl Loader {
     }
 
     pub(super) fn pump_span(&mut self, cx: &mut Ctx) {
-        let Some(((_, anchor), _)) = self.earlier_bound(cx.history) else {
+        let Some((
+            At {
+                record_time: anchor,
+                ..
+            },
+            _,
+        )) = self.earlier_bound(cx.history)
+        else {
             return;
         };
         let Some(job) = &mut self.span else {
@@ -219,7 +234,7 @@ impl Loader {
             return;
         };
         let (cut, full) = earlier_cut(page, bound, inclusive);
-        let window = bound.1.saturating_sub(job.sent_after);
+        let window = bound.record_time.saturating_sub(job.sent_after);
         if full && cut.is_none() && job.step > EARLIER_MIN_STEP {
             // A gap between this page and the oldest loaded update: look back less far.
             job.step = job.step.min(window).max(2) / 2;

@@ -47,6 +47,7 @@ impl Rig {
             history: &mut self.history,
             feed: &mut self.feed,
             ids: &mut self.ids,
+            held: 0,
             out: &mut out,
         };
         f(&mut self.loader, &mut cx);
@@ -98,8 +99,9 @@ fn purpose(r: &PageFetch) -> UpdatesPurpose {
     r.purpose
 }
 
-fn after(r: &PageFetch) -> Option<Pos> {
-    r.req.after.as_ref().and_then(cursor_position)
+/// Where a request starts, as `(migration, µs)`.
+fn after(r: &PageFetch) -> Option<(i64, i64)> {
+    r.req.after.as_ref().and_then(cursor_position).map(At::pair)
 }
 
 /// Recent start on migration 0, answered up to the head with `n` updates.
@@ -493,7 +495,7 @@ fn serve(times: &[i64], r: &PageFetch) -> Result<Response, ApiError> {
     let items = times
         .iter()
         .enumerate()
-        .filter(|(_, t)| from.is_none_or(|f| (0, **t) > f))
+        .filter(|(_, t)| from.is_none_or(|f| At::new(0, **t) > f))
         .take(n)
         .map(|(i, t)| tx(i as u64, 0, *t))
         .collect();
@@ -639,4 +641,136 @@ fn a_span_already_loaded_or_over_a_full_budget_is_not_started() {
     );
     assert!(rig.feed.span.is_none());
     assert!(span_estimate(&rig.history, T0 - 6 * 3_600 * SEC).is_some_and(|b| b > 1 << 20));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The range job (History's timeline reads the index's gaps through the loader)
+// ---------------------------------------------------------------------------------------------
+
+/// A rig reading `start..=until` for the timeline (nothing loaded: the main line is idle).
+fn reading_range(start: i64, until: i64) -> Rig {
+    let mut rig = Rig::new(T0 + 3_600 * SEC);
+    rig.intent(LoaderIntent::ReadRange(RangeAsk {
+        start: crate::model::position::At::new(0, start),
+        skip_before: start,
+        until,
+    }));
+    rig
+}
+
+fn range_pages(out: &LoaderOut) -> Vec<(usize, bool, Option<i64>)> {
+    out.range
+        .iter()
+        .filter_map(|e| match e {
+            RangeEvent::Page { items, done, upto } => Some((items.len(), *done, *upto)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_range_is_read_page_by_page_at_its_pace_and_handed_over_in_order() {
+    let mut rig = reading_range(T0, T0 + 10 * SEC);
+    assert_eq!(rig.pending.len(), 1, "the first page at once");
+    let (_, first) = rig.pending[0].clone();
+    assert_eq!(purpose(&first), UpdatesPurpose::Range);
+    assert_eq!(
+        after(&first),
+        Some((0, T0 - 1)),
+        "from its start, inclusive"
+    );
+    assert!(
+        first
+            .request()
+            .describe()
+            .starts_with("updates IndexGap after ")
+    );
+    // A full page inside the range: handed over, the walk goes on after its last item.
+    let items: Vec<_> = (0..PAGE as u64)
+        .map(|i| tx(i, 0, T0 + i as i64 * 1_000))
+        .collect();
+    let (_, out) = rig.answer(page(items));
+    let last = T0 + (PAGE as i64 - 1) * 1_000;
+    assert_eq!(range_pages(&out), vec![(PAGE, false, Some(last))]);
+    // The next page waits for the range's pace (a quarter of a second), not for a poll.
+    assert!(rig.tick(rig.now + SEC / 8).fetches.is_empty());
+    let out = rig.tick(rig.now + SEC / 8);
+    assert_eq!(out.fetches.len(), 1);
+    assert_eq!(after(&out.fetches[0].1), Some((0, last)));
+    // The last page reaches past the range's end: only what is inside is handed over.
+    let (_, out) = rig.answer(page(vec![
+        tx(5_000, 0, T0 + 5 * SEC),
+        tx(5_001, 0, T0 + 11 * SEC),
+    ]));
+    assert_eq!(range_pages(&out), vec![(1, true, None)]);
+    assert!(rig.tick(rig.now + 10 * SEC).fetches.is_empty(), "done");
+}
+
+#[test]
+fn a_failed_page_of_a_range_is_asked_again_after_the_back_off() {
+    let mut rig = reading_range(T0, T0 + 10 * SEC);
+    let t = rig.now;
+    let (asked, out) = rig.answer(Err(ApiError::Connect {
+        endpoint: "scan POST /v2/updates",
+        detail: "refused".into(),
+    }));
+    assert!(out.range.is_empty(), "the range goes on");
+    assert_eq!(errors(&out).len(), 1, "{:?}", out.notes);
+    assert!(errors(&out)[0].contains("what the local index lacks"));
+    assert!(rig.tick(t + 2 * SEC - 1).fetches.is_empty(), "backs off");
+    let out = rig.tick(t + 2 * SEC);
+    assert_eq!(out.fetches.len(), 1);
+    assert_eq!(out.fetches[0].1.req, asked.req, "the same page again");
+    let (_, out) = rig.answer(page(vec![tx(1, 0, T0 + SEC)]));
+    assert_eq!(range_pages(&out), vec![(1, false, Some(T0 + SEC))]);
+    assert_eq!(rig.feed.failures, 0, "a success resets the back-off");
+}
+
+#[test]
+fn a_range_stops_at_the_memory_budget_counting_what_its_reader_holds() {
+    let mut rig = Rig::new(T0 + 3_600 * SEC);
+    rig.loader.set_memory_budget_bytes(1 << 20);
+    let mut out = LoaderOut::default();
+    let mut cx = Ctx {
+        now: rig.now,
+        history: &mut rig.history,
+        feed: &mut rig.feed,
+        ids: &mut rig.ids,
+        // The timeline holds the whole budget in rows the scan sent.
+        held: 1 << 20,
+        out: &mut out,
+    };
+    let ask = RangeAsk {
+        start: crate::model::position::At::new(0, T0),
+        skip_before: T0,
+        until: T0 + 10 * SEC,
+    };
+    rig.loader.intent(LoaderIntent::ReadRange(ask), &mut cx);
+    rig.loader.pump(Demand::default(), &mut cx);
+    assert!(out.fetches.is_empty(), "nothing asked of the scan");
+    assert!(matches!(
+        out.range.as_slice(),
+        [RangeEvent::Budget { reached: Some(_) }]
+    ));
+}
+
+#[test]
+fn a_range_stopped_or_replaced_cancels_its_page_in_flight() {
+    let mut rig = reading_range(T0, T0 + 10 * SEC);
+    let (id, _) = rig.pending[0].clone();
+    let out = rig.intent(LoaderIntent::ReadRange(RangeAsk {
+        start: crate::model::position::At::new(0, T0 + 20 * SEC),
+        skip_before: T0 + 20 * SEC,
+        until: T0 + 30 * SEC,
+    }));
+    assert_eq!(out.cancels, vec![id]);
+    assert!(rig.pending.is_empty(), "the next range keeps the pace");
+    rig.tick(rig.now + SEC / 4);
+    assert_eq!(rig.pending.len(), 1);
+    assert_eq!(after(&rig.pending[0].1), Some((0, T0 + 20 * SEC - 1)));
+    let (id, _) = rig.pending[0].clone();
+    let out = rig.intent(LoaderIntent::StopRange);
+    assert_eq!(out.cancels, vec![id]);
+    assert!(rig.pending.is_empty());
+    assert!(rig.tick(rig.now + 10 * SEC).fetches.is_empty());
 }

@@ -1,9 +1,10 @@
 //! The parts of History's list read from the index that the index lacks, read from the scan
 //! instead: the ranges no chunk the index walked covers (before its oldest update, a gap
 //! between chunks, the stretch between its newest update and the loaded rows), found by one
-//! index read ([`IndexRead::Holes`]), then walked page by page on `/v2/updates` (the same
-//! [`PageWalk`] as the export from the server, at most [`PAGES_PER_SEC`] pages a second) and
-//! kept as summary rows, within the history's memory budget together with the loaded rows.
+//! index read ([`IndexRead::Holes`]), then read by the loader, a range at a time
+//! ([`LoaderIntent::ReadRange`]: it walks `/v2/updates` page by page with its pace, back-off and
+//! memory budget, [`crate::feed::loader::RANGE_PAGES_PER_SEC`] pages a second) and kept here as
+//! summary rows; the loader stops a range when these rows and the loaded ones fill the budget.
 //! The newest gap is read first (the one next to the loaded rows). Nothing here is asked of
 //! the scan for a range the index covers, and nothing at all with `--offline`. When the list
 //! changes under the gaps (the memory budget drops loaded rows: the list reaches further; a
@@ -11,16 +12,16 @@
 //! ([`ScanFill::refresh`]): rows stay in the gap that holds their time, go where the index
 //! covers them now, and a gap is read only from where the scan has not sent it yet.
 
-use crate::api::scan::UpdatesPage;
-use crate::feed::loader::PAGE_SIZE;
+use crate::api::scan::UpdateItem;
+use crate::feed::loader::{LoaderIntent, RangeAsk, RangeEvent};
 use crate::model::format::{format_time_micros, group_thousands};
 use crate::model::index::read::{Hole, IndexAnswer, IndexRead, RowDetail, summary_row};
-use crate::model::page_walk::{PageWalk, cursor_at, cursor_position};
+use crate::model::position::At;
 use crate::model::summary::Summarizer;
 use crate::msg::{Fetched, Request, RequestId, UNEXPECTED_INDEX_ANSWER};
 
+use super::Ctx;
 use super::row::{IndexedRow, row_bytes};
-use super::{Ctx, PAGES_PER_SEC};
 
 /// One part of the list the index lacks, and what the scan sent of it so far (in the list's
 /// order).
@@ -53,7 +54,8 @@ pub enum FillEnd {
     Done,
     /// The memory budget is full: the gaps are read in part.
     Budget,
-    /// A page could not be read (the message was said).
+    /// The gaps could not be found, or the scan's pages do not move forward (the message was
+    /// said).
     Failed,
 }
 
@@ -67,13 +69,11 @@ pub struct ScanFill {
     asking: Option<(RequestId, Option<i64>)>,
     /// The gaps, in the list's order (`None`: not known yet).
     gaps: Option<Vec<Gap>>,
-    /// The gap walked now and where.
-    walk: Option<(usize, PageWalk)>,
-    /// The page in flight.
-    fetch: Option<RequestId>,
-    due: i64,
+    /// The gap the loader reads now.
+    reading: Option<usize>,
     /// Memory the rows take (reckoned).
     bytes: usize,
+    /// Pages the scan sent.
     pages: u32,
     end: Option<FillEnd>,
     /// The full memory budget was said (once).
@@ -102,9 +102,7 @@ impl ScanFill {
             before,
             asking: Some((id, before)),
             gaps: None,
-            walk: None,
-            fetch: None,
-            due: i64::MIN,
+            reading: None,
             bytes: 0,
             pages: 0,
             end: None,
@@ -122,7 +120,7 @@ impl ScanFill {
         self.gaps().iter().map(|g| g.rows.len()).sum()
     }
 
-    /// Pages asked of the scan so far.
+    /// Pages the scan sent so far.
     pub fn pages(&self) -> u32 {
         self.pages
     }
@@ -161,9 +159,11 @@ impl ScanFill {
     /// before it, or the list's start) through its end (the covered range after it starts, or
     /// the loaded rows: `before`).
     fn span_of(&self, hole: &Hole, before: Option<i64>) -> (i64, i64) {
-        let first = hole.after.map_or(self.since, |(_, t)| t.saturating_add(1));
+        let first = hole
+            .after
+            .map_or(self.since, |a| a.record_time.saturating_add(1));
         let last = match (hole.through, before) {
-            (Some((_, t)), _) => t,
+            (Some(through), _) => through.record_time,
             (None, Some(b)) => b.saturating_sub(1),
             (None, None) => i64::MAX,
         };
@@ -239,9 +239,8 @@ impl ScanFill {
             gaps.push(gap);
         }
         self.gaps = Some(gaps);
-        // The walk starts again from what each gap lacks (a page in flight is not waited for).
-        self.walk = None;
-        self.fetch = None;
+        // The reading starts again from what each gap lacks (the loader's range was stopped).
+        self.reading = None;
         self.recount_bytes();
         self.end = if self.gaps().iter().all(|g| g.done) {
             Some(FillEnd::Done)
@@ -284,92 +283,65 @@ impl ScanFill {
     /// The walk over gap `g`: from its start (after the covered range before it, or from the
     /// list's start in the migration in force then) through its end (the covered range after
     /// it starts, or the loaded rows).
-    fn walk_of(&self, g: &Gap, cx: &Ctx) -> Option<PageWalk> {
-        let (cursor, from) = if let Some(t) = g.upto {
-            // Read before through `t`: on after it.
+    fn ask_of(&self, g: &Gap, cx: &Ctx) -> Option<RangeAsk> {
+        let (start, skip_before) = if let Some(t) = g.upto {
             let migration = cx
                 .feed
                 .migration_at(t)
-                .or(g.hole.after.map(|(m, _)| m))
+                .or(g.hole.after.map(|a| a.migration_id))
                 .or(cx.feed.migration)
                 .unwrap_or(0);
-            (cursor_at(migration, t.saturating_add(1)), t)
-        } else if let Some((migration, t)) = g.hole.after {
-            (cursor_at(migration, t.saturating_add(1)), t)
+            (At::new(migration, t.saturating_add(1)), t)
+        } else if let Some(after) = g.hole.after {
+            (
+                At::new(after.migration_id, after.record_time.saturating_add(1)),
+                after.record_time,
+            )
         } else {
             let migration = cx
                 .feed
                 .migration_at(self.since)
                 .or(cx.feed.migration)
                 .unwrap_or(0);
-            (cursor_at(migration, self.since), self.since)
+            (At::new(migration, self.since), self.since)
         };
         let until = match (g.hole.through, self.before) {
-            (Some((_, t)), _) => t,
+            (Some(through), _) => through.record_time,
             (None, Some(b)) => b.saturating_sub(1),
             (None, None) => return None,
         };
-        Some(PageWalk::new(Some(cursor), Some(until), PAGE_SIZE).from_time(from))
+        Some(RangeAsk {
+            start,
+            skip_before,
+            until,
+        })
     }
 
-    /// Sends the next page when one is due (`cx.now`), within the memory budget.
+    /// Asks the loader for the next gap not read yet (newest first) when none is being read.
     pub fn pump(&mut self, cx: &mut Ctx) {
-        if self.end.is_some() || self.gaps.is_none() || self.fetch.is_some() || cx.now < self.due {
+        if self.end.is_some() || self.gaps.is_none() || self.reading.is_some() {
             return;
         }
-        // The loaded rows keep to the loader's share of the budget (`loaded_share`): the scan's
-        // rows of the gaps have the rest, so a stretch the budget drops from the loaded rows can
-        // be read again as summary rows.
-        if cx.history.memory_bytes().saturating_add(self.bytes) >= cx.feed.memory_budget {
-            self.end = Some(FillEnd::Budget);
-            if std::mem::replace(&mut self.budget_said, true) {
-                return;
-            }
-            let reached = self
-                .walk
-                .as_ref()
-                .and_then(|(_, w)| w.cursor())
-                .map(|c| c.after_record_time.clone());
-            cx.warn(format!(
-                "memory budget full ({} MiB): the index's gaps are read from the scan in part{} (history_memory_mib)",
-                cx.feed.memory_budget >> 20,
-                reached.map(|t| format!(", up to {t}")).unwrap_or_default()
-            ));
-            return;
-        }
-        if self.walk.as_ref().is_none_or(|(_, w)| w.is_done()) {
+        loop {
             let Some(g) = self.next_gap() else {
                 self.finish(cx);
                 return;
             };
-            let gaps = self.gaps();
-            if let Some(w) = self.walk_of(&gaps[g], cx) {
-                self.walk = Some((g, w));
-            } else {
-                if let Some(gaps) = &mut self.gaps {
-                    gaps[g].done = true;
-                }
-                return self.pump(cx);
+            if let Some(ask) = self.ask_of(&self.gaps()[g], cx) {
+                self.reading = Some(g);
+                cx.loader(LoaderIntent::ReadRange(ask));
+                return;
+            }
+            // A gap with no end (the list reaches the head): nothing to read.
+            if let Some(gaps) = &mut self.gaps {
+                gaps[g].done = true;
             }
         }
-        let Some((_, walk)) = &self.walk else {
-            return;
-        };
-        let req = walk.request();
-        let after = req
-            .after
-            .as_ref()
-            .map(|a| a.after_record_time.clone())
-            .unwrap_or_default();
-        let call = crate::api::scan::updates(&req).named(format!("updates IndexGap after {after}"));
-        self.fetch = Some(cx.fetch(Request::api(call)));
-        self.pages = self.pages.saturating_add(1);
-        self.due = cx.now.saturating_add(1_000_000 / PAGES_PER_SEC);
     }
 
     fn finish(&mut self, cx: &mut Ctx) {
         self.end = Some(FillEnd::Done);
-        self.walk = None;
+        self.reading = None;
         let rows = self.rows();
         if !self.gaps().is_empty() {
             cx.info(format!(
@@ -395,6 +367,9 @@ impl ScanFill {
             };
             return Some(match answer {
                 Ok(holes) if self.gaps.is_some() => {
+                    if self.reading.is_some() {
+                        cx.loader(LoaderIntent::StopRange);
+                    }
                     self.merge(holes, before);
                     self.pump(cx);
                     FillReply::Merged
@@ -416,65 +391,75 @@ impl ScanFill {
                 }
             });
         }
-        if self.fetch != Some(reply.id) {
-            return None;
-        }
-        self.fetch = None;
-        let page = match &reply.result {
-            Ok(r) => r
-                .answer::<UpdatesPage>()
-                .ok_or_else(|| "unexpected response to /v2/updates".to_owned()),
-            Err(e) => Err(e.to_string()),
+        None
+    }
+
+    /// What the loader's read of a gap brought ([`LoaderIntent::ReadRange`]).
+    pub fn on_range(&mut self, event: RangeEvent, cx: &mut Ctx) -> FillReply {
+        let Some(g) = self.reading else {
+            return FillReply::Nothing;
         };
-        let Some((g, walk)) = &mut self.walk else {
-            return Some(FillReply::Nothing);
-        };
-        let g = *g;
-        let take = page.and_then(|p| walk.on_page(p).map(|t| (p, t)));
-        let (page, take) = match take {
-            Ok(t) => t,
-            Err(e) => {
+        match event {
+            RangeEvent::Page { items, done, upto } => {
+                self.pages = self.pages.saturating_add(1);
+                self.take_rows(g, &items, done, upto);
+                if done {
+                    self.reading = None;
+                }
+                self.pump(cx);
+                FillReply::Rows
+            }
+            RangeEvent::Budget { reached } => {
+                self.reading = None;
+                self.end = Some(FillEnd::Budget);
+                if !std::mem::replace(&mut self.budget_said, true) {
+                    cx.warn(format!(
+                        "memory budget full ({} MiB): the index's gaps are read from the scan in part{} (history_memory_mib)",
+                        cx.feed.memory_budget >> 20,
+                        reached.map(|t| format!(", up to {t}")).unwrap_or_default()
+                    ));
+                }
+                FillReply::Nothing
+            }
+            RangeEvent::Stuck(e) => {
+                self.reading = None;
                 self.end = Some(FillEnd::Failed);
-                self.walk = None;
                 cx.error(format!(
                     "History: reading what the local index lacks from the scan failed: {e}"
                 ));
-                return Some(FillReply::Nothing);
+                FillReply::Nothing
             }
-        };
+        }
+    }
+
+    /// Keeps a page's updates in gap `g` (in the list's order, each once).
+    fn take_rows(&mut self, g: usize, items: &[UpdateItem], done: bool, upto: Option<i64>) {
         let mut summarizer = Summarizer::default();
-        let rows: Vec<IndexedRow> = page.transactions[take.range()]
+        let rows: Vec<IndexedRow> = items
             .iter()
             .filter_map(|item| {
                 let row = summary_row(item, &mut summarizer)?;
                 Some(IndexedRow::from_scan(row, RowDetail::of(item)))
             })
             .collect();
+        let Some(gap) = self.gaps.as_mut().and_then(|gaps| gaps.get_mut(g)) else {
+            return;
+        };
         self.bytes += rows.iter().map(row_bytes).sum::<usize>();
-        if let Some(gaps) = &mut self.gaps
-            && let Some(gap) = gaps.get_mut(g)
-        {
-            gap.rows.extend(rows);
-            gap.rows.sort_by(|a, b| {
-                (a.record_time, a.migration_id, &a.update_id).cmp(&(
-                    b.record_time,
-                    b.migration_id,
-                    &b.update_id,
-                ))
-            });
-            gap.rows.dedup_by(|a, b| a.update_id == b.update_id);
-            if take.done {
-                gap.done = true;
-            } else if let Some((_, Some(t))) = walk.cursor().map(cursor_position) {
-                // The next page starts after `t`: everything up to it was sent.
-                gap.upto = Some(t);
-            }
+        gap.rows.extend(rows);
+        gap.rows.sort_by(|a, b| {
+            (a.record_time, a.migration_id, &a.update_id).cmp(&(
+                b.record_time,
+                b.migration_id,
+                &b.update_id,
+            ))
+        });
+        gap.rows.dedup_by(|a, b| a.update_id == b.update_id);
+        if done {
+            gap.done = true;
+        } else if let Some(t) = upto {
+            gap.upto = Some(t);
         }
-        if take.done {
-            self.walk = None;
-        }
-        self.pump(cx);
-        Some(FillReply::Rows)
     }
 
     /// Says what the index lacks of a span, in words (for the status line), once known.
@@ -483,7 +468,7 @@ impl ScanFill {
         if gaps.is_empty() {
             return None;
         }
-        let first = gaps.first().map(|g| g.hole.after.map(|(_, t)| t));
+        let first = gaps.first().map(|g| g.hole.after.map(|a| a.record_time));
         Some(format!(
             "the local index lacks {} range{} of the list{}: read from the scan",
             gaps.len(),
@@ -515,9 +500,7 @@ impl ScanFill {
                     })
                     .collect(),
             ),
-            walk: None,
-            fetch: None,
-            due: 0,
+            reading: None,
             bytes: 0,
             pages: 0,
             end: Some(FillEnd::Done),
@@ -536,8 +519,8 @@ mod tests {
 
     fn hole(after: Option<i64>, through: Option<i64>) -> Hole {
         Hole {
-            after: after.map(|t| (0, t)),
-            through: through.map(|t| (0, t)),
+            after: after.map(|t| At::new(0, t)),
+            through: through.map(|t| At::new(0, t)),
             offset: 0,
         }
     }

@@ -40,13 +40,10 @@ use crate::model::index::read::{IndexRead, RANGE_PAGE};
 use crate::model::scroll::ScrollState;
 use crate::msg::{Command, Fetched, Owner, Request, RequestId, RequestIds};
 
-use super::loader::{Feed, Note};
+use super::loader::{Feed, LoaderIntent, Note, RangeEvent};
 pub use gaps::{FillEnd, FillReply, Gap, ScanFill};
 pub use paged::{PageReply, PagedList};
 pub use row::{IndexedRow, row_bytes};
-
-/// Pages a second the scan is asked for History's gaps (and the export from the server).
-pub const PAGES_PER_SEC: i64 = 4;
 
 /// What the timeline emits in one step.
 #[derive(Debug, Default)]
@@ -55,6 +52,8 @@ pub struct TimelineOut {
     pub fetches: Vec<(RequestId, Request)>,
     /// Messages for the user.
     pub notes: Vec<(Note, String)>,
+    /// What the loader is asked (the gaps' reads).
+    pub loader: Vec<LoaderIntent>,
 }
 
 /// What the timeline reads of the app's state, and where it writes what it emits.
@@ -76,6 +75,11 @@ impl Ctx<'_> {
 
     fn note(&mut self, level: Note, text: impl Into<String>) {
         self.out.notes.push((level, text.into()));
+    }
+
+    /// Asks the loader for `intent` (it reads the gaps from the scan).
+    pub fn loader(&mut self, intent: LoaderIntent) {
+        self.out.loader.push(intent);
     }
 
     pub fn info(&mut self, text: impl Into<String>) {
@@ -328,6 +332,11 @@ impl Timeline {
         self.fill.as_ref().map_or(0, ScanFill::rows)
     }
 
+    /// Memory the scan's rows take (bytes, reckoned): they count in the loader's budget.
+    pub fn scan_bytes(&self) -> usize {
+        self.fill.as_ref().map_or(0, ScanFill::bytes)
+    }
+
     /// The parts of the list the index lacks, read from the scan (`None`: not asked, offline).
     pub fn fill(&self) -> Option<&ScanFill> {
         self.fill.as_ref()
@@ -539,6 +548,26 @@ impl Timeline {
         {
             self.read(page, false, None, cx);
         }
+    }
+
+    /// What the loader read of the gaps for this list ([`ScanFill::on_range`]); whether the
+    /// list changed.
+    pub fn on_range(
+        &mut self,
+        events: Vec<RangeEvent>,
+        loaded: (usize, usize),
+        cx: &mut Ctx,
+    ) -> bool {
+        let Some(fill) = &mut self.fill else {
+            return false;
+        };
+        for event in events {
+            fill.on_range(event, cx);
+        }
+        self.sync(loaded.0, loaded.1);
+        self.aim_at();
+        self.pump(cx);
+        true
     }
 
     /// The reply to a read; whether it was this list's.

@@ -6,7 +6,7 @@ use crate::model::index::read::Hole;
 #[test]
 fn the_scans_rows_take_their_places_among_the_index_rows_in_one_scroll() {
     let hole = |after: Option<(i64, i64)>, offset: u64| Hole {
-        after,
+        after: after.map(crate::model::position::At::from),
         through: None,
         offset,
     };
@@ -64,6 +64,7 @@ fn the_scans_rows_take_their_places_among_the_index_rows_in_one_scroll() {
 use serde_json::json;
 
 use crate::api::ApiError;
+use crate::feed::loader::{Ctx as LoaderCtx, Loader, LoaderOut};
 use crate::model::format::format_time_micros;
 use crate::model::history::Placement;
 use crate::model::index::SearchRow;
@@ -91,9 +92,13 @@ fn item(i: i64) -> serde_json::Value {
 
 /// The timeline with what it reads, a local index that keeps updates `0..kept` (in one chunk
 /// from the ledger's begin) and a scan that serves every update `0..all`, of which
-/// `loaded..all` are the loaded window.
+/// `loaded..all` are the loaded window; the loader reads the gaps (its range job) as the app
+/// runs it.
 struct Rig {
     timeline: Timeline,
+    loader: Loader,
+    /// What the timeline asked the loader and it has not run yet.
+    intents: Vec<LoaderIntent>,
     history: History,
     feed: Feed,
     ids: RequestIds,
@@ -113,8 +118,12 @@ impl Rig {
         history.add_page(&items, Placement::Append);
         let mut feed = Feed::default();
         feed.memory_budget = 64 << 20;
+        let mut loader = Loader::new(1_000);
+        loader.set_memory_budget_bytes(feed.memory_budget);
         let mut rig = Rig {
             timeline: Timeline::new(0, None, Land::Last),
+            loader,
+            intents: Vec::new(),
             history,
             feed,
             ids: RequestIds::default(),
@@ -151,7 +160,42 @@ impl Rig {
         let got = f(&mut self.timeline, &mut cx);
         self.pending.extend(out.fetches);
         self.notes.extend(out.notes);
+        self.intents.extend(out.loader);
         got
+    }
+
+    /// Runs the loader as the app does: the intents the timeline queued, a reply, what is due;
+    /// hands what the range read brought to the timeline.
+    fn run_loader(&mut self, reply: Option<&Fetched>) {
+        let mut lo = LoaderOut::default();
+        {
+            let mut cx = LoaderCtx {
+                now: self.now,
+                history: &mut self.history,
+                feed: &mut self.feed,
+                ids: &mut self.ids,
+                held: self.timeline.scan_bytes(),
+                out: &mut lo,
+            };
+            for intent in std::mem::take(&mut self.intents) {
+                self.loader.intent(intent, &mut cx);
+            }
+            if let Some(reply) = reply {
+                self.loader.on_reply(reply, &mut cx);
+            }
+            self.loader
+                .pump(crate::feed::loader::Demand::default(), &mut cx);
+        }
+        self.pending.extend(
+            lo.fetches
+                .into_iter()
+                .map(|(id, page)| (id, page.request())),
+        );
+        self.notes.extend(lo.notes);
+        if !lo.range.is_empty() {
+            let loaded = self.loaded();
+            self.step(|t, cx| t.on_range(lo.range, loaded, cx));
+        }
     }
 
     fn loaded(&self) -> (usize, usize) {
@@ -177,7 +221,7 @@ impl Rig {
                 let last = time(self.kept - 1);
                 let holes = if before.is_none_or(|b| b > last + 1) {
                     vec![crate::model::index::read::Hole {
-                        after: Some((0, last)),
+                        after: Some(crate::model::position::At::new(0, last)),
                         through: None,
                         offset: u64::try_from(self.kept).unwrap_or(0),
                     }]
@@ -226,7 +270,7 @@ impl Rig {
             }
             // A page of `/v2/updates` from after the index's newest update: the scan sends
             // everything it has after it, the loaded window too.
-            Request::Api(_) => {
+            Request::History { .. } => {
                 let items: Vec<_> = (self.kept..self.all).map(item).collect();
                 let page: crate::api::scan::UpdatesPage =
                     serde_json::from_value(json!({ "transactions": items })).expect("a page");
@@ -236,12 +280,21 @@ impl Rig {
         }
     }
 
-    /// Answers every request until none is left.
+    /// Answers every request until none is left, the clock moving on while the loader paces
+    /// its pages.
     fn settle(&mut self) {
         let mut guard = 0;
-        while !self.pending.is_empty() {
+        loop {
             guard += 1;
             assert!(guard < 100, "the timeline keeps asking");
+            self.run_loader(None);
+            if self.pending.is_empty() {
+                self.now += SEC;
+                self.run_loader(None);
+                if self.pending.is_empty() {
+                    return;
+                }
+            }
             let (id, request) = self.pending.remove(0);
             let reply = Fetched {
                 id,
@@ -249,8 +302,12 @@ impl Rig {
                 request,
                 elapsed_ms: 0,
             };
-            let loaded = self.loaded();
-            self.step(|t, cx| t.on_reply(&reply, loaded, cx));
+            if id.owner == Owner::Loader {
+                self.run_loader(Some(&reply));
+            } else {
+                let loaded = self.loaded();
+                self.step(|t, cx| t.on_reply(&reply, loaded, cx));
+            }
         }
     }
 
@@ -335,7 +392,9 @@ fn a_sync_writing_into_the_gap_keeps_every_row_number_and_each_update_once() {
 fn the_scans_rows_wait_for_room_in_the_memory_budget_and_the_list_still_counts_right() {
     let mut rig = Rig::new(10, 15, 20);
     // The loaded rows already fill the budget: nothing is asked of the scan.
-    rig.feed.memory_budget = rig.history.memory_bytes();
+    let full = rig.history.memory_bytes();
+    rig.loader.set_memory_budget_bytes(full);
+    rig.feed.memory_budget = full;
     rig.settle();
     let t = &rig.timeline;
     assert_eq!(t.fill().and_then(ScanFill::end), Some(&FillEnd::Budget));

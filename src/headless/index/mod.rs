@@ -189,7 +189,7 @@ pub async fn run_with(
     };
     let location = Location::parse(&location);
     match &args.command {
-        IndexCommand::Status => answer(status(location, err).await, out, err),
+        IndexCommand::Status { .. } => answer(status(location, err).await, out, err),
         IndexCommand::Prune { before } => {
             let Some(micros) = parse_time_micros(before) else {
                 say(err, &format!("--before is not a time: {before}"));

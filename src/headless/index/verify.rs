@@ -6,8 +6,8 @@
 
 use super::sync::client;
 use super::{
-    EXIT_DEGRADED, EXIT_OK, EXIT_USAGE, Halt, Location, Plan, ProgressMode, Settings, Stderr,
-    Value, Write, format_time_micros, json, now_micros, open_reader, open_writer,
+    EXIT_DEGRADED, EXIT_NO_QUORUM, EXIT_OK, EXIT_USAGE, Halt, Location, Plan, ProgressMode,
+    Settings, Stderr, Value, Write, format_time_micros, json, now_micros, open_reader, open_writer,
     parse_time_micros, say, store_code, write_pretty,
 };
 use crate::every_scan::Cancel;
@@ -132,6 +132,18 @@ pub(super) async fn verify(
                 say(err, first);
             }
             (EXIT_DEGRADED, "differs")
+        }
+        // `agree` only when every stored update of every range was compared.
+        None if checks.iter().any(|c| !c.complete) => {
+            let unchecked: u64 = checks.iter().map(|c| c.unchecked).sum();
+            say(
+                err,
+                &format!(
+                    "{unchecked} stored updates could not be checked: fewer than the {} scans needed serve them now (they lag behind the index); verify again later",
+                    plan.verify.label()
+                ),
+            );
+            (EXIT_NO_QUORUM, "unchecked")
         }
         None => (EXIT_OK, "agree"),
     };

@@ -10,6 +10,7 @@ use crate::model::export::ExportRow;
 use crate::model::format::{format_time_micros, parse_time_micros};
 use crate::model::governance::VoteUpdates;
 use crate::model::lifecycle::Lifecycle;
+use crate::model::position::At;
 use crate::model::summary::Summarizer;
 
 /// Rows of one page of a whole-history search.
@@ -200,15 +201,15 @@ pub fn summary_row(item: &UpdateItem, summarizer: &mut Summarizer) -> Option<Sea
 
 /// A range the index's chunks cover: after its start (exclusive, `(migration, µs)`; `None`:
 /// the ledger begin) up to its reach (inclusive).
-pub type CoveredRange = (Option<(i64, i64)>, (i64, i64));
+pub type CoveredRange = (Option<At>, At);
 
 /// A part of History's list that no chunk of the index covers: after `after` (exclusive,
 /// `(migration, µs)`; `None`: from the list's start, inclusive) up to `through` (inclusive;
 /// `None`: up to the list's end, exclusive).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hole {
-    pub after: Option<(i64, i64)>,
-    pub through: Option<(i64, i64)>,
+    pub after: Option<At>,
+    pub through: Option<At>,
     /// How many of the index's rows of the list come before it.
     pub offset: u64,
 }
@@ -222,25 +223,25 @@ pub struct Hole {
 pub fn holes_in(covered: &[CoveredRange], since: i64, before: Option<i64>) -> Vec<Hole> {
     let mut out = Vec::new();
     // Where the part not covered yet starts: `None` at `since` (inclusive), else after it.
-    let mut start: Option<(i64, i64)> = None;
-    let starts_at = |start: Option<(i64, i64)>| start.map_or(since, |(_, t)| t.saturating_add(1));
+    let mut start: Option<At> = None;
+    let starts_at = |start: Option<At>| start.map_or(since, |s| s.record_time.saturating_add(1));
     for (from, reach) in covered {
         let open = starts_at(start);
         if before.is_some_and(|b| open >= b) {
             return out;
         }
-        if reach.1 < open {
+        if reach.record_time < open {
             // Ends before the part not covered yet.
             continue;
         }
         match from {
             // Covers the part not covered yet from its start on.
             None => {}
-            Some(f) if f.1 < open => {}
+            Some(f) if f.record_time < open => {}
             Some(f) => {
                 // Not covered from `open` through `f` (the covered range is after it).
                 let through = match before {
-                    Some(b) if f.1 >= b => None,
+                    Some(b) if f.record_time >= b => None,
                     _ => Some(*f),
                 };
                 out.push(Hole {
@@ -330,12 +331,13 @@ mod tests {
     #[test]
     fn holes_are_the_parts_of_the_list_no_covered_range_holds() {
         let h = |after: Option<(i64, i64)>, through: Option<(i64, i64)>| Hole {
-            after,
-            through,
+            after: after.map(At::from),
+            through: through.map(At::from),
             offset: 0,
         };
+        let c = |from: Option<(i64, i64)>, reach: (i64, i64)| (from.map(At::from), At::from(reach));
         // Covered 100..=200 and 300..=400 (after 99 and 299).
-        let covered = [(Some((0, 99)), (0, 200)), (Some((0, 299)), (0, 400))];
+        let covered = [c(Some((0, 99)), (0, 200)), c(Some((0, 299)), (0, 400))];
         // A span from 10 up to the loaded rows at 500: before, between and after.
         assert_eq!(
             holes_in(&covered, 10, Some(500)),
@@ -356,14 +358,14 @@ mod tests {
             vec![h(Some((0, 200)), None)]
         );
         // From the ledger begin, the loaded rows right after the reach: nothing is missing.
-        assert_eq!(holes_in(&[(None, (1, 400))], 10, Some(401)), Vec::new());
+        assert_eq!(holes_in(&[c(None, (1, 400))], 10, Some(401)), Vec::new());
         // No end: the part after the last range is the head's, not a hole.
-        assert_eq!(holes_in(&[(None, (1, 400))], 10, None), Vec::new());
+        assert_eq!(holes_in(&[c(None, (1, 400))], 10, None), Vec::new());
         // Nothing covered: the whole span.
         assert_eq!(holes_in(&[], 10, Some(20)), vec![h(None, None)]);
         // A range wholly before the span does not count.
         assert_eq!(
-            holes_in(&[(None, (0, 5))], 10, Some(20)),
+            holes_in(&[c(None, (0, 5))], 10, Some(20)),
             vec![h(None, None)]
         );
     }

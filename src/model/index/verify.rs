@@ -3,7 +3,8 @@
 //! the history. An item is confirmed when `needed` scans have it with the same digest and no
 //! scan has another version; when versions differ, one version is kept only when at least
 //! `threshold` (f + 1, and at least `needed`) scans have it and more than have any other
-//! ("the odd scans" are the rest); otherwise the history is disputed at that item. A scan whose
+//! ("the odd scans" are the rest; the version is kept by every scan asked that has it, all of
+//! them named); otherwise the history is disputed at that item. A scan whose
 //! page is shorter (a lagging scan at the head) has nothing at the later positions: it neither
 //! confirms nor disputes them ("don't know").
 
@@ -41,6 +42,9 @@ pub struct Judged {
     pub confirmers: Vec<usize>,
     /// (position, scan) of each confirmed item a scan has in another version.
     pub odd: Vec<(usize, usize)>,
+    /// (position, scans) of each confirmed item some scan has in another version: every scan
+    /// asked that has it in the kept version (at least `threshold` of them).
+    pub kept_by: Vec<(usize, Vec<usize>)>,
 }
 
 /// Judges the answers up to position `limit` (exclusive), with the items of `body_scan` (which
@@ -58,15 +62,17 @@ pub fn judge(
     let limit = limit.min(body_len);
     let mut confirmers: Vec<usize> = answers.iter().map(|a| a.scan).collect();
     let mut odd = Vec::new();
-    let judged = |confirmed: usize, stop: Stop, confirmers: Vec<usize>, odd| Judged {
+    let mut kept_by = Vec::new();
+    let judged = |confirmed: usize, stop: Stop, confirmers: Vec<usize>, odd, kept_by| Judged {
         confirmed,
         body_scan,
         stop,
         confirmers,
         odd,
+        kept_by,
     };
     let Some(body) = body else {
-        return judged(0, Stop::Unknown { have: 0 }, Vec::new(), odd);
+        return judged(0, Stop::Unknown { have: 0 }, Vec::new(), odd, kept_by);
     };
     for i in 0..limit {
         let mine = body.digests[i];
@@ -83,28 +89,29 @@ pub fn judge(
         let have = groups.iter().map(|g| g.1.len()).sum::<usize>();
         if groups.len() == 1 {
             if have < needed {
-                return judged(i, Stop::Unknown { have }, confirmers, odd);
+                return judged(i, Stop::Unknown { have }, confirmers, odd, kept_by);
             }
         } else {
             let top = groups[0].1.len();
             let kept = top >= threshold && groups[1].1.len() < top;
             if !kept {
-                return judged(i, Stop::Disputed { groups }, confirmers, odd);
+                return judged(i, Stop::Disputed { groups }, confirmers, odd, kept_by);
             }
             if groups[0].0 != mine {
                 let scan = groups[0].1[0];
-                return judged(i, Stop::OtherVersion { scan }, confirmers, odd);
+                return judged(i, Stop::OtherVersion { scan }, confirmers, odd, kept_by);
             }
             for (_, members) in &groups[1..] {
                 for scan in members {
                     odd.push((i, *scan));
                 }
             }
+            kept_by.push((i, groups[0].1.clone()));
         }
         let members = &groups[0].1;
         confirmers.retain(|s| members.contains(s));
     }
-    judged(limit, Stop::End, confirmers, odd)
+    judged(limit, Stop::End, confirmers, odd, kept_by)
 }
 
 #[cfg(test)]
@@ -148,8 +155,33 @@ mod tests {
         assert_eq!((j.confirmed, j.stop.clone()), (2, Stop::End));
         assert_eq!(j.odd, vec![(1, 1)]);
         assert_eq!(j.confirmers, vec![0, 2, 3]);
+        assert_eq!(j.kept_by, vec![(1, vec![0, 2, 3])]);
         // The body scan is the odd one: another scan's version is kept.
         let j = judge(&four, 1, 2, 2, 2);
         assert_eq!((j.confirmed, j.stop), (1, Stop::OtherVersion { scan: 0 }));
+    }
+
+    #[test]
+    fn a_kept_version_names_every_scan_that_has_it_though_some_lag_after_it() {
+        // Seven scans, f = 2: scan 1 differs at position 0; scans 4..6 lag (they have only
+        // position 0). The page's confirmers are those with every item; the version kept at
+        // position 0 is held by six.
+        let full = [d(1), d(2), d(3)];
+        let odd = [d(9), d(2), d(3)];
+        let short = [d(1)];
+        let answers = [
+            answered(0, &full),
+            answered(1, &odd),
+            answered(2, &full),
+            answered(3, &full),
+            answered(4, &short),
+            answered(5, &short),
+            answered(6, &short),
+        ];
+        let j = judge(&answers, 0, 2, 3, 3);
+        assert_eq!((j.confirmed, j.stop), (3, Stop::End));
+        assert_eq!(j.confirmers, vec![0, 2, 3]);
+        assert_eq!(j.odd, vec![(0, 1)]);
+        assert_eq!(j.kept_by, vec![(0, vec![0, 2, 3, 4, 5, 6])]);
     }
 }

@@ -74,17 +74,25 @@ pub(super) fn id_lines(
     }
 }
 
-/// Every line of the detail of `r` (`request` is the request as the scan sent it, `lookup`
-/// where its update is) on a screen `width` columns wide.
+/// What a Detail (of an open request or of a past result) is drawn with: `lookup` where its
+/// updates are, the DSO's info when read, on a screen `width` columns wide.
+#[derive(Clone, Copy)]
+pub struct DetailView<'a> {
+    pub lookup: &'a UpdateLookup,
+    pub dso: Option<&'a DsoInfo>,
+    pub width: u16,
+    pub sh: &'a Shared,
+    pub theme: &'a Theme,
+}
+
+/// Every line of the detail of `r` (`request` is the request as the scan sent it) as `view`
+/// draws it.
 pub fn detail_lines(
     r: &OpenRequest,
     request: Option<&VoteRequest>,
-    lookup: &UpdateLookup,
-    dso: Option<&DsoInfo>,
-    width: u16,
-    sh: &Shared,
-    theme: &Theme,
+    view: DetailView<'_>,
 ) -> Vec<Line<'static>> {
+    let DetailView { sh, theme, .. } = view;
     let mut lines = Vec::new();
     Head {
         action: &r.action,
@@ -134,10 +142,10 @@ pub fn detail_lines(
         }
         _ => lines.push(row("My vote", "my SV unknown", theme.muted, theme)),
     }
-    lines.extend(lookup.lines(sh, theme));
+    lines.extend(view.lookup.lines(sh, theme));
     id_lines(r.tracking_cid.as_deref(), &r.contract_id, theme, &mut lines);
     if let Some(request) = request {
-        let in_force = dso.and_then(|d| config_in_force(&request.action, d));
+        let in_force = view.dso.and_then(|d| config_in_force(&request.action, d));
         diff_lines(
             request,
             in_force.as_ref(),
@@ -146,7 +154,16 @@ pub fn detail_lines(
             theme,
             &mut lines,
         );
-        vote_lines(request, dso, &[], None, width, sh, theme, &mut lines);
+        vote_lines(
+            request,
+            view.dso,
+            &[],
+            None,
+            view.width,
+            sh,
+            theme,
+            &mut lines,
+        );
     }
     lines
 }

@@ -3,7 +3,9 @@
 
 use ratatui::text::Line;
 
-use super::{DetailOf, GovSection, GovernancePane, Target, UpdateLookup, detail, past, prices};
+use super::{
+    DetailOf, DetailView, GovSection, GovernancePane, Target, UpdateLookup, detail, past, prices,
+};
 use crate::msg::Command;
 use crate::panes::{AppEvent, Out, Shared};
 use crate::ui::theme::Theme;
@@ -66,34 +68,23 @@ impl GovernancePane {
         theme: &Theme,
         width: u16,
     ) -> Vec<Line<'static>> {
-        let dso = sh.health.dso.info.as_deref();
+        let view = DetailView {
+            lookup: &self.lookup,
+            dso: sh.health.dso.info.as_deref(),
+            width,
+            sh,
+            theme,
+        };
         match self.detail_of {
             DetailOf::Open => match self.chosen() {
-                Some(r) => detail::detail_lines(
-                    r,
-                    self.chosen_request(),
-                    &self.lookup,
-                    dso,
-                    width,
-                    sh,
-                    theme,
-                ),
+                Some(r) => detail::detail_lines(r, self.chosen_request(), view),
                 None => Vec::new(),
             },
             DetailOf::Result => match self
                 .chosen_result
                 .and_then(|i| Some((self.results.raw.get(i)?, self.results.rows.get(i)?)))
             {
-                Some((result, row)) => past::result_lines(
-                    result,
-                    row,
-                    &self.results.raw,
-                    &self.lookup,
-                    dso,
-                    width,
-                    sh,
-                    theme,
-                ),
+                Some((result, row)) => past::result_lines(result, row, &self.results.raw, view),
                 None => Vec::new(),
             },
         }

@@ -34,7 +34,7 @@ mod results;
 mod svs;
 
 pub use across::{ACROSS_IDLE_TEXT, AcrossView, MISSING_HISTORY_NOTE, RECENT_VOTE_NOTE};
-pub use detail::detail_lines;
+pub use detail::{DetailView, detail_lines};
 pub use lookup::{NO_CONTRACT_TEXT, Target, UpdateLookup, Where};
 pub use open::{
     LOADING_TEXT, NONE_OPEN_TEXT, OpenCol, VOTES_LEGEND, compact_votes, deadline_words,

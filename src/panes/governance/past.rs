@@ -8,32 +8,25 @@
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::detail::{Head, diff_lines, id_lines, time, vote_lines};
-use super::lookup::UpdateLookup;
+use super::detail::{DetailView, Head, diff_lines, id_lines, time, vote_lines};
 use super::results::outcome_style;
 use super::row;
-use crate::api::scan::{DsoInfo, VoteOutcome, VoteResult};
+use crate::api::scan::{VoteOutcome, VoteResult};
 use crate::model::governance::{ClosedRequest, config_in_force_then};
-use crate::panes::Shared;
 use crate::ui::safe::safe_line;
-use crate::ui::theme::Theme;
 
 /// Longest server text a detail line shows.
 const MAX: usize = 400;
 
 /// Every line of the detail of the past result `result` (`row`: it summarised; `all`: every
-/// result read, for the config in force then; `lookup`: where its updates are).
-#[allow(clippy::too_many_arguments)]
+/// result read, for the config in force then) as `view` draws it.
 pub fn result_lines(
     result: &VoteResult,
     row_: &ClosedRequest,
     all: &[VoteResult],
-    lookup: &UpdateLookup,
-    dso: Option<&DsoInfo>,
-    width: u16,
-    sh: &Shared,
-    theme: &Theme,
+    view: DetailView<'_>,
 ) -> Vec<Line<'static>> {
+    let DetailView { sh, theme, .. } = view;
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{:<13}", "Outcome"), theme.muted),
         Span::styled(row_.outcome.word(), outcome_style(row_.outcome, theme)),
@@ -118,7 +111,7 @@ pub fn result_lines(
         theme.muted,
         theme,
     ));
-    lines.extend(lookup.lines(sh, theme));
+    lines.extend(view.lookup.lines(sh, theme));
     id_lines(r.tracking_cid.as_deref(), &r.contract_id, theme, &mut lines);
     let then = config_in_force_then(result, all);
     diff_lines(
@@ -131,10 +124,10 @@ pub fn result_lines(
     );
     vote_lines(
         r,
-        dso,
+        view.dso,
         &result.offboarded_voters,
         Some(&result.abstaining_svs),
-        width,
+        view.width,
         sh,
         theme,
         &mut lines,

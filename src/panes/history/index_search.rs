@@ -33,6 +33,7 @@ use crate::model::index::query::{Query, SEARCH_SYNTAX};
 use crate::model::index::read::{IndexRead, SEARCH_PAGE, next_page_after};
 use crate::msg::{Command, Fetched, Request};
 use crate::ui::format::group_thousands;
+use crate::ui::layout::below_heading;
 use crate::ui::safe::safe_line;
 use crate::ui::table::{Cell, Column, Columns, Draw, TableRow, Width};
 use crate::ui::text_input::{InputOutcome, TextInput};
@@ -434,12 +435,7 @@ impl HistoryPane {
         let cols = search_columns();
         let draw = Draw::new(sh, theme, focused);
         cols.render_header::<SearchRow>(Rect::new(list.x, list.y, list.width, 1), buf, &draw);
-        let rows = Rect::new(
-            list.x,
-            list.y + 1,
-            list.width,
-            list.height.saturating_sub(1),
-        );
+        let rows = below_heading(list);
         if s.read() == 0 {
             let text = if s.is_loading() {
                 "searching the whole local index…".to_owned()

@@ -204,10 +204,9 @@ impl HistoryPane {
             return;
         };
         if s.kind == SummaryKind::Malformed {
-            let pos = (s.migration_id, s.record_time);
             let why = sh
                 .feed
-                .malformed_error(pos)
+                .malformed_error(s.at())
                 .unwrap_or("its JSON does not match the expected shape");
             let id = if s.update_id.is_empty() {
                 "this update".to_string()

@@ -53,8 +53,7 @@ pub use crate::feed::loader::{
     SEEK_STEPS,
 };
 pub use crate::feed::timeline::{
-    Aim, FillEnd, Gap, IndexedRow, KEPT_PAGES as INDEX_RANGE_KEPT_PAGES, Land, PAGES_PER_SEC,
-    ScanFill, Timeline,
+    Aim, FillEnd, Gap, IndexedRow, KEPT_PAGES as INDEX_RANGE_KEPT_PAGES, Land, ScanFill, Timeline,
 };
 use export::ExportWrites;
 pub use index_search::{IndexSearch, MAX_KEPT as INDEX_SEARCH_MAX_KEPT, NO_INDEX};

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use crossterm::event::KeyEvent;
 
 use crate::api::scan::UpdatesAfter;
-use crate::feed::loader::PAGE_SIZE;
+use crate::feed::loader::{PAGE_SIZE, RANGE_PAGES_PER_SEC as PAGES_PER_SEC};
 use crate::model::export::ExportFormat;
 use crate::model::export_range::{RangeSidecar, encode_items, header, sidecar_path};
 use crate::model::page_walk::{PageWalk, cursor_at, cursor_position};
@@ -32,9 +32,6 @@ use super::super::export::{DialogOutcome, RangeDialog};
 use super::super::new_file::EXISTS_NOTE;
 use super::super::{Out, Shared};
 use super::HistoryPane;
-
-/// Pages asked for a second at most.
-pub const PAGES_PER_SEC: i64 = 4;
 
 /// Where the export is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

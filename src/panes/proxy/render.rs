@@ -12,7 +12,7 @@ use crate::msg::tabs::Tabs;
 use crate::panes::RenderCtx;
 use crate::ui::form::{cell, paragraph};
 use crate::ui::json::JsonView;
-use crate::ui::layout::label_rows;
+use crate::ui::layout::{heading, label_rows};
 use crate::ui::load::Waiting;
 use crate::ui::table::Draw;
 use crate::ui::theme::Theme;
@@ -153,19 +153,11 @@ impl ProxyPane {
         };
         let total = coupons.len();
         let sum = &self.coupon_total;
-        cell(
+        let t = heading(
             buf,
-            table.x,
-            table.y,
+            table,
             &format!("{total} unclaimed coupons · {sum} total"),
-            table.width,
             theme.muted,
-        );
-        let t = Rect::new(
-            table.x,
-            table.y + 1,
-            table.width,
-            table.height.saturating_sub(1),
         );
         let draw = Draw::new(sh, theme, focused && !self.coupon_details);
         self.coupon_table.render(t, buf, &self.coupon_rows, &draw);

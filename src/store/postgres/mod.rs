@@ -50,8 +50,8 @@ use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 
 use super::{
     Chunk, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexReader,
-    IndexStatus, IndexWriter, KeptDigest, KeptUpdate, MigrationRange, PageWrite, PageWritten,
-    Position, RangeFrom, SCHEMA_VERSION, StoreError,
+    IndexStatus, IndexWriter, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position,
+    SCHEMA_VERSION, StoreError,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -165,6 +165,23 @@ fn heartbeat_of(r: &postgres::Row) -> Heartbeat {
 const HEARTBEAT_SQL: &str =
     "SELECT pid, host, started_at, beat_at, command FROM sync_heartbeat WHERE id = 1";
 
+/// The rows of `sql` (three columns) by their first two: (first, second) → third.
+fn by_first_two<A, B, V>(
+    c: &mut impl GenericClient,
+    sql: &str,
+    params: &[&(dyn postgres::types::ToSql + Sync)],
+) -> Result<HashMap<(A, B), V>, postgres::Error>
+where
+    A: postgres::types::FromSqlOwned + Eq + std::hash::Hash,
+    B: postgres::types::FromSqlOwned + Eq + std::hash::Hash,
+    V: postgres::types::FromSqlOwned,
+{
+    Ok(c.query(sql, params)?
+        .iter()
+        .map(|r| ((r.get(0), r.get(1)), r.get(2)))
+        .collect())
+}
+
 /// One short read-only snapshot: every read of it sees the same index.
 fn snapshot(c: &mut Client) -> Result<postgres::Transaction<'_>, postgres::Error> {
     c.build_transaction()
@@ -230,7 +247,7 @@ impl IndexReader for PgIndex {
             .map(|r| r.get(0)))
     }
 
-    super::reads::engine_reads!();
+    super::reads::engine_reads!(mark: '$', bytewise: " COLLATE \"C\"");
 }
 
 impl IndexWriter for PgIndex {

@@ -28,23 +28,11 @@ pub(super) fn add_page(
     updates: &[(i64, Vec<i64>)],
     hubs: &HashSet<i64>,
 ) -> Result<(), postgres::Error> {
-    if hubs.is_empty() {
-        return Ok(());
-    }
-    put_bits(
-        c,
-        hubs::page_bits(updates.iter().map(|(s, t)| (*s, t.as_slice())), hubs),
-        true,
-    )?;
-    if hubs.len() < 2 {
-        return Ok(());
-    }
-    let updates = updates.iter().map(|(_, t)| t.as_slice());
-    let mut pairs: Vec<_> = hubs::page_pairs(updates, hubs).into_iter().collect();
+    let hubs::PageChanges { bits, pairs } = hubs::page_changes(updates, hubs);
+    put_bits(c, bits, true)?;
     if pairs.is_empty() {
         return Ok(());
     }
-    pairs.sort_unstable();
     let a: Vec<i64> = pairs.iter().map(|p| p.0.0).collect();
     let b: Vec<i64> = pairs.iter().map(|p| p.0.1).collect();
     let n: Vec<i64> = pairs.iter().map(|p| p.1).collect();
@@ -108,16 +96,13 @@ fn put_bits(
         return Ok(());
     }
     let (terms, blocks): (Vec<i64>, Vec<i64>) = changes.keys().copied().unzip();
-    let stored: std::collections::HashMap<(i64, i64), Vec<u8>> = c
-        .query(
-            "SELECT b.term, b.block, b.bits FROM hub_bits b
-             JOIN UNNEST($1::int8[], $2::int8[]) AS x (term, block)
-               ON b.term = x.term AND b.block = x.block",
-            &[&terms, &blocks],
-        )?
-        .iter()
-        .map(|r| ((r.get(0), r.get(1)), r.get(2)))
-        .collect();
+    let stored: std::collections::HashMap<(i64, i64), Vec<u8>> = super::by_first_two(
+        c,
+        "SELECT b.term, b.block, b.bits FROM hub_bits b
+         JOIN UNNEST($1::int8[], $2::int8[]) AS x (term, block)
+           ON b.term = x.term AND b.block = x.block",
+        &[&terms, &blocks],
+    )?;
     let (mut kept, mut gone) = (
         (Vec::new(), Vec::new(), Vec::new()),
         (Vec::new(), Vec::new()),
@@ -171,12 +156,7 @@ fn build_bits(c: &mut impl GenericClient, term: i64) -> Result<(), postgres::Err
 /// Schema 3 or 4 → 5: every hub's bitmap made from its keys. Returns how many hubs there are.
 pub(super) fn migrate_4_to_5(c: &mut impl GenericClient) -> Result<usize, postgres::Error> {
     let (hubs, _) = load(c)?;
-    let mut hubs: Vec<i64> = hubs.into_iter().collect();
-    hubs.sort_unstable();
-    for term in &hubs {
-        build_bits(c, *term)?;
-    }
-    Ok(hubs.len())
+    hubs::build_every(hubs, |term| build_bits(c, term))
 }
 
 /// The bitmap of `term` when it is a hub (`None`: it is not one): read `whole`, or to be read a

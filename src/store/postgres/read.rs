@@ -4,95 +4,46 @@
 use super::schema::TABLES;
 use super::{
     Client, DivergenceRecord, HEARTBEAT_STALE_MICROS, IndexReach, IndexReader, IndexStatus,
-    KeptDigest, KeptUpdate, MigrationRange, PgIndex, RangeFrom, SCHEMA_VERSION, SUMMARY_VERSION,
-    SearchRow, StoreError, SyncRunning, chunk_rows, closed, format_time_micros,
+    KeptUpdate, MigrationRange, PgIndex, SCHEMA_VERSION, SUMMARY_VERSION, SearchRow, StoreError,
+    SyncRunning, chunk_rows, closed, format_time_micros,
 };
 use crate::store::At;
+use crate::store::reads::{DigestRow, RangeBound, RangeRead};
 
 impl PgIndex {
-    pub(super) fn read_range_count(
-        &mut self,
-        since: i64,
-        before: Option<i64>,
-    ) -> Result<u64, StoreError> {
-        let before = before.unwrap_or(i64::MAX);
-        let n: i64 = self.with(|c| {
+    pub(super) fn read_range_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
+        self.with(|c| {
             Ok(c.query_one(
                 "SELECT count(*) FROM updates WHERE record_time >= $1 AND record_time < $2",
                 &[&since, &before],
             )?
             .get(0))
-        })?;
-        Ok(u64::try_from(n).unwrap_or(0))
+        })
     }
 
+    /// The rows of `read`, in the order its SQL reads them.
     pub(super) fn read_range_rows(
         &mut self,
-        since: i64,
-        from: &RangeFrom,
-        limit: usize,
+        read: &RangeRead<'_>,
     ) -> Result<Vec<SearchRow>, StoreError> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        const COLUMNS: &str =
-            "SELECT update_id, migration_id, record_time, kind, root_action, parties
-                 FROM updates";
-        // Update ids compare bytewise (COLLATE "C"), as SQLite's BINARY collation does, so
-        // both engines order ties alike whatever the database's collation.
-        let (sql, backwards) = match from {
-            RangeFrom::After(_) => (
-                format!(
-                    "{COLUMNS} WHERE record_time >= $1 AND record_time >= $3
-                       AND (record_time > $3 OR migration_id > $4
-                            OR (migration_id = $4 AND update_id COLLATE \"C\" > $5))
-                     ORDER BY record_time, migration_id, update_id COLLATE \"C\" LIMIT $2"
-                ),
-                false,
-            ),
-            RangeFrom::Before(_) => (
-                format!(
-                    "{COLUMNS} WHERE record_time >= $1 AND record_time <= $3
-                       AND (record_time < $3 OR migration_id < $4
-                            OR (migration_id = $4 AND update_id COLLATE \"C\" < $5))
-                     ORDER BY record_time DESC, migration_id DESC, update_id COLLATE \"C\" DESC
-                     LIMIT $2"
-                ),
-                true,
-            ),
-            RangeFrom::Offset(_) => (
-                format!(
-                    "{COLUMNS} WHERE record_time >= $1
-                     ORDER BY record_time, migration_id, update_id COLLATE \"C\"
-                     LIMIT $2 OFFSET $3"
-                ),
-                false,
-            ),
-        };
-        let mut rows = self.with(|c| {
-            let found = match from {
-                RangeFrom::After(k) | RangeFrom::Before(k) => c.query(
-                    &sql,
+        self.with(|c| {
+            let found = match read.bound {
+                RangeBound::Key(record_time, migration_id, update_id) => c.query(
+                    &read.sql,
                     &[
-                        &since,
-                        &limit,
-                        &k.record_time,
-                        &k.migration_id,
-                        &k.update_id,
+                        &read.since,
+                        &read.limit,
+                        &record_time,
+                        &migration_id,
+                        &update_id,
                     ],
                 )?,
-                RangeFrom::Offset(offset) => {
-                    let offset = i64::try_from(*offset).unwrap_or(i64::MAX);
-                    c.query(&sql, &[&since, &limit, &offset])?
+                RangeBound::Offset(offset) => {
+                    c.query(&read.sql, &[&read.since, &read.limit, &offset])?
                 }
             };
-            Ok(found
-                .iter()
-                .map(super::search::search_row)
-                .collect::<Vec<_>>())
-        })?;
-        if backwards {
-            rows.reverse();
-        }
-        Ok(rows)
+            Ok(found.iter().map(super::search::search_row).collect())
+        })
     }
 
     pub(super) fn read_status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
@@ -271,34 +222,23 @@ impl PgIndex {
             .unpack(&self.target.shown, update_id, packed)
     }
 
+    /// The updates after `after` up to `through` (migration, µs), in ledger order.
     pub(super) fn read_kept_digests(
         &mut self,
-        after: Option<At>,
-        through: At,
-    ) -> Result<Vec<KeptDigest>, StoreError> {
-        let (migration, time) = after.unwrap_or(At::BEGIN).pair();
-        let through = through.pair();
+        after: (i64, i64),
+        through: (i64, i64),
+    ) -> Result<Vec<DigestRow>, StoreError> {
         self.with(|c| {
-            c.query(
+            Ok(c.query(
                 "SELECT update_id, migration_id, record_time, digest FROM updates
                  WHERE (migration_id > $1 OR (migration_id = $1 AND record_time > $2))
                    AND (migration_id < $3 OR (migration_id = $3 AND record_time <= $4))
                  ORDER BY migration_id, record_time, seq",
-                &[&migration, &time, &through.0, &through.1],
-            )
-        })
-        .map(|rows| {
-            rows.iter()
-                .map(|r| {
-                    let digest: Vec<u8> = r.get(3);
-                    KeptDigest {
-                        update_id: r.get(0),
-                        migration_id: r.get(1),
-                        record_time: r.get(2),
-                        digest: hex::encode(digest),
-                    }
-                })
-                .collect()
+                &[&after.0, &after.1, &through.0, &through.1],
+            )?
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .collect())
         })
     }
 

@@ -1,5 +1,6 @@
 //! The sync's writes: a page in one transaction with its chunk's cursor, and prune.
 
+use super::by_first_two;
 use super::pairs;
 use super::{
     Chunk, Fail, HashMap, HashSet, PageWrite, PageWritten, PgIndex, StoreError, chunk_rows, closed,
@@ -78,16 +79,13 @@ fn write_rows(
              ON CONFLICT (kind, value) DO NOTHING",
             &[&term_kinds, &term_values],
         )?;
-        let term_ids: HashMap<(i64, String), i64> = tx
-            .query(
-                "SELECT t.kind, t.value, t.id FROM terms t
-                 JOIN UNNEST($1::int8[], $2::text[]) AS x(kind, value)
-                   ON t.kind = x.kind AND t.value = x.value",
-                &[&term_kinds, &term_values],
-            )?
-            .iter()
-            .map(|r| ((r.get(0), r.get(1)), r.get(2)))
-            .collect();
+        let term_ids: HashMap<(i64, String), i64> = by_first_two(
+            tx,
+            "SELECT t.kind, t.value, t.id FROM terms t
+             JOIN UNNEST($1::int8[], $2::text[]) AS x(kind, value)
+               ON t.kind = x.kind AND t.value = x.value",
+            &[&term_kinds, &term_values],
+        )?;
         let mut keys: HashSet<(i64, i64, i64, i64)> = HashSet::new();
         // Per term: how many of the page's updates have it, and the newest of them.
         let mut counts: HashMap<i64, (i64, Pos)> = HashMap::new();

@@ -26,8 +26,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
 use super::{
     BodyDictionaries, Chunk, DivergenceRecord, Heartbeat, IndexReader, IndexStatus, IndexWriter,
-    KeptDigest, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position, RangeFrom, RangeKey,
-    SCHEMA_VERSION, StoreError, gaps,
+    KeptUpdate, MigrationRange, PageWrite, PageWritten, Position, SCHEMA_VERSION, StoreError, gaps,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -119,7 +118,7 @@ impl IndexReader for SqliteIndex {
         std::mem::take(&mut self.notices)
     }
 
-    super::reads::engine_reads!();
+    super::reads::engine_reads!(mark: '?', bytewise: "");
 }
 
 impl IndexWriter for SqliteIndex {

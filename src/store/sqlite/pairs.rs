@@ -30,24 +30,15 @@ pub(super) fn add_page(
     updates: &[(i64, Vec<i64>)],
     hubs: &HashSet<i64>,
 ) -> rusqlite::Result<()> {
-    if hubs.is_empty() {
+    let hubs::PageChanges { bits, pairs } = hubs::page_changes(updates, hubs);
+    put_bits(tx, bits, true)?;
+    if pairs.is_empty() {
         return Ok(());
     }
-    put_bits(
-        tx,
-        hubs::page_bits(updates.iter().map(|(s, t)| (*s, t.as_slice())), hubs),
-        true,
-    )?;
-    if hubs.len() < 2 {
-        return Ok(());
-    }
-    let updates = updates.iter().map(|(_, t)| t.as_slice());
     let mut upsert = tx.prepare_cached(
         "INSERT INTO pairs (a, b, n) VALUES (?1, ?2, ?3)
          ON CONFLICT (a, b) DO UPDATE SET n = n + excluded.n",
     )?;
-    let mut pairs: Vec<_> = hubs::page_pairs(updates, hubs).into_iter().collect();
-    pairs.sort_unstable();
     for ((a, b), n) in pairs {
         upsert.execute(params![a, b, n])?;
     }
@@ -129,12 +120,7 @@ fn build_bits(tx: &Transaction<'_>, term: i64) -> rusqlite::Result<()> {
 pub(super) fn migrate_4_to_5(tx: &Transaction<'_>) -> rusqlite::Result<usize> {
     tx.execute_batch(CREATE)?;
     let (hubs, _) = load(tx)?;
-    let mut hubs: Vec<i64> = hubs.into_iter().collect();
-    hubs.sort_unstable();
-    for term in &hubs {
-        build_bits(tx, *term)?;
-    }
-    Ok(hubs.len())
+    hubs::build_every(hubs, |term| build_bits(tx, term))
 }
 
 /// The bitmap of `term` when it is a hub (`None`: it is not one): read `whole`, or to be read a

@@ -2,12 +2,13 @@
 //! (the header's reach and History's pages; short read transactions only).
 
 use super::{
-    Chunk, DivergenceRecord, Heartbeat, IndexReach, IndexReader, IndexStatus, KeptDigest,
-    KeptUpdate, MigrationRange, OptionalExtension, PathBuf, Position, RangeFrom, RangeKey,
-    SCHEMA_VERSION, SUMMARY_VERSION, SearchRow, SqliteIndex, StoreError, SyncRunning, engine_error,
-    format_time_micros, gaps, params,
+    Chunk, DivergenceRecord, Heartbeat, IndexReach, IndexReader, IndexStatus, KeptUpdate,
+    MigrationRange, OptionalExtension, PathBuf, Position, SCHEMA_VERSION, SUMMARY_VERSION,
+    SearchRow, SqliteIndex, StoreError, SyncRunning, engine_error, format_time_micros, gaps,
+    params,
 };
 use crate::store::At;
+use crate::store::reads::{DigestRow, RangeBound, RangeRead};
 
 impl SqliteIndex {
     pub(super) fn chunk_rows(&self) -> Result<Vec<Chunk>, StoreError> {
@@ -186,13 +187,12 @@ impl SqliteIndex {
         self.dictionaries.unpack(&self.shown(), update_id, packed)
     }
 
+    /// The updates after `after` up to `through` (migration, µs), in ledger order.
     pub(super) fn read_kept_digests(
         &mut self,
-        after: Option<At>,
-        through: At,
-    ) -> Result<Vec<KeptDigest>, StoreError> {
-        let (migration, time) = after.unwrap_or(At::BEGIN).pair();
-        let through = through.pair();
+        after: (i64, i64),
+        through: (i64, i64),
+    ) -> Result<Vec<DigestRow>, StoreError> {
         let e = |e: rusqlite::Error| engine_error(&self.path, &e);
         let mut stmt = self
             .conn
@@ -203,14 +203,8 @@ impl SqliteIndex {
                  ORDER BY migration_id, record_time, seq",
             )
             .map_err(e)?;
-        stmt.query_map(params![migration, time, through.0, through.1], |r| {
-            let digest: Vec<u8> = r.get(3)?;
-            Ok(KeptDigest {
-                update_id: r.get(0)?,
-                migration_id: r.get(1)?,
-                record_time: r.get(2)?,
-                digest: hex::encode(digest),
-            })
+        stmt.query_map(params![after.0, after.1, through.0, through.1], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
         })
         .map_err(e)?
         .collect::<Result<Vec<_>, _>>()
@@ -263,92 +257,38 @@ impl SqliteIndex {
         })
     }
 
-    pub(super) fn read_range_count(
-        &mut self,
-        since: i64,
-        before: Option<i64>,
-    ) -> Result<u64, StoreError> {
-        let path = self.path.clone();
-        let n: i64 = self
-            .conn
+    pub(super) fn read_range_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
+        self.conn
             .query_row(
                 "SELECT count(*) FROM updates WHERE record_time >= ?1 AND record_time < ?2",
-                params![since, before.unwrap_or(i64::MAX)],
+                params![since, before],
                 |r| r.get(0),
             )
-            .map_err(|e| engine_error(&path, &e))?;
-        Ok(u64::try_from(n).unwrap_or(0))
+            .map_err(|e| engine_error(&self.path, &e))
     }
 
+    /// The rows of `read`, in the order its SQL reads them. The time index leads: a keyset read
+    /// seeks it at the bound's time and sorts only the rows of one record time by migration and
+    /// update id.
     pub(super) fn read_range_rows(
         &mut self,
-        since: i64,
-        from: &RangeFrom,
-        limit: usize,
+        read: &RangeRead<'_>,
     ) -> Result<Vec<SearchRow>, StoreError> {
-        let path = self.path.clone();
-        let e = |e: rusqlite::Error| engine_error(&path, &e);
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        const COLUMNS: &str =
-            "SELECT update_id, migration_id, record_time, kind, root_action, parties
-                 FROM updates";
-        // The time index leads: a keyset read seeks it at the bound's time and sorts only the
-        // rows of one record time by migration and update id (SQLite's BINARY collation:
-        // bytewise, as PostgreSQL's "C").
-        let (sql, backwards) = match from {
-            RangeFrom::After(_) => (
-                format!(
-                    "{COLUMNS} WHERE record_time >= ?1 AND record_time >= ?3
-                       AND (record_time > ?3 OR migration_id > ?4
-                            OR (migration_id = ?4 AND update_id > ?5))
-                     ORDER BY record_time, migration_id, update_id LIMIT ?2"
-                ),
-                false,
-            ),
-            RangeFrom::Before(_) => (
-                format!(
-                    "{COLUMNS} WHERE record_time >= ?1 AND record_time <= ?3
-                       AND (record_time < ?3 OR migration_id < ?4
-                            OR (migration_id = ?4 AND update_id < ?5))
-                     ORDER BY record_time DESC, migration_id DESC, update_id DESC LIMIT ?2"
-                ),
-                true,
-            ),
-            RangeFrom::Offset(_) => (
-                format!(
-                    "{COLUMNS} WHERE record_time >= ?1
-                     ORDER BY record_time, migration_id, update_id LIMIT ?2 OFFSET ?3"
-                ),
-                false,
-            ),
-        };
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(e)?;
+        let e = |e: rusqlite::Error| engine_error(&self.path, &e);
+        let mut stmt = self.conn.prepare_cached(&read.sql).map_err(e)?;
         let map = super::search::search_row;
-        let rows = match from {
-            RangeFrom::After(k) | RangeFrom::Before(k) => {
-                let RangeKey {
-                    migration_id,
-                    record_time,
-                    update_id,
-                } = k;
-                stmt.query_map(
-                    params![since, limit, record_time, migration_id, update_id],
-                    map,
-                )
-            }
-            RangeFrom::Offset(offset) => {
-                let offset = i64::try_from(*offset).unwrap_or(i64::MAX);
-                stmt.query_map(params![since, limit, offset], map)
+        match read.bound {
+            RangeBound::Key(record_time, migration_id, update_id) => stmt.query_map(
+                params![read.since, read.limit, record_time, migration_id, update_id],
+                map,
+            ),
+            RangeBound::Offset(offset) => {
+                stmt.query_map(params![read.since, read.limit, offset], map)
             }
         }
         .map_err(e)?
         .collect::<Result<Vec<_>, _>>()
-        .map_err(e)?;
-        Ok(if backwards {
-            rows.into_iter().rev().collect()
-        } else {
-            rows
-        })
+        .map_err(e)
     }
 
     pub(super) fn read_page_after(

@@ -7,7 +7,23 @@ use super::{
     StoreError, engine_error, params,
 };
 
-const SCHEMA: &str = "
+/// The keys table's columns and key, as schema 2 made them and the 1 → 2 migration builds
+/// them (a schema that changes them gives that migration its own copy).
+macro_rules! keys_columns {
+    () => {
+        "(
+    term INTEGER NOT NULL,
+    migration_id INTEGER NOT NULL,
+    record_time INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (term, migration_id, record_time, seq)
+) WITHOUT ROWID;
+"
+    };
+}
+
+const SCHEMA: &str = concat!(
+    "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS updates (
     seq INTEGER PRIMARY KEY,
@@ -33,14 +49,9 @@ CREATE TABLE IF NOT EXISTS terms (
     last_seq INTEGER,
     PRIMARY KEY (kind, value)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS keys (
-    term INTEGER NOT NULL,
-    migration_id INTEGER NOT NULL,
-    record_time INTEGER NOT NULL,
-    seq INTEGER NOT NULL,
-    PRIMARY KEY (term, migration_id, record_time, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS chunks (
+CREATE TABLE IF NOT EXISTS keys ",
+    keys_columns!(),
+    "CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
     start_migration INTEGER,
     start_time TEXT,
@@ -73,7 +84,8 @@ CREATE TABLE IF NOT EXISTS sync_heartbeat (
     beat_at INTEGER NOT NULL,
     command TEXT NOT NULL
 );
-";
+"
+);
 
 /// Schema 4: the dictionaries the bodies are packed with (`crate::model::index::pack`), by
 /// zstd's dictionary id; the newest packs new bodies.
@@ -125,7 +137,8 @@ fn migrate_5_to_6(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
 
 /// Schema 1 → 2: the keys carry (migration, record time) so a key's updates are in ledger order,
 /// and each term its count. Rebuilt from the schema-1 tables in the transaction that runs it.
-const MIGRATE_1_TO_2: &str = "
+const MIGRATE_1_TO_2: &str = concat!(
+    "
 CREATE TABLE terms_v2 (
     kind INTEGER NOT NULL,
     value TEXT NOT NULL,
@@ -136,14 +149,9 @@ CREATE TABLE terms_v2 (
 INSERT INTO terms_v2 (kind, value, id, n)
     SELECT t.kind, t.value, t.id, c.n
     FROM terms t JOIN (SELECT term, count(*) AS n FROM keys GROUP BY term) c ON c.term = t.id;
-CREATE TABLE keys_v2 (
-    term INTEGER NOT NULL,
-    migration_id INTEGER NOT NULL,
-    record_time INTEGER NOT NULL,
-    seq INTEGER NOT NULL,
-    PRIMARY KEY (term, migration_id, record_time, seq)
-) WITHOUT ROWID;
-INSERT INTO keys_v2 (term, migration_id, record_time, seq)
+CREATE TABLE keys_v2 ",
+    keys_columns!(),
+    "INSERT INTO keys_v2 (term, migration_id, record_time, seq)
     SELECT k.term, u.migration_id, u.record_time, k.seq
     FROM keys k JOIN updates u ON u.seq = k.seq ORDER BY 1, 2, 3, 4;
 DROP TABLE keys;
@@ -153,7 +161,8 @@ ALTER TABLE terms_v2 RENAME TO terms;
 INSERT OR REPLACE INTO meta (key, value)
     VALUES ('next_term', (SELECT CAST(coalesce(max(id), 0) + 1 AS TEXT) FROM terms));
 UPDATE meta SET value = '2' WHERE key = 'schema_version';
-";
+"
+);
 
 impl SqliteIndex {
     /// Opens (with `write`: creates when missing, sets up the schema) the index at `path`,

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::model::index::query::{Query, party_hinted};
+use crate::model::index::read::{RangeFrom, RangeKey};
 use crate::model::index::{IndexRow, KeyKind};
 use crate::store::Gap;
 
