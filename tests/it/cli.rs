@@ -237,7 +237,10 @@ fn scan_events_pages_the_event_history_each_event_as_scan_event_answers_it() {
     }
     // The cursor pages on after the last event, as `scan updates` does.
     let last = &events[2]["update"];
-    let migration = last["migration_id"].as_i64().expect("migration").to_string();
+    let migration = last["migration_id"]
+        .as_i64()
+        .expect("migration")
+        .to_string();
     let record_time = last["record_time"].as_str().expect("time");
     let next = json_ok(&[
         "scan",
@@ -251,10 +254,16 @@ fn scan_events_pages_the_event_history_each_event_as_scan_event_answers_it() {
     ]);
     let next = next["events"].as_array().expect("events");
     assert_eq!(next.len(), 2);
-    assert_eq!(next[0]["update"]["update_id"], updates_after(&migration, record_time));
+    assert_eq!(
+        next[0]["update"]["update_id"],
+        updates_after(&migration, record_time)
+    );
     // The scan checks the request as Scan does: the message, exit 1, nothing on stdout.
     let err = fails_with(&["scan", "events", "--page-size", "0"], 1);
-    assert!(err.contains("page_size must be between 1 and 1000"), "{err}");
+    assert!(
+        err.contains("page_size must be between 1 and 1000"),
+        "{err}"
+    );
 }
 
 /// The update right after `(migration, record_time)` in the update history.

@@ -407,6 +407,35 @@ fn snapshots_of_the_index_views() {
     crate::common::assert_snapshot!("lifecycle_120x40", screen(&mut h, 120, 40));
 }
 
+/// Issue 38: at 200 columns the whole-index search gives its spare width to the Action and the
+/// Parties (laid out as History's table is): whole actions, and every party's name where they
+/// fit rather than `DSO +3`.
+#[test]
+fn a_wide_search_list_gives_its_room_to_the_action_and_the_parties() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index(dir.path(), false);
+    h.key(KeyCode::Char('F'));
+    h.type_text("choice:AmuletRules_Transfer");
+    h.key(KeyCode::Enter);
+    let s = screen(&mut h, 200, 60);
+    let rows = h.app.history.index_search().expect("search").rows();
+    let first = rows[0].clone();
+    let line = s
+        .lines()
+        .find(|l| l.contains(&first.update_id[4..14]))
+        .unwrap_or_else(|| panic!("{} in\n{s}", first.update_id));
+    assert!(line.contains(&first.root_action), "{line}");
+    let names: Vec<&str> = first
+        .parties
+        .iter()
+        .map(|p| p.split_once("::").map_or(p.as_str(), |(n, _)| n))
+        .collect();
+    assert!(names.len() > 1, "{names:?}");
+    assert!(line.contains(&names.join(", ")), "{names:?} in {line}");
+    assert!(!line.contains(" +"), "{line}");
+    crate::common::assert_snapshot!("search_200x60", s);
+}
+
 #[test]
 fn snapshots_offline() {
     let dir = tempfile::tempdir().expect("tempdir");

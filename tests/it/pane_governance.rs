@@ -75,6 +75,39 @@ fn open_snapshots() {
     assert_snapshot!("open_80x24", stable_hms(&h.screen(80, 24)));
 }
 
+/// Issue 38: where the width allows, Open shows each deadline itself (in the session's zone,
+/// to the minute) beside its countdown; at 80 columns the votes read in words, not in symbols.
+#[test]
+fn open_shows_the_deadline_itself_where_there_is_room_and_the_votes_in_words() {
+    let mut h = shown();
+    let rows = h.app.governance.ordered();
+    let first = rows[0].clone();
+    let deadline = first.deadline().expect("a deadline");
+    let at = h.app.sh.format_time(deadline)[..16].to_string();
+    let wide = h.screen(200, 60);
+    assert!(wide.contains("Closes (UTC)"), "{wide}");
+    let cut: String = first.action.chars().take(20).collect();
+    let line = wide
+        .lines()
+        .find(|l| l.contains(&cut))
+        .unwrap_or_else(|| panic!("{cut} in\n{wide}"));
+    assert!(
+        line.contains(&at) && line.contains("│in "),
+        "{at} in {line}"
+    );
+    assert_snapshot!("open_200x60", stable_hms(&wide));
+    // At 120 the row has no room for it; at 80 the votes read in words.
+    assert!(!h.screen(120, 40).contains("Closes"));
+    let narrow = h.screen(80, 24);
+    let t = &first.tally;
+    let words = format!("{} yes {} no {} open", t.accept, t.reject, t.not_yet);
+    assert!(narrow.contains(&words), "{words} in\n{narrow}");
+    assert!(
+        !narrow.contains('✓') && !narrow.contains("votes 1/3"),
+        "{narrow}"
+    );
+}
+
 #[test]
 fn enter_opens_the_detail_and_esc_goes_back_to_open() {
     let mut h = shown();

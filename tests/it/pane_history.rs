@@ -1442,3 +1442,68 @@ fn r_flips_the_list_newest_first_and_keeps_the_selection() {
     assert!(!screen.contains("newest first"), "{screen}");
     assert!(line_of(&screen, 0) < line_of(&screen, 10));
 }
+
+/// Issue 38: below 100 columns, a column that reads the same on every row in view (the
+/// migration, the kind) gives its room to the Summary and its value is said once on the border;
+/// a row of another kind brings the Kind column back, and wider screens keep every column.
+#[test]
+fn narrow_history_says_a_constant_migration_and_kind_once_and_gives_the_summary_their_room() {
+    let now = t0() + 3600 * SEC;
+    let mut h = Harness::new(StartFrom::Recent { window_secs: 600 }, now);
+    let base = now - 300 * SEC;
+    let mut items = vec![assign(0, 1, base), unassign(1, 1, base + SEC)];
+    for i in 2..40u64 {
+        items.push(tx_with(
+            i,
+            1,
+            base + i as i64 * 7 * SEC,
+            "Splice.ValidatorLicense:ValidatorLicense",
+            "ValidatorLicense_RecordValidatorLivenessActivity",
+            "validator-1::1220aa",
+        ));
+    }
+    h.run_to_head(1, items);
+    h.pane.set_area(Rect::new(0, 0, 80, 24));
+    let text = |h: &Harness, w, hgt| untrimmed_text(snapshot(h, w, hgt).buffer());
+    // At the tail, every row in view is a transaction of migration 1.
+    let tail = text(&h, 80, 24);
+    let lines: Vec<&str> = tail.lines().collect();
+    assert!(lines[0].contains("mig 1 · transactions"), "{tail}");
+    assert!(
+        !lines[1].contains("Mig") && !lines[1].contains("Kind"),
+        "{tail}"
+    );
+    assert!(lines[1].contains("Summary"), "{tail}");
+    // The Summary gets the room (32 columns with them, 45 without).
+    let room = lines[1].find("Events").unwrap_or(0) - lines[1].find("Summary").unwrap_or(0);
+    assert!(room >= 44, "{room}: {tail}");
+    assert!(!tail.contains(" transaction "), "{tail}");
+    assert_snapshot!("narrow_folds_constant_columns_80x24", snapshot(&h, 80, 24));
+    // At the top an assign and an unassign are in view: Kind is a column again, the migration
+    // is still said once.
+    h.cmd(Command::Top);
+    let top = text(&h, 80, 24);
+    let lines: Vec<&str> = top.lines().collect();
+    assert!(
+        lines[1].contains("Kind") && !lines[1].contains("Mig"),
+        "{top}"
+    );
+    assert!(
+        lines[0].contains("mig 1") && !lines[0].contains("transactions"),
+        "{top}"
+    );
+    assert!(
+        top.contains(" assign ") && top.contains(" transaction "),
+        "{top}"
+    );
+    // Wider, nothing is folded.
+    h.cmd(Command::Bottom);
+    h.pane.set_area(Rect::new(0, 0, 120, 40));
+    let wide = text(&h, 120, 40);
+    let lines: Vec<&str> = wide.lines().collect();
+    assert!(
+        lines[1].contains("Mig") && lines[1].contains("Kind"),
+        "{wide}"
+    );
+    assert!(!lines[0].contains("transactions"), "{wide}");
+}

@@ -37,8 +37,8 @@ pub use across::{ACROSS_IDLE_TEXT, AcrossView, MISSING_HISTORY_NOTE, RECENT_VOTE
 pub use detail::{DetailView, detail_lines};
 pub use lookup::{NO_CONTRACT_TEXT, Target, UpdateLookup, Where};
 pub use open::{
-    LOADING_TEXT, NONE_OPEN_TEXT, OpenCol, compact_votes, deadline_words, my_vote_style,
-    urgency_style,
+    LOADING_TEXT, NONE_OPEN_TEXT, OpenCol, VOTES_LEGEND, compact_votes, deadline_words,
+    my_vote_style, short_votes, urgency_style,
 };
 pub use past::result_lines;
 pub use prices::{price_in_force, price_lines};
@@ -608,7 +608,7 @@ impl Pane for GovernancePane {
     /// The selected row of the section shown, whole (requesters, actions, reasons).
     fn fields(&self, sh: &Shared) -> Option<(String, Vec<crate::ui::fields::Field>)> {
         let fields = match self.section {
-            GovSection::Open => self.table.selected_fields(&self.rows, &sh.now)?,
+            GovSection::Open => self.table.selected_fields(&self.rows, sh)?,
             GovSection::Results => self.results.table.selected_fields(&self.results.rows, sh)?,
             GovSection::Svs => self.svs.table.selected_fields(&self.svs.rows, sh)?,
             GovSection::Across => self

@@ -1,5 +1,8 @@
-//! The Open section: every active vote request, soonest deadline first, as a table (action,
-//! requester, deadline countdown, votes against the threshold, my SV's vote).
+//! The Open section: every active vote request, soonest deadline first, as a table (deadline
+//! countdown, and the deadline itself where the width allows; action, requester, votes against
+//! the threshold, my SV's vote). The votes read in words as wide as the column allows
+//! (`3 of 4 needed · 1 accept · 1 reject · 2 not yet`, `1 yes 1 no 2 open`); where only the
+//! compact `1/3 1✓ 1✗ 2?` fits, a legend line under the table says what it means.
 
 use std::borrow::Cow;
 
@@ -13,7 +16,7 @@ use crate::model::governance::{MyVote, OpenRequest, Urgency};
 use crate::panes::{RenderCtx, Shared};
 use crate::ui::form::paragraph;
 use crate::ui::safe::safe_line;
-use crate::ui::table::{Cell, Column, Columns, Draw, SortKey, TableRow, Width};
+use crate::ui::table::{Align, Cell, Column, Columns, Draw, SortKey, TableRow, Width, put};
 use crate::ui::theme::Theme;
 
 /// What Open says before the first answer.
@@ -54,6 +57,8 @@ pub fn my_vote_style(vote: MyVote, theme: &Theme) -> Style {
 pub enum OpenCol {
     #[default]
     Deadline,
+    /// The deadline itself, in the session's zone (where the width allows).
+    Closes,
     Action,
     Requester,
     Votes,
@@ -64,13 +69,16 @@ impl OpenCol {
     pub(super) fn columns() -> Columns<OpenCol> {
         Columns::new(vec![
             Column::new(OpenCol::Deadline, "Deadline", Width::Fixed(16)),
+            Column::new(OpenCol::Closes, "Closes", Width::Fixed(16))
+                .unsortable()
+                .priority(3),
             Column::new(OpenCol::Action, "Action", Width::fill(20)),
             Column::new(OpenCol::Requester, "Requester", requester_width(12)).priority(4),
             Column::new(
                 OpenCol::Votes,
                 "Votes",
                 Width::Wide {
-                    narrow: 17,
+                    narrow: VOTES_NARROW,
                     wide: 48,
                     from: 110,
                 },
@@ -92,6 +100,20 @@ pub(super) fn requester_width(longest: usize) -> Width {
     }
 }
 
+/// The Votes column below 110 columns: room for the short words with a two-digit count
+/// (`2 yes 0 no 11 open`).
+const VOTES_NARROW: u16 = 18;
+
+/// What the compact votes mean, under the table when a row shows them.
+pub const VOTES_LEGEND: &str =
+    "votes 1/3 1✓ 0✗ 2?: 1 accept of 3 needed · ✓ accept · ✗ reject · ? not voted yet";
+
+/// The votes in short words: `1 yes 0 no 2 open` (accept, reject, not yet).
+pub fn short_votes(r: &OpenRequest) -> String {
+    let t = &r.tally;
+    format!("{} yes {} no {} open", t.accept, t.reject, t.not_yet)
+}
+
 /// The compact votes: `4/5 2✓ 0✗ 3?` (needed of threshold, accept, reject, not yet).
 pub fn compact_votes(r: &OpenRequest) -> String {
     let t = &r.tally;
@@ -106,14 +128,23 @@ pub fn compact_votes(r: &OpenRequest) -> String {
 
 impl TableRow for OpenRequest {
     type Col = OpenCol;
-    /// The time now (µs), for the countdowns.
-    type Ctx = i64;
+    /// The time now (for the countdowns) and the session's zone.
+    type Ctx = Shared;
 
-    fn cell(&self, col: OpenCol, width: u16, now: &i64, theme: &Theme) -> Cell<'_> {
+    fn cell(&self, col: OpenCol, width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
+        let now = sh.now;
         match col {
             OpenCol::Deadline => match self.deadline() {
                 Some(at) => Cell::new(deadline_words(at - now), urgency_style(at - now, theme)),
                 None => Cell::new(safe_line(&self.vote_before, 16).into_owned(), theme.muted),
+            },
+            // To the minute: `2026-11-28 07:04`.
+            OpenCol::Closes => match self.deadline() {
+                Some(at) => {
+                    let t = sh.format_time(at);
+                    Cell::new(t.get(..16).unwrap_or(&t).to_owned(), theme.time)
+                }
+                None => Cell::empty(),
             },
             OpenCol::Action => Cell::new(safe_line(&self.action, 400), Style::default()),
             OpenCol::Requester => Cell::new(safe_line(&self.requester, 60), theme.party),
@@ -123,8 +154,11 @@ impl TableRow for OpenRequest {
                 } else {
                     Style::default()
                 };
+                let short = short_votes(self);
                 if usize::from(width) >= self.votes_words.chars().count() {
                     Cell::new(self.votes_words.as_str(), style)
+                } else if usize::from(width) >= short.chars().count() {
+                    Cell::new(short, style)
                 } else {
                     Cell::new(compact_votes(self), style)
                 }
@@ -138,7 +172,7 @@ impl TableRow for OpenRequest {
 
     fn sort_key(&self, col: OpenCol) -> SortKey<'_> {
         match col {
-            OpenCol::Deadline => self
+            OpenCol::Deadline | OpenCol::Closes => self
                 .deadline()
                 .map_or(SortKey::Missing, |d| SortKey::Int(d.into())),
             OpenCol::Action => SortKey::Text(Cow::Borrowed(&self.action)),
@@ -155,6 +189,10 @@ impl TableRow for OpenRequest {
             "{} {} {} {}",
             self.action, self.requester, self.action_name, self.key
         ))
+    }
+
+    fn title(col: OpenCol, sh: &Shared) -> Option<Cow<'static, str>> {
+        (col == OpenCol::Closes).then(|| Cow::Owned(format!("Closes ({})", sh.zone_label())))
     }
 }
 
@@ -205,7 +243,106 @@ impl GovernancePane {
             paragraph(area, buf, NONE_OPEN_TEXT, theme.muted);
             return;
         }
-        let draw = Draw::new(&cx.sh.now, theme, cx.focused);
+        let area = votes_legend(self.table.columns(), &self.rows, area, buf, theme);
+        let draw = Draw::new(cx.sh, theme, cx.focused);
         self.table.render(area, buf, &self.rows, &draw);
+    }
+}
+
+/// Where a row's votes only fit compact (`1/3 1✓ 1✗ 2?`), the last line of `area` says what
+/// they mean; returns the area left for the table.
+fn votes_legend(
+    cols: &Columns<OpenCol>,
+    rows: &[OpenRequest],
+    mut area: Rect,
+    buf: &mut Buffer,
+    theme: &Theme,
+) -> Rect {
+    let votes = cols
+        .layout(area.width)
+        .into_iter()
+        .find(|p| p.id == OpenCol::Votes)
+        .map(|p| usize::from(p.width));
+    let compact = votes.is_some_and(|w| rows.iter().any(|r| short_votes(r).chars().count() > w));
+    if compact && area.height >= 3 {
+        area.height -= 1;
+        put(
+            buf,
+            area.x,
+            area.bottom(),
+            VOTES_LEGEND,
+            area.width,
+            Align::Left,
+            theme.muted,
+        );
+    }
+    area
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::governance::Tally;
+
+    fn request(accept: usize, reject: usize, not_yet: usize) -> OpenRequest {
+        let tally = Tally {
+            threshold: Some(9),
+            svs: accept + reject + not_yet,
+            accept,
+            reject,
+            not_yet,
+        };
+        OpenRequest {
+            key: "k".into(),
+            contract_id: "c".into(),
+            tracking_cid: None,
+            action_name: "SRARC_X".into(),
+            action: "set DsoRules config".into(),
+            requester: "Aurora-Node-1".into(),
+            reason_url: String::new(),
+            reason: String::new(),
+            vote_before: String::new(),
+            target_effective_at: None,
+            votes_words: tally.words(),
+            tally,
+            my_vote: None,
+            action_json: serde_json::Value::Null,
+        }
+    }
+
+    /// The legend line shows only when a row's votes do not fit in words.
+    #[test]
+    fn a_legend_says_what_compact_votes_mean_only_when_a_row_needs_them() {
+        let cols = OpenCol::columns();
+        let theme = Theme::default();
+        let area = Rect::new(0, 0, 80, 10);
+        let last_line = |buf: &Buffer| {
+            (0..80)
+                .map(|x| buf[(x, 9)].symbol().to_string())
+                .collect::<String>()
+        };
+        // `2 yes 0 no 11 open` fits the 18 columns of the Votes at 80: no legend.
+        let mut buf = Buffer::empty(area);
+        let left = votes_legend(&cols, &[request(2, 0, 11)], area, &mut buf, &theme);
+        assert_eq!(left, area);
+        assert!(last_line(&buf).trim().is_empty());
+        // `10 yes 11 no 12 open` does not: the compact votes and the legend under them.
+        let wide = request(10, 11, 12);
+        assert!(short_votes(&wide).chars().count() > usize::from(VOTES_NARROW));
+        let mut buf = Buffer::empty(area);
+        let left = votes_legend(&cols, &[request(1, 0, 2), wide], area, &mut buf, &theme);
+        assert_eq!(left.height, 9);
+        assert!(
+            last_line(&buf).starts_with("votes 1/3 1✓ 0✗ 2?: 1 accept of 3 needed"),
+            "{}",
+            last_line(&buf)
+        );
+        // Wide enough for the words: no legend.
+        let area = Rect::new(0, 0, 160, 10);
+        let mut buf = Buffer::empty(area);
+        assert_eq!(
+            votes_legend(&cols, &[request(10, 11, 12)], area, &mut buf, &theme),
+            area
+        );
     }
 }

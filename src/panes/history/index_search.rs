@@ -3,7 +3,8 @@
 //! [`crate::model::index::query`]) asked of the local index, not of the loaded rows. The view
 //! says so in its title, shows the total, lists the matches newest first in pages read as the
 //! selection nears the end (only the rows on screen are drawn), and Enter opens an update in
-//! the Update pane (from the index's body when no node is asked).
+//! the Update pane (from the index's body when no node is asked). The list's columns are a
+//! [`Columns`] as History's table: the Action and the Parties share the room the others leave.
 //!
 //! ```text
 //! ┌Whole index · party:alice::1220… · 1,234 matches (200 read)──────────────────────────┐
@@ -14,28 +15,34 @@
 //! └─────────────────────────────────────────────────────────────────────────────────────┘
 //! ```
 
+use std::borrow::Cow;
+
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Widget};
+use unicode_width::UnicodeWidthStr;
 
 use crate::model::format::parse_time_micros;
+use crate::model::format::short_party;
 use crate::model::id_pattern::IdPattern;
 use crate::model::index::SearchRow;
 use crate::model::index::query::{Query, SEARCH_SYNTAX};
 use crate::model::index::read::{IndexRead, SEARCH_PAGE, next_page_after};
 use crate::model::locator::Locator;
-use crate::model::summary::short_id;
 use crate::msg::{Command, Fetched, Request};
 use crate::ui::format::group_thousands;
 use crate::ui::layout::below_heading;
 use crate::ui::safe::safe_line;
+use crate::ui::table::{Cell, Column, Columns, Draw, TableRow, Width};
 use crate::ui::text_input::{InputOutcome, TextInput};
+use crate::ui::theme::Theme;
 
 use super::super::{AppEvent, Out, RenderCtx, Shared};
 use super::HistoryPane;
-use super::table::put_line;
+use super::table::{distinct_id, put_line};
 use crate::feed::timeline::PagedList;
 
 /// Most rows one search keeps (a larger result says how to narrow it).
@@ -426,23 +433,9 @@ impl HistoryPane {
             return;
         }
         let w = usize::from(list.width);
-        let time_w = 23usize;
-        let id_w = if w >= 110 { 18 } else { 12 };
-        let kind_w = 12usize;
-        let action_w = w.saturating_sub(time_w + id_w + kind_w + 3).min(40);
-        let header = format!(
-            "{:<time_w$} {:<id_w$} {:<kind_w$} {:<action_w$} Parties",
-            format!("Time ({})", sh.zone_label()),
-            "Update",
-            "Kind",
-            "Action",
-        );
-        buf.set_line(
-            list.x,
-            list.y,
-            &Line::styled(safe_line(&header, w).into_owned(), theme.title),
-            list.width,
-        );
+        let cols = search_columns();
+        let draw = Draw::new(sh, theme, focused);
+        cols.render_header::<SearchRow>(Rect::new(list.x, list.y, list.width, 1), buf, &draw);
         let rows = below_heading(list);
         if s.read() == 0 {
             let text = if s.is_loading() {
@@ -462,52 +455,96 @@ impl HistoryPane {
             );
             return;
         }
-        let cursor = s.list.cursor();
-        for (k, i) in s
-            .list
-            .scroll
-            .visible_range(usize::from(rows.height))
-            .enumerate()
-        {
-            let Some(r) = s.list.row(i) else { break };
-            let y = rows.y + u16::try_from(k).unwrap_or(u16::MAX);
-            let time = parse_time_micros(&r.record_time)
-                .map_or_else(|| r.record_time.clone(), |t| sh.format_time(t));
-            let id = r.update_id.strip_prefix("1220").unwrap_or(&r.update_id);
-            let parties = match r.parties.split_first() {
-                Some((first, rest)) if !rest.is_empty() => {
-                    format!(
-                        "{} +{}",
-                        crate::model::format::short_party(first),
-                        rest.len()
-                    )
-                }
-                Some((first, _)) => crate::model::format::short_party(first).to_owned(),
-                None => String::new(),
-            };
-            let spans = vec![
-                Span::styled(
-                    format!("{:<time_w$} ", safe_line(&time, time_w)),
-                    theme.time,
-                ),
-                Span::styled(
-                    format!("{:<id_w$} ", short_id(&safe_line(id, 200), id_w)),
-                    theme.id,
-                ),
-                Span::raw(format!("{:<kind_w$} ", safe_line(&r.kind, kind_w))),
-                Span::raw(format!(
-                    "{:<action_w$} ",
-                    safe_line(&r.root_action, action_w)
-                )),
-                Span::styled(safe_line(&parties, w).into_owned(), theme.muted),
-            ];
-            buf.set_line(rows.x, y, &Line::from(spans), rows.width);
-            if i == cursor {
-                buf.set_style(
-                    Rect::new(rows.x, y, rows.width, 1),
-                    theme.selection_style(focused),
-                );
-            }
+        cols.render_rows(rows, buf, &s.list.scroll, |i| s.list.row(i), &draw);
+    }
+}
+
+/// A column of the whole-index search's list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchCol {
+    Time,
+    Id,
+    Kind,
+    Action,
+    Parties,
+}
+
+/// The search's columns, laid out as History's table is: the Action and the Parties share what
+/// the time, the id and the kind leave (two thirds to the Action); a narrow list drops the
+/// Parties first.
+fn search_columns() -> Columns<SearchCol> {
+    let col = |id, title, width| Column::new(id, title, width).unsortable();
+    Columns::new(vec![
+        col(SearchCol::Time, "Time", Width::Fixed(23)),
+        col(
+            SearchCol::Id,
+            "Update",
+            Width::Wide {
+                narrow: 12,
+                wide: 18,
+                from: 110,
+            },
+        ),
+        col(SearchCol::Kind, "Kind", Width::Fixed(11)),
+        col(
+            SearchCol::Action,
+            "Action",
+            Width::Fill { min: 20, weight: 2 },
+        ),
+        col(
+            SearchCol::Parties,
+            "Parties",
+            Width::Fill { min: 12, weight: 1 },
+        )
+        .priority(1),
+    ])
+}
+
+impl TableRow for SearchRow {
+    type Col = SearchCol;
+    /// Times in the session's zone.
+    type Ctx = Shared;
+
+    fn cell(&self, col: SearchCol, width: u16, sh: &Shared, theme: &Theme) -> Cell<'_> {
+        match col {
+            SearchCol::Time => Cell::new(
+                parse_time_micros(&self.record_time)
+                    .map_or_else(|| self.record_time.clone(), |t| sh.format_time(t)),
+                theme.time,
+            ),
+            SearchCol::Id => Cell::new(distinct_id(&self.update_id, width), theme.id),
+            SearchCol::Kind => Cell::new(self.kind.as_str(), Style::default()),
+            SearchCol::Action => Cell::new(self.root_action.as_str(), Style::default()),
+            SearchCol::Parties => Cell::new(
+                parties_within(&self.parties, usize::from(width)),
+                theme.muted,
+            ),
         }
     }
+
+    fn filter_text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.update_id)
+    }
+
+    fn title(col: SearchCol, sh: &Shared) -> Option<Cow<'static, str>> {
+        (col == SearchCol::Time).then(|| Cow::Owned(format!("Time ({})", sh.zone_label())))
+    }
+}
+
+/// The parties' names (before `::`) as many as fit in `width`, the others counted:
+/// `DSO, alice, bob`, `DSO, alice +2`, `DSO +3`.
+fn parties_within(parties: &[String], width: usize) -> String {
+    let names: Vec<&str> = parties.iter().map(|p| short_party(p)).collect();
+    (1..=names.len())
+        .rev()
+        .map(|shown| match names.len() - shown {
+            0 => names.join(", "),
+            more => format!("{} +{more}", names[..shown].join(", ")),
+        })
+        .find(|text| text.width() <= width)
+        .unwrap_or_else(|| match names.split_first() {
+            Some((first, [])) => (*first).to_owned(),
+            Some((first, rest)) => format!("{first} +{}", rest.len()),
+            None => String::new(),
+        })
 }

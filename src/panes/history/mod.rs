@@ -34,7 +34,6 @@ use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
-use ratatui::text::Line;
 use ratatui::widgets::{Block, Widget};
 
 use crate::feed::loader::LoaderIntent;
@@ -532,66 +531,45 @@ impl Pane for HistoryPane {
         }
         let title = self.title_line(sh, theme);
         let title_width = title.width();
-        let mut block = Block::bordered()
+        let block = Block::bordered()
             .border_style(theme.border_style(focused))
             .title(title);
-        // The migrations on the right only where they do not cut the title.
-        if let Some(m) = migrations_shown(sh)
-            && area.width >= 60
-            && title_width + m.chars().count() + 3 <= usize::from(area.width)
-        {
-            block = block.title_top(Line::styled(m, theme.muted).right_aligned());
-        }
         let inner = block.inner(area);
-        block.render(area, buf);
         if inner.width == 0 || inner.height == 0 {
+            block.render(area, buf);
             return;
         }
+        // Where things go: the filter bar and the progress lines at the bottom, the header
+        // and the earlier-updates line at the top, the rows between.
         let mut list = inner;
         let bar_h = self.filter_bar_height().min(list.height.saturating_sub(1));
-        if bar_h > 0 {
-            let bar = Rect::new(list.x, list.bottom() - bar_h, list.width, bar_h);
-            list.height -= bar_h;
-            let counts = (self.view.len(&sh.history), sh.history.len());
-            self.filter
-                .render(bar, buf, theme, self.filter_text(), counts);
-        }
-        if let Some(p) = sh
+        let bar = Rect::new(list.x, list.bottom() - bar_h, list.width, bar_h);
+        list.height -= bar_h;
+        let span_line = sh
             .feed
             .span
             .filter(super::super::feed::loader::SpanProgress::running)
-            && list.height >= 2
-        {
-            list.height -= 1;
-            render_span_progress(
-                &p,
-                &self.span.label,
-                sh,
-                Rect::new(list.x, list.bottom(), list.width, 1),
-                buf,
-                theme,
-            );
-        }
-        if let Some(job) = &self.exports.job
-            && list.height >= 2
-        {
-            list.height -= 1;
-            render_progress(
-                job,
-                Rect::new(list.x, list.bottom(), list.width, 1),
-                buf,
-                theme,
-            );
-        }
-        if list.height >= 2 {
+            .filter(|_| list.height >= 2)
+            .map(|p| {
+                list.height -= 1;
+                (p, Rect::new(list.x, list.bottom(), list.width, 1))
+            });
+        let job_line = self
+            .exports
+            .job
+            .as_ref()
+            .filter(|_| list.height >= 2)
+            .map(|job| {
+                list.height -= 1;
+                (job, Rect::new(list.x, list.bottom(), list.width, 1))
+            });
+        let header = (list.height >= 2).then(|| {
             let header = Rect::new(list.x, list.y, list.width, 1);
-            let draw = Draw::new(sh, theme, focused);
-            self.shown_columns(sh)
-                .render_header::<UpdateSummary>(header, buf, &draw);
             list.y += 1;
             list.height -= 1;
-        }
-        if self.earlier_row && list.height >= 2 {
+            header
+        });
+        let earlier = (self.earlier_row && list.height >= 2).then(|| {
             // Earlier updates come in above the oldest row: at the top, or at the bottom when
             // the list is drawn newest first.
             let (y, text) = if self.newest_first {
@@ -599,6 +577,42 @@ impl Pane for HistoryPane {
             } else {
                 (list.y, "↑ loading earlier updates…")
             };
+            if !self.newest_first {
+                list.y += 1;
+            }
+            list.height -= 1;
+            (y, text)
+        });
+        let (cols, notes) = self.folded_columns(sh, list);
+        // The migrations on the right (unless a folded column says it), with what the folded
+        // columns leave out, where they do not cut the title.
+        let migrations = migrations_shown(sh)
+            .filter(|_| !notes.iter().any(|(c, _)| *c == HistoryCol::Migration));
+        let block = table::with_notes(
+            block,
+            migrations.as_deref(),
+            &notes,
+            title_width,
+            area.width,
+            theme,
+        );
+        block.render(area, buf);
+        if bar_h > 0 {
+            let counts = (self.view.len(&sh.history), sh.history.len());
+            self.filter
+                .render(bar, buf, theme, self.filter_text(), counts);
+        }
+        if let Some((p, line)) = span_line {
+            render_span_progress(&p, &self.span.label, sh, line, buf, theme);
+        }
+        if let Some((job, line)) = job_line {
+            render_progress(job, line, buf, theme);
+        }
+        if let Some(header) = header {
+            let draw = Draw::new(sh, theme, focused);
+            cols.render_header::<UpdateSummary>(header, buf, &draw);
+        }
+        if let Some((y, text)) = earlier {
             buf.set_stringn(
                 list.x,
                 y,
@@ -606,12 +620,8 @@ impl Pane for HistoryPane {
                 usize::from(list.width),
                 theme.muted.add_modifier(Modifier::ITALIC),
             );
-            if !self.newest_first {
-                list.y += 1;
-            }
-            list.height -= 1;
         }
-        self.render_rows(list, buf, cx);
+        self.render_rows(&cols, list, buf, cx);
         if let Some(dialog) = &self.exports.dialog {
             dialog.render(area, buf, theme);
         }

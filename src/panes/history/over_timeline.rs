@@ -18,7 +18,7 @@ use crate::ui::table::Draw;
 use super::super::{AppEvent, Out, RenderCtx, Shared};
 use super::HistoryPane;
 use super::rows::{IndexedRow, JointRow, READING};
-use super::table::{DATED_RANGE_WIDTH, loaded_range, put_line};
+use super::table::{DATED_RANGE_WIDTH, loaded_range, put_line, with_notes};
 
 impl HistoryPane {
     /// The loaded rows and the loaded selection, for the one scroll.
@@ -287,9 +287,11 @@ impl HistoryPane {
             title.push(Span::styled(" · ", theme.muted));
             title.push(Span::styled(text, style));
         }
+        let title = Line::from(title);
+        let title_width = title.width();
         let mut block = Block::bordered()
             .border_style(theme.border_style(focused))
-            .title(Line::from(title));
+            .title(title);
         let migration = match r.selected() {
             Some(row) if row.record_time.is_some() => Some(row.migration_id),
             Some(_) => None,
@@ -303,6 +305,29 @@ impl HistoryPane {
                 .title_top(Line::styled(format!("migration {m}"), theme.muted).right_aligned());
         }
         let inner = block.inner(area);
+        // The rows in view (below the header, above the keys' line).
+        let list = Rect::new(
+            inner.x,
+            inner.y + 1,
+            inner.width,
+            inner.height.saturating_sub(2),
+        );
+        let shown = joint.visible_range(usize::from(list.height));
+        let start = shown.start;
+        let rows: Vec<JointRow<'_>> = shown
+            .map(|i| {
+                if i < above {
+                    return JointRow::Index(r.row(i).unwrap_or(&READING));
+                }
+                self.view
+                    .index(i - above)
+                    .and_then(|k| sh.history.get(k))
+                    .map_or(JointRow::Index(&READING), JointRow::Loaded)
+            })
+            .collect();
+        let in_view: Vec<&JointRow<'_>> = rows.iter().collect();
+        let (cols, notes) = self.columns.folded(list.width, &in_view, sh);
+        let block = with_notes(block, None, &notes, title_width, area.width, theme);
         block.render(area, buf);
         if inner.height < 3 || inner.width < 10 {
             return;
@@ -314,15 +339,8 @@ impl HistoryPane {
             "the local index, then the loaded rows · ↵ open · Esc loaded rows only · f follow · F search the index"
         };
         put_line(buf, inner.x, bottom, inner.width, keys, theme.muted);
-        let mut list = Rect::new(inner.x, inner.y, inner.width, inner.height - 1);
         let draw = Draw::new(sh, theme, focused);
-        self.columns.render_header::<IndexedRow>(
-            Rect::new(list.x, list.y, list.width, 1),
-            buf,
-            &draw,
-        );
-        list.y += 1;
-        list.height = list.height.saturating_sub(1);
+        cols.render_header::<IndexedRow>(Rect::new(inner.x, inner.y, inner.width, 1), buf, &draw);
         if list.height == 0 {
             return;
         }
@@ -344,20 +362,7 @@ impl HistoryPane {
             );
             return;
         }
-        let shown = joint.visible_range(usize::from(list.height));
-        let start = shown.start;
-        let rows: Vec<JointRow<'_>> = shown
-            .map(|i| {
-                if i < above {
-                    return JointRow::Index(r.row(i).unwrap_or(&READING));
-                }
-                self.view
-                    .index(i - above)
-                    .and_then(|k| sh.history.get(k))
-                    .map_or(JointRow::Index(&READING), JointRow::Loaded)
-            })
-            .collect();
         let at = |i: usize| i.checked_sub(start).and_then(|k| rows.get(k));
-        self.columns.render_rows(list, buf, &joint, at, &draw);
+        cols.render_rows(list, buf, &joint, at, &draw);
     }
 }

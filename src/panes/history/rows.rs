@@ -12,7 +12,7 @@ use crate::ui::table::{Cell, TableRow};
 use crate::ui::theme::Theme;
 
 use super::super::Shared;
-use super::table::{HistoryCol, distinct_id};
+use super::table::{HistoryCol, distinct_id, fold_note};
 
 /// What a row not read yet shows.
 pub(super) static READING: IndexedRow = IndexedRow {
@@ -85,6 +85,10 @@ impl TableRow for IndexedRow {
     fn title(col: HistoryCol, sh: &Shared) -> Option<Cow<'static, str>> {
         (col == HistoryCol::Time).then(|| Cow::Owned(format!("Time ({})", sh.zone_label())))
     }
+
+    fn fold_note(col: HistoryCol, title: &str, value: &str, _: &Shared) -> String {
+        fold_note(col, title, value)
+    }
 }
 
 /// Parties as the Parties column names them: each party's name (before `::`), comma-separated.
@@ -122,5 +126,9 @@ impl TableRow for JointRow<'_> {
 
     fn title(col: HistoryCol, sh: &Shared) -> Option<Cow<'static, str>> {
         IndexedRow::title(col, sh)
+    }
+
+    fn fold_note(col: HistoryCol, title: &str, value: &str, sh: &Shared) -> String {
+        IndexedRow::fold_note(col, title, value, sh)
     }
 }

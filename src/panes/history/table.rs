@@ -7,6 +7,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::Block;
 
 use crate::model::summary::{SummaryKind, UpdateSummary, short_id, short_party};
 use crate::ui::format::{group_thousands, human_span};
@@ -159,7 +160,34 @@ impl HistoryPane {
         Line::from(spans)
     }
 
-    pub(super) fn render_rows(&self, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+    /// The columns over the rows in `list` (the rows' area) as [`HistoryPane::shown_columns`]
+    /// gives them, with the Mig and Kind columns left out of a narrow table when every row in
+    /// view reads the same there, and what they would say ([`Columns::folded`]).
+    pub(super) fn folded_columns(
+        &self,
+        sh: &Shared,
+        list: Rect,
+    ) -> (Columns<HistoryCol>, Vec<(HistoryCol, String)>) {
+        let mut scroll = self.scroll;
+        let rows = self.view.len(&sh.history);
+        if scroll.len() != rows {
+            scroll.set_len(rows);
+        }
+        // Drawn newest first, the same rows are on screen (upside down).
+        let in_view: Vec<&UpdateSummary> = scroll
+            .visible_range(usize::from(list.height))
+            .filter_map(|row| self.view.index(row).and_then(|i| sh.history.get(i)))
+            .collect();
+        self.shown_columns(sh).folded(list.width, &in_view, sh)
+    }
+
+    pub(super) fn render_rows(
+        &self,
+        cols: &Columns<HistoryCol>,
+        area: Rect,
+        buf: &mut Buffer,
+        cx: RenderCtx<'_>,
+    ) {
         let RenderCtx { sh, theme, focused } = cx;
         let rows = self.view.len(&sh.history);
         let width = usize::from(area.width);
@@ -188,12 +216,10 @@ impl HistoryPane {
             // Drawn upside down: screen row r is ledger row rows - 1 - r.
             let mirrored = scroll.mirrored(usize::from(area.height));
             let at = |row: usize| rows.checked_sub(row + 1).and_then(at);
-            self.shown_columns(sh)
-                .render_rows(area, buf, &mirrored, at, &draw);
+            cols.render_rows(area, buf, &mirrored, at, &draw);
             return;
         }
-        self.shown_columns(sh)
-            .render_rows(area, buf, &scroll, at, &draw);
+        cols.render_rows(area, buf, &scroll, at, &draw);
     }
 
     /// The columns as drawn now: the Time column carries the date only when the loaded rows
@@ -205,6 +231,46 @@ impl HistoryPane {
             cols.set_width(HistoryCol::Time, Width::Fixed(TIME_OF_DAY));
         }
         cols
+    }
+}
+
+/// Below this table width, a Mig or Kind column that reads the same on every row in view is
+/// left out (its value said on the border: [`with_notes`]), and Summary gets its room.
+pub(super) const FOLD_BELOW: u16 = 100;
+
+/// The pane's border with what is said on the right of its title (`migration 1`) and the
+/// values of the folded columns (`mig 1 · transactions`): on the right of the title where they
+/// do not cut it (the folded columns' alone if both do not fit), else those on the bottom
+/// border.
+pub(super) fn with_notes<'a>(
+    block: Block<'a>,
+    right: Option<&str>,
+    notes: &[(HistoryCol, String)],
+    title_width: usize,
+    width: u16,
+    theme: &Theme,
+) -> Block<'a> {
+    let notes: Vec<&str> = notes.iter().map(|(_, n)| n.as_str()).collect();
+    let both: Vec<&str> = right.into_iter().chain(notes.clone()).collect();
+    let fits =
+        |text: &str| width >= 60 && title_width + text.chars().count() + 3 <= usize::from(width);
+    for text in [both.join(" · "), notes.join(" · ")] {
+        if !text.is_empty() && fits(&text) {
+            return block.title_top(Line::styled(text, theme.muted).right_aligned());
+        }
+    }
+    if notes.is_empty() {
+        return block;
+    }
+    block.title_bottom(Line::styled(notes.join(" · "), theme.muted).right_aligned())
+}
+
+/// What a folded column of History says (`mig 1`, `transactions`).
+pub(super) fn fold_note(col: HistoryCol, title: &str, value: &str) -> String {
+    match col {
+        HistoryCol::Kind if value == "malformed" => value.to_owned(),
+        HistoryCol::Kind => format!("{value}s"),
+        _ => format!("{} {value}", title.to_lowercase()),
     }
 }
 
@@ -294,8 +360,11 @@ pub(super) fn columns() -> Columns<HistoryCol> {
         )
         .unsortable()
         .priority(8),
-        col(HistoryCol::Migration, "Mig", 3).right().priority(2),
-        col(HistoryCol::Kind, "Kind", 11).priority(6),
+        col(HistoryCol::Migration, "Mig", 3)
+            .right()
+            .priority(2)
+            .folds(),
+        col(HistoryCol::Kind, "Kind", 11).priority(6).folds(),
         Column::new(HistoryCol::Id, "Update", Width::Fill { min: 10, weight: 1 })
             .unsortable()
             .priority(5),
@@ -320,6 +389,7 @@ pub(super) fn columns() -> Columns<HistoryCol> {
         .unsortable()
         .priority(4),
     ])
+    .fold_below(FOLD_BELOW)
 }
 
 impl TableRow for UpdateSummary {
@@ -382,6 +452,10 @@ impl TableRow for UpdateSummary {
 
     fn title(col: HistoryCol, sh: &Shared) -> Option<Cow<'static, str>> {
         (col == HistoryCol::Time).then(|| Cow::Owned(format!("Time ({})", sh.zone_label())))
+    }
+
+    fn fold_note(col: HistoryCol, title: &str, value: &str, _: &Shared) -> String {
+        fold_note(col, title, value)
     }
 }
 

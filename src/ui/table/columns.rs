@@ -78,6 +78,9 @@ pub struct Column<C> {
     pub sortable: bool,
     /// The table writes the row number (1-based display position) here, muted.
     pub row_number: bool,
+    /// Left out of a narrow table when it reads the same on every row in view
+    /// ([`Columns::folded`]).
+    pub folds: bool,
 }
 
 impl<C> Column<C> {
@@ -92,6 +95,7 @@ impl<C> Column<C> {
             descending_first: false,
             sortable: true,
             row_number: false,
+            folds: false,
         }
     }
 
@@ -116,6 +120,13 @@ impl<C> Column<C> {
     /// Not offered by `o`.
     pub fn unsortable(mut self) -> Self {
         self.sortable = false;
+        self
+    }
+
+    /// Left out of a table narrower than its fold width when every row in view reads the same
+    /// here; the value is said once instead ([`Columns::folded`]).
+    pub fn folds(mut self) -> Self {
+        self.folds = true;
         self
     }
 
@@ -148,6 +159,9 @@ pub struct Columns<C> {
     /// An `o` came last (so `before_cycle` holds).
     cycled: bool,
     header: bool,
+    /// Below this table width, the columns that fold and read the same on every row in view
+    /// are left out ([`Columns::folded`]); 0: never.
+    fold_below: u16,
 }
 
 /// Keys a column letter never takes (movement, copy, `o` itself), so `o` then one of them still
@@ -185,7 +199,59 @@ impl<C: Copy + PartialEq> Columns<C> {
             before_cycle: None,
             cycled: false,
             header: true,
+            fold_below: 0,
         }
+    }
+
+    /// Columns marked [`Column::folds`] are left out of a table narrower than `width` when
+    /// every row in view reads the same in them ([`Columns::folded`]).
+    pub fn fold_below(mut self, width: u16) -> Self {
+        self.fold_below = width;
+        self
+    }
+
+    /// The columns as drawn in a table `width` wide over `rows` (the rows in view), and what
+    /// they leave out: below the fold width, a column marked [`Column::folds`] that reads the
+    /// same on at least two rows and on every row that shows something there is hidden (its
+    /// room goes to the fills: no column this width drops comes back) and its value said once, as [`TableRow::fold_note`] words it
+    /// (`mig 3`, `transactions`) with its column, left to right. Wider, or with nothing constant, the
+    /// columns as they are and no note.
+    pub fn folded<'r, R: TableRow<Col = C> + ?Sized + 'r>(
+        &self,
+        width: u16,
+        rows: &[&'r R],
+        ctx: &R::Ctx,
+    ) -> (Columns<C>, Vec<(C, String)>) {
+        let mut cols = self.clone();
+        let mut notes = Vec::new();
+        if width >= self.fold_below {
+            return (cols, notes);
+        }
+        let theme = crate::ui::theme::Theme::default();
+        let before = self.layout(width);
+        for c in self.cols.iter().filter(|c| c.folds) {
+            let values: Vec<String> = rows
+                .iter()
+                .map(|r| cell_text(r.cell(c.id, u16::MAX, ctx, &theme)))
+                .filter(|t| !t.trim().is_empty())
+                .collect();
+            if let [first, rest @ ..] = values.as_slice()
+                && !rest.is_empty()
+                && rest.iter().all(|t| t == first)
+            {
+                cols.set_width(c.id, Width::Fixed(0));
+                notes.push((c.id, R::fold_note(c.id, c.title, first, ctx)));
+            }
+        }
+        if !notes.is_empty() {
+            // The room goes to the fills: a column this width dropped stays out.
+            for c in &self.cols {
+                if !before.iter().any(|p| p.id == c.id) {
+                    cols.set_width(c.id, Width::Fixed(0));
+                }
+            }
+        }
+        (cols, notes)
     }
 
     /// No header row (a plain list).
@@ -284,10 +350,7 @@ impl<C: Copy + PartialEq> Columns<C> {
             .iter()
             .filter(|c| !c.row_number)
             .filter_map(|c| {
-                let text = match row.cell(c.id, u16::MAX, ctx, &theme) {
-                    Cell::Text(t, _) | Cell::Rest(t, _) => t.into_owned(),
-                    Cell::Spans(spans) => spans.iter().map(|s| s.content.as_ref()).collect(),
-                };
+                let text = cell_text(row.cell(c.id, u16::MAX, ctx, &theme));
                 let title = R::title(c.id, ctx).unwrap_or(Cow::Borrowed(c.title));
                 let title = if title.trim().is_empty() {
                     "·".into()
@@ -536,6 +599,14 @@ impl<C: Copy + PartialEq> Columns<C> {
             .cmp(&b.sort_group())
             .then(by_key)
             .then_with(|| a.sort_key(first).cmp_key(&b.sort_key(first)))
+    }
+}
+
+/// The text of a cell, without its styles.
+fn cell_text(cell: Cell<'_>) -> String {
+    match cell {
+        Cell::Text(t, _) | Cell::Rest(t, _) => t.into_owned(),
+        Cell::Spans(spans) => spans.iter().map(|s| s.content.as_ref()).collect(),
     }
 }
 

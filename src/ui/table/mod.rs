@@ -79,6 +79,12 @@ pub trait TableRow {
     fn title(_col: Self::Col, _ctx: &Self::Ctx) -> Option<Cow<'static, str>> {
         None
     }
+
+    /// What a folded column says of the value every row in view has there
+    /// ([`Columns::folded`]): by default its title, lower case, and the value (`mig 3`).
+    fn fold_note(_col: Self::Col, title: &str, value: &str, _ctx: &Self::Ctx) -> String {
+        format!("{} {value}", title.to_lowercase())
+    }
 }
 
 /// One cell.

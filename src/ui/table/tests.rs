@@ -55,13 +55,21 @@ impl TableRow for Row {
 }
 
 fn columns() -> Columns<Col> {
-    Columns::new(vec![
+    columns_folding(false)
+}
+
+/// The test columns; with `fold`, the count and the note fold below 70 columns.
+fn columns_folding(fold: bool) -> Columns<Col> {
+    let folds = |c: Column<Col>| if fold { c.folds() } else { c };
+    let cols = Columns::new(vec![
         Column::new(Col::Name, "Name", Width::fill(10)),
-        Column::new(Col::Count, "Count", Width::Fixed(6))
-            .right()
-            .descending_first()
-            .priority(5),
-        Column::new(Col::Note, "Note", Width::Fixed(8)).priority(2),
+        folds(
+            Column::new(Col::Count, "Count", Width::Fixed(6))
+                .right()
+                .descending_first()
+                .priority(5),
+        ),
+        folds(Column::new(Col::Note, "Note", Width::Fixed(8)).priority(2)),
         Column::new(
             Col::Extra,
             "Extra",
@@ -72,7 +80,8 @@ fn columns() -> Columns<Col> {
             },
         )
         .priority(1),
-    ])
+    ]);
+    if fold { cols.fold_below(70) } else { cols }
 }
 
 fn rows() -> Vec<Row> {
@@ -347,4 +356,32 @@ fn cells_are_sanitised_aligned_and_rest_cells_span_the_row() {
     t.render(buf.area, &mut buf, &rows, &Draw::new(&(), &theme, false));
     let line: String = (0..40).map(|x| buf[(x, 1)].symbol()).collect();
     assert_eq!(line, format!("a␛b{}42 spans t…", " ".repeat(26)));
+}
+
+#[test]
+fn a_narrow_table_folds_a_column_that_reads_the_same_on_every_row_in_view() {
+    let c = columns_folding(true);
+    let rows = rows();
+    let all: Vec<&Row> = rows.iter().collect();
+    let calls = Counter::new(0);
+    // The note reads the same everywhere: hidden, said once; the counts differ: kept. Its room
+    // goes to the name (the fill), not to a column the width had dropped.
+    let (cols, notes) = c.folded(40, &all, &calls);
+    assert_eq!(notes, vec![(Col::Note, "note note".to_string())]);
+    assert_eq!(
+        ids(&cols.layout(40)),
+        vec![(Col::Name, 0, 33), (Col::Count, 34, 6)]
+    );
+    // Two rows of the same count: that folds too.
+    let same: Vec<&Row> = vec![&rows[1], &rows[3]];
+    let (_, notes) = c.folded(40, &same, &calls);
+    assert_eq!(
+        notes.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+        vec![Col::Count, Col::Note]
+    );
+    // One row says nothing about the others; a wide table keeps its columns.
+    assert!(c.folded(40, &all[..1], &calls).1.is_empty());
+    let (cols, notes) = c.folded(80, &all, &calls);
+    assert!(notes.is_empty());
+    assert_eq!(ids(&cols.layout(80)), ids(&columns().layout(80)));
 }
