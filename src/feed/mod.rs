@@ -12,4 +12,5 @@ pub mod index;
 pub mod loader;
 pub mod node_metrics;
 pub mod node_poll;
+pub mod range_export;
 pub mod timeline;

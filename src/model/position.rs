@@ -38,6 +38,20 @@ impl From<At> for (i64, i64) {
     }
 }
 
+/// The place of an event of `/v0/events`: its update's, else its verdict's (an event with a
+/// verdict only: a rejected request, a wholly private transaction). `None`: neither says.
+pub fn event_at(event: &crate::api::scan::EventHistoryItem) -> Option<At> {
+    use crate::model::format::parse_time_micros;
+    if let Some(update) = &event.update {
+        return Some(At::new(
+            update.migration_id()?,
+            parse_time_micros(update.record_time()?)?,
+        ));
+    }
+    let v = event.verdict.as_ref()?;
+    Some(At::new(v.migration_id, parse_time_micros(&v.record_time)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::At;

@@ -187,22 +187,6 @@ pub struct EventsPage {
 }
 
 impl EventHistoryItem {
-    /// Its place in the ledger: the update's, else the verdict's (an event with a verdict
-    /// only: a rejected request, a wholly private transaction). `None`: neither says.
-    pub fn position(&self) -> Option<crate::model::position::At> {
-        if let Some(update) = &self.update {
-            return Some(crate::model::position::At::new(
-                update.migration_id()?,
-                crate::model::format::parse_time_micros(update.record_time()?)?,
-            ));
-        }
-        let v = self.verdict.as_ref()?;
-        Some(crate::model::position::At::new(
-            v.migration_id,
-            crate::model::format::parse_time_micros(&v.record_time)?,
-        ))
-    }
-
     /// The update id it is about: the update's, else the verdict's.
     pub fn update_id(&self) -> Option<&str> {
         self.update

@@ -52,12 +52,12 @@ pub use crate::feed::loader::{
     DISCOVER_TIME, EARLIER_ENOUGH, EARLIER_FIRST_STEP, EARLIER_MAX_STEP, MAX_BACKOFF_MS, PAGE_SIZE,
     SEEK_STEPS,
 };
+use crate::feed::range_export::RangeExport;
 pub use crate::feed::timeline::{
     Aim, FillEnd, Gap, IndexedRow, KEPT_PAGES as INDEX_RANGE_KEPT_PAGES, Land, ScanFill, Timeline,
 };
 use export::ExportWrites;
 pub use index_search::{IndexSearch, MAX_KEPT as INDEX_SEARCH_MAX_KEPT, NO_INDEX};
-use server_export::RangeExport;
 pub use span::{SPAN_CHOICES, parse_span};
 use span::{SpanPrompt, render_span_progress};
 pub use table::HistoryCol;
@@ -139,6 +139,8 @@ struct Exports {
     range_dialog: Option<RangeDialog>,
     /// The running export from the server.
     range: Option<RangeExport>,
+    /// Its dialog as submitted, until the file is created: it comes back if the file exists.
+    range_retry: Option<RangeDialog>,
     /// Writes of a stopped export from the server still to be answered.
     range_orphans: Vec<RequestId>,
 }

@@ -1,103 +1,52 @@
-//! `X`: export a time range straight from the server (not the loaded rows). The pages of
-//! `/v2/updates` are walked with [`PageWalk`] (the same walker as `scan updates --all`), each
-//! encoded as the History export's rows and appended to the file as it comes — nothing is
-//! collected in memory — at most [`PAGES_PER_SEC`] pages a second, with progress in the status
-//! line. After each page has landed, the sidecar (`<file>.progress.json`) records the bytes
-//! and the cursor, so running the export again with the same file after an error, a cancel or
-//! a quit cuts the file to its last whole page and continues after it. Without a sidecar the
-//! header creates the file ([`crate::panes::new_file`]): a file that exists is left alone, the
-//! dialog comes back saying so, and ↵ again replaces it; the sidecar is written once the header
-//! landed.
-//!
-//! ```text
-//!  X ─► dialog ─► read sidecar ─┬─ none: create with header ─► sidecar ─┐
-//!                               │     (exists: dialog again)            │
-//!                               └─ found: truncate to its bytes ────────┴─► page ─► append ─► sidecar ─► page …
-//! ```
-
-use std::path::PathBuf;
+//! `X`: the dialog of the export of a time range from the server, and the export's run (its
+//! state machine is [`crate::feed::range_export`]; the pane owns the dialog, the new-file kit
+//! and the writes still landing after a stop).
 
 use crossterm::event::KeyEvent;
 
-use crate::api::scan::UpdatesAfter;
-use crate::feed::loader::{PAGE_SIZE, RANGE_PAGES_PER_SEC as PAGES_PER_SEC};
-use crate::model::export::ExportFormat;
-use crate::model::export_range::{RangeSidecar, encode_items, header, sidecar_path};
-use crate::model::page_walk::{PageWalk, cursor_at, cursor_position};
-use crate::model::summary::{format_time_micros, parse_time_micros};
-use crate::msg::{Effect, Fetched, Request, RequestId};
-use crate::ui::format::group_thousands;
+use crate::feed::loader::Note;
+use crate::feed::range_export::{ExportCx, ExportOut, Opened, RangeExport, Written};
+use crate::msg::{Fetched, Owner, PaneId, RequestId};
 
 use super::super::export::{DialogOutcome, RangeDialog};
 use super::super::new_file::EXISTS_NOTE;
 use super::super::{Out, Shared};
 use super::HistoryPane;
 
-/// Where the export is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
-    /// Reading the sidecar (request id).
-    Opening(RequestId),
-    /// Paging: the next page is due at `due` unless a fetch or the file writes are pending.
-    Running,
+/// Runs `f` on the export's state machine with the pane's clock, ids and output.
+fn step<T>(sh: &mut Shared, out: &mut Out, f: impl FnOnce(&mut ExportCx<'_>) -> T) -> T {
+    let mut eo = ExportOut::default();
+    let got = {
+        let mut cx = ExportCx {
+            now: sh.now,
+            ids: &mut sh.ids,
+            owner: Owner::Pane(PaneId::History),
+            out: &mut eo,
+        };
+        f(&mut cx)
+    };
+    emit(eo, out);
+    got
 }
 
-/// A running export from the server.
-#[derive(Debug)]
-pub(super) struct RangeExport {
-    path: PathBuf,
-    format: ExportFormat,
-    from: i64,
-    until: i64,
-    migration: i64,
-    stage: Stage,
-    walk: PageWalk,
-    /// What the sidecar says once the pending writes have landed.
-    side: Option<RangeSidecar>,
-    fetch: Option<RequestId>,
-    /// File writes in flight (a page's append, then its sidecar), in order.
-    writes: Vec<RequestId>,
-    /// The sidecar to write (with the id of that write) once the append in flight has landed.
-    next_side: Option<(RequestId, RangeSidecar)>,
-    due: i64,
-    /// The clock when the last page came.
-    now: i64,
-    started: i64,
-    pages_now: u64,
-    /// The write creating the file (a new export), until it landed.
-    creating: Option<RequestId>,
-    /// The dialog as submitted, until the file is created: it comes back if the file exists.
-    retry: Option<RangeDialog>,
+/// Runs `f` on the export's state machine where it needs no clock nor ids (writes landing, a
+/// stop).
+fn emitting<T>(out: &mut Out, f: impl FnOnce(&mut ExportOut) -> T) -> T {
+    let mut eo = ExportOut::default();
+    let got = f(&mut eo);
+    emit(eo, out);
+    got
 }
 
-impl RangeExport {
-    fn percent(&self) -> u8 {
-        let whole = self.until.saturating_sub(self.from);
-        let at = self
-            .walk
-            .cursor()
-            .and_then(|c| cursor_position(c).1)
-            .unwrap_or(self.from);
-        if whole <= 0 {
-            return 0;
+/// What the export emitted, into the pane's output.
+fn emit(eo: ExportOut, out: &mut Out) {
+    out.effects.extend(eo.effects);
+    for (level, text) in eo.notes {
+        match level {
+            Note::Info => out.info(text),
+            Note::Warn => out.warn(text),
+            Note::Error => out.error(text),
         }
-        let done = at.saturating_sub(self.from).clamp(0, whole);
-        u8::try_from(i128::from(done) * 100 / i128::from(whole)).unwrap_or(100)
-    }
-
-    /// Writes the sidecar (`wid` is the write's id) and keeps it as what the file says.
-    fn write_side(&mut self, wid: RequestId, side: RangeSidecar, out: &mut Out) {
-        out.effects.push(Effect::WriteFile {
-            id: wid,
-            path: sidecar_path(&self.path),
-            contents: side.to_bytes(),
-        });
-        self.writes.push(wid);
-        self.side = Some(side);
-    }
-
-    fn written(&self) -> u64 {
-        self.side.as_ref().map_or(0, |s| s.updates)
     }
 }
 
@@ -194,35 +143,11 @@ impl HistoryPane {
             })
             .or(sh.feed.migration)
             .unwrap_or(0);
-        let id = out.next_id(sh);
-        out.effects.push(Effect::ReadFile {
-            id,
-            path: sidecar_path(&ask.path),
+        let job = step(sh, out, |cx| {
+            RangeExport::start(ask.path, ask.format, (ask.from, ask.until), migration, cx)
         });
-        self.exports.range = Some(RangeExport {
-            walk: PageWalk::new(
-                Some(cursor_at(migration, ask.from)),
-                Some(ask.until),
-                PAGE_SIZE,
-            )
-            .from_time(ask.from),
-            path: ask.path,
-            format: ask.format,
-            from: ask.from,
-            until: ask.until,
-            migration,
-            stage: Stage::Opening(id),
-            side: None,
-            fetch: None,
-            writes: Vec::new(),
-            next_side: None,
-            due: sh.now,
-            now: sh.now,
-            started: sh.now,
-            pages_now: 0,
-            creating: None,
-            retry: Some(retry),
-        });
+        self.exports.range = Some(job);
+        self.exports.range_retry = Some(retry);
     }
 
     /// The sidecar read: resume after it, or start afresh.
@@ -236,79 +161,19 @@ impl HistoryPane {
         let Some(job) = &mut self.exports.range else {
             return false;
         };
-        if job.stage != Stage::Opening(id) {
-            return false;
-        }
-        let side_path = sidecar_path(&job.path);
-        if let Ok(bytes) = result {
-            let side = match RangeSidecar::parse(bytes) {
-                Ok(s) => s,
-                Err(e) => {
-                    out.error(format!(
-                        "cannot resume {}: {} {e}; choose another file or remove it",
-                        job.path.display(),
-                        side_path.display()
-                    ));
-                    self.exports.range = None;
-                    return true;
-                }
-            };
-            if side.complete {
-                out.warn(format!(
-                    "{} already holds the complete export of {} – {} ({} updates); choose another file",
-                    job.path.display(),
-                    side.from,
-                    side.until,
-                    group_thousands(side.updates)
-                ));
+        let file = &self.exports.file;
+        match step(sh, out, |cx| {
+            job.on_file_read(id, result, cx, |wid, path, head| {
+                file.write(wid, path, head)
+            })
+        }) {
+            None => false,
+            Some(Opened::Running) => true,
+            Some(Opened::Ended) => {
                 self.exports.range = None;
-                return true;
+                true
             }
-            // Resume the sidecar's range and format, whatever the dialog said.
-            job.format = side.format();
-            job.from = parse_time_micros(&side.from).unwrap_or(job.from);
-            job.until = parse_time_micros(&side.until).unwrap_or(job.until);
-            job.walk =
-                PageWalk::new(Some(side.cursor()), Some(job.until), PAGE_SIZE).from_time(job.from);
-            let wid = out.next_id(sh);
-            out.effects.push(Effect::TruncateFile {
-                id: wid,
-                path: job.path.clone(),
-                len: side.bytes,
-            });
-            job.writes.push(wid);
-            out.info(format!(
-                "resuming the export of {} – {} after {} ({} updates written)",
-                side.from,
-                side.until,
-                side.after_record_time,
-                group_thousands(side.updates)
-            ));
-            job.side = Some(side);
-        } else {
-            let head = header(job.format);
-            let cursor = job.walk.cursor().cloned().unwrap_or_else(|| UpdatesAfter {
-                after_migration_id: job.migration,
-                after_record_time: format_time_micros(job.from),
-            });
-            let side = RangeSidecar::new(
-                job.format,
-                &format_time_micros(job.from),
-                &format_time_micros(job.until),
-                &cursor,
-                head.len() as u64,
-            );
-            // A new file (or the one the user chose to replace); its sidecar once it is.
-            let wid = out.next_id(sh);
-            out.effects
-                .push(self.exports.file.write(wid, job.path.clone(), head));
-            job.writes.push(wid);
-            job.creating = Some(wid);
-            job.next_side = Some((out.next_id(sh), side.clone()));
-            job.side = Some(side);
         }
-        job.stage = Stage::Running;
-        true
     }
 
     /// Sends the next page when it is due (on ticks).
@@ -316,26 +181,10 @@ impl HistoryPane {
         let Some(job) = &mut self.exports.range else {
             return false;
         };
-        if job.stage != Stage::Running
-            || job.fetch.is_some()
-            || !job.writes.is_empty()
-            || sh.now < job.due
-        {
-            return false;
-        }
-        let id = out.next_id(sh);
-        out.effects.push(Effect::Fetch {
-            id,
-            request: Request::api(
-                crate::api::scan::updates(&job.walk.request()).named("updates Export"),
-            ),
-        });
-        job.fetch = Some(id);
-        job.due = sh.now.saturating_add(1_000_000 / PAGES_PER_SEC);
-        true
+        step(sh, out, |cx| job.pump(cx))
     }
 
-    /// A page arrived: append its rows; the sidecar follows once they landed.
+    /// A page arrived: its rows are appended; the sidecar follows once they landed.
     pub(super) fn on_range_page(
         &mut self,
         reply: &Fetched,
@@ -345,48 +194,11 @@ impl HistoryPane {
         let Some(job) = &mut self.exports.range else {
             return false;
         };
-        if job.fetch != Some(reply.id) {
-            return false;
+        match step(sh, out, |cx| job.on_page(reply, cx)) {
+            None => false,
+            Some(Ok(())) => true,
+            Some(Err(why)) => self.stop_range(&why, out),
         }
-        job.fetch = None;
-        job.now = sh.now;
-        let page = match &reply.result {
-            Ok(r) => match r.answer::<crate::api::scan::UpdatesPage>() {
-                Some(page) => page,
-                None => return self.stop_range("unexpected response to /v2/updates", out),
-            },
-            Err(e) => return self.stop_range(&e.to_string(), out),
-        };
-        let take = match job.walk.on_page(page) {
-            Ok(t) => t,
-            Err(e) => return self.stop_range(&e, out),
-        };
-        let Some(mut side) = job.side.clone() else {
-            return true;
-        };
-        let chunk = encode_items(&page.transactions[take.range()], job.format);
-        side.bytes += chunk.len() as u64;
-        side.updates += take.range().len() as u64;
-        side.pages += 1;
-        job.pages_now += 1;
-        if let Some(c) = job.walk.cursor() {
-            side.after_migration_id = c.after_migration_id;
-            side.after_record_time.clone_from(&c.after_record_time);
-        }
-        side.complete = take.done;
-        if chunk.is_empty() {
-            job.write_side(out.next_id(sh), side, out);
-        } else {
-            let wid = out.next_id(sh);
-            out.effects.push(Effect::AppendFile {
-                id: wid,
-                path: job.path.clone(),
-                contents: chunk,
-            });
-            job.writes.push(wid);
-            job.next_side = Some((out.next_id(sh), side));
-        }
-        true
     }
 
     /// A write of the export landed (or failed).
@@ -403,14 +215,13 @@ impl HistoryPane {
         let Some(job) = &mut self.exports.range else {
             return false;
         };
-        let Some(at) = job.writes.iter().position(|w| *w == id) else {
+        let Some(mut written) = emitting(out, |eo| job.on_written(id, result, eo)) else {
             return false;
         };
-        job.writes.remove(at);
-        if job.creating == Some(id) {
-            job.creating = None;
-            let retry = job.retry.take();
-            if self.exports.file.refused(&job.path, result, out) {
+        if let Written::Creating(result) = &written {
+            let path = job.path().to_path_buf();
+            let retry = self.exports.range_retry.take();
+            if self.exports.file.refused(&path, result, out) {
                 // Nothing was written (the sidecar waited for the header): ask again.
                 self.exports.range = None;
                 if self.exports.range_dialog.is_none()
@@ -421,42 +232,17 @@ impl HistoryPane {
                 }
                 return true;
             }
+            let Some(job) = &mut self.exports.range else {
+                return true;
+            };
+            written = emitting(out, |eo| job.created(result, eo));
         }
-        if let Err(e) = result {
-            let msg = format!("could not write {}: {e}", job.path.display());
-            return self.stop_range(&msg, out);
-        }
-        if let Some((wid, side)) = job.next_side.take() {
-            // The page's rows landed: now the sidecar may say so.
-            job.write_side(wid, side, out);
-            return true;
-        }
-        if !job.writes.is_empty() || job.stage != Stage::Running {
-            return true;
-        }
-        let (pct, done) = (job.percent(), job.walk.is_done());
-        let side = job.side.clone();
-        if done {
-            if let Some(side) = side {
-                out.info(format!(
-                    "exported {} updates of {} – {} from the server to {} ({} bytes)",
-                    group_thousands(side.updates),
-                    side.from,
-                    side.until,
-                    job.path.display(),
-                    group_thousands(side.bytes)
-                ));
+        match written {
+            Written::Failed(why) => {
+                self.stop_range(&why, out);
             }
-            self.exports.range = None;
-        } else if job.pages_now > 0 {
-            let secs = (job.now - job.started).max(1) as f64 / 1e6;
-            out.info(format!(
-                "exporting from the server {pct}%: {} updates · {} pages · {:.1} pages/s · at {} · Esc stops",
-                group_thousands(job.written()),
-                group_thousands(side.as_ref().map_or(0, |s| s.pages)),
-                job.pages_now as f64 / secs,
-                side.as_ref().map_or("", |s| s.after_record_time.as_str()),
-            ));
+            Written::Done => self.exports.range = None,
+            Written::Creating(_) | Written::Running => {}
         }
         true
     }
@@ -473,28 +259,10 @@ impl HistoryPane {
         let Some(job) = self.exports.range.take() else {
             return false;
         };
+        self.exports.range_retry = None;
         // Writes still in flight are answered later: absorbed quietly.
-        self.exports
-            .range_orphans
-            .extend(job.writes.iter().copied());
-        if let Some(id) = job.fetch {
-            out.effects.push(Effect::Cancel(id));
-        }
-        let at = job
-            .side
-            .as_ref()
-            .map_or_else(String::new, |s| s.after_record_time.clone());
-        let text = format!(
-            "export from the server stopped ({}) at {at} with {} updates in {}; X with the same file continues",
-            crate::ui::safe::safe_line(why, 120),
-            group_thousands(job.written()),
-            job.path.display()
-        );
-        if why == "cancelled" {
-            out.info(text);
-        } else {
-            out.error(text);
-        }
+        let orphans = emitting(out, |eo| job.stop(why, eo));
+        self.exports.range_orphans.extend(orphans);
         true
     }
 
