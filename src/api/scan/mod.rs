@@ -18,6 +18,7 @@ pub mod events_head;
 mod governance;
 mod nodes;
 mod party;
+pub mod rewards;
 mod tree;
 mod updates;
 
@@ -27,6 +28,10 @@ pub use events_head::{LatestEventRecordTime, latest_event_record_time};
 pub use governance::*;
 pub use nodes::*;
 pub use party::*;
+pub use rewards::{
+    ActivityTotals, EarliestRewardRound, MintingAllowance, RewardBatch, RootHash, RoundAnswer,
+    reward_activity_totals, reward_batch, reward_earliest_round, reward_root_hash,
+};
 pub use tree::*;
 pub use updates::*;
 
