@@ -246,3 +246,58 @@ fn reward_round_prints_states_and_verifies_the_tree() {
         "{text}"
     );
 }
+
+/// The app activity records of `round` as the first scan's events carry them (`POST
+/// /v0/events`, every page): (total weight, records, distinct parties).
+fn activity_from_events(round: i64) -> (i64, i64, usize) {
+    let d = demo();
+    let url = format!("{}/api/scan/v0/events", d.handle.scan_url);
+    d.runtime.block_on(async {
+        let (mut weight, mut records) = (0, 0);
+        let mut parties = std::collections::BTreeSet::new();
+        let mut body = serde_json::json!({"page_size": 1000});
+        loop {
+            let (status, page) = crate::common::http::post(&url, &body).await;
+            assert!(status.is_success(), "{page}");
+            let events = page["events"].as_array().expect("events").clone();
+            let Some(last) = events.last() else { break };
+            for e in &events {
+                let a = &e["app_activity_records"];
+                if a["round_number"].as_i64() != Some(round) {
+                    continue;
+                }
+                for r in a["records"].as_array().expect("records") {
+                    weight += r["weight"].as_i64().expect("weight");
+                    records += 1;
+                    parties.insert(r["party"].as_str().expect("party").to_owned());
+                }
+            }
+            let at = if last["update"].is_object() {
+                &last["update"]
+            } else {
+                &last["verdict"]
+            };
+            body = serde_json::json!({"page_size": 1000, "after": {
+                "after_migration_id": at["migration_id"],
+                "after_record_time": at["record_time"],
+            }});
+        }
+        (weight, records, parties.len())
+    })
+}
+
+#[test]
+fn activity_totals_are_the_sums_of_the_events_app_activity_records() {
+    let e = earliest();
+    let d = demo();
+    let totals = d
+        .runtime
+        .block_on(async { settle(client(0).send(&scan::reward_activity_totals(e)).await) })
+        .expect("ok");
+    let t = totals.ok().expect("ok").clone();
+    let (weight, records, parties) = activity_from_events(e);
+    assert!(records > 0, "round {e} has records in the events");
+    assert_eq!(t.total_app_activity_weight, weight);
+    assert_eq!(t.activity_records_count, records);
+    assert_eq!(t.active_parties_count, i64::try_from(parties).unwrap());
+}

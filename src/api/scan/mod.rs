@@ -9,7 +9,8 @@
 //! event history item (`/v0/events/{update_id}`); `party` the per-party queries (holdings
 //! summary, validator faucets and licenses, ANS entries, SV reward weight); `nodes` the network's
 //! nodes (status, version, scans, mining rounds, BFT sequencers, bootstrapping transactions,
-//! hosting participants, backfilling, amulet rules, traffic). This file holds the Daml value
+//! hosting participants, backfilling, amulet rules, traffic); `rewards` the CIP-0104 reward
+//! accounting (SV internal: a round's states, activity totals, root hash and batches). This file holds the Daml value
 //! encoding the endpoints share.
 
 mod dso;
