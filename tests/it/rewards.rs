@@ -126,6 +126,18 @@ fn every_state_decodes_as_its_state() {
         })
         .expect("a state");
     assert_eq!(batch, RoundAnswer::NotFound);
+    // So is a batch of a round that is not settled.
+    let batch = d
+        .runtime
+        .block_on(async {
+            settle(
+                client(0)
+                    .send(&scan::reward_batch(e - 1, &"0".repeat(64)))
+                    .await,
+            )
+        })
+        .expect("a state");
+    assert_eq!(batch, RoundAnswer::NotFound);
 }
 
 /// Walks scan `scan`'s tree of `round`: (batches, leaves' allowances, whether all verified).

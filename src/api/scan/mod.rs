@@ -10,8 +10,8 @@
 //! summary, validator faucets and licenses, ANS entries, SV reward weight); `nodes` the network's
 //! nodes (status, version, scans, mining rounds, BFT sequencers, bootstrapping transactions,
 //! hosting participants, backfilling, amulet rules, traffic); `rewards` the CIP-0104 reward
-//! accounting (SV internal: a round's states, activity totals, root hash and batches). This file holds the Daml value
-//! encoding the endpoints share.
+//! accounting (SV internal: a round's states, activity totals, root hash and batches). This
+//! file holds the Daml value encoding the endpoints share.
 
 mod dso;
 mod event_item;

@@ -159,6 +159,14 @@ fn decode_status<T: serde::de::DeserializeOwned>(
 
 fn decode_batch(parts: &ResponseParts<'_>) -> Result<RoundAnswer<RewardBatch>, ApiError> {
     let m = object(parts)?;
+    // A batch of a round that is not settled may come as a round status.
+    if !m.contains_key("batch_type") {
+        match m.get("status").and_then(Value::as_str) {
+            Some("Undetermined") => return Ok(RoundAnswer::Undetermined),
+            Some("CannotProvide") => return Ok(RoundAnswer::CannotProvide),
+            _ => {}
+        }
+    }
     let field = |k: &str| m.get(k).cloned().unwrap_or(Value::Array(Vec::new()));
     let batch = match m.get("batch_type").and_then(Value::as_str).unwrap_or("") {
         "BatchOfBatches" => RewardBatch::BatchOfBatches {
@@ -293,5 +301,9 @@ mod tests {
         );
         let down = ApiError::Timeout { endpoint: "e" };
         assert!(settle::<RootHash>(Err(down)).is_err());
+        let later = reward_batch(3, "ab")
+            .decode_response(200, &[], br#"{"status":"Undetermined"}"#)
+            .expect("decodes");
+        assert_eq!(later, RoundAnswer::Undetermined);
     }
 }

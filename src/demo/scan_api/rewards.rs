@@ -7,7 +7,8 @@
 //! CryptoHash (written here again, independently of the client's `model::reward_hash`).
 //!
 //! States: the two newest rounds are `Undetermined`; the first two rounds with records are
-//! `CannotProvide` (the scan started mid-way), older ones 404; `earliest-available` is the
+//! `CannotProvide` (the scan started mid-way), older ones 404 (a batch of a round that is not
+//! `Ok` too); `earliest-available` is the
 //! round after them. The highest-numbered scan of several is older: 404 for
 //! `earliest-available`, 501 for the rest. The scan given by `--diverging-rewards` serves a
 //! different total weight and a different first allowance under the honest batch hash.
@@ -199,6 +200,7 @@ fn not_implemented() -> Fail {
 fn with_round(
     c: &ScanCtx,
     round: i64,
+    batch: bool,
     f: impl FnOnce(&RoundActivity, bool) -> Result<Response, Fail>,
 ) -> Response {
     done((|| {
@@ -207,6 +209,10 @@ fn with_round(
         }
         let w = c.app.read();
         let rounds = Rounds::of(&c.app.net, &w.ledger);
+        if rounds.settled(round).is_err() && batch {
+            // The batches of a round that is not settled are not found (as the spec says).
+            return Err(not_found(format!("No batches for round {round}")));
+        }
         rounds.settled(round)?;
         let empty = RoundActivity::default();
         let a = rounds.activity.get(&round).unwrap_or(&empty);
@@ -228,7 +234,7 @@ pub(super) async fn earliest_available(State(c): State<ScanCtx>) -> Response {
 }
 
 pub(super) async fn activity_totals(State(c): State<ScanCtx>, Path(round): Path<i64>) -> Response {
-    with_round(&c, round, |a, diverging| {
+    with_round(&c, round, false, |a, diverging| {
         let (rewarded, thresholded) = allowances(a);
         let minted: i64 = rewarded.iter().map(|(_, u)| u).sum();
         let weight: i64 = a.weights.values().sum::<i64>() + i64::from(diverging);
@@ -247,7 +253,7 @@ pub(super) async fn activity_totals(State(c): State<ScanCtx>, Path(round): Path<
 }
 
 pub(super) async fn root_hash(State(c): State<ScanCtx>, Path(round): Path<i64>) -> Response {
-    with_round(&c, round, |a, _| {
+    with_round(&c, round, false, |a, _| {
         let t = tree(&allowances(a).0);
         Ok(json_ok(&json!({
             "status": "Ok",
@@ -261,7 +267,7 @@ pub(super) async fn batch(
     State(c): State<ScanCtx>,
     Path((round, hash)): Path<(i64, String)>,
 ) -> Response {
-    with_round(&c, round, |a, diverging| {
+    with_round(&c, round, true, |a, diverging| {
         let (rewarded, _) = allowances(a);
         let t = tree(&rewarded);
         let mut served = t
