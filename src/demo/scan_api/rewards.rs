@@ -8,9 +8,8 @@
 //!
 //! States: the two newest rounds are `Undetermined`; the first two rounds with records are
 //! `CannotProvide` (the scan started mid-way), older ones 404 (a batch of a round that is not
-//! `Ok` too); `earliest-available` is the
-//! round after them. The highest-numbered scan of several is older: 404 for
-//! `earliest-available`, 501 for the rest. The scan given by `--diverging-rewards` serves a
+//! `Ok` too); `earliest-available` is the round after them. The highest-numbered scan of
+//! several is older: 404 for `earliest-available`, 501 for the rest. The scan given by `--diverging-rewards` serves a
 //! different total weight and a different first allowance under the honest batch hash.
 
 use std::collections::BTreeMap;
