@@ -16,6 +16,7 @@ pub mod index;
 pub mod network;
 pub mod node;
 pub mod parties;
+pub mod rewards;
 pub mod table;
 pub mod updates;
 
@@ -158,6 +159,7 @@ pub async fn run(
             write_line(err, &format!("cantonscope: {message}"));
             EXIT_SERVER
         }
+        Err(Failure::Differs) => EXIT_SERVER,
     }
 }
 
@@ -186,6 +188,9 @@ enum Failure {
     Output(String),
     /// The server misbehaved (a cursor that does not move, an unreadable time).
     Server(String),
+    /// A check found a difference (`scan reward-round`: a batch whose hash differs), said in
+    /// the output.
+    Differs,
 }
 
 impl From<ApiError> for Failure {
@@ -401,6 +406,17 @@ async fn run_scan(
         ScanCommand::UpdateByHash { hash } => {
             let call = scan::update_by_hash(hash, &scan::ValueEncoding::CompactJson);
             print_call(client, &call, out).await?;
+        }
+        ScanCommand::RewardRound { round } => {
+            let (report, verified) = rewards::reward_round(client, *round).await?;
+            write_out(
+                out,
+                &json_text::pretty(&report.to_string())
+                    .map_err(|e| Failure::Output(e.to_string()))?,
+            )?;
+            if verified == Some(false) {
+                return Err(Failure::Differs);
+            }
         }
         ScanCommand::Status => {
             print_call(client, &scan::status(), out).await?;

@@ -89,6 +89,10 @@ pub struct DemoFaultArgs {
     /// newest update at start [default: 1h].
     #[arg(long, value_name = "TIME|DURATION", value_parser = parse_demo_time)]
     pub diverge_from: Option<DemoTime>,
+    /// Scan K's reward accounting differs: another total activity weight, and a leaf batch
+    /// whose first minting allowance is not what its hash says.
+    #[arg(long, value_name = "K", value_parser = parse_scan_number)]
+    pub diverging_rewards: Option<usize>,
     /// Scan K has not backfilled its history before --backfilled-from: 404 for those updates
     /// ("don't know"), 503 for pages before it, /v0/backfilling/status incomplete.
     #[arg(long, value_name = "K", value_parser = parse_scan_number)]
@@ -167,6 +171,7 @@ impl DemoFaultArgs {
                         .unwrap_or(DemoTime::BeforeHead(Duration::from_secs(3_600))),
                 )
             }),
+            diverging_rewards: self.diverging_rewards.map(|k| k - 1),
             backfilling: self.backfilling_scan.map(|k| {
                 (
                     k - 1,

@@ -92,6 +92,15 @@ pub enum ScanCommand {
         /// The hash of the prepared transaction.
         hash: String,
     },
+    /// CIP-0104 reward accounting of round N (SV internal endpoints, subject to change): the
+    /// activity totals and the root hash as the scan states them (ok, undetermined, cannot
+    /// provide, not found, not implemented), then every batch of the reward tree walked from
+    /// the root, its hash recomputed from its contents (Splice's CryptoHash): verified (exit
+    /// 0) or differs (exit 1). Point --scan-url at each SV's scan to compare them.
+    RewardRound {
+        /// The round number.
+        round: i64,
+    },
     /// GET /status: the node's health.
     Status,
     /// GET /v0/sv-bft-sequencers: this SV's BFT sequencers.

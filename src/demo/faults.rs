@@ -83,6 +83,9 @@ pub struct DemoFaults {
     /// A scan that returns a different `workflow_id` (suffix `diverged`) for every transaction
     /// at or after this time.
     pub diverging: Option<(usize, DemoTime)>,
+    /// A scan whose reward accounting differs: another total weight, and a leaf batch whose
+    /// first minting allowance is not what its hash says.
+    pub diverging_rewards: Option<usize>,
     /// A scan that has not backfilled its history before this time: 404 for those updates,
     /// 503 for pages that start before it, and `/v0/backfilling/status` says incomplete.
     pub backfilling: Option<(usize, DemoTime)>,
@@ -129,6 +132,9 @@ impl DemoFaults {
         if let Some((scan, _)) = self.diverging {
             check("diverging", scan)?;
         }
+        if let Some(scan) = self.diverging_rewards {
+            check("diverging-rewards", scan)?;
+        }
         if let Some((scan, _)) = self.backfilling {
             check("backfilling", scan)?;
         }
@@ -151,6 +157,7 @@ pub(crate) struct Faults {
     pub lagging: Option<(usize, i64)>,
     pub down: Option<(usize, DownMode)>,
     pub diverging: Option<(usize, i64)>,
+    pub diverging_rewards: Option<usize>,
     pub backfilling: Option<(usize, i64)>,
     pub rate_limit: Option<(usize, u32)>,
     pub update_trees_removed: bool,
@@ -164,6 +171,7 @@ impl Faults {
             lagging: faults.lagging.map(|(s, d)| (s, micros(d))),
             down: faults.down,
             diverging: faults.diverging.map(|(s, t)| (s, t.resolve(ledger))),
+            diverging_rewards: faults.diverging_rewards,
             backfilling: faults.backfilling.map(|(s, t)| (s, t.resolve(ledger))),
             rate_limit: faults.rate_limit,
             update_trees_removed: faults.update_trees_removed,

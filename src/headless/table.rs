@@ -168,6 +168,49 @@ pub const FAUCETS: View = View {
     custom: None,
 };
 
+/// `scan reward-round`.
+pub const REWARD_ROUND: View = View {
+    summary: &[
+        ("round", "/round"),
+        ("earliest available", "/earliest_available_round"),
+        ("activity totals", "/activity_totals/state"),
+        (
+            "activity weight",
+            "/activity_totals/total_app_activity_weight",
+        ),
+        ("active parties", "/activity_totals/active_parties_count"),
+        (
+            "activity records",
+            "/activity_totals/activity_records_count",
+        ),
+        (
+            "minting allowance",
+            "/activity_totals/total_app_reward_minting_allowance",
+        ),
+        (
+            "thresholded",
+            "/activity_totals/total_app_reward_thresholded",
+        ),
+        ("unclaimed", "/activity_totals/total_app_reward_unclaimed"),
+        (
+            "rewarded providers",
+            "/activity_totals/rewarded_app_provider_parties_count",
+        ),
+        ("root hash", "/root_hash/state"),
+        ("root", "/root_hash/root_hash"),
+        ("verdict", "/verdict"),
+    ],
+    rows: Some("/batches"),
+    columns: &[
+        ("DEPTH", "/depth"),
+        ("HASH", "/hash"),
+        ("TYPE", "/type"),
+        ("ENTRIES", "/entries"),
+        ("RESULT", "/result"),
+    ],
+    custom: None,
+};
+
 /// `governance requests` and `governance needs-vote`.
 pub const GOVERNANCE_REQUESTS: View = View {
     summary: &[
@@ -527,6 +570,7 @@ pub fn view_for(command: &Command) -> Option<View> {
             ScanCommand::Status => KEY_VALUE,
             ScanCommand::Holdings { .. } => HOLDINGS,
             ScanCommand::ValidatorFaucets { .. } => FAUCETS,
+            ScanCommand::RewardRound { .. } => REWARD_ROUND,
             _ => return None,
         },
         Command::Governance(governance) => match governance {

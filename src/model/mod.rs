@@ -35,6 +35,7 @@ pub mod page_walk;
 pub mod position;
 pub mod reassign;
 pub mod reread;
+pub mod reward_hash;
 pub mod scroll;
 pub mod summary;
 pub mod summary_telling;

@@ -67,6 +67,7 @@ mod pane_validators;
 mod pane_verdict;
 mod pasted_ids;
 mod readme;
+mod rewards;
 mod safety;
 mod soak;
 mod terminal;

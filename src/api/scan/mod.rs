@@ -9,8 +9,9 @@
 //! event history item (`/v0/events/{update_id}`); `party` the per-party queries (holdings
 //! summary, validator faucets and licenses, ANS entries, SV reward weight); `nodes` the network's
 //! nodes (status, version, scans, mining rounds, BFT sequencers, bootstrapping transactions,
-//! hosting participants, backfilling, amulet rules, traffic). This file holds the Daml value
-//! encoding the endpoints share.
+//! hosting participants, backfilling, amulet rules, traffic); `rewards` the CIP-0104 reward
+//! accounting (SV internal: a round's states, activity totals, root hash and batches). This
+//! file holds the Daml value encoding the endpoints share.
 
 mod dso;
 mod event_item;
@@ -18,6 +19,7 @@ pub mod events_head;
 mod governance;
 mod nodes;
 mod party;
+pub mod rewards;
 mod tree;
 mod updates;
 
@@ -27,6 +29,10 @@ pub use events_head::{LatestEventRecordTime, latest_event_record_time};
 pub use governance::*;
 pub use nodes::*;
 pub use party::*;
+pub use rewards::{
+    ActivityTotals, EarliestRewardRound, MintingAllowance, RewardBatch, RootHash, RoundAnswer,
+    reward_activity_totals, reward_batch, reward_earliest_round, reward_root_hash,
+};
 pub use tree::*;
 pub use updates::*;
 

@@ -4,7 +4,7 @@
 //! reward weights, bootstrapping transactions, party hosting, status and version, the DSO
 //! (`/v0/dso`, each scan naming its own SV), governance (vote requests, vote results and their
 //! count, amulet price votes) and the scans and rounds (`/v0/scans`, open and issuing mining
-//! rounds, backfilling status). Scans with faults
+//! rounds, backfilling status), and the CIP-0104 reward accounting (`rewards.rs`). Scans with faults
 //! (`super::faults`) lag, diverge or lack their early history here. This file is the router; what
 //! an endpoint reads of its request, and its 400 / 404 replies, are `request.rs`.
 
@@ -15,6 +15,7 @@ mod history;
 mod members;
 mod names;
 mod request;
+mod rewards;
 mod scans_and_rounds;
 mod traffic;
 
@@ -94,5 +95,21 @@ pub(crate) fn routes(app: Shared, scan: usize) -> Router {
         )
         .route("/v0/backfilling/status", get(backfilling_status))
         .route("/v0/amulet-rules", post(amulet_rules))
+        .route(
+            "/v0/internal/reward-accounting-process/rounds/earliest-available",
+            get(rewards::earliest_available),
+        )
+        .route(
+            "/v0/internal/reward-accounting-process/rounds/{round}/activity-totals",
+            get(rewards::activity_totals),
+        )
+        .route(
+            "/v0/internal/reward-accounting-process/rounds/{round}/root-hash",
+            get(rewards::root_hash),
+        )
+        .route(
+            "/v0/internal/reward-accounting-process/rounds/{round}/batches/{hash}",
+            get(rewards::batch),
+        )
         .with_state(ScanCtx { app, scan })
 }
