@@ -291,6 +291,8 @@ pub(crate) struct Gate {
     pub scan: usize,
     pub counters: Arc<RequestCounters>,
     pub unavailable: bool,
+    /// Every scan down for now (switched while the demo runs).
+    pub all_down: Arc<std::sync::atomic::AtomicBool>,
     pub limit: Option<u32>,
 }
 
@@ -302,7 +304,7 @@ pub(crate) async fn gate(gate: Gate, req: Request, next: Next) -> Response {
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
     let over = gate.counters.count(gate.scan, client, gate.limit);
-    if gate.unavailable {
+    if gate.unavailable || gate.all_down.load(std::sync::atomic::Ordering::Relaxed) {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             [(header::CONTENT_TYPE, "text/plain; charset=UTF-8")],

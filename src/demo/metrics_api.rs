@@ -24,6 +24,8 @@ struct FaultsBody {
     stalled_rounds: Option<String>,
     sequencer_delay: Option<String>,
     automation_failures: Option<bool>,
+    /// Every scan answers 503 (`true`) or serves again (`false`).
+    scans_down: Option<bool>,
     /// Moves the metrics' clock forward by this much.
     advance_clock: Option<String>,
 }
@@ -152,6 +154,11 @@ pub(crate) fn routes(state: Shared) -> Router {
                     })();
                     match parsed {
                         Ok(advance) => {
+                            if let Some(down) = body.scans_down {
+                                state
+                                    .scans_down
+                                    .store(down, std::sync::atomic::Ordering::Relaxed);
+                            }
                             metrics.offset += advance.map_or(0, micros);
                             metrics.set(faults);
                             Json(faults_json(&metrics)).into_response()

@@ -28,6 +28,9 @@ pub(crate) struct AppState {
     pub stagger: bool,
     pub faults: Faults,
     pub counters: Arc<RequestCounters>,
+    /// Every scan answers 503 while set (`POST /demo/faults` `{"scans_down": true}`): the
+    /// scans gone and back while the demo, and its history, runs on.
+    pub scans_down: Arc<std::sync::atomic::AtomicBool>,
     /// The nodes' metrics and their faults.
     pub node_metrics: super::node_metrics::SharedMetrics,
 }
@@ -48,6 +51,7 @@ impl AppState {
             stagger: true,
             faults: Faults::default(),
             counters: Arc::default(),
+            scans_down: Arc::default(),
             node_metrics: Arc::new(std::sync::Mutex::new(
                 super::node_metrics::NodeMetrics::new(&super::faults::NodeFaults::default()),
             )),

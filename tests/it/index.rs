@@ -866,6 +866,169 @@ fn follow_keeps_at_the_head_and_sigterm_ends_it_with_exit_0() {
     assert_eq!(kept, history[..kept.len()]);
 }
 
+/// Switches every scan of `demo` down (503) or back while the demo, and its history, runs on.
+fn scans_down(demo: &Demo, down: bool) {
+    let url = demo.handle.faults_url.clone();
+    let status = runtime().block_on(async move {
+        reqwest::Client::new()
+            .post(url)
+            .json(&serde_json::json!({ "scans_down": down }))
+            .send()
+            .await
+            .expect("POST /demo/faults")
+            .status()
+    });
+    assert!(status.is_success(), "{status}");
+}
+
+#[test]
+fn a_follower_waits_for_scans_that_went_away_and_catches_up_when_they_are_back() {
+    let demo = start(
+        DemoConfig {
+            stagger: false,
+            seed: 38,
+            rate: 20.0,
+            ..DemoConfig::default()
+        }
+        .with_total_scans(3),
+    );
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let recent = format_time_micros(chrono::Utc::now().timestamp_micros() - 600_000_000);
+    let mut args = index_args(&index, "sync");
+    args.extend_from_slice(&[
+        "--request-rate",
+        "1000",
+        "--from",
+        &recent,
+        "--follow",
+        "--progress",
+        "json",
+    ]);
+    let mut child = bin(dir.path())
+        .arg("--scan-url")
+        .arg(url)
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Its stderr, line by line, each awaited at most a while (a follower that says nothing
+    // fails the test instead of hanging it).
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().expect("stderr");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || -> Value {
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a line from the follower");
+        serde_json::from_str(&line).unwrap_or_else(|_| serde_json::json!({ "said": line }))
+    };
+    // Following at the head.
+    let mut written = 0;
+    while written < 3 {
+        written = next()["written"].as_u64().unwrap_or(written);
+    }
+    // Every scan goes away: the follower waits, says since when, and tries again.
+    scans_down(&demo, true);
+    let waiting = loop {
+        let line = next();
+        if let Some(w) = line["waiting_for_scans_since"].as_str() {
+            break w.to_owned();
+        }
+        written = line["written"].as_u64().unwrap_or(written);
+    };
+    assert!(parse_time_micros(&waiting).is_some(), "{waiting}");
+    let mut tries = 1;
+    while tries < 3 {
+        let line = next();
+        assert!(
+            line["written"].is_null(),
+            "nothing written while down: {line}"
+        );
+        if line["waiting_for_scans_since"] == waiting.as_str() {
+            assert!(
+                line["retry_in_s"].as_f64().expect("retry_in_s") <= 10.0,
+                "{line}"
+            );
+            tries += 1;
+        }
+    }
+    // `index status` shows the running sync waiting (its heartbeat says it, within a beat).
+    let running = |waits: bool| {
+        (0..40)
+            .find_map(|_| {
+                let st = status(dir.path(), &index);
+                let command = st["sync_running"]["command"].as_str().map(str::to_owned);
+                if command
+                    .as_deref()
+                    .is_some_and(|c| c.contains("waiting for scans since") == waits)
+                {
+                    return command;
+                }
+                std::thread::sleep(Duration::from_millis(500));
+                None
+            })
+            .expect("index status shows the running sync")
+    };
+    let command = running(true);
+    assert!(command.contains(&waiting), "{command} / {waiting}");
+    // The scans come back: the follower catches up without a restart.
+    scans_down(&demo, false);
+    loop {
+        let line = next();
+        if line.get("waiting_for_scans_since") == Some(&Value::Null) {
+            assert!(line["scans_back_after_s"].as_f64().is_some(), "{line}");
+            break;
+        }
+    }
+    let before = written;
+    while written <= before + 2 {
+        written = next()["written"].as_u64().unwrap_or(written);
+    }
+    assert_eq!(running(false), "index sync");
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(output.status.code(), Some(0));
+    let result: Value = serde_json::from_slice(&output.stdout).expect("result JSON");
+    assert_eq!(result["outcome"], "stopped");
+    // What it kept is the history from the start, in order, without a gap across the outage.
+    let kept: Vec<String> = kept(&index).into_iter().map(|(id, _)| id).collect();
+    assert!(kept.len() as u64 >= written);
+    let output = run(
+        dir.path(),
+        url,
+        &[
+            "scan",
+            "updates",
+            "--all",
+            "--request-rate",
+            "1000",
+            "--from",
+            &recent,
+        ],
+    );
+    let history: Vec<String> = text(&output.stdout)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("line");
+            v["update_id"].as_str().expect("id").to_owned()
+        })
+        .collect();
+    assert_eq!(kept, history[..kept.len()]);
+}
+
 #[test]
 fn until_bounds_the_range_and_a_down_verifier_is_skipped_for_another() {
     let demo = start(
