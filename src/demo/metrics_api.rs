@@ -1,6 +1,7 @@
 //! The demo's metrics API: `/metrics/{node}` serves each node's metrics (as
 //! [`super::node_metrics`] writes them), and `/demo/faults` reads (`GET`) and switches (`POST`)
-//! the node faults while the demo runs, moving the metrics' clock forward on request.
+//! the node faults while the demo runs, moving the metrics' clock forward on request, and
+//! takes every scan away (503) and back.
 
 use std::sync::PoisonError;
 use std::time::Duration;
