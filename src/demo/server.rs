@@ -48,7 +48,7 @@ pub(crate) fn router(state: &Shared, basic_auth: Option<String>) -> Router {
             scan: k,
             counters: Arc::clone(&state.counters),
             unavailable: down == Some(DownMode::Unavailable),
-            all_down: Arc::clone(&state.scans_down),
+            down_now: Arc::clone(&state.scans_down),
             limit: state
                 .faults
                 .rate_limit

@@ -28,9 +28,10 @@ pub(crate) struct AppState {
     pub stagger: bool,
     pub faults: Faults,
     pub counters: Arc<RequestCounters>,
-    /// Every scan answers 503 while set (`POST /demo/faults` `{"scans_down": true}`): the
-    /// scans gone and back while the demo, and its history, runs on.
-    pub scans_down: Arc<std::sync::atomic::AtomicBool>,
+    /// The scans that answer 503 for now, a bit each (scan k: bit k), as `POST /demo/faults`
+    /// `{"scans_down": true | false | [k, …]}` switched them: scans gone and back while the
+    /// demo, and its history, runs on.
+    pub scans_down: Arc<std::sync::atomic::AtomicU32>,
     /// The nodes' metrics and their faults.
     pub node_metrics: super::node_metrics::SharedMetrics,
 }
