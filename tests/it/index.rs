@@ -124,6 +124,11 @@ pub(crate) fn sync(
 
 /// The updates `scan updates --all --from FROM` prints.
 pub(crate) fn history(dir: &Path, scan_url: &str) -> Vec<Value> {
+    history_from(dir, scan_url, from())
+}
+
+/// The updates `scan updates --all --from <from>` prints.
+pub(crate) fn history_from(dir: &Path, scan_url: &str, from: &str) -> Vec<Value> {
     let output = run(
         dir,
         scan_url,
@@ -134,7 +139,7 @@ pub(crate) fn history(dir: &Path, scan_url: &str) -> Vec<Value> {
             "--request-rate",
             "1000",
             "--from",
-            from(),
+            from,
         ],
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
@@ -788,82 +793,14 @@ fn too_few_scans_to_verify_with_is_exit_6_and_verify_1_is_recorded_unverified() 
 
 #[test]
 fn follow_keeps_at_the_head_and_sigterm_ends_it_with_exit_0() {
-    let demo = start(
-        DemoConfig {
-            stagger: false,
-            seed: 37,
-            rate: 20.0,
-            ..DemoConfig::default()
-        }
-        .with_total_scans(3),
-    );
-    let (dir, index) = temp();
-    let url = &demo.handle.scan_url;
-    let recent = format_time_micros(chrono::Utc::now().timestamp_micros() - 600_000_000);
-    let mut args = index_args(&index, "sync");
-    args.extend_from_slice(&[
-        "--request-rate",
-        "1000",
-        "--from",
-        &recent,
-        "--follow",
-        "--progress",
-        "json",
-    ]);
-    let mut child = bin(dir.path())
-        .arg("--scan-url")
-        .arg(url)
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let mut f = Follower::start(37);
     // Pages keep coming after the catch-up: the sync follows the head.
-    let mut last_written = 0;
     for _ in 0..6 {
-        let line = lines.next().expect("a progress line").expect("text");
-        let progress: Value = serde_json::from_str(&line).expect("JSON progress");
-        let written = progress["written"].as_u64().expect("written");
-        assert!(written > last_written, "{line}");
-        last_written = written;
+        let before = f.written;
+        let line = f.next();
+        assert!(f.written > before, "{line}");
     }
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
-    let output = child.wait_with_output().expect("wait");
-    assert_eq!(output.status.code(), Some(0));
-    let result: Value = serde_json::from_slice(&output.stdout).expect("result JSON");
-    assert_eq!(result["outcome"], "stopped");
-    let st = status(dir.path(), &index);
-    assert!(st["sync_running"].is_null(), "{st}");
-    assert_eq!(st["last_sync"]["outcome"], "stopped");
-    // What it kept is the history from the start, in order, without a gap.
-    let kept: Vec<String> = kept(&index).into_iter().map(|(id, _)| id).collect();
-    assert!(kept.len() as u64 >= last_written);
-    let output = run(
-        dir.path(),
-        url,
-        &[
-            "scan",
-            "updates",
-            "--all",
-            "--request-rate",
-            "1000",
-            "--from",
-            &recent,
-        ],
-    );
-    let history: Vec<String> = text(&output.stdout)
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("line");
-            v["update_id"].as_str().expect("id").to_owned()
-        })
-        .collect();
-    assert_eq!(kept, history[..kept.len()]);
+    f.stop_and_check();
 }
 
 /// Takes scans of `demo` away (503) or back while the demo, and its history, runs on:
@@ -999,28 +936,16 @@ impl Follower {
         assert_eq!(output.status.code(), Some(0));
         let result: Value = serde_json::from_slice(&output.stdout).expect("result JSON");
         assert_eq!(result["outcome"], "stopped");
+        let st = status(self.dir.path(), &self.index);
+        assert!(st["sync_running"].is_null(), "{st}");
+        assert_eq!(st["last_sync"]["outcome"], "stopped");
         let kept: Vec<String> = kept(&self.index).into_iter().map(|(id, _)| id).collect();
         assert!(kept.len() as u64 >= self.written);
-        let output = run(
+        let history = ids(&history_from(
             self.dir.path(),
             &self.demo.handle.scan_url,
-            &[
-                "scan",
-                "updates",
-                "--all",
-                "--request-rate",
-                "1000",
-                "--from",
-                &self.recent,
-            ],
-        );
-        let history: Vec<String> = text(&output.stdout)
-            .lines()
-            .map(|l| {
-                let v: Value = serde_json::from_str(l).expect("line");
-                v["update_id"].as_str().expect("id").to_owned()
-            })
-            .collect();
+            &self.recent,
+        ));
         assert_eq!(kept, history[..kept.len()]);
     }
 }
