@@ -222,8 +222,11 @@ impl<'a> Engine<'a> {
         // A following sync whose scans are down waits for them.
         let mut outage = outage::Outage::default();
         let (net, primary, counted) = loop {
-            match joined(&store, client, settings, plan, &mut *observer).await {
+            let mut listed = false;
+            match joined(&store, client, settings, plan, &mut *observer, &mut listed).await {
                 Ok(parts) => break parts,
+                // Too few scans in a network whose list was read: no wait brings more.
+                Err(halt @ Halt::Failed(Failure::NoQuorum(_))) if listed => return Err(halt),
                 Err(halt) => {
                     outage
                         .wait(halt, plan.follow, &mut *observer, cancel)
@@ -292,12 +295,14 @@ impl<'a> Engine<'a> {
 
 /// The network's scans found (the profile's among them: its index), the index's network claimed
 /// and the scans checked against the verification: the scans, the profile's, how many count.
+/// `listed`: whether the network's scan list was read now (not a copy kept, nor none).
 async fn joined(
     store: &Shared<dyn IndexWriter>,
     client: &ApiClient,
     settings: &Settings,
     plan: &Plan,
     observer: &mut dyn Observer,
+    listed: &mut bool,
 ) -> Result<(Network, usize, usize), Halt> {
     let discovered = discover(
         client,
@@ -309,6 +314,7 @@ async fn joined(
     for warning in &discovered.warnings {
         observer.say(&format!("warning: {warning}"));
     }
+    *listed = matches!(discovered.source, ListSource::Fetched { .. });
     if let ListSource::Unavailable { errors } = &discovered.source {
         for error in errors {
             observer.say(&format!("cannot read the scan list: {error}"));
