@@ -104,6 +104,9 @@ pub enum IndexCommand {
         #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
         until: Option<String>,
         /// At the head, keep following new updates (SIGTERM commits the page in hand, exit 0).
+        /// Scans that go away are waited for (backoff with jitter, a try at least every 10 s;
+        /// the bodies from another scan while the profile's is down): only a signal or a
+        /// permanent fault (history rewritten 5, another network or a full disk 2) ends it.
         #[arg(long, conflicts_with = "until")]
         follow: bool,
         /// How many scans must agree on every update of a page before it is written: a number,

@@ -299,6 +299,8 @@ pub(crate) struct Gate {
     pub scan: usize,
     pub counters: Arc<RequestCounters>,
     pub unavailable: bool,
+    /// The scans down for now, a bit each (switched while the demo runs).
+    pub down_now: Arc<std::sync::atomic::AtomicU32>,
     pub limit: Option<u32>,
 }
 
@@ -310,7 +312,12 @@ pub(crate) async fn gate(gate: Gate, req: Request, next: Next) -> Response {
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
     let over = gate.counters.count(gate.scan, client, gate.limit);
-    if gate.unavailable {
+    let down_now = gate.down_now.load(std::sync::atomic::Ordering::Relaxed);
+    if gate.unavailable
+        || down_now
+            .checked_shr(gate.scan as u32)
+            .is_some_and(|m| m & 1 == 1)
+    {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             [(header::CONTENT_TYPE, "text/plain; charset=UTF-8")],

@@ -1,6 +1,7 @@
 //! The demo's metrics API: `/metrics/{node}` serves each node's metrics (as
 //! [`super::node_metrics`] writes them), and `/demo/faults` reads (`GET`) and switches (`POST`)
-//! the node faults while the demo runs, moving the metrics' clock forward on request.
+//! the node faults while the demo runs, moving the metrics' clock forward on request, and
+//! takes every scan away (503) and back.
 
 use std::sync::PoisonError;
 use std::time::Duration;
@@ -24,6 +25,9 @@ struct FaultsBody {
     stalled_rounds: Option<String>,
     sequencer_delay: Option<String>,
     automation_failures: Option<bool>,
+    /// Every scan answers 503 (`true`), or these scans (`[k, …]`: scan k, from 0), or every
+    /// scan serves again (`false`, `[]`).
+    scans_down: Option<serde_json::Value>,
     /// Moves the metrics' clock forward by this much.
     advance_clock: Option<String>,
 }
@@ -65,6 +69,21 @@ fn parse_span(text: &str) -> Result<Duration, String> {
         rest = &rest[unit..];
     }
     Ok(total)
+}
+
+/// The scans `scans_down` takes away, a bit each: `true` every one, `false` none, `[k, …]`
+/// those (scan k from 0).
+fn down_mask(value: &serde_json::Value) -> Result<u32, String> {
+    match value {
+        serde_json::Value::Bool(all) => Ok(if *all { u32::MAX } else { 0 }),
+        serde_json::Value::Array(scans) => scans.iter().try_fold(0u32, |mask, scan| {
+            scan.as_u64()
+                .filter(|k| *k < 32)
+                .map(|k| mask | 1 << k)
+                .ok_or_else(|| format!("scans_down: not a scan number: {scan}"))
+        }),
+        other => Err(format!("scans_down: true, false or [k, …], not {other}")),
+    }
 }
 
 fn faults_json(m: &NodeMetrics) -> serde_json::Value {
@@ -138,7 +157,7 @@ pub(crate) fn routes(state: Shared) -> Router {
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner);
                     let mut faults = metrics.faults.clone();
-                    let parsed = (|| -> Result<Option<Duration>, String> {
+                    let parsed = (|| -> Result<(Option<Duration>, Option<u32>), String> {
                         if let Some(text) = &body.stalled_rounds {
                             faults.stalled_rounds = duration_or_off(text)?;
                         }
@@ -148,10 +167,17 @@ pub(crate) fn routes(state: Shared) -> Router {
                         if let Some(on) = body.automation_failures {
                             faults.automation_failures = on;
                         }
-                        body.advance_clock.as_deref().map(parse_span).transpose()
+                        let down = body.scans_down.as_ref().map(down_mask).transpose()?;
+                        let advance = body.advance_clock.as_deref().map(parse_span).transpose()?;
+                        Ok((advance, down))
                     })();
                     match parsed {
-                        Ok(advance) => {
+                        Ok((advance, down)) => {
+                            if let Some(down) = down {
+                                state
+                                    .scans_down
+                                    .store(down, std::sync::atomic::Ordering::Relaxed);
+                            }
                             metrics.offset += advance.map_or(0, micros);
                             metrics.set(faults);
                             Json(faults_json(&metrics)).into_response()

@@ -48,6 +48,7 @@ pub(crate) fn router(state: &Shared, basic_auth: Option<String>) -> Router {
             scan: k,
             counters: Arc::clone(&state.counters),
             unavailable: down == Some(DownMode::Unavailable),
+            down_now: Arc::clone(&state.scans_down),
             limit: state
                 .faults
                 .rate_limit

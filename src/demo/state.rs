@@ -28,6 +28,10 @@ pub(crate) struct AppState {
     pub stagger: bool,
     pub faults: Faults,
     pub counters: Arc<RequestCounters>,
+    /// The scans that answer 503 for now, a bit each (scan k: bit k), as `POST /demo/faults`
+    /// `{"scans_down": true | false | [k, …]}` switched them: scans gone and back while the
+    /// demo, and its history, runs on.
+    pub scans_down: Arc<std::sync::atomic::AtomicU32>,
     /// The nodes' metrics and their faults.
     pub node_metrics: super::node_metrics::SharedMetrics,
 }
@@ -48,6 +52,7 @@ impl AppState {
             stagger: true,
             faults: Faults::default(),
             counters: Arc::default(),
+            scans_down: Arc::default(),
             node_metrics: Arc::new(std::sync::Mutex::new(
                 super::node_metrics::NodeMetrics::new(&super::faults::NodeFaults::default()),
             )),

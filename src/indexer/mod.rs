@@ -30,14 +30,17 @@
 //! scans.rs     a page from the scans, verified (shared by sync and verify)
 //! verify.rs    a verify: the stored digests against the scans now
 //! progress.rs  the progress after a page
+//! outage.rs    a following sync waiting for scans that went away
 //! ```
 
+mod outage;
 mod progress;
 mod scans;
 mod shared;
 mod sync;
 mod verify;
 
+pub use outage::{RETRY_AT_MOST, Waiting};
 pub use progress::Progress;
 pub use shared::{Shared, blocking};
 pub use verify::{Found, RangeCheck};
@@ -45,6 +48,8 @@ pub use verify::{Found, RangeCheck};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -57,7 +62,7 @@ use crate::every_scan::{Cancel, Network, ScanBudget};
 use crate::model::consensus::quorum;
 use crate::model::findings::{FindingOp, FoundBy};
 use crate::model::index::pack::Packing;
-use crate::store::{DivergenceRecord, IndexWriter, NetworkId, Position, StoreError};
+use crate::store::{DivergenceRecord, Heartbeat, IndexWriter, NetworkId, Position, StoreError};
 
 /// How often a sync's heartbeat is written ([`beat_every`]).
 pub const BEAT_EVERY: Duration = Duration::from_secs(5);
@@ -148,6 +153,8 @@ pub trait Observer {
     fn say(&mut self, line: &str);
     /// How far the walk is, after each page.
     fn progress(&mut self, progress: &Progress);
+    /// A following sync waits for the scans (`Some`, at each try) or has them back (`None`).
+    fn waiting(&mut self, _waiting: Option<&Waiting>) {}
 }
 
 /// The running walk's counters.
@@ -194,6 +201,10 @@ pub struct Engine<'a> {
     findings: RefCell<Vec<FindingOp>>,
     /// Per chunk written: the scans found odd in it, none of its confirming scans.
     odd_in_chunk: RefCell<BTreeMap<i64, BTreeSet<String>>>,
+    /// Since when (µs) a following sync has waited for the scans.
+    waiting_since: Cell<Option<i64>>,
+    /// The scan the bodies come from while the profile's is down.
+    bodies_elsewhere: Cell<Option<usize>>,
 }
 
 impl<'a> Engine<'a> {
@@ -208,62 +219,28 @@ impl<'a> Engine<'a> {
         observer: &'a mut dyn Observer,
         cancel: &'a Cancel,
     ) -> Result<Engine<'a>, Halt> {
-        let discovered = discover(
-            client,
-            settings,
-            settings.data_path().as_deref(),
-            now_micros(),
-        )
-        .await;
-        for warning in &discovered.warnings {
-            observer.say(&format!("warning: {warning}"));
-        }
-        if let ListSource::Unavailable { errors } = &discovered.source {
-            for error in errors {
-                observer.say(&format!("cannot read the scan list: {error}"));
+        // A following sync whose scans are down waits for them.
+        let mut outage = outage::Outage::default();
+        let (net, primary, counted) = loop {
+            let mut listed = false;
+            match joined(&store, client, settings, plan, &mut *observer, &mut listed).await {
+                Ok(parts) => break parts,
+                // Too few scans in a network whose list was read: no wait brings more.
+                Err(halt @ Halt::Failed(Failure::NoQuorum(_))) if listed => return Err(halt),
+                Err(halt) => {
+                    outage
+                        .wait(halt, plan.follow, &mut *observer, cancel)
+                        .await?;
+                }
             }
+        };
+        if outage.waited() {
+            observer.waiting(None);
         }
-        let synchronizer = discovered
-            .list
-            .as_ref()
-            .map(|l| l.domain_id.clone())
-            .unwrap_or_default();
-        let budget = ScanBudget {
-            rate: plan.rate,
-            timeout: plan.timeout,
-            ..ScanBudget::default()
-        };
-        let net = Network::new(client, discovered.entries.clone(), budget);
-        let Some(primary) = net.entries().position(|e| e.own) else {
-            return Err(Halt::Failed(Failure::Usage(
-                "the profile's scan is not among the scans to ask".to_owned(),
-            )));
-        };
-        // The network the index belongs to.
-        let dso = client
-            .send(&scan::dso())
-            .await
-            .map_err(|e| Halt::Failed(Failure::Api(e)))?;
-        let network = NetworkId {
-            dso_party: dso.dso_party_id.clone(),
-            synchronizer,
-        };
-        store.call(move |s| s.claim_network(&network)).await?;
-        let counted = net.counted().iter().filter(|c| **c).count();
         let needed = match plan.verify {
             Verify::Scans(n) => n,
             Verify::Quorum => quorum(counted),
         };
-        if needed > net.len() {
-            return Err(Halt::Failed(Failure::NoQuorum(format!(
-                "not enough scans to verify with: --verify needs {needed} scans to agree and the network has {} ({})",
-                net.len(),
-                net.entries()
-                    .map(|e| e.sv_name.clone())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))));
-        }
         Ok(Engine {
             net,
             primary,
@@ -283,6 +260,8 @@ impl<'a> Engine<'a> {
             training: tokio::sync::Mutex::new(()),
             findings: RefCell::new(Vec::new()),
             odd_in_chunk: RefCell::new(BTreeMap::new()),
+            waiting_since: Cell::new(None),
+            bodies_elsewhere: Cell::new(None),
         })
     }
 
@@ -314,12 +293,104 @@ impl<'a> Engine<'a> {
     }
 }
 
-/// Moves the heartbeat of the running sync `pid` on every [`BEAT_EVERY`], forever: the driver
-/// runs it beside the sync and drops it when the sync ends.
-pub async fn beat_every(store: Shared<dyn IndexWriter>, pid: i64) {
+/// The network's scans found (the profile's among them: its index), the index's network claimed
+/// and the scans checked against the verification: the scans, the profile's, how many count.
+/// `listed`: whether the network's scan list was read now (not a copy kept, nor none).
+async fn joined(
+    store: &Shared<dyn IndexWriter>,
+    client: &ApiClient,
+    settings: &Settings,
+    plan: &Plan,
+    observer: &mut dyn Observer,
+    listed: &mut bool,
+) -> Result<(Network, usize, usize), Halt> {
+    let discovered = discover(
+        client,
+        settings,
+        settings.data_path().as_deref(),
+        now_micros(),
+    )
+    .await;
+    for warning in &discovered.warnings {
+        observer.say(&format!("warning: {warning}"));
+    }
+    *listed = matches!(discovered.source, ListSource::Fetched { .. });
+    if let ListSource::Unavailable { errors } = &discovered.source {
+        for error in errors {
+            observer.say(&format!("cannot read the scan list: {error}"));
+        }
+    }
+    let synchronizer = discovered
+        .list
+        .as_ref()
+        .map(|l| l.domain_id.clone())
+        .unwrap_or_default();
+    let budget = ScanBudget {
+        rate: plan.rate,
+        timeout: plan.timeout,
+        ..ScanBudget::default()
+    };
+    let net = Network::new(client, discovered.entries.clone(), budget);
+    let Some(primary) = net.entries().position(|e| e.own) else {
+        return Err(Halt::Failed(Failure::Usage(
+            "the profile's scan is not among the scans to ask".to_owned(),
+        )));
+    };
+    // The network the index belongs to.
+    let dso = client
+        .send(&scan::dso())
+        .await
+        .map_err(|e| Halt::Failed(Failure::Api(e)))?;
+    let network = NetworkId {
+        dso_party: dso.dso_party_id.clone(),
+        synchronizer,
+    };
+    store.call(move |s| s.claim_network(&network)).await?;
+    let counted = net.counted().iter().filter(|c| **c).count();
+    let needed = match plan.verify {
+        Verify::Scans(n) => n,
+        Verify::Quorum => quorum(counted),
+    };
+    if needed > net.len() {
+        return Err(Halt::Failed(Failure::NoQuorum(format!(
+            "not enough scans to verify with: --verify needs {needed} scans to agree and the network has {} ({})",
+            net.len(),
+            net.entries()
+                .map(|e| e.sv_name.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))));
+    }
+    Ok((net, primary, counted))
+}
+
+/// Moves the heartbeat `beat` of the running sync on every [`BEAT_EVERY`], forever: the driver
+/// runs it beside the sync and drops it when the sync ends. While `waiting` holds a time (µs,
+/// 0: none) the heartbeat's command says since when the sync waits for the scans (so
+/// `index status` shows it).
+pub async fn beat_every(store: Shared<dyn IndexWriter>, beat: Heartbeat, waiting: Arc<AtomicI64>) {
+    let mut told = 0;
     loop {
         tokio::time::sleep(BEAT_EVERY).await;
-        let _ = store.call(move |s| s.refresh_beat(pid, now_micros())).await;
+        let since = waiting.load(Ordering::Relaxed);
+        let now = now_micros();
+        if since == told {
+            let pid = beat.pid;
+            let _ = store.call(move |s| s.refresh_beat(pid, now)).await;
+            continue;
+        }
+        let mut beat = beat.clone();
+        beat.beat_at = now;
+        if since != 0 {
+            beat.command = format!(
+                "{} (waiting for scans since {})",
+                beat.command,
+                crate::model::format::format_time_micros(since)
+            );
+        }
+        if store.call(move |s| s.beat(&beat)).await.is_ok() {
+            told = since;
+        }
     }
 }
 

@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use serde_json::{Value, json};
 
+use super::outage::scans_away;
 use super::{Engine, Failure, Halt, now_micros};
 use crate::api::scan::{self, UpdateItem, UpdatesPage};
 use crate::api::{Call, Exchange};
@@ -92,6 +93,44 @@ impl Engine<'_> {
         }
     }
 
+    /// The page with the bodies: the profile's scan's; while it is down, a following sync's
+    /// comes from the first other scan that answers (said once), verified as any page.
+    async fn body_page(&self, call: &Call<UpdatesPage>) -> Result<PageOf, Halt> {
+        let halt = match self.primary_page(call).await {
+            Ok(page) => {
+                if self.bodies_elsewhere.take().is_some() {
+                    let name = self.describe(self.primary);
+                    self.say(&format!(
+                        "the profile's scan ({name}) answers again: the bodies come from it"
+                    ));
+                }
+                return Ok(page);
+            }
+            Err(halt) => halt,
+        };
+        if !self.plan.follow || scans_away(&halt).is_none() {
+            return Err(halt);
+        }
+        let n = self.net.len();
+        let start = self.bodies_elsewhere.get().unwrap_or(self.rotation.get());
+        for scan in (0..n)
+            .map(|i| (start + i) % n)
+            .filter(|s| *s != self.primary)
+        {
+            if let Ok(page) = self.verifier_page(scan, call).await {
+                if self.bodies_elsewhere.replace(Some(scan)) != Some(scan) {
+                    self.say(&format!(
+                        "the profile's scan is down ({}): the bodies come from {} until it answers",
+                        scans_away(&halt).unwrap_or_default(),
+                        self.describe(scan)
+                    ));
+                }
+                return Ok(page);
+            }
+        }
+        Err(halt)
+    }
+
     /// A verifier's answer: its page, or why it cannot verify.
     pub(super) async fn verifier_page(
         &self,
@@ -113,7 +152,7 @@ impl Engine<'_> {
     /// page (the walk has taken it: done).
     pub(super) async fn next_page(&self, walk: &mut PageWalk) -> Result<Option<Confirmed>, Halt> {
         let call = scan::updates(&walk.request());
-        let primary = self.primary_page(&call).await?;
+        let primary = self.body_page(&call).await?;
         let take = walk
             .clone()
             .on_page(&primary.page)
@@ -148,15 +187,17 @@ impl Engine<'_> {
         limit: usize,
     ) -> Verified {
         let n = self.net.len();
+        // The bodies' scan: the profile's, or the one standing in for it (the profile's, just
+        // down, not asked again).
+        let mut body_scan = primary.scan;
         let others: Vec<usize> = (0..n)
             .map(|i| (i + self.rotation.get()) % n)
-            .filter(|i| *i != self.primary)
+            .filter(|i| *i != body_scan && *i != self.primary)
             .collect();
         self.rotation.set(self.rotation.get() + 1);
         let mut pending = others.into_iter();
         let mut pages: Vec<PageOf> = vec![primary];
         let mut failures: Vec<String> = Vec::new();
-        let mut body_scan = self.primary;
         loop {
             let answers: Vec<Answered<'_>> = pages
                 .iter()

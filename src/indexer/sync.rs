@@ -132,6 +132,8 @@ impl Engine<'_> {
             walk = walk.from_time(t);
         }
         let follow = self.plan.follow && chunk.end_before.is_none();
+        // Tries since the scans went away (a following sync waits for them).
+        let mut tries = 0;
         loop {
             if self.cancel.is_cancelled() {
                 return Err(Halt::Interrupted);
@@ -148,7 +150,15 @@ impl Engine<'_> {
                 continue;
             }
             let page_start = walk.cursor().map(to_position);
-            let Some(confirmed) = self.next_page(&mut walk).await? else {
+            let confirmed = match self.next_page(&mut walk).await {
+                Ok(confirmed) => confirmed,
+                Err(halt) => {
+                    self.wait_for_scans(halt, &mut tries).await?;
+                    continue;
+                }
+            };
+            let Some(confirmed) = confirmed else {
+                self.scans_back(&mut tries);
                 continue;
             };
             let any = !confirmed.page.transactions.is_empty();
@@ -160,12 +170,18 @@ impl Engine<'_> {
             let Confirmed { page, halt, .. } = confirmed;
             drop_aside(page);
             if let Some(halt) = halt {
+                if !any && super::outage::scans_away(&halt).is_some() {
+                    // Nothing confirmed (too few scans answer): a following sync waits.
+                    self.wait_for_scans(halt, &mut tries).await?;
+                    continue;
+                }
                 if let Halt::Diverged(record, _) = &halt {
                     let kept = (**record).clone();
                     self.store.call(move |s| s.record_divergence(&kept)).await?;
                 }
                 return Err(halt);
             }
+            self.scans_back(&mut tries);
             if !any {
                 // Nothing the other scans can confirm yet: the verified head (an empty page
                 // ends the walk where it is).

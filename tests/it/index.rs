@@ -124,6 +124,11 @@ pub(crate) fn sync(
 
 /// The updates `scan updates --all --from FROM` prints.
 pub(crate) fn history(dir: &Path, scan_url: &str) -> Vec<Value> {
+    history_from(dir, scan_url, from())
+}
+
+/// The updates `scan updates --all --from <from>` prints.
+pub(crate) fn history_from(dir: &Path, scan_url: &str, from: &str) -> Vec<Value> {
     let output = run(
         dir,
         scan_url,
@@ -134,7 +139,7 @@ pub(crate) fn history(dir: &Path, scan_url: &str) -> Vec<Value> {
             "--request-rate",
             "1000",
             "--from",
-            from(),
+            from,
         ],
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
@@ -788,82 +793,234 @@ fn too_few_scans_to_verify_with_is_exit_6_and_verify_1_is_recorded_unverified() 
 
 #[test]
 fn follow_keeps_at_the_head_and_sigterm_ends_it_with_exit_0() {
-    let demo = start(
-        DemoConfig {
-            stagger: false,
-            seed: 37,
-            rate: 20.0,
-            ..DemoConfig::default()
-        }
-        .with_total_scans(3),
-    );
-    let (dir, index) = temp();
-    let url = &demo.handle.scan_url;
-    let recent = format_time_micros(chrono::Utc::now().timestamp_micros() - 600_000_000);
-    let mut args = index_args(&index, "sync");
-    args.extend_from_slice(&[
-        "--request-rate",
-        "1000",
-        "--from",
-        &recent,
-        "--follow",
-        "--progress",
-        "json",
-    ]);
-    let mut child = bin(dir.path())
-        .arg("--scan-url")
-        .arg(url)
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let mut f = Follower::start(37);
     // Pages keep coming after the catch-up: the sync follows the head.
-    let mut last_written = 0;
     for _ in 0..6 {
-        let line = lines.next().expect("a progress line").expect("text");
-        let progress: Value = serde_json::from_str(&line).expect("JSON progress");
-        let written = progress["written"].as_u64().expect("written");
-        assert!(written > last_written, "{line}");
-        last_written = written;
+        let before = f.written;
+        let line = f.next();
+        assert!(f.written > before, "{line}");
     }
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
-    let output = child.wait_with_output().expect("wait");
-    assert_eq!(output.status.code(), Some(0));
-    let result: Value = serde_json::from_slice(&output.stdout).expect("result JSON");
-    assert_eq!(result["outcome"], "stopped");
-    let st = status(dir.path(), &index);
-    assert!(st["sync_running"].is_null(), "{st}");
-    assert_eq!(st["last_sync"]["outcome"], "stopped");
-    // What it kept is the history from the start, in order, without a gap.
-    let kept: Vec<String> = kept(&index).into_iter().map(|(id, _)| id).collect();
-    assert!(kept.len() as u64 >= last_written);
-    let output = run(
-        dir.path(),
-        url,
-        &[
-            "scan",
-            "updates",
-            "--all",
+    f.stop_and_check();
+}
+
+/// Takes scans of `demo` away (503) or back while the demo, and its history, runs on:
+/// `scans_down` is `true`, `false` or the scans' numbers (`[0]`: the first).
+fn scans_down(demo: &Demo, scans_down: Value) {
+    let url = demo.handle.faults_url.clone();
+    let status = runtime().block_on(async move {
+        reqwest::Client::new()
+            .post(url)
+            .json(&serde_json::json!({ "scans_down": scans_down }))
+            .send()
+            .await
+            .expect("POST /demo/faults")
+            .status()
+    });
+    assert!(status.is_success(), "{status}");
+}
+
+/// A `index sync --follow --progress json` of the last 10 minutes of three scans at the head.
+struct Follower {
+    demo: Demo,
+    dir: tempfile::TempDir,
+    index: PathBuf,
+    recent: String,
+    child: std::process::Child,
+    /// Its stderr, line by line (each awaited at most a minute: a follower that says nothing
+    /// fails the test instead of hanging it).
+    lines: std::sync::mpsc::Receiver<String>,
+    /// Updates written, as its progress said last.
+    written: u64,
+}
+
+impl Follower {
+    fn start(seed: u64) -> Follower {
+        let demo = start(
+            DemoConfig {
+                stagger: false,
+                seed,
+                rate: 20.0,
+                ..DemoConfig::default()
+            }
+            .with_total_scans(3),
+        );
+        let (dir, index) = temp();
+        let recent = format_time_micros(chrono::Utc::now().timestamp_micros() - 600_000_000);
+        let mut args = index_args(&index, "sync");
+        args.extend_from_slice(&[
             "--request-rate",
             "1000",
             "--from",
             &recent,
-        ],
+            "--follow",
+            "--progress",
+            "json",
+        ]);
+        let mut child = bin(dir.path())
+            .arg("--scan-url")
+            .arg(&demo.handle.scan_url)
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let (tx, lines) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().expect("stderr");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut follower = Follower {
+            demo,
+            dir,
+            index,
+            recent,
+            child,
+            lines,
+            written: 0,
+        };
+        // Following at the head.
+        follower.writes(3);
+        follower
+    }
+
+    /// Its next line on stderr: JSON, or `{"said": line}`.
+    fn next(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a line from the follower");
+        let value =
+            serde_json::from_str(&line).unwrap_or_else(|_| serde_json::json!({ "said": line }));
+        self.written = value["written"].as_u64().unwrap_or(self.written);
+        value
+    }
+
+    /// Reads on until it wrote `more` updates more.
+    fn writes(&mut self, more: u64) {
+        let until = self.written + more;
+        while self.written < until {
+            self.next();
+        }
+    }
+
+    /// What `index status` says of the running sync's command once `ok` holds (it is
+    /// written with the heartbeat, every 5 s).
+    fn running_once(&self, ok: impl Fn(&str) -> bool) -> String {
+        (0..40)
+            .find_map(|_| {
+                let st = status(self.dir.path(), &self.index);
+                let command = st["sync_running"]["command"].as_str().map(str::to_owned);
+                if command.as_deref().is_some_and(&ok) {
+                    return command;
+                }
+                std::thread::sleep(Duration::from_millis(500));
+                None
+            })
+            .expect("index status shows the running sync")
+    }
+
+    /// SIGTERM: exit 0, stopped, and the index keeps the history from the start, in order,
+    /// without a gap.
+    fn stop_and_check(self) {
+        let killed = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(killed.success());
+        let output = self.child.wait_with_output().expect("wait");
+        assert_eq!(output.status.code(), Some(0));
+        let result: Value = serde_json::from_slice(&output.stdout).expect("result JSON");
+        assert_eq!(result["outcome"], "stopped");
+        let st = status(self.dir.path(), &self.index);
+        assert!(st["sync_running"].is_null(), "{st}");
+        assert_eq!(st["last_sync"]["outcome"], "stopped");
+        let kept: Vec<String> = kept(&self.index).into_iter().map(|(id, _)| id).collect();
+        assert!(kept.len() as u64 >= self.written);
+        let history = ids(&history_from(
+            self.dir.path(),
+            &self.demo.handle.scan_url,
+            &self.recent,
+        ));
+        assert_eq!(kept, history[..kept.len()]);
+    }
+}
+
+#[test]
+fn a_follower_waits_for_scans_that_went_away_and_catches_up_when_they_are_back() {
+    let mut f = Follower::start(38);
+    // Every scan goes away: the follower waits, says since when, and tries again.
+    scans_down(&f.demo, Value::Bool(true));
+    let waiting = loop {
+        if let Some(w) = f.next()["waiting_for_scans_since"].as_str() {
+            break w.to_owned();
+        }
+    };
+    assert!(parse_time_micros(&waiting).is_some(), "{waiting}");
+    let written = f.written;
+    let mut tries = 1;
+    while tries < 3 {
+        let line = f.next();
+        if line["waiting_for_scans_since"] == waiting.as_str() {
+            assert!(
+                line["retry_in_s"].as_f64().expect("retry_in_s") <= 10.0,
+                "{line}"
+            );
+            tries += 1;
+        }
+    }
+    assert_eq!(
+        f.written, written,
+        "nothing written while the scans are down"
     );
-    let history: Vec<String> = text(&output.stdout)
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("line");
-            v["update_id"].as_str().expect("id").to_owned()
-        })
-        .collect();
-    assert_eq!(kept, history[..kept.len()]);
+    // `index status` shows the running sync waiting.
+    let command = f.running_once(|c| c.contains("waiting for scans since"));
+    assert!(command.contains(&waiting), "{command} / {waiting}");
+    // The scans come back: the follower catches up without a restart.
+    scans_down(&f.demo, Value::Bool(false));
+    loop {
+        let line = f.next();
+        if line.get("waiting_for_scans_since") == Some(&Value::Null) {
+            assert!(line["scans_back_after_s"].as_f64().is_some(), "{line}");
+            break;
+        }
+    }
+    f.writes(3);
+    assert_eq!(f.running_once(|c| !c.contains("waiting")), "index sync");
+    f.stop_and_check();
+}
+
+#[test]
+fn a_follower_takes_the_bodies_from_another_scan_while_its_own_is_down() {
+    let mut f = Follower::start(39);
+    scans_down(&f.demo, serde_json::json!([0]));
+    // It says so once and goes on writing, verified, without waiting.
+    let said = loop {
+        let line = f.next();
+        assert!(line.get("waiting_for_scans_since").is_none(), "{line}");
+        if let Some(said) = line["said"].as_str() {
+            break said.to_owned();
+        }
+    };
+    assert!(
+        said.contains("the bodies come from Boreal-Ops-2")
+            || said.contains("the bodies come from Cirrus-Labs-1"),
+        "{said}"
+    );
+    f.writes(3);
+    scans_down(&f.demo, Value::Bool(false));
+    let said = loop {
+        if let Some(said) = f.next()["said"].as_str() {
+            break said.to_owned();
+        }
+    };
+    assert!(said.contains("answers again"), "{said}");
+    f.writes(2);
+    f.stop_and_check();
 }
 
 #[test]

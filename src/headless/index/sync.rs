@@ -8,6 +8,9 @@ use super::{
     Value, Write, api_config, halt_code, json, now_micros, open_locked, say, store_code,
     write_pretty,
 };
+use std::sync::Arc;
+use std::sync::atomic::AtomicI64;
+
 use crate::api::{ApiClient, ApiConfig, ApiError};
 use crate::every_scan::Cancel;
 use crate::indexer::{Counters, Engine, Shared, beat_every};
@@ -60,13 +63,19 @@ pub(super) async fn sync(
         beat_at: started_at,
         command: "index sync".to_owned(),
     };
-    let pid = heartbeat.pid;
-    if let Err(e) = store.call(move |s| s.beat(&heartbeat)).await {
+    let first = heartbeat.clone();
+    if let Err(e) = store.call(move |s| s.beat(&first)).await {
         say(err, &e.to_string());
         return store_code(&e);
     }
-    let beating = tokio::spawn(beat_every(store.clone(), pid));
-    let ended = run(store.clone(), settings, plan, progress, err, cancel).await;
+    let waiting = Arc::new(AtomicI64::new(0));
+    let beating = tokio::spawn(beat_every(store.clone(), heartbeat, Arc::clone(&waiting)));
+    let mut stderr = Stderr {
+        err: &mut *err,
+        mode: progress,
+        waiting,
+    };
+    let ended = run(store.clone(), settings, plan, &mut stderr, cancel).await;
     beating.abort();
     let (code, outcome, extra) = match &ended {
         Ended::Done(counters) => (
@@ -150,26 +159,21 @@ async fn run(
     store: Shared<dyn IndexWriter>,
     settings: &Settings,
     plan: &Plan,
-    progress: ProgressMode,
-    err: &mut dyn Write,
+    stderr: &mut Stderr<'_>,
     cancel: &Cancel,
 ) -> Ended {
     let client = match client(settings, plan) {
         Ok(client) => client,
         Err(e) => return Ended::Client(e),
     };
-    let mut stderr = Stderr {
-        err: &mut *err,
-        mode: progress,
-    };
-    let engine = match Engine::connect(store, &client, settings, plan, &mut stderr, cancel).await {
+    let engine = match Engine::connect(store, &client, settings, plan, stderr, cancel).await {
         Ok(engine) => engine,
         Err(halt) => return Ended::Halted(halt, Counters::default()),
     };
     let result = engine.sync().await;
     let findings = engine.take_findings(FoundBy::IndexSync);
     let counters = engine.into_counters();
-    super::keep_findings(settings, &findings, err);
+    super::keep_findings(settings, &findings, &mut *stderr.err);
     match result {
         Ok(()) => Ended::Done(counters),
         Err(halt) => Ended::Halted(halt, counters),

@@ -185,6 +185,7 @@ async fn walk(
     let mut stderr = Stderr {
         err,
         mode: progress,
+        waiting: std::sync::Arc::default(),
     };
     let engine = Engine::connect(store, &client, settings, plan, &mut stderr, cancel)
         .await
