@@ -26,6 +26,10 @@
 //!           state, --verify N, the scans that confirmed it
 //! divergences  updates the scans disagreed on (unresolved: the sync stopped there; resolved:
 //!           a quorum kept one version and the odd scans are named)
+//! events    (update, parts): each update's verdict, traffic summary and app activity
+//!           records as the scans agree on them (`/v0/events`), with its round, verdict
+//!           result and mediator group for search and the scans that confirmed it; no row:
+//!           the update's events are not synced yet
 //! sync_heartbeat  the running sync (pid, host, start, last beat), for other processes
 //! meta      schema and summary versions, the network (DSO party, synchronizer), the last sync
 //! ```
@@ -64,7 +68,7 @@ pub use crate::model::position::At;
 use reads::{BodyDictionaries, dictionary_id_of};
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// A heartbeat older than this says the sync that wrote it is gone.
 pub const HEARTBEAT_STALE_MICROS: i64 = 30_000_000;

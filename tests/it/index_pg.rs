@@ -972,7 +972,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     let migrate = || {
         let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
-        assert_eq!(status(dir.path(), &db.url)["schema_version"], 6);
+        assert_eq!(status(dir.path(), &db.url)["schema_version"], 7);
         let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
@@ -1004,7 +1004,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     .expect("schema 4");
     let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 6);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 7);
     let bits: i64 = pg
         .query_one("SELECT count(*) FROM hub_bits", &[])
         .expect("bits")
@@ -1021,6 +1021,18 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     .expect("schema 5");
     migrate();
     compare("after the migration from schema 5");
+    // Schema 6 (no events table): the next sync makes it, empty, keeping every update.
+    pg.batch_execute(
+        "DROP TABLE events; UPDATE meta SET value = '6' WHERE key = 'schema_version';",
+    )
+    .expect("schema 6");
+    migrate();
+    let events: bool = pg
+        .query_one("SELECT to_regclass('events') IS NOT NULL", &[])
+        .expect("the table")
+        .get(0);
+    assert!(events, "the events table is made");
+    compare("after the migration from schema 6");
     for prefix in crate::index_prefix::prefixes(&sqlite) {
         let term = format!("contract:{prefix}");
         for limit in ["1", "3", "100", "100000"] {

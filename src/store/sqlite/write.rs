@@ -394,6 +394,11 @@ impl SqliteIndex {
             pairs::prune(&tx, before)?;
             pairs::forget_gone(&tx, &gone)?;
             tx.execute("DELETE FROM keys WHERE record_time < ?1", [before])?;
+            // The events go with their updates (a removed seq is given to the next update).
+            tx.execute(
+                "DELETE FROM events WHERE seq IN (SELECT seq FROM updates WHERE record_time < ?1)",
+                [before],
+            )?;
             let removed = tx.execute("DELETE FROM updates WHERE record_time < ?1", [before])?;
             Ok(removed as u64)
         };
