@@ -32,12 +32,14 @@
 //! progress.rs  the progress after a page
 //! ```
 
+mod events;
 mod progress;
 mod scans;
 mod shared;
 mod sync;
 mod verify;
 
+pub use events::EventsCounts;
 pub use progress::Progress;
 pub use shared::{Shared, blocking};
 pub use verify::{Found, RangeCheck};
@@ -88,6 +90,17 @@ impl Verify {
     }
 }
 
+/// What a sync does with the updates' events (`POST /v0/events`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventsMode {
+    /// After the updates, the events of the updates kept without them.
+    Keep,
+    /// The updates alone (`--no-events`; a verify).
+    Skip,
+    /// The events alone, of the updates the index keeps (`--events`).
+    Only,
+}
+
 /// What a sync or a verify is asked.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -100,6 +113,8 @@ pub struct Plan {
     pub verify: Verify,
     /// Keep the updates' bodies.
     pub bodies: bool,
+    /// What of `/v0/events` a sync keeps.
+    pub events: EventsMode,
     pub page_size: i32,
     /// Requests per second per scan.
     pub rate: f64,

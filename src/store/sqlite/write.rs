@@ -280,7 +280,7 @@ fn write_rows(
 impl SqliteIndex {
     /// After a writing commit: the WAL copied into the file when it has grown
     /// ([`super::checkpoint`]).
-    fn after_commit(&self) -> Result<(), StoreError> {
+    pub(super) fn after_commit(&self) -> Result<(), StoreError> {
         match &self.checkpointer {
             Some(c) => c.after_commit(&self.conn).map_err(|e| self.engine(&e)),
             None => Ok(()),
