@@ -135,3 +135,34 @@ impl EventsRow {
         }
     }
 }
+
+/// The statement that keeps one [`EventsRow`] (replacing the update's earlier row), its
+/// parameters numbered after `mark` (`?` on SQLite, `$` on PostgreSQL): the update id, then the
+/// row's columns in [`EventsRow`]'s order. An update the index does not keep inserts nothing.
+pub(super) fn events_upsert(mark: char) -> String {
+    let columns = [
+        "served",
+        "verdict",
+        "traffic_summary",
+        "app_activity_records",
+        "round_number",
+        "verdict_result",
+        "mediator_group",
+        "digest",
+        "scans",
+    ];
+    let values: Vec<String> = (2..=columns.len() + 1)
+        .map(|n| format!("{mark}{n}"))
+        .collect();
+    let set: Vec<String> = columns
+        .iter()
+        .map(|c| format!("{c} = excluded.{c}"))
+        .collect();
+    format!(
+        "INSERT INTO events (seq, {}) SELECT seq, {} FROM updates WHERE update_id = {mark}1
+         ON CONFLICT (seq) DO UPDATE SET {}",
+        columns.join(", "),
+        values.join(", "),
+        set.join(", ")
+    )
+}

@@ -277,17 +277,7 @@ impl IndexWriter for PgIndex {
     fn write_events(&mut self, rows: &[EventsRow]) -> Result<u64, StoreError> {
         self.with(|c| {
             let mut tx = c.transaction()?;
-            let stmt = tx.prepare(
-                "INSERT INTO events (seq, served, verdict, traffic_summary, app_activity_records, round_number, verdict_result, mediator_group, digest, scans)
-                 SELECT seq, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM updates WHERE update_id = $1
-                 ON CONFLICT (seq) DO UPDATE SET
-                         served = excluded.served, verdict = excluded.verdict,
-                         traffic_summary = excluded.traffic_summary,
-                         app_activity_records = excluded.app_activity_records,
-                         round_number = excluded.round_number, verdict_result = excluded.verdict_result,
-                         mediator_group = excluded.mediator_group, digest = excluded.digest,
-                         scans = excluded.scans",
-            )?;
+            let stmt = tx.prepare(&crate::store::write::events_upsert('$'))?;
             let mut kept = 0;
             for r in rows {
                 kept += tx.execute(

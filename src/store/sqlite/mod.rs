@@ -161,17 +161,7 @@ impl IndexWriter for SqliteIndex {
         let mut kept = 0;
         {
             let mut stmt = tx
-                .prepare_cached(
-                    "INSERT INTO events (seq, served, verdict, traffic_summary, app_activity_records, round_number, verdict_result, mediator_group, digest, scans)
-                     SELECT seq, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 FROM updates WHERE update_id = ?1
-                     ON CONFLICT (seq) DO UPDATE SET
-                         served = excluded.served, verdict = excluded.verdict,
-                         traffic_summary = excluded.traffic_summary,
-                         app_activity_records = excluded.app_activity_records,
-                         round_number = excluded.round_number, verdict_result = excluded.verdict_result,
-                         mediator_group = excluded.mediator_group, digest = excluded.digest,
-                         scans = excluded.scans",
-                )
+                .prepare_cached(&crate::store::write::events_upsert('?'))
                 .map_err(|e| engine_error(&path, &e))?;
             for r in rows {
                 kept += stmt
