@@ -118,6 +118,14 @@ pub enum IndexCommand {
         /// Do not keep the updates' bodies (only their summaries, keys and digests).
         #[arg(long)]
         no_bodies: bool,
+        /// Keep the updates alone: do not walk POST /v0/events for their verdicts, traffic
+        /// summaries and app activity records.
+        #[arg(long, conflicts_with = "events")]
+        no_events: bool,
+        /// Only the events: walk POST /v0/events over the updates the index keeps without
+        /// their events (no body is fetched again), verified as --verify says; resumable.
+        #[arg(long, conflicts_with_all = ["follow", "from", "until"])]
+        events: bool,
         // --progress, --page-size, --request-rate, --timeout (as `index verify`).
         #[command(flatten)]
         walk: WalkArgs,

@@ -353,6 +353,17 @@ fn index_status(doc: &Value, all: bool) -> String {
             ),
         ),
         (
+            "events",
+            doc.pointer("/events").map_or_else(String::new, |_| {
+                let (events, updates) = (count("/events"), count("/updates"));
+                format!(
+                    "{} % ({} updates with their verdicts, traffic and app activity)",
+                    events * 100 / updates.max(1),
+                    group_thousands(events)
+                )
+            }),
+        ),
+        (
             "size",
             human_bytes(i64::try_from(count("/size_bytes")).unwrap_or(i64::MAX)),
         ),

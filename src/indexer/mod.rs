@@ -33,6 +33,7 @@
 //! outage.rs    a following sync waiting for scans that went away
 //! ```
 
+mod events;
 mod outage;
 mod progress;
 mod scans;
@@ -40,6 +41,7 @@ mod shared;
 mod sync;
 mod verify;
 
+pub use events::EventsCounts;
 pub use outage::{RETRY_AT_MOST, Waiting};
 pub use progress::Progress;
 pub use shared::{Shared, blocking};
@@ -93,6 +95,17 @@ impl Verify {
     }
 }
 
+/// What a sync does with the updates' events (`POST /v0/events`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventsMode {
+    /// After the updates, the events of the updates kept without them.
+    Keep,
+    /// The updates alone (`--no-events`; a verify).
+    Skip,
+    /// The events alone, of the updates the index keeps (`--events`).
+    Only,
+}
+
 /// What a sync or a verify is asked.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -105,6 +118,8 @@ pub struct Plan {
     pub verify: Verify,
     /// Keep the updates' bodies.
     pub bodies: bool,
+    /// What of `/v0/events` a sync keeps.
+    pub events: EventsMode,
     pub page_size: i32,
     /// Requests per second per scan.
     pub rate: f64,

@@ -26,6 +26,10 @@
 //!           state, --verify N, the scans that confirmed it
 //! divergences  updates the scans disagreed on (unresolved: the sync stopped there; resolved:
 //!           a quorum kept one version and the odd scans are named)
+//! events    (update, parts): each update's verdict, traffic summary and app activity
+//!           records as the scans agree on them (`/v0/events`), with its round, verdict
+//!           result and mediator group for search and the scans that confirmed it; no row:
+//!           the update's events are not synced yet
 //! sync_heartbeat  the running sync (pid, host, start, last beat), for other processes
 //! meta      schema and summary versions, the network (DSO party, synchronizer), the last sync
 //! ```
@@ -64,7 +68,7 @@ pub use crate::model::position::At;
 use reads::{BodyDictionaries, dictionary_id_of};
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// A heartbeat older than this says the sync that wrote it is gone.
 pub const HEARTBEAT_STALE_MICROS: i64 = 30_000_000;
@@ -344,6 +348,8 @@ pub struct IndexStatus {
     pub network: Option<NetworkId>,
     pub updates: i64,
     pub bodies: i64,
+    /// The updates whose events (verdict, traffic summary, app activity) are kept.
+    pub events: i64,
     pub size_bytes: u64,
     pub migrations: Vec<MigrationRange>,
     pub chunks: Vec<Chunk>,
@@ -466,7 +472,41 @@ pub trait IndexReader: Send {
 /// The typed writes of an index, on every engine (one writer at a time: [`open_locked`]). The
 /// provided methods are the same on every engine, over each engine's few primitives
 /// (`meta_set`, `clear_beat`).
+/// One update's events parts as the scans agreed on them, to keep
+/// ([`IndexWriter::write_events`]; made by [`EventsRow::of`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventsRow {
+    pub update_id: String,
+    /// A bit per part served: 1 verdict, 2 traffic summary, 4 app activity records.
+    pub served: i64,
+    pub verdict: Option<String>,
+    pub traffic_summary: Option<String>,
+    pub app_activity_records: Option<String>,
+    pub round_number: Option<i64>,
+    /// `accepted`, `rejected` or `unspecified`; `None` without a verdict.
+    pub verdict_result: Option<String>,
+    pub mediator_group: Option<i64>,
+    pub digest: Vec<u8>,
+    /// The confirming scans, comma-separated.
+    pub scans: String,
+}
+
+/// Where the events of the index's updates are to be synced: the first update (ledger order)
+/// without them and the index's last update, each as (migration, record time µs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EventsTodo {
+    pub first_lacking: Option<At>,
+    pub last: Option<At>,
+}
+
 pub trait IndexWriter: IndexReader {
+    /// Where the events of the index's updates are to be synced ([`EventsTodo`]).
+    fn events_todo(&mut self) -> Result<EventsTodo, StoreError>;
+
+    /// Keeps `rows` (each update's events, replacing what was kept) in one transaction; a row
+    /// whose update the index does not keep is left out. Returns how many were kept.
+    fn write_events(&mut self, rows: &[EventsRow]) -> Result<u64, StoreError>;
+
     /// Sets a value of the meta table.
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError>;
 

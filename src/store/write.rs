@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 
-use super::{At, Chunk, IndexRow, PageWrite, Position, format_time_micros, kept};
+use super::{At, Chunk, EventsRow, IndexRow, PageWrite, Position, format_time_micros, kept};
 use crate::model::reread::{Reread, Rewrite, reread};
 
 /// The rows of `page` after the chunk's start, with their place in the page (which is how the
@@ -84,4 +84,85 @@ pub(super) fn pruned_chunk(chunk: &Chunk, newest: At) -> Pruned {
     } else {
         Pruned::StartsAfter(newest.migration_id, format_time_micros(newest.record_time))
     }
+}
+
+impl EventsRow {
+    /// The row kept for update `update_id` from its events `parts` ([`events_parts`]) the
+    /// scans agreed on (`digest`, confirmed by `scans`): each part as JSON (a part not served
+    /// stays NULL, told apart from a served `null` by `served`), the verdict's round, result
+    /// and mediator group for search. The same row on every engine.
+    ///
+    /// [`events_parts`]: crate::model::index::events_parts
+    pub fn of(
+        update_id: &str,
+        parts: &serde_json::Map<String, serde_json::Value>,
+        digest: &[u8],
+        scans: &[String],
+    ) -> EventsRow {
+        let mut served = 0;
+        let mut text = |bit: i64, key: &str| {
+            let v = parts.get(key)?;
+            served |= bit;
+            (!v.is_null()).then(|| v.to_string())
+        };
+        let verdict = text(1, "verdict");
+        let traffic_summary = text(2, "traffic_summary");
+        let app_activity_records = text(4, "app_activity_records");
+        let v = parts.get("verdict").filter(|v| v.is_object());
+        let result = v.and_then(|v| v["verdict_result"].as_str()).map(|r| {
+            match r {
+                "VERDICT_RESULT_ACCEPTED" => "accepted",
+                "VERDICT_RESULT_REJECTED" => "rejected",
+                _ => "unspecified",
+            }
+            .to_owned()
+        });
+        let int = |v: &serde_json::Value| {
+            v.as_i64()
+                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        };
+        EventsRow {
+            update_id: update_id.to_owned(),
+            served,
+            verdict,
+            traffic_summary,
+            app_activity_records,
+            round_number: v.and_then(|v| int(&v["round_number"])),
+            verdict_result: result,
+            mediator_group: v.map(|v| int(&v["mediator_group"]).unwrap_or(0)),
+            digest: digest.to_vec(),
+            scans: scans.join(","),
+        }
+    }
+}
+
+/// The statement that keeps one [`EventsRow`] (replacing the update's earlier row), its
+/// parameters numbered after `mark` (`?` on SQLite, `$` on PostgreSQL): the update id, then the
+/// row's columns in [`EventsRow`]'s order. An update the index does not keep inserts nothing.
+pub(super) fn events_upsert(mark: char) -> String {
+    let columns = [
+        "served",
+        "verdict",
+        "traffic_summary",
+        "app_activity_records",
+        "round_number",
+        "verdict_result",
+        "mediator_group",
+        "digest",
+        "scans",
+    ];
+    let values: Vec<String> = (2..=columns.len() + 1)
+        .map(|n| format!("{mark}{n}"))
+        .collect();
+    let set: Vec<String> = columns
+        .iter()
+        .map(|c| format!("{c} = excluded.{c}"))
+        .collect();
+    format!(
+        "INSERT INTO events (seq, {}) SELECT seq, {} FROM updates WHERE update_id = {mark}1
+         ON CONFLICT (seq) DO UPDATE SET {}",
+        columns.join(", "),
+        values.join(", "),
+        set.join(", ")
+    )
 }

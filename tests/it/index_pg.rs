@@ -42,6 +42,7 @@ const TESTS: &[&str] = &[
     "verify_on_postgres_agrees_and_a_changed_digest_is_exit_5",
     "deep_pages_read_by_keyset_equal_the_offset_answers_on_both_engines",
     "a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_sync",
+    "events_kept_on_postgres_equal_the_sqlite_events_and_backfill_after_no_events",
 ];
 
 /// The restart test restarts the one server: the others hold this for reading while they run.
@@ -972,7 +973,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     let migrate = || {
         let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
-        assert_eq!(status(dir.path(), &db.url)["schema_version"], 6);
+        assert_eq!(status(dir.path(), &db.url)["schema_version"], 7);
         let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
@@ -1004,7 +1005,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     .expect("schema 4");
     let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 6);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 7);
     let bits: i64 = pg
         .query_one("SELECT count(*) FROM hub_bits", &[])
         .expect("bits")
@@ -1021,6 +1022,18 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     .expect("schema 5");
     migrate();
     compare("after the migration from schema 5");
+    // Schema 6 (no events table): the next sync makes it, empty, keeping every update.
+    pg.batch_execute(
+        "DROP TABLE events; UPDATE meta SET value = '6' WHERE key = 'schema_version';",
+    )
+    .expect("schema 6");
+    migrate();
+    let events: bool = pg
+        .query_one("SELECT to_regclass('events') IS NOT NULL", &[])
+        .expect("the table")
+        .get(0);
+    assert!(events, "the events table is made");
+    compare("after the migration from schema 6");
     for prefix in crate::index_prefix::prefixes(&sqlite) {
         let term = format!("contract:{prefix}");
         for limit in ["1", "3", "100", "100000"] {
@@ -1032,5 +1045,97 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
                 "{term}, {limit} rows"
             );
         }
+    }
+}
+
+/// The events rows of a PostgreSQL index: update id, verdict, round, result, mediator group.
+type EventRows = Vec<(
+    String,
+    Option<String>,
+    Option<i64>,
+    Option<String>,
+    Option<i64>,
+)>;
+
+fn pg_events(url: &str) -> EventRows {
+    let mut pg = postgres::Client::connect(url, postgres::NoTls).expect("connects");
+    pg.query(
+        "SELECT u.update_id, e.verdict, e.round_number, e.verdict_result, e.mediator_group
+         FROM events e JOIN updates u ON u.seq = e.seq ORDER BY u.update_id COLLATE \"C\"",
+        &[],
+    )
+    .expect("rows")
+    .iter()
+    .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+    .collect()
+}
+
+fn sqlite_events(index: &Path) -> EventRows {
+    let conn = rusqlite::Connection::open(index).expect("opens");
+    conn.prepare(
+        "SELECT u.update_id, e.verdict, e.round_number, e.verdict_result, e.mediator_group
+         FROM events e JOIN updates u ON u.seq = e.seq ORDER BY u.update_id",
+    )
+    .expect("a query")
+    .query_map([], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    })
+    .expect("rows")
+    .collect::<Result<_, _>>()
+    .expect("rows")
+}
+
+#[test]
+fn events_kept_on_postgres_equal_the_sqlite_events_and_backfill_after_no_events() {
+    let Some((db, _server)) = database("events") else {
+        return;
+    };
+    let demo = four();
+    let url = &demo.handle.scan_url;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sqlite = dir.path().join("index.sqlite");
+    let sqlite_at = sqlite.to_str().expect("utf-8");
+    let until = cantonscope::model::format::format_time_micros(
+        cantonscope::model::format::parse_time_micros(from()).expect("a time") + 3_600_000_000,
+    );
+    // PostgreSQL without events first: the updates alone.
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        &db.url,
+        &[
+            "--from",
+            from(),
+            "--until",
+            &until,
+            "--verify",
+            "2",
+            "--no-events",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(pg_events(&db.url).is_empty());
+    assert_eq!(status(dir.path(), &db.url)["events"], 0);
+    // SQLite with them; then --events backfills PostgreSQL to the same rows.
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        sqlite_at,
+        &["--from", from(), "--until", &until, "--verify", "2"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = sync(dir.path(), url, &db.url, &["--events", "--verify", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let on_pg = pg_events(&db.url);
+    assert!(!on_pg.is_empty());
+    assert_eq!(on_pg, sqlite_events(&sqlite));
+    let st = status(dir.path(), &db.url);
+    assert_eq!(st["events"], st["updates"], "{st}");
+    for terms in [["verdict:accepted"], ["verdict:rejected"]] {
+        assert_eq!(
+            search(dir.path(), &db.url, &terms, &["--count"]),
+            search(dir.path(), sqlite_at, &terms, &["--count"]),
+            "{terms:?}"
+        );
     }
 }

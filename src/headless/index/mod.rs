@@ -228,6 +228,7 @@ pub async fn run_with(
                 follow: false,
                 verify: verify_of(*scans),
                 bodies: false,
+                events: crate::indexer::EventsMode::Skip,
                 page_size: i32::from(walk.page_size),
                 chunks: 1,
                 rate: walk.request_rate.unwrap_or(settings.network.request_rate),
@@ -243,6 +244,8 @@ pub async fn run_with(
             follow,
             verify,
             no_bodies,
+            no_events,
+            events,
             walk,
             chunks,
         } => {
@@ -252,6 +255,13 @@ pub async fn run_with(
                 follow: *follow,
                 verify: verify_of(*verify),
                 bodies: !*no_bodies,
+                events: if *events {
+                    crate::indexer::EventsMode::Only
+                } else if *no_events {
+                    crate::indexer::EventsMode::Skip
+                } else {
+                    crate::indexer::EventsMode::Keep
+                },
                 page_size: i32::from(walk.page_size),
                 chunks: usize::from(*chunks),
                 rate: walk.request_rate.unwrap_or(settings.network.request_rate),

@@ -13,15 +13,15 @@ use std::sync::atomic::AtomicI64;
 
 use crate::api::{ApiClient, ApiConfig, ApiError};
 use crate::every_scan::Cancel;
-use crate::indexer::{Counters, Engine, Shared, beat_every};
+use crate::indexer::{Counters, Engine, EventsCounts, EventsMode, Failure, Shared, beat_every};
 use crate::model::findings::FoundBy;
 use crate::store::lock::host_name;
 use crate::store::{Heartbeat, IndexWriter};
 
 /// How a sync ended.
 enum Ended {
-    Done(Counters),
-    Halted(Halt, Counters),
+    Done(Counters, Option<EventsCounts>),
+    Halted(Halt, Counters, Option<EventsCounts>),
     /// The client to the scans could not be made.
     Client(ApiError),
 }
@@ -77,13 +77,19 @@ pub(super) async fn sync(
     };
     let ended = run(store.clone(), settings, plan, &mut stderr, cancel).await;
     beating.abort();
+    let events = match &ended {
+        Ended::Done(_, events) | Ended::Halted(_, _, events) => {
+            events.as_ref().map(EventsCounts::to_json)
+        }
+        Ended::Client(_) => None,
+    };
     let (code, outcome, extra) = match &ended {
-        Ended::Done(counters) => (
+        Ended::Done(counters, _) => (
             EXIT_OK,
             "done",
             json!({ "counters": counters_json(counters) }),
         ),
-        Ended::Halted(Halt::Interrupted, counters) => {
+        Ended::Halted(Halt::Interrupted, counters, _) => {
             // SIGTERM ends a --follow sync (a service, a tmux pane closing) as planned.
             let (code, outcome) = if stopped() && plan.follow {
                 (EXIT_OK, "stopped")
@@ -96,7 +102,7 @@ pub(super) async fn sync(
                 json!({ "counters": counters_json(counters) }),
             )
         }
-        Ended::Halted(halt @ Halt::Diverged(record, _), counters) => {
+        Ended::Halted(halt @ Halt::Diverged(record, _), counters, _) => {
             let (code, message) = halt_code(halt);
             say(err, &message);
             (
@@ -108,7 +114,9 @@ pub(super) async fn sync(
                 }),
             )
         }
-        Ended::Halted(halt @ Halt::Failed(_), counters) => failed(halt_code(halt), counters, err),
+        Ended::Halted(halt @ Halt::Failed(_), counters, _) => {
+            failed(halt_code(halt), counters, err)
+        }
         Ended::Client(e) => failed((e.exit_code(), e.to_string()), &Counters::default(), err),
     };
     let ended = now_micros();
@@ -121,6 +129,9 @@ pub(super) async fn sync(
     let mut result = json!({ "outcome": outcome, "exit_code": code });
     if let (Some(map), Value::Object(more)) = (result.as_object_mut(), extra) {
         map.extend(more);
+        if let Some(events) = events {
+            map.insert("events".to_owned(), events);
+        }
     }
     if let Err(e) = write_pretty(out, &result) {
         say(err, &e);
@@ -168,14 +179,41 @@ async fn run(
     };
     let engine = match Engine::connect(store, &client, settings, plan, stderr, cancel).await {
         Ok(engine) => engine,
-        Err(halt) => return Ended::Halted(halt, Counters::default()),
+        Err(halt) => return Ended::Halted(halt, Counters::default(), None),
     };
-    let result = engine.sync().await;
+    // The updates (unless --events), then the events of those kept without them (unless
+    // --no-events; a --follow sync never ends its walk of the updates).
+    let mut result = if plan.events == EventsMode::Only {
+        Ok(())
+    } else {
+        engine.sync().await
+    };
+    let mut events = None;
+    let mut warning = None;
+    if result.is_ok() && plan.events != EventsMode::Skip {
+        match engine.sync_events().await {
+            Ok(counts) => events = Some(counts),
+            // Beside the updates, events the scans cannot serve or verify (an older scan:
+            // 404; fewer scans serving them than --verify asks) leave the updates synced: said,
+            // not a failure (`--events` asks for them alone and fails).
+            Err(Halt::Failed(Failure::NoQuorum(why) | Failure::Server(why)))
+                if plan.events == EventsMode::Keep =>
+            {
+                warning = Some(format!(
+                    "warning: the updates' events are not synced: {why}"
+                ));
+            }
+            Err(halt) => result = Err(halt),
+        }
+    }
     let findings = engine.take_findings(FoundBy::IndexSync);
     let counters = engine.into_counters();
     super::keep_findings(settings, &findings, &mut *stderr.err);
+    if let Some(warning) = warning {
+        say(&mut *stderr.err, &warning);
+    }
     match result {
-        Ok(()) => Ended::Done(counters),
-        Err(halt) => Ended::Halted(halt, counters),
+        Ok(()) => Ended::Done(counters, events),
+        Err(halt) => Ended::Halted(halt, counters, events),
     }
 }

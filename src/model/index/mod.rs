@@ -112,6 +112,24 @@ pub fn digest_value(value: &mut Value) -> Digest {
     Sha256::digest(canonical_json(value).as_bytes()).into()
 }
 
+/// The events parts of one `/v0/events` item (its `verdict`, `traffic_summary` and
+/// `app_activity_records`, each as served: absent, `null` or a value), the verdict's
+/// scan-local `finalization_time` left out, and the canonical digest of them together: what
+/// the scans are compared on and what the index keeps.
+pub fn events_parts(item: &Value) -> (serde_json::Map<String, Value>, Digest) {
+    let mut parts = serde_json::Map::new();
+    for key in ["verdict", "traffic_summary", "app_activity_records"] {
+        if let Some(v) = item.get(key) {
+            parts.insert(key.to_owned(), v.clone());
+        }
+    }
+    if let Some(Value::Object(verdict)) = parts.get_mut("verdict") {
+        verdict.remove("finalization_time");
+    }
+    let digest = Sha256::digest(canonical_json(&Value::Object(parts.clone())).as_bytes()).into();
+    (parts, digest)
+}
+
 /// The digest as lower-case hex.
 pub fn digest_hex(digest: &Digest) -> String {
     hex::encode(digest)

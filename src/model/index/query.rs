@@ -32,6 +32,38 @@ pub enum Term {
     PartyHint(String),
     /// An update exercising any of these choices (an `is:` term).
     Choices(Vec<String>),
+    /// An update whose events the index keeps with this verdict, round or mediator group
+    /// (`verdict:accepted`, `round:N`, `mediator:GROUP`).
+    Events(EventsTerm),
+}
+
+/// A term over the events the index keeps with an update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventsTerm {
+    /// The verdict's result: `accepted` or `rejected`.
+    Verdict(String),
+    /// The verdict's mining round.
+    Round(i64),
+    /// The mediator group that gave the verdict.
+    Mediator(i64),
+}
+
+impl EventsTerm {
+    /// The events column the term tests and the value it must have.
+    pub fn column(&self) -> (&'static str, EventsValue<'_>) {
+        match self {
+            EventsTerm::Verdict(v) => ("verdict_result", EventsValue::Text(v)),
+            EventsTerm::Round(n) => ("round_number", EventsValue::Number(*n)),
+            EventsTerm::Mediator(n) => ("mediator_group", EventsValue::Number(*n)),
+        }
+    }
+}
+
+/// The value an events term tests its column for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventsValue<'a> {
+    Text(&'a str),
+    Number(i64),
 }
 
 /// An id's head (in its forms: with and without `1220`) and, when it was given as the screen
@@ -80,9 +112,11 @@ impl Term {
     pub fn prefix_matches(&self, id: &str) -> bool {
         match self {
             Term::ContractPrefix(p) | Term::UpdatePrefix(p) => p.matches(id),
-            Term::Exact(..) | Term::TemplateName(_) | Term::PartyHint(_) | Term::Choices(_) => {
-                false
-            }
+            Term::Exact(..)
+            | Term::TemplateName(_)
+            | Term::PartyHint(_)
+            | Term::Choices(_)
+            | Term::Events(_) => false,
         }
     }
 }
@@ -155,6 +189,22 @@ impl Query {
                         Term::UpdatePrefix(prefix)
                     }
                 }
+                "verdict" => match text.to_ascii_lowercase().as_str() {
+                    v @ ("accepted" | "rejected") => {
+                        Term::Events(EventsTerm::Verdict(v.to_owned()))
+                    }
+                    _ => return refuse("verdict: takes accepted or rejected"),
+                },
+                "round" | "mediator" => {
+                    let Ok(n) = text.parse::<i64>() else {
+                        return refuse(&format!("{field}: takes a number"));
+                    };
+                    Term::Events(if field == "round" {
+                        EventsTerm::Round(n)
+                    } else {
+                        EventsTerm::Mediator(n)
+                    })
+                }
                 "re" => return refuse("a regular expression would read every key of the index"),
                 _ => return refuse("an unknown field"),
             };
@@ -170,6 +220,21 @@ impl Query {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn events_terms_name_a_verdict_a_round_or_a_mediator_group() {
+        let q = Query::parse(&["verdict:Accepted round:42 mediator:0"]).expect("q");
+        assert_eq!(
+            q.terms,
+            vec![
+                Term::Events(EventsTerm::Verdict("accepted".to_owned())),
+                Term::Events(EventsTerm::Round(42)),
+                Term::Events(EventsTerm::Mediator(0)),
+            ]
+        );
+        assert!(Query::parse(&["verdict:maybe"]).is_err());
+        assert!(Query::parse(&["round:x"]).is_err());
+    }
 
     #[test]
     fn a_party_hint_alone_is_every_party_of_that_hint() {

@@ -49,9 +49,9 @@ use postgres::error::SqlState;
 use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 
 use super::{
-    Chunk, DivergenceRecord, HEARTBEAT_STALE_MICROS, Heartbeat, IndexReach, IndexReader,
-    IndexStatus, IndexWriter, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position,
-    SCHEMA_VERSION, StoreError,
+    At, Chunk, DivergenceRecord, EventsRow, EventsTodo, HEARTBEAT_STALE_MICROS, Heartbeat,
+    IndexReach, IndexReader, IndexStatus, IndexWriter, KeptUpdate, MigrationRange, PageWrite,
+    PageWritten, Position, SCHEMA_VERSION, StoreError,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -251,6 +251,56 @@ impl IndexReader for PgIndex {
 }
 
 impl IndexWriter for PgIndex {
+    fn events_todo(&mut self) -> Result<EventsTodo, StoreError> {
+        let at = |r: postgres::Row| At::new(r.get(0), r.get(1));
+        let first_lacking = self.with(|c| {
+            c.query_opt(
+                "SELECT u.migration_id, u.record_time FROM updates u
+                 WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = u.seq)
+                 ORDER BY u.migration_id, u.record_time LIMIT 1",
+                &[],
+            )
+        })?;
+        let last = self.with(|c| {
+            c.query_opt(
+                "SELECT migration_id, record_time FROM updates
+                 ORDER BY migration_id DESC, record_time DESC LIMIT 1",
+                &[],
+            )
+        })?;
+        Ok(EventsTodo {
+            first_lacking: first_lacking.map(at),
+            last: last.map(at),
+        })
+    }
+
+    fn write_events(&mut self, rows: &[EventsRow]) -> Result<u64, StoreError> {
+        self.with(|c| {
+            let mut tx = c.transaction()?;
+            let stmt = tx.prepare(&crate::store::write::events_upsert('$'))?;
+            let mut kept = 0;
+            for r in rows {
+                kept += tx.execute(
+                    &stmt,
+                    &[
+                        &r.update_id,
+                        &r.served,
+                        &r.verdict,
+                        &r.traffic_summary,
+                        &r.app_activity_records,
+                        &r.round_number,
+                        &r.verdict_result,
+                        &r.mediator_group,
+                        &r.digest,
+                        &r.scans,
+                    ],
+                )?;
+            }
+            tx.commit()?;
+            Ok(kept)
+        })
+    }
+
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.set_meta(key, value)
     }

@@ -64,8 +64,12 @@ impl PgIndex {
                     .join(" + ")
             );
             let size: i64 = tx.query_one(&size_sql, &[])?.get(0);
-            let counts = tx.query_one("SELECT count(*), count(body) FROM updates", &[])?;
-            let (updates, bodies): (i64, i64) = (counts.get(0), counts.get(1));
+            let counts = tx.query_one(
+                "SELECT count(*), count(body), (SELECT count(*) FROM events) FROM updates",
+                &[],
+            )?;
+            let (updates, bodies, events): (i64, i64, i64) =
+                (counts.get(0), counts.get(1), counts.get(2));
             let migrations = tx
                 .query(
                     "SELECT migration_id, count(*), min(record_time), max(record_time)
@@ -109,8 +113,7 @@ impl PgIndex {
             tx.commit()?;
             Ok((
                 size,
-                updates,
-                bodies,
+                (updates, bodies, events),
                 migrations,
                 divergences,
                 heartbeat,
@@ -118,8 +121,15 @@ impl PgIndex {
                 chunks,
             ))
         };
-        let (size, updates, bodies, migrations, divergences, heartbeat, last_sync, chunks) =
-            run(client).map_err(|e| target.error(&e))?;
+        let (
+            size,
+            (updates, bodies, events),
+            migrations,
+            divergences,
+            heartbeat,
+            last_sync,
+            chunks,
+        ) = run(client).map_err(|e| target.error(&e))?;
         Ok(IndexStatus {
             location: shown,
             schema_version: SCHEMA_VERSION,
@@ -128,6 +138,7 @@ impl PgIndex {
             verifications,
             updates,
             bodies,
+            events,
             size_bytes: u64::try_from(size).unwrap_or(0),
             migrations,
             gaps: crate::store::gaps(&chunks),

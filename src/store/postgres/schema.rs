@@ -95,6 +95,21 @@ CREATE TABLE IF NOT EXISTS dictionaries (
     added_at BIGINT NOT NULL,
     dictionary BYTEA NOT NULL
 );
+CREATE TABLE IF NOT EXISTS events (
+    seq BIGINT PRIMARY KEY,
+    served BIGINT NOT NULL,
+    verdict TEXT,
+    traffic_summary TEXT,
+    app_activity_records TEXT,
+    round_number BIGINT,
+    verdict_result TEXT,
+    mediator_group BIGINT,
+    digest BYTEA NOT NULL,
+    scans TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_round ON events (round_number) WHERE round_number IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_verdict ON events (verdict_result, mediator_group)
+    WHERE verdict_result IS NOT NULL;
 CREATE TABLE IF NOT EXISTS sync_heartbeat (
     id BIGINT PRIMARY KEY CHECK (id = 1),
     pid BIGINT NOT NULL,
@@ -106,7 +121,7 @@ CREATE TABLE IF NOT EXISTS sync_heartbeat (
 "#;
 
 /// The index's tables (for its size).
-pub const TABLES: [&str; 12] = [
+pub const TABLES: [&str; 13] = [
     "meta",
     "updates",
     "terms",
@@ -118,6 +133,7 @@ pub const TABLES: [&str; 12] = [
     "divergences",
     "dictionaries",
     "hub_bits",
+    "events",
     "sync_heartbeat",
 ];
 
@@ -174,7 +190,8 @@ impl PgIndex {
             .map_err(|e| target.error(&e))?;
             // Schema 2 (the first on PostgreSQL) → 3: the pairs of the frequent terms (and
             // their bitmaps); 3 → 4: the bodies' dictionaries (the table made above); 4 → 5:
-            // the bitmaps of the frequent terms; 5 → 6: each term's newest key.
+            // the bitmaps of the frequent terms; 5 → 6: each term's newest key; 6 → 7: the events
+            // table (made above, empty: `index sync --events` fills it).
             match older {
                 Some(2) => {
                     pairs::migrate_2_to_3(&mut tx).map_err(|e| target.error(&e))?;

@@ -1,7 +1,7 @@
 //! Search and count: a query's terms resolved to term ids (prefixes matched in Rust, a batch
 //! at a time), the rarest single-id term walking `keys` newest first.
 
-use crate::model::index::query::{party_hinted, template_named};
+use crate::model::index::query::{EventsValue, party_hinted, template_named};
 use crate::store::hubs::HubBits;
 use crate::store::newest::{self, Head, Pos};
 
@@ -76,6 +76,16 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
                 )?;
             }
             Ok(TermSet::Terms(ids))
+        }
+        // The updates whose kept events have the column's value.
+        Term::Events(term) => {
+            let (column, value) = term.column();
+            let sql = format!("SELECT seq FROM events WHERE {column} = $1 ORDER BY seq");
+            let rows = match value {
+                EventsValue::Text(v) => c.query(&sql, &[&v])?,
+                EventsValue::Number(n) => c.query(&sql, &[&n])?,
+            };
+            Ok(TermSet::Seqs(rows.iter().map(|r| r.get(0)).collect()))
         }
         Term::UpdatePrefix(prefix) => {
             let mut seqs = Vec::new();

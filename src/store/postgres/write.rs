@@ -267,6 +267,10 @@ impl PgIndex {
                  WHERE t.updates > 0 AND (t.last_time < $1 OR t.last_seq IS NULL)",
                 &[&before],
             )?;
+            tx.execute(
+                "DELETE FROM events WHERE seq IN (SELECT seq FROM updates WHERE record_time < $1)",
+                &[&before],
+            )?;
             let removed = tx.execute("DELETE FROM updates WHERE record_time < $1", &[&before])?;
             tx.execute(
                 "DELETE FROM terms WHERE NOT EXISTS (SELECT 1 FROM keys WHERE keys.term = terms.id)",

@@ -25,8 +25,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
 use super::{
-    BodyDictionaries, Chunk, DivergenceRecord, Heartbeat, IndexReader, IndexStatus, IndexWriter,
-    KeptUpdate, MigrationRange, PageWrite, PageWritten, Position, SCHEMA_VERSION, StoreError, gaps,
+    At, BodyDictionaries, Chunk, DivergenceRecord, EventsRow, EventsTodo, Heartbeat, IndexReader,
+    IndexStatus, IndexWriter, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position,
+    SCHEMA_VERSION, StoreError, gaps,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -122,6 +123,68 @@ impl IndexReader for SqliteIndex {
 }
 
 impl IndexWriter for SqliteIndex {
+    fn events_todo(&mut self) -> Result<EventsTodo, StoreError> {
+        let at = |r: &rusqlite::Row<'_>| Ok(At::new(r.get(0)?, r.get(1)?));
+        let first_lacking = self
+            .conn
+            .query_row(
+                "SELECT u.migration_id, u.record_time FROM updates u
+                 WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = u.seq)
+                 ORDER BY u.migration_id, u.record_time LIMIT 1",
+                [],
+                at,
+            )
+            .optional()
+            .map_err(|e| self.engine(&e))?;
+        let last = self
+            .conn
+            .query_row(
+                "SELECT migration_id, record_time FROM updates
+                 ORDER BY migration_id DESC, record_time DESC LIMIT 1",
+                [],
+                at,
+            )
+            .optional()
+            .map_err(|e| self.engine(&e))?;
+        Ok(EventsTodo {
+            first_lacking,
+            last,
+        })
+    }
+
+    fn write_events(&mut self, rows: &[EventsRow]) -> Result<u64, StoreError> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| engine_error(&path, &e))?;
+        let mut kept = 0;
+        {
+            let mut stmt = tx
+                .prepare_cached(&crate::store::write::events_upsert('?'))
+                .map_err(|e| engine_error(&path, &e))?;
+            for r in rows {
+                kept += stmt
+                    .execute(params![
+                        r.update_id,
+                        r.served,
+                        r.verdict,
+                        r.traffic_summary,
+                        r.app_activity_records,
+                        r.round_number,
+                        r.verdict_result,
+                        r.mediator_group,
+                        r.digest,
+                        r.scans
+                    ])
+                    .map_err(|e| engine_error(&path, &e))? as u64;
+            }
+        }
+        tx.commit().map_err(|e| engine_error(&path, &e))?;
+        self.after_commit()?;
+        Ok(kept)
+    }
+
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.set_meta(key, value)
     }

@@ -64,10 +64,12 @@ impl SqliteIndex {
             .transaction()
             .map_err(|e| engine_error(&path, &e))?;
         let e = |e: rusqlite::Error| engine_error(&path, &e);
-        let (updates, bodies): (i64, i64) = tx
-            .query_row("SELECT count(*), count(body) FROM updates", [], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+        let (updates, bodies, events): (i64, i64, i64) = tx
+            .query_row(
+                "SELECT count(*), count(body), (SELECT count(*) FROM events) FROM updates",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
             .map_err(e)?;
         let migrations = {
             let mut stmt = tx
@@ -142,6 +144,7 @@ impl SqliteIndex {
             verifications: self.verifications()?,
             updates,
             bodies,
+            events,
             size_bytes,
             migrations,
             gaps: gaps(&chunks),

@@ -97,6 +97,34 @@ CREATE TABLE IF NOT EXISTS dictionaries (
 );
 ";
 
+/// Schema 7: each update's events parts as the scans serve them beside it on `/v0/events`
+/// (the mediator's verdict, the traffic summary, the CIP-104 app activity records), kept as
+/// JSON, by the update's `seq` (a row per update whose events were synced; none: not synced
+/// yet). `verdict` NULL is "none served" (the scans agree the update has no verdict); a part
+/// no scan serves stays NULL too, told apart by `served` (a bit per part: 1 verdict, 2 traffic
+/// summary, 4 app activity records). The verdict's round, result (`accepted`, `rejected`,
+/// `unspecified`) and mediator group are columns for search; `digest` is the SHA-256 of the
+/// parts' canonical JSON without the scan-local `verdict.finalization_time`, `scans` the scans
+/// that confirmed it (comma-separated). Made by the 6 → 7 migration as well, empty: an index
+/// of schema 6 keeps its updates and gets their events with `index sync --events`.
+pub(super) const EVENTS: &str = "
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY,
+    served INTEGER NOT NULL,
+    verdict TEXT,
+    traffic_summary TEXT,
+    app_activity_records TEXT,
+    round_number INTEGER,
+    verdict_result TEXT,
+    mediator_group INTEGER,
+    digest BLOB NOT NULL,
+    scans TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_round ON events (round_number) WHERE round_number IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_verdict ON events (verdict_result, mediator_group)
+    WHERE verdict_result IS NOT NULL;
+";
+
 /// Schema 5 → 6: each term keeps its newest key (migration, record time, seq), read in one
 /// walk of the keys in their order (a term's newest is the last of its run), not a look-up per
 /// term: 22 million terms at 10 M updates. A term without keys keeps none (read when needed).
@@ -297,6 +325,7 @@ impl SqliteIndex {
             tx.execute_batch(SCHEMA)
                 .and_then(|()| tx.execute_batch(pairs::CREATE))
                 .and_then(|()| tx.execute_batch(DICTIONARIES))
+                .and_then(|()| tx.execute_batch(EVENTS))
                 .map_err(|e| engine_error(path, &e))?;
             tx.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1')",
@@ -364,6 +393,13 @@ impl SqliteIndex {
             migrate_5_to_6(&tx).map_err(|e| engine_error(&path, &e))?;
             done.push(
                 "each term's newest update, for fast pages of a contract-id prefix".to_owned(),
+            );
+        }
+        if found < 7 {
+            tx.execute_batch(EVENTS)
+                .map_err(|e| engine_error(&path, &e))?;
+            done.push(
+                "a table for each update's events (verdict, traffic summary, app activity), filled by `index sync --events` without fetching the bodies again".to_owned(),
             );
         }
         if found < 4 {

@@ -2,7 +2,7 @@
 //! matched in Rust), the rarest term driving, time bounds as per-migration ranges, the other
 //! terms probed in the keys or, when they are hubs, tested in their bitmaps.
 
-use crate::model::index::query::{party_hinted, template_named};
+use crate::model::index::query::{EventsValue, party_hinted, template_named};
 use crate::store::hubs::HubBits;
 use crate::store::newest::{self, Head, Pos};
 
@@ -81,6 +81,25 @@ impl SqliteIndex {
                     self.term_heads(KeyKind::Choice, choice, &|c| c == choice, &mut heads)?;
                 }
                 Ok(Resolved::of_keys(heads))
+            }
+            Term::Events(term) => {
+                // The updates whose kept events have the column's value (by the events'
+                // indexes on the verdict result and mediator group, and on the round).
+                let (column, value) = term.column();
+                let sql = format!("SELECT seq FROM events WHERE {column} = ?1 ORDER BY seq");
+                let mut stmt = self
+                    .conn
+                    .prepare_cached(&sql)
+                    .map_err(|e| self.engine(&e))?;
+                let value: rusqlite::types::Value = match value {
+                    EventsValue::Text(v) => v.to_owned().into(),
+                    EventsValue::Number(n) => n.into(),
+                };
+                let seqs = stmt
+                    .query_map([value], |r| r.get(0))
+                    .and_then(|rows| rows.collect::<rusqlite::Result<Vec<i64>>>())
+                    .map_err(|e| self.engine(&e))?;
+                Ok(Resolved::Seqs(seqs))
             }
             Term::UpdatePrefix(prefix) => {
                 let mut seqs = Vec::new();

@@ -624,7 +624,7 @@ fn contract_prefix_pages_merge_from_each_terms_newest_key_through_pages_prune_an
                         }
                         Term::UpdatePrefix(_) => t.prefix_matches(&format!("up{i:03}")),
                         Term::Exact(_, p) => parties(*i).contains(&p.as_str()),
-                        Term::TemplateName(_) | Term::Choices(_) => false,
+                        Term::TemplateName(_) | Term::Choices(_) | Term::Events(_) => false,
                         Term::PartyHint(h) => parties(*i).iter().any(|p| party_hinted(p, h)),
                     })
                 })

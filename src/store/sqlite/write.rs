@@ -280,7 +280,7 @@ fn write_rows(
 impl SqliteIndex {
     /// After a writing commit: the WAL copied into the file when it has grown
     /// ([`super::checkpoint`]).
-    fn after_commit(&self) -> Result<(), StoreError> {
+    pub(super) fn after_commit(&self) -> Result<(), StoreError> {
         match &self.checkpointer {
             Some(c) => c.after_commit(&self.conn).map_err(|e| self.engine(&e)),
             None => Ok(()),
@@ -394,6 +394,11 @@ impl SqliteIndex {
             pairs::prune(&tx, before)?;
             pairs::forget_gone(&tx, &gone)?;
             tx.execute("DELETE FROM keys WHERE record_time < ?1", [before])?;
+            // The events go with their updates (a removed seq is given to the next update).
+            tx.execute(
+                "DELETE FROM events WHERE seq IN (SELECT seq FROM updates WHERE record_time < ?1)",
+                [before],
+            )?;
             let removed = tx.execute("DELETE FROM updates WHERE record_time < ?1", [before])?;
             Ok(removed as u64)
         };
