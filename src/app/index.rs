@@ -51,7 +51,7 @@ pub fn drive(sh: &mut Shared, out: &mut Out, reply: Option<&Fetched>) -> bool {
                     crate::feed::timeline::TimelineIntent::Close,
                 ));
             }
-        } else if !was_check && sh.index.usable() {
+        } else if !was_check && sh.index.usable() && sh.timeline.is_none() {
             // After each reach: is the loaded history still the one the index kept?
             if let Some((id, request)) = sh.index.check(probes(sh), &mut sh.ids) {
                 out.effects.push(Effect::Fetch { id, request });
