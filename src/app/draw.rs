@@ -127,7 +127,7 @@ fn index_span(app: &App, level: u8) -> Option<Span<'static>> {
         };
         return Some(Span::styled(text, theme.status_warn));
     }
-    if feed.failure.is_some() || feed.rewritten.is_some() {
+    if feed.failure.is_some() {
         let text = if level == 0 {
             "index unusable (see !)"
         } else {

@@ -9,7 +9,6 @@
 //! index replaced by another file (one of another network is refused, saying why).
 
 use crate::model::index::read::{IndexAnswer, IndexReach, IndexRead};
-use crate::model::position::At;
 use crate::msg::{Fetched, Owner, Request, RequestId, RequestIds};
 
 use super::loader::Note;
@@ -32,11 +31,6 @@ pub struct IndexFeed {
     pub absent: bool,
     /// The DSO party of the network of the index read last (to tell a replaced index).
     network: Option<String>,
-    /// The history the scan serves is not the one the index kept (what tells, in the sync's
-    /// words, and what to do): History no longer lists the index's rows, and the index is no
-    /// longer read.
-    pub rewritten: Option<String>,
-    check_pending: Option<RequestId>,
     pending: Option<RequestId>,
     next_at: i64,
 }
@@ -57,46 +51,17 @@ impl IndexFeed {
 
     /// Whether the index can be read now (configured, and not found unusable).
     pub fn usable(&self) -> bool {
-        self.location.is_some() && self.failure.is_none() && self.rewritten.is_none()
+        self.location.is_some() && self.failure.is_none()
     }
 
     /// Whether `id` is this feed's request.
     pub fn owns(&self, id: RequestId) -> bool {
-        self.pending == Some(id) || self.check_pending == Some(id)
-    }
-
-    /// Whether `id` is this feed's check of the loaded history.
-    pub fn checks(&self, id: RequestId) -> bool {
-        self.check_pending == Some(id)
-    }
-
-    /// The check of the loaded history against the index ([`IndexRead::Check`]): `loaded`, the
-    /// update ids and positions to look for; `None` when the index cannot be read now, one is
-    /// under way, or nothing is loaded.
-    pub fn check(
-        &mut self,
-        loaded: Vec<(String, At)>,
-        ids: &mut RequestIds,
-    ) -> Option<(RequestId, Request)> {
-        if !self.usable()
-            || self.reach.is_none()
-            || self.check_pending.is_some()
-            || loaded.is_empty()
-        {
-            return None;
-        }
-        let id = ids.next(Owner::Index);
-        self.check_pending = Some(id);
-        Some((id, Request::Index(IndexRead::Check { loaded })))
+        self.pending == Some(id)
     }
 
     /// The reach request when one is due at `now`.
     pub fn tick(&mut self, now: i64, ids: &mut RequestIds) -> Option<(RequestId, Request)> {
-        if self.location.is_none()
-            || self.rewritten.is_some()
-            || self.pending.is_some()
-            || now < self.next_at
-        {
+        if self.location.is_none() || self.pending.is_some() || now < self.next_at {
             return None;
         }
         let id = ids.next(Owner::Index);
@@ -114,10 +79,6 @@ impl IndexFeed {
         now: i64,
         scan_dso: Option<&str>,
     ) -> (Option<(Note, String)>, bool) {
-        if self.check_pending == Some(reply.id) {
-            self.check_pending = None;
-            return self.on_check(reply);
-        }
         if !self.owns(reply.id) {
             return (None, false);
         }
@@ -192,20 +153,6 @@ impl IndexFeed {
                 (note, first)
             }
         }
-    }
-
-    /// Takes the answer of the check of the loaded history: a rewritten history is said once,
-    /// with what to do, and the index is read no more.
-    fn on_check(&mut self, reply: &Fetched) -> (Option<(Note, String)>, bool) {
-        let Ok(IndexAnswer::Check(Some(rewrite))) = reply.index_answer() else {
-            return (None, false);
-        };
-        let location = self.location.clone().unwrap_or_default();
-        let text = format!(
-            "{rewrite}; the scan's history is not the one the index {location} kept (a demo restarted, a scan restored): History no longer lists the index's rows; sync from scratch into a new file (`cantonscope index sync --index NEW`) or start the explorer with `--index` another file"
-        );
-        self.rewritten = Some(text.clone());
-        (Some((Note::Error, text)), true)
     }
 
     /// Why the index read is refused: it belongs to another network than the scan serves (or,

@@ -29,18 +29,7 @@ pub struct IndexSource {
     /// not on every read; dropped after a failed read, so the next one connects again). An
     /// SQLite index is opened for each read and closed after it.
     kept: KeptReader,
-    /// Whether the history the scan serves is the one the index kept, as the last
-    /// [`IndexRead::Check`] found: [`UNCHECKED`], [`CONFIRMED`] or [`REWRITTEN`] (the loader's
-    /// pages no longer come from the index).
-    checked: std::sync::Arc<std::sync::atomic::AtomicU8>,
-    /// The loader's pages come from the index only once a check confirmed it (the explorer's
-    /// source, [`IndexSource::confirm_first`]); otherwise whenever the index covers them.
-    confirm_first: bool,
 }
-
-const UNCHECKED: u8 = 0;
-const CONFIRMED: u8 = 1;
-const REWRITTEN: u8 = 2;
 
 /// The reader an [`IndexSource`] keeps between reads (PostgreSQL only).
 #[derive(Clone, Default)]
@@ -59,24 +48,7 @@ impl IndexSource {
             location,
             offline,
             kept: KeptReader::default(),
-            checked: std::sync::Arc::default(),
-            confirm_first: false,
         }
-    }
-
-    /// The explorer's source: the loader's pages come from the index only once the loaded
-    /// history was found to be the one the index kept ([`IndexRead::Check`]), so that no row of
-    /// a history rewritten under the index is mixed into History.
-    #[must_use]
-    pub fn confirm_first(mut self) -> Self {
-        self.confirm_first = true;
-        self
-    }
-
-    /// Whether the loader's pages may come from the index now.
-    fn answers_pages(&self) -> bool {
-        let checked = self.checked.load(std::sync::atomic::Ordering::Relaxed);
-        self.offline || checked == CONFIRMED || (checked == UNCHECKED && !self.confirm_first)
     }
 
     /// Whether a reader is kept open between reads now (a PostgreSQL index once read).
@@ -120,21 +92,8 @@ impl IndexSource {
             unusable: reach || unusable(&e),
             message: crate::api::sanitize_line(&e.to_string(), 400),
         };
-        let reply = self
-            .with_reader(|store| answer(store, read))
-            .map_err(failure);
-        if let Ok(IndexAnswer::Check(found)) = &reply {
-            let state = if found.is_some() {
-                REWRITTEN
-            } else {
-                CONFIRMED
-            };
-            // A rewrite stays found: the index is not read for pages again.
-            let _ = self
-                .checked
-                .fetch_max(state, std::sync::atomic::Ordering::Relaxed);
-        }
-        reply
+        self.with_reader(|store| answer(store, read))
+            .map_err(failure)
     }
 }
 
@@ -223,7 +182,6 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
             }))
         }
         IndexRead::Holes { since, before } => holes(store, *since, *before),
-        IndexRead::Check { loaded } => check(store, loaded).map(IndexAnswer::Check),
         IndexRead::Body { update_id } => store.body(update_id).map(IndexAnswer::Body),
         IndexRead::Lifecycle { contract_id } => lifecycle(store, contract_id),
         IndexRead::VoteUpdates { contract_id, close } => crate::model::governance::vote_updates_in(
@@ -233,53 +191,6 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
         )
         .map(IndexAnswer::VoteUpdates),
     }
-}
-
-/// Whether each loaded update that a range the index walked covers is kept at its position
-/// under its id: `Some` (the sync's words for a history rewritten under the index) at the first
-/// that is not.
-fn check(
-    store: &mut dyn IndexReader,
-    loaded: &[(String, At)],
-) -> Result<Option<String>, StoreError> {
-    let pos = |p: &crate::store::Position| {
-        parse_time_micros(&p.record_time).map(|t| At::new(p.migration_id, t))
-    };
-    let chunks = store.chunks()?;
-    let covered: Vec<(Option<At>, At)> = crate::store::covered(&chunks)
-        .iter()
-        .filter_map(|(start, reach)| {
-            let start = match start {
-                None => None,
-                Some(s) => Some(pos(s)?),
-            };
-            Some((start, pos(reach)?))
-        })
-        .collect();
-    for (update_id, at) in loaded {
-        let Some(walked_to) = covered
-            .iter()
-            .find(|(start, reach)| start.is_none_or(|s| s < *at) && *at <= *reach)
-            .map(|(_, reach)| *reach)
-        else {
-            continue;
-        };
-        let before = At::new(at.migration_id, at.record_time.saturating_sub(1));
-        let here = store.page_after(Some(before), 16)?;
-        let kept = if here.iter().any(|k| {
-            k.update_id == *update_id
-                && k.migration_id == at.migration_id
-                && k.record_time == at.record_time
-        }) {
-            crate::model::reread::Kept::Same
-        } else {
-            crate::model::reread::Kept::Absent
-        };
-        if let Err(rewrite) = crate::model::reread::reread(update_id, *at, kept, Some(walked_to)) {
-            return Ok(Some(StoreError::from(rewrite).to_string()));
-        }
-    }
-    Ok(None)
 }
 
 /// An update's event count and synchronizer from its body as kept (`None`: kept without it,
@@ -374,7 +285,7 @@ pub async fn history_page(
     scan: &ApiClient,
     req: &UpdatesRequest,
 ) -> Result<Response, ApiError> {
-    if let Some(source) = index.filter(|s| s.answers_pages()) {
+    if let Some(source) = index {
         let offline = source.offline;
         let request = req.clone();
         let reader = source.clone();

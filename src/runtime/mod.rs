@@ -573,9 +573,8 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
     .map_err(|e| e.to_string())?
     .with_max_response_mib(settings.max_response_mib);
     let mut clients = Clients::new(api.clone(), &scan_urls);
-    clients.index = index.map(|i| {
-        index::IndexSource::new(crate::store::Location::parse(&i), settings.offline).confirm_first()
-    });
+    clients.index =
+        index.map(|i| index::IndexSource::new(crate::store::Location::parse(&i), settings.offline));
     if !scan_urls.is_empty() {
         clients.network = Some(std::sync::Arc::new(
             crate::every_scan::session::NetworkSession::new(

@@ -84,12 +84,6 @@ pub enum IndexRead {
     /// The updates of the vote request first created as `contract_id`: its creation and
     /// (`close`) the update that closed it ([`crate::model::governance::vote_updates_in`]).
     VoteUpdates { contract_id: String, close: bool },
-    /// Whether the history the explorer loaded from the scan is the one the index kept: each
-    /// of `loaded` (update id and position) that a range the index walked covers must be kept
-    /// there under that id. Answered by [`IndexAnswer::Check`].
-    Check {
-        loaded: Vec<(String, crate::model::position::At)>,
-    },
 }
 
 impl IndexRead {
@@ -102,9 +96,6 @@ impl IndexRead {
             IndexRead::Holes { .. } => "index holes".into(),
             IndexRead::Body { update_id } => format!("index body {update_id}"),
             IndexRead::Lifecycle { contract_id } => format!("index lifecycle {contract_id}"),
-            IndexRead::Check { loaded } => {
-                format!("index check of {} loaded updates", loaded.len())
-            }
             IndexRead::VoteUpdates { contract_id, .. } => {
                 format!("index vote updates {contract_id}")
             }
@@ -295,8 +286,6 @@ pub enum IndexAnswer {
     },
     /// A vote request's updates found in the index.
     VoteUpdates(VoteUpdates),
-    /// `Some`: the history was rewritten under the index, in the sync's words.
-    Check(Option<String>),
 }
 
 /// Why the index could not answer.
