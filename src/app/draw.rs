@@ -119,6 +119,14 @@ fn index_span(app: &App, level: u8) -> Option<Span<'static>> {
     if !feed.configured() {
         return None;
     }
+    if feed.absent {
+        let text = if level == 0 {
+            "no index yet"
+        } else {
+            "idx –"
+        };
+        return Some(Span::styled(text, theme.status_warn));
+    }
     if feed.failure.is_some() {
         let text = if level == 0 {
             "index unusable (see !)"

@@ -10,7 +10,8 @@ use crate::panes::{Out, Shared};
 /// shows changed.
 pub fn drive(sh: &mut Shared, out: &mut Out, reply: Option<&Fetched>) -> bool {
     if let Some(reply) = reply {
-        let (note, changed) = sh.index.on_reply(reply, sh.now);
+        let scan_dso = sh.health.dso.info.as_ref().map(|d| d.dso_party_id.clone());
+        let (note, changed) = sh.index.on_reply(reply, sh.now, scan_dso.as_deref());
         if let Some((level, text)) = note {
             match level {
                 Note::Info => out.info(text),

@@ -4,7 +4,9 @@
 //! owned by the app (in `Shared::index`): on the clock it asks for the reach (a `Request::Index`
 //! the runtime runs on a blocking thread), it takes the reply, and it says once when the index
 //! cannot be used (damaged, a disk error): the explorer then goes on without it, and tries again
-//! now and then.
+//! now and then. An index named but not there yet is looked for at every reading, so one a sync
+//! creates while the explorer runs is picked up within [`REACH_EVERY`] and said once; so is an
+//! index replaced by another file (one of another network is refused, saying why).
 
 use crate::model::index::read::{IndexAnswer, IndexReach, IndexRead};
 use crate::msg::{Fetched, Owner, Request, RequestId, RequestIds};
@@ -25,6 +27,10 @@ pub struct IndexFeed {
     pub reach: Option<IndexReach>,
     /// Why it cannot be used now (said once); the explorer runs without it meanwhile.
     pub failure: Option<String>,
+    /// The last reading found no index there (looked for again at every reading).
+    pub absent: bool,
+    /// The DSO party of the network of the index read last (to tell a replaced index).
+    network: Option<String>,
     pending: Option<RequestId>,
     next_at: i64,
 }
@@ -63,48 +69,122 @@ impl IndexFeed {
         Some((id, Request::Index(IndexRead::Reach { now })))
     }
 
-    /// Takes the reply to the reach request; returns what to tell the user (once per change
-    /// between usable and not) and whether what the header shows changed.
-    pub fn on_reply(&mut self, reply: &Fetched, now: i64) -> (Option<(Note, String)>, bool) {
+    /// Takes the reply to the reach request; `scan_dso`: the DSO party the profile's scan
+    /// serves, when known (an index of another network is refused). Returns what to tell the
+    /// user (once per change: unusable, appeared, replaced, refused, readable again) and whether
+    /// what the header shows changed.
+    pub fn on_reply(
+        &mut self,
+        reply: &Fetched,
+        now: i64,
+        scan_dso: Option<&str>,
+    ) -> (Option<(Note, String)>, bool) {
         if !self.owns(reply.id) {
             return (None, false);
         }
         self.pending = None;
-        let answer = reply.index_answer();
-        match answer {
+        let location = self.location.clone().unwrap_or_default();
+        match reply.index_answer() {
             Ok(IndexAnswer::Reach(reach)) => {
                 self.next_at = now + REACH_EVERY;
-                let note = self.failure.take().map(|_| {
-                    (
-                        Note::Info,
-                        format!(
-                            "the local index is readable again ({})",
-                            self.location.as_deref().unwrap_or_default()
-                        ),
-                    )
-                });
+                if let Some(refusal) = self.refusal(&reach, scan_dso, &location) {
+                    // Looked at again at every reading: a sync of the right network into
+                    // another file moved there is picked up.
+                    self.reach = None;
+                    self.absent = false;
+                    let first = self.failure.as_deref() != Some(refusal.as_str());
+                    self.failure = Some(refusal.clone());
+                    return (first.then_some((Note::Error, refusal)), first);
+                }
+                let was_absent = std::mem::take(&mut self.absent);
+                let replaced = self.network.is_some() && self.network != reach.network
+                    || self.reach.as_ref().is_some_and(|before| {
+                        reach.updates < before.updates || reach.last < before.last
+                    });
+                let note = match self.failure.take() {
+                    Some(_) if was_absent => Some(format!(
+                        "the local index appeared: {} ({location})",
+                        reach_words(&reach)
+                    )),
+                    Some(_) if self.network.is_some() && self.network != reach.network => {
+                        Some(format!(
+                            "the local index was replaced: {} ({location})",
+                            reach_words(&reach)
+                        ))
+                    }
+                    Some(_) => Some(format!("the local index is readable again ({location})")),
+                    None if replaced => Some(format!(
+                        "the local index was replaced: {} ({location})",
+                        reach_words(&reach)
+                    )),
+                    None => None,
+                };
+                if reach.network.is_some() {
+                    self.network.clone_from(&reach.network);
+                }
                 let changed = self.reach.as_ref() != Some(&reach);
                 self.reach = Some(reach);
                 let shown = note.is_some();
-                (note, changed || shown)
+                (note.map(|n| (Note::Info, n)), changed || shown)
             }
             Ok(_) => {
                 self.next_at = now + REACH_EVERY;
                 (None, false)
             }
             Err(message) => {
-                self.next_at = now + RETRY_EVERY;
+                let missing = message.starts_with("no index at ");
+                // An index not there yet is looked for at every reading (a sync in another
+                // terminal creates it); a damaged one is tried again now and then.
+                self.next_at = now + if missing { REACH_EVERY } else { RETRY_EVERY };
                 self.reach = None;
-                let first = self.failure.is_none();
+                self.absent = missing;
+                let first = self.failure.as_deref() != Some(message.as_str());
                 self.failure = Some(message.clone());
                 let note = first.then(|| {
-                    (
-                        Note::Error,
-                        format!("{message}; the explorer goes on without the local index"),
-                    )
+                    let text = if missing {
+                        format!(
+                            "{message}; the explorer goes on without the local index and picks it up once a sync creates it"
+                        )
+                    } else {
+                        format!("{message}; the explorer goes on without the local index")
+                    };
+                    (Note::Error, text)
                 });
                 (note, first)
             }
         }
+    }
+
+    /// Why the index read is refused: it belongs to another network than the scan serves (or,
+    /// before the scan answered, than the index read before).
+    fn refusal(
+        &self,
+        reach: &IndexReach,
+        scan_dso: Option<&str>,
+        location: &str,
+    ) -> Option<String> {
+        let index_dso = reach.network.as_deref()?;
+        let expected = scan_dso.or(self.network.as_deref())?;
+        (index_dso != expected).then(|| {
+            crate::api::sanitize_line(
+                &format!(
+                    "{location} is now the index of another network (DSO party {index_dso}; the scans serve {expected}): the explorer goes on without the local index; point --index at an index of this network"
+                ),
+                400,
+            )
+        })
+    }
+}
+
+/// The reach in words: `1,234 updates, 2026-11-01 → 2026-11-27`.
+fn reach_words(reach: &IndexReach) -> String {
+    let count = crate::model::format::group_thousands(i64::try_from(reach.updates).unwrap_or(0));
+    match (reach.first, reach.last) {
+        (Some(first), Some(last)) => format!(
+            "{count} updates, {} → {}",
+            crate::model::format::format_time_micros(first),
+            crate::model::format::format_time_micros(last)
+        ),
+        _ => format!("{count} updates"),
     }
 }

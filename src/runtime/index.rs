@@ -128,7 +128,11 @@ pub async fn read(source: &IndexSource, read: IndexRead) -> IndexReply {
 
 fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, StoreError> {
     match read {
-        IndexRead::Reach { now } => store.reach(*now).map(IndexAnswer::Reach),
+        IndexRead::Reach { now } => {
+            let mut reach = store.reach(*now)?;
+            reach.network = store.network()?.map(|n| n.dso_party);
+            Ok(IndexAnswer::Reach(reach))
+        }
         IndexRead::Search {
             query,
             until,

@@ -1447,3 +1447,112 @@ fn the_selection_stays_on_its_update_when_a_sync_writes_rows_before_it() {
     assert_eq!(selected(&h), Some(chosen), "the same update");
     assert_eq!(range(&h).cursor(), row, "the same place in the one list");
 }
+
+/// Issue 37 §3: the explorer started with `--index` naming a file no sync has created yet runs
+/// without it, says so once, and picks the index up within one reading (5 s) when a sync in
+/// another process creates it, saying so once; an index of another network moved over that
+/// file later is refused, saying why, and the explorer goes on without it.
+#[test]
+fn an_index_created_or_replaced_while_the_explorer_runs_is_picked_up_and_said_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("index.sqlite");
+    let named = path.display().to_string();
+    let mut h = Harness::start_with(Options {
+        tweak: Box::new(move |s| s.index = Some(named)),
+        ..Options::default()
+    });
+    assert!(h.app.sh.index.configured() && !h.app.sh.index.usable());
+    let text = toast(&h);
+    assert!(text.contains("no index at"), "{text}");
+    assert!(
+        text.contains("picks it up once a sync creates it"),
+        "{text}"
+    );
+    let header = h
+        .screen(120, 40)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(header.contains("no index yet"), "{header}");
+    let errors = h.app.errors.len();
+    h.tick(5.0);
+    assert_eq!(
+        h.app.errors.len(),
+        errors,
+        "said once, not at every reading"
+    );
+
+    // A sync in another process creates the file: the next reading picks it up.
+    let scan_url = h.demo.as_ref().expect("demo").scan_url.clone();
+    let synced = sync_index(dir.path(), &scan_url, h.now, SYNCED_SECS);
+    assert_eq!(synced, path);
+    h.tick(5.0);
+    assert!(h.app.sh.index.usable(), "{:?}", h.app.sh.index.failure);
+    let reach = h.app.sh.index.reach.clone().expect("reach read");
+    assert!(reach.updates > 0, "{reach:?}");
+    let text = toast(&h);
+    assert!(
+        text.contains(&format!(
+            "the local index appeared: {} updates",
+            cantonscope::model::format::group_thousands(reach.updates as i64)
+        )),
+        "{text}"
+    );
+    let header = screen(&mut h, 120, 40)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(header.contains("index <date> → "), "{header}");
+    let infos = h.app.errors.len();
+    h.tick(5.0);
+    assert_eq!(h.app.errors.len(), infos, "the appearance is said once");
+    // Whole-history search reads it now.
+    assert!(h.app.sh.index.usable());
+
+    // Another network's index (a demo of another seed) moved over the file: refused.
+    let other =
+        h.rt.block_on(cantonscope::demo::start(cantonscope::demo::DemoConfig {
+            seed: 7,
+            ..cantonscope::demo::DemoConfig::default()
+        }))
+        .expect("second demo");
+    let other_dir = tempfile::tempdir().expect("tempdir");
+    let other_path = sync_index_from(other_dir.path(), &other.scan_url, "begin");
+    std::fs::rename(&other_path, &path).expect("replace the index");
+    h.tick(5.0);
+    assert!(
+        !h.app.sh.index.usable(),
+        "another network's index is refused"
+    );
+    assert!(h.app.sh.index.reach.is_none());
+    let text = toast(&h);
+    assert!(
+        text.contains("is now the index of another network"),
+        "{text}"
+    );
+    assert!(text.contains("goes on without the local index"), "{text}");
+    let errors = h.app.errors.len();
+    h.tick(5.0);
+    assert_eq!(h.app.errors.len(), errors, "the refusal is said once");
+    let header = h
+        .screen(120, 40)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(header.contains("index unusable"), "{header}");
+
+    // The right network's index back in place: picked up again, said once.
+    let again = tempfile::tempdir().expect("tempdir");
+    let fresh = sync_index(again.path(), &scan_url, h.now, SYNCED_SECS);
+    std::fs::rename(&fresh, &path).expect("replace the index");
+    h.tick(5.0);
+    assert!(h.app.sh.index.usable(), "{:?}", h.app.sh.index.failure);
+    let text = toast(&h);
+    assert!(
+        text.contains("the local index is readable again") || text.contains("replaced"),
+        "{text}"
+    );
+}

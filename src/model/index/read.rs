@@ -31,6 +31,8 @@ pub struct IndexReach {
     pub last: Option<i64>,
     /// A sync whose heartbeat is fresh: its pid and host, and its last beat (µs).
     pub sync_running: Option<SyncRunning>,
+    /// The DSO party of the network the index belongs to (`None`: not recorded yet).
+    pub network: Option<String>,
 }
 
 /// A running sync, from its heartbeat.

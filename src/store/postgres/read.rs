@@ -179,6 +179,7 @@ impl PgIndex {
             sync_running: beat
                 .filter(|(_, _, at)| now.saturating_sub(*at) < HEARTBEAT_STALE_MICROS)
                 .map(|(pid, host, beat_at)| SyncRunning { pid, host, beat_at }),
+            network: None,
         })
     }
 

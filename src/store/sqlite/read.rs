@@ -257,6 +257,7 @@ impl SqliteIndex {
             sync_running: beat
                 .filter(|(_, _, at)| now.saturating_sub(*at) < crate::store::HEARTBEAT_STALE_MICROS)
                 .map(|(pid, host, beat_at)| SyncRunning { pid, host, beat_at }),
+            network: None,
         })
     }
 
