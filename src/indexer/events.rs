@@ -39,6 +39,12 @@ struct EventsOf {
     items: Vec<Item>,
 }
 
+impl super::ScanAnswer for EventsOf {
+    fn scan(&self) -> usize {
+        self.scan
+    }
+}
+
 impl EventsOf {
     fn get(&self, id: &str) -> Option<&Item> {
         self.items.iter().find(|i| i.id == id)
@@ -217,10 +223,7 @@ impl Engine<'_> {
                         ));
                     }
                 }
-                let Some(item) = pages
-                    .iter()
-                    .find(|p| p.scan == members[0])
-                    .and_then(|p| p.get(&id))
+                let Some(item) = super::answer_of(&pages, members[0]).and_then(|p| p.get(&id))
                 else {
                     continue;
                 };
@@ -260,12 +263,7 @@ impl Engine<'_> {
         id: &str,
         ranked: &[(Digest, Vec<usize>)],
     ) -> Halt {
-        let parts_of = |scan: usize| {
-            pages
-                .iter()
-                .find(|p| p.scan == scan)
-                .and_then(|p| p.get(id))
-        };
+        let parts_of = |scan: usize| super::answer_of(pages, scan).and_then(|p| p.get(id));
         let a = parts_of(ranked[0].1[0]);
         let b = parts_of(ranked[1].1[0]);
         let (differences, truncated) = match (a, b) {
@@ -281,23 +279,18 @@ impl Engine<'_> {
             .iter()
             .map(|(digest, members)| json!({ "digest": digest_hex(digest), "scans": self.names(members) }))
             .collect();
+        let fields: Vec<String> = differences.iter().map(|d| d.path.clone()).collect();
+        let mut detail =
+            super::divergence_detail(&versions, (&differences, truncated), self.threshold);
+        detail["part"] = json!("events");
         let record = DivergenceRecord {
             update_id: id.to_owned(),
             migration_id: at.as_ref().map_or(0, |a| a.after_migration_id),
             record_time: at.map(|a| a.after_record_time).unwrap_or_default(),
             found_at: now_micros(),
             resolved: false,
-            detail: json!({
-                "part": "events",
-                "versions": versions,
-                "differences": differences.iter().map(|d| json!({
-                    "path": d.path, "first": d.quorum, "second": d.this,
-                })).collect::<Vec<_>>(),
-                "more_differences": truncated,
-                "needed": self.threshold,
-            }),
+            detail,
         };
-        let fields: Vec<&str> = differences.iter().map(|d| d.path.as_str()).collect();
         let message = format!(
             "stopped at a divergence in the events of update {id}: the scans disagree ({}), fields {}; no version has the {} scans needed; the events are kept up to it",
             ranked

@@ -42,6 +42,33 @@ mod sync;
 mod verify;
 
 pub use events::EventsCounts;
+
+/// What one scan answered to a read several scans were asked (a page of updates, of events).
+trait ScanAnswer {
+    fn scan(&self) -> usize;
+}
+
+/// A divergence record's detail: the versions the scans serve, the JSON paths where the first
+/// two differ (`more_differences` when the list was cut) and how many scans keep a version.
+fn divergence_detail(
+    versions: &[serde_json::Value],
+    (differences, truncated): (&[crate::model::consensus::Difference], bool),
+    needed: usize,
+) -> serde_json::Value {
+    serde_json::json!({
+        "versions": versions,
+        "differences": differences.iter().map(|d| serde_json::json!({
+            "path": d.path, "first": d.quorum, "second": d.this,
+        })).collect::<Vec<_>>(),
+        "more_differences": truncated,
+        "needed": needed,
+    })
+}
+
+/// Scan `scan`'s answer among `answers`.
+fn answer_of<A: ScanAnswer>(answers: &[A], scan: usize) -> Option<&A> {
+    answers.iter().find(|a| a.scan() == scan)
+}
 pub use outage::{RETRY_AT_MOST, Waiting};
 pub use progress::Progress;
 pub use shared::{Shared, blocking};

@@ -24,6 +24,12 @@ pub(super) struct PageOf {
     pub(super) digests: Vec<Digest>,
 }
 
+impl super::ScanAnswer for PageOf {
+    fn scan(&self) -> usize {
+        self.scan
+    }
+}
+
 impl Engine<'_> {
     /// How messages name scan `scan`.
     pub(super) fn describe(&self, scan: usize) -> String {
@@ -248,9 +254,7 @@ impl Engine<'_> {
                         continue;
                     }
                     for &scan in members {
-                        let item = pages
-                            .iter()
-                            .find(|p| p.scan == scan)
+                        let item = super::answer_of(&pages, scan)
                             .and_then(|p| p.page.transactions.get(judged.confirmed));
                         if let Some(item) = item {
                             self.note_diverged(
@@ -298,10 +302,7 @@ impl Engine<'_> {
         groups: &[(Digest, Vec<usize>)],
     ) -> DivergenceRecord {
         let item_of = |scan: usize| {
-            pages
-                .iter()
-                .find(|p| p.scan == scan)
-                .and_then(|p| p.page.transactions.get(position))
+            super::answer_of(pages, scan).and_then(|p| p.page.transactions.get(position))
         };
         let value_of = |scan: usize| -> Option<Value> {
             let mut v: Value = serde_json::from_str(item_of(scan)?.raw().get()).ok()?;
@@ -341,14 +342,7 @@ impl Engine<'_> {
                 .to_owned(),
             found_at: now_micros(),
             resolved: false,
-            detail: json!({
-                "versions": versions,
-                "differences": differences.iter().map(|d| json!({
-                    "path": d.path, "first": d.quorum, "second": d.this,
-                })).collect::<Vec<_>>(),
-                "more_differences": truncated,
-                "needed": self.threshold,
-            }),
+            detail: super::divergence_detail(&versions, (&differences, truncated), self.threshold),
         }
     }
 

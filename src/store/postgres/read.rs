@@ -111,43 +111,26 @@ impl PgIndex {
                 .map(|r| r.get(0));
             let chunks = chunk_rows(&mut tx)?;
             tx.commit()?;
-            Ok((
-                size,
-                (updates, bodies, events),
+            Ok(IndexStatus {
+                location: shown,
+                schema_version: SCHEMA_VERSION,
+                summary_version: SUMMARY_VERSION,
+                network,
+                verifications,
+                updates,
+                bodies,
+                events,
+                size_bytes: u64::try_from(size).unwrap_or(0),
                 migrations,
-                divergences,
-                heartbeat,
-                last_sync,
+                gaps: crate::store::gaps(&chunks),
                 chunks,
-            ))
+                divergences,
+                last_sync: last_sync.and_then(|t| serde_json::from_str(&t).ok()),
+                sync_running: heartbeat
+                    .filter(|h| now.saturating_sub(h.beat_at) < super::HEARTBEAT_STALE_MICROS),
+            })
         };
-        let (
-            size,
-            (updates, bodies, events),
-            migrations,
-            divergences,
-            heartbeat,
-            last_sync,
-            chunks,
-        ) = run(client).map_err(|e| target.error(&e))?;
-        Ok(IndexStatus {
-            location: shown,
-            schema_version: SCHEMA_VERSION,
-            summary_version: SUMMARY_VERSION,
-            network,
-            verifications,
-            updates,
-            bodies,
-            events,
-            size_bytes: u64::try_from(size).unwrap_or(0),
-            migrations,
-            gaps: crate::store::gaps(&chunks),
-            chunks,
-            divergences,
-            last_sync: last_sync.and_then(|t| serde_json::from_str(&t).ok()),
-            sync_running: heartbeat
-                .filter(|h| now.saturating_sub(h.beat_at) < super::HEARTBEAT_STALE_MICROS),
-        })
+        run(client).map_err(|e| target.error(&e))
     }
 
     pub(super) fn read_reach(&mut self, now: i64) -> Result<IndexReach, StoreError> {
