@@ -419,6 +419,10 @@ pub trait IndexReader: Send {
     /// An update's body as kept (`None`: not in the index, or kept without bodies).
     fn body(&mut self, update_id: &str) -> Result<Option<String>, StoreError>;
 
+    /// An update's events as kept (`None`: the update is not in the index, or its events are
+    /// not synced yet; [`KeptEvents::verdict`] `None`: the scans served none).
+    fn kept_events(&mut self, update_id: &str) -> Result<Option<KeptEvents>, StoreError>;
+
     /// The dictionary new bodies are packed with: the newest the index keeps (`None`: it has
     /// none yet; a sync trains one from the first page it writes).
     fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError>;
@@ -489,6 +493,61 @@ pub struct EventsRow {
     pub digest: Vec<u8>,
     /// The confirming scans, comma-separated.
     pub scans: String,
+}
+
+/// One update's events as the index keeps them ([`IndexReader::kept_events`]): each part as
+/// the confirming scans served it (JSON text), `None` when not served.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeptEvents {
+    pub update_id: String,
+    /// A bit per part served: 1 verdict, 2 traffic summary, 4 app activity records.
+    pub served: i64,
+    pub verdict: Option<String>,
+    pub traffic_summary: Option<String>,
+    pub app_activity_records: Option<String>,
+    pub round_number: Option<i64>,
+    pub verdict_result: Option<String>,
+    pub mediator_group: Option<i64>,
+    /// The parts' digest (hex), as [`EventsRow::digest`].
+    pub digest: String,
+    /// The scans that confirmed the parts.
+    pub scans: Vec<String>,
+}
+
+/// The columns [`KeptEvents`] is read from, in its fields' order (both engines).
+pub(super) const KEPT_EVENTS_COLUMNS: &str = "u.update_id, e.served, e.verdict, e.traffic_summary, e.app_activity_records, e.round_number, e.verdict_result, e.mediator_group, e.digest, e.scans";
+
+impl KeptEvents {
+    /// Made from the row of [`KEPT_EVENTS_COLUMNS`] (the digest as bytes, the scans
+    /// comma-separated).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn from_columns(
+        update_id: String,
+        served: i64,
+        verdict: Option<String>,
+        traffic_summary: Option<String>,
+        app_activity_records: Option<String>,
+        (round_number, verdict_result, mediator_group): (Option<i64>, Option<String>, Option<i64>),
+        digest: &[u8],
+        scans: &str,
+    ) -> Self {
+        KeptEvents {
+            update_id,
+            served,
+            verdict,
+            traffic_summary,
+            app_activity_records,
+            round_number,
+            verdict_result,
+            mediator_group,
+            digest: hex::encode(digest),
+            scans: scans
+                .split(',')
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        }
+    }
 }
 
 /// Where the events of the index's updates are to be synced: the first update (ledger order)

@@ -43,6 +43,13 @@ macro_rules! engine_reads {
             self.read_body(update_id)
         }
 
+        fn kept_events(
+            &mut self,
+            update_id: &str,
+        ) -> Result<Option<$crate::store::KeptEvents>, StoreError> {
+            self.read_kept_events(update_id)
+        }
+
         fn kept_digests(
             &mut self,
             after: Option<$crate::store::At>,

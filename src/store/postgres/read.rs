@@ -201,6 +201,36 @@ impl PgIndex {
         self.unpack(update_id, &compressed).map(Some)
     }
 
+    /// An update's events as kept ([`crate::store::IndexReader::kept_events`]).
+    pub(super) fn read_kept_events(
+        &mut self,
+        update_id: &str,
+    ) -> Result<Option<crate::store::KeptEvents>, StoreError> {
+        let row = self.with(|c| {
+            c.query_opt(
+                &format!(
+                    "SELECT {} FROM updates u JOIN events e ON e.seq = u.seq WHERE u.update_id = $1",
+                    crate::store::KEPT_EVENTS_COLUMNS
+                ),
+                &[&update_id],
+            )
+        })?;
+        Ok(row.map(|r| {
+            let digest: Vec<u8> = r.get(8);
+            let scans: String = r.get(9);
+            crate::store::KeptEvents::from_columns(
+                r.get(0),
+                r.get(1),
+                r.get(2),
+                r.get(3),
+                r.get(4),
+                (r.get(5), r.get(6), r.get(7)),
+                &digest,
+                &scans,
+            )
+        }))
+    }
+
     /// A kept body made text again, the index's dictionaries loaded first when it names one
     /// not loaded yet.
     fn unpack(&mut self, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
