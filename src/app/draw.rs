@@ -127,6 +127,14 @@ fn index_span(app: &App, level: u8) -> Option<Span<'static>> {
         };
         return Some(Span::styled(text, theme.status_warn));
     }
+    if feed.rewritten.is_some() {
+        let text = if level == 0 {
+            "history rewritten (see !)"
+        } else {
+            "idx ≠"
+        };
+        return Some(Span::styled(text, theme.status_err));
+    }
     if feed.failure.is_some() {
         let text = if level == 0 {
             "index unusable (see !)"

@@ -11,7 +11,14 @@ use crate::panes::{Out, Shared};
 pub fn drive(sh: &mut Shared, out: &mut Out, reply: Option<&Fetched>) -> bool {
     if let Some(reply) = reply {
         let scan_dso = sh.health.dso.info.as_ref().map(|d| d.dso_party_id.clone());
+        let was_rewritten = sh.index.rewritten.is_some();
         let (note, changed) = sh.index.on_reply(reply, sh.now, scan_dso.as_deref());
+        if sh.index.rewritten.is_some() && !was_rewritten && sh.timeline.is_some() {
+            // History no longer lists the index's rows.
+            out.events.push(crate::panes::AppEvent::Timeline(
+                crate::feed::timeline::TimelineIntent::Close,
+            ));
+        }
         if let Some((level, text)) = note {
             match level {
                 Note::Info => out.info(text),

@@ -31,6 +31,10 @@ pub struct IndexFeed {
     pub absent: bool,
     /// The DSO party of the network of the index read last (to tell a replaced index).
     network: Option<String>,
+    /// The history the scan serves is not the one the index kept, in the sync's words (said
+    /// once): History does not list the index's rows and nothing reads the index until a
+    /// reading finds them the same again (the index replaced by a new sync).
+    pub rewritten: Option<String>,
     pending: Option<RequestId>,
     next_at: i64,
 }
@@ -51,7 +55,7 @@ impl IndexFeed {
 
     /// Whether the index can be read now (configured, and not found unusable).
     pub fn usable(&self) -> bool {
-        self.location.is_some() && self.failure.is_none()
+        self.location.is_some() && self.failure.is_none() && self.rewritten.is_none()
     }
 
     /// Whether `id` is this feed's request.
@@ -123,7 +127,24 @@ impl IndexFeed {
                     self.network.clone_from(&reach.network);
                 }
                 let changed = self.reach.as_ref() != Some(&reach);
+                let rewritten = reach.rewritten.clone();
                 self.reach = Some(reach);
+                if rewritten != self.rewritten {
+                    let was = std::mem::replace(&mut self.rewritten, rewritten.clone());
+                    return match rewritten {
+                        Some(text) => (Some((Note::Error, text)), true),
+                        None if was.is_some() => (
+                            Some((
+                                Note::Info,
+                                format!(
+                                    "the local index holds the scan's history again ({location})"
+                                ),
+                            )),
+                            true,
+                        ),
+                        None => (None, true),
+                    };
+                }
                 let shown = note.is_some();
                 (note.map(|n| (Note::Info, n)), changed || shown)
             }

@@ -43,6 +43,16 @@ impl Clients {
 pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, ApiError> {
     let offline = clients.index.as_ref().is_some_and(|i| i.offline);
     match request {
+        Request::Index(read @ crate::model::index::read::IndexRead::Reach { .. }) => {
+            match &clients.index {
+                Some(source) => Ok(Response::Index(Box::new(
+                    super::index::reach(source, &clients.main, read.clone()).await,
+                ))),
+                None => Err(ApiError::NotConfigured {
+                    what: "a local history index (cantonscope index sync)".into(),
+                }),
+            }
+        }
         Request::Index(read) => match &clients.index {
             Some(source) => Ok(Response::Index(Box::new(
                 super::index::read(source, read.clone()).await,

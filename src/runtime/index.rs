@@ -29,6 +29,8 @@ pub struct IndexSource {
     /// not on every read; dropped after a failed read, so the next one connects again). An
     /// SQLite index is opened for each read and closed after it.
     kept: KeptReader,
+    /// Whether the scan's history is still the one the index kept ([`reach`]).
+    pub check: super::rewrite_check::RewriteCheck,
 }
 
 /// The reader an [`IndexSource`] keeps between reads (PostgreSQL only).
@@ -48,6 +50,7 @@ impl IndexSource {
             location,
             offline,
             kept: KeptReader::default(),
+            check: super::rewrite_check::RewriteCheck::default(),
         }
     }
 
@@ -124,6 +127,32 @@ pub async fn read(source: &IndexSource, read: IndexRead) -> IndexReply {
                 unusable: false,
             })
         })
+}
+
+/// The reach reading, and beside it (online) the check that the scan's history is still the one
+/// the index kept, when the index's newest update changed since the last
+/// ([`super::rewrite_check`]).
+pub async fn reach(source: &IndexSource, scan: &ApiClient, ask: IndexRead) -> IndexReply {
+    let reply = read(source, ask).await;
+    let Ok(IndexAnswer::Reach(mut reach)) = reply else {
+        return reply;
+    };
+    if !source.offline
+        && let Some(last) = reach.last
+    {
+        let reader = source.clone();
+        let newest = tokio::task::spawn_blocking(move || {
+            reader.with_reader(|store| super::rewrite_check::newest(store, last))
+        })
+        .await;
+        if let Ok(Ok(Some(newest))) = newest
+            && source.check.due(&newest)
+        {
+            source.check.run(scan, &newest).await;
+        }
+    }
+    reach.rewritten = source.check.rewritten();
+    Ok(IndexAnswer::Reach(reach))
 }
 
 fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, StoreError> {
@@ -285,7 +314,8 @@ pub async fn history_page(
     scan: &ApiClient,
     req: &UpdatesRequest,
 ) -> Result<Response, ApiError> {
-    if let Some(source) = index {
+    // A history rewritten under the index: its rows are not the scan's any more.
+    if let Some(source) = index.filter(|s| s.offline || s.check.rewritten().is_none()) {
         let offline = source.offline;
         let request = req.clone();
         let reader = source.clone();

@@ -5,6 +5,7 @@
 
 pub mod fetch;
 pub mod index;
+pub mod rewrite_check;
 pub mod terminal;
 
 use std::collections::HashMap;

@@ -1556,3 +1556,124 @@ fn an_index_created_or_replaced_while_the_explorer_runs_is_picked_up_and_said_on
         "{text}"
     );
 }
+
+/// The explorer's settings on a `serve-demo` child process (its JSON line of URLs).
+fn served_settings(demo: &crate::soak::ServedDemo) -> cantonscope::config::Settings {
+    let text = |k: &str| demo.info[k].as_str().expect(k).to_owned();
+    let scans: Vec<String> = demo.info["scan_urls"]
+        .as_array()
+        .expect("scan urls")
+        .iter()
+        .filter_map(|u| u.as_str().map(str::to_owned))
+        .collect();
+    let mut settings = cantonscope::config::Settings::default();
+    settings
+        .use_demo(
+            &scans,
+            &text("validator_url"),
+            &text("ledger_url"),
+            &text("token"),
+        )
+        .expect("demo settings");
+    settings.theme = "dark".into();
+    settings
+}
+
+/// Issue 37 §3: an index synced from one run of the time-relative demo, read by the explorer on
+/// the demo started again (a new history, the same network): the explorer names the rewrite in
+/// the sync's words, says what to do, and History lists none of the index's rows (the loaded
+/// pages come from the scan, `L` and Up above the loaded rows open no index part).
+#[test]
+fn a_history_rewritten_under_the_index_is_named_and_its_rows_are_not_mixed_into_history() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let first = crate::soak::serve_demo(0.0);
+    let first_scan = first.info["scan_urls"][0]
+        .as_str()
+        .expect("scan url")
+        .to_owned();
+    let now = chrono::Utc::now().timestamp_micros();
+    let path = sync_index(dir.path(), &first_scan, now, SYNCED_SECS);
+    drop(first);
+    // The demo started again: its history is generated anew, ending now.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let second = crate::soak::serve_demo(0.0);
+    let mut settings = served_settings(&second);
+    settings.index = Some(path.display().to_string());
+    let mut h = Harness::connect(&settings, chrono::Utc::now().timestamp_micros());
+    assert!(!h.app.sh.history.is_empty());
+    for _ in 0..3 {
+        if h.app.sh.index.rewritten.is_some() {
+            break;
+        }
+        h.tick(5.0);
+    }
+    let said = h
+        .app
+        .sh
+        .index
+        .rewritten
+        .clone()
+        .expect("the rewrite is named");
+    // The sync's words, then what to do.
+    assert!(
+        said.starts_with("the history was rewritten under the index: update "),
+        "{said}"
+    );
+    // The index's newest update is not at its place on the scan any more.
+    assert!(
+        said.contains("is gone from the scan's history")
+            || said.contains("is new at a position already walked past"),
+        "{said}"
+    );
+    assert!(
+        said.contains("cantonscope index sync --index NEW"),
+        "{said}"
+    );
+    assert!(said.contains("`--index` another file"), "{said}");
+    let text = toast(&h);
+    assert!(text.starts_with("the history was rewritten"), "{text}");
+    assert!(!h.app.sh.index.usable());
+    let errors = h.app.errors.len();
+    for _ in 0..3 {
+        h.tick(5.0);
+    }
+    assert_eq!(h.app.errors.len(), errors, "said once");
+    let header = h
+        .screen(120, 40)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(header.contains("history rewritten"), "{header}");
+    // History lists the scan's updates only: `L` and Up above the loaded rows open no index
+    // part (no row of the index's old history is mixed in).
+    h.palette("load 2h");
+    assert!(
+        h.app.sh.timeline.is_none(),
+        "no list read from the index: {}",
+        toast(&h)
+    );
+    for _ in 0..5 {
+        h.key(KeyCode::Home);
+        h.key(KeyCode::Up);
+    }
+    assert!(h.app.sh.timeline.is_none());
+    let location = cantonscope::store::Location::parse(&path.display().to_string());
+    let mut reader = cantonscope::store::open_reader(&location).expect("reader");
+    // (The demo's update ids do not depend on its clock: an update of the index's history is
+    // its id at the position the index keeps it.)
+    let kept: std::collections::HashSet<(String, i64)> = reader
+        .page_after(None, 1_000_000)
+        .expect("kept")
+        .into_iter()
+        .map(|k| (k.update_id, k.record_time))
+        .collect();
+    let mixed = h
+        .app
+        .sh
+        .history
+        .iter()
+        .filter(|s| kept.contains(&(s.update_id.to_string(), s.record_time)))
+        .count();
+    assert_eq!(mixed, 0, "no update of the index's history in History");
+}

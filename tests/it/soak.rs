@@ -28,9 +28,9 @@ fn rss_kib() -> Option<u64> {
 }
 
 /// `serve-demo` in a child process; killed when dropped.
-struct ServedDemo {
+pub(crate) struct ServedDemo {
     child: Child,
-    info: Value,
+    pub(crate) info: Value,
     _dir: tempfile::TempDir,
 }
 
@@ -41,7 +41,7 @@ impl Drop for ServedDemo {
     }
 }
 
-fn serve_demo(rate: f64) -> ServedDemo {
+pub(crate) fn serve_demo(rate: f64) -> ServedDemo {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut child = Command::new(BIN)
         .env_clear()

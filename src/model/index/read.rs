@@ -33,6 +33,9 @@ pub struct IndexReach {
     pub sync_running: Option<SyncRunning>,
     /// The DSO party of the network the index belongs to (`None`: not recorded yet).
     pub network: Option<String>,
+    /// The history the profile's scan serves is not the one the index kept, in the sync's
+    /// words (the explorer's check beside the reading, `runtime::rewrite_check`).
+    pub rewritten: Option<String>,
 }
 
 /// A running sync, from its heartbeat.

@@ -163,6 +163,7 @@ impl PgIndex {
                 .filter(|(_, _, at)| now.saturating_sub(*at) < HEARTBEAT_STALE_MICROS)
                 .map(|(pid, host, beat_at)| SyncRunning { pid, host, beat_at }),
             network: None,
+            rewritten: None,
         })
     }
 

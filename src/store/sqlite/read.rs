@@ -289,6 +289,7 @@ impl SqliteIndex {
                 .filter(|(_, _, at)| now.saturating_sub(*at) < crate::store::HEARTBEAT_STALE_MICROS)
                 .map(|(pid, host, beat_at)| SyncRunning { pid, host, beat_at }),
             network: None,
+            rewritten: None,
         })
     }
 
