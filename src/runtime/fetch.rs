@@ -48,18 +48,14 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
                 Some(source) => Ok(Response::Index(Box::new(
                     super::index::reach(source, &clients.main, read.clone()).await,
                 ))),
-                None => Err(ApiError::NotConfigured {
-                    what: "a local history index (cantonscope index sync)".into(),
-                }),
+                None => Err(no_index()),
             }
         }
         Request::Index(read) => match &clients.index {
             Some(source) => Ok(Response::Index(Box::new(
                 super::index::read(source, read.clone()).await,
             ))),
-            None => Err(ApiError::NotConfigured {
-                what: "a local history index (cantonscope index sync)".into(),
-            }),
+            None => Err(no_index()),
         },
         Request::History { req, .. } => {
             super::index::history_page(clients.index.as_ref(), &clients.main, req).await
@@ -87,6 +83,13 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
                 what: "a scan URL (the network is discovered from its /v0/scans)".into(),
             }),
         },
+    }
+}
+
+/// The error of an index read without an index.
+fn no_index() -> ApiError {
+    ApiError::NotConfigured {
+        what: "a local history index (cantonscope index sync)".into(),
     }
 }
 
