@@ -855,8 +855,12 @@ impl App {
                     self.focus = previous;
                     return;
                 }
-                if !used && !self.keymap.keys_for(KeyContext::Global, cmd).is_empty() {
-                    // An "Everywhere" key that means nothing here says so.
+                if !used
+                    && cmd != Command::Back
+                    && !self.keymap.keys_for(KeyContext::Global, cmd).is_empty()
+                {
+                    // An "Everywhere" key that means nothing here says so (Esc with nothing
+                    // to close is quiet, as in any terminal tool).
                     let what = self.keymap.description(KeyContext::Global, cmd);
                     out.info(format!("{what}: not in the {} pane", focus.title()));
                     if PROMPTS.contains(&cmd) {

@@ -843,6 +843,21 @@ fn an_everywhere_key_that_does_nothing_here_says_so() {
     assert!(status.contains("not in the Status pane"), "{status}");
 }
 
+/// Esc with nothing to close or go back to is quiet: the status line keeps what it said (it
+/// used to say `back / close: not in the History pane`).
+#[test]
+fn esc_with_nothing_to_close_says_nothing() {
+    let mut h = Harness::start();
+    h.key(KeyCode::Char('1'));
+    for _ in 0..3 {
+        h.key(KeyCode::Esc);
+    }
+    let screen = h.screen(120, 40);
+    let status = screen.lines().last().unwrap_or_default().to_string();
+    assert!(!status.contains("not in the"), "{status}");
+    assert!(!status.contains("back / close"), "{status}");
+}
+
 #[test]
 fn help_starts_with_the_focused_panes_keys() {
     let mut h = Harness::start();
