@@ -434,3 +434,112 @@ fn an_index_of_schema_7_is_migrated_in_place_its_events_repacked_and_read_back_a
     assert_eq!(out["events"]["kept"].as_u64(), Some(0), "{out}");
     assert_eq!(events_kept_at(&location), before);
 }
+
+/// The update ids the index keeps (ledger order), and of them those whose events it keeps.
+fn kept_and_with_events(index: &Path) -> (Vec<String>, std::collections::HashSet<String>) {
+    let updates: Vec<String> = kept(index).into_iter().map(|(id, _)| id).collect();
+    let with = events_kept_at(&Location::Sqlite(index.to_owned()))
+        .into_iter()
+        .map(|e| e.update_id)
+        .collect();
+    (updates, with)
+}
+
+#[test]
+fn a_follower_keeps_the_new_updates_events_each_round_those_past_the_verdict_head_later() {
+    let demo = crate::index::start(
+        cantonscope::demo::DemoConfig {
+            stagger: false,
+            seed: 41,
+            rate: 20.0,
+            ..cantonscope::demo::DemoConfig::default()
+        }
+        .with_total_scans(3),
+    );
+    let (dir, index) = temp();
+    let url = demo.handle.scan_url.clone();
+    let recent = format_time_micros(chrono::Utc::now().timestamp_micros() - 120_000_000);
+    let mut args = index_args(&index, "sync");
+    args.extend_from_slice(&[
+        "--request-rate",
+        "1000",
+        "--verify",
+        "2",
+        "--from",
+        &recent,
+        "--follow",
+    ]);
+    let child = bin(dir.path())
+        .arg("--scan-url")
+        .arg(&url)
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    // Each round keeps the events of the updates it wrote, but for the newest: those past
+    // the scans' verdict-ingestion head are not synced yet, and only they (a suffix).
+    let started = std::time::Instant::now();
+    let mut lacking_seen: Vec<String> = Vec::new();
+    let mut rounds = 0;
+    while rounds < 4 {
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "the follower keeps no events ({rounds} rounds)"
+        );
+        std::thread::sleep(Duration::from_millis(700));
+        let (updates, with) = kept_and_with_events(&index);
+        if with.is_empty() {
+            continue;
+        }
+        let first_lacking = updates.iter().position(|id| !with.contains(id));
+        if let Some(first) = first_lacking {
+            assert!(
+                updates[first..].iter().all(|id| !with.contains(id)),
+                "only the newest updates lack their events"
+            );
+            if lacking_seen.is_empty() {
+                lacking_seen = updates[first..].to_vec();
+            }
+        }
+        rounds += 1;
+    }
+    assert!(!lacking_seen.is_empty(), "some updates were past the head");
+    // Those kept their events in a later round, without a restart.
+    let later = loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the updates past the head never got their events"
+        );
+        let (_, with) = kept_and_with_events(&index);
+        if lacking_seen.iter().all(|id| with.contains(id)) {
+            break with;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    // Verified as a sync's: each equals the scan's /v0/events/{id}, confirmed by two scans.
+    let kept_now = events_kept_at(&Location::Sqlite(index.clone()));
+    for id in &lacking_seen {
+        assert!(later.contains(id));
+        let e = kept_now.iter().find(|e| &e.update_id == id).expect("kept");
+        let mut served = scan_event(dir.path(), &url, id)["verdict"].clone();
+        if let Some(v) = served.as_object_mut() {
+            v.remove("finalization_time");
+        }
+        let verdict: Value = e
+            .verdict
+            .as_deref()
+            .map_or(Value::Null, |v| serde_json::from_str(v).expect("JSON"));
+        assert_eq!(verdict, served, "{id}");
+        assert_eq!(e.scans.len(), 2, "{id}: {:?}", e.scans);
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(output.status.code(), Some(0));
+    let result: Value = serde_json::from_slice(&output.stdout).expect("result JSON");
+    assert_eq!(result["outcome"], "stopped", "{result}");
+}
