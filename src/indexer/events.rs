@@ -255,6 +255,23 @@ impl Engine<'_> {
         }
     }
 
+    /// A following sync's round of events at the head ([`Self::sync_events`]): whether
+    /// another is due (some updates are past the scans' verdict-ingestion head: "not synced
+    /// yet" until a later round). Events the scans cannot serve or verify now are said and
+    /// asked again next round; a divergence or a signal stops the sync.
+    pub(super) async fn follow_events(&self) -> Result<bool, Halt> {
+        match self.sync_events().await {
+            Ok(counts) => Ok(counts.behind),
+            Err(Halt::Failed(Failure::NoQuorum(why) | Failure::Server(why))) => {
+                self.say(&format!(
+                    "warning: the updates' events are not synced yet: {why}"
+                ));
+                Ok(true)
+            }
+            Err(halt) => Err(halt),
+        }
+    }
+
     /// The halt at update `id`, whose events the scans serve in versions none of which has
     /// the scans needed: the record names the versions and the JSON paths that differ.
     fn events_diverged(

@@ -134,6 +134,9 @@ impl Engine<'_> {
         let follow = self.plan.follow && chunk.end_before.is_none();
         // Tries since the scans went away (a following sync waits for them).
         let mut tries = 0;
+        // A following sync keeps the new updates' events at the head, after each round that
+        // wrote updates (and again while some are past the scans' verdict-ingestion head).
+        let mut events_due = follow && self.plan.events == super::EventsMode::Keep;
         loop {
             if self.cancel.is_cancelled() {
                 return Err(Halt::Interrupted);
@@ -141,6 +144,9 @@ impl Engine<'_> {
             if walk.is_done() {
                 if !follow {
                     break;
+                }
+                if events_due {
+                    events_due = self.follow_events().await?;
                 }
                 tokio::select! {
                     () = tokio::time::sleep(FOLLOW_POLL) => {}
@@ -163,6 +169,7 @@ impl Engine<'_> {
             };
             let any = !confirmed.page.transactions.is_empty();
             if any {
+                events_due |= follow && self.plan.events == super::EventsMode::Keep;
                 self.write(&chunk, &confirmed, page_start).await?;
                 walk.on_page(&confirmed.page)
                     .map_err(|e| Halt::Failed(Failure::Server(e)))?;

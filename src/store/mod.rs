@@ -27,9 +27,10 @@
 //! divergences  updates the scans disagreed on (unresolved: the sync stopped there; resolved:
 //!           a quorum kept one version and the odd scans are named)
 //! events    (update, parts): each update's verdict, traffic summary and app activity
-//!           records as the scans agree on them (`/v0/events`), with its round, verdict
-//!           result and mediator group for search and the scans that confirmed it; no row:
-//!           the update's events are not synced yet
+//!           records as the scans agree on them (`/v0/events`) and the scans that confirmed
+//!           them, packed in one zstd blob ([`events_pack`]), with its round, verdict result
+//!           and mediator group for search; no row: the update's events are not synced yet
+//! event_dictionaries  the dictionaries the events blobs are packed with
 //! sync_heartbeat  the running sync (pid, host, start, last beat), for other processes
 //! meta      schema and summary versions, the network (DSO party, synchronizer), the last sync
 //! ```
@@ -44,6 +45,7 @@
 //! [`lock::WriterLock`] (`flock` on a file next to the index), on PostgreSQL
 //! `pg_try_advisory_lock` in the writer's connection; both die with their process.
 
+mod events_pack;
 pub mod hubs;
 pub mod lock;
 pub mod newest;
@@ -68,7 +70,7 @@ pub use crate::model::position::At;
 use reads::{BodyDictionaries, dictionary_id_of};
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// A heartbeat older than this says the sync that wrote it is gone.
 pub const HEARTBEAT_STALE_MICROS: i64 = 30_000_000;
@@ -514,41 +516,10 @@ pub struct KeptEvents {
     pub scans: Vec<String>,
 }
 
-/// The columns [`KeptEvents`] is read from, in its fields' order (both engines).
-pub(super) const KEPT_EVENTS_COLUMNS: &str = "u.update_id, e.served, e.verdict, e.traffic_summary, e.app_activity_records, e.round_number, e.verdict_result, e.mediator_group, e.digest, e.scans";
-
-impl KeptEvents {
-    /// Made from the row of [`KEPT_EVENTS_COLUMNS`] (the digest as bytes, the scans
-    /// comma-separated).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn from_columns(
-        update_id: String,
-        served: i64,
-        verdict: Option<String>,
-        traffic_summary: Option<String>,
-        app_activity_records: Option<String>,
-        (round_number, verdict_result, mediator_group): (Option<i64>, Option<String>, Option<i64>),
-        digest: &[u8],
-        scans: &str,
-    ) -> Self {
-        KeptEvents {
-            update_id,
-            served,
-            verdict,
-            traffic_summary,
-            app_activity_records,
-            round_number,
-            verdict_result,
-            mediator_group,
-            digest: hex::encode(digest),
-            scans: scans
-                .split(',')
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-                .collect(),
-        }
-    }
-}
+/// The columns [`KeptEvents`] is read from (both engines): the update id, the `served` bits,
+/// the packed parts ([`events_pack`]), the search columns and the digest.
+pub(super) const KEPT_EVENTS_COLUMNS: &str =
+    "u.update_id, e.served, e.parts, e.round_number, e.verdict_result, e.mediator_group, e.digest";
 
 /// Where the events of the index's updates are to be synced: the first update (ledger order)
 /// without them and the index's last update, each as (migration, record time µs).

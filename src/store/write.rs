@@ -86,6 +86,17 @@ pub(super) fn pruned_chunk(chunk: &Chunk, newest: At) -> Pruned {
     }
 }
 
+/// The columns of an events row after its `seq`, in the order [`events_upsert`] and the
+/// 7 → 8 repacking bind them.
+pub(super) const EVENTS_COLUMNS: [&str; 6] = [
+    "served",
+    "parts",
+    "round_number",
+    "verdict_result",
+    "mediator_group",
+    "digest",
+];
+
 impl EventsRow {
     /// The row kept for update `update_id` from its events `parts` ([`events_parts`]) the
     /// scans agreed on (`digest`, confirmed by `scans`): each part as JSON (a part not served
@@ -137,20 +148,12 @@ impl EventsRow {
 }
 
 /// The statement that keeps one [`EventsRow`] (replacing the update's earlier row), its
-/// parameters numbered after `mark` (`?` on SQLite, `$` on PostgreSQL): the update id, then the
-/// row's columns in [`EventsRow`]'s order. An update the index does not keep inserts nothing.
+/// parameters numbered after `mark` (`?` on SQLite, `$` on PostgreSQL): the update id, then
+/// [`EVENTS_COLUMNS`] (the `served` bits and the packed parts:
+/// [`super::events_pack::EventsPacker::pack_all`]). An update the index does not keep inserts
+/// nothing.
 pub(super) fn events_upsert(mark: char) -> String {
-    let columns = [
-        "served",
-        "verdict",
-        "traffic_summary",
-        "app_activity_records",
-        "round_number",
-        "verdict_result",
-        "mediator_group",
-        "digest",
-        "scans",
-    ];
+    let columns = EVENTS_COLUMNS;
     let values: Vec<String> = (2..=columns.len() + 1)
         .map(|n| format!("{mark}{n}"))
         .collect();

@@ -11,6 +11,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use cantonscope::model::format::{format_time_micros, parse_time_micros};
+use cantonscope::store::{KeptEvents, Location};
 use serde_json::Value;
 
 use crate::common::bin::bin;
@@ -33,26 +34,42 @@ type EventRow = (
 );
 type EventsKept = Vec<EventRow>;
 
+/// Every update's events as the index at `location` keeps them, read through the store's API
+/// (`IndexReader::kept_events`), by update id.
+pub(crate) fn events_kept_at(location: &Location) -> Vec<KeptEvents> {
+    let mut store = cantonscope::store::open_reader(location).expect("index opens");
+    let mut ids: Vec<String> = store
+        .digests()
+        .expect("digests")
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    ids.sort();
+    ids.iter()
+        .filter_map(|id| store.kept_events(id).expect("kept events"))
+        .collect()
+}
+
 fn events_kept(index: &Path) -> EventsKept {
-    let conn = rusqlite::Connection::open(index).expect("opens");
-    conn.prepare(
-        "SELECT u.update_id, e.verdict, e.round_number, e.verdict_result, e.mediator_group, e.scans
-         FROM events e JOIN updates u ON u.seq = e.seq ORDER BY u.update_id",
-    )
-    .expect("a query")
-    .query_map([], |r| {
-        Ok((
-            r.get(0)?,
-            r.get(1)?,
-            r.get(2)?,
-            r.get(3)?,
-            r.get(4)?,
-            r.get(5)?,
-        ))
-    })
-    .expect("rows")
-    .collect::<Result<_, _>>()
-    .expect("rows")
+    events_kept_at(&Location::Sqlite(index.to_owned()))
+        .into_iter()
+        .map(|e| {
+            (
+                e.update_id,
+                e.verdict,
+                e.round_number,
+                e.verdict_result,
+                e.mediator_group,
+                e.scans.join(","),
+            )
+        })
+        .collect()
+}
+
+/// How many updates' events the index keeps (`index status`'s count, through the API).
+fn events_count(index: &Path) -> Option<i64> {
+    let mut store = cantonscope::store::open_reader(&Location::Sqlite(index.to_owned())).ok()?;
+    store.status(0).ok().map(|s| s.events)
 }
 
 /// `scan event ID` of the scan at `url`.
@@ -198,9 +215,7 @@ fn kill_an_events_backfill(dir: &Path, url: &str, index: &Path) -> usize {
         .expect("spawn");
     let started = std::time::Instant::now();
     loop {
-        let kept = rusqlite::Connection::open(index)
-            .and_then(|c| c.query_row("SELECT count(*) FROM events", [], |r| r.get::<_, i64>(0)))
-            .unwrap_or(0);
+        let kept = events_count(index).unwrap_or(0);
         if kept > 0 || started.elapsed() > Duration::from_secs(30) {
             break;
         }
@@ -251,22 +266,13 @@ fn an_index_of_schema_6_is_refused_by_readers_and_migrated_in_place_keeping_its_
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 6 to schema 7")
+        err.contains("migrated the index from schema 6 to schema 8")
             && err.contains("a table for each update's events"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 7);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 8);
     assert_eq!(kept(&index), before);
-    let conn = rusqlite::Connection::open(&index).expect("opens");
-    let tables: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'events'",
-            [],
-            |r| r.get(0),
-        )
-        .expect("a count");
-    assert_eq!(tables, 1, "the events table is made");
-    drop(conn);
+    assert_eq!(events_count(&index), Some(0), "the events table is made");
     // Its events come with --events, without fetching a body again: killed mid-way, the next
     // run goes on where it stopped, and the result is a straight sync's.
     assert!(events_kept(&index).is_empty());
@@ -311,4 +317,229 @@ fn an_index_of_schema_6_is_refused_by_readers_and_migrated_in_place_keeping_its_
     );
     let st = status(dir.path(), &index);
     assert_eq!(st["events"], st["updates"], "{st}");
+}
+
+/// The events table of schema 7, as the cantonscope before kept it: the parts as JSON text
+/// and the confirming scans' names (both engines' DDL: their types read the same).
+pub(crate) const EVENTS_7: &str = "
+DROP TABLE events;
+DROP TABLE event_dictionaries;
+CREATE TABLE events (
+    seq BIGINT PRIMARY KEY,
+    served BIGINT NOT NULL,
+    verdict TEXT,
+    traffic_summary TEXT,
+    app_activity_records TEXT,
+    round_number BIGINT,
+    verdict_result TEXT,
+    mediator_group BIGINT,
+    digest BYTEA NOT NULL,
+    scans TEXT NOT NULL
+);
+CREATE INDEX events_round ON events (round_number) WHERE round_number IS NOT NULL;
+CREATE INDEX events_verdict ON events (verdict_result, mediator_group)
+    WHERE verdict_result IS NOT NULL;
+UPDATE meta SET value = '7' WHERE key = 'schema_version';
+";
+
+/// The row of `kept` as schema 7 kept it: its parameters after the update id, for the
+/// statement `INSERT INTO events SELECT seq, … FROM updates WHERE update_id = $1`.
+pub(crate) const EVENTS_7_INSERT: &str =
+    "INSERT INTO events (seq, served, verdict, traffic_summary,
+    app_activity_records, round_number, verdict_result, mediator_group, digest, scans)
+    SELECT seq, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM updates WHERE update_id = $1";
+
+#[test]
+fn an_index_of_schema_7_is_migrated_in_place_its_events_repacked_and_read_back_as_kept() {
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let until = until();
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        &index,
+        &["--from", from(), "--until", &until, "--verify", "2"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let location = Location::Sqlite(index.clone());
+    let before = events_kept_at(&location);
+    let updates = kept(&index);
+    assert_eq!(before.len(), updates.len());
+    assert!(before.iter().any(|e| e.traffic_summary.is_some()));
+    let search = |terms: &[&str]| search_ids(dir.path(), &index, terms, &["--limit", "100000"]);
+    let accepted = search(&["verdict:accepted"]);
+    assert!(!accepted.is_empty());
+    // The index as schema 7 kept it: the same events as text columns.
+    {
+        let mut conn = rusqlite::Connection::open(&index).expect("opens");
+        let tx = conn.transaction().expect("a transaction");
+        tx.execute_batch(EVENTS_7).expect("schema 7");
+        for e in &before {
+            tx.execute(
+                &EVENTS_7_INSERT.replace('$', "?"),
+                rusqlite::params![
+                    e.update_id,
+                    e.served,
+                    e.verdict,
+                    e.traffic_summary,
+                    e.app_activity_records,
+                    e.round_number,
+                    e.verdict_result,
+                    e.mediator_group,
+                    hex::decode(&e.digest).expect("hex"),
+                    e.scans.join(",")
+                ],
+            )
+            .expect("a row");
+        }
+        tx.commit().expect("commits");
+    }
+    let output = run(
+        dir.path(),
+        url,
+        &[&index_args(&index, "search")[..], &["party:x"]].concat(),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("older cantonscope (schema 7)"));
+    // The next sync migrates it in place: every update's events read back as they were kept,
+    // found by the same searches; nothing fetched again.
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        &index,
+        &["--until", &until, "--verify", "1", "--no-events"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("migrated the index from schema 7 to schema 8")
+            && err.contains(&format!(
+                "the events of {} updates packed with zstd and a dictionary",
+                before.len()
+            )),
+        "{err}"
+    );
+    assert_eq!(status(dir.path(), &index)["schema_version"], 8);
+    assert_eq!(kept(&index), updates);
+    assert_eq!(events_kept_at(&location), before);
+    assert_eq!(search(&["verdict:accepted"]), accepted);
+    // A sync with events after it has nothing left to keep.
+    let (code, out, err) = sync(
+        dir.path(),
+        url,
+        &index,
+        &["--until", &until, "--verify", "2"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out["events"]["kept"].as_u64(), Some(0), "{out}");
+    assert_eq!(events_kept_at(&location), before);
+}
+
+/// The update ids the index keeps (ledger order), and of them those whose events it keeps.
+fn kept_and_with_events(index: &Path) -> (Vec<String>, std::collections::HashSet<String>) {
+    let updates: Vec<String> = kept(index).into_iter().map(|(id, _)| id).collect();
+    let with = events_kept_at(&Location::Sqlite(index.to_owned()))
+        .into_iter()
+        .map(|e| e.update_id)
+        .collect();
+    (updates, with)
+}
+
+#[test]
+fn a_follower_keeps_the_new_updates_events_each_round_those_past_the_verdict_head_later() {
+    let demo = crate::index::start(
+        cantonscope::demo::DemoConfig {
+            stagger: false,
+            seed: 41,
+            rate: 20.0,
+            ..cantonscope::demo::DemoConfig::default()
+        }
+        .with_total_scans(3),
+    );
+    let (dir, index) = temp();
+    let url = demo.handle.scan_url.clone();
+    let recent = format_time_micros(chrono::Utc::now().timestamp_micros() - 120_000_000);
+    let mut args = index_args(&index, "sync");
+    args.extend_from_slice(&[
+        "--request-rate",
+        "1000",
+        "--verify",
+        "2",
+        "--from",
+        &recent,
+        "--follow",
+    ]);
+    let child = bin(dir.path())
+        .arg("--scan-url")
+        .arg(&url)
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    // Each round keeps the events of the updates it wrote, but for the newest: those past
+    // the scans' verdict-ingestion head are not synced yet, and only they (a suffix).
+    let started = std::time::Instant::now();
+    let mut lacking_seen: Vec<String> = Vec::new();
+    let mut rounds = 0;
+    while rounds < 4 {
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "the follower keeps no events ({rounds} rounds)"
+        );
+        std::thread::sleep(Duration::from_millis(700));
+        let (updates, with) = kept_and_with_events(&index);
+        if with.is_empty() {
+            continue;
+        }
+        let first_lacking = updates.iter().position(|id| !with.contains(id));
+        if let Some(first) = first_lacking {
+            assert!(
+                updates[first..].iter().all(|id| !with.contains(id)),
+                "only the newest updates lack their events"
+            );
+            if lacking_seen.is_empty() {
+                lacking_seen = updates[first..].to_vec();
+            }
+        }
+        rounds += 1;
+    }
+    assert!(!lacking_seen.is_empty(), "some updates were past the head");
+    // Those kept their events in a later round, without a restart.
+    let later = loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the updates past the head never got their events"
+        );
+        let (_, with) = kept_and_with_events(&index);
+        if lacking_seen.iter().all(|id| with.contains(id)) {
+            break with;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    // Verified as a sync's: each equals the scan's /v0/events/{id}, confirmed by two scans.
+    let kept_now = events_kept_at(&Location::Sqlite(index.clone()));
+    for id in &lacking_seen {
+        assert!(later.contains(id));
+        let e = kept_now.iter().find(|e| &e.update_id == id).expect("kept");
+        let mut served = scan_event(dir.path(), &url, id)["verdict"].clone();
+        if let Some(v) = served.as_object_mut() {
+            v.remove("finalization_time");
+        }
+        let verdict: Value = e
+            .verdict
+            .as_deref()
+            .map_or(Value::Null, |v| serde_json::from_str(v).expect("JSON"));
+        assert_eq!(verdict, served, "{id}");
+        assert_eq!(e.scans.len(), 2, "{id}: {:?}", e.scans);
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(output.status.code(), Some(0));
+    let result: Value = serde_json::from_slice(&output.stdout).expect("result JSON");
+    assert_eq!(result["outcome"], "stopped", "{result}");
 }

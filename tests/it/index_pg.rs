@@ -43,6 +43,7 @@ const TESTS: &[&str] = &[
     "deep_pages_read_by_keyset_equal_the_offset_answers_on_both_engines",
     "a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_sync",
     "events_kept_on_postgres_equal_the_sqlite_events_and_backfill_after_no_events",
+    "a_postgres_index_of_schema_7_is_migrated_its_events_repacked_and_read_back_as_kept",
 ];
 
 /// The restart test restarts the one server: the others hold this for reading while they run.
@@ -1057,32 +1058,29 @@ type EventRows = Vec<(
     Option<i64>,
 )>;
 
+/// The events the index at `location` keeps (read through the store's API), by update id,
+/// without the scans that confirmed them (two syncs may ask different scans).
+fn events_of(location: &Location) -> EventRows {
+    crate::index_events::events_kept_at(location)
+        .into_iter()
+        .map(|e| {
+            (
+                e.update_id,
+                e.verdict,
+                e.round_number,
+                e.verdict_result,
+                e.mediator_group,
+            )
+        })
+        .collect()
+}
+
 fn pg_events(url: &str) -> EventRows {
-    let mut pg = postgres::Client::connect(url, postgres::NoTls).expect("connects");
-    pg.query(
-        "SELECT u.update_id, e.verdict, e.round_number, e.verdict_result, e.mediator_group
-         FROM events e JOIN updates u ON u.seq = e.seq ORDER BY u.update_id COLLATE \"C\"",
-        &[],
-    )
-    .expect("rows")
-    .iter()
-    .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
-    .collect()
+    events_of(&Location::Postgres(url.to_owned()))
 }
 
 fn sqlite_events(index: &Path) -> EventRows {
-    let conn = rusqlite::Connection::open(index).expect("opens");
-    conn.prepare(
-        "SELECT u.update_id, e.verdict, e.round_number, e.verdict_result, e.mediator_group
-         FROM events e JOIN updates u ON u.seq = e.seq ORDER BY u.update_id",
-    )
-    .expect("a query")
-    .query_map([], |r| {
-        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-    })
-    .expect("rows")
-    .collect::<Result<_, _>>()
-    .expect("rows")
+    events_of(&Location::Sqlite(index.to_owned()))
 }
 
 #[test]
@@ -1138,4 +1136,71 @@ fn events_kept_on_postgres_equal_the_sqlite_events_and_backfill_after_no_events(
             "{terms:?}"
         );
     }
+}
+
+#[test]
+fn a_postgres_index_of_schema_7_is_migrated_its_events_repacked_and_read_back_as_kept() {
+    let Some((db, _server)) = database("events7") else {
+        return;
+    };
+    let demo = four();
+    let url = &demo.handle.scan_url;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let until = cantonscope::model::format::format_time_micros(
+        cantonscope::model::format::parse_time_micros(from()).expect("a time") + 3_600_000_000,
+    );
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        &db.url,
+        &["--from", from(), "--until", &until, "--verify", "2"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let location = Location::Postgres(db.url.clone());
+    let before = crate::index_events::events_kept_at(&location);
+    assert!(before.len() > 10, "{} updates' events", before.len());
+    let accepted = search(dir.path(), &db.url, &["verdict:accepted"], &["--count"]);
+    // The database as schema 7 kept it: the same events as text columns.
+    {
+        let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
+        let mut tx = pg.transaction().expect("a transaction");
+        tx.batch_execute(crate::index_events::EVENTS_7)
+            .expect("schema 7");
+        for e in &before {
+            tx.execute(
+                crate::index_events::EVENTS_7_INSERT,
+                &[
+                    &e.update_id,
+                    &e.served,
+                    &e.verdict,
+                    &e.traffic_summary,
+                    &e.app_activity_records,
+                    &e.round_number,
+                    &e.verdict_result,
+                    &e.mediator_group,
+                    &hex::decode(&e.digest).expect("hex"),
+                    &e.scans.join(","),
+                ],
+            )
+            .expect("a row");
+        }
+        tx.commit().expect("commits");
+    }
+    assert!(
+        store::open_reader(&location).is_err(),
+        "a reader refuses schema 7"
+    );
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        &db.url,
+        &["--until", &until, "--verify", "1", "--no-events"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 8);
+    assert_eq!(crate::index_events::events_kept_at(&location), before);
+    assert_eq!(
+        search(dir.path(), &db.url, &["verdict:accepted"], &["--count"]),
+        accepted
+    );
 }

@@ -68,6 +68,8 @@ pub struct PgIndex {
     target: Target,
     /// Its body dictionaries, as reads need them.
     dictionaries: super::BodyDictionaries,
+    /// Its events dictionaries, as reads need them.
+    event_dictionaries: super::BodyDictionaries,
 }
 
 impl Drop for PgIndex {
@@ -275,30 +277,54 @@ impl IndexWriter for PgIndex {
     }
 
     fn write_events(&mut self, rows: &[EventsRow]) -> Result<u64, StoreError> {
-        self.with(|c| {
+        let shown = self.target.shown.clone();
+        let packing = |detail: String| StoreError::Engine {
+            path: shown.clone(),
+            detail,
+        };
+        let kept: Option<Vec<u8>> = self
+            .with(|c| {
+                c.query_opt(
+                    "SELECT dictionary FROM event_dictionaries ORDER BY added_at DESC, id DESC LIMIT 1",
+                    &[],
+                )
+            })?
+            .map(|r| r.get(0));
+        let (packer, trained) =
+            super::events_pack::EventsPacker::new(kept, rows).map_err(packing)?;
+        let packed = packer.pack_all(rows).map_err(packing)?;
+        let mut trained_failed = None;
+        let kept = self.with(|c| {
             let mut tx = c.transaction()?;
+            if let Some(dictionary) = &trained
+                && let Err(e) = schema::add_event_dictionary(&mut tx, dictionary)
+            {
+                trained_failed = Some(e);
+                return Ok(0);
+            }
             let stmt = tx.prepare(&crate::store::write::events_upsert('$'))?;
             let mut kept = 0;
-            for r in rows {
+            for (r, (served, parts)) in rows.iter().zip(&packed) {
                 kept += tx.execute(
                     &stmt,
                     &[
                         &r.update_id,
-                        &r.served,
-                        &r.verdict,
-                        &r.traffic_summary,
-                        &r.app_activity_records,
+                        served,
+                        parts,
                         &r.round_number,
                         &r.verdict_result,
                         &r.mediator_group,
                         &r.digest,
-                        &r.scans,
                     ],
                 )?;
             }
             tx.commit()?;
             Ok(kept)
-        })
+        })?;
+        match trained_failed {
+            Some(detail) => Err(packing(detail)),
+            None => Ok(kept),
+        }
     }
 
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {

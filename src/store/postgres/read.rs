@@ -202,7 +202,8 @@ impl PgIndex {
         self.unpack(update_id, &compressed).map(Some)
     }
 
-    /// An update's events as kept ([`crate::store::IndexReader::kept_events`]).
+    /// An update's events as kept ([`crate::store::IndexReader::kept_events`]): the parts
+    /// unpacked with the index's events dictionaries.
     pub(super) fn read_kept_events(
         &mut self,
         update_id: &str,
@@ -216,20 +217,38 @@ impl PgIndex {
                 &[&update_id],
             )
         })?;
-        Ok(row.map(|r| {
-            let digest: Vec<u8> = r.get(8);
-            let scans: String = r.get(9);
-            crate::store::KeptEvents::from_columns(
-                r.get(0),
-                r.get(1),
-                r.get(2),
-                r.get(3),
-                r.get(4),
-                (r.get(5), r.get(6), r.get(7)),
-                &digest,
-                &scans,
-            )
-        }))
+        let Some(r) = row else {
+            return Ok(None);
+        };
+        let packed: Vec<u8> = r.get(2);
+        if self.event_dictionaries.wants(&packed) {
+            let all: Vec<(i64, Vec<u8>)> = self.with(|c| {
+                Ok(
+                    c.query("SELECT id, dictionary FROM event_dictionaries", &[])?
+                        .iter()
+                        .map(|r| (r.get(0), r.get(1)))
+                        .collect(),
+                )
+            })?;
+            self.event_dictionaries.load(all);
+        }
+        let id: String = r.get(0);
+        let text = self
+            .event_dictionaries
+            .unpack(&self.target.shown, &id, &packed)?;
+        let digest: Vec<u8> = r.get(6);
+        crate::store::KeptEvents::from_packed(
+            id,
+            r.get(1),
+            &text,
+            (r.get(3), r.get(4), r.get(5)),
+            &digest,
+        )
+        .map(Some)
+        .map_err(|detail| StoreError::Corrupt {
+            path: self.target.shown.clone(),
+            detail,
+        })
     }
 
     /// A kept body made text again, the index's dictionaries loaded first when it names one

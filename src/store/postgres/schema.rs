@@ -95,21 +95,6 @@ CREATE TABLE IF NOT EXISTS dictionaries (
     added_at BIGINT NOT NULL,
     dictionary BYTEA NOT NULL
 );
-CREATE TABLE IF NOT EXISTS events (
-    seq BIGINT PRIMARY KEY,
-    served BIGINT NOT NULL,
-    verdict TEXT,
-    traffic_summary TEXT,
-    app_activity_records TEXT,
-    round_number BIGINT,
-    verdict_result TEXT,
-    mediator_group BIGINT,
-    digest BYTEA NOT NULL,
-    scans TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_round ON events (round_number) WHERE round_number IS NOT NULL;
-CREATE INDEX IF NOT EXISTS events_verdict ON events (verdict_result, mediator_group)
-    WHERE verdict_result IS NOT NULL;
 CREATE TABLE IF NOT EXISTS sync_heartbeat (
     id BIGINT PRIMARY KEY CHECK (id = 1),
     pid BIGINT NOT NULL,
@@ -120,8 +105,155 @@ CREATE TABLE IF NOT EXISTS sync_heartbeat (
 );
 "#;
 
+/// Schema 8: each update's events parts packed ([`crate::store::events_pack`]), as on SQLite
+/// (see its `EVENTS`): one zstd blob of the parts and their scans by the update's `seq`, a
+/// dictionary of `event_dictionaries`, the search columns and the digest. Run when a database
+/// is opened for writing (idempotent), after [`repack_events_7_to_8`] moved a schema-7 table
+/// aside.
+const EVENTS: &str = "
+CREATE TABLE IF NOT EXISTS event_dictionaries (
+    id BIGINT PRIMARY KEY,
+    added_at BIGINT NOT NULL,
+    dictionary BYTEA NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    seq BIGINT PRIMARY KEY,
+    served BIGINT NOT NULL,
+    parts BYTEA NOT NULL,
+    round_number BIGINT,
+    verdict_result TEXT,
+    mediator_group BIGINT,
+    digest BYTEA NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_round ON events (round_number) WHERE round_number IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_verdict ON events (verdict_result, mediator_group)
+    WHERE verdict_result IS NOT NULL;
+";
+
+/// Schema 7 → 8: the events kept as schema 7 did (three JSON text columns and the scans'
+/// names) repacked into schema 8's blobs ([`EVENTS`]), a thousand at a time, the dictionary
+/// trained on the first thousand; a table already of the new layout (or none) is left as it
+/// is. How many rows were repacked.
+fn repack_events_7_to_8(tx: &mut postgres::Transaction<'_>) -> Result<u64, String> {
+    let e = |e: postgres::Error| e.to_string();
+    let old: bool = tx
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM information_schema.columns
+                 WHERE table_schema = current_schema() AND table_name = 'events'
+                   AND column_name = 'verdict')",
+            &[],
+        )
+        .map_err(e)?
+        .get(0);
+    if !old {
+        return tx.batch_execute(EVENTS).map(|()| 0).map_err(e);
+    }
+    tx.batch_execute(
+        "DROP INDEX IF EXISTS events_round;
+         DROP INDEX IF EXISTS events_verdict;
+         ALTER TABLE events RENAME TO events_v7;",
+    )
+    .and_then(|()| tx.batch_execute(EVENTS))
+    .map_err(e)?;
+    let read = tx
+        .prepare(
+            "SELECT e.seq, u.update_id, e.served, e.verdict, e.traffic_summary,
+                    e.app_activity_records, e.round_number, e.verdict_result, e.mediator_group,
+                    e.digest, e.scans
+             FROM events_v7 e JOIN updates u ON u.seq = e.seq
+             WHERE e.seq > $1 ORDER BY e.seq LIMIT 1000",
+        )
+        .map_err(e)?;
+    let write = tx
+        .prepare(&format!(
+            "INSERT INTO events (seq, {}) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            crate::store::write::EVENTS_COLUMNS.join(", ")
+        ))
+        .map_err(e)?;
+    let mut packer = None;
+    let (mut after, mut repacked) = (i64::MIN, 0);
+    loop {
+        let rows: Vec<(i64, crate::store::EventsRow)> = tx
+            .query(&read, &[&after])
+            .map_err(e)?
+            .iter()
+            .map(|r| {
+                (
+                    r.get(0),
+                    crate::store::EventsRow {
+                        update_id: r.get(1),
+                        served: r.get(2),
+                        verdict: r.get(3),
+                        traffic_summary: r.get(4),
+                        app_activity_records: r.get(5),
+                        round_number: r.get(6),
+                        verdict_result: r.get(7),
+                        mediator_group: r.get(8),
+                        digest: r.get(9),
+                        scans: r.get(10),
+                    },
+                )
+            })
+            .collect();
+        let Some((last, _)) = rows.last() else {
+            break;
+        };
+        after = *last;
+        let (seqs, rows): (Vec<i64>, Vec<crate::store::EventsRow>) = rows.into_iter().unzip();
+        if packer.is_none() {
+            let (made, trained) = crate::store::events_pack::EventsPacker::new(None, &rows)?;
+            if let Some(dictionary) = trained {
+                add_event_dictionary(tx, &dictionary)?;
+            }
+            packer = Some(made);
+        }
+        let packed = packer
+            .as_ref()
+            .map_or(Ok(Vec::new()), |p| p.pack_all(&rows))?;
+        for ((seq, row), (served, blob)) in seqs.iter().zip(&rows).zip(packed) {
+            tx.execute(
+                &write,
+                &[
+                    seq,
+                    &served,
+                    &blob,
+                    &row.round_number,
+                    &row.verdict_result,
+                    &row.mediator_group,
+                    &row.digest,
+                ],
+            )
+            .map_err(e)?;
+            repacked += 1;
+        }
+    }
+    tx.batch_execute("DROP TABLE events_v7").map_err(e)?;
+    Ok(repacked)
+}
+
+/// Keeps `dictionary` (as [`crate::store::events_pack::EventsPacker::new`] trained it) as the
+/// one new events are packed with.
+pub(super) fn add_event_dictionary(
+    tx: &mut postgres::Transaction<'_>,
+    dictionary: &[u8],
+) -> Result<(), String> {
+    let id = crate::model::index::pack::dictionary_id(dictionary)
+        .ok_or("the trained events dictionary is not a zstd dictionary")?;
+    tx.execute(
+        "INSERT INTO event_dictionaries (id, added_at, dictionary) VALUES ($1, $2, $3)
+         ON CONFLICT (id) DO NOTHING",
+        &[
+            &i64::from(id),
+            &chrono::Utc::now().timestamp_micros(),
+            &dictionary,
+        ],
+    )
+    .map(|_| ())
+    .map_err(|e| e.to_string())
+}
+
 /// The index's tables (for its size).
-pub const TABLES: [&str; 13] = [
+pub const TABLES: [&str; 14] = [
     "meta",
     "updates",
     "terms",
@@ -134,6 +266,7 @@ pub const TABLES: [&str; 13] = [
     "dictionaries",
     "hub_bits",
     "events",
+    "event_dictionaries",
     "sync_heartbeat",
 ];
 
@@ -151,6 +284,7 @@ impl PgIndex {
             client: Some(client),
             target,
             dictionaries: crate::store::BodyDictionaries::default(),
+            event_dictionaries: crate::store::BodyDictionaries::default(),
         };
         if holder.is_some() {
             index.lock()?;
@@ -191,7 +325,7 @@ impl PgIndex {
             // Schema 2 (the first on PostgreSQL) → 3: the pairs of the frequent terms (and
             // their bitmaps); 3 → 4: the bodies' dictionaries (the table made above); 4 → 5:
             // the bitmaps of the frequent terms; 5 → 6: each term's newest key; 6 → 7: the events
-            // table (made above, empty: `index sync --events` fills it).
+            // table (made below, empty: `index sync --events` fills it).
             match older {
                 Some(2) => {
                     pairs::migrate_2_to_3(&mut tx).map_err(|e| target.error(&e))?;
@@ -205,6 +339,12 @@ impl PgIndex {
                 tx.batch_execute(MIGRATE_5_TO_6)
                     .map_err(|e| target.error(&e))?;
             }
+            // 7 → 8 (and a new database): the events table of schema 8, a schema-7 one
+            // repacked.
+            repack_events_7_to_8(&mut tx).map_err(|detail| StoreError::Engine {
+                path: target.shown.clone(),
+                detail: format!("cannot make or repack its events table: {detail}"),
+            })?;
             if older.is_some() {
                 tx.execute(
                     "UPDATE meta SET value = $1 WHERE key = 'schema_version'",

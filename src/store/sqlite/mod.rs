@@ -42,6 +42,8 @@ pub struct SqliteIndex {
     notices: Vec<String>,
     /// Its body dictionaries, as reads need them.
     dictionaries: BodyDictionaries,
+    /// Its events dictionaries, as reads need them.
+    event_dictionaries: BodyDictionaries,
     /// A writer's WAL copier ([`checkpoint`]); none for a reader.
     checkpointer: Option<checkpoint::Checkpointer>,
 }
@@ -154,28 +156,43 @@ impl IndexWriter for SqliteIndex {
 
     fn write_events(&mut self, rows: &[EventsRow]) -> Result<u64, StoreError> {
         let path = self.path.clone();
+        let packing = |detail: String| StoreError::Engine {
+            path: path.display().to_string(),
+            detail,
+        };
         let tx = self
             .conn
             .transaction()
             .map_err(|e| engine_error(&path, &e))?;
+        let kept: Option<Vec<u8>> = tx
+            .query_row(
+                "SELECT dictionary FROM event_dictionaries ORDER BY added_at DESC, id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| engine_error(&path, &e))?;
+        let (packer, trained) =
+            super::events_pack::EventsPacker::new(kept, rows).map_err(packing)?;
+        if let Some(dictionary) = trained {
+            schema::add_event_dictionary(&tx, &dictionary).map_err(packing)?;
+        }
+        let packed = packer.pack_all(rows).map_err(packing)?;
         let mut kept = 0;
         {
             let mut stmt = tx
                 .prepare_cached(&crate::store::write::events_upsert('?'))
                 .map_err(|e| engine_error(&path, &e))?;
-            for r in rows {
+            for (r, (served, parts)) in rows.iter().zip(packed) {
                 kept += stmt
                     .execute(params![
                         r.update_id,
-                        r.served,
-                        r.verdict,
-                        r.traffic_summary,
-                        r.app_activity_records,
+                        served,
+                        parts,
                         r.round_number,
                         r.verdict_result,
                         r.mediator_group,
-                        r.digest,
-                        r.scans
+                        r.digest
                     ])
                     .map_err(|e| engine_error(&path, &e))? as u64;
             }

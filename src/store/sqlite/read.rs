@@ -172,12 +172,23 @@ impl SqliteIndex {
         self.unpack(update_id, &compressed).map(Some)
     }
 
-    /// An update's events as kept ([`crate::store::IndexReader::kept_events`]).
+    /// An update's events as kept ([`crate::store::IndexReader::kept_events`]): the parts
+    /// unpacked with the index's events dictionaries.
     pub(super) fn read_kept_events(
         &mut self,
         update_id: &str,
     ) -> Result<Option<crate::store::KeptEvents>, StoreError> {
-        self.conn
+        type Row = (
+            String,
+            i64,
+            Vec<u8>,
+            Option<i64>,
+            Option<String>,
+            Option<i64>,
+            Vec<u8>,
+        );
+        let row: Option<Row> = self
+            .conn
             .query_row(
                 &format!(
                     "SELECT {} FROM updates u JOIN events e ON e.seq = u.seq WHERE u.update_id = ?1",
@@ -185,22 +196,42 @@ impl SqliteIndex {
                 ),
                 [update_id],
                 |r| {
-                    let digest: Vec<u8> = r.get(8)?;
-                    let scans: String = r.get(9)?;
-                    Ok(crate::store::KeptEvents::from_columns(
+                    Ok((
                         r.get(0)?,
                         r.get(1)?,
                         r.get(2)?,
                         r.get(3)?,
                         r.get(4)?,
-                        (r.get(5)?, r.get(6)?, r.get(7)?),
-                        &digest,
-                        &scans,
+                        r.get(5)?,
+                        r.get(6)?,
                     ))
                 },
             )
             .optional()
-            .map_err(|e| self.engine(&e))
+            .map_err(|e| self.engine(&e))?;
+        let Some((id, served, packed, round, result, group, digest)) = row else {
+            return Ok(None);
+        };
+        if self.event_dictionaries.wants(&packed) {
+            let e = |e: rusqlite::Error| engine_error(&self.path, &e);
+            let all = self
+                .conn
+                .prepare("SELECT id, dictionary FROM event_dictionaries")
+                .and_then(|mut stmt| {
+                    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                        .collect::<rusqlite::Result<Vec<(i64, Vec<u8>)>>>()
+                })
+                .map_err(e)?;
+            self.event_dictionaries.load(all);
+        }
+        let shown = self.shown();
+        let text = self.event_dictionaries.unpack(&shown, &id, &packed)?;
+        crate::store::KeptEvents::from_packed(id, served, &text, (round, result, group), &digest)
+            .map(Some)
+            .map_err(|detail| StoreError::Corrupt {
+                path: shown,
+                detail,
+            })
     }
 
     /// A kept body made text again, the index's dictionaries loaded first when it names one

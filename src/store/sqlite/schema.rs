@@ -98,32 +98,153 @@ CREATE TABLE IF NOT EXISTS dictionaries (
 ";
 
 /// Schema 7: each update's events parts as the scans serve them beside it on `/v0/events`
-/// (the mediator's verdict, the traffic summary, the CIP-104 app activity records), kept as
-/// JSON, by the update's `seq` (a row per update whose events were synced; none: not synced
-/// yet). `verdict` NULL is "none served" (the scans agree the update has no verdict); a part
-/// no scan serves stays NULL too, told apart by `served` (a bit per part: 1 verdict, 2 traffic
-/// summary, 4 app activity records). The verdict's round, result (`accepted`, `rejected`,
-/// `unspecified`) and mediator group are columns for search; `digest` is the SHA-256 of the
-/// parts' canonical JSON without the scan-local `verdict.finalization_time`, `scans` the scans
-/// that confirmed it (comma-separated). Made by the 6 → 7 migration as well, empty: an index
-/// of schema 6 keeps its updates and gets their events with `index sync --events`.
+/// (the mediator's verdict, the traffic summary, the CIP-104 app activity records), by the
+/// update's `seq` (a row per update whose events were synced; none: not synced yet). Schema 8
+/// packs them ([`crate::store::events_pack`]): `parts` is one zstd blob of the parts and the
+/// scans that confirmed them, with a dictionary of `event_dictionaries` (trained on the first
+/// page of events written; the newest packs new rows); `served` has a bit per part served (1
+/// verdict, 2 traffic summary, 4 app activity records: a part no scan serves is told apart
+/// from a served `null`; 8: the verdict's update id is the update's). The verdict's round,
+/// result (`accepted`, `rejected`, `unspecified`) and mediator group are columns for search;
+/// `digest` is the SHA-256 of the parts' canonical JSON without the scan-local
+/// `verdict.finalization_time`. Made by the 6 → 7 migration as well, empty (an index of schema
+/// 6 gets its updates' events with `index sync --events`), and by the 7 → 8 one
+/// ([`repack_events_7_to_8`]).
 pub(super) const EVENTS: &str = "
+CREATE TABLE IF NOT EXISTS event_dictionaries (
+    id INTEGER PRIMARY KEY,
+    added_at INTEGER NOT NULL,
+    dictionary BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS events (
     seq INTEGER PRIMARY KEY,
     served INTEGER NOT NULL,
-    verdict TEXT,
-    traffic_summary TEXT,
-    app_activity_records TEXT,
+    parts BLOB NOT NULL,
     round_number INTEGER,
     verdict_result TEXT,
     mediator_group INTEGER,
-    digest BLOB NOT NULL,
-    scans TEXT NOT NULL
+    digest BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_round ON events (round_number) WHERE round_number IS NOT NULL;
 CREATE INDEX IF NOT EXISTS events_verdict ON events (verdict_result, mediator_group)
     WHERE verdict_result IS NOT NULL;
 ";
+
+/// Schema 7 → 8: the events kept as schema 7 did (three JSON text columns and the scans'
+/// names) repacked into schema 8's blobs ([`EVENTS`]), a thousand at a time, the dictionary
+/// trained on the first thousand; an index already of the new layout (or without events) is
+/// left as it is. How many rows were repacked.
+pub(super) fn repack_events_7_to_8(tx: &rusqlite::Transaction<'_>) -> Result<u64, String> {
+    let e = |e: rusqlite::Error| e.to_string();
+    let old: i64 = tx
+        .query_row(
+            "SELECT count(*) FROM pragma_table_info('events') WHERE name = 'verdict'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(e)?;
+    if old == 0 {
+        return tx.execute_batch(EVENTS).map(|()| 0).map_err(e);
+    }
+    tx.execute_batch(
+        "DROP INDEX IF EXISTS events_round;
+         DROP INDEX IF EXISTS events_verdict;
+         ALTER TABLE events RENAME TO events_v7;",
+    )
+    .and_then(|()| tx.execute_batch(EVENTS))
+    .map_err(e)?;
+    let mut read = tx
+        .prepare(
+            "SELECT e.seq, u.update_id, e.served, e.verdict, e.traffic_summary,
+                    e.app_activity_records, e.round_number, e.verdict_result, e.mediator_group,
+                    e.digest, e.scans
+             FROM events_v7 e JOIN updates u ON u.seq = e.seq
+             WHERE e.seq > ?1 ORDER BY e.seq LIMIT 1000",
+        )
+        .map_err(e)?;
+    let mut write = tx
+        .prepare(&format!(
+            "INSERT INTO events (seq, {}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            crate::store::write::EVENTS_COLUMNS.join(", ")
+        ))
+        .map_err(e)?;
+    let mut packer = None;
+    let (mut after, mut repacked) = (i64::MIN, 0);
+    loop {
+        let rows: Vec<(i64, crate::store::EventsRow)> = read
+            .query_map([after], |r| {
+                Ok((
+                    r.get(0)?,
+                    crate::store::EventsRow {
+                        update_id: r.get(1)?,
+                        served: r.get(2)?,
+                        verdict: r.get(3)?,
+                        traffic_summary: r.get(4)?,
+                        app_activity_records: r.get(5)?,
+                        round_number: r.get(6)?,
+                        verdict_result: r.get(7)?,
+                        mediator_group: r.get(8)?,
+                        digest: r.get(9)?,
+                        scans: r.get(10)?,
+                    },
+                ))
+            })
+            .and_then(Iterator::collect)
+            .map_err(e)?;
+        let Some((last, _)) = rows.last() else {
+            break;
+        };
+        after = *last;
+        let (seqs, rows): (Vec<i64>, Vec<crate::store::EventsRow>) = rows.into_iter().unzip();
+        if packer.is_none() {
+            let (made, trained) = crate::store::events_pack::EventsPacker::new(None, &rows)?;
+            if let Some(dictionary) = trained {
+                add_event_dictionary(tx, &dictionary)?;
+            }
+            packer = Some(made);
+        }
+        let packed = packer
+            .as_ref()
+            .map_or(Ok(Vec::new()), |p| p.pack_all(&rows))?;
+        for ((seq, row), (served, blob)) in seqs.iter().zip(&rows).zip(packed) {
+            write
+                .execute(rusqlite::params![
+                    seq,
+                    served,
+                    blob,
+                    row.round_number,
+                    row.verdict_result,
+                    row.mediator_group,
+                    row.digest
+                ])
+                .map_err(e)?;
+            repacked += 1;
+        }
+    }
+    drop((read, write));
+    tx.execute_batch("DROP TABLE events_v7").map_err(e)?;
+    Ok(repacked)
+}
+
+/// Keeps `dictionary` (as [`crate::store::events_pack::EventsPacker::new`] trained it) as the
+/// one new events are packed with.
+pub(super) fn add_event_dictionary(
+    tx: &rusqlite::Transaction<'_>,
+    dictionary: &[u8],
+) -> Result<(), String> {
+    let id = crate::model::index::pack::dictionary_id(dictionary)
+        .ok_or("the trained events dictionary is not a zstd dictionary")?;
+    tx.execute(
+        "INSERT OR IGNORE INTO event_dictionaries (id, added_at, dictionary) VALUES (?1, ?2, ?3)",
+        params![
+            i64::from(id),
+            chrono::Utc::now().timestamp_micros(),
+            dictionary
+        ],
+    )
+    .map(|_| ())
+    .map_err(|e| e.to_string())
+}
 
 /// Schema 5 → 6: each term keeps its newest key (migration, record time, seq), read in one
 /// walk of the keys in their order (a term's newest is the last of its run), not a look-up per
@@ -234,6 +355,7 @@ impl SqliteIndex {
             path: path.to_owned(),
             notices: Vec::new(),
             dictionaries: crate::store::BodyDictionaries::default(),
+            event_dictionaries: crate::store::BodyDictionaries::default(),
             checkpointer: None,
         };
         index
@@ -401,6 +523,17 @@ impl SqliteIndex {
             done.push(
                 "a table for each update's events (verdict, traffic summary, app activity), filled by `index sync --events` without fetching the bodies again".to_owned(),
             );
+        }
+        if found < 8 {
+            let repacked = repack_events_7_to_8(&tx).map_err(|detail| StoreError::Engine {
+                path: path.display().to_string(),
+                detail: format!("cannot repack its events: {detail}"),
+            })?;
+            if found == 7 {
+                done.push(format!(
+                    "the events of {repacked} updates packed with zstd and a dictionary"
+                ));
+            }
         }
         if found < 4 {
             done.push(
