@@ -180,6 +180,7 @@ impl Engine<'_> {
                 ask(&mut pages, scan, &mut counts).await;
             }
             let mut rows = Vec::new();
+            let mut outvoted = Vec::new();
             let mut halt = None;
             for k in 0..within {
                 let id = pages[0].items[k].id.clone();
@@ -222,6 +223,7 @@ impl Engine<'_> {
                             self.names(members).join(", ")
                         ));
                     }
+                    outvoted.push(self.events_outvoted(&pages, &id, &ranked));
                 }
                 let Some(item) = super::answer_of(&pages, members[0]).and_then(|p| p.get(&id))
                 else {
@@ -242,6 +244,7 @@ impl Engine<'_> {
             let kept = self.store.call(move |s| s.write_events(&rows)).await?;
             counts.kept += kept;
             counts.pages += 1;
+            self.record_events_findings(outvoted, halt.as_ref()).await?;
             if let Some(halt) = halt {
                 return Err(halt);
             }
@@ -306,6 +309,60 @@ impl Engine<'_> {
             self.threshold
         );
         Halt::Diverged(Box::new(record), message)
+    }
+}
+
+impl Engine<'_> {
+    /// The record of update `id`, whose events the odd scans of `ranked` (all but the first
+    /// version's) serve differently from the version kept: resolved, naming them.
+    fn events_outvoted(
+        &self,
+        pages: &[EventsOf],
+        id: &str,
+        ranked: &[(Digest, Vec<usize>)],
+    ) -> DivergenceRecord {
+        let at = super::answer_of(pages, ranked[0].1[0])
+            .and_then(|p| p.get(id))
+            .map(|i| i.after.clone());
+        let odd: Vec<String> = ranked[1..]
+            .iter()
+            .flat_map(|(_, scans)| self.names(scans))
+            .collect();
+        DivergenceRecord {
+            update_id: id.to_owned(),
+            migration_id: at.as_ref().map_or(0, |a| a.after_migration_id),
+            record_time: at.map(|a| a.after_record_time).unwrap_or_default(),
+            found_at: now_micros(),
+            resolved: true,
+            detail: json!({
+                "part": "events",
+                "odd_scans": odd,
+                "kept_by": self.names(&ranked[0].1),
+            }),
+        }
+    }
+
+    /// Records a page's findings in the divergences table, as the updates' walk does: the
+    /// scans outvoted (resolved) and the divergence the walk stops at.
+    async fn record_events_findings(
+        &self,
+        mut records: Vec<DivergenceRecord>,
+        halt: Option<&Halt>,
+    ) -> Result<(), Halt> {
+        if let Some(Halt::Diverged(record, _)) = halt {
+            records.push((**record).clone());
+        }
+        if records.is_empty() {
+            return Ok(());
+        }
+        self.store
+            .call(move |s| {
+                records
+                    .iter()
+                    .try_for_each(|record| s.record_divergence(record))
+            })
+            .await?;
+        Ok(())
     }
 }
 

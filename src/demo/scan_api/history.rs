@@ -153,6 +153,9 @@ pub(super) async fn events(State(c): State<ScanCtx>, body: Bytes) -> Response {
                 if c.app.faults.diverges(c.scan, u) {
                     crate::demo::faults::mark_diverged(&mut value);
                 }
+                if c.app.faults.verdict_diverges(c.scan, &u.update_id) {
+                    crate::demo::faults::mark_verdict_diverged(&mut value);
+                }
                 value
             })
             .collect();
@@ -187,10 +190,14 @@ fn find_update(c: &ScanCtx, update_id: &str) -> Option<(usize, Arc<Update>)> {
     Some((idx, Arc::clone(u)))
 }
 
-/// One update (or event) as scan `c` renders it: a diverging scan changes a field.
+/// One update (or event) as scan `c` renders it: a diverging scan changes a field (a scan
+/// with diverging verdicts, an event's verdict).
 fn rendered(c: &ScanCtx, u: &Update, mut value: Value) -> Response {
     if c.app.faults.diverges(c.scan, u) {
         crate::demo::faults::mark_diverged(&mut value);
+    }
+    if c.app.faults.verdict_diverges(c.scan, &u.update_id) {
+        crate::demo::faults::mark_verdict_diverged(&mut value);
     }
     json_ok(&value)
 }
