@@ -22,7 +22,7 @@ use crate::model::consensus::{MAX_DIFFERENCES, json_diff};
 use crate::model::format::format_time_micros;
 use crate::model::index::{Digest, digest_hex, events_parts};
 use crate::model::position::At;
-use crate::store::{DivergenceRecord, EventsRow};
+use crate::store::{DivergenceRecord, EventsRow, VerdictEvent};
 
 /// One update's events as one scan serves them.
 struct Item {
@@ -31,6 +31,9 @@ struct Item {
     after: UpdatesAfter,
     parts: Map<String, Value>,
     digest: Digest,
+    /// An event with a verdict and no update (a rejected request, a wholly private
+    /// transaction): kept as a record of its own ([`VerdictEvent`]).
+    verdict_only: bool,
 }
 
 /// One scan's answer to an events page.
@@ -59,6 +62,9 @@ pub struct EventsCounts {
     pub kept: u64,
     /// Updates where a scan was outvoted.
     pub odd: u64,
+    /// Events with a verdict and no update kept (rejected requests, wholly private
+    /// transactions).
+    pub verdict_only: u64,
     /// Scans that did not serve `/v0/events` (with why), each named once.
     pub not_served_by: Vec<String>,
     /// The walk ended before the index's last update: the scans' events stop there (their
@@ -73,6 +79,7 @@ impl EventsCounts {
             "pages": self.pages,
             "kept": self.kept,
             "odd": self.odd,
+            "verdict_only": self.verdict_only,
             "not_served_by": self.not_served_by,
             "not_synced_yet": self.behind,
         })
@@ -109,6 +116,7 @@ impl Engine<'_> {
                 },
                 parts,
                 digest,
+                verdict_only: event.update.is_none(),
             });
         }
         Ok(EventsOf { scan, items })
@@ -117,12 +125,26 @@ impl Engine<'_> {
     /// Walks `/v0/events` over the index's updates still without their events, keeping them
     /// verified page by page (see the module).
     pub async fn sync_events(&self) -> Result<EventsCounts, Halt> {
+        let counts = self.walk_events().await?;
+        if !counts.behind {
+            self.verdict_events_backfilled().await?;
+        }
+        Ok(counts)
+    }
+
+    /// The walk of [`Self::sync_events`].
+    async fn walk_events(&self) -> Result<EventsCounts, Halt> {
         let mut counts = EventsCounts::default();
         let todo = self
             .store
             .call(crate::store::IndexWriter::events_todo)
             .await?;
-        let (Some(first), Some(last)) = (todo.first_lacking, todo.last) else {
+        let backfill = self.verdict_events_backfill().await?;
+        let first = match backfill {
+            Some(start) => Some(todo.first_lacking.map_or(start, |f| f.min(start))),
+            None => todo.first_lacking,
+        };
+        let (Some(first), Some(last)) = (first, todo.last) else {
             return Ok(counts);
         };
         let mut after = UpdatesAfter {
@@ -181,6 +203,7 @@ impl Engine<'_> {
             }
             let mut rows = Vec::new();
             let mut outvoted = Vec::new();
+            let mut verdict_rows = Vec::new();
             let mut halt = None;
             for k in 0..within {
                 let id = pages[0].items[k].id.clone();
@@ -229,14 +252,15 @@ impl Engine<'_> {
                 else {
                     continue;
                 };
-                rows.push(EventsRow::of(
-                    &id,
-                    &item.parts,
-                    digest,
-                    &self.confirmed_by(members),
-                ));
+                let row = EventsRow::of(&id, &item.parts, digest, &self.confirmed_by(members));
+                if item.verdict_only {
+                    verdict_rows.push(VerdictEvent { at: item.at, row });
+                } else {
+                    rows.push(row);
+                }
             }
-            let walked = rows.len();
+            let walked = rows.len() + verdict_rows.len();
+            counts.verdict_only += self.keep_verdict_events(verdict_rows).await?;
             let next = pages[0]
                 .items
                 .get(walked.max(1) - 1)
@@ -340,6 +364,50 @@ impl Engine<'_> {
                 "kept_by": self.names(&ranked[0].1),
             }),
         }
+    }
+
+    /// Where an index migrated from schema 7 is to be walked again for its events with a
+    /// verdict and no update: its first update (`None`: no such walk is pending).
+    async fn verdict_events_backfill(&self) -> Result<Option<At>, Halt> {
+        Ok(self
+            .store
+            .call(|s| {
+                if s.meta_get(crate::store::VERDICT_EVENTS_BACKFILL)?
+                    .as_deref()
+                    != Some(crate::store::VERDICT_EVENTS_PENDING)
+                {
+                    return Ok(None);
+                }
+                Ok(s.page_after(None, 1)?
+                    .first()
+                    .map(|u| At::new(u.migration_id, u.record_time)))
+            })
+            .await?)
+    }
+
+    /// That walk has ended: not pending any more.
+    async fn verdict_events_backfilled(&self) -> Result<(), Halt> {
+        Ok(self
+            .store
+            .call(|s| {
+                if s.meta_get(crate::store::VERDICT_EVENTS_BACKFILL)?.is_some() {
+                    s.meta_set(crate::store::VERDICT_EVENTS_BACKFILL, "done")?;
+                }
+                Ok(())
+            })
+            .await?)
+    }
+
+    /// Keeps a page's events with a verdict and no update (before the page's update events,
+    /// whose write moves the walk on): how many.
+    async fn keep_verdict_events(&self, rows: Vec<VerdictEvent>) -> Result<u64, Halt> {
+        if rows.is_empty() {
+            return Ok(0);
+        }
+        Ok(self
+            .store
+            .call(move |s| s.write_verdict_events(&rows))
+            .await?)
     }
 
     /// Records a page's findings in the divergences table, as the updates' walk does: the

@@ -8,7 +8,7 @@
 
 use cantonscope::demo::{DemoConfig, DemoFaults};
 use cantonscope::model::format::{format_time_micros, parse_time_micros};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::index::{Demo, from, run, start, status, sync, temp, text};
 
@@ -148,4 +148,275 @@ fn a_scan_with_odd_verdicts_is_outvoted_named_and_the_honest_verdicts_kept() {
             kept.scans
         );
     }
+}
+
+/// The events `POST /v0/events` of the scan at `url` serves after `from` until `until`.
+fn events_between(url: &str, from: &str, until: &str) -> Vec<Value> {
+    let until = parse_time_micros(until).expect("a time");
+    let rt = crate::common::bin::runtime();
+    let mut after = json!({"after_migration_id": 0, "after_record_time": from});
+    let mut all = Vec::new();
+    loop {
+        let body = json!({"page_size": 1000, "after": after});
+        let (status, page) = rt.block_on(crate::common::http::post(
+            &format!("{url}/api/scan/v0/events"),
+            &body,
+        ));
+        assert!(status.is_success(), "{status} {page}");
+        let events = page["events"].as_array().expect("events").clone();
+        let Some(last) = events.last() else {
+            return all;
+        };
+        let place = if last["update"].is_null() {
+            &last["verdict"]
+        } else {
+            &last["update"]
+        };
+        after = json!({
+            "after_migration_id": place["migration_id"],
+            "after_record_time": place["record_time"],
+        });
+        for event in events {
+            let place = if event["update"].is_null() {
+                &event["verdict"]
+            } else {
+                &event["update"]
+            };
+            if parse_time_micros(place["record_time"].as_str().expect("a time")).expect("a time")
+                > until
+            {
+                return all;
+            }
+            all.push(event);
+        }
+    }
+}
+
+#[test]
+fn events_with_a_verdict_and_no_update_are_served_as_such_and_kept_as_records_of_their_own() {
+    let demo = crate::index::four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let until = until();
+    // The demo's rejected requests and wholly private transactions: events whose update is
+    // null, never in /v2/updates.
+    let served = events_between(url, from(), &until);
+    let verdict_only: Vec<&Value> = served.iter().filter(|e| e["update"].is_null()).collect();
+    let result = |e: &Value| {
+        e["verdict"]["verdict_result"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        verdict_only
+            .iter()
+            .any(|e| result(e) == "VERDICT_RESULT_REJECTED")
+            && verdict_only
+                .iter()
+                .any(|e| result(e) == "VERDICT_RESULT_ACCEPTED"),
+        "{verdict_only:?}"
+    );
+    let id_of = |e: &Value| {
+        e["verdict"]["update_id"]
+            .as_str()
+            .expect("an id")
+            .to_owned()
+    };
+    let updates = crate::index::ids(&crate::index::history_from(dir.path(), url, from()));
+    for e in &verdict_only {
+        assert!(!updates.contains(&id_of(e)), "{e}");
+    }
+    assert!(
+        served
+            .iter()
+            .all(|e| !e["update"].is_null() || e["verdict"].is_object())
+    );
+
+    let (code, out, err) = sync(
+        dir.path(),
+        url,
+        &index,
+        &["--from", from(), "--until", &until, "--verify", "2"],
+    );
+    assert_eq!(code, 0, "{err}");
+    // Kept: those between the index's first and last update (the events walk goes over the
+    // index's updates), each as the scans serve it (without its finalization_time),
+    // confirmed by two scans.
+    let st = status(dir.path(), &index);
+    let bound = |key: &str| {
+        parse_time_micros(st["migrations"][0][key].as_str().expect("a time")).expect("a time")
+    };
+    let (first, last) = (bound("first_record_time"), bound("last_record_time"));
+    let within: Vec<&&Value> = verdict_only
+        .iter()
+        .filter(|e| {
+            let t = parse_time_micros(e["verdict"]["record_time"].as_str().expect("a time"))
+                .expect("a time");
+            first < t && t <= last
+        })
+        .collect();
+    assert!(!within.is_empty());
+    assert_eq!(
+        st["verdict_events"].as_u64(),
+        Some(within.len() as u64),
+        "{st}"
+    );
+    assert_eq!(
+        out["events"]["verdict_only"].as_u64(),
+        Some(within.len() as u64),
+        "{out}"
+    );
+    let mut store =
+        cantonscope::store::open_reader(&cantonscope::store::Location::Sqlite(index.clone()))
+            .expect("index opens");
+    for e in &within {
+        let id = id_of(e);
+        let kept = store.kept_events(&id).expect("reads").expect("kept");
+        let mut verdict = e["verdict"].clone();
+        verdict
+            .as_object_mut()
+            .expect("a verdict")
+            .remove("finalization_time");
+        let kept_verdict: Value =
+            serde_json::from_str(kept.verdict.as_deref().expect("a verdict")).expect("JSON");
+        assert_eq!(kept_verdict, verdict, "{id}");
+        assert_eq!(kept.scans.len(), 2, "{id}");
+    }
+    drop(store);
+    // `index search verdict:rejected` lists the rejected requests as what they are, newest
+    // first; the index has no update with a rejected verdict.
+    let output = run(
+        dir.path(),
+        url,
+        &[
+            &crate::index::index_args(&index, "search")[..],
+            &["verdict:rejected", "--limit", "100000"],
+        ]
+        .concat(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let listed: Vec<Value> = text(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let mut rejected: Vec<String> = within
+        .iter()
+        .filter(|e| result(e) == "VERDICT_RESULT_REJECTED")
+        .map(|e| id_of(e))
+        .collect();
+    rejected.reverse();
+    assert_eq!(
+        listed
+            .iter()
+            .map(|l| l["update_id"].as_str().expect("id").to_owned())
+            .collect::<Vec<_>>(),
+        rejected
+    );
+    for l in &listed {
+        assert_eq!(l["kind"], "verdict only", "{l}");
+        assert_eq!(l["root_action"], "rejected", "{l}");
+        assert!(
+            l["parties"].as_array().is_some_and(|p| !p.is_empty()),
+            "{l}"
+        );
+    }
+    // Its round and its submitter find one too; a term it has no key for does not.
+    let one = within[0];
+    let round = one["verdict"]["round_number"].as_i64().expect("a round");
+    let submitter = one["verdict"]["submitting_parties"][0]
+        .as_str()
+        .expect("a party");
+    let found = crate::index::search_ids(
+        dir.path(),
+        &index,
+        &[&format!("round:{round}"), &format!("party:{submitter}")],
+        &["--limit", "100000"],
+    );
+    assert!(found.contains(&id_of(one)), "{found:?}");
+    let found = crate::index::search_ids(
+        dir.path(),
+        &index,
+        &[&format!("round:{round}"), "is:transfer"],
+        &["--limit", "100000"],
+    );
+    assert!(!found.contains(&id_of(one)), "{found:?}");
+    // `index status` says how many it keeps.
+    let output = run(
+        dir.path(),
+        "http://127.0.0.1:9",
+        &[
+            &crate::index::index_args(&index, "status")[..],
+            &["--output", "table"],
+        ]
+        .concat(),
+    );
+    let table = text(&output.stdout);
+    assert!(
+        table.lines().any(|l| l.starts_with("verdict only")
+            && l.contains(&format!(
+                " {} (events with a verdict and no update",
+                within.len()
+            ))),
+        "{table}"
+    );
+}
+
+#[test]
+fn an_index_of_schema_7_is_migrated_in_place_and_gets_its_verdict_only_events_once() {
+    let demo = crate::index::four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let until = until();
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        &index,
+        &["--from", from(), "--until", &until, "--verify", "2"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let before = status(dir.path(), &index);
+    let verdict_only = before["verdict_events"].as_u64().expect("a count");
+    assert!(verdict_only > 0, "{before}");
+    // Schema 7, as the cantonscope before kept it: its updates with their events, no table
+    // for the events with a verdict and no update.
+    {
+        let conn = rusqlite::Connection::open(&index).expect("opens");
+        conn.execute_batch(
+            "DROP TABLE verdict_events; UPDATE meta SET value = '7' WHERE key = 'schema_version';",
+        )
+        .expect("schema 7");
+    }
+    let output = run(
+        dir.path(),
+        url,
+        &[
+            &crate::index::index_args(&index, "search")[..],
+            &["verdict:rejected"],
+        ]
+        .concat(),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("older cantonscope (schema 7)"));
+    // The next sync migrates it (no re-sync of the updates) and walks the events once more
+    // for those between them; a sync after that has none left to walk.
+    let (code, out, err) = sync(dir.path(), url, &index, &["--events", "--verify", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("migrated the index from schema 7 to schema 8")
+            && err.contains("events with a verdict and no update"),
+        "{err}"
+    );
+    let after = status(dir.path(), &index);
+    assert_eq!(after["schema_version"], 8);
+    assert_eq!(after["updates"], before["updates"]);
+    assert_eq!(after["events"], before["events"]);
+    assert_eq!(
+        after["verdict_events"].as_u64(),
+        Some(verdict_only),
+        "{out}"
+    );
+    let (code, out, err) = sync(dir.path(), url, &index, &["--events", "--verify", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out["events"]["pages"].as_u64(), Some(0), "{out}");
 }
