@@ -93,6 +93,10 @@ pub struct DemoFaultArgs {
     /// whose first minting allowance is not what its hash says.
     #[arg(long, value_name = "K", value_parser = parse_scan_number)]
     pub diverging_rewards: Option<usize>,
+    /// Scan K serves different mediator verdicts (another mediator_group) for about one
+    /// update in three on /v0/events and /v0/events/{id}.
+    #[arg(long, value_name = "K", value_parser = parse_scan_number)]
+    pub diverging_verdicts: Option<usize>,
     /// Scan K has not backfilled its history before --backfilled-from: 404 for those updates
     /// ("don't know"), 503 for pages before it, /v0/backfilling/status incomplete.
     #[arg(long, value_name = "K", value_parser = parse_scan_number)]
@@ -172,6 +176,7 @@ impl DemoFaultArgs {
                 )
             }),
             diverging_rewards: self.diverging_rewards.map(|k| k - 1),
+            diverging_verdicts: self.diverging_verdicts.map(|k| k - 1),
             backfilling: self.backfilling_scan.map(|k| {
                 (
                     k - 1,

@@ -86,6 +86,9 @@ pub struct DemoFaults {
     /// A scan whose reward accounting differs: another total weight, and a leaf batch whose
     /// first minting allowance is not what its hash says.
     pub diverging_rewards: Option<usize>,
+    /// A scan whose mediator verdicts differ for some updates (about one in three, by update
+    /// id): another `mediator_group` on `/v0/events` and `/v0/events/{id}`.
+    pub diverging_verdicts: Option<usize>,
     /// A scan that has not backfilled its history before this time: 404 for those updates,
     /// 503 for pages that start before it, and `/v0/backfilling/status` says incomplete.
     pub backfilling: Option<(usize, DemoTime)>,
@@ -135,6 +138,9 @@ impl DemoFaults {
         if let Some(scan) = self.diverging_rewards {
             check("diverging-rewards", scan)?;
         }
+        if let Some(scan) = self.diverging_verdicts {
+            check("diverging-verdicts", scan)?;
+        }
         if let Some((scan, _)) = self.backfilling {
             check("backfilling", scan)?;
         }
@@ -158,6 +164,7 @@ pub(crate) struct Faults {
     pub down: Option<(usize, DownMode)>,
     pub diverging: Option<(usize, i64)>,
     pub diverging_rewards: Option<usize>,
+    pub diverging_verdicts: Option<usize>,
     pub backfilling: Option<(usize, i64)>,
     pub rate_limit: Option<(usize, u32)>,
     pub update_trees_removed: bool,
@@ -172,6 +179,7 @@ impl Faults {
             down: faults.down,
             diverging: faults.diverging.map(|(s, t)| (s, t.resolve(ledger))),
             diverging_rewards: faults.diverging_rewards,
+            diverging_verdicts: faults.diverging_verdicts,
             backfilling: faults.backfilling.map(|(s, t)| (s, t.resolve(ledger))),
             rate_limit: faults.rate_limit,
             update_trees_removed: faults.update_trees_removed,
@@ -197,6 +205,17 @@ impl Faults {
                 .is_some_and(|(s, from)| s == scan && u.record_time >= from)
     }
 
+    /// Whether scan `scan` serves the verdict of update `update_id` diverged (about one update
+    /// in three, chosen by its id).
+    pub fn verdict_diverges(&self, scan: usize, update_id: &str) -> bool {
+        self.diverging_verdicts == Some(scan)
+            && update_id
+                .bytes()
+                .fold(0u32, |a, b| a.wrapping_mul(31).wrapping_add(u32::from(b)))
+                % 3
+                == 0
+    }
+
     /// Where scan `scan`'s backfilled history starts, if it is still backfilling.
     pub fn backfilled_from(&self, scan: usize) -> Option<i64> {
         self.backfilling.filter(|(s, _)| *s == scan).map(|(_, t)| t)
@@ -217,6 +236,18 @@ pub(crate) fn mark_diverged(value: &mut serde_json::Value) {
         && let Some(serde_json::Value::String(wf)) = item.get_mut("workflow_id")
     {
         *wf = diverged_workflow(wf);
+    }
+}
+
+/// Marks an event's verdict as a scan with diverging verdicts serves it: another mediator
+/// group.
+pub(crate) fn mark_verdict_diverged(value: &mut serde_json::Value) {
+    if let Some(serde_json::Value::Object(verdict)) = value.get_mut("verdict") {
+        let group = verdict
+            .get("mediator_group")
+            .and_then(serde_json::Value::as_i64)
+            .unwrap_or(0);
+        verdict.insert("mediator_group".to_owned(), serde_json::json!(group + 1));
     }
 }
 

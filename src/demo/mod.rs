@@ -20,7 +20,10 @@
 //! - Holdings summaries leave out owners without active amulets.
 //! - Transactions of migration 0 have verdicts with empty `view_hash` and `null` traffic summary
 //!   and app activity records (data ingested before those existed).
-//! - A small share of status-report and activity-marker transactions carry a rejected verdict.
+//! - A small share of status-report and activity-marker requests are rejected by the mediator:
+//!   they commit nothing (no update, no contract) and are served by `/v0/events` only, as
+//!   events with a verdict and no update (`update: null`), as are a few wholly private
+//!   transactions (accepted, after about a quarter of the activity markers).
 //! - Transfer-command status only reports commands created in the last 24 hours (404 otherwise).
 //! - `executeAndWaitForTransaction` commits, for the first signing party (which must be hosted by
 //!   the demo participant), the creation of a TransferCommand to another user; its external

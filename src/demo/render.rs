@@ -553,6 +553,17 @@ pub fn traffic_cost(u: &Update, tx: &Tx) -> i64 {
 /// Data of migration 0 predates traffic summaries (they are `null`), as on real networks.
 pub fn event_item(net: &Network, u: &Update, idx: usize, scan: usize, enc: Encoding) -> Value {
     let update = scan_update(net, u, idx, scan, enc);
+    event_with(net, u, &update)
+}
+
+/// An event with a verdict and no update (`update: null`): a confirmation request the mediator
+/// rejected, or a wholly private transaction (its traffic summary too; no app activity).
+pub fn verdict_only_item(net: &Network, u: &Update) -> Value {
+    event_with(net, u, &Value::Null)
+}
+
+/// The event of `u`, its update rendered as `update` (`null`: a verdict-only event).
+fn event_with(net: &Network, u: &Update, update: &Value) -> Value {
     let Body::Tx(tx) = &u.body else {
         return json!({"update": update, "verdict": null, "traffic_summary": null, "app_activity_records": null});
     };

@@ -364,6 +364,15 @@ fn index_status(doc: &Value, all: bool) -> String {
             }),
         ),
         (
+            "verdict only",
+            doc.pointer("/verdict_events").map_or_else(String::new, |_| {
+                format!(
+                    "{} (events with a verdict and no update: rejected requests, wholly private transactions)",
+                    group_thousands(count("/verdict_events"))
+                )
+            }),
+        ),
+        (
             "size",
             human_bytes(i64::try_from(count("/size_bytes")).unwrap_or(i64::MAX)),
         ),

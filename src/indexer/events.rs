@@ -22,7 +22,7 @@ use crate::model::consensus::{MAX_DIFFERENCES, json_diff};
 use crate::model::format::format_time_micros;
 use crate::model::index::{Digest, digest_hex, events_parts};
 use crate::model::position::At;
-use crate::store::{DivergenceRecord, EventsRow};
+use crate::store::{DivergenceRecord, EventsRow, VerdictEvent};
 
 /// One update's events as one scan serves them.
 struct Item {
@@ -31,6 +31,9 @@ struct Item {
     after: UpdatesAfter,
     parts: Map<String, Value>,
     digest: Digest,
+    /// An event with a verdict and no update (a rejected request, a wholly private
+    /// transaction): kept as a record of its own ([`VerdictEvent`]).
+    verdict_only: bool,
 }
 
 /// One scan's answer to an events page.
@@ -59,6 +62,9 @@ pub struct EventsCounts {
     pub kept: u64,
     /// Updates where a scan was outvoted.
     pub odd: u64,
+    /// Events with a verdict and no update kept (rejected requests, wholly private
+    /// transactions).
+    pub verdict_only: u64,
     /// Scans that did not serve `/v0/events` (with why), each named once.
     pub not_served_by: Vec<String>,
     /// The walk ended before the index's last update: the scans' events stop there (their
@@ -73,6 +79,7 @@ impl EventsCounts {
             "pages": self.pages,
             "kept": self.kept,
             "odd": self.odd,
+            "verdict_only": self.verdict_only,
             "not_served_by": self.not_served_by,
             "not_synced_yet": self.behind,
         })
@@ -109,6 +116,7 @@ impl Engine<'_> {
                 },
                 parts,
                 digest,
+                verdict_only: event.update.is_none(),
             });
         }
         Ok(EventsOf { scan, items })
@@ -117,12 +125,26 @@ impl Engine<'_> {
     /// Walks `/v0/events` over the index's updates still without their events, keeping them
     /// verified page by page (see the module).
     pub async fn sync_events(&self) -> Result<EventsCounts, Halt> {
+        let counts = self.walk_events().await?;
+        if !counts.behind {
+            self.verdict_events_backfilled().await?;
+        }
+        Ok(counts)
+    }
+
+    /// The walk of [`Self::sync_events`].
+    async fn walk_events(&self) -> Result<EventsCounts, Halt> {
         let mut counts = EventsCounts::default();
         let todo = self
             .store
             .call(crate::store::IndexWriter::events_todo)
             .await?;
-        let (Some(first), Some(last)) = (todo.first_lacking, todo.last) else {
+        let backfill = self.verdict_events_backfill().await?;
+        let first = match backfill {
+            Some(start) => Some(todo.first_lacking.map_or(start, |f| f.min(start))),
+            None => todo.first_lacking,
+        };
+        let (Some(first), Some(last)) = (first, todo.last) else {
             return Ok(counts);
         };
         let mut after = UpdatesAfter {
@@ -180,6 +202,8 @@ impl Engine<'_> {
                 ask(&mut pages, scan, &mut counts).await;
             }
             let mut rows = Vec::new();
+            let mut outvoted = Vec::new();
+            let mut verdict_rows = Vec::new();
             let mut halt = None;
             for k in 0..within {
                 let id = pages[0].items[k].id.clone();
@@ -222,19 +246,21 @@ impl Engine<'_> {
                             self.names(members).join(", ")
                         ));
                     }
+                    outvoted.push(self.events_outvoted(&pages, &id, &ranked));
                 }
                 let Some(item) = super::answer_of(&pages, members[0]).and_then(|p| p.get(&id))
                 else {
                     continue;
                 };
-                rows.push(EventsRow::of(
-                    &id,
-                    &item.parts,
-                    digest,
-                    &self.confirmed_by(members),
-                ));
+                let row = EventsRow::of(&id, &item.parts, digest, &self.confirmed_by(members));
+                if item.verdict_only {
+                    verdict_rows.push(VerdictEvent { at: item.at, row });
+                } else {
+                    rows.push(row);
+                }
             }
-            let walked = rows.len();
+            let walked = rows.len() + verdict_rows.len();
+            counts.verdict_only += self.keep_verdict_events(verdict_rows).await?;
             let next = pages[0]
                 .items
                 .get(walked.max(1) - 1)
@@ -242,6 +268,7 @@ impl Engine<'_> {
             let kept = self.store.call(move |s| s.write_events(&rows)).await?;
             counts.kept += kept;
             counts.pages += 1;
+            self.record_events_findings(outvoted, halt.as_ref()).await?;
             if let Some(halt) = halt {
                 return Err(halt);
             }
@@ -323,6 +350,104 @@ impl Engine<'_> {
             self.threshold
         );
         Halt::Diverged(Box::new(record), message)
+    }
+}
+
+impl Engine<'_> {
+    /// The record of update `id`, whose events the odd scans of `ranked` (all but the first
+    /// version's) serve differently from the version kept: resolved, naming them.
+    fn events_outvoted(
+        &self,
+        pages: &[EventsOf],
+        id: &str,
+        ranked: &[(Digest, Vec<usize>)],
+    ) -> DivergenceRecord {
+        let at = super::answer_of(pages, ranked[0].1[0])
+            .and_then(|p| p.get(id))
+            .map(|i| i.after.clone());
+        let odd: Vec<String> = ranked[1..]
+            .iter()
+            .flat_map(|(_, scans)| self.names(scans))
+            .collect();
+        DivergenceRecord {
+            update_id: id.to_owned(),
+            migration_id: at.as_ref().map_or(0, |a| a.after_migration_id),
+            record_time: at.map(|a| a.after_record_time).unwrap_or_default(),
+            found_at: now_micros(),
+            resolved: true,
+            detail: json!({
+                "part": "events",
+                "odd_scans": odd,
+                "kept_by": self.names(&ranked[0].1),
+            }),
+        }
+    }
+
+    /// Where an index migrated from schema 7 is to be walked again for its events with a
+    /// verdict and no update: its first update (`None`: no such walk is pending).
+    async fn verdict_events_backfill(&self) -> Result<Option<At>, Halt> {
+        Ok(self
+            .store
+            .call(|s| {
+                if s.meta_get(crate::store::VERDICT_EVENTS_BACKFILL)?
+                    .as_deref()
+                    != Some(crate::store::VERDICT_EVENTS_PENDING)
+                {
+                    return Ok(None);
+                }
+                Ok(s.page_after(None, 1)?
+                    .first()
+                    .map(|u| At::new(u.migration_id, u.record_time)))
+            })
+            .await?)
+    }
+
+    /// That walk has ended: not pending any more.
+    async fn verdict_events_backfilled(&self) -> Result<(), Halt> {
+        Ok(self
+            .store
+            .call(|s| {
+                if s.meta_get(crate::store::VERDICT_EVENTS_BACKFILL)?.is_some() {
+                    s.meta_set(crate::store::VERDICT_EVENTS_BACKFILL, "done")?;
+                }
+                Ok(())
+            })
+            .await?)
+    }
+
+    /// Keeps a page's events with a verdict and no update (before the page's update events,
+    /// whose write moves the walk on): how many.
+    async fn keep_verdict_events(&self, rows: Vec<VerdictEvent>) -> Result<u64, Halt> {
+        if rows.is_empty() {
+            return Ok(0);
+        }
+        Ok(self
+            .store
+            .call(move |s| s.write_verdict_events(&rows))
+            .await?)
+    }
+
+    /// Records a page's findings in the divergences table, as the updates' walk does: the
+    /// scans outvoted (resolved) and the divergence the walk stops at.
+    async fn record_events_findings(
+        &self,
+        mut records: Vec<DivergenceRecord>,
+        halt: Option<&Halt>,
+    ) -> Result<(), Halt> {
+        if let Some(Halt::Diverged(record, _)) = halt {
+            records.push((**record).clone());
+        }
+        if records.is_empty() {
+            return Ok(());
+        }
+        self.store
+            .call(move |s| {
+                records
+                    .iter()
+                    .try_for_each(|record| s.record_divergence(record))
+            })
+            .await?;
+        Ok(())
     }
 }
 

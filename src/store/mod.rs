@@ -352,6 +352,9 @@ pub struct IndexStatus {
     pub bodies: i64,
     /// The updates whose events (verdict, traffic summary, app activity) are kept.
     pub events: i64,
+    /// The events with a verdict and no update kept (rejected requests, wholly private
+    /// transactions: [`VerdictEvent`]).
+    pub verdict_events: i64,
     pub size_bytes: u64,
     pub migrations: Vec<MigrationRange>,
     pub chunks: Vec<Chunk>,
@@ -425,6 +428,43 @@ pub trait IndexReader: Send {
     /// not synced yet; [`KeptEvents::verdict`] `None`: the scans served none).
     fn kept_events(&mut self, update_id: &str) -> Result<Option<KeptEvents>, StoreError>;
 
+    /// The kept events with a verdict and no update from `from` until `until` (record times,
+    /// µs, inclusive; `None`: no bound), newest first.
+    fn verdict_events(
+        &mut self,
+        from: Option<i64>,
+        until: Option<i64>,
+    ) -> Result<Vec<KeptVerdictEvent>, StoreError>;
+
+    /// The kept events with a verdict and no update that `query` finds
+    /// ([`Query::matches_verdict_only`]), newest first, at most `limit`, as search rows: kind
+    /// `verdict only`, the verdict's result as the action, the submitting parties.
+    fn search_verdict_events(
+        &mut self,
+        query: &Query,
+        from: Option<i64>,
+        until: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<SearchRow>, StoreError> {
+        Ok(self
+            .verdict_events(from, until)?
+            .iter()
+            .filter_map(|event| {
+                let row = event.search_row();
+                query
+                    .matches_verdict_only(&crate::model::index::query::VerdictFacts {
+                        update_id: &event.update_id,
+                        result: event.verdict_result.as_deref(),
+                        round: event.round_number,
+                        mediator: event.mediator_group,
+                        submitters: &row.parties,
+                    })
+                    .then_some(row)
+            })
+            .take(limit)
+            .collect())
+    }
+
     /// The dictionary new bodies are packed with: the newest the index keeps (`None`: it has
     /// none yet; a sync trains one from the first page it writes).
     fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError>;
@@ -497,6 +537,78 @@ pub struct EventsRow {
     pub scans: String,
 }
 
+/// An event with a verdict and no update (`update: null` on `/v0/events`: a confirmation
+/// request the mediator rejected, which commits no transaction, or a wholly private
+/// transaction), kept as a record of its own at its verdict's place
+/// ([`IndexWriter::write_verdict_events`]): its parts as an update's events are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerdictEvent {
+    pub at: At,
+    pub row: EventsRow,
+}
+
+/// A kept event with a verdict and no update, as searches and History list it
+/// ([`IndexReader::verdict_events`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptVerdictEvent {
+    pub update_id: String,
+    pub at: At,
+    /// `accepted`, `rejected` or `unspecified`.
+    pub verdict_result: Option<String>,
+    pub round_number: Option<i64>,
+    pub mediator_group: Option<i64>,
+    /// The verdict as kept (JSON text).
+    pub verdict: Option<String>,
+}
+
+/// The meta key an index migrated from schema 7 gets (value [`VERDICT_EVENTS_PENDING`]): its
+/// updates have their events, but the events with a verdict and no update between them were
+/// not kept; the next events walk goes over the whole index once for them.
+pub const VERDICT_EVENTS_BACKFILL: &str = "verdict_events_backfill";
+/// The value of [`VERDICT_EVENTS_BACKFILL`] until that walk ends.
+pub const VERDICT_EVENTS_PENDING: &str = "pending";
+
+/// What an event with a verdict and no update is listed as (searches, History).
+pub const VERDICT_ONLY_KIND: &str = "verdict only";
+
+impl KeptVerdictEvent {
+    /// As a search (and History) lists it: kind [`VERDICT_ONLY_KIND`], the verdict's result
+    /// as its action, the parties that submitted it.
+    pub fn search_row(&self) -> SearchRow {
+        let verdict: Option<serde_json::Value> = self
+            .verdict
+            .as_deref()
+            .and_then(|v| serde_json::from_str(v).ok());
+        let parties = verdict
+            .as_ref()
+            .and_then(|v| v["submitting_parties"].as_array())
+            .map(|ps| {
+                ps.iter()
+                    .filter_map(|p| p.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        SearchRow {
+            record_time: format_time_micros(self.at.record_time),
+            update_id: self.update_id.clone(),
+            migration_id: self.at.migration_id,
+            kind: VERDICT_ONLY_KIND.to_owned(),
+            root_action: self
+                .verdict_result
+                .clone()
+                .unwrap_or_else(|| "none served".to_owned()),
+            parties,
+        }
+    }
+}
+
+/// The columns [`KeptVerdictEvent`] is read from (both engines), by position.
+pub(super) const VERDICT_EVENT_COLUMNS: &str =
+    "update_id, migration_id, record_time, verdict_result, round_number, mediator_group, verdict";
+
+/// The columns [`KeptEvents`] is read from for an event with a verdict and no update.
+pub(super) const KEPT_VERDICT_EVENT_COLUMNS: &str = "update_id, served, verdict, traffic_summary, app_activity_records, round_number, verdict_result, mediator_group, digest, scans";
+
 /// One update's events as the index keeps them ([`IndexReader::kept_events`]): each part as
 /// the confirming scans served it (JSON text), `None` when not served.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -521,6 +633,39 @@ pub struct KeptEvents {
 pub(super) const KEPT_EVENTS_COLUMNS: &str =
     "u.update_id, e.served, e.parts, e.round_number, e.verdict_result, e.mediator_group, e.digest";
 
+impl KeptEvents {
+    /// Made from a row of [`KEPT_VERDICT_EVENT_COLUMNS`] (an event with a verdict and no
+    /// update, kept unpacked: the digest as bytes, the scans comma-separated).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn from_columns(
+        update_id: String,
+        served: i64,
+        verdict: Option<String>,
+        traffic_summary: Option<String>,
+        app_activity_records: Option<String>,
+        (round_number, verdict_result, mediator_group): (Option<i64>, Option<String>, Option<i64>),
+        digest: &[u8],
+        scans: &str,
+    ) -> Self {
+        KeptEvents {
+            update_id,
+            served,
+            verdict,
+            traffic_summary,
+            app_activity_records,
+            round_number,
+            verdict_result,
+            mediator_group,
+            digest: hex::encode(digest),
+            scans: scans
+                .split(',')
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        }
+    }
+}
+
 /// Where the events of the index's updates are to be synced: the first update (ledger order)
 /// without them and the index's last update, each as (migration, record time µs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -536,6 +681,10 @@ pub trait IndexWriter: IndexReader {
     /// Keeps `rows` (each update's events, replacing what was kept) in one transaction; a row
     /// whose update the index does not keep is left out. Returns how many were kept.
     fn write_events(&mut self, rows: &[EventsRow]) -> Result<u64, StoreError>;
+
+    /// Keeps events with a verdict and no update (replacing an earlier row of the same id), in
+    /// one transaction: how many.
+    fn write_verdict_events(&mut self, rows: &[VerdictEvent]) -> Result<u64, StoreError>;
 
     /// Sets a value of the meta table.
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError>;

@@ -50,6 +50,14 @@ macro_rules! engine_reads {
             self.read_kept_events(update_id)
         }
 
+        fn verdict_events(
+            &mut self,
+            from: Option<i64>,
+            until: Option<i64>,
+        ) -> Result<Vec<$crate::store::KeptVerdictEvent>, StoreError> {
+            self.read_verdict_events(from.unwrap_or(i64::MIN), until.unwrap_or(i64::MAX))
+        }
+
         fn kept_digests(
             &mut self,
             after: Option<$crate::store::At>,
@@ -290,4 +298,23 @@ pub(super) fn kept_updates(
             })
         })
         .collect()
+}
+
+/// The SQL of [`super::IndexReader::verdict_events`] with the engine's parameter `mark`:
+/// parameters 1 and 2 the first and last record time (µs).
+pub(super) fn verdict_events_sql(mark: char) -> String {
+    format!(
+        "SELECT {} FROM verdict_events WHERE record_time >= {mark}1 AND record_time <= {mark}2
+         ORDER BY migration_id DESC, record_time DESC",
+        super::VERDICT_EVENT_COLUMNS
+    )
+}
+
+/// The SQL that reads an event with a verdict and no update as [`super::KeptEvents`], with
+/// the engine's parameter `mark` (parameter 1 its update id).
+pub(super) fn kept_verdict_event_sql(mark: char) -> String {
+    format!(
+        "SELECT {} FROM verdict_events WHERE update_id = {mark}1",
+        super::KEPT_VERDICT_EVENT_COLUMNS
+    )
 }

@@ -169,3 +169,34 @@ pub(super) fn events_upsert(mark: char) -> String {
         set.join(", ")
     )
 }
+
+/// The statement that keeps one [`super::VerdictEvent`] (replacing an earlier row of its id),
+/// its parameters numbered after `mark` (`?` on SQLite, `$` on PostgreSQL): the update id,
+/// migration id and record time (µs), then the row's columns in [`EventsRow`]'s order.
+pub(super) fn verdict_events_upsert(mark: char) -> String {
+    let columns = [
+        "update_id",
+        "migration_id",
+        "record_time",
+        "served",
+        "verdict",
+        "traffic_summary",
+        "app_activity_records",
+        "round_number",
+        "verdict_result",
+        "mediator_group",
+        "digest",
+        "scans",
+    ];
+    let values: Vec<String> = (1..=columns.len()).map(|n| format!("{mark}{n}")).collect();
+    let set: Vec<String> = columns[1..]
+        .iter()
+        .map(|c| format!("{c} = excluded.{c}"))
+        .collect();
+    format!(
+        "INSERT INTO verdict_events ({}) VALUES ({}) ON CONFLICT (update_id) DO UPDATE SET {}",
+        columns.join(", "),
+        values.join(", "),
+        set.join(", ")
+    )
+}

@@ -246,13 +246,32 @@ async fn events_by_id_carry_verdicts_and_unknown_ids_are_404() {
     assert!(a["records"][0]["weight"].is_i64());
     assert!(a["records"][0]["party"].is_string());
 
-    // Some transaction in history has a rejected verdict.
-    let rejected = ups
+    // A rejected request commits no transaction: no update has a rejected verdict, and the
+    // rejection is an event of its own, its verdict with no update, not in /v2/updates.
+    assert!(!ups.iter().any(|u| u.tx().is_some_and(|t| t.rejected)));
+    let rejected = ledger
+        .verdicts_only()
         .iter()
         .find(|u| u.tx().is_some_and(|t| t.rejected))
-        .expect("a rejected verdict");
-    let (_, b) = get(&scan(&h, &format!("/v0/events/{}", rejected.update_id))).await;
+        .expect("a rejected request");
+    let (s, b) = get(&scan(&h, &format!("/v0/events/{}", rejected.update_id))).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert!(b["update"].is_null(), "{b}");
     assert_eq!(b["verdict"]["verdict_result"], "VERDICT_RESULT_REJECTED");
+    assert_eq!(b["verdict"]["update_id"], rejected.update_id.as_str());
+    let (s, _) = get(&scan(&h, &format!("/v2/updates/{}", rejected.update_id))).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    // A wholly private transaction: accepted, its verdict (and traffic) only.
+    let private = ledger
+        .verdicts_only()
+        .iter()
+        .rev()
+        .find(|u| u.tx().is_some_and(|t| !t.rejected))
+        .expect("a wholly private transaction");
+    let (_, b) = get(&scan(&h, &format!("/v0/events/{}", private.update_id))).await;
+    assert!(b["update"].is_null(), "{b}");
+    assert_eq!(b["verdict"]["verdict_result"], "VERDICT_RESULT_ACCEPTED");
+    assert!(b["traffic_summary"]["total_traffic_cost"].is_i64(), "{b}");
 
     let unknown = format!("1220{}", "ab".repeat(32));
     let (s, b) = get(&scan(&h, &format!("/v0/events/{unknown}"))).await;

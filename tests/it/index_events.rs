@@ -72,6 +72,46 @@ fn events_count(index: &Path) -> Option<i64> {
     store.status(0).ok().map(|s| s.events)
 }
 
+/// Every event with a verdict and no update the index keeps (schema 8), as [`events_kept`].
+fn verdict_events_kept(index: &Path) -> EventsKept {
+    let conn = rusqlite::Connection::open(index).expect("opens");
+    conn.prepare(
+        "SELECT update_id, verdict, round_number, verdict_result, mediator_group, scans
+         FROM verdict_events ORDER BY update_id",
+    )
+    .expect("a query")
+    .query_map([], |r| {
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+        ))
+    })
+    .expect("rows")
+    .collect::<Result<_, _>>()
+    .expect("rows")
+}
+
+/// The ids of the updates and of the events with a verdict and no update the index keeps,
+/// newest first (as searches list them).
+fn listed_newest_first(index: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(index).expect("opens");
+    conn.prepare(
+        "SELECT update_id FROM (
+             SELECT update_id, migration_id, record_time FROM updates
+             UNION ALL SELECT update_id, migration_id, record_time FROM verdict_events)
+         ORDER BY migration_id DESC, record_time DESC",
+    )
+    .expect("a query")
+    .query_map([], |r| r.get(0))
+    .expect("rows")
+    .collect::<Result<_, _>>()
+    .expect("rows")
+}
+
 /// `scan event ID` of the scan at `url`.
 fn scan_event(dir: &Path, url: &str, id: &str) -> Value {
     let output = run(dir, url, &["scan", "event", id]);
@@ -131,15 +171,20 @@ fn a_sync_keeps_each_updates_events_as_the_scans_serve_them_and_no_events_keeps_
     let st = status(dir.path(), &index);
     assert_eq!(st["events"].as_u64(), Some(updates as u64), "{st}");
 
-    // verdict:, round: and mediator: find the updates whose kept verdict says so (in the
-    // index's order, newest first: the same set), alone and together.
-    let mut order = kept(&index);
-    order.reverse();
+    // verdict:, round: and mediator: find the updates whose kept verdict says so, and the
+    // events with a verdict and no update that do (records of their own), in the index's
+    // order, newest first: the same set, alone and together.
+    let order = listed_newest_first(&index);
+    let all: EventsKept = rows
+        .iter()
+        .cloned()
+        .chain(verdict_events_kept(&index))
+        .collect();
     let expect = |keep: &dyn Fn(&EventRow) -> bool| -> Vec<String> {
         order
             .iter()
-            .filter(|(id, _)| rows.iter().any(|r| &r.0 == id && keep(r)))
-            .map(|(id, _)| id.clone())
+            .filter(|id| all.iter().any(|r| &r.0 == *id && keep(r)))
+            .cloned()
             .collect()
     };
     let search = |terms: &[&str]| search_ids(dir.path(), &index, terms, &["--limit", "100000"]);
@@ -149,6 +194,10 @@ fn a_sync_keeps_each_updates_events_as_the_scans_serve_them_and_no_events_keeps_
     assert_eq!(
         search(&["verdict:rejected"]),
         expect(&|r| r.3.as_deref() == Some("rejected"))
+    );
+    assert!(
+        !search(&["verdict:rejected"]).is_empty(),
+        "the demo's rejected requests"
     );
     let round = rows
         .iter()

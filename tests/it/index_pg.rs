@@ -974,7 +974,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     let migrate = || {
         let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
-        assert_eq!(status(dir.path(), &db.url)["schema_version"], 7);
+        assert_eq!(status(dir.path(), &db.url)["schema_version"], 8);
         let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
@@ -1006,7 +1006,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     .expect("schema 4");
     let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 7);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 8);
     let bits: i64 = pg
         .query_one("SELECT count(*) FROM hub_bits", &[])
         .expect("bits")
@@ -1136,6 +1136,41 @@ fn events_kept_on_postgres_equal_the_sqlite_events_and_backfill_after_no_events(
             "{terms:?}"
         );
     }
+    // The events with a verdict and no update (the demo's rejected requests, its wholly
+    // private transactions): the same records on both engines, listed alike.
+    let verdict_only = status(dir.path(), sqlite_at)["verdict_events"].clone();
+    assert!(
+        verdict_only.as_u64().is_some_and(|n| n > 0),
+        "{verdict_only}"
+    );
+    assert_eq!(st["verdict_events"], verdict_only, "{st}");
+    let rejected = search(dir.path(), &db.url, &["verdict:rejected"], &[]);
+    assert!(
+        rejected
+            .iter()
+            .any(|l| l.contains("\"kind\":\"verdict only\"")),
+        "{rejected:?}"
+    );
+    assert_eq!(
+        rejected,
+        search(dir.path(), sqlite_at, &["verdict:rejected"], &[])
+    );
+    let id = rejected[0]
+        .split("\"update_id\":\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("an id");
+    let kept = |location: &Location| {
+        store::open_reader(location)
+            .expect("index opens")
+            .kept_events(id)
+            .expect("reads")
+            .expect("kept")
+    };
+    assert_eq!(
+        kept(&db.location()),
+        kept(&Location::Sqlite(sqlite.clone()))
+    );
 }
 
 #[test]

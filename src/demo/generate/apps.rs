@@ -107,6 +107,8 @@ impl Generator {
             app_provider: Some(fr.provider),
             ..TxMeta::new(vec![fr.provider], "activity-marker")
         };
-        self.finish(l, b, meta);
+        if self.finish(l, b, meta) && self.private_rng.chance(0.25) {
+            self.private_transaction(l, fr.provider);
+        }
     }
 }

@@ -239,6 +239,8 @@ pub struct Generator {
     /// The random stream of the scripted governance (see `scripted`), apart from `rng` so the
     /// rest of the history is the same with or without it.
     script_rng: Rng,
+    /// The random stream of the wholly private transactions (see `nodes`), apart from `rng`.
+    private_rng: Rng,
     dev_unclaimed: VecDeque<(Con, i64)>,
     tcs: Vec<PendingTc>,
 }
@@ -356,6 +358,7 @@ impl Generator {
             votes: Vec::new(),
             next_vote: 0,
             script_rng: Rng::new(seed ^ 0x5c41_97e0_3d2b_a6f1),
+            private_rng: Rng::new(seed ^ 0x7e1a_c0de_5eed_0037),
             dev_unclaimed: VecDeque::new(),
             tcs: Vec::new(),
         }

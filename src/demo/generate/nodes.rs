@@ -1,7 +1,7 @@
 //! Building transaction trees: the nodes (create, exercise, archive, fetch) with their
 //! stakeholders, and committing a finished tree as a transaction.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{Con, Generator, TreeB, TxMeta};
 use crate::demo::ledger::{Body, CreateNode, Ledger, Node, Tx, Update};
@@ -90,7 +90,10 @@ impl Generator {
         self.finish(l, b, meta);
     }
 
-    pub(super) fn finish(&mut self, l: &mut Ledger, b: TreeB, meta: TxMeta) {
+    /// Commits the transaction `b`; a request the mediator rejects (a share of the
+    /// `rejectable` ones) commits nothing and is kept as a verdict-only event: `false`, and
+    /// the caller undoes what it assumed of it.
+    pub(super) fn finish(&mut self, l: &mut Ledger, b: TreeB, meta: TxMeta) -> bool {
         let (nodes, roots) = b.finish();
         let update_id = self.rng.fingerprint();
         let external_hash = meta.external.then(|| self.rng.hex(64));
@@ -112,7 +115,55 @@ impl Generator {
             app_provider: meta.app_provider,
             finalization_delay,
         };
-        l.commit(Update {
+        let update = Update {
+            update_id,
+            migration_id: self.migration,
+            record_time: self.now,
+            body: Body::Tx(tx),
+        };
+        if rejected {
+            l.commit_verdict_only(update);
+            return false;
+        }
+        l.commit(update);
+        true
+    }
+
+    /// A wholly private transaction of the app of `provider` with one of its users, just after
+    /// the last update: the scan sees its verdict (and the traffic it paid) only, no update.
+    /// Drawn from a random stream of its own, so the rest of the history is the same.
+    pub(super) fn private_transaction(&mut self, l: &mut Ledger, provider: PartyIdx) {
+        let rng = &mut self.private_rng;
+        let user = self.net.users[rng.index(self.net.users.len())];
+        let con = Con {
+            cid: format!("00{}", rng.hex(66)),
+            tpl: Tpl::FeaturedAppRight,
+            sigs: vec![provider],
+            obs: vec![user],
+        };
+        let mut b = TreeB::new();
+        let x = b.exercise(None, &con, "Settle", json!({}), false, vec![provider]);
+        b.set_result(x, json!({}));
+        let (nodes, roots) = b.finish();
+        let update_id = rng.fingerprint();
+        let command_id = format!("private-{}", rng.hex(10));
+        let finalization_delay = rng.range(20_000, 1_400_000);
+        self.set_time(self.now + 1);
+        let tx = Tx {
+            workflow_id: String::new(),
+            command_id,
+            sync: crate::demo::topology::APP,
+            effective_at: self.now,
+            nodes,
+            roots,
+            external_hash: None,
+            rejected: false,
+            round: self.round.max(0) as u64,
+            submitters: vec![provider],
+            app_provider: None,
+            finalization_delay,
+        };
+        l.commit_verdict_only(Update {
             update_id,
             migration_id: self.migration,
             record_time: self.now,

@@ -238,7 +238,10 @@ impl Generator {
             rejectable: true,
             ..TxMeta::new(vec![sv], "status-report")
         };
-        self.finish(l, b, meta);
+        if !self.finish(l, b, meta) {
+            // Rejected: the previous report stays the SV's.
+            self.sv_status[s] = prev;
+        }
     }
 
     pub(super) fn liveness(&mut self, l: &mut Ledger, v: usize) {

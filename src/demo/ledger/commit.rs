@@ -8,6 +8,14 @@ use crate::demo::topology::{SyncIdx, Tpl};
 use crate::demo::util::parse_amount;
 
 impl Ledger {
+    /// Records an event with a verdict and no update (a rejected request, a wholly private
+    /// transaction): it changes nothing on the ledger.
+    pub(crate) fn commit_verdict_only(&mut self, u: Update) {
+        let idx = self.verdicts_only.len() as u32;
+        self.verdict_only_by_id.insert(u.update_id.clone(), idx);
+        self.verdicts_only.push(Arc::new(u));
+    }
+
     /// Appends an update and updates every derived index from its events.
     pub(crate) fn commit(&mut self, u: Update) {
         let idx = self.updates.len() as u32;

@@ -112,6 +112,11 @@ pub struct Ledger {
     offset_of: Vec<u32>,
     users: BTreeSet<String>,
     executed: HashSet<String>,
+    /// Events with a verdict and no update, in ledger order: confirmation requests the mediator
+    /// rejected (they commit nothing) and wholly private transactions (accepted; the scan's
+    /// party sees none of their events). Served by `/v0/events` only, never by `/v2/updates`.
+    verdicts_only: Vec<Arc<Update>>,
+    verdict_only_by_id: HashMap<String, u32>,
 }
 
 fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
@@ -138,6 +143,8 @@ impl Ledger {
             liveness: HashMap::new(),
             licensed: BTreeSet::new(),
             weights: Vec::new(),
+            verdicts_only: Vec::new(),
+            verdict_only_by_id: HashMap::new(),
             tcs: Vec::new(),
             tc_by_cid: HashMap::new(),
             tc_sent: HashMap::new(),

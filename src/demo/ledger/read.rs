@@ -26,6 +26,30 @@ impl Ledger {
         &self.updates
     }
 
+    /// The events with a verdict and no update, in ledger order.
+    pub fn verdicts_only(&self) -> &[Arc<Update>] {
+        &self.verdicts_only
+    }
+
+    /// The event with a verdict and no update of this id.
+    pub fn verdict_only(&self, update_id: &str) -> Option<&Arc<Update>> {
+        self.verdict_only_by_id
+            .get(update_id)
+            .and_then(|i| self.verdicts_only.get(*i as usize))
+    }
+
+    /// The verdict-only events after the cursor `(migration, record_time)` and up to `until`
+    /// (inclusive), in ledger order.
+    pub fn verdicts_only_between(&self, after: (i64, i64), until: (i64, i64)) -> &[Arc<Update>] {
+        let start = self
+            .verdicts_only
+            .partition_point(|u| (u.migration_id, u.record_time) <= after);
+        let end = self
+            .verdicts_only
+            .partition_point(|u| (u.migration_id, u.record_time) <= until);
+        &self.verdicts_only[start..end.max(start)]
+    }
+
     pub fn index_of(&self, update_id: &str) -> Option<usize> {
         self.by_id.get(update_id).map(|i| *i as usize)
     }

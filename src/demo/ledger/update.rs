@@ -92,8 +92,9 @@ pub struct Tx {
     pub nodes: Vec<Node>,
     pub roots: Vec<u32>,
     pub external_hash: Option<String>,
-    /// The mediator verdict of this transaction was a rejection (demo: only status reports and
-    /// activity markers, which move no holdings).
+    /// The mediator rejected this request (demo: only status reports and activity markers,
+    /// which move no holdings): it is no update, only an event with a verdict
+    /// ([`super::Ledger::verdicts_only`]).
     pub rejected: bool,
     pub round: u64,
     pub submitters: Vec<PartyIdx>,

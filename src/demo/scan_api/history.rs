@@ -15,7 +15,7 @@ use super::request::{
     ScanCtx, bad, encoding_of, int_field, not_found, parse_body, query_encoding, str_field,
 };
 use crate::demo::ledger::Update;
-use crate::demo::render::{Encoding, ScanUpdateJson, event_item, scan_update};
+use crate::demo::render::{Encoding, ScanUpdateJson, event_item, scan_update, verdict_only_item};
 use crate::demo::reply::{Fail, Reply, done, json_ok, scan_error};
 use crate::demo::topology::Network;
 use crate::demo::util::{fmt_time, parse_time};
@@ -146,18 +146,72 @@ pub(super) async fn events(State(c): State<ScanCtx>, body: Bytes) -> Response {
     }
     done((|| {
         let ask = page_ask(&c, &body)?;
-        let events: Vec<Value> = page_items(&c, &ask, VERDICT_TRAIL)
+        let events: Vec<Value> = events_of_page(&c, &ask)
             .iter()
             .map(|(i, u)| {
-                let mut value = event_item(&c.app.net, u, *i, c.scan, ask.enc);
+                let mut value = match i {
+                    Some(i) => event_item(&c.app.net, u, *i, c.scan, ask.enc),
+                    None => verdict_only_item(&c.app.net, u),
+                };
                 if c.app.faults.diverges(c.scan, u) {
                     crate::demo::faults::mark_diverged(&mut value);
+                }
+                if c.app.faults.verdict_diverges(c.scan, &u.update_id) {
+                    crate::demo::faults::mark_verdict_diverged(&mut value);
                 }
                 value
             })
             .collect();
         Ok(json_ok(&serde_json::json!({ "events": events })))
     })())
+}
+
+/// The events of a `/v0/events` page, in ledger order: the updates (with their index) and the
+/// verdict-only events (`None`: a rejected request, a wholly private transaction) after the
+/// cursor, up to the verdict ingestion's head, at most a page of them.
+fn events_of_page(c: &ScanCtx, ask: &PageAsk) -> Vec<(Option<usize>, Arc<Update>)> {
+    let updates = page_items(c, ask, VERDICT_TRAIL);
+    let verdicts: Vec<Arc<Update>> = {
+        let w = c.app.read();
+        let l = &w.ledger;
+        match verdict_head(c, l) {
+            Some(head) => l
+                .verdicts_only_between(ask.after.unwrap_or((i64::MIN, i64::MIN)), head)
+                .iter()
+                .take(ask.page_size)
+                .cloned()
+                .collect(),
+            None => Vec::new(),
+        }
+    };
+    let mut all: Vec<(Option<usize>, Arc<Update>)> = updates
+        .into_iter()
+        .map(|(i, u)| (Some(i), u))
+        .chain(verdicts.into_iter().map(|u| (None, u)))
+        .collect();
+    all.sort_by_key(|(_, u)| (u.migration_id, u.record_time));
+    all.truncate(ask.page_size);
+    all
+}
+
+/// The place of this scan's verdict ingestion head: its newest update but [`VERDICT_TRAIL`].
+fn verdict_head(c: &ScanCtx, l: &crate::demo::ledger::Ledger) -> Option<(i64, i64)> {
+    let visible = c.app.visible_len(l, c.scan);
+    visible
+        .checked_sub(1 + VERDICT_TRAIL)
+        .and_then(|i| l.update(i))
+        .map(|u| (u.migration_id, u.record_time))
+}
+
+/// The verdict-only event `update_id`, if this scan has ingested it.
+fn find_verdict_only(c: &ScanCtx, update_id: &str) -> Option<Arc<Update>> {
+    let w = c.app.read();
+    let l = &w.ledger;
+    let u = l.verdict_only(update_id)?;
+    let head = verdict_head(c, l)?;
+    let from = c.app.faults.backfilled_from(c.scan);
+    ((u.migration_id, u.record_time) <= head && from.is_none_or(|from| u.record_time >= from))
+        .then(|| Arc::clone(u))
 }
 
 fn json_bytes(body: Vec<u8>) -> Response {
@@ -187,10 +241,14 @@ fn find_update(c: &ScanCtx, update_id: &str) -> Option<(usize, Arc<Update>)> {
     Some((idx, Arc::clone(u)))
 }
 
-/// One update (or event) as scan `c` renders it: a diverging scan changes a field.
+/// One update (or event) as scan `c` renders it: a diverging scan changes a field (a scan
+/// with diverging verdicts, an event's verdict).
 fn rendered(c: &ScanCtx, u: &Update, mut value: Value) -> Response {
     if c.app.faults.diverges(c.scan, u) {
         crate::demo::faults::mark_diverged(&mut value);
+    }
+    if c.app.faults.verdict_diverges(c.scan, &u.update_id) {
+        crate::demo::faults::mark_verdict_diverged(&mut value);
     }
     json_ok(&value)
 }
@@ -241,6 +299,15 @@ pub(super) async fn update_by_id(request: ById) -> Response {
 }
 
 pub(super) async fn event_by_id(request: ById) -> Response {
+    // An event with a verdict and no update (a rejected request, a wholly private
+    // transaction) is found by its verdict's update id.
+    if let Some(u) = find_verdict_only(&request.c, &request.update_id) {
+        let c = &request.c;
+        return done(
+            query_encoding(request.query.as_deref())
+                .map(|_| rendered(c, &u, verdict_only_item(&c.app.net, &u))),
+        );
+    }
     request.answer("Event with update id", event_item)
 }
 

@@ -32,8 +32,16 @@ pub(super) async fn search(
             return store_code(&e);
         }
     };
+    // The updates that match, and the events with a verdict and no update that do (a
+    // rejected request, a wholly private transaction: records of their own), newest first.
     let written = if count {
-        match store.call(move |s| s.count(&query, from, until)).await {
+        let counted = store
+            .call(move |s| {
+                let verdict_only = s.search_verdict_events(&query, from, until, usize::MAX)?;
+                Ok(s.count(&query, from, until)? + verdict_only.len() as u64)
+            })
+            .await;
+        match counted {
             Ok(n) => write_text(out, &n.to_string()),
             Err(e) => {
                 say(err, &e.to_string());
@@ -42,7 +50,15 @@ pub(super) async fn search(
         }
     } else {
         match store
-            .call(move |s| s.search(&query, from, until, limit))
+            .call(move |s| {
+                let mut rows = s.search(&query, from, until, limit)?;
+                rows.extend(s.search_verdict_events(&query, from, until, limit)?);
+                rows.sort_by_key(|r| {
+                    std::cmp::Reverse((r.migration_id, parse_time_micros(&r.record_time)))
+                });
+                rows.truncate(limit);
+                Ok(rows)
+            })
             .await
         {
             Ok(rows) => rows.iter().try_for_each(|row| {

@@ -121,6 +121,39 @@ impl Term {
     }
 }
 
+/// What a search can test of an event with a verdict and no update (a rejected request, a
+/// wholly private transaction): it has no keys, only its id, its verdict's result, round and
+/// mediator group, and the parties that submitted it.
+#[derive(Debug, Clone, Copy)]
+pub struct VerdictFacts<'a> {
+    pub update_id: &'a str,
+    /// `accepted`, `rejected` or `unspecified`.
+    pub result: Option<&'a str>,
+    pub round: Option<i64>,
+    pub mediator: Option<i64>,
+    pub submitters: &'a [String],
+}
+
+impl Query {
+    /// Whether an event with a verdict and no update matches: every term is one it can be
+    /// tested on (`verdict:`, `round:`, `mediator:`, `id:`, `party:` as a submitter) and holds.
+    pub fn matches_verdict_only(&self, facts: &VerdictFacts<'_>) -> bool {
+        !self.terms.is_empty()
+            && self.terms.iter().all(|term| match term {
+                Term::Events(EventsTerm::Verdict(v)) => facts.result == Some(v.as_str()),
+                Term::Events(EventsTerm::Round(n)) => facts.round == Some(*n),
+                Term::Events(EventsTerm::Mediator(n)) => facts.mediator == Some(*n),
+                Term::UpdatePrefix(p) => p.matches(facts.update_id),
+                Term::Exact(KeyKind::Party, party) => facts.submitters.contains(party),
+                Term::PartyHint(hint) => facts.submitters.iter().any(|p| party_hinted(p, hint)),
+                Term::Exact(..)
+                | Term::ContractPrefix(_)
+                | Term::TemplateName(_)
+                | Term::Choices(_) => false,
+            })
+    }
+}
+
 /// The text and its other form: with `1220` before it, or without the `1220` it starts with
 /// when what follows is a prefix long enough ([`MIN_PREFIX`]; `1220ab` does not also stand for
 /// every id starting with `ab`, nor `1220` for every id).
@@ -220,6 +253,32 @@ impl Query {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_with_a_verdict_only_matches_its_verdict_id_and_submitters_nothing_else() {
+        let submitters = vec!["alice::1220ab".to_owned()];
+        let facts = VerdictFacts {
+            update_id: "1220feed",
+            result: Some("rejected"),
+            round: Some(42),
+            mediator: Some(0),
+            submitters: &submitters,
+        };
+        let matches = |q: &str| {
+            Query::parse(&[q])
+                .expect("a query")
+                .matches_verdict_only(&facts)
+        };
+        assert!(matches("verdict:rejected round:42 mediator:0"));
+        assert!(matches("id:feed party:alice"));
+        assert!(matches("party:alice::1220ab verdict:rejected"));
+        assert!(!matches("verdict:accepted"));
+        assert!(!matches("round:41"));
+        assert!(!matches("verdict:rejected party:bob"));
+        // Keys it has not: a template, a choice, a contract.
+        assert!(!matches("verdict:rejected is:transfer"));
+        assert!(!matches("contract:1220feed"));
+    }
 
     #[test]
     fn events_terms_name_a_verdict_a_round_or_a_mediator_group() {

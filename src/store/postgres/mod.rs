@@ -51,7 +51,7 @@ use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 use super::{
     At, Chunk, DivergenceRecord, EventsRow, EventsTodo, HEARTBEAT_STALE_MICROS, Heartbeat,
     IndexReach, IndexReader, IndexStatus, IndexWriter, KeptUpdate, MigrationRange, PageWrite,
-    PageWritten, Position, SCHEMA_VERSION, StoreError,
+    PageWritten, Position, SCHEMA_VERSION, StoreError, VerdictEvent,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -273,6 +273,35 @@ impl IndexWriter for PgIndex {
         Ok(EventsTodo {
             first_lacking: first_lacking.map(at),
             last: last.map(at),
+        })
+    }
+
+    fn write_verdict_events(&mut self, rows: &[VerdictEvent]) -> Result<u64, StoreError> {
+        self.with(|c| {
+            let mut tx = c.transaction()?;
+            let stmt = tx.prepare(&crate::store::write::verdict_events_upsert('$'))?;
+            let mut kept = 0;
+            for VerdictEvent { at, row: r } in rows {
+                kept += tx.execute(
+                    &stmt,
+                    &[
+                        &r.update_id,
+                        &at.migration_id,
+                        &at.record_time,
+                        &r.served,
+                        &r.verdict,
+                        &r.traffic_summary,
+                        &r.app_activity_records,
+                        &r.round_number,
+                        &r.verdict_result,
+                        &r.mediator_group,
+                        &r.digest,
+                        &r.scans,
+                    ],
+                )?;
+            }
+            tx.commit()?;
+            Ok(kept)
         })
     }
 

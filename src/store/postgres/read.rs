@@ -70,6 +70,9 @@ impl PgIndex {
             )?;
             let (updates, bodies, events): (i64, i64, i64) =
                 (counts.get(0), counts.get(1), counts.get(2));
+            let verdict_events: i64 = tx
+                .query_one("SELECT count(*) FROM verdict_events", &[])?
+                .get(0);
             let migrations = tx
                 .query(
                     "SELECT migration_id, count(*), min(record_time), max(record_time)
@@ -120,6 +123,7 @@ impl PgIndex {
                 updates,
                 bodies,
                 events,
+                verdict_events,
                 size_bytes: u64::try_from(size).unwrap_or(0),
                 migrations,
                 gaps: crate::store::gaps(&chunks),
@@ -218,7 +222,27 @@ impl PgIndex {
             )
         })?;
         let Some(r) = row else {
-            return Ok(None);
+            // Not an update's: an event with a verdict and no update, perhaps.
+            let row = self.with(|c| {
+                c.query_opt(
+                    &crate::store::reads::kept_verdict_event_sql('$'),
+                    &[&update_id],
+                )
+            })?;
+            return Ok(row.map(|r| {
+                let digest: Vec<u8> = r.get(8);
+                let scans: String = r.get(9);
+                crate::store::KeptEvents::from_columns(
+                    r.get(0),
+                    r.get(1),
+                    r.get(2),
+                    r.get(3),
+                    r.get(4),
+                    (r.get(5), r.get(6), r.get(7)),
+                    &digest,
+                    &scans,
+                )
+            }));
         };
         let packed: Vec<u8> = r.get(2);
         if self.event_dictionaries.wants(&packed) {
@@ -249,6 +273,31 @@ impl PgIndex {
             path: self.target.shown.clone(),
             detail,
         })
+    }
+
+    /// The kept events with a verdict and no update between two record times, newest first.
+    pub(super) fn read_verdict_events(
+        &mut self,
+        from: i64,
+        until: i64,
+    ) -> Result<Vec<crate::store::KeptVerdictEvent>, StoreError> {
+        let rows = self.with(|c| {
+            c.query(
+                &crate::store::reads::verdict_events_sql('$'),
+                &[&from, &until],
+            )
+        })?;
+        Ok(rows
+            .iter()
+            .map(|r| crate::store::KeptVerdictEvent {
+                update_id: r.get(0),
+                at: crate::store::At::new(r.get(1), r.get(2)),
+                verdict_result: r.get(3),
+                round_number: r.get(4),
+                mediator_group: r.get(5),
+                verdict: r.get(6),
+            })
+            .collect())
     }
 
     /// A kept body made text again, the index's dictionaries loaded first when it names one

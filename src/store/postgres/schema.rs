@@ -252,8 +252,28 @@ pub(super) fn add_event_dictionary(
     .map_err(|e| e.to_string())
 }
 
+/// Schema 8: the events with a verdict and no update (see the SQLite schema's
+/// `VERDICT_EVENTS`), made with the schema and by the 7 → 8 migration, empty.
+const VERDICT_EVENTS: &str = "
+CREATE TABLE IF NOT EXISTS verdict_events (
+    update_id TEXT PRIMARY KEY,
+    migration_id BIGINT NOT NULL,
+    record_time BIGINT NOT NULL,
+    served BIGINT NOT NULL,
+    verdict TEXT,
+    traffic_summary TEXT,
+    app_activity_records TEXT,
+    round_number BIGINT,
+    verdict_result TEXT,
+    mediator_group BIGINT,
+    digest BYTEA NOT NULL,
+    scans TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS verdict_events_position ON verdict_events (migration_id, record_time);
+";
+
 /// The index's tables (for its size).
-pub const TABLES: [&str; 14] = [
+pub const TABLES: [&str; 15] = [
     "meta",
     "updates",
     "terms",
@@ -267,6 +287,7 @@ pub const TABLES: [&str; 14] = [
     "hub_bits",
     "events",
     "event_dictionaries",
+    "verdict_events",
     "sync_heartbeat",
 ];
 
@@ -316,6 +337,9 @@ impl PgIndex {
             let client = index.client.as_mut().ok_or_else(|| closed(target))?;
             let mut tx = client.transaction().map_err(|e| target.error(&e))?;
             tx.batch_execute(SCHEMA).map_err(|e| target.error(&e))?;
+            // Schema 7 → 8 as well: the verdict-only events' table (empty).
+            tx.batch_execute(VERDICT_EVENTS)
+                .map_err(|e| target.error(&e))?;
             tx.execute(
                 "INSERT INTO meta (key, value) VALUES ('schema_version', $1), ('summary_version', $2)
                  ON CONFLICT (key) DO NOTHING",
@@ -334,6 +358,19 @@ impl PgIndex {
                     pairs::migrate_4_to_5(&mut tx).map_err(|e| target.error(&e))?;
                 }
                 _ => {}
+            }
+            if older == Some(7) {
+                // Its updates have their events: the verdict-only ones between them come
+                // with one walk over the whole index.
+                tx.execute(
+                    "INSERT INTO meta (key, value) VALUES ($1, $2)
+                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    &[
+                        &crate::store::VERDICT_EVENTS_BACKFILL,
+                        &crate::store::VERDICT_EVENTS_PENDING,
+                    ],
+                )
+                .map_err(|e| target.error(&e))?;
             }
             if older.is_some_and(|v| v < 6) {
                 tx.batch_execute(MIGRATE_5_TO_6)

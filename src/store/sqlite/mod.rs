@@ -27,7 +27,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 use super::{
     At, BodyDictionaries, Chunk, DivergenceRecord, EventsRow, EventsTodo, Heartbeat, IndexReader,
     IndexStatus, IndexWriter, KeptUpdate, MigrationRange, PageWrite, PageWritten, Position,
-    SCHEMA_VERSION, StoreError, gaps,
+    SCHEMA_VERSION, StoreError, VerdictEvent, gaps,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
@@ -193,6 +193,41 @@ impl IndexWriter for SqliteIndex {
                         r.verdict_result,
                         r.mediator_group,
                         r.digest
+                    ])
+                    .map_err(|e| engine_error(&path, &e))? as u64;
+            }
+        }
+        tx.commit().map_err(|e| engine_error(&path, &e))?;
+        self.after_commit()?;
+        Ok(kept)
+    }
+
+    fn write_verdict_events(&mut self, rows: &[VerdictEvent]) -> Result<u64, StoreError> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| engine_error(&path, &e))?;
+        let mut kept = 0;
+        {
+            let mut stmt = tx
+                .prepare_cached(&crate::store::write::verdict_events_upsert('?'))
+                .map_err(|e| engine_error(&path, &e))?;
+            for VerdictEvent { at, row: r } in rows {
+                kept += stmt
+                    .execute(params![
+                        r.update_id,
+                        at.migration_id,
+                        at.record_time,
+                        r.served,
+                        r.verdict,
+                        r.traffic_summary,
+                        r.app_activity_records,
+                        r.round_number,
+                        r.verdict_result,
+                        r.mediator_group,
+                        r.digest,
+                        r.scans
                     ])
                     .map_err(|e| engine_error(&path, &e))? as u64;
             }

@@ -71,6 +71,9 @@ impl SqliteIndex {
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .map_err(e)?;
+        let verdict_events: i64 = tx
+            .query_row("SELECT count(*) FROM verdict_events", [], |r| r.get(0))
+            .map_err(e)?;
         let migrations = {
             let mut stmt = tx
                 .prepare(
@@ -145,6 +148,7 @@ impl SqliteIndex {
             updates,
             bodies,
             events,
+            verdict_events,
             size_bytes,
             migrations,
             gaps: gaps(&chunks),
@@ -210,7 +214,8 @@ impl SqliteIndex {
             .optional()
             .map_err(|e| self.engine(&e))?;
         let Some((id, served, packed, round, result, group, digest)) = row else {
-            return Ok(None);
+            // Not an update's: an event with a verdict and no update, perhaps.
+            return self.read_kept_verdict_event(update_id);
         };
         if self.event_dictionaries.wants(&packed) {
             let e = |e: rusqlite::Error| engine_error(&self.path, &e);
@@ -232,6 +237,46 @@ impl SqliteIndex {
                 path: shown,
                 detail,
             })
+    }
+
+    /// An event with a verdict and no update, as [`Self::read_kept_events`] reads an update's.
+    fn read_kept_verdict_event(
+        &mut self,
+        update_id: &str,
+    ) -> Result<Option<crate::store::KeptEvents>, StoreError> {
+        self.conn
+            .query_row(
+                &crate::store::reads::kept_verdict_event_sql('?'),
+                [update_id],
+                kept_events_of,
+            )
+            .optional()
+            .map_err(|e| self.engine(&e))
+    }
+
+    /// The kept events with a verdict and no update between two record times, newest first.
+    pub(super) fn read_verdict_events(
+        &mut self,
+        from: i64,
+        until: i64,
+    ) -> Result<Vec<crate::store::KeptVerdictEvent>, StoreError> {
+        let e = |e: rusqlite::Error| engine_error(&self.path, &e);
+        let mut stmt = self
+            .conn
+            .prepare_cached(&crate::store::reads::verdict_events_sql('?'))
+            .map_err(e)?;
+        stmt.query_map(params![from, until], |r| {
+            Ok(crate::store::KeptVerdictEvent {
+                update_id: r.get(0)?,
+                at: At::new(r.get(1)?, r.get(2)?),
+                verdict_result: r.get(3)?,
+                round_number: r.get(4)?,
+                mediator_group: r.get(5)?,
+                verdict: r.get(6)?,
+            })
+        })
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(e)
     }
 
     /// A kept body made text again, the index's dictionaries loaded first when it names one
@@ -390,4 +435,21 @@ impl SqliteIndex {
         drop(stmt);
         super::super::reads::kept_updates(rows, |id, packed| self.unpack(id, packed))
     }
+}
+
+/// A row of [`crate::store::KEPT_VERDICT_EVENT_COLUMNS`] as
+/// [`crate::store::KeptEvents`].
+fn kept_events_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<crate::store::KeptEvents> {
+    let digest: Vec<u8> = r.get(8)?;
+    let scans: String = r.get(9)?;
+    Ok(crate::store::KeptEvents::from_columns(
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        (r.get(5)?, r.get(6)?, r.get(7)?),
+        &digest,
+        &scans,
+    ))
 }

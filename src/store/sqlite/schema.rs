@@ -245,6 +245,28 @@ pub(super) fn add_event_dictionary(
     .map(|_| ())
     .map_err(|e| e.to_string())
 }
+/// Schema 8: the events with a verdict and no update (`update: null` on `/v0/events`: a
+/// confirmation request the mediator rejected, a wholly private transaction), each a record of
+/// its own by its verdict's update id, at its verdict's place; its parts kept as an update's
+/// are in `events` (the same columns). Made by the 7 → 8 migration as well, empty: the next
+/// `index sync --events` fills it as it walks.
+pub(super) const VERDICT_EVENTS: &str = "
+CREATE TABLE IF NOT EXISTS verdict_events (
+    update_id TEXT PRIMARY KEY,
+    migration_id INTEGER NOT NULL,
+    record_time INTEGER NOT NULL,
+    served INTEGER NOT NULL,
+    verdict TEXT,
+    traffic_summary TEXT,
+    app_activity_records TEXT,
+    round_number INTEGER,
+    verdict_result TEXT,
+    mediator_group INTEGER,
+    digest BLOB NOT NULL,
+    scans TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS verdict_events_position ON verdict_events (migration_id, record_time);
+";
 
 /// Schema 5 → 6: each term keeps its newest key (migration, record time, seq), read in one
 /// walk of the keys in their order (a term's newest is the last of its run), not a look-up per
@@ -448,6 +470,7 @@ impl SqliteIndex {
                 .and_then(|()| tx.execute_batch(pairs::CREATE))
                 .and_then(|()| tx.execute_batch(DICTIONARIES))
                 .and_then(|()| tx.execute_batch(EVENTS))
+                .and_then(|()| tx.execute_batch(VERDICT_EVENTS))
                 .map_err(|e| engine_error(path, &e))?;
             tx.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1')",
@@ -534,6 +557,23 @@ impl SqliteIndex {
                     "the events of {repacked} updates packed with zstd and a dictionary"
                 ));
             }
+            tx.execute_batch(VERDICT_EVENTS)
+                .map_err(|e| engine_error(&path, &e))?;
+            if found == 7 {
+                // Its updates have their events: the verdict-only ones between them come
+                // with one walk over the whole index.
+                tx.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+                    params![
+                        crate::store::VERDICT_EVENTS_BACKFILL,
+                        crate::store::VERDICT_EVENTS_PENDING
+                    ],
+                )
+                .map_err(|e| engine_error(&path, &e))?;
+            }
+            done.push(
+                "a table for the events with a verdict and no update (rejected requests, wholly private transactions), filled by the next `index sync --events`".to_owned(),
+            );
         }
         if found < 4 {
             done.push(
