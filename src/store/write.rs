@@ -147,7 +147,9 @@ impl EventsRow {
     }
 }
 
-/// The statement that keeps one [`EventsRow`] (replacing the update's earlier row), its
+/// The statement that keeps one [`EventsRow`] (replacing the update's earlier row when its
+/// digest differs: the same parts walked again, for the verdict-only events a schema-7 index
+/// lacks, keep the scans that confirmed them first and count as nothing kept), its
 /// parameters numbered after `mark` (`?` on SQLite, `$` on PostgreSQL): the update id, then
 /// [`EVENTS_COLUMNS`] (the `served` bits and the packed parts:
 /// [`super::events_pack::EventsPacker::pack_all`]). An update the index does not keep inserts
@@ -163,7 +165,7 @@ pub(super) fn events_upsert(mark: char) -> String {
         .collect();
     format!(
         "INSERT INTO events (seq, {}) SELECT seq, {} FROM updates WHERE update_id = {mark}1
-         ON CONFLICT (seq) DO UPDATE SET {}",
+         ON CONFLICT (seq) DO UPDATE SET {} WHERE events.digest <> excluded.digest",
         columns.join(", "),
         values.join(", "),
         set.join(", ")
