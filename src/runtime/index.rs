@@ -12,8 +12,8 @@ use crate::model::format::parse_time_micros;
 use crate::model::history::{History, Placement};
 use crate::model::index::query::Query;
 use crate::model::index::read::{
-    IndexAnswer, IndexFailure, IndexRead, IndexReply, LIFECYCLE_MAX, RangePage, RowDetail,
-    SearchPage, holes_in,
+    IndexAnswer, IndexFailure, IndexRead, IndexReply, KeptEventsOf, LIFECYCLE_MAX, RangePage,
+    RowDetail, SearchPage, holes_in,
 };
 use crate::model::lifecycle::Lifecycle;
 use crate::msg::Response;
@@ -182,7 +182,10 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
             }))
         }
         IndexRead::Holes { since, before } => holes(store, *since, *before),
-        IndexRead::Body { update_id } => store.body(update_id).map(IndexAnswer::Body),
+        IndexRead::Body { update_id } => Ok(IndexAnswer::Body {
+            body: store.body(update_id)?,
+            events: kept_events(store, update_id)?,
+        }),
         IndexRead::Lifecycle { contract_id } => lifecycle(store, contract_id),
         IndexRead::VoteUpdates { contract_id, close } => crate::model::governance::vote_updates_in(
             |cid| touching(store, cid),
@@ -191,6 +194,27 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
         )
         .map(IndexAnswer::VoteUpdates),
     }
+}
+
+/// What the index keeps of an update's events: each part served, as served (see
+/// [`KeptEventsOf::Kept`]).
+fn kept_events(store: &mut dyn IndexReader, update_id: &str) -> Result<KeptEventsOf, StoreError> {
+    let Some(kept) = store.kept_events(update_id)? else {
+        return Ok(KeptEventsOf::NotSynced);
+    };
+    let parts: Vec<String> = [
+        (1, "verdict", &kept.verdict),
+        (2, "traffic_summary", &kept.traffic_summary),
+        (4, "app_activity_records", &kept.app_activity_records),
+    ]
+    .into_iter()
+    .filter(|(bit, _, _)| kept.served & bit != 0)
+    .map(|(_, key, text)| format!("\"{key}\":{}", text.as_deref().unwrap_or("null")))
+    .collect();
+    Ok(KeptEventsOf::Kept {
+        parts: format!("{{{}}}", parts.join(",")),
+        scans: kept.scans,
+    })
 }
 
 /// An update's event count and synchronizer from its body as kept (`None`: kept without it,

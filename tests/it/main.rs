@@ -76,5 +76,6 @@ mod terminal;
 mod traffic;
 mod typed_keys;
 mod ui_foundation;
+mod verdict_offline;
 mod whole_fields;
 mod zoom;
