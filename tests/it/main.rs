@@ -42,6 +42,7 @@ mod fuzz;
 mod governance;
 mod history_reach;
 mod index;
+mod index_context;
 mod index_events;
 mod index_explorer;
 mod index_pairs;

@@ -79,6 +79,14 @@ pub enum IndexRead {
     Holes { since: i64, before: Option<i64> },
     /// An update's body as kept (the item's JSON).
     Body { update_id: String },
+    /// The context of a search hit: the `n` updates matching `query` (one party or contract)
+    /// recorded nearest before and after update `update_id`, recorded at `at` (µs).
+    Context {
+        query: Query,
+        at: i64,
+        update_id: String,
+        n: usize,
+    },
     /// Every update of the index that touches a contract, as its lifecycle.
     Lifecycle { contract_id: String },
     /// The updates of the vote request first created as `contract_id`: its creation and
@@ -95,6 +103,7 @@ impl IndexRead {
             IndexRead::Range { offset, .. } => format!("index rows from {offset}"),
             IndexRead::Holes { .. } => "index holes".into(),
             IndexRead::Body { update_id } => format!("index body {update_id}"),
+            IndexRead::Context { update_id, .. } => format!("index context of {update_id}"),
             IndexRead::Lifecycle { contract_id } => format!("index lifecycle {contract_id}"),
             IndexRead::VoteUpdates { contract_id, .. } => {
                 format!("index vote updates {contract_id}")
@@ -282,6 +291,12 @@ pub enum IndexAnswer {
     Body {
         body: Option<String>,
         events: KeptEventsOf,
+    },
+    /// A hit's context ([`IndexRead::Context`]): the updates before it and after it, each
+    /// newest first, at most `n` each.
+    Context {
+        before: Vec<SearchRow>,
+        after: Vec<SearchRow>,
     },
     /// The lifecycle from the index; `more`: the contract has more updates than were read.
     Lifecycle {
