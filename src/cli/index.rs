@@ -15,7 +15,8 @@ Exit codes:
   1  the profile's scan answered an error
   2  usage or configuration: a bad query, no index, an index that is damaged, of a newer
      schema or of another network, another sync writing the index, an index that cannot
-     grow (a full disk, a file size limit)
+     grow (a full disk, a file size limit); show: no update of the index matches the id,
+     or several do (listed)
   3  connection, TLS or timeout talking to the profile's scan
   4  a response could not be decoded
   5  sync: stopped at a divergence: the scans disagree on an update and no version has
@@ -175,6 +176,18 @@ pub enum IndexCommand {
         /// With --output table, also list every divergence, one row each.
         #[arg(long)]
         divergences: bool,
+    },
+    /// One kept update read from the index alone: its body as the scan served it and each
+    /// events part (verdict, traffic summary, app activity records) as the scans that agreed
+    /// on it served it (the verdict without its scan-local finalization_time), with the scans
+    /// that confirmed each; "not synced yet" when the update's events are not kept yet, "none
+    /// served" when the scans served none. --output table: the same, for reading.
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Show {
+        /// The update id: whole, a unique prefix (with or without 1220), or as the screen
+        /// shows it (1220d17b…9f1e, 9237fcb34d82…).
+        #[arg(value_name = "ID")]
+        id: String,
     },
     /// The updates matching every term, newest first, as JSON Lines (the History export's row
     /// fields). Terms: party:P template:T choice:C (exact; party:HINT every party HINT::…,

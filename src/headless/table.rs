@@ -605,6 +605,7 @@ pub fn view_for(command: &Command) -> Option<View> {
             IndexCommand::Status { divergences: true } => INDEX_STATUS_DIVERGENCES,
             IndexCommand::Search { count: false, .. } => INDEX_SEARCH,
             IndexCommand::Verify { .. } => INDEX_VERIFY,
+            IndexCommand::Show { .. } => super::index::SHOW_VIEW,
             _ => return None,
         },
         Command::Node(_) => NODE_ALERTS,

@@ -90,6 +90,7 @@ commands! {
     ExportRange => "export_range", "export range", "export a time range straight from the server";
     FlipOrder => "flip_order", "flip order", "flip the list: newest first / oldest first";
     SearchIndex => "search_index", "search index", "search the whole local index, not only the loaded rows (party: template: choice: contract: id: is:)";
+    Context => "context", "context", "the updates just before and after the selected search hit touching the same party or contract (again: the next party or contract of the hit)";
     Sort => "sort", "sort", "sort by the next column; then a column's letter (underlined in the header): by that column, again: the other way";
     Edit => "edit", "edit", "edit the query or form of this pane";
     NextSection => "next_section", "next section", "next section of this pane";

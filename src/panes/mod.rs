@@ -131,6 +131,9 @@ pub struct Shared {
     pub feed: Feed,
     /// Full update bodies (`/v0/events/{id}`), bounded.
     pub bodies: BodyCache<EventHistoryItem>,
+    /// Where a body of `bodies` read from the local index came from (what the index keeps of
+    /// its events, the scans that confirmed them), by update id; the Verdict pane says it.
+    pub kept_origins: BodyCache<crate::model::index::read::KeptOrigin>,
     /// The update open in the Update pane (the Verdict pane shows its verdict).
     pub current_update: Option<String>,
     /// The update the user was looking at when another pane got the focus: the one open in
@@ -166,6 +169,7 @@ impl Shared {
             history: History::default(),
             feed: Feed::default(),
             bodies: BodyCache::new(256),
+            kept_origins: BodyCache::new(256),
             current_update: None,
             selected_update: None,
             history_at_head: false,

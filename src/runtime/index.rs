@@ -12,8 +12,8 @@ use crate::model::format::parse_time_micros;
 use crate::model::history::{History, Placement};
 use crate::model::index::query::Query;
 use crate::model::index::read::{
-    IndexAnswer, IndexFailure, IndexRead, IndexReply, LIFECYCLE_MAX, RangePage, RowDetail,
-    SearchPage, holes_in,
+    IndexAnswer, IndexFailure, IndexRead, IndexReply, KeptEventsOf, LIFECYCLE_MAX, RangePage,
+    RowDetail, SearchPage, holes_in,
 };
 use crate::model::lifecycle::Lifecycle;
 use crate::msg::Response;
@@ -211,7 +211,16 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
             }))
         }
         IndexRead::Holes { since, before } => holes(store, *since, *before),
-        IndexRead::Body { update_id } => store.body(update_id).map(IndexAnswer::Body),
+        IndexRead::Body { update_id } => Ok(IndexAnswer::Body {
+            body: store.body(update_id)?,
+            events: kept_events(store, update_id)?,
+        }),
+        IndexRead::Context {
+            query,
+            at,
+            update_id,
+            n,
+        } => context(store, query, *at, update_id, *n),
         IndexRead::Lifecycle { contract_id } => lifecycle(store, contract_id),
         IndexRead::VoteUpdates { contract_id, close } => crate::model::governance::vote_updates_in(
             |cid| touching(store, cid),
@@ -220,6 +229,72 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
         )
         .map(IndexAnswer::VoteUpdates),
     }
+}
+
+/// Most rows one side of a hit's context reads to find its nearest `n`.
+const CONTEXT_READ_MAX: usize = 5_000;
+
+/// The `n` updates matching `query` recorded nearest before and after the hit `update_id`
+/// (recorded at `at`), each newest first. Before: the newest at or before the hit's time (the
+/// hit left out). After: the search reads newest first, so a window after the hit is widened
+/// (1 s, doubling) until it holds `n` matches or reaches past the index's newest update, and
+/// its oldest `n` are taken.
+fn context(
+    store: &mut dyn IndexReader,
+    query: &Query,
+    at: i64,
+    update_id: &str,
+    n: usize,
+) -> Result<IndexAnswer, StoreError> {
+    let mut before = store.search(query, None, Some(at), n + 16)?;
+    let hit = before.iter().position(|r| r.update_id == update_id);
+    // Updates recorded in the hit's microsecond come before it in the list when listed after
+    // it (newest first): keep those that follow it.
+    match hit {
+        Some(i) => {
+            before.drain(..=i);
+        }
+        None => before.retain(|r| r.update_id != update_id),
+    }
+    before.truncate(n);
+    let newest = store.reach(at)?.last.unwrap_or(at);
+    let mut width: i64 = 1_000_000;
+    let after = loop {
+        let until = at.saturating_add(width);
+        let found = store.count(query, Some(at + 1), Some(until))?;
+        if found >= n as u64 || until >= newest {
+            let limit = usize::try_from(found)
+                .unwrap_or(usize::MAX)
+                .min(CONTEXT_READ_MAX);
+            let mut rows = store.search(query, Some(at + 1), Some(until), limit)?;
+            let keep = rows.len().saturating_sub(n);
+            rows.drain(..keep);
+            break rows;
+        }
+        width = width.saturating_mul(2);
+    };
+    Ok(IndexAnswer::Context { before, after })
+}
+
+/// What the index keeps of an update's events: each part served, as served (see
+/// [`KeptEventsOf::Kept`]).
+fn kept_events(store: &mut dyn IndexReader, update_id: &str) -> Result<KeptEventsOf, StoreError> {
+    let Some(kept) = store.kept_events(update_id)? else {
+        return Ok(KeptEventsOf::NotSynced);
+    };
+    let parts: Vec<String> = [
+        (1, "verdict", &kept.verdict),
+        (2, "traffic_summary", &kept.traffic_summary),
+        (4, "app_activity_records", &kept.app_activity_records),
+    ]
+    .into_iter()
+    .filter(|(bit, _, _)| kept.served & bit != 0)
+    .map(|(_, key, text)| format!("\"{key}\":{}", text.as_deref().unwrap_or("null")))
+    .collect();
+    Ok(KeptEventsOf::Kept {
+        parts: format!("{{{}}}", parts.join(",")),
+        scans: kept.scans,
+    })
 }
 
 /// An update's event count and synchronizer from its body as kept (`None`: kept without it,

@@ -48,6 +48,7 @@ pub fn pane_only(cmd: Command) -> Option<&'static str> {
         | Command::LoadSpan
         | Command::ExportRange
         | Command::SearchIndex
+        | Command::Context
         | Command::FlipOrder => Some("History"),
         Command::FollowContract => Some("Update"),
         Command::Delete | Command::Execute => Some("Ledger"),
@@ -534,7 +535,8 @@ mod tests {
                 Command::LoadSpan,
                 Command::ExportRange,
                 Command::FlipOrder,
-                Command::SearchIndex
+                Command::SearchIndex,
+                Command::Context
             ]
         );
         let keys: Vec<&str> = h

@@ -44,6 +44,7 @@ const TESTS: &[&str] = &[
     "a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_sync",
     "events_kept_on_postgres_equal_the_sqlite_events_and_backfill_after_no_events",
     "a_postgres_index_of_schema_7_is_migrated_its_events_repacked_and_read_back_as_kept",
+    "index_show_on_postgres_prints_the_kept_events_as_the_scans_served_them",
 ];
 
 /// The restart test restarts the one server: the others hold this for reading while they run.
@@ -1238,4 +1239,52 @@ fn a_postgres_index_of_schema_7_is_migrated_its_events_repacked_and_read_back_as
         search(dir.path(), &db.url, &["verdict:accepted"], &["--count"]),
         accepted
     );
+}
+
+#[test]
+fn index_show_on_postgres_prints_the_kept_events_as_the_scans_served_them() {
+    let Some((db, _server)) = database("show") else {
+        return;
+    };
+    let demo = four();
+    let url = &demo.handle.scan_url;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let until = cantonscope::model::format::format_time_micros(
+        cantonscope::model::format::parse_time_micros(from()).expect("a time") + 3_600_000_000,
+    );
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        &db.url,
+        &["--from", from(), "--until", &until, "--verify", "2"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let ids = kept(&Location::parse(&db.url));
+    assert!(ids.len() > 10, "{} updates", ids.len());
+    let mut verdicts = 0;
+    for (id, _) in ids.iter().step_by(ids.len() / 6) {
+        let shown = crate::index_show::shown(dir.path(), db.url.as_str(), id);
+        assert_eq!(shown["update_id"], id.as_str());
+        assert_eq!(shown["update"]["verify"], 2, "{shown}");
+        crate::index_show::assert_parts_as_served(dir.path(), url, &shown);
+        if shown["events"]["verdict"]["state"] == "kept" {
+            verdicts += 1;
+        }
+    }
+    assert!(verdicts > 0, "some verdicts shown");
+    // Abbreviated as the screen shows it: the same; an unknown id: exit 2.
+    let id = &ids[ids.len() / 2].0;
+    let as_shown = format!("{}…{}", &id[..12], &id[id.len() - 4..]);
+    assert_eq!(
+        crate::index_show::shown(dir.path(), db.url.as_str(), &as_shown),
+        crate::index_show::shown(dir.path(), db.url.as_str(), id)
+    );
+    let (code, _, err) = crate::index_show::show(
+        dir.path(),
+        db.url.as_str(),
+        &format!("1220{}", "0".repeat(64)),
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no update of the index matches"), "{err}");
 }

@@ -46,6 +46,7 @@ pub(super) const GLOBAL: DefaultTable = &[
     (Command::ExportRange, &["X"]),
     (Command::FlipOrder, &["R"]),
     (Command::SearchIndex, &["F"]),
+    (Command::Context, &["n"]),
     (Command::Edit, &["i"]),
     (Command::NextSection, &["]"]),
     (Command::PrevSection, &["["]),

@@ -6,6 +6,7 @@
 //! - `verify`: the stored digests against the scans now, with the same engine.
 //! - `status`: the index's bookkeeping as JSON.
 //! - `search`: fielded terms over the key tables, newest first, as JSON Lines.
+//! - `show`: one kept update, its events parts and the scans that confirmed each.
 //! - `prune`: drops the updates recorded before a time.
 //!
 //! The store is only reached through [`IndexReader`] and [`IndexWriter`] calls run on a
@@ -16,12 +17,13 @@
 //! sync.rs      index sync: the engine driven, its outcome
 //! verify.rs    index verify: the engine driven, its report
 //! progress.rs  the engine's observer: warnings and progress lines on stderr
-//! status.rs, search.rs, prune.rs   the other commands
+//! status.rs, search.rs, show.rs, prune.rs   the other commands
 //! ```
 
 mod progress;
 mod prune;
 mod search;
+mod show;
 mod status;
 mod sync;
 mod verify;
@@ -29,6 +31,8 @@ mod verify;
 use progress::{ProgressMode, Stderr};
 use prune::prune;
 use search::search;
+pub use show::SHOW_VIEW;
+use show::show;
 use status::status;
 use sync::sync;
 use verify::verify;
@@ -190,6 +194,7 @@ pub async fn run_with(
     let location = Location::parse(&location);
     match &args.command {
         IndexCommand::Status { .. } => answer(status(location, err).await, out, err),
+        IndexCommand::Show { id } => show(location, id, out, err).await,
         IndexCommand::Prune { before } => {
             let Some(micros) = parse_time_micros(before) else {
                 say(err, &format!("--before is not a time: {before}"));

@@ -82,6 +82,14 @@ pub enum IndexRead {
     Holes { since: i64, before: Option<i64> },
     /// An update's body as kept (the item's JSON).
     Body { update_id: String },
+    /// The context of a search hit: the `n` updates matching `query` (one party or contract)
+    /// recorded nearest before and after update `update_id`, recorded at `at` (µs).
+    Context {
+        query: Query,
+        at: i64,
+        update_id: String,
+        n: usize,
+    },
     /// Every update of the index that touches a contract, as its lifecycle.
     Lifecycle { contract_id: String },
     /// The updates of the vote request first created as `contract_id`: its creation and
@@ -98,6 +106,7 @@ impl IndexRead {
             IndexRead::Range { offset, .. } => format!("index rows from {offset}"),
             IndexRead::Holes { .. } => "index holes".into(),
             IndexRead::Body { update_id } => format!("index body {update_id}"),
+            IndexRead::Context { update_id, .. } => format!("index context of {update_id}"),
             IndexRead::Lifecycle { contract_id } => format!("index lifecycle {contract_id}"),
             IndexRead::VoteUpdates { contract_id, .. } => {
                 format!("index vote updates {contract_id}")
@@ -280,8 +289,18 @@ pub enum IndexAnswer {
     Search(SearchPage),
     Range(RangePage),
     Holes(Vec<Hole>),
-    /// `None`: not in the index, or kept without its body.
-    Body(Option<String>),
+    /// An update's body (`None`: not in the index, or kept without its body) and what the
+    /// index keeps of its events.
+    Body {
+        body: Option<String>,
+        events: KeptEventsOf,
+    },
+    /// A hit's context ([`IndexRead::Context`]): the updates before it and after it, each
+    /// newest first, at most `n` each.
+    Context {
+        before: Vec<SearchRow>,
+        after: Vec<SearchRow>,
+    },
     /// The lifecycle from the index; `more`: the contract has more updates than were read.
     Lifecycle {
         life: Lifecycle,
@@ -289,6 +308,57 @@ pub enum IndexAnswer {
     },
     /// A vote request's updates found in the index.
     VoteUpdates(VoteUpdates),
+}
+
+/// What the index keeps of an update's events (`/v0/events`: verdict, traffic summary, app
+/// activity records), read beside its body for the explorer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeptEventsOf {
+    /// The update is not in the index, or its events are not synced yet.
+    NotSynced,
+    /// Kept: `parts` is a JSON object holding each part the scans served, as they served it
+    /// (`null`: served as none; a part no scan serves is absent; the verdict without its
+    /// scan-local `finalization_time`), confirmed by `scans`.
+    Kept { parts: String, scans: Vec<String> },
+}
+
+impl KeptEventsOf {
+    /// The `/v0/events` item of the body `item_json` (`None`: none kept) and these parts: what
+    /// the scan would have answered, but for the verdict's `finalization_time`.
+    pub fn item_json(&self, item_json: Option<&str>) -> String {
+        let update = item_json.unwrap_or("null");
+        match self {
+            KeptEventsOf::Kept { parts, .. } => {
+                let parts = parts.trim();
+                let inner = parts
+                    .strip_prefix('{')
+                    .and_then(|p| p.strip_suffix('}'))
+                    .unwrap_or_default()
+                    .trim();
+                if inner.is_empty() {
+                    format!("{{\"update\":{update}}}")
+                } else {
+                    format!("{{\"update\":{update},{inner}}}")
+                }
+            }
+            KeptEventsOf::NotSynced => format!("{{\"update\":{update}}}"),
+        }
+    }
+}
+
+/// Where a body shown came from when the local index answered for the scan: what the index
+/// keeps of its events, and whether the scan was asked (and failed) first. Kept beside the
+/// body (`body`, the same `Arc` the body cache holds), so a later answer of the scan for the
+/// same update is not mistaken for the index's.
+#[derive(Debug, Clone)]
+pub struct KeptOrigin {
+    pub body: std::sync::Arc<crate::api::scan::EventHistoryItem>,
+    /// The update's events are in the index (else: not synced yet).
+    pub events_synced: bool,
+    /// The scans that confirmed its events.
+    pub scans: Vec<String>,
+    /// The scan was asked first and did not answer (`false`: `--offline`, no scan asked).
+    pub scan_failed: bool,
 }
 
 /// Why the index could not answer.

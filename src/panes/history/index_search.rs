@@ -42,6 +42,7 @@ use crate::ui::theme::Theme;
 
 use super::super::{AppEvent, Out, RenderCtx, Shared};
 use super::HistoryPane;
+use super::context::HitContext;
 use super::table::{distinct_id, put_line};
 use crate::feed::timeline::PagedList;
 
@@ -70,6 +71,8 @@ pub struct IndexSearch {
     /// view to open on it: the one match of the first page opens it, else the matches stay
     /// listed.
     open_unique: Option<(IdPattern, Locator)>,
+    /// The context of a hit (`n`), shown instead of the results while open.
+    context: Option<HitContext>,
 }
 
 impl IndexSearch {
@@ -83,6 +86,7 @@ impl IndexSearch {
             list: PagedList::new(SEARCH_PAGE, MAX_KEPT / SEARCH_PAGE),
             ended: false,
             open_unique: None,
+            context: None,
         }
     }
 
@@ -109,6 +113,11 @@ impl IndexSearch {
     /// The selected row.
     pub fn selected(&self) -> Option<&SearchRow> {
         self.list.selected()
+    }
+
+    /// The context of a hit, while shown.
+    pub fn context(&self) -> Option<&HitContext> {
+        self.context.as_ref()
     }
 
     /// Whether a page is being read.
@@ -318,6 +327,30 @@ impl HistoryPane {
         out: &mut Out,
     ) -> Option<bool> {
         let s = self.index_search.as_mut()?;
+        if let Some(c) = &mut s.context {
+            match cmd {
+                cmd if cmd.is_move() => {
+                    c.scroll.navigate(cmd);
+                }
+                Command::Select => {
+                    if let Some(row) = c.selected() {
+                        out.events.push(AppEvent::OpenUpdate {
+                            update_id: row.update_id.clone(),
+                            event_id: None,
+                        });
+                    }
+                }
+                Command::Copy | Command::CopyUpdateId => {
+                    if let Some(row) = c.selected() {
+                        out.copy("update id", row.update_id.clone());
+                    }
+                }
+                Command::Context => c.next_term(sh, out),
+                Command::Back | Command::Cancel => s.context = None,
+                _ => return None,
+            }
+            return Some(true);
+        }
         match cmd {
             cmd if cmd.is_move() => {
                 s.list.scroll.navigate(cmd);
@@ -336,6 +369,15 @@ impl HistoryPane {
                     out.copy("update id", row.update_id.clone());
                 }
             }
+            Command::Context if s.input.is_none() => {
+                if let Some(row) = s.selected().cloned() {
+                    s.context = HitContext::open(&s.text, &row, sh, out);
+                    let rows = self.index_search_viewport();
+                    if let Some(c) = self.index_search.as_mut().and_then(|s| s.context.as_mut()) {
+                        c.scroll.set_viewport(rows);
+                    }
+                }
+            }
             Command::SearchIndex | Command::Filter => self.open_index_search(sh, out),
             Command::Back | Command::Cancel => self.index_search = None,
             _ => return None,
@@ -350,6 +392,11 @@ impl HistoryPane {
         sh: &mut Shared,
         out: &mut Out,
     ) -> bool {
+        if let Some(c) = self.index_search.as_mut().and_then(|s| s.context.as_mut())
+            && c.on_reply(reply)
+        {
+            return true;
+        }
         self.index_search
             .as_mut()
             .is_some_and(|s| s.on_reply(reply, sh, out))
@@ -365,6 +412,9 @@ impl HistoryPane {
         let rows = self.index_search_viewport();
         if let Some(s) = &mut self.index_search {
             s.list.scroll.set_viewport(rows);
+            if let Some(c) = &mut s.context {
+                c.scroll.set_viewport(rows);
+            }
         }
     }
 
@@ -376,6 +426,10 @@ impl HistoryPane {
         buf: &mut Buffer,
         cx: RenderCtx<'_>,
     ) {
+        if let Some(c) = &s.context {
+            self.render_context(c, area, buf, cx);
+            return;
+        }
         let RenderCtx { sh, theme, focused } = cx;
         let width = usize::from(area.width.saturating_sub(2));
         let mut title = vec![Span::styled("Whole index", theme.title)];
@@ -420,7 +474,7 @@ impl HistoryPane {
                 );
             }
         } else {
-            let keys = "the whole local index, not the loaded rows · ↵ open · y copy id · F new search · Esc back to the loaded rows";
+            let keys = "the whole local index, not the loaded rows · ↵ open · n context · y copy id · F new search · Esc back to the loaded rows";
             put_line(buf, inner.x, bottom, inner.width, keys, theme.muted);
         }
         let list = Rect::new(
@@ -456,6 +510,69 @@ impl HistoryPane {
             return;
         }
         cols.render_rows(rows, buf, &s.list.scroll, |i| s.list.row(i), &draw);
+    }
+}
+
+impl HistoryPane {
+    /// Draws a hit's context over the whole pane: the updates around it, the hit selected.
+    fn render_context(&self, c: &HitContext, area: Rect, buf: &mut Buffer, cx: RenderCtx<'_>) {
+        let RenderCtx { sh, theme, focused } = cx;
+        let width = usize::from(area.width.saturating_sub(2));
+        let mut title = vec![
+            Span::styled("Context", theme.title),
+            Span::styled(
+                format!(" · {}", safe_line(c.term(), width / 2)),
+                theme.accent,
+            ),
+        ];
+        let count = if c.is_loading() {
+            " · reading…".to_owned()
+        } else {
+            format!(" · {} before, {} after the hit", c.before, c.after)
+        };
+        title.push(Span::styled(count, theme.muted));
+        let block = Block::bordered()
+            .border_style(theme.border_style(focused))
+            .title(Line::from(title));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.height < 3 || inner.width < 10 {
+            return;
+        }
+        let bottom = inner.y + inner.height - 1;
+        let keys = format!(
+            "updates touching {} nearest the hit (▸), newest first · n next party or contract ({} of {}) · ↵ open · y copy id · Esc back to the results",
+            safe_line(c.term(), 40),
+            c.which + 1,
+            c.terms.len()
+        );
+        put_line(buf, inner.x, bottom, inner.width, &keys, theme.muted);
+        let list = Rect::new(
+            inner.x,
+            inner.y,
+            inner.width,
+            inner.height.saturating_sub(2),
+        );
+        if list.height == 0 {
+            return;
+        }
+        let cols = search_columns();
+        let draw = Draw::new(sh, theme, focused);
+        cols.render_header::<SearchRow>(Rect::new(list.x, list.y, list.width, 1), buf, &draw);
+        let rows = below_heading(list);
+        if let Some(e) = &c.error {
+            put_line(buf, rows.x, rows.y, rows.width, e, theme.status_warn);
+            return;
+        }
+        cols.render_rows(rows, buf, &c.scroll, |i| c.rows.get(i), &draw);
+        // The hit's mark, in the row's first cell when it is on screen.
+        let range = c.scroll.visible_range(usize::from(rows.height));
+        if range.contains(&c.hit_row) {
+            let y = rows.y + u16::try_from(c.hit_row - range.start).unwrap_or(0);
+            if let Some(cell) = buf.cell_mut((rows.x, y)) {
+                cell.set_symbol("▸");
+            }
+        }
     }
 }
 

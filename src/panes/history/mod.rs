@@ -20,6 +20,7 @@
 //! [`AppEvent::Loader`](super::AppEvent::Loader) and keeps its view in step in
 //! [`HistoryPane::on_history`].
 
+mod context;
 mod export;
 mod index_search;
 mod loaded;
@@ -56,6 +57,7 @@ use crate::feed::range_export::RangeExport;
 pub use crate::feed::timeline::{
     Aim, FillEnd, Gap, IndexedRow, KEPT_PAGES as INDEX_RANGE_KEPT_PAGES, Land, ScanFill, Timeline,
 };
+pub use context::{CONTEXT_N, HitContext};
 use export::ExportWrites;
 pub use index_search::{IndexSearch, MAX_KEPT as INDEX_SEARCH_MAX_KEPT, NO_INDEX};
 pub use span::{SPAN_CHOICES, parse_span};
@@ -673,6 +675,7 @@ impl Pane for HistoryPane {
             return vec![
                 Command::Select,
                 Command::Copy,
+                Command::Context,
                 Command::SearchIndex,
                 Command::Back,
             ];

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::api::scan::{EventHistoryItem, UpdateItem};
 use crate::model::event_tree::ScanTree;
+use crate::model::index::read::{KeptEventsOf, KeptOrigin};
 use crate::model::reassign::resolve_link;
 use crate::model::summary::short_id;
 use crate::msg::{Effect, KeptBody, Request};
@@ -27,8 +28,11 @@ fn event_request(update_id: &str) -> Request {
 }
 
 /// The update of a body the index keeps (the item's JSON), as the pane shows bodies.
-fn body_of_kept(item_json: &str) -> Option<EventHistoryItem> {
-    serde_json::from_str(&format!("{{\"update\":{item_json}}}")).ok()
+/// With the events parts it keeps (when they do not decode, the update alone).
+fn body_of_kept(item_json: &str, events: &KeptEventsOf) -> Option<EventHistoryItem> {
+    serde_json::from_str(&events.item_json(Some(item_json)))
+        .ok()
+        .or_else(|| serde_json::from_str(&KeptEventsOf::NotSynced.item_json(Some(item_json))).ok())
 }
 
 impl UpdatePane {
@@ -114,13 +118,31 @@ impl UpdatePane {
         }
         let answer = kept.reply.clone().map_err(|f| f.message);
         match answer {
-            Ok(crate::model::index::read::IndexAnswer::Body(Some(json))) => {
-                match body_of_kept(&json) {
+            Ok(crate::model::index::read::IndexAnswer::Body {
+                body: Some(json),
+                events,
+            }) => {
+                match body_of_kept(&json, &events) {
                     Some(body) => {
                         let body = Arc::new(body);
-                        if kept.scan_failed.is_none() {
-                            // No node to ask for the verdict: the Verdict pane shows the body's.
+                        let synced = matches!(events, KeptEventsOf::Kept { .. });
+                        if kept.scan_failed.is_none() || synced {
+                            // No node to ask for the verdict (or none answered and the index
+                            // keeps it): the Verdict pane shows the kept one, and says so.
                             sh.bodies.insert(update_id.to_owned(), body.clone());
+                            let scans = match events {
+                                KeptEventsOf::Kept { scans, .. } => scans,
+                                KeptEventsOf::NotSynced => Vec::new(),
+                            };
+                            sh.kept_origins.insert(
+                                update_id.to_owned(),
+                                Arc::new(KeptOrigin {
+                                    body: body.clone(),
+                                    events_synced: synced,
+                                    scans,
+                                    scan_failed: kept.scan_failed.is_some(),
+                                }),
+                            );
                         }
                         let want = std::mem::take(&mut self.want);
                         self.error = None;

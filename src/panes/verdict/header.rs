@@ -69,10 +69,24 @@ impl VerdictPane {
             let mut l2 = vec![
                 Span::styled("record ", theme.muted),
                 Span::styled(format!("{record_text} {}", sh.zone_label()), theme.time),
-                Span::styled("  finalized ", theme.muted),
-                Span::styled(fin_text, theme.time),
             ];
-            if let (Some(r), Some(f)) = (record, fin) {
+            if let Some(origin) = &self.origin {
+                // The index keeps the verdict without its scan-local finalization time.
+                l2.push(Span::styled("  kept in the index", theme.accent));
+                l2.push(Span::styled(
+                    format!(", confirmed by {}", scans_named(&origin.scans)),
+                    theme.muted,
+                ));
+                if origin.scan_failed {
+                    l2.push(Span::styled(" (the scan did not answer)", theme.muted));
+                }
+            } else {
+                l2.push(Span::styled("  finalized ", theme.muted));
+                l2.push(Span::styled(fin_text, theme.time));
+            }
+            if self.origin.is_none()
+                && let (Some(r), Some(f)) = (record, fin)
+            {
                 l2.push(Span::styled("  gap ", theme.muted));
                 l2.push(Span::styled(format_gap(f - r), theme.accent));
             }
@@ -108,24 +122,62 @@ impl VerdictPane {
                 Span::styled("  update ", theme.muted),
                 Span::styled(short_id(id, 16), theme.id),
             ]));
-            let why = match &body.update {
-                Some(UpdateItem::Reassignment(_)) => {
+            let why = match (&body.update, &self.origin) {
+                (Some(UpdateItem::Reassignment(_)), _) => {
                     "This is a reassignment: reassignments are not confirmed by a mediator, \
                      so there is no verdict."
+                        .to_owned()
                 }
-                _ => {
-                    "The scan returned no verdict for this update (older scans do not \
+                (_, Some(origin)) if origin.events_synced => format!(
+                    "No verdict kept for this update in the local index: the scans that \
+                     confirmed its events ({}) served none.",
+                    scans_named(&origin.scans)
+                ),
+                (_, Some(origin)) => format!(
+                    "Its events are not synced yet in the local index (`cantonscope index \
+                     sync --events` keeps them); {}.",
+                    if origin.scan_failed {
+                        "the scan did not answer"
+                    } else {
+                        "no scan was asked"
+                    }
+                ),
+                _ => "The scan returned no verdict for this update (older scans do not \
                      record verdicts)."
-                }
+                    .to_owned(),
             };
-            let mut wrapped = wrap_text(why, usize::from(area.width).max(1));
+            let mut wrapped = wrap_text(&why, usize::from(area.width).max(1));
             wrapped.resize(2, String::new());
             for w in wrapped.into_iter().take(2) {
                 lines.push(Line::styled(w, theme.muted));
             }
         }
-        lines.push(traffic_line(body, theme));
+        match &self.origin {
+            Some(origin) if !origin.events_synced => lines.push(Line::from(vec![
+                Span::styled("traffic ", theme.muted),
+                Span::styled("not synced yet in the local index", theme.muted),
+            ])),
+            _ => lines.push(traffic_line(body, theme)),
+        }
         draw_lines(area, buf, lines);
+    }
+}
+
+/// The scans that confirmed what the index keeps, as the header names them.
+fn scans_named(scans: &[String]) -> String {
+    if scans.is_empty() {
+        return "no scan recorded".to_owned();
+    }
+    let named: Vec<String> = scans
+        .iter()
+        .take(6)
+        .map(|s| safe_line(s, 40).into_owned())
+        .collect();
+    let more = scans.len() - named.len();
+    if more > 0 {
+        format!("{} +{more}", named.join(", "))
+    } else {
+        named.join(", ")
     }
 }
 

@@ -83,6 +83,8 @@ pub struct VerdictPane {
     update_id: Option<String>,
     /// Its body, once it arrived (kept even if the cache evicts it).
     body: Option<Arc<EventHistoryItem>>,
+    /// Where the body came from when the local index answered for the scan.
+    origin: Option<crate::model::index::read::KeptOrigin>,
     tree: Option<ViewTree>,
     tree_state: TreeState,
     area: Rect,
@@ -115,6 +117,10 @@ impl VerdictPane {
         };
         self.update_id = wanted.map(str::to_owned);
         self.body = cached.cloned();
+        self.origin = wanted
+            .and_then(|id| sh.kept_origins.peek(id))
+            .filter(|o| self.body.as_ref().is_some_and(|b| Arc::ptr_eq(b, &o.body)))
+            .map(|o| (**o).clone());
         self.tree = self.body.clone().and_then(ViewTree::new);
         self.tree_state = match &self.tree {
             Some(tree) => {
@@ -140,6 +146,12 @@ impl VerdictPane {
     /// Whether the body of the open update has not arrived yet.
     pub fn is_loading(&self) -> bool {
         self.update_id.is_some() && self.body.is_none()
+    }
+
+    /// Where the body shown came from when the local index answered for the scan (`None`:
+    /// the scan's answer).
+    pub fn kept_origin(&self) -> Option<&crate::model::index::read::KeptOrigin> {
+        self.origin.as_ref()
     }
 
     /// The verdict shown, if any.
