@@ -136,21 +136,24 @@ impl EventsRow {
     }
 }
 
+/// The columns of an [`EventsRow`] (but its update id), in its fields' order.
+const EVENTS_ROW_COLUMNS: [&str; 9] = [
+    "served",
+    "verdict",
+    "traffic_summary",
+    "app_activity_records",
+    "round_number",
+    "verdict_result",
+    "mediator_group",
+    "digest",
+    "scans",
+];
+
 /// The statement that keeps one [`EventsRow`] (replacing the update's earlier row), its
 /// parameters numbered after `mark` (`?` on SQLite, `$` on PostgreSQL): the update id, then the
 /// row's columns in [`EventsRow`]'s order. An update the index does not keep inserts nothing.
 pub(super) fn events_upsert(mark: char) -> String {
-    let columns = [
-        "served",
-        "verdict",
-        "traffic_summary",
-        "app_activity_records",
-        "round_number",
-        "verdict_result",
-        "mediator_group",
-        "digest",
-        "scans",
-    ];
+    let columns = EVENTS_ROW_COLUMNS;
     let values: Vec<String> = (2..=columns.len() + 1)
         .map(|n| format!("{mark}{n}"))
         .collect();
@@ -171,20 +174,10 @@ pub(super) fn events_upsert(mark: char) -> String {
 /// its parameters numbered after `mark` (`?` on SQLite, `$` on PostgreSQL): the update id,
 /// migration id and record time (µs), then the row's columns in [`EventsRow`]'s order.
 pub(super) fn verdict_events_upsert(mark: char) -> String {
-    let columns = [
-        "update_id",
-        "migration_id",
-        "record_time",
-        "served",
-        "verdict",
-        "traffic_summary",
-        "app_activity_records",
-        "round_number",
-        "verdict_result",
-        "mediator_group",
-        "digest",
-        "scans",
-    ];
+    let columns: Vec<&str> = ["update_id", "migration_id", "record_time"]
+        .into_iter()
+        .chain(EVENTS_ROW_COLUMNS)
+        .collect();
     let values: Vec<String> = (1..=columns.len()).map(|n| format!("{mark}{n}")).collect();
     let set: Vec<String> = columns[1..]
         .iter()
