@@ -172,24 +172,28 @@ pub(super) fn events_upsert(mark: char) -> String {
     )
 }
 
+/// The columns of an [`EventsRow`] (but its update id), in its fields' order, as the
+/// verdict-only events' table keeps them (unpacked: they are few).
+const EVENTS_ROW_COLUMNS: [&str; 9] = [
+    "served",
+    "verdict",
+    "traffic_summary",
+    "app_activity_records",
+    "round_number",
+    "verdict_result",
+    "mediator_group",
+    "digest",
+    "scans",
+];
+
 /// The statement that keeps one [`super::VerdictEvent`] (replacing an earlier row of its id),
 /// its parameters numbered after `mark` (`?` on SQLite, `$` on PostgreSQL): the update id,
 /// migration id and record time (µs), then the row's columns in [`EventsRow`]'s order.
 pub(super) fn verdict_events_upsert(mark: char) -> String {
-    let columns = [
-        "update_id",
-        "migration_id",
-        "record_time",
-        "served",
-        "verdict",
-        "traffic_summary",
-        "app_activity_records",
-        "round_number",
-        "verdict_result",
-        "mediator_group",
-        "digest",
-        "scans",
-    ];
+    let columns: Vec<&str> = ["update_id", "migration_id", "record_time"]
+        .into_iter()
+        .chain(EVENTS_ROW_COLUMNS)
+        .collect();
     let values: Vec<String> = (1..=columns.len()).map(|n| format!("{mark}{n}")).collect();
     let set: Vec<String> = columns[1..]
         .iter()

@@ -18,8 +18,23 @@ use crate::common::bin::bin;
 use crate::index::{four, from, index_args, kept, run, search_ids, status, sync, temp, text};
 
 /// The end of the tests' hour of history (before the scans' verdict-ingestion head).
-fn until() -> String {
+pub(crate) fn until() -> String {
     format_time_micros(parse_time_micros(from()).expect("a time") + 3_600_000_000)
+}
+
+/// A new index synced from the scan at `url` over the tests' hour with `--verify 2`: its
+/// directory and path, and the sync's exit code, JSON and stderr.
+pub(crate) fn synced_hour(
+    url: &str,
+) -> (tempfile::TempDir, std::path::PathBuf, (i32, Value, String)) {
+    let (dir, index) = temp();
+    let ended = sync(
+        dir.path(),
+        url,
+        &index,
+        &["--from", from(), "--until", &until(), "--verify", "2"],
+    );
+    (dir, index, ended)
 }
 
 /// Every events row the index keeps: update id, verdict JSON, round, result, mediator group,
@@ -72,27 +87,33 @@ fn events_count(index: &Path) -> Option<i64> {
     store.status(0).ok().map(|s| s.events)
 }
 
+/// The rows of `sql` (the columns of an [`EventRow`]) in the index.
+fn rows_of(index: &Path, sql: &str) -> EventsKept {
+    let conn = rusqlite::Connection::open(index).expect("opens");
+    conn.prepare(sql)
+        .expect("a query")
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("rows")
+}
+
 /// Every event with a verdict and no update the index keeps (schema 8), as [`events_kept`].
 fn verdict_events_kept(index: &Path) -> EventsKept {
-    let conn = rusqlite::Connection::open(index).expect("opens");
-    conn.prepare(
+    rows_of(
+        index,
         "SELECT update_id, verdict, round_number, verdict_result, mediator_group, scans
          FROM verdict_events ORDER BY update_id",
     )
-    .expect("a query")
-    .query_map([], |r| {
-        Ok((
-            r.get(0)?,
-            r.get(1)?,
-            r.get(2)?,
-            r.get(3)?,
-            r.get(4)?,
-            r.get(5)?,
-        ))
-    })
-    .expect("rows")
-    .collect::<Result<_, _>>()
-    .expect("rows")
 }
 
 /// The ids of the updates and of the events with a verdict and no update the index keeps,
@@ -122,15 +143,9 @@ fn scan_event(dir: &Path, url: &str, id: &str) -> Value {
 #[test]
 fn a_sync_keeps_each_updates_events_as_the_scans_serve_them_and_no_events_keeps_none() {
     let demo = four();
-    let (dir, index) = temp();
     let url = &demo.handle.scan_url;
     let until = until();
-    let (code, out, err) = sync(
-        dir.path(),
-        url,
-        &index,
-        &["--from", from(), "--until", &until, "--verify", "2"],
-    );
+    let (dir, index, (code, out, err)) = synced_hour(url);
     assert_eq!(code, 0, "{err}");
     let rows = events_kept(&index);
     let updates = kept(&index).len();

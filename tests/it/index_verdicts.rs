@@ -7,10 +7,11 @@
 //! older scan without `/v0/events`: two scans serving events are a demo of three.)
 
 use cantonscope::demo::{DemoConfig, DemoFaults};
-use cantonscope::model::format::{format_time_micros, parse_time_micros};
+use cantonscope::model::format::parse_time_micros;
 use serde_json::{Value, json};
 
-use crate::index::{Demo, from, run, start, status, sync, temp, text};
+use crate::index::{Demo, from, run, start, status, sync, text};
+use crate::index_events::{synced_hour, until};
 
 /// `total` scans, the second (Boreal-Ops-2) serving diverging verdicts.
 fn diverging_verdicts(total: usize) -> Demo {
@@ -28,10 +29,6 @@ fn diverging_verdicts(total: usize) -> Demo {
     )
 }
 
-fn until() -> String {
-    format_time_micros(parse_time_micros(from()).expect("a time") + 3_600_000_000)
-}
-
 /// `scan event ID` of the scan at `url`: its verdict.
 fn verdict_of(dir: &std::path::Path, url: &str, id: &str) -> Value {
     let output = run(dir, url, &["scan", "event", id]);
@@ -43,15 +40,8 @@ fn verdict_of(dir: &std::path::Path, url: &str, id: &str) -> Value {
 #[test]
 fn a_differing_verdict_stops_the_events_walk_with_a_divergence_naming_the_path() {
     let demo = diverging_verdicts(3);
-    let (dir, index) = temp();
     let urls = &demo.handle.scan_urls;
-    let until = until();
-    let (code, out, err) = sync(
-        dir.path(),
-        &urls[0],
-        &index,
-        &["--from", from(), "--until", &until, "--verify", "2"],
-    );
+    let (dir, index, (code, out, err)) = synced_hour(&urls[0]);
     assert_eq!(code, 5, "{out} {err}");
     assert!(err.contains("divergence in the events"), "{err}");
     assert!(
@@ -95,15 +85,8 @@ fn a_differing_verdict_stops_the_events_walk_with_a_divergence_naming_the_path()
 #[test]
 fn a_scan_with_odd_verdicts_is_outvoted_named_and_the_honest_verdicts_kept() {
     let demo = diverging_verdicts(4);
-    let (dir, index) = temp();
     let urls = &demo.handle.scan_urls;
-    let until = until();
-    let (code, out, err) = sync(
-        dir.path(),
-        &urls[0],
-        &index,
-        &["--from", from(), "--until", &until, "--verify", "2"],
-    );
+    let (dir, index, (code, out, err)) = synced_hour(&urls[0]);
     assert_eq!(code, 0, "{out} {err}");
     let odd = out["events"]["odd"].as_u64().expect("odd");
     // The verifiers rotate: the diverging scan is asked for some pages only.
@@ -173,7 +156,8 @@ fn events_between(url: &str, from: &str, until: &str) -> Vec<Value> {
             &last["update"]
         };
         after = json!({
-            "after_migration_id": place["migration_id"],
+            // A reassignment's migration id is its event's.
+            "after_migration_id": place.get("migration_id").unwrap_or(&place["event"]["migration_id"]),
             "after_record_time": place["record_time"],
         });
         for event in events {
@@ -195,9 +179,10 @@ fn events_between(url: &str, from: &str, until: &str) -> Vec<Value> {
 #[test]
 fn events_with_a_verdict_and_no_update_are_served_as_such_and_kept_as_records_of_their_own() {
     let demo = crate::index::four();
-    let (dir, index) = temp();
     let url = &demo.handle.scan_url;
     let until = until();
+    let (dir, index, (code, out, err)) = synced_hour(url);
+    assert_eq!(code, 0, "{err}");
     // The demo's rejected requests and wholly private transactions: events whose update is
     // null, never in /v2/updates.
     let served = events_between(url, from(), &until);
@@ -233,13 +218,6 @@ fn events_with_a_verdict_and_no_update_are_served_as_such_and_kept_as_records_of
             .all(|e| !e["update"].is_null() || e["verdict"].is_object())
     );
 
-    let (code, out, err) = sync(
-        dir.path(),
-        url,
-        &index,
-        &["--from", from(), "--until", &until, "--verify", "2"],
-    );
-    assert_eq!(code, 0, "{err}");
     // Kept: those between the index's first and last update (the events walk goes over the
     // index's updates), each as the scans serve it (without its finalization_time),
     // confirmed by two scans.
@@ -365,15 +343,8 @@ fn events_with_a_verdict_and_no_update_are_served_as_such_and_kept_as_records_of
 #[test]
 fn an_index_of_schema_7_is_migrated_in_place_and_gets_its_verdict_only_events_once() {
     let demo = crate::index::four();
-    let (dir, index) = temp();
     let url = &demo.handle.scan_url;
-    let until = until();
-    let (code, _, err) = sync(
-        dir.path(),
-        url,
-        &index,
-        &["--from", from(), "--until", &until, "--verify", "2"],
-    );
+    let (dir, index, (code, _, err)) = synced_hour(url);
     assert_eq!(code, 0, "{err}");
     let before = status(dir.path(), &index);
     let verdict_only = before["verdict_events"].as_u64().expect("a count");

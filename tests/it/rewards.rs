@@ -289,8 +289,12 @@ fn activity_from_events(round: i64) -> (i64, i64, usize) {
             } else {
                 &last["verdict"]
             };
+            // A reassignment's migration id is its event's.
+            let migration = at
+                .get("migration_id")
+                .unwrap_or(&at["event"]["migration_id"]);
             body = serde_json::json!({"page_size": 1000, "after": {
-                "after_migration_id": at["migration_id"],
+                "after_migration_id": migration,
                 "after_record_time": at["record_time"],
             }});
         }
