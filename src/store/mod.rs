@@ -30,6 +30,11 @@
 //!           records as the scans agree on them (`/v0/events`), with its round, verdict
 //!           result and mediator group for search and the scans that confirmed it; no row:
 //!           the update's events are not synced yet
+//! daily_stats  one row per UTC day: the updates, transfers and volume, vote requests and
+//!           results, traffic cost, distinct active parties and validators that day, and how
+//!           many updates (with bodies, with events) it counted (`index stats`: [`stats`])
+//! daily_actors (day, kind, name): the day's distinct active parties and validators, for the
+//!           distinct counts of a range
 //! sync_heartbeat  the running sync (pid, host, start, last beat), for other processes
 //! meta      schema and summary versions, the network (DSO party, synchronizer), the last sync
 //! ```
@@ -50,6 +55,7 @@ pub mod newest;
 mod postgres;
 mod reads;
 mod sqlite;
+pub mod stats;
 mod write;
 
 pub use postgres::TABLES as POSTGRES_TABLES;
@@ -68,7 +74,7 @@ pub use crate::model::position::At;
 use reads::{BodyDictionaries, dictionary_id_of};
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// A heartbeat older than this says the sync that wrote it is gone.
 pub const HEARTBEAT_STALE_MICROS: i64 = 30_000_000;
@@ -466,6 +472,32 @@ pub trait IndexReader: Send {
         limit: usize,
     ) -> Result<Vec<SearchRow>, StoreError>;
 
+    /// The stamp of what the index keeps (the updates and events: how many, the newest seq):
+    /// unchanged, nothing was written since ([`stats::refresh`]).
+    fn stats_stamp(&mut self) -> Result<String, StoreError>;
+
+    /// The updates kept per UTC day and those of them with their events, oldest day first.
+    fn day_counts(&mut self) -> Result<Vec<stats::DayCount>, StoreError>;
+
+    /// At most `limit` updates of UTC `day` after `after` (record time µs, seq), in that
+    /// order, each with its seq and body: what a day's figures are counted from.
+    fn stats_page(
+        &mut self,
+        day: i64,
+        after: Option<(i64, i64)>,
+        limit: usize,
+    ) -> Result<Vec<(i64, KeptUpdate)>, StoreError>;
+
+    /// The summary rows of the days `from..=until` (days since 1970-01-01, UTC), oldest first.
+    fn stats_days(
+        &mut self,
+        from: i64,
+        until: i64,
+    ) -> Result<Vec<(i64, crate::model::index::stats::StatsRow)>, StoreError>;
+
+    /// The distinct active parties and validators of the days `from..=until`.
+    fn stats_distinct(&mut self, from: i64, until: i64) -> Result<(i64, i64), StoreError>;
+
     /// What opening the index did that the user should hear of (an older schema migrated),
     /// each once.
     fn notices(&mut self) -> Vec<String> {
@@ -565,6 +597,13 @@ pub trait IndexWriter: IndexReader {
     /// Keeps `rows` (each update's events, replacing what was kept) in one transaction; a row
     /// whose update the index does not keep is left out. Returns how many were kept.
     fn write_events(&mut self, rows: &[EventsRow]) -> Result<u64, StoreError>;
+
+    /// Replaces the summary of `figures.day` with `figures` (no row when it counted no
+    /// update), in one transaction ([`stats::refresh`]).
+    fn write_stats_day(
+        &mut self,
+        figures: &crate::model::index::stats::DayFigures,
+    ) -> Result<(), StoreError>;
 
     /// Sets a value of the meta table.
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError>;

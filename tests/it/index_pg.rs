@@ -973,7 +973,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     let migrate = || {
         let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
-        assert_eq!(status(dir.path(), &db.url)["schema_version"], 7);
+        assert_eq!(status(dir.path(), &db.url)["schema_version"], 8);
         let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
@@ -1005,7 +1005,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     .expect("schema 4");
     let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 7);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 8);
     let bits: i64 = pg
         .query_one("SELECT count(*) FROM hub_bits", &[])
         .expect("bits")

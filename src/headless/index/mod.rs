@@ -7,6 +7,7 @@
 //! - `status`: the index's bookkeeping as JSON.
 //! - `search`: fielded terms over the key tables, newest first, as JSON Lines.
 //! - `prune`: drops the updates recorded before a time.
+//! - `stats`: totals and a daily series computed from the index (its per-day summary).
 //!
 //! The store is only reached through [`IndexReader`] and [`IndexWriter`] calls run on a
 //! blocking thread ([`Shared`]).
@@ -16,12 +17,13 @@
 //! sync.rs      index sync: the engine driven, its outcome
 //! verify.rs    index verify: the engine driven, its report
 //! progress.rs  the engine's observer: warnings and progress lines on stderr
-//! status.rs, search.rs, prune.rs   the other commands
+//! status.rs, search.rs, prune.rs, stats.rs   the other commands
 //! ```
 
 mod progress;
 mod prune;
 mod search;
+mod stats;
 mod status;
 mod sync;
 mod verify;
@@ -29,6 +31,7 @@ mod verify;
 use progress::{ProgressMode, Stderr};
 use prune::prune;
 use search::search;
+use stats::stats;
 use status::status;
 use sync::sync;
 use verify::verify;
@@ -190,6 +193,9 @@ pub async fn run_with(
     let location = Location::parse(&location);
     match &args.command {
         IndexCommand::Status { .. } => answer(status(location, err).await, out, err),
+        IndexCommand::Stats { daily, from, until } => {
+            answer(stats(location, *daily, *from, *until, err).await, out, err)
+        }
         IndexCommand::Prune { before } => {
             let Some(micros) = parse_time_micros(before) else {
                 say(err, &format!("--before is not a time: {before}"));

@@ -121,7 +121,7 @@ CREATE TABLE IF NOT EXISTS sync_heartbeat (
 "#;
 
 /// The index's tables (for its size).
-pub const TABLES: [&str; 13] = [
+pub const TABLES: [&str; 15] = [
     "meta",
     "updates",
     "terms",
@@ -134,6 +134,8 @@ pub const TABLES: [&str; 13] = [
     "dictionaries",
     "hub_bits",
     "events",
+    "daily_stats",
+    "daily_actors",
     "sync_heartbeat",
 ];
 
@@ -181,7 +183,9 @@ impl PgIndex {
             let target = &index.target;
             let client = index.client.as_mut().ok_or_else(|| closed(target))?;
             let mut tx = client.transaction().map_err(|e| target.error(&e))?;
-            tx.batch_execute(SCHEMA).map_err(|e| target.error(&e))?;
+            tx.batch_execute(SCHEMA)
+                .and_then(|()| tx.batch_execute(super::stats::DAILY_STATS))
+                .map_err(|e| target.error(&e))?;
             tx.execute(
                 "INSERT INTO meta (key, value) VALUES ('schema_version', $1), ('summary_version', $2)
                  ON CONFLICT (key) DO NOTHING",

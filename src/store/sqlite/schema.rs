@@ -326,6 +326,7 @@ impl SqliteIndex {
                 .and_then(|()| tx.execute_batch(pairs::CREATE))
                 .and_then(|()| tx.execute_batch(DICTIONARIES))
                 .and_then(|()| tx.execute_batch(EVENTS))
+                .and_then(|()| tx.execute_batch(super::stats::DAILY_STATS))
                 .map_err(|e| engine_error(path, &e))?;
             tx.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1')",
@@ -401,6 +402,11 @@ impl SqliteIndex {
             done.push(
                 "a table for each update's events (verdict, traffic summary, app activity), filled by `index sync --events` without fetching the bodies again".to_owned(),
             );
+        }
+        if found < 8 {
+            tx.execute_batch(super::stats::DAILY_STATS)
+                .map_err(|e| engine_error(&path, &e))?;
+            done.push("a per-day summary for `index stats`, filled by its first run".to_owned());
         }
         if found < 4 {
             done.push(
