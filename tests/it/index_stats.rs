@@ -16,7 +16,7 @@ use crate::common::http::post;
 use crate::index::{four, from, index_args, run, sync, temp, text};
 
 /// The end of the tests' range: two hours after its start (before the verdict-ingestion head).
-fn until() -> String {
+pub(crate) fn until() -> String {
     format_time_micros(parse_time_micros(from()).expect("a time") + 2 * 3_600_000_000)
 }
 
