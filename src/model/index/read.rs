@@ -84,6 +84,9 @@ pub enum IndexRead {
     /// The updates of the vote request first created as `contract_id`: its creation and
     /// (`close`) the update that closed it ([`crate::model::governance::vote_updates_in`]).
     VoteUpdates { contract_id: String, close: bool },
+    /// The updates kept per UTC day over the `days` days up to the newest update's day,
+    /// oldest first (the Status pane's sparkline).
+    PerDay { days: usize },
 }
 
 impl IndexRead {
@@ -96,6 +99,7 @@ impl IndexRead {
             IndexRead::Holes { .. } => "index holes".into(),
             IndexRead::Body { update_id } => format!("index body {update_id}"),
             IndexRead::Lifecycle { contract_id } => format!("index lifecycle {contract_id}"),
+            IndexRead::PerDay { days } => format!("index updates per day ({days} days)"),
             IndexRead::VoteUpdates { contract_id, .. } => {
                 format!("index vote updates {contract_id}")
             }
@@ -286,6 +290,8 @@ pub enum IndexAnswer {
     },
     /// A vote request's updates found in the index.
     VoteUpdates(VoteUpdates),
+    /// The updates per day, oldest first (see [`IndexRead::PerDay`]).
+    PerDay(Vec<u64>),
 }
 
 /// Why the index could not answer.
