@@ -692,6 +692,35 @@ fn build_at(
     n as f64 / started.elapsed().as_secs_f64()
 }
 
+/// `index stats --daily` on a copy of the index of `n` updates (the cached one stays as
+/// built): the first run, which counts every day from the kept bodies into the per-day
+/// summary, and a later one, which finds nothing written since and reads the summary.
+fn stats_figures(path: &Path, n: usize) {
+    let copy = path.with_extension("stats-copy.sqlite");
+    std::fs::copy(path, &copy).expect("a copy of the index");
+    let location = Location::Sqlite(copy.clone());
+    let mut writer = store::open_writer(&location).expect("writer");
+    let t = Instant::now();
+    let days = store::stats::refresh(writer.as_mut()).expect("first run");
+    let read = store::stats::read(writer.as_mut(), None, None, true).expect("read");
+    let first = t.elapsed();
+    let t = Instant::now();
+    let again = store::stats::refresh(writer.as_mut()).expect("later run");
+    let read_again = store::stats::read(writer.as_mut(), None, None, true).expect("read");
+    let later = t.elapsed();
+    assert_eq!((again, &read_again), (0, &read));
+    eprintln!(
+        "index bench: index stats --daily, {n} updates over {days} days ({} transfers): first run (every day counted from the bodies) {:.1} s; later runs {:.1} ms",
+        read.totals.transfers,
+        first.as_secs_f64(),
+        later.as_secs_f64() * 1e3
+    );
+    drop(writer);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", copy.display()));
+    }
+}
+
 fn file_size(path: &Path) -> u64 {
     let mut total = 0;
     for suffix in ["", "-wal", "-shm"] {
@@ -901,6 +930,8 @@ fn index_benches(c: &mut Criterion) {
         file_size(&path) as f64 / 1_048_576.0,
         file_size(&path) as f64 / n as f64,
     );
+
+    stats_figures(&path, n);
 
     let mut index = store::open_reader(&Location::Sqlite(path.clone())).expect("reader");
     let copies = (n / template.len()).max(1) as u64;

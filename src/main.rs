@@ -72,10 +72,18 @@ fn main() -> ExitCode {
             } else {
                 OutputFormat::Json
             });
-        (wanted == OutputFormat::Table)
-            .then(|| table::view_for(command))
-            .flatten()
+        match wanted {
+            OutputFormat::Table => table::view_for(command),
+            OutputFormat::Csv => table::csv_for(command),
+            _ => None,
+        }
     });
+    if cli.global.output == Some(OutputFormat::Csv) && table.is_none() {
+        return fail(
+            "cantonscope: --output csv is for `index stats` only",
+            EXIT_USAGE,
+        );
+    }
 
     match &cli.command {
         None => run_tui(&runtime, settings, None, None),
@@ -128,7 +136,7 @@ fn main() -> ExitCode {
             use std::io::IsTerminal;
             let format = match cli.global.output {
                 Some(OutputFormat::Prometheus) => headless::check::CheckOutput::Prometheus,
-                Some(OutputFormat::Json) => headless::check::CheckOutput::Json,
+                Some(OutputFormat::Json | OutputFormat::Csv) => headless::check::CheckOutput::Json,
                 Some(OutputFormat::Table) => headless::check::CheckOutput::Table,
                 None if std::io::stdout().is_terminal() => headless::check::CheckOutput::Table,
                 None => headless::check::CheckOutput::Json,

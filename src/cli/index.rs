@@ -189,6 +189,27 @@ pub enum IndexCommand {
         #[arg(value_name = "ID")]
         id: String,
     },
+    /// Totals (and with --daily a series by UTC day) computed from the index: updates,
+    /// transfers (AmuletRules_Transfer, nested ones too) and their volume (the sum of their
+    /// outputs, Amulet), active parties (acting in an exercise), validators (a license, faucet
+    /// coupon or liveness record created for them), vote requests (DsoRules_RequestVote) and
+    /// results (DsoRules_CloseVoteRequest), traffic cost (the kept events' traffic summaries).
+    /// The first run counts every day from the kept bodies into a per-day summary kept in the
+    /// index (resumable; beside a running sync); later runs count only the days written since.
+    /// --output table|json|csv.
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Stats {
+        /// A row per day that has updates, besides the totals.
+        #[arg(long)]
+        daily: bool,
+        /// From this day on (YYYY-MM-DD, or a time as --until of sync takes it: its UTC day)
+        /// [default: the first day of the index].
+        #[arg(long, value_name = "DATE", allow_hyphen_values = true, value_parser = super::values::parse_day)]
+        from: Option<i64>,
+        /// Up to this day, inclusive [default: the last day of the index].
+        #[arg(long, value_name = "DATE", allow_hyphen_values = true, value_parser = super::values::parse_day)]
+        until: Option<i64>,
+    },
     /// The updates matching every term, newest first, as JSON Lines (the History export's row
     /// fields). Terms: party:P template:T choice:C (exact; party:HINT every party HINT::…,
     /// template:Module:Entity in every package), contract:PREFIX id:PREFIX (with or without

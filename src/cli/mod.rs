@@ -101,6 +101,8 @@ pub enum OutputFormat {
     Json,
     /// The Prometheus text exposition format (`check` only).
     Prometheus,
+    /// Comma-separated values with a header (`index stats` only).
+    Csv,
 }
 
 /// Flags of the explorer (root command and `demo`).

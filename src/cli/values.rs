@@ -157,6 +157,17 @@ pub fn parse_time(text: &str) -> Result<String, String> {
         })
 }
 
+/// A UTC day (days since 1970-01-01): `YYYY-MM-DD`, or any time [`parse_time`] reads (the
+/// day it falls on).
+pub fn parse_day(text: &str) -> Result<i64, String> {
+    if let Some(day) = crate::model::index::stats::parse_day(text) {
+        return Ok(day);
+    }
+    let time = parse_time(text)?;
+    crate::model::index::stats::parse_day(&time)
+        .ok_or_else(|| format!("{text:?} is not a day: use YYYY-MM-DD"))
+}
+
 pub fn parse_timestamp(text: &str) -> Result<String, String> {
     let trimmed = text.trim();
     chrono::DateTime::parse_from_rfc3339(trimmed)

@@ -17,6 +17,11 @@ use super::loader::Note;
 pub const REACH_EVERY: i64 = 5_000_000;
 /// How often an index that could not be used is tried again (µs).
 pub const RETRY_EVERY: i64 = 60_000_000;
+/// How often the updates per day are read (µs): a count of the recent days' range of the
+/// time index, more than the reach's few rows.
+pub const PER_DAY_EVERY: i64 = 60_000_000;
+/// The days of the Status pane's updates-per-day sparkline.
+pub const PER_DAY_DAYS: usize = 14;
 
 /// The local index as the app knows it.
 #[derive(Debug, Clone, Default)]
@@ -29,6 +34,10 @@ pub struct IndexFeed {
     pub failure: Option<String>,
     /// The last reading found no index there (looked for again at every reading).
     pub absent: bool,
+    /// The updates kept per UTC day over [`PER_DAY_DAYS`] days up to the newest update's day,
+    /// oldest first (empty until read).
+    pub per_day: Vec<u64>,
+    per_day_at: i64,
     /// The DSO party of the network of the index read last (to tell a replaced index).
     network: Option<String>,
     /// The history the scan serves is not the one the index kept, in the sync's words (said
@@ -65,12 +74,19 @@ impl IndexFeed {
 
     /// The reach request when one is due at `now`.
     pub fn tick(&mut self, now: i64, ids: &mut RequestIds) -> Option<(RequestId, Request)> {
-        if self.location.is_none() || self.pending.is_some() || now < self.next_at {
+        if self.location.is_none() || self.pending.is_some() {
             return None;
         }
+        let read = if now >= self.next_at {
+            IndexRead::Reach { now }
+        } else if self.reach.is_some() && self.failure.is_none() && now >= self.per_day_at {
+            IndexRead::PerDay { days: PER_DAY_DAYS }
+        } else {
+            return None;
+        };
         let id = ids.next(Owner::Index);
         self.pending = Some(id);
-        Some((id, Request::Index(IndexRead::Reach { now })))
+        Some((id, Request::Index(read)))
     }
 
     /// Takes the reply to the reach request; `scan_dso`: the DSO party the profile's scan
@@ -147,6 +163,12 @@ impl IndexFeed {
                 }
                 let shown = note.is_some();
                 (note.map(|n| (Note::Info, n)), changed || shown)
+            }
+            Ok(IndexAnswer::PerDay(days)) => {
+                self.per_day_at = now + PER_DAY_EVERY;
+                let changed = self.per_day != days;
+                self.per_day = days;
+                (None, changed)
             }
             Ok(_) => {
                 self.next_at = now + REACH_EVERY;

@@ -606,11 +606,72 @@ pub fn view_for(command: &Command) -> Option<View> {
             IndexCommand::Search { count: false, .. } => INDEX_SEARCH,
             IndexCommand::Verify { .. } => INDEX_VERIFY,
             IndexCommand::Show { .. } => super::index::SHOW_VIEW,
+            IndexCommand::Stats { .. } => INDEX_STATS,
             _ => return None,
         },
         Command::Node(_) => NODE_ALERTS,
         _ => return None,
     })
+}
+
+/// `index stats`: a row per day (with `--daily`), then the totals.
+pub const INDEX_STATS: View = View {
+    summary: &[],
+    rows: None,
+    columns: &[],
+    custom: Some(|doc| {
+        let columns = [
+            ("DAY", "/day"),
+            ("UPDATES", "/updates"),
+            ("TRANSFERS", "/transfers"),
+            ("VOLUME", "/volume"),
+            ("PARTIES", "/active_parties"),
+            ("VALIDATORS", "/validators"),
+            ("VOTE REQ", "/vote_requests"),
+            ("VOTE RES", "/vote_results"),
+            ("TRAFFIC COST", "/traffic_cost"),
+        ];
+        grid(&columns, &stats_rows(doc))
+    }),
+};
+
+/// `index stats --output csv`: the rows of [`INDEX_STATS`] as CSV
+/// ([`crate::model::index::stats::CSV_HEADER`]).
+pub const INDEX_STATS_CSV: View = View {
+    summary: &[],
+    rows: None,
+    columns: &[],
+    custom: Some(|doc| {
+        let header = crate::model::index::stats::CSV_HEADER;
+        let mut out = format!("{header}\n");
+        for row in stats_rows(doc) {
+            let fields: Vec<String> = header.split(',').map(|f| cell(&row[f])).collect();
+            out.push_str(&fields.join(","));
+            out.push('\n');
+        }
+        out
+    }),
+};
+
+/// The days of an `index stats` answer, then its totals (their day `total`).
+fn stats_rows(doc: &Value) -> Vec<Value> {
+    let mut rows: Vec<Value> = doc["days"].as_array().cloned().unwrap_or_default();
+    let mut totals = doc["totals"].clone();
+    if let Some(map) = totals.as_object_mut() {
+        map.insert("day".to_owned(), Value::from("total"));
+    }
+    rows.push(totals);
+    rows
+}
+
+/// The view of `command` for `--output csv` (`index stats` only).
+pub fn csv_for(command: &Command) -> Option<View> {
+    match command {
+        Command::Index(args) if matches!(args.command, IndexCommand::Stats { .. }) => {
+            Some(INDEX_STATS_CSV)
+        }
+        _ => None,
+    }
 }
 
 /// `node alerts`.

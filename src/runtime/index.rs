@@ -162,6 +162,7 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
             reach.network = store.network()?.map(|n| n.dso_party);
             Ok(IndexAnswer::Reach(reach))
         }
+        IndexRead::PerDay { days } => per_day(store, *days).map(IndexAnswer::PerDay),
         IndexRead::Search {
             query,
             until,
@@ -486,4 +487,25 @@ fn page_of(kept: &[KeptUpdate]) -> UpdatesPage {
     }
     text.push_str("]}");
     serde_json::from_str(&text).unwrap_or_default()
+}
+
+/// The updates kept per UTC day over the `days` days up to the newest update's day, oldest
+/// first: a count of each day's range of the time index (the days before the oldest update
+/// are 0, not read).
+fn per_day(store: &mut dyn IndexReader, days: usize) -> Result<Vec<u64>, StoreError> {
+    use crate::model::index::stats::{DAY_MICROS, day_of};
+    let reach = store.reach(0)?;
+    let (Some(first), Some(last)) = (reach.first, reach.last) else {
+        return Ok(Vec::new());
+    };
+    let newest = day_of(last);
+    let oldest = newest - i64::try_from(days).unwrap_or(0) + 1;
+    (oldest..=newest)
+        .map(|day| {
+            if day < day_of(first) {
+                return Ok(0);
+            }
+            store.range_count(day * DAY_MICROS, Some((day + 1) * DAY_MICROS))
+        })
+        .collect()
 }

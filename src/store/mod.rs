@@ -31,6 +31,11 @@
 //!           them, packed in one zstd blob ([`events_pack`]), with its round, verdict result
 //!           and mediator group for search; no row: the update's events are not synced yet
 //! event_dictionaries  the dictionaries the events blobs are packed with
+//! daily_stats  one row per UTC day: the updates, transfers and volume, vote requests and
+//!           results, traffic cost, distinct active parties and validators that day, and how
+//!           many updates (with bodies, with events) it counted (`index stats`: [`stats`])
+//! daily_actors (day, kind, name): the day's distinct active parties and validators, for the
+//!           distinct counts of a range
 //! sync_heartbeat  the running sync (pid, host, start, last beat), for other processes
 //! meta      schema and summary versions, the network (DSO party, synchronizer), the last sync
 //! ```
@@ -52,6 +57,7 @@ pub mod newest;
 mod postgres;
 mod reads;
 mod sqlite;
+pub mod stats;
 mod write;
 
 pub use postgres::TABLES as POSTGRES_TABLES;
@@ -508,6 +514,32 @@ pub trait IndexReader: Send {
         limit: usize,
     ) -> Result<Vec<SearchRow>, StoreError>;
 
+    /// The stamp of what the index keeps (the updates and events: how many, the newest seq):
+    /// unchanged, nothing was written since ([`stats::refresh`]).
+    fn stats_stamp(&mut self) -> Result<String, StoreError>;
+
+    /// The updates kept per UTC day and those of them with their events, oldest day first.
+    fn day_counts(&mut self) -> Result<Vec<stats::DayCount>, StoreError>;
+
+    /// At most `limit` updates of UTC `day` after `after` (record time µs, seq), in that
+    /// order, each with its seq and body: what a day's figures are counted from.
+    fn stats_page(
+        &mut self,
+        day: i64,
+        after: Option<(i64, i64)>,
+        limit: usize,
+    ) -> Result<Vec<(i64, KeptUpdate)>, StoreError>;
+
+    /// The summary rows of the days `from..=until` (days since 1970-01-01, UTC), oldest first.
+    fn stats_days(
+        &mut self,
+        from: i64,
+        until: i64,
+    ) -> Result<Vec<(i64, crate::model::index::stats::StatsRow)>, StoreError>;
+
+    /// The distinct active parties and validators of the days `from..=until`.
+    fn stats_distinct(&mut self, from: i64, until: i64) -> Result<(i64, i64), StoreError>;
+
     /// What opening the index did that the user should hear of (an older schema migrated),
     /// each once.
     fn notices(&mut self) -> Vec<String> {
@@ -685,6 +717,12 @@ pub trait IndexWriter: IndexReader {
     /// Keeps events with a verdict and no update (replacing an earlier row of the same id), in
     /// one transaction: how many.
     fn write_verdict_events(&mut self, rows: &[VerdictEvent]) -> Result<u64, StoreError>;
+    /// Replaces the summary of `figures.day` with `figures` (no row when it counted no
+    /// update), in one transaction ([`stats::refresh`]).
+    fn write_stats_day(
+        &mut self,
+        figures: &crate::model::index::stats::DayFigures,
+    ) -> Result<(), StoreError>;
 
     /// Sets a value of the meta table.
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError>;

@@ -1677,3 +1677,43 @@ fn a_history_rewritten_under_the_index_is_named_and_its_rows_are_not_mixed_into_
         .count();
     assert_eq!(mixed, 0, "no update of the index's history in History");
 }
+
+#[test]
+fn the_app_reads_the_indexs_updates_per_day_and_the_status_card_draws_them() {
+    use cantonscope::feed::index::PER_DAY_DAYS;
+    use cantonscope::model::index::stats::{DAY_MICROS, day_of};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_index(dir.path(), false);
+    // The reach first, then (on a later tick) the updates per day, through the runtime.
+    for _ in 0..4 {
+        h.tick(1.0);
+    }
+    let per_day = h.app.sh.index.per_day.clone();
+    assert_eq!(per_day.len(), PER_DAY_DAYS, "{per_day:?}");
+    // What the index itself holds for each of those days.
+    let path = h.app.sh.ctx.index.clone().expect("index");
+    let mut store = cantonscope::store::open_reader(&cantonscope::store::Location::parse(&path))
+        .expect("opens");
+    let reach = store.reach(0).expect("reach");
+    let newest = day_of(reach.last.expect("updates"));
+    let expected: Vec<u64> = (newest - PER_DAY_DAYS as i64 + 1..=newest)
+        .map(|d| {
+            store
+                .range_count(d * DAY_MICROS, Some((d + 1) * DAY_MICROS))
+                .expect("count")
+        })
+        .collect();
+    assert_eq!(per_day, expected);
+    assert_eq!(
+        per_day.iter().sum::<u64>(),
+        reach.updates,
+        "the index spans two hours"
+    );
+    h.key(KeyCode::Char('4'));
+    let s = h.screen(120, 40);
+    let newest_count = cantonscope::model::format::group_thousands(*per_day.last().unwrap() as i64);
+    assert!(
+        s.contains(&format!("index/day {newest_count} · 14 d")),
+        "{s}"
+    );
+}

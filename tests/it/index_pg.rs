@@ -45,6 +45,7 @@ const TESTS: &[&str] = &[
     "events_kept_on_postgres_equal_the_sqlite_events_and_backfill_after_no_events",
     "a_postgres_index_of_schema_7_is_migrated_its_events_repacked_and_read_back_as_kept",
     "index_show_on_postgres_prints_the_kept_events_as_the_scans_served_them",
+    "index_stats_on_postgres_equal_what_the_demos_own_pages_count",
 ];
 
 /// The restart test restarts the one server: the others hold this for reading while they run.
@@ -1287,4 +1288,29 @@ fn index_show_on_postgres_prints_the_kept_events_as_the_scans_served_them() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no update of the index matches"), "{err}");
+}
+
+#[test]
+fn index_stats_on_postgres_equal_what_the_demos_own_pages_count() {
+    let Some((db, _server)) = database("stats") else {
+        return;
+    };
+    let url = &four().handle.scan_url;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let until = crate::index_stats::until();
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        &db.url,
+        &["--from", from(), "--until", &until, "--verify", "2"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let days = crate::index_stats::expected(url, &db.url, from(), &until);
+    let doc = crate::index_stats::assert_stats(dir.path(), &db.url, &days);
+    // Kept in the database: a second run counts nothing anew and answers the same.
+    let (again, _) =
+        crate::index_stats::stats(dir.path(), &db.url, &["--daily", "--output", "json"]);
+    let again: Value = serde_json::from_str(&again).expect("JSON");
+    assert_eq!(again["days_counted"].as_u64(), Some(0), "{again}");
+    assert_eq!(again["totals"], doc["totals"]);
 }

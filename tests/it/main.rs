@@ -50,6 +50,7 @@ mod index_pg;
 mod index_prefix;
 mod index_reports;
 mod index_show;
+mod index_stats;
 mod index_verdicts;
 mod index_verify;
 mod is_terms;

@@ -904,3 +904,74 @@ fn my_node_card_snapshot_and_enter() {
     let fields = pane.fields(&sh).expect("the selected card");
     assert!(fields.0.starts_with("mining rounds"), "{:?}", fields.0);
 }
+
+/// The Status pane with `theme` drawn at `w`×`h`.
+fn draw_themed(
+    pane: &mut StatusPane,
+    sh: &Shared,
+    theme: &Theme,
+    w: u16,
+    h: u16,
+) -> Terminal<TestBackend> {
+    pane.set_area(Rect::new(0, 0, w, h));
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    terminal
+        .draw(|f| pane.render(f.area(), f.buffer_mut(), RenderCtx::new(sh, theme, true)))
+        .expect("draw");
+    terminal
+}
+
+#[test]
+fn the_history_card_draws_the_local_indexs_updates_per_day_once_the_app_read_them() {
+    use cantonscope::feed::index::IndexFeed;
+    use cantonscope::model::index::read::IndexReach;
+    let (mut pane, mut sh) = healthy();
+    let before = screen_text(&draw(&mut pane, &sh, 80, 24));
+    assert!(!before.contains("index/day"), "no index: no row\n{before}");
+    // The index feed's reads (the runtime ran them): its reach and the updates per day.
+    sh.index = IndexFeed::new(Some("index.sqlite".into()));
+    sh.index.reach = Some(IndexReach {
+        updates: 61_000,
+        first: Some(t0() - 14 * 86_400 * SEC),
+        last: Some(t0()),
+        sync_running: None,
+        network: None,
+        rewritten: None,
+    });
+    sh.index.per_day = vec![
+        0, 0, 1_200, 2_400, 3_100, 4_000, 4_800, 5_200, 5_900, 6_300, 7_000, 7_400, 6_800, 7_900,
+    ];
+    tick(&mut pane, &mut sh, t0());
+    sh.now = t0();
+    let dark = Theme::default();
+    let mono = Theme::load("mono", None).expect("mono");
+    for (w, h, name) in [
+        (80, 24, "status_index_days_80x24"),
+        (200, 60, "status_index_days_200x60"),
+    ] {
+        let t = draw_themed(&mut pane, &sh, &dark, w, h);
+        let text = screen_text(&t);
+        let row = text
+            .lines()
+            .find(|l| l.contains("index/day 7,900 · 14 d "))
+            .unwrap_or_else(|| panic!("the index row at {w}x{h}:\n{text}"));
+        // The newest day (the largest) is a full bar, the empty days blank.
+        assert!(row.contains('█'), "{row}");
+        assert_snapshot!(name, t.backend());
+        // NO_COLOR (the mono theme): the same text, the bars without a colour.
+        let plain = draw_themed(&mut pane, &sh, &mono, w, h);
+        assert_eq!(screen_text(&plain), text, "{w}x{h}");
+        let buf = plain.backend().buffer();
+        let y = text.lines().position(|l| l == row).expect("the row") as u16;
+        let bar = (0..w)
+            .find(|x| buf[(*x, y)].symbol() == "█")
+            .expect("a full bar");
+        assert_eq!(buf[(bar, y)].fg, ratatui::style::Color::Reset, "mono");
+        let coloured = t.backend().buffer()[(bar, y)].fg;
+        assert_ne!(
+            coloured,
+            ratatui::style::Color::Reset,
+            "dark colours the bars"
+        );
+    }
+}

@@ -8,6 +8,7 @@
 //! - `search`: fielded terms over the key tables, newest first, as JSON Lines.
 //! - `show`: one kept update, its events parts and the scans that confirmed each.
 //! - `prune`: drops the updates recorded before a time.
+//! - `stats`: totals and a daily series computed from the index (its per-day summary).
 //!
 //! The store is only reached through [`IndexReader`] and [`IndexWriter`] calls run on a
 //! blocking thread ([`Shared`]).
@@ -17,13 +18,14 @@
 //! sync.rs      index sync: the engine driven, its outcome
 //! verify.rs    index verify: the engine driven, its report
 //! progress.rs  the engine's observer: warnings and progress lines on stderr
-//! status.rs, search.rs, show.rs, prune.rs   the other commands
+//! status.rs, search.rs, show.rs, prune.rs, stats.rs   the other commands
 //! ```
 
 mod progress;
 mod prune;
 mod search;
 mod show;
+mod stats;
 mod status;
 mod sync;
 mod verify;
@@ -33,6 +35,7 @@ use prune::prune;
 use search::search;
 pub use show::SHOW_VIEW;
 use show::show;
+use stats::stats;
 use status::status;
 use sync::sync;
 use verify::verify;
@@ -195,6 +198,9 @@ pub async fn run_with(
     match &args.command {
         IndexCommand::Status { .. } => answer(status(location, err).await, out, err),
         IndexCommand::Show { id } => show(location, id, out, err).await,
+        IndexCommand::Stats { daily, from, until } => {
+            answer(stats(location, *daily, *from, *until, err).await, out, err)
+        }
         IndexCommand::Prune { before } => {
             let Some(micros) = parse_time_micros(before) else {
                 say(err, &format!("--before is not a time: {before}"));

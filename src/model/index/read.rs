@@ -95,6 +95,9 @@ pub enum IndexRead {
     /// The updates of the vote request first created as `contract_id`: its creation and
     /// (`close`) the update that closed it ([`crate::model::governance::vote_updates_in`]).
     VoteUpdates { contract_id: String, close: bool },
+    /// The updates kept per UTC day over the `days` days up to the newest update's day,
+    /// oldest first (the Status pane's sparkline).
+    PerDay { days: usize },
 }
 
 impl IndexRead {
@@ -108,6 +111,7 @@ impl IndexRead {
             IndexRead::Body { update_id } => format!("index body {update_id}"),
             IndexRead::Context { update_id, .. } => format!("index context of {update_id}"),
             IndexRead::Lifecycle { contract_id } => format!("index lifecycle {contract_id}"),
+            IndexRead::PerDay { days } => format!("index updates per day ({days} days)"),
             IndexRead::VoteUpdates { contract_id, .. } => {
                 format!("index vote updates {contract_id}")
             }
@@ -308,6 +312,8 @@ pub enum IndexAnswer {
     },
     /// A vote request's updates found in the index.
     VoteUpdates(VoteUpdates),
+    /// The updates per day, oldest first (see [`IndexRead::PerDay`]).
+    PerDay(Vec<u64>),
 }
 
 /// What the index keeps of an update's events (`/v0/events`: verdict, traffic summary, app

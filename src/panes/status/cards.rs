@@ -124,6 +124,7 @@ impl StatusPane {
         let st = &self.history;
         let Some(newest) = st.newest else {
             rows.line(Line::styled("no updates loaded yet", theme.muted));
+            self.render_index_days(rows, sh, theme);
             return;
         };
         if sh.history_at_head {
@@ -142,6 +143,25 @@ impl StatusPane {
             ]));
         }
         self.render_history_rest(rows, theme);
+        self.render_index_days(rows, sh, theme);
+    }
+
+    /// The local index's updates per UTC day over the last days up to its newest update (read
+    /// by the app's index feed), the newest day's count in the label: what the index holds
+    /// beyond the loaded window.
+    fn render_index_days(&self, rows: &mut CardRows<'_>, sh: &Shared, theme: &Theme) {
+        let days = &sh.index.per_day;
+        if !self.index_row || sh.index.reach.is_none() || days.is_empty() {
+            return;
+        }
+        let newest = days.last().copied().unwrap_or(0);
+        let label = format!(
+            "index/day {} · {} d ",
+            group_thousands(i64::try_from(newest).unwrap_or(i64::MAX)),
+            days.len()
+        );
+        let data: Vec<Option<u64>> = days.iter().copied().map(Some).collect();
+        rows.sparkline_with(&label, &data, theme, " ", theme.muted, 1);
     }
 
     fn render_lag_line(&self, rows: &mut CardRows<'_>, newest: i64, sh: &Shared, theme: &Theme) {

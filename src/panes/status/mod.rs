@@ -115,6 +115,8 @@ pub struct StatusPane {
     last_second: i64,
     /// Rows of the My node card, as last judged (its height).
     node_rows: u16,
+    /// The History card shows the local index's updates per day (an index is read).
+    index_row: bool,
 }
 
 impl StatusPane {
@@ -154,6 +156,7 @@ impl StatusPane {
             area: Rect::default(),
             last_second: i64::MIN,
             node_rows: 0,
+            index_row: false,
         }
     }
 
@@ -328,7 +331,8 @@ impl StatusPane {
     fn card_height(&self, card: Card) -> u16 {
         2 + match card {
             Card::MyNode => 1 + self.node_rows.clamp(1, MAX_NODE_ROWS),
-            Card::History | Card::Rounds | Card::Traffic | Card::Governance => 4,
+            Card::History => 4 + u16::from(self.index_row),
+            Card::Rounds | Card::Traffic | Card::Governance => 4,
             Card::Node(i) => match self.shapes.get(i) {
                 Some(n) if !n.polled => 3,
                 Some(n) => {
@@ -483,6 +487,13 @@ impl Pane for StatusPane {
         let node_rows = u16::try_from(sh.health.node.rows.len()).unwrap_or(u16::MAX);
         if node_rows != self.node_rows {
             self.node_rows = node_rows;
+            let grid = self.grid(self.area);
+            self.first_row = self.first_visible_row(&grid, self.area.height);
+            changed = true;
+        }
+        let index_row = sh.index.reach.is_some() && !sh.index.per_day.is_empty();
+        if index_row != self.index_row {
+            self.index_row = index_row;
             let grid = self.grid(self.area);
             self.first_row = self.first_visible_row(&grid, self.area.height);
             changed = true;

@@ -31,6 +31,7 @@ mod pairs;
 mod read;
 mod schema;
 mod search;
+mod stats;
 mod write;
 
 pub use connect::redact_url;
@@ -250,6 +251,7 @@ impl IndexReader for PgIndex {
     }
 
     super::reads::engine_reads!(mark: '$', bytewise: " COLLATE \"C\"");
+    super::stats::stats_reads!();
 }
 
 impl IndexWriter for PgIndex {
@@ -354,6 +356,13 @@ impl IndexWriter for PgIndex {
             Some(detail) => Err(packing(detail)),
             None => Ok(kept),
         }
+    }
+
+    fn write_stats_day(
+        &mut self,
+        figures: &crate::model::index::stats::DayFigures,
+    ) -> Result<(), StoreError> {
+        self.write_day(figures)
     }
 
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {

@@ -302,7 +302,7 @@ impl PgIndex {
 
     /// A kept body made text again, the index's dictionaries loaded first when it names one
     /// not loaded yet.
-    fn unpack(&mut self, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
+    pub(super) fn unpack(&mut self, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
         if self.dictionaries.wants(packed) {
             let all: Vec<(i64, Vec<u8>)> = self.with(|c| {
                 Ok(c.query("SELECT id, dictionary FROM dictionaries", &[])?

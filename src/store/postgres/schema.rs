@@ -273,7 +273,7 @@ CREATE INDEX IF NOT EXISTS verdict_events_position ON verdict_events (migration_
 ";
 
 /// The index's tables (for its size).
-pub const TABLES: [&str; 15] = [
+pub const TABLES: [&str; 17] = [
     "meta",
     "updates",
     "terms",
@@ -288,6 +288,8 @@ pub const TABLES: [&str; 15] = [
     "events",
     "event_dictionaries",
     "verdict_events",
+    "daily_stats",
+    "daily_actors",
     "sync_heartbeat",
 ];
 
@@ -336,9 +338,11 @@ impl PgIndex {
             let target = &index.target;
             let client = index.client.as_mut().ok_or_else(|| closed(target))?;
             let mut tx = client.transaction().map_err(|e| target.error(&e))?;
-            tx.batch_execute(SCHEMA).map_err(|e| target.error(&e))?;
-            // Schema 7 → 8 as well: the verdict-only events' table (empty).
-            tx.batch_execute(VERDICT_EVENTS)
+            // Schema 7 → 8 as well: the verdict-only events' table and the per-day summary
+            // (empty).
+            tx.batch_execute(SCHEMA)
+                .and_then(|()| tx.batch_execute(VERDICT_EVENTS))
+                .and_then(|()| tx.batch_execute(super::stats::DAILY_STATS))
                 .map_err(|e| target.error(&e))?;
             tx.execute(
                 "INSERT INTO meta (key, value) VALUES ('schema_version', $1), ('summary_version', $2)

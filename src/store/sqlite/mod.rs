@@ -15,6 +15,7 @@ mod pairs;
 mod read;
 mod schema;
 mod search;
+mod stats;
 #[cfg(test)]
 mod tests;
 mod write;
@@ -122,6 +123,7 @@ impl IndexReader for SqliteIndex {
     }
 
     super::reads::engine_reads!(mark: '?', bytewise: "");
+    super::stats::stats_reads!();
 }
 
 impl IndexWriter for SqliteIndex {
@@ -235,6 +237,13 @@ impl IndexWriter for SqliteIndex {
         tx.commit().map_err(|e| engine_error(&path, &e))?;
         self.after_commit()?;
         Ok(kept)
+    }
+
+    fn write_stats_day(
+        &mut self,
+        figures: &crate::model::index::stats::DayFigures,
+    ) -> Result<(), StoreError> {
+        self.write_day(figures)
     }
 
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {

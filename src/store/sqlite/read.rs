@@ -281,7 +281,7 @@ impl SqliteIndex {
 
     /// A kept body made text again, the index's dictionaries loaded first when it names one
     /// not loaded yet.
-    fn unpack(&mut self, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
+    pub(super) fn unpack(&mut self, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
         if self.dictionaries.wants(packed) {
             let e = |e: rusqlite::Error| engine_error(&self.path, &e);
             let all = self

@@ -471,6 +471,7 @@ impl SqliteIndex {
                 .and_then(|()| tx.execute_batch(DICTIONARIES))
                 .and_then(|()| tx.execute_batch(EVENTS))
                 .and_then(|()| tx.execute_batch(VERDICT_EVENTS))
+                .and_then(|()| tx.execute_batch(super::stats::DAILY_STATS))
                 .map_err(|e| engine_error(path, &e))?;
             tx.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1')",
@@ -574,6 +575,9 @@ impl SqliteIndex {
             done.push(
                 "a table for the events with a verdict and no update (rejected requests, wholly private transactions), filled by the next `index sync --events`".to_owned(),
             );
+            tx.execute_batch(super::stats::DAILY_STATS)
+                .map_err(|e| engine_error(&path, &e))?;
+            done.push("a per-day summary for `index stats`, filled by its first run".to_owned());
         }
         if found < 4 {
             done.push(
