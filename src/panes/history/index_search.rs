@@ -71,7 +71,7 @@ pub struct IndexSearch {
     /// view to open on it: the one match of the first page opens it, else the matches stay
     /// listed.
     open_unique: Option<(IdPattern, Locator)>,
-    /// The context of a hit (`n`), shown instead of the results while open.
+    /// The context of a hit (`N`), shown instead of the results while open.
     context: Option<HitContext>,
 }
 
@@ -474,7 +474,7 @@ impl HistoryPane {
                 );
             }
         } else {
-            let keys = "the whole local index, not the loaded rows · ↵ open · n context · y copy id · F new search · Esc back to the loaded rows";
+            let keys = "the whole local index, not the loaded rows · ↵ open · N context · y copy id · F new search · Esc back to the loaded rows";
             put_line(buf, inner.x, bottom, inner.width, keys, theme.muted);
         }
         let list = Rect::new(
@@ -541,7 +541,7 @@ impl HistoryPane {
         }
         let bottom = inner.y + inner.height - 1;
         let keys = format!(
-            "updates touching {} nearest the hit (▸), newest first · n next party or contract ({} of {}) · ↵ open · y copy id · Esc back to the results",
+            "updates touching {} nearest the hit (▸), newest first · N next party or contract ({} of {}) · ↵ open · y copy id · Esc back to the results",
             safe_line(c.term(), 40),
             c.which + 1,
             c.terms.len()
