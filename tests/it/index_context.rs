@@ -1,7 +1,7 @@
-//! The context of a whole-history search hit (issue 37 §4): from a result of `F`, `n` lists the
+//! The context of a whole-history search hit (issue 37 §4): from a result of `F`, `N` lists the
 //! updates just before and after it touching the same party (the hit's, the DSO last; or the
 //! search's own `party:`/`contract:` term), read from an index synced from the demo by the real
-//! binary and driven through the real app; `n` again moves to the next party; Enter opens one;
+//! binary and driven through the real app; `N` again moves to the next party; Enter opens one;
 //! Esc goes back to the results. The rows equal `index search` of that party around the hit.
 
 use std::path::Path;
@@ -69,7 +69,7 @@ fn expected(dir: &Path, index: &Path, term: &str, hit: &str) -> Vec<String> {
 }
 
 #[test]
-fn n_on_a_search_hit_lists_the_updates_around_it_touching_the_same_party() {
+fn capital_n_on_a_search_hit_lists_the_updates_around_it_touching_the_same_party() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut h = with_index(dir.path(), true);
     let index = dir.path().join("index.sqlite");
@@ -86,7 +86,7 @@ fn n_on_a_search_hit_lists_the_updates_around_it_touching_the_same_party() {
         .and_then(|s| s.selected())
         .expect("a hit")
         .clone();
-    h.key(KeyCode::Char('n'));
+    h.key(KeyCode::Char('N'));
     let (term, rows, hit_row) = context_shown(&h);
     // The hit's first party that is not the DSO (the search names none).
     let first = hit
@@ -104,8 +104,8 @@ fn n_on_a_search_hit_lists_the_updates_around_it_touching_the_same_party() {
     assert!(s.contains("before,") && s.contains("after the hit"), "{s}");
     assert!(s.contains("▸"), "{s}");
 
-    // n again: the next party of the hit, its own context.
-    h.key(KeyCode::Char('n'));
+    // N again: the next party of the hit, its own context.
+    h.key(KeyCode::Char('N'));
     let (next, rows, hit_row) = context_shown(&h);
     assert_ne!(next, term);
     assert_eq!(rows[hit_row], hit.update_id);

@@ -1247,18 +1247,12 @@ fn index_show_on_postgres_prints_the_kept_events_as_the_scans_served_them() {
     let Some((db, _server)) = database("show") else {
         return;
     };
-    let demo = four();
-    let url = &demo.handle.scan_url;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let until = cantonscope::model::format::format_time_micros(
-        cantonscope::model::format::parse_time_micros(from()).expect("a time") + 3_600_000_000,
+    let (dir, url) = (
+        tempfile::tempdir().expect("tempdir"),
+        &four().handle.scan_url,
     );
-    let (code, _, err) = sync(
-        dir.path(),
-        url,
-        &db.url,
-        &["--from", from(), "--until", &until, "--verify", "2"],
-    );
+    let until = crate::index_show::until();
+    let (code, _, err) = sync(dir.path(), url, &db.url, &crate::index_show::hour(&until));
     assert_eq!(code, 0, "{err}");
     let ids = kept(&Location::parse(&db.url));
     assert!(ids.len() > 10, "{} updates", ids.len());

@@ -72,8 +72,13 @@ pub(crate) fn assert_parts_as_served(dir: &Path, url: &str, shown: &Value) {
 }
 
 /// The end of the tests' hour of history (before the scans' verdict-ingestion head).
-fn until() -> String {
+pub(crate) fn until() -> String {
     format_time_micros(parse_time_micros(from()).expect("a time") + 3_600_000_000)
+}
+
+/// The flags of a sync of the tests' hour (ending at `until`), verified by two scans.
+pub(crate) fn hour(until: &str) -> [&str; 6] {
+    ["--from", from(), "--until", until, "--verify", "2"]
 }
 
 #[test]
@@ -82,12 +87,7 @@ fn index_show_prints_the_kept_update_and_its_events_as_the_scans_served_them() {
     let (dir, index) = temp();
     let url = &demo.handle.scan_url;
     let until = until();
-    let (code, _, err) = sync(
-        dir.path(),
-        url,
-        &index,
-        &["--from", from(), "--until", &until, "--verify", "2"],
-    );
+    let (code, _, err) = sync(dir.path(), url, &index, &hour(&until));
     assert_eq!(code, 0, "{err}");
     let served: Vec<Value> = history_from(dir.path(), url, from())
         .into_iter()
@@ -182,20 +182,8 @@ fn index_show_prints_the_kept_update_and_its_events_as_the_scans_served_them() {
 
     // An index synced without events says they are not synced yet (never "none served").
     let bare = dir.path().join("bare.sqlite");
-    let (code, _, err) = sync(
-        dir.path(),
-        url,
-        &bare,
-        &[
-            "--from",
-            from(),
-            "--until",
-            &until,
-            "--verify",
-            "2",
-            "--no-events",
-        ],
-    );
+    let no_events = [&hour(&until)[..], &["--no-events"]].concat();
+    let (code, _, err) = sync(dir.path(), url, &bare, &no_events);
     assert_eq!(code, 0, "{err}");
     let bare_shown = shown(dir.path(), &bare, id);
     assert_eq!(

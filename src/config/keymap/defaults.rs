@@ -46,7 +46,7 @@ pub(super) const GLOBAL: DefaultTable = &[
     (Command::ExportRange, &["X"]),
     (Command::FlipOrder, &["R"]),
     (Command::SearchIndex, &["F"]),
-    (Command::Context, &["n"]),
+    (Command::Context, &["N"]),
     (Command::Edit, &["i"]),
     (Command::NextSection, &["]"]),
     (Command::PrevSection, &["["]),

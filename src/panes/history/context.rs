@@ -1,8 +1,8 @@
-//! The context of a whole-history search hit (`n` on a result): the [`CONTEXT_N`] updates just
+//! The context of a whole-history search hit (`N` on a result): the [`CONTEXT_N`] updates just
 //! before and after it that touch the same party or contract, read from the local index by
 //! the runtime ([`IndexRead::Context`]). Which party or contract: the search's own `party:` or
 //! `contract:` term first (what was searched for), then each party of the hit (the DSO, a
-//! party of nearly every update, last); `n` again moves to the next. Listed newest first as
+//! party of nearly every update, last); `N` again moves to the next. Listed newest first as
 //! the search is, the hit marked and selected; Enter opens one, Esc goes back to the results.
 //!
 //! ```text
@@ -11,7 +11,7 @@
 //! │…                                                                                   │
 //! │2026-11-27 10:41:07.123 d17b…9f1e       transaction  AmuletRules_Transfer   alice +2│  ← the hit
 //! │…                                                                                   │
-//! │n next party or contract (2 of 4) · ↵ open · y copy id · Esc back to the results    │
+//! │N next party or contract (2 of 4) · ↵ open · y copy id · Esc back to the results    │
 //! └────────────────────────────────────────────────────────────────────────────────────┘
 //! ```
 
@@ -106,7 +106,7 @@ impl HitContext {
         self.pending.is_some()
     }
 
-    /// `n` again: the next term (round).
+    /// `N` again: the next term (round).
     pub fn next_term(&mut self, sh: &mut Shared, out: &mut Out) {
         self.which = (self.which + 1) % self.terms.len().max(1);
         self.read(sh, out);

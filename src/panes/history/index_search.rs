@@ -71,7 +71,7 @@ pub struct IndexSearch {
     /// view to open on it: the one match of the first page opens it, else the matches stay
     /// listed.
     open_unique: Option<(IdPattern, Locator)>,
-    /// The context of a hit (`n`), shown instead of the results while open.
+    /// The context of a hit (`N`), shown instead of the results while open.
     context: Option<HitContext>,
 }
 
@@ -332,18 +332,8 @@ impl HistoryPane {
                 cmd if cmd.is_move() => {
                     c.scroll.navigate(cmd);
                 }
-                Command::Select => {
-                    if let Some(row) = c.selected() {
-                        out.events.push(AppEvent::OpenUpdate {
-                            update_id: row.update_id.clone(),
-                            event_id: None,
-                        });
-                    }
-                }
-                Command::Copy | Command::CopyUpdateId => {
-                    if let Some(row) = c.selected() {
-                        out.copy("update id", row.update_id.clone());
-                    }
+                Command::Select | Command::Copy | Command::CopyUpdateId => {
+                    open_or_copy(cmd, c.selected(), out);
                 }
                 Command::Context => c.next_term(sh, out),
                 Command::Back | Command::Cancel => s.context = None,
@@ -356,18 +346,8 @@ impl HistoryPane {
                 s.list.scroll.navigate(cmd);
                 s.read_ahead(sh, out);
             }
-            Command::Select => {
-                if let Some(row) = s.selected() {
-                    out.events.push(AppEvent::OpenUpdate {
-                        update_id: row.update_id.clone(),
-                        event_id: None,
-                    });
-                }
-            }
-            Command::Copy | Command::CopyUpdateId => {
-                if let Some(row) = s.selected() {
-                    out.copy("update id", row.update_id.clone());
-                }
+            Command::Select | Command::Copy | Command::CopyUpdateId => {
+                open_or_copy(cmd, s.selected(), out);
             }
             Command::Context if s.input.is_none() => {
                 if let Some(row) = s.selected().cloned() {
@@ -450,14 +430,9 @@ impl HistoryPane {
             (None, _) => String::new(),
         };
         title.push(Span::styled(count, theme.muted));
-        let block = Block::bordered()
-            .border_style(theme.border_style(focused))
-            .title(Line::from(title));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.height < 3 || inner.width < 10 {
+        let Some(inner) = framed(title, area, buf, theme, focused) else {
             return;
-        }
+        };
         let bottom = inner.y + inner.height - 1;
         // The last row: the input while typing, else what this is and its keys.
         if let Some(input) = &s.input {
@@ -474,23 +449,14 @@ impl HistoryPane {
                 );
             }
         } else {
-            let keys = "the whole local index, not the loaded rows · ↵ open · n context · y copy id · F new search · Esc back to the loaded rows";
+            let keys = "the whole local index, not the loaded rows · ↵ open · N context · y copy id · F new search · Esc back to the loaded rows";
             put_line(buf, inner.x, bottom, inner.width, keys, theme.muted);
         }
-        let list = Rect::new(
-            inner.x,
-            inner.y,
-            inner.width,
-            inner.height.saturating_sub(2),
-        );
-        if list.height == 0 {
-            return;
-        }
-        let w = usize::from(list.width);
-        let cols = search_columns();
         let draw = Draw::new(sh, theme, focused);
-        cols.render_header::<SearchRow>(Rect::new(list.x, list.y, list.width, 1), buf, &draw);
-        let rows = below_heading(list);
+        let Some((cols, rows)) = headed_list(inner, buf, &draw) else {
+            return;
+        };
+        let w = usize::from(rows.width);
         if s.read() == 0 {
             let text = if s.is_loading() {
                 "searching the whole local index…".to_owned()
@@ -531,35 +497,21 @@ impl HistoryPane {
             format!(" · {} before, {} after the hit", c.before, c.after)
         };
         title.push(Span::styled(count, theme.muted));
-        let block = Block::bordered()
-            .border_style(theme.border_style(focused))
-            .title(Line::from(title));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.height < 3 || inner.width < 10 {
+        let Some(inner) = framed(title, area, buf, theme, focused) else {
             return;
-        }
+        };
         let bottom = inner.y + inner.height - 1;
         let keys = format!(
-            "updates touching {} nearest the hit (▸), newest first · n next party or contract ({} of {}) · ↵ open · y copy id · Esc back to the results",
+            "updates touching {} nearest the hit (▸), newest first · N next party or contract ({} of {}) · ↵ open · y copy id · Esc back to the results",
             safe_line(c.term(), 40),
             c.which + 1,
             c.terms.len()
         );
         put_line(buf, inner.x, bottom, inner.width, &keys, theme.muted);
-        let list = Rect::new(
-            inner.x,
-            inner.y,
-            inner.width,
-            inner.height.saturating_sub(2),
-        );
-        if list.height == 0 {
-            return;
-        }
-        let cols = search_columns();
         let draw = Draw::new(sh, theme, focused);
-        cols.render_header::<SearchRow>(Rect::new(list.x, list.y, list.width, 1), buf, &draw);
-        let rows = below_heading(list);
+        let Some((cols, rows)) = headed_list(inner, buf, &draw) else {
+            return;
+        };
         if let Some(e) = &c.error {
             put_line(buf, rows.x, rows.y, rows.width, e, theme.status_warn);
             return;
@@ -573,6 +525,56 @@ impl HistoryPane {
                 cell.set_symbol("▸");
             }
         }
+    }
+}
+
+/// The list's frame with `title` drawn over `area`: the room inside, `None` when too small.
+fn framed(
+    title: Vec<Span<'_>>,
+    area: Rect,
+    buf: &mut Buffer,
+    theme: &Theme,
+    focused: bool,
+) -> Option<Rect> {
+    let block = Block::bordered()
+        .border_style(theme.border_style(focused))
+        .title(Line::from(title));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    (inner.height >= 3 && inner.width >= 10).then_some(inner)
+}
+
+/// The list's columns with their header drawn in `inner` (its last two rows left for the
+/// keys), and the room for its rows; `None` when there is none.
+fn headed_list(
+    inner: Rect,
+    buf: &mut Buffer,
+    draw: &Draw<'_, Shared>,
+) -> Option<(Columns<SearchCol>, Rect)> {
+    let list = Rect::new(
+        inner.x,
+        inner.y,
+        inner.width,
+        inner.height.saturating_sub(2),
+    );
+    if list.height == 0 {
+        return None;
+    }
+    let cols = search_columns();
+    cols.render_header::<SearchRow>(Rect::new(list.x, list.y, list.width, 1), buf, draw);
+    Some((cols, below_heading(list)))
+}
+
+/// Enter opens the selected row's update, `y` copies its id (the results and a hit's context).
+fn open_or_copy(cmd: Command, row: Option<&SearchRow>, out: &mut Out) {
+    let Some(row) = row else { return };
+    if cmd == Command::Select {
+        out.events.push(AppEvent::OpenUpdate {
+            update_id: row.update_id.clone(),
+            event_id: None,
+        });
+    } else {
+        out.copy("update id", row.update_id.clone());
     }
 }
 
