@@ -165,7 +165,11 @@ impl Engine<'_> {
                     Err(problem) => {
                         let name = format!("{} ({problem})", self.describe(scan));
                         if !counts.not_served_by.contains(&name) {
-                            self.say(&format!("events not served by {name}"));
+                            let mut said = self.events_not_served.borrow_mut();
+                            if !said.contains(&name) {
+                                self.say(&format!("events not served by {name}"));
+                                said.push(name.clone());
+                            }
                             counts.not_served_by.push(name);
                         }
                     }
@@ -265,9 +269,13 @@ impl Engine<'_> {
         match self.sync_events().await {
             Ok(counts) => Ok(counts.behind),
             Err(Halt::Failed(Failure::NoQuorum(why) | Failure::Server(why))) => {
-                self.say(&format!(
-                    "warning: the updates' events are not synced yet: {why}"
-                ));
+                // Said once while it lasts (a follower asks again every round).
+                let line = format!("warning: the updates' events are not synced yet: {why}");
+                let mut said = self.events_not_served.borrow_mut();
+                if !said.contains(&line) {
+                    self.say(&line);
+                    said.push(line);
+                }
                 Ok(true)
             }
             Err(halt) => Err(halt),
