@@ -96,19 +96,21 @@ impl Engine<'_> {
         let Ok(exchange) = reply.result else {
             return Err("no answer".to_owned());
         };
-        let page = call
-            .decode_response(exchange.status, &exchange.headers, &exchange.body)
-            .map_err(|e| e.to_string())?;
+        // Only what the walk needs is decoded (each item's place and parts): the update each
+        // item carries is skipped, not decoded (a typed page decoded it whole, and the walk
+        // cost twice the updates' CPU).
+        let page: LightPage<'_> =
+            serde_json::from_slice(&exchange.body).map_err(|e| e.to_string())?;
         let mut items = Vec::with_capacity(page.events.len());
-        for event in &page.events {
-            let (Some(id), Some(at)) = (event.update_id(), crate::model::position::event_at(event))
-            else {
+        for event in page.events {
+            let fields: Fields<'_> =
+                serde_json::from_str(event.get()).map_err(|e| e.to_string())?;
+            let Some((id, at)) = place_of(&fields).or_else(|| typed_place_of(event.get())) else {
                 return Err("an event without its update id or position".to_owned());
             };
-            let value: Value = serde_json::from_str(event.raw.get()).map_err(|e| e.to_string())?;
-            let (parts, digest) = events_parts(&value);
+            let (parts, digest) = events_parts(&parts_of(&fields)?);
             items.push(Item {
-                id: id.to_owned(),
+                id,
                 at,
                 after: UpdatesAfter {
                     after_migration_id: at.migration_id,
@@ -116,7 +118,9 @@ impl Engine<'_> {
                 },
                 parts,
                 digest,
-                verdict_only: event.update.is_none(),
+                verdict_only: fields
+                    .get("update")
+                    .is_none_or(|raw| raw.get() == "null"),
             });
         }
         Ok(EventsOf { scan, items })
@@ -185,7 +189,11 @@ impl Engine<'_> {
                     Err(problem) => {
                         let name = format!("{} ({problem})", self.describe(scan));
                         if !counts.not_served_by.contains(&name) {
-                            self.say(&format!("events not served by {name}"));
+                            let mut said = self.events_not_served.borrow_mut();
+                            if !said.contains(&name) {
+                                self.say(&format!("events not served by {name}"));
+                                said.push(name.clone());
+                            }
                             counts.not_served_by.push(name);
                         }
                     }
@@ -290,9 +298,13 @@ impl Engine<'_> {
         match self.sync_events().await {
             Ok(counts) => Ok(counts.behind),
             Err(Halt::Failed(Failure::NoQuorum(why) | Failure::Server(why))) => {
-                self.say(&format!(
-                    "warning: the updates' events are not synced yet: {why}"
-                ));
+                // Said once while it lasts (a follower asks again every round).
+                let line = format!("warning: the updates' events are not synced yet: {why}");
+                let mut said = self.events_not_served.borrow_mut();
+                if !said.contains(&line) {
+                    self.say(&line);
+                    said.push(line);
+                }
                 Ok(true)
             }
             Err(halt) => Err(halt),
@@ -449,6 +461,72 @@ impl Engine<'_> {
             .await?;
         Ok(())
     }
+}
+
+/// A `/v0/events` page as the walk reads it: each item's JSON undecoded.
+#[derive(serde::Deserialize)]
+struct LightPage<'a> {
+    #[serde(default, borrow)]
+    events: Vec<&'a serde_json::value::RawValue>,
+}
+
+/// An events item's fields, each undecoded.
+type Fields<'a> = BTreeMap<std::borrow::Cow<'a, str>, &'a serde_json::value::RawValue>;
+
+/// Where an update (or a verdict) says it is: its id, migration (a reassignment's inside its
+/// `event`) and record time; the rest of it skipped.
+#[derive(serde::Deserialize)]
+struct Head {
+    update_id: Option<String>,
+    migration_id: Option<i64>,
+    record_time: Option<String>,
+    event: Option<HeadEvent>,
+}
+
+#[derive(serde::Deserialize)]
+struct HeadEvent {
+    migration_id: Option<i64>,
+}
+
+/// An item's update id and place: its update's, else its verdict's (as
+/// [`crate::model::position::event_at`]); `None` when the light read finds them not.
+fn place_of(fields: &Fields<'_>) -> Option<(String, At)> {
+    let of = |key: &str| {
+        fields
+            .get(key)
+            .filter(|raw| raw.get() != "null")
+            .and_then(|raw| serde_json::from_str::<Head>(raw.get()).ok())
+    };
+    let head = match fields.get("update").filter(|raw| raw.get() != "null") {
+        Some(_) => of("update")?,
+        None => of("verdict")?,
+    };
+    let migration = head
+        .migration_id
+        .or_else(|| head.event.and_then(|e| e.migration_id))?;
+    let time = crate::model::format::parse_time_micros(head.record_time.as_deref()?)?;
+    Some((head.update_id?, At::new(migration, time)))
+}
+
+/// [`place_of`] by the typed decode of the item (what the light read could not place).
+fn typed_place_of(item: &str) -> Option<(String, At)> {
+    let event: crate::api::scan::EventHistoryItem = serde_json::from_str(item).ok()?;
+    Some((
+        event.update_id()?.to_owned(),
+        crate::model::position::event_at(&event)?,
+    ))
+}
+
+/// An events item's parts alone, as a JSON object.
+fn parts_of(fields: &Fields<'_>) -> Result<Value, String> {
+    let mut parts = Map::new();
+    for key in ["verdict", "traffic_summary", "app_activity_records"] {
+        if let Some(raw) = fields.get(key) {
+            let value = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
+            parts.insert(key.to_owned(), value);
+        }
+    }
+    Ok(Value::Object(parts))
 }
 
 /// Whether the walk's cursor `after` is before the index's `last` update (so an empty page

@@ -220,6 +220,9 @@ pub struct Engine<'a> {
     threshold: usize,
     /// Where the verifiers of the next page start.
     rotation: Cell<usize>,
+    /// The scans named as not serving the events (said once per sync, a follower's rounds
+    /// included).
+    events_not_served: std::cell::RefCell<Vec<String>>,
     counters: RefCell<Counters>,
     started: Instant,
     /// Per chunk walked: the record times (µs) it started at and has reached, for the share
@@ -291,6 +294,7 @@ impl<'a> Engine<'a> {
             needed,
             threshold: quorum(counted).max(needed),
             rotation: Cell::new(0),
+            events_not_served: std::cell::RefCell::default(),
             counters: RefCell::new(Counters::default()),
             started: Instant::now(),
             reach: RefCell::new(BTreeMap::new()),

@@ -93,6 +93,84 @@ impl EventsPacker {
     }
 }
 
+/// The 7 → 8 repacking's statements, the same on both engines but for the parameter mark
+/// `mark`: the schema-7 table moved aside (its indexes dropped: schema 8 makes its own), a
+/// batch of its rows read after a `seq`, a row of schema 8 written.
+pub(super) fn repack_statements(mark: char) -> [String; 3] {
+    [
+        "DROP INDEX IF EXISTS events_round;
+         DROP INDEX IF EXISTS events_verdict;
+         ALTER TABLE events RENAME TO events_v7;"
+            .to_owned(),
+        format!(
+            "SELECT e.seq, u.update_id, e.served, e.verdict, e.traffic_summary,
+                    e.app_activity_records, e.round_number, e.verdict_result, e.mediator_group,
+                    e.digest, e.scans
+             FROM events_v7 e JOIN updates u ON u.seq = e.seq
+             WHERE e.seq > {mark}1 ORDER BY e.seq LIMIT 1000"
+        ),
+        format!(
+            "INSERT INTO events (seq, {}) VALUES ({})",
+            super::write::EVENTS_COLUMNS.join(", "),
+            (1..=7)
+                .map(|n| format!("{mark}{n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    ]
+}
+
+/// The 7 → 8 repacking of an index's events, a batch of rows at a time (read by each engine
+/// in `seq` order): the first batch trains the dictionary.
+#[derive(Default)]
+pub(super) struct Repacker {
+    packer: Option<EventsPacker>,
+}
+
+impl Repacker {
+    /// A batch of (seq, row) repacked (`None`: no rows, the repacking is done).
+    pub(super) fn batch(
+        &mut self,
+        rows: Vec<(i64, EventsRow)>,
+    ) -> Result<Option<Repacked>, String> {
+        let Some(&(last, _)) = rows.last() else {
+            return Ok(None);
+        };
+        let (seqs, rows): (Vec<i64>, Vec<EventsRow>) = rows.into_iter().unzip();
+        let mut trained = None;
+        if self.packer.is_none() {
+            let (made, dictionary) = EventsPacker::new(None, &rows)?;
+            trained = dictionary;
+            self.packer = Some(made);
+        }
+        let packed = match &self.packer {
+            Some(p) => p.pack_all(&rows)?,
+            None => Vec::new(),
+        };
+        let rows = seqs
+            .into_iter()
+            .zip(packed)
+            .zip(rows)
+            .map(|((seq, (served, blob)), row)| (seq, served, blob, row))
+            .collect();
+        Ok(Some(Repacked {
+            last,
+            trained,
+            rows,
+        }))
+    }
+}
+
+/// A batch [`Repacker::batch`] made.
+pub(super) struct Repacked {
+    /// The batch's last `seq` (the next batch is read after it).
+    pub last: i64,
+    /// The dictionary trained on it (the first batch), for the index to keep.
+    pub trained: Option<Vec<u8>>,
+    /// Each row's `seq`, `served` bits, blob and search columns.
+    pub rows: Vec<(i64, i64, Vec<u8>, EventsRow)>,
+}
+
 impl KeptEvents {
     /// Made from a row as kept: its `served` bits, the blob's text unpacked ([`packed_text`]),
     /// the search columns and the digest (bytes).

@@ -66,7 +66,12 @@ pub(crate) fn events_kept_at(location: &Location) -> Vec<KeptEvents> {
 }
 
 fn events_kept(index: &Path) -> EventsKept {
-    events_kept_at(&Location::Sqlite(index.to_owned()))
+    events_rows(&Location::Sqlite(index.to_owned()))
+}
+
+/// [`events_kept_at`] as [`EventRow`]s.
+pub(crate) fn events_rows(location: &Location) -> EventsKept {
+    events_kept_at(location)
         .into_iter()
         .map(|e| {
             (

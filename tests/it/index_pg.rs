@@ -1063,17 +1063,9 @@ type EventRows = Vec<(
 /// The events the index at `location` keeps (read through the store's API), by update id,
 /// without the scans that confirmed them (two syncs may ask different scans).
 fn events_of(location: &Location) -> EventRows {
-    crate::index_events::events_kept_at(location)
+    crate::index_events::events_rows(location)
         .into_iter()
-        .map(|e| {
-            (
-                e.update_id,
-                e.verdict,
-                e.round_number,
-                e.verdict_result,
-                e.mediator_group,
-            )
-        })
+        .map(|r| (r.0, r.1, r.2, r.3, r.4))
         .collect()
 }
 

@@ -148,29 +148,13 @@ fn repack_events_7_to_8(tx: &mut postgres::Transaction<'_>) -> Result<u64, Strin
     if !old {
         return tx.batch_execute(EVENTS).map(|()| 0).map_err(e);
     }
-    tx.batch_execute(
-        "DROP INDEX IF EXISTS events_round;
-         DROP INDEX IF EXISTS events_verdict;
-         ALTER TABLE events RENAME TO events_v7;",
-    )
-    .and_then(|()| tx.batch_execute(EVENTS))
-    .map_err(e)?;
-    let read = tx
-        .prepare(
-            "SELECT e.seq, u.update_id, e.served, e.verdict, e.traffic_summary,
-                    e.app_activity_records, e.round_number, e.verdict_result, e.mediator_group,
-                    e.digest, e.scans
-             FROM events_v7 e JOIN updates u ON u.seq = e.seq
-             WHERE e.seq > $1 ORDER BY e.seq LIMIT 1000",
-        )
+    let [aside, read, write] = crate::store::events_pack::repack_statements('$');
+    tx.batch_execute(&aside)
+        .and_then(|()| tx.batch_execute(EVENTS))
         .map_err(e)?;
-    let write = tx
-        .prepare(&format!(
-            "INSERT INTO events (seq, {}) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            crate::store::write::EVENTS_COLUMNS.join(", ")
-        ))
-        .map_err(e)?;
-    let mut packer = None;
+    let read = tx.prepare(&read).map_err(e)?;
+    let write = tx.prepare(&write).map_err(e)?;
+    let mut repacker = crate::store::events_pack::Repacker::default();
     let (mut after, mut repacked) = (i64::MIN, 0);
     loop {
         let rows: Vec<(i64, crate::store::EventsRow)> = tx
@@ -195,22 +179,14 @@ fn repack_events_7_to_8(tx: &mut postgres::Transaction<'_>) -> Result<u64, Strin
                 )
             })
             .collect();
-        let Some((last, _)) = rows.last() else {
+        let Some(batch) = repacker.batch(rows)? else {
             break;
         };
-        after = *last;
-        let (seqs, rows): (Vec<i64>, Vec<crate::store::EventsRow>) = rows.into_iter().unzip();
-        if packer.is_none() {
-            let (made, trained) = crate::store::events_pack::EventsPacker::new(None, &rows)?;
-            if let Some(dictionary) = trained {
-                add_event_dictionary(tx, &dictionary)?;
-            }
-            packer = Some(made);
+        after = batch.last;
+        if let Some(dictionary) = &batch.trained {
+            add_event_dictionary(tx, dictionary)?;
         }
-        let packed = packer
-            .as_ref()
-            .map_or(Ok(Vec::new()), |p| p.pack_all(&rows))?;
-        for ((seq, row), (served, blob)) in seqs.iter().zip(&rows).zip(packed) {
+        for (seq, served, blob, row) in &batch.rows {
             tx.execute(
                 &write,
                 &[

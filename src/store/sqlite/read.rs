@@ -218,15 +218,7 @@ impl SqliteIndex {
             return self.read_kept_verdict_event(update_id);
         };
         if self.event_dictionaries.wants(&packed) {
-            let e = |e: rusqlite::Error| engine_error(&self.path, &e);
-            let all = self
-                .conn
-                .prepare("SELECT id, dictionary FROM event_dictionaries")
-                .and_then(|mut stmt| {
-                    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                        .collect::<rusqlite::Result<Vec<(i64, Vec<u8>)>>>()
-                })
-                .map_err(e)?;
+            let all = self.dictionaries_of("event_dictionaries")?;
             self.event_dictionaries.load(all);
         }
         let shown = self.shown();
@@ -283,18 +275,21 @@ impl SqliteIndex {
     /// not loaded yet.
     pub(super) fn unpack(&mut self, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
         if self.dictionaries.wants(packed) {
-            let e = |e: rusqlite::Error| engine_error(&self.path, &e);
-            let all = self
-                .conn
-                .prepare("SELECT id, dictionary FROM dictionaries")
-                .and_then(|mut stmt| {
-                    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                        .collect::<rusqlite::Result<Vec<(i64, Vec<u8>)>>>()
-                })
-                .map_err(e)?;
+            let all = self.dictionaries_of("dictionaries")?;
             self.dictionaries.load(all);
         }
         self.dictionaries.unpack(&self.shown(), update_id, packed)
+    }
+
+    /// Every dictionary of `table` (`dictionaries`: the bodies'; `event_dictionaries`), by id.
+    fn dictionaries_of(&self, table: &str) -> Result<Vec<(i64, Vec<u8>)>, StoreError> {
+        self.conn
+            .prepare(&format!("SELECT id, dictionary FROM {table}"))
+            .and_then(|mut stmt| {
+                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<Vec<(i64, Vec<u8>)>>>()
+            })
+            .map_err(|e| engine_error(&self.path, &e))
     }
 
     /// The updates after `after` up to `through` (migration, µs), in ledger order.
