@@ -118,6 +118,17 @@ impl Engine<'_> {
     /// verified page by page (see the module).
     pub async fn sync_events(&self) -> Result<EventsCounts, Halt> {
         let mut counts = EventsCounts::default();
+        // An index migrated with events kept gets their per-round summary once.
+        if let Some(n) = self
+            .store
+            .call(crate::store::IndexWriter::build_rounds)
+            .await?
+            && n > 0
+        {
+            self.say(&format!(
+                "built the per-round summary from the {n} updates' events the index keeps"
+            ));
+        }
         let todo = self
             .store
             .call(crate::store::IndexWriter::events_todo)
@@ -239,7 +250,15 @@ impl Engine<'_> {
                 .items
                 .get(walked.max(1) - 1)
                 .map(|i| i.after.clone());
-            let kept = self.store.call(move |s| s.write_events(&rows)).await?;
+            // The page's round sums first (marked counted in their transaction): a walk
+            // killed between the two writes the page again and counts nothing twice.
+            let kept = self
+                .store
+                .call(move |s| {
+                    s.add_rounds(&rows)?;
+                    s.write_events(&rows)
+                })
+                .await?;
             counts.kept += kept;
             counts.pages += 1;
             if let Some(halt) = halt {

@@ -251,11 +251,11 @@ fn an_index_of_schema_6_is_refused_by_readers_and_migrated_in_place_keeping_its_
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 6 to schema 7")
+        err.contains("migrated the index from schema 6 to schema 8")
             && err.contains("a table for each update's events"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 7);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 8);
     assert_eq!(kept(&index), before);
     let conn = rusqlite::Connection::open(&index).expect("opens");
     let tables: i64 = conn

@@ -48,6 +48,7 @@ mod index_pairs;
 mod index_pg;
 mod index_prefix;
 mod index_reports;
+mod index_rounds;
 mod index_verify;
 mod is_terms;
 mod layering;

@@ -7,6 +7,7 @@
 //! - `status`: the index's bookkeeping as JSON.
 //! - `search`: fielded terms over the key tables, newest first, as JSON Lines.
 //! - `prune`: drops the updates recorded before a time.
+//! - `rounds`: per mining round, the index's figures beside what each scan serves.
 //!
 //! The store is only reached through [`IndexReader`] and [`IndexWriter`] calls run on a
 //! blocking thread ([`Shared`]).
@@ -16,11 +17,13 @@
 //! sync.rs      index sync: the engine driven, its outcome
 //! verify.rs    index verify: the engine driven, its report
 //! progress.rs  the engine's observer: warnings and progress lines on stderr
+//! rounds.rs   index rounds: the per-round summary and each scan's answers
 //! status.rs, search.rs, prune.rs   the other commands
 //! ```
 
 mod progress;
 mod prune;
+mod rounds;
 mod search;
 mod status;
 mod sync;
@@ -196,6 +199,24 @@ pub async fn run_with(
                 return EXIT_USAGE;
             };
             answer(prune(location, micros, err).await, out, err)
+        }
+        IndexCommand::Rounds {
+            from,
+            until,
+            party,
+            no_scans,
+            request_rate,
+            timeout,
+        } => {
+            let ask = rounds::RoundsAsk {
+                from: *from,
+                until: *until,
+                party: party.as_deref(),
+                no_scans: *no_scans,
+                rate: request_rate.unwrap_or(settings.network.request_rate),
+                timeout: *timeout,
+            };
+            rounds::rounds(location, settings, &ask, out, err).await
         }
         IndexCommand::Search {
             query,

@@ -29,6 +29,7 @@
 mod connect;
 mod pairs;
 mod read;
+mod rounds;
 mod schema;
 mod search;
 mod write;
@@ -248,6 +249,15 @@ impl IndexReader for PgIndex {
     }
 
     super::reads::engine_reads!(mark: '$', bytewise: " COLLATE \"C\"");
+
+    fn rounds(
+        &mut self,
+        from: Option<i64>,
+        until: Option<i64>,
+        party: Option<&str>,
+    ) -> Result<Vec<crate::model::index::rounds::RoundSummary>, StoreError> {
+        self.read_rounds(from, until, party)
+    }
 }
 
 impl IndexWriter for PgIndex {
@@ -299,6 +309,21 @@ impl IndexWriter for PgIndex {
             tx.commit()?;
             Ok(kept)
         })
+    }
+
+    fn count_rounds(
+        &mut self,
+        rows: &[(String, crate::model::index::rounds::Contribution)],
+    ) -> Result<u64, StoreError> {
+        self.write_rounds(rows)
+    }
+
+    fn uncounted_events(
+        &mut self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<(i64, String)>, StoreError> {
+        self.read_uncounted(after, limit)
     }
 
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {

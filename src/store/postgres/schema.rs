@@ -121,7 +121,7 @@ CREATE TABLE IF NOT EXISTS sync_heartbeat (
 "#;
 
 /// The index's tables (for its size).
-pub const TABLES: [&str; 13] = [
+pub const TABLES: [&str; 16] = [
     "meta",
     "updates",
     "terms",
@@ -134,6 +134,9 @@ pub const TABLES: [&str; 13] = [
     "dictionaries",
     "hub_bits",
     "events",
+    "rounds",
+    "round_parties",
+    "rounds_counted",
     "sync_heartbeat",
 ];
 
@@ -201,6 +204,9 @@ impl PgIndex {
                 }
                 _ => {}
             }
+            // Schema 8: the per-round summary (built from the kept events by the next events
+            // walk when there are some).
+            super::rounds::rounds_step(&mut tx).map_err(|e| target.error(&e))?;
             if older.is_some_and(|v| v < 6) {
                 tx.batch_execute(MIGRATE_5_TO_6)
                     .map_err(|e| target.error(&e))?;

@@ -13,6 +13,7 @@
 mod checkpoint;
 mod pairs;
 mod read;
+mod rounds;
 mod schema;
 mod search;
 #[cfg(test)]
@@ -120,6 +121,15 @@ impl IndexReader for SqliteIndex {
     }
 
     super::reads::engine_reads!(mark: '?', bytewise: "");
+
+    fn rounds(
+        &mut self,
+        from: Option<i64>,
+        until: Option<i64>,
+        party: Option<&str>,
+    ) -> Result<Vec<crate::model::index::rounds::RoundSummary>, StoreError> {
+        self.read_rounds(from, until, party)
+    }
 }
 
 impl IndexWriter for SqliteIndex {
@@ -183,6 +193,21 @@ impl IndexWriter for SqliteIndex {
         tx.commit().map_err(|e| engine_error(&path, &e))?;
         self.after_commit()?;
         Ok(kept)
+    }
+
+    fn count_rounds(
+        &mut self,
+        rows: &[(String, crate::model::index::rounds::Contribution)],
+    ) -> Result<u64, StoreError> {
+        self.write_rounds(rows)
+    }
+
+    fn uncounted_events(
+        &mut self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<(i64, String)>, StoreError> {
+        self.read_uncounted(after, limit)
     }
 
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {

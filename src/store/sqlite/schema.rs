@@ -326,6 +326,7 @@ impl SqliteIndex {
                 .and_then(|()| tx.execute_batch(pairs::CREATE))
                 .and_then(|()| tx.execute_batch(DICTIONARIES))
                 .and_then(|()| tx.execute_batch(EVENTS))
+                .and_then(|()| super::rounds::rounds_step(&tx))
                 .map_err(|e| engine_error(path, &e))?;
             tx.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1')",
@@ -400,6 +401,12 @@ impl SqliteIndex {
                 .map_err(|e| engine_error(&path, &e))?;
             done.push(
                 "a table for each update's events (verdict, traffic summary, app activity), filled by `index sync --events` without fetching the bodies again".to_owned(),
+            );
+        }
+        if found < 8 {
+            super::rounds::rounds_step(&tx).map_err(|e| engine_error(&path, &e))?;
+            done.push(
+                "the per-round summary of the kept events (app activity, traffic cost), built from them by the next `index sync`".to_owned(),
             );
         }
         if found < 4 {
