@@ -156,3 +156,54 @@ pub(super) fn summaries(
     };
     crate::model::index::rounds::RoundSummary::assemble(rounds, parties)
 }
+
+/// The rows of the summary an engine reads: the rounds (number, sums) in order and the
+/// providers' parts (round, party, weight, records).
+pub(super) type SummaryRows = (
+    Vec<(i64, crate::model::index::rounds::RoundSums)>,
+    Vec<(i64, String, i64, i64)>,
+);
+
+/// The summary's reads every engine answers with its own `read_rounds(from, until, party)`
+/// ([`SummaryRows`]): the [`super::IndexReader::rounds`] method, written once for both engines.
+macro_rules! engine_round_reads {
+    () => {
+        fn rounds(
+            &mut self,
+            from: Option<i64>,
+            until: Option<i64>,
+            party: Option<&str>,
+        ) -> Result<Vec<$crate::model::index::rounds::RoundSummary>, StoreError> {
+            let (rounds, parties) =
+                self.read_rounds(from.unwrap_or(i64::MIN), until.unwrap_or(i64::MAX), party)?;
+            Ok($crate::store::rounds::summaries(
+                rounds,
+                parties,
+                party.is_some(),
+            ))
+        }
+    };
+}
+
+/// The summary's writes every engine answers with its own `write_rounds(rows)` and
+/// `read_uncounted(after, limit)`: the [`super::IndexWriter`] methods, written once.
+macro_rules! engine_round_writes {
+    () => {
+        fn count_rounds(
+            &mut self,
+            rows: &[(String, $crate::model::index::rounds::Contribution)],
+        ) -> Result<u64, StoreError> {
+            self.write_rounds(rows)
+        }
+
+        fn uncounted_events(
+            &mut self,
+            after: i64,
+            limit: usize,
+        ) -> Result<Vec<(i64, String)>, StoreError> {
+            self.read_uncounted(after, i64::try_from(limit).unwrap_or(i64::MAX))
+        }
+    };
+}
+
+pub(super) use {engine_round_reads, engine_round_writes};

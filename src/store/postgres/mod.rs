@@ -250,14 +250,7 @@ impl IndexReader for PgIndex {
 
     super::reads::engine_reads!(mark: '$', bytewise: " COLLATE \"C\"");
 
-    fn rounds(
-        &mut self,
-        from: Option<i64>,
-        until: Option<i64>,
-        party: Option<&str>,
-    ) -> Result<Vec<crate::model::index::rounds::RoundSummary>, StoreError> {
-        self.read_rounds(from, until, party)
-    }
+    super::rounds::engine_round_reads!();
 }
 
 impl IndexWriter for PgIndex {
@@ -311,20 +304,7 @@ impl IndexWriter for PgIndex {
         })
     }
 
-    fn count_rounds(
-        &mut self,
-        rows: &[(String, crate::model::index::rounds::Contribution)],
-    ) -> Result<u64, StoreError> {
-        self.write_rounds(rows)
-    }
-
-    fn uncounted_events(
-        &mut self,
-        after: i64,
-        limit: usize,
-    ) -> Result<Vec<(i64, String)>, StoreError> {
-        self.read_uncounted(after, limit)
-    }
+    super::rounds::engine_round_writes!();
 
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.set_meta(key, value)

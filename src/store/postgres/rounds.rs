@@ -4,8 +4,8 @@
 use postgres::GenericClient;
 
 use super::{PgIndex, StoreError};
-use crate::model::index::rounds::{Contribution, RoundSummary, RoundSums, RoundsDelta};
-use crate::store::rounds::{BUILT_KEY, POSTGRES};
+use crate::model::index::rounds::{Contribution, RoundSums, RoundsDelta};
+use crate::store::rounds::{BUILT_KEY, POSTGRES, SummaryRows};
 
 /// Schema 8's step: the summary's tables, made when a database is created and by the 7 → 8
 /// migration (idempotent); an index without events has its (empty) summary built already.
@@ -88,20 +88,18 @@ impl PgIndex {
     pub(super) fn read_uncounted(
         &mut self,
         after: i64,
-        limit: usize,
+        limit: i64,
     ) -> Result<Vec<(i64, String)>, StoreError> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = self.with(|c| c.query(&POSTGRES.uncounted(), &[&after, &limit]))?;
         Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
     pub(super) fn read_rounds(
         &mut self,
-        from: Option<i64>,
-        until: Option<i64>,
+        from: i64,
+        until: i64,
         party: Option<&str>,
-    ) -> Result<Vec<RoundSummary>, StoreError> {
-        let (from, until) = (from.unwrap_or(i64::MIN), until.unwrap_or(i64::MAX));
+    ) -> Result<SummaryRows, StoreError> {
         let (rounds, parties) = self.with(|c| {
             let mut tx = c.build_transaction().read_only(true).start()?;
             let rounds = tx.query(&POSTGRES.read_rounds(), &[&from, &until])?;
@@ -132,10 +130,6 @@ impl PgIndex {
             .into_iter()
             .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
             .collect();
-        Ok(crate::store::rounds::summaries(
-            rounds,
-            parties,
-            party.is_some(),
-        ))
+        Ok((rounds, parties))
     }
 }

@@ -122,14 +122,7 @@ impl IndexReader for SqliteIndex {
 
     super::reads::engine_reads!(mark: '?', bytewise: "");
 
-    fn rounds(
-        &mut self,
-        from: Option<i64>,
-        until: Option<i64>,
-        party: Option<&str>,
-    ) -> Result<Vec<crate::model::index::rounds::RoundSummary>, StoreError> {
-        self.read_rounds(from, until, party)
-    }
+    super::rounds::engine_round_reads!();
 }
 
 impl IndexWriter for SqliteIndex {
@@ -195,20 +188,7 @@ impl IndexWriter for SqliteIndex {
         Ok(kept)
     }
 
-    fn count_rounds(
-        &mut self,
-        rows: &[(String, crate::model::index::rounds::Contribution)],
-    ) -> Result<u64, StoreError> {
-        self.write_rounds(rows)
-    }
-
-    fn uncounted_events(
-        &mut self,
-        after: i64,
-        limit: usize,
-    ) -> Result<Vec<(i64, String)>, StoreError> {
-        self.read_uncounted(after, limit)
-    }
+    super::rounds::engine_round_writes!();
 
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.set_meta(key, value)

@@ -4,8 +4,8 @@
 use rusqlite::{OptionalExtension, params};
 
 use super::{SqliteIndex, StoreError, engine_error};
-use crate::model::index::rounds::{Contribution, RoundSummary, RoundSums, RoundsDelta};
-use crate::store::rounds::{BUILT_KEY, SQLITE};
+use crate::model::index::rounds::{Contribution, RoundSums, RoundsDelta};
+use crate::store::rounds::{BUILT_KEY, SQLITE, SummaryRows};
 
 /// Schema 8's step: the summary's tables, made when a file is created and by the 7 → 8
 /// migration (idempotent); an index without events has its (empty) summary built already.
@@ -91,9 +91,8 @@ impl SqliteIndex {
     pub(super) fn read_uncounted(
         &mut self,
         after: i64,
-        limit: usize,
+        limit: i64,
     ) -> Result<Vec<(i64, String)>, StoreError> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut stmt = self
             .conn
             .prepare_cached(&SQLITE.uncounted())
@@ -105,11 +104,10 @@ impl SqliteIndex {
 
     pub(super) fn read_rounds(
         &mut self,
-        from: Option<i64>,
-        until: Option<i64>,
+        from: i64,
+        until: i64,
         party: Option<&str>,
-    ) -> Result<Vec<RoundSummary>, StoreError> {
-        let (from, until) = (from.unwrap_or(i64::MIN), until.unwrap_or(i64::MAX));
+    ) -> Result<SummaryRows, StoreError> {
         let tx = self
             .conn
             .unchecked_transaction()
@@ -144,10 +142,6 @@ impl SqliteIndex {
             })
             .map_err(|e| engine_error(&self.path, &e))?;
         drop(tx);
-        Ok(crate::store::rounds::summaries(
-            rounds,
-            parties,
-            party.is_some(),
-        ))
+        Ok((rounds, parties))
     }
 }
