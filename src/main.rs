@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use cantonscope::cli::{Cli, Command, OutputFormat, ScanCommand};
+use cantonscope::cli::{Cli, Command, IndexCommand, OutputFormat, ScanCommand};
 use cantonscope::config::{self, Settings};
 use cantonscope::demo::{DemoConfig, DemoHandle};
 use cantonscope::headless::{self, ApiCommand, EXIT_USAGE, table};
@@ -78,9 +78,11 @@ fn main() -> ExitCode {
             _ => None,
         }
     });
-    if cli.global.output == Some(OutputFormat::Csv) && table.is_none() {
+    // (`index rounds` writes its csv itself.)
+    let rounds = matches!(&cli.command, Some(Command::Index(a)) if matches!(a.command, IndexCommand::Rounds { .. }));
+    if cli.global.output == Some(OutputFormat::Csv) && table.is_none() && !rounds {
         return fail(
-            "cantonscope: --output csv is for `index stats` only",
+            "cantonscope: --output csv is for `index stats` and `index rounds` only",
             EXIT_USAGE,
         );
     }
@@ -136,6 +138,7 @@ fn main() -> ExitCode {
             use std::io::IsTerminal;
             let format = match cli.global.output {
                 Some(OutputFormat::Prometheus) => headless::check::CheckOutput::Prometheus,
+                // (csv is refused above)
                 Some(OutputFormat::Json | OutputFormat::Csv) => headless::check::CheckOutput::Json,
                 Some(OutputFormat::Table) => headless::check::CheckOutput::Table,
                 None if std::io::stdout().is_terminal() => headless::check::CheckOutput::Table,
@@ -151,6 +154,15 @@ fn main() -> ExitCode {
             "cantonscope: --output prometheus is for `check` only",
             EXIT_USAGE,
         ),
+        Some(Command::Index(args))
+            if cli.global.output == Some(OutputFormat::Csv)
+                && matches!(args.command, IndexCommand::Rounds { .. }) =>
+        {
+            output_csv(&table::INDEX_ROUNDS, |out| {
+                let mut err = std::io::stderr().lock();
+                runtime.block_on(headless::index::run(args, &settings, out, &mut err))
+            })
+        }
         Some(Command::Governance(command)) => output(table, |out| {
             let mut err = std::io::stderr().lock();
             runtime.block_on(headless::governance::run(command, &settings, out, &mut err))
@@ -328,6 +340,19 @@ fn output_with(
     };
     let text = table::render_with(&view, &json, extra);
     // A reader that stops early (`| head`) is no failure.
+    let _ = std::io::stdout()
+        .lock()
+        .write_all(text.as_deref().unwrap_or(&json).as_bytes());
+    exit_code(code)
+}
+
+/// A command's JSON as CSV ([`table::render_csv`]; the JSON itself when it is not of that
+/// shape: an error's).
+fn output_csv(view: &table::View, run: impl FnOnce(&mut dyn Write) -> i32) -> ExitCode {
+    let mut json = Vec::new();
+    let code = run(&mut json);
+    let json = String::from_utf8_lossy(&json);
+    let text = table::render_csv(view, &json);
     let _ = std::io::stdout()
         .lock()
         .write_all(text.as_deref().unwrap_or(&json).as_bytes());

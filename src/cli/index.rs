@@ -24,7 +24,9 @@ Exit codes:
      page holding it is not written. Also: the history was rewritten under the index.
      verify: a stored update differs from what --verify scans agree on (another digest,
      missing from the index, or kept where the scans have none; the first is named), or
-     the scans disagree among themselves with no version held by enough of them
+     the scans disagree among themselves with no version held by enough of them.
+     rounds: a scan's activity totals differ from the index's figures of a whole round,
+     or no root hash of a round is served by f + 1 scans
   6  sync, verify: not enough scans to verify with (fewer than --verify answered);
      verify: nothing differs but stored updates have fewer than --verify scans serving
      them yet (outcome unchecked: the scans trail the index; verify again later)
@@ -209,6 +211,38 @@ pub enum IndexCommand {
         /// Up to this day, inclusive [default: the last day of the index].
         #[arg(long, value_name = "DATE", allow_hyphen_values = true, value_parser = super::values::parse_day)]
         until: Option<i64>,
+    },
+    /// Per mining round, computed from the kept events alone (the CIP-104 app activity
+    /// records' total weight, records and active providers, the heaviest providers, the
+    /// traffic cost of the round's verdicts, its time span), beside what each scan serves for
+    /// it on /v0/internal/reward-accounting-process/rounds/{n}/activity-totals and
+    /// .../root-hash: agree, differ or not served (undetermined, cannot provide, 404, 501 are
+    /// states) per scan. A round is closed two rounds before the newest the index holds, and
+    /// compared only when the index holds it whole; a root hash no f + 1 scans serve, or a
+    /// scan's totals other than the index's, is a divergence (exit 5). Without a scan (none
+    /// configured, none reachable, --no-scans) the figures alone, saying the scans were not
+    /// asked. --output table|json|csv.
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Rounds {
+        /// The first round [default: the oldest the index holds].
+        #[arg(long, value_name = "N")]
+        from: Option<i64>,
+        /// The last round [default: the newest the index holds].
+        #[arg(long, value_name = "N")]
+        until: Option<i64>,
+        /// One provider's history: the rounds this party has app activity in, and its part.
+        #[arg(long, value_name = "PARTY")]
+        party: Option<String>,
+        /// Do not ask the scans (the index's figures alone).
+        #[arg(long)]
+        no_scans: bool,
+        /// Request budget per scan, requests per second [default: scan_request_rate of the
+        /// profile, else 10].
+        #[arg(long, value_name = "N", value_parser = parse_request_rate)]
+        request_rate: Option<f64>,
+        /// Timeout of each request.
+        #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout)]
+        timeout: Duration,
     },
     /// The updates matching every term, newest first, as JSON Lines (the History export's row
     /// fields). Terms: party:P template:T choice:C (exact; party:HINT every party HINT::…,

@@ -86,7 +86,8 @@ pub struct GlobalArgs {
     /// (overrides $CANTONSCOPE_MAX_RESPONSE_MIB).
     #[arg(long, global = true, value_name = "MIB", value_parser = parse_max_response_mib)]
     pub max_response_mib: Option<u32>,
-    /// How the headless commands print: a table for a person, or JSON for scripts [default:
+    /// How the headless commands print: a table for a person, or JSON for scripts (csv:
+    /// `index rounds`) [default:
     /// table when stdout is a terminal and the command has a table form, else json].
     #[arg(long, global = true, value_enum, value_name = "FORMAT")]
     pub output: Option<OutputFormat>,
@@ -101,7 +102,7 @@ pub enum OutputFormat {
     Json,
     /// The Prometheus text exposition format (`check` only).
     Prometheus,
-    /// Comma-separated values with a header (`index stats` only).
+    /// Comma-separated values with a header (`index stats` and `index rounds` only).
     Csv,
 }
 

@@ -273,6 +273,34 @@ pub const INDEX_SEARCH: View = View {
 };
 
 /// `index verify`'s report.
+/// `index rounds` (and its `--output csv`, the same columns whole).
+pub const INDEX_ROUNDS: View = View {
+    summary: &[
+        ("index", "/index"),
+        ("party", "/party"),
+        ("scans not asked", "/scans_not_asked_because"),
+        ("f + 1", "/f_plus_one"),
+        ("divergences", "/divergences"),
+        ("differing scans", "/differing_scans"),
+    ],
+    rows: Some("/rounds"),
+    columns: &[
+        ("ROUND", "/round"),
+        ("CHECK", "/check"),
+        ("WEIGHT", "/weight"),
+        ("RECORDS", "/records"),
+        ("PARTIES", "/active_parties"),
+        ("TRAFFIC COST", "/traffic_cost"),
+        ("UPDATES", "/updates"),
+        ("FIRST", "/first_time"),
+        ("LAST", "/last_time"),
+        ("TOP PROVIDER", "/top_provider"),
+        ("ROOT HASH", "/root_hash"),
+        ("DIFFERING", "/differing_scans"),
+    ],
+    custom: None,
+};
+
 pub const INDEX_VERIFY: View = View {
     summary: &[
         ("outcome", "/outcome"),
@@ -607,6 +635,7 @@ pub fn view_for(command: &Command) -> Option<View> {
             IndexCommand::Verify { .. } => INDEX_VERIFY,
             IndexCommand::Show { .. } => super::index::SHOW_VIEW,
             IndexCommand::Stats { .. } => INDEX_STATS,
+            IndexCommand::Rounds { .. } => INDEX_ROUNDS,
             _ => return None,
         },
         Command::Node(_) => NODE_ALERTS,
@@ -769,6 +798,48 @@ pub fn render(view: &View, text: &str) -> Option<String> {
         }
     }
     out.push_str(&grid(view.columns, &rows));
+    Some(out)
+}
+
+/// `text` (one JSON document with the view's rows) as CSV: a header, then a row per row of
+/// the view, every value whole (server text sanitised; one that a spreadsheet would take for a
+/// formula quoted with a leading `'`); `None` when it is not JSON of that shape.
+pub fn render_csv(view: &View, text: &str) -> Option<String> {
+    let doc: Value = serde_json::from_str(text).ok()?;
+    let rows = doc.pointer(view.rows?)?.as_array()?;
+    let field = |text: &str| {
+        let text = match text.chars().next() {
+            Some('=' | '+' | '-' | '@') if text.parse::<f64>().is_err() => format!("'{text}"),
+            _ => text.to_owned(),
+        };
+        if text.contains([',', '"', '\n']) {
+            format!("\"{}\"", text.replace('"', "\"\""))
+        } else {
+            text
+        }
+    };
+    let mut out = view
+        .columns
+        .iter()
+        .map(|(h, _)| field(&h.to_ascii_lowercase()))
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push('\n');
+    for row in rows {
+        let cells: Vec<String> = view
+            .columns
+            .iter()
+            .map(|(_, p)| {
+                field(
+                    &row.pointer(p)
+                        .map(|v| cell_of(v, 1 << 16))
+                        .unwrap_or_default(),
+                )
+            })
+            .collect();
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
     Some(out)
 }
 

@@ -118,9 +118,7 @@ impl Engine<'_> {
                 },
                 parts,
                 digest,
-                verdict_only: fields
-                    .get("update")
-                    .is_none_or(|raw| raw.get() == "null"),
+                verdict_only: fields.get("update").is_none_or(|raw| raw.get() == "null"),
             });
         }
         Ok(EventsOf { scan, items })
@@ -139,6 +137,17 @@ impl Engine<'_> {
     /// The walk of [`Self::sync_events`].
     async fn walk_events(&self) -> Result<EventsCounts, Halt> {
         let mut counts = EventsCounts::default();
+        // An index migrated with events kept gets their per-round summary once.
+        if let Some(n) = self
+            .store
+            .call(crate::store::IndexWriter::build_rounds)
+            .await?
+            && n > 0
+        {
+            self.say(&format!(
+                "built the per-round summary from the {n} updates' events the index keeps"
+            ));
+        }
         let todo = self
             .store
             .call(crate::store::IndexWriter::events_todo)
@@ -273,7 +282,15 @@ impl Engine<'_> {
                 .items
                 .get(walked.max(1) - 1)
                 .map(|i| i.after.clone());
-            let kept = self.store.call(move |s| s.write_events(&rows)).await?;
+            // The page's round sums first (marked counted in their transaction): a walk
+            // killed between the two writes the page again and counts nothing twice.
+            let kept = self
+                .store
+                .call(move |s| {
+                    s.add_rounds(&rows)?;
+                    s.write_events(&rows)
+                })
+                .await?;
             counts.kept += kept;
             counts.pages += 1;
             self.record_events_findings(outvoted, halt.as_ref()).await?;

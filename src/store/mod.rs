@@ -36,6 +36,9 @@
 //!           many updates (with bodies, with events) it counted (`index stats`: [`stats`])
 //! daily_actors (day, kind, name): the day's distinct active parties and validators, for the
 //!           distinct counts of a range
+//! rounds, round_parties, rounds_counted  the per-round sums of the kept events (app
+//!           activity weight per provider, traffic cost, time span), added as events are
+//!           written ([`rounds`]): what `index rounds` reads
 //! sync_heartbeat  the running sync (pid, host, start, last beat), for other processes
 //! meta      schema and summary versions, the network (DSO party, synchronizer), the last sync
 //! ```
@@ -56,6 +59,7 @@ pub mod lock;
 pub mod newest;
 mod postgres;
 mod reads;
+pub mod rounds;
 mod sqlite;
 pub mod stats;
 mod write;
@@ -539,6 +543,21 @@ pub trait IndexReader: Send {
 
     /// The distinct active parties and validators of the days `from..=until`.
     fn stats_distinct(&mut self, from: i64, until: i64) -> Result<(i64, i64), StoreError>;
+    /// The rounds numbered `from..=until` (`None`: unbounded) as the per-round summary keeps
+    /// them, in order, each with its heaviest providers; with `party`, only the rounds that
+    /// provider has app activity in, and only its part ([`rounds`]).
+    fn rounds(
+        &mut self,
+        from: Option<i64>,
+        until: Option<i64>,
+        party: Option<&str>,
+    ) -> Result<Vec<crate::model::index::rounds::RoundSummary>, StoreError>;
+
+    /// Whether the per-round summary covers every kept event (an index migrated with events
+    /// gets it at its next events walk: [`IndexWriter::build_rounds`]).
+    fn rounds_built(&mut self) -> Result<bool, StoreError> {
+        Ok(self.meta_get(rounds::BUILT_KEY)?.as_deref() == Some("1"))
+    }
 
     /// What opening the index did that the user should hear of (an older schema migrated),
     /// each once.
@@ -723,6 +742,70 @@ pub trait IndexWriter: IndexReader {
         &mut self,
         figures: &crate::model::index::stats::DayFigures,
     ) -> Result<(), StoreError>;
+    /// Adds what `rows` (updates kept, by id, with their events' contributions) bring to the
+    /// per-round summary, in one transaction: an update already counted, or one the index does
+    /// not keep, adds nothing. Returns how many were counted now.
+    fn count_rounds(
+        &mut self,
+        rows: &[(String, crate::model::index::rounds::Contribution)],
+    ) -> Result<u64, StoreError>;
+
+    /// At most `limit` updates (seq, id) after seq `after` whose events are kept but not
+    /// counted in the per-round summary, in seq order.
+    fn uncounted_events(
+        &mut self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<(i64, String)>, StoreError>;
+
+    /// Adds a page of events rows to the per-round summary (called before
+    /// [`IndexWriter::write_events`] keeps them: see [`rounds`]).
+    fn add_rounds(&mut self, rows: &[EventsRow]) -> Result<u64, StoreError> {
+        let contributions: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.update_id.clone(),
+                    crate::model::index::rounds::Contribution::of(
+                        r.round_number,
+                        r.traffic_summary.as_deref(),
+                        r.app_activity_records.as_deref(),
+                    ),
+                )
+            })
+            .collect();
+        self.count_rounds(&contributions)
+    }
+
+    /// Builds the per-round summary from the events kept before it existed (an index migrated
+    /// to schema 8), once: `None` when it was built already, else how many updates were
+    /// counted.
+    fn build_rounds(&mut self) -> Result<Option<u64>, StoreError> {
+        if self.rounds_built()? {
+            return Ok(None);
+        }
+        let (mut after, mut counted) = (0, 0);
+        loop {
+            let batch = self.uncounted_events(after, 1000)?;
+            let Some(last) = batch.last() else { break };
+            after = last.0;
+            let mut rows = Vec::with_capacity(batch.len());
+            for (_, id) in batch {
+                let kept = self.kept_events(&id)?;
+                let c = kept.map_or_else(Default::default, |k| {
+                    crate::model::index::rounds::Contribution::of(
+                        k.round_number,
+                        k.traffic_summary.as_deref(),
+                        k.app_activity_records.as_deref(),
+                    )
+                });
+                rows.push((id, c));
+            }
+            counted += self.count_rounds(&rows)?;
+        }
+        self.meta_set(rounds::BUILT_KEY, "1")?;
+        Ok(Some(counted))
+    }
 
     /// Sets a value of the meta table.
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError>;

@@ -46,6 +46,7 @@ const TESTS: &[&str] = &[
     "a_postgres_index_of_schema_7_is_migrated_its_events_repacked_and_read_back_as_kept",
     "index_show_on_postgres_prints_the_kept_events_as_the_scans_served_them",
     "index_stats_on_postgres_equal_what_the_demos_own_pages_count",
+    "rounds_on_postgres_equal_the_sqlite_rounds_and_name_the_same_diverging_scan",
 ];
 
 /// The restart test restarts the one server: the others hold this for reading while they run.
@@ -1299,4 +1300,58 @@ fn index_stats_on_postgres_equal_what_the_demos_own_pages_count() {
     let again: Value = serde_json::from_str(&again).expect("JSON");
     assert_eq!(again["days_counted"].as_u64(), Some(0), "{again}");
     assert_eq!(again["totals"], doc["totals"]);
+}
+
+#[test]
+fn rounds_on_postgres_equal_the_sqlite_rounds_and_name_the_same_diverging_scan() {
+    let Some((db, _server)) = database("rounds") else {
+        return;
+    };
+    let url = crate::index_rounds::demo_url();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sqlite = dir.path().join("index.sqlite");
+    let sqlite_at = sqlite.to_str().expect("utf-8");
+    for at in [db.url.as_str(), sqlite_at] {
+        let (code, _, err) = sync(dir.path(), &url, at, &["--from", "begin", "--verify", "2"]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let of = |at: &str, extra: &[&str]| {
+        let (code, out, err) = crate::index_rounds::rounds(dir.path(), &url, at, extra);
+        let mut doc: Value = serde_json::from_str(&out).expect("JSON");
+        doc["index"] = Value::Null;
+        (code, doc, err)
+    };
+    // The figures alone: the same on both engines (the rounds both hold whole: the demo keeps
+    // making updates).
+    let whole = |doc: &Value| -> Vec<Value> {
+        doc["rounds"]
+            .as_array()
+            .expect("rounds")
+            .iter()
+            .filter(|r| r["whole"] == true)
+            .cloned()
+            .collect()
+    };
+    let (code, on_pg, err) = of(&db.url, &["--no-scans"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, on_sqlite, _) = of(sqlite_at, &["--no-scans"]);
+    let n = whole(&on_pg).len().min(whole(&on_sqlite).len());
+    assert!(n > 100, "{n} whole rounds");
+    assert_eq!(whole(&on_pg)[..n], whole(&on_sqlite)[..n]);
+    // Asked of the scans around the first round with app activity: the same diverging scan
+    // named, exit 5, on both.
+    let first = whole(&on_pg)
+        .iter()
+        .find(|r| r["records"] != 0)
+        .and_then(|r| r["round"].as_i64())
+        .expect("a round with records");
+    let (from, until) = ((first - 1).to_string(), (first + 4).to_string());
+    let range = ["--from", from.as_str(), "--until", until.as_str()];
+    let (pg_code, on_pg, err) = of(&db.url, &range);
+    let (sqlite_code, on_sqlite, _) = of(sqlite_at, &range);
+    assert_eq!(pg_code, 5, "{err}");
+    assert_eq!(sqlite_code, 5);
+    assert_eq!(on_pg["rounds"], on_sqlite["rounds"]);
+    assert_eq!(on_pg["differing_scans"].as_array().map(Vec::len), Some(1));
+    assert_eq!(on_pg["differing_scans"], on_sqlite["differing_scans"]);
 }

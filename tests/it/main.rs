@@ -49,6 +49,7 @@ mod index_pairs;
 mod index_pg;
 mod index_prefix;
 mod index_reports;
+mod index_rounds;
 mod index_show;
 mod index_stats;
 mod index_verdicts;

@@ -9,6 +9,7 @@
 //! - `show`: one kept update, its events parts and the scans that confirmed each.
 //! - `prune`: drops the updates recorded before a time.
 //! - `stats`: totals and a daily series computed from the index (its per-day summary).
+//! - `rounds`: per mining round, the index's figures beside what each scan serves.
 //!
 //! The store is only reached through [`IndexReader`] and [`IndexWriter`] calls run on a
 //! blocking thread ([`Shared`]).
@@ -18,11 +19,13 @@
 //! sync.rs      index sync: the engine driven, its outcome
 //! verify.rs    index verify: the engine driven, its report
 //! progress.rs  the engine's observer: warnings and progress lines on stderr
+//! rounds.rs   index rounds: the per-round summary and each scan's answers
 //! status.rs, search.rs, show.rs, prune.rs, stats.rs   the other commands
 //! ```
 
 mod progress;
 mod prune;
+mod rounds;
 mod search;
 mod show;
 mod stats;
@@ -207,6 +210,24 @@ pub async fn run_with(
                 return EXIT_USAGE;
             };
             answer(prune(location, micros, err).await, out, err)
+        }
+        IndexCommand::Rounds {
+            from,
+            until,
+            party,
+            no_scans,
+            request_rate,
+            timeout,
+        } => {
+            let ask = rounds::RoundsAsk {
+                from: *from,
+                until: *until,
+                party: party.as_deref(),
+                no_scans: *no_scans,
+                rate: request_rate.unwrap_or(settings.network.request_rate),
+                timeout: *timeout,
+            };
+            rounds::rounds(location, settings, &ask, out, err).await
         }
         IndexCommand::Search {
             query,

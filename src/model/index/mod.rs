@@ -13,6 +13,7 @@ mod canonical;
 pub mod pack;
 pub mod query;
 pub mod read;
+pub mod rounds;
 pub mod stats;
 pub mod terms;
 pub mod verify;

@@ -29,6 +29,7 @@
 mod connect;
 mod pairs;
 mod read;
+mod rounds;
 mod schema;
 mod search;
 mod stats;
@@ -252,6 +253,8 @@ impl IndexReader for PgIndex {
 
     super::reads::engine_reads!(mark: '$', bytewise: " COLLATE \"C\"");
     super::stats::stats_reads!();
+
+    super::rounds::engine_round_reads!();
 }
 
 impl IndexWriter for PgIndex {
@@ -364,6 +367,7 @@ impl IndexWriter for PgIndex {
     ) -> Result<(), StoreError> {
         self.write_day(figures)
     }
+    super::rounds::engine_round_writes!();
 
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.set_meta(key, value)

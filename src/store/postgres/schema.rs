@@ -249,7 +249,7 @@ CREATE INDEX IF NOT EXISTS verdict_events_position ON verdict_events (migration_
 ";
 
 /// The index's tables (for its size).
-pub const TABLES: [&str; 17] = [
+pub const TABLES: [&str; 20] = [
     "meta",
     "updates",
     "terms",
@@ -266,6 +266,9 @@ pub const TABLES: [&str; 17] = [
     "verdict_events",
     "daily_stats",
     "daily_actors",
+    "rounds",
+    "round_parties",
+    "rounds_counted",
     "sync_heartbeat",
 ];
 
@@ -352,6 +355,9 @@ impl PgIndex {
                 )
                 .map_err(|e| target.error(&e))?;
             }
+            // Schema 8: the per-round summary (built from the kept events by the next events
+            // walk when there are some).
+            super::rounds::rounds_step(&mut tx).map_err(|e| target.error(&e))?;
             if older.is_some_and(|v| v < 6) {
                 tx.batch_execute(MIGRATE_5_TO_6)
                     .map_err(|e| target.error(&e))?;

@@ -13,6 +13,7 @@
 mod checkpoint;
 mod pairs;
 mod read;
+mod rounds;
 mod schema;
 mod search;
 mod stats;
@@ -124,6 +125,8 @@ impl IndexReader for SqliteIndex {
 
     super::reads::engine_reads!(mark: '?', bytewise: "");
     super::stats::stats_reads!();
+
+    super::rounds::engine_round_reads!();
 }
 
 impl IndexWriter for SqliteIndex {
@@ -245,6 +248,7 @@ impl IndexWriter for SqliteIndex {
     ) -> Result<(), StoreError> {
         self.write_day(figures)
     }
+    super::rounds::engine_round_writes!();
 
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.set_meta(key, value)

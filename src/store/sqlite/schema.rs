@@ -448,6 +448,7 @@ impl SqliteIndex {
                 .and_then(|()| tx.execute_batch(EVENTS))
                 .and_then(|()| tx.execute_batch(VERDICT_EVENTS))
                 .and_then(|()| tx.execute_batch(super::stats::DAILY_STATS))
+                .and_then(|()| super::rounds::rounds_step(&tx))
                 .map_err(|e| engine_error(path, &e))?;
             tx.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1')",
@@ -554,6 +555,10 @@ impl SqliteIndex {
             tx.execute_batch(super::stats::DAILY_STATS)
                 .map_err(|e| engine_error(&path, &e))?;
             done.push("a per-day summary for `index stats`, filled by its first run".to_owned());
+            super::rounds::rounds_step(&tx).map_err(|e| engine_error(&path, &e))?;
+            done.push(
+                "the per-round summary of the kept events (app activity, traffic cost), built from them by the next `index sync`".to_owned(),
+            );
         }
         if found < 4 {
             done.push(

@@ -1,0 +1,139 @@
+//! `index rounds` over an index of 1,000,000 updates with their events (issue 37 §2: ≤ 1 s):
+//! the per-round summary read (every round, its providers, the heaviest first), and what
+//! keeping the summary costs a sync: the page sums added before each page of events is
+//! written, per update.
+//!
+//! The index is an SQLite file of `N` updates (minimal rows, written straight with SQL: the
+//! updates' own bench is `benches/index.rs`), then their events written page by page (1,000)
+//! as the events walk writes them, each update with a verdict of its round (40 updates a
+//! round, as the demo's: 25,000 rounds), a traffic summary and, for one in three, an app
+//! activity record of one of 60 providers. `INDEX_ROUNDS_N` sets `N` (default 1,000,000;
+//! 20,000 outside `cargo bench`).
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+
+use cantonscope::store::{self, EventsRow, Location};
+use criterion::Criterion;
+
+const PAGE: usize = 1_000;
+const PER_ROUND: usize = 40;
+const PROVIDERS: usize = 60;
+
+fn updates(path: &Path, n: usize) {
+    drop(store::open_writer(&Location::Sqlite(path.to_owned())).expect("index"));
+    let mut conn = rusqlite::Connection::open(path).expect("opens");
+    let tx = conn.transaction().expect("tx");
+    {
+        let mut insert = tx
+            .prepare(
+                "INSERT INTO updates (seq, update_id, migration_id, record_time, kind, root_action, parties, digest, chunk)
+                 VALUES (?1, ?2, 1, ?3, 'tx', '', '', x'00', 1)",
+            )
+            .expect("statement");
+        for i in 0..n {
+            let seq = i64::try_from(i).expect("fits");
+            insert
+                .execute(rusqlite::params![
+                    seq + 1,
+                    format!("1220{i:060x}"),
+                    1_700_000_000_000_000 + seq * 15_000_000
+                ])
+                .expect("insert");
+        }
+    }
+    tx.commit().expect("commit");
+}
+
+fn events_row(i: usize) -> EventsRow {
+    let round = i64::try_from(i / PER_ROUND).expect("fits");
+    let cost = 2_000 + i64::try_from(i % 977).expect("fits");
+    let records = if i.is_multiple_of(3) {
+        format!(
+            r#"{{"round_number":{round},"records":[{{"party":"provider-{}::1220abcd","weight":{cost}}}]}}"#,
+            (i * 7) % PROVIDERS
+        )
+    } else {
+        format!(r#"{{"round_number":{round},"records":[]}}"#)
+    };
+    EventsRow {
+        update_id: format!("1220{i:060x}"),
+        served: 7,
+        verdict: Some(format!(
+            r#"{{"round_number":{round},"verdict_result":"VERDICT_RESULT_ACCEPTED","mediator_group":0}}"#
+        )),
+        traffic_summary: Some(format!(
+            r#"{{"total_traffic_cost":{cost},"envelope_traffic_summaries":[]}}"#
+        )),
+        app_activity_records: Some(records),
+        round_number: Some(round),
+        verdict_result: Some("accepted".to_owned()),
+        mediator_group: Some(0),
+        digest: vec![0; 32],
+        scans: "a,b".to_owned(),
+    }
+}
+
+fn rounds_benches(c: &mut Criterion) {
+    let full = std::env::args().any(|a| a == "--bench");
+    let n: usize = std::env::var("INDEX_ROUNDS_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if full { 1_000_000 } else { 20_000 });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("rounds.sqlite");
+    let started = Instant::now();
+    updates(&path, n);
+    eprintln!(
+        "rounds bench: {n} updates written in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let mut index = store::open_writer(&Location::Sqlite(path.clone())).expect("index");
+    let (mut summing, mut writing) = (0.0, 0.0);
+    for start in (0..n).step_by(PAGE) {
+        let rows: Vec<EventsRow> = (start..(start + PAGE).min(n)).map(events_row).collect();
+        let t = Instant::now();
+        index.add_rounds(&rows).expect("sums");
+        summing += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        index.write_events(&rows).expect("events");
+        writing += t.elapsed().as_secs_f64();
+    }
+    eprintln!(
+        "rounds bench: the page sums cost {:.2} µs per update, the events' write {:.2} µs per update ({:.0} % more)",
+        summing * 1e6 / n as f64,
+        writing * 1e6 / n as f64,
+        100.0 * summing / writing
+    );
+    drop(index);
+    let mut reader = store::open_reader(&Location::Sqlite(path)).expect("reader");
+    let all = reader.rounds(None, None, None).expect("rounds");
+    eprintln!(
+        "rounds bench: {} rounds, {} records",
+        all.len(),
+        all.iter().map(|r| r.sums.records).sum::<i64>()
+    );
+    assert_eq!(all.len(), n.div_ceil(PER_ROUND));
+    let mut group = c.benchmark_group("index_rounds");
+    group.sample_size(10);
+    group.bench_function(format!("every_round_of_{n}_updates"), |b| {
+        b.iter(|| black_box(reader.rounds(None, None, None).expect("rounds")));
+    });
+    group.bench_function(format!("one_provider_of_{n}_updates"), |b| {
+        b.iter(|| {
+            black_box(
+                reader
+                    .rounds(None, None, Some("provider-7::1220abcd"))
+                    .expect("rounds"),
+            )
+        });
+    });
+    group.finish();
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    rounds_benches(&mut c);
+    c.final_summary();
+}

@@ -1,0 +1,284 @@
+//! `index rounds`: per mining round, the index's figures (its per-round summary, schema 8)
+//! beside what each scan serves for the round on the reward accounting endpoints, judged by
+//! [`crate::model::index::rounds::judge`]. The scans are asked round after round, all at
+//! once for each (each within its request budget); none asked when none is configured or
+//! reachable, or with `--no-scans`: the figures alone, and the JSON says why.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{
+    EXIT_OK, EXIT_USAGE, Location, Settings, Write, now_micros, open_reader, say, store_code,
+    write_pretty,
+};
+use crate::api::scan::{self, RoundAnswer};
+use crate::api::{ApiClient, ApiConfig, Call};
+use crate::every_scan::discovery::{ListSource, discover};
+use crate::every_scan::{Network, ScanBudget};
+use crate::model::consensus::quorum;
+use crate::model::format::format_time_micros;
+use crate::model::index::rounds::{RoundSummary, ScanRound, judge};
+use crate::store::StoreError;
+
+use super::super::network::EXIT_DEGRADED;
+
+/// What `index rounds` was asked.
+pub(super) struct RoundsAsk<'a> {
+    pub from: Option<i64>,
+    pub until: Option<i64>,
+    pub party: Option<&'a str>,
+    pub no_scans: bool,
+    pub rate: f64,
+    pub timeout: Duration,
+}
+
+/// The index's side: the rounds asked for, the newest and oldest round it holds, whether it
+/// starts at the ledger's beginning, whether its summary covers every kept event.
+struct Local {
+    rounds: Vec<RoundSummary>,
+    first: Option<i64>,
+    newest: Option<i64>,
+    from_begin: bool,
+    built: bool,
+}
+
+async fn local(
+    location: Location,
+    ask: &RoundsAsk<'_>,
+    err: &mut dyn Write,
+) -> Result<Local, StoreError> {
+    let store = open_reader(location, err).await?;
+    let (from, until, party) = (ask.from, ask.until, ask.party.map(str::to_owned));
+    store
+        .call(move |s| {
+            let rounds = s.rounds(from, until, party.as_deref())?;
+            // The index's whole reach (the summary is small).
+            let ends = s.rounds(None, None, None)?;
+            let from_begin = s
+                .chunks()?
+                .iter()
+                .any(|c| c.start.is_none() && c.cursor.is_some());
+            Ok(Local {
+                rounds,
+                first: ends.first().map(|r| r.round),
+                newest: ends.last().map(|r| r.round),
+                from_begin,
+                built: s.rounds_built()?,
+            })
+        })
+        .await
+}
+
+/// One endpoint's answer of one scan, as its state and value.
+async fn answer<T>(net: &Network, scan: usize, call: &Call<RoundAnswer<T>>) -> (String, Option<T>) {
+    let reply = net.ask(scan, call).await;
+    match &reply.result {
+        Ok(exchange) if exchange.status == 404 => {
+            (RoundAnswer::<T>::NotFound.state().to_owned(), None)
+        }
+        Ok(exchange) if exchange.status == 501 => {
+            (RoundAnswer::<T>::NotImplemented.state().to_owned(), None)
+        }
+        Ok(exchange) if exchange.is_success() => {
+            match call.decode_response(exchange.status, &exchange.headers, &exchange.body) {
+                Ok(RoundAnswer::Ok(t)) => ("ok".to_owned(), Some(t)),
+                Ok(RoundAnswer::UnknownStatus(s)) => (
+                    format!("unknown status {}", crate::api::sanitize_line(&s, 40)),
+                    None,
+                ),
+                Ok(other) => (other.state().to_owned(), None),
+                Err(e) => (format!("undecodable: {e}"), None),
+            }
+        }
+        _ => (
+            reply.problem().unwrap_or_else(|| "no answer".to_owned()),
+            None,
+        ),
+    }
+}
+
+/// Every scan's answers for `round`.
+async fn ask_round(net: &Network, round: i64) -> Vec<ScanRound> {
+    let totals_call = scan::reward_activity_totals(round);
+    let root_call = scan::reward_root_hash(round);
+    let per_scan = (0..net.len()).map(|i| {
+        let (totals_call, root_call) = (&totals_call, &root_call);
+        async move {
+            let (totals_state, totals) = answer(net, i, totals_call).await;
+            let (root_state, root) = answer(net, i, root_call).await;
+            ScanRound {
+                scan: net.entry(i).map(|e| e.sv_name.clone()).unwrap_or_default(),
+                totals_state,
+                totals: totals.map(|t| {
+                    (
+                        t.total_app_activity_weight,
+                        t.active_parties_count,
+                        t.activity_records_count,
+                    )
+                }),
+                root_state,
+                root_hash: root.map(|r| r.root_hash),
+            }
+        }
+    });
+    futures_util::future::join_all(per_scan).await
+}
+
+/// The scans to ask, with f + 1 of them; `Err`: why none is asked.
+async fn scans(
+    settings: &Settings,
+    ask: &RoundsAsk<'_>,
+    err: &mut dyn Write,
+) -> Result<(Network, usize), String> {
+    if ask.no_scans {
+        return Err("--no-scans".to_owned());
+    }
+    if settings.scan_url.is_none() {
+        return Err("no scan configured".to_owned());
+    }
+    let config = ApiConfig {
+        request_timeout: ask.timeout,
+        connect_timeout: ask.timeout.min(ApiConfig::default().connect_timeout),
+        retries: 0,
+        ..super::api_config(settings)
+    };
+    let client = ApiClient::new(config)
+        .map_err(|e| e.to_string())?
+        .with_max_response_mib(settings.max_response_mib);
+    let found = discover(
+        &client,
+        settings,
+        settings.data_path().as_deref(),
+        now_micros(),
+    )
+    .await;
+    for warning in &found.warnings {
+        say(err, &format!("warning: {warning}"));
+    }
+    if let ListSource::Unavailable { errors } = &found.source {
+        return Err(format!("no scan reachable ({})", errors.join("; ")));
+    }
+    let counted = found.entries.iter().filter(|e| e.counted).count();
+    let budget = ScanBudget {
+        rate: ask.rate,
+        timeout: ask.timeout,
+        ..ScanBudget::default()
+    };
+    Ok((
+        Network::new(&client, found.entries, budget),
+        quorum(counted),
+    ))
+}
+
+fn time(micros: Option<i64>) -> Value {
+    micros.map_or(Value::Null, |m| json!(format_time_micros(m)))
+}
+
+/// Runs `index rounds`; the exit code.
+pub(super) async fn rounds(
+    location: Location,
+    settings: &Settings,
+    ask: &RoundsAsk<'_>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let shown = location.describe();
+    let local = match local(location, ask, err).await {
+        Ok(l) => l,
+        Err(e) => {
+            say(err, &e.to_string());
+            return store_code(&e);
+        }
+    };
+    if !local.built {
+        say(
+            err,
+            "the index keeps events not yet summed per round (it was migrated from schema 7): the next `cantonscope index sync` sums them; the figures below leave them out",
+        );
+    }
+    let asked = if local.rounds.is_empty() {
+        Err("no round in the index".to_owned())
+    } else {
+        scans(settings, ask, err).await
+    };
+    if let Err(why) = &asked {
+        say(err, &format!("the scans were not asked: {why}"));
+    }
+    let newest = local.newest.unwrap_or(i64::MIN);
+    let (mut divergences, mut differing_scans) = (0, Vec::<String>::new());
+    let mut rows = Vec::with_capacity(local.rounds.len());
+    for r in &local.rounds {
+        let closed = r.round.saturating_add(2) <= newest;
+        let whole = closed && (local.from_begin || Some(r.round) != local.first);
+        let mut row = serde_json::to_value(r).unwrap_or(Value::Null);
+        row["first_time"] = time(r.sums.first_time);
+        row["last_time"] = time(r.sums.last_time);
+        row["closed"] = json!(closed);
+        row["whole"] = json!(whole);
+        row["top_provider"] = json!(r.top_providers.first().map(|p| p.party.clone()));
+        let check = match &asked {
+            Err(_) => "not asked".to_owned(),
+            Ok((net, threshold)) => {
+                let answers = ask_round(net, r.round).await;
+                let c = judge(r, whole && ask.party.is_none(), &answers, *threshold);
+                let verdict = if c.root_divergence || !c.differing.is_empty() {
+                    divergences += 1;
+                    "divergence"
+                } else if c.root_hash.is_some() {
+                    "agree"
+                } else if !closed {
+                    "open"
+                } else {
+                    "not served"
+                };
+                for s in &c.differing {
+                    if !differing_scans.contains(s) {
+                        differing_scans.push(s.clone());
+                    }
+                }
+                row["differing_scans"] = json!(c.differing.join(", "));
+                row["root_hash"] = json!(c.root_hash);
+                row["root_divergence"] = json!(c.root_divergence);
+                row["scans"] = serde_json::to_value(&c.scans).unwrap_or(Value::Null);
+                verdict.to_owned()
+            }
+        };
+        row["check"] = json!(check);
+        rows.push(row);
+    }
+    let doc = json!({
+        "index": shown,
+        "party": ask.party,
+        "rounds_held": {"first": local.first, "newest": local.newest},
+        "summary_complete": local.built,
+        "scans_asked": asked.is_ok(),
+        "scans_not_asked_because": asked.as_ref().err(),
+        "f_plus_one": asked.as_ref().ok().map(|(_, t)| *t),
+        "divergences": divergences,
+        "differing_scans": differing_scans,
+        "rounds": rows,
+    });
+    if let Err(e) = write_pretty(out, &doc) {
+        say(err, &e);
+        return EXIT_USAGE;
+    }
+    if divergences > 0 {
+        say(
+            err,
+            &format!(
+                "{divergences} rounds diverge: {}",
+                if differing_scans.is_empty() {
+                    "no root hash is served by f + 1 scans".to_owned()
+                } else {
+                    format!(
+                        "activity totals differ from the index's on {}",
+                        differing_scans.join(", ")
+                    )
+                }
+            ),
+        );
+        return EXIT_DEGRADED;
+    }
+    EXIT_OK
+}

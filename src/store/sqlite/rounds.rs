@@ -1,0 +1,147 @@
+//! The per-round summary on SQLite (schema 8, [`crate::store::rounds`]): its tables, the
+//! sums a page adds, the uncounted events, the rounds read.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{SqliteIndex, StoreError, engine_error};
+use crate::model::index::rounds::{Contribution, RoundSums, RoundsDelta};
+use crate::store::rounds::{BUILT_KEY, SQLITE, SummaryRows};
+
+/// Schema 8's step: the summary's tables, made when a file is created and by the 7 → 8
+/// migration (idempotent); an index without events has its (empty) summary built already.
+pub(super) fn rounds_step(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "
+CREATE TABLE IF NOT EXISTS rounds (
+    round_number INTEGER PRIMARY KEY,
+    updates INTEGER NOT NULL,
+    traffic_cost INTEGER NOT NULL,
+    records INTEGER NOT NULL,
+    weight INTEGER NOT NULL,
+    first_time INTEGER,
+    last_time INTEGER
+);
+CREATE TABLE IF NOT EXISTS round_parties (
+    round_number INTEGER NOT NULL,
+    party TEXT NOT NULL,
+    weight INTEGER NOT NULL,
+    records INTEGER NOT NULL,
+    PRIMARY KEY (round_number, party)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rounds_counted (seq INTEGER PRIMARY KEY);
+",
+    )?;
+    tx.execute(
+        "INSERT OR IGNORE INTO meta (key, value) SELECT ?1, '1' WHERE NOT EXISTS (SELECT 1 FROM events)",
+        [BUILT_KEY],
+    )?;
+    Ok(())
+}
+
+impl SqliteIndex {
+    pub(super) fn write_rounds(
+        &mut self,
+        rows: &[(String, Contribution)],
+    ) -> Result<u64, StoreError> {
+        let path = self.path.clone();
+        let err = |e: rusqlite::Error| engine_error(&path, &e);
+        let tx = self.conn.transaction().map_err(err)?;
+        let mut delta = RoundsDelta::default();
+        let mut counted = 0;
+        {
+            let mut seq_of = tx.prepare_cached(&SQLITE.seq_of()).map_err(err)?;
+            let mut mark = tx.prepare_cached(&SQLITE.mark()).map_err(err)?;
+            for (id, c) in rows {
+                let Some((seq, time)) = seq_of
+                    .query_row([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+                    .optional()
+                    .map_err(err)?
+                else {
+                    continue;
+                };
+                if mark.execute([seq]).map_err(err)? == 0 {
+                    continue;
+                }
+                counted += 1;
+                delta.add(c, time);
+            }
+            let mut round = tx.prepare_cached(&SQLITE.add_round()).map_err(err)?;
+            for (n, s) in &delta.rounds {
+                round
+                    .execute(params![
+                        n,
+                        s.updates,
+                        s.traffic_cost,
+                        s.records,
+                        s.weight,
+                        s.first_time,
+                        s.last_time
+                    ])
+                    .map_err(err)?;
+            }
+            let mut party = tx.prepare_cached(&SQLITE.add_party()).map_err(err)?;
+            for ((n, p), (weight, records)) in &delta.parties {
+                party.execute(params![n, p, weight, records]).map_err(err)?;
+            }
+        }
+        tx.commit().map_err(err)?;
+        Ok(counted)
+    }
+
+    pub(super) fn read_uncounted(
+        &mut self,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<(i64, String)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&SQLITE.uncounted())
+            .map_err(|e| self.engine(&e))?;
+        stmt.query_map(params![after, limit], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|e| engine_error(&self.path, &e))
+    }
+
+    pub(super) fn read_rounds(
+        &mut self,
+        from: i64,
+        until: i64,
+        party: Option<&str>,
+    ) -> Result<SummaryRows, StoreError> {
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .map_err(|e| self.engine(&e))?;
+        let rounds = tx
+            .prepare_cached(&SQLITE.read_rounds())
+            .and_then(|mut s| {
+                s.query_map(params![from, until], |r| {
+                    Ok((
+                        r.get(0)?,
+                        RoundSums {
+                            updates: r.get(1)?,
+                            traffic_cost: r.get(2)?,
+                            records: r.get(3)?,
+                            weight: r.get(4)?,
+                            first_time: r.get(5)?,
+                            last_time: r.get(6)?,
+                        },
+                    ))
+                })?
+                .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(|e| engine_error(&self.path, &e))?;
+        let parties = tx
+            .prepare_cached(&SQLITE.read_parties(party.is_some()))
+            .and_then(|mut s| {
+                let row = |r: &rusqlite::Row<'_>| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?));
+                match party {
+                    Some(p) => s.query_map(params![from, until, p], row)?.collect(),
+                    None => s.query_map(params![from, until], row)?.collect(),
+                }
+            })
+            .map_err(|e| engine_error(&self.path, &e))?;
+        drop(tx);
+        Ok((rounds, parties))
+    }
+}
