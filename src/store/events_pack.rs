@@ -200,22 +200,16 @@ impl KeptEvents {
             verdict = Some(format!("{{\"update_id\":{}{rest}", json_string(&update_id)));
         }
         let scans: String = serde_json::from_str(scans.get()).map_err(|_| bad("name no scans"))?;
-        Ok(KeptEvents {
-            served: served & PARTS_SERVED,
-            verdict,
-            traffic_summary: part(2, traffic_summary),
-            app_activity_records: part(4, app_activity_records),
-            round_number,
-            verdict_result,
-            mediator_group,
-            digest: hex::encode(digest),
-            scans: scans
-                .split(',')
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-                .collect(),
+        Ok(KeptEvents::from_columns(
             update_id,
-        })
+            served & PARTS_SERVED,
+            verdict,
+            part(2, traffic_summary),
+            part(4, app_activity_records),
+            (round_number, verdict_result, mediator_group),
+            digest,
+            &scans,
+        ))
     }
 }
 

@@ -78,8 +78,14 @@ pub(crate) fn figures_from_events(url: &str) -> BTreeMap<i64, Figures> {
             } else {
                 &last["verdict"]
             };
+            // (A reassignment's migration is inside its `event`.)
+            let migration = if at["migration_id"].is_i64() {
+                &at["migration_id"]
+            } else {
+                &at["event"]["migration_id"]
+            };
             body = serde_json::json!({"page_size": 1000, "after": {
-                "after_migration_id": at["migration_id"],
+                "after_migration_id": migration,
                 "after_record_time": at["record_time"],
             }});
         }
