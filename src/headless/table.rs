@@ -352,6 +352,7 @@ const STATUS_ROWS: usize = 5;
 /// `all`, whatever the index holds.
 fn index_status(doc: &Value, all: bool) -> String {
     use crate::model::format::{group_thousands, human_bytes};
+    let doc = &with_events_cells(doc);
     let text = |pointer: &str| doc.pointer(pointer).map(cell).unwrap_or_default();
     let count = |pointer: &str| doc.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
     let list = |pointer: &str| {
@@ -478,6 +479,7 @@ fn index_status(doc: &Value, all: bool) -> String {
         &[
             ("MIGRATION", "/migration_id"),
             ("UPDATES", "/updates"),
+            ("EVENTS", "/events_cell"),
             ("FIRST RECORD TIME", "/first_record_time"),
             ("LAST RECORD TIME", "/last_record_time"),
         ],
@@ -493,6 +495,7 @@ fn index_status(doc: &Value, all: bool) -> String {
             ("STATE", "/state"),
             ("VERIFY", "/verify"),
             ("UPDATES", "/updates"),
+            ("EVENTS", "/events_cell"),
             ("SCANS", "/scans"),
         ],
     );
@@ -521,6 +524,29 @@ fn index_status(doc: &Value, all: bool) -> String {
         ));
     }
     out
+}
+
+/// `doc` with an `events_cell` (`62 %`: the share of its updates with their events kept) in
+/// each migration and chunk that carries its events coverage (`events.percent`).
+fn with_events_cells(doc: &Value) -> Value {
+    let mut doc = doc.clone();
+    for list in ["migrations", "chunks"] {
+        let Some(rows) = doc.get_mut(list).and_then(Value::as_array_mut) else {
+            continue;
+        };
+        for row in rows {
+            let Some(percent) = row.pointer("/events/percent").and_then(Value::as_i64) else {
+                continue;
+            };
+            if let Some(row) = row.as_object_mut() {
+                row.insert(
+                    "events_cell".to_owned(),
+                    Value::from(format!("{percent} %")),
+                );
+            }
+        }
+    }
+    doc
 }
 
 /// The divergences in four lines: how many (resolved: a version kept; unresolved: a sync

@@ -231,6 +231,49 @@ pub struct Chunk {
     /// Scans that confirmed its pages.
     pub scans: Vec<String>,
     pub updates: i64,
+    /// How many of its kept updates have their events kept, and what share of them in
+    /// whole percent (rounded down): read by [`IndexReader::status`] only (`None` elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<EventsCoverage>,
+}
+
+/// How many of a range's kept updates have their events kept (`index status`, per
+/// migration and per chunk).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EventsCoverage {
+    /// The range's updates in the index.
+    pub updates: i64,
+    /// Those of them with their events (verdict, traffic summary, app activity) kept.
+    pub events: i64,
+    /// `events` of `updates` in whole percent, rounded down (100 only when all are kept; 100
+    /// for a range without updates).
+    pub percent: i64,
+}
+
+impl EventsCoverage {
+    pub fn of(updates: i64, events: i64) -> EventsCoverage {
+        EventsCoverage {
+            updates,
+            events,
+            percent: if updates <= 0 {
+                100
+            } else {
+                events.clamp(0, updates) * 100 / updates
+            },
+        }
+    }
+}
+
+/// Fills each chunk's [`Chunk::events`] from `(chunk id, updates, events)` rows (a chunk
+/// without a row holds no update).
+pub fn with_events_coverage(chunks: &mut [Chunk], rows: &[(i64, i64, i64)]) {
+    for chunk in chunks {
+        let (updates, events) = rows
+            .iter()
+            .find(|(id, _, _)| *id == chunk.id)
+            .map_or((0, 0), |&(_, u, e)| (u, e));
+        chunk.events = Some(EventsCoverage::of(updates, events));
+    }
 }
 
 impl Chunk {
@@ -246,6 +289,7 @@ impl Chunk {
             verify,
             scans: Vec::new(),
             updates: 0,
+            events: None,
         }
     }
 }
@@ -349,6 +393,8 @@ pub struct MigrationRange {
     pub updates: i64,
     pub first_record_time: String,
     pub last_record_time: String,
+    /// How many of its updates have their events kept (`events.percent`: `events: 62 %`).
+    pub events: EventsCoverage,
 }
 
 /// What `index status` shows.
