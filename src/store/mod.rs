@@ -264,16 +264,32 @@ impl EventsCoverage {
     }
 }
 
-/// Fills each chunk's [`Chunk::events`] from `(chunk id, updates, events)` rows (a chunk
-/// without a row holds no update).
-pub fn with_events_coverage(chunks: &mut [Chunk], rows: &[(i64, i64, i64)]) {
+/// The SQL of one chunk's events coverage on both engines: its updates (after `$1, $2`, up to
+/// and including `$3, $4`: migration, record time µs) and those with their events kept, read
+/// from the updates' position index.
+pub(crate) const CHUNK_EVENTS_SQL: &str = "SELECT count(*), count(e.seq)
+     FROM updates u LEFT JOIN events e ON e.seq = u.seq
+     WHERE (u.migration_id, u.record_time) > ($1, $2)
+       AND (u.migration_id, u.record_time) <= ($3, $4)";
+
+/// Fills each chunk's [`Chunk::events`] with what `count` says of its range (after its start,
+/// up to and including its cursor: (updates, with events)); a chunk not walked yet holds no
+/// update.
+pub fn with_events_coverage<E>(
+    chunks: &mut [Chunk],
+    mut count: impl FnMut(At, At) -> Result<(i64, i64), E>,
+) -> Result<(), E> {
     for chunk in chunks {
-        let (updates, events) = rows
-            .iter()
-            .find(|(id, _, _)| *id == chunk.id)
-            .map_or((0, 0), |&(_, u, e)| (u, e));
+        let (updates, events) = match &chunk.cursor {
+            None => (0, 0),
+            Some(cursor) => count(
+                chunk.start.as_ref().map_or(At::BEGIN, Position::order),
+                cursor.order(),
+            )?,
+        };
         chunk.events = Some(EventsCoverage::of(updates, events));
     }
+    Ok(())
 }
 
 impl Chunk {

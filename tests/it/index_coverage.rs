@@ -100,9 +100,11 @@ fn assert_coverage_as_counted(status: &Value, index: &Path) -> Counts {
     };
     assert_eq!(shown_migrations, expected(&migrations), "{status}");
     assert_eq!(shown_chunks, expected(&chunks), "{status}");
-    // The migrations' updates are each migration's share of the total, as before.
-    for row in status["migrations"].as_array().expect("migrations") {
-        assert_eq!(row["updates"], row["events"]["updates"], "{row}");
+    // The ranges' updates are those each migration has and each chunk's sync wrote, as before.
+    for list in ["migrations", "chunks"] {
+        for row in status[list].as_array().expect("a list") {
+            assert_eq!(row["updates"], row["events"]["updates"], "{row}");
+        }
     }
     (migrations, chunks)
 }

@@ -8,7 +8,7 @@ use super::{
     SyncRunning, chunk_rows, closed, format_time_micros,
 };
 use crate::store::reads::{DigestRow, RangeBound, RangeRead};
-use crate::store::{At, EventsCoverage, with_events_coverage};
+use crate::store::{At, CHUNK_EVENTS_SQL, EventsCoverage, with_events_coverage};
 
 impl PgIndex {
     pub(super) fn read_range_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
@@ -90,16 +90,6 @@ impl PgIndex {
                     events: EventsCoverage::of(r.get(1), r.get(4)),
                 })
                 .collect::<Vec<_>>();
-            // Each chunk's updates and those with their events kept (`updates.chunk`).
-            let chunk_events = tx
-                .query(
-                    "SELECT u.chunk, count(*), count(e.seq)
-                     FROM updates u LEFT JOIN events e ON e.seq = u.seq GROUP BY u.chunk",
-                    &[],
-                )?
-                .iter()
-                .map(|r| (r.get(0), r.get(1), r.get(2)))
-                .collect::<Vec<(i64, i64, i64)>>();
             let divergences = tx
                 .query(
                     "SELECT update_id, migration_id, record_time, found_at, resolved, detail
@@ -126,7 +116,19 @@ impl PgIndex {
                 .query_opt("SELECT value FROM meta WHERE key = 'last_sync'", &[])?
                 .map(|r| r.get(0));
             let mut chunks = chunk_rows(&mut tx)?;
-            with_events_coverage(&mut chunks, &chunk_events);
+            let chunk_events = tx.prepare(CHUNK_EVENTS_SQL)?;
+            with_events_coverage(&mut chunks, |after, through| {
+                tx.query_one(
+                    &chunk_events,
+                    &[
+                        &after.migration_id,
+                        &after.record_time,
+                        &through.migration_id,
+                        &through.record_time,
+                    ],
+                )
+                .map(|r| (r.get(0), r.get(1)))
+            })?;
             tx.commit()?;
             Ok(IndexStatus {
                 location: shown,

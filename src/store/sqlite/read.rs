@@ -8,7 +8,7 @@ use super::{
     params,
 };
 use crate::store::reads::{DigestRow, RangeBound, RangeRead};
-use crate::store::{At, EventsCoverage, with_events_coverage};
+use crate::store::{At, CHUNK_EVENTS_SQL, EventsCoverage, with_events_coverage};
 
 impl SqliteIndex {
     pub(super) fn chunk_rows(&self) -> Result<Vec<Chunk>, StoreError> {
@@ -97,19 +97,6 @@ impl SqliteIndex {
             .collect::<Result<Vec<_>, _>>()
             .map_err(e)?
         };
-        // Each chunk's updates and those with their events kept (`updates.chunk`).
-        let chunk_events = {
-            let mut stmt = tx
-                .prepare(
-                    "SELECT u.chunk, count(*), count(e.seq)
-                     FROM updates u LEFT JOIN events e ON e.seq = u.seq GROUP BY u.chunk",
-                )
-                .map_err(e)?;
-            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                .map_err(e)?
-                .collect::<Result<Vec<(i64, i64, i64)>, _>>()
-                .map_err(e)?
-        };
         let divergences = {
             let mut stmt = tx
                 .prepare(
@@ -156,7 +143,24 @@ impl SqliteIndex {
             .map_err(e)?;
         tx.commit().map_err(e)?;
         let mut chunks = self.chunk_rows()?;
-        with_events_coverage(&mut chunks, &chunk_events);
+        {
+            let mut stmt = self
+                .conn
+                .prepare_cached(CHUNK_EVENTS_SQL)
+                .map_err(|e| engine_error(&path, &e))?;
+            with_events_coverage(&mut chunks, |after, through| {
+                stmt.query_row(
+                    params![
+                        after.migration_id,
+                        after.record_time,
+                        through.migration_id,
+                        through.record_time
+                    ],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+            })
+            .map_err(|e| engine_error(&path, &e))?;
+        }
         Ok(IndexStatus {
             location: path.display().to_string(),
             schema_version: SCHEMA_VERSION,
