@@ -245,9 +245,9 @@ pub struct EventsCoverage {
     pub updates: i64,
     /// Those of them with their events (verdict, traffic summary, app activity) kept.
     pub events: i64,
-    /// `events` of `updates` in whole percent, rounded down (100 only when all are kept; 100
-    /// for a range without updates).
-    pub percent: i64,
+    /// `events` of `updates` in whole percent, rounded down (100 only when all are kept;
+    /// `None`: a range without updates).
+    pub percent: Option<i64>,
 }
 
 impl EventsCoverage {
@@ -255,11 +255,7 @@ impl EventsCoverage {
         EventsCoverage {
             updates,
             events,
-            percent: if updates <= 0 {
-                100
-            } else {
-                events.clamp(0, updates) * 100 / updates
-            },
+            percent: (updates > 0).then(|| events.clamp(0, updates) * 100 / updates),
         }
     }
 }

@@ -25,7 +25,7 @@ fn at(minutes: i64) -> String {
 type Counts = (BTreeMap<i64, (i64, i64)>, BTreeMap<i64, (i64, i64)>);
 
 /// (updates, events, percent) by migration id or chunk id, as `index status` shows them.
-type Shown = BTreeMap<i64, (i64, i64, i64)>;
+type Shown = BTreeMap<i64, (i64, i64, Option<i64>)>;
 
 fn counted(index: &Path) -> Counts {
     let mut store =
@@ -75,7 +75,7 @@ fn shown(status: &Value) -> (Shown, Shown) {
                     (
                         n("/events/updates"),
                         n("/events/events"),
-                        n("/events/percent"),
+                        row.pointer("/events/percent").and_then(Value::as_i64),
                     ),
                 )
             })
@@ -84,9 +84,9 @@ fn shown(status: &Value) -> (Shown, Shown) {
     (of("migrations", "/migration_id"), of("chunks", "/id"))
 }
 
-/// `events` of `updates` in whole percent, rounded down.
-fn percent(updates: i64, events: i64) -> i64 {
-    events * 100 / updates.max(1)
+/// `events` of `updates` in whole percent, rounded down (`None`: no updates).
+fn percent(updates: i64, events: i64) -> Option<i64> {
+    (updates > 0).then(|| events * 100 / updates)
 }
 
 /// Asserts that `status` shows per range what the store's API counts of the index.
@@ -176,7 +176,10 @@ fn status_shows_events_coverage_per_migration_and_chunk_as_the_store_counts_it()
     };
     let rows = |map: &BTreeMap<i64, (i64, i64)>| -> Vec<Vec<String>> {
         map.iter()
-            .map(|(k, &(u, e))| vec![k.to_string(), format!("{} %", percent(u, e))])
+            .map(|(k, &(u, e))| {
+                let shown = percent(u, e).expect("a chunk with updates");
+                vec![k.to_string(), format!("{shown} %")]
+            })
             .collect()
     };
     assert_eq!(section("migrations ("), rows(&migrations), "{table}");

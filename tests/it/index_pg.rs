@@ -1060,7 +1060,10 @@ fn coverage(status: &Value) -> (i64, i64, Vec<i64>) {
         let rows = status[list].as_array().expect("a list");
         let n = |row: &Value, p: &str| row.pointer(p).and_then(Value::as_i64).expect(p);
         let sum = |p: &str| rows.iter().map(|row| n(row, p)).sum::<i64>();
-        let mut percents: Vec<i64> = rows.iter().map(|row| n(row, "/events/percent")).collect();
+        let mut percents: Vec<i64> = rows
+            .iter()
+            .filter_map(|row| row.pointer("/events/percent").and_then(Value::as_i64))
+            .collect();
         percents.dedup();
         (sum("/events/updates"), sum("/events/events"), percents)
     };
