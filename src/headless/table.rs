@@ -352,6 +352,7 @@ const STATUS_ROWS: usize = 5;
 /// `all`, whatever the index holds.
 fn index_status(doc: &Value, all: bool) -> String {
     use crate::model::format::{group_thousands, human_bytes};
+    let doc = &with_events_cells(doc);
     let text = |pointer: &str| doc.pointer(pointer).map(cell).unwrap_or_default();
     let count = |pointer: &str| doc.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
     let list = |pointer: &str| {
@@ -478,6 +479,7 @@ fn index_status(doc: &Value, all: bool) -> String {
         &[
             ("MIGRATION", "/migration_id"),
             ("UPDATES", "/updates"),
+            ("EVENTS", "/events_cell"),
             ("FIRST RECORD TIME", "/first_record_time"),
             ("LAST RECORD TIME", "/last_record_time"),
         ],
@@ -493,6 +495,7 @@ fn index_status(doc: &Value, all: bool) -> String {
             ("STATE", "/state"),
             ("VERIFY", "/verify"),
             ("UPDATES", "/updates"),
+            ("EVENTS", "/events_cell"),
             ("SCANS", "/scans"),
         ],
     );
@@ -521,6 +524,30 @@ fn index_status(doc: &Value, all: bool) -> String {
         ));
     }
     out
+}
+
+/// `doc` with an `events_cell` (`62 %`: the share of its updates with their events kept) in
+/// each migration and chunk that carries its events coverage (`events.percent`; none for a
+/// range without updates).
+fn with_events_cells(doc: &Value) -> Value {
+    let mut doc = doc.clone();
+    for list in ["migrations", "chunks"] {
+        let Some(rows) = doc.get_mut(list).and_then(Value::as_array_mut) else {
+            continue;
+        };
+        for row in rows {
+            let Some(percent) = row.pointer("/events/percent").and_then(Value::as_i64) else {
+                continue;
+            };
+            if let Some(row) = row.as_object_mut() {
+                row.insert(
+                    "events_cell".to_owned(),
+                    Value::from(format!("{percent} %")),
+                );
+            }
+        }
+    }
+    doc
 }
 
 /// The divergences in four lines: how many (resolved: a version kept; unresolved: a sync
@@ -1078,6 +1105,40 @@ mod tests {
         // A value that is no decimal stays as sent.
         assert_eq!(grouped_decimal("1220abc.5"), None);
         assert_eq!(grouped_decimal("2026"), None);
+    }
+
+    #[test]
+    fn index_status_shows_each_ranges_events_share_and_none_for_a_range_without_updates() {
+        use crate::store::EventsCoverage;
+        let doc = serde_json::json!({
+            "location": "i.sqlite", "schema_version": 8, "summary_version": 1,
+            "updates": 300, "bodies": 300, "events": 187, "size_bytes": 1,
+            "migrations": [{"migration_id": 4, "updates": 300,
+                "events": EventsCoverage::of(300, 187)}],
+            "chunks": [
+                {"id": 1, "state": "done", "updates": 299, "events": EventsCoverage::of(299, 187)},
+                {"id": 2, "state": "done", "updates": 1, "events": EventsCoverage::of(1, 0)},
+                {"id": 3, "state": "open", "updates": 0, "events": EventsCoverage::of(0, 0)},
+            ],
+            "gaps": [], "divergences": [], "last_sync": null, "sync_running": null,
+            "verifications": [],
+        });
+        let shown = index_status(&doc, false);
+        let row = |section: &str, key: &str| {
+            shown
+                .lines()
+                .skip_while(|l| !l.starts_with(section))
+                .skip(2)
+                .find(|l| l.split_whitespace().next() == Some(key))
+                .map_or_else(|| panic!("{section} {key}: {shown}"), |l| format!("{l} "))
+        };
+        // Rounded down: 187 of 300 is 62.3 %, 187 of 299 is 62.5 %.
+        assert!(row("migrations", "4").contains(" 62 % "), "{shown}");
+        assert!(row("chunks", "1").contains(" 62 % "), "{shown}");
+        assert!(row("chunks", "2").contains(" 0 % "), "{shown}");
+        assert!(!row("chunks", "3").contains('%'), "{shown}");
+        assert_eq!(EventsCoverage::of(3, 3).percent, Some(100));
+        assert_eq!(EventsCoverage::of(1000, 999).percent, Some(99));
     }
 
     #[test]

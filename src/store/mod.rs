@@ -231,6 +231,61 @@ pub struct Chunk {
     /// Scans that confirmed its pages.
     pub scans: Vec<String>,
     pub updates: i64,
+    /// How many of its kept updates have their events kept, and what share of them in
+    /// whole percent (rounded down): read by [`IndexReader::status`] only (`None` elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<EventsCoverage>,
+}
+
+/// How many of a range's kept updates have their events kept (`index status`, per
+/// migration and per chunk).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EventsCoverage {
+    /// The range's updates in the index.
+    pub updates: i64,
+    /// Those of them with their events (verdict, traffic summary, app activity) kept.
+    pub events: i64,
+    /// `events` of `updates` in whole percent, rounded down (100 only when all are kept;
+    /// `None`: a range without updates).
+    pub percent: Option<i64>,
+}
+
+impl EventsCoverage {
+    pub fn of(updates: i64, events: i64) -> EventsCoverage {
+        EventsCoverage {
+            updates,
+            events,
+            percent: (updates > 0).then(|| events.clamp(0, updates) * 100 / updates),
+        }
+    }
+}
+
+/// The SQL of one chunk's events coverage on both engines: its updates (after `$1, $2`, up to
+/// and including `$3, $4`: migration, record time µs) and those with their events kept, read
+/// from the updates' position index.
+pub(crate) const CHUNK_EVENTS_SQL: &str = "SELECT count(*), count(e.seq)
+     FROM updates u LEFT JOIN events e ON e.seq = u.seq
+     WHERE (u.migration_id, u.record_time) > ($1, $2)
+       AND (u.migration_id, u.record_time) <= ($3, $4)";
+
+/// Fills each chunk's [`Chunk::events`] with what `count` says of its range (after its start,
+/// up to and including its cursor: (updates, with events)); a chunk not walked yet holds no
+/// update.
+pub fn with_events_coverage<E>(
+    chunks: &mut [Chunk],
+    mut count: impl FnMut(At, At) -> Result<(i64, i64), E>,
+) -> Result<(), E> {
+    for chunk in chunks {
+        let (updates, events) = match &chunk.cursor {
+            None => (0, 0),
+            Some(cursor) => count(
+                chunk.start.as_ref().map_or(At::BEGIN, Position::order),
+                cursor.order(),
+            )?,
+        };
+        chunk.events = Some(EventsCoverage::of(updates, events));
+    }
+    Ok(())
 }
 
 impl Chunk {
@@ -246,6 +301,7 @@ impl Chunk {
             verify,
             scans: Vec::new(),
             updates: 0,
+            events: None,
         }
     }
 }
@@ -349,6 +405,8 @@ pub struct MigrationRange {
     pub updates: i64,
     pub first_record_time: String,
     pub last_record_time: String,
+    /// How many of its updates have their events kept (`events.percent`: `events: 62 %`).
+    pub events: EventsCoverage,
 }
 
 /// What `index status` shows.

@@ -263,7 +263,7 @@ fn a_sync_keeps_each_updates_events_as_the_scans_serve_them_and_no_events_keeps_
 
 /// Runs `index sync --events` into `index`, killed with SIGKILL once it has kept some events
 /// (each page one transaction): how many events it had kept then.
-fn kill_an_events_backfill(dir: &Path, url: &str, index: &Path) -> usize {
+pub(crate) fn kill_an_events_backfill(dir: &Path, url: &str, index: &Path) -> usize {
     let mut args = index_args(index, "sync");
     args.extend_from_slice(&[
         "--events",

@@ -1052,6 +1052,26 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     }
 }
 
+/// The events coverage `index status` shows (issue 37 §1): the updates and those with their
+/// events kept, summed over the migrations and checked to be the same sums over the chunks,
+/// and the distinct percentages of the migrations and chunks.
+fn coverage(status: &Value) -> (i64, i64, Vec<i64>) {
+    let sums = |list: &str| {
+        let rows = status[list].as_array().expect("a list");
+        let n = |row: &Value, p: &str| row.pointer(p).and_then(Value::as_i64).expect(p);
+        let sum = |p: &str| rows.iter().map(|row| n(row, p)).sum::<i64>();
+        let mut percents: Vec<i64> = rows
+            .iter()
+            .filter_map(|row| row.pointer("/events/percent").and_then(Value::as_i64))
+            .collect();
+        percents.dedup();
+        (sum("/events/updates"), sum("/events/events"), percents)
+    };
+    let by_migration = sums("migrations");
+    assert_eq!(by_migration, sums("chunks"), "{status}");
+    by_migration
+}
+
 /// The events rows of a PostgreSQL index: update id, verdict, round, result, mediator group.
 type EventRows = Vec<(
     String,
@@ -1108,7 +1128,13 @@ fn events_kept_on_postgres_equal_the_sqlite_events_and_backfill_after_no_events(
     );
     assert_eq!(code, 0, "{err}");
     assert!(pg_events(&db.url).is_empty());
-    assert_eq!(status(dir.path(), &db.url)["events"], 0);
+    let st = status(dir.path(), &db.url);
+    assert_eq!(st["events"], 0);
+    assert_eq!(
+        coverage(&st),
+        (st["updates"].as_i64().unwrap(), 0, vec![0]),
+        "{st}"
+    );
     // SQLite with them; then --events backfills PostgreSQL to the same rows.
     let (code, _, err) = sync(
         dir.path(),
@@ -1124,6 +1150,14 @@ fn events_kept_on_postgres_equal_the_sqlite_events_and_backfill_after_no_events(
     assert_eq!(on_pg, sqlite_events(&sqlite));
     let st = status(dir.path(), &db.url);
     assert_eq!(st["events"], st["updates"], "{st}");
+    // Every migration and chunk at 100 %, the migrations as on SQLite.
+    let updates = st["updates"].as_i64().unwrap();
+    assert_eq!(coverage(&st), (updates, updates, vec![100]), "{st}");
+    assert_eq!(
+        st["migrations"],
+        status(dir.path(), sqlite_at)["migrations"],
+        "{st}"
+    );
     for terms in [["verdict:accepted"], ["verdict:rejected"]] {
         assert_eq!(
             search(dir.path(), &db.url, &terms, &["--count"]),

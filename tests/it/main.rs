@@ -43,6 +43,7 @@ mod governance;
 mod history_reach;
 mod index;
 mod index_context;
+mod index_coverage;
 mod index_events;
 mod index_explorer;
 mod index_pairs;

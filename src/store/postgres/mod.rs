@@ -222,6 +222,7 @@ fn chunk_rows(c: &mut impl GenericClient) -> Result<Vec<Chunk>, postgres::Error>
                 verify: r.get(9),
                 scans: serde_json::from_str(&scans).unwrap_or_default(),
                 updates: r.get(11),
+                events: None,
             }
         })
         .collect())

@@ -7,8 +7,8 @@ use super::{
     KeptUpdate, MigrationRange, PgIndex, SCHEMA_VERSION, SUMMARY_VERSION, SearchRow, StoreError,
     SyncRunning, chunk_rows, closed, format_time_micros,
 };
-use crate::store::At;
 use crate::store::reads::{DigestRow, RangeBound, RangeRead};
+use crate::store::{At, CHUNK_EVENTS_SQL, EventsCoverage, with_events_coverage};
 
 impl PgIndex {
     pub(super) fn read_range_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
@@ -75,8 +75,10 @@ impl PgIndex {
                 .get(0);
             let migrations = tx
                 .query(
-                    "SELECT migration_id, count(*), min(record_time), max(record_time)
-                     FROM updates GROUP BY migration_id ORDER BY migration_id",
+                    "SELECT u.migration_id, count(*), min(u.record_time), max(u.record_time),
+                            count(e.seq)
+                     FROM updates u LEFT JOIN events e ON e.seq = u.seq
+                     GROUP BY u.migration_id ORDER BY u.migration_id",
                     &[],
                 )?
                 .iter()
@@ -85,6 +87,7 @@ impl PgIndex {
                     updates: r.get(1),
                     first_record_time: format_time_micros(r.get(2)),
                     last_record_time: format_time_micros(r.get(3)),
+                    events: EventsCoverage::of(r.get(1), r.get(4)),
                 })
                 .collect::<Vec<_>>();
             let divergences = tx
@@ -112,7 +115,20 @@ impl PgIndex {
             let last_sync: Option<String> = tx
                 .query_opt("SELECT value FROM meta WHERE key = 'last_sync'", &[])?
                 .map(|r| r.get(0));
-            let chunks = chunk_rows(&mut tx)?;
+            let mut chunks = chunk_rows(&mut tx)?;
+            let chunk_events = tx.prepare(CHUNK_EVENTS_SQL)?;
+            with_events_coverage(&mut chunks, |after, through| {
+                tx.query_one(
+                    &chunk_events,
+                    &[
+                        &after.migration_id,
+                        &after.record_time,
+                        &through.migration_id,
+                        &through.record_time,
+                    ],
+                )
+                .map(|r| (r.get(0), r.get(1)))
+            })?;
             tx.commit()?;
             Ok(IndexStatus {
                 location: shown,

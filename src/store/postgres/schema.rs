@@ -355,9 +355,6 @@ impl PgIndex {
                 )
                 .map_err(|e| target.error(&e))?;
             }
-            // Schema 8: the per-round summary (built from the kept events by the next events
-            // walk when there are some).
-            super::rounds::rounds_step(&mut tx).map_err(|e| target.error(&e))?;
             if older.is_some_and(|v| v < 6) {
                 tx.batch_execute(MIGRATE_5_TO_6)
                     .map_err(|e| target.error(&e))?;
@@ -368,6 +365,10 @@ impl PgIndex {
                 path: target.shown.clone(),
                 detail: format!("cannot make or repack its events table: {detail}"),
             })?;
+            // Schema 8: the per-round summary (built from the kept events by the next events
+            // walk when there are some; after the events table, which a new database has only
+            // now).
+            super::rounds::rounds_step(&mut tx).map_err(|e| target.error(&e))?;
             if older.is_some() {
                 tx.execute(
                     "UPDATE meta SET value = $1 WHERE key = 'schema_version'",

@@ -7,8 +7,8 @@ use super::{
     SearchRow, SqliteIndex, StoreError, SyncRunning, engine_error, format_time_micros, gaps,
     params,
 };
-use crate::store::At;
 use crate::store::reads::{DigestRow, RangeBound, RangeRead};
+use crate::store::{At, CHUNK_EVENTS_SQL, EventsCoverage, with_events_coverage};
 
 impl SqliteIndex {
     pub(super) fn chunk_rows(&self) -> Result<Vec<Chunk>, StoreError> {
@@ -40,6 +40,7 @@ impl SqliteIndex {
                     verify: r.get(9)?,
                     scans: serde_json::from_str(&scans).unwrap_or_default(),
                     updates: r.get(11)?,
+                    events: None,
                 })
             })
             .map_err(|e| self.engine(&e))?;
@@ -77,8 +78,10 @@ impl SqliteIndex {
         let migrations = {
             let mut stmt = tx
                 .prepare(
-                    "SELECT migration_id, count(*), min(record_time), max(record_time)
-                     FROM updates GROUP BY migration_id ORDER BY migration_id",
+                    "SELECT u.migration_id, count(*), min(u.record_time), max(u.record_time),
+                            count(e.seq)
+                     FROM updates u LEFT JOIN events e ON e.seq = u.seq
+                     GROUP BY u.migration_id ORDER BY u.migration_id",
                 )
                 .map_err(e)?;
             stmt.query_map([], |r| {
@@ -87,6 +90,7 @@ impl SqliteIndex {
                     updates: r.get(1)?,
                     first_record_time: format_time_micros(r.get(2)?),
                     last_record_time: format_time_micros(r.get(3)?),
+                    events: EventsCoverage::of(r.get(1)?, r.get(4)?),
                 })
             })
             .map_err(e)?
@@ -138,7 +142,25 @@ impl SqliteIndex {
             .optional()
             .map_err(e)?;
         tx.commit().map_err(e)?;
-        let chunks = self.chunk_rows()?;
+        let mut chunks = self.chunk_rows()?;
+        {
+            let mut stmt = self
+                .conn
+                .prepare_cached(CHUNK_EVENTS_SQL)
+                .map_err(|e| engine_error(&path, &e))?;
+            with_events_coverage(&mut chunks, |after, through| {
+                stmt.query_row(
+                    params![
+                        after.migration_id,
+                        after.record_time,
+                        through.migration_id,
+                        through.record_time
+                    ],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+            })
+            .map_err(|e| engine_error(&path, &e))?;
+        }
         Ok(IndexStatus {
             location: path.display().to_string(),
             schema_version: SCHEMA_VERSION,

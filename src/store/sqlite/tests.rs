@@ -104,6 +104,7 @@ fn gaps_are_the_ranges_between_chunks_no_chunk_covers() {
         verify: 2,
         scans: Vec::new(),
         updates: 1,
+        events: None,
     };
     // A finished chunk that ends where the next starts leaves no gap.
     let mut ended = chunk(5, Some(at(3, 0)), Some(at(3, 4)));
