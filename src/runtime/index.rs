@@ -163,6 +163,11 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
             Ok(IndexAnswer::Reach(reach))
         }
         IndexRead::PerDay { days } => per_day(store, *days).map(IndexAnswer::PerDay),
+        IndexRead::Rounds => {
+            let mut rounds = store.rounds(None, None, None)?;
+            rounds.reverse();
+            Ok(IndexAnswer::Rounds(rounds))
+        }
         IndexRead::Search {
             query,
             until,
