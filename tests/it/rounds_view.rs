@@ -10,7 +10,7 @@ use cantonscope::ui::rounds::{NO_INDEX_TEXT, RoundsView};
 use crossterm::event::KeyCode;
 
 use crate::common::{Harness, stable};
-use crate::index_explorer::with_index;
+use crate::index_explorer::{screen, with_index};
 
 /// The Rounds view open, if it is.
 fn view(h: &Harness) -> Option<&RoundsView> {
@@ -119,7 +119,7 @@ fn snapshots_of_the_rounds_view() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut h = with_index(dir.path(), false);
     h.key(KeyCode::Char('M'));
-    crate::common::assert_snapshot!("rounds_80x24", stable(&h.screen(80, 24)));
+    crate::common::assert_snapshot!("rounds_80x24", screen(&mut h, 80, 24));
     h.key(KeyCode::Down);
-    crate::common::assert_snapshot!("rounds_120x40", stable(&h.screen(120, 40)));
+    crate::common::assert_snapshot!("rounds_120x40", screen(&mut h, 120, 40));
 }
