@@ -166,7 +166,11 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
         IndexRead::Rounds => {
             let mut rounds = store.rounds(None, None, None)?;
             rounds.reverse();
-            Ok(IndexAnswer::Rounds(rounds))
+            let from_begin = store
+                .chunks()?
+                .iter()
+                .any(|c| c.start.is_none() && c.cursor.is_some());
+            Ok(IndexAnswer::Rounds { rounds, from_begin })
         }
         IndexRead::Search {
             query,

@@ -13,7 +13,7 @@ use ratatui::text::{Line, Span};
 
 use crate::config::keymap::{KeyContext, KeyMap};
 use crate::model::index::read::IndexAnswer;
-use crate::model::index::rounds::RoundSummary;
+use crate::model::index::rounds::{RoundSummary, closed_and_whole};
 use crate::msg::{Command, Fetched, RequestId};
 use crate::ui::OverlayOutcome;
 use crate::ui::format::{format_gap, group_thousands};
@@ -36,8 +36,8 @@ enum State {
     Loading(RequestId),
     NoIndex,
     Failed(String),
-    /// Newest first.
-    Loaded(Vec<RoundSummary>),
+    /// Newest first; whether the index starts at the ledger's beginning.
+    Loaded(Vec<RoundSummary>, bool),
 }
 
 /// The Rounds overlay: its rounds and the selected one.
@@ -78,7 +78,7 @@ impl RoundsView {
             return false;
         }
         self.state = match reply.index_answer() {
-            Ok(IndexAnswer::Rounds(rounds)) => State::Loaded(rounds),
+            Ok(IndexAnswer::Rounds { rounds, from_begin }) => State::Loaded(rounds, from_begin),
             Ok(_) => State::Failed(crate::msg::UNEXPECTED_INDEX_ANSWER.to_owned()),
             Err(e) => State::Failed(e),
         };
@@ -89,7 +89,7 @@ impl RoundsView {
     /// The rounds shown, newest first (empty until read).
     pub fn rounds(&self) -> &[RoundSummary] {
         match &self.state {
-            State::Loaded(r) => r,
+            State::Loaded(r, _) => r,
             _ => &[],
         }
     }
@@ -97,6 +97,24 @@ impl RoundsView {
     /// Whether the rounds are still being read.
     pub fn is_loading(&self) -> bool {
         matches!(self.state, State::Loading(_))
+    }
+
+    /// What the list says of a round beside its figures: `open` (one of the two newest rounds
+    /// the index holds, still counting), `partial` (the index's first round, which may have
+    /// begun before the index did), or nothing (whole).
+    pub fn mark(&self, round: i64) -> &'static str {
+        let State::Loaded(rounds, from_begin) = &self.state else {
+            return "";
+        };
+        let (newest, first) = (
+            rounds.first().map(|r| r.round),
+            rounds.last().map(|r| r.round),
+        );
+        match closed_and_whole(round, first, newest, *from_begin) {
+            (false, _) => "open",
+            (true, false) => "partial",
+            (true, true) => "",
+        }
     }
 
     /// The selected round.
@@ -138,7 +156,7 @@ impl RoundsView {
         time: &dyn Fn(i64) -> String,
     ) {
         let title = match &self.state {
-            State::Loaded(r) => {
+            State::Loaded(r, _) => {
                 format!(" Rounds · {} in the local index ", group_thousands(r.len()))
             }
             _ => " Rounds ".to_owned(),
@@ -165,8 +183,8 @@ impl RoundsView {
                     theme.status_err,
                 );
             }
-            State::Loaded(r) if r.is_empty() => return say(buf, NO_ROUNDS_TEXT, theme.muted),
-            State::Loaded(r) => r,
+            State::Loaded(r, _) if r.is_empty() => return say(buf, NO_ROUNDS_TEXT, theme.muted),
+            State::Loaded(r, _) => r,
         };
         // The detail: two heading lines, the providers' header and up to TOP_PROVIDERS rows.
         let detail_h =
@@ -176,13 +194,21 @@ impl RoundsView {
         let mut lines: Vec<Line> = Vec::new();
         let header = if wide {
             format!(
-                "{:>8} {:>14} {:>8} {:>8} {:>8} {:>13}  {:<23} {:>9}",
-                "Round", "Weight", "Records", "Parties", "Updates", "Traffic cost", "First", "Span"
+                "{:>8} {:>12} {:>8} {:>8} {:>8} {:>12}  {:<23} {:>9}  {}",
+                "Round",
+                "Weight",
+                "Records",
+                "Parties",
+                "Updates",
+                "Traffic cost",
+                "First",
+                "Span",
+                "State"
             )
         } else {
             format!(
-                "{:>8} {:>12} {:>8} {:>8} {:>12} {:>9}",
-                "Round", "Weight", "Records", "Parties", "Traffic cost", "Span"
+                "{:>8} {:>12} {:>8} {:>8} {:>12} {:>9}  {}",
+                "Round", "Weight", "Records", "Parties", "Traffic cost", "Span", "State"
             )
         };
         lines.push(Line::styled(
@@ -200,7 +226,7 @@ impl RoundsView {
             let text = if wide {
                 let first = r.sums.first_time.map_or_else(|| "—".to_owned(), time);
                 format!(
-                    "{:>8} {:>14} {:>8} {:>8} {:>8} {:>13}  {:<23} {:>9}",
+                    "{:>8} {:>12} {:>8} {:>8} {:>8} {:>12}  {:<23} {:>9}  {}",
                     r.round,
                     group_thousands(r.sums.weight),
                     group_thousands(r.sums.records),
@@ -208,17 +234,19 @@ impl RoundsView {
                     group_thousands(r.sums.updates),
                     group_thousands(r.sums.traffic_cost),
                     first,
-                    span
+                    span,
+                    self.mark(r.round)
                 )
             } else {
                 format!(
-                    "{:>8} {:>12} {:>8} {:>8} {:>12} {:>9}",
+                    "{:>8} {:>12} {:>8} {:>8} {:>12} {:>9}  {}",
                     r.round,
                     group_thousands(r.sums.weight),
                     group_thousands(r.sums.records),
                     group_thousands(r.active_parties),
                     group_thousands(r.sums.traffic_cost),
-                    span
+                    span,
+                    self.mark(r.round)
                 )
             };
             let style = if i == self.selected {
@@ -251,6 +279,11 @@ impl RoundsView {
         let when = match (r.sums.first_time, r.sums.last_time) {
             (Some(a), Some(b)) => format!("{} → {} ({})", time(a), time(b), format_gap(b - a)),
             _ => "no time kept".to_owned(),
+        };
+        let when = match self.mark(r.round) {
+            "open" => format!("{when} · open"),
+            "partial" => format!("{when} · partial"),
+            _ => when,
         };
         detail.push(Line::styled(
             safe_line(&when, width).into_owned(),

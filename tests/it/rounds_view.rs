@@ -46,6 +46,13 @@ fn m_lists_the_rounds_of_the_index_newest_first_with_the_selected_rounds_provide
     assert_eq!(v.rounds(), kept.as_slice());
     assert!(v.rounds().windows(2).all(|w| w[0].round > w[1].round));
     assert_eq!(v.selected().map(|r| r.round), Some(kept[0].round));
+    // As `index rounds` judges them: the two newest still counting, the index's first round
+    // (synced from two hours back, not the ledger's beginning) partial, the others whole.
+    let marks: Vec<&str> = kept.iter().map(|r| v.mark(r.round)).collect();
+    let last = marks.len() - 1;
+    assert_eq!(&marks[..2], ["open", "open"]);
+    assert_eq!(marks[last], "partial");
+    assert!(marks[2..last].iter().all(|m| m.is_empty()), "{marks:?}");
 
     // The selected round's detail: its figures and its top providers, on screen.
     let busy = kept

@@ -317,8 +317,12 @@ pub enum IndexAnswer {
     VoteUpdates(VoteUpdates),
     /// The updates per day, oldest first (see [`IndexRead::PerDay`]).
     PerDay(Vec<u64>),
-    /// The rounds the index holds, newest first (see [`IndexRead::Rounds`]).
-    Rounds(Vec<crate::model::index::rounds::RoundSummary>),
+    /// The rounds the index holds, newest first (see [`IndexRead::Rounds`]); `from_begin`: the
+    /// index starts at the ledger's beginning (its first round is whole).
+    Rounds {
+        rounds: Vec<crate::model::index::rounds::RoundSummary>,
+        from_begin: bool,
+    },
 }
 
 /// What the index keeps of an update's events (`/v0/events`: verdict, traffic summary, app

@@ -202,6 +202,20 @@ impl RoundSummary {
     }
 }
 
+/// Whether a round the index holds is closed (two rounds before the newest it holds: the newest
+/// two are still counting) and whole (closed, and not the index's first round unless the index
+/// starts at the ledger's beginning: that round may have begun before the index did). `first`
+/// and `newest`: the oldest and newest round the index holds.
+pub fn closed_and_whole(
+    round: i64,
+    first: Option<i64>,
+    newest: Option<i64>,
+    from_begin: bool,
+) -> (bool, bool) {
+    let closed = round.saturating_add(2) <= newest.unwrap_or(i64::MIN);
+    (closed, closed && (from_begin || Some(round) != first))
+}
+
 /// What one scan serves for a round, as `index rounds` compares it: each endpoint's state
 /// (`ok`, `undetermined`, `cannot provide`, `not found (404)`, `not implemented (501)`, or
 /// the transport problem) and, when `ok`, its figures.
