@@ -192,9 +192,8 @@ impl RoundsView {
         let list_h = inner.height - detail_h;
         let wide = width >= 100;
         let mut lines: Vec<Line> = Vec::new();
-        let header = if wide {
-            format!(
-                "{:>8} {:>12} {:>8} {:>8} {:>8} {:>12}  {:<23} {:>9}  {}",
+        let header = row_text(
+            [
                 "Round",
                 "Weight",
                 "Records",
@@ -203,14 +202,10 @@ impl RoundsView {
                 "Traffic cost",
                 "First",
                 "Span",
-                "State"
-            )
-        } else {
-            format!(
-                "{:>8} {:>12} {:>8} {:>8} {:>12} {:>9}  {}",
-                "Round", "Weight", "Records", "Parties", "Traffic cost", "Span", "State"
-            )
-        };
+                "State",
+            ],
+            wide,
+        );
         lines.push(Line::styled(
             safe_line(&header, width).into_owned(),
             theme.muted,
@@ -223,32 +218,24 @@ impl RoundsView {
                 (Some(a), Some(b)) => format_gap(b - a),
                 _ => "—".to_owned(),
             };
-            let text = if wide {
-                let first = r.sums.first_time.map_or_else(|| "—".to_owned(), time);
-                format!(
-                    "{:>8} {:>12} {:>8} {:>8} {:>8} {:>12}  {:<23} {:>9}  {}",
-                    r.round,
-                    group_thousands(r.sums.weight),
-                    group_thousands(r.sums.records),
-                    group_thousands(r.active_parties),
-                    group_thousands(r.sums.updates),
-                    group_thousands(r.sums.traffic_cost),
-                    first,
-                    span,
-                    self.mark(r.round)
-                )
-            } else {
-                format!(
-                    "{:>8} {:>12} {:>8} {:>8} {:>12} {:>9}  {}",
-                    r.round,
-                    group_thousands(r.sums.weight),
-                    group_thousands(r.sums.records),
-                    group_thousands(r.active_parties),
-                    group_thousands(r.sums.traffic_cost),
-                    span,
-                    self.mark(r.round)
-                )
+            let first = match r.sums.first_time {
+                Some(t) if wide => time(t),
+                _ => "—".to_owned(),
             };
+            let text = row_text(
+                [
+                    &r.round.to_string(),
+                    &group_thousands(r.sums.weight),
+                    &group_thousands(r.sums.records),
+                    &group_thousands(r.active_parties),
+                    &group_thousands(r.sums.updates),
+                    &group_thousands(r.sums.traffic_cost),
+                    &first,
+                    &span,
+                    self.mark(r.round),
+                ],
+                wide,
+            );
             let style = if i == self.selected {
                 theme.selection
             } else {
@@ -334,5 +321,21 @@ impl RoundsView {
         for (i, line) in detail.iter().enumerate().take(usize::from(detail_h)) {
             buf.set_line(inner.x, top + i as u16, line, inner.width);
         }
+    }
+}
+
+/// A row of the list (or its header) from its cells: round, weight, records, parties, updates,
+/// traffic cost, first record time, span, state; narrow, without the updates and the time.
+fn row_text(c: [&str; 9], wide: bool) -> String {
+    if wide {
+        format!(
+            "{:>8} {:>12} {:>8} {:>8} {:>8} {:>12}  {:<23} {:>9}  {}",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]
+        )
+    } else {
+        format!(
+            "{:>8} {:>12} {:>8} {:>8} {:>12} {:>9}  {}",
+            c[0], c[1], c[2], c[3], c[5], c[7], c[8]
+        )
     }
 }
