@@ -88,6 +88,12 @@ fn m_lists_the_rounds_of_the_index_newest_first_with_the_selected_rounds_provide
         );
     }
 
+    // End goes to the oldest round the index holds, Home back to the newest.
+    h.key(KeyCode::End);
+    assert_eq!(view(&h).and_then(|v| v.selected()), kept.last());
+    h.key(KeyCode::Home);
+    assert_eq!(view(&h).and_then(|v| v.selected()), kept.first());
+
     // Esc closes it; `:rounds` opens it again, read anew.
     h.key(KeyCode::Esc);
     assert!(view(&h).is_none());
