@@ -334,6 +334,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_two_newest_rounds_are_open_and_the_first_is_whole_only_from_the_beginning() {
+        let (first, newest) = (Some(10), Some(20));
+        assert_eq!(closed_and_whole(20, first, newest, false), (false, false));
+        assert_eq!(closed_and_whole(19, first, newest, false), (false, false));
+        assert_eq!(closed_and_whole(18, first, newest, false), (true, true));
+        assert_eq!(closed_and_whole(10, first, newest, false), (true, false));
+        assert_eq!(closed_and_whole(10, first, newest, true), (true, true));
+        assert_eq!(closed_and_whole(5, None, None, true), (false, false));
+    }
+
+    #[test]
     fn a_contribution_reads_numbers_and_text_and_skips_what_it_cannot_read() {
         let c = Contribution::of(
             Some(7),
