@@ -78,6 +78,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             p.render(a, buf, theme);
         }
         Some(Overlay::Fields(f)) => f.render(areas.body, buf, theme),
+        Some(Overlay::Rounds(r)) => {
+            let a = crate::ui::layout::centered_pct(areas.body, 90, 90, 40, 8);
+            r.render(a, buf, theme, &|us| app.sh.format_time(us));
+        }
         Some(Overlay::ErrorLog) => {
             let a = crate::ui::layout::centered_pct(areas.body, 90, 80, 40, 8);
             Clear.render(a, buf);
@@ -434,6 +438,12 @@ fn render_footer(app: &App, area: Rect, buf: &mut Buffer) {
             vec![Command::Filter, Command::Down, Command::Up, Command::Cancel]
         }
         Some(Overlay::ErrorLog) => vec![Command::Down, Command::Up, Command::Cancel],
+        Some(Overlay::Rounds(_)) => vec![
+            Command::Down,
+            Command::Up,
+            Command::PageDown,
+            Command::Cancel,
+        ],
         Some(Overlay::Fields(_)) => vec![
             Command::Down,
             Command::Up,

@@ -22,6 +22,7 @@ use ratatui::layout::Rect;
 
 use crate::config::keymap::{KeyContext, KeyMap};
 use crate::feed::loader::Loader;
+use crate::model::index::read::IndexRead;
 use crate::msg::{Command, Tabs};
 use crate::panes::{AppContext, AppEvent, Level, Out, Pane, PaneId, Shared, SweepIntent};
 use crate::ui::OverlayOutcome;
@@ -29,6 +30,7 @@ use crate::ui::error_log::ErrorLog;
 use crate::ui::fields::FieldsOutcome;
 use crate::ui::help::HelpOverlay;
 use crate::ui::palette::{Palette, PaletteOutcome};
+use crate::ui::rounds::RoundsView;
 use crate::ui::theme::Theme;
 pub use panes::Panes;
 pub use state::{App, Overlay, Toast, with_pane_names};
@@ -221,6 +223,13 @@ impl App {
                     }
                 }
                 match reply.id.owner {
+                    Owner::Rounds => {
+                        // A reply the view no longer waits for (closed, opened again) is
+                        // dropped.
+                        if let Some(Overlay::Rounds(r)) = &mut self.overlay {
+                            r.on_reply(&reply);
+                        }
+                    }
                     Owner::Index => {
                         out.owner = PaneId::History;
                         index::drive(&mut self.sh, &mut out, Some(&reply));
@@ -648,6 +657,7 @@ impl App {
                     PaletteOutcome::Ignored => OverlayOutcome::Ignored,
                 },
                 Overlay::Fields(_) => OverlayOutcome::Ignored,
+                Overlay::Rounds(r) => r.handle_key(&self.keymap, key),
             };
             match outcome {
                 OverlayOutcome::Close => self.overlay = None,
@@ -767,6 +777,7 @@ impl App {
                 self.errors.reset_view();
                 self.overlay = Some(Overlay::ErrorLog);
             }
+            Command::Rounds => self.open_rounds(out),
             // A box open over the pane (a value, a confirmation) keeps Tab: leaving would leave
             // it open behind.
             Command::NextPane | Command::PrevPane
@@ -878,6 +889,21 @@ impl App {
         out.owner = PaneId::Network;
         self.panes.network.open_check(update_id, &mut self.sh, out);
         self.go_to(PaneId::Network);
+    }
+
+    /// Opens the Rounds view and asks the runtime for the rounds the index holds (none asked
+    /// without a usable index: the view says so).
+    fn open_rounds(&mut self, out: &mut Out) {
+        if !self.sh.index.usable() {
+            self.overlay = Some(Overlay::Rounds(RoundsView::no_index()));
+            return;
+        }
+        let id = self.sh.next_request_id(Owner::Rounds);
+        out.effects.push(Effect::Fetch {
+            id,
+            request: crate::msg::Request::Index(IndexRead::Rounds),
+        });
+        self.overlay = Some(Overlay::Rounds(RoundsView::loading(id)));
     }
 
     fn run_palette(&mut self, line: &str, out: &mut Out) {

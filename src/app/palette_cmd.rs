@@ -69,6 +69,7 @@ pub fn entries() -> Vec<PaletteEntry> {
         PaletteEntry::new("pane", "go to a pane").arg_with_values("name", panes),
         PaletteEntry::new("follow", "follow the live tail"),
         PaletteEntry::new("errors", "show the error log"),
+        PaletteEntry::new("rounds", "show the mining rounds the local index holds"),
         PaletteEntry::new("help", "show the keys"),
         PaletteEntry::new("quit", "quit cantonscope").aliases(&["q"]),
     ];
@@ -197,6 +198,7 @@ pub fn intent(app: &App, cmd: &PaletteCommand) -> Result<AppEvent, String> {
         "pane" => AppEvent::Focus(pane_named(arg)?),
         "follow" => AppEvent::FollowTail,
         "errors" => AppEvent::Run(Command::ErrorLog),
+        "rounds" => AppEvent::Run(Command::Rounds),
         "help" => AppEvent::Run(Command::Help),
         "quit" => AppEvent::Run(Command::Quit),
         other => match PaneId::ALL

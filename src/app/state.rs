@@ -40,6 +40,8 @@ pub enum Overlay {
     ErrorLog,
     /// The fields of the focused pane's selection, each whole (`v`).
     Fields(crate::ui::fields::FieldsView),
+    /// The mining rounds the local index holds (`M`, `:rounds`).
+    Rounds(crate::ui::rounds::RoundsView),
 }
 
 /// The whole explorer state.

@@ -84,6 +84,7 @@ commands! {
     Save => "save", "save", "save the JSON to a file";
     FollowContract => "follow_contract", "contract", "follow the contract (creation and lifecycle)";
     ErrorLog => "error_log", "errors", "show the error log";
+    Rounds => "rounds", "rounds", "show the mining rounds the local index holds (app activity weight, providers, traffic cost)";
     Refresh => "refresh", "refresh", "refresh now";
     Export => "export", "export", "export the loaded updates";
     LoadSpan => "load_span", "load span", "load a span of history in the background (1h / 6h / 24h / any)";

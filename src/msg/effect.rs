@@ -28,6 +28,8 @@ pub enum Owner {
     Health,
     /// The local index's reach ([`crate::feed::index`]).
     Index,
+    /// The Rounds view's read of the index's rounds (`crate::ui::rounds`).
+    Rounds,
 }
 
 impl Default for Owner {

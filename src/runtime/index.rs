@@ -163,6 +163,15 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
             Ok(IndexAnswer::Reach(reach))
         }
         IndexRead::PerDay { days } => per_day(store, *days).map(IndexAnswer::PerDay),
+        IndexRead::Rounds => {
+            let mut rounds = store.rounds(None, None, None)?;
+            rounds.reverse();
+            let from_begin = store
+                .chunks()?
+                .iter()
+                .any(|c| c.start.is_none() && c.cursor.is_some());
+            Ok(IndexAnswer::Rounds { rounds, from_begin })
+        }
         IndexRead::Search {
             query,
             until,

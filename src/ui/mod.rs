@@ -44,6 +44,7 @@ pub mod load;
 pub mod notify;
 pub mod osc52;
 pub mod palette;
+pub mod rounds;
 pub mod safe;
 pub mod scroll;
 pub mod sections;

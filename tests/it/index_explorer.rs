@@ -74,7 +74,7 @@ fn with_index_reaching(dir: &Path, offline: bool, secs: i64) -> Harness {
 }
 
 /// The screen with the index's dates masked too.
-fn screen(h: &mut Harness, w: u16, height: u16) -> String {
+pub(crate) fn screen(h: &mut Harness, w: u16, height: u16) -> String {
     let s = stable(&h.screen(w, height));
     let s = regex::Regex::new(r"(→ |idx )\d{2}-\d{2}")
         .expect("regex")

@@ -75,6 +75,7 @@ mod pane_verdict;
 mod pasted_ids;
 mod readme;
 mod rewards;
+mod rounds_view;
 mod safety;
 mod soak;
 mod terminal;

@@ -40,6 +40,7 @@ pub(super) const GLOBAL: DefaultTable = &[
     (Command::Save, &["s"]),
     (Command::FollowContract, &["c"]),
     (Command::ErrorLog, &["!"]),
+    (Command::Rounds, &["M"]),
     (Command::Refresh, &["r", "f5"]),
     (Command::Export, &["e"]),
     (Command::LoadSpan, &["L"]),

@@ -18,7 +18,7 @@ use crate::every_scan::discovery::{ListSource, discover};
 use crate::every_scan::{Network, ScanBudget};
 use crate::model::consensus::quorum;
 use crate::model::format::format_time_micros;
-use crate::model::index::rounds::{RoundSummary, ScanRound, judge};
+use crate::model::index::rounds::{RoundSummary, ScanRound, closed_and_whole, judge};
 use crate::store::StoreError;
 
 use super::super::network::EXIT_DEGRADED;
@@ -205,12 +205,11 @@ pub(super) async fn rounds(
     if let Err(why) = &asked {
         say(err, &format!("the scans were not asked: {why}"));
     }
-    let newest = local.newest.unwrap_or(i64::MIN);
     let (mut divergences, mut differing_scans) = (0, Vec::<String>::new());
     let mut rows = Vec::with_capacity(local.rounds.len());
     for r in &local.rounds {
-        let closed = r.round.saturating_add(2) <= newest;
-        let whole = closed && (local.from_begin || Some(r.round) != local.first);
+        let (closed, whole) =
+            closed_and_whole(r.round, local.first, local.newest, local.from_begin);
         let mut row = serde_json::to_value(r).unwrap_or(Value::Null);
         row["first_time"] = time(r.sums.first_time);
         row["last_time"] = time(r.sums.last_time);

@@ -98,6 +98,8 @@ pub enum IndexRead {
     /// The updates kept per UTC day over the `days` days up to the newest update's day,
     /// oldest first (the Status pane's sparkline).
     PerDay { days: usize },
+    /// Every mining round the index's per-round summary holds, newest first (the Rounds view).
+    Rounds,
 }
 
 impl IndexRead {
@@ -112,6 +114,7 @@ impl IndexRead {
             IndexRead::Context { update_id, .. } => format!("index context of {update_id}"),
             IndexRead::Lifecycle { contract_id } => format!("index lifecycle {contract_id}"),
             IndexRead::PerDay { days } => format!("index updates per day ({days} days)"),
+            IndexRead::Rounds => "index rounds".into(),
             IndexRead::VoteUpdates { contract_id, .. } => {
                 format!("index vote updates {contract_id}")
             }
@@ -314,6 +317,12 @@ pub enum IndexAnswer {
     VoteUpdates(VoteUpdates),
     /// The updates per day, oldest first (see [`IndexRead::PerDay`]).
     PerDay(Vec<u64>),
+    /// The rounds the index holds, newest first (see [`IndexRead::Rounds`]); `from_begin`: the
+    /// index starts at the ledger's beginning (its first round is whole).
+    Rounds {
+        rounds: Vec<crate::model::index::rounds::RoundSummary>,
+        from_begin: bool,
+    },
 }
 
 /// What the index keeps of an update's events (`/v0/events`: verdict, traffic summary, app

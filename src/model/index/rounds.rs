@@ -202,6 +202,20 @@ impl RoundSummary {
     }
 }
 
+/// Whether a round the index holds is closed (two rounds before the newest it holds: the newest
+/// two are still counting) and whole (closed, and not the index's first round unless the index
+/// starts at the ledger's beginning: that round may have begun before the index did). `first`
+/// and `newest`: the oldest and newest round the index holds.
+pub fn closed_and_whole(
+    round: i64,
+    first: Option<i64>,
+    newest: Option<i64>,
+    from_begin: bool,
+) -> (bool, bool) {
+    let closed = round.saturating_add(2) <= newest.unwrap_or(i64::MIN);
+    (closed, closed && (from_begin || Some(round) != first))
+}
+
 /// What one scan serves for a round, as `index rounds` compares it: each endpoint's state
 /// (`ok`, `undetermined`, `cannot provide`, `not found (404)`, `not implemented (501)`, or
 /// the transport problem) and, when `ok`, its figures.
@@ -318,6 +332,17 @@ pub fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_two_newest_rounds_are_open_and_the_first_is_whole_only_from_the_beginning() {
+        let (first, newest) = (Some(10), Some(20));
+        assert_eq!(closed_and_whole(20, first, newest, false), (false, false));
+        assert_eq!(closed_and_whole(19, first, newest, false), (false, false));
+        assert_eq!(closed_and_whole(18, first, newest, false), (true, true));
+        assert_eq!(closed_and_whole(10, first, newest, false), (true, false));
+        assert_eq!(closed_and_whole(10, first, newest, true), (true, true));
+        assert_eq!(closed_and_whole(5, None, None, true), (false, false));
+    }
 
     #[test]
     fn a_contribution_reads_numbers_and_text_and_skips_what_it_cannot_read() {
