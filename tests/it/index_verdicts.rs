@@ -299,6 +299,12 @@ fn events_with_a_verdict_and_no_update_are_served_as_such_and_kept_as_records_of
             "{l}"
         );
     }
+    // `index show` of one (its whole id): its parts as the scan serves them, no body.
+    let shown = crate::index_show::shown(dir.path(), &index, &rejected[0]);
+    assert_eq!(shown["kind"], "verdict only", "{shown}");
+    assert_eq!(shown["root_action"], "rejected", "{shown}");
+    assert!(shown["update"]["as_served"].is_null(), "{shown}");
+    crate::index_show::assert_parts_as_served(dir.path(), url, &shown);
     // Its round and its submitter find one too; a term it has no key for does not.
     let one = within[0];
     let round = one["verdict"]["round_number"].as_i64().expect("a round");

@@ -174,11 +174,52 @@ fn resolve(store: &mut dyn IndexReader, text: &str) -> Result<String, String> {
     }
 }
 
+/// An event with a verdict and no update, named by its whole id (a rejected request, a wholly
+/// private transaction: no update was committed, so there is no body), at its verdict's place.
+fn verdict_only(store: &mut dyn IndexReader, id: &str) -> Result<Option<Shown>, StoreError> {
+    let Some(kept) = store.kept_events(id)? else {
+        return Ok(None);
+    };
+    let verdict: serde_json::Value = kept
+        .verdict
+        .as_deref()
+        .and_then(|v| serde_json::from_str(v).ok())
+        .unwrap_or_default();
+    let path = store.shown();
+    let events = EventsPart::of(Some(kept.clone()))
+        .map_err(|detail| StoreError::Corrupt { path, detail })?;
+    Ok(Some(Shown {
+        update_id: kept.update_id,
+        migration_id: verdict["migration_id"].as_i64().unwrap_or_default(),
+        record_time: verdict["record_time"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        kind: "verdict only".to_owned(),
+        root_action: kept.verdict_result.unwrap_or_default(),
+        update: UpdatePart {
+            confirmed_by: kept.scans,
+            verify: None,
+            as_served: None,
+            note: Some(
+                "an event with a verdict and no update: nothing was committed (a rejected request, or a transaction none of the scan's parties sees)",
+            ),
+        },
+        events,
+    }))
+}
+
 /// Reads what `index show` prints (`Err(Ok(message))`: a usage error).
 fn read(store: &mut dyn IndexReader, text: &str) -> Result<Result<Shown, String>, StoreError> {
     let id = match resolve(store, text) {
         Ok(id) => id,
-        Err(message) => return Ok(Err(message)),
+        Err(message) => {
+            // A whole id of an event with a verdict and no update.
+            if let Some(shown) = verdict_only(store, text.trim())? {
+                return Ok(Ok(shown));
+            }
+            return Ok(Err(message));
+        }
     };
     let path = store.shown();
     let corrupt = |detail: String| StoreError::Corrupt {
