@@ -13,6 +13,7 @@ pub mod loader;
 pub mod locate;
 pub mod palette_cmd;
 pub mod panes;
+mod rounds;
 mod screen;
 pub mod state;
 pub mod timeline;
@@ -22,7 +23,6 @@ use ratatui::layout::Rect;
 
 use crate::config::keymap::{KeyContext, KeyMap};
 use crate::feed::loader::Loader;
-use crate::model::index::read::IndexRead;
 use crate::msg::{Command, Tabs};
 use crate::panes::{AppContext, AppEvent, Level, Out, Pane, PaneId, Shared, SweepIntent};
 use crate::ui::OverlayOutcome;
@@ -30,7 +30,6 @@ use crate::ui::error_log::ErrorLog;
 use crate::ui::fields::FieldsOutcome;
 use crate::ui::help::HelpOverlay;
 use crate::ui::palette::{Palette, PaletteOutcome};
-use crate::ui::rounds::RoundsView;
 use crate::ui::theme::Theme;
 pub use panes::Panes;
 pub use state::{App, Overlay, Toast, with_pane_names};
@@ -226,8 +225,10 @@ impl App {
                     Owner::Rounds => {
                         // A reply the view no longer waits for (closed, opened again) is
                         // dropped.
-                        if let Some(Overlay::Rounds(r)) = &mut self.overlay {
-                            r.on_reply(&reply);
+                        if let Some(Overlay::Rounds(r)) = &mut self.overlay
+                            && r.on_reply(&reply)
+                        {
+                            self.ask_round_scans(&mut out);
                         }
                     }
                     Owner::Index => {
@@ -659,6 +660,13 @@ impl App {
                 Overlay::Fields(_) => OverlayOutcome::Ignored,
                 Overlay::Rounds(r) => r.handle_key(&self.keymap, key),
             };
+            if matches!(self.overlay, Some(Overlay::Rounds(_))) {
+                if outcome == OverlayOutcome::Close {
+                    self.close_rounds(out);
+                } else {
+                    self.ask_round_scans(out);
+                }
+            }
             match outcome {
                 OverlayOutcome::Close => self.overlay = None,
                 OverlayOutcome::Passthrough(Command::Quit) => self.request_quit(out),
@@ -889,21 +897,6 @@ impl App {
         out.owner = PaneId::Network;
         self.panes.network.open_check(update_id, &mut self.sh, out);
         self.go_to(PaneId::Network);
-    }
-
-    /// Opens the Rounds view and asks the runtime for the rounds the index holds (none asked
-    /// without a usable index: the view says so).
-    fn open_rounds(&mut self, out: &mut Out) {
-        if !self.sh.index.usable() {
-            self.overlay = Some(Overlay::Rounds(RoundsView::no_index()));
-            return;
-        }
-        let id = self.sh.next_request_id(Owner::Rounds);
-        out.effects.push(Effect::Fetch {
-            id,
-            request: crate::msg::Request::Index(IndexRead::Rounds),
-        });
-        self.overlay = Some(Overlay::Rounds(RoundsView::loading(id)));
     }
 
     fn run_palette(&mut self, line: &str, out: &mut Out) {

@@ -21,6 +21,7 @@ use crate::config::Settings;
 use crate::model::consensus::digest::Digester;
 use crate::model::findings::{FindingOp, FindingsBook};
 use crate::model::format::format_time_micros;
+use crate::model::index::rounds::RoundOnScans;
 use crate::model::network::{
     CheckedOnScans, HistoryHead, NetworkCheck, NetworkSnapshot, SCAN_LIST_REFRESH, ScanEntry,
     same_url,
@@ -128,6 +129,9 @@ impl NetworkSession {
                 unordered,
             } => Ok(Response::NetworkCheck(Box::new(
                 self.query(call, what, *now, *unordered).await,
+            ))),
+            Request::RoundOnScans { round, now } => Ok(Response::RoundOnScans(Box::new(
+                self.round(*round, *now).await,
             ))),
             _ => Err(ApiError::NotConfigured {
                 what: "not a network request".into(),
@@ -275,6 +279,18 @@ impl NetworkSession {
             },
             event: None,
             checked_at: now,
+        }
+    }
+
+    /// One round on every scan: its activity totals and root hash ([`super::rounds`]), and
+    /// f + 1 of the scans that count.
+    pub async fn round(&self, round: i64, now: i64) -> RoundOnScans {
+        let (net, _) = self.network(now).await;
+        let counted = net.counted().iter().filter(|c| **c).count();
+        RoundOnScans {
+            round,
+            scans: super::rounds::ask_round(&net, round).await,
+            threshold: crate::model::consensus::quorum(counted),
         }
     }
 

@@ -169,6 +169,9 @@ pub enum Request {
     Body { update_id: String },
     /// A read of the local history index, run on a blocking thread.
     Index(IndexRead),
+    /// One mining round on every scan (each within its request budget): its activity totals
+    /// and its root hash on the reward accounting endpoints (the Rounds view).
+    RoundOnScans { round: i64, now: i64 },
     /// My node: every configured metrics endpoint scraped (or the Prometheus queried) once;
     /// `now`: the app's clock.
     NodeMetrics { now: i64 },
@@ -264,6 +267,7 @@ impl Request {
                 format!("{} {update_id}", call.name())
             }
             Request::Index(read) => read.describe(),
+            Request::RoundOnScans { round, .. } => format!("round {round} on every scan"),
             Request::NodeMetrics { .. } => "node metrics".into(),
         }
     }
@@ -318,6 +322,8 @@ responses! {
     Kept(Box<KeptBody>) => kept,
     /// My node: one scrape per endpoint (samples or the error).
     NodeMetrics(Box<Vec<crate::model::metrics::Scrape>>) => node_metrics,
+    /// One round as every scan serves it (`Request::RoundOnScans`).
+    RoundOnScans(Box<crate::model::index::rounds::RoundOnScans>) => round_on_scans,
 }
 
 impl Response {

@@ -77,6 +77,7 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
         | Request::NetworkCheck { .. }
         | Request::SweepPage { .. }
         | Request::SweepStart { .. }
+        | Request::RoundOnScans { .. }
         | Request::OnEveryScan { .. } => match &clients.network {
             Some(session) => session.execute(request).await,
             None => Err(ApiError::NotConfigured {

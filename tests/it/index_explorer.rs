@@ -18,10 +18,10 @@ use crate::common::bin::bin;
 use crate::common::{Harness, Options, count, stable, toast};
 
 /// How far back from the explorer's clock the tests' index reaches.
-const SYNCED_SECS: i64 = 2 * 3600;
+pub(crate) const SYNCED_SECS: i64 = 2 * 3600;
 
 /// Syncs the demo at `scan_url` into `dir/index.sqlite` from `secs` before `now`.
-fn sync_index(dir: &Path, scan_url: &str, now: i64, secs: i64) -> PathBuf {
+pub(crate) fn sync_index(dir: &Path, scan_url: &str, now: i64, secs: i64) -> PathBuf {
     sync_index_from(dir, scan_url, &format_time_micros(now - secs * 1_000_000))
 }
 

@@ -75,6 +75,7 @@ mod pane_verdict;
 mod pasted_ids;
 mod readme;
 mod rewards;
+mod rounds_scans_view;
 mod rounds_view;
 mod safety;
 mod soak;

@@ -12,13 +12,13 @@ use super::{
     EXIT_OK, EXIT_USAGE, Location, Settings, Write, now_micros, open_reader, say, store_code,
     write_pretty,
 };
-use crate::api::scan::{self, RoundAnswer};
-use crate::api::{ApiClient, ApiConfig, Call};
+use crate::api::{ApiClient, ApiConfig};
 use crate::every_scan::discovery::{ListSource, discover};
+use crate::every_scan::rounds::ask_round;
 use crate::every_scan::{Network, ScanBudget};
 use crate::model::consensus::quorum;
 use crate::model::format::format_time_micros;
-use crate::model::index::rounds::{RoundSummary, ScanRound, closed_and_whole, judge};
+use crate::model::index::rounds::{RoundSummary, closed_and_whole, judge};
 use crate::store::StoreError;
 
 use super::super::network::EXIT_DEGRADED;
@@ -68,61 +68,6 @@ async fn local(
             })
         })
         .await
-}
-
-/// One endpoint's answer of one scan, as its state and value.
-async fn answer<T>(net: &Network, scan: usize, call: &Call<RoundAnswer<T>>) -> (String, Option<T>) {
-    let reply = net.ask(scan, call).await;
-    match &reply.result {
-        Ok(exchange) if exchange.status == 404 => {
-            (RoundAnswer::<T>::NotFound.state().to_owned(), None)
-        }
-        Ok(exchange) if exchange.status == 501 => {
-            (RoundAnswer::<T>::NotImplemented.state().to_owned(), None)
-        }
-        Ok(exchange) if exchange.is_success() => {
-            match call.decode_response(exchange.status, &exchange.headers, &exchange.body) {
-                Ok(RoundAnswer::Ok(t)) => ("ok".to_owned(), Some(t)),
-                Ok(RoundAnswer::UnknownStatus(s)) => (
-                    format!("unknown status {}", crate::api::sanitize_line(&s, 40)),
-                    None,
-                ),
-                Ok(other) => (other.state().to_owned(), None),
-                Err(e) => (format!("undecodable: {e}"), None),
-            }
-        }
-        _ => (
-            reply.problem().unwrap_or_else(|| "no answer".to_owned()),
-            None,
-        ),
-    }
-}
-
-/// Every scan's answers for `round`.
-async fn ask_round(net: &Network, round: i64) -> Vec<ScanRound> {
-    let totals_call = scan::reward_activity_totals(round);
-    let root_call = scan::reward_root_hash(round);
-    let per_scan = (0..net.len()).map(|i| {
-        let (totals_call, root_call) = (&totals_call, &root_call);
-        async move {
-            let (totals_state, totals) = answer(net, i, totals_call).await;
-            let (root_state, root) = answer(net, i, root_call).await;
-            ScanRound {
-                scan: net.entry(i).map(|e| e.sv_name.clone()).unwrap_or_default(),
-                totals_state,
-                totals: totals.map(|t| {
-                    (
-                        t.total_app_activity_weight,
-                        t.active_parties_count,
-                        t.activity_records_count,
-                    )
-                }),
-                root_state,
-                root_hash: root.map(|r| r.root_hash),
-            }
-        }
-    });
-    futures_util::future::join_all(per_scan).await
 }
 
 /// The scans to ask, with f + 1 of them; `Err`: why none is asked.

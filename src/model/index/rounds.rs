@@ -229,6 +229,16 @@ pub struct ScanRound {
     pub root_hash: Option<String>,
 }
 
+/// What every scan of the network serves for one round (the explorer's
+/// `Request::RoundOnScans`): each scan's answers, in scan order, and f + 1 of the scans that
+/// count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundOnScans {
+    pub round: i64,
+    pub scans: Vec<ScanRound>,
+    pub threshold: usize,
+}
+
 /// A scan's verdict on one round.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ScanVerdict {

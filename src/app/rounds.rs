@@ -1,0 +1,62 @@
+//! The app's side of the Rounds view (`M`, `:rounds`; [`crate::ui::rounds`]): opening it (the
+//! index's rounds read by the runtime), asking every scan about the rounds around the selection
+//! as the view says ([`RoundsView::next_ask`]: one round at a time, a request the selection
+//! left cancelled), and closing it (its pending requests cancelled).
+
+use super::App;
+use super::state::Overlay;
+use crate::model::index::read::IndexRead;
+use crate::msg::{Effect, Owner, Request};
+use crate::panes::Out;
+use crate::ui::rounds::RoundsView;
+
+impl App {
+    /// Opens the Rounds view and asks the runtime for the rounds the index holds (none asked
+    /// without a usable index: the view says so).
+    pub(super) fn open_rounds(&mut self, out: &mut Out) {
+        if !self.sh.index.usable() {
+            self.overlay = Some(Overlay::Rounds(RoundsView::no_index()));
+            return;
+        }
+        let id = self.sh.next_request_id(Owner::Rounds);
+        out.effects.push(Effect::Fetch {
+            id,
+            request: Request::Index(IndexRead::Rounds),
+        });
+        let mut view = RoundsView::loading(id);
+        if self.sh.ctx.offline {
+            view = view.without_scans("--offline");
+        } else if self.sh.ctx.scan_urls.is_empty() {
+            view = view.without_scans("no scan configured");
+        }
+        self.overlay = Some(Overlay::Rounds(view));
+    }
+
+    /// Asks the scans about the next round the view wants, cancelling what it no longer does.
+    pub(super) fn ask_round_scans(&mut self, out: &mut Out) {
+        let Some(Overlay::Rounds(view)) = &mut self.overlay else {
+            return;
+        };
+        let (cancel, ask) = view.next_ask();
+        out.effects.extend(cancel.into_iter().map(Effect::Cancel));
+        if let Some(round) = ask {
+            let id = self.sh.next_request_id(Owner::Rounds);
+            out.effects.push(Effect::Fetch {
+                id,
+                request: Request::RoundOnScans {
+                    round,
+                    now: self.sh.now,
+                },
+            });
+            view.asked(round, id);
+        }
+    }
+
+    /// The view closes: the scans' answers it still waits for are no longer wanted.
+    pub(super) fn close_rounds(&mut self, out: &mut Out) {
+        if let Some(Overlay::Rounds(view)) = &self.overlay {
+            out.effects
+                .extend(view.pending().into_iter().map(Effect::Cancel));
+        }
+    }
+}
