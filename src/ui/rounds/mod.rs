@@ -271,3 +271,56 @@ impl RoundsView {
         OverlayOutcome::Consumed
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::index::rounds::RoundSums;
+    use crate::msg::Owner;
+
+    fn loaded(n: i64) -> RoundsView {
+        let rounds = (0..n)
+            .rev()
+            .map(|round| RoundSummary {
+                round,
+                sums: RoundSums::default(),
+                active_parties: 0,
+                top_providers: Vec::new(),
+            })
+            .collect();
+        RoundsView {
+            state: State::Loaded(rounds, true),
+            ..RoundsView::loading(RequestId::default())
+        }
+    }
+
+    #[test]
+    fn the_selected_round_is_asked_first_then_its_neighbours_one_at_a_time() {
+        let mut v = loaded(30);
+        let id = |seq| RequestId::new(Owner::Rounds, seq);
+        assert_eq!(v.next_ask(), (Vec::new(), Some(29)));
+        v.asked(29, id(1));
+        // One at a time: nothing more while the selected round is asked.
+        assert_eq!(v.next_ask(), (Vec::new(), None));
+        v.on_scans.insert(29, OnScans::Failed("down".into()));
+        assert_eq!(v.next_ask(), (Vec::new(), Some(28)));
+        v.asked(28, id(2));
+        // The selection jumps to a round not asked: the pending request is cancelled.
+        v.select(20);
+        assert_eq!(v.next_ask(), (vec![id(2)], Some(9)));
+        assert_eq!(v.on_scans(28), None, "asked again once near the selection");
+        v.asked(9, id(3));
+        assert_eq!(v.pending(), vec![id(3)]);
+        v.on_scans.insert(9, OnScans::Failed("down".into()));
+        // Then the nearest around it: one after, one before, … within two before, eight after.
+        let mut order = Vec::new();
+        while let (_, Some(r)) = v.next_ask() {
+            order.push(r);
+            v.on_scans.insert(r, OnScans::Failed("down".into()));
+        }
+        assert_eq!(order, vec![10, 8, 11, 7, 6, 5, 4, 3, 2, 1]);
+        // Offline: none asked.
+        let mut off = loaded(3).without_scans("--offline");
+        assert_eq!(off.next_ask(), (Vec::new(), None));
+    }
+}
