@@ -151,6 +151,22 @@ impl std::ops::Deref for ViewTree {
     }
 }
 
+/// Why an event with a verdict has no transaction in the update history (`update: null` on
+/// `/v0/events`), by its verdict's result: a rejected confirmation request commits nothing; an
+/// accepted one the scan shows no update of is a wholly private transaction.
+pub fn no_update_why(result: &crate::api::scan::VerdictResult) -> &'static str {
+    use crate::api::scan::VerdictResult;
+    match result {
+        VerdictResult::Rejected => {
+            "No transaction in the update history: the mediator rejected the request, so nothing was committed."
+        }
+        VerdictResult::Accepted => {
+            "No transaction in the update history: a wholly private transaction (the scan's parties see only its verdict)."
+        }
+        _ => "No transaction in the update history: only this verdict is recorded.",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -304,6 +304,7 @@ fn kept_events(store: &mut dyn IndexReader, update_id: &str) -> Result<KeptEvent
     Ok(KeptEventsOf::Kept {
         parts: format!("{{{}}}", parts.join(",")),
         scans: kept.scans,
+        verdict_only: kept.verdict_only,
     })
 }
 
@@ -514,7 +515,7 @@ fn per_day(store: &mut dyn IndexReader, days: usize) -> Result<Vec<u64>, StoreEr
             if day < day_of(first) {
                 return Ok(0);
             }
-            store.range_count(day * DAY_MICROS, Some((day + 1) * DAY_MICROS))
+            store.update_count(day * DAY_MICROS, Some((day + 1) * DAY_MICROS))
         })
         .collect()
 }

@@ -86,8 +86,11 @@ impl RewriteCheck {
 /// The newest update the index walked (`None`: it keeps none, or none a walk covers).
 pub fn newest(store: &mut dyn IndexReader, last: i64) -> Result<Option<Newest>, StoreError> {
     let rows = store.range_rows(last, &RangeFrom::Offset(0), 16)?;
+    // The updates only: an event with a verdict and no update is not on the scan's
+    // `/v2/updates`.
     let Some(row) = rows
         .iter()
+        .filter(|r| !r.is_verdict_only())
         .filter_map(|r| {
             Some((
                 At::new(r.migration_id, parse_time_micros(&r.record_time)?),

@@ -562,11 +562,17 @@ pub trait IndexReader: Send {
         limit: usize,
     ) -> Result<Vec<KeptUpdate>, StoreError>;
 
-    /// How many updates were recorded at or after `since` and before `before` (µs; `None`: up
-    /// to the newest): the length of History's list read from the index.
+    /// How many rows History's list read from the index holds from `since` up to `before`
+    /// (µs; `None`: up to the newest): the updates and the events with a verdict and no update
+    /// recorded in that time.
     fn range_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError>;
 
-    /// The updates recorded at or after `since` in the list's order
+    /// How many updates were recorded at or after `since` and before `before` (µs; `None`: up
+    /// to the newest): [`Self::range_count`] without the events with a verdict and no update.
+    fn update_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError>;
+
+    /// The updates (and the events with a verdict and no update, as
+    /// [`KeptVerdictEvent::history_row`] makes their rows) recorded at or after `since` in the list's order
     /// ([`RangeKey`](crate::model::index::read::RangeKey): record time, migration, update id), from where `from` says, at most `limit`, as summary rows
     /// in that order: one page of History's list read from the index.
     fn range_rows(
@@ -677,8 +683,7 @@ pub const VERDICT_EVENTS_BACKFILL: &str = "verdict_events_backfill";
 /// The value of [`VERDICT_EVENTS_BACKFILL`] until that walk ends.
 pub const VERDICT_EVENTS_PENDING: &str = "pending";
 
-/// What an event with a verdict and no update is listed as (searches, History).
-pub const VERDICT_ONLY_KIND: &str = "verdict only";
+pub use crate::model::index::VERDICT_ONLY_KIND;
 
 impl KeptVerdictEvent {
     /// As a search (and History) lists it: kind [`VERDICT_ONLY_KIND`], the verdict's result
@@ -711,6 +716,21 @@ impl KeptVerdictEvent {
     }
 }
 
+impl KeptVerdictEvent {
+    /// As History lists it among the updates: its [`Self::search_row`], the summary the
+    /// verdict's result marked `(verdict only)` with its round and mediator group.
+    pub fn history_row(&self) -> SearchRow {
+        SearchRow {
+            root_action: crate::model::index::verdict_only_summary(
+                self.verdict_result.as_deref(),
+                self.round_number,
+                self.mediator_group,
+            ),
+            ..self.search_row()
+        }
+    }
+}
+
 /// The columns [`KeptVerdictEvent`] is read from (both engines), by position.
 pub(super) const VERDICT_EVENT_COLUMNS: &str =
     "update_id, migration_id, record_time, verdict_result, round_number, mediator_group, verdict";
@@ -735,6 +755,9 @@ pub struct KeptEvents {
     pub digest: String,
     /// The scans that confirmed the parts.
     pub scans: Vec<String>,
+    /// An event with a verdict and no update (`verdict_events`): no body to look for.
+    #[serde(skip)]
+    pub verdict_only: bool,
 }
 
 /// The columns [`KeptEvents`] is read from (both engines): the update id, the `served` bits,
@@ -771,6 +794,15 @@ impl KeptEvents {
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned)
                 .collect(),
+            verdict_only: false,
+        }
+    }
+
+    /// As read from `verdict_events`: an event with a verdict and no update.
+    pub(super) fn of_verdict_only(self) -> Self {
+        KeptEvents {
+            verdict_only: true,
+            ..self
         }
     }
 }

@@ -4,12 +4,12 @@
 
 use std::collections::HashMap;
 
-use super::{KeptDigest, KeptUpdate, StoreError};
+use super::{KeptDigest, KeptUpdate, SearchRow, StoreError};
 use crate::model::index::read::RangeFrom;
 
 /// The reads every engine answers with its own functions of the same names (`read_status`,
 /// `search_rows`, `count_rows`, `read_body`, `read_kept_digests`, `read_digests`, `read_reach`,
-/// `read_page_after`, `read_range_count`, `read_range_rows`): the [`IndexReader`] methods that
+/// `read_page_after`, `read_range_count`, `read_update_count`, `read_range_rows`): the [`IndexReader`] methods that
 /// only hand over, written once for both engines' `impl IndexReader`.
 ///
 /// `mark` is the engine's SQL parameter mark and `bytewise` what makes update ids compare
@@ -94,6 +94,11 @@ macro_rules! engine_reads {
             Ok(u64::try_from(n).unwrap_or(0))
         }
 
+        fn update_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
+            let n = self.read_update_count(since, before.unwrap_or(i64::MAX))?;
+            Ok(u64::try_from(n).unwrap_or(0))
+        }
+
         fn range_rows(
             &mut self,
             since: i64,
@@ -112,7 +117,9 @@ macro_rules! engine_reads {
 pub(super) use engine_reads;
 
 /// A page of History's list read from the index ([`super::IndexReader::range_rows`]) as both
-/// engines read it: the same SQL but for the engine's parameter mark, and its parameters.
+/// engines read it: the same SQL but for the engine's parameter mark, and its parameters. The
+/// list holds the updates and the events with a verdict and no update (`verdict_events`), one
+/// order over both ([`RANGE_COLUMNS`], mapped by [`range_row`]).
 pub(super) struct RangeRead<'a> {
     /// Parameters: 1 `since`, 2 `limit`, then 3 to 5 the bound's record time, migration and
     /// update id ([`RangeBound::Key`]) or 3 the rows left out ([`RangeBound::Offset`]).
@@ -131,9 +138,71 @@ pub(super) enum RangeBound<'a> {
     Offset(i64),
 }
 
+/// What a [`RangeRead`] reads of each row, by position: update id, migration, record time,
+/// kind, root action (of a verdict-only event: the verdict's result), parties (JSON; of a
+/// verdict-only event: the verdict), round and mediator group (of a verdict-only event).
+pub(super) type RangeColumns = (
+    String,
+    i64,
+    i64,
+    String,
+    String,
+    Option<String>,
+    Option<i64>,
+    Option<i64>,
+);
+
+/// A row of a [`RangeRead`] as History lists it: an update's summary row, or an event with a
+/// verdict and no update as [`super::KeptVerdictEvent::history_row`] makes it.
+pub(super) fn range_row(
+    (update_id, migration_id, record_time, kind, root_action, parties, round, group): RangeColumns,
+) -> SearchRow {
+    if kind == super::VERDICT_ONLY_KIND {
+        return super::KeptVerdictEvent {
+            update_id,
+            at: super::At::new(migration_id, record_time),
+            verdict_result: Some(root_action).filter(|r| !r.is_empty()),
+            round_number: round,
+            mediator_group: group,
+            verdict: parties,
+        }
+        .history_row();
+    }
+    SearchRow {
+        record_time: crate::model::format::format_time_micros(record_time),
+        update_id,
+        migration_id,
+        kind,
+        root_action,
+        parties: parties
+            .and_then(|p| serde_json::from_str(&p).ok())
+            .unwrap_or_default(),
+    }
+}
+
+/// The SQL of [`super::IndexReader::update_count`] with the engine's parameter `mark`
+/// (parameters 1 and 2: from, before, µs).
+pub(super) fn update_count_sql(mark: char) -> String {
+    format!("SELECT count(*) FROM updates WHERE record_time >= {mark}1 AND record_time < {mark}2")
+}
+
+/// The SQL of [`super::IndexReader::range_count`] with the engine's parameter `mark`
+/// (parameters 1 and 2: from, before, µs): the updates and the events with a verdict and no
+/// update.
+pub(super) fn range_count_sql(mark: char) -> String {
+    let m = mark;
+    format!(
+        "SELECT (SELECT count(*) FROM updates WHERE record_time >= {m}1 AND record_time < {m}2)
+              + (SELECT count(*) FROM verdict_events
+                 WHERE record_time >= {m}1 AND record_time < {m}2)"
+    )
+}
+
 impl<'a> RangeRead<'a> {
-    /// The read of the updates at or after `since` from `from`, `limit` of them. `mark` is the
-    /// engine's parameter mark (`$` or `?`); `bytewise` makes update ids compare bytewise (in
+    /// The read of the rows at or after `since` from `from`, `limit` of them: the updates and
+    /// the events with a verdict and no update, merged in one order (record time, migration,
+    /// update id), each side read in that order from its time index. `mark` is the engine's
+    /// parameter mark (`$` or `?`); `bytewise` makes update ids compare bytewise (in
     /// PostgreSQL `COLLATE "C"`; nothing in SQLite, whose BINARY collation is), so both engines
     /// order ties alike whatever the database's collation.
     pub(super) fn new(
@@ -143,38 +212,53 @@ impl<'a> RangeRead<'a> {
         mark: char,
         bytewise: &str,
     ) -> RangeRead<'a> {
-        const COLUMNS: &str =
-            "SELECT update_id, migration_id, record_time, kind, root_action, parties
-                 FROM updates";
         let m = mark;
         let id = format!("update_id{bytewise}");
-        let (sql, backwards) = match from {
+        // The update id selected with the collation it is compared with: the merged order
+        // (`ORDER BY 3, 2, 1`) sorts ties by it alike on both sides.
+        let updates = format!(
+            "SELECT {id} AS update_id, migration_id, record_time, kind, root_action, parties,
+                    CAST(NULL AS BIGINT) AS round_number, CAST(NULL AS BIGINT) AS mediator_group
+             FROM updates"
+        );
+        let verdicts = format!(
+            "SELECT {id} AS update_id, migration_id, record_time, '{}' AS kind,
+                    COALESCE(verdict_result, '') AS root_action, verdict AS parties,
+                    round_number, mediator_group
+             FROM verdict_events",
+            super::VERDICT_ONLY_KIND
+        );
+        let (bound, order, backwards) = match from {
             RangeFrom::After(_) => (
                 format!(
-                    "{COLUMNS} WHERE record_time >= {m}1 AND record_time >= {m}3
-                       AND (record_time > {m}3 OR migration_id > {m}4
-                            OR (migration_id = {m}4 AND {id} > {m}5))
-                     ORDER BY record_time, migration_id, {id} LIMIT {m}2"
+                    "AND record_time >= {m}3
+                     AND (record_time > {m}3 OR migration_id > {m}4
+                          OR (migration_id = {m}4 AND {id} > {m}5))"
                 ),
+                format!("ORDER BY 3, 2, 1 LIMIT {m}2"),
                 false,
             ),
             RangeFrom::Before(_) => (
                 format!(
-                    "{COLUMNS} WHERE record_time >= {m}1 AND record_time <= {m}3
-                       AND (record_time < {m}3 OR migration_id < {m}4
-                            OR (migration_id = {m}4 AND {id} < {m}5))
-                     ORDER BY record_time DESC, migration_id DESC, {id} DESC LIMIT {m}2"
+                    "AND record_time <= {m}3
+                     AND (record_time < {m}3 OR migration_id < {m}4
+                          OR (migration_id = {m}4 AND {id} < {m}5))"
                 ),
+                format!("ORDER BY 3 DESC, 2 DESC, 1 DESC LIMIT {m}2"),
                 true,
             ),
             RangeFrom::Offset(_) => (
-                format!(
-                    "{COLUMNS} WHERE record_time >= {m}1
-                     ORDER BY record_time, migration_id, {id} LIMIT {m}2 OFFSET {m}3"
-                ),
+                String::new(),
+                format!("ORDER BY 3, 2, 1 LIMIT {m}2 OFFSET {m}3"),
                 false,
             ),
         };
+        let sql = format!(
+            "{updates} WHERE record_time >= {m}1 {bound}
+             UNION ALL
+             {verdicts} WHERE record_time >= {m}1 {bound}
+             {order}"
+        );
         let bound = match from {
             RangeFrom::After(k) | RangeFrom::Before(k) => {
                 RangeBound::Key(k.record_time, k.migration_id, &k.update_id)

@@ -26,7 +26,7 @@ pub(crate) fn sync_index(dir: &Path, scan_url: &str, now: i64, secs: i64) -> Pat
 }
 
 /// Syncs the demo at `scan_url` into `dir/index.sqlite` from `from` (`begin` or a time).
-fn sync_index_from(dir: &Path, scan_url: &str, from: &str) -> PathBuf {
+pub(crate) fn sync_index_from(dir: &Path, scan_url: &str, from: &str) -> PathBuf {
     let path = dir.join("index.sqlite");
     let output = bin(dir)
         .arg("--scan-url")
@@ -519,9 +519,11 @@ fn with_whole_index_and_a_tiny_budget(dir: &Path) -> Harness {
     })
 }
 
-/// Every update the index keeps, `(record time µs, update id)`, in record-time order (read
-/// with the sync's own page reads, not with the explorer's).
-fn kept_in_time_order(h: &Harness) -> Vec<(i64, String)> {
+/// Every row of History's one list over the index, `(record time µs, update id)`, in its
+/// order (record time, then update id): the updates the index keeps, read with the sync's own
+/// page reads, not with the explorer's, and the events with a verdict and no update it keeps
+/// before the loaded rows (the loaded rows list updates only).
+pub(crate) fn kept_in_time_order(h: &Harness) -> Vec<(i64, String)> {
     let location =
         cantonscope::store::Location::parse(h.app.sh.ctx.index.as_deref().expect("index"));
     let mut reader = cantonscope::store::open_reader(&location).expect("reader");
@@ -536,12 +538,22 @@ fn kept_in_time_order(h: &Harness) -> Vec<(i64, String)> {
         ));
         all.extend(page.into_iter().map(|k| (k.record_time, k.update_id)));
     }
-    all.sort_by_key(|(t, _)| *t);
+    let loaded_first = h.app.sh.history.first().map(|s| s.record_time);
+    let verdict_only = reader
+        .verdict_events(None, None)
+        .expect("verdict-only events");
+    all.extend(
+        verdict_only
+            .into_iter()
+            .filter(|e| loaded_first.is_none_or(|t| e.at.record_time < t))
+            .map(|e| (e.at.record_time, e.update_id)),
+    );
+    all.sort();
     all
 }
 
 /// The History list read from the index.
-fn range(h: &Harness) -> &cantonscope::panes::history::Timeline {
+pub(crate) fn range(h: &Harness) -> &cantonscope::panes::history::Timeline {
     h.app
         .sh
         .timeline
@@ -901,6 +913,17 @@ fn l_over_an_index_with_gaps_reads_only_the_gaps_from_the_scan_and_lists_the_spa
         .filter(|u| u.record_time >= since && u.record_time < loaded_first)
         .map(|u| (u.record_time, u.migration_id, u.update_id.clone()))
         .collect();
+    // And the events with a verdict and no update the index keeps (in its ranges).
+    let location =
+        cantonscope::store::Location::parse(h.app.sh.ctx.index.as_deref().expect("index"));
+    expected.extend(
+        cantonscope::store::open_reader(&location)
+            .expect("reader")
+            .verdict_events(Some(since), Some(loaded_first - 1))
+            .expect("verdict-only events")
+            .into_iter()
+            .map(|e| (e.at.record_time, e.at.migration_id, e.update_id)),
+    );
     expected.sort();
     let missing = expected
         .iter()
@@ -1216,6 +1239,31 @@ fn until_gaps_read(h: &mut Harness) {
     panic!("the gaps were never read");
 }
 
+/// The rows History's one list holds from `since` up to `before` (the loaded rows' first
+/// record time), in its order (record time, migration, update id): the demo's updates (from
+/// the index or the scan) and the events with a verdict and no update the index keeps (the
+/// scan's pages of its gaps have none).
+fn listed(h: &Harness, since: i64, before: i64) -> Vec<String> {
+    let mut all: Vec<(i64, i64, String)> = cantonscope::demo::generate(42)
+        .updates()
+        .iter()
+        .filter(|u| u.record_time >= since && u.record_time < before)
+        .map(|u| (u.record_time, u.migration_id, u.update_id.clone()))
+        .collect();
+    let location =
+        cantonscope::store::Location::parse(h.app.sh.ctx.index.as_deref().expect("index"));
+    let mut reader = cantonscope::store::open_reader(&location).expect("reader");
+    all.extend(
+        reader
+            .verdict_events(Some(since), Some(before - 1))
+            .expect("verdict-only events")
+            .into_iter()
+            .map(|e| (e.at.record_time, e.at.migration_id, e.update_id)),
+    );
+    all.sort();
+    all.into_iter().map(|(_, _, id)| id).collect()
+}
+
 /// From the list's first row down to its last, every update selected (`g`, then `j`).
 fn walk_the_list(h: &mut Harness) -> Vec<String> {
     h.key(KeyCode::Home);
@@ -1330,7 +1378,7 @@ fn the_memory_budget_dropping_loaded_rows_leaves_no_update_out_of_the_one_scroll
     // Every update from 20 h back: the stretch the loaded rows left is listed again, from the
     // scan where the index lacks it (14 h to 13 h back) and from the index.
     let first = h.app.sh.history.first().expect("loaded").record_time;
-    let mut want = demo_updates(since, first);
+    let mut want = listed(&h, since, first);
     want.extend(h.app.sh.history.iter().map(|s| s.update_id.to_string()));
     let seen = walk_the_list(&mut h);
     assert_eq!(twice(&seen), Vec::<&String>::new(), "no update twice");
@@ -1357,7 +1405,7 @@ fn a_sync_writing_into_a_gap_while_the_list_is_open_lists_each_update_once() {
     }
     until_gaps_read(&mut h);
     let loaded_first = h.app.sh.history.first().expect("loaded").record_time;
-    let mut want = demo_updates(since, loaded_first);
+    let mut want = listed(&h, since, loaded_first);
     want.extend(h.app.sh.history.iter().map(|s| s.update_id.to_string()));
     let seen = walk_the_list(&mut h);
     assert_eq!(twice(&seen), Vec::<&String>::new(), "no update twice");
@@ -1432,6 +1480,16 @@ fn the_selection_stays_on_its_update_when_a_sync_writes_rows_before_it() {
         "an index row"
     );
     let kept_before = kept_in_time_order(&h).len();
+    let gap_events = |h: &Harness| {
+        let location =
+            cantonscope::store::Location::parse(h.app.sh.ctx.index.as_deref().expect("index"));
+        cantonscope::store::open_reader(&location)
+            .expect("reader")
+            .verdict_events(Some(start - 6 * HOUR), Some(start - 5 * HOUR - 1))
+            .expect("verdict-only events")
+            .len()
+    };
+    assert_eq!(gap_events(&h), 0);
     let scan_url = h.demo.as_ref().expect("demo").scan_url.clone();
     sync_index_between(dir.path(), &scan_url, start - 6 * HOUR, start - 5 * HOUR);
     // The index's reach is read again every 5 s: the list sees the sync's updates.
@@ -1445,7 +1503,13 @@ fn the_selection_stays_on_its_update_when_a_sync_writes_rows_before_it() {
         Some(kept_in_time_order(&h).len() as u64)
     );
     assert_eq!(selected(&h), Some(chosen), "the same update");
-    assert_eq!(range(&h).cursor(), row, "the same place in the one list");
+    // The gap's updates were listed from the scan already; the events with a verdict and no
+    // update the sync kept there are new rows above it (the scan's pages have none).
+    assert_eq!(
+        range(&h).cursor(),
+        row + gap_events(&h),
+        "the same place in the one list"
+    );
 }
 
 /// Issue 37 §3: the explorer started with `--index` naming a file no sync has created yet runs
@@ -1699,7 +1763,7 @@ fn the_app_reads_the_indexs_updates_per_day_and_the_status_card_draws_them() {
     let expected: Vec<u64> = (newest - PER_DAY_DAYS as i64 + 1..=newest)
         .map(|d| {
             store
-                .range_count(d * DAY_MICROS, Some((d + 1) * DAY_MICROS))
+                .update_count(d * DAY_MICROS, Some((d + 1) * DAY_MICROS))
                 .expect("count")
         })
         .collect();

@@ -883,8 +883,11 @@ fn deep_pages_read_by_keyset_equal_the_offset_answers_on_both_engines() {
     let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--from", deep_from()]);
     assert_eq!(code, 0, "{err}");
     let mut on_sqlite = store::open_reader(&Location::Sqlite(sqlite.clone())).expect("opens");
-    let total = on_sqlite.range_count(0, None).expect("count");
+    let total = on_sqlite.update_count(0, None).expect("count");
     assert!(total >= 2_000, "a few thousand updates: {total}");
+    // History's list holds the events with a verdict and no update too (the demo's rejected
+    // requests among them), paged alike below.
+    assert!(on_sqlite.range_count(0, None).expect("count") > total);
     let sqlite_pages = pages_three_ways(on_sqlite.as_mut(), 0, 200);
     let mid = cantonscope::model::format::parse_time_micros(&sqlite_pages[3][17].record_time)
         .expect("a time");
@@ -1388,4 +1391,123 @@ fn rounds_on_postgres_equal_the_sqlite_rounds_and_name_the_same_diverging_scan()
     assert_eq!(on_pg["rounds"], on_sqlite["rounds"]);
     assert_eq!(on_pg["differing_scans"].as_array().map(Vec::len), Some(1));
     assert_eq!(on_pg["differing_scans"], on_sqlite["differing_scans"]);
+}
+
+/// An index at `location` of five updates (two in second 3) and four events with a verdict
+/// and no update, one in second 3 whose id sorts between the two updates' only bytewise
+/// (`C3` before `a3`): History's list is the nine in record-time, migration, update-id order.
+fn updates_and_verdict_only_events(location: &Location) {
+    let t = |second: i64| 1_800_000_000_000_000 + second * 1_000_000;
+    let update = |id: &str, second: i64| cantonscope::model::index::IndexRow {
+        update_id: id.to_owned(),
+        migration_id: 1,
+        record_time: t(second),
+        kind: "transaction".to_owned(),
+        root_action: "Choice".to_owned(),
+        parties: vec!["alice::1220aa".to_owned()],
+        keys: vec![(KeyKind::Party, "alice::1220aa".to_owned())],
+        digest: [second as u8; 32],
+        body: None,
+    };
+    let verdict_only = |id: &str, second: i64, result: &str| store::VerdictEvent {
+        at: store::At::new(1, t(second)),
+        row: store::EventsRow {
+            update_id: id.to_owned(),
+            served: 1,
+            verdict: Some(
+                serde_json::json!({"update_id": id, "submitting_parties": ["carol::1220cc"]})
+                    .to_string(),
+            ),
+            traffic_summary: None,
+            app_activity_records: None,
+            round_number: Some(second),
+            verdict_result: Some(result.to_owned()),
+            mediator_group: Some(0),
+            digest: vec![second as u8; 32],
+            scans: "sv1".to_owned(),
+        },
+    };
+    let mut index = store::open_writer(location).expect("a writer");
+    let chunk = index.start_chunk(None, None, 1, 0).expect("a chunk");
+    let rows = vec![
+        update("u1", 1),
+        update("u2", 2),
+        update("a3", 3),
+        update("d3", 3),
+        update("u5", 5),
+    ];
+    let cursor = store::Position {
+        migration_id: 1,
+        record_time: cantonscope::model::format::format_time_micros(t(5)),
+    };
+    index
+        .write_page(
+            chunk.id,
+            &store::PageWrite::new(rows, None, cursor, vec!["sv1".to_owned()]),
+        )
+        .expect("the updates");
+    index
+        .write_verdict_events(&[
+            verdict_only("v0", 0, "rejected"),
+            verdict_only("C3", 3, "rejected"),
+            verdict_only("v4", 4, "accepted"),
+            verdict_only("v6", 6, "rejected"),
+        ])
+        .expect("the verdict-only events");
+}
+
+#[test]
+fn history_lists_the_verdict_only_events_among_the_updates_alike_on_both_engines() {
+    const ALL: [&str; 9] = ["v0", "u1", "u2", "C3", "a3", "d3", "v4", "u5", "v6"];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sqlite = Location::Sqlite(dir.path().join("index.sqlite"));
+    updates_and_verdict_only_events(&sqlite);
+    let mut on_sqlite = store::open_reader(&sqlite).expect("opens");
+    let ids = |pages: &[Vec<cantonscope::model::index::SearchRow>]| -> Vec<String> {
+        pages
+            .iter()
+            .flatten()
+            .map(|r| r.update_id.clone())
+            .collect()
+    };
+    let sqlite_pages: Vec<_> = (1..=4)
+        .map(|size| pages_three_ways(on_sqlite.as_mut(), 0, size))
+        .collect();
+    for pages in &sqlite_pages {
+        assert_eq!(ids(pages), ALL);
+    }
+    let c3 = &sqlite_pages[0][3][0];
+    assert_eq!(
+        (c3.kind.as_str(), c3.root_action.as_str()),
+        (
+            "verdict only",
+            "rejected (verdict only) · round 3 · mediator group 0"
+        )
+    );
+    assert_eq!(c3.parties, ["carol::1220cc"]);
+    drop(on_sqlite);
+
+    let Some((db, _server)) = database("verdict_only_range") else {
+        return;
+    };
+    updates_and_verdict_only_events(&db.location());
+    let mut on_pg = store::open_reader(&db.location()).expect("opens");
+    let t = |second: i64| 1_800_000_000_000_000 + second * 1_000_000;
+    assert_eq!(on_pg.range_count(t(0), None).expect("count"), 9);
+    assert_eq!(on_pg.range_count(t(3), Some(t(5))).expect("count"), 4);
+    // Every page size, by OFFSET and by keyset both ways: the same pages as on SQLite (the
+    // tie in second 3 in bytewise update-id order whatever the database's collation).
+    for (size, pages) in (1..=4).zip(&sqlite_pages) {
+        assert_eq!(
+            &pages_three_ways(on_pg.as_mut(), 0, size),
+            pages,
+            "pages of {size}"
+        );
+    }
+    assert_eq!(
+        ids(&[on_pg
+            .range_rows(t(3), &RangeFrom::Offset(0), 9)
+            .expect("rows")]),
+        ALL[3..]
+    );
 }

@@ -41,6 +41,7 @@ mod export;
 mod fuzz;
 mod governance;
 mod history_reach;
+mod history_verdict_only;
 mod index;
 mod index_context;
 mod index_coverage;

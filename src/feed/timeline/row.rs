@@ -52,6 +52,12 @@ impl IndexedRow {
         }
     }
 
+    /// Whether the row is an event with a verdict and no update (a rejected request, a wholly
+    /// private transaction's verdict): no update to open, its kept verdict instead.
+    pub fn is_verdict_only(&self) -> bool {
+        self.kind == crate::model::index::VERDICT_ONLY_KIND
+    }
+
     /// Its place in the list, for a keyset read of the page after or before it.
     pub fn key(&self) -> Option<RangeKey> {
         Some(RangeKey {

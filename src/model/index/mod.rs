@@ -393,6 +393,33 @@ pub fn compact_json(text: &str) -> Cow<'_, str> {
     )
 }
 
+/// What an event with a verdict and no update is listed as (searches, History): a
+/// confirmation request the mediator rejected, or a wholly private transaction.
+pub const VERDICT_ONLY_KIND: &str = "verdict only";
+
+/// History's summary of an event with a verdict and no update: the verdict's result marked
+/// `(verdict only)`, then its round and mediator group when kept, e.g. `rejected (verdict
+/// only) · round 12 · mediator group 0`.
+pub fn verdict_only_summary(
+    result: Option<&str>,
+    round: Option<i64>,
+    group: Option<i64>,
+) -> String {
+    let mut text = format!(
+        "{} (verdict only)",
+        result
+            .filter(|r| !r.is_empty())
+            .unwrap_or("no verdict served")
+    );
+    if let Some(round) = round {
+        text.push_str(&format!(" · round {round}"));
+    }
+    if let Some(group) = group {
+        text.push_str(&format!(" · mediator group {group}"));
+    }
+    text
+}
+
 /// One result row of a search: the History export's row fields.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct SearchRow {
@@ -402,6 +429,13 @@ pub struct SearchRow {
     pub kind: String,
     pub root_action: String,
     pub parties: Vec<String>,
+}
+
+impl SearchRow {
+    /// Whether the row is an event with a verdict and no update ([`VERDICT_ONLY_KIND`]).
+    pub fn is_verdict_only(&self) -> bool {
+        self.kind == VERDICT_ONLY_KIND
+    }
 }
 
 #[cfg(test)]

@@ -333,8 +333,14 @@ pub enum KeptEventsOf {
     NotSynced,
     /// Kept: `parts` is a JSON object holding each part the scans served, as they served it
     /// (`null`: served as none; a part no scan serves is absent; the verdict without its
-    /// scan-local `finalization_time`), confirmed by `scans`.
-    Kept { parts: String, scans: Vec<String> },
+    /// scan-local `finalization_time`), confirmed by `scans`. `verdict_only`: an event with a
+    /// verdict and no update (a rejected request, a wholly private transaction), which has no
+    /// body to keep.
+    Kept {
+        parts: String,
+        scans: Vec<String>,
+        verdict_only: bool,
+    },
 }
 
 impl KeptEventsOf {

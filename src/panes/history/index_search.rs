@@ -573,6 +573,11 @@ fn open_or_copy(cmd: Command, row: Option<&SearchRow>, out: &mut Out) {
             update_id: row.update_id.clone(),
             event_id: None,
         });
+        if row.is_verdict_only() {
+            // No update to show: its verdict (kept, or the scan's) is what there is.
+            out.events
+                .push(AppEvent::Focus(crate::msg::PaneId::Verdict));
+        }
     } else {
         out.copy("update id", row.update_id.clone());
     }

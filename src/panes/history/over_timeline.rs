@@ -153,6 +153,10 @@ impl HistoryPane {
                         update_id: row.update_id.clone(),
                         event_id: None,
                     });
+                    if row.is_verdict_only() {
+                        // No update to show: its verdict (kept, or the scan's) is what there is.
+                        out.events.push(AppEvent::Focus(crate::msg::PaneId::Verdict));
+                    }
                 }
                 _ => out.info("this row is being read from the local index"),
             },

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 
 pub use crate::feed::timeline::IndexedRow;
 use crate::model::summary::{UpdateSummary, short_party};
@@ -49,6 +49,11 @@ impl TableRow for IndexedRow {
                 Cell::new(t, theme.time)
             }
             HistoryCol::Migration => Cell::new(self.migration_id.to_string(), Style::default()),
+            // An event with a verdict and no update: `verdict` (the Summary says `(verdict
+            // only)`), in the Kind column's width.
+            HistoryCol::Kind if self.is_verdict_only() => {
+                Cell::new("verdict", self.verdict_only_style(theme))
+            }
             HistoryCol::Kind => {
                 let style = match self.kind.as_str() {
                     "transaction" => theme.exercised,
@@ -59,6 +64,11 @@ impl TableRow for IndexedRow {
                 Cell::new(self.kind.clone(), style)
             }
             HistoryCol::Id => Cell::new(distinct_id(&self.update_id, width), theme.id),
+            // An event with a verdict and no update: its verdict's result, round and mediator
+            // group, set apart from the updates' summaries.
+            HistoryCol::Summary if self.is_verdict_only() => {
+                Cell::new(self.summary.clone(), self.verdict_only_style(theme))
+            }
             HistoryCol::Summary => Cell::new(self.summary.clone(), Style::default()),
             // From the kept body; empty (not guessed) when the index keeps no bodies.
             HistoryCol::Events => Cell::new(
@@ -88,6 +98,21 @@ impl TableRow for IndexedRow {
 
     fn fold_note(col: HistoryCol, title: &str, value: &str, _: &Shared) -> String {
         fold_note(col, title, value)
+    }
+}
+
+impl IndexedRow {
+    /// How a row of an event with a verdict and no update is set apart: in its result's colour
+    /// (rejected, accepted), italic.
+    fn verdict_only_style(&self, theme: &Theme) -> Style {
+        let result = if self.summary.starts_with("rejected") {
+            theme.rejected
+        } else if self.summary.starts_with("accepted") {
+            theme.accepted
+        } else {
+            theme.status_warn
+        };
+        result.add_modifier(Modifier::ITALIC)
     }
 }
 

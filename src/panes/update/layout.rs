@@ -196,6 +196,13 @@ impl UpdatePane {
                         Span::styled("loading ", theme.muted),
                         Span::styled(short_id(&sanitize(id), 16), theme.id),
                     ]));
+                } else if let Some(verdict) = self.body.as_ref().and_then(|b| b.verdict.as_ref()) {
+                    // An event with a verdict and no update: why there is none, and where its
+                    // verdict is.
+                    let why = crate::model::verdict::no_update_why(&verdict.verdict_result);
+                    for text in wrap_text(&format!("{why} Its verdict: the Verdict pane."), width) {
+                        lines.push(Line::styled(text, theme.muted));
+                    }
                 } else {
                     lines.push(Line::styled(
                         "The server sent no update in this body (nothing to show but its verdict: \

@@ -27,12 +27,17 @@ fn event_request(update_id: &str) -> Request {
     }
 }
 
-/// The update of a body the index keeps (the item's JSON), as the pane shows bodies.
-/// With the events parts it keeps (when they do not decode, the update alone).
-fn body_of_kept(item_json: &str, events: &KeptEventsOf) -> Option<EventHistoryItem> {
-    serde_json::from_str(&events.item_json(Some(item_json)))
+/// The update of a body the index keeps (the item's JSON; `None`: an event with a verdict and
+/// no update), as the pane shows bodies. With the events parts it keeps (when they do not
+/// decode, the update alone).
+fn body_of_kept(item_json: Option<&str>, events: &KeptEventsOf) -> Option<EventHistoryItem> {
+    serde_json::from_str(&events.item_json(item_json))
         .ok()
-        .or_else(|| serde_json::from_str(&KeptEventsOf::NotSynced.item_json(Some(item_json))).ok())
+        .or_else(|| {
+            item_json.and_then(|item| {
+                serde_json::from_str(&KeptEventsOf::NotSynced.item_json(Some(item))).ok()
+            })
+        })
 }
 
 impl UpdatePane {
@@ -118,11 +123,20 @@ impl UpdatePane {
         }
         let answer = kept.reply.clone().map_err(|f| f.message);
         match answer {
-            Ok(crate::model::index::read::IndexAnswer::Body {
-                body: Some(json),
-                events,
-            }) => {
-                match body_of_kept(&json, &events) {
+            Ok(crate::model::index::read::IndexAnswer::Body { body, events })
+                if body.is_some()
+                    || matches!(
+                        events,
+                        KeptEventsOf::Kept {
+                            verdict_only: true,
+                            ..
+                        }
+                    ) =>
+            {
+                // An event with a verdict and no update has no body: its item is the kept parts
+                // with `update: null`, which the Verdict pane shows.
+                let json = body.as_deref();
+                match body_of_kept(json, &events) {
                     Some(body) => {
                         let body = Arc::new(body);
                         let synced = matches!(events, KeptEventsOf::Kept { .. });

@@ -116,6 +116,12 @@ impl VerdictPane {
                 theme.id,
             ));
             lines.push(Line::from(l3));
+            if body.update.is_none() {
+                lines.push(Line::styled(
+                    crate::model::verdict::no_update_why(&v.verdict_result),
+                    theme.accent,
+                ));
+            }
         } else {
             lines.push(Line::from(vec![
                 Span::styled("NO VERDICT", theme.status_warn),

@@ -193,8 +193,17 @@ impl VerdictPane {
             .set_viewport(usize::from(areas.tree.height.saturating_sub(2)).max(1));
     }
 
+    /// Whether the open item is an event with a verdict and no update (a rejected request, a
+    /// wholly private transaction): the header says why there is no transaction.
+    fn verdict_only(&self) -> bool {
+        self.body
+            .as_ref()
+            .is_some_and(|b| b.update.is_none() && b.verdict.is_some())
+    }
+
     fn areas(&self, area: Rect) -> Areas {
-        let header_h = HEADER_LINES.min(area.height);
+        let lines = HEADER_LINES + u16::from(self.verdict_only());
+        let header_h = lines.min(area.height);
         let header = Rect::new(area.x, area.y, area.width, header_h);
         let rest = Rect::new(
             area.x,

@@ -11,10 +11,20 @@ use crate::store::reads::{DigestRow, RangeBound, RangeRead};
 use crate::store::{At, CHUNK_EVENTS_SQL, EventsCoverage, with_events_coverage};
 
 impl PgIndex {
+    pub(super) fn read_update_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
+        self.with(|c| {
+            Ok(c.query_one(
+                &crate::store::reads::update_count_sql('$'),
+                &[&since, &before],
+            )?
+            .get(0))
+        })
+    }
+
     pub(super) fn read_range_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
         self.with(|c| {
             Ok(c.query_one(
-                "SELECT count(*) FROM updates WHERE record_time >= $1 AND record_time < $2",
+                &crate::store::reads::range_count_sql('$'),
                 &[&since, &before],
             )?
             .get(0))
@@ -42,7 +52,21 @@ impl PgIndex {
                     c.query(&read.sql, &[&read.since, &read.limit, &offset])?
                 }
             };
-            Ok(found.iter().map(super::search::search_row).collect())
+            Ok(found
+                .iter()
+                .map(|r| {
+                    crate::store::reads::range_row((
+                        r.get(0),
+                        r.get(1),
+                        r.get(2),
+                        r.get(3),
+                        r.get(4),
+                        r.get(5),
+                        r.get(6),
+                        r.get(7),
+                    ))
+                })
+                .collect())
         })
     }
 
@@ -258,6 +282,7 @@ impl PgIndex {
                     &digest,
                     &scans,
                 )
+                .of_verdict_only()
             }));
         };
         let packed: Vec<u8> = r.get(2);

@@ -246,6 +246,7 @@ CREATE TABLE IF NOT EXISTS verdict_events (
     scans TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS verdict_events_position ON verdict_events (migration_id, record_time);
+CREATE INDEX IF NOT EXISTS verdict_events_time ON verdict_events (record_time);
 ";
 
 /// The index's tables (for its size).

@@ -12,6 +12,8 @@
 
 mod checkpoint;
 mod pairs;
+#[cfg(test)]
+mod range_tests;
 mod read;
 mod rounds;
 mod schema;

@@ -386,26 +386,47 @@ impl SqliteIndex {
         })
     }
 
-    pub(super) fn read_range_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
+    pub(super) fn read_update_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
         self.conn
             .query_row(
-                "SELECT count(*) FROM updates WHERE record_time >= ?1 AND record_time < ?2",
+                &crate::store::reads::update_count_sql('?'),
                 params![since, before],
                 |r| r.get(0),
             )
             .map_err(|e| engine_error(&self.path, &e))
     }
 
-    /// The rows of `read`, in the order its SQL reads them. The time index leads: a keyset read
-    /// seeks it at the bound's time and sorts only the rows of one record time by migration and
-    /// update id.
+    pub(super) fn read_range_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
+        self.conn
+            .query_row(
+                &crate::store::reads::range_count_sql('?'),
+                params![since, before],
+                |r| r.get(0),
+            )
+            .map_err(|e| engine_error(&self.path, &e))
+    }
+
+    /// The rows of `read`, in the order its SQL reads them. The time indexes lead: a keyset
+    /// read seeks each at the bound's time and sorts only the rows of one record time by
+    /// migration and update id; the two sides are merged as they are read.
     pub(super) fn read_range_rows(
         &mut self,
         read: &RangeRead<'_>,
     ) -> Result<Vec<SearchRow>, StoreError> {
         let e = |e: rusqlite::Error| engine_error(&self.path, &e);
         let mut stmt = self.conn.prepare_cached(&read.sql).map_err(e)?;
-        let map = super::search::search_row;
+        let map = |r: &rusqlite::Row<'_>| -> rusqlite::Result<SearchRow> {
+            Ok(crate::store::reads::range_row((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+            )))
+        };
         match read.bound {
             RangeBound::Key(record_time, migration_id, update_id) => stmt.query_map(
                 params![read.since, read.limit, record_time, migration_id, update_id],
@@ -468,5 +489,6 @@ fn kept_events_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<crate::store::KeptE
         (r.get(5)?, r.get(6)?, r.get(7)?),
         &digest,
         &scans,
-    ))
+    )
+    .of_verdict_only())
 }

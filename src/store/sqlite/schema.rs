@@ -225,7 +225,8 @@ pub(super) fn add_event_dictionary(
 /// confirmation request the mediator rejected, a wholly private transaction), each a record of
 /// its own by its verdict's update id, at its verdict's place; its parts kept as an update's
 /// are in `events` (the same columns). Made by the 7 → 8 migration as well, empty: the next
-/// `index sync --events` fills it as it walks.
+/// `index sync --events` fills it as it walks. Its time index (History's list reads them in
+/// record-time order among the updates) is made by any writer's open of an index without it.
 pub(super) const VERDICT_EVENTS: &str = "
 CREATE TABLE IF NOT EXISTS verdict_events (
     update_id TEXT PRIMARY KEY,
@@ -242,6 +243,7 @@ CREATE TABLE IF NOT EXISTS verdict_events (
     scans TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS verdict_events_position ON verdict_events (migration_id, record_time);
+CREATE INDEX IF NOT EXISTS verdict_events_time ON verdict_events (record_time);
 ";
 
 /// Schema 5 → 6: each term keeps its newest key (migration, record time, seq), read in one

@@ -6,7 +6,7 @@ use crate::model::index::read::{RangeFrom, RangeKey};
 use crate::model::index::{IndexRow, KeyKind};
 use crate::store::Gap;
 
-fn row(id: &str, second: i64, party: &str) -> IndexRow {
+pub(super) fn row(id: &str, second: i64, party: &str) -> IndexRow {
     IndexRow {
         update_id: id.to_owned(),
         migration_id: 1,
@@ -26,7 +26,7 @@ fn row(id: &str, second: i64, party: &str) -> IndexRow {
     }
 }
 
-fn page(rows: Vec<IndexRow>) -> PageWrite {
+pub(super) fn page(rows: Vec<IndexRow>) -> PageWrite {
     let last = rows.last().expect("rows");
     let cursor = Position {
         migration_id: last.migration_id,
