@@ -1309,6 +1309,9 @@ fn index_show_on_postgres_prints_the_kept_events_as_the_scans_served_them() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no update of the index matches"), "{err}");
+    // An event with a verdict and no update: by a prefix or as shown too; ambiguity with an
+    // update lists both.
+    crate::index_verdicts::shown_by_prefix(dir.path(), &db.url);
 }
 
 #[test]
