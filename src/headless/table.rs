@@ -282,6 +282,7 @@ pub const INDEX_ROUNDS: View = View {
         ("f + 1", "/f_plus_one"),
         ("divergences", "/divergences"),
         ("differing scans", "/differing_scans"),
+        ("records pruned before", "/records_pruned_before"),
     ],
     rows: Some("/rounds"),
     columns: &[
@@ -297,6 +298,7 @@ pub const INDEX_ROUNDS: View = View {
         ("TOP PROVIDER", "/top_provider"),
         ("ROOT HASH", "/root_hash"),
         ("DIFFERING", "/differing_scans"),
+        ("PRUNED", "/records_pruned"),
     ],
     custom: None,
 };
