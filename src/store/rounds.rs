@@ -10,6 +10,12 @@
 //!                 walk resumed, `--events` over a range) are never counted twice
 //! ```
 //!
+//! `index prune` keeps the sums (they are what a kept copy is for) and removes the marks of
+//! the updates it removes; meta [`PRUNED_KEY`] keeps the newest time it cut counted updates
+//! at. An update recorded before that time is never counted again (the range synced again
+//! after a prune adds nothing: its figures are kept already), and a round whose first counted
+//! update is before it says its records were pruned ([`RoundSummary::records_pruned`]).
+//!
 //! A page's sums are added before its events are written ([`IndexWriter::add_rounds`]), in
 //! one transaction with the marks: a walk killed between the two walks the page again and its
 //! marked updates add nothing. An index migrated to schema 8 with events already kept (meta
@@ -18,9 +24,23 @@
 //!
 //! [`IndexWriter::add_rounds`]: super::IndexWriter::add_rounds
 //! [`IndexWriter::build_rounds`]: super::IndexWriter::build_rounds
+//! [`RoundSummary::records_pruned`]: crate::model::index::rounds::RoundSummary::records_pruned
 
 /// The meta key set once the summary covers every kept event.
 pub const BUILT_KEY: &str = "rounds_summary";
+
+/// The meta key of the newest time (µs) `index prune` removed counted updates before.
+pub const PRUNED_KEY: &str = "rounds_pruned_before";
+
+/// The value of meta [`PRUNED_KEY`] as read (`None`: not set, or not a time).
+pub fn cut_of(value: Option<String>) -> Option<i64> {
+    value.and_then(|v| v.parse().ok())
+}
+
+/// Whether an update recorded at `time` (µs) is counted: not when before the cut of a prune.
+pub(super) fn counts(cut: Option<i64>, time: i64) -> bool {
+    cut.is_none_or(|c| time >= c)
+}
 
 /// An engine's spelling: its parameter mark and its `min` / `max` of two values.
 #[derive(Clone, Copy)]
@@ -125,6 +145,29 @@ impl Dialect {
         )
     }
 
+    /// Removes the marks of the updates recorded before `p1` (a prune removes them: a seq may
+    /// be given again); the number removed.
+    pub fn unmark_before(self) -> String {
+        format!(
+            "DELETE FROM rounds_counted WHERE seq IN (SELECT seq FROM updates WHERE record_time < {})",
+            self.p(1)
+        )
+    }
+
+    /// Reads meta `p1`.
+    pub fn meta_value(self) -> String {
+        format!("SELECT value FROM meta WHERE key = {}", self.p(1))
+    }
+
+    /// Sets meta `p1` to `p2`.
+    pub fn set_meta(self) -> String {
+        format!(
+            "INSERT INTO meta (key, value) VALUES ({}, {}) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            self.p(1),
+            self.p(2)
+        )
+    }
+
     /// At most `p2` kept events (seq, update id) after seq `p1` not counted yet, in seq order.
     pub fn uncounted(self) -> String {
         format!(
@@ -139,11 +182,13 @@ impl Dialect {
 
 /// The rounds of the summary the reader asked for, with their providers: `rounds` rows in
 /// order, `parties` as (round, party, weight, records); with `party`, only the rounds it has
-/// records in.
+/// records in; those whose first counted update is before `cut` (meta [`PRUNED_KEY`]) marked
+/// as having their records pruned.
 pub(super) fn summaries(
     rounds: Vec<(i64, crate::model::index::rounds::RoundSums)>,
     parties: Vec<(i64, String, i64, i64)>,
     party: bool,
+    cut: Option<i64>,
 ) -> Vec<crate::model::index::rounds::RoundSummary> {
     let rounds = if party {
         let with: std::collections::BTreeSet<i64> = parties.iter().map(|p| p.0).collect();
@@ -154,7 +199,11 @@ pub(super) fn summaries(
     } else {
         rounds
     };
-    crate::model::index::rounds::RoundSummary::assemble(rounds, parties)
+    let mut summaries = crate::model::index::rounds::RoundSummary::assemble(rounds, parties);
+    for s in &mut summaries {
+        s.records_pruned = s.sums.first_time.is_some_and(|t| !counts(cut, t));
+    }
+    summaries
 }
 
 /// The rows of the summary an engine reads: the rounds (number, sums) in order and the
@@ -176,10 +225,15 @@ macro_rules! engine_round_reads {
         ) -> Result<Vec<$crate::model::index::rounds::RoundSummary>, StoreError> {
             let (rounds, parties) =
                 self.read_rounds(from.unwrap_or(i64::MIN), until.unwrap_or(i64::MAX), party)?;
+            let cut = $crate::store::rounds::cut_of($crate::store::IndexReader::meta_get(
+                self,
+                $crate::store::rounds::PRUNED_KEY,
+            )?);
             Ok($crate::store::rounds::summaries(
                 rounds,
                 parties,
                 party.is_some(),
+                cut,
             ))
         }
     };

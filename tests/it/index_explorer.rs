@@ -1621,8 +1621,8 @@ fn an_index_created_or_replaced_while_the_explorer_runs_is_picked_up_and_said_on
     );
 }
 
-/// The explorer's settings on a `serve-demo` child process (its JSON line of URLs).
-fn served_settings(demo: &crate::soak::ServedDemo) -> cantonscope::config::Settings {
+/// The explorer's settings on a `serve-demo` child process (its JSON line of URLs), dark theme.
+pub(crate) fn served_settings(demo: &crate::soak::ServedDemo) -> cantonscope::config::Settings {
     let text = |k: &str| demo.info[k].as_str().expect(k).to_owned();
     let scans: Vec<String> = demo.info["scan_urls"]
         .as_array()

@@ -1312,6 +1312,9 @@ fn index_show_on_postgres_prints_the_kept_events_as_the_scans_served_them() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no update of the index matches"), "{err}");
+    // An event with a verdict and no update: by a prefix or as shown too; ambiguity with an
+    // update lists both.
+    crate::index_verdicts::shown_by_prefix(dir.path(), &db.url);
 }
 
 #[test]
@@ -1391,6 +1394,9 @@ fn rounds_on_postgres_equal_the_sqlite_rounds_and_name_the_same_diverging_scan()
     assert_eq!(on_pg["rounds"], on_sqlite["rounds"]);
     assert_eq!(on_pg["differing_scans"].as_array().map(Vec::len), Some(1));
     assert_eq!(on_pg["differing_scans"], on_sqlite["differing_scans"]);
+    // A prune keeps the figures and says which rounds' records are gone; the pruned range
+    // synced again counts nothing twice.
+    crate::index_rounds::prune_keeps_the_round_figures(dir.path(), &db.url);
 }
 
 /// An index at `location` of five updates (two in second 3) and four events with a verdict

@@ -403,3 +403,116 @@ fn an_index_of_schema_7_with_events_is_migrated_and_gets_its_rounds_from_them() 
     let (again, _) = local_rounds(dir.path(), &index);
     assert_eq!(again[..n], before[..n]);
 }
+
+/// A round's figures as `index rounds` prints them, without what depends on the index's reach
+/// (`closed`, `whole`) or on a prune; the rounds before `newest` (a later events walk may
+/// keep the newest updates' events).
+fn figures_of(rows: &[Value], newest: i64) -> BTreeMap<i64, Value> {
+    rows.iter()
+        .filter(|r| r["round"].as_i64().is_some_and(|n| n < newest))
+        .map(|r| {
+            let mut f = r.clone();
+            let o = f.as_object_mut().expect("a round");
+            for key in ["closed", "whole", "check", "records_pruned"] {
+                o.remove(key);
+            }
+            (r["round"].as_i64().expect("a round"), f)
+        })
+        .collect()
+}
+
+/// `index prune` of the index at `at` (the demo's whole history, synced with its events):
+/// every round's figures are kept; the rounds counted from updates pruned say so, the others
+/// do not; syncing the pruned range again keeps its updates again and counts nothing twice.
+pub(crate) fn prune_keeps_the_round_figures(dir: &Path, at: &str) {
+    let url = demo_url();
+    let doc = |extra: &[&str]| -> (Value, String) {
+        let (code, out, err) = rounds(dir, &url, at, &[&["--no-scans"], extra].concat());
+        assert_eq!(code, 0, "{err}");
+        (serde_json::from_str(&out).expect("JSON"), err)
+    };
+    let (before, _) = doc(&[]);
+    let before_rows = before["rounds"].as_array().expect("rounds").clone();
+    // The two newest rounds may still be counting.
+    let newest = before_rows
+        .iter()
+        .filter_map(|r| r["round"].as_i64())
+        .max()
+        .expect("rounds")
+        - 1;
+    assert!(before_rows.iter().all(|r| r["records_pruned"] == false));
+    assert!(before["records_pruned_before"].is_null(), "{before}");
+    let timed: Vec<&Value> = before_rows
+        .iter()
+        .filter(|r| r["first_time"].is_string())
+        .collect();
+    assert!(timed.len() > 10, "{} rounds", timed.len());
+    let cut_text = timed[timed.len() / 3]["first_time"]
+        .as_str()
+        .expect("a time")
+        .to_owned();
+    let cut = cantonscope::model::format::parse_time_micros(&cut_text).expect("a time");
+    let updates = |st: &Value| st["updates"].as_u64().expect("a count");
+    let whole = updates(&crate::index::status(dir, at));
+
+    let mut args = index_args(at, "prune");
+    args.extend_from_slice(&["--before", &cut_text]);
+    let output = run(dir, &url, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let pruned = updates(&crate::index::status(dir, at));
+    assert!(pruned < whole, "{pruned} of {whole}");
+
+    // The figures stay; a round whose first counted update was pruned says so.
+    let check = |doc: &Value, err: &str| {
+        let rows = doc["rounds"].as_array().expect("rounds");
+        assert_eq!(figures_of(rows, newest), figures_of(&before_rows, newest));
+        let said = |r: &Value| r["records_pruned"].as_bool().expect("a flag");
+        for r in rows {
+            let first = r["first_time"]
+                .as_str()
+                .and_then(cantonscope::model::format::parse_time_micros);
+            assert_eq!(said(r), first.is_some_and(|t| t < cut), "{r}");
+        }
+        let n = rows.iter().filter(|r| said(r)).count();
+        assert!(n > 0 && n < rows.len(), "{n} pruned");
+        assert_eq!(doc["records_pruned_before"], cut_text.as_str(), "{doc}");
+        assert!(
+            err.contains(&format!(
+                "{n} rounds were counted from updates since pruned"
+            )),
+            "{err}"
+        );
+    };
+    let (after, err) = doc(&[]);
+    check(&after, &err);
+    // The table says it too.
+    let mut args = vec!["--output", "table"];
+    args.extend(index_args(at, "rounds"));
+    args.push("--no-scans");
+    let table = text(&run(dir, &url, &args).stdout);
+    assert!(
+        table.lines().any(|l| l.contains("PRUNED"))
+            && table
+                .lines()
+                .any(|l| l.contains("records pruned before") && l.contains(&cut_text)),
+        "{table}"
+    );
+
+    // The pruned range synced again: its updates are back, its rounds counted once.
+    let (code, _, err) = sync(
+        dir,
+        &url,
+        at,
+        &["--from", "begin", "--until", &cut_text, "--verify", "2"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(updates(&crate::index::status(dir, at)) > pruned);
+    let (again, err) = doc(&[]);
+    check(&again, &err);
+}
+
+#[test]
+fn a_prune_keeps_the_round_figures_and_says_which_rounds_records_are_gone() {
+    let (dir, index) = copy();
+    prune_keeps_the_round_figures(dir.path(), index.to_str().expect("utf-8"));
+}

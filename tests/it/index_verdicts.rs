@@ -305,6 +305,9 @@ fn events_with_a_verdict_and_no_update_are_served_as_such_and_kept_as_records_of
     assert_eq!(shown["root_action"], "rejected", "{shown}");
     assert!(shown["update"]["as_served"].is_null(), "{shown}");
     crate::index_show::assert_parts_as_served(dir.path(), url, &shown);
+    // By a unique prefix or as the screen shows it too; a prefix it shares with an update
+    // lists both.
+    shown_by_prefix(dir.path(), index.to_str().expect("a path"));
     // Its round and its submitter find one too; a term it has no key for does not.
     let one = within[0];
     let round = one["verdict"]["round_number"].as_i64().expect("a round");
@@ -396,4 +399,77 @@ fn an_index_of_schema_7_is_migrated_in_place_and_gets_its_verdict_only_events_on
     let (code, out, err) = sync(dir.path(), url, &index, &["--events", "--verify", "2"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out["events"]["pages"].as_u64(), Some(0), "{out}");
+}
+
+/// `index show` names an event with a verdict and no update of the index at `index` as it
+/// names an update: whole, by a unique prefix, or as the screen shows it; a prefix it shares
+/// with an update is ambiguous and lists both, each as what it is.
+pub(crate) fn shown_by_prefix(dir: &std::path::Path, index: &str) {
+    use cantonscope::model::id_pattern::IdPattern;
+    let mut store = cantonscope::store::open_reader(&cantonscope::store::Location::parse(index))
+        .expect("index opens");
+    let verdict_only: Vec<String> = store
+        .verdict_events(None, None)
+        .expect("reads")
+        .into_iter()
+        .map(|e| e.update_id)
+        .collect();
+    let updates: Vec<String> = store
+        .digests()
+        .expect("reads")
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    drop(store);
+    assert!(!verdict_only.is_empty() && !updates.is_empty());
+    let all: Vec<&String> = verdict_only.iter().chain(&updates).collect();
+    let named = |text: &str| -> Vec<&String> {
+        let pattern = IdPattern::parse(text).expect("an id pattern");
+        all.iter()
+            .copied()
+            .filter(|id| pattern.matches(id))
+            .collect()
+    };
+    let show = |text: &str| crate::index_show::show(dir, index, text, &[]);
+
+    let id = &verdict_only[verdict_only.len() / 2];
+    let whole = crate::index_show::shown(dir, index, id);
+    assert_eq!(whole["kind"], "verdict only", "{whole}");
+    assert_eq!(whole["update_id"], id.as_str(), "{whole}");
+    let as_shown = format!("{}…{}", &id[..12], &id[id.len() - 4..]);
+    let bare_head = format!("{}…", &id[4..20]);
+    for text in [as_shown.as_str(), bare_head.as_str(), &id[..24]] {
+        assert_eq!(named(text), vec![id], "{text} names one id");
+        assert_eq!(crate::index_show::shown(dir, index, text), whole, "{text}");
+    }
+
+    // The verdict-only event and the update sharing the longest head: that head names both.
+    let common = |a: &str, b: &str| a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let (v, u) = verdict_only
+        .iter()
+        .flat_map(|v| updates.iter().map(move |u| (v, u)))
+        .max_by_key(|(v, u)| common(v, u))
+        .expect("a pair");
+    let head = &v[..common(v, u)];
+    let both = named(head);
+    assert!(both.len() <= 20, "{head} names {} ids", both.len());
+    let (code, out, err) = show(head);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        err.contains(&format!("names {} updates of the index", both.len()))
+            && err.contains("give more of the id"),
+        "{err}"
+    );
+    for listed in &both {
+        let line = err
+            .lines()
+            .find(|l| l.contains(listed.as_str()))
+            .unwrap_or_else(|| panic!("{listed} listed: {err}"));
+        assert_eq!(
+            line.ends_with("(verdict only)"),
+            verdict_only.contains(listed),
+            "{line}"
+        );
+    }
+    assert!(both.contains(&v) && both.contains(&u), "{err}");
 }

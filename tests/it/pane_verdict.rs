@@ -364,3 +364,62 @@ fn huge_quorums_are_summarised_not_listed() {
         "a cut list says how many are left: {text}"
     );
 }
+
+#[test]
+fn the_header_names_the_scan_that_served_the_verdict() {
+    let line_at = |sh: &mut Shared, width: u16| {
+        let mut pane = VerdictPane::new();
+        open(&mut pane, sh, UPDATE, Some(accepted_body(UPDATE)));
+        let text = screen_text(&draw(&mut pane, sh, width, 24));
+        text.lines()
+            .nth(1)
+            .expect("a second line")
+            .trim_end()
+            .to_owned()
+    };
+    let line2 = |sh: &mut Shared| line_at(sh, 160);
+    // No scan configured (a fixture): the first scan, as the Status cards call it.
+    let line = line2(&mut shared());
+    assert!(line.ends_with("gap 412 ms  served by scan 1"), "{line}");
+    // Where the name does not fit whole, it is left out rather than cut.
+    let line = line_at(&mut shared(), 80);
+    assert!(line.ends_with("gap 412 ms"), "{line}");
+    // The profile's scan, by its URL (as the Status card names it), its text made safe.
+    let mut sh = Shared::new(
+        AppContext {
+            scan_urls: vec!["https://scan.sv-1.example.com\u{1b}[2J".to_owned()],
+            ..AppContext::default()
+        },
+        now(),
+    );
+    let line = line2(&mut sh);
+    assert!(
+        line.contains("served by https://scan.sv-1.example.com"),
+        "{line}"
+    );
+    assert!(!line.contains('\u{1b}'), "{line:?}");
+    // Once the network is measured: by its SV's name, as the Network pane lists it.
+    let entry = |name: &str, url: &str, own: bool| cantonscope::model::network::ScanEntry {
+        sv_name: name.to_owned(),
+        url: url.to_owned(),
+        listed: true,
+        pinned: false,
+        own,
+        counted: true,
+    };
+    sh.health.network.snapshot = Some(cantonscope::model::network::NetworkSnapshot {
+        entries: vec![
+            entry("Other-SV", "https://other.example.com", false),
+            entry("Sv-One", "https://scan.sv-1.example.com", true),
+        ],
+        list_source: String::new(),
+        warnings: Vec::new(),
+        observations: Vec::new(),
+        thresholds: Default::default(),
+        checked_at: now(),
+        head_check: None,
+        findings: Default::default(),
+    });
+    let line = line2(&mut sh);
+    assert!(line.ends_with("served by Sv-One"), "{line}");
+}

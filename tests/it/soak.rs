@@ -76,23 +76,7 @@ pub(crate) fn serve_demo(rate: f64) -> ServedDemo {
 /// in the background), so they are not counted in the slowest step.
 fn soak(rate: f64, secs: u64, mib: u32) -> (u64, u64, usize, u128, Option<u64>) {
     let demo = serve_demo(rate);
-    let text = |k: &str| demo.info[k].as_str().expect(k).to_owned();
-    let scans: Vec<String> = demo.info["scan_urls"]
-        .as_array()
-        .expect("scan urls")
-        .iter()
-        .filter_map(|u| u.as_str().map(str::to_owned))
-        .collect();
-    let mut settings = cantonscope::config::Settings::default();
-    settings
-        .use_demo(
-            &scans,
-            &text("validator_url"),
-            &text("ledger_url"),
-            &text("token"),
-        )
-        .expect("demo settings");
-    settings.theme = "dark".into();
+    let mut settings = crate::index_explorer::served_settings(&demo);
     settings.history_memory_mib = mib;
     settings.refresh = Duration::from_millis(250);
     settings.from = cantonscope::config::HistoryStart::Now;

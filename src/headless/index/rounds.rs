@@ -2,7 +2,9 @@
 //! beside what each scan serves for the round on the reward accounting endpoints, judged by
 //! [`crate::model::index::rounds::judge`]. The scans are asked round after round, all at
 //! once for each (each within its request budget); none asked when none is configured or
-//! reachable, or with `--no-scans`: the figures alone, and the JSON says why.
+//! reachable, or with `--no-scans`: the figures alone, and the JSON says why. A round counted
+//! from updates `index prune` removed since says so (`records_pruned`): its figures are kept,
+//! not re-checkable from the index's records.
 
 use std::time::Duration;
 
@@ -41,6 +43,8 @@ struct Local {
     newest: Option<i64>,
     from_begin: bool,
     built: bool,
+    /// Counted updates recorded before this time (µs) were pruned.
+    pruned_before: Option<i64>,
 }
 
 async fn local(
@@ -65,6 +69,9 @@ async fn local(
                 newest: ends.last().map(|r| r.round),
                 from_begin,
                 built: s.rounds_built()?,
+                pruned_before: crate::store::rounds::cut_of(
+                    s.meta_get(crate::store::rounds::PRUNED_KEY)?,
+                ),
             })
         })
         .await
@@ -142,6 +149,19 @@ pub(super) async fn rounds(
             "the index keeps events not yet summed per round (it was migrated from schema 7): the next `cantonscope index sync` sums them; the figures below leave them out",
         );
     }
+    let pruned = local.rounds.iter().filter(|r| r.records_pruned).count();
+    if pruned > 0 {
+        say(
+            err,
+            &format!(
+                "{pruned} rounds were counted from updates since pruned (`index prune`, before {}): their figures are kept as counted but can no longer be re-checked from the index's records",
+                local
+                    .pruned_before
+                    .map(format_time_micros)
+                    .unwrap_or_default()
+            ),
+        );
+    }
     let asked = if local.rounds.is_empty() {
         Err("no round in the index".to_owned())
     } else {
@@ -196,6 +216,7 @@ pub(super) async fn rounds(
         "party": ask.party,
         "rounds_held": {"first": local.first, "newest": local.newest},
         "summary_complete": local.built,
+        "records_pruned_before": time(local.pruned_before),
         "scans_asked": asked.is_ok(),
         "scans_not_asked_because": asked.as_ref().err(),
         "f_plus_one": asked.as_ref().ok().map(|(_, t)| *t),

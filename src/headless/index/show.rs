@@ -3,7 +3,8 @@
 //! each — as JSON (each kept part's tokens as stored: `json_text::pretty` changes none).
 //!
 //! The id is whole, a unique prefix or as the screen shows it (`1220d17b…9f1e`): it is matched
-//! among the index's updates; several matches are listed and none is an error (exit 2).
+//! among the index's updates and its events with a verdict and no update; several matches are
+//! listed and none is an error (exit 2).
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -11,8 +12,9 @@ use serde_json::value::RawValue;
 use super::{EXIT_USAGE, Location, Query, Write, open_reader, say, store_code};
 use crate::model::format::parse_time_micros;
 use crate::model::id_pattern::{IdPattern, matching};
+use crate::model::index::SearchRow;
 use crate::model::position::At;
-use crate::store::{Chunk, IndexReader, KeptEvents, StoreError};
+use crate::store::{Chunk, IndexReader, KeptEvents, StoreError, VERDICT_ONLY_KIND};
 
 /// Most candidates read from the index for one abbreviation.
 const CANDIDATES: usize = 1000;
@@ -136,45 +138,69 @@ fn chunk_of(chunks: &[Chunk], at: At) -> Option<&Chunk> {
     })
 }
 
-/// What `text` names in the index: the one update's id, or why none (a usage error).
-fn resolve(store: &mut dyn IndexReader, text: &str) -> Result<String, String> {
+/// What an id names in the index: an update, or an event with a verdict and no update.
+#[derive(Debug, PartialEq, Eq)]
+enum Named {
+    Update(String),
+    VerdictOnly(String),
+}
+
+/// What `text` names in the index — among its updates and its events with a verdict and no
+/// update alike — or why none (a usage error).
+fn resolve(store: &mut dyn IndexReader, text: &str) -> Result<Named, String> {
     let pattern = IdPattern::parse(text)?;
     let query = Query::parse(&[pattern.search_term()])?;
     let rows = store
         .search(&query, None, None, CANDIDATES)
         .map_err(|e| e.to_string())?;
-    let found = matching(&pattern, rows.iter().map(|r| r.update_id.as_str()));
+    let verdict_rows = store
+        .search_verdict_events(&query, None, None, CANDIDATES)
+        .map_err(|e| e.to_string())?;
+    let updates = matching(&pattern, rows.iter().map(|r| r.update_id.as_str()));
+    let verdict_only = matching(&pattern, verdict_rows.iter().map(|r| r.update_id.as_str()));
     let shown = crate::api::sanitize_line(text, 80);
-    match found.as_slice() {
-        [one] => Ok(one.clone()),
-        [] => Err(format!("no update of the index matches {shown:?}")),
-        many => {
+    match (updates.as_slice(), verdict_only.as_slice()) {
+        ([one], []) => Ok(Named::Update(one.clone())),
+        ([], [one]) => Ok(Named::VerdictOnly(one.clone())),
+        ([], []) => Err(format!("no update of the index matches {shown:?}")),
+        _ => {
+            let mut many: Vec<&SearchRow> = rows
+                .iter()
+                .filter(|r| updates.contains(&r.update_id))
+                .chain(
+                    verdict_rows
+                        .iter()
+                        .filter(|r| verdict_only.contains(&r.update_id)),
+                )
+                .collect();
+            many.sort_unstable_by(|a, b| a.update_id.cmp(&b.update_id));
+            many.dedup_by(|a, b| a.update_id == b.update_id);
+            let found = updates.len() + verdict_only.len();
             let mut message = format!(
-                "{shown:?} names {}{} updates of the index; give more of the id:",
-                if many.len() >= CANDIDATES {
+                "{shown:?} names {}{found} updates of the index; give more of the id:",
+                if rows.len() >= CANDIDATES || verdict_rows.len() >= CANDIDATES {
                     "at least "
                 } else {
                     ""
                 },
-                many.len()
             );
-            for id in many.iter().take(LISTED) {
-                let at = rows
-                    .iter()
-                    .find(|r| &r.update_id == id)
-                    .map(|r| r.record_time.as_str())
-                    .unwrap_or_default();
-                message.push_str(&format!("\n  {id}  {at}"));
+            for row in many.iter().take(LISTED) {
+                let what = if row.kind == VERDICT_ONLY_KIND {
+                    "  (verdict only)"
+                } else {
+                    ""
+                };
+                message.push_str(&format!("\n  {}  {}{what}", row.update_id, row.record_time));
             }
-            if many.len() > LISTED {
-                message.push_str(&format!("\n  … and {} more", many.len() - LISTED));
+            if found > LISTED {
+                message.push_str(&format!("\n  … and {} more", found - LISTED));
             }
             Err(message)
         }
     }
 }
 
-/// An event with a verdict and no update, named by its whole id (a rejected request, a wholly
+/// An event with a verdict and no update, by its whole id (a rejected request, a wholly
 /// private transaction: no update was committed, so there is no body), at its verdict's place.
 fn verdict_only(store: &mut dyn IndexReader, id: &str) -> Result<Option<Shown>, StoreError> {
     let Some(kept) = store.kept_events(id)? else {
@@ -195,7 +221,7 @@ fn verdict_only(store: &mut dyn IndexReader, id: &str) -> Result<Option<Shown>, 
             .as_str()
             .unwrap_or_default()
             .to_owned(),
-        kind: "verdict only".to_owned(),
+        kind: VERDICT_ONLY_KIND.to_owned(),
         root_action: kept.verdict_result.unwrap_or_default(),
         update: UpdatePart {
             confirmed_by: kept.scans,
@@ -212,14 +238,12 @@ fn verdict_only(store: &mut dyn IndexReader, id: &str) -> Result<Option<Shown>, 
 /// Reads what `index show` prints (`Err(Ok(message))`: a usage error).
 fn read(store: &mut dyn IndexReader, text: &str) -> Result<Result<Shown, String>, StoreError> {
     let id = match resolve(store, text) {
-        Ok(id) => id,
-        Err(message) => {
-            // A whole id of an event with a verdict and no update.
-            if let Some(shown) = verdict_only(store, text.trim())? {
-                return Ok(Ok(shown));
-            }
-            return Ok(Err(message));
+        Ok(Named::Update(id)) => id,
+        Ok(Named::VerdictOnly(id)) => {
+            return Ok(verdict_only(store, &id)?
+                .ok_or_else(|| format!("no update of the index matches {id:?}")));
         }
+        Err(message) => return Ok(Err(message)),
     };
     let path = store.shown();
     let corrupt = |detail: String| StoreError::Corrupt {

@@ -168,6 +168,10 @@ pub struct RoundSummary {
     pub active_parties: i64,
     /// The heaviest providers, at most [`TOP_PROVIDERS`] (all of one with `--party`).
     pub top_providers: Vec<Provider>,
+    /// Some of the updates counted in the round were pruned from the index (`index prune`):
+    /// its figures are kept as they were counted, but can no longer be re-checked from the
+    /// index's own records.
+    pub records_pruned: bool,
 }
 
 impl RoundSummary {
@@ -196,6 +200,7 @@ impl RoundSummary {
                     sums,
                     active_parties,
                     top_providers: providers,
+                    records_pruned: false,
                 }
             })
             .collect()
@@ -411,6 +416,7 @@ mod tests {
             },
             active_parties: 1,
             top_providers: Vec::new(),
+            records_pruned: false,
         };
         let scan = |name: &str, weight: i64, hash: Option<&str>| ScanRound {
             scan: name.to_owned(),

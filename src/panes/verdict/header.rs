@@ -90,6 +90,19 @@ impl VerdictPane {
                 l2.push(Span::styled("  gap ", theme.muted));
                 l2.push(Span::styled(format_gap(f - r), theme.accent));
             }
+            if self.origin.is_none() {
+                // The scan the verdict came from (the profile's own: the finalization time
+                // is its own), when its name fits whole.
+                let scan = serving_scan(sh);
+                let served = format!("  served by {scan}");
+                let used: usize = l2.iter().map(Span::width).sum();
+                if used + unicode_width::UnicodeWidthStr::width(served.as_str())
+                    <= usize::from(area.width)
+                {
+                    l2.push(Span::styled("  served by ", theme.muted));
+                    l2.push(Span::styled(scan, theme.accent));
+                }
+            }
             lines.push(Line::from(l2));
             let mut parties: Vec<String> = v
                 .submitting_parties
@@ -224,4 +237,20 @@ fn traffic_line<'a>(body: &'a EventHistoryItem, theme: &Theme) -> Line<'a> {
             Line::from(spans)
         }
     }
+}
+
+/// The scan that serves the explorer's verdicts (the profile's own, `scan_url`), as the
+/// Network pane names it: its SV's name once the network was measured, else its URL (else
+/// `scan 1`, as the Status cards say).
+pub(super) fn serving_scan(sh: &Shared) -> String {
+    let named = sh
+        .health
+        .network
+        .snapshot
+        .as_ref()
+        .and_then(|s| s.entries.iter().find(|e| e.own))
+        .map(|e| e.sv_name.clone());
+    named
+        .or_else(|| sh.ctx.scan_urls.first().cloned())
+        .map_or_else(|| "scan 1".to_owned(), |s| safe_line(&s, 60).into_owned())
 }

@@ -5,7 +5,7 @@ use postgres::GenericClient;
 
 use super::{PgIndex, StoreError};
 use crate::model::index::rounds::{Contribution, RoundSums, RoundsDelta};
-use crate::store::rounds::{BUILT_KEY, POSTGRES, SummaryRows};
+use crate::store::rounds::{BUILT_KEY, POSTGRES, PRUNED_KEY, SummaryRows, counts, cut_of};
 
 /// Schema 8's step: the summary's tables, made when a database is created and by the 7 → 8
 /// migration (idempotent); an index without events has its (empty) summary built already.
@@ -48,6 +48,10 @@ impl PgIndex {
             let mut tx = c.transaction()?;
             let seq_of = tx.prepare(&POSTGRES.seq_of())?;
             let mark = tx.prepare(&POSTGRES.mark())?;
+            let cut = cut_of(
+                tx.query_opt(&POSTGRES.meta_value(), &[&PRUNED_KEY])?
+                    .map(|r| r.get(0)),
+            );
             let mut delta = RoundsDelta::default();
             let mut counted = 0;
             for (id, contribution) in rows {
@@ -55,7 +59,8 @@ impl PgIndex {
                     continue;
                 };
                 let (seq, time): (i64, i64) = (row.get(0), row.get(1));
-                if tx.execute(&mark, &[&seq])? == 0 {
+                // Marked either way; before a prune's cut, counted before the prune.
+                if tx.execute(&mark, &[&seq])? == 0 || !counts(cut, time) {
                     continue;
                 }
                 counted += 1;
@@ -132,4 +137,19 @@ impl PgIndex {
             .collect();
         Ok((rounds, parties))
     }
+}
+
+/// In a prune's transaction, before the updates recorded before `before` go: their marks go
+/// and, when some were counted, meta [`PRUNED_KEY`] moves on to `before`.
+pub(super) fn prune(c: &mut impl GenericClient, before: i64) -> Result<(), postgres::Error> {
+    if c.execute(&POSTGRES.unmark_before(), &[&before])? == 0 {
+        return Ok(());
+    }
+    let cut = cut_of(
+        c.query_opt(&POSTGRES.meta_value(), &[&PRUNED_KEY])?
+            .map(|r| r.get(0)),
+    );
+    let cut = cut.map_or(before, |c| c.max(before)).to_string();
+    c.execute(&POSTGRES.set_meta(), &[&PRUNED_KEY, &cut])?;
+    Ok(())
 }

@@ -5,7 +5,7 @@ use rusqlite::{OptionalExtension, params};
 
 use super::{SqliteIndex, StoreError, engine_error};
 use crate::model::index::rounds::{Contribution, RoundSums, RoundsDelta};
-use crate::store::rounds::{BUILT_KEY, SQLITE, SummaryRows};
+use crate::store::rounds::{BUILT_KEY, PRUNED_KEY, SQLITE, SummaryRows, counts, cut_of};
 
 /// Schema 8's step: the summary's tables, made when a file is created and by the 7 → 8
 /// migration (idempotent); an index without events has its (empty) summary built already.
@@ -49,6 +49,11 @@ impl SqliteIndex {
         let mut delta = RoundsDelta::default();
         let mut counted = 0;
         {
+            let cut = cut_of(
+                tx.query_row(&SQLITE.meta_value(), [PRUNED_KEY], |r| r.get(0))
+                    .optional()
+                    .map_err(err)?,
+            );
             let mut seq_of = tx.prepare_cached(&SQLITE.seq_of()).map_err(err)?;
             let mut mark = tx.prepare_cached(&SQLITE.mark()).map_err(err)?;
             for (id, c) in rows {
@@ -59,7 +64,8 @@ impl SqliteIndex {
                 else {
                     continue;
                 };
-                if mark.execute([seq]).map_err(err)? == 0 {
+                // Marked either way; before a prune's cut, counted before the prune.
+                if mark.execute([seq]).map_err(err)? == 0 || !counts(cut, time) {
                     continue;
                 }
                 counted += 1;
@@ -144,4 +150,20 @@ impl SqliteIndex {
         drop(tx);
         Ok((rounds, parties))
     }
+}
+
+/// In a prune's transaction, before the updates recorded before `before` go: their marks go
+/// (SQLite may give a removed seq to the next update written) and, when some were counted,
+/// meta [`PRUNED_KEY`] moves on to `before`.
+pub(super) fn prune(tx: &rusqlite::Transaction<'_>, before: i64) -> rusqlite::Result<()> {
+    if tx.execute(&SQLITE.unmark_before(), [before])? == 0 {
+        return Ok(());
+    }
+    let cut = cut_of(
+        tx.query_row(&SQLITE.meta_value(), [PRUNED_KEY], |r| r.get(0))
+            .optional()?,
+    );
+    let cut = cut.map_or(before, |c| c.max(before));
+    tx.execute(&SQLITE.set_meta(), params![PRUNED_KEY, cut.to_string()])?;
+    Ok(())
 }

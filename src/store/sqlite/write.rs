@@ -390,6 +390,8 @@ impl SqliteIndex {
                 .query_map([], |r| r.get(0))?
                 .collect::<rusqlite::Result<_>>()?;
             tx.execute_batch("DELETE FROM terms WHERE n <= 0; DELETE FROM pruned;")?;
+            // The round summary keeps its sums; the removed updates' marks go.
+            super::rounds::prune(&tx, before)?;
             // The pairs of hubs lowered by the removed updates (read before their keys go).
             pairs::prune(&tx, before)?;
             pairs::forget_gone(&tx, &gone)?;

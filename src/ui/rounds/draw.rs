@@ -231,7 +231,11 @@ impl RoundsView {
                     &group_thousands(r.sums.traffic_cost),
                     &first,
                     &span,
-                    self.mark(r.round),
+                    if r.records_pruned {
+                        PRUNED_MARK
+                    } else {
+                        self.mark(r.round)
+                    },
                     "",
                 ],
                 columns,
@@ -293,6 +297,11 @@ impl RoundsView {
             "open" => format!("{when} · open"),
             "partial" => format!("{when} · partial"),
             _ => when,
+        };
+        let when = if r.records_pruned {
+            format!("{when} · {PRUNED_DETAIL}")
+        } else {
+            when
         };
         detail.push(Line::styled(
             safe_line(&when, width).into_owned(),
@@ -363,3 +372,9 @@ fn row_text(c: [&str; 10], columns: Columns) -> String {
         ),
     }
 }
+
+/// The state of a round counted from updates `index prune` removed since.
+const PRUNED_MARK: &str = "pruned";
+/// What the detail says of such a round.
+const PRUNED_DETAIL: &str =
+    "records pruned: figures kept as counted, not re-checkable from the index";

@@ -1,8 +1,9 @@
 //! Each rule fires, clears, is not exported, is not determined.
 #![allow(clippy::float_cmp)]
 
+use super::ctx::firing;
 use super::*;
-use crate::model::metrics::scrape_of;
+use crate::model::metrics::{AlertState, Severity, scrape_of};
 
 const NOW: i64 = 1_800_000_000 * SECOND;
 
