@@ -168,6 +168,19 @@ pub const FAUCETS: View = View {
     custom: None,
 };
 
+/// `scan validator-licenses`.
+pub const LICENSES: View = View {
+    summary: &[("next page", "/next_page_token")],
+    rows: Some("/validator_licenses"),
+    columns: &[
+        ("VALIDATOR", "/payload/validator"),
+        ("SPONSOR", "/payload/sponsor"),
+        ("CREATED", "/created_at"),
+        ("CONTRACT", "/contract_id"),
+    ],
+    custom: None,
+};
+
 /// `scan reward-round`.
 pub const REWARD_ROUND: View = View {
     summary: &[
@@ -645,6 +658,7 @@ pub fn view_for(command: &Command) -> Option<View> {
             ScanCommand::Status => KEY_VALUE,
             ScanCommand::Holdings { .. } => HOLDINGS,
             ScanCommand::ValidatorFaucets { .. } => FAUCETS,
+            ScanCommand::ValidatorLicenses { .. } => LICENSES,
             ScanCommand::RewardRound { .. } => REWARD_ROUND,
             _ => return None,
         },
@@ -663,6 +677,7 @@ pub fn view_for(command: &Command) -> Option<View> {
             IndexCommand::Show { .. } => super::index::SHOW_VIEW,
             IndexCommand::Stats { .. } => INDEX_STATS,
             IndexCommand::Rounds { .. } => INDEX_ROUNDS,
+            IndexCommand::Validators { .. } => super::index::INDEX_VALIDATORS,
             _ => return None,
         },
         Command::Node(_) => NODE_ALERTS,

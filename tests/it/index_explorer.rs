@@ -26,7 +26,7 @@ fn sync_index(dir: &Path, scan_url: &str, now: i64, secs: i64) -> PathBuf {
 }
 
 /// Syncs the demo at `scan_url` into `dir/index.sqlite` from `from` (`begin` or a time).
-fn sync_index_from(dir: &Path, scan_url: &str, from: &str) -> PathBuf {
+pub(crate) fn sync_index_from(dir: &Path, scan_url: &str, from: &str) -> PathBuf {
     let path = dir.join("index.sqlite");
     let output = bin(dir)
         .arg("--scan-url")
