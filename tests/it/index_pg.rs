@@ -47,6 +47,7 @@ const TESTS: &[&str] = &[
     "index_show_on_postgres_prints_the_kept_events_as_the_scans_served_them",
     "index_stats_on_postgres_equal_what_the_demos_own_pages_count",
     "rounds_on_postgres_equal_the_sqlite_rounds_and_name_the_same_diverging_scan",
+    "validators_on_postgres_equal_the_sqlite_validators",
 ];
 
 /// The restart test restarts the one server: the others hold this for reading while they run.
@@ -1388,4 +1389,35 @@ fn rounds_on_postgres_equal_the_sqlite_rounds_and_name_the_same_diverging_scan()
     assert_eq!(on_pg["rounds"], on_sqlite["rounds"]);
     assert_eq!(on_pg["differing_scans"].as_array().map(Vec::len), Some(1));
     assert_eq!(on_pg["differing_scans"], on_sqlite["differing_scans"]);
+}
+
+#[test]
+fn validators_on_postgres_equal_the_sqlite_validators() {
+    let Some((db, _server)) = database("validators") else {
+        return;
+    };
+    let url = crate::index_validators::demo_url();
+    let until = crate::index_validators::until();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sqlite = dir.path().join("index.sqlite");
+    let sqlite_at = sqlite.to_str().expect("utf-8");
+    for at in [db.url.as_str(), sqlite_at] {
+        let (code, _, err) = sync(
+            dir.path(),
+            &url,
+            at,
+            &["--from", "begin", "--until", until, "--verify", "2"],
+        );
+        assert_eq!(code, 0, "{err}");
+    }
+    let of = |at: &str| {
+        let (code, out, err) =
+            crate::index_validators::validators(dir.path(), &url, at, &["--no-scan"]);
+        assert_eq!(code, 0, "{err}");
+        crate::index_validators::rows(&out)
+    };
+    let on_pg = of(&db.url);
+    assert!(on_pg.len() >= 5, "{on_pg:?}");
+    assert!(on_pg.values().any(|r| r["last_activity_round"].is_i64()));
+    assert_eq!(on_pg, of(sqlite_at));
 }
