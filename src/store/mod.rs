@@ -614,13 +614,13 @@ pub trait IndexReader: Send {
         party: Option<&str>,
     ) -> Result<Vec<crate::model::index::rounds::RoundSummary>, StoreError>;
 
-    /// At most `limit` updates kept with their body after seq `after`, in seq order, as (seq,
-    /// record time µs, body): what [`validators`] counts.
+    /// At most `limit` updates after seq `after`, in seq order, as (seq, record time µs, body;
+    /// `None`: kept without): what [`validators`] counts.
     fn bodies_after(
         &mut self,
         after: i64,
         limit: usize,
-    ) -> Result<Vec<(i64, i64, String)>, StoreError>;
+    ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError>;
 
     /// The validators' table as kept, the seq it counts through and the newest round of the
     /// per-round summary ([`validators::read`] adds what was written since).

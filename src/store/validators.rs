@@ -70,12 +70,13 @@ pub(super) const READ_SQL: &str =
 /// The newest round the per-round summary holds.
 pub(super) const NEWEST_ROUND_SQL: &str = "SELECT max(round_number) FROM rounds";
 
-/// At most `p2` updates kept with their body after seq `p1`, in seq order: seq, id, record
-/// time, packed body.
+/// At most `p2` updates after seq `p1`, in seq order: seq, id, record time, packed body (NULL:
+/// kept without; not filtered here, so an index kept without bodies is walked by its key, not
+/// scanned whole for a body at every page).
 pub(super) fn bodies_sql(mark: char) -> String {
     format!(
         "SELECT seq, update_id, record_time, body FROM updates
-         WHERE seq > {mark}1 AND body IS NOT NULL ORDER BY seq LIMIT {mark}2"
+         WHERE seq > {mark}1 ORDER BY seq LIMIT {mark}2"
     )
 }
 
@@ -125,7 +126,9 @@ fn tail<S: IndexReader + ?Sized>(
         let Some(last) = batch.last() else { break };
         after = last.0;
         for (_, time, body) in &batch {
-            delta.add_body(body, *time);
+            if let Some(body) = body {
+                delta.add_body(body, *time);
+            }
         }
         if batch.len() < BATCH {
             break;
@@ -156,7 +159,9 @@ pub fn build<S: IndexWriter + ?Sized>(store: &mut S) -> Result<u64, StoreError> 
         let through = last.0;
         let mut delta = ValidatorsDelta::default();
         for (_, time, body) in &batch {
-            delta.add_body(body, *time);
+            if let Some(body) = body {
+                delta.add_body(body, *time);
+            }
         }
         store.add_validators(&delta, through)?;
         total += batch.len() as u64;

@@ -262,7 +262,7 @@ impl IndexReader for PgIndex {
         &mut self,
         after: i64,
         limit: usize,
-    ) -> Result<Vec<(i64, i64, String)>, StoreError> {
+    ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError> {
         self.read_bodies_after(after, limit)
     }
 

@@ -21,16 +21,19 @@ impl PgIndex {
         &mut self,
         after: i64,
         limit: usize,
-    ) -> Result<Vec<(i64, i64, String)>, StoreError> {
+    ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows: Vec<(i64, String, i64, Vec<u8>)> = self.with(|c| {
+        let rows: Vec<(i64, String, i64, Option<Vec<u8>>)> = self.with(|c| {
             Ok(c.query(&bodies_sql('$'), &[&after, &limit])?
                 .iter()
                 .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
                 .collect())
         })?;
         rows.into_iter()
-            .map(|(seq, id, time, packed)| Ok((seq, time, self.unpack(&id, &packed)?)))
+            .map(|(seq, id, time, packed)| {
+                let body = packed.map(|p| self.unpack(&id, &p)).transpose()?;
+                Ok((seq, time, body))
+            })
             .collect()
     }
 

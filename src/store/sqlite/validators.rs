@@ -21,9 +21,9 @@ impl SqliteIndex {
         &mut self,
         after: i64,
         limit: usize,
-    ) -> Result<Vec<(i64, i64, String)>, StoreError> {
+    ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows: Vec<(i64, String, i64, Vec<u8>)> = self
+        let rows: Vec<(i64, String, i64, Option<Vec<u8>>)> = self
             .conn
             .prepare_cached(&bodies_sql('?'))
             .and_then(|mut s| {
@@ -34,7 +34,10 @@ impl SqliteIndex {
             })
             .map_err(|e| engine_error(&self.path, &e))?;
         rows.into_iter()
-            .map(|(seq, id, time, packed)| Ok((seq, time, self.unpack(&id, &packed)?)))
+            .map(|(seq, id, time, packed)| {
+                let body = packed.map(|p| self.unpack(&id, &p)).transpose()?;
+                Ok((seq, time, body))
+            })
             .collect()
     }
 
