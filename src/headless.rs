@@ -469,6 +469,19 @@ async fn run_scan(
             let validators = complete_parties(client, validators, true, err).await?;
             print_call(client, &scan::validator_faucets(&validators), out).await?;
         }
+        ScanCommand::ValidatorLicenses { limit, after, all } => {
+            if *all {
+                let licenses = scan::every_validator_license(client).await?;
+                let doc = serde_json::json!({ "validator_licenses": licenses });
+                write_out(
+                    out,
+                    &json_text::pretty(&doc.to_string())
+                        .map_err(|e| Failure::Output(e.to_string()))?,
+                )?;
+            } else {
+                print_call(client, &scan::validator_licenses(*after, *limit), out).await?;
+            }
+        }
         ScanCommand::RewardWeight {
             sv,
             effective_before,

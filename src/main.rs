@@ -79,10 +79,10 @@ fn main() -> ExitCode {
         }
     });
     // (`index rounds` writes its csv itself.)
-    let rounds = matches!(&cli.command, Some(Command::Index(a)) if matches!(a.command, IndexCommand::Rounds { .. }));
+    let rounds = matches!(&cli.command, Some(Command::Index(a)) if matches!(a.command, IndexCommand::Rounds { .. } | IndexCommand::Validators { .. }));
     if cli.global.output == Some(OutputFormat::Csv) && table.is_none() && !rounds {
         return fail(
-            "cantonscope: --output csv is for `index stats` and `index rounds` only",
+            "cantonscope: --output csv is for `index stats`, `index rounds` and `index validators` only",
             EXIT_USAGE,
         );
     }
@@ -156,9 +156,17 @@ fn main() -> ExitCode {
         ),
         Some(Command::Index(args))
             if cli.global.output == Some(OutputFormat::Csv)
-                && matches!(args.command, IndexCommand::Rounds { .. }) =>
+                && matches!(
+                    args.command,
+                    IndexCommand::Rounds { .. } | IndexCommand::Validators { .. }
+                ) =>
         {
-            output_csv(&table::INDEX_ROUNDS, |out| {
+            let view = if matches!(args.command, IndexCommand::Rounds { .. }) {
+                table::INDEX_ROUNDS
+            } else {
+                headless::index::INDEX_VALIDATORS
+            };
+            output_csv(&view, |out| {
                 let mut err = std::io::stderr().lock();
                 runtime.block_on(headless::index::run(args, &settings, out, &mut err))
             })

@@ -244,6 +244,25 @@ pub enum IndexCommand {
         #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout)]
         timeout: Duration,
     },
+    /// Every validator ever licensed: the kept history's (each ValidatorLicense created, its
+    /// liveness activity records and faucet coupons) and the scan's current licences
+    /// (/v0/admin/validator/licenses, every page) together. Per validator: its first licence,
+    /// whether the scan lists a licence of it now (unknown offline or with --no-scan), its
+    /// newest activity (time and round), the rounds since (against the newest round the index
+    /// or the scan knows) and its activities kept. --output table|json|csv.
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Validators {
+        /// The order: last (newest activity first), rounds-since (most rounds since the last
+        /// activity first), party, first (first licensed first).
+        #[arg(long, value_enum, default_value = "last")]
+        sort: crate::model::index::validators::ValidatorSort,
+        /// Do not ask the scan (the kept history alone; the licences' currency unknown).
+        #[arg(long)]
+        no_scan: bool,
+        /// Timeout of each request to the scan.
+        #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout)]
+        timeout: Duration,
+    },
     /// The updates matching every term, newest first, as JSON Lines (the History export's row
     /// fields). Terms: party:P template:T choice:C (exact; party:HINT every party HINT::…,
     /// template:Module:Entity in every package), contract:PREFIX id:PREFIX (with or without

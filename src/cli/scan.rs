@@ -129,6 +129,20 @@ pub enum ScanCommand {
         #[arg(long = "validator", value_name = "V", required = true, num_args = 1..)]
         validators: Vec<String>,
     },
+    /// GET /v0/admin/validator/licenses: the ValidatorLicense contracts the scan serves now
+    /// (the validators the DSO approved), newest first, a page at a time (its
+    /// next_page_token is the --after of the next page); with --all every page, as one list.
+    ValidatorLicenses {
+        /// The page size (the scan takes 1 to 1000).
+        #[arg(long, value_name = "N", default_value_t = 1000)]
+        limit: u32,
+        /// The page after this one (a next_page_token).
+        #[arg(long, value_name = "TOKEN", conflicts_with = "all")]
+        after: Option<i64>,
+        /// Every page, followed by its next_page_token, as one list.
+        #[arg(long)]
+        all: bool,
+    },
     /// POST /v0/admin/sv/previous-sv-reward-weight: an SV's previous reward weight.
     RewardWeight {
         /// The SV party.

@@ -319,7 +319,11 @@ impl Engine<'_> {
             .call(move |s| {
                 let written = s.write_page(id, &write);
                 drop_aside(write);
-                written
+                // The validators the page's bodies tell of, counted now (one short read of
+                // what was just written).
+                let written = written?;
+                crate::store::validators::build(s)?;
+                Ok(written)
             })
             .await?;
         {

@@ -162,7 +162,7 @@ pub trait QueryPane {
     /// The pane got the focus (the first show may query by itself).
     fn on_show(&mut self, sh: &mut Shared, out: &mut Out);
     /// A reply to the pane's query.
-    fn on_answer(&mut self, reply: &Fetched, out: &mut Out);
+    fn on_answer(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out);
     /// The scan query shown (for `b`), and its label.
     fn query_request(&self, sh: &Shared) -> Option<(ApiCall, String)>;
 }
@@ -231,8 +231,8 @@ impl<P: QueryPane> Pane for P {
         self.on_show(sh, out);
     }
 
-    fn on_fetched(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
-        self.on_answer(reply, out);
+    fn on_fetched(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        self.on_answer(reply, sh, out);
     }
 
     fn set_area(&mut self, area: Rect) {

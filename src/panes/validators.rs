@@ -16,6 +16,12 @@
 //! form: a list of ids shown as a count and the ids in columns (never one line thousands of
 //! characters long), pre-filled with the validators of the last query or, when empty, of the
 //! history. Tab completes from the same list.
+//!
+//! With a local index the pane lists every validator ever licensed instead
+//! ([`super::validators_kept`]: the index's kept history and the scan's current licences, read
+//! by the runtime), with its first licence, whether the licence is current, its last activity,
+//! that activity's round and the rounds since, then queries the faucets of all of them as
+//! above.
 
 use std::borrow::Cow;
 
@@ -31,6 +37,7 @@ use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::form::{
     Parts, QueryPane, QueryState, Unanswered, queries_on_show, render_error, render_unanswered,
 };
+use crate::panes::validators_kept::{KeptCol, KeptList, NO_KEPT_VALIDATORS};
 use crate::panes::{Out, PaneId, RenderCtx, Shared};
 use crate::ui::explain::explain_scan;
 use crate::ui::form::{Dialog, Field, Form, looks_like_party};
@@ -61,7 +68,32 @@ const LIST_ROWS: u16 = 6;
 /// Liveness at or above this share (with some missed rounds) is a warning, below it an error.
 pub const LIVENESS_WARN: f64 = 0.9;
 
-/// One row: statistics, or an id the scan ignored.
+/// One row of the table: a validator, the faucets' answer for it (`None`: not answered yet)
+/// and, over an index, what the index knows of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaneRow {
+    pub faucets: Option<ValidatorRow>,
+    pub kept: Option<crate::model::index::validators::ValidatorRow>,
+    id: String,
+}
+
+impl PaneRow {
+    /// The validator party id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// A row of the faucets' answer alone.
+    pub fn of(row: ValidatorRow) -> PaneRow {
+        PaneRow {
+            id: row.id().to_owned(),
+            faucets: Some(row),
+            kept: None,
+        }
+    }
+}
+
+/// The faucets' answer for one id: statistics, or an id the scan ignored.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ValidatorRow {
     Stats(ValidatorReceivedFaucets),
@@ -100,6 +132,16 @@ pub fn liveness_bar(share: f64, width: usize) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ValCol {
     Validator,
+    /// Over an index: its first licence.
+    Licensed,
+    /// Over an index: whether the scan lists its licence now.
+    Current,
+    /// Over an index: its newest activity.
+    Active,
+    /// Over an index: that activity's round.
+    Round,
+    /// Over an index: the rounds since.
+    Since,
     Collected,
     Missed,
     First,
@@ -113,6 +155,11 @@ impl ValCol {
     pub fn title(self) -> &'static str {
         match self {
             ValCol::Validator => "Validator",
+            ValCol::Licensed => "Licensed",
+            ValCol::Current => "Cur",
+            ValCol::Active => "Last active",
+            ValCol::Round => "Round",
+            ValCol::Since => "Since",
             ValCol::Collected => "Collected",
             ValCol::Missed => "Missed",
             ValCol::First => "First",
@@ -121,13 +168,38 @@ impl ValCol {
         }
     }
 
+    /// The kept history's column of this one.
+    fn kept(self) -> Option<KeptCol> {
+        Some(match self {
+            ValCol::Licensed => KeptCol::Licensed,
+            ValCol::Current => KeptCol::Current,
+            ValCol::Active => KeptCol::Active,
+            ValCol::Round => KeptCol::Round,
+            ValCol::Since => KeptCol::Since,
+            _ => return None,
+        })
+    }
+
     /// The table's columns: the first round goes first when space is short, then the
     /// collected and last rounds, while the bar narrows below 71 columns. Sorting starts worst
-    /// first (fewest collected, most missed, lowest liveness), names ascending.
-    fn columns() -> Columns<ValCol> {
+    /// first (fewest collected, most missed, lowest liveness), names ascending. Over an index
+    /// (`kept`) the kept history's columns come after the validator (the first licence is
+    /// dropped first, the rounds since last).
+    fn columns(kept: bool) -> Columns<ValCol> {
         let col = |id: ValCol, width| Column::new(id, id.title(), Width::Fixed(width)).right();
-        Columns::new(vec![
-            Column::new(ValCol::Validator, "Validator", Width::fill(16)),
+        let mut cols = vec![Column::new(ValCol::Validator, "Validator", Width::fill(16))];
+        if kept {
+            cols.extend([
+                Column::new(ValCol::Licensed, "Licensed", Width::Fixed(17)).priority(2),
+                Column::new(ValCol::Current, "Cur", Width::Fixed(4)).priority(3),
+                Column::new(ValCol::Active, "Last active", Width::Fixed(17))
+                    .priority(7)
+                    .descending_first(),
+                col(ValCol::Round, 7).priority(3).descending_first(),
+                col(ValCol::Since, 6).priority(10).descending_first(),
+            ]);
+        }
+        cols.extend([
             col(ValCol::Collected, 11).priority(5),
             col(ValCol::Missed, 8).priority(8).descending_first(),
             col(ValCol::First, 7).priority(4),
@@ -142,29 +214,33 @@ impl ValCol {
                 },
             )
             .priority(9),
-        ])
-        .sorted_by(ValCol::Liveness, false)
+        ]);
+        Columns::new(cols).sorted_by(ValCol::Liveness, false)
     }
 }
 
-impl TableRow for ValidatorRow {
+impl TableRow for PaneRow {
     type Col = ValCol;
     type Ctx = ();
 
     fn cell(&self, col: ValCol, width: u16, (): &(), theme: &Theme) -> Cell<'_> {
-        let s = match (self, col) {
-            (_, ValCol::Validator) => {
-                let style = if matches!(self, ValidatorRow::Stats(_)) {
-                    theme.party
-                } else {
+        if let Some(k) = col.kept() {
+            return crate::panes::validators_kept::cell(self.kept.as_ref(), k, theme);
+        }
+        let s = match (&self.faucets, col) {
+            (faucets, ValCol::Validator) => {
+                let style = if matches!(faucets, Some(ValidatorRow::NotOnboarded(_))) {
                     theme.muted
+                } else {
+                    theme.party
                 };
                 return Cell::new(self.id(), style);
             }
-            (ValidatorRow::NotOnboarded(_), _) => {
+            (Some(ValidatorRow::NotOnboarded(_)), _) => {
                 return Cell::Rest(NOT_ONBOARDED.into(), theme.status_warn);
             }
-            (ValidatorRow::Stats(s), _) => s,
+            (None, _) => return Cell::empty(),
+            (Some(ValidatorRow::Stats(s)), _) => s,
         };
         let share = liveness(s);
         let bad = match share {
@@ -177,7 +253,7 @@ impl TableRow for ValidatorRow {
             ValCol::Missed => Cell::new(s.num_rounds_missed.to_string(), bad),
             ValCol::First => Cell::new(s.first_collected_in_round.to_string(), theme.muted),
             ValCol::Last => Cell::new(s.last_collected_in_round.to_string(), theme.muted),
-            ValCol::Liveness | ValCol::Validator => {
+            _ => {
                 // A bar, then the percentage right-aligned in what is left.
                 let pct = share.map_or_else(|| "-".to_string(), |v| format!("{:.1}%", v * 100.0));
                 let (pct_style, bar_style) = if bad == Style::default() {
@@ -204,7 +280,10 @@ impl TableRow for ValidatorRow {
     }
 
     fn sort_key(&self, col: ValCol) -> SortKey<'_> {
-        let ValidatorRow::Stats(s) = self else {
+        if let Some(k) = col.kept() {
+            return crate::panes::validators_kept::sort_key(self.kept.as_ref(), k);
+        }
+        let Some(ValidatorRow::Stats(s)) = &self.faucets else {
             return match col {
                 ValCol::Validator => SortKey::Text(Cow::Borrowed(self.id())),
                 _ => SortKey::Missing,
@@ -217,12 +296,15 @@ impl TableRow for ValidatorRow {
             ValCol::First => SortKey::Int(s.first_collected_in_round.into()),
             ValCol::Last => SortKey::Int(s.last_collected_in_round.into()),
             ValCol::Liveness => SortKey::Float(liveness(s).unwrap_or(0.0)),
+            ValCol::Licensed | ValCol::Current | ValCol::Active | ValCol::Round | ValCol::Since => {
+                SortKey::Missing
+            }
         }
     }
 
     /// Ids the scan ignored always come last.
     fn sort_group(&self) -> u8 {
-        u8::from(matches!(self, ValidatorRow::NotOnboarded(_)))
+        u8::from(matches!(self.faucets, Some(ValidatorRow::NotOnboarded(_))))
     }
 
     fn filter_text(&self) -> Cow<'_, str> {
@@ -254,9 +336,12 @@ pub struct ValidatorsPane {
     pending: Option<RequestId>,
     /// The ids of the last query (Refresh sends them again).
     pub query: Option<Vec<String>>,
-    pub rows: Vec<ValidatorRow>,
+    pub rows: Vec<PaneRow>,
     /// Whether an answer arrived (the table, possibly empty, is shown).
     pub loaded: bool,
+    /// Over an index: every validator ever licensed, as the index and the scan tell
+    /// (`None`: no index configured, the pane as without one).
+    pub kept: Option<KeptList>,
     pub error: Option<String>,
     /// The column the table is sorted by.
     pub sort_col: ValCol,
@@ -282,7 +367,8 @@ impl ValidatorsPane {
             loaded: false,
             error: None,
             sort_col: ValCol::default(),
-            table: DataTable::new(ValCol::columns()),
+            kept: None,
+            table: DataTable::new(ValCol::columns(false)),
         }
     }
 
@@ -298,15 +384,12 @@ impl ValidatorsPane {
 
     /// The validator ids in display order (the ones the `/` filter lets through).
     pub fn ordered_ids(&self) -> Vec<&str> {
-        self.table
-            .ordered(&self.rows)
-            .map(ValidatorRow::id)
-            .collect()
+        self.table.ordered(&self.rows).map(PaneRow::id).collect()
     }
 
     /// The selected row's validator id.
     pub fn selected_id(&self) -> Option<&str> {
-        self.table.selected_row(&self.rows).map(ValidatorRow::id)
+        self.table.selected_row(&self.rows).map(PaneRow::id)
     }
 
     /// The applied `/` filter.
@@ -323,7 +406,7 @@ impl ValidatorsPane {
     pub fn onboarded(&self) -> usize {
         self.rows
             .iter()
-            .filter(|r| matches!(r, ValidatorRow::Stats(_)))
+            .filter(|r| matches!(r.faucets, Some(ValidatorRow::Stats(_))))
             .count()
     }
 
@@ -332,8 +415,13 @@ impl ValidatorsPane {
         self.form.form.value(0)
     }
 
-    /// The validators of the loaded history, sorted.
-    fn known(sh: &Shared) -> Vec<String> {
+    /// The validators of the loaded history, sorted (over an index: those the index lists).
+    fn known(&self, sh: &Shared) -> Vec<String> {
+        if let Some(kept) = self.kept.as_ref().filter(|k| !k.rows.is_empty()) {
+            let mut known = kept.parties();
+            known.sort_unstable();
+            return known;
+        }
         let mut known: Vec<String> = sh
             .history
             .validators()
@@ -344,9 +432,64 @@ impl ValidatorsPane {
         known
     }
 
-    /// First show: every validator of the loaded history, queried at once.
+    /// First show: every validator of the loaded history, queried at once; over an index,
+    /// first every validator ever licensed, read by the runtime.
     fn start(&mut self, sh: &mut Shared, out: &mut Out) {
-        let known = Self::known(sh);
+        if sh.index.configured() {
+            let id = out.fetch(
+                sh,
+                Request::Index(crate::model::index::read::IndexRead::Validators),
+            );
+            self.kept = Some(KeptList {
+                pending: Some(id),
+                ..KeptList::default()
+            });
+            self.table = DataTable::new(ValCol::columns(true));
+            self.start_note = None;
+            return;
+        }
+        self.start_history(sh, out);
+    }
+
+    /// The index's answer: its validators listed, then their faucets queried.
+    fn on_kept(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        let Some(kept) = self.kept.as_mut() else {
+            return;
+        };
+        kept.pending = None;
+        kept.take(reply.index_answer());
+        if let Some(e) = &kept.error {
+            out.error(format!("validators: the index: {e}"));
+            let e = e.clone();
+            self.error = Some(e);
+            return;
+        }
+        let parties = kept.parties();
+        self.rows = kept
+            .rows
+            .iter()
+            .map(|k| PaneRow {
+                id: k.party.clone(),
+                faucets: None,
+                kept: Some(k.clone()),
+            })
+            .collect();
+        self.loaded = true;
+        self.table.set_rows(&self.rows);
+        if parties.is_empty() {
+            self.start_note = Some(NO_KEPT_VALIDATORS.to_string());
+            return;
+        }
+        self.form.form.set_text(0, &parties.join(" "));
+        out.info(format!(
+            "{} validators ever licensed (the local index); their faucets asked of the scan",
+            parties.len()
+        ));
+        self.run(parties, sh, out);
+    }
+
+    fn start_history(&mut self, sh: &mut Shared, out: &mut Out) {
+        let known = self.known(sh);
         if known.is_empty() {
             self.start_note = Some(NO_VALIDATORS_TEXT.to_string());
             return;
@@ -361,15 +504,30 @@ impl ValidatorsPane {
     }
 
     fn apply(&mut self, asked: &[String], answer: &ValidatorFaucets) {
-        let mut rows: Vec<ValidatorRow> = answer
+        let mut rows: Vec<PaneRow> = answer
             .validators_received_faucets
             .iter()
             .cloned()
-            .map(ValidatorRow::Stats)
+            .map(|s| PaneRow::of(ValidatorRow::Stats(s)))
             .collect();
         for id in asked {
             if !rows.iter().any(|r| r.id() == id) {
-                rows.push(ValidatorRow::NotOnboarded(id.clone()));
+                rows.push(PaneRow::of(ValidatorRow::NotOnboarded(id.clone())));
+            }
+        }
+        if let Some(kept) = &self.kept {
+            for row in &mut rows {
+                row.kept = kept.of(&row.id).cloned();
+            }
+            // The index's validators not asked this time stay listed.
+            for k in &kept.rows {
+                if !rows.iter().any(|r| r.id == k.party) {
+                    rows.push(PaneRow {
+                        id: k.party.clone(),
+                        faucets: None,
+                        kept: Some(k.clone()),
+                    });
+                }
             }
         }
         // The selection stays on its validator.
@@ -384,7 +542,7 @@ impl ValidatorsPane {
 }
 
 impl QueryPane for ValidatorsPane {
-    type Row = ValidatorRow;
+    type Row = PaneRow;
     /// The validator ids asked for.
     type Query = Vec<String>;
     const ID: PaneId = PaneId::Validators;
@@ -396,7 +554,7 @@ impl QueryPane for ValidatorsPane {
 
     /// Opens the form; an empty list is pre-filled with the validators of the loaded history.
     fn open_form(&mut self, sh: &Shared) {
-        let known = Self::known(sh);
+        let known = self.known(sh);
         self.form
             .form
             .set_candidates(0, known.iter().map(String::as_str));
@@ -455,7 +613,7 @@ impl QueryPane for ValidatorsPane {
         self.selected_id()
     }
 
-    fn parts(&mut self) -> Parts<'_, ValCol, ValidatorRow> {
+    fn parts(&mut self) -> Parts<'_, ValCol, PaneRow> {
         (
             &mut self.form,
             &mut self.table,
@@ -464,13 +622,14 @@ impl QueryPane for ValidatorsPane {
         )
     }
 
-    fn view(&self) -> (&Dialog, &DataTable<ValCol>, &[ValidatorRow]) {
+    fn view(&self) -> (&Dialog, &DataTable<ValCol>, &[PaneRow]) {
         (&self.form, &self.table, &self.rows)
     }
 
     fn state(&self) -> QueryState {
+        let kept_pending = self.kept.as_ref().is_some_and(|k| k.pending.is_some());
         QueryState {
-            pending: self.pending.is_some(),
+            pending: self.pending.is_some() || kept_pending,
             error: self.error.is_some(),
             answered: self.loaded,
             queried: self.query.is_some(),
@@ -480,7 +639,14 @@ impl QueryPane for ValidatorsPane {
     /// The title's counts, once answered.
     fn title_counts(&self, theme: &Theme) -> Vec<Span<'static>> {
         let mut spans = Vec::new();
-        if self.loaded {
+        if let Some(kept) = self.kept.as_ref().filter(|k| k.loaded && k.error.is_none()) {
+            let n = kept.rows.len();
+            spans.push(Span::styled(
+                format!(" · {n} ever licensed (index)"),
+                theme.muted,
+            ));
+        }
+        if self.loaded && self.query.is_some() {
             let n = self.onboarded();
             spans.push(Span::styled(
                 format!(" · {n} {}", if n == 1 { "validator" } else { "validators" }),
@@ -516,13 +682,20 @@ impl QueryPane for ValidatorsPane {
             return;
         }
         if y < bottom {
-            buf.set_stringn(
-                area.x,
-                y,
-                "liveness = collected / (last − first + 1) · on-ledger state at request time",
-                width,
-                theme.muted,
-            );
+            let line = match &self.kept {
+                Some(k) => match &k.scan_note {
+                    Some(why) => format!(
+                        "from the local index · licence currency unknown ({}) · liveness = collected / (last − first + 1)",
+                        safe_line(why, 80)
+                    ),
+                    None => "from the local index and the scan's licences · liveness = collected / (last − first + 1)".to_owned(),
+                },
+                None => {
+                    "liveness = collected / (last − first + 1) · on-ledger state at request time"
+                        .to_owned()
+                }
+            };
+            buf.set_stringn(area.x, y, line, width, theme.muted);
             y += 1;
         }
         if y >= bottom {
@@ -551,13 +724,22 @@ impl QueryPane for ValidatorsPane {
     /// enters ids), queries the validators of the loaded history.
     fn on_show(&mut self, sh: &mut Shared, out: &mut Out) {
         let waiting = self.start_note.is_some() && self.form.form.ids(0).is_empty();
-        let idle = self.query.is_none() && self.pending.is_none();
+        let kept_pending = self.kept.as_ref().is_some_and(|k| k.pending.is_some());
+        let idle = self.query.is_none() && self.pending.is_none() && !kept_pending;
         if queries_on_show(&mut self.shown, waiting, idle) {
             self.start(sh, out);
         }
     }
 
-    fn on_answer(&mut self, reply: &Fetched, out: &mut Out) {
+    fn on_answer(&mut self, reply: &Fetched, sh: &mut Shared, out: &mut Out) {
+        if self
+            .kept
+            .as_ref()
+            .is_some_and(|k| k.pending == Some(reply.id))
+        {
+            self.on_kept(reply, sh, out);
+            return;
+        }
         let answer = accept(
             &mut self.pending,
             reply,

@@ -51,6 +51,12 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
                 None => Err(no_index()),
             }
         }
+        Request::Index(crate::model::index::read::IndexRead::Validators) => match &clients.index {
+            Some(source) => Ok(Response::Index(Box::new(
+                super::index::validators(source, &clients.main).await,
+            ))),
+            None => Err(no_index()),
+        },
         Request::Index(read) => match &clients.index {
             Some(source) => Ok(Response::Index(Box::new(
                 super::index::read(source, read.clone()).await,

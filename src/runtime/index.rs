@@ -155,6 +155,36 @@ pub async fn reach(source: &IndexSource, scan: &ApiClient, ask: IndexRead) -> In
     Ok(IndexAnswer::Reach(reach))
 }
 
+/// The validators the index keeps and, online, the scan's current licences and newest round
+/// beside them (asked of the profile's scan while the index is read).
+pub async fn validators(source: &IndexSource, scan: &ApiClient) -> IndexReply {
+    if source.offline {
+        return read(source, IndexRead::Validators).await;
+    }
+    let (reply, (licenses, rounds)) = futures_util::future::join(
+        read(source, IndexRead::Validators),
+        crate::api::scan::licenses_and_rounds(scan),
+    )
+    .await;
+    let Ok(IndexAnswer::Validators {
+        kept, newest_round, ..
+    }) = reply
+    else {
+        return reply;
+    };
+    let side = crate::model::index::validators::ScanSide::of(
+        licenses
+            .as_deref()
+            .map_err(|e| crate::api::sanitize_line(&e.to_string(), 300)),
+        rounds.as_ref(),
+    );
+    Ok(IndexAnswer::Validators {
+        kept,
+        newest_round,
+        scan: side,
+    })
+}
+
 fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, StoreError> {
     match read {
         IndexRead::Reach { now } => {
@@ -171,6 +201,14 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
                 .iter()
                 .any(|c| c.start.is_none() && c.cursor.is_some());
             Ok(IndexAnswer::Rounds { rounds, from_begin })
+        }
+        IndexRead::Validators => {
+            let (kept, newest_round) = crate::store::validators::read(store)?;
+            Ok(IndexAnswer::Validators {
+                kept,
+                newest_round,
+                scan: crate::model::index::validators::ScanSide::not_asked("offline"),
+            })
         }
         IndexRead::Search {
             query,

@@ -39,6 +39,8 @@
 //! rounds, round_parties, rounds_counted  the per-round sums of the kept events (app
 //!           activity weight per provider, traffic cost, time span), added as events are
 //!           written ([`rounds`]): what `index rounds` reads
+//! validators  every validator the kept bodies tell of: its first licence, its newest
+//!           activity (time, round), its licences and activities ([`validators`])
 //! sync_heartbeat  the running sync (pid, host, start, last beat), for other processes
 //! meta      schema and summary versions, the network (DSO party, synchronizer), the last sync
 //! ```
@@ -62,6 +64,7 @@ mod reads;
 pub mod rounds;
 mod sqlite;
 pub mod stats;
+pub mod validators;
 mod write;
 
 pub use postgres::TABLES as POSTGRES_TABLES;
@@ -80,7 +83,7 @@ pub use crate::model::position::At;
 use reads::{BodyDictionaries, dictionary_id_of};
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// A heartbeat older than this says the sync that wrote it is gone.
 pub const HEARTBEAT_STALE_MICROS: i64 = 30_000_000;
@@ -617,6 +620,18 @@ pub trait IndexReader: Send {
         party: Option<&str>,
     ) -> Result<Vec<crate::model::index::rounds::RoundSummary>, StoreError>;
 
+    /// At most `limit` updates after seq `after`, in seq order, as (seq, record time µs, body;
+    /// `None`: kept without): what [`validators`] counts.
+    fn bodies_after(
+        &mut self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError>;
+
+    /// The validators' table as kept, the seq it counts through and the newest round of the
+    /// per-round summary ([`validators::read`] adds what was written since).
+    fn kept_validators(&mut self) -> Result<validators::KeptValidators, StoreError>;
+
     /// Whether the per-round summary covers every kept event (an index migrated with events
     /// gets it at its next events walk: [`IndexWriter::build_rounds`]).
     fn rounds_built(&mut self) -> Result<bool, StoreError> {
@@ -896,6 +911,14 @@ pub trait IndexWriter: IndexReader {
         self.meta_set(rounds::BUILT_KEY, "1")?;
         Ok(Some(counted))
     }
+
+    /// Adds `delta` to the validators' table and marks the updates through seq `through`
+    /// counted, in one transaction ([`validators::build`]).
+    fn add_validators(
+        &mut self,
+        delta: &crate::model::index::validators::ValidatorsDelta,
+        through: i64,
+    ) -> Result<(), StoreError>;
 
     /// Sets a value of the meta table.
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError>;

@@ -47,6 +47,7 @@ const TESTS: &[&str] = &[
     "index_show_on_postgres_prints_the_kept_events_as_the_scans_served_them",
     "index_stats_on_postgres_equal_what_the_demos_own_pages_count",
     "rounds_on_postgres_equal_the_sqlite_rounds_and_name_the_same_diverging_scan",
+    "validators_on_postgres_equal_the_sqlite_validators",
 ];
 
 /// The restart test restarts the one server: the others hold this for reading while they run.
@@ -980,7 +981,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     let migrate = || {
         let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
-        assert_eq!(status(dir.path(), &db.url)["schema_version"], 8);
+        assert_eq!(status(dir.path(), &db.url)["schema_version"], 9);
         let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
@@ -1012,7 +1013,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     .expect("schema 4");
     let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 8);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 9);
     let bits: i64 = pg
         .query_one("SELECT count(*) FROM hub_bits", &[])
         .expect("bits")
@@ -1264,7 +1265,7 @@ fn a_postgres_index_of_schema_7_is_migrated_its_events_repacked_and_read_back_as
         &["--until", &until, "--verify", "1", "--no-events"],
     );
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 8);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 9);
     assert_eq!(crate::index_events::events_kept_at(&location), before);
     assert_eq!(
         search(dir.path(), &db.url, &["verdict:accepted"], &["--count"]),
@@ -1516,4 +1517,35 @@ fn history_lists_the_verdict_only_events_among_the_updates_alike_on_both_engines
             .expect("rows")]),
         ALL[3..]
     );
+}
+
+#[test]
+fn validators_on_postgres_equal_the_sqlite_validators() {
+    let Some((db, _server)) = database("validators") else {
+        return;
+    };
+    let url = crate::index_validators::demo_url();
+    let until = crate::index_validators::until();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sqlite = dir.path().join("index.sqlite");
+    let sqlite_at = sqlite.to_str().expect("utf-8");
+    for at in [db.url.as_str(), sqlite_at] {
+        let (code, _, err) = sync(
+            dir.path(),
+            &url,
+            at,
+            &["--from", "begin", "--until", until, "--verify", "2"],
+        );
+        assert_eq!(code, 0, "{err}");
+    }
+    let of = |at: &str| {
+        let (code, out, err) =
+            crate::index_validators::validators(dir.path(), &url, at, &["--no-scan"]);
+        assert_eq!(code, 0, "{err}");
+        crate::index_validators::rows(&out)
+    };
+    let on_pg = of(&db.url);
+    assert!(on_pg.len() >= 5, "{on_pg:?}");
+    assert!(on_pg.values().any(|r| r["last_activity_round"].is_i64()));
+    assert_eq!(on_pg, of(sqlite_at));
 }

@@ -43,8 +43,8 @@ fn clear_input(h: &mut Harness) {
 fn stats_of<'a>(p: &'a ValidatorsPane, id: &str) -> &'a ValidatorReceivedFaucets {
     p.rows
         .iter()
-        .find_map(|r| match r {
-            ValidatorRow::Stats(s) if s.validator == id => Some(s),
+        .find_map(|r| match &r.faucets {
+            Some(ValidatorRow::Stats(s)) if s.validator == id => Some(s),
             _ => None,
         })
         .expect("stats row")
@@ -215,7 +215,7 @@ fn one_enter_shows_every_validator_with_liveness() {
         "every licensed validator collected faucets"
     );
     for r in &p.rows {
-        let ValidatorRow::Stats(s) = r else {
+        let Some(ValidatorRow::Stats(s)) = &r.faucets else {
             panic!("{r:?} ignored");
         };
         // The API's invariant: collected + missed = last - first + 1.
@@ -285,9 +285,9 @@ fn ids_the_scan_ignores_are_listed_as_not_onboarded() {
     let ignored: Vec<&str> = p
         .rows
         .iter()
-        .filter_map(|r| match r {
-            ValidatorRow::NotOnboarded(id) => Some(id.as_str()),
-            ValidatorRow::Stats(_) => None,
+        .filter_map(|r| match &r.faucets {
+            Some(ValidatorRow::NotOnboarded(id)) => Some(id.as_str()),
+            _ => None,
         })
         .collect();
     assert_eq!(ignored, vec!["bogus::1220dead", alice.as_str()]);

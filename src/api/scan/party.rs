@@ -155,6 +155,43 @@ pub fn validator_licenses(after: Option<i64>, limit: u32) -> Call<ValidatorLicen
     call.named("validator licenses")
 }
 
+/// Pages of `/v0/admin/validator/licenses` read at most (of 1000 each): a scan that keeps
+/// answering a next page is not followed for ever.
+pub const LICENSE_PAGES_MAX: usize = 1000;
+
+/// Every licence `GET /v0/admin/validator/licenses` serves, page after page (a page that names
+/// no new next page, or an empty one, ends the walk).
+pub async fn every_validator_license(
+    client: &crate::api::ApiClient,
+) -> Result<Vec<crate::api::validator::Contract>, crate::api::ApiError> {
+    let (mut after, mut out) = (None, Vec::new());
+    for _ in 0..LICENSE_PAGES_MAX {
+        let page = client.send(&validator_licenses(after, 1000)).await?;
+        let empty = page.validator_licenses.is_empty();
+        out.extend(page.validator_licenses);
+        match page.next_page_token {
+            Some(next) if !empty && Some(next) != after => after = Some(next),
+            _ => break,
+        }
+    }
+    Ok(out)
+}
+
+/// Every current licence ([`every_validator_license`]) and the open and issuing rounds
+/// (`None`: not answered), asked of one scan side by side.
+pub async fn licenses_and_rounds(
+    client: &crate::api::ApiClient,
+) -> (
+    Result<Vec<crate::api::validator::Contract>, crate::api::ApiError>,
+    Option<super::OpenAndIssuingMiningRounds>,
+) {
+    let rounds_call = super::open_and_issuing_mining_rounds(&super::MiningRoundsRequest::default());
+    let (licenses, rounds) =
+        futures_util::future::join(every_validator_license(client), client.send(&rounds_call))
+            .await;
+    (licenses, rounds.ok())
+}
+
 /// An ANS entry (`AnsEntry`): a name and the party it names.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct AnsEntry {

@@ -10,6 +10,7 @@
 //! - `prune`: drops the updates recorded before a time.
 //! - `stats`: totals and a daily series computed from the index (its per-day summary).
 //! - `rounds`: per mining round, the index's figures beside what each scan serves.
+//! - `validators`: every validator ever licensed, the kept history's and the scan's.
 //!
 //! The store is only reached through [`IndexReader`] and [`IndexWriter`] calls run on a
 //! blocking thread ([`Shared`]).
@@ -20,6 +21,7 @@
 //! verify.rs    index verify: the engine driven, its report
 //! progress.rs  the engine's observer: warnings and progress lines on stderr
 //! rounds.rs   index rounds: the per-round summary and each scan's answers
+//! validators.rs  index validators: the validators' table and the scan's licences
 //! status.rs, search.rs, show.rs, prune.rs, stats.rs   the other commands
 //! ```
 
@@ -31,6 +33,7 @@ mod show;
 mod stats;
 mod status;
 mod sync;
+mod validators;
 mod verify;
 
 use progress::{ProgressMode, Stderr};
@@ -41,6 +44,7 @@ use show::show;
 use stats::stats;
 use status::status;
 use sync::sync;
+pub use validators::INDEX_VALIDATORS;
 use verify::verify;
 
 use std::io::{IsTerminal, Write};
@@ -228,6 +232,13 @@ pub async fn run_with(
                 timeout: *timeout,
             };
             rounds::rounds(location, settings, &ask, out, err).await
+        }
+        IndexCommand::Validators {
+            sort,
+            no_scan,
+            timeout,
+        } => {
+            validators::validators(location, settings, (*sort, *no_scan, *timeout), out, err).await
         }
         IndexCommand::Search {
             query,

@@ -140,6 +140,19 @@ pub const FAUCETS: View = View {
     custom: None,
 };
 
+/// `scan validator-licenses`.
+pub const LICENSES: View = View {
+    summary: &[("next page", "/next_page_token")],
+    rows: Some("/validator_licenses"),
+    columns: &[
+        ("VALIDATOR", "/payload/validator"),
+        ("SPONSOR", "/payload/sponsor"),
+        ("CREATED", "/created_at"),
+        ("CONTRACT", "/contract_id"),
+    ],
+    custom: None,
+};
+
 /// `scan reward-round`.
 pub const REWARD_ROUND: View = View {
     summary: &[

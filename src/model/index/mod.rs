@@ -16,6 +16,7 @@ pub mod read;
 pub mod rounds;
 pub mod stats;
 pub mod terms;
+pub mod validators;
 pub mod verify;
 
 use std::borrow::Cow;

@@ -100,6 +100,9 @@ pub enum IndexRead {
     PerDay { days: usize },
     /// Every mining round the index's per-round summary holds, newest first (the Rounds view).
     Rounds,
+    /// Every validator the kept history tells of, and (online) the scan's current licences
+    /// and newest round (the Validators pane over the index).
+    Validators,
 }
 
 impl IndexRead {
@@ -115,6 +118,7 @@ impl IndexRead {
             IndexRead::Lifecycle { contract_id } => format!("index lifecycle {contract_id}"),
             IndexRead::PerDay { days } => format!("index updates per day ({days} days)"),
             IndexRead::Rounds => "index rounds".into(),
+            IndexRead::Validators => "index validators".into(),
             IndexRead::VoteUpdates { contract_id, .. } => {
                 format!("index vote updates {contract_id}")
             }
@@ -322,6 +326,13 @@ pub enum IndexAnswer {
     Rounds {
         rounds: Vec<crate::model::index::rounds::RoundSummary>,
         from_begin: bool,
+    },
+    /// Every validator the kept history tells of, the newest round the index holds, and what
+    /// the scan says beside (see [`IndexRead::Validators`]).
+    Validators {
+        kept: std::collections::BTreeMap<String, crate::model::index::validators::ValidatorSums>,
+        newest_round: Option<i64>,
+        scan: crate::model::index::validators::ScanSide,
     },
 }
 

@@ -352,7 +352,7 @@ impl QueryPane for HoldingsPane {
         }
     }
 
-    fn on_answer(&mut self, reply: &Fetched, out: &mut Out) {
+    fn on_answer(&mut self, reply: &Fetched, _sh: &mut Shared, out: &mut Out) {
         let exact = self.query.as_ref().is_some_and(|q| q.exact);
         let answer = accept(
             &mut self.pending,

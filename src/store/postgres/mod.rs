@@ -33,6 +33,7 @@ mod rounds;
 mod schema;
 mod search;
 mod stats;
+mod validators;
 mod write;
 
 pub use connect::redact_url;
@@ -256,6 +257,18 @@ impl IndexReader for PgIndex {
     super::stats::stats_reads!();
 
     super::rounds::engine_round_reads!();
+
+    fn bodies_after(
+        &mut self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError> {
+        self.read_bodies_after(after, limit)
+    }
+
+    fn kept_validators(&mut self) -> Result<super::validators::KeptValidators, StoreError> {
+        self.read_kept_validators()
+    }
 }
 
 impl IndexWriter for PgIndex {
@@ -369,6 +382,14 @@ impl IndexWriter for PgIndex {
         self.write_day(figures)
     }
     super::rounds::engine_round_writes!();
+
+    fn add_validators(
+        &mut self,
+        delta: &crate::model::index::validators::ValidatorsDelta,
+        through: i64,
+    ) -> Result<(), StoreError> {
+        self.write_validators(delta, through)
+    }
 
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.set_meta(key, value)

@@ -250,7 +250,7 @@ CREATE INDEX IF NOT EXISTS verdict_events_time ON verdict_events (record_time);
 ";
 
 /// The index's tables (for its size).
-pub const TABLES: [&str; 20] = [
+pub const TABLES: [&str; 21] = [
     "meta",
     "updates",
     "terms",
@@ -270,6 +270,7 @@ pub const TABLES: [&str; 20] = [
     "rounds",
     "round_parties",
     "rounds_counted",
+    "validators",
     "sync_heartbeat",
 ];
 
@@ -370,6 +371,8 @@ impl PgIndex {
             // walk when there are some; after the events table, which a new database has only
             // now).
             super::rounds::rounds_step(&mut tx).map_err(|e| target.error(&e))?;
+            // Schema 9: the validators' table (counted from the kept bodies just below).
+            super::validators::validators_step(&mut tx).map_err(|e| target.error(&e))?;
             if older.is_some() {
                 tx.execute(
                     "UPDATE meta SET value = $1 WHERE key = 'schema_version'",
@@ -378,6 +381,9 @@ impl PgIndex {
                 .map_err(|e| target.error(&e))?;
             }
             tx.commit().map_err(|e| target.error(&e))?;
+            // The validators' table up to the newest kept update (an index migrated from
+            // schema 8: counted from its kept bodies, once).
+            crate::store::validators::build(&mut index)?;
         }
         Ok(index)
     }

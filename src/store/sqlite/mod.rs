@@ -21,6 +21,7 @@ mod search;
 mod stats;
 #[cfg(test)]
 mod tests;
+mod validators;
 mod write;
 
 use std::collections::HashMap;
@@ -129,6 +130,18 @@ impl IndexReader for SqliteIndex {
     super::stats::stats_reads!();
 
     super::rounds::engine_round_reads!();
+
+    fn bodies_after(
+        &mut self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError> {
+        self.read_bodies_after(after, limit)
+    }
+
+    fn kept_validators(&mut self) -> Result<super::validators::KeptValidators, StoreError> {
+        self.read_kept_validators()
+    }
 }
 
 impl IndexWriter for SqliteIndex {
@@ -251,6 +264,14 @@ impl IndexWriter for SqliteIndex {
         self.write_day(figures)
     }
     super::rounds::engine_round_writes!();
+
+    fn add_validators(
+        &mut self,
+        delta: &crate::model::index::validators::ValidatorsDelta,
+        through: i64,
+    ) -> Result<(), StoreError> {
+        self.write_validators(delta, through)
+    }
 
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.set_meta(key, value)

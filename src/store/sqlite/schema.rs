@@ -451,6 +451,7 @@ impl SqliteIndex {
                 .and_then(|()| tx.execute_batch(VERDICT_EVENTS))
                 .and_then(|()| tx.execute_batch(super::stats::DAILY_STATS))
                 .and_then(|()| super::rounds::rounds_step(&tx))
+                .and_then(|()| super::validators::validators_step(&tx))
                 .map_err(|e| engine_error(path, &e))?;
             tx.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1')",
@@ -459,6 +460,9 @@ impl SqliteIndex {
             .map_err(|e| index.engine(&e))?;
             tx.commit().map_err(|e| index.engine(&e))?;
             index.checkpointer = super::checkpoint::Checkpointer::start(&index.conn, path);
+            // The validators' table up to the newest kept update (an index migrated from
+            // schema 8: counted from its kept bodies, once).
+            crate::store::validators::build(&mut index)?;
         }
         Ok(index)
     }
@@ -560,6 +564,12 @@ impl SqliteIndex {
             super::rounds::rounds_step(&tx).map_err(|e| engine_error(&path, &e))?;
             done.push(
                 "the per-round summary of the kept events (app activity, traffic cost), built from them by the next `index sync`".to_owned(),
+            );
+        }
+        if found < 9 {
+            super::validators::validators_step(&tx).map_err(|e| engine_error(&path, &e))?;
+            done.push(
+                "a table of every validator the kept bodies tell of (first licence, newest activity), counted from them once when a writer opens the index".to_owned(),
             );
         }
         if found < 4 {

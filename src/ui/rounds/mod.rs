@@ -286,6 +286,7 @@ mod tests {
                 sums: RoundSums::default(),
                 active_parties: 0,
                 top_providers: Vec::new(),
+                records_pruned: false,
             })
             .collect();
         RoundsView {

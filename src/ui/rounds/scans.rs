@@ -195,6 +195,7 @@ mod tests {
             },
             active_parties: 1,
             top_providers: Vec::new(),
+            records_pruned: false,
         }
     }
 

@@ -1,0 +1,94 @@
+//! The validators' table on PostgreSQL (schema 9, [`crate::store::validators`]): made, added
+//! to, read; the kept bodies it is counted from.
+
+use postgres::GenericClient;
+
+use super::{PgIndex, StoreError};
+use crate::model::index::validators::ValidatorsDelta;
+use crate::store::validators::{
+    KeptValidators, NEWEST_ROUND_SQL, READ_SQL, SEQ_KEY, add_sql, bodies_sql, create_sql, sums_of,
+    through_of,
+};
+
+/// Schema 9's step: the table, made when a database is created and by the 8 → 9 migration
+/// (counted from the kept bodies right after).
+pub(super) fn validators_step(c: &mut impl GenericClient) -> Result<(), postgres::Error> {
+    c.batch_execute(&create_sql("BIGINT"))
+}
+
+impl PgIndex {
+    pub(super) fn read_bodies_after(
+        &mut self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows: Vec<(i64, String, i64, Option<Vec<u8>>)> = self.with(|c| {
+            Ok(c.query(&bodies_sql('$'), &[&after, &limit])?
+                .iter()
+                .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+                .collect())
+        })?;
+        rows.into_iter()
+            .map(|(seq, id, time, packed)| {
+                let body = packed.map(|p| self.unpack(&id, &p)).transpose()?;
+                Ok((seq, time, body))
+            })
+            .collect()
+    }
+
+    pub(super) fn read_kept_validators(&mut self) -> Result<KeptValidators, StoreError> {
+        self.with(|c| {
+            let mut tx = c
+                .build_transaction()
+                .isolation_level(postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()?;
+            let rows = tx
+                .query(READ_SQL, &[])?
+                .iter()
+                .map(|r| sums_of(r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5)))
+                .collect();
+            let newest_round: Option<i64> = tx.query_one(NEWEST_ROUND_SQL, &[])?.get(0);
+            let through: Option<String> = tx
+                .query_opt("SELECT value FROM meta WHERE key = $1", &[&SEQ_KEY])?
+                .map(|r| r.get(0));
+            tx.commit()?;
+            Ok(KeptValidators {
+                rows,
+                through: through_of(through),
+                newest_round,
+            })
+        })
+    }
+
+    pub(super) fn write_validators(
+        &mut self,
+        delta: &ValidatorsDelta,
+        through: i64,
+    ) -> Result<(), StoreError> {
+        self.with(|c| {
+            let mut tx = c.transaction()?;
+            let add = tx.prepare(&add_sql('$', "LEAST", "GREATEST"))?;
+            for (v, s) in &delta.validators {
+                tx.execute(
+                    &add,
+                    &[
+                        v,
+                        &s.first_licensed,
+                        &s.licenses,
+                        &s.last_time,
+                        &s.last_round,
+                        &s.activities,
+                    ],
+                )?;
+            }
+            tx.execute(
+                "INSERT INTO meta (key, value) VALUES ($1, $2)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[&SEQ_KEY, &through.to_string()],
+            )?;
+            tx.commit()
+        })
+    }
+}

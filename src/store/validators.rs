@@ -1,0 +1,174 @@
+//! Every validator ever licensed, kept (schema 9, issue 37 §4): what `index validators` and
+//! the Validators pane read instead of every kept body.
+//!
+//! ```text
+//! validators   validator (key), first_licensed (µs), licenses, last_time (µs), last_round,
+//!              activities: the sums of what the kept bodies tell of it
+//!              ([`crate::model::index::validators::facts_of`])
+//! meta validators_seq   the updates (by seq) already counted in it
+//! ```
+//!
+//! The table is brought up to the newest kept update by [`build`]: after each page a sync
+//! writes, and when a writer opens the index (an index migrated from schema 8 is counted from
+//! its kept bodies then, once). A reader adds what was written since the last build
+//! ([`read`]), so its answer always covers every kept update. An update kept without its body
+//! tells nothing. A prune removes updates, never what they told: a validator once licensed
+//! stays listed.
+
+use std::collections::BTreeMap;
+
+use super::{IndexReader, IndexWriter, StoreError};
+use crate::model::index::validators::{ValidatorSums, ValidatorsDelta};
+
+/// The meta key of the newest seq counted.
+pub const SEQ_KEY: &str = "validators_seq";
+
+/// Bodies read at a time.
+const BATCH: usize = 2_000;
+
+/// The table (an engine's spelling of integers: `INTEGER` or `BIGINT`), made when an index is
+/// created and by the 8 → 9 migration (idempotent).
+pub(super) fn create_sql(int: &str) -> String {
+    format!(
+        "CREATE TABLE IF NOT EXISTS validators (
+    validator TEXT PRIMARY KEY,
+    first_licensed {int},
+    licenses {int} NOT NULL,
+    last_time {int},
+    last_round {int},
+    activities {int} NOT NULL
+);"
+    )
+}
+
+/// Adds one validator's sums (validator, first, licenses, last time, last round, activities),
+/// with the engine's parameter mark and its `min` / `max` of two values.
+pub(super) fn add_sql(mark: char, least: &str, greatest: &str) -> String {
+    let p = |n: u8| format!("{mark}{n}");
+    format!(
+        "INSERT INTO validators (validator, first_licensed, licenses, last_time, last_round, activities)
+         VALUES ({}, {}, {}, {}, {}, {})
+         ON CONFLICT (validator) DO UPDATE SET
+            first_licensed = {least}(COALESCE(validators.first_licensed, excluded.first_licensed), COALESCE(excluded.first_licensed, validators.first_licensed)),
+            licenses = validators.licenses + excluded.licenses,
+            last_time = {greatest}(COALESCE(validators.last_time, excluded.last_time), COALESCE(excluded.last_time, validators.last_time)),
+            last_round = {greatest}(COALESCE(validators.last_round, excluded.last_round), COALESCE(excluded.last_round, validators.last_round)),
+            activities = validators.activities + excluded.activities",
+        p(1),
+        p(2),
+        p(3),
+        p(4),
+        p(5),
+        p(6)
+    )
+}
+
+/// Every row.
+pub(super) const READ_SQL: &str =
+    "SELECT validator, first_licensed, licenses, last_time, last_round, activities FROM validators";
+
+/// The newest round the per-round summary holds.
+pub(super) const NEWEST_ROUND_SQL: &str = "SELECT max(round_number) FROM rounds";
+
+/// At most `p2` updates after seq `p1`, in seq order: seq, id, record time, packed body (NULL:
+/// kept without; not filtered here, so an index kept without bodies is walked by its key, not
+/// scanned whole for a body at every page).
+pub(super) fn bodies_sql(mark: char) -> String {
+    format!(
+        "SELECT seq, update_id, record_time, body FROM updates
+         WHERE seq > {mark}1 ORDER BY seq LIMIT {mark}2"
+    )
+}
+
+/// A row of [`READ_SQL`] as (validator, sums).
+pub(super) fn sums_of(
+    validator: String,
+    first_licensed: Option<i64>,
+    licenses: i64,
+    last_time: Option<i64>,
+    last_round: Option<i64>,
+    activities: i64,
+) -> (String, ValidatorSums) {
+    (
+        validator,
+        ValidatorSums {
+            first_licensed,
+            licenses,
+            last_time,
+            last_round,
+            activities,
+        },
+    )
+}
+
+/// What the table keeps: every validator's sums, the seq it counts through, the newest round
+/// of the per-round summary.
+#[derive(Debug, Clone, Default)]
+pub struct KeptValidators {
+    pub rows: Vec<(String, ValidatorSums)>,
+    pub through: i64,
+    pub newest_round: Option<i64>,
+}
+
+/// The seq the table counts through, from the meta value.
+pub(super) fn through_of(meta: Option<String>) -> i64 {
+    meta.and_then(|v| v.parse().ok()).unwrap_or(0)
+}
+
+/// What the updates kept after seq `after` tell.
+fn tail<S: IndexReader + ?Sized>(
+    store: &mut S,
+    mut after: i64,
+) -> Result<ValidatorsDelta, StoreError> {
+    let mut delta = ValidatorsDelta::default();
+    loop {
+        let batch = store.bodies_after(after, BATCH)?;
+        let Some(last) = batch.last() else { break };
+        after = last.0;
+        for (_, time, body) in &batch {
+            if let Some(body) = body {
+                delta.add_body(body, *time);
+            }
+        }
+        if batch.len() < BATCH {
+            break;
+        }
+    }
+    Ok(delta)
+}
+
+/// Every validator the kept history tells of, with the newest round the index holds: the table
+/// and what was written since it was built.
+pub fn read<S: IndexReader + ?Sized>(
+    store: &mut S,
+) -> Result<(BTreeMap<String, ValidatorSums>, Option<i64>), StoreError> {
+    let kept = store.kept_validators()?;
+    let mut delta = tail(store, kept.through)?;
+    delta.merge_rows(kept.rows);
+    Ok((delta.validators, kept.newest_round))
+}
+
+/// Counts the updates kept since the table was built into it, a batch at a time (each batch
+/// one transaction with its mark): how many updates were read.
+pub fn build<S: IndexWriter + ?Sized>(store: &mut S) -> Result<u64, StoreError> {
+    let mut after = through_of(store.meta_get(SEQ_KEY)?);
+    let mut total = 0;
+    loop {
+        let batch = store.bodies_after(after, BATCH)?;
+        let Some(last) = batch.last() else { break };
+        let through = last.0;
+        let mut delta = ValidatorsDelta::default();
+        for (_, time, body) in &batch {
+            if let Some(body) = body {
+                delta.add_body(body, *time);
+            }
+        }
+        store.add_validators(&delta, through)?;
+        total += batch.len() as u64;
+        after = through;
+        if batch.len() < BATCH {
+            break;
+        }
+    }
+    Ok(total)
+}
