@@ -34,7 +34,6 @@ pub mod proxy;
 pub mod status;
 pub mod update;
 pub mod validators;
-pub mod validators_kept;
 pub mod verdict;
 
 /// Fixed facts about the session (from the settings).

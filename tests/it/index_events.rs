@@ -532,7 +532,9 @@ fn a_follower_keeps_the_new_updates_events_each_round_those_past_the_verdict_hea
         cantonscope::demo::DemoConfig {
             stagger: false,
             seed: 41,
-            rate: 20.0,
+            // Slow enough that the scans' verdict head (two updates behind their newest) stays
+            // behind what a round wrote until the round's events walk, even on a loaded machine.
+            rate: 1.0,
             ..cantonscope::demo::DemoConfig::default()
         }
         .with_total_scans(3),

@@ -18,10 +18,12 @@
 //! history. Tab completes from the same list.
 //!
 //! With a local index the pane lists every validator ever licensed instead
-//! ([`super::validators_kept`]: the index's kept history and the scan's current licences, read
+//! ([`kept`]: the index's kept history and the scan's current licences, read
 //! by the runtime), with its first licence, whether the licence is current, its last activity,
 //! that activity's round and the rounds since, then queries the faucets of all of them as
 //! above.
+
+pub mod kept;
 
 use std::borrow::Cow;
 
@@ -37,7 +39,6 @@ use crate::msg::{Effect, Fetched, Request, RequestId, Response};
 use crate::panes::form::{
     Parts, QueryPane, QueryState, Unanswered, queries_on_show, render_error, render_unanswered,
 };
-use crate::panes::validators_kept::{KeptCol, KeptList, NO_KEPT_VALIDATORS};
 use crate::panes::{Out, PaneId, RenderCtx, Shared};
 use crate::ui::explain::explain_scan;
 use crate::ui::form::{Dialog, Field, Form, looks_like_party};
@@ -45,6 +46,7 @@ use crate::ui::load::accept;
 use crate::ui::safe::safe_line;
 use crate::ui::table::{Cell, Column, Columns, DataTable, Draw, SortKey, TableRow, Width};
 use crate::ui::theme::Theme;
+use kept::{KeptCol, KeptList, NO_KEPT_VALIDATORS};
 
 /// The endpoint, as named in messages.
 pub const FAUCETS_ENDPOINT: &str = "/v0/validators/validator-faucets";
@@ -225,7 +227,7 @@ impl TableRow for PaneRow {
 
     fn cell(&self, col: ValCol, width: u16, (): &(), theme: &Theme) -> Cell<'_> {
         if let Some(k) = col.kept() {
-            return crate::panes::validators_kept::cell(self.kept.as_ref(), k, theme);
+            return kept::cell(self.kept.as_ref(), k, theme);
         }
         let s = match (&self.faucets, col) {
             (faucets, ValCol::Validator) => {
@@ -281,7 +283,7 @@ impl TableRow for PaneRow {
 
     fn sort_key(&self, col: ValCol) -> SortKey<'_> {
         if let Some(k) = col.kept() {
-            return crate::panes::validators_kept::sort_key(self.kept.as_ref(), k);
+            return kept::sort_key(self.kept.as_ref(), k);
         }
         let Some(ValidatorRow::Stats(s)) = &self.faucets else {
             return match col {
