@@ -838,6 +838,11 @@ pub(crate) struct Follower {
 
 impl Follower {
     pub(crate) fn start(seed: u64) -> Follower {
+        Follower::start_with(seed, 3)
+    }
+
+    /// [`Follower::start`] of `scans` scans.
+    pub(crate) fn start_with(seed: u64, scans: usize) -> Follower {
         let demo = start(
             DemoConfig {
                 stagger: false,
@@ -845,7 +850,7 @@ impl Follower {
                 rate: 20.0,
                 ..DemoConfig::default()
             }
-            .with_total_scans(3),
+            .with_total_scans(scans),
         );
         let (dir, index) = temp();
         let recent = format_time_micros(chrono::Utc::now().timestamp_micros() - 600_000_000);

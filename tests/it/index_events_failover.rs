@@ -17,7 +17,9 @@ const OWN: &str = "Aurora-Node-1";
 
 #[test]
 fn a_followers_events_come_from_another_scan_while_its_own_is_down() {
-    let mut f = Follower::start(43);
+    // Four scans: with the profile's down, two others serve the events (the demo's last scan
+    // is an older one, 404), enough for the follower's `--verify 2`.
+    let mut f = Follower::start_with(43, 4);
     scans_down(&f.demo, json!([0]));
     // The updates kept so far: those after come from the scans after scan 0 went down, and so
     // do their events.
