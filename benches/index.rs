@@ -52,11 +52,15 @@ use serde_json::Value;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[path = "index_events/mod.rs"]
+mod events;
+
 const SEED: u64 = 42;
 const PAGE: usize = 1000;
 
-/// The demo's whole history as item JSON texts, in ledger order.
-fn template() -> Vec<String> {
+/// The demo's whole history as item JSON texts, in ledger order, and its events items
+/// (`/v0/events`, in the stream's order).
+fn template() -> (Vec<String>, Vec<String>) {
     let rt = tokio::runtime::Runtime::new().expect("tokio runtime");
     rt.block_on(async {
         let handle = demo::start(DemoConfig {
@@ -92,8 +96,9 @@ fn template() -> Vec<String> {
                 _ => break,
             }
         }
+        let events = events::fetch(&client).await;
         handle.shutdown().await;
-        items
+        (items, events)
     })
 }
 
@@ -198,6 +203,20 @@ impl Copier {
             trained.elapsed().as_secs_f64() * 1e3
         );
         copier
+    }
+
+    /// Rewrites the ids of the events with a verdict and no update too (as the updates' ids),
+    /// so each copy's are its own.
+    fn learn_events(&mut self, events: &[String]) {
+        for text in events {
+            let v: Value = serde_json::from_str(text).expect("a demo event");
+            if v["update"].is_null()
+                && let Some(id) = v["verdict"]["update_id"].as_str()
+            {
+                self.rewrite.insert(id.to_owned());
+                self.update_ids.insert(id.to_owned());
+            }
+        }
     }
 
     /// How the bench's bodies are packed: with [`Copier::dictionary`].
@@ -640,13 +659,22 @@ fn new_index_at(location: &Location, copier: &Copier) -> (Box<dyn IndexWriter>, 
 
 /// Streams `n` updates (copies of the template) into a new index at `path`: copies are made
 /// and turned into pages on a second thread, the writer commits them here. Returns updates/s.
-fn build(path: &Path, template: &[String], copier: &Copier, n: usize, bodies: bool) -> f64 {
+/// With `events`, each page's events are written after it, as the events walk writes them.
+fn build(
+    path: &Path,
+    template: &[String],
+    copier: &Copier,
+    n: usize,
+    bodies: bool,
+    events: Option<&events::EventsTemplate>,
+) -> f64 {
     build_at(
         &Location::Sqlite(path.to_owned()),
         template,
         copier,
         n,
         bodies,
+        events,
     )
 }
 
@@ -656,10 +684,12 @@ fn build_at(
     copier: &Copier,
     n: usize,
     bodies: bool,
+    events: Option<&events::EventsTemplate>,
 ) -> f64 {
+    type PageEvents = (Vec<store::EventsRow>, Vec<store::VerdictEvent>);
     let started = Instant::now();
     let (mut index, chunk) = new_index_at(location, copier);
-    let (tx, rx) = mpsc::sync_channel::<PageWrite>(4);
+    let (tx, rx) = mpsc::sync_channel::<(PageWrite, Option<PageEvents>)>(4);
     let packing = copier.packing();
     let packing = bodies.then_some(&packing);
     std::thread::scope(|s| {
@@ -668,22 +698,26 @@ fn build_at(
             let mut k = 0u64;
             let mut start = None;
             'copies: loop {
-                for texts in template.chunks(PAGE) {
+                for (j, texts) in template.chunks(PAGE).enumerate() {
                     let take = texts.len().min(n - made);
                     let copied: Vec<String> =
                         texts[..take].iter().map(|t| copier.copy(t, k)).collect();
                     let page = page_par(&page_body(&copied), start.take(), packing);
+                    let page_events = events.map(|e| e.rows(copier, j, k, j * PAGE + take));
                     start = Some(page.cursor.clone());
                     made += take;
-                    if tx.send(page).is_err() || made >= n {
+                    if tx.send((page, page_events)).is_err() || made >= n {
                         break 'copies;
                     }
                 }
                 k += 1;
             }
         });
-        for page in rx {
+        for (page, page_events) in rx {
             index.write_page(chunk, &page).expect("page written");
+            if let Some(page_events) = &page_events {
+                events::write(index.as_mut(), page_events);
+            }
         }
     });
     index.set_chunk_state(chunk, "done", 0).expect("done");
@@ -753,7 +787,7 @@ fn cached(template: &[String], copier: &Copier, n: usize, bodies: bool) -> PathB
         let building = path.with_extension("building");
         let _ = std::fs::remove_file(&building);
         eprintln!("index bench: building {} ({n} updates)…", path.display());
-        let rate = build(&building, template, copier, n, bodies);
+        let rate = build(&building, template, copier, n, bodies, None);
         std::fs::rename(&building, &path).expect("cache rename");
         eprintln!("index bench: built at {rate:.0} updates/s");
     }
@@ -766,8 +800,10 @@ fn drop_caches() -> bool {
 }
 
 fn index_benches(c: &mut Criterion) {
-    let template = template();
-    let copier = Copier::new(&template);
+    let (template, template_events) = template();
+    let mut copier = Copier::new(&template);
+    copier.learn_events(&template_events);
+    let copier = copier;
     eprintln!(
         "index bench: template of {} demo updates; DSO {}; rare party {}",
         template.len(),
@@ -930,6 +966,9 @@ fn index_benches(c: &mut Criterion) {
         file_size(&path) as f64 / 1_048_576.0,
         file_size(&path) as f64 / n as f64,
     );
+    // The same updates with their events (issue 37 §1: at most 400 bytes an update more).
+    let events = events::EventsTemplate::new(&template, &template_events);
+    events::size_figure(&template, &events, &copier, n, &path);
 
     stats_figures(&path, n);
 
@@ -1158,7 +1197,7 @@ fn pg_cached(admin_url: &str, template: &[String], copier: &Copier, n: usize) ->
             .batch_execute(&format!("CREATE DATABASE {name}"))
             .expect("create");
         eprintln!("index bench: building PostgreSQL database {name} ({n} updates)…");
-        let rate = build_at(&location, template, copier, n, true);
+        let rate = build_at(&location, template, copier, n, true, None);
         eprintln!("index bench: built at {rate:.0} updates/s");
     }
     location

@@ -13,28 +13,17 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use super::events_read::{Item, read_page};
 use super::{Engine, Failure, Halt, now_micros};
 use crate::api::Call;
 use crate::api::scan::{self, EventsPage, UpdatesAfter, UpdatesRequest, ValueEncoding};
 use crate::model::consensus::{MAX_DIFFERENCES, json_diff};
 use crate::model::format::format_time_micros;
-use crate::model::index::{Digest, digest_hex, events_parts};
+use crate::model::index::{Digest, digest_hex};
 use crate::model::position::At;
 use crate::store::{DivergenceRecord, EventsRow, VerdictEvent};
-
-/// One update's events as one scan serves them.
-struct Item {
-    id: String,
-    at: At,
-    after: UpdatesAfter,
-    parts: Map<String, Value>,
-    digest: Digest,
-    /// An event with a verdict and no update (a rejected request, a wholly private
-    /// transaction): kept as a record of its own ([`VerdictEvent`]).
-    verdict_only: bool,
-}
 
 /// One scan's answer to an events page.
 struct EventsOf {
@@ -51,6 +40,15 @@ impl super::ScanAnswer for EventsOf {
 impl EventsOf {
     fn get(&self, id: &str) -> Option<&Item> {
         self.items.iter().find(|i| i.id == id)
+    }
+
+    /// Update `id`'s item, looked for at `k` first (where it is when the scans' pages line
+    /// up, as they do but for a difference).
+    fn get_at(&self, k: usize, id: &str) -> Option<&Item> {
+        match self.items.get(k) {
+            Some(item) if item.id == id => Some(item),
+            _ => self.get(id),
+        }
     }
 }
 
@@ -87,40 +85,24 @@ impl EventsCounts {
 }
 
 impl Engine<'_> {
-    /// `scan`'s events page, or why it has none (its status: 404 from an older scan).
-    async fn events_of(&self, scan: usize, call: &Call<EventsPage>) -> Result<EventsOf, String> {
+    /// `scan`'s events page, or why it has none (its status: 404 from an older scan) and
+    /// whether it is down (no answer, or 502–504 from a proxy in front of it).
+    async fn events_of(
+        &self,
+        scan: usize,
+        call: &Call<EventsPage>,
+    ) -> Result<EventsOf, (String, bool)> {
         let reply = self.net.ask(scan, call).await;
         if reply.success().is_none() {
-            return Err(reply.problem().unwrap_or_else(|| "no answer".to_owned()));
+            let problem = reply.problem().unwrap_or_else(|| "no answer".to_owned());
+            return Err((problem, reply.is_down()));
         }
         let Ok(exchange) = reply.result else {
-            return Err("no answer".to_owned());
+            return Err(("no answer".to_owned(), true));
         };
-        // Only what the walk needs is decoded (each item's place and parts): the update each
-        // item carries is skipped, not decoded (a typed page decoded it whole, and the walk
-        // cost twice the updates' CPU).
-        let page: LightPage<'_> =
-            serde_json::from_slice(&exchange.body).map_err(|e| e.to_string())?;
-        let mut items = Vec::with_capacity(page.events.len());
-        for event in page.events {
-            let fields: Fields<'_> =
-                serde_json::from_str(event.get()).map_err(|e| e.to_string())?;
-            let Some((id, at)) = place_of(&fields).or_else(|| typed_place_of(event.get())) else {
-                return Err("an event without its update id or position".to_owned());
-            };
-            let (parts, digest) = events_parts(&parts_of(&fields)?);
-            items.push(Item {
-                id,
-                at,
-                after: UpdatesAfter {
-                    after_migration_id: at.migration_id,
-                    after_record_time: format_time_micros(at.record_time),
-                },
-                parts,
-                digest,
-                verdict_only: fields.get("update").is_none_or(|raw| raw.get() == "null"),
-            });
-        }
+        // Only what the walk needs is read (each item's place and parts' text and digest,
+        // the update it carries skipped); the parts are decoded for the version kept alone.
+        let items = read_page(&exchange.body).map_err(|e| (e, false))?;
         Ok(EventsOf { scan, items })
     }
 
@@ -164,7 +146,6 @@ impl Engine<'_> {
             after_migration_id: first.migration_id,
             after_record_time: format_time_micros(first.record_time - 1),
         };
-        let primary_name = self.describe(self.primary);
         loop {
             if self.cancel.is_cancelled() {
                 return Err(Halt::Interrupted);
@@ -174,11 +155,7 @@ impl Engine<'_> {
                 after: Some(after.clone()),
                 encoding: ValueEncoding::CompactJson,
             });
-            let primary = self.events_of(self.primary, &call).await.map_err(|p| {
-                Halt::Failed(Failure::Server(format!(
-                    "the profile's scan ({primary_name}) does not serve the updates' events (POST /v0/events: {p}); `index sync --no-events` keeps the updates alone"
-                )))
-            })?;
+            let primary = self.reference_events(&call).await?;
             let within = primary.items.iter().take_while(|i| i.at <= last).count();
             if within == 0 {
                 counts.behind = primary.items.is_empty() && first_or_more(&after, last);
@@ -187,7 +164,7 @@ impl Engine<'_> {
             let n = self.net.len();
             let mut pending = (0..n)
                 .map(|i| (i + self.rotation.get()) % n)
-                .filter(|i| *i != self.primary)
+                .filter(|i| *i != self.primary && *i != primary.scan)
                 .collect::<Vec<_>>()
                 .into_iter();
             self.rotation.set(self.rotation.get() + 1);
@@ -195,7 +172,7 @@ impl Engine<'_> {
             let ask = async |pages: &mut Vec<EventsOf>, scan: usize, counts: &mut EventsCounts| {
                 match self.events_of(scan, &call).await {
                     Ok(page) => pages.push(page),
-                    Err(problem) => {
+                    Err((problem, _)) => {
                         let name = format!("{} ({problem})", self.describe(scan));
                         if !counts.not_served_by.contains(&name) {
                             let mut said = self.events_not_served.borrow_mut();
@@ -227,7 +204,7 @@ impl Engine<'_> {
                 let groups = loop {
                     let mut groups: BTreeMap<Digest, Vec<usize>> = BTreeMap::new();
                     for page in &pages {
-                        if let Some(item) = page.get(&id) {
+                        if let Some(item) = page.get_at(k, &id) {
                             groups.entry(item.digest).or_default().push(page.scan);
                         }
                     }
@@ -265,11 +242,19 @@ impl Engine<'_> {
                     }
                     outvoted.push(self.events_outvoted(&pages, &id, &ranked));
                 }
-                let Some(item) = super::answer_of(&pages, members[0]).and_then(|p| p.get(&id))
+                let Some(item) =
+                    super::answer_of(&pages, members[0]).and_then(|p| p.get_at(k, &id))
                 else {
                     continue;
                 };
-                let row = EventsRow::of(&id, &item.parts, digest, &self.confirmed_by(members));
+                // The scans that served the version kept (the profile's scan alone, unverified,
+                // names itself; while it is down, the scan the events came from is named).
+                let by = if pages[0].scan == self.primary {
+                    self.confirmed_by(members)
+                } else {
+                    self.names(members)
+                };
+                let row = EventsRow::of(&id, &item.parts(), digest, &by);
                 if item.verdict_only {
                     verdict_rows.push(VerdictEvent { at: item.at, row });
                 } else {
@@ -278,10 +263,7 @@ impl Engine<'_> {
             }
             let walked = rows.len() + verdict_rows.len();
             counts.verdict_only += self.keep_verdict_events(verdict_rows).await?;
-            let next = pages[0]
-                .items
-                .get(walked.max(1) - 1)
-                .map(|i| i.after.clone());
+            let next = pages[0].items.get(walked.max(1) - 1).map(Item::after);
             // The page's round sums first (marked counted in their transaction): a walk
             // killed between the two writes the page again and counts nothing twice.
             let kept = self
@@ -305,6 +287,48 @@ impl Engine<'_> {
                 None => return Ok(counts),
             }
         }
+    }
+
+    /// The events page the walk goes by: the profile's scan's; while it is down, a following
+    /// sync's comes from the first other scan that answers (said once), verified as any page,
+    /// as the bodies do ([`Engine::body_page`]). A profile's scan that answers without
+    /// serving the events (404) stops the walk, as before.
+    async fn reference_events(&self, call: &Call<EventsPage>) -> Result<EventsOf, Halt> {
+        let name = self.describe(self.primary);
+        let (problem, down) = match self.events_of(self.primary, call).await {
+            Ok(page) => {
+                if self.events_elsewhere.take().is_some() {
+                    self.say(&format!(
+                        "the profile's scan ({name}) answers again: the events come from it"
+                    ));
+                }
+                return Ok(page);
+            }
+            Err(why) => why,
+        };
+        let halt = Halt::Failed(Failure::Server(format!(
+            "the profile's scan ({name}) does not serve the updates' events (POST /v0/events: {problem}); `index sync --no-events` keeps the updates alone"
+        )));
+        if !self.plan.follow || !down {
+            return Err(halt);
+        }
+        let n = self.net.len();
+        let start = self.events_elsewhere.get().unwrap_or(self.rotation.get());
+        for scan in (0..n)
+            .map(|i| (start + i) % n)
+            .filter(|s| *s != self.primary)
+        {
+            if let Ok(page) = self.events_of(scan, call).await {
+                if self.events_elsewhere.replace(Some(scan)) != Some(scan) {
+                    self.say(&format!(
+                        "the profile's scan is down ({problem}): the events come from {} until it answers",
+                        self.describe(scan)
+                    ));
+                }
+                return Ok(page);
+            }
+        }
+        Err(halt)
     }
 
     /// A following sync's round of events at the head ([`Self::sync_events`]): whether
@@ -341,13 +365,13 @@ impl Engine<'_> {
         let b = parts_of(ranked[1].1[0]);
         let (differences, truncated) = match (a, b) {
             (Some(a), Some(b)) => json_diff(
-                &Value::Object(a.parts.clone()),
-                &Value::Object(b.parts.clone()),
+                &Value::Object(a.parts()),
+                &Value::Object(b.parts()),
                 MAX_DIFFERENCES,
             ),
             _ => (Vec::new(), false),
         };
-        let at = a.map(|a| a.after.clone());
+        let at = a.map(Item::after);
         let versions: Vec<Value> = ranked
             .iter()
             .map(|(digest, members)| json!({ "digest": digest_hex(digest), "scans": self.names(members) }))
@@ -393,7 +417,7 @@ impl Engine<'_> {
     ) -> DivergenceRecord {
         let at = super::answer_of(pages, ranked[0].1[0])
             .and_then(|p| p.get(id))
-            .map(|i| i.after.clone());
+            .map(Item::after);
         let odd: Vec<String> = ranked[1..]
             .iter()
             .flat_map(|(_, scans)| self.names(scans))
@@ -478,72 +502,6 @@ impl Engine<'_> {
             .await?;
         Ok(())
     }
-}
-
-/// A `/v0/events` page as the walk reads it: each item's JSON undecoded.
-#[derive(serde::Deserialize)]
-struct LightPage<'a> {
-    #[serde(default, borrow)]
-    events: Vec<&'a serde_json::value::RawValue>,
-}
-
-/// An events item's fields, each undecoded.
-type Fields<'a> = BTreeMap<std::borrow::Cow<'a, str>, &'a serde_json::value::RawValue>;
-
-/// Where an update (or a verdict) says it is: its id, migration (a reassignment's inside its
-/// `event`) and record time; the rest of it skipped.
-#[derive(serde::Deserialize)]
-struct Head {
-    update_id: Option<String>,
-    migration_id: Option<i64>,
-    record_time: Option<String>,
-    event: Option<HeadEvent>,
-}
-
-#[derive(serde::Deserialize)]
-struct HeadEvent {
-    migration_id: Option<i64>,
-}
-
-/// An item's update id and place: its update's, else its verdict's (as
-/// [`crate::model::position::event_at`]); `None` when the light read finds them not.
-fn place_of(fields: &Fields<'_>) -> Option<(String, At)> {
-    let of = |key: &str| {
-        fields
-            .get(key)
-            .filter(|raw| raw.get() != "null")
-            .and_then(|raw| serde_json::from_str::<Head>(raw.get()).ok())
-    };
-    let head = match fields.get("update").filter(|raw| raw.get() != "null") {
-        Some(_) => of("update")?,
-        None => of("verdict")?,
-    };
-    let migration = head
-        .migration_id
-        .or_else(|| head.event.and_then(|e| e.migration_id))?;
-    let time = crate::model::format::parse_time_micros(head.record_time.as_deref()?)?;
-    Some((head.update_id?, At::new(migration, time)))
-}
-
-/// [`place_of`] by the typed decode of the item (what the light read could not place).
-fn typed_place_of(item: &str) -> Option<(String, At)> {
-    let event: crate::api::scan::EventHistoryItem = serde_json::from_str(item).ok()?;
-    Some((
-        event.update_id()?.to_owned(),
-        crate::model::position::event_at(&event)?,
-    ))
-}
-
-/// An events item's parts alone, as a JSON object.
-fn parts_of(fields: &Fields<'_>) -> Result<Value, String> {
-    let mut parts = Map::new();
-    for key in ["verdict", "traffic_summary", "app_activity_records"] {
-        if let Some(raw) = fields.get(key) {
-            let value = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
-            parts.insert(key.to_owned(), value);
-        }
-    }
-    Ok(Value::Object(parts))
 }
 
 /// Whether the walk's cursor `after` is before the index's `last` update (so an empty page

@@ -34,6 +34,7 @@
 //! ```
 
 mod events;
+mod events_read;
 mod outage;
 mod progress;
 mod scans;
@@ -250,6 +251,8 @@ pub struct Engine<'a> {
     waiting_since: Cell<Option<i64>>,
     /// The scan the bodies come from while the profile's is down.
     bodies_elsewhere: Cell<Option<usize>>,
+    /// The scan the events pages come from while the profile's is down.
+    events_elsewhere: Cell<Option<usize>>,
 }
 
 impl<'a> Engine<'a> {
@@ -308,6 +311,7 @@ impl<'a> Engine<'a> {
             odd_in_chunk: RefCell::new(BTreeMap::new()),
             waiting_since: Cell::new(None),
             bodies_elsewhere: Cell::new(None),
+            events_elsewhere: Cell::new(None),
         })
     }
 

@@ -808,7 +808,7 @@ fn follow_keeps_at_the_head_and_sigterm_ends_it_with_exit_0() {
 
 /// Takes scans of `demo` away (503) or back while the demo, and its history, runs on:
 /// `scans_down` is `true`, `false` or the scans' numbers (`[0]`: the first).
-fn scans_down(demo: &Demo, scans_down: Value) {
+pub(crate) fn scans_down(demo: &Demo, scans_down: Value) {
     let url = demo.handle.faults_url.clone();
     let status = runtime().block_on(async move {
         reqwest::Client::new()
@@ -823,10 +823,10 @@ fn scans_down(demo: &Demo, scans_down: Value) {
 }
 
 /// A `index sync --follow --progress json` of the last 10 minutes of three scans at the head.
-struct Follower {
-    demo: Demo,
-    dir: tempfile::TempDir,
-    index: PathBuf,
+pub(crate) struct Follower {
+    pub(crate) demo: Demo,
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) index: PathBuf,
     recent: String,
     child: std::process::Child,
     /// Its stderr, line by line (each awaited at most a minute: a follower that says nothing
@@ -837,7 +837,12 @@ struct Follower {
 }
 
 impl Follower {
-    fn start(seed: u64) -> Follower {
+    pub(crate) fn start(seed: u64) -> Follower {
+        Follower::start_with(seed, 3)
+    }
+
+    /// [`Follower::start`] of `scans` scans.
+    pub(crate) fn start_with(seed: u64, scans: usize) -> Follower {
         let demo = start(
             DemoConfig {
                 stagger: false,
@@ -845,7 +850,7 @@ impl Follower {
                 rate: 20.0,
                 ..DemoConfig::default()
             }
-            .with_total_scans(3),
+            .with_total_scans(scans),
         );
         let (dir, index) = temp();
         let recent = format_time_micros(chrono::Utc::now().timestamp_micros() - 600_000_000);
@@ -892,7 +897,7 @@ impl Follower {
     }
 
     /// Its next line on stderr: JSON, or `{"said": line}`.
-    fn next(&mut self) -> Value {
+    pub(crate) fn next(&mut self) -> Value {
         let line = self
             .lines
             .recv_timeout(Duration::from_secs(60))
@@ -904,7 +909,7 @@ impl Follower {
     }
 
     /// Reads on until it wrote `more` updates more.
-    fn writes(&mut self, more: u64) {
+    pub(crate) fn writes(&mut self, more: u64) {
         let until = self.written + more;
         while self.written < until {
             self.next();
@@ -929,7 +934,7 @@ impl Follower {
 
     /// SIGTERM: exit 0, stopped, and the index keeps the history from the start, in order,
     /// without a gap.
-    fn stop_and_check(self) {
+    pub(crate) fn stop_and_check(self) {
         let killed = std::process::Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status()
@@ -1002,7 +1007,7 @@ fn a_follower_takes_the_bodies_from_another_scan_while_its_own_is_down() {
     let mut f = Follower::start(39);
     scans_down(&f.demo, serde_json::json!([0]));
     // It says so once and goes on writing, verified, without waiting.
-    // (Lines about the events, which the profile's scan alone walks, aside.)
+    // (Lines about the events, which say where the events come from, aside.)
     let said = loop {
         let line = f.next();
         assert!(line.get("waiting_for_scans_since").is_none(), "{line}");

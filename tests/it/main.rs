@@ -46,6 +46,7 @@ mod index;
 mod index_context;
 mod index_coverage;
 mod index_events;
+mod index_events_failover;
 mod index_explorer;
 mod index_pairs;
 mod index_pg;

@@ -133,6 +133,16 @@ pub fn events_parts(item: &Value) -> (serde_json::Map<String, Value>, Digest) {
     (parts, digest)
 }
 
+/// The digest [`events_parts`] gives, from the parts' JSON text (an object of some of
+/// `verdict`, `traffic_summary` and `app_activity_records`, as served, the verdict's
+/// `finalization_time` still in) without a `serde_json::Value`: the same bytes digested.
+pub fn events_parts_digest(parts_text: &str) -> Result<Digest, String> {
+    const EVENTS_PARTS: LocalFields = LocalFields(&[&["verdict", "finalization_time"]]);
+    let mut buf = Vec::with_capacity(parts_text.len());
+    canonical::canonical_into(parts_text, EVENTS_PARTS, &mut buf)?;
+    Ok(Sha256::digest(buf.as_slice()).into())
+}
+
 /// The digest as lower-case hex.
 pub fn digest_hex(digest: &Digest) -> String {
     hex::encode(digest)
