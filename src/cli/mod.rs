@@ -102,7 +102,7 @@ pub enum OutputFormat {
     Json,
     /// The Prometheus text exposition format (`check` only).
     Prometheus,
-    /// Comma-separated values with a header (`index stats` and `index rounds` only).
+    /// Comma-separated values with a header (`index stats`, `index rounds` and `index validators` only).
     Csv,
 }
 
