@@ -8,14 +8,22 @@ use super::state::Overlay;
 use crate::model::index::read::IndexRead;
 use crate::msg::{Effect, Owner, Request};
 use crate::panes::Out;
-use crate::ui::rounds::RoundsView;
+use crate::ui::rounds::{REWRITTEN_TEXT, RoundsView};
 
 impl App {
     /// Opens the Rounds view and asks the runtime for the rounds the index holds (none asked
     /// without a usable index: the view says so).
     pub(super) fn open_rounds(&mut self, out: &mut Out) {
         if !self.sh.index.usable() {
-            self.overlay = Some(Overlay::Rounds(RoundsView::no_index()));
+            let index = &self.sh.index;
+            let view = match (&index.rewritten, &index.failure) {
+                (Some(_), _) => RoundsView::unusable(REWRITTEN_TEXT.to_owned()),
+                (None, Some(failure)) if index.configured() => {
+                    RoundsView::unusable(format!("the local index cannot be read now: {failure}"))
+                }
+                _ => RoundsView::no_index(),
+            };
+            self.overlay = Some(Overlay::Rounds(view));
             return;
         }
         let id = self.sh.next_request_id(Owner::Rounds);

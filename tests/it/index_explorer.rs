@@ -1740,6 +1740,17 @@ fn a_history_rewritten_under_the_index_is_named_and_its_rows_are_not_mixed_into_
         .filter(|s| kept.contains(&(s.update_id.to_string(), s.record_time)))
         .count();
     assert_eq!(mixed, 0, "no update of the index's history in History");
+    // The Rounds view says why it shows none of the index's rounds (not "no local index").
+    h.key(KeyCode::Char('M'));
+    let rounds = h.screen(80, 24);
+    assert!(
+        rounds.contains(cantonscope::ui::rounds::REWRITTEN_TEXT),
+        "{rounds}"
+    );
+    assert!(
+        !rounds.contains(cantonscope::ui::rounds::NO_INDEX_TEXT),
+        "{rounds}"
+    );
 }
 
 #[test]

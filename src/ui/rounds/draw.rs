@@ -9,7 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::scans::{self, OnScans, Tone};
-use super::{LOADING_TEXT, NO_INDEX_TEXT, NO_ROUNDS_TEXT, RoundsView, State};
+use super::{LOADING_TEXT, NO_ROUNDS_TEXT, RoundsView, State};
 use crate::model::index::rounds::{RoundSummary, TOP_PROVIDERS};
 use crate::ui::format::{format_gap, group_thousands};
 use crate::ui::layout::{draw_overlay, overlay_block};
@@ -166,7 +166,7 @@ impl RoundsView {
         };
         let rounds = match &self.state {
             State::Loading(_) => return say(buf, LOADING_TEXT, theme.muted),
-            State::NoIndex => return say(buf, NO_INDEX_TEXT, theme.muted),
+            State::Unusable(why) => return say(buf, why, theme.muted),
             State::Failed(e) => {
                 return say(
                     buf,

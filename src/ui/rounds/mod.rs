@@ -25,10 +25,13 @@ use crate::msg::{Command, Fetched, RequestId};
 use crate::ui::OverlayOutcome;
 pub use scans::{OnScans, Tone};
 
-/// What the view says when the profile has no local index (or it cannot be read now).
+/// What the view says when the profile has no local index.
 pub const NO_INDEX_TEXT: &str = "no local index: `cantonscope index sync` keeps one";
 /// What the view says while the rounds are read.
 pub const LOADING_TEXT: &str = "reading the rounds from the local index…";
+/// What the view says when the scan's history is not the one the index kept (a demo
+/// restarted, a scan restored): its rounds are of another history.
+pub const REWRITTEN_TEXT: &str = "history rewritten under the index (see !): rounds not shown";
 /// What the view says when the index holds no round.
 pub const NO_ROUNDS_TEXT: &str =
     "the local index holds no round yet: `cantonscope index sync` keeps the events they come from";
@@ -38,7 +41,8 @@ pub const NO_ROUNDS_TEXT: &str =
 enum State {
     /// Asked with this request.
     Loading(RequestId),
-    NoIndex,
+    /// No index can be read now, and why (in the user's words).
+    Unusable(String),
     Failed(String),
     /// Newest first; whether the index starts at the ledger's beginning.
     Loaded(Vec<RoundSummary>, bool),
@@ -87,8 +91,13 @@ impl RoundsView {
 
     /// The view when there is no index to read.
     pub fn no_index() -> Self {
+        RoundsView::unusable(NO_INDEX_TEXT.to_owned())
+    }
+
+    /// The view when the index cannot be read now: `why`, as the view says it.
+    pub fn unusable(why: String) -> Self {
         RoundsView {
-            state: State::NoIndex,
+            state: State::Unusable(why),
             ..RoundsView::loading(RequestId::default())
         }
     }
