@@ -17,7 +17,7 @@ use crate::model::index::read::{
 };
 use crate::model::lifecycle::Lifecycle;
 use crate::msg::Response;
-use crate::store::{At, IndexReader, KeptUpdate, Location, StoreError, open_reader};
+use crate::store::{At, IndexReader, KeptUpdate, Location, StoreError, open_reader, search_all};
 
 /// The index of a session.
 #[derive(Debug, Clone)]
@@ -217,11 +217,12 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
             limit,
             count,
         } => {
-            let mut rows = store.search(query, None, *until, limit + skip.len())?;
+            // The updates and the events with a verdict and no update, merged newest first.
+            let mut rows = search_all::search(store, query, None, *until, limit + skip.len())?;
             rows.retain(|r| !skip.contains(&r.update_id));
             rows.truncate(*limit);
             let total = if *count {
-                Some(store.count(query, None, None)?)
+                Some(search_all::count(store, query, None, None)?)
             } else {
                 None
             };
@@ -237,10 +238,12 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
             locate,
         } => {
             let rows = store.range_rows(*since, from, *limit)?;
-            let total = if *count {
-                Some(store.range_count(*since, *before)?)
+            let (total, verdict_only) = if *count {
+                let all = store.range_count(*since, *before)?;
+                let updates = store.update_count(*since, *before)?;
+                (Some(all), Some(all.saturating_sub(updates)))
             } else {
-                None
+                (None, None)
             };
             let located = match locate {
                 Some(at) => Some(store.range_count(*since, Some(*at))?),
@@ -254,6 +257,7 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
                 offset: *offset,
                 rows,
                 total,
+                verdict_only,
                 located,
                 details,
             }))

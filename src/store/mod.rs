@@ -62,6 +62,7 @@ pub mod newest;
 mod postgres;
 mod reads;
 pub mod rounds;
+pub mod search_all;
 mod sqlite;
 pub mod stats;
 pub mod validators;

@@ -16,7 +16,7 @@ use crate::common::{Harness, Options, clear_input, stable, toast};
 use crate::index_explorer::{kept_in_time_order, range, sync_index_from};
 
 /// The explorer, `--offline`, on an index holding the demo's whole history, the demo stopped.
-fn offline_on_the_whole_index(dir: &Path) -> Harness {
+pub(crate) fn offline_on_the_whole_index(dir: &Path) -> Harness {
     let dir = dir.to_owned();
     let mut h = Harness::start_with(Options {
         prepare: Box::new(move |demo, _now, settings| {
@@ -31,7 +31,7 @@ fn offline_on_the_whole_index(dir: &Path) -> Harness {
 }
 
 /// The events with a verdict and no update the index keeps, newest first.
-fn verdict_only_kept(h: &Harness) -> Vec<KeptVerdictEvent> {
+pub(crate) fn verdict_only_kept(h: &Harness) -> Vec<KeptVerdictEvent> {
     let location =
         cantonscope::store::Location::parse(h.app.sh.ctx.index.as_deref().expect("index"));
     let mut reader = cantonscope::store::open_reader(&location).expect("reader");
@@ -115,6 +115,22 @@ fn history_over_the_index_lists_a_rejected_request_and_enter_shows_its_kept_verd
 
     // Drawn: its kind, its summary, its submitter by name.
     let s = h.screen(200, 30);
+    // The title counts the verdict-only rows apart from the updates.
+    let verdict_only = list
+        .iter()
+        .filter(|(_, id)| kept.iter().any(|e| e.update_id == *id))
+        .count();
+    assert!(verdict_only > 0);
+    let group = cantonscope::model::format::group_thousands;
+    let counted = format!(
+        "{} updates · {} verdict only (local index)",
+        group(list.len() - verdict_only),
+        group(verdict_only)
+    );
+    assert!(
+        s.lines().next().is_some_and(|l| l.contains(&counted)) || s.contains(&counted),
+        "{counted} in\n{s}"
+    );
     let drawn = lines_with(&s, "rejected (verdict only)");
     assert!(!drawn.is_empty(), "{s}");
     let name = submitters[0].split("::").next().unwrap_or_default();

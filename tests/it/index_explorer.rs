@@ -189,6 +189,8 @@ fn a_damaged_index_is_said_once_and_the_explorer_goes_on_without_it() {
         h.tick(5.0);
     }
     assert_eq!(h.app.errors.len(), 1, "said once, not on every reading");
+    // The Validators pane lists the loaded history's validators and says why not the index's.
+    validators_without_the_index(&mut h, "the local index cannot be read now");
     let s = h.screen(120, 40);
     assert!(
         s.lines()
@@ -1740,6 +1742,9 @@ fn a_history_rewritten_under_the_index_is_named_and_its_rows_are_not_mixed_into_
         .filter(|s| kept.contains(&(s.update_id.to_string(), s.record_time)))
         .count();
     assert_eq!(mixed, 0, "no update of the index's history in History");
+    // The Validators pane lists the loaded history's validators and says why not the index's.
+    validators_without_the_index(&mut h, "the history was rewritten under the local index");
+    h.cmd(cantonscope::msg::Command::Pane1);
     // The Rounds view says why it shows none of the index's rounds (not "no local index").
     h.key(KeyCode::Char('M'));
     let rounds = h.screen(80, 24);
@@ -1791,4 +1796,37 @@ fn the_app_reads_the_indexs_updates_per_day_and_the_status_card_draws_them() {
         s.contains(&format!("index/day {newest_count} · 14 d")),
         "{s}"
     );
+}
+
+/// Pane 6 over an index that is configured and cannot be used: the validators of the loaded
+/// history, queried as without an index, and a line saying `why` the index is not read.
+fn validators_without_the_index(h: &mut Harness, why: &str) {
+    h.cmd(cantonscope::msg::Command::Pane6);
+    let p = &h.app.validators;
+    assert!(p.kept.is_none(), "the index's list is not read");
+    assert!(
+        p.index_note.as_deref().is_some_and(|n| n.starts_with(why)),
+        "{:?}",
+        p.index_note
+    );
+    let mut asked = p
+        .query
+        .clone()
+        .expect("the loaded history's validators asked");
+    asked.sort();
+    let mut seen: Vec<String> = h
+        .app
+        .sh
+        .history
+        .validators()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    seen.sort();
+    assert!(!seen.is_empty());
+    assert_eq!(asked, seen);
+    let s = h.screen(160, 30);
+    assert!(s.contains(why), "{s}");
+    assert!(s.contains("the loaded history's validators"), "{s}");
+    assert!(!s.contains("ever licensed (index)"), "{s}");
 }

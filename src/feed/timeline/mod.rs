@@ -198,6 +198,8 @@ pub struct Timeline {
     pub kept: Option<u64>,
     /// The index is counted again because it changed: the pages read go if the count moved.
     pub checking: bool,
+    /// How many of the index's rows are events with a verdict and no update, once counted.
+    pub verdict_only: Option<u64>,
 }
 
 impl Timeline {
@@ -219,6 +221,7 @@ impl Timeline {
             },
             kept: None,
             checking: false,
+            verdict_only: None,
         }
     }
 
@@ -607,6 +610,7 @@ impl Timeline {
                     self.list
                         .scroll
                         .set_len(usize::try_from(total).unwrap_or(usize::MAX));
+                    self.verdict_only = p.verdict_only;
                 }
                 if let Some(land) = self.land.take() {
                     let len = self.index_len();

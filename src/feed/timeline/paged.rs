@@ -37,6 +37,8 @@ pub struct PageReply {
     pub rows: usize,
     /// The list's length, when counted.
     pub total: Option<u64>,
+    /// How many of its rows are events with a verdict and no update, when counted.
+    pub verdict_only: Option<u64>,
     /// The row number of the time asked to locate.
     pub located: Option<u64>,
 }
@@ -177,9 +179,9 @@ impl<R> PagedList<R> {
         }
         self.pending = None;
         let answer = reply.index_answer();
-        let (rows, details, total, located) = match answer {
-            Ok(IndexAnswer::Range(p)) => (p.rows, p.details, p.total, p.located),
-            Ok(IndexAnswer::Search(p)) => (p.rows, Vec::new(), p.total, None),
+        let (rows, details, (total, verdict_only), located) = match answer {
+            Ok(IndexAnswer::Range(p)) => (p.rows, p.details, (p.total, p.verdict_only), p.located),
+            Ok(IndexAnswer::Search(p)) => (p.rows, Vec::new(), (p.total, None), None),
             Ok(_) => {
                 let e = UNEXPECTED_INDEX_ANSWER.to_owned();
                 self.error = Some(e.clone());
@@ -205,6 +207,7 @@ impl<R> PagedList<R> {
             page,
             rows: n,
             total,
+            verdict_only,
             located,
         }))
     }
@@ -241,6 +244,7 @@ mod tests {
                     offset: page * 10,
                     rows,
                     total: Some(total),
+                    verdict_only: None,
                     located: None,
                     details: vec![
                         Some(RowDetail {

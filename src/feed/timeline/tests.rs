@@ -264,6 +264,7 @@ impl Rig {
                     offset: start,
                     rows,
                     total: count.then(|| list.len() as u64),
+                    verdict_only: count.then_some(0),
                     located: locate.map(|t| list.iter().filter(|i| time(**i) < t).count() as u64),
                     details: vec![None; n],
                 }))

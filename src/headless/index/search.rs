@@ -36,10 +36,7 @@ pub(super) async fn search(
     // rejected request, a wholly private transaction: records of their own), newest first.
     let written = if count {
         let counted = store
-            .call(move |s| {
-                let verdict_only = s.search_verdict_events(&query, from, until, usize::MAX)?;
-                Ok(s.count(&query, from, until)? + verdict_only.len() as u64)
-            })
+            .call(move |s| crate::store::search_all::count(s, &query, from, until))
             .await;
         match counted {
             Ok(n) => write_text(out, &n.to_string()),
@@ -50,15 +47,7 @@ pub(super) async fn search(
         }
     } else {
         match store
-            .call(move |s| {
-                let mut rows = s.search(&query, from, until, limit)?;
-                rows.extend(s.search_verdict_events(&query, from, until, limit)?);
-                rows.sort_by_key(|r| {
-                    std::cmp::Reverse((r.migration_id, parse_time_micros(&r.record_time)))
-                });
-                rows.truncate(limit);
-                Ok(rows)
-            })
+            .call(move |s| crate::store::search_all::search(s, &query, from, until, limit))
             .await
         {
             Ok(rows) => rows.iter().try_for_each(|row| {

@@ -168,6 +168,8 @@ pub struct RangePage {
     pub rows: Vec<SearchRow>,
     /// How many rows the list has, when asked.
     pub total: Option<u64>,
+    /// How many of them are events with a verdict and no update (with `total`).
+    pub verdict_only: Option<u64>,
     /// The row number of the time asked to locate, when asked.
     pub located: Option<u64>,
     /// What each row shows besides the index's summary row, read from its kept body, in the

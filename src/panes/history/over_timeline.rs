@@ -236,16 +236,23 @@ impl HistoryPane {
         let count = match r.list.total() {
             Some(i) => {
                 let scan = r.scan_rows();
-                let all = i + scan as u64 + loaded as u64;
-                let noun = if all == 1 { "update" } else { "updates" };
+                // The events with a verdict and no update are counted apart from the updates.
+                let verdict_only = r.verdict_only.unwrap_or(0).min(i);
+                let updates = i - verdict_only + scan as u64 + loaded as u64;
+                let noun = if updates == 1 { "update" } else { "updates" };
                 let source = if gaps {
                     format!("local index, {} from the scan", group_thousands(scan))
                 } else {
                     "local index".to_owned()
                 };
+                let apart = if verdict_only > 0 {
+                    format!(" · {} verdict only", group_thousands(verdict_only))
+                } else {
+                    String::new()
+                };
                 format!(
-                    " · {} {noun} ({source}) · {} loaded",
-                    group_thousands(all),
+                    " · {} {noun}{apart} ({source}) · {} loaded",
+                    group_thousands(updates),
                     group_thousands(loaded)
                 )
             }

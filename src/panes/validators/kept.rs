@@ -12,6 +12,8 @@ use crate::model::format::format_time_micros;
 use crate::model::index::read::IndexAnswer;
 use crate::model::index::validators::{ValidatorRow as Kept, ValidatorSort, assemble};
 use crate::msg::RequestId;
+use crate::panes::{Out, Shared};
+use crate::ui::table::DataTable;
 use crate::ui::table::{Cell, SortKey};
 use crate::ui::theme::Theme;
 
@@ -19,6 +21,34 @@ use crate::ui::theme::Theme;
 pub const NO_KEPT_VALIDATORS: &str = "The local index knows no validator yet (no ValidatorLicense \
      in its kept history, and the scan lists none): sync more history, or press i to enter \
      validator party ids.";
+
+/// Why the pane lists the validators of the loaded history although an index is configured
+/// (a history rewritten under it, an index that cannot be read now); `None`: no index, or
+/// one the pane reads.
+pub fn not_used_because(index: &crate::feed::index::IndexFeed) -> Option<String> {
+    if !index.configured() || index.usable() {
+        return None;
+    }
+    Some(match (&index.rewritten, &index.failure) {
+        (Some(_), _) => "the history was rewritten under the local index (see !)".to_owned(),
+        (None, Some(why)) => format!("the local index cannot be read now: {why}"),
+        (None, None) => "the local index cannot be read now".to_owned(),
+    })
+}
+
+impl super::ValidatorsPane {
+    /// The index cannot be used (`why`): the validators of the loaded history instead.
+    pub(super) fn fall_back(&mut self, why: String, sh: &mut Shared, out: &mut Out) {
+        out.warn(format!(
+            "validators: {why}; the loaded history's validators instead"
+        ));
+        (self.kept, self.loaded) = (None, false);
+        self.rows.clear();
+        self.index_note = Some(why);
+        self.table = DataTable::new(super::ValCol::columns(false));
+        self.start_history(sh, out);
+    }
+}
 
 /// The index's list as the pane holds it.
 #[derive(Debug, Default)]

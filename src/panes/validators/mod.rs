@@ -344,6 +344,8 @@ pub struct ValidatorsPane {
     /// Over an index: every validator ever licensed, as the index and the scan tell
     /// (`None`: no index configured, the pane as without one).
     pub kept: Option<KeptList>,
+    /// Why the index is configured and not read: the loaded history's validators are listed.
+    pub index_note: Option<String>,
     pub error: Option<String>,
     /// The column the table is sorted by.
     pub sort_col: ValCol,
@@ -370,6 +372,7 @@ impl ValidatorsPane {
             error: None,
             sort_col: ValCol::default(),
             kept: None,
+            index_note: None,
             table: DataTable::new(ValCol::columns(false)),
         }
     }
@@ -437,7 +440,8 @@ impl ValidatorsPane {
     /// First show: every validator of the loaded history, queried at once; over an index,
     /// first every validator ever licensed, read by the runtime.
     fn start(&mut self, sh: &mut Shared, out: &mut Out) {
-        if sh.index.configured() {
+        self.index_note = kept::not_used_because(&sh.index);
+        if sh.index.usable() {
             let id = out.fetch(
                 sh,
                 Request::Index(crate::model::index::read::IndexRead::Validators),
@@ -461,9 +465,8 @@ impl ValidatorsPane {
         kept.pending = None;
         kept.take(reply.index_answer());
         if let Some(e) = &kept.error {
-            out.error(format!("validators: the index: {e}"));
-            let e = e.clone();
-            self.error = Some(e);
+            let why = format!("the local index cannot be read now: {e}");
+            self.fall_back(why, sh, out);
             return;
         }
         let parties = kept.parties();
@@ -692,10 +695,10 @@ impl QueryPane for ValidatorsPane {
                     ),
                     None => "from the local index and the scan's licences · liveness = collected / (last − first + 1)".to_owned(),
                 },
-                None => {
-                    "liveness = collected / (last − first + 1) · on-ledger state at request time"
-                        .to_owned()
-                }
+                None => match &self.index_note {
+                    Some(why) => format!("the loaded history's validators · {}", safe_line(why, 160)),
+                    None => "liveness = collected / (last − first + 1) · on-ledger state at request time".to_owned(),
+                },
             };
             buf.set_stringn(area.x, y, line, width, theme.muted);
             y += 1;
@@ -725,6 +728,12 @@ impl QueryPane for ValidatorsPane {
     /// The first show, and every show after one that found nothing to query (until the user
     /// enters ids), queries the validators of the loaded history.
     fn on_show(&mut self, sh: &mut Shared, out: &mut Out) {
+        if self.kept.is_some()
+            && let Some(why) = kept::not_used_because(&sh.index)
+        {
+            // The index became unusable since it was read: its list is not this history's.
+            return self.fall_back(why, sh, out);
+        }
         let waiting = self.start_note.is_some() && self.form.form.ids(0).is_empty();
         let kept_pending = self.kept.as_ref().is_some_and(|k| k.pending.is_some());
         let idle = self.query.is_none() && self.pending.is_none() && !kept_pending;
