@@ -13,7 +13,16 @@
 //! its kept bodies then, once). A reader adds what was written since the last build
 //! ([`read`]), so its answer always covers every kept update. An update kept without its body
 //! tells nothing. A prune removes updates, never what they told: a validator once licensed
-//! stays listed.
+//! stays listed. A range pruned then synced again is not counted twice: a prune that removes
+//! counted updates moves meta [`PRUNED_KEY`] on to its cut, and an update recorded before it
+//! is never counted again (as the per-round summary does, [`super::rounds`]); on SQLite,
+//! which may give a removed seq to the next update written, the prune also lowers
+//! [`SEQ_KEY`] to the newest seq kept.
+//!
+//! The validators' CIP-104 app activity (the records naming them as the provider) is read
+//! from the per-round summary ([`PROVIDERS_SQL`]: kept across prunes, each record counted
+//! once): their newest round as a provider, that round's newest kept record time, their
+//! records.
 
 use std::collections::BTreeMap;
 
@@ -22,6 +31,34 @@ use crate::model::index::validators::{ValidatorSums, ValidatorsDelta};
 
 /// The meta key of the newest seq counted.
 pub const SEQ_KEY: &str = "validators_seq";
+
+/// The meta key of the newest time (µs) a prune removed counted updates before.
+pub const PRUNED_KEY: &str = "validators_pruned_before";
+
+/// Every provider of the per-round summary: party, its newest round, its records, that round's
+/// newest record time.
+pub(super) const PROVIDERS_SQL: &str = "SELECT p.party, p.round_number, p.records, r.last_time
+     FROM (SELECT party, max(round_number) AS round_number, CAST(sum(records) AS BIGINT) AS records
+           FROM round_parties GROUP BY party) p
+     LEFT JOIN rounds r ON r.round_number = p.round_number";
+
+/// Whether an update recorded before `p1` was counted (its seq at most `p2`).
+pub(super) fn counted_before_sql(mark: char) -> String {
+    format!("SELECT EXISTS (SELECT 1 FROM updates WHERE record_time < {mark}1 AND seq <= {mark}2)")
+}
+
+/// The cut after a prune at `before` that removed counted updates (`meta`: [`PRUNED_KEY`] as
+/// read): the newest of both, as meta text.
+pub(super) fn cut_after(meta: Option<String>, before: i64) -> String {
+    super::rounds::cut_of(meta)
+        .map_or(before, |c| c.max(before))
+        .to_string()
+}
+
+/// Whether an update recorded at `time` is counted (not before the cut of a prune).
+fn counts(cut: Option<i64>, time: i64) -> bool {
+    cut.is_none_or(|c| time >= c)
+}
 
 /// Bodies read at a time.
 const BATCH: usize = 2_000;
@@ -97,6 +134,7 @@ pub(super) fn sums_of(
             last_time,
             last_round,
             activities,
+            ..ValidatorSums::default()
         },
     )
 }
@@ -108,6 +146,9 @@ pub struct KeptValidators {
     pub rows: Vec<(String, ValidatorSums)>,
     pub through: i64,
     pub newest_round: Option<i64>,
+    /// The app activity providers of the per-round summary: (party, newest round, records,
+    /// that round's newest record time).
+    pub providers: Vec<(String, i64, i64, Option<i64>)>,
 }
 
 /// The seq the table counts through, from the meta value.
@@ -120,13 +161,14 @@ fn tail<S: IndexReader + ?Sized>(
     store: &mut S,
     mut after: i64,
 ) -> Result<ValidatorsDelta, StoreError> {
+    let cut = super::rounds::cut_of(store.meta_get(PRUNED_KEY)?);
     let mut delta = ValidatorsDelta::default();
     loop {
         let batch = store.bodies_after(after, BATCH)?;
         let Some(last) = batch.last() else { break };
         after = last.0;
         for (_, time, body) in &batch {
-            if let Some(body) = body {
+            if let Some(body) = body.as_deref().filter(|_| counts(cut, *time)) {
                 delta.add_body(body, *time);
             }
         }
@@ -145,6 +187,9 @@ pub fn read<S: IndexReader + ?Sized>(
     let kept = store.kept_validators()?;
     let mut delta = tail(store, kept.through)?;
     delta.merge_rows(kept.rows);
+    for (party, round, records, time) in kept.providers {
+        delta.add_app_activity(party, round, records, time);
+    }
     Ok((delta.validators, kept.newest_round))
 }
 
@@ -152,6 +197,7 @@ pub fn read<S: IndexReader + ?Sized>(
 /// one transaction with its mark): how many updates were read.
 pub fn build<S: IndexWriter + ?Sized>(store: &mut S) -> Result<u64, StoreError> {
     let mut after = through_of(store.meta_get(SEQ_KEY)?);
+    let cut = super::rounds::cut_of(store.meta_get(PRUNED_KEY)?);
     let mut total = 0;
     loop {
         let batch = store.bodies_after(after, BATCH)?;
@@ -159,7 +205,7 @@ pub fn build<S: IndexWriter + ?Sized>(store: &mut S) -> Result<u64, StoreError> 
         let through = last.0;
         let mut delta = ValidatorsDelta::default();
         for (_, time, body) in &batch {
-            if let Some(body) = body {
+            if let Some(body) = body.as_deref().filter(|_| counts(cut, *time)) {
                 delta.add_body(body, *time);
             }
         }

@@ -599,10 +599,27 @@ fn l_over_the_index_shows_the_whole_span_paged_without_filling_the_memory_budget
     );
     let s = screen(&mut h, 80, 24);
     let title = s.lines().nth(2).unwrap_or_default().to_owned();
+    // The updates, the events with a verdict and no update counted apart.
+    let location =
+        cantonscope::store::Location::parse(h.app.sh.ctx.index.as_deref().expect("index"));
+    let verdict_only: std::collections::HashSet<String> =
+        cantonscope::store::open_reader(&location)
+            .expect("reader")
+            .verdict_events(None, None)
+            .expect("verdict-only events")
+            .into_iter()
+            .map(|e| e.update_id)
+            .collect();
+    let apart = span
+        .iter()
+        .filter(|(_, id)| verdict_only.contains(id))
+        .count();
+    assert!(apart > 0, "the demo keeps verdict-only events");
     assert!(
         title.contains(&format!(
-            "{} updates (local index)",
-            cantonscope::ui::format::group_thousands(span.len())
+            "{} updates · {} verdict only",
+            cantonscope::ui::format::group_thousands(span.len() - apart),
+            cantonscope::ui::format::group_thousands(apart)
         )),
         "{s}"
     );

@@ -31,6 +31,7 @@ pub const INDEX_VALIDATORS: View = View {
         ("ROUND", "/last_activity_round"),
         ("ROUNDS SINCE", "/rounds_since"),
         ("ACTIVITIES", "/activities"),
+        ("APP RECORDS", "/app_activity_records"),
     ],
     custom: None,
 };

@@ -107,6 +107,13 @@ pub struct ValidatorSums {
     pub last_round: Option<i64>,
     /// Its activities (liveness records and faucet coupons created).
     pub activities: i64,
+    /// Its newest round as the provider of CIP-104 app activity records (the per-round
+    /// summary of the kept events; not in the validators' table).
+    pub app_round: Option<i64>,
+    /// That round's newest kept record time (µs).
+    pub app_time: Option<i64>,
+    /// Its app activity records.
+    pub app_records: i64,
 }
 
 fn min_of(a: Option<i64>, b: Option<i64>) -> Option<i64> {
@@ -140,6 +147,24 @@ impl ValidatorSums {
         self.last_time = max_of(self.last_time, other.last_time);
         self.last_round = max_of(self.last_round, other.last_round);
         self.activities += other.activities;
+        self.app_round = max_of(self.app_round, other.app_round);
+        self.app_time = max_of(self.app_time, other.app_time);
+        self.app_records += other.app_records;
+    }
+
+    /// Whether the kept history tells it is a validator (a licence or a validator's activity,
+    /// not app activity alone: any party may provide an app).
+    pub fn is_validator(&self) -> bool {
+        self.licenses > 0 || self.activities > 0
+    }
+
+    /// Its newest activity: record time and round, of its liveness records and faucet coupons
+    /// and of its app activity as a provider.
+    pub fn last_active(&self) -> (Option<i64>, Option<i64>) {
+        (
+            max_of(self.last_time, self.app_time),
+            max_of(self.last_round, self.app_round),
+        )
     }
 }
 
@@ -158,6 +183,15 @@ impl ValidatorsDelta {
                 .or_default()
                 .add(&fact, time);
         }
+    }
+
+    /// Adds `party`'s app activity as a provider: its newest `round`, its `records`, the
+    /// round's newest record `time`.
+    pub fn add_app_activity(&mut self, party: String, round: i64, records: i64, time: Option<i64>) {
+        let s = self.validators.entry(party).or_default();
+        s.app_round = max_of(s.app_round, Some(round));
+        s.app_time = max_of(s.app_time, time);
+        s.app_records += records;
     }
 
     /// Adds kept rows (validator, sums).
@@ -265,6 +299,9 @@ pub struct ValidatorRow {
     pub rounds_since: Option<i64>,
     /// Its activities kept (liveness records and faucet coupons).
     pub activities: i64,
+    /// The CIP-104 app activity records naming it as the provider in the kept events (counted
+    /// as activity in `last_activity`, not in `activities`).
+    pub app_activity_records: i64,
 }
 
 #[allow(clippy::ref_option)]
@@ -298,39 +335,38 @@ pub fn assemble(
     newest_round: Option<i64>,
     sort: ValidatorSort,
 ) -> Vec<ValidatorRow> {
+    let row_of = |party: &str, sums: &ValidatorSums| {
+        let (last_activity, last_activity_round) = sums.last_active();
+        ValidatorRow {
+            party: party.to_owned(),
+            first_licensed: sums.first_licensed,
+            license_current: current.map(|_| false),
+            last_activity,
+            last_activity_round,
+            rounds_since: None,
+            activities: sums.activities,
+            app_activity_records: sums.app_records,
+        }
+    };
     let mut rows: BTreeMap<&str, ValidatorRow> = BTreeMap::new();
-    for (party, sums) in kept {
-        rows.insert(
-            party,
-            ValidatorRow {
-                party: party.clone(),
-                first_licensed: sums.first_licensed,
-                license_current: current.map(|_| false),
-                last_activity: sums.last_time,
-                last_activity_round: sums.last_round,
-                rounds_since: None,
-                activities: sums.activities,
-            },
-        );
+    // An app provider is listed only when it is a validator (its licence kept or current).
+    for (party, sums) in kept.iter().filter(|(_, s)| s.is_validator()) {
+        rows.insert(party, row_of(party, sums));
     }
     for license in current.unwrap_or_default() {
-        let row = rows
-            .entry(&license.validator)
-            .or_insert_with(|| ValidatorRow {
-                party: license.validator.clone(),
-                first_licensed: None,
-                license_current: Some(true),
-                last_activity: None,
-                last_activity_round: None,
-                rounds_since: None,
-                activities: 0,
-            });
+        let row = rows.entry(&license.validator).or_insert_with(|| {
+            let none = ValidatorSums::default();
+            row_of(
+                &license.validator,
+                kept.get(&license.validator).unwrap_or(&none),
+            )
+        });
         row.license_current = Some(true);
         row.first_licensed = min_of(row.first_licensed, license.created_at);
     }
     let newest = max_of(
         newest_round,
-        kept.values().filter_map(|s| s.last_round).max(),
+        kept.values().filter_map(|s| s.last_active().1).max(),
     );
     let mut rows: Vec<ValidatorRow> = rows
         .into_values()
@@ -455,9 +491,48 @@ mod tests {
                 licenses: 2,
                 last_time: Some(300),
                 last_round: Some(7),
-                activities: 2
+                activities: 2,
+                ..ValidatorSums::default()
             }
         );
+    }
+
+    #[test]
+    fn app_activity_as_a_provider_is_a_validators_activity_and_lists_no_other_party() {
+        let mut d = ValidatorsDelta::default();
+        let act = body(&[(
+            ACTIVITY_TEMPLATES[0],
+            serde_json::json!({"validator": "v", "round": {"number": "5"}}),
+        )]);
+        d.add_body(&act, 100);
+        d.add_app_activity("v".into(), 8, 3, Some(400));
+        d.add_app_activity("app".into(), 9, 2, Some(500));
+        let rows = assemble(&d.validators, None, None, ValidatorSort::Last);
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!(rows[0].party, "v");
+        assert_eq!(rows[0].last_activity, Some(400));
+        assert_eq!(rows[0].last_activity_round, Some(8));
+        assert_eq!(rows[0].activities, 1);
+        assert_eq!(rows[0].app_activity_records, 3);
+        // Older app activity leaves the newest liveness record as the last activity.
+        let mut d = ValidatorsDelta::default();
+        d.add_body(&act, 100);
+        d.add_app_activity("v".into(), 2, 1, Some(50));
+        let row = &assemble(&d.validators, None, None, ValidatorSort::Last)[0];
+        assert_eq!(
+            (row.last_activity, row.last_activity_round),
+            (Some(100), Some(5))
+        );
+        // A provider the scan licenses now is listed with its app activity.
+        let current = [CurrentLicense {
+            validator: "app".into(),
+            created_at: Some(1),
+        }];
+        let mut d = ValidatorsDelta::default();
+        d.add_app_activity("app".into(), 9, 2, Some(500));
+        let rows = assemble(&d.validators, Some(&current), Some(10), ValidatorSort::Last);
+        assert_eq!(rows[0].last_activity_round, Some(9));
+        assert_eq!(rows[0].rounds_since, Some(1));
     }
 
     #[test]
@@ -471,6 +546,7 @@ mod tests {
                 last_time: Some(100),
                 last_round: Some(4),
                 activities: 3,
+                ..ValidatorSums::default()
             },
         );
         kept.insert(
@@ -481,6 +557,7 @@ mod tests {
                 last_time: Some(200),
                 last_round: Some(9),
                 activities: 1,
+                ..ValidatorSums::default()
             },
         );
         let current = [

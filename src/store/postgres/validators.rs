@@ -6,9 +6,33 @@ use postgres::GenericClient;
 use super::{PgIndex, StoreError};
 use crate::model::index::validators::ValidatorsDelta;
 use crate::store::validators::{
-    KeptValidators, NEWEST_ROUND_SQL, READ_SQL, SEQ_KEY, add_sql, bodies_sql, create_sql, sums_of,
-    through_of,
+    KeptValidators, NEWEST_ROUND_SQL, PROVIDERS_SQL, PRUNED_KEY, READ_SQL, SEQ_KEY, add_sql,
+    bodies_sql, counted_before_sql, create_sql, cut_after, sums_of, through_of,
 };
+
+/// In a prune's transaction, before the updates recorded before `before` go: when some of them
+/// were counted, meta [`PRUNED_KEY`] moves on to `before` (the range synced again is not
+/// counted twice; PostgreSQL never gives a seq again).
+pub(super) fn prune(c: &mut impl GenericClient, before: i64) -> Result<(), postgres::Error> {
+    let through = through_of(
+        c.query_opt("SELECT value FROM meta WHERE key = $1", &[&SEQ_KEY])?
+            .map(|r| r.get(0)),
+    );
+    let counted: bool = c
+        .query_one(&counted_before_sql('$'), &[&before, &through])?
+        .get(0);
+    if counted {
+        let meta = c
+            .query_opt("SELECT value FROM meta WHERE key = $1", &[&PRUNED_KEY])?
+            .map(|r| r.get(0));
+        c.execute(
+            "INSERT INTO meta (key, value) VALUES ($1, $2)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            &[&PRUNED_KEY, &cut_after(meta, before)],
+        )?;
+    }
+    Ok(())
+}
 
 /// Schema 9's step: the table, made when a database is created and by the 8 → 9 migration
 /// (counted from the kept bodies right after).
@@ -50,6 +74,11 @@ impl PgIndex {
                 .map(|r| sums_of(r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5)))
                 .collect();
             let newest_round: Option<i64> = tx.query_one(NEWEST_ROUND_SQL, &[])?.get(0);
+            let providers = tx
+                .query(PROVIDERS_SQL, &[])?
+                .iter()
+                .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+                .collect();
             let through: Option<String> = tx
                 .query_opt("SELECT value FROM meta WHERE key = $1", &[&SEQ_KEY])?
                 .map(|r| r.get(0));
@@ -58,6 +87,7 @@ impl PgIndex {
                 rows,
                 through: through_of(through),
                 newest_round,
+                providers,
             })
         })
     }

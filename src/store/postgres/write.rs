@@ -252,6 +252,8 @@ impl PgIndex {
             }
             // The round summary keeps its sums; the removed updates' marks go.
             super::rounds::prune(&mut tx, before)?;
+            // The validators' table keeps its sums; the range is not counted again.
+            super::validators::prune(&mut tx, before)?;
             // The pairs of hubs lowered by the removed updates (read before their keys go).
             pairs::prune(&mut tx, before)?;
             // The keys go with their updates, and the terms' counts down with them.

@@ -1,14 +1,46 @@
 //! The validators' table on SQLite (schema 9, [`crate::store::validators`]): made, added to,
 //! read; the kept bodies it is counted from.
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 
 use super::{SqliteIndex, StoreError, engine_error};
 use crate::model::index::validators::ValidatorsDelta;
 use crate::store::validators::{
-    KeptValidators, NEWEST_ROUND_SQL, READ_SQL, SEQ_KEY, add_sql, bodies_sql, create_sql, sums_of,
-    through_of,
+    KeptValidators, NEWEST_ROUND_SQL, PROVIDERS_SQL, PRUNED_KEY, READ_SQL, SEQ_KEY, add_sql,
+    bodies_sql, counted_before_sql, create_sql, cut_after, sums_of, through_of,
 };
+
+/// In a prune's transaction, before the updates recorded before `before` go: when some of them
+/// were counted, meta [`PRUNED_KEY`] moves on to `before` (the range synced again is not
+/// counted twice).
+pub(super) fn prune(tx: &rusqlite::Transaction<'_>, before: i64) -> rusqlite::Result<()> {
+    let meta = |key: &str| -> rusqlite::Result<Option<String>> {
+        tx.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+    };
+    let through = through_of(meta(SEQ_KEY)?);
+    let counted: bool = tx.query_row(&counted_before_sql('?'), params![before, through], |r| {
+        r.get(0)
+    })?;
+    if counted {
+        let cut = cut_after(meta(PRUNED_KEY)?, before);
+        tx.execute(SET_META, params![PRUNED_KEY, cut])?;
+    }
+    Ok(())
+}
+
+/// After a prune's deletions: SQLite gives the next update written the seq after the newest
+/// kept, which a removed one may have held, so the seq counted through goes down to it.
+pub(super) fn after_prune(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE meta SET value = CAST(min(CAST(value AS INTEGER),
+             (SELECT coalesce(max(seq), 0) FROM updates)) AS TEXT) WHERE key = ?1",
+        [SEQ_KEY],
+    )?;
+    Ok(())
+}
+
+const SET_META: &str = "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value";
 
 /// Schema 9's step: the table, made when a file is created and by the 8 → 9 migration
 /// (counted from the kept bodies when a writer opens it next).
@@ -66,6 +98,13 @@ impl SqliteIndex {
         let newest_round = tx
             .query_row(NEWEST_ROUND_SQL, [], |r| r.get(0))
             .map_err(err)?;
+        let providers = tx
+            .prepare_cached(PROVIDERS_SQL)
+            .and_then(|mut s| {
+                s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                    .collect()
+            })
+            .map_err(err)?;
         let through: Option<String> = tx
             .query_row("SELECT value FROM meta WHERE key = ?1", [SEQ_KEY], |r| {
                 r.get(0)
@@ -81,6 +120,7 @@ impl SqliteIndex {
             rows,
             through: through_of(through),
             newest_round,
+            providers,
         })
     }
 

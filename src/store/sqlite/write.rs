@@ -392,6 +392,8 @@ impl SqliteIndex {
             tx.execute_batch("DELETE FROM terms WHERE n <= 0; DELETE FROM pruned;")?;
             // The round summary keeps its sums; the removed updates' marks go.
             super::rounds::prune(&tx, before)?;
+            // The validators' table keeps its sums; the range is not counted again.
+            super::validators::prune(&tx, before)?;
             // The pairs of hubs lowered by the removed updates (read before their keys go).
             pairs::prune(&tx, before)?;
             pairs::forget_gone(&tx, &gone)?;
@@ -402,6 +404,7 @@ impl SqliteIndex {
                 [before],
             )?;
             let removed = tx.execute("DELETE FROM updates WHERE record_time < ?1", [before])?;
+            super::validators::after_prune(&tx)?;
             Ok(removed as u64)
         };
         let removed = run().map_err(|e| engine_error(&path, &e))?;
