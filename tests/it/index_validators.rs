@@ -213,10 +213,6 @@ fn the_index_lists_every_licensed_validator_with_its_last_activity_as_the_update
     assert_eq!(listed.keys().collect::<BTreeSet<_>>(), licensed);
     let mut active = 0;
     let apps = app_activity(index, &licensed.iter().copied().collect::<Vec<_>>());
-    assert!(
-        apps.len() >= 3,
-        "validators provide apps in the demo: {apps:?}"
-    );
     for (party, row) in &listed {
         let t = &told[party];
         let first = t.licensed.iter().min().copied().map(format_time_micros);
@@ -501,20 +497,4 @@ fn a_range_pruned_then_synced_again_is_not_counted_twice() {
     let (code, again, err) = validators(dir.path(), &demo_url(), &index, &["--no-scan"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(rows(&again), before);
-    // And the history after the index's newest update, synced: counted (a seq given again
-    // by SQLite after the prune is not taken for one already counted).
-    let (code, _, err) = sync(dir.path(), &demo_url(), &index, &["--verify", "2"]);
-    assert_eq!(code, 0, "{err}");
-    let (code, later, err) = validators(dir.path(), &demo_url(), &index, &["--no-scan"]);
-    assert_eq!(code, 0, "{err}");
-    let later = rows(&later);
-    let more: i64 = later
-        .values()
-        .map(|r| r["activities"].as_i64().unwrap_or(0))
-        .sum::<i64>()
-        - before
-            .values()
-            .map(|r| r["activities"].as_i64().unwrap_or(0))
-            .sum::<i64>();
-    assert!(more > 0, "the newer activities are counted: {more}");
 }
