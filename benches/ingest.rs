@@ -1,13 +1,19 @@
 //! Ingest benchmark: decoding a `POST /v2/updates` page of 1,000 demo updates into the typed
 //! model (`UpdatesPage`, raw payloads, per-item decode) next to a plain
 //! `serde_json::from_slice::<serde_json::Value>` of the same bytes. The page comes from a demo
-//! server started here, fetched through the real client.
+//! server started here, fetched through the real client. The allocator is the binary's
+//! (mimalloc, `src/main.rs`): a page's decode is mostly small allocations and its drop their
+//! frees, so the figures are the binary's own only with its allocator.
 
 use cantonscope::api::scan::{self, UpdateItem, UpdatesPage, UpdatesRequest};
 use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::demo::{self, DemoConfig};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
+
+/// The binary's allocator (src/main.rs), so the figures are the binary's own.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn demo_page() -> Vec<u8> {
     let rt = tokio::runtime::Runtime::new().expect("tokio runtime");
