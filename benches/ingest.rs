@@ -5,6 +5,7 @@
 //! (mimalloc, `src/main.rs`): a page's decode is mostly small allocations and its drop their
 //! frees, so the figures are the binary's own only with its allocator.
 
+use cantonscope::api::json::RawJson;
 use cantonscope::api::scan::{self, UpdateItem, UpdatesPage, UpdatesRequest};
 use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::demo::{self, DemoConfig};
@@ -71,6 +72,32 @@ fn ingest(c: &mut Criterion) {
     });
     group.bench_function("serde_json::Value", |b| {
         b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(&bytes)).expect("parses"));
+    });
+    // Where the typed decode's time goes: the JSON syntax alone, the page split into its items'
+    // texts (the first of the decoder's two passes), and the split followed by each item's own
+    // decode (what an index sync runs, there on every core).
+    group.bench_function("syntax only (serde::de::IgnoredAny)", |b| {
+        b.iter(|| {
+            serde_json::from_slice::<serde::de::IgnoredAny>(black_box(&bytes)).expect("parses")
+        });
+    });
+    group.bench_function("split into item texts (page_item_texts)", |b| {
+        b.iter(|| scan::page_item_texts(black_box(&bytes)).expect("a page"));
+    });
+    group.bench_function("split, then each item (UpdateItem::from_raw)", |b| {
+        b.iter(|| {
+            scan::page_item_texts(black_box(&bytes))
+                .expect("a page")
+                .into_iter()
+                .enumerate()
+                .map(|(i, text)| {
+                    UpdateItem::from_raw(
+                        RawJson::new(text.to_owned()),
+                        &format!("transactions[{i}]"),
+                    )
+                })
+                .collect::<Vec<_>>()
+        });
     });
     group.finish();
 }
