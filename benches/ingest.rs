@@ -1,13 +1,20 @@
 //! Ingest benchmark: decoding a `POST /v2/updates` page of 1,000 demo updates into the typed
 //! model (`UpdatesPage`, raw payloads, per-item decode) next to a plain
 //! `serde_json::from_slice::<serde_json::Value>` of the same bytes. The page comes from a demo
-//! server started here, fetched through the real client.
+//! server started here, fetched through the real client. The allocator is the binary's
+//! (mimalloc, `src/main.rs`): a page's decode is mostly small allocations and its drop their
+//! frees, so the figures are the binary's own only with its allocator.
 
+use cantonscope::api::json::RawJson;
 use cantonscope::api::scan::{self, UpdateItem, UpdatesPage, UpdatesRequest};
 use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::demo::{self, DemoConfig};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
+
+/// The binary's allocator (src/main.rs), so the figures are the binary's own.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn demo_page() -> Vec<u8> {
     let rt = tokio::runtime::Runtime::new().expect("tokio runtime");
@@ -65,6 +72,32 @@ fn ingest(c: &mut Criterion) {
     });
     group.bench_function("serde_json::Value", |b| {
         b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(&bytes)).expect("parses"));
+    });
+    // Where the typed decode's time goes: the JSON syntax alone, the page split into its items'
+    // texts (the first of the decoder's two passes), and the split followed by each item's own
+    // decode (what an index sync runs, there on every core).
+    group.bench_function("syntax only (serde::de::IgnoredAny)", |b| {
+        b.iter(|| {
+            serde_json::from_slice::<serde::de::IgnoredAny>(black_box(&bytes)).expect("parses")
+        });
+    });
+    group.bench_function("split into item texts (page_item_texts)", |b| {
+        b.iter(|| scan::page_item_texts(black_box(&bytes)).expect("a page"));
+    });
+    group.bench_function("split, then each item (UpdateItem::from_raw)", |b| {
+        b.iter(|| {
+            scan::page_item_texts(black_box(&bytes))
+                .expect("a page")
+                .into_iter()
+                .enumerate()
+                .map(|(i, text)| {
+                    UpdateItem::from_raw(
+                        RawJson::new(text.to_owned()),
+                        &format!("transactions[{i}]"),
+                    )
+                })
+                .collect::<Vec<_>>()
+        });
     });
     group.finish();
 }
