@@ -236,6 +236,14 @@ pub enum IndexCommand {
         /// Do not ask the scans (the index's figures alone).
         #[arg(long)]
         no_scans: bool,
+        /// Also walk each round's reward tree on every scan that serves a root hash
+        /// (.../batches/{hash} from the root, each batch's hash recomputed as Splice's
+        /// CryptoHash does): verified (N batches), differs at batch H (a divergence), or
+        /// unverifiable, per scan; and its leaves against the index: every rewarded provider
+        /// has app activity kept in the round, the allowances sum to the scan's own served
+        /// total. Every batch of every tree is asked: bound the rounds with --from/--until.
+        #[arg(long, conflicts_with = "no_scans")]
+        tree: bool,
         /// Request budget per scan, requests per second [default: scan_request_rate of the
         /// profile, else 10].
         #[arg(long, value_name = "N", value_parser = parse_request_rate)]
