@@ -414,6 +414,14 @@ pub struct RoundTrees {
 }
 
 impl RoundTrees {
+    /// Why the index could not be read for the providers (`None`: it was, or there is none).
+    pub fn kept_failed(&self) -> Option<&str> {
+        match &self.kept {
+            Some(Err(e)) => Some(e),
+            _ => None,
+        }
+    }
+
     /// Every provider of every scan's tree, once.
     pub fn providers(&self) -> Vec<String> {
         let set: BTreeSet<&str> = self
