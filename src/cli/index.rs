@@ -219,9 +219,10 @@ pub enum IndexCommand {
     /// .../root-hash: agree, differ or not served (undetermined, cannot provide, 404, 501 are
     /// states) per scan. A round is closed two rounds before the newest the index holds, and
     /// compared only when the index holds it whole; a root hash no f + 1 scans serve, or a
-    /// scan's totals other than the index's, is a divergence (exit 5). Without a scan (none
-    /// configured, none reachable, --no-scans) the figures alone, saying the scans were not
-    /// asked. --output table|json|csv.
+    /// scan's totals other than the index's, is a divergence (exit 5); so is, with --tree, a
+    /// reward tree that differs or whose leaves do not fit. Without a scan (none configured,
+    /// none reachable, --no-scans) the figures alone, saying the scans were not asked.
+    /// --output table|json|csv.
     #[command(after_help = INDEX_EXIT_CODES)]
     Rounds {
         /// The first round [default: the oldest the index holds].

@@ -360,14 +360,34 @@ pub fn judge_leaves(
 }
 
 impl Leaves {
-    /// How the check reads: `12 providers, each with kept activity · sum 1.2 = served total`,
-    /// or what does not fit.
+    /// How the check reads: `2 allowances · each provider with kept activity · 3 active not
+    /// rewarded · sum 3.5 = served total`, what does not fit first.
     pub fn said(&self) -> String {
-        let mut parts = vec![format!(
+        // What does not fit first (a line cut at the screen's edge keeps it).
+        let mut bad = Vec::new();
+        let sum = self.sum.as_deref().unwrap_or("not a decimal");
+        if self.sum_fits == Some(false) {
+            bad.push(format!("sum {sum} ≠ served total"));
+        }
+        if !self.without_activity.is_empty() {
+            bad.push(format!(
+                "{} without kept activity ({})",
+                self.without_activity.len(),
+                self.without_activity.join(", ")
+            ));
+        }
+        if !self.twice.is_empty() {
+            bad.push(format!("rewarded twice: {}", self.twice.join(", ")));
+        }
+        if self.count_fits == Some(false) {
+            bad.push("count ≠ served rewarded providers".into());
+        }
+        let mut parts = bad;
+        parts.push(format!(
             "{} allowance{}",
             self.allowances,
             if self.allowances == 1 { "" } else { "s" }
-        )];
+        ));
         match self.result {
             "not compared" => {
                 parts.push("providers not compared (the index lacks part of the round)".into());
@@ -377,27 +397,13 @@ impl Leaves {
             }
             _ => {}
         }
-        if !self.without_activity.is_empty() {
-            parts.push(format!(
-                "{} without kept activity ({})",
-                self.without_activity.len(),
-                self.without_activity.join(", ")
-            ));
-        }
-        if !self.twice.is_empty() {
-            parts.push(format!("rewarded twice: {}", self.twice.join(", ")));
-        }
         if let Some(n) = self.not_rewarded.filter(|n| *n > 0) {
             parts.push(format!("{n} active not rewarded"));
         }
-        let sum = self.sum.as_deref().unwrap_or("not a decimal");
-        parts.push(match self.sum_fits {
-            Some(true) => format!("sum {sum} = served total"),
-            Some(false) => format!("sum {sum} ≠ served total"),
-            None => format!("sum {sum}"),
-        });
-        if self.count_fits == Some(false) {
-            parts.push("count ≠ served rewarded providers".into());
+        match self.sum_fits {
+            Some(true) => parts.push(format!("sum {sum} = served total")),
+            None => parts.push(format!("sum {sum}")),
+            Some(false) => {}
         }
         parts.join(" · ")
     }
@@ -578,6 +584,10 @@ mod tests {
         assert_eq!(bad.result, "differ");
         assert_eq!(bad.without_activity, vec!["b::1".to_owned()]);
         assert_eq!(bad.sum_fits, Some(false));
+        assert_eq!(
+            bad.said(),
+            "sum 3.5 ≠ served total · 1 without kept activity (b::1) · 2 allowances · 3 active not rewarded"
+        );
         // More providers rewarded than the index saw active.
         assert_eq!(
             judge_leaves(&list, None, None, Some((&kept, 1))).result,
