@@ -1,7 +1,8 @@
 //! The app's side of the Rounds view (`M`, `:rounds`; [`crate::ui::rounds`]): opening it (the
 //! index's rounds read by the runtime), asking every scan about the rounds around the selection
 //! as the view says ([`RoundsView::next_ask`]: one round at a time, a request the selection
-//! left cancelled), and closing it (its pending requests cancelled).
+//! left cancelled), walking the selected round's reward tree on every scan when asked (`T`),
+//! and closing it (its pending requests, the tree walks too, cancelled).
 
 use super::App;
 use super::state::Overlay;
@@ -45,6 +46,17 @@ impl App {
         let Some(Overlay::Rounds(view)) = &mut self.overlay else {
             return;
         };
+        if let Some(round) = view.take_tree_wanted() {
+            let id = self.sh.next_request_id(Owner::Rounds);
+            out.effects.push(Effect::Fetch {
+                id,
+                request: Request::RoundTree {
+                    round,
+                    now: self.sh.now,
+                },
+            });
+            view.tree_asked(round, id);
+        }
         let (cancel, ask) = view.next_ask();
         out.effects.extend(cancel.into_iter().map(Effect::Cancel));
         if let Some(round) = ask {
@@ -63,8 +75,12 @@ impl App {
     /// The view closes: the scans' answers it still waits for are no longer wanted.
     pub(super) fn close_rounds(&mut self, out: &mut Out) {
         if let Some(Overlay::Rounds(view)) = &self.overlay {
-            out.effects
-                .extend(view.pending().into_iter().map(Effect::Cancel));
+            out.effects.extend(
+                view.pending()
+                    .into_iter()
+                    .chain(view.pending_trees())
+                    .map(Effect::Cancel),
+            );
         }
     }
 }

@@ -219,9 +219,10 @@ pub enum IndexCommand {
     /// .../root-hash: agree, differ or not served (undetermined, cannot provide, 404, 501 are
     /// states) per scan. A round is closed two rounds before the newest the index holds, and
     /// compared only when the index holds it whole; a root hash no f + 1 scans serve, or a
-    /// scan's totals other than the index's, is a divergence (exit 5). Without a scan (none
-    /// configured, none reachable, --no-scans) the figures alone, saying the scans were not
-    /// asked. --output table|json|csv.
+    /// scan's totals other than the index's, is a divergence (exit 5); so is, with --tree, a
+    /// reward tree that differs or whose leaves do not fit. Without a scan (none configured,
+    /// none reachable, --no-scans) the figures alone, saying the scans were not asked.
+    /// --output table|json|csv.
     #[command(after_help = INDEX_EXIT_CODES)]
     Rounds {
         /// The first round [default: the oldest the index holds].
@@ -236,6 +237,14 @@ pub enum IndexCommand {
         /// Do not ask the scans (the index's figures alone).
         #[arg(long)]
         no_scans: bool,
+        /// Also walk each round's reward tree on every scan that serves a root hash
+        /// (.../batches/{hash} from the root, each batch's hash recomputed as Splice's
+        /// CryptoHash does): verified (N batches), differs at batch H (a divergence), or
+        /// unverifiable, per scan; and its leaves against the index: every rewarded provider
+        /// has app activity kept in the round, the allowances sum to the scan's own served
+        /// total. Every batch of every tree is asked: bound the rounds with --from/--until.
+        #[arg(long, conflicts_with = "no_scans")]
+        tree: bool,
         /// Request budget per scan, requests per second [default: scan_request_rate of the
         /// profile, else 10].
         #[arg(long, value_name = "N", value_parser = parse_request_rate)]

@@ -16,6 +16,7 @@ pub mod discovery;
 pub mod findings;
 pub mod health;
 pub mod limiter;
+pub mod reward_tree;
 pub mod rounds;
 pub mod session;
 pub mod sweep;

@@ -12,7 +12,11 @@ use crate::api::scan::{self, RoundAnswer};
 use crate::model::index::rounds::ScanRound;
 
 /// One endpoint's answer of one scan, as its state and value.
-async fn answer<T>(net: &Network, scan: usize, call: &Call<RoundAnswer<T>>) -> (String, Option<T>) {
+pub(super) async fn answer<T>(
+    net: &Network,
+    scan: usize,
+    call: &Call<RoundAnswer<T>>,
+) -> (String, Option<T>) {
     let reply = net.ask(scan, call).await;
     match &reply.result {
         Ok(exchange) if exchange.status == 404 => {

@@ -26,6 +26,7 @@ use crate::model::network::{
     CheckedOnScans, HistoryHead, NetworkCheck, NetworkSnapshot, SCAN_LIST_REFRESH, ScanEntry,
     same_url,
 };
+use crate::model::reward_tree::RoundTrees;
 use crate::model::sweep::{Cursor, SweepPageReply};
 use crate::msg::{Request, Response};
 
@@ -291,6 +292,17 @@ impl NetworkSession {
             round,
             scans: super::rounds::ask_round(&net, round).await,
             threshold: crate::model::consensus::quorum(counted),
+        }
+    }
+
+    /// One round's reward tree on every scan ([`super::reward_tree`]), its leaves not judged
+    /// yet (the index's side is the caller's).
+    pub async fn round_tree(&self, round: i64, now: i64) -> RoundTrees {
+        let (net, _) = self.network(now).await;
+        RoundTrees {
+            round,
+            scans: super::reward_tree::trees_of_round(&net, round).await,
+            kept: None,
         }
     }
 

@@ -1,19 +1,14 @@
 //! `cantonscope scan reward-round N`: a round's CIP-0104 reward accounting as the scan states
 //! it (activity totals, root hash, each a state: ok, undetermined, cannot provide, not found,
 //! not implemented), and the reward tree walked from the root with every batch's hash
-//! recomputed from its served contents ([`crate::model::reward_hash`]): verified when each
+//! recomputed from its served contents ([`crate::model::reward_tree`]): verified when each
 //! matches the hash it was asked by, differs when one does not (exit 1).
-
-use std::collections::{BTreeSet, VecDeque};
 
 use serde_json::{Value, json};
 
-use crate::api::scan::{self, RewardBatch, RoundAnswer, rewards::settle};
+use crate::api::scan::{self, RoundAnswer, rewards::settle};
 use crate::api::{ApiClient, ApiError};
-use crate::model::reward_hash;
-
-/// At most this many batches are walked (a tree that does not end is the server's fault).
-const MAX_BATCHES: usize = 100_000;
+use crate::every_scan::reward_tree;
 
 /// The report of one round, and whether its tree verified (`None`: there was no tree to walk).
 pub async fn reward_round(
@@ -53,56 +48,19 @@ fn state_json<T: serde::Serialize>(answer: &RoundAnswer<T>) -> Value {
     v
 }
 
-/// Walks the tree breadth first from `root`: one row per batch, and whether all verified.
+/// Walks the tree from `root` ([`crate::every_scan::reward_tree::walk`]): one row per batch,
+/// and whether all verified.
 async fn walk(client: &ApiClient, round: i64, root: &str) -> Result<(Vec<Value>, bool), ApiError> {
-    let mut queue = VecDeque::from([(root.to_ascii_lowercase(), 0usize)]);
-    let mut seen = BTreeSet::new();
-    let mut rows = Vec::new();
-    let mut all_ok = true;
-    while let Some((hash, depth)) = queue.pop_front() {
-        if !seen.insert(hash.clone()) || rows.len() >= MAX_BATCHES {
-            continue;
-        }
-        let answer = settle(client.send(&scan::reward_batch(round, &hash)).await)?;
-        let (kind, entries, recomputed) = match &answer {
-            RoundAnswer::Ok(RewardBatch::BatchOfBatches { child_hashes }) => {
-                for child in child_hashes {
-                    queue.push_back((child.to_ascii_lowercase(), depth + 1));
-                }
-                (
-                    "BatchOfBatches",
-                    child_hashes.len(),
-                    Some(reward_hash::hash_batch_of_batches(child_hashes)),
-                )
-            }
-            RoundAnswer::Ok(RewardBatch::BatchOfMintingAllowances { minting_allowances }) => {
-                let hashes: Option<Vec<String>> = minting_allowances
-                    .iter()
-                    .map(|a| reward_hash::hash_minting_allowance(&a.provider, &a.amount))
-                    .collect();
-                (
-                    "BatchOfMintingAllowances",
-                    minting_allowances.len(),
-                    hashes.map(|h| reward_hash::hash_batch_of_minting_allowances(&h)),
-                )
-            }
-            RoundAnswer::Ok(RewardBatch::Unknown { .. }) => ("unknown", 0, None),
-            other => (other.state(), 0, None),
-        };
-        let result = match &recomputed {
-            Some(r) if r.eq_ignore_ascii_case(&hash) => "verified",
-            Some(_) => "differs",
-            None => "unverifiable",
-        };
-        all_ok &= result == "verified";
-        rows.push(json!({
-            "depth": depth,
-            "hash": hash,
-            "type": kind,
-            "entries": entries,
-            "recomputed": recomputed,
-            "result": result,
-        }));
-    }
-    Ok((rows, all_ok))
+    let done = reward_tree::walk(root, |hash| {
+        let call = scan::reward_batch(round, &hash);
+        async move { settle(client.send(&call).await) }
+    })
+    .await?;
+    let verified = done.verified();
+    let rows = done
+        .rows
+        .iter()
+        .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+        .collect();
+    Ok((rows, verified))
 }

@@ -36,6 +36,7 @@ pub mod position;
 pub mod reassign;
 pub mod reread;
 pub mod reward_hash;
+pub mod reward_tree;
 pub mod scroll;
 pub mod summary;
 pub mod summary_telling;

@@ -85,6 +85,7 @@ commands! {
     FollowContract => "follow_contract", "contract", "follow the contract (creation and lifecycle)";
     ErrorLog => "error_log", "errors", "show the error log";
     Rounds => "rounds", "rounds", "show the mining rounds the local index holds (app activity weight, providers, traffic cost)";
+    RewardTree => "reward_tree", "reward tree", "Rounds view: walk the selected round's reward tree on every scan (each batch's hash recomputed, its providers checked against the index)";
     Refresh => "refresh", "refresh", "refresh now";
     Export => "export", "export", "export the loaded updates";
     LoadSpan => "load_span", "load span", "load a span of history in the background (1h / 6h / 24h / any)";

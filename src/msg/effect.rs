@@ -172,6 +172,10 @@ pub enum Request {
     /// One mining round on every scan (each within its request budget): its activity totals
     /// and its root hash on the reward accounting endpoints (the Rounds view).
     RoundOnScans { round: i64, now: i64 },
+    /// One mining round's reward tree walked on every scan serving a root hash (each batch's
+    /// hash recomputed), the providers of its leaves looked up in the local index (the Rounds
+    /// view's `T`).
+    RoundTree { round: i64, now: i64 },
     /// My node: every configured metrics endpoint scraped (or the Prometheus queried) once;
     /// `now`: the app's clock.
     NodeMetrics { now: i64 },
@@ -268,6 +272,9 @@ impl Request {
             }
             Request::Index(read) => read.describe(),
             Request::RoundOnScans { round, .. } => format!("round {round} on every scan"),
+            Request::RoundTree { round, .. } => {
+                format!("round {round}'s reward tree on every scan")
+            }
             Request::NodeMetrics { .. } => "node metrics".into(),
         }
     }
@@ -324,6 +331,8 @@ responses! {
     NodeMetrics(Box<Vec<crate::model::metrics::Scrape>>) => node_metrics,
     /// One round as every scan serves it (`Request::RoundOnScans`).
     RoundOnScans(Box<crate::model::index::rounds::RoundOnScans>) => round_on_scans,
+    /// One round's reward tree on every scan (`Request::RoundTree`).
+    RoundTree(Box<crate::model::reward_tree::RoundTrees>) => round_tree,
 }
 
 impl Response {

@@ -68,6 +68,19 @@ pub async fn execute(clients: &Clients, request: &Request) -> Result<Response, A
         }
         Request::Body { update_id } => body(clients, update_id, offline).await,
         _ if offline => Err(super::index::offline_error()),
+        Request::RoundTree { round, now } => match &clients.network {
+            Some(session) => {
+                let mut trees = session.round_tree(*round, *now).await;
+                if let Some(source) = &clients.index {
+                    let parties = trees.providers();
+                    trees.kept = Some(super::index::kept_records(source, *round, parties).await);
+                }
+                Ok(Response::RoundTree(Box::new(trees)))
+            }
+            None => Err(ApiError::NotConfigured {
+                what: "a scan URL (the network is discovered from its /v0/scans)".into(),
+            }),
+        },
         Request::NodeMetrics { now } => match &clients.node {
             Some(sources) => Ok(Response::NodeMetrics(Box::new(
                 crate::api::metrics::read_sources(&clients.main, sources, *now).await,

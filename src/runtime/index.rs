@@ -129,6 +129,23 @@ pub async fn read(source: &IndexSource, read: IndexRead) -> IndexReply {
         })
 }
 
+/// The records each of `parties` has kept in round `round` (a party without any left out;
+/// [`crate::store::rounds::kept_records`]), or why the index could not be read.
+pub async fn kept_records(
+    source: &IndexSource,
+    round: i64,
+    parties: Vec<String>,
+) -> Result<std::collections::BTreeMap<String, i64>, String> {
+    let source = source.clone();
+    tokio::task::spawn_blocking(move || {
+        source
+            .with_reader(|store| crate::store::rounds::kept_records(store, round, &parties))
+            .map_err(|e| crate::api::sanitize_line(&e.to_string(), 300))
+    })
+    .await
+    .unwrap_or_else(|e| Err(format!("index read failed: {e}")))
+}
+
 /// The reach reading, and beside it (online) the check that the scan's history is still the one
 /// the index kept, when the index's newest update changed since the last
 /// ([`super::rewrite_check`]).

@@ -261,3 +261,27 @@ macro_rules! engine_round_writes {
 }
 
 pub(super) use {engine_round_reads, engine_round_writes};
+
+/// The records each of `parties` has kept in round `round` (a party without any is left
+/// out), read one party at a time from the summary: what a round's reward tree's providers
+/// are checked against (`model::reward_tree::judge_leaves`).
+pub fn kept_records(
+    store: &mut dyn super::IndexReader,
+    round: i64,
+    parties: &[String],
+) -> Result<std::collections::BTreeMap<String, i64>, super::StoreError> {
+    let mut kept = std::collections::BTreeMap::new();
+    for party in parties {
+        let rounds = store.rounds(Some(round), Some(round), Some(party))?;
+        let records: i64 = rounds
+            .iter()
+            .flat_map(|r| &r.top_providers)
+            .filter(|p| p.party == *party)
+            .map(|p| p.records)
+            .sum();
+        if records > 0 {
+            kept.insert(party.clone(), records);
+        }
+    }
+    Ok(kept)
+}

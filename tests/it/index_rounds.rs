@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::index::{Demo, index_args, run, start, sync, temp, text};
 
 /// Three scans at the head, the second serving other reward figures.
-fn demo() -> &'static Demo {
+pub(crate) fn demo() -> &'static Demo {
     static DEMO: OnceLock<Demo> = OnceLock::new();
     DEMO.get_or_init(|| {
         start(
@@ -114,7 +114,7 @@ pub(crate) fn rounds(
 
 /// The demo's whole history synced once, verified by two scans (read by every test; one that
 /// changes it works on a copy: [`copy`]).
-fn synced() -> &'static (tempfile::TempDir, std::path::PathBuf) {
+pub(crate) fn synced() -> &'static (tempfile::TempDir, std::path::PathBuf) {
     static SYNCED: OnceLock<(tempfile::TempDir, std::path::PathBuf)> = OnceLock::new();
     SYNCED.get_or_init(|| {
         let (dir, index) = temp();
@@ -130,7 +130,7 @@ fn synced() -> &'static (tempfile::TempDir, std::path::PathBuf) {
 }
 
 /// A copy of the synced index in a directory of its own.
-fn copy() -> (tempfile::TempDir, std::path::PathBuf) {
+pub(crate) fn copy() -> (tempfile::TempDir, std::path::PathBuf) {
     let (dir, index) = temp();
     let conn = rusqlite::Connection::open(&synced().1).expect("opens");
     conn.execute("VACUUM INTO ?1", [index.to_str().expect("utf-8")])
@@ -139,7 +139,7 @@ fn copy() -> (tempfile::TempDir, std::path::PathBuf) {
 }
 
 /// The SV name of the scan at `url`, as `network scans` lists it.
-fn name_of(dir: &Path, url: &str) -> String {
+pub(crate) fn name_of(dir: &Path, url: &str) -> String {
     let out = run(
         dir,
         &demo().handle.scan_url,

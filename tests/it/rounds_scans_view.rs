@@ -3,13 +3,17 @@
 //! `--diverging-rewards`, the fourth the older scan without reward accounting) and an index
 //! synced from it by the real binary. Per round, per scan: agree, differs (in what), not served
 //! (501), undetermined; the round's verdict names the diverging scan. Offline no scan is asked.
+//! `T` walks the selected round's reward tree on every scan: verified on the honest scans,
+//! differs on the diverging one, not served by the older one; offline it says why not.
 
 use std::path::Path;
 
 use cantonscope::app::Overlay;
 use cantonscope::demo::DemoFaults;
-use cantonscope::ui::rounds::{RoundsView, Tone};
-use crossterm::event::KeyCode;
+use cantonscope::model::reward_tree::TreeOutcome;
+use cantonscope::msg::{Action, Effect, Request};
+use cantonscope::ui::rounds::{RoundsView, Tone, TreeState};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::common::{Harness, Options};
 use crate::index_explorer::{SYNCED_SECS, screen, sync_index};
@@ -216,4 +220,140 @@ fn snapshot_of_the_rounds_view_with_the_scans() {
     h.key(KeyCode::Down);
     h.key(KeyCode::Down);
     crate::common::assert_snapshot!("rounds_scans_120x40", screen(&mut h, 120, 40));
+}
+
+/// `T` on the selected round.
+fn walk_tree(h: &mut Harness) {
+    h.key(KeyCode::Char('T'));
+}
+
+#[test]
+fn t_walks_the_selected_rounds_reward_tree_on_every_scan() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_scans(dir.path(), false);
+    let diverging = scan_name(&h, 1);
+    let older = scan_name(&h, 3);
+    h.key(KeyCode::Char('M'));
+    // The third newest round: the first the index holds whole (the newest two are open).
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Down);
+    let round = view(&h).selected().expect("a round").round;
+    assert!(view(&h).tree(round).is_none(), "not walked before T");
+    walk_tree(&mut h);
+    assert!(
+        h.requests
+            .iter()
+            .any(|r| r == &format!("round {round}'s reward tree on every scan")),
+        "{:?}",
+        h.requests
+    );
+    let Some(TreeState::Answered(trees)) = view(&h).tree(round).cloned() else {
+        panic!("{:?}", view(&h).tree(round));
+    };
+    assert_eq!(trees.scans.len(), 4);
+    for s in &trees.scans {
+        if s.scan == older {
+            assert_eq!(s.outcome, TreeOutcome::NotServed, "{s:?}");
+            assert_eq!(s.root_state, "not implemented (501)");
+            continue;
+        }
+        assert!(s.batches > 0, "{s:?}");
+        let leaves = s.leaves.as_ref().expect("leaves judged");
+        assert!(leaves.without_activity.is_empty(), "{s:?}");
+        if s.scan == diverging {
+            // Its first allowance is one unit higher under the honest hash.
+            assert_eq!(s.outcome, TreeOutcome::Differs, "{s:?}");
+            assert!(s.differs_at.is_some());
+            assert_eq!(leaves.sum_fits, Some(false), "{s:?}");
+            assert_eq!(leaves.result, "differ");
+        } else {
+            assert_eq!(s.outcome, TreeOutcome::Verified, "{s:?}");
+            assert_eq!(leaves.result, "agree", "{s:?}");
+            assert_eq!(leaves.sum_fits, Some(true), "{s:?}");
+        }
+    }
+    assert_eq!(
+        trees.verdict(),
+        (
+            format!("differs on {diverging} · verified on 2 · not served on 1"),
+            true
+        )
+    );
+    let s = h.screen(120, 50);
+    assert!(
+        s.contains(&format!("Reward tree: differs on {diverging}")),
+        "{s}"
+    );
+    let line = |name: &str| {
+        s.lines()
+            .find(|l| l.contains(&format!("  {name} ")) && !l.contains("totals"))
+            .unwrap_or_else(|| panic!("{name} in\n{s}"))
+            .to_owned()
+    };
+    assert!(line(&diverging).contains("differs at batch"), "{s}");
+    assert!(
+        line(&older).contains("not served: not implemented (501)"),
+        "{s}"
+    );
+    // Closing the view while a walk is under way cancels it.
+    let asked = h.app.update(Action::Key(press('T')));
+    let id = asked
+        .iter()
+        .find_map(|e| match e {
+            Effect::Fetch {
+                id,
+                request: Request::RoundTree { .. },
+            } => Some(*id),
+            _ => None,
+        })
+        .expect("the walk asked again");
+    let closed = h.app.update(Action::Key(press_code(KeyCode::Esc)));
+    assert!(
+        closed
+            .iter()
+            .any(|e| matches!(e, Effect::Cancel(c) if *c == id)),
+        "{closed:?}"
+    );
+}
+
+fn press(c: char) -> KeyEvent {
+    press_code(KeyCode::Char(c))
+}
+
+fn press_code(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+#[test]
+fn offline_t_says_why_no_tree_is_walked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_scans(dir.path(), true);
+    h.key(KeyCode::Char('M'));
+    walk_tree(&mut h);
+    let round = view(&h).selected().expect("a round").round;
+    assert_eq!(
+        view(&h).tree(round),
+        Some(&TreeState::NotAsked("--offline".into()))
+    );
+    assert!(
+        !h.requests.iter().any(|r| r.contains("reward tree")),
+        "{:?}",
+        h.requests
+    );
+    let s = h.screen(120, 40);
+    assert!(
+        s.contains("Reward tree: not walked (--offline): no scan is asked"),
+        "{s}"
+    );
+}
+
+#[test]
+fn snapshot_of_the_rounds_view_with_a_reward_tree() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = with_scans(dir.path(), false);
+    h.key(KeyCode::Char('M'));
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Down);
+    walk_tree(&mut h);
+    crate::common::assert_snapshot!("rounds_tree_120x50", screen(&mut h, 120, 50));
 }

@@ -95,6 +95,7 @@ pub(super) const TEXT_INPUT: DefaultTable = &[
 pub(super) const OVERLAY: DefaultTable = &[
     (Command::Confirm, &["enter"]),
     (Command::Cancel, &["esc", "q"]),
+    (Command::RewardTree, &["T"]),
 ];
 
 impl KeyMap {

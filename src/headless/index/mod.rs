@@ -220,6 +220,7 @@ pub async fn run_with(
             until,
             party,
             no_scans,
+            tree,
             request_rate,
             timeout,
         } => {
@@ -228,6 +229,7 @@ pub async fn run_with(
                 until: *until,
                 party: party.as_deref(),
                 no_scans: *no_scans,
+                tree: *tree,
                 rate: request_rate.unwrap_or(settings.network.request_rate),
                 timeout: *timeout,
             };

@@ -16,12 +16,15 @@ use super::{
 };
 use crate::api::{ApiClient, ApiConfig};
 use crate::every_scan::discovery::{ListSource, discover};
+use crate::every_scan::reward_tree::trees_of_round;
 use crate::every_scan::rounds::ask_round;
 use crate::every_scan::{Network, ScanBudget};
+use crate::indexer::Shared;
 use crate::model::consensus::quorum;
 use crate::model::format::format_time_micros;
 use crate::model::index::rounds::{RoundSummary, closed_and_whole, judge};
-use crate::store::StoreError;
+use crate::model::reward_tree::RoundTrees;
+use crate::store::{IndexReader, StoreError};
 
 use super::super::network::EXIT_DEGRADED;
 
@@ -31,6 +34,8 @@ pub(super) struct RoundsAsk<'a> {
     pub until: Option<i64>,
     pub party: Option<&'a str>,
     pub no_scans: bool,
+    /// `--tree`: walk each round's reward tree on every scan serving a root hash.
+    pub tree: bool,
     pub rate: f64,
     pub timeout: Duration,
 }
@@ -45,6 +50,8 @@ struct Local {
     built: bool,
     /// Counted updates recorded before this time (µs) were pruned.
     pruned_before: Option<i64>,
+    /// The open index (`--tree` reads the trees' providers from it).
+    store: Shared<dyn IndexReader>,
 }
 
 async fn local(
@@ -54,6 +61,7 @@ async fn local(
 ) -> Result<Local, StoreError> {
     let store = open_reader(location, err).await?;
     let (from, until, party) = (ask.from, ask.until, ask.party.map(str::to_owned));
+    let kept = store.clone();
     store
         .call(move |s| {
             let rounds = s.rounds(from, until, party.as_deref())?;
@@ -72,6 +80,7 @@ async fn local(
                 pruned_before: crate::store::rounds::cut_of(
                     s.meta_get(crate::store::rounds::PRUNED_KEY)?,
                 ),
+                store: kept,
             })
         })
         .await
@@ -171,6 +180,7 @@ pub(super) async fn rounds(
         say(err, &format!("the scans were not asked: {why}"));
     }
     let (mut divergences, mut differing_scans) = (0, Vec::<String>::new());
+    let mut differing_trees = Vec::<String>::new();
     let mut rows = Vec::with_capacity(local.rounds.len());
     for r in &local.rounds {
         let (closed, whole) =
@@ -186,7 +196,37 @@ pub(super) async fn rounds(
             Ok((net, threshold)) => {
                 let answers = ask_round(net, r.round).await;
                 let c = judge(r, whole && ask.party.is_none(), &answers, *threshold);
-                let verdict = if c.root_divergence || !c.differing.is_empty() {
+                let mut tree_diverges = false;
+                if ask.tree {
+                    if c.scans.iter().any(|s| s.served_root_hash.is_some()) {
+                        let compare = (whole && ask.party.is_none()).then_some(r.active_parties);
+                        let t = round_trees(net, &local.store, r.round, compare).await;
+                        let (said, diverges) = t.verdict();
+                        tree_diverges = diverges;
+                        for s in t.scans.iter().filter(|s| s.diverges()) {
+                            if !differing_trees.contains(&s.scan) {
+                                differing_trees.push(s.scan.clone());
+                            }
+                        }
+                        row["tree"] = json!(t.per_scan());
+                        row["tree_verdict"] = json!(said);
+                        row["trees"] = t
+                            .scans
+                            .iter()
+                            .map(|s| {
+                                let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
+                                v["result"] = json!(s.said(&|h| h.to_owned()));
+                                if let Some(l) = &s.leaves {
+                                    v["leaves"]["said"] = json!(l.said());
+                                }
+                                v
+                            })
+                            .collect();
+                    } else {
+                        row["tree"] = json!("no scan serves a root hash");
+                    }
+                }
+                let verdict = if c.root_divergence || !c.differing.is_empty() || tree_diverges {
                     divergences += 1;
                     "divergence"
                 } else if c.root_hash.is_some() {
@@ -211,7 +251,7 @@ pub(super) async fn rounds(
         row["check"] = json!(check);
         rows.push(row);
     }
-    let doc = json!({
+    let mut doc = json!({
         "index": shown,
         "party": ask.party,
         "rounds_held": {"first": local.first, "newest": local.newest},
@@ -224,26 +264,60 @@ pub(super) async fn rounds(
         "differing_scans": differing_scans,
         "rounds": rows,
     });
+    if ask.tree {
+        doc["differing_trees"] = json!(differing_trees);
+    }
     if let Err(e) = write_pretty(out, &doc) {
         say(err, &e);
         return EXIT_USAGE;
     }
     if divergences > 0 {
+        let mut why = Vec::new();
+        if !differing_scans.is_empty() {
+            why.push(format!(
+                "activity totals differ from the index's on {}",
+                differing_scans.join(", ")
+            ));
+        }
+        if !differing_trees.is_empty() {
+            why.push(format!(
+                "the reward tree differs (a batch's hash, or its leaves against the index) on {}",
+                differing_trees.join(", ")
+            ));
+        }
+        if why.is_empty() {
+            why.push("no root hash is served by f + 1 scans".to_owned());
+        }
         say(
             err,
-            &format!(
-                "{divergences} rounds diverge: {}",
-                if differing_scans.is_empty() {
-                    "no root hash is served by f + 1 scans".to_owned()
-                } else {
-                    format!(
-                        "activity totals differ from the index's on {}",
-                        differing_scans.join(", ")
-                    )
-                }
-            ),
+            &format!("{divergences} rounds diverge: {}", why.join("; ")),
         );
         return EXIT_DEGRADED;
     }
     EXIT_OK
+}
+
+/// Round `round`'s reward tree on every scan of `net`, the providers of its leaves looked up
+/// in the index and judged; `compare`: the index holds the whole round, with this many active
+/// providers (else the leaves are checked against each scan's own totals only).
+async fn round_trees(
+    net: &Network,
+    store: &Shared<dyn IndexReader>,
+    round: i64,
+    compare: Option<i64>,
+) -> RoundTrees {
+    let mut trees = RoundTrees {
+        round,
+        scans: trees_of_round(net, round).await,
+        kept: None,
+    };
+    let parties = trees.providers();
+    trees.kept = Some(
+        store
+            .call(move |s| crate::store::rounds::kept_records(s, round, &parties))
+            .await
+            .map_err(|e| e.to_string()),
+    );
+    trees.judge(compare);
+    trees
 }

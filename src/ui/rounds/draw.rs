@@ -1,7 +1,7 @@
 //! Drawing the Rounds view: the list (the index's figures of each round and the scans' verdict
-//! on it), then the selected round's detail (its figures and time, each scan's answer, its top
-//! providers). Reads the view only; every server string (party ids, SV names, hashes, states)
-//! goes through the `safe_*` helpers.
+//! on it), then the selected round's detail (its figures and time, each scan's answer, its
+//! reward tree on every scan once walked, its top providers). Reads the view only; every
+//! server string (party ids, SV names, hashes, states) goes through the `safe_*` helpers.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -66,6 +66,16 @@ impl RoundsView {
                 OnScans::Answered(a) => Some(a.1.scans.len()),
                 _ => None,
             })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// How many reward tree lines the detail has room for: as many as the largest tree state
+    /// so far (none until a tree is asked).
+    fn tree_rows(&self) -> usize {
+        self.trees
+            .values()
+            .map(super::TreeState::rows)
             .max()
             .unwrap_or(0)
     }
@@ -184,7 +194,7 @@ impl RoundsView {
             .unwrap_or_default();
         // The same height whichever round is selected: the headings, the scans' lines, the
         // providers' header and rows.
-        let reserved = TOP_PROVIDERS + 4 + self.scan_rows();
+        let reserved = TOP_PROVIDERS + 4 + self.scan_rows() + self.tree_rows();
         let detail_h = u16::try_from(reserved)
             .unwrap_or(u16::MAX)
             .min(inner.height / 2);
@@ -308,6 +318,9 @@ impl RoundsView {
             theme.time,
         ));
         detail.extend(self.scan_lines(r.round, width, theme));
+        if let Some(tree) = self.tree(r.round) {
+            detail.extend(tree.lines(width, theme, &|t| tone_style(t, theme)));
+        }
         if r.top_providers.is_empty() {
             detail.push(Line::styled(
                 "no app activity records kept for this round",

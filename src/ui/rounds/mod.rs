@@ -10,9 +10,15 @@
 //! answered): the reward accounting's activity totals and root hash, judged per scan and per
 //! round ([`scans`]). The app asks the runtime for them (`Request::RoundOnScans`) as
 //! [`RoundsView::next_ask`] says; offline, or without a scan, none is asked and the view says so.
+//!
+//! `T` walks the selected round's reward tree on every scan serving a root hash ([`tree`]):
+//! per scan verified, differs at a batch, unverifiable or not served, and its leaves' providers
+//! against the index's kept activity; the walk is the runtime's (`Request::RoundTree`),
+//! cancelled when the view closes.
 
 mod draw;
 pub mod scans;
+pub mod tree;
 
 use std::collections::BTreeMap;
 
@@ -24,6 +30,7 @@ use crate::model::index::rounds::{RoundCheck, RoundSummary, closed_and_whole};
 use crate::msg::{Command, Fetched, RequestId};
 use crate::ui::OverlayOutcome;
 pub use scans::{OnScans, Tone};
+pub use tree::TreeState;
 
 /// What the view says when the profile has no local index.
 pub const NO_INDEX_TEXT: &str = "no local index: `cantonscope index sync` keeps one";
@@ -57,6 +64,10 @@ pub struct RoundsView {
     scans_not_asked: Option<String>,
     /// Per round, what the scans serve (or the request that asks them).
     on_scans: BTreeMap<i64, OnScans>,
+    /// Per round, its reward tree on every scan, once asked (`T`).
+    trees: BTreeMap<i64, TreeState>,
+    /// The round whose tree the user asked to walk, not asked of the runtime yet.
+    tree_wanted: Option<i64>,
 }
 
 /// How many rows PgUp / PgDn move.
@@ -75,6 +86,8 @@ impl RoundsView {
             selected: 0,
             scans_not_asked: None,
             on_scans: BTreeMap::new(),
+            trees: BTreeMap::new(),
+            tree_wanted: None,
         }
     }
 
@@ -110,6 +123,21 @@ impl RoundsView {
     /// Takes the index's answer to the view's read, or the scans' answer for a round it asked
     /// (others are not its own: ignored).
     pub fn on_reply(&mut self, reply: &Fetched) -> bool {
+        if let Some(round) = self.tree_asked_with(reply.id) {
+            let compare = self
+                .summary(round)
+                .filter(|_| self.closed_and_whole(round).1)
+                .map(|s| s.active_parties);
+            let taken = match &reply.result {
+                Ok(r) => match r.round_tree() {
+                    Some(trees) => TreeState::answered(trees.clone(), compare),
+                    None => TreeState::Failed("unexpected answer to a round's reward tree".into()),
+                },
+                Err(e) => TreeState::Failed(e.to_string()),
+            };
+            self.trees.insert(round, taken);
+            return true;
+        }
         if let Some(round) = self.asked_with(reply.id) {
             let taken = match &reply.result {
                 Ok(r) => match (r.round_on_scans(), self.summary(round)) {
@@ -171,6 +199,57 @@ impl RoundsView {
             .iter()
             .find(|(_, s)| **s == OnScans::Asked(id))
             .map(|(r, _)| *r)
+    }
+
+    /// The round a pending tree walk `id` is for.
+    fn tree_asked_with(&self, id: RequestId) -> Option<i64> {
+        self.trees
+            .iter()
+            .find(|(_, s)| **s == TreeState::Asked(id))
+            .map(|(r, _)| *r)
+    }
+
+    /// What the view knows of `round`'s reward tree (`None`: not asked).
+    pub fn tree(&self, round: i64) -> Option<&TreeState> {
+        self.trees.get(&round)
+    }
+
+    /// The round whose tree is to be walked now, taken (the app asks the runtime for it).
+    pub fn take_tree_wanted(&mut self) -> Option<i64> {
+        self.tree_wanted.take()
+    }
+
+    /// Request `id` walks `round`'s tree.
+    pub fn tree_asked(&mut self, round: i64, id: RequestId) {
+        self.trees.insert(round, TreeState::Asked(id));
+    }
+
+    /// The tree walks still waiting for their answer.
+    pub fn pending_trees(&self) -> Vec<RequestId> {
+        self.trees
+            .values()
+            .filter_map(|s| match s {
+                TreeState::Asked(id) => Some(*id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// `T`: the selected round's tree is to be walked (again, once answered); offline, or
+    /// without a scan, the detail says why none is asked.
+    fn want_tree(&mut self) {
+        let Some(round) = self.selected().map(|r| r.round) else {
+            return;
+        };
+        if matches!(self.trees.get(&round), Some(TreeState::Asked(_))) {
+            return;
+        }
+        match &self.scans_not_asked {
+            Some(why) => {
+                self.trees.insert(round, TreeState::NotAsked(why.clone()));
+            }
+            None => self.tree_wanted = Some(round),
+        }
     }
 
     /// What the view knows of `round` on the scans (`None`: not asked yet).
@@ -271,6 +350,7 @@ impl RoundsView {
             Some(Command::PageDown) => self.select(self.selected + page),
             Some(Command::Top) => self.select(0),
             Some(Command::Bottom) => self.select(usize::MAX),
+            Some(Command::RewardTree) => self.want_tree(),
             Some(Command::Cancel | Command::Back | Command::Rounds) => {
                 return OverlayOutcome::Close;
             }
