@@ -332,10 +332,9 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
     // One SV per scan: more scans than active SVs bring their SVs.
     let svs = cfg.total_scans().max(topology::NUM_SVS);
     let (rate, end_now) = (cfg.rate, cfg.end_now);
-    // The history is generated (on a blocking thread) while the listener is bound and the
-    // caller goes on (the explorer sets up its screen): the server accepts its first connection
-    // once the world is ready, and a client that connects before waits in the listen backlog.
-    let generating = tokio::task::spawn_blocking(move || world_for(seed, svs, rate, end_now));
+    let world = tokio::task::spawn_blocking(move || world_for(seed, svs, rate, end_now))
+        .await
+        .map_err(io::Error::other)?;
     let listener = tokio::net::TcpListener::bind(cfg.listen)
         .await
         .map_err(|e| io::Error::new(e.kind(), format!("cannot listen on {}: {e}", cfg.listen)))?;
@@ -356,45 +355,28 @@ pub async fn start(cfg: DemoConfig) -> io::Result<DemoHandle> {
         let closed = std::net::TcpListener::bind((addr.ip(), 0))?.local_addr()?;
         scan_urls[k] = format!("http://{closed}/sv{}", k + 1);
     }
-    let counters: Arc<faults::RequestCounters> = Arc::default();
+    let state = Arc::new(AppState::new(world, total).with_network(
+        scan_urls.clone(),
+        cfg.stagger,
+        &cfg.faults,
+    ));
+    let counters = Arc::clone(&state.counters);
+    let app = server::router(&state, cfg.basic_auth.clone())
+        .into_make_service_with_connect_info::<SocketAddr>();
     let (tx, rx) = oneshot::channel::<()>();
-    // The live task starts on the state once it exists (the handle can stop it before).
-    let (state_tx, state_rx) = oneshot::channel::<state::Shared>();
-    let live = (cfg.rate > 0.0).then(|| {
-        tokio::spawn(async move {
-            if let Ok(state) = state_rx.await {
-                server::live_loop(state, rate).await;
-            }
-        })
+    let join = tokio::spawn(async move {
+        let shutdown = async move {
+            let _ = rx.await;
+        };
+        if let Err(e) = axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await
+        {
+            tracing::warn!("demo server stopped: {e}");
+        }
     });
-    let join = {
-        let (urls, counters) = (scan_urls.clone(), Arc::clone(&counters));
-        let (stagger, faults, basic_auth) = (cfg.stagger, cfg.faults.clone(), cfg.basic_auth);
-        tokio::spawn(async move {
-            let world = match generating.await {
-                Ok(world) => world,
-                Err(e) => {
-                    tracing::warn!("demo network not generated: {e}");
-                    return;
-                }
-            };
-            let mut state = AppState::new(world, total).with_network(urls, stagger, &faults);
-            state.counters = counters;
-            let state = Arc::new(state);
-            let _ = state_tx.send(Arc::clone(&state));
-            let app = server::router(&state, basic_auth)
-                .into_make_service_with_connect_info::<SocketAddr>();
-            let shutdown = async move {
-                let _ = rx.await;
-            };
-            if let Err(e) = axum::serve(listener, app)
-                .with_graceful_shutdown(shutdown)
-                .await
-            {
-                tracing::warn!("demo server stopped: {e}");
-            }
-        })
-    };
+    let live =
+        (cfg.rate > 0.0).then(|| tokio::spawn(server::live_loop(Arc::clone(&state), cfg.rate)));
     let exp = util::now_micros() / 1_000_000 + 24 * 3600;
     let metrics_urls = node_metrics::NODES
         .iter()
