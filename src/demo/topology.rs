@@ -169,7 +169,8 @@ pub struct SvInfo {
 pub struct Network {
     pub seed: u64,
     pub parties: Vec<Party>,
-    pub party_index: HashMap<String, PartyIdx>,
+    /// foldhash: a lookup per created contract while the history is generated.
+    pub party_index: HashMap<String, PartyIdx, foldhash::fast::RandomState>,
     pub participants: Vec<Participant>,
     /// The participant serving the demo ledger API.
     pub ledger_participant: usize,

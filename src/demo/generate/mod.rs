@@ -18,6 +18,7 @@ mod wallet;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
+use foldhash::fast::RandomState;
 use serde_json::{Value, json};
 
 use super::ledger::{CreateNode, Ledger};
@@ -228,11 +229,11 @@ pub struct Generator {
     sv_reward_state: Vec<Option<(Con, i64)>>,
     sv_status: Vec<Option<Con>>,
     validators: Vec<ValState>,
-    wallets: HashMap<PartyIdx, Con>,
-    preapprovals: HashMap<PartyIdx, Con>,
-    amulets: HashMap<PartyIdx, Vec<Holding>>,
+    wallets: HashMap<PartyIdx, Con, RandomState>,
+    preapprovals: HashMap<PartyIdx, Con, RandomState>,
+    amulets: HashMap<PartyIdx, Vec<Holding>, RandomState>,
     locked: Vec<Locked>,
-    coupons: HashMap<PartyIdx, Vec<Coupon>>,
+    coupons: HashMap<PartyIdx, Vec<Coupon>, RandomState>,
     featured: Vec<Featured>,
     votes: Vec<Vote>,
     next_vote: u32,
@@ -349,11 +350,11 @@ impl Generator {
             sv_reward_state: vec![None; n_sv],
             sv_status: vec![None; n_sv],
             validators,
-            wallets: HashMap::new(),
-            preapprovals: HashMap::new(),
-            amulets: HashMap::new(),
+            wallets: HashMap::default(),
+            preapprovals: HashMap::default(),
+            amulets: HashMap::default(),
             locked: Vec::new(),
-            coupons: HashMap::new(),
+            coupons: HashMap::default(),
             featured: Vec::new(),
             votes: Vec::new(),
             next_vote: 0,

@@ -10,6 +10,8 @@ mod update;
 pub use update::{Body, CreateNode, ExerciseNode, Node, Reassign, ReassignKind, Tx, Update};
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+
+use foldhash::fast::RandomState;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -89,21 +91,21 @@ pub struct Holding {
 pub struct Ledger {
     pub(crate) net: Arc<Network>,
     updates: Vec<Arc<Update>>,
-    by_id: HashMap<String, u32>,
-    by_hash: HashMap<String, u32>,
+    by_id: HashMap<String, u32, RandomState>,
+    by_hash: HashMap<String, u32, RandomState>,
     /// Number of updates generated at start (the hash-indexing start points are fractions of it).
     pub(crate) initial_len: usize,
     /// First update index of each migration, ascending.
     migrations: Vec<(i64, u32)>,
-    contracts: HashMap<String, ContractRec>,
+    contracts: HashMap<String, ContractRec, RandomState>,
     amulets: Vec<AmuletRec>,
-    amulet_by_cid: HashMap<String, u32>,
-    liveness: HashMap<PartyIdx, BTreeSet<i64>>,
+    amulet_by_cid: HashMap<String, u32, RandomState>,
+    liveness: HashMap<PartyIdx, BTreeSet<i64>, RandomState>,
     licensed: BTreeSet<PartyIdx>,
     weights: Vec<WeightChange>,
     tcs: Vec<TcRec>,
-    tc_by_cid: HashMap<String, u32>,
-    tc_sent: HashMap<PartyIdx, i64>,
+    tc_by_cid: HashMap<String, u32, RandomState>,
+    tc_sent: HashMap<PartyIdx, i64, RandomState>,
     dev_coupons: Vec<String>,
     amulet_rules: Option<String>,
     /// Participant offsets: `ledger_offsets[o - 1]` is the update index at offset `o`.
@@ -111,12 +113,24 @@ pub struct Ledger {
     /// Per update index: its participant offset, 0 when the participant does not see it.
     offset_of: Vec<u32>,
     users: BTreeSet<String>,
-    executed: HashSet<String>,
+    executed: HashSet<String, RandomState>,
     /// Events with a verdict and no update, in ledger order: confirmation requests the mediator
     /// rejected (they commit nothing) and wholly private transactions (accepted; the scan's
     /// party sees none of their events). Served by `/v0/events` only, never by `/v2/updates`.
     verdicts_only: Vec<Arc<Update>>,
-    verdict_only_by_id: HashMap<String, u32>,
+    verdict_only_by_id: HashMap<String, u32, RandomState>,
+}
+
+/// About as many updates as a generated history has (14,340 for seed 42), and contracts (32,000):
+/// the maps are sized once instead of growing (rehashing) while the history is generated.
+const UPDATES_HINT: usize = 16 * 1024;
+const CONTRACTS_HINT: usize = 40 * 1024;
+
+/// The ledger's maps hash with foldhash (seeded per process): SipHash was 8 % of the demo's
+/// start-up, in these maps' inserts. Seeded per process as SipHash's were, so nothing generated
+/// or served depends on their iteration order.
+fn map_with_capacity<K, V>(n: usize) -> HashMap<K, V, RandomState> {
+    HashMap::with_capacity_and_hasher(n, RandomState::default())
 }
 
 fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
@@ -132,28 +146,28 @@ impl Ledger {
         let users = net.ledger_users.iter().cloned().collect();
         Ledger {
             net,
-            updates: Vec::new(),
-            by_id: HashMap::new(),
-            by_hash: HashMap::new(),
+            updates: Vec::with_capacity(UPDATES_HINT),
+            by_id: map_with_capacity(UPDATES_HINT),
+            by_hash: HashMap::default(),
             initial_len: 0,
             migrations: Vec::new(),
-            contracts: HashMap::new(),
+            contracts: map_with_capacity(CONTRACTS_HINT),
             amulets: Vec::new(),
-            amulet_by_cid: HashMap::new(),
-            liveness: HashMap::new(),
+            amulet_by_cid: map_with_capacity(UPDATES_HINT),
+            liveness: HashMap::default(),
             licensed: BTreeSet::new(),
             weights: Vec::new(),
             verdicts_only: Vec::new(),
-            verdict_only_by_id: HashMap::new(),
+            verdict_only_by_id: HashMap::default(),
             tcs: Vec::new(),
-            tc_by_cid: HashMap::new(),
-            tc_sent: HashMap::new(),
+            tc_by_cid: HashMap::default(),
+            tc_sent: HashMap::default(),
             dev_coupons: Vec::new(),
             amulet_rules: None,
             ledger_offsets: Vec::new(),
-            offset_of: Vec::new(),
+            offset_of: Vec::with_capacity(UPDATES_HINT),
             users,
-            executed: HashSet::new(),
+            executed: HashSet::default(),
         }
     }
 
