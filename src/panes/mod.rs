@@ -237,11 +237,9 @@ impl Shared {
             return "-".into();
         };
         if self.local_time {
-            t.with_timezone(&Local)
-                .format("%Y-%m-%d %H:%M:%S%.3f")
-                .to_string()
+            display_time(&t.with_timezone(&Local).naive_local())
         } else {
-            t.format("%Y-%m-%d %H:%M:%S%.3f").to_string()
+            display_time(&t.naive_utc())
         }
     }
 
@@ -256,6 +254,32 @@ impl Shared {
             .map(|t| t.to_rfc3339_opts(SecondsFormat::Micros, true))
             .unwrap_or_default()
     }
+}
+
+/// `2026-11-22 10:41:07.123` (chrono's `%Y-%m-%d %H:%M:%S%.3f`), written digit by digit: a
+/// History frame formats a time per row, and parsing the format string each time was a tenth
+/// of the frame.
+fn display_time(t: &chrono::NaiveDateTime) -> String {
+    use chrono::{Datelike, Timelike};
+    let Ok(year @ 0..=9999) = u32::try_from(t.year()) else {
+        return t.format("%Y-%m-%d %H:%M:%S%.3f").to_string();
+    };
+    let mut out = String::with_capacity(23);
+    for (sep, n, width) in [
+        (None, year, 4),
+        (Some('-'), t.month(), 2),
+        (Some('-'), t.day(), 2),
+        (Some(' '), t.hour(), 2),
+        (Some(':'), t.minute(), 2),
+        (Some(':'), t.second(), 2),
+        (Some('.'), t.nanosecond() / 1_000_000, 3),
+    ] {
+        out.extend(sep);
+        for i in (0..width).rev() {
+            out.push(char::from(b'0' + (n / 10u32.pow(i) % 10) as u8));
+        }
+    }
+    out
 }
 
 /// What drawing reads besides the pane itself: the shared state, the theme, and whether the
@@ -530,5 +554,33 @@ pub trait Pane {
     /// details) answer `v` themselves first.
     fn fields(&self, _sh: &Shared) -> Option<(String, Vec<crate::ui::fields::Field>)> {
         None
+    }
+}
+
+#[cfg(test)]
+mod display_time_tests {
+    use chrono::{DateTime, Utc};
+
+    #[test]
+    fn display_time_writes_what_the_chrono_format_writes() {
+        // Across years, month ends, midnight and sub-millisecond parts (cut, never rounded).
+        for micros in [
+            0,
+            999,
+            1_000,
+            1_764_000_000_123_456,
+            1_764_028_799_999_999,
+            951_782_400_000_001,
+            253_402_300_799_999_999,
+            -62_167_219_200_000_000,
+            -1,
+        ] {
+            let t = DateTime::<Utc>::from_timestamp_micros(micros).expect("a time");
+            assert_eq!(
+                super::display_time(&t.naive_utc()),
+                t.format("%Y-%m-%d %H:%M:%S%.3f").to_string(),
+                "{micros}"
+            );
+        }
     }
 }

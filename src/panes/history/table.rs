@@ -401,12 +401,10 @@ impl TableRow for UpdateSummary {
         let interner = &sh.history.summarizer.interner;
         match col {
             HistoryCol::Time => {
-                let t = sh.format_time(self.record_time);
-                let t = if width < DATED_TIME {
-                    t.get(11..).map(str::to_string).unwrap_or(t)
-                } else {
-                    t
-                };
+                let mut t = sh.format_time(self.record_time);
+                if width < DATED_TIME && t.get(11..).is_some() {
+                    t.drain(..11);
+                }
                 Cell::new(t, theme.time)
             }
             HistoryCol::Migration => Cell::new(self.migration_id.to_string(), Style::default()),
@@ -430,13 +428,14 @@ impl TableRow for UpdateSummary {
             }
             HistoryCol::Events => Cell::new(self.event_count.to_string(), theme.muted),
             HistoryCol::Parties => {
-                let names: Vec<&str> = sh
-                    .history
-                    .parties_of(self)
-                    .into_iter()
-                    .map(|p| p.split_once("::").map_or(p, |(name, _)| name))
-                    .collect();
-                Cell::new(names.join(", "), theme.muted)
+                let mut names = String::new();
+                for p in sh.history.parties_of(self) {
+                    if !names.is_empty() {
+                        names.push_str(", ");
+                    }
+                    names.push_str(p.split_once("::").map_or(p, |(name, _)| name));
+                }
+                Cell::new(names, theme.muted)
             }
             HistoryCol::Synchronizer => Cell::new(
                 short_party(interner.resolve(self.synchronizer)).to_owned(),
