@@ -53,6 +53,7 @@ mod index_pg;
 mod index_prefix;
 mod index_reports;
 mod index_rounds;
+mod index_schema10;
 mod index_show;
 mod index_stats;
 mod index_validators;
