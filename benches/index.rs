@@ -255,10 +255,12 @@ impl Copier {
             }
             Value::Array(a) => a.iter_mut().for_each(|x| self.copy_value(x, k)),
             Value::Object(o) => {
-                let keys: Vec<String> = o.keys().cloned().collect();
-                for key in keys {
-                    let Some(x) = o.remove(&key) else { continue };
-                    let mut x = x;
+                // Rebuilt in the template's key order: removing and inserting each key (a
+                // swap-remove with serde_json's `preserve_order`) scrambled it, so a copy's
+                // bodies and verdicts were not laid out as the scans serve them (a verdict's
+                // `update_id` no longer first: kept whole, and packed worse by a dictionary
+                // trained on the template's order).
+                for (key, mut x) in std::mem::take(o) {
                     if key == "migration_id"
                         && let Some(m) = x.as_i64()
                     {

@@ -54,6 +54,7 @@ mod index_prefix;
 mod index_reports;
 mod index_rounds;
 mod index_rounds_tree;
+mod index_schema10;
 mod index_search_verdict_only;
 mod index_show;
 mod index_stats;

@@ -109,7 +109,9 @@ CREATE TABLE IF NOT EXISTS sync_heartbeat (
 /// (see its `EVENTS`): one zstd blob of the parts and their scans by the update's `seq`, a
 /// dictionary of `event_dictionaries`, the search columns and the digest. Run when a database
 /// is opened for writing (idempotent), after [`repack_events_7_to_8`] moved a schema-7 table
-/// aside.
+/// aside. Schema 10: the verdict's result indexed only of the verdicts other than `accepted`
+/// (as on SQLite; schema 8 and 9's `events_verdict`, over every verdict, is dropped by the
+/// first writer's open).
 const EVENTS: &str = "
 CREATE TABLE IF NOT EXISTS event_dictionaries (
     id BIGINT PRIMARY KEY,
@@ -126,8 +128,8 @@ CREATE TABLE IF NOT EXISTS events (
     digest BYTEA NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_round ON events (round_number) WHERE round_number IS NOT NULL;
-CREATE INDEX IF NOT EXISTS events_verdict ON events (verdict_result, mediator_group)
-    WHERE verdict_result IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_verdict_other ON events (verdict_result, mediator_group)
+    WHERE verdict_result <> 'accepted';
 ";
 
 /// Schema 7 → 8: the events kept as schema 7 did (three JSON text columns and the scans'
@@ -373,6 +375,10 @@ impl PgIndex {
             super::rounds::rounds_step(&mut tx).map_err(|e| target.error(&e))?;
             // Schema 9: the validators' table (counted from the kept bodies just below).
             super::validators::validators_step(&mut tx).map_err(|e| target.error(&e))?;
+            // Schema 10: the index over every verdict's result dropped (`EVENTS`, run above,
+            // made the one over the verdicts other than accepted).
+            tx.batch_execute("DROP INDEX IF EXISTS events_verdict")
+                .map_err(|e| target.error(&e))?;
             if older.is_some() {
                 tx.execute(
                     "UPDATE meta SET value = $1 WHERE key = 'schema_version'",

@@ -79,8 +79,8 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
         }
         // The updates whose kept events have the column's value.
         Term::Events(term) => {
-            let (column, value) = term.column();
-            let sql = format!("SELECT seq FROM events WHERE {column} = $1 ORDER BY seq");
+            let sql = crate::store::events_term_sql(term, '$');
+            let (_, value) = term.column();
             let rows = match value {
                 EventsValue::Text(v) => c.query(&sql, &[&v])?,
                 EventsValue::Number(n) => c.query(&sql, &[&n])?,

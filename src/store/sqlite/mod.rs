@@ -22,6 +22,8 @@ mod stats;
 #[cfg(test)]
 mod tests;
 mod validators;
+#[cfg(test)]
+mod verdict_index_tests;
 mod write;
 
 use std::collections::HashMap;

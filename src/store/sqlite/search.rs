@@ -84,9 +84,9 @@ impl SqliteIndex {
             }
             Term::Events(term) => {
                 // The updates whose kept events have the column's value (by the events'
-                // indexes on the verdict result and mediator group, and on the round).
-                let (column, value) = term.column();
-                let sql = format!("SELECT seq FROM events WHERE {column} = ?1 ORDER BY seq");
+                // indexes on the verdicts other than accepted, and on the round).
+                let sql = crate::store::events_term_sql(term, '?');
+                let (_, value) = term.column();
                 let mut stmt = self
                     .conn
                     .prepare_cached(&sql)
