@@ -1549,3 +1549,55 @@ fn validators_on_postgres_equal_the_sqlite_validators() {
     assert!(on_pg.values().any(|r| r["last_activity_round"].is_i64()));
     assert_eq!(on_pg, of(sqlite_at));
 }
+
+#[test]
+fn validators_on_postgres_survive_a_prune_and_a_range_synced_again_counted_once() {
+    use cantonscope::model::format::{format_time_micros, parse_time_micros};
+    let Some((db, _server)) = database("validators_prune") else {
+        return;
+    };
+    let url = crate::index_validators::demo_url();
+    let until = crate::index_validators::until();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (code, _, err) = sync(
+        dir.path(),
+        &url,
+        &db.url,
+        &["--from", "begin", "--until", until, "--verify", "2"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let of = || {
+        let (code, out, err) =
+            crate::index_validators::validators(dir.path(), &url, &db.url, &["--no-scan"]);
+        assert_eq!(code, 0, "{err}");
+        crate::index_validators::rows(&out)
+    };
+    let before = of();
+    assert!(before.len() >= 5, "{before:?}");
+    // Cut in the middle of the history: some licences and activities before it.
+    let first = before
+        .values()
+        .filter_map(|r| r["first_licensed"].as_str().and_then(parse_time_micros))
+        .min()
+        .expect("a licence");
+    let last = before
+        .values()
+        .filter_map(|r| r["last_activity"].as_str().and_then(parse_time_micros))
+        .max()
+        .expect("an activity");
+    let cut = format_time_micros(first + (last - first) / 2);
+    let mut args = index_args(&db.url, "prune");
+    args.extend_from_slice(&["--before", &cut]);
+    let output = run(dir.path(), &url, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    // What the pruned updates told stays; the range synced again is counted once.
+    assert_eq!(of(), before);
+    let (code, _, err) = sync(
+        dir.path(),
+        &url,
+        &db.url,
+        &["--from", "begin", "--until", &cut, "--verify", "2"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(of(), before);
+}
