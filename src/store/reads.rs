@@ -9,7 +9,8 @@ use crate::model::index::read::RangeFrom;
 
 /// The reads every engine answers with its own functions of the same names (`read_status`,
 /// `search_rows`, `count_rows`, `read_body`, `read_kept_digests`, `read_digests`, `read_reach`,
-/// `read_page_after`, `read_range_count`, `read_update_count`, `read_range_rows`): the [`IndexReader`] methods that
+/// `read_page_after`, `read_range_count`, `read_update_count`, `read_range_rows`,
+/// `read_bodies_after`, `read_kept_validators`): the [`IndexReader`] methods that
 /// only hand over, written once for both engines' `impl IndexReader`.
 ///
 /// `mark` is the engine's SQL parameter mark and `bytewise` what makes update ids compare
@@ -111,6 +112,20 @@ macro_rules! engine_reads {
                 rows.reverse();
             }
             Ok(rows)
+        }
+
+        fn bodies_after(
+            &mut self,
+            after: i64,
+            limit: usize,
+        ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError> {
+            self.read_bodies_after(after, limit)
+        }
+
+        fn kept_validators(
+            &mut self,
+        ) -> Result<$crate::store::validators::KeptValidators, StoreError> {
+            self.read_kept_validators()
         }
     };
 }

@@ -117,6 +117,20 @@ pub(super) fn bodies_sql(mark: char) -> String {
     )
 }
 
+/// Rows of [`bodies_sql`] (seq, id, record time, packed body) as (seq, record time, body),
+/// each packed body made text by the engine's `unpack` (update id, packed).
+pub(super) fn bodies_of(
+    rows: Vec<(i64, String, i64, Option<Vec<u8>>)>,
+    mut unpack: impl FnMut(&str, &[u8]) -> Result<String, StoreError>,
+) -> Result<Vec<(i64, i64, Option<String>)>, StoreError> {
+    rows.into_iter()
+        .map(|(seq, id, time, packed)| {
+            let body = packed.map(|p| unpack(&id, &p)).transpose()?;
+            Ok((seq, time, body))
+        })
+        .collect()
+}
+
 /// A row of [`READ_SQL`] as (validator, sums).
 pub(super) fn sums_of(
     validator: String,

@@ -257,18 +257,6 @@ impl IndexReader for PgIndex {
     super::stats::stats_reads!();
 
     super::rounds::engine_round_reads!();
-
-    fn bodies_after(
-        &mut self,
-        after: i64,
-        limit: usize,
-    ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError> {
-        self.read_bodies_after(after, limit)
-    }
-
-    fn kept_validators(&mut self) -> Result<super::validators::KeptValidators, StoreError> {
-        self.read_kept_validators()
-    }
 }
 
 impl IndexWriter for PgIndex {

@@ -12,23 +12,16 @@ use crate::store::{At, CHUNK_EVENTS_SQL, EventsCoverage, with_events_coverage};
 
 impl PgIndex {
     pub(super) fn read_update_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
-        self.with(|c| {
-            Ok(c.query_one(
-                &crate::store::reads::update_count_sql('$'),
-                &[&since, &before],
-            )?
-            .get(0))
-        })
+        self.count_between(&crate::store::reads::update_count_sql('$'), since, before)
     }
 
     pub(super) fn read_range_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
-        self.with(|c| {
-            Ok(c.query_one(
-                &crate::store::reads::range_count_sql('$'),
-                &[&since, &before],
-            )?
-            .get(0))
-        })
+        self.count_between(&crate::store::reads::range_count_sql('$'), since, before)
+    }
+
+    /// The one count `sql` answers for its parameters `since` and `before`.
+    fn count_between(&mut self, sql: &str, since: i64, before: i64) -> Result<i64, StoreError> {
+        self.with(|c| Ok(c.query_one(sql, &[&since, &before])?.get(0)))
     }
 
     /// The rows of `read`, in the order its SQL reads them.

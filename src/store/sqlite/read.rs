@@ -387,22 +387,17 @@ impl SqliteIndex {
     }
 
     pub(super) fn read_update_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
-        self.conn
-            .query_row(
-                &crate::store::reads::update_count_sql('?'),
-                params![since, before],
-                |r| r.get(0),
-            )
-            .map_err(|e| engine_error(&self.path, &e))
+        self.count_between(&crate::store::reads::update_count_sql('?'), since, before)
     }
 
     pub(super) fn read_range_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
+        self.count_between(&crate::store::reads::range_count_sql('?'), since, before)
+    }
+
+    /// The one count `sql` answers for its parameters `since` and `before`.
+    fn count_between(&mut self, sql: &str, since: i64, before: i64) -> Result<i64, StoreError> {
         self.conn
-            .query_row(
-                &crate::store::reads::range_count_sql('?'),
-                params![since, before],
-                |r| r.get(0),
-            )
+            .query_row(sql, params![since, before], |r| r.get(0))
             .map_err(|e| engine_error(&self.path, &e))
     }
 

@@ -7,7 +7,7 @@ use super::{SqliteIndex, StoreError, engine_error};
 use crate::model::index::validators::ValidatorsDelta;
 use crate::store::validators::{
     KeptValidators, NEWEST_ROUND_SQL, PROVIDERS_SQL, PRUNED_KEY, READ_SQL, SEQ_KEY, add_sql,
-    bodies_sql, counted_before_sql, create_sql, cut_after, sums_of, through_of,
+    bodies_of, bodies_sql, counted_before_sql, create_sql, cut_after, sums_of, through_of,
 };
 
 /// In a prune's transaction, before the updates recorded before `before` go: when some of them
@@ -65,12 +65,7 @@ impl SqliteIndex {
                 .collect()
             })
             .map_err(|e| engine_error(&self.path, &e))?;
-        rows.into_iter()
-            .map(|(seq, id, time, packed)| {
-                let body = packed.map(|p| self.unpack(&id, &p)).transpose()?;
-                Ok((seq, time, body))
-            })
-            .collect()
+        bodies_of(rows, |id, packed| self.unpack(id, packed))
     }
 
     pub(super) fn read_kept_validators(&mut self) -> Result<KeptValidators, StoreError> {
