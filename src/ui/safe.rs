@@ -174,6 +174,22 @@ pub fn is_printable_ascii(s: &str) -> bool {
     s.bytes().all(|b| (0x20..0x7f).contains(&b))
 }
 
+/// Whether `c` is a character [`Buffer::set_stringn`](ratatui::buffer::Buffer::set_stringn)
+/// writes into exactly one cell on its own, whatever comes before or after it in a string of
+/// such characters: printable ASCII and the symbols the app itself writes (the ellipsis of a cut
+/// value, arrows, dots, dashes, sort marks, box-drawing lines). None of them is a combining
+/// mark, a joiner or wide, so a string of them is one grapheme a character, one column each.
+#[inline]
+pub fn is_one_cell(c: char) -> bool {
+    matches!(c, ' '..='~')
+        || matches!(
+            c,
+            '…' | '→' | '←' | '↑' | '↓' | '·' | '–' | '—' | '•' | '▲' | '▼' | '▸' | '▾' | '✓' | '✗'
+        )
+        // Box drawing (U+2500–U+257F): borders and tree lines.
+        || ('\u{2500}'..='\u{257f}').contains(&c)
+}
+
 fn sanitize_impl(s: &str, keep_newlines: bool) -> Cow<'_, str> {
     let Some(first) = first_unsafe(s, keep_newlines) else {
         return Cow::Borrowed(s);

@@ -11,7 +11,7 @@ use ratatui::text::Span;
 use unicode_width::UnicodeWidthStr;
 
 use super::{Cell, Draw, KEEP, TableRow};
-use crate::ui::safe::safe_line;
+use crate::ui::safe::{is_one_cell, is_printable_ascii, safe_line};
 use crate::ui::scroll::ScrollState;
 
 /// How wide a column is.
@@ -191,21 +191,35 @@ pub fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, width: u16, align: Alig
 }
 
 /// [`Buffer::set_stringn`] of text that [`safe_line`] made safe, at most `max_width` columns:
-/// printable ASCII (most cells) is written a byte a cell, without ratatui's grapheme
-/// segmentation (the largest part of a History frame's time, see the book's performance
-/// chapter); anything else goes through `set_stringn`. The cells written are the same.
+/// printable ASCII (most cells) is written a byte a cell, and text of printable ASCII and the
+/// app's own one-cell symbols (the Summary's `→`, a cut id's `…`, `·`, dashes; see
+/// [`is_one_cell`]) a character a cell, both without ratatui's grapheme segmentation (the
+/// largest part of a History frame's time, see the book's performance chapter); anything else
+/// (wide or combining characters, other scripts) goes through `set_stringn`. The cells written
+/// are the same.
 pub fn set_text(buf: &mut Buffer, x: u16, y: u16, text: &str, max_width: usize, style: Style) {
     let area = buf.area;
-    if !area.contains(ratatui::layout::Position { x, y })
-        || !crate::ui::safe::is_printable_ascii(text)
-    {
+    if !area.contains(ratatui::layout::Position { x, y }) {
         buf.set_stringn(x, y, text, max_width, style);
         return;
     }
-    let n = text.len().min(max_width).min(usize::from(area.right() - x));
-    let start = buf.index_of(x, y);
-    for (cell, b) in buf.content[start..start + n].iter_mut().zip(text.bytes()) {
-        cell.set_char(char::from(b)).set_style(style);
+    let room = max_width.min(usize::from(area.right() - x));
+    if is_printable_ascii(text) {
+        let n = text.len().min(room);
+        let start = buf.index_of(x, y);
+        for (cell, b) in buf.content[start..start + n].iter_mut().zip(text.bytes()) {
+            cell.set_char(char::from(b)).set_style(style);
+        }
+    } else if text.chars().all(is_one_cell) {
+        let start = buf.index_of(x, y);
+        for (cell, c) in buf.content[start..start + room]
+            .iter_mut()
+            .zip(text.chars())
+        {
+            cell.set_char(c).set_style(style);
+        }
+    } else {
+        buf.set_stringn(x, y, text, max_width, style);
     }
 }
 

@@ -385,3 +385,64 @@ fn a_narrow_table_folds_a_column_that_reads_the_same_on_every_row_in_view() {
     assert!(notes.is_empty());
     assert_eq!(ids(&cols.layout(80)), ids(&columns().layout(80)));
 }
+
+/// `set_text` writes exactly the cells `Buffer::set_stringn` writes, on its fast paths (ASCII,
+/// the app's one-cell symbols) and on the slow one (wide, combining, other scripts, control
+/// pictures), cut at every width and at the buffer's right edge, over cells already written.
+#[test]
+fn set_text_writes_what_set_stringn_writes() {
+    use crate::ui::safe::{is_one_cell, safe_line};
+    use ratatui::style::{Color, Style};
+
+    let mut texts: Vec<String> = [
+        "",
+        "plain ascii 123",
+        "a → b",
+        "1220abcd…",
+        "Alice · Bob – 3 — 4",
+        "↑↓←→•▲▼▸▾✓✗",
+        "├── └─ │ ┌┐└┘ ═",
+        "日本語 wide",
+        "e\u{301}combining",
+        "a→\u{301}b",
+        "👍🏽 emoji",
+        "zero\u{200b}width",
+        "tab\there\x1b[31mred\n",
+        "Ελληνικά кириллица",
+    ]
+    .iter()
+    .map(ToString::to_string)
+    .collect();
+    texts.extend(
+        (0x2500u32..=0x257f)
+            .filter_map(char::from_u32)
+            .map(|c| format!("x{c}{c}y")),
+    );
+    // What the table really hands over: the text made safe first.
+    let safe: Vec<String> = texts
+        .iter()
+        .map(|t| safe_line(t, 40).into_owned())
+        .collect();
+    texts.extend(safe);
+
+    let style = Style::default().fg(Color::Yellow);
+    let area = Rect::new(0, 0, 12, 1);
+    for text in &texts {
+        for x in [0u16, 5, 11] {
+            for max in 0..=14usize {
+                let mut fast = Buffer::filled(area, ratatui::buffer::Cell::new("#"));
+                let mut slow = fast.clone();
+                super::columns::set_text(&mut fast, x, 0, text, max, style);
+                slow.set_stringn(x, 0, text, max, style);
+                assert_eq!(fast, slow, "{text:?} at x={x} in {max} columns");
+            }
+        }
+    }
+    // The fast path takes the app's symbols and leaves the rest to set_stringn.
+    for one in ["a → b", "1220abcd…", "Alice · Bob – 3 — 4", "├── └─"] {
+        assert!(one.chars().all(is_one_cell), "{one:?}");
+    }
+    for other in ["日本語", "e\u{301}", "👍", "\u{200b}", "␛", "Ελ"] {
+        assert!(!other.chars().all(is_one_cell), "{other:?}");
+    }
+}
