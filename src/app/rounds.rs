@@ -7,8 +7,8 @@
 use super::App;
 use super::state::Overlay;
 use crate::model::index::read::IndexRead;
-use crate::msg::{Effect, Owner, Request};
-use crate::panes::Out;
+use crate::msg::{Effect, Owner, Request, RequestId};
+use crate::panes::{Out, Shared};
 use crate::ui::rounds::{REWRITTEN_TEXT, RoundsView};
 
 impl App {
@@ -46,28 +46,15 @@ impl App {
         let Some(Overlay::Rounds(view)) = &mut self.overlay else {
             return;
         };
+        let now = self.sh.now;
         if let Some(round) = view.take_tree_wanted() {
-            let id = self.sh.next_request_id(Owner::Rounds);
-            out.effects.push(Effect::Fetch {
-                id,
-                request: Request::RoundTree {
-                    round,
-                    now: self.sh.now,
-                },
-            });
+            let id = fetch(&mut self.sh, out, Request::RoundTree { round, now });
             view.tree_asked(round, id);
         }
         let (cancel, ask) = view.next_ask();
         out.effects.extend(cancel.into_iter().map(Effect::Cancel));
         if let Some(round) = ask {
-            let id = self.sh.next_request_id(Owner::Rounds);
-            out.effects.push(Effect::Fetch {
-                id,
-                request: Request::RoundOnScans {
-                    round,
-                    now: self.sh.now,
-                },
-            });
+            let id = fetch(&mut self.sh, out, Request::RoundOnScans { round, now });
             view.asked(round, id);
         }
     }
@@ -83,4 +70,11 @@ impl App {
             );
         }
     }
+}
+
+/// A request of the Rounds view, asked of the runtime: its id.
+fn fetch(sh: &mut Shared, out: &mut Out, request: Request) -> RequestId {
+    let id = sh.next_request_id(Owner::Rounds);
+    out.effects.push(Effect::Fetch { id, request });
+    id
 }

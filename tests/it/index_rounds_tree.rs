@@ -103,15 +103,7 @@ fn the_diverging_scans_tree_differs_at_a_batch_and_is_named() {
     let honest = name_of(dir.path(), &d.handle.scan_urls[0]);
     let diverging = name_of(dir.path(), &d.handle.scan_urls[1]);
     let older = name_of(dir.path(), &d.handle.scan_urls[2]);
-    let (_, all, _) = rounds(dir.path(), url, index, &["--no-scans"]);
-    let all: Value = serde_json::from_str(&all).expect("JSON");
-    let first = all["rounds"]
-        .as_array()
-        .expect("rounds")
-        .iter()
-        .find(|r| r["records"] != 0)
-        .and_then(|r| r["round"].as_i64())
-        .expect("a round with records");
+    let first = first_round_with_records(dir.path(), url, index);
     // From before the scans serve a root hash (cannot provide) into rounds they serve.
     let (from, until) = (first.to_string(), (first + 5).to_string());
     let (code, out, err) = rounds(
@@ -183,15 +175,7 @@ fn a_rewarded_provider_without_kept_activity_is_named() {
     let url = &d.handle.scan_url;
     let honest = name_of(dir.path(), &d.handle.scan_urls[0]);
     // A whole round the scans serve, with a provider in its tree.
-    let (_, all, _) = rounds(dir.path(), url, &index, &["--no-scans"]);
-    let all: Value = serde_json::from_str(&all).expect("JSON");
-    let first = all["rounds"]
-        .as_array()
-        .expect("rounds")
-        .iter()
-        .find(|r| r["records"] != 0)
-        .and_then(|r| r["round"].as_i64())
-        .expect("a round with records");
+    let first = first_round_with_records(dir.path(), url, &index);
     let n = (first + 4).to_string();
     let (_, out, err) = rounds(
         dir.path(),
@@ -251,6 +235,19 @@ fn a_rewarded_provider_without_kept_activity_is_named() {
 
 /// The first provider of round `n`'s tree under `root` on the scan at `url` (the first leaf
 /// reached breadth first).
+/// The oldest round of the index with app activity records (its figures alone, no scan asked).
+fn first_round_with_records(dir: &std::path::Path, url: &str, index: &std::path::Path) -> i64 {
+    let (_, all, _) = rounds(dir, url, index, &["--no-scans"]);
+    let all: Value = serde_json::from_str(&all).expect("JSON");
+    all["rounds"]
+        .as_array()
+        .expect("rounds")
+        .iter()
+        .find(|r| r["records"] != 0)
+        .and_then(|r| r["round"].as_i64())
+        .expect("a round with records")
+}
+
 fn first_provider(url: &str, n: &str, root: &str) -> String {
     let rt = crate::common::bin::runtime();
     rt.block_on(async {

@@ -73,6 +73,15 @@ pub(crate) fn validators(
     )
 }
 
+/// A copy of the synced index in a directory of its own, for a test that changes it.
+fn copy_of_synced() -> (tempfile::TempDir, PathBuf) {
+    let (dir, index) = temp();
+    let conn = rusqlite::Connection::open(&synced().1).expect("opens");
+    conn.execute("VACUUM INTO ?1", [index.to_str().expect("utf-8")])
+        .expect("copied");
+    (dir, index)
+}
+
 /// The rows of `index validators` (JSON), by party.
 pub(crate) fn rows(out: &str) -> BTreeMap<String, Value> {
     let doc: Value = serde_json::from_str(out).expect("JSON");
@@ -412,11 +421,7 @@ fn the_licences_endpoint_pages_as_the_real_scan_and_refuses_a_bad_limit() {
 
 #[test]
 fn an_index_of_schema_8_is_migrated_in_place_counting_its_kept_bodies() {
-    let (dir, index) = temp();
-    let conn = rusqlite::Connection::open(&synced().1).expect("opens");
-    conn.execute("VACUUM INTO ?1", [index.to_str().expect("utf-8")])
-        .expect("copied");
-    drop(conn);
+    let (dir, index) = copy_of_synced();
     let (code, before, err) = validators(dir.path(), &demo_url(), &index, &["--no-scan"]);
     assert_eq!(code, 0, "{err}");
     // An index of schema 8: no validators' table. Readers refuse it, the next writer migrates.
@@ -458,11 +463,7 @@ fn an_index_of_schema_8_is_migrated_in_place_counting_its_kept_bodies() {
 
 #[test]
 fn a_range_pruned_then_synced_again_is_not_counted_twice() {
-    let (dir, index) = temp();
-    let conn = rusqlite::Connection::open(&synced().1).expect("opens");
-    conn.execute("VACUUM INTO ?1", [index.to_str().expect("utf-8")])
-        .expect("copied");
-    drop(conn);
+    let (dir, index) = copy_of_synced();
     let (code, before, err) = validators(dir.path(), &demo_url(), &index, &["--no-scan"]);
     assert_eq!(code, 0, "{err}");
     let before = rows(&before);
