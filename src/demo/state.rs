@@ -34,6 +34,8 @@ pub(crate) struct AppState {
     pub scans_down: Arc<std::sync::atomic::AtomicU32>,
     /// The nodes' metrics and their faults.
     pub node_metrics: super::node_metrics::SharedMetrics,
+    /// The CIP-104 rounds' activity, extended as the ledger grows.
+    pub reward_rounds: std::sync::Mutex<super::scan_api::RewardRounds>,
 }
 
 /// Where each scan instance started indexing external transaction hashes, as a fraction of the
@@ -56,6 +58,7 @@ impl AppState {
             node_metrics: Arc::new(std::sync::Mutex::new(
                 super::node_metrics::NodeMetrics::new(&super::faults::NodeFaults::default()),
             )),
+            reward_rounds: std::sync::Mutex::default(),
         }
     }
 

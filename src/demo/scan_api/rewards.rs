@@ -13,6 +13,7 @@
 //! different total weight and a different first allowance under the honest batch hash.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, PoisonError};
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -20,7 +21,7 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::request::{ScanCtx, not_found};
-use crate::demo::ledger::{Body, Ledger};
+use crate::demo::ledger::{Body, Ledger, Update};
 use crate::demo::reply::{Fail, done, json_ok, scan_error};
 use crate::demo::topology::Network;
 use crate::demo::util::sha256_hex;
@@ -40,29 +41,49 @@ struct RoundActivity {
 }
 
 /// The rounds of the ledger: activity per round with records, and the newest round.
+#[derive(Default)]
 struct Rounds {
     activity: BTreeMap<i64, RoundActivity>,
     newest: i64,
 }
 
+/// The rounds' activity, walked over the ledger once and then extended with the updates it
+/// gained since (the ledger only grows): a reward tree's walk asks for every batch of a round,
+/// and each request walking the whole history again made a walk over the demo's rounds take
+/// minutes.
+#[derive(Default)]
+pub(crate) struct RewardRounds {
+    walked: usize,
+    rounds: Rounds,
+}
+
+impl RewardRounds {
+    fn current(&mut self, net: &Network, l: &Ledger) -> &Rounds {
+        let updates = l.updates();
+        if self.walked > updates.len() {
+            *self = RewardRounds::default();
+        }
+        self.rounds.add(net, &updates[self.walked..]);
+        self.walked = updates.len();
+        &self.rounds
+    }
+}
+
 impl Rounds {
-    fn of(net: &Network, l: &Ledger) -> Rounds {
-        let mut activity: BTreeMap<i64, RoundActivity> = BTreeMap::new();
-        let mut newest = 0;
-        for u in l.updates() {
+    fn add(&mut self, net: &Network, updates: &[Arc<Update>]) {
+        for u in updates {
             let Body::Tx(tx) = &u.body else { continue };
             let round = i64::try_from(tx.round).unwrap_or(i64::MAX);
-            newest = newest.max(round);
+            self.newest = self.newest.max(round);
             if u.migration_id == 0 || tx.rejected {
                 continue;
             }
             let Some(p) = tx.app_provider else { continue };
-            let a = activity.entry(round).or_default();
+            let a = self.activity.entry(round).or_default();
             *a.weights.entry(net.party_id(p).to_owned()).or_default() +=
                 crate::demo::render::traffic_cost(u, tx);
             a.records += 1;
         }
-        Rounds { activity, newest }
     }
 
     fn first(&self) -> i64 {
@@ -207,7 +228,12 @@ fn with_round(
             return Err(not_implemented());
         }
         let w = c.app.read();
-        let rounds = Rounds::of(&c.app.net, &w.ledger);
+        let mut cache = c
+            .app
+            .reward_rounds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let rounds = cache.current(&c.app.net, &w.ledger);
         if rounds.settled(round).is_err() && batch {
             // The batches of a round that is not settled are not found (as the spec says).
             return Err(not_found(format!("No batches for round {round}")));
@@ -225,7 +251,12 @@ pub(super) async fn earliest_available(State(c): State<ScanCtx>) -> Response {
             return Err(not_found("Not found"));
         }
         let w = c.app.read();
-        let rounds = Rounds::of(&c.app.net, &w.ledger);
+        let mut cache = c
+            .app
+            .reward_rounds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let rounds = cache.current(&c.app.net, &w.ledger);
         Ok(json_ok(
             &json!({ "earliest_round": rounds.earliest_available() }),
         ))
