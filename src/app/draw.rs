@@ -256,14 +256,14 @@ fn header_line(app: &App, level: u8, index_level: u8, newest: bool) -> Line<'sta
         spans.push(sep.clone());
         spans.push(Span::styled(
             if level == 0 {
-                format!("migration {}", last.migration_id)
+                format!("migration {}", last.migration_id())
             } else {
-                format!("mig {}", last.migration_id)
+                format!("mig {}", last.migration_id())
             },
             theme.header,
         ));
-        let lag = (app.sh.now - last.record_time).max(0) / 1_000_000;
-        let time = app.sh.format_time(last.record_time);
+        let lag = (app.sh.now - last.record_time()).max(0) / 1_000_000;
+        let time = app.sh.format_time(last.record_time());
         if app.sh.ctx.offline {
             // The index's newest loaded update: no lag is claimed (no node is asked).
             let shown = if level == 0 {

@@ -55,7 +55,9 @@ pub fn current(app: &App) -> Locator {
             let at = if history.is_following() {
                 None
             } else {
-                history.selected(&app.sh).map(|s| s.record_time)
+                history
+                    .selected(&app.sh)
+                    .map(crate::model::summary::UpdateSummary::record_time)
             };
             Locator::History { party, at }
         }

@@ -254,7 +254,13 @@ pub fn resolve_update_id(
     }
     let found = match &pattern {
         Some(pattern) => {
-            crate::model::id_pattern::matching(pattern, history.iter().map(|s| &*s.update_id))
+            let ids: Vec<String> = history
+                .iter()
+                .map(|s| s.update_id())
+                .filter(|id| pattern.matches(id))
+                .map(|id| id.to_string())
+                .collect();
+            crate::model::id_pattern::matching(pattern, ids.iter().map(String::as_str))
         }
         None => Vec::new(),
     };

@@ -31,7 +31,7 @@ use super::format::format_time_micros;
 use super::history::{FilteredView, History};
 use super::json_text::escape_unsafe_from;
 use super::position::At;
-use super::summary::{Summarizer, UpdateSummary, cat};
+use super::summary::{Summarizer, UpdateIdText, UpdateSummary, cat};
 
 /// Rows encoded per [`ExportJob::step`] call (one call per tick).
 pub const CHUNK_ROWS: usize = 20_000;
@@ -139,7 +139,7 @@ pub fn check_path(path: &str) -> Result<(), String> {
 pub struct ExportRow<'a> {
     /// RFC 3339 UTC (empty when the server's time could not be read).
     pub record_time: String,
-    pub update_id: &'a str,
+    pub update_id: Cow<'a, str>,
     pub migration_id: i64,
     pub kind: &'static str,
     pub root_action: String,
@@ -152,19 +152,21 @@ impl<'a> ExportRow<'a> {
     pub fn of(s: &'a UpdateSummary, summarizer: &'a Summarizer) -> ExportRow<'a> {
         let interner = &summarizer.interner;
         let mut parties: Vec<&str> = s
-            .syms
-            .iter()
-            .filter(|sym| summarizer.category(**sym) & cat::PARTY != 0)
-            .map(|sym| interner.resolve(*sym))
+            .syms()
+            .filter(|sym| summarizer.category(*sym) & cat::PARTY != 0)
+            .map(|sym| interner.resolve(sym))
             .filter(|p| !p.is_empty())
             .collect();
         parties.sort_unstable();
         parties.dedup();
         ExportRow {
-            record_time: format_time_micros(s.record_time),
-            update_id: &s.update_id,
-            migration_id: s.migration_id,
-            kind: s.kind.label(),
+            record_time: format_time_micros(s.record_time()),
+            update_id: match s.update_id() {
+                UpdateIdText::Raw(id) => Cow::Borrowed(id),
+                hex @ UpdateIdText::Hex(_) => Cow::Owned(hex.to_string()),
+            },
+            migration_id: s.migration_id(),
+            kind: s.kind().label(),
             root_action: s.root_label(interner),
             parties,
         }
@@ -188,7 +190,7 @@ impl<'a> ExportRow<'a> {
             ExportFormat::Csv => {
                 push_csv(out, &self.record_time, false);
                 out.push(b',');
-                push_csv(out, self.update_id, true);
+                push_csv(out, &self.update_id, true);
                 out.push(b',');
                 out.extend_from_slice(self.migration_id.to_string().as_bytes());
                 out.push(b',');

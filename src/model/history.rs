@@ -27,14 +27,11 @@ pub struct History {
     dropped: u64,
 }
 
-/// Heap bytes of one summary: its id, symbols and contract keys, each allocation with the
-/// allocator's overhead (16 bytes).
+/// Heap bytes of one summary: its packed block (id, contract keys, symbols, root action) with
+/// the allocator's overhead (16 bytes).
 pub fn summary_heap_bytes(s: &UpdateSummary) -> usize {
     const ALLOC: usize = 16;
-    let alloc = |bytes: usize| if bytes == 0 { 0 } else { bytes + ALLOC };
-    alloc(s.update_id.len())
-        + alloc(std::mem::size_of_val(&*s.syms))
-        + alloc(std::mem::size_of_val(&*s.contracts))
+    s.heap_bytes() + ALLOC
 }
 
 /// Where a page goes.
@@ -176,14 +173,14 @@ impl History {
 
     /// Index of the update with this id (linear; user-triggered only).
     pub fn find_update(&self, update_id: &str) -> Option<usize> {
-        self.items.iter().rposition(|s| &*s.update_id == update_id)
+        self.items.iter().rposition(|s| s.update_id_is(update_id))
     }
 
     /// Index of the first update at or after this time (by record time, within any migration).
     pub fn index_at_time(&self, micros: i64) -> usize {
         self.items
             .iter()
-            .position(|s| s.record_time >= micros)
+            .position(|s| s.record_time() >= micros)
             .unwrap_or(self.items.len())
     }
 
@@ -215,9 +212,9 @@ impl History {
     /// The parties of a summary of this history, in the order first seen.
     pub fn parties_of(&self, s: &UpdateSummary) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
-        for sym in &s.syms {
-            if self.summarizer.category(*sym) & cat::PARTY != 0 {
-                let p = self.summarizer.interner.resolve(*sym);
+        for sym in s.syms() {
+            if self.summarizer.category(sym) & cat::PARTY != 0 {
+                let p = self.summarizer.interner.resolve(sym);
                 if !p.is_empty() && !out.contains(&p) {
                     out.push(p);
                 }
@@ -432,15 +429,14 @@ impl Term {
     fn matches(&self, s: &UpdateSummary) -> bool {
         let field = self.field;
         if matches!(field, FilterField::Any | FilterField::UpdateId)
-            && self.matcher.is_match(&s.update_id)
+            && self.matcher.is_match(&s.update_id())
         {
             return true;
         }
         if matches!(field, FilterField::Any | FilterField::Contract) && self.matches_contract(s) {
             return true;
         }
-        s.syms
-            .iter()
+        s.syms()
             .any(|sym| self.sym_match.get(sym.0 as usize).copied().unwrap_or(false))
     }
 
@@ -454,7 +450,7 @@ impl Term {
         if n.len() < 4 || !n.iter().all(u8::is_ascii_hexdigit) {
             return false;
         }
-        s.contracts.iter().any(|&c| {
+        s.contracts().any(|c| {
             let hex = hex16(c & !0b11);
             if n.len() >= 16 {
                 // The low two bits of the 16th digit carry flags: compare the first 15 exactly.

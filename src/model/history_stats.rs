@@ -25,17 +25,17 @@ struct ItemKey {
 impl ItemKey {
     fn of(h: &History, index: usize) -> Option<ItemKey> {
         h.get(index).map(|s| ItemKey {
-            migration_id: s.migration_id,
-            record_time: s.record_time,
-            update_id: s.update_id.clone(),
+            migration_id: s.migration_id(),
+            record_time: s.record_time(),
+            update_id: s.update_id().as_str().into(),
         })
     }
 
     fn is_at(&self, h: &History, index: usize) -> bool {
         h.get(index).is_some_and(|s| {
-            s.record_time == self.record_time
-                && s.migration_id == self.migration_id
-                && *s.update_id == *self.update_id
+            s.record_time() == self.record_time
+                && s.migration_id() == self.migration_id
+                && s.update_id_is(&self.update_id)
         })
     }
 }
@@ -90,10 +90,12 @@ impl HistoryStats {
             // The history was replaced (or lost items at the front): count the window
             // again, walking back from the newest end only.
             self.buckets.clear();
-            self.newest = h.last().map(|s| s.record_time);
+            self.newest = h
+                .last()
+                .map(crate::model::summary::UpdateSummary::record_time);
             if let Some(start) = self.window_start_minute() {
                 for s in h.iter().rev() {
-                    let m = s.record_time.div_euclid(MINUTE_US);
+                    let m = s.record_time().div_euclid(MINUTE_US);
                     if m < start {
                         break;
                     }
@@ -105,8 +107,12 @@ impl HistoryStats {
         self.loaded = len;
         self.first = ItemKey::of(h, 0);
         self.last = len.checked_sub(1).and_then(|i| ItemKey::of(h, i));
-        self.oldest = h.first().map(|s| s.record_time);
-        self.migration_id = h.last().map(|s| s.migration_id);
+        self.oldest = h
+            .first()
+            .map(crate::model::summary::UpdateSummary::record_time);
+        self.migration_id = h
+            .last()
+            .map(crate::model::summary::UpdateSummary::migration_id);
         self.recent_rate = recent_rate(h);
         true
     }
@@ -123,7 +129,10 @@ impl HistoryStats {
             return;
         }
         let newest_new = (from..len)
-            .filter_map(|i| h.get(i).map(|s| s.record_time))
+            .filter_map(|i| {
+                h.get(i)
+                    .map(crate::model::summary::UpdateSummary::record_time)
+            })
             .max();
         if let Some(n) = newest_new {
             self.newest = Some(self.newest.map_or(n, |o| o.max(n)));
@@ -134,7 +143,7 @@ impl HistoryStats {
         // Only the tail inside the window matters: walk back from the end.
         for i in (from..len).rev() {
             let Some(s) = h.get(i) else { break };
-            let m = s.record_time.div_euclid(MINUTE_US);
+            let m = s.record_time().div_euclid(MINUTE_US);
             if m < start {
                 break;
             }
@@ -148,7 +157,10 @@ impl HistoryStats {
     fn add_prepended(&mut self, h: &History, to: usize) {
         if self.newest.is_none() {
             self.newest = (0..to)
-                .filter_map(|i| h.get(i).map(|s| s.record_time))
+                .filter_map(|i| {
+                    h.get(i)
+                        .map(crate::model::summary::UpdateSummary::record_time)
+                })
                 .max();
         }
         let Some(start) = self.window_start_minute() else {
@@ -156,7 +168,7 @@ impl HistoryStats {
         };
         for i in (0..to).rev() {
             let Some(s) = h.get(i) else { break };
-            let m = s.record_time.div_euclid(MINUTE_US);
+            let m = s.record_time().div_euclid(MINUTE_US);
             if m < start {
                 break;
             }
@@ -203,18 +215,18 @@ impl HistoryStats {
 /// [`RECENT_RATE_US`] before the newest update when the loaded history covers it, otherwise
 /// the updates between the oldest and the newest loaded one over the time between them.
 fn recent_rate(h: &History) -> Option<f64> {
-    let newest = h.last()?.record_time;
+    let newest = h.last()?.record_time();
     let start = newest - RECENT_RATE_US;
     let mut count = 0u64;
     let mut oldest = newest;
     let mut covered = false;
     for s in h.iter().rev() {
-        if s.record_time < start {
+        if s.record_time() < start {
             covered = true;
             break;
         }
         count += 1;
-        oldest = oldest.min(s.record_time);
+        oldest = oldest.min(s.record_time());
     }
     if covered {
         return Some(count as f64 * MINUTE_US as f64 / RECENT_RATE_US as f64);

@@ -64,7 +64,7 @@ impl Lifecycle {
             let Some(s) = history.get(i) else { continue };
             let flags = s.contract_flags(key).unwrap_or(0);
             let step = match (
-                s.kind,
+                s.kind(),
                 flags & CONTRACT_CREATED != 0,
                 flags & CONTRACT_ARCHIVED != 0,
             ) {
@@ -76,8 +76,8 @@ impl Lifecycle {
                 (_, false, false) => Step::Exercised,
             };
             entries.push(LifeEntry {
-                update_id: s.update_id.to_string(),
-                record_time: s.record_time,
+                update_id: s.update_id().to_string(),
+                record_time: s.record_time(),
                 label: s.root_label(interner),
                 step,
             });

@@ -39,6 +39,7 @@ pub mod reward_hash;
 pub mod reward_tree;
 pub mod scroll;
 pub mod summary;
+mod summary_pack;
 pub mod summary_telling;
 pub mod sweep;
 pub mod verdict;

@@ -31,13 +31,13 @@ pub fn resolve_link(history: &History, r: &Reassignment) -> Option<LinkTarget> {
         .iter()
         .rev()
         .find(|s| {
-            s.kind == wanted
-                && matches!(s.root, RootAction::Reassign { link, .. } if link == sym)
-                && *s.update_id != *r.update_id
+            s.kind() == wanted
+                && matches!(s.root(), RootAction::Reassign { link, .. } if link == sym)
+                && !s.update_id_is(&r.update_id)
         })
         .map(|s| LinkTarget {
-            update_id: s.update_id.to_string(),
-            record_time: s.record_time,
+            update_id: s.update_id().to_string(),
+            record_time: s.record_time(),
         })
 }
 

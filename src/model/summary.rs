@@ -1,10 +1,15 @@
-//! Compact update summaries: what the History pane keeps per loaded update (a few hundred bytes),
-//! derived from a decoded `/v2/updates` item. Full bodies live in the bounded cache of
-//! [`super::cache`] and are refetched when evicted.
+//! Compact update summaries: what the History pane keeps per loaded update (about a hundred
+//! bytes: a 32-byte slot and one packed heap block, see `model::summary_pack`), derived from a
+//! decoded `/v2/updates` item. Full bodies live in the bounded cache of [`super::cache`] and are
+//! refetched when evicted.
+
+use std::borrow::Cow;
 
 use crate::api::scan::{ReassignmentEvent, TreeEvent, UpdateItem};
 
 use super::intern::{Interner, Sym};
+use super::summary_pack::{self as pack, Parts};
+pub use super::summary_pack::{HEX_ID_LEN, Syms, UpdateIdText};
 // Re-exported for the callers that name them here (the panes, the integration tests).
 pub use super::format::{
     format_time_micros, parse_time_micros, short_id, short_party, short_template, template_entity,
@@ -112,21 +117,38 @@ pub fn is_validator_license(template_id: &str) -> bool {
     short_template(template_id) == "Splice.ValidatorLicense:ValidatorLicense"
 }
 
-/// One loaded update, compactly.
+/// One loaded update, compactly: 32 bytes in the History's deque and one exact-size heap block
+/// (see `model::summary_pack`) for the update id, contract keys, symbols, event count and root
+/// action. Read it through the accessor methods.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UpdateSummary {
     /// Record time in microseconds since the Unix epoch (UTC).
+    record_time: i64,
+    packed: Box<[u8]>,
+    synchronizer: Sym,
+    /// The migration id, or [`MIGRATION_PACKED`] when it is kept in `packed` (it does not fit).
+    migration: u16,
+    kind: SummaryKind,
+}
+
+/// The `migration` slot's value for a migration id kept in the packed block instead.
+const MIGRATION_PACKED: u16 = u16::MAX;
+
+/// The parts of a summary, for [`UpdateSummary::new`].
+#[derive(Debug, Clone)]
+pub struct SummaryParts<'a> {
+    /// Record time in microseconds since the Unix epoch (UTC).
     pub record_time: i64,
     pub migration_id: i64,
-    pub update_id: Box<str>,
+    pub update_id: &'a str,
     pub synchronizer: Sym,
     pub event_count: u32,
     pub kind: SummaryKind,
     pub root: RootAction,
-    /// Parties, templates and choices of the update, deduplicated (for the filter and export).
-    pub syms: Box<[Sym]>,
-    /// Contract keys (see [`contract_key`]) with flag bits.
-    pub contracts: Box<[u64]>,
+    /// Parties, templates and choices of the update (sorted and deduplicated here).
+    pub syms: &'a [Sym],
+    /// Contract keys (see [`contract_key`]) with flag bits (sorted and deduplicated here).
+    pub contracts: &'a [u64],
 }
 
 /// Builds summaries, interning strings and recording symbol categories.
@@ -137,6 +159,18 @@ pub struct Summarizer {
     pub sym_cats: Vec<u8>,
     scratch_syms: Vec<Sym>,
     scratch_contracts: Vec<u64>,
+    scratch_packed: Vec<u8>,
+}
+
+/// The fixed parts of a summary as [`Summarizer::summarize`] reads them from an item.
+struct Head<'a> {
+    record_time: i64,
+    migration_id: i64,
+    update_id: Cow<'a, str>,
+    synchronizer: Sym,
+    event_count: u32,
+    kind: SummaryKind,
+    root: RootAction,
 }
 
 impl Summarizer {
@@ -182,7 +216,7 @@ impl Summarizer {
     pub fn summarize(&mut self, item: &UpdateItem) -> UpdateSummary {
         self.scratch_syms.clear();
         self.scratch_contracts.clear();
-        let mut summary = match item {
+        let head = match item {
             UpdateItem::Transaction(tx) => {
                 let synchronizer = self.sym(&tx.synchronizer_id, cat::SYNCHRONIZER);
                 for ev in tx.events_by_id.values() {
@@ -239,16 +273,14 @@ impl Summarizer {
                     },
                     _ => RootAction::None,
                 };
-                UpdateSummary {
+                Head {
                     record_time: parse_time_micros(&tx.record_time).unwrap_or(i64::MIN),
                     migration_id: tx.migration_id,
-                    update_id: tx.update_id.as_str().into(),
+                    update_id: Cow::Borrowed(tx.update_id.as_str()),
                     synchronizer,
                     event_count: u32::try_from(tx.events_by_id.len()).unwrap_or(u32::MAX),
                     kind: SummaryKind::Transaction,
                     root,
-                    syms: Box::default(),
-                    contracts: Box::default(),
                 }
             }
             UpdateItem::Reassignment(r) => {
@@ -288,35 +320,31 @@ impl Summarizer {
                     counter,
                     link: self.sym(r.event.unassign_id(), 0),
                 };
-                UpdateSummary {
+                Head {
                     record_time: parse_time_micros(&r.record_time).unwrap_or(i64::MIN),
                     migration_id: r.event.migration_id(),
-                    update_id: r.update_id.as_str().into(),
+                    update_id: Cow::Borrowed(r.update_id.as_str()),
                     synchronizer: self.sym(sync, cat::SYNCHRONIZER),
                     event_count: 1,
                     kind,
                     root,
-                    syms: Box::default(),
-                    contracts: Box::default(),
                 }
             }
             UpdateItem::Malformed { raw, .. } => {
                 // Keep what can be read so the cursor still advances past it.
                 let v = raw.to_value().unwrap_or_default();
                 let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
-                UpdateSummary {
+                Head {
                     record_time: parse_time_micros(&s("record_time")).unwrap_or(i64::MIN),
                     migration_id: v
                         .get("migration_id")
                         .and_then(serde_json::Value::as_i64)
                         .unwrap_or(-1),
-                    update_id: s("update_id").into(),
+                    update_id: Cow::Owned(s("update_id")),
                     synchronizer: Sym::NONE,
                     event_count: 0,
                     kind: SummaryKind::Malformed,
                     root: RootAction::None,
-                    syms: Box::default(),
-                    contracts: Box::default(),
                 }
             }
         };
@@ -324,23 +352,163 @@ impl Summarizer {
         self.scratch_syms.dedup();
         self.scratch_contracts.sort_unstable();
         self.scratch_contracts.dedup();
-        summary.syms = self.scratch_syms.as_slice().into();
-        summary.contracts = self.scratch_contracts.as_slice().into();
-        summary
+        UpdateSummary::build(
+            &SummaryParts {
+                record_time: head.record_time,
+                migration_id: head.migration_id,
+                update_id: &head.update_id,
+                synchronizer: head.synchronizer,
+                event_count: head.event_count,
+                kind: head.kind,
+                root: head.root,
+                syms: &self.scratch_syms,
+                contracts: &self.scratch_contracts,
+            },
+            &mut self.scratch_packed,
+        )
     }
 }
 
 impl UpdateSummary {
+    /// A summary of these parts (the symbols and contract keys are sorted and deduplicated).
+    pub fn new(parts: &SummaryParts<'_>) -> UpdateSummary {
+        let mut syms = parts.syms.to_vec();
+        syms.sort_unstable();
+        syms.dedup();
+        let mut contracts = parts.contracts.to_vec();
+        contracts.sort_unstable();
+        contracts.dedup();
+        UpdateSummary::build(
+            &SummaryParts {
+                syms: &syms,
+                contracts: &contracts,
+                ..parts.clone()
+            },
+            &mut Vec::new(),
+        )
+    }
+
+    /// Builds a summary from parts whose symbols and contract keys are sorted and deduplicated,
+    /// packing into `scratch` first so the kept block is allocated at its exact size.
+    fn build(parts: &SummaryParts<'_>, scratch: &mut Vec<u8>) -> UpdateSummary {
+        let slot = u16::try_from(parts.migration_id)
+            .ok()
+            .filter(|&m| m != MIGRATION_PACKED);
+        pack::pack(
+            scratch,
+            &Parts {
+                migration: if slot.is_some() {
+                    None
+                } else {
+                    Some(parts.migration_id)
+                },
+                update_id: parts.update_id,
+                contracts: parts.contracts,
+                syms: parts.syms,
+                event_count: parts.event_count,
+                root: parts.root,
+            },
+        );
+        UpdateSummary {
+            record_time: parts.record_time,
+            packed: scratch.as_slice().into(),
+            synchronizer: parts.synchronizer,
+            migration: slot.unwrap_or(MIGRATION_PACKED),
+            kind: parts.kind,
+        }
+    }
+
+    /// A copy under another update id at another record time (tests and benchmarks make many
+    /// distinct updates from one).
+    pub fn with_id_and_time(&self, update_id: &str, record_time: i64) -> UpdateSummary {
+        let syms: Vec<Sym> = self.syms().collect();
+        let contracts: Vec<u64> = self.contracts().collect();
+        UpdateSummary::build(
+            &SummaryParts {
+                record_time,
+                migration_id: self.migration_id(),
+                update_id,
+                synchronizer: self.synchronizer,
+                event_count: self.event_count(),
+                kind: self.kind,
+                root: self.root(),
+                syms: &syms,
+                contracts: &contracts,
+            },
+            &mut Vec::new(),
+        )
+    }
+
+    /// Record time in microseconds since the Unix epoch (UTC).
+    pub fn record_time(&self) -> i64 {
+        self.record_time
+    }
+
+    /// The migration id.
+    pub fn migration_id(&self) -> i64 {
+        if self.migration == MIGRATION_PACKED {
+            pack::migration(&self.packed)
+        } else {
+            i64::from(self.migration)
+        }
+    }
+
+    /// The update id, exactly as received.
+    pub fn update_id(&self) -> UpdateIdText<'_> {
+        pack::update_id(&self.packed)
+    }
+
+    /// Whether the update id is `id` (without spelling the id out).
+    pub fn update_id_is(&self, id: &str) -> bool {
+        pack::update_id_is(&self.packed, id)
+    }
+
+    /// The synchronizer.
+    pub fn synchronizer(&self) -> Sym {
+        self.synchronizer
+    }
+
+    /// Events in the update (saturating at `u32::MAX`).
+    pub fn event_count(&self) -> u32 {
+        pack::event_count(&self.packed)
+    }
+
+    /// What kind of update it is.
+    pub fn kind(&self) -> SummaryKind {
+        self.kind
+    }
+
+    /// The root action.
+    pub fn root(&self) -> RootAction {
+        pack::root(&self.packed)
+    }
+
+    /// Parties, templates and choices of the update, deduplicated, ascending (for the filter
+    /// and export).
+    pub fn syms(&self) -> Syms<'_> {
+        pack::syms(&self.packed)
+    }
+
+    /// Whether the update holds the symbol.
+    pub fn has_sym(&self, sym: Sym) -> bool {
+        self.syms().take_while(|s| *s <= sym).any(|s| s == sym)
+    }
+
+    /// Contract keys (see [`contract_key`]) with flag bits, ascending.
+    pub fn contracts(&self) -> impl ExactSizeIterator<Item = u64> + Clone + '_ {
+        pack::contracts(&self.packed)
+    }
+
     /// Its place in the ledger.
     pub fn at(&self) -> crate::model::position::At {
-        crate::model::position::At::new(self.migration_id, self.record_time)
+        crate::model::position::At::new(self.migration_id(), self.record_time)
     }
 
     /// [`root_label`](Self::root_label) for a column `width` wide: a well-known Splice action
     /// keeps its amount whole by cutting the parties' names instead (see
     /// [`Telling::label_within`](crate::model::summary_telling::Telling::label_within)).
     pub fn root_label_within(&self, interner: &Interner, width: usize) -> String {
-        match &self.root {
+        match self.root() {
             RootAction::Telling(t) => t.label_within(interner, width),
             _ => self.root_label(interner),
         }
@@ -356,7 +524,7 @@ impl UpdateSummary {
                 String::new()
             }
         };
-        match self.root {
+        match self.root() {
             RootAction::Exercise {
                 template,
                 choice,
@@ -409,17 +577,14 @@ impl UpdateSummary {
     /// An update may hold a key several times with different flags (created by one event,
     /// exercised by another): the flags are combined.
     pub fn contract_flags(&self, key: u64) -> Option<u64> {
-        self.contracts
-            .iter()
-            .filter(|c| (**c & !CONTRACT_FLAGS) == key)
+        self.contracts()
+            .filter(|c| (*c & !CONTRACT_FLAGS) == key)
             .fold(None, |acc, c| Some(acc.unwrap_or(0) | (c & CONTRACT_FLAGS)))
     }
 
     /// Bytes this summary uses on the heap (not counting interned strings, which are shared).
     pub fn heap_bytes(&self) -> usize {
-        self.update_id.len()
-            + self.syms.len() * std::mem::size_of::<Sym>()
-            + self.contracts.len() * std::mem::size_of::<u64>()
+        self.packed.len()
     }
 }
 

@@ -52,7 +52,7 @@ fn open_big_transaction(h: &mut Harness, min: usize) {
             .app
             .history
             .selected(&h.app.sh)
-            .is_some_and(|s| s.event_count as usize >= min);
+            .is_some_and(|s| s.event_count() as usize >= min);
         if big {
             h.key(KeyCode::Enter);
             return;
@@ -660,7 +660,7 @@ fn ledger_footer_offers_only_what_works() {
 fn browsing_the_past_claims_no_lag_and_f_returns_to_the_head() {
     let mut h = Harness::start();
     assert!(h.app.sh.history_at_head);
-    let oldest = h.app.sh.history.first().expect("loaded").record_time;
+    let oldest = h.app.sh.history.first().expect("loaded").record_time();
     let past = cantonscope::model::summary::format_time_micros(oldest - 86_400_000_000);
     h.palette(&format!("time {past}"));
     assert!(!h.app.sh.history_at_head);
@@ -948,7 +948,7 @@ fn event_accepts_a_unique_prefix_and_a_failed_lookup_keeps_the_open_update() {
         .sh
         .history
         .iter()
-        .map(|s| s.update_id.to_string())
+        .map(|s| s.update_id().to_string())
         .collect();
     let target = ids.last().expect("updates").clone();
     // The shortest prefix that only the target has.
@@ -1015,7 +1015,7 @@ fn esc_returns_from_every_palette_command_that_changes_pane() {
         .sh
         .history
         .last()
-        .map(|s| s.update_id.to_string())
+        .map(|s| s.update_id().to_string())
         .expect("a loaded update");
     let lines = [
         (format!("event {}", &id[..16]), PaneId::Update),

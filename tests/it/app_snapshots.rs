@@ -73,7 +73,7 @@ fn write_readme_screens() {
         if h.app
             .history
             .selected(&h.app.sh)
-            .is_some_and(|s| s.event_count >= 20)
+            .is_some_and(|s| s.event_count() >= 20)
         {
             break;
         }

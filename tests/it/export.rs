@@ -116,7 +116,7 @@ fn shown_ids(h: &Harness) -> Vec<String> {
     (0..rows)
         .filter_map(|r| view.index(r))
         .filter_map(|i| sh.history.get(i))
-        .map(|s| s.update_id.to_string())
+        .map(|s| s.update_id().to_string())
         .collect()
 }
 
@@ -591,9 +591,7 @@ impl Pure {
         sh.history.add_page(&p.transactions, Placement::Append);
         let proto = sh.history.get(0).expect("summary").clone();
         for i in 1..n {
-            let mut s = proto.clone();
-            s.record_time = base + i as i64 * 1000;
-            s.update_id = format!("1220{i:064x}").into();
+            let s = proto.with_id_and_time(&format!("1220{i:064x}"), base + i as i64 * 1000);
             sh.history.push_summary(s);
         }
         let mut pane = HistoryPane::new(&sh);

@@ -51,7 +51,7 @@ fn nested_transfers_read_as_sender_receiver_amount_and_the_filter_still_finds_th
 fn a_span_loads_in_the_background_with_a_prompt_a_progress_line_and_a_result() {
     let mut h = Harness::start();
     let before = h.app.history.row_count(&h.app.sh);
-    let oldest = h.app.sh.history.first().unwrap().record_time;
+    let oldest = h.app.sh.history.first().unwrap().record_time();
     h.key(KeyCode::Char('L'));
     assert!(h.app.history.is_span_prompt_open());
     let screen = h.screen(80, 24);
@@ -80,7 +80,7 @@ fn a_span_loads_in_the_background_with_a_prompt_a_progress_line_and_a_result() {
         toast(&h)
     );
     assert!(saw_progress || p.pages <= 16, "the progress line was shown");
-    let first = h.app.sh.history.first().unwrap().record_time;
+    let first = h.app.sh.history.first().unwrap().record_time();
     assert!(first < oldest && first >= p.since, "{first} {oldest}");
     assert!(h.app.history.row_count(&h.app.sh) > before * 10);
     assert!(toast(&h).contains("span loaded back to"), "{}", toast(&h));
@@ -358,7 +358,7 @@ fn a_cut_range_export_resumes_without_duplicates_or_gaps() {
 #[test]
 fn a_span_crosses_the_migration_boundary_and_the_title_names_both_migrations() {
     let mut h = Harness::start();
-    assert_eq!(h.app.sh.history.first().unwrap().migration_id, 1);
+    assert_eq!(h.app.sh.history.first().unwrap().migration_id(), 1);
     let screen = h.screen(120, 40);
     assert!(screen.contains("migration 1"), "{screen}");
     h.key(KeyCode::Char('L'));
@@ -380,27 +380,28 @@ fn a_span_crosses_the_migration_boundary_and_the_title_names_both_migrations() {
     );
     let history = &h.app.sh.history;
     let first = history.first().unwrap();
-    assert_eq!(first.migration_id, 0, "the older migration was loaded");
-    assert!(first.record_time >= p.since);
+    assert_eq!(first.migration_id(), 0, "the older migration was loaded");
+    assert!(first.record_time() >= p.since);
     // Within an hour of the span's start: the span was loaded back to its start, not to the
     // migration boundary (36 h back).
     assert!(
-        first.record_time - p.since < 3_600_000_000,
+        first.record_time() - p.since < 3_600_000_000,
         "{}",
-        first.record_time - p.since
+        first.record_time() - p.since
     );
     let items: Vec<_> = history.iter().collect();
-    assert!(items.iter().any(|s| s.migration_id == 1));
+    assert!(items.iter().any(|s| s.migration_id() == 1));
     for w in items.windows(2) {
         assert!(
-            (w[0].migration_id, w[0].record_time) <= (w[1].migration_id, w[1].record_time)
-                && w[0].record_time <= w[1].record_time,
+            (w[0].migration_id(), w[0].record_time()) <= (w[1].migration_id(), w[1].record_time())
+                && w[0].record_time() <= w[1].record_time(),
             "out of order: {} then {}",
-            w[0].update_id,
-            w[1].update_id
+            w[0].update_id(),
+            w[1].update_id()
         );
     }
-    let ids: std::collections::HashSet<_> = items.iter().map(|s| &s.update_id).collect();
+    let ids: std::collections::HashSet<_> =
+        items.iter().map(|s| s.update_id().to_string()).collect();
     assert_eq!(ids.len(), items.len(), "no update loaded twice");
     let screen = h.screen(120, 40);
     assert!(screen.contains("migrations 0–1"), "{screen}");
@@ -418,7 +419,7 @@ fn a_history_rewritten_under_the_explorer_is_said_and_reloaded() {
         .sh
         .history
         .iter()
-        .map(|s| s.update_id.to_string())
+        .map(|s| s.update_id().to_string())
         .collect();
     assert!(!old.is_empty());
     let addr = h.stop_demo();
@@ -456,7 +457,7 @@ fn a_history_rewritten_under_the_explorer_is_said_and_reloaded() {
         .sh
         .history
         .iter()
-        .map(|s| s.update_id.to_string())
+        .map(|s| s.update_id().to_string())
         .collect();
     assert!(!items.is_empty(), "the new ledger loaded");
     let unique: std::collections::HashSet<&String> = items.iter().collect();
@@ -480,7 +481,7 @@ fn a_history_rewritten_between_two_polls_is_found_without_a_failed_request() {
         .sh
         .history
         .iter()
-        .map(|s| s.update_id.to_string())
+        .map(|s| s.update_id().to_string())
         .collect();
     assert!(h.app.sh.feed.at_head && !old.is_empty());
     let addr = h.stop_demo();
@@ -514,7 +515,7 @@ fn a_history_rewritten_between_two_polls_is_found_without_a_failed_request() {
         .sh
         .history
         .iter()
-        .map(|s| s.update_id.to_string())
+        .map(|s| s.update_id().to_string())
         .collect();
     assert!(!items.is_empty(), "the new ledger loaded");
     let unique: std::collections::HashSet<&String> = items.iter().collect();

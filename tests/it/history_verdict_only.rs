@@ -52,7 +52,7 @@ fn lines_with(s: &str, what: &str) -> Vec<String> {
 fn history_over_the_index_lists_a_rejected_request_and_enter_shows_its_kept_verdict() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut h = offline_on_the_whole_index(dir.path());
-    let loaded_first = h.app.sh.history.first().expect("loaded rows").record_time;
+    let loaded_first = h.app.sh.history.first().expect("loaded rows").record_time();
     let kept = verdict_only_kept(&h);
     // The newest rejected request before the loaded rows.
     let rejected = kept
@@ -183,7 +183,7 @@ fn history_over_the_index_lists_a_rejected_request_and_enter_shows_its_kept_verd
 fn an_accepted_verdict_without_an_update_reads_as_a_private_transaction() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut h = offline_on_the_whole_index(dir.path());
-    let loaded_first = h.app.sh.history.first().expect("loaded rows").record_time;
+    let loaded_first = h.app.sh.history.first().expect("loaded rows").record_time();
     let private = verdict_only_kept(&h)
         .into_iter()
         .find(|e| {

@@ -208,7 +208,7 @@ pub(crate) fn filtered(lines: &[Value], filter: &str) -> Vec<String> {
     let mut out: Vec<String> = summaries
         .iter()
         .filter(|s| filter.matches(s))
-        .map(|s| s.update_id.to_string())
+        .map(|s| s.update_id().to_string())
         .collect();
     out.reverse();
     out

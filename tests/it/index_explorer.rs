@@ -208,7 +208,7 @@ fn loaded(h: &Harness) -> std::collections::HashSet<String> {
         .sh
         .history
         .iter()
-        .map(|s| s.update_id.to_string())
+        .map(|s| s.update_id().to_string())
         .collect()
 }
 
@@ -540,7 +540,12 @@ pub(crate) fn kept_in_time_order(h: &Harness) -> Vec<(i64, String)> {
         ));
         all.extend(page.into_iter().map(|k| (k.record_time, k.update_id)));
     }
-    let loaded_first = h.app.sh.history.first().map(|s| s.record_time);
+    let loaded_first = h
+        .app
+        .sh
+        .history
+        .first()
+        .map(cantonscope::model::summary::UpdateSummary::record_time);
     let verdict_only = reader
         .verdict_events(None, None)
         .expect("verdict-only events");
@@ -738,7 +743,7 @@ fn one_scroll_runs_from_the_loaded_rows_into_the_index_rows_and_back_listing_eac
         .history
         .first()
         .expect("loaded")
-        .update_id
+        .update_id()
         .to_string();
     assert_eq!(selected(&h), Some(first_loaded.clone()));
     h.key(KeyCode::PageUp);
@@ -769,8 +774,8 @@ fn time_and_scrolling_above_the_loaded_rows_read_on_from_the_index() {
     assert_eq!(r.total(), Some(kept.len() as u64), "the whole index");
     let row = r.cursor();
     assert!(row > 0);
-    assert!(kept[row].0 < loaded_first.record_time, "{row}");
-    assert_eq!(kept[row + 1].1, loaded_first.update_id.to_string());
+    assert!(kept[row].0 < loaded_first.record_time(), "{row}");
+    assert_eq!(kept[row + 1].1, loaded_first.update_id().to_string());
     assert_eq!(
         r.selected().map(|row| row.update_id.as_str()),
         Some(kept[row].1.as_str())
@@ -924,7 +929,7 @@ fn l_over_an_index_with_gaps_reads_only_the_gaps_from_the_scan_and_lists_the_spa
         .map(|(_, id)| id)
         .collect();
     let since = h.now - 12 * HOUR;
-    let loaded_first = h.app.sh.history.first().expect("loaded").record_time;
+    let loaded_first = h.app.sh.history.first().expect("loaded").record_time();
     // Every update of the demo ledger from 12 h back up to the loaded rows, in the list's order.
     let mut expected: Vec<(i64, i64, String)> = cantonscope::demo::generate(42)
         .updates()
@@ -1035,7 +1040,7 @@ fn l_over_an_index_with_gaps_reads_only_the_gaps_from_the_scan_and_lists_the_spa
     }
     assert_eq!(from_scan, missing);
     let mut want: Vec<String> = expected.into_iter().map(|(_, _, id)| id).collect();
-    want.extend(h.app.sh.history.iter().map(|s| s.update_id.to_string()));
+    want.extend(h.app.sh.history.iter().map(|s| s.update_id().to_string()));
     let distinct: std::collections::HashSet<&String> = seen.iter().collect();
     assert_eq!(distinct.len(), seen.len(), "no update twice");
     assert_eq!(seen, want, "the whole span, in ledger order");
@@ -1352,7 +1357,7 @@ fn the_memory_budget_dropping_loaded_rows_leaves_no_update_out_of_the_one_scroll
     let dir = tempfile::tempdir().expect("tempdir");
     let mut h = with_index_ranges(dir.path(), &[(20, 14), (13, 9)], Some(14));
     let since = h.now - 20 * HOUR;
-    let loaded_first = h.app.sh.history.first().expect("loaded").record_time;
+    let loaded_first = h.app.sh.history.first().expect("loaded").record_time();
     assert!(loaded_first < h.now - 13 * HOUR);
     assert!(!h.app.sh.feed.at_head);
     h.palette("load 20h");
@@ -1371,7 +1376,7 @@ fn the_memory_budget_dropping_loaded_rows_leaves_no_update_out_of_the_one_scroll
         h.app.sh.history.dropped() > 0,
         "the budget dropped loaded rows"
     );
-    let first = h.app.sh.history.first().expect("loaded").record_time;
+    let first = h.app.sh.history.first().expect("loaded").record_time();
     assert!(
         first > h.now - 12 * HOUR,
         "the loaded rows start in the index's second range now"
@@ -1396,9 +1401,9 @@ fn the_memory_budget_dropping_loaded_rows_leaves_no_update_out_of_the_one_scroll
     );
     // Every update from 20 h back: the stretch the loaded rows left is listed again, from the
     // scan where the index lacks it (14 h to 13 h back) and from the index.
-    let first = h.app.sh.history.first().expect("loaded").record_time;
+    let first = h.app.sh.history.first().expect("loaded").record_time();
     let mut want = listed(&h, since, first);
-    want.extend(h.app.sh.history.iter().map(|s| s.update_id.to_string()));
+    want.extend(h.app.sh.history.iter().map(|s| s.update_id().to_string()));
     let seen = walk_the_list(&mut h);
     assert_eq!(twice(&seen), Vec::<&String>::new(), "no update twice");
     assert_eq!(seen.len(), want.len(), "no update missing");
@@ -1423,9 +1428,9 @@ fn a_sync_writing_into_a_gap_while_the_list_is_open_lists_each_update_once() {
         h.tick(0.5);
     }
     until_gaps_read(&mut h);
-    let loaded_first = h.app.sh.history.first().expect("loaded").record_time;
+    let loaded_first = h.app.sh.history.first().expect("loaded").record_time();
     let mut want = listed(&h, since, loaded_first);
-    want.extend(h.app.sh.history.iter().map(|s| s.update_id.to_string()));
+    want.extend(h.app.sh.history.iter().map(|s| s.update_id().to_string()));
     let seen = walk_the_list(&mut h);
     assert_eq!(twice(&seen), Vec::<&String>::new(), "no update twice");
     assert_eq!(seen, want, "the whole span, in ledger order");
@@ -1453,7 +1458,7 @@ fn scrolling_up_from_the_loaded_rows_over_a_gap_lands_on_the_update_right_above_
     let dir = tempfile::tempdir().expect("tempdir");
     let mut h = with_index_ranges(dir.path(), &[(30, 24)], Some(12));
     let loaded_first = h.app.sh.history.first().expect("loaded").clone();
-    let above = demo_updates(h.now - 30 * HOUR, loaded_first.record_time);
+    let above = demo_updates(h.now - 30 * HOUR, loaded_first.record_time());
     let want = above.last().expect("updates above the loaded rows").clone();
     let kept: std::collections::HashSet<String> = kept_in_time_order(&h)
         .into_iter()
@@ -1479,7 +1484,7 @@ fn scrolling_up_from_the_loaded_rows_over_a_gap_lands_on_the_update_right_above_
     assert!(!s.contains("reading the updates before"), "{s}");
     // Down: the first loaded row.
     h.key(KeyCode::Char('j'));
-    assert_eq!(selected(&h), Some(loaded_first.update_id.to_string()));
+    assert_eq!(selected(&h), Some(loaded_first.update_id().to_string()));
 }
 
 #[test]
@@ -1756,7 +1761,7 @@ fn a_history_rewritten_under_the_index_is_named_and_its_rows_are_not_mixed_into_
         .sh
         .history
         .iter()
-        .filter(|s| kept.contains(&(s.update_id.to_string(), s.record_time)))
+        .filter(|s| kept.contains(&(s.update_id().to_string(), s.record_time())))
         .count();
     assert_eq!(mixed, 0, "no update of the index's history in History");
     // The Validators pane lists the loaded history's validators and says why not the index's.

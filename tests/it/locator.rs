@@ -82,7 +82,7 @@ fn a_history_locator_keeps_the_party_filter_and_the_time() {
         .sh
         .history
         .iter()
-        .flat_map(|s| h.app.sh.history.parties_of_update(&s.update_id))
+        .flat_map(|s| h.app.sh.history.parties_of_update(&s.update_id()))
         .find(|p| p.contains("::"))
         .expect("a party")
         .to_string();

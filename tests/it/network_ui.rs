@@ -517,7 +517,7 @@ fn the_sweep_lists_every_range_of_differing_updates_and_opens_the_first_check() 
     h.cmd(Command::Pane7);
     // The sweep starts at the oldest loaded update; the diverging scan differs in every
     // transaction from its point on: the first of those in the swept range is the answer.
-    let start = h.app.sh.history.first().expect("loaded").record_time;
+    let start = h.app.sh.history.first().expect("loaded").record_time();
     let expected = ledger.updates()[diverge..]
         .iter()
         .find(|u| u.record_time >= start && u.tx().is_some())
@@ -740,7 +740,7 @@ fn the_sweep_starts_from_the_time_the_user_gives() {
     let at = &ledger.updates()[n - 300];
     let start = at.record_time;
     assert!(
-        start < h.app.sh.history.first().expect("loaded").record_time,
+        start < h.app.sh.history.first().expect("loaded").record_time(),
         "before the loaded window"
     );
     let expected = ledger.updates()[diverge..]

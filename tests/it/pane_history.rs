@@ -1181,8 +1181,8 @@ fn over_the_memory_budget_the_oldest_leave_and_the_paused_selection_stays_put() 
 fn time_jumps_browse_and_the_title_names_the_loaded_range() {
     use crate::common::{Harness as AppHarness, stable};
     let mut h = AppHarness::start();
-    let first = h.app.sh.history.first().expect("loaded").record_time;
-    let last = h.app.sh.history.last().expect("loaded").record_time;
+    let first = h.app.sh.history.first().expect("loaded").record_time();
+    let last = h.app.sh.history.last().expect("loaded").record_time();
     let hm = |t: i64| h.app.sh.format_time(t)[11..16].to_string();
     let range = format!("{}–{} UTC", hm(first), hm(last));
     let screen = h.screen(200, 60);
@@ -1334,7 +1334,7 @@ fn time_in_an_earlier_migration_loads_that_migration() {
     h.palette(&format!("time {}", format_time_micros(target)));
     let first = h.app.sh.history.first().expect("loaded from the time");
     assert_eq!(
-        (first.migration_id, first.record_time),
+        (first.migration_id(), first.record_time()),
         (0, expected.record_time),
         "the first update at or after the time, in migration 0"
     );

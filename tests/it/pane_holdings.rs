@@ -154,7 +154,7 @@ fn empty_state_explains_how_to_start_and_the_form_has_defaults() {
         .history
         .last()
         .expect("history loaded")
-        .migration_id;
+        .migration_id();
     assert_eq!(p.form.migration(), newest.to_string(), "current migration");
     assert_eq!(p.form.time(), "now");
     assert!(!p.form.exact(), "at_or_before by default");

@@ -680,7 +680,9 @@ fn history_rate_is_incremental_and_matches_a_full_count() {
     assert_eq!(pane.history_stats().loaded, 270);
     assert_eq!(
         pane.newest_record_time(),
-        sh.history.last().map(|s| s.record_time)
+        sh.history
+            .last()
+            .map(cantonscope::model::summary::UpdateSummary::record_time)
     );
 
     // A replaced history (e.g. a new start time) is counted from scratch.
@@ -705,10 +707,10 @@ fn check_against_full_count(pane: &StatusPane, sh: &Shared) {
     let newest = sh
         .history
         .iter()
-        .map(|s| s.record_time)
+        .map(cantonscope::model::summary::UpdateSummary::record_time)
         .max()
         .expect("items");
-    let oldest = sh.history.first().expect("items").record_time;
+    let oldest = sh.history.first().expect("items").record_time();
     let end = newest.div_euclid(MIN);
     let start = end - 29;
     let expected: Vec<Option<u64>> = (start..=end)
@@ -719,7 +721,7 @@ fn check_against_full_count(pane: &StatusPane, sh: &Shared) {
                 Some(
                     sh.history
                         .iter()
-                        .filter(|s| s.record_time.div_euclid(MIN) == m)
+                        .filter(|s| s.record_time().div_euclid(MIN) == m)
                         .count() as u64,
                 )
             }

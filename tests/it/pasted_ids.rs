@@ -173,7 +173,7 @@ fn an_id_pasted_as_the_screen_draws_it_opens_in_event_and_a_malformed_one_names_
         .sh
         .history
         .iter()
-        .map(|s| s.update_id.to_string())
+        .map(|s| s.update_id().to_string())
         .collect();
     let target = ids.last().expect("updates").clone();
     let unique = |pasted: &str| {
@@ -213,7 +213,7 @@ fn loaded_and_indexed(
         .sh
         .history
         .iter()
-        .map(|s| s.update_id.to_string())
+        .map(|s| s.update_id().to_string())
         .collect();
     let index = h.app.sh.ctx.index.clone().expect("an index");
     let mut store = open_reader(&Location::parse(&index)).expect("opens");

@@ -803,7 +803,7 @@ fn headless_error_lines_carry_no_bidi_or_invisible_characters() {
 fn evil_row() -> ExportRow<'static> {
     ExportRow {
         record_time: "2026-01-01T00:00:00.000000Z".to_owned(),
-        update_id: EVIL,
+        update_id: EVIL.into(),
         migration_id: 3,
         kind: "transaction",
         root_action: format!("Splice.Amulet:Transfer {EVIL}"),

@@ -155,8 +155,8 @@ impl Loader {
                 Some(newest) if self.verify => (
                     UpdatesRequest::after(
                         1,
-                        newest.migration_id,
-                        format_time_micros(newest.record_time.saturating_sub(1)),
+                        newest.migration_id(),
+                        format_time_micros(newest.record_time().saturating_sub(1)),
                     ),
                     UpdatesPurpose::Verify,
                 ),
@@ -319,7 +319,11 @@ impl Loader {
         self.on_success(cx);
         self.verify = false;
         self.due = cx.now;
-        let Some(newest) = cx.history.last().map(|s| (s.update_id.to_string(), s.at())) else {
+        let Some(newest) = cx
+            .history
+            .last()
+            .map(|s| (s.update_id().to_string(), s.at()))
+        else {
             return;
         };
         self.history_stands(page, (&newest.0, newest.1), cx);
@@ -335,7 +339,7 @@ impl Loader {
             return;
         };
         let checked = self.checkpoint.take().unwrap_or_else(|| {
-            let s = cx.history.last().map(|s| s.update_id.to_string());
+            let s = cx.history.last().map(|s| s.update_id().to_string());
             (s.unwrap_or_default(), newest)
         });
         if !self.history_stands(page, (&checked.0, checked.1), cx) {
@@ -352,7 +356,10 @@ impl Loader {
         // Never compared with the next forward page: head polls answer the same page often.
         self.last_page = None;
         self.forward_page(&rest, Some(newest), cx);
-        self.checkpoint = cx.history.last().map(|s| (s.update_id.to_string(), s.at()));
+        self.checkpoint = cx
+            .history
+            .last()
+            .map(|s| (s.update_id().to_string(), s.at()));
         if page.transactions.len() >= PAGE && !self.cursor_at_pos(newest) {
             // A full page (the updates checked, then new ones): more is waiting.
             self.due = cx.now;
@@ -379,8 +386,8 @@ impl Loader {
             Some(s) if s.at() == pos => Kept::Same,
             Some(s) => Kept::Other(format!(
                 "was loaded at migration {}, {}",
-                s.migration_id,
-                format_time_micros(s.record_time)
+                s.migration_id(),
+                format_time_micros(s.record_time())
             )),
         };
         if let Err(rewrite) = newest_reread((&newest.0, newest.1), first, kept) {
@@ -402,7 +409,10 @@ impl Loader {
         cx.feed.at_head = true;
         if self.checkpoint.is_none() {
             // What the first check at the head reads again.
-            self.checkpoint = cx.history.last().map(|s| (s.update_id.to_string(), s.at()));
+            self.checkpoint = cx
+                .history
+                .last()
+                .map(|s| (s.update_id().to_string(), s.at()));
         }
         let ms = i64::try_from(self.refresh_ms).unwrap_or(i64::MAX / 1000);
         self.due = cx.now.saturating_add(ms * 1000);
@@ -441,7 +451,7 @@ impl Loader {
             ..HistoryChange::default()
         });
         if let Some(last) = cx.history.last() {
-            let m = last.migration_id;
+            let m = last.migration_id();
             cx.feed.migration = Some(cx.feed.migration.map_or(m, |k| k.max(m)));
         }
         self.advance_cursor(page, cx);
@@ -529,7 +539,7 @@ impl Loader {
             self.cursor = Some(next);
             return;
         }
-        self.cursor = Some(after_at(last.migration_id, last.record_time));
+        self.cursor = Some(after_at(last.migration_id(), last.record_time()));
     }
 }
 

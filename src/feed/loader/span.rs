@@ -34,11 +34,11 @@ pub fn span_limit(budget: usize) -> usize {
 pub fn span_estimate(history: &History, since: i64) -> Option<usize> {
     let (first, last) = (history.first()?, history.last()?);
     let n = history.len();
-    let loaded = last.record_time.saturating_sub(first.record_time);
+    let loaded = last.record_time().saturating_sub(first.record_time());
     if n < 2 || loaded <= 0 {
         return None;
     }
-    let missing = first.record_time.saturating_sub(since).max(0);
+    let missing = first.record_time().saturating_sub(since).max(0);
     let per_update = history.memory_bytes() / n.max(1);
     let updates = i128::from(missing) * n as i128 / i128::from(loaded);
     let bytes = updates.saturating_mul(per_update.max(BYTES_PER_UPDATE / 2) as i128);
@@ -48,8 +48,8 @@ pub fn span_estimate(history: &History, since: i64) -> Option<usize> {
 /// The first look-back step: what holds [`AIM`] updates at the loaded rate.
 fn initial_step(history: &History, span: i64) -> i64 {
     let step = match (history.first(), history.last()) {
-        (Some(f), Some(l)) if history.len() >= 2 && l.record_time > f.record_time => {
-            let loaded = i128::from(l.record_time - f.record_time);
+        (Some(f), Some(l)) if history.len() >= 2 && l.record_time() > f.record_time() => {
+            let loaded = i128::from(l.record_time() - f.record_time());
             i64::try_from(loaded * i128::from(AIM) / history.len() as i128).unwrap_or(i64::MAX)
         }
         _ => EARLIER_FIRST_STEP,
@@ -237,7 +237,7 @@ impl Loader {
         let added = prepend_earlier(page, cut, full, cx);
         job.progress.updates += added;
         if let Some(first) = cx.history.first() {
-            job.progress.reached = first.record_time;
+            job.progress.reached = first.record_time();
         }
         job.step = next_step(added, window, job.step);
         let reached_start = job.sent_after <= job.progress.since.saturating_sub(1);
@@ -253,7 +253,7 @@ impl Loader {
             }
             job.progress.updates = job.progress.updates.saturating_sub(dropped);
             if let Some(first) = cx.history.first() {
-                job.progress.reached = first.record_time;
+                job.progress.reached = first.record_time();
             }
             cx.out.change.merge(HistoryChange {
                 dropped,

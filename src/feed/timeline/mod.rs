@@ -681,7 +681,10 @@ impl Timeline {
         kept: Option<u64>,
         cx: &mut Ctx,
     ) -> Timeline {
-        let before = cx.history.first().map(|s| s.record_time);
+        let before = cx
+            .history
+            .first()
+            .map(crate::model::summary::UpdateSummary::record_time);
         let mut t = Timeline::new(since, before, land);
         let locate = match land {
             Land::At(t) | Land::Before(t) => Some(t),
@@ -738,7 +741,10 @@ impl Timeline {
     /// wrote into the index (it keeps `kept` updates now): what it wrote may be in the list. The
     /// one scroll is brought in step with `loaded` rows below.
     pub fn follow_loaded(&mut self, loaded: (usize, usize), kept: Option<u64>, cx: &mut Ctx) {
-        let first = cx.history.first().map(|s| s.record_time);
+        let first = cx
+            .history
+            .first()
+            .map(crate::model::summary::UpdateSummary::record_time);
         if let Some(t) = first
             && first != self.before
         {

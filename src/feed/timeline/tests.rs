@@ -318,7 +318,7 @@ impl Rig {
         let total = usize::try_from(t.total().expect("counted")).expect("a length");
         (0..total)
             .map(|j| match t.place(j) {
-                Place::Loaded(l) => self.history.get(l).expect("loaded").update_id.to_string(),
+                Place::Loaded(l) => self.history.get(l).expect("loaded").update_id().to_string(),
                 _ => t.row(j).expect("read").update_id.clone(),
             })
             .collect()

@@ -36,7 +36,7 @@ pub fn vote_updates_loaded(history: &History, contract_id: &str, close: bool) ->
         return found;
     }
     let mut key = contract_key(contract_id);
-    found.creation = with_flag(history, key, CONTRACT_CREATED).map(|s| s.update_id.to_string());
+    found.creation = with_flag(history, key, CONTRACT_CREATED).map(|s| s.update_id().to_string());
     if !close {
         return found;
     }
@@ -48,19 +48,18 @@ pub fn vote_updates_loaded(history: &History, contract_id: &str, close: bool) ->
         let Some(s) = with_flag(history, key, CONTRACT_ARCHIVED) else {
             break;
         };
-        if close_sym.is_some_and(|c| s.syms.contains(&c)) {
-            found.close = Some(s.update_id.to_string());
+        if close_sym.is_some_and(|c| s.has_sym(c)) {
+            found.close = Some(s.update_id().to_string());
             break;
         }
-        if !vote_syms.iter().any(|v| s.syms.contains(v)) {
+        if !vote_syms.iter().any(|v| s.has_sym(*v)) {
             break;
         }
         // A vote: the one contract it creates is the request again.
         let mut created = s
-            .contracts
-            .iter()
+            .contracts()
             .filter(|c| *c & CONTRACT_CREATED != 0)
-            .map(|c| contract_key_of(*c))
+            .map(contract_key_of)
             .filter(|k| *k != key);
         match (created.next(), created.next()) {
             (Some(next), None) => key = next,

@@ -111,14 +111,13 @@ fn a_transfer_inside_an_execute_batch_is_the_summary() {
     let mut s = Summarizer::default();
     let summary = s.summarize(&item(&json));
     let choices: Vec<&str> = summary
-        .syms
-        .iter()
-        .filter(|x| s.category(**x) & crate::model::summary::cat::CHOICE != 0)
-        .map(|x| s.interner.resolve(*x))
+        .syms()
+        .filter(|x| s.category(*x) & crate::model::summary::cat::CHOICE != 0)
+        .map(|x| s.interner.resolve(x))
         .collect();
     assert!(choices.contains(&"WalletAppInstall_ExecuteBatch"));
     assert!(choices.contains(&TRANSFER_CHOICE));
-    assert!(matches!(summary.root, RootAction::Telling(_)));
+    assert!(matches!(summary.root(), RootAction::Telling(_)));
 }
 
 #[test]

@@ -203,32 +203,34 @@ impl HistoryPane {
         let Some(s) = self.selected(sh) else {
             return;
         };
-        if s.kind == SummaryKind::Malformed {
+        if s.kind() == SummaryKind::Malformed {
             let why = sh
                 .feed
                 .malformed_error(s.at())
                 .unwrap_or("its JSON does not match the expected shape");
-            let id = if s.update_id.is_empty() {
+            let id = if s.update_id().is_empty() {
                 "this update".to_string()
             } else {
-                format!("update {}", safe_line(&s.update_id, 80))
+                format!("update {}", safe_line(&s.update_id(), 80))
             };
             out.error(format!("{id} could not be decoded: {why}"));
             return;
         }
-        if s.update_id.is_empty() {
+        if s.update_id().is_empty() {
             out.warn("this update has no id");
             return;
         }
         out.events.push(AppEvent::OpenUpdate {
-            update_id: s.update_id.to_string(),
+            update_id: s.update_id().to_string(),
             event_id: None,
         });
     }
 
     pub(super) fn copy_selected(&self, sh: &Shared, out: &mut Out) {
         match self.selected(sh) {
-            Some(s) if !s.update_id.is_empty() => out.copy("update id", s.update_id.to_string()),
+            Some(s) if !s.update_id().is_empty() => {
+                out.copy("update id", s.update_id().to_string());
+            }
             Some(_) => out.warn("this update has no id"),
             None => {}
         }

@@ -239,7 +239,7 @@ impl HistoryPane {
                 .filter(|row| !row.update_id.is_empty())
                 .map(|row| row.update_id.clone());
         }
-        self.selected(sh).map(|s| s.update_id.to_string())
+        self.selected(sh).map(|s| s.update_id().to_string())
     }
 
     /// The active filter's text.
@@ -645,15 +645,18 @@ impl Pane for HistoryPane {
         Some((
             format!(
                 "update {}",
-                crate::model::summary::short_id(&s.update_id, 16)
+                crate::model::summary::short_id(&s.update_id(), 16)
             ),
             vec![
-                Field::new("update", s.update_id.to_string()),
-                Field::new("record time", sh.format_time(s.record_time)),
+                Field::new("update", s.update_id().to_string()),
+                Field::new("record time", sh.format_time(s.record_time())),
                 Field::new("summary", s.root_label(interner)),
-                Field::new("migration", s.migration_id.to_string()),
-                Field::new("synchronizer", interner.resolve(s.synchronizer).to_string()),
-                Field::new("events", s.event_count.to_string()),
+                Field::new("migration", s.migration_id().to_string()),
+                Field::new(
+                    "synchronizer",
+                    interner.resolve(s.synchronizer()).to_string(),
+                ),
+                Field::new("events", s.event_count().to_string()),
             ],
         ))
     }
@@ -700,7 +703,7 @@ impl Pane for HistoryPane {
 /// `migrations 0–1`); the current migration while nothing is loaded.
 pub fn migrations_shown(sh: &Shared) -> Option<String> {
     let range = match (sh.history.first(), sh.history.last()) {
-        (Some(f), Some(l)) => (f.migration_id, l.migration_id),
+        (Some(f), Some(l)) => (f.migration_id(), l.migration_id()),
         _ => sh.feed.migration.map(|m| (m, m))?,
     };
     Some(match range {

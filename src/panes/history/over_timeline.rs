@@ -54,7 +54,10 @@ impl HistoryPane {
         let Some((first, last)) = index_reach(&sh.index) else {
             return false;
         };
-        let loaded_first = sh.history.first().map(|s| s.record_time);
+        let loaded_first = sh
+            .history
+            .first()
+            .map(crate::model::summary::UpdateSummary::record_time);
         if loaded_first.is_some_and(|t| first >= t) || last < since {
             // The index holds nothing older than the loaded rows (or nothing of the span).
             return false;
@@ -102,7 +105,11 @@ impl HistoryPane {
         if micros < first || micros > last {
             return false;
         }
-        if sh.history.first().is_some_and(|s| micros >= s.record_time) {
+        if sh
+            .history
+            .first()
+            .is_some_and(|s| micros >= s.record_time())
+        {
             // After the loaded rows (they do not reach the head): the loader goes there.
             return false;
         }
@@ -121,7 +128,11 @@ impl HistoryPane {
         let Some((first, _)) = index_reach(&sh.index) else {
             return false;
         };
-        let Some(loaded_first) = sh.history.first().map(|s| s.record_time) else {
+        let Some(loaded_first) = sh
+            .history
+            .first()
+            .map(crate::model::summary::UpdateSummary::record_time)
+        else {
             return false;
         };
         if first >= loaded_first {
@@ -221,7 +232,7 @@ impl HistoryPane {
         let newest = sh
             .history
             .last()
-            .map(|s| s.record_time)
+            .map(crate::model::summary::UpdateSummary::record_time)
             .or_else(|| sh.index.reach.as_ref().and_then(|reach| reach.last));
         let oldest = r.row(0).and_then(|row| row.record_time).unwrap_or(r.since);
         if let Some(last) = newest {
@@ -306,7 +317,9 @@ impl HistoryPane {
         let migration = match r.selected() {
             Some(row) if row.record_time.is_some() => Some(row.migration_id),
             Some(_) => None,
-            None if !r.in_index() => self.selected(sh).map(|s| s.migration_id),
+            None if !r.in_index() => self
+                .selected(sh)
+                .map(crate::model::summary::UpdateSummary::migration_id),
             None => None,
         };
         if let Some(m) = migration

@@ -138,8 +138,8 @@ impl HistoryPane {
                 sh.history
                     .iter()
                     .rev()
-                    .find(|s| s.record_time <= ask.from)
-                    .map(|s| s.migration_id)
+                    .find(|s| s.record_time() <= ask.from)
+                    .map(crate::model::summary::UpdateSummary::migration_id)
             })
             .or(sh.feed.migration)
             .unwrap_or(0);

@@ -22,7 +22,7 @@ impl HistoryPane {
         self.close_timeline(out);
         let in_range = match (sh.history.first(), sh.history.last()) {
             (Some(first), Some(last)) => {
-                micros >= first.record_time && (micros <= last.record_time || sh.feed.at_head)
+                micros >= first.record_time() && (micros <= last.record_time() || sh.feed.at_head)
             }
             _ => false,
         };

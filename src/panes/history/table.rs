@@ -129,8 +129,8 @@ impl HistoryPane {
                     " · {}",
                     loaded_range(
                         sh,
-                        first.record_time,
-                        last.record_time,
+                        first.record_time(),
+                        last.record_time(),
                         self.area.width >= DATED_RANGE_WIDTH
                     )
                 ),
@@ -285,8 +285,8 @@ pub(super) fn spans_days(sh: &Shared) -> bool {
     match (sh.history.first(), sh.history.last()) {
         (Some(first), Some(last)) => {
             let (a, b) = (
-                sh.format_time(first.record_time),
-                sh.format_time(last.record_time),
+                sh.format_time(first.record_time()),
+                sh.format_time(last.record_time()),
             );
             a.get(..10) != b.get(..10)
         }
@@ -401,32 +401,32 @@ impl TableRow for UpdateSummary {
         let interner = &sh.history.summarizer.interner;
         match col {
             HistoryCol::Time => {
-                let mut t = sh.format_time(self.record_time);
+                let mut t = sh.format_time(self.record_time());
                 if width < DATED_TIME && t.get(11..).is_some() {
                     t.drain(..11);
                 }
                 Cell::new(t, theme.time)
             }
-            HistoryCol::Migration => Cell::new(self.migration_id.to_string(), Style::default()),
+            HistoryCol::Migration => Cell::new(self.migration_id().to_string(), Style::default()),
             HistoryCol::Kind => {
-                let style = match self.kind {
+                let style = match self.kind() {
                     SummaryKind::Transaction => theme.exercised,
                     SummaryKind::Assign => theme.assign,
                     SummaryKind::Unassign => theme.unassign,
                     SummaryKind::Malformed => theme.status_err,
                 };
-                Cell::new(self.kind.label(), style)
+                Cell::new(self.kind().label(), style)
             }
-            HistoryCol::Id => Cell::new(distinct_id(&self.update_id, width), theme.id),
+            HistoryCol::Id => Cell::new(distinct_id(&self.update_id(), width), theme.id),
             HistoryCol::Summary => {
-                let style = if self.kind == SummaryKind::Malformed {
+                let style = if self.kind() == SummaryKind::Malformed {
                     theme.status_err
                 } else {
                     Style::default()
                 };
                 Cell::new(self.root_label_within(interner, usize::from(width)), style)
             }
-            HistoryCol::Events => Cell::new(self.event_count.to_string(), theme.muted),
+            HistoryCol::Events => Cell::new(self.event_count().to_string(), theme.muted),
             HistoryCol::Parties => {
                 let mut names = String::new();
                 for p in sh.history.parties_of(self) {
@@ -438,7 +438,7 @@ impl TableRow for UpdateSummary {
                 Cell::new(names, theme.muted)
             }
             HistoryCol::Synchronizer => Cell::new(
-                short_party(interner.resolve(self.synchronizer)).to_owned(),
+                short_party(interner.resolve(self.synchronizer())).to_owned(),
                 theme.party,
             ),
         }
@@ -446,7 +446,7 @@ impl TableRow for UpdateSummary {
 
     /// Unused: the History filter matches summaries by field (`model::history::Filter`).
     fn filter_text(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.update_id)
+        Cow::Owned(self.update_id().to_string())
     }
 
     fn title(col: HistoryCol, sh: &Shared) -> Option<Cow<'static, str>> {

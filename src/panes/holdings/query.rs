@@ -166,7 +166,7 @@ impl HoldingsForm {
         if untouched {
             match sh.history.last() {
                 Some(newest) => {
-                    let m = newest.migration_id.to_string();
+                    let m = newest.migration_id().to_string();
                     self.dialog.form.set_text(mig, &m);
                     self.auto_migration = Some(m);
                 }
@@ -193,7 +193,7 @@ impl HoldingsForm {
             Field::Migration => match sh.history.last() {
                 Some(s) => format!(
                     "the current migration (newest loaded update) is {}",
-                    s.migration_id
+                    s.migration_id()
                 ),
                 None => "no history loaded: enter the migration id".to_string(),
             },

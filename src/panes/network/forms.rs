@@ -26,7 +26,7 @@ impl NetworkPane {
     /// The synchronizer of the newest loaded update, if any.
     pub(super) fn recent_synchronizer(sh: &Shared) -> Option<String> {
         let last = sh.history.last()?;
-        let s = sh.history.summarizer.interner.resolve(last.synchronizer);
+        let s = sh.history.summarizer.interner.resolve(last.synchronizer());
         (!s.is_empty()).then(|| s.to_string())
     }
 

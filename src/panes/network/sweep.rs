@@ -163,7 +163,10 @@ impl NetworkPane {
     pub fn start_sweep(&mut self, from: SweepFrom, sh: &mut Shared, out: &mut Out) {
         self.section = super::NetSection::Scans;
         self.cancel_sweep(out);
-        let oldest = sh.history.first().map(|f| (f.migration_id, f.record_time));
+        let oldest = sh
+            .history
+            .first()
+            .map(|f| (f.migration_id(), f.record_time()));
         match (from, oldest) {
             (SweepFrom::Time(time), _) => {
                 let label = format!("{} {}", sh.format_time(time), sh.zone_label());

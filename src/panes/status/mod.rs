@@ -466,7 +466,7 @@ impl Pane for StatusPane {
                     }
                 }
                 Some(Card::History) => match sh.history.last() {
-                    Some(s) => out.copy("newest update id", s.update_id.to_string()),
+                    Some(s) => out.copy("newest update id", s.update_id().to_string()),
                     None => return false,
                 },
                 None => return false,

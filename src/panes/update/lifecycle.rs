@@ -321,7 +321,7 @@ fn build_lifecycle(contract_id: &str, current: Option<&str>, sh: &Shared) -> Lif
         None => Some(match sh.history.first() {
             Some(first) => format!(
                 "created before the loaded history (oldest loaded update: {} {})",
-                sh.format_time(first.record_time),
+                sh.format_time(first.record_time()),
                 sh.zone_label()
             ),
             None => "created before the loaded history (no history loaded)".to_string(),

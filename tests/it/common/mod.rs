@@ -396,7 +396,7 @@ impl Harness {
         let day = |t: i64| t.div_euclid(86_400_000_000);
         let loaded = &self.app.sh.history;
         match (loaded.first(), loaded.last()) {
-            (Some(a), Some(b)) if day(a.record_time) != day(b.record_time) => "_two_days",
+            (Some(a), Some(b)) if day(a.record_time()) != day(b.record_time()) => "_two_days",
             _ => "",
         }
     }

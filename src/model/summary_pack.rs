@@ -1,0 +1,584 @@
+//! The packed, variable part of an [`UpdateSummary`](super::summary::UpdateSummary): one
+//! exact-size heap block per loaded update instead of three allocations (id, symbols, contract
+//! keys), with the update id kept as 32 raw bytes when it has the form every Canton update id has
+//! (`1220` and 64 lowercase hex digits) and small numbers written as LEB128 varints.
+//!
+//! Layout, in order:
+//! 1. a flags byte ([`ID_HEX`], [`MIGRATION_HERE`]);
+//! 2. the migration id as a zigzag varint, only when it does not fit the summary's `u16` slot;
+//! 3. the update id: 32 bytes (hex form) or a varint length and the UTF-8 bytes, exactly;
+//! 4. the contract keys: a varint count, then 8 little-endian bytes each;
+//! 5. the symbols: a varint count, then the sorted symbols as varint deltas;
+//! 6. the event count (varint);
+//! 7. the root action: a tag byte and its fields.
+//!
+//! Only [`pack`] writes a block and the readers below read one; they never panic on a short
+//! block (missing parts read as zero / empty).
+
+use super::intern::Sym;
+use super::summary::RootAction;
+use super::summary_telling::{Telling, TellingKind};
+
+/// Flag: the update id is `1220` + 64 lowercase hex digits, kept as 32 bytes.
+const ID_HEX: u8 = 1;
+/// Flag: the migration id is written in the block (it does not fit the summary's slot).
+pub(super) const MIGRATION_HERE: u8 = 2;
+
+/// Characters of an update id in the hex form.
+pub const HEX_ID_LEN: usize = 68;
+const HEX_ID_PREFIX: &[u8] = b"1220";
+const HEX_ID_BYTES: usize = 32;
+const DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+const ROOT_NONE: u8 = 0;
+const ROOT_EXERCISE: u8 = 1;
+const ROOT_CREATE: u8 = 2;
+const ROOT_REASSIGN: u8 = 3;
+const ROOT_TELLING: u8 = 4;
+
+/// What a block holds (the summary's fixed fields live beside it).
+pub(super) struct Parts<'a> {
+    /// The migration id when it does not fit the summary's slot.
+    pub migration: Option<i64>,
+    pub update_id: &'a str,
+    /// Sorted and deduplicated.
+    pub contracts: &'a [u64],
+    /// Sorted and deduplicated.
+    pub syms: &'a [Sym],
+    pub event_count: u32,
+    pub root: RootAction,
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// A cursor over a block.
+struct Reader<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn byte(&mut self) -> u8 {
+        let v = self.b.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        v
+    }
+
+    fn varint(&mut self) -> u64 {
+        let mut v: u64 = 0;
+        let mut shift = 0;
+        while let Some(&b) = self.b.get(self.pos) {
+            self.pos += 1;
+            if shift < 64 {
+                v |= u64::from(b & 0x7f) << shift;
+            }
+            if b & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+        }
+        v
+    }
+
+    fn u32(&mut self) -> u32 {
+        u32::try_from(self.varint()).unwrap_or(u32::MAX)
+    }
+
+    fn sym(&mut self) -> Sym {
+        Sym(self.u32())
+    }
+
+    fn take(&mut self, n: usize) -> &'a [u8] {
+        let start = self.pos.min(self.b.len());
+        let end = self.pos.saturating_add(n).min(self.b.len());
+        self.pos = self.pos.saturating_add(n);
+        &self.b[start..end]
+    }
+
+    /// Skips to the contract keys; returns the update id's bytes and whether they are raw.
+    fn id(&mut self) -> (&'a [u8], bool) {
+        let flags = self.byte();
+        if flags & MIGRATION_HERE != 0 {
+            self.varint();
+        }
+        if flags & ID_HEX != 0 {
+            (self.take(HEX_ID_BYTES), false)
+        } else {
+            let n = usize::try_from(self.varint()).unwrap_or(usize::MAX);
+            (self.take(n), true)
+        }
+    }
+
+    /// Skips the contract keys; returns their bytes.
+    fn contracts(&mut self) -> &'a [u8] {
+        self.id();
+        let n = usize::try_from(self.varint()).unwrap_or(usize::MAX);
+        self.take(n.saturating_mul(8))
+    }
+
+    /// Positions the cursor at the first symbol delta; returns the count.
+    fn syms(&mut self) -> usize {
+        self.contracts();
+        usize::try_from(self.varint()).unwrap_or(usize::MAX)
+    }
+
+    /// Positions the cursor at the root action; returns the event count.
+    fn event_count(&mut self) -> u32 {
+        let n = self.syms();
+        for _ in 0..n.min(self.b.len()) {
+            self.varint();
+        }
+        self.u32()
+    }
+}
+
+/// Whether `id` has the hex form (`1220` + 64 lowercase hex digits).
+fn is_hex_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    b.len() == HEX_ID_LEN
+        && b.starts_with(HEX_ID_PREFIX)
+        && b.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+fn hex_val(c: u8) -> u8 {
+    match c {
+        b'0'..=b'9' => c - b'0',
+        b'a'..=b'f' => c - b'a' + 10,
+        _ => 0,
+    }
+}
+
+/// Writes the block for `parts` into `out` (cleared first).
+pub(super) fn pack(out: &mut Vec<u8>, parts: &Parts<'_>) {
+    out.clear();
+    let hex = is_hex_id(parts.update_id);
+    let mut flags = 0;
+    if hex {
+        flags |= ID_HEX;
+    }
+    if parts.migration.is_some() {
+        flags |= MIGRATION_HERE;
+    }
+    out.push(flags);
+    if let Some(m) = parts.migration {
+        put_varint(out, zigzag(m));
+    }
+    if hex {
+        let digits = &parts.update_id.as_bytes()[HEX_ID_PREFIX.len()..];
+        out.extend(
+            digits
+                .chunks_exact(2)
+                .map(|p| (hex_val(p[0]) << 4) | hex_val(p[1])),
+        );
+    } else {
+        put_varint(out, parts.update_id.len() as u64);
+        out.extend_from_slice(parts.update_id.as_bytes());
+    }
+    put_varint(out, parts.contracts.len() as u64);
+    for c in parts.contracts {
+        out.extend_from_slice(&c.to_le_bytes());
+    }
+    put_varint(out, parts.syms.len() as u64);
+    let mut prev = 0u32;
+    for s in parts.syms {
+        put_varint(out, u64::from(s.0.wrapping_sub(prev)));
+        prev = s.0;
+    }
+    put_varint(out, u64::from(parts.event_count));
+    match parts.root {
+        RootAction::None => out.push(ROOT_NONE),
+        RootAction::Exercise {
+            template,
+            choice,
+            more_roots,
+        } => {
+            out.push(ROOT_EXERCISE);
+            put_varint(out, u64::from(template.0));
+            put_varint(out, u64::from(choice.0));
+            put_varint(out, u64::from(more_roots));
+        }
+        RootAction::Create {
+            template,
+            more_roots,
+        } => {
+            out.push(ROOT_CREATE);
+            put_varint(out, u64::from(template.0));
+            put_varint(out, u64::from(more_roots));
+        }
+        RootAction::Reassign {
+            source,
+            target,
+            counter,
+            link,
+        } => {
+            out.push(ROOT_REASSIGN);
+            put_varint(out, u64::from(source.0));
+            put_varint(out, u64::from(target.0));
+            put_varint(out, zigzag(counter));
+            put_varint(out, u64::from(link.0));
+        }
+        RootAction::Telling(t) => {
+            out.push(ROOT_TELLING);
+            out.push(t.kind as u8);
+            put_varint(out, u64::from(t.party.0));
+            put_varint(out, u64::from(t.other.0));
+            put_varint(out, zigzag(t.units));
+            out.push(t.scale);
+            out.push(t.more_receivers);
+            put_varint(out, u64::from(t.more));
+        }
+    }
+}
+
+/// The migration id written in the block (0 when it is not there).
+pub(super) fn migration(b: &[u8]) -> i64 {
+    let mut r = Reader { b, pos: 0 };
+    if r.byte() & MIGRATION_HERE == 0 {
+        return 0;
+    }
+    unzigzag(r.varint())
+}
+
+/// The update id's text, decoded on the stack when it was kept as bytes.
+#[derive(Clone, Copy)]
+pub enum UpdateIdText<'a> {
+    /// The hex form, spelt out.
+    Hex([u8; HEX_ID_LEN]),
+    /// Any other id, exactly as received.
+    Raw(&'a str),
+}
+
+impl UpdateIdText<'_> {
+    /// The id.
+    pub fn as_str(&self) -> &str {
+        match self {
+            UpdateIdText::Hex(b) => std::str::from_utf8(b).unwrap_or_default(),
+            UpdateIdText::Raw(s) => s,
+        }
+    }
+}
+
+impl std::ops::Deref for UpdateIdText<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Display for UpdateIdText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for UpdateIdText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq<str> for UpdateIdText<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for UpdateIdText<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// The update id of a block.
+pub(super) fn update_id(b: &[u8]) -> UpdateIdText<'_> {
+    let mut r = Reader { b, pos: 0 };
+    match r.id() {
+        (raw, true) => UpdateIdText::Raw(std::str::from_utf8(raw).unwrap_or_default()),
+        (bytes, false) => {
+            let mut out = [0u8; HEX_ID_LEN];
+            out[..HEX_ID_PREFIX.len()].copy_from_slice(HEX_ID_PREFIX);
+            for (i, v) in bytes.iter().enumerate() {
+                let at = HEX_ID_PREFIX.len() + 2 * i;
+                if let Some(pair) = out.get_mut(at..at + 2) {
+                    pair[0] = DIGITS[usize::from(v >> 4)];
+                    pair[1] = DIGITS[usize::from(v & 0xf)];
+                }
+            }
+            UpdateIdText::Hex(out)
+        }
+    }
+}
+
+/// Whether the block's update id is `id` (without spelling it out).
+pub(super) fn update_id_is(b: &[u8], id: &str) -> bool {
+    let mut r = Reader { b, pos: 0 };
+    match r.id() {
+        (raw, true) => raw == id.as_bytes(),
+        (bytes, false) => {
+            is_hex_id(id)
+                && id.as_bytes()[HEX_ID_PREFIX.len()..]
+                    .chunks_exact(2)
+                    .map(|p| (hex_val(p[0]) << 4) | hex_val(p[1]))
+                    .eq(bytes.iter().copied())
+        }
+    }
+}
+
+/// The contract keys of a block, in order.
+pub(super) fn contracts(b: &[u8]) -> impl ExactSizeIterator<Item = u64> + Clone + '_ {
+    let mut r = Reader { b, pos: 0 };
+    r.contracts().chunks_exact(8).map(|c| {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(c);
+        u64::from_le_bytes(a)
+    })
+}
+
+/// The symbols of a block, ascending.
+#[derive(Clone)]
+pub struct Syms<'a> {
+    r: Reader<'a>,
+    left: usize,
+    prev: u32,
+}
+
+impl Clone for Reader<'_> {
+    fn clone(&self) -> Self {
+        Reader {
+            b: self.b,
+            pos: self.pos,
+        }
+    }
+}
+
+impl Iterator for Syms<'_> {
+    type Item = Sym;
+    fn next(&mut self) -> Option<Sym> {
+        if self.left == 0 || self.r.pos >= self.r.b.len() {
+            return None;
+        }
+        self.left -= 1;
+        self.prev = self.prev.wrapping_add(self.r.u32());
+        Some(Sym(self.prev))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left))
+    }
+}
+
+/// The symbols of a block, ascending.
+pub(super) fn syms(b: &[u8]) -> Syms<'_> {
+    let mut r = Reader { b, pos: 0 };
+    let left = r.syms();
+    Syms { r, left, prev: 0 }
+}
+
+/// The event count of a block.
+pub(super) fn event_count(b: &[u8]) -> u32 {
+    Reader { b, pos: 0 }.event_count()
+}
+
+/// The root action of a block.
+pub(super) fn root(b: &[u8]) -> RootAction {
+    let mut r = Reader { b, pos: 0 };
+    r.event_count();
+    match r.byte() {
+        ROOT_EXERCISE => RootAction::Exercise {
+            template: r.sym(),
+            choice: r.sym(),
+            more_roots: u16::try_from(r.varint()).unwrap_or(u16::MAX),
+        },
+        ROOT_CREATE => RootAction::Create {
+            template: r.sym(),
+            more_roots: u16::try_from(r.varint()).unwrap_or(u16::MAX),
+        },
+        ROOT_REASSIGN => RootAction::Reassign {
+            source: r.sym(),
+            target: r.sym(),
+            counter: unzigzag(r.varint()),
+            link: r.sym(),
+        },
+        ROOT_TELLING => {
+            let kind = r.byte();
+            let Some(kind) = TellingKind::ALL.into_iter().find(|k| *k as u8 == kind) else {
+                return RootAction::None;
+            };
+            RootAction::Telling(Telling {
+                kind,
+                party: r.sym(),
+                other: r.sym(),
+                units: unzigzag(r.varint()),
+                scale: r.byte(),
+                more_receivers: r.byte(),
+                more: u16::try_from(r.varint()).unwrap_or(u16::MAX),
+            })
+        }
+        _ => RootAction::None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::summary::{SummaryKind, SummaryParts, UpdateSummary};
+    use super::*;
+
+    const HEX: &str = "1220c7d293ea23275dcc7bfef9d47fa10e76477d26c93db4074ee5dff5e2cd8a5680";
+
+    fn roots() -> Vec<RootAction> {
+        let tellings = TellingKind::ALL.into_iter().map(|kind| {
+            RootAction::Telling(Telling {
+                kind,
+                party: Sym(1),
+                other: Sym(2),
+                units: 3,
+                scale: 4,
+                more_receivers: 5,
+                more: 6,
+            })
+        });
+        let mut roots = vec![
+            RootAction::None,
+            RootAction::Exercise {
+                template: Sym(7),
+                choice: Sym(300_000),
+                more_roots: u16::MAX,
+            },
+            RootAction::Create {
+                template: Sym(u32::MAX),
+                more_roots: 0,
+            },
+            RootAction::Reassign {
+                source: Sym(1),
+                target: Sym(2),
+                counter: i64::MIN,
+                link: Sym(129),
+            },
+            RootAction::Telling(Telling {
+                kind: TellingKind::Unlock,
+                party: Sym(5),
+                other: Sym::NONE,
+                units: -1_234_567_890_123,
+                scale: 10,
+                more_receivers: u8::MAX,
+                more: 600,
+            }),
+        ];
+        roots.extend(tellings);
+        roots
+    }
+
+    #[test]
+    fn the_summary_slot_stays_32_bytes() {
+        assert_eq!(std::mem::size_of::<UpdateSummary>(), 32);
+    }
+
+    #[test]
+    fn hostile_and_non_hex_update_ids_are_kept_exactly() {
+        let hostile = [
+            "",
+            "1220",
+            &HEX.to_uppercase(),
+            &HEX[..67],
+            &format!("{HEX}0"),
+            &HEX.replacen("1220", "1221", 1),
+            &HEX.replacen('c', "g", 1),
+            &HEX.replacen('c', "\u{202e}", 1),
+            "\u{1b}[31mred\u{1b}[0m\n::1220ab",
+            "update-1",
+            "00",
+        ];
+        for id in hostile {
+            let s = UpdateSummary::new(&SummaryParts {
+                record_time: 1,
+                migration_id: 2,
+                update_id: id,
+                synchronizer: Sym(3),
+                event_count: 4,
+                kind: SummaryKind::Transaction,
+                root: RootAction::None,
+                syms: &[Sym(9), Sym(1)],
+                contracts: &[8, 4],
+            });
+            assert_eq!(s.update_id().as_str(), id);
+            assert!(matches!(s.update_id(), UpdateIdText::Raw(_)), "{id:?}");
+            assert!(s.update_id_is(id), "{id:?}");
+            assert!(!s.update_id_is(HEX), "{id:?}");
+            assert_eq!(s.syms().collect::<Vec<_>>(), [Sym(1), Sym(9)]);
+            assert_eq!(s.contracts().collect::<Vec<_>>(), [4, 8]);
+            assert_eq!(s.event_count(), 4);
+        }
+        // The usual form is kept as bytes, and spelt out again exactly.
+        let s = UpdateSummary::new(&SummaryParts {
+            record_time: 1,
+            migration_id: 2,
+            update_id: HEX,
+            synchronizer: Sym(3),
+            event_count: 4,
+            kind: SummaryKind::Transaction,
+            root: RootAction::None,
+            syms: &[],
+            contracts: &[],
+        });
+        assert!(matches!(s.update_id(), UpdateIdText::Hex(_)));
+        assert_eq!(s.update_id().as_str(), HEX);
+        assert!(s.update_id_is(HEX));
+        assert!(!s.update_id_is(&HEX.to_uppercase()));
+        assert!(!s.update_id_is(&HEX.replacen('c', "d", 1)));
+    }
+
+    #[test]
+    fn every_field_round_trips_through_the_packed_block() {
+        let migrations = [0, 1, 4, 65_534, 65_535, 65_536, -1, i64::MAX, i64::MIN];
+        let syms: Vec<Sym> = [0, 1, 127, 128, 16_383, 16_384, u32::MAX]
+            .into_iter()
+            .map(Sym)
+            .collect();
+        let contracts = [0, 3, 0x8000_0000_0000_0000, u64::MAX];
+        for (i, root) in roots().into_iter().enumerate() {
+            for &migration_id in &migrations {
+                for event_count in [0, 1, 200, u32::MAX] {
+                    let s = UpdateSummary::new(&SummaryParts {
+                        record_time: i64::MIN + i as i64,
+                        migration_id,
+                        update_id: if i % 2 == 0 { HEX } else { "x" },
+                        synchronizer: Sym(42),
+                        event_count,
+                        kind: SummaryKind::Assign,
+                        root,
+                        syms: &syms,
+                        contracts: &contracts,
+                    });
+                    assert_eq!(s.record_time(), i64::MIN + i as i64);
+                    assert_eq!(s.migration_id(), migration_id);
+                    assert_eq!(s.at().migration_id, migration_id);
+                    assert_eq!(s.synchronizer(), Sym(42));
+                    assert_eq!(s.event_count(), event_count);
+                    assert_eq!(s.kind(), SummaryKind::Assign);
+                    assert_eq!(s.root(), root);
+                    assert_eq!(s.syms().collect::<Vec<_>>(), syms);
+                    assert!(s.has_sym(Sym(16_384)) && !s.has_sym(Sym(2)));
+                    assert_eq!(s.contracts().collect::<Vec<_>>(), contracts);
+                    let moved = s.with_id_and_time("y", 5);
+                    assert_eq!((moved.update_id().as_str(), moved.record_time()), ("y", 5));
+                    assert_eq!(moved.root(), root);
+                    assert_eq!(moved.migration_id(), migration_id);
+                }
+            }
+        }
+    }
+}
