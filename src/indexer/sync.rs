@@ -17,6 +17,9 @@ use crate::model::index::{drop_aside, rows_of};
 use crate::model::page_walk::{PageWalk, cursor_at};
 use crate::store::{Chunk, DivergenceRecord, IndexReader, PageWrite, Position, StoreError};
 
+/// A page fetched (where it starts, what the scans confirmed of it).
+type Fetched = (Option<Position>, Result<Option<Confirmed>, Halt>);
+
 impl Engine<'_> {
     /// Runs the sync: the chunks an earlier sync left open, then the range of the plan (from
     /// where the index reaches when it names none).
@@ -137,11 +140,13 @@ impl Engine<'_> {
         // A following sync keeps the new updates' events at the head, after each round that
         // wrote updates (and again while some are past the scans' verdict-ingestion head).
         let mut events_due = follow && self.plan.events == super::EventsMode::Keep;
+        // The next page, fetched while the one before it was written (and where it starts).
+        let mut ahead: Option<Fetched> = None;
         loop {
             if self.cancel.is_cancelled() {
                 return Err(Halt::Interrupted);
             }
-            if walk.is_done() {
+            if ahead.is_none() && walk.is_done() {
                 if !follow {
                     break;
                 }
@@ -155,8 +160,14 @@ impl Engine<'_> {
                 walk = PageWalk::new(walk.cursor().cloned(), None, self.plan.page_size);
                 continue;
             }
-            let page_start = walk.cursor().map(to_position);
-            let confirmed = match self.next_page(&mut walk).await {
+            let (page_start, fetched) = match ahead.take() {
+                Some(fetched) => fetched,
+                None => (
+                    walk.cursor().map(to_position),
+                    self.next_page(&mut walk).await,
+                ),
+            };
+            let confirmed = match fetched {
                 Ok(confirmed) => confirmed,
                 Err(halt) => {
                     self.wait_for_scans(halt, &mut tries).await?;
@@ -170,9 +181,29 @@ impl Engine<'_> {
             let any = !confirmed.page.transactions.is_empty();
             if any {
                 events_due |= follow && self.plan.events == super::EventsMode::Keep;
-                self.write(&chunk, &confirmed, page_start).await?;
-                walk.on_page(&confirmed.page)
-                    .map_err(|e| Halt::Failed(Failure::Server(e)))?;
+                // The cursor moves on before the page is written (the write does not read it),
+                // so that the next page is fetched, decoded and verified while this one is
+                // written; a page the scans stopped on is written alone, and nothing is
+                // fetched ahead of a write that fails (its error ends the walk).
+                let moved = walk
+                    .on_page(&confirmed.page)
+                    .map_err(|e| Halt::Failed(Failure::Server(e)));
+                if let Err(halt) = moved {
+                    self.write(&chunk, &confirmed, page_start).await?;
+                    return Err(halt);
+                }
+                if confirmed.halt.is_none() && !walk.is_done() && !self.cancel.is_cancelled() {
+                    let next_start = walk.cursor().map(to_position);
+                    let (written, next) = futures_util::future::join(
+                        self.write(&chunk, &confirmed, page_start),
+                        self.next_page(&mut walk),
+                    )
+                    .await;
+                    written?;
+                    ahead = Some((next_start, next));
+                } else {
+                    self.write(&chunk, &confirmed, page_start).await?;
+                }
             }
             let Confirmed { page, halt, .. } = confirmed;
             drop_aside(page);

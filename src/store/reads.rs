@@ -304,9 +304,18 @@ pub(super) fn dictionary_id_of(path: String, dictionary: &[u8]) -> Result<i64, S
 }
 
 /// The dictionaries an index's bodies were packed with (`crate::model::index::pack`), by zstd
-/// dictionary id, loaded the first time a body names one not loaded yet.
+/// dictionary id, loaded the first time a body names one not loaded yet; and one zstd context
+/// that unpacks every body (making a context a body, with its tables, had been a tenth of a
+/// sync's CPU: each page's bodies are read back for the validators' table).
 #[derive(Default)]
-pub(super) struct BodyDictionaries(HashMap<u32, zstd::dict::DecoderDictionary<'static>>);
+pub(super) struct BodyDictionaries(
+    HashMap<u32, zstd::dict::DecoderDictionary<'static>>,
+    Option<zstd::zstd_safe::DCtx<'static>>,
+);
+
+/// The largest body unpacked in one call (by the size its frame names); a larger or unnamed
+/// size is read as a stream.
+const ONE_CALL_MAX: u64 = 64 << 20;
 
 impl BodyDictionaries {
     /// Whether `packed` names a dictionary not loaded (the caller loads them: [`Self::load`]).
@@ -330,7 +339,7 @@ impl BodyDictionaries {
 
     /// An update's body as kept made text again; `shown` names the index in the error.
     pub(super) fn unpack(
-        &self,
+        &mut self,
         shown: &str,
         update_id: &str,
         packed: &[u8],
@@ -339,8 +348,30 @@ impl BodyDictionaries {
             path: shown.to_owned(),
             detail,
         };
+        let id = crate::model::index::pack::body_dictionary_id(packed);
+        let size = zstd::zstd_safe::get_frame_content_size(packed)
+            .ok()
+            .flatten()
+            .filter(|s| *s <= ONE_CALL_MAX)
+            .and_then(|s| usize::try_from(s).ok());
+        let dictionary = id.and_then(|id| self.0.get(&id));
+        if let Some(size) = size
+            && (id.is_none() || dictionary.is_some())
+        {
+            let dctx = self.1.get_or_insert_with(zstd::zstd_safe::DCtx::create);
+            let mut bytes: Vec<u8> = Vec::with_capacity(size);
+            let done = match dictionary {
+                None => dctx.decompress(&mut bytes, packed),
+                Some(d) => dctx.decompress_using_ddict(&mut bytes, packed, d.as_ddict()),
+            };
+            if done.is_ok() {
+                return String::from_utf8(bytes)
+                    .map_err(|e| corrupt(format!("the body of {update_id} is not UTF-8: {e}")));
+            }
+            // Not what its frame says (damaged): read as a stream, which tells why.
+        }
         let mut bytes = Vec::new();
-        let read = match crate::model::index::pack::body_dictionary_id(packed) {
+        let read = match id {
             None => zstd::stream::read::Decoder::new(packed)
                 .and_then(|mut d| std::io::Read::read_to_end(&mut d, &mut bytes)),
             Some(id) => {
