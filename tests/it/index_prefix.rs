@@ -27,7 +27,7 @@ pub(crate) fn prefixes(index: &Path) -> Vec<String> {
     let code = KeyKind::Contract.code();
     let mut out: Vec<String> = conn
         .prepare(
-            "SELECT substr(value, 1, 4) p FROM terms WHERE kind = ?1
+            "SELECT substr((CASE WHEN typeof(value) = 'blob' THEN lower(hex(value)) ELSE value END), 1, 4) p FROM terms WHERE kind = ?1
              GROUP BY p ORDER BY count(*) DESC, p LIMIT 2",
         )
         .expect("prefixes")
@@ -37,7 +37,7 @@ pub(crate) fn prefixes(index: &Path) -> Vec<String> {
         .expect("prefixes");
     let busy: String = conn
         .query_row(
-            "SELECT substr(value, 1, 8) FROM terms WHERE kind = ?1 ORDER BY n DESC, value LIMIT 1",
+            "SELECT substr((CASE WHEN typeof(value) = 'blob' THEN lower(hex(value)) ELSE value END), 1, 8) FROM terms WHERE kind = ?1 ORDER BY n DESC, value LIMIT 1",
             [code],
             |r| r.get(0),
         )
@@ -159,10 +159,10 @@ fn contract_prefix_pages_are_the_newest_updates_naming_the_contracts_before_and_
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 5 to schema 10")
+        err.contains("migrated the index from schema 5 to schema 11")
             && err.contains("each term's newest update"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 10);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 11);
     check("after the migration from 5");
 }

@@ -92,11 +92,11 @@ fn an_index_of_schema_9_is_migrated_in_place_and_answers_the_same() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 9 to schema 10")
+        err.contains("migrated the index from schema 9 to schema 11")
             && err.contains("verdicts other than accepted"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 10);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 11);
     assert_eq!(indexes(&conn), ["events_round", "events_verdict_other"]);
     assert_eq!(events_kept_at(&location), kept);
     assert_eq!(answers(dir.path(), &shown), before);
@@ -169,7 +169,7 @@ fn a_postgres_index_of_schema_9_is_migrated_and_answers_the_same() {
         &["--until", &until(), "--verify", "1", "--no-events"],
     );
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 10);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 11);
     assert_eq!(indexes(&mut pg), ["events_round", "events_verdict_other"]);
     assert_eq!(events_kept_at(&location), kept);
     assert_eq!(answers(dir.path(), &db.url), before);

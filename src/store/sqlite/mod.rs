@@ -19,6 +19,7 @@ mod rounds;
 mod schema;
 mod search;
 mod stats;
+mod term_values;
 #[cfg(test)]
 mod tests;
 mod validators;

@@ -588,6 +588,13 @@ impl SqliteIndex {
                 );
             }
         }
+        if found < 11 {
+            tx.execute_batch(super::term_values::MIGRATE_10_TO_11)
+                .map_err(|e| engine_error(&path, &e))?;
+            done.push(
+                "the contract ids of the search terms kept as bytes, half their text's size (the space freed is reused by the next syncs; `VACUUM` gives it back now)".to_owned(),
+            );
+        }
         if found < 4 {
             done.push(
                 "a table for the bodies' dictionary, trained by the next page written".to_owned(),

@@ -23,7 +23,8 @@ impl SqliteIndex {
                     .conn
                     .prepare_cached("SELECT id, n FROM terms WHERE kind = ?1 AND value = ?2")
                     .and_then(|mut stmt| {
-                        stmt.query_row(params![kind.code(), value], |r| Ok((r.get(0)?, r.get(1)?)))
+                        let stored = super::term_values::stored(kind.code(), value);
+                        stmt.query_row(params![kind.code(), stored], |r| Ok((r.get(0)?, r.get(1)?)))
                             .optional()
                     })
                     .map_err(|e| self.engine(&e))?;
@@ -108,6 +109,7 @@ impl SqliteIndex {
                         "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
                          WHERE update_id >= ?2 AND ?1 IS NULL ORDER BY update_id",
                         None,
+                        &rusqlite::types::Value::Text(head.clone()),
                         head,
                         &mut |found| seqs.push(found.id),
                         &|id| prefix.tail_matches(head, id),
@@ -120,7 +122,8 @@ impl SqliteIndex {
         }
     }
 
-    /// The terms of `kind` whose text starts with `prefix` and passes `keep`, onto `heads`.
+    /// The terms of `kind` whose text starts with `prefix` and passes `keep`, onto `heads`:
+    /// those kept as text, then the contract ids kept as bytes ([`super::term_values`]).
     fn term_heads(
         &self,
         kind: KeyKind,
@@ -128,33 +131,52 @@ impl SqliteIndex {
         keep: &dyn Fn(&str) -> bool,
         heads: &mut Vec<Head>,
     ) -> Result<(), StoreError> {
+        let (text_from, bytes_from) = super::term_values::prefix_bounds(kind.code(), prefix);
         self.scan_prefix(
             "SELECT id, value, n, last_migration, last_time, last_seq FROM terms
-             WHERE kind = ?1 AND value >= ?2 ORDER BY kind, value",
+             WHERE kind = ?1 AND value >= ?2 AND value < X'' ORDER BY kind, value",
             Some(kind.code()),
+            &text_from,
             prefix,
             &mut |head| heads.push(head),
             keep,
-        )
+        )?;
+        match bytes_from {
+            Some(from) => self.scan_prefix(
+                "SELECT id, value, n, last_migration, last_time, last_seq FROM terms
+                 WHERE kind = ?1 AND value >= ?2 ORDER BY kind, value",
+                Some(kind.code()),
+                &from,
+                prefix,
+                &mut |head| heads.push(head),
+                keep,
+            ),
+            None => Ok(()),
+        }
     }
 
-    /// Walks `sql`'s rows (id, text, count, newest key) in text order from `prefix` while the
-    /// text starts with it (the prefix is matched here, in Rust, not by the engine).
+    /// Walks `sql`'s rows (id, text, count, newest key) in text order from `from` (the stored
+    /// form of `prefix`) while the text starts with `prefix` (matched here, in Rust, not by the
+    /// engine).
     fn scan_prefix(
         &self,
         sql: &str,
         kind: Option<i64>,
+        from: &rusqlite::types::Value,
         prefix: &str,
         out: &mut dyn FnMut(Head),
         keep: &dyn Fn(&str) -> bool,
     ) -> Result<(), StoreError> {
         let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.engine(&e))?;
         let mut rows = stmt
-            .query(params![kind, prefix])
+            .query(params![kind, from])
             .map_err(|e| self.engine(&e))?;
         let mut matched = 0;
         while let Some(row) = rows.next().map_err(|e| self.engine(&e))? {
-            let text: String = row.get(1).map_err(|e| self.engine(&e))?;
+            let text = row
+                .get_ref(1)
+                .and_then(|v| super::term_values::text(v).map_err(Into::into))
+                .map_err(|e| self.engine(&e))?;
             if !text.starts_with(prefix) {
                 break;
             }

@@ -187,7 +187,7 @@ fn write_rows(
                 let (kind, value) = terms.term(rows, *t);
                 let (n, last) = counts[*t];
                 upsert.raw_bind_parameter(i * 7 + 1, kind)?;
-                upsert.raw_bind_parameter(i * 7 + 2, value)?;
+                upsert.raw_bind_parameter(i * 7 + 2, super::term_values::stored(kind, value))?;
                 upsert.raw_bind_parameter(i * 7 + 3, first_id + i as i64)?;
                 upsert.raw_bind_parameter(i * 7 + 4, n)?;
                 upsert.raw_bind_parameter(i * 7 + 5, last.0)?;
@@ -197,7 +197,9 @@ fn write_rows(
             let mut returned = upsert.raw_query();
             let mut i = 0;
             while let Some(r) = returned.next()? {
-                let (kind, value) = (r.get::<_, i64>(0)?, r.get_ref(1)?.as_str()?);
+                let kind = r.get::<_, i64>(0)?;
+                let value = super::term_values::text(r.get_ref(1)?)?;
+                let value = value.as_ref();
                 let (id, n) = (r.get::<_, i64>(2)?, r.get::<_, i64>(3)?);
                 if n >= threshold && !hubs.contains(&id) {
                     new_hubs.push(id);

@@ -1,0 +1,161 @@
+//! Schema 11: how a term's text is kept in the SQLite `terms` table. A contract id that is
+//! lowercase hexadecimal of an even length (every contract id a participant makes) is kept as
+//! the bytes it spells (a BLOB of half its length: 69 bytes, not 138, for the contract ids of
+//! today); every other term (parties, templates, choices, a contract id of another form) as
+//! its text. SQLite orders every TEXT before every BLOB and BLOBs byte by byte, which for
+//! lowercase hex is the order of the text: a prefix of a contract id is found in each of the
+//! two runs of the kind ([`prefix_bounds`]).
+
+use std::borrow::Cow;
+
+use rusqlite::types::{ToSqlOutput, Value, ValueRef};
+
+use crate::model::index::KeyKind;
+
+/// Whether `value` is kept as bytes: non-empty lowercase hex of an even length (the SQL of
+/// [`MIGRATE_10_TO_11`] decides the same).
+fn packs(value: &str) -> bool {
+    !value.is_empty()
+        && value.len().is_multiple_of(2)
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The stored form of the term (`kind`, `value`).
+pub(super) fn stored(kind: i64, value: &str) -> ToSqlOutput<'_> {
+    if kind == KeyKind::Contract.code() && packs(value) {
+        match hex::decode(value) {
+            Ok(bytes) => ToSqlOutput::Owned(Value::Blob(bytes)),
+            Err(_) => ToSqlOutput::Borrowed(ValueRef::Text(value.as_bytes())),
+        }
+    } else {
+        ToSqlOutput::Borrowed(ValueRef::Text(value.as_bytes()))
+    }
+}
+
+/// A stored term's text back (a BLOB as the lowercase hex it was).
+pub(super) fn text(value: ValueRef<'_>) -> rusqlite::types::FromSqlResult<Cow<'_, str>> {
+    match value {
+        ValueRef::Blob(bytes) => Ok(Cow::Owned(hex::encode(bytes))),
+        other => other.as_str().map(Cow::Borrowed),
+    }
+}
+
+/// Where the terms of `kind` whose text starts with `prefix` begin in each run of the table's
+/// order: the TEXT run from `prefix` itself, the BLOB run (contract ids only; none when the
+/// prefix is not lowercase hex) from the bytes of the prefix, its odd last digit as the high
+/// half of a byte (`ab1` from `ab 10`).
+pub(super) fn prefix_bounds(kind: i64, prefix: &str) -> (Value, Option<Value>) {
+    let text = Value::Text(prefix.to_owned());
+    if kind != KeyKind::Contract.code() {
+        return (text, None);
+    }
+    let even = if prefix.len().is_multiple_of(2) {
+        prefix.to_owned()
+    } else {
+        format!("{prefix}0")
+    };
+    let blob = if even.is_empty() {
+        Some(Value::Blob(Vec::new()))
+    } else if packs(&even) {
+        hex::decode(&even).ok().map(Value::Blob)
+    } else {
+        None
+    };
+    (text, blob)
+}
+
+/// Schema 10 → 11: the `terms` table rebuilt with its contract ids kept as bytes (a value
+/// already bytes is left as it is), in the table's new order (a process killed meanwhile leaves schema 10: one transaction).
+pub(super) const MIGRATE_10_TO_11: &str = "
+CREATE TABLE terms_v11 (
+    kind INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    last_migration INTEGER,
+    last_time INTEGER,
+    last_seq INTEGER,
+    PRIMARY KEY (kind, value)
+) WITHOUT ROWID;
+INSERT INTO terms_v11 (kind, value, id, n, last_migration, last_time, last_seq)
+    SELECT kind, CASE WHEN kind = 4 AND typeof(value) = 'text' AND length(value) > 0 AND length(value) % 2 = 0
+                          AND value NOT GLOB '*[^0-9a-f]*'
+                      THEN unhex(value) ELSE value END AS packed,
+           id, n, last_migration, last_time, last_seq
+    FROM terms ORDER BY kind, packed;
+DROP TABLE terms;
+ALTER TABLE terms_v11 RENAME TO terms;
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_even_lowercase_hex_contract_ids_are_packed() {
+        let contract = KeyKind::Contract.code();
+        let packed = |kind, v| matches!(stored(kind, v), ToSqlOutput::Owned(Value::Blob(_)));
+        assert!(packed(contract, "00ab12"));
+        assert!(!packed(contract, "00AB12"), "upper case kept as text");
+        assert!(!packed(contract, "00ab1"), "odd length kept as text");
+        assert!(!packed(contract, ""));
+        assert!(!packed(contract, "zz"));
+        assert!(
+            !packed(KeyKind::Party.code(), "00ab12"),
+            "only contract ids"
+        );
+        let conn = rusqlite::Connection::open_in_memory().expect("opens");
+        let back: String = conn
+            .query_row("SELECT ?1", [stored(contract, "00ab12")], |r| {
+                text(r.get_ref(0)?).map(Cow::into_owned).map_err(Into::into)
+            })
+            .expect("reads");
+        assert_eq!(back, "00ab12");
+    }
+
+    #[test]
+    fn the_migration_packs_as_the_writer_does() {
+        let conn = rusqlite::Connection::open_in_memory().expect("opens");
+        conn.execute_batch(
+            "CREATE TABLE terms (kind INTEGER NOT NULL, value TEXT NOT NULL, id INTEGER NOT NULL,
+                 n INTEGER NOT NULL, last_migration INTEGER, last_time INTEGER, last_seq INTEGER,
+                 PRIMARY KEY (kind, value)) WITHOUT ROWID;
+             INSERT INTO terms (kind, value, id, n) VALUES
+                 (4, '00ab12', 1, 1), (4, '00AB12', 2, 1), (4, 'abc', 3, 1), (1, '00ab12', 4, 1);",
+        )
+        .expect("schema 10 terms");
+        conn.execute_batch(MIGRATE_10_TO_11).expect("migrates");
+        for (kind, value, id) in [
+            (4, "00ab12", 1),
+            (4, "00AB12", 2),
+            (4, "abc", 3),
+            (1, "00ab12", 4),
+        ] {
+            let found: i64 = conn
+                .query_row(
+                    "SELECT id FROM terms WHERE kind = ?1 AND value = ?2",
+                    rusqlite::params![kind, stored(kind, value)],
+                    |r| r.get(0),
+                )
+                .expect("found by its stored form");
+            assert_eq!(found, id, "{kind} {value}");
+        }
+    }
+
+    #[test]
+    fn a_prefix_starts_both_runs() {
+        let contract = KeyKind::Contract.code();
+        assert_eq!(
+            prefix_bounds(contract, "ab1"),
+            (
+                Value::Text("ab1".to_owned()),
+                Some(Value::Blob(vec![0xab, 0x10]))
+            )
+        );
+        assert_eq!(prefix_bounds(contract, "xy").1, None);
+        assert_eq!(prefix_bounds(contract, "").1, Some(Value::Blob(Vec::new())));
+        assert_eq!(prefix_bounds(KeyKind::Party.code(), "ab").1, None);
+    }
+}
