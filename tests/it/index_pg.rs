@@ -174,16 +174,31 @@ fn same_hubs(db: &Database, sqlite: &Path) -> Vec<String> {
     const HUBS: &str = "SELECT t.kind, t.value FROM hubs h JOIN terms t ON t.id = h.term";
     const PAIRS: &str = "SELECT ta.kind, ta.value, tb.kind, tb.value, p.n FROM pairs p
         JOIN terms ta ON ta.id = p.a JOIN terms tb ON tb.id = p.b";
+    // SQLite keeps a hex contract id as the bytes it spells (schema 11): spelled back here.
+    let spelled = |sql: &str| {
+        sql.replace(
+            "ta.value",
+            "CASE WHEN typeof(ta.value) = 'blob' THEN lower(hex(ta.value)) ELSE ta.value END",
+        )
+        .replace(
+            "tb.value",
+            "CASE WHEN typeof(tb.value) = 'blob' THEN lower(hex(tb.value)) ELSE tb.value END",
+        )
+        .replace(
+            "t.kind, t.value",
+            "t.kind, CASE WHEN typeof(t.value) = 'blob' THEN lower(hex(t.value)) ELSE t.value END",
+        )
+    };
     let conn = rusqlite::Connection::open(sqlite).expect("opens");
     let mut in_sqlite: Vec<(i64, String)> = conn
-        .prepare(HUBS)
+        .prepare(&spelled(HUBS))
         .expect("hubs")
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
         .expect("rows")
         .map(|r| r.expect("a row"))
         .collect();
     let mut sqlite_pairs: Vec<(i64, String, i64, String, i64)> = conn
-        .prepare(PAIRS)
+        .prepare(&spelled(PAIRS))
         .expect("pairs")
         .query_map([], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
