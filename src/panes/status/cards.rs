@@ -12,14 +12,14 @@ use crate::panes::Shared;
 use crate::ui::format::{
     age_label, group_thousands, human_duration, human_interval_ms, human_uptime,
 };
-use crate::ui::layout::{fit_line, framed, wrap_text};
-use crate::ui::safe::{safe_line, sanitize};
+use crate::ui::layout::fit_line;
+use crate::ui::safe::safe_line;
 use crate::ui::theme::Theme;
 
+use super::card_rows::{CardRows, bold, card_frame};
 use super::{Card, NO_TOKEN_TEXT, NodeHealth, NodeKind, NodeState, StatusPane, health_style};
 use crate::feed::dashboard::{LagLevel, Level};
 use crate::model::governance::Urgency;
-use crate::model::summary::parse_time_micros;
 
 /// `in 19h 59m`, or `passed 5m ago`.
 fn deadline_words(left: i64) -> String {
@@ -442,74 +442,6 @@ impl StatusPane {
         }
     }
 
-    /// Every figure from the last read of the rounds and the same `now` ([`RoundsView`]).
-    fn render_rounds(&self, rows: &mut CardRows<'_>, sh: &Shared, theme: &Theme) {
-        let r = &self.rounds;
-        let Some(view) = r.view(sh.now) else {
-            match &r.error {
-                Some(e) => rows.wrapped_cut(&format!("error: {e}"), theme.status_err, 2),
-                None => rows.line(Line::styled("waiting for the first answer", theme.muted)),
-            }
-            return;
-        };
-        let hms = |t: &str| {
-            parse_time_micros(t).map_or_else(
-                || "-".to_string(),
-                |m| {
-                    let f = sh.format_time(m);
-                    f.get(11..19).unwrap_or(&f).to_string()
-                },
-            )
-        };
-        match view.current {
-            Some(c) => rows.line(Line::from(vec![
-                Span::styled("current round ", theme.muted),
-                Span::styled(group_thousands(c.number), theme.accent.patch(bold())),
-                Span::styled(format!(" · opened {}", hms(&c.opens_at)), theme.muted),
-            ])),
-            None => rows.line(Line::styled(
-                "no open round has opened yet",
-                theme.status_warn,
-            )),
-        }
-        let open: Vec<String> = view
-            .open
-            .iter()
-            .map(|o| group_thousands(o.number))
-            .collect();
-        let mut line = vec![
-            Span::styled("open ", theme.muted),
-            Span::raw(if open.is_empty() {
-                "-".into()
-            } else {
-                open.join(" · ")
-            }),
-        ];
-        if let Some(next) = view.next {
-            line.push(Span::styled(
-                format!("  next opens {}", hms(&next.opens_at)),
-                theme.muted,
-            ));
-        }
-        rows.line(Line::from(line));
-        let issuing: Vec<String> = view.issuing.iter().map(|&n| group_thousands(n)).collect();
-        rows.line(Line::from(vec![
-            Span::styled("issuing ", theme.muted),
-            Span::raw(if issuing.is_empty() {
-                "-".into()
-            } else {
-                issuing.join(" · ")
-            }),
-        ]));
-        match &r.error {
-            Some(e) => rows.line(Line::styled(format!("error: {e}"), theme.status_err)),
-            None => rows.line(Line::styled(
-                format!("read {} ago", human_duration(sh.now - view.read_at)),
-                theme.muted,
-            )),
-        }
-    }
-
     /// The verdict line above the cards: the overall level and why.
     pub(super) fn render_verdict(&self, area: Rect, buf: &mut Buffer, sh: &Shared, theme: &Theme) {
         if sh.ctx.offline {
@@ -772,109 +704,4 @@ impl StatusPane {
             None => rows.line(Line::styled("no errors", theme.muted)),
         }
     }
-}
-
-pub(super) fn bold() -> Style {
-    Style::default().add_modifier(ratatui::style::Modifier::BOLD)
-}
-
-/// Writes lines top to bottom into a card, sanitizing and cutting each.
-pub(super) struct CardRows<'b> {
-    area: Rect,
-    buf: &'b mut Buffer,
-    y: u16,
-}
-
-impl CardRows<'_> {
-    pub(super) fn line(&mut self, line: Line<'_>) {
-        if self.y >= self.area.height {
-            return;
-        }
-        let line = fit_line(line, usize::from(self.area.width));
-        self.buf
-            .set_line(self.area.x, self.area.y + self.y, &line, self.area.width);
-        self.y += 1;
-    }
-
-    pub(super) fn wrapped(&mut self, text: &str, style: Style) {
-        for l in wrap_text(text, usize::from(self.area.width)) {
-            self.line(Line::styled(l, style));
-        }
-    }
-
-    /// `label` then a sparkline of `data` (latest values, as many as fit) on one row.
-    /// `text` wrapped on at most `max_rows` rows, the last one cut with `…`.
-    pub(super) fn wrapped_cut(&mut self, text: &str, style: Style, max_rows: usize) {
-        let clean = sanitize(text);
-        let mut parts = wrap_text(&clean, usize::from(self.area.width)).into_iter();
-        for _ in 1..max_rows {
-            match parts.next() {
-                Some(l) => self.line(Line::styled(l, style)),
-                None => return,
-            }
-        }
-        let rest: Vec<String> = parts.collect();
-        if !rest.is_empty() {
-            self.line(Line::styled(rest.join(" "), style));
-        }
-    }
-
-    /// `label` then a sparkline of `data` (latest values, as many as fit) on one row, full
-    /// scale at `floor` or the largest value; absent values (failed requests) are drawn as
-    /// `absent`.
-    fn sparkline_with(
-        &mut self,
-        label: &str,
-        data: &[Option<u64>],
-        theme: &Theme,
-        absent: &str,
-        absent_style: Style,
-        floor: u64,
-    ) {
-        if self.y >= self.area.height {
-            return;
-        }
-        let y = self.area.y + self.y;
-        let label = safe_line(label, usize::from(self.area.width));
-        let (x, _) = self.buf.set_stringn(
-            self.area.x,
-            y,
-            &label,
-            usize::from(self.area.width),
-            theme.muted,
-        );
-        let used = x - self.area.x;
-        let spark_w = self.area.width.saturating_sub(used);
-        if spark_w > 0 && !data.is_empty() {
-            let tail = &data[data.len().saturating_sub(usize::from(spark_w))..];
-            let bars: Vec<SparklineBar> = tail.iter().map(|v| SparklineBar::from(*v)).collect();
-            let max = tail.iter().flatten().max().copied().unwrap_or(0).max(floor);
-            Sparkline::default()
-                .data(bars)
-                .max(max)
-                .style(theme.sparkline)
-                .absent_value_symbol(absent)
-                .absent_value_style(absent_style)
-                .render(Rect::new(x, y, spark_w, 1), self.buf);
-        }
-        self.y += 1;
-    }
-}
-
-/// A card's frame: a bordered block titled `title` (cut to fit). Returns the inside, or `None`
-/// when nothing fits there.
-fn card_frame(
-    area: Rect,
-    buf: &mut Buffer,
-    title: &str,
-    border: Style,
-    theme: &Theme,
-) -> Option<Rect> {
-    let title = safe_line(title, usize::from(area.width.saturating_sub(2))).into_owned();
-    framed(
-        area,
-        buf,
-        Line::from(Span::styled(title, theme.title)),
-        border,
-    )
 }

@@ -16,7 +16,9 @@
 //! └──────────────────────────────────────────┘
 //! ```
 
+mod card_rows;
 mod cards;
+mod rounds_card;
 mod traffic;
 
 use ratatui::buffer::Buffer;

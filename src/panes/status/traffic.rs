@@ -13,7 +13,7 @@ use crate::panes::{Out, Shared};
 use crate::ui::format::{human_bytes, human_duration};
 use crate::ui::theme::Theme;
 
-use super::cards::{CardRows, bold};
+use super::card_rows::{CardRows, bold};
 use super::{NO_TOKEN_TEXT, StatusPane};
 
 /// The text of the card without a ledger URL.
