@@ -1362,9 +1362,10 @@ fn the_memory_budget_dropping_loaded_rows_leaves_no_update_out_of_the_one_scroll
     assert!(!h.app.sh.feed.at_head);
     h.palette("load 20h");
     until_gaps_read(&mut h);
-    // The loader's budget goes down to 1 MiB (the scan's rows of the list keep the profile's):
-    // loading on at the list's end drops the oldest loaded rows.
-    h.app.loader.set_memory_budget_mib(1);
+    // The loader's budget goes down to 448 KiB (the scan's rows of the list keep the
+    // profile's): loading on at the list's end drops the oldest loaded rows. (1 MiB held as many
+    // rows before the summaries were packed to under half their size.)
+    h.app.loader.set_memory_budget_bytes(448 * 1024);
     for _ in 0..100 {
         if h.app.sh.history.dropped() > 0 {
             break;

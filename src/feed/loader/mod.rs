@@ -577,9 +577,8 @@ impl Loader {
         self.budget = mib_bytes(mib.max(1));
     }
 
-    /// Sets the memory budget in bytes (tests of what fills it).
-    #[cfg(test)]
-    pub(crate) fn set_memory_budget_bytes(&mut self, bytes: usize) {
+    /// Sets the memory budget in bytes (tests of what fills it: a budget under 1 MiB).
+    pub fn set_memory_budget_bytes(&mut self, bytes: usize) {
         self.budget = bytes.max(1);
     }
 
