@@ -1141,7 +1141,7 @@ fn over_the_memory_budget_the_oldest_leave_and_the_paused_selection_stays_put() 
     let mut next = 1000;
     let mut clock = now;
     while h.sh.history.dropped() == 0 {
-        if selected.is_none() && h.sh.history.memory_bytes() > 900 << 10 {
+        if selected.is_none() && h.sh.history.memory_bytes() > 600 << 10 {
             // Close to the budget: pause on one of the newest updates.
             for _ in 0..3 {
                 h.cmd(Command::Up);
@@ -1152,7 +1152,7 @@ fn over_the_memory_budget_the_oldest_leave_and_the_paused_selection_stays_put() 
         h.tick_at(clock);
         h.answer(Ok(page(txs(next, 500, 0, t0() + next as i64 * SEC))));
         next += 500;
-        assert!(next < 20_000, "the budget is never reached");
+        assert!(next < 40_000, "the budget is never reached");
         assert!(h.sh.history.memory_bytes() <= 1 << 20);
     }
     assert!(selected.is_some());
