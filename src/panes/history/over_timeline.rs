@@ -244,6 +244,7 @@ impl HistoryPane {
                 theme.muted,
             ));
         }
+        let mut compact = None;
         let count = match r.list.total() {
             Some(i) => {
                 let scan = r.scan_rows();
@@ -261,14 +262,18 @@ impl HistoryPane {
                 } else {
                     String::new()
                 };
-                format!(
-                    " · {} {noun}{apart} ({source}) · {} loaded",
-                    group_thousands(updates),
-                    group_thousands(loaded)
-                )
+                let tail = format!("({source}) · {} loaded", group_thousands(loaded));
+                let updates = group_thousands(updates);
+                if verdict_only > 0 && gaps {
+                    // The scan's share named too: without the verdict-only count, should the
+                    // whole title not fit (the loaded rows' count and state stay in view).
+                    compact = Some(format!(" · {updates} {noun} {tail}"));
+                }
+                format!(" · {updates} {noun}{apart} {tail}")
             }
             None => " · counting (local index)…".to_owned(),
         };
+        let count_at = title.len();
         title.push(Span::styled(count, theme.muted));
         if let Some(aim) = r.aiming() {
             // The selection goes to a part the index lacks: it lands once the scan sent it.
@@ -309,11 +314,6 @@ impl HistoryPane {
             title.push(Span::styled(" · ", theme.muted));
             title.push(Span::styled(text, style));
         }
-        let title = Line::from(title);
-        let title_width = title.width();
-        let mut block = Block::bordered()
-            .border_style(theme.border_style(focused))
-            .title(title);
         let migration = match r.selected() {
             Some(row) if row.record_time.is_some() => Some(row.migration_id),
             Some(_) => None,
@@ -321,10 +321,23 @@ impl HistoryPane {
                 .selected(sh)
                 .map(crate::model::summary::UpdateSummary::migration_id),
             None => None,
-        };
-        if let Some(m) = migration
-            && area.width >= 100
+        }
+        .filter(|_| area.width >= 100);
+        // The room beside the borders and the migration's label on the right.
+        let room = usize::from(area.width).saturating_sub(
+            2 + migration.map_or(0, |m| format!("migration {m}").chars().count() + 1),
+        );
+        if let Some(compact) = compact
+            && Line::from(title.clone()).width() > room
         {
+            title[count_at] = Span::styled(compact, theme.muted);
+        }
+        let title = Line::from(title);
+        let title_width = title.width();
+        let mut block = Block::bordered()
+            .border_style(theme.border_style(focused))
+            .title(title);
+        if let Some(m) = migration {
             block = block
                 .title_top(Line::styled(format!("migration {m}"), theme.muted).right_aligned());
         }
