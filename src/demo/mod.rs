@@ -47,6 +47,7 @@ mod metrics_api;
 mod node_metrics;
 mod render;
 mod reply;
+mod reward_rounds;
 mod scan_api;
 mod server;
 mod state;

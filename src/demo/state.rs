@@ -35,7 +35,7 @@ pub(crate) struct AppState {
     /// The nodes' metrics and their faults.
     pub node_metrics: super::node_metrics::SharedMetrics,
     /// The CIP-104 rounds' activity, extended as the ledger grows.
-    pub reward_rounds: std::sync::Mutex<super::scan_api::RewardRounds>,
+    pub reward_rounds: std::sync::Mutex<super::reward_rounds::RewardRounds>,
 }
 
 /// Where each scan instance started indexing external transaction hashes, as a fraction of the

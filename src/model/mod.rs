@@ -40,6 +40,8 @@ pub mod reward_tree;
 pub mod scroll;
 pub mod summary;
 mod summary_pack;
+#[cfg(test)]
+mod summary_pack_tests;
 pub mod summary_telling;
 pub mod sweep;
 pub mod verdict;

@@ -9,7 +9,7 @@ use crate::api::scan::{ReassignmentEvent, TreeEvent, UpdateItem};
 
 use super::intern::{Interner, Sym};
 use super::summary_pack::{self as pack, Parts};
-pub use super::summary_pack::{HEX_ID_LEN, Syms, UpdateIdText};
+pub use super::summary_pack::{HEX_ID_LEN, RootAction, Syms, UpdateIdText};
 // Re-exported for the callers that name them here (the panes, the integration tests).
 pub use super::format::{
     format_time_micros, parse_time_micros, short_id, short_party, short_template, template_entity,
@@ -37,32 +37,6 @@ impl SummaryKind {
             SummaryKind::Malformed => "malformed",
         }
     }
-}
-
-/// The root action of an update, for the one-line summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RootAction {
-    /// The first root is an exercise.
-    Exercise {
-        template: Sym,
-        choice: Sym,
-        more_roots: u16,
-    },
-    /// The first root is a create.
-    Create { template: Sym, more_roots: u16 },
-    /// A reassignment between synchronizers.
-    Reassign {
-        source: Sym,
-        target: Sym,
-        counter: i64,
-        /// The interned `unassign_id` linking an unassign and its assign.
-        link: Sym,
-    },
-    /// The most telling node inside the tree (a transfer, a well-known Splice choice; see
-    /// [`super::summary_telling`]).
-    Telling(Telling),
-    /// No resolvable root.
-    None,
 }
 
 /// Flag bits in the low bits of a contract key.

@@ -16,7 +16,6 @@ mod members;
 mod names;
 mod request;
 mod rewards;
-pub(crate) use rewards::RewardRounds;
 mod scans_and_rounds;
 mod traffic;
 

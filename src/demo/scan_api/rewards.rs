@@ -13,7 +13,7 @@
 //! different total weight and a different first allowance under the honest batch hash.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, PoisonError};
+use std::sync::PoisonError;
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -21,9 +21,8 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::request::{ScanCtx, not_found};
-use crate::demo::ledger::{Body, Ledger, Update};
 use crate::demo::reply::{Fail, done, json_ok, scan_error};
-use crate::demo::topology::Network;
+use crate::demo::reward_rounds::{RoundActivity, Rounds};
 use crate::demo::util::sha256_hex;
 
 /// Allowance per unit of weight, in units of 1e-10.
@@ -33,59 +32,7 @@ const THRESHOLD_UNITS: i64 = 10_000_000_000;
 const LEAF_SIZE: usize = 2;
 const FAN_OUT: usize = 3;
 
-/// One round's activity: weight per provider party id, and how many records.
-#[derive(Default)]
-struct RoundActivity {
-    weights: BTreeMap<String, i64>,
-    records: i64,
-}
-
-/// The rounds of the ledger: activity per round with records, and the newest round.
-#[derive(Default)]
-struct Rounds {
-    activity: BTreeMap<i64, RoundActivity>,
-    newest: i64,
-}
-
-/// The rounds' activity, walked over the ledger once and then extended with the updates it
-/// gained since (the ledger only grows): a reward tree's walk asks for every batch of a round,
-/// and each request walking the whole history again made a walk over the demo's rounds take
-/// minutes.
-#[derive(Default)]
-pub(crate) struct RewardRounds {
-    walked: usize,
-    rounds: Rounds,
-}
-
-impl RewardRounds {
-    fn current(&mut self, net: &Network, l: &Ledger) -> &Rounds {
-        let updates = l.updates();
-        if self.walked > updates.len() {
-            *self = RewardRounds::default();
-        }
-        self.rounds.add(net, &updates[self.walked..]);
-        self.walked = updates.len();
-        &self.rounds
-    }
-}
-
 impl Rounds {
-    fn add(&mut self, net: &Network, updates: &[Arc<Update>]) {
-        for u in updates {
-            let Body::Tx(tx) = &u.body else { continue };
-            let round = i64::try_from(tx.round).unwrap_or(i64::MAX);
-            self.newest = self.newest.max(round);
-            if u.migration_id == 0 || tx.rejected {
-                continue;
-            }
-            let Some(p) = tx.app_provider else { continue };
-            let a = self.activity.entry(round).or_default();
-            *a.weights.entry(net.party_id(p).to_owned()).or_default() +=
-                crate::demo::render::traffic_cost(u, tx);
-            a.records += 1;
-        }
-    }
-
     fn first(&self) -> i64 {
         self.activity.keys().next().copied().unwrap_or(self.newest)
     }
