@@ -1229,6 +1229,22 @@ fn time_jumps_browse_and_the_title_names_the_loaded_range() {
         // Run in the two hours after midnight (UTC), the jump loads rows of two days, and the
         // Time column then shows dates: that layout has snapshots of its own.
         let days = h.days_suffix();
+        // After midnight how many updates the jump loads depends on the minute it runs: the
+        // counts of that layout are not part of its snapshot.
+        let screen = if days.is_empty() {
+            screen
+        } else {
+            let count = regex::Regex::new(r"History (\d+)|(\d[\d,]*) updates").unwrap();
+            count
+                .replace_all(&screen, |c: &regex::Captures<'_>| {
+                    if c.get(1).is_some() {
+                        "History <n>".to_owned()
+                    } else {
+                        "<n> updates".to_owned()
+                    }
+                })
+                .into_owned()
+        };
         assert_snapshot!(format!("time_browsing_{w}x{hgt}{days}"), screen);
     }
     // Moving keeps browsing; following the tail ends it.
