@@ -1216,6 +1216,7 @@ fn time_jumps_browse_and_the_title_names_the_loaded_range() {
     h.palette("time -2h");
     assert!(h.app.history.is_browsing());
     let filler = regex::Regex::new("browsing─+").unwrap();
+    let counts = regex::Regex::new(r"History (\d+)|(\d[\d,]*) updates").unwrap();
     for (w, hgt) in [(80, 24), (200, 60)] {
         let screen = h.screen(w, hgt);
         let header = screen.lines().next().unwrap_or_default();
@@ -1234,8 +1235,7 @@ fn time_jumps_browse_and_the_title_names_the_loaded_range() {
         let screen = if days.is_empty() {
             screen
         } else {
-            let count = regex::Regex::new(r"History (\d+)|(\d[\d,]*) updates").unwrap();
-            count
+            counts
                 .replace_all(&screen, |c: &regex::Captures<'_>| {
                     if c.get(1).is_some() {
                         "History <n>".to_owned()
