@@ -163,7 +163,7 @@ impl<'a> ExportRow<'a> {
             record_time: format_time_micros(s.record_time()),
             update_id: match s.update_id() {
                 UpdateIdText::Raw(id) => Cow::Borrowed(id),
-                hex @ UpdateIdText::Hex(_) => Cow::Owned(hex.to_string()),
+                hex @ UpdateIdText::Hex(_) => Cow::Owned(hex.as_str().to_owned()),
             },
             migration_id: s.migration_id(),
             kind: s.kind().label(),
@@ -220,8 +220,7 @@ pub fn csv_field(s: &str) -> Cow<'_, str> {
 
 fn csv_field_impl(s: &str, text: bool) -> Cow<'_, str> {
     let formula = text && s.starts_with(['=', '+', '-', '@', '\t', '\r', '\n']);
-    let controls = s.chars().any(neutralised);
-    let quote = s.contains([',', '"', '\r', '\n']);
+    let (controls, quote) = scan_field(s);
     if !formula && !controls && !quote {
         return Cow::Borrowed(s);
     }
@@ -244,6 +243,25 @@ fn csv_field_impl(s: &str, text: bool) -> Cow<'_, str> {
         out.push('"');
     }
     Cow::Owned(out)
+}
+
+/// Whether `s` has characters a CSV field neutralises, and whether it needs quotes: one pass over
+/// the bytes, the characters decoded only when the text is not ASCII.
+fn scan_field(s: &str) -> (bool, bool) {
+    let (mut controls, mut quote, mut ascii) = (false, false, true);
+    for &b in s.as_bytes() {
+        match b {
+            b',' | b'"' | b'\r' | b'\n' => quote = true,
+            b'\t' => {}
+            0..=0x1f | 0x7f => controls = true,
+            0x80.. => ascii = false,
+            _ => {}
+        }
+    }
+    if !ascii {
+        controls = s.chars().any(neutralised);
+    }
+    (controls, quote)
 }
 
 /// Whether a CSV field shows `c` as the TUI's mark: everything the TUI replaces except the tab,
@@ -439,6 +457,33 @@ impl ExportJob {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_byte_scan_finds_what_the_character_rules_name() {
+        let samples = [
+            "",
+            "plain::1220ab",
+            "a,b",
+            "say \"hi\"",
+            "tab\there",
+            "cr\rlf\n",
+            "bell\u{7}",
+            "del\u{7f}",
+            "c1\u{85}",
+            "bidi\u{202e}x",
+            "zero\u{200b}width",
+            "é and ü, fine",
+            "tag\u{e0041}",
+            "\u{feff}bom",
+        ];
+        for s in samples {
+            let by_chars = (
+                s.chars().any(neutralised),
+                s.contains([',', '"', '\r', '\n']),
+            );
+            assert_eq!(scan_field(s), by_chars, "{s:?}");
+        }
+    }
 
     #[test]
     fn formats_follow_the_extension() {

@@ -47,6 +47,41 @@ pub fn must_escape(c: char) -> bool {
     u32::from(c) >= 0x7f && needs_replacing(c)
 }
 
+/// The first byte of every [`must_escape`] character in UTF-8: DEL, and the lead bytes of
+/// U+0080–U+00AD (C2), U+061C (D8), U+180E (E1), U+200B–U+206F (E2), U+FEFF–U+FFFB (EF) and
+/// U+E0000–U+E007F (F3), checked for every character by a test. None of them is a continuation
+/// byte, so each starts a character.
+const ESCAPE_LEADS: [u8; 7] = [0x7f, 0xc2, 0xd8, 0xe1, 0xe2, 0xef, 0xf3];
+
+/// [`ESCAPE_LEADS`] as a table by byte.
+static IS_ESCAPE_LEAD: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < ESCAPE_LEADS.len() {
+        table[ESCAPE_LEADS[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// Where the first [`must_escape`] character of `s` starts: the text is passed over byte by byte,
+/// and a character is decoded only where one of [`ESCAPE_LEADS`] starts it.
+fn first_escape(s: &str) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    while let Some(off) = bytes[from..]
+        .iter()
+        .position(|&b| IS_ESCAPE_LEAD[usize::from(b)])
+    {
+        let at = from + off;
+        if s[at..].chars().next().is_some_and(must_escape) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 /// Appends `c` as one `\uXXXX` escape (two, a surrogate pair, above U+FFFF).
 fn push_escape(out: &mut String, c: char) {
     let mut units = [0u16; 2];
@@ -59,12 +94,12 @@ fn push_escape(out: &mut String, c: char) {
 /// JSON text (as any serializer writes it): such characters can only occur inside its strings,
 /// where an escape is the same value. Borrowed when nothing had to change.
 pub fn escape_unsafe(json: &str) -> Cow<'_, str> {
-    let Some(first) = json.char_indices().find(|&(_, c)| must_escape(c)) else {
+    let Some(first) = first_escape(json) else {
         return Cow::Borrowed(json);
     };
     let mut out = String::with_capacity(json.len() + 16);
-    out.push_str(&json[..first.0]);
-    for c in json[first.0..].chars() {
+    out.push_str(&json[..first]);
+    for c in json[first..].chars() {
         if must_escape(c) {
             push_escape(&mut out, c);
         } else {
@@ -211,6 +246,26 @@ fn copy_string(text: &str, start: usize, out: &mut String) -> usize {
 mod tests {
     use super::*;
     use serde_json::{Value, json};
+
+    #[test]
+    fn every_character_to_escape_starts_with_a_byte_the_quick_check_looks_for() {
+        let mut escaped = 0;
+        for c in (0..=0x10_ffff_u32).filter_map(char::from_u32) {
+            if must_escape(c) {
+                let mut buf = [0u8; 4];
+                let first = c.encode_utf8(&mut buf).as_bytes()[0];
+                assert!(ESCAPE_LEADS.contains(&first), "{:#x}", u32::from(c));
+                escaped += 1;
+            }
+        }
+        assert!(escaped > 100, "{escaped}");
+        assert_eq!(
+            escape_unsafe("caf\u{e9} \u{2014} \u{1f600}"),
+            "caf\u{e9} \u{2014} \u{1f600}"
+        );
+        assert_eq!(first_escape("\u{2014}\u{fe0f}x\u{7f}"), Some(7));
+        assert_eq!(escape_unsafe("\"a\u{202e}b\""), "\"a\\u202eb\"");
+    }
 
     #[test]
     fn keeps_every_token_and_matches_serde_layout() {
