@@ -1,0 +1,184 @@
+//! An update's events as the index keeps them: the rows a sync writes ([`EventsRow`]) and reads
+//! back ([`KeptEvents`]), and the verdict-only events ([`VerdictEvent`], [`KeptVerdictEvent`]).
+
+use serde::Serialize;
+
+use super::At;
+use crate::model::format::format_time_micros;
+use crate::model::index::SearchRow;
+
+/// One update's events parts as the scans agreed on them, to keep
+/// ([`IndexWriter::write_events`](super::IndexWriter::write_events); made by [`EventsRow::of`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventsRow {
+    pub update_id: String,
+    /// A bit per part served: 1 verdict, 2 traffic summary, 4 app activity records.
+    pub served: i64,
+    pub verdict: Option<String>,
+    pub traffic_summary: Option<String>,
+    pub app_activity_records: Option<String>,
+    pub round_number: Option<i64>,
+    /// `accepted`, `rejected` or `unspecified`; `None` without a verdict.
+    pub verdict_result: Option<String>,
+    pub mediator_group: Option<i64>,
+    pub digest: Vec<u8>,
+    /// The confirming scans, comma-separated.
+    pub scans: String,
+}
+
+/// An event with a verdict and no update (`update: null` on `/v0/events`: a confirmation
+/// request the mediator rejected, which commits no transaction, or a wholly private
+/// transaction), kept as a record of its own at its verdict's place
+/// ([`IndexWriter::write_verdict_events`](super::IndexWriter::write_verdict_events)): its parts as
+/// an update's events are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerdictEvent {
+    pub at: At,
+    pub row: EventsRow,
+}
+
+/// A kept event with a verdict and no update, as searches and History list it
+/// ([`IndexReader::verdict_events`](super::IndexReader::verdict_events)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptVerdictEvent {
+    pub update_id: String,
+    pub at: At,
+    /// `accepted`, `rejected` or `unspecified`.
+    pub verdict_result: Option<String>,
+    pub round_number: Option<i64>,
+    pub mediator_group: Option<i64>,
+    /// The verdict as kept (JSON text).
+    pub verdict: Option<String>,
+}
+
+/// The meta key an index migrated from schema 7 gets (value [`VERDICT_EVENTS_PENDING`]): its
+/// updates have their events, but the events with a verdict and no update between them were
+/// not kept; the next events walk goes over the whole index once for them.
+pub const VERDICT_EVENTS_BACKFILL: &str = "verdict_events_backfill";
+/// The value of [`VERDICT_EVENTS_BACKFILL`] until that walk ends.
+pub const VERDICT_EVENTS_PENDING: &str = "pending";
+
+pub use crate::model::index::VERDICT_ONLY_KIND;
+
+impl KeptVerdictEvent {
+    /// As a search (and History) lists it: kind [`VERDICT_ONLY_KIND`], the verdict's result
+    /// as its action, the parties that submitted it.
+    pub fn search_row(&self) -> SearchRow {
+        let verdict: Option<serde_json::Value> = self
+            .verdict
+            .as_deref()
+            .and_then(|v| serde_json::from_str(v).ok());
+        let parties = verdict
+            .as_ref()
+            .and_then(|v| v["submitting_parties"].as_array())
+            .map(|ps| {
+                ps.iter()
+                    .filter_map(|p| p.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        SearchRow {
+            record_time: format_time_micros(self.at.record_time),
+            update_id: self.update_id.clone(),
+            migration_id: self.at.migration_id,
+            kind: VERDICT_ONLY_KIND.to_owned(),
+            root_action: self
+                .verdict_result
+                .clone()
+                .unwrap_or_else(|| "none served".to_owned()),
+            parties,
+        }
+    }
+}
+
+impl KeptVerdictEvent {
+    /// As History lists it among the updates: its [`Self::search_row`], the summary the
+    /// verdict's result marked `(verdict only)` with its round and mediator group.
+    pub fn history_row(&self) -> SearchRow {
+        SearchRow {
+            root_action: crate::model::index::verdict_only_summary(
+                self.verdict_result.as_deref(),
+                self.round_number,
+                self.mediator_group,
+            ),
+            ..self.search_row()
+        }
+    }
+}
+
+/// The columns [`KeptVerdictEvent`] is read from (both engines), by position.
+pub(crate) const VERDICT_EVENT_COLUMNS: &str =
+    "update_id, migration_id, record_time, verdict_result, round_number, mediator_group, verdict";
+
+/// The columns [`KeptEvents`] is read from for an event with a verdict and no update.
+pub(crate) const KEPT_VERDICT_EVENT_COLUMNS: &str = "update_id, served, verdict, traffic_summary, app_activity_records, round_number, verdict_result, mediator_group, digest, scans";
+
+/// One update's events as the index keeps them
+/// ([`IndexReader::kept_events`](super::IndexReader::kept_events)): each part as
+/// the confirming scans served it (JSON text), `None` when not served.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeptEvents {
+    pub update_id: String,
+    /// A bit per part served: 1 verdict, 2 traffic summary, 4 app activity records.
+    pub served: i64,
+    pub verdict: Option<String>,
+    pub traffic_summary: Option<String>,
+    pub app_activity_records: Option<String>,
+    pub round_number: Option<i64>,
+    pub verdict_result: Option<String>,
+    pub mediator_group: Option<i64>,
+    /// The parts' digest (hex), as [`EventsRow::digest`].
+    pub digest: String,
+    /// The scans that confirmed the parts.
+    pub scans: Vec<String>,
+    /// An event with a verdict and no update (`verdict_events`): no body to look for.
+    #[serde(skip)]
+    pub verdict_only: bool,
+}
+
+/// The columns [`KeptEvents`] is read from (both engines): the update id, the `served` bits,
+/// the packed parts ([`events_pack`](super::events_pack)), the search columns and the digest.
+pub(crate) const KEPT_EVENTS_COLUMNS: &str =
+    "u.update_id, e.served, e.parts, e.round_number, e.verdict_result, e.mediator_group, e.digest";
+
+impl KeptEvents {
+    /// Made from a row of [`KEPT_VERDICT_EVENT_COLUMNS`] (an event with a verdict and no
+    /// update, kept unpacked: the digest as bytes, the scans comma-separated).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn from_columns(
+        update_id: String,
+        served: i64,
+        verdict: Option<String>,
+        traffic_summary: Option<String>,
+        app_activity_records: Option<String>,
+        (round_number, verdict_result, mediator_group): (Option<i64>, Option<String>, Option<i64>),
+        digest: &[u8],
+        scans: &str,
+    ) -> Self {
+        KeptEvents {
+            update_id,
+            served,
+            verdict,
+            traffic_summary,
+            app_activity_records,
+            round_number,
+            verdict_result,
+            mediator_group,
+            digest: hex::encode(digest),
+            scans: scans
+                .split(',')
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            verdict_only: false,
+        }
+    }
+
+    /// As read from `verdict_events`: an event with a verdict and no update.
+    pub(super) fn of_verdict_only(self) -> Self {
+        KeptEvents {
+            verdict_only: true,
+            ..self
+        }
+    }
+}
