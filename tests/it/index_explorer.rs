@@ -14,7 +14,7 @@ use cantonscope::model::format::format_time_micros;
 use cantonscope::panes::history::IndexSearch;
 use crossterm::event::KeyCode;
 
-use crate::common::bin::bin;
+use crate::common::bin::{bin, runtime};
 use crate::common::{Harness, Options, count, stable, toast};
 
 /// How far back from the explorer's clock the tests' index reaches.
@@ -1702,11 +1702,7 @@ fn a_history_rewritten_under_the_index_is_named_and_its_rows_are_not_mixed_into_
     // one's ended by its start (in a UTC day's first quarter hour, a second before midnight,
     // where a restart without `end_now` would end too and serve the same history), so the
     // second ends later at any time of day.
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let rt = runtime();
     let second = rt
         .block_on(cantonscope::demo::start(cantonscope::demo::DemoConfig {
             seed: RESTARTED_SEED,
