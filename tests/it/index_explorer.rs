@@ -14,7 +14,7 @@ use cantonscope::model::format::format_time_micros;
 use cantonscope::panes::history::IndexSearch;
 use crossterm::event::KeyCode;
 
-use crate::common::bin::bin;
+use crate::common::bin::{bin, runtime};
 use crate::common::{Harness, Options, count, stable, toast};
 
 /// How far back from the explorer's clock the tests' index reaches.
@@ -1655,18 +1655,33 @@ pub(crate) fn served_settings(demo: &crate::soak::ServedDemo) -> cantonscope::co
         .iter()
         .filter_map(|u| u.as_str().map(str::to_owned))
         .collect();
+    demo_settings(
+        &scans,
+        &text("validator_url"),
+        &text("ledger_url"),
+        &text("token"),
+    )
+}
+
+/// The explorer's settings on the demo nodes at these URLs, with the demo's token, dark theme.
+fn demo_settings(
+    scans: &[String],
+    validator: &str,
+    ledger: &str,
+    token: &str,
+) -> cantonscope::config::Settings {
     let mut settings = cantonscope::config::Settings::default();
     settings
-        .use_demo(
-            &scans,
-            &text("validator_url"),
-            &text("ledger_url"),
-            &text("token"),
-        )
+        .use_demo(scans, validator, ledger, token)
         .expect("demo settings");
     settings.theme = "dark".into();
     settings
 }
+
+/// The seed of the network the test below restarts. No other test starts a demo of this seed
+/// whose history ends when it starts ([`cantonscope::demo::DemoConfig::end_now`]), so this
+/// process generates that history when the restarted demo starts.
+const RESTARTED_SEED: u64 = 39;
 
 /// Issue 37 §3: an index synced from one run of the time-relative demo, read by the explorer on
 /// the demo started again (a new history, the same network): the explorer names the rewrite in
@@ -1675,7 +1690,7 @@ pub(crate) fn served_settings(demo: &crate::soak::ServedDemo) -> cantonscope::co
 #[test]
 fn a_history_rewritten_under_the_index_is_named_and_its_rows_are_not_mixed_into_history() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let first = crate::soak::serve_demo(0.0);
+    let first = crate::soak::serve_demo_of(RESTARTED_SEED, 0.0);
     let first_scan = first.info["scan_urls"][0]
         .as_str()
         .expect("scan url")
@@ -1683,10 +1698,24 @@ fn a_history_rewritten_under_the_index_is_named_and_its_rows_are_not_mixed_into_
     let now = chrono::Utc::now().timestamp_micros();
     let path = sync_index(dir.path(), &first_scan, now, SYNCED_SECS);
     drop(first);
-    // The demo started again: its history is generated anew, ending now.
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let second = crate::soak::serve_demo(0.0);
-    let mut settings = served_settings(&second);
+    // The demo started again: its history is generated anew, ending when it starts. The first
+    // one's ended by its start (in a UTC day's first quarter hour, a second before midnight,
+    // where a restart without `end_now` would end too and serve the same history), so the
+    // second ends later at any time of day.
+    let rt = runtime();
+    let second = rt
+        .block_on(cantonscope::demo::start(cantonscope::demo::DemoConfig {
+            seed: RESTARTED_SEED,
+            end_now: true,
+            ..cantonscope::demo::DemoConfig::default()
+        }))
+        .expect("the demo starts again");
+    let mut settings = demo_settings(
+        &second.scan_urls,
+        &second.validator_url,
+        &second.ledger_url,
+        &second.token,
+    );
     settings.index = Some(path.display().to_string());
     let mut h = Harness::connect(&settings, chrono::Utc::now().timestamp_micros());
     assert!(!h.app.sh.history.is_empty());

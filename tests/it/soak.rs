@@ -41,7 +41,13 @@ impl Drop for ServedDemo {
     }
 }
 
+/// `serve-demo` (the default seed, `rate` new updates a second) in a child process.
 pub(crate) fn serve_demo(rate: f64) -> ServedDemo {
+    serve_demo_of(cantonscope::demo::DemoConfig::default().seed, rate)
+}
+
+/// [`serve_demo`] of the network of `seed`.
+pub(crate) fn serve_demo_of(seed: u64, rate: f64) -> ServedDemo {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut child = Command::new(BIN)
         .env_clear()
@@ -52,6 +58,8 @@ pub(crate) fn serve_demo(rate: f64) -> ServedDemo {
         .arg(dir.path().join("demo.log"))
         .args(["serve-demo", "--listen", "127.0.0.1:0", "--rate"])
         .arg(rate.to_string())
+        .arg("--seed")
+        .arg(seed.to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

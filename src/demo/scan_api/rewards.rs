@@ -163,16 +163,16 @@ fn not_implemented() -> Fail {
     .into()
 }
 
-/// Reads the round's activity (`Ok` rounds only) and answers with `f`.
-fn with_round(
+/// Answers with `f` on this scan's rounds (read from the ledger as it is now); the older scan of
+/// several, which has no reward accounting, answers `older` instead.
+fn with_rounds(
     c: &ScanCtx,
-    round: i64,
-    batch: bool,
-    f: impl FnOnce(&RoundActivity, bool) -> Result<Response, Fail>,
+    older: impl FnOnce() -> Fail,
+    f: impl FnOnce(&Rounds) -> Result<Response, Fail>,
 ) -> Response {
     done((|| {
         if is_older(c) {
-            return Err(not_implemented());
+            return Err(older());
         }
         let w = c.app.read();
         let mut cache = c
@@ -180,7 +180,18 @@ fn with_round(
             .reward_rounds
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let rounds = cache.current(&c.app.net, &w.ledger);
+        f(cache.current(&c.app.net, &w.ledger))
+    })())
+}
+
+/// Reads the round's activity (`Ok` rounds only) and answers with `f`.
+fn with_round(
+    c: &ScanCtx,
+    round: i64,
+    batch: bool,
+    f: impl FnOnce(&RoundActivity, bool) -> Result<Response, Fail>,
+) -> Response {
+    with_rounds(c, not_implemented, |rounds| {
         if rounds.settled(round).is_err() && batch {
             // The batches of a round that is not settled are not found (as the spec says).
             return Err(not_found(format!("No batches for round {round}")));
@@ -189,25 +200,19 @@ fn with_round(
         let empty = RoundActivity::default();
         let a = rounds.activity.get(&round).unwrap_or(&empty);
         f(a, c.app.faults.diverging_rewards == Some(c.scan))
-    })())
+    })
 }
 
 pub(super) async fn earliest_available(State(c): State<ScanCtx>) -> Response {
-    done((|| {
-        if is_older(&c) {
-            return Err(not_found("Not found"));
-        }
-        let w = c.app.read();
-        let mut cache = c
-            .app
-            .reward_rounds
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let rounds = cache.current(&c.app.net, &w.ledger);
-        Ok(json_ok(
-            &json!({ "earliest_round": rounds.earliest_available() }),
-        ))
-    })())
+    with_rounds(
+        &c,
+        || not_found("Not found"),
+        |rounds| {
+            Ok(json_ok(
+                &json!({ "earliest_round": rounds.earliest_available() }),
+            ))
+        },
+    )
 }
 
 pub(super) async fn activity_totals(State(c): State<ScanCtx>, Path(round): Path<i64>) -> Response {

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::*;
 use crate::api::ApiError;
-use crate::msg::Response;
+use crate::msg::{Request, Response};
 
 const SEC: i64 = MICROS;
 /// 2026-11-22T10:00:00Z
