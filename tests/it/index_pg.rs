@@ -94,7 +94,7 @@ pub(crate) struct Database {
 }
 
 impl Database {
-    fn location(&self) -> Location {
+    pub(crate) fn location(&self) -> Location {
         Location::Postgres(self.url.clone())
     }
 }
@@ -141,7 +141,7 @@ pub(crate) fn database(test: &str) -> Option<(Database, RwLockReadGuard<'static,
 }
 
 /// `index search` of `terms` with `extra` flags: the output lines.
-fn search(dir: &Path, location: &str, terms: &[&str], extra: &[&str]) -> Vec<String> {
+pub(crate) fn search(dir: &Path, location: &str, terms: &[&str], extra: &[&str]) -> Vec<String> {
     let mut args = index_args(location, "search");
     args.extend_from_slice(terms);
     args.extend_from_slice(extra);
@@ -151,7 +151,7 @@ fn search(dir: &Path, location: &str, terms: &[&str], extra: &[&str]) -> Vec<Str
 }
 
 /// The update ids and digests an index keeps, in ledger order.
-fn kept(location: &Location) -> Vec<(String, String)> {
+pub(crate) fn kept(location: &Location) -> Vec<(String, String)> {
     store::open_reader(location)
         .expect("index opens")
         .digests()
@@ -159,7 +159,7 @@ fn kept(location: &Location) -> Vec<(String, String)> {
 }
 
 /// Status without what differs between engines by nature (where it is, its size).
-fn comparable(mut status: Value) -> Value {
+pub(crate) fn comparable(mut status: Value) -> Value {
     if let Some(map) = status.as_object_mut() {
         for field in ["location", "size_bytes", "last_sync", "chunks"] {
             map.remove(field);
@@ -170,7 +170,7 @@ fn comparable(mut status: Value) -> Value {
 
 /// The hubs of both indexes, the same (kind, value) terms with the same pairs, as query
 /// terms; at least six, with pairs kept.
-fn same_hubs(db: &Database, sqlite: &Path) -> Vec<String> {
+pub(crate) fn same_hubs(db: &Database, sqlite: &Path) -> Vec<String> {
     const HUBS: &str = "SELECT t.kind, t.value FROM hubs h JOIN terms t ON t.id = h.term";
     const PAIRS: &str = "SELECT ta.kind, ta.value, tb.kind, tb.value, p.n FROM pairs p
         JOIN terms ta ON ta.id = p.a JOIN terms tb ON tb.id = p.b";
@@ -245,7 +245,7 @@ fn same_hubs(db: &Database, sqlite: &Path) -> Vec<String> {
 }
 
 /// Queries of every two of the first four hubs.
-fn hub_pairs(hubs: &[String]) -> Vec<Vec<String>> {
+pub(crate) fn hub_pairs(hubs: &[String]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     for (i, x) in hubs.iter().take(4).enumerate() {
         for y in hubs.iter().take(4).skip(i + 1) {

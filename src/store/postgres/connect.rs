@@ -269,6 +269,8 @@ pub(super) fn truncate(text: &str, max: usize) -> String {
 pub(super) enum Fail {
     Pg(postgres::Error),
     Store(StoreError),
+    /// Rows not sent (a binary COPY's data), the reason.
+    Send(String),
 }
 
 impl From<postgres::Error> for Fail {
@@ -282,6 +284,10 @@ impl Target {
         match f {
             Fail::Pg(e) => self.error(&e),
             Fail::Store(e) => e,
+            Fail::Send(detail) => StoreError::Engine {
+                path: self.shown.clone(),
+                detail: scrub(&detail, &self.secrets),
+            },
         }
     }
 }

@@ -21,12 +21,17 @@
 //! connect.rs  the URL, TLS, the driver's errors
 //! schema.rs   tables, open (create, check versions), meta
 //! write.rs    a page in one transaction with its chunk's cursor; prune
+//! page.rs     a page's rows: updates and keys by binary COPY (copy.rs), terms, counts
+//! events.rs   an events page in one statement
 //! search.rs   search and count
 //! pairs.rs    the counts of two frequent terms together (hubs): kept per page, on prune
 //! read.rs     status, bodies, digests, the explorer's reads
 //! ```
 
 mod connect;
+mod copy;
+mod events;
+mod page;
 mod pairs;
 mod read;
 mod rounds;
@@ -42,7 +47,7 @@ use connect::scrub;
 use connect::{Fail, Target, closed, truncate};
 pub use schema::TABLES;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -338,22 +343,8 @@ impl IndexWriter for PgIndex {
                 trained_failed = Some(e);
                 return Ok(0);
             }
-            let stmt = tx.prepare(&crate::store::write::events_upsert('$'))?;
-            let mut kept = 0;
-            for (r, (served, parts)) in rows.iter().zip(&packed) {
-                kept += tx.execute(
-                    &stmt,
-                    &[
-                        &r.update_id,
-                        served,
-                        parts,
-                        &r.round_number,
-                        &r.verdict_result,
-                        &r.mediator_group,
-                        &r.digest,
-                    ],
-                )?;
-            }
+            let one = crate::store::write::events_upsert('$');
+            let kept = events::upsert(&mut tx, rows, &packed, &one)?;
             tx.commit()?;
             Ok(kept)
         })?;

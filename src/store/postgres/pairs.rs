@@ -8,17 +8,19 @@ use std::collections::{BTreeMap, HashSet};
 use super::GenericClient;
 use crate::store::hubs::{self, Block, HubBits, THRESHOLD_KEY};
 
-/// The hubs, and the threshold a term becomes one at.
+/// The hubs, and the threshold a term becomes one at (one statement: it runs at every page).
 pub(super) fn load(c: &mut impl GenericClient) -> Result<(HashSet<i64>, i64), postgres::Error> {
-    let hubs = c
-        .query("SELECT term FROM hubs", &[])?
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    let threshold: Option<String> = c
-        .query_opt("SELECT value FROM meta WHERE key = $1", &[&THRESHOLD_KEY])?
-        .map(|r| r.get(0));
-    Ok((hubs, hubs::threshold(threshold.as_deref())))
+    let row = c.query_one(
+        "SELECT (SELECT array_agg(term) FROM hubs),
+                (SELECT value FROM meta WHERE key = $1)",
+        &[&THRESHOLD_KEY],
+    )?;
+    let hubs: Option<Vec<i64>> = row.get(0);
+    let threshold: Option<String> = row.get(1);
+    Ok((
+        hubs.unwrap_or_default().into_iter().collect(),
+        hubs::threshold(threshold.as_deref()),
+    ))
 }
 
 /// A page's updates (their seq and term ids) raise the pairs of the hubs they have and set

@@ -92,19 +92,31 @@ impl PgIndex {
         delta: &ValidatorsDelta,
         through: i64,
     ) -> Result<(), StoreError> {
+        // Every validator of the delta in one statement (a sync adds a page's at every page;
+        // the delta names each validator once).
+        let sums = &delta.validators;
+        let validators: Vec<&str> = sums.keys().map(String::as_str).collect();
+        let first: Vec<Option<i64>> = sums.values().map(|s| s.first_licensed).collect();
+        let licenses: Vec<i64> = sums.values().map(|s| s.licenses).collect();
+        let last_time: Vec<Option<i64>> = sums.values().map(|s| s.last_time).collect();
+        let last_round: Vec<Option<i64>> = sums.values().map(|s| s.last_round).collect();
+        let activities: Vec<i64> = sums.values().map(|s| s.activities).collect();
         self.with(|c| {
             let mut tx = c.transaction()?;
-            let add = tx.prepare(&add_sql('$', "LEAST", "GREATEST"))?;
-            for (v, s) in &delta.validators {
+            if !validators.is_empty() {
                 tx.execute(
-                    &add,
+                    &add_sql('$', "LEAST", "GREATEST").replace(
+                        "VALUES ($1, $2, $3, $4, $5, $6)",
+                        "SELECT * FROM UNNEST($1::text[], $2::int8[], $3::int8[], $4::int8[],
+                                              $5::int8[], $6::int8[])",
+                    ),
                     &[
-                        v,
-                        &s.first_licensed,
-                        &s.licenses,
-                        &s.last_time,
-                        &s.last_round,
-                        &s.activities,
+                        &validators,
+                        &first,
+                        &licenses,
+                        &last_time,
+                        &last_round,
+                        &activities,
                     ],
                 )?;
             }

@@ -1,0 +1,225 @@
+//! A sync's page written in its transaction: its new updates and their keys sent with binary
+//! COPY ([`super::copy`]), their seqs taken from the table's identity first so that nothing
+//! waits for a `RETURNING`, the page's terms added and every one's id read in one statement,
+//! their counts raised in another.
+//!
+//! Statements a page (new updates in it): the stored digests of its ids, the seqs, the terms,
+//! the updates' COPY, the keys' COPY, the counts, the hubs (read, their bits and pairs), the
+//! chunk's cursor.
+
+use super::pairs;
+use super::{Chunk, Fail, HashMap, PageWrite, PageWritten};
+use crate::store::newest::Pos;
+use crate::store::write;
+
+use super::copy::CopyRows;
+
+/// The page's new updates take the next `$1` values of the updates' identity (the seqs an
+/// INSERT would have taken; a rolled back page leaves a gap, as an INSERT's would).
+const NEXT_SEQS: &str = "WITH s AS MATERIALIZED (
+         SELECT pg_get_serial_sequence('updates', 'seq')::regclass AS id)
+     SELECT nextval(s.id) FROM s, generate_series(1, $1::int8)";
+
+/// The terms (`$1` kinds, `$2` values, `$3` their places in the page's list) added when new,
+/// and the id of each returned with its place: the added ones from the INSERT, the others from
+/// the table as it was before it (a statement's parts share one snapshot).
+const TERMS: &str = "WITH x (kind, value, at) AS (
+         SELECT * FROM UNNEST($1::int8[], $2::text[], $3::int4[])),
+     added AS (
+         INSERT INTO terms (kind, value) SELECT kind, value FROM x
+         ON CONFLICT (kind, value) DO NOTHING RETURNING kind, value, id)
+     SELECT x.at, coalesce(a.id, t.id) FROM x
+     LEFT JOIN added a ON a.kind = x.kind AND a.value = x.value
+     LEFT JOIN terms t ON t.kind = x.kind AND t.value = x.value";
+
+const COPY_UPDATES: &str = "COPY updates (seq, update_id, migration_id, record_time, kind, root_action, parties, digest, body, chunk)
+     FROM STDIN (FORMAT binary)";
+
+const COPY_KEYS: &str =
+    "COPY keys (term, migration_id, record_time, seq) FROM STDIN (FORMAT binary)";
+
+/// A known term: its count raised, its newest key the later of its own and the page's (kept
+/// unknown when unknown: its older keys may be later than the page's). Returns each term's
+/// count.
+const COUNTS: &str = "INSERT INTO term_counts (term, updates, last_migration, last_time, last_seq)
+     SELECT * FROM UNNEST($1::int8[], $2::int8[], $3::int8[], $4::int8[], $5::int8[])
+     ON CONFLICT (term) DO UPDATE SET updates = term_counts.updates + excluded.updates,
+       last_migration = CASE WHEN newer THEN excluded.last_migration ELSE term_counts.last_migration END,
+       last_time = CASE WHEN newer THEN excluded.last_time ELSE term_counts.last_time END,
+       last_seq = CASE WHEN newer THEN excluded.last_seq ELSE term_counts.last_seq END
+     RETURNING term, updates";
+
+/// The page's key is newer than the term's newest known one.
+const NEWER: &str = "(term_counts.last_seq IS NOT NULL AND (excluded.last_migration, excluded.last_time, excluded.last_seq)
+       > (term_counts.last_migration, term_counts.last_time, term_counts.last_seq))";
+
+/// Writes one page in `tx` (see [`crate::store::IndexWriter::write_page`]) but the chunk's
+/// cursor.
+pub(super) fn write_rows(
+    tx: &mut postgres::Transaction<'_>,
+    chunk: &Chunk,
+    page: &PageWrite,
+) -> Result<PageWritten, Fail> {
+    let rows = page.rows();
+    let in_chunk = write::in_chunk(chunk, page);
+    let ids: Vec<&str> = in_chunk.iter().map(|(_, r)| r.update_id.as_str()).collect();
+    let mut stored: HashMap<String, Vec<u8>> = tx
+        .query(
+            "SELECT update_id, digest FROM updates WHERE update_id = ANY($1)",
+            &[&ids],
+        )?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let decided =
+        write::decide(chunk, &in_chunk, &mut stored).map_err(|r| Fail::Store(r.into()))?;
+    let mut written = PageWritten {
+        inserted: 0,
+        known: decided.known,
+    };
+    let fresh = decided.fresh;
+    if fresh.is_empty() {
+        return Ok(written);
+    }
+    let mut seqs: Vec<i64> = tx
+        .query(NEXT_SEQS, &[&(fresh.len() as i64)])?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    seqs.sort_unstable();
+    if seqs.len() != fresh.len() {
+        return Err(Fail::Send(format!(
+            "the server gave {} seqs for {} updates",
+            seqs.len(),
+            fresh.len()
+        )));
+    }
+    // Of the page's terms (grouped before the writer), how many of its new updates have each,
+    // and the newest of them.
+    let terms = &page.terms;
+    let mut counts: Vec<(i64, Pos)> = vec![(0, Pos::default()); terms.len()];
+    for (at, seq) in fresh.iter().zip(&seqs) {
+        let row = &rows[*at];
+        let position = (row.migration_id, row.record_time, *seq);
+        for t in terms.of_row(*at) {
+            let count = &mut counts[*t as usize];
+            count.0 += 1;
+            count.1 = count.1.max(position);
+        }
+    }
+    let used: Vec<usize> = (0..terms.len()).filter(|t| counts[*t].0 > 0).collect();
+    let mut term_ids: Vec<Option<i64>> = vec![None; terms.len()];
+    if !used.is_empty() {
+        let (kinds, values): (Vec<i64>, Vec<&str>) =
+            used.iter().map(|t| terms.term(rows, *t)).unzip();
+        let places: Vec<i32> = (0..used.len() as i32).collect();
+        for r in tx.query(TERMS, &[&kinds, &values, &places])? {
+            let (at, id): (i32, Option<i64>) = (r.get(0), r.get(1));
+            if let Some(t) = usize::try_from(at).ok().and_then(|at| used.get(at)) {
+                term_ids[*t] = id;
+            }
+        }
+        // A term without an id would write keys of no term: the page is rolled back.
+        if let Some(t) = used.iter().find(|t| term_ids[**t].is_none()) {
+            let (kind, value) = terms.term(rows, *t);
+            return Err(Fail::Send(format!(
+                "the server returned no id for the term ({kind}, {value:?})"
+            )));
+        }
+    }
+    // The updates, in seq order.
+    let bytes: usize = fresh
+        .iter()
+        .map(|at| {
+            let r = &rows[*at];
+            200 + r.update_id.len()
+                + r.kind.len()
+                + r.root_action.len()
+                + r.body.as_ref().map_or(0, Vec::len)
+                + r.parties.iter().map(|p| p.len() + 3).sum::<usize>()
+        })
+        .sum();
+    let mut updates = CopyRows::new(10, bytes);
+    for (at, seq) in fresh.iter().zip(&seqs) {
+        let r = &rows[*at];
+        let parties = serde_json::to_string(&r.parties).unwrap_or_else(|_| "[]".to_owned());
+        updates.row();
+        updates.int8(*seq);
+        updates.bytes(r.update_id.as_bytes());
+        updates.int8(r.migration_id);
+        updates.int8(r.record_time);
+        updates.bytes(r.kind.as_bytes());
+        updates.bytes(r.root_action.as_bytes());
+        updates.bytes(parties.as_bytes());
+        updates.bytes(&r.digest);
+        match &r.body {
+            Some(body) => updates.bytes(body),
+            None => updates.null(),
+        }
+        updates.int8(chunk.id);
+    }
+    let sent = updates.len();
+    if updates.send(tx, COPY_UPDATES)? != sent {
+        return Err(Fail::Send(format!(
+            "the server kept fewer than {sent} updates"
+        )));
+    }
+    // The keys, sorted as the table keeps them; and each update's term ids for the hubs.
+    let mut keys: Vec<[i64; 4]> = Vec::new();
+    let mut row_terms: Vec<(i64, Vec<i64>)> = Vec::with_capacity(fresh.len());
+    for (at, seq) in fresh.iter().zip(&seqs) {
+        let row = &rows[*at];
+        let of_row = terms.of_row(*at);
+        let mut own = Vec::with_capacity(of_row.len());
+        for t in of_row {
+            let term = term_ids[*t as usize].unwrap_or_default();
+            keys.push([term, row.migration_id, row.record_time, *seq]);
+            own.push(term);
+        }
+        row_terms.push((*seq, own));
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    let mut copy = CopyRows::new(4, keys.len() * 50);
+    for key in &keys {
+        copy.row();
+        for field in key {
+            copy.int8(*field);
+        }
+    }
+    copy.send(tx, COPY_KEYS)?;
+    // Each term's count raised, its newest key moved on.
+    let c_terms: Vec<i64> = used
+        .iter()
+        .map(|t| term_ids[*t].unwrap_or_default())
+        .collect();
+    let c_counts: Vec<i64> = used.iter().map(|t| counts[*t].0).collect();
+    let c_last: [Vec<i64>; 3] = [
+        used.iter().map(|t| counts[*t].1.0).collect(),
+        used.iter().map(|t| counts[*t].1.1).collect(),
+        used.iter().map(|t| counts[*t].1.2).collect(),
+    ];
+    let raised: Vec<(i64, i64)> = tx
+        .query(
+            COUNTS.replace("newer", NEWER).as_str(),
+            &[&c_terms, &c_counts, &c_last[0], &c_last[1], &c_last[2]],
+        )?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    // The pairs and bits of the hubs the page's updates have; then the terms that reached the
+    // threshold become hubs, their pairs and bits read from the keys (this page's included).
+    let (mut hubs, threshold) = pairs::load(tx)?;
+    pairs::add_page(tx, &row_terms, &hubs)?;
+    let mut new_hubs: Vec<i64> = raised
+        .iter()
+        .filter(|(term, n)| *n >= threshold && !hubs.contains(term))
+        .map(|(term, _)| *term)
+        .collect();
+    new_hubs.sort_unstable();
+    for term in new_hubs {
+        pairs::promote(tx, term, &mut hubs)?;
+    }
+    written.inserted = fresh.len() as u64;
+    Ok(written)
+}
