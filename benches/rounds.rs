@@ -28,8 +28,8 @@ fn updates(path: &Path, n: usize) {
     {
         let mut insert = tx
             .prepare(
-                "INSERT INTO updates (seq, update_id, migration_id, record_time, kind, root_action, parties, digest, chunk)
-                 VALUES (?1, ?2, 1, ?3, 'tx', '', '', x'00', 1)",
+                "INSERT INTO updates (seq, update_id, migration_id, record_time, action, party_set, digest, chunk)
+                 VALUES (?1, ?2, 1, ?3, 1, 1, x'00', 1)",
             )
             .expect("statement");
         for i in 0..n {

@@ -213,6 +213,10 @@ pub(super) fn range_count_sql(mark: char) -> String {
     )
 }
 
+/// Where [`RangeRead`]'s SQL reads the updates' side, up to its conditions (SQLite's reads
+/// put the updates' sets there: its `read_range_rows`).
+pub(super) const RANGE_UPDATES: &str = "FROM updates WHERE";
+
 impl<'a> RangeRead<'a> {
     /// The read of the rows at or after `since` from `from`, `limit` of them: the updates and
     /// the events with a verdict and no update, merged in one order (record time, migration,
@@ -233,8 +237,7 @@ impl<'a> RangeRead<'a> {
         // (`ORDER BY 3, 2, 1`) sorts ties by it alike on both sides.
         let updates = format!(
             "SELECT {id} AS update_id, migration_id, record_time, kind, root_action, parties,
-                    CAST(NULL AS BIGINT) AS round_number, CAST(NULL AS BIGINT) AS mediator_group
-             FROM updates"
+                    CAST(NULL AS BIGINT) AS round_number, CAST(NULL AS BIGINT) AS mediator_group"
         );
         let verdicts = format!(
             "SELECT {id} AS update_id, migration_id, record_time, '{}' AS kind,
@@ -269,7 +272,7 @@ impl<'a> RangeRead<'a> {
             ),
         };
         let sql = format!(
-            "{updates} WHERE record_time >= {m}1 {bound}
+            "{updates} {RANGE_UPDATES} record_time >= {m}1 {bound}
              UNION ALL
              {verdicts} WHERE record_time >= {m}1 {bound}
              {order}"

@@ -4,12 +4,12 @@
 //! PostgreSQL, and reads the same after: its kept events and the answers of the verdict and
 //! mediator searches. Run as the real binary over real HTTP against the demo.
 
-use std::path::Path;
-
 use cantonscope::store::{self, Location};
 
-use crate::index::{four, from, index_args, run, status, sync, text};
-use crate::index_events::{events_kept_at, synced_hour, until};
+use crate::common::migrated::{
+    answers, count, postgres_migrates, postgres_synced, sqlite_migrates, sqlite_synced,
+};
+use crate::index_events::events_kept_at;
 
 /// One update's verdict result made `rejected` in its search column (the demo rejects only
 /// confirmation requests, which have no update), so the index has a result other than
@@ -23,38 +23,16 @@ const SCHEMA_9: &str = "DROP INDEX events_verdict_other;
         WHERE verdict_result IS NOT NULL;
     UPDATE meta SET value = '9' WHERE key = 'schema_version';";
 
-/// The answers of `index search` (the listed page and the count) of each verdict result and
-/// of mediator group 0.
-fn answers(dir: &Path, index: &str) -> Vec<(String, Vec<String>)> {
-    let mut all = Vec::new();
-    for term in ["verdict:accepted", "verdict:rejected", "mediator:0"] {
-        for extra in [&[][..], &["--count"][..]] {
-            let args = [&index_args(index, "search")[..], &[term], extra].concat();
-            let output = run(dir, "http://127.0.0.1:9", &args);
-            assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-            let lines = text(&output.stdout).lines().map(str::to_owned).collect();
-            all.push((format!("{term} {extra:?}"), lines));
-        }
-    }
-    all
-}
-
-/// The answer of `TERM --count` among `answers`: how many.
-fn count(answers: &[(String, Vec<String>)], term: &str) -> u64 {
-    answers
-        .iter()
-        .find(|(asked, _)| *asked == format!("{term} [\"--count\"]"))
-        .and_then(|(_, lines)| lines.first()?.trim().parse().ok())
-        .expect("a count")
+/// The searches asked before and after: each verdict result and mediator group 0.
+fn words() -> Vec<String> {
+    ["verdict:accepted", "verdict:rejected", "mediator:0"]
+        .map(str::to_owned)
+        .to_vec()
 }
 
 #[test]
 fn an_index_of_schema_9_is_migrated_in_place_and_answers_the_same() {
-    let demo = four();
-    let url = &demo.handle.scan_url;
-    let (dir, index, (code, _, err)) = synced_hour(url);
-    assert_eq!(code, 0, "{err}");
-    let shown = index.to_str().expect("utf-8").to_owned();
+    let (url, dir, index, shown) = sqlite_synced();
     let location = Location::Sqlite(index.clone());
     let conn = rusqlite::Connection::open(&index).expect("opens");
     conn.execute(ONE_REJECTED, []).expect("one rejected");
@@ -72,51 +50,28 @@ fn an_index_of_schema_9_is_migrated_in_place_and_answers_the_same() {
     assert_eq!(indexes(&conn), ["events_round", "events_verdict_other"]);
     let kept = events_kept_at(&location);
     assert!(kept.len() > 10, "{} updates' events", kept.len());
-    let before = answers(dir.path(), &shown);
+    let before = answers(dir.path(), &shown, &words());
     assert!(count(&before, "verdict:rejected") >= 1, "{before:?}");
     assert!(count(&before, "verdict:accepted") > 10, "{before:?}");
     conn.execute_batch(SCHEMA_9).expect("schema 9");
     // Readers refuse it; the next writer migrates it.
-    let output = run(
-        dir.path(),
-        url,
-        &[&index_args(&shown, "search")[..], &["verdict:rejected"]].concat(),
-    );
-    assert_eq!(output.status.code(), Some(2));
-    assert!(text(&output.stderr).contains("older cantonscope (schema 9)"));
-    let (code, _, err) = sync(
+    sqlite_migrates(
         dir.path(),
         url,
         &shown,
-        &["--until", &until(), "--verify", "2"],
+        9,
+        ("verdict:rejected", "2", "verdicts other than accepted"),
     );
-    assert_eq!(code, 0, "{err}");
-    assert!(
-        err.contains("migrated the index from schema 9 to schema 11")
-            && err.contains("verdicts other than accepted"),
-        "{err}"
-    );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 11);
     assert_eq!(indexes(&conn), ["events_round", "events_verdict_other"]);
     assert_eq!(events_kept_at(&location), kept);
-    assert_eq!(answers(dir.path(), &shown), before);
+    assert_eq!(answers(dir.path(), &shown, &words()), before);
 }
 
 #[test]
 fn a_postgres_index_of_schema_9_is_migrated_and_answers_the_same() {
-    let Some((db, _server)) = crate::index_pg::database("schema9") else {
+    let Some((db, _server, url, dir)) = postgres_synced("schema9", "2") else {
         return;
     };
-    let demo = four();
-    let url = &demo.handle.scan_url;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (code, _, err) = sync(
-        dir.path(),
-        url,
-        &db.url,
-        &["--from", from(), "--until", &until(), "--verify", "2"],
-    );
-    assert_eq!(code, 0, "{err}");
     let location = Location::Postgres(db.url.clone());
     let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
     pg.execute(ONE_REJECTED, &[]).expect("one rejected");
@@ -154,23 +109,12 @@ fn a_postgres_index_of_schema_9_is_migrated_and_answers_the_same() {
     tx.rollback().expect("rolled back");
     let kept = events_kept_at(&location);
     assert!(kept.len() > 10, "{} updates' events", kept.len());
-    let before = answers(dir.path(), &db.url);
+    let before = answers(dir.path(), &db.url, &words());
     assert!(count(&before, "verdict:rejected") >= 1, "{before:?}");
     assert!(count(&before, "verdict:accepted") > 10, "{before:?}");
     pg.batch_execute(SCHEMA_9).expect("schema 9");
-    assert!(
-        store::open_reader(&location).is_err(),
-        "a reader refuses schema 9"
-    );
-    let (code, _, err) = sync(
-        dir.path(),
-        url,
-        &db.url,
-        &["--until", &until(), "--verify", "1", "--no-events"],
-    );
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 11);
+    postgres_migrates(dir.path(), url, &db, 9);
     assert_eq!(indexes(&mut pg), ["events_round", "events_verdict_other"]);
     assert_eq!(events_kept_at(&location), kept);
-    assert_eq!(answers(dir.path(), &db.url), before);
+    assert_eq!(answers(dir.path(), &db.url, &words()), before);
 }

@@ -7,10 +7,9 @@
 
 use std::path::Path;
 
-use cantonscope::store::{self, Location};
-
-use crate::index::{four, from, index_args, run, status, sync, text};
-use crate::index_events::{synced_hour, until};
+use crate::common::migrated::{
+    answers, count, postgres_migrates, postgres_synced, sqlite_migrates, sqlite_synced,
+};
 
 /// A term's text whether kept as text or (a schema-11 contract id) as bytes.
 const TEXT: &str = "CASE WHEN typeof(value) = 'blob' THEN lower(hex(value)) ELSE value END";
@@ -70,38 +69,9 @@ fn words(conn: &rusqlite::Connection) -> Vec<String> {
     ]
 }
 
-/// The answers of `index search` (the listed page and the count) of each of `words`.
-fn answers(dir: &Path, index: &str, words: &[String]) -> Vec<(String, Vec<String>)> {
-    let mut all = Vec::new();
-    for word in words {
-        for extra in [&[][..], &["--count"][..]] {
-            let terms: Vec<&str> = word.split(' ').collect();
-            let args = [&index_args(index, "search")[..], &terms, extra].concat();
-            let output = run(dir, "http://127.0.0.1:9", &args);
-            assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-            let lines = text(&output.stdout).lines().map(str::to_owned).collect();
-            all.push((format!("{word} {extra:?}"), lines));
-        }
-    }
-    all
-}
-
-/// The count `word` has among `answers`.
-fn count(answers: &[(String, Vec<String>)], word: &str) -> u64 {
-    answers
-        .iter()
-        .find(|(asked, _)| *asked == format!("{word} [\"--count\"]"))
-        .and_then(|(_, lines)| lines.first()?.trim().parse().ok())
-        .expect("a count")
-}
-
 #[test]
 fn an_index_of_schema_10_is_migrated_in_place_and_answers_the_same() {
-    let demo = four();
-    let url = &demo.handle.scan_url;
-    let (dir, index, (code, _, err)) = synced_hour(url);
-    assert_eq!(code, 0, "{err}");
-    let shown = index.to_str().expect("utf-8").to_owned();
+    let (url, dir, index, shown) = sqlite_synced();
     let (bytes, all) = packed(&index);
     assert!(all > 10, "{all} contract ids");
     assert_eq!(bytes, all, "every demo contract id is hex, kept as bytes");
@@ -116,46 +86,26 @@ fn an_index_of_schema_10_is_migrated_in_place_and_answers_the_same() {
     to_schema_10(&index);
     assert_eq!(packed(&index), (0, all));
     // Readers refuse it; the next writer migrates it.
-    let output = run(
-        dir.path(),
-        url,
-        &[&index_args(&shown, "search")[..], &[words[0].as_str()]].concat(),
-    );
-    assert_eq!(output.status.code(), Some(2));
-    assert!(text(&output.stderr).contains("older cantonscope (schema 10)"));
-    let (code, _, err) = sync(
+    sqlite_migrates(
         dir.path(),
         url,
         &shown,
-        &["--until", &until(), "--verify", "1"],
+        10,
+        (
+            &words[0],
+            "1",
+            "contract ids of the search terms kept as bytes",
+        ),
     );
-    assert_eq!(code, 0, "{err}");
-    assert!(
-        err.contains("migrated the index from schema 10 to schema 11")
-            && err.contains("contract ids of the search terms kept as bytes"),
-        "{err}"
-    );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 11);
     assert_eq!(packed(&index), (all, all));
     assert_eq!(answers(dir.path(), &shown, &words), before);
 }
 
 #[test]
 fn a_postgres_index_of_schema_10_is_migrated_and_answers_the_same() {
-    let Some((db, _server)) = crate::index_pg::database("schema10") else {
+    let Some((db, _server, url, dir)) = postgres_synced("schema10", "1") else {
         return;
     };
-    let demo = four();
-    let url = &demo.handle.scan_url;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (code, _, err) = sync(
-        dir.path(),
-        url,
-        &db.url,
-        &["--from", from(), "--until", &until(), "--verify", "1"],
-    );
-    assert_eq!(code, 0, "{err}");
-    let location = Location::Postgres(db.url.clone());
     let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
     let top = |pg: &mut postgres::Client, kind: i64| -> String {
         pg.query_one(
@@ -175,17 +125,6 @@ fn a_postgres_index_of_schema_10_is_migrated_and_answers_the_same() {
     assert!(count(&before, &words[0]) >= 1, "{before:?}");
     pg.batch_execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
         .expect("schema 10");
-    assert!(
-        store::open_reader(&location).is_err(),
-        "a reader refuses schema 10"
-    );
-    let (code, _, err) = sync(
-        dir.path(),
-        url,
-        &db.url,
-        &["--until", &until(), "--verify", "1", "--no-events"],
-    );
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 11);
+    postgres_migrates(dir.path(), url, &db, 10);
     assert_eq!(answers(dir.path(), &db.url, &words), before);
 }

@@ -379,8 +379,9 @@ impl PgIndex {
             // made the one over the verdicts other than accepted).
             tx.batch_execute("DROP INDEX IF EXISTS events_verdict")
                 .map_err(|e| target.error(&e))?;
-            // Schema 11 packs SQLite's contract-id terms as bytes; PostgreSQL's layout is the
-            // same as schema 10's (its version only follows the shared number).
+            // Schema 11 packs SQLite's contract-id terms as bytes, schema 12 keeps SQLite's
+            // party sets and actions once; PostgreSQL's layout is the same as schema 10's (its
+            // version only follows the shared number).
             if older.is_some() {
                 tx.execute(
                     "UPDATE meta SET value = $1 WHERE key = 'schema_version'",

@@ -7,6 +7,7 @@
 //! write.rs   a page in one transaction with its chunk's cursor; prune
 //! search.rs  search and count over the key tables
 //! pairs.rs   the counts of two frequent terms together (hubs): kept per page, on prune
+//! row_sets.rs the party sets and actions the updates share, kept once (schema 12)
 //! read.rs    chunks, status and gaps, bodies, digests, the explorer's reads
 //! ```
 
@@ -16,6 +17,7 @@ mod pairs;
 mod range_tests;
 mod read;
 mod rounds;
+mod row_sets;
 mod schema;
 mod search;
 mod stats;

@@ -173,7 +173,10 @@ fn the_list_reads_the_verdict_only_events_by_their_time_index() {
     let read = crate::store::reads::RangeRead::new(t(0), &RangeFrom::Offset(0), 10, '?', "");
     let plan: Vec<String> = index
         .conn
-        .prepare(&format!("EXPLAIN QUERY PLAN {}", read.sql))
+        .prepare(&format!(
+            "EXPLAIN QUERY PLAN {}",
+            super::read::range_sql(&read)
+        ))
         .expect("plan")
         .query_map(params![t(0), 10, 0], |r| r.get::<_, String>(3))
         .expect("rows")

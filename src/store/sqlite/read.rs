@@ -409,7 +409,7 @@ impl SqliteIndex {
         read: &RangeRead<'_>,
     ) -> Result<Vec<SearchRow>, StoreError> {
         let e = |e: rusqlite::Error| engine_error(&self.path, &e);
-        let mut stmt = self.conn.prepare_cached(&read.sql).map_err(e)?;
+        let mut stmt = self.conn.prepare_cached(&range_sql(read)).map_err(e)?;
         let map = |r: &rusqlite::Row<'_>| -> rusqlite::Result<SearchRow> {
             Ok(crate::store::reads::range_row((
                 r.get(0)?,
@@ -468,6 +468,16 @@ impl SqliteIndex {
         drop(stmt);
         super::super::reads::kept_updates(rows, |id, packed| self.unpack(id, packed))
     }
+}
+
+/// The SQL of `read` as SQLite runs it: the updates' side with their sets
+/// ([`super::row_sets`]).
+pub(super) fn range_sql(read: &RangeRead<'_>) -> String {
+    read.sql.replacen(
+        crate::store::reads::RANGE_UPDATES,
+        &format!("FROM {} WHERE", super::row_sets::ROWS_FROM),
+        1,
+    )
 }
 
 /// A row of [`crate::store::KEPT_VERDICT_EVENT_COLUMNS`] as

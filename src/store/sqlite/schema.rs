@@ -22,24 +22,11 @@ macro_rules! keys_columns {
     };
 }
 
-const SCHEMA: &str = concat!(
-    "
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS updates (
-    seq INTEGER PRIMARY KEY,
-    update_id TEXT NOT NULL UNIQUE,
-    migration_id INTEGER NOT NULL,
-    record_time INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    root_action TEXT NOT NULL,
-    parties TEXT NOT NULL,
-    digest BLOB NOT NULL,
-    body BLOB,
-    chunk INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS updates_position ON updates (migration_id, record_time);
-CREATE INDEX IF NOT EXISTS updates_time ON updates (record_time);
-CREATE TABLE IF NOT EXISTS terms (
+/// The terms table's columns and key, as schema 6 made them (the 10 → 11 migration rebuilds
+/// the table with them: [`super::term_values::MIGRATE_10_TO_11`]).
+macro_rules! terms_columns {
+    () => {
+        "(
     kind INTEGER NOT NULL,
     value TEXT NOT NULL,
     id INTEGER NOT NULL,
@@ -49,7 +36,21 @@ CREATE TABLE IF NOT EXISTS terms (
     last_seq INTEGER,
     PRIMARY KEY (kind, value)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS keys ",
+"
+    };
+}
+pub(super) use terms_columns;
+
+const SCHEMA: &str = concat!(
+    "
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS updates ",
+    super::row_sets::updates_columns!(),
+    "CREATE INDEX IF NOT EXISTS updates_position ON updates (migration_id, record_time);
+CREATE INDEX IF NOT EXISTS updates_time ON updates (record_time);
+CREATE TABLE IF NOT EXISTS terms ",
+    terms_columns!(),
+    "CREATE TABLE IF NOT EXISTS keys ",
     keys_columns!(),
     "CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
@@ -449,6 +450,7 @@ impl SqliteIndex {
                 .unchecked_transaction()
                 .map_err(|e| index.engine(&e))?;
             tx.execute_batch(SCHEMA)
+                .and_then(|()| tx.execute_batch(super::row_sets::SETS))
                 .and_then(|()| tx.execute_batch(pairs::CREATE))
                 .and_then(|()| tx.execute_batch(DICTIONARIES))
                 .and_then(|()| tx.execute_batch(EVENTS))
@@ -593,6 +595,12 @@ impl SqliteIndex {
                 .map_err(|e| engine_error(&path, &e))?;
             done.push(
                 "the contract ids of the search terms kept as bytes, half their text's size (the space freed is reused by the next syncs; `VACUUM` gives it back now)".to_owned(),
+            );
+        }
+        if found < 12 {
+            super::row_sets::migrate_11_to_12(&tx).map_err(|e| engine_error(&path, &e))?;
+            done.push(
+                "each update's party set and its kind and root action kept once, the updates pointing at them by number (the space freed is reused by the next syncs; `VACUUM` gives it back now)".to_owned(),
             );
         }
         if found < 4 {

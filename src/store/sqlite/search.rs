@@ -373,10 +373,11 @@ impl SqliteIndex {
         }
         let mut row_of = self
             .conn
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT update_id, migration_id, record_time, kind, root_action, parties
-                 FROM updates WHERE seq = ?1",
-            )
+                 FROM {} WHERE updates.seq = ?1",
+                super::row_sets::ROWS_FROM
+            ))
             .map_err(e)?;
         let mut rows = Vec::with_capacity(seqs.len());
         for seq in seqs {

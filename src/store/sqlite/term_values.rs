@@ -68,18 +68,10 @@ pub(super) fn prefix_bounds(kind: i64, prefix: &str) -> (Value, Option<Value>) {
 
 /// Schema 10 → 11: the `terms` table rebuilt with its contract ids kept as bytes (a value
 /// already bytes is left as it is), in the table's new order (a process killed meanwhile leaves schema 10: one transaction).
-pub(super) const MIGRATE_10_TO_11: &str = "
-CREATE TABLE terms_v11 (
-    kind INTEGER NOT NULL,
-    value TEXT NOT NULL,
-    id INTEGER NOT NULL,
-    n INTEGER NOT NULL,
-    last_migration INTEGER,
-    last_time INTEGER,
-    last_seq INTEGER,
-    PRIMARY KEY (kind, value)
-) WITHOUT ROWID;
-INSERT INTO terms_v11 (kind, value, id, n, last_migration, last_time, last_seq)
+pub(super) const MIGRATE_10_TO_11: &str = concat!(
+    "CREATE TABLE terms_v11 ",
+    super::schema::terms_columns!(),
+    "INSERT INTO terms_v11 (kind, value, id, n, last_migration, last_time, last_seq)
     SELECT kind, CASE WHEN kind = 4 AND typeof(value) = 'text' AND length(value) > 0 AND length(value) % 2 = 0
                           AND value NOT GLOB '*[^0-9a-f]*'
                       THEN unhex(value) ELSE value END AS packed,
@@ -87,7 +79,8 @@ INSERT INTO terms_v11 (kind, value, id, n, last_migration, last_time, last_seq)
     FROM terms ORDER BY kind, packed;
 DROP TABLE terms;
 ALTER TABLE terms_v11 RENAME TO terms;
-";
+"
+);
 
 #[cfg(test)]
 mod tests {

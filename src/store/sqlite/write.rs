@@ -16,7 +16,9 @@ const KEYS_PER_INSERT: usize = 200;
 const TERMS_PER_UPSERT: usize = 200;
 const IDS_PER_SELECT: usize = 100;
 
-const INSERT_UPDATE: &str = "INSERT INTO updates (seq, update_id, migration_id, record_time, kind, root_action, parties, digest, body, chunk) VALUES ";
+const INSERT_UPDATE: &str = "INSERT INTO updates (seq, update_id, migration_id, record_time, action, party_set, digest, body, chunk) VALUES ";
+/// The parameters of a row of [`INSERT_UPDATE`].
+const UPDATE_COLUMNS: usize = 9;
 const INSERT_TERM: &str =
     "INSERT INTO terms (kind, value, id, n, last_migration, last_time, last_seq) VALUES ";
 /// A known term: its count raised, its newest key the later of its own and the page's (kept
@@ -35,25 +37,24 @@ fn values_sql(head: &str, columns: usize, rows: usize) -> String {
     format!("{head}{}", vec![group; rows].join(","))
 }
 
-/// Runs `statement` ([`INSERT_UPDATE`] of `rows.len()` rows) for `rows` (row, seq).
+/// Runs `statement` ([`INSERT_UPDATE`] of `rows.len()` rows) for `rows` (row, seq, and the
+/// ids of its action and party set: [`super::row_sets`]).
 fn insert_updates(
     statement: &mut rusqlite::CachedStatement<'_>,
-    rows: &[(&IndexRow, i64)],
+    rows: &[(&IndexRow, i64, (i64, i64))],
     chunk: i64,
 ) -> rusqlite::Result<()> {
-    for (i, (row, seq)) in rows.iter().enumerate() {
-        let at = i * 10;
-        let parties = serde_json::to_string(&row.parties).unwrap_or_else(|_| "[]".to_owned());
+    for (i, (row, seq, (action, party_set))) in rows.iter().enumerate() {
+        let at = i * UPDATE_COLUMNS;
         statement.raw_bind_parameter(at + 1, seq)?;
         statement.raw_bind_parameter(at + 2, &row.update_id)?;
         statement.raw_bind_parameter(at + 3, row.migration_id)?;
         statement.raw_bind_parameter(at + 4, row.record_time)?;
-        statement.raw_bind_parameter(at + 5, &row.kind)?;
-        statement.raw_bind_parameter(at + 6, &row.root_action)?;
-        statement.raw_bind_parameter(at + 7, &parties)?;
-        statement.raw_bind_parameter(at + 8, row.digest.as_slice())?;
-        statement.raw_bind_parameter(at + 9, &row.body)?;
-        statement.raw_bind_parameter(at + 10, chunk)?;
+        statement.raw_bind_parameter(at + 5, action)?;
+        statement.raw_bind_parameter(at + 6, party_set)?;
+        statement.raw_bind_parameter(at + 7, row.digest.as_slice())?;
+        statement.raw_bind_parameter(at + 8, &row.body)?;
+        statement.raw_bind_parameter(at + 9, chunk)?;
     }
     statement.raw_execute().map(|_| ())
 }
@@ -130,14 +131,23 @@ fn write_rows(
         tx.query_row("SELECT coalesce(max(seq), 0) + 1 FROM updates", [], |r| {
             r.get(0)
         })?;
-    let new_rows: Vec<(&IndexRow, i64)> =
-        fresh.iter().map(|at| &rows[*at]).zip(first_seq..).collect();
+    let mut sets = super::row_sets::RowSets::default();
+    let new_rows = fresh
+        .iter()
+        .map(|at| &rows[*at])
+        .zip(first_seq..)
+        .map(|(row, seq)| Ok((row, seq, sets.ids(tx, row)?)))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
     let full = new_rows.len() - new_rows.len() % UPDATES_PER_INSERT;
-    let mut many = tx.prepare_cached(&values_sql(INSERT_UPDATE, 10, UPDATES_PER_INSERT))?;
+    let mut many = tx.prepare_cached(&values_sql(
+        INSERT_UPDATE,
+        UPDATE_COLUMNS,
+        UPDATES_PER_INSERT,
+    ))?;
     for batch in new_rows[..full].chunks(UPDATES_PER_INSERT) {
         insert_updates(&mut many, batch, chunk.id)?;
     }
-    let mut one = tx.prepare_cached(&values_sql(INSERT_UPDATE, 10, 1))?;
+    let mut one = tx.prepare_cached(&values_sql(INSERT_UPDATE, UPDATE_COLUMNS, 1))?;
     for row in new_rows[full..].chunks(1) {
         insert_updates(&mut one, row, chunk.id)?;
     }

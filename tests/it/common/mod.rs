@@ -6,12 +6,14 @@
 //! - [`screen`]: screens as text, masks for volatile parts, [`assert_snapshot!`];
 //! - [`pane`]: one pane driven and drawn on its own, without the app;
 //! - [`http`]: plain HTTP against a fresh demo network;
+//! - [`migrated`]: an index made of an older schema, migrated in place, asked the same;
 //! - [`fixtures`]: API payloads several tests share, from `tests/fixtures/`.
 #![allow(dead_code)]
 
 pub mod bin;
 pub mod fixtures;
 pub mod http;
+pub mod migrated;
 pub mod pane;
 pub mod requests;
 pub mod screen;

@@ -1,0 +1,119 @@
+//! What the tests of an index migrated in place share (`index_schema10`, `index_schema11`,
+//! `index_schema12`): an index synced of the tests' hour on each engine, the answers of
+//! `index search` asked before and after, and the migration itself (readers refuse the older
+//! schema, the next sync migrates it and says so).
+
+use std::path::{Path, PathBuf};
+use std::sync::RwLockReadGuard;
+
+use cantonscope::store::{self, Location, SCHEMA_VERSION};
+
+use crate::index::{four, from, index_args, run, status, sync, text};
+use crate::index_events::{synced_hour, until};
+use crate::index_pg::Database;
+
+/// A new SQLite index synced of the tests' hour from the four-scan demo (`--verify 2`): the
+/// scan's URL, the index's directory, path and path as text.
+pub(crate) fn sqlite_synced() -> (&'static str, tempfile::TempDir, PathBuf, String) {
+    let url = &four().handle.scan_url;
+    let (dir, index, (code, _, err)) = synced_hour(url);
+    assert_eq!(code, 0, "{err}");
+    let shown = index.to_str().expect("utf-8").to_owned();
+    (url, dir, index, shown)
+}
+
+/// A new PostgreSQL database for `test` (`None`: no test server, the test is skipped) synced of
+/// the tests' hour from the four-scan demo with `--verify VERIFY`: the database and the
+/// server's guard, the scan's URL and a directory to run in.
+pub(crate) fn postgres_synced(
+    test: &str,
+    verify: &str,
+) -> Option<(
+    Database,
+    RwLockReadGuard<'static, ()>,
+    &'static str,
+    tempfile::TempDir,
+)> {
+    let (db, server) = crate::index_pg::database(test)?;
+    let url = &four().handle.scan_url;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (code, _, err) = sync(
+        dir.path(),
+        url,
+        &db.url,
+        &["--from", from(), "--until", &until(), "--verify", verify],
+    );
+    assert_eq!(code, 0, "{err}");
+    Some((db, server, url, dir))
+}
+
+/// The SQLite index `shown`, made of schema `older` by the test: readers refuse it (`index
+/// search PROBE`), the next `index sync --verify VERIFY` migrates it to this build's schema
+/// and says so on stderr, with `said` among the steps.
+pub(crate) fn sqlite_migrates(
+    dir: &Path,
+    url: &str,
+    shown: &str,
+    older: i64,
+    (probe, verify, said): (&str, &str, &str),
+) {
+    let output = run(
+        dir,
+        url,
+        &[&index_args(shown, "search")[..], &[probe]].concat(),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains(&format!("older cantonscope (schema {older})")));
+    let (code, _, err) = sync(dir, url, shown, &["--until", &until(), "--verify", verify]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!(
+            "migrated the index from schema {older} to schema {SCHEMA_VERSION}"
+        )) && err.contains(said),
+        "{err}"
+    );
+    assert_eq!(status(dir, shown)["schema_version"], SCHEMA_VERSION);
+}
+
+/// The PostgreSQL index at `db`, made of schema `older` by the test: a reader refuses it, the
+/// next `index sync --no-events` migrates it to this build's schema.
+pub(crate) fn postgres_migrates(dir: &Path, url: &str, db: &Database, older: i64) {
+    assert!(
+        store::open_reader(&Location::Postgres(db.url.clone())).is_err(),
+        "a reader refuses schema {older}"
+    );
+    let (code, _, err) = sync(
+        dir,
+        url,
+        &db.url,
+        &["--until", &until(), "--verify", "1", "--no-events"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(status(dir, &db.url)["schema_version"], SCHEMA_VERSION);
+}
+
+/// The answers of `index search` (the listed page and the count) of each of `words` (a word:
+/// its search terms separated by spaces).
+pub(crate) fn answers(dir: &Path, index: &str, words: &[String]) -> Vec<(String, Vec<String>)> {
+    let mut all = Vec::new();
+    for word in words {
+        for extra in [&[][..], &["--count"][..]] {
+            let terms: Vec<&str> = word.split(' ').collect();
+            let args = [&index_args(index, "search")[..], &terms, extra].concat();
+            let output = run(dir, "http://127.0.0.1:9", &args);
+            assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+            let lines = text(&output.stdout).lines().map(str::to_owned).collect();
+            all.push((format!("{word} {extra:?}"), lines));
+        }
+    }
+    all
+}
+
+/// The count `word` has among `answers` (its `--count` answer).
+pub(crate) fn count(answers: &[(String, Vec<String>)], word: &str) -> u64 {
+    answers
+        .iter()
+        .find(|(asked, _)| *asked == format!("{word} [\"--count\"]"))
+        .and_then(|(_, lines)| lines.first()?.trim().parse().ok())
+        .expect("a count")
+}
