@@ -11,6 +11,7 @@
 //! The stream ends at the scans' verdict-ingestion head: the updates after it stay "events not
 //! synced yet" until a later walk.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
@@ -50,6 +51,24 @@ impl EventsOf {
             _ => self.get(id),
         }
     }
+}
+
+/// An events page judged ([`Engine::events_page`]): what of it is kept, what was found, and
+/// where the walk goes next.
+#[derive(Default)]
+struct Judged {
+    /// The updates' events, in order, up to where the page stopped.
+    rows: Vec<EventsRow>,
+    /// The events with a verdict and no update among them.
+    verdict_rows: Vec<VerdictEvent>,
+    /// The scans outvoted (resolved records).
+    outvoted: Vec<DivergenceRecord>,
+    /// The divergence the walk stops at.
+    halt: Option<Halt>,
+    /// The cursor after the last item walked.
+    next: Option<UpdatesAfter>,
+    /// Whether the walk goes on after it: nothing stopped it and the page was whole.
+    more: bool,
 }
 
 /// What an events walk did.
@@ -116,9 +135,11 @@ impl Engine<'_> {
         Ok(counts)
     }
 
-    /// The walk of [`Self::sync_events`].
+    /// The walk of [`Self::sync_events`]: each page fetched, verified and judged while the
+    /// page before it is written (the next page's cursor is known before the write, which
+    /// reads nothing of it); a page that ends the walk is written alone.
     async fn walk_events(&self) -> Result<EventsCounts, Halt> {
-        let mut counts = EventsCounts::default();
+        let counts = RefCell::new(EventsCounts::default());
         // An index migrated with events kept gets their per-round summary once.
         if let Some(n) = self
             .store
@@ -140,152 +161,209 @@ impl Engine<'_> {
             None => todo.first_lacking,
         };
         let (Some(first), Some(last)) = (first, todo.last) else {
-            return Ok(counts);
+            return Ok(counts.into_inner());
         };
         let mut after = UpdatesAfter {
             after_migration_id: first.migration_id,
             after_record_time: format_time_micros(first.record_time - 1),
         };
+        // The next page, fetched and judged while the one before it was written.
+        let mut ahead: Option<Result<Option<Judged>, Halt>> = None;
         loop {
             if self.cancel.is_cancelled() {
                 return Err(Halt::Interrupted);
             }
-            let call = scan::events(&UpdatesRequest {
-                page_size: self.plan.page_size,
-                after: Some(after.clone()),
-                encoding: ValueEncoding::CompactJson,
-            });
-            let primary = self.reference_events(&call).await?;
-            let within = primary.items.iter().take_while(|i| i.at <= last).count();
-            if within == 0 {
-                counts.behind = primary.items.is_empty() && first_or_more(&after, last);
-                return Ok(counts);
-            }
-            let n = self.net.len();
-            let mut pending = (0..n)
-                .map(|i| (i + self.rotation.get()) % n)
-                .filter(|i| *i != self.primary && *i != primary.scan)
-                .collect::<Vec<_>>()
-                .into_iter();
-            self.rotation.set(self.rotation.get() + 1);
-            let mut pages = vec![primary];
-            let ask = async |pages: &mut Vec<EventsOf>, scan: usize, counts: &mut EventsCounts| {
-                match self.events_of(scan, &call).await {
-                    Ok(page) => pages.push(page),
-                    Err((problem, _)) => {
-                        let name = format!("{} ({problem})", self.describe(scan));
-                        if !counts.not_served_by.contains(&name) {
-                            let mut said = self.events_not_served.borrow_mut();
-                            if !said.contains(&name) {
-                                self.say(&format!("events not served by {name}"));
-                                said.push(name.clone());
-                            }
-                            counts.not_served_by.push(name);
-                        }
-                    }
-                }
+            let judged = match ahead.take() {
+                Some(judged) => judged?,
+                None => self.events_page(&after, last, &counts).await?,
             };
-            while pages.len() < self.needed {
-                let Some(scan) = pending.next() else {
-                    return Err(Halt::Failed(Failure::NoQuorum(format!(
-                        "not enough scans serve the updates' events to verify with: --verify needs {} scans to agree; not served by {}",
-                        self.needed,
-                        counts.not_served_by.join(", ")
-                    ))));
-                };
-                ask(&mut pages, scan, &mut counts).await;
+            let Some(judged) = judged else {
+                return Ok(counts.into_inner());
+            };
+            let next = judged.next.clone().filter(|_| judged.more);
+            let Some(next) = next else {
+                self.keep_events_page(judged, &counts).await?;
+                return Ok(counts.into_inner());
+            };
+            if self.cancel.is_cancelled() {
+                self.keep_events_page(judged, &counts).await?;
+                return Err(Halt::Interrupted);
             }
-            let mut rows = Vec::new();
-            let mut outvoted = Vec::new();
-            let mut verdict_rows = Vec::new();
-            let mut halt = None;
-            for k in 0..within {
-                let id = pages[0].items[k].id.clone();
-                let groups = loop {
-                    let mut groups: BTreeMap<Digest, Vec<usize>> = BTreeMap::new();
-                    for page in &pages {
-                        if let Some(item) = page.get_at(k, &id) {
-                            groups.entry(item.digest).or_default().push(page.scan);
-                        }
+            let (kept, fetched) = futures_util::future::join(
+                self.keep_events_page(judged, &counts),
+                self.events_page(&next, last, &counts),
+            )
+            .await;
+            kept?;
+            ahead = Some(fetched);
+            after = next;
+        }
+    }
+
+    /// The events page after `after`, asked of the scans the verification needs (of every
+    /// scan on a difference) and judged update by update up to the index's `last` update:
+    /// `None` when it has none of the index's updates (`counts` says whether some are left
+    /// without events).
+    async fn events_page(
+        &self,
+        after: &UpdatesAfter,
+        last: At,
+        counts: &RefCell<EventsCounts>,
+    ) -> Result<Option<Judged>, Halt> {
+        let call = scan::events(&UpdatesRequest {
+            page_size: self.plan.page_size,
+            after: Some(after.clone()),
+            encoding: ValueEncoding::CompactJson,
+        });
+        let primary = self.reference_events(&call).await?;
+        let within = primary.items.iter().take_while(|i| i.at <= last).count();
+        if within == 0 {
+            counts.borrow_mut().behind = primary.items.is_empty() && first_or_more(after, last);
+            return Ok(None);
+        }
+        let n = self.net.len();
+        let mut pending = (0..n)
+            .map(|i| (i + self.rotation.get()) % n)
+            .filter(|i| *i != self.primary && *i != primary.scan)
+            .collect::<Vec<_>>()
+            .into_iter();
+        self.rotation.set(self.rotation.get() + 1);
+        let mut pages = vec![primary];
+        let ask = async |pages: &mut Vec<EventsOf>, scan: usize| match self
+            .events_of(scan, &call)
+            .await
+        {
+            Ok(page) => pages.push(page),
+            Err((problem, _)) => {
+                let name = format!("{} ({problem})", self.describe(scan));
+                let mut counts = counts.borrow_mut();
+                if !counts.not_served_by.contains(&name) {
+                    let mut said = self.events_not_served.borrow_mut();
+                    if !said.contains(&name) {
+                        self.say(&format!("events not served by {name}"));
+                        said.push(name.clone());
                     }
-                    if groups.len() > 1 && pending.len() > 0 {
-                        for scan in pending.by_ref().collect::<Vec<_>>() {
-                            ask(&mut pages, scan, &mut counts).await;
-                        }
-                        continue;
+                    counts.not_served_by.push(name);
+                }
+            }
+        };
+        while pages.len() < self.needed {
+            let Some(scan) = pending.next() else {
+                return Err(Halt::Failed(Failure::NoQuorum(format!(
+                    "not enough scans serve the updates' events to verify with: --verify needs {} scans to agree; not served by {}",
+                    self.needed,
+                    counts.borrow().not_served_by.join(", ")
+                ))));
+            };
+            ask(&mut pages, scan).await;
+        }
+        let mut judged = Judged::default();
+        let mut behind = false;
+        for k in 0..within {
+            let id = pages[0].items[k].id.clone();
+            let groups = loop {
+                let mut groups: BTreeMap<Digest, Vec<usize>> = BTreeMap::new();
+                for page in &pages {
+                    if let Some(item) = page.get_at(k, &id) {
+                        groups.entry(item.digest).or_default().push(page.scan);
                     }
-                    break groups;
-                };
-                let mut ranked: Vec<(Digest, Vec<usize>)> = groups.into_iter().collect();
-                ranked.sort_by_key(|(_, m)| std::cmp::Reverse(m.len()));
-                let (digest, members) = &ranked[0];
-                let outvoting = ranked.len() > 1
-                    && members.len() >= self.threshold
-                    && members.len() > ranked[1].1.len();
-                if ranked.len() > 1 && !outvoting {
-                    halt = Some(self.events_diverged(&pages, &id, &ranked));
-                    break;
                 }
-                if members.len() < self.needed {
-                    // The other scans lag: the newest events are not confirmed yet.
-                    counts.behind = true;
-                    break;
-                }
-                if outvoting {
-                    counts.odd += 1;
-                    for (_, odd) in &ranked[1..] {
-                        self.say(&format!(
-                            "warning: {} serve the events of update {id} differently; kept the version of {}",
-                            self.names(odd).join(", "),
-                            self.names(members).join(", ")
-                        ));
+                if groups.len() > 1 && pending.len() > 0 {
+                    for scan in pending.by_ref().collect::<Vec<_>>() {
+                        ask(&mut pages, scan).await;
                     }
-                    outvoted.push(self.events_outvoted(&pages, &id, &ranked));
-                }
-                let Some(item) =
-                    super::answer_of(&pages, members[0]).and_then(|p| p.get_at(k, &id))
-                else {
                     continue;
-                };
-                // The scans that served the version kept (the profile's scan alone, unverified,
-                // names itself; while it is down, the scan the events came from is named).
-                let by = if pages[0].scan == self.primary {
-                    self.confirmed_by(members)
-                } else {
-                    self.names(members)
-                };
-                let row = EventsRow::of(&id, &item.parts(), digest, &by);
-                if item.verdict_only {
-                    verdict_rows.push(VerdictEvent { at: item.at, row });
-                } else {
-                    rows.push(row);
                 }
+                break groups;
+            };
+            let mut ranked: Vec<(Digest, Vec<usize>)> = groups.into_iter().collect();
+            ranked.sort_by_key(|(_, m)| std::cmp::Reverse(m.len()));
+            let (digest, members) = &ranked[0];
+            let outvoting = ranked.len() > 1
+                && members.len() >= self.threshold
+                && members.len() > ranked[1].1.len();
+            if ranked.len() > 1 && !outvoting {
+                judged.halt = Some(self.events_diverged(&pages, &id, &ranked));
+                break;
             }
-            let walked = rows.len() + verdict_rows.len();
-            counts.verdict_only += self.keep_verdict_events(verdict_rows).await?;
-            let next = pages[0].items.get(walked.max(1) - 1).map(Item::after);
-            // The page's round sums first (marked counted in their transaction): a walk
-            // killed between the two writes the page again and counts nothing twice.
-            let kept = self
-                .store
-                .call(move |s| {
-                    s.add_rounds(&rows)?;
-                    s.write_events(&rows)
-                })
-                .await?;
+            if members.len() < self.needed {
+                // The other scans lag: the newest events are not confirmed yet.
+                behind = true;
+                counts.borrow_mut().behind = true;
+                break;
+            }
+            if outvoting {
+                counts.borrow_mut().odd += 1;
+                for (_, odd) in &ranked[1..] {
+                    self.say(&format!(
+                        "warning: {} serve the events of update {id} differently; kept the version of {}",
+                        self.names(odd).join(", "),
+                        self.names(members).join(", ")
+                    ));
+                }
+                judged
+                    .outvoted
+                    .push(self.events_outvoted(&pages, &id, &ranked));
+            }
+            let Some(item) = super::answer_of(&pages, members[0]).and_then(|p| p.get_at(k, &id))
+            else {
+                continue;
+            };
+            // The scans that served the version kept (the profile's scan alone, unverified,
+            // names itself; while it is down, the scan the events came from is named).
+            let by = if pages[0].scan == self.primary {
+                self.confirmed_by(members)
+            } else {
+                self.names(members)
+            };
+            let row = EventsRow::of(&id, &item.parts(), digest, &by);
+            if item.verdict_only {
+                judged.verdict_rows.push(VerdictEvent { at: item.at, row });
+            } else {
+                judged.rows.push(row);
+            }
+        }
+        let walked = judged.rows.len() + judged.verdict_rows.len();
+        judged.next = pages[0].items.get(walked.max(1) - 1).map(Item::after);
+        judged.more =
+            judged.halt.is_none() && !behind && walked == within && within == pages[0].items.len();
+        Ok(Some(judged))
+    }
+
+    /// Keeps a judged page: its events with a verdict and no update, its round sums and its
+    /// updates' events (the round sums marked counted in their transaction: a walk killed
+    /// between the two writes the page again and counts nothing twice), then its findings;
+    /// the divergence it stopped at, if any, as the error.
+    async fn keep_events_page(
+        &self,
+        judged: Judged,
+        counts: &RefCell<EventsCounts>,
+    ) -> Result<(), Halt> {
+        let Judged {
+            rows,
+            verdict_rows,
+            outvoted,
+            halt,
+            ..
+        } = judged;
+        let verdict_only = self.keep_verdict_events(verdict_rows).await?;
+        counts.borrow_mut().verdict_only += verdict_only;
+        let kept = self
+            .store
+            .call(move |s| {
+                s.add_rounds(&rows)?;
+                s.write_events(&rows)
+            })
+            .await?;
+        {
+            let mut counts = counts.borrow_mut();
             counts.kept += kept;
             counts.pages += 1;
-            self.record_events_findings(outvoted, halt.as_ref()).await?;
-            if let Some(halt) = halt {
-                return Err(halt);
-            }
-            if counts.behind || walked < within || within < pages[0].items.len() {
-                return Ok(counts);
-            }
-            match next {
-                Some(next) => after = next,
-                None => return Ok(counts),
-            }
+        }
+        self.record_events_findings(outvoted, halt.as_ref()).await?;
+        match halt {
+            Some(halt) => Err(halt),
+            None => Ok(()),
         }
     }
 

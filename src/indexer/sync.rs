@@ -13,6 +13,7 @@ use super::{Engine, FOLLOW_POLL, Failure, Halt, now_micros, to_after, to_positio
 use crate::api::scan::{UpdateItem, UpdatesPage};
 use crate::model::format::parse_time_micros;
 use crate::model::index::pack::{DICTIONARY_SAMPLES, Packing, train_dictionary};
+use crate::model::index::validators::page_facts;
 use crate::model::index::{drop_aside, rows_of};
 use crate::model::page_walk::{PageWalk, cursor_at};
 use crate::store::{Chunk, DivergenceRecord, IndexReader, PageWrite, Position, StoreError};
@@ -254,9 +255,15 @@ impl Engine<'_> {
             samples.extend(items.iter().map(|i| i.raw().get().to_owned()));
             (samples.len() >= DICTIONARY_SAMPLES).then(|| std::mem::take(&mut *samples))
         });
-        if let Some(Some(samples)) = samples
-            && let Some(trained) = train_dictionary(samples.iter().map(String::as_str))
-        {
+        // Trained on a blocking thread, so that the next page is fetched meanwhile.
+        let trained = match samples {
+            Some(Some(samples)) => {
+                super::blocking(move || Ok(train_dictionary(samples.iter().map(String::as_str))))
+                    .await?
+            }
+            _ => None,
+        };
+        if let Some(trained) = trained {
             // Packed with what the index keeps (read back), so every body names a dictionary
             // the index has, whatever it made of this one.
             dictionary = self
@@ -317,6 +324,13 @@ impl Engine<'_> {
             packing.as_deref(),
         )
         .map_err(|e| Halt::Failed(Failure::Decode(e)))?;
+        // What the items tell of the validators, from the items decoded here (the writer then
+        // reads no body back).
+        let facts = page_facts(
+            &page.transactions[keep.clone()],
+            &digests[keep.clone()],
+            self.plan.bodies,
+        );
         if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
             let start = chunk
                 .start
@@ -350,10 +364,11 @@ impl Engine<'_> {
             .call(move |s| {
                 let written = s.write_page(id, &write);
                 drop_aside(write);
-                // The validators the page's bodies tell of, counted now (one short read of
-                // what was just written).
+                // The validators the page's updates tell of, counted now (one short read of
+                // the seqs just written).
                 let written = written?;
-                crate::store::validators::build(s)?;
+                crate::store::validators::build_page(s, written.inserted, &facts)?;
+                drop_aside(facts);
                 Ok(written)
             })
             .await?;

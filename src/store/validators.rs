@@ -27,7 +27,7 @@
 use std::collections::BTreeMap;
 
 use super::{IndexReader, IndexWriter, StoreError};
-use crate::model::index::validators::{ValidatorSums, ValidatorsDelta};
+use crate::model::index::validators::{PageFacts, ValidatorSums, ValidatorsDelta};
 
 /// The meta key of the newest seq counted.
 pub const SEQ_KEY: &str = "validators_seq";
@@ -232,3 +232,72 @@ pub fn build<S: IndexWriter + ?Sized>(store: &mut S) -> Result<u64, StoreError> 
     }
     Ok(total)
 }
+
+/// An update as written, for [`build_page`]: its seq, record time (µs), digest and whether its
+/// body is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub seq: i64,
+    pub record_time: i64,
+    pub digest: Vec<u8>,
+    pub body: bool,
+}
+
+/// At most `p2` updates after seq `p1`, in seq order: seq, record time, digest, whether its body
+/// is kept (the body itself not read).
+pub(super) fn written_sql(mark: char) -> String {
+    format!(
+        "SELECT seq, record_time, digest, body IS NOT NULL FROM updates
+         WHERE seq > {mark}1 ORDER BY seq LIMIT {mark}2"
+    )
+}
+
+/// [`build`] after a sync wrote a page, `inserted` of its updates new, what they tell being
+/// `facts` (by digest, made from the items the sync decoded:
+/// [`crate::model::index::validators::page_facts`]). When the updates after the seq the table
+/// counts through are just those `inserted` (the table was up to date before the page), their
+/// facts are counted from `facts`, their bodies not read back and parsed again; otherwise (an
+/// engine that does not list them, a table behind: a sync stopped between its page and this)
+/// [`build`] reads the bodies. The same sums either way: each update's facts are those of its
+/// own body, counted only when its body is kept and it is not before a prune's cut. How many
+/// updates were counted.
+pub fn build_page<S: IndexWriter + ?Sized>(
+    store: &mut S,
+    inserted: u64,
+    facts: &PageFacts,
+) -> Result<u64, StoreError> {
+    let after = through_of(store.meta_get(SEQ_KEY)?);
+    let limit = usize::try_from(inserted)
+        .unwrap_or(usize::MAX)
+        .saturating_add(1);
+    let Some(written) = store.written_after(after, limit)? else {
+        return build(store);
+    };
+    let of = |w: &Written| {
+        <&crate::model::index::Digest>::try_from(w.digest.as_slice())
+            .ok()
+            .and_then(|d| facts.get(d))
+    };
+    if written.len() as u64 != inserted || !written.iter().all(|w| of(w).is_some()) {
+        return build(store);
+    }
+    let Some(last) = written.last() else {
+        return Ok(0);
+    };
+    let cut = super::rounds::cut_of(store.meta_get(PRUNED_KEY)?);
+    let mut delta = ValidatorsDelta::default();
+    for w in written
+        .iter()
+        .filter(|w| w.body && counts(cut, w.record_time))
+    {
+        if let Some(facts) = of(w) {
+            delta.add_facts(facts, w.record_time);
+        }
+    }
+    store.add_validators(&delta, last.seq)?;
+    Ok(written.len() as u64)
+}
+
+#[cfg(test)]
+#[path = "validators_tests.rs"]
+mod tests;

@@ -2,7 +2,7 @@
 
 use super::{
     At, Chunk, DivergenceRecord, EventsRow, Heartbeat, IndexReader, MAX_VERIFICATIONS, NetworkId,
-    PageWrite, PageWritten, Position, StoreError, VerdictEvent, rounds,
+    PageWrite, PageWritten, Position, StoreError, VerdictEvent, rounds, validators,
 };
 use crate::model::format::format_time_micros;
 
@@ -107,6 +107,17 @@ pub trait IndexWriter: IndexReader {
         delta: &crate::model::index::validators::ValidatorsDelta,
         through: i64,
     ) -> Result<(), StoreError>;
+
+    /// At most `limit` updates after seq `after`, in seq order, as [`validators::Written`]
+    /// (no body read): what [`validators::build_page`] counts a page just written by. `None`:
+    /// the engine does not list them (the bodies are read back instead).
+    fn written_after(
+        &mut self,
+        _after: i64,
+        _limit: usize,
+    ) -> Result<Option<Vec<validators::Written>>, StoreError> {
+        Ok(None)
+    }
 
     /// Sets a value of the meta table.
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError>;

@@ -499,3 +499,88 @@ fn a_range_pruned_then_synced_again_is_not_counted_twice() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(rows(&again), before);
 }
+
+#[test]
+fn a_table_behind_its_updates_is_caught_up_by_the_next_sync_from_their_bodies() {
+    // A sync stopped between a page's commit and the validators' count of it leaves the table
+    // behind the updates: the next sync's page finds more updates after the table's seq than
+    // it wrote and counts them from their bodies, each once.
+    let (dir, index) = copy_of_synced();
+    let (code, before, err) = validators(dir.path(), &demo_url(), &index, &["--no-scan"]);
+    assert_eq!(code, 0, "{err}");
+    let before = rows(&before);
+    assert!(!before.is_empty());
+    let conn = rusqlite::Connection::open(&index).expect("opens");
+    let kept: i64 = conn
+        .query_row("SELECT count(*) FROM updates", [], |r| r.get(0))
+        .expect("counted");
+    conn.execute_batch(
+        "DELETE FROM validators; UPDATE meta SET value = '0' WHERE key = 'validators_seq';",
+    )
+    .expect("behind");
+    drop(conn);
+    // The table alone (a reader adds what it has not counted, so the list is the same).
+    let (code, read, err) = validators(dir.path(), &demo_url(), &index, &["--no-scan"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(rows(&read), before);
+    let (code, out, err) = sync(
+        dir.path(),
+        &demo_url(),
+        &index,
+        &["--until", until(), "--verify", "2"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out["counters"]["updates_written"].as_u64(),
+        Some(0),
+        "{out}"
+    );
+    let conn = rusqlite::Connection::open(&index).expect("opens");
+    let through: String = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'validators_seq'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("counted through");
+    let newest: i64 = conn
+        .query_row("SELECT max(seq) FROM updates", [], |r| r.get(0))
+        .expect("newest");
+    assert_eq!(through, newest.to_string(), "{kept} updates");
+    let kept_rows: i64 = conn
+        .query_row("SELECT count(*) FROM validators", [], |r| r.get(0))
+        .expect("rows");
+    assert!(kept_rows as usize >= before.len(), "{kept_rows}");
+    drop(conn);
+    let (code, after, err) = validators(dir.path(), &demo_url(), &index, &["--no-scan"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(rows(&after), before);
+}
+
+#[test]
+fn an_index_kept_without_bodies_counts_no_validator() {
+    // An update kept without its body tells nothing, though the sync decoded it.
+    let (dir, index) = temp();
+    let (code, _, err) = sync(
+        dir.path(),
+        &demo_url(),
+        &index,
+        &["--from", "begin", "--until", until(), "--no-bodies"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let conn = rusqlite::Connection::open(&index).expect("opens");
+    let (kept, counted): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM updates),
+                    (SELECT count(*) FROM validators)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("counted");
+    drop(conn);
+    assert!(kept > 1_000, "{kept}");
+    assert_eq!(counted, 0);
+    let (code, out, err) = validators(dir.path(), &demo_url(), &index, &["--no-scan"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(rows(&out).is_empty(), "{out}");
+}

@@ -75,17 +75,28 @@ pub fn pack_body(item_json: &str, packer: &mut Compressor<'_>) -> Result<Vec<u8>
         .map_err(|e| format!("cannot compress a body: {e}"))
 }
 
+/// The most bodies a dictionary is trained from: of more, bodies evenly spaced among them.
+/// zstd's trainer takes time in proportion to its samples' bytes: measured on the demo's
+/// history (the `zstd` tool, level 1, the 13,340 bodies after the first page of 1,000 packed
+/// with a 64 KiB dictionary trained from that page), every second body of the page (500)
+/// trains in half the time of all 1,000 (0.08 CPU-s against 0.16) and packs the later bodies
+/// 1.4 % larger (every fourth: 2.6 %).
+pub const DICTIONARY_TRAINED_FROM: usize = 500;
+
 /// A dictionary for bodies like `bodies` (items' JSON): `None` from fewer than
 /// [`DICTIONARY_SAMPLES`] or when zstd finds nothing to learn (it refuses samples too few or
-/// too small).
+/// too small). Of more than [`DICTIONARY_TRAINED_FROM`] bodies, that many evenly spaced.
 pub fn train_dictionary<'a>(bodies: impl IntoIterator<Item = &'a str>) -> Option<Vec<u8>> {
-    let samples: Vec<String> = bodies
-        .into_iter()
-        .map(|b| compact_json(b).into_owned())
-        .collect();
-    if samples.len() < DICTIONARY_SAMPLES {
+    let bodies: Vec<&str> = bodies.into_iter().collect();
+    if bodies.len() < DICTIONARY_SAMPLES {
         return None;
     }
+    let step = bodies.len().div_ceil(DICTIONARY_TRAINED_FROM);
+    let samples: Vec<String> = bodies
+        .iter()
+        .step_by(step)
+        .map(|b| compact_json(b).into_owned())
+        .collect();
     let total: usize = samples.iter().map(String::len).sum();
     // zstd wants about ten times the dictionary's size in samples; less, a smaller one.
     let size = DICTIONARY_SIZE.min(total / 10).max(256);

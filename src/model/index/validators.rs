@@ -8,7 +8,7 @@
 //! Untrusted input: a body that does not decode, an event without a `validator`, a round that
 //! is not a number tell nothing (a round left out still counts the activity).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -16,6 +16,7 @@ use serde_json::Value;
 use crate::api::RawJson;
 use crate::api::scan::{TreeEvent, UpdateItem};
 use crate::model::format::format_time_micros;
+use crate::model::index::Digest;
 
 /// The licence template (`Module:Entity`, any package).
 pub const LICENSE_TEMPLATE: &str = "Splice.ValidatorLicense:ValidatorLicense";
@@ -58,7 +59,54 @@ pub fn facts_of(body: &str) -> Vec<Fact> {
     let Ok(raw) = RawJson::from_string(body.to_owned()) else {
         return Vec::new();
     };
-    let item = UpdateItem::from_raw(raw, ".");
+    facts_in(&UpdateItem::from_raw(raw, "."))
+}
+
+/// What the update `item`, decoded from a page, tells of the validators: the facts
+/// [`facts_of`] finds in the body kept of it (its JSON as served, without the whitespace
+/// between tokens), without reading that body back (a sync counts a page's facts from the
+/// items it decoded).
+pub fn facts_of_item(item: &UpdateItem) -> Vec<Fact> {
+    // The same test as `facts_of`'s: leaving out the whitespace between tokens neither makes
+    // nor breaks the mark, which lies within a string.
+    if !item.raw().get().contains(MARK) {
+        return Vec::new();
+    }
+    facts_in(item)
+}
+
+/// What a page's updates tell of the validators, by the digest of each (every update of the
+/// page is there, those that tell nothing with no facts): a sync counts the updates it has just
+/// written from it ([`crate::store::validators::build_page`]) instead of reading their bodies
+/// back.
+pub type PageFacts = HashMap<Digest, Vec<Fact>, foldhash::fast::RandomState>;
+
+/// The facts of `items` (with their `digests`), on every core; with `bodies` false none (an
+/// update kept without its body tells nothing). Of two items with one digest (the same
+/// update twice in a page, written once) the first's.
+pub fn page_facts(items: &[UpdateItem], digests: &[Digest], bodies: bool) -> PageFacts {
+    let pairs: Vec<(&UpdateItem, &Digest)> = items.iter().zip(digests).collect();
+    let facts = super::par_chunks(&pairs, |part| {
+        part.iter()
+            .map(|(item, digest)| {
+                let facts = if bodies {
+                    facts_of_item(item)
+                } else {
+                    Vec::new()
+                };
+                (**digest, facts)
+            })
+            .collect()
+    });
+    let mut by_digest = PageFacts::default();
+    for (digest, facts) in facts {
+        by_digest.entry(digest).or_insert(facts);
+    }
+    by_digest
+}
+
+/// The facts of a decoded item that names [`MARK`].
+fn facts_in(item: &UpdateItem) -> Vec<Fact> {
     let Some(tx) = item.as_transaction() else {
         return Vec::new();
     };
@@ -177,11 +225,19 @@ pub struct ValidatorsDelta {
 impl ValidatorsDelta {
     /// Adds what the update `body` recorded at `time` (µs) tells.
     pub fn add_body(&mut self, body: &str, time: i64) {
-        for fact in facts_of(body) {
-            self.validators
-                .entry(fact.validator.clone())
-                .or_default()
-                .add(&fact, time);
+        self.add_facts(&facts_of(body), time);
+    }
+
+    /// Adds `facts`, told by an update recorded at `time` (µs).
+    pub fn add_facts(&mut self, facts: &[Fact], time: i64) {
+        for fact in facts {
+            if let Some(sums) = self.validators.get_mut(&fact.validator) {
+                sums.add(fact, time);
+            } else {
+                let mut sums = ValidatorSums::default();
+                sums.add(fact, time);
+                self.validators.insert(fact.validator.clone(), sums);
+            }
         }
     }
 

@@ -266,6 +266,14 @@ impl IndexWriter for SqliteIndex {
         self.write_validators(delta, through)
     }
 
+    fn written_after(
+        &mut self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Option<Vec<crate::store::validators::Written>>, StoreError> {
+        self.read_written_after(after, limit).map(Some)
+    }
+
     fn meta_set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.set_meta(key, value)
     }

@@ -6,8 +6,9 @@ use rusqlite::{OptionalExtension, params};
 use super::{SqliteIndex, StoreError, engine_error};
 use crate::model::index::validators::ValidatorsDelta;
 use crate::store::validators::{
-    KeptValidators, NEWEST_ROUND_SQL, PROVIDERS_SQL, PRUNED_KEY, READ_SQL, SEQ_KEY, add_sql,
-    bodies_of, bodies_sql, counted_before_sql, create_sql, cut_after, sums_of, through_of,
+    KeptValidators, NEWEST_ROUND_SQL, PROVIDERS_SQL, PRUNED_KEY, READ_SQL, SEQ_KEY, Written,
+    add_sql, bodies_of, bodies_sql, counted_before_sql, create_sql, cut_after, sums_of, through_of,
+    written_sql,
 };
 
 /// In a prune's transaction, before the updates recorded before `before` go: when some of them
@@ -66,6 +67,28 @@ impl SqliteIndex {
             })
             .map_err(|e| engine_error(&self.path, &e))?;
         bodies_of(rows, |id, packed| self.unpack(id, packed))
+    }
+
+    pub(super) fn read_written_after(
+        &mut self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<Written>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.conn
+            .prepare_cached(&written_sql('?'))
+            .and_then(|mut s| {
+                s.query_map(params![after, limit], |r| {
+                    Ok(Written {
+                        seq: r.get(0)?,
+                        record_time: r.get(1)?,
+                        digest: r.get(2)?,
+                        body: r.get(3)?,
+                    })
+                })?
+                .collect()
+            })
+            .map_err(|e| engine_error(&self.path, &e))
     }
 
     pub(super) fn read_kept_validators(&mut self) -> Result<KeptValidators, StoreError> {
