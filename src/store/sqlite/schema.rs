@@ -22,25 +22,6 @@ macro_rules! keys_columns {
     };
 }
 
-/// The terms table's columns and key, as schema 6 made them (the 10 → 11 migration rebuilds
-/// the table with them: [`super::term_values::MIGRATE_10_TO_11`]).
-macro_rules! terms_columns {
-    () => {
-        "(
-    kind INTEGER NOT NULL,
-    value TEXT NOT NULL,
-    id INTEGER NOT NULL,
-    n INTEGER NOT NULL,
-    last_migration INTEGER,
-    last_time INTEGER,
-    last_seq INTEGER,
-    PRIMARY KEY (kind, value)
-) WITHOUT ROWID;
-"
-    };
-}
-pub(super) use terms_columns;
-
 const SCHEMA: &str = concat!(
     "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -49,7 +30,7 @@ CREATE TABLE IF NOT EXISTS updates ",
     "CREATE INDEX IF NOT EXISTS updates_position ON updates (migration_id, record_time);
 CREATE INDEX IF NOT EXISTS updates_time ON updates (record_time);
 CREATE TABLE IF NOT EXISTS terms ",
-    terms_columns!(),
+    super::term_values::terms_columns!(),
     "CREATE TABLE IF NOT EXISTS keys ",
     keys_columns!(),
     "CREATE TABLE IF NOT EXISTS chunks (

@@ -66,11 +66,30 @@ pub(super) fn prefix_bounds(kind: i64, prefix: &str) -> (Value, Option<Value>) {
     (text, blob)
 }
 
+/// The terms table's columns and key, as schema 6 made them (the 10 → 11 migration rebuilds
+/// the table with them: [`MIGRATE_10_TO_11`]).
+macro_rules! terms_columns {
+    () => {
+        "(
+    kind INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    last_migration INTEGER,
+    last_time INTEGER,
+    last_seq INTEGER,
+    PRIMARY KEY (kind, value)
+) WITHOUT ROWID;
+"
+    };
+}
+pub(super) use terms_columns;
+
 /// Schema 10 → 11: the `terms` table rebuilt with its contract ids kept as bytes (a value
 /// already bytes is left as it is), in the table's new order (a process killed meanwhile leaves schema 10: one transaction).
 pub(super) const MIGRATE_10_TO_11: &str = concat!(
     "CREATE TABLE terms_v11 ",
-    super::schema::terms_columns!(),
+    terms_columns!(),
     "INSERT INTO terms_v11 (kind, value, id, n, last_migration, last_time, last_seq)
     SELECT kind, CASE WHEN kind = 4 AND typeof(value) = 'text' AND length(value) > 0 AND length(value) % 2 = 0
                           AND value NOT GLOB '*[^0-9a-f]*'
