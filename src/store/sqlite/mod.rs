@@ -17,6 +17,7 @@ mod pairs;
 mod range_tests;
 mod read;
 mod rounds;
+mod row_cache;
 mod row_sets;
 mod schema;
 mod search;
@@ -56,6 +57,8 @@ pub struct SqliteIndex {
     event_dictionaries: BodyDictionaries,
     /// A writer's WAL copier ([`checkpoint`]); none for a reader.
     checkpointer: Option<checkpoint::Checkpointer>,
+    /// The sets its search rows named, by id.
+    row_cache: row_cache::RowCache,
 }
 
 impl SqliteIndex {

@@ -343,6 +343,7 @@ impl SqliteIndex {
             dictionaries: crate::store::BodyDictionaries::default(),
             event_dictionaries: crate::store::BodyDictionaries::default(),
             checkpointer: None,
+            row_cache: super::row_cache::RowCache::default(),
         };
         index
             .conn

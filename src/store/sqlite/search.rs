@@ -371,18 +371,45 @@ impl SqliteIndex {
                 }
             }
         }
+        // Each row's sets by their ids, from the reader's copy ([`super::row_cache`]).
         let mut row_of = self
             .conn
-            .prepare_cached(&format!(
-                "SELECT update_id, migration_id, record_time, kind, root_action, parties
-                 FROM {} WHERE updates.seq = ?1",
-                super::row_sets::ROWS_FROM
-            ))
+            .prepare_cached(
+                "SELECT update_id, migration_id, record_time, action, party_set
+                 FROM updates WHERE seq = ?1",
+            )
             .map_err(e)?;
         let mut rows = Vec::with_capacity(seqs.len());
         for seq in seqs {
-            let row = row_of.query_row([seq], search_row).map_err(e)?;
-            rows.push(row);
+            let (update_id, migration_id, record_time, action, party_set) = row_of
+                .query_row([seq], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get::<_, i64>(3)?,
+                        r.get::<_, i64>(4)?,
+                    ))
+                })
+                .map_err(e)?;
+            let (kind, root_action) = self
+                .row_cache
+                .action(&self.conn, action)
+                .map_err(e)?
+                .clone();
+            let parties = self
+                .row_cache
+                .parties(&self.conn, party_set)
+                .map_err(e)?
+                .to_vec();
+            rows.push(SearchRow {
+                update_id,
+                migration_id,
+                record_time: format_time_micros(record_time),
+                kind,
+                root_action,
+                parties,
+            });
         }
         drop(row_of);
         tx.commit().map_err(e)?;
@@ -714,18 +741,4 @@ impl Plan {
 
 fn join(ids: &[i64]) -> String {
     ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
-}
-
-/// A summary row as the searches and History's pages read it (update id, migration, µs, kind,
-/// root action, parties).
-pub(super) fn search_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SearchRow> {
-    let parties: String = r.get(5)?;
-    Ok(SearchRow {
-        update_id: r.get(0)?,
-        migration_id: r.get(1)?,
-        record_time: format_time_micros(r.get(2)?),
-        kind: r.get(3)?,
-        root_action: r.get(4)?,
-        parties: serde_json::from_str(&parties).unwrap_or_default(),
-    })
 }
