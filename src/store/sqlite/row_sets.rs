@@ -61,7 +61,9 @@ pub(super) const ROWS_FROM: &str = "updates
 
 /// Schema 11 → 12: the sets of the kept updates made (in the order they are first met), the
 /// updates table rebuilt with their ids in place of the texts (in `seq` order, its indexes
-/// made again), in the migration's transaction.
+/// made again), in the migration's transaction; the update ids packed as schema 13 keeps them
+/// ([`super::update_ids`]: the migration goes on to 13 in the same transaction, and this
+/// rebuild spares it the 12 → 13 one).
 pub(super) const MIGRATE_11_TO_12: &str = concat!(
     sets_tables!(),
     "INSERT OR IGNORE INTO party_sets (parties) SELECT parties FROM updates ORDER BY seq;
@@ -70,7 +72,9 @@ CREATE TABLE updates_v12 ",
     updates_columns!(),
     "INSERT INTO updates_v12
         (seq, update_id, migration_id, record_time, action, party_set, digest, body, chunk)
-    SELECT u.seq, u.update_id, u.migration_id, u.record_time, a.id, p.id, u.digest, u.body, u.chunk
+    SELECT u.seq, ",
+    super::term_values::packed_sql!("u.update_id"),
+    ", u.migration_id, u.record_time, a.id, p.id, u.digest, u.body, u.chunk
     FROM updates u
         CROSS JOIN actions a ON a.kind = u.kind AND a.root_action = u.root_action
         CROSS JOIN party_sets p ON p.parties = u.parties
@@ -84,14 +88,15 @@ CREATE INDEX updates_time ON updates (record_time);
 
 /// Runs [`MIGRATE_11_TO_12`] on an updates table of the older layout (one with a `parties`
 /// column); one already of the new layout (as the tests' older schemas keep it) is left as it
-/// is, its sets' tables made when missing.
-pub(super) fn migrate_11_to_12(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+/// is, its sets' tables made when missing. Whether the updates table was rebuilt.
+pub(super) fn migrate_11_to_12(tx: &Transaction<'_>) -> rusqlite::Result<bool> {
     let older: i64 = tx.query_row(
         "SELECT count(*) FROM pragma_table_info('updates') WHERE name = 'parties'",
         [],
         |r| r.get(0),
     )?;
-    tx.execute_batch(if older > 0 { MIGRATE_11_TO_12 } else { SETS })
+    tx.execute_batch(if older > 0 { MIGRATE_11_TO_12 } else { SETS })?;
+    Ok(older > 0)
 }
 
 /// The ids of a page's sets, each found (or added) once.

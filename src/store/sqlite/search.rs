@@ -103,17 +103,35 @@ impl SqliteIndex {
                 Ok(Resolved::Seqs(seqs))
             }
             Term::UpdatePrefix(prefix) => {
+                // The ids kept as text, then those kept as bytes ([`super::update_ids`]).
                 let mut seqs = Vec::new();
                 for head in &prefix.heads {
-                    self.scan_prefix(
-                        "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
-                         WHERE update_id >= ?2 AND ?1 IS NULL ORDER BY update_id",
-                        None,
-                        &rusqlite::types::Value::Text(head.clone()),
-                        head,
-                        &mut |found| seqs.push(found.id),
-                        &|id| prefix.tail_matches(head, id),
-                    )?;
+                    let (text_from, bytes_from) = super::update_ids::prefix_bounds(head);
+                    let runs = [
+                        (
+                            "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
+                             WHERE update_id >= ?2 AND update_id < X'' AND ?1 IS NULL
+                             ORDER BY update_id",
+                            Some(text_from),
+                        ),
+                        (
+                            "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
+                             WHERE update_id >= ?2 AND ?1 IS NULL ORDER BY update_id",
+                            bytes_from,
+                        ),
+                    ];
+                    for (sql, from) in runs {
+                        if let Some(from) = from {
+                            self.scan_prefix(
+                                sql,
+                                None,
+                                &from,
+                                head,
+                                &mut |found| seqs.push(found.id),
+                                &|id| prefix.tail_matches(head, id),
+                            )?;
+                        }
+                    }
                 }
                 seqs.sort_unstable();
                 seqs.dedup();
@@ -721,7 +739,7 @@ fn join(ids: &[i64]) -> String {
 pub(super) fn search_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SearchRow> {
     let parties: String = r.get(5)?;
     Ok(SearchRow {
-        update_id: r.get(0)?,
+        update_id: super::update_ids::read(r, 0)?,
         migration_id: r.get(1)?,
         record_time: format_time_micros(r.get(2)?),
         kind: r.get(3)?,
