@@ -591,8 +591,9 @@ impl SqliteIndex {
                 tx.execute_batch(super::update_ids::MIGRATE_12_TO_13)
                     .map_err(|e| engine_error(&path, &e))?;
             }
+            super::row_sets::migrate_12_to_13(&tx).map_err(|e| engine_error(&path, &e))?;
             done.push(
-                "the update ids kept as bytes, half their text's size (the space freed is reused by the next syncs; `VACUUM` gives it back now)".to_owned(),
+                "the update ids kept as bytes, half their text's size, and the party sets and actions found by a hash, not by a second copy of their text (the space freed is reused by the next syncs; `VACUUM` gives it back now)".to_owned(),
             );
         }
         if found < 4 {
