@@ -20,7 +20,8 @@ use rusqlite::{OptionalExtension, Transaction};
 use crate::model::index::IndexRow;
 
 /// The updates table's columns, as schema 12 made them (`action` and `party_set` the ids of
-/// their [`SETS`] rows).
+/// their [`SETS`] rows); schema 13 keeps most update ids as bytes in the same column (its TEXT
+/// affinity leaves a BLOB as it is: [`super::update_ids`]).
 macro_rules! updates_columns {
     () => {
         "(
