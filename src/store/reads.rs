@@ -13,10 +13,10 @@ use crate::model::index::read::RangeFrom;
 /// `read_bodies_after`, `read_kept_validators`): the [`IndexReader`] methods that
 /// only hand over, written once for both engines' `impl IndexReader`.
 ///
-/// `mark` is the engine's SQL parameter mark and `bytewise` what makes update ids compare
-/// bytewise, for [`RangeRead::new`].
+/// `mark` is the engine's SQL parameter mark, `bytewise` what makes update ids compare
+/// bytewise and `updates_id` the updates' id as text, for [`RangeRead::new`].
 macro_rules! engine_reads {
-    (mark: $mark:literal, bytewise: $bytewise:literal) => {
+    (mark: $mark:literal, bytewise: $bytewise:literal, updates_id: $updates_id:expr) => {
         fn status(&mut self, now: i64) -> Result<$crate::store::IndexStatus, StoreError> {
             self.read_status(now)
         }
@@ -106,7 +106,14 @@ macro_rules! engine_reads {
             from: &$crate::model::index::read::RangeFrom,
             limit: usize,
         ) -> Result<Vec<$crate::model::index::SearchRow>, StoreError> {
-            let read = $crate::store::reads::RangeRead::new(since, from, limit, $mark, $bytewise);
+            let read = $crate::store::reads::RangeRead::new(
+                since,
+                from,
+                limit,
+                $mark,
+                $bytewise,
+                $updates_id,
+            );
             let mut rows = self.read_range_rows(&read)?;
             if read.backwards {
                 rows.reverse();
@@ -223,20 +230,23 @@ impl<'a> RangeRead<'a> {
     /// update id), each side read in that order from its time index. `mark` is the engine's
     /// parameter mark (`$` or `?`); `bytewise` makes update ids compare bytewise (in
     /// PostgreSQL `COLLATE "C"`; nothing in SQLite, whose BINARY collation is), so both engines
-    /// order ties alike whatever the database's collation.
+    /// order ties alike whatever the database's collation. `updates_id` is the updates' id as
+    /// text (SQLite keeps most as bytes: `update_ids::TEXT`), compared as the events' ids are.
     pub(super) fn new(
         since: i64,
         from: &'a RangeFrom,
         limit: usize,
         mark: char,
         bytewise: &str,
+        updates_id: &str,
     ) -> RangeRead<'a> {
         let m = mark;
         let id = format!("update_id{bytewise}");
+        let updates_id = format!("({updates_id}){bytewise}");
         // The update id selected with the collation it is compared with: the merged order
         // (`ORDER BY 3, 2, 1`) sorts ties by it alike on both sides.
         let updates = format!(
-            "SELECT {id} AS update_id, migration_id, record_time, kind, root_action, parties,
+            "SELECT {updates_id} AS update_id, migration_id, record_time, kind, root_action, parties,
                     CAST(NULL AS BIGINT) AS round_number, CAST(NULL AS BIGINT) AS mediator_group"
         );
         let verdicts = format!(
@@ -251,7 +261,7 @@ impl<'a> RangeRead<'a> {
                 format!(
                     "AND record_time >= {m}3
                      AND (record_time > {m}3 OR migration_id > {m}4
-                          OR (migration_id = {m}4 AND {id} > {m}5))"
+                          OR (migration_id = {m}4 AND @ID@ > {m}5))"
                 ),
                 format!("ORDER BY 3, 2, 1 LIMIT {m}2"),
                 false,
@@ -260,7 +270,7 @@ impl<'a> RangeRead<'a> {
                 format!(
                     "AND record_time <= {m}3
                      AND (record_time < {m}3 OR migration_id < {m}4
-                          OR (migration_id = {m}4 AND {id} < {m}5))"
+                          OR (migration_id = {m}4 AND @ID@ < {m}5))"
                 ),
                 format!("ORDER BY 3 DESC, 2 DESC, 1 DESC LIMIT {m}2"),
                 true,
@@ -271,11 +281,14 @@ impl<'a> RangeRead<'a> {
                 false,
             ),
         };
+        // Each side compares its own id with the bound's.
         let sql = format!(
-            "{updates} {RANGE_UPDATES} record_time >= {m}1 {bound}
+            "{updates} {RANGE_UPDATES} record_time >= {m}1 {}
              UNION ALL
-             {verdicts} WHERE record_time >= {m}1 {bound}
-             {order}"
+             {verdicts} WHERE record_time >= {m}1 {}
+             {order}",
+            bound.replace("@ID@", &updates_id),
+            bound.replace("@ID@", &id)
         );
         let bound = match from {
             RangeFrom::After(k) | RangeFrom::Before(k) => {

@@ -127,7 +127,8 @@ fn listed_newest_first(index: &Path) -> Vec<String> {
     let conn = rusqlite::Connection::open(index).expect("opens");
     conn.prepare(
         "SELECT update_id FROM (
-             SELECT update_id, migration_id, record_time FROM updates
+             SELECT CASE WHEN typeof(update_id) = 'blob' THEN lower(hex(update_id))
+                         ELSE update_id END AS update_id, migration_id, record_time FROM updates
              UNION ALL SELECT update_id, migration_id, record_time FROM verdict_events)
          ORDER BY migration_id DESC, record_time DESC",
     )
@@ -335,11 +336,11 @@ fn an_index_of_schema_6_is_refused_by_readers_and_migrated_in_place_keeping_its_
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 6 to schema 12")
+        err.contains("migrated the index from schema 6 to schema 13")
             && err.contains("a table for each update's events"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 12);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 13);
     assert_eq!(kept(&index), before);
     assert_eq!(events_count(&index), Some(0), "the events table is made");
     // Its events come with --events, without fetching a body again: killed mid-way, the next
@@ -446,7 +447,10 @@ fn an_index_of_schema_7_is_migrated_in_place_its_events_repacked_and_read_back_a
         tx.execute_batch(EVENTS_7).expect("schema 7");
         for e in &before {
             tx.execute(
-                &EVENTS_7_INSERT.replace('$', "?"),
+                // SQLite keeps an update id as bytes (schema 13) or as text.
+                &EVENTS_7_INSERT
+                    .replace('$', "?")
+                    .replace("update_id = ?1", "update_id IN (?1, unhex(?1))"),
                 rusqlite::params![
                     e.update_id,
                     e.served,
@@ -481,14 +485,14 @@ fn an_index_of_schema_7_is_migrated_in_place_its_events_repacked_and_read_back_a
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 7 to schema 12")
+        err.contains("migrated the index from schema 7 to schema 13")
             && err.contains(&format!(
                 "the events of {} updates packed with zstd and a dictionary",
                 before.len()
             )),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 12);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 13);
     assert_eq!(kept(&index), updates);
     assert_eq!(events_kept_at(&location), before);
     assert_eq!(search(&["verdict:accepted"]), accepted);

@@ -159,10 +159,10 @@ fn contract_prefix_pages_are_the_newest_updates_naming_the_contracts_before_and_
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 5 to schema 12")
+        err.contains("migrated the index from schema 5 to schema 13")
             && err.contains("each term's newest update"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 12);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 13);
     check("after the migration from 5");
 }

@@ -18,13 +18,15 @@ use crate::common::migrated::{
 };
 
 /// The updates table as schema 11 kept it: each update's kind, root action and parties as
-/// text in its row.
+/// text in its row, its id as text (schema 13 keeps most as bytes).
 const TO_SCHEMA_11: &str = "BEGIN;
     CREATE TABLE updates_v11 (seq INTEGER PRIMARY KEY, update_id TEXT NOT NULL UNIQUE,
         migration_id INTEGER NOT NULL, record_time INTEGER NOT NULL, kind TEXT NOT NULL,
         root_action TEXT NOT NULL, parties TEXT NOT NULL, digest BLOB NOT NULL, body BLOB,
         chunk INTEGER NOT NULL);
-    INSERT INTO updates_v11 SELECT u.seq, u.update_id, u.migration_id, u.record_time, a.kind,
+    INSERT INTO updates_v11 SELECT u.seq,
+        CASE WHEN typeof(u.update_id) = 'blob' THEN lower(hex(u.update_id)) ELSE u.update_id END,
+        u.migration_id, u.record_time, a.kind,
         a.root_action, p.parties, u.digest, u.body, u.chunk
         FROM updates u JOIN actions a ON a.id = u.action JOIN party_sets p ON p.id = u.party_set;
     DROP TABLE updates;
@@ -61,7 +63,8 @@ fn words(conn: &rusqlite::Connection) -> Vec<String> {
     };
     let id: String = conn
         .query_row(
-            "SELECT update_id FROM updates ORDER BY seq LIMIT 1",
+            "SELECT CASE WHEN typeof(update_id) = 'blob' THEN lower(hex(update_id))
+                    ELSE update_id END FROM updates ORDER BY seq LIMIT 1",
             [],
             |r| r.get(0),
         )

@@ -93,12 +93,16 @@ fn a_digest_changed_in_the_index_is_exit_5_naming_that_update() {
     {
         let conn = rusqlite::Connection::open(&index).expect("open");
         conn.execute(
-            "UPDATE updates SET digest = zeroblob(32) WHERE update_id = ?1",
+            // An id kept as bytes (schema 13) or as text.
+            "UPDATE updates SET digest = zeroblob(32) WHERE update_id IN (?1, unhex(?1))",
             [&tampered],
         )
         .expect("tamper");
-        conn.execute("DELETE FROM updates WHERE update_id = ?1", [&removed])
-            .expect("remove");
+        conn.execute(
+            "DELETE FROM updates WHERE update_id IN (?1, unhex(?1))",
+            [&removed],
+        )
+        .expect("remove");
     }
     let after_tampering = kept(&index);
     let (code, out, err) = verify(dir.path(), url, &index, &[]);

@@ -120,7 +120,7 @@ fn offline_the_verdict_pane_shows_the_kept_verdict_and_where_it_came_from() {
     let (unsynced, none_served) = (unsynced.update_id.clone(), none_served);
     let conn = rusqlite::Connection::open(&index).expect("opens");
     conn.execute(
-        "DELETE FROM events WHERE seq = (SELECT seq FROM updates WHERE update_id = ?1)",
+        "DELETE FROM events WHERE seq = (SELECT seq FROM updates WHERE update_id IN (?1, unhex(?1)))",
         [&unsynced],
     )
     .expect("events not synced");

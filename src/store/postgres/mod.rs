@@ -258,7 +258,7 @@ impl IndexReader for PgIndex {
             .map(|r| r.get(0)))
     }
 
-    super::reads::engine_reads!(mark: '$', bytewise: " COLLATE \"C\"");
+    super::reads::engine_reads!(mark: '$', bytewise: " COLLATE \"C\"", updates_id: "update_id");
     super::stats::stats_reads!();
 
     super::rounds::engine_round_reads!();

@@ -8,6 +8,7 @@
 //! search.rs  search and count over the key tables
 //! pairs.rs   the counts of two frequent terms together (hubs): kept per page, on prune
 //! row_sets.rs the party sets and actions the updates share, kept once (schema 12)
+//! update_ids.rs the update ids kept as bytes (schema 13)
 //! read.rs    chunks, status and gaps, bodies, digests, the explorer's reads
 //! ```
 
@@ -25,6 +26,7 @@ mod stats;
 mod term_values;
 #[cfg(test)]
 mod tests;
+mod update_ids;
 mod validators;
 #[cfg(test)]
 mod verdict_index_tests;
@@ -134,7 +136,7 @@ impl IndexReader for SqliteIndex {
         std::mem::take(&mut self.notices)
     }
 
-    super::reads::engine_reads!(mark: '?', bytewise: "");
+    super::reads::engine_reads!(mark: '?', bytewise: "", updates_id: update_ids::TEXT);
     super::stats::stats_reads!();
 
     super::rounds::engine_round_reads!();
@@ -202,7 +204,7 @@ impl IndexWriter for SqliteIndex {
             for (r, (served, parts)) in rows.iter().zip(packed) {
                 kept += stmt
                     .execute(params![
-                        r.update_id,
+                        update_ids::stored(&r.update_id),
                         served,
                         parts,
                         r.round_number,

@@ -170,7 +170,14 @@ fn history_lists_the_verdict_only_events_among_the_updates_in_record_time_order(
 fn the_list_reads_the_verdict_only_events_by_their_time_index() {
     let dir = tempfile::tempdir().expect("tempdir");
     let index = mixed(dir.path());
-    let read = crate::store::reads::RangeRead::new(t(0), &RangeFrom::Offset(0), 10, '?', "");
+    let read = crate::store::reads::RangeRead::new(
+        t(0),
+        &RangeFrom::Offset(0),
+        10,
+        '?',
+        "",
+        super::update_ids::TEXT,
+    );
     let plan: Vec<String> = index
         .conn
         .prepare(&format!(

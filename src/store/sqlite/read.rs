@@ -187,7 +187,7 @@ impl SqliteIndex {
             .conn
             .query_row(
                 "SELECT body FROM updates WHERE update_id = ?1",
-                [update_id],
+                [super::update_ids::stored(update_id)],
                 |r| r.get(0),
             )
             .optional()
@@ -220,10 +220,10 @@ impl SqliteIndex {
                     "SELECT {} FROM updates u JOIN events e ON e.seq = u.seq WHERE u.update_id = ?1",
                     crate::store::KEPT_EVENTS_COLUMNS
                 ),
-                [update_id],
+                [super::update_ids::stored(update_id)],
                 |r| {
                     Ok((
-                        r.get(0)?,
+                        super::update_ids::read(r, 0)?,
                         r.get(1)?,
                         r.get(2)?,
                         r.get(3)?,
@@ -331,7 +331,12 @@ impl SqliteIndex {
             )
             .map_err(e)?;
         stmt.query_map(params![after.0, after.1, through.0, through.1], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            Ok((
+                super::update_ids::read(r, 0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+            ))
         })
         .map_err(e)?
         .collect::<Result<Vec<_>, _>>()
@@ -345,7 +350,7 @@ impl SqliteIndex {
             .map_err(|e| self.engine(&e))?;
         stmt.query_map([], |r| {
             let digest: Vec<u8> = r.get(1)?;
-            Ok((r.get(0)?, hex::encode(digest)))
+            Ok((super::update_ids::read(r, 0)?, hex::encode(digest)))
         })
         .map_err(|e| self.engine(&e))?
         .collect::<Result<Vec<_>, _>>()
@@ -456,7 +461,7 @@ impl SqliteIndex {
         let rows = stmt
             .query_map(params![migration, time, limit], |r| {
                 Ok((
-                    r.get::<_, String>(0)?,
+                    super::update_ids::read(r, 0)?,
                     r.get::<_, i64>(1)?,
                     r.get::<_, i64>(2)?,
                     r.get::<_, Option<Vec<u8>>>(3)?,

@@ -58,7 +58,9 @@ impl SqliteIndex {
             let mut mark = tx.prepare_cached(&SQLITE.mark()).map_err(err)?;
             for (id, c) in rows {
                 let Some((seq, time)) = seq_of
-                    .query_row([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+                    .query_row([super::update_ids::stored(id)], |r| {
+                        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
+                    })
                     .optional()
                     .map_err(err)?
                 else {
@@ -103,9 +105,11 @@ impl SqliteIndex {
             .conn
             .prepare_cached(&SQLITE.uncounted())
             .map_err(|e| self.engine(&e))?;
-        stmt.query_map(params![after, limit], |r| Ok((r.get(0)?, r.get(1)?)))
-            .and_then(Iterator::collect)
-            .map_err(|e| engine_error(&self.path, &e))
+        stmt.query_map(params![after, limit], |r| {
+            Ok((r.get(0)?, super::update_ids::read(r, 1)?))
+        })
+        .and_then(Iterator::collect)
+        .map_err(|e| engine_error(&self.path, &e))
     }
 
     pub(super) fn read_rounds(

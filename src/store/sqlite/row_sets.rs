@@ -6,6 +6,12 @@
 //! once each ([`RowSets`]); the 11 → 12 migration rebuilds the updates table
 //! ([`MIGRATE_11_TO_12`]). A set no update has any more (after `index prune`) is kept: a few
 //! rows.
+//!
+//! Schema 13 finds a set by a hash of its text ([`set_hash`], in a column with an index of its
+//! own that allows duplicates), its text compared too, instead of a UNIQUE index over the text
+//! (which kept every text a second time: 59 and 16 MB at 1 M updates of the bench index). Two
+//! sets of the same hash are two rows, each found by its text ([`MIGRATE_12_TO_13`] hashes the
+//! sets of an index of schema 12).
 
 use std::collections::HashMap;
 
@@ -14,7 +20,8 @@ use rusqlite::{OptionalExtension, Transaction};
 use crate::model::index::IndexRow;
 
 /// The updates table's columns, as schema 12 made them (`action` and `party_set` the ids of
-/// their [`SETS`] rows).
+/// their [`SETS`] rows); schema 13 keeps most update ids as bytes in the same column (its TEXT
+/// affinity leaves a BLOB as it is: [`super::update_ids`]).
 macro_rules! updates_columns {
     () => {
         "(
@@ -33,9 +40,9 @@ macro_rules! updates_columns {
 }
 pub(super) use updates_columns;
 
-/// The tables of the sets the updates share (made by a writer's open and the 11 → 12
-/// migration).
-macro_rules! sets_tables {
+/// The tables of the sets the updates share as schema 12 made them (the 11 → 12 migration
+/// makes them so, the 12 → 13 one hashes them).
+macro_rules! sets_tables_12 {
     () => {
         "
 CREATE TABLE IF NOT EXISTS party_sets (id INTEGER PRIMARY KEY, parties TEXT NOT NULL UNIQUE);
@@ -49,8 +56,38 @@ CREATE TABLE IF NOT EXISTS actions (
     };
 }
 
-/// The same tables, for a writer's open.
-pub(super) const SETS: &str = sets_tables!();
+/// The tables of the sets the updates share, as schema 13 keeps them: each set found by the
+/// [`set_hash`] of its text (not unique), for a writer's open.
+pub(super) const SETS: &str = "
+CREATE TABLE IF NOT EXISTS party_sets (
+    id INTEGER PRIMARY KEY,
+    hash INTEGER NOT NULL,
+    parties TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS party_sets_hash ON party_sets (hash);
+CREATE TABLE IF NOT EXISTS actions (
+    id INTEGER PRIMARY KEY,
+    hash INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    root_action TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS actions_hash ON actions (hash);
+";
+
+/// The hash a set is found by: 64-bit FNV-1a (offset basis 0xcbf29ce484222325, prime
+/// 0x100000001b3) of its text's bytes, parts separated by a byte 0xff (never in UTF-8), as
+/// SQLite's signed integer. Fixed, so an index written by one build is read by every other.
+pub(super) fn set_hash(parts: &[&str]) -> i64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for (i, part) in parts.iter().enumerate() {
+        let separator = (i > 0).then_some(0xff_u8);
+        for byte in separator.into_iter().chain(part.bytes()) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash.cast_signed()
+}
 
 /// The updates with their kind, root action and parties (the columns of the same names), for
 /// a read's `FROM`: the updates drive (a `CROSS JOIN` keeps SQLite from reordering), each
@@ -61,16 +98,20 @@ pub(super) const ROWS_FROM: &str = "updates
 
 /// Schema 11 → 12: the sets of the kept updates made (in the order they are first met), the
 /// updates table rebuilt with their ids in place of the texts (in `seq` order, its indexes
-/// made again), in the migration's transaction.
+/// made again), in the migration's transaction; the update ids packed as schema 13 keeps them
+/// ([`super::update_ids`]: the migration goes on to 13 in the same transaction, and this
+/// rebuild spares it the 12 → 13 one).
 pub(super) const MIGRATE_11_TO_12: &str = concat!(
-    sets_tables!(),
+    sets_tables_12!(),
     "INSERT OR IGNORE INTO party_sets (parties) SELECT parties FROM updates ORDER BY seq;
 INSERT OR IGNORE INTO actions (kind, root_action) SELECT kind, root_action FROM updates ORDER BY seq;
 CREATE TABLE updates_v12 ",
     updates_columns!(),
     "INSERT INTO updates_v12
         (seq, update_id, migration_id, record_time, action, party_set, digest, body, chunk)
-    SELECT u.seq, u.update_id, u.migration_id, u.record_time, a.id, p.id, u.digest, u.body, u.chunk
+    SELECT u.seq, ",
+    super::term_values::packed_sql!("u.update_id"),
+    ", u.migration_id, u.record_time, a.id, p.id, u.digest, u.body, u.chunk
     FROM updates u
         CROSS JOIN actions a ON a.kind = u.kind AND a.root_action = u.root_action
         CROSS JOIN party_sets p ON p.parties = u.parties
@@ -84,14 +125,15 @@ CREATE INDEX updates_time ON updates (record_time);
 
 /// Runs [`MIGRATE_11_TO_12`] on an updates table of the older layout (one with a `parties`
 /// column); one already of the new layout (as the tests' older schemas keep it) is left as it
-/// is, its sets' tables made when missing.
-pub(super) fn migrate_11_to_12(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+/// is, its sets' tables made when missing. Whether the updates table was rebuilt.
+pub(super) fn migrate_11_to_12(tx: &Transaction<'_>) -> rusqlite::Result<bool> {
     let older: i64 = tx.query_row(
         "SELECT count(*) FROM pragma_table_info('updates') WHERE name = 'parties'",
         [],
         |r| r.get(0),
     )?;
-    tx.execute_batch(if older > 0 { MIGRATE_11_TO_12 } else { SETS })
+    tx.execute_batch(if older > 0 { MIGRATE_11_TO_12 } else { SETS })?;
+    Ok(older > 0)
 }
 
 /// The ids of a page's sets, each found (or added) once.
@@ -112,12 +154,7 @@ impl<'a> RowSets<'a> {
         let action = if let Some(id) = self.actions.get(&action_key) {
             *id
         } else {
-            let id = find_or_add(
-                tx,
-                "SELECT id FROM actions WHERE kind = ?1 AND root_action = ?2",
-                "INSERT INTO actions (kind, root_action) VALUES (?1, ?2)",
-                [action_key.0, action_key.1],
-            )?;
+            let id = action_id(tx, set_hash(&[action_key.0, action_key.1]), action_key)?;
             self.actions.insert(action_key, id);
             id
         };
@@ -125,17 +162,70 @@ impl<'a> RowSets<'a> {
             *id
         } else {
             let json = serde_json::to_string(&row.parties).unwrap_or_else(|_| "[]".to_owned());
-            let id = find_or_add(
-                tx,
-                "SELECT id FROM party_sets WHERE parties = ?1",
-                "INSERT INTO party_sets (parties) VALUES (?1)",
-                [json.as_str()],
-            )?;
+            let id = party_set_id(tx, set_hash(&[&json]), &json)?;
             self.parties.insert(row.parties.as_slice(), id);
             id
         };
         Ok((action, party_set))
     }
+}
+
+/// The id of the party set `parties` (its JSON) of hash `hash` ([`set_hash`]), added when new.
+fn party_set_id(tx: &Transaction<'_>, hash: i64, parties: &str) -> rusqlite::Result<i64> {
+    find_or_add(
+        tx,
+        "SELECT id FROM party_sets WHERE hash = ?1 AND parties = ?2",
+        "INSERT INTO party_sets (hash, parties) VALUES (?1, ?2)",
+        rusqlite::params![hash, parties],
+    )
+}
+
+/// The id of the (kind, root action) `action` of hash `hash` ([`set_hash`]), added when new.
+fn action_id(tx: &Transaction<'_>, hash: i64, action: (&str, &str)) -> rusqlite::Result<i64> {
+    find_or_add(
+        tx,
+        "SELECT id FROM actions WHERE hash = ?1 AND kind = ?2 AND root_action = ?3",
+        "INSERT INTO actions (hash, kind, root_action) VALUES (?1, ?2, ?3)",
+        rusqlite::params![hash, action.0, action.1],
+    )
+}
+
+/// Schema 12 → 13: the sets' tables made again without their UNIQUE indexes, each row (its
+/// id kept) with its [`set_hash`]; tables already of the new layout (as the tests' older
+/// schemas keep them) are left as they are.
+pub(super) fn migrate_12_to_13(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    let hashed: i64 = tx.query_row(
+        "SELECT count(*) FROM pragma_table_info('party_sets') WHERE name = 'hash'",
+        [],
+        |r| r.get(0),
+    )?;
+    if hashed > 0 {
+        return Ok(());
+    }
+    tx.execute_batch(
+        "ALTER TABLE party_sets RENAME TO party_sets_v12;
+         ALTER TABLE actions RENAME TO actions_v12;",
+    )?;
+    tx.execute_batch(SETS)?;
+    {
+        let mut read = tx.prepare("SELECT id, parties FROM party_sets_v12 ORDER BY id")?;
+        let mut write =
+            tx.prepare("INSERT INTO party_sets (id, hash, parties) VALUES (?1, ?2, ?3)")?;
+        let mut rows = read.query([])?;
+        while let Some(r) = rows.next()? {
+            let (id, parties): (i64, String) = (r.get(0)?, r.get(1)?);
+            write.execute(rusqlite::params![id, set_hash(&[&parties]), parties])?;
+        }
+        let mut read = tx.prepare("SELECT id, kind, root_action FROM actions_v12 ORDER BY id")?;
+        let mut write = tx
+            .prepare("INSERT INTO actions (id, hash, kind, root_action) VALUES (?1, ?2, ?3, ?4)")?;
+        let mut rows = read.query([])?;
+        while let Some(r) = rows.next()? {
+            let (id, kind, root): (i64, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            write.execute(rusqlite::params![id, set_hash(&[&kind, &root]), kind, root])?;
+        }
+    }
+    tx.execute_batch("DROP TABLE party_sets_v12; DROP TABLE actions_v12;")
 }
 
 /// The id `find` gives of `values`, or of the row `add` makes of them.
@@ -192,6 +282,92 @@ mod tests {
             )
             .expect("indexes");
         assert_eq!(indexes, 3, "the update id's, the position's and the time's");
+    }
+
+    #[test]
+    fn the_set_hash_is_64_bit_fnv_1a() {
+        // The published test vectors of FNV-1a 64.
+        assert_eq!(set_hash(&[""]), 0xcbf2_9ce4_8422_2325_u64.cast_signed());
+        assert_eq!(set_hash(&["a"]), 0xaf63_dc4c_8601_ec8c_u64.cast_signed());
+        assert_eq!(
+            set_hash(&["foobar"]),
+            0x8594_4171_f739_67e8_u64.cast_signed()
+        );
+        assert_ne!(set_hash(&["ab", "c"]), set_hash(&["a", "bc"]));
+    }
+
+    #[test]
+    fn sets_of_the_same_hash_are_each_found_by_their_text() {
+        let mut conn = rusqlite::Connection::open_in_memory().expect("opens");
+        conn.execute_batch(SETS).expect("tables");
+        let tx = conn.transaction().expect("tx");
+        // Forced collisions: every set given the hash 7.
+        let alice = party_set_id(&tx, 7, "[\"alice\"]").expect("adds");
+        let bob = party_set_id(&tx, 7, "[\"bob\"]").expect("adds");
+        assert_ne!(alice, bob);
+        assert_eq!(party_set_id(&tx, 7, "[\"bob\"]").expect("finds"), bob);
+        assert_eq!(party_set_id(&tx, 7, "[\"alice\"]").expect("finds"), alice);
+        let transfer = action_id(&tx, 7, ("transaction", "Transfer")).expect("adds");
+        let other = action_id(&tx, 7, ("reassignment", "Transfer")).expect("adds");
+        assert_ne!(transfer, other);
+        assert_eq!(
+            action_id(&tx, 7, ("transaction", "Transfer")).expect("finds"),
+            transfer
+        );
+        assert_eq!(
+            action_id(&tx, 7, ("reassignment", "Transfer")).expect("finds"),
+            other
+        );
+        let count = |table: &str| -> i64 {
+            tx.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                .expect("counts")
+        };
+        assert_eq!((count("party_sets"), count("actions")), (2, 2));
+    }
+
+    #[test]
+    fn the_12_to_13_migration_hashes_every_set_keeping_its_id() {
+        let mut conn = rusqlite::Connection::open_in_memory().expect("opens");
+        conn.execute_batch(concat!(
+            sets_tables_12!(),
+            "INSERT INTO party_sets (id, parties) VALUES (3, '[\"alice\"]'), (9, '[\"bob\"]');
+             INSERT INTO actions (id, kind, root_action) VALUES (2, 'transaction', 'Transfer');"
+        ))
+        .expect("schema 12 sets");
+        let tx = conn.transaction().expect("tx");
+        migrate_12_to_13(&tx).expect("migrates");
+        assert_eq!(
+            party_set_id(&tx, set_hash(&["[\"bob\"]"]), "[\"bob\"]").expect("finds"),
+            9
+        );
+        assert_eq!(
+            party_set_id(&tx, set_hash(&["[\"alice\"]"]), "[\"alice\"]").expect("finds"),
+            3
+        );
+        assert_eq!(
+            action_id(
+                &tx,
+                set_hash(&["transaction", "Transfer"]),
+                ("transaction", "Transfer")
+            )
+            .expect("finds"),
+            2
+        );
+        let unique: i64 = tx
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index'
+                 AND tbl_name IN ('party_sets', 'actions') AND name LIKE 'sqlite_autoindex%'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("indexes");
+        assert_eq!(unique, 0, "no index keeps the texts a second time");
+        // Run again (an index already of the new layout): nothing changes.
+        migrate_12_to_13(&tx).expect("again");
+        let n: i64 = tx
+            .query_row("SELECT count(*) FROM party_sets", [], |r| r.get(0))
+            .expect("counts");
+        assert_eq!(n, 2);
     }
 
     /// Every row of `from` as the reads see it.

@@ -146,7 +146,7 @@ pub(super) fn repack_events_7_to_8(tx: &rusqlite::Transaction<'_>) -> Result<u64
                 Ok((
                     r.get(0)?,
                     crate::store::EventsRow {
-                        update_id: r.get(1)?,
+                        update_id: super::update_ids::read(r, 1)?,
                         served: r.get(2)?,
                         verdict: r.get(3)?,
                         traffic_summary: r.get(4)?,
@@ -579,10 +579,22 @@ impl SqliteIndex {
                 "the contract ids of the search terms kept as bytes, half their text's size (the space freed is reused by the next syncs; `VACUUM` gives it back now)".to_owned(),
             );
         }
+        let mut rebuilt = false;
         if found < 12 {
-            super::row_sets::migrate_11_to_12(&tx).map_err(|e| engine_error(&path, &e))?;
+            rebuilt =
+                super::row_sets::migrate_11_to_12(&tx).map_err(|e| engine_error(&path, &e))?;
             done.push(
                 "each update's party set and its kind and root action kept once, the updates pointing at them by number (the space freed is reused by the next syncs; `VACUUM` gives it back now)".to_owned(),
+            );
+        }
+        if found < 13 {
+            if !rebuilt {
+                tx.execute_batch(super::update_ids::MIGRATE_12_TO_13)
+                    .map_err(|e| engine_error(&path, &e))?;
+            }
+            super::row_sets::migrate_12_to_13(&tx).map_err(|e| engine_error(&path, &e))?;
+            done.push(
+                "the update ids kept as bytes, half their text's size, and the party sets and actions found by a hash, not by a second copy of their text (the space freed is reused by the next syncs; `VACUUM` gives it back now)".to_owned(),
             );
         }
         if found < 4 {

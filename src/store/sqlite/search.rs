@@ -103,17 +103,35 @@ impl SqliteIndex {
                 Ok(Resolved::Seqs(seqs))
             }
             Term::UpdatePrefix(prefix) => {
+                // The ids kept as text, then those kept as bytes ([`super::update_ids`]).
                 let mut seqs = Vec::new();
                 for head in &prefix.heads {
-                    self.scan_prefix(
-                        "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
-                         WHERE update_id >= ?2 AND ?1 IS NULL ORDER BY update_id",
-                        None,
-                        &rusqlite::types::Value::Text(head.clone()),
-                        head,
-                        &mut |found| seqs.push(found.id),
-                        &|id| prefix.tail_matches(head, id),
-                    )?;
+                    let (text_from, bytes_from) = super::update_ids::prefix_bounds(head);
+                    let runs = [
+                        (
+                            "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
+                             WHERE update_id >= ?2 AND update_id < X'' AND ?1 IS NULL
+                             ORDER BY update_id",
+                            Some(text_from),
+                        ),
+                        (
+                            "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
+                             WHERE update_id >= ?2 AND ?1 IS NULL ORDER BY update_id",
+                            bytes_from,
+                        ),
+                    ];
+                    for (sql, from) in runs {
+                        if let Some(from) = from {
+                            self.scan_prefix(
+                                sql,
+                                None,
+                                &from,
+                                head,
+                                &mut |found| seqs.push(found.id),
+                                &|id| prefix.tail_matches(head, id),
+                            )?;
+                        }
+                    }
                 }
                 seqs.sort_unstable();
                 seqs.dedup();
@@ -384,7 +402,7 @@ impl SqliteIndex {
             let (update_id, migration_id, record_time, action, party_set) = row_of
                 .query_row([seq], |r| {
                     Ok((
-                        r.get::<_, String>(0)?,
+                        super::update_ids::read(r, 0)?,
                         r.get(1)?,
                         r.get(2)?,
                         r.get::<_, i64>(3)?,

@@ -75,7 +75,15 @@ impl SqliteIndex {
                 .map_err(|e| engine_error(&self.path, &e))?;
             stmt.query_map(
                 params![start, start.saturating_add(DAY_MICROS), time, seq, limit],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        super::update_ids::read(r, 1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                    ))
+                },
             )
             .and_then(Iterator::collect::<Result<Vec<_>, _>>)
             .map_err(|e| engine_error(&self.path, &e))?

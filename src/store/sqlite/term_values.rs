@@ -4,7 +4,8 @@
 //! today); every other term (parties, templates, choices, a contract id of another form) as
 //! its text. SQLite orders every TEXT before every BLOB and BLOBs byte by byte, which for
 //! lowercase hex is the order of the text: a prefix of a contract id is found in each of the
-//! two runs of the kind ([`prefix_bounds`]).
+//! two runs of the kind ([`prefix_bounds`]). Schema 13 keeps the updates' ids the same way
+//! ([`super::update_ids`], with [`packed`], [`text`] and [`hex_prefix_bounds`]).
 
 use std::borrow::Cow;
 
@@ -13,7 +14,7 @@ use rusqlite::types::{ToSqlOutput, Value, ValueRef};
 use crate::model::index::KeyKind;
 
 /// Whether `value` is kept as bytes: non-empty lowercase hex of an even length (the SQL of
-/// [`MIGRATE_10_TO_11`] decides the same).
+/// [`packed_sql`] decides the same).
 fn packs(value: &str) -> bool {
     !value.is_empty()
         && value.len().is_multiple_of(2)
@@ -24,15 +25,46 @@ fn packs(value: &str) -> bool {
 
 /// The stored form of the term (`kind`, `value`).
 pub(super) fn stored(kind: i64, value: &str) -> ToSqlOutput<'_> {
-    if kind == KeyKind::Contract.code() && packs(value) {
-        match hex::decode(value) {
-            Ok(bytes) => ToSqlOutput::Owned(Value::Blob(bytes)),
-            Err(_) => ToSqlOutput::Borrowed(ValueRef::Text(value.as_bytes())),
-        }
+    if kind == KeyKind::Contract.code() {
+        packed(value)
     } else {
         ToSqlOutput::Borrowed(ValueRef::Text(value.as_bytes()))
     }
 }
+
+/// `value` as bytes when [`packs`] says so, else as its text.
+pub(super) fn packed(value: &str) -> ToSqlOutput<'_> {
+    if packs(value)
+        && let Ok(bytes) = hex::decode(value)
+    {
+        ToSqlOutput::Owned(Value::Blob(bytes))
+    } else {
+        ToSqlOutput::Borrowed(ValueRef::Text(value.as_bytes()))
+    }
+}
+
+/// The SQL expression of a column's value as [`packed`] keeps it (a value already bytes, or
+/// not to be packed, left as it is): the migrations' packing.
+macro_rules! packed_sql {
+    ($column:literal) => {
+        concat!(
+            "CASE WHEN typeof(",
+            $column,
+            ") = 'text' AND length(",
+            $column,
+            ") > 0 AND length(",
+            $column,
+            ") % 2 = 0 AND ",
+            $column,
+            " NOT GLOB '*[^0-9a-f]*' THEN unhex(",
+            $column,
+            ") ELSE ",
+            $column,
+            " END"
+        )
+    };
+}
+pub(super) use packed_sql;
 
 /// A stored term's text back (a BLOB as the lowercase hex it was).
 pub(super) fn text(value: ValueRef<'_>) -> rusqlite::types::FromSqlResult<Cow<'_, str>> {
@@ -47,10 +79,15 @@ pub(super) fn text(value: ValueRef<'_>) -> rusqlite::types::FromSqlResult<Cow<'_
 /// prefix is not lowercase hex) from the bytes of the prefix, its odd last digit as the high
 /// half of a byte (`ab1` from `ab 10`).
 pub(super) fn prefix_bounds(kind: i64, prefix: &str) -> (Value, Option<Value>) {
-    let text = Value::Text(prefix.to_owned());
     if kind != KeyKind::Contract.code() {
-        return (text, None);
+        return (Value::Text(prefix.to_owned()), None);
     }
+    hex_prefix_bounds(prefix)
+}
+
+/// [`prefix_bounds`] of a column every value of which may be packed (the updates' ids).
+pub(super) fn hex_prefix_bounds(prefix: &str) -> (Value, Option<Value>) {
+    let text = Value::Text(prefix.to_owned());
     let even = if prefix.len().is_multiple_of(2) {
         prefix.to_owned()
     } else {
@@ -91,9 +128,9 @@ pub(super) const MIGRATE_10_TO_11: &str = concat!(
     "CREATE TABLE terms_v11 ",
     terms_columns!(),
     "INSERT INTO terms_v11 (kind, value, id, n, last_migration, last_time, last_seq)
-    SELECT kind, CASE WHEN kind = 4 AND typeof(value) = 'text' AND length(value) > 0 AND length(value) % 2 = 0
-                          AND value NOT GLOB '*[^0-9a-f]*'
-                      THEN unhex(value) ELSE value END AS packed,
+    SELECT kind, CASE WHEN kind = 4 THEN ",
+    packed_sql!("value"),
+    " ELSE value END AS packed,
            id, n, last_migration, last_time, last_seq
     FROM terms ORDER BY kind, packed;
 DROP TABLE terms;

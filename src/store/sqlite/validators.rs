@@ -61,7 +61,12 @@ impl SqliteIndex {
             .prepare_cached(&bodies_sql('?'))
             .and_then(|mut s| {
                 s.query_map(params![after, limit], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                    Ok((
+                        r.get(0)?,
+                        super::update_ids::read(r, 1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                    ))
                 })?
                 .collect()
             })

@@ -47,7 +47,7 @@ fn insert_updates(
     for (i, (row, seq, (action, party_set))) in rows.iter().enumerate() {
         let at = i * UPDATE_COLUMNS;
         statement.raw_bind_parameter(at + 1, seq)?;
-        statement.raw_bind_parameter(at + 2, &row.update_id)?;
+        statement.raw_bind_parameter(at + 2, super::update_ids::stored(&row.update_id))?;
         statement.raw_bind_parameter(at + 3, row.migration_id)?;
         statement.raw_bind_parameter(at + 4, row.record_time)?;
         statement.raw_bind_parameter(at + 5, action)?;
@@ -90,11 +90,11 @@ fn stored_digests(
         for i in 0..IDS_PER_SELECT {
             let row = batch.get(i).or(batch.last()).copied();
             let id = row.map_or("", |r| r.update_id.as_str());
-            select.raw_bind_parameter(i + 1, id)?;
+            select.raw_bind_parameter(i + 1, super::update_ids::stored(id))?;
         }
         let mut found = select.raw_query();
         while let Some(r) = found.next()? {
-            stored.insert(r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?);
+            stored.insert(super::update_ids::read(r, 0)?, r.get::<_, Vec<u8>>(1)?);
         }
     }
     Ok(stored)

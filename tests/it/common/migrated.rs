@@ -1,5 +1,5 @@
-//! What the tests of an index migrated in place share (`index_schema10`, `index_schema11`,
-//! `index_schema12`): an index synced of the tests' hour on each engine, the answers of
+//! What the tests of an index migrated in place share (`index_schema10` to `index_schema13`):
+//! an index synced of the tests' hour on each engine, the answers of
 //! `index search` asked before and after, and the migration itself (readers refuse the older
 //! schema, the next sync migrates it and says so).
 
