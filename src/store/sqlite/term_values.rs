@@ -25,8 +25,11 @@ fn packs(value: &str) -> bool {
 /// The stored form of the term (`kind`, `value`).
 pub(super) fn stored(kind: i64, value: &str) -> ToSqlOutput<'_> {
     if kind == KeyKind::Contract.code() && packs(value) {
-        match hex::decode(value) {
-            Ok(bytes) => ToSqlOutput::Owned(Value::Blob(bytes)),
+        // Into a buffer of its size (`hex::decode` collects byte by byte through an iterator:
+        // 2-3% of a sync's CPU, all in the writer).
+        let mut bytes = vec![0; value.len() / 2];
+        match hex::decode_to_slice(value, &mut bytes) {
+            Ok(()) => ToSqlOutput::Owned(Value::Blob(bytes)),
             Err(_) => ToSqlOutput::Borrowed(ValueRef::Text(value.as_bytes())),
         }
     } else {
@@ -37,7 +40,15 @@ pub(super) fn stored(kind: i64, value: &str) -> ToSqlOutput<'_> {
 /// A stored term's text back (a BLOB as the lowercase hex it was).
 pub(super) fn text(value: ValueRef<'_>) -> rusqlite::types::FromSqlResult<Cow<'_, str>> {
     match value {
-        ValueRef::Blob(bytes) => Ok(Cow::Owned(hex::encode(bytes))),
+        ValueRef::Blob(bytes) => {
+            // As `hex::encode`, into a buffer of its size (not a `char` at a time).
+            let mut text = vec![0; bytes.len() * 2];
+            hex::encode_to_slice(bytes, &mut text)
+                .map_err(|e| rusqlite::types::FromSqlError::Other(Box::new(e)))?;
+            String::from_utf8(text)
+                .map(Cow::Owned)
+                .map_err(|e| rusqlite::types::FromSqlError::Other(Box::new(e)))
+        }
         other => other.as_str().map(Cow::Borrowed),
     }
 }
@@ -125,6 +136,14 @@ mod tests {
             })
             .expect("reads");
         assert_eq!(back, "00ab12");
+        // A contract id of today's length, both ways as the `hex` crate's own.
+        let id = format!("00{}", "0123456789abcdef".repeat(8) + "ca11");
+        let ToSqlOutput::Owned(Value::Blob(bytes)) = stored(contract, &id) else {
+            panic!("packed");
+        };
+        assert_eq!(bytes, hex::decode(&id).expect("hex"));
+        let back = text(ValueRef::Blob(&bytes)).expect("text");
+        assert_eq!(back, id);
     }
 
     #[test]
