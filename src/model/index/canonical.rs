@@ -199,8 +199,22 @@ fn write(node: &Node<'_>, out: &mut Vec<u8>) {
 }
 
 /// The canonical text of the JSON `text` without the `local` fields, into `out` (cleared
-/// first).
+/// first): read without serde when its strings have no escapes and its numbers are integers
+/// ([`super::canonical_fast`]: the same bytes), else by [`serde_canonical_into`].
 pub(super) fn canonical_into(
+    text: &str,
+    local: LocalFields,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    if super::canonical_fast::canonical_into(text, local, out) {
+        return Ok(());
+    }
+    serde_canonical_into(text, local, out)
+}
+
+/// [`canonical_into`] through serde_json's reader: any JSON, its errors as serde_json says
+/// them.
+pub(super) fn serde_canonical_into(
     text: &str,
     local: LocalFields,
     out: &mut Vec<u8>,

@@ -10,6 +10,7 @@
 //! check calls them equal, and a digest kept in the index compares with one computed later.
 
 mod canonical;
+mod canonical_fast;
 pub mod pack;
 pub mod query;
 pub mod read;
