@@ -316,7 +316,7 @@ impl Engine<'_> {
             } else {
                 self.names(members)
             };
-            let row = EventsRow::of(&id, &item.parts(), digest, &by);
+            let row = item.row(digest, &by);
             if item.verdict_only {
                 judged.verdict_rows.push(VerdictEvent { at: item.at, row });
             } else {

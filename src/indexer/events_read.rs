@@ -29,6 +29,9 @@ pub(super) struct Item {
     /// The parts served, as the JSON object `{"verdict":…,"traffic_summary":…,…}` of those
     /// present (each as served, the verdict's `finalization_time` still in).
     parts_text: String,
+    /// Where each part's own text is in `parts_text` (in [`PARTS`]' order, `None` where not
+    /// served).
+    spans: [Option<std::ops::Range<usize>>; 3],
     /// Their digest ([`crate::model::index::events_parts`]'s).
     pub(super) digest: Digest,
     /// An event with a verdict and no update (a rejected request, a wholly private
@@ -56,6 +59,13 @@ impl Item {
         }
         parts
     }
+
+    /// Each part's text as served (in [`PARTS`]' order, `None` where not served).
+    pub(super) fn part_texts(&self) -> [Option<&str>; 3] {
+        self.spans
+            .clone()
+            .map(|span| span.map(|span| &self.parts_text[span]))
+    }
 }
 
 /// The item of update `id` at `at` from its parts' raw JSON (in [`PARTS`]' order, `None`
@@ -74,7 +84,8 @@ fn item_of(
             .sum::<usize>(),
     );
     text.push('{');
-    for (key, raw) in PARTS.iter().zip(parts) {
+    let mut spans: [Option<std::ops::Range<usize>>; 3] = Default::default();
+    for ((key, raw), span) in PARTS.iter().zip(parts).zip(&mut spans) {
         if let Some(raw) = raw {
             if text.len() > 1 {
                 text.push(',');
@@ -82,7 +93,9 @@ fn item_of(
             text.push('"');
             text.push_str(key);
             text.push_str("\":");
+            let start = text.len();
             text.push_str(raw.get());
+            *span = Some(start..text.len());
         }
     }
     text.push('}');
@@ -91,6 +104,7 @@ fn item_of(
         id,
         at,
         parts_text: text,
+        spans,
         digest,
         verdict_only,
     })

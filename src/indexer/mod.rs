@@ -35,6 +35,7 @@
 
 mod events;
 mod events_read;
+mod events_row;
 mod outage;
 mod progress;
 mod scans;

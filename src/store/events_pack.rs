@@ -23,32 +23,47 @@ pub(super) const VERDICT_NAMES_ITS_UPDATE: i64 = 8;
 /// activity records).
 const PARTS_SERVED: i64 = 7;
 
-/// A row's parts as packed: its `served` bits and the text packed ([`self`]).
+/// A row's parts as packed: its `served` bits and the text packed ([`self`]), written into one
+/// buffer (not a string per part and the array formatted from them).
 pub(super) fn packed_text(row: &EventsRow) -> (i64, String) {
     let mut served = row.served & PARTS_SERVED;
-    let verdict = row.verdict.as_deref().map(|v| {
-        let own = format!("{{\"update_id\":{}", json_string(&row.update_id));
-        match v.strip_prefix(&own) {
+    let id = json_string(&row.update_id);
+    let scans = json_string(&row.scans);
+    let len = |p: &Option<String>| p.as_ref().map_or(4, String::len);
+    let mut text = String::with_capacity(
+        len(&row.verdict)
+            + len(&row.traffic_summary)
+            + len(&row.app_activity_records)
+            + scans.len()
+            + 8,
+    );
+    text.push('[');
+    match row.verdict.as_deref() {
+        Some(v) => match v
+            .strip_prefix("{\"update_id\":")
+            .and_then(|rest| rest.strip_prefix(id.as_str()))
+        {
             Some(rest) => {
                 served |= VERDICT_NAMES_ITS_UPDATE;
-                format!("{{\"update_id\":null{rest}")
+                text.push_str("{\"update_id\":null");
+                text.push_str(rest);
             }
-            None => v.to_owned(),
-        }
-    });
-    let part = |p: Option<&str>| p.unwrap_or("null").to_owned();
-    let text = format!(
-        "[{},{},{},{}]",
-        part(verdict.as_deref()),
-        part(row.traffic_summary.as_deref()),
-        part(row.app_activity_records.as_deref()),
-        json_string(&row.scans)
-    );
+            None => text.push_str(v),
+        },
+        None => text.push_str("null"),
+    }
+    for part in [&row.traffic_summary, &row.app_activity_records] {
+        text.push(',');
+        text.push_str(part.as_deref().unwrap_or("null"));
+    }
+    text.push(',');
+    text.push_str(&scans);
+    text.push(']');
     (served, text)
 }
 
 fn json_string(s: &str) -> String {
-    serde_json::Value::String(s.to_owned()).to_string()
+    serde_json::to_string(s).unwrap_or_else(|_| serde_json::Value::String(s.to_owned()).to_string())
 }
 
 /// How the index packs events: with its newest events dictionary, or plain zstd until one is

@@ -199,8 +199,22 @@ fn write(node: &Node<'_>, out: &mut Vec<u8>) {
 }
 
 /// The canonical text of the JSON `text` without the `local` fields, into `out` (cleared
-/// first).
+/// first): read without serde when its strings have no escapes and its numbers are integers
+/// ([`super::canonical_fast`]: the same bytes), else by [`serde_canonical_into`].
 pub(super) fn canonical_into(
+    text: &str,
+    local: LocalFields,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    if super::canonical_fast::canonical_into(text, local, out) {
+        return Ok(());
+    }
+    serde_canonical_into(text, local, out)
+}
+
+/// [`canonical_into`] through serde_json's reader: any JSON, its errors as serde_json says
+/// them.
+pub(super) fn serde_canonical_into(
     text: &str,
     local: LocalFields,
     out: &mut Vec<u8>,
@@ -223,4 +237,74 @@ pub(super) fn canonical_into(
 pub(super) fn digest_with(text: &str, buf: &mut Vec<u8>) -> Result<Digest, String> {
     canonical_into(text, LocalFields::UPDATE, buf)?;
     Ok(Sha256::digest(buf.as_slice()).into())
+}
+
+#[cfg(test)]
+mod fast_tests {
+    //! The fast path ([`super::super::canonical_fast`]) against the serde path.
+    use super::*;
+
+    /// The serde path's text, for comparison.
+    fn serde_text(text: &str, local: LocalFields) -> Result<Vec<u8>, String> {
+        let mut out = Vec::new();
+        serde_canonical_into(text, local, &mut out).map(|()| out)
+    }
+
+    fn fast_text(text: &str, local: LocalFields) -> Option<Vec<u8>> {
+        let mut out = Vec::new();
+        super::super::canonical_fast::canonical_into(text, local, &mut out).then_some(out)
+    }
+
+    const EVENTS_PARTS: LocalFields = LocalFields(&[&["verdict", "finalization_time"]]);
+    const NESTED: LocalFields = LocalFields(&[&["transactions", "*", "offset"], &["a", "b"]]);
+
+    #[test]
+    fn texts_of_its_form_give_the_serde_paths_text() {
+        let texts = [
+            r#"{"b":1,"a":null,"offset":"7","c":[true,false,{"z":1,"y":[]}],"é":"ü x"}"#,
+            " { \"b\" : 1 ,\n\t\"a\" : [ 1 , 2 ] }\r\n",
+            r#"{"a":1,"a":2,"b":{"x":1,"x":{"q":3}},"offset":1,"offset":2}"#,
+            r#"{"verdict":{"finalization_time":"t","z":-5,"a":18446744073709551615},"traffic_summary":null}"#,
+            r#"{"verdict":{"finalization_time":"t","finalization_time":"u"},"app_activity_records":{}}"#,
+            r#"{"transactions":[{"offset":"1","k":2},{"offset":"2"},3],"a":{"b":1,"b":2,"c":0}}"#,
+            r#"{"a":{"b":1},"a":{"b":2,"c":-9223372036854775808}}"#,
+            r#"[1,"x",{}]"#,
+            r#""just text""#,
+            "0",
+            "{}",
+        ];
+        for text in texts {
+            for local in [LocalFields::NONE, LocalFields::UPDATE, EVENTS_PARTS, NESTED] {
+                let fast = fast_text(text, local).unwrap_or_else(|| panic!("fast: {text}"));
+                let serde = serde_text(text, local).expect("json");
+                assert_eq!(
+                    String::from_utf8_lossy(&fast),
+                    String::from_utf8_lossy(&serde),
+                    "{text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn other_texts_are_left_to_the_serde_path() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for text in [
+            r#"{"a":1.5}"#,
+            r#"{"a":1e3}"#,
+            r#"{"a":-0}"#,
+            r#"{"a":18446744073709551616}"#,
+            r#"{"a":-9223372036854775809}"#,
+            r#"{"a":"q\"uote"}"#,
+            r#"{"a\u0062":1}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":"#,
+            r#"{"a":01}"#,
+            "{\"a\":\"x\ty\"}",
+            "",
+            deep.as_str(),
+        ] {
+            assert!(fast_text(text, LocalFields::UPDATE).is_none(), "{text}");
+        }
+    }
 }
