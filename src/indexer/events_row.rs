@@ -10,6 +10,7 @@
 use std::ops::Range;
 
 use super::events_read::Item;
+use crate::model::json_tokens;
 use crate::store::EventsRow;
 
 /// Objects with more members than this are not checked for duplicate keys member by member:
@@ -178,46 +179,18 @@ impl<'a> Scan<'a> {
     }
 
     fn literal(&self, at: usize, word: &[u8]) -> Option<usize> {
-        self.bytes[at..]
-            .starts_with(word)
-            .then_some(at + word.len())
+        json_tokens::literal_end(self.bytes, at, word)
     }
 
     /// A string without escapes or control characters (`serde_json` writes those escaped in
     /// its own way, which the text may not).
     fn string(&self, at: usize) -> Option<usize> {
-        let rest = &self.bytes[at + 1..];
-        let end = memchr::memchr2(b'"', b'\\', rest)?;
-        if rest[end] != b'"' || rest[..end].iter().any(|b| *b < 0x20) {
-            return None;
-        }
-        Some(at + 1 + end + 1)
+        json_tokens::plain_string_end(self.bytes, at, true)
     }
 
-    /// An integer as `serde_json` writes it back: no leading zero, no `-0`, within `u64` or
-    /// `i64` (beyond them it becomes a float); a fraction or an exponent is not taken.
+    /// An integer as `serde_json` writes it back (see [`json_tokens::integer_end`]).
     fn integer(&self, at: usize) -> Option<usize> {
-        let negative = self.bytes[at] == b'-';
-        let digits_at = at + usize::from(negative);
-        let len = self.bytes[digits_at..]
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        let end = digits_at + len;
-        let digits = &self.bytes[digits_at..end];
-        if len == 0
-            || (digits[0] == b'0' && (len > 1 || negative))
-            || matches!(self.bytes.get(end), Some(b'.' | b'e' | b'E'))
-        {
-            return None;
-        }
-        let text = std::str::from_utf8(&self.bytes[at..end]).ok()?;
-        let fits = if negative {
-            text.parse::<i64>().is_ok()
-        } else {
-            text.parse::<u64>().is_ok()
-        };
-        fits.then_some(end)
+        json_tokens::integer_end(self.bytes, at)
     }
 
     fn array(&self, at: usize) -> Option<usize> {

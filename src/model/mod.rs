@@ -26,6 +26,7 @@ pub mod index;
 pub mod intern;
 pub mod is_term;
 pub mod json_text;
+pub mod json_tokens;
 pub mod ledger_tree;
 pub mod lifecycle;
 pub mod locator;

@@ -11,6 +11,7 @@
 use std::cell::RefCell;
 
 use crate::model::consensus::LocalFields;
+use crate::model::json_tokens;
 
 /// serde_json's own nesting limit: deeper, its error is the answer.
 const MAX_DEPTH: usize = 128;
@@ -122,51 +123,17 @@ impl Read<'_, '_> {
     }
 
     fn literal(&self, at: usize, word: &[u8]) -> Option<usize> {
-        self.bytes[at..]
-            .starts_with(word)
-            .then_some(at + word.len())
+        json_tokens::literal_end(self.bytes, at, word)
     }
 
     /// A string without escapes or control characters: where it ends (past its quote).
     fn string(&self, at: usize) -> Option<usize> {
-        let rest = &self.bytes[at + 1..];
-        let end = memchr::memchr2(b'"', b'\\', rest)?;
-        if rest[end] != b'"' || (self.controls && rest[..end].iter().any(|b| *b < 0x20)) {
-            return None;
-        }
-        Some(at + 1 + end + 1)
+        json_tokens::plain_string_end(self.bytes, at, self.controls)
     }
 
-    /// An integer as serde_json writes it back (no leading zero, no `-0`, within `u64` or
-    /// `i64`); a fraction or an exponent is not read here.
+    /// An integer as serde_json writes it back; a fraction or an exponent is not read here.
     fn integer(&self, at: usize) -> Option<usize> {
-        let negative = self.bytes[at] == b'-';
-        let digits_at = at + usize::from(negative);
-        let len = self.bytes[digits_at..]
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        let end = digits_at + len;
-        let digits = &self.bytes[digits_at..end];
-        if len == 0
-            || (digits[0] == b'0' && (len > 1 || negative))
-            || matches!(self.bytes.get(end), Some(b'.' | b'e' | b'E'))
-        {
-            return None;
-        }
-        if len >= 19 {
-            // Near the limits: as serde_json decides between an integer and a float.
-            let text = std::str::from_utf8(&self.bytes[at..end]).ok()?;
-            let fits = if negative {
-                text.parse::<i64>().is_ok()
-            } else {
-                text.parse::<u64>().is_ok()
-            };
-            if !fits {
-                return None;
-            }
-        }
-        Some(end)
+        json_tokens::integer_end(self.bytes, at)
     }
 
     /// An object (`object`) or an array at `at`.
