@@ -13,6 +13,7 @@
 //! ```
 
 mod checkpoint;
+mod events_write;
 mod pairs;
 #[cfg(test)]
 mod range_tests;
@@ -196,25 +197,7 @@ impl IndexWriter for SqliteIndex {
             schema::add_event_dictionary(&tx, &dictionary).map_err(packing)?;
         }
         let packed = packer.pack_all(rows).map_err(packing)?;
-        let mut kept = 0;
-        {
-            let mut stmt = tx
-                .prepare_cached(&crate::store::write::events_upsert('?'))
-                .map_err(|e| engine_error(&path, &e))?;
-            for (r, (served, parts)) in rows.iter().zip(packed) {
-                kept += stmt
-                    .execute(params![
-                        update_ids::stored(&r.update_id),
-                        served,
-                        parts,
-                        r.round_number,
-                        r.verdict_result,
-                        r.mediator_group,
-                        r.digest
-                    ])
-                    .map_err(|e| engine_error(&path, &e))? as u64;
-            }
-        }
+        let kept = events_write::upsert(&tx, rows, &packed).map_err(|e| engine_error(&path, &e))?;
         tx.commit().map_err(|e| engine_error(&path, &e))?;
         self.after_commit()?;
         Ok(kept)
