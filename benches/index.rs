@@ -18,6 +18,8 @@
 //! Before the timed groups it prints the build's updates/s, the size on disk per update (rows
 //! and keys from an index built without bodies, bodies as the difference), and the cold-cache
 //! time of each search when the page cache can be dropped (root), else that it was skipped.
+//! `INDEX_BENCH_SEARCH_ONLY=1` leaves out the figures that make other indexes (the twins without
+//! bodies and with events, the copy `index stats` runs on): at 10 M the disk holds one.
 //!
 //! `INDEX_BENCH_PG_URL=postgres://USER:PASSWORD@HOST:PORT/postgres` (a role that may create
 //! databases) runs the same searches on PostgreSQL too: the index of the same updates is built
@@ -52,6 +54,8 @@ use serde_json::Value;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[path = "index_cold/mod.rs"]
+mod cold;
 #[path = "index_events/mod.rs"]
 mod events;
 
@@ -957,22 +961,29 @@ fn index_benches(c: &mut Criterion) {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1_000_000);
     let path = cached(&template, &copier, n, true);
-    // Size: rows and keys from an index without bodies (a tenth as large), bodies the rest.
-    let small = (n / 10).max(template.len());
-    let lean = cached(&template, &copier, small, false);
-    let with_bodies = cached(&template, &copier, small, true);
-    let keys_per = file_size(&lean) as f64 / small as f64;
-    let bodies_per = (file_size(&with_bodies) as f64 - file_size(&lean) as f64) / small as f64;
-    eprintln!(
-        "index bench: {n} updates, {:.1} MiB on disk ({:.0} bytes/update); rows and keys {keys_per:.0} bytes/update, zstd bodies {bodies_per:.0} bytes/update (from {small}-update indexes)",
-        file_size(&path) as f64 / 1_048_576.0,
-        file_size(&path) as f64 / n as f64,
-    );
-    // The same updates with their events (issue 37 §1: at most 400 bytes an update more).
-    let events = events::EventsTemplate::new(&template, &template_events);
-    events::size_figure(&template, &events, &copier, n, &path);
-
-    stats_figures(&path, n);
+    if cold::search_only() {
+        eprintln!(
+            "index bench: {n} updates, {:.1} MiB on disk ({:.0} bytes/update); INDEX_BENCH_SEARCH_ONLY: no split into rows and keys and bodies, no events figure, no index stats figure",
+            file_size(&path) as f64 / 1_048_576.0,
+            file_size(&path) as f64 / n as f64,
+        );
+    } else {
+        // Size: rows and keys from an index without bodies (a tenth as large), bodies the rest.
+        let small = (n / 10).max(template.len());
+        let lean = cached(&template, &copier, small, false);
+        let with_bodies = cached(&template, &copier, small, true);
+        let keys_per = file_size(&lean) as f64 / small as f64;
+        let bodies_per = (file_size(&with_bodies) as f64 - file_size(&lean) as f64) / small as f64;
+        eprintln!(
+            "index bench: {n} updates, {:.1} MiB on disk ({:.0} bytes/update); rows and keys {keys_per:.0} bytes/update, zstd bodies {bodies_per:.0} bytes/update (from {small}-update indexes)",
+            file_size(&path) as f64 / 1_048_576.0,
+            file_size(&path) as f64 / n as f64,
+        );
+        // The same updates with their events (issue 37 §1: at most 400 bytes an update more).
+        let events = events::EventsTemplate::new(&template, &template_events);
+        events::size_figure(&template, &events, &copier, n, &path);
+        stats_figures(&path, n);
+    }
 
     let mut index = store::open_reader(&Location::Sqlite(path.clone())).expect("reader");
     let copies = (n / template.len()).max(1) as u64;
@@ -983,6 +994,7 @@ fn index_benches(c: &mut Criterion) {
         .map(&copier.contract, copies / 2)
         .unwrap_or_else(|| copier.contract.clone());
     let prefix = contract.get(..12).unwrap_or(&contract).to_owned();
+    eprintln!("index bench: the contract-id prefix is {prefix}");
     let queries: [(&str, Vec<String>); 4] = [
         ("a rare party", vec![format!("party:{rare}")]),
         ("the DSO party", vec![format!("party:{}", copier.dso)]),
@@ -1001,25 +1013,7 @@ fn index_benches(c: &mut Criterion) {
         .collect();
 
     // Cold cache: once per query, after dropping the page cache (a fresh reader each time).
-    for (name, query) in &parsed {
-        if drop_caches() {
-            let mut cold = store::open_reader(&Location::Sqlite(path.clone())).expect("reader");
-            let t = Instant::now();
-            let rows = cold.search(query, None, None, 100).expect("search");
-            let first = t.elapsed();
-            let t = Instant::now();
-            let count = cold.count(query, None, None).expect("count");
-            eprintln!(
-                "index bench: cold cache, {name}: first page ({} rows) {:.1} ms; count {count} in {:.1} ms",
-                rows.len(),
-                first.as_secs_f64() * 1e3,
-                t.elapsed().as_secs_f64() * 1e3
-            );
-        } else {
-            eprintln!("index bench: cold cache skipped (dropping the page cache needs root)");
-            break;
-        }
-    }
+    cold::figures(&path, &parsed, &drop_caches);
 
     non_hub_counts(&path, &copier.dso);
 
@@ -1087,6 +1081,9 @@ fn non_hub_counts(path: &Path, dso: &str) {
             let t = Instant::now();
             let rows = index.search(&query, None, None, 100).expect("search");
             let page = t.elapsed().as_secs_f64() * 1e3;
+            let t = Instant::now();
+            index.search(&query, None, None, 100).expect("search");
+            let page_again = t.elapsed().as_secs_f64() * 1e3;
             drop_caches();
             let mut index = store::open_reader(&Location::Sqlite(path.to_owned())).expect("reader");
             let mut times = Vec::new();
@@ -1097,7 +1094,7 @@ fn non_hub_counts(path: &Path, dso: &str) {
                 times.push(format!("{:.1} ms", t.elapsed().as_secs_f64() * 1e3));
             }
             eprintln!(
-                "index bench: {name} and a {field} of {n} updates (no hub): first page ({} rows) {page:.1} ms; count {count} in {} ({})",
+                "index bench: {name} and a {field} of {n} updates (no hub): first page ({} rows) {page:.1} ms, again {page_again:.2} ms; count {count} in {} ({})",
                 rows.len(),
                 times.join(", "),
                 if cold {

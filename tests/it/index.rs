@@ -1153,6 +1153,22 @@ fn pruned_keys_leave_the_counts_and_the_counts_equal_the_searches() {
     let all = search(dir.path(), &index, &terms);
     assert!(all.len() > 10, "{}", all.len());
     assert_eq!(count_all(dir.path(), &index, &terms), all.len() as u64);
+    // Contract-id prefixes: a contract of one update is counted from its term (its count and
+    // newest update), so the prune must leave both right.
+    let prefixes: Vec<String> = crate::index_prefix::prefixes(&index)
+        .into_iter()
+        .map(|p| format!("contract:{p}"))
+        .collect();
+    let counted = |word: &str| {
+        let found = search(dir.path(), &index, &[word]);
+        assert_eq!(
+            count_all(dir.path(), &index, &[word]),
+            found.len() as u64,
+            "{word}"
+        );
+        found.len()
+    };
+    let before_prune: Vec<usize> = prefixes.iter().map(|w| counted(w)).collect();
     let kept_ids: Vec<String> = kept(&index).into_iter().map(|(id, _)| id).collect();
     let lines = history(dir.path(), url);
     let cut = kept_ids.len() / 2;
@@ -1170,6 +1186,11 @@ fn pruned_keys_leave_the_counts_and_the_counts_equal_the_searches() {
     assert!(!left.is_empty() && left.len() < all.len(), "{}", left.len());
     assert_eq!(left, all[..left.len()].to_vec(), "the newest stay");
     assert_eq!(count_all(dir.path(), &index, &terms), left.len() as u64);
+    let after_prune: Vec<usize> = prefixes.iter().map(|w| counted(w)).collect();
+    assert!(
+        before_prune.iter().zip(&after_prune).any(|(b, a)| a < b),
+        "{before_prune:?} {after_prune:?}"
+    );
 }
 
 /// Turns an index into the schema 1 of the cantonscope before it (its `terms` and

@@ -13,7 +13,7 @@ use cantonscope::model::index::query::{Query, Term};
 use cantonscope::model::index::{KeyKind, keys_of};
 use serde_json::Value;
 
-use crate::index::{four, from, history, index_args, run, status, sync, temp, text};
+use crate::index::{count_all, four, from, history, index_args, run, status, sync, temp, text};
 
 /// `index search WORDS --limit LIMIT` over the whole index: the update ids, newest first.
 fn search(dir: &Path, index: &Path, words: &[&str], limit: usize) -> Vec<String> {
@@ -130,8 +130,35 @@ fn contract_prefix_pages_are_the_newest_updates_naming_the_contracts_before_and_
                 let want: Vec<&str> = expected.iter().take(limit).copied().collect();
                 assert_eq!(got, want, "{words:?}, {limit} rows, {when}");
             }
+            // The count: a prefix alone takes its contracts of one update from their terms.
+            assert_eq!(
+                count_all(dir.path(), &index, &words),
+                expected.len() as u64,
+                "{words:?}, count, {when}"
+            );
         }
     };
+    // The first prefix stands for contracts of one update and of several, so its count takes
+    // some from their terms and reads the others' keys.
+    let q = Query::parse(&queries[0]).expect("a query");
+    let mut per_contract: std::collections::HashMap<&str, usize> = Default::default();
+    for (_, k) in &keys {
+        let mut named: Vec<&str> = k
+            .iter()
+            .filter(|(kk, kv)| *kk == KeyKind::Contract && q.terms[0].prefix_matches(kv))
+            .map(|(_, kv)| kv.as_str())
+            .collect();
+        named.sort_unstable();
+        named.dedup();
+        for c in named {
+            *per_contract.entry(c).or_default() += 1;
+        }
+    }
+    assert!(
+        per_contract.values().any(|&n| n == 1) && per_contract.values().any(|&n| n > 1),
+        "{:?}: {per_contract:?}",
+        queries[0]
+    );
     check("after the sync");
 
     // An index of schema 5 (no newest update per term): refused by readers, migrated by the

@@ -563,6 +563,16 @@ impl SqliteIndex {
         {
             return Ok(u64::try_from(n).unwrap_or(0));
         }
+        // A contract-id prefix alone over the whole history: a term of one update is its newest
+        // key, kept with the term, so only the others' keys are read (one cold read a term).
+        if let (None, Resolved::Terms { heads, .. }, true) =
+            (&segments, &plan.driver, plan.others.is_empty())
+            && heads.iter().any(|h| h.n == 1 && h.last.is_some())
+        {
+            let total = self.distinct_updates(heads).map_err(e)?;
+            tx.commit().map_err(e)?;
+            return Ok(total);
+        }
         // Hubs among the other terms: the driver's updates tested in their bitmaps, not probed.
         let bitmaps = plan.take_hubs(&tx, true).map_err(e)?;
         if !bitmaps.is_empty() {
@@ -610,6 +620,28 @@ impl SqliteIndex {
         drop(stmt);
         tx.commit().map_err(e)?;
         Ok(u64::try_from(total).unwrap_or(0))
+    }
+
+    /// How many updates have any of `heads`' terms, each once: a term of one update with its
+    /// newest key known is that key; the others' keys are read.
+    fn distinct_updates(&self, heads: &[Head]) -> rusqlite::Result<u64> {
+        let mut keys = self
+            .conn
+            .prepare_cached("SELECT seq FROM keys WHERE term = ?1")?;
+        let mut seqs = Vec::with_capacity(heads.len());
+        for head in heads {
+            match head.last {
+                Some((_, _, seq)) if head.n == 1 => seqs.push(seq),
+                _ => {
+                    for seq in keys.query_map([head.id], |r| r.get(0))? {
+                        seqs.push(seq?);
+                    }
+                }
+            }
+        }
+        seqs.sort_unstable();
+        seqs.dedup();
+        Ok(u64::try_from(seqs.len()).unwrap_or(u64::MAX))
     }
 }
 
