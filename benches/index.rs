@@ -26,6 +26,7 @@
 //! once in the database `cantonscope_bench_<updates>_<seed>_s<schema>_v<summary>` and kept there.
 //! With `INDEX_BENCH_PG_RESTART` (a shell command restarting that server) it measures them cold
 //! too: the server restarted and the page cache dropped before each first page and each count.
+//! `INDEX_BENCH_PG_ONLY=1` measures PostgreSQL alone (no SQLite index of that size built first).
 
 use std::collections::{HashMap, HashSet};
 use std::hint::black_box;
@@ -58,6 +59,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod cold;
 #[path = "index_events/mod.rs"]
 mod events;
+#[path = "index_pg/mod.rs"]
+mod pg;
 
 const SEED: u64 = 42;
 const PAGE: usize = 1000;
@@ -860,11 +863,11 @@ fn index_benches(c: &mut Criterion) {
         let onto = Onto::Sqlite(cached_path);
         sync_cpu_per_update(&pages, &page_bodies, &copier, updates, runs, Some(&onto));
         if let Ok(admin_url) = std::env::var("INDEX_BENCH_PG_URL") {
-            pg_cached(&admin_url, &template, &copier, n);
+            pg::cached(&admin_url, &template, &copier, n);
             eprintln!(
                 "onto the PostgreSQL index of {n} updates (the CPU is this process's, not the server's):"
             );
-            let name = pg_name(n);
+            let name = pg::name(n);
             let onto = Onto::Postgres { admin_url, name };
             sync_cpu_per_update(&pages, &page_bodies, &copier, updates, runs, Some(&onto));
             if let Onto::Postgres { admin_url, name } = &onto {
@@ -960,6 +963,13 @@ fn index_benches(c: &mut Criterion) {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1_000_000);
+    let parsed = queries(&copier, n, template.len());
+    if pg::only() {
+        let url = std::env::var("INDEX_BENCH_PG_URL")
+            .expect("INDEX_BENCH_PG_ONLY needs INDEX_BENCH_PG_URL");
+        pg::figures(c, &url, &template, &copier, n, &parsed);
+        return;
+    }
     let path = cached(&template, &copier, n, true);
     if cold::search_only() {
         eprintln!(
@@ -986,7 +996,22 @@ fn index_benches(c: &mut Criterion) {
     }
 
     let mut index = store::open_reader(&Location::Sqlite(path.clone())).expect("reader");
-    let copies = (n / template.len()).max(1) as u64;
+    // Cold cache: once per query, after dropping the page cache (a fresh reader each time).
+    cold::figures(&path, &parsed, &drop_caches);
+
+    non_hub_counts(&path, &copier.dso);
+
+    if let Ok(url) = std::env::var("INDEX_BENCH_PG_URL") {
+        pg::figures(c, &url, &template, &copier, n, &parsed);
+    }
+    search_group(c, &format!("index_search_{n}"), index.as_mut(), &parsed);
+}
+
+/// The searches every engine is measured on: a rare party, the DSO party, two terms and a
+/// contract-id prefix (of a contract in the middle copy; the generator keeps an id's start, so
+/// the prefix matches that contract in every copy).
+fn queries(copier: &Copier, n: usize, template_len: usize) -> Vec<(&'static str, Query)> {
+    let copies = (n / template_len).max(1) as u64;
     let rare = copier
         .map(&copier.rare, 1)
         .unwrap_or_else(|| copier.rare.clone());
@@ -1007,29 +1032,10 @@ fn index_benches(c: &mut Criterion) {
         ),
         ("a contract-id prefix", vec![format!("contract:{prefix}")]),
     ];
-    let parsed: Vec<(&str, Query)> = queries
-        .iter()
-        .map(|(name, words)| (*name, Query::parse(words).expect("a query")))
-        .collect();
-
-    // Cold cache: once per query, after dropping the page cache (a fresh reader each time).
-    cold::figures(&path, &parsed, &drop_caches);
-
-    non_hub_counts(&path, &copier.dso);
-
-    if let Ok(url) = std::env::var("INDEX_BENCH_PG_URL") {
-        let location = pg_cached(&url, &template, &copier, n);
-        pg_cold(&location, &parsed);
-        let mut pg = store::open_reader(&location).expect("PostgreSQL reader");
-        let status = pg.status(0).expect("status");
-        eprintln!(
-            "index bench: PostgreSQL, {n} updates, {:.1} MiB ({:.0} bytes/update)",
-            status.size_bytes as f64 / 1_048_576.0,
-            status.size_bytes as f64 / n as f64
-        );
-        search_group(c, &format!("index_search_pg_{n}"), pg.as_mut(), &parsed);
-    }
-    search_group(c, &format!("index_search_{n}"), index.as_mut(), &parsed);
+    queries
+        .into_iter()
+        .map(|(name, words)| (name, Query::parse(&words).expect("a query")))
+        .collect()
 }
 
 /// Two terms that are not both hubs: the DSO party (a hub) with the most frequent party,
@@ -1105,101 +1111,6 @@ fn non_hub_counts(path: &Path, dso: &str) {
             );
         }
     }
-}
-
-/// PostgreSQL with a cold cache: `INDEX_BENCH_PG_RESTART` is a shell command that restarts the
-/// server (its shared buffers emptied), run before each measurement with the page cache dropped
-/// after it; each first page and each count measured on its own, by a fresh reader. Twice: with
-/// the catalogs cold too (a server just started), and with them warm (a server that has been
-/// running: another connection plans a query of each of the index's tables first, which reads
-/// the catalogs, and no row).
-fn pg_cold(location: &Location, parsed: &[(&str, Query)]) {
-    let Ok(restart) = std::env::var("INDEX_BENCH_PG_RESTART") else {
-        eprintln!(
-            "index bench: PostgreSQL cold cache skipped (INDEX_BENCH_PG_RESTART, a command restarting the server, is not set)"
-        );
-        return;
-    };
-    let Location::Postgres(url) = location else {
-        return;
-    };
-    let cold = |catalogs_warm: bool| -> Box<dyn IndexReader> {
-        let status = std::process::Command::new("sh")
-            .args(["-c", &restart])
-            .stdout(std::process::Stdio::null())
-            .status()
-            .expect("INDEX_BENCH_PG_RESTART runs");
-        assert!(status.success(), "INDEX_BENCH_PG_RESTART failed: {status}");
-        assert!(
-            drop_caches(),
-            "a cold PostgreSQL needs the page cache dropped (root)"
-        );
-        if catalogs_warm {
-            let mut other = postgres::Client::connect(url, postgres::NoTls).expect("connects");
-            for table in store::POSTGRES_TABLES {
-                other
-                    .batch_execute(&format!("EXPLAIN SELECT * FROM {table}"))
-                    .expect("planned");
-            }
-        }
-        store::open_reader(location).expect("PostgreSQL reader")
-    };
-    for catalogs_warm in [false, true] {
-        for (name, query) in parsed {
-            let mut index = cold(catalogs_warm);
-            let t = Instant::now();
-            let rows = index.search(query, None, None, 100).expect("search");
-            let first = t.elapsed();
-            let mut index = cold(catalogs_warm);
-            let t = Instant::now();
-            let count = index.count(query, None, None).expect("count");
-            eprintln!(
-                "index bench: PostgreSQL cold ({}), {name}: first page ({} rows) {:.1} ms; count {count} in {:.1} ms",
-                if catalogs_warm {
-                    "catalogs warm"
-                } else {
-                    "just started"
-                },
-                rows.len(),
-                first.as_secs_f64() * 1e3,
-                t.elapsed().as_secs_f64() * 1e3
-            );
-        }
-    }
-}
-
-/// The PostgreSQL index of `n` updates in its own database (built when missing or unfinished).
-/// The name of the cached PostgreSQL database of `n` updates.
-fn pg_name(n: usize) -> String {
-    format!(
-        "cantonscope_bench_{n}_{SEED}_s{}_v{SUMMARY_VERSION}",
-        store::SCHEMA_VERSION
-    )
-}
-
-fn pg_cached(admin_url: &str, template: &[String], copier: &Copier, n: usize) -> Location {
-    let name = pg_name(n);
-    let mut url = reqwest::Url::parse(admin_url).expect("INDEX_BENCH_PG_URL is a URL");
-    url.set_path(&format!("/{name}"));
-    let location = Location::Postgres(url.to_string());
-    let done = store::open_reader(&location)
-        .ok()
-        .and_then(|mut i| i.chunks().ok())
-        .is_some_and(|chunks| chunks.iter().any(|c| c.state == "done"));
-    if !done {
-        let mut admin = postgres::Client::connect(admin_url, postgres::NoTls)
-            .expect("INDEX_BENCH_PG_URL answers");
-        admin
-            .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
-            .expect("drop");
-        admin
-            .batch_execute(&format!("CREATE DATABASE {name}"))
-            .expect("create");
-        eprintln!("index bench: building PostgreSQL database {name} ({n} updates)…");
-        let rate = build_at(&location, template, copier, n, true, None);
-        eprintln!("index bench: built at {rate:.0} updates/s");
-    }
-    location
 }
 
 fn search_group(

@@ -311,20 +311,16 @@ mod tests {
 
     #[test]
     fn parts_in_another_form_give_the_decoded_row_from_the_decoded_parts() {
-        let odd = [
-            r#"{"a": 1}"#,
-            r#"{"a":1.5}"#,
-            r#"{"a":1e3}"#,
-            r#"{"a":-0}"#,
-            r#"{"a":18446744073709551616}"#,
-            r#"{"a":-9223372036854775809}"#,
-            r#"{"a":"q\"uote"}"#,
-            r#"{"a":"\u00e9"}"#,
-            r#"{"a":"x\/y"}"#,
-            r#"{"a":1,"a":2,"finalization_time":"t","b":3}"#,
-            "[1, 2]",
-            " {}",
-        ];
+        let odd = crate::model::json_tokens::NOT_PRINTED_FORM
+            .into_iter()
+            .chain([
+                r#"{"a": 1}"#,
+                r#"{"a":"\u00e9"}"#,
+                r#"{"a":"x\/y"}"#,
+                r#"{"a":1,"a":2,"finalization_time":"t","b":3}"#,
+                "[1, 2]",
+                " {}",
+            ]);
         for text in odd {
             for parts in [
                 [Some(text), None, None],
