@@ -1048,7 +1048,7 @@ fn non_hub_counts(path: &Path, dso: &str) {
         rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .expect("the index opens");
     let threshold = store::hubs::DEFAULT_THRESHOLD;
-    let term = |id: Option<i64>, below: i64| -> Option<(String, String, i64)> {
+    let term = |id: Option<i64>, below: i64| -> Option<Term> {
         conn.query_row(
             "SELECT kind, value, n FROM terms WHERE (?1 IS NULL AND n < ?2 AND kind IN (1, 2, 3))
                OR id = ?1 ORDER BY n DESC LIMIT 1",
@@ -1069,12 +1069,46 @@ fn non_hub_counts(path: &Path, dso: &str) {
         )
         .ok();
     let hub = least_hub.and_then(|id| term(Some(id), 0));
-    for below in [threshold, threshold / 10] {
-        let Some((field, value, n)) = term(None, below) else {
-            continue;
-        };
+    let below: Vec<Term> = [threshold, threshold / 10]
+        .into_iter()
+        .filter_map(|b| term(None, b))
+        .collect();
+    let cold = drop_caches();
+    let fresh = || {
+        drop_caches();
+        store::open_reader(&Location::Sqlite(path.to_owned())).expect("reader")
+    };
+    two_term_figures(
+        "",
+        dso,
+        hub.as_ref(),
+        &below,
+        &fresh,
+        if cold {
+            "each first cold"
+        } else {
+            "warm: the page cache cannot be dropped"
+        },
+    );
+}
+
+/// A term of the index: its field, its value and the updates it is in.
+type Term = (String, String, i64);
+
+/// Each of `below` with the DSO party, then with the least frequent hub: the first page of 100
+/// and again, then the count three times, each from a `fresh` reader (cold where it can be);
+/// `engine` and `how` name them in the lines printed.
+fn two_term_figures(
+    engine: &str,
+    dso: &str,
+    hub: Option<&Term>,
+    below: &[Term],
+    fresh: &dyn Fn() -> Box<dyn IndexReader>,
+    how: &str,
+) {
+    for (field, value, n) in below {
         let mut pairs = vec![(format!("party:{dso}"), "the DSO party".to_owned())];
-        if let Some((hub_field, hub_value, hub_n)) = &hub {
+        if let Some((hub_field, hub_value, hub_n)) = hub {
             pairs.push((
                 format!("{hub_field}:{hub_value}"),
                 format!("the least frequent hub ({hub_n} updates)"),
@@ -1082,16 +1116,14 @@ fn non_hub_counts(path: &Path, dso: &str) {
         }
         for (with, name) in pairs {
             let query = Query::parse(&[with, format!("{field}:{value}")]).expect("a query");
-            let cold = drop_caches();
-            let mut index = store::open_reader(&Location::Sqlite(path.to_owned())).expect("reader");
+            let mut index = fresh();
             let t = Instant::now();
             let rows = index.search(&query, None, None, 100).expect("search");
             let page = t.elapsed().as_secs_f64() * 1e3;
             let t = Instant::now();
             index.search(&query, None, None, 100).expect("search");
             let page_again = t.elapsed().as_secs_f64() * 1e3;
-            drop_caches();
-            let mut index = store::open_reader(&Location::Sqlite(path.to_owned())).expect("reader");
+            let mut index = fresh();
             let mut times = Vec::new();
             let mut count = 0;
             for _ in 0..3 {
@@ -1100,14 +1132,9 @@ fn non_hub_counts(path: &Path, dso: &str) {
                 times.push(format!("{:.1} ms", t.elapsed().as_secs_f64() * 1e3));
             }
             eprintln!(
-                "index bench: {name} and a {field} of {n} updates (no hub): first page ({} rows) {page:.1} ms, again {page_again:.2} ms; count {count} in {} ({})",
+                "index bench: {engine}{name} and a {field} of {n} updates (no hub): first page ({} rows) {page:.1} ms, again {page_again:.2} ms; count {count} in {} ({how})",
                 rows.len(),
                 times.join(", "),
-                if cold {
-                    "each first cold"
-                } else {
-                    "warm: the page cache cannot be dropped"
-                }
             );
         }
     }

@@ -11,7 +11,9 @@ use cantonscope::model::index::query::Query;
 use cantonscope::store::{self, IndexReader, Location};
 use criterion::Criterion;
 
-use super::{Copier, SEED, SUMMARY_VERSION, build_at, drop_caches, search_group};
+use super::{
+    Copier, SEED, SUMMARY_VERSION, Term, build_at, drop_caches, search_group, two_term_figures,
+};
 
 /// Whether PostgreSQL alone is measured (`INDEX_BENCH_PG_ONLY` set).
 pub fn only() -> bool {
@@ -117,7 +119,7 @@ fn non_hub_counts(location: &Location, dso: &str) {
     };
     let mut conn = postgres::Client::connect(url, postgres::NoTls).expect("connects");
     let threshold = store::hubs::DEFAULT_THRESHOLD;
-    let mut term = |id: Option<i64>, below: i64| -> Option<(String, String, i64)> {
+    let mut term = |id: Option<i64>, below: i64| -> Option<Term> {
         conn.query_opt(
             "SELECT t.kind, t.value, c.updates FROM terms t JOIN term_counts c ON c.term = t.id
               WHERE ($1::BIGINT IS NULL AND c.updates < $2 AND t.kind IN (1, 2, 3)) OR t.id = $1
@@ -139,7 +141,7 @@ fn non_hub_counts(location: &Location, dso: &str) {
         .expect("hubs read")
         .map(|r| r.get(0));
     let hub = least_hub.and_then(|id| term(Some(id), 0));
-    let below: Vec<(String, String, i64)> = [threshold, threshold / 10]
+    let below: Vec<Term> = [threshold, threshold / 10]
         .into_iter()
         .filter_map(|b| term(None, b))
         .collect();
@@ -148,43 +150,18 @@ fn non_hub_counts(location: &Location, dso: &str) {
         restarted(location, true)
             .unwrap_or_else(|| store::open_reader(location).expect("PostgreSQL reader"))
     };
-    for (field, value, n) in below {
-        let mut pairs = vec![(format!("party:{dso}"), "the DSO party".to_owned())];
-        if let Some((hub_field, hub_value, hub_n)) = &hub {
-            pairs.push((
-                format!("{hub_field}:{hub_value}"),
-                format!("the least frequent hub ({hub_n} updates)"),
-            ));
-        }
-        for (with, name) in pairs {
-            let query = Query::parse(&[with, format!("{field}:{value}")]).expect("a query");
-            let mut index = fresh();
-            let t = Instant::now();
-            let rows = index.search(&query, None, None, 100).expect("search");
-            let page = t.elapsed().as_secs_f64() * 1e3;
-            let t = Instant::now();
-            index.search(&query, None, None, 100).expect("search");
-            let page_again = t.elapsed().as_secs_f64() * 1e3;
-            let mut index = fresh();
-            let mut times = Vec::new();
-            let mut count = 0;
-            for _ in 0..3 {
-                let t = Instant::now();
-                count = index.count(&query, None, None).expect("count");
-                times.push(format!("{:.1} ms", t.elapsed().as_secs_f64() * 1e3));
-            }
-            eprintln!(
-                "index bench: PostgreSQL, {name} and a {field} of {n} updates (no hub): first page ({} rows) {page:.1} ms, again {page_again:.2} ms; count {count} in {} ({})",
-                rows.len(),
-                times.join(", "),
-                if restartable {
-                    "each first from a server just restarted, catalogs warm"
-                } else {
-                    "warm: INDEX_BENCH_PG_RESTART is not set"
-                }
-            );
-        }
-    }
+    two_term_figures(
+        "PostgreSQL, ",
+        dso,
+        hub.as_ref(),
+        &below,
+        &fresh,
+        if restartable {
+            "each first from a server just restarted, catalogs warm"
+        } else {
+            "warm: INDEX_BENCH_PG_RESTART is not set"
+        },
+    );
 }
 
 /// The name of the cached PostgreSQL database of `n` updates.
