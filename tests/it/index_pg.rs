@@ -1068,6 +1068,14 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
                 "{term}, {limit} rows"
             );
         }
+        // Its count: the distinct updates of the contracts' keys on PostgreSQL.
+        let count = search(dir.path(), &db.url, &[&term], &["--count"]);
+        assert_eq!(
+            count,
+            search(dir.path(), sqlite_at, &[&term], &["--count"]),
+            "{term}, its count"
+        );
+        assert_ne!(count, vec!["0".to_owned()], "{term}: {count:?}");
     }
 }
 

@@ -569,21 +569,30 @@ impl PgIndex {
                 tx.commit()?;
                 return Ok(n);
             }
-            let sql = match plan.drive {
+            let sql = match (&plan.merge, plan.drive) {
+                // A prefix of several contracts over the whole index: the distinct updates of
+                // their keys, each term's read by the keys' primary key (testing every update
+                // against them took 3-14 s at 10 M updates for 698 contracts: 0.1 s cold).
+                (Some(terms), _) => format!(
+                    "SELECT count(DISTINCT k.seq) FROM keys k WHERE k.term IN ({})",
+                    join(terms)
+                ),
                 // One term over the whole index: its count kept at write time.
-                Some(term) if plan.range.is_empty() && plan.others.is_empty() => format!(
+                (None, Some(term)) if plan.range.is_empty() && plan.others.is_empty() => format!(
                     "SELECT coalesce((SELECT updates FROM term_counts WHERE term = {term}), 0)"
                 ),
-                Some(term) if plan.others.is_empty() => format!(
+                (None, Some(term)) if plan.others.is_empty() => format!(
                     "SELECT count(*) FROM keys k WHERE k.term = {term} AND {}",
                     plan.conditions()
                 ),
-                Some(term) => format!(
+                (None, Some(term)) => format!(
                     "SELECT count(*) FROM keys k JOIN updates u ON u.seq = k.seq
                      WHERE k.term = {term} AND {}",
                     plan.conditions()
                 ),
-                None => format!("SELECT count(*) FROM updates u WHERE {}", plan.conditions()),
+                (None, None) => {
+                    format!("SELECT count(*) FROM updates u WHERE {}", plan.conditions())
+                }
             };
             let n: i64 = tx.query_one(&sql, &[])?.get(0);
             tx.commit()?;
