@@ -223,9 +223,12 @@ impl Copier {
         }
     }
 
-    /// How the bench's bodies are packed: with [`Copier::dictionary`].
-    fn packing(&self) -> Packing {
-        Packing::with_dictionary(&self.dictionary).expect("a dictionary")
+    /// How the bench's bodies are packed: with [`Copier::dictionary`], with references when
+    /// `refs` (an engine that resolves them: SQLite).
+    fn packing(&self, refs: bool) -> Packing {
+        Packing::with_dictionary(&self.dictionary)
+            .expect("a dictionary")
+            .referencing(refs)
     }
 
     /// A string of the template as copy `k` has it.
@@ -307,7 +310,9 @@ fn page_of(texts: &[String], page_start: Option<Position>, packing: Option<&Pack
     for text in texts {
         let item: UpdateItem = serde_json::from_str(text).expect("an item decodes");
         let digest = digest_of(text).expect("a digest");
-        let row = row_with_digest(&item, &mut summarizer, digest, packer.as_mut()).expect("a row");
+        let refs = packing.is_some_and(Packing::references);
+        let row = row_with_digest(&item, &mut summarizer, digest, packer.as_mut(), refs)
+            .expect("a row");
         cursor = Some(Position {
             migration_id: row.migration_id,
             record_time: item.record_time().unwrap_or_default().to_owned(),
@@ -447,7 +452,7 @@ fn wal_by_table(onto: &Path, page_body: &str, copier: &Copier) {
     let wal = PathBuf::from(format!("{}-wal", path.display()));
     let (mut index, chunk) = new_index_at(&location, copier);
     let before = wal_frames(&wal, 0).len();
-    let page = page_par(page_body, None, Some(&copier.packing()));
+    let page = page_par(page_body, None, Some(&copier.packing(true)));
     index.write_page(chunk, &page).expect("written");
     // Read while the writer is open: closing it copies the WAL into the file.
     let frames = wal_frames(&wal, before);
@@ -487,7 +492,7 @@ fn sync_cpu_per_update(
     runs: usize,
     onto: Option<&Onto>,
 ) {
-    let packing = copier.packing();
+    let packing = copier.packing(!matches!(onto, Some(Onto::Postgres { .. })));
     let cpu = cpu_seconds();
     let wall = Instant::now();
     // The one writer's time in `write_page`, and waiting for the next page.
@@ -635,7 +640,7 @@ fn sync_cpu_per_update(
         "decode, summary, History row and keys (no digest, no body)",
         &|t| {
             let item = serde_json::from_str::<UpdateItem>(t).expect("an item");
-            row_with_digest(&item, &mut summarizer.borrow_mut(), [0; 32], None)
+            row_with_digest(&item, &mut summarizer.borrow_mut(), [0; 32], None, false)
                 .map_or(0, |r| r.keys.len())
         },
     );
@@ -696,7 +701,7 @@ fn build_at(
     let started = Instant::now();
     let (mut index, chunk) = new_index_at(location, copier);
     let (tx, rx) = mpsc::sync_channel::<(PageWrite, Option<PageEvents>)>(4);
-    let packing = copier.packing();
+    let packing = copier.packing(index.body_refs());
     let packing = bodies.then_some(&packing);
     std::thread::scope(|s| {
         s.spawn(move || {
@@ -843,7 +848,7 @@ fn index_benches(c: &mut Criterion) {
     let updates: usize = pages.iter().map(Vec::len).sum();
     // The page bodies as they arrive from a scan (receiving them is not the sync's CPU work).
     let page_bodies: Vec<String> = pages.iter().map(|p| page_body(p)).collect();
-    let packing = copier.packing();
+    let packing = copier.packing(true);
     if let Some(runs) = std::env::var("INDEX_SYNC_CPU_RUNS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())

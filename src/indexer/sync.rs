@@ -249,7 +249,10 @@ impl Engine<'_> {
         if let Some(packing) = self.packing.borrow().as_ref() {
             return Ok(Rc::clone(packing));
         }
-        let mut dictionary = self.store.call(IndexReader::body_dictionary).await?;
+        let (mut dictionary, refs) = self
+            .store
+            .call(|s| Ok((s.body_dictionary()?, s.body_refs())))
+            .await?;
         let samples = dictionary.is_none().then(|| {
             let mut samples = self.samples.borrow_mut();
             samples.extend(items.iter().map(|i| i.raw().get().to_owned()));
@@ -275,10 +278,10 @@ impl Engine<'_> {
                 .await?;
         }
         let Some(dictionary) = dictionary else {
-            return Ok(Rc::new(Packing::plain()));
+            return Ok(Rc::new(Packing::plain().referencing(refs)));
         };
         let packing = match Packing::with_dictionary(&dictionary) {
-            Ok(packing) => Rc::new(packing),
+            Ok(packing) => Rc::new(packing.referencing(refs)),
             Err(detail) => {
                 let path = self.store.call(|s| Ok(s.shown())).await?;
                 return Err(StoreError::Corrupt { path, detail }.into());

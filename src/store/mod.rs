@@ -96,7 +96,7 @@ pub use crate::model::position::At;
 use reads::{BodyDictionaries, dictionary_id_of};
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 
 /// The verdicts whose result the events' index `events_verdict_other` covers (schema 10, both
 /// engines): those other than `accepted`, nearly all of them being accepted (an index of every

@@ -109,6 +109,13 @@ pub trait IndexReader: Send {
     /// none yet; a sync trains one from the first page it writes).
     fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError>;
 
+    /// Whether new bodies are packed with references to their update id and contract ids
+    /// ([`crate::model::index::refs`]): SQLite's schema 14 resolves them; PostgreSQL keeps
+    /// the bodies whole.
+    fn body_refs(&self) -> bool {
+        false
+    }
+
     /// Every update id with its digest, in ledger order (tests, `index verify`).
     fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError>;
 

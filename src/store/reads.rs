@@ -360,6 +360,20 @@ impl BodyDictionaries {
         update_id: &str,
         packed: &[u8],
     ) -> Result<String, StoreError> {
+        let bytes = self.unpack_bytes(shown, update_id, packed)?;
+        String::from_utf8(bytes).map_err(|e| StoreError::Corrupt {
+            path: shown.to_owned(),
+            detail: format!("the body of {update_id} is not UTF-8: {e}"),
+        })
+    }
+
+    /// [`Self::unpack`]'s bytes, not checked to be UTF-8.
+    pub(super) fn unpack_bytes(
+        &mut self,
+        shown: &str,
+        update_id: &str,
+        packed: &[u8],
+    ) -> Result<Vec<u8>, StoreError> {
         let corrupt = |detail: String| StoreError::Corrupt {
             path: shown.to_owned(),
             detail,
@@ -381,8 +395,7 @@ impl BodyDictionaries {
                 Some(d) => dctx.decompress_using_ddict(&mut bytes, packed, d.as_ddict()),
             };
             if done.is_ok() {
-                return String::from_utf8(bytes)
-                    .map_err(|e| corrupt(format!("the body of {update_id} is not UTF-8: {e}")));
+                return Ok(bytes);
             }
             // Not what its frame says (damaged): read as a stream, which tells why.
         }
@@ -404,8 +417,7 @@ impl BodyDictionaries {
             }
         };
         read.map_err(|e| corrupt(format!("the body of {update_id} does not decompress: {e}")))?;
-        String::from_utf8(bytes)
-            .map_err(|e| corrupt(format!("the body of {update_id} is not UTF-8: {e}")))
+        Ok(bytes)
     }
 }
 

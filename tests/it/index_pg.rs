@@ -996,7 +996,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     let migrate = || {
         let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
-        assert_eq!(status(dir.path(), &db.url)["schema_version"], 13);
+        assert_eq!(status(dir.path(), &db.url)["schema_version"], 14);
         let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
@@ -1028,7 +1028,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     .expect("schema 4");
     let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 13);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 14);
     let bits: i64 = pg
         .query_one("SELECT count(*) FROM hub_bits", &[])
         .expect("bits")
@@ -1280,7 +1280,7 @@ fn a_postgres_index_of_schema_7_is_migrated_its_events_repacked_and_read_back_as
         &["--until", &until, "--verify", "1", "--no-events"],
     );
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 13);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 14);
     assert_eq!(crate::index_events::events_kept_at(&location), before);
     assert_eq!(
         search(dir.path(), &db.url, &["verdict:accepted"], &["--count"]),

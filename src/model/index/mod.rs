@@ -14,6 +14,7 @@ mod canonical_fast;
 pub mod pack;
 pub mod query;
 pub mod read;
+pub mod refs;
 pub mod rounds;
 pub mod stats;
 pub mod terms;
@@ -33,7 +34,7 @@ use super::consensus::{LocalFields, canonical_json};
 use super::export::ExportRow;
 use super::format::parse_time_micros;
 use super::summary::Summarizer;
-use pack::{Packing, pack_body};
+use pack::{Packing, pack_body, pack_body_with_refs};
 
 /// The version of what the index derives from a body (the row fields and keys): an index whose
 /// summaries are of another version is rebuilt from its bodies or refused, never misread.
@@ -212,16 +213,20 @@ pub fn row_of(item: &UpdateItem, summarizer: &mut Summarizer) -> Result<IndexRow
         summarizer,
         digest,
         Some(&mut Packing::plain().packer()?),
+        false,
     )
 }
 
 /// [`row_of`] with the item's digest already computed ([`digest_of`] of its JSON), its body
-/// packed by `packer` (none: kept without a body).
+/// packed by `packer` (none: kept without a body), with references when `refs`
+/// ([`pack::pack_body_with_refs`]: the contracts of its keys that are [`refs::referable`], in
+/// the keys' order).
 pub fn row_with_digest(
     item: &UpdateItem,
     summarizer: &mut Summarizer,
     digest: Digest,
     packer: Option<&mut zstd::bulk::Compressor<'_>>,
+    refs: bool,
 ) -> Result<IndexRow, String> {
     let raw = item.raw().get();
     let update_id = item
@@ -238,6 +243,15 @@ pub fn row_with_digest(
         .ok_or_else(|| format!("update {update_id} has no migration_id"))?;
     let summary = summarizer.summarize(item);
     let export = ExportRow::of(&summary, summarizer);
+    let keys = keys_of(item);
+    let body = match packer {
+        None => None,
+        Some(p) if refs => {
+            let contracts: Vec<&str> = body_contracts(&keys).collect();
+            Some(pack_body_with_refs(raw, &update_id, &contracts, p)?)
+        }
+        Some(p) => Some(pack_body(raw, p)?),
+    };
     let row = IndexRow {
         kind: export.kind.to_owned(),
         root_action: export.root_action.clone(),
@@ -245,11 +259,19 @@ pub fn row_with_digest(
         update_id,
         migration_id,
         record_time,
-        keys: keys_of(item),
+        keys,
         digest,
-        body: packer.map(|p| pack_body(raw, p)).transpose()?,
+        body,
     };
     Ok(row)
+}
+
+/// The contract ids a body with references names by place ([`refs`]): those of `keys` that
+/// are [`refs::referable`], in the keys' order (the engine keeps their term ids in that order).
+pub fn body_contracts(keys: &[(KeyKind, String)]) -> impl Iterator<Item = &str> {
+    keys.iter()
+        .filter(|(kind, value)| *kind == KeyKind::Contract && refs::referable(value))
+        .map(|(_, value)| value.as_str())
 }
 
 /// How many parts [`par_chunks`] makes: the machine's cores, at most 8. Asked once: the
@@ -349,8 +371,11 @@ pub fn rows_of(
             Ok(packer) => packer,
             Err(e) => return vec![Err(e)],
         };
+        let refs = packing.is_some_and(Packing::references);
         part.iter()
-            .map(|(item, digest)| row_with_digest(item, &mut summarizer, **digest, packer.as_mut()))
+            .map(|(item, digest)| {
+                row_with_digest(item, &mut summarizer, **digest, packer.as_mut(), refs)
+            })
             .collect()
     })
     .into_iter()

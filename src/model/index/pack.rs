@@ -31,12 +31,31 @@ pub const DICTIONARY_SAMPLES: usize = 200;
 /// when it has one.
 pub struct Packing {
     dictionary: Option<(u32, EncoderDictionary<'static>)>,
+    /// Whether the bodies are packed with references ([`super::refs`]): for an engine that
+    /// resolves them (SQLite's schema 14).
+    refs: bool,
 }
 
 impl Packing {
     /// Without a dictionary.
     pub fn plain() -> Packing {
-        Packing { dictionary: None }
+        Packing {
+            dictionary: None,
+            refs: false,
+        }
+    }
+
+    /// The same packing, the bodies with references ([`super::refs`]) to the update's id and
+    /// its contract ids (the engine keeps the contracts' list beside each body).
+    #[must_use]
+    pub fn referencing(mut self, refs: bool) -> Packing {
+        self.refs = refs;
+        self
+    }
+
+    /// Whether the bodies are packed with references.
+    pub fn references(&self) -> bool {
+        self.refs
     }
 
     /// With `dictionary` (as [`train_dictionary`] made it); an error for bytes that are not a
@@ -48,6 +67,7 @@ impl Packing {
             .map_err(|e| format!("the index's body dictionary {id} is damaged: {e}"))?;
         Ok(Packing {
             dictionary: Some((id, prepared)),
+            refs: false,
         })
     }
 
@@ -72,6 +92,27 @@ impl Packing {
 pub fn pack_body(item_json: &str, packer: &mut Compressor<'_>) -> Result<Vec<u8>, String> {
     packer
         .compress(compact_json(item_json).as_bytes())
+        .map_err(|e| format!("cannot compress a body: {e}"))
+}
+
+/// [`pack_body`] with references ([`super::refs::tokenize`]): the update id `update_id` and
+/// the contract ids `contracts` (the update's, in the order the engine keeps their list)
+/// replaced by tokens before zstd.
+pub fn pack_body_with_refs(
+    item_json: &str,
+    update_id: &str,
+    contracts: &[&str],
+    packer: &mut Compressor<'_>,
+) -> Result<Vec<u8>, String> {
+    let mut text = Vec::new();
+    super::refs::tokenize(
+        compact_json(item_json).as_bytes(),
+        update_id,
+        contracts,
+        &mut text,
+    );
+    packer
+        .compress(&text)
         .map_err(|e| format!("cannot compress a body: {e}"))
 }
 

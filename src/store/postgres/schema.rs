@@ -380,7 +380,8 @@ impl PgIndex {
             tx.batch_execute("DROP INDEX IF EXISTS events_verdict")
                 .map_err(|e| target.error(&e))?;
             // Schema 11 packs SQLite's contract-id terms as bytes, schema 12 keeps SQLite's
-            // party sets and actions once; PostgreSQL's layout is the same as schema 10's (its
+            // party sets and actions once, schema 13 its update ids as bytes, schema 14 its
+            // bodies with references; PostgreSQL's layout is the same as schema 10's (its
             // version only follows the shared number).
             if older.is_some() {
                 tx.execute(

@@ -12,6 +12,7 @@
 //! read.rs    chunks, status and gaps, bodies, digests, the explorer's reads
 //! ```
 
+mod body_refs;
 mod checkpoint;
 mod events_write;
 mod pairs;
@@ -62,6 +63,8 @@ pub struct SqliteIndex {
     checkpointer: Option<checkpoint::Checkpointer>,
     /// The sets its search rows named, by id.
     row_cache: row_cache::RowCache,
+    /// The contract ids its bodies' references named, by term id ([`body_refs`]).
+    contracts: body_refs::Contracts,
 }
 
 impl SqliteIndex {
@@ -120,6 +123,10 @@ impl IndexReader for SqliteIndex {
 
     fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError> {
         self.chunk_rows()
+    }
+
+    fn body_refs(&self) -> bool {
+        true
     }
 
     fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError> {

@@ -295,12 +295,54 @@ impl SqliteIndex {
 
     /// A kept body made text again, the index's dictionaries loaded first when it names one
     /// not loaded yet.
-    pub(super) fn unpack(&mut self, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
+    /// Schema 14: the body kept is its contracts' term ids and then the packed text with
+    /// references ([`super::body_refs`]), resolved here (each contract looked up by its term
+    /// id once, then kept).
+    pub(super) fn unpack(&mut self, update_id: &str, kept: &[u8]) -> Result<String, StoreError> {
+        let mut refs = std::mem::take(&mut self.contracts.refs);
+        let result = self.unpack_with(update_id, kept, &mut refs);
+        self.contracts.refs = refs;
+        result
+    }
+
+    fn unpack_with(
+        &mut self,
+        update_id: &str,
+        kept: &[u8],
+        refs: &mut Vec<i64>,
+    ) -> Result<String, StoreError> {
+        let corrupt = |path: &std::path::Path, detail: String| StoreError::Corrupt {
+            path: path.display().to_string(),
+            detail: format!("the body of {update_id}: {detail}"),
+        };
+        let packed = super::body_refs::split(kept, refs)
+            .ok_or_else(|| corrupt(&self.path, "its references are cut short".to_owned()))?;
         if self.dictionaries.wants(packed) {
             let all = self.dictionaries_of("dictionaries")?;
             self.dictionaries.load(all);
         }
-        self.dictionaries.unpack(&self.shown(), update_id, packed)
+        let text = self
+            .dictionaries
+            .unpack_bytes(&self.shown(), update_id, packed)?;
+        if text.first() != Some(&crate::model::index::refs::TOKENIZED) {
+            return String::from_utf8(text)
+                .map_err(|e| corrupt(&self.path, format!("not UTF-8: {e}")));
+        }
+        let mut out = Vec::new();
+        let (conn, contracts) = (&self.conn, &mut self.contracts);
+        crate::model::index::refs::detokenize(
+            &text,
+            update_id,
+            |n, out| {
+                let id = refs
+                    .get(n)
+                    .ok_or_else(|| format!("it names contract {n} of {}", refs.len()))?;
+                contracts.resolve(conn, *id, out)
+            },
+            &mut out,
+        )
+        .map_err(|detail| corrupt(&self.path, detail))?;
+        String::from_utf8(out).map_err(|e| corrupt(&self.path, format!("not UTF-8: {e}")))
     }
 
     /// Every dictionary of `table` (`dictionaries`: the bodies'; `event_dictionaries`), by id.

@@ -344,6 +344,7 @@ impl SqliteIndex {
             event_dictionaries: crate::store::BodyDictionaries::default(),
             checkpointer: None,
             row_cache: super::row_cache::RowCache::default(),
+            contracts: super::body_refs::Contracts::default(),
         };
         index
             .conn
@@ -433,6 +434,7 @@ impl SqliteIndex {
                 .map_err(|e| index.engine(&e))?;
             tx.execute_batch(SCHEMA)
                 .and_then(|()| tx.execute_batch(super::row_sets::SETS))
+                .and_then(|()| tx.execute_batch(super::body_refs::CONTRACT_INDEX))
                 .and_then(|()| tx.execute_batch(pairs::CREATE))
                 .and_then(|()| tx.execute_batch(DICTIONARIES))
                 .and_then(|()| tx.execute_batch(EVENTS))
@@ -596,6 +598,16 @@ impl SqliteIndex {
             done.push(
                 "the update ids kept as bytes, half their text's size, and the party sets and actions found by a hash, not by a second copy of their text (the space freed is reused by the next syncs; `VACUUM` gives it back now)".to_owned(),
             );
+        }
+        if found < 14 {
+            let rewritten =
+                super::body_refs::migrate_13_to_14(&tx).map_err(|detail| StoreError::Engine {
+                    path: path.display().to_string(),
+                    detail: format!("cannot give its bodies references: {detail}"),
+                })?;
+            done.push(format!(
+                "the update id and the contract ids of {rewritten} bodies kept as references, each contract id once among the search terms (the space freed is reused by the next syncs; `VACUUM` gives it back now)"
+            ));
         }
         if found < 4 {
             done.push(

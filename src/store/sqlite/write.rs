@@ -37,14 +37,17 @@ fn values_sql(head: &str, columns: usize, rows: usize) -> String {
     format!("{head}{}", vec![group; rows].join(","))
 }
 
-/// Runs `statement` ([`INSERT_UPDATE`] of `rows.len()` rows) for `rows` (row, seq, and the
-/// ids of its action and party set: [`super::row_sets`]).
+/// A new update as written: its row, seq, the ids of its action and party set
+/// ([`super::row_sets`]) and its body as kept ([`super::body_refs::stored`]).
+type NewRow<'a> = (&'a IndexRow, i64, (i64, i64), Option<Vec<u8>>);
+
+/// Runs `statement` ([`INSERT_UPDATE`] of `rows.len()` rows) for `rows`.
 fn insert_updates(
     statement: &mut rusqlite::CachedStatement<'_>,
-    rows: &[(&IndexRow, i64, (i64, i64))],
+    rows: &[NewRow<'_>],
     chunk: i64,
 ) -> rusqlite::Result<()> {
-    for (i, (row, seq, (action, party_set))) in rows.iter().enumerate() {
+    for (i, (row, seq, (action, party_set), body)) in rows.iter().enumerate() {
         let at = i * UPDATE_COLUMNS;
         statement.raw_bind_parameter(at + 1, seq)?;
         statement.raw_bind_parameter(at + 2, super::update_ids::stored(&row.update_id))?;
@@ -53,7 +56,7 @@ fn insert_updates(
         statement.raw_bind_parameter(at + 5, action)?;
         statement.raw_bind_parameter(at + 6, party_set)?;
         statement.raw_bind_parameter(at + 7, row.digest.as_slice())?;
-        statement.raw_bind_parameter(at + 8, &row.body)?;
+        statement.raw_bind_parameter(at + 8, body)?;
         statement.raw_bind_parameter(at + 9, chunk)?;
     }
     statement.raw_execute().map(|_| ())
@@ -125,33 +128,16 @@ fn write_rows(
             return Ok(PageWritten::default());
         }
     };
-    // The updates in statements of UPDATES_PER_INSERT rows (the rest one by one), their `seq`
-    // given here: the next after the newest, as SQLite would have chosen.
+    // Their `seq` given here: the next after the newest, as SQLite would have chosen.
     let first_seq: i64 =
         tx.query_row("SELECT coalesce(max(seq), 0) + 1 FROM updates", [], |r| {
             r.get(0)
         })?;
     let mut sets = super::row_sets::RowSets::default();
-    let new_rows = fresh
+    let set_ids = fresh
         .iter()
-        .map(|at| &rows[*at])
-        .zip(first_seq..)
-        .map(|(row, seq)| Ok((row, seq, sets.ids(tx, row)?)))
+        .map(|at| sets.ids(tx, &rows[*at]))
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    let full = new_rows.len() - new_rows.len() % UPDATES_PER_INSERT;
-    let mut many = tx.prepare_cached(&values_sql(
-        INSERT_UPDATE,
-        UPDATE_COLUMNS,
-        UPDATES_PER_INSERT,
-    ))?;
-    for batch in new_rows[..full].chunks(UPDATES_PER_INSERT) {
-        insert_updates(&mut many, batch, chunk.id)?;
-    }
-    let mut one = tx.prepare_cached(&values_sql(INSERT_UPDATE, UPDATE_COLUMNS, 1))?;
-    for row in new_rows[full..].chunks(1) {
-        insert_updates(&mut one, row, chunk.id)?;
-    }
-    written.inserted = new_rows.len() as u64;
     // Of the page's terms (grouped before the writer, in the table's order), how many of its
     // new updates have each, and the newest of them.
     let terms = &page.terms;
@@ -167,6 +153,9 @@ fn write_rows(
     }
     // The terms the new updates have, in the table's order.
     let used: Vec<usize> = (0..terms.len()).filter(|t| counts[*t].0 > 0).collect();
+    let mut ids: Vec<Option<i64>> = vec![None; terms.len()];
+    let (mut hubs, threshold) = pairs::load(tx)?;
+    let mut new_hubs: Vec<i64> = Vec::new();
     if !used.is_empty() {
         let mut next: i64 = tx
             .query_row("SELECT value FROM meta WHERE key = 'next_term'", [], |r| {
@@ -181,9 +170,6 @@ fn write_rows(
         // ids offered to known terms stay unused: gaps, never reused). Each term's id is found
         // by its (kind, value) in the sorted list as the upsert returns it (read in place);
         // a term without one would write keys of no term: an error, the page rolled back.
-        let mut ids: Vec<Option<i64>> = vec![None; terms.len()];
-        let (mut hubs, threshold) = pairs::load(tx)?;
-        let mut new_hubs: Vec<i64> = Vec::new();
         for (batch, first_id) in used
             .chunks(TERMS_PER_UPSERT)
             .zip((first_new..).step_by(TERMS_PER_UPSERT))
@@ -238,6 +224,38 @@ fn write_rows(
                 [next.to_string()],
             )?;
         }
+    }
+    // The updates, each body with its contracts' term ids (the terms just upserted), in
+    // statements of UPDATES_PER_INSERT rows (the rest one by one).
+    let new_rows = fresh
+        .iter()
+        .zip(first_seq..)
+        .zip(set_ids)
+        .map(|((at, seq), set)| {
+            let row = &rows[*at];
+            let body = row.body.as_ref().map(|packed| {
+                let refs = super::body_refs::row_refs(row, terms.of_row(*at), &ids);
+                super::body_refs::stored(&refs, packed)
+            });
+            (row, seq, set, body)
+        })
+        .collect::<Vec<NewRow<'_>>>();
+    let full = new_rows.len() - new_rows.len() % UPDATES_PER_INSERT;
+    let mut many = tx.prepare_cached(&values_sql(
+        INSERT_UPDATE,
+        UPDATE_COLUMNS,
+        UPDATES_PER_INSERT,
+    ))?;
+    for batch in new_rows[..full].chunks(UPDATES_PER_INSERT) {
+        insert_updates(&mut many, batch, chunk.id)?;
+    }
+    let mut one = tx.prepare_cached(&values_sql(INSERT_UPDATE, UPDATE_COLUMNS, 1))?;
+    for row in new_rows[full..].chunks(1) {
+        insert_updates(&mut one, row, chunk.id)?;
+    }
+    written.inserted = new_rows.len() as u64;
+    drop(new_rows);
+    if !used.is_empty() {
         // The keys sorted as the table keeps them (each term's run written in place), in
         // statements of KEYS_PER_INSERT rows.
         let mut keys: Vec<[i64; 4]> = Vec::new();
