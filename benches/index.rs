@@ -311,8 +311,8 @@ fn page_of(texts: &[String], page_start: Option<Position>, packing: Option<&Pack
         let item: UpdateItem = serde_json::from_str(text).expect("an item decodes");
         let digest = digest_of(text).expect("a digest");
         let refs = packing.is_some_and(Packing::references);
-        let row = row_with_digest(&item, &mut summarizer, digest, packer.as_mut(), refs)
-            .expect("a row");
+        let row =
+            row_with_digest(&item, &mut summarizer, digest, packer.as_mut(), refs).expect("a row");
         cursor = Some(Position {
             migration_id: row.migration_id,
             record_time: item.record_time().unwrap_or_default().to_owned(),

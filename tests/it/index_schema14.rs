@@ -180,7 +180,11 @@ fn an_index_of_schema_13_is_migrated_in_place_and_answers_the_same() {
     let fresh = kept_bodies(&index);
     to_schema_13(&index);
     let plain = kept_bodies_as_frames(&index);
-    assert!(plain.iter().all(|b| b.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])));
+    assert!(
+        plain
+            .iter()
+            .all(|b| b.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]))
+    );
     sqlite_migrates(
         dir.path(),
         url,
@@ -191,7 +195,9 @@ fn an_index_of_schema_13_is_migrated_in_place_and_answers_the_same() {
     let migrated = kept_bodies(&index);
     assert_eq!(migrated.len(), fresh.len());
     // The same contracts named, in the same order (their text's, as a fresh write has them).
-    let names = |b: &[(Vec<i64>, Vec<u8>)]| -> Vec<Vec<i64>> { b.iter().map(|(ids, _)| ids.clone()).collect() };
+    let names = |b: &[(Vec<i64>, Vec<u8>)]| -> Vec<Vec<i64>> {
+        b.iter().map(|(ids, _)| ids.clone()).collect()
+    };
     assert_eq!(names(&migrated), names(&fresh));
     let size = |b: &[(Vec<i64>, Vec<u8>)]| -> usize { b.iter().map(|(_, f)| f.len()).sum() };
     let plain_size: usize = plain.iter().map(Vec::len).sum();
@@ -256,7 +262,10 @@ fn a_prune_of_a_contracts_other_updates_leaves_the_bodies_that_name_it() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let conn = rusqlite::Connection::open(&index).expect("opens");
     let after = naming(&conn);
-    assert!(!after.is_empty() && after.iter().all(|(_, t)| *t >= cut), "{after:?}");
+    assert!(
+        !after.is_empty() && after.iter().all(|(_, t)| *t >= cut),
+        "{after:?}"
+    );
     let n: i64 = conn
         .query_row("SELECT n FROM terms WHERE id = ?1", [term], |r| r.get(0))
         .expect("the term is kept");

@@ -226,9 +226,16 @@ mod tests {
         let mut out = Vec::new();
         detokenize(b"{\"a\":1}", UPDATE_ID, |_, _| Ok(()), &mut out).expect("plain");
         assert_eq!(out, b"{\"a\":1}");
-        for bad in [&[TOKENIZED, MARK][..], &[TOKENIZED, MARK, b'z'], &[TOKENIZED, MARK, b'c', 0x80]] {
+        for bad in [
+            &[TOKENIZED, MARK][..],
+            &[TOKENIZED, MARK, b'z'],
+            &[TOKENIZED, MARK, b'c', 0x80],
+        ] {
             let mut out = Vec::new();
-            assert!(detokenize(bad, UPDATE_ID, |_, _| Ok(()), &mut out).is_err(), "{bad:?}");
+            assert!(
+                detokenize(bad, UPDATE_ID, |_, _| Ok(()), &mut out).is_err(),
+                "{bad:?}"
+            );
         }
         // A contract the resolver does not know: its error.
         let mut out = Vec::new();
@@ -243,7 +250,17 @@ mod tests {
 
     #[test]
     fn leb128_both_ways() {
-        for n in [0, 1, 127, 128, 300, 16_383, 16_384, u64::from(u32::MAX), u64::MAX] {
+        for n in [
+            0,
+            1,
+            127,
+            128,
+            300,
+            16_383,
+            16_384,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ] {
             let mut out = Vec::new();
             leb128(n, &mut out);
             assert_eq!(read_leb128(&out), Some((n, out.len())));

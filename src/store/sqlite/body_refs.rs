@@ -102,12 +102,15 @@ impl Contracts {
                 .optional()
             })
             .map_err(|e| e.to_string())?;
-        let value = value.ok_or_else(|| format!("a body names contract term {id}, which the index does not have"))?;
+        let value = value.ok_or_else(|| {
+            format!("a body names contract term {id}, which the index does not have")
+        })?;
         out.extend_from_slice(value.as_bytes());
         if self.values.len() >= Self::KEPT {
             self.values.clear();
         }
-        self.values.insert(id, value.into_bytes().into_boxed_slice());
+        self.values
+            .insert(id, value.into_bytes().into_boxed_slice());
         Ok(())
     }
 }
