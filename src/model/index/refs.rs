@@ -192,7 +192,12 @@ mod tests {
         // Many contracts: places past 127 take two bytes.
         let many: Vec<String> = (0..300).map(|i| format!("{C0}{i:04}")).collect();
         let refs: Vec<&str> = many.iter().map(String::as_str).collect();
-        let text: String = many.iter().rev().map(|c| format!("\"{c}\",")).collect();
+        let mut text = String::new();
+        for c in many.iter().rev() {
+            text.push('"');
+            text.push_str(c);
+            text.push_str("\",");
+        }
         round_trip(text.as_bytes(), &refs);
     }
 

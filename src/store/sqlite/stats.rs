@@ -88,7 +88,7 @@ impl SqliteIndex {
             .and_then(Iterator::collect::<Result<Vec<_>, _>>)
             .map_err(|e| engine_error(&self.path, &e))?
         };
-        page_updates(rows, |id, packed| self.unpack(id, packed))
+        self.reading(|s| page_updates(rows, |id, packed| s.unpack(id, packed)))
     }
 
     pub(super) fn read_stats_days(

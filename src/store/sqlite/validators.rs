@@ -71,7 +71,7 @@ impl SqliteIndex {
                 .collect()
             })
             .map_err(|e| engine_error(&self.path, &e))?;
-        bodies_of(rows, |id, packed| self.unpack(id, packed))
+        self.reading(|s| bodies_of(rows, |id, packed| s.unpack(id, packed)))
     }
 
     pub(super) fn read_written_after(
