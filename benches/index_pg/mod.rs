@@ -118,6 +118,13 @@ fn non_hub_counts(location: &Location, dso: &str) {
         return;
     };
     let mut conn = postgres::Client::connect(url, postgres::NoTls).expect("connects");
+    let least_hub: Option<i64> = conn
+        .query_opt(
+            "SELECT h.term FROM hubs h JOIN term_counts c ON c.term = h.term ORDER BY c.updates LIMIT 1",
+            &[],
+        )
+        .expect("hubs read")
+        .map(|r| r.get(0));
     let threshold = store::hubs::DEFAULT_THRESHOLD;
     let mut term = |id: Option<i64>, below: i64| -> Option<Term> {
         conn.query_opt(
@@ -132,14 +139,6 @@ fn non_hub_counts(location: &Location, dso: &str) {
             (field.to_owned(), r.get(1), r.get(2))
         })
     };
-    let least_hub: Option<i64> = postgres::Client::connect(url, postgres::NoTls)
-        .expect("connects")
-        .query_opt(
-            "SELECT h.term FROM hubs h JOIN term_counts c ON c.term = h.term ORDER BY c.updates LIMIT 1",
-            &[],
-        )
-        .expect("hubs read")
-        .map(|r| r.get(0));
     let hub = least_hub.and_then(|id| term(Some(id), 0));
     let below: Vec<Term> = [threshold, threshold / 10]
         .into_iter()
