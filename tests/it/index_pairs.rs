@@ -57,7 +57,7 @@ fn hubs(index: &Path) -> (Vec<String>, i64) {
 }
 
 /// The most frequent terms that are not hubs, and how many bitmap rows are kept.
-fn rare(index: &Path) -> (Vec<String>, i64) {
+pub(crate) fn rare(index: &Path) -> (Vec<String>, i64) {
     terms_and(
         index,
         "SELECT kind, value FROM terms WHERE kind IN (1, 2, 3)

@@ -1057,6 +1057,52 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
         .get(0);
     assert!(events, "the events table is made");
     compare("after the migration from schema 6");
+    // The hubs' bitmaps keyed by (term, block) alone, as a database made before they were kept
+    // in their key: the next sync makes the key again, keeping every bitmap, and the pages and
+    // counts of the hubs with each other and with a rarer term (walked, tested in the bitmaps
+    // a batch at a time) stay SQLite's.
+    let bitmaps = |pg: &mut postgres::Client| -> (i64, bool) {
+        let row = pg
+            .query_one(
+                "SELECT (SELECT count(*) FROM hub_bits), i.indnatts > i.indnkeyatts
+                 FROM pg_index i WHERE i.indrelid = 'hub_bits'::regclass AND i.indisprimary",
+                &[],
+            )
+            .expect("the bitmaps' key");
+        (row.get(0), row.get(1))
+    };
+    let (rows, covered) = bitmaps(&mut pg);
+    assert!(covered, "a new database keeps the bits in the key");
+    pg.batch_execute(
+        "ALTER TABLE hub_bits DROP CONSTRAINT hub_bits_pkey, ADD PRIMARY KEY (term, block)",
+    )
+    .expect("the key of before");
+    assert_eq!(bitmaps(&mut pg), (rows, false));
+    migrate();
+    let (after, covered) = bitmaps(&mut pg);
+    assert!(covered, "the next sync keeps the bits in the key");
+    assert!(after >= rows, "{after} rows of bits, {rows} before");
+    compare("after the bitmaps' key was made again");
+    let (rarer, _) = crate::index_pairs::rare(&sqlite);
+    assert!(!rarer.is_empty(), "terms below the threshold");
+    let mut queries = hub_pairs(&hubs);
+    for hub in hubs.iter().take(4) {
+        queries.extend(rarer.iter().map(|term| vec![hub.clone(), term.clone()]));
+    }
+    for query in queries {
+        let terms: Vec<&str> = query.iter().map(String::as_str).collect();
+        for extra in [
+            vec!["--limit", "1000000", "--from", from()],
+            vec!["--limit", "7"],
+            vec!["--limit", "1000000"],
+        ] {
+            assert_eq!(
+                search(dir.path(), &db.url, &terms, &extra),
+                search(dir.path(), sqlite_at, &terms, &extra),
+                "{query:?} {extra:?}"
+            );
+        }
+    }
     for prefix in crate::index_prefix::prefixes(&sqlite) {
         let term = format!("contract:{prefix}");
         for limit in ["1", "3", "100", "100000"] {

@@ -162,7 +162,7 @@ pub(super) fn migrate_4_to_5(c: &mut impl GenericClient) -> Result<usize, postgr
 }
 
 /// The bitmap of `term` when it is a hub (`None`: it is not one): read `whole`, or to be read a
-/// block at a time ([`read_block`]).
+/// block at a time ([`read_blocks`]).
 pub(super) fn bits(
     c: &mut impl GenericClient,
     term: i64,
@@ -250,6 +250,32 @@ pub(super) fn migrate_2_to_3(c: &mut impl GenericClient) -> Result<usize, postgr
     Ok(frequent.len())
 }
 
+/// Makes `hub_bits`' primary key carry the bits when it does not (a database made before
+/// they were), as SQLite's table is kept in its key's order: a hub's bitmap is then one range
+/// of the key read without the table (an index-only scan). The table's rows are in the order
+/// the pages wrote them, every hub's blocks between the others': the DSO party's 2,442 blocks
+/// at 10 M updates were 2,026 table pages, 324 ms to read cold, 1.2 ms from the key. The
+/// same key columns, so a build from before reads and writes it as it is.
+pub(super) fn cover_bits(c: &mut impl GenericClient) -> Result<(), postgres::Error> {
+    let key = c.query_opt(
+        "SELECT c.conname, i.indnatts > i.indnkeyatts FROM pg_constraint c
+         JOIN pg_index i ON i.indexrelid = c.conindid
+         WHERE c.conrelid = 'hub_bits'::regclass AND c.contype = 'p'",
+        &[],
+    )?;
+    let name = match key {
+        Some(row) if row.get::<_, bool>(1) => return Ok(()),
+        Some(row) => Some(row.get::<_, String>(0)),
+        None => None,
+    };
+    let drop = name.map_or_else(String::new, |name| {
+        format!("DROP CONSTRAINT \"{}\", ", name.replace('"', "\"\""))
+    });
+    c.batch_execute(&format!(
+        "ALTER TABLE hub_bits {drop}ADD PRIMARY KEY (term, block) INCLUDE (bits)"
+    ))
+}
+
 /// The count of two distinct terms over the whole index when both are hubs (`None`: not both).
 pub(super) fn count(
     c: &mut impl GenericClient,
@@ -274,25 +300,31 @@ pub(super) fn count(
     Ok(Some(n.unwrap_or(0)))
 }
 
-/// Reads the block of `term`'s bitmap that `seq` needs, when not read yet.
-pub(super) fn read_block(
+/// Reads the blocks of `term`'s bitmap that `seqs` need and are not read yet, in one
+/// statement: a walk tests a batch of the driving term's updates at a time (a statement a
+/// block was a round trip to the server each: a walk that found no row over 76,671 updates of
+/// a template read 2,442 blocks, 213 ms warm at 10 M updates).
+pub(super) fn read_blocks(
     c: &mut impl GenericClient,
     term: i64,
     bits: &mut HubBits,
-    seq: i64,
+    seqs: &[i64],
 ) -> Result<(), postgres::Error> {
-    let Some(block) = bits.unread(seq) else {
+    let mut blocks: Vec<i64> = seqs.iter().filter_map(|seq| bits.unread(*seq)).collect();
+    if blocks.is_empty() {
         return Ok(());
-    };
-    let stored: Option<Vec<u8>> = c
-        .query_opt(
-            "SELECT bits FROM hub_bits WHERE term = $1 AND block = $2",
-            &[&term, &block],
-        )?
-        .map(|r| r.get(0));
-    match stored {
-        Some(bytes) => bits.insert(block, &bytes),
-        None => bits.none_in(block),
+    }
+    blocks.sort_unstable();
+    blocks.dedup();
+    // A block the hub has no row for is none of its updates'.
+    for block in &blocks {
+        bits.none_in(*block);
+    }
+    for row in c.query(
+        "SELECT block, bits FROM hub_bits WHERE term = $1 AND block = ANY($2)",
+        &[&term, &blocks],
+    )? {
+        bits.insert(row.get(0), row.get(1));
     }
     Ok(())
 }

@@ -15,8 +15,13 @@ const MAX_PREFIX_MATCHES: usize = 100_000;
 /// Rows read per step of a prefix walk (all of them match: the walk is bounded above; at most
 /// 200 steps for the most a prefix may stand for).
 const PREFIX_BATCH: i64 = 500;
-/// Keys read per step of a walk tested in hubs' bitmaps.
+/// Keys read by the first step of a walk tested in hubs' bitmaps (each step's blocks of the
+/// bitmaps read in one statement); each next step reads four times as many, up to
+/// [`MAX_WALK_BATCH`], so a walk that finds few rows takes a few round trips, not one a
+/// batch of 500.
 const WALK_BATCH: i32 = 500;
+/// Most keys a step of a walk reads.
+const MAX_WALK_BATCH: i32 = 32_000;
 
 /// What a query term stands for: term ids, or (an update-id prefix) the updates' seqs.
 enum TermSet {
@@ -488,25 +493,28 @@ impl PgIndex {
                 ))?;
                 let portal = tx.bind(&walk, &[])?;
                 let mut seqs: Vec<i64> = Vec::new();
+                let mut size = WALK_BATCH;
                 'walk: loop {
-                    let batch = tx.query_portal(&portal, WALK_BATCH)?;
-                    for row in &batch {
-                        let seq: i64 = row.get(0);
-                        let mut all = true;
-                        for (hub, bits) in &mut bitmaps {
-                            super::pairs::read_block(&mut tx, *hub, bits, seq)?;
-                            all &= bits.has(seq);
-                        }
-                        if all {
-                            seqs.push(seq);
+                    let batch: Vec<i64> = tx
+                        .query_portal(&portal, size)?
+                        .iter()
+                        .map(|r| r.get(0))
+                        .collect();
+                    for (hub, bits) in &mut bitmaps {
+                        super::pairs::read_blocks(&mut tx, *hub, bits, &batch)?;
+                    }
+                    for seq in &batch {
+                        if bitmaps.iter().all(|(_, bits)| bits.has(*seq)) {
+                            seqs.push(*seq);
                             if i64::try_from(seqs.len()).unwrap_or(i64::MAX) >= limit {
                                 break 'walk;
                             }
                         }
                     }
-                    if batch.len() < WALK_BATCH as usize {
+                    if batch.len() < size as usize {
                         break;
                     }
+                    size = size.saturating_mul(4).min(MAX_WALK_BATCH);
                 }
                 let rows = rows_of(&mut tx, &seqs)?;
                 tx.commit()?;
