@@ -66,6 +66,37 @@ pub(crate) fn rare(index: &Path) -> (Vec<String>, i64) {
     )
 }
 
+/// The two hubs no update has together whose rarer has the most updates (a walk of the two
+/// that finds no row asks the pair's count after 100 updates), as query terms, and how many
+/// updates the rarer has.
+pub(crate) fn apart(index: &Path) -> (Vec<String>, i64) {
+    let conn = rusqlite::Connection::open(index).expect("opens");
+    let spelled = |t: &str| {
+        format!(
+            "{t}.kind, CASE WHEN typeof({t}.value) = 'blob' THEN lower(hex({t}.value)) ELSE {t}.value END"
+        )
+    };
+    let sql = format!(
+        "SELECT {}, {}, min(a.n, b.n) FROM hubs ha JOIN terms a ON a.id = ha.term
+           JOIN hubs hb ON hb.term > ha.term JOIN terms b ON b.id = hb.term
+         WHERE NOT EXISTS (SELECT 1 FROM pairs p WHERE p.a = ha.term AND p.b = hb.term)
+         ORDER BY 5 DESC LIMIT 1",
+        spelled("a"),
+        spelled("b")
+    );
+    let term = |kind: i64, value: String| {
+        let field = KeyKind::from_code(kind).expect("a key kind").field();
+        format!("{field}:{value}")
+    };
+    conn.query_row(&sql, [], |r| {
+        Ok((
+            vec![term(r.get(0)?, r.get(1)?), term(r.get(2)?, r.get(3)?)],
+            r.get(4)?,
+        ))
+    })
+    .expect("two hubs no update has together")
+}
+
 /// `index search TERMS --count` and the number of rows `index search TERMS` lists.
 fn count_and_rows(dir: &Path, index: &Path, terms: &[&str]) -> (u64, u64) {
     let count = count_all(dir, index, terms);
@@ -103,6 +134,16 @@ fn counts_equal_rows(dir: &Path, index: &Path, hubs: &[String], n: usize, since:
         shared >= 3 * n,
         "frequent terms share updates: {shared} {at}"
     );
+    // Two hubs no update has together, the rarer with more updates than a walk reads before
+    // it asks their pair's count: no row and a count of 0, over the whole index and from a
+    // time.
+    let (pair, n) = apart(index);
+    assert!(pair.len() == 2 && n > 100, "{pair:?} {n} {at}");
+    let terms: Vec<&str> = pair.iter().map(String::as_str).collect();
+    assert_eq!(count_and_rows(dir, index, &terms), (0, 0), "{pair:?} {at}");
+    let mut from = terms.clone();
+    from.extend_from_slice(&["--from", since]);
+    assert_eq!(count_and_rows(dir, index, &from), (0, 0), "{pair:?} {at}");
 }
 
 #[test]

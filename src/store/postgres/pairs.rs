@@ -285,19 +285,14 @@ pub(super) fn count(
     let Some((a, b)) = hubs::pair_of(x, y) else {
         return Ok(None);
     };
-    let both: i64 = c
-        .query_one(
-            "SELECT count(*) FROM hubs WHERE term = $1 OR term = $2",
-            &[&a, &b],
-        )?
-        .get(0);
-    if both < 2 {
-        return Ok(None);
-    }
-    let n: Option<i64> = c
-        .query_opt("SELECT n FROM pairs WHERE a = $1 AND b = $2", &[&a, &b])?
-        .map(|r| r.get(0));
-    Ok(Some(n.unwrap_or(0)))
+    // One statement: a round trip to the server.
+    let row = c.query_one(
+        "SELECT (SELECT count(*) FROM hubs WHERE term = $1 OR term = $2),
+                (SELECT n FROM pairs WHERE a = $1 AND b = $2)",
+        &[&a, &b],
+    )?;
+    let (both, n): (i64, Option<i64>) = (row.get(0), row.get(1));
+    Ok((both == 2).then_some(n.unwrap_or(0)))
 }
 
 /// Reads the blocks of `term`'s bitmap that `seqs` need and are not read yet, in one

@@ -19,7 +19,7 @@ const PREFIX_BATCH: i64 = 500;
 /// bitmaps read in one statement); each next step reads four times as many, up to
 /// [`MAX_WALK_BATCH`], so a walk that finds few rows takes a few round trips, not one a
 /// batch of 500.
-const WALK_BATCH: i32 = 500;
+const WALK_BATCH: i32 = 100;
 /// Most keys a step of a walk reads.
 const MAX_WALK_BATCH: i32 = 32_000;
 
@@ -514,6 +514,17 @@ impl PgIndex {
                     if batch.len() < size as usize {
                         break;
                     }
+                    // Two frequent terms of which a first batch found no row: when no update
+                    // has both (the count kept for the pair, over the whole index, is 0),
+                    // none in any range, where the walk would read every update of the rarer
+                    // one to find none. (Asked only then: a statement more, a round trip.)
+                    if size == WALK_BATCH
+                        && seqs.is_empty()
+                        && let Some(other) = plan.pair
+                        && super::pairs::count(&mut tx, term, other)? == Some(0)
+                    {
+                        break;
+                    }
                     size = size.saturating_mul(4).min(MAX_WALK_BATCH);
                 }
                 let rows = rows_of(&mut tx, &seqs)?;
@@ -554,9 +565,11 @@ impl PgIndex {
             let Some(mut plan) = Plan::of(&mut tx, &shown, query, from, until)? else {
                 return Ok(0);
             };
-            // Two frequent terms over the whole index: the count kept for the pair.
-            if let (Some(term), Some(other), true) = (plan.drive, plan.pair, plan.range.is_empty())
+            // Two frequent terms: the count kept for the pair over the whole index; when no
+            // update has both, none in any range either.
+            if let (Some(term), Some(other)) = (plan.drive, plan.pair)
                 && let Some(n) = super::pairs::count(&mut tx, term, other)?
+                && (plan.range.is_empty() || n == 0)
             {
                 tx.commit()?;
                 return Ok(n);

@@ -268,9 +268,8 @@ pub(super) fn count(tx: &Transaction<'_>, x: i64, y: i64) -> rusqlite::Result<Op
         return Ok(None);
     }
     let n: Option<i64> = tx
-        .query_row("SELECT n FROM pairs WHERE a = ?1 AND b = ?2", [a, b], |r| {
-            r.get(0)
-        })
+        .prepare_cached("SELECT n FROM pairs WHERE a = ?1 AND b = ?2")?
+        .query_row([a, b], |r| r.get(0))
         .optional()?;
     Ok(Some(n.unwrap_or(0)))
 }

@@ -13,6 +13,9 @@ use super::{
 
 /// Most keys a prefix term may stand for (a shorter prefix is asked for beyond it).
 const MAX_PREFIX_MATCHES: usize = 100_000;
+/// Updates a walk of two hubs reads without finding a row before it asks whether any update
+/// has both (the count kept for the pair).
+const APART_AFTER: usize = 100;
 
 impl SqliteIndex {
     /// What `term` stands for in the index.
@@ -314,6 +317,9 @@ impl SqliteIndex {
             return Ok(Vec::new());
         }
         let segments = self.segments(from, until)?;
+        // Two terms: when both are hubs, the count kept for their pair says whether any update
+        // has both (asked of a walk that found no row in its first updates).
+        let pair = plan.two_terms();
         // Hubs among the other terms: the driver's updates walked newest first and tested in
         // the hubs' bitmaps (a block read when first needed) until the page is full.
         let mut bitmaps = plan.take_hubs(&tx, false).map_err(e)?;
@@ -363,11 +369,23 @@ impl SqliteIndex {
                 .conn
                 .prepare(&plan.sql(segments.is_some(), Select::Walk))
                 .map_err(e)?;
-            let mut walk = |params: &[i64], seqs: &mut Vec<i64>| -> rusqlite::Result<()> {
+            let mut walked = 0;
+            // Whether the walk goes on (`false`: two hubs no update has together, the count
+            // kept for their pair over the whole history being 0, so no row in any range,
+            // where the walk would read every update of the rarer one to find none).
+            let mut walk = |params: &[i64], seqs: &mut Vec<i64>| -> rusqlite::Result<bool> {
                 let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
                 while seqs.len() < limit
                     && let Some(row) = rows.next()?
                 {
+                    walked += 1;
+                    if walked == APART_AFTER
+                        && seqs.is_empty()
+                        && let Some((x, y)) = pair
+                        && super::pairs::count(&tx, x, y)? == Some(0)
+                    {
+                        return Ok(false);
+                    }
                     let seq: i64 = row.get(2)?;
                     let mut all = true;
                     for (term, bits) in &mut bitmaps {
@@ -378,13 +396,17 @@ impl SqliteIndex {
                         seqs.push(seq);
                     }
                 }
-                Ok(())
+                Ok(true)
             };
             match &segments {
-                None => walk(&[], &mut seqs).map_err(e)?,
+                None => {
+                    walk(&[], &mut seqs).map_err(e)?;
+                }
                 Some(parts) => {
                     for part in parts {
-                        walk(part, &mut seqs).map_err(e)?;
+                        if !walk(part, &mut seqs).map_err(e)? {
+                            break;
+                        }
                     }
                 }
             }
@@ -555,11 +577,11 @@ impl SqliteIndex {
         {
             return Ok(u64::try_from(*n).unwrap_or(0));
         }
-        // Two frequent terms over the whole history: the count kept for the pair.
-        if let (None, Resolved::Terms { ids: x, .. }, [Resolved::Terms { ids: y, .. }]) =
-            (&segments, &plan.driver, plan.others.as_slice())
-            && let ([x], [y]) = (x.as_slice(), y.as_slice())
-            && let Some(n) = super::pairs::count(&tx, *x, *y).map_err(e)?
+        // Two frequent terms: the count kept for the pair over the whole history; when no
+        // update has both, none in any range either.
+        if let Some((x, y)) = plan.two_terms()
+            && let Some(n) = super::pairs::count(&tx, x, y).map_err(e)?
+            && (segments.is_none() || n == 0)
         {
             return Ok(u64::try_from(n).unwrap_or(0));
         }
@@ -719,6 +741,19 @@ enum Select {
 }
 
 impl Plan {
+    /// The two term ids of a query of two whole keys (the pair two hubs' count is kept for).
+    fn two_terms(&self) -> Option<(i64, i64)> {
+        match (&self.driver, self.others.as_slice()) {
+            (Resolved::Terms { ids: x, .. }, [Resolved::Terms { ids: y, .. }]) => {
+                match (x.as_slice(), y.as_slice()) {
+                    ([x], [y]) => Some((*x, *y)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// Takes the other terms that are hubs out of the plan, with their bitmaps (read `whole`,
     /// or a block at a time): the caller tests the driver's updates in them.
     fn take_hubs(
