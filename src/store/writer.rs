@@ -126,7 +126,8 @@ pub trait IndexWriter: IndexReader {
     fn clear_beat(&mut self) -> Result<(), StoreError>;
 
     /// Brings the engine's planner statistics up to date after a sync wrote (PostgreSQL:
-    /// `ANALYZE`; SQLite's queries are written to their plan and need none).
+    /// `ANALYZE`, and `VACUUM` of the tables searches read from their keys alone; SQLite's
+    /// queries are written to their plan and need none).
     fn refresh_statistics(&mut self) -> Result<(), StoreError> {
         Ok(())
     }

@@ -68,7 +68,8 @@ pub(crate) fn rare(index: &Path) -> (Vec<String>, i64) {
 
 /// The two hubs no update has together whose rarer has the most updates (a walk of the two
 /// that finds no row asks the pair's count after 100 updates), as query terms, and how many
-/// updates the rarer has.
+/// updates the rarer has. Picked by their pair's count (none kept), and checked against the
+/// keys themselves: no update has both.
 pub(crate) fn apart(index: &Path) -> (Vec<String>, i64) {
     let conn = rusqlite::Connection::open(index).expect("opens");
     let spelled = |t: &str| {
@@ -77,7 +78,9 @@ pub(crate) fn apart(index: &Path) -> (Vec<String>, i64) {
         )
     };
     let sql = format!(
-        "SELECT {}, {}, min(a.n, b.n) FROM hubs ha JOIN terms a ON a.id = ha.term
+        "SELECT {}, {}, min(a.n, b.n), (SELECT count(*) FROM keys x JOIN keys y
+             ON y.seq = x.seq WHERE x.term = ha.term AND y.term = hb.term)
+         FROM hubs ha JOIN terms a ON a.id = ha.term
            JOIN hubs hb ON hb.term > ha.term JOIN terms b ON b.id = hb.term
          WHERE NOT EXISTS (SELECT 1 FROM pairs p WHERE p.a = ha.term AND p.b = hb.term)
          ORDER BY 5 DESC LIMIT 1",
@@ -88,13 +91,20 @@ pub(crate) fn apart(index: &Path) -> (Vec<String>, i64) {
         let field = KeyKind::from_code(kind).expect("a key kind").field();
         format!("{field}:{value}")
     };
-    conn.query_row(&sql, [], |r| {
-        Ok((
-            vec![term(r.get(0)?, r.get(1)?), term(r.get(2)?, r.get(3)?)],
-            r.get(4)?,
-        ))
-    })
-    .expect("two hubs no update has together")
+    let (pair, n, together): (Vec<String>, i64, i64) = conn
+        .query_row(&sql, [], |r| {
+            Ok((
+                vec![term(r.get(0)?, r.get(1)?), term(r.get(2)?, r.get(3)?)],
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })
+        .expect("two hubs no update has together");
+    assert_eq!(
+        together, 0,
+        "{pair:?}: keys of the same update, no pair kept"
+    );
+    (pair, n)
 }
 
 /// `index search TERMS --count` and the number of rows `index search TERMS` lists.

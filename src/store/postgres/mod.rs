@@ -386,8 +386,9 @@ impl IndexWriter for PgIndex {
     /// that their new pages are marked all-visible: until then each row read from such a page
     /// also reads the table (at 10 M updates autovacuum had left 18% of the keys' pages
     /// unmarked, and a template's 76,671 keys read cold fetched 13,583 rows from the table).
-    /// VACUUM reads only the pages not marked yet (8 s for those 18%), and runs outside a
-    /// transaction: a statement of its own.
+    /// VACUUM reads the pages not marked yet (8 s for those 18%; after a prune, whose removed
+    /// rows it clears, the keys' indexes as well), and runs outside a transaction: a statement
+    /// of its own.
     fn refresh_statistics(&mut self) -> Result<(), StoreError> {
         self.with(|c| {
             c.batch_execute("VACUUM (ANALYZE) keys, hub_bits")?;

@@ -482,8 +482,8 @@ impl PgIndex {
                 return Ok(rows);
             }
             // Hubs among the other terms: the driving term's keys walked newest first, a batch
-            // at a time, and tested in the hubs' bitmaps (a block read when first needed) until
-            // the page is full.
+            // at a time, and tested in the hubs' bitmaps (the blocks a batch needs read with
+            // it, in one statement) until the page is full.
             let mut bitmaps = plan.take_hubs(&mut tx, false)?;
             if let (Some(term), false) = (plan.drive, bitmaps.is_empty()) {
                 let walk = tx.prepare(&format!(

@@ -13,8 +13,8 @@ use super::{
 
 /// Most keys a prefix term may stand for (a shorter prefix is asked for beyond it).
 const MAX_PREFIX_MATCHES: usize = 100_000;
-/// Updates a walk of two hubs reads without finding a row before it asks whether any update
-/// has both (the count kept for the pair).
+/// Updates a walk of two hubs reads (the last not yet tested) without finding a row before it
+/// asks whether any update has both (the count kept for the pair).
 const APART_AFTER: usize = 100;
 
 impl SqliteIndex {
