@@ -3,13 +3,17 @@
 //! terms probed in the keys or, when they are hubs, tested in their bitmaps.
 
 use crate::model::index::query::{EventsValue, party_hinted, template_named};
-use crate::store::hubs::HubBits;
+use crate::store::hubs::{HubBits, id_list};
 use crate::store::newest::{self, Head, Pos};
 
 use super::{
     KeyKind, OptionalExtension, Query, SearchRow, SqliteIndex, StoreError, Term, engine_error,
     format_time_micros, params,
 };
+
+mod plan;
+
+use plan::{Plan, Resolved, Select};
 
 /// Most keys a prefix term may stand for (a shorter prefix is asked for beyond it).
 const MAX_PREFIX_MATCHES: usize = 100_000;
@@ -477,7 +481,7 @@ impl SqliteIndex {
             probes.push(match other {
                 Resolved::Terms { ids, .. } => Some(self.conn.prepare(&format!(
                     "SELECT 1 FROM keys WHERE term IN ({}) AND migration_id = ?1 AND record_time = ?2 AND seq = ?3",
-                    join(ids)
+                    id_list(ids)
                 ))?),
                 Resolved::Seqs(_) | Resolved::All => None,
             });
@@ -665,165 +669,4 @@ impl SqliteIndex {
         seqs.dedup();
         Ok(u64::try_from(seqs.len()).unwrap_or(u64::MAX))
     }
-}
-
-/// What one term of a query stands for.
-enum Resolved {
-    /// Term ids and how many updates have them (summed: an estimate for a prefix); a prefix's
-    /// terms with the newest key of each, for [`newest::merge`].
-    Terms {
-        ids: Vec<i64>,
-        n: i64,
-        heads: Vec<Head>,
-    },
-    /// The seqs of the updates (an update-id prefix).
-    Seqs(Vec<i64>),
-    /// Every update (a query without terms).
-    All,
-}
-
-impl Resolved {
-    /// Terms found with their newest keys.
-    fn of_heads(heads: Vec<Head>) -> Resolved {
-        Resolved::Terms {
-            ids: heads.iter().map(|h| h.id).collect(),
-            n: heads.iter().map(|h| h.n).sum(),
-            heads,
-        }
-    }
-
-    /// Whole keys found: one is planned as an exact term (its count, its pairs, its hub), more
-    /// as a prefix's terms.
-    fn of_keys(heads: Vec<Head>) -> Resolved {
-        match heads[..] {
-            [one] => Resolved::Terms {
-                ids: vec![one.id],
-                n: one.n,
-                heads: Vec::new(),
-            },
-            _ => Resolved::of_heads(heads),
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        match self {
-            Resolved::Terms { ids, .. } => ids.is_empty(),
-            Resolved::Seqs(seqs) => seqs.is_empty(),
-            Resolved::All => false,
-        }
-    }
-
-    fn size(&self) -> i64 {
-        match self {
-            Resolved::Terms { n, .. } => *n,
-            Resolved::Seqs(seqs) => i64::try_from(seqs.len()).unwrap_or(i64::MAX),
-            Resolved::All => i64::MAX,
-        }
-    }
-}
-
-/// A query's plan: the term whose updates are walked, and the terms each of them is probed for.
-struct Plan {
-    driver: Resolved,
-    others: Vec<Resolved>,
-}
-
-/// What the SQL of a plan selects.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Select {
-    /// (migration, record time, seq) newest first, `LIMIT ?4`.
-    Page,
-    Count,
-    /// The seqs of the matching updates, each once.
-    Seqs,
-    /// (migration, record time, seq) newest first, every one.
-    Walk,
-}
-
-impl Plan {
-    /// The two term ids of a query of two whole keys (the pair two hubs' count is kept for).
-    fn two_terms(&self) -> Option<(i64, i64)> {
-        match (&self.driver, self.others.as_slice()) {
-            (Resolved::Terms { ids: x, .. }, [Resolved::Terms { ids: y, .. }]) => {
-                match (x.as_slice(), y.as_slice()) {
-                    ([x], [y]) => Some((*x, *y)),
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
-
-    /// Takes the other terms that are hubs out of the plan, with their bitmaps (read `whole`,
-    /// or a block at a time): the caller tests the driver's updates in them.
-    fn take_hubs(
-        &mut self,
-        tx: &rusqlite::Transaction<'_>,
-        whole: bool,
-    ) -> rusqlite::Result<Vec<(i64, HubBits)>> {
-        let mut hubs = Vec::new();
-        let mut others = Vec::with_capacity(self.others.len());
-        for other in std::mem::take(&mut self.others) {
-            if let Resolved::Terms { ids, .. } = &other
-                && let [id] = ids.as_slice()
-                && let Some(bits) = super::pairs::bits(tx, *id, whole)?
-            {
-                hubs.push((*id, bits));
-            } else {
-                others.push(other);
-            }
-        }
-        self.others = others;
-        Ok(hubs)
-    }
-
-    /// The SQL over one part of the history: with `segmented`, `?1` is the migration and
-    /// `?2..=?3` the record times. The term ids and seqs are integers read from the index
-    /// itself, written into the SQL as numbers.
-    fn sql(&self, segmented: bool, select: Select) -> String {
-        let (from, distinct) = match &self.driver {
-            Resolved::Terms { ids, .. } => (
-                format!("keys a WHERE a.term IN ({})", join(ids)),
-                ids.len() > 1,
-            ),
-            Resolved::Seqs(seqs) => (format!("updates a WHERE a.seq IN ({})", join(seqs)), false),
-            Resolved::All => ("updates a WHERE 1".to_owned(), false),
-        };
-        let mut clause = from;
-        if segmented {
-            clause.push_str(
-                " AND a.migration_id = ?1 AND a.record_time >= ?2 AND a.record_time <= ?3",
-            );
-        }
-        for other in &self.others {
-            match other {
-                Resolved::Terms { ids, .. } => clause.push_str(&format!(
-                    " AND EXISTS (SELECT 1 FROM keys b WHERE b.term IN ({}) AND b.migration_id = a.migration_id AND b.record_time = a.record_time AND b.seq = a.seq)",
-                    join(ids)
-                )),
-                Resolved::Seqs(seqs) => {
-                    clause.push_str(&format!(" AND a.seq IN ({})", join(seqs)));
-                }
-                Resolved::All => {}
-            }
-        }
-        let limit = if segmented { "?4" } else { "?1" };
-        let distinct = if distinct { "DISTINCT " } else { "" };
-        match select {
-            Select::Page => format!(
-                "SELECT {distinct}a.migration_id, a.record_time, a.seq FROM {clause}
-                 ORDER BY a.migration_id DESC, a.record_time DESC, a.seq DESC LIMIT {limit}"
-            ),
-            Select::Count => format!("SELECT count(*) FROM (SELECT {distinct}a.seq FROM {clause})"),
-            Select::Seqs => format!("SELECT {distinct}a.seq FROM {clause}"),
-            Select::Walk => format!(
-                "SELECT {distinct}a.migration_id, a.record_time, a.seq FROM {clause}
-                 ORDER BY a.migration_id DESC, a.record_time DESC, a.seq DESC"
-            ),
-        }
-    }
-}
-
-fn join(ids: &[i64]) -> String {
-    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
 }
