@@ -2,7 +2,7 @@
 //! at a time), the rarest single-id term walking `keys` newest first.
 
 use crate::model::index::query::{EventsValue, party_hinted, template_named};
-use crate::store::hubs::HubBits;
+use crate::store::hubs::{HubBits, id_list};
 use crate::store::newest::{self, Head, Pos};
 
 use super::{
@@ -27,10 +27,6 @@ const MAX_WALK_BATCH: i32 = 32_000;
 enum TermSet {
     Terms(Vec<i64>),
     Seqs(Vec<i64>),
-}
-
-fn join(ids: &[i64]) -> String {
-    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
 }
 
 /// The term ids standing for `term`, or an update-id prefix's seqs.
@@ -258,7 +254,7 @@ impl Plan {
                 .query(
                     &format!(
                         "SELECT term, updates FROM term_counts WHERE term IN ({})",
-                        join(&singles)
+                        id_list(&singles)
                     ),
                     &[],
                 )?
@@ -299,9 +295,9 @@ impl Plan {
                 }
                 TermSet::Terms(ids) => others.push(format!(
                     "u.seq IN (SELECT o.seq FROM keys o WHERE o.term IN ({}))",
-                    join(ids)
+                    id_list(ids)
                 )),
-                TermSet::Seqs(seqs) => others.push(format!("u.seq IN ({})", join(seqs))),
+                TermSet::Seqs(seqs) => others.push(format!("u.seq IN ({})", id_list(seqs))),
             }
         }
         let merge = match (sets.as_slice(), range.is_empty()) {
@@ -596,7 +592,7 @@ impl PgIndex {
                 // against them took 3-14 s at 10 M updates for 698 contracts: 0.1 s cold).
                 (Some(terms), _) => format!(
                     "SELECT count(DISTINCT k.seq) FROM keys k WHERE k.term IN ({})",
-                    join(terms)
+                    id_list(terms)
                 ),
                 // One term over the whole index: its count kept at write time.
                 (None, Some(term)) if plan.range.is_empty() && plan.others.is_empty() => format!(
