@@ -16,7 +16,7 @@
 //! keys      (term, migration, record time, update) rows: every event's keys, nested events
 //!           too, in ledger order per term, so the newest updates of a key are the last rows
 //!           of its range and a first page reads only what it shows
-//! hubs      the terms with many updates (100,000: [`hubs::DEFAULT_THRESHOLD`])
+//! hubs      the terms with many updates (25,000: [`hubs::DEFAULT_THRESHOLD`])
 //! pairs     (hub, hub, n): how many updates have both, kept per page and on prune, so a
 //!           count of two frequent terms reads one row ([`hubs`])
 //! hub_bits  (hub, block, bits): which updates (by seq) have each hub, so a count of a hub

@@ -28,6 +28,91 @@ pub(crate) fn lowered(location: &str) {
         .expect("threshold");
 }
 
+/// The hubs' rows as kept (hubs, pairs and bitmaps by term id), in key order: SQLite's
+/// `index`, or PostgreSQL's at `url`.
+pub(crate) fn hub_tables(index: Option<&Path>, url: Option<&str>) -> Vec<String> {
+    const TABLES: [&str; 3] = [
+        "SELECT term, 0, 0, '' FROM hubs ORDER BY term",
+        "SELECT a, b, n, '' FROM pairs ORDER BY a, b",
+        "SELECT term, block, 0, bits FROM hub_bits ORDER BY term, block",
+    ];
+    let mut rows = Vec::new();
+    for sql in TABLES {
+        if let Some(index) = index {
+            let conn = rusqlite::Connection::open(index).expect("opens");
+            let mut stmt = conn.prepare(sql).expect("rows");
+            let read = stmt
+                .query_map([], |r| {
+                    let bits = match r.get_ref(3)? {
+                        rusqlite::types::ValueRef::Blob(b) => b.to_vec(),
+                        _ => Vec::new(),
+                    };
+                    Ok(format!(
+                        "{} {} {} {bits:?}",
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, i64>(2)?
+                    ))
+                })
+                .expect("rows");
+            rows.extend(read.map(|r| r.expect("a row")));
+        }
+        if let Some(url) = url {
+            let mut pg = postgres::Client::connect(url, postgres::NoTls).expect("connects");
+            let sql = sql.replace("0, 0, ''", "0::int8, 0::int8, ''::bytea");
+            let sql = sql
+                .replace("n, ''", "n, ''::bytea")
+                .replace("0, bits", "0::int8, bits");
+            for r in pg.query(&sql, &[]).expect("rows") {
+                let (a, b, n, bits): (i64, i64, i64, Vec<u8>) =
+                    (r.get(0), r.get(1), r.get(2), r.get(3));
+                rows.push(format!("{a} {b} {n} {bits:?}"));
+            }
+        }
+    }
+    rows
+}
+
+/// Makes the index at `location` one whose hubs were made at `made_at` updates (as a build
+/// with that default made them): the hubs with fewer go, with their pairs and bitmaps.
+/// Returns how many went.
+pub(crate) fn made_at(location: &str, made_at: i64) -> usize {
+    let sql = |counts: &str| {
+        format!(
+            "CREATE TEMP TABLE low AS SELECT h.term FROM hubs h JOIN {counts} WHERE c.n < {made_at};
+             DELETE FROM pairs WHERE a IN (SELECT term FROM low) OR b IN (SELECT term FROM low);
+             DELETE FROM hub_bits WHERE term IN (SELECT term FROM low);
+             DELETE FROM hubs WHERE term IN (SELECT term FROM low);
+             DELETE FROM meta WHERE key = '{key}';
+             INSERT INTO meta (key, value) VALUES ('{key}', '{made_at}');",
+            key = store::hubs::MADE_AT_KEY
+        )
+    };
+    if location.starts_with("postgres") {
+        let mut pg = postgres::Client::connect(location, postgres::NoTls).expect("connects");
+        pg.batch_execute(&sql(
+            "(SELECT term AS id, updates AS n FROM term_counts) c ON c.id = h.term",
+        ))
+        .expect("made at a higher threshold");
+        let n: i64 = pg
+            .query_one("SELECT count(*) FROM low", &[])
+            .expect("low")
+            .get(0);
+        n as usize
+    } else {
+        let conn = rusqlite::Connection::open(location).expect("opens");
+        conn.execute_batch(&sql("terms c ON c.id = h.term"))
+            .expect("made at a higher threshold");
+        conn.query_row("SELECT count(*) FROM low", [], |r| r.get::<_, i64>(0))
+            .expect("low") as usize
+    }
+}
+
+/// The notice a writer's open gives when it made `n` terms hubs at [`THRESHOLD`].
+pub(crate) fn made_notice(n: usize) -> String {
+    format!("{n} terms with {THRESHOLD} updates or more made frequent terms")
+}
+
 /// The terms `sql` selects (kind, value) as query terms (`party:…`), and the count `count`
 /// selects.
 fn terms_and(index: &Path, sql: &str, count: &str) -> (Vec<String>, i64) {
@@ -190,6 +275,28 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     };
     let (cut, since) = (time_of(kept.len() / 2), time_of(kept.len() * 3 / 4));
     counts_equal_rows(dir.path(), &index, &terms, 6, &since, "after the sync");
+
+    // An index whose hubs were made at a higher threshold (by a build whose default was
+    // higher: 200 updates here, 100 now). Its writer's open makes hubs of the terms in
+    // between, their pairs and bitmaps those the pages made; once.
+    let kept_hubs = hub_tables(Some(&index), None);
+    let demoted = made_at(index.to_str().expect("utf-8"), 200);
+    assert!(
+        demoted >= 2 && demoted < terms.len(),
+        "{demoted} of {}",
+        terms.len()
+    );
+    assert!(hub_tables(Some(&index), None).len() < kept_hubs.len());
+    for notices in [vec![made_notice(demoted)], Vec::new()] {
+        let mut writer = store::open_writer(&Location::Sqlite(index.clone())).expect("opens");
+        let got = writer.notices();
+        assert_eq!(got.len(), notices.len(), "{got:?}");
+        for (got, want) in got.iter().zip(&notices) {
+            assert!(got.contains(want), "{got}");
+        }
+        drop(writer);
+        assert_eq!(hub_tables(Some(&index), None), kept_hubs);
+    }
 
     // Prune the older half: the pairs and bitmaps lose its updates.
     let mut args = index_args(&index, "prune");

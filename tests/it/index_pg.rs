@@ -484,10 +484,21 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
     let everyone = search(dir.path(), pg_at, &[&format!("party:{dso}")], &["--count"]);
     assert!(everyone[0].parse::<usize>().expect("a count") > lines.len() / 2);
 
-    // Syncing again writes nothing twice.
+    // Syncing again writes nothing twice. Its index's hubs made at a higher threshold (by a
+    // build whose default was higher: 200 updates here, 100 now), the sync makes hubs of the
+    // terms in between first, their pairs and bitmaps those the pages made.
+    let kept_hubs = crate::index_pairs::hub_tables(None, Some(pg_at));
+    let demoted = crate::index_pairs::made_at(pg_at, 200);
+    assert!(demoted >= 2 && demoted < hubs.len(), "{demoted}");
     let (code, out, err) = sync(dir.path(), url, pg_at, &["--from", from()]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out["counters"]["updates_written"], 0, "{out}");
+    assert!(
+        err.contains(&crate::index_pairs::made_notice(demoted)),
+        "{err}"
+    );
+    assert_eq!(crate::index_pairs::hub_tables(None, Some(pg_at)), kept_hubs);
+    assert_eq!(same_hubs(&db, &sqlite), hubs);
 
     // Pruning both at the same time: the same updates go, the counts kept per term follow.
     let cut = lines[lines.len() - 200]["record_time"]

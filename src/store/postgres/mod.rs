@@ -78,6 +78,8 @@ pub struct PgIndex {
     dictionaries: super::BodyDictionaries,
     /// Its events dictionaries, as reads need them.
     event_dictionaries: super::BodyDictionaries,
+    /// What opening it did that the user should hear of, each once.
+    notices: Vec<String>,
 }
 
 impl Drop for PgIndex {
@@ -241,6 +243,10 @@ impl IndexReader for PgIndex {
 
     fn meta_get(&mut self, key: &str) -> Result<Option<String>, StoreError> {
         self.meta(key)
+    }
+
+    fn notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
     }
 
     fn chunks(&mut self) -> Result<Vec<Chunk>, StoreError> {

@@ -217,9 +217,7 @@ pub(super) fn write_rows(
         .map(|(term, _)| *term)
         .collect();
     new_hubs.sort_unstable();
-    for term in new_hubs {
-        pairs::promote(tx, term, &mut hubs)?;
-    }
+    pairs::promote(tx, &new_hubs, &mut hubs)?;
     written.inserted = fresh.len() as u64;
     Ok(written)
 }

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::GenericClient;
-use crate::store::hubs::{self, Block, HubBits, THRESHOLD_KEY};
+use crate::store::hubs::{self, Block, HubBits, MADE_AT_KEY, THRESHOLD_KEY};
 
 /// The hubs, and the threshold a term becomes one at (one statement: it runs at every page).
 pub(super) fn load(c: &mut impl GenericClient) -> Result<(HashSet<i64>, i64), postgres::Error> {
@@ -46,45 +46,99 @@ pub(super) fn add_page(
     Ok(())
 }
 
-/// `term` becomes a hub: its pairs with every hub counted over the keys, driven by its own
-/// updates (each probed for the other hub by primary key).
+/// `terms` become hubs (those not one yet): their bitmaps made from their keys, their pairs
+/// counted with each other and with every hub, whose bitmap is read once
+/// ([`hubs::Promotion`]).
 pub(super) fn promote(
     c: &mut impl GenericClient,
-    term: i64,
+    terms: &[i64],
     hubs: &mut HashSet<i64>,
 ) -> Result<(), postgres::Error> {
-    if !hubs.insert(term) {
-        return Ok(());
-    }
-    let mut others: Vec<i64> = hubs.iter().copied().filter(|h| *h != term).collect();
-    others.sort_unstable();
-    for other in others {
-        let n: i64 = c
-            .query_one(
-                &format!(
-                    "SELECT count(*) FROM keys x WHERE x.term = {term} AND EXISTS (
-                         SELECT 1 FROM keys y WHERE y.term = {other}
-                           AND y.migration_id = x.migration_id
-                           AND y.record_time = x.record_time AND y.seq = x.seq)"
-                ),
-                &[],
-            )?
-            .get(0);
-        if n > 0
-            && let Some((a, b)) = hubs::pair_of(term, other)
-        {
-            c.execute(
-                "INSERT INTO pairs (a, b, n) VALUES ($1, $2, $3)
-                 ON CONFLICT (a, b) DO UPDATE SET n = excluded.n",
-                &[&a, &b, &n],
-            )?;
+    let mut earlier: Vec<i64> = hubs.iter().copied().collect();
+    earlier.sort_unstable();
+    let mut new = Vec::new();
+    for term in terms {
+        if hubs.insert(*term) {
+            new.push((*term, seqs_of(c, *term)?));
         }
     }
+    if new.is_empty() {
+        return Ok(());
+    }
+    let mut promotion = hubs::Promotion::new(new);
+    for hub in earlier {
+        if let Some(bits) = bits(c, hub, true)? {
+            promotion.with_hub(hub, &bits);
+        }
+    }
+    let (mut a, mut b, mut n) = (Vec::new(), Vec::new(), Vec::new());
+    for ((x, y), count) in promotion.pairs() {
+        a.push(*x);
+        b.push(*y);
+        n.push(*count);
+    }
     c.execute(
-        "INSERT INTO hubs (term) VALUES ($1) ON CONFLICT DO NOTHING",
-        &[&term],
+        "INSERT INTO pairs (a, b, n) SELECT * FROM UNNEST($1::int8[], $2::int8[], $3::int8[])
+         ON CONFLICT (a, b) DO UPDATE SET n = excluded.n",
+        &[&a, &b, &n],
     )?;
-    build_bits(c, term)
+    let terms = promotion.terms();
+    c.execute(
+        "INSERT INTO hubs (term) SELECT * FROM UNNEST($1::int8[]) ON CONFLICT DO NOTHING",
+        &[&terms],
+    )?;
+    c.execute("DELETE FROM hub_bits WHERE term = ANY($1)", &[&terms])?;
+    put_bits(c, promotion.bits(), true)
+}
+
+/// The seqs of a term's updates (its keys).
+fn seqs_of(c: &mut impl GenericClient, term: i64) -> Result<Vec<i64>, postgres::Error> {
+    Ok(c.query("SELECT seq FROM keys WHERE term = $1", &[&term])?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
+}
+
+/// At a writer's open: every term with at least the threshold's updates a hub, when the
+/// index's hubs were made at a higher one ([`hubs::to_complete`]: an index of a build whose
+/// default was 100,000). Returns the threshold and how many terms became hubs (`None`:
+/// nothing to do).
+pub(super) fn complete(
+    c: &mut impl GenericClient,
+) -> Result<Option<(i64, usize)>, postgres::Error> {
+    let row = c.query_one(
+        "SELECT (SELECT value FROM meta WHERE key = $1), (SELECT value FROM meta WHERE key = $2)",
+        &[&THRESHOLD_KEY, &MADE_AT_KEY],
+    )?;
+    let (threshold, made_at): (Option<String>, Option<String>) = (row.get(0), row.get(1));
+    let Some(threshold) = hubs::to_complete(threshold.as_deref(), made_at.as_deref()) else {
+        return Ok(None);
+    };
+    let (mut hubs, _) = load(c)?;
+    let frequent = frequent(c, threshold, &hubs)?;
+    promote(c, &frequent, &mut hubs)?;
+    c.execute(
+        "INSERT INTO meta (key, value) VALUES ($1, $2)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        &[&MADE_AT_KEY, &threshold.to_string()],
+    )?;
+    Ok(Some((threshold, frequent.len())))
+}
+
+/// The terms with at least `threshold` updates that are not `hubs`, the most frequent first.
+fn frequent(
+    c: &mut impl GenericClient,
+    threshold: i64,
+    hubs: &HashSet<i64>,
+) -> Result<Vec<i64>, postgres::Error> {
+    Ok(c.query(
+        "SELECT term FROM term_counts WHERE updates >= $1 ORDER BY updates DESC, term",
+        &[&threshold],
+    )?
+    .iter()
+    .map(|r| r.get(0))
+    .filter(|t| !hubs.contains(t))
+    .collect())
 }
 
 /// Sets (`on`) or clears the bits of the seqs given by (hub, block); a block left empty goes.
@@ -147,11 +201,7 @@ fn put_bits(
 /// A hub's bitmap made from its keys (any earlier one replaced).
 fn build_bits(c: &mut impl GenericClient, term: i64) -> Result<(), postgres::Error> {
     c.execute("DELETE FROM hub_bits WHERE term = $1", &[&term])?;
-    let seqs: Vec<i64> = c
-        .query("SELECT seq FROM keys WHERE term = $1", &[&term])?
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let seqs = seqs_of(c, term)?;
     put_bits(c, hubs::term_blocks(term, seqs), true)
 }
 
@@ -227,22 +277,12 @@ pub(super) fn prune(c: &mut impl GenericClient, before: i64) -> Result<(), postg
     Ok(())
 }
 
-/// Schema 2 → 3: the hubs and their pairs counted from the keys, the most frequent term
-/// first (each new hub's pairs driven by its own updates, the fewer of the two), and their
-/// bitmaps. Returns how many hubs there are.
+/// Schema 2 → 3: the hubs, their bitmaps made from their keys and their pairs counted from
+/// the bitmaps ([`promote`]). Returns how many hubs there are.
 pub(super) fn migrate_2_to_3(c: &mut impl GenericClient) -> Result<usize, postgres::Error> {
     let (mut hubs, threshold) = load(c)?;
-    let frequent: Vec<i64> = c
-        .query(
-            "SELECT term FROM term_counts WHERE updates >= $1 ORDER BY updates DESC, term",
-            &[&threshold],
-        )?
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    for term in &frequent {
-        promote(c, *term, &mut hubs)?;
-    }
+    let frequent = frequent(c, threshold, &hubs)?;
+    promote(c, &frequent, &mut hubs)?;
     c.execute(
         "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
         &[],

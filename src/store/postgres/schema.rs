@@ -291,6 +291,7 @@ impl PgIndex {
             target,
             dictionaries: crate::store::BodyDictionaries::default(),
             event_dictionaries: crate::store::BodyDictionaries::default(),
+            notices: Vec::new(),
         };
         if holder.is_some() {
             index.lock()?;
@@ -379,6 +380,18 @@ impl PgIndex {
             // made again, 0.35 s at 10 M updates; as the schema's other statements, by the
             // tables' owner).
             pairs::cover_bits(&mut tx).map_err(|e| target.error(&e))?;
+            // The terms between a higher threshold the hubs were made at and this one made
+            // hubs (an index of a build whose default was 100,000), once.
+            let started = std::time::Instant::now();
+            let made = pairs::complete(&mut tx).map_err(|e| target.error(&e))?;
+            if let Some((threshold, n @ 1..)) = made {
+                index.notices.push(crate::store::hubs::made_notice(
+                    &target.shown,
+                    threshold,
+                    n,
+                    started.elapsed(),
+                ));
+            }
             // Schema 10: the index over every verdict's result dropped (`EVENTS`, run above,
             // made the one over the verdicts other than accepted).
             tx.batch_execute("DROP INDEX IF EXISTS events_verdict")

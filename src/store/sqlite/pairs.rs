@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::{OptionalExtension, Transaction, params};
-use crate::store::hubs::{self, Block, HubBits, THRESHOLD_KEY};
+use crate::store::hubs::{self, Block, HubBits, MADE_AT_KEY, THRESHOLD_KEY};
 
 /// The hubs, and the threshold a term becomes one at.
 pub(super) fn load(tx: &Transaction<'_>) -> rusqlite::Result<(HashSet<i64>, i64)> {
@@ -45,37 +45,87 @@ pub(super) fn add_page(
     Ok(())
 }
 
-/// `term` becomes a hub: its pairs with every hub counted over the keys, driven by its own
-/// updates (each probed for the other hub by primary key).
+/// `terms` become hubs (those not one yet): their bitmaps made from their keys, their pairs
+/// counted with each other and with every hub, whose bitmap is read once
+/// ([`hubs::Promotion`]).
 pub(super) fn promote(
     tx: &Transaction<'_>,
-    term: i64,
+    terms: &[i64],
     hubs: &mut HashSet<i64>,
 ) -> rusqlite::Result<()> {
-    if !hubs.insert(term) {
+    let mut earlier: Vec<i64> = hubs.iter().copied().collect();
+    earlier.sort_unstable();
+    let mut new = Vec::new();
+    for term in terms {
+        if hubs.insert(*term) {
+            new.push((*term, seqs_of(tx, *term)?));
+        }
+    }
+    if new.is_empty() {
         return Ok(());
     }
-    let mut others: Vec<i64> = hubs.iter().copied().filter(|h| *h != term).collect();
-    others.sort_unstable();
-    let mut count = tx.prepare_cached(
-        "SELECT count(*) FROM keys x WHERE x.term = ?1 AND EXISTS (
-             SELECT 1 FROM keys y WHERE y.term = ?2 AND y.migration_id = x.migration_id
-               AND y.record_time = x.record_time AND y.seq = x.seq)",
-    )?;
+    let mut promotion = hubs::Promotion::new(new);
+    for hub in earlier {
+        if let Some(bits) = bits(tx, hub, true)? {
+            promotion.with_hub(hub, &bits);
+        }
+    }
     let mut insert = tx.prepare_cached(
         "INSERT INTO pairs (a, b, n) VALUES (?1, ?2, ?3)
          ON CONFLICT (a, b) DO UPDATE SET n = excluded.n",
     )?;
-    for other in others {
-        let n: i64 = count.query_row(params![term, other], |r| r.get(0))?;
-        if n > 0
-            && let Some((a, b)) = hubs::pair_of(term, other)
-        {
-            insert.execute(params![a, b, n])?;
-        }
+    for ((a, b), n) in promotion.pairs() {
+        insert.execute(params![a, b, n])?;
     }
-    tx.execute("INSERT OR IGNORE INTO hubs (term) VALUES (?1)", [term])?;
-    build_bits(tx, term)
+    for term in promotion.terms() {
+        tx.execute("INSERT OR IGNORE INTO hubs (term) VALUES (?1)", [term])?;
+        tx.execute("DELETE FROM hub_bits WHERE term = ?1", [term])?;
+    }
+    put_bits(tx, promotion.bits(), true)
+}
+
+/// The seqs of a term's updates (its keys).
+fn seqs_of(tx: &Transaction<'_>, term: i64) -> rusqlite::Result<Vec<i64>> {
+    let mut stmt = tx.prepare_cached("SELECT seq FROM keys WHERE term = ?1")?;
+    stmt.query_map([term], |r| r.get(0))?.collect()
+}
+
+/// At a writer's open: every term with at least the threshold's updates a hub, when the
+/// index's hubs were made at a higher one ([`hubs::to_complete`]: an index of a build whose
+/// default was 100,000). Returns the threshold and how many terms became hubs (`None`:
+/// nothing to do).
+pub(super) fn complete(tx: &Transaction<'_>) -> rusqlite::Result<Option<(i64, usize)>> {
+    let meta = |key: &str| -> rusqlite::Result<Option<String>> {
+        tx.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+    };
+    let Some(threshold) = hubs::to_complete(
+        meta(THRESHOLD_KEY)?.as_deref(),
+        meta(MADE_AT_KEY)?.as_deref(),
+    ) else {
+        return Ok(None);
+    };
+    let (mut hubs, _) = load(tx)?;
+    let frequent = frequent(tx, threshold, &hubs)?;
+    promote(tx, &frequent, &mut hubs)?;
+    tx.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+        params![MADE_AT_KEY, threshold.to_string()],
+    )?;
+    Ok(Some((threshold, frequent.len())))
+}
+
+/// The terms with at least `threshold` updates that are not `hubs`, the most frequent first.
+fn frequent(
+    tx: &Transaction<'_>,
+    threshold: i64,
+    hubs: &HashSet<i64>,
+) -> rusqlite::Result<Vec<i64>> {
+    let mut stmt = tx.prepare("SELECT id FROM terms WHERE n >= ?1 ORDER BY n DESC, id")?;
+    let ids = stmt
+        .query_map([threshold], |r| r.get(0))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    Ok(ids.into_iter().filter(|t| !hubs.contains(t)).collect())
 }
 
 /// Sets (`on`) or clears the bits of the seqs given by (hub, block); a block left empty goes.
@@ -109,10 +159,7 @@ fn put_bits(
 /// A hub's bitmap made from its keys (any earlier one replaced).
 fn build_bits(tx: &Transaction<'_>, term: i64) -> rusqlite::Result<()> {
     tx.execute("DELETE FROM hub_bits WHERE term = ?1", [term])?;
-    let mut stmt = tx.prepare_cached("SELECT seq FROM keys WHERE term = ?1")?;
-    let seqs = stmt
-        .query_map([term], |r| r.get(0))?
-        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    let seqs = seqs_of(tx, term)?;
     put_bits(tx, hubs::term_blocks(term, seqs), true)
 }
 
@@ -237,20 +284,13 @@ CREATE TABLE IF NOT EXISTS hub_bits (
 ) WITHOUT ROWID;
 ";
 
-/// Schema 2 → 3: the hubs and their pairs counted from the keys, the most frequent term
-/// first (each new hub's pairs driven by its own updates, the fewer of the two), and their
-/// bitmaps.
+/// Schema 2 → 3: the hubs, their bitmaps made from their keys and their pairs counted from
+/// the bitmaps ([`promote`]).
 pub(super) fn migrate_2_to_3(tx: &Transaction<'_>) -> rusqlite::Result<usize> {
     tx.execute_batch(CREATE)?;
     let (mut hubs, threshold) = load(tx)?;
-    let frequent: Vec<i64> = {
-        let mut stmt = tx.prepare("SELECT id FROM terms WHERE n >= ?1 ORDER BY n DESC, id")?;
-        stmt.query_map([threshold], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?
-    };
-    for term in &frequent {
-        promote(tx, *term, &mut hubs)?;
-    }
+    let frequent = frequent(tx, threshold, &hubs)?;
+    promote(tx, &frequent, &mut hubs)?;
     tx.execute(
         "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
         [],

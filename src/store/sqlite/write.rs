@@ -269,9 +269,7 @@ fn write_rows(
         // included).
         pairs::add_page(tx, &row_terms, &hubs)?;
         new_hubs.sort_unstable();
-        for term in new_hubs {
-            pairs::promote(tx, term, &mut hubs)?;
-        }
+        pairs::promote(tx, &new_hubs, &mut hubs)?;
     }
     tx.execute(
         "UPDATE chunks SET cursor_migration = ?2, cursor_time = ?3, page_start_migration = ?4,
