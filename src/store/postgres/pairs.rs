@@ -282,7 +282,10 @@ pub(super) fn prune(c: &mut impl GenericClient, before: i64) -> Result<(), postg
 pub(super) fn migrate_2_to_3(c: &mut impl GenericClient) -> Result<usize, postgres::Error> {
     let (mut hubs, threshold) = load(c)?;
     let frequent = frequent(c, threshold, &hubs)?;
-    promote(c, &frequent, &mut hubs)?;
+    // One term at a time: the seqs of one term in memory, not of every hub.
+    for term in &frequent {
+        promote(c, &[*term], &mut hubs)?;
+    }
     c.execute(
         "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
         &[],

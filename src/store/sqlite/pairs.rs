@@ -4,11 +4,12 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::{OptionalExtension, Transaction, params};
+use super::{Connection, OptionalExtension, Transaction, params};
 use crate::store::hubs::{self, Block, HubBits, MADE_AT_KEY, THRESHOLD_KEY};
+use rusqlite::TransactionBehavior;
 
 /// The hubs, and the threshold a term becomes one at.
-pub(super) fn load(tx: &Transaction<'_>) -> rusqlite::Result<(HashSet<i64>, i64)> {
+pub(super) fn load(tx: &Connection) -> rusqlite::Result<(HashSet<i64>, i64)> {
     let mut stmt = tx.prepare_cached("SELECT term FROM hubs")?;
     let hubs = stmt
         .query_map([], |r| r.get(0))?
@@ -90,13 +91,16 @@ fn seqs_of(tx: &Transaction<'_>, term: i64) -> rusqlite::Result<Vec<i64>> {
     stmt.query_map([term], |r| r.get(0))?.collect()
 }
 
-/// At a writer's open: every term with at least the threshold's updates a hub, when the
-/// index's hubs were made at a higher one ([`hubs::to_complete`]: an index of a build whose
-/// default was 100,000). Returns the threshold and how many terms became hubs (`None`:
-/// nothing to do).
-pub(super) fn complete(tx: &Transaction<'_>) -> rusqlite::Result<Option<(i64, usize)>> {
+/// At a writer's open, after its schema's transaction: every term with at least the
+/// threshold's updates a hub, when the index's hubs were made at a higher one
+/// ([`hubs::to_complete`]: an index of a build whose default was 100,000). Each term in a
+/// transaction of its own (taking the write lock first, so what it reads no other writer
+/// changes before it writes): a sync writing beside the process that opens it (`index stats`
+/// opens a writer) waits for one term at most, never for all (8.6 s at 1 M updates), past its
+/// busy timeout. Returns the threshold and how many terms became hubs (`None`: nothing to do).
+pub(super) fn complete(conn: &Connection) -> rusqlite::Result<Option<(i64, usize)>> {
     let meta = |key: &str| -> rusqlite::Result<Option<String>> {
-        tx.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
             .optional()
     };
     let Some(threshold) = hubs::to_complete(
@@ -105,22 +109,26 @@ pub(super) fn complete(tx: &Transaction<'_>) -> rusqlite::Result<Option<(i64, us
     ) else {
         return Ok(None);
     };
-    let (mut hubs, _) = load(tx)?;
-    let frequent = frequent(tx, threshold, &hubs)?;
-    promote(tx, &frequent, &mut hubs)?;
-    tx.execute(
+    let (hubs, _) = load(conn)?;
+    let mut made = 0;
+    for term in frequent(conn, threshold, &hubs)? {
+        let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+        let (mut hubs, _) = load(&tx)?;
+        if !hubs.contains(&term) {
+            promote(&tx, &[term], &mut hubs)?;
+            made += 1;
+        }
+        tx.commit()?;
+    }
+    conn.execute(
         "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
         params![MADE_AT_KEY, threshold.to_string()],
     )?;
-    Ok(Some((threshold, frequent.len())))
+    Ok(Some((threshold, made)))
 }
 
 /// The terms with at least `threshold` updates that are not `hubs`, the most frequent first.
-fn frequent(
-    tx: &Transaction<'_>,
-    threshold: i64,
-    hubs: &HashSet<i64>,
-) -> rusqlite::Result<Vec<i64>> {
+fn frequent(tx: &Connection, threshold: i64, hubs: &HashSet<i64>) -> rusqlite::Result<Vec<i64>> {
     let mut stmt = tx.prepare("SELECT id FROM terms WHERE n >= ?1 ORDER BY n DESC, id")?;
     let ids = stmt
         .query_map([threshold], |r| r.get(0))?
@@ -290,7 +298,10 @@ pub(super) fn migrate_2_to_3(tx: &Transaction<'_>) -> rusqlite::Result<usize> {
     tx.execute_batch(CREATE)?;
     let (mut hubs, threshold) = load(tx)?;
     let frequent = frequent(tx, threshold, &hubs)?;
-    promote(tx, &frequent, &mut hubs)?;
+    // One term at a time: the seqs of one term in memory, not of every hub.
+    for term in &frequent {
+        promote(tx, &[*term], &mut hubs)?;
+    }
     tx.execute(
         "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
         [],

@@ -446,11 +446,11 @@ impl SqliteIndex {
                 params![SCHEMA_VERSION.to_string(), SUMMARY_VERSION.to_string()],
             )
             .map_err(|e| index.engine(&e))?;
+            tx.commit().map_err(|e| index.engine(&e))?;
             // The terms between a higher threshold the hubs were made at and this one made
             // hubs (an index of a build whose default was 100,000), once.
             let started = std::time::Instant::now();
-            let made = pairs::complete(&tx).map_err(|e| index.engine(&e))?;
-            tx.commit().map_err(|e| index.engine(&e))?;
+            let made = pairs::complete(&index.conn).map_err(|e| index.engine(&e))?;
             if let Some((threshold, n @ 1..)) = made {
                 index.notices.push(crate::store::hubs::made_notice(
                     &path.display().to_string(),
