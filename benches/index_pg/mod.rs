@@ -120,7 +120,7 @@ fn non_hub_counts(location: &Location, dso: &str) {
     let mut conn = postgres::Client::connect(url, postgres::NoTls).expect("connects");
     let least_hub: Option<i64> = conn
         .query_opt(
-            "SELECT h.term FROM hubs h JOIN term_counts c ON c.term = h.term ORDER BY c.updates LIMIT 1",
+            "SELECT h.term FROM hubs h JOIN terms t ON t.id = h.term ORDER BY t.updates LIMIT 1",
             &[],
         )
         .expect("hubs read")
@@ -128,9 +128,9 @@ fn non_hub_counts(location: &Location, dso: &str) {
     let threshold = store::hubs::DEFAULT_THRESHOLD;
     let mut term = |id: Option<i64>, below: i64| -> Option<Term> {
         conn.query_opt(
-            "SELECT t.kind, t.value, c.updates FROM terms t JOIN term_counts c ON c.term = t.id
-              WHERE ($1::BIGINT IS NULL AND c.updates < $2 AND t.kind IN (1, 2, 3)) OR t.id = $1
-              ORDER BY c.updates DESC LIMIT 1",
+            "SELECT kind, value, updates FROM terms
+              WHERE ($1::BIGINT IS NULL AND updates < $2 AND kind IN (1, 2, 3)) OR id = $1
+              ORDER BY updates DESC LIMIT 1",
             &[&id, &below],
         )
         .expect("terms read")

@@ -160,13 +160,22 @@ pub enum StoreError {
     )]
     Corrupt { path: String, detail: String },
     #[error(
-        "{path} was written by a newer cantonscope (schema {found}; this one reads schema {SCHEMA_VERSION}): use that version, or another --index"
+        "{path} was written by a newer cantonscope (schema {found}; this one reads schema {reads}): use that version, or another --index"
     )]
-    NewerSchema { path: String, found: i64 },
+    NewerSchema {
+        path: String,
+        found: i64,
+        /// The schema this build reads (its engine's: PostgreSQL's number is its own from 14).
+        reads: i64,
+    },
     #[error(
-        "{path} was written by an older cantonscope (schema {found}): `cantonscope index sync` (or `index prune`) migrates it to schema {SCHEMA_VERSION} once, then it reads as before"
+        "{path} was written by an older cantonscope (schema {found}): `cantonscope index sync` (or `index prune`) migrates it to schema {reads} once, then it reads as before"
     )]
-    OlderSchema { path: String, found: i64 },
+    OlderSchema {
+        path: String,
+        found: i64,
+        reads: i64,
+    },
     #[error(
         "{path} keeps summaries of version {found} and this cantonscope makes version {expected}: move it away and sync again"
     )]

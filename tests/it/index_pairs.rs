@@ -91,7 +91,7 @@ pub(crate) fn made_at(location: &str, made_at: i64) -> usize {
     if location.starts_with("postgres") {
         let mut pg = postgres::Client::connect(location, postgres::NoTls).expect("connects");
         pg.batch_execute(&sql(
-            "(SELECT term AS id, updates AS n FROM term_counts) c ON c.id = h.term",
+            "(SELECT id, updates AS n FROM terms) c ON c.id = h.term",
         ))
         .expect("made at a higher threshold");
         let n: i64 = pg

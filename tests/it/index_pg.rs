@@ -161,7 +161,14 @@ pub(crate) fn kept(location: &Location) -> Vec<(String, String)> {
 /// Status without what differs between engines by nature (where it is, its size).
 pub(crate) fn comparable(mut status: Value) -> Value {
     if let Some(map) = status.as_object_mut() {
-        for field in ["location", "size_bytes", "last_sync", "chunks"] {
+        // PostgreSQL's schema number is its own from 14.
+        for field in [
+            "location",
+            "size_bytes",
+            "last_sync",
+            "chunks",
+            "schema_version",
+        ] {
             map.remove(field);
         }
     }
@@ -327,6 +334,7 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
 
     // Status: the same range, four verified chunks, its size on the server, nothing running.
     let st = status(dir.path(), pg_at);
+    assert_eq!(st["schema_version"], 14);
     assert_eq!(
         comparable(st.clone()),
         comparable(status(dir.path(), sqlite_at))
@@ -342,7 +350,7 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
     let analyzed: i64 = pg
         .query_one(
             "SELECT count(*) FROM pg_stat_user_tables
-             WHERE relname IN ('updates', 'keys', 'terms', 'term_counts')
+             WHERE relname IN ('updates', 'keys', 'terms', 'hub_bits')
                AND last_analyze IS NOT NULL",
             &[],
         )
@@ -961,6 +969,16 @@ fn deep_pages_read_by_keyset_equal_the_offset_answers_on_both_engines() {
     assert!(!lite.holds_reader(), "SQLite is opened for each read");
 }
 
+/// A schema-14 database's terms put back as schema 13 kept them: the counts and newest keys in
+/// `term_counts`, the terms' key without them (what the older schemas' steps start from).
+const SCHEMA_13_TERMS: &str = "
+    CREATE TABLE term_counts (term BIGINT PRIMARY KEY, updates BIGINT NOT NULL,
+        last_migration BIGINT, last_time BIGINT, last_seq BIGINT);
+    INSERT INTO term_counts SELECT id, updates, last_migration, last_time, last_seq FROM terms;
+    ALTER TABLE terms DROP CONSTRAINT terms_kind_value_key, DROP COLUMN updates,
+        DROP COLUMN last_migration, DROP COLUMN last_time, DROP COLUMN last_seq;
+    ALTER TABLE terms ADD CONSTRAINT terms_kind_value_key UNIQUE (kind, value);";
+
 /// The start of the deep test's range: long enough before now for a few thousand updates.
 fn deep_from() -> &'static str {
     static FROM: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -988,11 +1006,11 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     }
     // Schema 2, as the cantonscope before kept it: no hubs, no pairs.
     let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
-    pg.batch_execute(
-        "DROP TABLE hubs; DROP TABLE pairs; DROP TABLE hub_bits;
+    pg.batch_execute(&format!(
+        "{SCHEMA_13_TERMS} DROP TABLE hubs; DROP TABLE pairs; DROP TABLE hub_bits;
          ALTER TABLE term_counts DROP COLUMN last_migration, DROP COLUMN last_time, DROP COLUMN last_seq;
-         UPDATE meta SET value = '2' WHERE key = 'schema_version';",
-    )
+         UPDATE meta SET value = '2' WHERE key = 'schema_version';"
+    ))
     .expect("schema 2");
     let output = run(
         dir.path(),
@@ -1007,7 +1025,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     let migrate = || {
         let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
-        assert_eq!(status(dir.path(), &db.url)["schema_version"], 13);
+        assert_eq!(status(dir.path(), &db.url)["schema_version"], 14);
         let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
@@ -1032,14 +1050,15 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     };
     compare("after the migration from schema 2");
     // Schema 4 (pairs, no bitmaps): the next sync makes the bitmaps from the keys.
-    pg.batch_execute(
-        "DROP TABLE hub_bits; ALTER TABLE term_counts DROP COLUMN last_migration, DROP COLUMN last_time, DROP COLUMN last_seq;
-         UPDATE meta SET value = '4' WHERE key = 'schema_version';",
-    )
+    pg.batch_execute(&format!(
+        "{SCHEMA_13_TERMS} DROP TABLE hub_bits;
+         ALTER TABLE term_counts DROP COLUMN last_migration, DROP COLUMN last_time, DROP COLUMN last_seq;
+         UPDATE meta SET value = '4' WHERE key = 'schema_version';"
+    ))
     .expect("schema 4");
     let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 13);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 14);
     let bits: i64 = pg
         .query_one("SELECT count(*) FROM hub_bits", &[])
         .expect("bits")
@@ -1049,10 +1068,11 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     // Schema 5 (no newest key per term): the next sync reads each term's from its keys, and
     // the pages of a contract-id prefix over the whole index (merged from each contract's
     // newest key) are SQLite's.
-    pg.batch_execute(
-        "ALTER TABLE term_counts DROP COLUMN last_migration, DROP COLUMN last_time, DROP COLUMN last_seq;
-         UPDATE meta SET value = '5' WHERE key = 'schema_version';",
-    )
+    pg.batch_execute(&format!(
+        "{SCHEMA_13_TERMS}
+         ALTER TABLE term_counts DROP COLUMN last_migration, DROP COLUMN last_time, DROP COLUMN last_seq;
+         UPDATE meta SET value = '5' WHERE key = 'schema_version';"
+    ))
     .expect("schema 5");
     migrate();
     compare("after the migration from schema 5");
@@ -1094,6 +1114,75 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     assert!(covered, "the next sync keeps the bits in the key");
     assert!(after >= rows, "{after} rows of bits, {rows} before");
     compare("after the bitmaps' key was made again");
+    // Schema 13 (each term's count and newest key in `term_counts`): readers refuse it, the
+    // next sync folds them into `terms` (every term kept with its id, count and newest key),
+    // and the searches below (hubs with rarer terms, contract-id prefixes and their counts)
+    // are SQLite's on it.
+    let heads = |pg: &mut postgres::Client| -> Vec<(i64, i64, String, i64, Option<i64>)> {
+        pg.query(
+            "SELECT id, kind, value, updates, last_seq FROM terms ORDER BY id",
+            &[],
+        )
+        .expect("the terms")
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+        .collect()
+    };
+    let before = heads(&mut pg);
+    assert!(before.iter().all(|h| h.3 > 0), "every term has a count");
+    pg.batch_execute(&format!(
+        "{SCHEMA_13_TERMS} UPDATE meta SET value = '13' WHERE key = 'schema_version';"
+    ))
+    .expect("schema 13");
+    let output = run(
+        dir.path(),
+        url,
+        &[&index_args(&db.url, "search")[..], &["party:x", "--count"]].concat(),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let err = text(&output.stderr);
+    assert!(
+        err.contains("older cantonscope (schema 13)") && err.contains("to schema 14"),
+        "{err}"
+    );
+    let next: i64 = pg
+        .query_one("SELECT nextval(pg_get_serial_sequence('terms', 'id'))", &[])
+        .expect("the terms' identity")
+        .get(0);
+    let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("moved each term's count and newest key into the terms' table (schema 14)"),
+        "{err}"
+    );
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 14);
+    let gone: bool = pg
+        .query_one("SELECT to_regclass('term_counts') IS NULL", &[])
+        .expect("term_counts")
+        .get(0);
+    assert!(gone, "term_counts is folded into terms");
+    // Every term kept with its id, count and newest key (those of the updates the sync added
+    // since raised); a new term takes an id after every one of before.
+    let after = heads(&mut pg);
+    for term in &before {
+        let now = after
+            .iter()
+            .find(|t| t.0 == term.0)
+            .unwrap_or_else(|| panic!("{term:?} kept"));
+        assert_eq!((now.1, &now.2), (term.1, &term.2), "{term:?}");
+        assert!(now.3 >= term.3 && now.4 >= term.4, "{now:?} from {term:?}");
+    }
+    let added: i64 = pg
+        .query_one(
+            "INSERT INTO terms (kind, value, updates) VALUES (99, 'new', 1) RETURNING id",
+            &[],
+        )
+        .expect("a new term")
+        .get(0);
+    assert!(added > next, "{added} after {next}");
+    pg.batch_execute("DELETE FROM terms WHERE kind = 99")
+        .expect("the new term removed");
+    compare("after the migration from schema 13");
     let (rarer, _) = crate::index_pairs::rare(&sqlite);
     assert!(!rarer.is_empty(), "terms below the threshold");
     // Every two of the first eight hubs, each of the first four with the rarer terms.
@@ -1335,6 +1424,7 @@ fn a_postgres_index_of_schema_7_is_migrated_its_events_repacked_and_read_back_as
     {
         let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
         let mut tx = pg.transaction().expect("a transaction");
+        tx.batch_execute(SCHEMA_13_TERMS).expect("schema 7's terms");
         tx.batch_execute(crate::index_events::EVENTS_7)
             .expect("schema 7");
         for e in &before {
@@ -1368,7 +1458,7 @@ fn a_postgres_index_of_schema_7_is_migrated_its_events_repacked_and_read_back_as
         &["--until", &until, "--verify", "1", "--no-events"],
     );
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 13);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 14);
     assert_eq!(crate::index_events::events_kept_at(&location), before);
     assert_eq!(
         search(dir.path(), &db.url, &["verdict:accepted"], &["--count"]),

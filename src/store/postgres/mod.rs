@@ -7,8 +7,8 @@
 //!   server drops with the connection (a killed sync, a restarted server); a second writer is
 //!   refused naming the first from its heartbeat row.
 //! - `keys` is ordered by (term, migration, record time, seq), so the newest-first first page of
-//!   a term walks the primary key backwards with a LIMIT; `term_counts` keeps each term's count
-//!   at write and prune time.
+//!   a term walks the primary key backwards with a LIMIT; `terms` keeps each term's count and
+//!   newest key at write and prune time, in its `(kind, value)` key as well.
 //! - The client is `postgres` (synchronous, over tokio-postgres with its own small runtime): the
 //!   store's calls run on blocking threads, never inside an async task, and a client is closed
 //!   on a thread of its own (closing blocks on its runtime).
@@ -59,12 +59,19 @@ use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 use super::{
     At, Chunk, DivergenceRecord, EventsRow, EventsTodo, HEARTBEAT_STALE_MICROS, Heartbeat,
     IndexReach, IndexReader, IndexStatus, IndexWriter, KeptUpdate, MigrationRange, PageWrite,
-    PageWritten, Position, SCHEMA_VERSION, StoreError, VerdictEvent,
+    PageWritten, Position, StoreError, VerdictEvent,
 };
 use crate::model::format::format_time_micros;
 use crate::model::index::query::{Query, Term};
 use crate::model::index::read::SyncRunning;
 use crate::model::index::{KeyKind, SUMMARY_VERSION, SearchRow};
+
+/// The schema of a PostgreSQL index. It followed the shared number ([`super::SCHEMA_VERSION`],
+/// whose 11-13 changed only SQLite's file) up to 13; 14 is PostgreSQL's own: each term keeps its
+/// count and newest key in `terms`, whose `(kind, value)` key includes them, so a contract-id
+/// prefix's terms come with their counts from one range of that key (13 kept them in
+/// `term_counts`, in id order: a cold read each).
+const SCHEMA_VERSION: i64 = 14;
 
 /// The advisory lock of the one writer ("cantonsc"), per database.
 const WRITER_LOCK: i64 = 0x6361_6e74_6f6e_7363;
@@ -397,8 +404,8 @@ impl IndexWriter for PgIndex {
     /// of its own.
     fn refresh_statistics(&mut self) -> Result<(), StoreError> {
         self.with(|c| {
-            c.batch_execute("VACUUM (ANALYZE) keys, hub_bits")?;
-            c.batch_execute("ANALYZE updates, terms, term_counts, hubs, pairs")
+            c.batch_execute("VACUUM (ANALYZE) keys, hub_bits, terms")?;
+            c.batch_execute("ANALYZE updates, hubs, pairs")
         })
     }
 

@@ -1,10 +1,10 @@
 //! A sync's page written in its transaction: its new updates and their keys sent with binary
 //! COPY ([`super::copy`]), their seqs taken from the table's identity first so that nothing
-//! waits for a `RETURNING`, the page's terms added and every one's id read in one statement,
-//! their counts raised in another.
+//! waits for a `RETURNING`, the page's terms added or their counts raised, and every one's id
+//! read, in one statement.
 //!
-//! Statements a page (new updates in it): the stored digests of its ids, the seqs, the terms,
-//! the updates' COPY, the keys' COPY, the counts, the hubs (read, their bits and pairs), the
+//! Statements a page (new updates in it): the stored digests of its ids, the seqs, the terms
+//! and their counts, the updates' COPY, the keys' COPY, the hubs (read, their bits and pairs), the
 //! chunk's cursor.
 
 use super::pairs;
@@ -20,38 +20,34 @@ const NEXT_SEQS: &str = "WITH s AS MATERIALIZED (
          SELECT pg_get_serial_sequence('updates', 'seq')::regclass AS id)
      SELECT nextval(s.id) FROM s, generate_series(1, $1::int8)";
 
-/// The terms (`$1` kinds, `$2` values, `$3` their places in the page's list) added when new,
-/// and the id of each returned with its place: the added ones from the INSERT, the others from
-/// the table as it was before it (a statement's parts share one snapshot).
-const TERMS: &str = "WITH x (kind, value, at) AS (
-         SELECT * FROM UNNEST($1::int8[], $2::text[], $3::int4[])),
-     added AS (
-         INSERT INTO terms (kind, value) SELECT kind, value FROM x
-         ON CONFLICT (kind, value) DO NOTHING RETURNING kind, value, id)
-     SELECT x.at, coalesce(a.id, t.id) FROM x
-     LEFT JOIN added a ON a.kind = x.kind AND a.value = x.value
-     LEFT JOIN terms t ON t.kind = x.kind AND t.value = x.value";
+/// The page's terms (`$1` kinds, `$2` values, `$3` their places in the page's list, `$4` how
+/// many new updates have each, `$5`-`$7` the newest of them) added when new, a known one's
+/// count raised and its newest key the later of its own and the page's (kept unknown when
+/// unknown: its older keys may be later than the page's); each term's place, id and count.
+const TERMS: &str = "WITH x (kind, value, at, n, m, t, s) AS (
+         SELECT * FROM UNNEST($1::int8[], $2::text[], $3::int4[], $4::int8[], $5::int8[],
+             $6::int8[], $7::int8[])),
+     up AS (
+         INSERT INTO terms AS o (kind, value, updates, last_migration, last_time, last_seq)
+         SELECT kind, value, n, m, t, s FROM x
+         ON CONFLICT (kind, value) DO UPDATE SET updates = o.updates + excluded.updates,
+           last_migration = CASE WHEN newer THEN excluded.last_migration ELSE o.last_migration END,
+           last_time = CASE WHEN newer THEN excluded.last_time ELSE o.last_time END,
+           last_seq = CASE WHEN newer THEN excluded.last_seq ELSE o.last_seq END
+         RETURNING kind, value, id, updates)
+     SELECT x.at, up.id, up.updates FROM x
+     JOIN up ON up.kind = x.kind AND up.value = x.value";
+
+/// The page's key is newer than the term's newest known one.
+const NEWER: &str =
+    "(o.last_seq IS NOT NULL AND (excluded.last_migration, excluded.last_time, excluded.last_seq)
+       > (o.last_migration, o.last_time, o.last_seq))";
 
 const COPY_UPDATES: &str = "COPY updates (seq, update_id, migration_id, record_time, kind, root_action, parties, digest, body, chunk)
      FROM STDIN (FORMAT binary)";
 
 const COPY_KEYS: &str =
     "COPY keys (term, migration_id, record_time, seq) FROM STDIN (FORMAT binary)";
-
-/// A known term: its count raised, its newest key the later of its own and the page's (kept
-/// unknown when unknown: its older keys may be later than the page's). Returns each term's
-/// count.
-const COUNTS: &str = "INSERT INTO term_counts (term, updates, last_migration, last_time, last_seq)
-     SELECT * FROM UNNEST($1::int8[], $2::int8[], $3::int8[], $4::int8[], $5::int8[])
-     ON CONFLICT (term) DO UPDATE SET updates = term_counts.updates + excluded.updates,
-       last_migration = CASE WHEN newer THEN excluded.last_migration ELSE term_counts.last_migration END,
-       last_time = CASE WHEN newer THEN excluded.last_time ELSE term_counts.last_time END,
-       last_seq = CASE WHEN newer THEN excluded.last_seq ELSE term_counts.last_seq END
-     RETURNING term, updates";
-
-/// The page's key is newer than the term's newest known one.
-const NEWER: &str = "(term_counts.last_seq IS NOT NULL AND (excluded.last_migration, excluded.last_time, excluded.last_seq)
-       > (term_counts.last_migration, term_counts.last_time, term_counts.last_seq))";
 
 /// Writes one page in `tx` (see [`crate::store::IndexWriter::write_page`]) but the chunk's
 /// cursor.
@@ -109,14 +105,27 @@ pub(super) fn write_rows(
     }
     let used: Vec<usize> = (0..terms.len()).filter(|t| counts[*t].0 > 0).collect();
     let mut term_ids: Vec<Option<i64>> = vec![None; terms.len()];
+    // Each term's count once raised, for the hubs.
+    let mut raised: Vec<(i64, i64)> = Vec::with_capacity(used.len());
     if !used.is_empty() {
         let (kinds, values): (Vec<i64>, Vec<&str>) =
             used.iter().map(|t| terms.term(rows, *t)).unzip();
         let places: Vec<i32> = (0..used.len() as i32).collect();
-        for r in tx.query(TERMS, &[&kinds, &values, &places])? {
-            let (at, id): (i32, Option<i64>) = (r.get(0), r.get(1));
+        let n: Vec<i64> = used.iter().map(|t| counts[*t].0).collect();
+        let last: [Vec<i64>; 3] = [
+            used.iter().map(|t| counts[*t].1.0).collect(),
+            used.iter().map(|t| counts[*t].1.1).collect(),
+            used.iter().map(|t| counts[*t].1.2).collect(),
+        ];
+        let sql = TERMS.replace("newer", NEWER);
+        for r in tx.query(
+            sql.as_str(),
+            &[&kinds, &values, &places, &n, &last[0], &last[1], &last[2]],
+        )? {
+            let (at, id, updates): (i32, i64, i64) = (r.get(0), r.get(1), r.get(2));
             if let Some(t) = usize::try_from(at).ok().and_then(|at| used.get(at)) {
-                term_ids[*t] = id;
+                term_ids[*t] = Some(id);
+                raised.push((id, updates));
             }
         }
         // A term without an id would write keys of no term: the page is rolled back.
@@ -188,25 +197,6 @@ pub(super) fn write_rows(
         }
     }
     copy.send(tx, COPY_KEYS)?;
-    // Each term's count raised, its newest key moved on.
-    let c_terms: Vec<i64> = used
-        .iter()
-        .map(|t| term_ids[*t].unwrap_or_default())
-        .collect();
-    let c_counts: Vec<i64> = used.iter().map(|t| counts[*t].0).collect();
-    let c_last: [Vec<i64>; 3] = [
-        used.iter().map(|t| counts[*t].1.0).collect(),
-        used.iter().map(|t| counts[*t].1.1).collect(),
-        used.iter().map(|t| counts[*t].1.2).collect(),
-    ];
-    let raised: Vec<(i64, i64)> = tx
-        .query(
-            COUNTS.replace("newer", NEWER).as_str(),
-            &[&c_terms, &c_counts, &c_last[0], &c_last[1], &c_last[2]],
-        )?
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
     // The pairs and bits of the hubs the page's updates have; then the terms that reached the
     // threshold become hubs, their pairs and bits read from the keys (this page's included).
     let (mut hubs, threshold) = pairs::load(tx)?;

@@ -132,7 +132,7 @@ fn frequent(
     hubs: &HashSet<i64>,
 ) -> Result<Vec<i64>, postgres::Error> {
     Ok(c.query(
-        "SELECT term FROM term_counts WHERE updates >= $1 ORDER BY updates DESC, term",
+        "SELECT id FROM terms WHERE updates >= $1 ORDER BY updates DESC, id",
         &[&threshold],
     )?
     .iter()

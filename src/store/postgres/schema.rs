@@ -14,8 +14,35 @@ UPDATE term_counts t SET (last_migration, last_time, last_seq) = (
     ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1);
 ";
 
+/// Schema 13 → 14: `term_counts` folded into `terms`, whose `(kind, value)` key includes the
+/// counts. A new table filled in one pass (no dead row versions: updating every term in place
+/// rewrote the table and both its keys, about twice the disk), its keys made after it.
+const MIGRATE_13_TO_14: &str = r#"
+SET LOCAL maintenance_work_mem = '256MB';
+CREATE TABLE terms_14 (
+    id BIGINT GENERATED ALWAYS AS IDENTITY,
+    kind BIGINT NOT NULL,
+    value TEXT COLLATE "C" NOT NULL,
+    updates BIGINT NOT NULL,
+    last_migration BIGINT,
+    last_time BIGINT,
+    last_seq BIGINT
+);
+INSERT INTO terms_14 OVERRIDING SYSTEM VALUE
+    SELECT t.id, t.kind, t.value, coalesce(c.updates, 0), c.last_migration, c.last_time, c.last_seq
+    FROM terms t LEFT JOIN term_counts c ON c.term = t.id;
+SELECT setval(pg_get_serial_sequence('terms_14', 'id'),
+    nextval(pg_get_serial_sequence('terms', 'id')));
+DROP TABLE term_counts;
+DROP TABLE terms;
+ALTER TABLE terms_14 RENAME TO terms;
+ALTER SEQUENCE terms_14_id_seq RENAME TO terms_id_seq;
+ALTER TABLE terms ADD PRIMARY KEY (id), ADD CONSTRAINT terms_kind_value_key
+    UNIQUE (kind, value) INCLUDE (id, updates, last_migration, last_time, last_seq);
+"#;
+
 /// The tables: those of the SQLite file (see [`super`]), with `keys` carrying the update's
-/// position and `term_counts` the updates per term.
+/// position and `terms` each term's updates and newest key (schema 14).
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS updates (
@@ -36,7 +63,12 @@ CREATE TABLE IF NOT EXISTS terms (
     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     kind BIGINT NOT NULL,
     value TEXT COLLATE "C" NOT NULL,
-    UNIQUE (kind, value)
+    updates BIGINT NOT NULL,
+    last_migration BIGINT,
+    last_time BIGINT,
+    last_seq BIGINT,
+    CONSTRAINT terms_kind_value_key
+        UNIQUE (kind, value) INCLUDE (id, updates, last_migration, last_time, last_seq)
 );
 CREATE TABLE IF NOT EXISTS keys (
     term BIGINT NOT NULL,
@@ -44,13 +76,6 @@ CREATE TABLE IF NOT EXISTS keys (
     record_time BIGINT NOT NULL,
     seq BIGINT NOT NULL,
     PRIMARY KEY (term, migration_id, record_time, seq)
-);
-CREATE TABLE IF NOT EXISTS term_counts (
-    term BIGINT PRIMARY KEY,
-    updates BIGINT NOT NULL,
-    last_migration BIGINT,
-    last_time BIGINT,
-    last_seq BIGINT
 );
 CREATE TABLE IF NOT EXISTS hubs (term BIGINT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS pairs (
@@ -252,12 +277,11 @@ CREATE INDEX IF NOT EXISTS verdict_events_time ON verdict_events (record_time);
 ";
 
 /// The index's tables (for its size).
-pub const TABLES: [&str; 21] = [
+pub const TABLES: [&str; 20] = [
     "meta",
     "updates",
     "terms",
     "keys",
-    "term_counts",
     "hubs",
     "pairs",
     "chunks",
@@ -305,6 +329,7 @@ impl PgIndex {
                     return Err(StoreError::OlderSchema {
                         path: index.target.shown.clone(),
                         found,
+                        reads: SCHEMA_VERSION,
                     });
                 }
                 older = Some(found);
@@ -334,10 +359,31 @@ impl PgIndex {
                 &[&SCHEMA_VERSION.to_string(), &SUMMARY_VERSION.to_string()],
             )
             .map_err(|e| target.error(&e))?;
+            // Schema 5 → 6: each term's newest key (in `term_counts`, which 13 → 14 folds
+            // into `terms` next).
+            if older.is_some_and(|v| v < 6) {
+                tx.batch_execute(MIGRATE_5_TO_6)
+                    .map_err(|e| target.error(&e))?;
+            }
+            // 13 → 14: each term's count and newest key in its row.
+            let counts_apart: bool = tx
+                .query_one("SELECT to_regclass('term_counts') IS NOT NULL", &[])
+                .map_err(|e| target.error(&e))?
+                .get(0);
+            if older.is_some_and(|v| v < 14) && counts_apart {
+                let started = std::time::Instant::now();
+                tx.batch_execute(MIGRATE_13_TO_14)
+                    .map_err(|e| target.error(&e))?;
+                index.notices.push(format!(
+                    "{}: moved each term's count and newest key into the terms' table (schema 14) in {:.1} s",
+                    target.shown,
+                    started.elapsed().as_secs_f64()
+                ));
+            }
             // Schema 2 (the first on PostgreSQL) → 3: the pairs of the frequent terms (and
             // their bitmaps); 3 → 4: the bodies' dictionaries (the table made above); 4 → 5:
-            // the bitmaps of the frequent terms; 5 → 6: each term's newest key; 6 → 7: the events
-            // table (made below, empty: `index sync --events` fills it).
+            // the bitmaps of the frequent terms; 6 → 7: the events table (made below, empty:
+            // `index sync --events` fills it).
             match older {
                 Some(2) => {
                     pairs::migrate_2_to_3(&mut tx).map_err(|e| target.error(&e))?;
@@ -359,10 +405,6 @@ impl PgIndex {
                     ],
                 )
                 .map_err(|e| target.error(&e))?;
-            }
-            if older.is_some_and(|v| v < 6) {
-                tx.batch_execute(MIGRATE_5_TO_6)
-                    .map_err(|e| target.error(&e))?;
             }
             // 7 → 8 (and a new database): the events table of schema 8, a schema-7 one
             // repacked.
@@ -401,8 +443,8 @@ impl PgIndex {
             tx.batch_execute("DROP INDEX IF EXISTS events_verdict")
                 .map_err(|e| target.error(&e))?;
             // Schema 11 packs SQLite's contract-id terms as bytes, schema 12 keeps SQLite's
-            // party sets and actions once; PostgreSQL's layout is the same as schema 10's (its
-            // version only follows the shared number).
+            // party sets and actions once; PostgreSQL's layout up to 13 is the same as schema
+            // 10's (its version followed the shared number), 14 its own (above).
             if older.is_some() {
                 tx.execute(
                     "UPDATE meta SET value = $1 WHERE key = 'schema_version'",
@@ -462,7 +504,11 @@ impl PgIndex {
             && !(2..=SCHEMA_VERSION).contains(&found)
         {
             if found > SCHEMA_VERSION {
-                return Err(StoreError::NewerSchema { path, found });
+                return Err(StoreError::NewerSchema {
+                    path,
+                    found,
+                    reads: SCHEMA_VERSION,
+                });
             }
             return Err(StoreError::Corrupt {
                 path,

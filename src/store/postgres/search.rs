@@ -23,23 +23,46 @@ const WALK_BATCH: i32 = 100;
 /// Most keys a step of a walk reads.
 const MAX_WALK_BATCH: i32 = 32_000;
 
-/// What a query term stands for: term ids, or (an update-id prefix) the updates' seqs.
+/// What a query term stands for: terms (each with its count and newest key, read with it from
+/// the terms' `(kind, value)` key), or (an update-id prefix) the updates' seqs.
 enum TermSet {
-    Terms(Vec<i64>),
+    Terms(Vec<Head>),
     Seqs(Vec<i64>),
+}
+
+/// The columns of a term's head in `terms`, after its id and value.
+const HEAD_COLUMNS: &str = "updates, last_migration, last_time, last_seq";
+
+/// A term's head from a row of (id, value, [`HEAD_COLUMNS`]).
+fn head_of(r: &postgres::Row) -> Head {
+    let last: (Option<i64>, Option<i64>, Option<i64>) = (r.get(3), r.get(4), r.get(5));
+    Head {
+        id: r.get(0),
+        n: r.get(2),
+        last: match last {
+            (Some(m), Some(t), Some(s)) => Some((m, t, s)),
+            _ => None,
+        },
+    }
+}
+
+fn ids(heads: &[Head]) -> Vec<i64> {
+    heads.iter().map(|h| h.id).collect()
 }
 
 /// The term ids standing for `term`, or an update-id prefix's seqs.
 fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<TermSet, Fail> {
     match term {
         Term::Exact(kind, value) => {
-            let id: Option<i64> = c
+            let head = c
                 .query_opt(
-                    "SELECT id FROM terms WHERE kind = $1 AND value = $2",
+                    &format!(
+                        "SELECT id, value, {HEAD_COLUMNS} FROM terms WHERE kind = $1 AND value = $2"
+                    ),
                     &[&kind.code(), value],
                 )?
-                .map(|r| r.get(0));
-            Ok(TermSet::Terms(id.into_iter().collect()))
+                .map(|r| head_of(&r));
+            Ok(TermSet::Terms(head.into_iter().collect()))
         }
         Term::ContractPrefix(prefix) => {
             let mut ids = Vec::new();
@@ -97,6 +120,7 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
                     "SELECT seq, update_id FROM updates WHERE $1::bigint IS NULL",
                     "update_id",
                     None,
+                    &|r| r.get(0),
                     (head, &|id| prefix.tail_matches(head, id)),
                     &mut seqs,
                 )?;
@@ -129,9 +153,9 @@ fn terms_walked(
     kind: KeyKind,
     prefix_keep: (&str, &dyn Fn(&str) -> bool),
 ) -> Result<TermSet, Fail> {
-    let mut ids = Vec::new();
-    walk_terms(c, shown, kind, prefix_keep, &mut ids)?;
-    Ok(TermSet::Terms(ids))
+    let mut heads = Vec::new();
+    walk_terms(c, shown, kind, prefix_keep, &mut heads)?;
+    Ok(TermSet::Terms(heads))
 }
 
 fn walk_terms(
@@ -139,32 +163,36 @@ fn walk_terms(
     shown: &str,
     kind: KeyKind,
     prefix_keep: (&str, &dyn Fn(&str) -> bool),
-    out: &mut Vec<i64>,
+    out: &mut Vec<Head>,
 ) -> Result<(), Fail> {
     walk_prefix(
         c,
         shown,
-        "SELECT id, value FROM terms WHERE kind = $1",
+        &format!("SELECT id, value, {HEAD_COLUMNS} FROM terms WHERE kind = $1"),
         "value",
         Some(kind.code()),
+        &head_of,
         prefix_keep,
         out,
     )
 }
 
-/// Walks rows (id, text) in byte order from `prefix` while the text starts with it (matched
-/// here, in Rust, not by the engine), a batch at a time: `select` (ending in its WHERE
-/// clause) with `column`, the text, bounded below by the prefix and above by [`prefix_end`],
-/// so a batch holds only matching rows (each row a heap read when cold: a batch of 1,000 rows
-/// read to find 70 took 150 ms at 1 M updates); of those, the ids of the texts `keep` passes.
-fn walk_prefix(
+/// Walks rows (id, text, …) in byte order from `prefix` while the text starts with it
+/// (matched here, in Rust, not by the engine), a batch at a time: `select` (ending in its
+/// WHERE clause) with `column`, the text, bounded below by the prefix and above by
+/// [`prefix_end`], so a batch holds only matching rows (each row a heap read when cold, unless
+/// the key includes the columns read: a batch of 1,000 rows read to find 70 took 150 ms at 1 M
+/// updates); of those, `make` of the rows whose text `keep` passes.
+#[allow(clippy::too_many_arguments)]
+fn walk_prefix<T>(
     c: &mut impl GenericClient,
     shown: &str,
     select: &str,
     column: &str,
     kind: Option<i64>,
+    make: &dyn Fn(&postgres::Row) -> T,
     (prefix, keep): (&str, &dyn Fn(&str) -> bool),
-    out: &mut Vec<i64>,
+    out: &mut Vec<T>,
 ) -> Result<(), Fail> {
     let end = prefix_end(prefix);
     let upper = if end.is_some() {
@@ -188,7 +216,7 @@ fn walk_prefix(
                 return Ok(());
             }
             if keep(&text) {
-                out.push(row.get(0));
+                out.push(make(row));
             }
             if out.len() > MAX_PREFIX_MATCHES {
                 return Err(Fail::Store(StoreError::Engine {
@@ -211,6 +239,8 @@ fn walk_prefix(
 /// the same key order. Otherwise the updates (`u`) are filtered.
 struct Plan {
     drive: Option<i64>,
+    /// How many updates the driving term has (its count kept at write time).
+    drive_n: Option<i64>,
     /// The record-time range, over `k` when driven, else `u`.
     range: Vec<String>,
     /// The other terms, over `u`.
@@ -221,7 +251,7 @@ struct Plan {
     pair: Option<i64>,
     /// The terms of a query of one prefix of several contracts over the whole index, whose
     /// pages merge the terms' keys from each one's newest ([`newest::merge`]).
-    merge: Option<Vec<i64>>,
+    merge: Option<Vec<Head>>,
 }
 
 impl Plan {
@@ -237,35 +267,22 @@ impl Plan {
         for term in &query.terms {
             let set = term_set(c, shown, term)?;
             match &set {
-                TermSet::Terms(v) | TermSet::Seqs(v) if v.is_empty() => return Ok(None),
+                TermSet::Terms(v) if v.is_empty() => return Ok(None),
+                TermSet::Seqs(v) if v.is_empty() => return Ok(None),
                 _ => sets.push(set),
             }
         }
-        let singles: Vec<i64> = sets
+        let heads: Vec<Head> = sets
             .iter()
             .filter_map(|s| match s {
-                TermSet::Terms(ids) if ids.len() == 1 => Some(ids[0]),
+                TermSet::Terms(heads) if heads.len() == 1 => Some(heads[0]),
                 _ => None,
             })
             .collect();
-        let mut drive = None;
-        if !singles.is_empty() {
-            let counts: HashMap<i64, i64> = c
-                .query(
-                    &format!(
-                        "SELECT term, updates FROM term_counts WHERE term IN ({})",
-                        id_list(&singles)
-                    ),
-                    &[],
-                )?
-                .iter()
-                .map(|r| (r.get(0), r.get(1)))
-                .collect();
-            drive = singles
-                .iter()
-                .min_by_key(|t| counts.get(t).copied().unwrap_or(0))
-                .copied();
-        }
+        let singles = ids(&heads);
+        // The rarest drives, by the counts read with the terms.
+        let driver = heads.iter().min_by_key(|h| h.n);
+        let (drive, drive_n) = (driver.map(|h| h.id), driver.map(|h| h.n));
         let at = if drive.is_some() { "k" } else { "u" };
         let mut range = Vec::new();
         if let Some(from) = from {
@@ -280,32 +297,34 @@ impl Plan {
         let mut driven = false;
         for set in &sets {
             match set {
-                TermSet::Terms(ids) if !driven && ids.len() == 1 && Some(ids[0]) == drive => {
+                TermSet::Terms(heads)
+                    if !driven && heads.len() == 1 && Some(heads[0].id) == drive =>
+                {
                     driven = true;
                 }
                 // Probed by the driving key's own columns (`k`), so the probe is one primary-key
                 // look-up: by `u`'s, the planner hashes every key of the term instead.
-                TermSet::Terms(ids) if ids.len() == 1 => {
-                    probes.push((ids[0], others.len()));
+                TermSet::Terms(heads) if heads.len() == 1 => {
+                    probes.push((heads[0].id, others.len()));
                     others.push(format!(
                         "EXISTS (SELECT 1 FROM keys o WHERE o.term = {} AND o.migration_id = {at}.migration_id
                            AND o.record_time = {at}.record_time AND o.seq = {at}.seq)",
-                        ids[0]
+                        heads[0].id
                     ));
                 }
-                TermSet::Terms(ids) => others.push(format!(
+                TermSet::Terms(heads) => others.push(format!(
                     "u.seq IN (SELECT o.seq FROM keys o WHERE o.term IN ({}))",
-                    id_list(ids)
+                    id_list(&ids(heads))
                 )),
                 TermSet::Seqs(seqs) => others.push(format!("u.seq IN ({})", id_list(seqs))),
             }
         }
         let merge = match (sets.as_slice(), range.is_empty()) {
-            ([TermSet::Terms(ids)], true) if ids.len() > 1 => {
-                let mut ids = ids.clone();
-                ids.sort_unstable();
-                ids.dedup();
-                Some(ids)
+            ([TermSet::Terms(heads)], true) if heads.len() > 1 => {
+                let mut heads = heads.clone();
+                heads.sort_unstable_by_key(|h| h.id);
+                heads.dedup_by_key(|h| h.id);
+                Some(heads)
             }
             _ => None,
         };
@@ -316,6 +335,7 @@ impl Plan {
         };
         Ok(Some(Plan {
             drive,
+            drive_n,
             range,
             others,
             singles: probes,
@@ -384,6 +404,27 @@ pub(super) fn search_row(r: &postgres::Row) -> SearchRow {
     }
 }
 
+/// How many updates have any of `heads`' terms, each once: a term of one update with its
+/// newest key known is that key; the others' keys are read, in one statement.
+fn distinct_updates(c: &mut impl GenericClient, heads: &[Head]) -> Result<i64, postgres::Error> {
+    let mut seqs = Vec::with_capacity(heads.len());
+    let mut read = Vec::new();
+    for head in heads {
+        match head.last {
+            Some((_, _, seq)) if head.n == 1 => seqs.push(seq),
+            _ => read.push(head.id),
+        }
+    }
+    if !read.is_empty() {
+        for r in c.query("SELECT seq FROM keys WHERE term = ANY($1)", &[&read])? {
+            seqs.push(r.get(0));
+        }
+    }
+    seqs.sort_unstable();
+    seqs.dedup();
+    Ok(i64::try_from(seqs.len()).unwrap_or(i64::MAX))
+}
+
 /// The rows of the updates `seqs`, in that order.
 fn rows_of(c: &mut impl GenericClient, seqs: &[i64]) -> Result<Vec<SearchRow>, postgres::Error> {
     let mut found: HashMap<i64, SearchRow> = c
@@ -422,46 +463,14 @@ impl PgIndex {
             // A prefix of several contracts over the whole index: their keys merged newest
             // first from each term's newest key, a term's keys read only when the page reaches
             // into them.
-            if let Some(ids) = &plan.merge {
-                let mut heads: HashMap<i64, Head> = tx
-                    .query(
-                        "SELECT term, updates, last_migration, last_time, last_seq
-                         FROM term_counts WHERE term = ANY($1)",
-                        &[ids],
-                    )?
-                    .iter()
-                    .map(|r| {
-                        let last: (Option<i64>, Option<i64>, Option<i64>) =
-                            (r.get(2), r.get(3), r.get(4));
-                        let head = Head {
-                            id: r.get(0),
-                            n: r.get(1),
-                            last: match last {
-                                (Some(m), Some(t), Some(s)) => Some((m, t, s)),
-                                _ => None,
-                            },
-                        };
-                        (head.id, head)
-                    })
-                    .collect();
-                // A term without its count (never on an index this build wrote) is read whole.
-                let heads: Vec<Head> = ids
-                    .iter()
-                    .map(|id| {
-                        heads.remove(id).unwrap_or(Head {
-                            id: *id,
-                            n: i64::MAX,
-                            last: None,
-                        })
-                    })
-                    .collect();
+            if let Some(heads) = &plan.merge {
                 let run = tx.prepare(
                     "SELECT migration_id, record_time, seq FROM keys
                      WHERE term = $1 AND (migration_id, record_time, seq) < ($2, $3, $4)
                      ORDER BY migration_id DESC, record_time DESC, seq DESC LIMIT $5",
                 )?;
                 let seqs = newest::merge(
-                    &heads,
+                    heads,
                     usize::try_from(limit).unwrap_or(usize::MAX),
                     &mut |term, below: Pos, most| {
                         let most = i64::try_from(most).unwrap_or(i64::MAX);
@@ -570,6 +579,25 @@ impl PgIndex {
                 tx.commit()?;
                 return Ok(n);
             }
+            // One term over the whole index: its count kept at write time, read with it.
+            if let (None, Some(n), true) = (
+                &plan.merge,
+                plan.drive_n,
+                plan.range.is_empty() && plan.others.is_empty(),
+            ) {
+                tx.commit()?;
+                return Ok(n);
+            }
+            // A prefix of several contracts over the whole index: a term of one update is its
+            // newest key, read with the term, so only the others' keys are read (one cold
+            // read a term; a contract on a network is mostly in one or two updates).
+            if let Some(heads) = &plan.merge
+                && heads.iter().any(|h| h.n == 1 && h.last.is_some())
+            {
+                let n = distinct_updates(&mut tx, heads)?;
+                tx.commit()?;
+                return Ok(n);
+            }
             // Hubs among the other terms: the driver's updates tested in their bitmaps, not
             // probed.
             let bitmaps = plan.take_hubs(&mut tx, true)?;
@@ -590,13 +618,9 @@ impl PgIndex {
                 // A prefix of several contracts over the whole index: the distinct updates of
                 // their keys, each term's read by the keys' primary key (testing every update
                 // against them took 3-14 s at 10 M updates for 698 contracts: 0.1 s cold).
-                (Some(terms), _) => format!(
+                (Some(heads), _) => format!(
                     "SELECT count(DISTINCT k.seq) FROM keys k WHERE k.term IN ({})",
-                    id_list(terms)
-                ),
-                // One term over the whole index: its count kept at write time.
-                (None, Some(term)) if plan.range.is_empty() && plan.others.is_empty() => format!(
-                    "SELECT coalesce((SELECT updates FROM term_counts WHERE term = {term}), 0)"
+                    id_list(&ids(heads))
                 ),
                 (None, Some(term)) if plan.others.is_empty() => format!(
                     "SELECT count(*) FROM keys k WHERE k.term = {term} AND {}",

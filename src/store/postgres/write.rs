@@ -110,13 +110,13 @@ impl PgIndex {
             tx.execute(
                 "WITH gone AS (DELETE FROM keys WHERE record_time < $1 RETURNING term),
                       n AS (SELECT term, count(*) AS n FROM gone GROUP BY term)
-                 UPDATE term_counts t SET updates = t.updates - n.n FROM n WHERE t.term = n.term",
+                 UPDATE terms t SET updates = t.updates - n.n FROM n WHERE t.id = n.term",
                 &[&before],
             )?;
             // A term that keeps updates keeps its newest key, read again when it was removed.
             tx.execute(
-                "UPDATE term_counts t SET (last_migration, last_time, last_seq) = (
-                     SELECT k.migration_id, k.record_time, k.seq FROM keys k WHERE k.term = t.term
+                "UPDATE terms t SET (last_migration, last_time, last_seq) = (
+                     SELECT k.migration_id, k.record_time, k.seq FROM keys k WHERE k.term = t.id
                      ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1)
                  WHERE t.updates > 0 AND (t.last_time < $1 OR t.last_seq IS NULL)",
                 &[&before],
@@ -128,11 +128,6 @@ impl PgIndex {
             let removed = tx.execute("DELETE FROM updates WHERE record_time < $1", &[&before])?;
             tx.execute(
                 "DELETE FROM terms WHERE NOT EXISTS (SELECT 1 FROM keys WHERE keys.term = terms.id)",
-                &[],
-            )?;
-            tx.execute(
-                "DELETE FROM term_counts
-                 WHERE updates <= 0 OR NOT EXISTS (SELECT 1 FROM terms WHERE terms.id = term_counts.term)",
                 &[],
             )?;
             tx.execute(

@@ -377,7 +377,11 @@ impl SqliteIndex {
             let found = index.check_versions()?;
             if found < SCHEMA_VERSION {
                 if !write {
-                    return Err(StoreError::OlderSchema { path: shown, found });
+                    return Err(StoreError::OlderSchema {
+                        path: shown,
+                        found,
+                        reads: SCHEMA_VERSION,
+                    });
                 }
                 index.migrate(found)?;
             }
@@ -642,6 +646,7 @@ impl SqliteIndex {
             return Err(StoreError::NewerSchema {
                 path,
                 found: schema,
+                reads: SCHEMA_VERSION,
             });
         }
         if schema < 1 {
