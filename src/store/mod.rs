@@ -95,8 +95,11 @@ use crate::model::index::{IndexRow, SearchRow};
 pub use crate::model::position::At;
 use reads::{BodyDictionaries, dictionary_id_of};
 
-/// The schema this build writes and reads.
+/// The schema this build writes and reads (SQLite's; PostgreSQL's is [`POSTGRES_SCHEMA_VERSION`]).
 pub const SCHEMA_VERSION: i64 = 13;
+
+/// The schema this build writes and reads on PostgreSQL: its own number from 14.
+pub use postgres::SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION;
 
 /// The verdicts whose result the events' index `events_verdict_other` covers (schema 10, both
 /// engines): those other than `accepted`, nearly all of them being accepted (an index of every

@@ -71,7 +71,7 @@ use crate::model::index::{KeyKind, SUMMARY_VERSION, SearchRow};
 /// count and newest key in `terms`, whose `(kind, value)` key includes them, so a contract-id
 /// prefix's terms come with their counts from one range of that key (13 kept them in
 /// `term_counts`, in id order: a cold read each).
-const SCHEMA_VERSION: i64 = 14;
+pub const SCHEMA_VERSION: i64 = 14;
 
 /// The advisory lock of the one writer ("cantonsc"), per database.
 const WRITER_LOCK: i64 = 0x6361_6e74_6f6e_7363;
@@ -394,8 +394,9 @@ impl IndexWriter for PgIndex {
 
     /// A sync's tables analyzed once it ends: until autovacuum gets to a freshly filled
     /// database, the planner guesses, and a two-term first page took 97 ms instead of 0.9 ms
-    /// (100,000 updates, measured with `cargo bench --bench index`). The keys and the hubs'
-    /// bitmaps, which searches read from their primary keys alone, are vacuumed as well, so
+    /// (100,000 updates, measured with `cargo bench --bench index`). The keys, the hubs'
+    /// bitmaps and the terms (whose `(kind, value)` key includes each term's count and newest
+    /// key), which searches read from their keys alone, are vacuumed as well, so
     /// that their new pages are marked all-visible: until then each row read from such a page
     /// also reads the table (at 10 M updates autovacuum had left 18% of the keys' pages
     /// unmarked, and a template's 76,671 keys read cold fetched 13,583 rows from the table).

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::RwLockReadGuard;
 
-use cantonscope::store::{self, Location, SCHEMA_VERSION};
+use cantonscope::store::{self, Location, POSTGRES_SCHEMA_VERSION, SCHEMA_VERSION};
 
 use crate::index::{four, from, index_args, run, status, sync, text};
 use crate::index_events::{synced_hour, until};
@@ -89,7 +89,10 @@ pub(crate) fn postgres_migrates(dir: &Path, url: &str, db: &Database, older: i64
         &["--until", &until(), "--verify", "1", "--no-events"],
     );
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir, &db.url)["schema_version"], SCHEMA_VERSION);
+    assert_eq!(
+        status(dir, &db.url)["schema_version"],
+        POSTGRES_SCHEMA_VERSION
+    );
 }
 
 /// The answers of `index search` (the listed page and the count) of each of `words` (a word:
