@@ -177,6 +177,27 @@ pub(crate) fn comparable(mut status: Value) -> Value {
 
 /// The hubs of both indexes, the same (kind, value) terms with the same pairs, as query
 /// terms; at least six, with pairs kept.
+/// How many terms both engines keep (the same number on each), every PostgreSQL term's count
+/// that of its keys and above 0.
+fn terms_kept(db: &Database, sqlite: &Path) -> i64 {
+    let conn = rusqlite::Connection::open(sqlite).expect("opens");
+    let in_sqlite: i64 = conn
+        .query_row("SELECT count(*) FROM terms", [], |r| r.get(0))
+        .expect("terms");
+    let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
+    let row = pg
+        .query_one(
+            "SELECT count(*), count(*) FILTER (WHERE t.updates <= 0 OR t.updates <>
+                 (SELECT count(*) FROM keys k WHERE k.term = t.id)) FROM terms t",
+            &[],
+        )
+        .expect("terms");
+    let (in_pg, miscounted): (i64, i64) = (row.get(0), row.get(1));
+    assert_eq!(miscounted, 0, "terms whose count is not their keys'");
+    assert_eq!(in_pg, in_sqlite, "terms kept");
+    in_pg
+}
+
 pub(crate) fn same_hubs(db: &Database, sqlite: &Path) -> Vec<String> {
     const HUBS: &str = "SELECT t.kind, t.value FROM hubs h JOIN terms t ON t.id = h.term";
     const PAIRS: &str = "SELECT ta.kind, ta.value, tb.kind, tb.value, p.n FROM pairs p
@@ -513,6 +534,7 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
         .as_str()
         .expect("time")
         .to_owned();
+    let terms_before = terms_kept(&db, &sqlite);
     for at in [sqlite_at, pg_at] {
         let mut args = index_args(at, "prune");
         args.extend_from_slice(&["--before", &cut]);
@@ -524,6 +546,12 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
     assert_eq!(
         kept(&db.location()),
         kept(&Location::Sqlite(sqlite.clone()))
+    );
+    // The terms only the removed updates had are gone on both, each kept count its keys'.
+    let terms_after = terms_kept(&db, &sqlite);
+    assert!(
+        terms_after < terms_before,
+        "{terms_after} of {terms_before}"
     );
     compare(&queries);
     compare(&hub_pairs(&same_hubs(&db, &sqlite)));

@@ -126,10 +126,9 @@ impl PgIndex {
                 &[&before],
             )?;
             let removed = tx.execute("DELETE FROM updates WHERE record_time < $1", &[&before])?;
-            tx.execute(
-                "DELETE FROM terms WHERE NOT EXISTS (SELECT 1 FROM keys WHERE keys.term = terms.id)",
-                &[],
-            )?;
+            // A term's count is its keys' (lowered above), so a term left without keys is one
+            // whose count reached 0: read from the terms alone, not by an anti-join of the keys.
+            tx.execute("DELETE FROM terms WHERE updates <= 0", &[])?;
             tx.execute(
                 "DELETE FROM hubs WHERE NOT EXISTS (SELECT 1 FROM terms WHERE terms.id = hubs.term)",
                 &[],
