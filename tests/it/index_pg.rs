@@ -175,8 +175,6 @@ pub(crate) fn comparable(mut status: Value) -> Value {
     status
 }
 
-/// The hubs of both indexes, the same (kind, value) terms with the same pairs, as query
-/// terms; at least six, with pairs kept.
 /// How many terms both engines keep (the same number on each), every PostgreSQL term's count
 /// that of its keys and above 0.
 fn terms_kept(db: &Database, sqlite: &Path) -> i64 {
@@ -198,6 +196,8 @@ fn terms_kept(db: &Database, sqlite: &Path) -> i64 {
     in_pg
 }
 
+/// The hubs of both indexes, the same (kind, value) terms with the same pairs, as query
+/// terms; at least six, with pairs kept.
 pub(crate) fn same_hubs(db: &Database, sqlite: &Path) -> Vec<String> {
     const HUBS: &str = "SELECT t.kind, t.value FROM hubs h JOIN terms t ON t.id = h.term";
     const PAIRS: &str = "SELECT ta.kind, ta.value, tb.kind, tb.value, p.n FROM pairs p
