@@ -1324,7 +1324,7 @@ fn a_schema_3_index_is_migrated_and_keeps_its_bodies_while_new_ones_get_a_dictio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 3 to schema 13"),
+        err.contains("migrated the index from schema 3 to schema 14"),
         "{err}"
     );
     assert_eq!(status(dir.path(), &index)["schema_version"], 13);
@@ -1405,7 +1405,7 @@ fn a_schema_1_index_is_refused_by_readers_and_migrated_by_the_next_sync() {
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 1 to schema 13"),
+        err.contains("migrated the index from schema 1 to schema 14"),
         "{err}"
     );
     let st = status(dir.path(), &index);

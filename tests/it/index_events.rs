@@ -336,7 +336,7 @@ fn an_index_of_schema_6_is_refused_by_readers_and_migrated_in_place_keeping_its_
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 6 to schema 13")
+        err.contains("migrated the index from schema 6 to schema 14")
             && err.contains("a table for each update's events"),
         "{err}"
     );
@@ -485,7 +485,7 @@ fn an_index_of_schema_7_is_migrated_in_place_its_events_repacked_and_read_back_a
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 7 to schema 13")
+        err.contains("migrated the index from schema 7 to schema 14")
             && err.contains(&format!(
                 "the events of {} updates packed with zstd and a dictionary",
                 before.len()

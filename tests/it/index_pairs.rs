@@ -325,7 +325,7 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 2 to schema 13"),
+        err.contains("migrated the index from schema 2 to schema 14"),
         "{err}"
     );
     assert_eq!(status(dir.path(), &index)["schema_version"], 13);
@@ -352,7 +352,7 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 4 to schema 13")
+        err.contains("migrated the index from schema 4 to schema 14")
             && err.contains("the bitmaps of the frequent terms"),
         "{err}"
     );

@@ -1053,7 +1053,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     let migrate = || {
         let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
-        assert_eq!(status(dir.path(), &db.url)["schema_version"], 14);
+        assert_eq!(status(dir.path(), &db.url)["schema_version"], 15);
         let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
@@ -1086,7 +1086,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     .expect("schema 4");
     let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 14);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 15);
     let bits: i64 = pg
         .query_one("SELECT count(*) FROM hub_bits", &[])
         .expect("bits")
@@ -1170,7 +1170,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     assert_eq!(output.status.code(), Some(2));
     let err = text(&output.stderr);
     assert!(
-        err.contains("older cantonscope (schema 13)") && err.contains("to schema 14"),
+        err.contains("older cantonscope (schema 13)") && err.contains("to schema 15"),
         "{err}"
     );
     let next: i64 = pg
@@ -1183,7 +1183,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
         err.contains("moved each term's count and newest key into the terms' table (schema 14)"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 14);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 15);
     let gone: bool = pg
         .query_one("SELECT to_regclass('term_counts') IS NULL", &[])
         .expect("term_counts")
@@ -1486,7 +1486,7 @@ fn a_postgres_index_of_schema_7_is_migrated_its_events_repacked_and_read_back_as
         &["--until", &until, "--verify", "1", "--no-events"],
     );
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 14);
+    assert_eq!(status(dir.path(), &db.url)["schema_version"], 15);
     assert_eq!(crate::index_events::events_kept_at(&location), before);
     assert_eq!(
         search(dir.path(), &db.url, &["verdict:accepted"], &["--count"]),

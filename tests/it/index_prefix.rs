@@ -186,7 +186,7 @@ fn contract_prefix_pages_are_the_newest_updates_naming_the_contracts_before_and_
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 5 to schema 13")
+        err.contains("migrated the index from schema 5 to schema 14")
             && err.contains("each term's newest update"),
         "{err}"
     );

@@ -383,7 +383,7 @@ fn an_index_of_schema_7_is_migrated_in_place_and_gets_its_verdict_only_events_on
     let (code, out, err) = sync(dir.path(), url, &index, &["--events", "--verify", "2"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 7 to schema 13")
+        err.contains("migrated the index from schema 7 to schema 14")
             && err.contains("events with a verdict and no update"),
         "{err}"
     );

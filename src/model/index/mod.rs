@@ -238,6 +238,7 @@ pub fn row_with_digest(
         .ok_or_else(|| format!("update {update_id} has no migration_id"))?;
     let summary = summarizer.summarize(item);
     let export = ExportRow::of(&summary, summarizer);
+    let body = packer.map(|p| pack_body(raw, &update_id, p)).transpose()?;
     let row = IndexRow {
         kind: export.kind.to_owned(),
         root_action: export.root_action.clone(),
@@ -247,7 +248,7 @@ pub fn row_with_digest(
         record_time,
         keys: keys_of(item),
         digest,
-        body: packer.map(|p| pack_body(raw, p)).transpose()?,
+        body,
     };
     Ok(row)
 }

@@ -70,8 +70,10 @@ use crate::model::index::{KeyKind, SUMMARY_VERSION, SearchRow};
 /// whose 11-13 changed only SQLite's file) up to 13; 14 is PostgreSQL's own: each term keeps its
 /// count and newest key in `terms`, whose `(kind, value)` key includes them, so a contract-id
 /// prefix's terms come with their counts from one range of that key (13 kept them in
-/// `term_counts`, in id order: a cold read each).
-pub const SCHEMA_VERSION: i64 = 14;
+/// `term_counts`, in id order: a cold read each). 15: a body names its update's own id by a
+/// byte (`crate::model::index::pack::OWN_ID`; SQLite's schema 14), which an older build would
+/// show as is; the bodies kept before read back as they were.
+pub const SCHEMA_VERSION: i64 = 15;
 
 /// The advisory lock of the one writer ("cantonsc"), per database.
 const WRITER_LOCK: i64 = 0x6361_6e74_6f6e_7363;

@@ -334,8 +334,9 @@ impl PgIndex {
             .collect())
     }
 
-    /// A kept body made text again, the index's dictionaries loaded first when it names one
-    /// not loaded yet.
+    /// A kept body made text again (its own id put back where it names it:
+    /// [`crate::model::index::pack::own_id_back`]), the index's dictionaries loaded first when
+    /// it names one not loaded yet.
     pub(super) fn unpack(&mut self, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
         if self.dictionaries.wants(packed) {
             let all: Vec<(i64, Vec<u8>)> = self.with(|c| {
@@ -348,6 +349,7 @@ impl PgIndex {
         }
         self.dictionaries
             .unpack(&self.target.shown, update_id, packed)
+            .map(|text| crate::model::index::pack::own_id_back(text, update_id))
     }
 
     /// The updates after `after` up to `through` (migration, µs), in ledger order.

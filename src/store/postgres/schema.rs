@@ -444,7 +444,8 @@ impl PgIndex {
                 .map_err(|e| target.error(&e))?;
             // Schema 11 packs SQLite's contract-id terms as bytes, schema 12 keeps SQLite's
             // party sets and actions once; PostgreSQL's layout up to 13 is the same as schema
-            // 10's (its version followed the shared number), 14 its own (above).
+            // 10's (its version followed the shared number), 14 its own (above); 15 names a
+            // new body's own update id by a byte (the bodies kept read back as they are).
             if older.is_some() {
                 tx.execute(
                     "UPDATE meta SET value = $1 WHERE key = 'schema_version'",

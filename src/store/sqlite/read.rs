@@ -293,14 +293,17 @@ impl SqliteIndex {
         .map_err(e)
     }
 
-    /// A kept body made text again, the index's dictionaries loaded first when it names one
-    /// not loaded yet.
+    /// A kept body made text again (its own id put back where it names it:
+    /// [`crate::model::index::pack::own_id_back`]), the index's dictionaries loaded first when
+    /// it names one not loaded yet.
     pub(super) fn unpack(&mut self, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
         if self.dictionaries.wants(packed) {
             let all = self.dictionaries_of("dictionaries")?;
             self.dictionaries.load(all);
         }
-        self.dictionaries.unpack(&self.shown(), update_id, packed)
+        self.dictionaries
+            .unpack(&self.shown(), update_id, packed)
+            .map(|text| crate::model::index::pack::own_id_back(text, update_id))
     }
 
     /// Every dictionary of `table` (`dictionaries`: the bodies'; `event_dictionaries`), by id.

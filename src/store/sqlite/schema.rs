@@ -613,6 +613,11 @@ impl SqliteIndex {
                 "the update ids kept as bytes, half their text's size, and the party sets and actions found by a hash, not by a second copy of their text (the space freed is reused by the next syncs; `VACUUM` gives it back now)".to_owned(),
             );
         }
+        if found < 14 {
+            done.push(
+                "the bodies of the updates written from now on name their own update id by one byte, a tenth of their size (the bodies kept read back as they are; an older cantonscope refuses the index)".to_owned(),
+            );
+        }
         if found < 4 {
             done.push(
                 "a table for the bodies' dictionary, trained by the next page written".to_owned(),

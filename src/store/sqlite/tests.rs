@@ -508,7 +508,7 @@ fn bodies_read_back_whether_packed_with_a_dictionary_or_without_and_a_missing_on
             let packing = if i % 2 == 0 { &with } else { &Packing::plain() };
             let mut packer = packing.packer().expect("zstd");
             IndexRow {
-                body: Some(pack_body(&text(i), &mut packer).expect("packed")),
+                body: Some(pack_body(&text(i), &format!("aa{i:03}"), &mut packer).expect("packed")),
                 ..row(&format!("aa{i:03}"), i as i64, "alice")
             }
         })
@@ -551,6 +551,7 @@ fn a_damaged_dictionary_is_a_corrupt_index_error_not_a_panic() {
     let dictionary = train_dictionary(samples.iter().map(String::as_str)).expect("trained");
     let packed = pack_body(
         &samples[0],
+        "aa000",
         &mut Packing::with_dictionary(&dictionary)
             .expect("a dictionary")
             .packer()

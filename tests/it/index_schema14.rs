@@ -1,0 +1,291 @@
+//! SQLite's schema 14 and PostgreSQL's 15 (issue 39's disk figure): a body names its update's
+//! own id by one byte (the id is in its row already). An index of the schema before (its
+//! bodies as served) is refused by readers and migrated in place by the next sync without a
+//! body rewritten: the bodies it kept read back as they did, the next sync's are named, and
+//! every body opens as the scan served it. Run as the real binary over real HTTP against the
+//! demo.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use cantonscope::model::index::pack::{OWN_ID, body_dictionary_id, dictionary_id, own_id_back};
+use cantonscope::store::{self, Location};
+use serde_json::Value;
+
+use crate::common::migrated::{
+    answers, postgres_migrates, postgres_synced, sqlite_migrates, sqlite_synced,
+};
+use crate::index::{history_from, sync};
+
+/// A body as kept, unpacked (its dictionary among `dictionaries`) but not made the served
+/// text again: the bytes the index's form is seen in.
+fn unpacked(packed: &[u8], dictionaries: &[Vec<u8>]) -> Vec<u8> {
+    match body_dictionary_id(packed) {
+        None => zstd::stream::decode_all(packed).expect("plain"),
+        Some(id) => {
+            let dictionary = dictionaries
+                .iter()
+                .find(|d| dictionary_id(d) == Some(id))
+                .expect("its dictionary");
+            zstd::bulk::Decompressor::with_dictionary(dictionary)
+                .expect("zstd")
+                .decompress(packed, 1 << 24)
+                .expect("unpacked")
+        }
+    }
+}
+
+/// `text` packed as an older build packed it (as served, with the same dictionary).
+fn packed_as_served(text: &[u8], dictionary: Option<&Vec<u8>>) -> Vec<u8> {
+    match dictionary {
+        None => zstd::bulk::compress(text, 1).expect("packed"),
+        Some(d) => zstd::bulk::Compressor::with_dictionary(1, d)
+            .expect("zstd")
+            .compress(text)
+            .expect("packed"),
+    }
+}
+
+/// Whether a body's unpacked bytes name its own id (`true`) or are as served (`false`); a
+/// named body keeps no copy of the id.
+fn named(id: &str, text: &[u8]) -> bool {
+    let named = text.first() == Some(&OWN_ID);
+    if named {
+        assert!(
+            memchr::memmem::find(text, id.as_bytes()).is_none(),
+            "{id}: a copy of its id left in its named body"
+        );
+    } else {
+        assert!(
+            memchr::memmem::find(text, id.as_bytes()).is_some(),
+            "{id}: a body as served has its id"
+        );
+    }
+    named
+}
+
+/// An update id as its text, whether SQLite keeps it as bytes or as text.
+const ID_TEXT: &str =
+    "CASE WHEN typeof(update_id) = 'blob' THEN lower(hex(update_id)) ELSE update_id END";
+
+/// Every SQLite body by its update's id: whether it names its id (the unpacked bytes start
+/// with the byte), and its packed bytes.
+fn sqlite_bodies(index: &Path) -> BTreeMap<String, (bool, Vec<u8>)> {
+    let conn = rusqlite::Connection::open(index).expect("opens");
+    let dictionaries: Vec<Vec<u8>> = conn
+        .prepare("SELECT dictionary FROM dictionaries")
+        .expect("dictionaries")
+        .query_map([], |r| r.get(0))
+        .expect("dictionaries")
+        .collect::<Result<_, _>>()
+        .expect("dictionaries");
+    let rows: Vec<(String, Vec<u8>)> = conn
+        .prepare(&format!("SELECT {ID_TEXT}, body FROM updates"))
+        .expect("bodies")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("bodies")
+        .collect::<Result<_, _>>()
+        .expect("bodies");
+    rows.into_iter()
+        .map(|(id, packed)| {
+            let text = unpacked(&packed, &dictionaries);
+            (id.clone(), (named(&id, &text), packed))
+        })
+        .collect()
+}
+
+/// The SQLite index as schema 13 kept it: every body as served, packed with the dictionary it
+/// named.
+fn sqlite_to_schema_13(index: &Path) {
+    let conn = rusqlite::Connection::open(index).expect("opens");
+    let dictionaries: Vec<Vec<u8>> = conn
+        .prepare("SELECT dictionary FROM dictionaries")
+        .expect("dictionaries")
+        .query_map([], |r| r.get(0))
+        .expect("dictionaries")
+        .collect::<Result<_, _>>()
+        .expect("dictionaries");
+    let rows: Vec<(i64, String, Vec<u8>)> = conn
+        .prepare(&format!("SELECT seq, {ID_TEXT}, body FROM updates"))
+        .expect("bodies")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("bodies")
+        .collect::<Result<_, _>>()
+        .expect("bodies");
+    for (seq, id, packed) in rows {
+        let text = own_id_back(
+            String::from_utf8(unpacked(&packed, &dictionaries)).expect("UTF-8"),
+            &id,
+        );
+        let dictionary = body_dictionary_id(&packed)
+            .and_then(|n| dictionaries.iter().find(|d| dictionary_id(d) == Some(n)));
+        conn.execute(
+            "UPDATE updates SET body = ?1 WHERE seq = ?2",
+            rusqlite::params![packed_as_served(text.as_bytes(), dictionary), seq],
+        )
+        .expect("repacked");
+    }
+    conn.execute(
+        "UPDATE meta SET value = '13' WHERE key = 'schema_version'",
+        [],
+    )
+    .expect("schema 13");
+}
+
+/// Every body the index at `location` opens, by update id.
+fn opened(location: &Location) -> BTreeMap<String, String> {
+    let mut store = store::open_reader(location).expect("index opens");
+    let ids: Vec<String> = store
+        .digests()
+        .expect("digests")
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    ids.into_iter()
+        .map(|id| {
+            let body = store.body(&id).expect("read").expect("a body");
+            (id, body)
+        })
+        .collect()
+}
+
+/// Every update the scan serves, by id, as JSON.
+fn served(dir: &Path, url: &str) -> BTreeMap<String, Value> {
+    history_from(dir, url, "2000-01-01T00:00:00Z")
+        .into_iter()
+        .map(|u| (u["update_id"].as_str().expect("an id").to_owned(), u))
+        .collect()
+}
+
+/// Each opened body is the scan's update of its id.
+fn as_served(opened: &BTreeMap<String, String>, served: &BTreeMap<String, Value>) {
+    assert!(!opened.is_empty());
+    for (id, body) in opened {
+        let served = served.get(id).expect("the scan serves it");
+        assert_eq!(
+            serde_json::from_str::<Value>(body).expect("JSON"),
+            *served,
+            "{id}"
+        );
+    }
+}
+
+#[test]
+fn an_index_of_schema_13_keeps_its_bodies_as_served_and_names_the_ids_of_the_next() {
+    let (url, dir, index, shown) = sqlite_synced();
+    let location = Location::Sqlite(index.clone());
+    let fresh = sqlite_bodies(&index);
+    assert!(
+        fresh.values().all(|(named, _)| *named),
+        "every body of a new index names its id"
+    );
+    let bodies = opened(&location);
+    as_served(&bodies, &served(dir.path(), url));
+    let words = vec![
+        "is:transfer".to_owned(),
+        "template:Splice.Amulet:Amulet".to_owned(),
+    ];
+    let before = answers(dir.path(), &shown, &words);
+    sqlite_to_schema_13(&index);
+    let older = sqlite_bodies(&index);
+    assert!(older.values().all(|(named, _)| !named), "as served");
+    sqlite_migrates(
+        dir.path(),
+        url,
+        &shown,
+        13,
+        (&words[0], "1", "name their own update id by one byte"),
+    );
+    // No body rewritten; each opens as before, the search answers the same.
+    let migrated = sqlite_bodies(&index);
+    for (id, kept) in &older {
+        assert_eq!(migrated.get(id), Some(kept), "{id} kept as it was");
+    }
+    let after = opened(&location);
+    for (id, body) in &bodies {
+        assert_eq!(after.get(id), Some(body), "{id}");
+    }
+    assert_eq!(answers(dir.path(), &shown, &words), before);
+    // A later sync (past the hour) writes its updates named; every body opens as served.
+    let (code, _, err) = sync(dir.path(), url, &shown, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let later = sqlite_bodies(&index);
+    let new: Vec<&String> = later.keys().filter(|id| !older.contains_key(*id)).collect();
+    assert!(!new.is_empty(), "the sync wrote the updates past the hour");
+    for id in &new {
+        assert!(later[*id].0, "{id}: named");
+    }
+    for (id, kept) in &older {
+        assert_eq!(later.get(id), Some(kept), "{id} kept as it was");
+    }
+    as_served(&opened(&location), &served(dir.path(), url));
+}
+
+#[test]
+fn a_postgres_index_of_schema_14_keeps_its_bodies_as_served_and_is_migrated() {
+    let Some((db, _server, url, dir)) = postgres_synced("schema14_bodies", "1") else {
+        return;
+    };
+    let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
+    let dictionaries: Vec<Vec<u8>> = pg
+        .query("SELECT dictionary FROM dictionaries", &[])
+        .expect("dictionaries")
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let rows: Vec<(i64, String, Vec<u8>)> = pg
+        .query("SELECT seq, update_id, body FROM updates", &[])
+        .expect("bodies")
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert!(!rows.is_empty());
+    let bodies = opened(&db.location());
+    as_served(&bodies, &served(dir.path(), url));
+    for (seq, id, packed) in &rows {
+        let text = unpacked(packed, &dictionaries);
+        assert!(named(id, &text), "{id}: a new database's body names its id");
+        let text = own_id_back(String::from_utf8(text).expect("UTF-8"), id);
+        let dictionary = body_dictionary_id(packed)
+            .and_then(|n| dictionaries.iter().find(|d| dictionary_id(d) == Some(n)));
+        pg.execute(
+            "UPDATE updates SET body = $1 WHERE seq = $2",
+            &[&packed_as_served(text.as_bytes(), dictionary), seq],
+        )
+        .expect("repacked");
+    }
+    pg.execute(
+        "UPDATE meta SET value = '14' WHERE key = 'schema_version'",
+        &[],
+    )
+    .expect("schema 14");
+    postgres_migrates(dir.path(), url, &db, 14);
+    // The bodies kept as served open as before; a later sync's (past the hour) are named.
+    let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let after = opened(&db.location());
+    for (id, body) in &bodies {
+        assert_eq!(after.get(id), Some(body), "{id}");
+    }
+    let kept: Vec<String> = rows.iter().map(|(_, id, _)| id.clone()).collect();
+    let new: Vec<(String, Vec<u8>)> = pg
+        .query(
+            "SELECT update_id, body FROM updates WHERE NOT update_id = ANY($1)",
+            &[&kept],
+        )
+        .expect("bodies")
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert!(!new.is_empty(), "the sync wrote the updates past the hour");
+    let dictionaries: Vec<Vec<u8>> = pg
+        .query("SELECT dictionary FROM dictionaries", &[])
+        .expect("dictionaries")
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    for (id, packed) in &new {
+        assert!(named(id, &unpacked(packed, &dictionaries)), "{id}: named");
+    }
+    as_served(&after, &served(dir.path(), url));
+}
