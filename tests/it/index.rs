@@ -1327,7 +1327,7 @@ fn a_schema_3_index_is_migrated_and_keeps_its_bodies_while_new_ones_get_a_dictio
         err.contains("migrated the index from schema 3 to schema 14"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 13);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 14);
     let now = bodies(&index);
     assert_eq!(
         now[..old.len()],
@@ -1409,7 +1409,7 @@ fn a_schema_1_index_is_refused_by_readers_and_migrated_by_the_next_sync() {
         "{err}"
     );
     let st = status(dir.path(), &index);
-    assert_eq!(st["schema_version"], 13);
+    assert_eq!(st["schema_version"], 14);
     // The same answers as before (updates the sync added since are newer).
     let known: BTreeSet<&str> = kept_before.iter().map(|(id, _)| id.as_str()).collect();
     let now = search(dir.path(), &index, &choice);

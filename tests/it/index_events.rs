@@ -340,7 +340,7 @@ fn an_index_of_schema_6_is_refused_by_readers_and_migrated_in_place_keeping_its_
             && err.contains("a table for each update's events"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 13);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 14);
     assert_eq!(kept(&index), before);
     assert_eq!(events_count(&index), Some(0), "the events table is made");
     // Its events come with --events, without fetching a body again: killed mid-way, the next
@@ -492,7 +492,7 @@ fn an_index_of_schema_7_is_migrated_in_place_its_events_repacked_and_read_back_a
             )),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 13);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 14);
     assert_eq!(kept(&index), updates);
     assert_eq!(events_kept_at(&location), before);
     assert_eq!(search(&["verdict:accepted"]), accepted);

@@ -328,7 +328,7 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
         err.contains("migrated the index from schema 2 to schema 14"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 13);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 14);
     let (again, pairs) = hubs(&index);
     assert!(again.len() >= 6 && pairs >= 10, "{again:?} {pairs}");
     counts_equal_rows(dir.path(), &index, &again, 6, &since, "after the migration");
@@ -356,7 +356,7 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
             && err.contains("the bitmaps of the frequent terms"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 13);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 14);
     counts_equal_rows(
         dir.path(),
         &index,

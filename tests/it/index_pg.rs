@@ -355,7 +355,7 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
 
     // Status: the same range, four verified chunks, its size on the server, nothing running.
     let st = status(dir.path(), pg_at);
-    assert_eq!(st["schema_version"], 14);
+    assert_eq!(st["schema_version"], 15);
     assert_eq!(
         comparable(st.clone()),
         comparable(status(dir.path(), sqlite_at))

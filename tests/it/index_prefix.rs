@@ -190,6 +190,6 @@ fn contract_prefix_pages_are_the_newest_updates_naming_the_contracts_before_and_
             && err.contains("each term's newest update"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 13);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 14);
     check("after the migration from 5");
 }

@@ -388,7 +388,7 @@ fn an_index_of_schema_7_is_migrated_in_place_and_gets_its_verdict_only_events_on
         "{err}"
     );
     let after = status(dir.path(), &index);
-    assert_eq!(after["schema_version"], 13);
+    assert_eq!(after["schema_version"], 14);
     assert_eq!(after["updates"], before["updates"]);
     assert_eq!(after["events"], before["events"]);
     assert_eq!(
