@@ -49,7 +49,7 @@ fn packed_as_served(text: &[u8], dictionary: Option<&Vec<u8>>) -> Vec<u8> {
 /// Whether a body's unpacked bytes name its own id (`true`) or are as served (`false`); a
 /// named body keeps no copy of the id.
 fn named(id: &str, text: &[u8]) -> bool {
-    let named = text.first() == Some(&OWN_ID);
+    let named = text.last() == Some(&OWN_ID);
     if named {
         assert!(
             memchr::memmem::find(text, id.as_bytes()).is_none(),
@@ -69,7 +69,7 @@ const ID_TEXT: &str =
     "CASE WHEN typeof(update_id) = 'blob' THEN lower(hex(update_id)) ELSE update_id END";
 
 /// Every SQLite body by its update's id: whether it names its id (the unpacked bytes start
-/// with the byte), and its packed bytes.
+/// with the byte, which ends it), and its packed bytes.
 fn sqlite_bodies(index: &Path) -> BTreeMap<String, (bool, Vec<u8>)> {
     let conn = rusqlite::Connection::open(index).expect("opens");
     let dictionaries: Vec<Vec<u8>> = conn

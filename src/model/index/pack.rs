@@ -12,7 +12,7 @@
 //! A body names its update's own id by one byte ([`OWN_ID`]): the id is in the update's row
 //! already, and its first copy in a body (the id, then inside every event id) was a tenth of
 //! the packed bytes, hex that no dictionary learns (measured on the demo's history: 756 bytes
-//! a body, 685 with the id named by the byte). Bodies packed before keep the id, and read back
+//! a body, 681 with the id named by the byte). Bodies packed before keep the id, and read back
 //! the same.
 
 use zstd::bulk::Compressor;
@@ -73,8 +73,10 @@ impl Packing {
     }
 }
 
-/// The byte that stands for the update's own id in a body's text, and that starts such a text
-/// (a JSON text starts with `{`, and holds no raw control character): its row has the id.
+/// The byte that stands for the update's own id in a body's text, and that ends such a text (a
+/// JSON text ends with `}`, and holds no raw control character): its row has the id. At the
+/// end, not the start, it leaves the text's start as the dictionary has it: on the demo's
+/// history 681 bytes a body against 694 with the byte first.
 pub const OWN_ID: u8 = 0x01;
 
 /// An item's JSON as the index keeps it: without whitespace between tokens ([`compact_json`]),
@@ -92,9 +94,9 @@ pub fn pack_body(
         .map_err(|e| format!("cannot compress a body: {e}"))
 }
 
-/// `text` with [`OWN_ID`] first and in the place of each copy of `update_id`; `None` when it
-/// has none (kept as it is), or when the id is empty or the text not a JSON text (it starts
-/// with [`OWN_ID`] or has that byte: kept as it is, so that it reads back exactly).
+/// `text` with [`OWN_ID`] in the place of each copy of `update_id`, and last; `None` when it
+/// has none (kept as it is), or when the id is empty or the text not a JSON text (it has that
+/// byte: kept as it is, so that it reads back exactly).
 pub fn name_own_id(text: &str, update_id: &str) -> Option<Vec<u8>> {
     let (text, id) = (text.as_bytes(), update_id.as_bytes());
     if id.is_empty() || memchr::memchr(OWN_ID, text).is_some() {
@@ -103,7 +105,6 @@ pub fn name_own_id(text: &str, update_id: &str) -> Option<Vec<u8>> {
     let mut found = memchr::memmem::find_iter(text, id).peekable();
     found.peek()?;
     let mut out = Vec::with_capacity(text.len());
-    out.push(OWN_ID);
     let mut run = 0;
     for at in found {
         out.extend_from_slice(&text[run..at]);
@@ -111,14 +112,15 @@ pub fn name_own_id(text: &str, update_id: &str) -> Option<Vec<u8>> {
         run = at + id.len();
     }
     out.extend_from_slice(&text[run..]);
+    out.push(OWN_ID);
     Some(out)
 }
 
 /// A body's text as unpacked, its update's id put back where [`name_own_id`] named it (a text
-/// that does not start with [`OWN_ID`] is as served).
+/// that does not end with [`OWN_ID`] is as served).
 pub fn own_id_back(text: String, update_id: &str) -> String {
-    match text.as_bytes().first() {
-        Some(&OWN_ID) => text[1..].replace(char::from(OWN_ID), update_id),
+    match text.as_bytes().last() {
+        Some(&OWN_ID) => text[..text.len() - 1].replace(char::from(OWN_ID), update_id),
         _ => text,
     }
 }
@@ -207,7 +209,7 @@ mod tests {
     fn a_body_names_its_own_id_by_a_byte_and_reads_back_exactly() {
         let text = body(5);
         let named = name_own_id(&text, ID).expect("it has its id");
-        assert_eq!(named[0], OWN_ID);
+        assert_eq!(named.last(), Some(&OWN_ID));
         assert!(
             memchr::memmem::find(&named, ID.as_bytes()).is_none(),
             "no copy of the id is left"
