@@ -606,6 +606,8 @@ mod tests {
         let body = zstd::stream::decode_all(row.body.as_deref().expect("a body")).expect("zstd");
         let body = String::from_utf8(body).expect("UTF-8");
         assert!(!body.contains('\n'));
+        assert!(!body.contains("1220aa"), "its own id named by a byte");
+        let body = pack::own_id_back(body, "1220aa");
         assert_eq!(
             serde_json::from_str::<Value>(&body).expect("JSON"),
             serde_json::from_str::<Value>(item.raw().get()).expect("JSON"),
