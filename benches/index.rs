@@ -38,7 +38,9 @@ use cantonscope::api::scan::{self, UpdateItem, UpdatesRequest};
 use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::demo::{self, DemoConfig};
 use cantonscope::model::format::parse_time_micros;
-use cantonscope::model::index::pack::{Packing, name_own_id, pack_body, train_dictionary};
+use cantonscope::model::index::pack::{
+    Packing, body_sample, name_own_id, pack_body, train_dictionary,
+};
 use cantonscope::model::index::query::Query;
 use cantonscope::model::index::{
     KeyKind, SUMMARY_VERSION, digest_of, drop_aside, items_and_digests, keys_of, row_with_digest,
@@ -198,7 +200,7 @@ impl Copier {
         };
         let first: Vec<String> = items[..PAGE.min(items.len())]
             .iter()
-            .map(|t| copier.copy(t, 0))
+            .map(|t| body_sample(&copier.copy(t, 0), own_id(t)))
             .collect();
         let trained = Instant::now();
         copier.dictionary =

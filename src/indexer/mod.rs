@@ -238,7 +238,8 @@ pub struct Engine<'a> {
     cancel: &'a Cancel,
     /// How bodies are packed, once the index's dictionary is known.
     packing: RefCell<Option<Rc<Packing>>>,
-    /// Until the index has a dictionary: the bodies written so far, to train it from.
+    /// Until the index has a dictionary: the bodies written so far as they are packed
+    /// (`crate::model::index::pack::body_sample`), to train it from.
     samples: RefCell<Vec<String>>,
     /// Held while a chunk reads, trains or keeps the dictionary, so chunks walking side by
     /// side train one, not one each.

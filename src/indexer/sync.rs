@@ -12,7 +12,7 @@ use super::scans::Confirmed;
 use super::{Engine, FOLLOW_POLL, Failure, Halt, now_micros, to_after, to_position};
 use crate::api::scan::{UpdateItem, UpdatesPage};
 use crate::model::format::parse_time_micros;
-use crate::model::index::pack::{DICTIONARY_SAMPLES, Packing, train_dictionary};
+use crate::model::index::pack::{DICTIONARY_SAMPLES, Packing, body_sample, train_dictionary};
 use crate::model::index::validators::page_facts;
 use crate::model::index::{drop_aside, rows_of};
 use crate::model::page_walk::{PageWalk, cursor_at};
@@ -252,7 +252,11 @@ impl Engine<'_> {
         let mut dictionary = self.store.call(IndexReader::body_dictionary).await?;
         let samples = dictionary.is_none().then(|| {
             let mut samples = self.samples.borrow_mut();
-            samples.extend(items.iter().map(|i| i.raw().get().to_owned()));
+            samples.extend(
+                items
+                    .iter()
+                    .map(|i| body_sample(i.raw().get(), i.update_id().unwrap_or_default())),
+            );
             (samples.len() >= DICTIONARY_SAMPLES).then(|| std::mem::take(&mut *samples))
         });
         // Trained on a blocking thread, so that the next page is fetched meanwhile.

@@ -64,6 +64,12 @@ fn named(id: &str, text: &[u8]) -> bool {
     named
 }
 
+/// Whether a body dictionary was trained on bodies as kept, their own ids named: it holds
+/// the named id's field among what it learned (one trained on bodies as served cannot).
+fn trained_on_named(dictionary: &[u8]) -> bool {
+    memchr::memmem::find(dictionary, b"\"update_id\":\"\x01\"").is_some()
+}
+
 /// An update id as its text, whether SQLite keeps it as bytes or as text.
 const ID_TEXT: &str =
     "CASE WHEN typeof(update_id) = 'blob' THEN lower(hex(update_id)) ELSE update_id END";
@@ -179,6 +185,11 @@ fn an_index_of_schema_13_keeps_its_bodies_as_served_and_names_the_ids_of_the_nex
         fresh.values().all(|(named, _)| *named),
         "every body of a new index names its id"
     );
+    let dictionary: Vec<u8> = rusqlite::Connection::open(&index)
+        .expect("opens")
+        .query_row("SELECT dictionary FROM dictionaries", [], |r| r.get(0))
+        .expect("one dictionary");
+    assert!(trained_on_named(&dictionary), "trained on bodies as kept");
     let bodies = opened(&location);
     as_served(&bodies, &served(dir.path(), url));
     let words = vec![
@@ -240,6 +251,10 @@ fn a_postgres_index_of_schema_14_keeps_its_bodies_as_served_and_is_migrated() {
         .map(|r| (r.get(0), r.get(1), r.get(2)))
         .collect();
     assert!(!rows.is_empty());
+    assert!(
+        dictionaries.len() == 1 && trained_on_named(&dictionaries[0]),
+        "one dictionary, trained on bodies as kept"
+    );
     let bodies = opened(&db.location());
     as_served(&bodies, &served(dir.path(), url));
     for (seq, id, packed) in &rows {

@@ -125,6 +125,17 @@ pub fn own_id_back(text: String, update_id: &str) -> String {
     }
 }
 
+/// An item's JSON as [`pack_body`] packs it, before zstd: the sample a body dictionary is
+/// trained from ([`train_dictionary`]). A dictionary trained on the bodies as served keeps
+/// the ids' places as the served text has them: the demo's bodies named by the byte packed to
+/// 739 bytes with it against 681 with one trained on named bodies (756 as served).
+pub fn body_sample(item_json: &str, update_id: &str) -> String {
+    let compact = compact_json(item_json);
+    name_own_id(&compact, update_id)
+        .and_then(|named| String::from_utf8(named).ok())
+        .unwrap_or_else(|| compact.into_owned())
+}
+
 /// The most bodies a dictionary is trained from: of more, bodies evenly spaced among them.
 /// zstd's trainer takes time in proportion to its samples' bytes: measured on the demo's
 /// history (the `zstd` tool, level 1, the 13,340 bodies after the first page of 1,000 packed
@@ -237,7 +248,7 @@ mod tests {
     fn a_packed_body_is_smaller_with_its_id_named_and_unpacks_to_the_served_text() {
         let text = body(5);
         let samples: Vec<String> = (0..300)
-            .map(|i| body_of(&id(i), i as usize % 7 + 1))
+            .map(|i| body_sample(&body_of(&id(i), i as usize % 7 + 1), &id(i)))
             .collect();
         let dictionary = train_dictionary(samples.iter().map(String::as_str)).expect("trained");
         let packing = Packing::with_dictionary(&dictionary).expect("a dictionary");
