@@ -39,7 +39,7 @@ use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::demo::{self, DemoConfig};
 use cantonscope::model::format::parse_time_micros;
 use cantonscope::model::index::pack::{
-    Packing, body_sample, name_own_id, pack_body, train_dictionary,
+    Packing, body_sample, name_own_id, own_id_back, pack_body, train_dictionary,
 };
 use cantonscope::model::index::query::Query;
 use cantonscope::model::index::{
@@ -643,6 +643,23 @@ fn sync_cpu_per_update(
     part(
         "pack_body: own id named, zstd level 1 with the dictionary (as kept)",
         &|t| pack_body(t, own_id(t), &mut packer.borrow_mut()).map_or(0, |z| z.len()),
+    );
+    // A read's part: the id put back into a named body (the text copied first, as unpacking
+    // makes it anew).
+    let named: Vec<(String, &str)> = texts
+        .iter()
+        .map(|t| (body_sample(t, own_id(t)), own_id(t)))
+        .collect();
+    let cpu = cpu_seconds();
+    let mut sink = 0usize;
+    for _ in 0..runs {
+        for (text, id) in &named {
+            sink = sink.wrapping_add(own_id_back(text.clone(), id).len());
+        }
+    }
+    eprintln!(
+        "  own_id_back (a read; with a copy of the text): {:.1} µs/update ({sink})",
+        (cpu_seconds() - cpu) * 1e6 / (named.len() * runs) as f64
     );
     let summarizer = std::cell::RefCell::new(Summarizer::default());
     part(
