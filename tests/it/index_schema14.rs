@@ -74,60 +74,60 @@ fn trained_on_named(dictionary: &[u8]) -> bool {
 const ID_TEXT: &str =
     "CASE WHEN typeof(update_id) = 'blob' THEN lower(hex(update_id)) ELSE update_id END";
 
-/// Every SQLite body by its update's id: whether it names its id (the unpacked bytes start
-/// with the byte, which ends it), and its packed bytes.
-fn sqlite_bodies(index: &Path) -> BTreeMap<String, (bool, Vec<u8>)> {
-    let conn = rusqlite::Connection::open(index).expect("opens");
-    let dictionaries: Vec<Vec<u8>> = conn
-        .prepare("SELECT dictionary FROM dictionaries")
-        .expect("dictionaries")
-        .query_map([], |r| r.get(0))
-        .expect("dictionaries")
-        .collect::<Result<_, _>>()
-        .expect("dictionaries");
-    let rows: Vec<(String, Vec<u8>)> = conn
-        .prepare(&format!("SELECT {ID_TEXT}, body FROM updates"))
-        .expect("bodies")
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .expect("bodies")
-        .collect::<Result<_, _>>()
-        .expect("bodies");
-    rows.into_iter()
-        .map(|(id, packed)| {
-            let text = unpacked(&packed, &dictionaries);
-            (id.clone(), (named(&id, &text), packed))
-        })
-        .collect()
-}
+/// A SQLite index's body dictionaries, and its updates: seq, id as text, packed body.
+type SqliteBodies = (Vec<Vec<u8>>, Vec<(i64, String, Vec<u8>)>);
 
-/// The SQLite index as schema 13 kept it: every body as served, packed with the dictionary it
-/// named.
-fn sqlite_to_schema_13(index: &Path) {
-    let conn = rusqlite::Connection::open(index).expect("opens");
-    let dictionaries: Vec<Vec<u8>> = conn
+fn sqlite_rows(conn: &rusqlite::Connection) -> SqliteBodies {
+    let dictionaries = conn
         .prepare("SELECT dictionary FROM dictionaries")
         .expect("dictionaries")
         .query_map([], |r| r.get(0))
         .expect("dictionaries")
         .collect::<Result<_, _>>()
         .expect("dictionaries");
-    let rows: Vec<(i64, String, Vec<u8>)> = conn
+    let rows = conn
         .prepare(&format!("SELECT seq, {ID_TEXT}, body FROM updates"))
         .expect("bodies")
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .expect("bodies")
         .collect::<Result<_, _>>()
         .expect("bodies");
+    (dictionaries, rows)
+}
+
+/// Every SQLite body by its update's id: whether it names its id (the unpacked bytes end with
+/// the byte), and its packed bytes.
+fn sqlite_bodies(index: &Path) -> BTreeMap<String, (bool, Vec<u8>)> {
+    let (dictionaries, rows) = sqlite_rows(&rusqlite::Connection::open(index).expect("opens"));
+    rows.into_iter()
+        .map(|(_, id, packed)| {
+            let text = unpacked(&packed, &dictionaries);
+            (id.clone(), (named(&id, &text), packed))
+        })
+        .collect()
+}
+
+/// The body `packed` of update `id` packed again as an older build packed it: as served, with
+/// the dictionary it names.
+fn repacked_as_served(packed: &[u8], id: &str, dictionaries: &[Vec<u8>]) -> Vec<u8> {
+    let text = own_id_back(
+        String::from_utf8(unpacked(packed, dictionaries)).expect("UTF-8"),
+        id,
+    );
+    let dictionary = body_dictionary_id(packed)
+        .and_then(|n| dictionaries.iter().find(|d| dictionary_id(d) == Some(n)));
+    packed_as_served(text.as_bytes(), dictionary)
+}
+
+/// The SQLite index as schema 13 kept it: every body as served, packed with the dictionary it
+/// named.
+fn sqlite_to_schema_13(index: &Path) {
+    let conn = rusqlite::Connection::open(index).expect("opens");
+    let (dictionaries, rows) = sqlite_rows(&conn);
     for (seq, id, packed) in rows {
-        let text = own_id_back(
-            String::from_utf8(unpacked(&packed, &dictionaries)).expect("UTF-8"),
-            &id,
-        );
-        let dictionary = body_dictionary_id(&packed)
-            .and_then(|n| dictionaries.iter().find(|d| dictionary_id(d) == Some(n)));
         conn.execute(
             "UPDATE updates SET body = ?1 WHERE seq = ?2",
-            rusqlite::params![packed_as_served(text.as_bytes(), dictionary), seq],
+            rusqlite::params![repacked_as_served(&packed, &id, &dictionaries), seq],
         )
         .expect("repacked");
     }
@@ -232,18 +232,22 @@ fn an_index_of_schema_13_keeps_its_bodies_as_served_and_names_the_ids_of_the_nex
     as_served(&opened(&location), &served(dir.path(), url));
 }
 
+/// A PostgreSQL index's body dictionaries.
+fn pg_dictionaries(pg: &mut postgres::Client) -> Vec<Vec<u8>> {
+    pg.query("SELECT dictionary FROM dictionaries", &[])
+        .expect("dictionaries")
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+}
+
 #[test]
 fn a_postgres_index_of_schema_14_keeps_its_bodies_as_served_and_is_migrated() {
     let Some((db, _server, url, dir)) = postgres_synced("schema14_bodies", "1") else {
         return;
     };
     let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
-    let dictionaries: Vec<Vec<u8>> = pg
-        .query("SELECT dictionary FROM dictionaries", &[])
-        .expect("dictionaries")
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let dictionaries = pg_dictionaries(&mut pg);
     let rows: Vec<(i64, String, Vec<u8>)> = pg
         .query("SELECT seq, update_id, body FROM updates", &[])
         .expect("bodies")
@@ -258,14 +262,13 @@ fn a_postgres_index_of_schema_14_keeps_its_bodies_as_served_and_is_migrated() {
     let bodies = opened(&db.location());
     as_served(&bodies, &served(dir.path(), url));
     for (seq, id, packed) in &rows {
-        let text = unpacked(packed, &dictionaries);
-        assert!(named(id, &text), "{id}: a new database's body names its id");
-        let text = own_id_back(String::from_utf8(text).expect("UTF-8"), id);
-        let dictionary = body_dictionary_id(packed)
-            .and_then(|n| dictionaries.iter().find(|d| dictionary_id(d) == Some(n)));
+        assert!(
+            named(id, &unpacked(packed, &dictionaries)),
+            "{id}: a new database's body names its id"
+        );
         pg.execute(
             "UPDATE updates SET body = $1 WHERE seq = $2",
-            &[&packed_as_served(text.as_bytes(), dictionary), seq],
+            &[&repacked_as_served(packed, id, &dictionaries), seq],
         )
         .expect("repacked");
     }
@@ -293,12 +296,7 @@ fn a_postgres_index_of_schema_14_keeps_its_bodies_as_served_and_is_migrated() {
         .map(|r| (r.get(0), r.get(1)))
         .collect();
     assert!(!new.is_empty(), "the sync wrote the updates past the hour");
-    let dictionaries: Vec<Vec<u8>> = pg
-        .query("SELECT dictionary FROM dictionaries", &[])
-        .expect("dictionaries")
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let dictionaries = pg_dictionaries(&mut pg);
     for (id, packed) in &new {
         assert!(named(id, &unpacked(packed, &dictionaries)), "{id}: named");
     }
