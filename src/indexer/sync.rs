@@ -12,7 +12,10 @@ use super::scans::Confirmed;
 use super::{Engine, FOLLOW_POLL, Failure, Halt, now_micros, to_after, to_position};
 use crate::api::scan::{UpdateItem, UpdatesPage};
 use crate::model::format::parse_time_micros;
-use crate::model::index::pack::{DICTIONARY_SAMPLES, Packing, body_sample, train_dictionary};
+use crate::model::index::pack::{
+    DICTIONARY_SAMPLES, NAMED_DICTIONARY_KEY, Packing, body_sample, dictionary_id,
+    train_dictionary, trained_on_named,
+};
 use crate::model::index::validators::page_facts;
 use crate::model::index::{drop_aside, rows_of};
 use crate::model::page_walk::{PageWalk, cursor_at};
@@ -239,7 +242,10 @@ impl Engine<'_> {
     /// How the bodies of `items` (a page's) are packed: with the index's dictionary (read
     /// once), else with one trained from the bodies of this page and those written before it
     /// once they are [`DICTIONARY_SAMPLES`] (small pages: a `--follow` at the head) and kept
-    /// in the index, else without one, for this page only.
+    /// in the index, else without one, for this page only. An index whose dictionary was
+    /// trained on bodies as served (migrated from SQLite's schema 13, PostgreSQL's 14) gets a
+    /// second one the same way, trained on bodies named as they are kept; its pages are
+    /// packed with the first until then.
     async fn packing(&self, items: &[UpdateItem]) -> Result<Rc<Packing>, Halt> {
         if let Some(packing) = self.packing.borrow().as_ref() {
             return Ok(Rc::clone(packing));
@@ -249,8 +255,22 @@ impl Engine<'_> {
         if let Some(packing) = self.packing.borrow().as_ref() {
             return Ok(Rc::clone(packing));
         }
-        let mut dictionary = self.store.call(IndexReader::body_dictionary).await?;
-        let samples = dictionary.is_none().then(|| {
+        let (mut dictionary, named) = self
+            .store
+            .call(|s| {
+                let dictionary = s.body_dictionary()?;
+                let named = match &dictionary {
+                    None => false,
+                    Some(d) => {
+                        let kept = s.meta_get(NAMED_DICTIONARY_KEY)?;
+                        trained_on_named(d)
+                            || dictionary_id(d).is_some_and(|id| kept == Some(id.to_string()))
+                    }
+                };
+                Ok((dictionary, named))
+            })
+            .await?;
+        let samples = (!named).then(|| {
             let mut samples = self.samples.borrow_mut();
             samples.extend(
                 items
@@ -267,6 +287,7 @@ impl Engine<'_> {
             }
             _ => None,
         };
+        let settled = named || trained.is_some();
         if let Some(trained) = trained {
             // Packed with what the index keeps (read back), so every body names a dictionary
             // the index has, whatever it made of this one.
@@ -274,6 +295,9 @@ impl Engine<'_> {
                 .store
                 .call(move |s| {
                     s.add_body_dictionary(&trained, now_micros())?;
+                    if let Some(id) = dictionary_id(&trained) {
+                        s.meta_set(NAMED_DICTIONARY_KEY, &id.to_string())?;
+                    }
                     s.body_dictionary()
                 })
                 .await?;
@@ -288,7 +312,9 @@ impl Engine<'_> {
                 return Err(StoreError::Corrupt { path, detail }.into());
             }
         };
-        *self.packing.borrow_mut() = Some(Rc::clone(&packing));
+        if settled {
+            *self.packing.borrow_mut() = Some(Rc::clone(&packing));
+        }
         Ok(packing)
     }
 

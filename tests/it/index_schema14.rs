@@ -8,7 +8,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use cantonscope::model::index::pack::{OWN_ID, body_dictionary_id, dictionary_id, own_id_back};
+use cantonscope::model::index::pack::{
+    NAMED_DICTIONARY_KEY, OWN_ID, body_dictionary_id, dictionary_id, own_id_back, trained_on_named,
+};
 use cantonscope::store::{self, Location};
 use serde_json::Value;
 
@@ -64,12 +66,6 @@ fn named(id: &str, text: &[u8]) -> bool {
     named
 }
 
-/// Whether a body dictionary was trained on bodies as kept, their own ids named: it holds
-/// the named id's field among what it learned (one trained on bodies as served cannot).
-fn trained_on_named(dictionary: &[u8]) -> bool {
-    memchr::memmem::find(dictionary, b"\"update_id\":\"\x01\"").is_some()
-}
-
 /// An update id as its text, whether SQLite keeps it as bytes or as text.
 const ID_TEXT: &str =
     "CASE WHEN typeof(update_id) = 'blob' THEN lower(hex(update_id)) ELSE update_id END";
@@ -107,27 +103,42 @@ fn sqlite_bodies(index: &Path) -> BTreeMap<String, (bool, Vec<u8>)> {
         .collect()
 }
 
-/// The body `packed` of update `id` packed again as an older build packed it: as served, with
-/// the dictionary it names.
-fn repacked_as_served(packed: &[u8], id: &str, dictionaries: &[Vec<u8>]) -> Vec<u8> {
-    let text = own_id_back(
+/// The text a body `packed` of update `id` opens to: as served.
+fn served_text(packed: &[u8], id: &str, dictionaries: &[Vec<u8>]) -> String {
+    own_id_back(
         String::from_utf8(unpacked(packed, dictionaries)).expect("UTF-8"),
         id,
-    );
-    let dictionary = body_dictionary_id(packed)
-        .and_then(|n| dictionaries.iter().find(|d| dictionary_id(d) == Some(n)));
-    packed_as_served(text.as_bytes(), dictionary)
+    )
 }
 
-/// The SQLite index as schema 13 kept it: every body as served, packed with the dictionary it
-/// named.
+/// A dictionary as an older build trained it: on the bodies as served.
+fn trained_as_served(texts: &[String]) -> Vec<u8> {
+    let dictionary = zstd::dict::from_samples(texts, 64 * 1024).expect("trained");
+    assert!(!trained_on_named(&dictionary));
+    dictionary
+}
+
+/// The SQLite index as schema 13 kept it: every body as served, packed with one dictionary
+/// trained on the bodies as served.
 fn sqlite_to_schema_13(index: &Path) {
     let conn = rusqlite::Connection::open(index).expect("opens");
     let (dictionaries, rows) = sqlite_rows(&conn);
-    for (seq, id, packed) in rows {
+    let texts: Vec<String> = rows
+        .iter()
+        .map(|(_, id, packed)| served_text(packed, id, &dictionaries))
+        .collect();
+    let dictionary = trained_as_served(&texts);
+    conn.execute("DELETE FROM dictionaries", [])
+        .expect("emptied");
+    conn.execute(
+        "INSERT INTO dictionaries (id, added_at, dictionary) VALUES (?1, 1, ?2)",
+        rusqlite::params![dictionary_id(&dictionary).expect("an id"), dictionary],
+    )
+    .expect("kept");
+    for ((seq, _, _), text) in rows.iter().zip(&texts) {
         conn.execute(
             "UPDATE updates SET body = ?1 WHERE seq = ?2",
-            rusqlite::params![repacked_as_served(&packed, &id, &dictionaries), seq],
+            rusqlite::params![packed_as_served(text.as_bytes(), Some(&dictionary)), seq],
         )
         .expect("repacked");
     }
@@ -136,6 +147,47 @@ fn sqlite_to_schema_13(index: &Path) {
         [],
     )
     .expect("schema 13");
+}
+
+/// The id of the second of an index's two body dictionaries: trained on bodies as kept, the
+/// first on bodies as served.
+fn second_dictionary(dictionaries: &[Vec<u8>]) -> u32 {
+    assert_eq!(dictionaries.len(), 2, "a second dictionary");
+    let named: Vec<&Vec<u8>> = dictionaries
+        .iter()
+        .filter(|d| trained_on_named(d))
+        .collect();
+    assert_eq!(
+        named.len(),
+        1,
+        "one trained on bodies as served, one on bodies as kept"
+    );
+    dictionary_id(named[0]).expect("an id")
+}
+
+/// The bodies a sync wrote (seq, packed), in the order it wrote them: those before it had
+/// bodies enough to train the `second` dictionary on are packed with the first, every one
+/// after with the second.
+fn packed_with_the_second_once_trained(mut written: Vec<(i64, Vec<u8>)>, second: u32) {
+    written.sort_by_key(|(seq, _)| *seq);
+    let with: Vec<Option<u32>> = written
+        .iter()
+        .map(|(_, packed)| body_dictionary_id(packed))
+        .collect();
+    let from = with
+        .iter()
+        .position(|d| *d == Some(second))
+        .expect("bodies packed with the second dictionary");
+    assert!(
+        with[from..].iter().all(|d| *d == Some(second)),
+        "every body after the second dictionary packed with it: {with:?}"
+    );
+    assert!(
+        with[..from]
+            .iter()
+            .all(|d| d.is_some() && *d != Some(second)),
+        "the bodies before it packed with the first: {with:?}"
+    );
 }
 
 /// Every body the index at `location` opens, by update id.
@@ -226,6 +278,25 @@ fn an_index_of_schema_13_keeps_its_bodies_as_served_and_names_the_ids_of_the_nex
     for id in &new {
         assert!(later[*id].0, "{id}: named");
     }
+    // Its dictionary was trained on bodies as served: the sync trained a second one on bodies
+    // as kept once it had enough of them, and packed the bodies after with it.
+    let conn = rusqlite::Connection::open(&index).expect("opens");
+    let (dictionaries, rows) = sqlite_rows(&conn);
+    let second = second_dictionary(&dictionaries);
+    let written: Vec<(i64, Vec<u8>)> = rows
+        .into_iter()
+        .filter(|(_, id, _)| !older.contains_key(id))
+        .map(|(seq, _, packed)| (seq, packed))
+        .collect();
+    packed_with_the_second_once_trained(written, second);
+    let kept: String = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = ?1",
+            [NAMED_DICTIONARY_KEY],
+            |r| r.get(0),
+        )
+        .expect("the second dictionary's id kept");
+    assert_eq!(kept, second.to_string());
     for (id, kept) in &older {
         assert_eq!(later.get(id), Some(kept), "{id} kept as it was");
     }
@@ -261,14 +332,31 @@ fn a_postgres_index_of_schema_14_keeps_its_bodies_as_served_and_is_migrated() {
     );
     let bodies = opened(&db.location());
     as_served(&bodies, &served(dir.path(), url));
-    for (seq, id, packed) in &rows {
-        assert!(
-            named(id, &unpacked(packed, &dictionaries)),
-            "{id}: a new database's body names its id"
-        );
+    let texts: Vec<String> = rows
+        .iter()
+        .map(|(_, id, packed)| {
+            assert!(
+                named(id, &unpacked(packed, &dictionaries)),
+                "{id}: a new database's body names its id"
+            );
+            served_text(packed, id, &dictionaries)
+        })
+        .collect();
+    let dictionary = trained_as_served(&texts);
+    pg.execute("DELETE FROM dictionaries", &[])
+        .expect("emptied");
+    pg.execute(
+        "INSERT INTO dictionaries (id, added_at, dictionary) VALUES ($1, 1, $2)",
+        &[
+            &i64::from(dictionary_id(&dictionary).expect("an id")),
+            &dictionary,
+        ],
+    )
+    .expect("kept");
+    for ((seq, _, _), text) in rows.iter().zip(&texts) {
         pg.execute(
             "UPDATE updates SET body = $1 WHERE seq = $2",
-            &[&repacked_as_served(packed, id, &dictionaries), seq],
+            &[&packed_as_served(text.as_bytes(), Some(&dictionary)), seq],
         )
         .expect("repacked");
     }
@@ -286,19 +374,26 @@ fn a_postgres_index_of_schema_14_keeps_its_bodies_as_served_and_is_migrated() {
         assert_eq!(after.get(id), Some(body), "{id}");
     }
     let kept: Vec<String> = rows.iter().map(|(_, id, _)| id.clone()).collect();
-    let new: Vec<(String, Vec<u8>)> = pg
+    let new: Vec<(i64, String, Vec<u8>)> = pg
         .query(
-            "SELECT update_id, body FROM updates WHERE NOT update_id = ANY($1)",
+            "SELECT seq, update_id, body FROM updates WHERE NOT update_id = ANY($1)",
             &[&kept],
         )
         .expect("bodies")
         .iter()
-        .map(|r| (r.get(0), r.get(1)))
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
         .collect();
     assert!(!new.is_empty(), "the sync wrote the updates past the hour");
     let dictionaries = pg_dictionaries(&mut pg);
-    for (id, packed) in &new {
+    for (_, id, packed) in &new {
         assert!(named(id, &unpacked(packed, &dictionaries)), "{id}: named");
     }
+    let second = second_dictionary(&dictionaries);
+    packed_with_the_second_once_trained(
+        new.into_iter()
+            .map(|(seq, _, packed)| (seq, packed))
+            .collect(),
+        second,
+    );
     as_served(&after, &served(dir.path(), url));
 }

@@ -136,6 +136,21 @@ pub fn body_sample(item_json: &str, update_id: &str) -> String {
         .unwrap_or_else(|| compact.into_owned())
 }
 
+/// The meta key of the zstd id of the newest body dictionary a sync trained on bodies named
+/// as [`body_sample`] names them ([`trained_on_named`] for one trained before the key was
+/// kept).
+pub const NAMED_DICTIONARY_KEY: &str = "named_body_dictionary";
+
+/// Whether a body dictionary was trained on bodies as kept, their own ids named
+/// ([`body_sample`]): what it learned holds the named id's field, which a dictionary trained
+/// on bodies as served (an index of SQLite's schema 13 or PostgreSQL's 14 trained its so)
+/// cannot hold: a JSON text has no raw [`OWN_ID`]. A sync gives an index whose dictionary
+/// fails this a second one, trained on named bodies: on the demo's history its bodies pack to
+/// 681 bytes against 739 with the first.
+pub fn trained_on_named(dictionary: &[u8]) -> bool {
+    memchr::memmem::find(dictionary, b"\"update_id\":\"\x01\"").is_some()
+}
+
 /// The most bodies a dictionary is trained from: of more, bodies evenly spaced among them.
 /// zstd's trainer takes time in proportion to its samples' bytes: measured on the demo's
 /// history (the `zstd` tool, level 1, the 13,340 bodies after the first page of 1,000 packed
@@ -267,5 +282,24 @@ mod tests {
             .expect("unpacked");
         let unpacked = own_id_back(String::from_utf8(unpacked).expect("UTF-8"), ID);
         assert_eq!(unpacked, text);
+    }
+
+    #[test]
+    fn a_dictionary_trained_on_named_bodies_is_told_from_one_trained_on_bodies_as_served() {
+        let ids: Vec<String> = (0..300).map(id).collect();
+        let served: Vec<String> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| body_of(id, i % 7 + 1))
+            .collect();
+        let named: Vec<String> = served
+            .iter()
+            .zip(&ids)
+            .map(|(text, id)| body_sample(text, id))
+            .collect();
+        let on_named = train_dictionary(named.iter().map(String::as_str)).expect("trained");
+        let on_served = train_dictionary(served.iter().map(String::as_str)).expect("trained");
+        assert!(trained_on_named(&on_named));
+        assert!(!trained_on_named(&on_served));
     }
 }
