@@ -77,7 +77,7 @@ pub use shared::{Shared, blocking};
 pub use verify::{Found, RangeCheck};
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -236,11 +236,11 @@ pub struct Engine<'a> {
     /// never held across an `.await`.
     observer: RefCell<&'a mut dyn Observer>,
     cancel: &'a Cancel,
-    /// How bodies are packed, once the index's dictionary is known.
-    packing: RefCell<Option<Rc<Packing>>>,
-    /// Until the index has a dictionary: the bodies written so far as they are packed
+    /// How bodies are packed, per network migration, once its dictionary is known.
+    packing: RefCell<HashMap<i64, Rc<Packing>>>,
+    /// Per migration without its dictionary yet: the bodies written so far as they are packed
     /// (`crate::model::index::pack::body_sample`), to train it from.
-    samples: RefCell<Vec<String>>,
+    samples: RefCell<HashMap<i64, Vec<String>>>,
     /// Held while a chunk reads, trains or keeps the dictionary, so chunks walking side by
     /// side train one, not one each.
     training: tokio::sync::Mutex<()>,
@@ -306,8 +306,8 @@ impl<'a> Engine<'a> {
             end: Cell::new(plan.until),
             observer: RefCell::new(observer),
             cancel,
-            packing: RefCell::new(None),
-            samples: RefCell::new(Vec::new()),
+            packing: RefCell::new(HashMap::new()),
+            samples: RefCell::new(HashMap::new()),
             training: tokio::sync::Mutex::new(()),
             findings: RefCell::new(Vec::new()),
             odd_in_chunk: RefCell::new(BTreeMap::new()),

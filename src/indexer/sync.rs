@@ -13,8 +13,8 @@ use super::{Engine, FOLLOW_POLL, Failure, Halt, now_micros, to_after, to_positio
 use crate::api::scan::{UpdateItem, UpdatesPage};
 use crate::model::format::parse_time_micros;
 use crate::model::index::pack::{
-    DICTIONARY_SAMPLES, NAMED_DICTIONARY_KEY, Packing, body_sample, dictionary_id,
-    train_dictionary, trained_on_named,
+    DICTIONARIES_KEY, DICTIONARY_SAMPLES, Packing, body_sample, dictionaries_by_migration,
+    dictionaries_text, dictionary_id, train_dictionary,
 };
 use crate::model::index::validators::page_facts;
 use crate::model::index::{drop_aside, rows_of};
@@ -239,45 +239,48 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// How the bodies of `items` (a page's) are packed: with the index's dictionary (read
-    /// once), else with one trained from the bodies of this page and those written before it
-    /// once they are [`DICTIONARY_SAMPLES`] (small pages: a `--follow` at the head) and kept
-    /// in the index, else without one, for this page only. An index whose dictionary was
-    /// trained on bodies as served (migrated from SQLite's schema 13, PostgreSQL's 14) gets a
-    /// second one the same way, trained on bodies named as they are kept; its pages are
-    /// packed with the first until then.
+    /// How the bodies of `items` (of one network migration: its first item's) are packed: with that migration's dictionary ([`DICTIONARIES_KEY`], read once), else with
+    /// one trained from the migration's bodies of this page and those written before it once
+    /// they are [`DICTIONARY_SAMPLES`] (small pages: a `--follow` at the head) and kept in the
+    /// index, else, for this page only, with the index's newest dictionary (an earlier
+    /// migration's, or one an older build trained on bodies as served) or without one.
     async fn packing(&self, items: &[UpdateItem]) -> Result<Rc<Packing>, Halt> {
-        if let Some(packing) = self.packing.borrow().as_ref() {
+        let migration = items
+            .iter()
+            .find_map(UpdateItem::migration_id)
+            .unwrap_or_default();
+        if let Some(packing) = self.packing.borrow().get(&migration) {
             return Ok(Rc::clone(packing));
         }
         let _training = self.training.lock().await;
         // Another chunk may have made it while this one waited.
-        if let Some(packing) = self.packing.borrow().as_ref() {
+        if let Some(packing) = self.packing.borrow().get(&migration) {
             return Ok(Rc::clone(packing));
         }
-        let (mut dictionary, named) = self
+        let (own, newest) = self
             .store
-            .call(|s| {
-                let dictionary = s.body_dictionary()?;
-                let named = match &dictionary {
-                    None => false,
-                    Some(d) => {
-                        let kept = s.meta_get(NAMED_DICTIONARY_KEY)?;
-                        trained_on_named(d)
-                            || dictionary_id(d).is_some_and(|id| kept == Some(id.to_string()))
-                    }
+            .call(move |s| {
+                let kept = dictionaries_by_migration(s.meta_get(DICTIONARIES_KEY)?.as_deref());
+                let own = match kept.get(&migration) {
+                    Some(id) => s.body_dictionary_of(*id)?,
+                    None => None,
                 };
-                Ok((dictionary, named))
+                let newest = match own {
+                    Some(_) => None,
+                    None => s.body_dictionary()?,
+                };
+                Ok((own, newest))
             })
             .await?;
-        let samples = (!named).then(|| {
+        let samples = own.is_none().then(|| {
             let mut samples = self.samples.borrow_mut();
+            let samples = samples.entry(migration).or_default();
             samples.extend(
                 items
                     .iter()
                     .map(|i| body_sample(i.raw().get(), i.update_id().unwrap_or_default())),
             );
-            (samples.len() >= DICTIONARY_SAMPLES).then(|| std::mem::take(&mut *samples))
+            (samples.len() >= DICTIONARY_SAMPLES).then(|| std::mem::take(samples))
         });
         // Trained on a blocking thread, so that the next page is fetched meanwhile.
         let trained = match samples {
@@ -287,22 +290,25 @@ impl Engine<'_> {
             }
             _ => None,
         };
-        let settled = named || trained.is_some();
-        if let Some(trained) = trained {
+        let trained = match trained.and_then(|t| dictionary_id(&t).map(|id| (t, id))) {
             // Packed with what the index keeps (read back), so every body names a dictionary
             // the index has, whatever it made of this one.
-            dictionary = self
-                .store
-                .call(move |s| {
-                    s.add_body_dictionary(&trained, now_micros())?;
-                    if let Some(id) = dictionary_id(&trained) {
-                        s.meta_set(NAMED_DICTIONARY_KEY, &id.to_string())?;
-                    }
-                    s.body_dictionary()
-                })
-                .await?;
-        }
-        let Some(dictionary) = dictionary else {
+            Some((trained, id)) => {
+                self.store
+                    .call(move |s| {
+                        s.add_body_dictionary(&trained, now_micros())?;
+                        let mut kept =
+                            dictionaries_by_migration(s.meta_get(DICTIONARIES_KEY)?.as_deref());
+                        kept.insert(migration, id);
+                        s.meta_set(DICTIONARIES_KEY, &dictionaries_text(&kept))?;
+                        s.body_dictionary_of(id)
+                    })
+                    .await?
+            }
+            None => None,
+        };
+        let settled = own.is_some() || trained.is_some();
+        let Some(dictionary) = own.or(trained).or(newest) else {
             return Ok(Rc::new(Packing::plain()));
         };
         let packing = match Packing::with_dictionary(&dictionary) {
@@ -313,7 +319,9 @@ impl Engine<'_> {
             }
         };
         if settled {
-            *self.packing.borrow_mut() = Some(Rc::clone(&packing));
+            self.packing
+                .borrow_mut()
+                .insert(migration, Rc::clone(&packing));
         }
         Ok(packing)
     }
@@ -342,18 +350,29 @@ impl Engine<'_> {
             migration_id: last.migration_id().unwrap_or_default(),
             record_time: last.record_time().unwrap_or_default().to_owned(),
         };
-        // On every core: summaries, keys and packed bodies.
-        let packing = if self.plan.bodies {
-            Some(self.packing(&page.transactions[keep.clone()]).await?)
-        } else {
-            None
-        };
-        let rows = rows_of(
-            &page.transactions[keep.clone()],
-            &digests[keep.clone()],
-            packing.as_deref(),
-        )
-        .map_err(|e| Halt::Failed(Failure::Decode(e)))?;
+        // On every core: summaries, keys and packed bodies, each network migration's bodies
+        // with its dictionary (a page holds one migration but where the network migrated).
+        let (items, item_digests) = (&page.transactions[keep.clone()], &digests[keep.clone()]);
+        let mut rows = Vec::with_capacity(items.len());
+        let mut run_start = 0;
+        while run_start < items.len() {
+            let migration = items[run_start].migration_id();
+            let run_end = items[run_start..]
+                .iter()
+                .position(|i| i.migration_id() != migration)
+                .map_or(items.len(), |n| run_start + n);
+            let run = run_start..run_end;
+            let packing = if self.plan.bodies {
+                Some(self.packing(&items[run.clone()]).await?)
+            } else {
+                None
+            };
+            rows.extend(
+                rows_of(&items[run.clone()], &item_digests[run], packing.as_deref())
+                    .map_err(|e| Halt::Failed(Failure::Decode(e)))?,
+            );
+            run_start = run_end;
+        }
         // What the items tell of the validators, from the items decoded here (the writer then
         // reads no body back).
         let facts = page_facts(

@@ -109,6 +109,9 @@ pub trait IndexReader: Send {
     /// none yet; a sync trains one from the first page it writes).
     fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError>;
 
+    /// The body dictionary of zstd id `id` the index keeps (`None`: it has none of that id).
+    fn body_dictionary_of(&mut self, id: u32) -> Result<Option<Vec<u8>>, StoreError>;
+
     /// Every update id with its digest, in ledger order (tests, `index verify`).
     fn digests(&mut self) -> Result<Vec<(String, String)>, StoreError>;
 

@@ -1286,6 +1286,100 @@ fn chunks_walked_side_by_side_train_one_dictionary_and_every_body_reads_back() {
 }
 
 #[test]
+fn each_network_migration_gets_a_body_dictionary_of_its_own() {
+    use cantonscope::model::index::pack::{
+        DICTIONARIES_KEY, body_dictionary_id, dictionaries_by_migration,
+    };
+    let demo = four();
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    // The demo's network migrated once: its first update of migration 1, and two hours of
+    // updates either side of it (about 450 each, a page of 1,000 holding both).
+    let output = run(
+        dir.path(),
+        url,
+        &[
+            "scan",
+            "updates",
+            "--page-size",
+            "1",
+            "--after-migration-id",
+            "0",
+            "--after-record-time",
+            "9999-12-31T00:00:00Z",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let page: Value = serde_json::from_str(&text(&output.stdout)).expect("a page");
+    let first = &page["transactions"][0];
+    assert_eq!(first["migration_id"], 1);
+    let at = parse_time_micros(first["record_time"].as_str().expect("a time")).expect("a time");
+    let hours = |h: i64| format_time_micros(at + h * 3_600_000_000);
+    let (from, until) = (hours(-2), hours(2));
+    let mut args = index_args(&index, "sync");
+    args.extend_from_slice(&["--request-rate", "1000", "--verify", "1", "--no-events"]);
+    args.extend_from_slice(&["--from", &from, "--until", &until]);
+    let output = run(dir.path(), url, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let conn = rusqlite::Connection::open(&index).expect("the index opens");
+    let kept: String = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = ?1",
+            [DICTIONARIES_KEY],
+            |r| r.get(0),
+        )
+        .expect("the dictionaries by migration");
+    let own = dictionaries_by_migration(Some(&kept));
+    assert_eq!(
+        own.keys().copied().collect::<Vec<i64>>(),
+        vec![0, 1],
+        "{kept}"
+    );
+    assert_ne!(own[&0], own[&1], "{kept}");
+    let ids: BTreeSet<u32> = conn
+        .prepare("SELECT id FROM dictionaries")
+        .expect("dictionaries")
+        .query_map([], |r| r.get(0))
+        .expect("ids")
+        .collect::<Result<_, _>>()
+        .expect("ids");
+    assert_eq!(
+        ids,
+        own.values().copied().collect(),
+        "the index keeps those two"
+    );
+    // Each migration's bodies name its dictionary: a page's bodies of each migration are
+    // packed apart, each with its own once trained (this sync's page had bodies enough).
+    let bodies: Vec<(i64, Vec<u8>)> = conn
+        .prepare("SELECT migration_id, body FROM updates ORDER BY migration_id, record_time")
+        .expect("bodies")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("bodies")
+        .collect::<Result<_, _>>()
+        .expect("bodies");
+    for migration in [0, 1] {
+        let named: Vec<Option<u32>> = bodies
+            .iter()
+            .filter(|(m, _)| *m == migration)
+            .map(|(_, body)| body_dictionary_id(body))
+            .collect();
+        assert!(named.len() >= 200, "{migration}: {} updates", named.len());
+        assert!(
+            named.iter().all(|d| *d == Some(own[&migration])),
+            "migration {migration}: {named:?}"
+        );
+    }
+    // Every body opens as the scan served it.
+    let location = cantonscope::store::Location::Sqlite(index.clone());
+    let mut store = cantonscope::store::open_reader(&location).expect("index opens");
+    for (id, _) in store.digests().expect("digests") {
+        let body = store.body(&id).expect("read").expect("a body");
+        let item: Value = serde_json::from_str(&body).expect("JSON");
+        assert_eq!(item["update_id"], id.as_str());
+    }
+}
+
+#[test]
 fn a_schema_3_index_is_migrated_and_keeps_its_bodies_while_new_ones_get_a_dictionary() {
     let demo = four();
     let (dir, index) = temp();

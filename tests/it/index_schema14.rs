@@ -1,15 +1,17 @@
 //! SQLite's schema 14 and PostgreSQL's 15 (issue 39's disk figure): a body names its update's
 //! own id by one byte (the id is in its row already). An index of the schema before (its
 //! bodies as served) is refused by readers and migrated in place by the next sync without a
-//! body rewritten: the bodies it kept read back as they did, the next sync's are named, and
-//! every body opens as the scan served it. Run as the real binary over real HTTP against the
+//! body rewritten: the bodies it kept read back as they did, the next sync's are named and,
+//! once it has enough of them, packed with a dictionary trained on named bodies (the index's
+//! was trained on bodies as served), and every body opens as the scan served it. Run as the real binary over real HTTP against the
 //! demo.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use cantonscope::model::index::pack::{
-    NAMED_DICTIONARY_KEY, OWN_ID, body_dictionary_id, dictionary_id, own_id_back, trained_on_named,
+    DICTIONARIES_KEY, OWN_ID, body_dictionary_id, dictionaries_by_migration, dictionary_id,
+    own_id_back,
 };
 use cantonscope::store::{self, Location};
 use serde_json::Value;
@@ -64,6 +66,12 @@ fn named(id: &str, text: &[u8]) -> bool {
         );
     }
     named
+}
+
+/// Whether a body dictionary was trained on bodies as kept, their own ids named: it holds
+/// the named id's field among what it learned (one trained on bodies as served cannot).
+fn trained_on_named(dictionary: &[u8]) -> bool {
+    memchr::memmem::find(dictionary, b"\"update_id\":\"\x01\"").is_some()
 }
 
 /// An update id as its text, whether SQLite keeps it as bytes or as text.
@@ -292,11 +300,17 @@ fn an_index_of_schema_13_keeps_its_bodies_as_served_and_names_the_ids_of_the_nex
     let kept: String = conn
         .query_row(
             "SELECT value FROM meta WHERE key = ?1",
-            [NAMED_DICTIONARY_KEY],
+            [DICTIONARIES_KEY],
             |r| r.get(0),
         )
-        .expect("the second dictionary's id kept");
-    assert_eq!(kept, second.to_string());
+        .expect("the second dictionary kept as its migration's");
+    assert_eq!(
+        dictionaries_by_migration(Some(&kept))
+            .into_values()
+            .collect::<Vec<_>>(),
+        vec![second],
+        "{kept}"
+    );
     for (id, kept) in &older {
         assert_eq!(later.get(id), Some(kept), "{id} kept as it was");
     }

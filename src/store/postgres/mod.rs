@@ -273,6 +273,17 @@ impl IndexReader for PgIndex {
             .map(|r| r.get(0)))
     }
 
+    fn body_dictionary_of(&mut self, id: u32) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self
+            .with(|c| {
+                c.query_opt(
+                    "SELECT dictionary FROM dictionaries WHERE id = $1",
+                    &[&i64::from(id)],
+                )
+            })?
+            .map(|r| r.get(0)))
+    }
+
     super::reads::engine_reads!(mark: '$', bytewise: " COLLATE \"C\"", updates_id: "update_id");
     super::stats::stats_reads!();
 

@@ -446,7 +446,7 @@ impl PgIndex {
             // party sets and actions once; PostgreSQL's layout up to 13 is the same as schema
             // 10's (its version followed the shared number), 14 its own (above); 15 names a
             // new body's own update id by a byte (the bodies kept read back as they are; the next sync
-            // trains a second dictionary on named bodies: `crate::indexer`'s `packing`).
+            // trains new dictionaries on named bodies: `crate::indexer`'s `packing`).
             if older.is_some() {
                 tx.execute(
                     "UPDATE meta SET value = $1 WHERE key = 'schema_version'",

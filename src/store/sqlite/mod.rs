@@ -133,6 +133,17 @@ impl IndexReader for SqliteIndex {
             .map_err(|e| self.engine(&e))
     }
 
+    fn body_dictionary_of(&mut self, id: u32) -> Result<Option<Vec<u8>>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT dictionary FROM dictionaries WHERE id = ?1",
+                [i64::from(id)],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.engine(&e))
+    }
+
     fn notices(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notices)
     }

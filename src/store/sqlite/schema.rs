@@ -615,7 +615,7 @@ impl SqliteIndex {
         }
         if found < 14 {
             done.push(
-                "the bodies of the updates written from now on name their own update id by one byte, about a tenth smaller once the next sync has trained a second dictionary on them (the bodies kept read back as they are; an older cantonscope refuses the index)".to_owned(),
+                "the bodies of the updates written from now on name their own update id by one byte, about a tenth smaller once the next sync has trained a dictionary on them (the bodies kept read back as they are; an older cantonscope refuses the index)".to_owned(),
             );
         }
         if found < 4 {
