@@ -239,9 +239,10 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// How the bodies of `items` (of one network migration: its first item's) are packed: with that migration's dictionary ([`DICTIONARIES_KEY`], read once), else with
-    /// one trained from the migration's bodies of this page and those written before it once
-    /// they are [`DICTIONARY_SAMPLES`] (small pages: a `--follow` at the head) and kept in the
+    /// How the bodies of `items` (of one network migration: its first item's) are packed:
+    /// with that migration's dictionary ([`DICTIONARIES_KEY`], read once), else with one
+    /// trained from the migration's bodies of this page and those written before it once they
+    /// are [`DICTIONARY_SAMPLES`] (small pages: a `--follow` at the head) and kept in the
     /// index, else, for this page only, with the index's newest dictionary (an earlier
     /// migration's, or one an older build trained on bodies as served) or without one.
     async fn packing(&self, items: &[UpdateItem]) -> Result<Rc<Packing>, Halt> {
