@@ -241,6 +241,9 @@ pub struct Engine<'a> {
     /// Per migration without its dictionary yet: the bodies written so far as they are packed
     /// (`crate::model::index::pack::body_sample`), to train it from.
     samples: RefCell<HashMap<i64, Vec<String>>>,
+    /// Per migration without its dictionary yet: how its bodies are packed meanwhile (with the
+    /// index's newest dictionary when the sync found it, else without one).
+    meanwhile: RefCell<HashMap<i64, Rc<Packing>>>,
     /// Held while a chunk reads, trains or keeps the dictionary, so chunks walking side by
     /// side train one, not one each.
     training: tokio::sync::Mutex<()>,
@@ -308,6 +311,7 @@ impl<'a> Engine<'a> {
             cancel,
             packing: RefCell::new(HashMap::new()),
             samples: RefCell::new(HashMap::new()),
+            meanwhile: RefCell::new(HashMap::new()),
             training: tokio::sync::Mutex::new(()),
             findings: RefCell::new(Vec::new()),
             odd_in_chunk: RefCell::new(BTreeMap::new()),

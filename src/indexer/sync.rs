@@ -258,21 +258,29 @@ impl Engine<'_> {
         if let Some(packing) = self.packing.borrow().get(&migration) {
             return Ok(Rc::clone(packing));
         }
-        let (own, newest) = self
-            .store
-            .call(move |s| {
-                let kept = dictionaries_by_migration(s.meta_get(DICTIONARIES_KEY)?.as_deref());
-                let own = match kept.get(&migration) {
-                    Some(id) => s.body_dictionary_of(*id)?,
-                    None => None,
-                };
-                let newest = match own {
-                    Some(_) => None,
-                    None => s.body_dictionary()?,
-                };
-                Ok((own, newest))
-            })
-            .await?;
+        // A migration still gathering its bodies keeps what it is packed with meanwhile, so a
+        // page reads no dictionary from the index until it trains its own.
+        let meanwhile = self.meanwhile.borrow().get(&migration).cloned();
+        let (own, newest) = match meanwhile {
+            Some(_) => (None, None),
+            None => {
+                self.store
+                    .call(move |s| {
+                        let kept =
+                            dictionaries_by_migration(s.meta_get(DICTIONARIES_KEY)?.as_deref());
+                        let own = match kept.get(&migration) {
+                            Some(id) => s.body_dictionary_of(*id)?,
+                            None => None,
+                        };
+                        let newest = match own {
+                            Some(_) => None,
+                            None => s.body_dictionary()?,
+                        };
+                        Ok((own, newest))
+                    })
+                    .await?
+            }
+        };
         let samples = own.is_none().then(|| {
             let mut samples = self.samples.borrow_mut();
             let samples = samples.entry(migration).or_default();
@@ -309,18 +317,26 @@ impl Engine<'_> {
             None => None,
         };
         let settled = own.is_some() || trained.is_some();
-        let Some(dictionary) = own.or(trained).or(newest) else {
-            return Ok(Rc::new(Packing::plain()));
-        };
-        let packing = match Packing::with_dictionary(&dictionary) {
-            Ok(packing) => Rc::new(packing),
-            Err(detail) => {
-                let path = self.store.call(|s| Ok(s.shown())).await?;
-                return Err(StoreError::Corrupt { path, detail }.into());
-            }
+        if let (false, Some(meanwhile)) = (settled, meanwhile) {
+            return Ok(meanwhile);
+        }
+        let packing = match own.or(trained).or(newest) {
+            None => Rc::new(Packing::plain()),
+            Some(dictionary) => match Packing::with_dictionary(&dictionary) {
+                Ok(packing) => Rc::new(packing),
+                Err(detail) => {
+                    let path = self.store.call(|s| Ok(s.shown())).await?;
+                    return Err(StoreError::Corrupt { path, detail }.into());
+                }
+            },
         };
         if settled {
+            self.meanwhile.borrow_mut().remove(&migration);
             self.packing
+                .borrow_mut()
+                .insert(migration, Rc::clone(&packing));
+        } else {
+            self.meanwhile
                 .borrow_mut()
                 .insert(migration, Rc::clone(&packing));
         }

@@ -105,8 +105,9 @@ pub trait IndexReader: Send {
             .collect())
     }
 
-    /// The dictionary new bodies are packed with: the newest the index keeps (`None`: it has
-    /// none yet; a sync trains one from the first page it writes).
+    /// The newest body dictionary the index keeps (`None`: it has none yet): what a sync packs
+    /// the bodies of a network migration with until it has trained that migration's own
+    /// (`crate::model::index::pack::DICTIONARIES_KEY`).
     fn body_dictionary(&mut self) -> Result<Option<Vec<u8>>, StoreError>;
 
     /// The body dictionary of zstd id `id` the index keeps (`None`: it has none of that id).

@@ -1294,7 +1294,7 @@ fn each_network_migration_gets_a_body_dictionary_of_its_own() {
     let (dir, index) = temp();
     let url = &demo.handle.scan_url;
     // The demo's network migrated once: its first update of migration 1, and two hours of
-    // updates either side of it (about 450 each, a page of 1,000 holding both).
+    // updates either side of it (about 450 each), synced in pages of 100.
     let output = run(
         dir.path(),
         url,
@@ -1318,7 +1318,9 @@ fn each_network_migration_gets_a_body_dictionary_of_its_own() {
     let (from, until) = (hours(-2), hours(2));
     let mut args = index_args(&index, "sync");
     args.extend_from_slice(&["--request-rate", "1000", "--verify", "1", "--no-events"]);
-    args.extend_from_slice(&["--from", &from, "--until", &until]);
+    args.extend_from_slice(&["--from", &from, "--until", &until, "--page-size", "100"]);
+    // One chunk: the pages written in ledger order.
+    args.extend_from_slice(&["--chunks", "1"]);
     let output = run(dir.path(), url, &args);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let conn = rusqlite::Connection::open(&index).expect("the index opens");
@@ -1348,27 +1350,69 @@ fn each_network_migration_gets_a_body_dictionary_of_its_own() {
         own.values().copied().collect(),
         "the index keeps those two"
     );
-    // Each migration's bodies name its dictionary: a page's bodies of each migration are
-    // packed apart, each with its own once trained (this sync's page had bodies enough).
+    // Each migration's bodies are packed apart (the page where the network migrated holds
+    // both): until the sync has 200 of a migration's bodies, with the index's newest
+    // dictionary (none yet for the first), then with the migration's own.
     let bodies: Vec<(i64, Vec<u8>)> = conn
-        .prepare("SELECT migration_id, body FROM updates ORDER BY migration_id, record_time")
+        .prepare("SELECT migration_id, body FROM updates ORDER BY seq")
         .expect("bodies")
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
         .expect("bodies")
         .collect::<Result<_, _>>()
         .expect("bodies");
-    for migration in [0, 1] {
+    for (migration, meanwhile) in [(0, None), (1, Some(own[&0]))] {
         let named: Vec<Option<u32>> = bodies
             .iter()
             .filter(|(m, _)| *m == migration)
             .map(|(_, body)| body_dictionary_id(body))
             .collect();
-        assert!(named.len() >= 200, "{migration}: {} updates", named.len());
+        let from = named
+            .iter()
+            .position(|d| *d == Some(own[&migration]))
+            .unwrap_or(named.len());
         assert!(
-            named.iter().all(|d| *d == Some(own[&migration])),
+            from > 0 && named.len() > from,
             "migration {migration}: {named:?}"
         );
+        assert!(named[..from].iter().all(|d| *d == meanwhile), "{named:?}");
+        assert!(
+            named[from..].iter().all(|d| *d == Some(own[&migration])),
+            "{named:?}"
+        );
     }
+    // A later sync (an hour more of migration 1, in pages of 50) packs with the dictionary
+    // the index keeps for it: none trained again.
+    let mut args = index_args(&index, "sync");
+    args.extend_from_slice(&["--request-rate", "1000", "--verify", "1", "--no-events"]);
+    let later = hours(3);
+    args.extend_from_slice(&["--page-size", "50", "--until", &later]);
+    let output = run(dir.path(), url, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let again: String = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = ?1",
+            [DICTIONARIES_KEY],
+            |r| r.get(0),
+        )
+        .expect("the dictionaries by migration");
+    assert_eq!(again, kept);
+    let count: i64 = conn
+        .query_row("SELECT count(*) FROM dictionaries", [], |r| r.get(0))
+        .expect("dictionaries");
+    assert_eq!(count, 2);
+    let newer: Vec<Option<u32>> = conn
+        .prepare("SELECT body FROM updates WHERE record_time > ?1")
+        .expect("bodies")
+        .query_map([at + 2 * 3_600_000_000], |r| r.get::<_, Vec<u8>>(0))
+        .expect("bodies")
+        .map(|b| body_dictionary_id(&b.expect("a body")))
+        .collect();
+    assert!(
+        newer.len() > 50,
+        "{} updates in the later hour",
+        newer.len()
+    );
+    assert!(newer.iter().all(|d| *d == Some(own[&1])), "{newer:?}");
     // Every body opens as the scan served it.
     let location = cantonscope::store::Location::Sqlite(index.clone());
     let mut store = cantonscope::store::open_reader(&location).expect("index opens");

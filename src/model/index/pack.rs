@@ -1,9 +1,10 @@
 //! How the index keeps an update's body: its JSON without whitespace between tokens, zstd
-//! compressed, with a dictionary trained on the first bodies an index receives.
+//! compressed, with a dictionary trained on the first bodies of its network migration that an
+//! index receives.
 //!
 //! An update's JSON is a few KB, too little for zstd to learn its repetitions (field names,
-//! template ids, parties) within one body; a dictionary of them, trained once per index from a
-//! page of its bodies and kept in the index, halves the bodies and packs them faster: on the
+//! template ids, parties) within one body; a dictionary of them, trained once per network
+//! migration from a page of its bodies and kept in the index, halves the bodies and packs them faster: on the
 //! demo's updates, a dictionary trained on one page of 1,000 packed the 7,000 of later pages
 //! at a ratio of 8.1 instead of 4.0 and 665 MB/s instead of 415 (the `zstd` tool, level 1). A
 //! packed body names its dictionary (zstd's dictionary id in the frame, none without one), so
@@ -30,11 +31,12 @@ pub const ZSTD_LEVEL: i32 = 1;
 pub const DICTIONARY_SIZE: usize = 64 * 1024;
 
 /// The fewest bodies a dictionary is trained from: fewer (a sync's first pages at the head of
-/// a quiet network) are packed without one, and a later page trains it.
+/// a quiet network) are packed with the index's newest dictionary or without one, and a
+/// later page trains it.
 pub const DICTIONARY_SAMPLES: usize = 200;
 
-/// How the bodies of new rows are packed: zstd at [`ZSTD_LEVEL`], with the index's dictionary
-/// when it has one.
+/// How the bodies of new rows are packed: zstd at [`ZSTD_LEVEL`], with a dictionary of the
+/// index or without one.
 pub struct Packing {
     dictionary: Option<(u32, EncoderDictionary<'static>)>,
 }
