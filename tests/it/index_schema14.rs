@@ -409,5 +409,19 @@ fn a_postgres_index_of_schema_14_keeps_its_bodies_as_served_and_is_migrated() {
             .collect(),
         second,
     );
+    let kept: String = pg
+        .query_one(
+            "SELECT value FROM meta WHERE key = $1",
+            &[&DICTIONARIES_KEY],
+        )
+        .expect("the second dictionary kept as its migration's")
+        .get(0);
+    assert_eq!(
+        dictionaries_by_migration(Some(&kept))
+            .into_values()
+            .collect::<Vec<_>>(),
+        vec![second],
+        "{kept}"
+    );
     as_served(&after, &served(dir.path(), url));
 }
