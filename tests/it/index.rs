@@ -1324,13 +1324,15 @@ fn each_network_migration_gets_a_body_dictionary_of_its_own() {
     let output = run(dir.path(), url, &args);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let conn = rusqlite::Connection::open(&index).expect("the index opens");
-    let kept: String = conn
-        .query_row(
+    let kept_by_migration = || -> String {
+        conn.query_row(
             "SELECT value FROM meta WHERE key = ?1",
             [DICTIONARIES_KEY],
             |r| r.get(0),
         )
-        .expect("the dictionaries by migration");
+        .expect("the dictionaries by migration")
+    };
+    let kept = kept_by_migration();
     let own = dictionaries_by_migration(Some(&kept));
     assert_eq!(
         own.keys().copied().collect::<Vec<i64>>(),
@@ -1388,14 +1390,7 @@ fn each_network_migration_gets_a_body_dictionary_of_its_own() {
     args.extend_from_slice(&["--page-size", "50", "--until", &later]);
     let output = run(dir.path(), url, &args);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    let again: String = conn
-        .query_row(
-            "SELECT value FROM meta WHERE key = ?1",
-            [DICTIONARIES_KEY],
-            |r| r.get(0),
-        )
-        .expect("the dictionaries by migration");
-    assert_eq!(again, kept);
+    assert_eq!(kept_by_migration(), kept);
     let count: i64 = conn
         .query_row("SELECT count(*) FROM dictionaries", [], |r| r.get(0))
         .expect("dictionaries");

@@ -198,6 +198,17 @@ fn packed_with_the_second_once_trained(mut written: Vec<(i64, Vec<u8>)>, second:
     );
 }
 
+/// The meta's dictionaries by migration (`kept`) name `second`, and no other.
+fn names_only(kept: &str, second: u32) {
+    assert_eq!(
+        dictionaries_by_migration(Some(kept))
+            .into_values()
+            .collect::<Vec<_>>(),
+        vec![second],
+        "{kept}"
+    );
+}
+
 /// Every body the index at `location` opens, by update id.
 fn opened(location: &Location) -> BTreeMap<String, String> {
     let mut store = store::open_reader(location).expect("index opens");
@@ -304,13 +315,7 @@ fn an_index_of_schema_13_keeps_its_bodies_as_served_and_names_the_ids_of_the_nex
             |r| r.get(0),
         )
         .expect("the second dictionary kept as its migration's");
-    assert_eq!(
-        dictionaries_by_migration(Some(&kept))
-            .into_values()
-            .collect::<Vec<_>>(),
-        vec![second],
-        "{kept}"
-    );
+    names_only(&kept, second);
     for (id, kept) in &older {
         assert_eq!(later.get(id), Some(kept), "{id} kept as it was");
     }
@@ -416,12 +421,6 @@ fn a_postgres_index_of_schema_14_keeps_its_bodies_as_served_and_is_migrated() {
         )
         .expect("the second dictionary kept as its migration's")
         .get(0);
-    assert_eq!(
-        dictionaries_by_migration(Some(&kept))
-            .into_values()
-            .collect::<Vec<_>>(),
-        vec![second],
-        "{kept}"
-    );
+    names_only(&kept, second);
     as_served(&after, &served(dir.path(), url));
 }
