@@ -39,12 +39,13 @@ use cantonscope::api::{ApiClient, ApiConfig};
 use cantonscope::demo::{self, DemoConfig};
 use cantonscope::model::format::parse_time_micros;
 use cantonscope::model::index::pack::{
-    Packing, body_sample, name_own_id, own_id_back, pack_body, train_dictionary,
+    Packing, body_sample, body_sample_naming_contracts, name_own_id, own_id_back, pack_body,
+    pack_body_naming_contracts, train_dictionary,
 };
 use cantonscope::model::index::query::Query;
 use cantonscope::model::index::{
-    KeyKind, SUMMARY_VERSION, digest_of, drop_aside, items_and_digests, keys_of, row_with_digest,
-    rows_of,
+    KeyKind, SUMMARY_VERSION, contract_keys, digest_of, drop_aside, items_and_digests, keys_of,
+    row_with_digest, rows_of,
 };
 use cantonscope::model::summary::Summarizer;
 use cantonscope::store::{
@@ -130,6 +131,8 @@ struct Copier {
     /// The body dictionary of every bench index, trained as a sync trains it: from its first
     /// page (of the first copy).
     dictionary: Vec<u8>,
+    /// The same, trained on bodies that name their contracts (SQLite's, schema 15).
+    named_dictionary: Vec<u8>,
 }
 
 fn mix(mut x: u64) -> u64 {
@@ -197,6 +200,7 @@ impl Copier {
             rare,
             contract,
             dictionary: Vec::new(),
+            named_dictionary: Vec::new(),
         };
         let first: Vec<String> = items[..PAGE.min(items.len())]
             .iter()
@@ -205,6 +209,17 @@ impl Copier {
         let trained = Instant::now();
         copier.dictionary =
             train_dictionary(first.iter().map(String::as_str)).expect("a dictionary");
+        let named: Vec<String> = items[..PAGE.min(items.len())]
+            .iter()
+            .map(|t| {
+                let copy = copier.copy(t, 0);
+                let item: UpdateItem = serde_json::from_str(&copy).expect("an item");
+                let keys = keys_of(&item);
+                body_sample_naming_contracts(&copy, own_id(t), &contract_keys(&keys))
+            })
+            .collect();
+        copier.named_dictionary =
+            train_dictionary(named.iter().map(String::as_str)).expect("a dictionary");
         eprintln!(
             "index bench: the body dictionary ({} bytes) trained from {} bodies in {:.0} ms",
             copier.dictionary.len(),
@@ -228,9 +243,21 @@ impl Copier {
         }
     }
 
-    /// How the bench's bodies are packed: with [`Copier::dictionary`].
-    fn packing(&self) -> Packing {
-        Packing::with_dictionary(&self.dictionary).expect("a dictionary")
+    /// The dictionary of an index whose bodies name their contracts (`names`) or not.
+    fn dictionary(&self, names: bool) -> &[u8] {
+        if names {
+            &self.named_dictionary
+        } else {
+            &self.dictionary
+        }
+    }
+
+    /// How the bench's bodies are packed: with [`Copier::dictionary`], naming their contracts
+    /// for an index that does (SQLite's).
+    fn packing(&self, names: bool) -> Packing {
+        Packing::with_dictionary(self.dictionary(names))
+            .expect("a dictionary")
+            .naming_contracts(names)
     }
 
     /// A string of the template as copy `k` has it.
@@ -312,7 +339,9 @@ fn page_of(texts: &[String], page_start: Option<Position>, packing: Option<&Pack
     for text in texts {
         let item: UpdateItem = serde_json::from_str(text).expect("an item decodes");
         let digest = digest_of(text).expect("a digest");
-        let row = row_with_digest(&item, &mut summarizer, digest, packer.as_mut()).expect("a row");
+        let names = packing.is_some_and(Packing::names_contracts);
+        let row =
+            row_with_digest(&item, &mut summarizer, digest, packer.as_mut(), names).expect("a row");
         cursor = Some(Position {
             migration_id: row.migration_id,
             record_time: item.record_time().unwrap_or_default().to_owned(),
@@ -452,7 +481,11 @@ fn wal_by_table(onto: &Path, page_body: &str, copier: &Copier) {
     let wal = PathBuf::from(format!("{}-wal", path.display()));
     let (mut index, chunk) = new_index_at(&location, copier);
     let before = wal_frames(&wal, 0).len();
-    let page = page_par(page_body, None, Some(&copier.packing()));
+    let page = page_par(
+        page_body,
+        None,
+        Some(&copier.packing(index.names_contracts())),
+    );
     index.write_page(chunk, &page).expect("written");
     // Read while the writer is open: closing it copies the WAL into the file.
     let frames = wal_frames(&wal, before);
@@ -492,7 +525,7 @@ fn sync_cpu_per_update(
     runs: usize,
     onto: Option<&Onto>,
 ) {
-    let packing = copier.packing();
+    let packing = copier.packing(!matches!(onto, Some(Onto::Postgres { .. })));
     let cpu = cpu_seconds();
     let wall = Instant::now();
     // The one writer's time in `write_page`, and waiting for the next page.
@@ -647,6 +680,31 @@ fn sync_cpu_per_update(
         "pack_body: own id named, zstd level 1 with the dictionary (as kept)",
         &|t| pack_body(t, own_id(t), &mut packer.borrow_mut()).map_or(0, |z| z.len()),
     );
+    // A body as kept since schema 15 (SQLite): its contracts named by their place among its
+    // keys too (the keys made beforehand, as a sync has them).
+    let contracts: HashMap<usize, Vec<String>> = texts
+        .iter()
+        .map(|t| {
+            let item = serde_json::from_str::<UpdateItem>(t).expect("an item");
+            let keys = keys_of(&item);
+            let named = contract_keys(&keys)
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            (t.as_ptr() as usize, named)
+        })
+        .collect();
+    part(
+        "pack_body_naming_contracts: own id and contracts named, zstd level 1 with the dictionary (as kept since schema 15)",
+        &|t| {
+            let named: Vec<&str> = contracts[&(t.as_ptr() as usize)]
+                .iter()
+                .map(String::as_str)
+                .collect();
+            pack_body_naming_contracts(t, own_id(t), &named, &mut packer.borrow_mut())
+                .map_or(0, |z| z.len())
+        },
+    );
     // A read's part: the id put back into a named body (the text copied first, as unpacking
     // makes it anew).
     let named: Vec<(String, &str)> = texts
@@ -669,7 +727,7 @@ fn sync_cpu_per_update(
         "decode, summary, History row and keys (no digest, no body)",
         &|t| {
             let item = serde_json::from_str::<UpdateItem>(t).expect("an item");
-            row_with_digest(&item, &mut summarizer.borrow_mut(), [0; 32], None)
+            row_with_digest(&item, &mut summarizer.borrow_mut(), [0; 32], None, false)
                 .map_or(0, |r| r.keys.len())
         },
     );
@@ -699,7 +757,7 @@ fn new_index_at(location: &Location, copier: &Copier) -> (Box<dyn IndexWriter>, 
         })
         .expect("network");
     index
-        .add_body_dictionary(&copier.dictionary, 0)
+        .add_body_dictionary(copier.dictionary(index.names_contracts()), 0)
         .expect("dictionary");
     let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
     (index, chunk.id)
@@ -738,7 +796,7 @@ fn build_at(
     let started = Instant::now();
     let (mut index, chunk) = new_index_at(location, copier);
     let (tx, rx) = mpsc::sync_channel::<(PageWrite, Option<PageEvents>)>(4);
-    let packing = copier.packing();
+    let packing = copier.packing(index.names_contracts());
     let packing = bodies.then_some(&packing);
     std::thread::scope(|s| {
         s.spawn(move || {
@@ -896,7 +954,8 @@ fn index_benches(c: &mut Criterion) {
     let updates: usize = pages.iter().map(Vec::len).sum();
     // The page bodies as they arrive from a scan (receiving them is not the sync's CPU work).
     let page_bodies: Vec<String> = pages.iter().map(|p| page_body(p)).collect();
-    let packing = copier.packing();
+    // The groups below write SQLite indexes.
+    let packing = copier.packing(true);
     if let Some(runs) = std::env::var("INDEX_SYNC_CPU_RUNS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())

@@ -13,11 +13,11 @@ use super::{Engine, FOLLOW_POLL, Failure, Halt, now_micros, to_after, to_positio
 use crate::api::scan::{UpdateItem, UpdatesPage};
 use crate::model::format::parse_time_micros;
 use crate::model::index::pack::{
-    DICTIONARIES_KEY, DICTIONARY_SAMPLES, Packing, body_sample, dictionaries_by_migration,
-    dictionaries_text, dictionary_id, train_dictionary,
+    DICTIONARIES_KEY, DICTIONARY_SAMPLES, Packing, body_sample, body_sample_naming_contracts,
+    dictionaries_by_migration, dictionaries_text, dictionary_id, train_dictionary,
 };
 use crate::model::index::validators::page_facts;
-use crate::model::index::{drop_aside, rows_of};
+use crate::model::index::{contract_keys, drop_aside, keys_of, rows_of};
 use crate::model::page_walk::{PageWalk, cursor_at};
 use crate::store::{Chunk, DivergenceRecord, IndexReader, PageWrite, Position, StoreError};
 
@@ -281,14 +281,19 @@ impl Engine<'_> {
                     .await?
             }
         };
+        let names_contracts = self.store.call(|s| Ok(s.names_contracts())).await?;
         let samples = own.is_none().then(|| {
             let mut samples = self.samples.borrow_mut();
             let samples = samples.entry(migration).or_default();
-            samples.extend(
-                items
-                    .iter()
-                    .map(|i| body_sample(i.raw().get(), i.update_id().unwrap_or_default())),
-            );
+            samples.extend(items.iter().map(|i| {
+                let (raw, id) = (i.raw().get(), i.update_id().unwrap_or_default());
+                if names_contracts {
+                    let keys = keys_of(i);
+                    body_sample_naming_contracts(raw, id, &contract_keys(&keys))
+                } else {
+                    body_sample(raw, id)
+                }
+            }));
             (samples.len() >= DICTIONARY_SAMPLES).then(|| std::mem::take(samples))
         });
         // Trained on a blocking thread, so that the next page is fetched meanwhile.
@@ -321,9 +326,9 @@ impl Engine<'_> {
             return Ok(meanwhile);
         }
         let packing = match own.or(trained).or(newest) {
-            None => Rc::new(Packing::plain()),
+            None => Rc::new(Packing::plain().naming_contracts(names_contracts)),
             Some(dictionary) => match Packing::with_dictionary(&dictionary) {
-                Ok(packing) => Rc::new(packing),
+                Ok(packing) => Rc::new(packing.naming_contracts(names_contracts)),
                 Err(detail) => {
                     let path = self.store.call(|s| Ok(s.shown())).await?;
                     return Err(StoreError::Corrupt { path, detail }.into());

@@ -98,7 +98,10 @@ use reads::{BodyDictionaries, dictionary_id_of};
 /// The schema this build writes and reads (SQLite's; PostgreSQL's is [`POSTGRES_SCHEMA_VERSION`]).
 /// 14: a body names its update's own id by a byte (`crate::model::index::pack::OWN_ID`), which
 /// an older build would show as is; the bodies kept before read back as they were.
-pub const SCHEMA_VERSION: i64 = 14;
+/// 15: a body names its contracts by their search terms' ids
+/// (`crate::model::index::pack::pack_body_naming_contracts`), read through the terms' index
+/// by id.
+pub const SCHEMA_VERSION: i64 = 15;
 
 /// The schema this build writes and reads on PostgreSQL: its own number from 14.
 pub use postgres::SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION;

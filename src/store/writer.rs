@@ -231,6 +231,13 @@ pub trait IndexWriter: IndexReader {
     /// with; the bodies packed with earlier ones stay readable.
     fn add_body_dictionary(&mut self, dictionary: &[u8], now: i64) -> Result<(), StoreError>;
 
+    /// Whether the bodies it is given may name their contracts
+    /// ([`crate::model::index::pack::pack_body_naming_contracts`]): its writer gives them
+    /// their contracts' term ids, its readers put the contracts back (SQLite's, schema 15).
+    fn names_contracts(&self) -> bool {
+        false
+    }
+
     /// Removes every update recorded before `before` (µs) with its keys; chunks that end
     /// before it go, the others start after the newest update removed. Returns how many
     /// updates were removed.

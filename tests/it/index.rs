@@ -7,7 +7,7 @@
 //! network's index and a damaged file are refused with a message, and too few scans to verify
 //! with is exit 6.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
@@ -1217,6 +1217,42 @@ fn dictionaries(index: &Path) -> (Vec<u32>, Vec<Option<u32>>) {
     (ids, named)
 }
 
+/// The text of each contract term of an SQLite index, by id: what a body that names its
+/// contracts (schema 15) is read with.
+pub fn contract_terms_of(conn: &rusqlite::Connection) -> HashMap<i64, String> {
+    conn.prepare("SELECT id, value FROM terms WHERE kind = 4")
+        .expect("terms")
+        .query_map([], |r| {
+            let value = match r.get_ref(1)? {
+                rusqlite::types::ValueRef::Blob(b) => hex::encode(b),
+                other => other.as_str()?.to_owned(),
+            };
+            Ok((r.get(0)?, value))
+        })
+        .expect("terms")
+        .collect::<Result<_, _>>()
+        .expect("terms")
+}
+
+/// A kept body's text: its zstd frame unpacked by `unpack`, the contracts it names put back
+/// from `terms` ([`contract_terms_of`]; a body of schema 14 or before names none).
+pub fn kept_text(
+    packed: &[u8],
+    unpack: impl FnOnce(&[u8]) -> Vec<u8>,
+    terms: &HashMap<i64, String>,
+) -> Vec<u8> {
+    use cantonscope::model::index::pack::{contract_terms, contracts_back};
+    let (ids, frame) = contract_terms(packed).expect("a kept body");
+    let text = unpack(frame);
+    if ids.is_empty() {
+        return text;
+    }
+    let contracts: Vec<String> = ids.iter().map(|id| terms[id].clone()).collect();
+    contracts_back(String::from_utf8(text).expect("UTF-8"), &contracts)
+        .expect("its contracts")
+        .into_bytes()
+}
+
 /// An index as schema 3 kept it: its bodies packed without a dictionary, no dictionaries.
 fn to_schema_3(index: &Path) {
     let conn = rusqlite::Connection::open(index).expect("the index opens");
@@ -1234,10 +1270,11 @@ fn to_schema_3(index: &Path) {
         .expect("bodies")
         .collect::<Result<_, _>>()
         .expect("bodies");
+    let terms = contract_terms_of(&conn);
     for (seq, packed) in bodies {
-        let id = cantonscope::model::index::pack::body_dictionary_id(&packed);
-        let text = match id {
-            None => zstd::stream::decode_all(&packed[..]).expect("plain"),
+        let unpack = |frame: &[u8]| match cantonscope::model::index::pack::body_dictionary_id(frame)
+        {
+            None => zstd::stream::decode_all(frame).expect("plain"),
             Some(id) => {
                 let dictionary = dictionaries
                     .iter()
@@ -1245,10 +1282,11 @@ fn to_schema_3(index: &Path) {
                     .expect("its dictionary");
                 zstd::bulk::Decompressor::with_dictionary(dictionary)
                     .expect("zstd")
-                    .decompress(&packed, 1 << 24)
+                    .decompress(frame, 1 << 24)
                     .expect("unpacked")
             }
         };
+        let text = kept_text(&packed, unpack, &terms);
         let plain = zstd::bulk::compress(&text, 1).expect("packed");
         conn.execute(
             "UPDATE updates SET body = ?1 WHERE seq = ?2",
@@ -1457,10 +1495,10 @@ fn a_schema_3_index_is_migrated_and_keeps_its_bodies_while_new_ones_get_a_dictio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 3 to schema 14"),
+        err.contains("migrated the index from schema 3 to schema 15"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 14);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 15);
     let now = bodies(&index);
     assert_eq!(
         now[..old.len()],
@@ -1538,11 +1576,11 @@ fn a_schema_1_index_is_refused_by_readers_and_migrated_by_the_next_sync() {
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 1 to schema 14"),
+        err.contains("migrated the index from schema 1 to schema 15"),
         "{err}"
     );
     let st = status(dir.path(), &index);
-    assert_eq!(st["schema_version"], 14);
+    assert_eq!(st["schema_version"], 15);
     // The same answers as before (updates the sync added since are newer).
     let known: BTreeSet<&str> = kept_before.iter().map(|(id, _)| id.as_str()).collect();
     let now = search(dir.path(), &index, &choice);

@@ -6,7 +6,7 @@
 //! was trained on bodies as served), and every body opens as the scan served it. Run as the real binary over real HTTP against the
 //! demo.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use cantonscope::model::index::pack::{
@@ -19,13 +19,14 @@ use serde_json::Value;
 use crate::common::migrated::{
     answers, postgres_migrates, postgres_synced, sqlite_migrates, sqlite_synced,
 };
-use crate::index::{history_from, sync};
+use crate::index::{contract_terms_of, history_from, kept_text, sync};
 
-/// A body as kept, unpacked (its dictionary among `dictionaries`) but not made the served
-/// text again: the bytes the index's form is seen in.
-fn unpacked(packed: &[u8], dictionaries: &[Vec<u8>]) -> Vec<u8> {
-    match body_dictionary_id(packed) {
-        None => zstd::stream::decode_all(packed).expect("plain"),
+/// A body as kept, unpacked (its dictionary among `dictionaries`, the contracts it names
+/// among `terms`: SQLite's schema 15) but its own id not put back: the bytes the index's form
+/// is seen in.
+fn unpacked(packed: &[u8], dictionaries: &[Vec<u8>], terms: &HashMap<i64, String>) -> Vec<u8> {
+    let unpack = |frame: &[u8]| match body_dictionary_id(frame) {
+        None => zstd::stream::decode_all(frame).expect("plain"),
         Some(id) => {
             let dictionary = dictionaries
                 .iter()
@@ -33,10 +34,11 @@ fn unpacked(packed: &[u8], dictionaries: &[Vec<u8>]) -> Vec<u8> {
                 .expect("its dictionary");
             zstd::bulk::Decompressor::with_dictionary(dictionary)
                 .expect("zstd")
-                .decompress(packed, 1 << 24)
+                .decompress(frame, 1 << 24)
                 .expect("unpacked")
         }
-    }
+    };
+    kept_text(packed, unpack, terms)
 }
 
 /// `text` packed as an older build packed it (as served, with the same dictionary).
@@ -78,8 +80,13 @@ fn trained_on_named(dictionary: &[u8]) -> bool {
 const ID_TEXT: &str =
     "CASE WHEN typeof(update_id) = 'blob' THEN lower(hex(update_id)) ELSE update_id END";
 
-/// A SQLite index's body dictionaries, and its updates: seq, id as text, packed body.
-type SqliteBodies = (Vec<Vec<u8>>, Vec<(i64, String, Vec<u8>)>);
+/// A SQLite index's body dictionaries, its updates (seq, id as text, packed body) and its
+/// contract terms by id.
+type SqliteBodies = (
+    Vec<Vec<u8>>,
+    Vec<(i64, String, Vec<u8>)>,
+    HashMap<i64, String>,
+);
 
 fn sqlite_rows(conn: &rusqlite::Connection) -> SqliteBodies {
     let dictionaries = conn
@@ -96,25 +103,31 @@ fn sqlite_rows(conn: &rusqlite::Connection) -> SqliteBodies {
         .expect("bodies")
         .collect::<Result<_, _>>()
         .expect("bodies");
-    (dictionaries, rows)
+    (dictionaries, rows, contract_terms_of(conn))
 }
 
 /// Every SQLite body by its update's id: whether it names its id (the unpacked bytes end with
 /// the byte), and its packed bytes.
 fn sqlite_bodies(index: &Path) -> BTreeMap<String, (bool, Vec<u8>)> {
-    let (dictionaries, rows) = sqlite_rows(&rusqlite::Connection::open(index).expect("opens"));
+    let (dictionaries, rows, terms) =
+        sqlite_rows(&rusqlite::Connection::open(index).expect("opens"));
     rows.into_iter()
         .map(|(_, id, packed)| {
-            let text = unpacked(&packed, &dictionaries);
+            let text = unpacked(&packed, &dictionaries, &terms);
             (id.clone(), (named(&id, &text), packed))
         })
         .collect()
 }
 
 /// The text a body `packed` of update `id` opens to: as served.
-fn served_text(packed: &[u8], id: &str, dictionaries: &[Vec<u8>]) -> String {
+fn served_text(
+    packed: &[u8],
+    id: &str,
+    dictionaries: &[Vec<u8>],
+    terms: &HashMap<i64, String>,
+) -> String {
     own_id_back(
-        String::from_utf8(unpacked(packed, dictionaries)).expect("UTF-8"),
+        String::from_utf8(unpacked(packed, dictionaries, terms)).expect("UTF-8"),
         id,
     )
 }
@@ -130,10 +143,10 @@ fn trained_as_served(texts: &[String]) -> Vec<u8> {
 /// trained on the bodies as served.
 fn sqlite_to_schema_13(index: &Path) {
     let conn = rusqlite::Connection::open(index).expect("opens");
-    let (dictionaries, rows) = sqlite_rows(&conn);
+    let (dictionaries, rows, terms) = sqlite_rows(&conn);
     let texts: Vec<String> = rows
         .iter()
-        .map(|(_, id, packed)| served_text(packed, id, &dictionaries))
+        .map(|(_, id, packed)| served_text(packed, id, &dictionaries, &terms))
         .collect();
     let dictionary = trained_as_served(&texts);
     conn.execute("DELETE FROM dictionaries", [])
@@ -150,9 +163,8 @@ fn sqlite_to_schema_13(index: &Path) {
         )
         .expect("repacked");
     }
-    conn.execute(
-        "UPDATE meta SET value = '13' WHERE key = 'schema_version'",
-        [],
+    conn.execute_batch(
+        "DROP INDEX terms_id; UPDATE meta SET value = '13' WHERE key = 'schema_version';",
     )
     .expect("schema 13");
 }
@@ -210,7 +222,7 @@ fn names_only(kept: &str, second: u32) {
 }
 
 /// Every body the index at `location` opens, by update id.
-fn opened(location: &Location) -> BTreeMap<String, String> {
+pub(crate) fn opened(location: &Location) -> BTreeMap<String, String> {
     let mut store = store::open_reader(location).expect("index opens");
     let ids: Vec<String> = store
         .digests()
@@ -227,7 +239,7 @@ fn opened(location: &Location) -> BTreeMap<String, String> {
 }
 
 /// Every update the scan serves, by id, as JSON.
-fn served(dir: &Path, url: &str) -> BTreeMap<String, Value> {
+pub(crate) fn served(dir: &Path, url: &str) -> BTreeMap<String, Value> {
     history_from(dir, url, "2000-01-01T00:00:00Z")
         .into_iter()
         .map(|u| (u["update_id"].as_str().expect("an id").to_owned(), u))
@@ -235,7 +247,7 @@ fn served(dir: &Path, url: &str) -> BTreeMap<String, Value> {
 }
 
 /// Each opened body is the scan's update of its id.
-fn as_served(opened: &BTreeMap<String, String>, served: &BTreeMap<String, Value>) {
+pub(crate) fn as_served(opened: &BTreeMap<String, String>, served: &BTreeMap<String, Value>) {
     assert!(!opened.is_empty());
     for (id, body) in opened {
         let served = served.get(id).expect("the scan serves it");
@@ -300,7 +312,7 @@ fn an_index_of_schema_13_keeps_its_bodies_as_served_and_names_the_ids_of_the_nex
     // Its dictionary was trained on bodies as served: the sync trained a second one on bodies
     // as kept once it had enough of them, and packed the bodies after with it.
     let conn = rusqlite::Connection::open(&index).expect("opens");
-    let (dictionaries, rows) = sqlite_rows(&conn);
+    let (dictionaries, rows, _) = sqlite_rows(&conn);
     let second = second_dictionary(&dictionaries);
     let written: Vec<(i64, Vec<u8>)> = rows
         .into_iter()
@@ -355,10 +367,10 @@ fn a_postgres_index_of_schema_14_keeps_its_bodies_as_served_and_is_migrated() {
         .iter()
         .map(|(_, id, packed)| {
             assert!(
-                named(id, &unpacked(packed, &dictionaries)),
+                named(id, &unpacked(packed, &dictionaries, &HashMap::new())),
                 "{id}: a new database's body names its id"
             );
-            served_text(packed, id, &dictionaries)
+            served_text(packed, id, &dictionaries, &HashMap::new())
         })
         .collect();
     let dictionary = trained_as_served(&texts);
@@ -405,7 +417,10 @@ fn a_postgres_index_of_schema_14_keeps_its_bodies_as_served_and_is_migrated() {
     assert!(!new.is_empty(), "the sync wrote the updates past the hour");
     let dictionaries = pg_dictionaries(&mut pg);
     for (_, id, packed) in &new {
-        assert!(named(id, &unpacked(packed, &dictionaries)), "{id}: named");
+        assert!(
+            named(id, &unpacked(packed, &dictionaries, &HashMap::new())),
+            "{id}: named"
+        );
     }
     let second = second_dictionary(&dictionaries);
     packed_with_the_second_once_trained(

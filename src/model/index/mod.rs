@@ -201,6 +201,16 @@ pub fn keys_of(item: &UpdateItem) -> Vec<(KeyKind, String)> {
     keys.into_iter().map(|(k, s)| (k, s.to_owned())).collect()
 }
 
+/// The contract ids among `keys` ([`keys_of`]), in their order: the slots of a body that names
+/// its contracts ([`pack::pack_body_naming_contracts`]).
+pub fn contract_keys(keys: &[(KeyKind, String)]) -> Vec<&str> {
+    keys.iter()
+        .filter(|(kind, _)| *kind == KeyKind::Contract)
+        .map(|(_, value)| value.as_str())
+        .take(pack::MOST_CONTRACTS)
+        .collect()
+}
+
 /// The row of one decoded item with its body, its summary made by `summarizer` (callers use a
 /// fresh one per page, so its interned strings do not grow with the history). An error for an
 /// item without an update id, a migration or a readable record time: such an item cannot be
@@ -212,16 +222,19 @@ pub fn row_of(item: &UpdateItem, summarizer: &mut Summarizer) -> Result<IndexRow
         summarizer,
         digest,
         Some(&mut Packing::plain().packer()?),
+        false,
     )
 }
 
 /// [`row_of`] with the item's digest already computed ([`digest_of`] of its JSON), its body
-/// packed by `packer` (none: kept without a body).
+/// packed by `packer` (none: kept without a body), naming its contracts when
+/// `names_contracts` ([`pack::pack_body_naming_contracts`]).
 pub fn row_with_digest(
     item: &UpdateItem,
     summarizer: &mut Summarizer,
     digest: Digest,
     packer: Option<&mut zstd::bulk::Compressor<'_>>,
+    names_contracts: bool,
 ) -> Result<IndexRow, String> {
     let raw = item.raw().get();
     let update_id = item
@@ -238,7 +251,17 @@ pub fn row_with_digest(
         .ok_or_else(|| format!("update {update_id} has no migration_id"))?;
     let summary = summarizer.summarize(item);
     let export = ExportRow::of(&summary, summarizer);
-    let body = packer.map(|p| pack_body(raw, &update_id, p)).transpose()?;
+    let keys = keys_of(item);
+    let body = match (packer, names_contracts) {
+        (None, _) => None,
+        (Some(p), false) => Some(pack_body(raw, &update_id, p)?),
+        (Some(p), true) => {
+            let contracts = contract_keys(&keys);
+            Some(pack::pack_body_naming_contracts(
+                raw, &update_id, &contracts, p,
+            )?)
+        }
+    };
     let row = IndexRow {
         kind: export.kind.to_owned(),
         root_action: export.root_action.clone(),
@@ -246,7 +269,7 @@ pub fn row_with_digest(
         update_id,
         migration_id,
         record_time,
-        keys: keys_of(item),
+        keys,
         digest,
         body,
     };
@@ -351,7 +374,15 @@ pub fn rows_of(
             Err(e) => return vec![Err(e)],
         };
         part.iter()
-            .map(|(item, digest)| row_with_digest(item, &mut summarizer, **digest, packer.as_mut()))
+            .map(|(item, digest)| {
+                row_with_digest(
+                    item,
+                    &mut summarizer,
+                    **digest,
+                    packer.as_mut(),
+                    packing.is_some_and(Packing::names_contracts),
+                )
+            })
             .collect()
     })
     .into_iter()

@@ -39,12 +39,31 @@ pub const DICTIONARY_SAMPLES: usize = 200;
 /// index or without one.
 pub struct Packing {
     dictionary: Option<(u32, EncoderDictionary<'static>)>,
+    /// Whether the bodies name their contracts ([`pack_body_naming_contracts`]): for an index
+    /// whose writer completes them (SQLite's, schema 15).
+    names_contracts: bool,
 }
 
 impl Packing {
     /// Without a dictionary.
     pub fn plain() -> Packing {
-        Packing { dictionary: None }
+        Packing {
+            dictionary: None,
+            names_contracts: false,
+        }
+    }
+
+    /// The same, its bodies naming their contracts when `names` ([`Self::names_contracts`]).
+    pub fn naming_contracts(self, names: bool) -> Packing {
+        Packing {
+            names_contracts: names,
+            ..self
+        }
+    }
+
+    /// Whether its bodies name their contracts ([`pack_body_naming_contracts`]).
+    pub fn names_contracts(&self) -> bool {
+        self.names_contracts
     }
 
     /// With `dictionary` (as [`train_dictionary`] made it); an error for bytes that are not a
@@ -56,6 +75,7 @@ impl Packing {
             .map_err(|e| format!("the index's body dictionary {id} is damaged: {e}"))?;
         Ok(Packing {
             dictionary: Some((id, prepared)),
+            names_contracts: false,
         })
     }
 
@@ -94,6 +114,188 @@ pub fn pack_body(
     packer
         .compress(named.as_deref().unwrap_or(compact.as_bytes()))
         .map_err(|e| format!("cannot compress a body: {e}"))
+}
+
+/// [`pack_body`] with the copies of `contracts` (the update's contract-id search terms, in
+/// their order: [`super::keys_of`]) named too ([`name_contracts`]): the bytes are
+/// [`CONTRACTS_PENDING`] then the frame, which the writer completes with the terms' ids
+/// ([`with_contract_terms`]). Without a contract named, as [`pack_body`].
+pub fn pack_body_naming_contracts(
+    item_json: &str,
+    update_id: &str,
+    contracts: &[&str],
+    packer: &mut Compressor<'_>,
+) -> Result<Vec<u8>, String> {
+    let compact = compact_json(item_json);
+    let own = name_own_id(&compact, update_id);
+    let text = own.as_deref().unwrap_or(compact.as_bytes());
+    match name_contracts(text, contracts) {
+        Some(named) => {
+            let frame = packer
+                .compress(&named)
+                .map_err(|e| format!("cannot compress a body: {e}"))?;
+            let mut out = Vec::with_capacity(frame.len() + 1);
+            out.push(CONTRACTS_PENDING);
+            out.extend_from_slice(&frame);
+            Ok(out)
+        }
+        None => packer
+            .compress(text)
+            .map_err(|e| format!("cannot compress a body: {e}")),
+    }
+}
+
+/// The byte that, followed by a slot byte ([`SLOT_BASE`] + the contract's place in the
+/// update's contract terms), stands for a contract id in a body's text, quotes included. A
+/// JSON text holds no raw control character, so neither this byte nor [`OWN_ID`] can be
+/// there already.
+pub const CONTRACT: u8 = 0x02;
+
+/// The first slot byte: printable ASCII, so the text stays UTF-8.
+const SLOT_BASE: u8 = 0x20;
+
+/// The most contracts a body names (slot bytes `0x20`–`0x7e`); the ids of more stay as served.
+pub const MOST_CONTRACTS: usize = 95;
+
+/// The first byte of a packed body whose contracts are named and whose terms the writer has
+/// not written yet (a zstd frame begins with 0x28).
+pub const CONTRACTS_PENDING: u8 = 0xc4;
+
+/// The first byte of a kept body that names its contracts: then the count of the terms and
+/// each term's id (LEB128), then the zstd frame.
+pub const CONTRACT_TERMS: u8 = 0xc5;
+
+/// `text` with [`CONTRACT`] and a slot byte in the place of each copy of `"id"` (quoted: a
+/// whole JSON string) of the first [`MOST_CONTRACTS`] of `contracts`; `None` when none is
+/// there, or when the text has that byte already (not a JSON text: kept as it is).
+pub fn name_contracts(text: &[u8], contracts: &[&str]) -> Option<Vec<u8>> {
+    if contracts.is_empty() || memchr::memchr(CONTRACT, text).is_some() {
+        return None;
+    }
+    let mut current: Option<Vec<u8>> = None;
+    let mut quoted = Vec::new();
+    for (slot, id) in contracts.iter().take(MOST_CONTRACTS).enumerate() {
+        if id.is_empty() {
+            continue;
+        }
+        quoted.clear();
+        quoted.push(b'"');
+        quoted.extend_from_slice(id.as_bytes());
+        quoted.push(b'"');
+        let from = current.as_deref().unwrap_or(text);
+        let mut found = memchr::memmem::find_iter(from, &quoted).peekable();
+        if found.peek().is_none() {
+            continue;
+        }
+        let mut out = Vec::with_capacity(from.len());
+        let mut run = 0;
+        for at in found {
+            out.extend_from_slice(&from[run..at]);
+            out.push(CONTRACT);
+            out.push(SLOT_BASE + slot as u8);
+            run = at + quoted.len();
+        }
+        out.extend_from_slice(&from[run..]);
+        current = Some(out);
+    }
+    current
+}
+
+/// A packed body as the index keeps it: a [`CONTRACTS_PENDING`] body given its contracts'
+/// term ids (`terms`, in the order of the contracts it was packed with), any other as it is.
+pub fn with_contract_terms(packed: &[u8], terms: &[i64]) -> Vec<u8> {
+    match packed.split_first() {
+        Some((&CONTRACTS_PENDING, frame)) => {
+            let mut out = Vec::with_capacity(frame.len() + 2 + terms.len() * 4);
+            out.push(CONTRACT_TERMS);
+            leb128(&mut out, terms.len() as u64);
+            for t in terms {
+                leb128(&mut out, u64::try_from(*t).unwrap_or_default());
+            }
+            out.extend_from_slice(frame);
+            out
+        }
+        _ => packed.to_vec(),
+    }
+}
+
+fn leb128(out: &mut Vec<u8>, mut n: u64) {
+    loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+fn read_leb128(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut n: u64 = 0;
+    for shift in (0..64).step_by(7) {
+        let byte = *bytes.get(*at)?;
+        *at += 1;
+        n |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Some(n);
+        }
+    }
+    None
+}
+
+/// A kept body split into the term ids of the contracts it names (none for a body that names
+/// none) and its zstd frame; an error for a body damaged or not completed by its writer.
+pub fn contract_terms(kept: &[u8]) -> Result<(Vec<i64>, &[u8]), String> {
+    match kept.split_first() {
+        Some((&CONTRACT_TERMS, rest)) => {
+            let mut at = 0;
+            let bad = || "its contracts' terms are damaged".to_owned();
+            let n = read_leb128(rest, &mut at).ok_or_else(bad)?;
+            if n > MOST_CONTRACTS as u64 {
+                return Err(bad());
+            }
+            let mut terms = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                let id = read_leb128(rest, &mut at).ok_or_else(bad)?;
+                terms.push(i64::try_from(id).map_err(|_| bad())?);
+            }
+            Ok((terms, &rest[at..]))
+        }
+        Some((&CONTRACTS_PENDING, _)) => Err("its contracts' terms were never written".to_owned()),
+        _ => Ok((Vec::new(), kept)),
+    }
+}
+
+/// A body's text as unpacked with each contract it names put back (`contracts`: the ids of
+/// its terms, in order, as [`contract_terms`] read them and the index holds them); an error
+/// for a slot it has no contract for.
+pub fn contracts_back(text: String, contracts: &[String]) -> Result<String, String> {
+    if contracts.is_empty() || !text.as_bytes().contains(&CONTRACT) {
+        return Ok(text);
+    }
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + contracts.len() * 140);
+    let mut run = 0;
+    for at in memchr::memchr_iter(CONTRACT, bytes) {
+        if at < run {
+            continue;
+        }
+        let slot = bytes
+            .get(at + 1)
+            .and_then(|b| b.checked_sub(SLOT_BASE))
+            .map(usize::from);
+        let contract = slot
+            .and_then(|s| contracts.get(s))
+            .ok_or_else(|| "it names a contract its terms do not have".to_owned())?;
+        out.push_str(&text[run..at]);
+        out.push('"');
+        out.push_str(contract);
+        out.push('"');
+        run = at + 2;
+    }
+    out.push_str(&text[run..]);
+    Ok(out)
 }
 
 /// `text` with [`OWN_ID`] in the place of each copy of `update_id`, and last; `None` when it
@@ -136,6 +338,18 @@ pub fn body_sample(item_json: &str, update_id: &str) -> String {
     name_own_id(&compact, update_id)
         .and_then(|named| String::from_utf8(named).ok())
         .unwrap_or_else(|| compact.into_owned())
+}
+
+/// [`body_sample`] of a body that names its contracts ([`pack_body_naming_contracts`]).
+pub fn body_sample_naming_contracts(
+    item_json: &str,
+    update_id: &str,
+    contracts: &[&str],
+) -> String {
+    let sample = body_sample(item_json, update_id);
+    name_contracts(sample.as_bytes(), contracts)
+        .and_then(|named| String::from_utf8(named).ok())
+        .unwrap_or(sample)
 }
 
 /// The meta key of the body dictionaries a sync trained per network migration, on bodies named
@@ -202,9 +416,15 @@ pub fn dictionary_id(dictionary: &[u8]) -> Option<u32> {
     zstd::zstd_safe::get_dict_id_from_dict(dictionary).map(std::num::NonZeroU32::get)
 }
 
-/// The dictionary id a packed body names (none: packed without one).
+/// The dictionary id a packed body names (none: packed without one), a body that names its
+/// contracts read past their terms ([`contract_terms`]).
 pub fn body_dictionary_id(packed: &[u8]) -> Option<u32> {
-    zstd::zstd_safe::get_dict_id_from_frame(packed).map(std::num::NonZeroU32::get)
+    let frame = match packed.first() {
+        Some(&CONTRACT_TERMS) => contract_terms(packed).map_or(packed, |(_, frame)| frame),
+        Some(&CONTRACTS_PENDING) => &packed[1..],
+        _ => packed,
+    };
+    zstd::zstd_safe::get_dict_id_from_frame(frame).map(std::num::NonZeroU32::get)
 }
 
 #[cfg(test)]
@@ -238,7 +458,8 @@ mod tests {
         let events: Vec<String> = (0..events)
             .map(|n| {
                 format!(
-                    r#""{id}:{n}":{{"event_id":"{id}:{n}","contract_id":"00{n:0>136}","template_id":"Splice.Amulet:Amulet"}}"#
+                    r#""{id}:{n}":{{"event_id":"{id}:{n}","contract_id":"{}","template_id":"Splice.Amulet:Amulet"}}"#,
+                    contract(n)
                 )
             })
             .collect();
@@ -299,6 +520,103 @@ mod tests {
             .expect("unpacked");
         let unpacked = own_id_back(String::from_utf8(unpacked).expect("UTF-8"), ID);
         assert_eq!(unpacked, text);
+    }
+
+    /// Contract id `n` as the test bodies have them ([`body_of`]): hex that looks random, as
+    /// real ones.
+    fn contract(n: usize) -> String {
+        let n = n as u64;
+        format!("00{}{}", &id(n + 1_000)[4..], &id(n + 2_000)[4..])
+    }
+
+    /// A kept body (`kept`: what the writer keeps) unpacked as a reader does: the terms' ids
+    /// looked up in `terms` (id → contract id).
+    fn read_back(kept: &[u8], terms: &std::collections::HashMap<i64, String>) -> String {
+        let (ids, frame) = contract_terms(kept).expect("read");
+        let text = zstd::bulk::decompress(frame, 1 << 20).expect("unpacked");
+        let text = String::from_utf8(text).expect("UTF-8");
+        let contracts: Vec<String> = ids.iter().map(|id| terms[id].clone()).collect();
+        own_id_back(contracts_back(text, &contracts).expect("put back"), ID)
+    }
+
+    #[test]
+    fn a_body_names_its_contracts_by_their_terms_and_reads_back_exactly() {
+        let text = body(5);
+        let contracts: Vec<String> = (0..5).map(contract).collect();
+        let named: Vec<&str> = contracts.iter().map(String::as_str).collect();
+        let plain_packing = Packing::plain();
+        let mut packer = plain_packing.packer().expect("zstd");
+        let packed = pack_body_naming_contracts(&text, ID, &named, &mut packer).expect("packed");
+        assert_eq!(packed[0], CONTRACTS_PENDING, "the writer completes it");
+        assert!(contract_terms(&packed).is_err(), "not readable before then");
+        // The writer gives each contract its term's id, in the order the body names them.
+        let ids: Vec<i64> = vec![7, 300, 70_000, 1 << 40, 12];
+        let kept = with_contract_terms(&packed, &ids);
+        assert_eq!(kept[0], CONTRACT_TERMS);
+        let terms: std::collections::HashMap<i64, String> =
+            ids.iter().copied().zip(contracts.iter().cloned()).collect();
+        assert_eq!(read_back(&kept, &terms), text);
+        // The named text holds no contract id, and is the smaller for it.
+        let plain = pack_body(&text, ID, &mut packer).expect("packed");
+        assert!(
+            kept.len() + 100 < plain.len(),
+            "{} against {}",
+            kept.len(),
+            plain.len()
+        );
+        // A body that names none is kept as pack_body keeps it, and reads back as it is.
+        let none = pack_body_naming_contracts(&text, ID, &[], &mut packer).expect("packed");
+        assert_eq!(none, plain);
+        assert_eq!(with_contract_terms(&none, &[]), plain);
+        assert_eq!(read_back(&none, &terms), text);
+    }
+
+    #[test]
+    fn a_contract_id_inside_a_longer_string_or_past_the_slots_stays_as_served() {
+        let first = contract(0);
+        // Only a whole JSON string is named: the id inside another string stays as it is.
+        let text = format!(r#"{{"a":"{first}","b":"x{first}","c":["{first}"]}}"#);
+        let named = name_contracts(text.as_bytes(), &[&first]).expect("named");
+        let named = String::from_utf8(named).expect("UTF-8");
+        assert_eq!(named.matches(first.as_str()).count(), 1);
+        assert_eq!(
+            contracts_back(named, std::slice::from_ref(&first)).expect("back"),
+            text
+        );
+        // More contracts than slots: the first MOST_CONTRACTS are named, the rest kept.
+        let many: Vec<String> = (0..MOST_CONTRACTS + 5).map(contract).collect();
+        let text = format!(
+            "[{}]",
+            many.iter()
+                .map(|c| format!("\"{c}\""))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+        let named = name_contracts(text.as_bytes(), &refs).expect("named");
+        let named = String::from_utf8(named).expect("UTF-8");
+        assert_eq!(named.matches("\"00").count(), 5);
+        assert_eq!(
+            contracts_back(named, &many[..MOST_CONTRACTS]).expect("back"),
+            text
+        );
+        // A text that has the byte already (not a JSON text) is kept as it is.
+        assert_eq!(name_contracts(b"\x02\"00\"", &["00"]), None);
+    }
+
+    #[test]
+    fn a_damaged_body_is_an_error_never_a_panic() {
+        let kept = with_contract_terms(&[CONTRACTS_PENDING, 0x28], &[1, 2]);
+        // Cut in its ids.
+        assert!(contract_terms(&kept[..2]).is_err());
+        assert!(contract_terms(&[CONTRACT_TERMS]).is_err());
+        assert!(contract_terms(&[CONTRACT_TERMS, 0xff, 0xff]).is_err());
+        // More ids than a body names.
+        assert!(contract_terms(&[CONTRACT_TERMS, 96]).is_err());
+        // A slot without its contract, or cut after the byte.
+        assert!(contracts_back("[\u{2}!]".to_owned(), &["x".to_owned()]).is_err());
+        assert!(contracts_back("[\u{2}".to_owned(), &["x".to_owned()]).is_err());
+        assert!(contracts_back("[\u{2}\u{e9}]".to_owned(), &["x".to_owned()]).is_err());
     }
 
     #[test]

@@ -397,6 +397,10 @@ impl IndexWriter for SqliteIndex {
             .map_err(|e| self.engine(&e))
     }
 
+    fn names_contracts(&self) -> bool {
+        true
+    }
+
     fn add_body_dictionary(&mut self, dictionary: &[u8], now: i64) -> Result<(), StoreError> {
         let id = super::dictionary_id_of(self.shown(), dictionary)?;
         self.conn

@@ -296,14 +296,54 @@ impl SqliteIndex {
     /// A kept body made text again (its own id put back where it names it:
     /// [`crate::model::index::pack::own_id_back`]), the index's dictionaries loaded first when
     /// it names one not loaded yet.
-    pub(super) fn unpack(&mut self, update_id: &str, packed: &[u8]) -> Result<String, StoreError> {
+    pub(super) fn unpack(&mut self, update_id: &str, kept: &[u8]) -> Result<String, StoreError> {
+        use crate::model::index::pack;
+        let (terms, packed) = pack::contract_terms(kept).map_err(|e| StoreError::Corrupt {
+            path: self.shown(),
+            detail: format!("the body of {update_id}: {e}"),
+        })?;
         if self.dictionaries.wants(packed) {
             let all = self.dictionaries_of("dictionaries")?;
             self.dictionaries.load(all);
         }
-        self.dictionaries
-            .unpack(&self.shown(), update_id, packed)
-            .map(|text| crate::model::index::pack::own_id_back(text, update_id))
+        let text = self.dictionaries.unpack(&self.shown(), update_id, packed)?;
+        let text = if terms.is_empty() {
+            text
+        } else {
+            let contracts = self.term_values(&terms)?;
+            pack::contracts_back(text, &contracts).map_err(|e| StoreError::Corrupt {
+                path: self.shown(),
+                detail: format!("the body of {update_id}: {e}"),
+            })?
+        };
+        Ok(pack::own_id_back(text, update_id))
+    }
+
+    /// The text of each term of `ids` (by the terms' id index, schema 15); an error for an id
+    /// the index does not have.
+    fn term_values(&self, ids: &[i64]) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT value FROM terms WHERE id = ?1")
+            .map_err(|e| self.engine(&e))?;
+        ids.iter()
+            .map(|id| {
+                let value = stmt
+                    .query_row([id], |r| {
+                        super::term_values::text(r.get_ref(0)?)
+                            .map(std::borrow::Cow::into_owned)
+                            .map_err(Into::into)
+                    })
+                    .optional()
+                    .map_err(|e| self.engine(&e))?;
+                value.ok_or_else(|| StoreError::Corrupt {
+                    path: self.shown(),
+                    detail: format!(
+                        "a body names the search term {id}, which the index does not have"
+                    ),
+                })
+            })
+            .collect()
     }
 
     /// Every dictionary of `table` (`dictionaries`: the bodies'; `event_dictionaries`), by id.

@@ -5,6 +5,7 @@ use super::{
     Chunk, HashMap, IndexRow, OptionalExtension, PageWrite, PageWritten, SqliteIndex, StoreError,
     Transaction, engine_error, params,
 };
+use crate::model::index::pack;
 use crate::store::At;
 use crate::store::newest::Pos;
 use crate::store::write::{self, Pruned};
@@ -37,14 +38,18 @@ fn values_sql(head: &str, columns: usize, rows: usize) -> String {
     format!("{head}{}", vec![group; rows].join(","))
 }
 
-/// Runs `statement` ([`INSERT_UPDATE`] of `rows.len()` rows) for `rows` (row, seq, and the
-/// ids of its action and party set: [`super::row_sets`]).
+/// A new update's row, its seq, the ids of its action and party set ([`super::row_sets`]), and
+/// its body completed with its contracts' term ids when it names them
+/// ([`crate::model::index::pack::with_contract_terms`]).
+type NewRow<'r> = (&'r IndexRow, i64, (i64, i64), Option<Vec<u8>>);
+
+/// Runs `statement` ([`INSERT_UPDATE`] of `rows.len()` rows) for `rows`.
 fn insert_updates(
     statement: &mut rusqlite::CachedStatement<'_>,
-    rows: &[(&IndexRow, i64, (i64, i64))],
+    rows: &[NewRow<'_>],
     chunk: i64,
 ) -> rusqlite::Result<()> {
-    for (i, (row, seq, (action, party_set))) in rows.iter().enumerate() {
+    for (i, (row, seq, (action, party_set), completed)) in rows.iter().enumerate() {
         let at = i * UPDATE_COLUMNS;
         statement.raw_bind_parameter(at + 1, seq)?;
         statement.raw_bind_parameter(at + 2, super::update_ids::stored(&row.update_id))?;
@@ -53,7 +58,10 @@ fn insert_updates(
         statement.raw_bind_parameter(at + 5, action)?;
         statement.raw_bind_parameter(at + 6, party_set)?;
         statement.raw_bind_parameter(at + 7, row.digest.as_slice())?;
-        statement.raw_bind_parameter(at + 8, &row.body)?;
+        match completed {
+            Some(body) => statement.raw_bind_parameter(at + 8, body)?,
+            None => statement.raw_bind_parameter(at + 8, &row.body)?,
+        }
         statement.raw_bind_parameter(at + 9, chunk)?;
     }
     statement.raw_execute().map(|_| ())
@@ -131,27 +139,6 @@ fn write_rows(
         tx.query_row("SELECT coalesce(max(seq), 0) + 1 FROM updates", [], |r| {
             r.get(0)
         })?;
-    let mut sets = super::row_sets::RowSets::default();
-    let new_rows = fresh
-        .iter()
-        .map(|at| &rows[*at])
-        .zip(first_seq..)
-        .map(|(row, seq)| Ok((row, seq, sets.ids(tx, row)?)))
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    let full = new_rows.len() - new_rows.len() % UPDATES_PER_INSERT;
-    let mut many = tx.prepare_cached(&values_sql(
-        INSERT_UPDATE,
-        UPDATE_COLUMNS,
-        UPDATES_PER_INSERT,
-    ))?;
-    for batch in new_rows[..full].chunks(UPDATES_PER_INSERT) {
-        insert_updates(&mut many, batch, chunk.id)?;
-    }
-    let mut one = tx.prepare_cached(&values_sql(INSERT_UPDATE, UPDATE_COLUMNS, 1))?;
-    for row in new_rows[full..].chunks(1) {
-        insert_updates(&mut one, row, chunk.id)?;
-    }
-    written.inserted = new_rows.len() as u64;
     // Of the page's terms (grouped before the writer, in the table's order), how many of its
     // new updates have each, and the newest of them.
     let terms = &page.terms;
@@ -167,6 +154,7 @@ fn write_rows(
     }
     // The terms the new updates have, in the table's order.
     let used: Vec<usize> = (0..terms.len()).filter(|t| counts[*t].0 > 0).collect();
+    let mut ids: Vec<Option<i64>> = vec![None; terms.len()];
     if !used.is_empty() {
         let mut next: i64 = tx
             .query_row("SELECT value FROM meta WHERE key = 'next_term'", [], |r| {
@@ -181,7 +169,6 @@ fn write_rows(
         // ids offered to known terms stay unused: gaps, never reused). Each term's id is found
         // by its (kind, value) in the sorted list as the upsert returns it (read in place);
         // a term without one would write keys of no term: an error, the page rolled back.
-        let mut ids: Vec<Option<i64>> = vec![None; terms.len()];
         let (mut hubs, threshold) = pairs::load(tx)?;
         let mut new_hubs: Vec<i64> = Vec::new();
         for (batch, first_id) in used
@@ -271,6 +258,44 @@ fn write_rows(
         new_hubs.sort_unstable();
         pairs::promote(tx, &new_hubs, &mut hubs)?;
     }
+    // The updates, after their terms: a body that names its contracts is given their ids.
+    let contract = crate::model::index::KeyKind::Contract.code();
+    let mut sets = super::row_sets::RowSets::default();
+    let new_rows = fresh
+        .iter()
+        .zip(first_seq..)
+        .map(|(at, seq)| {
+            let row = &rows[*at];
+            let completed = match row.body.as_deref() {
+                Some(body) if body.first() == Some(&pack::CONTRACTS_PENDING) => {
+                    let contracts: Vec<i64> = terms
+                        .of_row(*at)
+                        .iter()
+                        .filter(|t| terms.term(rows, **t as usize).0 == contract)
+                        .take(pack::MOST_CONTRACTS)
+                        .map(|t| ids[*t as usize].unwrap_or_default())
+                        .collect();
+                    Some(pack::with_contract_terms(body, &contracts))
+                }
+                _ => None,
+            };
+            Ok((row, seq, sets.ids(tx, row)?, completed))
+        })
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let full = new_rows.len() - new_rows.len() % UPDATES_PER_INSERT;
+    let mut many = tx.prepare_cached(&values_sql(
+        INSERT_UPDATE,
+        UPDATE_COLUMNS,
+        UPDATES_PER_INSERT,
+    ))?;
+    for batch in new_rows[..full].chunks(UPDATES_PER_INSERT) {
+        insert_updates(&mut many, batch, chunk.id)?;
+    }
+    let mut one = tx.prepare_cached(&values_sql(INSERT_UPDATE, UPDATE_COLUMNS, 1))?;
+    for row in new_rows[full..].chunks(1) {
+        insert_updates(&mut one, row, chunk.id)?;
+    }
+    written.inserted = new_rows.len() as u64;
     tx.execute(
         "UPDATE chunks SET cursor_migration = ?2, cursor_time = ?3, page_start_migration = ?4,
                 page_start_time = ?5, scans = ?6, updates = updates + ?7 WHERE id = ?1",
