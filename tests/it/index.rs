@@ -790,6 +790,16 @@ fn too_few_scans_to_verify_with_is_exit_6_and_verify_1_is_recorded_unverified() 
     assert_eq!(done.len(), 1);
     assert_eq!(done[0]["verify"], 1);
     assert_eq!(st["bodies"], 0);
+    // Without bodies, no index of the terms by id (which only bodies are read through).
+    let by_id: i64 = rusqlite::Connection::open(&index)
+        .expect("opens")
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'terms_id'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("the schema");
+    assert_eq!(by_id, 0);
 }
 
 #[test]

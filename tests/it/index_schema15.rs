@@ -43,6 +43,19 @@ fn contract_keys(index: &Path) -> BTreeMap<i64, BTreeSet<i64>> {
     by_seq
 }
 
+/// Whether the SQLite index at `index` has its index of the terms by id.
+fn terms_by_id(index: &Path) -> bool {
+    rusqlite::Connection::open(index)
+        .expect("opens")
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'terms_id'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .expect("the schema")
+        == 1
+}
+
 /// The average bytes of `bodies`.
 fn average(bodies: &BTreeMap<i64, Vec<u8>>) -> f64 {
     bodies.values().map(Vec::len).sum::<usize>() as f64 / bodies.len() as f64
@@ -142,8 +155,10 @@ fn an_index_of_schema_14_keeps_its_bodies_and_the_next_name_their_contracts_by_t
         url,
         &shown,
         14,
-        (&words[0], "1", "name their contracts by their terms"),
+        (&words[0], "1", "name their contracts by their search terms"),
     );
+    // The terms are indexed by id by the first page of bodies that name their contracts.
+    assert!(!terms_by_id(&index), "no body named its contracts yet");
     // No body rewritten; each opens as before, the searches answer the same.
     let migrated = bodies(&index);
     for (seq, kept) in &older {
@@ -155,6 +170,7 @@ fn an_index_of_schema_14_keeps_its_bodies_and_the_next_name_their_contracts_by_t
     // opens as served.
     let (code, _, err) = sync(dir.path(), url, &shown, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
+    assert!(terms_by_id(&index));
     let later = bodies(&index);
     let keys = contract_keys(&index);
     let new: Vec<&i64> = later.keys().filter(|s| !older.contains_key(*s)).collect();

@@ -31,8 +31,7 @@ CREATE TABLE IF NOT EXISTS updates ",
 CREATE INDEX IF NOT EXISTS updates_time ON updates (record_time);
 CREATE TABLE IF NOT EXISTS terms ",
     super::term_values::terms_columns!(),
-    "CREATE INDEX IF NOT EXISTS terms_id ON terms (id);
-CREATE TABLE IF NOT EXISTS keys ",
+    "CREATE TABLE IF NOT EXISTS keys ",
     keys_columns!(),
     "CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
@@ -270,10 +269,6 @@ fn migrate_5_to_6(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
          DROP TABLE temp.term_last;",
     )
 }
-
-/// Schema 14 → 15: the terms' index by id, which a body naming its contracts is read through
-/// (`crate::model::index::pack::contract_terms`).
-const MIGRATE_14_TO_15: &str = "CREATE INDEX IF NOT EXISTS terms_id ON terms (id);";
 
 /// Schema 1 → 2: the keys carry (migration, record time) so a key's updates are in ledger order,
 /// and each term its count. Rebuilt from the schema-1 tables in the transaction that runs it.
@@ -624,10 +619,8 @@ impl SqliteIndex {
             );
         }
         if found < 15 {
-            tx.execute_batch(MIGRATE_14_TO_15)
-                .map_err(|e| engine_error(&path, &e))?;
             done.push(
-                "the search terms found by their number too, so that the bodies of the updates written from now on name their contracts by their terms, about half their size (the bodies kept read back as they are; an older cantonscope refuses the index)".to_owned(),
+                "the bodies of the updates written from now on name their contracts by their search terms, about half their size, the first page of them indexing the terms by their number (the bodies kept read back as they are; an older cantonscope refuses the index)".to_owned(),
             );
         }
         if found < 4 {

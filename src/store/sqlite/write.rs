@@ -31,6 +31,9 @@ const UPSERT_TERM: &str = " ON CONFLICT (kind, value) DO UPDATE SET n = n + excl
     RETURNING kind, value, id, n";
 const NEWER: &str = "(terms.last_seq IS NOT NULL AND (excluded.last_migration, excluded.last_time, excluded.last_seq) > (terms.last_migration, terms.last_time, terms.last_seq))";
 const INSERT_KEY: &str = "INSERT INTO keys (term, migration_id, record_time, seq) VALUES ";
+/// The terms' index by id that a body naming its contracts is read through (schema 15;
+/// `crate::model::index::pack::contract_terms`): made by the first page of such bodies.
+const TERMS_BY_ID: &str = "CREATE INDEX IF NOT EXISTS terms_id ON terms (id)";
 
 /// `head` and `rows` groups of `columns` parameters.
 fn values_sql(head: &str, columns: usize, rows: usize) -> String {
@@ -258,7 +261,17 @@ fn write_rows(
         new_hubs.sort_unstable();
         pairs::promote(tx, &new_hubs, &mut hubs)?;
     }
-    // The updates, after their terms: a body that names its contracts is given their ids.
+    // The updates, after their terms: a body that names its contracts is given their ids, and
+    // the terms are indexed by id for its readers (made by the first page of such bodies, so
+    // an index kept without bodies has none).
+    if fresh.iter().any(|at| {
+        rows[*at]
+            .body
+            .as_deref()
+            .is_some_and(|b| b.first() == Some(&pack::CONTRACTS_PENDING))
+    }) {
+        tx.execute_batch(TERMS_BY_ID)?;
+    }
     let contract = crate::model::index::KeyKind::Contract.code();
     let mut sets = super::row_sets::RowSets::default();
     let new_rows = fresh
