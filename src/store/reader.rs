@@ -166,7 +166,9 @@ pub trait IndexReader: Send {
     fn day_counts(&mut self) -> Result<Vec<stats::DayCount>, StoreError>;
 
     /// At most `limit` updates of UTC `day` after `after` (record time µs, seq), in that
-    /// order, each with its seq and body: what a day's figures are counted from.
+    /// order, each with its seq and body: what a day's figures are counted from. A body read
+    /// here may hold `#term<id>` for a contract id it names by its search term (SQLite's
+    /// schema 15): a day's figures read no contract id, and looking each up doubled the read.
     fn stats_page(
         &mut self,
         day: i64,
@@ -194,7 +196,8 @@ pub trait IndexReader: Send {
     ) -> Result<Vec<crate::model::index::rounds::RoundSummary>, StoreError>;
 
     /// At most `limit` updates after seq `after`, in seq order, as (seq, record time µs, body;
-    /// `None`: kept without): what [`validators`] counts.
+    /// `None`: kept without): what [`validators`] counts, which reads no contract id (a body
+    /// may hold `#term<id>` for one, as [`Self::stats_page`]'s).
     fn bodies_after(
         &mut self,
         after: i64,

@@ -65,6 +65,15 @@ impl SqliteIndex {
         after: Option<(i64, i64)>,
         limit: usize,
     ) -> Result<Vec<(i64, KeptUpdate)>, StoreError> {
+        self.in_one_read(|me| me.stats_page(day, after, limit))
+    }
+
+    fn stats_page(
+        &mut self,
+        day: i64,
+        after: Option<(i64, i64)>,
+        limit: usize,
+    ) -> Result<Vec<(i64, KeptUpdate)>, StoreError> {
         let start = day.saturating_mul(DAY_MICROS);
         let (time, seq) = after.unwrap_or((i64::MIN, i64::MIN));
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
@@ -88,7 +97,9 @@ impl SqliteIndex {
             .and_then(Iterator::collect::<Result<Vec<_>, _>>)
             .map_err(|e| engine_error(&self.path, &e))?
         };
-        page_updates(rows, |id, packed| self.unpack(id, packed))
+        page_updates(rows, |id, packed| {
+            self.unpack(id, packed, super::read::Contracts::Unread)
+        })
     }
 
     pub(super) fn read_stats_days(

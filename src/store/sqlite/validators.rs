@@ -55,6 +55,14 @@ impl SqliteIndex {
         after: i64,
         limit: usize,
     ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError> {
+        self.in_one_read(|me| me.bodies_after(after, limit))
+    }
+
+    fn bodies_after(
+        &mut self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows: Vec<(i64, String, i64, Option<Vec<u8>>)> = self
             .conn
@@ -71,7 +79,9 @@ impl SqliteIndex {
                 .collect()
             })
             .map_err(|e| engine_error(&self.path, &e))?;
-        bodies_of(rows, |id, packed| self.unpack(id, packed))
+        bodies_of(rows, |id, packed| {
+            self.unpack(id, packed, super::read::Contracts::Unread)
+        })
     }
 
     pub(super) fn read_written_after(
