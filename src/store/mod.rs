@@ -101,7 +101,10 @@ use reads::{BodyDictionaries, dictionary_id_of};
 /// 15: a body names its contracts by their search terms' ids
 /// (`crate::model::index::pack::pack_body_naming_contracts`), read through the terms' index
 /// by id.
-pub const SCHEMA_VERSION: i64 = 15;
+/// 16: it names each also by its key, the start of its id (`pack::CONTRACT_KEYS`), read
+/// through the terms' own order: no index by id (the migration from 15 rewrites the bodies'
+/// headers and drops it).
+pub const SCHEMA_VERSION: i64 = 16;
 
 /// The schema this build writes and reads on PostgreSQL: its own number from 14.
 pub use postgres::SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION;

@@ -164,7 +164,7 @@ fn sqlite_to_schema_13(index: &Path) {
         .expect("repacked");
     }
     conn.execute_batch(
-        "DROP INDEX terms_id; UPDATE meta SET value = '13' WHERE key = 'schema_version';",
+        "DROP INDEX IF EXISTS terms_id; UPDATE meta SET value = '13' WHERE key = 'schema_version';",
     )
     .expect("schema 13");
 }

@@ -1,14 +1,17 @@
-//! SQLite's schema 15 (issue 39's disk figure): a body names each contract among its update's
-//! search terms by the term's id, which the index finds through an index of the terms by id.
-//! An index of schema 14 (its bodies holding their contract ids) is refused by readers and
-//! migrated in place by the next sync without a body rewritten: the bodies it kept read back
-//! as they did, the next sync's name their contracts, and every body opens as the scan served
-//! it. Run as the real binary over real HTTP against the demo.
+//! SQLite's schema 15 and 16 (issue 39's disk figure): a body names each contract among its
+//! update's search terms by the term's id and (schema 16) its key, the start of the contract id,
+//! by which the index finds the term in the terms' own order. An index of schema 14 (its
+//! bodies holding their contract ids) is refused by readers and migrated in place by the next
+//! sync without a body rewritten: the bodies it kept read back as they did, the next sync's
+//! name their contracts, and every body opens as the scan served it. Run as the real binary
+//! over real HTTP against the demo.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
-use cantonscope::model::index::pack::{CONTRACT_TERMS, body_dictionary_id, contract_terms};
+use cantonscope::model::index::pack::{
+    CONTRACT_KEYS, ContractKey, KEY_BYTES, body_dictionary_id, contract_terms, named_contracts,
+};
 use cantonscope::store::Location;
 
 use crate::common::migrated::{answers, sqlite_migrates, sqlite_synced};
@@ -16,7 +19,7 @@ use crate::index::{contract_terms_of, kept_text, sync};
 use crate::index_schema14::{as_served, opened, served};
 
 /// Every kept body of the SQLite index at `index`, by seq.
-fn bodies(index: &Path) -> BTreeMap<i64, Vec<u8>> {
+pub(crate) fn bodies(index: &Path) -> BTreeMap<i64, Vec<u8>> {
     let conn = rusqlite::Connection::open(index).expect("opens");
     conn.prepare("SELECT seq, body FROM updates")
         .expect("bodies")
@@ -27,7 +30,7 @@ fn bodies(index: &Path) -> BTreeMap<i64, Vec<u8>> {
 }
 
 /// Each update's contract terms (by seq): the ids a body that names its contracts holds.
-fn contract_keys(index: &Path) -> BTreeMap<i64, BTreeSet<i64>> {
+pub(crate) fn contract_keys(index: &Path) -> BTreeMap<i64, BTreeSet<i64>> {
     let conn = rusqlite::Connection::open(index).expect("opens");
     let mut by_seq: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();
     let rows: Vec<(i64, i64)> = conn
@@ -43,8 +46,8 @@ fn contract_keys(index: &Path) -> BTreeMap<i64, BTreeSet<i64>> {
     by_seq
 }
 
-/// Whether the SQLite index at `index` has its index of the terms by id.
-fn terms_by_id(index: &Path) -> bool {
+/// Whether the SQLite index at `index` has an index of the terms by id (schema 15's).
+pub(crate) fn terms_by_id(index: &Path) -> bool {
     rusqlite::Connection::open(index)
         .expect("opens")
         .query_row(
@@ -57,7 +60,7 @@ fn terms_by_id(index: &Path) -> bool {
 }
 
 /// The average bytes of `bodies`.
-fn average(bodies: &BTreeMap<i64, Vec<u8>>) -> f64 {
+pub(crate) fn average(bodies: &BTreeMap<i64, Vec<u8>>) -> f64 {
     bodies.values().map(Vec::len).sum::<usize>() as f64 / bodies.len() as f64
 }
 
@@ -74,7 +77,7 @@ fn sqlite_to_schema_14(index: &Path) {
         .expect("dictionaries");
     let terms = contract_terms_of(&conn);
     for (seq, packed) in bodies(index) {
-        if packed.first() != Some(&CONTRACT_TERMS) {
+        if packed.first() != Some(&CONTRACT_KEYS) {
             continue;
         }
         let dictionary = body_dictionary_id(&packed).map(|id| &dictionaries[&id]);
@@ -100,7 +103,7 @@ fn sqlite_to_schema_14(index: &Path) {
         .expect("repacked");
     }
     conn.execute_batch(
-        "DROP INDEX terms_id; UPDATE meta SET value = '14' WHERE key = 'schema_version';",
+        "DROP INDEX IF EXISTS terms_id; UPDATE meta SET value = '14' WHERE key = 'schema_version';",
     )
     .expect("schema 14");
 }
@@ -109,16 +112,27 @@ fn sqlite_to_schema_14(index: &Path) {
 fn an_index_of_schema_14_keeps_its_bodies_and_the_next_name_their_contracts_by_their_terms() {
     let (url, dir, index, shown) = sqlite_synced();
     let location = Location::Sqlite(index.clone());
-    // A new index: each update that has contract terms names them all, by their ids, in
-    // its body; every body opens as the scan served it.
+    // A new index: each update that has contract terms names them all, by their ids and
+    // keys (the first KEY_BYTES of the contract id's bytes), in its body; no index of the
+    // terms by id; every body opens as the scan served it.
     let fresh = bodies(&index);
     let keys = contract_keys(&index);
     assert!(!keys.is_empty());
+    let values = contract_terms_of(&rusqlite::Connection::open(&index).expect("opens"));
     for (seq, packed) in &fresh {
-        let (named, _) = contract_terms(packed).expect("a kept body");
-        let named: BTreeSet<i64> = named.into_iter().collect();
-        assert_eq!(named, keys.get(seq).cloned().unwrap_or_default(), "{seq}");
+        let (named, _) = named_contracts(packed).expect("a kept body");
+        let ids: BTreeSet<i64> = named.iter().map(|c| c.term).collect();
+        assert_eq!(ids, keys.get(seq).cloned().unwrap_or_default(), "{seq}");
+        for c in &named {
+            let id = hex::decode(&values[&c.term]).expect("a contract id of hex");
+            assert_eq!(
+                c.key,
+                Some(ContractKey::Bytes(id[..KEY_BYTES].to_vec())),
+                "{seq}"
+            );
+        }
     }
+    assert!(!terms_by_id(&index));
     let served = served(dir.path(), url);
     let bodies_before = opened(&location);
     as_served(&bodies_before, &served);
@@ -157,8 +171,6 @@ fn an_index_of_schema_14_keeps_its_bodies_and_the_next_name_their_contracts_by_t
         14,
         (&words[0], "1", "name their contracts by their search terms"),
     );
-    // The terms are indexed by id by the first page of bodies that name their contracts.
-    assert!(!terms_by_id(&index), "no body named its contracts yet");
     // No body rewritten; each opens as before, the searches answer the same.
     let migrated = bodies(&index);
     for (seq, kept) in &older {
@@ -170,12 +182,16 @@ fn an_index_of_schema_14_keeps_its_bodies_and_the_next_name_their_contracts_by_t
     // opens as served.
     let (code, _, err) = sync(dir.path(), url, &shown, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
-    assert!(terms_by_id(&index));
+    assert!(!terms_by_id(&index));
     let later = bodies(&index);
     let keys = contract_keys(&index);
     let new: Vec<&i64> = later.keys().filter(|s| !older.contains_key(*s)).collect();
     assert!(!new.is_empty(), "the sync wrote the updates past the hour");
     for seq in new {
+        assert_eq!(
+            later[seq].first() == Some(&CONTRACT_KEYS),
+            keys.contains_key(seq)
+        );
         let (named, _) = contract_terms(&later[seq]).expect("a kept body");
         let named: BTreeSet<i64> = named.into_iter().collect();
         assert_eq!(named, keys.get(seq).cloned().unwrap_or_default(), "{seq}");

@@ -219,6 +219,133 @@ pub fn with_contract_terms(packed: &[u8], terms: &[i64]) -> Vec<u8> {
     }
 }
 
+/// The first byte of a kept body that names its contracts by their terms and keys (SQLite's
+/// schema 16): the count of the terms, then for each its id (LEB128) and its key, then the
+/// zstd frame. A key is the start of the contract id as the terms' table keeps it
+/// ([`ContractKey`]), so that a reader finds the term through the table's own order, with no
+/// index by id (schema 15's, [`CONTRACT_TERMS`], took 210 bytes an update at 1 M updates).
+pub const CONTRACT_KEYS: u8 = 0xc6;
+
+/// How many bytes of a contract id kept as bytes a body's key holds: with the id's first byte
+/// (`00` today) 40 bits, so that another contract rarely shares them; the term's id tells those
+/// that do apart.
+pub const KEY_BYTES: usize = 6;
+
+/// The tag of a key that is a whole contract id kept as text (then its length, LEB128, and its
+/// text); a tag below it is the length of a key of bytes, which follow.
+const KEY_TEXT: u8 = 0x80;
+
+/// Where a reader finds a contract a body names ([`CONTRACT_KEYS`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ContractKey {
+    /// The first [`KEY_BYTES`] (or fewer: the whole id) of an id kept as bytes.
+    Bytes(Vec<u8>),
+    /// An id kept as text, whole (no contract id a participant makes).
+    Text(String),
+}
+
+/// A contract a kept body names: its term's id and, from schema 16, its key (`None`: a body of
+/// schema 15, found by the term's id alone).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedContract {
+    pub term: i64,
+    pub key: Option<ContractKey>,
+}
+
+/// A packed body as the index keeps it from schema 16: a [`CONTRACTS_PENDING`] body given its
+/// contracts' terms and keys (`contracts`, in the order of the contracts it was packed with),
+/// any other as it is.
+pub fn with_contract_keys(packed: &[u8], contracts: &[(i64, ContractKey)]) -> Vec<u8> {
+    match packed.split_first() {
+        Some((&CONTRACTS_PENDING, frame)) => {
+            let mut out = Vec::with_capacity(frame.len() + 2 + contracts.len() * 11);
+            out.push(CONTRACT_KEYS);
+            leb128(&mut out, contracts.len() as u64);
+            for (term, key) in contracts {
+                leb128(&mut out, u64::try_from(*term).unwrap_or_default());
+                match key {
+                    ContractKey::Bytes(bytes) => {
+                        let bytes = &bytes[..bytes.len().min(KEY_BYTES)];
+                        out.push(bytes.len() as u8);
+                        out.extend_from_slice(bytes);
+                    }
+                    ContractKey::Text(text) => {
+                        out.push(KEY_TEXT);
+                        leb128(&mut out, text.len() as u64);
+                        out.extend_from_slice(text.as_bytes());
+                    }
+                }
+            }
+            out.extend_from_slice(frame);
+            out
+        }
+        _ => packed.to_vec(),
+    }
+}
+
+/// A kept body split into the contracts it names (none for a body that names none: schema 14
+/// or before, or no contract of its update in it) and its zstd frame; an error for a body
+/// damaged or not completed by its writer.
+pub fn named_contracts(kept: &[u8]) -> Result<(Vec<NamedContract>, &[u8]), String> {
+    let bad = || "its contracts' terms are damaged".to_owned();
+    let count = |rest: &[u8], at: &mut usize| {
+        read_leb128(rest, at)
+            .filter(|n| *n <= MOST_CONTRACTS as u64)
+            .ok_or_else(bad)
+    };
+    let term = |rest: &[u8], at: &mut usize| {
+        read_leb128(rest, at)
+            .and_then(|id| i64::try_from(id).ok())
+            .ok_or_else(bad)
+    };
+    match kept.split_first() {
+        Some((&CONTRACT_KEYS, rest)) => {
+            let mut at = 0;
+            let n = count(rest, &mut at)?;
+            let mut named = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                let term = term(rest, &mut at)?;
+                let tag = *rest.get(at).ok_or_else(bad)?;
+                at += 1;
+                let key = if tag == KEY_TEXT {
+                    let len = read_leb128(rest, &mut at)
+                        .and_then(|n| usize::try_from(n).ok())
+                        .ok_or_else(bad)?;
+                    let text = rest.get(at..at.saturating_add(len)).ok_or_else(bad)?;
+                    at += len;
+                    ContractKey::Text(String::from_utf8(text.to_vec()).map_err(|_| bad())?)
+                } else if usize::from(tag) <= KEY_BYTES {
+                    let len = usize::from(tag);
+                    let bytes = rest.get(at..at + len).ok_or_else(bad)?;
+                    at += len;
+                    ContractKey::Bytes(bytes.to_vec())
+                } else {
+                    return Err(bad());
+                };
+                named.push(NamedContract {
+                    term,
+                    key: Some(key),
+                });
+            }
+            Ok((named, &rest[at..]))
+        }
+        Some((&CONTRACT_TERMS, rest)) => {
+            let mut at = 0;
+            let n = count(rest, &mut at)?;
+            let mut named = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                named.push(NamedContract {
+                    term: term(rest, &mut at)?,
+                    key: None,
+                });
+            }
+            Ok((named, &rest[at..]))
+        }
+        Some((&CONTRACTS_PENDING, _)) => Err("its contracts' terms were never written".to_owned()),
+        _ => Ok((Vec::new(), kept)),
+    }
+}
+
 fn leb128(out: &mut Vec<u8>, mut n: u64) {
     loop {
         let byte = (n & 0x7f) as u8;
@@ -245,26 +372,10 @@ fn read_leb128(bytes: &[u8], at: &mut usize) -> Option<u64> {
 }
 
 /// A kept body split into the term ids of the contracts it names (none for a body that names
-/// none) and its zstd frame; an error for a body damaged or not completed by its writer.
+/// none) and its zstd frame ([`named_contracts`] without the keys); an error for a body
+/// damaged or not completed by its writer.
 pub fn contract_terms(kept: &[u8]) -> Result<(Vec<i64>, &[u8]), String> {
-    match kept.split_first() {
-        Some((&CONTRACT_TERMS, rest)) => {
-            let mut at = 0;
-            let bad = || "its contracts' terms are damaged".to_owned();
-            let n = read_leb128(rest, &mut at).ok_or_else(bad)?;
-            if n > MOST_CONTRACTS as u64 {
-                return Err(bad());
-            }
-            let mut terms = Vec::with_capacity(n as usize);
-            for _ in 0..n {
-                let id = read_leb128(rest, &mut at).ok_or_else(bad)?;
-                terms.push(i64::try_from(id).map_err(|_| bad())?);
-            }
-            Ok((terms, &rest[at..]))
-        }
-        Some((&CONTRACTS_PENDING, _)) => Err("its contracts' terms were never written".to_owned()),
-        _ => Ok((Vec::new(), kept)),
-    }
+    named_contracts(kept).map(|(named, frame)| (named.iter().map(|c| c.term).collect(), frame))
 }
 
 /// A body's text as unpacked with each contract it names put back (`contracts`: the ids of
@@ -420,7 +531,9 @@ pub fn dictionary_id(dictionary: &[u8]) -> Option<u32> {
 /// contracts read past their terms ([`contract_terms`]).
 pub fn body_dictionary_id(packed: &[u8]) -> Option<u32> {
     let frame = match packed.first() {
-        Some(&CONTRACT_TERMS) => contract_terms(packed).map_or(packed, |(_, frame)| frame),
+        Some(&CONTRACT_TERMS | &CONTRACT_KEYS) => {
+            contract_terms(packed).map_or(packed, |(_, frame)| frame)
+        }
         Some(&CONTRACTS_PENDING) => &packed[1..],
         _ => packed,
     };
@@ -617,6 +730,66 @@ mod tests {
         assert!(contracts_back("[\u{2}!]".to_owned(), &["x".to_owned()]).is_err());
         assert!(contracts_back("[\u{2}".to_owned(), &["x".to_owned()]).is_err());
         assert!(contracts_back("[\u{2}\u{e9}]".to_owned(), &["x".to_owned()]).is_err());
+    }
+
+    #[test]
+    fn a_body_names_its_contracts_by_their_terms_and_keys_and_reads_back_exactly() {
+        let text = body(3);
+        let contracts: Vec<String> = (0..3).map(contract).collect();
+        let named: Vec<&str> = contracts.iter().map(String::as_str).collect();
+        let plain_packing = Packing::plain();
+        let mut packer = plain_packing.packer().expect("zstd");
+        let packed = pack_body_naming_contracts(&text, ID, &named, &mut packer).expect("packed");
+        let keys = vec![
+            (7, ContractKey::Bytes(vec![0, 1, 2, 3, 4, 5, 6, 7])),
+            (1 << 40, ContractKey::Bytes(vec![0xff, 0xfe])),
+            (
+                12,
+                ContractKey::Text("a contract id kept as text".to_owned()),
+            ),
+        ];
+        let kept = with_contract_keys(&packed, &keys);
+        assert_eq!(kept[0], CONTRACT_KEYS);
+        let (read, frame) = named_contracts(&kept).expect("read");
+        // A key of bytes holds at most KEY_BYTES of them; a text key is whole.
+        let expected: Vec<NamedContract> = vec![
+            NamedContract {
+                term: 7,
+                key: Some(ContractKey::Bytes(vec![0, 1, 2, 3, 4, 5])),
+            },
+            NamedContract {
+                term: 1 << 40,
+                key: Some(ContractKey::Bytes(vec![0xff, 0xfe])),
+            },
+            NamedContract {
+                term: 12,
+                key: Some(ContractKey::Text("a contract id kept as text".to_owned())),
+            },
+        ];
+        assert_eq!(read, expected);
+        assert_eq!(contract_terms(&kept).expect("ids").0, vec![7, 1 << 40, 12]);
+        let terms: std::collections::HashMap<i64, String> = [7, 1 << 40, 12]
+            .into_iter()
+            .zip(contracts.iter().cloned())
+            .collect();
+        assert_eq!(read_back(&kept, &terms), text);
+        assert!(
+            frame.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]),
+            "the zstd frame"
+        );
+        // A schema-15 body reads as its terms without keys.
+        let old = with_contract_terms(&packed, &[7, 1 << 40, 12]);
+        let (read, _) = named_contracts(&old).expect("read");
+        assert!(read.iter().all(|c| c.key.is_none()));
+        // Damaged: cut in a key, a key longer than KEY_BYTES, a text key cut or not UTF-8.
+        for cut in 2..kept.len().min(30) {
+            let _ = named_contracts(&kept[..cut]);
+        }
+        assert!(named_contracts(&[CONTRACT_KEYS, 1, 7, 6, 0]).is_err());
+        assert!(named_contracts(&[CONTRACT_KEYS, 1, 7, 7, 0, 0, 0, 0, 0, 0, 0]).is_err());
+        assert!(named_contracts(&[CONTRACT_KEYS, 1, 7, KEY_TEXT, 3, b'a']).is_err());
+        assert!(named_contracts(&[CONTRACT_KEYS, 1, 7, KEY_TEXT, 1, 0xff]).is_err());
+        assert!(named_contracts(&[CONTRACT_KEYS, 96]).is_err());
     }
 
     #[test]

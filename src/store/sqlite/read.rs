@@ -339,7 +339,7 @@ impl SqliteIndex {
         contracts: Contracts,
     ) -> Result<String, StoreError> {
         use crate::model::index::pack;
-        let (terms, packed) = pack::contract_terms(kept).map_err(|e| StoreError::Corrupt {
+        let (named, packed) = pack::named_contracts(kept).map_err(|e| StoreError::Corrupt {
             path: self.shown(),
             detail: format!("the body of {update_id}: {e}"),
         })?;
@@ -348,12 +348,12 @@ impl SqliteIndex {
             self.dictionaries.load(all);
         }
         let text = self.dictionaries.unpack(&self.shown(), update_id, packed)?;
-        let text = if terms.is_empty() {
+        let text = if named.is_empty() {
             text
         } else {
             let contracts = match contracts {
-                Contracts::PutBack => self.term_values(&terms)?,
-                Contracts::Unread => terms.iter().map(|id| format!("#term{id}")).collect(),
+                Contracts::PutBack => self.contract_values(&named)?,
+                Contracts::Unread => named.iter().map(|c| format!("#term{}", c.term)).collect(),
             };
             pack::contracts_back(text, &contracts).map_err(|e| StoreError::Corrupt {
                 path: self.shown(),
@@ -363,27 +363,58 @@ impl SqliteIndex {
         Ok(pack::own_id_back(text, update_id))
     }
 
-    /// The text of each term of `ids` (by the terms' id index, schema 15); an error for an id
-    /// the index does not have.
-    fn term_values(&self, ids: &[i64]) -> Result<Vec<String>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT value FROM terms WHERE id = ?1")
-            .map_err(|e| self.engine(&e))?;
-        ids.iter()
-            .map(|id| {
-                let value = stmt
-                    .query_row([id], |r| {
-                        super::term_values::text(r.get_ref(0)?)
-                            .map(std::borrow::Cow::into_owned)
-                            .map_err(Into::into)
-                    })
-                    .optional()
-                    .map_err(|e| self.engine(&e))?;
-                value.ok_or_else(|| StoreError::Corrupt {
+    /// The id of each contract `named`: found by its key in the terms' own order (schema 16;
+    /// of the terms that start with it, the one of its term's id), its text when the key is
+    /// the whole id, or by the term's id alone (a body of schema 15); an error for a term the
+    /// index does not have.
+    fn contract_values(
+        &self,
+        named: &[crate::model::index::pack::NamedContract],
+    ) -> Result<Vec<String>, StoreError> {
+        use crate::model::index::pack::ContractKey;
+        let contract = crate::model::index::KeyKind::Contract.code();
+        let value = |r: &rusqlite::Row<'_>| -> rusqlite::Result<String> {
+            super::term_values::text(r.get_ref(0)?)
+                .map(std::borrow::Cow::into_owned)
+                .map_err(Into::into)
+        };
+        named
+            .iter()
+            .map(|c| {
+                let found = match &c.key {
+                    Some(ContractKey::Text(text)) => Some(text.clone()),
+                    Some(ContractKey::Bytes(start)) => match after_start(start) {
+                        Some(end) => self
+                            .conn
+                            .prepare_cached(
+                                "SELECT value FROM terms
+                                 WHERE kind = ?1 AND value >= ?2 AND value < ?3 AND id = ?4",
+                            )
+                            .and_then(|mut s| {
+                                s.query_row(params![contract, start, end, c.term], value)
+                                    .optional()
+                            }),
+                        None => self
+                            .conn
+                            .prepare_cached(
+                                "SELECT value FROM terms WHERE kind = ?1 AND value >= ?2 AND id = ?3",
+                            )
+                            .and_then(|mut s| {
+                                s.query_row(params![contract, start, c.term], value).optional()
+                            }),
+                    }
+                    .map_err(|e| self.engine(&e))?,
+                    None => self
+                        .conn
+                        .prepare_cached("SELECT value FROM terms WHERE id = ?1")
+                        .and_then(|mut s| s.query_row([c.term], value).optional())
+                        .map_err(|e| self.engine(&e))?,
+                };
+                found.ok_or_else(|| StoreError::Corrupt {
                     path: self.shown(),
                     detail: format!(
-                        "a body names the search term {id}, which the index does not have"
+                        "a body names the search term {}, which the index does not have",
+                        c.term
                     ),
                 })
             })
@@ -598,4 +629,13 @@ fn kept_events_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<crate::store::KeptE
         &scans,
     )
     .of_verdict_only())
+}
+
+/// The first bytes after every value that starts with `start` (its last byte below 0xff raised
+/// by one, the 0xff bytes after it dropped); `None` when there are none (all 0xff, or empty).
+fn after_start(start: &[u8]) -> Option<Vec<u8>> {
+    let last = start.iter().rposition(|b| *b != 0xff)?;
+    let mut end = start[..=last].to_vec();
+    end[last] += 1;
+    Some(end)
 }

@@ -235,6 +235,58 @@ CREATE INDEX IF NOT EXISTS verdict_events_time ON verdict_events (record_time);
 /// Schema 5 → 6: each term keeps its newest key (migration, record time, seq), read in one
 /// walk of the keys in their order (a term's newest is the last of its run), not a look-up per
 /// term: 22 million terms at 10 M updates. A term without keys keeps none (read when needed).
+/// Schema 15 → 16: each body that names its contracts by their terms' ids alone
+/// ([`pack::CONTRACT_TERMS`]) given their keys too ([`pack::CONTRACT_KEYS`]; the frame is
+/// not touched), found through the terms' index by id, which is then dropped. Returns how
+/// many bodies were.
+fn rewrite_named_bodies_15_to_16(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<i64> {
+    use crate::model::index::pack;
+    const BATCH: i64 = 2_000;
+    let mut rewritten = 0;
+    let mut after = i64::MIN;
+    let mut read = tx.prepare(
+        "SELECT seq, body FROM updates WHERE seq > ?1 AND substr(body, 1, 1) = x'c5'
+         ORDER BY seq LIMIT ?2",
+    )?;
+    let mut value = tx.prepare("SELECT value FROM terms WHERE id = ?1")?;
+    let mut write = tx.prepare("UPDATE updates SET body = ?2 WHERE seq = ?1")?;
+    loop {
+        let batch: Vec<(i64, Vec<u8>)> = read
+            .query_map(params![after, BATCH], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        let Some((last, _)) = batch.last() else {
+            break;
+        };
+        after = *last;
+        for (seq, kept) in &batch {
+            let damaged = |detail: String| {
+                rusqlite::Error::ToSqlConversionFailure(
+                    format!("the body of the update numbered {seq}: {detail}").into(),
+                )
+            };
+            let (terms, frame) = pack::contract_terms(kept).map_err(damaged)?;
+            let contracts = terms
+                .iter()
+                .map(|term| {
+                    let text: String = value.query_row([term], |r| {
+                        super::term_values::text(r.get_ref(0)?)
+                            .map(std::borrow::Cow::into_owned)
+                            .map_err(Into::into)
+                    })?;
+                    Ok((*term, super::term_values::contract_key(&text)))
+                })
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            let mut pending = Vec::with_capacity(frame.len() + 1);
+            pending.push(pack::CONTRACTS_PENDING);
+            pending.extend_from_slice(frame);
+            write.execute(params![seq, pack::with_contract_keys(&pending, &contracts)])?;
+            rewritten += 1;
+        }
+    }
+    tx.execute_batch("DROP INDEX IF EXISTS terms_id")?;
+    Ok(rewritten)
+}
+
 fn migrate_5_to_6(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
     tx.execute_batch(
         "ALTER TABLE terms ADD COLUMN last_migration INTEGER;
@@ -618,9 +670,15 @@ impl SqliteIndex {
                 "the bodies of the updates written from now on name their own update id by one byte, about a tenth smaller once the next sync has trained a dictionary on them (the bodies kept read back as they are; an older cantonscope refuses the index)".to_owned(),
             );
         }
-        if found < 15 {
+        if found == 15 {
+            let rewritten =
+                rewrite_named_bodies_15_to_16(&tx).map_err(|e| engine_error(&path, &e))?;
+            done.push(format!(
+                "the {rewritten} bodies that name their contracts by their terms' numbers name them by their keys too, found in the terms' own order: the terms' index by number dropped (the space freed is reused by the next syncs; `VACUUM` gives it back now)"
+            ));
+        } else if found < 16 {
             done.push(
-                "the bodies of the updates written from now on name their contracts by their search terms, about half their size, the first page of them indexing the terms by their number (the bodies kept read back as they are; an older cantonscope refuses the index)".to_owned(),
+                "the bodies of the updates written from now on name their contracts by their search terms, about half their size (the bodies kept read back as they are; an older cantonscope refuses the index)".to_owned(),
             );
         }
         if found < 4 {

@@ -64,6 +64,20 @@ macro_rules! packed_sql {
 }
 pub(super) use packed_sql;
 
+/// The key by which a body names the contract `value` (schema 16,
+/// [`crate::model::index::pack::CONTRACT_KEYS`]): the start of its bytes when it is kept as
+/// bytes, else its whole text.
+pub(super) fn contract_key(value: &str) -> crate::model::index::pack::ContractKey {
+    use crate::model::index::pack::{ContractKey, KEY_BYTES};
+    match lower_hex_bytes(value) {
+        Some(mut bytes) => {
+            bytes.truncate(KEY_BYTES);
+            ContractKey::Bytes(bytes)
+        }
+        None => ContractKey::Text(value.to_owned()),
+    }
+}
+
 /// The bytes `value` spells when [`packs`] says it is kept as bytes, else `None`: read through
 /// a table, a byte a pair (`packs` and then `hex::decode` were 2.5-4% of a sync's CPU, all in
 /// the writer).

@@ -31,9 +31,6 @@ const UPSERT_TERM: &str = " ON CONFLICT (kind, value) DO UPDATE SET n = n + excl
     RETURNING kind, value, id, n";
 const NEWER: &str = "(terms.last_seq IS NOT NULL AND (excluded.last_migration, excluded.last_time, excluded.last_seq) > (terms.last_migration, terms.last_time, terms.last_seq))";
 const INSERT_KEY: &str = "INSERT INTO keys (term, migration_id, record_time, seq) VALUES ";
-/// The terms' index by id that a body naming its contracts is read through (schema 15;
-/// `crate::model::index::pack::contract_terms`): made by the first page of such bodies.
-const TERMS_BY_ID: &str = "CREATE INDEX IF NOT EXISTS terms_id ON terms (id)";
 
 /// `head` and `rows` groups of `columns` parameters.
 fn values_sql(head: &str, columns: usize, rows: usize) -> String {
@@ -43,7 +40,7 @@ fn values_sql(head: &str, columns: usize, rows: usize) -> String {
 
 /// A new update's row, its seq, the ids of its action and party set ([`super::row_sets`]), and
 /// its body completed with its contracts' term ids when it names them
-/// ([`crate::model::index::pack::with_contract_terms`]).
+/// ([`crate::model::index::pack::with_contract_keys`]).
 type NewRow<'r> = (&'r IndexRow, i64, (i64, i64), Option<Vec<u8>>);
 
 /// Runs `statement` ([`INSERT_UPDATE`] of `rows.len()` rows) for `rows`.
@@ -261,17 +258,8 @@ fn write_rows(
         new_hubs.sort_unstable();
         pairs::promote(tx, &new_hubs, &mut hubs)?;
     }
-    // The updates, after their terms: a body that names its contracts is given their ids, and
-    // the terms are indexed by id for its readers (made by the first page of such bodies, so
-    // an index kept without bodies has none).
-    if fresh.iter().any(|at| {
-        rows[*at]
-            .body
-            .as_deref()
-            .is_some_and(|b| b.first() == Some(&pack::CONTRACTS_PENDING))
-    }) {
-        tx.execute_batch(TERMS_BY_ID)?;
-    }
+    // The updates, after their terms: a body that names its contracts is given their ids and
+    // keys, by which its readers find them in the terms' own order.
     let contract = crate::model::index::KeyKind::Contract.code();
     let mut sets = super::row_sets::RowSets::default();
     let new_rows = fresh
@@ -281,14 +269,20 @@ fn write_rows(
             let row = &rows[*at];
             let completed = match row.body.as_deref() {
                 Some(body) if body.first() == Some(&pack::CONTRACTS_PENDING) => {
-                    let contracts: Vec<i64> = terms
+                    let contracts: Vec<(i64, pack::ContractKey)> = terms
                         .of_row(*at)
                         .iter()
-                        .filter(|t| terms.term(rows, **t as usize).0 == contract)
+                        .map(|t| (*t as usize, terms.term(rows, *t as usize)))
+                        .filter(|(_, (kind, _))| *kind == contract)
                         .take(pack::MOST_CONTRACTS)
-                        .map(|t| ids[*t as usize].unwrap_or_default())
+                        .map(|(t, (_, value))| {
+                            (
+                                ids[t].unwrap_or_default(),
+                                super::term_values::contract_key(value),
+                            )
+                        })
                         .collect();
-                    Some(pack::with_contract_terms(body, &contracts))
+                    Some(pack::with_contract_keys(body, &contracts))
                 }
                 _ => None,
             };

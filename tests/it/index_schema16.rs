@@ -1,0 +1,97 @@
+//! SQLite's schema 16 (issue 39's disk figure): an index of schema 15, whose bodies name their
+//! contracts by their terms' ids alone and are read through an index of the terms by id, is
+//! refused by readers and migrated in place by the next sync: each such body's header is
+//! rewritten with the contracts' keys (its zstd frame untouched), the index by id dropped, and
+//! every body opens as the scan served it, the searches answering the same. Run as the real
+//! binary over real HTTP against the demo.
+
+use cantonscope::model::index::pack::{
+    CONTRACT_KEYS, CONTRACT_TERMS, CONTRACTS_PENDING, contract_terms, named_contracts,
+    with_contract_terms,
+};
+use cantonscope::store::Location;
+
+use crate::common::migrated::{answers, sqlite_migrates, sqlite_synced};
+use crate::index::contract_terms_of;
+use crate::index_schema14::{as_served, opened, served};
+use crate::index_schema15::{average, bodies, terms_by_id};
+
+/// The SQLite index at `index` as schema 15 kept it: each body that names its contracts with
+/// their terms' ids alone, and the terms' index by id.
+fn sqlite_to_schema_15(index: &std::path::Path) {
+    let conn = rusqlite::Connection::open(index).expect("opens");
+    for (seq, kept) in bodies(index) {
+        if kept.first() != Some(&CONTRACT_KEYS) {
+            continue;
+        }
+        let (terms, frame) = contract_terms(&kept).expect("a kept body");
+        let pending = [&[CONTRACTS_PENDING][..], frame].concat();
+        conn.execute(
+            "UPDATE updates SET body = ?1 WHERE seq = ?2",
+            rusqlite::params![with_contract_terms(&pending, &terms), seq],
+        )
+        .expect("schema 15's body");
+    }
+    conn.execute_batch(
+        "CREATE INDEX terms_id ON terms (id);
+         UPDATE meta SET value = '15' WHERE key = 'schema_version';",
+    )
+    .expect("schema 15");
+}
+
+#[test]
+fn an_index_of_schema_15_gets_its_contracts_keys_and_loses_the_terms_index_by_id() {
+    let (url, dir, index, shown) = sqlite_synced();
+    let location = Location::Sqlite(index.clone());
+    let served = served(dir.path(), url);
+    let fresh = bodies(&index);
+    let bodies_before = opened(&location);
+    as_served(&bodies_before, &served);
+    let words = vec![
+        "is:transfer".to_owned(),
+        "template:Splice.Amulet:Amulet".to_owned(),
+        format!(
+            "contract:{}",
+            contract_terms_of(&rusqlite::Connection::open(&index).expect("opens"))
+                .values()
+                .next()
+                .expect("a contract")
+        ),
+    ];
+    let before = answers(dir.path(), &shown, &words);
+
+    sqlite_to_schema_15(&index);
+    let older = bodies(&index);
+    let named = older
+        .values()
+        .filter(|b| b.first() == Some(&CONTRACT_TERMS))
+        .count();
+    assert!(named > 100, "{named} bodies of schema 15");
+    assert!(terms_by_id(&index));
+    // Schema 15's bodies are the smaller by their keys: the index by id paid for it.
+    assert!(average(&older) < average(&fresh));
+
+    sqlite_migrates(
+        dir.path(),
+        url,
+        &shown,
+        15,
+        (
+            &words[0],
+            "1",
+            &format!("the {named} bodies that name their contracts by their terms' numbers"),
+        ),
+    );
+    // Each body as the new index kept it: the same contracts, keys and frame; no index by id.
+    assert!(!terms_by_id(&index));
+    let migrated = bodies(&index);
+    for (seq, kept) in &fresh {
+        assert_eq!(migrated.get(seq), Some(kept), "{seq}");
+        if kept.first() == Some(&CONTRACT_KEYS) {
+            let (keys, _) = named_contracts(kept).expect("a kept body");
+            assert!(keys.iter().all(|c| c.key.is_some()));
+        }
+    }
+    assert_eq!(opened(&location), bodies_before);
+    assert_eq!(answers(dir.path(), &shown, &words), before);
+}
