@@ -59,6 +59,34 @@ pub(crate) fn terms_by_id(index: &Path) -> bool {
         == 1
 }
 
+/// Every body by update id, the searched words, and their answers.
+pub(crate) type Answered = (
+    BTreeMap<String, String>,
+    Vec<String>,
+    Vec<(String, Vec<String>)>,
+);
+
+/// What the SQLite index at `index` (synced from `url` in `dir`) answers: every body opened as
+/// the scan served it, and three searches (a kind, a template, a contract) with their answers.
+pub(crate) fn opened_and_searched(url: &str, dir: &Path, index: &Path) -> Answered {
+    let bodies = opened(&Location::Sqlite(index.to_owned()));
+    as_served(&bodies, &served(dir, url));
+    let words = vec![
+        "is:transfer".to_owned(),
+        "template:Splice.Amulet:Amulet".to_owned(),
+        format!(
+            "contract:{}",
+            contract_terms_of(&rusqlite::Connection::open(index).expect("opens"))
+                .values()
+                .next()
+                .expect("a contract")
+        ),
+    ];
+    let shown = index.to_str().expect("utf-8");
+    let answered = answers(dir, shown, &words);
+    (bodies, words, answered)
+}
+
 /// The average bytes of `bodies`.
 pub(crate) fn average(bodies: &BTreeMap<i64, Vec<u8>>) -> f64 {
     bodies.values().map(Vec::len).sum::<usize>() as f64 / bodies.len() as f64
@@ -133,21 +161,7 @@ fn an_index_of_schema_14_keeps_its_bodies_and_the_next_name_their_contracts_by_t
         }
     }
     assert!(!terms_by_id(&index));
-    let served = served(dir.path(), url);
-    let bodies_before = opened(&location);
-    as_served(&bodies_before, &served);
-    let words = vec![
-        "is:transfer".to_owned(),
-        "template:Splice.Amulet:Amulet".to_owned(),
-        format!(
-            "contract:{}",
-            contract_terms_of(&rusqlite::Connection::open(&index).expect("opens"))
-                .values()
-                .next()
-                .expect("a contract")
-        ),
-    ];
-    let before = answers(dir.path(), &shown, &words);
+    let (bodies_before, words, before) = opened_and_searched(url, dir.path(), &index);
     // The same index as schema 14 kept it: its bodies hold their contract ids, and are the
     // larger for it (on the demo's whole history about twice; a third in this hour, its first
     // 200 bodies packed without a dictionary).

@@ -12,9 +12,8 @@ use cantonscope::model::index::pack::{
 use cantonscope::store::Location;
 
 use crate::common::migrated::{answers, sqlite_migrates, sqlite_synced};
-use crate::index::contract_terms_of;
-use crate::index_schema14::{as_served, opened, served};
-use crate::index_schema15::{average, bodies, terms_by_id};
+use crate::index_schema14::opened;
+use crate::index_schema15::{average, bodies, opened_and_searched, terms_by_id};
 
 /// The SQLite index at `index` as schema 15 kept it: each body that names its contracts with
 /// their terms' ids alone, and the terms' index by id.
@@ -43,22 +42,8 @@ fn sqlite_to_schema_15(index: &std::path::Path) {
 fn an_index_of_schema_15_gets_its_contracts_keys_and_loses_the_terms_index_by_id() {
     let (url, dir, index, shown) = sqlite_synced();
     let location = Location::Sqlite(index.clone());
-    let served = served(dir.path(), url);
     let fresh = bodies(&index);
-    let bodies_before = opened(&location);
-    as_served(&bodies_before, &served);
-    let words = vec![
-        "is:transfer".to_owned(),
-        "template:Splice.Amulet:Amulet".to_owned(),
-        format!(
-            "contract:{}",
-            contract_terms_of(&rusqlite::Connection::open(&index).expect("opens"))
-                .values()
-                .next()
-                .expect("a contract")
-        ),
-    ];
-    let before = answers(dir.path(), &shown, &words);
+    let (bodies_before, words, before) = opened_and_searched(url, dir.path(), &index);
 
     sqlite_to_schema_15(&index);
     let older = bodies(&index);
