@@ -70,10 +70,13 @@ fn named(id: &str, text: &[u8]) -> bool {
     named
 }
 
-/// Whether a body dictionary was trained on bodies as kept, their own ids named: it holds
-/// the named id's field among what it learned (one trained on bodies as served cannot).
+/// Whether a body dictionary was trained on bodies as kept, their own ids named: it holds the
+/// named id, as a whole string or as the start of an event id, among what it learned (one
+/// trained on bodies as served cannot). Not the `update_id` field alone: a dictionary trained
+/// on one hour's first bodies does not always keep that one.
 fn trained_on_named(dictionary: &[u8]) -> bool {
-    memchr::memmem::find(dictionary, b"\"update_id\":\"\x01\"").is_some()
+    memchr::memmem::find(dictionary, b"\"\x01\"").is_some()
+        || memchr::memmem::find(dictionary, b"\"\x01:").is_some()
 }
 
 /// An update id as its text, whether SQLite keeps it as bytes or as text.
