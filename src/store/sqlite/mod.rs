@@ -18,6 +18,8 @@ mod pairs;
 #[cfg(test)]
 mod range_tests;
 mod read;
+#[cfg(test)]
+mod read_tests;
 mod rounds;
 mod row_cache;
 mod row_sets;
