@@ -194,7 +194,13 @@ impl SqliteIndex {
         })
     }
 
+    /// One update's body: its row and its contracts' terms read in one read transaction (each
+    /// contract's look-up outside one took and released the file's shared lock).
     pub(super) fn read_body(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
+        self.in_one_read(|me| me.body_of(update_id))
+    }
+
+    fn body_of(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
         let body: Option<Option<Vec<u8>>> = self
             .conn
             .query_row(

@@ -70,3 +70,46 @@ fn bodies_read_to_count_leave_their_contracts_unread_and_every_other_read_puts_t
     // A write after them is not refused by a transaction left open.
     index.meta_set("k", "v").expect("a write after the reads");
 }
+
+#[test]
+fn a_body_naming_many_contracts_two_sharing_a_key_and_one_kept_as_text_reads_back_as_served() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
+    let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+    // 40 contracts: two share their key (the first 6 bytes), one id is kept as text.
+    let mut ids: Vec<String> = (0..37).map(|i| format!("00{i:02x}c0ffee{i:04x}")).collect();
+    ids.push("00aabbccddee01".to_owned());
+    ids.push("00aabbccddee02".to_owned());
+    ids.push("not-hex-contract".to_owned());
+    let events: Vec<String> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| format!(r#""u1:{i}":{{"contract_id":"{id}"}}"#))
+        .collect();
+    let text = format!(
+        r#"{{"update_id":"u1","events_by_id":{{{}}}}}"#,
+        events.join(",")
+    );
+    let mut named = row("u1", 1, "alice");
+    named.keys = ids
+        .iter()
+        .map(|id| (KeyKind::Contract, id.clone()))
+        .collect();
+    let names: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let mut packer = zstd::bulk::Compressor::new(1).expect("packer");
+    named.body = Some(
+        crate::model::index::pack::pack_body_naming_contracts(&text, "u1", &names, &mut packer)
+            .expect("pack"),
+    );
+    index
+        .write_page(chunk.id, &page(vec![named]))
+        .expect("page");
+
+    assert_eq!(
+        index.body("u1").expect("body").as_deref(),
+        Some(text.as_str())
+    );
+    assert!(index.conn.is_autocommit(), "the open ended its read");
+    let page = index.page_after(None, 10).expect("page");
+    assert_eq!(page[0].body.as_deref(), Some(text.as_str()));
+}
