@@ -99,6 +99,18 @@ fn contract(n: usize) -> String {
     format!("00{}{}", &id(n + 1_000)[4..], &id(n + 2_000)[4..])
 }
 
+/// A test body of `n` contracts ([`body`]), its contract ids, and the body packed naming them
+/// (before the writer completes it).
+fn named_body(n: usize) -> (String, Vec<String>, Vec<u8>) {
+    let text = body(n);
+    let contracts: Vec<String> = (0..n).map(contract).collect();
+    let named: Vec<&str> = contracts.iter().map(String::as_str).collect();
+    let plain_packing = Packing::plain();
+    let mut packer = plain_packing.packer().expect("zstd");
+    let packed = pack_body_naming_contracts(&text, ID, &named, &mut packer).expect("packed");
+    (text, contracts, packed)
+}
+
 /// A kept body (`kept`: what the writer keeps) unpacked as a reader does: the terms' ids
 /// looked up in `terms` (id → contract id).
 fn read_back(kept: &[u8], terms: &std::collections::HashMap<i64, String>) -> String {
@@ -111,12 +123,9 @@ fn read_back(kept: &[u8], terms: &std::collections::HashMap<i64, String>) -> Str
 
 #[test]
 fn a_body_names_its_contracts_by_their_terms_and_reads_back_exactly() {
-    let text = body(5);
-    let contracts: Vec<String> = (0..5).map(contract).collect();
-    let named: Vec<&str> = contracts.iter().map(String::as_str).collect();
+    let (text, contracts, packed) = named_body(5);
     let plain_packing = Packing::plain();
     let mut packer = plain_packing.packer().expect("zstd");
-    let packed = pack_body_naming_contracts(&text, ID, &named, &mut packer).expect("packed");
     assert_eq!(packed[0], CONTRACTS_PENDING, "the writer completes it");
     assert!(contract_terms(&packed).is_err(), "not readable before then");
     // The writer gives each contract its term's id, in the order the body names them.
@@ -191,12 +200,7 @@ fn a_damaged_body_is_an_error_never_a_panic() {
 
 #[test]
 fn a_body_names_its_contracts_by_their_terms_and_keys_and_reads_back_exactly() {
-    let text = body(3);
-    let contracts: Vec<String> = (0..3).map(contract).collect();
-    let named: Vec<&str> = contracts.iter().map(String::as_str).collect();
-    let plain_packing = Packing::plain();
-    let mut packer = plain_packing.packer().expect("zstd");
-    let packed = pack_body_naming_contracts(&text, ID, &named, &mut packer).expect("packed");
+    let (text, contracts, packed) = named_body(3);
     let keys = vec![
         (7, ContractKey::Bytes(vec![0, 1, 2, 3, 4, 5, 6, 7])),
         (1 << 40, ContractKey::Bytes(vec![0xff, 0xfe])),

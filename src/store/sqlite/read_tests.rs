@@ -5,25 +5,35 @@ use super::tests::{page, row};
 use super::*;
 use crate::model::index::KeyKind;
 
-/// An index holding `u1`, whose body names its contract `00cafe` by its search term (schema
-/// 15), and that contract's term id.
-fn one_body_naming_its_contract(dir: &std::path::Path) -> (SqliteIndex, i64) {
+/// An index holding one update, `u1` (its party `alice`), whose body `text` names its
+/// `contracts` (each also one of its search terms).
+fn one_body_naming(dir: &std::path::Path, text: &str, contracts: &[&str]) -> SqliteIndex {
     let mut index = SqliteIndex::open(&dir.join("i.sqlite"), true).expect("open");
     let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
     let mut named = row("u1", 1, "alice");
-    named.keys = vec![
-        (KeyKind::Party, "alice".to_owned()),
-        (KeyKind::Contract, "00cafe".to_owned()),
-    ];
-    let text = r#"{"update_id":"u1","events_by_id":{"u1:0":{"contract_id":"00cafe"}}}"#;
+    named.keys = std::iter::once((KeyKind::Party, "alice".to_owned()))
+        .chain(
+            contracts
+                .iter()
+                .map(|id| (KeyKind::Contract, (*id).to_owned())),
+        )
+        .collect();
     let mut packer = zstd::bulk::Compressor::new(1).expect("packer");
     named.body = Some(
-        crate::model::index::pack::pack_body_naming_contracts(text, "u1", &["00cafe"], &mut packer)
+        crate::model::index::pack::pack_body_naming_contracts(text, "u1", contracts, &mut packer)
             .expect("pack"),
     );
     index
         .write_page(chunk.id, &page(vec![named]))
         .expect("page");
+    index
+}
+
+/// An index holding `u1`, whose body names its contract `00cafe` by its search term (schema
+/// 15), and that contract's term id.
+fn one_body_naming_its_contract(dir: &std::path::Path) -> (SqliteIndex, i64) {
+    let text = r#"{"update_id":"u1","events_by_id":{"u1:0":{"contract_id":"00cafe"}}}"#;
+    let index = one_body_naming(dir, text, &["00cafe"]);
     let term = index
         .conn
         .query_row(
@@ -74,8 +84,6 @@ fn bodies_read_to_count_leave_their_contracts_unread_and_every_other_read_puts_t
 #[test]
 fn a_body_naming_many_contracts_two_sharing_a_key_and_one_kept_as_text_reads_back_as_served() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
-    let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
     // 40 contracts: two share their key (the first 6 bytes), one id is kept as text.
     let mut ids: Vec<String> = (0..37).map(|i| format!("00{i:02x}c0ffee{i:04x}")).collect();
     ids.push("00aabbccddee01".to_owned());
@@ -90,20 +98,8 @@ fn a_body_naming_many_contracts_two_sharing_a_key_and_one_kept_as_text_reads_bac
         r#"{{"update_id":"u1","events_by_id":{{{}}}}}"#,
         events.join(",")
     );
-    let mut named = row("u1", 1, "alice");
-    named.keys = ids
-        .iter()
-        .map(|id| (KeyKind::Contract, id.clone()))
-        .collect();
     let names: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let mut packer = zstd::bulk::Compressor::new(1).expect("packer");
-    named.body = Some(
-        crate::model::index::pack::pack_body_naming_contracts(&text, "u1", &names, &mut packer)
-            .expect("pack"),
-    );
-    index
-        .write_page(chunk.id, &page(vec![named]))
-        .expect("page");
+    let mut index = one_body_naming(dir.path(), &text, &names);
 
     assert_eq!(
         index.body("u1").expect("body").as_deref(),
