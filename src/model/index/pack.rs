@@ -172,33 +172,58 @@ pub fn name_contracts(text: &[u8], contracts: &[&str]) -> Option<Vec<u8>> {
     if contracts.is_empty() || memchr::memchr(CONTRACT, text).is_some() {
         return None;
     }
-    let mut current: Option<Vec<u8>> = None;
-    let mut quoted = Vec::new();
+    // The ids to look for with their slots (the first of two equal ids keeps its slot), and
+    // the bytes an id may start with, so that most quotes are passed over by one lookup.
+    let mut ids: Vec<(&[u8], u8)> = Vec::with_capacity(contracts.len().min(MOST_CONTRACTS));
+    let mut starts = [false; 256];
     for (slot, id) in contracts.iter().take(MOST_CONTRACTS).enumerate() {
-        if id.is_empty() {
+        let id = id.as_bytes();
+        if id.is_empty() || ids.iter().any(|(seen, _)| *seen == id) {
             continue;
         }
-        quoted.clear();
-        quoted.push(b'"');
-        quoted.extend_from_slice(id.as_bytes());
-        quoted.push(b'"');
-        let from = current.as_deref().unwrap_or(text);
-        let mut found = memchr::memmem::find_iter(from, &quoted).peekable();
-        if found.peek().is_none() {
-            continue;
-        }
-        let mut out = Vec::with_capacity(from.len());
-        let mut run = 0;
-        for at in found {
-            out.extend_from_slice(&from[run..at]);
-            out.push(CONTRACT);
-            out.push(SLOT_BASE + slot as u8);
-            run = at + quoted.len();
-        }
-        out.extend_from_slice(&from[run..]);
-        current = Some(out);
+        starts[usize::from(id[0])] = true;
+        ids.push((id, SLOT_BASE + slot as u8));
     }
-    current
+    // One pass over the text's quotes: each that opens `"id"` of one of them is named, and
+    // the search goes on past its closing quote. Contract ids as participants make them all
+    // start with `00`: then only the quotes before a `0` are looked at, found by a searcher
+    // made once (a quote is about one byte in ten of a body).
+    static QUOTE_ZERO: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"0"));
+    let zeros = ids.iter().all(|(id, _)| id[0] == b'0');
+    let next_quote = |from: &[u8]| {
+        if zeros {
+            QUOTE_ZERO.find(from)
+        } else {
+            memchr::memchr(b'"', from)
+        }
+    };
+    let mut out: Option<Vec<u8>> = None;
+    let (mut run, mut from) = (0, 0);
+    while let Some(found) = next_quote(&text[from..]) {
+        let at = from + found;
+        let rest = &text[at + 1..];
+        let named = match rest.first() {
+            Some(&first) if starts[usize::from(first)] => ids
+                .iter()
+                .find(|(id, _)| rest.get(id.len()) == Some(&b'"') && rest.starts_with(id)),
+            _ => None,
+        };
+        match named {
+            Some(&(id, slot)) => {
+                let out = out.get_or_insert_with(|| Vec::with_capacity(text.len()));
+                out.extend_from_slice(&text[run..at]);
+                out.push(CONTRACT);
+                out.push(slot);
+                run = at + id.len() + 2;
+                from = run;
+            }
+            None => from = at + 1,
+        }
+    }
+    let mut out = out?;
+    out.extend_from_slice(&text[run..]);
+    Some(out)
 }
 
 /// A packed body as the index keeps it: a [`CONTRACTS_PENDING`] body given its contracts'

@@ -184,6 +184,22 @@ fn a_contract_id_inside_a_longer_string_or_past_the_slots_stays_as_served() {
 }
 
 #[test]
+fn each_copy_of_a_contract_is_named_by_the_slot_of_its_first_place() {
+    let (a, b) = (contract(1), contract(2));
+    // As a key and as values, side by side; an id given twice keeps its first slot (b: 0x21,
+    // a: 0x22) and an empty id names nothing.
+    let text = format!(r#"{{"{a}":["{b}","{a}"],"x":"{b}"}}"#);
+    let named = name_contracts(text.as_bytes(), &["", &b, &a, &b]).expect("named");
+    assert_eq!(named, b"{\x02\x22:[\x02\x21,\x02\x22],\"x\":\x02\x21}");
+    let terms = ["", &b, &a].map(str::to_owned);
+    let back = contracts_back(String::from_utf8(named).expect("UTF-8"), &terms);
+    assert_eq!(back.expect("back"), text);
+    // Ids that do not all start with `0` (no participant's): found among all the quotes.
+    let named = name_contracts(br#"["k1","0x","k1x","k1"]"#, &["k1", "0x"]).expect("named");
+    assert_eq!(named, b"[\x02\x20,\x02\x21,\"k1x\",\x02\x20]");
+}
+
+#[test]
 fn a_damaged_body_is_an_error_never_a_panic() {
     let kept = with_contract_terms(&[CONTRACTS_PENDING, 0x28], &[1, 2]);
     // Cut in its ids.

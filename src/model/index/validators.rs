@@ -28,6 +28,14 @@ pub const ACTIVITY_TEMPLATES: [&str; 2] = [
 /// What a body must contain to tell anything: bodies without it are not decoded.
 const MARK: &str = "Splice.ValidatorLicense:";
 
+/// Whether `text` names [`MARK`]: a searcher made once (`str::contains` makes one a call, 1.3%
+/// of a sync's CPU in a `perf` profile, each update's text searched for it).
+fn names_mark(text: &str) -> bool {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(MARK));
+    FINDER.find(text.as_bytes()).is_some()
+}
+
 /// Whether `template_id` (`package:Module:Entity`) is `module_entity` in any package.
 fn is_template(template_id: &str, module_entity: &str) -> bool {
     template_id
@@ -53,7 +61,7 @@ pub struct Fact {
 /// What the update item `body` (its JSON as kept) tells of the validators, in its events'
 /// order.
 pub fn facts_of(body: &str) -> Vec<Fact> {
-    if !body.contains(MARK) {
+    if !names_mark(body) {
         return Vec::new();
     }
     let Ok(raw) = RawJson::from_string(body.to_owned()) else {
@@ -69,7 +77,7 @@ pub fn facts_of(body: &str) -> Vec<Fact> {
 pub fn facts_of_item(item: &UpdateItem) -> Vec<Fact> {
     // The same test as `facts_of`'s: leaving out the whitespace between tokens neither makes
     // nor breaks the mark, which lies within a string.
-    if !item.raw().get().contains(MARK) {
+    if !names_mark(item.raw().get()) {
         return Vec::new();
     }
     facts_in(item)
