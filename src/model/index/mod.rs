@@ -337,10 +337,7 @@ pub fn items_and_digests(texts: &[&RawValue]) -> Result<(Vec<UpdateItem>, Vec<Di
         part.iter()
             .map(|(i, text)| {
                 let digest = canonical::digest_with(text.get(), &mut buf)?;
-                let item = UpdateItem::from_raw(
-                    RawJson::new((*text).to_owned()),
-                    &format!("transactions[{i}]"),
-                );
+                let item = UpdateItem::from_raw_in_page(RawJson::new((*text).to_owned()), *i);
                 Ok((item, digest))
             })
             .collect::<Vec<Result<_, String>>>()
