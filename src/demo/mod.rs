@@ -292,20 +292,6 @@ pub fn generate(seed: u64) -> Ledger {
     world_for(seed, topology::NUM_SVS, 0.0, false).ledger
 }
 
-/// Each update of [`generate`]'s history of `seed` as the first scan serves it (compact JSON),
-/// for tests that need the real bodies without a server.
-#[cfg(test)]
-pub(crate) fn served_updates(seed: u64) -> Vec<serde_json::Value> {
-    let ledger = generate(seed);
-    let net = ledger.network();
-    ledger
-        .updates()
-        .iter()
-        .enumerate()
-        .map(|(idx, u)| render::scan_update(net, u, idx, 0, render::Encoding::CompactJson))
-        .collect()
-}
-
 /// [`generate`] for a demo started with [`DemoConfig::end_now`] (the same history).
 pub fn generate_ending_now(seed: u64) -> Ledger {
     world_for(seed, topology::NUM_SVS, 0.0, true).ledger

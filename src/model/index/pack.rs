@@ -152,7 +152,7 @@ pub fn pack_body_naming_contracts(
 pub const CONTRACT: u8 = 0x02;
 
 /// The first slot byte: printable ASCII, so the text stays UTF-8.
-const SLOT_BASE: u8 = 0x20;
+pub const SLOT_BASE: u8 = 0x20;
 
 /// The most contracts a body names (slot bytes `0x20`–`0x7e`); the ids of more stay as served.
 pub const MOST_CONTRACTS: usize = 95;

@@ -199,55 +199,6 @@ fn each_copy_of_a_contract_is_named_by_the_slot_of_its_first_place() {
     assert_eq!(named, b"[\x02\x20,\x02\x21,\"k1x\",\x02\x20]");
 }
 
-/// How bodies named their contracts before the one pass (schema 15 and 16 as first built): the
-/// copies of each contract's `"id"` replaced in turn, in slot order, the text copied each time.
-fn named_by_slot(text: &[u8], contracts: &[&str]) -> Option<Vec<u8>> {
-    if contracts.is_empty() || memchr::memchr(CONTRACT, text).is_some() {
-        return None;
-    }
-    let mut current: Option<Vec<u8>> = None;
-    for (slot, id) in contracts.iter().take(MOST_CONTRACTS).enumerate() {
-        if id.is_empty() {
-            continue;
-        }
-        let quoted = format!("\"{id}\"");
-        let from = current.as_deref().unwrap_or(text);
-        let found: Vec<usize> = memchr::memmem::find_iter(from, quoted.as_bytes()).collect();
-        if found.is_empty() {
-            continue;
-        }
-        let mut out = Vec::with_capacity(from.len());
-        let mut run = 0;
-        for at in found {
-            out.extend_from_slice(&from[run..at]);
-            out.extend_from_slice(&[CONTRACT, SLOT_BASE + slot as u8]);
-            run = at + quoted.len();
-        }
-        out.extend_from_slice(&from[run..]);
-        current = Some(out);
-    }
-    current
-}
-
-#[test]
-fn the_demo_history_is_named_as_the_naming_by_slot_named_it() {
-    // The bodies an index keeps do not change with the one pass: every update of the demo's
-    // history (its own id named first, as packing does) comes out the same bytes.
-    let mut named = 0;
-    for update in crate::demo::served_updates(7).iter().step_by(4) {
-        let text = update.to_string();
-        let item: crate::api::scan::UpdateItem = serde_json::from_str(&text).expect("an item");
-        let id = item.update_id().expect("an id").to_owned();
-        let text = name_own_id(&text, &id).expect("it has its id");
-        let keys = crate::model::index::keys_of(&item);
-        let contracts = crate::model::index::contract_keys(&keys);
-        let one_pass = name_contracts(&text, &contracts);
-        assert_eq!(one_pass, named_by_slot(&text, &contracts), "{id}");
-        named += usize::from(one_pass.is_some());
-    }
-    assert!(named > 3000, "{named} bodies name contracts");
-}
-
 #[test]
 fn a_damaged_body_is_an_error_never_a_panic() {
     let kept = with_contract_terms(&[CONTRACTS_PENDING, 0x28], &[1, 2]);
