@@ -48,18 +48,23 @@ pub(super) struct Dialect {
     pub mark: char,
     pub least: &'static str,
     pub greatest: &'static str,
+    /// Whether an update id is found by the index of its head (SQLite's schema 17:
+    /// `sqlite::update_ids::is`), not by the unique index of the whole id.
+    pub id_head: bool,
 }
 
 pub(super) const SQLITE: Dialect = Dialect {
     mark: '?',
     least: "min",
     greatest: "max",
+    id_head: true,
 };
 
 pub(super) const POSTGRES: Dialect = Dialect {
     mark: '$',
     least: "LEAST",
     greatest: "GREATEST",
+    id_head: false,
 };
 
 impl Dialect {
@@ -69,8 +74,17 @@ impl Dialect {
 
     /// An update's seq and record time by its id.
     pub fn seq_of(self) -> String {
+        let head = if self.id_head {
+            // `+`: as `sqlite::update_ids::is` compares the whole ids.
+            format!(
+                "substr(update_id, 1, 6) = substr({}, 1, 6) AND +",
+                self.p(1)
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "SELECT seq, record_time FROM updates WHERE update_id = {}",
+            "SELECT seq, record_time FROM updates WHERE {head}update_id = {}",
             self.p(1)
         )
     }

@@ -325,10 +325,10 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 2 to schema 16"),
+        err.contains("migrated the index from schema 2 to schema 17"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 16);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 17);
     let (again, pairs) = hubs(&index);
     assert!(again.len() >= 6 && pairs >= 10, "{again:?} {pairs}");
     counts_equal_rows(dir.path(), &index, &again, 6, &since, "after the migration");
@@ -352,11 +352,11 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 4 to schema 16")
+        err.contains("migrated the index from schema 4 to schema 17")
             && err.contains("the bitmaps of the frequent terms"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 16);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 17);
     counts_equal_rows(
         dir.path(),
         &index,

@@ -15,7 +15,7 @@ const EVENTS_PER_UPSERT: usize = 64;
 /// update the index does not keep inserts nothing), replacing the update's earlier row when
 /// its digest differs. SQLite takes the rows in the order given, one at a time, so a second
 /// row of the same update in one statement does what it did in a statement of its own.
-fn upsert_sql(rows: usize) -> String {
+pub(super) fn upsert_sql(rows: usize) -> String {
     let width = EVENTS_COLUMNS.len() + 1;
     let group = format!("({})", vec!["?"; width].join(","));
     let values: Vec<String> = (2..=width).map(|n| format!("v.column{n}")).collect();
@@ -23,15 +23,17 @@ fn upsert_sql(rows: usize) -> String {
         .iter()
         .map(|c| format!("{c} = excluded.{c}"))
         .collect();
-    // CROSS JOIN: the values first, each update found by its id (the `updates` index);
+    // CROSS JOIN: the values first, each update found by its id (the heads' index:
+    // [`super::update_ids::is`]);
     // `WHERE true` tells the upsert's ON from the join's.
     format!(
         "INSERT INTO events (seq, {}) SELECT u.seq, {} FROM (VALUES {}) AS v
-         CROSS JOIN updates AS u ON u.update_id = v.column1 WHERE true
+         CROSS JOIN updates AS u ON {} WHERE true
          ON CONFLICT (seq) DO UPDATE SET {} WHERE events.digest <> excluded.digest",
         EVENTS_COLUMNS.join(", "),
         values.join(", "),
         vec![group; rows].join(","),
+        super::update_ids::is("u.update_id", "v.column1"),
         set.join(", ")
     )
 }

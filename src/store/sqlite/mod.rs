@@ -30,6 +30,8 @@ mod term_values;
 #[cfg(test)]
 mod tests;
 mod update_ids;
+#[cfg(test)]
+mod update_ids_tests;
 mod validators;
 #[cfg(test)]
 mod verdict_index_tests;

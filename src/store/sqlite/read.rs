@@ -203,11 +203,9 @@ impl SqliteIndex {
     fn body_of(&mut self, update_id: &str) -> Result<Option<String>, StoreError> {
         let body: Option<Option<Vec<u8>>> = self
             .conn
-            .query_row(
-                "SELECT body FROM updates WHERE update_id = ?1",
-                [super::update_ids::stored(update_id)],
-                |r| r.get(0),
-            )
+            .query_row(&body_sql(), [super::update_ids::stored(update_id)], |r| {
+                r.get(0)
+            })
             .optional()
             .map_err(|e| self.engine(&e))?;
         let Some(Some(compressed)) = body else {
@@ -235,10 +233,7 @@ impl SqliteIndex {
         // Cached: `index stats` asks for every update's events.
         let row: Option<Row> = self
             .conn
-            .prepare_cached(&format!(
-                "SELECT {} FROM updates u JOIN events e ON e.seq = u.seq WHERE u.update_id = ?1",
-                crate::store::KEPT_EVENTS_COLUMNS
-            ))
+            .prepare_cached(&kept_events_sql())
             .and_then(|mut stmt| {
                 stmt.query_row([super::update_ids::stored(update_id)], |r| {
                     Ok((
@@ -611,6 +606,23 @@ impl SqliteIndex {
 
 /// The SQL of `read` as SQLite runs it: the updates' side with their sets
 /// ([`super::row_sets`]).
+/// An update's body by its id (`?1`, its stored form).
+pub(super) fn body_sql() -> String {
+    format!(
+        "SELECT body FROM updates WHERE {}",
+        super::update_ids::is("update_id", "?1")
+    )
+}
+
+/// An update's kept events by its id (`?1`, its stored form).
+pub(super) fn kept_events_sql() -> String {
+    format!(
+        "SELECT {} FROM updates u JOIN events e ON e.seq = u.seq WHERE {}",
+        crate::store::KEPT_EVENTS_COLUMNS,
+        super::update_ids::is("u.update_id", "?1")
+    )
+}
+
 pub(super) fn range_sql(read: &RangeRead<'_>) -> String {
     read.sql.replacen(
         crate::store::reads::RANGE_UPDATES,

@@ -29,7 +29,9 @@ CREATE TABLE IF NOT EXISTS updates ",
     super::row_sets::updates_columns!(),
     "CREATE INDEX IF NOT EXISTS updates_position ON updates (migration_id, record_time);
 CREATE INDEX IF NOT EXISTS updates_time ON updates (record_time);
-CREATE TABLE IF NOT EXISTS terms ",
+",
+    super::update_ids::head_index!(),
+    "CREATE TABLE IF NOT EXISTS terms ",
     super::term_values::terms_columns!(),
     "CREATE TABLE IF NOT EXISTS keys ",
     keys_columns!(),
@@ -680,6 +682,15 @@ impl SqliteIndex {
             done.push(
                 "the bodies of the updates written from now on name their contracts by their search terms, about half their size (the bodies kept read back as they are; an older cantonscope refuses the index)".to_owned(),
             );
+        }
+        if found < 17 {
+            let rebuilt =
+                super::update_ids::migrate_16_to_17(&tx).map_err(|e| engine_error(&path, &e))?;
+            done.push(if rebuilt {
+                "the update ids found by an index of their first 6 bytes, not a unique index of the whole id: the updates table rebuilt without it, about 30 bytes an update less (the space freed is reused by the next syncs; `VACUUM` gives it back now)"
+            } else {
+                "the update ids found by an index of their first 6 bytes"
+            }.to_owned());
         }
         if found < 4 {
             done.push(

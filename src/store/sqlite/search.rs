@@ -21,6 +21,21 @@ const MAX_PREFIX_MATCHES: usize = 100_000;
 /// asks whether any update has both (the count kept for the pair).
 const APART_AFTER: usize = 100;
 
+/// The updates whose id, kept as text, is at or after `?2` in the order of the heads' index
+/// ([`super::update_ids::HEAD`]), in that order (`?1`: no kind, as [`SqliteIndex::scan_prefix`]
+/// binds it).
+pub(super) const UPDATE_PREFIX_TEXT: &str =
+    "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
+     WHERE substr(update_id, 1, 6) >= substr(?2, 1, 6) AND substr(update_id, 1, 6) < X''
+       AND ?1 IS NULL
+     ORDER BY substr(update_id, 1, 6)";
+
+/// [`UPDATE_PREFIX_TEXT`] of the ids kept as bytes (after every text).
+pub(super) const UPDATE_PREFIX_BYTES: &str =
+    "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
+     WHERE substr(update_id, 1, 6) >= substr(?2, 1, 6) AND ?1 IS NULL
+     ORDER BY substr(update_id, 1, 6)";
+
 impl SqliteIndex {
     /// What `term` stands for in the index.
     fn resolve(&self, term: &Term) -> Result<Resolved, StoreError> {
@@ -110,30 +125,27 @@ impl SqliteIndex {
                 Ok(Resolved::Seqs(seqs))
             }
             Term::UpdatePrefix(prefix) => {
-                // The ids kept as text, then those kept as bytes ([`super::update_ids`]).
+                // The ids kept as text, then those kept as bytes ([`super::update_ids`]), each
+                // run in the order of the heads' index: as far as the first 6 characters of
+                // a text, the first 6 bytes (12 hex digits) of bytes.
                 let mut seqs = Vec::new();
                 for head in &prefix.heads {
                     let (text_from, bytes_from) = super::update_ids::prefix_bounds(head);
                     let runs = [
-                        (
-                            "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
-                             WHERE update_id >= ?2 AND update_id < X'' AND ?1 IS NULL
-                             ORDER BY update_id",
-                            Some(text_from),
-                        ),
-                        (
-                            "SELECT seq, update_id, 1, NULL, NULL, NULL FROM updates
-                             WHERE update_id >= ?2 AND ?1 IS NULL ORDER BY update_id",
-                            bytes_from,
-                        ),
+                        (UPDATE_PREFIX_TEXT, Some(text_from), 6),
+                        (UPDATE_PREFIX_BYTES, bytes_from, 12),
                     ];
-                    for (sql, from) in runs {
+                    for (sql, from, ordered) in runs {
                         if let Some(from) = from {
+                            let ordered = head
+                                .char_indices()
+                                .nth(ordered)
+                                .map_or(head.as_str(), |(at, _)| &head[..at]);
                             self.scan_prefix(
                                 sql,
                                 None,
                                 &from,
-                                head,
+                                (head, ordered),
                                 &mut |found| seqs.push(found.id),
                                 &|id| prefix.tail_matches(head, id),
                             )?;
@@ -162,7 +174,7 @@ impl SqliteIndex {
              WHERE kind = ?1 AND value >= ?2 AND value < X'' ORDER BY kind, value",
             Some(kind.code()),
             &text_from,
-            prefix,
+            (prefix, prefix),
             &mut |head| heads.push(head),
             keep,
         )?;
@@ -172,7 +184,7 @@ impl SqliteIndex {
                  WHERE kind = ?1 AND value >= ?2 ORDER BY kind, value",
                 Some(kind.code()),
                 &from,
-                prefix,
+                (prefix, prefix),
                 &mut |head| heads.push(head),
                 keep,
             ),
@@ -181,14 +193,15 @@ impl SqliteIndex {
     }
 
     /// Walks `sql`'s rows (id, text, count, newest key) in text order from `from` (the stored
-    /// form of `prefix`) while the text starts with `prefix` (matched here, in Rust, not by the
-    /// engine).
+    /// form of `prefix`) while the text starts with `ordered`, the part of `prefix` the rows'
+    /// order follows (all of it but for an update id's head), keeping those that start with
+    /// `prefix` (matched here, in Rust, not by the engine).
     fn scan_prefix(
         &self,
         sql: &str,
         kind: Option<i64>,
         from: &rusqlite::types::Value,
-        prefix: &str,
+        (prefix, ordered): (&str, &str),
         out: &mut dyn FnMut(Head),
         keep: &dyn Fn(&str) -> bool,
     ) -> Result<(), StoreError> {
@@ -203,6 +216,11 @@ impl SqliteIndex {
                 .and_then(|v| super::term_values::text(v).map_err(Into::into))
                 .map_err(|e| self.engine(&e))?;
             if !text.starts_with(prefix) {
+                // Past the prefix in the scan's order, or beside it where the order stops
+                // following the text (an update id's head).
+                if text.starts_with(ordered) {
+                    continue;
+                }
                 break;
             }
             if !keep(&text) {

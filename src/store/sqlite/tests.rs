@@ -757,3 +757,59 @@ fn a_writers_wal_is_copied_into_the_file_by_its_own_thread_and_stays_bounded() {
     let most = after_each.iter().copied().max().unwrap_or(0);
     assert!(most < 2 * BOUND, "{most} WAL pages: {after_each:?}");
 }
+
+#[test]
+fn an_id_prefix_finds_each_update_whose_id_it_starts_however_the_heads_tie() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
+    let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+    // The heads' index keeps 6 bytes (12 hex digits) or 6 characters of text; the ids of a
+    // head are in the order written there, a non-matching one first.
+    let ids = [
+        "1220aabbccddeeff02",
+        "1220aabbccddeeff01",
+        "1220aabbccddeeff0102",
+        "1220aabbccddee00",
+        "#1:aabbccxx",
+        "#1:aabbccdd",
+    ];
+    let rows = (1..).zip(ids).map(|(s, id)| row(id, s, "alice")).collect();
+    index.write_page(chunk.id, &page(rows)).expect("page");
+    for (prefix, found) in [
+        (
+            "1220aabbccddeeff01",
+            &["1220aabbccddeeff0102", "1220aabbccddeeff01"][..],
+        ),
+        ("1220aabbccddeeff0102", &["1220aabbccddeeff0102"]),
+        ("1220aabbccddeeff03", &[]),
+        (
+            "1220aabbccddee",
+            &[
+                "1220aabbccddee00",
+                "1220aabbccddeeff0102",
+                "1220aabbccddeeff01",
+                "1220aabbccddeeff02",
+            ],
+        ),
+        (
+            "1220aabbccddeeff0",
+            &[
+                "1220aabbccddeeff0102",
+                "1220aabbccddeeff01",
+                "1220aabbccddeeff02",
+            ],
+        ),
+        ("#1:aabbccdd", &["#1:aabbccdd"]),
+        ("#1:aabbcc", &["#1:aabbccdd", "#1:aabbccxx"]),
+    ] {
+        let q = Query::parse(&[format!("id:{prefix}").as_str()]).expect("q");
+        let rows = index.search(&q, None, None, 10).expect("search");
+        let got: Vec<&str> = rows.iter().map(|r| r.update_id.as_str()).collect();
+        assert_eq!(got, found, "{prefix}");
+        assert_eq!(
+            index.count(&q, None, None).expect("count"),
+            found.len() as u64,
+            "{prefix}"
+        );
+    }
+}

@@ -81,6 +81,16 @@ fn insert_keys(
     statement.raw_execute().map(|_| ())
 }
 
+/// The update id and digest of each of `ids` ids bound that the index keeps, each found
+/// through the heads' index ([`super::update_ids::is`]).
+pub(super) fn stored_digests_sql(ids: usize) -> String {
+    format!(
+        "SELECT u.update_id, u.digest FROM (VALUES {}) AS v CROSS JOIN updates AS u ON {}",
+        vec!["(?)"; ids].join(","),
+        super::update_ids::is("u.update_id", "v.column1")
+    )
+}
+
 /// The digests the index keeps of `rows`' update ids (those it has), looked up
 /// [`IDS_PER_SELECT`] ids a statement: the last statement's list padded with its last id, so
 /// one statement is prepared (a statement per update cost a step and a reset each).
@@ -89,11 +99,7 @@ fn stored_digests(
     rows: &[&IndexRow],
 ) -> rusqlite::Result<HashMap<String, Vec<u8>, foldhash::fast::RandomState>> {
     let mut stored = HashMap::default();
-    let sql = format!(
-        "SELECT update_id, digest FROM updates WHERE update_id IN ({})",
-        vec!["?"; IDS_PER_SELECT].join(",")
-    );
-    let mut select = tx.prepare_cached(&sql)?;
+    let mut select = tx.prepare_cached(&stored_digests_sql(IDS_PER_SELECT))?;
     for batch in rows.chunks(IDS_PER_SELECT) {
         for i in 0..IDS_PER_SELECT {
             let row = batch.get(i).or(batch.last()).copied();
