@@ -21,7 +21,8 @@ fn ms(t: Instant) -> f64 {
 
 /// Once per query: the first page of 100 after dropping the page cache (a fresh reader), the
 /// count after it (what `index search` does), then the count alone after dropping the cache
-/// again; then an update's body opened cold. `drop_caches` says whether it could drop them.
+/// again; then an update's body opened cold, and its id searched by prefixes of it. `drop_caches`
+/// says whether it could drop them.
 pub fn figures(path: &Path, parsed: &[(&str, Query)], drop_caches: &dyn Fn() -> bool) {
     let open = || store::open_reader(&Location::Sqlite(path.to_owned())).expect("reader");
     let mut some_id = None;
@@ -63,5 +64,24 @@ pub fn figures(path: &Path, parsed: &[(&str, Query)], drop_caches: &dyn Fn() -> 
             body.map_or(0, |b| b.len()),
             ms(t)
         );
+        // The same id searched by its prefixes: 12 hex digits (the 6 bytes SQLite's schema 17
+        // indexes), 20 (past them), and whole.
+        for digits in [12, 20, id.len()] {
+            let Some(prefix) = id.get(..digits) else {
+                continue;
+            };
+            let query = Query::parse(&[format!("id:{prefix}").as_str()]).expect("an id prefix");
+            if !drop_caches() {
+                return;
+            }
+            let mut cold = open();
+            let t = Instant::now();
+            let rows = cold.search(&query, None, None, 100).expect("search");
+            eprintln!(
+                "index bench: cold cache, an update id's first {digits} digits: first page ({} rows) {:.1} ms",
+                rows.len(),
+                ms(t)
+            );
+        }
     }
 }

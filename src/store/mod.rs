@@ -104,7 +104,7 @@ use reads::{BodyDictionaries, dictionary_id_of};
 /// 16: it names each also by its key, the start of its id (`pack::CONTRACT_KEYS`), read
 /// through the terms' own order: no index by id (the migration from 15 rewrites the bodies'
 /// headers and drops it).
-/// 17: an update id is found by an index of its first 6 bytes, the whole id compared
+/// 17: an update id is found by an index of its first 6 and last 2 bytes, the whole id compared
 /// (`sqlite::update_ids`), not by a unique index of the whole id (the migration from 16
 /// rebuilds the updates table without the constraint).
 pub const SCHEMA_VERSION: i64 = 17;

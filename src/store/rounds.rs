@@ -75,10 +75,10 @@ impl Dialect {
     /// An update's seq and record time by its id.
     pub fn seq_of(self) -> String {
         let head = if self.id_head {
-            // `+`: as `sqlite::update_ids::is` compares the whole ids.
+            // As `sqlite::update_ids::is`: the head and tail, then the whole ids (`+`).
             format!(
-                "substr(update_id, 1, 6) = substr({}, 1, 6) AND +",
-                self.p(1)
+                "substr(update_id, 1, 6) = substr({p}, 1, 6) AND substr(update_id, -2) = substr({p}, -2) AND +",
+                p = self.p(1)
             )
         } else {
             String::new()

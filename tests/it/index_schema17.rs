@@ -1,5 +1,5 @@
 //! SQLite's schema 17 (issue 39's disk figure): an update id is found by an index of its first
-//! 6 bytes, the whole id compared on the rows found, not by the unique index of the whole id
+//! 6 and last 2 bytes, the whole id compared on the rows found, not by the unique index of the whole id
 //! that schema 13 to 16 kept (its table's constraint). An index of schema 16 is refused by
 //! readers and migrated in place by the next sync, which rebuilds the updates table without
 //! the constraint: every row and body the same, the searches (an id's prefix among them) and
@@ -108,7 +108,7 @@ fn an_index_of_schema_16_loses_the_ids_unique_index_and_finds_each_id_by_its_hea
         (
             &words[0],
             "1",
-            "the update ids found by an index of their first 6 bytes, not a unique index of the whole id: the updates table rebuilt without it",
+            "the update ids found by an index of their first 6 and last 2 bytes, not a unique index of the whole id: the updates table rebuilt without it",
         ),
     );
     assert_eq!(

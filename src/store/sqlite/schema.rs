@@ -687,9 +687,9 @@ impl SqliteIndex {
             let rebuilt =
                 super::update_ids::migrate_16_to_17(&tx).map_err(|e| engine_error(&path, &e))?;
             done.push(if rebuilt {
-                "the update ids found by an index of their first 6 bytes, not a unique index of the whole id: the updates table rebuilt without it, about 30 bytes an update less (the space freed is reused by the next syncs; `VACUUM` gives it back now)"
+                "the update ids found by an index of their first 6 and last 2 bytes, not a unique index of the whole id: the updates table rebuilt without it, about 28 bytes an update less (the space freed is reused by the next syncs; `VACUUM` gives it back now)"
             } else {
-                "the update ids found by an index of their first 6 bytes"
+                "the update ids found by an index of their first 6 and last 2 bytes"
             }.to_owned());
         }
         if found < 4 {
