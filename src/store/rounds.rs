@@ -48,23 +48,18 @@ pub(super) struct Dialect {
     pub mark: char,
     pub least: &'static str,
     pub greatest: &'static str,
-    /// Whether an update id is found by the index of its head (SQLite's schema 17:
-    /// `sqlite::update_ids::is`), not by the unique index of the whole id.
-    pub id_head: bool,
 }
 
 pub(super) const SQLITE: Dialect = Dialect {
     mark: '?',
     least: "min",
     greatest: "max",
-    id_head: true,
 };
 
 pub(super) const POSTGRES: Dialect = Dialect {
     mark: '$',
     least: "LEAST",
     greatest: "GREATEST",
-    id_head: false,
 };
 
 impl Dialect {
@@ -74,17 +69,8 @@ impl Dialect {
 
     /// An update's seq and record time by its id.
     pub fn seq_of(self) -> String {
-        let head = if self.id_head {
-            // As `sqlite::update_ids::is`: the head and tail, then the whole ids (`+`).
-            format!(
-                "substr(update_id, 1, 6) = substr({p}, 1, 6) AND substr(update_id, -2) = substr({p}, -2) AND +",
-                p = self.p(1)
-            )
-        } else {
-            String::new()
-        };
         format!(
-            "SELECT seq, record_time FROM updates WHERE {head}update_id = {}",
+            "SELECT seq, record_time FROM updates WHERE update_id = {}",
             self.p(1)
         )
     }

@@ -54,7 +54,7 @@ impl SqliteIndex {
                     .optional()
                     .map_err(err)?,
             );
-            let mut seq_of = tx.prepare_cached(&SQLITE.seq_of()).map_err(err)?;
+            let mut seq_of = tx.prepare_cached(&seq_of_sql()).map_err(err)?;
             let mut mark = tx.prepare_cached(&SQLITE.mark()).map_err(err)?;
             for (id, c) in rows {
                 let Some((seq, time)) = seq_of
@@ -170,4 +170,13 @@ pub(super) fn prune(tx: &rusqlite::Transaction<'_>, before: i64) -> rusqlite::Re
     let cut = cut.map_or(before, |c| c.max(before));
     tx.execute(&SQLITE.set_meta(), params![PRUNED_KEY, cut.to_string()])?;
     Ok(())
+}
+
+/// An update's seq and record time by its id (`?1`, its stored form), found through the heads'
+/// index ([`super::update_ids::is`]; PostgreSQL's is `crate::store::rounds::Dialect::seq_of`).
+pub(super) fn seq_of_sql() -> String {
+    format!(
+        "SELECT seq, record_time FROM updates WHERE {}",
+        super::update_ids::is("update_id", "?1")
+    )
 }

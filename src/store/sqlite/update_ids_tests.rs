@@ -1,8 +1,11 @@
 //! Schema 17's look-ups of an update id (issue 39's disk figure): each statement that finds
 //! an update by its id, or walks a prefix of ids, reads the index of the ids' heads
-//! ([`super::update_ids::HEAD`]), none the whole table.
+//! ([`super::update_ids::HEAD`]), none the whole table; and a prefix finds every update whose
+//! id it starts, however many ids share a head.
 
+use super::tests::{page, row};
 use super::*;
+use crate::model::index::query::Query;
 
 /// The query plan of `sql` as one text.
 fn plan(conn: &rusqlite::Connection, sql: &str) -> String {
@@ -36,10 +39,7 @@ fn every_look_up_of_an_id_reads_the_heads_index_and_none_scans_the_updates() {
             super::events_write::upsert_sql(2),
             "(<expr>=? AND <expr>=?)",
         ),
-        (
-            crate::store::rounds::SQLITE.seq_of(),
-            "(<expr>=? AND <expr>=?)",
-        ),
+        (super::rounds::seq_of_sql(), "(<expr>=? AND <expr>=?)"),
         (
             super::search::UPDATE_PREFIX_TEXT.to_owned(),
             "(<expr>>? AND <expr><?)",
@@ -54,5 +54,61 @@ fn every_look_up_of_an_id_reads_the_heads_index_and_none_scans_the_updates() {
         );
         assert!(!plan.contains("SCAN updates"), "{sql}\n{plan}");
         assert!(!plan.contains("TEMP B-TREE"), "{sql}\n{plan}");
+    }
+}
+
+#[test]
+fn an_id_prefix_finds_each_update_whose_id_it_starts_however_the_heads_tie() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
+    let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+    // The heads' index keeps 6 bytes (12 hex digits) or 6 characters of text; the ids of a
+    // head are in the order written there, a non-matching one first.
+    let ids = [
+        "1220aabbccddeeff02",
+        "1220aabbccddeeff01",
+        "1220aabbccddeeff0102",
+        "1220aabbccddee00",
+        "#1:aabbccxx",
+        "#1:aabbccdd",
+    ];
+    let rows = (1..).zip(ids).map(|(s, id)| row(id, s, "alice")).collect();
+    index.write_page(chunk.id, &page(rows)).expect("page");
+    for (prefix, found) in [
+        (
+            "1220aabbccddeeff01",
+            &["1220aabbccddeeff0102", "1220aabbccddeeff01"][..],
+        ),
+        ("1220aabbccddeeff0102", &["1220aabbccddeeff0102"]),
+        ("1220aabbccddeeff03", &[]),
+        (
+            "1220aabbccddee",
+            &[
+                "1220aabbccddee00",
+                "1220aabbccddeeff0102",
+                "1220aabbccddeeff01",
+                "1220aabbccddeeff02",
+            ],
+        ),
+        (
+            "1220aabbccddeeff0",
+            &[
+                "1220aabbccddeeff0102",
+                "1220aabbccddeeff01",
+                "1220aabbccddeeff02",
+            ],
+        ),
+        ("#1:aabbccdd", &["#1:aabbccdd"]),
+        ("#1:aabbcc", &["#1:aabbccdd", "#1:aabbccxx"]),
+    ] {
+        let q = Query::parse(&[format!("id:{prefix}").as_str()]).expect("q");
+        let rows = index.search(&q, None, None, 10).expect("search");
+        let got: Vec<&str> = rows.iter().map(|r| r.update_id.as_str()).collect();
+        assert_eq!(got, found, "{prefix}");
+        assert_eq!(
+            index.count(&q, None, None).expect("count"),
+            found.len() as u64,
+            "{prefix}"
+        );
     }
 }
