@@ -29,8 +29,9 @@ fn updates(path: &Path, n: usize) {
     {
         let mut insert = tx
             .prepare(
+                // The index keeps a record time counted from 2027-01-01 (schema 18).
                 "INSERT INTO updates (seq, update_id, migration_id, record_time, action, party_set, digest, chunk)
-                 VALUES (?1, unhex(?2), 1, ?3, 1, 1, x'00', 1)",
+                 VALUES (?1, unhex(?2), 1, ?3 - 1798761600000000, 1, 1, x'00', 1)",
             )
             .expect("statement");
         for i in 0..n {

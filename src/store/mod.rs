@@ -107,7 +107,9 @@ use reads::{BodyDictionaries, dictionary_id_of};
 /// 17: an update id is found by an index of its first 6 and last 2 bytes, the whole id compared
 /// (`sqlite::update_ids`), not by a unique index of the whole id (the migration from 16
 /// rebuilds the updates table without the constraint).
-pub const SCHEMA_VERSION: i64 = 17;
+/// 18: the record times of the updates, their keys, their terms' newest keys and the
+/// verdict-only events are counted from 2027-01-01 (`sqlite::record_times`), 6 bytes each, not 8.
+pub const SCHEMA_VERSION: i64 = 18;
 
 /// The schema this build writes and reads on PostgreSQL: its own number from 14.
 pub use postgres::SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION;

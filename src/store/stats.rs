@@ -160,11 +160,16 @@ pub(super) fn page_updates(
         .collect()
 }
 
-/// The SQL of the updates per day and those with events (a day is `record_time / µs a day`:
-/// record times are after 1970).
-pub(super) const DAY_COUNTS_SQL: &str =
-    "SELECT u.record_time / 86400000000 AS day, count(*), count(e.seq)
-     FROM updates u LEFT JOIN events e ON e.seq = u.seq GROUP BY 1 ORDER BY 1";
+/// The SQL of the updates per day and those with events (a day is the record time in µs since
+/// 1970 / µs a day: record times are after 1970), `micros` the record time in µs since 1970
+/// in SQL (SQLite counts its kept times from an epoch of its own) and `updates` the updates'
+/// table as named (SQLite names the index it reads).
+pub(super) fn day_counts_sql(micros: &str, updates: &str) -> String {
+    format!(
+        "SELECT {micros} / 86400000000 AS day, count(*), count(e.seq)
+         FROM {updates} LEFT JOIN events e ON e.seq = u.seq GROUP BY 1 ORDER BY 1"
+    )
+}
 
 /// The SQL of the stamp: the updates and the events kept, how many and the newest seq.
 pub(super) const STAMP_SQL: &str =

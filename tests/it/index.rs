@@ -1304,6 +1304,7 @@ fn to_schema_3(index: &Path) {
         )
         .expect("repacked");
     }
+    crate::common::migrated::times_from_1970(&conn);
     conn.execute_batch(
         "DROP TABLE dictionaries; DROP TABLE hub_bits;
          ALTER TABLE terms DROP COLUMN last_migration; ALTER TABLE terms DROP COLUMN last_time; ALTER TABLE terms DROP COLUMN last_seq;
@@ -1444,7 +1445,7 @@ fn each_network_migration_gets_a_body_dictionary_of_its_own() {
         .expect("dictionaries");
     assert_eq!(count, 2);
     let newer: Vec<Option<u32>> = conn
-        .prepare("SELECT body FROM updates WHERE record_time > ?1")
+        .prepare("SELECT body FROM updates WHERE record_time + 1798761600000000 > ?1") // kept from 2027
         .expect("bodies")
         .query_map([at + 2 * 3_600_000_000], |r| r.get::<_, Vec<u8>>(0))
         .expect("bodies")
@@ -1505,10 +1506,10 @@ fn a_schema_3_index_is_migrated_and_keeps_its_bodies_while_new_ones_get_a_dictio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 3 to schema 17"),
+        err.contains("migrated the index from schema 3 to schema 18"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 17);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 18);
     let now = bodies(&index);
     assert_eq!(
         now[..old.len()],
@@ -1534,6 +1535,7 @@ fn a_schema_3_index_is_migrated_and_keeps_its_bodies_while_new_ones_get_a_dictio
 
 fn to_schema_1(index: &Path) {
     let conn = rusqlite::Connection::open(index).expect("the index opens");
+    crate::common::migrated::times_from_1970(&conn);
     conn.execute_batch(
         "BEGIN;
          CREATE TABLE terms_v1 (id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, value TEXT NOT NULL,
@@ -1586,11 +1588,11 @@ fn a_schema_1_index_is_refused_by_readers_and_migrated_by_the_next_sync() {
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 1 to schema 17"),
+        err.contains("migrated the index from schema 1 to schema 18"),
         "{err}"
     );
     let st = status(dir.path(), &index);
-    assert_eq!(st["schema_version"], 17);
+    assert_eq!(st["schema_version"], 18);
     // The same answers as before (updates the sync added since are newer).
     let known: BTreeSet<&str> = kept_before.iter().map(|(id, _)| id.as_str()).collect();
     let now = search(dir.path(), &index, &choice);

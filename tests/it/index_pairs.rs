@@ -309,6 +309,7 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     // sync, which counts the pairs from the keys.
     {
         let conn = rusqlite::Connection::open(&index).expect("opens");
+        crate::common::migrated::times_from_1970(&conn);
         conn.execute_batch(
             "DROP TABLE hubs; DROP TABLE pairs; DROP TABLE hub_bits;
              ALTER TABLE terms DROP COLUMN last_migration; ALTER TABLE terms DROP COLUMN last_time; ALTER TABLE terms DROP COLUMN last_seq;
@@ -325,10 +326,10 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 2 to schema 17"),
+        err.contains("migrated the index from schema 2 to schema 18"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 17);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 18);
     let (again, pairs) = hubs(&index);
     assert!(again.len() >= 6 && pairs >= 10, "{again:?} {pairs}");
     counts_equal_rows(dir.path(), &index, &again, 6, &since, "after the migration");
@@ -337,6 +338,7 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     // which makes the hubs' bitmaps from the keys.
     {
         let conn = rusqlite::Connection::open(&index).expect("opens");
+        crate::common::migrated::times_from_1970(&conn);
         conn.execute_batch(
             "DROP TABLE hub_bits; ALTER TABLE terms DROP COLUMN last_migration; ALTER TABLE terms DROP COLUMN last_time; ALTER TABLE terms DROP COLUMN last_seq;
              UPDATE meta SET value = '4' WHERE key = 'schema_version';",
@@ -352,11 +354,11 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 4 to schema 17")
+        err.contains("migrated the index from schema 4 to schema 18")
             && err.contains("the bitmaps of the frequent terms"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 17);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 18);
     counts_equal_rows(
         dir.path(),
         &index,

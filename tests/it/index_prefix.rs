@@ -165,6 +165,7 @@ fn contract_prefix_pages_are_the_newest_updates_naming_the_contracts_before_and_
     // next sync, which reads each term's newest update from its keys.
     {
         let conn = rusqlite::Connection::open(&index).expect("opens");
+        crate::common::migrated::times_from_1970(&conn);
         conn.execute_batch(
             "ALTER TABLE terms DROP COLUMN last_migration;
              ALTER TABLE terms DROP COLUMN last_time;
@@ -186,10 +187,10 @@ fn contract_prefix_pages_are_the_newest_updates_naming_the_contracts_before_and_
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 5 to schema 17")
+        err.contains("migrated the index from schema 5 to schema 18")
             && err.contains("each term's newest update"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 17);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 18);
     check("after the migration from 5");
 }

@@ -365,6 +365,7 @@ fn an_index_of_schema_7_with_events_is_migrated_and_gets_its_rounds_from_them() 
     // An index of schema 7 with its events: no summary tables. Readers refuse it (the next
     // sync migrates it), as every older schema.
     let conn = rusqlite::Connection::open(&index).expect("opens");
+    crate::common::migrated::times_from_1970(&conn);
     conn.execute_batch(
         "DROP TABLE rounds; DROP TABLE round_parties; DROP TABLE rounds_counted;
          DELETE FROM meta WHERE key = 'rounds_summary';
@@ -388,7 +389,7 @@ fn an_index_of_schema_7_with_events_is_migrated_and_gets_its_rounds_from_them() 
     };
     let err = events_walk();
     assert!(
-        err.contains("migrated the index from schema 7 to schema 17"),
+        err.contains("migrated the index from schema 7 to schema 18"),
         "{err}"
     );
     assert!(err.contains("built the per-round summary"), "{err}");

@@ -53,6 +53,7 @@ fn an_index_of_schema_9_is_migrated_in_place_and_answers_the_same() {
     let before = answers(dir.path(), &shown, &words());
     assert!(count(&before, "verdict:rejected") >= 1, "{before:?}");
     assert!(count(&before, "verdict:accepted") > 10, "{before:?}");
+    crate::common::migrated::times_from_1970(&conn);
     conn.execute_batch(SCHEMA_9).expect("schema 9");
     // Readers refuse it; the next writer migrates it.
     sqlite_migrates(

@@ -17,6 +17,7 @@ const TEXT: &str = "CASE WHEN typeof(value) = 'blob' THEN lower(hex(value)) ELSE
 /// The terms table as schema 10 kept it: every value as text.
 fn to_schema_10(index: &Path) {
     let conn = rusqlite::Connection::open(index).expect("opens");
+    crate::common::migrated::times_from_1970(&conn);
     conn.execute_batch(&format!(
         "BEGIN;
          CREATE TABLE terms_v10 (kind INTEGER NOT NULL, value TEXT NOT NULL, id INTEGER NOT NULL,

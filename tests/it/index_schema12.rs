@@ -143,10 +143,10 @@ fn an_index_of_schema_11_is_migrated_in_place_and_answers_the_same() {
     }
     let read = reads(&location);
     assert!(read.0.len() as i64 >= updates, "{} rows", read.0.len());
-    rusqlite::Connection::open(&index)
-        .expect("opens")
-        .execute_batch(TO_SCHEMA_11)
-        .expect("schema 11");
+    let conn = rusqlite::Connection::open(&index).expect("opens");
+    crate::common::migrated::times_from_1970(&conn);
+    conn.execute_batch(TO_SCHEMA_11).expect("schema 11");
+    drop(conn);
     // Readers refuse it; the next writer migrates it.
     sqlite_migrates(
         dir.path(),

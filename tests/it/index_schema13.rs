@@ -26,6 +26,7 @@ const ID_TEXT: &str =
 /// indexes and without hashes.
 fn to_schema_12(index: &Path) {
     let conn = rusqlite::Connection::open(index).expect("opens");
+    crate::common::migrated::times_from_1970(&conn);
     conn.execute_batch(&format!(
         "BEGIN;
          CREATE TABLE updates_v12 (seq INTEGER PRIMARY KEY, update_id TEXT NOT NULL UNIQUE,

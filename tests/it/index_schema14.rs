@@ -166,6 +166,7 @@ fn sqlite_to_schema_13(index: &Path) {
         )
         .expect("repacked");
     }
+    crate::common::migrated::times_from_1970(&conn);
     conn.execute_batch(
         "DROP INDEX IF EXISTS terms_id; UPDATE meta SET value = '13' WHERE key = 'schema_version';",
     )

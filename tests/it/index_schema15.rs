@@ -130,6 +130,7 @@ fn sqlite_to_schema_14(index: &Path) {
         )
         .expect("repacked");
     }
+    crate::common::migrated::times_from_1970(&conn);
     conn.execute_batch(
         "DROP INDEX IF EXISTS terms_id; UPDATE meta SET value = '14' WHERE key = 'schema_version';",
     )

@@ -31,6 +31,7 @@ fn sqlite_to_schema_15(index: &std::path::Path) {
         )
         .expect("schema 15's body");
     }
+    crate::common::migrated::times_from_1970(&conn);
     conn.execute_batch(
         "CREATE INDEX terms_id ON terms (id);
          UPDATE meta SET value = '15' WHERE key = 'schema_version';",

@@ -356,6 +356,7 @@ fn index_stats_count_again_only_the_days_a_later_sync_wrote_and_refuse_a_missing
     // it in place and fills the summary from the kept updates.
     {
         let conn = rusqlite::Connection::open(&index).expect("opens");
+        crate::common::migrated::times_from_1970(&conn);
         conn.execute_batch(
             "DROP TABLE daily_stats; DROP TABLE daily_actors;
              UPDATE meta SET value = '7' WHERE key = 'schema_version';",
@@ -364,7 +365,7 @@ fn index_stats_count_again_only_the_days_a_later_sync_wrote_and_refuse_a_missing
     }
     let (first, err) = stats(dir.path(), path, &["--output", "json"]);
     assert!(
-        err.contains("migrated the index from schema 7 to schema 17")
+        err.contains("migrated the index from schema 7 to schema 18")
             && err.contains("a per-day summary for `index stats`"),
         "{err}"
     );

@@ -426,6 +426,7 @@ fn an_index_of_schema_8_is_migrated_in_place_counting_its_kept_bodies() {
     assert_eq!(code, 0, "{err}");
     // An index of schema 8: no validators' table. Readers refuse it, the next writer migrates.
     let conn = rusqlite::Connection::open(&index).expect("opens");
+    crate::common::migrated::times_from_1970(&conn);
     conn.execute_batch(
         "DROP TABLE validators; DELETE FROM meta WHERE key = 'validators_seq';
          UPDATE meta SET value = '8' WHERE key = 'schema_version';",
@@ -443,7 +444,7 @@ fn an_index_of_schema_8_is_migrated_in_place_counting_its_kept_bodies() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 8 to schema 17"),
+        err.contains("migrated the index from schema 8 to schema 18"),
         "{err}"
     );
     let (code, after, err) = validators(dir.path(), &demo_url(), &index, &["--no-scan"]);

@@ -63,6 +63,7 @@ mod index_schema14;
 mod index_schema15;
 mod index_schema16;
 mod index_schema17;
+mod index_schema18;
 mod index_search_verdict_only;
 mod index_show;
 mod index_stats;

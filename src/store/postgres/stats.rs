@@ -5,7 +5,7 @@ use super::{PgIndex, StoreError};
 use crate::model::index::stats::{ACTOR_PARTY, ACTOR_VALIDATOR, DAY_MICROS, DayFigures, StatsRow};
 use crate::store::KeptUpdate;
 use crate::store::stats::{
-    DAY_COUNTS_SQL, DayCount, STAMP_SQL, days_sql, page_sql, stamp, stored_row,
+    DayCount, STAMP_SQL, day_counts_sql, days_sql, page_sql, stamp, stored_row,
 };
 use crate::store::stats::{PageRow, page_updates};
 
@@ -41,7 +41,7 @@ impl PgIndex {
     }
 
     pub(super) fn read_day_counts(&mut self) -> Result<Vec<DayCount>, StoreError> {
-        let rows = self.with(|c| c.query(DAY_COUNTS_SQL, &[]))?;
+        let rows = self.with(|c| c.query(&day_counts_sql("u.record_time", "updates u"), &[]))?;
         Ok(rows
             .iter()
             .map(|r| DayCount {

@@ -14,12 +14,14 @@
 
 mod checkpoint;
 mod events_write;
+mod migration_room;
 mod pairs;
 #[cfg(test)]
 mod range_tests;
 mod read;
 #[cfg(test)]
 mod read_tests;
+mod record_times;
 mod rounds;
 mod row_cache;
 mod row_sets;
@@ -160,7 +162,7 @@ impl IndexReader for SqliteIndex {
 
 impl IndexWriter for SqliteIndex {
     fn events_todo(&mut self) -> Result<EventsTodo, StoreError> {
-        let at = |r: &rusqlite::Row<'_>| Ok(At::new(r.get(0)?, r.get(1)?));
+        let at = |r: &rusqlite::Row<'_>| Ok(At::new(r.get(0)?, record_times::read(r, 1)?));
         let first_lacking = self
             .conn
             .query_row(
@@ -234,7 +236,7 @@ impl IndexWriter for SqliteIndex {
                     .execute(params![
                         r.update_id,
                         at.migration_id,
-                        at.record_time,
+                        record_times::stored(at.record_time),
                         r.served,
                         r.verdict,
                         r.traffic_summary,

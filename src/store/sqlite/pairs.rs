@@ -228,6 +228,7 @@ pub(super) fn prune(tx: &Transaction<'_>, before: i64) -> rusqlite::Result<()> {
     let (hubs, _) = load(tx)?;
     let mut hubs: Vec<i64> = hubs.into_iter().collect();
     hubs.sort_unstable();
+    let before = super::record_times::stored(before);
     // The bits of the removed updates cleared (their seqs may be used again).
     let mut removed =
         tx.prepare_cached("SELECT seq FROM keys WHERE term = ?1 AND record_time < ?2")?;

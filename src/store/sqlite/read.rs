@@ -100,8 +100,8 @@ impl SqliteIndex {
                 Ok(MigrationRange {
                     migration_id: r.get(0)?,
                     updates: r.get(1)?,
-                    first_record_time: format_time_micros(r.get(2)?),
-                    last_record_time: format_time_micros(r.get(3)?),
+                    first_record_time: format_time_micros(super::record_times::read(r, 2)?),
+                    last_record_time: format_time_micros(super::record_times::read(r, 3)?),
                     events: EventsCoverage::of(r.get(1)?, r.get(4)?),
                 })
             })
@@ -164,9 +164,9 @@ impl SqliteIndex {
                 stmt.query_row(
                     params![
                         after.migration_id,
-                        after.record_time,
+                        super::record_times::stored(after.record_time),
                         through.migration_id,
-                        through.record_time
+                        super::record_times::stored(through.record_time)
                     ],
                     |r| Ok((r.get(0)?, r.get(1)?)),
                 )
@@ -289,10 +289,11 @@ impl SqliteIndex {
             .conn
             .prepare_cached(&crate::store::reads::verdict_events_sql('?'))
             .map_err(e)?;
-        stmt.query_map(params![from, until], |r| {
+        let kept = super::record_times::stored;
+        stmt.query_map(params![kept(from), kept(until)], |r| {
             Ok(crate::store::KeptVerdictEvent {
                 update_id: r.get(0)?,
-                at: At::new(r.get(1)?, r.get(2)?),
+                at: At::new(r.get(1)?, super::record_times::read(r, 2)?),
                 verdict_result: r.get(3)?,
                 round_number: r.get(4)?,
                 mediator_group: r.get(5)?,
@@ -449,14 +450,18 @@ impl SqliteIndex {
                  ORDER BY migration_id, record_time, seq",
             )
             .map_err(e)?;
-        stmt.query_map(params![after.0, after.1, through.0, through.1], |r| {
-            Ok((
-                super::update_ids::read(r, 0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-            ))
-        })
+        let kept = super::record_times::stored;
+        stmt.query_map(
+            params![after.0, kept(after.1), through.0, kept(through.1)],
+            |r| {
+                Ok((
+                    super::update_ids::read(r, 0)?,
+                    r.get(1)?,
+                    super::record_times::read(r, 2)?,
+                    r.get(3)?,
+                ))
+            },
+        )
         .map_err(e)?
         .collect::<Result<Vec<_>, _>>()
         .map_err(e)
@@ -486,7 +491,13 @@ impl SqliteIndex {
             .query_row(
                 "SELECT count(*), min(record_time), max(record_time) FROM updates",
                 [],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        super::record_times::read_opt(r, 1)?,
+                        super::record_times::read_opt(r, 2)?,
+                    ))
+                },
             )
             .map_err(e)?;
         let beat: Option<(i64, String, i64)> = tx
@@ -521,7 +532,14 @@ impl SqliteIndex {
     /// The one count `sql` answers for its parameters `since` and `before`.
     fn count_between(&mut self, sql: &str, since: i64, before: i64) -> Result<i64, StoreError> {
         self.conn
-            .query_row(sql, params![since, before], |r| r.get(0))
+            .query_row(
+                sql,
+                params![
+                    super::record_times::stored(since),
+                    super::record_times::stored(before)
+                ],
+                |r| r.get(0),
+            )
             .map_err(|e| engine_error(&self.path, &e))
     }
 
@@ -538,7 +556,7 @@ impl SqliteIndex {
             Ok(crate::store::reads::range_row((
                 r.get(0)?,
                 r.get(1)?,
-                r.get(2)?,
+                super::record_times::read(r, 2)?,
                 r.get(3)?,
                 r.get(4)?,
                 r.get(5)?,
@@ -546,13 +564,20 @@ impl SqliteIndex {
                 r.get(7)?,
             )))
         };
+        let kept = super::record_times::stored;
         match read.bound {
             RangeBound::Key(record_time, migration_id, update_id) => stmt.query_map(
-                params![read.since, read.limit, record_time, migration_id, update_id],
+                params![
+                    kept(read.since),
+                    read.limit,
+                    kept(record_time),
+                    migration_id,
+                    update_id
+                ],
                 map,
             ),
             RangeBound::Offset(offset) => {
-                stmt.query_map(params![read.since, read.limit, offset], map)
+                stmt.query_map(params![kept(read.since), read.limit, offset], map)
             }
         }
         .map_err(e)?
@@ -586,14 +611,17 @@ impl SqliteIndex {
             )
             .map_err(e)?;
         let rows = stmt
-            .query_map(params![migration, time, limit], |r| {
-                Ok((
-                    super::update_ids::read(r, 0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, i64>(2)?,
-                    r.get::<_, Option<Vec<u8>>>(3)?,
-                ))
-            })
+            .query_map(
+                params![migration, super::record_times::stored(time), limit],
+                |r| {
+                    Ok((
+                        super::update_ids::read(r, 0)?,
+                        r.get::<_, i64>(1)?,
+                        super::record_times::read(r, 2)?,
+                        r.get::<_, Option<Vec<u8>>>(3)?,
+                    ))
+                },
+            )
             .map_err(e)?
             .collect::<Result<Vec<_>, _>>()
             .map_err(e)?;

@@ -59,7 +59,7 @@ impl SqliteIndex {
             for (id, c) in rows {
                 let Some((seq, time)) = seq_of
                     .query_row([super::update_ids::stored(id)], |r| {
-                        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
+                        Ok((r.get::<_, i64>(0)?, super::record_times::read(r, 1)?))
                     })
                     .optional()
                     .map_err(err)?
@@ -160,7 +160,11 @@ impl SqliteIndex {
 /// (SQLite may give a removed seq to the next update written) and, when some were counted,
 /// meta [`PRUNED_KEY`] moves on to `before`.
 pub(super) fn prune(tx: &rusqlite::Transaction<'_>, before: i64) -> rusqlite::Result<()> {
-    if tx.execute(&SQLITE.unmark_before(), [before])? == 0 {
+    if tx.execute(
+        &SQLITE.unmark_before(),
+        [super::record_times::stored(before)],
+    )? == 0
+    {
         return Ok(());
     }
     let cut = cut_of(
@@ -172,8 +176,9 @@ pub(super) fn prune(tx: &rusqlite::Transaction<'_>, before: i64) -> rusqlite::Re
     Ok(())
 }
 
-/// An update's seq and record time by its id (`?1`, its stored form), found through the heads'
-/// index ([`super::update_ids::is`]; PostgreSQL's is `crate::store::rounds::Dialect::seq_of`).
+/// An update's seq and kept record time by its id (`?1`, its stored form), found through the
+/// heads' index ([`super::update_ids::is`]; PostgreSQL's is
+/// `crate::store::rounds::Dialect::seq_of`).
 pub(super) fn seq_of_sql() -> String {
     format!(
         "SELECT seq, record_time FROM updates WHERE {}",

@@ -41,6 +41,22 @@ macro_rules! updates_columns {
 }
 pub(super) use updates_columns;
 
+/// The keys table's columns and key, as schema 2 made them and the 1 → 2 and 17 → 18
+/// migrations build them (a schema that changes them gives those migrations their own copy).
+macro_rules! keys_columns {
+    () => {
+        "(
+    term INTEGER NOT NULL,
+    migration_id INTEGER NOT NULL,
+    record_time INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (term, migration_id, record_time, seq)
+) WITHOUT ROWID;
+"
+    };
+}
+pub(super) use keys_columns;
+
 /// The tables of the sets the updates share as schema 12 made them (the 11 → 12 migration
 /// makes them so, the 12 → 13 one hashes them).
 macro_rules! sets_tables_12 {

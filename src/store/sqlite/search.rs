@@ -292,7 +292,10 @@ impl SqliteIndex {
         if from.is_none() && until.is_none() {
             return Ok(None);
         }
-        let (from, until) = (from.unwrap_or(i64::MIN), until.unwrap_or(i64::MAX));
+        // The bounds as the keys and rows keep their times: every time of a search from here
+        // on (the parts, the keys' and the terms' positions) is a kept one.
+        let kept = super::record_times::stored;
+        let (from, until) = (from.map_or(i64::MIN, kept), until.map_or(i64::MAX, kept));
         let e = |e: rusqlite::Error| engine_error(&self.path, &e);
         let mut below = self
             .conn
@@ -448,7 +451,7 @@ impl SqliteIndex {
                     Ok((
                         super::update_ids::read(r, 0)?,
                         r.get(1)?,
-                        r.get(2)?,
+                        super::record_times::read(r, 2)?,
                         r.get::<_, i64>(3)?,
                         r.get::<_, i64>(4)?,
                     ))

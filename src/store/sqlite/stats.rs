@@ -5,7 +5,7 @@ use super::{OptionalExtension as _, SqliteIndex, StoreError, engine_error, param
 use crate::model::index::stats::{ACTOR_PARTY, ACTOR_VALIDATOR, DAY_MICROS, DayFigures, StatsRow};
 use crate::store::KeptUpdate;
 use crate::store::stats::{
-    DAY_COUNTS_SQL, DayCount, STAMP_SQL, days_sql, page_sql, stamp, stored_row,
+    DayCount, STAMP_SQL, day_counts_sql, days_sql, page_sql, stamp, stored_row,
 };
 use crate::store::stats::{PageRow, page_updates};
 
@@ -45,8 +45,11 @@ impl SqliteIndex {
 
     pub(super) fn read_day_counts(&mut self) -> Result<Vec<DayCount>, StoreError> {
         // The time index alone (it holds each update's seq): not the rows with their bodies.
-        let sql =
-            DAY_COUNTS_SQL.replace("FROM updates u", "FROM updates u INDEXED BY updates_time");
+        // The kept time from its epoch: the days follow the index's order.
+        let sql = day_counts_sql(
+            &format!("(u.record_time + {})", super::record_times::EPOCH),
+            "updates u INDEXED BY updates_time",
+        );
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.engine(&e))?;
         stmt.query_map([], |r| {
             Ok(DayCount {
@@ -82,14 +85,21 @@ impl SqliteIndex {
                 .conn
                 .prepare_cached(&page_sql('?'))
                 .map_err(|e| engine_error(&self.path, &e))?;
+            let kept = super::record_times::stored;
             stmt.query_map(
-                params![start, start.saturating_add(DAY_MICROS), time, seq, limit],
+                params![
+                    kept(start),
+                    kept(start.saturating_add(DAY_MICROS)),
+                    kept(time),
+                    seq,
+                    limit
+                ],
                 |r| {
                     Ok((
                         r.get(0)?,
                         super::update_ids::read(r, 1)?,
                         r.get(2)?,
-                        r.get(3)?,
+                        super::record_times::read(r, 3)?,
                         r.get(4)?,
                     ))
                 },

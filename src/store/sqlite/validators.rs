@@ -20,9 +20,11 @@ pub(super) fn prune(tx: &rusqlite::Transaction<'_>, before: i64) -> rusqlite::Re
             .optional()
     };
     let through = through_of(meta(SEQ_KEY)?);
-    let counted: bool = tx.query_row(&counted_before_sql('?'), params![before, through], |r| {
-        r.get(0)
-    })?;
+    let counted: bool = tx.query_row(
+        &counted_before_sql('?'),
+        params![super::record_times::stored(before), through],
+        |r| r.get(0),
+    )?;
     if counted {
         let cut = cut_after(meta(PRUNED_KEY)?, before);
         tx.execute(SET_META, params![PRUNED_KEY, cut])?;
@@ -72,7 +74,7 @@ impl SqliteIndex {
                     Ok((
                         r.get(0)?,
                         super::update_ids::read(r, 1)?,
-                        r.get(2)?,
+                        super::record_times::read(r, 2)?,
                         r.get(3)?,
                     ))
                 })?
@@ -96,7 +98,7 @@ impl SqliteIndex {
                 s.query_map(params![after, limit], |r| {
                     Ok(Written {
                         seq: r.get(0)?,
-                        record_time: r.get(1)?,
+                        record_time: super::record_times::read(r, 1)?,
                         digest: r.get(2)?,
                         body: r.get(3)?,
                     })

@@ -54,7 +54,7 @@ fn insert_updates(
         statement.raw_bind_parameter(at + 1, seq)?;
         statement.raw_bind_parameter(at + 2, super::update_ids::stored(&row.update_id))?;
         statement.raw_bind_parameter(at + 3, row.migration_id)?;
-        statement.raw_bind_parameter(at + 4, row.record_time)?;
+        statement.raw_bind_parameter(at + 4, super::record_times::stored(row.record_time))?;
         statement.raw_bind_parameter(at + 5, action)?;
         statement.raw_bind_parameter(at + 6, party_set)?;
         statement.raw_bind_parameter(at + 7, row.digest.as_slice())?;
@@ -68,7 +68,7 @@ fn insert_updates(
 }
 
 /// Runs `statement` ([`INSERT_KEY`] of `keys.len()` rows) for `keys` (term, migration, record
-/// time, seq).
+/// time as kept, seq).
 fn insert_keys(
     statement: &mut rusqlite::CachedStatement<'_>,
     keys: &[[i64; 4]],
@@ -146,12 +146,16 @@ fn write_rows(
             r.get(0)
         })?;
     // Of the page's terms (grouped before the writer, in the table's order), how many of its
-    // new updates have each, and the newest of them.
+    // new updates have each, and the newest of them (its record time as kept).
     let terms = &page.terms;
     let mut counts: Vec<(i64, Pos)> = vec![(0, Pos::default()); terms.len()];
     for (at, seq) in fresh.iter().zip(first_seq..) {
         let row = &rows[*at];
-        let position = (row.migration_id, row.record_time, seq);
+        let position = (
+            row.migration_id,
+            super::record_times::stored(row.record_time),
+            seq,
+        );
         for t in terms.of_row(*at) {
             let count = &mut counts[*t as usize];
             count.0 += 1;
@@ -238,10 +242,11 @@ fn write_rows(
         for (at, seq) in fresh.iter().zip(first_seq..) {
             let row = &rows[*at];
             let of_row = terms.of_row(*at);
+            let kept_time = super::record_times::stored(row.record_time);
             let mut own = Vec::with_capacity(of_row.len());
             for t in of_row {
                 let term = ids[*t as usize].unwrap_or_default();
-                keys.push([term, row.migration_id, row.record_time, seq]);
+                keys.push([term, row.migration_id, kept_time, seq]);
                 own.push(term);
             }
             row_terms.push((seq, own));
@@ -373,11 +378,14 @@ impl SqliteIndex {
             .conn
             .transaction()
             .map_err(|e| engine_error(&path, &e))?;
+        // The bound as the tables keep their times; the round and validator summaries and the
+        // pairs take it as µs.
+        let kept_before = super::record_times::stored(before);
         let run = || -> rusqlite::Result<u64> {
             // Nothing older: nothing to walk (the key tables are read whole below).
             let any: bool = tx.query_row(
                 "SELECT EXISTS (SELECT 1 FROM updates WHERE record_time < ?1)",
-                [before],
+                [kept_before],
                 |r| r.get(0),
             )?;
             if !any {
@@ -390,8 +398,8 @@ impl SqliteIndex {
                         "SELECT migration_id, record_time FROM updates
                          WHERE chunk = ?1 AND record_time < ?2
                          ORDER BY migration_id DESC, record_time DESC LIMIT 1",
-                        params![chunk.id, before],
-                        |r| Ok((r.get(0)?, r.get(1)?)),
+                        params![chunk.id, kept_before],
+                        |r| Ok((r.get(0)?, super::record_times::read(r, 1)?)),
                     )
                     .optional()?;
                 let Some((migration, time)) = newest else {
@@ -416,7 +424,7 @@ impl SqliteIndex {
             )?;
             tx.execute(
                 "INSERT INTO pruned (term, n) SELECT term, count(*) FROM keys WHERE record_time < ?1 GROUP BY term",
-                [before],
+                [kept_before],
             )?;
             tx.execute(
                 "UPDATE terms SET n = n - (SELECT p.n FROM pruned p WHERE p.term = terms.id)
@@ -431,7 +439,7 @@ impl SqliteIndex {
                      WHERE k.term = terms.id AND k.record_time >= ?1
                      ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1)
                    WHERE id IN (SELECT term FROM pruned) AND n > 0",
-                [before],
+                [kept_before],
             )?;
             let gone: Vec<i64> = tx
                 .prepare("SELECT id FROM terms WHERE id IN (SELECT term FROM pruned) AND n <= 0")?
@@ -445,13 +453,14 @@ impl SqliteIndex {
             // The pairs of hubs lowered by the removed updates (read before their keys go).
             pairs::prune(&tx, before)?;
             pairs::forget_gone(&tx, &gone)?;
-            tx.execute("DELETE FROM keys WHERE record_time < ?1", [before])?;
+            tx.execute("DELETE FROM keys WHERE record_time < ?1", [kept_before])?;
             // The events go with their updates (a removed seq is given to the next update).
             tx.execute(
                 "DELETE FROM events WHERE seq IN (SELECT seq FROM updates WHERE record_time < ?1)",
-                [before],
+                [kept_before],
             )?;
-            let removed = tx.execute("DELETE FROM updates WHERE record_time < ?1", [before])?;
+            let removed =
+                tx.execute("DELETE FROM updates WHERE record_time < ?1", [kept_before])?;
             super::validators::after_prune(&tx)?;
             Ok(removed as u64)
         };

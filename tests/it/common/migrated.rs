@@ -120,3 +120,29 @@ pub(crate) fn count(answers: &[(String, Vec<String>)], word: &str) -> u64 {
         .and_then(|(_, lines)| lines.first()?.trim().parse().ok())
         .expect("a count")
 }
+
+/// The record times of the SQLite index open on `conn` counted from 1970 again, as schema 17
+/// and the schemas before it kept them (schema 18 counts the updates', keys', terms' and
+/// verdict-only events' times from 2027-01-01): what a test that makes an index of an older
+/// schema does first.
+pub(crate) fn times_from_1970(conn: &rusqlite::Connection) {
+    conn.execute_batch(
+        "UPDATE updates SET record_time = record_time + 1798761600000000;
+         UPDATE keys SET record_time = record_time + 1798761600000000;
+         UPDATE terms SET last_time = last_time + 1798761600000000 WHERE last_time IS NOT NULL;
+         UPDATE verdict_events SET record_time = record_time + 1798761600000000;",
+    )
+    .expect("times from 1970");
+}
+
+/// The tests' hour synced again into the SQLite index `shown` (`--verify 2`, as
+/// [`sqlite_synced`] synced it), the sync ending well.
+pub(crate) fn synced_again(dir: &Path, url: &str, shown: &str) {
+    let (code, _, err) = sync(
+        dir,
+        url,
+        shown,
+        &["--from", from(), "--until", &until(), "--verify", "2"],
+    );
+    assert_eq!(code, 0, "{err}");
+}
