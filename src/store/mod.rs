@@ -109,7 +109,9 @@ use reads::{BodyDictionaries, dictionary_id_of};
 /// rebuilds the updates table without the constraint).
 /// 18: the record times of the updates, their keys, their terms' newest keys and the
 /// verdict-only events are counted from 2027-01-01 (`sqlite::record_times`), 6 bytes each, not 8.
-pub const SCHEMA_VERSION: i64 = 18;
+/// 19: a party set is kept as its parties' numbers, each party's name once in `party_names`
+/// (`sqlite::party_names`), not as its JSON.
+pub const SCHEMA_VERSION: i64 = 19;
 
 /// The schema this build writes and reads on PostgreSQL: its own number from 14.
 pub use postgres::SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION;

@@ -14,9 +14,15 @@ use crate::model::index::read::RangeFrom;
 /// only hand over, written once for both engines' `impl IndexReader`.
 ///
 /// `mark` is the engine's SQL parameter mark, `bytewise` what makes update ids compare
-/// bytewise and `updates_id` the updates' id as text, for [`RangeRead::new`].
+/// bytewise, `updates_id` the updates' id as text and `updates_parties` what the updates' side
+/// reads as their parties, for [`RangeRead::new`].
 macro_rules! engine_reads {
-    (mark: $mark:literal, bytewise: $bytewise:literal, updates_id: $updates_id:expr) => {
+    (
+        mark: $mark:literal,
+        bytewise: $bytewise:literal,
+        updates_id: $updates_id:expr,
+        updates_parties: $updates_parties:literal
+    ) => {
         fn status(&mut self, now: i64) -> Result<$crate::store::IndexStatus, StoreError> {
             self.read_status(now)
         }
@@ -112,7 +118,7 @@ macro_rules! engine_reads {
                 limit,
                 $mark,
                 $bytewise,
-                $updates_id,
+                ($updates_id, $updates_parties),
             );
             let mut rows = self.read_range_rows(&read)?;
             if read.backwards {
@@ -232,13 +238,15 @@ impl<'a> RangeRead<'a> {
     /// PostgreSQL `COLLATE "C"`; nothing in SQLite, whose BINARY collation is), so both engines
     /// order ties alike whatever the database's collation. `updates_id` is the updates' id as
     /// text (SQLite keeps most as bytes: `update_ids::TEXT`), compared as the events' ids are.
+    /// `updates_parties` is what the updates' side reads as its parties' column (PostgreSQL:
+    /// their JSON; SQLite: the number of their party set, which its reader names).
     pub(super) fn new(
         since: i64,
         from: &'a RangeFrom,
         limit: usize,
         mark: char,
         bytewise: &str,
-        updates_id: &str,
+        (updates_id, updates_parties): (&str, &str),
     ) -> RangeRead<'a> {
         let m = mark;
         let id = format!("update_id{bytewise}");
@@ -246,7 +254,8 @@ impl<'a> RangeRead<'a> {
         // The update id selected with the collation it is compared with: the merged order
         // (`ORDER BY 3, 2, 1`) sorts ties by it alike on both sides.
         let updates = format!(
-            "SELECT {updates_id} AS update_id, migration_id, record_time, kind, root_action, parties,
+            "SELECT {updates_id} AS update_id, migration_id, record_time, kind, root_action,
+                    {updates_parties} AS parties,
                     CAST(NULL AS BIGINT) AS round_number, CAST(NULL AS BIGINT) AS mediator_group"
         );
         let verdicts = format!(

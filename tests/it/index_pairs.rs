@@ -326,10 +326,10 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 2 to schema 18"),
+        err.contains("migrated the index from schema 2 to schema 19"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 18);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 19);
     let (again, pairs) = hubs(&index);
     assert!(again.len() >= 6 && pairs >= 10, "{again:?} {pairs}");
     counts_equal_rows(dir.path(), &index, &again, 6, &since, "after the migration");
@@ -354,11 +354,11 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 4 to schema 18")
+        err.contains("migrated the index from schema 4 to schema 19")
             && err.contains("the bitmaps of the frequent terms"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 18);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 19);
     counts_equal_rows(
         dir.path(),
         &index,

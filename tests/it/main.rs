@@ -64,6 +64,7 @@ mod index_schema15;
 mod index_schema16;
 mod index_schema17;
 mod index_schema18;
+mod index_schema19;
 mod index_search_verdict_only;
 mod index_show;
 mod index_stats;

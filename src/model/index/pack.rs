@@ -371,7 +371,8 @@ pub fn named_contracts(kept: &[u8]) -> Result<(Vec<NamedContract>, &[u8]), Strin
     }
 }
 
-fn leb128(out: &mut Vec<u8>, mut n: u64) {
+/// `n` as LEB128 (7 bits a byte, the low ones first), appended to `out`.
+pub(crate) fn leb128(out: &mut Vec<u8>, mut n: u64) {
     loop {
         let byte = (n & 0x7f) as u8;
         n >>= 7;
@@ -383,7 +384,8 @@ fn leb128(out: &mut Vec<u8>, mut n: u64) {
     }
 }
 
-fn read_leb128(bytes: &[u8], at: &mut usize) -> Option<u64> {
+/// The LEB128 number at `at` of `bytes`, `at` moved past it; `None` when it ends early.
+pub(crate) fn read_leb128(bytes: &[u8], at: &mut usize) -> Option<u64> {
     let mut n: u64 = 0;
     for shift in (0..64).step_by(7) {
         let byte = *bytes.get(*at)?;

@@ -284,7 +284,12 @@ impl IndexReader for PgIndex {
             .map(|r| r.get(0)))
     }
 
-    super::reads::engine_reads!(mark: '$', bytewise: " COLLATE \"C\"", updates_id: "update_id");
+    super::reads::engine_reads!(
+        mark: '$',
+        bytewise: " COLLATE \"C\"",
+        updates_id: "update_id",
+        updates_parties: "parties"
+    );
     super::stats::stats_reads!();
 
     super::rounds::engine_round_reads!();

@@ -8,6 +8,8 @@
 //! search.rs  search and count over the key tables
 //! pairs.rs   the counts of two frequent terms together (hubs): kept per page, on prune
 //! row_sets.rs the party sets and actions the updates share, kept once (schema 12)
+//! party_names.rs a party set as its parties' numbers, each name once (schema 19)
+//! set_hash.rs the hash a kept set or name is found by
 //! update_ids.rs the update ids kept as bytes (schema 13)
 //! read.rs    chunks, status and gaps, bodies, digests, the explorer's reads
 //! ```
@@ -16,6 +18,7 @@ mod checkpoint;
 mod events_write;
 mod migration_room;
 mod pairs;
+mod party_names;
 #[cfg(test)]
 mod range_tests;
 mod read;
@@ -27,6 +30,7 @@ mod row_cache;
 mod row_sets;
 mod schema;
 mod search;
+mod set_hash;
 mod stats;
 mod term_values;
 #[cfg(test)]
@@ -154,7 +158,12 @@ impl IndexReader for SqliteIndex {
         std::mem::take(&mut self.notices)
     }
 
-    super::reads::engine_reads!(mark: '?', bytewise: "", updates_id: update_ids::TEXT);
+    super::reads::engine_reads!(
+        mark: '?',
+        bytewise: "",
+        updates_id: update_ids::TEXT,
+        updates_parties: "party_set"
+    );
     super::stats::stats_reads!();
 
     super::rounds::engine_round_reads!();

@@ -176,7 +176,7 @@ fn the_list_reads_the_verdict_only_events_by_their_time_index() {
         10,
         '?',
         "",
-        super::update_ids::TEXT,
+        (super::update_ids::TEXT, "party_set"),
     );
     let plan: Vec<String> = index
         .conn

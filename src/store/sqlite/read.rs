@@ -551,18 +551,28 @@ impl SqliteIndex {
         read: &RangeRead<'_>,
     ) -> Result<Vec<SearchRow>, StoreError> {
         let e = |e: rusqlite::Error| engine_error(&self.path, &e);
-        let mut stmt = self.conn.prepare_cached(&range_sql(read)).map_err(e)?;
+        let conn = &self.conn;
+        let cache = &mut self.row_cache;
+        let mut stmt = conn.prepare_cached(&range_sql(read)).map_err(e)?;
+        // An update's parties are its party set's number, named by the reader's copy of the
+        // sets; a verdict-only event's column is its verdict.
         let map = |r: &rusqlite::Row<'_>| -> rusqlite::Result<SearchRow> {
-            Ok(crate::store::reads::range_row((
+            let kind: String = r.get(3)?;
+            let verdict_only = kind == crate::store::VERDICT_ONLY_KIND;
+            let mut row = crate::store::reads::range_row((
                 r.get(0)?,
                 r.get(1)?,
                 super::record_times::read(r, 2)?,
-                r.get(3)?,
+                kind,
                 r.get(4)?,
-                r.get(5)?,
+                if verdict_only { r.get(5)? } else { None },
                 r.get(6)?,
                 r.get(7)?,
-            )))
+            ));
+            if !verdict_only {
+                row.parties = cache.parties(conn, r.get(5)?)?.to_vec();
+            }
+            Ok(row)
         };
         let kept = super::record_times::stored;
         match read.bound {

@@ -20,6 +20,9 @@ const MOST_KEPT: usize = 1 << 16;
 pub(super) struct RowCache {
     actions: HashMap<i64, (String, String), foldhash::fast::RandomState>,
     parties: HashMap<i64, Vec<String>, foldhash::fast::RandomState>,
+    /// The parties' names by number (schema 19 keeps a set as its parties' numbers:
+    /// [`super::party_names`]).
+    names: HashMap<i64, String, foldhash::fast::RandomState>,
 }
 
 impl RowCache {
@@ -43,20 +46,30 @@ impl RowCache {
         Ok(&self.actions[&id])
     }
 
-    /// The parties of the party set `id` (none when its JSON does not parse, as the joined
-    /// read had it).
+    /// The parties of the party set `id` (none when its bytes are not a list of numbers, as
+    /// a set whose JSON did not parse had none).
     pub(super) fn parties(&mut self, conn: &Connection, id: i64) -> rusqlite::Result<&[String]> {
         if !self.parties.contains_key(&id) {
-            let json: String = conn
+            let set: Vec<u8> = conn
                 .prepare_cached("SELECT parties FROM party_sets WHERE id = ?1")?
                 .query_row([id], |r| r.get(0))
                 .optional()?
                 .ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+            let mut parties = Vec::new();
+            for number in super::party_names::numbers(&set).unwrap_or_default() {
+                if !self.names.contains_key(&number) {
+                    if self.names.len() >= MOST_KEPT {
+                        self.names.clear();
+                    }
+                    self.names
+                        .insert(number, super::party_names::name(conn, number)?);
+                }
+                parties.push(self.names[&number].clone());
+            }
             if self.parties.len() >= MOST_KEPT {
                 self.parties.clear();
             }
-            self.parties
-                .insert(id, serde_json::from_str(&json).unwrap_or_default());
+            self.parties.insert(id, parties);
         }
         Ok(&self.parties[&id])
     }
@@ -71,8 +84,10 @@ mod tests {
         conn.execute_batch(
             "CREATE TABLE actions (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, root_action TEXT NOT NULL);
              CREATE TABLE party_sets (id INTEGER PRIMARY KEY, parties TEXT NOT NULL);
+             CREATE TABLE party_names (id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, party TEXT NOT NULL);
              INSERT INTO actions VALUES (1, 'transaction', 'AmuletRules_Transfer'), (2, 'reassignment', 'assign');
-             INSERT INTO party_sets VALUES (1, '[\"alice::1220aa\",\"bob::1220bb\"]'), (2, 'not json');",
+             INSERT INTO party_names VALUES (5, 0, 'alice::1220aa'), (300, 0, 'bob::1220bb');
+             INSERT INTO party_sets VALUES (1, x'05ac02'), (2, x'80');",
         )
         .unwrap();
         conn
@@ -94,7 +109,8 @@ mod tests {
             cache.parties(&conn, 1).unwrap(),
             ["alice::1220aa".to_owned(), "bob::1220bb".to_owned()]
         );
-        // A set whose text does not parse reads as no parties, as the joined read did.
+        // A set whose bytes are not numbers reads as no parties, as one whose JSON did not
+        // parse did.
         assert!(cache.parties(&conn, 2).unwrap().is_empty());
         // An id no row has is an error, not an empty set.
         assert!(cache.parties(&conn, 3).is_err());
@@ -108,7 +124,7 @@ mod tests {
         cache.parties(&conn, 1).unwrap();
         cache.action(&conn, 1).unwrap();
         // The tables emptied under it: the copy answers (ids never change their text).
-        conn.execute_batch("DELETE FROM party_sets; DELETE FROM actions;")
+        conn.execute_batch("DELETE FROM party_sets; DELETE FROM actions; DELETE FROM party_names;")
             .unwrap();
         assert_eq!(cache.parties(&conn, 1).unwrap().len(), 2);
         assert_eq!(cache.action(&conn, 1).unwrap().1, "AmuletRules_Transfer");

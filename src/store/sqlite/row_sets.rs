@@ -12,11 +12,15 @@
 //! (which kept every text a second time: 59 and 16 MB at 1 M updates of the bench index). Two
 //! sets of the same hash are two rows, each found by its text ([`MIGRATE_12_TO_13`] hashes the
 //! sets of an index of schema 12).
+//!
+//! Schema 19 keeps a party set as its parties' numbers, not its JSON ([`super::party_names`]):
+//! the writer numbers a new set's parties as it adds the set, and the reads name them.
 
 use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, Transaction};
 
+use super::set_hash::{bytes_hash, set_hash};
 use crate::model::index::IndexRow;
 
 /// The updates table's columns, as schema 12 made them (`action` and `party_set` the ids of
@@ -91,27 +95,12 @@ CREATE TABLE IF NOT EXISTS actions (
 CREATE INDEX IF NOT EXISTS actions_hash ON actions (hash);
 ";
 
-/// The hash a set is found by: 64-bit FNV-1a (offset basis 0xcbf29ce484222325, prime
-/// 0x100000001b3) of its text's bytes, parts separated by a byte 0xff (never in UTF-8), as
-/// SQLite's signed integer. Fixed, so an index written by one build is read by every other.
-pub(super) fn set_hash(parts: &[&str]) -> i64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for (i, part) in parts.iter().enumerate() {
-        let separator = (i > 0).then_some(0xff_u8);
-        for byte in separator.into_iter().chain(part.bytes()) {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    hash.cast_signed()
-}
-
-/// The updates with their kind, root action and parties (the columns of the same names), for
-/// a read's `FROM`: the updates drive (a `CROSS JOIN` keeps SQLite from reordering), each
-/// row's sets found by primary key.
+/// The updates with their kind and root action (the columns of the same names), for a read's
+/// `FROM`: the updates drive (a `CROSS JOIN` keeps SQLite from reordering), each row's action
+/// found by primary key. Its party set (`party_set`) is named by the reader's copy of the sets
+/// ([`super::row_cache`]), as schema 19 keeps a set as its parties' numbers.
 pub(super) const ROWS_FROM: &str = "updates
-    CROSS JOIN actions ON actions.id = updates.action
-    CROSS JOIN party_sets ON party_sets.id = updates.party_set";
+    CROSS JOIN actions ON actions.id = updates.action";
 
 /// Schema 11 → 12: the sets of the kept updates made (in the order they are first met), the
 /// updates table rebuilt with their ids in place of the texts (in `seq` order, its indexes
@@ -158,6 +147,7 @@ pub(super) fn migrate_11_to_12(tx: &Transaction<'_>) -> rusqlite::Result<bool> {
 pub(super) struct RowSets<'a> {
     parties: HashMap<&'a [String], i64, foldhash::fast::RandomState>,
     actions: HashMap<(&'a str, &'a str), i64, foldhash::fast::RandomState>,
+    names: super::party_names::Names<'a>,
 }
 
 impl<'a> RowSets<'a> {
@@ -178,8 +168,8 @@ impl<'a> RowSets<'a> {
         let party_set = if let Some(id) = self.parties.get(row.parties.as_slice()) {
             *id
         } else {
-            let json = serde_json::to_string(&row.parties).unwrap_or_else(|_| "[]".to_owned());
-            let id = party_set_id(tx, set_hash(&[&json]), &json)?;
+            let set = self.names.set_of(tx, &row.parties)?;
+            let id = party_set_id(tx, bytes_hash(&set), set.as_slice())?;
             self.parties.insert(row.parties.as_slice(), id);
             id
         };
@@ -187,8 +177,13 @@ impl<'a> RowSets<'a> {
     }
 }
 
-/// The id of the party set `parties` (its JSON) of hash `hash` ([`set_hash`]), added when new.
-fn party_set_id(tx: &Transaction<'_>, hash: i64, parties: &str) -> rusqlite::Result<i64> {
+/// The id of the party set `parties` (its kept form: its JSON before schema 19, its parties'
+/// numbers since) of hash `hash` ([`set_hash`], [`bytes_hash`]), added when new.
+fn party_set_id<T: rusqlite::ToSql + ?Sized>(
+    tx: &Transaction<'_>,
+    hash: i64,
+    parties: &T,
+) -> rusqlite::Result<i64> {
     find_or_add(
         tx,
         "SELECT id FROM party_sets WHERE hash = ?1 AND parties = ?2",
@@ -285,7 +280,10 @@ mod tests {
         .expect("schema 11 updates");
         let before = rows(&conn, "updates");
         conn.execute_batch(MIGRATE_11_TO_12).expect("migrates");
-        assert_eq!(rows(&conn, ROWS_FROM), before);
+        // Both sets joined back (schema 19's reads name a party set's parties in the reader).
+        let joined =
+            format!("{ROWS_FROM} CROSS JOIN party_sets ON party_sets.id = updates.party_set");
+        assert_eq!(rows(&conn, &joined), before);
         let count = |table: &str| -> i64 {
             conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
                 .expect("counts")
@@ -300,18 +298,6 @@ mod tests {
             .expect("indexes");
         // The id's index (schema 17's, of its head) is made by the 16 → 17 step.
         assert_eq!(indexes, 2, "the position's and the time's");
-    }
-
-    #[test]
-    fn the_set_hash_is_64_bit_fnv_1a() {
-        // The published test vectors of FNV-1a 64.
-        assert_eq!(set_hash(&[""]), 0xcbf2_9ce4_8422_2325_u64.cast_signed());
-        assert_eq!(set_hash(&["a"]), 0xaf63_dc4c_8601_ec8c_u64.cast_signed());
-        assert_eq!(
-            set_hash(&["foobar"]),
-            0x8594_4171_f739_67e8_u64.cast_signed()
-        );
-        assert_ne!(set_hash(&["ab", "c"]), set_hash(&["a", "bc"]));
     }
 
     #[test]

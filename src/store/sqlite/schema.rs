@@ -476,6 +476,7 @@ impl SqliteIndex {
                 .map_err(|e| index.engine(&e))?;
             tx.execute_batch(SCHEMA)
                 .and_then(|()| tx.execute_batch(super::row_sets::SETS))
+                .and_then(|()| tx.execute_batch(super::party_names::TABLE))
                 .and_then(|()| tx.execute_batch(pairs::CREATE))
                 .and_then(|()| tx.execute_batch(DICTIONARIES))
                 .and_then(|()| tx.execute_batch(EVENTS))
@@ -694,6 +695,13 @@ impl SqliteIndex {
             done.push(
                 "the record times counted from 2027-01-01, not from 1970: 6 bytes each where they took 8, in every update's row, its two time indexes, its keys and its terms, about 34 bytes an update less (the space freed is reused by the next syncs; `VACUUM` gives it back now)".to_owned(),
             );
+        }
+        if found < 19 {
+            let sets =
+                super::party_names::migrate_18_to_19(&tx).map_err(|e| engine_error(&path, &e))?;
+            done.push(format!(
+                "the {sets} party sets kept as their parties' numbers, each party's name once, not as their JSON (the space freed is reused by the next syncs; `VACUUM` gives it back now)"
+            ));
         }
         if found < 4 {
             done.push(

@@ -121,11 +121,12 @@ pub(crate) fn count(answers: &[(String, Vec<String>)], word: &str) -> u64 {
         .expect("a count")
 }
 
-/// The record times of the SQLite index open on `conn` counted from 1970 again, as schema 17
-/// and the schemas before it kept them (schema 18 counts the updates', keys', terms' and
-/// verdict-only events' times from 2027-01-01): what a test that makes an index of an older
-/// schema does first.
+/// The SQLite index open on `conn` laid out as schema 17 and the schemas before it kept it:
+/// its record times counted from 1970 again (schema 18 counts the updates', keys', terms' and
+/// verdict-only events' times from 2027-01-01) and its party sets as JSON
+/// ([`party_sets_as_json`]): what a test that makes an index of an older schema does first.
 pub(crate) fn times_from_1970(conn: &rusqlite::Connection) {
+    party_sets_as_json(conn);
     conn.execute_batch(
         "UPDATE updates SET record_time = record_time + 1798761600000000;
          UPDATE keys SET record_time = record_time + 1798761600000000;
@@ -133,6 +134,46 @@ pub(crate) fn times_from_1970(conn: &rusqlite::Connection) {
          UPDATE verdict_events SET record_time = record_time + 1798761600000000;",
     )
     .expect("times from 1970");
+}
+
+/// The party sets of the SQLite index open on `conn` kept as their JSON again, as schema 18 and
+/// the schemas before it kept them (schema 19 keeps a set as its parties' LEB128 numbers, each
+/// party's name a row of `party_names`), the names' table dropped.
+pub(crate) fn party_sets_as_json(conn: &rusqlite::Connection) {
+    let names: std::collections::HashMap<i64, String> = conn
+        .prepare("SELECT id, party FROM party_names")
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()
+        })
+        .expect("party names");
+    let sets: Vec<(i64, Vec<u8>)> = conn
+        .prepare("SELECT id, parties FROM party_sets")
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()
+        })
+        .expect("party sets");
+    for (id, set) in sets {
+        let mut parties = Vec::new();
+        let (mut n, mut shift) = (0_i64, 0);
+        for byte in set {
+            n |= i64::from(byte & 0x7f) << shift;
+            shift += 7;
+            if byte & 0x80 == 0 {
+                parties.push(names[&n].clone());
+                (n, shift) = (0, 0);
+            }
+        }
+        let json = serde_json::to_string(&parties).expect("json");
+        conn.execute(
+            "UPDATE party_sets SET parties = ?2 WHERE id = ?1",
+            rusqlite::params![id, json],
+        )
+        .expect("a set as JSON");
+    }
+    conn.execute_batch("DROP TABLE party_names")
+        .expect("no names' table");
 }
 
 /// The tests' hour synced again into the SQLite index `shown` (`--verify 2`, as
