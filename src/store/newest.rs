@@ -21,6 +21,10 @@ pub struct Head {
 /// Above every key: where a term whose newest key is unknown is read from.
 const TOP: Pos = (i64::MAX, i64::MAX, i64::MAX);
 
+/// Below every key: where the newest of a page's keys is sought from (SQLite's kept record
+/// times are negative before 2027, so `(0, 0, 0)` is above some keys of migration 0).
+pub const BOTTOM: Pos = (i64::MIN, i64::MIN, i64::MIN);
+
 /// Fewest keys read from a run at a time.
 const MIN_READ: usize = 16;
 

@@ -9,7 +9,7 @@
 
 use super::pairs;
 use super::{Chunk, Fail, HashMap, PageWrite, PageWritten};
-use crate::store::newest::Pos;
+use crate::store::newest::{BOTTOM, Pos};
 use crate::store::write;
 
 use super::copy::CopyRows;
@@ -93,7 +93,7 @@ pub(super) fn write_rows(
     // Of the page's terms (grouped before the writer), how many of its new updates have each,
     // and the newest of them.
     let terms = &page.terms;
-    let mut counts: Vec<(i64, Pos)> = vec![(0, Pos::default()); terms.len()];
+    let mut counts: Vec<(i64, Pos)> = vec![(0, BOTTOM); terms.len()];
     for (at, seq) in fresh.iter().zip(&seqs) {
         let row = &rows[*at];
         let position = (row.migration_id, row.record_time, *seq);

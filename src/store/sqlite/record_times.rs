@@ -56,6 +56,22 @@ pub(super) fn migrate_17_to_18_sql() -> String {
     MIGRATE_17_TO_18.replace("@EPOCH@", &EPOCH.to_string())
 }
 
+/// Schema 18 → 19, of an index written at 18: the newest key of each term that the writer
+/// of schema 18 gave as (0, 0, 0) read again from its keys. That writer sought a page's newest
+/// keys from (0, 0, 0), which is above every kept time of migration 0 before 2027 (negative),
+/// so a term whose newest update in a page was such an update got that key instead of its
+/// own (no update has seq 0: a search that reads the term's newest row found none). A term
+/// with no key left keeps it unknown. The number of terms read again.
+pub(super) fn newest_keys_18(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<usize> {
+    tx.execute(
+        "UPDATE terms SET (last_migration, last_time, last_seq) = (
+             SELECT k.migration_id, k.record_time, k.seq FROM keys k WHERE k.term = terms.id
+             ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1)
+           WHERE last_seq = 0",
+        [],
+    )
+}
+
 const MIGRATE_17_TO_18: &str = concat!(
     "
 DROP INDEX IF EXISTS updates_position;
@@ -166,5 +182,38 @@ mod tests {
              ('updates_position', 'updates_time', 'verdict_events_position', 'verdict_events_time')",
         );
         assert_eq!(indexes, [Some(4)]);
+    }
+
+    #[test]
+    fn the_newest_keys_schema_18_wrote_as_zero_are_read_again_from_the_keys() {
+        let mut conn = rusqlite::Connection::open_in_memory().expect("opens");
+        conn.execute_batch(
+            "CREATE TABLE keys (term INTEGER NOT NULL, migration_id INTEGER NOT NULL,
+                 record_time INTEGER NOT NULL, seq INTEGER NOT NULL,
+                 PRIMARY KEY (term, migration_id, record_time, seq)) WITHOUT ROWID;
+             CREATE TABLE terms (id INTEGER PRIMARY KEY, last_migration INTEGER,
+                 last_time INTEGER, last_seq INTEGER);
+             INSERT INTO keys VALUES (7, 0, -50, 1), (7, 0, -40, 2), (8, 0, -30, 3), (9, 1, 5, 4);
+             INSERT INTO terms VALUES (7, 0, 0, 0), (8, 0, -30, 3), (9, 1, 5, 4), (10, 0, 0, 0);",
+        )
+        .expect("schema 18's newest keys");
+        let tx = conn.transaction().expect("tx");
+        assert_eq!(newest_keys_18(&tx).expect("read again"), 2);
+        let newest: Vec<(Option<i64>, Option<i64>, Option<i64>)> = tx
+            .prepare("SELECT last_migration, last_time, last_seq FROM terms ORDER BY id")
+            .and_then(|mut s| {
+                s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect()
+            })
+            .expect("newest keys");
+        assert_eq!(
+            newest,
+            [
+                (Some(0), Some(-40), Some(2)),
+                (Some(0), Some(-30), Some(3)),
+                (Some(1), Some(5), Some(4)),
+                (None, None, None),
+            ]
+        );
     }
 }

@@ -696,6 +696,15 @@ impl SqliteIndex {
                 "the record times counted from 2027-01-01, not from 1970: 6 bytes each where they took 8, in every update's row, its two time indexes, its keys and its terms, about 34 bytes an update less (the space freed is reused by the next syncs; `VACUUM` gives it back now)".to_owned(),
             );
         }
+        if found == 18 {
+            let terms =
+                super::record_times::newest_keys_18(&tx).map_err(|e| engine_error(&path, &e))?;
+            if terms > 0 {
+                done.push(format!(
+                    "the newest update of {terms} search terms read again from their keys (the writer of schema 18 had given those whose newest update was of migration 0 before 2027 an update that does not exist, failing a contract-id prefix search over them)"
+                ));
+            }
+        }
         if found < 19 {
             let sets =
                 super::party_names::migrate_18_to_19(&tx).map_err(|e| engine_error(&path, &e))?;

@@ -757,3 +757,43 @@ fn a_writers_wal_is_copied_into_the_file_by_its_own_thread_and_stays_bounded() {
     let most = after_each.iter().copied().max().unwrap_or(0);
     assert!(most < 2 * BOUND, "{most} WAL pages: {after_each:?}");
 }
+
+#[test]
+fn a_terms_newest_key_is_its_last_for_updates_of_migration_0_before_2027() {
+    // Kept from 2027-01-01, their times are negative: below the (0, 0, 0) a page's search for
+    // its newest keys must not start from.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut index = SqliteIndex::open(&dir.path().join("i.sqlite"), true).expect("open");
+    let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+    let rows: Vec<IndexRow> = (1..=3)
+        .map(|i| {
+            let mut r = row(&format!("ab0{i}"), i, "alice");
+            r.migration_id = 0;
+            r.record_time = super::record_times::EPOCH - 86_400_000_000 + i * 1_000_000;
+            r.keys.push((KeyKind::Contract, "00cafe".to_owned()));
+            r
+        })
+        .collect();
+    index.write_page(chunk.id, &page(rows)).expect("page");
+    let newest: Vec<(i64, i64, i64)> = index
+        .conn
+        .prepare("SELECT last_migration, last_time, last_seq FROM terms ORDER BY id")
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect()
+        })
+        .expect("newest keys");
+    assert!(
+        newest.iter().all(|(_, t, seq)| *t < 0 && *seq > 0),
+        "{newest:?}"
+    );
+    // The newest first, through each term's newest key.
+    let q = Query::parse(&["contract:00cafe"]).expect("q");
+    let ids: Vec<String> = index
+        .search(&q, None, None, 10)
+        .expect("search")
+        .into_iter()
+        .map(|r| r.update_id)
+        .collect();
+    assert_eq!(ids, ["ab03", "ab02", "ab01"]);
+}

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::model::index::pack;
 use crate::store::At;
-use crate::store::newest::Pos;
+use crate::store::newest::{BOTTOM, Pos};
 use crate::store::write::{self, Pruned};
 
 /// Rows per multi-row INSERT (a statement's fixed cost shared; SQLite takes up to 32,766
@@ -148,7 +148,7 @@ fn write_rows(
     // Of the page's terms (grouped before the writer, in the table's order), how many of its
     // new updates have each, and the newest of them (its record time as kept).
     let terms = &page.terms;
-    let mut counts: Vec<(i64, Pos)> = vec![(0, Pos::default()); terms.len()];
+    let mut counts: Vec<(i64, Pos)> = vec![(0, BOTTOM); terms.len()];
     for (at, seq) in fresh.iter().zip(first_seq..) {
         let row = &rows[*at];
         let position = (
