@@ -86,17 +86,24 @@ pub(super) fn name(conn: &Connection, id: i64) -> rusqlite::Result<String> {
         .query_row([id], |r| r.get(0))
 }
 
-/// Schema 18 → 19: the names' table made, and every set's JSON rewritten as its parties'
-/// numbers with the hash of those bytes (its id kept), in the migration's transaction; a set
-/// whose text is not a JSON list of strings becomes the empty set, as the reads had it. The
-/// number of sets rewritten.
+/// Schema 18 → 19: the names' table made, and the sets' table made again with every set's
+/// JSON as its parties' numbers and the hash of those bytes (its id kept), in the migration's
+/// transaction; the old table's pages go to the file's free list, which the next syncs reuse
+/// (rewritten in place, each page would keep the room its sets left, never used again). A
+/// set whose text is not a JSON list of strings becomes the empty set, as the reads had it.
+/// The number of sets rewritten.
 pub(super) fn migrate_18_to_19(tx: &Transaction<'_>) -> rusqlite::Result<u64> {
     tx.execute_batch(TABLE)?;
     let sets: Vec<(i64, String)> = tx
         .prepare("SELECT id, CAST(parties AS TEXT) FROM party_sets ORDER BY id")?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    let mut write = tx.prepare("UPDATE party_sets SET hash = ?2, parties = ?3 WHERE id = ?1")?;
+    tx.execute_batch(
+        "DROP TABLE party_sets;
+         CREATE TABLE party_sets (id INTEGER PRIMARY KEY, hash INTEGER NOT NULL,
+             parties TEXT NOT NULL);",
+    )?;
+    let mut write = tx.prepare("INSERT INTO party_sets (id, hash, parties) VALUES (?1, ?2, ?3)")?;
     let parsed: Vec<(i64, Vec<String>)> = sets
         .into_iter()
         .map(|(id, json)| (id, serde_json::from_str(&json).unwrap_or_default()))
@@ -110,6 +117,7 @@ pub(super) fn migrate_18_to_19(tx: &Transaction<'_>) -> rusqlite::Result<u64> {
             set
         ])?;
     }
+    tx.execute_batch("CREATE INDEX party_sets_hash ON party_sets (hash);")?;
     Ok(parsed.len() as u64)
 }
 
@@ -193,6 +201,14 @@ mod tests {
             )
             .expect("set");
         assert_eq!(hash, super::super::set_hash::bytes_hash(&set));
+        let index: i64 = tx
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'party_sets_hash'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("the hash's index");
+        assert_eq!(index, 1);
         let names: i64 = tx
             .query_row("SELECT count(*) FROM party_names", [], |r| r.get(0))
             .expect("counts");
