@@ -93,32 +93,48 @@ pub(super) fn name(conn: &Connection, id: i64) -> rusqlite::Result<String> {
 /// set whose text is not a JSON list of strings becomes the empty set, as the reads had it.
 /// The number of sets rewritten.
 pub(super) fn migrate_18_to_19(tx: &Transaction<'_>) -> rusqlite::Result<u64> {
-    tx.execute_batch(TABLE)?;
-    let sets: Vec<(i64, String)> = tx
-        .prepare("SELECT id, CAST(parties AS TEXT) FROM party_sets ORDER BY id")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
+    // Read a set at a time from the old table (an index of 10⁸ updates has millions of sets),
+    // each party numbered once.
     tx.execute_batch(
-        "DROP TABLE party_sets;
+        "ALTER TABLE party_sets RENAME TO party_sets_v18;
          CREATE TABLE party_sets (id INTEGER PRIMARY KEY, hash INTEGER NOT NULL,
              parties TEXT NOT NULL);",
     )?;
+    tx.execute_batch(TABLE)?;
+    let mut read =
+        tx.prepare("SELECT id, CAST(parties AS TEXT) FROM party_sets_v18 ORDER BY id")?;
     let mut write = tx.prepare("INSERT INTO party_sets (id, hash, parties) VALUES (?1, ?2, ?3)")?;
-    let parsed: Vec<(i64, Vec<String>)> = sets
-        .into_iter()
-        .map(|(id, json)| (id, serde_json::from_str(&json).unwrap_or_default()))
-        .collect();
-    let mut names = Names::default();
-    for (id, parties) in &parsed {
-        let set = names.set_of(tx, parties)?;
+    let mut numbered: HashMap<String, i64, foldhash::fast::RandomState> = HashMap::default();
+    let mut rows = read.query([])?;
+    let mut sets = 0;
+    while let Some(r) = rows.next()? {
+        let (id, json): (i64, String) = (r.get(0)?, r.get(1)?);
+        let parties: Vec<String> = serde_json::from_str(&json).unwrap_or_default();
+        let mut set = Vec::with_capacity(parties.len() * 2);
+        for party in parties {
+            let number = if let Some(number) = numbered.get(&party) {
+                *number
+            } else {
+                let number = name_id(tx, &party)?;
+                numbered.insert(party, number);
+                number
+            };
+            leb128(&mut set, number.cast_unsigned());
+        }
         write.execute(rusqlite::params![
             id,
             super::set_hash::bytes_hash(&set),
             set
         ])?;
+        sets += 1;
     }
-    tx.execute_batch("CREATE INDEX party_sets_hash ON party_sets (hash);")?;
-    Ok(parsed.len() as u64)
+    drop(rows);
+    drop((read, write));
+    tx.execute_batch(
+        "DROP TABLE party_sets_v18;
+         CREATE INDEX party_sets_hash ON party_sets (hash);",
+    )?;
+    Ok(sets)
 }
 
 #[cfg(test)]
