@@ -64,20 +64,48 @@ static IS_ESCAPE_LEAD: [bool; 256] = {
     table
 };
 
-/// Where the first [`must_escape`] character of `s` starts: the text is passed over byte by byte,
-/// and a character is decoded only where one of [`ESCAPE_LEADS`] starts it.
+/// Where the first [`must_escape`] character of `s` starts.
 fn first_escape(s: &str) -> Option<usize> {
-    let bytes = s.as_bytes();
-    let mut from = 0;
-    while let Some(off) = bytes[from..]
-        .iter()
-        .position(|&b| IS_ESCAPE_LEAD[usize::from(b)])
-    {
-        let at = from + off;
-        if s[at..].chars().next().is_some_and(must_escape) {
-            return Some(at);
+    first_escape_in(s.as_bytes())
+}
+
+/// Where the first [`must_escape`] character of the UTF-8 text `bytes` starts: ASCII below
+/// DEL (nearly all of a row or a line) is passed over eight bytes at a time, and a character
+/// is decoded only where one of [`ESCAPE_LEADS`] starts it (a lead that starts no valid
+/// character is passed over).
+fn first_escape_in(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut at = 0;
+    while let Some(&lead) = bytes.get(at) {
+        if let Some(word) = bytes
+            .get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map(u64::from_le_bytes)
+            // A byte's high bit, or the high bit of it plus one: set from DEL up (a carry
+            // into the next byte can only set a bit, so the bytes are then looked at one by one).
+            && (word | word.wrapping_add(ONES)) & HIGHS == 0
+        {
+            at += 8;
+            continue;
         }
-        from = at + 1;
+        if IS_ESCAPE_LEAD[usize::from(lead)] {
+            let width = match lead {
+                0x00..=0x7f => 1,
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                _ => 4,
+            };
+            if bytes
+                .get(at..at + width)
+                .and_then(|c| std::str::from_utf8(c).ok())
+                .and_then(|c| c.chars().next())
+                .is_some_and(must_escape)
+            {
+                return Some(at);
+            }
+        }
+        at += 1;
     }
     None
 }
@@ -94,9 +122,14 @@ fn push_escape(out: &mut String, c: char) {
 /// JSON text (as any serializer writes it): such characters can only occur inside its strings,
 /// where an escape is the same value. Borrowed when nothing had to change.
 pub fn escape_unsafe(json: &str) -> Cow<'_, str> {
-    let Some(first) = first_escape(json) else {
-        return Cow::Borrowed(json);
-    };
+    match first_escape(json) {
+        Some(first) => Cow::Owned(escaped_from(json, first)),
+        None => Cow::Borrowed(json),
+    }
+}
+
+/// `json` with every [`must_escape`] character from byte `first` on (the first of them) escaped.
+fn escaped_from(json: &str, first: usize) -> String {
     let mut out = String::with_capacity(json.len() + 16);
     out.push_str(&json[..first]);
     for c in json[first..].chars() {
@@ -106,24 +139,23 @@ pub fn escape_unsafe(json: &str) -> Cow<'_, str> {
             out.push(c);
         }
     }
-    Cow::Owned(out)
+    out
 }
 
 /// [`escape_unsafe`] applied in place to the JSON text `out[start..]` (e.g. one JSON Lines row
 /// just serialised into a buffer). Text that is not UTF-8 is left alone.
 pub fn escape_unsafe_from(out: &mut Vec<u8>, start: usize) {
     let Some(tail) = out.get(start..) else { return };
-    // Every character to escape is DEL or beyond ASCII.
-    if tail.iter().all(|&b| b < 0x7f) {
+    // One pass over the bytes; the text checked as UTF-8 only when it has one to escape.
+    let Some(first) = first_escape_in(tail) else {
         return;
-    }
+    };
     let Ok(text) = std::str::from_utf8(tail) else {
         return;
     };
-    if let Cow::Owned(escaped) = escape_unsafe(text) {
-        out.truncate(start);
-        out.extend_from_slice(escaped.as_bytes());
-    }
+    let escaped = escaped_from(text, first);
+    out.truncate(start);
+    out.extend_from_slice(escaped.as_bytes());
 }
 
 /// [`pretty`] over bytes that should be UTF-8 JSON (a response body).
@@ -309,6 +341,45 @@ mod tests {
         assert!(matches!(pretty("<html>"), Err(JsonTextError::NotJson(_))));
         assert!(matches!(pretty("{\"a\":"), Err(JsonTextError::NotJson(_))));
         assert_eq!(pretty_bytes(b"\xff"), Err(JsonTextError::NotUtf8));
+    }
+
+    #[test]
+    fn a_character_to_escape_is_found_at_every_place_of_the_eight_byte_steps() {
+        for c in [
+            '\u{7f}',
+            '\u{9b}',
+            '\u{61c}',
+            '\u{202e}',
+            '\u{feff}',
+            '\u{e0041}',
+        ] {
+            for (before, kept) in (0..20).flat_map(|n| [(n, ""), (n, "é\u{2192}")]) {
+                // Plain ASCII, text to keep (a lead byte of the escaped ones among them) or
+                // none, the character, plain ASCII.
+                let text = format!("{}{kept}{c}tail of it", "a".repeat(before));
+                let at = before + kept.len();
+                assert_eq!(
+                    first_escape(&text),
+                    Some(at),
+                    "{:#x} after {before}",
+                    u32::from(c)
+                );
+                let mut out = b"x".to_vec();
+                out.extend_from_slice(text.as_bytes());
+                escape_unsafe_from(&mut out, 1);
+                let done = std::str::from_utf8(&out[1..]).expect("utf-8");
+                assert!(!done.chars().any(must_escape), "{done}");
+                assert_eq!(done, escape_unsafe(&text));
+            }
+        }
+        let kept = format!("{}\u{2192} é \u{1f600}{}", "b".repeat(13), "c".repeat(9));
+        assert_eq!(first_escape(&kept), None);
+        let mut out = kept.clone().into_bytes();
+        escape_unsafe_from(&mut out, 0);
+        assert_eq!(out, kept.as_bytes(), "nothing to escape: left as it was");
+        let mut not_utf8 = b"abcdefghij\xe2\x80".to_vec();
+        escape_unsafe_from(&mut not_utf8, 0);
+        assert_eq!(not_utf8, b"abcdefghij\xe2\x80", "not UTF-8: left alone");
     }
 
     #[test]
