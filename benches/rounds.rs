@@ -4,7 +4,8 @@
 //! written, per update.
 //!
 //! The index is an SQLite file of `N` updates (minimal rows, written straight with SQL, each
-//! update id kept as the bytes its hex spells, as the index keeps it since schema 13: the
+//! update id kept as the bytes its hex spells, as the index keeps it since schema 13, its
+//! first bytes varied as a hash's are: [`update_id`]; the
 //! updates' own bench is `benches/index.rs`), then their events written page by page (1,000)
 //! as the events walk writes them, each update with a verdict of its round (40 updates a
 //! round, as the demo's: 25,000 rounds), a traffic summary and, for one in three, an app
@@ -39,13 +40,28 @@ fn updates(path: &Path, n: usize) {
             insert
                 .execute(rusqlite::params![
                     seq + 1,
-                    format!("1220{i:060x}"),
+                    update_id(i),
                     1_700_000_000_000_000 + seq * 15_000_000
                 ])
                 .expect("insert");
         }
     }
     tx.commit().expect("commit");
+}
+
+/// Update `i`'s id: 32 bytes of hex, as a scan's, its first bytes after the `1220` spread as
+/// a hash's are (the index finds an id by its first 6 bytes and its last 2: ids that all
+/// began `1220000000000` made each look-up read every id of the same last 2 bytes, about 15
+/// at 1 M, which no network's ids do), the rest `i` itself (each id distinct).
+fn update_id(i: usize) -> String {
+    // splitmix64's finaliser: a bijection of 64 bits.
+    let mut z = u64::try_from(i)
+        .expect("fits")
+        .wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    format!("1220{z:016x}{i:044x}")
 }
 
 fn events_row(i: usize) -> EventsRow {
@@ -60,7 +76,7 @@ fn events_row(i: usize) -> EventsRow {
         format!(r#"{{"round_number":{round},"records":[]}}"#)
     };
     EventsRow {
-        update_id: format!("1220{i:060x}"),
+        update_id: update_id(i),
         served: 7,
         verdict: Some(format!(
             r#"{{"round_number":{round},"verdict_result":"VERDICT_RESULT_ACCEPTED","mediator_group":0}}"#
