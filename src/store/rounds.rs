@@ -181,20 +181,19 @@ impl Dialect {
 }
 
 /// The rounds of the summary the reader asked for, with their providers: `rounds` rows in
-/// order, `parties` as (round, party, weight, records); with `party`, only the rounds it has
-/// records in; those whose first counted update is before `cut` (meta [`PRUNED_KEY`]) marked
-/// as having their records pruned.
+/// order, `parties` as read; with `party`, only the rounds it has records in; those whose
+/// first counted update is before `cut` (meta [`PRUNED_KEY`]) marked as having their records
+/// pruned.
 pub(super) fn summaries(
     rounds: Vec<(i64, crate::model::index::rounds::RoundSums)>,
-    parties: Vec<(i64, String, i64, i64)>,
+    parties: crate::model::index::rounds::RoundProviders,
     party: bool,
     cut: Option<i64>,
 ) -> Vec<crate::model::index::rounds::RoundSummary> {
     let rounds = if party {
-        let with: std::collections::BTreeSet<i64> = parties.iter().map(|p| p.0).collect();
         rounds
             .into_iter()
-            .filter(|(r, _)| with.contains(r))
+            .filter(|(r, _)| parties.has(*r))
             .collect()
     } else {
         rounds
@@ -207,10 +206,10 @@ pub(super) fn summaries(
 }
 
 /// The rows of the summary an engine reads: the rounds (number, sums) in order and the
-/// providers' parts (round, party, weight, records).
+/// providers' parts, each added as it is read (round, party, weight, records).
 pub(super) type SummaryRows = (
     Vec<(i64, crate::model::index::rounds::RoundSums)>,
-    Vec<(i64, String, i64, i64)>,
+    crate::model::index::rounds::RoundProviders,
 );
 
 /// The summary's reads every engine answers with its own `read_rounds(from, until, party)`

@@ -4,7 +4,7 @@
 use postgres::GenericClient;
 
 use super::{PgIndex, StoreError};
-use crate::model::index::rounds::{Contribution, RoundSums, RoundsDelta};
+use crate::model::index::rounds::{Contribution, RoundProviders, RoundSums, RoundsDelta};
 use crate::store::rounds::{BUILT_KEY, POSTGRES, PRUNED_KEY, SummaryRows, counts, cut_of};
 
 /// Schema 8's step: the summary's tables, made when a database is created and by the 7 → 8
@@ -131,10 +131,11 @@ impl PgIndex {
                 )
             })
             .collect();
-        let parties = parties
-            .into_iter()
-            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
-            .collect();
+        let mut providers = RoundProviders::default();
+        for r in &parties {
+            providers.add(r.get(0), r.get::<_, &str>(1), r.get(2), r.get(3));
+        }
+        let parties = providers;
         Ok((rounds, parties))
     }
 }

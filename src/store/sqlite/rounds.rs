@@ -4,7 +4,7 @@
 use rusqlite::{OptionalExtension, params};
 
 use super::{SqliteIndex, StoreError, engine_error};
-use crate::model::index::rounds::{Contribution, RoundSums, RoundsDelta};
+use crate::model::index::rounds::{Contribution, RoundProviders, RoundSums, RoundsDelta};
 use crate::store::rounds::{BUILT_KEY, PRUNED_KEY, SQLITE, SummaryRows, counts, cut_of};
 
 /// Schema 8's step: the summary's tables, made when a file is created and by the 7 → 8
@@ -141,14 +141,18 @@ impl SqliteIndex {
                 .collect::<Result<Vec<_>, _>>()
             })
             .map_err(|e| engine_error(&self.path, &e))?;
-        let parties = tx
-            .prepare_cached(&SQLITE.read_parties(party.is_some()))
+        let mut parties = RoundProviders::default();
+        tx.prepare_cached(&SQLITE.read_parties(party.is_some()))
             .and_then(|mut s| {
-                let row = |r: &rusqlite::Row<'_>| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?));
-                match party {
-                    Some(p) => s.query_map(params![from, until, p], row)?.collect(),
-                    None => s.query_map(params![from, until], row)?.collect(),
+                let mut rows = match party {
+                    Some(p) => s.query(params![from, until, p])?,
+                    None => s.query(params![from, until])?,
+                };
+                while let Some(r) = rows.next()? {
+                    let name = r.get_ref(1)?.as_str()?;
+                    parties.add(r.get(0)?, name, r.get(2)?, r.get(3)?);
                 }
+                Ok(())
             })
             .map_err(|e| engine_error(&self.path, &e))?;
         drop(tx);
