@@ -191,9 +191,10 @@ impl RoundProviders {
         let heavier = |p: &Provider| (p.weight, party) > (weight, p.party.as_str());
         let at = top.partition_point(heavier);
         if at < TOP_PROVIDERS {
+            // Room for it (the lightest of five goes): `at` stays within the list.
             top.truncate(TOP_PROVIDERS - 1);
             top.insert(
-                at.min(top.len()),
+                at,
                 Provider {
                     party: party.to_owned(),
                     weight,

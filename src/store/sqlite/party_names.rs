@@ -40,19 +40,27 @@ impl<'a> Names<'a> {
         tx: &Transaction<'_>,
         parties: &'a [String],
     ) -> rusqlite::Result<Vec<u8>> {
-        let mut set = Vec::with_capacity(parties.len() * 2);
-        for party in parties {
-            let id = if let Some(id) = self.ids.get(party.as_str()) {
-                *id
-            } else {
-                let id = name_id(tx, party)?;
-                self.ids.insert(party, id);
-                id
-            };
-            leb128(&mut set, id.cast_unsigned());
-        }
-        Ok(set)
+        set_bytes(parties, |party| {
+            if let Some(id) = self.ids.get(party.as_str()) {
+                return Ok(*id);
+            }
+            let id = name_id(tx, party)?;
+            self.ids.insert(party, id);
+            Ok(id)
+        })
     }
+}
+
+/// The kept form of a set: each of `parties`' numbers (given by `number`) as LEB128, in order.
+fn set_bytes<'p>(
+    parties: &'p [String],
+    mut number: impl FnMut(&'p String) -> rusqlite::Result<i64>,
+) -> rusqlite::Result<Vec<u8>> {
+    let mut set = Vec::with_capacity(parties.len() * 2);
+    for party in parties {
+        leb128(&mut set, number(party)?.cast_unsigned());
+    }
+    Ok(set)
 }
 
 /// The number of the party `party`, added when new.
@@ -110,17 +118,14 @@ pub(super) fn migrate_18_to_19(tx: &Transaction<'_>) -> rusqlite::Result<u64> {
     while let Some(r) = rows.next()? {
         let (id, json): (i64, String) = (r.get(0)?, r.get(1)?);
         let parties: Vec<String> = serde_json::from_str(&json).unwrap_or_default();
-        let mut set = Vec::with_capacity(parties.len() * 2);
-        for party in parties {
-            let number = if let Some(number) = numbered.get(&party) {
-                *number
-            } else {
-                let number = name_id(tx, &party)?;
-                numbered.insert(party, number);
-                number
-            };
-            leb128(&mut set, number.cast_unsigned());
-        }
+        let set = set_bytes(&parties, |party| {
+            if let Some(number) = numbered.get(party) {
+                return Ok(*number);
+            }
+            let number = name_id(tx, party)?;
+            numbered.insert(party.clone(), number);
+            Ok(number)
+        })?;
         write.execute(rusqlite::params![
             id,
             super::set_hash::bytes_hash(&set),
