@@ -171,28 +171,49 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Whether `id` has the hex form (`1220` + 64 lowercase hex digits).
-fn is_hex_id(id: &str) -> bool {
-    let b = id.as_bytes();
-    b.len() == HEX_ID_LEN
-        && b.starts_with(HEX_ID_PREFIX)
-        && b.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+/// The 32 bytes of an id of `1220` and 64 lower-case hex digits (none for any other id), read
+/// in one pass: checking the digits and then decoding them read each twice.
+fn hex_id_bytes(id: &str) -> Option<[u8; (HEX_ID_LEN - HEX_ID_PREFIX.len()) / 2]> {
+    let digits = id.as_bytes().strip_prefix(HEX_ID_PREFIX)?;
+    if id.len() != HEX_ID_LEN {
+        return None;
+    }
+    let mut bytes = [0u8; (HEX_ID_LEN - HEX_ID_PREFIX.len()) / 2];
+    for (byte, pair) in bytes.iter_mut().zip(digits.chunks_exact(2)) {
+        let (high, low) = (
+            HEX_VALUES[usize::from(pair[0])],
+            HEX_VALUES[usize::from(pair[1])],
+        );
+        if (high | low) > 0xf {
+            return None;
+        }
+        *byte = high << 4 | low;
+    }
+    Some(bytes)
 }
 
-fn hex_val(c: u8) -> u8 {
-    match c {
-        b'0'..=b'9' => c - b'0',
-        b'a'..=b'f' => c - b'a' + 10,
-        _ => 0,
+/// Each byte's value as a lower-case hex digit, or 0xff.
+const HEX_VALUES: [u8; 256] = {
+    let mut values = [0xff; 256];
+    let mut i = 0;
+    while i < 10 {
+        values[b'0' as usize + i] = i as u8;
+        i += 1;
     }
-}
+    let mut i = 0;
+    while i < 6 {
+        values[b'a' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    values
+};
 
 /// Writes the block for `parts` into `out` (cleared first).
 pub(super) fn pack(out: &mut Vec<u8>, parts: &Parts<'_>) {
     out.clear();
-    let hex = is_hex_id(parts.update_id);
+    let hex = hex_id_bytes(parts.update_id);
     let mut flags = 0;
-    if hex {
+    if hex.is_some() {
         flags |= ID_HEX;
     }
     if parts.migration.is_some() {
@@ -202,13 +223,8 @@ pub(super) fn pack(out: &mut Vec<u8>, parts: &Parts<'_>) {
     if let Some(m) = parts.migration {
         put_varint(out, zigzag(m));
     }
-    if hex {
-        let digits = &parts.update_id.as_bytes()[HEX_ID_PREFIX.len()..];
-        out.extend(
-            digits
-                .chunks_exact(2)
-                .map(|p| (hex_val(p[0]) << 4) | hex_val(p[1])),
-        );
+    if let Some(bytes) = hex {
+        out.extend_from_slice(&bytes);
     } else {
         put_varint(out, parts.update_id.len() as u64);
         out.extend_from_slice(parts.update_id.as_bytes());
@@ -353,13 +369,7 @@ pub(super) fn update_id_is(b: &[u8], id: &str) -> bool {
     let mut r = Reader { b, pos: 0 };
     match r.id() {
         (raw, true) => raw == id.as_bytes(),
-        (bytes, false) => {
-            is_hex_id(id)
-                && id.as_bytes()[HEX_ID_PREFIX.len()..]
-                    .chunks_exact(2)
-                    .map(|p| (hex_val(p[0]) << 4) | hex_val(p[1]))
-                    .eq(bytes.iter().copied())
-        }
+        (bytes, false) => hex_id_bytes(id).is_some_and(|id| id == bytes),
     }
 }
 
