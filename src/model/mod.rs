@@ -30,6 +30,7 @@ pub mod json_tokens;
 pub mod ledger_tree;
 pub mod lifecycle;
 pub mod locator;
+pub mod lower_hex;
 pub mod metrics;
 pub mod network;
 pub mod page_walk;

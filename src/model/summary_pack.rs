@@ -175,38 +175,9 @@ impl<'a> Reader<'a> {
 /// in one pass: checking the digits and then decoding them read each twice.
 fn hex_id_bytes(id: &str) -> Option<[u8; (HEX_ID_LEN - HEX_ID_PREFIX.len()) / 2]> {
     let digits = id.as_bytes().strip_prefix(HEX_ID_PREFIX)?;
-    if id.len() != HEX_ID_LEN {
-        return None;
-    }
     let mut bytes = [0u8; (HEX_ID_LEN - HEX_ID_PREFIX.len()) / 2];
-    for (byte, pair) in bytes.iter_mut().zip(digits.chunks_exact(2)) {
-        let (high, low) = (
-            HEX_VALUES[usize::from(pair[0])],
-            HEX_VALUES[usize::from(pair[1])],
-        );
-        if (high | low) > 0xf {
-            return None;
-        }
-        *byte = high << 4 | low;
-    }
-    Some(bytes)
+    super::lower_hex::decode(digits, &mut bytes).then_some(bytes)
 }
-
-/// Each byte's value as a lower-case hex digit, or 0xff.
-const HEX_VALUES: [u8; 256] = {
-    let mut values = [0xff; 256];
-    let mut i = 0;
-    while i < 10 {
-        values[b'0' as usize + i] = i as u8;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 6 {
-        values[b'a' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    values
-};
 
 /// Writes the block for `parts` into `out` (cleared first).
 pub(super) fn pack(out: &mut Vec<u8>, parts: &Parts<'_>) {
