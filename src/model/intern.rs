@@ -142,4 +142,24 @@ mod tests {
         assert_eq!(i.len(), 3);
         assert_eq!(i.resolve(Sym(99)), "");
     }
+
+    #[test]
+    fn strings_that_share_a_recent_slot_keep_their_own_symbols() {
+        // The same length and last bytes (one slot), the names differing before them, as a
+        // hostile server's parties could; interned in turns, each time again.
+        let parties: Vec<String> = (0..50)
+            .map(|n| format!("p{n:02}::1220{}", "ab".repeat(32)))
+            .collect();
+        let mut i = Interner::default();
+        let first: Vec<Sym> = parties.iter().map(|p| i.intern(p)).collect();
+        for round in 0..3 {
+            for (p, sym) in parties.iter().zip(&first).rev().skip(round) {
+                assert_eq!(i.intern(p), *sym, "{p}");
+                assert_eq!(i.resolve(*sym), p);
+            }
+        }
+        let distinct: std::collections::HashSet<Sym> = first.iter().copied().collect();
+        assert_eq!(distinct.len(), parties.len());
+        assert_eq!(i.len(), parties.len() + 1);
+    }
 }
