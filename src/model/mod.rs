@@ -40,6 +40,7 @@ pub mod reread;
 pub mod reward_hash;
 pub mod reward_tree;
 pub mod scroll;
+mod server_time_form;
 pub mod summary;
 mod summary_pack;
 #[cfg(test)]

@@ -171,11 +171,11 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The 32 bytes of an id of `1220` and 64 lower-case hex digits (none for any other id), read
-/// in one pass: checking the digits and then decoding them read each twice.
-fn hex_id_bytes(id: &str) -> Option<[u8; (HEX_ID_LEN - HEX_ID_PREFIX.len()) / 2]> {
+/// The bytes of an id of `1220` and 64 lower-case hex digits (none for any other id), its
+/// digits checked and decoded in one pass.
+fn hex_id_bytes(id: &str) -> Option<[u8; HEX_ID_BYTES]> {
     let digits = id.as_bytes().strip_prefix(HEX_ID_PREFIX)?;
-    let mut bytes = [0u8; (HEX_ID_LEN - HEX_ID_PREFIX.len()) / 2];
+    let mut bytes = [0u8; HEX_ID_BYTES];
     super::lower_hex::decode(digits, &mut bytes).then_some(bytes)
 }
 
