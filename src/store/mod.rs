@@ -111,7 +111,9 @@ use reads::{BodyDictionaries, dictionary_id_of};
 /// verdict-only events are counted from 2027-01-01 (`sqlite::record_times`), 6 bytes each, not 8.
 /// 19: a party set is kept as its parties' numbers, each party's name once in `party_names`
 /// (`sqlite::party_names`), not as its JSON.
-pub const SCHEMA_VERSION: i64 = 19;
+/// 20: a hub's keys (a term of at least the hubs' threshold of updates) are kept as blocks of up
+/// to 128 keys (`sqlite::hub_keys`), not a row each of `keys`.
+pub const SCHEMA_VERSION: i64 = 20;
 
 /// The schema this build writes and reads on PostgreSQL: its own number from 14.
 pub use postgres::SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION;

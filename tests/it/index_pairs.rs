@@ -154,7 +154,7 @@ pub(crate) fn rare(index: &Path) -> (Vec<String>, i64) {
 /// The two hubs no update has together whose rarer has the most updates (a walk of the two
 /// that finds no row asks the pair's count after 100 updates), as query terms, and how many
 /// updates the rarer has. Picked by their pair's count (none kept), and checked against the
-/// keys themselves: no update has both.
+/// updates of each alone (each hub's keys walked, no pair read): no update has both.
 pub(crate) fn apart(index: &Path) -> (Vec<String>, i64) {
     let conn = rusqlite::Connection::open(index).expect("opens");
     let spelled = |t: &str| {
@@ -163,8 +163,7 @@ pub(crate) fn apart(index: &Path) -> (Vec<String>, i64) {
         )
     };
     let sql = format!(
-        "SELECT {}, {}, min(a.n, b.n), (SELECT count(*) FROM keys x JOIN keys y
-             ON y.seq = x.seq WHERE x.term = ha.term AND y.term = hb.term)
+        "SELECT {}, {}, min(a.n, b.n), max(a.n, b.n)
          FROM hubs ha JOIN terms a ON a.id = ha.term
            JOIN hubs hb ON hb.term > ha.term JOIN terms b ON b.id = hb.term
          WHERE NOT EXISTS (SELECT 1 FROM pairs p WHERE p.a = ha.term AND p.b = hb.term)
@@ -176,7 +175,7 @@ pub(crate) fn apart(index: &Path) -> (Vec<String>, i64) {
         let field = KeyKind::from_code(kind).expect("a key kind").field();
         format!("{field}:{value}")
     };
-    let (pair, n, together): (Vec<String>, i64, i64) = conn
+    let (pair, n, most): (Vec<String>, i64, i64) = conn
         .query_row(&sql, [], |r| {
             Ok((
                 vec![term(r.get(0)?, r.get(1)?), term(r.get(2)?, r.get(3)?)],
@@ -185,6 +184,22 @@ pub(crate) fn apart(index: &Path) -> (Vec<String>, i64) {
             ))
         })
         .expect("two hubs no update has together");
+    let mut reader = store::open_reader(&Location::Sqlite(index.to_owned())).expect("reader");
+    let mut updates = |term: &str| -> std::collections::HashSet<String> {
+        let q = cantonscope::model::index::query::Query::parse(&[term.to_owned()]).expect("q");
+        let rows = reader
+            .search(&q, None, None, usize::try_from(most).expect("n"))
+            .expect("search");
+        rows.into_iter().map(|r| r.update_id).collect()
+    };
+    let (a, b) = (updates(&pair[0]), updates(&pair[1]));
+    assert!(
+        a.len().min(b.len()) as i64 == n,
+        "{pair:?}: {} and {} updates",
+        a.len(),
+        b.len()
+    );
+    let together = a.intersection(&b).count();
     assert_eq!(
         together, 0,
         "{pair:?}: keys of the same update, no pair kept"
@@ -326,10 +341,10 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 2 to schema 19"),
+        err.contains("migrated the index from schema 2 to schema 20"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 19);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 20);
     let (again, pairs) = hubs(&index);
     assert!(again.len() >= 6 && pairs >= 10, "{again:?} {pairs}");
     counts_equal_rows(dir.path(), &index, &again, 6, &since, "after the migration");
@@ -354,11 +369,11 @@ fn counts_of_two_frequent_terms_equal_the_searches_after_sync_prune_and_migratio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 4 to schema 19")
+        err.contains("migrated the index from schema 4 to schema 20")
             && err.contains("the bitmaps of the frequent terms"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 19);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 20);
     counts_equal_rows(
         dir.path(),
         &index,

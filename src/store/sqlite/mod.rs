@@ -16,6 +16,9 @@
 
 mod checkpoint;
 mod events_write;
+mod hub_keys;
+#[cfg(test)]
+mod hub_keys_tests;
 mod migration_room;
 mod pairs;
 mod party_names;

@@ -116,6 +116,7 @@ pub(super) fn complete(conn: &Connection) -> rusqlite::Result<Option<(i64, usize
         let (mut hubs, _) = load(&tx)?;
         if !hubs.contains(&term) {
             promote(&tx, &[term], &mut hubs)?;
+            super::hub_keys::take_in(&tx, term)?;
             made += 1;
         }
         tx.commit()?;
@@ -222,47 +223,38 @@ pub(super) fn read_block(
     Ok(())
 }
 
-/// Prune's share, before the keys older than `before` go: each pair lowered by the removed
-/// updates that have both, a pair no update has any more removed.
-pub(super) fn prune(tx: &Transaction<'_>, before: i64) -> rusqlite::Result<()> {
+/// Prune's share: each hub's keys older than `before` cut from its blocks
+/// ([`super::hub_keys::prune`]), their bits cleared (their seqs may be used again), and each
+/// pair lowered by the removed updates that have both (an update removed is removed from
+/// every hub it has), a pair no update has any more removed. Returns how many keys each hub
+/// lost.
+pub(super) fn prune(tx: &Transaction<'_>, before: i64) -> rusqlite::Result<Vec<(i64, i64)>> {
     let (hubs, _) = load(tx)?;
     let mut hubs: Vec<i64> = hubs.into_iter().collect();
     hubs.sort_unstable();
     let before = super::record_times::stored(before);
-    // The bits of the removed updates cleared (their seqs may be used again).
-    let mut removed =
-        tx.prepare_cached("SELECT seq FROM keys WHERE term = ?1 AND record_time < ?2")?;
+    let mut removed: Vec<(i64, i64)> = Vec::new();
+    let mut lost = Vec::with_capacity(hubs.len());
     for term in &hubs {
-        let seqs = removed
-            .query_map(params![term, before], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<i64>>>()?;
-        put_bits(tx, hubs::term_blocks(*term, seqs), false)?;
+        let seqs = super::hub_keys::prune(tx, *term, before)?;
+        lost.push((*term, i64::try_from(seqs.len()).unwrap_or(i64::MAX)));
+        removed.extend(seqs.into_iter().map(|seq| (seq, *term)));
     }
+    removed.sort_unstable();
+    let updates: Vec<(i64, Vec<i64>)> = removed
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|run| (run[0].0, run.iter().map(|(_, term)| *term).collect()))
+        .collect();
+    drop(removed);
+    let set: HashSet<i64> = hubs.iter().copied().collect();
+    let hubs::PageChanges { bits, pairs } = hubs::page_changes(&updates, &set);
+    put_bits(tx, bits, false)?;
     let mut lower = tx.prepare_cached("UPDATE pairs SET n = n - ?3 WHERE a = ?1 AND b = ?2")?;
-    for (i, a) in hubs.iter().enumerate() {
-        let later = &hubs[i + 1..];
-        if later.is_empty() {
-            break;
-        }
-        // Each removed update of `a` probed for the later hubs by primary key.
-        let list = hubs::id_list(later);
-        let mut stmt = tx.prepare(&format!(
-            "SELECT y.term, count(*) FROM keys x JOIN keys y
-               ON y.term IN ({list}) AND y.migration_id = x.migration_id
-              AND y.record_time = x.record_time AND y.seq = x.seq
-             WHERE x.term = ?1 AND x.record_time < ?2 GROUP BY y.term"
-        ))?;
-        let removed = stmt
-            .query_map(params![a, before], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        for (b, n) in removed {
-            lower.execute(params![a, b, n])?;
-        }
+    for ((a, b), n) in pairs {
+        lower.execute(params![a, b, n])?;
     }
     tx.execute("DELETE FROM pairs WHERE n <= 0", [])?;
-    Ok(())
+    Ok(lost)
 }
 
 /// After prune removed the terms no update has: their hub rows go too.
@@ -272,6 +264,7 @@ pub(super) fn forget_gone(tx: &Transaction<'_>, gone: &[i64]) -> rusqlite::Resul
     for term in gone {
         stmt.execute([term])?;
         bits.execute([term])?;
+        super::hub_keys::forget(tx, *term)?;
     }
     Ok(())
 }

@@ -478,6 +478,7 @@ impl SqliteIndex {
                 .and_then(|()| tx.execute_batch(super::row_sets::SETS))
                 .and_then(|()| tx.execute_batch(super::party_names::TABLE))
                 .and_then(|()| tx.execute_batch(pairs::CREATE))
+                .and_then(|()| tx.execute_batch(super::hub_keys::CREATE))
                 .and_then(|()| tx.execute_batch(DICTIONARIES))
                 .and_then(|()| tx.execute_batch(EVENTS))
                 .and_then(|()| tx.execute_batch(VERDICT_EVENTS))
@@ -710,6 +711,14 @@ impl SqliteIndex {
                 super::party_names::migrate_18_to_19(&tx).map_err(|e| engine_error(&path, &e))?;
             done.push(format!(
                 "the {sets} party sets kept as their parties' numbers, each party's name once, not as their JSON (the space freed is reused by the next syncs; `VACUUM` gives it back now)"
+            ));
+        }
+        if found < 20 {
+            let moved =
+                super::hub_keys::migrate_19_to_20(&tx).map_err(|e| engine_error(&path, &e))?;
+            done.push(format!(
+                "the {moved} keys of the frequent terms (the hubs) kept as blocks of up to {} keys, each next key as its steps from the one before (the space freed is reused by the next syncs; `VACUUM` gives it back now)",
+                super::hub_keys::MOST
             ));
         }
         if found < 4 {

@@ -3,8 +3,7 @@
 //! terms probed in the keys or, when they are hubs, tested in their bitmaps.
 
 use crate::model::index::query::{EventsValue, party_hinted, template_named};
-use crate::store::hubs::{HubBits, id_list};
-use crate::store::newest::{self, Head, Pos};
+use crate::store::newest::Head;
 
 use super::{
     KeyKind, OptionalExtension, Query, SearchRow, SqliteIndex, StoreError, Term, engine_error,
@@ -12,6 +11,7 @@ use super::{
 };
 
 mod plan;
+mod walk;
 
 use plan::{Plan, Resolved, Select};
 
@@ -41,27 +41,30 @@ impl SqliteIndex {
     fn resolve(&self, term: &Term) -> Result<Resolved, StoreError> {
         match term {
             Term::Exact(kind, value) => {
-                let found: Option<(i64, i64)> = self
+                let found: Option<Head> = self
                     .conn
-                    .prepare_cached("SELECT id, n FROM terms WHERE kind = ?1 AND value = ?2")
+                    .prepare_cached(
+                        "SELECT id, n, last_migration, last_time, last_seq FROM terms
+                         WHERE kind = ?1 AND value = ?2",
+                    )
                     .and_then(|mut stmt| {
                         let stored = super::term_values::stored(kind.code(), value);
-                        stmt.query_row(params![kind.code(), stored], |r| Ok((r.get(0)?, r.get(1)?)))
-                            .optional()
+                        stmt.query_row(params![kind.code(), stored], |r| {
+                            let last: (Option<i64>, Option<i64>, Option<i64>) =
+                                (r.get(2)?, r.get(3)?, r.get(4)?);
+                            Ok(Head {
+                                id: r.get(0)?,
+                                n: r.get(1)?,
+                                last: match last {
+                                    (Some(m), Some(t), Some(s)) => Some((m, t, s)),
+                                    _ => None,
+                                },
+                            })
+                        })
+                        .optional()
                     })
                     .map_err(|e| self.engine(&e))?;
-                Ok(match found {
-                    Some((id, n)) => Resolved::Terms {
-                        ids: vec![id],
-                        n,
-                        heads: Vec::new(),
-                    },
-                    None => Resolved::Terms {
-                        ids: Vec::new(),
-                        n: 0,
-                        heads: Vec::new(),
-                    },
-                })
+                Ok(Resolved::of_keys(found.into_iter().collect()))
             }
             Term::ContractPrefix(prefix) => {
                 let mut heads = Vec::new();
@@ -348,22 +351,36 @@ impl SqliteIndex {
         // Hubs among the other terms: the driver's updates walked newest first and tested in
         // the hubs' bitmaps (a block read when first needed) until the page is full.
         let mut bitmaps = plan.take_hubs(&tx, false).map_err(e)?;
+        let (hubs, _) = super::pairs::load(&tx).map_err(e)?;
         let mut seqs: Vec<i64> = Vec::new();
-        if let Resolved::Terms { heads, .. } = &plan.driver
-            && !heads.is_empty()
-        {
+        let merge = matches!(&plan.driver, Resolved::Terms { merge: true, .. });
+        if merge || plan.touches(&hubs) {
             // A contract-id prefix: its terms' keys merged from each term's newest one, a
-            // term's run read only when the page reaches into it.
-            seqs = self
-                .merged(
-                    &tx,
-                    heads,
-                    segments.as_deref(),
-                    &plan.others,
-                    &mut bitmaps,
-                    limit,
-                )
-                .map_err(e)?;
+            // term's run read only when the page reaches into it. A hub's keys (in its blocks)
+            // walked the same way, and a term of several ids with a hub tested for each.
+            if let Some((x, y)) = pair
+                && super::pairs::count(&tx, x, y).map_err(e)? == Some(0)
+            {
+                return Ok(Vec::new());
+            }
+            let mut tests = walk::Tests::new(
+                &tx,
+                std::mem::take(&mut bitmaps),
+                &plan.others,
+                &hubs,
+                false,
+            )
+            .map_err(e)?;
+            let mut runs = walk::Runs::new(&tx, &hubs).map_err(e)?;
+            let parts = segments.as_deref();
+            seqs = match &plan.driver {
+                Resolved::Terms { heads, .. } => {
+                    walk::merged(&tx, &mut runs, heads, parts, &mut tests, limit)
+                }
+                Resolved::Seqs(driver) => walk::seqs_page(&tx, driver, parts, &mut tests, limit),
+                Resolved::All => Ok(Vec::new()),
+            }
+            .map_err(e)?;
         } else if bitmaps.is_empty() {
             let mut stmt = self
                 .conn
@@ -481,108 +498,6 @@ impl SqliteIndex {
         Ok(rows)
     }
 
-    /// The seqs of the `limit` newest updates of `heads`' terms that pass `others` and have
-    /// the hubs of `bitmaps` ([`newest::merge`]), within `segments` when bounded.
-    fn merged(
-        &self,
-        tx: &rusqlite::Transaction<'_>,
-        heads: &[Head],
-        segments: Option<&[[i64; 3]]>,
-        others: &[Resolved],
-        bitmaps: &mut [(i64, HubBits)],
-        limit: usize,
-    ) -> rusqlite::Result<Vec<i64>> {
-        let mut run = self.conn.prepare_cached(
-            "SELECT migration_id, record_time, seq FROM keys
-             WHERE term = ?1 AND (migration_id, record_time, seq) < (?2, ?3, ?4)
-             ORDER BY migration_id DESC, record_time DESC, seq DESC LIMIT ?5",
-        )?;
-        let mut probes = Vec::with_capacity(others.len());
-        for other in others {
-            probes.push(match other {
-                Resolved::Terms { ids, .. } => Some(self.conn.prepare(&format!(
-                    "SELECT 1 FROM keys WHERE term IN ({}) AND migration_id = ?1 AND record_time = ?2 AND seq = ?3",
-                    id_list(ids)
-                ))?),
-                Resolved::Seqs(_) | Resolved::All => None,
-            });
-        }
-        let mut bounded = self.conn.prepare_cached(
-            "SELECT migration_id, record_time, seq FROM keys
-             WHERE term = ?1 AND (migration_id, record_time, seq) < (?2, ?3, ?4)
-               AND (migration_id, record_time, seq) >= (?5, ?6, ?7)
-               AND record_time >= ?6 AND record_time <= ?8
-             ORDER BY migration_id DESC, record_time DESC, seq DESC LIMIT ?9",
-        )?;
-        let mut keep = |pos: Pos| -> rusqlite::Result<bool> {
-            for (term, bits) in bitmaps.iter_mut() {
-                super::pairs::read_block(tx, *term, bits, pos.2)?;
-                if !bits.has(pos.2) {
-                    return Ok(false);
-                }
-            }
-            for (other, probe) in others.iter().zip(&mut probes) {
-                let has = match (other, probe) {
-                    (_, Some(probe)) => probe.exists(params![pos.0, pos.1, pos.2])?,
-                    (Resolved::Seqs(seqs), None) => seqs.binary_search(&pos.2).is_ok(),
-                    (_, None) => true,
-                };
-                if !has {
-                    return Ok(false);
-                }
-            }
-            Ok(true)
-        };
-        let Some(parts) = segments else {
-            return newest::merge(
-                heads,
-                limit,
-                &mut |term, below: Pos, most| {
-                    let most = i64::try_from(most).unwrap_or(i64::MAX);
-                    run.query_map(params![term, below.0, below.1, below.2, most], |r| {
-                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                    })?
-                    .collect()
-                },
-                &mut keep,
-            );
-        };
-        // Within bounds: one merge over the migrations the bounds reach (newest first in
-        // `parts`, each with the same times), from `hi` down to `lo`; a term enters at its
-        // newest key when that is within them, else is read from `hi` down (one read).
-        let (Some(newest), Some(oldest)) = (parts.first(), parts.last()) else {
-            return Ok(Vec::new());
-        };
-        let (from, until) = (newest[1], newest[2]);
-        let hi: Pos = (newest[0], until, i64::MAX);
-        let lo: Pos = (oldest[0], from, i64::MIN);
-        let within: Vec<Head> = heads
-            .iter()
-            .filter_map(|h| match h.last {
-                Some(last) if last < lo => None,
-                Some(last) if last <= hi && (from..=until).contains(&last.1) => Some(*h),
-                _ => Some(Head { last: None, ..*h }),
-            })
-            .collect();
-        newest::merge(
-            &within,
-            limit,
-            &mut |term, below: Pos, most| {
-                let below = below.min(hi);
-                let most = i64::try_from(most).unwrap_or(i64::MAX);
-                bounded
-                    .query_map(
-                        params![
-                            term, below.0, below.1, below.2, lo.0, from, lo.2, until, most
-                        ],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-                    )?
-                    .collect()
-            },
-            &mut keep,
-        )
-    }
-
     pub(super) fn count_rows(
         &mut self,
         query: &Query,
@@ -612,16 +527,39 @@ impl SqliteIndex {
         }
         // A contract-id prefix alone over the whole history: a term of one update is its newest
         // key, kept with the term, so only the others' keys are read (one cold read a term).
-        if let (None, Resolved::Terms { heads, .. }, true) =
-            (&segments, &plan.driver, plan.others.is_empty())
+        if let (
+            None,
+            Resolved::Terms {
+                heads, merge: true, ..
+            },
+            true,
+        ) = (&segments, &plan.driver, plan.others.is_empty())
             && heads.iter().any(|h| h.n == 1 && h.last.is_some())
         {
-            let total = self.distinct_updates(heads).map_err(e)?;
+            let (hubs, _) = super::pairs::load(&tx).map_err(e)?;
+            let total = self.distinct_updates(heads, &hubs).map_err(e)?;
             tx.commit().map_err(e)?;
             return Ok(total);
         }
         // Hubs among the other terms: the driver's updates tested in their bitmaps, not probed.
         let bitmaps = plan.take_hubs(&tx, true).map_err(e)?;
+        let (hubs, _) = super::pairs::load(&tx).map_err(e)?;
+        if plan.touches(&hubs) {
+            // A hub's keys are in its blocks: the driver's keys read in Rust, each update tested.
+            let mut tests = walk::Tests::new(&tx, bitmaps, &plan.others, &hubs, true).map_err(e)?;
+            let mut runs = walk::Runs::new(&tx, &hubs).map_err(e)?;
+            let total = walk::count(
+                &tx,
+                &mut runs,
+                &plan.driver,
+                segments.as_deref(),
+                &mut tests,
+            )
+            .map_err(e)?;
+            drop((tests, runs));
+            tx.commit().map_err(e)?;
+            return Ok(total);
+        }
         if !bitmaps.is_empty() {
             let mut stmt = self
                 .conn
@@ -671,7 +609,11 @@ impl SqliteIndex {
 
     /// How many updates have any of `heads`' terms, each once: a term of one update with its
     /// newest key known is that key; the others' keys are read.
-    fn distinct_updates(&self, heads: &[Head]) -> rusqlite::Result<u64> {
+    fn distinct_updates(
+        &self,
+        heads: &[Head],
+        hubs: &std::collections::HashSet<i64>,
+    ) -> rusqlite::Result<u64> {
         let mut keys = self
             .conn
             .prepare_cached("SELECT seq FROM keys WHERE term = ?1")?;
@@ -679,6 +621,10 @@ impl SqliteIndex {
         for head in heads {
             match head.last {
                 Some((_, _, seq)) if head.n == 1 => seqs.push(seq),
+                _ if hubs.contains(&head.id) => {
+                    let all = super::hub_keys::all(&self.conn, head.id, None)?;
+                    seqs.extend(all.into_iter().map(|k| k.2));
+                }
                 _ => {
                     for seq in keys.query_map([head.id], |r| r.get(0))? {
                         seqs.push(seq?);

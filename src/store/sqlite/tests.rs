@@ -36,14 +36,14 @@ pub(super) fn page(rows: Vec<IndexRow>) -> PageWrite {
 }
 
 /// The time of `second` (as [`row`] writes it).
-fn at_second(second: i64) -> i64 {
+pub(super) fn at_second(second: i64) -> i64 {
     1_800_000_000_000_000 + second * 1_000_000
 }
 
 /// A new index in `dir` whose terms become hubs at 4 updates (100,000 on a real index), and two
 /// chunks: from second 40 on, and before it. Walking the later first gives the earlier updates
 /// the highest seqs, so pruning them frees seqs that the next updates written get again.
-fn hubs_at_4_and_two_chunks(dir: &std::path::Path) -> (SqliteIndex, Chunk, Chunk) {
+pub(super) fn hubs_at_4_and_two_chunks(dir: &std::path::Path) -> (SqliteIndex, Chunk, Chunk) {
     let mut index = SqliteIndex::open(&dir.join("i.sqlite"), true).expect("open");
     index
         .meta_set(crate::store::hubs::THRESHOLD_KEY, "4")
@@ -680,17 +680,8 @@ fn contract_prefix_pages_merge_from_each_terms_newest_key_through_pages_prune_an
     };
     let pages = out_of_order(&earlier, &later);
     write_pages(&mut index, &pages, &mut written, page_of, check);
-    // Each term's newest key is its last key.
-    let stale: i64 = index
-        .conn
-        .query_row(
-            "SELECT count(*) FROM terms t WHERE (t.last_migration, t.last_time, t.last_seq) IS NOT (
-                SELECT k.migration_id, k.record_time, k.seq FROM keys k WHERE k.term = t.id
-                ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1)",
-            [],
-            |r| r.get(0),
-        )
-        .expect("stale");
+    // Each term's newest key is its last key (a hub's, of its blocks).
+    let stale = super::hub_keys_tests::stale_terms(&index);
     assert_eq!(stale, 0, "terms whose newest key is not their last");
     // A term whose newest key is unknown (as a term without keys keeps none) is read whole.
     index

@@ -1,5 +1,6 @@
 //! The sync's writes: a page in one transaction with its chunk's cursor, and prune.
 
+use super::hub_keys;
 use super::pairs;
 use super::{
     Chunk, HashMap, IndexRow, OptionalExtension, PageWrite, PageWritten, SqliteIndex, StoreError,
@@ -253,6 +254,13 @@ fn write_rows(
         }
         keys.sort_unstable();
         keys.dedup();
+        // The hubs' keys into their blocks ([`super::hub_keys`]), the others' into `keys`.
+        let (hub_keys, keys): (Vec<[i64; 4]>, Vec<[i64; 4]>) =
+            keys.into_iter().partition(|key| hubs.contains(&key[0]));
+        for run in hub_keys.chunk_by(|a, b| a[0] == b[0] && a[1] == b[1]) {
+            let at: Vec<Pos> = run.iter().map(|k| (k[1], k[2], k[3])).collect();
+            hub_keys::add(tx, run[0][0], &at)?;
+        }
         let full = keys.len() - keys.len() % KEYS_PER_INSERT;
         let mut many = tx.prepare_cached(&values_sql(INSERT_KEY, 4, KEYS_PER_INSERT))?;
         for batch in keys[..full].chunks(KEYS_PER_INSERT) {
@@ -267,7 +275,11 @@ fn write_rows(
         // included).
         pairs::add_page(tx, &row_terms, &hubs)?;
         new_hubs.sort_unstable();
+        new_hubs.dedup();
         pairs::promote(tx, &new_hubs, &mut hubs)?;
+        for term in &new_hubs {
+            hub_keys::take_in(tx, *term)?;
+        }
     }
     // The updates, after their terms: a body that names its contracts is given their ids and
     // keys, by which its readers find them in the terms' own order.
@@ -417,7 +429,9 @@ impl SqliteIndex {
                     }
                 }
             }
-            // Each term loses the keys of the updates removed; a term no update has goes.
+            // Each term loses the keys of the updates removed; a term no update has goes. The
+            // hubs' keys are cut from their blocks first, their pairs and bits lowered.
+            let hubs_lost = pairs::prune(&tx, before)?;
             tx.execute_batch(
                 "CREATE TEMP TABLE IF NOT EXISTS pruned (term INTEGER PRIMARY KEY, n INTEGER NOT NULL);
                  DELETE FROM pruned;",
@@ -426,13 +440,19 @@ impl SqliteIndex {
                 "INSERT INTO pruned (term, n) SELECT term, count(*) FROM keys WHERE record_time < ?1 GROUP BY term",
                 [kept_before],
             )?;
+            let mut lost = tx.prepare_cached("INSERT INTO pruned (term, n) VALUES (?1, ?2)")?;
+            for (term, n) in hubs_lost.iter().filter(|(_, n)| *n > 0) {
+                lost.execute([term, n])?;
+            }
+            drop(lost);
             tx.execute(
                 "UPDATE terms SET n = n - (SELECT p.n FROM pruned p WHERE p.term = terms.id)
                    WHERE id IN (SELECT term FROM pruned)",
                 [],
             )?;
             // A term that keeps updates keeps its newest key (read again: the removed ones may
-            // have held it, and SQLite gives a removed seq to the next update written).
+            // have held it, and SQLite gives a removed seq to the next update written); a
+            // hub's from its blocks.
             tx.execute(
                 "UPDATE terms SET (last_migration, last_time, last_seq) = (
                      SELECT k.migration_id, k.record_time, k.seq FROM keys k
@@ -441,6 +461,21 @@ impl SqliteIndex {
                    WHERE id IN (SELECT term FROM pruned) AND n > 0",
                 [kept_before],
             )?;
+            for (term, _) in hubs_lost.iter().filter(|(_, n)| *n > 0) {
+                let top = (i64::MAX, i64::MAX, i64::MAX);
+                let newest = hub_keys::below(&tx, *term, top, 1, hub_keys::Bounds::NONE)?;
+                let newest = newest.first().copied();
+                tx.execute(
+                    "UPDATE terms SET last_migration = ?2, last_time = ?3, last_seq = ?4
+                     WHERE id = ?1 AND n > 0",
+                    params![
+                        term,
+                        newest.map(|k| k.0),
+                        newest.map(|k| k.1),
+                        newest.map(|k| k.2)
+                    ],
+                )?;
+            }
             let gone: Vec<i64> = tx
                 .prepare("SELECT id FROM terms WHERE id IN (SELECT term FROM pruned) AND n <= 0")?
                 .query_map([], |r| r.get(0))?
@@ -450,8 +485,6 @@ impl SqliteIndex {
             super::rounds::prune(&tx, before)?;
             // The validators' table keeps its sums; the range is not counted again.
             super::validators::prune(&tx, before)?;
-            // The pairs of hubs lowered by the removed updates (read before their keys go).
-            pairs::prune(&tx, before)?;
             pairs::forget_gone(&tx, &gone)?;
             tx.execute("DELETE FROM keys WHERE record_time < ?1", [kept_before])?;
             // The events go with their updates (a removed seq is given to the next update).

@@ -1,17 +1,21 @@
 //! A query's plan over the key tables: what each term stands for ([`Resolved`]), the term
 //! whose updates are walked and the others they are tested for ([`Plan`]), and its SQL.
 
+use std::collections::HashSet;
+
 use crate::store::hubs::{HubBits, id_list};
 use crate::store::newest::Head;
 
 /// What one term of a query stands for.
 pub(super) enum Resolved {
-    /// Term ids and how many updates have them (summed: an estimate for a prefix); a prefix's
-    /// terms with the newest key of each, for [`newest::merge`].
+    /// Term ids and how many updates have them (summed: an estimate for a prefix), with the
+    /// newest key of each; `merge`: a prefix's terms, whose page merges their keys from each
+    /// one's newest ([`crate::store::newest::merge`]).
     Terms {
         ids: Vec<i64>,
         n: i64,
         heads: Vec<Head>,
+        merge: bool,
     },
     /// The seqs of the updates (an update-id prefix).
     Seqs(Vec<i64>),
@@ -26,6 +30,7 @@ impl Resolved {
             ids: heads.iter().map(|h| h.id).collect(),
             n: heads.iter().map(|h| h.n).sum(),
             heads,
+            merge: true,
         }
     }
 
@@ -36,7 +41,8 @@ impl Resolved {
             [one] => Resolved::Terms {
                 ids: vec![one.id],
                 n: one.n,
-                heads: Vec::new(),
+                heads: vec![one],
+                merge: false,
             },
             _ => Resolved::of_heads(heads),
         }
@@ -112,6 +118,18 @@ impl Plan {
         }
         self.others = others;
         Ok(hubs)
+    }
+
+    /// Whether a term of the plan (after [`Self::take_hubs`]) has a hub among its ids: its keys
+    /// are in the hub's blocks ([`super::super::hub_keys`]), which the SQL of [`Self::sql`]
+    /// does not read, so the query is walked in Rust ([`super::walk`]).
+    pub(super) fn touches(&self, hubs: &HashSet<i64>) -> bool {
+        let has_hub = |r: &Resolved| match r {
+            Resolved::Terms { ids, .. } => ids.iter().any(|id| hubs.contains(id)),
+            Resolved::Seqs(_) | Resolved::All => false,
+        };
+        !matches!(self.driver, Resolved::All)
+            && (has_hub(&self.driver) || self.others.iter().any(has_hub))
     }
 
     /// The SQL over one part of the history: with `segmented`, `?1` is the migration and

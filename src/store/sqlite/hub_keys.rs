@@ -1,0 +1,503 @@
+//! Schema 20: a hub's keys as posting blocks. The keys of a term with at least the hubs'
+//! threshold of updates ([`crate::store::hubs`]) were a row each of `keys` (22 bytes: its term,
+//! migration, record time and seq, with the row's header), more than a third of the keys' bytes
+//! at 1 M updates. A hub keeps them in `hub_keys` instead: a row holds up to [`MOST`] keys of
+//! one term and one migration, the first whole in the row's key (by which the rows are
+//! ordered, as `keys` is), each next one as its steps from the one before (the record time's,
+//! which is never negative in a migration's ledger order, and the seq's, zigzagged), each a
+//! varint: 2 to 4 bytes a key.
+//!
+//! The rule: a term's keys are in `keys` until it becomes a hub, then in `hub_keys` (moved
+//! there by [`take_in`] in the promotion's transaction; a page adds a hub's keys to its blocks,
+//! [`add`]; prune cuts them, [`prune`]). The reads walk a hub's keys newest first ([`below`])
+//! or read them whole; whether an update has a hub is asked of its bitmap, never of its keys.
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+use crate::store::newest::Pos;
+
+/// Most keys a block holds.
+pub(super) const MOST: usize = 128;
+
+/// The table (schema 20).
+pub(super) const CREATE: &str = "
+CREATE TABLE IF NOT EXISTS hub_keys (
+    term INTEGER NOT NULL,
+    migration_id INTEGER NOT NULL,
+    record_time INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    rest BLOB NOT NULL,
+    PRIMARY KEY (term, migration_id, record_time, seq)
+) WITHOUT ROWID;
+";
+
+const COLUMNS: &str = "migration_id, record_time, seq, rest";
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v: u64 = 0;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// The bytes of the keys after the first of `keys` (sorted, one migration).
+fn encode(keys: &[Pos]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(keys.len() * 3);
+    for pair in keys.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        put_varint(&mut out, b.1.wrapping_sub(a.1) as u64);
+        let ds = b.2.wrapping_sub(a.2);
+        put_varint(&mut out, ((ds << 1) ^ (ds >> 63)) as u64);
+    }
+    out
+}
+
+/// The keys of a block whose first key is `first` and whose next are `rest`, oldest first
+/// (`None`: bytes no writer of this build wrote).
+fn decode(first: Pos, rest: &[u8]) -> Option<Vec<Pos>> {
+    let mut keys = Vec::with_capacity(MOST);
+    keys.push(first);
+    let (mut at, mut key) = (0, first);
+    while at < rest.len() {
+        let dt = get_varint(rest, &mut at)? as i64;
+        let z = get_varint(rest, &mut at)?;
+        let ds = ((z >> 1) as i64) ^ -((z & 1) as i64);
+        key = (key.0, key.1.wrapping_add(dt), key.2.wrapping_add(ds));
+        keys.push(key);
+    }
+    Some(keys)
+}
+
+/// A block's keys from a row of [`COLUMNS`] (at `from`).
+fn block(r: &Row<'_>, from: usize) -> rusqlite::Result<Vec<Pos>> {
+    let first = (r.get(from)?, r.get(from + 1)?, r.get(from + 2)?);
+    let rest = r.get_ref(from + 3)?.as_blob()?;
+    decode(first, rest).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            from + 3,
+            rusqlite::types::Type::Blob,
+            "a hub's block of keys that does not decode".into(),
+        )
+    })
+}
+
+/// Writes `keys` (sorted, distinct, of one migration) as `term`'s blocks of [`MOST`].
+fn insert(conn: &Connection, term: i64, keys: &[Pos]) -> rusqlite::Result<()> {
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO hub_keys (term, migration_id, record_time, seq, rest)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for chunk in keys.chunks(MOST) {
+        let first = chunk[0];
+        insert.execute(params![term, first.0, first.1, first.2, encode(chunk)])?;
+    }
+    Ok(())
+}
+
+/// Adds `keys` (sorted, distinct; none the term has) to `term`'s blocks: each into the block
+/// whose place it falls in (a sync that fills a gap or walks chunks writes between the keys a
+/// hub has), that block written again, split into blocks of [`MOST`] when it grows past it.
+/// A page at the head (the usual case) reads and writes the term's newest block.
+pub(super) fn add(conn: &Connection, term: i64, keys: &[Pos]) -> rusqlite::Result<()> {
+    let mut at_or_before = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM hub_keys WHERE term = ?1 AND migration_id = ?2
+           AND (record_time, seq) <= (?3, ?4)
+         ORDER BY record_time DESC, seq DESC LIMIT 1"
+    ))?;
+    let mut first_of = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM hub_keys WHERE term = ?1 AND migration_id = ?2
+         ORDER BY record_time, seq LIMIT 1"
+    ))?;
+    let mut next_after = conn.prepare_cached(
+        "SELECT record_time, seq FROM hub_keys WHERE term = ?1 AND migration_id = ?2
+           AND (record_time, seq) > (?3, ?4)
+         ORDER BY record_time, seq LIMIT 1",
+    )?;
+    let mut rewrite = conn.prepare_cached(
+        "UPDATE hub_keys SET rest = ?5
+         WHERE term = ?1 AND migration_id = ?2 AND record_time = ?3 AND seq = ?4",
+    )?;
+    let mut delete = conn.prepare_cached(
+        "DELETE FROM hub_keys WHERE term = ?1 AND migration_id = ?2 AND record_time = ?3 AND seq = ?4",
+    )?;
+    let mut i = 0;
+    while i < keys.len() {
+        let k = keys[i];
+        let found = match at_or_before
+            .query_row(params![term, k.0, k.1, k.2], |r| block(r, 0))
+            .optional()?
+        {
+            Some(b) => Some(b),
+            None => first_of
+                .query_row(params![term, k.0], |r| block(r, 0))
+                .optional()?,
+        };
+        // The keys of this migration that fall before the next block's first.
+        let next: Option<(i64, i64)> = match &found {
+            Some(b) => next_after
+                .query_row(params![term, k.0, b[0].1, b[0].2], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .optional()?,
+            None => None,
+        };
+        let mut j = i;
+        while j < keys.len()
+            && keys[j].0 == k.0
+            && next.is_none_or(|(t, s)| (keys[j].1, keys[j].2) < (t, s))
+        {
+            j += 1;
+        }
+        let new = &keys[i..j];
+        i = j;
+        let Some(old) = found else {
+            insert(conn, term, new)?;
+            continue;
+        };
+        let mut merged = Vec::with_capacity(old.len() + new.len());
+        merged.extend_from_slice(&old);
+        merged.extend_from_slice(new);
+        merged.sort_unstable();
+        merged.dedup();
+        let first = old[0];
+        if merged[0] == first {
+            // The block keeps its first key: its bytes rewritten, what is past MOST in new
+            // blocks.
+            let (own, more) = merged.split_at(merged.len().min(MOST));
+            rewrite.execute(params![term, first.0, first.1, first.2, encode(own)])?;
+            insert(conn, term, more)?;
+        } else {
+            delete.execute(params![term, first.0, first.1, first.2])?;
+            insert(conn, term, &merged)?;
+        }
+    }
+    Ok(())
+}
+
+/// Moves `term`'s keys from `keys` into its blocks (it has just become a hub: every key it
+/// has is in `keys`).
+pub(super) fn take_in(conn: &Connection, term: i64) -> rusqlite::Result<()> {
+    let mut read = conn.prepare_cached(
+        "SELECT migration_id, record_time, seq FROM keys WHERE term = ?1
+         ORDER BY migration_id, record_time, seq",
+    )?;
+    let keys = read
+        .query_map([term], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<Vec<Pos>>>()?;
+    for run in keys.chunk_by(|a, b| a.0 == b.0) {
+        add(conn, term, run)?;
+    }
+    conn.prepare_cached("DELETE FROM keys WHERE term = ?1")?
+        .execute([term])?;
+    Ok(())
+}
+
+/// Schema 19 → 20: every hub's keys moved into its blocks. Returns how many keys moved.
+pub(super) fn migrate_19_to_20(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.execute_batch(CREATE)?;
+    let hubs: Vec<i64> = conn
+        .prepare("SELECT term FROM hubs ORDER BY term")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut moved = 0;
+    let mut count = conn.prepare("SELECT count(*) FROM keys WHERE term = ?1")?;
+    for term in hubs {
+        moved += count.query_row([term], |r| r.get::<_, i64>(0))?;
+        take_in(conn, term)?;
+    }
+    Ok(moved)
+}
+
+/// Where a walk of a hub's keys stops: below `lo`, and (within bounds) outside the record
+/// times `times` of each migration.
+#[derive(Clone, Copy)]
+pub(super) struct Bounds {
+    pub(super) lo: Pos,
+    pub(super) times: Option<(i64, i64)>,
+}
+
+impl Bounds {
+    pub(super) const NONE: Bounds = Bounds {
+        lo: crate::store::newest::BOTTOM,
+        times: None,
+    };
+}
+
+/// `term`'s keys below `below` within `bounds`, newest first: at least `most` when it has them
+/// (whole blocks are read, and all of a block's keys returned).
+pub(super) fn below(
+    conn: &Connection,
+    term: i64,
+    mut below: Pos,
+    most: usize,
+    bounds: Bounds,
+) -> rusqlite::Result<Vec<Pos>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM hub_keys
+         WHERE term = ?1 AND (migration_id, record_time, seq) < (?2, ?3, ?4)
+         ORDER BY migration_id DESC, record_time DESC, seq DESC LIMIT 1"
+    ))?;
+    let mut out = Vec::new();
+    'blocks: while out.len() < most && below > bounds.lo {
+        let Some(keys) = stmt
+            .query_row(params![term, below.0, below.1, below.2], |r| block(r, 0))
+            .optional()?
+        else {
+            break;
+        };
+        let first = keys[0];
+        if let Some((_, until)) = bounds.times {
+            // A block of an earlier migration: its keys from the bounds' newest time down.
+            let cap = (first.0, until, i64::MAX);
+            if first.0 < below.0 && below > cap {
+                below = cap;
+                continue;
+            }
+        }
+        let under = below;
+        for key in keys.iter().rev().filter(|k| **k < under) {
+            if *key < bounds.lo {
+                break 'blocks;
+            }
+            if let Some((from, until)) = bounds.times {
+                if key.1 > until {
+                    continue;
+                }
+                if key.1 < from {
+                    // The rest of this migration is before the bounds: on to the one before.
+                    below = (key.0, i64::MIN, i64::MIN);
+                    continue 'blocks;
+                }
+            }
+            out.push(*key);
+        }
+        below = first;
+    }
+    Ok(out)
+}
+
+/// Every key of `term`'s blocks within one part of the history (a migration and its record
+/// times), or all of them, newest first.
+pub(super) fn all(
+    conn: &Connection,
+    term: i64,
+    part: Option<[i64; 3]>,
+) -> rusqlite::Result<Vec<Pos>> {
+    match part {
+        None => below(
+            conn,
+            term,
+            (i64::MAX, i64::MAX, i64::MAX),
+            usize::MAX,
+            Bounds::NONE,
+        ),
+        Some([migration, from, until]) => below(
+            conn,
+            term,
+            (migration, until, i64::MAX),
+            usize::MAX,
+            Bounds {
+                lo: (migration, from, i64::MIN),
+                times: Some((from, until)),
+            },
+        ),
+    }
+}
+
+/// Prune's share: `term`'s keys of a record time (as kept) before `before` removed from its
+/// blocks. Returns their seqs.
+pub(super) fn prune(conn: &Connection, term: i64, before: i64) -> rusqlite::Result<Vec<i64>> {
+    let mut read = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM hub_keys WHERE term = ?1 AND record_time < ?2"
+    ))?;
+    let blocks = read
+        .query_map(params![term, before], |r| block(r, 0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut delete = conn.prepare_cached(
+        "DELETE FROM hub_keys WHERE term = ?1 AND migration_id = ?2 AND record_time = ?3 AND seq = ?4",
+    )?;
+    let mut removed = Vec::new();
+    for keys in blocks {
+        let first = keys[0];
+        delete.execute(params![term, first.0, first.1, first.2])?;
+        let (gone, kept): (Vec<Pos>, Vec<Pos>) = keys.into_iter().partition(|k| k.1 < before);
+        removed.extend(gone.iter().map(|k| k.2));
+        if !kept.is_empty() {
+            insert(conn, term, &kept)?;
+        }
+    }
+    removed.sort_unstable();
+    Ok(removed)
+}
+
+/// After prune removed a term no update has: its blocks go (none are left; said again).
+pub(super) fn forget(conn: &Connection, term: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM hub_keys WHERE term = ?1")?
+        .execute([term])?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index() -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(CREATE).unwrap();
+        conn
+    }
+
+    fn stored(conn: &Connection, term: i64) -> Vec<Pos> {
+        let mut keys = all(conn, term, None).unwrap();
+        keys.reverse();
+        keys
+    }
+
+    fn blocks(conn: &Connection) -> i64 {
+        conn.query_row("SELECT count(*) FROM hub_keys", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// Keys of two migrations, times with gaps large and small, seqs up and down.
+    fn keys(n: i64, seed: u64) -> Vec<Pos> {
+        let mut x = seed;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut out: Vec<Pos> = (0..n)
+            .map(|i| {
+                let migration = i64::from(i >= n / 2);
+                let time = -5_000_000_000 + (next() % 10_000_000_000) as i64;
+                (migration, time, (next() % 1_000_000) as i64)
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    #[test]
+    fn keys_added_in_any_order_read_back_as_given() {
+        let all_keys = keys(2_000, 7);
+        // Pages at the head, then pages between the keys there are (a gap filled, chunks).
+        let conn = index();
+        let even: Vec<Pos> = all_keys.iter().copied().step_by(2).collect();
+        let odd: Vec<Pos> = all_keys.iter().copied().skip(1).step_by(2).collect();
+        for page in even.chunks(100) {
+            for run in page.chunk_by(|a, b| a.0 == b.0) {
+                add(&conn, 3, run).unwrap();
+            }
+        }
+        for page in odd.chunks(37).rev() {
+            add(&conn, 3, page).unwrap();
+        }
+        // Another term's keys are its own.
+        add(&conn, 4, &all_keys[..5]).unwrap();
+        assert_eq!(stored(&conn, 3), all_keys);
+        assert_eq!(stored(&conn, 4), all_keys[..5]);
+        let most = i64::try_from(MOST).unwrap();
+        assert!(blocks(&conn) >= 2_005 / most, "{} blocks", blocks(&conn));
+        // A key's place among the blocks found: each block at most MOST keys.
+        let mut stmt = conn
+            .prepare("SELECT migration_id, record_time, seq, rest FROM hub_keys")
+            .unwrap();
+        let sizes: Vec<usize> = stmt
+            .query_map([], |r| block(r, 0))
+            .unwrap()
+            .map(|b| b.unwrap().len())
+            .collect();
+        assert!(sizes.iter().all(|n| (1..=MOST).contains(n)), "{sizes:?}");
+    }
+
+    #[test]
+    fn a_walk_down_within_bounds_reads_what_a_filter_of_every_key_gives() {
+        let conn = index();
+        let all_keys = keys(3_000, 11);
+        for run in all_keys.chunk_by(|a, b| a.0 == b.0) {
+            add(&conn, 9, run).unwrap();
+        }
+        let (from, until) = (-1_000_000_000, 2_000_000_000);
+        for migration in [0, 1] {
+            let mut want: Vec<Pos> = all_keys
+                .iter()
+                .copied()
+                .filter(|k| k.0 == migration && (from..=until).contains(&k.1))
+                .collect();
+            want.reverse();
+            assert!(want.len() > 100);
+            assert_eq!(all(&conn, 9, Some([migration, from, until])).unwrap(), want);
+        }
+        // Across both migrations from the middle of the newer one, a few at a time.
+        let bounds = Bounds {
+            lo: (0, from, i64::MIN),
+            times: Some((from, until)),
+        };
+        let mut want: Vec<Pos> = all_keys
+            .iter()
+            .copied()
+            .filter(|k| (from..=until).contains(&k.1) && *k < (1, 0, 0))
+            .collect();
+        want.reverse();
+        let mut got = Vec::new();
+        let mut at = (1, 0, 0);
+        loop {
+            let read = below(&conn, 9, at, 10, bounds).unwrap();
+            let Some(last) = read.last() else { break };
+            assert!(read.len() >= 10 || got.len() + read.len() == want.len());
+            at = *last;
+            got.extend(read);
+        }
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn prune_cuts_the_old_keys_and_keeps_the_rest() {
+        let conn = index();
+        let all_keys = keys(1_000, 5);
+        for run in all_keys.chunk_by(|a, b| a.0 == b.0) {
+            add(&conn, 2, run).unwrap();
+        }
+        let before = 0;
+        let mut gone: Vec<i64> = all_keys
+            .iter()
+            .filter(|k| k.1 < before)
+            .map(|k| k.2)
+            .collect();
+        gone.sort_unstable();
+        assert!(!gone.is_empty());
+        assert_eq!(prune(&conn, 2, before).unwrap(), gone);
+        let kept: Vec<Pos> = all_keys.iter().copied().filter(|k| k.1 >= before).collect();
+        assert_eq!(stored(&conn, 2), kept);
+        forget(&conn, 2).unwrap();
+        assert_eq!(blocks(&conn), 0);
+    }
+
+    #[test]
+    fn steps_of_any_size_and_sign_decode_as_written() {
+        let keys = [
+            (5, i64::MIN / 2, i64::MAX),
+            (5, i64::MIN / 2, 0),
+            (5, 0, -3),
+            (5, i64::MAX / 2, 1 << 40),
+        ];
+        assert_eq!(decode(keys[0], &encode(&keys)).unwrap(), keys);
+        assert_eq!(decode(keys[0], &[0x80]), None);
+    }
+}

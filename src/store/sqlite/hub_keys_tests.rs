@@ -1,0 +1,185 @@
+//! Schema 20 in a whole index: the hubs' keys in their blocks, none left in `keys`, and an
+//! index of schema 19 (every key in `keys`) migrated in place answering as before.
+
+use super::tests::{at_second, hubs_at_4_and_two_chunks, page, row};
+use super::*;
+use crate::model::index::query::Query;
+use crate::model::index::{IndexRow, KeyKind};
+
+/// The parties of update `i`: every one has dso, every other ops::1, every third bob, two
+/// have ops::2 (not a hub: `party:ops` is a hub and a term that is not one), each its own.
+fn parties(i: i64) -> Vec<String> {
+    let mut out = vec![format!("rare{i}::1")];
+    for (every, party) in [(1, "dso::1"), (2, "ops::1"), (3, "bob::1")] {
+        if i % every == 0 {
+            out.push(party.to_owned());
+        }
+    }
+    if i == 7 || i == 31 {
+        out.push("ops::2".to_owned());
+    }
+    out
+}
+
+/// Every search and count the test asks, as their answers, each checked against the parties
+/// written (updates 0 to 79, at their second).
+fn answers(index: &mut SqliteIndex) -> Vec<String> {
+    let mut out = Vec::new();
+    for words in [
+        vec!["party:dso"],
+        vec!["party:ops"],
+        vec!["party:dso", "party:ops"],
+        vec!["party:bob", "party:ops"],
+        vec!["party:rare5"],
+        vec!["party:rare7", "party:ops"],
+        vec!["party:dso", "party:rare9"],
+        vec!["party:rare31", "party:ops", "party:dso"],
+        vec!["contract:00up01", "party:ops"],
+    ] {
+        let q = Query::parse(&words).expect("q");
+        let has = |i: i64| {
+            words.iter().all(|w| match w.split_once(':') {
+                Some(("party", hint)) => parties(i)
+                    .iter()
+                    .any(|p| p.split("::").next() == Some(hint)),
+                Some(("contract", prefix)) => format!("00up{i:03}").starts_with(prefix),
+                _ => false,
+            })
+        };
+        for (from, until) in [(None, None), (Some(15), Some(55))] {
+            let all: Vec<String> = (0..80)
+                .rev()
+                .filter(|i| from.is_none_or(|f| *i >= f) && until.is_none_or(|u| *i <= u))
+                .filter(|i| has(*i))
+                .map(|i| format!("up{i:03}"))
+                .collect();
+            let (from, until) = (from.map(at_second), until.map(at_second));
+            for limit in [3, 1000] {
+                let rows = index.search(&q, from, until, limit).expect("search");
+                let ids: Vec<String> = rows.into_iter().map(|r| r.update_id).collect();
+                assert_eq!(
+                    ids,
+                    all[..all.len().min(limit)],
+                    "{words:?} {from:?} {limit}"
+                );
+                out.push(format!("{words:?} {from:?} {limit}: {ids:?}"));
+            }
+            let n = index.count(&q, from, until).expect("count");
+            assert_eq!(n, all.len() as u64, "{words:?} {from:?}");
+            out.push(format!("{words:?} {from:?} count {n}"));
+        }
+    }
+    out
+}
+
+/// How many terms' newest keys (kept with them) are not their last: in `keys`, or a hub's in
+/// its blocks.
+pub(super) fn stale_terms(index: &SqliteIndex) -> usize {
+    let in_keys: i64 = index
+        .conn
+        .query_row(
+            "SELECT count(*) FROM terms t WHERE (t.last_migration, t.last_time, t.last_seq) IS NOT (
+                SELECT k.migration_id, k.record_time, k.seq FROM keys k WHERE k.term = t.id
+                ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1)
+              AND t.id NOT IN (SELECT term FROM hubs)",
+            [],
+            |r| r.get(0),
+        )
+        .expect("stale");
+    type Newest = (i64, Option<i64>, Option<i64>, Option<i64>);
+    let hubs: Vec<Newest> = index
+        .conn
+        .prepare(
+            "SELECT id, last_migration, last_time, last_seq FROM terms
+             WHERE id IN (SELECT term FROM hubs)",
+        )
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                .collect()
+        })
+        .expect("hubs");
+    let top = (i64::MAX, i64::MAX, i64::MAX);
+    let none = super::hub_keys::Bounds::NONE;
+    hubs.into_iter()
+        .filter(|(hub, m, t, s)| {
+            let newest = super::hub_keys::below(&index.conn, *hub, top, 1, none).expect("newest");
+            newest.first().copied() != m.zip(*t).zip(*s).map(|((m, t), s)| (m, t, s))
+        })
+        .count()
+        + usize::try_from(in_keys).unwrap_or(usize::MAX)
+}
+
+fn count(index: &SqliteIndex, sql: &str) -> i64 {
+    index.conn.query_row(sql, [], |r| r.get(0)).expect("count")
+}
+
+#[test]
+fn an_index_of_schema_19_moves_its_hubs_keys_into_blocks_and_answers_as_before() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (mut index, later, earlier) = hubs_at_4_and_two_chunks(dir.path());
+    for (first, chunk) in [
+        (40, later.id),
+        (0, earlier.id),
+        (60, later.id),
+        (20, earlier.id),
+    ] {
+        let rows: Vec<IndexRow> = (first..first + 20)
+            .map(|i| {
+                let mut r = row(&format!("up{i:03}"), i, "dso");
+                r.keys = parties(i)
+                    .into_iter()
+                    .map(|p| (KeyKind::Party, p))
+                    .chain([(KeyKind::Contract, format!("00up{i:03}"))])
+                    .collect();
+                r
+            })
+            .collect();
+        index.write_page(chunk, &page(rows)).expect("page");
+    }
+    let hub_keys = "SELECT count(*) FROM keys WHERE term IN (SELECT term FROM hubs)";
+    assert_eq!(
+        count(&index, "SELECT count(*) FROM hubs"),
+        3,
+        "dso, ops::1, bob"
+    );
+    assert_eq!(count(&index, hub_keys), 0, "a hub's keys are in its blocks");
+    assert!(count(&index, "SELECT count(*) FROM hub_keys") >= 3);
+    let before = answers(&mut index);
+    // As schema 19 kept them: every key a row of `keys`.
+    let hubs: Vec<i64> = index
+        .conn
+        .prepare("SELECT term FROM hubs")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("hubs");
+    let mut moved = 0;
+    for hub in hubs {
+        for (m, t, s) in super::hub_keys::all(&index.conn, hub, None).expect("keys") {
+            index
+                .conn
+                .execute("INSERT INTO keys VALUES (?1, ?2, ?3, ?4)", [hub, m, t, s])
+                .expect("key");
+            moved += 1;
+        }
+    }
+    index
+        .conn
+        .execute_batch(
+            "DROP TABLE hub_keys; UPDATE meta SET value = '19' WHERE key = 'schema_version';",
+        )
+        .expect("schema 19");
+    let path = index.path.clone();
+    drop(index);
+    assert!(matches!(
+        SqliteIndex::open(&path, false).map(|_| ()),
+        Err(StoreError::OlderSchema { found: 19, .. })
+    ));
+    let mut index = SqliteIndex::open(&path, true).expect("migrated");
+    let said = index.notices().join("\n");
+    assert!(
+        said.contains("from schema 19 to schema 20")
+            && said.contains(&format!("the {moved} keys of the frequent terms")),
+        "{said}"
+    );
+    assert_eq!(count(&index, hub_keys), 0, "moved out of `keys`");
+    assert_eq!(answers(&mut index), before);
+}
