@@ -136,10 +136,59 @@ pub(crate) fn times_from_1970(conn: &rusqlite::Connection) {
     .expect("times from 1970");
 }
 
+/// The keys of the hubs `which` selects (an SQL condition on `term`) that the SQLite index open
+/// on `conn` keeps in blocks (schema 20's `hub_keys`: up to 128 keys of a term and migration
+/// a row, the first whole, each next one the varints of its record time's step and its seq's
+/// zigzagged step) made rows of `keys` again, as schema 19 and the schemas before kept every
+/// key (and as a term that is not a hub keeps them).
+pub(crate) fn hub_keys_as_rows(conn: &rusqlite::Connection, which: &str) {
+    let varint = |bytes: &[u8], at: &mut usize| -> u64 {
+        let mut v = 0;
+        for shift in (0..64).step_by(7) {
+            let b = bytes[*at];
+            *at += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                break;
+            }
+        }
+        v
+    };
+    let blocks: Vec<(i64, [i64; 3], Vec<u8>)> = conn
+        .prepare(&format!(
+            "SELECT term, migration_id, record_time, seq, rest FROM hub_keys WHERE {which}"
+        ))
+        .and_then(|mut s| {
+            s.query_map([], |r| {
+                Ok((r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?], r.get(4)?))
+            })?
+            .collect()
+        })
+        .expect("blocks");
+    let mut insert = conn
+        .prepare("INSERT INTO keys (term, migration_id, record_time, seq) VALUES (?1, ?2, ?3, ?4)")
+        .expect("insert");
+    for (term, [m, mut t, mut s], rest) in blocks {
+        insert.execute([term, m, t, s]).expect("key");
+        let mut at = 0;
+        while at < rest.len() {
+            t += varint(&rest, &mut at) as i64;
+            let z = varint(&rest, &mut at);
+            s += ((z >> 1) as i64) ^ -((z & 1) as i64);
+            insert.execute([term, m, t, s]).expect("key");
+        }
+    }
+    conn.execute(&format!("DELETE FROM hub_keys WHERE {which}"), [])
+        .expect("blocks gone");
+}
+
 /// The party sets of the SQLite index open on `conn` kept as their JSON again, as schema 18 and
 /// the schemas before it kept them (schema 19 keeps a set as its parties' LEB128 numbers, each
 /// party's name a row of `party_names`), the names' table dropped.
 pub(crate) fn party_sets_as_json(conn: &rusqlite::Connection) {
+    hub_keys_as_rows(conn, "1");
+    conn.execute_batch("DROP TABLE hub_keys")
+        .expect("no blocks");
     let names: std::collections::HashMap<i64, String> = conn
         .prepare("SELECT id, party FROM party_names")
         .and_then(|mut s| {
