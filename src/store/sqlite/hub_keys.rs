@@ -351,6 +351,42 @@ pub(super) fn forget(conn: &Connection, term: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// How many terms' newest keys (kept with them) are not their last: in `keys`, or a hub's in
+/// its blocks.
+#[cfg(test)]
+pub(super) fn stale_terms(conn: &Connection) -> usize {
+    let in_keys: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM terms t WHERE (t.last_migration, t.last_time, t.last_seq) IS NOT (
+                SELECT k.migration_id, k.record_time, k.seq FROM keys k WHERE k.term = t.id
+                ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1)
+              AND t.id NOT IN (SELECT term FROM hubs)",
+            [],
+            |r| r.get(0),
+        )
+        .expect("stale");
+    type Newest = (i64, Option<i64>, Option<i64>, Option<i64>);
+    let hubs: Vec<Newest> = conn
+        .prepare(
+            "SELECT id, last_migration, last_time, last_seq FROM terms
+             WHERE id IN (SELECT term FROM hubs)",
+        )
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                .collect()
+        })
+        .expect("hubs");
+    let top = (i64::MAX, i64::MAX, i64::MAX);
+    let none = Bounds::NONE;
+    hubs.into_iter()
+        .filter(|(hub, m, t, s)| {
+            let newest = below(conn, *hub, top, 1, none).expect("newest");
+            newest.first().copied() != m.zip(*t).zip(*s).map(|((m, t), s)| (m, t, s))
+        })
+        .count()
+        + usize::try_from(in_keys).unwrap_or(usize::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,6 +394,15 @@ mod tests {
     fn index() -> Connection {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(CREATE).unwrap();
+        conn
+    }
+
+    /// A table with `keys` (sorted) added as `term`'s, a migration's run at a time.
+    fn written(term: i64, keys: &[Pos]) -> Connection {
+        let conn = index();
+        for run in keys.chunk_by(|a, b| a.0 == b.0) {
+            add(&conn, term, run).unwrap();
+        }
         conn
     }
 
@@ -428,11 +473,8 @@ mod tests {
 
     #[test]
     fn a_walk_down_within_bounds_reads_what_a_filter_of_every_key_gives() {
-        let conn = index();
         let all_keys = keys(3_000, 11);
-        for run in all_keys.chunk_by(|a, b| a.0 == b.0) {
-            add(&conn, 9, run).unwrap();
-        }
+        let conn = written(9, &all_keys);
         let (from, until) = (-1_000_000_000, 2_000_000_000);
         for migration in [0, 1] {
             let mut want: Vec<Pos> = all_keys
@@ -469,11 +511,8 @@ mod tests {
 
     #[test]
     fn prune_cuts_the_old_keys_and_keeps_the_rest() {
-        let conn = index();
         let all_keys = keys(1_000, 5);
-        for run in all_keys.chunk_by(|a, b| a.0 == b.0) {
-            add(&conn, 2, run).unwrap();
-        }
+        let conn = written(2, &all_keys);
         let before = 0;
         let mut gone: Vec<i64> = all_keys
             .iter()

@@ -72,43 +72,6 @@ fn answers(index: &mut SqliteIndex) -> Vec<String> {
     out
 }
 
-/// How many terms' newest keys (kept with them) are not their last: in `keys`, or a hub's in
-/// its blocks.
-pub(super) fn stale_terms(index: &SqliteIndex) -> usize {
-    let in_keys: i64 = index
-        .conn
-        .query_row(
-            "SELECT count(*) FROM terms t WHERE (t.last_migration, t.last_time, t.last_seq) IS NOT (
-                SELECT k.migration_id, k.record_time, k.seq FROM keys k WHERE k.term = t.id
-                ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1)
-              AND t.id NOT IN (SELECT term FROM hubs)",
-            [],
-            |r| r.get(0),
-        )
-        .expect("stale");
-    type Newest = (i64, Option<i64>, Option<i64>, Option<i64>);
-    let hubs: Vec<Newest> = index
-        .conn
-        .prepare(
-            "SELECT id, last_migration, last_time, last_seq FROM terms
-             WHERE id IN (SELECT term FROM hubs)",
-        )
-        .and_then(|mut s| {
-            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-                .collect()
-        })
-        .expect("hubs");
-    let top = (i64::MAX, i64::MAX, i64::MAX);
-    let none = super::hub_keys::Bounds::NONE;
-    hubs.into_iter()
-        .filter(|(hub, m, t, s)| {
-            let newest = super::hub_keys::below(&index.conn, *hub, top, 1, none).expect("newest");
-            newest.first().copied() != m.zip(*t).zip(*s).map(|((m, t), s)| (m, t, s))
-        })
-        .count()
-        + usize::try_from(in_keys).unwrap_or(usize::MAX)
-}
-
 fn count(index: &SqliteIndex, sql: &str) -> i64 {
     index.conn.query_row(sql, [], |r| r.get(0)).expect("count")
 }

@@ -36,6 +36,21 @@ pub(super) const UPDATE_PREFIX_BYTES: &str =
      WHERE substr(update_id, 1, 6) >= substr(?2, 1, 6) AND ?1 IS NULL
      ORDER BY substr(update_id, 1, 6)";
 
+/// A term's row as a [`Head`]: its id first, its count at `n`, its newest key (migration,
+/// time, seq; unknown when any is NULL) in the three columns after.
+fn head_of(row: &rusqlite::Row<'_>, n: usize) -> rusqlite::Result<Head> {
+    let last: (Option<i64>, Option<i64>, Option<i64>) =
+        (row.get(n + 1)?, row.get(n + 2)?, row.get(n + 3)?);
+    Ok(Head {
+        id: row.get(0)?,
+        n: row.get(n)?,
+        last: match last {
+            (Some(m), Some(t), Some(s)) => Some((m, t, s)),
+            _ => None,
+        },
+    })
+}
+
 impl SqliteIndex {
     /// What `term` stands for in the index.
     fn resolve(&self, term: &Term) -> Result<Resolved, StoreError> {
@@ -49,19 +64,8 @@ impl SqliteIndex {
                     )
                     .and_then(|mut stmt| {
                         let stored = super::term_values::stored(kind.code(), value);
-                        stmt.query_row(params![kind.code(), stored], |r| {
-                            let last: (Option<i64>, Option<i64>, Option<i64>) =
-                                (r.get(2)?, r.get(3)?, r.get(4)?);
-                            Ok(Head {
-                                id: r.get(0)?,
-                                n: r.get(1)?,
-                                last: match last {
-                                    (Some(m), Some(t), Some(s)) => Some((m, t, s)),
-                                    _ => None,
-                                },
-                            })
-                        })
-                        .optional()
+                        stmt.query_row(params![kind.code(), stored], |r| head_of(r, 1))
+                            .optional()
                     })
                     .map_err(|e| self.engine(&e))?;
                 Ok(Resolved::of_keys(found.into_iter().collect()))
@@ -229,19 +233,7 @@ impl SqliteIndex {
             if !keep(&text) {
                 continue;
             }
-            let head = (|| -> rusqlite::Result<Head> {
-                let last: (Option<i64>, Option<i64>, Option<i64>) =
-                    (row.get(3)?, row.get(4)?, row.get(5)?);
-                Ok(Head {
-                    id: row.get(0)?,
-                    n: row.get(2)?,
-                    last: match last {
-                        (Some(m), Some(t), Some(s)) => Some((m, t, s)),
-                        _ => None,
-                    },
-                })
-            })()
-            .map_err(|e| self.engine(&e))?;
+            let head = head_of(row, 2).map_err(|e| self.engine(&e))?;
             out(head);
             matched += 1;
             if matched > MAX_PREFIX_MATCHES {

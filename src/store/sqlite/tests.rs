@@ -681,7 +681,7 @@ fn contract_prefix_pages_merge_from_each_terms_newest_key_through_pages_prune_an
     let pages = out_of_order(&earlier, &later);
     write_pages(&mut index, &pages, &mut written, page_of, check);
     // Each term's newest key is its last key (a hub's, of its blocks).
-    let stale = super::hub_keys_tests::stale_terms(&index);
+    let stale = super::hub_keys::stale_terms(&index.conn);
     assert_eq!(stale, 0, "terms whose newest key is not their last");
     // A term whose newest key is unknown (as a term without keys keeps none) is read whole.
     index
