@@ -189,8 +189,8 @@ pub(super) fn add(conn: &Connection, term: i64, keys: &[Pos]) -> rusqlite::Resul
 }
 
 /// Moves `term`'s keys from `keys` into its blocks (it has just become a hub: every key it
-/// has is in `keys`).
-pub(super) fn take_in(conn: &Connection, term: i64) -> rusqlite::Result<()> {
+/// has is in `keys`, none in a block). Returns how many moved.
+pub(super) fn take_in(conn: &Connection, term: i64) -> rusqlite::Result<usize> {
     let mut read = conn.prepare_cached(
         "SELECT migration_id, record_time, seq FROM keys WHERE term = ?1
          ORDER BY migration_id, record_time, seq",
@@ -199,25 +199,23 @@ pub(super) fn take_in(conn: &Connection, term: i64) -> rusqlite::Result<()> {
         .query_map([term], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<Vec<Pos>>>()?;
     for run in keys.chunk_by(|a, b| a.0 == b.0) {
-        add(conn, term, run)?;
+        insert(conn, term, run)?;
     }
     conn.prepare_cached("DELETE FROM keys WHERE term = ?1")?
         .execute([term])?;
-    Ok(())
+    Ok(keys.len())
 }
 
 /// Schema 19 → 20: every hub's keys moved into its blocks. Returns how many keys moved.
-pub(super) fn migrate_19_to_20(conn: &Connection) -> rusqlite::Result<i64> {
+pub(super) fn migrate_19_to_20(conn: &Connection) -> rusqlite::Result<usize> {
     conn.execute_batch(CREATE)?;
     let hubs: Vec<i64> = conn
         .prepare("SELECT term FROM hubs ORDER BY term")?
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     let mut moved = 0;
-    let mut count = conn.prepare("SELECT count(*) FROM keys WHERE term = ?1")?;
     for term in hubs {
-        moved += count.query_row([term], |r| r.get::<_, i64>(0))?;
-        take_in(conn, term)?;
+        moved += take_in(conn, term)?;
     }
     Ok(moved)
 }
