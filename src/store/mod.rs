@@ -113,7 +113,8 @@ use reads::{BodyDictionaries, dictionary_id_of};
 /// (`sqlite::party_names`), not as its JSON.
 /// 20: a hub's keys (a term of at least the hubs' threshold of updates) are kept as blocks of up
 /// to 128 keys (`sqlite::hub_keys`), not a row each of `keys`.
-pub const SCHEMA_VERSION: i64 = 20;
+/// 21: so are the keys of every other term of at least 100 updates (the index's `blocks_from`).
+pub const SCHEMA_VERSION: i64 = 21;
 
 /// The schema this build writes and reads on PostgreSQL: its own number from 14.
 pub use postgres::SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION;

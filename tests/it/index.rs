@@ -1506,10 +1506,10 @@ fn a_schema_3_index_is_migrated_and_keeps_its_bodies_while_new_ones_get_a_dictio
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 3 to schema 20"),
+        err.contains("migrated the index from schema 3 to schema 21"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 20);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 21);
     let now = bodies(&index);
     assert_eq!(
         now[..old.len()],
@@ -1588,11 +1588,11 @@ fn a_schema_1_index_is_refused_by_readers_and_migrated_by_the_next_sync() {
     let (code, _, err) = sync(dir.path(), url, &index, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 1 to schema 20"),
+        err.contains("migrated the index from schema 1 to schema 21"),
         "{err}"
     );
     let st = status(dir.path(), &index);
-    assert_eq!(st["schema_version"], 20);
+    assert_eq!(st["schema_version"], 21);
     // The same answers as before (updates the sync added since are newer).
     let known: BTreeSet<&str> = kept_before.iter().map(|(id, _)| id.as_str()).collect();
     let now = search(dir.path(), &index, &choice);

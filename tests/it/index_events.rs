@@ -337,11 +337,11 @@ fn an_index_of_schema_6_is_refused_by_readers_and_migrated_in_place_keeping_its_
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 6 to schema 20")
+        err.contains("migrated the index from schema 6 to schema 21")
             && err.contains("a table for each update's events"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 20);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 21);
     assert_eq!(kept(&index), before);
     assert_eq!(events_count(&index), Some(0), "the events table is made");
     // Its events come with --events, without fetching a body again: killed mid-way, the next
@@ -487,14 +487,14 @@ fn an_index_of_schema_7_is_migrated_in_place_its_events_repacked_and_read_back_a
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 7 to schema 20")
+        err.contains("migrated the index from schema 7 to schema 21")
             && err.contains(&format!(
                 "the events of {} updates packed with zstd and a dictionary",
                 before.len()
             )),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 20);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 21);
     assert_eq!(kept(&index), updates);
     assert_eq!(events_kept_at(&location), before);
     assert_eq!(search(&["verdict:accepted"]), accepted);

@@ -187,10 +187,10 @@ fn contract_prefix_pages_are_the_newest_updates_naming_the_contracts_before_and_
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 5 to schema 20")
+        err.contains("migrated the index from schema 5 to schema 21")
             && err.contains("each term's newest update"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &index)["schema_version"], 20);
+    assert_eq!(status(dir.path(), &index)["schema_version"], 21);
     check("after the migration from 5");
 }

@@ -389,7 +389,7 @@ fn an_index_of_schema_7_with_events_is_migrated_and_gets_its_rounds_from_them() 
     };
     let err = events_walk();
     assert!(
-        err.contains("migrated the index from schema 7 to schema 20"),
+        err.contains("migrated the index from schema 7 to schema 21"),
         "{err}"
     );
     assert!(err.contains("built the per-round summary"), "{err}");

@@ -33,13 +33,20 @@ pub(crate) fn bodies(index: &Path) -> BTreeMap<i64, Vec<u8>> {
 pub(crate) fn contract_keys(index: &Path) -> BTreeMap<i64, BTreeSet<i64>> {
     let conn = rusqlite::Connection::open(index).expect("opens");
     let mut by_seq: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();
-    let rows: Vec<(i64, i64)> = conn
+    let mut rows: Vec<(i64, i64)> = conn
         .prepare("SELECT k.seq, k.term FROM keys k JOIN terms t ON t.id = k.term WHERE t.kind = 4")
         .expect("keys")
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
         .expect("keys")
         .collect::<Result<_, _>>()
         .expect("keys");
+    // A contract of at least 100 updates keeps its keys in blocks (schema 21).
+    let blocked = "term IN (SELECT id FROM terms WHERE kind = 4)";
+    rows.extend(
+        crate::common::migrated::block_keys(&conn, blocked)
+            .into_iter()
+            .map(|[term, _, _, seq]| (seq, term)),
+    );
     for (seq, term) in rows {
         by_seq.entry(seq).or_default().insert(term);
     }

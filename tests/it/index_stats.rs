@@ -365,7 +365,7 @@ fn index_stats_count_again_only_the_days_a_later_sync_wrote_and_refuse_a_missing
     }
     let (first, err) = stats(dir.path(), path, &["--output", "json"]);
     assert!(
-        err.contains("migrated the index from schema 7 to schema 20")
+        err.contains("migrated the index from schema 7 to schema 21")
             && err.contains("a per-day summary for `index stats`"),
         "{err}"
     );

@@ -444,7 +444,7 @@ fn an_index_of_schema_8_is_migrated_in_place_counting_its_kept_bodies() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 8 to schema 20"),
+        err.contains("migrated the index from schema 8 to schema 21"),
         "{err}"
     );
     let (code, after, err) = validators(dir.path(), &demo_url(), &index, &["--no-scan"]);

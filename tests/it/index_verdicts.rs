@@ -384,12 +384,12 @@ fn an_index_of_schema_7_is_migrated_in_place_and_gets_its_verdict_only_events_on
     let (code, out, err) = sync(dir.path(), url, &index, &["--events", "--verify", "2"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("migrated the index from schema 7 to schema 20")
+        err.contains("migrated the index from schema 7 to schema 21")
             && err.contains("events with a verdict and no update"),
         "{err}"
     );
     let after = status(dir.path(), &index);
-    assert_eq!(after["schema_version"], 20);
+    assert_eq!(after["schema_version"], 21);
     assert_eq!(after["updates"], before["updates"]);
     assert_eq!(after["events"], before["events"]);
     assert_eq!(

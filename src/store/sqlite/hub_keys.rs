@@ -1,16 +1,21 @@
-//! Schema 20: a hub's keys as posting blocks. The keys of a term with at least the hubs'
-//! threshold of updates ([`crate::store::hubs`]) were a row each of `keys` (22 bytes: its term,
+//! Schema 20: a hub's keys as posting blocks; schema 21: the keys of every term with at least
+//! [`FROM`] updates. The keys of a frequent term were a row each of `keys` (22 bytes: its term,
 //! migration, record time and seq, with the row's header), more than a third of the keys' bytes
-//! at 1 M updates. A hub keeps them in `hub_keys` instead: a row holds up to [`MOST`] keys of
-//! one term and one migration, the first whole in the row's key (by which the rows are
-//! ordered, as `keys` is), each next one as its steps from the one before (the record time's,
-//! which is never negative in a migration's ledger order, and the seq's, zigzagged), each a
-//! varint: 2 to 4 bytes a key.
+//! at 1 M updates for the hubs alone ([`crate::store::hubs`]). Such a term keeps them in
+//! `hub_keys` instead (the table's name from schema 20, when only hubs had blocks): a row holds
+//! up to [`MOST`] keys of one term and one migration, the first whole in the row's key (by
+//! which the rows are ordered, as `keys` is), each next one as its steps from the one before
+//! (the record time's, which is never negative in a migration's ledger order, and the seq's,
+//! zigzagged), each a varint: 2 to 4 bytes a key.
 //!
-//! The rule: a term's keys are in `keys` until it becomes a hub, then in `hub_keys` (moved
-//! there by [`take_in`] in the promotion's transaction; a page adds a hub's keys to its blocks,
-//! [`add`]; prune cuts them, [`prune`]). The reads walk a hub's keys newest first ([`below`])
-//! or read them whole; whether an update has a hub is asked of its bitmap, never of its keys.
+//! The rule ([`in_blocks`]): a term's keys are in `hub_keys` when it is a hub or has at least
+//! the index's [`FROM`] updates (its count, kept with it), else in `keys`. A page adds the keys
+//! of such a term to its blocks ([`add`]); a term that reaches the count (or becomes a hub) has
+//! its keys moved there in that page's transaction ([`take_in`]); prune cuts the blocks
+//! ([`prune`]) and gives the keys of a term that falls below the count back to `keys`
+//! ([`give_back`]). The reads walk a term's blocks newest first ([`below`]), read them whole,
+//! or look for one key in its block ([`has`]); whether an update has a hub is asked of its
+//! bitmap, never of its keys.
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
@@ -18,6 +23,29 @@ use crate::store::newest::Pos;
 
 /// Most keys a block holds.
 pub(super) const MOST: usize = 128;
+
+/// How many updates a term has when its keys move into blocks (by default: an index keeps its
+/// own in `meta`, [`FROM_KEY`], set when it is made and never changed after, as the keys'
+/// places follow it).
+pub(super) const FROM: i64 = 100;
+
+/// The `meta` key of an index's [`FROM`].
+pub(super) const FROM_KEY: &str = "blocks_from";
+
+/// The count from which the index keeps a term's keys in blocks ([`FROM`] when it names none).
+pub(super) fn from(conn: &Connection) -> rusqlite::Result<i64> {
+    let kept: Option<String> = conn
+        .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+        .query_row([FROM_KEY], |r| r.get(0))
+        .optional()?;
+    Ok(kept.and_then(|v| v.parse().ok()).unwrap_or(FROM))
+}
+
+/// Whether a term of `n` updates (a hub or not) keeps its keys in blocks, the index's count
+/// being `from`.
+pub(super) fn in_blocks(n: i64, hub: bool, from: i64) -> bool {
+    hub || n >= from
+}
 
 /// The table (schema 20).
 pub(super) const CREATE: &str = "
@@ -90,7 +118,7 @@ fn block(r: &Row<'_>, from: usize) -> rusqlite::Result<Vec<Pos>> {
         rusqlite::Error::FromSqlConversionFailure(
             from + 3,
             rusqlite::types::Type::Blob,
-            "a hub's block of keys that does not decode".into(),
+            "a block of keys that does not decode".into(),
         )
     })
 }
@@ -188,8 +216,9 @@ pub(super) fn add(conn: &Connection, term: i64, keys: &[Pos]) -> rusqlite::Resul
     Ok(())
 }
 
-/// Moves `term`'s keys from `keys` into its blocks (it has just become a hub: every key it
-/// has is in `keys`, none in a block). Returns how many moved.
+/// Moves `term`'s keys from `keys` into its blocks (it has just become a hub or reached
+/// [`FROM`]: its keys are in `keys`; any block it has already keeps its own). Returns how many
+/// moved.
 pub(super) fn take_in(conn: &Connection, term: i64) -> rusqlite::Result<usize> {
     let mut read = conn.prepare_cached(
         "SELECT migration_id, record_time, seq FROM keys WHERE term = ?1
@@ -199,11 +228,37 @@ pub(super) fn take_in(conn: &Connection, term: i64) -> rusqlite::Result<usize> {
         .query_map([term], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<Vec<Pos>>>()?;
     for run in keys.chunk_by(|a, b| a.0 == b.0) {
-        insert(conn, term, run)?;
+        add(conn, term, run)?;
     }
     conn.prepare_cached("DELETE FROM keys WHERE term = ?1")?
         .execute([term])?;
     Ok(keys.len())
+}
+
+/// Moves `term`'s keys from its blocks back to `keys` (prune left it under [`FROM`], and it is
+/// not a hub).
+pub(super) fn give_back(conn: &Connection, term: i64) -> rusqlite::Result<()> {
+    let keys = all(conn, term, None)?;
+    let mut insert = conn.prepare_cached(
+        "INSERT OR IGNORE INTO keys (term, migration_id, record_time, seq) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for (migration, time, seq) in keys {
+        insert.execute(params![term, migration, time, seq])?;
+    }
+    forget(conn, term)
+}
+
+/// Whether `term`'s blocks hold `key` (one block read: the one whose place it falls in).
+pub(super) fn has(conn: &Connection, term: i64, key: Pos) -> rusqlite::Result<bool> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM hub_keys WHERE term = ?1 AND migration_id = ?2
+           AND (record_time, seq) <= (?3, ?4)
+         ORDER BY record_time DESC, seq DESC LIMIT 1"
+    ))?;
+    let found = stmt
+        .query_row(params![term, key.0, key.1, key.2], |r| block(r, 0))
+        .optional()?;
+    Ok(found.is_some_and(|keys| keys.binary_search(&key).is_ok()))
 }
 
 /// Schema 19 → 20: every hub's keys moved into its blocks. Returns how many keys moved.
@@ -220,7 +275,28 @@ pub(super) fn migrate_19_to_20(conn: &Connection) -> rusqlite::Result<usize> {
     Ok(moved)
 }
 
-/// Where a walk of a hub's keys stops: below `lo`, and (within bounds) outside the record
+/// Schema 20 → 21: the keys of every term with at least the index's [`FROM`] updates that is
+/// not a hub moved into its blocks. Returns how many terms and keys moved, and that count.
+pub(super) fn migrate_20_to_21(conn: &Connection) -> rusqlite::Result<(usize, usize, i64)> {
+    let from = from(conn)?;
+    let terms: Vec<i64> = conn
+        .prepare(
+            "SELECT id FROM terms WHERE n >= ?1 AND id NOT IN (SELECT term FROM hubs) ORDER BY id",
+        )?
+        .query_map([from], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut moved = 0;
+    for term in &terms {
+        moved += take_in(conn, *term)?;
+    }
+    conn.execute(
+        "INSERT OR IGNORE INTO meta (key, value) VALUES (?1, ?2)",
+        params![FROM_KEY, from.to_string()],
+    )?;
+    Ok((terms.len(), moved, from))
+}
+
+/// Where a walk of a term's blocks stops: below `lo`, and (within bounds) outside the record
 /// times `times` of each migration.
 #[derive(Clone, Copy)]
 pub(super) struct Bounds {
@@ -349,8 +425,8 @@ pub(super) fn forget(conn: &Connection, term: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// How many terms' newest keys (kept with them) are not their last: in `keys`, or a hub's in
-/// its blocks.
+/// How many terms' newest keys (kept with them) are not their last: in `keys`, or in the
+/// blocks of a term that has them.
 #[cfg(test)]
 pub(super) fn stale_terms(conn: &Connection) -> usize {
     let in_keys: i64 = conn
@@ -358,31 +434,58 @@ pub(super) fn stale_terms(conn: &Connection) -> usize {
             "SELECT count(*) FROM terms t WHERE (t.last_migration, t.last_time, t.last_seq) IS NOT (
                 SELECT k.migration_id, k.record_time, k.seq FROM keys k WHERE k.term = t.id
                 ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT 1)
-              AND t.id NOT IN (SELECT term FROM hubs)",
+              AND t.id NOT IN (SELECT term FROM hub_keys)",
             [],
             |r| r.get(0),
         )
         .expect("stale");
     type Newest = (i64, Option<i64>, Option<i64>, Option<i64>);
-    let hubs: Vec<Newest> = conn
+    let blocked: Vec<Newest> = conn
         .prepare(
             "SELECT id, last_migration, last_time, last_seq FROM terms
-             WHERE id IN (SELECT term FROM hubs)",
+             WHERE id IN (SELECT term FROM hub_keys)",
         )
         .and_then(|mut s| {
             s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
                 .collect()
         })
-        .expect("hubs");
+        .expect("terms with blocks");
     let top = (i64::MAX, i64::MAX, i64::MAX);
     let none = Bounds::NONE;
-    hubs.into_iter()
-        .filter(|(hub, m, t, s)| {
-            let newest = below(conn, *hub, top, 1, none).expect("newest");
+    blocked
+        .into_iter()
+        .filter(|(term, m, t, s)| {
+            let newest = below(conn, *term, top, 1, none).expect("newest");
             newest.first().copied() != m.zip(*t).zip(*s).map(|((m, t), s)| (m, t, s))
         })
         .count()
         + usize::try_from(in_keys).unwrap_or(usize::MAX)
+}
+
+/// The terms whose keys are not where the rule puts them ([`in_blocks`]): in `keys` though
+/// kept in blocks, or in blocks though not.
+#[cfg(test)]
+pub(super) fn misplaced_terms(conn: &Connection) -> Vec<i64> {
+    let from = from(conn).expect("from");
+    let mut stmt = conn
+        .prepare(
+            "SELECT t.id, t.n, t.id IN (SELECT term FROM hubs),
+                    EXISTS (SELECT 1 FROM keys k WHERE k.term = t.id),
+                    EXISTS (SELECT 1 FROM hub_keys b WHERE b.term = t.id)
+             FROM terms t ORDER BY t.id",
+        )
+        .expect("terms");
+    stmt.query_map([], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    })
+    .expect("rows")
+    .map(|r| r.expect("row"))
+    .filter(|(_, n, hub, rows, blocks): &(i64, i64, bool, bool, bool)| {
+        let blocked = in_blocks(*n, *hub, from);
+        (blocked && *rows) || (!blocked && *blocks)
+    })
+    .map(|(id, ..)| id)
+    .collect()
 }
 
 #[cfg(test)]

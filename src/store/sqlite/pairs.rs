@@ -85,10 +85,19 @@ pub(super) fn promote(
     put_bits(tx, promotion.bits(), true)
 }
 
-/// The seqs of a term's updates (its keys).
+/// The seqs of a term's updates (its keys: rows of `keys`, or in its blocks from schema 21 when
+/// it has at least [`super::hub_keys::FROM`] updates).
 fn seqs_of(tx: &Transaction<'_>, term: i64) -> rusqlite::Result<Vec<i64>> {
     let mut stmt = tx.prepare_cached("SELECT seq FROM keys WHERE term = ?1")?;
-    stmt.query_map([term], |r| r.get(0))?.collect()
+    let mut seqs: Vec<i64> = stmt
+        .query_map([term], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut has_blocks = tx.prepare_cached("SELECT 1 FROM hub_keys WHERE term = ?1 LIMIT 1")?;
+    if has_blocks.exists([term])? {
+        let blocks = super::hub_keys::all(tx, term, None)?;
+        seqs.extend(blocks.into_iter().map(|k| k.2));
+    }
+    Ok(seqs)
 }
 
 /// At a writer's open, after its schema's transaction: every term with at least the
@@ -223,22 +232,27 @@ pub(super) fn read_block(
     Ok(())
 }
 
-/// Prune's share: each hub's keys older than `before` cut from its blocks
-/// ([`super::hub_keys::prune`]), their bits cleared (their seqs may be used again), and each
-/// pair lowered by the removed updates that have both (an update removed is removed from
-/// every hub it has), a pair no update has any more removed. Returns how many keys each hub
-/// lost.
+/// Prune's share: the keys older than `before` cut from every term's blocks
+/// ([`super::hub_keys::prune`]: the hubs' and those of the terms of at least
+/// [`super::hub_keys::FROM`] updates), the hubs' bits cleared (their seqs may be used again),
+/// and each pair lowered by the removed updates that have both (an update removed is removed
+/// from every hub it has), a pair no update has any more removed. Returns how many keys each
+/// term with blocks lost.
 pub(super) fn prune(tx: &Transaction<'_>, before: i64) -> rusqlite::Result<Vec<(i64, i64)>> {
     let (hubs, _) = load(tx)?;
-    let mut hubs: Vec<i64> = hubs.into_iter().collect();
-    hubs.sort_unstable();
+    let terms: Vec<i64> = tx
+        .prepare("SELECT DISTINCT term FROM hub_keys ORDER BY term")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
     let before = super::record_times::stored(before);
     let mut removed: Vec<(i64, i64)> = Vec::new();
-    let mut lost = Vec::with_capacity(hubs.len());
-    for term in &hubs {
+    let mut lost = Vec::with_capacity(terms.len());
+    for term in &terms {
         let seqs = super::hub_keys::prune(tx, *term, before)?;
         lost.push((*term, i64::try_from(seqs.len()).unwrap_or(i64::MAX)));
-        removed.extend(seqs.into_iter().map(|seq| (seq, *term)));
+        if hubs.contains(term) {
+            removed.extend(seqs.into_iter().map(|seq| (seq, *term)));
+        }
     }
     removed.sort_unstable();
     let updates: Vec<(i64, Vec<i64>)> = removed
@@ -246,8 +260,7 @@ pub(super) fn prune(tx: &Transaction<'_>, before: i64) -> rusqlite::Result<Vec<(
         .map(|run| (run[0].0, run.iter().map(|(_, term)| *term).collect()))
         .collect();
     drop(removed);
-    let set: HashSet<i64> = hubs.iter().copied().collect();
-    let hubs::PageChanges { bits, pairs } = hubs::page_changes(&updates, &set);
+    let hubs::PageChanges { bits, pairs } = hubs::page_changes(&updates, &hubs);
     put_bits(tx, bits, false)?;
     let mut lower = tx.prepare_cached("UPDATE pairs SET n = n - ?3 WHERE a = ?1 AND b = ?2")?;
     for ((a, b), n) in pairs {

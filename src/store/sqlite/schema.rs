@@ -487,8 +487,13 @@ impl SqliteIndex {
                 .and_then(|()| super::validators::validators_step(&tx))
                 .map_err(|e| engine_error(path, &e))?;
             tx.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1')",
-                params![SCHEMA_VERSION.to_string(), SUMMARY_VERSION.to_string()],
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?1), ('summary_version', ?2), ('next_term', '1'), (?3, ?4)",
+                params![
+                    SCHEMA_VERSION.to_string(),
+                    SUMMARY_VERSION.to_string(),
+                    super::hub_keys::FROM_KEY,
+                    super::hub_keys::FROM.to_string()
+                ],
             )
             .map_err(|e| index.engine(&e))?;
             tx.commit().map_err(|e| index.engine(&e))?;
@@ -547,6 +552,10 @@ impl SqliteIndex {
             .map_err(|e| engine_error(&path, &e))?;
         let updates: i64 = tx
             .query_row("SELECT count(*) FROM updates", [], |r| r.get(0))
+            .map_err(|e| engine_error(&path, &e))?;
+        // The blocks' table first: the hubs made by the migrations below read a term's keys
+        // wherever they are (`pairs`).
+        tx.execute_batch(super::hub_keys::CREATE)
             .map_err(|e| engine_error(&path, &e))?;
         let mut done = Vec::new();
         if found == 1 {
@@ -720,6 +729,15 @@ impl SqliteIndex {
                 "the {moved} keys of the frequent terms (the hubs) kept as blocks of up to {} keys, each next key as its steps from the one before (the space freed is reused by the next syncs; `VACUUM` gives it back now)",
                 super::hub_keys::MOST
             ));
+        }
+        if found < 21 {
+            let (terms, moved, from) =
+                super::hub_keys::migrate_20_to_21(&tx).map_err(|e| engine_error(&path, &e))?;
+            if terms > 0 {
+                done.push(format!(
+                    "the {moved} keys of the {terms} other terms with at least {from} updates kept as blocks too (the space freed is reused by the next syncs; `VACUUM` gives it back now)"
+                ));
+            }
         }
         if found < 4 {
             done.push(

@@ -344,12 +344,13 @@ impl SqliteIndex {
         // the hubs' bitmaps (a block read when first needed) until the page is full.
         let mut bitmaps = plan.take_hubs(&tx, false).map_err(e)?;
         let (hubs, _) = super::pairs::load(&tx).map_err(e)?;
+        let in_blocks = plan.in_blocks(&hubs, super::hub_keys::from(&tx).map_err(e)?);
         let mut seqs: Vec<i64> = Vec::new();
         let merge = matches!(&plan.driver, Resolved::Terms { merge: true, .. });
-        if merge || plan.touches(&hubs) {
+        if merge || plan.touches(&in_blocks) {
             // A contract-id prefix: its terms' keys merged from each term's newest one, a
-            // term's run read only when the page reaches into it. A hub's keys (in its blocks)
-            // walked the same way, and a term of several ids with a hub tested for each.
+            // term's run read only when the page reaches into it. A term's keys in blocks
+            // walked the same way, and a term of several ids with blocks tested for each.
             if let Some((x, y)) = pair
                 && super::pairs::count(&tx, x, y).map_err(e)? == Some(0)
             {
@@ -359,11 +360,11 @@ impl SqliteIndex {
                 &tx,
                 std::mem::take(&mut bitmaps),
                 &plan.others,
-                &hubs,
+                (&hubs, &in_blocks),
                 false,
             )
             .map_err(e)?;
-            let mut runs = walk::Runs::new(&tx, &hubs).map_err(e)?;
+            let mut runs = walk::Runs::new(&tx, &in_blocks).map_err(e)?;
             let parts = segments.as_deref();
             seqs = match &plan.driver {
                 Resolved::Terms { heads, .. } => {
@@ -529,17 +530,21 @@ impl SqliteIndex {
             && heads.iter().any(|h| h.n == 1 && h.last.is_some())
         {
             let (hubs, _) = super::pairs::load(&tx).map_err(e)?;
-            let total = self.distinct_updates(heads, &hubs).map_err(e)?;
+            let in_blocks = plan.in_blocks(&hubs, super::hub_keys::from(&tx).map_err(e)?);
+            let total = self.distinct_updates(heads, &in_blocks).map_err(e)?;
             tx.commit().map_err(e)?;
             return Ok(total);
         }
         // Hubs among the other terms: the driver's updates tested in their bitmaps, not probed.
         let bitmaps = plan.take_hubs(&tx, true).map_err(e)?;
         let (hubs, _) = super::pairs::load(&tx).map_err(e)?;
-        if plan.touches(&hubs) {
-            // A hub's keys are in its blocks: the driver's keys read in Rust, each update tested.
-            let mut tests = walk::Tests::new(&tx, bitmaps, &plan.others, &hubs, true).map_err(e)?;
-            let mut runs = walk::Runs::new(&tx, &hubs).map_err(e)?;
+        let in_blocks = plan.in_blocks(&hubs, super::hub_keys::from(&tx).map_err(e)?);
+        if plan.touches(&in_blocks) {
+            // Keys in blocks: the driver's keys read in Rust, each update tested.
+            let blocks = (&hubs, &in_blocks);
+            let mut tests =
+                walk::Tests::new(&tx, bitmaps, &plan.others, blocks, true).map_err(e)?;
+            let mut runs = walk::Runs::new(&tx, &in_blocks).map_err(e)?;
             let total = walk::count(
                 &tx,
                 &mut runs,
@@ -600,11 +605,12 @@ impl SqliteIndex {
     }
 
     /// How many updates have any of `heads`' terms, each once: a term of one update with its
-    /// newest key known is that key; the others' keys are read.
+    /// newest key known is that key; the others' keys are read (from blocks for those
+    /// `in_blocks`).
     fn distinct_updates(
         &self,
         heads: &[Head],
-        hubs: &std::collections::HashSet<i64>,
+        in_blocks: &std::collections::HashSet<i64>,
     ) -> rusqlite::Result<u64> {
         let mut keys = self
             .conn
@@ -613,7 +619,7 @@ impl SqliteIndex {
         for head in heads {
             match head.last {
                 Some((_, _, seq)) if head.n == 1 => seqs.push(seq),
-                _ if hubs.contains(&head.id) => {
+                _ if in_blocks.contains(&head.id) => {
                     let all = super::hub_keys::all(&self.conn, head.id, None)?;
                     seqs.extend(all.into_iter().map(|k| k.2));
                 }

@@ -10,6 +10,7 @@ use crate::model::index::pack;
 use crate::store::At;
 use crate::store::newest::{BOTTOM, Pos};
 use crate::store::write::{self, Pruned};
+use std::collections::HashSet;
 
 /// Rows per multi-row INSERT (a statement's fixed cost shared; SQLite takes up to 32,766
 /// parameters a statement).
@@ -181,7 +182,12 @@ fn write_rows(
         // by its (kind, value) in the sorted list as the upsert returns it (read in place);
         // a term without one would write keys of no term: an error, the page rolled back.
         let (mut hubs, threshold) = pairs::load(tx)?;
+        let blocks_from = hub_keys::from(tx)?;
         let mut new_hubs: Vec<i64> = Vec::new();
+        // The page's terms whose keys were in blocks before it ([`hub_keys::in_blocks`]), and
+        // those whose keys move there with it.
+        let mut in_blocks: HashSet<i64> = HashSet::new();
+        let mut new_in_blocks: Vec<i64> = Vec::new();
         for (batch, first_id) in used
             .chunks(TERMS_PER_UPSERT)
             .zip((first_new..).step_by(TERMS_PER_UPSERT))
@@ -209,7 +215,8 @@ fn write_rows(
                 let value = super::term_values::text(r.get_ref(1)?)?;
                 let value = value.as_ref();
                 let (id, n) = (r.get::<_, i64>(2)?, r.get::<_, i64>(3)?);
-                if n >= threshold && !hubs.contains(&id) {
+                let hub = hubs.contains(&id);
+                if n >= threshold && !hub {
                     new_hubs.push(id);
                 }
                 // SQLite returns them in the order given (not a promise it makes: looked up
@@ -222,6 +229,12 @@ fn write_rows(
                 };
                 if let Some(at) = at {
                     ids[batch[at]] = Some(id);
+                    let before = n - counts[batch[at]].0;
+                    if hub_keys::in_blocks(before, hub, blocks_from) {
+                        in_blocks.insert(id);
+                    } else if hub_keys::in_blocks(n, n >= threshold, blocks_from) {
+                        new_in_blocks.push(id);
+                    }
                 }
                 i += 1;
                 next = next.max(id + 1);
@@ -254,10 +267,12 @@ fn write_rows(
         }
         keys.sort_unstable();
         keys.dedup();
-        // The hubs' keys into their blocks ([`super::hub_keys`]), the others' into `keys`.
-        let (hub_keys, keys): (Vec<[i64; 4]>, Vec<[i64; 4]>) =
-            keys.into_iter().partition(|key| hubs.contains(&key[0]));
-        for run in hub_keys.chunk_by(|a, b| a[0] == b[0] && a[1] == b[1]) {
+        // The keys of the terms kept in blocks into them ([`super::hub_keys`]), the others'
+        // into `keys`.
+        let (blocked, keys): (Vec<[i64; 4]>, Vec<[i64; 4]>) = keys
+            .into_iter()
+            .partition(|key| in_blocks.contains(&key[0]));
+        for run in blocked.chunk_by(|a, b| a[0] == b[0] && a[1] == b[1]) {
             let at: Vec<Pos> = run.iter().map(|k| (k[1], k[2], k[3])).collect();
             hub_keys::add(tx, run[0][0], &at)?;
         }
@@ -270,6 +285,13 @@ fn write_rows(
         for key in keys[full..].chunks(1) {
             insert_keys(&mut one, key)?;
         }
+        // The terms that reached the count (or became hubs) have their keys moved into
+        // blocks, this page's included.
+        new_in_blocks.sort_unstable();
+        new_in_blocks.dedup();
+        for term in &new_in_blocks {
+            hub_keys::take_in(tx, *term)?;
+        }
         // The pairs and bits of the hubs the page's updates have; then the terms that reached
         // the threshold become hubs, their pairs and bits read from the keys (this page's
         // included).
@@ -277,9 +299,6 @@ fn write_rows(
         new_hubs.sort_unstable();
         new_hubs.dedup();
         pairs::promote(tx, &new_hubs, &mut hubs)?;
-        for term in &new_hubs {
-            hub_keys::take_in(tx, *term)?;
-        }
     }
     // The updates, after their terms: a body that names its contracts is given their ids and
     // keys, by which its readers find them in the terms' own order.
@@ -430,8 +449,8 @@ impl SqliteIndex {
                 }
             }
             // Each term loses the keys of the updates removed; a term no update has goes. The
-            // hubs' keys are cut from their blocks first, their pairs and bits lowered.
-            let hubs_lost = pairs::prune(&tx, before)?;
+            // blocks are cut first, the hubs' pairs and bits lowered.
+            let blocks_lost = pairs::prune(&tx, before)?;
             tx.execute_batch(
                 "CREATE TEMP TABLE IF NOT EXISTS pruned (term INTEGER PRIMARY KEY, n INTEGER NOT NULL);
                  DELETE FROM pruned;",
@@ -441,7 +460,7 @@ impl SqliteIndex {
                 [kept_before],
             )?;
             let mut lost = tx.prepare_cached("INSERT INTO pruned (term, n) VALUES (?1, ?2)")?;
-            for (term, n) in hubs_lost.iter().filter(|(_, n)| *n > 0) {
+            for (term, n) in blocks_lost.iter().filter(|(_, n)| *n > 0) {
                 lost.execute([term, n])?;
             }
             drop(lost);
@@ -452,7 +471,7 @@ impl SqliteIndex {
             )?;
             // A term that keeps updates keeps its newest key (read again: the removed ones may
             // have held it, and SQLite gives a removed seq to the next update written); a
-            // hub's from its blocks.
+            // term with blocks from them.
             tx.execute(
                 "UPDATE terms SET (last_migration, last_time, last_seq) = (
                      SELECT k.migration_id, k.record_time, k.seq FROM keys k
@@ -461,7 +480,9 @@ impl SqliteIndex {
                    WHERE id IN (SELECT term FROM pruned) AND n > 0",
                 [kept_before],
             )?;
-            for (term, _) in hubs_lost.iter().filter(|(_, n)| *n > 0) {
+            let (hubs, _) = pairs::load(&tx)?;
+            let blocks_from = hub_keys::from(&tx)?;
+            for (term, _) in blocks_lost.iter().filter(|(_, n)| *n > 0) {
                 let top = (i64::MAX, i64::MAX, i64::MAX);
                 let newest = hub_keys::below(&tx, *term, top, 1, hub_keys::Bounds::NONE)?;
                 let newest = newest.first().copied();
@@ -475,6 +496,16 @@ impl SqliteIndex {
                         newest.map(|k| k.2)
                     ],
                 )?;
+                // Left under the count (and not a hub): its keys back to `keys`.
+                let n: Option<i64> = tx
+                    .query_row("SELECT n FROM terms WHERE id = ?1", [term], |r| r.get(0))
+                    .optional()?;
+                if let Some(n) = n
+                    && n > 0
+                    && !hub_keys::in_blocks(n, hubs.contains(term), blocks_from)
+                {
+                    hub_keys::give_back(&tx, *term)?;
+                }
             }
             let gone: Vec<i64> = tx
                 .prepare("SELECT id FROM terms WHERE id IN (SELECT term FROM pruned) AND n <= 0")?

@@ -136,12 +136,12 @@ pub(crate) fn times_from_1970(conn: &rusqlite::Connection) {
     .expect("times from 1970");
 }
 
-/// The keys of the hubs `which` selects (an SQL condition on `term`) that the SQLite index open
-/// on `conn` keeps in blocks (schema 20's `hub_keys`: up to 128 keys of a term and migration
-/// a row, the first whole, each next one the varints of its record time's step and its seq's
-/// zigzagged step) made rows of `keys` again, as schema 19 and the schemas before kept every
-/// key (and as a term that is not a hub keeps them).
-pub(crate) fn hub_keys_as_rows(conn: &rusqlite::Connection, which: &str) {
+/// The keys of the terms `which` selects (an SQL condition on `term`) that the SQLite index
+/// open on `conn` keeps in blocks (`hub_keys`, a hub's from schema 20, any term's of at least
+/// 100 updates from 21: up to 128 keys of a term and migration a row, the first whole, each
+/// next one the varints of its record time's step and its seq's zigzagged step), decoded in
+/// this helper's own reader: (term, migration, record time, seq).
+pub(crate) fn block_keys(conn: &rusqlite::Connection, which: &str) -> Vec<[i64; 4]> {
     let varint = |bytes: &[u8], at: &mut usize| -> u64 {
         let mut v = 0;
         for shift in (0..64).step_by(7) {
@@ -165,18 +165,29 @@ pub(crate) fn hub_keys_as_rows(conn: &rusqlite::Connection, which: &str) {
             .collect()
         })
         .expect("blocks");
-    let mut insert = conn
-        .prepare("INSERT INTO keys (term, migration_id, record_time, seq) VALUES (?1, ?2, ?3, ?4)")
-        .expect("insert");
+    let mut out = Vec::new();
     for (term, [m, mut t, mut s], rest) in blocks {
-        insert.execute([term, m, t, s]).expect("key");
+        out.push([term, m, t, s]);
         let mut at = 0;
         while at < rest.len() {
             t += varint(&rest, &mut at) as i64;
             let z = varint(&rest, &mut at);
             s += ((z >> 1) as i64) ^ -((z & 1) as i64);
-            insert.execute([term, m, t, s]).expect("key");
+            out.push([term, m, t, s]);
         }
+    }
+    out
+}
+
+/// The keys of the terms `which` selects that the SQLite index open on `conn` keeps in blocks
+/// ([`block_keys`]) made rows of `keys` again, as schema 19 and the schemas before kept every
+/// key (and as a term of fewer updates that is not a hub keeps them).
+pub(crate) fn hub_keys_as_rows(conn: &rusqlite::Connection, which: &str) {
+    let mut insert = conn
+        .prepare("INSERT INTO keys (term, migration_id, record_time, seq) VALUES (?1, ?2, ?3, ?4)")
+        .expect("insert");
+    for key in block_keys(conn, which) {
+        insert.execute(key).expect("key");
     }
     conn.execute(&format!("DELETE FROM hub_keys WHERE {which}"), [])
         .expect("blocks gone");

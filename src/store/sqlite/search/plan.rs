@@ -120,16 +120,28 @@ impl Plan {
         Ok(hubs)
     }
 
-    /// Whether a term of the plan (after [`Self::take_hubs`]) has a hub among its ids: its keys
-    /// are in the hub's blocks ([`super::super::hub_keys`]), which the SQL of [`Self::sql`]
-    /// does not read, so the query is walked in Rust ([`super::walk`]).
-    pub(super) fn touches(&self, hubs: &HashSet<i64>) -> bool {
-        let has_hub = |r: &Resolved| match r {
-            Resolved::Terms { ids, .. } => ids.iter().any(|id| hubs.contains(id)),
+    /// The ids of the plan's terms whose keys are in blocks ([`super::super::hub_keys`]):
+    /// `hubs`, and each term of at least `from` updates.
+    pub(super) fn in_blocks(&self, hubs: &HashSet<i64>, from: i64) -> HashSet<i64> {
+        let mut out = hubs.clone();
+        for r in std::iter::once(&self.driver).chain(&self.others) {
+            if let Resolved::Terms { heads, .. } = r {
+                out.extend(heads.iter().filter(|h| h.n >= from).map(|h| h.id));
+            }
+        }
+        out
+    }
+
+    /// Whether a term of the plan (after [`Self::take_hubs`]) has one of `in_blocks` among its
+    /// ids: its keys are in blocks, which the SQL of [`Self::sql`] does not read, so the query
+    /// is walked in Rust ([`super::walk`]).
+    pub(super) fn touches(&self, in_blocks: &HashSet<i64>) -> bool {
+        let has_blocks = |r: &Resolved| match r {
+            Resolved::Terms { ids, .. } => ids.iter().any(|id| in_blocks.contains(id)),
             Resolved::Seqs(_) | Resolved::All => false,
         };
         !matches!(self.driver, Resolved::All)
-            && (has_hub(&self.driver) || self.others.iter().any(has_hub))
+            && (has_blocks(&self.driver) || self.others.iter().any(has_blocks))
     }
 
     /// The SQL over one part of the history: with `segmented`, `?1` is the migration and

@@ -1,8 +1,10 @@
 //! The searches walked in Rust over a term's keys, wherever they are kept: a term's run in
-//! `keys`, a hub's in its blocks ([`hub_keys`], schema 20). A page merges its driving terms'
-//! keys from each one's newest ([`newest::merge`]: a prefix's many terms, or one term that is a
-//! hub); a count reads them whole. Each update found is tested for the other terms
-//! ([`Tests`]): a hub in its bitmap, any other term by the primary key of `keys`.
+//! `keys`, or its blocks ([`hub_keys`]: a hub's from schema 20, any term's of at least
+//! [`hub_keys::FROM`] updates from 21). A page merges its driving terms' keys from each one's
+//! newest ([`newest::merge`]: a prefix's many terms, or one term whose keys are in blocks); a
+//! count reads them whole. Each update found is tested for the other terms ([`Tests`]): a hub
+//! in its bitmap, a term with blocks in the block its key falls in, any other term by the
+//! primary key of `keys`.
 
 use std::collections::HashSet;
 
@@ -18,10 +20,12 @@ const TOP: Pos = (i64::MAX, i64::MAX, i64::MAX);
 
 /// How an update is tested for one other term of a query.
 enum Test<'c> {
-    /// Any of its terms: a hub's in its bitmap, the others' (`probe`) by primary key.
+    /// Any of its terms: a hub's in its bitmap, one with blocks in them (`blocked`), the
+    /// others' (`probe`) by primary key.
     Terms {
         probe: Option<Statement<'c>>,
         hubs: Vec<(i64, HubBits)>,
+        blocked: Vec<i64>,
     },
     /// One of these seqs (sorted).
     Seqs(Vec<i64>),
@@ -37,12 +41,13 @@ pub(super) struct Tests<'c> {
 
 impl<'c> Tests<'c> {
     /// `every` the bitmaps taken from the plan ([`super::plan::Plan::take_hubs`]); `others` the
-    /// rest of its other terms, their hubs read `whole` or a block at a time.
+    /// rest of its other terms, their hubs read `whole` or a block at a time, the terms
+    /// `in_blocks` looked for in their blocks.
     pub(super) fn new(
         tx: &'c Transaction<'_>,
         every: Vec<(i64, HubBits)>,
         others: &[Resolved],
-        hubs: &HashSet<i64>,
+        (hubs, in_blocks): (&HashSet<i64>, &HashSet<i64>),
         whole: bool,
     ) -> rusqlite::Result<Tests<'c>> {
         let mut tests = Vec::with_capacity(others.len());
@@ -51,6 +56,8 @@ impl<'c> Tests<'c> {
                 Resolved::Terms { ids, .. } => {
                     let (hub_ids, rest): (Vec<i64>, Vec<i64>) =
                         ids.iter().partition(|id| hubs.contains(id));
+                    let (blocked, rest): (Vec<i64>, Vec<i64>) =
+                        rest.into_iter().partition(|id| in_blocks.contains(id));
                     let mut bitmaps = Vec::with_capacity(hub_ids.len());
                     for id in hub_ids {
                         if let Some(bits) = pairs::bits(tx, id, whole)? {
@@ -68,6 +75,7 @@ impl<'c> Tests<'c> {
                     Test::Terms {
                         probe,
                         hubs: bitmaps,
+                        blocked,
                     }
                 }
                 Resolved::Seqs(seqs) => {
@@ -94,7 +102,11 @@ impl<'c> Tests<'c> {
         }
         for test in &mut self.others {
             let has = match test {
-                Test::Terms { probe, hubs } => {
+                Test::Terms {
+                    probe,
+                    hubs,
+                    blocked,
+                } => {
                     let mut any = false;
                     for (term, bits) in hubs.iter_mut() {
                         pairs::read_block(tx, *term, bits, pos.2)?;
@@ -102,6 +114,12 @@ impl<'c> Tests<'c> {
                             any = true;
                             break;
                         }
+                    }
+                    for term in blocked.iter() {
+                        if any {
+                            break;
+                        }
+                        any = hub_keys::has(tx, *term, pos)?;
                     }
                     match probe {
                         Some(probe) if !any => probe.exists(params![pos.0, pos.1, pos.2])?,
@@ -119,17 +137,21 @@ impl<'c> Tests<'c> {
     }
 }
 
-/// Reads a term's keys below a position, newest first, from `keys` or from a hub's blocks.
+/// Reads a term's keys below a position, newest first, from `keys` or from its blocks.
 pub(super) struct Runs<'c> {
-    hubs: &'c HashSet<i64>,
+    /// The terms whose keys are in blocks.
+    in_blocks: &'c HashSet<i64>,
     run: CachedStatement<'c>,
     bounded: CachedStatement<'c>,
 }
 
 impl<'c> Runs<'c> {
-    pub(super) fn new(tx: &'c Transaction<'_>, hubs: &'c HashSet<i64>) -> rusqlite::Result<Self> {
+    pub(super) fn new(
+        tx: &'c Transaction<'_>,
+        in_blocks: &'c HashSet<i64>,
+    ) -> rusqlite::Result<Self> {
         Ok(Runs {
-            hubs,
+            in_blocks,
             run: tx.prepare_cached(
                 "SELECT migration_id, record_time, seq FROM keys
                  WHERE term = ?1 AND (migration_id, record_time, seq) < (?2, ?3, ?4)
@@ -145,8 +167,8 @@ impl<'c> Runs<'c> {
         })
     }
 
-    /// `term`'s keys below `below` within `bounds`, newest first: `most` of them (a hub's
-    /// whole blocks: more).
+    /// `term`'s keys below `below` within `bounds`, newest first: `most` of them (whole
+    /// blocks: more).
     pub(super) fn read(
         &mut self,
         tx: &Transaction<'_>,
@@ -155,7 +177,7 @@ impl<'c> Runs<'c> {
         most: usize,
         bounds: Bounds,
     ) -> rusqlite::Result<Vec<Pos>> {
-        if self.hubs.contains(&term) {
+        if self.in_blocks.contains(&term) {
             return hub_keys::below(tx, term, below, most, bounds);
         }
         let most = i64::try_from(most).unwrap_or(i64::MAX);
