@@ -139,8 +139,13 @@ fn insert(conn: &Connection, term: i64, keys: &[Pos]) -> rusqlite::Result<()> {
 /// Adds `keys` (sorted, distinct; none the term has) to `term`'s blocks: each into the block
 /// whose place it falls in (a sync that fills a gap or walks chunks writes between the keys a
 /// hub has), that block written again, split into blocks of [`MOST`] when it grows past it.
-/// A page at the head (the usual case) reads and writes the term's newest block.
+/// A page at the head (the usual case) reads and writes the term's newest block: one read, as
+/// the newest block's first key is at or before the page's, and no block follows it.
 pub(super) fn add(conn: &Connection, term: i64, keys: &[Pos]) -> rusqlite::Result<()> {
+    let mut newest = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM hub_keys WHERE term = ?1 AND migration_id = ?2
+         ORDER BY record_time DESC, seq DESC LIMIT 1"
+    ))?;
     let mut at_or_before = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM hub_keys WHERE term = ?1 AND migration_id = ?2
            AND (record_time, seq) <= (?3, ?4)
@@ -165,23 +170,34 @@ pub(super) fn add(conn: &Connection, term: i64, keys: &[Pos]) -> rusqlite::Resul
     let mut i = 0;
     while i < keys.len() {
         let k = keys[i];
-        let found = match at_or_before
-            .query_row(params![term, k.0, k.1, k.2], |r| block(r, 0))
-            .optional()?
-        {
-            Some(b) => Some(b),
-            None => first_of
-                .query_row(params![term, k.0], |r| block(r, 0))
-                .optional()?,
-        };
-        // The keys of this migration that fall before the next block's first.
-        let next: Option<(i64, i64)> = match &found {
-            Some(b) => next_after
-                .query_row(params![term, k.0, b[0].1, b[0].2], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })
-                .optional()?,
-            None => None,
+        let last = newest
+            .query_row(params![term, k.0], |r| block(r, 0))
+            .optional()?;
+        // At the head: the newest block, no block after it.
+        let (found, next) = match last {
+            None => (None, None),
+            Some(b) if b[0] <= k => (Some(b), None),
+            Some(_) => {
+                let found = match at_or_before
+                    .query_row(params![term, k.0, k.1, k.2], |r| block(r, 0))
+                    .optional()?
+                {
+                    Some(b) => Some(b),
+                    None => first_of
+                        .query_row(params![term, k.0], |r| block(r, 0))
+                        .optional()?,
+                };
+                // The keys of this migration that fall before the next block's first.
+                let next: Option<(i64, i64)> = match &found {
+                    Some(b) => next_after
+                        .query_row(params![term, k.0, b[0].1, b[0].2], |r| {
+                            Ok((r.get(0)?, r.get(1)?))
+                        })
+                        .optional()?,
+                    None => None,
+                };
+                (found, next)
+            }
         };
         let mut j = i;
         while j < keys.len()
