@@ -627,6 +627,39 @@ mod tests {
     }
 
     #[test]
+    fn a_key_is_found_in_the_block_it_falls_in_and_no_other_is() {
+        // Many blocks in two migrations, written a page at a time out of order.
+        let all_keys = keys(3_000, 17);
+        let conn = index();
+        let even: Vec<Pos> = all_keys.iter().copied().step_by(2).collect();
+        let odd: Vec<Pos> = all_keys.iter().copied().skip(1).step_by(2).collect();
+        for page in even.chunks(90).chain(odd.chunks(41).rev()) {
+            for run in page.chunk_by(|a, b| a.0 == b.0) {
+                add(&conn, 6, run).unwrap();
+            }
+        }
+        add(&conn, 7, &all_keys[..3]).unwrap();
+        assert!(blocks(&conn) > 20, "{} blocks", blocks(&conn));
+        for key in &all_keys {
+            assert!(has(&conn, 6, *key).unwrap(), "{key:?}");
+        }
+        // Beside each key (another seq, the other migration) or of another term: not there.
+        let set: std::collections::HashSet<Pos> = all_keys.iter().copied().collect();
+        for key in all_keys.iter().step_by(7) {
+            for other in [(key.0, key.1, key.2 + 1), (1 - key.0, key.1, key.2)] {
+                assert_eq!(
+                    has(&conn, 6, other).unwrap(),
+                    set.contains(&other),
+                    "{other:?}"
+                );
+            }
+            assert_eq!(has(&conn, 7, *key).unwrap(), all_keys[..3].contains(key));
+        }
+        assert!(!has(&conn, 6, (0, i64::MIN, 0)).unwrap());
+        assert!(!has(&conn, 6, (2, 0, 0)).unwrap());
+    }
+
+    #[test]
     fn prune_cuts_the_old_keys_and_keeps_the_rest() {
         let all_keys = keys(1_000, 5);
         let conn = written(2, &all_keys);

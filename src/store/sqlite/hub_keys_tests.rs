@@ -132,10 +132,13 @@ fn an_index_of_schema_19_moves_its_hubs_keys_into_blocks_and_answers_as_before()
             moved += 1;
         }
     }
+    // Schema 19 knew no count for blocks: the migration to 21 keeps the default (100) and
+    // writes it.
     index
         .conn
         .execute_batch(
-            "DROP TABLE hub_keys; UPDATE meta SET value = '19' WHERE key = 'schema_version';",
+            "DROP TABLE hub_keys; UPDATE meta SET value = '19' WHERE key = 'schema_version';
+             DELETE FROM meta WHERE key = 'blocks_from';",
         )
         .expect("schema 19");
     let path = index.path.clone();
@@ -152,6 +155,13 @@ fn an_index_of_schema_19_moves_its_hubs_keys_into_blocks_and_answers_as_before()
         "{said}"
     );
     assert_eq!(count(&index, hub_keys), 0, "moved out of `keys`");
+    assert_eq!(
+        count(
+            &index,
+            "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'blocks_from'"
+        ),
+        super::hub_keys::FROM
+    );
     assert_eq!(answers(&mut index, 0), before);
 }
 
