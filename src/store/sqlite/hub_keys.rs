@@ -277,8 +277,33 @@ pub(super) fn has(conn: &Connection, term: i64, key: Pos) -> rusqlite::Result<bo
     Ok(found.is_some_and(|keys| keys.binary_search(&key).is_ok()))
 }
 
+/// An index of schema `found` brought to 21 (19 → 20, 20 → 21), what each step did said in
+/// `done`.
+pub(super) fn migrate(
+    conn: &Connection,
+    found: i64,
+    done: &mut Vec<String>,
+) -> rusqlite::Result<()> {
+    const REUSED: &str = "the space freed is reused by the next syncs; `VACUUM` gives it back now";
+    if found < 20 {
+        let moved = migrate_19_to_20(conn)?;
+        done.push(format!(
+            "the {moved} keys of the frequent terms (the hubs) kept as blocks of up to {MOST} keys, each next key as its steps from the one before ({REUSED})"
+        ));
+    }
+    if found < 21 {
+        let (terms, moved, from) = migrate_20_to_21(conn)?;
+        if terms > 0 {
+            done.push(format!(
+                "the {moved} keys of the {terms} other terms with at least {from} updates kept as blocks too ({REUSED})"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Schema 19 → 20: every hub's keys moved into its blocks. Returns how many keys moved.
-pub(super) fn migrate_19_to_20(conn: &Connection) -> rusqlite::Result<usize> {
+fn migrate_19_to_20(conn: &Connection) -> rusqlite::Result<usize> {
     conn.execute_batch(CREATE)?;
     let hubs: Vec<i64> = conn
         .prepare("SELECT term FROM hubs ORDER BY term")?
@@ -293,7 +318,7 @@ pub(super) fn migrate_19_to_20(conn: &Connection) -> rusqlite::Result<usize> {
 
 /// Schema 20 → 21: the keys of every term with at least the index's [`FROM`] updates that is
 /// not a hub moved into its blocks. Returns how many terms and keys moved, and that count.
-pub(super) fn migrate_20_to_21(conn: &Connection) -> rusqlite::Result<(usize, usize, i64)> {
+fn migrate_20_to_21(conn: &Connection) -> rusqlite::Result<(usize, usize, i64)> {
     let from = from(conn)?;
     let terms: Vec<i64> = conn
         .prepare(

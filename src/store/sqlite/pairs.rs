@@ -92,11 +92,8 @@ fn seqs_of(tx: &Transaction<'_>, term: i64) -> rusqlite::Result<Vec<i64>> {
     let mut seqs: Vec<i64> = stmt
         .query_map([term], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
-    let mut has_blocks = tx.prepare_cached("SELECT 1 FROM hub_keys WHERE term = ?1 LIMIT 1")?;
-    if has_blocks.exists([term])? {
-        let blocks = super::hub_keys::all(tx, term, None)?;
-        seqs.extend(blocks.into_iter().map(|k| k.2));
-    }
+    let blocks = super::hub_keys::all(tx, term, None)?;
+    seqs.extend(blocks.into_iter().map(|k| k.2));
     Ok(seqs)
 }
 

@@ -722,23 +722,7 @@ impl SqliteIndex {
                 "the {sets} party sets kept as their parties' numbers, each party's name once, not as their JSON (the space freed is reused by the next syncs; `VACUUM` gives it back now)"
             ));
         }
-        if found < 20 {
-            let moved =
-                super::hub_keys::migrate_19_to_20(&tx).map_err(|e| engine_error(&path, &e))?;
-            done.push(format!(
-                "the {moved} keys of the frequent terms (the hubs) kept as blocks of up to {} keys, each next key as its steps from the one before (the space freed is reused by the next syncs; `VACUUM` gives it back now)",
-                super::hub_keys::MOST
-            ));
-        }
-        if found < 21 {
-            let (terms, moved, from) =
-                super::hub_keys::migrate_20_to_21(&tx).map_err(|e| engine_error(&path, &e))?;
-            if terms > 0 {
-                done.push(format!(
-                    "the {moved} keys of the {terms} other terms with at least {from} updates kept as blocks too (the space freed is reused by the next syncs; `VACUUM` gives it back now)"
-                ));
-            }
-        }
+        super::hub_keys::migrate(&tx, found, &mut done).map_err(|e| engine_error(&path, &e))?;
         if found < 4 {
             done.push(
                 "a table for the bodies' dictionary, trained by the next page written".to_owned(),
