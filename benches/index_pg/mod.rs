@@ -3,6 +3,9 @@
 //! (`INDEX_BENCH_PG_RESTART`), the two-term searches that are not both hubs cold too, and the
 //! size. `INDEX_BENCH_PG_ONLY=1` measures PostgreSQL alone, without building the SQLite index of
 //! the same size first: at 10 M updates this disk holds one of the two at a time.
+//! `INDEX_BENCH_PG_NO_BODIES=1` builds (and reads) a database without the updates' bodies, in a
+//! database of its own (`…_nobodies`): the searches read no body, and at 10 M a database with
+//! them (42.6 GB at PostgreSQL's schema 14) does not fit beside the rest on this disk.
 
 use std::time::Instant;
 
@@ -163,11 +166,17 @@ fn non_hub_counts(location: &Location, dso: &str) {
     );
 }
 
+/// Whether the database is built without bodies (`INDEX_BENCH_PG_NO_BODIES` set).
+fn without_bodies() -> bool {
+    std::env::var_os("INDEX_BENCH_PG_NO_BODIES").is_some()
+}
+
 /// The name of the cached PostgreSQL database of `n` updates.
 pub fn name(n: usize) -> String {
     format!(
-        "cantonscope_bench_{n}_{SEED}_s{}_v{SUMMARY_VERSION}",
-        store::SCHEMA_VERSION
+        "cantonscope_bench_{n}_{SEED}_s{}_v{SUMMARY_VERSION}{}",
+        store::SCHEMA_VERSION,
+        if without_bodies() { "_nobodies" } else { "" }
     )
 }
 
@@ -217,8 +226,12 @@ pub fn cached(admin_url: &str, template: &[String], copier: &Copier, n: usize) -
         admin
             .batch_execute(&format!("CREATE DATABASE {name}"))
             .expect("create");
-        eprintln!("index bench: building PostgreSQL database {name} ({n} updates)…");
-        let rate = build_at(&location, template, copier, n, true, None);
+        let bodies = !without_bodies();
+        eprintln!(
+            "index bench: building PostgreSQL database {name} ({n} updates{})…",
+            if bodies { "" } else { ", without bodies" }
+        );
+        let rate = build_at(&location, template, copier, n, bodies, None);
         eprintln!("index bench: built at {rate:.0} updates/s");
     }
     location
