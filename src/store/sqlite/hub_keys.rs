@@ -264,8 +264,27 @@ pub(super) fn give_back(conn: &Connection, term: i64) -> rusqlite::Result<()> {
     forget(conn, term)
 }
 
-/// Whether `term`'s blocks hold `key` (one block read: the one whose place it falls in).
-pub(super) fn has(conn: &Connection, term: i64, key: Pos) -> rusqlite::Result<bool> {
+/// The block [`has`] read last for a term, kept for the keys looked for after it: each key from
+/// the block's first up to the key it was read for (or its last, if later) falls in that block,
+/// as a term's blocks of a migration do not overlap; with no block, no key of that migration
+/// up to the one looked for is there. A walk tests its updates newest first, so the next is
+/// mostly in the block kept: read once, not once an update.
+#[derive(Default)]
+pub(super) struct Seen(Option<(Pos, Pos, Vec<Pos>)>);
+
+/// Whether `term`'s blocks hold `key`: from the block `seen` keeps when the key falls in it,
+/// else from the one block whose place it falls in, read and kept.
+pub(super) fn has(
+    conn: &Connection,
+    term: i64,
+    key: Pos,
+    seen: &mut Seen,
+) -> rusqlite::Result<bool> {
+    if let Some((lo, hi, keys)) = &seen.0
+        && (*lo..=*hi).contains(&key)
+    {
+        return Ok(keys.binary_search(&key).is_ok());
+    }
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM hub_keys WHERE term = ?1 AND migration_id = ?2
            AND (record_time, seq) <= (?3, ?4)
@@ -274,7 +293,16 @@ pub(super) fn has(conn: &Connection, term: i64, key: Pos) -> rusqlite::Result<bo
     let found = stmt
         .query_row(params![term, key.0, key.1, key.2], |r| block(r, 0))
         .optional()?;
-    Ok(found.is_some_and(|keys| keys.binary_search(&key).is_ok()))
+    let (lo, hi, keys) = match found {
+        Some(keys) => {
+            let last = keys.last().copied().unwrap_or(key);
+            (keys.first().copied().unwrap_or(key), key.max(last), keys)
+        }
+        None => ((key.0, i64::MIN, i64::MIN), key, Vec::new()),
+    };
+    let hit = keys.binary_search(&key).is_ok();
+    seen.0 = Some((lo, hi, keys));
+    Ok(hit)
 }
 
 /// An index of schema `found` brought to 21 (19 → 20, 20 → 21), what each step did said in
@@ -666,22 +694,58 @@ mod tests {
         add(&conn, 7, &all_keys[..3]).unwrap();
         assert!(blocks(&conn) > 20, "{} blocks", blocks(&conn));
         for key in &all_keys {
-            assert!(has(&conn, 6, *key).unwrap(), "{key:?}");
+            assert!(
+                has(&conn, 6, *key, &mut Seen::default()).unwrap(),
+                "{key:?}"
+            );
         }
         // Beside each key (another seq, the other migration) or of another term: not there.
         let set: std::collections::HashSet<Pos> = all_keys.iter().copied().collect();
         for key in all_keys.iter().step_by(7) {
             for other in [(key.0, key.1, key.2 + 1), (1 - key.0, key.1, key.2)] {
                 assert_eq!(
-                    has(&conn, 6, other).unwrap(),
+                    has(&conn, 6, other, &mut Seen::default()).unwrap(),
                     set.contains(&other),
                     "{other:?}"
                 );
             }
-            assert_eq!(has(&conn, 7, *key).unwrap(), all_keys[..3].contains(key));
+            assert_eq!(
+                has(&conn, 7, *key, &mut Seen::default()).unwrap(),
+                all_keys[..3].contains(key)
+            );
         }
-        assert!(!has(&conn, 6, (0, i64::MIN, 0)).unwrap());
-        assert!(!has(&conn, 6, (2, 0, 0)).unwrap());
+        assert!(!has(&conn, 6, (0, i64::MIN, 0), &mut Seen::default()).unwrap());
+        assert!(!has(&conn, 6, (2, 0, 0), &mut Seen::default()).unwrap());
+        // One block kept from key to key: newest first as a walk tests them, then in any
+        // order, the keys and those beside them answered as each alone is.
+        let mut asked: Vec<Pos> = all_keys
+            .iter()
+            .flat_map(|k| [*k, (k.0, k.1, k.2 + 1), (k.0, k.1 - 1, k.2)])
+            .chain([(0, i64::MIN, 0), (1, i64::MIN, 0), (2, 0, 0)])
+            .collect();
+        asked.sort_unstable();
+        asked.dedup();
+        let mut x = 5u64;
+        let shuffled: Vec<Pos> = {
+            let mut v = asked.clone();
+            for i in (1..v.len()).rev() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                v.swap(i, (x % (i as u64 + 1)) as usize);
+            }
+            v
+        };
+        for order in [asked.iter().rev().copied().collect::<Vec<_>>(), shuffled] {
+            let mut seen = Seen::default();
+            for key in order {
+                assert_eq!(
+                    has(&conn, 6, key, &mut seen).unwrap(),
+                    set.contains(&key),
+                    "{key:?}"
+                );
+            }
+        }
     }
 
     #[test]

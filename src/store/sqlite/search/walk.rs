@@ -25,7 +25,7 @@ enum Test<'c> {
     Terms {
         probe: Option<Statement<'c>>,
         hubs: Vec<(i64, HubBits)>,
-        blocked: Vec<i64>,
+        blocked: Vec<(i64, hub_keys::Seen)>,
     },
     /// One of these seqs (sorted).
     Seqs(Vec<i64>),
@@ -58,6 +58,10 @@ impl<'c> Tests<'c> {
                         ids.iter().partition(|id| hubs.contains(id));
                     let (blocked, rest): (Vec<i64>, Vec<i64>) =
                         rest.into_iter().partition(|id| in_blocks.contains(id));
+                    let blocked = blocked
+                        .into_iter()
+                        .map(|id| (id, hub_keys::Seen::default()))
+                        .collect();
                     let mut bitmaps = Vec::with_capacity(hub_ids.len());
                     for id in hub_ids {
                         if let Some(bits) = pairs::bits(tx, id, whole)? {
@@ -115,11 +119,11 @@ impl<'c> Tests<'c> {
                             break;
                         }
                     }
-                    for term in blocked.iter() {
+                    for (term, seen) in blocked.iter_mut() {
                         if any {
                             break;
                         }
-                        any = hub_keys::has(tx, *term, pos)?;
+                        any = hub_keys::has(tx, *term, pos, seen)?;
                     }
                     match probe {
                         Some(probe) if !any => probe.exists(params![pos.0, pos.1, pos.2])?,
