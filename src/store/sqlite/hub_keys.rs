@@ -587,15 +587,20 @@ mod tests {
             .unwrap()
     }
 
-    /// Keys of two migrations, times with gaps large and small, seqs up and down.
-    fn keys(n: i64, seed: u64) -> Vec<Pos> {
+    /// A xorshift generator from `seed` (not 0).
+    fn rng(seed: u64) -> impl FnMut() -> u64 {
         let mut x = seed;
-        let mut next = move || {
+        move || {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x
-        };
+        }
+    }
+
+    /// Keys of two migrations, times with gaps large and small, seqs up and down.
+    fn keys(n: i64, seed: u64) -> Vec<Pos> {
+        let mut next = rng(seed);
         let mut out: Vec<Pos> = (0..n)
             .map(|i| {
                 let migration = i64::from(i >= n / 2);
@@ -725,17 +730,11 @@ mod tests {
             .collect();
         asked.sort_unstable();
         asked.dedup();
-        let mut x = 5u64;
-        let shuffled: Vec<Pos> = {
-            let mut v = asked.clone();
-            for i in (1..v.len()).rev() {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                v.swap(i, (x % (i as u64 + 1)) as usize);
-            }
-            v
-        };
+        let mut next = rng(5);
+        let mut shuffled = asked.clone();
+        for i in (1..shuffled.len()).rev() {
+            shuffled.swap(i, (next() % (i as u64 + 1)) as usize);
+        }
         for order in [asked.iter().rev().copied().collect::<Vec<_>>(), shuffled] {
             let mut seen = Seen::default();
             for key in order {
