@@ -74,8 +74,9 @@ fn ingest(c: &mut Criterion) {
         b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(&bytes)).expect("parses"));
     });
     // Where the typed decode's time goes: the JSON syntax alone, the page split into its items'
-    // texts (the first of the decoder's two passes), and the split followed by each item's own
-    // decode (what an index sync runs, there on every core).
+    // texts (the first of `UpdatesPage`'s own two passes; the client's decoder reads the page
+    // in one), and the split followed by each item's own decode (what an index sync runs, there
+    // on every core).
     group.bench_function("syntax only (serde::de::IgnoredAny)", |b| {
         b.iter(|| {
             serde_json::from_slice::<serde::de::IgnoredAny>(black_box(&bytes)).expect("parses")

@@ -12,53 +12,57 @@ use std::fmt;
 ///
 /// Used for Daml payloads (`create_arguments`, `choice_argument`, `exercise_result`, contract
 /// `payload`, ledger `createArgument`, …) and for the raw JSON of whole records.
+///
+/// The text is kept as a `Box<str>` that is always one well-formed JSON value without
+/// surrounding whitespace: every constructor either parses it or takes it from a parse that
+/// just read it (see [`RawJson::parsed`]). A `serde_json::value::RawValue` holds the same, but
+/// can only be made (without `unsafe`) by scanning the text once more, which a page's one-pass
+/// decoding avoids.
 #[derive(Clone)]
-pub struct RawJson(Box<RawValue>);
+pub struct RawJson(Box<str>);
 
 impl RawJson {
     /// The JSON `null`.
     pub fn null() -> Self {
-        RawJson(RawValue::NULL.to_owned())
+        RawJson("null".into())
     }
 
     /// Wraps a raw value.
     pub fn new(raw: Box<RawValue>) -> Self {
-        RawJson(raw)
+        RawJson(raw.into())
     }
 
     /// Validates `json` and keeps it verbatim.
     pub fn from_string(json: String) -> Result<Self, serde_json::Error> {
-        RawValue::from_string(json).map(RawJson)
+        RawValue::from_string(json).map(Self::new)
+    }
+
+    /// The text of a value that serde_json has just parsed out of a larger text (its
+    /// `byte_offset`s around it, whitespace excluded): valid JSON by that parse, so it is not
+    /// scanned again. Only the page decoder that read it calls this.
+    pub(crate) fn parsed(text: &str) -> Self {
+        debug_assert!(serde_json::from_str::<&RawValue>(text).is_ok_and(|r| r.get() == text));
+        RawJson(text.into())
     }
 
     /// Serialises `value` to a raw JSON value.
     pub fn from_value<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
-        serde_json::value::to_raw_value(value).map(RawJson)
+        serde_json::value::to_raw_value(value).map(Self::new)
     }
 
     /// The JSON text, exactly as received.
     pub fn get(&self) -> &str {
-        self.0.get()
-    }
-
-    /// The underlying `RawValue`.
-    pub fn as_raw(&self) -> &RawValue {
         &self.0
-    }
-
-    /// Unwraps into the boxed `RawValue`.
-    pub fn into_inner(self) -> Box<RawValue> {
-        self.0
     }
 
     /// True for JSON `null`.
     pub fn is_null(&self) -> bool {
-        self.0.get().trim() == "null"
+        self.0.trim() == "null"
     }
 
     /// If the value is a JSON string (e.g. an enum-like `exercise_result`), its content.
     pub fn as_str(&self) -> Option<String> {
-        let text = self.0.get().trim_start();
+        let text = self.0.trim_start();
         if text.starts_with('"') {
             serde_json::from_str::<String>(text).ok()
         } else {
@@ -68,12 +72,12 @@ impl RawJson {
 
     /// Parses into a `serde_json::Value` (for display).
     pub fn to_value(&self) -> Result<serde_json::Value, serde_json::Error> {
-        serde_json::from_str(self.0.get())
+        serde_json::from_str(&self.0)
     }
 
     /// Parses into any deserialisable type.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.0.get())
+        serde_json::from_str(&self.0)
     }
 }
 
@@ -85,33 +89,36 @@ impl Default for RawJson {
 
 impl fmt::Debug for RawJson {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.get())
+        f.write_str(&self.0)
     }
 }
 
 impl fmt::Display for RawJson {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.get())
+        f.write_str(&self.0)
     }
 }
 
 impl PartialEq for RawJson {
     fn eq(&self, other: &Self) -> bool {
-        self.0.get() == other.0.get()
+        self.0 == other.0
     }
 }
 
 impl Eq for RawJson {}
 
 impl Serialize for RawJson {
+    /// Written verbatim. serde_json writes a text verbatim only as a `RawValue`, which is
+    /// borrowed from the text by a scan of it (output only: no decode path serialises).
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
+        let raw: &RawValue = serde_json::from_str(&self.0).map_err(serde::ser::Error::custom)?;
+        raw.serialize(s)
     }
 }
 
 impl<'de> Deserialize<'de> for RawJson {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(d).map(RawJson)
+        Box::<RawValue>::deserialize(d).map(Self::new)
     }
 }
 

@@ -3,8 +3,8 @@
 //!
 //! The update history is the hot path and has its own files: `updates` (`/v2/updates` pages, an
 //! update by id or by hash: items that keep their raw JSON, so one odd item becomes
-//! [`UpdateItem::Malformed`] instead of failing the page) and `tree` (a transaction's events and
-//! its tree walk). `dso` holds `/v0/dso` (the DSO rules and their SVs, the asked scan's own SV);
+//! [`UpdateItem::Malformed`] instead of failing the page), `updates_page` (the client's decoder
+//! of a page, one pass over its text) and `tree` (a transaction's events and its tree walk). `dso` holds `/v0/dso` (the DSO rules and their SVs, the asked scan's own SV);
 //! `governance` the vote requests, their results and the amulet price votes; `event_item` the
 //! event history item (`/v0/events/{update_id}`); `party` the per-party queries (holdings
 //! summary, validator faucets and licenses, ANS entries, SV reward weight); `nodes` the network's
@@ -22,6 +22,7 @@ mod party;
 pub mod rewards;
 mod tree;
 mod updates;
+mod updates_page;
 
 pub use dso::{DsoInfo, DsoSv, dso};
 pub use event_item::*;
@@ -35,6 +36,7 @@ pub use rewards::{
 };
 pub use tree::*;
 pub use updates::*;
+pub use updates_page::updates;
 
 use super::call::Call;
 use super::json::string_enum;

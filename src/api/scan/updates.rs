@@ -380,7 +380,7 @@ impl<'de> Deserialize<'de> for UpdateItem {
 
 /// Every field of both item shapes, decoded in one pass; classified afterwards.
 #[derive(Deserialize)]
-struct ItemRepr {
+pub(super) struct ItemRepr {
     #[serde(default, deserialize_with = "nd")]
     update_id: String,
     #[serde(default, deserialize_with = "opt_int")]
@@ -412,7 +412,7 @@ struct RawEvents {
 }
 
 impl ItemRepr {
-    fn into_item(self, raw: RawJson, prefix: &dyn Fn() -> String) -> UpdateItem {
+    pub(super) fn into_item(self, raw: RawJson, prefix: &dyn Fn() -> String) -> UpdateItem {
         if self.events_by_id.is_some() || self.root_event_ids.is_some() {
             let mut events_by_id = self.events_by_id.unwrap_or_default();
             if events_by_id
@@ -553,13 +553,6 @@ fn decode_single_update(parts: &ResponseParts<'_>) -> Result<UpdateItem, ApiErro
         UpdateItem::Malformed { error, .. } => Err(error.decode_error(parts.endpoint)),
         item => Ok(item),
     }
-}
-
-/// `POST /v2/updates`: a page of the update history.
-pub fn updates(req: &UpdatesRequest) -> Call<UpdatesPage> {
-    Group::Scan
-        .post("scan POST /v2/updates", "/v2/updates", req)
-        .named("updates")
 }
 
 /// `GET /v2/updates/hash/{hash}`: the update of a prepared transaction's hash (404 when this
