@@ -131,9 +131,12 @@ fn non_hub_counts(location: &Location, dso: &str) {
     let threshold = store::hubs::DEFAULT_THRESHOLD;
     let mut term = |id: Option<i64>, below: i64| -> Option<Term> {
         conn.query_opt(
-            "SELECT kind, value, updates FROM terms
+            &format!(
+                "SELECT kind, {}, updates FROM terms t
               WHERE ($1::BIGINT IS NULL AND updates < $2 AND kind IN (1, 2, 3)) OR id = $1
               ORDER BY updates DESC LIMIT 1",
+                store::postgres_term_text_sql("t.")
+            ),
             &[&id, &below],
         )
         .expect("terms read")

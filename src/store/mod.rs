@@ -81,6 +81,7 @@ pub(crate) use events_rows::{
 };
 pub use postgres::TABLES as POSTGRES_TABLES;
 pub use postgres::redact_url;
+pub use postgres::term_values::text_sql as postgres_term_text_sql;
 pub use reader::IndexReader;
 pub use writer::{EventsTodo, IndexWriter};
 

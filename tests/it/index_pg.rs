@@ -234,15 +234,24 @@ pub(crate) fn same_hubs(db: &Database, sqlite: &Path) -> Vec<String> {
         .expect("rows")
         .map(|r| r.expect("a row"))
         .collect();
+    // PostgreSQL keeps each term's value as bytes (its schema 16): spelled back too.
+    let pg_spelled = |sql: &str| {
+        sql.replace("ta.value", &store::postgres_term_text_sql("ta."))
+            .replace("tb.value", &store::postgres_term_text_sql("tb."))
+            .replace(
+                "t.kind, t.value",
+                &format!("t.kind, {}", store::postgres_term_text_sql("t.")),
+            )
+    };
     let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
     let mut in_pg: Vec<(i64, String)> = pg
-        .query(HUBS, &[])
+        .query(&pg_spelled(HUBS), &[])
         .expect("hubs")
         .iter()
         .map(|r| (r.get(0), r.get(1)))
         .collect();
     let mut pg_pairs: Vec<(i64, String, i64, String, i64)> = pg
-        .query(PAIRS, &[])
+        .query(&pg_spelled(PAIRS), &[])
         .expect("pairs")
         .iter()
         .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
@@ -355,7 +364,7 @@ fn a_verified_sync_into_postgres_equals_the_sqlite_sync() {
 
     // Status: the same range, four verified chunks, its size on the server, nothing running.
     let st = status(dir.path(), pg_at);
-    assert_eq!(st["schema_version"], 15);
+    assert_eq!(st["schema_version"], store::POSTGRES_SCHEMA_VERSION);
     assert_eq!(
         comparable(st.clone()),
         comparable(status(dir.path(), sqlite_at))
@@ -997,9 +1006,15 @@ fn deep_pages_read_by_keyset_equal_the_offset_answers_on_both_engines() {
     assert!(!lite.holds_reader(), "SQLite is opened for each read");
 }
 
-/// A schema-14 database's terms put back as schema 13 kept them: the counts and newest keys in
+/// A schema-16 database's terms put back as schema 13 kept them: their values as text (`TEXT_SQL`
+/// standing for the SQL of the text of a kept value), the counts and newest keys in
 /// `term_counts`, the terms' key without them (what the older schemas' steps start from).
+fn schema_13_terms() -> String {
+    SCHEMA_13_TERMS.replace("TEXT_SQL", &store::postgres_term_text_sql(""))
+}
+
 const SCHEMA_13_TERMS: &str = "
+    ALTER TABLE terms ALTER COLUMN value TYPE TEXT COLLATE \"C\" USING (TEXT_SQL);
     CREATE TABLE term_counts (term BIGINT PRIMARY KEY, updates BIGINT NOT NULL,
         last_migration BIGINT, last_time BIGINT, last_seq BIGINT);
     INSERT INTO term_counts SELECT id, updates, last_migration, last_time, last_seq FROM terms;
@@ -1032,28 +1047,40 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
         let (code, _, err) = sync(dir.path(), url, at, &["--from", from(), "--verify", "1"]);
         assert_eq!(code, 0, "{err}");
     }
+    // A reader refuses the database of schema `version`, naming this build's.
+    let refused = |version: i64| {
+        let output = run(
+            dir.path(),
+            url,
+            &[&index_args(&db.url, "search")[..], &["party:x", "--count"]].concat(),
+        );
+        assert_eq!(output.status.code(), Some(2));
+        let err = text(&output.stderr);
+        assert!(
+            err.contains(&format!("older cantonscope (schema {version})"))
+                && err.contains(&format!("to schema {}", store::POSTGRES_SCHEMA_VERSION)),
+            "{err}"
+        );
+    };
     // Schema 2, as the cantonscope before kept it: no hubs, no pairs.
     let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
     pg.batch_execute(&format!(
-        "{SCHEMA_13_TERMS} DROP TABLE hubs; DROP TABLE pairs; DROP TABLE hub_bits;
+        "{terms_13} DROP TABLE hubs; DROP TABLE pairs; DROP TABLE hub_bits;
          ALTER TABLE term_counts DROP COLUMN last_migration, DROP COLUMN last_time, DROP COLUMN last_seq;
-         UPDATE meta SET value = '2' WHERE key = 'schema_version';"
+         UPDATE meta SET value = '2' WHERE key = 'schema_version';",
+        terms_13 = schema_13_terms()
     ))
     .expect("schema 2");
-    let output = run(
-        dir.path(),
-        url,
-        &[&index_args(&db.url, "search")[..], &["party:x", "--count"]].concat(),
-    );
-    assert_eq!(output.status.code(), Some(2));
-    let err = text(&output.stderr);
-    assert!(err.contains("older cantonscope (schema 2)"), "{err}");
+    refused(2);
     // The next sync migrates it: the same hubs and pairs as the SQLite index of the same sync.
     // The next sync migrates it; the same sync of the SQLite index keeps the same updates.
     let migrate = || {
         let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
-        assert_eq!(status(dir.path(), &db.url)["schema_version"], 15);
+        assert_eq!(
+            status(dir.path(), &db.url)["schema_version"],
+            store::POSTGRES_SCHEMA_VERSION
+        );
         let (code, _, err) = sync(dir.path(), url, sqlite_at, &["--verify", "1"]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
@@ -1079,14 +1106,18 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     compare("after the migration from schema 2");
     // Schema 4 (pairs, no bitmaps): the next sync makes the bitmaps from the keys.
     pg.batch_execute(&format!(
-        "{SCHEMA_13_TERMS} DROP TABLE hub_bits;
+        "{terms_13} DROP TABLE hub_bits;
          ALTER TABLE term_counts DROP COLUMN last_migration, DROP COLUMN last_time, DROP COLUMN last_seq;
-         UPDATE meta SET value = '4' WHERE key = 'schema_version';"
+         UPDATE meta SET value = '4' WHERE key = 'schema_version';",
+        terms_13 = schema_13_terms()
     ))
     .expect("schema 4");
     let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 15);
+    assert_eq!(
+        status(dir.path(), &db.url)["schema_version"],
+        store::POSTGRES_SCHEMA_VERSION
+    );
     let bits: i64 = pg
         .query_one("SELECT count(*) FROM hub_bits", &[])
         .expect("bits")
@@ -1097,9 +1128,10 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     // the pages of a contract-id prefix over the whole index (merged from each contract's
     // newest key) are SQLite's.
     pg.batch_execute(&format!(
-        "{SCHEMA_13_TERMS}
+        "{terms_13}
          ALTER TABLE term_counts DROP COLUMN last_migration, DROP COLUMN last_time, DROP COLUMN last_seq;
-         UPDATE meta SET value = '5' WHERE key = 'schema_version';"
+         UPDATE meta SET value = '5' WHERE key = 'schema_version';",
+        terms_13 = schema_13_terms()
     ))
     .expect("schema 5");
     migrate();
@@ -1148,7 +1180,10 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     // are SQLite's on it.
     let heads = |pg: &mut postgres::Client| -> Vec<(i64, i64, String, i64, Option<i64>)> {
         pg.query(
-            "SELECT id, kind, value, updates, last_seq FROM terms ORDER BY id",
+            &format!(
+                "SELECT id, kind, {}, updates, last_seq FROM terms ORDER BY id",
+                store::postgres_term_text_sql("")
+            ),
             &[],
         )
         .expect("the terms")
@@ -1156,23 +1191,27 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
         .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
         .collect()
     };
+    // Every term of before kept with its id, kind and text, its count and newest key those of
+    // the updates a sync added since raised.
+    type TermHead = (i64, i64, String, i64, Option<i64>);
+    let kept_as_before = |before: &[TermHead], after: &[TermHead]| {
+        for term in before {
+            let now = after
+                .iter()
+                .find(|t| t.0 == term.0)
+                .unwrap_or_else(|| panic!("{term:?} kept"));
+            assert_eq!((now.1, &now.2), (term.1, &term.2), "{term:?}");
+            assert!(now.3 >= term.3 && now.4 >= term.4, "{now:?} from {term:?}");
+        }
+    };
     let before = heads(&mut pg);
     assert!(before.iter().all(|h| h.3 > 0), "every term has a count");
     pg.batch_execute(&format!(
-        "{SCHEMA_13_TERMS} UPDATE meta SET value = '13' WHERE key = 'schema_version';"
+        "{terms_13} UPDATE meta SET value = '13' WHERE key = 'schema_version';",
+        terms_13 = schema_13_terms()
     ))
     .expect("schema 13");
-    let output = run(
-        dir.path(),
-        url,
-        &[&index_args(&db.url, "search")[..], &["party:x", "--count"]].concat(),
-    );
-    assert_eq!(output.status.code(), Some(2));
-    let err = text(&output.stderr);
-    assert!(
-        err.contains("older cantonscope (schema 13)") && err.contains("to schema 15"),
-        "{err}"
-    );
+    refused(13);
     let next: i64 = pg
         .query_one("SELECT nextval(pg_get_serial_sequence('terms', 'id'))", &[])
         .expect("the terms' identity")
@@ -1183,7 +1222,10 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
         err.contains("moved each term's count and newest key into the terms' table (schema 14)"),
         "{err}"
     );
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 15);
+    assert_eq!(
+        status(dir.path(), &db.url)["schema_version"],
+        store::POSTGRES_SCHEMA_VERSION
+    );
     let gone: bool = pg
         .query_one("SELECT to_regclass('term_counts') IS NULL", &[])
         .expect("term_counts")
@@ -1192,14 +1234,7 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     // Every term kept with its id, count and newest key (those of the updates the sync added
     // since raised); a new term takes an id after every one of before.
     let after = heads(&mut pg);
-    for term in &before {
-        let now = after
-            .iter()
-            .find(|t| t.0 == term.0)
-            .unwrap_or_else(|| panic!("{term:?} kept"));
-        assert_eq!((now.1, &now.2), (term.1, &term.2), "{term:?}");
-        assert!(now.3 >= term.3 && now.4 >= term.4, "{now:?} from {term:?}");
-    }
+    kept_as_before(&before, &after);
     let added: i64 = pg
         .query_one(
             "INSERT INTO terms (kind, value, updates) VALUES (99, 'new', 1) RETURNING id",
@@ -1211,6 +1246,46 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     pg.batch_execute("DELETE FROM terms WHERE kind = 99")
         .expect("the new term removed");
     compare("after the migration from schema 13");
+    // Schema 15 (each term's value its text; a contract id of another form among them):
+    // readers refuse it, the next sync keeps the values as bytes (every term with its id,
+    // count, newest key and text, a lowercase hex contract id as the bytes it spells), and
+    // the searches below (hubs with rarer terms, contract-id prefixes and their counts) are
+    // SQLite's on it.
+    let before = heads(&mut pg);
+    pg.batch_execute(&format!(
+        "ALTER TABLE terms ALTER COLUMN value TYPE TEXT COLLATE \"C\" USING ({});
+         INSERT INTO terms (kind, value, updates) VALUES (4, 'NotHex-1', 1), (4, 'abc', 1);
+         UPDATE meta SET value = '15' WHERE key = 'schema_version';",
+        store::postgres_term_text_sql("")
+    ))
+    .expect("schema 15");
+    refused(15);
+    let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("kept each term's value as bytes"), "{err}");
+    let after = heads(&mut pg);
+    kept_as_before(&before, &after);
+    // Every contract id but the two as the bytes it spells; the two as their text.
+    let text_form: Vec<(i32, i32)> = pg
+        .query(
+            "SELECT get_byte(value, 0), octet_length(value) FROM terms
+             WHERE kind = 4 AND get_byte(value, 0) <> 1 ORDER BY octet_length(value)",
+            &[],
+        )
+        .expect("the terms' forms")
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(text_form, [(0, 4), (0, 9)]);
+    for odd in ["NotHex-1", "abc"] {
+        assert!(
+            after.iter().any(|t| t.1 == 4 && t.2 == odd),
+            "{odd} read back"
+        );
+    }
+    pg.batch_execute("DELETE FROM terms WHERE kind = 4 AND get_byte(value, 0) = 0")
+        .expect("the two removed");
+    compare("after the migration from schema 15");
     let (rarer, _) = crate::index_pairs::rare(&sqlite);
     assert!(!rarer.is_empty(), "terms below the threshold");
     // Every two of the first eight hubs, each of the first four with the rarer terms.
@@ -1452,7 +1527,8 @@ fn a_postgres_index_of_schema_7_is_migrated_its_events_repacked_and_read_back_as
     {
         let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
         let mut tx = pg.transaction().expect("a transaction");
-        tx.batch_execute(SCHEMA_13_TERMS).expect("schema 7's terms");
+        tx.batch_execute(&schema_13_terms())
+            .expect("schema 7's terms");
         tx.batch_execute(crate::index_events::EVENTS_7)
             .expect("schema 7");
         for e in &before {
@@ -1486,7 +1562,10 @@ fn a_postgres_index_of_schema_7_is_migrated_its_events_repacked_and_read_back_as
         &["--until", &until, "--verify", "1", "--no-events"],
     );
     assert_eq!(code, 0, "{err}");
-    assert_eq!(status(dir.path(), &db.url)["schema_version"], 15);
+    assert_eq!(
+        status(dir.path(), &db.url)["schema_version"],
+        store::POSTGRES_SCHEMA_VERSION
+    );
     assert_eq!(crate::index_events::events_kept_at(&location), before);
     assert_eq!(
         search(dir.path(), &db.url, &["verdict:accepted"], &["--count"]),

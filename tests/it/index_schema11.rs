@@ -5,6 +5,7 @@
 //! their prefixes (of an even and an odd length), parties and templates. Run as the real
 //! binary over real HTTP against the demo.
 
+use cantonscope::store;
 use std::path::Path;
 
 use crate::common::migrated::{
@@ -110,7 +111,10 @@ fn a_postgres_index_of_schema_10_is_migrated_and_answers_the_same() {
     let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
     let top = |pg: &mut postgres::Client, kind: i64| -> String {
         pg.query_one(
-            "SELECT value FROM terms WHERE kind = $1 ORDER BY id LIMIT 1",
+            &format!(
+                "SELECT {} FROM terms WHERE kind = $1 ORDER BY id LIMIT 1",
+                store::postgres_term_text_sql("")
+            ),
             &[&kind],
         )
         .expect("a term")

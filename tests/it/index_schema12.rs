@@ -172,7 +172,10 @@ fn a_postgres_index_of_schema_11_is_migrated_and_answers_the_same() {
     let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
     let party: String = pg
         .query_one(
-            "SELECT value FROM terms WHERE kind = 1 ORDER BY id LIMIT 1",
+            &format!(
+                "SELECT {} FROM terms WHERE kind = 1 ORDER BY id LIMIT 1",
+                store::postgres_term_text_sql("")
+            ),
             &[],
         )
         .expect("a party")

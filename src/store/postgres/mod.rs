@@ -38,6 +38,7 @@ mod rounds;
 mod schema;
 mod search;
 mod stats;
+pub(super) mod term_values;
 mod validators;
 mod write;
 
@@ -72,8 +73,10 @@ use crate::model::index::{KeyKind, SUMMARY_VERSION, SearchRow};
 /// prefix's terms come with their counts from one range of that key (13 kept them in
 /// `term_counts`, in id order: a cold read each). 15: a body names its update's own id by a
 /// byte (`crate::model::index::pack::OWN_ID`; SQLite's schema 14), which an older build would
-/// show as is; the bodies kept before read back as they were.
-pub const SCHEMA_VERSION: i64 = 15;
+/// show as is; the bodies kept before read back as they were. 16: a term's value is bytes, a
+/// contract id of lowercase hex kept as the bytes it spells (`term_values`; SQLite's schema 11):
+/// half the bytes of the terms' table and of its `(kind, value)` key.
+pub const SCHEMA_VERSION: i64 = 16;
 
 /// The advisory lock of the one writer ("cantonsc"), per database.
 const WRITER_LOCK: i64 = 0x6361_6e74_6f6e_7363;

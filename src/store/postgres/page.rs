@@ -20,12 +20,12 @@ const NEXT_SEQS: &str = "WITH s AS MATERIALIZED (
          SELECT pg_get_serial_sequence('updates', 'seq')::regclass AS id)
      SELECT nextval(s.id) FROM s, generate_series(1, $1::int8)";
 
-/// The page's terms (`$1` kinds, `$2` values, `$3` their places in the page's list, `$4` how
+/// The page's terms (`$1` kinds, `$2` values as kept (`super::term_values::stored`), `$3` their places in the page's list, `$4` how
 /// many new updates have each, `$5`-`$7` the newest of them) added when new, a known one's
 /// count raised and its newest key the later of its own and the page's (kept unknown when
 /// unknown: its older keys may be later than the page's); each term's place, id and count.
 const TERMS: &str = "WITH x (kind, value, at, n, m, t, s) AS (
-         SELECT * FROM UNNEST($1::int8[], $2::text[], $3::int4[], $4::int8[], $5::int8[],
+         SELECT * FROM UNNEST($1::int8[], $2::bytea[], $3::int4[], $4::int8[], $5::int8[],
              $6::int8[], $7::int8[])),
      up AS (
          INSERT INTO terms AS o (kind, value, updates, last_migration, last_time, last_seq)
@@ -108,8 +108,13 @@ pub(super) fn write_rows(
     // Each term's count once raised, for the hubs.
     let mut raised: Vec<(i64, i64)> = Vec::with_capacity(used.len());
     if !used.is_empty() {
-        let (kinds, values): (Vec<i64>, Vec<&str>) =
-            used.iter().map(|t| terms.term(rows, *t)).unzip();
+        let (kinds, values): (Vec<i64>, Vec<Vec<u8>>) = used
+            .iter()
+            .map(|t| {
+                let (kind, value) = terms.term(rows, *t);
+                (kind, super::term_values::stored(kind, value))
+            })
+            .unzip();
         let places: Vec<i32> = (0..used.len() as i32).collect();
         let n: Vec<i64> = used.iter().map(|t| counts[*t].0).collect();
         let last: [Vec<i64>; 3] = [

@@ -42,7 +42,8 @@ ALTER TABLE terms ADD PRIMARY KEY (id), ADD CONSTRAINT terms_kind_value_key
 "#;
 
 /// The tables: those of the SQLite file (see [`super`]), with `keys` carrying the update's
-/// position and `terms` each term's updates and newest key (schema 14).
+/// position and `terms` each term's updates and newest key (schema 14), its value as bytes
+/// (schema 16: [`super::term_values`]).
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS updates (
@@ -62,7 +63,7 @@ CREATE INDEX IF NOT EXISTS updates_time ON updates (record_time);
 CREATE TABLE IF NOT EXISTS terms (
     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     kind BIGINT NOT NULL,
-    value TEXT COLLATE "C" NOT NULL,
+    value BYTEA NOT NULL,
     updates BIGINT NOT NULL,
     last_migration BIGINT,
     last_time BIGINT,
@@ -380,6 +381,26 @@ impl PgIndex {
                     started.elapsed().as_secs_f64()
                 ));
             }
+            // 15 → 16: the terms' values as bytes (after 13 → 14, which makes them text).
+            let values_text: bool = tx
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM information_schema.columns
+                       WHERE table_schema = current_schema() AND table_name = 'terms'
+                         AND column_name = 'value' AND data_type = 'text')",
+                    &[],
+                )
+                .map_err(|e| target.error(&e))?
+                .get(0);
+            if older.is_some_and(|v| v < 16) && values_text {
+                let started = std::time::Instant::now();
+                tx.batch_execute(&super::term_values::migrate_15_to_16())
+                    .map_err(|e| target.error(&e))?;
+                index.notices.push(format!(
+                    "{}: kept each term's value as bytes, a contract id as the bytes it spells (schema 16) in {:.1} s",
+                    target.shown,
+                    started.elapsed().as_secs_f64()
+                ));
+            }
             // Schema 2 (the first on PostgreSQL) → 3: the pairs of the frequent terms (and
             // their bitmaps); 3 → 4: the bodies' dictionaries (the table made above); 4 → 5:
             // the bitmaps of the frequent terms; 6 → 7: the events table (made below, empty:
@@ -446,7 +467,8 @@ impl PgIndex {
             // party sets and actions once; PostgreSQL's layout up to 13 is the same as schema
             // 10's (its version followed the shared number), 14 its own (above); 15 names a
             // new body's own update id by a byte (the bodies kept read back as they are; the next sync
-            // trains new dictionaries on named bodies: `crate::indexer`'s `packing`).
+            // trains new dictionaries on named bodies: `crate::indexer`'s `packing`); 16 keeps
+            // the terms' values as bytes (above).
             if older.is_some() {
                 tx.execute(
                     "UPDATE meta SET value = $1 WHERE key = 'schema_version'",

@@ -59,7 +59,10 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
                     &format!(
                         "SELECT id, value, {HEAD_COLUMNS} FROM terms WHERE kind = $1 AND value = $2"
                     ),
-                    &[&kind.code(), value],
+                    &[
+                        &kind.code(),
+                        &super::term_values::stored(kind.code(), value),
+                    ],
                 )?
                 .map(|r| head_of(&r));
             Ok(TermSet::Terms(head.into_iter().collect()))
@@ -117,11 +120,18 @@ fn term_set(c: &mut impl GenericClient, shown: &str, term: &Term) -> Result<Term
                 walk_prefix(
                     c,
                     shown,
-                    "SELECT seq, update_id FROM updates WHERE $1::bigint IS NULL",
-                    "update_id",
+                    (
+                        "SELECT seq, update_id FROM updates WHERE $1::bigint IS NULL",
+                        "update_id",
+                    ),
                     None,
                     &|r| r.get(0),
                     (head, &|id| prefix.tail_matches(head, id)),
+                    ((*head).clone(), prefix_end(head)),
+                    &|r| {
+                        let id: String = r.get(1);
+                        (id.clone(), id)
+                    },
                     &mut seqs,
                 )?;
             }
@@ -165,36 +175,49 @@ fn walk_terms(
     prefix_keep: (&str, &dyn Fn(&str) -> bool),
     out: &mut Vec<Head>,
 ) -> Result<(), Fail> {
-    walk_prefix(
-        c,
-        shown,
-        &format!("SELECT id, value, {HEAD_COLUMNS} FROM terms WHERE kind = $1"),
-        "value",
-        Some(kind.code()),
-        &head_of,
-        prefix_keep,
-        out,
-    )
+    let code = kind.code();
+    for range in super::term_values::prefix_ranges(code, prefix_keep.0) {
+        walk_prefix(
+            c,
+            shown,
+            (
+                &format!("SELECT id, value, {HEAD_COLUMNS} FROM terms WHERE kind = $1"),
+                "value",
+            ),
+            Some(code),
+            &head_of,
+            prefix_keep,
+            range,
+            &|r| {
+                let value: Vec<u8> = r.get(1);
+                let text = super::term_values::text(code, &value);
+                (value, text)
+            },
+            out,
+        )?;
+    }
+    Ok(())
 }
 
-/// Walks rows (id, text, …) in byte order from `prefix` while the text starts with it
-/// (matched here, in Rust, not by the engine), a batch at a time: `select` (ending in its
-/// WHERE clause) with `column`, the text, bounded below by the prefix and above by
-/// [`prefix_end`], so a batch holds only matching rows (each row a heap read when cold, unless
-/// the key includes the columns read: a batch of 1,000 rows read to find 70 took 150 ms at 1 M
-/// updates); of those, `make` of the rows whose text `keep` passes.
+/// Walks rows (id, value, …) in the order of the column `select.1` from `from` and below
+/// `end` (a range in which every value's text starts with `prefix`: [`prefix_end`],
+/// [`super::term_values::prefix_ranges`]), a batch at a time: `select.0` (ending in its WHERE
+/// clause) bounded by the range, so a batch holds only matching rows (each row a heap read
+/// when cold, unless the key includes the columns read: a batch of 1,000 rows read to find 70
+/// took 150 ms at 1 M updates); of those, `make` of the rows whose text (`read`, with the
+/// column's own value) `keep` passes.
 #[allow(clippy::too_many_arguments)]
-fn walk_prefix<T>(
+fn walk_prefix<T, B: postgres::types::ToSql + Sync>(
     c: &mut impl GenericClient,
     shown: &str,
-    select: &str,
-    column: &str,
+    (select, column): (&str, &str),
     kind: Option<i64>,
     make: &dyn Fn(&postgres::Row) -> T,
     (prefix, keep): (&str, &dyn Fn(&str) -> bool),
+    (from, end): (B, Option<B>),
+    read: &dyn Fn(&postgres::Row) -> (B, String),
     out: &mut Vec<T>,
 ) -> Result<(), Fail> {
-    let end = prefix_end(prefix);
     let upper = if end.is_some() {
         format!(" AND {column} < $4")
     } else {
@@ -202,16 +225,16 @@ fn walk_prefix<T>(
     };
     let first = format!("{select} AND {column} >= $2{upper} ORDER BY {column} LIMIT $3");
     let next = format!("{select} AND {column} > $2{upper} ORDER BY {column} LIMIT $3");
-    let mut after: Option<String> = None;
+    let mut after: Option<B> = None;
     loop {
-        let from = after.as_deref().unwrap_or(prefix);
+        let at = after.as_ref().unwrap_or(&from);
         let sql = if after.is_some() { &next } else { &first };
         let rows = match &end {
-            Some(end) => c.query(sql.as_str(), &[&kind, &from, &PREFIX_BATCH, end])?,
-            None => c.query(sql.as_str(), &[&kind, &from, &PREFIX_BATCH])?,
+            Some(end) => c.query(sql.as_str(), &[&kind, at, &PREFIX_BATCH, end])?,
+            None => c.query(sql.as_str(), &[&kind, at, &PREFIX_BATCH])?,
         };
         for row in &rows {
-            let text: String = row.get(1);
+            let (value, text) = read(row);
             if !text.starts_with(prefix) {
                 return Ok(());
             }
@@ -226,7 +249,7 @@ fn walk_prefix<T>(
                     ),
                 }));
             }
-            after = Some(text);
+            after = Some(value);
         }
         if (rows.len() as i64) < PREFIX_BATCH {
             return Ok(());
