@@ -538,16 +538,23 @@ impl SqliteIndex {
                 }
             }
             tx.execute_batch("DELETE FROM pruned_newest;")?;
-            let gone: Vec<i64> = tx
+            // The terms no update has any more (only a pruned one can have lost its last
+            // update), each deleted by its key: not a scan of the whole table for them.
+            let gone: Vec<(i64, i64, rusqlite::types::Value)> = tx
                 .prepare(
-                    "SELECT t.id FROM pruned_terms p
+                    "SELECT t.id, t.kind, t.value FROM pruned_terms p
                      JOIN terms t ON t.kind = p.kind AND t.value = p.value WHERE t.n <= 0",
                 )?
-                .query_map([], |r| r.get(0))?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
                 .collect::<rusqlite::Result<_>>()?;
-            tx.execute_batch(
-                "DELETE FROM terms WHERE n <= 0; DELETE FROM pruned; DELETE FROM pruned_terms;",
-            )?;
+            let mut delete =
+                tx.prepare_cached("DELETE FROM terms WHERE kind = ?1 AND value = ?2")?;
+            for (_, kind, value) in &gone {
+                delete.execute(params![kind, value])?;
+            }
+            drop(delete);
+            let gone: Vec<i64> = gone.into_iter().map(|(id, _, _)| id).collect();
+            tx.execute_batch("DELETE FROM pruned; DELETE FROM pruned_terms;")?;
             // The round summary keeps its sums; the removed updates' marks go.
             super::rounds::prune(&tx, before)?;
             // The validators' table keeps its sums; the range is not counted again.
