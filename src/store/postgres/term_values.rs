@@ -124,7 +124,8 @@ pub(super) fn prefix_ranges(kind: i64, prefix: &str) -> Vec<(Vec<u8>, Option<Vec
 
 /// Schema 15 → 16: the terms' values made bytes ([`stored`], in SQL), in a new table filled
 /// in one pass (as 13 → 14: no dead row versions), every term keeping its id, its keys made
-/// after it.
+/// after it. No backslash in it: a server with `standard_conforming_strings` off reads it the
+/// same (a `'\x00'` there is an escape, and a zero byte in a text is refused).
 pub(super) fn migrate_15_to_16() -> String {
     let contract = KeyKind::Contract.code();
     format!(
@@ -142,8 +143,8 @@ CREATE TABLE terms_16 (
 INSERT INTO terms_16 OVERRIDING SYSTEM VALUE
     SELECT id, kind, CASE
             WHEN kind <> {contract} THEN convert_to(value, 'UTF8')
-            WHEN value ~ '^([0-9a-f][0-9a-f])+$' THEN '\x{PACKED:02x}'::bytea || decode(value, 'hex')
-            ELSE '\x{TEXT:02x}'::bytea || convert_to(value, 'UTF8')
+            WHEN value ~ '^([0-9a-f][0-9a-f])+$' THEN decode('{PACKED:02x}', 'hex') || decode(value, 'hex')
+            ELSE decode('{TEXT:02x}', 'hex') || convert_to(value, 'UTF8')
         END,
         updates, last_migration, last_time, last_seq
     FROM terms;
@@ -213,6 +214,13 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_migration_reads_the_same_whatever_the_servers_string_settings() {
+        let sql = migrate_15_to_16();
+        assert!(!sql.contains('\\'), "{sql}");
+        assert!(sql.contains("decode('01', 'hex')") && sql.contains("decode('00', 'hex')"));
     }
 
     #[test]
