@@ -19,6 +19,7 @@ pub mod stats;
 pub mod terms;
 pub mod validators;
 pub mod verify;
+mod zdict;
 
 use std::borrow::Cow;
 
