@@ -36,7 +36,7 @@ use serde_json::{Value, json};
 // ---------------------------------------------------------------------------------------------
 
 // The `cap` crate's allocator wraps the system allocator and counts live bytes, so the bench
-// needs no unsafe code of its own (the crate forbids it).
+// needs no unsafe code of its own (the crate denies it; one module of the library allows it).
 #[global_allocator]
 static GLOBAL: cap::Cap<System> = cap::Cap::new(System, usize::MAX);
 

@@ -546,8 +546,9 @@ pub fn train_dictionary<'a>(bodies: impl IntoIterator<Item = &'a str>) -> Option
     let total: usize = samples.iter().map(String::len).sum();
     // zstd wants about ten times the dictionary's size in samples; less, a smaller one.
     let size = DICTIONARY_SIZE.min(total / 10).max(256);
-    // One training with the segment size set ([`super::zdict`]); should zstd refuse it, its
-    // own search of five.
+    // One training with the segment size set ([`super::zdict`]). zstd's search of five refuses
+    // all that it refuses (too few or too small samples), so it runs only should the training
+    // fail otherwise (its memory, its entropy tables): a second chance, not another rule.
     let dictionary = match super::zdict::train(&samples, size, ZSTD_LEVEL) {
         Some(dictionary) => dictionary,
         None => zstd::dict::from_samples(&samples, size).ok()?,
