@@ -113,6 +113,16 @@ pub fn page_facts(items: &[UpdateItem], digests: &[Digest], bodies: bool) -> Pag
     by_digest
 }
 
+/// The two fields of a licence's or an activity's arguments a fact reads, the others skipped
+/// unread (a `Value` of the whole argument was most of [`facts_in`]'s time).
+#[derive(serde::Deserialize)]
+struct FactArgs<'a> {
+    #[serde(borrow, default)]
+    validator: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    round: Option<&'a serde_json::value::RawValue>,
+}
+
 /// The facts of a decoded item that names [`MARK`].
 fn facts_in(item: &UpdateItem) -> Vec<Fact> {
     let Some(tx) = item.as_transaction() else {
@@ -131,20 +141,22 @@ fn facts_in(item: &UpdateItem) -> Vec<Fact> {
         {
             continue;
         }
-        let Ok(arg) = serde_json::from_str::<Value>(c.create_arguments.get()) else {
+        let Ok(arg) = serde_json::from_str::<FactArgs<'_>>(c.create_arguments.get()) else {
             continue;
         };
-        let Some(validator) = arg["validator"].as_str().filter(|v| !v.is_empty()) else {
+        let Some(validator) = arg.validator.filter(|v| !v.is_empty()) else {
             continue;
+        };
+        let round = match (licensed, arg.round) {
+            (false, Some(round)) => serde_json::from_str::<Value>(round.get())
+                .ok()
+                .and_then(|round| int(&round["number"]).or_else(|| int(&round))),
+            _ => None,
         };
         facts.push(Fact {
-            validator: validator.to_owned(),
+            validator: validator.into_owned(),
             licensed,
-            round: if licensed {
-                None
-            } else {
-                int(&arg["round"]["number"]).or_else(|| int(&arg["round"]))
-            },
+            round,
         });
     }
     facts
@@ -509,6 +521,14 @@ mod tests {
             ),
             ("Splice.Amulet:Amulet", serde_json::json!({"owner": "v1"})),
             (LICENSE_TEMPLATE, serde_json::json!({"sponsor": "sv"})),
+            // A name with escapes read as its text, a round given as a bare number.
+            (
+                ACTIVITY_TEMPLATES[0],
+                serde_json::json!({"validator": "v\u{e9}\"3", "round": 9, "other": [1, {"a": "b"}]}),
+            ),
+            // A name that is not a string, or empty: no fact.
+            (LICENSE_TEMPLATE, serde_json::json!({"validator": 5})),
+            (LICENSE_TEMPLATE, serde_json::json!({"validator": ""})),
         ]);
         let facts = facts_of(&b);
         assert_eq!(
@@ -528,6 +548,11 @@ mod tests {
                     validator: "v2".into(),
                     licensed: false,
                     round: Some(3)
+                },
+                Fact {
+                    validator: "v\u{e9}\"3".into(),
+                    licensed: false,
+                    round: Some(9)
                 },
             ]
         );
