@@ -4,9 +4,10 @@
 //! default level: five trainings and five trial packings, a tenth of the CPU of a sync of
 //! the demo network (its two migrations each train one). One training with the segment size
 //! [`SEGMENT`] takes about a quarter of the time and, on the demo's bodies, packs the bodies
-//! after the samples smaller (measured in the book's "Bodies"). The call is in zstd's
-//! experimental interface, which the zstd crates reach only through `unsafe` code: this
-//! module's one `unsafe` block, which hands zstd buffers valid for the lengths it is given.
+//! after the samples smaller (the book's "One dictionary training, its segment size set"). The
+//! call is in zstd's experimental interface, which the zstd crates reach only through `unsafe`
+//! code: this module's one `unsafe` block, which hands zstd buffers valid for the lengths it is
+//! given.
 #![allow(unsafe_code)]
 
 use zstd::zstd_safe::zstd_sys as sys;
