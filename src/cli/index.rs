@@ -168,6 +168,14 @@ pub enum IndexCommand {
         #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_time)]
         before: String,
     },
+    /// Give back the room that prunes and page splits left, as JSON (the bytes before and
+    /// after, the seconds). SQLite: the file written again with its pages full (VACUUM),
+    /// which needs about twice the bytes in use free (it says so before it starts);
+    /// PostgreSQL: the indexes built again beside the old ones (REINDEX CONCURRENTLY), then
+    /// the tables vacuumed. Searches go on meanwhile; takes the writer lock, so not while a
+    /// sync runs.
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Compact,
     /// The index as JSON: its range per migration, update count, size on disk, gaps, the
     /// scans that confirmed each range, divergences, the last sync, a sync running, the last
     /// verify of each range. Times are RFC 3339. With --output table: a summary that fits a

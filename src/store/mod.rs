@@ -83,7 +83,7 @@ pub use postgres::TABLES as POSTGRES_TABLES;
 pub use postgres::redact_url;
 pub use postgres::term_values::text_sql as postgres_term_text_sql;
 pub use reader::IndexReader;
-pub use writer::{EventsTodo, IndexWriter};
+pub use writer::{Compacted, EventsTodo, IndexWriter};
 
 use std::path::PathBuf;
 

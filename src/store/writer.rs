@@ -14,6 +14,15 @@ pub struct EventsTodo {
     pub last: Option<At>,
 }
 
+/// What [`IndexWriter::compact`] did: the bytes the index took on disk before and after, as
+/// `index status` counts them (SQLite: the file with its log; PostgreSQL: its tables with their
+/// indexes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Compacted {
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+}
+
 /// The typed writes of an index, on every engine (one writer at a time:
 /// [`open_locked`](super::open_locked)). The
 /// provided methods are the same on every engine, over each engine's few primitives
@@ -242,4 +251,10 @@ pub trait IndexWriter: IndexReader {
     /// before it go, the others start after the newest update removed. Returns how many
     /// updates were removed.
     fn prune(&mut self, before: i64) -> Result<u64, StoreError>;
+
+    /// Gives back the room that prunes and page splits left: SQLite's file is written again
+    /// with its pages full and in order (`VACUUM`), so it shrinks; PostgreSQL's indexes are
+    /// built again (`REINDEX`, beside the old ones when the server can) and its tables
+    /// vacuumed. The updates, keys and answers stay the same.
+    fn compact(&mut self) -> Result<Compacted, StoreError>;
 }

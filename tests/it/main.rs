@@ -43,6 +43,7 @@ mod governance;
 mod history_reach;
 mod history_verdict_only;
 mod index;
+mod index_compact;
 mod index_context;
 mod index_coverage;
 mod index_events;

@@ -8,6 +8,8 @@
 //! - `search`: fielded terms over the key tables, newest first, as JSON Lines.
 //! - `show`: one kept update, its events parts and the scans that confirmed each.
 //! - `prune`: drops the updates recorded before a time.
+//! - `compact`: gives back the room prunes and page splits left (SQLite: VACUUM; PostgreSQL:
+//!   REINDEX, VACUUM).
 //! - `stats`: totals and a daily series computed from the index (its per-day summary).
 //! - `rounds`: per mining round, the index's figures beside what each scan serves.
 //! - `validators`: every validator ever licensed, the kept history's and the scan's.
@@ -22,7 +24,7 @@
 //! progress.rs  the engine's observer: warnings and progress lines on stderr
 //! rounds.rs   index rounds: the per-round summary and each scan's answers
 //! validators.rs  index validators: the validators' table and the scan's licences
-//! status.rs, search.rs, show.rs, prune.rs, stats.rs   the other commands
+//! status.rs, search.rs, show.rs, prune.rs (and compact), stats.rs   the other commands
 //! ```
 
 mod progress;
@@ -37,7 +39,7 @@ mod validators;
 mod verify;
 
 use progress::{ProgressMode, Stderr};
-use prune::prune;
+use prune::{compact, prune};
 use search::search;
 pub use show::SHOW_VIEW;
 use show::show;
@@ -215,6 +217,7 @@ pub async fn run_with(
             };
             answer(prune(location, micros, err).await, out, err)
         }
+        IndexCommand::Compact => answer(compact(location, err).await, out, err),
         IndexCommand::Rounds {
             from,
             until,

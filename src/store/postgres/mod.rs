@@ -21,6 +21,7 @@
 //! connect.rs  the URL, TLS, the driver's errors
 //! schema.rs   tables, open (create, check versions), meta
 //! write.rs    a page in one transaction with its chunk's cursor; prune
+//! compact.rs  the indexes built again, the tables vacuumed (`index compact`)
 //! page.rs     a page's rows: updates and keys by binary COPY (copy.rs), terms, counts
 //! events.rs   an events page in one statement
 //! search.rs   search and count
@@ -28,6 +29,7 @@
 //! read.rs     status, bodies, digests, the explorer's reads
 //! ```
 
+mod compact;
 mod connect;
 mod copy;
 mod events;
@@ -537,6 +539,10 @@ impl IndexWriter for PgIndex {
 
     fn prune(&mut self, before: i64) -> Result<u64, StoreError> {
         self.prune_before(before)
+    }
+
+    fn compact(&mut self) -> Result<super::Compacted, StoreError> {
+        self.compact_tables()
     }
 }
 

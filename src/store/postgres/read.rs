@@ -1,7 +1,6 @@
 //! Reads: `index status`, bodies, digests, and the explorer's reads (the header's reach and
 //! History's pages).
 
-use super::schema::TABLES;
 use super::{
     Client, DivergenceRecord, HEARTBEAT_STALE_MICROS, IndexReach, IndexReader, IndexStatus,
     KeptUpdate, MigrationRange, PgIndex, SCHEMA_VERSION, SUMMARY_VERSION, SearchRow, StoreError,
@@ -72,15 +71,7 @@ impl PgIndex {
         // One read-only snapshot for a consistent picture.
         let run = |c: &mut Client| -> Result<_, postgres::Error> {
             let mut tx = super::snapshot(c)?;
-            let size_sql = format!(
-                "SELECT ({})::bigint",
-                TABLES
-                    .iter()
-                    .map(|t| format!("pg_total_relation_size('{t}')"))
-                    .collect::<Vec<_>>()
-                    .join(" + ")
-            );
-            let size: i64 = tx.query_one(&size_sql, &[])?.get(0);
+            let size: i64 = tx.query_one(&super::compact::size_sql(), &[])?.get(0);
             let counts = tx.query_one(
                 "SELECT count(*), count(body), (SELECT count(*) FROM events) FROM updates",
                 &[],

@@ -24,15 +24,38 @@ pub(super) fn in_use(conn: &Connection) -> rusqlite::Result<u64> {
     Ok(pages.saturating_mul(pragma("page_size")?))
 }
 
+/// The directory that holds `path`.
+pub(super) fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
 /// The bytes free to an unprivileged writer on the disk that holds `path` (`None`: the system
 /// does not say; the migration is not held back then).
 pub(super) fn free_beside(path: &Path) -> Option<u64> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
+    free_in(dir_of(path))
+}
+
+/// The bytes free to an unprivileged writer on the disk that holds the directory `dir`.
+pub(super) fn free_in(dir: &Path) -> Option<u64> {
     let stat = rustix::fs::statvfs(dir).ok()?;
     Some(stat.f_bavail.saturating_mul(stat.f_frsize))
+}
+
+/// The bytes the index at `path` takes on disk: its file, its write-ahead log and the log's
+/// index (`index status`' size).
+pub(super) fn files_size(path: &Path) -> u64 {
+    ["", "-wal", "-shm"]
+        .iter()
+        .filter_map(|suffix| {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            std::fs::metadata(std::path::PathBuf::from(name)).ok()
+        })
+        .map(|m| m.len())
+        .sum()
 }
 
 /// Why a migration from schema `found` of an index with `in_use` bytes in use does not fit in

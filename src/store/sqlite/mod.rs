@@ -5,6 +5,7 @@
 //! mod.rs     the connection, its errors, the IndexReader and IndexWriter calls
 //! schema.rs  tables, open (create, check versions, migrate schema 1), meta
 //! write.rs   a page in one transaction with its chunk's cursor; prune
+//! compact.rs the file written again with its pages full (`index compact`)
 //! search.rs  search and count over the key tables
 //! pairs.rs   the counts of two frequent terms together (hubs): kept per page, on prune
 //! row_sets.rs the party sets and actions the updates share, kept once (schema 12)
@@ -15,6 +16,7 @@
 //! ```
 
 mod checkpoint;
+mod compact;
 mod events_write;
 mod hub_keys;
 #[cfg(test)]
@@ -432,5 +434,9 @@ impl IndexWriter for SqliteIndex {
 
     fn prune(&mut self, before: i64) -> Result<u64, StoreError> {
         self.prune_before(before)
+    }
+
+    fn compact(&mut self) -> Result<super::Compacted, StoreError> {
+        self.compact_file()
     }
 }

@@ -3,9 +3,8 @@
 
 use super::{
     Chunk, DivergenceRecord, Heartbeat, IndexReach, IndexReader, IndexStatus, KeptUpdate,
-    MigrationRange, OptionalExtension, PathBuf, Position, SCHEMA_VERSION, SUMMARY_VERSION,
-    SearchRow, SqliteIndex, StoreError, SyncRunning, engine_error, format_time_micros, gaps,
-    params,
+    MigrationRange, OptionalExtension, Position, SCHEMA_VERSION, SUMMARY_VERSION, SearchRow,
+    SqliteIndex, StoreError, SyncRunning, engine_error, format_time_micros, gaps, params,
 };
 use crate::store::reads::{DigestRow, RangeBound, RangeRead};
 use crate::store::{At, CHUNK_EVENTS_SQL, EventsCoverage, with_events_coverage};
@@ -62,15 +61,7 @@ impl SqliteIndex {
 
     pub(super) fn read_status(&mut self, now: i64) -> Result<IndexStatus, StoreError> {
         let path = self.path.clone();
-        let size_bytes = ["", "-wal", "-shm"]
-            .iter()
-            .filter_map(|suffix| {
-                let mut name = path.as_os_str().to_owned();
-                name.push(suffix);
-                std::fs::metadata(PathBuf::from(name)).ok()
-            })
-            .map(|m| m.len())
-            .sum();
+        let size_bytes = super::migration_room::files_size(&path);
         // One short read transaction for a consistent picture.
         let tx = self
             .conn
