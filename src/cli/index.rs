@@ -171,9 +171,10 @@ pub enum IndexCommand {
     /// Give back the room that prunes and page splits left, as JSON (the bytes before and
     /// after, the seconds). SQLite: the file written again with its pages full (VACUUM),
     /// which needs about twice the bytes in use free (it says so before it starts);
-    /// PostgreSQL: the indexes built again beside the old ones (REINDEX CONCURRENTLY), then
-    /// the tables vacuumed. Searches go on meanwhile; takes the writer lock, so not while a
-    /// sync runs.
+    /// PostgreSQL: the indexes built again beside the old ones (REINDEX CONCURRENTLY; in
+    /// place before server 12, holding searches back), then the tables vacuumed. Searches go
+    /// on meanwhile; Ctrl-C stops it, what was not done left as it was; takes the writer
+    /// lock, so not while a sync runs.
     #[command(after_help = INDEX_EXIT_CODES)]
     Compact,
     /// The index as JSON: its range per migration, update count, size on disk, gaps, the

@@ -236,6 +236,9 @@ pub enum StoreError {
     Full { path: String, detail: String },
     #[error("index {path}: {detail}")]
     Engine { path: String, detail: String },
+    /// Stopped by the user (Ctrl-C, SIGTERM) before it was done: `detail` says what is kept.
+    #[error("index {path}: interrupted; {detail}")]
+    Interrupted { path: String, detail: String },
 }
 
 /// The network an index belongs to.

@@ -4,6 +4,9 @@ use super::{
     At, Chunk, DivergenceRecord, EventsRow, Heartbeat, IndexReader, MAX_VERIFICATIONS, NetworkId,
     PageWrite, PageWritten, Position, StoreError, VerdictEvent, rounds, validators,
 };
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
 use crate::model::format::format_time_micros;
 
 /// Where the events of the index's updates are to be synced: the first update (ledger order)
@@ -21,6 +24,9 @@ pub struct EventsTodo {
 pub struct Compacted {
     pub bytes_before: u64,
     pub bytes_after: u64,
+    /// SQLite: a reader in an older snapshot kept the write-ahead log from being cut (it is
+    /// in `bytes_after`); the writer's next checkpoint after that reader ends cuts it.
+    pub log_kept: bool,
 }
 
 /// The typed writes of an index, on every engine (one writer at a time:
@@ -255,6 +261,7 @@ pub trait IndexWriter: IndexReader {
     /// Gives back the room that prunes and page splits left: SQLite's file is written again
     /// with its pages full and in order (`VACUUM`), so it shrinks; PostgreSQL's indexes are
     /// built again (`REINDEX`, beside the old ones when the server can) and its tables
-    /// vacuumed. The updates, keys and answers stay the same.
-    fn compact(&mut self) -> Result<Compacted, StoreError>;
+    /// vacuumed. The updates, keys and answers stay the same. Once `stop` is set (Ctrl-C) it
+    /// stops as soon as it can: [`StoreError::Interrupted`], what was not done left as it was.
+    fn compact(&mut self, stop: &Arc<AtomicBool>) -> Result<Compacted, StoreError>;
 }

@@ -227,18 +227,27 @@ fn a_pruned_postgres_index_compacted_answers_as_before_and_leaves_no_invalid_ind
     assert!(crate::index_pg::kept(&db.location()).len() >= lines.len());
 }
 
-#[test]
-fn a_postgres_rebuild_stopped_midway_leaves_no_invalid_copy_and_the_index_answers() {
-    let Some((db, _server)) = database("compact_stopped") else {
+/// How a rebuild is stopped while it waits.
+#[derive(Clone, Copy, PartialEq)]
+enum Stop {
+    /// `pg_cancel_backend` from another session, as a DBA would.
+    ByTheServer,
+    /// SIGINT to the command, as Ctrl-C.
+    CtrlC,
+}
+
+/// A PostgreSQL compaction stopped while the rebuild of `keys`' primary key waits for another
+/// session writing `keys` (a transaction open with its lock), its new copy made but not yet
+/// valid: the command fails saying so, no copy of the rebuild is left, the index answers as
+/// before, and run again it compacts.
+fn stopped_midway(name: &str, how: Stop) {
+    let Some((db, _server)) = database(name) else {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
     let at = db.url.as_str();
     let lines = synced_into(dir.path(), at);
     let before = answers(dir.path(), at, &lines);
-    // Another session writing `keys` (a transaction open with its lock): the rebuild of its
-    // primary key waits for it, and is cancelled while it waits (as a DBA would, or a server
-    // stopping), its new copy built but not yet valid.
     let mut writer = postgres::Client::connect(at, postgres::NoTls).expect("connects");
     let mut open = writer.transaction().expect("a transaction");
     open.batch_execute("LOCK TABLE keys IN ROW EXCLUSIVE MODE")
@@ -252,18 +261,31 @@ fn a_postgres_rebuild_stopped_midway_leaves_no_invalid_copy_and_the_index_answer
     let mut admin = postgres::Client::connect(at, postgres::NoTls).expect("connects");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
+        // Waiting, its copy already made (an autovacuum's lock could make it wait before).
         let waiting = admin
             .query_opt(
                 "SELECT pid FROM pg_stat_activity
-                 WHERE query LIKE 'REINDEX TABLE CONCURRENTLY keys%' AND wait_event_type = 'Lock'",
+                 WHERE query LIKE 'REINDEX TABLE CONCURRENTLY keys%' AND wait_event_type = 'Lock'
+                   AND EXISTS (SELECT 1 FROM pg_class WHERE relname LIKE 'keys\\_pkey\\_ccnew%')",
                 &[],
             )
             .expect("asked");
         if let Some(row) = waiting {
-            let pid: i32 = row.get(0);
-            admin
-                .execute("SELECT pg_cancel_backend($1)", &[&pid])
-                .expect("cancelled");
+            match how {
+                Stop::ByTheServer => {
+                    let pid: i32 = row.get(0);
+                    admin
+                        .execute("SELECT pg_cancel_backend($1)", &[&pid])
+                        .expect("cancelled");
+                }
+                Stop::CtrlC => {
+                    let sent = std::process::Command::new("kill")
+                        .args(["-INT", &compacting.id().to_string()])
+                        .status()
+                        .expect("kill runs");
+                    assert!(sent.success());
+                }
+            }
             break;
         }
         assert!(
@@ -272,13 +294,36 @@ fn a_postgres_rebuild_stopped_midway_leaves_no_invalid_copy_and_the_index_answer
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    // The rebuild ends cancelled; then the other session's transaction ends, so that the drop
+    // of the copy (which waits for it too) can run.
+    while admin
+        .query_opt(
+            "SELECT 1 FROM pg_stat_activity WHERE query LIKE 'REINDEX TABLE CONCURRENTLY keys%' AND state = 'active'",
+            &[],
+        )
+        .expect("asked")
+        .is_some()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the rebuild of keys was never cancelled"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     open.rollback().expect("rolled back");
     let output = compacting.wait_with_output().expect("ends");
     let err = text(&output.stderr);
-    assert_ne!(output.status.code(), Some(0), "{err}");
-    assert!(err.contains("cancel"), "{err}");
+    match how {
+        Stop::ByTheServer => {
+            assert_eq!(output.status.code(), Some(2), "{err}");
+            assert!(err.contains("cancel"), "{err}");
+        }
+        Stop::CtrlC => {
+            assert_eq!(output.status.code(), Some(130), "{err}");
+            assert!(err.contains("interrupted"), "{err}");
+        }
+    }
     assert!(output.stdout.is_empty());
-    // No copy of the rebuild left, valid or not; the index answers as before.
     let leftovers: Vec<String> = admin
         .query(
             "SELECT x.relname::text FROM pg_index i JOIN pg_class x ON x.oid = i.indexrelid
@@ -291,6 +336,15 @@ fn a_postgres_rebuild_stopped_midway_leaves_no_invalid_copy_and_the_index_answer
         .collect();
     assert_eq!(leftovers, Vec::<String>::new());
     assert_eq!(answers(dir.path(), at, &lines), before);
-    // Run again, it compacts.
     compact(dir.path(), at);
+}
+
+#[test]
+fn a_postgres_rebuild_cancelled_by_the_server_leaves_no_copy_and_the_index_answers() {
+    stopped_midway("compact_cancelled", Stop::ByTheServer);
+}
+
+#[test]
+fn ctrl_c_stops_a_postgres_compaction_midway_and_leaves_no_copy() {
+    stopped_midway("compact_ctrl_c", Stop::CtrlC);
 }

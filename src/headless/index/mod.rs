@@ -82,6 +82,7 @@ fn store_code(error: &StoreError) -> i32 {
     match error {
         StoreError::Rewritten { .. } => EXIT_DEGRADED,
         StoreError::Unreachable { .. } => EXIT_CONNECT,
+        StoreError::Interrupted { .. } => EXIT_INTERRUPTED,
         _ => EXIT_USAGE,
     }
 }
@@ -217,7 +218,7 @@ pub async fn run_with(
             };
             answer(prune(location, micros, err).await, out, err)
         }
-        IndexCommand::Compact => answer(compact(location, err).await, out, err),
+        IndexCommand::Compact => answer(compact(location, cancel, err).await, out, err),
         IndexCommand::Rounds {
             from,
             until,

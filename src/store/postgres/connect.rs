@@ -24,6 +24,7 @@ pub fn redact_url(url: &str) -> String {
 }
 
 /// How to connect: the driver's configuration, the TLS decision and what to scrub.
+#[derive(Clone)]
 pub(super) struct Target {
     pub(super) config: postgres::Config,
     /// Reach the server with rustls (`false`: plain, a local server).
@@ -127,6 +128,19 @@ impl Target {
         Ok(client)
     }
 
+    /// Asks the server to cancel what the connection of `token` runs now (over TLS when the
+    /// connection is): its statement fails with "canceling statement due to user request".
+    pub(super) fn cancel(&self, token: &postgres::CancelToken) -> Result<(), StoreError> {
+        let sent = if self.tls {
+            token.cancel_query(tokio_postgres_rustls::MakeRustlsConnect::new(
+                self.tls_config()?,
+            ))
+        } else {
+            token.cancel_query(NoTls)
+        };
+        sent.map_err(|e| self.error(&e))
+    }
+
     fn tls_config(&self) -> Result<rustls::ClientConfig, StoreError> {
         let mut roots = rustls::RootCertStore::empty();
         for cert in rustls_native_certs::load_native_certs().certs {
@@ -161,11 +175,18 @@ impl Target {
         })
     }
 
-    /// A driver error as a store error: the server gone is [`StoreError::Unreachable`].
+    /// A driver error as a store error: the server gone is [`StoreError::Unreachable`], its
+    /// disk full [`StoreError::Full`].
     pub(super) fn error(&self, e: &postgres::Error) -> StoreError {
         let detail = scrub(&describe(e), &self.secrets);
         if is_connection(e) {
             StoreError::Unreachable {
+                path: self.shown.clone(),
+                detail,
+            }
+        } else if e.code() == Some(&SqlState::DISK_FULL) {
+            // The server's disk (SQLSTATE 53100): what was committed is kept.
+            StoreError::Full {
                 path: self.shown.clone(),
                 detail,
             }

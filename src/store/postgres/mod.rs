@@ -541,8 +541,11 @@ impl IndexWriter for PgIndex {
         self.prune_before(before)
     }
 
-    fn compact(&mut self) -> Result<super::Compacted, StoreError> {
-        self.compact_tables()
+    fn compact(
+        &mut self,
+        stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ) -> Result<super::Compacted, StoreError> {
+        self.compact_tables(stop)
     }
 }
 

@@ -99,6 +99,15 @@ impl Checkpointer {
     }
 }
 
+/// Copies the whole WAL of `conn` into the file and cuts it to nothing (`TRUNCATE`), once the
+/// thread's copy under way (if any) has ended: whether a reader in an older snapshot kept it
+/// from being cut (SQLite's `busy`).
+pub(super) fn truncate(conn: &Connection, with: Option<&Checkpointer>) -> rusqlite::Result<bool> {
+    let _copying = with.map(|c| c.copying.lock().unwrap_or_else(PoisonError::into_inner));
+    let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+    Ok(busy != 0)
+}
+
 impl Drop for Checkpointer {
     fn drop(&mut self) {
         drop(self.wake.take());

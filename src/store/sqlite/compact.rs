@@ -9,6 +9,8 @@
 //! ([`super::migration_room`]), and a compaction that would not fit is refused before it starts.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::migration_room::{dir_of, files_size, free_beside, free_in, in_use};
 use super::{SqliteIndex, StoreError, engine_error};
@@ -36,7 +38,8 @@ fn temp_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-/// Whether two directories are on one disk (one device).
+/// Whether two directories are on one disk (one device: two subvolumes of one btrfs or ZFS
+/// pool count as two, and the room then asked of each is the copy's or the log's alone).
 fn same_disk(a: &Path, b: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     match (std::fs::metadata(a), std::fs::metadata(b)) {
@@ -47,39 +50,44 @@ fn same_disk(a: &Path, b: &Path) -> bool {
 
 /// Why a compaction of an index with `in_use` bytes in use does not fit: `beside` bytes free
 /// on the index's disk (for the log) and `temp` on the temporary files' (for the copy), one
-/// disk when `same` (`None`: it fits).
+/// disk when `same` (`None`: it fits). Each needs a tenth more than the bytes in use: a log
+/// frame is a page and its header, and the copy's pages are not all full.
 fn refusal(in_use: u64, beside: u64, temp: u64, same: bool) -> Option<String> {
     let shown = |n: u64| human_bytes(i64::try_from(n).unwrap_or(i64::MAX));
+    let each = in_use.saturating_add(in_use / 10);
     let nothing = "nothing was changed (free some space, or set SQLITE_TMPDIR to a directory on a larger disk for the copy, and run again)";
     if same {
-        let needed = in_use.saturating_mul(2);
+        let needed = each.saturating_mul(2);
         return (beside < needed).then(|| {
             format!(
-                "compacting the index copies its {} in use into a temporary file and writes them back through its write-ahead log, both on this disk: it needs about {} free and {} are; {nothing}",
+                "compacting the index copies its {} in use (with a tenth to spare) into a temporary file and writes them back through its write-ahead log, both on this disk: it needs about {} free and {} are; {nothing}",
                 shown(in_use),
                 shown(needed),
                 shown(beside)
             )
         });
     }
-    if temp < in_use {
+    if temp < each {
         return Some(format!(
-            "compacting the index copies its {} in use into a temporary file, and the disk of the temporary files has {} free; {nothing}",
+            "compacting the index copies its {} in use (with a tenth to spare) into a temporary file, and the disk of the temporary files has {} free; {nothing}",
             shown(in_use),
             shown(temp)
         ));
     }
-    (beside < in_use).then(|| {
+    (beside < each).then(|| {
         format!(
-            "compacting the index writes its {} in use back through its write-ahead log beside it, and that disk has {} free; {nothing}",
+            "compacting the index writes its {} in use (with a tenth to spare) back through its write-ahead log beside it, and that disk has {} free; {nothing}",
             shown(in_use),
             shown(beside)
         )
     })
 }
 
+/// How many of SQLite's virtual machine steps run between two looks at the stop flag.
+const STEPS_PER_LOOK: i32 = 1_000;
+
 impl SqliteIndex {
-    pub(super) fn compact_file(&mut self) -> Result<Compacted, StoreError> {
+    pub(super) fn compact_file(&mut self, stop: &Arc<AtomicBool>) -> Result<Compacted, StoreError> {
         let path = self.path.clone();
         let failed = |e: &rusqlite::Error| engine_error(&path, e);
         let bytes_before = files_size(&path);
@@ -98,22 +106,55 @@ impl SqliteIndex {
         self.conn
             .pragma_update(None, "temp_store", "FILE")
             .map_err(|e| failed(&e))?;
-        let vacuumed = self.conn.execute_batch("VACUUM");
-        let restored = self.conn.pragma_update(None, "temp_store", "MEMORY");
-        vacuumed.map_err(|e| failed(&e))?;
-        restored.map_err(|e| failed(&e))?;
-        // The log the copy went through, copied into the file and cut to nothing (a reader
-        // still in an older snapshot keeps it for now: the next checkpoint cuts it).
+        // Ctrl-C: VACUUM stops at its next look and rolls back, the index as it was.
+        let looked = Arc::clone(stop);
         self.conn
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
-                r.get::<_, i64>(0)
-            })
+            .progress_handler(STEPS_PER_LOOK, Some(move || looked.load(Ordering::Relaxed)))
+            .map_err(|e| failed(&e))?;
+        let vacuumed = self.conn.execute_batch("VACUUM");
+        let unhooked = self.conn.progress_handler(0, None::<fn() -> bool>);
+        let restored = self
+            .conn
+            .pragma_update(None, "temp_store", "MEMORY")
+            .and(unhooked);
+        match vacuumed {
+            Err(e) if stop.load(Ordering::Relaxed) && is_interrupt(&e) => {
+                return Err(StoreError::Interrupted {
+                    path: path.display().to_string(),
+                    detail: "the compaction was rolled back: the index is as it was".to_owned(),
+                });
+            }
+            Err(e) => {
+                return Err(match failed(&e) {
+                    StoreError::Full { path, detail } => StoreError::Full {
+                        path,
+                        detail: format!(
+                            "{detail}; the copy is written in {}, the log beside the index",
+                            temp.display()
+                        ),
+                    },
+                    other => other,
+                });
+            }
+            Ok(()) => {}
+        }
+        restored.map_err(|e| failed(&e))?;
+        // The log the copy went through, copied into the file and cut to nothing. A reader in
+        // an older snapshot keeps the log whole until it ends (then the writer's next
+        // checkpoint cuts it to the index's `journal_size_limit`): said with the sizes.
+        let log_kept = super::checkpoint::truncate(&self.conn, self.checkpointer.as_ref())
             .map_err(|e| failed(&e))?;
         Ok(Compacted {
             bytes_before,
             bytes_after: files_size(&path),
+            log_kept,
         })
     }
+}
+
+/// Whether `e` is SQLite's answer to an interrupted statement.
+fn is_interrupt(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::OperationInterrupted)
 }
 
 #[cfg(test)]
@@ -123,24 +164,78 @@ mod tests {
     #[test]
     fn a_compaction_that_would_not_fit_is_refused_with_the_sizes() {
         let gb = 1_000_000_000;
-        // One disk: the copy and the log, twice the bytes in use.
-        assert_eq!(refusal(10 * gb, 20 * gb, 20 * gb, true), None);
-        let said = refusal(10 * gb, 19 * gb, 19 * gb, true).expect("refused");
+        // One disk: the copy and the log, each the bytes in use and a tenth.
+        assert_eq!(refusal(10 * gb, 22 * gb, 22 * gb, true), None);
+        let said = refusal(10 * gb, 21 * gb, 21 * gb, true).expect("refused");
         assert!(said.contains("its 10.0 GB in use"), "{said}");
         assert!(
-            said.contains("about 20.0 GB free and 19.0 GB are"),
+            said.contains("about 22.0 GB free and 21.0 GB are"),
             "{said}"
         );
         assert!(said.contains("nothing was changed"), "{said}");
-        // Two disks: each needs the bytes in use.
-        assert_eq!(refusal(10 * gb, 10 * gb, 10 * gb, false), None);
-        let said = refusal(10 * gb, 30 * gb, 9 * gb, false).expect("refused");
-        assert!(said.contains("temporary files has 9.00 GB free"), "{said}");
+        // Two disks: each needs the bytes in use and a tenth.
+        assert_eq!(refusal(10 * gb, 11 * gb, 11 * gb, false), None);
+        let said = refusal(10 * gb, 30 * gb, 10 * gb, false).expect("refused");
+        assert!(said.contains("temporary files has 10.0 GB free"), "{said}");
         assert!(said.contains("SQLITE_TMPDIR"), "{said}");
-        let said = refusal(10 * gb, 9 * gb, 30 * gb, false).expect("refused");
+        let said = refusal(10 * gb, 10 * gb, 30 * gb, false).expect("refused");
         assert!(
-            said.contains("beside it, and that disk has 9.00 GB free"),
+            said.contains("beside it, and that disk has 10.0 GB free"),
             "{said}"
         );
+    }
+
+    #[test]
+    fn a_compaction_stopped_rolls_back_and_the_index_is_as_it_was() {
+        use crate::store::{IndexReader, IndexWriter};
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("i.sqlite");
+        let mut index = SqliteIndex::open(&path, true).expect("open");
+        let chunk = index.start_chunk(None, None, 1, 0).expect("chunk");
+        for first in (0..600).step_by(100) {
+            let rows = (first..first + 100)
+                .map(|n| super::super::tests::row(&format!("up{n:05}"), n, &format!("p{}", n % 7)))
+                .collect();
+            index
+                .write_page(chunk.id, &super::super::tests::page(rows))
+                .expect("page");
+        }
+        assert!(
+            index
+                .prune(super::super::tests::at_second(500))
+                .expect("pruned")
+                > 0
+        );
+        let kept = index.digests().expect("digests");
+        let free = |index: &SqliteIndex| -> i64 {
+            index
+                .conn
+                .query_row("PRAGMA freelist_count", [], |r| r.get(0))
+                .expect("pragma")
+        };
+        let free_before = free(&index);
+        assert!(free_before > 0);
+        // Ctrl-C before it starts: VACUUM stops at its first look, nothing changed.
+        let stopped = index.compact(&Arc::new(AtomicBool::new(true)));
+        assert!(
+            matches!(&stopped, Err(StoreError::Interrupted { detail, .. }) if detail.contains("as it was")),
+            "{stopped:?}"
+        );
+        assert_eq!(free(&index), free_before);
+        assert_eq!(index.digests().expect("digests"), kept);
+        // The writer goes on as before (its statement journals in memory again), and a
+        // compaction not stopped gives the free pages back.
+        let temp_store: i64 = index
+            .conn
+            .query_row("PRAGMA temp_store", [], |r| r.get(0))
+            .expect("pragma");
+        assert_eq!(temp_store, 2, "MEMORY");
+        let done = index
+            .compact(&Arc::new(AtomicBool::new(false)))
+            .expect("compacted");
+        assert!(done.bytes_after < done.bytes_before, "{done:?}");
+        assert!(!done.log_kept);
+        assert_eq!(free(&index), 0);
+        assert_eq!(index.digests().expect("digests"), kept);
     }
 }

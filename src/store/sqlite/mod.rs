@@ -436,7 +436,10 @@ impl IndexWriter for SqliteIndex {
         self.prune_before(before)
     }
 
-    fn compact(&mut self) -> Result<super::Compacted, StoreError> {
-        self.compact_file()
+    fn compact(
+        &mut self,
+        stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ) -> Result<super::Compacted, StoreError> {
+        self.compact_file(stop)
     }
 }

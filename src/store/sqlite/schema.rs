@@ -452,6 +452,14 @@ impl SqliteIndex {
                 .conn
                 .pragma_update(None, "wal_autocheckpoint", 16_384)
                 .map_err(|e| index.engine(&e))?;
+            // After a checkpoint that starts the log over, its file is cut to 64 MiB: a
+            // migration or a compaction writes the whole index through it once, and without a
+            // limit the file would keep that size (SQLite's default) until the last connection
+            // closes.
+            index
+                .conn
+                .pragma_update(None, "journal_size_limit", 67_108_864)
+                .map_err(|e| index.engine(&e))?;
             // 64 MiB of page cache for the writer (SQLite's default is 2 MiB): a page's
             // inserts land all over the update-id, time and key indexes, and each page not in
             // the cache is a read from the file (a system call). Memory only: the file is the
