@@ -17,18 +17,6 @@ use super::connect::{Target, closed};
 use super::{PgIndex, StoreError, TABLES};
 use crate::store::Compacted;
 
-/// The bytes the index's tables take with their indexes (`index status`' size).
-pub(super) fn size_sql() -> String {
-    format!(
-        "SELECT ({})::bigint",
-        TABLES
-            .iter()
-            .map(|t| format!("pg_total_relation_size('{t}')"))
-            .collect::<Vec<_>>()
-            .join(" + ")
-    )
-}
-
 /// Drops the copies a failed `REINDEX … CONCURRENTLY` of the index's tables (and of their
 /// TOAST tables) left: invalid, named `…_ccnew` or `…_ccold`; best effort, on the way to saying
 /// the failure.
@@ -80,7 +68,7 @@ impl PgIndex {
         &mut self,
         stop: &Arc<AtomicBool>,
     ) -> Result<Compacted, StoreError> {
-        let size = size_sql();
+        let size = super::schema::size_sql();
         let target = &self.target;
         let client = self.client.as_mut().ok_or_else(|| closed(target))?;
         let done = Arc::new(AtomicBool::new(false));

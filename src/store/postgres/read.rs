@@ -71,7 +71,7 @@ impl PgIndex {
         // One read-only snapshot for a consistent picture.
         let run = |c: &mut Client| -> Result<_, postgres::Error> {
             let mut tx = super::snapshot(c)?;
-            let size: i64 = tx.query_one(&super::compact::size_sql(), &[])?.get(0);
+            let size: i64 = tx.query_one(&super::schema::size_sql(), &[])?.get(0);
             let counts = tx.query_one(
                 "SELECT count(*), count(body), (SELECT count(*) FROM events) FROM updates",
                 &[],

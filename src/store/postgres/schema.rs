@@ -301,6 +301,18 @@ pub const TABLES: [&str; 20] = [
     "sync_heartbeat",
 ];
 
+/// The bytes the index's tables take with their indexes (`index status`' size).
+pub(super) fn size_sql() -> String {
+    format!(
+        "SELECT ({})::bigint",
+        TABLES
+            .iter()
+            .map(|t| format!("pg_total_relation_size('{t}')"))
+            .collect::<Vec<_>>()
+            .join(" + ")
+    )
+}
+
 impl PgIndex {
     /// Opens the index at `url` (with `write`: creates the tables when missing). With
     /// `holder`, takes the writer lock first, refusing when another session holds it.
