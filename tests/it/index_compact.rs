@@ -202,7 +202,7 @@ fn a_pruned_postgres_index_compacted_answers_as_before_and_leaves_no_invalid_ind
         .collect()
     };
     let named = indexes(&mut admin);
-    assert!(named.iter().any(|(n, _)| n == "keys_pkey"), "{named:?}");
+    assert!(named.iter().any(|(n, _)| n == "keys_newest"), "{named:?}");
 
     let done = compact(dir.path(), at);
     let (was, is) = (
@@ -266,7 +266,7 @@ fn stopped_midway(name: &str, how: Stop) {
             .query_opt(
                 "SELECT pid FROM pg_stat_activity
                  WHERE query LIKE 'REINDEX TABLE CONCURRENTLY keys%' AND wait_event_type = 'Lock'
-                   AND EXISTS (SELECT 1 FROM pg_class WHERE relname LIKE 'keys\\_pkey\\_ccnew%')",
+                   AND EXISTS (SELECT 1 FROM pg_class WHERE relname LIKE 'keys\\_newest\\_ccnew%')",
                 &[],
             )
             .expect("asked");

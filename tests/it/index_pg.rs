@@ -1286,6 +1286,54 @@ fn a_postgres_index_of_schema_2_is_refused_by_readers_and_migrated_by_the_next_s
     pg.batch_execute("DELETE FROM terms WHERE kind = 4 AND get_byte(value, 0) = 0")
         .expect("the two removed");
     compare("after the migration from schema 15");
+    // Schema 16 (the keys' primary key in ascending order, which a search's newest-first walk
+    // read backwards): readers refuse it, the next sync makes the key newest first (a unique
+    // index, the table's replica identity) with every key kept, and the pages below (walks of
+    // a rarer term tested in the hubs' bitmaps, newest first, in batches) are SQLite's.
+    let keys_layout = |pg: &mut postgres::Client| -> (i64, Vec<String>) {
+        let n: i64 = pg
+            .query_one("SELECT count(*) FROM keys", &[])
+            .expect("the keys")
+            .get(0);
+        let indexes = pg
+            .query(
+                "SELECT pg_get_indexdef(i.indexrelid)
+                        || CASE WHEN i.indisreplident THEN ' (replica identity)' ELSE '' END
+                 FROM pg_index i WHERE i.indrelid = 'keys'::regclass ORDER BY 1",
+                &[],
+            )
+            .expect("the keys' indexes")
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        (n, indexes)
+    };
+    let (keys, made) = keys_layout(&mut pg);
+    assert_eq!(
+        made,
+        [
+            "CREATE UNIQUE INDEX keys_newest ON public.keys USING btree \
+          (term, migration_id DESC, record_time DESC, seq DESC) (replica identity)"
+        ],
+        "a new database's keys' key"
+    );
+    pg.batch_execute(
+        "DROP INDEX keys_newest;
+         ALTER TABLE keys ADD PRIMARY KEY (term, migration_id, record_time, seq);
+         UPDATE meta SET value = '16' WHERE key = 'schema_version';",
+    )
+    .expect("schema 16");
+    refused(16);
+    let (code, _, err) = sync(dir.path(), url, &db.url, &["--verify", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("made the keys' key newest first (schema 17)"),
+        "{err}"
+    );
+    let (after, remade) = keys_layout(&mut pg);
+    assert_eq!(remade, made, "the next sync's keys' key");
+    assert!(after >= keys, "{after} keys, {keys} before");
+    compare("after the migration from schema 16");
     let (rarer, _) = crate::index_pairs::rare(&sqlite);
     assert!(!rarer.is_empty(), "terms below the threshold");
     // Every two of the first eight hubs, each of the first four with the rarer terms.

@@ -77,8 +77,9 @@ use crate::model::index::{KeyKind, SUMMARY_VERSION, SearchRow};
 /// byte (`crate::model::index::pack::OWN_ID`; SQLite's schema 14), which an older build would
 /// show as is; the bodies kept before read back as they were. 16: a term's value is bytes, a
 /// contract id of lowercase hex kept as the bytes it spells (`term_values`; SQLite's schema 11):
-/// half the bytes of the terms' table and of its `(kind, value)` key.
-pub const SCHEMA_VERSION: i64 = 16;
+/// half the bytes of the terms' table and of its `(kind, value)` key. 17: the keys' key newest
+/// first, so a search's walk reads it forwards (`schema::keys_newest_first`).
+pub const SCHEMA_VERSION: i64 = 17;
 
 /// The advisory lock of the one writer ("cantonsc"), per database.
 const WRITER_LOCK: i64 = 0x6361_6e74_6f6e_7363;
