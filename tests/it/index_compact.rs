@@ -213,6 +213,18 @@ fn a_pruned_postgres_index_compacted_answers_as_before_and_leaves_no_invalid_ind
     // The same indexes, each valid (no copy of a rebuild left), the same answers and status.
     assert_eq!(indexes(&mut admin), named);
     assert!(named.iter().all(|(_, valid)| *valid), "{named:?}");
+    // The keys' key rebuilt is still the table's replica identity.
+    let identity: bool = admin
+        .query_one(
+            "SELECT indisreplident FROM pg_index WHERE indexrelid = 'keys_newest'::regclass",
+            &[],
+        )
+        .expect("the keys' key")
+        .get(0);
+    assert!(
+        identity,
+        "keys_newest is the replica identity after the compaction"
+    );
     assert_eq!(
         (
             crate::index_pg::kept(&db.location()),
@@ -236,7 +248,7 @@ enum Stop {
     CtrlC,
 }
 
-/// A PostgreSQL compaction stopped while the rebuild of `keys`' primary key waits for another
+/// A PostgreSQL compaction stopped while the rebuild of `keys`' key (`keys_newest`) waits for another
 /// session writing `keys` (a transaction open with its lock), its new copy made but not yet
 /// valid: the command fails saying so, no copy of the rebuild is left, the index answers as
 /// before, and run again it compacts.

@@ -1,6 +1,6 @@
 //! `index compact` on PostgreSQL: the indexes of the index's tables built again and the tables
 //! vacuumed. A B-tree page that fills in the middle of the key order is split in two halves,
-//! and a term's keys arrive at the end of its range, so `keys`' primary key fills to about
+//! and a term's keys arrive at the start of its range (newest first), so `keys`' key fills to about
 //! half (57% at 1 M updates, the book's "Compaction"); built again, its pages are full and in
 //! order, and a walk of a term's keys reads half the pages. `REINDEX … CONCURRENTLY` (a server
 //! of version 12 or later) builds each new index beside the old one while searches and

@@ -7,7 +7,7 @@
 //!   server drops with the connection (a killed sync, a restarted server); a second writer is
 //!   refused naming the first from its heartbeat row.
 //! - `keys` is ordered by (term, migration, record time, seq), so the newest-first first page of
-//!   a term walks the primary key backwards with a LIMIT; `terms` keeps each term's count and
+//!   a term walks the keys' key (newest first) with a LIMIT; `terms` keeps each term's count and
 //!   newest key at write and prune time, in its `(kind, value)` key as well.
 //! - The client is `postgres` (synchronous, over tokio-postgres with its own small runtime): the
 //!   store's calls run on blocking threads, never inside an async task, and a client is closed

@@ -178,7 +178,8 @@ pub(super) fn write_rows(
             "the server kept fewer than {sent} updates"
         )));
     }
-    // The keys, sorted as the table keeps them; and each update's term ids for the hubs.
+    // The keys, sorted as the table's key keeps them (by term, each term's newest first); and
+    // each update's term ids for the hubs.
     let mut keys: Vec<[i64; 4]> = Vec::new();
     let mut row_terms: Vec<(i64, Vec<i64>)> = Vec::with_capacity(fresh.len());
     for (at, seq) in fresh.iter().zip(&seqs) {
@@ -192,7 +193,7 @@ pub(super) fn write_rows(
         }
         row_terms.push((*seq, own));
     }
-    keys.sort_unstable();
+    keys.sort_unstable_by(|a, b| a[0].cmp(&b[0]).then_with(|| b[1..].cmp(&a[1..])));
     keys.dedup();
     let mut copy = CopyRows::new(4, keys.len() * 50);
     for key in &keys {

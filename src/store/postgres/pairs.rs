@@ -257,7 +257,7 @@ pub(super) fn prune(c: &mut impl GenericClient, before: i64) -> Result<(), postg
             break;
         }
         let list = hubs::id_list(later);
-        // Each removed update of `a` probed for the later hubs by primary key (LATERAL: one
+        // Each removed update of `a` probed for the later hubs by the keys' key (LATERAL: one
         // look-up per update, never a hash of every key of the hubs).
         c.execute(
             &format!(

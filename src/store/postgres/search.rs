@@ -22,6 +22,9 @@ const PREFIX_BATCH: i64 = 500;
 const WALK_BATCH: i32 = 100;
 /// Most keys a step of a walk reads.
 const MAX_WALK_BATCH: i32 = 32_000;
+/// Most keys (the driving term's count) a count tested in hubs' bitmaps reads as one array
+/// (8 MB); a driver of more is read a row at a time.
+const MAX_COUNT_ARRAY: i64 = 1_000_000;
 
 /// What a query term stands for: terms (each with its count and newest key, read with it from
 /// the terms' `(kind, value)` key), or (an update-id prefix) the updates' seqs.
@@ -258,7 +261,7 @@ fn walk_prefix<T, B: postgres::types::ToSql + Sync>(
 }
 
 /// How a query runs. With a single-id term, the rarest such term drives it: its keys are
-/// walked newest first through the primary key of `keys` (`k`), the other terms are probes of
+/// walked newest first through the key of `keys` (`k`, `keys_newest`), the other terms are probes of
 /// the same key order. Otherwise the updates (`u`) are filtered.
 struct Plan {
     drive: Option<i64>,
@@ -456,7 +459,7 @@ fn distinct_updates(c: &mut impl GenericClient, heads: &[Head]) -> Result<i64, p
 fn next_batch(wanted: usize, found: usize, read: usize) -> i32 {
     let keys = match found {
         0 => usize::MAX,
-        _ => wanted.saturating_mul(read) / found * 3 / 2,
+        _ => (wanted.saturating_mul(read) / found).saturating_mul(3) / 2,
     };
     i32::try_from(keys)
         .unwrap_or(i32::MAX)
@@ -528,6 +531,9 @@ impl PgIndex {
             let Some(mut plan) = Plan::of(&mut tx, &shown, query, from, until)? else {
                 return Ok(Vec::new());
             };
+            if limit == 0 {
+                return Ok(Vec::new());
+            }
             let columns =
                 "u.update_id, u.migration_id, u.record_time, u.kind, u.root_action, u.parties";
             // A prefix of several contracts over the whole index: their keys merged newest
@@ -676,21 +682,34 @@ impl PgIndex {
             // probed.
             let bitmaps = plan.take_hubs(&mut tx, true)?;
             if let (Some(term), false) = (plan.drive, bitmaps.is_empty()) {
-                // The driver's seqs in one array: a row each cost the client more than the
-                // server's scan of them.
-                let sql = format!("SELECT array_agg(k.seq) FROM {}", plan.walk(term));
-                let seqs: Option<Vec<i64>> = tx.query_one(&sql, &[])?.get(0);
-                let n = seqs
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|seq| bitmaps.iter().all(|(_, b)| b.has(*seq)))
-                    .count();
+                let has = |seq: i64| bitmaps.iter().all(|(_, b)| b.has(seq));
+                let mut n: i64 = 0;
+                if plan.drive_n.is_some_and(|n| n <= MAX_COUNT_ARRAY) {
+                    // The driver's seqs in one array: a row each cost the client more than
+                    // the server's scan of them.
+                    let sql = format!("SELECT array_agg(k.seq) FROM {}", plan.walk(term));
+                    let seqs: Option<Vec<i64>> = tx.query_one(&sql, &[])?.get(0);
+                    n = seqs
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|s| i64::from(has(s)))
+                        .sum();
+                } else {
+                    // More than an array should hold (the server's arrays end at 1 GB): a row
+                    // at a time.
+                    use postgres::fallible_iterator::FallibleIterator;
+                    let sql = format!("SELECT k.seq FROM {}", plan.walk(term));
+                    let mut rows = tx.query_raw(&sql, std::iter::empty::<i64>())?;
+                    while let Some(row) = rows.next()? {
+                        n += i64::from(has(row.get(0)));
+                    }
+                }
                 tx.commit()?;
-                return Ok(i64::try_from(n).unwrap_or(i64::MAX));
+                return Ok(n);
             }
             let sql = match (&plan.merge, plan.drive) {
                 // A prefix of several contracts over the whole index: the distinct updates of
-                // their keys, each term's read by the keys' primary key (testing every update
+                // their keys, each term's read by the keys' key (testing every update
                 // against them took 3-14 s at 10 M updates for 698 contracts: 0.1 s cold).
                 (Some(heads), _) => format!(
                     "SELECT count(DISTINCT k.seq) FROM keys k WHERE k.term IN ({})",
@@ -734,6 +753,8 @@ mod tests {
         assert_eq!(next_batch(1, 99, 100), WALK_BATCH);
         // Sparse over many keys read: at most the most.
         assert_eq!(next_batch(99, 1, 1_000_000), MAX_WALK_BATCH);
+        // The most a page may ask for (`--limit`), one row found: no overflow.
+        assert_eq!(next_batch(usize::MAX, 1, 100), MAX_WALK_BATCH);
     }
 
     #[test]
