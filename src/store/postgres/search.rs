@@ -466,38 +466,6 @@ fn next_batch(wanted: usize, found: usize, read: usize) -> i32 {
         .clamp(WALK_BATCH, MAX_WALK_BATCH)
 }
 
-/// The statement of a batch of a walk (`walk`: [`Plan::walk`]) newest first: at most `$4`
-/// keys below the key (`$1`, `$2`, `$3`), as one row of three arrays, their migrations,
-/// record times and seqs ([`batch_of`] puts them in order).
-fn walk_batch(walk: &str) -> String {
-    format!(
-        "SELECT array_agg(b.migration_id), array_agg(b.record_time), array_agg(b.seq) FROM (
-             SELECT k.migration_id, k.record_time, k.seq FROM {walk}
-               AND (k.migration_id, k.record_time, k.seq) < ($1, $2, $3)
-             ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC LIMIT $4) b"
-    )
-}
-
-/// A batch of [`walk_batch`]: its keys newest first (the aggregate keeps its input's order
-/// only by custom, so they are put in order here: a check when they are), none when no key is
-/// left.
-fn batch_of(row: &postgres::Row) -> Vec<Pos> {
-    let column = |at: usize| row.get::<_, Option<Vec<i64>>>(at);
-    let (Some(m), Some(t), Some(s)) = (column(0), column(1), column(2)) else {
-        return Vec::new();
-    };
-    let mut keys: Vec<Pos> = m
-        .into_iter()
-        .zip(t)
-        .zip(s)
-        .map(|((m, t), s)| (m, t, s))
-        .collect();
-    if !keys.is_sorted_by(|a, b| a >= b) {
-        keys.sort_unstable_by(|a, b| b.cmp(a));
-    }
-    keys
-}
-
 /// The rows of the updates `seqs`, in that order.
 fn rows_of(c: &mut impl GenericClient, seqs: &[i64]) -> Result<Vec<SearchRow>, postgres::Error> {
     let mut found: HashMap<i64, SearchRow> = c
@@ -567,24 +535,24 @@ impl PgIndex {
             // it, in one statement) until the page is full.
             let mut bitmaps = plan.take_hubs(&mut tx, false)?;
             if let (Some(term), false) = (plan.drive, bitmaps.is_empty()) {
-                // Each batch one statement from the last key read, its keys in arrays (a row
-                // a key cost the client more than the server's scan of them).
-                let walk = tx.prepare(&walk_batch(&plan.walk(term)))?;
+                // The walk a portal, each batch the next rows of it.
+                let walk = tx.prepare(&format!(
+                    "SELECT k.seq FROM {}
+                     ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC",
+                    plan.walk(term)
+                ))?;
+                let portal = tx.bind(&walk, &[])?;
                 let blocks = tx.prepare(super::pairs::READ_BLOCKS)?;
                 let limit = usize::try_from(limit).unwrap_or(usize::MAX);
                 let mut seqs: Vec<i64> = Vec::new();
-                let mut below = (i64::MAX, i64::MAX, i64::MAX);
                 let (mut size, mut read) = (WALK_BATCH, 0usize);
                 'walk: loop {
-                    let keys = batch_of(
-                        &tx.query_one(&walk, &[&below.0, &below.1, &below.2, &i64::from(size)])?,
-                    );
-                    let Some(last) = keys.last() else {
-                        break;
-                    };
-                    below = *last;
-                    read += keys.len();
-                    let batch: Vec<i64> = keys.iter().map(|k| k.2).collect();
+                    let batch: Vec<i64> = tx
+                        .query_portal(&portal, size)?
+                        .iter()
+                        .map(|r| r.get(0))
+                        .collect();
+                    read += batch.len();
                     for (hub, bits) in &mut bitmaps {
                         super::pairs::read_blocks(&mut tx, &blocks, *hub, bits, &batch)?;
                     }
