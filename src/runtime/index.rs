@@ -468,11 +468,18 @@ pub async fn history_page(
             reader.with_reader(|store| local_page(store, &request, offline))
         })
         .await
-        .unwrap_or(Ok(None));
+        .unwrap_or(Ok(Local::Uncovered));
         match local {
-            Ok(Some(page)) => return Ok(Response::Api(Answer::from(page))),
-            Ok(None) if !offline => {}
-            Ok(None) => return Ok(Response::Api(Answer::from(UpdatesPage::default()))),
+            Ok(Local::Page(page)) => return Ok(Response::Api(Answer::from(page))),
+            Ok(Local::Uncovered) if !offline => {}
+            Ok(Local::Uncovered) => {
+                return Ok(Response::Api(Answer::from(UpdatesPage::default())));
+            }
+            Ok(Local::NoBodies) => {
+                return Err(ApiError::Local {
+                    what: NO_BODIES_OFFLINE.to_owned(),
+                });
+            }
             Err(e) if offline => {
                 return Err(ApiError::NotConfigured {
                     what: format!("a readable index: {e}"),
@@ -485,17 +492,32 @@ pub async fn history_page(
     scan.send(&call).await.map(Response::Api)
 }
 
-/// The page from the index: `None` when the index does not cover it (online), or, offline,
-/// whatever the index holds after the cursor.
+/// What `--offline` says of a page whose updates the index keeps without their bodies.
+/// (History's loaded rows are read from the bodies; the timeline's rows from the index's own.)
+pub const NO_BODIES_OFFLINE: &str =
+    "the index keeps no bodies (`index sync --no-bodies`): `L` lists its rows, `F` searches them";
+
+/// A history page as the index answers it.
+enum Local {
+    /// The page, as the scan's answer would be.
+    Page(UpdatesPage),
+    /// The index does not cover the page (online: the scan answers; offline: the end).
+    Uncovered,
+    /// Offline, the updates after the cursor are kept, none with its body.
+    NoBodies,
+}
+
+/// The page from the index: [`Local::Uncovered`] when the index does not cover it (online),
+/// or, offline, whatever the index holds after the cursor.
 fn local_page(
     store: &mut dyn IndexReader,
     req: &UpdatesRequest,
     offline: bool,
-) -> Result<Option<UpdatesPage>, StoreError> {
+) -> Result<Local, StoreError> {
     let after = match &req.after {
         Some(a) => match parse_time_micros(&a.after_record_time) {
             Some(t) => Some(At::new(a.after_migration_id, t)),
-            None => return Ok(None),
+            None => return Ok(Local::Uncovered),
         },
         None => None,
     };
@@ -504,16 +526,20 @@ fn local_page(
     if !offline {
         let full = kept.len() == limit;
         if !full || !covered(store, after, kept.last())? {
-            return Ok(None);
+            return Ok(Local::Uncovered);
         }
     }
     if kept.iter().any(|k| k.body.is_none()) {
-        // Kept without bodies: the scan has to answer (offline: what has bodies).
+        // Kept without bodies: the scan has to answer (offline: what has bodies, and when
+        // none has, say so rather than end the list as if nothing were kept).
         if !offline {
-            return Ok(None);
+            return Ok(Local::Uncovered);
+        }
+        if kept.iter().all(|k| k.body.is_none()) {
+            return Ok(Local::NoBodies);
         }
     }
-    Ok(Some(page_of(&kept)))
+    Ok(Local::Page(page_of(&kept)))
 }
 
 /// Whether one chunk of the index walked everything after `after` up to `last`.

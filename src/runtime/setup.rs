@@ -153,6 +153,7 @@ pub fn build(settings: &crate::config::Settings, now: i64) -> Result<(App, Clien
     app.sh.local_time = settings.time_zone == TimeZone::Local;
     app.loader
         .set_memory_budget_mib(settings.history_memory_mib);
+    app.loader.set_unpaced(settings.offline);
     Ok((app, clients))
 }
 

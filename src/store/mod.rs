@@ -82,6 +82,9 @@ pub(crate) use events_rows::{
 pub use postgres::TABLES as POSTGRES_TABLES;
 pub use postgres::redact_url;
 pub use postgres::term_values::text_sql as postgres_term_text_sql;
+pub use postgres::{
+    KEPT_DIGESTS_SQL as POSTGRES_KEPT_DIGESTS_SQL, PAGE_AFTER_SQL as POSTGRES_PAGE_AFTER_SQL,
+};
 pub use reader::IndexReader;
 pub use writer::{Compacted, EventsTodo, IndexWriter};
 

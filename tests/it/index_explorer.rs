@@ -27,6 +27,11 @@ pub(crate) fn sync_index(dir: &Path, scan_url: &str, now: i64, secs: i64) -> Pat
 
 /// Syncs the demo at `scan_url` into `dir/index.sqlite` from `from` (`begin` or a time).
 pub(crate) fn sync_index_from(dir: &Path, scan_url: &str, from: &str) -> PathBuf {
+    sync_index_with(dir, scan_url, from, &[])
+}
+
+/// [`sync_index_from`] with `extra` arguments to `index sync`.
+fn sync_index_with(dir: &Path, scan_url: &str, from: &str, extra: &[&str]) -> PathBuf {
     let path = dir.join("index.sqlite");
     let output = bin(dir)
         .arg("--scan-url")
@@ -44,6 +49,7 @@ pub(crate) fn sync_index_from(dir: &Path, scan_url: &str, from: &str) -> PathBuf
             "--from",
             from,
         ])
+        .args(extra)
         .output()
         .expect("binary runs");
     assert_eq!(
@@ -371,6 +377,48 @@ fn offline_the_explorer_reads_the_index_alone() {
         "one line, not a storm: {}",
         h.app.errors.len()
     );
+}
+
+#[test]
+fn offline_an_index_without_bodies_says_so_and_l_lists_its_rows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let work = dir.path().to_owned();
+    let mut h = Harness::start_with(Options {
+        prepare: Box::new(move |demo, now, settings| {
+            let from = format_time_micros(now - SYNCED_SECS * 1_000_000);
+            let path = sync_index_with(&work, &demo.scan_url, &from, &["--no-bodies"]);
+            settings.index = Some(path.display().to_string());
+            settings.offline = true;
+        }),
+        ..Options::default()
+    });
+    // The loaded rows are read from bodies: none, and it says why, not "no updates yet".
+    assert!(h.app.sh.history.is_empty());
+    let said: Vec<String> = h.app.errors.entries().map(|e| e.message.clone()).collect();
+    assert!(
+        said.iter().any(|e| e.contains("the index keeps no bodies")),
+        "{said:?}"
+    );
+    let s = screen(&mut h, 120, 40);
+    assert!(!s.contains("no updates yet"), "{s}");
+    assert!(s.contains("`L` lists its rows"), "{s}");
+    // L lists the index's own rows.
+    h.key(KeyCode::Char('L'));
+    h.key(KeyCode::Enter);
+    let mut listed = Vec::new();
+    for _ in 0..40 {
+        h.tick(0.25);
+        let s = h.screen(120, 40);
+        listed = s
+            .lines()
+            .filter(|l| l.contains(" transaction "))
+            .map(str::to_owned)
+            .collect();
+        if !listed.is_empty() {
+            break;
+        }
+    }
+    assert!(!listed.is_empty(), "{}", h.screen(120, 40));
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! index of the same demo: a range pruned and synced again (its terms removed by the prune
 //! added again with new ids, the counts of the terms kept raised again, its updates given seqs
 //! after every kept one) answers as SQLite does; and the explorer's whole-index search (`F`)
-//! over a PostgreSQL index counts, pages and opens an update the loaded history does not hold.
+//! over a PostgreSQL index counts, pages and opens an update the loaded history does not hold;
+//! and `--offline` over a PostgreSQL index lists its updates in ledger order, each page
+//! sought in the index of positions.
 //!
 //! Skipped without a server, as [`crate::index_pg`] says.
 
@@ -217,5 +219,74 @@ fn the_whole_index_search_over_postgres_counts_pages_and_opens_an_update_not_loa
     h.key(KeyCode::Esc);
     assert!(h.app.history.index_search().is_none());
     drop(h);
+    drop(db);
+}
+
+#[test]
+fn offline_the_explorer_lists_a_postgres_index_each_page_sought_by_its_position() {
+    let Some((db, _server)) = database("offline") else {
+        return;
+    };
+    let url = db.url.clone();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let work = dir.path().to_owned();
+    let h = Harness::start_with(Options {
+        prepare: Box::new(move |demo, now, settings| {
+            let from = cantonscope::model::format::format_time_micros(
+                now - crate::index_explorer::SYNCED_SECS * 1_000_000,
+            );
+            let (code, _, err) = sync(
+                &work,
+                &demo.scan_url,
+                &url,
+                &["--from", &from, "--verify", "1"],
+            );
+            assert_eq!(code, 0, "{err}");
+            settings.index = Some(url.clone());
+            settings.offline = true;
+            settings.from = cantonscope::config::HistoryStart::Begin;
+        }),
+        ..Options::default()
+    });
+    // From the beginning: History holds the index's updates, in its order, page after page.
+    let listed: Vec<String> = h
+        .app
+        .sh
+        .history
+        .iter()
+        .map(|s| s.update_id().to_string())
+        .collect();
+    let kept: Vec<String> = kept(&db.location()).into_iter().map(|(id, _)| id).collect();
+    assert!(listed.len() > 300, "pages of 100: {} listed", listed.len());
+    assert_eq!(listed, kept, "every update, in order");
+    drop(h);
+    // Each read from a position seeks it in the index of positions (no filter over the
+    // updates before it), the sequential scan ruled out so the small table shows it.
+    let mut pg = postgres::Client::connect(&db.url, postgres::NoTls).expect("connects");
+    pg.batch_execute("SET enable_seqscan = off").expect("set");
+    let (m, t) = (1_i64, 1_800_000_000_000_000_i64);
+    for (sql, params) in [
+        (
+            cantonscope::store::POSTGRES_PAGE_AFTER_SQL,
+            vec![&m as &(dyn postgres::types::ToSql + Sync), &t, &100_i64],
+        ),
+        (
+            cantonscope::store::POSTGRES_KEPT_DIGESTS_SQL,
+            vec![&m as &(dyn postgres::types::ToSql + Sync), &t, &m, &(t + 1)],
+        ),
+    ] {
+        let plan: Vec<String> = pg
+            .query(&format!("EXPLAIN {sql}"), &params)
+            .expect("explained")
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let plan = plan.join("\n");
+        let sought = plan.lines().any(|l| {
+            l.contains("Index Cond: ") && l.contains("ROW(migration_id, record_time) > ROW(")
+        });
+        assert!(sought, "{sql}\n{plan}");
+        assert!(!plan.contains("Filter:"), "{sql}\n{plan}");
+    }
     drop(db);
 }

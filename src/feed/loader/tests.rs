@@ -345,6 +345,37 @@ fn discovery_never_bursts_beyond_a_few_requests_a_second() {
 }
 
 #[test]
+fn offline_the_index_is_asked_without_the_scans_pace() {
+    // A bench index of 200 migrations, read with --offline: found at once, not 4 a second.
+    let mut rig = Rig::new(T0);
+    rig.loader.set_unpaced(true);
+    rig.intent(LoaderIntent::Start(StartFrom::Recent { window_secs: 600 }));
+    let mut probes = 0;
+    while let Some((_, r)) = rig.pending.first().cloned() {
+        let PageFetch {
+            purpose: UpdatesPurpose::Discover { migration },
+            ..
+        } = r
+        else {
+            break;
+        };
+        probes += 1;
+        let next = if migration < 200 {
+            vec![tx(migration as u64, migration + 1, T0 + migration * SEC)]
+        } else {
+            vec![]
+        };
+        rig.answer(page(next));
+    }
+    assert_eq!(
+        probes, 201,
+        "every migration probed with the clock standing still"
+    );
+    assert_eq!(rig.feed.migration, Some(200));
+    assert_eq!(rig.feed.phase, Phase::Seek { secs: 600 });
+}
+
+#[test]
 fn seek_steps_start_at_ten_minutes_and_end_at_a_year() {
     // Taken from the head search's windows: the history seek must not start at 30 s.
     assert_eq!(
