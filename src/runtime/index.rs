@@ -255,9 +255,25 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
             locate,
         } => {
             let rows = store.range_rows(*since, from, *limit)?;
+            // Where the rows counted end: the list's own end, else its newest row now, so reads
+            // counted from the end (`RangeFrom::FromEnd`) stay on the rows counted.
+            let end = match before {
+                Some(b) if *count => Some(*b),
+                None if *count => {
+                    let newest = crate::model::index::read::RangeFrom::FromEnd {
+                        before: i64::MAX,
+                        skip: 0,
+                    };
+                    let last = store.range_rows(*since, &newest, 1)?;
+                    Some(last.first().map_or(*since, |r| {
+                        parse_time_micros(&r.record_time).map_or(i64::MAX, |t| t.saturating_add(1))
+                    }))
+                }
+                _ => None,
+            };
             let (total, verdict_only) = if *count {
-                let all = store.range_count(*since, *before)?;
-                let updates = store.update_count(*since, *before)?;
+                let all = store.range_count(*since, end)?;
+                let updates = store.update_count(*since, end)?;
                 (Some(all), Some(all.saturating_sub(updates)))
             } else {
                 (None, None)
@@ -276,6 +292,7 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
                 total,
                 verdict_only,
                 located,
+                end,
                 details,
             }))
         }

@@ -84,6 +84,7 @@ pub use postgres::redact_url;
 pub use postgres::term_values::text_sql as postgres_term_text_sql;
 pub use postgres::{
     KEPT_DIGESTS_SQL as POSTGRES_KEPT_DIGESTS_SQL, PAGE_AFTER_SQL as POSTGRES_PAGE_AFTER_SQL,
+    range_sql as postgres_range_sql,
 };
 pub use reader::IndexReader;
 pub use writer::{Compacted, EventsTodo, IndexWriter};

@@ -275,13 +275,7 @@ fn offline_the_explorer_lists_a_postgres_index_each_page_sought_by_its_position(
             vec![&m as &(dyn postgres::types::ToSql + Sync), &t, &m, &(t + 1)],
         ),
     ] {
-        let plan: Vec<String> = pg
-            .query(&format!("EXPLAIN {sql}"), &params)
-            .expect("explained")
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        let plan = plan.join("\n");
+        let plan = crate::index_pg::explain(&mut pg, &format!("EXPLAIN {sql}"), &params);
         let sought = plan.lines().any(|l| {
             l.contains("Index Cond: ") && l.contains("ROW(migration_id, record_time) > ROW(")
         });

@@ -36,7 +36,7 @@ mod row;
 mod tests;
 
 use crate::model::history::History;
-use crate::model::index::read::{IndexRead, RANGE_PAGE};
+use crate::model::index::read::{IndexRead, RANGE_PAGE, RangeFrom};
 use crate::model::scroll::ScrollState;
 use crate::msg::{Command, Fetched, Owner, Request, RequestId, RequestIds};
 
@@ -200,6 +200,10 @@ pub struct Timeline {
     pub checking: bool,
     /// How many of the index's rows are events with a verdict and no update, once counted.
     pub verdict_only: Option<u64>,
+    /// Where the rows counted end (µs): `before` when they were counted, else just after the
+    /// newest of them then. A read counted from the list's end starts there, so it stays on
+    /// the rows counted while `before` moves or a sync writes, until they are counted again.
+    pub counted_end: Option<i64>,
 }
 
 impl Timeline {
@@ -222,6 +226,7 @@ impl Timeline {
             kept: None,
             checking: false,
             verdict_only: None,
+            counted_end: None,
         }
     }
 
@@ -491,17 +496,37 @@ impl Timeline {
     }
 
     pub fn read(&mut self, page: usize, count: bool, locate: Option<i64>, cx: &mut Ctx) {
-        let from = self.list.bound(page, IndexedRow::key);
+        let (from, limit) = self.bound(page);
         let id = cx.fetch(Request::Index(IndexRead::Range {
             since: self.since,
             before: self.before,
             offset: page * RANGE_PAGE,
             from,
-            limit: RANGE_PAGE,
+            limit,
             count,
             locate,
         }));
         self.list.sent(id, page);
+    }
+
+    /// Where a read of `page` starts and how many rows it reads: from a neighbouring page's
+    /// row, else by row number, counted from the end of the rows counted when the page is
+    /// nearer it ([`Timeline::counted_end`]), so the last page of a long list costs what the
+    /// first does.
+    fn bound(&self, page: usize) -> (RangeFrom, usize) {
+        let from = self.list.bound(page, IndexedRow::key);
+        let (RangeFrom::Offset(start), Some(before), Some(total)) =
+            (&from, self.counted_end, self.list.total())
+        else {
+            return (from, RANGE_PAGE);
+        };
+        let total = usize::try_from(total).unwrap_or(usize::MAX);
+        let end = start.saturating_add(RANGE_PAGE).min(total);
+        if *start < end && total - end < *start {
+            let skip = total - end;
+            return (RangeFrom::FromEnd { before, skip }, end - start);
+        }
+        (from, RANGE_PAGE)
     }
 
     /// Reads the first page of the index's rows on screen that is not kept (one read at a
@@ -607,10 +632,11 @@ impl Timeline {
             None => false,
             Some(Ok(p)) => {
                 if let Some(total) = p.total {
-                    self.list
-                        .scroll
-                        .set_len(usize::try_from(total).unwrap_or(usize::MAX));
+                    let total = usize::try_from(total).unwrap_or(usize::MAX);
+                    self.list.drop_short_pages(total);
+                    self.list.scroll.set_len(total);
                     self.verdict_only = p.verdict_only;
+                    self.counted_end = p.end;
                 }
                 if let Some(land) = self.land.take() {
                     let len = self.index_len();

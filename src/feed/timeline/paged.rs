@@ -41,6 +41,8 @@ pub struct PageReply {
     pub verdict_only: Option<u64>,
     /// The row number of the time asked to locate.
     pub located: Option<u64>,
+    /// Where the rows counted end, when counted.
+    pub end: Option<i64>,
 }
 
 impl<R> PagedList<R> {
@@ -141,6 +143,14 @@ impl<R> PagedList<R> {
         self.pages.clear();
     }
 
+    /// Drops the pages cut short by the end of the rows counted before (the last page, read
+    /// up to that end) that do not end the list of `total` rows now: the list grew past them.
+    pub fn drop_short_pages(&mut self, total: usize) {
+        let size = self.page_size;
+        self.pages
+            .retain(|(p, rows)| rows.len() == size || p * size + rows.len() == total);
+    }
+
     /// A read of `page` was sent as `id` (the one before it no longer counts).
     pub fn sent(&mut self, id: RequestId, page: usize) {
         self.pending = Some((id, page));
@@ -179,9 +189,14 @@ impl<R> PagedList<R> {
         }
         self.pending = None;
         let answer = reply.index_answer();
-        let (rows, details, (total, verdict_only), located) = match answer {
-            Ok(IndexAnswer::Range(p)) => (p.rows, p.details, (p.total, p.verdict_only), p.located),
-            Ok(IndexAnswer::Search(p)) => (p.rows, Vec::new(), (p.total, None), None),
+        let (rows, details, (total, verdict_only), (located, end)) = match answer {
+            Ok(IndexAnswer::Range(p)) => (
+                p.rows,
+                p.details,
+                (p.total, p.verdict_only),
+                (p.located, p.end),
+            ),
+            Ok(IndexAnswer::Search(p)) => (p.rows, Vec::new(), (p.total, None), (None, None)),
             Ok(_) => {
                 let e = UNEXPECTED_INDEX_ANSWER.to_owned();
                 self.error = Some(e.clone());
@@ -209,6 +224,7 @@ impl<R> PagedList<R> {
             total,
             verdict_only,
             located,
+            end,
         }))
     }
 }
@@ -246,6 +262,7 @@ mod tests {
                     total: Some(total),
                     verdict_only: None,
                     located: None,
+                    end: None,
                     details: vec![
                         Some(RowDetail {
                             events: 3,

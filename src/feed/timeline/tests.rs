@@ -107,6 +107,8 @@ struct Rig {
     notes: Vec<(Note, String)>,
     kept: i64,
     all: i64,
+    /// Every request answered, in order.
+    asked: Vec<Request>,
 }
 
 impl Rig {
@@ -132,8 +134,9 @@ impl Rig {
             notes: Vec::new(),
             kept,
             all,
+            asked: Vec::new(),
         };
-        let loaded_rows = (rig.history.len(), rig.history.len() - 1);
+        let loaded_rows = (rig.history.len(), rig.history.len().saturating_sub(1));
         rig.timeline = rig.step(|_, cx| {
             Timeline::open(
                 time(0),
@@ -240,9 +243,11 @@ impl Rig {
                 locate,
                 ..
             }) => {
-                let list: Vec<i64> = (0..self.kept)
+                let mut list: Vec<i64> = (0..self.kept)
                     .filter(|i| time(*i) >= *since && before.is_none_or(|b| time(*i) < b))
                     .collect();
+                let end =
+                    count.then(|| before.unwrap_or(list.last().map_or(*since, |i| time(*i) + 1)));
                 let at = |key: &crate::model::index::read::RangeKey| {
                     list.iter()
                         .position(|i| time(*i) == key.record_time)
@@ -252,6 +257,10 @@ impl Rig {
                     RangeFrom::Offset(n) => *n,
                     RangeFrom::After(key) => at(key) + 1,
                     RangeFrom::Before(key) => at(key).saturating_sub(*limit),
+                    RangeFrom::FromEnd { before: b, skip } => {
+                        list.retain(|i| time(*i) < *b);
+                        list.len().saturating_sub(skip + limit)
+                    }
                 };
                 let rows: Vec<SearchRow> = list
                     .iter()
@@ -266,6 +275,7 @@ impl Rig {
                     total: count.then(|| list.len() as u64),
                     verdict_only: count.then_some(0),
                     located: locate.map(|t| list.iter().filter(|i| time(**i) < t).count() as u64),
+                    end,
                     details: vec![None; n],
                 }))
             }
@@ -297,6 +307,7 @@ impl Rig {
                 }
             }
             let (id, request) = self.pending.remove(0);
+            self.asked.push(request.clone());
             let reply = Fetched {
                 id,
                 result: self.answer_of(&request),
@@ -410,4 +421,104 @@ fn the_scans_rows_wait_for_room_in_the_memory_budget_and_the_list_still_counts_r
     assert_eq!(warned.len(), 1, "said once: {:?}", rig.notes);
     // The index's rows are held a page cache at a time, whatever the span.
     assert!(t.rows_held() <= KEPT_PAGES * RANGE_PAGE);
+}
+
+#[test]
+fn the_last_rows_of_a_long_list_are_read_from_its_end_and_the_first_from_its_start() {
+    // 1,000 updates in the index (five pages) above 10 loaded: landing on the newest reads
+    // the last page counted from the list's end (not OFFSET 800 from its start).
+    let mut rig = Rig::new(1_000, 1_000, 1_010);
+    rig.settle();
+    let ranges = |asked: &[Request]| -> Vec<(RangeFrom, usize)> {
+        asked
+            .iter()
+            .filter_map(|r| match r {
+                Request::Index(IndexRead::Range { from, limit, .. }) => {
+                    Some((from.clone(), *limit))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let before = Some(time(1_000));
+    assert_eq!(rig.timeline.before, before);
+    assert!(
+        ranges(&rig.asked).contains(&(
+            RangeFrom::FromEnd {
+                before: time(1_000),
+                skip: 0
+            },
+            RANGE_PAGE
+        )),
+        "{:?}",
+        ranges(&rig.asked)
+    );
+    let last = rig.timeline.row(999).expect("the newest row read");
+    assert_eq!(last.update_id, update_id(999));
+    assert_eq!(
+        rig.timeline.row(800).map(|r| r.update_id.clone()),
+        Some(update_id(800))
+    );
+    // A jump to the middle's near side (page 3 of 5) reads from the end too, skipping the
+    // last page: rows 600..800; the first page from the start.
+    rig.asked.clear();
+    rig.timeline.list.forget_pages();
+    rig.step(|t, cx| t.read(3, false, None, cx));
+    rig.settle();
+    assert_eq!(
+        ranges(&rig.asked)[0],
+        (
+            RangeFrom::FromEnd {
+                before: time(1_000),
+                skip: 200
+            },
+            RANGE_PAGE
+        )
+    );
+    assert_eq!(
+        rig.timeline.row(600).map(|r| r.update_id.clone()),
+        Some(update_id(600))
+    );
+    assert_eq!(
+        rig.timeline.row(799).map(|r| r.update_id.clone()),
+        Some(update_id(799))
+    );
+    rig.asked.clear();
+    rig.timeline.list.forget_pages();
+    rig.step(|t, cx| t.read(1, false, None, cx));
+    rig.settle();
+    assert_eq!(ranges(&rig.asked)[0], (RangeFrom::Offset(200), RANGE_PAGE));
+    assert_eq!(
+        rig.timeline.row(200).map(|r| r.update_id.clone()),
+        Some(update_id(200))
+    );
+}
+
+#[test]
+fn a_list_with_nothing_loaded_is_read_from_the_end_of_the_rows_counted() {
+    // 1,000 updates in the index and none loaded (offline over an index without bodies): the
+    // list ends where the rows counted end, and its last page is read from there.
+    let mut rig = Rig::new(1_000, 1_000, 1_000);
+    rig.settle();
+    assert_eq!(rig.timeline.before, None);
+    assert_eq!(rig.timeline.counted_end, Some(time(999) + 1));
+    let ends: Vec<RangeFrom> = rig
+        .asked
+        .iter()
+        .filter_map(|r| match r {
+            Request::Index(IndexRead::Range { from, .. }) => Some(from.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        ends.contains(&RangeFrom::FromEnd {
+            before: time(999) + 1,
+            skip: 0
+        }),
+        "{ends:?}"
+    );
+    assert_eq!(
+        rig.timeline.row(999).map(|r| r.update_id.clone()),
+        Some(update_id(999))
+    );
 }

@@ -150,6 +150,12 @@ pub enum RangeFrom {
     /// page, a jump to a row number: `:time`, `g`, `G`, a page evicted on both sides). SQL
     /// `OFFSET` walks the index up to the row.
     Offset(usize),
+    /// The rows recorded before `before` (µs), leaving out the last `skip` of them: a page
+    /// nearer the list's end than its start, with no neighbouring page to bound it (a jump to
+    /// the end, the first page read above the loaded rows). Read backwards, so `OFFSET` walks
+    /// the index from the end (the last page of 10 M rows is as cheap as the first), and
+    /// answered in the list's order.
+    FromEnd { before: i64, skip: usize },
 }
 
 /// A page of a whole-history search.
@@ -172,6 +178,9 @@ pub struct RangePage {
     pub verdict_only: Option<u64>,
     /// The row number of the time asked to locate, when asked.
     pub located: Option<u64>,
+    /// Where the rows counted end (µs), when counted: the list's `before`, else just after its
+    /// newest row (rows written after the count come after it).
+    pub end: Option<i64>,
     /// What each row shows besides the index's summary row, read from its kept body, in the
     /// order of `rows` (`None`: kept without its body).
     pub details: Vec<Option<RowDetail>>,

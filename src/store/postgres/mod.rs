@@ -48,7 +48,7 @@ pub use connect::redact_url;
 #[cfg(test)]
 use connect::scrub;
 use connect::{Fail, Target, closed, truncate};
-pub use read::{KEPT_DIGESTS_SQL, PAGE_AFTER_SQL};
+pub use read::{KEPT_DIGESTS_SQL, PAGE_AFTER_SQL, range_sql};
 pub use schema::TABLES;
 
 use std::collections::HashMap;

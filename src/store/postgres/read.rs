@@ -25,6 +25,22 @@ pub const KEPT_DIGESTS_SQL: &str =
      WHERE (migration_id, record_time) > ($1, $2) AND (migration_id, record_time) <= ($3, $4)
      ORDER BY migration_id, record_time, seq";
 
+/// The SQL of a page of History's list read `from` as PostgreSQL runs it
+/// ([`crate::store::IndexReader::range_rows`]); its parameters: `since` (µs), the page's length,
+/// then `from`'s (as [`RangeRead`] says).
+pub fn range_sql(from: &crate::model::index::read::RangeFrom) -> String {
+    RangeRead::new(
+        0,
+        from,
+        0,
+        '$',
+        " COLLATE \"C\"",
+        ("update_id", "parties"),
+        true,
+    )
+    .sql
+}
+
 impl PgIndex {
     pub(super) fn read_update_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
         self.count_between(&crate::store::reads::update_count_sql('$'), since, before)
@@ -58,6 +74,9 @@ impl PgIndex {
                 )?,
                 RangeBound::Offset(offset) => {
                     c.query(&read.sql, &[&read.since, &read.limit, &offset])?
+                }
+                RangeBound::FromEnd(before, skip) => {
+                    c.query(&read.sql, &[&read.since, &read.limit, &before, &skip])?
                 }
             };
             Ok(found

@@ -134,6 +134,22 @@ fn history_lists_the_verdict_only_events_among_the_updates_in_record_time_order(
         }
         assert_eq!(ids(&paged), ALL, "pages of {size}");
     }
+    // Pages counted from the end of the rows before a time, put together, are those rows once
+    // each: before second 100 all nine, before second 4 the six up to d3 (ties at second 3).
+    for (before, n) in [(t(100), 9), (t(4), 6)] {
+        for size in 1..=4 {
+            let mut paged = Vec::new();
+            for start in (0..n).step_by(size) {
+                let end = (start + size).min(n);
+                let from = RangeFrom::FromEnd {
+                    before,
+                    skip: n - end,
+                };
+                paged.extend(index.range_rows(t(0), &from, end - start).expect("rows"));
+            }
+            assert_eq!(ids(&paged), ALL[..n], "pages of {size} before {before}");
+        }
+    }
     // Keyset pages after and before every row, a verdict-only one or an update, ties too.
     for (i, row) in all.iter().enumerate() {
         for size in [1, 2, 3] {
@@ -177,6 +193,7 @@ fn the_list_reads_the_verdict_only_events_by_their_time_index() {
         '?',
         "",
         (super::update_ids::TEXT, "party_set"),
+        false,
     );
     let plan: Vec<String> = index
         .conn

@@ -589,6 +589,10 @@ impl SqliteIndex {
             RangeBound::Offset(offset) => {
                 stmt.query_map(params![kept(read.since), read.limit, offset], map)
             }
+            RangeBound::FromEnd(before, skip) => stmt.query_map(
+                params![kept(read.since), read.limit, kept(before), skip],
+                map,
+            ),
         }
         .map_err(e)?
         .collect::<Result<Vec<_>, _>>()
