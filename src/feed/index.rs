@@ -15,6 +15,10 @@ use super::loader::Note;
 
 /// How often the reach is read (µs).
 pub const REACH_EVERY: i64 = 5_000_000;
+/// How many times what a reading of the reach took the next one waits at least: the reach
+/// counts the index's updates (half a second for 10 M in PostgreSQL, and it grows with the
+/// index), so an explorer left open keeps to a twentieth of a core of the index's server.
+pub const REACH_DUTY: i64 = 20;
 /// How often an index that could not be used is tried again (µs).
 pub const RETRY_EVERY: i64 = 60_000_000;
 /// How often the updates per day are read (µs): a count of the recent days' range of the
@@ -46,6 +50,12 @@ pub struct IndexFeed {
     pub rewritten: Option<String>,
     pending: Option<RequestId>,
     next_at: i64,
+}
+
+/// How long after a reading of the reach that took `elapsed_ms` the next one is due (µs):
+/// [`REACH_EVERY`], or [`REACH_DUTY`] times the reading when longer.
+pub fn reach_pause(elapsed_ms: u32) -> i64 {
+    REACH_EVERY.max(i64::from(elapsed_ms) * 1_000 * REACH_DUTY)
 }
 
 impl IndexFeed {
@@ -106,7 +116,7 @@ impl IndexFeed {
         let location = self.location.clone().unwrap_or_default();
         match reply.index_answer() {
             Ok(IndexAnswer::Reach(reach)) => {
-                self.next_at = now + REACH_EVERY;
+                self.next_at = now + reach_pause(reply.elapsed_ms);
                 if let Some(refusal) = self.refusal(&reach, scan_dso, &location) {
                     // Looked at again at every reading: a sync of the right network into
                     // another file moved there is picked up.
@@ -229,5 +239,45 @@ fn reach_words(reach: &IndexReach) -> String {
             crate::model::format::format_time_micros(last)
         ),
         _ => format!("{count} updates"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msg::Response;
+
+    /// The reply to `feed`'s pending reach request, read in `elapsed_ms`.
+    fn reach_reply(feed: &IndexFeed, elapsed_ms: u32) -> Fetched {
+        let id = feed.pending.expect("a reach asked");
+        Fetched {
+            id,
+            request: Request::Index(IndexRead::Reach { now: 0 }),
+            result: Ok(Response::Index(Box::new(Ok(IndexAnswer::Reach(
+                IndexReach::default(),
+            ))))),
+            elapsed_ms,
+        }
+    }
+
+    #[test]
+    fn a_reach_slow_to_count_is_read_again_less_often() {
+        let mut ids = RequestIds::default();
+        let mut feed = IndexFeed::new(Some("i.sqlite".to_owned()));
+        let now = 1_000_000_000;
+        for (elapsed_ms, next_in) in [(3, REACH_EVERY), (250, REACH_EVERY), (600, 12_000_000)] {
+            let (_, request) = feed.tick(now, &mut ids).expect("due");
+            assert!(matches!(request, Request::Index(IndexRead::Reach { .. })));
+            let reply = reach_reply(&feed, elapsed_ms);
+            feed.on_reply(&reply, now, None);
+            assert_eq!(feed.next_at, now + next_in, "read in {elapsed_ms} ms");
+            // Not asked again before it is due (the per-day counts may come in between).
+            let early = feed.tick(now + next_in - 1, &mut ids);
+            assert!(
+                early.is_none_or(|(_, r)| !matches!(r, Request::Index(IndexRead::Reach { .. })))
+            );
+            feed.pending = None;
+            feed.next_at = now;
+        }
     }
 }
