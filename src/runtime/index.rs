@@ -273,8 +273,8 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
             };
             let (total, verdict_only) = if *count {
                 let all = store.range_count(*since, end)?;
-                let updates = store.update_count(*since, end)?;
-                (Some(all), Some(all.saturating_sub(updates)))
+                let verdict_only = store.verdict_only_count(*since, end)?;
+                (Some(all), Some(verdict_only))
             } else {
                 (None, None)
             };

@@ -9,9 +9,9 @@ use crate::model::index::read::RangeFrom;
 
 /// The reads every engine answers with its own functions of the same names (`read_status`,
 /// `search_rows`, `count_rows`, `read_body`, `read_kept_digests`, `read_digests`, `read_reach`,
-/// `read_page_after`, `read_range_count`, `read_update_count`, `read_range_rows`,
-/// `read_bodies_after`, `read_kept_validators`): the [`IndexReader`] methods that
-/// only hand over, written once for both engines' `impl IndexReader`.
+/// `read_page_after`, `read_range_count`, `read_update_count`, `read_verdict_only_count`,
+/// `read_range_rows`, `read_bodies_after`, `read_kept_validators`): the [`IndexReader`]
+/// methods that only hand over, written once for both engines' `impl IndexReader`.
 ///
 /// `mark` is the engine's SQL parameter mark, `bytewise` what makes update ids compare
 /// bytewise, `updates_id` the updates' id as text and `updates_parties` what the updates' side
@@ -103,6 +103,15 @@ macro_rules! engine_reads {
 
         fn update_count(&mut self, since: i64, before: Option<i64>) -> Result<u64, StoreError> {
             let n = self.read_update_count(since, before.unwrap_or(i64::MAX))?;
+            Ok(u64::try_from(n).unwrap_or(0))
+        }
+
+        fn verdict_only_count(
+            &mut self,
+            since: i64,
+            before: Option<i64>,
+        ) -> Result<u64, StoreError> {
+            let n = self.read_verdict_only_count(since, before.unwrap_or(i64::MAX))?;
             Ok(u64::try_from(n).unwrap_or(0))
         }
 
@@ -218,6 +227,14 @@ pub(super) fn range_row(
 /// (parameters 1 and 2: from, before, µs).
 pub(super) fn update_count_sql(mark: char) -> String {
     format!("SELECT count(*) FROM updates WHERE record_time >= {mark}1 AND record_time < {mark}2")
+}
+
+/// The SQL of [`super::IndexReader::verdict_only_count`] with the engine's parameter `mark`
+/// (parameters 1 and 2: from, before, µs).
+pub(super) fn verdict_only_count_sql(mark: char) -> String {
+    format!(
+        "SELECT count(*) FROM verdict_events WHERE record_time >= {mark}1 AND record_time < {mark}2"
+    )
 }
 
 /// The SQL of [`super::IndexReader::range_count`] with the engine's parameter `mark`

@@ -1972,6 +1972,11 @@ fn history_lists_the_verdict_only_events_among_the_updates_alike_on_both_engines
     let t = |second: i64| 1_800_000_000_000_000 + second * 1_000_000;
     assert_eq!(on_pg.range_count(t(0), None).expect("count"), 9);
     assert_eq!(on_pg.range_count(t(3), Some(t(5))).expect("count"), 4);
+    assert_eq!(on_pg.verdict_only_count(t(0), None).expect("count"), 4);
+    assert_eq!(
+        on_pg.verdict_only_count(t(3), Some(t(5))).expect("count"),
+        2
+    );
     // Every page size, by OFFSET and by keyset both ways: the same pages as on SQLite (the
     // tie in second 3 in bytewise update-id order whatever the database's collation).
     for (size, pages) in (1..=4).zip(&sqlite_pages) {

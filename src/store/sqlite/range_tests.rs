@@ -98,6 +98,12 @@ fn history_lists_the_verdict_only_events_among_the_updates_in_record_time_order(
     // The updates alone (the status card's updates per day).
     assert_eq!(index.update_count(t(0), None).expect("count"), 5);
     assert_eq!(index.update_count(t(3), Some(t(5))).expect("count"), 2);
+    // The events alone, without counting the updates.
+    assert_eq!(index.verdict_only_count(t(0), None).expect("count"), 4);
+    assert_eq!(
+        index.verdict_only_count(t(3), Some(t(5))).expect("count"),
+        2
+    );
     let all = index
         .range_rows(t(0), &RangeFrom::Offset(0), 20)
         .expect("rows");

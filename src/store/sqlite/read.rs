@@ -525,6 +525,15 @@ impl SqliteIndex {
         self.count_between(&crate::store::reads::update_count_sql('?'), since, before)
     }
 
+    pub(super) fn read_verdict_only_count(
+        &mut self,
+        since: i64,
+        before: i64,
+    ) -> Result<i64, StoreError> {
+        let sql = crate::store::reads::verdict_only_count_sql('?');
+        self.count_between(&sql, since, before)
+    }
+
     pub(super) fn read_range_count(&mut self, since: i64, before: i64) -> Result<i64, StoreError> {
         self.count_between(&crate::store::reads::range_count_sql('?'), since, before)
     }
