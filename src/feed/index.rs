@@ -87,10 +87,17 @@ impl IndexFeed {
         if self.location.is_none() || self.pending.is_some() {
             return None;
         }
+        let reach = self.reach.as_ref().and_then(|r| Some((r.first?, r.last?)));
         let read = if now >= self.next_at {
             IndexRead::Reach { now }
-        } else if self.reach.is_some() && self.failure.is_none() && now >= self.per_day_at {
-            IndexRead::PerDay { days: PER_DAY_DAYS }
+        } else if let Some(reach) = reach
+            && self.failure.is_none()
+            && now >= self.per_day_at
+        {
+            IndexRead::PerDay {
+                days: PER_DAY_DAYS,
+                reach,
+            }
         } else {
             return None;
         };
@@ -279,5 +286,34 @@ mod tests {
             feed.pending = None;
             feed.next_at = now;
         }
+    }
+
+    #[test]
+    fn the_days_are_counted_within_the_reach_read_last_not_read_again() {
+        let mut ids = RequestIds::default();
+        let mut feed = IndexFeed::new(Some("i.sqlite".to_owned()));
+        let now = 1_000_000_000;
+        feed.tick(now, &mut ids).expect("the reach");
+        let mut reply = reach_reply(&feed, 3);
+        reply.result = Ok(Response::Index(Box::new(Ok(IndexAnswer::Reach(
+            IndexReach {
+                updates: 2,
+                first: Some(10),
+                last: Some(20),
+                ..IndexReach::default()
+            },
+        )))));
+        feed.on_reply(&reply, now, None);
+        let (_, asked) = feed.tick(now + 1, &mut ids).expect("the days");
+        assert!(
+            matches!(
+                asked,
+                Request::Index(IndexRead::PerDay {
+                    days: PER_DAY_DAYS,
+                    reach: (10, 20)
+                })
+            ),
+            "{asked:?}"
+        );
     }
 }

@@ -209,7 +209,7 @@ fn answer(store: &mut dyn IndexReader, read: &IndexRead) -> Result<IndexAnswer, 
             reach.network = store.network()?.map(|n| n.dso_party);
             Ok(IndexAnswer::Reach(reach))
         }
-        IndexRead::PerDay { days } => per_day(store, *days).map(IndexAnswer::PerDay),
+        IndexRead::PerDay { days, reach } => per_day(store, *days, *reach).map(IndexAnswer::PerDay),
         IndexRead::Rounds => {
             let mut rounds = store.rounds(None, None, None)?;
             rounds.reverse();
@@ -603,13 +603,13 @@ fn page_of(kept: &[KeptUpdate]) -> UpdatesPage {
 
 /// The updates kept per UTC day over the `days` days up to the newest update's day, oldest
 /// first: a count of each day's range of the time index (the days before the oldest update
-/// are 0, not read).
-fn per_day(store: &mut dyn IndexReader, days: usize) -> Result<Vec<u64>, StoreError> {
+/// are 0, not read); `(first, last)`: the oldest and newest update's record times.
+fn per_day(
+    store: &mut dyn IndexReader,
+    days: usize,
+    (first, last): (i64, i64),
+) -> Result<Vec<u64>, StoreError> {
     use crate::model::index::stats::{DAY_MICROS, day_of};
-    let reach = store.reach(0)?;
-    let (Some(first), Some(last)) = (reach.first, reach.last) else {
-        return Ok(Vec::new());
-    };
     let newest = day_of(last);
     let oldest = newest - i64::try_from(days).unwrap_or(0) + 1;
     (oldest..=newest)

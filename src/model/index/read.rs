@@ -96,8 +96,10 @@ pub enum IndexRead {
     /// (`close`) the update that closed it ([`crate::model::governance::vote_updates_in`]).
     VoteUpdates { contract_id: String, close: bool },
     /// The updates kept per UTC day over the `days` days up to the newest update's day,
-    /// oldest first (the Status pane's sparkline).
-    PerDay { days: usize },
+    /// oldest first (the Status pane's sparkline); `reach`: the oldest and newest update's
+    /// record times (µs) as the last reach read them (not read again: the reach counts every
+    /// update).
+    PerDay { days: usize, reach: (i64, i64) },
     /// Every mining round the index's per-round summary holds, newest first (the Rounds view).
     Rounds,
     /// Every validator the kept history tells of, and (online) the scan's current licences
@@ -116,7 +118,7 @@ impl IndexRead {
             IndexRead::Body { update_id } => format!("index body {update_id}"),
             IndexRead::Context { update_id, .. } => format!("index context of {update_id}"),
             IndexRead::Lifecycle { contract_id } => format!("index lifecycle {contract_id}"),
-            IndexRead::PerDay { days } => format!("index updates per day ({days} days)"),
+            IndexRead::PerDay { days, .. } => format!("index updates per day ({days} days)"),
             IndexRead::Rounds => "index rounds".into(),
             IndexRead::Validators => "index validators".into(),
             IndexRead::VoteUpdates { contract_id, .. } => {
