@@ -1282,7 +1282,58 @@ fn search_group(
     group.bench_function("open an update (its body)", |b| {
         b.iter(|| index.body(black_box(&some_id)).expect("body"));
     });
+    list_reads(&mut group, index);
     group.finish();
+}
+
+/// History's list over the whole index (`L`): its first page, its last page counted from the
+/// end and by `OFFSET` from the start (as before), and the loader's page after a position
+/// deep in the index (the explorer's pages over the index, `--offline`).
+fn list_reads(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    index: &mut dyn IndexReader,
+) {
+    use cantonscope::model::index::read::RangeFrom;
+    const SIZE: usize = 200;
+    let since = 0;
+    let newest = RangeFrom::FromEnd {
+        before: i64::MAX,
+        skip: 0,
+    };
+    let last = index.range_rows(since, &newest, 1).expect("the newest row");
+    let last = last.first().expect("a row");
+    let end = cantonscope::model::format::parse_time_micros(&last.record_time).expect("a time") + 1;
+    let total = usize::try_from(index.range_count(since, Some(end)).expect("count")).expect("fits");
+    let from_end = RangeFrom::FromEnd {
+        before: end,
+        skip: 0,
+    };
+    let by_offset = RangeFrom::Offset(total - SIZE);
+    assert_eq!(
+        index.range_rows(since, &from_end, SIZE).expect("rows"),
+        index.range_rows(since, &by_offset, SIZE).expect("rows"),
+        "the same last page both ways"
+    );
+    for (name, from) in [
+        ("the list: first page of 200", RangeFrom::Offset(0)),
+        ("the list: last page of 200, from the end", from_end),
+        ("the list: last page of 200, by OFFSET", by_offset),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                index
+                    .range_rows(since, black_box(&from), SIZE)
+                    .expect("rows")
+            });
+        });
+    }
+    let deep = cantonscope::store::At::new(last.migration_id, end - 3_600_000_000);
+    group.bench_function(
+        "a page of 100 after a position an hour before the newest",
+        |b| {
+            b.iter(|| index.page_after(black_box(Some(deep)), 100).expect("page"));
+        },
+    );
 }
 
 criterion_group!(benches, index_benches);
