@@ -19,6 +19,8 @@ pub const REACH_EVERY: i64 = 5_000_000;
 /// counts the index's updates (half a second for 10 M in PostgreSQL, and it grows with the
 /// index), so an explorer left open keeps to a twentieth of a core of the index's server.
 pub const REACH_DUTY: i64 = 20;
+/// The longest wait between readings of the reach (µs), however long one took.
+pub const REACH_MAX: i64 = 60_000_000;
 /// How often an index that could not be used is tried again (µs).
 pub const RETRY_EVERY: i64 = 60_000_000;
 /// How often the updates per day are read (µs): a count of the recent days' range of the
@@ -52,10 +54,11 @@ pub struct IndexFeed {
     next_at: i64,
 }
 
-/// How long after a reading of the reach that took `elapsed_ms` the next one is due (µs):
-/// [`REACH_EVERY`], or [`REACH_DUTY`] times the reading when longer.
-pub fn reach_pause(elapsed_ms: u32) -> i64 {
-    REACH_EVERY.max(i64::from(elapsed_ms) * 1_000 * REACH_DUTY)
+/// How long after a reading of the reach that took the index `read_ms` the next one is due
+/// (µs): [`REACH_EVERY`], or [`REACH_DUTY`] times the reading when longer, at most
+/// [`REACH_MAX`].
+pub fn reach_pause(read_ms: u32) -> i64 {
+    (i64::from(read_ms) * 1_000 * REACH_DUTY).clamp(REACH_EVERY, REACH_MAX)
 }
 
 impl IndexFeed {
@@ -122,8 +125,10 @@ impl IndexFeed {
         self.pending = None;
         let location = self.location.clone().unwrap_or_default();
         match reply.index_answer() {
-            Ok(IndexAnswer::Reach(reach)) => {
-                self.next_at = now + reach_pause(reply.elapsed_ms);
+            Ok(IndexAnswer::Reach(mut reach)) => {
+                // Taken out: the reach read again in another time is the same reach.
+                let read_ms = std::mem::take(&mut reach.read_ms);
+                self.next_at = now + reach_pause(read_ms);
                 if let Some(refusal) = self.refusal(&reach, scan_dso, &location) {
                     // Looked at again at every reading: a sync of the right network into
                     // another file moved there is picked up.
@@ -254,16 +259,20 @@ mod tests {
     use super::*;
     use crate::msg::Response;
 
-    /// The reply to `feed`'s pending reach request, read in `elapsed_ms`.
-    fn reach_reply(feed: &IndexFeed, elapsed_ms: u32) -> Fetched {
+    /// The reply to `feed`'s pending reach request, read from the index in `read_ms` (the
+    /// whole request, the scan's check beside it, 30 s: a scan that does not answer).
+    fn reach_reply(feed: &IndexFeed, read_ms: u32) -> Fetched {
         let id = feed.pending.expect("a reach asked");
         Fetched {
             id,
             request: Request::Index(IndexRead::Reach { now: 0 }),
             result: Ok(Response::Index(Box::new(Ok(IndexAnswer::Reach(
-                IndexReach::default(),
+                IndexReach {
+                    read_ms,
+                    ..IndexReach::default()
+                },
             ))))),
-            elapsed_ms,
+            elapsed_ms: 30_000,
         }
     }
 
@@ -272,7 +281,12 @@ mod tests {
         let mut ids = RequestIds::default();
         let mut feed = IndexFeed::new(Some("i.sqlite".to_owned()));
         let now = 1_000_000_000;
-        for (elapsed_ms, next_in) in [(3, REACH_EVERY), (250, REACH_EVERY), (600, 12_000_000)] {
+        for (elapsed_ms, next_in) in [
+            (3, REACH_EVERY),
+            (250, REACH_EVERY),
+            (600, 12_000_000),
+            (10_000, REACH_MAX),
+        ] {
             let (_, request) = feed.tick(now, &mut ids).expect("due");
             assert!(matches!(request, Request::Index(IndexRead::Reach { .. })));
             let reply = reach_reply(&feed, elapsed_ms);

@@ -150,10 +150,12 @@ pub async fn kept_records(
 /// the index kept, when the index's newest update changed since the last
 /// ([`super::rewrite_check`]).
 pub async fn reach(source: &IndexSource, scan: &ApiClient, ask: IndexRead) -> IndexReply {
+    let started = std::time::Instant::now();
     let reply = read(source, ask).await;
     let Ok(IndexAnswer::Reach(mut reach)) = reply else {
         return reply;
     };
+    reach.read_ms = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
     if !source.offline
         && let Some(last) = reach.last
     {
@@ -520,7 +522,7 @@ enum Local {
     Page(UpdatesPage),
     /// The index does not cover the page (online: the scan answers; offline: the end).
     Uncovered,
-    /// Offline, the updates after the cursor are kept, none with its body.
+    /// Offline, the updates after the cursor are kept, none with its body, nor the oldest.
     NoBodies,
 }
 
@@ -552,7 +554,14 @@ fn local_page(
         if !offline {
             return Ok(Local::Uncovered);
         }
-        if kept.iter().all(|k| k.body.is_none()) {
+        // An index kept without bodies from its start (`index sync --no-bodies`); one that
+        // keeps them for part of its history ends the list there, as before.
+        if kept.iter().all(|k| k.body.is_none())
+            && store
+                .page_after(None, 1)?
+                .first()
+                .is_some_and(|k| k.body.is_none())
+        {
             return Ok(Local::NoBodies);
         }
     }

@@ -939,6 +939,7 @@ fn the_history_card_draws_the_local_indexs_updates_per_day_once_the_app_read_the
         sync_running: None,
         network: None,
         rewritten: None,
+        read_ms: 0,
     });
     sh.index.per_day = vec![
         0, 0, 1_200, 2_400, 3_100, 4_000, 4_800, 5_200, 5_900, 6_300, 7_000, 7_400, 6_800, 7_900,

@@ -36,6 +36,9 @@ pub struct IndexReach {
     /// The history the profile's scan serves is not the one the index kept, in the sync's
     /// words (the explorer's check beside the reading, `runtime::rewrite_check`).
     pub rewritten: Option<String>,
+    /// How long the index took to read it (ms; not the scan's check beside it): the next
+    /// reading waits for it ([`crate::feed::index::reach_pause`]).
+    pub read_ms: u32,
 }
 
 /// A running sync, from its heartbeat.

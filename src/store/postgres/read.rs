@@ -236,6 +236,7 @@ impl PgIndex {
                 .map(|(pid, host, beat_at)| SyncRunning { pid, host, beat_at }),
             network: None,
             rewritten: None,
+            read_ms: 0,
         })
     }
 

@@ -518,6 +518,7 @@ impl SqliteIndex {
                 .map(|(pid, host, beat_at)| SyncRunning { pid, host, beat_at }),
             network: None,
             rewritten: None,
+            read_ms: 0,
         })
     }
 
