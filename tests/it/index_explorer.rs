@@ -422,6 +422,45 @@ fn offline_an_index_without_bodies_says_so_and_l_lists_its_rows() {
 }
 
 #[test]
+fn offline_an_index_with_bodies_for_its_older_part_lists_that_part_and_no_error() {
+    // Synced with bodies from 2 h back to 1 h back, then without from there on.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let work = dir.path().to_owned();
+    let mut h = Harness::start_with(Options {
+        prepare: Box::new(move |demo, now, settings| {
+            let at = |secs: i64| format_time_micros(now - secs * 1_000_000);
+            sync_index_with(
+                &work,
+                &demo.scan_url,
+                &at(SYNCED_SECS),
+                &["--until", &at(3600)],
+            );
+            let path = sync_index_with(&work, &demo.scan_url, &at(3600), &["--no-bodies"]);
+            settings.index = Some(path.display().to_string());
+            settings.offline = true;
+            settings.from = cantonscope::config::HistoryStart::Begin;
+        }),
+        ..Options::default()
+    });
+    assert!(
+        !h.app.sh.history.is_empty(),
+        "the part with bodies is listed"
+    );
+    // Down to the list's end: the loader reads on into the part without bodies.
+    for _ in 0..40 {
+        h.key(KeyCode::End);
+        h.tick(0.5);
+    }
+    let said: Vec<String> = h.app.errors.entries().map(|e| e.message.clone()).collect();
+    assert!(
+        !said.iter().any(|e| e.contains("keeps no bodies")),
+        "{said:?}"
+    );
+    let s = screen(&mut h, 120, 40);
+    assert!(!s.contains("keeps no bodies"), "{s}");
+}
+
+#[test]
 fn offline_without_an_index_is_a_usage_error_saying_how_to_start_one() {
     let dir = tempfile::tempdir().expect("tempdir");
     let output = bin(dir.path())
