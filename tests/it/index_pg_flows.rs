@@ -130,15 +130,15 @@ fn a_range_pruned_and_synced_again_into_postgres_answers_as_the_sqlite_index() {
     );
 }
 
-#[test]
-fn the_whole_index_search_over_postgres_counts_pages_and_opens_an_update_not_loaded() {
-    let Some((db, _server)) = database("explorer_f") else {
-        return;
-    };
-    let url = db.url.clone();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let work = dir.path().to_owned();
-    let mut h = Harness::start_with(Options {
+/// The explorer on the demo with the PostgreSQL index at `url` synced from it (the tests'
+/// span, `--verify 1`, `work` the sync's directory), its settings then changed by `tweak`.
+fn explorer_over(
+    url: &str,
+    work: &Path,
+    tweak: impl Fn(&mut cantonscope::config::Settings) + 'static,
+) -> Harness {
+    let (url, work) = (url.to_owned(), work.to_owned());
+    Harness::start_with(Options {
         prepare: Box::new(move |demo, now, settings| {
             let from = cantonscope::model::format::format_time_micros(
                 now - crate::index_explorer::SYNCED_SECS * 1_000_000,
@@ -151,9 +151,19 @@ fn the_whole_index_search_over_postgres_counts_pages_and_opens_an_update_not_loa
             );
             assert_eq!(code, 0, "{err}");
             settings.index = Some(url.clone());
+            tweak(settings);
         }),
         ..Options::default()
-    });
+    })
+}
+
+#[test]
+fn the_whole_index_search_over_postgres_counts_pages_and_opens_an_update_not_loaded() {
+    let Some((db, _server)) = database("explorer_f") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = explorer_over(&db.url, dir.path(), |_| {});
     let loaded: std::collections::HashSet<String> = h
         .app
         .sh
@@ -227,26 +237,10 @@ fn offline_the_explorer_lists_a_postgres_index_each_page_sought_by_its_position(
     let Some((db, _server)) = database("offline") else {
         return;
     };
-    let url = db.url.clone();
     let dir = tempfile::tempdir().expect("tempdir");
-    let work = dir.path().to_owned();
-    let h = Harness::start_with(Options {
-        prepare: Box::new(move |demo, now, settings| {
-            let from = cantonscope::model::format::format_time_micros(
-                now - crate::index_explorer::SYNCED_SECS * 1_000_000,
-            );
-            let (code, _, err) = sync(
-                &work,
-                &demo.scan_url,
-                &url,
-                &["--from", &from, "--verify", "1"],
-            );
-            assert_eq!(code, 0, "{err}");
-            settings.index = Some(url.clone());
-            settings.offline = true;
-            settings.from = cantonscope::config::HistoryStart::Begin;
-        }),
-        ..Options::default()
+    let h = explorer_over(&db.url, dir.path(), |settings| {
+        settings.offline = true;
+        settings.from = cantonscope::config::HistoryStart::Begin;
     });
     // From the beginning: History holds the index's updates, in its order, page after page.
     let listed: Vec<String> = h

@@ -555,4 +555,6 @@ pub fn item_position(item: &UpdateItem) -> Option<At> {
 }
 
 #[cfg(test)]
+mod pace_tests;
+#[cfg(test)]
 mod tests;

@@ -7,24 +7,24 @@ use super::*;
 use crate::api::ApiError;
 use crate::msg::{Request, Response};
 
-const SEC: i64 = MICROS;
+pub(super) const SEC: i64 = MICROS;
 /// 2026-11-22T10:00:00Z
-const T0: i64 = 1_795_341_600 * SEC;
+pub(super) const T0: i64 = 1_795_341_600 * SEC;
 
 /// The loader with everything it writes, driven step by step as the app drives it.
-struct Rig {
-    loader: Loader,
+pub(super) struct Rig {
+    pub(super) loader: Loader,
     history: History,
-    feed: Feed,
+    pub(super) feed: Feed,
     ids: RequestIds,
-    now: i64,
+    pub(super) now: i64,
     /// Requests sent and not answered, oldest first.
-    pending: Vec<(RequestId, PageFetch)>,
+    pub(super) pending: Vec<(RequestId, PageFetch)>,
     demand: Demand,
 }
 
 impl Rig {
-    fn new(now: i64) -> Rig {
+    pub(super) fn new(now: i64) -> Rig {
         Rig {
             loader: Loader::new(2000),
             history: History::default(),
@@ -57,16 +57,16 @@ impl Rig {
         out
     }
 
-    fn intent(&mut self, i: LoaderIntent) -> LoaderOut {
+    pub(super) fn intent(&mut self, i: LoaderIntent) -> LoaderOut {
         self.step(|l, cx| l.intent(i, cx))
     }
 
-    fn tick(&mut self, now: i64) -> LoaderOut {
+    pub(super) fn tick(&mut self, now: i64) -> LoaderOut {
         self.now = now;
         self.step(|_, _| {})
     }
 
-    fn answer(&mut self, result: Result<Response, ApiError>) -> (PageFetch, LoaderOut) {
+    pub(super) fn answer(&mut self, result: Result<Response, ApiError>) -> (PageFetch, LoaderOut) {
         assert!(!self.pending.is_empty(), "no request to answer");
         let (id, asked) = self.pending.remove(0);
         let reply = Fetched {
@@ -80,7 +80,7 @@ impl Rig {
     }
 }
 
-fn tx(n: u64, migration: i64, t: i64) -> serde_json::Value {
+pub(super) fn tx(n: u64, migration: i64, t: i64) -> serde_json::Value {
     let mut v = crate::model::fixtures::transaction(&format!("1220{n:064x}"), 0, vec![]);
     v["migration_id"] = json!(migration);
     v["record_time"] = json!(format_time_micros(t));
@@ -89,7 +89,7 @@ fn tx(n: u64, migration: i64, t: i64) -> serde_json::Value {
 
 /// A canned answer: `Ok` by design, as `Rig::answer` takes it.
 #[allow(clippy::unnecessary_wraps)]
-fn page(items: Vec<serde_json::Value>) -> Result<Response, ApiError> {
+pub(super) fn page(items: Vec<serde_json::Value>) -> Result<Response, ApiError> {
     let page: UpdatesPage =
         serde_json::from_value(json!({ "transactions": items })).expect("page decodes");
     Ok(Response::from(page))
@@ -304,75 +304,6 @@ fn a_server_that_ignores_after_while_paging_stops_with_a_message() {
     ));
     assert!(errors(&out).iter().any(|e| e.contains(SAME_PAGE_TWICE)));
     assert!(rig.tick(rig.now + 60 * SEC).fetches.is_empty());
-}
-
-#[test]
-fn discovery_never_bursts_beyond_a_few_requests_a_second() {
-    // A server with ever newer migrations (each probe answers with migration k + 1).
-    let mut rig = Rig::new(T0);
-    rig.intent(LoaderIntent::Start(StartFrom::Recent { window_secs: 600 }));
-    let mut sent = 1;
-    let mut at_once = 1;
-    for ms in 0..10_000 {
-        rig.now = T0 + ms * 1_000;
-        while let Some((_, r)) = rig.pending.first().cloned() {
-            let PageFetch {
-                purpose: UpdatesPurpose::Discover { migration },
-                ..
-            } = r
-            else {
-                panic!("still discovering: {r:?}");
-            };
-            let (_, out) = rig.answer(page(vec![tx(
-                migration as u64,
-                migration + 1,
-                T0 + migration * SEC,
-            )]));
-            sent += out.fetches.len();
-            if ms == 0 {
-                at_once += out.fetches.len();
-            }
-        }
-        sent += rig.tick(rig.now).fetches.len();
-    }
-    let allowed = usize::try_from(PACE_BURST + 10 * PACE_PER_SEC).expect("small");
-    assert!(sent <= allowed + 1, "{sent} requests in 10 s");
-    assert!(
-        at_once <= usize::try_from(PACE_BURST).expect("small"),
-        "{at_once} at once"
-    );
-    assert!(sent >= 40, "it keeps going at the pace: {sent}");
-}
-
-#[test]
-fn offline_the_index_is_asked_without_the_scans_pace() {
-    // A bench index of 200 migrations, read with --offline: found at once, not 4 a second.
-    let mut rig = Rig::new(T0);
-    rig.loader.set_unpaced(true);
-    rig.intent(LoaderIntent::Start(StartFrom::Recent { window_secs: 600 }));
-    let mut probes = 0;
-    while let Some((_, r)) = rig.pending.first().cloned() {
-        let PageFetch {
-            purpose: UpdatesPurpose::Discover { migration },
-            ..
-        } = r
-        else {
-            break;
-        };
-        probes += 1;
-        let next = if migration < 200 {
-            vec![tx(migration as u64, migration + 1, T0 + migration * SEC)]
-        } else {
-            vec![]
-        };
-        rig.answer(page(next));
-    }
-    assert_eq!(
-        probes, 201,
-        "every migration probed with the clock standing still"
-    );
-    assert_eq!(rig.feed.migration, Some(200));
-    assert_eq!(rig.feed.phase, Phase::Seek { secs: 600 });
 }
 
 #[test]
