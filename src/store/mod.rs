@@ -69,6 +69,7 @@ pub mod search_all;
 mod sqlite;
 pub mod stats;
 pub mod validators;
+mod varint;
 mod write;
 mod writer;
 
@@ -585,8 +586,12 @@ pub fn open_locked(
         }
         Location::Postgres(url) => {
             if must_exist {
-                // Refuses an empty database as a reader does.
-                drop(postgres::PgIndex::open(url, false, None)?);
+                // Refuses an empty database as a reader does; one of an older schema is
+                // migrated by the writer's open below (a reader refuses it).
+                match postgres::PgIndex::open(url, false, None) {
+                    Ok(_) | Err(StoreError::OlderSchema { .. }) => {}
+                    Err(e) => return Err(e),
+                }
             }
             let store = postgres::PgIndex::open(url, true, Some(holder))?;
             Ok(Writer {

@@ -51,6 +51,7 @@ mod index_events_failover;
 mod index_explorer;
 mod index_pairs;
 mod index_pg;
+mod index_pg_blocks;
 mod index_pg_flows;
 mod index_prefix;
 mod index_reports;

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use postgres::Client;
 
 use super::connect::{Target, closed};
-use super::{PgIndex, StoreError, TABLES};
+use super::{Fail, PgIndex, StoreError, TABLES};
 use crate::store::Compacted;
 
 /// Drops the copies a failed `REINDEX … CONCURRENTLY` of the index's tables (and of their
@@ -78,7 +78,7 @@ impl PgIndex {
             Arc::clone(stop),
             Arc::clone(&done),
         );
-        let run = |c: &mut Client| -> Result<Option<(i64, i64)>, postgres::Error> {
+        let run = |c: &mut Client| -> Result<Option<(i64, i64)>, Fail> {
             // A rebuild of `keys` runs for minutes at 10 M updates: no timeout set for the
             // role or database stops it.
             c.batch_execute("SET statement_timeout = 0; SET lock_timeout = 0")?;
@@ -91,13 +91,20 @@ impl PgIndex {
             } else {
                 ""
             };
+            // The frequent terms' posting blocks made again from their keys (a page that
+            // filled a gap behind a term's blocks left its keys from there on to `keys`; a
+            // prune left the keys before its time in them), before the tables' indexes are
+            // built again and vacuumed.
+            let mut tx = c.transaction()?;
+            super::key_blocks::build(&mut tx)?;
+            tx.commit()?;
             for table in TABLES {
                 if stop.load(Ordering::SeqCst) {
                     return Ok(None);
                 }
                 if let Err(e) = c.batch_execute(&format!("REINDEX TABLE {concurrently}{table}")) {
                     drop_invalid_copies(c);
-                    return Err(e);
+                    return Err(e.into());
                 }
             }
             if stop.load(Ordering::SeqCst) {
@@ -122,7 +129,7 @@ impl PgIndex {
             }),
             Ok(None) => Err(interrupted()),
             Err(_) if stop.load(Ordering::SeqCst) => Err(interrupted()),
-            Err(e) => Err(target.error(&e)),
+            Err(f) => Err(target.fail(f)),
         }
     }
 }

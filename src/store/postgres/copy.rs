@@ -62,6 +62,11 @@ impl CopyRows {
         self.rows
     }
 
+    /// How many bytes, so far.
+    pub(super) fn bytes_so_far(&self) -> usize {
+        self.buf.len()
+    }
+
     /// Sends the rows with `sql` (a `COPY … FROM STDIN (FORMAT binary)`) in `tx`: how many the
     /// server took. An error leaves the transaction failed (the page rolled back).
     pub(super) fn send(

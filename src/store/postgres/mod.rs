@@ -33,6 +33,7 @@ mod compact;
 mod connect;
 mod copy;
 mod events;
+mod key_blocks;
 mod page;
 mod pairs;
 mod read;
@@ -79,8 +80,10 @@ use crate::model::index::{KeyKind, SUMMARY_VERSION, SearchRow};
 /// show as is; the bodies kept before read back as they were. 16: a term's value is bytes, a
 /// contract id of lowercase hex kept as the bytes it spells (`term_values`; SQLite's schema 11):
 /// half the bytes of the terms' table and of its `(kind, value)` key. 17: the keys' key newest
-/// first, so a search's walk reads it forwards (`schema::keys_newest_first`).
-pub const SCHEMA_VERSION: i64 = 17;
+/// first, so a search's walk reads it forwards (`schema::keys_newest_first`). 18: the keys of
+/// every frequent term kept a second time as posting blocks, read by the walks
+/// (`key_blocks`).
+pub const SCHEMA_VERSION: i64 = 18;
 
 /// The advisory lock of the one writer ("cantonsc"), per database.
 const WRITER_LOCK: i64 = 0x6361_6e74_6f6e_7363;

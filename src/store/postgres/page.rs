@@ -203,6 +203,24 @@ pub(super) fn write_rows(
         }
     }
     copy.send(tx, COPY_KEYS)?;
+    // A key at or before its term's mark (a sync filling a gap behind the blocks): the mark
+    // moved before it. Only a term of at least `FROM` updates has one.
+    let frequent: std::collections::HashSet<i64> = raised
+        .iter()
+        .filter(|(_, n)| *n >= super::key_blocks::FROM)
+        .map(|(term, _)| *term)
+        .collect();
+    if !frequent.is_empty() {
+        let (terms, oldest): (Vec<i64>, Vec<Pos>) = keys
+            .chunk_by(|a, b| a[0] == b[0])
+            .filter(|run| frequent.contains(&run[0][0]))
+            .map(|run| {
+                let k = run[run.len() - 1];
+                (k[0], (k[1], k[2], k[3]))
+            })
+            .unzip();
+        super::key_blocks::lower(tx, &terms, &oldest)?;
+    }
     // The pairs and bits of the hubs the page's updates have; then the terms that reached the
     // threshold become hubs, their pairs and bits read from the keys (this page's included).
     let (mut hubs, threshold) = pairs::load(tx)?;

@@ -309,7 +309,7 @@ CREATE INDEX IF NOT EXISTS verdict_events_time ON verdict_events (record_time);
 ";
 
 /// The index's tables (for its size).
-pub const TABLES: [&str; 20] = [
+pub const TABLES: [&str; 22] = [
     "meta",
     "updates",
     "terms",
@@ -330,6 +330,8 @@ pub const TABLES: [&str; 20] = [
     "rounds_counted",
     "validators",
     "sync_heartbeat",
+    "key_blocks",
+    "key_marks",
 ];
 
 /// The bytes the index's tables take with their indexes (`index status`' size).
@@ -396,6 +398,7 @@ impl PgIndex {
             tx.batch_execute(SCHEMA)
                 .and_then(|()| tx.batch_execute(VERDICT_EVENTS))
                 .and_then(|()| tx.batch_execute(super::stats::DAILY_STATS))
+                .and_then(|()| tx.batch_execute(super::key_blocks::CREATE))
                 .map_err(|e| target.error(&e))?;
             tx.execute(
                 "INSERT INTO meta (key, value) VALUES ('schema_version', $1), ('summary_version', $2)
@@ -450,6 +453,18 @@ impl PgIndex {
                 index.notices.push(format!(
                     "{}: made the keys' key newest first (schema 17) in {:.1} s",
                     target.shown,
+                    started.elapsed().as_secs_f64()
+                ));
+            }
+            // 17 → 18: every frequent term's keys as posting blocks, beside `keys`.
+            if older.is_some_and(|v| v < 18) {
+                let started = std::time::Instant::now();
+                let (terms, keys) =
+                    super::key_blocks::build(&mut tx).map_err(|f| target.fail(f))?;
+                index.notices.push(format!(
+                    "{}: kept the {keys} keys of the {terms} terms of at least {} updates a second time as posting blocks (schema 18) in {:.1} s",
+                    target.shown,
+                    super::key_blocks::FROM,
                     started.elapsed().as_secs_f64()
                 ));
             }

@@ -391,6 +391,20 @@ impl Plan {
         Ok(hubs)
     }
 
+    /// The driving term's mark, when its keys are walked with no other term to test (its
+    /// posting blocks then read after the keys a sync added since: [`super::key_blocks`]).
+    fn mark(
+        &self,
+        c: &mut impl GenericClient,
+        term: i64,
+    ) -> Result<Option<super::key_blocks::Mark>, postgres::Error> {
+        if self.others.is_empty() && self.drive_n.is_some_and(|n| n >= super::key_blocks::FROM) {
+            super::key_blocks::mark(c, term)
+        } else {
+            Ok(None)
+        }
+    }
+
     /// The joins and conditions of a walk of the driving term's keys (`k`): `updates` (`u`)
     /// joined only when another term needs it.
     fn walk(&self, term: i64) -> String {
@@ -535,23 +549,22 @@ impl PgIndex {
             // it, in one statement) until the page is full.
             let mut bitmaps = plan.take_hubs(&mut tx, false)?;
             if let (Some(term), false) = (plan.drive, bitmaps.is_empty()) {
-                // The walk a portal, each batch the next rows of it.
-                let walk = tx.prepare(&format!(
-                    "SELECT k.seq FROM {}
-                     ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC",
-                    plan.walk(term)
-                ))?;
-                let portal = tx.bind(&walk, &[])?;
+                // The walk portals, each batch the next rows of them: the term's keys after
+                // its mark, then its posting blocks (no other term to test row by row).
+                let mark = plan.mark(&mut tx, term)?;
+                let mut walk = super::key_blocks::Walk::new(
+                    &mut tx,
+                    term,
+                    &plan.walk(term),
+                    mark,
+                    (from, until),
+                )?;
                 let blocks = tx.prepare(super::pairs::READ_BLOCKS)?;
                 let limit = usize::try_from(limit).unwrap_or(usize::MAX);
                 let mut seqs: Vec<i64> = Vec::new();
                 let (mut size, mut read) = (WALK_BATCH, 0usize);
                 'walk: loop {
-                    let batch: Vec<i64> = tx
-                        .query_portal(&portal, size)?
-                        .iter()
-                        .map(|r| r.get(0))
-                        .collect();
+                    let batch = walk.next(&mut tx, size)?;
                     read += batch.len();
                     for (hub, bits) in &mut bitmaps {
                         super::pairs::read_blocks(&mut tx, &blocks, *hub, bits, &batch)?;
@@ -652,7 +665,17 @@ impl PgIndex {
             if let (Some(term), false) = (plan.drive, bitmaps.is_empty()) {
                 let has = |seq: i64| bitmaps.iter().all(|(_, b)| b.has(seq));
                 let mut n: i64 = 0;
-                if plan.drive_n.is_some_and(|n| n <= MAX_COUNT_ARRAY) {
+                if let Some(mark) = plan.mark(&mut tx, term)? {
+                    // The keys after the term's mark, then its posting blocks.
+                    let seqs = super::key_blocks::all_seqs(
+                        &mut tx,
+                        term,
+                        &plan.walk(term),
+                        &mark,
+                        (from, until),
+                    )?;
+                    n = seqs.into_iter().map(|s| i64::from(has(s))).sum();
+                } else if plan.drive_n.is_some_and(|n| n <= MAX_COUNT_ARRAY) {
                     // The driver's seqs in one array: a row each cost the client more than
                     // the server's scan of them.
                     let sql = format!("SELECT array_agg(k.seq) FROM {}", plan.walk(term));

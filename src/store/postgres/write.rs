@@ -129,6 +129,8 @@ impl PgIndex {
             // A term's count is its keys' (lowered above), so a term left without keys is one
             // whose count reached 0: read from the terms alone, not by an anti-join of the keys.
             tx.execute("DELETE FROM terms WHERE updates <= 0", &[])?;
+            // The blocks' keys before the pruned time are no longer read.
+            super::key_blocks::prune(&mut tx, before)?;
             tx.execute(
                 "DELETE FROM hubs WHERE NOT EXISTS (SELECT 1 FROM terms WHERE terms.id = hubs.term)",
                 &[],

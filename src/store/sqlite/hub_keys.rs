@@ -20,6 +20,7 @@
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::store::newest::Pos;
+use crate::store::varint::{decode_steps, encode_steps};
 
 /// Most keys a block holds.
 pub(super) const MOST: usize = 128;
@@ -61,53 +62,15 @@ CREATE TABLE IF NOT EXISTS hub_keys (
 
 const COLUMNS: &str = "migration_id, record_time, seq, rest";
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
-    let mut v: u64 = 0;
-    for shift in (0..64).step_by(7) {
-        let b = *bytes.get(*at)?;
-        *at += 1;
-        v |= u64::from(b & 0x7f) << shift;
-        if b < 0x80 {
-            return Some(v);
-        }
-    }
-    None
-}
-
 /// The bytes of the keys after the first of `keys` (sorted, one migration).
 fn encode(keys: &[Pos]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(keys.len() * 3);
-    for pair in keys.windows(2) {
-        let (a, b) = (pair[0], pair[1]);
-        put_varint(&mut out, b.1.wrapping_sub(a.1) as u64);
-        let ds = b.2.wrapping_sub(a.2);
-        put_varint(&mut out, ((ds << 1) ^ (ds >> 63)) as u64);
-    }
-    out
+    encode_steps(keys, false)
 }
 
 /// The keys of a block whose first key is `first` and whose next are `rest`, oldest first
 /// (`None`: bytes no writer of this build wrote).
 fn decode(first: Pos, rest: &[u8]) -> Option<Vec<Pos>> {
-    let mut keys = Vec::with_capacity(MOST);
-    keys.push(first);
-    let (mut at, mut key) = (0, first);
-    while at < rest.len() {
-        let dt = get_varint(rest, &mut at)? as i64;
-        let z = get_varint(rest, &mut at)?;
-        let ds = ((z >> 1) as i64) ^ -((z & 1) as i64);
-        key = (key.0, key.1.wrapping_add(dt), key.2.wrapping_add(ds));
-        keys.push(key);
-    }
-    Some(keys)
+    decode_steps(first, rest, false)
 }
 
 /// A block's keys from a row of [`COLUMNS`] (at `from`).

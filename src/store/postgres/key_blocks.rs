@@ -1,0 +1,397 @@
+//! Schema 18: the keys of every frequent term kept a second time, as posting blocks. A walk of a
+//! term's keys (a search that tests a term's updates in the hubs' bitmaps) read each key as an
+//! entry of `keys_newest`, about 40 bytes: the 20,921 keys of a template at 10 M updates are
+//! 157 pages, most of a cold first page's time. `key_blocks` holds a term's keys up to its
+//! mark (`key_marks`) in rows of up to [`MOST`] keys of one migration, newest first: the row's
+//! key is its newest key, whole; each older one is its steps from the one before (the record
+//! time's, never negative going back in a migration's ledger order, and the seq's, zigzagged),
+//! each a varint: 2 to 4 bytes a key, the template's keys in about a dozen pages.
+//!
+//! `keys` stays whole: the blocks are a copy of its keys up to the mark, for the walks alone.
+//! What holds, for a term with a mark `M`: its keys in `keys` at or before `M` are the keys
+//! of its blocks at or before `M` whose record time is not before the index's pruned time
+//! ([`PRUNED_KEY`]). So a walk reads the keys after `M` from `keys` (the ones a sync added
+//! since) and then the blocks. Kept so:
+//! - [`build`] (schema 17 → 18, `index compact`) makes every term's blocks of at least
+//!   [`FROM`] updates from its keys, its mark its newest key;
+//! - a page that writes a key at or before a term's mark moves the mark to just before that
+//!   key ([`lower`]): the keys from there on are read from `keys` (a sync at the head never
+//!   does; one that fills a gap in the history does, until the next compaction);
+//! - prune removes keys by their record time: the pruned time is kept, and a block's keys
+//!   before it are not read; a term left under [`FROM`] loses its blocks.
+
+use postgres::GenericClient;
+
+use crate::store::newest::Pos;
+use crate::store::varint::{decode_steps, encode_steps};
+
+use super::Fail;
+use super::copy::CopyRows;
+
+/// Most keys a block holds.
+pub(super) const MOST: usize = 128;
+
+/// How many updates a term has when its keys get blocks (as SQLite's schema 21 keeps them).
+pub(super) const FROM: i64 = 100;
+
+/// The `meta` key of the newest time a prune removed keys before (none: no prune since the
+/// blocks were built).
+pub(super) const PRUNED_KEY: &str = "key_blocks_pruned_before";
+
+/// The tables (schema 18).
+pub(super) const CREATE: &str = "
+CREATE TABLE IF NOT EXISTS key_blocks (
+    term BIGINT NOT NULL,
+    migration_id BIGINT NOT NULL,
+    record_time BIGINT NOT NULL,
+    seq BIGINT NOT NULL,
+    rest BYTEA NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS key_blocks_newest
+    ON key_blocks (term, migration_id DESC, record_time DESC, seq DESC);
+CREATE TABLE IF NOT EXISTS key_marks (
+    term BIGINT PRIMARY KEY,
+    migration_id BIGINT NOT NULL,
+    record_time BIGINT NOT NULL,
+    seq BIGINT NOT NULL
+);
+";
+
+/// The bytes of the keys after the first of `keys` (newest first, one migration).
+fn encode(keys: &[Pos]) -> Vec<u8> {
+    encode_steps(keys, true)
+}
+
+/// The keys of a block whose newest key is `first` and whose older ones are `rest`, newest
+/// first (`None`: bytes no writer of this build wrote).
+fn decode(first: Pos, rest: &[u8]) -> Option<Vec<Pos>> {
+    decode_steps(first, rest, true)
+}
+
+/// A block's keys from a row of `migration_id, record_time, seq, rest`.
+fn block_of(r: &postgres::Row) -> Result<Vec<Pos>, postgres::Error> {
+    let first: Pos = (r.try_get(0)?, r.try_get(1)?, r.try_get(2)?);
+    let rest: &[u8] = r.try_get(3)?;
+    // Bytes this build did not write: no keys, rather than wrong ones (the walk reads the
+    // term's keys after the mark only; a compaction writes the blocks again).
+    Ok(decode(first, rest).unwrap_or_default())
+}
+
+/// Adds `keys` (one term's, newest first, several migrations) as blocks of [`MOST`] to `copy`.
+fn add_blocks(copy: &mut CopyRows, term: i64, keys: &[Pos]) {
+    for run in keys.chunk_by(|a, b| a.0 == b.0) {
+        for block in run.chunks(MOST) {
+            copy.row();
+            copy.int8(term);
+            copy.int8(block[0].0);
+            copy.int8(block[0].1);
+            copy.int8(block[0].2);
+            copy.bytes(&encode(block));
+        }
+    }
+}
+
+/// Bytes of blocks sent in one COPY while they are built.
+const SEND_AT: usize = 16 << 20;
+
+/// Makes every term's blocks of at least [`FROM`] updates from its keys, its mark its newest
+/// key, in place of any kept (in `tx`, of the default isolation: each read sees what
+/// committed before it). Writers of pages wait for it: the marks are locked first, so a page
+/// that wrote keys before has committed before its keys are read, and one after lowers the
+/// new marks. A term's keys are read newest first, in the order of `keys_newest`, one
+/// statement a term. Returns the terms and their keys.
+pub(super) fn build(tx: &mut postgres::Transaction<'_>) -> Result<(usize, u64), Fail> {
+    use postgres::fallible_iterator::FallibleIterator;
+    tx.batch_execute(
+        "LOCK TABLE key_marks IN EXCLUSIVE MODE;
+         DELETE FROM key_blocks; DELETE FROM key_marks;",
+    )?;
+    tx.execute("DELETE FROM meta WHERE key = $1", &[&PRUNED_KEY])?;
+    let terms: Vec<i64> = tx
+        .query(
+            "SELECT id FROM terms WHERE updates >= $1 ORDER BY id",
+            &[&FROM],
+        )?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let read = tx.prepare(
+        "SELECT migration_id, record_time, seq FROM keys WHERE term = $1
+         ORDER BY migration_id DESC, record_time DESC, seq DESC",
+    )?;
+    let mut read_keys = 0u64;
+    let mut marks = CopyRows::new(4, terms.len() * 60);
+    let mut blocks = CopyRows::new(5, SEND_AT + (1 << 16));
+    let mut keys: Vec<Pos> = Vec::new();
+    for term in &terms {
+        keys.clear();
+        let mut rows = tx.query_raw(&read, [term])?;
+        while let Some(r) = rows.next()? {
+            keys.push((r.get(0), r.get(1), r.get(2)));
+        }
+        drop(rows);
+        let Some(newest) = keys.first() else {
+            continue;
+        };
+        read_keys += keys.len() as u64;
+        marks.row();
+        for v in [*term, newest.0, newest.1, newest.2] {
+            marks.int8(v);
+        }
+        add_blocks(&mut blocks, *term, &keys);
+        if blocks.bytes_so_far() >= SEND_AT {
+            let full = std::mem::replace(&mut blocks, CopyRows::new(5, SEND_AT + (1 << 16)));
+            full.send(tx, COPY_BLOCKS)?;
+        }
+    }
+    blocks.send(tx, COPY_BLOCKS)?;
+    marks.send(
+        tx,
+        "COPY key_marks (term, migration_id, record_time, seq) FROM STDIN (FORMAT binary)",
+    )?;
+    Ok((terms.len(), read_keys))
+}
+
+const COPY_BLOCKS: &str =
+    "COPY key_blocks (term, migration_id, record_time, seq, rest) FROM STDIN (FORMAT binary)";
+
+/// A page's keys at or before their terms' marks (each term's oldest key of the page, `terms`
+/// and `oldest` alike ordered): each such mark moved to just before the key, so the keys from
+/// there on are read from `keys`.
+pub(super) fn lower(
+    tx: &mut impl GenericClient,
+    terms: &[i64],
+    oldest: &[Pos],
+) -> Result<u64, postgres::Error> {
+    if terms.is_empty() {
+        return Ok(0);
+    }
+    let [m, t, s]: [Vec<i64>; 3] = [
+        oldest.iter().map(|k| k.0).collect(),
+        oldest.iter().map(|k| k.1).collect(),
+        oldest.iter().map(|k| k.2).collect(),
+    ];
+    tx.execute(
+        "UPDATE key_marks k SET migration_id = p.m, record_time = p.t, seq = p.s - 1
+         FROM UNNEST($1::int8[], $2::int8[], $3::int8[], $4::int8[]) AS p (term, m, t, s)
+         WHERE k.term = p.term AND (p.m, p.t, p.s) <= (k.migration_id, k.record_time, k.seq)",
+        &[&terms, &m, &t, &s],
+    )
+}
+
+/// After a prune of the keys before `before`: the pruned time kept (the later of it and the
+/// one kept), and the blocks of the terms left under [`FROM`] (or gone) dropped with their
+/// marks.
+pub(super) fn prune(tx: &mut impl GenericClient, before: i64) -> Result<(), postgres::Error> {
+    tx.execute(
+        "INSERT INTO meta (key, value) VALUES ($1, $2::int8::text)
+         ON CONFLICT (key) DO UPDATE
+         SET value = greatest(meta.value::int8, excluded.value::int8)::text",
+        &[&PRUNED_KEY, &before],
+    )?;
+    tx.execute(
+        "DELETE FROM key_marks m WHERE NOT EXISTS (
+             SELECT 1 FROM terms t WHERE t.id = m.term AND t.updates >= $1)",
+        &[&FROM],
+    )?;
+    tx.execute(
+        "DELETE FROM key_blocks b WHERE NOT EXISTS (SELECT 1 FROM key_marks m WHERE m.term = b.term)",
+        &[],
+    )?;
+    Ok(())
+}
+
+/// A term's mark, read for a walk: the keys after `at` are in `keys`, the ones up to it in
+/// the blocks up to `bound` (the first block after the mark, when a page lowered it into a
+/// block, else the mark), those before `pruned` gone.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Mark {
+    pub(super) at: Pos,
+    bound: Pos,
+    pruned: Option<i64>,
+}
+
+/// `term`'s mark (`None`: no blocks; its keys are all in `keys`).
+pub(super) fn mark(
+    tx: &mut impl GenericClient,
+    term: i64,
+) -> Result<Option<Mark>, postgres::Error> {
+    let row = tx.query_opt(
+        "SELECT m.migration_id, m.record_time, m.seq, s.migration_id, s.record_time, s.seq,
+                (SELECT value FROM meta WHERE key = $2)::int8
+         FROM key_marks m LEFT JOIN LATERAL (
+             SELECT b.migration_id, b.record_time, b.seq FROM key_blocks b
+             WHERE b.term = m.term
+               AND (b.migration_id, b.record_time, b.seq) > (m.migration_id, m.record_time, m.seq)
+             ORDER BY b.migration_id, b.record_time, b.seq LIMIT 1) s ON TRUE
+         WHERE m.term = $1",
+        &[&term, &PRUNED_KEY],
+    )?;
+    Ok(row.map(|r| {
+        let at: Pos = (r.get(0), r.get(1), r.get(2));
+        let after: Option<i64> = r.get(3);
+        Mark {
+            at,
+            bound: after.map_or(at, |m| (m, r.get(4), r.get(5))),
+            pruned: r.get(6),
+        }
+    }))
+}
+
+/// The statement reading a term's blocks newest first from a mark's bound.
+const READ: &str = "SELECT migration_id, record_time, seq, rest FROM key_blocks
+     WHERE term = $1 AND (migration_id, record_time, seq) <= ($2, $3, $4)
+     ORDER BY migration_id DESC, record_time DESC, seq DESC";
+
+impl Mark {
+    /// The keys of a block read by [`READ`] that a walk reads: at or before the mark, not
+    /// pruned, and in the record-time range `from..=until`.
+    fn keys_of(
+        &self,
+        r: &postgres::Row,
+        from: Option<i64>,
+        until: Option<i64>,
+    ) -> Result<Vec<Pos>, postgres::Error> {
+        let lo = from.max(self.pruned);
+        Ok(block_of(r)?
+            .into_iter()
+            .filter(|k| {
+                *k <= self.at && lo.is_none_or(|lo| k.1 >= lo) && until.is_none_or(|u| k.1 <= u)
+            })
+            .collect())
+    }
+}
+
+/// A walk of a driving term's keys newest first, its seqs a batch at a time: the keys of
+/// `keys` (after the term's mark, when it has one), then the blocks'.
+pub(super) struct Walk {
+    keys: postgres::Portal,
+    keys_done: bool,
+    blocks: Option<(Mark, postgres::Portal)>,
+    blocks_done: bool,
+    range: (Option<i64>, Option<i64>),
+    read: std::collections::VecDeque<i64>,
+}
+
+impl Walk {
+    /// The walk of `term` whose keys `keys` (`FROM keys k WHERE …`, the term's and the range's
+    /// conditions in it) selects, `mark` its blocks' (`None`: its keys all in `keys`), in the
+    /// record-time range `range`.
+    pub(super) fn new(
+        tx: &mut postgres::Transaction<'_>,
+        term: i64,
+        keys: &str,
+        mark: Option<Mark>,
+        range: (Option<i64>, Option<i64>),
+    ) -> Result<Walk, postgres::Error> {
+        let after = mark.map_or(String::new(), |m| {
+            format!(
+                " AND (k.migration_id, k.record_time, k.seq) > ({}, {}, {})",
+                m.at.0, m.at.1, m.at.2
+            )
+        });
+        let walk = tx.prepare(&format!(
+            "SELECT k.seq FROM {keys}{after}
+             ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC"
+        ))?;
+        let keys = tx.bind(&walk, &[])?;
+        let blocks = match mark {
+            Some(m) => {
+                let (a, b, c) = m.bound;
+                let read = tx.prepare(READ)?;
+                Some((m, tx.bind(&read, &[&term, &a, &b, &c])?))
+            }
+            None => None,
+        };
+        Ok(Walk {
+            keys,
+            keys_done: false,
+            blocks,
+            blocks_done: false,
+            range,
+            read: std::collections::VecDeque::new(),
+        })
+    }
+
+    /// The next `size` seqs of the walk (fewer: its end).
+    pub(super) fn next(
+        &mut self,
+        tx: &mut postgres::Transaction<'_>,
+        size: i32,
+    ) -> Result<Vec<i64>, postgres::Error> {
+        let want = usize::try_from(size).unwrap_or(0);
+        let mut out = Vec::with_capacity(want);
+        while !self.keys_done && out.len() < want {
+            let ask = want - out.len();
+            let rows = tx.query_portal(&self.keys, i32::try_from(ask).unwrap_or(i32::MAX))?;
+            self.keys_done = rows.len() < ask;
+            out.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
+        }
+        let Some((mark, portal)) = &self.blocks else {
+            return Ok(out);
+        };
+        while out.len() < want {
+            if let Some(seq) = self.read.pop_front() {
+                out.push(seq);
+                continue;
+            }
+            if self.blocks_done {
+                break;
+            }
+            let ask = (want - out.len()).div_ceil(MOST) + 1;
+            let rows = tx.query_portal(portal, i32::try_from(ask).unwrap_or(i32::MAX))?;
+            self.blocks_done = rows.len() < ask;
+            for r in &rows {
+                let keys = mark.keys_of(r, self.range.0, self.range.1)?;
+                self.read.extend(keys.into_iter().map(|k| k.2));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Every seq of `term`'s walk (as [`Walk`] reads them), for a count: the keys of `keys`
+/// after the mark as one array, then every block.
+pub(super) fn all_seqs(
+    tx: &mut postgres::Transaction<'_>,
+    term: i64,
+    keys: &str,
+    mark: &Mark,
+    range: (Option<i64>, Option<i64>),
+) -> Result<Vec<i64>, postgres::Error> {
+    let sql = format!(
+        "SELECT array_agg(k.seq) FROM {keys}
+           AND (k.migration_id, k.record_time, k.seq) > ({}, {}, {})",
+        mark.at.0, mark.at.1, mark.at.2
+    );
+    let mut seqs: Vec<i64> = tx
+        .query_one(&sql, &[])?
+        .get::<_, Option<Vec<i64>>>(0)
+        .unwrap_or_default();
+    let (a, b, c) = mark.bound;
+    for r in tx.query(READ, &[&term, &a, &b, &c])? {
+        seqs.extend(mark.keys_of(&r, range.0, range.1)?.into_iter().map(|k| k.2));
+    }
+    Ok(seqs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_decodes_to_the_keys_it_was_made_of_newest_first() {
+        let keys: Vec<Pos> = vec![
+            (3, 9_000_000, 17),
+            (3, 9_000_000, 12),
+            (3, 8_999_000, 40),
+            (3, 1_000, 2),
+            (3, 1_000, 900_000),
+        ];
+        let rest = encode(&keys);
+        assert_eq!(decode(keys[0], &rest), Some(keys.clone()));
+        // About two to four bytes a key after the first.
+        assert!(rest.len() <= 4 * (keys.len() - 1) + 6, "{}", rest.len());
+        assert_eq!(decode(keys[0], &[0x80]), None);
+    }
+}
