@@ -2,9 +2,9 @@
 //! bitmap reads the keys a sync added after the term's mark from `keys`, then its blocks. The
 //! answers stay SQLite's through everything that moves the mark or the blocks: `index compact`
 //! (blocks made), a sync at the head (keys after the marks), a sync that fills the history
-//! before them (marks moved back), a prune (the keys before its time no longer read), a
-//! compaction after (made again), and the migration of a database of schema 17 by `index
-//! prune`. Blocks cut short change the answer, so the walk reads them.
+//! before them (marks moved back), a prune (the keys before its time no longer read), the
+//! pruned range synced again, a compaction after (made again), and the migration of a database
+//! of schema 17 by `index prune`. Blocks cut short change the answer, so the walk reads them.
 //!
 //! Skipped without a server, as [`crate::index_pg`] says.
 
@@ -54,6 +54,7 @@ fn same(dir: &Path, sqlite_at: &str, pg_at: &str, since: &str, when: &str) {
             vec!["--limit", "1000000"],
             vec!["--limit", "7"],
             vec!["--limit", "1000000", "--from", since],
+            vec!["--limit", "1000000", "--until", since],
             vec!["--count"],
             vec!["--count", "--from", since],
             // From before every kept update: a count that walks (two hubs' count over the
@@ -200,6 +201,16 @@ fn walks_over_postgres_posting_blocks_answer_as_sqlite_through_compaction_syncs_
         "after a prune",
     );
 
+    // The pruned range synced again: its keys before the marks and before the pruned time.
+    sync_both(from(), Some(&inside));
+    same(
+        dir.path(),
+        sqlite_at,
+        pg_at,
+        &time(third),
+        "the pruned range synced again",
+    );
+
     // Compacted again: the blocks made again from the keys kept.
     compact(dir.path());
     assert!(!marks(pg_at).is_empty());
@@ -211,14 +222,15 @@ fn walks_over_postgres_posting_blocks_answer_as_sqlite_through_compaction_syncs_
         "compacted after the prune",
     );
 
-    // A database of schema 17: `index prune` migrates it (a reader refuses it), its blocks made.
+    // A database of schema 17: `index prune` (of nothing) migrates it (a reader refuses it),
+    // its blocks made.
     pg(pg_at)
         .batch_execute(
             "DROP TABLE key_blocks, key_marks;
              UPDATE meta SET value = '17' WHERE key = 'schema_version';",
         )
         .expect("schema 17");
-    let said = prune(dir.path(), url, pg_at, &inside);
+    let said = prune(dir.path(), url, pg_at, "2000-01-01T00:00:00Z");
     assert!(said.contains("as posting blocks (schema 18)"), "{said}");
     assert!(!marks(pg_at).is_empty());
     same(

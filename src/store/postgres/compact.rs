@@ -96,7 +96,9 @@ impl PgIndex {
             // prune left the keys before its time in them), before the tables' indexes are
             // built again and vacuumed.
             let mut tx = c.transaction()?;
-            super::key_blocks::build(&mut tx)?;
+            if super::key_blocks::build(&mut tx, &|| stop.load(Ordering::SeqCst))?.is_none() {
+                return Ok(None);
+            }
             tx.commit()?;
             for table in TABLES {
                 if stop.load(Ordering::SeqCst) {

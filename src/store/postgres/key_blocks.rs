@@ -12,13 +12,17 @@
 //! of its blocks at or before `M` whose record time is not before the index's pruned time
 //! ([`PRUNED_KEY`]). So a walk reads the keys after `M` from `keys` (the ones a sync added
 //! since) and then the blocks. Kept so:
-//! - [`build`] (schema 17 → 18, `index compact`) makes every term's blocks of at least
-//!   [`FROM`] updates from its keys, its mark its newest key;
+//! - [`build`] (schema 17 → 18, `index compact`) makes the blocks of every term that has at
+//!   least [`FROM`] updates then, its mark its newest key (a term that reaches [`FROM`] after
+//!   has none until the next compaction: its walks read `keys`, as before);
 //! - a page that writes a key at or before a term's mark moves the mark to just before that
 //!   key ([`lower`]): the keys from there on are read from `keys` (a sync at the head never
 //!   does; one that fills a gap in the history does, until the next compaction);
 //! - prune removes keys by their record time: the pruned time is kept, and a block's keys
-//!   before it are not read; a term left under [`FROM`] loses its blocks.
+//!   before it are not read (the hubs' bitmaps lose the removed updates as well, and a seq
+//!   is never given again); a term left under [`FROM`] loses its blocks.
+//!
+//! A page at the head writes nothing more but one statement that moves no mark.
 
 use postgres::GenericClient;
 
@@ -68,26 +72,50 @@ fn decode(first: Pos, rest: &[u8]) -> Option<Vec<Pos>> {
     decode_steps(first, rest, true)
 }
 
-/// A block's keys from a row of `migration_id, record_time, seq, rest`.
-fn block_of(r: &postgres::Row) -> Result<Vec<Pos>, postgres::Error> {
+/// A block's keys from a row of `migration_id, record_time, seq, rest` (bytes this build did
+/// not write: an error, not an answer without them).
+fn block_of(r: &postgres::Row) -> Result<Vec<Pos>, Fail> {
     let first: Pos = (r.try_get(0)?, r.try_get(1)?, r.try_get(2)?);
     let rest: &[u8] = r.try_get(3)?;
-    // Bytes this build did not write: no keys, rather than wrong ones (the walk reads the
-    // term's keys after the mark only; a compaction writes the blocks again).
-    Ok(decode(first, rest).unwrap_or_default())
+    decode(first, rest).ok_or_else(|| {
+        Fail::Send(format!(
+            "a block of keys that does not decode (key_blocks at {first:?}): `cantonscope index compact` makes the blocks again"
+        ))
+    })
 }
 
-/// Adds `keys` (one term's, newest first, several migrations) as blocks of [`MOST`] to `copy`.
-fn add_blocks(copy: &mut CopyRows, term: i64, keys: &[Pos]) {
-    for run in keys.chunk_by(|a, b| a.0 == b.0) {
-        for block in run.chunks(MOST) {
-            copy.row();
-            copy.int8(term);
-            copy.int8(block[0].0);
-            copy.int8(block[0].1);
-            copy.int8(block[0].2);
-            copy.bytes(&encode(block));
+/// Writes a term's blocks to `copy` from its keys given one at a time, newest first: a block
+/// of up to [`MOST`] keys of one migration held at a time.
+struct BlockWriter {
+    term: i64,
+    block: Vec<Pos>,
+}
+
+impl BlockWriter {
+    fn new(term: i64) -> BlockWriter {
+        BlockWriter {
+            term,
+            block: Vec::with_capacity(MOST),
         }
+    }
+
+    fn push(&mut self, copy: &mut CopyRows, key: Pos) {
+        if self.block.len() == MOST || self.block.first().is_some_and(|f| f.0 != key.0) {
+            self.flush(copy);
+        }
+        self.block.push(key);
+    }
+
+    fn flush(&mut self, copy: &mut CopyRows) {
+        let Some(first) = self.block.first() else {
+            return;
+        };
+        copy.row();
+        for v in [self.term, first.0, first.1, first.2] {
+            copy.int8(v);
+        }
+        copy.bytes(&encode(&self.block));
+        self.block.clear();
     }
 }
 
@@ -96,11 +124,15 @@ const SEND_AT: usize = 16 << 20;
 
 /// Makes every term's blocks of at least [`FROM`] updates from its keys, its mark its newest
 /// key, in place of any kept (in `tx`, of the default isolation: each read sees what
-/// committed before it). Writers of pages wait for it: the marks are locked first, so a page
-/// that wrote keys before has committed before its keys are read, and one after lowers the
-/// new marks. A term's keys are read newest first, in the order of `keys_newest`, one
-/// statement a term. Returns the terms and their keys.
-pub(super) fn build(tx: &mut postgres::Transaction<'_>) -> Result<(usize, u64), Fail> {
+/// committed before it). The marks are locked first: a page that moves marks back
+/// ([`lower`]) and has not committed is waited for, and one that reaches its move after waits
+/// and then moves the new marks. A term's keys are read newest first, in the order of
+/// `keys_newest`, one statement a term. `stop` set: it ends before the next term, with
+/// nothing done (the caller rolls the transaction back). Returns the terms and their keys.
+pub(super) fn build(
+    tx: &mut postgres::Transaction<'_>,
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<(usize, u64)>, Fail> {
     use postgres::fallible_iterator::FallibleIterator;
     tx.batch_execute(
         "LOCK TABLE key_marks IN EXCLUSIVE MODE;
@@ -122,23 +154,27 @@ pub(super) fn build(tx: &mut postgres::Transaction<'_>) -> Result<(usize, u64), 
     let mut read_keys = 0u64;
     let mut marks = CopyRows::new(4, terms.len() * 60);
     let mut blocks = CopyRows::new(5, SEND_AT + (1 << 16));
-    let mut keys: Vec<Pos> = Vec::new();
     for term in &terms {
-        keys.clear();
+        if stop() {
+            return Ok(None);
+        }
+        let mut writer = BlockWriter::new(*term);
+        let mut newest = None;
         let mut rows = tx.query_raw(&read, [term])?;
         while let Some(r) = rows.next()? {
-            keys.push((r.get(0), r.get(1), r.get(2)));
+            let key: Pos = (r.get(0), r.get(1), r.get(2));
+            newest.get_or_insert(key);
+            writer.push(&mut blocks, key);
+            read_keys += 1;
         }
         drop(rows);
-        let Some(newest) = keys.first() else {
-            continue;
-        };
-        read_keys += keys.len() as u64;
-        marks.row();
-        for v in [*term, newest.0, newest.1, newest.2] {
-            marks.int8(v);
+        writer.flush(&mut blocks);
+        if let Some(newest) = newest {
+            marks.row();
+            for v in [*term, newest.0, newest.1, newest.2] {
+                marks.int8(v);
+            }
         }
-        add_blocks(&mut blocks, *term, &keys);
         if blocks.bytes_so_far() >= SEND_AT {
             let full = std::mem::replace(&mut blocks, CopyRows::new(5, SEND_AT + (1 << 16)));
             full.send(tx, COPY_BLOCKS)?;
@@ -149,7 +185,7 @@ pub(super) fn build(tx: &mut postgres::Transaction<'_>) -> Result<(usize, u64), 
         tx,
         "COPY key_marks (term, migration_id, record_time, seq) FROM STDIN (FORMAT binary)",
     )?;
-    Ok((terms.len(), read_keys))
+    Ok(Some((terms.len(), read_keys)))
 }
 
 const COPY_BLOCKS: &str =
@@ -239,8 +275,10 @@ pub(super) fn mark(
 }
 
 /// The statement reading a term's blocks newest first from a mark's bound.
+/// A block whose newest key is before `$5` (the range's start, or the pruned time) has none
+/// to read: its keys are of one migration, older than its first.
 const READ: &str = "SELECT migration_id, record_time, seq, rest FROM key_blocks
-     WHERE term = $1 AND (migration_id, record_time, seq) <= ($2, $3, $4)
+     WHERE term = $1 AND (migration_id, record_time, seq) <= ($2, $3, $4) AND record_time >= $5
      ORDER BY migration_id DESC, record_time DESC, seq DESC";
 
 impl Mark {
@@ -251,14 +289,29 @@ impl Mark {
         r: &postgres::Row,
         from: Option<i64>,
         until: Option<i64>,
-    ) -> Result<Vec<Pos>, postgres::Error> {
-        let lo = from.max(self.pruned);
+    ) -> Result<Vec<Pos>, Fail> {
+        let lo = self.lowest(from);
         Ok(block_of(r)?
             .into_iter()
-            .filter(|k| {
-                *k <= self.at && lo.is_none_or(|lo| k.1 >= lo) && until.is_none_or(|u| k.1 <= u)
-            })
+            .filter(|k| *k <= self.at && k.1 >= lo && until.is_none_or(|u| k.1 <= u))
             .collect())
+    }
+
+    /// The oldest record time a walk from `from` reads (the later of it and the pruned time).
+    fn lowest(&self, from: Option<i64>) -> i64 {
+        from.max(self.pruned).unwrap_or(i64::MIN)
+    }
+
+    /// The portal of [`READ`] over `term`'s blocks for a walk from `from`.
+    fn blocks(
+        &self,
+        tx: &mut postgres::Transaction<'_>,
+        term: i64,
+        from: Option<i64>,
+    ) -> Result<postgres::Portal, postgres::Error> {
+        let (a, b, c) = self.bound;
+        let read = tx.prepare(READ)?;
+        tx.bind(&read, &[&term, &a, &b, &c, &self.lowest(from)])
     }
 }
 
@@ -273,6 +326,14 @@ pub(super) struct Walk {
     read: std::collections::VecDeque<i64>,
 }
 
+/// The condition on `keys k` of the keys after a mark.
+fn after(mark: &Mark) -> String {
+    format!(
+        " AND (k.migration_id, k.record_time, k.seq) > ({}, {}, {})",
+        mark.at.0, mark.at.1, mark.at.2
+    )
+}
+
 impl Walk {
     /// The walk of `term` whose keys `keys` (`FROM keys k WHERE …`, the term's and the range's
     /// conditions in it) selects, `mark` its blocks' (`None`: its keys all in `keys`), in the
@@ -284,23 +345,14 @@ impl Walk {
         mark: Option<Mark>,
         range: (Option<i64>, Option<i64>),
     ) -> Result<Walk, postgres::Error> {
-        let after = mark.map_or(String::new(), |m| {
-            format!(
-                " AND (k.migration_id, k.record_time, k.seq) > ({}, {}, {})",
-                m.at.0, m.at.1, m.at.2
-            )
-        });
         let walk = tx.prepare(&format!(
-            "SELECT k.seq FROM {keys}{after}
-             ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC"
+            "SELECT k.seq FROM {keys}{}
+             ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC",
+            mark.as_ref().map_or(String::new(), after)
         ))?;
         let keys = tx.bind(&walk, &[])?;
         let blocks = match mark {
-            Some(m) => {
-                let (a, b, c) = m.bound;
-                let read = tx.prepare(READ)?;
-                Some((m, tx.bind(&read, &[&term, &a, &b, &c])?))
-            }
+            Some(m) => Some((m, m.blocks(tx, term, range.0)?)),
             None => None,
         };
         Ok(Walk {
@@ -318,7 +370,7 @@ impl Walk {
         &mut self,
         tx: &mut postgres::Transaction<'_>,
         size: i32,
-    ) -> Result<Vec<i64>, postgres::Error> {
+    ) -> Result<Vec<i64>, Fail> {
         let want = usize::try_from(size).unwrap_or(0);
         let mut out = Vec::with_capacity(want);
         while !self.keys_done && out.len() < want {
@@ -350,29 +402,36 @@ impl Walk {
     }
 }
 
-/// Every seq of `term`'s walk (as [`Walk`] reads them), for a count: the keys of `keys`
-/// after the mark as one array, then every block.
-pub(super) fn all_seqs(
+/// How many of `term`'s walk's seqs (as [`Walk`] reads them) `has`, for a count: the keys of
+/// `keys` after the mark, then every block, each read a row at a time.
+pub(super) fn count(
     tx: &mut postgres::Transaction<'_>,
     term: i64,
     keys: &str,
     mark: &Mark,
     range: (Option<i64>, Option<i64>),
-) -> Result<Vec<i64>, postgres::Error> {
-    let sql = format!(
-        "SELECT array_agg(k.seq) FROM {keys}
-           AND (k.migration_id, k.record_time, k.seq) > ({}, {}, {})",
-        mark.at.0, mark.at.1, mark.at.2
-    );
-    let mut seqs: Vec<i64> = tx
-        .query_one(&sql, &[])?
-        .get::<_, Option<Vec<i64>>>(0)
-        .unwrap_or_default();
-    let (a, b, c) = mark.bound;
-    for r in tx.query(READ, &[&term, &a, &b, &c])? {
-        seqs.extend(mark.keys_of(&r, range.0, range.1)?.into_iter().map(|k| k.2));
+    has: &dyn Fn(i64) -> bool,
+) -> Result<i64, Fail> {
+    use postgres::fallible_iterator::FallibleIterator;
+    let mut n = 0;
+    let sql = format!("SELECT k.seq FROM {keys}{}", after(mark));
+    let mut rows = tx.query_raw(&sql, std::iter::empty::<i64>())?;
+    while let Some(r) = rows.next()? {
+        n += i64::from(has(r.get(0)));
     }
-    Ok(seqs)
+    drop(rows);
+    let portal = mark.blocks(tx, term, range.0)?;
+    loop {
+        let rows = tx.query_portal(&portal, 1024)?;
+        for r in &rows {
+            for k in mark.keys_of(r, range.0, range.1)? {
+                n += i64::from(has(k.2));
+            }
+        }
+        if rows.len() < 1024 {
+            return Ok(n);
+        }
+    }
 }
 
 #[cfg(test)]

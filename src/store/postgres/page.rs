@@ -4,8 +4,9 @@
 //! read, in one statement.
 //!
 //! Statements a page (new updates in it): the stored digests of its ids, the seqs, the terms
-//! and their counts, the updates' COPY, the keys' COPY, the hubs (read, their bits and pairs), the
-//! chunk's cursor.
+//! and their counts, the updates' COPY, the keys' COPY, the posting blocks' marks moved back
+//! (when the page has a term of at least 100 updates: [`super::key_blocks::lower`]), the hubs
+//! (read, their bits and pairs), the chunk's cursor.
 
 use super::pairs;
 use super::{Chunk, Fail, HashMap, PageWrite, PageWritten};

@@ -459,8 +459,9 @@ impl PgIndex {
             // 17 → 18: every frequent term's keys as posting blocks, beside `keys`.
             if older.is_some_and(|v| v < 18) {
                 let started = std::time::Instant::now();
-                let (terms, keys) =
-                    super::key_blocks::build(&mut tx).map_err(|f| target.fail(f))?;
+                let (terms, keys) = super::key_blocks::build(&mut tx, &|| false)
+                    .map_err(|f| target.fail(f))?
+                    .unwrap_or_default();
                 index.notices.push(format!(
                     "{}: kept the {keys} keys of the {terms} terms of at least {} updates a second time as posting blocks (schema 18) in {:.1} s",
                     target.shown,

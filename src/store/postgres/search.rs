@@ -667,14 +667,14 @@ impl PgIndex {
                 let mut n: i64 = 0;
                 if let Some(mark) = plan.mark(&mut tx, term)? {
                     // The keys after the term's mark, then its posting blocks.
-                    let seqs = super::key_blocks::all_seqs(
+                    n = super::key_blocks::count(
                         &mut tx,
                         term,
                         &plan.walk(term),
                         &mark,
                         (from, until),
+                        &has,
                     )?;
-                    n = seqs.into_iter().map(|s| i64::from(has(s))).sum();
                 } else if plan.drive_n.is_some_and(|n| n <= MAX_COUNT_ARRAY) {
                     // The driver's seqs in one array: a row each cost the client more than
                     // the server's scan of them.
