@@ -326,6 +326,9 @@ pub(super) struct Walk {
     read: std::collections::VecDeque<i64>,
 }
 
+/// Most blocks a fetch of a walk asks for.
+const MOST_ASKED: usize = 4096;
+
 /// The condition on `keys k` of the keys after a mark.
 fn after(mark: &Mark) -> String {
     format!(
@@ -382,6 +385,7 @@ impl Walk {
         let Some((mark, portal)) = &self.blocks else {
             return Ok(out);
         };
+        let mut asked = 0;
         while out.len() < want {
             if let Some(seq) = self.read.pop_front() {
                 out.push(seq);
@@ -390,9 +394,15 @@ impl Walk {
             if self.blocks_done {
                 break;
             }
-            let ask = (want - out.len()).div_ceil(MOST) + 1;
+            // As many blocks as full ones would need, or four times the ask before that fell
+            // short: a term whose keys spread over many migrations has blocks of a few keys
+            // (a block is one migration's).
+            let ask = ((want - out.len()).div_ceil(MOST) + 1)
+                .max(asked * 4)
+                .min(MOST_ASKED);
             let rows = tx.query_portal(portal, i32::try_from(ask).unwrap_or(i32::MAX))?;
             self.blocks_done = rows.len() < ask;
+            asked = ask;
             for r in &rows {
                 let keys = mark.keys_of(r, self.range.0, self.range.1)?;
                 self.read.extend(keys.into_iter().map(|k| k.2));
