@@ -247,31 +247,50 @@ pub(super) struct Mark {
     pruned: Option<i64>,
 }
 
+/// The columns of a term's mark that [`mark_of`] reads: its key, and the first block after it
+/// (when a page lowered it into a block), of `key_marks m` joined by [`MARK_JOIN`].
+pub(super) const MARK_COLUMNS: &str =
+    "m.migration_id, m.record_time, m.seq, s.migration_id, s.record_time, s.seq";
+
+/// The join after `key_marks m` that [`MARK_COLUMNS`] reads the first block after the mark
+/// from.
+pub(super) const MARK_JOIN: &str = "LEFT JOIN LATERAL (
+         SELECT b.migration_id, b.record_time, b.seq FROM key_blocks b
+         WHERE b.term = m.term
+           AND (b.migration_id, b.record_time, b.seq) > (m.migration_id, m.record_time, m.seq)
+         ORDER BY b.migration_id, b.record_time, b.seq LIMIT 1) s ON TRUE";
+
+/// A term's mark from [`MARK_COLUMNS`] at `at` in `r`, the index's pruned time `pruned`
+/// ([`PRUNED_KEY`]) (`None`: the term has no blocks; its keys are all in `keys`).
+pub(super) fn mark_of(r: &postgres::Row, col: usize, pruned: Option<i64>) -> Option<Mark> {
+    let m: Option<i64> = r.get(col);
+    let after: Option<i64> = r.get(col + 3);
+    m.map(|m| {
+        let at: Pos = (m, r.get(col + 1), r.get(col + 2));
+        Mark {
+            at,
+            bound: after.map_or(at, |a| (a, r.get(col + 4), r.get(col + 5))),
+            pruned,
+        }
+    })
+}
+
 /// `term`'s mark (`None`: no blocks; its keys are all in `keys`).
 pub(super) fn mark(
     tx: &mut impl GenericClient,
     term: i64,
 ) -> Result<Option<Mark>, postgres::Error> {
-    let row = tx.query_opt(
-        "SELECT m.migration_id, m.record_time, m.seq, s.migration_id, s.record_time, s.seq,
-                (SELECT value FROM meta WHERE key = $2)::int8
-         FROM key_marks m LEFT JOIN LATERAL (
-             SELECT b.migration_id, b.record_time, b.seq FROM key_blocks b
-             WHERE b.term = m.term
-               AND (b.migration_id, b.record_time, b.seq) > (m.migration_id, m.record_time, m.seq)
-             ORDER BY b.migration_id, b.record_time, b.seq LIMIT 1) s ON TRUE
-         WHERE m.term = $1",
-        &[&term, &PRUNED_KEY],
+    let row = tx.query_typed_one(
+        &format!(
+            "SELECT (SELECT value FROM meta WHERE key = $2)::int8, {MARK_COLUMNS}
+             FROM (VALUES (0)) AS one (x) LEFT JOIN key_marks m ON m.term = $1 {MARK_JOIN}"
+        ),
+        &[
+            (&term, postgres::types::Type::INT8),
+            (&PRUNED_KEY, postgres::types::Type::TEXT),
+        ],
     )?;
-    Ok(row.map(|r| {
-        let at: Pos = (r.get(0), r.get(1), r.get(2));
-        let after: Option<i64> = r.get(3);
-        Mark {
-            at,
-            bound: after.map_or(at, |m| (m, r.get(4), r.get(5))),
-            pruned: r.get(6),
-        }
-    }))
+    Ok(mark_of(&row, 1, row.get(0)))
 }
 
 /// The statement reading a term's blocks newest first from a mark's bound.
@@ -318,7 +337,8 @@ impl Mark {
 /// A walk of a driving term's keys newest first, its seqs a batch at a time: the keys of
 /// `keys` (after the term's mark, when it has one), then the blocks'.
 pub(super) struct Walk {
-    keys: postgres::Portal,
+    /// The portal of the keys in `keys` (`None`: the term has none after its mark).
+    keys: Option<postgres::Portal>,
     keys_done: bool,
     blocks: Option<(Mark, postgres::Portal)>,
     blocks_done: bool,
@@ -338,29 +358,34 @@ fn after(mark: &Mark) -> String {
 }
 
 impl Walk {
-    /// The walk of `term` whose keys `keys` (`FROM keys k WHERE …`, the term's and the range's
-    /// conditions in it) selects, `mark` its blocks' (`None`: its keys all in `keys`), in the
-    /// record-time range `range`.
+    /// The walk of `term` whose keys `keys.0` (`FROM keys k WHERE …`, the term's and the
+    /// range's conditions in it) selects, `mark` its blocks' (`None`: its keys all in `keys`),
+    /// in the record-time range `range`. `keys.1` false: the term has no key after its mark
+    /// (its newest key, read with the term, is not after it), so `keys` is not read.
     pub(super) fn new(
         tx: &mut postgres::Transaction<'_>,
         term: i64,
-        keys: &str,
+        (keys, keys_after): (&str, bool),
         mark: Option<Mark>,
         range: (Option<i64>, Option<i64>),
     ) -> Result<Walk, postgres::Error> {
-        let walk = tx.prepare(&format!(
-            "SELECT k.seq FROM {keys}{}
-             ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC",
-            mark.as_ref().map_or(String::new(), after)
-        ))?;
-        let keys = tx.bind(&walk, &[])?;
+        let keys = if keys_after || mark.is_none() {
+            let walk = tx.prepare(&format!(
+                "SELECT k.seq FROM {keys}{}
+                 ORDER BY k.migration_id DESC, k.record_time DESC, k.seq DESC",
+                mark.as_ref().map_or(String::new(), after)
+            ))?;
+            Some(tx.bind(&walk, &[])?)
+        } else {
+            None
+        };
         let blocks = match mark {
             Some(m) => Some((m, m.blocks(tx, term, range.0)?)),
             None => None,
         };
         Ok(Walk {
+            keys_done: keys.is_none(),
             keys,
-            keys_done: false,
             blocks,
             blocks_done: false,
             range,
@@ -376,11 +401,13 @@ impl Walk {
     ) -> Result<Vec<i64>, Fail> {
         let want = usize::try_from(size).unwrap_or(0);
         let mut out = Vec::with_capacity(want);
-        while !self.keys_done && out.len() < want {
-            let ask = want - out.len();
-            let rows = tx.query_portal(&self.keys, i32::try_from(ask).unwrap_or(i32::MAX))?;
-            self.keys_done = rows.len() < ask;
-            out.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
+        if let Some(keys) = &self.keys {
+            while !self.keys_done && out.len() < want {
+                let ask = want - out.len();
+                let rows = tx.query_portal(keys, i32::try_from(ask).unwrap_or(i32::MAX))?;
+                self.keys_done = rows.len() < ask;
+                out.extend(rows.iter().map(|r| r.get::<_, i64>(0)));
+            }
         }
         let Some((mark, portal)) = &self.blocks else {
             return Ok(out);
@@ -413,35 +440,43 @@ impl Walk {
 }
 
 /// How many of `term`'s walk's seqs (as [`Walk`] reads them) `has`, for a count: the keys of
-/// `keys` after the mark, then every block, each read a row at a time.
+/// `keys.0` after the mark (when `keys.1`: the term may have some), then every block, each
+/// read a row at a time.
 pub(super) fn count(
     tx: &mut postgres::Transaction<'_>,
     term: i64,
-    keys: &str,
+    (keys, keys_after): (&str, bool),
     mark: &Mark,
     range: (Option<i64>, Option<i64>),
     has: &dyn Fn(i64) -> bool,
 ) -> Result<i64, Fail> {
     use postgres::fallible_iterator::FallibleIterator;
     let mut n = 0;
-    let sql = format!("SELECT k.seq FROM {keys}{}", after(mark));
-    let mut rows = tx.query_raw(&sql, std::iter::empty::<i64>())?;
+    if keys_after {
+        let sql = format!("SELECT k.seq FROM {keys}{}", after(mark));
+        let mut rows = tx.query_raw(&sql, std::iter::empty::<i64>())?;
+        while let Some(r) = rows.next()? {
+            n += i64::from(has(r.get(0)));
+        }
+    }
+    // Every block, streamed: its parameters' types sent with it (one round trip).
+    use postgres::types::Type;
+    let (a, b, c) = mark.bound;
+    let lowest = mark.lowest(range.0);
+    let params: [(&(dyn postgres::types::ToSql + Sync), Type); 5] = [
+        (&term, Type::INT8),
+        (&a, Type::INT8),
+        (&b, Type::INT8),
+        (&c, Type::INT8),
+        (&lowest, Type::INT8),
+    ];
+    let mut rows = tx.query_typed_raw(READ, params)?;
     while let Some(r) = rows.next()? {
-        n += i64::from(has(r.get(0)));
-    }
-    drop(rows);
-    let portal = mark.blocks(tx, term, range.0)?;
-    loop {
-        let rows = tx.query_portal(&portal, 1024)?;
-        for r in &rows {
-            for k in mark.keys_of(r, range.0, range.1)? {
-                n += i64::from(has(k.2));
-            }
-        }
-        if rows.len() < 1024 {
-            return Ok(n);
+        for k in mark.keys_of(&r, range.0, range.1)? {
+            n += i64::from(has(k.2));
         }
     }
+    Ok(n)
 }
 
 #[cfg(test)]

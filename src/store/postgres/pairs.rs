@@ -319,37 +319,40 @@ pub(super) fn cover_bits(c: &mut impl GenericClient) -> Result<(), postgres::Err
     ))
 }
 
-/// The count of two distinct terms over the whole index when both are hubs (`None`: not both).
-pub(super) fn count(
+/// The bitmaps of the hubs `terms` (read `whole`, in one statement; else none read yet, for
+/// [`read_blocks`]).
+pub(super) fn bitmaps(
     c: &mut impl GenericClient,
-    x: i64,
-    y: i64,
-) -> Result<Option<i64>, postgres::Error> {
-    let Some((a, b)) = hubs::pair_of(x, y) else {
-        return Ok(None);
-    };
-    // One statement: a round trip to the server.
-    let row = c.query_one(
-        "SELECT (SELECT count(*) FROM hubs WHERE term = $1 OR term = $2),
-                (SELECT n FROM pairs WHERE a = $1 AND b = $2)",
-        &[&a, &b],
+    terms: &[i64],
+    whole: bool,
+) -> Result<Vec<(i64, HubBits)>, postgres::Error> {
+    if !whole {
+        return Ok(terms.iter().map(|t| (*t, HubBits::by_block())).collect());
+    }
+    let mut out: Vec<(i64, HubBits)> = terms.iter().map(|t| (*t, HubBits::whole())).collect();
+    if terms.is_empty() {
+        return Ok(out);
+    }
+    let rows = c.query_typed(
+        "SELECT term, block, bits FROM hub_bits WHERE term = ANY($1)",
+        &[(&terms, postgres::types::Type::INT8_ARRAY)],
     )?;
-    let (both, n): (i64, Option<i64>) = (row.get(0), row.get(1));
-    Ok((both == 2).then_some(n.unwrap_or(0)))
+    for row in rows {
+        let term: i64 = row.get(0);
+        if let Some((_, bits)) = out.iter_mut().find(|(t, _)| *t == term) {
+            bits.insert(row.get(1), row.get(2));
+        }
+    }
+    Ok(out)
 }
 
-/// The statement of [`read_blocks`] (prepared once a walk: each query of a statement's text is
-/// one more round trip).
-pub(super) const READ_BLOCKS: &str =
-    "SELECT block, bits FROM hub_bits WHERE term = $1 AND block = ANY($2)";
-
 /// Reads the blocks of `term`'s bitmap that `seqs` need and are not read yet, in one
-/// statement ([`READ_BLOCKS`]): a walk tests a batch of the driving term's updates at a time (a statement a
+/// statement: a walk tests a batch of the driving term's updates at a time (a statement a
 /// block was a round trip to the server each: a walk that found no row over 76,671 updates of
-/// a template read 2,442 blocks, 213 ms warm at 10 M updates).
+/// a template read 2,442 blocks, 213 ms warm at 10 M updates). Sent with its parameters' types,
+/// so parsed, planned and run in one round trip.
 pub(super) fn read_blocks(
     c: &mut impl GenericClient,
-    statement: &postgres::Statement,
     term: i64,
     bits: &mut HubBits,
     seqs: &[i64],
@@ -364,7 +367,11 @@ pub(super) fn read_blocks(
     for block in &blocks {
         bits.none_in(*block);
     }
-    for row in c.query(statement, &[&term, &blocks])? {
+    use postgres::types::Type;
+    for row in c.query_typed(
+        "SELECT block, bits FROM hub_bits WHERE term = $1 AND block = ANY($2)",
+        &[(&term, Type::INT8), (&blocks, Type::INT8_ARRAY)],
+    )? {
         bits.insert(row.get(0), row.get(1));
     }
     Ok(())
