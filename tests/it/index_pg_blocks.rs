@@ -43,6 +43,10 @@ fn pairs(url: &str) -> Vec<Vec<String>> {
     for (i, x) in hubs.iter().enumerate() {
         pairs.extend(hubs[i + 1..].iter().map(|y| vec![x.clone(), y.clone()]));
     }
+    // A term given twice: alone (no pair's count to read), and beside the driving one (its
+    // bitmap tested once, whole for a count).
+    pairs.push(vec![hubs[0].clone(), hubs[0].clone()]);
+    pairs.push(vec![hubs[0].clone(), hubs[1].clone(), hubs[1].clone()]);
     pairs
 }
 

@@ -1,7 +1,7 @@
 //! The counts of two hubs together and the hubs' bitmaps (see [`crate::store::hubs`]) in
 //! PostgreSQL: a page's share, a term becoming a hub, prune, schema 2 → 3 and 4 → 5, and the
-//! counts that read them. The term ids written into SQL are integers read from the index
-//! itself.
+//! bitmaps' reads (a search reads the pair's count with its plan: `search::plan`). The term
+//! ids written into SQL are integers read from the index itself.
 
 use std::collections::{BTreeMap, HashSet};
 

@@ -145,7 +145,8 @@ impl PgIndex {
             let mut bitmaps = plan.take_hubs(&mut tx, false)?;
             if let (Some(term), false) = (plan.drive, bitmaps.is_empty()) {
                 // The walk portals, each batch the next rows of them: the term's keys after
-                // its mark, then its posting blocks (no other term to test row by row).
+                // its mark (none read when its newest key is not after it), then its posting
+                // blocks (no other term to test row by row).
                 let mark = plan.mark(&mut tx)?;
                 let keys_after = mark.as_ref().is_none_or(|m| plan.keys_after(m));
                 let mut walk = super::key_blocks::Walk::new(

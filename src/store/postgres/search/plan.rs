@@ -462,9 +462,10 @@ impl Plan {
     }
 
     /// The count kept for the query's two single-id terms over the whole index, when both are
-    /// hubs (`None`: they are not).
+    /// hubs (`None`: they are not, or they are one term given twice).
     pub(super) fn pair_count(&self) -> Option<i64> {
         let (drive, other) = (self.drive?, self.pair?);
+        hubs::pair_of(drive, other)?;
         let hub = |t| self.facts.hubs.contains(&t);
         (hub(drive) && hub(other)).then_some(self.facts.pair_n.unwrap_or(0))
     }
@@ -487,6 +488,9 @@ impl Plan {
                 self.others.remove(at);
             }
         }
+        // A term given twice is tested once.
+        hubs.sort_unstable();
+        hubs.dedup();
         Ok(pairs::bitmaps(c, &hubs, whole)?)
     }
 
