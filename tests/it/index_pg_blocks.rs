@@ -41,12 +41,14 @@ fn pairs(url: &str) -> Vec<Vec<String>> {
     assert!(hubs.len() >= 3, "{hubs:?}");
     let mut pairs = Vec::new();
     for (i, x) in hubs.iter().enumerate() {
-        pairs.extend(hubs[i + 1..].iter().map(|y| vec![x.clone(), y.clone()]));
+        for y in &hubs[i + 1..] {
+            pairs.push(vec![x.clone(), y.clone()]);
+            // The other term given twice (its bitmap tested once, whole for a count).
+            pairs.push(vec![x.clone(), y.clone(), y.clone()]);
+        }
     }
-    // A term given twice: alone (no pair's count to read), and beside the driving one (its
-    // bitmap tested once, whole for a count).
+    // A term given twice alone (no pair's count to read).
     pairs.push(vec![hubs[0].clone(), hubs[0].clone()]);
-    pairs.push(vec![hubs[0].clone(), hubs[1].clone(), hubs[1].clone()]);
     pairs
 }
 
