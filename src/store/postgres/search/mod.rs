@@ -10,7 +10,7 @@ use super::{
     Client, Fail, GenericClient, HashMap, PgIndex, Query, SearchRow, StoreError, closed,
     format_time_micros,
 };
-use plan::{Plan, ids};
+use plan::{For, Plan, ids};
 
 /// Keys read by the first step of a walk tested in hubs' bitmaps (each step's blocks of the
 /// bitmaps read in one statement); each next step as many as the rows found say the page
@@ -105,7 +105,8 @@ impl PgIndex {
         // One short read-only snapshot: the term look-ups and the rows see the same index.
         let run = |c: &mut Client| -> Result<Vec<SearchRow>, Fail> {
             let mut tx = super::snapshot(c)?;
-            let Some(mut plan) = Plan::of(&mut tx, &shown, query, (from, until), false)? else {
+            let purpose = if limit == 0 { For::NoRows } else { For::Rows };
+            let Some(mut plan) = Plan::of(&mut tx, &shown, query, (from, until), purpose)? else {
                 return Ok(Vec::new());
             };
             if limit == 0 {
@@ -220,7 +221,8 @@ impl PgIndex {
         let client = self.client.as_mut().ok_or_else(|| closed(target))?;
         let run = |c: &mut Client| -> Result<i64, Fail> {
             let mut tx = super::snapshot(c)?;
-            let Some(mut plan) = Plan::of(&mut tx, &shown, query, (from, until), true)? else {
+            let Some(mut plan) = Plan::of(&mut tx, &shown, query, (from, until), For::Count)?
+            else {
                 return Ok(0);
             };
             // Two frequent terms: the count kept for the pair over the whole index; when no

@@ -253,6 +253,15 @@ fn walk_prefix<T, B: postgres::types::ToSql + Sync>(
     }
 }
 
+/// What a plan is for: its facts ([`Facts`]) are read for a count or a page of rows, and not
+/// for a page of none (`--limit 0`), which only looks the terms up.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum For {
+    Count,
+    Rows,
+    NoRows,
+}
+
 /// How a query runs. With a single-id term, the rarest such term drives it: its keys are
 /// walked newest first through the key of `keys` (`k`, `keys_newest`), the other terms are probes of
 /// the same key order. Otherwise the updates (`u`) are filtered.
@@ -320,13 +329,13 @@ fn facts_sql(with_mark: bool) -> String {
 
 impl Plan {
     /// The plan of a query (`None`: nothing can match) in the record-time range `from..=until`,
-    /// for a `count` or a search.
+    /// for what `purpose` says.
     pub(super) fn of(
         c: &mut impl GenericClient,
         shown: &str,
         query: &Query,
         (from, until): (Option<i64>, Option<i64>),
-        count: bool,
+        purpose: For,
     ) -> Result<Option<Plan>, Fail> {
         let mut sets = Vec::new();
         for term in &query.terms {
@@ -410,8 +419,10 @@ impl Plan {
             merge,
             facts: Facts::default(),
         };
-        if let (Some(drive), false) = (plan.drive, plan.singles.is_empty()) {
-            plan.facts = plan.read_facts(c, drive, &singles, count)?;
+        if let (Some(drive), false, true) =
+            (plan.drive, plan.singles.is_empty(), purpose != For::NoRows)
+        {
+            plan.facts = plan.read_facts(c, drive, &singles, purpose == For::Count)?;
         }
         Ok(Some(plan))
     }
