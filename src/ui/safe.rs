@@ -109,12 +109,32 @@ fn fit(out: &mut String, max_cols: usize, mut cut: bool) {
 /// [`sanitize`] then [`truncate_width`], in one pass that reads only as much of `s` as fits in
 /// `max_cols` columns. This is the function to call for untrusted text in a table cell, a tree
 /// label or a header field. Borrowed when `s` is clean and fits.
+#[inline]
 pub fn safe_line(s: &str, max_cols: usize) -> Cow<'_, str> {
-    // Fastest path: printable ASCII within the width (one column a byte, nothing to replace):
-    // most table cells, checked without a width lookup per character.
-    if s.len() <= max_cols && is_printable_ascii(s) {
-        return Cow::Borrowed(s);
+    // Fastest paths, printable ASCII (one column a byte, nothing to replace), checked without a
+    // width lookup a character: within the width (most table cells) it is itself; past it (an
+    // id in a narrow column), as many columns as fit but one, then the marker, when the first
+    // `max_cols + 1` bytes are (so its width passes `max_cols` whatever follows).
+    if s.len() <= max_cols {
+        if is_printable_ascii(s) {
+            return Cow::Borrowed(s);
+        }
+    } else if max_cols > 0
+        && s.as_bytes()[..=max_cols]
+            .iter()
+            .all(|b| (0x20..0x7f).contains(b))
+    {
+        let mut out = String::with_capacity(max_cols - 1 + ELLIPSIS.len_utf8());
+        out.push_str(&s[..max_cols - 1]);
+        out.push(ELLIPSIS);
+        return Cow::Owned(out);
     }
+    safe_line_general(s, max_cols)
+}
+
+/// [`safe_line`] of any text: its fast paths kept out of line.
+#[inline(never)]
+fn safe_line_general(s: &str, max_cols: usize) -> Cow<'_, str> {
     // Fast path: clean and within the width, found without reading past the budget.
     let mut used = 0usize;
     let mut clean = true;
@@ -362,6 +382,32 @@ mod tests {
             assert!(matches!(safe_line(s, 100), Cow::Borrowed(_)), "{s}");
         }
         assert!(matches!(sanitize_multiline("a\nb"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn the_ascii_fast_paths_answer_as_the_general_one() {
+        let id = "00a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9";
+        let texts = [
+            id.to_owned(),
+            format!("{}\u{301}", &id[..20]),
+            format!("{}\u{301}\u{301}", &id[..21]),
+            format!("{}\u{1b}[2J", &id[..20]),
+            format!("{}界{}", &id[..19], &id[..10]),
+            format!("{}\u{7f}", &id[..30]),
+            "ab".to_owned(),
+            String::new(),
+        ];
+        for text in &texts {
+            for cols in 0..=text.len() + 2 {
+                assert_eq!(
+                    safe_line(text, cols),
+                    safe_line_general(text, cols),
+                    "safe_line({text:?}, {cols})"
+                );
+            }
+        }
+        // A long id in a narrow column: its first columns and the marker, one column short.
+        assert_eq!(safe_line(id, 8), "00a1b2c…");
     }
 
     /// Checks `sanitize(input) == want` for every case, naming the failing input.
