@@ -119,11 +119,7 @@ pub fn safe_line(s: &str, max_cols: usize) -> Cow<'_, str> {
         if is_printable_ascii(s) {
             return Cow::Borrowed(s);
         }
-    } else if max_cols > 0
-        && s.as_bytes()[..=max_cols]
-            .iter()
-            .all(|b| (0x20..0x7f).contains(b))
-    {
+    } else if max_cols > 0 && printable_ascii_bytes(&s.as_bytes()[..=max_cols]) {
         let mut out = String::with_capacity(max_cols - 1 + ELLIPSIS.len_utf8());
         out.push_str(&s[..max_cols - 1]);
         out.push(ELLIPSIS);
@@ -191,7 +187,14 @@ fn safe_line_general(s: &str, max_cols: usize) -> Cow<'_, str> {
 /// [`sanitize`] replaces.
 #[inline]
 pub fn is_printable_ascii(s: &str) -> bool {
-    s.bytes().all(|b| (0x20..0x7f).contains(&b))
+    printable_ascii_bytes(s.as_bytes())
+}
+
+/// [`is_printable_ascii`] of bytes (a prefix of a string, which need not end on a character's
+/// boundary).
+#[inline]
+fn printable_ascii_bytes(bytes: &[u8]) -> bool {
+    bytes.iter().all(|b| (0x20..0x7f).contains(b))
 }
 
 /// Whether `c` is a character [`Buffer::set_stringn`](ratatui::buffer::Buffer::set_stringn)

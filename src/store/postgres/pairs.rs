@@ -207,29 +207,38 @@ pub(super) fn migrate_4_to_5(c: &mut impl GenericClient) -> Result<usize, postgr
     hubs::build_every(hubs, |term| build_bits(c, term))
 }
 
-/// Counts the promotion's pairs with each of the hubs `earlier`: their bitmaps read in one
-/// statement (a hub a statement before), streamed in the key's order so that one hub's
-/// bitmap is in memory at a time (48 hubs at 10 M updates, up to 1.25 MB each whole). A hub
-/// without a block has no update to share.
+/// Counts the promotion's pairs with each of the hubs `earlier`, their bitmaps read by
+/// [`each_bitmap`] (a hub a statement before). A hub without a block has no update to share.
 fn with_earlier(
     c: &mut impl GenericClient,
     earlier: &[i64],
     promotion: &mut hubs::Promotion,
 ) -> Result<(), postgres::Error> {
+    each_bitmap(c, earlier, |hub, bits| promotion.with_hub(hub, &bits))
+}
+
+/// Each bitmap of the hubs `terms` that has a block, read whole: one statement, streamed in
+/// the key's order (the index gives it, no sort), so one hub's bitmap is in memory at a time
+/// (48 hubs at 10 M updates, up to 1.25 MB each).
+fn each_bitmap(
+    c: &mut impl GenericClient,
+    terms: &[i64],
+    mut f: impl FnMut(i64, HubBits),
+) -> Result<(), postgres::Error> {
     use postgres::fallible_iterator::FallibleIterator;
-    if earlier.is_empty() {
+    if terms.is_empty() {
         return Ok(());
     }
-    let mut rows = c.query_raw(
+    let mut rows = c.query_typed_raw(
         "SELECT term, block, bits FROM hub_bits WHERE term = ANY($1) ORDER BY term, block",
-        [&earlier],
+        [(&terms, postgres::types::Type::INT8_ARRAY)],
     )?;
     let mut current: Option<(i64, HubBits)> = None;
     while let Some(row) = rows.next()? {
         let term: i64 = row.get(0);
         if current.as_ref().is_none_or(|(hub, _)| *hub != term) {
             if let Some((hub, bits)) = current.take() {
-                promotion.with_hub(hub, &bits);
+                f(hub, bits);
             }
             current = Some((term, HubBits::whole()));
         }
@@ -238,7 +247,7 @@ fn with_earlier(
         }
     }
     if let Some((hub, bits)) = current {
-        promotion.with_hub(hub, &bits);
+        f(hub, bits);
     }
     Ok(())
 }
@@ -329,7 +338,7 @@ pub(super) fn cover_bits(c: &mut impl GenericClient) -> Result<(), postgres::Err
     ))
 }
 
-/// The bitmaps of the hubs `terms` (read `whole`, in one statement; else none read yet, for
+/// The bitmaps of the hubs `terms` (read `whole` by [`each_bitmap`]; else none read yet, for
 /// [`read_blocks`]).
 pub(super) fn bitmaps(
     c: &mut impl GenericClient,
@@ -340,19 +349,11 @@ pub(super) fn bitmaps(
         return Ok(terms.iter().map(|t| (*t, HubBits::by_block())).collect());
     }
     let mut out: Vec<(i64, HubBits)> = terms.iter().map(|t| (*t, HubBits::whole())).collect();
-    if terms.is_empty() {
-        return Ok(out);
-    }
-    let rows = c.query_typed(
-        "SELECT term, block, bits FROM hub_bits WHERE term = ANY($1)",
-        &[(&terms, postgres::types::Type::INT8_ARRAY)],
-    )?;
-    for row in rows {
-        let term: i64 = row.get(0);
-        if let Some((_, bits)) = out.iter_mut().find(|(t, _)| *t == term) {
-            bits.insert(row.get(1), row.get(2));
+    each_bitmap(c, terms, |hub, bits| {
+        if let Some((_, slot)) = out.iter_mut().find(|(t, _)| *t == hub) {
+            *slot = bits;
         }
-    }
+    })?;
     Ok(out)
 }
 
