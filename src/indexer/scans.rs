@@ -13,15 +13,48 @@ use crate::api::{Call, Exchange};
 use crate::every_scan::{Reply, Transport};
 use crate::model::consensus::{MAX_DIFFERENCES, json_diff};
 use crate::model::index::verify::{Answered, Stop, judge};
-use crate::model::index::{Digest, digest_hex, digests_of, items_and_digests};
+use crate::model::index::{
+    Digest, digest_hex, digests_of, digests_of_texts, items_and_digests, items_of_texts,
+};
 use crate::model::page_walk::PageWalk;
 use crate::store::DivergenceRecord;
 
 /// One scan's answer to a page.
 pub(super) struct PageOf {
     pub(super) scan: usize,
+    /// Its items: none yet while it is `held`.
     pub(super) page: UpdatesPage,
     pub(super) digests: Vec<Digest>,
+    /// A verifier's page as it came, its items not decoded ([`Decode::Digests`]) until they
+    /// are read ([`PageOf::decode_held`]).
+    held: Option<Vec<u8>>,
+}
+
+impl PageOf {
+    /// Decodes its items if it was held (on a blocking thread, on every core): for a page
+    /// that becomes the bodies' page, or whose items a divergence names.
+    async fn decode_held(&mut self) {
+        if let Some(body) = self.held.take() {
+            self.page.transactions = tokio::task::spawn_blocking(move || {
+                scan::page_item_texts(&body)
+                    .map(|texts| items_of_texts(&texts))
+                    .unwrap_or_default()
+            })
+            .await
+            .unwrap_or_default();
+        }
+    }
+}
+
+/// What an answer to a page is decoded into.
+#[derive(Clone, Copy)]
+pub(super) enum Decode {
+    /// Its items with their digests: the page whose bodies are kept.
+    Items,
+    /// Only its items' digests, the page held as it came: a verifier's, which is judged by its
+    /// digests alone and rarely read further (two thirds of a page's decode saved a verifier:
+    /// its items' parse and their copies).
+    Digests,
 }
 
 impl super::ScanAnswer for PageOf {
@@ -81,7 +114,7 @@ impl Engine<'_> {
         if reply.success().is_some()
             && let Ok(exchange) = reply.result
         {
-            return decoded(self.primary, call, exchange)
+            return decoded(self.primary, call, exchange, Decode::Items)
                 .await
                 .map_err(|e| Halt::Failed(Failure::Decode(format!("{name}: {e}"))));
         }
@@ -123,7 +156,7 @@ impl Engine<'_> {
             .map(|i| (start + i) % n)
             .filter(|s| *s != self.primary)
         {
-            if let Ok(page) = self.verifier_page(scan, call).await {
+            if let Ok(page) = self.verifier_page(scan, call, Decode::Items).await {
                 if self.bodies_elsewhere.replace(Some(scan)) != Some(scan) {
                     self.say(&format!(
                         "the profile's scan is down ({}): the bodies come from {} until it answers",
@@ -142,13 +175,14 @@ impl Engine<'_> {
         &self,
         scan: usize,
         call: &Call<UpdatesPage>,
+        decode: Decode,
     ) -> Result<PageOf, String> {
         let reply: Reply = self.net.ask(scan, call).await;
         if reply.success().is_none() {
             return Err(reply.problem().unwrap_or_else(|| "no answer".to_owned()));
         }
         match reply.result {
-            Ok(exchange) => decoded(scan, call, exchange).await,
+            Ok(exchange) => decoded(scan, call, exchange, decode).await,
             Err(_) => Err("no answer".to_owned()),
         }
     }
@@ -233,7 +267,7 @@ impl Engine<'_> {
                     pending.by_ref().take(1).collect()
                 };
                 for scan in asking {
-                    match self.verifier_page(scan, call).await {
+                    match self.verifier_page(scan, call, Decode::Digests).await {
                         Ok(page) => pages.push(page),
                         Err(problem) => {
                             failures.push(format!("{} ({problem})", self.describe(scan)));
@@ -245,6 +279,9 @@ impl Engine<'_> {
             // As far as it goes.
             let mut halt = None;
             if let Stop::Disputed { groups } = &judged.stop {
+                for page in &mut pages {
+                    page.decode_held().await;
+                }
                 // No version has the scans needed: the scans outside the largest group have a
                 // diverged history there.
                 let largest = groups.iter().map(|(_, m)| m.len()).max().unwrap_or(0);
@@ -279,12 +316,14 @@ impl Engine<'_> {
                 ))));
             }
             if let Some(body) = pages.iter().find(|p| p.scan == body_scan) {
-                let have = body.page.transactions.len().min(limit);
+                let have = body.digests.len().min(limit);
                 self.counters.borrow_mut().unconfirmed = (have - judged.confirmed) as u64;
             }
             let index = pages.iter().position(|p| p.scan == body_scan).unwrap_or(0);
+            let mut body = pages.swap_remove(index);
+            body.decode_held().await;
             return Verified {
-                body: pages.swap_remove(index),
+                body,
                 confirmed: judged.confirmed,
                 confirmers: judged.confirmers,
                 odd: judged.odd,
@@ -429,24 +468,31 @@ pub(super) async fn decoded(
     scan: usize,
     call: &Call<UpdatesPage>,
     exchange: Exchange,
+    decode: Decode,
 ) -> Result<PageOf, String> {
     let call = call.clone();
     tokio::task::spawn_blocking(move || {
-        // The page split once, its items decoded and digested on every core; a body that is
-        // not a page is decoded the ordinary way, for its error.
-        let (transactions, digests) = if let Some(texts) = scan::page_item_texts(&exchange.body) {
-            items_and_digests(&texts)?
+        // The page split once, its items decoded and digested on every core (or only
+        // digested, the page held); a body that is not a page is decoded the ordinary way,
+        // for its error.
+        let split = scan::page_item_texts(&exchange.body).map(|texts| match decode {
+            Decode::Items => items_and_digests(&texts).map(|(items, d)| (items, d, false)),
+            Decode::Digests => digests_of_texts(&texts).map(|d| (Vec::new(), d, true)),
+        });
+        let (transactions, digests, held) = if let Some(split) = split {
+            split?
         } else {
             let page = call
                 .decode_response(exchange.status, &exchange.headers, &exchange.body)
                 .map_err(|e| e.to_string())?;
             let digests = digests_of(&page.transactions)?;
-            (page.transactions, digests)
+            (page.transactions, digests, false)
         };
         Ok(PageOf {
             scan,
             page: UpdatesPage { transactions },
             digests,
+            held: held.then_some(exchange.body),
         })
     })
     .await

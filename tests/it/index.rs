@@ -533,6 +533,33 @@ fn a_quorum_outvotes_an_odd_scan_and_records_it() {
     assert_ne!(scan["state"], "healthy", "{scan}");
 }
 
+/// The profile's own scan is the odd one: from the update where it differs, the page kept is
+/// another scan's (of the version the quorum has), so the index is the one a sync from an
+/// honest scan writes, and the profile's scan is named.
+#[test]
+fn a_sync_from_the_odd_scan_keeps_the_quorums_version_from_another_scan() {
+    let demo = one_of_four_diverging();
+    let (dir, index) = temp();
+    let urls = &demo.handle.scan_urls;
+    let (code, out, err) = sync(dir.path(), &urls[1], &index, &["--from", from()]);
+    assert_eq!(code, 0, "{out} {err}");
+    let honest = dir.path().join("honest.sqlite");
+    let (code, _, err) = sync(dir.path(), &urls[0], &honest, &["--from", from()]);
+    assert_eq!(code, 0, "{err}");
+    let (kept_odd, kept_honest) = (kept(&index), kept(&honest));
+    assert_eq!(kept_odd.len(), history(dir.path(), &urls[0]).len());
+    assert!(
+        kept_odd == kept_honest,
+        "the same updates, the same digests"
+    );
+    let odd = out["counters"]["odd_scan_updates"].as_u64().unwrap_or(0);
+    assert!(odd > 0, "{out}");
+    let st = status(dir.path(), &index);
+    for d in st["divergences"].as_array().expect("divergences") {
+        assert_eq!(d["detail"]["odd_scans"][0], "Boreal-Ops-2", "{d}");
+    }
+}
+
 #[test]
 fn a_second_sync_is_refused_naming_the_first() {
     let demo = four();

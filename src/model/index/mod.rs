@@ -327,6 +327,30 @@ pub fn digests_of(items: &[UpdateItem]) -> Result<Vec<Digest>, String> {
     .collect()
 }
 
+/// The digests of a page's items from their texts ([`digest_of`] of each), on every core,
+/// without decoding the items: all a verifier's page is asked for unless it disagrees.
+pub fn digests_of_texts(texts: &[&RawValue]) -> Result<Vec<Digest>, String> {
+    par_chunks(texts, |part| {
+        let mut buf = Vec::new();
+        part.iter()
+            .map(|text| canonical::digest_with(text.get(), &mut buf))
+            .collect()
+    })
+    .into_iter()
+    .collect()
+}
+
+/// A page's items decoded from their texts ([`UpdateItem::from_raw`], path
+/// `transactions[i]`), on every core: [`items_and_digests`] without the digests.
+pub fn items_of_texts(texts: &[&RawValue]) -> Vec<UpdateItem> {
+    let numbered: Vec<(usize, &RawValue)> = texts.iter().copied().enumerate().collect();
+    par_chunks(&numbered, |part| {
+        part.iter()
+            .map(|(i, text)| UpdateItem::from_raw_in_page(RawJson::new((*text).to_owned()), *i))
+            .collect()
+    })
+}
+
 /// A page's items decoded ([`UpdateItem::from_raw`], path `transactions[i]`) with their
 /// digests, from their texts as [`crate::api::scan::page_item_texts`] splits the page: each
 /// item is decoded and digested on the same core, the parts on every core (the page's decode
