@@ -52,8 +52,8 @@ pub(super) enum Decode {
     /// Its items with their digests: the page whose bodies are kept.
     Items,
     /// Only its items' digests, the page held as it came: a verifier's, which is judged by its
-    /// digests alone and rarely read further (two thirds of a page's decode saved a verifier:
-    /// its items' parse and their copies).
+    /// digests alone and rarely read further (its items' parse and their copies saved: 14% of
+    /// a default `--verify 2` sync's CPU).
     Digests,
 }
 
