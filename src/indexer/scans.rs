@@ -189,10 +189,29 @@ impl Engine<'_> {
 
     /// The next page of `walk` from the profile's scan, verified ([`Engine::verify_page`]) up
     /// to the end of the walk's range and cut after its confirmed items; `None` for an empty
-    /// page (the walk has taken it: done).
-    pub(super) async fn next_page(&self, walk: &mut PageWalk) -> Result<Option<Confirmed>, Halt> {
+    /// page (the walk has taken it: done). With `ahead`, the first verifier the page needs is
+    /// asked at once, beside the profile's scan, not after its answer: a page costs one round
+    /// trip instead of two. A following walk at the head passes `false`: its pages are mostly
+    /// empty, and a verifier would be asked for nothing.
+    pub(super) async fn next_page(
+        &self,
+        walk: &mut PageWalk,
+        ahead: bool,
+    ) -> Result<Option<Confirmed>, Halt> {
         let call = scan::updates(&walk.request());
-        let primary = self.body_page(&call).await?;
+        let order = self.verifiers_in_turn();
+        let early_scan = order
+            .first()
+            .copied()
+            .filter(|_| ahead && self.needed > 1 && self.bodies_elsewhere.get().is_none());
+        let (primary, early) = futures_util::future::join(self.body_page(&call), async {
+            match early_scan {
+                Some(scan) => Some((scan, self.verifier_page(scan, &call, Decode::Digests).await)),
+                None => None,
+            }
+        })
+        .await;
+        let primary = primary?;
         let take = walk
             .clone()
             .on_page(&primary.page)
@@ -202,7 +221,9 @@ impl Engine<'_> {
                 .map_err(|e| Halt::Failed(Failure::Server(e)))?;
             return Ok(None);
         }
-        let verified = self.verify_page(primary, &call, take.keep).await;
+        let verified = self
+            .verify_page(primary, &call, take.keep, order, early)
+            .await;
         let confirmed = verified.confirmed;
         let mut page = verified.body.page;
         page.transactions.truncate(confirmed);
@@ -217,23 +238,32 @@ impl Engine<'_> {
         }))
     }
 
-    /// Asks verifiers until the page's items are confirmed as far as they can be: returns the
-    /// page whose items are kept, how many of its first items are confirmed, the scans that
-    /// confirmed them and the odd (position, scan) pairs.
+    /// The verifiers in the order this page asks them ([`Engine::verify_page`] moves the
+    /// rotation on): every scan but the profile's.
+    fn verifiers_in_turn(&self) -> Vec<usize> {
+        let n = self.net.len();
+        (0..n)
+            .map(|i| (i + self.rotation.get()) % n)
+            .filter(|i| *i != self.primary)
+            .collect()
+    }
+
+    /// Asks verifiers, in the order `turn`, until the page's items are confirmed as far as they
+    /// can be (`early`: a verifier's answer already asked for): returns the page whose items
+    /// are kept, how many of its first items are confirmed, the scans that confirmed them and
+    /// the odd (position, scan) pairs.
     pub(super) async fn verify_page(
         &self,
         primary: PageOf,
         call: &Call<UpdatesPage>,
         limit: usize,
+        turn: Vec<usize>,
+        mut early: Option<(usize, Result<PageOf, String>)>,
     ) -> Verified {
-        let n = self.net.len();
         // The bodies' scan: the profile's, or the one standing in for it (the profile's, just
         // down, not asked again).
         let mut body_scan = primary.scan;
-        let others: Vec<usize> = (0..n)
-            .map(|i| (i + self.rotation.get()) % n)
-            .filter(|i| *i != body_scan && *i != self.primary)
-            .collect();
+        let others: Vec<usize> = turn.into_iter().filter(|i| *i != body_scan).collect();
         self.rotation.set(self.rotation.get() + 1);
         let mut pending = others.into_iter();
         let mut pages: Vec<PageOf> = vec![primary];
@@ -267,7 +297,14 @@ impl Engine<'_> {
                     pending.by_ref().take(1).collect()
                 };
                 for scan in asking {
-                    match self.verifier_page(scan, call, Decode::Digests).await {
+                    let answer = match early.take() {
+                        Some((asked, answer)) if asked == scan => answer,
+                        other => {
+                            early = other;
+                            self.verifier_page(scan, call, Decode::Digests).await
+                        }
+                    };
+                    match answer {
                         Ok(page) => pages.push(page),
                         Err(problem) => {
                             failures.push(format!("{} ({problem})", self.describe(scan)));

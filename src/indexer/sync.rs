@@ -146,6 +146,9 @@ impl Engine<'_> {
         let mut events_due = follow && self.plan.events == super::EventsMode::Keep;
         // The next page, fetched while the one before it was written (and where it starts).
         let mut ahead: Option<Fetched> = None;
+        // A following walk at the head (since its last full page): its first verifier is asked
+        // after the profile's scan answers, not beside it ([`Engine::next_page`]).
+        let mut at_head = false;
         loop {
             if self.cancel.is_cancelled() {
                 return Err(Halt::Interrupted);
@@ -162,13 +165,14 @@ impl Engine<'_> {
                     () = self.cancel.cancelled() => return Err(Halt::Interrupted),
                 }
                 walk = PageWalk::new(walk.cursor().cloned(), None, self.plan.page_size);
+                at_head = true;
                 continue;
             }
             let (page_start, fetched) = match ahead.take() {
                 Some(fetched) => fetched,
                 None => (
                     walk.cursor().map(to_position),
-                    self.next_page(&mut walk).await,
+                    self.next_page(&mut walk, !at_head).await,
                 ),
             };
             let confirmed = match fetched {
@@ -183,6 +187,11 @@ impl Engine<'_> {
                 continue;
             };
             let any = !confirmed.page.transactions.is_empty();
+            if confirmed.page.transactions.len()
+                >= usize::try_from(self.plan.page_size).unwrap_or(0)
+            {
+                at_head = false;
+            }
             if any {
                 events_due |= follow && self.plan.events == super::EventsMode::Keep;
                 // The cursor moves on before the page is written (the write does not read it),
@@ -200,7 +209,7 @@ impl Engine<'_> {
                     let next_start = walk.cursor().map(to_position);
                     let (written, next) = futures_util::future::join(
                         self.write(&chunk, &confirmed, page_start),
-                        self.next_page(&mut walk),
+                        self.next_page(&mut walk, !at_head),
                     )
                     .await;
                     written?;

@@ -181,7 +181,7 @@ impl Engine<'_> {
                 break;
             }
             let page_start = walk.cursor().map(at_cursor);
-            let Some(verified) = self.next_page(&mut walk).await? else {
+            let Some(verified) = self.next_page(&mut walk, true).await? else {
                 continue;
             };
             let confirmed = verified.page.transactions.len();

@@ -102,6 +102,36 @@ pub(crate) fn index_args<'a>(
     vec!["index", "--index", index, command]
 }
 
+/// The binary started with `args` against `scan_url`, its stdout to `stdout` and its stderr
+/// piped: a sync read line by line while it runs.
+pub(crate) fn spawn(
+    dir: &Path,
+    scan_url: &str,
+    args: &[&str],
+    stdout: Stdio,
+) -> std::process::Child {
+    bin(dir)
+        .arg("--scan-url")
+        .arg(scan_url)
+        .args(args)
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn")
+}
+
+/// A running sync stopped with SIGTERM: it exits 0; what it printed.
+pub(crate) fn terminated(child: std::process::Child) -> Output {
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(output.status.code(), Some(0));
+    output
+}
+
 /// `index sync` with `extra` flags: its exit code, stdout JSON and stderr.
 pub(crate) fn sync(
     dir: &Path,
@@ -642,14 +672,7 @@ pub(crate) fn kill_syncs_at_random_moments(
             args.extend_from_slice(&["--from", from()]);
         }
         args.extend_from_slice(&["--progress", "json"]);
-        let mut child = bin(dir)
-            .arg("--scan-url")
-            .arg(url)
-            .args(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn");
+        let mut child = spawn(dir, url, &args, Stdio::null());
         // The first round reads at least one progress line before it asks `index status`: a
         // sync that has not started yet has no heartbeat (or no index) to see.
         let pages = if round == 0 { next(3).max(1) } else { next(3) };
@@ -902,14 +925,7 @@ impl Follower {
             "--progress",
             "json",
         ]);
-        let mut child = bin(dir.path())
-            .arg("--scan-url")
-            .arg(&demo.handle.scan_url)
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn");
+        let mut child = spawn(dir.path(), &demo.handle.scan_url, &args, Stdio::piped());
         let (tx, lines) = std::sync::mpsc::channel();
         let stderr = child.stderr.take().expect("stderr");
         std::thread::spawn(move || {
@@ -973,13 +989,7 @@ impl Follower {
     /// SIGTERM: exit 0, stopped, and the index keeps the history from the start, in order,
     /// without a gap.
     pub(crate) fn stop_and_check(self) {
-        let killed = std::process::Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("kill");
-        assert!(killed.success());
-        let output = self.child.wait_with_output().expect("wait");
-        assert_eq!(output.status.code(), Some(0));
+        let output = terminated(self.child);
         let result: Value = serde_json::from_slice(&output.stdout).expect("result JSON");
         assert_eq!(result["outcome"], "stopped");
         let st = status(self.dir.path(), &self.index);
@@ -994,6 +1004,72 @@ impl Follower {
         ));
         assert_eq!(kept, history[..kept.len()]);
     }
+}
+
+/// A sync asks a page's first verifier beside the profile's scan while pages come full (one
+/// round trip a page, not two: measured in the book), but not at the head: there a still
+/// network's pages are empty, and the other SVs' scans are not asked for them. The follower's
+/// polls go to the profile's scan alone.
+#[test]
+fn at_the_head_a_follower_asks_the_verifiers_nothing_for_its_empty_pages() {
+    let demo = start(
+        DemoConfig {
+            stagger: false,
+            seed: 43,
+            ..DemoConfig::default()
+        }
+        .with_total_scans(4),
+    );
+    let (dir, index) = temp();
+    let url = &demo.handle.scan_url;
+    let total = history(dir.path(), url).len() as u64;
+    let mut args = index_args(&index, "sync");
+    args.extend_from_slice(&[
+        "--request-rate",
+        "1000",
+        "--page-size",
+        "97",
+        "--no-events",
+        "--from",
+        from(),
+        "--follow",
+        "--progress",
+        "json",
+    ]);
+    let mut child = spawn(dir.path(), url, &args, Stdio::piped());
+    let stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut lines = stderr.lines();
+    // Caught up: every update of the range written, verified by the verifiers.
+    let mut written = 0;
+    while written < total {
+        let line = lines.next().expect("a progress line").expect("text");
+        let value: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+        written = value["written"].as_u64().unwrap_or(written);
+    }
+    let asked = |scan: usize| -> u64 {
+        demo.handle
+            .requests(scan)
+            .iter()
+            .map(|(_, stats)| stats.total)
+            .sum()
+    };
+    let verifiers = |asked: &dyn Fn(usize) -> u64| (1..4).map(asked).sum::<u64>();
+    // A moment for the last page's verifiers, then three polls (one every 2 s).
+    std::thread::sleep(Duration::from_millis(1_500));
+    let (profile_before, verifiers_before) = (asked(0), verifiers(&asked));
+    assert!(verifiers_before > 0, "the pages were verified");
+    std::thread::sleep(Duration::from_secs(6));
+    let (profile_after, verifiers_after) = (asked(0), verifiers(&asked));
+    assert!(
+        profile_after >= profile_before + 2,
+        "the follower polls its scan"
+    );
+    assert_eq!(
+        verifiers_after, verifiers_before,
+        "no verifier asked for an empty page"
+    );
+    terminated(child);
+    assert_eq!(kept(&index).len() as u64, total);
 }
 
 #[test]

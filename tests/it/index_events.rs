@@ -622,13 +622,7 @@ fn a_follower_keeps_the_new_updates_events_each_round_those_past_the_verdict_hea
         assert_eq!(verdict, served, "{id}");
         assert_eq!(e.scans.len(), 2, "{id}: {:?}", e.scans);
     }
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
-    let output = child.wait_with_output().expect("wait");
-    assert_eq!(output.status.code(), Some(0));
+    let output = crate::index::terminated(child);
     let result: Value = serde_json::from_slice(&output.stdout).expect("result JSON");
     assert_eq!(result["outcome"], "stopped", "{result}");
 }

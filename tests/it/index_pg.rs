@@ -742,14 +742,7 @@ fn postgres_restarted_in_the_middle_of_a_sync_stops_it_and_resuming_gives_the_sa
         "--progress",
         "json",
     ]);
-    let mut child = bin(dir.path())
-        .arg("--scan-url")
-        .arg(url)
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let mut child = crate::index::spawn(dir.path(), url, &args, Stdio::piped());
     // Every stderr line is read to the end (the last one is the message); the restart comes
     // after three progress lines.
     let stderr = child.stderr.take().expect("stderr");
