@@ -317,23 +317,24 @@ pub fn drop_aside<T: Send + 'static>(value: T) {
 
 /// The digests of a page's items ([`digest_of`] of each item's JSON), on every core.
 pub fn digests_of(items: &[UpdateItem]) -> Result<Vec<Digest>, String> {
-    par_chunks(items, |part| {
-        let mut buf = Vec::new();
-        part.iter()
-            .map(|item| canonical::digest_with(item.raw().get(), &mut buf))
-            .collect()
-    })
-    .into_iter()
-    .collect()
+    digests_by(items, |item| item.raw().get())
 }
 
 /// The digests of a page's items from their texts ([`digest_of`] of each), on every core,
 /// without decoding the items: all a verifier's page is asked for unless it disagrees.
 pub fn digests_of_texts(texts: &[&RawValue]) -> Result<Vec<Digest>, String> {
-    par_chunks(texts, |part| {
+    digests_by(texts, |text| text.get())
+}
+
+/// [`digest_of`] of each of `values`' JSON texts (`text` of each), on every core.
+fn digests_by<T: Sync>(
+    values: &[T],
+    text: impl Fn(&T) -> &str + Sync,
+) -> Result<Vec<Digest>, String> {
+    par_chunks(values, |part| {
         let mut buf = Vec::new();
         part.iter()
-            .map(|text| canonical::digest_with(text.get(), &mut buf))
+            .map(|value| canonical::digest_with(text(value), &mut buf))
             .collect()
     })
     .into_iter()
