@@ -14,8 +14,8 @@ pub(super) fn load(tx: &Connection) -> rusqlite::Result<(HashSet<i64>, i64)> {
     let hubs = stmt
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<HashSet<i64>>>()?;
-    // Cached: every search and every page written reads it (prepared each time, it was a
-    // tenth of a warm one-term search at 1 M).
+    // Cached: every search and every page written reads it (prepared each time before: a
+    // prefix's warm count at 1 M 37-41 us against 35-36 us cached).
     let threshold: Option<String> = tx
         .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
         .query_row([THRESHOLD_KEY], |r| r.get(0))
