@@ -64,19 +64,7 @@ impl KeptVerdictEvent {
     /// As a search (and History) lists it: kind [`VERDICT_ONLY_KIND`], the verdict's result
     /// as its action, the parties that submitted it.
     pub fn search_row(&self) -> SearchRow {
-        let verdict: Option<serde_json::Value> = self
-            .verdict
-            .as_deref()
-            .and_then(|v| serde_json::from_str(v).ok());
-        let parties = verdict
-            .as_ref()
-            .and_then(|v| v["submitting_parties"].as_array())
-            .map(|ps| {
-                ps.iter()
-                    .filter_map(|p| p.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let parties = self.verdict.as_deref().map(submitters).unwrap_or_default();
         SearchRow {
             record_time: format_time_micros(self.at.record_time),
             update_id: self.update_id.clone(),
@@ -89,6 +77,29 @@ impl KeptVerdictEvent {
             parties,
         }
     }
+}
+
+/// The parties that submitted a verdict (its `submitting_parties`, those that are text),
+/// read alone: the rest of the verdict is skipped, not built into a tree (a search with a
+/// `party:` term reads every event with a verdict only).
+fn submitters(verdict: &str) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    struct Submitters {
+        #[serde(default)]
+        submitting_parties: Option<Vec<serde_json::Value>>,
+    }
+    serde_json::from_str::<Submitters>(verdict)
+        .ok()
+        .and_then(|v| v.submitting_parties)
+        .map(|ps| {
+            ps.into_iter()
+                .filter_map(|p| match p {
+                    serde_json::Value::String(p) => Some(p),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 impl KeptVerdictEvent {
@@ -179,6 +190,28 @@ impl KeptEvents {
         KeptEvents {
             verdict_only: true,
             ..self
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::submitters;
+
+    #[test]
+    fn a_verdicts_submitters_are_its_text_parties_and_nothing_else_of_it() {
+        let verdict = r#"{"verdict_result":"VERDICT_RESULT_REJECTED","finalization_time":"2026-12-01T00:00:00Z",
+            "submitting_parties":["alice::1220ab",7,null,"bob::1220cd"],
+            "transaction_views":{"views":[{"informees":["carol::1220ef"]}]}}"#;
+        assert_eq!(submitters(verdict), ["alice::1220ab", "bob::1220cd"]);
+        for none in [
+            r#"{"submitting_parties":"alice::1220ab"}"#,
+            r#"{"submitting_parties":null}"#,
+            r#"{"verdict_result":"VERDICT_RESULT_ACCEPTED"}"#,
+            r#"["alice::1220ab"]"#,
+            r#"{"submitting_parties":["alice::1220ab""#,
+        ] {
+            assert!(submitters(none).is_empty(), "{none}");
         }
     }
 }

@@ -86,6 +86,10 @@ pub trait IndexReader: Send {
         until: Option<i64>,
         limit: usize,
     ) -> Result<Vec<SearchRow>, StoreError> {
+        // None can match: none read.
+        if !query.may_match_verdict_only() {
+            return Ok(Vec::new());
+        }
         Ok(self
             .verdict_events(from, until)?
             .iter()
