@@ -57,12 +57,18 @@ macro_rules! engine_reads {
             self.read_kept_events(update_id)
         }
 
-        fn verdict_events(
+        fn verdict_events_having(
             &mut self,
             from: Option<i64>,
             until: Option<i64>,
+            term: Option<&$crate::model::index::query::EventsTerm>,
+            limit: Option<usize>,
         ) -> Result<Vec<$crate::store::KeptVerdictEvent>, StoreError> {
-            self.read_verdict_events(from.unwrap_or(i64::MIN), until.unwrap_or(i64::MAX))
+            self.read_verdict_events(
+                (from.unwrap_or(i64::MIN), until.unwrap_or(i64::MAX)),
+                term,
+                limit,
+            )
         }
 
         fn kept_digests(
@@ -515,12 +521,24 @@ pub(super) fn kept_updates(
         .collect()
 }
 
-/// The SQL of [`super::IndexReader::verdict_events`] with the engine's parameter `mark`:
-/// parameters 1 and 2 the first and last record time (µs).
-pub(super) fn verdict_events_sql(mark: char) -> String {
+/// The SQL of [`super::IndexReader::verdict_events_having`] with the engine's parameter
+/// `mark`: parameters 1 and 2 the first and last record time (µs), 3 the value of `term`'s
+/// column when there is a term; at most `limit` rows.
+pub(super) fn verdict_events_sql(
+    mark: char,
+    term: Option<&crate::model::index::query::EventsTerm>,
+    limit: Option<usize>,
+) -> String {
+    let having = term.map_or(String::new(), |t| {
+        format!(" AND {} = {mark}3", t.column().0)
+    });
+    // No limit past what the engines count in (a count asks for every row).
+    let limit = limit
+        .and_then(|n| i64::try_from(n).ok())
+        .map_or(String::new(), |n| format!(" LIMIT {n}"));
     format!(
-        "SELECT {} FROM verdict_events WHERE record_time >= {mark}1 AND record_time <= {mark}2
-         ORDER BY migration_id DESC, record_time DESC",
+        "SELECT {} FROM verdict_events WHERE record_time >= {mark}1 AND record_time <= {mark}2{having}
+         ORDER BY migration_id DESC, record_time DESC{limit}",
         super::VERDICT_EVENT_COLUMNS
     )
 }

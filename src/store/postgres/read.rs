@@ -343,14 +343,16 @@ impl PgIndex {
     /// The kept events with a verdict and no update between two record times, newest first.
     pub(super) fn read_verdict_events(
         &mut self,
-        from: i64,
-        until: i64,
+        (from, until): (i64, i64),
+        term: Option<&crate::model::index::query::EventsTerm>,
+        limit: Option<usize>,
     ) -> Result<Vec<crate::store::KeptVerdictEvent>, StoreError> {
-        let rows = self.with(|c| {
-            c.query(
-                &crate::store::reads::verdict_events_sql('$'),
-                &[&from, &until],
-            )
+        use crate::model::index::query::EventsValue;
+        let sql = crate::store::reads::verdict_events_sql('$', term, limit);
+        let rows = self.with(|c| match term.map(|t| t.column().1) {
+            Some(EventsValue::Text(v)) => c.query(&sql, &[&from, &until, &v]),
+            Some(EventsValue::Number(n)) => c.query(&sql, &[&from, &until, &n]),
+            None => c.query(&sql, &[&from, &until]),
         })?;
         Ok(rows
             .iter()

@@ -289,16 +289,24 @@ impl SqliteIndex {
     /// The kept events with a verdict and no update between two record times, newest first.
     pub(super) fn read_verdict_events(
         &mut self,
-        from: i64,
-        until: i64,
+        (from, until): (i64, i64),
+        term: Option<&crate::model::index::query::EventsTerm>,
+        limit: Option<usize>,
     ) -> Result<Vec<crate::store::KeptVerdictEvent>, StoreError> {
+        use crate::model::index::query::EventsValue;
         let e = |e: rusqlite::Error| engine_error(&self.path, &e);
         let mut stmt = self
             .conn
-            .prepare_cached(&crate::store::reads::verdict_events_sql('?'))
+            .prepare_cached(&crate::store::reads::verdict_events_sql('?', term, limit))
             .map_err(e)?;
         let kept = super::record_times::stored;
-        stmt.query_map(params![kept(from), kept(until)], |r| {
+        let mut values: Vec<rusqlite::types::Value> = vec![kept(from).into(), kept(until).into()];
+        match term.map(|t| t.column().1) {
+            Some(EventsValue::Text(v)) => values.push(v.to_owned().into()),
+            Some(EventsValue::Number(n)) => values.push(n.into()),
+            None => {}
+        }
+        stmt.query_map(rusqlite::params_from_iter(values), |r| {
             Ok(crate::store::KeptVerdictEvent {
                 update_id: r.get(0)?,
                 at: At::new(r.get(1)?, super::record_times::read(r, 2)?),
