@@ -523,9 +523,13 @@ pub(super) fn kept_updates(
 
 /// The SQL of [`super::IndexReader::verdict_events_having`] with the engine's parameter
 /// `mark`: parameters 1 and 2 the first and last record time (µs), 3 the value of `term`'s
-/// column when there is a term; at most `limit` rows.
+/// column when there is a term; at most `limit` rows. `time` is the record time as the
+/// range tests it: SQLite's `+record_time`, so that its planner reads the events in the
+/// list's order from their position's index (testing their times there), where by the time's
+/// index it sorted every one of them in a temporary B-tree (read to count `party:` at 1 M:
+/// 13.6 MB of verdicts sorted, spilled to a file).
 pub(super) fn verdict_events_sql(
-    mark: char,
+    (mark, time): (char, &str),
     term: Option<&crate::model::index::query::EventsTerm>,
     limit: Option<usize>,
 ) -> String {
@@ -537,7 +541,7 @@ pub(super) fn verdict_events_sql(
         .and_then(|n| i64::try_from(n).ok())
         .map_or(String::new(), |n| format!(" LIMIT {n}"));
     format!(
-        "SELECT {} FROM verdict_events WHERE record_time >= {mark}1 AND record_time <= {mark}2{having}
+        "SELECT {} FROM verdict_events WHERE {time} >= {mark}1 AND {time} <= {mark}2{having}
          ORDER BY migration_id DESC, record_time DESC{limit}",
         super::VERDICT_EVENT_COLUMNS
     )

@@ -348,7 +348,7 @@ impl PgIndex {
         limit: Option<usize>,
     ) -> Result<Vec<crate::store::KeptVerdictEvent>, StoreError> {
         use crate::model::index::query::EventsValue;
-        let sql = crate::store::reads::verdict_events_sql('$', term, limit);
+        let sql = crate::store::reads::verdict_events_sql(('$', "record_time"), term, limit);
         let rows = self.with(|c| match term.map(|t| t.column().1) {
             Some(EventsValue::Text(v)) => c.query(&sql, &[&from, &until, &v]),
             Some(EventsValue::Number(n)) => c.query(&sql, &[&from, &until, &n]),

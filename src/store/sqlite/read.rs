@@ -297,7 +297,11 @@ impl SqliteIndex {
         let e = |e: rusqlite::Error| engine_error(&self.path, &e);
         let mut stmt = self
             .conn
-            .prepare_cached(&crate::store::reads::verdict_events_sql('?', term, limit))
+            .prepare_cached(&crate::store::reads::verdict_events_sql(
+                ('?', "+record_time"),
+                term,
+                limit,
+            ))
             .map_err(e)?;
         let kept = super::record_times::stored;
         let mut values: Vec<rusqlite::types::Value> = vec![kept(from).into(), kept(until).into()];
