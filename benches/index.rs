@@ -1080,6 +1080,7 @@ fn index_benches(c: &mut Criterion) {
         return;
     }
     let path = cached(&template, &copier, n, true);
+    let mut with_events = None;
     if cold::search_only() {
         eprintln!(
             "index bench: {n} updates, {:.1} MiB on disk ({:.0} bytes/update); INDEX_BENCH_SEARCH_ONLY: no split into rows and keys and bodies, no events figure, no index stats figure",
@@ -1100,7 +1101,7 @@ fn index_benches(c: &mut Criterion) {
         );
         // The same updates with their events (issue 37 §1: at most 400 bytes an update more).
         let events = events::EventsTemplate::new(&template, &template_events);
-        events::size_figure(&template, &events, &copier, n, &path);
+        with_events = Some(events::size_figure(&template, &events, &copier, n, &path));
         stats_figures(&path, n);
     }
 
@@ -1114,6 +1115,53 @@ fn index_benches(c: &mut Criterion) {
         pg::figures(c, &url, &template, &copier, n, &parsed);
     }
     search_group(c, &format!("index_search_{n}"), index.as_mut(), &parsed);
+    if let Some(path) = with_events {
+        whole_search_group(
+            c,
+            &format!("index_search_{n}_with_events"),
+            &path,
+            &parsed[0].1,
+        );
+    }
+}
+
+/// The search as `index search` and the explorer's `F` run it on an index that keeps its
+/// events ([`store::search_all`]: the updates that match, and the events with a verdict and no
+/// update that do): a term no such event has, a party (tested on each one's submitters) and
+/// a verdict (read by the statement).
+fn whole_search_group(c: &mut Criterion, group_name: &str, path: &Path, rare_party: &Query) {
+    let mut index = store::open_reader(&Location::Sqlite(path.to_path_buf())).expect("reader");
+    let queries = [
+        (
+            "is:transfer",
+            Query::parse(&["is:transfer"]).expect("a query"),
+        ),
+        ("a rare party", rare_party.clone()),
+        (
+            "verdict:rejected",
+            Query::parse(&["verdict:rejected"]).expect("a query"),
+        ),
+    ];
+    let mut group = c.benchmark_group(group_name);
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(5));
+    for (name, query) in &queries {
+        let hits = store::search_all::count(index.as_mut(), query, None, None).expect("count");
+        assert!(hits > 0, "{name} matches something");
+        group.bench_function(format!("{name}: first page of 100"), |b| {
+            b.iter(|| {
+                store::search_all::search(index.as_mut(), black_box(query), None, None, 100)
+                    .expect("search")
+            });
+        });
+        group.bench_function(format!("{name}: count ({hits})"), |b| {
+            b.iter(|| {
+                store::search_all::count(index.as_mut(), black_box(query), None, None)
+                    .expect("count")
+            });
+        });
+    }
+    group.finish();
 }
 
 /// The searches every engine is measured on: a rare party, the DSO party, two terms and a

@@ -206,7 +206,7 @@ pub fn size_figure(
     copier: &Copier,
     n: usize,
     plain: &Path,
-) {
+) -> PathBuf {
     let path = cached(template, events, copier, n);
     let with = file_size(&path) as f64 / n as f64;
     let without = file_size(plain) as f64 / n as f64;
@@ -217,4 +217,5 @@ pub fn size_figure(
         "index bench: events: {n} updates with their events (template: {in_template} events, {only_in_template} with a verdict and no update), {kept} updates' events and {verdict_only} verdict-only kept: {with:.0} bytes/update on disk against {without:.0} without them: the events add {:.0} bytes/update",
         with - without
     );
+    path
 }
