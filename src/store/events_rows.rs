@@ -79,6 +79,48 @@ impl KeptVerdictEvent {
     }
 }
 
+/// What the statement over the events with a verdict and no update tests of a query before
+/// its rows are read ([`super::IndexReader::verdict_events_having`]); each row read is then
+/// tested on the whole query.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerdictHaving<'a> {
+    /// A verdict, round or mediator group term: its column equal to its value.
+    pub term: Option<&'a crate::model::index::query::EventsTerm>,
+    /// A party term's text as it stands in the verdict's JSON (a `"` and the party, or its
+    /// hint): the verdict's text contains it, which every verdict a party submitted does (the
+    /// verdict's own parties, informees among them, match too; the test on its submitters
+    /// then decides). So a `party:` search reads the verdicts that name it, not every one.
+    pub mentions: Option<String>,
+}
+
+impl<'a> VerdictHaving<'a> {
+    /// The first events term of `query`, and its first party term.
+    pub fn of(query: &'a crate::model::index::query::Query) -> Self {
+        use crate::model::index::KeyKind;
+        use crate::model::index::query::Term;
+        let term = query.terms.iter().find_map(|t| match t {
+            Term::Events(e) => Some(e),
+            _ => None,
+        });
+        let mentions = query.terms.iter().find_map(|t| match t {
+            Term::Exact(KeyKind::Party, party) => mention(party),
+            Term::PartyHint(hint) => mention(hint),
+            _ => None,
+        });
+        VerdictHaving { term, mentions }
+    }
+}
+
+/// `"` and `party` as a verdict's JSON writes it, when no JSON writer would escape it: a party
+/// id's characters are letters, digits, `-`, `_`, `:` and spaces (a text with others is not
+/// looked for, every verdict read and tested as before).
+fn mention(party: &str) -> Option<String> {
+    party
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '-' | '_' | ' '))
+        .then(|| format!("\"{party}"))
+}
+
 /// The parties that submitted a verdict (its `submitting_parties`, those that are text),
 /// read alone: the rest of the verdict is skipped, not built into a tree (a search with a
 /// `party:` term reads every event with a verdict only).
@@ -196,7 +238,34 @@ impl KeptEvents {
 
 #[cfg(test)]
 mod tests {
-    use super::submitters;
+    use super::{VerdictHaving, submitters};
+    use crate::model::index::query::{EventsTerm, Query};
+
+    #[test]
+    fn a_party_search_reads_the_verdicts_that_name_the_party_as_their_json_writes_it() {
+        let having = |q: &str| VerdictHaving::of(&Query::parse(&[q]).expect("a query")).mentions;
+        assert_eq!(having("party:alice").as_deref(), Some("\"alice"));
+        assert_eq!(
+            having("verdict:rejected party:alice::1220ab").as_deref(),
+            Some("\"alice::1220ab")
+        );
+        assert_eq!(having("verdict:rejected"), None);
+        // A text some JSON writer would escape is not looked for: every verdict is read.
+        assert_eq!(having("party:al\"ice"), None);
+        assert_eq!(having("party:alicé"), None);
+        // Every verdict the party submitted contains it, written by a JSON writer.
+        let verdict = serde_json::json!({
+            "submitting_parties": ["bob::1220cd", "alice::1220ab"],
+            "verdict_result": "VERDICT_RESULT_REJECTED",
+        })
+        .to_string();
+        for q in ["party:alice", "party:alice::1220ab", "party:bob"] {
+            let text = having(q).expect("looked for");
+            assert!(verdict.contains(&text), "{q}");
+        }
+        let q = Query::parse(&["round:42 party:alice"]).expect("a query");
+        assert_eq!(VerdictHaving::of(&q).term, Some(&EventsTerm::Round(42)));
+    }
 
     #[test]
     fn a_verdicts_submitters_are_its_text_parties_and_nothing_else_of_it() {

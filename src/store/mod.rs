@@ -75,7 +75,7 @@ mod writer;
 
 pub use events_rows::{
     EventsRow, KeptEvents, KeptVerdictEvent, VERDICT_EVENTS_BACKFILL, VERDICT_EVENTS_PENDING,
-    VERDICT_ONLY_KIND, VerdictEvent,
+    VERDICT_ONLY_KIND, VerdictEvent, VerdictHaving,
 };
 pub(crate) use events_rows::{
     KEPT_EVENTS_COLUMNS, KEPT_VERDICT_EVENT_COLUMNS, VERDICT_EVENT_COLUMNS,

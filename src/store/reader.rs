@@ -75,16 +75,16 @@ pub trait IndexReader: Send {
         from: Option<i64>,
         until: Option<i64>,
     ) -> Result<Vec<KeptVerdictEvent>, StoreError> {
-        self.verdict_events_having(from, until, None, None)
+        self.verdict_events_having(from, until, &super::VerdictHaving::default(), None)
     }
 
-    /// [`Self::verdict_events`] of them that have `term`'s value (`None`: every one), the
-    /// newest `limit` (`None`: all).
+    /// [`Self::verdict_events`] of them that have what `having` says, the newest `limit`
+    /// (`None`: all).
     fn verdict_events_having(
         &mut self,
         from: Option<i64>,
         until: Option<i64>,
-        term: Option<&crate::model::index::query::EventsTerm>,
+        having: &super::VerdictHaving<'_>,
         limit: Option<usize>,
     ) -> Result<Vec<KeptVerdictEvent>, StoreError>;
 
@@ -98,20 +98,15 @@ pub trait IndexReader: Send {
         until: Option<i64>,
         limit: usize,
     ) -> Result<Vec<SearchRow>, StoreError> {
-        use crate::model::index::query::Term;
         // None can match: none read.
         if !query.may_match_verdict_only() {
             return Ok(Vec::new());
         }
-        // A verdict, round or mediator group term read by the statement (the rest tested
-        // here); when it is the whole query, each row read is one found.
-        let term = query.terms.iter().find_map(|t| match t {
-            Term::Events(e) => Some(e),
-            _ => None,
-        });
-        let whole = term.is_some() && query.terms.len() == 1;
+        let having = super::VerdictHaving::of(query);
+        // When the statement tests the whole query, each row it reads is one found.
+        let whole = having.term.is_some() && query.terms.len() == 1;
         Ok(self
-            .verdict_events_having(from, until, term, whole.then_some(limit))?
+            .verdict_events_having(from, until, &having, whole.then_some(limit))?
             .iter()
             .filter_map(|event| {
                 let row = event.search_row();

@@ -61,12 +61,12 @@ macro_rules! engine_reads {
             &mut self,
             from: Option<i64>,
             until: Option<i64>,
-            term: Option<&$crate::model::index::query::EventsTerm>,
+            having: &$crate::store::VerdictHaving<'_>,
             limit: Option<usize>,
         ) -> Result<Vec<$crate::store::KeptVerdictEvent>, StoreError> {
             self.read_verdict_events(
                 (from.unwrap_or(i64::MIN), until.unwrap_or(i64::MAX)),
-                term,
+                having,
                 limit,
             )
         }
@@ -522,26 +522,36 @@ pub(super) fn kept_updates(
 }
 
 /// The SQL of [`super::IndexReader::verdict_events_having`] with the engine's parameter
-/// `mark`: parameters 1 and 2 the first and last record time (µs), 3 the value of `term`'s
-/// column when there is a term; at most `limit` rows. `time` is the record time as the
-/// range tests it: SQLite's `+record_time`, so that its planner reads the events in the
+/// `mark`: parameters 1 and 2 the first and last record time (µs), then the value of the
+/// events term's column when there is one, then the text the verdict mentions when there is
+/// one (tested by the engine's `contains(text, part)`); at most `limit` rows. `time` is the
+/// record time as the range tests it: SQLite's `+record_time`, so that its planner reads the events in the
 /// list's order from their position's index (testing their times there), where by the time's
 /// index it sorted every one of them in a temporary B-tree (read to count `party:` at 1 M:
 /// 13.6 MB of verdicts sorted, spilled to a file).
 pub(super) fn verdict_events_sql(
-    (mark, time): (char, &str),
-    term: Option<&crate::model::index::query::EventsTerm>,
+    (mark, time, contains): (char, &str, fn(&str, &str) -> String),
+    having: &super::VerdictHaving<'_>,
     limit: Option<usize>,
 ) -> String {
-    let having = term.map_or(String::new(), |t| {
-        format!(" AND {} = {mark}3", t.column().0)
-    });
+    let mut n = 2;
+    let mut next = || {
+        n += 1;
+        format!("{mark}{n}")
+    };
+    let mut tests = String::new();
+    if let Some(term) = having.term {
+        tests.push_str(&format!(" AND {} = {}", term.column().0, next()));
+    }
+    if having.mentions.is_some() {
+        tests.push_str(&format!(" AND {}", contains("verdict", &next())));
+    }
     // No limit past what the engines count in (a count asks for every row).
     let limit = limit
         .and_then(|n| i64::try_from(n).ok())
         .map_or(String::new(), |n| format!(" LIMIT {n}"));
     format!(
-        "SELECT {} FROM verdict_events WHERE {time} >= {mark}1 AND {time} <= {mark}2{having}
+        "SELECT {} FROM verdict_events WHERE {time} >= {mark}1 AND {time} <= {mark}2{tests}
          ORDER BY migration_id DESC, record_time DESC{limit}",
         super::VERDICT_EVENT_COLUMNS
     )

@@ -1646,6 +1646,27 @@ fn events_kept_on_postgres_equal_the_sqlite_events_and_backfill_after_no_events(
         rejected,
         search(dir.path(), sqlite_at, &["verdict:rejected"], &[])
     );
+    // By the party that submitted one (the verdicts that name it read, then tested): found
+    // alike on both engines.
+    let row: serde_json::Value = rejected
+        .iter()
+        .find(|l| l.contains("\"kind\":\"verdict only\""))
+        .and_then(|l| serde_json::from_str(l).ok())
+        .expect("a verdict-only row");
+    let party = row["parties"][0].as_str().expect("its submitter");
+    let by_party = format!("party:{party}");
+    let by_party = [by_party.as_str()];
+    let found = search(dir.path(), &db.url, &by_party, &["--limit", "100000"]);
+    assert!(
+        found
+            .iter()
+            .any(|l| l.contains(row["update_id"].as_str().expect("an id"))),
+        "{found:?}"
+    );
+    assert_eq!(
+        found,
+        search(dir.path(), sqlite_at, &by_party, &["--limit", "100000"])
+    );
     let id = rejected[0]
         .split("\"update_id\":\"")
         .nth(1)

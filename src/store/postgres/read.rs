@@ -344,16 +344,31 @@ impl PgIndex {
     pub(super) fn read_verdict_events(
         &mut self,
         (from, until): (i64, i64),
-        term: Option<&crate::model::index::query::EventsTerm>,
+        having: &crate::store::VerdictHaving<'_>,
         limit: Option<usize>,
     ) -> Result<Vec<crate::store::KeptVerdictEvent>, StoreError> {
         use crate::model::index::query::EventsValue;
-        let sql = crate::store::reads::verdict_events_sql(('$', "record_time"), term, limit);
-        let rows = self.with(|c| match term.map(|t| t.column().1) {
-            Some(EventsValue::Text(v)) => c.query(&sql, &[&from, &until, &v]),
-            Some(EventsValue::Number(n)) => c.query(&sql, &[&from, &until, &n]),
-            None => c.query(&sql, &[&from, &until]),
-        })?;
+        use postgres::types::ToSql;
+        let contains: fn(&str, &str) -> String = |text, part| format!("strpos({text}, {part}) > 0");
+        let sql =
+            crate::store::reads::verdict_events_sql(('$', "record_time", contains), having, limit);
+        let value = having.term.map(|t| t.column().1);
+        let (text, number) = match value {
+            Some(EventsValue::Text(v)) => (Some(v), None),
+            Some(EventsValue::Number(n)) => (None, Some(n)),
+            None => (None, None),
+        };
+        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&from, &until];
+        if let Some(v) = &text {
+            params.push(v);
+        }
+        if let Some(n) = &number {
+            params.push(n);
+        }
+        if let Some(m) = &having.mentions {
+            params.push(m);
+        }
+        let rows = self.with(|c| c.query(&sql, &params))?;
         Ok(rows
             .iter()
             .map(|r| crate::store::KeptVerdictEvent {

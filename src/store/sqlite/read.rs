@@ -290,25 +290,29 @@ impl SqliteIndex {
     pub(super) fn read_verdict_events(
         &mut self,
         (from, until): (i64, i64),
-        term: Option<&crate::model::index::query::EventsTerm>,
+        having: &crate::store::VerdictHaving<'_>,
         limit: Option<usize>,
     ) -> Result<Vec<crate::store::KeptVerdictEvent>, StoreError> {
         use crate::model::index::query::EventsValue;
         let e = |e: rusqlite::Error| engine_error(&self.path, &e);
+        let contains: fn(&str, &str) -> String = |text, part| format!("instr({text}, {part}) > 0");
         let mut stmt = self
             .conn
             .prepare_cached(&crate::store::reads::verdict_events_sql(
-                ('?', "+record_time"),
-                term,
+                ('?', "+record_time", contains),
+                having,
                 limit,
             ))
             .map_err(e)?;
         let kept = super::record_times::stored;
         let mut values: Vec<rusqlite::types::Value> = vec![kept(from).into(), kept(until).into()];
-        match term.map(|t| t.column().1) {
+        match having.term.map(|t| t.column().1) {
             Some(EventsValue::Text(v)) => values.push(v.to_owned().into()),
             Some(EventsValue::Number(n)) => values.push(n.into()),
             None => {}
+        }
+        if let Some(text) = &having.mentions {
+            values.push(text.clone().into());
         }
         stmt.query_map(rusqlite::params_from_iter(values), |r| {
             Ok(crate::store::KeptVerdictEvent {
