@@ -278,16 +278,21 @@ impl Query {
 mod tests {
     use super::*;
 
-    #[test]
-    fn an_event_with_a_verdict_only_matches_its_verdict_id_and_submitters_nothing_else() {
-        let submitters = vec!["alice::1220ab".to_owned()];
-        let facts = VerdictFacts {
+    /// A rejection in round 42 by mediator group 0, of id `1220feed`.
+    fn rejected_by(submitters: &[String]) -> VerdictFacts<'_> {
+        VerdictFacts {
             update_id: "1220feed",
             result: Some("rejected"),
             round: Some(42),
             mediator: Some(0),
-            submitters: &submitters,
-        };
+            submitters,
+        }
+    }
+
+    #[test]
+    fn an_event_with_a_verdict_only_matches_its_verdict_id_and_submitters_nothing_else() {
+        let submitters = vec!["alice::1220ab".to_owned()];
+        let facts = rejected_by(&submitters);
         let matches = |q: &str| {
             Query::parse(&[q])
                 .expect("a query")
@@ -335,13 +340,7 @@ mod tests {
         }
         // Every query that matches some event is one that reads them.
         let submitters = vec!["alice::1220ab".to_owned()];
-        let facts = VerdictFacts {
-            update_id: "1220feed",
-            result: Some("rejected"),
-            round: Some(42),
-            mediator: Some(0),
-            submitters: &submitters,
-        };
+        let facts = rejected_by(&submitters);
         for q in ["party:alice verdict:rejected", "id:feed round:42"] {
             let query = Query::parse(&[q]).expect("a query");
             assert!(query.matches_verdict_only(&facts) && query.may_match_verdict_only());
