@@ -525,10 +525,10 @@ pub(super) fn kept_updates(
 /// `mark`: parameters 1 and 2 the first and last record time (µs), then the value of the
 /// events term's column when there is one, then the text the verdict mentions when there is
 /// one (tested by the engine's `contains(text, part)`); at most `limit` rows. `time` is the
-/// record time as the range tests it: SQLite's `+record_time`, so that its planner reads the events in the
-/// list's order from their position's index (testing their times there), where by the time's
-/// index it sorted every one of them in a temporary B-tree (read to count `party:` at 1 M:
-/// 13.6 MB of verdicts sorted, spilled to a file).
+/// record time as the range tests it: SQLite's `+record_time`, so that its planner reads the
+/// events in the list's order from their position's index (testing their times there), where
+/// by the time's index it sorted every one of them in a temporary B-tree (read to count
+/// `party:` at 1 M: 13.6 MB of verdicts sorted, spilled to a file).
 pub(super) fn verdict_events_sql(
     (mark, time, contains): (char, &str, fn(&str, &str) -> String),
     having: &super::VerdictHaving<'_>,

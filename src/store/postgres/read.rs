@@ -353,17 +353,11 @@ impl PgIndex {
         let sql =
             crate::store::reads::verdict_events_sql(('$', "record_time", contains), having, limit);
         let value = having.term.map(|t| t.column().1);
-        let (text, number) = match value {
-            Some(EventsValue::Text(v)) => (Some(v), None),
-            Some(EventsValue::Number(n)) => (None, Some(n)),
-            None => (None, None),
-        };
         let mut params: Vec<&(dyn ToSql + Sync)> = vec![&from, &until];
-        if let Some(v) = &text {
-            params.push(v);
-        }
-        if let Some(n) = &number {
-            params.push(n);
+        match &value {
+            Some(EventsValue::Text(v)) => params.push(v),
+            Some(EventsValue::Number(n)) => params.push(n),
+            None => {}
         }
         if let Some(m) = &having.mentions {
             params.push(m);
